@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+func badInputOS() [][]string { return nil }
+
+func checkTimerStatusJSON(t *testing.T, m map[string]any) {
+	for _, k := range []string{"clock_res_ns", "timer_slack_ns", "clocksource"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("timer status lacks %s: %v", k, m)
+		}
+	}
+}
+
+func TestTimerSetCommandInheritsSlack(t *testing.T) {
+	code, out, errs := runCLI(t, "timer", "set", "1us", "--", "sh", "-c", "cat /proc/self/timerslack_ns")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[len(lines)-1] != "1000" {
+		t.Fatalf("child timer slack: %q", out)
+	}
+}
+
+func TestTimerSetPassesExitStatus(t *testing.T) {
+	code, _, _ := runCLI(t, "timer", "set", "1us", "--", "sh", "-c", "exit 7")
+	if code != 7 {
+		t.Fatalf("exit %d, want 7", code)
+	}
+}
+
+func TestTimerSetFor(t *testing.T) {
+	code, out, errs := runCLI(t, "timer", "set", "20us", "--for", "10ms", "--json")
+	if code != 0 || !strings.Contains(out, `"granted_ns":20000`) {
+		t.Fatalf("exit %d out %q err %q", code, out, errs)
+	}
+}
+
+func TestWakeRealtimeMlockDMA(t *testing.T) {
+	testutil.NeedRoot(t)
+	hist := testutil.TempDir(t) + "/h.txt"
+	code, out, errs := runCLI(t, "wake", "--loops", "500", "--rtprio", "80", "--mlock", "--cpus", "0", "--histfile", hist, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc := readDoc(t, out)
+	if doc.Threads[0].Priority != "realtime" || doc.Threads[0].RTPrio != 80 || doc.Threads[0].CPU != 0 {
+		t.Fatalf("thread setup %+v", doc.Threads[0].ThreadSetup)
+	}
+	if h := readFile(t, hist); !strings.Contains(h, "# Total: 000000500") {
+		t.Fatalf("histfile footer:\n%s", h[len(h)-300:])
+	}
+}

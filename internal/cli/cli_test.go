@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+func readDoc(t *testing.T, out string) *result.Document {
+	t.Helper()
+	d, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("result document: %v\n%s", err, out)
+	}
+	return d
+}
+
+func defaultMethodFlag() string { return probe.SleepMethods()[0] }
+
+// A valid duration for the default method on both OSes (Windows Sleep
+// takes whole milliseconds).
+func TestSleepJSON(t *testing.T) {
+	for _, d := range []string{"1ms", "2ms"} {
+		code, out, errs := runCLI(t, "sleep", "--samples", "50", "--gap", "1ms", "--duration", d, "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		doc := readDoc(t, out)
+		req, _ := time.ParseDuration(d)
+		if doc.Kind != "sleep" || doc.Summary.Count != 50 || len(doc.Samples) != 50 {
+			t.Fatalf("kind %s count %d samples %d", doc.Kind, doc.Summary.Count, len(doc.Samples))
+		}
+		if doc.Summary.P50 < req.Nanoseconds() {
+			t.Errorf("p50 %d below the requested %v", doc.Summary.P50, req)
+		}
+		if doc.Overshoot.Min != doc.Summary.Min-req.Nanoseconds() || doc.Overshoot.Max != doc.Summary.Max-req.Nanoseconds() ||
+			doc.Overshoot.P50 != doc.Summary.P50-req.Nanoseconds() {
+			t.Errorf("overshoot is not slept - requested: %+v vs %+v", doc.Overshoot, doc.Summary)
+		}
+		if doc.Measurement.WarmupNs <= 0 || doc.Overhead == nil || doc.Histogram == nil || doc.Timer == nil {
+			t.Errorf("document incomplete: %+v", doc.Measurement)
+		}
+		if doc.Settings["duration"] == "" || doc.Settings["samples"] != "50" {
+			t.Errorf("settings %v", doc.Settings)
+		}
+		if doc.Host.OS == "" || doc.Host.LogicalCPUs == 0 {
+			t.Errorf("host %+v", doc.Host)
+		}
+	}
+}
+
+func TestSleepHumanAndRaw(t *testing.T) {
+	raw := testutil.TempDir(t) + "/raw.csv"
+	code, out, errs := runCLI(t, "sleep", "--samples", "5", "--gap", "0", "--raw", raw, "--live")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"slept (ms)", "overshoot (µs)", "p99.9", "warm-up", "tool overhead", "delta:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	b := readFile(t, raw)
+	lines := strings.Split(strings.TrimSpace(b), "\n")
+	if lines[0] != "index,slept_ns,overshoot_ns" || len(lines) != 6 {
+		t.Fatalf("raw csv:\n%s", b)
+	}
+}
+
+func TestWakeJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "wake", "--loops", "2000", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc := readDoc(t, out)
+	s := doc.Summary
+	if doc.Kind != "wake" || s.Count != 2000 || len(doc.Threads) != 1 {
+		t.Fatalf("kind %s count %d threads %d", doc.Kind, s.Count, len(doc.Threads))
+	}
+	if !(s.Min <= s.P50 && s.P50 <= s.P90 && s.P90 <= s.P99 && s.P99 <= s.P999 && s.P999 <= s.Max) {
+		t.Fatalf("percentiles out of order: %+v", s)
+	}
+	if s.Min < 0 || s.P50 > int64(50*time.Millisecond) {
+		t.Fatalf("insane latencies: %+v", s)
+	}
+	if doc.CorrectedSummary == nil || doc.CorrectedSummary.Count != s.Count+doc.Overruns || doc.Measurement.IntervalNs != 1e6 {
+		t.Fatalf("corrected summary %+v", doc.CorrectedSummary)
+	}
+}
+
+func TestTimerStatusJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "timer", "status", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	checkTimerStatusJSON(t, m)
+}
+
+func TestBadInput(t *testing.T) {
+	cases := [][]string{
+		{"sleep", "--duration", "-1ms"},
+		{"sleep", "--duration", "1parsec"},
+		{"sleep", "--duration", "5"},
+		{"sleep", "--samples", "x"},
+		{"sleep", "--samples", "-3"},
+		{"sleep", "--resolution", "5s"},
+		{"sleep", "--cpu", "999"},
+		{"sleep", "--method", "busyloop"},
+		{"sleep", "--priority", "urgent"},
+		{"sleep", "--priority", "realtime", "--rtprio", "0"},
+		{"wake", "--interval", "0"},
+		{"wake", "--cpus", "0-999"},
+		{"wake", "--threads", "0"},
+		{"wake", "--rtprio", "100"},
+		{"wake", "--duration", "1ms", "--interval", "2ms"},
+		{"timer", "set", "1parsec"},
+		{"timer", "set", "5s"},
+		{"timer", "set", "1ms", "extra"},
+		{"timer", "set", "1ms", "--", "no-such-command-latlab"},
+		{"timer"},
+		{"nosuchcommand"},
+		{"sleep", "--nosuchflag"},
+		{"sleep", "extra-arg"},
+	}
+	cases = append(cases, badInputOS()...)
+	for _, args := range cases {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errs)
+			continue
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", args, out)
+		}
+		lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "latlab: ") {
+			t.Errorf("%v: want one error line, got %q", args, errs)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	if ExitCode(&ExpectationError{"x"}) != 1 || ExitCode(Usagef("x")) != 2 || ExitCode(bytes.ErrTooLarge) != 3 || ExitCode(nil) != 0 {
+		t.Fatal("exit code mapping")
+	}
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, c := range []string{"sleep", "wake", "timer", "doctor"} {
+		if !strings.Contains(out, c) {
+			t.Errorf("help lacks %s", c)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	good := map[string]time.Duration{"1ms": time.Millisecond, "500us": 500 * time.Microsecond, "500µs": 500 * time.Microsecond,
+		"0.5ms": 500 * time.Microsecond, "2ms": 2 * time.Millisecond, "0": 0, "100ns": 100}
+	for s, want := range good {
+		if d, err := ParseDuration(s); err != nil || d != want {
+			t.Errorf("ParseDuration(%q) = %v, %v", s, d, err)
+		}
+	}
+	for _, s := range []string{"", "-1ms", "1parsec", "5", "ms"} {
+		if _, err := ParseDuration(s); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", s)
+		}
+	}
+}

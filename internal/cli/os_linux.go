@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+const resolutionHelp = "timer slack to request for the measuring thread (PR_SET_TIMERSLACK), e.g. 1us; 0 = leave as is"
+
+func clockName() string { return "CLOCK_MONOTONIC" }
+
+func liveCall(method string, d time.Duration) string {
+	return fmt.Sprintf("%s(%s)", method, timer.FormatMs(d))
+}
+
+func liveResolutionLabel(o *SleepOptions) string {
+	slack := 50 * time.Microsecond
+	if st, err := timer.Query(); err == nil && st.DefaultTimerSlackNs > 0 {
+		slack = time.Duration(st.DefaultTimerSlackNs)
+	}
+	if o.Resolution > 0 {
+		slack = o.Resolution
+	}
+	if o.Priority == "realtime" {
+		slack = 0 // the kernel ignores slack for realtime threads
+	}
+	return fmt.Sprintf("Slack: %.4fms", float64(slack)/1e6)
+}
+
+func timerLine(st *timer.Status) string {
+	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, fmtNs(st.TimerSlackNs), st.Clocksource)
+	if st.Tickless != "" {
+		s += ", tickless " + st.Tickless
+	}
+	if st.ConfigHZ > 0 {
+		s += fmt.Sprintf(", CONFIG_HZ=%d", st.ConfigHZ)
+	}
+	return s
+}
+
+func printTimerStatusOS(w io.Writer, st *timer.Status) {
+	fmt.Fprintf(w, "clock_getres(CLOCK_MONOTONIC): %dns\n", st.ClockResNs)
+	fmt.Fprintf(w, "timer slack:   %s (this thread), default %s; realtime threads have none\n", fmtNs(st.TimerSlackNs), fmtNs(st.DefaultTimerSlackNs))
+	fmt.Fprintf(w, "clocksource:   %s (available: %s)\n", st.Clocksource, strings.Join(st.AvailableClocksources, " "))
+	if st.Tickless != "" {
+		fmt.Fprintf(w, "tick mode:     %s\n", st.Tickless)
+	}
+	if st.NohzFullCPUs != "" {
+		fmt.Fprintf(w, "nohz_full:     %s\n", st.NohzFullCPUs)
+	}
+	if st.ConfigHZ > 0 {
+		fmt.Fprintf(w, "CONFIG_HZ:     %d\n", st.ConfigHZ)
+	}
+	if st.HighResTimers != nil {
+		fmt.Fprintf(w, "high-resolution timers: %v\n", *st.HighResTimers)
+	}
+}
+
+// sleepVerdict explains a Linux sleep overshoot: mostly timer slack for
+// normal threads.
+func sleepVerdict(over stats.Summary, st timer.Status) string {
+	slack := st.TimerSlackNs
+	if slack > 0 && over.P50 >= slack/2 && over.P50 < slack*3 {
+		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", fmtNs(slack))
+	}
+	if over.P50 < 20_000 {
+		return "sleeps end close to the requested time"
+	}
+	return "sleeps overshoot by more than the timer slack explains: the CPU was busy or slow to leave an idle state"
+}

@@ -1,0 +1,123 @@
+// Package cli wires latlab's commands. Each command is a file with an
+// Options struct, a constructor that binds flags to it, and a run function
+// that tests call directly with fake IO. The work lives in other packages.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// IO is where a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out      io.Writer
+	Err      io.Writer
+	Terminal bool // Out is an interactive terminal (progress bars, colour)
+}
+
+// commands holds the constructors of the top-level commands; each command
+// file registers itself in init so that adding one touches no other file.
+var commands []func(*IO) *cobra.Command
+
+func register(f func(*IO) *cobra.Command) { commands = append(commands, f) }
+
+// NewRoot builds the command tree. With no subcommand, latlab runs the
+// check-up (doctor).
+func NewRoot(io *IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "latlab",
+		Short: "latency laboratory: measure, tune and verify OS timer and wake-up latency",
+		Long: `latlab measures how precisely the OS wakes threads, controls the timer
+resolution, decodes and safely changes latency settings, analyses evidence
+files and says with statistics whether a change helped.
+
+Run without arguments for a quick check-up of this machine.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDoctor(cmd.Context(), &DoctorOptions{IO: io, Quick: true})
+		},
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(flagError)
+	root.CompletionOptions.HiddenDefaultCmd = true
+	cs := make([]*cobra.Command, 0, len(commands))
+	for _, f := range commands {
+		cs = append(cs, f(io))
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name() < cs[j].Name() })
+	for _, c := range cs {
+		root.AddCommand(c)
+	}
+	setFlagErrors(root)
+	return root
+}
+
+func setFlagErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(flagError)
+	for _, s := range c.Commands() {
+		setFlagErrors(s)
+	}
+}
+
+// Main runs latlab with args and returns the process exit code:
+// 0 success, 1 an expectation set by the user failed, 2 bad input,
+// 3 the work could not be done (an OS call failed, a peer vanished).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout)})
+}
+
+// Run is Main with a caller-supplied context and IO, for tests.
+func Run(ctx context.Context, args []string, io *IO) int {
+	root := NewRoot(io)
+	root.SetArgs(args)
+	root.SetIn(io.In)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	code := ExitCode(err)
+	var xe *ExitStatusError
+	if errors.As(err, &xe) {
+		return code // the child already said what went wrong
+	}
+	fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
+	return code
+}
+
+// ExitCode maps an error to latlab's exit codes.
+func ExitCode(err error) int {
+	var ue *UsageError
+	var ee *ExpectationError
+	var xe *ExitStatusError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &xe):
+		return xe.Code
+	case errors.As(err, &ee):
+		return 1
+	case errors.As(err, &ue), isCobraUsage(err):
+		return 2
+	}
+	return 3
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

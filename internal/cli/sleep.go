@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+func init() { register(newSleepCmd) }
+
+// SleepOptions are the flags of `latlab sleep`.
+type SleepOptions struct {
+	IO         *IO
+	Duration   time.Duration
+	Samples    int
+	Gap        time.Duration
+	Method     string
+	Resolution time.Duration
+	Priority   string
+	RTPrio     int
+	CPU        int
+	Live       bool
+	JSON       bool
+	Out        string
+	Raw        string
+
+	settings map[string]string
+}
+
+// Defaults: 120 samples with a 5 ms gap finish in under 5 s even on
+// Windows at the default 15.625 ms timer interval (120 x 2 ticks = 3.75 s).
+const (
+	defaultSleepSamples = 120
+	defaultSleepGap     = 5 * time.Millisecond
+)
+
+func newSleepCmd(io *IO) *cobra.Command {
+	o := &SleepOptions{IO: io}
+	methods := probe.SleepMethods()
+	cmd := &cobra.Command{
+		Use:   "sleep",
+		Short: "measure how long the OS really sleeps when asked to sleep (MeasureSleep done right)",
+		Long: `Repeatedly asks the OS to sleep for --duration and measures how long it really
+slept with ` + clockName() + `. Reports the slept time and the overshoot
+(slept - requested) with exact percentiles, plus the timer state.
+
+The first sample is a warm-up and is discarded. Between samples latlab pauses
+for --gap (default 5ms) without measuring: long enough that a sample never
+starts in the same timer tick that ended the previous one, short enough that
+the default 120 samples finish in under 5 s even at Windows' default
+15.625 ms timer interval. (MeasureSleep pauses 100 ms.)`,
+		Example: `  latlab sleep
+  latlab sleep --duration 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
+  latlab sleep --resolution 0.5ms --live
+  latlab sleep --priority realtime --cpu 1 --json > sleep.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runSleep(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "how long each sleep asks for (e.g. 1ms, 500us, 0.5ms, 2ms)")
+	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C")
+	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "unmeasured pause between samples")
+	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
+	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
+	fs.StringVar(&o.Priority, "priority", "normal", "normal, high or realtime")
+	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
+	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style)")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVar(&o.Raw, "raw", "", "write every sample to this CSV file (index,slept_ns,overshoot_ns)")
+	return cmd
+}
+
+// threadFromFlags validates the thread flags shared by sleep and wake.
+func threadFromFlags(priority string, rtprio, cpu int, resolution time.Duration) (probe.Thread, error) {
+	p, err := sched.ParsePriority(priority)
+	if err != nil {
+		return probe.Thread{}, Usagef("invalid --priority: %v", err)
+	}
+	if p == sched.Realtime && (rtprio < sched.MinRTPrio || rtprio > sched.MaxRTPrio) {
+		return probe.Thread{}, Usagef("invalid --rtprio %d: accepted %d-%d", rtprio, sched.MinRTPrio, sched.MaxRTPrio)
+	}
+	if cpu < -1 || cpu >= sched.NumCPU() {
+		return probe.Thread{}, Usagef("invalid --cpu %d: this machine has CPUs 0-%d", cpu, sched.NumCPU()-1)
+	}
+	if resolution != 0 {
+		if err := timer.Validate(resolution); err != nil {
+			return probe.Thread{}, Usagef("invalid --resolution: %v", err)
+		}
+	}
+	return probe.Thread{Priority: p, RTPrio: rtprio, CPU: cpu, Resolution: resolution}, nil
+}
+
+func runSleep(ctx context.Context, o *SleepOptions) error {
+	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, o.Resolution)
+	if err != nil {
+		return err
+	}
+	if o.Samples < 0 {
+		return Usagef("invalid --samples %d: want 0 (until Ctrl-C) or a positive count", o.Samples)
+	}
+	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
+	if err := probe.ValidateSleep(po); err != nil {
+		return Usage(err)
+	}
+	if o.Raw != "" {
+		if err := checkWritable(o.Raw); err != nil {
+			return err
+		}
+	}
+	human := o.IO.Out
+	if o.JSON {
+		human = o.IO.Err
+	}
+	var liveDone chan struct{}
+	if o.Live {
+		ch := make(chan int64, 4096)
+		po.Live = ch
+		liveDone = make(chan struct{})
+		go func() {
+			defer close(liveDone)
+			printLive(human, ch, o)
+		}()
+	} else if o.Samples == 0 {
+		fmt.Fprintln(o.IO.Err, "measuring until Ctrl-C ...")
+	}
+	r, err := probe.Sleep(ctx, po)
+	if po.Live != nil {
+		close(po.Live)
+		<-liveDone
+	}
+	if err != nil {
+		return fmt.Errorf("sleep probe: %w", err)
+	}
+	st, stErr := timer.Query()
+	doc, err := sleepDocument(r, st, stErr, o)
+	if err != nil {
+		return err
+	}
+	if o.Raw != "" {
+		if err := writeRawCSV(o.Raw, r.Slept, o.Duration.Nanoseconds()); err != nil {
+			return err
+		}
+	}
+	if o.Out != "" {
+		if err := result.WriteFile(o.Out, doc); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return result.Write(o.IO.Out, doc)
+	}
+	printSleep(o.IO.Out, doc, r)
+	return nil
+}
+
+func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepOptions) (*result.Document, error) {
+	doc := result.New(result.KindSleep)
+	doc.Settings = o.settings
+	if stErr == nil {
+		doc.Timer = &st
+	} else {
+		doc.Notes = append(doc.Notes, "timer state unavailable: "+stErr.Error())
+	}
+	setup := r.Setup
+	doc.Measurement = &result.Measurement{
+		Method:         r.Method,
+		RequestedNs:    r.Requested.Nanoseconds(),
+		WarmupNs:       r.WarmupNs,
+		Interrupted:    r.Interrupted,
+		ElapsedNs:      r.Elapsed.Nanoseconds(),
+		Thread:         &setup,
+		ClockSource:    doc.Host.ClockSource,
+		PercentileNote: result.PercentileDefinition,
+	}
+	doc.Overhead = &r.Overhead
+	if len(r.Slept) == 0 {
+		return nil, fmt.Errorf("no samples were taken")
+	}
+	s := stats.Summarize(r.Slept)
+	over := stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
+	doc.Summary, doc.Overshoot = &s, &over
+	h, err := result.EncodeHistogram(stats.HistogramOf(r.Slept))
+	if err != nil {
+		return nil, err
+	}
+	doc.Histogram = h
+	doc.SetSamples(r.Slept)
+	doc.Notes = append(doc.Notes, fmt.Sprintf("first sample (%s) discarded as warm-up", report.Duration(time.Duration(r.WarmupNs))))
+	if r.LiveDropped > 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%d live lines not printed (terminal too slow); all samples are in the statistics", r.LiveDropped))
+	}
+	if len(r.Slept) < 1000 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%d samples: p99.9 needs at least 1000 to differ from the maximum", len(r.Slept)))
+	}
+	return doc, nil
+}
+
+func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
+	m := doc.Measurement
+	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
+		m.Method, report.Duration(r.Requested), doc.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
+	if m.Thread.RequestedNs > 0 {
+		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(m.Thread.Requested), timer.FormatMs(m.Thread.Granted), m.Thread.ResolutionNote)
+	}
+	if doc.Timer != nil {
+		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))
+	}
+	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", report.Duration(time.Duration(m.WarmupNs)))
+	report.SummaryTable(w,
+		report.Column{Title: "slept", Summary: *doc.Summary, Unit: report.Ms},
+		report.Column{Title: "overshoot", Summary: *doc.Overshoot, Unit: report.Us})
+	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
+		report.Duration(time.Duration(doc.Overhead.ClockReadP50Ns)), doc.Overhead.ZeroWaitMethod,
+		report.Duration(time.Duration(doc.Overhead.ZeroWaitP50Ns)), m.Interrupted)
+	for _, n := range doc.Notes {
+		if !strings.HasPrefix(n, "first sample") {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+}
+
+func describePriority(t *probe.ThreadSetup) string {
+	if t.Priority == "realtime" && t.RTPrio > 0 {
+		return fmt.Sprintf("realtime (%d)", t.RTPrio)
+	}
+	return t.Priority
+}
+
+func describeCPU(cpu int) string {
+	if cpu < 0 {
+		return "not pinned"
+	}
+	return fmt.Sprintf("pinned to CPU %d", cpu)
+}
+
+// printLive writes MeasureSleep-style lines as samples arrive.
+func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
+	bw := bufio.NewWriter(w)
+	call := liveCall(o.Method, o.Duration)
+	req := float64(o.Duration.Nanoseconds())
+	var line []byte
+	for v := range ch {
+		line = line[:0]
+		line = append(line, liveResolutionLabel(o)...)
+		line = append(line, ", "...)
+		line = append(line, call...)
+		line = append(line, " slept "...)
+		line = strconv.AppendFloat(line, float64(v)/1e6, 'f', 4, 64)
+		line = append(line, "ms (delta: "...)
+		line = strconv.AppendFloat(line, (float64(v)-req)/1e6, 'f', 4, 64)
+		line = append(line, ")\n"...)
+		bw.Write(line)
+		if len(ch) == 0 {
+			bw.Flush()
+		}
+	}
+	bw.Flush()
+}
+
+func writeRawCSV(path string, slept []int64, requested int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return Usagef("cannot write --raw file: %v", err)
+	}
+	bw := bufio.NewWriter(f)
+	fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
+	for i, v := range slept {
+		fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// checkWritable fails early, before a long measurement, when an output
+// file cannot be created.
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return Usagef("cannot write %s: %v", path, err)
+	}
+	return f.Close()
+}

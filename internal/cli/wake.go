@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+func init() { register(newWakeCmd) }
+
+// WakeOptions are the flags of `latlab wake`.
+type WakeOptions struct {
+	IO         *IO
+	Interval   time.Duration
+	Duration   time.Duration
+	Loops      int
+	Threads    int
+	CPUs       string
+	RTPrio     int
+	Mlock      bool
+	DMALatency int
+	Resolution time.Duration
+	HistFile   string
+	HistMaxUs  int
+	JSON       bool
+	Out        string
+
+	settings   map[string]string
+	threadsSet bool
+}
+
+func newWakeCmd(io *IO) *cobra.Command {
+	o := &WakeOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "wake",
+		Short: "periodic wake-up latency (the cyclictest method, without coordinated omission)",
+		Long: `Each thread sleeps until an absolute deadline, wakes, records how late it woke
+(wake time - deadline), and advances the deadline by --interval. Linux uses
+clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME); Windows a high-resolution
+waitable timer with an absolute due time; timestamps come from the same clock.
+
+A wake so late that later deadlines already passed is an overrun: those periods
+are counted, and a second distribution corrected for them (HdrHistogram's
+coordinated-omission correction) is reported beside the raw one. By default the
+system is left alone (like cyclictest --default-system); --dma-latency 0 holds
+/dev/cpu_dma_latency as plain cyclictest does.`,
+		Example: `  latlab wake
+  latlab wake --interval 1ms --duration 60s --rtprio 80 --mlock
+  latlab wake --cpus 0-1 --rtprio 80 --mlock --dma-latency 0 --histfile hist.txt
+  latlab wake --loops 2000 --json > wake.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			o.threadsSet = cmd.Flags().Changed("threads")
+			return runWake(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	durationFlag(fs, &o.Interval, "interval", time.Millisecond, "wake-up period")
+	durationFlag(fs, &o.Duration, "duration", 10*time.Second, "how long to run (ignored with --loops)")
+	fs.IntVar(&o.Loops, "loops", 0, "number of wake-ups per thread instead of --duration")
+	fs.IntVar(&o.Threads, "threads", 1, "number of measuring threads (unpinned)")
+	fs.StringVar(&o.CPUs, "cpus", "", "one thread pinned to each listed CPU, e.g. 0,2-3")
+	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 (Windows: realtime class); 0 = normal scheduling")
+	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency")
+	fs.IntVar(&o.DMALatency, "dma-latency", -1, "hold /dev/cpu_dma_latency at this many µs while running (Linux); -1 = leave the system alone")
+	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
+	fs.StringVar(&o.HistFile, "histfile", "", "write a histogram in cyclictest -h format to this file")
+	fs.IntVar(&o.HistMaxUs, "hist-max", 1000, "largest bucket of --histfile in µs (cyclictest -h N)")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	return cmd
+}
+
+func runWake(ctx context.Context, o *WakeOptions) error {
+	cpus := []int{}
+	switch {
+	case o.CPUs != "":
+		var err error
+		if cpus, err = sched.ParseCPUList(o.CPUs, sched.NumCPU()); err != nil {
+			return Usagef("invalid --cpus: %v", err)
+		}
+		if o.threadsSet && o.Threads != len(cpus) {
+			return Usagef("--threads %d does not match --cpus %s (%d CPUs): give one of them", o.Threads, o.CPUs, len(cpus))
+		}
+	case o.Threads < 1 || o.Threads > 1024:
+		return Usagef("invalid --threads %d: accepted 1-1024", o.Threads)
+	default:
+		for i := 0; i < o.Threads; i++ {
+			cpus = append(cpus, -1)
+		}
+	}
+	if o.Loops < 0 {
+		return Usagef("invalid --loops %d: want a positive count (or 0 to use --duration)", o.Loops)
+	}
+	if o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio {
+		return Usagef("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
+	}
+	if o.DMALatency < -1 {
+		return Usagef("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", o.DMALatency)
+	}
+	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
+		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
+	}
+	if o.Resolution != 0 {
+		if err := timer.Validate(o.Resolution); err != nil {
+			return Usagef("invalid --resolution: %v", err)
+		}
+	}
+	if o.Loops == 0 && o.Duration < o.Interval {
+		return Usagef("--duration %s is shorter than --interval %s", report.Duration(o.Duration), report.Duration(o.Interval))
+	}
+	for _, p := range []string{o.HistFile, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
+		}
+	}
+	prio := sched.Normal
+	if o.RTPrio > 0 {
+		prio = sched.Realtime
+	}
+	if o.Mlock {
+		undo, err := sched.LockMemory()
+		if err != nil {
+			return err
+		}
+		defer undo()
+	}
+	if o.DMALatency >= 0 {
+		release, err := sched.HoldDMALatency(o.DMALatency)
+		if errors.Is(err, sched.ErrUnsupported) {
+			return Usage(err)
+		}
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
+		fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+	}
+	r, err := probe.Wake(ctx, probe.WakeOptions{
+		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
+		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution,
+	})
+	if err != nil {
+		return fmt.Errorf("wake probe: %w", err)
+	}
+	st, stErr := timer.Query()
+	doc, err := wakeDocument(r, st, stErr, o)
+	if err != nil {
+		return err
+	}
+	if o.HistFile != "" {
+		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
+			return err
+		}
+	}
+	if o.Out != "" {
+		if err := result.WriteFile(o.Out, doc); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return result.Write(o.IO.Out, doc)
+	}
+	printWake(o.IO.Out, doc)
+	return nil
+}
+
+func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOptions) (*result.Document, error) {
+	doc := result.New(result.KindWake)
+	doc.Settings = o.settings
+	if stErr == nil {
+		doc.Timer = &st
+	}
+	interval := r.Interval.Nanoseconds()
+	var all []int64
+	var over int64
+	intr := 0
+	for _, t := range r.Threads {
+		all = append(all, t.Latencies...)
+		over += t.Overruns
+		intr += t.Interrupted
+		s := stats.Summarize(t.Latencies)
+		th := result.Thread{ThreadSetup: t.Setup, Summary: s, Overruns: t.Overruns, WarmupNs: t.WarmupNs, Interrupted: t.Interrupted}
+		if t.Overruns > 0 {
+			cs := stats.SummarizeHistogram(stats.CorrectedHistogramOf(t.Latencies, interval))
+			th.CorrectedSummary = &cs
+		}
+		doc.Threads = append(doc.Threads, th)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no wake-ups were measured")
+	}
+	method := "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
+	if doc.Host.OS == "windows" {
+		method = "high-resolution waitable timer, absolute due time"
+	}
+	doc.Measurement = &result.Measurement{
+		Method: method, IntervalNs: interval, WarmupNs: r.Threads[0].WarmupNs, Interrupted: intr,
+		ElapsedNs: r.Elapsed.Nanoseconds(), ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition,
+	}
+	doc.Overhead = &r.Overhead
+	s := stats.Summarize(all)
+	doc.Summary = &s
+	h, err := result.EncodeHistogram(stats.HistogramOf(all))
+	if err != nil {
+		return nil, err
+	}
+	doc.Histogram = h
+	doc.Overruns = over
+	ch := stats.CorrectedHistogramOf(all, interval)
+	cs := stats.SummarizeHistogram(ch)
+	doc.CorrectedSummary = &cs
+	if doc.CorrectedHistogram, err = result.EncodeHistogram(ch); err != nil {
+		return nil, err
+	}
+	doc.SetSamples(all)
+	doc.Notes = append(doc.Notes, "the first wake-up of each thread is discarded as warm-up")
+	if o.DMALatency >= 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", o.DMALatency))
+	}
+	return doc, nil
+}
+
+func printWake(w io.Writer, doc *result.Document) {
+	m := doc.Measurement
+	prio := "normal scheduling"
+	if len(doc.Threads) > 0 && doc.Threads[0].Priority == "realtime" {
+		prio = fmt.Sprintf("realtime priority %d", doc.Threads[0].RTPrio)
+	}
+	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(doc.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
+	if doc.Timer != nil {
+		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))
+	}
+	fmt.Fprintln(w, "latency = wake time - deadline, in µs")
+	fmt.Fprintln(w)
+	hdr := []string{"thread", "cpu", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "overruns"}
+	var rows [][]string
+	row := func(name, cpu string, s stats.Summary, over int64) []string {
+		u := report.Us
+		return []string{name, cpu, strconv.FormatInt(s.Count, 10), u.Format(float64(s.Min)), u.Format(float64(s.P50)),
+			u.Format(float64(s.P90)), u.Format(float64(s.P99)), u.Format(float64(s.P999)), u.Format(float64(s.Max)),
+			u.Format(s.Mean), strconv.FormatInt(over, 10)}
+	}
+	for i, t := range doc.Threads {
+		cpu := "-"
+		if t.CPU >= 0 {
+			cpu = strconv.Itoa(t.CPU)
+		}
+		rows = append(rows, row(fmt.Sprintf("T%d", i), cpu, t.Summary, t.Overruns))
+	}
+	if len(doc.Threads) > 1 {
+		rows = append(rows, row("all", "", *doc.Summary, doc.Overruns))
+	}
+	report.Table(w, hdr, rows)
+	if doc.Overruns > 0 {
+		c := doc.CorrectedSummary
+		fmt.Fprintf(w, "\n%d missed periods. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
+			doc.Overruns, fmtNs(c.P99), fmtNs(c.P999), fmtNs(c.Max), c.Count)
+	} else {
+		fmt.Fprintln(w, "\nno missed periods")
+	}
+	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
+		fmtNs(doc.Overhead.ClockReadP50Ns), doc.Overhead.ZeroWaitMethod, fmtNs(doc.Overhead.ZeroWaitP50Ns), m.Interrupted)
+}
+
+// writeCyclictestHist writes the histogram in the layout of cyclictest -h:
+// one row per 1 µs bucket with a column per thread, then the footer rteval
+// and other consumers parse. Latencies are truncated to whole µs as
+// cyclictest does; values at or above maxUs are overflows.
+func writeCyclictestHist(path string, r *probe.WakeResult, maxUs, dma int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return Usagef("cannot write --histfile: %v", err)
+	}
+	bw := bufio.NewWriter(f)
+	if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func formatCyclictestHist(w io.Writer, r *probe.WakeResult, maxUs, dma int) error {
+	n := len(r.Threads)
+	hist := make([][]int64, n)
+	overflows := make([][]int, n)
+	minUs, maxL, sum := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, t := range r.Threads {
+		hist[i] = make([]int64, maxUs)
+		minUs[i] = 1 << 62
+		for cyc, v := range t.Latencies {
+			us := v / 1000
+			if us < 0 {
+				us = 0
+			}
+			if us < minUs[i] {
+				minUs[i] = us
+			}
+			if us > maxL[i] {
+				maxL[i] = us
+			}
+			sum[i] += us
+			if us >= int64(maxUs) {
+				overflows[i] = append(overflows[i], cyc)
+				continue
+			}
+			hist[i][us]++
+		}
+		if len(t.Latencies) == 0 {
+			minUs[i] = 0
+		}
+	}
+	if dma >= 0 {
+		fmt.Fprintf(w, "# /dev/cpu_dma_latency set to %dus\n", dma)
+	}
+	fmt.Fprintln(w, "# Histogram")
+	for b := 0; b < maxUs; b++ {
+		fmt.Fprintf(w, "%06d ", b)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				fmt.Fprint(w, "\t")
+			}
+			fmt.Fprintf(w, "%06d", hist[i][b])
+		}
+		fmt.Fprintln(w)
+	}
+	footer := func(label string, f func(i int) string) {
+		fmt.Fprintf(w, "# %s:", label)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, " %s", f(i))
+		}
+		fmt.Fprintln(w)
+	}
+	footer("Total", func(i int) string { return fmt.Sprintf("%09d", int64(len(r.Threads[i].Latencies)-len(overflows[i]))) })
+	footer("Min Latencies", func(i int) string { return fmt.Sprintf("%05d", minUs[i]) })
+	footer("Avg Latencies", func(i int) string {
+		if len(r.Threads[i].Latencies) == 0 {
+			return "00000"
+		}
+		return fmt.Sprintf("%05d", sum[i]/int64(len(r.Threads[i].Latencies)))
+	})
+	footer("Max Latencies", func(i int) string { return fmt.Sprintf("%05d", maxL[i]) })
+	footer("Histogram Overflows", func(i int) string { return fmt.Sprintf("%05d", len(overflows[i])) })
+	fmt.Fprintln(w, "# Histogram Overflow at cycle number:")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, "# Thread %d:", i)
+		for k, c := range overflows[i] {
+			if k == 1000 {
+				fmt.Fprintf(w, " # %05d others", len(overflows[i])-k)
+				break
+			}
+			fmt.Fprintf(w, " %05d", c)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

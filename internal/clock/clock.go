@@ -1,0 +1,56 @@
+// Package clock is latlab's timestamp source: a monotonic nanosecond clock
+// read the way the OS's own latency tools read it. On Linux that is
+// CLOCK_MONOTONIC; on Windows it is QueryPerformanceCounter, called directly,
+// because Go's time.Now there reads the interrupt time, which only advances
+// at each timer tick.
+//
+// Now is cheap, does not allocate and may be called from measurement loops.
+package clock
+
+// Source describes where timestamps come from, for result documents.
+func Source() string { return source() }
+
+// Now returns the current monotonic time in nanoseconds. Only differences
+// between two readings are meaningful.
+func Now() int64 { return now() }
+
+// FrequencyHz is the rate of the underlying counter (1e9 on Linux, the
+// QueryPerformanceFrequency on Windows).
+func FrequencyHz() int64 { return frequency() }
+
+// ReadCost measures the cost of one Now call: n back-to-back pairs, returning
+// the smallest and the median difference. Probes report it as the floor the
+// tool itself adds to every sample.
+func ReadCost(n int) (minNs, medianNs int64) {
+	if n <= 0 {
+		n = 1
+	}
+	d := make([]int64, n)
+	for i := range d {
+		a := Now()
+		b := Now()
+		d[i] = b - a
+	}
+	return minMedian(d)
+}
+
+func minMedian(d []int64) (int64, int64) {
+	// insertion sort keeps this package free of dependencies; n is small.
+	for i := 1; i < len(d); i++ {
+		for j := i; j > 0 && d[j] < d[j-1]; j-- {
+			d[j], d[j-1] = d[j-1], d[j]
+		}
+	}
+	return d[0], d[len(d)/2]
+}
+
+// ticksToNanos converts counter ticks at freq Hz to nanoseconds without
+// overflowing for any uptime a machine can reach.
+func ticksToNanos(ticks, freq int64) int64 {
+	if freq == 1e9 {
+		return ticks
+	}
+	sec := ticks / freq
+	rem := ticks % freq
+	return sec*1e9 + rem*1e9/freq
+}

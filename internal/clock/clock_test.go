@@ -1,0 +1,57 @@
+package clock
+
+import (
+	"testing"
+)
+
+func TestNowIsMonotonic(t *testing.T) {
+	prev := Now()
+	for i := 0; i < 100000; i++ {
+		n := Now()
+		if n < prev {
+			t.Fatalf("clock went backwards: %d after %d", n, prev)
+		}
+		prev = n
+	}
+}
+
+func TestNowDoesNotAllocate(t *testing.T) {
+	if a := testing.AllocsPerRun(1000, func() { _ = Now() }); a != 0 {
+		t.Fatalf("Now allocates %.1f times per call", a)
+	}
+}
+
+func TestTicksToNanos(t *testing.T) {
+	cases := []struct {
+		ticks, freq, want int64
+	}{
+		{0, 10_000_000, 0},
+		{10_000_000, 10_000_000, 1e9},
+		{15, 10_000_000, 1500},
+		{3_579_545, 3_579_545, 1e9},
+		{1e9, 1e9, 1e9},
+		// ~100 years of uptime at 10 MHz must not overflow.
+		{10_000_000 * 86400 * 365 * 100, 10_000_000, 1e9 * 86400 * 365 * 100},
+	}
+	for _, c := range cases {
+		if got := ticksToNanos(c.ticks, c.freq); got != c.want {
+			t.Errorf("ticksToNanos(%d, %d) = %d, want %d", c.ticks, c.freq, got, c.want)
+		}
+	}
+}
+
+func TestReadCost(t *testing.T) {
+	min, med := ReadCost(1001)
+	if min < 0 || med < min {
+		t.Fatalf("ReadCost = %d, %d", min, med)
+	}
+	if FrequencyHz() <= 0 || Source() == "" {
+		t.Fatal("no frequency or source")
+	}
+}
+
+func BenchmarkNow(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		_ = Now()
+	}
+}

@@ -1,0 +1,218 @@
+// Package probe runs latlab's measurement loops and returns raw samples. It
+// never prints and never summarises: callers hand the samples to stats.
+//
+// Every loop runs on a goroutine locked to its own OS thread, with the
+// garbage collector off, memory for the samples allocated up front, and the
+// OS wait primitive called directly. Timestamps come from package clock.
+package probe
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Thread describes how a measuring thread is set up.
+type Thread struct {
+	Priority   sched.Priority
+	RTPrio     int           // SCHED_FIFO priority for Realtime (Linux)
+	CPU        int           // -1: not pinned
+	Resolution time.Duration // 0: no request; Windows timer resolution / Linux timer slack
+}
+
+// Overhead is what the tool itself adds to each sample: the cost of a clock
+// reading and of a wait that is already due when it is requested. A wake-up
+// latency cannot be measured below the zero-wait cost.
+type Overhead struct {
+	ClockReadMinNs int64  `json:"clock_read_min_ns"`
+	ClockReadP50Ns int64  `json:"clock_read_p50_ns"`
+	ZeroWaitMinNs  int64  `json:"zero_wait_min_ns"`
+	ZeroWaitP50Ns  int64  `json:"zero_wait_p50_ns"`
+	ZeroWaitMethod string `json:"zero_wait_method"`
+}
+
+// ThreadSetup is what a measuring thread actually got.
+type ThreadSetup struct {
+	CPU            int           `json:"cpu"` // -1 when not pinned
+	Priority       string        `json:"priority"`
+	RTPrio         int           `json:"rtprio,omitempty"`
+	Requested      time.Duration `json:"-"`
+	Granted        time.Duration `json:"-"`
+	RequestedNs    int64         `json:"resolution_requested_ns,omitempty"`
+	GrantedNs      int64         `json:"resolution_granted_ns,omitempty"`
+	ResolutionNote string        `json:"resolution_note,omitempty"`
+}
+
+// sampleBuf stores samples without allocating per sample: a bounded run
+// gets one chunk of the exact size up front; an unbounded run (until Ctrl-C)
+// adds a 64 Ki-sample chunk when one fills, outside the timed window.
+type sampleBuf struct {
+	full [][]int64
+	cur  []int64
+}
+
+const chunkSamples = 1 << 16
+
+func newSampleBuf(n int) *sampleBuf {
+	if n <= 0 {
+		n = chunkSamples
+	}
+	return &sampleBuf{cur: make([]int64, 0, n)}
+}
+
+func (b *sampleBuf) add(v int64) {
+	if len(b.cur) == cap(b.cur) {
+		b.full = append(b.full, b.cur)
+		b.cur = make([]int64, 0, chunkSamples)
+	}
+	b.cur = append(b.cur, v)
+}
+
+func (b *sampleBuf) all() []int64 {
+	if len(b.full) == 0 {
+		return b.cur
+	}
+	n := len(b.cur)
+	for _, c := range b.full {
+		n += len(c)
+	}
+	out := make([]int64, 0, n)
+	for _, c := range b.full {
+		out = append(out, c...)
+	}
+	return append(out, b.cur...)
+}
+
+// yieldEvery bounds how long a measuring goroutine runs without entering
+// the scheduler. A goroutine on the same scheduler tick for 10 ms is
+// preempted by the runtime's sysmon with a signal, which interrupts the
+// wait being measured, and then reschedules the goroutine at its next
+// function call, wherever that falls. Yielding a little sooner, at a point
+// the loop chooses (between samples, with time to spare before the next
+// deadline), avoids both; the wait itself stays a raw system call, which
+// measured closer to cyclictest than a runtime-tracked one.
+const yieldEvery = 8 * time.Millisecond
+
+// quiet turns the garbage collector off for a run and restores it after.
+func quiet() (restore func()) {
+	runtime.GC()
+	old := debug.SetGCPercent(-1)
+	return func() { debug.SetGCPercent(old) }
+}
+
+// stopFlag turns ctx cancellation into an atomic flag a loop can poll
+// without locking or allocating.
+func stopFlag(ctx context.Context) (*atomic.Bool, func() bool) {
+	var f atomic.Bool
+	stop := context.AfterFunc(ctx, func() { f.Store(true) })
+	if ctx.Err() != nil {
+		f.Store(true)
+	}
+	return &f, stop
+}
+
+// onThread runs fn on a fresh goroutine locked to its OS thread with the
+// thread set up as t asks. The goroutine exits still locked, so the thread
+// (with its changed priority, affinity and slack) is discarded, not reused.
+func onThread(t Thread, fn func(setup ThreadSetup) error) (ThreadSetup, error) {
+	type res struct {
+		setup preparedThread
+		err   error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		runtime.LockOSThread()
+		setup, err := prepareThread(t)
+		if err != nil {
+			ch <- res{setup, err}
+			return
+		}
+		err = fn(setup.ThreadSetup)
+		setup.release() // before reporting: a Windows request is process-wide
+		ch <- res{setup, err}
+	}()
+	r := <-ch
+	return r.setup.ThreadSetup, r.err
+}
+
+type preparedThread struct {
+	ThreadSetup
+	undo []func()
+	req  *timer.Request
+}
+
+func (p preparedThread) release() {
+	if p.req != nil {
+		_ = p.req.Release()
+	}
+	for i := len(p.undo) - 1; i >= 0; i-- {
+		p.undo[i]()
+	}
+}
+
+func prepareThread(t Thread) (preparedThread, error) {
+	p := preparedThread{ThreadSetup: ThreadSetup{CPU: t.CPU, Priority: t.Priority.String()}}
+	if t.Priority == sched.Realtime {
+		p.RTPrio = t.RTPrio
+	}
+	if t.CPU >= 0 {
+		undo, err := sched.PinThread(t.CPU)
+		if err != nil {
+			return p, err
+		}
+		p.undo = append(p.undo, undo)
+	}
+	undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
+	if err != nil {
+		p.release()
+		return p, err
+	}
+	p.undo = append(p.undo, undo)
+	if t.Resolution > 0 {
+		req, err := timer.Set(t.Resolution)
+		if err != nil {
+			p.release()
+			return p, fmt.Errorf("request timer %v: %w", t.Resolution, err)
+		}
+		p.req = req
+		p.Requested, p.Granted = req.Requested, req.Granted
+		p.RequestedNs, p.GrantedNs = int64(req.Requested), int64(req.Granted)
+		p.ResolutionNote = resolutionNote
+	}
+	return p, nil
+}
+
+// measureOverhead times n zero-length waits and n clock reads.
+func measureOverhead(n int, zeroWait func(), method string) Overhead {
+	// The zero-length wait is timed without timer slack (Linux), which
+	// would otherwise defer even an already-expired wait by the slack.
+	defer calibrationGuard()()
+	var o Overhead
+	o.ClockReadMinNs, o.ClockReadP50Ns = clock.ReadCost(n)
+	d := make([]int64, n)
+	for i := range d {
+		t0 := clock.Now()
+		zeroWait()
+		d[i] = clock.Now() - t0
+	}
+	o.ZeroWaitMinNs, o.ZeroWaitP50Ns = minMedian(d)
+	o.ZeroWaitMethod = method
+	return o
+}
+
+func minMedian(d []int64) (int64, int64) {
+	s := append([]int64(nil), d...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[0], s[len(s)/2]
+}

@@ -1,0 +1,132 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+)
+
+// SleepOptions configure the sleep probe: ask the OS to sleep Duration,
+// Samples times, and time each sleep.
+type SleepOptions struct {
+	Duration time.Duration
+	Samples  int           // measured samples after the warm-up; 0 = until ctx is cancelled
+	Gap      time.Duration // unmeasured pause between samples
+	Method   string        // see SleepMethods
+	Thread   Thread
+	// Live, when set, receives each measured sample (ns) without blocking
+	// the loop: a full channel drops the value and counts it.
+	Live chan<- int64
+}
+
+// SleepResult holds the raw outcome of a sleep run.
+type SleepResult struct {
+	Method      string
+	Requested   time.Duration
+	Slept       []int64 // ns, warm-up excluded
+	WarmupNs    int64   // the discarded first sample
+	Interrupted int     // waits cut short by a signal and resumed
+	LiveDropped int
+	Setup       ThreadSetup
+	Overhead    Overhead
+	Started     time.Time
+	Elapsed     time.Duration
+}
+
+// sleeper is one OS sleep primitive. sleep blocks for about d and returns
+// how many times a signal interrupted it.
+type sleeper interface {
+	sleep(d int64) (interrupted int)
+	close()
+}
+
+// SleepMethods lists the methods on this OS; the first is the default.
+func SleepMethods() []string { return slices.Clone(sleepMethods) }
+
+// ValidateSleep checks options that do not depend on the running system.
+func ValidateSleep(o SleepOptions) error {
+	if !slices.Contains(sleepMethods, o.Method) {
+		return fmt.Errorf("unknown --method %q: accepted on %s: %v", o.Method, runtime.GOOS, sleepMethods)
+	}
+	if o.Duration <= 0 {
+		return fmt.Errorf("--duration must be positive")
+	}
+	if o.Samples < 0 {
+		return fmt.Errorf("--samples must be 0 (until Ctrl-C) or more")
+	}
+	return validateMethod(o)
+}
+
+// Sleep runs the sleep probe.
+func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
+	if err := ValidateSleep(o); err != nil {
+		return nil, err
+	}
+	res := &SleepResult{Method: o.Method, Requested: o.Duration}
+	stop, cancel := stopFlag(ctx)
+	defer cancel()
+	restore := quiet()
+	defer restore()
+
+	setup, err := onThread(o.Thread, func(ThreadSetup) error {
+		s, err := newSleeper(o.Method)
+		if err != nil {
+			return err
+		}
+		defer s.close()
+		res.Overhead = measureOverhead(1000, func() { s.sleep(0) }, o.Method+"(0)")
+		buf := newSampleBuf(o.Samples)
+		res.Started = time.Now()
+		begin := clock.Now()
+		res.Interrupted, res.LiveDropped, res.WarmupNs = sleepLoop(s, o, buf, stop)
+		res.Elapsed = time.Duration(clock.Now() - begin)
+		res.Slept = buf.all()
+		return nil
+	})
+	res.Setup = setup
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// sleepLoop is the timed loop. It allocates only when an unbounded run
+// fills a chunk, and never prints.
+func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64) {
+	d := o.Duration.Nanoseconds()
+	gap := o.Gap.Nanoseconds()
+	lastYield := clock.Now()
+	for i := -1; o.Samples == 0 || i < o.Samples; i++ {
+		if stop.Load() {
+			break
+		}
+		t0 := clock.Now()
+		interrupted += s.sleep(d)
+		t1 := clock.Now()
+		v := t1 - t0
+		if i < 0 {
+			warmup = v // first sample: caches, page faults, timer setup
+		} else {
+			buf.add(v)
+			if o.Live != nil {
+				select {
+				case o.Live <- v:
+				default:
+					dropped++
+				}
+			}
+		}
+		if gap > 0 {
+			interrupted += s.sleep(gap)
+		}
+		if now := clock.Now(); now-lastYield > int64(yieldEvery) {
+			runtime.Gosched()
+			lastYield = clock.Now()
+		}
+	}
+	return interrupted, dropped, warmup
+}

@@ -1,0 +1,176 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/sched"
+)
+
+// WakeOptions configure the periodic wake-up probe (the cyclictest method):
+// each thread sleeps until an absolute deadline, wakes, notes how late it
+// is, and advances the deadline by Interval.
+type WakeOptions struct {
+	Interval   time.Duration
+	Duration   time.Duration // used when Loops is 0
+	Loops      int
+	CPUs       []int // one thread per entry; -1 = not pinned
+	Priority   sched.Priority
+	RTPrio     int
+	Resolution time.Duration
+}
+
+// WakeThread is one thread's raw outcome.
+type WakeThread struct {
+	Setup       ThreadSetup
+	Latencies   []int64 // wake time - deadline, ns, warm-up excluded
+	WarmupNs    int64
+	Overruns    int64 // deadlines that had already passed when the thread woke
+	Interrupted int
+}
+
+// WakeResult is the outcome of a wake run.
+type WakeResult struct {
+	Interval time.Duration
+	Threads  []WakeThread
+	Overhead Overhead
+	Started  time.Time
+	Elapsed  time.Duration
+}
+
+// waiter sleeps until an absolute clock.Now deadline.
+type waiter interface {
+	waitUntil(deadline int64) (interrupted int)
+	close()
+}
+
+// Wake runs the wake probe: all threads start together and share deadlines.
+func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
+	if o.Interval <= 0 {
+		return nil, fmt.Errorf("--interval must be positive")
+	}
+	if len(o.CPUs) == 0 {
+		o.CPUs = []int{-1}
+	}
+	loops := o.Loops
+	var deadline time.Duration
+	if loops <= 0 {
+		if o.Duration <= 0 {
+			return nil, fmt.Errorf("give --duration or --loops")
+		}
+		deadline = o.Duration
+		loops = int(o.Duration/o.Interval) + 1
+	}
+	// Each measuring thread keeps its P while it waits (the wait bypasses
+	// the runtime's syscall bookkeeping), so leave one P for everything else.
+	if n := len(o.CPUs) + 1; runtime.GOMAXPROCS(0) < n {
+		old := runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(old)
+	}
+	stop, cancel := stopFlag(ctx)
+	defer cancel()
+	restore := quiet()
+	defer restore()
+
+	res := &WakeResult{Interval: o.Interval, Threads: make([]WakeThread, len(o.CPUs))}
+	interval := o.Interval.Nanoseconds()
+	// Threads wait for a common start so their deadlines line up, like
+	// cyclictest -d0.
+	var ready, started sync.WaitGroup
+	ready.Add(len(o.CPUs))
+	started.Add(1)
+	var start int64
+	errs := make([]error, len(o.CPUs))
+	var done sync.WaitGroup
+	done.Add(len(o.CPUs))
+	for i, cpu := range o.CPUs {
+		go func() {
+			defer done.Done()
+			// Linux timer slack is per thread, so every thread asks.
+			t := Thread{Priority: o.Priority, RTPrio: o.RTPrio, CPU: cpu, Resolution: o.Resolution}
+			th := &res.Threads[i]
+			var once sync.Once
+			signal := func() { once.Do(ready.Done) }
+			setup, err := onThread(t, func(ThreadSetup) error {
+				w, err := newWaiter()
+				if err != nil {
+					signal()
+					return err
+				}
+				defer w.close()
+				if i == 0 {
+					res.Overhead = measureOverhead(1000, func() { w.waitUntil(clock.Now() - 1) }, "wait for a passed deadline")
+				}
+				lat := make([]int64, loops)
+				signal()
+				started.Wait()
+				n, over, intr, warm := wakeLoop(w, start, interval, loops, deadline, lat, stop)
+				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs = lat[:n], over, intr, warm
+				return nil
+			})
+			signal()
+			th.Setup = setup
+			errs[i] = err
+		}()
+	}
+	ready.Wait()
+	for _, err := range errs {
+		if err != nil {
+			stop.Store(true)
+		}
+	}
+	res.Started = time.Now()
+	start = clock.Now() + int64(2*time.Millisecond)
+	started.Done()
+	done.Wait()
+	res.Elapsed = time.Duration(clock.Now() - start)
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("thread %d: %w", i, err)
+		}
+	}
+	return res, nil
+}
+
+// wakeLoop is the timed loop: wait for next, timestamp, record, advance.
+// Deadlines that passed while the thread was late are skipped and counted,
+// never silently dropped. It does not allocate.
+func wakeLoop(w waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64) {
+	next := start
+	end := int64(-1)
+	if limit > 0 {
+		end = start + int64(limit)
+	}
+	lastYield := clock.Now()
+	for i := -1; i < loops; i++ {
+		if stop.Load() {
+			break
+		}
+		interrupted += w.waitUntil(next)
+		now := clock.Now()
+		if i < 0 {
+			warmup = now - next
+		} else {
+			lat[n] = now - next
+			n++
+		}
+		next += interval
+		if now >= next {
+			missed := (now-next)/interval + 1
+			overruns += missed
+			next += missed * interval
+		}
+		if end >= 0 && now >= end {
+			break
+		}
+		if now-lastYield > int64(yieldEvery) && next-now > 200_000 {
+			runtime.Gosched()
+			lastYield = clock.Now()
+		}
+	}
+	return n, overruns, interrupted, warmup
+}

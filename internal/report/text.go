@@ -1,0 +1,159 @@
+// Package report renders results for people: text tables here, plots and
+// HTML elsewhere in the package. It reads summaries, never measures.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// Unit is a display unit for nanosecond values.
+type Unit struct {
+	Name     string
+	Ns       float64
+	Decimals int
+}
+
+// Display units.
+var (
+	Ms = Unit{"ms", 1e6, 4}
+	Us = Unit{"µs", 1e3, 1}
+)
+
+// Format renders ns in the unit.
+func (u Unit) Format(ns float64) string {
+	if math.IsNaN(ns) {
+		return "-"
+	}
+	return strconv.FormatFloat(ns/u.Ns, 'f', u.Decimals, 64)
+}
+
+// Column is one distribution in a summary table.
+type Column struct {
+	Title   string
+	Summary stats.Summary
+	Unit    Unit
+}
+
+// SummaryRows are the statistics shown, in order.
+var SummaryRows = []string{"count", "min", "p50", "mean", "p90", "p99", "p99.9", "max", "stdev"}
+
+func value(s stats.Summary, row string) float64 {
+	switch row {
+	case "count":
+		return float64(s.Count)
+	case "min":
+		return float64(s.Min)
+	case "p50":
+		return float64(s.P50)
+	case "mean":
+		return s.Mean
+	case "p90":
+		return float64(s.P90)
+	case "p99":
+		return float64(s.P99)
+	case "p99.9":
+		return float64(s.P999)
+	case "max":
+		return float64(s.Max)
+	case "stdev":
+		return s.Stdev
+	}
+	return math.NaN()
+}
+
+// SummaryTable writes statistics as rows and the columns side by side.
+func SummaryTable(w io.Writer, cols ...Column) {
+	t := newTable(w)
+	hdr := table.Row{""}
+	for _, c := range cols {
+		hdr = append(hdr, fmt.Sprintf("%s (%s)", c.Title, c.Unit.Name))
+	}
+	t.AppendHeader(hdr)
+	for _, r := range SummaryRows {
+		row := table.Row{r}
+		for _, c := range cols {
+			if r == "count" {
+				row = append(row, c.Summary.Count)
+				continue
+			}
+			row = append(row, c.Unit.Format(value(c.Summary, r)))
+		}
+		t.AppendRow(row)
+	}
+	aligns := []table.ColumnConfig{}
+	for i := range cols {
+		aligns = append(aligns, table.ColumnConfig{Number: i + 2, Align: text.AlignRight, AlignHeader: text.AlignRight})
+	}
+	t.SetColumnConfigs(aligns)
+	t.Render()
+}
+
+// Table writes a simple table with right-aligned cells after the first.
+func Table(w io.Writer, header []string, rows [][]string) {
+	t := newTable(w)
+	h := table.Row{}
+	for _, s := range header {
+		h = append(h, s)
+	}
+	t.AppendHeader(h)
+	for _, r := range rows {
+		row := table.Row{}
+		for _, s := range r {
+			row = append(row, s)
+		}
+		t.AppendRow(row)
+	}
+	var cfg []table.ColumnConfig
+	for i := 2; i <= len(header); i++ {
+		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight, AlignHeader: text.AlignRight})
+	}
+	t.SetColumnConfigs(cfg)
+	t.Render()
+}
+
+func newTable(w io.Writer) table.Writer {
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	style := table.StyleLight
+	style.Options.DrawBorder = false
+	style.Options.SeparateColumns = false
+	style.Options.SeparateHeader = true
+	style.Format.Header = text.FormatDefault
+	t.SetStyle(style)
+	return t
+}
+
+// Duration formats a duration compactly with a unit chosen for its size.
+func Duration(d time.Duration) string {
+	ns := float64(d)
+	switch {
+	case d == 0:
+		return "0"
+	case math.Abs(ns) < 1e3:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case math.Abs(ns) < 1e6:
+		return trim(fmt.Sprintf("%.3f", ns/1e3)) + "µs"
+	case math.Abs(ns) < 1e9:
+		return trim(fmt.Sprintf("%.4f", ns/1e6)) + "ms"
+	}
+	return trim(fmt.Sprintf("%.3f", ns/1e9)) + "s"
+}
+
+func trim(s string) string {
+	for len(s) > 1 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

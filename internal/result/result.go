@@ -1,0 +1,245 @@
+// Package result defines latlab's result document: the versioned JSON every
+// measuring command writes with --json and every analysing command (compare,
+// report) reads. The schema lives here and only here.
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Schema is the identifier and major version of the document format.
+// Readers accept any document whose schema starts with SchemaPrefix and has
+// major version 1; fields are only ever added within a major version.
+const (
+	Schema       = "latlab.result/1"
+	SchemaPrefix = "latlab.result/"
+)
+
+// Document kinds written by the foundation commands.
+const (
+	KindSleep = "sleep"
+	KindWake  = "wake"
+)
+
+// Document is one result.
+type Document struct {
+	Schema   string            `json:"schema"`
+	Kind     string            `json:"kind"`
+	Created  time.Time         `json:"created"`
+	Tool     Tool              `json:"tool"`
+	Host     host.Facts        `json:"host"`
+	Settings map[string]string `json:"settings"`
+	Timer    *timer.Status     `json:"timer,omitempty"`
+
+	Measurement *Measurement    `json:"measurement,omitempty"`
+	Overhead    *probe.Overhead `json:"overhead,omitempty"`
+
+	// Summary is of the measured quantity: slept time for sleep, wake-up
+	// latency for wake. Overshoot (sleep) is slept - requested.
+	Summary   *stats.Summary `json:"summary,omitempty"`
+	Overshoot *stats.Summary `json:"overshoot,omitempty"`
+	Histogram *Histogram     `json:"histogram,omitempty"`
+
+	// Wake only: the same distribution with the periods missed by late
+	// wakes filled in (coordinated-omission correction), and per thread.
+	Overruns           int64          `json:"overruns,omitempty"`
+	CorrectedSummary   *stats.Summary `json:"corrected_summary,omitempty"`
+	CorrectedHistogram *Histogram     `json:"corrected_histogram,omitempty"`
+	Threads            []Thread       `json:"threads,omitempty"`
+
+	// Samples are the raw measured values in ns (slept time for sleep,
+	// latency for wake, all threads in thread order), kept so compare can
+	// run exact tests. Omitted above MaxSamples; the histogram remains.
+	Samples []int64 `json:"samples_ns,omitempty"`
+
+	Notes []string `json:"notes,omitempty"`
+
+	// Data carries the payload of kinds defined by other packages (sweep,
+	// crossproc, udp, ...). Each such package documents its own shape.
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// MaxSamples bounds the raw samples stored in a document.
+const MaxSamples = 1_000_000
+
+// Tool names the program that wrote the document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Measurement describes how the samples were taken.
+type Measurement struct {
+	Method         string             `json:"method"`
+	RequestedNs    int64              `json:"requested_ns,omitempty"` // sleep duration
+	IntervalNs     int64              `json:"interval_ns,omitempty"`  // wake period
+	WarmupNs       int64              `json:"warmup_discarded_ns"`    // the first sample, not in the statistics
+	Interrupted    int                `json:"interrupted"`            // waits resumed after a signal
+	ElapsedNs      int64              `json:"elapsed_ns"`
+	Thread         *probe.ThreadSetup `json:"thread,omitempty"`
+	ClockSource    string             `json:"clock_source"`
+	PercentileNote string             `json:"percentile_definition"`
+}
+
+// Thread is one wake thread's outcome.
+type Thread struct {
+	probe.ThreadSetup
+	Summary          stats.Summary  `json:"summary"`
+	Overruns         int64          `json:"overruns"`
+	CorrectedSummary *stats.Summary `json:"corrected_summary,omitempty"`
+	WarmupNs         int64          `json:"warmup_discarded_ns"`
+	Interrupted      int            `json:"interrupted"`
+}
+
+// Histogram is an HdrHistogram in its standard interchange encoding.
+type Histogram struct {
+	Unit     string `json:"unit"`
+	Encoding string `json:"encoding"`
+	Data     string `json:"data"`
+}
+
+// HistogramEncoding names the encoding used in Histogram.Data.
+const HistogramEncoding = "hdrhistogram-v2-compressed-base64"
+
+// PercentileDefinition is stated in every document.
+const PercentileDefinition = "nearest-rank: the smallest sample with at least p% of samples at or below it"
+
+// New returns a document of the given kind stamped with the tool and host.
+func New(kind string) *Document {
+	return &Document{
+		Schema:   Schema,
+		Kind:     kind,
+		Created:  time.Now().UTC().Truncate(time.Second),
+		Tool:     Tool{Name: "latlab", Version: Version()},
+		Host:     host.Collect(),
+		Settings: map[string]string{},
+	}
+}
+
+// Version is the module version from the build info, or "dev".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// SetSamples stores samples when there are not too many.
+func (d *Document) SetSamples(s []int64) {
+	if len(s) <= MaxSamples {
+		d.Samples = s
+	} else {
+		d.Samples = nil
+		d.Notes = append(d.Notes, fmt.Sprintf("%d samples: raw values omitted above %d; the histogram holds the distribution", len(s), MaxSamples))
+	}
+}
+
+// EncodeHistogram wraps samples' histogram for the document.
+func EncodeHistogram(h interface{ Encode(int32) ([]byte, error) }) (*Histogram, error) {
+	b, err := h.Encode(0x1c849304) // hdrhistogram.V2CompressedEncodingCookieBase
+	if err != nil {
+		return nil, fmt.Errorf("encode histogram: %w", err)
+	}
+	return &Histogram{Unit: "ns", Encoding: HistogramEncoding, Data: string(b)}, nil
+}
+
+// Write writes the document as indented JSON.
+func Write(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// WriteFile writes the document to path.
+func WriteFile(path string, d *Document) error {
+	var b bytes.Buffer
+	if err := Write(&b, d); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
+}
+
+// ErrNotResult marks input that is not a latlab result document.
+var ErrNotResult = errors.New("not a latlab result document")
+
+// Read parses and checks a document.
+func Read(r io.Reader) (*Document, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%w: empty input", ErrNotResult)
+	}
+	var d Document
+	if err := json.Unmarshal(b, &d); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrNotResult, se.Offset, err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrNotResult, err)
+	}
+	if !strings.HasPrefix(d.Schema, SchemaPrefix) {
+		return nil, fmt.Errorf("%w: schema %q, want %q", ErrNotResult, d.Schema, Schema)
+	}
+	if d.Schema != Schema {
+		return nil, fmt.Errorf("%w: schema %q is a newer major version than this latlab reads (%q)", ErrNotResult, d.Schema, Schema)
+	}
+	if d.Kind == "" {
+		return nil, fmt.Errorf("%w: no kind", ErrNotResult)
+	}
+	return &d, nil
+}
+
+// ReadFile reads a document from path; errors name the file.
+func ReadFile(path string) (*Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Distribution returns the samples of a document: the raw values when
+// stored, otherwise values reconstructed from the histogram (each bucket's
+// count at its representative value).
+func (d *Document) Distribution() ([]int64, error) {
+	if len(d.Samples) > 0 {
+		return d.Samples, nil
+	}
+	if d.Histogram == nil {
+		return nil, fmt.Errorf("result of kind %q has neither samples nor a histogram", d.Kind)
+	}
+	h, err := stats.DecodeHistogram(d.Histogram.Data)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, b := range h.Distribution() {
+		for i := int64(0); i < b.Count; i++ {
+			out = append(out, (b.From+b.To)/2)
+		}
+	}
+	return out, nil
+}

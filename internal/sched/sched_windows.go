@@ -1,0 +1,76 @@
+package sched
+
+import (
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/windows"
+)
+
+var (
+	kernel32                  = windows.NewLazySystemDLL("kernel32.dll")
+	procSetThreadAffinityMask = kernel32.NewProc("SetThreadAffinityMask")
+	procSetThreadPriority     = kernel32.NewProc("SetThreadPriority")
+	procGetThreadPriority     = kernel32.NewProc("GetThreadPriority")
+	procGetPriorityClass      = kernel32.NewProc("GetPriorityClass")
+)
+
+const (
+	highPriorityClass          = 0x80
+	realtimePriorityClass      = 0x100
+	threadPriorityTimeCritical = 15
+	threadPriorityHighest      = 2
+)
+
+// NumCPU is the number of logical processors in this process's group.
+func NumCPU() int { return runtime.NumCPU() }
+
+// applyThread sets the process priority class (Windows priorities are per
+// process class plus a per-thread offset) and raises the calling thread.
+// REALTIME_PRIORITY_CLASS silently becomes HIGH without the "increase
+// scheduling priority" privilege; the caller reports what it got.
+func applyThread(p Priority, _ int) (func(), error) {
+	if p == Normal {
+		return func() {}, nil
+	}
+	proc := windows.CurrentProcess()
+	cls, _, _ := procGetPriorityClass.Call(uintptr(proc))
+	thread := windows.CurrentThread()
+	oldPrio, _, _ := procGetThreadPriority.Call(uintptr(thread))
+	want := uint32(highPriorityClass)
+	tp := threadPriorityHighest
+	if p == Realtime {
+		want = realtimePriorityClass
+		tp = threadPriorityTimeCritical
+	}
+	if err := windows.SetPriorityClass(proc, want); err != nil {
+		return nil, fmt.Errorf("SetPriorityClass(0x%x): %w", want, err)
+	}
+	if r, _, e := procSetThreadPriority.Call(uintptr(thread), uintptr(tp)); r == 0 {
+		_ = windows.SetPriorityClass(proc, uint32(cls))
+		return nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, e)
+	}
+	return func() {
+		procSetThreadPriority.Call(uintptr(thread), oldPrio)
+		if cls != 0 {
+			_ = windows.SetPriorityClass(proc, uint32(cls))
+		}
+	}, nil
+}
+
+func pinThread(cpu int) (func(), error) {
+	thread := windows.CurrentThread()
+	old, _, e := procSetThreadAffinityMask.Call(uintptr(thread), uintptr(1)<<uint(cpu))
+	if old == 0 {
+		return nil, fmt.Errorf("SetThreadAffinityMask(cpu %d): %w", cpu, e)
+	}
+	return func() { procSetThreadAffinityMask.Call(uintptr(thread), old) }, nil
+}
+
+// lockMemory is a no-op on Windows: there is no mlockall; the working set
+// of a measuring process this small stays resident in practice.
+func lockMemory() (func(), error) { return func() {}, nil }
+
+func holdDMALatency(int) (func(), error) {
+	return nil, fmt.Errorf("--dma-latency is Linux-only (/dev/cpu_dma_latency); on Windows limit C-states in the power plan instead: %w", ErrUnsupported)
+}

@@ -1,0 +1,66 @@
+// Package testutil holds helpers shared by latlab's tests.
+package testutil
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TempDir is t.TempDir that also works under Wine, whose NT layer lacks
+// what os.RemoveAll uses there: the tree is removed file by file instead.
+func TempDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "latlab-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { RemoveTree(d) })
+	return d
+}
+
+// RemoveTree removes a directory tree with os.Remove only, deepest first.
+func RemoveTree(root string) {
+	var paths []string
+	_ = filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		paths = append(paths, p)
+		return nil
+	})
+	slices.Reverse(paths)
+	for _, p := range paths {
+		_ = os.Remove(p)
+	}
+}
+
+// Required reports whether tests must not skip for a missing tool or
+// privilege: the project's test script sets LATLAB_REQUIRE_ALL=1 after
+// installing everything, so nothing is skipped silently in CI.
+func Required() bool { return os.Getenv("LATLAB_REQUIRE_ALL") == "1" }
+
+// NeedTool returns the path of an external program, skipping the test when
+// it is missing outside CI and failing it inside.
+func NeedTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if Required() {
+			t.Fatalf("%s is required (LATLAB_REQUIRE_ALL=1) but not installed", name)
+		}
+		t.Skipf("%s not installed; scripts/test installs it", name)
+	}
+	return p
+}
+
+// NeedRoot skips (or, in CI, fails) a test that needs root.
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if Required() {
+			t.Fatal("this test needs root (LATLAB_REQUIRE_ALL=1)")
+		}
+		t.Skip("needs root; CI runs as root")
+	}
+}

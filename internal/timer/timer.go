@@ -1,0 +1,106 @@
+// Package timer queries and requests the OS timer resolution: on Windows the
+// system timer interval (NtQueryTimerResolution / NtSetTimerResolution), on
+// Linux the per-thread timer slack (PR_SET_TIMERSLACK) and the clock facts
+// that bound how precisely a sleeping thread can be woken.
+package timer
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is the timer state reported by `latlab timer status` and stored in
+// every result document. OS-specific fields are omitted on the other OS.
+type Status struct {
+	// Windows: NtQueryTimerResolution, in 100 ns units and in ms.
+	// "Current" is the system-wide timer interval; since Windows 10 2004 it
+	// does not prove that this process is woken at that rate.
+	Coarsest100ns   uint32  `json:"coarsest_100ns,omitempty"`
+	Finest100ns     uint32  `json:"finest_100ns,omitempty"`
+	Current100ns    uint32  `json:"current_100ns,omitempty"`
+	CoarsestMs      float64 `json:"coarsest_ms,omitempty"`
+	FinestMs        float64 `json:"finest_ms,omitempty"`
+	CurrentMs       float64 `json:"current_ms,omitempty"`
+	Build           uint32  `json:"build,omitempty"`
+	PerProcessRule  *bool   `json:"per_process_rule,omitempty"`                 // build >= 19041 (Windows 10 2004)
+	GlobalSupported *bool   `json:"global_requests_supported,omitempty"`        // Windows 11 >= 22000, Server 2022 >= 20348
+	GlobalValue     *uint32 `json:"global_timer_resolution_requests,omitempty"` // registry value when present
+	Server          *bool   `json:"server,omitempty"`
+
+	// Linux.
+	ClockResNs            int64    `json:"clock_res_ns,omitempty"`   // clock_getres(CLOCK_MONOTONIC)
+	TimerSlackNs          int64    `json:"timer_slack_ns,omitempty"` // this thread's slack
+	DefaultTimerSlackNs   int64    `json:"default_timer_slack_ns,omitempty"`
+	Clocksource           string   `json:"clocksource,omitempty"`
+	AvailableClocksources []string `json:"available_clocksources,omitempty"`
+	Tickless              string   `json:"tickless,omitempty"` // "idle", "full", "periodic" when known
+	NohzFullCPUs          string   `json:"nohz_full_cpus,omitempty"`
+	ConfigHZ              int      `json:"config_hz,omitempty"`
+	HighResTimers         *bool    `json:"high_res_timers,omitempty"`
+
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Query reads the timer state of this machine (and, on Linux, of the
+// calling thread).
+func Query() (Status, error) { return query() }
+
+// Request is a held timer request. Release undoes it exactly once.
+type Request struct {
+	Requested time.Duration
+	Granted   time.Duration
+	release   func() error
+}
+
+// Release gives the request back to the OS.
+func (r *Request) Release() error {
+	if r == nil || r.release == nil {
+		return nil
+	}
+	f := r.release
+	r.release = nil
+	return f()
+}
+
+// Set requests a timer resolution for this process: on Windows the system
+// timer interval (after opting out of power throttling, which would
+// otherwise ignore the request while the process is in the background); on
+// Linux the timer slack of the calling thread, which the caller must have
+// locked with runtime.LockOSThread.
+func Set(d time.Duration) (*Request, error) {
+	if err := Validate(d); err != nil {
+		return nil, err
+	}
+	return set(d)
+}
+
+// Bounds are the accepted request range on this OS.
+func Bounds() (min, max time.Duration) { return minRequest, maxRequest }
+
+// Validate checks that d can be requested on this OS.
+func Validate(d time.Duration) error {
+	if d < minRequest || d > maxRequest {
+		return &RangeError{D: d}
+	}
+	return nil
+}
+
+// RangeError reports a request outside Bounds.
+type RangeError struct{ D time.Duration }
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("timer %s %s is out of range: accepted %s to %s", what, e.D, minRequest, maxRequest)
+}
+
+// FormatMs formats a duration in milliseconds with up to 6 decimals, the
+// unit timer tools traditionally use (0.5ms, 15.625ms, 0.001ms).
+func FormatMs(d time.Duration) string {
+	s := fmt.Sprintf("%.6f", float64(d)/1e6)
+	for len(s) > 0 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s + "ms"
+}

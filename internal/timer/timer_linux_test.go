@@ -1,0 +1,81 @@
+package timer
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func checkStatus(t *testing.T, st Status) {
+	t.Helper()
+	if st.ClockResNs <= 0 || st.TimerSlackNs <= 0 || st.Clocksource == "" {
+		t.Fatalf("incomplete Linux status: %+v", st)
+	}
+}
+
+func threadSlack(t *testing.T) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/timerslack_ns", unix.Gettid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func TestSetTimerSlack(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := threadSlack(t)
+	r, err := Set(time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Granted != time.Microsecond {
+		t.Errorf("granted %v", r.Granted)
+	}
+	if got := threadSlack(t); got != "1000" {
+		t.Errorf("thread slack %s, want 1000", got)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := threadSlack(t); got != before {
+		t.Errorf("after release %s, want %s", got, before)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal("second release:", err)
+	}
+}
+
+func TestParseKernelConfig(t *testing.T) {
+	cfg := "CONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_NO_HZ_IDLE=y\n# CONFIG_NO_HZ_FULL is not set\nCONFIG_HIGH_RES_TIMERS=y\n"
+	hz, mode, hr := parseKernelConfig(strings.NewReader(cfg))
+	if hz != 250 || mode != "idle" || hr == nil || !*hr {
+		t.Fatalf("got %d %q %v", hz, mode, hr)
+	}
+	hz, mode, _ = parseKernelConfig(strings.NewReader("CONFIG_HZ=1000\nCONFIG_HZ_PERIODIC=y\n"))
+	if hz != 1000 || mode != "periodic" {
+		t.Fatalf("got %d %q", hz, mode)
+	}
+}
+
+func TestQueryFromFixtureRoot(t *testing.T) {
+	root := t.TempDir()
+	cs := root + "/sys/devices/system/clocksource/clocksource0"
+	if err := os.MkdirAll(cs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cs+"/current_clocksource", []byte("hpet\n"), 0o644)
+	os.WriteFile(cs+"/available_clocksource", []byte("tsc hpet acpi_pm \n"), 0o644)
+	st, err := queryFrom(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Clocksource != "hpet" || len(st.AvailableClocksources) != 3 || len(st.Warnings) != 1 {
+		t.Fatalf("status %+v", st)
+	}
+}

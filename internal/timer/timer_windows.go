@@ -1,0 +1,141 @@
+package timer
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
+)
+
+const (
+	what       = "resolution"
+	minRequest = 100 * time.Nanosecond  // the API's unit
+	maxRequest = 100 * time.Millisecond // far above any real coarsest interval (15.625 ms)
+)
+
+var (
+	ntdll                      = windows.NewLazySystemDLL("ntdll.dll")
+	procNtQueryTimerResolution = ntdll.NewProc("NtQueryTimerResolution")
+	procNtSetTimerResolution   = ntdll.NewProc("NtSetTimerResolution")
+	kernel32                   = windows.NewLazySystemDLL("kernel32.dll")
+	procSetProcessInformation  = kernel32.NewProc("SetProcessInformation")
+)
+
+// QueryResolution returns NtQueryTimerResolution's coarsest, finest and
+// current interval in 100 ns units. (NT calls them "minimum" and "maximum"
+// resolution; latlab says coarsest and finest to avoid the inversion.)
+func QueryResolution() (coarsest, finest, current uint32, err error) {
+	if err := procNtQueryTimerResolution.Find(); err != nil {
+		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: %w", err)
+	}
+	r, _, _ := procNtQueryTimerResolution.Call(
+		uintptr(unsafe.Pointer(&coarsest)),
+		uintptr(unsafe.Pointer(&finest)),
+		uintptr(unsafe.Pointer(&current)))
+	if r != 0 {
+		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: NTSTATUS 0x%08x", uint32(r))
+	}
+	return coarsest, finest, current, nil
+}
+
+func query() (Status, error) {
+	var st Status
+	v := windows.RtlGetVersion()
+	st.Build = v.BuildNumber
+	server := v.ProductType != 1 // VER_NT_WORKSTATION
+	st.Server = &server
+	perProcess := v.BuildNumber >= 19041
+	st.PerProcessRule = &perProcess
+	global := (!server && v.BuildNumber >= 22000) || (server && v.BuildNumber >= 20348)
+	st.GlobalSupported = &global
+	if k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, registry.QUERY_VALUE); err == nil {
+		if val, _, err := k.GetIntegerValue("GlobalTimerResolutionRequests"); err == nil {
+			g := uint32(val)
+			st.GlobalValue = &g
+		}
+		k.Close()
+	}
+	if v.BuildNumber < 17134 {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("build %d is older than 17134: the Go runtime raises the timer resolution itself there, so every measurement in this process runs at the finest resolution", v.BuildNumber))
+	}
+	c, f, cur, err := QueryResolution()
+	if err != nil {
+		return st, err
+	}
+	st.Coarsest100ns, st.Finest100ns, st.Current100ns = c, f, cur
+	st.CoarsestMs, st.FinestMs, st.CurrentMs = float64(c)/1e4, float64(f)/1e4, float64(cur)/1e4
+	return st, nil
+}
+
+// processPowerThrottlingState is PROCESS_POWER_THROTTLING_STATE.
+type processPowerThrottlingState struct {
+	Version     uint32
+	ControlMask uint32
+	StateMask   uint32
+}
+
+const (
+	processPowerThrottling                      = 4 // PROCESS_INFORMATION_CLASS ProcessPowerThrottling
+	processPowerThrottlingCurrentVersion        = 1
+	processPowerThrottlingIgnoreTimerResolution = 0x4
+)
+
+// OptOutOfTimerThrottling tells Windows 11 not to ignore this process's
+// timer requests when its windows are minimised or hidden
+// (PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION in ControlMask, clear in
+// StateMask). Older builds reject the flag; that is not an error for latlab.
+func OptOutOfTimerThrottling() error {
+	if err := procSetProcessInformation.Find(); err != nil {
+		return err
+	}
+	st := processPowerThrottlingState{
+		Version:     processPowerThrottlingCurrentVersion,
+		ControlMask: processPowerThrottlingIgnoreTimerResolution,
+		StateMask:   0,
+	}
+	r, _, e := procSetProcessInformation.Call(uintptr(windows.CurrentProcess()), processPowerThrottling,
+		uintptr(unsafe.Pointer(&st)), unsafe.Sizeof(st))
+	if r == 0 {
+		return fmt.Errorf("SetProcessInformation(ProcessPowerThrottling): %w", e)
+	}
+	return nil
+}
+
+func setResolution(units uint32, set bool) (uint32, error) {
+	if err := procNtSetTimerResolution.Find(); err != nil {
+		return 0, fmt.Errorf("NtSetTimerResolution: %w", err)
+	}
+	var cur uint32
+	b := uintptr(0)
+	if set {
+		b = 1
+	}
+	r, _, _ := procNtSetTimerResolution.Call(uintptr(units), b, uintptr(unsafe.Pointer(&cur)))
+	// STATUS_TIMER_RESOLUTION_NOT_SET (0xC0000245) on release means there
+	// was nothing to release.
+	if r != 0 {
+		return cur, fmt.Errorf("NtSetTimerResolution(%d, %v): NTSTATUS 0x%08x", units, set, uint32(r))
+	}
+	return cur, nil
+}
+
+func set(d time.Duration) (*Request, error) {
+	units := uint32((d + 50*time.Nanosecond) / (100 * time.Nanosecond))
+	throttleErr := OptOutOfTimerThrottling()
+	cur, err := setResolution(units, true)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{
+		Requested: d,
+		Granted:   time.Duration(cur) * 100 * time.Nanosecond,
+		release: func() error {
+			_, err := setResolution(units, false)
+			return err
+		},
+	}
+	_ = throttleErr // builds before Windows 11 do not know the flag and do not throttle timers
+	return req, nil
+}

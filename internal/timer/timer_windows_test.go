@@ -1,0 +1,32 @@
+package timer
+
+import (
+	"testing"
+	"time"
+)
+
+func checkStatus(t *testing.T, st Status) {
+	t.Helper()
+	if st.Coarsest100ns == 0 || st.Finest100ns == 0 || st.Current100ns == 0 {
+		t.Fatalf("resolution fields missing: %+v", st)
+	}
+	if st.Finest100ns > st.Coarsest100ns {
+		t.Fatalf("finest %d coarser than coarsest %d", st.Finest100ns, st.Coarsest100ns)
+	}
+	if st.Build == 0 || st.PerProcessRule == nil || st.GlobalSupported == nil {
+		t.Fatalf("build facts missing: %+v", st)
+	}
+}
+
+func TestSetResolution(t *testing.T) {
+	r, err := Set(time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Granted <= 0 {
+		t.Errorf("granted %v", r.Granted)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
