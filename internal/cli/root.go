@@ -23,6 +23,11 @@ type IO struct {
 	Out      io.Writer
 	Err      io.Writer
 	Terminal bool // Out is an interactive terminal (progress bars, colour)
+
+	// Root is the filesystem root that Linux parsers and setting backends
+	// read /proc and /sys under (global flag --root, default "/"). It is a
+	// testing aid: tests point it at a fixture tree.
+	Root string
 }
 
 // commands holds the constructors of the top-level commands; each command
@@ -49,6 +54,10 @@ Run without arguments for a quick check-up of this machine.`,
 			return runDoctor(cmd.Context(), &DoctorOptions{IO: io, Quick: true})
 		},
 	}
+	if io.Root == "" {
+		io.Root = "/"
+	}
+	root.PersistentFlags().StringVar(&io.Root, "root", io.Root, "filesystem root for /proc and /sys (a testing aid)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(flagError)
