@@ -161,7 +161,9 @@ func wakeLoop(w waiter, start, interval int64, loops int, limit time.Duration, l
 		next += interval
 		if now >= next {
 			missed := (now-next)/interval + 1
-			overruns += missed
+			if i >= 0 { // the warm-up's lateness is not in the statistics, nor its overruns
+				overruns += missed
+			}
 			next += missed * interval
 		}
 		if end >= 0 && now >= end {
