@@ -32,3 +32,12 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("facts incomplete: %+v", f)
 	}
 }
+
+func FuzzParsers(f *testing.F) {
+	f.Add("PRETTY_NAME=\"x\"\nmodel name : y\nflags : hypervisor\n")
+	f.Add("\x00\xff=\n:")
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = parseOSRelease(strings.NewReader(s))
+		_, _ = parseCPUInfo(strings.NewReader(s))
+	})
+}

@@ -79,3 +79,11 @@ func TestQueryFromFixtureRoot(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
+
+func FuzzParseKernelConfig(f *testing.F) {
+	f.Add("CONFIG_HZ=250\nCONFIG_NO_HZ_IDLE=y\nCONFIG_HIGH_RES_TIMERS=y\n")
+	f.Add("CONFIG_HZ=\n=\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _, _ = parseKernelConfig(strings.NewReader(s))
+	})
+}
