@@ -161,3 +161,44 @@ func (s Section) Pick(module string) (Histogram, bool) {
 	}
 	return Merge(name, hs...), true
 }
+
+// Schema identifies the JSON that `latlab dpcisr FILE --json` writes.
+const Schema = "latlab.dpcisr/1"
+
+// HistogramView is a histogram with its summary, for output.
+type HistogramView struct {
+	Histogram
+	Summary Summary `json:"summary"`
+}
+
+// SectionView is a section with summarised histograms, for output.
+type SectionView struct {
+	Section
+	Overall *HistogramView  `json:"overall,omitempty"`
+	Modules []HistogramView `json:"modules"`
+}
+
+// ReportView is the analysed report, for output.
+type ReportView struct {
+	Schema string `json:"schema"`
+	File   string `json:"file"`
+	Module string `json:"module_filter,omitempty"`
+	*Report
+	Sections []SectionView `json:"sections"`
+}
+
+// View summarises every histogram of r.
+func (r *Report) View(file, module string) ReportView {
+	v := ReportView{Schema: Schema, File: file, Module: module, Report: r, Sections: []SectionView{}}
+	for _, s := range r.Sections {
+		sv := SectionView{Section: s, Modules: []HistogramView{}}
+		if s.Overall != nil {
+			sv.Overall = &HistogramView{Histogram: *s.Overall, Summary: Summarize(*s.Overall)}
+		}
+		for _, m := range s.Modules {
+			sv.Modules = append(sv.Modules, HistogramView{Histogram: m, Summary: Summarize(m)})
+		}
+		v.Sections = append(v.Sections, sv)
+	}
+	return v
+}
