@@ -219,7 +219,7 @@ func printIntervals(w io.Writer, t *dpcisr.IntervalTable) {
 	if bestCPU < len(t.CPUs) {
 		cpu = t.CPUs[bestCPU]
 	}
-	fmt.Fprintf(w, "busiest %gs interval: CPU %d at %d-%d ms, %d µs (%.2f%%) of %d intervals\n",
+	fmt.Fprintf(w, "busiest %gs interval (all modules): CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals\n",
 		t.IntervalSec, cpu, best.StartMs, best.EndMs, bestUs, best.Percent[bestCPU], len(t.Rows))
 }
 
