@@ -3,6 +3,7 @@ package dpcisr
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -248,11 +249,7 @@ func histograms(r *Report) []histo {
 		var b strings.Builder
 		for _, x := range h.Buckets {
 			if x.Count > 0 {
-				b.WriteString(x.Range())
-				b.WriteString("=")
-				b.WriteString(strings.Repeat("", 0))
-				b.WriteString(itoa(x.Count))
-				b.WriteString(" ")
+				fmt.Fprintf(&b, "%s=%d ", x.Range(), x.Count)
 			}
 		}
 		out = append(out, histo{sec, h.Module, h.Total, b.String()})
@@ -274,20 +271,6 @@ func totals(r *Report) []int64 {
 		out = append(out, h.total)
 	}
 	return out
-}
-
-func itoa(v int64) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(v)) }
-
-func fmtInt(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	var b []byte
-	for v > 0 {
-		b = append([]byte{byte('0' + v%10)}, b...)
-		v /= 10
-	}
-	return string(b)
 }
 
 func utf16le(s string, bom bool) string {
