@@ -113,6 +113,9 @@ func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string, asJSON bool
 	fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", file, r.Encoding, r.Lines)
 	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
 	for _, s := range v.Sections {
+		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
+			continue // emptied by --module
+		}
 		head := s.Name
 		if s.Heading != "" && !strings.EqualFold(s.Heading, s.Name) {
 			head += fmt.Sprintf(" (%q, line %d)", s.Heading, s.Line)
