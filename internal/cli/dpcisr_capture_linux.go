@@ -1,0 +1,10 @@
+package cli
+
+// captureSupported: xperf and the NT kernel logger exist only on Windows.
+func captureSupported() error {
+	return Usagef("dpcisr capture is Windows-only (it runs xperf, from the Windows Performance Toolkit); on Linux analyse a report copied from Windows with 'latlab dpcisr FILE'")
+}
+
+func xperfPaths() []string { return nil }
+
+func checkElevated() error { return nil }

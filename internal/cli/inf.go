@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/report"
+)
+
+func init() { register(newINFCmd) }
+
+// INFOptions are the flags of `latlab inf`.
+type INFOptions struct {
+	IO      *IO
+	File    string
+	Device  string
+	OS      string
+	Product string
+	Arch    string
+	Lang    string
+	RegOut  string
+	JSON    bool
+}
+
+func newINFCmd(io *IO) *cobra.Command {
+	o := &INFOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "inf FILE.inf",
+		Short: "which advanced properties (keywords) a driver INF installs for a device, and which RSS keywords it leaves out",
+		Long: `Reads a driver INF the way Windows' SetupAPI does and follows a device's install
+chain: [Manufacturer] -> the models section whose TargetOSVersion decoration best
+matches --os/--product/--arch -> the device's install section (with the platform
+extension Windows picks) -> every AddReg= line, Include= and Needs= -> the HKR
+Ndi\Params\<keyword> entries (ParamDesc, type, default, min, max, enum values)
+and the HKR,,<keyword> values the driver reads.
+
+With --device it prints the keywords the device gets on that Windows and which
+standardized RSS keywords (*RSSProfile, *MaxRssProcessors, *RssBaseProcNumber ...)
+the same INF installs for the device under another decoration (another product
+type or build) but not under the chosen one: the reason an adapter shows no RSS
+processor settings on client Windows. --reg-out writes a .reg file that adds
+those keywords under the adapter's class key, with NNNN standing for the
+adapter's instance number.
+
+Without --device it lists every device ID with its install section per
+decoration, marking the one Windows would use.
+
+Decorations are ranked as Windows does: the architecture must match (on x64
+only NTamd64 sections count), the OS version and build must not be newer than
+--os, a product type must equal --product; among those, higher major.minor
+wins, then a section with a product type, then one with a suite mask, then the
+higher build.`,
+		Example: `  latlab inf e2f.inf
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3"
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --reg-out add-rss.reg
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --product server --json
+  latlab inf netrtl.inf --lang 0407`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return runINF(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Device, "device", "", `hardware ID of the device, e.g. "PCI\VEN_8086&DEV_15F3" (quote it: & and \ are special to shells)`)
+	fs.StringVar(&o.OS, "os", "10.0.22631", "Windows version major.minor.build to match decorations against")
+	fs.StringVar(&o.Product, "product", "workstation", "workstation, server or dc")
+	fs.StringVar(&o.Arch, "arch", "amd64", "amd64, x86, arm64, arm or ia64")
+	fs.StringVar(&o.Lang, "lang", "", "LANGID of a localized [Strings.LANGID] section, e.g. 0407")
+	fs.StringVar(&o.RegOut, "reg-out", "", "with --device: write a .reg file adding the missing RSS keywords")
+	fs.BoolVar(&o.JSON, "json", false, "write JSON")
+	return cmd
+}
+
+// readINF parses an INF; every failure is bad input (exit 2) naming the
+// file and line.
+func readINF(path string) (*inf.File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
+	}
+	f, err := inf.Parse(bytes.NewReader(b), filepath.Base(path))
+	if err != nil {
+		return nil, Usagef("%s: %v", path, err)
+	}
+	return f, nil
+}
+
+func runINF(_ context.Context, o *INFOptions) error {
+	t, err := inf.ParseTarget(o.OS, o.Product, o.Arch)
+	if err != nil {
+		return Usagef("invalid --os/--product/--arch: %v", err)
+	}
+	if o.RegOut != "" && o.Device == "" {
+		return Usagef("--reg-out needs --device: the .reg file adds one device's missing keywords")
+	}
+	f, err := readINF(o.File)
+	if err != nil {
+		return err
+	}
+	if o.Lang != "" && f.Section("Strings."+o.Lang) == nil {
+		return Usagef("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
+	}
+	dir := filepath.Dir(o.File)
+	load := func(name string) (*inf.File, error) {
+		p := filepath.Join(dir, filepath.Base(name))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("not found next to %s", filepath.Base(o.File))
+		}
+		g, err := inf.Parse(bytes.NewReader(b), filepath.Base(p))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
+		}
+		return g, nil
+	}
+	if o.Device == "" {
+		l, err := inf.List(f, t, o.Lang, load)
+		if err != nil {
+			return Usagef("%s: %v", o.File, err)
+		}
+		if o.JSON {
+			return writeJSON(o.IO.Out, l)
+		}
+		printListing(o.IO.Out, f, l)
+		return nil
+	}
+	rep, err := inf.Analyze(f, o.Device, t, o.Lang, load)
+	if err != nil {
+		return Usagef("%s: %v", o.File, err)
+	}
+	if o.RegOut != "" {
+		if len(rep.MissingRSS) == 0 {
+			return Usagef("%s: no RSS keyword is missing for %s on this Windows; no .reg file written", o.File, o.Device)
+		}
+		var b bytes.Buffer
+		if _, err := inf.WriteReg(&b, rep); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.RegOut, utf16WithBOM(b.String()), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", o.RegOut, err)
+		}
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, rep)
+	}
+	printDevice(o.IO.Out, f, rep)
+	if o.RegOut != "" {
+		fmt.Fprintf(o.IO.Out, "\nwrote %s: adds %s under %s\\%s (replace %s with the adapter's subkey; the file says how to find it)\n",
+			o.RegOut, strings.Join(rep.MissingRSS, ", "), inf.NetClassKey, inf.InstancePlaceholder, inf.InstancePlaceholder)
+	}
+	return nil
+}
+
+// utf16WithBOM encodes a .reg file the way regedit writes version 5 files.
+func utf16WithBOM(s string) []byte {
+	u := utf16.Encode([]rune(s))
+	b := make([]byte, 2, 2+2*len(u))
+	b[0], b[1] = 0xFF, 0xFE
+	for _, c := range u {
+		b = append(b, byte(c), byte(c>>8))
+	}
+	return b
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func targetLine(t inf.Target) string {
+	return fmt.Sprintf("Windows %d.%d.%d %s %s", t.Major, t.Minor, t.Build, inf.ProductName(t.ProductType), t.Arch)
+}
+
+func decoLabel(raw string) string {
+	if raw == "" {
+		return "(undecorated)"
+	}
+	return raw
+}
+
+func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
+	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines); matching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
+	for _, m := range l.Manufacturers {
+		fmt.Fprintf(w, "\nmanufacturer %s\n", m.Name)
+		for _, s := range m.Sections {
+			mark := "  "
+			state := "not used: " + s.Reason
+			switch {
+			case s.Chosen:
+				mark, state = "=>", "used on this Windows"
+			case s.Applies:
+				state = "applies, but a closer match wins"
+			}
+			fmt.Fprintf(w, "\n%s [%s]  %s; %s\n", mark, s.Section, s.Describe, state)
+			if !s.Exists {
+				continue
+			}
+			rows := [][]string{}
+			for _, d := range s.Devices {
+				for i, id := range d.HardwareIDs {
+					inst := d.InstallSection
+					if i > 0 {
+						inst = "(compatible ID)"
+					}
+					rows = append(rows, []string{"   " + id, inst, fmt.Sprint(d.Line)})
+				}
+			}
+			if len(rows) > 0 {
+				tableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
+			}
+		}
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
+	fmt.Fprintf(w, "latlab inf: %s (%s) for %s on %s\n", r.File, f.Encoding, r.Device, targetLine(r.Target))
+	if r.Model != nil {
+		fmt.Fprintf(w, "manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]\n",
+			r.Manufacturer, r.ModelsSection, decoLabel(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)
+	}
+	rows := [][]string{}
+	for _, k := range r.Keywords {
+		vals := []string{}
+		for _, v := range k.Values {
+			vals = append(vals, v.Value+"="+v.Desc)
+		}
+		rng := strings.Join(vals, ", ")
+		if rng == "" && (k.Min != "" || k.Max != "") {
+			rng = k.Min + ".." + k.Max
+			if k.Step != "" && k.Step != "1" {
+				rng += " step " + k.Step
+			}
+		}
+		def := k.Default
+		if k.Value != nil && k.Value.Data != k.Default {
+			def += " (installs " + k.Value.Data + ")"
+		}
+		name := k.Name
+		if inf.IsRSS(k.Name) {
+			name += " (RSS)"
+		}
+		rows = append(rows, []string{name, k.Type, def, rng, k.ParamDesc})
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\nkeywords (%d):\n", len(rows))
+		tableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
+	}
+	fmt.Fprintf(w, "\nRSS keywords installed: %s\n", orNone(r.RSS))
+	if len(r.MissingRSS) > 0 {
+		fmt.Fprintf(w, "missing here but installed by another decoration of the same INF:\n")
+		for _, k := range r.MissingRSS {
+			fmt.Fprintf(w, "  %-18s in %s\n", k, strings.Join(r.MissingRSSFrom[k], ", "))
+		}
+	} else if r.Model != nil {
+		fmt.Fprintln(w, "no RSS keyword that another decoration installs is missing here")
+	}
+	if len(r.NotInINF) > 0 {
+		fmt.Fprintf(w, "in no decoration of this INF: %s\n", strings.Join(r.NotInINF, ", "))
+	}
+	if op := r.OtherProduct; op != nil && op.Decoration != r.Decoration {
+		fmt.Fprintf(w, "on %s Windows of the same version: [%s] ", inf.ProductName(op.ProductType), decoLabel(op.Decoration))
+		if op.ListsDevice {
+			fmt.Fprintf(w, "-> [%s], RSS keywords %s\n", op.InstallSection, orNone(op.RSS))
+		} else {
+			fmt.Fprintln(w, "does not list the device")
+		}
+	}
+	fmt.Fprintf(w, "\nthe device in every decoration:\n")
+	drows := [][]string{}
+	for _, d := range r.Decorations {
+		mark := ""
+		switch {
+		case d.Chosen:
+			mark = "used"
+		case d.Applies:
+			mark = "applies, outranked"
+		default:
+			mark = d.Reason
+		}
+		drows = append(drows, []string{decoLabel(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
+	}
+	tableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
+	for _, n := range append(append([]string(nil), r.Notes...), f.Notes...) {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// tableLeft is report.Table with every column left-aligned (text, not numbers).
+func tableLeft(w io.Writer, header []string, rows [][]string) {
+	report.TableLeft(w, header, rows)
+}

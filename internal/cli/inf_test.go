@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// The INFs were WRITTEN for latlab's tests in the structure of real NDIS
+// miniport INFs (internal/inf/testdata/README.md).
+const infData = "../inf/testdata/"
+
+func TestINFDeviceHuman(t *testing.T) {
+	reg := testutil.TempDir(t) + "/add-rss.reg"
+	code, out, errs := runCLI(t, "inf", infData+"i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--reg-out", reg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"-> [Vendor.NTamd64.10.0.1..17763] (NTamd64.10.0.1..17763)",
+		"install section [I225V.10.0.1.NTamd64]",
+		"ITR enum 65535 0=Off, 200=Minimal, 488=Low, 950=Medium, 2000=High, 3600=Extreme, 65535=Adaptive Interrupt Moderation Rate",
+		"RSS keywords installed: *RSS, *NumRSSQueues",
+		"*RSSProfile in NTamd64.10.0.3..17763",
+		"on server Windows of the same version: [NTamd64.10.0.3..17763] -> [I225V.10.0.3.NTamd64]",
+		"NTamd64.10.0.3..17763 I225V.10.0.3.NTamd64 7 only for server (product type 3)",
+		"wrote " + reg,
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[0] != 0xFF || b[1] != 0xFE {
+		t.Error(".reg is not UTF-16LE with a BOM, as regedit writes version 5 files")
+	}
+	s, _, err := textdec.Decode(b)
+	if err != nil || !strings.HasPrefix(s, "Windows Registry Editor Version 5.00\r\n") || !strings.Contains(s, `\NNNN\Ndi\Params\*MaxRssProcessors]`) {
+		t.Errorf(".reg: %v\n%s", err, s)
+	}
+}
+
+func TestINFDeviceJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "inf", infData+"i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--json", "--lang", "0407")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		Device         string
+		Decoration     string
+		InstallSection string `json:"install_section"`
+		Keywords       []struct {
+			Name    string
+			Type    string
+			Default string
+			Values  []struct{ Value, Desc string }
+		}
+		MissingRSS []string `json:"missing_rss"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if v.Device != `PCI\VEN_8086&DEV_15F3` || v.Decoration != "NTamd64.10.0.1..17763" || v.InstallSection != "I225V.10.0.1.NTamd64" ||
+		len(v.Keywords) != 5 || v.Keywords[3].Name != "*RSS" || v.Keywords[3].Values[0].Desc != "Deaktiviert" ||
+		strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*RssMaxProcNumber,*NumaNodeId" {
+		t.Errorf("%+v", v)
+	}
+}
+
+func TestINFList(t *testing.T) {
+	code, out, errs := runCLI(t, "inf", infData+"rtl-like-utf16.inf")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"(utf-16le, 62 lines); matching for Windows 10.0.22631 workstation amd64",
+		"=> [Vendor.NTamd64.10.0...18362] amd64, Windows 10.0+, build 18362+; used on this Windows",
+		"PCI\\VEN_10EC&DEV_8125 Nic.Win10.19H1.NTamd64 24",
+		"[Vendor.NTx86] x86; not used: architecture x86, not amd64",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "inf", infData+"rtl-like-utf16.inf", "--json", "--arch", "x86")
+	if code != 0 || !strings.Contains(out, `"install_section": "Nic.Legacy.NT"`) || !strings.Contains(out, `"chosen": true`) {
+		t.Errorf("x86 json: %d %s", code, out)
+	}
+}
+
+func TestINFBadInput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	write := func(name string, b []byte) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	garbage := make([]byte, 512)
+	for i := range garbage {
+		garbage[i] = byte(i * 7)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inf", write("empty.inf", nil)}, "empty.inf: line 1: empty file"},
+		{[]string{"inf", write("garbage.inf", garbage)}, "garbage.inf: line 1: not text"},
+		{[]string{"inf", infData + "loop.inf"}, "loop.inf: line 15: Needs loop in loop.inf: [LoopA.NTamd64] -> [LoopB] -> [LoopA.NTamd64]"},
+		{[]string{"inf", infData + "loop.inf", "--device", `PCI\VEN_1234&DEV_0001`}, "Needs loop"},
+		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_1234&DEV_0001`}, `device "PCI\\VEN_1234&DEV_0001" is in no models section`},
+		{[]string{"inf", infData + "i225-like.inf", "--os", "ten"}, "invalid --os/--product/--arch"},
+		{[]string{"inf", infData + "i225-like.inf", "--product", "home"}, "product \"home\": accepted workstation, server, dc"},
+		{[]string{"inf", infData + "i225-like.inf", "--lang", "040c"}, "has no [Strings.040c]; its languages: 0407"},
+		{[]string{"inf", infData + "i225-like.inf", "--reg-out", dir + "/x.reg"}, "--reg-out needs --device"},
+		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword is missing"},
+		{[]string{"inf", dir + "/absent.inf"}, "cannot read " + dir + "/absent.inf"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args[1:], code, errs, c.want)
+		}
+	}
+}

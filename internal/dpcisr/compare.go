@@ -1,0 +1,300 @@
+package dpcisr
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// Thresholds are the bounds at which compare reports the cumulative share.
+// They are bucket boundaries, so the shares are exact.
+var Thresholds = []float64{1, 2, 4, 8, 16}
+
+// Alpha is the significance level of compare's verdict.
+const Alpha = 0.05
+
+// Run is one report in a comparison.
+type Run struct {
+	Label  string
+	Report *Report
+}
+
+// Comparison is the result of compare for one module (or all modules).
+type Comparison struct {
+	Module   string              `json:"module,omitempty"`
+	Labels   []string            `json:"labels"`
+	Sections []SectionComparison `json:"sections"`
+}
+
+// SectionComparison compares one section (DPC or ISR) across runs.
+type SectionComparison struct {
+	Name string `json:"name"`
+	// Runs has one entry per run that has this section and module.
+	Runs    []RunDist `json:"runs"`
+	Missing []string  `json:"missing,omitempty"` // labels of runs without it
+	// Buckets is the union of the runs' buckets, ascending; Counts[i][j]
+	// is run i's count in bucket j.
+	Buckets []Bucket  `json:"buckets"`
+	Counts  [][]int64 `json:"counts"`
+	Shares  []Share   `json:"shares"`
+	// Test is the chi-squared test of homogeneity on the bucket counts,
+	// after pooling adjacent sparse buckets (PooledBuckets lists the
+	// original bucket indexes of each pooled column).
+	Test          *stats.ChiSquared `json:"test,omitempty"`
+	PooledBuckets [][]int           `json:"pooled_buckets,omitempty"`
+	// Direction per run after the first: "faster", "slower", "mixed" or
+	// "same" (cumulative shares compared at every bucket boundary).
+	Direction []string `json:"direction,omitempty"`
+	Verdict   string   `json:"verdict"`
+}
+
+// RunDist is one run's histogram with its summary.
+type RunDist struct {
+	Label   string    `json:"label"`
+	Summary Summary   `json:"summary"`
+	Hist    Histogram `json:"-"`
+}
+
+// Share is the cumulative share at or below a threshold, per run, with
+// the difference from the first run in percentage points.
+type Share struct {
+	Us    float64   `json:"le_us"`
+	Pct   []float64 `json:"pct"`
+	Delta []float64 `json:"delta_pp"` // run - first run; 0 for the first
+	Exact []bool    `json:"exact"`
+}
+
+// Compare compares the named module (all modules when empty) in every
+// section name the runs have, DPC first. A section name that occurs more
+// than once in a file (concatenated reports) is compared by its first
+// occurrence.
+func Compare(runs []Run, module string) (*Comparison, error) {
+	if len(runs) < 2 {
+		return nil, fmt.Errorf("compare needs at least 2 reports, have %d", len(runs))
+	}
+	c := &Comparison{Module: module}
+	for _, r := range runs {
+		c.Labels = append(c.Labels, r.Label)
+	}
+	for _, name := range []string{DPC, ISR} {
+		sc := SectionComparison{Name: name}
+		for _, r := range runs {
+			sec := firstSection(r.Report, name)
+			if sec == nil {
+				sc.Missing = append(sc.Missing, r.Label)
+				continue
+			}
+			h, ok := sec.Pick(module)
+			if !ok || h.Sum() == 0 {
+				sc.Missing = append(sc.Missing, r.Label)
+				continue
+			}
+			sc.Runs = append(sc.Runs, RunDist{Label: r.Label, Summary: Summarize(h), Hist: h})
+			if module != "" {
+				c.Module = h.Module // as the file spells it
+			}
+		}
+		if len(sc.Runs) == 0 {
+			continue
+		}
+		sc.fill()
+		c.Sections = append(c.Sections, sc)
+	}
+	if len(c.Sections) == 0 {
+		what := "any histogram"
+		if module != "" {
+			what = "module " + module
+		}
+		return nil, fmt.Errorf("no report has %s", what)
+	}
+	return c, nil
+}
+
+func firstSection(r *Report, name string) *Section {
+	for i := range r.Sections {
+		if r.Sections[i].Name == name {
+			return &r.Sections[i]
+		}
+	}
+	return nil
+}
+
+type bkey struct{ gt, le int64 }
+
+func keyOf(b Bucket) bkey {
+	if b.LeUs == nil {
+		return bkey{b.GtUs, math.MaxInt64}
+	}
+	return bkey{b.GtUs, *b.LeUs}
+}
+
+func (sc *SectionComparison) fill() {
+	idx := map[bkey]Bucket{}
+	for _, r := range sc.Runs {
+		for _, b := range r.Hist.Buckets {
+			idx[keyOf(b)] = Bucket{GtUs: b.GtUs, LeUs: b.LeUs}
+		}
+	}
+	for _, b := range idx {
+		sc.Buckets = append(sc.Buckets, b)
+	}
+	sort.Slice(sc.Buckets, func(i, j int) bool {
+		a, b := keyOf(sc.Buckets[i]), keyOf(sc.Buckets[j])
+		if a.gt != b.gt {
+			return a.gt < b.gt
+		}
+		return a.le < b.le
+	})
+	pos := map[bkey]int{}
+	for j, b := range sc.Buckets {
+		pos[keyOf(b)] = j
+	}
+	table := make([][]float64, len(sc.Runs))
+	for i, r := range sc.Runs {
+		row := make([]int64, len(sc.Buckets))
+		table[i] = make([]float64, len(sc.Buckets))
+		for _, b := range r.Hist.Buckets {
+			j := pos[keyOf(b)]
+			row[j] += b.Count
+			table[i][j] += float64(b.Count)
+		}
+		sc.Counts = append(sc.Counts, row)
+	}
+	for _, us := range Thresholds {
+		s := Share{Us: us}
+		for i, r := range sc.Runs {
+			p, ex := ShareAtMost(r.Hist, us)
+			s.Pct = append(s.Pct, p)
+			s.Exact = append(s.Exact, ex)
+			s.Delta = append(s.Delta, p-s.Pct[0])
+			_ = i
+		}
+		sc.Shares = append(sc.Shares, s)
+	}
+	if len(sc.Runs) < 2 {
+		sc.Verdict = fmt.Sprintf("only %s has this; nothing to compare", sc.Runs[0].Label)
+		return
+	}
+	for i := 1; i < len(sc.Runs); i++ {
+		sc.Direction = append(sc.Direction, direction(sc.Counts[0], sc.Counts[i]))
+	}
+	pooled, groups := stats.PoolColumns(table, 5)
+	if len(groups) >= 2 {
+		if t, err := stats.ChiSquaredTest(pooled); err == nil {
+			sc.Test = &t
+			sc.PooledBuckets = groups
+		}
+	}
+	sc.Verdict = sc.verdict()
+}
+
+// direction compares the cumulative distributions of b against a at every
+// bucket boundary: "faster" when b has at least as large a share at or
+// below every boundary (and more at one), "slower" for the reverse.
+func direction(a, b []int64) string {
+	var na, nb int64
+	for j := range a {
+		na += a[j]
+		nb += b[j]
+	}
+	if na == 0 || nb == 0 {
+		return "same"
+	}
+	var ca, cb int64
+	more, less := false, false
+	for j := range a {
+		ca += a[j]
+		cb += b[j]
+		fa, fb := float64(ca)/float64(na), float64(cb)/float64(nb)
+		switch {
+		case fb > fa+1e-12:
+			more = true
+		case fb < fa-1e-12:
+			less = true
+		}
+	}
+	switch {
+	case more && !less:
+		return "faster"
+	case less && !more:
+		return "slower"
+	case more && less:
+		return "mixed"
+	}
+	return "same"
+}
+
+// EffectSize names Cramér's V by Cohen's conventions for df* = 1.
+func EffectSize(v float64) string {
+	switch {
+	case v < 0.1:
+		return "negligible"
+	case v < 0.3:
+		return "small"
+	case v < 0.5:
+		return "medium"
+	}
+	return "large"
+}
+
+// FormatP renders a p-value without false precision.
+func FormatP(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3f", p)
+}
+
+func (sc *SectionComparison) verdict() string {
+	first := sc.Runs[0].Label
+	if sc.Test == nil {
+		return fmt.Sprintf("%s: every run has all executions in one bucket range; no test possible", sc.Name)
+	}
+	t := sc.Test
+	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, FormatP(t.P), t.CramersV)
+	if t.P >= Alpha {
+		return fmt.Sprintf("%s: no significant difference between %s (%s)", sc.Name, strings.Join(labels(sc.Runs), ", "), stat)
+	}
+	var parts []string
+	for i, d := range sc.Direction {
+		r := sc.Runs[i+1]
+		switch d {
+		case "faster", "slower":
+			parts = append(parts, fmt.Sprintf("%s is %s than %s%s", r.Label, d, first, sc.biggestShift(i+1)))
+		case "mixed":
+			parts = append(parts, fmt.Sprintf("%s differs from %s in shape (neither is faster at every bound)%s", r.Label, first, sc.biggestShift(i+1)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s matches %s", r.Label, first))
+		}
+	}
+	return fmt.Sprintf("%s: %s (%s; %s effect)", sc.Name, strings.Join(parts, "; "), stat, EffectSize(t.CramersV))
+}
+
+// biggestShift describes the threshold where run i moved most from run 0.
+func (sc *SectionComparison) biggestShift(i int) string {
+	best := -1
+	for k, s := range sc.Shares {
+		if math.IsNaN(s.Delta[i]) {
+			continue
+		}
+		if best < 0 || math.Abs(s.Delta[i]) > math.Abs(sc.Shares[best].Delta[i]) {
+			best = k
+		}
+	}
+	if best < 0 || sc.Shares[best].Delta[i] == 0 {
+		return ""
+	}
+	s := sc.Shares[best]
+	return fmt.Sprintf(": %.1f%% vs %.1f%% at or below %g µs (%+.1f points)", s.Pct[i], s.Pct[0], s.Us, s.Delta[i])
+}
+
+func labels(rs []RunDist) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Label)
+	}
+	return out
+}

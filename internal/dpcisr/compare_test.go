@@ -1,0 +1,95 @@
+package dpcisr
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCompare(t *testing.T) {
+	ext := mustParse(t, readFixture(t, "xperf-dpcisr-im-extreme.txt"))
+	off := mustParse(t, readFixture(t, "xperf-dpcisr-im-off.txt"))
+	kb := mustParse(t, readFixture(t, "xperf-dpcisr-keyboard-ps2-vs-usb.txt"))
+
+	c, err := Compare([]Run{{"Extreme", ext}, {"Off", off}, {"Extreme again", ext}}, "NDIS.SYS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Module != "ndis.sys" || len(c.Sections) != 2 {
+		t.Fatalf("%+v", c)
+	}
+	d := c.Sections[0]
+	if d.Name != DPC || len(d.Runs) != 3 || len(d.Buckets) != 8 || d.Counts[1][1] != 31000 {
+		t.Fatalf("DPC %+v", d)
+	}
+	if d.Direction[0] != "faster" || d.Direction[1] != "same" {
+		t.Errorf("directions %v", d.Direction)
+	}
+	// Share at or below 4 µs: Extreme (120+2100+9800)/31973, Off (2900+31000+24100)/63865.
+	s4 := d.Shares[2]
+	if s4.Us != 4 || fmtPct(s4.Pct[0]) != "37.59" || fmtPct(s4.Pct[1]) != "90.82" || fmtPct(s4.Delta[1]) != "53.22" || s4.Delta[2] != 0 {
+		t.Errorf("share <= 4: %+v", s4)
+	}
+	if d.Test == nil || d.Test.P > 1e-6 || d.Test.DF != 2*(len(d.PooledBuckets)-1) || d.Test.MinExpected < 5 {
+		t.Errorf("test %+v pooled %v", d.Test, d.PooledBuckets)
+	}
+	if !strings.Contains(d.Verdict, "Off is faster than Extreme") || !strings.Contains(d.Verdict, "Extreme again matches Extreme") {
+		t.Errorf("verdict %q", d.Verdict)
+	}
+
+	// Keyboard file vs itself, whole sections (no overall histogram: the
+	// module blocks are added).
+	c, err = Compare([]Run{{"a", kb}, {"b", kb}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sections[0].Runs[0].Summary.Count != 921+920+938+937 || c.Sections[0].Test.P != 1 || !strings.Contains(c.Sections[0].Verdict, "no significant difference") {
+		t.Errorf("self: %+v", c.Sections[0])
+	}
+	// Everything in one bucket range: nothing to test.
+	one := mustParse(t, "DPC Info\nTotal = 5 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 5\n")
+	two := mustParse(t, "DPC Info\nTotal = 3 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 3\n")
+	c, _ = Compare([]Run{{"one", one}, {"two", two}}, "a.sys")
+	if c.Sections[0].Test != nil || !strings.Contains(c.Sections[0].Verdict, "no test possible") {
+		t.Errorf("one column: %+v", c.Sections[0])
+	}
+
+	// A module only one report has.
+	c, err = Compare([]Run{{"kb", kb}, {"nic", ext}}, "kbdhid.sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sections) != 1 || c.Sections[0].Missing[0] != "nic" || !strings.Contains(c.Sections[0].Verdict, "only kb has this") {
+		t.Errorf("%+v", c.Sections)
+	}
+	if _, err := Compare([]Run{{"a", kb}, {"b", ext}}, "absent.sys"); err == nil || err.Error() != "no report has module absent.sys" {
+		t.Errorf("absent module: %v", err)
+	}
+	if _, err := Compare([]Run{{"a", kb}}, ""); err == nil {
+		t.Error("one report compared")
+	}
+}
+
+func TestDirection(t *testing.T) {
+	for _, c := range []struct {
+		a, b []int64
+		want string
+	}{
+		{[]int64{10, 10}, []int64{20, 0}, "faster"},
+		{[]int64{10, 10}, []int64{0, 20}, "slower"},
+		{[]int64{10, 10}, []int64{1, 1}, "same"},
+		{[]int64{10, 0, 10}, []int64{0, 20, 0}, "mixed"},
+		{[]int64{0, 0}, []int64{1, 1}, "same"},
+	} {
+		if got := direction(c.a, c.b); got != c.want {
+			t.Errorf("%v vs %v: %s", c.a, c.b, got)
+		}
+	}
+}
+
+func fmtPct(v float64) string {
+	if v < 0 {
+		v = -v
+	}
+	return fmt.Sprintf("%.2f", v)
+}

@@ -1,0 +1,331 @@
+package inf
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// RSSKeywords are the standardized INF keywords for receive side scaling
+// (Microsoft's "Standardized INF Keywords for RSS"). An adapter whose INF
+// installs only *RSS and *NumRSSQueues gets no say over which processors
+// RSS uses.
+var RSSKeywords = []string{
+	"*RSS", "*NumRSSQueues", "*RSSProfile", "*MaxRssProcessors",
+	"*RssBaseProcGroup", "*RssBaseProcNumber", "*RssMaxProcGroup", "*RssMaxProcNumber", "*NumaNodeId",
+}
+
+// IsRSS reports whether name is a standardized RSS keyword.
+func IsRSS(name string) bool {
+	for _, k := range RSSKeywords {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// DeviceReport is what a device gets from an INF on a target Windows.
+type DeviceReport struct {
+	File           string    `json:"file"`
+	Device         string    `json:"device"`
+	Target         Target    `json:"target"`
+	Manufacturer   string    `json:"manufacturer"`
+	Decoration     string    `json:"decoration"` // as written; "" for the undecorated section
+	ModelsSection  string    `json:"models_section"`
+	Model          *Model    `json:"model,omitempty"`
+	InstallSection string    `json:"install_section"`
+	Keywords       []Keyword `json:"keywords"`
+	Values         []Value   `json:"values,omitempty"`
+	RSS            []string  `json:"rss"`         // standardized RSS keywords installed
+	MissingRSS     []string  `json:"missing_rss"` // installed by another decoration, not by this one
+	// MissingRSSFrom names, per missing keyword, the decorations that have it.
+	MissingRSSFrom map[string][]string `json:"missing_rss_from,omitempty"`
+	// NotInINF are standardized RSS keywords no decoration installs.
+	NotInINF     []string           `json:"rss_not_in_inf"`
+	OtherProduct *OtherProduct      `json:"other_product,omitempty"`
+	Decorations  []DecorationReport `json:"decorations"`
+	Candidates   []Candidate        `json:"candidates"`
+	Notes        []string           `json:"notes,omitempty"`
+	installs     map[string]*Install
+}
+
+// OtherProduct is what the same Windows version of the other product type
+// (server for a workstation target, and back) would use.
+type OtherProduct struct {
+	ProductType    int      `json:"product_type"`
+	Decoration     string   `json:"decoration"`
+	InstallSection string   `json:"install_section,omitempty"`
+	ListsDevice    bool     `json:"lists_device"`
+	RSS            []string `json:"rss,omitempty"`
+}
+
+// DecorationReport is one models section that lists the device.
+type DecorationReport struct {
+	Decoration     string   `json:"decoration"`
+	Describe       string   `json:"describe"`
+	ModelsSection  string   `json:"models_section"`
+	HardwareID     string   `json:"hardware_id"`
+	InstallSection string   `json:"install_section"`
+	Applies        bool     `json:"applies"`
+	Reason         string   `json:"reason,omitempty"`
+	Chosen         bool     `json:"chosen"`
+	RSS            []string `json:"rss"`
+	Keywords       []string `json:"keywords"`
+}
+
+// Analyze follows device through the INF for target t.
+func Analyze(f *File, device string, t Target, lang string, load Loader) (*DeviceReport, error) {
+	mans, err := f.Manufacturers(lang)
+	if err != nil {
+		return nil, err
+	}
+	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
+	var man *Manufacturer
+	type hit struct {
+		d     Decoration
+		model Model
+		id    string
+	}
+	var hits []hit
+	for i := range mans {
+		for _, d := range mans[i].AllDecorations(f) {
+			m, id, ok := bestModel(f.Models(mans[i].ModelsSection(d), lang), device)
+			if ok {
+				hits = append(hits, hit{d, m, id})
+			}
+		}
+		if len(hits) > 0 {
+			man = &mans[i]
+			break
+		}
+	}
+	if man == nil {
+		ids := allIDs(f, mans, lang)
+		eg := ""
+		if len(ids) > 0 {
+			eg = fmt.Sprintf("; it lists %d, e.g. %s", len(ids), strings.Join(ids[:min(3, len(ids))], ", "))
+		}
+		return nil, fmt.Errorf("device %q is in no models section of %s%s", device, f.Name, eg)
+	}
+	rep.Manufacturer = man.Name
+	best, cands := f.Choose(*man, t)
+	rep.Candidates = cands
+	union := map[string][]string{} // RSS keyword -> decorations installing it
+	for _, h := range hits {
+		in, err := f.Resolve(h.model.InstallSection, t, lang, load)
+		if err != nil {
+			return nil, err
+		}
+		rep.installs[h.d.Raw] = in
+		dr := DecorationReport{
+			Decoration: h.d.Raw, Describe: h.d.Describe(), ModelsSection: man.ModelsSection(h.d), HardwareID: h.id,
+			InstallSection: in.Section, RSS: []string{}, Keywords: []string{},
+		}
+		dr.Applies, dr.Reason = h.d.Applies(t)
+		dr.Chosen = best != nil && best.Decoration.Raw == h.d.Raw
+		for _, k := range in.Keywords {
+			dr.Keywords = append(dr.Keywords, k.Name)
+			if IsRSS(k.Name) {
+				dr.RSS = append(dr.RSS, canonicalRSS(k.Name))
+				union[canonicalRSS(k.Name)] = append(union[canonicalRSS(k.Name)], decoName(h.d.Raw))
+			}
+		}
+		for _, n := range in.Notes {
+			if !contains(rep.Notes, n) {
+				rep.Notes = append(rep.Notes, n)
+			}
+		}
+		rep.Decorations = append(rep.Decorations, dr)
+		if dr.Chosen {
+			m := h.model
+			rep.Model = &m
+			rep.Decoration = h.d.Raw
+			rep.ModelsSection = dr.ModelsSection
+			rep.InstallSection = in.Section
+			rep.Keywords = in.Keywords
+			rep.Values = in.Values
+			rep.RSS = dr.RSS
+		}
+	}
+	switch {
+	case best == nil:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no models section of %s applies to Windows %d.%d.%d %s %s: the driver does not install there", man.Name, t.Major, t.Minor, t.Build, ProductName(t.ProductType), t.Arch))
+	case rep.Model == nil:
+		rep.Decoration, rep.ModelsSection = best.Decoration.Raw, best.Section
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Windows %d.%d.%d %s uses [%s], which does not list %s: this INF does not install the device there", t.Major, t.Minor, t.Build, ProductName(t.ProductType), best.Section, device))
+	}
+	rep.MissingRSSFrom = map[string][]string{}
+	for _, k := range RSSKeywords {
+		decos, ok := union[k]
+		switch {
+		case !ok:
+			rep.NotInINF = append(rep.NotInINF, k)
+		case rep.Model != nil && !contains(rep.RSS, k):
+			rep.MissingRSS = append(rep.MissingRSS, k)
+			rep.MissingRSSFrom[k] = decos
+		}
+	}
+	if len(rep.MissingRSSFrom) == 0 {
+		rep.MissingRSSFrom = nil
+	}
+	rep.OtherProduct = otherProduct(f, *man, t, device, lang, rep)
+	return rep, nil
+}
+
+func otherProduct(f *File, man Manufacturer, t Target, device, lang string, rep *DeviceReport) *OtherProduct {
+	t2 := t
+	if t.ProductType == Workstation {
+		t2.ProductType = Server
+	} else {
+		t2.ProductType = Workstation
+	}
+	best, _ := f.Choose(man, t2)
+	if best == nil {
+		return nil
+	}
+	op := &OtherProduct{ProductType: t2.ProductType, Decoration: best.Decoration.Raw}
+	if in, ok := rep.installs[best.Decoration.Raw]; ok {
+		op.ListsDevice = true
+		op.InstallSection = in.Section
+		for _, k := range in.Keywords {
+			if IsRSS(k.Name) {
+				op.RSS = append(op.RSS, canonicalRSS(k.Name))
+			}
+		}
+	}
+	return op
+}
+
+func decoName(raw string) string {
+	if raw == "" {
+		return "(undecorated)"
+	}
+	return raw
+}
+
+func canonicalRSS(name string) string {
+	for _, k := range RSSKeywords {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+	}
+	return name
+}
+
+// bestModel finds the model line whose hardware ID matches device best.
+func bestModel(models []Model, device string) (Model, string, bool) {
+	var best Model
+	var id string
+	score := 0
+	for _, m := range models {
+		for _, h := range m.HardwareIDs {
+			if s := MatchDevice(h, device); s > score || s == score && s > 0 && len(h) > len(id) && s == 2 {
+				best, id, score = m, h, s
+			}
+		}
+	}
+	return best, id, score > 0
+}
+
+func allIDs(f *File, mans []Manufacturer, lang string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range mans {
+		for _, d := range m.AllDecorations(f) {
+			for _, md := range f.Models(m.ModelsSection(d), lang) {
+				for _, h := range md.HardwareIDs {
+					if !seen[strings.ToUpper(h)] {
+						seen[strings.ToUpper(h)] = true
+						out = append(out, h)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SourceOf returns the definition of a keyword missing from the chosen
+// decoration, from the first decoration that installs it.
+func (rep *DeviceReport) SourceOf(name string) (*Keyword, string) {
+	for _, d := range rep.Decorations {
+		if in, ok := rep.installs[d.Decoration]; ok && !d.Chosen {
+			if k := in.Keyword(name); k != nil {
+				return k, decoName(d.Decoration)
+			}
+		}
+	}
+	return nil, ""
+}
+
+// Listing is every device of an INF per decoration.
+type Listing struct {
+	File          string                `json:"file"`
+	Target        Target                `json:"target"`
+	Manufacturers []ManufacturerListing `json:"manufacturers"`
+}
+
+// ManufacturerListing lists one manufacturer's models sections.
+type ManufacturerListing struct {
+	Name     string           `json:"name"`
+	Sections []SectionListing `json:"sections"`
+}
+
+// SectionListing is one models section and its devices.
+type SectionListing struct {
+	Candidate
+	Describe string          `json:"describe"`
+	Chosen   bool            `json:"chosen"`
+	Devices  []DeviceListing `json:"devices"`
+}
+
+// DeviceListing is one device line with its resolved install section.
+type DeviceListing struct {
+	Description    string   `json:"description"`
+	HardwareIDs    []string `json:"hardware_ids"`
+	InstallSection string   `json:"install_section"` // with the platform extension Windows picks
+	Line           int      `json:"line"`
+}
+
+// List lists every device ID with its install section per decoration.
+// Every install section is followed through Include/Needs so that a broken
+// chain (a Needs loop) is reported here too.
+func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
+	mans, err := f.Manufacturers(lang)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{File: f.Name, Target: t}
+	for _, m := range mans {
+		ml := ManufacturerListing{Name: m.Name}
+		best, cands := f.Choose(m, t)
+		for _, c := range cands {
+			sl := SectionListing{Candidate: c, Describe: c.Decoration.Describe(), Chosen: best != nil && best.Section == c.Section, Devices: []DeviceListing{}}
+			for _, md := range f.Models(c.Section, lang) {
+				inst := md.InstallSection
+				if s := f.installSection(md.InstallSection, t); s != nil {
+					inst = s.Name
+					if _, err := f.Resolve(md.InstallSection, t, lang, load); err != nil {
+						return nil, err
+					}
+				}
+				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
+			}
+			ml.Sections = append(ml.Sections, sl)
+		}
+		l.Manufacturers = append(l.Manufacturers, ml)
+	}
+	return l, nil
+}
+
+// Keyword returns the chosen install's keyword named name (ignoring case).
+func (rep *DeviceReport) Keyword(name string) *Keyword {
+	for i := range rep.Keywords {
+		if strings.EqualFold(rep.Keywords[i].Name, name) {
+			return &rep.Keywords[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,403 @@
+package inf
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// Every INF in testdata was WRITTEN for these tests in the structure of
+// real NDIS miniport INFs; none is a vendor file (see testdata/README.md).
+func load(t testing.TB, name string) *File {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(bytes.NewReader(b), name)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return f
+}
+
+func loader(t testing.TB) Loader {
+	return func(name string) (*File, error) {
+		b, err := os.ReadFile(filepath.Join("testdata", filepath.Base(name)))
+		if err != nil {
+			return nil, errors.New("not found")
+		}
+		return Parse(bytes.NewReader(b), name)
+	}
+}
+
+func mustTarget(t testing.TB, v, p string) Target {
+	t.Helper()
+	tg, err := ParseTarget(v, p, "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func TestSyntax(t *testing.T) {
+	src := "junk before sections\r\n" +
+		"[Sec One]   ; comment\r\n" +
+		"Key = \"a;b\", c ; trailing comment\r\n" +
+		"\"Quoted = Key\" = \"say \"\"hi\"\"\",  x , , \"\"\r\n" +
+		"Long = one, \\\r\n" +
+		"       two, \\   ; comment after the backslash\r\n" +
+		"       three\r\n" +
+		"novalue\r\n" +
+		"[sec one]\r\n" +
+		"Later = %Tok%, %missing%, 100%%, %%Tok%%\r\n" +
+		"[Strings]\r\n" +
+		"Tok = \"Token value\"\r\n" +
+		"Pct = \"50%% off\"\r\n" +
+		"[Strings.0407]\r\n" +
+		"TOK = \"Wert\"\r\n"
+	f, err := Parse(strings.NewReader(src), "x.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Section("SEC ONE")
+	if s == nil || s.Name != "Sec One" || len(s.Lines) != 5 || len(f.Sections) != 3 {
+		t.Fatalf("sections %+v", f.Sections)
+	}
+	want := []Line{
+		{Num: 3, Key: "Key", HasKey: true, Fields: []string{"a;b", "c"}},
+		{Num: 4, Key: "Quoted = Key", HasKey: true, Fields: []string{`say "hi"`, "x", "", ""}},
+		{Num: 5, Key: "Long", HasKey: true, Fields: []string{"one", "two", "three"}},
+		{Num: 8, Fields: []string{"novalue"}},
+		{Num: 10, Key: "Later", HasKey: true, Fields: []string{"%Tok%", "%missing%", "100%%", "%%Tok%%"}},
+	}
+	if !reflect.DeepEqual(s.Lines, want) {
+		t.Errorf("lines\n got %+v\nwant %+v", s.Lines, want)
+	}
+	l := s.Lines[4]
+	var got []string
+	for _, fld := range l.Fields {
+		got = append(got, f.Expand(fld, ""))
+	}
+	if !reflect.DeepEqual(got, []string{"Token value", "%missing%", "100%", "%Tok%"}) {
+		t.Errorf("expanded %q", got)
+	}
+	if v := f.Expand("%tok%", "0407"); v != "Wert" {
+		t.Errorf("localized %q", v)
+	}
+	if v := f.Expand("%pct%", "0407"); v != "50% off" {
+		t.Errorf("fallback to [Strings] and %%%% in a value: %q", v)
+	}
+	if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "line 1: text before the first section") {
+		t.Errorf("notes %v", f.Notes)
+	}
+	if !reflect.DeepEqual(f.Languages(), []string{"0407"}) {
+		t.Errorf("languages %v", f.Languages())
+	}
+}
+
+func TestEncodings(t *testing.T) {
+	u := load(t, "rtl-like-utf16.inf")
+	if u.Encoding != "utf-16le" || u.Section("Vendor.NTamd64.10.0...18362") == nil {
+		t.Errorf("utf-16: %s", u.Encoding)
+	}
+	c := load(t, "common-ndi.inf")
+	if c.Encoding != "windows-1252" || c.Expand("%On%", "") != "Aktiviert (Übertragung)" {
+		t.Errorf("ansi: %s %q", c.Encoding, c.Expand("%On%", ""))
+	}
+	// The same INF in UTF-16BE and UTF-8 with a BOM reads the same.
+	b, _ := os.ReadFile("testdata/i225-like.inf")
+	ref := load(t, "i225-like.inf")
+	for name, data := range map[string][]byte{"utf-16be": utf16be(string(b)), "utf-8 bom": append([]byte("\xef\xbb\xbf"), b...)} {
+		f, err := Parse(bytes.NewReader(data), "x")
+		if err != nil || len(f.Sections) != len(ref.Sections) || f.Expand("%RSS%", "0407") != "Empfangsseitige Skalierung" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func utf16be(s string) []byte {
+	out := []byte{0xFE, 0xFF}
+	for _, c := range utf16.Encode([]rune(s)) {
+		out = append(out, byte(c>>8), byte(c))
+	}
+	return out
+}
+
+func TestDecorations(t *testing.T) {
+	for _, c := range []struct {
+		raw                   string
+		arch                  string
+		major, minor, pt, bld int
+		err                   bool
+	}{
+		{"NTamd64", "amd64", 0, 0, 0, 0, false},
+		{"NTamd64.10.0", "amd64", 10, 0, 0, 0, false},
+		{"NTamd64.10.0.1", "amd64", 10, 0, 1, 0, false},
+		{"NTamd64.10.0...18362", "amd64", 10, 0, 0, 18362, false},
+		{"ntAMD64.10.0.1..18362", "amd64", 10, 0, 1, 18362, false},
+		{"NT", "", 0, 0, 0, 0, false},
+		{"NTx86.6.3", "x86", 6, 3, 0, 0, false},
+		{"Win64", "", 0, 0, 0, 0, true},
+		{"NTamd64.ten", "", 0, 0, 0, 0, true},
+		{"NTamd64.10.0.7", "", 0, 0, 0, 0, true},
+		{"NTmips", "", 0, 0, 0, 0, true},
+		{"NTamd64.10.0.1.0.1.2", "", 0, 0, 0, 0, true},
+	} {
+		d, err := ParseDecoration(c.raw)
+		if (err != nil) != c.err {
+			t.Errorf("%s: err %v", c.raw, err)
+			continue
+		}
+		if !c.err && (d.Arch != c.arch || d.Major != c.major || d.Minor != c.minor || d.ProductType != c.pt || d.Build != c.bld) {
+			t.Errorf("%s: %+v", c.raw, d)
+		}
+	}
+	m := Manufacturer{Models: "M"}
+	for _, r := range []string{"NTamd64", "NTamd64.6.3", "NTamd64.10.0", "NTamd64.10.0...18362", "NTamd64.10.0.1", "NTamd64.10.0.3..17763", "NTamd64.10.0...26100", "NTx86.10.0", "NTarm64.10.0"} {
+		d, _ := ParseDecoration(r)
+		m.Decorations = append(m.Decorations, d)
+	}
+	f := &File{byName: map[string]*Section{}}
+	for _, d := range m.Decorations {
+		n := m.ModelsSection(d)
+		f.byName[strings.ToLower(n)] = &Section{Name: n}
+	}
+	for _, c := range []struct{ os, product, arch, want string }{
+		{"10.0.22631", "workstation", "amd64", "NTamd64.10.0.1"},   // a product type outranks a build
+		{"10.0.22631", "server", "amd64", "NTamd64.10.0.3..17763"}, // server section from 17763
+		{"10.0.17134", "server", "amd64", "NTamd64.10.0"},          // both build-specific sections are newer
+		{"10.0.26100", "dc", "amd64", "NTamd64.10.0...26100"},      // highest build among product-less
+		{"6.3.9600", "workstation", "amd64", "NTamd64.6.3"},        // Windows 8.1
+		{"6.1.7601", "workstation", "amd64", "NTamd64"},            // Windows 7: arch only
+		{"10.0.22631", "workstation", "x86", "NTx86.10.0"},         // other architecture
+		{"10.0.22631", "workstation", "arm64", "NTarm64.10.0"},     // and another
+	} {
+		tg, err := ParseTarget(c.os, c.product, c.arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, _ := f.Choose(m, tg)
+		got := ""
+		if best != nil {
+			got = best.Decoration.Raw
+		}
+		if got != c.want {
+			t.Errorf("%s %s %s: chose %q, want %q", c.os, c.product, c.arch, got, c.want)
+		}
+	}
+	for _, bad := range [][3]string{{"10", "workstation", "amd64"}, {"10.0.x", "server", "amd64"}, {"10.0.1", "home", "amd64"}, {"10.0.1", "server", "mips"}} {
+		if _, err := ParseTarget(bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+// The I225-V case: the workstation decoration lacks RSSAdvanced.reg, the
+// server decoration has it.
+func TestI225Case(t *testing.T) {
+	f := load(t, "i225-like.inf")
+	rep, err := Analyze(f, `pci\ven_8086&dev_15f3`, mustTarget(t, "10.0.22631", "workstation"), "", loader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decoration != "NTamd64.10.0.1..17763" || rep.InstallSection != "I225V.10.0.1.NTamd64" || rep.Model.Line != 35 {
+		t.Errorf("chain: %s %s %+v", rep.Decoration, rep.InstallSection, rep.Model)
+	}
+	var names []string
+	for _, k := range rep.Keywords {
+		names = append(names, k.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"*JumboPacket", "*InterruptModeration", "ITR", "*RSS", "*NumRssQueues"}) {
+		t.Errorf("keywords %v", names)
+	}
+	wantMissing := []string{"*RSSProfile", "*MaxRssProcessors", "*RssBaseProcNumber", "*RssMaxProcNumber", "*NumaNodeId"}
+	if !reflect.DeepEqual(rep.MissingRSS, wantMissing) || !reflect.DeepEqual(rep.RSS, []string{"*RSS", "*NumRSSQueues"}) {
+		t.Errorf("RSS %v, missing %v", rep.RSS, rep.MissingRSS)
+	}
+	if !reflect.DeepEqual(rep.NotInINF, []string{"*RssBaseProcGroup", "*RssMaxProcGroup"}) {
+		t.Errorf("not in INF %v", rep.NotInINF)
+	}
+	if op := rep.OtherProduct; op == nil || op.Decoration != "NTamd64.10.0.3..17763" || len(op.RSS) != 7 {
+		t.Errorf("other product %+v", rep.OtherProduct)
+	}
+	jumbo := rep.Keywords[0]
+	if jumbo.Type != "enum" || jumbo.Default != "1514" || len(jumbo.Values) != 3 || jumbo.Values[2] != (EnumValue{"9014", "9014 Bytes"}) ||
+		jumbo.Value == nil || jumbo.Value.Data != "1514" || jumbo.Other["LimitText"] != "a ; inside quotes is text" || jumbo.ParamDesc != "Jumbo Packet" {
+		t.Errorf("jumbo %+v", jumbo)
+	}
+	itr := rep.Keywords[2]
+	if itr.Values[0].Value != "0" || itr.Values[6].Value != "65535" || itr.Values[5].Desc != "Extreme" {
+		t.Errorf("enum values sorted numerically: %+v", itr.Values)
+	}
+
+	// The server gets everything, nothing is missing.
+	srv, err := Analyze(f, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, mustTarget(t, "10.0.20348", "server"), "0407", loader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.InstallSection != "I225V.10.0.3.NTamd64" || len(srv.MissingRSS) != 0 || len(srv.RSS) != 7 {
+		t.Errorf("server: %s %v %v", srv.InstallSection, srv.RSS, srv.MissingRSS)
+	}
+	prof := srv.Keywords[5]
+	if prof.Name != "*RSSProfile" || prof.ParamDesc != "RSS-Lastenausgleichsprofil" || prof.Default != "4" || len(prof.Values) != 5 {
+		t.Errorf("localized, mixed-case Ndi\\params: %+v", prof)
+	}
+	numa := srv.Keyword("*numanodeid")
+	if numa == nil || numa.Type != "dword" || numa.Value == nil || !numa.Value.IsDWORD() || numa.Value.Data != "65535" {
+		t.Errorf("numa %+v", numa)
+	}
+	im := srv.Keyword("*InterruptModeration")
+	if im.ParamDesc != `Interrupt-Drosselung ("Moderation")` {
+		t.Errorf("\"\" escape in a localized string: %q", im.ParamDesc)
+	}
+
+	// Before build 17763 both product types share the 16299 section.
+	old, _ := Analyze(f, `PCI\VEN_8086&DEV_15F3`, mustTarget(t, "10.0.17134", "workstation"), "", nil)
+	if old.Decoration != "NTamd64.10.0...16299" || !reflect.DeepEqual(old.MissingRSS, wantMissing) {
+		t.Errorf("1803: %s %v", old.Decoration, old.MissingRSS)
+	}
+	// Windows 8.1 gets nothing from this INF.
+	w81, _ := Analyze(f, `PCI\VEN_8086&DEV_15F3`, mustTarget(t, "6.3.9600", "workstation"), "", nil)
+	if w81.Model != nil || len(w81.MissingRSS) != 0 || !strings.Contains(strings.Join(w81.Notes, "\n"), "does not install there") {
+		t.Errorf("8.1: %+v", w81)
+	}
+	if _, err := Analyze(f, `PCI\VEN_10EC&DEV_8168`, mustTarget(t, "10.0.22631", "workstation"), "", nil); err == nil ||
+		!strings.Contains(err.Error(), `device "PCI\\VEN_10EC&DEV_8168" is in no models section of i225-like.inf; it lists 3`) {
+		t.Errorf("unknown device: %v", err)
+	}
+}
+
+func TestRegFile(t *testing.T) {
+	f := load(t, "i225-like.inf")
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_15F3`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	n, err := WriteReg(&b, rep)
+	if err != nil || n != 5 {
+		t.Fatalf("%d %v", n, err)
+	}
+	s := b.String()
+	base := `[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\NNNN`
+	for _, want := range []string{
+		"Windows Registry Editor Version 5.00\r\n\r\n",
+		base + "]\r\n\"*RSSProfile\"=\"4\"\r\n",
+		base + `\Ndi\Params\*RSSProfile]` + "\r\n\"ParamDesc\"=\"RSS load balancing profile\"\r\n\"type\"=\"enum\"\r\n\"default\"=\"4\"\r\n",
+		base + `\Ndi\Params\*RSSProfile\Enum]` + "\r\n\"1\"=\"ClosestProcessor\"\r\n",
+		base + "]\r\n\"*NumaNodeId\"=dword:0000ffff\r\n",
+		"\"max\"=\"63\"",
+		"; Replace NNNN with the adapter's subkey",
+		"MatchingDeviceId -like 'pci\\ven_8086&dev_15f3*'",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf(".reg lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "*RSS\"=") || strings.Contains(s, "NumRssQueues]") {
+		t.Error(".reg adds keywords the device already has")
+	}
+}
+
+func TestIncludeNeedsAndUTF16(t *testing.T) {
+	f := load(t, "rtl-like-utf16.inf")
+	rep, err := Analyze(f, `PCI\VEN_10EC&DEV_8125`, mustTarget(t, "10.0.19045", "workstation"), "", loader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decoration != "NTamd64.10.0...18362" || rep.InstallSection != "Nic.Win10.19H1.NTamd64" {
+		t.Fatalf("%s %s", rep.Decoration, rep.InstallSection)
+	}
+	if !reflect.DeepEqual(rep.RSS, []string{"*RSS", "*NumRSSQueues", "*MaxRssProcessors"}) || len(rep.MissingRSS) != 0 {
+		t.Errorf("RSS %v missing %v", rep.RSS, rep.MissingRSS)
+	}
+	q := rep.Keywords[2]
+	if q.Name != "*NumRSSQueues" || q.Min != "" || q.Max != "4" || q.Sections[0] != "CommonRss.reg" {
+		t.Errorf("FLG_ADDREG_DELVAL: %+v", q)
+	}
+	sd := rep.Keywords[0]
+	if sd.ParamDesc != "Speed & Duplex" || sd.Values[2].Desc != "100% sure" {
+		t.Errorf("speed %+v", sd)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if !strings.Contains(notes, "Include=machine.inf not analysed") || !strings.Contains(notes, "Needs=PciCommon.HW not found") {
+		t.Errorf("notes %v", rep.Notes)
+	}
+	// On 1809 the plain 10.0 section: no advanced section, so
+	// *MaxRssProcessors is missing compared with the 18362 one.
+	old, _ := Analyze(f, `PCI\VEN_10EC&DEV_8125`, mustTarget(t, "10.0.17763", "workstation"), "", loader(t))
+	if old.Decoration != "NTamd64.10.0" || !reflect.DeepEqual(old.MissingRSS, []string{"*MaxRssProcessors"}) ||
+		!reflect.DeepEqual(old.MissingRSSFrom["*MaxRssProcessors"], []string{"NTamd64.10.0...18362"}) {
+		t.Errorf("1809: %s %v %v", old.Decoration, old.MissingRSS, old.MissingRSSFrom)
+	}
+	l, err := List(f, mustTarget(t, "10.0.22631", "workstation"), "", loader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := l.Manufacturers[0].Sections
+	if len(secs) != 5 || !secs[3].Chosen || secs[3].Devices[0].InstallSection != "Nic.Win10.19H1.NTamd64" ||
+		secs[0].Devices[0].InstallSection != "Nic.Legacy.NT" || secs[4].Applies {
+		t.Errorf("listing %+v", secs)
+	}
+}
+
+func TestLoopAndErrors(t *testing.T) {
+	f := load(t, "loop.inf")
+	_, err := Analyze(f, `PCI\VEN_1234&DEV_0001`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 15 || !strings.Contains(err.Error(), "[LoopA.NTamd64] -> [LoopB] -> [LoopA.NTamd64]") {
+		t.Errorf("loop: %v", err)
+	}
+	if _, err := List(f, mustTarget(t, "10.0.22631", "workstation"), "", nil); err == nil {
+		t.Error("List follows the loop without noticing")
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"empty", "", "line 1: empty file"},
+		{"binary", "[Version]\n\x00\x01\x02", "line 2: not text (byte 0x00 at offset 10)"},
+		{"no section", "just words\nand more\n", "line 3: no [section] in 3 lines"},
+		{"open header", "[Version\nSignature=x\n", "line 1: section header \"[Version\" has no closing ']'"},
+		{"empty header", "[ ]\n", "line 1: empty section name"},
+	} {
+		_, err := Parse(strings.NewReader(c.in), "x.inf")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"no manufacturer", "[Version]\nSignature=x\n", "line 3: no [Manufacturer] section"},
+		{"bad decoration", "[Manufacturer]\nX = M, NTamd64.ten\n", "line 2: decoration \"NTamd64.ten\": field 1"},
+		{"empty manufacturer", "[Manufacturer]\n", "line 1: [Manufacturer] is empty"},
+	} {
+		f, err := Parse(strings.NewReader(c.in), "x.inf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = List(f, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMatchDevice(t *testing.T) {
+	for _, c := range []struct {
+		inf, given string
+		want       int
+	}{
+		{`PCI\VEN_8086&DEV_15F3`, `pci\ven_8086&dev_15f3`, 3},
+		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, 2},
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3`, 1},
+		{`PCI\VEN_8086&DEV_15F`, `PCI\VEN_8086&DEV_15F3`, 0},
+		{`PCI\VEN_8086&DEV_15F2`, `PCI\VEN_8086&DEV_15F3`, 0},
+	} {
+		if got := MatchDevice(c.inf, c.given); got != c.want {
+			t.Errorf("%s vs %s: %d", c.inf, c.given, got)
+		}
+	}
+}

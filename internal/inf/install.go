@@ -1,0 +1,562 @@
+package inf
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Manufacturer is one [Manufacturer] entry.
+type Manufacturer struct {
+	Name        string       `json:"name"`
+	Models      string       `json:"models"` // base name of the models sections
+	Decorations []Decoration `json:"decorations"`
+	Line        int          `json:"line"`
+}
+
+// Manufacturers reads [Manufacturer]. Bad decorations are errors: Windows
+// would not install from such a file either.
+func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
+	s := f.Section("Manufacturer")
+	if s == nil {
+		return nil, &ParseError{Line: f.Lines, Msg: "no [Manufacturer] section: expected a device INF that lists manufacturers and their models"}
+	}
+	var out []Manufacturer
+	for _, l := range s.Lines {
+		m := Manufacturer{Line: l.Num}
+		if l.HasKey {
+			m.Name = f.Expand(l.Key, lang)
+			m.Models = f.Expand(l.Field(0), lang)
+		} else {
+			m.Models = f.Expand(l.Field(0), lang)
+			m.Name = m.Models
+		}
+		if m.Models == "" {
+			return nil, &ParseError{Line: l.Num, Msg: "manufacturer entry without a models section: expected %Name% = ModelsSection[, NTamd64...]"}
+		}
+		for _, raw := range l.Fields[1:] {
+			raw = f.Expand(raw, lang)
+			if strings.TrimSpace(raw) == "" {
+				continue
+			}
+			d, err := ParseDecoration(raw)
+			if err != nil {
+				return nil, &ParseError{Line: l.Num, Msg: err.Error()}
+			}
+			m.Decorations = append(m.Decorations, d)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, &ParseError{Line: s.Line, Msg: "[Manufacturer] is empty: expected %Name% = ModelsSection[, NTamd64...]"}
+	}
+	return out, nil
+}
+
+// ModelsSection is the section name for a decoration.
+func (m Manufacturer) ModelsSection(d Decoration) string {
+	if d.Raw == "" {
+		return m.Models
+	}
+	return m.Models + "." + d.Raw
+}
+
+// AllDecorations is the undecorated section (if the INF has it) followed
+// by the listed decorations.
+func (m Manufacturer) AllDecorations(f *File) []Decoration {
+	var out []Decoration
+	if f.Section(m.Models) != nil {
+		out = append(out, Decoration{})
+	}
+	return append(out, m.Decorations...)
+}
+
+// Candidate is a decoration with whether and why it applies to a target.
+type Candidate struct {
+	Decoration Decoration `json:"decoration"`
+	Section    string     `json:"section"`
+	Exists     bool       `json:"exists"`
+	Applies    bool       `json:"applies"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// Choose ranks the manufacturer's models sections for t: the best
+// applicable one first (nil when none applies), and every candidate.
+func (f *File) Choose(m Manufacturer, t Target) (*Candidate, []Candidate) {
+	var cs []Candidate
+	for _, d := range m.AllDecorations(f) {
+		c := Candidate{Decoration: d, Section: m.ModelsSection(d), Exists: f.Section(m.ModelsSection(d)) != nil}
+		c.Applies, c.Reason = d.Applies(t)
+		if c.Applies && !c.Exists {
+			c.Applies, c.Reason = false, "listed in [Manufacturer] but the INF has no ["+c.Section+"]"
+		}
+		cs = append(cs, c)
+	}
+	var best *Candidate
+	for i := range cs {
+		if cs[i].Applies && (best == nil || cs[i].Decoration.Better(best.Decoration)) {
+			best = &cs[i]
+		}
+	}
+	return best, cs
+}
+
+// Model is one device line of a models section.
+type Model struct {
+	Description    string   `json:"description"`
+	InstallSection string   `json:"install_section"`
+	HardwareIDs    []string `json:"hardware_ids"` // hardware ID then compatible IDs
+	Line           int      `json:"line"`
+}
+
+// Models reads a models section.
+func (f *File) Models(section, lang string) []Model {
+	s := f.Section(section)
+	if s == nil {
+		return nil
+	}
+	var out []Model
+	for _, l := range s.Lines {
+		if len(l.Fields) < 2 {
+			continue // ExcludeFromSelect and friends
+		}
+		m := Model{Description: f.Expand(l.Key, lang), InstallSection: f.Expand(l.Field(0), lang), Line: l.Num}
+		for _, id := range l.Fields[1:] {
+			if id = strings.TrimSpace(f.Expand(id, lang)); id != "" {
+				m.HardwareIDs = append(m.HardwareIDs, id)
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// MatchDevice ranks how well an INF hardware ID matches the ID a user gave:
+// 3 equal, 2 the INF's ID is a less specific form of it (PCI\VEN_8086&DEV_15F3
+// for ...&SUBSYS_...), 1 the user's is a less specific form of the INF's,
+// 0 no match. Case is ignored, as Windows does.
+func MatchDevice(infID, given string) int {
+	a, b := strings.ToUpper(infID), strings.ToUpper(strings.TrimSpace(given))
+	switch {
+	case a == b:
+		return 3
+	case strings.HasPrefix(b, a+"&"):
+		return 2
+	case strings.HasPrefix(a, b+"&"):
+		return 1
+	}
+	return 0
+}
+
+// Install is what a DDInstall section installs.
+type Install struct {
+	Section  string    `json:"install_section"` // as found, with its platform extension
+	Line     int       `json:"line"`
+	AddReg   []Ref     `json:"addreg"`
+	Needs    []Ref     `json:"needs,omitempty"`
+	Include  []string  `json:"include,omitempty"`
+	Keywords []Keyword `json:"keywords"`
+	// Values are HKR,,Name values that are not keywords (BusType, *IfType ...).
+	Values []Value  `json:"values,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+	byName map[string]int
+}
+
+// Ref names a section a directive refers to and where.
+type Ref struct {
+	Section string `json:"section"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line"` // of the directive
+	Found   bool   `json:"found"`
+}
+
+// Value is one HKR registry value.
+type Value struct {
+	Name  string `json:"name"`
+	Data  string `json:"data"`
+	Flags uint32 `json:"flags"`
+	Line  int    `json:"line"`
+}
+
+// EnumValue is one choice of an enum keyword.
+type EnumValue struct {
+	Value string `json:"value"`
+	Desc  string `json:"desc"`
+}
+
+// Keyword is an advanced property: HKR,Ndi\Params\<Name>,... entries and
+// the HKR,,<Name> value the driver reads.
+type Keyword struct {
+	Name      string      `json:"name"`
+	ParamDesc string      `json:"param_desc,omitempty"`
+	Type      string      `json:"type,omitempty"`
+	Default   string      `json:"default,omitempty"`
+	Min       string      `json:"min,omitempty"`
+	Max       string      `json:"max,omitempty"`
+	Step      string      `json:"step,omitempty"`
+	Base      string      `json:"base,omitempty"`
+	Optional  string      `json:"optional,omitempty"`
+	Values    []EnumValue `json:"values,omitempty"`
+	// Value is the HKR,,<Name> value written at install (what the driver
+	// reads before anyone changes it); nil when the INF writes none.
+	Value *Value `json:"value,omitempty"`
+	// Other holds any other Ndi\Params\<Name> value (LimitText, UpperCase ...).
+	Other    map[string]string `json:"other,omitempty"`
+	Sections []string          `json:"sections"` // AddReg sections that define it
+	Line     int               `json:"line"`     // first definition
+}
+
+// Loader opens an INF named by Include= (e.g. from the same folder).
+type Loader func(name string) (*File, error)
+
+// Registry flags of AddReg lines that change what a line does.
+const (
+	flgDelVal   = 0x00000004
+	flgKeyOnly  = 0x00000010
+	flgTypeMask = 0xFFFF0001
+)
+
+// Resolve follows DDInstall section name for t: the platform extension
+// Windows picks (.NT<arch>, .NT, none), Include/Needs (loops are errors),
+// and every AddReg section in order, later entries overriding earlier ones.
+func (f *File) Resolve(name string, t Target, lang string, load Loader) (*Install, error) {
+	sec := f.installSection(name, t)
+	if sec == nil {
+		return nil, fmt.Errorf("install section [%s] not found (nor [%s.NT%s], [%s.NT])", name, name, t.Arch, name)
+	}
+	in := &Install{Section: sec.Name, Line: sec.Line, Keywords: []Keyword{}, byName: map[string]int{}}
+	r := &resolver{in: in, t: t, lang: lang, load: load, files: map[string]*File{}, done: map[*Section]bool{}}
+	if err := r.ddinstall(f, sec, nil); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (f *File) installSection(name string, t Target) *Section {
+	for _, n := range []string{name + ".NT" + t.Arch, name + ".NT", name} {
+		if s := f.Section(n); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+type resolver struct {
+	in    *Install
+	t     Target
+	lang  string
+	load  Loader
+	files map[string]*File
+	done  map[*Section]bool
+}
+
+// ddinstall processes one DDInstall (or Needs) section; stack holds the
+// chain of Needs for loop detection.
+func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
+	for i, s := range stack {
+		if s == sec {
+			var chain []string
+			for _, c := range append(stack[i:], sec) {
+				chain = append(chain, "["+c.Name+"]")
+			}
+			return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("Needs loop in %s: %s; expected Needs= to name sections that do not lead back", f.Name, strings.Join(chain, " -> "))}
+		}
+	}
+	if r.done[sec] {
+		return nil // reached again through another Needs: its entries are in already
+	}
+	r.done[sec] = true
+	stack = append(stack, sec)
+	var included []*File
+	for _, l := range sec.Lines {
+		if !l.HasKey {
+			continue
+		}
+		switch strings.ToLower(l.Key) {
+		case "include":
+			for _, name := range l.Fields {
+				name = f.Expand(name, r.lang)
+				if name == "" {
+					continue
+				}
+				r.in.Include = append(r.in.Include, name)
+				inc, err := r.open(name)
+				if err != nil {
+					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: Include=%s not analysed: %v", f.Name, l.Num, name, err))
+					continue
+				}
+				included = append(included, inc)
+			}
+		}
+	}
+	for _, l := range sec.Lines {
+		if !l.HasKey {
+			continue
+		}
+		switch strings.ToLower(l.Key) {
+		case "addreg":
+			for _, name := range l.Fields {
+				name = f.Expand(name, r.lang)
+				if name == "" {
+					continue
+				}
+				s := f.Section(name)
+				r.in.AddReg = append(r.in.AddReg, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
+				if s == nil {
+					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: AddReg=%s names a section the INF does not have", f.Name, l.Num, name))
+					continue
+				}
+				r.addreg(f, s)
+			}
+		case "needs":
+			for _, name := range l.Fields {
+				name = f.Expand(name, r.lang)
+				if name == "" {
+					continue
+				}
+				target, s := r.findNeeds(f, included, name)
+				ref := Ref{Section: name, Line: l.Num, Found: s != nil}
+				if target != nil {
+					ref.File = target.Name
+				}
+				r.in.Needs = append(r.in.Needs, ref)
+				if s == nil {
+					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: Needs=%s not found in this INF or its includes; its registry entries are not analysed", f.Name, l.Num, name))
+					continue
+				}
+				if err := r.ddinstall(target, s, stack); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *resolver) open(name string) (*File, error) {
+	key := strings.ToLower(name)
+	if f, ok := r.files[key]; ok {
+		return f, nil
+	}
+	if r.load == nil {
+		return nil, fmt.Errorf("no folder to look in")
+	}
+	f, err := r.load(name)
+	if err != nil {
+		return nil, err
+	}
+	r.files[key] = f
+	return f, nil
+}
+
+// findNeeds looks for a Needs section in the INF itself, then in its
+// includes, with the platform extensions Windows tries.
+func (r *resolver) findNeeds(f *File, included []*File, name string) (*File, *Section) {
+	for _, g := range append([]*File{f}, included...) {
+		for _, n := range []string{name, name + ".NT" + r.t.Arch, name + ".NT"} {
+			if s := g.Section(n); s != nil {
+				return g, s
+			}
+		}
+	}
+	return nil, nil
+}
+
+// addreg applies one AddReg section's HKR lines.
+func (r *resolver) addreg(f *File, s *Section) {
+	for _, l := range s.Lines {
+		if len(l.Fields) == 0 || l.HasKey {
+			continue
+		}
+		root := strings.ToUpper(strings.TrimSpace(f.Expand(l.Field(0), r.lang)))
+		if root != "HKR" {
+			continue
+		}
+		subkey := strings.Trim(f.Expand(l.Field(1), r.lang), `\ `)
+		name := f.Expand(l.Field(2), r.lang)
+		flags := parseFlags(f.Expand(l.Field(3), r.lang))
+		var data []string
+		for _, v := range l.Fields[min(4, len(l.Fields)):] {
+			data = append(data, f.Expand(v, r.lang))
+		}
+		val := strings.Join(data, ",")
+		low := strings.ToLower(subkey)
+		switch {
+		case low == "":
+			if name == "" {
+				continue
+			}
+			v := Value{Name: name, Data: val, Flags: flags, Line: l.Num}
+			if flags&flgDelVal != 0 {
+				r.deleteValue(name)
+				continue
+			}
+			if k, ok := r.in.byName[strings.ToLower(name)]; ok {
+				r.in.Keywords[k].Value = &v
+				continue
+			}
+			if strings.HasPrefix(name, "*") || r.hasParams(name) {
+				k := r.keyword(name, s.Name, l.Num)
+				k.Value = &v
+				continue
+			}
+			r.setValue(v)
+		case strings.HasPrefix(low, `ndi\params\`):
+			rest := subkey[len(`ndi\params\`):]
+			kw, sub, _ := strings.Cut(rest, `\`)
+			if kw == "" {
+				continue
+			}
+			k := r.keyword(kw, s.Name, l.Num)
+			if flags&flgKeyOnly != 0 || name == "" {
+				continue
+			}
+			if strings.EqualFold(sub, "enum") {
+				r.setEnum(k, name, val, flags&flgDelVal != 0)
+				continue
+			}
+			if sub != "" {
+				continue
+			}
+			r.setParam(k, name, val, flags&flgDelVal != 0)
+		}
+	}
+}
+
+func (r *resolver) hasParams(name string) bool {
+	_, ok := r.in.byName[strings.ToLower(name)]
+	return ok
+}
+
+func (r *resolver) keyword(name, section string, line int) *Keyword {
+	key := strings.ToLower(name)
+	if i, ok := r.in.byName[key]; ok {
+		k := &r.in.Keywords[i]
+		if !contains(k.Sections, section) {
+			k.Sections = append(k.Sections, section)
+		}
+		return k
+	}
+	// A keyword defined after its HKR,,Name value: move the value over.
+	var val *Value
+	for i, v := range r.in.Values {
+		if strings.EqualFold(v.Name, name) {
+			vv := v
+			val = &vv
+			r.in.Values = append(r.in.Values[:i], r.in.Values[i+1:]...)
+			break
+		}
+	}
+	r.in.Keywords = append(r.in.Keywords, Keyword{Name: name, Sections: []string{section}, Line: line, Value: val})
+	r.in.byName[key] = len(r.in.Keywords) - 1
+	return &r.in.Keywords[len(r.in.Keywords)-1]
+}
+
+func (r *resolver) setValue(v Value) {
+	for i := range r.in.Values {
+		if strings.EqualFold(r.in.Values[i].Name, v.Name) {
+			r.in.Values[i] = v
+			return
+		}
+	}
+	r.in.Values = append(r.in.Values, v)
+}
+
+func (r *resolver) deleteValue(name string) {
+	if i, ok := r.in.byName[strings.ToLower(name)]; ok {
+		r.in.Keywords[i].Value = nil
+	}
+	for i := range r.in.Values {
+		if strings.EqualFold(r.in.Values[i].Name, name) {
+			r.in.Values = append(r.in.Values[:i], r.in.Values[i+1:]...)
+			return
+		}
+	}
+}
+
+func (r *resolver) setParam(k *Keyword, name, val string, del bool) {
+	if del {
+		val = ""
+	}
+	switch strings.ToLower(name) {
+	case "paramdesc":
+		k.ParamDesc = val
+	case "type":
+		k.Type = strings.ToLower(val)
+	case "default":
+		k.Default = val
+	case "min":
+		k.Min = val
+	case "max":
+		k.Max = val
+	case "step":
+		k.Step = val
+	case "base":
+		k.Base = val
+	case "optional":
+		k.Optional = val
+	default:
+		if k.Other == nil {
+			k.Other = map[string]string{}
+		}
+		if del {
+			delete(k.Other, name)
+			return
+		}
+		k.Other[name] = val
+	}
+}
+
+func (r *resolver) setEnum(k *Keyword, value, desc string, del bool) {
+	for i := range k.Values {
+		if k.Values[i].Value == value {
+			if del {
+				k.Values = append(k.Values[:i], k.Values[i+1:]...)
+				return
+			}
+			k.Values[i].Desc = desc
+			return
+		}
+	}
+	if !del {
+		k.Values = append(k.Values, EnumValue{Value: value, Desc: desc})
+		sort.SliceStable(k.Values, func(i, j int) bool {
+			a, ea := strconv.Atoi(k.Values[i].Value)
+			b, eb := strconv.Atoi(k.Values[j].Value)
+			if ea == nil && eb == nil {
+				return a < b
+			}
+			return false
+		})
+	}
+}
+
+func parseFlags(s string) uint32 {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return 0
+	}
+	base := 10
+	if strings.HasPrefix(s, "0x") {
+		s, base = s[2:], 16
+	}
+	v, err := strconv.ParseUint(s, base, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(v)
+}
+
+// Keyword returns the keyword named name (ignoring case), or nil.
+func (in *Install) Keyword(name string) *Keyword {
+	for i := range in.Keywords {
+		if strings.EqualFold(in.Keywords[i].Name, name) {
+			return &in.Keywords[i]
+		}
+	}
+	return nil
+}
+
+// IsDWORD reports whether an AddReg value is REG_DWORD (FLG_ADDREG_TYPE_DWORD).
+func (v Value) IsDWORD() bool { return v.Flags&flgTypeMask == 0x00010001 }

@@ -1,0 +1,313 @@
+// Package inf reads Windows driver INF files the way SetupAPI does and
+// follows a device's install chain to the registry keywords it installs.
+//
+// The parser handles sections (names are case-insensitive; a repeated
+// section continues the first), ';' comments outside quotes, '\' line
+// continuations, quoted strings with "" escapes, %token% substitution from
+// [Strings] or a localized [Strings.LANGID], and files in UTF-16 (with a
+// BOM, as most vendor INFs are), UTF-8 or ANSI. The install chain
+// (install.go) goes [Manufacturer] -> decorated models section -> the
+// device's DDInstall section -> AddReg/Include/Needs -> the HKR entries
+// under Ndi\Params that define the adapter's advanced properties.
+package inf
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// ParseError says which line of an INF could not be read.
+type ParseError struct {
+	Line int
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line <= 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// MaxInput bounds what Parse reads; the largest inbox INFs are a few MiB.
+const MaxInput = 32 << 20
+
+// File is a parsed INF.
+type File struct {
+	Name     string // for messages: the file's base name
+	Encoding string
+	Lines    int
+	Sections []*Section
+	byName   map[string]*Section
+	// Notes are things that did not stop parsing: lines before the first
+	// section, unterminated quotes.
+	Notes []string
+}
+
+// Section is one [name] and its lines.
+type Section struct {
+	Name  string
+	Line  int
+	Lines []Line
+}
+
+// Line is one logical line (continuations joined): an optional key before
+// the first unquoted '=', and comma-separated fields with quotes removed.
+// %tokens% are kept; File.Expand substitutes them.
+type Line struct {
+	Num    int // physical line where the logical line starts
+	Key    string
+	HasKey bool
+	Fields []string
+}
+
+// Field returns field i or "".
+func (l Line) Field(i int) string {
+	if i < len(l.Fields) {
+		return l.Fields[i]
+	}
+	return ""
+}
+
+// Parse reads an INF. name is used in notes only.
+func Parse(r io.Reader, name string) (*File, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxInput {
+		return nil, &ParseError{Msg: fmt.Sprintf("larger than %d MiB: not a driver INF", MaxInput>>20)}
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil, &ParseError{Line: 1, Msg: "empty file: expected an INF with [Version] and [Manufacturer] sections"}
+	}
+	text, enc, err := textdec.Decode(b)
+	if err != nil {
+		if be, ok := err.(*textdec.BinaryError); ok {
+			return nil, &ParseError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected an INF file", be.Byte, be.Offset)}
+		}
+		return nil, err
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	f := &File{Name: name, Encoding: string(enc), byName: map[string]*Section{}}
+	phys := strings.Split(text, "\n")
+	f.Lines = len(phys)
+	var cur *Section
+	for i := 0; i < len(phys); i++ {
+		start := i + 1
+		body, openQuote := stripComment(phys[i])
+		body = strings.TrimRightFunc(body, isSpace)
+		// A '\' ending the line (outside quotes) joins the next line.
+		for !openQuote && strings.HasSuffix(body, `\`) && i+1 < len(phys) {
+			i++
+			next, oq := stripComment(phys[i])
+			body = strings.TrimRightFunc(body[:len(body)-1], isSpace) + " " + strings.TrimFunc(next, isSpace)
+			body = strings.TrimRightFunc(body, isSpace)
+			openQuote = oq
+		}
+		if openQuote {
+			f.notef(start, "unterminated quoted string: taken to end at the end of the line")
+		}
+		t := strings.TrimFunc(body, isSpace)
+		if t == "" {
+			continue
+		}
+		if t[0] == '[' {
+			end := strings.IndexByte(t, ']')
+			if end < 0 {
+				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", clip(t))}
+			}
+			name := strings.TrimFunc(t[1:end], isSpace)
+			if name == "" {
+				return nil, &ParseError{Line: start, Msg: "empty section name: expected [SectionName]"}
+			}
+			key := strings.ToLower(name)
+			if s, ok := f.byName[key]; ok {
+				cur = s // a repeated section continues the first, as SetupAPI merges them
+				continue
+			}
+			cur = &Section{Name: name, Line: start}
+			f.Sections = append(f.Sections, cur)
+			f.byName[key] = cur
+			continue
+		}
+		if cur == nil {
+			f.notef(start, "text before the first section ignored")
+			continue
+		}
+		cur.Lines = append(cur.Lines, splitLine(t, start))
+	}
+	if len(f.Sections) == 0 {
+		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d lines: expected an INF file", f.Lines)}
+	}
+	return f, nil
+}
+
+func (f *File) notef(line int, format string, a ...any) {
+	f.Notes = append(f.Notes, fmt.Sprintf("%s line %d: ", f.Name, line)+fmt.Sprintf(format, a...))
+}
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\f' || r == 0x1a || r == '\ufeff' }
+
+// stripComment cuts the line at the first ';' outside double quotes and
+// says whether a quote was left open.
+func stripComment(s string) (string, bool) {
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			in = !in // "" inside quotes toggles twice: still inside
+		case ';':
+			if !in {
+				return s[:i], false
+			}
+		}
+	}
+	return s, in
+}
+
+// splitLine splits "key = a, "b,c", d" into its key and fields.
+func splitLine(t string, num int) Line {
+	l := Line{Num: num}
+	if k := indexUnquoted(t, '='); k >= 0 {
+		l.Key, l.HasKey = unquote(strings.TrimFunc(t[:k], isSpace)), true
+		t = t[k+1:]
+	}
+	for {
+		k := indexUnquoted(t, ',')
+		if k < 0 {
+			l.Fields = append(l.Fields, unquote(strings.TrimFunc(t, isSpace)))
+			break
+		}
+		l.Fields = append(l.Fields, unquote(strings.TrimFunc(t[:k], isSpace)))
+		t = t[k+1:]
+	}
+	if !l.HasKey && len(l.Fields) == 1 && l.Fields[0] == "" {
+		l.Fields = nil
+	}
+	return l
+}
+
+func indexUnquoted(s string, c byte) int {
+	in := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			in = !in
+		case c:
+			if !in {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// unquote removes double quotes, turning "" inside quotes into one ".
+func unquote(s string) string {
+	if !strings.ContainsRune(s, '"') {
+		return s
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '"' {
+			b.WriteByte(c)
+			continue
+		}
+		if in && i+1 < len(s) && s[i+1] == '"' {
+			b.WriteByte('"')
+			i++
+			continue
+		}
+		in = !in
+	}
+	return b.String()
+}
+
+// Section returns the section named name, ignoring case.
+func (f *File) Section(name string) *Section {
+	return f.byName[strings.ToLower(strings.TrimSpace(name))]
+}
+
+// Strings returns the value of %key% for the language (a LANGID such as
+// 0407 for [Strings.0407]), falling back to [Strings].
+func (f *File) String(key, lang string) (string, bool) {
+	key = strings.ToLower(key)
+	if lang != "" {
+		if v, ok := f.lookupString("strings."+strings.ToLower(lang), key); ok {
+			return v, true
+		}
+	}
+	return f.lookupString("strings", key)
+}
+
+func (f *File) lookupString(section, key string) (string, bool) {
+	s := f.byName[section]
+	if s == nil {
+		return "", false
+	}
+	for _, l := range s.Lines {
+		if l.HasKey && strings.ToLower(l.Key) == key {
+			// %% in a string value is a literal percent sign.
+			return strings.ReplaceAll(strings.Join(l.Fields, ", "), "%%", "%"), true
+		}
+	}
+	return "", false
+}
+
+// Languages lists the LANGIDs of the localized [Strings.xxxx] sections.
+func (f *File) Languages() []string {
+	var out []string
+	for _, s := range f.Sections {
+		if low := strings.ToLower(s.Name); strings.HasPrefix(low, "strings.") {
+			out = append(out, s.Name[len("strings."):])
+		}
+	}
+	return out
+}
+
+// Expand substitutes %token% from the string sections; %% is a literal %.
+// An undefined token is left as written, as SetupAPI does.
+func (f *File) Expand(s, lang string) string {
+	if !strings.ContainsRune(s, '%') {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '%')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexByte(s[i+1:], '%')
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		tok := s[i+1 : i+1+j]
+		switch v, ok := f.String(tok, lang); {
+		case tok == "":
+			b.WriteByte('%')
+		case ok:
+			b.WriteString(v)
+		default:
+			b.WriteString(s[i : i+2+j])
+		}
+		s = s[i+2+j:]
+	}
+	return b.String()
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package inf
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// NetClassKey is the registry key of the network adapter device class;
+// each adapter's driver settings live in a numbered subkey (0000, 0001 ...).
+const NetClassKey = `HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}`
+
+// InstancePlaceholder stands for the adapter's subkey in the .reg file.
+const InstancePlaceholder = "NNNN"
+
+// WriteReg writes a Windows Registry Editor file that adds the missing RSS
+// keywords of rep, as the decoration that has them defines them: the
+// Ndi\Params entries (so the adapter's Advanced tab and
+// Set-NetAdapterAdvancedProperty know them) and the value the driver reads.
+// It returns how many keywords it wrote.
+func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
+	var b strings.Builder
+	b.WriteString("Windows Registry Editor Version 5.00\r\n\r\n")
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\r\n", a...) }
+	deco := decoName(rep.Decoration)
+	line("; Written by latlab inf from %s for %s.", rep.File, rep.Device)
+	line("; Windows %d.%d.%d %s (%s) uses [%s] -> [%s], which does not install these", rep.Target.Major, rep.Target.Minor, rep.Target.Build,
+		ProductName(rep.Target.ProductType), deco, rep.ModelsSection, rep.InstallSection)
+	line("; standardized RSS keywords; other decorations of the same INF do (copied from them below):")
+	for _, k := range rep.MissingRSS {
+		line(";   %s  (from %s)", k, strings.Join(rep.MissingRSSFrom[k], ", "))
+	}
+	line(";")
+	line("; Replace %s with the adapter's subkey under the network class key before importing.", InstancePlaceholder)
+	line("; To find it: Device Manager > the adapter > Details > \"Driver key\" ends in \\%s; or in PowerShell:", InstancePlaceholder)
+	line(";   Get-ChildItem 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e972-e325-11ce-bfc1-08002be10318}' -ErrorAction SilentlyContinue |")
+	line(";     Where-Object { (Get-ItemProperty $_.PSPath).MatchingDeviceId -like '%s*' } | Select-Object PSChildName", strings.ToLower(rep.Device))
+	line("; Then disable and re-enable the adapter (or reboot) so the driver reads the values. The driver")
+	line("; must implement a keyword for it to have an effect: check with Get-NetAdapterRss afterwards.")
+	n := 0
+	for _, name := range rep.MissingRSS {
+		k, _ := rep.SourceOf(name)
+		if k == nil {
+			continue
+		}
+		n++
+		base := NetClassKey + `\` + InstancePlaceholder
+		b.WriteString("\r\n")
+		if v := instanceValue(k); v != "" {
+			line("[%s]", base)
+			line("%s=%s", regString(k.Name), v)
+			b.WriteString("\r\n")
+		}
+		line(`[%s\Ndi\Params\%s]`, base, k.Name)
+		for _, kv := range [][2]string{{"ParamDesc", k.ParamDesc}, {"type", k.Type}, {"default", k.Default}, {"min", k.Min}, {"max", k.Max}, {"step", k.Step}, {"base", k.Base}, {"optional", k.Optional}} {
+			if kv[1] != "" {
+				line("%s=%s", regString(kv[0]), regString(kv[1]))
+			}
+		}
+		if len(k.Values) > 0 {
+			b.WriteString("\r\n")
+			line(`[%s\Ndi\Params\%s\Enum]`, base, k.Name)
+			for _, e := range k.Values {
+				line("%s=%s", regString(e.Value), regString(e.Desc))
+			}
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// instanceValue is the HKR,,Name data the INF writes (as REG_DWORD when
+// its flags say so), else the keyword's default as a string, which is how
+// NDIS keywords are normally stored.
+func instanceValue(k *Keyword) string {
+	if k.Value != nil {
+		if k.Value.IsDWORD() {
+			if v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(k.Value.Data), "0x"), baseOf(k.Value.Data), 32); err == nil {
+				return fmt.Sprintf("dword:%08x", v)
+			}
+		}
+		return regString(k.Value.Data)
+	}
+	if k.Default != "" {
+		return regString(k.Default)
+	}
+	return ""
+}
+
+func baseOf(s string) int {
+	if strings.HasPrefix(strings.ToLower(s), "0x") {
+		return 16
+	}
+	return 10
+}
+
+func regString(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `"`, `\"`)
+	return `"` + s + `"`
+}

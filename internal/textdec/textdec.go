@@ -1,0 +1,151 @@
+// Package textdec turns the bytes of a text file written on Windows into a
+// Go string: UTF-8 with or without a byte-order mark, UTF-16 with a BOM
+// (what PowerShell's `>` writes, and what many driver INFs are), UTF-16LE
+// without a BOM, and ANSI (Windows-1252) when the bytes are not UTF-8.
+// Binary input is refused with the offset of the first byte that gave it
+// away, so parsers can say where a file stopped being text.
+package textdec
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// Encoding names the encoding a file was decoded from.
+type Encoding string
+
+// Encodings Decode recognises.
+const (
+	UTF8    Encoding = "utf-8"
+	UTF8BOM Encoding = "utf-8-bom"
+	UTF16LE Encoding = "utf-16le"
+	UTF16BE Encoding = "utf-16be"
+	ANSI    Encoding = "windows-1252"
+)
+
+// BinaryError says the input is not text.
+type BinaryError struct {
+	Offset int64 // byte offset in the original input
+	Line   int   // 1-based line of that byte
+	Byte   byte
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("line %d: not text (byte 0x%02x at offset %d)", e.Line, e.Byte, e.Offset)
+}
+
+// Decode returns the text of b and the encoding it was read as.
+func Decode(b []byte) (string, Encoding, error) {
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		s, err := checkText(b[3:], 3)
+		return s, UTF8BOM, err
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		return decode16(b[2:], false, 2)
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return decode16(b[2:], true, 2)
+	case looksUTF16LE(b):
+		return decode16(b, false, 0)
+	}
+	if utf8.Valid(b) {
+		s, err := checkText(b, 0)
+		return s, UTF8, err
+	}
+	if err := checkControl(b, 0); err != nil {
+		return "", ANSI, err
+	}
+	s, err := charmap.Windows1252.NewDecoder().Bytes(b)
+	if err != nil {
+		return "", ANSI, fmt.Errorf("decoding as Windows-1252: %w", err)
+	}
+	return string(s), ANSI, nil
+}
+
+// looksUTF16LE: ASCII text in UTF-16LE has a zero in every odd byte.
+func looksUTF16LE(b []byte) bool {
+	n := min(len(b), 512) &^ 1
+	if n < 4 {
+		return false
+	}
+	for i := 0; i < n; i += 2 {
+		if b[i+1] != 0 || b[i] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func decode16(b []byte, bigEndian bool, skip int) (string, Encoding, error) {
+	enc := UTF16LE
+	if bigEndian {
+		enc = UTF16BE
+	}
+	if len(b)%2 != 0 {
+		return "", enc, &BinaryError{Offset: int64(skip + len(b) - 1), Line: 1 + countNewlines16(b, bigEndian), Byte: b[len(b)-1]}
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		if bigEndian {
+			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+		} else {
+			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+		}
+	}
+	line := 1
+	for i, c := range u {
+		if c == '\n' {
+			line++
+		}
+		if isBadControl(rune(c)) {
+			return "", enc, &BinaryError{Offset: int64(skip + 2*i), Line: line, Byte: byte(c)}
+		}
+	}
+	return string(utf16.Decode(u)), enc, nil
+}
+
+func countNewlines16(b []byte, bigEndian bool) int {
+	n := 0
+	for i := 0; i+1 < len(b); i += 2 {
+		c := b[i]
+		if bigEndian {
+			c = b[i+1]
+		}
+		if c == '\n' && (b[i]|b[i+1]) == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+func checkText(b []byte, skip int) (string, error) {
+	if err := checkControl(b, skip); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// checkControl refuses NUL and other C0 controls that never occur in text
+// (tab, CR, LF, form feed and Ctrl-Z, the old DOS end-of-file mark, do).
+func checkControl(b []byte, skip int) error {
+	line := 1
+	for i, c := range b {
+		if c == '\n' {
+			line++
+		}
+		if isBadControl(rune(c)) {
+			return &BinaryError{Offset: int64(skip + i), Line: line, Byte: c}
+		}
+	}
+	return nil
+}
+
+func isBadControl(r rune) bool {
+	if r >= 0x20 || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == 0x1a {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,66 @@
+package textdec
+
+import (
+	"errors"
+	"testing"
+	"unicode/utf16"
+)
+
+func le(s string, bom bool) []byte {
+	var b []byte
+	if bom {
+		b = []byte{0xFF, 0xFE}
+	}
+	for _, c := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(c), byte(c>>8))
+	}
+	return b
+}
+
+func TestDecode(t *testing.T) {
+	const text = "[Strings]\r\nA = \"Übertragung – 55,16%\"\r\n"
+	be := []byte{0xFE, 0xFF}
+	for _, c := range utf16.Encode([]rune(text)) {
+		be = append(be, byte(c>>8), byte(c))
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want string
+		enc  Encoding
+	}{
+		{"utf-8", []byte(text), text, UTF8},
+		{"utf-8 bom", append([]byte{0xEF, 0xBB, 0xBF}, text...), text, UTF8BOM},
+		{"utf-16le bom", le(text, true), text, UTF16LE},
+		{"utf-16le", le("[Version]\r\n", false), "[Version]\r\n", UTF16LE},
+		{"utf-16be bom", be, text, UTF16BE},
+		{"windows-1252", []byte("On = \"Aktiviert (\xdcbertragung) \x96 \x80\"\n"), "On = \"Aktiviert (Übertragung) – €\"\n", ANSI},
+		{"ctrl-z at the end", []byte("x\n\x1a"), "x\n\x1a", UTF8},
+	} {
+		got, enc, err := Decode(c.in)
+		if err != nil || got != c.want || enc != c.enc {
+			t.Errorf("%s: %q %s %v", c.name, got, enc, err)
+		}
+	}
+}
+
+func TestBinary(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		in     []byte
+		line   int
+		offset int64
+	}{
+		{"nul", []byte("ok\nok\n\x00rest"), 3, 6},
+		{"elf", []byte("\x7fELF\x02\x01\x01\x00"), 1, 4},
+		{"ansi with control", []byte("caf\xe9\x01"), 1, 4},
+		{"utf-16 odd length", append(le("ab", true), 'c'), 1, 6},
+		{"utf-16 with nul", le("a\x00b", true), 1, 4},
+	} {
+		_, _, err := Decode(c.in)
+		var be *BinaryError
+		if !errors.As(err, &be) || be.Line != c.line || be.Offset != c.offset {
+			t.Errorf("%s: %v (want line %d offset %d)", c.name, err, c.line, c.offset)
+		}
+	}
+}
