@@ -13,26 +13,26 @@ type Field int
 
 // The fields, normalised to bytes, µs and counts.
 const (
-	FCwnd           Field = iota // congestion window, bytes (Linux: snd_cwnd x snd_mss)
-	FSsthresh                    // slow-start threshold, bytes; absent while "infinite"
-	FSndWnd                      // peer's advertised send window, bytes
-	FRTT                         // smoothed RTT, µs
-	FRTTVar                      // RTT variance, µs
-	FMinRTT                      // minimum RTT, µs
-	FRetransmits                 // Linux: retransmissions of the current unacknowledged segment
-	FTotalRetrans                // Linux: segments retransmitted in total
-	FBytesRetrans                // bytes retransmitted in total
-	FReordering                  // Linux: reordering metric, segments
-	FBytesReordered              // Windows: bytes that arrived out of order
-	FDeliveryRate                // Linux: delivery rate estimate, bytes/s
-	FBytesInFlight               // bytes sent and not yet acknowledged
-	FUnacked                     // Linux: segments sent and not yet acknowledged
-	FBytesSent                   // bytes sent including retransmissions
-	FDupAcksIn                   // Windows: duplicate ACKs received
-	FFastRetrans                 // Windows: fast retransmit invocations
-	FTimeoutEpisodes             // Windows: retransmission timeout episodes
-	FSynRetrans                  // Windows: SYN retransmissions
-	FMSS                         // maximum segment size, bytes
+	FCwnd            Field = iota // congestion window, bytes (Linux: snd_cwnd x snd_mss)
+	FSsthresh                     // slow-start threshold, bytes; absent while "infinite"
+	FSndWnd                       // peer's advertised send window, bytes
+	FRTT                          // smoothed RTT, µs
+	FRTTVar                       // RTT variance, µs
+	FMinRTT                       // minimum RTT, µs
+	FRetransmits                  // Linux: retransmissions of the current unacknowledged segment
+	FTotalRetrans                 // Linux: segments retransmitted in total
+	FBytesRetrans                 // bytes retransmitted in total
+	FReordering                   // Linux: reordering metric, segments
+	FBytesReordered               // Windows: bytes that arrived out of order
+	FDeliveryRate                 // Linux: delivery rate estimate, bytes/s
+	FBytesInFlight                // bytes sent and not yet acknowledged
+	FUnacked                      // Linux: segments sent and not yet acknowledged
+	FBytesSent                    // bytes sent including retransmissions
+	FDupAcksIn                    // Windows: duplicate ACKs received
+	FFastRetrans                  // Windows: fast retransmit invocations
+	FTimeoutEpisodes              // Windows: retransmission timeout episodes
+	FSynRetrans                   // Windows: SYN retransmissions
+	FMSS                          // maximum segment size, bytes
 	numFields
 )
 
