@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // KindIRQWatch is the result document kind of `latlab irq watch`.
@@ -335,3 +336,26 @@ func NewWatcher(o WatchOptions) (Watcher, error) { return newWatcher(o) }
 
 // Method describes where the counters come from, for documents.
 func Method() string { return method }
+
+// BuildInterval computes the activity between two readings of
+// /proc/interrupts and /proc/softirqs; netIRQs are the network devices'
+// interrupt numbers.
+func BuildInterval(prevIntr, intr, prevSft, sft *Counters, netIRQs map[int]bool) *Interval {
+	cpus := unionCPUs(intr.CPUs, sft.CPUs)
+	iv := &Interval{CPUs: cpus}
+	iv.Rows = append(iv.Rows, DeltaRows("interrupts", prevIntr, intr, cpus, func(r CounterRow) string {
+		if r.Kind == KindIRQ {
+			if n, err := strconv.Atoi(r.Name); err == nil && netIRQs[n] {
+				return RoleNet
+			}
+		}
+		return ""
+	})...)
+	iv.Rows = append(iv.Rows, DeltaRows("softirqs", prevSft, sft, cpus, func(r CounterRow) string {
+		if r.Name == "NET_RX" || r.Name == "NET_TX" {
+			return RoleNet
+		}
+		return ""
+	})...)
+	return iv
+}

@@ -3,7 +3,7 @@ package irq
 // NetInfo describes the network devices: queues, their interrupts and the
 // CPUs those may run on, and RSS settings where readable.
 type NetInfo struct {
-	Interfaces []Iface `json:"interfaces"`
+	Interfaces []Iface  `json:"interfaces"`
 	Notes      []string `json:"notes,omitempty"`
 }
 

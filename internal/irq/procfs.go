@@ -154,7 +154,7 @@ func parseRow(text string, ncpu int, softirq bool) (CounterRow, error) {
 		for _, v := range vals {
 			row.Total += v
 		}
-	case len(vals) == 1 && len(rest) == 0:
+	case len(vals) == 1 && len(rest) == 0 && !isNumber(name):
 		row.Total = vals[0] // ERR:, MIS: a single system-wide total
 	default:
 		return row, fmt.Errorf("row %s: %d counts for %d CPUs", name, len(vals), ncpu)

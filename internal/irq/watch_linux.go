@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/latlab/latlab/internal/clock"
 )
@@ -81,29 +80,6 @@ func (w *linuxWatcher) Next() (*Interval, error) {
 	iv.StartNs, iv.EndNs = w.at, now
 	w.intr, w.sft, w.at = intr, sft, now
 	return iv, nil
-}
-
-// BuildInterval computes the activity between two readings of
-// /proc/interrupts and /proc/softirqs; netIRQs are the network devices'
-// interrupt numbers.
-func BuildInterval(prevIntr, intr, prevSft, sft *Counters, netIRQs map[int]bool) *Interval {
-	cpus := unionCPUs(intr.CPUs, sft.CPUs)
-	iv := &Interval{CPUs: cpus}
-	iv.Rows = append(iv.Rows, DeltaRows("interrupts", prevIntr, intr, cpus, func(r CounterRow) string {
-		if r.Kind == KindIRQ {
-			if n, err := strconv.Atoi(r.Name); err == nil && netIRQs[n] {
-				return RoleNet
-			}
-		}
-		return ""
-	})...)
-	iv.Rows = append(iv.Rows, DeltaRows("softirqs", prevSft, sft, cpus, func(r CounterRow) string {
-		if r.Name == "NET_RX" || r.Name == "NET_TX" {
-			return RoleNet
-		}
-		return ""
-	})...)
-	return iv
 }
 
 func (w *linuxWatcher) Network() *NetInfo { return w.net }
