@@ -27,6 +27,8 @@ type UDPOptions struct {
 	Drain time.Duration
 	// HelloTimeout bounds the check that the peer echoes at all.
 	HelloTimeout time.Duration
+	// OnStart, when set, is called once the peer answered, before sending.
+	OnStart func()
 }
 
 // MaxPackets bounds one run's packet count: the per-packet records it keeps
@@ -206,6 +208,9 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	run := randomRun()
 	if err := hello(c, run, o.Size, o.HelloTimeout); err != nil {
 		return nil, err
+	}
+	if o.OnStart != nil {
+		o.OnStart()
 	}
 	n := plannedPackets(o)
 	res.Planned = n
