@@ -3,14 +3,36 @@ package netload
 import (
 	"context"
 	"errors"
+	"net"
+	"strings"
 	"testing"
 	"time"
 )
 
-// startServer serves on loopback ephemeral ports until the test ends.
-func startServer(t *testing.T) (echo, discard, sink string, stats func() ServeStats) {
+// needUDP skips UDP tests where Go cannot open a UDP socket: under Wine,
+// which does not implement the SIO_UDP_CONNRESET ioctl Go issues for every
+// Windows UDP socket (WSAEOPNOTSUPP, 10045). Anywhere else it fails.
+func needUDP(t *testing.T) {
 	t.Helper()
-	s, err := Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: 0, SinkPort: 0})
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err == nil {
+		c.Close()
+		return
+	}
+	if strings.Contains(err.Error(), "10045") {
+		t.Skipf("UDP sockets unavailable under Wine: %v", err)
+	}
+	t.Fatal(err)
+}
+
+// startServer serves on loopback ephemeral ports until the test ends.
+func startServer(t *testing.T, udp bool) (echo, discard, sink string, stats func() ServeStats) {
+	t.Helper()
+	ep := 0
+	if !udp {
+		ep = -1
+	}
+	s, err := Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: ep, DiscardPort: 0, SinkPort: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +54,8 @@ func startServer(t *testing.T) (echo, discard, sink string, stats func() ServeSt
 // A game profile run sends exactly N packets and the echo server counts
 // exactly N (plus the reachability check).
 func TestUDPGameProfileLoopback(t *testing.T) {
-	echo, _, _, stats := startServer(t)
+	needUDP(t)
+	echo, _, _, stats := startServer(t, true)
 	p, _ := LookupProfile("game")
 	const n = 64
 	before := stats().EchoPackets
@@ -68,6 +91,7 @@ func TestUDPGameProfileLoopback(t *testing.T) {
 }
 
 func TestUDPUnreachablePeerIsInputError(t *testing.T) {
+	needUDP(t)
 	// A port nothing listens on: bind one, note it, close it.
 	s, err := Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: -1, SinkPort: -1})
 	if err != nil {
@@ -82,7 +106,7 @@ func TestUDPUnreachablePeerIsInputError(t *testing.T) {
 }
 
 func TestTCPSinkExactBytes(t *testing.T) {
-	_, _, sink, stats := startServer(t)
+	_, _, sink, stats := startServer(t, false)
 	const size = 3_000_001
 	r, err := RunTCP(context.Background(), TCPOptions{To: sink, Size: size, SampleEvery: time.Millisecond, Timeout: 30 * time.Second})
 	if err != nil {
@@ -91,11 +115,15 @@ func TestTCPSinkExactBytes(t *testing.T) {
 	if r.Written != size || r.SinkBytes != size {
 		t.Fatalf("written %d, sink received %d, want %d", r.Written, r.SinkBytes, size)
 	}
-	if len(r.Samples) == 0 || r.Final == nil {
+	switch {
+	case len(r.Samples) > 0 && r.Final != nil:
+		if _, ok := r.Final.Get(FCwnd); !ok {
+			t.Fatal("final sample has no congestion window")
+		}
+	case tcpInfoMayBeMissing(r.SampleError):
+		t.Logf("TCP state not available here: %s", r.SampleError)
+	default:
 		t.Fatalf("no TCP state samples (%d), final %v, error %q", len(r.Samples), r.Final, r.SampleError)
-	}
-	if _, ok := r.Final.Get(FCwnd); !ok {
-		t.Fatal("final sample has no congestion window")
 	}
 	if r.GoodputBps <= 0 || r.WallNs < r.WriteNs {
 		t.Fatalf("goodput %v wall %d write %d", r.GoodputBps, r.WallNs, r.WriteNs)
@@ -110,7 +138,7 @@ func TestTCPSinkExactBytes(t *testing.T) {
 }
 
 func TestTCPDiscardExactBytes(t *testing.T) {
-	_, discard, _, stats := startServer(t)
+	_, discard, _, stats := startServer(t, false)
 	const size = 1_000_000
 	r, err := RunTCP(context.Background(), TCPOptions{To: discard, Size: size, SampleEvery: time.Millisecond})
 	if err != nil {

@@ -46,7 +46,7 @@ func (r *tcpInfoReader) read() (TCPState, error) {
 				r.version = 0
 				continue
 			}
-			return TCPState{}, fmt.Errorf("WSAIoctl(SIO_TCP_INFO) needs Windows 10 1703 or later: %w", ioErr)
+			return TCPState{}, fmt.Errorf("WSAIoctl(SIO_TCP_INFO) (needs Windows 10 1703 or later): %w", ioErr)
 		}
 		return DecodeWindowsTCPInfo(r.buf[:got])
 	}
