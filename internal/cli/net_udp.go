@@ -129,7 +129,9 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 		}
 	}
 	if !o.JSON && o.Count == 0 && o.Duration >= 2*time.Second {
-		uo.OnStart = func() { fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration)) }
+		uo.OnStart = func() {
+			fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+		}
 	}
 	r, err := netload.RunUDP(ctx, uo)
 	if err != nil {
