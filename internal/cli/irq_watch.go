@@ -152,13 +152,13 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	defer tick.Stop()
 	var ivs []*irq.Interval
 	var waitErr error
-	finished := false
+	finished, childDone := false, false
 	start := time.Now()
 	for !finished {
 		select {
 		case <-tick.C:
 		case waitErr = <-done:
-			finished = true
+			finished, childDone = true, true
 		case <-stop:
 			finished = true
 		case <-ctx.Done():
@@ -173,7 +173,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 			printIRQLine(human, time.Since(start), iv)
 		}
 	}
-	if child != nil && done != nil && !finishedChild(child) {
+	if child != nil && !childDone {
 		// Stopped by --duration or Ctrl-C before the command ended.
 		_ = child.Process.Signal(os.Interrupt)
 		select {
@@ -228,8 +228,6 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	}
 	return nil
 }
-
-func finishedChild(c *exec.Cmd) bool { return c.ProcessState != nil }
 
 // printIRQLine prints one interval: network work per CPU.
 func printIRQLine(w io.Writer, at time.Duration, iv *irq.Interval) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,7 +74,10 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort}
 	if !o.Quiet && !o.JSON {
 		w := o.IO.Out
+		var mu sync.Mutex // connections end on their own goroutines
 		so.OnConn = func(c netload.ConnStats) {
+			mu.Lock()
+			defer mu.Unlock()
 			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, netload.FormatBytes(c.Bytes))
 			if c.TransferNs > 0 {
 				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), netload.FormatBitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
