@@ -58,7 +58,7 @@ func flagError(c *cobra.Command, err error) error {
 	if m := reFlag.FindStringSubmatch(msg); m != nil {
 		return Usagef("invalid value %q for %s: %s", m[1], flagName(m[2]), m[3])
 	}
-	return Usagef("%s (see 'latlab %s --help')", msg, c.Name())
+	return Usagef("%s (see '%s --help')", msg, c.CommandPath())
 }
 
 // flagName turns pflag's "-d, --duration" into "--duration".

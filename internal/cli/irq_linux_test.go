@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// irq watch reads /proc under --root: a fixture tree whose counters do not
+// move gives zero deltas and the device mapping.
+func TestIRQWatchFixtureRoot(t *testing.T) {
+	root := testutil.TempDir(t)
+	for src, dst := range map[string]string{
+		"../irq/testdata/interrupts-16cpu-multiqueue.txt": "proc/interrupts",
+		"../irq/testdata/softirqs-hotplug-4cpu.txt":       "proc/softirqs",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(root, dst)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+	}
+	os.MkdirAll(filepath.Join(root, "sys/class/net/lo/queues/rx-0"), 0o755)
+	code, stdout, stderr := runCLI(t, "--root", root, "irq", "watch", "--interval", "10ms", "--duration", "50ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := result.Read(strings.NewReader(stdout))
+	if err != nil || doc.Kind != irq.KindIRQWatch {
+		t.Fatalf("doc %v %v", doc, err)
+	}
+	var d IRQWatchData
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Total.CPUs) != 16 || len(d.Intervals) < 2 {
+		t.Fatalf("cpus %v intervals %d", d.Total.CPUs, len(d.Intervals))
+	}
+	for _, r := range d.Total.Rows {
+		if r.Total != 0 {
+			t.Fatalf("row %s moved by %v in a fixture", r.Name, r.Total)
+		}
+	}
+	if d.Network.Iface("lo") == nil || !d.Network.Iface("lo").Virtual {
+		t.Fatalf("network %+v", d.Network)
+	}
+}
+
+func TestIRQWatchDuring(t *testing.T) {
+	dir := testutil.TempDir(t)
+	plot := filepath.Join(dir, "irq.svg")
+	code, stdout, stderr := runCLI(t, "irq", "watch", "--interval", "50ms", "--plot", plot, "--during", "--", "sleep", "0.2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"sleep 0.2 ran", "softirq NET_RX", "all interrupts"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("missing %q in:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(readFile(t, plot), "<svg") {
+		t.Fatal("no SVG plot")
+	}
+	code, _, _ = runCLI(t, "irq", "watch", "--interval", "50ms", "--during", "--", "sh", "-c", "exit 3")
+	if code != 3 {
+		t.Fatalf("exit %d, want the command's 3", code)
+	}
+	for _, bad := range [][]string{{"irq", "watch", "--during"}, {"irq", "watch", "--", "sleep", "1"}, {"irq", "watch", "--plot", "a.gif"}, {"irq", "watch", "--interval", "0"}} {
+		if code, _, _ := runCLI(t, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestRSSExperimentLoopback(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "net", "rss-experiment", "--duration", "300ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"game", "bulk", "loopback: there is no NIC"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("missing %q in:\n%s", want, stdout)
+		}
+	}
+}

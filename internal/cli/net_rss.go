@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// KindRSSExperiment is the result document kind of net rss-experiment.
+const KindRSSExperiment = "rss-experiment"
+
+// NetRSSOptions are the flags of `latlab net rss-experiment`.
+type NetRSSOptions struct {
+	IO       *IO
+	Peer     string
+	EchoPort int
+	Duration time.Duration
+	Share    float64
+	Plot     string
+	JSON     bool
+	Out      string
+
+	settings map[string]string
+}
+
+func newNetRSSCmd(io *IO) *cobra.Command {
+	o := &NetRSSOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "rss-experiment",
+		Short: "game-like then bulk traffic while watching which CPUs and queues handle the network work",
+		Long: `The seed experiment ("how many RSS queues does a gaming PC need?") in one
+command: runs the game profile (128 Hz, ~300 kbit/s each way) and then the bulk
+profile (1 Gbit/s of 1400 B datagrams) against a UDP echo server, reads the
+per-CPU interrupt and softirq counters (Linux) or DPC counters (Windows)
+around each phase, and reports which CPUs handled network work at each load
+and how many of the NIC's queues had interrupts.
+
+Without --peer it starts an echo server on 127.0.0.1 itself: loopback has no
+NIC, no queues and no interrupts, and the report says so. For a real answer
+run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
+		Example: `  latlab net rss-experiment
+  latlab net rss-experiment --peer 192.0.2.10 --echo-port 7 --duration 10s --plot rss.svg`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runNetRSS(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Peer, "peer", "", "host running latlab net serve (default: a local server on 127.0.0.1)")
+	fs.IntVar(&o.EchoPort, "echo-port", 7, "UDP echo port on --peer")
+	durationFlag(fs, &o.Duration, "duration", 5*time.Second, "length of each phase")
+	fs.Float64Var(&o.Share, "share", 0.05, "a CPU counts as handling network work with at least this share of it")
+	fs.StringVar(&o.Plot, "plot", "", "per-CPU bar plot of both phases to FILE.svg or FILE.png")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind rss-experiment) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	return cmd
+}
+
+// RSSPhase is one load's outcome.
+type RSSPhase struct {
+	Profile     string        `json:"profile"`
+	Sent        int64         `json:"sent"`
+	Lost        int64         `json:"lost"`
+	AchievedPPS float64       `json:"achieved_rate_pps"`
+	RTT         stats.Summary `json:"rtt"`
+	// WorkPerCPU is the network work per CPU (interrupts of the interface's
+	// queues + NET_RX/NET_TX softirqs on Linux, DPCs queued on Windows).
+	WorkRole   string        `json:"work_role"`
+	WorkPerCPU []float64     `json:"work_per_cpu"`
+	BusyCPUs   []int         `json:"busy_cpus"`
+	QueuesUsed []string      `json:"queues_used"`
+	Interval   *irq.Interval `json:"interval"`
+}
+
+// RSSData is the payload of a document of kind rss-experiment.
+type RSSData struct {
+	Peer      string       `json:"peer"`
+	Interface string       `json:"interface"`
+	Loopback  bool         `json:"loopback"`
+	Queues    int          `json:"rx_queues"`
+	Phases    []RSSPhase   `json:"phases"`
+	Verdict   []string     `json:"verdict"`
+	Network   *irq.NetInfo `json:"network"`
+}
+
+func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
+	if !(o.Share > 0 && o.Share <= 1) {
+		return Usagef("invalid --share %v: accepted a fraction in (0, 1]", o.Share)
+	}
+	if o.EchoPort < 1 || o.EchoPort > 65535 {
+		return Usagef("invalid --echo-port %d: accepted 1-65535", o.EchoPort)
+	}
+	if o.Plot != "" {
+		if _, err := report.PlotFormat(o.Plot); err != nil {
+			return Usagef("invalid --plot: %v", err)
+		}
+	}
+	for _, p := range []string{o.Plot, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
+		}
+	}
+	human := o.IO.Out
+	if o.JSON {
+		human = o.IO.Err
+	}
+	target := ""
+	host := o.Peer
+	if host == "" {
+		s, err := netload.Listen(netload.ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+		if err != nil {
+			return netErr(err)
+		}
+		sctx, cancel := context.WithCancel(context.Background())
+		served := make(chan struct{})
+		go func() { s.Serve(sctx); close(served) }()
+		defer func() { cancel(); <-served }()
+		target, _, _ = s.Addrs()
+		host = "127.0.0.1"
+	} else {
+		target = net.JoinHostPort(host, strconv.Itoa(o.EchoPort))
+	}
+	ifname, loop, err := netload.RouteInterface(host)
+	if err != nil {
+		return netErr(err)
+	}
+	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root, Live: o.IO.Root == "/" || o.IO.Root == ""})
+	if err != nil {
+		return fmt.Errorf("rss-experiment: %w", err)
+	}
+	defer w.Close()
+	info := w.Network()
+	data := &RSSData{Peer: target, Interface: ifname, Loopback: loop, Network: info}
+	ifc := info.Iface(ifname)
+	if ifc != nil {
+		data.Queues = ifc.RxQueues
+	}
+	ifIRQs := info.IRQSet(ifname)
+	for _, name := range []string{"game", "bulk"} {
+		p, _ := netload.LookupProfile(name)
+		if !o.JSON {
+			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", name, p.About, report.Duration(o.Duration))
+		}
+		if _, err := w.Next(); err != nil { // start the phase's interval
+			return err
+		}
+		r, err := netload.RunUDP(ctx, netload.UDPOptions{To: target, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, DSCP: -1})
+		if err != nil {
+			return netErr(err)
+		}
+		iv, err := w.Next()
+		if err != nil {
+			return err
+		}
+		work, role := phaseWork(iv, ifIRQs)
+		ph := RSSPhase{Profile: name, Sent: r.Sent, Lost: r.Lost, AchievedPPS: r.AchievedRatePPS(), RTT: stats.Summarize(r.RTT),
+			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv, ifIRQs), Interval: iv}
+		data.Phases = append(data.Phases, ph)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	data.Verdict = rssVerdict(data, ifc)
+	doc := result.New(KindRSSExperiment)
+	doc.Settings = o.settings
+	doc.Measurement = &result.Measurement{Method: irq.Method() + "; load from latlab net udp profiles", ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	doc.Data = b
+	if o.Plot != "" && len(data.Phases) > 0 {
+		var groups []report.BarGroup
+		for _, ph := range data.Phases {
+			groups = append(groups, report.BarGroup{Name: ph.Profile, Values: ph.WorkPerCPU})
+		}
+		if err := report.WriteCPUBars(o.Plot, "network work per CPU ("+data.Phases[0].WorkRole+")", "count", data.Phases[0].Interval.CPUs, groups); err != nil {
+			return err
+		}
+	}
+	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
+		return err
+	}
+	if !o.JSON {
+		printRSS(human, data)
+	}
+	return ctx.Err()
+}
+
+// phaseWork is the network work per CPU: on Linux the interface's own
+// interrupts plus NET_RX/NET_TX softirqs (all interfaces: softirqs are not
+// per device); on Windows the DPCs queued.
+func phaseWork(iv *irq.Interval, ifIRQs map[int]bool) ([]float64, string) {
+	work := make([]float64, len(iv.CPUs))
+	found := false
+	for _, r := range iv.Rows {
+		n, err := strconv.Atoi(r.Name)
+		own := r.Source == "interrupts" && err == nil && ifIRQs[n]
+		soft := r.Source == "softirqs" && (r.Name == "NET_RX" || r.Name == "NET_TX")
+		if !own && !soft {
+			continue
+		}
+		found = true
+		for i, v := range r.PerCPU {
+			if !math.IsNaN(v) {
+				work[i] += v
+			}
+		}
+	}
+	if found {
+		return work, "interface interrupts + NET_RX/NET_TX softirqs"
+	}
+	w, role := iv.NetWork()
+	if role == irq.RoleDPC {
+		return w, "DPCs queued (all drivers)"
+	}
+	return w, role
+}
+
+func queuesUsed(iv *irq.Interval, ifIRQs map[int]bool) []string {
+	out := []string{}
+	for _, r := range iv.Rows {
+		n, err := strconv.Atoi(r.Name)
+		if r.Source != "interrupts" || err != nil || !ifIRQs[n] || r.Total <= 0 {
+			continue
+		}
+		q := r.Queue
+		if q == "" {
+			q = "IRQ " + r.Name
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func rssVerdict(d *RSSData, ifc *irq.Iface) []string {
+	var v []string
+	switch {
+	case d.Loopback:
+		v = append(v, "the traffic went over loopback: there is no NIC, no receive queue and no interrupt, so RSS cannot show here; "+
+			"packets are processed in NET_RX softirqs on the CPUs that send them. Run latlab net serve on another machine and give --peer.")
+	case ifc == nil:
+		v = append(v, fmt.Sprintf("interface %q carries the traffic but its queues are not visible (Windows: per-queue interrupts need an ETW trace); the DPC counts per CPU below are for all drivers", d.Interface))
+	case ifc.Virtual:
+		v = append(v, fmt.Sprintf("%s is a virtual device without hardware queues: its work runs in softirqs on the sending/receiving CPUs", ifc.Name))
+	case ifc.RxQueues <= 1:
+		v = append(v, fmt.Sprintf("%s (%s) has a single receive queue: every receive interrupt goes to one CPU whatever the load, so RSS cannot spread it; a multi-queue NIC (or more virtio queues) is needed to see RSS at work", ifc.Name, ifc.Driver))
+	}
+	for _, ph := range d.Phases {
+		q := "no queue interrupt"
+		if len(ph.QueuesUsed) > 0 {
+			q = fmt.Sprintf("%d queue interrupt(s) active (%s)", len(ph.QueuesUsed), strings.Join(ph.QueuesUsed, ", "))
+		}
+		v = append(v, fmt.Sprintf("%s: network work on CPU %s; %s", ph.Profile, irq.FormatCPUList(ph.BusyCPUs), q))
+	}
+	if len(d.Phases) == 2 && !d.Loopback && ifc != nil && ifc.RxQueues > 1 {
+		g, b := len(d.Phases[0].QueuesUsed), len(d.Phases[1].QueuesUsed)
+		switch {
+		case g <= 1 && b <= 1:
+			v = append(v, "both loads used one queue: a single flow hashes to one queue, so one RSS queue is what a single game connection uses")
+		case b > g:
+			v = append(v, fmt.Sprintf("bulk traffic spread over %d queues against %d for the game load", b, g))
+		}
+	}
+	return v
+}
+
+func printRSS(w io.Writer, d *RSSData) {
+	where := d.Interface
+	if where == "" {
+		where = "?"
+	}
+	fmt.Fprintf(w, "latlab net rss-experiment: echo server %s via %s\n\n", d.Peer, where)
+	if len(d.Phases) == 0 {
+		fmt.Fprintln(w, "no phase completed")
+		return
+	}
+	cpus := d.Phases[0].Interval.CPUs
+	hdr := []string{"phase", "sent", "lost", "rate/s", "rtt p50", "rtt p99"}
+	for _, c := range cpus {
+		hdr = append(hdr, fmt.Sprintf("cpu%d", c))
+	}
+	hdr = append(hdr, "busy CPUs", "queues")
+	var rows [][]string
+	for _, ph := range d.Phases {
+		row := []string{ph.Profile, strconv.FormatInt(ph.Sent, 10), strconv.FormatInt(ph.Lost, 10),
+			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), fmtNs(ph.RTT.P50), fmtNs(ph.RTT.P99)}
+		total := 0.0
+		for _, v := range ph.WorkPerCPU {
+			total += v
+		}
+		for _, v := range ph.WorkPerCPU {
+			share := "0%"
+			if total > 0 {
+				share = strconv.FormatFloat(100*v/total, 'f', 0, 64) + "%"
+			}
+			row = append(row, share)
+		}
+		row = append(row, irq.FormatCPUList(ph.BusyCPUs), strconv.Itoa(len(ph.QueuesUsed)))
+		rows = append(rows, row)
+	}
+	report.Table(w, hdr, rows)
+	fmt.Fprintf(w, "cpuN: share of the network work (%s)\n\n", d.Phases[0].WorkRole)
+	for _, s := range d.Verdict {
+		fmt.Fprintln(w, "- "+s)
+	}
+}

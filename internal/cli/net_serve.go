@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
+)
+
+// NetServeOptions are the flags of `latlab net serve`.
+type NetServeOptions struct {
+	IO          *IO
+	Listen      string
+	EchoPort    int
+	DiscardPort int
+	SinkPort    int
+	Duration    time.Duration
+	JSON        bool
+	Quiet       bool
+}
+
+func newNetServeCmd(io *IO) *cobra.Command {
+	o := &NetServeOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "serve UDP echo, TCP discard and a TCP sink for the other net commands",
+		Long: `One process serving the peers of the other net commands:
+
+  UDP echo (RFC 862)     returns each datagram unchanged: the peer of net udp
+  TCP discard (RFC 863)  reads and drops everything: the peer of net tcp-discard
+  TCP sink               like discard, then reports the byte count it received
+                         to the sender, which checks it against what it sent
+
+Binds 127.0.0.1 unless --listen names another address (0.0.0.0 or :: for
+every interface: only on a network you trust). Ports below 1024 (echo 7,
+discard 9) need root or CAP_NET_BIND_SERVICE on Linux; pick others with the
+port flags, 0 for any free port, -1 to turn a server off. Runs for
+--duration (0 = until Ctrl-C); Ctrl-C and SIGTERM stop it cleanly and print
+the totals.`,
+		Example: `  sudo latlab net serve
+  latlab net serve --echo-port 7007 --discard-port 9009 --sink-port 9010
+  latlab net serve --listen 0.0.0.0 --duration 2h`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runNetServe(cmd.Context(), o) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1", "address to bind (any other than loopback must be given explicitly)")
+	fs.IntVar(&o.EchoPort, "echo-port", 7, "UDP echo port (RFC 862); 0 = any free port, -1 = off")
+	fs.IntVar(&o.DiscardPort, "discard-port", 9, "TCP discard port (RFC 863); 0 = any free port, -1 = off")
+	fs.IntVar(&o.SinkPort, "sink-port", 9009, "TCP sink port; 0 = any free port, -1 = off")
+	durationFlagZero(fs, &o.Duration, "duration", time.Hour, "stop after this long (0 = until Ctrl-C)")
+	fs.BoolVar(&o.JSON, "json", false, "print the bound addresses as one JSON line, and the totals as another at the end")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no line per finished TCP connection")
+	return cmd
+}
+
+// ServeReady is the line `net serve --json` prints once it listens.
+type ServeReady struct {
+	Echo    string `json:"echo,omitempty"`
+	Discard string `json:"discard,omitempty"`
+	Sink    string `json:"sink,omitempty"`
+	PID     int    `json:"pid"`
+}
+
+func runNetServe(ctx context.Context, o *NetServeOptions) error {
+	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort}
+	if !o.Quiet && !o.JSON {
+		w := o.IO.Out
+		var mu sync.Mutex // connections end on their own goroutines
+		so.OnConn = func(c netload.ConnStats) {
+			mu.Lock()
+			defer mu.Unlock()
+			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, netload.FormatBytes(c.Bytes))
+			if c.TransferNs > 0 {
+				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), netload.FormatBitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
+			}
+			if c.Error != "" {
+				line += "; " + c.Error
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	s, err := netload.Listen(so)
+	if err != nil {
+		return netErr(err)
+	}
+	echo, discard, sink := s.Addrs()
+	if o.JSON {
+		b, _ := json.Marshal(ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
+		fmt.Fprintln(o.IO.Out, string(b))
+	} else {
+		var parts []string
+		for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
+			if p[1] != "" {
+				parts = append(parts, p[0]+" "+p[1])
+			}
+		}
+		fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
+		if o.Duration > 0 {
+			fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", report.Duration(o.Duration))
+		} else {
+			fmt.Fprintln(o.IO.Err, "serving until Ctrl-C")
+		}
+	}
+	if f, ok := o.IO.Out.(*os.File); ok {
+		_ = f.Sync()
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	st := s.Serve(ctx)
+	if o.JSON {
+		st.Conns = nil
+		b, _ := json.Marshal(st)
+		fmt.Fprintln(o.IO.Out, string(b))
+		return nil
+	}
+	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
+		st.EchoPackets, netload.FormatBytes(st.EchoBytes), st.DiscardConns, netload.FormatBytes(st.DiscardBytes),
+		st.SinkConns, netload.FormatBytes(st.SinkBytes))
+	return nil
+}

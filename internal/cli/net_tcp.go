@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// NetTCPOptions are the flags of `latlab net tcp-discard`.
+type NetTCPOptions struct {
+	IO          *IO
+	To          string
+	Size        string
+	SampleEvery time.Duration
+	Timeout     time.Duration
+	CSV         string
+	Graph       string
+	JSON        bool
+	Out         string
+
+	settings map[string]string
+}
+
+func newNetTCPCmd(io *IO) *cobra.Command {
+	o := &NetTCPOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "tcp-discard --to HOST:PORT",
+		Short: "send bytes to a TCP discard/sink server: wall time, goodput and the kernel's TCP state over time",
+		Long: `Connects to a TCP discard server (RFC 863, port 9) or a latlab sink, sends
+--size bytes, half-closes and waits until the peer closes: the wall time is from
+the first write until every byte reached the peer application. A latlab sink
+also reports how many bytes it received, which is checked against the size.
+
+Meanwhile the socket's TCP state is read every --sample-every on a fixed
+schedule: Linux getsockopt(TCP_INFO) (cwnd, ssthresh, rtt, rttvar, min_rtt,
+retransmits, total_retrans, reordering, delivery_rate, bytes in flight, snd_wnd
+on 6.2+), Windows WSAIoctl(SIO_TCP_INFO) TCP_INFO_v1 (Cwnd, SndWnd, RttUs,
+MinRttUs, BytesReordered, DupAcksIn, FastRetrans, TimeoutEpisodes, SynRetrans,
+BytesRetrans). Fields the kernel does not report are absent, never zero.
+--csv writes every sample, --graph FILE.svg|png plots the windows and RTT with
+retransmissions marked.`,
+		Example: `  latlab net tcp-discard --to 127.0.0.1:9 --size 10MB
+  latlab net tcp-discard --to 192.0.2.10:9009 --size 100MB --graph tcp.svg --csv tcp.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runNetTCP(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.To, "to", "", "HOST:PORT of a TCP discard or sink server (required)")
+	fs.StringVar(&o.Size, "size", "10MB", "bytes to send: 1500, 64KB, 10MB, 10MiB, 1GB")
+	durationFlagZero(fs, &o.SampleEvery, "sample-every", time.Millisecond, "TCP state sampling period (0 = no sampling)")
+	durationFlag(fs, &o.Timeout, "timeout", 2*time.Minute, "give up when the transfer takes longer")
+	fs.StringVar(&o.CSV, "csv", "", "write every TCP state sample to this CSV file")
+	fs.StringVar(&o.Graph, "graph", "", "plot cwnd / send window / RTT over time to FILE.svg or FILE.png")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind tcp-discard) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	return cmd
+}
+
+func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
+	if o.To == "" {
+		return Usagef("--to HOST:PORT is required (a TCP discard or sink server, e.g. latlab net serve)")
+	}
+	size, err := netload.ParseSize(o.Size)
+	if err != nil {
+		return Usagef("invalid --size: %v", err)
+	}
+	if size <= 0 {
+		return Usagef("invalid --size %s: want at least 1 byte, e.g. 10MB", o.Size)
+	}
+	if o.Graph != "" {
+		if _, err := report.PlotFormat(o.Graph); err != nil {
+			return Usagef("invalid --graph: %v", err)
+		}
+	}
+	for _, p := range []string{o.CSV, o.Graph, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
+		}
+	}
+	r, err := netload.RunTCP(ctx, netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout})
+	if err != nil {
+		return netErr(err)
+	}
+	data := netload.NewTCPData(r)
+	doc, err := tcpDocument(data, o.settings)
+	if err != nil {
+		return err
+	}
+	if o.CSV != "" {
+		if err := writeTCPCSV(o.CSV, r); err != nil {
+			return err
+		}
+	}
+	if o.Graph != "" {
+		if err := report.WriteTCPGraph(o.Graph, tcpGraph(r)); err != nil {
+			return err
+		}
+	}
+	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
+		return err
+	}
+	if !o.JSON {
+		printTCP(o.IO.Out, data)
+	}
+	if r.SinkBytes >= 0 && r.SinkBytes != r.Written {
+		return fmt.Errorf("the sink received %d bytes, %d were sent", r.SinkBytes, r.Written)
+	}
+	return nil
+}
+
+func tcpDocument(d *netload.TCPData, settings map[string]string) (*result.Document, error) {
+	doc := result.New(netload.KindTCPDiscard)
+	doc.Settings = settings
+	doc.Measurement = &result.Measurement{
+		Method:         "TCP bulk send to a discard/sink server; state sampled with " + d.SampleMethod,
+		IntervalNs:     d.SampleEveryNs,
+		ElapsedNs:      d.WallNs,
+		ClockSource:    d.ClockSource,
+		PercentileNote: result.PercentileDefinition,
+	}
+	_, rtt := d.FieldSeries(netload.FRTT)
+	if len(rtt) > 0 {
+		ns := make([]int64, len(rtt))
+		for i, v := range rtt {
+			ns[i] = v * 1000
+		}
+		s := stats.Summarize(ns)
+		doc.Summary = &s
+		doc.SetSamples(ns)
+		doc.Notes = append(doc.Notes, "summary and samples_ns: the kernel's smoothed RTT of the connection at each sample")
+	}
+	if d.SinkBytes < 0 {
+		doc.Notes = append(doc.Notes, "the peer is a plain discard server: the byte count is not confirmed by the receiver")
+	}
+	if d.SampleLimitHit {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("sampling stopped at %d samples", netload.MaxTCPSamples))
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	doc.Data = b
+	return doc, nil
+}
+
+func printTCP(w io.Writer, d *netload.TCPData) {
+	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes) %s -> %s\n", netload.FormatBytes(d.Written), d.Written, d.Local, d.Peer)
+	fmt.Fprintf(w, "connect %s; written in %s; delivered (peer closed) after %s: goodput %s\n",
+		fmtNs(d.ConnectNs), fmtNs(d.WriteNs), fmtNs(d.WallNs), netload.FormatBitrate(d.GoodputBps))
+	if d.SinkBytes >= 0 {
+		fmt.Fprintf(w, "the sink confirmed %d bytes received (first to last byte %s)\n", d.SinkBytes, fmtNs(d.SinkTransferNs))
+	} else {
+		fmt.Fprintln(w, "the peer is a plain discard server: it confirms nothing (a latlab sink does)")
+	}
+	if d.SampleEveryNs == 0 {
+		return
+	}
+	if d.SampleError != "" {
+		fmt.Fprintf(w, "TCP state sampling failed: %s\n", d.SampleError)
+	}
+	if len(d.Samples) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nTCP state, %s every %s: %d samples\n", d.SampleMethod, fmtNs(d.SampleEveryNs), len(d.Samples))
+	var rows [][]string
+	var absent []string
+	for _, f := range netload.Fields() {
+		st, ok := d.FieldStats[f.String()]
+		if !ok {
+			absent = append(absent, f.String())
+			continue
+		}
+		i := func(v int64) string { return strconv.FormatInt(v, 10) }
+		rows = append(rows, []string{f.String(), i(st.First), i(st.Min), i(st.P50), i(st.Max), i(st.Last)})
+	}
+	report.Table(w, []string{"field", "first", "min", "p50", "max", "last"}, rows)
+	fmt.Fprintf(w, "\nsamples where a retransmission counter grew: %d\n", d.RetransSamples)
+	if len(absent) > 0 {
+		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
+	}
+}
+
+func writeTCPCSV(path string, r *netload.TCPResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return Usagef("cannot write --csv: %v", err)
+	}
+	bw := bufio.NewWriter(f)
+	var cols []netload.Field
+	var has uint32
+	for _, s := range r.Samples {
+		has |= s.Has
+	}
+	for _, fl := range netload.Fields() {
+		if has&(1<<fl) != 0 {
+			cols = append(cols, fl)
+		}
+	}
+	bw.WriteString("t_ns,retransmission")
+	for _, c := range cols {
+		bw.WriteString("," + c.String())
+	}
+	bw.WriteString("\n")
+	for _, s := range r.Samples {
+		bw.WriteString(strconv.FormatInt(s.TNs, 10))
+		if s.Retrans {
+			bw.WriteString(",1")
+		} else {
+			bw.WriteString(",0")
+		}
+		for _, c := range cols {
+			bw.WriteString(",")
+			if v, ok := s.Get(c); ok {
+				bw.WriteString(strconv.FormatInt(v, 10))
+			}
+		}
+		bw.WriteString("\n")
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func tcpGraph(r *netload.TCPResult) report.TCPGraph {
+	g := report.TCPGraph{Title: fmt.Sprintf("%s to %s: TCP state (%s)", netload.FormatBytes(r.Written), r.Peer, r.SampleMethod)}
+	series := func(f netload.Field, name string, scale float64) report.Series {
+		t, v := r.FieldSeries(f)
+		s := report.Series{Name: name}
+		for i := range t {
+			s.X = append(s.X, float64(t[i])/1e6)
+			s.Y = append(s.Y, float64(v[i])/scale)
+		}
+		return s
+	}
+	g.Windows = []report.Series{
+		series(netload.FCwnd, "cwnd", 1024),
+		series(netload.FSndWnd, "send window", 1024),
+		series(netload.FBytesInFlight, "in flight", 1024),
+		series(netload.FSsthresh, "ssthresh", 1024),
+	}
+	g.RTT = []report.Series{series(netload.FRTT, "smoothed RTT", 1), series(netload.FMinRTT, "min RTT", 1)}
+	for _, s := range r.Samples {
+		if s.Retrans {
+			g.Retrans = append(g.Retrans, float64(s.TNs)/1e6)
+		}
+	}
+	return g
+}

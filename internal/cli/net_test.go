@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// netServer runs `latlab net serve` in-process on ephemeral loopback ports.
+func netServer(t *testing.T, udp bool) ServeReady {
+	t.Helper()
+	echoPort := "0"
+	if !udp {
+		echoPort = "-1"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"net", "serve", "--echo-port", echoPort, "--discard-port", "0", "--sink-port", "0", "--json", "--duration", "2m"},
+			&IO{In: strings.NewReader(""), Out: pw, Err: &bytes.Buffer{}})
+		pw.Close()
+	}()
+	var ready ServeReady
+	dec := json.NewDecoder(pr)
+	if err := dec.Decode(&ready); err != nil {
+		t.Fatalf("no ready line: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("net serve exited %d", code)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("net serve did not stop")
+		}
+		pr.Close()
+	})
+	return ready
+}
+
+// udpWorks reports whether UDP sockets open here: not under Wine, which
+// lacks the SIO_UDP_CONNRESET ioctl Go uses on Windows (error 10045).
+func udpWorks(t *testing.T) bool {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err == nil {
+		c.Close()
+		return true
+	}
+	if !strings.Contains(err.Error(), "10045") {
+		t.Fatal(err)
+	}
+	return false
+}
+
+func TestNetBadInputExit2(t *testing.T) {
+	udp := udpWorks(t)
+	srv := netServer(t, udp)
+	if !udp {
+		srv.Echo = "127.0.0.1:7"
+	}
+	cases := [][]string{
+		{"net", "udp"},
+		{"net", "udp", "--to", srv.Echo, "--profile", "quake"},
+		{"net", "udp", "--to", srv.Echo, "--rate", "-5"},
+		{"net", "udp", "--to", srv.Echo, "--size", "10"},
+		{"net", "udp", "--to", srv.Echo, "--dscp", "64"},
+		{"net", "udp", "--to", "nonsense"},
+		{"net", "udp", "--to", srv.Discard, "--count", "3"}, // nothing answers UDP there
+		{"net", "tcp-discard", "--to", srv.Sink, "--size", "0"},
+		{"net", "tcp-discard", "--to", srv.Sink, "--size", "-1MB"},
+		{"net", "tcp-discard", "--to", srv.Sink, "--graph", "x.jpg"},
+		{"net", "tcp-discard", "--to", "127.0.0.1:1"},
+		{"net", "serve", "--echo-port", "-1", "--discard-port", "-1", "--sink-port", "-1"},
+		{"net", "serve", "--listen", "localhost"},
+		{"net", "serve", "--echo-port", "-1", "--sink-port", "-1", "--discard-port", srv.Discard[strings.LastIndexByte(srv.Discard, ':')+1:]},
+		{"net", "rss-experiment", "--share", "2"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "latlab: ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", c, code, stderr)
+		}
+	}
+}
+
+func TestNetUDPResultDocument(t *testing.T) {
+	if !udpWorks(t) {
+		t.Skip("UDP sockets unavailable under Wine (no SIO_UDP_CONNRESET)")
+	}
+	srv := netServer(t, true)
+	dir := testutil.TempDir(t)
+	out := filepath.Join(dir, "udp.json")
+	code, stdout, stderr := runCLI(t, "net", "udp", "--to", srv.Echo, "--profile", "voice", "--count", "20", "--json", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc, err := result.Read(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Kind != netload.KindUDP || doc.Summary == nil || doc.Summary.Count != 20 || len(doc.Samples) != 20 || doc.Histogram == nil || doc.CorrectedSummary == nil {
+		t.Fatalf("document: kind %s summary %+v samples %d", doc.Kind, doc.Summary, len(doc.Samples))
+	}
+	var d netload.UDPData
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Profile != "voice" || d.Sent != 20 || d.Received != 20 || d.RatePPS != 50 || d.Size != 160 || d.SendLag.Count != 20 {
+		t.Fatalf("data %+v", d)
+	}
+	if _, err := result.ReadFile(out); err != nil {
+		t.Fatal(err)
+	}
+	if dist, err := doc.Distribution(); err != nil || len(dist) != 20 {
+		t.Fatalf("distribution for compare: %d, %v", len(dist), err)
+	}
+	code, stdout, _ = runCLI(t, "net", "udp", "--to", srv.Echo, "--rate", "500", "--size", "100", "--count", "50")
+	if code != 0 || !strings.Contains(stdout, "echoed 50") || !strings.Contains(stdout, "send schedule: p99 error") {
+		t.Fatalf("human output (exit %d):\n%s", code, stdout)
+	}
+}
+
+func TestNetTCPDiscardOutputs(t *testing.T) {
+	srv := netServer(t, udpWorks(t))
+	dir := testutil.TempDir(t)
+	csv, svg, png := filepath.Join(dir, "s.csv"), filepath.Join(dir, "g.svg"), filepath.Join(dir, "g.png")
+	code, stdout, stderr := runCLI(t, "net", "tcp-discard", "--to", srv.Sink, "--size", "2MB", "--csv", csv, "--graph", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "the sink confirmed 2000000 bytes") || !strings.Contains(stdout, "goodput") {
+		t.Fatalf("output:\n%s", stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, csv)), "\n")
+	if i := strings.Index(stdout, "TCP state sampling failed: "); i >= 0 && tcpInfoMayBeMissing(stdout[i:]) {
+		lines = append(lines, "(no samples on this platform)")
+		lines[0] += ","
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "t_ns,retransmission,") {
+		t.Fatalf("csv:\n%s", strings.Join(lines, "\n"))
+	}
+	if s := readFile(t, svg); !strings.Contains(s, "<svg") {
+		t.Fatal("graph is not SVG")
+	}
+	code, stdout, _ = runCLI(t, "net", "tcp-discard", "--to", srv.Discard, "--size", "64KiB", "--graph", png, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	doc, err := result.Read(strings.NewReader(stdout))
+	if err != nil || doc.Kind != netload.KindTCPDiscard {
+		t.Fatalf("doc %v %v", doc, err)
+	}
+	var d netload.TCPData
+	if err := json.Unmarshal(doc.Data, &d); err != nil || d.Written != 65536 || d.SinkBytes != -1 {
+		t.Fatalf("data %+v %v", d.TCPResult, err)
+	}
+	if b := readFile(t, png); !strings.HasPrefix(b, "\x89PNG") {
+		t.Fatal("graph is not PNG")
+	}
+}

@@ -1,0 +1,361 @@
+// Package irq reads per-CPU interrupt, softirq and DPC counters and the
+// network devices' queue -> interrupt -> CPU mapping: on Linux from
+// /proc/interrupts, /proc/softirqs, /proc/irq and /sys/class/net (and the
+// RSS indirection table and coalescing through ethtool ioctls); on Windows
+// from the PDH processor counters and the adapters' RSS registry values.
+// It reads only; changing affinity, RPS or coalescing is the knob package's
+// job. It never prints.
+package irq
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// KindIRQWatch is the result document kind of `latlab irq watch`.
+const KindIRQWatch = "irq"
+
+// Row roles.
+const (
+	RoleNet = "net" // network interrupts and NET_RX/NET_TX softirqs (Linux)
+	RoleDPC = "dpc" // DPCs queued (Windows): all drivers', network among them
+)
+
+// Units of Row values.
+const (
+	UnitCount   = "count"
+	UnitPercent = "percent"
+)
+
+// Interval is what happened on each CPU between two readings.
+type Interval struct {
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	CPUs    []int `json:"cpus"`
+	Rows    []Row `json:"rows"`
+}
+
+// Row is one source's activity per CPU over an interval.
+type Row struct {
+	Source string `json:"source"` // "interrupts", "softirqs" or "pdh"
+	Name   string `json:"name"`   // "38", "NET_RX", "LOC", "DPCs Queued/sec"
+	Label  string `json:"label,omitempty"`
+	Device string `json:"device,omitempty"`
+	Queue  string `json:"queue,omitempty"`
+	Role   string `json:"role,omitempty"`
+	Unit   string `json:"unit"`
+	// PerCPU is aligned with Interval.CPUs; NaN (null in JSON) where the
+	// source has no column for that CPU (an offline CPU in
+	// /proc/interrupts) or the row has a single total only.
+	PerCPU Values  `json:"per_cpu"`
+	Total  float64 `json:"total"`
+}
+
+// Values marshals NaN as null.
+type Values []float64
+
+// MarshalJSON writes NaN as null.
+func (v Values) MarshalJSON() ([]byte, error) {
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads null as NaN.
+func (v *Values) UnmarshalJSON(b []byte) error {
+	var in []*float64
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*v = make(Values, len(in))
+	for i, p := range in {
+		if p == nil {
+			(*v)[i] = math.NaN()
+		} else {
+			(*v)[i] = *p
+		}
+	}
+	return nil
+}
+
+// Seconds is the interval's length.
+func (iv *Interval) Seconds() float64 { return float64(iv.EndNs-iv.StartNs) / 1e9 }
+
+// cpuIndex maps CPU numbers to column indices.
+func cpuIndex(cpus []int) map[int]int {
+	m := make(map[int]int, len(cpus))
+	for i, c := range cpus {
+		m[c] = i
+	}
+	return m
+}
+
+// unionCPUs merges sorted CPU lists.
+func unionCPUs(lists ...[]int) []int {
+	set := map[int]bool{}
+	for _, l := range lists {
+		for _, c := range l {
+			set[c] = true
+		}
+	}
+	out := make([]int, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// counterDelta is cur - prev for a kernel counter that is an unsigned int
+// (32 bits) per CPU: a smaller current value means it wrapped once.
+func counterDelta(prev, cur uint64) float64 {
+	if cur >= prev {
+		return float64(cur - prev)
+	}
+	if prev < 1<<32 {
+		return float64(cur + (1 << 32) - prev)
+	}
+	return 0 // a reset (CPU replugged); no honest delta
+}
+
+// DeltaRows turns two readings of one counter file into rows over cpus.
+// role decides each row's Role; rows new in cur count from zero.
+func DeltaRows(source string, prev, cur *Counters, cpus []int, role func(CounterRow) string) []Row {
+	idx := cpuIndex(cpus)
+	pidx := map[int]int{}
+	var prevRows map[string]*CounterRow
+	if prev != nil {
+		pidx = cpuIndex(prev.CPUs)
+		prevRows = make(map[string]*CounterRow, len(prev.Rows))
+		for i := range prev.Rows {
+			prevRows[prev.Rows[i].Name] = &prev.Rows[i]
+		}
+	}
+	rows := make([]Row, 0, len(cur.Rows))
+	for _, r := range cur.Rows {
+		row := Row{Source: source, Name: r.Name, Unit: UnitCount, PerCPU: nanValues(len(cpus))}
+		switch r.Kind {
+		case KindIRQ:
+			if len(r.Actions) > 0 {
+				row.Label = joinActions(r.Actions)
+				row.Device, row.Queue = SplitQueue(r.Actions[0])
+			}
+		case KindArch:
+			row.Label = r.Desc
+		}
+		if role != nil {
+			row.Role = role(r)
+		}
+		p := prevRows[r.Name]
+		if r.PerCPU == nil {
+			var pv uint64
+			if p != nil {
+				pv = p.Total
+			}
+			row.Total = counterDelta(pv, r.Total)
+			rows = append(rows, row)
+			continue
+		}
+		for i, c := range cur.CPUs {
+			var pv uint64
+			if p != nil && p.PerCPU != nil {
+				if j, ok := pidx[c]; ok {
+					pv = p.PerCPU[j]
+				}
+			}
+			d := counterDelta(pv, r.PerCPU[i])
+			if k, ok := idx[c]; ok {
+				row.PerCPU[k] = d
+			}
+			row.Total += d
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func joinActions(a []string) string {
+	s := a[0]
+	for _, x := range a[1:] {
+		s += ", " + x
+	}
+	return s
+}
+
+func nanValues(n int) Values {
+	v := make(Values, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// Sum adds intervals up: counts are summed, percentages averaged weighted
+// by interval length. Rows are matched by source and name; CPUs are the
+// union.
+func Sum(ivs []*Interval) *Interval {
+	if len(ivs) == 0 {
+		return &Interval{}
+	}
+	var lists [][]int
+	for _, iv := range ivs {
+		lists = append(lists, iv.CPUs)
+	}
+	cpus := unionCPUs(lists...)
+	idx := cpuIndex(cpus)
+	out := &Interval{StartNs: ivs[0].StartNs, EndNs: ivs[len(ivs)-1].EndNs, CPUs: cpus}
+	type acc struct {
+		row    Row
+		weight []float64
+		wtotal float64
+	}
+	var order []string
+	accs := map[string]*acc{}
+	for _, iv := range ivs {
+		w := iv.Seconds()
+		for _, r := range iv.Rows {
+			key := r.Source + "\x00" + r.Name
+			a := accs[key]
+			if a == nil {
+				a = &acc{row: r, weight: make([]float64, len(cpus))}
+				a.row.PerCPU = nanValues(len(cpus))
+				a.row.Total = 0
+				accs[key] = a
+				order = append(order, key)
+			}
+			for i, c := range iv.CPUs {
+				v := r.PerCPU[i]
+				if math.IsNaN(v) {
+					continue
+				}
+				k := idx[c]
+				if math.IsNaN(a.row.PerCPU[k]) {
+					a.row.PerCPU[k] = 0
+				}
+				if r.Unit == UnitPercent {
+					a.row.PerCPU[k] += v * w
+					a.weight[k] += w
+				} else {
+					a.row.PerCPU[k] += v
+				}
+			}
+			if r.Unit == UnitPercent {
+				a.row.Total += r.Total * w
+				a.wtotal += w
+			} else {
+				a.row.Total += r.Total
+			}
+		}
+	}
+	for _, key := range order {
+		a := accs[key]
+		if a.row.Unit == UnitPercent {
+			for k := range a.row.PerCPU {
+				if a.weight[k] > 0 {
+					a.row.PerCPU[k] /= a.weight[k]
+				}
+			}
+			if a.wtotal > 0 {
+				a.row.Total /= a.wtotal
+			}
+		}
+		out.Rows = append(out.Rows, a.row)
+	}
+	return out
+}
+
+// NetWork returns per CPU the network work of an interval: the counts of
+// rows with RoleNet (Linux) or, when there are none, RoleDPC (Windows).
+// role says which was used.
+func (iv *Interval) NetWork() (perCPU []float64, role string) {
+	for _, want := range []string{RoleNet, RoleDPC} {
+		perCPU = make([]float64, len(iv.CPUs))
+		found := false
+		for _, r := range iv.Rows {
+			if r.Role != want || r.Unit != UnitCount {
+				continue
+			}
+			found = true
+			for i, v := range r.PerCPU {
+				if !math.IsNaN(v) {
+					perCPU[i] += v
+				}
+			}
+		}
+		if found {
+			return perCPU, want
+		}
+	}
+	return make([]float64, len(iv.CPUs)), ""
+}
+
+// BusyCPUs returns the CPUs that did at least share (0..1) of the work.
+func BusyCPUs(cpus []int, work []float64, share float64) []int {
+	total := 0.0
+	for _, v := range work {
+		total += v
+	}
+	var out []int
+	if total <= 0 {
+		return out
+	}
+	for i, v := range work {
+		if v/total >= share {
+			out = append(out, cpus[i])
+		}
+	}
+	return out
+}
+
+// Watcher reads the counters repeatedly.
+type Watcher interface {
+	// Next returns the activity since the previous call (or since the
+	// watcher was created).
+	Next() (*Interval, error)
+	// Network describes the network devices, their queues and interrupts.
+	Network() *NetInfo
+	Close()
+}
+
+// WatchOptions configure a Watcher.
+type WatchOptions struct {
+	Root string // Linux: filesystem root for /proc and /sys ("/")
+	// Live allows ioctls and OS queries about this machine; false when Root
+	// points at a fixture tree.
+	Live bool
+}
+
+// NewWatcher takes the first reading.
+func NewWatcher(o WatchOptions) (Watcher, error) { return newWatcher(o) }
+
+// Method describes where the counters come from, for documents.
+func Method() string { return method }
+
+// BuildInterval computes the activity between two readings of
+// /proc/interrupts and /proc/softirqs; netIRQs are the network devices'
+// interrupt numbers.
+func BuildInterval(prevIntr, intr, prevSft, sft *Counters, netIRQs map[int]bool) *Interval {
+	cpus := unionCPUs(intr.CPUs, sft.CPUs)
+	iv := &Interval{CPUs: cpus}
+	iv.Rows = append(iv.Rows, DeltaRows("interrupts", prevIntr, intr, cpus, func(r CounterRow) string {
+		if r.Kind == KindIRQ {
+			if n, err := strconv.Atoi(r.Name); err == nil && netIRQs[n] {
+				return RoleNet
+			}
+		}
+		return ""
+	})...)
+	iv.Rows = append(iv.Rows, DeltaRows("softirqs", prevSft, sft, cpus, func(r CounterRow) string {
+		if r.Name == "NET_RX" || r.Name == "NET_TX" {
+			return RoleNet
+		}
+		return ""
+	})...)
+	return iv
+}

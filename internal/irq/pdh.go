@@ -1,0 +1,152 @@
+package irq
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// PDH counters read on Windows, per processor. The "Processor Information"
+// object names instances "group,number" ("0,3"); "Processor" (the
+// fallback) names them "3". Rates are turned into counts over the interval.
+var pdhCounters = []struct {
+	Name, Label, Unit, Role string
+	Rate                    bool
+}{
+	{"Interrupts/sec", "interrupts", UnitCount, "", true},
+	{"DPCs Queued/sec", "DPCs queued", UnitCount, RoleDPC, true},
+	{"% DPC Time", "% DPC time", UnitPercent, "", false},
+	{"% Interrupt Time", "% interrupt time", UnitPercent, "", false},
+}
+
+// pdhItem is one decoded PDH_FMT_COUNTERVALUE_ITEM_W.
+type pdhItem struct {
+	Name   string
+	Status uint32
+	Value  float64
+}
+
+// pdhItemSize is sizeof(PDH_FMT_COUNTERVALUE_ITEM_W) on 64-bit Windows:
+// szName (pointer, 8), FmtValue.CStatus (4), padding (4), the value union
+// (8; a double with PDH_FMT_DOUBLE).
+const pdhItemSize = 24
+
+// decodePDHItems decodes the buffer PdhGetFormattedCounterArrayW filled:
+// count items, whose name pointers point into the same buffer, which
+// starts at address base.
+func decodePDHItems(buf []byte, base uint64, count int) ([]pdhItem, error) {
+	if count < 0 || count*pdhItemSize > len(buf) {
+		return nil, fmt.Errorf("PDH array: %d items do not fit in %d bytes", count, len(buf))
+	}
+	le := binary.LittleEndian
+	items := make([]pdhItem, count)
+	for i := range items {
+		off := i * pdhItemSize
+		ptr := le.Uint64(buf[off:])
+		items[i].Status = le.Uint32(buf[off+8:])
+		items[i].Value = math.Float64frombits(le.Uint64(buf[off+16:]))
+		if ptr < base || ptr-base >= uint64(len(buf)) {
+			return nil, fmt.Errorf("PDH array: item %d (byte %d): name pointer %#x is outside the buffer [%#x, %#x)", i, off, ptr, base, base+uint64(len(buf)))
+		}
+		start := int(ptr - base)
+		var u []uint16
+		for p := start; ; p += 2 {
+			if p+1 >= len(buf) {
+				return nil, fmt.Errorf("PDH array: item %d: name at byte %d is not NUL-terminated", i, start)
+			}
+			c := le.Uint16(buf[p:])
+			if c == 0 {
+				break
+			}
+			u = append(u, c)
+		}
+		items[i].Name = string(utf16.Decode(u))
+	}
+	return items, nil
+}
+
+// pdhValid reports PDH_CSTATUS_VALID_DATA (0) or PDH_CSTATUS_NEW_DATA (1).
+func pdhValid(status uint32) bool { return status <= 1 }
+
+// parseProcessorInstance maps an instance name to a logical processor
+// number: "g,n" -> g*64+n (processor groups hold at most 64), "n" -> n.
+// Totals ("_Total", "0,_Total") return ok=false.
+func parseProcessorInstance(s string) (cpu int, ok bool) {
+	g, n, grouped := strings.Cut(s, ",")
+	if !grouped {
+		n, g = g, "0"
+	}
+	gv, err1 := strconv.Atoi(g)
+	nv, err2 := strconv.Atoi(n)
+	if err1 != nil || err2 != nil || gv < 0 || nv < 0 || nv >= 64 {
+		return 0, false
+	}
+	return gv*64 + nv, true
+}
+
+// pdhRows turns one collection of every counter into rows over the CPUs
+// seen; seconds converts rates to counts.
+func pdhRows(values map[string][]pdhItem, seconds float64) (cpus []int, rows []Row) {
+	var lists [][]int
+	for _, items := range values {
+		var l []int
+		for _, it := range items {
+			if c, ok := parseProcessorInstance(it.Name); ok {
+				l = append(l, c)
+			}
+		}
+		lists = append(lists, l)
+	}
+	cpus = unionCPUs(lists...)
+	idx := cpuIndex(cpus)
+	for _, c := range pdhCounters {
+		items, ok := values[c.Name]
+		if !ok {
+			continue
+		}
+		row := Row{Source: "pdh", Name: c.Name, Label: c.Label, Unit: c.Unit, Role: c.Role, PerCPU: nanValues(len(cpus))}
+		n := 0
+		for _, it := range items {
+			cpu, ok := parseProcessorInstance(it.Name)
+			if !ok || !pdhValid(it.Status) {
+				continue
+			}
+			v := it.Value
+			if c.Rate {
+				v *= seconds
+			}
+			row.PerCPU[idx[cpu]] = v
+			row.Total += v
+			n++
+		}
+		if c.Unit == UnitPercent && n > 0 {
+			row.Total /= float64(n) // the mean over processors
+		}
+		rows = append(rows, row)
+	}
+	return cpus, rows
+}
+
+// RSSProfileName names the *RSSProfile registry values (NDIS).
+func RSSProfileName(v string) string {
+	switch strings.TrimSpace(v) {
+	case "1":
+		return "ClosestProcessor"
+	case "2":
+		return "ClosestProcessorStatic"
+	case "3":
+		return "NUMAScaling"
+	case "4":
+		return "NUMAScalingStatic"
+	case "5":
+		return "ConservativeScaling"
+	}
+	return v
+}
+
+// RSSRegistryValues are the adapter values Get-NetAdapterRss reports.
+var RSSRegistryValues = []string{"*RSS", "*NumRssQueues", "*RSSProfile", "*RssBaseProcGroup", "*RssBaseProcNumber",
+	"*MaxRssProcessors", "*RssMaxProcGroup", "*RssMaxProcNumber", "*NumaNodeId", "*RSSBaseProcNumber"}

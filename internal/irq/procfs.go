@@ -1,0 +1,360 @@
+package irq
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Counters is one reading of a per-CPU counter file (/proc/interrupts or
+// /proc/softirqs): cumulative counts since boot, one column per CPU.
+type Counters struct {
+	// CPUs are the logical CPU numbers of the columns, from the header
+	// ("CPU0 CPU2 ..."): /proc/interrupts lists online CPUs only, while
+	// /proc/softirqs lists every possible CPU, so columns are matched by
+	// number, never by position.
+	CPUs []int
+	Rows []CounterRow
+}
+
+// CounterRow is one line.
+type CounterRow struct {
+	Name string // "38", "LOC", "NET_RX"
+	Kind string // KindIRQ, KindArch or KindSoftirq
+	// PerCPU is aligned with Counters.CPUs; nil for rows that carry one
+	// total only (x86 ERR: and MIS:, ARM Err:).
+	PerCPU []uint64
+	Total  uint64
+	// Chip is the interrupt controller and trigger text of numbered IRQs
+	// ("PCI-MSI 524288-edge"); Desc is an architecture row's description.
+	Chip, Desc string
+	// Actions are the handlers registered on a numbered IRQ, e.g.
+	// "eth0-TxRx-3"; a shared line has several.
+	Actions []string
+}
+
+// Row kinds.
+const (
+	KindIRQ     = "irq"     // a numbered interrupt line
+	KindArch    = "arch"    // an architecture counter: LOC, NMI, IPI0, ...
+	KindSoftirq = "softirq" // NET_RX, TIMER, ...
+)
+
+// rowStart matches the start of a row: a name, a colon, then space or the
+// end of the line. Continuation lines of a row wrapped by a terminal or a
+// mail client do not match (descriptions such as "ACPI:Ged" have no space
+// after the colon).
+var rowStart = regexp.MustCompile(`^\s*([A-Za-z0-9_]+):(\s|$)`)
+
+// ParseInterrupts parses /proc/interrupts.
+func ParseInterrupts(r io.Reader) (*Counters, error) { return parseCounters(r, false) }
+
+// ParseSoftirqs parses /proc/softirqs.
+func ParseSoftirqs(r io.Reader) (*Counters, error) { return parseCounters(r, true) }
+
+func parseCounters(r io.Reader, softirq bool) (*Counters, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	c := &Counters{}
+	lineNo := 0
+	header := false
+	type logical struct {
+		no   int
+		text string
+	}
+	var rows []logical
+	for sc.Scan() {
+		lineNo++
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !header {
+			cpus, err := parseHeader(line)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+			}
+			c.CPUs = cpus
+			header = true
+			continue
+		}
+		if rowStart.MatchString(line) {
+			rows = append(rows, logical{lineNo, line})
+			continue
+		}
+		if len(rows) == 0 {
+			// A header wrapped over several lines continues with CPUn.
+			if more, err := parseHeader(line); err == nil {
+				c.CPUs = append(c.CPUs, more...)
+				continue
+			}
+			return nil, fmt.Errorf("line %d: expected a row \"NAME: counts...\", got %q", lineNo, clip(line))
+		}
+		rows[len(rows)-1].text += " " + strings.TrimSpace(line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+	}
+	if !header {
+		return nil, fmt.Errorf("empty input: no CPU header line")
+	}
+	for _, l := range rows {
+		row, err := parseRow(l.text, len(c.CPUs), softirq)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", l.no, err)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c, nil
+}
+
+func parseHeader(line string) ([]int, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil, fmt.Errorf("empty header")
+	}
+	cpus := make([]int, 0, len(f))
+	for _, t := range f {
+		n, ok := strings.CutPrefix(t, "CPU")
+		if !ok {
+			return nil, fmt.Errorf("header: %q is not CPUn", clip(t))
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 || v > 1<<20 {
+			return nil, fmt.Errorf("header: %q is not CPUn", clip(t))
+		}
+		if len(cpus) > 0 && v <= cpus[len(cpus)-1] {
+			return nil, fmt.Errorf("header: CPU%d after CPU%d: CPU numbers must increase", v, cpus[len(cpus)-1])
+		}
+		cpus = append(cpus, v)
+	}
+	return cpus, nil
+}
+
+func parseRow(text string, ncpu int, softirq bool) (CounterRow, error) {
+	i := strings.IndexByte(text, ':')
+	name := strings.TrimSpace(text[:i])
+	f := strings.Fields(text[i+1:])
+	row := CounterRow{Name: name}
+	var vals []uint64
+	for len(vals) < ncpu && len(vals) < len(f) {
+		v, err := strconv.ParseUint(f[len(vals)], 10, 64)
+		if err != nil {
+			break
+		}
+		vals = append(vals, v)
+	}
+	rest := f[len(vals):]
+	switch {
+	case len(vals) == ncpu:
+		row.PerCPU = vals
+		for _, v := range vals {
+			row.Total += v
+		}
+	case len(vals) == 1 && len(rest) == 0 && !isNumber(name):
+		row.Total = vals[0] // ERR:, MIS: a single system-wide total
+	default:
+		return row, fmt.Errorf("row %s: %d counts for %d CPUs", name, len(vals), ncpu)
+	}
+	switch {
+	case softirq:
+		row.Kind = KindSoftirq
+		if len(rest) > 0 {
+			return row, fmt.Errorf("row %s: unexpected text %q after the counts", name, clip(strings.Join(rest, " ")))
+		}
+	case isNumber(name):
+		row.Kind = KindIRQ
+		row.Chip, row.Actions = splitIRQText(rest)
+	default:
+		row.Kind = KindArch
+		row.Desc = strings.Join(rest, " ")
+	}
+	return row, nil
+}
+
+// trigger matches the token that ends the chip part of a numbered IRQ's
+// text, after which the handler names follow: the hwirq joined to the flow
+// handler on x86 ("524288-edge", "9-fasteoi"), the flow handler glued to
+// the chip on old kernels ("IO-APIC-edge", "PCI-MSI-edge"), or a separate
+// Level/Edge word (GENERIC_IRQ_SHOW_LEVEL: ARM and RISC-V).
+var trigger = regexp.MustCompile(`(?i)(-(edge|level|fasteoi|simple|percpu|percpu_devid|bad|none|untracked)$|^(edge|level)$)`)
+
+func splitIRQText(f []string) (chip string, actions []string) {
+	last := -1
+	for i, t := range f {
+		if trigger.MatchString(t) {
+			last = i
+		}
+	}
+	var names []string
+	switch {
+	case last >= 0:
+		chip = strings.Join(f[:last+1], " ")
+		names = f[last+1:]
+	case len(f) >= 2:
+		chip, names = f[0], f[1:]
+	default:
+		return strings.Join(f, " "), nil
+	}
+	if len(names) == 0 {
+		return chip, nil
+	}
+	// Handlers are joined with ", "; a name itself may contain spaces
+	// ("iwlwifi: default queue", "PCIe PME").
+	for _, a := range strings.Split(strings.Join(names, " "), ", ") {
+		if a = strings.TrimSpace(a); a != "" {
+			actions = append(actions, a)
+		}
+	}
+	return chip, actions
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+// Row returns the row with the given name, or nil.
+func (c *Counters) Row(name string) *CounterRow {
+	for i := range c.Rows {
+		if c.Rows[i].Name == name {
+			return &c.Rows[i]
+		}
+	}
+	return nil
+}
+
+// SplitQueue splits a handler name into device and queue:
+// "eth0-TxRx-3" -> eth0, TxRx-3; "virtio2-input.0" -> virtio2, input.0;
+// "mlx5_comp3@pci:0000:21:00.0" -> mlx5, comp3; "nvme0q3" -> nvme0, q3;
+// "iwlwifi: queue 1" -> iwlwifi, queue 1. A name with no queue part is all
+// device.
+func SplitQueue(action string) (device, queue string) {
+	a := action
+	if i := strings.IndexByte(a, '@'); i > 0 {
+		a = a[:i]
+	}
+	if i := strings.Index(a, ": "); i > 0 {
+		return a[:i], a[i+2:]
+	}
+	if i := strings.IndexByte(a, '-'); i > 0 {
+		return a[:i], a[i+1:]
+	}
+	if m := reCompQueue.FindStringSubmatch(a); m != nil {
+		return m[1], m[2]
+	}
+	if m := reNVMeQueue.FindStringSubmatch(a); m != nil {
+		return m[1], m[2]
+	}
+	return a, ""
+}
+
+var (
+	reCompQueue = regexp.MustCompile(`^([A-Za-z0-9]+)_((?:comp|async|ctrl)\d*)$`)
+	reNVMeQueue = regexp.MustCompile(`^(nvme\d+)(q\d+)$`)
+)
+
+// ParseCPUList parses a kernel CPU list such as "0-3,8,10-11".
+func ParseCPUList(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	var out []int
+	if s == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("cpu list %q: %q is not a CPU number", clip(s), lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("cpu list %q: bad range %q", clip(s), part)
+			}
+		}
+		if b-a > 1<<16 {
+			return nil, fmt.Errorf("cpu list %q: range %q too large", clip(s), part)
+		}
+		for v := a; v <= b; v++ {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// ParseCPUMask parses a kernel hexadecimal CPU mask such as
+// "00000000,0000000f" (32-bit groups, most significant first), as in
+// smp_affinity and rps_cpus.
+func ParseCPUMask(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	groups := strings.Split(s, ",")
+	out := []int{}
+	for gi := len(groups) - 1; gi >= 0; gi-- {
+		g := groups[gi]
+		if g == "" || len(g) > 8 {
+			return nil, fmt.Errorf("cpu mask %q: group %q is not 1-8 hex digits", clip(s), g)
+		}
+		v, err := strconv.ParseUint(g, 16, 32)
+		if err != nil {
+			return nil, fmt.Errorf("cpu mask %q: group %q is not hex", clip(s), g)
+		}
+		base := 32 * (len(groups) - 1 - gi)
+		for b := 0; b < 32; b++ {
+			if v&(1<<b) != 0 {
+				out = append(out, base+b)
+			}
+		}
+	}
+	sortInts(out)
+	return out, nil
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// FormatCPUList renders CPUs as a kernel CPU list ("0-3,8").
+func FormatCPUList(cpus []int) string {
+	if len(cpus) == 0 {
+		return "-"
+	}
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
+		} else {
+			fmt.Fprintf(&b, "%d", cpus[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}

@@ -1,0 +1,319 @@
+package netload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+)
+
+// ServeOptions configure the servers of `latlab net serve`. A port of -1
+// turns that server off; 0 picks a free port.
+type ServeOptions struct {
+	Addr        string // IP to bind; the command defaults it to 127.0.0.1
+	EchoPort    int    // UDP echo (RFC 862)
+	DiscardPort int    // TCP discard (RFC 863)
+	SinkPort    int    // TCP sink: discard, then report the byte count
+	// OnConn, when set, is called as each TCP connection ends.
+	OnConn func(ConnStats)
+}
+
+// MaxConns bounds concurrent TCP connections per server.
+const MaxConns = 64
+
+// SinkReplyPrefix starts the sink's report, sent after the client closes
+// its sending side: "LLSINK <bytes> <ns from first to last byte>\n".
+const SinkReplyPrefix = "LLSINK"
+
+// Server is a set of bound listeners, ready to serve.
+type Server struct {
+	echo    *net.UDPConn
+	discard net.Listener
+	sink    net.Listener
+	onConn  func(ConnStats)
+
+	echoPackets, echoBytes atomic.Int64
+	mu                     sync.Mutex
+	conns                  []ConnStats
+	discardBytes           atomic.Int64
+	sinkBytes              atomic.Int64
+	discardConns           atomic.Int64
+	sinkConns              atomic.Int64
+	active                 chan struct{}
+}
+
+// ConnStats describes one finished TCP connection.
+type ConnStats struct {
+	Service string `json:"service"`
+	Remote  string `json:"remote"`
+	Bytes   int64  `json:"bytes"`
+	// Ns from the first received byte to the last.
+	TransferNs int64  `json:"transfer_ns"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ServeStats sums what the servers did.
+type ServeStats struct {
+	EchoPackets  int64       `json:"echo_packets"`
+	EchoBytes    int64       `json:"echo_bytes"`
+	DiscardConns int64       `json:"discard_connections"`
+	DiscardBytes int64       `json:"discard_bytes"`
+	SinkConns    int64       `json:"sink_connections"`
+	SinkBytes    int64       `json:"sink_bytes"`
+	Conns        []ConnStats `json:"connections,omitempty"` // the last 1000
+}
+
+// Listen binds every enabled server. Bind failures are the user's to fix
+// (another port, privileges), so they are input errors naming the flag.
+func Listen(o ServeOptions) (*Server, error) {
+	ip, err := netip.ParseAddr(o.Addr)
+	if err != nil {
+		return nil, inputErr("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
+	}
+	for _, p := range []struct {
+		v    int
+		flag string
+	}{{o.EchoPort, "--echo-port"}, {o.DiscardPort, "--discard-port"}, {o.SinkPort, "--sink-port"}} {
+		if p.v < -1 || p.v > 65535 {
+			return nil, inputErr("invalid %s %d: accepted 0-65535 (0 = any free port, -1 = off)", p.flag, p.v)
+		}
+	}
+	if o.EchoPort < 0 && o.DiscardPort < 0 && o.SinkPort < 0 {
+		return nil, inputErr("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
+	}
+	s := &Server{onConn: o.OnConn, active: make(chan struct{}, 2*MaxConns)}
+	fail := func(err error) (*Server, error) { s.closeAll(); return nil, err }
+	if o.EchoPort >= 0 {
+		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(o.EchoPort))))
+		if err != nil {
+			return fail(bindErr("UDP echo", "--echo-port", ip, o.EchoPort, err))
+		}
+		_ = c.SetReadBuffer(4 << 20)
+		_ = c.SetWriteBuffer(4 << 20)
+		s.echo = c
+	}
+	if o.DiscardPort >= 0 {
+		l, err := net.Listen("tcp", netip.AddrPortFrom(ip, uint16(o.DiscardPort)).String())
+		if err != nil {
+			return fail(bindErr("TCP discard", "--discard-port", ip, o.DiscardPort, err))
+		}
+		s.discard = l
+	}
+	if o.SinkPort >= 0 {
+		l, err := net.Listen("tcp", netip.AddrPortFrom(ip, uint16(o.SinkPort)).String())
+		if err != nil {
+			return fail(bindErr("TCP sink", "--sink-port", ip, o.SinkPort, err))
+		}
+		s.sink = l
+	}
+	return s, nil
+}
+
+func bindErr(service, flag string, ip netip.Addr, port int, err error) error {
+	where := netip.AddrPortFrom(ip, uint16(port)).String()
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE) || isWinErrno(err, 10048):
+		return inputErr("%s: %s is in use; choose another port with %s", service, where, flag)
+	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || isWinErrno(err, 10013):
+		return inputErr("%s: no permission to bind %s (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose a port >= 1024 with %s", service, where, flag)
+	case errors.Is(err, syscall.EADDRNOTAVAIL) || isWinErrno(err, 10049):
+		return inputErr("%s: %s is not an address of this machine", service, ip)
+	}
+	return inputErr("%s: cannot bind %s: %v", service, where, err)
+}
+
+// isWinErrno matches Winsock error numbers (WSAEADDRINUSE 10048, ...),
+// which syscall.Errno carries on Windows.
+func isWinErrno(err error, n uintptr) bool {
+	var e syscall.Errno
+	return errors.As(err, &e) && uintptr(e) == n
+}
+
+// Addrs returns the bound address of each enabled server.
+func (s *Server) Addrs() (echo, discard, sink string) {
+	if s.echo != nil {
+		echo = s.echo.LocalAddr().String()
+	}
+	if s.discard != nil {
+		discard = s.discard.Addr().String()
+	}
+	if s.sink != nil {
+		sink = s.sink.Addr().String()
+	}
+	return
+}
+
+func (s *Server) closeAll() {
+	if s.echo != nil {
+		s.echo.Close()
+	}
+	if s.discard != nil {
+		s.discard.Close()
+	}
+	if s.sink != nil {
+		s.sink.Close()
+	}
+}
+
+// Serve runs every server until ctx ends, then closes them and the open
+// connections and returns the totals.
+func (s *Server) Serve(ctx context.Context) ServeStats {
+	var wg sync.WaitGroup
+	var connMu sync.Mutex
+	open := map[net.Conn]struct{}{}
+	track := func(c net.Conn, add bool) {
+		connMu.Lock()
+		defer connMu.Unlock()
+		if add {
+			open[c] = struct{}{}
+		} else {
+			delete(open, c)
+		}
+	}
+	if s.echo != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.serveEcho() }()
+	}
+	for _, l := range []struct {
+		l    net.Listener
+		sink bool
+	}{{s.discard, false}, {s.sink, true}} {
+		if l.l == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(l net.Listener, sink bool) {
+			defer wg.Done()
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				select {
+				case s.active <- struct{}{}:
+				default:
+					c.Close() // over MaxConns: refuse rather than exhaust the machine
+					continue
+				}
+				track(c, true)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { <-s.active }()
+					st := s.serveTCP(c, sink)
+					track(c, false)
+					s.record(st)
+				}()
+			}
+		}(l.l, l.sink)
+	}
+	<-ctx.Done()
+	s.closeAll()
+	connMu.Lock()
+	for c := range open {
+		c.Close()
+	}
+	connMu.Unlock()
+	wg.Wait()
+	return s.Stats()
+}
+
+// Stats returns the totals so far.
+func (s *Server) Stats() ServeStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ServeStats{
+		EchoPackets: s.echoPackets.Load(), EchoBytes: s.echoBytes.Load(),
+		DiscardConns: s.discardConns.Load(), DiscardBytes: s.discardBytes.Load(),
+		SinkConns: s.sinkConns.Load(), SinkBytes: s.sinkBytes.Load(),
+		Conns: append([]ConnStats(nil), s.conns...),
+	}
+}
+
+func (s *Server) record(st ConnStats) {
+	s.mu.Lock()
+	s.conns = append(s.conns, st)
+	if len(s.conns) > 1000 {
+		s.conns = s.conns[len(s.conns)-1000:]
+	}
+	s.mu.Unlock()
+	if s.onConn != nil {
+		s.onConn(st)
+	}
+}
+
+// serveEcho returns every datagram to its sender unchanged (RFC 862).
+func (s *Server) serveEcho() {
+	buf := make([]byte, MaxDatagram)
+	for {
+		n, from, err := s.echo.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // e.g. an ICMP error for an earlier reply
+		}
+		s.echoPackets.Add(1)
+		s.echoBytes.Add(int64(n))
+		_, _ = s.echo.WriteToUDPAddrPort(buf[:n], from)
+	}
+}
+
+// serveTCP reads until the peer closes its side. The sink then writes its
+// report, so the sender learns how many bytes arrived.
+func (s *Server) serveTCP(c net.Conn, sink bool) ConnStats {
+	defer c.Close()
+	st := ConnStats{Service: "discard", Remote: c.RemoteAddr().String()}
+	counter, conns := &s.discardBytes, &s.discardConns
+	if sink {
+		st.Service = "sink"
+		counter, conns = &s.sinkBytes, &s.sinkConns
+	}
+	conns.Add(1)
+	buf := make([]byte, 256<<10)
+	var first, last int64
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			last = clock.Now()
+			if first == 0 {
+				first = last
+			}
+			st.Bytes += int64(n)
+			counter.Add(int64(n))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			st.Error = err.Error()
+			break
+		}
+	}
+	if first != 0 {
+		st.TransferNs = last - first
+	}
+	if sink && st.Error == "" {
+		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.WriteString(c, SinkReplyPrefix+" "+strconv.FormatInt(st.Bytes, 10)+" "+strconv.FormatInt(st.TransferNs, 10)+"\n")
+	}
+	return st
+}
+
+// ParseSinkReply reads the sink's report.
+func ParseSinkReply(line string) (bytes, transferNs int64, err error) {
+	var p string
+	if _, err := fmt.Sscanf(line, "%s %d %d", &p, &bytes, &transferNs); err != nil || p != SinkReplyPrefix {
+		return 0, 0, fmt.Errorf("not a sink report: %q", line)
+	}
+	return bytes, transferNs, nil
+}

@@ -1,0 +1,260 @@
+package netload
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+)
+
+// TCPOptions configure a bulk send to a discard or sink server.
+type TCPOptions struct {
+	To          string
+	Size        int64         // bytes to send
+	SampleEvery time.Duration // TCP state sampling period; 0 = no sampling
+	Timeout     time.Duration // bound on the whole transfer
+}
+
+// MaxTCPSamples bounds the state samples kept for one transfer.
+const MaxTCPSamples = 1_000_000
+
+// TCPSample is the socket's TCP state at TNs after the first write.
+type TCPSample struct {
+	TNs int64 `json:"t_ns"`
+	TCPState
+	Retrans bool `json:"-"` // a retransmission counter grew since the previous sample
+}
+
+// TCPResult is what a transfer measured. Times are ns.
+type TCPResult struct {
+	Peer    string `json:"peer"`
+	Local   string `json:"local"`
+	Size    int64  `json:"size_bytes"`
+	Written int64  `json:"written_bytes"`
+
+	ConnectNs int64 `json:"connect_ns"`
+	// WriteNs: first write until the last write returned (the data is in
+	// the kernel). WallNs: first write until the peer closed its side after
+	// ours, so every byte reached the peer application.
+	WriteNs    int64   `json:"write_ns"`
+	WallNs     int64   `json:"wall_ns"`
+	GoodputBps float64 `json:"goodput_bits_per_s"`
+
+	// SinkBytes is what a latlab sink reported receiving; -1 when the peer
+	// is a plain discard server, which reports nothing.
+	SinkBytes      int64 `json:"sink_bytes"`
+	SinkTransferNs int64 `json:"sink_transfer_ns,omitempty"`
+
+	SampleMethod   string      `json:"sample_method"`
+	SampleEveryNs  int64       `json:"sample_every_ns"`
+	Samples        []TCPSample `json:"-"`
+	Fields         []string    `json:"fields_present"`
+	RetransSamples int         `json:"retransmission_samples"`
+	SampleLimitHit bool        `json:"sample_limit_hit,omitempty"`
+	SampleError    string      `json:"sample_error,omitempty"`
+	Final          *TCPState   `json:"-"`
+	ClockSource    string      `json:"clock_source"`
+}
+
+// ValidateTCP checks options before connecting.
+func ValidateTCP(o TCPOptions) error {
+	switch {
+	case o.Size <= 0:
+		return inputErr("invalid size %d: want at least 1 byte, e.g. 10MB", o.Size)
+	case o.SampleEvery < 0:
+		return inputErr("invalid sampling period %v", o.SampleEvery)
+	case o.SampleEvery > 0 && o.SampleEvery < 100*time.Microsecond:
+		return inputErr("sampling period %v is too short: at least 100us", o.SampleEvery)
+	}
+	return nil
+}
+
+func dialTCP(ctx context.Context, to string) (*net.TCPConn, error) {
+	host, port, err := net.SplitHostPort(to)
+	if err != nil || host == "" || port == "" {
+		return nil, inputErr("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:9", to)
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", to)
+	if err != nil {
+		var dnsErr *net.DNSError
+		switch {
+		case errors.As(err, &dnsErr):
+			return nil, inputErr("cannot resolve %q: %v", to, dnsErr.Err)
+		case errors.Is(err, syscall.ECONNREFUSED) || isWinErrno(err, 10061):
+			return nil, inputErr("%s refused the connection: nothing listens there; start `latlab net serve` (TCP discard or sink) on the peer", to)
+		case errors.Is(err, os.ErrDeadlineExceeded) || isTimeout(err):
+			return nil, inputErr("no answer from %s within 5s: check the address and firewall", to)
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		}
+		return nil, inputErr("cannot connect to %s: %v", to, err)
+	}
+	return c.(*net.TCPConn), nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// RunTCP sends Size bytes to a discard or sink server while sampling the
+// socket's TCP state, then half-closes and waits for the peer to close.
+func RunTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
+	if err := ValidateTCP(o); err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	t0 := clock.Now()
+	c, err := dialTCP(ctx, o.To)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res := &TCPResult{Peer: c.RemoteAddr().String(), Local: c.LocalAddr().String(), Size: o.Size, SinkBytes: -1,
+		SampleMethod: tcpInfoMethod, SampleEveryNs: o.SampleEvery.Nanoseconds(), ClockSource: clock.Source()}
+	res.ConnectNs = clock.Now() - t0
+	stopConn := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
+	defer stopConn()
+
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	start := clock.Now()
+	var done atomic.Bool
+	samplerDone := make(chan struct{})
+	if o.SampleEvery > 0 {
+		go func() {
+			defer close(samplerDone)
+			res.sample(rc, start, o.SampleEvery, &done)
+		}()
+	} else {
+		close(samplerDone)
+	}
+
+	buf := make([]byte, 128<<10)
+	var werr error
+	for res.Written < o.Size {
+		n := int64(len(buf))
+		if r := o.Size - res.Written; r < n {
+			n = r
+		}
+		k, err := c.Write(buf[:n])
+		res.Written += int64(k)
+		if err != nil {
+			werr = err
+			break
+		}
+	}
+	res.WriteNs = clock.Now() - start
+	if werr == nil {
+		werr = c.CloseWrite()
+	}
+	var reply string
+	if werr == nil {
+		// A discard server sends nothing and closes; a sink reports first.
+		line, err := bufio.NewReader(io.LimitReader(c, 256)).ReadString('\n')
+		if err != nil && err != io.EOF {
+			werr = fmt.Errorf("waiting for the peer to close: %w", err)
+		}
+		reply = strings.TrimSpace(line)
+	}
+	res.WallNs = clock.Now() - start
+	done.Store(true)
+	<-samplerDone
+	if werr != nil {
+		if ctx.Err() != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return res, fmt.Errorf("transfer to %s not finished within %s (%d of %d bytes written)", o.To, o.Timeout, res.Written, o.Size)
+			}
+			return res, ctx.Err()
+		}
+		return res, fmt.Errorf("send to %s after %d of %d bytes: %w", o.To, res.Written, o.Size, werr)
+	}
+	if reply != "" {
+		b, ns, err := ParseSinkReply(reply)
+		if err != nil {
+			return res, fmt.Errorf("%s answered %q: not a discard or latlab sink server", o.To, reply)
+		}
+		res.SinkBytes, res.SinkTransferNs = b, ns
+	}
+	if res.WallNs > 0 {
+		res.GoodputBps = float64(res.Written) * 8 / (float64(res.WallNs) / 1e9)
+	}
+	return res, nil
+}
+
+// sample reads the TCP state every period on the intended schedule until
+// done, then once more: the final state after the peer closed.
+func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duration, done *atomic.Bool) {
+	r, err := newTCPInfoReader(rc)
+	if err != nil {
+		res.SampleError = err.Error()
+		return
+	}
+	defer r.close()
+	var present uint32
+	samples := make([]TCPSample, 0, 1024)
+	var prev *TCPState
+	take := func(now int64) bool {
+		st, err := r.read()
+		if err != nil {
+			res.SampleError = err.Error()
+			return false
+		}
+		s := TCPSample{TNs: now - start, TCPState: st}
+		if prev != nil && retransmitted(prev, &st) {
+			s.Retrans = true
+			res.RetransSamples++
+		}
+		present |= st.Has
+		samples = append(samples, s)
+		prev = &samples[len(samples)-1].TCPState
+		return true
+	}
+	_ = onPacedThread(func(p pacer) {
+		for k := int64(0); !done.Load(); k++ {
+			if len(samples) >= MaxTCPSamples {
+				res.SampleLimitHit = true
+				return
+			}
+			due := start + k*int64(every)
+			if now := clock.Now(); now < due {
+				p.waitUntil(due)
+			} else if now-due > int64(every) {
+				// Fell behind (the machine was busy): skip to the present
+				// instead of bursting readings with the same state.
+				k = (now - start) / int64(every)
+			}
+			if !take(clock.Now()) {
+				return
+			}
+		}
+	})
+	if res.SampleError == "" && len(samples) < MaxTCPSamples {
+		if take(clock.Now()) {
+			f := samples[len(samples)-1].TCPState
+			res.Final = &f
+		}
+	}
+	res.Samples = samples
+	for f := Field(0); f < numFields; f++ {
+		if present&(1<<f) != 0 {
+			res.Fields = append(res.Fields, f.String())
+		}
+	}
+}

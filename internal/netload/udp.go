@@ -1,0 +1,323 @@
+package netload
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/internal/clock"
+)
+
+// UDPOptions configure a paced UDP probe run against an echo server.
+type UDPOptions struct {
+	To       string        // host:port of a UDP echo server
+	RatePPS  float64       // intended packets per second
+	Size     int           // UDP payload bytes, >= HeaderLen
+	Duration time.Duration // how long to send (ignored when Count > 0)
+	Count    int64         // exact number of packets to send
+	DSCP     int           // DiffServ code point 0-63, -1 = leave unmarked
+	// Drain is how long to keep listening for echoes after the last send.
+	Drain time.Duration
+	// HelloTimeout bounds the check that the peer echoes at all.
+	HelloTimeout time.Duration
+	// OnStart, when set, is called once the peer answered, before sending.
+	OnStart func()
+}
+
+// MaxPackets bounds one run's packet count: the per-packet records it keeps
+// (send lag, round-trip time) must fit in memory.
+const MaxPackets = 10_000_000
+
+// UDPResult is what a run measured. Times are ns.
+type UDPResult struct {
+	Peer  string `json:"peer"`
+	Local string `json:"local"`
+
+	RatePPS  float64 `json:"rate_pps"`
+	Size     int     `json:"size_bytes"`
+	Planned  int64   `json:"planned"`
+	Sent     int64   `json:"sent"`
+	Received int64   `json:"received"` // distinct sequence numbers echoed
+	Lost     int64   `json:"lost"`
+	Dups     int64   `json:"duplicates"`
+	Reorder  int64   `json:"reordered"`
+	Foreign  int64   `json:"foreign"` // datagrams that were not this run's probes
+	// SendErrors counts sends the OS refused (buffer full, ICMP unreachable).
+	SendErrors int64 `json:"send_errors"`
+
+	JitterNs float64 `json:"jitter_ns"` // RFC 3550 interarrival jitter, final value
+
+	// RTT: echo arrival - actual send, in arrival order. FromIntended:
+	// echo arrival - intended send, which a stalled sender cannot hide.
+	// SendLag: actual send - intended send, per sent packet.
+	RTT          []int64 `json:"-"`
+	FromIntended []int64 `json:"-"`
+	SendLag      []int64 `json:"-"`
+
+	SendElapsedNs int64  `json:"send_elapsed_ns"` // first intended send to last actual send
+	ElapsedNs     int64  `json:"elapsed_ns"`      // including the drain
+	Interrupted   bool   `json:"interrupted"`
+	DSCP          *DSCP  `json:"dscp,omitempty"`
+	PacerMethod   string `json:"pacer_method"`
+	ClockSource   string `json:"clock_source"`
+}
+
+// DSCP reports what marking was asked for and what the socket got.
+type DSCP struct {
+	Requested int    `json:"requested"`
+	Applied   bool   `json:"applied"`
+	Note      string `json:"note,omitempty"`
+}
+
+const helloSeq = math.MaxUint64
+
+// SpinMargin is how long before each send the pacing thread wakes to spin.
+const SpinMargin = 100 * time.Microsecond
+
+// ValidateUDP checks options before any socket is opened.
+func ValidateUDP(o UDPOptions) error {
+	switch {
+	case math.IsNaN(o.RatePPS) || o.RatePPS <= 0:
+		return inputErr("invalid rate %v packets/s: want a positive number", o.RatePPS)
+	case o.RatePPS > 10_000_000:
+		return inputErr("invalid rate %v packets/s: at most 10000000", o.RatePPS)
+	case o.Size < HeaderLen || o.Size > MaxDatagram:
+		return inputErr("invalid size %d bytes: accepted %d (the probe header) to %d", o.Size, HeaderLen, MaxDatagram)
+	case o.Count < 0:
+		return inputErr("invalid count %d: want a positive number", o.Count)
+	case o.Count == 0 && o.Duration <= 0:
+		return inputErr("give a positive duration or count")
+	case o.DSCP < -1 || o.DSCP > 63:
+		return inputErr("invalid DSCP %d: accepted 0-63", o.DSCP)
+	}
+	if n := plannedPackets(o); n > MaxPackets {
+		return inputErr("%d packets planned (rate x duration): at most %d per run; shorten the duration", n, MaxPackets)
+	} else if n < 1 {
+		return inputErr("the duration is shorter than one packet interval at %v packets/s", o.RatePPS)
+	}
+	return nil
+}
+
+func plannedPackets(o UDPOptions) int64 {
+	if o.Count > 0 {
+		return o.Count
+	}
+	return int64(math.Ceil(o.Duration.Seconds()*o.RatePPS - 1e-9))
+}
+
+// dialUDP resolves and connects, mapping the user's mistakes to ErrInput.
+func dialUDP(to string) (*net.UDPConn, error) {
+	host, port, err := net.SplitHostPort(to)
+	if err != nil || host == "" || port == "" {
+		return nil, inputErr("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:7 or [::1]:7", to)
+	}
+	ra, err := net.ResolveUDPAddr("udp", to)
+	if err != nil {
+		return nil, inputErr("cannot resolve %q: %v", to, err)
+	}
+	if ra.Port == 0 {
+		return nil, inputErr("invalid address %q: port 0", to)
+	}
+	c, err := net.DialUDP("udp", nil, ra)
+	if err != nil {
+		return nil, inputErr("cannot reach %s: %v", to, err)
+	}
+	return c, nil
+}
+
+func randomRun() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint32(b[:])
+}
+
+// hello checks that the peer echoes: a few probes outside the run's
+// sequence space, sent until one comes back or the timeout passes.
+func hello(c *net.UDPConn, run uint32, size int, timeout time.Duration) error {
+	buf := make([]byte, size)
+	rbuf := make([]byte, MaxDatagram)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		putHeader(buf, header{Run: run, Seq: helloSeq, Intended: clock.Now(), Sent: clock.Now()})
+		if _, err := c.Write(buf); err != nil && !isRefused(err) {
+			return inputErr("cannot send to %s: %v", c.RemoteAddr(), err)
+		}
+		wait := time.Now().Add(200 * time.Millisecond)
+		if wait.After(deadline) {
+			wait = deadline
+		}
+		_ = c.SetReadDeadline(wait)
+		for {
+			n, err := c.Read(rbuf)
+			if err != nil {
+				if isRefused(err) {
+					return inputErr("%s refused UDP (ICMP port unreachable): nothing listens there; start `latlab net serve` on the peer", c.RemoteAddr())
+				}
+				break // timeout: send again
+			}
+			if h, err := parseHeader(rbuf[:n]); err == nil && h.Run == run && h.Seq == helloSeq {
+				if n != size {
+					return inputErr("%s echoed %d of %d bytes: not a UDP echo server", c.RemoteAddr(), n, size)
+				}
+				return nil
+			}
+		}
+	}
+	return inputErr("no echo from %s within %s: start `latlab net serve` there (UDP echo) or check the address and firewall", c.RemoteAddr(), timeout)
+}
+
+func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// RunUDP sends probes on the intended schedule (packet i at start + i/rate,
+// never later because an earlier one was slow: a late sender catches up
+// instead of shifting the schedule) and measures their echoes.
+func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
+	if err := ValidateUDP(o); err != nil {
+		return nil, err
+	}
+	if o.Drain <= 0 {
+		o.Drain = time.Second
+	}
+	if o.HelloTimeout <= 0 {
+		o.HelloTimeout = 2 * time.Second
+	}
+	c, err := dialUDP(o.To)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res := &UDPResult{Peer: c.RemoteAddr().String(), Local: c.LocalAddr().String(), RatePPS: o.RatePPS, Size: o.Size,
+		PacerMethod: PacerMethod(), ClockSource: clock.Source()}
+	if 1e9/o.RatePPS >= 8*float64(SpinMargin) {
+		res.PacerMethod += fmt.Sprintf(", waking %s early and spinning to the send time", SpinMargin)
+	}
+	if o.DSCP >= 0 {
+		res.DSCP = setDSCP(c, o.DSCP)
+	}
+	// Large socket buffers keep bursts (bulk profile) from being dropped
+	// by this host before they reach the network.
+	_ = c.SetReadBuffer(4 << 20)
+	_ = c.SetWriteBuffer(4 << 20)
+	run := randomRun()
+	if err := hello(c, run, o.Size, o.HelloTimeout); err != nil {
+		return nil, err
+	}
+	if o.OnStart != nil {
+		o.OnStart()
+	}
+	n := plannedPackets(o)
+	res.Planned = n
+	tr := newTracker(run, uint64(n))
+	lag := make([]int64, n)
+
+	var sent, got atomic.Int64
+	var sendDone atomic.Bool
+	var stop atomic.Bool
+	cancelStop := context.AfterFunc(ctx, func() { stop.Store(true) })
+	defer cancelStop()
+
+	period := 1e9 / o.RatePPS
+	start := clock.Now() + int64(time.Millisecond) // time to start the threads
+	recvDone := make(chan struct{})
+	_ = c.SetReadDeadline(time.Now().Add(time.Duration(float64(n)*period) + o.Drain + 10*time.Second))
+	go func() {
+		defer close(recvDone)
+		rbuf := make([]byte, MaxDatagram)
+		for {
+			k, err := c.Read(rbuf)
+			now := clock.Now()
+			if err != nil {
+				if isRefused(err) {
+					continue // an ICMP error from a lost peer; the loss shows in the counts
+				}
+				return // deadline (drain over) or closed
+			}
+			tr.add(rbuf[:k], now)
+			got.Store(tr.unique)
+			if sendDone.Load() && tr.unique >= sent.Load() {
+				return
+			}
+		}
+	}()
+
+	// The pacing thread wakes a little early and spins the rest of the
+	// way: a wake-up is late by tens of µs on a busy machine, and spinning
+	// SpinMargin per packet costs ~1% of a CPU at game rates. At rates
+	// where the margin is a large part of the period, it just sleeps.
+	spin := int64(SpinMargin)
+	if period < 8*float64(SpinMargin) {
+		spin = 0
+	}
+	var sendErrs int64
+	var lastSend int64
+	err = onPacedThread(func(p pacer) {
+		buf := make([]byte, o.Size)
+		for i := int64(0); i < n; i++ {
+			if stop.Load() {
+				res.Interrupted = true
+				break
+			}
+			due := start + int64(float64(i)*period)
+			if clock.Now() < due {
+				if spin > 0 {
+					p.waitUntil(due - spin)
+					for clock.Now() < due {
+					}
+				} else {
+					p.waitUntil(due)
+				}
+			}
+			t := clock.Now()
+			putHeader(buf, header{Run: run, Seq: uint64(i), Intended: due, Sent: t})
+			if _, err := c.Write(buf); err != nil {
+				sendErrs++
+			}
+			lag[i] = t - due
+			lastSend = t
+			sent.Store(i + 1)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sendDone.Store(true)
+	if got.Load() >= sent.Load() {
+		_ = c.SetReadDeadline(time.Now()) // every echo is already in
+	} else {
+		_ = c.SetReadDeadline(time.Now().Add(o.Drain))
+	}
+	select {
+	case <-recvDone:
+	case <-ctx.Done():
+		_ = c.SetReadDeadline(time.Now())
+		<-recvDone
+		res.Interrupted = true
+	}
+	end := clock.Now()
+	res.Sent = sent.Load()
+	res.SendErrors = sendErrs
+	res.SendLag = lag[:res.Sent]
+	res.SendElapsedNs = lastSend - start
+	res.ElapsedNs = end - start
+	res.Received = tr.unique
+	res.Lost = res.Sent - tr.unique
+	res.Dups, res.Reorder, res.Foreign = tr.dups, tr.reordered, tr.foreign
+	res.JitterNs = tr.jitter
+	res.RTT, res.FromIntended = tr.rtt, tr.intended
+	return res, nil
+}
+
+// AchievedRatePPS is the send rate actually reached.
+func (r *UDPResult) AchievedRatePPS() float64 {
+	if r.SendElapsedNs <= 0 || r.Sent < 2 {
+		return 0
+	}
+	return float64(r.Sent-1) / (float64(r.SendElapsedNs) / 1e9)
+}
