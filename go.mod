@@ -18,6 +18,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/safchain/ethtool v0.7.0 // indirect
 	github.com/sergi/go-diff v1.0.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 )
