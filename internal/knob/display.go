@@ -8,16 +8,16 @@ import (
 // DisplayPath is the part of a DISPLAYCONFIG_PATH_INFO that says how an
 // active display path is really scaled.
 type DisplayPath struct {
-	AdapterLUID      uint64 `json:"adapter_luid"`
-	SourceID         uint32 `json:"source_id"`
-	TargetID         uint32 `json:"target_id"`
-	OutputTechnology uint32 `json:"output_technology"`
-	Rotation         uint32 `json:"rotation"`
-	Scaling          uint32 `json:"scaling"`
-	ScalingName      string `json:"scaling_name"`
+	AdapterLUID      uint64  `json:"adapter_luid"`
+	SourceID         uint32  `json:"source_id"`
+	TargetID         uint32  `json:"target_id"`
+	OutputTechnology uint32  `json:"output_technology"`
+	Rotation         uint32  `json:"rotation"`
+	Scaling          uint32  `json:"scaling"`
+	ScalingName      string  `json:"scaling_name"`
 	RefreshHz        float64 `json:"refresh_hz"`
-	TargetAvailable  bool   `json:"target_available"`
-	Active           bool   `json:"active"`
+	TargetAvailable  bool    `json:"target_available"`
+	Active           bool    `json:"active"`
 }
 
 // PathInfoSize is sizeof(DISPLAYCONFIG_PATH_INFO).

@@ -118,7 +118,9 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, inputf("no process %s (no %s)", sel.PID, l)
 	}
 	ns, _ := strconv.ParseInt(s, 10, 64)
-	r := &Reading{Knob: "timer-slack", Items: []Item{item(target, l, v, slackMeaning(ns))}}
+	it := item(target, l, v, slackMeaning(ns))
+	it.Value = fmt.Sprintf("%s (%d ns)", time.Duration(ns), ns)
+	r := &Reading{Knob: "timer-slack", Items: []Item{it}}
 	if sel.PID == "" {
 		r.Notes = append(r.Notes, "this is latlab's own slack; --pid PID reads another process")
 	}

@@ -31,8 +31,8 @@ const (
 	TypeLink        = "REG_LINK"
 	TypeMultiSZ     = "REG_MULTI_SZ"
 	TypeQWORD       = "REG_QWORD"
-	TypeFile        = "file"    // file content
-	TypeBCD         = "bcd"     // bcdedit element value as text
+	TypeFile        = "file"     // file content
+	TypeBCD         = "bcd"      // bcdedit element value as text
 	TypeEthCoalesce = "coalesce" // ethtool coalesce parameters, as JSON
 )
 

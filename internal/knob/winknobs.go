@@ -175,9 +175,9 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if o.Table {
 		pe.Table = prisep.Table(po)
 		ex.Text = append(ex.Text, fmt.Sprintf("all 64 classes (%s defaults, %s ms clock interval):", platform(o.Server), prisep.FmtMs(pe.Table[0].TickMs)),
-			"  value  bits    interval  length    boost  fg units  bg units   fg ms   bg ms")
+			"  value  bits    interval  length     boost  fg units  bg units   fg ms   bg ms")
 		for _, d := range pe.Table {
-			ex.Text = append(ex.Text, fmt.Sprintf("  0x%02X   %s  %-8s  %-8s  %-5s  %8d  %8d  %6s  %6s", d.Effective, d.Binary, d.Interval+star(d.IntervalDefault), d.Length+star(d.LengthDefault), d.ForegroundBoost, d.ForegroundUnits, d.BackgroundUnits, prisep.FmtMs(d.ForegroundMs), prisep.FmtMs(d.BackgroundMs)))
+			ex.Text = append(ex.Text, fmt.Sprintf("  0x%02X   %s  %-8s  %-9s  %-5s  %8d  %8d  %6s  %6s", d.Effective, d.Binary, d.Interval+star(d.IntervalDefault), d.Length+star(d.LengthDefault), d.ForegroundBoost, d.ForegroundUnits, d.BackgroundUnits, prisep.FmtMs(d.ForegroundMs), prisep.FmtMs(d.BackgroundMs)))
 		}
 		ex.Text = append(ex.Text, "  * platform default")
 	}
