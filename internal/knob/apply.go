@@ -69,6 +69,9 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 	}
 	for i, c := range p.Changes {
 		if err := env.write(c.Loc, c.New); err != nil {
+			for _, k := range idx[i+1:] {
+				markReverted(&j.Entries[k], "not applied: an earlier write of the same change failed")
+			}
 			return rollback(env, j, idx[:i+1], fmt.Errorf("write %s: %w", c.Loc, err))
 		}
 		j.Entries[idx[i]].State = StateApplied
