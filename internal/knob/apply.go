@@ -11,14 +11,24 @@ import (
 // add appends the change of l to v, reading the current value; a value
 // that already holds v is left out.
 func (p *Plan) add(env *Env, l Loc, v Value) error {
+	for _, c := range p.Changes {
+		if c.Loc == l {
+			if Same(c.New, v) && c.New.Type == v.Type {
+				return nil // a key two values need
+			}
+			return fmt.Errorf("internal: %s changed twice in one plan", l)
+		}
+	}
+	// A registry value needs its key: create the missing ones first, so
+	// revert removes exactly what latlab added.
+	if l.Backend == BackendRegistry && l.Name != "" && !v.IsAbsent() {
+		if err := ensureKey(env, p, l.Path); err != nil {
+			return err
+		}
+	}
 	old, err := env.read(l)
 	if err != nil {
 		return err
-	}
-	for _, c := range p.Changes { // a later change of the same Loc replaces an earlier one
-		if c.Loc == l {
-			return fmt.Errorf("internal: %s changed twice in one plan", l)
-		}
 	}
 	if Same(old, v) && old.Type == v.Type {
 		return nil

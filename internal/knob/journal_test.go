@@ -113,6 +113,8 @@ func withFault(env *Env, k int) *Env {
 // turn, reverts, and checks the state equals the original exactly; then
 // the same with the crash inside the revert.
 func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*Env, func() map[string]string)) {
+	durable = false
+	defer func() { durable = true }()
 	env, snap := fresh(t)
 	dir := testutil.TempDir(t)
 	orig := snap()

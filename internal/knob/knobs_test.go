@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 func get(t *testing.T, env *Env, name string, sel Selector) *Reading {
@@ -176,7 +178,7 @@ func TestQoSRemoveAndList(t *testing.T) {
 		t.Errorf("notes %v: want the NLA note", r.Notes)
 	}
 	before := reg.Snapshot()
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"qos-dscp", Selector{Policy: "voice"}, "remove"}})
 	if v, _ := reg.Read(regLoc(pol, "")); !v.IsAbsent() {
 		t.Fatal("policy not removed")
@@ -315,7 +317,7 @@ func TestBCDBackend(t *testing.T) {
 		return []byte("The operation completed successfully.\r\n"), nil
 	}}
 	env := &Env{Backends: map[string]Backend{BackendBCD: b}}
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tsc-sync-policy", Selector{}, "legacy"}})
 	if val != "legacy" {
 		t.Fatalf("after set: %q (calls %v)", val, calls)
