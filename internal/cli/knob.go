@@ -167,6 +167,8 @@ func runKnobList(o *KnobOptions, all bool) error {
 			val, meaning = "?", e.Error
 		case e.Reading != nil && len(e.Reading.Items) == 1:
 			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
+		case e.Reading != nil && len(e.Reading.Items) == 0:
+			val = "none found"
 		case e.Reading != nil:
 			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
 			meaning = e.Summary + "; latlab knob get " + e.Name
