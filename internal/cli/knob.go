@@ -246,7 +246,7 @@ func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
 	} else {
 		var rows [][]string
 		for _, it := range r.Items {
-			rows = append(rows, []string{it.Target, clip(it.Value, 60), it.Meaning})
+			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
 		}
 		knobTable(w, []string{"target", "value", "meaning"}, rows)
 		for _, it := range r.Items {
