@@ -35,9 +35,11 @@ func latlab(t *testing.T, faultAfter int, args ...string) (int, string, string) 
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	env := []string{"LATLAB_TEST_MAIN=1"}
+	// The race detector's runtime waits 1 s at exit by default; the
+	// hundreds of short processes here must not.
+	env := []string{"LATLAB_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0"}
 	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, knob.FaultEnv+"=") && !strings.HasPrefix(e, "LATLAB_TEST_MAIN=") {
+		if !strings.HasPrefix(e, knob.FaultEnv+"=") && !strings.HasPrefix(e, "LATLAB_TEST_MAIN=") && !strings.HasPrefix(e, "GORACE=") {
 			env = append(env, e)
 		}
 	}

@@ -144,7 +144,8 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 		ex.Text = append(ex.Text, fmt.Sprintf("bits %s = interval %s%s, length %s%s, PsPrioritySeparation %d",
 			d.Binary, d.Interval, dflt(d.IntervalDefault), d.Length, dflt(d.LengthDefault), d.PsPrioritySeparation))
 		ex.Text = append(ex.Text, fmt.Sprintf("quantum in ms at a %s ms clock interval (3 units per tick); %s platform defaults", prisep.FmtMs(d.TickMs), platform(o.Server)))
-	} else if !o.Table && o.Find == "" {
+	} else if o.Find == "" {
+		o.Table = true // the reference: every class
 		ex.Text = []string{
 			"Win32PrioritySeparation: only the low 6 bits count, as AABBCC.",
 			"  AA interval: 01 long, 10 short, 00/11 default (short on client, long on server)",
@@ -152,7 +153,7 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 			"  CC PsPrioritySeparation: 0, 1, 2 (3 acts as 2): foreground quantum 1x, 2x, 3x the background one (variable only)",
 			"Quantum units: short variable 6/12/18, long variable 12/24/36, short fixed 18, long fixed 36; 3 units per clock tick.",
 			"Windows ships 0x2 on client (short, variable, 3:1) and 0x18 on server (long, fixed).",
-			"--table prints all 64 classes; --find short,variable,3:1 finds the values of a class.",
+			"--find short,variable,3:1 finds the values of a class; --server uses the server defaults.",
 		}
 	}
 	if o.Find != "" {
