@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -550,11 +549,7 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		}
 	}
 	if err != nil {
-		var ce *knob.ConflictError
-		if errors.As(err, &ce) {
-			return err
-		}
-		return err
+		return err // a conflict names the value and the way out (--force)
 	}
 	if dry {
 		fmt.Fprintln(w, "dry run: nothing was changed")

@@ -1,7 +1,6 @@
 package knob
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -271,6 +270,3 @@ func MatchKnob(name, target string) func(*Entry) bool {
 		return e.Knob == name && (target == "" || strings.EqualFold(e.Target, target))
 	}
 }
-
-// errNoChange is returned by knobs whose value is already in place.
-var errNoChange = errors.New("already set")

@@ -171,7 +171,7 @@ func Lookup(name string) (Knob, error) {
 	return nil, inputf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
 }
 
-// Native reports whether k can be read and set on this OS.
+// IsNative reports whether k can be read and set on this OS.
 func IsNative(k Knob) bool { return k.OS() == HostOS }
 
 func names() []string {
