@@ -69,7 +69,7 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 	now := time.Now().UTC()
 	es := make([]Entry, len(p.Changes))
 	for i, c := range p.Changes {
-		es[i] = Entry{Time: now, Knob: p.Knob, Target: p.Target, Request: p.Request, Loc: c.Loc, Original: c.Old, New: c.New, State: StatePending}
+		es[i] = Entry{Time: now, Knob: p.Knob, Target: p.Target, Request: p.Request, Loc: c.Loc, Original: c.Old, New: c.New, Guard: c.Guard, State: StatePending}
 	}
 	idx := j.add(es)
 	if err := j.Save(); err != nil {
@@ -176,6 +176,18 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 			cur = v
 		}
 		s := Step{Entry: e, Live: cur}
+		if e.Guard != nil {
+			g, err := env.read(e.Guard.Loc)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", e.Guard.Loc, err)
+			}
+			if !Same(g, e.Guard.Value) {
+				s.Action = "gone"
+				s.Detail = e.Guard.What
+				steps = append(steps, s)
+				continue
+			}
+		}
 		switch {
 		case Same(cur, e.Original) && cur.Type == e.Original.Type:
 			s.Action = "already-original"

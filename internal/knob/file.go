@@ -18,6 +18,8 @@ func (f Files) path(p string) string {
 	return filepath.Join(f.Root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
 }
 
+// Read returns the file's content; with Name "stat-field:N" only field N
+// (1-based, as proc(5) counts) of a /proc/PID/stat line.
 func (f Files) Read(l Loc) (Value, error) {
 	b, err := os.ReadFile(f.path(l.Path))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -26,7 +28,29 @@ func (f Files) Read(l Loc) (Value, error) {
 	if err != nil {
 		return Value{}, fmt.Errorf("read %s: %w", l, err)
 	}
+	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
+		return statField(l, b, n)
+	}
 	return Value{Type: TypeFile, Data: b}, nil
+}
+
+// statField picks a field of a /proc/PID/stat line; the command name (field
+// 2) is in parentheses and may hold spaces, so counting starts after it.
+func statField(l Loc, b []byte, n string) (Value, error) {
+	var i int
+	if _, err := fmt.Sscan(n, &i); err != nil || i < 3 {
+		return Value{}, fmt.Errorf("read %s: bad field %q", l, n)
+	}
+	s := string(b)
+	p := strings.LastIndexByte(s, ')')
+	if p < 0 {
+		return Value{}, fmt.Errorf("read %s: no command name in %q", l, s)
+	}
+	fields := strings.Fields(s[p+1:])
+	if len(fields) < i-2 {
+		return Value{}, fmt.Errorf("read %s: %d fields, want field %d", l, len(fields)+2, i)
+	}
+	return Value{Type: TypeFile, Data: []byte(fields[i-3])}, nil
 }
 
 // Write replaces the content in one write call (sysfs takes a value per

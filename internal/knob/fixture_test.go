@@ -17,6 +17,7 @@ func linuxTree(t testing.TB) string {
 		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
 		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
 		"proc/4242/timerslack_ns":                                           "50000\n",
+		"proc/4242/stat":                                                    "4242 (game (x) srv) S 1 4242 4242 0 -1 4194560 1529 0 0 0 12 3 0 0 20 0 4 0 98765 10000000 900 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
 		"proc/self/timerslack_ns":                                           "50000\n",
 		"proc/irq/24/smp_affinity_list":                                     "0-3\n",
 		"proc/irq/24/effective_affinity_list":                               "2\n",

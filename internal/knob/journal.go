@@ -36,6 +36,7 @@ type Entry struct {
 	Loc        Loc        `json:"loc"`
 	Original   Value      `json:"original"`
 	New        Value      `json:"new"`
+	Guard      *Guard     `json:"guard,omitempty"`
 	State      string     `json:"state"`
 	RevertedAt *time.Time `json:"reverted_at,omitempty"`
 	Note       string     `json:"note,omitempty"`

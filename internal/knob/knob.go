@@ -94,6 +94,17 @@ type Change struct {
 	Loc Loc   `json:"loc"`
 	Old Value `json:"old"`
 	New Value `json:"new"`
+	// Guard, when set, must still read the same for a revert to write:
+	// it tells the process whose timer slack was set from a later one
+	// that got the same PID.
+	Guard *Guard `json:"guard,omitempty"`
+}
+
+// Guard is a value that identifies what a change was made to.
+type Guard struct {
+	Loc   Loc    `json:"loc"`
+	Value Value  `json:"value"`
+	What  string `json:"what"` // said when the guard no longer matches
 }
 
 // Plan is what `knob set` would do.

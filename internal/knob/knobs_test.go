@@ -579,3 +579,24 @@ func FuzzParseCoalesce(f *testing.F) {
 		}
 	})
 }
+
+func TestTimerSlackPIDReuse(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
+	j, _ := ReadJournal(dir)
+	if g := j.Entries[0].Guard; g == nil || string(g.Value.Data) != "98765" {
+		t.Fatalf("guard %+v: want the start time 98765", g)
+	}
+	// The process exits and another gets its PID.
+	stat := root + "/proc/4242/stat"
+	os.WriteFile(stat, []byte("4242 (other) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0\n"), 0o644)
+	os.WriteFile(root+"/proc/4242/timerslack_ns", []byte("1000\n"), 0o644)
+	steps, _ := revertAll(t, env, dir)
+	if len(steps) != 1 || steps[0].Action != "gone" || !strings.Contains(steps[0].Detail, "another process") {
+		t.Fatalf("steps %+v", steps)
+	}
+	if b, _ := os.ReadFile(root + "/proc/4242/timerslack_ns"); string(b) != "1000\n" {
+		t.Fatalf("the new process's slack was written: %q", b)
+	}
+}

@@ -149,7 +149,16 @@ func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: target, Request: value}
 	p.Notes = append(p.Notes, "only the main thread of the process changes; threads it starts later inherit the new slack")
-	return p, p.add(env, l, FileValue(strconv.FormatInt(ns, 10)+"\n"))
+	if err := p.add(env, l, FileValue(strconv.FormatInt(ns, 10)+"\n")); err != nil {
+		return nil, err
+	}
+	// The start time (field 22 of /proc/PID/stat) tells this process from
+	// a later one with the same PID, which a revert must not touch.
+	start := Loc{Backend: BackendFile, Path: "proc/" + sel.PID + "/stat", Name: "stat-field:22"}
+	if v, err := env.read(start); err == nil && !v.IsAbsent() && len(p.Changes) == 1 {
+		p.Changes[0].Guard = &Guard{Loc: start, Value: v, What: "process " + sel.PID + " has exited (its PID is free or belongs to another process now)"}
+	}
+	return p, nil
 }
 
 // --- tcp-recovery --------------------------------------------------------
