@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -171,12 +170,6 @@ func utf16WithBOM(s string) []byte {
 		b = append(b, byte(c), byte(c>>8))
 	}
 	return b
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func orNone(s []string) string {

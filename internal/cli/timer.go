@@ -58,9 +58,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 		return fmt.Errorf("timer status: %w", err)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(o.IO.Out, st)
 	}
 	printTimerStatus(o.IO.Out, &st)
 	return nil

@@ -38,15 +38,30 @@ func TestSleepProbe(t *testing.T) {
 }
 
 func TestSleepProbeStopsOnCancel(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// Cancel once a few samples arrived: a fixed timeout would race the
+	// setup on a loaded machine.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	live := make(chan int64, 1024)
+	got := make(chan int, 1)
+	go func() {
+		n := 0
+		for range live {
+			n++
+			if n == 3 {
+				cancel()
+			}
+		}
+		got <- n
+	}()
 	r, err := Sleep(ctx, SleepOptions{Duration: time.Millisecond, Samples: 0, Method: defaultMethod(), Thread: Thread{CPU: -1}, Live: live})
+	close(live)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Slept) == 0 || len(live)+r.LiveDropped != len(r.Slept) {
-		t.Fatalf("%d samples, %d live, %d dropped", len(r.Slept), len(live), r.LiveDropped)
+	n := <-got
+	if len(r.Slept) < 3 || n+r.LiveDropped != len(r.Slept) {
+		t.Fatalf("%d samples, %d live, %d dropped", len(r.Slept), n, r.LiveDropped)
 	}
 }
 

@@ -1,0 +1,688 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+func init() { register(newKnobCmd) }
+
+// KnobSchema marks the JSON documents of the knob commands.
+const KnobSchema = "latlab.knob/1"
+
+// KnobOptions are the flags shared by the knob subcommands.
+type KnobOptions struct {
+	IO       *IO
+	JSON     bool
+	StateDir string
+	Sel      knob.Selector
+}
+
+func newKnobCmd(io *IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "knob",
+		Short: "latency settings: decode, inspect, change and revert (with a crash-safe journal)",
+		Long: `Every setting latlab knows, decoded from evidence: what it is now, what a
+value means, and a safe way to change it. Each change records the original
+value (type and bytes, or absent) durably before writing, so
+'latlab knob revert' restores it exactly, also after a crash.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return Usagef("knob needs a subcommand: list, get, explain, set, revert, history or export")
+		},
+	}
+	cmd.AddCommand(newKnobListCmd(io), newKnobGetCmd(io), newKnobExplainCmd(io), newKnobSetCmd(io),
+		newKnobRevertCmd(io), newKnobHistoryCmd(io), newKnobExportCmd(io))
+	return cmd
+}
+
+func knobCommonFlags(fs *pflag.FlagSet, o *KnobOptions, state bool) {
+	fs.BoolVar(&o.JSON, "json", false, "write JSON")
+	if state {
+		fs.StringVar(&o.StateDir, "state-dir", "", "where the journal lives (default %ProgramData%\\latlab or /var/lib/latlab)")
+	}
+}
+
+func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
+	fs.StringVar(&s.Adapter, "adapter", "", "Windows network adapter: name, class index (7) or GUID (rss, interrupt-moderation)")
+	fs.StringVar(&s.Iface, "iface", "", "Linux network interface (rps, coalescing)")
+	fs.StringVar(&s.Queue, "queue", "", "rx queue, e.g. rx-0 (rps; default all)")
+	fs.StringVar(&s.IRQ, "irq", "", "IRQ number (irq-affinity)")
+	fs.StringVar(&s.PID, "pid", "", "process id (timer-slack)")
+	fs.StringVar(&s.Config, "config", "", "display configuration id or its prefix (display-scaling)")
+	fs.StringVar(&s.Policy, "policy", "", "QoS policy name (qos-dscp)")
+	if set {
+		fs.StringVar(&s.App, "app", "", "qos-dscp: the program, e.g. game.exe (* for all)")
+		fs.StringVar(&s.Protocol, "protocol", "", "qos-dscp: tcp, udp or * (default *)")
+		fs.StringVar(&s.LocalPort, "local-port", "", "qos-dscp: local port or range N:M (default *)")
+		fs.StringVar(&s.RemotePort, "remote-port", "", "qos-dscp: remote port or range N:M (default *)")
+		fs.StringVar(&s.LocalIP, "local-ip", "", "qos-dscp: local address or address/prefix (default *)")
+		fs.StringVar(&s.RemoteIP, "remote-ip", "", "qos-dscp: remote address or address/prefix (default *)")
+		fs.BoolVar(&s.NoNLA, "no-nla", false, `qos-dscp: also set "Do not use NLA" so the policy applies off a domain`)
+	}
+}
+
+func (o *KnobOptions) stateDir() string {
+	if o.StateDir != "" {
+		return o.StateDir
+	}
+	return knob.DefaultStateDir(o.IO.Root)
+}
+
+// knobErr maps knob errors to exit codes: bad input exits 2.
+func knobErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if knob.IsInput(err) {
+		return Usage(err)
+	}
+	return err
+}
+
+func lookupNative(name string) (knob.Knob, error) {
+	k, err := knob.Lookup(name)
+	if err != nil {
+		return nil, Usage(err)
+	}
+	if !knob.IsNative(k) {
+		return nil, Usagef("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), knob.HostOS, k.Name())
+	}
+	return k, nil
+}
+
+// --- list ---
+
+func newKnobListCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "every knob on this OS with its current value and what it means",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runKnobList(o, all)
+		},
+	}
+	knobCommonFlags(cmd.Flags(), o, false)
+	cmd.Flags().BoolVar(&all, "all", false, "also list the other OS's knobs (names and summaries; explain works on them)")
+	return cmd
+}
+
+// KnobListEntry is one knob in `knob list --json`.
+type KnobListEntry struct {
+	Name    string        `json:"name"`
+	OS      string        `json:"os"`
+	Summary string        `json:"summary"`
+	Reading *knob.Reading `json:"reading,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
+
+func runKnobList(o *KnobOptions, all bool) error {
+	env := knob.NewEnv(o.IO.Root)
+	ks := knob.Native()
+	if all {
+		ks = knob.All()
+	}
+	var entries []KnobListEntry
+	for _, k := range ks {
+		e := KnobListEntry{Name: k.Name(), OS: k.OS(), Summary: k.Summary()}
+		if knob.IsNative(k) {
+			r, err := k.Get(env, knob.Selector{})
+			if err != nil {
+				e.Error = err.Error()
+			} else {
+				e.Reading = r
+			}
+		}
+		entries = append(entries, e)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "os": knob.HostOS, "knobs": entries})
+	}
+	var rows [][]string
+	for _, e := range entries {
+		val, meaning := "", e.Summary
+		switch {
+		case !knob.IsNative(mustKnob(e.Name)):
+			val = "(" + e.OS + ")"
+		case e.Error != "":
+			val, meaning = "?", e.Error
+		case e.Reading != nil && len(e.Reading.Items) == 1:
+			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
+		case e.Reading != nil && len(e.Reading.Items) == 0:
+			val = "none found"
+		case e.Reading != nil:
+			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
+			meaning = e.Summary + "; latlab knob get " + e.Name
+		}
+		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
+	}
+	knobTable(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
+	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
+	return nil
+}
+
+func mustKnob(name string) knob.Knob {
+	k, _ := knob.Lookup(name)
+	return k
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// --- get ---
+
+func newKnobGetCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "the current value of a knob, decoded",
+		Example: `  latlab knob get win32-priority-separation
+  latlab knob get rss --adapter "Intel(R) Ethernet Controller (3) I225-V"
+  latlab knob get irq-affinity --irq 24 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(o, args[0]) },
+	}
+	knobCommonFlags(cmd.Flags(), o, false)
+	selectorFlags(cmd.Flags(), &o.Sel, false)
+	return cmd
+}
+
+func runKnobGet(o *KnobOptions, name string) error {
+	k, err := lookupNative(name)
+	if err != nil {
+		return err
+	}
+	r, err := k.Get(knob.NewEnv(o.IO.Root), o.Sel)
+	if err != nil {
+		return knobErr(err)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, struct {
+			Schema string `json:"schema"`
+			*knob.Reading
+		}{KnobSchema, r})
+	}
+	printReading(o.IO.Out, k, r)
+	return nil
+}
+
+func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
+	fmt.Fprintf(w, "%s: %s\n", k.Name(), k.Summary())
+	if len(r.Items) == 1 && r.Items[0].Target == "" {
+		it := r.Items[0]
+		if it.Loc != nil {
+			fmt.Fprintf(w, "  where    %s\n", it.Loc)
+		}
+		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
+		for _, wn := range it.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", wn)
+		}
+	} else if len(r.Items) == 0 {
+		fmt.Fprintln(w, "  (no instances)")
+	} else {
+		var rows [][]string
+		for _, it := range r.Items {
+			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
+		}
+		knobTable(w, []string{"target", "value", "meaning"}, rows)
+		for _, it := range r.Items {
+			for _, wn := range it.Warnings {
+				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
+			}
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// --- explain ---
+
+func newKnobExplainCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	var eo knob.ExplainOptions
+	var tick time.Duration
+	cmd := &cobra.Command{
+		Use:   "explain NAME [VALUE]",
+		Short: "decode a value without touching the system (any knob, on any OS)",
+		Example: `  latlab knob explain win32-priority-separation 0x26
+  latlab knob explain win32-priority-separation --find short,variable,3:1
+  latlab knob explain win32-priority-separation --table --server
+  latlab knob explain tcp-recovery 5`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			value := ""
+			if len(args) == 2 {
+				value = args[1]
+			}
+			eo.TickMs = float64(tick) / 1e6
+			return runKnobExplain(o, args[0], value, eo)
+		},
+	}
+	knobCommonFlags(cmd.Flags(), o, false)
+	cmd.Flags().BoolVar(&eo.Server, "server", false, "win32-priority-separation: Windows Server platform defaults (long, fixed)")
+	durationFlag(cmd.Flags(), &tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
+	cmd.Flags().BoolVar(&eo.Table, "table", false, "win32-priority-separation: print all 64 classes")
+	cmd.Flags().StringVar(&eo.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
+	return cmd
+}
+
+func runKnobExplain(o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
+	k, err := knob.Lookup(name)
+	if err != nil {
+		return Usage(err)
+	}
+	ex, err := k.Explain(value, eo)
+	if err != nil {
+		return knobErr(err)
+	}
+	if o.JSON {
+		doc := map[string]any{}
+		if ex.Data != nil {
+			b, err := json.Marshal(ex.Data)
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				doc = map[string]any{"decoded": ex.Data}
+			}
+		}
+		doc["schema"] = KnobSchema
+		doc["knob"] = ex.Knob
+		doc["input"] = value
+		doc["text"] = ex.Text
+		return writeJSON(o.IO.Out, doc)
+	}
+	for _, l := range ex.Text {
+		fmt.Fprintln(o.IO.Out, l)
+	}
+	return nil
+}
+
+// --- set ---
+
+func newKnobSetCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	var dry bool
+	var format string
+	cmd := &cobra.Command{
+		Use:   "set NAME VALUE",
+		Short: "change a knob, recording the original value first (--dry-run shows what would change)",
+		Example: `  latlab knob set win32-priority-separation 0x26 --dry-run
+  latlab knob set win32-priority-separation short,variable,3:1
+  latlab knob set rss --adapter 7 '*NumRssQueues=4,*RssBaseProcNumber=2'
+  latlab knob set qos-dscp 46 --app game.exe --protocol udp --no-nla
+  latlab knob set tcp-recovery rack,no-dupthresh
+  latlab knob set irq-affinity 1 --irq 24`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runKnobSet(o, args[0], args[1], dry, format)
+		},
+	}
+	knobCommonFlags(cmd.Flags(), o, true)
+	selectorFlags(cmd.Flags(), &o.Sel, true)
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
+	cmd.Flags().StringVar(&format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
+	return cmd
+}
+
+// KnobSetResult is `knob set --json`.
+type KnobSetResult struct {
+	Schema  string      `json:"schema"`
+	DryRun  bool        `json:"dry_run"`
+	Applied bool        `json:"applied"`
+	Plan    *knob.Plan  `json:"plan"`
+	Script  []string    `json:"script,omitempty"`
+	Format  string      `json:"script_format,omitempty"`
+	Journal string      `json:"journal,omitempty"`
+	Entries []int       `json:"journal_entries,omitempty"`
+	Changes []knobDelta `json:"changes"`
+}
+
+type knobDelta struct {
+	Where string `json:"where"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+func showValue(v knob.Value) string {
+	if v.IsAbsent() || v.Type == knob.TypeKey || v.Type == knob.TypeFile || v.Type == knob.TypeBCD || v.Type == knob.TypeEthCoalesce {
+		if v.Type == knob.TypeKey {
+			return "(key exists)"
+		}
+		return v.String()
+	}
+	return fmt.Sprintf("%s (%s)", v.String(), v.Type)
+}
+
+func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) error {
+	k, err := lookupNative(name)
+	if err != nil {
+		return err
+	}
+	if format == "" {
+		format = knob.DefaultFormat(k.OS())
+	}
+	env := knob.NewEnv(o.IO.Root)
+	p, err := k.Plan(env, o.Sel, value)
+	if err != nil {
+		return knobErr(err)
+	}
+	res := KnobSetResult{Schema: KnobSchema, DryRun: dry, Plan: p}
+	for _, c := range p.Changes {
+		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
+	}
+	if dry {
+		script, err := knob.Script(p.Changes, format)
+		if err != nil {
+			return Usage(err)
+		}
+		res.Script, res.Format = script, format
+	}
+	if !dry && len(p.Changes) > 0 {
+		j, err := knob.OpenJournal(o.stateDir())
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		before := len(j.Entries)
+		if err := knob.Apply(env, j, p); err != nil {
+			return err
+		}
+		res.Applied = true
+		res.Journal = j.Dir()
+		for _, e := range j.Entries[before:] {
+			res.Entries = append(res.Entries, e.ID)
+		}
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, res)
+	}
+	w := o.IO.Out
+	target := ""
+	if p.Target != "" {
+		target = " (" + p.Target + ")"
+	}
+	if len(p.Changes) == 0 {
+		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", k.Name(), target, value)
+		return nil
+	}
+	verb := "changed"
+	if dry {
+		verb = "would change"
+	}
+	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", k.Name(), target, verb, len(p.Changes))
+	for _, d := range res.Changes {
+		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if dry {
+		fmt.Fprintf(w, "\nequivalent %s:\n", map[string]string{"reg": ".reg file", "ps1": "PowerShell", "sh": "shell commands"}[format])
+		for _, l := range res.Script {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w, "\ndry run: nothing was changed")
+		return nil
+	}
+	fmt.Fprintf(w, "original values recorded in %s; undo with: latlab knob revert %s\n", res.Journal, k.Name())
+	return nil
+}
+
+// --- revert ---
+
+func newKnobRevertCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	var all, force, dry bool
+	var target string
+	cmd := &cobra.Command{
+		Use:   "revert NAME | --all",
+		Short: "restore the values latlab changed, byte for byte (also after a crash)",
+		Example: `  latlab knob revert win32-priority-separation
+  latlab knob revert --all --dry-run`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case all && len(args) > 0:
+				return Usagef("give a knob name or --all, not both")
+			case !all && len(args) == 0:
+				return Usagef("revert needs a knob name or --all")
+			}
+			match := knob.MatchAll
+			if !all {
+				k, err := knob.Lookup(args[0])
+				if err != nil {
+					return Usage(err)
+				}
+				match = knob.MatchKnob(k.Name(), target)
+			}
+			return runKnobRevert(o, match, force, dry)
+		},
+	}
+	knobCommonFlags(cmd.Flags(), o, true)
+	cmd.Flags().BoolVar(&all, "all", false, "revert every change latlab made that is still in place")
+	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
+	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it")
+	return cmd
+}
+
+// KnobRevertResult is `knob revert --json`.
+type KnobRevertResult struct {
+	Schema string      `json:"schema"`
+	DryRun bool        `json:"dry_run"`
+	Steps  []knob.Step `json:"steps"`
+	Error  string      `json:"error,omitempty"`
+}
+
+func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool) error {
+	env := knob.NewEnv(o.IO.Root)
+	j, err := knob.OpenJournal(o.stateDir())
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	var steps []knob.Step
+	if dry {
+		steps, err = knob.PlanRevert(env, j, match, force)
+	} else {
+		steps, err = knob.Revert(env, j, match, force)
+	}
+	if o.JSON {
+		res := KnobRevertResult{Schema: KnobSchema, DryRun: dry, Steps: steps}
+		if err != nil {
+			res.Error = err.Error()
+		}
+		if werr := writeJSON(o.IO.Out, res); werr != nil {
+			return werr
+		}
+		return err
+	}
+	w := o.IO.Out
+	if len(steps) == 0 && err == nil {
+		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
+		return nil
+	}
+	for _, s := range steps {
+		e := s.Entry
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		switch s.Action {
+		case "restore":
+			verb := "restored"
+			if dry {
+				verb = "would restore"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, showValue(s.Live), showValue(e.Original))
+		case "already-original":
+			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, showValue(e.Original), paren(s.Detail))
+		case "gone":
+			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
+		case "conflict":
+			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, showValue(s.Live), showValue(e.New))
+		}
+	}
+	if err != nil {
+		return err // a conflict names the value and the way out (--force)
+	}
+	if dry {
+		fmt.Fprintln(w, "dry run: nothing was changed")
+	}
+	return nil
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// --- history ---
+
+func newKnobHistoryCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "every change latlab made: when, what, from and to, and whether it is still in place",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(o) },
+	}
+	knobCommonFlags(cmd.Flags(), o, true)
+	return cmd
+}
+
+func runKnobHistory(o *KnobOptions) error {
+	j, err := knob.ReadJournal(o.stateDir())
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries})
+	}
+	if len(j.Entries) == 0 {
+		fmt.Fprintf(o.IO.Out, "no changes recorded in %s\n", j.Dir())
+		return nil
+	}
+	var rows [][]string
+	for _, e := range j.Entries {
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
+			clip(e.Loc.String(), 60), clip(showValue(e.Original), 24), clip(showValue(e.New), 24), e.State})
+	}
+	knobTable(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
+	return nil
+}
+
+// --- export ---
+
+func newKnobExportCmd(io *IO) *cobra.Command {
+	o := &KnobOptions{IO: io}
+	var format, out string
+	var undo bool
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "the current values as a script (.reg, PowerShell, shell), or with --undo the script that undoes latlab's changes",
+		Example: `  latlab knob export --format reg -o before.reg
+  latlab knob export --undo --format ps1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runKnobExport(o, format, out, undo) },
+	}
+	knobCommonFlags(cmd.Flags(), o, true)
+	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().BoolVar(&undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
+	return cmd
+}
+
+func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
+	if format == "" {
+		format = knob.DefaultFormat(knob.HostOS)
+	}
+	var changes []knob.Change
+	var skipped []string
+	if undo {
+		j, err := knob.ReadJournal(o.stateDir())
+		if err != nil {
+			return err
+		}
+		for i := len(j.Entries) - 1; i >= 0; i-- {
+			e := j.Entries[i]
+			if e.Open() {
+				changes = append(changes, knob.Change{Loc: e.Loc, Old: e.New, New: e.Original})
+			}
+		}
+	} else {
+		env := knob.NewEnv(o.IO.Root)
+		for _, k := range knob.Native() {
+			r, err := k.Get(env, knob.Selector{})
+			if err != nil {
+				skipped = append(skipped, k.Name()+": "+err.Error())
+				continue
+			}
+			for _, it := range r.Items {
+				if it.Loc != nil && it.Raw != nil && !it.Raw.IsAbsent() && !strings.HasPrefix(it.Loc.Path, "proc/self/") {
+					changes = append(changes, knob.Change{Loc: *it.Loc, Old: knob.Absent, New: *it.Raw})
+				}
+				changes = append(changes, it.Extra...)
+			}
+		}
+	}
+	lines, err := knob.Script(changes, format)
+	if err != nil {
+		return Usage(err)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "undo": undo, "format": format, "changes": changes, "script": lines, "skipped": skipped})
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	if format == knob.FormatReg {
+		text = strings.ReplaceAll(text, "\n", "\r\n") // regedit expects CRLF
+	}
+	if out != "" {
+		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(changes), out)
+	} else {
+		fmt.Fprint(o.IO.Out, text)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
+	}
+	return nil
+}
+
+// knobTable writes left-aligned columns: the cells are words, not numbers.
+func knobTable(w io.Writer, header []string, rows [][]string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+func knobTree(t *testing.T) string {
+	root := testutil.TempDir(t)
+	for p, c := range map[string]string{
+		"proc/sys/net/ipv4/tcp_recovery": "1\n",
+		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
+		"proc/irq/30/smp_affinity_list":  "0-1\n",
+		"sys/devices/system/cpu/online":  "0-1\n",
+	} {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestKnobSetHistoryExportRevert(t *testing.T) {
+	root := knobTree(t)
+	state := testutil.TempDir(t)
+	rec := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	code, out, errs := runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "rack,no-dupthresh", "--dry-run")
+	if code != 0 || !strings.Contains(out, "/proc/sys/net/ipv4/tcp_recovery: 1 -> 5") || !strings.Contains(out, "printf '%s\\n' '5' > '/proc/sys/net/ipv4/tcp_recovery'") {
+		t.Fatalf("dry run: exit %d %s %s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(rec); string(b) != "1\n" {
+		t.Fatal("dry run changed the file")
+	}
+	if _, err := os.Stat(filepath.Join(state, "journal.json")); err == nil {
+		t.Fatal("dry run wrote a journal")
+	}
+	code, out, errs = runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "5", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "undo with: latlab knob revert tcp-recovery") {
+		t.Fatalf("set: exit %d %s %s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state, "--json")
+	var res KnobSetResult
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.Applied || len(res.Entries) != 1 {
+		t.Fatalf("set --json: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "5", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "already 5: nothing to change") {
+		t.Fatalf("set to the current value: %s", out)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "history", "--state-dir", state)
+	if code != 0 || strings.Count(out, "applied") != 2 {
+		t.Fatalf("history: %s", out)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "export", "--undo", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "printf '%s\\n' '0-1' > '/proc/irq/30/smp_affinity_list'") || !strings.Contains(out, "printf '%s\\n' '1' > '/proc/sys/net/ipv4/tcp_recovery'") {
+		t.Fatalf("export --undo: %s", out)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "export")
+	if code != 0 || !strings.Contains(out, "'5' > '/proc/sys/net/ipv4/tcp_recovery'") {
+		t.Fatalf("export: %s", out)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "revert", "tcp-recovery", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "restored /proc/sys/net/ipv4/tcp_recovery: 5 -> 1") {
+		t.Fatalf("revert: %s", out)
+	}
+	// Someone else changes the IRQ: revert refuses, --force restores.
+	os.WriteFile(filepath.Join(root, "proc/irq/30/smp_affinity_list"), []byte("0\n"), 0o644)
+	code, _, errs = runCLI(t, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if code != 3 || !strings.Contains(errs, "changed by someone else") {
+		t.Fatalf("revert over a foreign change: %d %s", code, errs)
+	}
+	code, _, errs = runCLI(t, "--root", root, "knob", "revert", "--all", "--force", "--state-dir", state)
+	if b, _ := os.ReadFile(filepath.Join(root, "proc/irq/30/smp_affinity_list")); code != 0 || string(b) != "0-1\n" {
+		t.Fatalf("forced revert: %d %s %q", code, errs, b)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "nothing to revert") {
+		t.Fatalf("second revert: %s", out)
+	}
+	if b, _ := os.ReadFile(rec); string(b) != "1\n" {
+		t.Fatalf("tcp_recovery %q after revert", b)
+	}
+}
+
+func TestKnobLinuxBadInput(t *testing.T) {
+	root := knobTree(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"knob", "set", "tcp-recovery", "9"}, "accepted 0-7"},
+		{[]string{"knob", "set", "irq-affinity", "5", "--irq", "30"}, "CPU 5 is not online"},
+		{[]string{"knob", "set", "rss", "on", "--adapter", "x"}, "rss is a windows setting"},
+		{[]string{"knob", "get", "irq-affinity", "--irq", "77"}, `no IRQ "77"`},
+	} {
+		code, _, errs := runCLI(t, append([]string{"--root", root}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

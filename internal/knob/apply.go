@@ -1,0 +1,284 @@
+package knob
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// add appends the change of l to v, reading the current value; a value
+// that already holds v is left out.
+func (p *Plan) add(env *Env, l Loc, v Value) error {
+	for _, c := range p.Changes {
+		if c.Loc == l {
+			if Same(c.New, v) && c.New.Type == v.Type {
+				return nil // a key two values need
+			}
+			return fmt.Errorf("internal: %s changed twice in one plan", l)
+		}
+	}
+	// A registry value needs its key: create the missing ones first, so
+	// revert removes exactly what latlab added.
+	if l.Backend == BackendRegistry && l.Name != "" && !v.IsAbsent() {
+		if err := ensureKey(env, p, l.Path); err != nil {
+			return err
+		}
+	}
+	old, err := env.read(l)
+	if err != nil {
+		return err
+	}
+	if Same(old, v) && old.Type == v.Type {
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Loc: l, Old: old, New: v})
+	return nil
+}
+
+// Apply carries out a plan: it checks that every write can be made, then
+// records every original value durably in the journal, then writes, and
+// marks each entry applied after its write. If a write fails, the writes
+// already made are undone, so a plan is applied whole or not at all.
+func Apply(env *Env, j *Journal, p *Plan) error {
+	if len(p.Changes) == 0 {
+		return nil
+	}
+	if env.Privileged != nil {
+		if err := env.Privileged(); err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Changes {
+		b, err := env.backend(c.Loc.Backend)
+		if err != nil {
+			return err
+		}
+		if err := b.CheckWrite(c.Loc); err != nil {
+			return fmt.Errorf("nothing was changed: %w", err)
+		}
+		// The plan may be old: refuse if the value moved since.
+		cur, err := b.Read(c.Loc)
+		if err != nil {
+			return fmt.Errorf("nothing was changed: %w", err)
+		}
+		if !Same(cur, c.Old) {
+			return fmt.Errorf("nothing was changed: %s changed while planning (now %s)", c.Loc, cur)
+		}
+	}
+	now := time.Now().UTC()
+	es := make([]Entry, len(p.Changes))
+	for i, c := range p.Changes {
+		es[i] = Entry{Time: now, Knob: p.Knob, Target: p.Target, Request: p.Request, Loc: c.Loc, Original: c.Old, New: c.New, Guard: c.Guard, State: StatePending}
+	}
+	idx := j.add(es)
+	if err := j.Save(); err != nil {
+		j.Entries = j.Entries[:len(j.Entries)-len(es)]
+		return fmt.Errorf("nothing was changed: %w", err)
+	}
+	for i, c := range p.Changes {
+		if err := env.write(c.Loc, c.New); err != nil {
+			for _, k := range idx[i+1:] {
+				markReverted(&j.Entries[k], "not applied: an earlier write of the same change failed")
+			}
+			return rollback(env, j, idx[:i+1], fmt.Errorf("write %s: %w", c.Loc, err))
+		}
+		j.Entries[idx[i]].State = StateApplied
+		if err := j.Save(); err != nil {
+			// The write is made and the journal still holds the pending
+			// entry with the original value: revert will restore it.
+			return fmt.Errorf("%s was written but the journal could not be updated (revert still works): %w", c.Loc, err)
+		}
+	}
+	return nil
+}
+
+// rollback undoes the entries of a failed Apply, newest first.
+func rollback(env *Env, j *Journal, idx []int, cause error) error {
+	var failed []string
+	for k := len(idx) - 1; k >= 0; k-- {
+		e := &j.Entries[idx[k]]
+		cur, err := env.read(e.Loc)
+		if err == nil && Same(cur, e.Original) {
+			markReverted(e, "not applied: "+cause.Error())
+			continue
+		}
+		if err == nil {
+			err = env.write(e.Loc, e.Original)
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", e.Loc, err))
+			continue
+		}
+		markReverted(e, "rolled back: "+cause.Error())
+	}
+	saveErr := j.Save()
+	if len(failed) > 0 {
+		return fmt.Errorf("%w; rolling back also failed for %s (run latlab knob revert --all)", cause, strings.Join(failed, "; "))
+	}
+	if saveErr != nil {
+		return fmt.Errorf("%w; rolled back, but the journal could not be updated: %v", cause, saveErr)
+	}
+	return fmt.Errorf("nothing was changed: %w", cause)
+}
+
+func markReverted(e *Entry, note string) {
+	t := time.Now().UTC()
+	e.State = StateReverted
+	e.RevertedAt = &t
+	e.Note = note
+}
+
+// Step is what Revert does (or would do) with one journal entry.
+type Step struct {
+	Entry  Entry  `json:"entry"`
+	Action string `json:"action"` // "restore", "already-original", "gone", "conflict"
+	Live   Value  `json:"live"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ConflictError is a revert refused because a value was changed by
+// someone else after latlab wrote it.
+type ConflictError struct{ Steps []Step }
+
+func (e *ConflictError) Error() string {
+	s := e.Steps[0]
+	msg := fmt.Sprintf("%s was changed by someone else after latlab set it (now %s, latlab wrote %s, original %s); nothing was reverted; --force restores the original anyway",
+		s.Entry.Loc, s.Live, s.Entry.New, s.Entry.Original)
+	if len(e.Steps) > 1 {
+		msg += fmt.Sprintf(" (%d more such values)", len(e.Steps)-1)
+	}
+	return msg
+}
+
+// PlanRevert works out how to restore the open entries that match: newest
+// first, each compared with the value it will find then (the live value,
+// or what a newer entry restored). It writes nothing.
+func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+	var open []int
+	for i := range j.Entries {
+		if j.Entries[i].Open() && match(&j.Entries[i]) {
+			open = append(open, i)
+		}
+	}
+	sort.Slice(open, func(a, b int) bool { return j.Entries[open[a]].ID > j.Entries[open[b]].ID })
+	sim := map[Loc]Value{}
+	var steps []Step
+	var conflicts []Step
+	for _, i := range open {
+		e := j.Entries[i]
+		cur, ok := sim[e.Loc]
+		if !ok {
+			v, err := env.read(e.Loc)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", e.Loc, err)
+			}
+			cur = v
+		}
+		s := Step{Entry: e, Live: cur}
+		if e.Guard != nil {
+			g, err := env.read(e.Guard.Loc)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", e.Guard.Loc, err)
+			}
+			if !Same(g, e.Guard.Value) {
+				s.Action = "gone"
+				s.Detail = e.Guard.What
+				steps = append(steps, s)
+				continue
+			}
+		}
+		switch {
+		case Same(cur, e.Original) && cur.Type == e.Original.Type:
+			s.Action = "already-original"
+			if e.State == StatePending {
+				s.Detail = "the write never happened"
+			}
+		case cur.IsAbsent() && e.Loc.Backend == BackendFile:
+			s.Action = "gone"
+			s.Detail = "the setting no longer exists (its process exited or its device went away)"
+		case Same(cur, e.New):
+			s.Action = "restore"
+		default:
+			s.Action = "restore"
+			if !force {
+				s.Action = "conflict"
+				conflicts = append(conflicts, s)
+			} else {
+				s.Detail = "forced over a value someone else set"
+			}
+		}
+		if s.Action == "restore" {
+			sim[e.Loc] = e.Original
+		} else {
+			sim[e.Loc] = cur
+		}
+		steps = append(steps, s)
+	}
+	if len(conflicts) > 0 {
+		return steps, &ConflictError{conflicts}
+	}
+	return steps, nil
+}
+
+// Revert restores the open entries that match, newest first. Entries
+// that were never written, or whose value is already back, are only
+// marked. Every restore is followed by a durable journal update, so an
+// interrupted revert simply continues next time.
+func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+	steps, err := PlanRevert(env, j, match, force)
+	if err != nil {
+		return steps, err
+	}
+	needWrite := false
+	for _, s := range steps {
+		if s.Action == "restore" {
+			needWrite = true
+			b, err := env.backend(s.Entry.Loc.Backend)
+			if err != nil {
+				return steps, err
+			}
+			if err := b.CheckWrite(s.Entry.Loc); err != nil {
+				return steps, fmt.Errorf("nothing was reverted: %w", err)
+			}
+		}
+	}
+	if needWrite && env.Privileged != nil {
+		if err := env.Privileged(); err != nil {
+			return steps, err
+		}
+	}
+	byID := map[int]int{}
+	for i := range j.Entries {
+		byID[j.Entries[i].ID] = i
+	}
+	for _, s := range steps {
+		e := &j.Entries[byID[s.Entry.ID]]
+		switch s.Action {
+		case "restore":
+			if err := env.write(e.Loc, e.Original); err != nil {
+				return steps, fmt.Errorf("restore %s: %w", e.Loc, err)
+			}
+			markReverted(e, s.Detail)
+		case "already-original":
+			markReverted(e, s.Detail)
+		case "gone":
+			e.State = StateGone
+			e.Note = s.Detail
+		}
+		if err := j.Save(); err != nil {
+			return steps, err
+		}
+	}
+	return steps, nil
+}
+
+// MatchAll matches every entry.
+func MatchAll(*Entry) bool { return true }
+
+// MatchKnob matches the entries of one knob (and target, when given).
+func MatchKnob(name, target string) func(*Entry) bool {
+	return func(e *Entry) bool {
+		return e.Knob == name && (target == "" || strings.EqualFold(e.Target, target))
+	}
+}

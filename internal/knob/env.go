@@ -1,0 +1,96 @@
+package knob
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// FaultEnv is the environment variable that makes latlab exit abruptly
+// right after its k-th write to the system (a test aid: crash recovery).
+const FaultEnv = "LATLAB_FAULT_AFTER_WRITES"
+
+// FaultExitCode is the exit status of an injected crash.
+const FaultExitCode = 86
+
+// Env is what knobs read and write through: the backends of this OS (or
+// fakes in tests) and the facts about the host they depend on.
+type Env struct {
+	Root     string // --root: where /proc and /sys are
+	Backends map[string]Backend
+
+	// Windows facts.
+	Build  uint32  // OS build number; 0 = unknown
+	Server bool    // Windows Server
+	TickMs float64 // the clock interval quantum lengths are counted in
+
+	// Privileged reports why this process may not change system settings
+	// (not root, not elevated); nil when it may.
+	Privileged func() error
+	// Display returns the active display paths (QueryDisplayConfig).
+	Display func() ([]DisplayPath, error)
+
+	// FaultAfter > 0 calls Crash right after that many writes.
+	FaultAfter int
+	Crash      func()
+	writes     int
+}
+
+// NewEnv is the environment of this machine with the filesystem root for
+// the Linux backends.
+func NewEnv(root string) *Env {
+	e := newEnv(root)
+	e.Root = root
+	e.Crash = func() { os.Exit(FaultExitCode) } // like a kill: no deferred cleanup runs
+	if n, err := strconv.Atoi(os.Getenv(FaultEnv)); err == nil && n > 0 {
+		e.FaultAfter = n
+	}
+	return e
+}
+
+func (e *Env) backend(name string) (Backend, error) {
+	b, ok := e.Backends[name]
+	if !ok || b == nil {
+		return nil, fmt.Errorf("the %s backend is not available on %s", name, HostOS)
+	}
+	return b, nil
+}
+
+func (e *Env) read(l Loc) (Value, error) {
+	b, err := e.backend(l.Backend)
+	if err != nil {
+		return Value{}, err
+	}
+	return b.Read(l)
+}
+
+// write is every write to the system; it counts them for fault injection.
+func (e *Env) write(l Loc, v Value) error {
+	b, err := e.backend(l.Backend)
+	if err != nil {
+		return err
+	}
+	err = b.Write(l, v)
+	if err == nil {
+		e.writes++
+		if e.FaultAfter > 0 && e.writes == e.FaultAfter && e.Crash != nil {
+			e.Crash()
+		}
+	}
+	return err
+}
+
+func (e *Env) list(backend, path string) (keys, values []string, err error) {
+	b, err := e.backend(backend)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, ok := b.(Lister)
+	if !ok {
+		return nil, nil, fmt.Errorf("the %s backend cannot list", backend)
+	}
+	return l.List(path)
+}
+
+// Writes is how many writes to the system this Env has made.
+func (e *Env) Writes() int { return e.writes }

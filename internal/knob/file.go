@@ -1,0 +1,124 @@
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Files reads and writes files under a root directory: /proc and /sys on
+// Linux, a fixture tree shaped like them in tests (global flag --root).
+type Files struct{ Root string }
+
+func (f Files) path(p string) string {
+	return filepath.Join(f.Root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
+}
+
+// Read returns the file's content; with Name "stat-field:N" only field N
+// (1-based, as proc(5) counts) of a /proc/PID/stat line.
+func (f Files) Read(l Loc) (Value, error) {
+	b, err := os.ReadFile(f.path(l.Path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Absent, nil
+	}
+	if err != nil {
+		return Value{}, fmt.Errorf("read %s: %w", l, err)
+	}
+	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
+		return statField(l, b, n)
+	}
+	return Value{Type: TypeFile, Data: b}, nil
+}
+
+// statField picks a field of a /proc/PID/stat line; the command name (field
+// 2) is in parentheses and may hold spaces, so counting starts after it.
+func statField(l Loc, b []byte, n string) (Value, error) {
+	var i int
+	if _, err := fmt.Sscan(n, &i); err != nil || i < 3 {
+		return Value{}, fmt.Errorf("read %s: bad field %q", l, n)
+	}
+	s := string(b)
+	p := strings.LastIndexByte(s, ')')
+	if p < 0 {
+		return Value{}, fmt.Errorf("read %s: no command name in %q", l, s)
+	}
+	fields := strings.Fields(s[p+1:])
+	if len(fields) < i-2 {
+		return Value{}, fmt.Errorf("read %s: %d fields, want field %d", l, len(fields)+2, i)
+	}
+	return Value{Type: TypeFile, Data: []byte(fields[i-3])}, nil
+}
+
+// Write replaces the content in one write call (sysfs takes a value per
+// write). Files are never created or deleted: /proc and /sys files exist
+// or the setting does not.
+func (f Files) Write(l Loc, v Value) error {
+	if v.IsAbsent() {
+		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
+	}
+	fh, err := os.OpenFile(f.path(l.Path), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", l, err)
+	}
+	_, err = fh.Write(v.Data)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %q to %s: %w", strings.TrimSpace(string(v.Data)), l, err)
+	}
+	return nil
+}
+
+// CheckWrite opens the file for writing without writing: it fails the
+// same way a write would for a missing file or a missing privilege.
+func (f Files) CheckWrite(l Loc) error {
+	fh, err := os.OpenFile(f.path(l.Path), os.O_WRONLY, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s does not exist", l)
+		}
+		return fmt.Errorf("cannot write %s: %w", l, err)
+	}
+	return fh.Close()
+}
+
+// List returns the sub-directories and files of a directory.
+func (f Files) List(path string) (dirs, files []string, err error) {
+	ents, err := os.ReadDir(f.path(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range ents {
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 { // /sys/class/net/eth0 is a link to a directory
+			if st, err := os.Stat(filepath.Join(f.path(path), e.Name())); err == nil {
+				isDir = st.IsDir()
+			}
+		}
+		if isDir {
+			dirs = append(dirs, e.Name())
+		} else {
+			files = append(files, e.Name())
+		}
+	}
+	sort.Strings(dirs)
+	sort.Strings(files)
+	return dirs, files, nil
+}
+
+// ReadString reads a file under the root as trimmed text.
+func (f Files) ReadString(p string) (string, error) {
+	b, err := os.ReadFile(f.path(p))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}

@@ -1,0 +1,127 @@
+package knob
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// linuxTree builds a temporary tree shaped like /proc and /sys with the
+// files the Linux knobs read and write, as a real kernel prints them.
+func linuxTree(t testing.TB) string {
+	t.Helper()
+	root := testutil.TempDir(t)
+	files := map[string]string{
+		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
+		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
+		"proc/4242/timerslack_ns":                                           "50000\n",
+		"proc/4242/stat":                                                    "4242 (game (x) srv) S 1 4242 4242 0 -1 4194560 1529 0 0 0 12 3 0 0 20 0 4 0 98765 10000000 900 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+		"proc/self/timerslack_ns":                                           "50000\n",
+		"proc/irq/24/smp_affinity_list":                                     "0-3\n",
+		"proc/irq/24/effective_affinity_list":                               "2\n",
+		"proc/irq/25/smp_affinity_list":                                     "0-3\n",
+		"proc/irq/default_smp_affinity":                                     "f\n",
+		"sys/devices/system/cpu/online":                                     "0-3\n",
+		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
+		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n",
+		"sys/class/net/eth0/queues/rx-0/rps_cpus":                           "0\n",
+		"sys/class/net/eth0/queues/rx-1/rps_cpus":                           "0\n",
+		"sys/class/net/eth0/queues/tx-0/xps_cpus":                           "0\n",
+		"sys/class/net/lo/queues/rx-0/rps_cpus":                             "0\n",
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// snapshotTree reads every file of a tree.
+func snapshotTree(t testing.TB, root string) map[string]string {
+	t.Helper()
+	s := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			s[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// windowsRegistry fills an in-memory registry like a Windows 11 machine
+// with an Intel I225-V (RSS keywords partly declared) and a Realtek NIC.
+func windowsRegistry() *Mem {
+	m := NewMem()
+	m.Set(prioKey, "Win32PrioritySeparation", DWORD(2))
+	m.CreateKey(`HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`)
+	m.Set(`HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`, "SystemResponsiveness", DWORD(20))
+	m.CreateKey(`HKLM\SOFTWARE\Policies\Microsoft\Windows`)
+	m.CreateKey(`HKLM\SYSTEM\CurrentControlSet\Services\Tcpip`)
+
+	i225 := NetClassKey + `\0007`
+	m.Set(i225, "DriverDesc", SZ("Intel(R) Ethernet Controller (3) I225-V"))
+	m.Set(i225, "NetCfgInstanceId", SZ("{5B1D2A3C-0000-4000-8000-0123456789AB}"))
+	m.Set(i225, "*RSS", SZ("1"))
+	m.Set(i225, "*NumRssQueues", SZ("4"))
+	m.Set(i225, "*InterruptModeration", SZ("1"))
+	m.Set(i225, "ITR", SZ("65535"))
+	for _, kw := range []string{"*RSS", "*NumRssQueues", "*InterruptModeration", "ITR"} {
+		m.CreateKey(i225 + `\Ndi\Params\` + kw)
+	}
+	for v, d := range map[string]string{"0": "Off", "200": "Minimal", "488": "Low", "950": "Medium", "2000": "High", "3600": "Extreme", "65535": "Adaptive"} {
+		m.Set(i225+`\Ndi\Params\ITR\Enum`, v, SZ(d))
+	}
+	rtk := NetClassKey + `\0001`
+	m.Set(rtk, "DriverDesc", SZ("Realtek PCIe GbE Family Controller"))
+	m.Set(rtk, "*RSS", SZ("1"))
+	m.Set(rtk, "*RSSProfile", SZ("4"))
+	m.Set(rtk, "*RssBaseProcNumber", SZ("0"))
+	m.Set(rtk, "*MaxRssProcessors", SZ("4"))
+	m.Set(rtk, "*NumaNodeId", SZ("65535"))
+	m.Set(rtk, "*RssBaseProcGroup", SZ("0"))
+	m.Set(rtk, "*RssMaxProcNumber", SZ("63"))
+	m.Set(rtk, "*RssMaxProcGroup", SZ("0"))
+	m.Set(rtk, "*NumRssQueues", SZ("2"))
+	m.CreateKey(NetClassKey + `\Properties`)
+	wan := NetClassKey + `\0002`
+	m.Set(wan, "DriverDesc", SZ("WAN Miniport (IP)"))
+
+	cfg := graphicsConfigKey + `\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`
+	m.Set(cfg, "Scaling", DWORD(4))
+	m.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00`, "Scaling", DWORD(3))
+	return m
+}
+
+// testEnv is an Env over the fixture tree and the in-memory registry and
+// BCD store, on a Windows 11 client.
+func testEnv(t testing.TB) (*Env, *Mem, *Mem, string) {
+	root := linuxTree(t)
+	reg := windowsRegistry()
+	bcd := NewMem()
+	env := &Env{
+		Root:     root,
+		Backends: map[string]Backend{BackendFile: Files{Root: root}, BackendRegistry: reg, BackendBCD: bcd},
+		Build:    22631,
+		TickMs:   15.625,
+	}
+	return env, reg, bcd, root
+}

@@ -1,0 +1,420 @@
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+type crash struct{}
+
+type setStep struct {
+	knob  string
+	sel   Selector
+	value string
+}
+
+// windowsSteps touch every Windows knob: DWORD and REG_SZ values that
+// exist, values and keys that do not, and a BCD element.
+var windowsSteps = []setStep{
+	{"win32-priority-separation", Selector{}, "0x26"},
+	{"network-throttling-index", Selector{}, "off"},
+	{"global-timer-resolution-requests", Selector{}, "1"},
+	{"rss", Selector{Adapter: "I225-V"}, "*NumRssQueues=2,*RssBaseProcNumber=2"},
+	{"interrupt-moderation", Selector{Adapter: "7"}, "off,rate=minimal"},
+	{"qos-dscp", Selector{App: "game.exe", Protocol: "udp", RemotePort: "3074", NoNLA: true}, "46"},
+	{"tsc-sync-policy", Selector{}, "enhanced"},
+	{"display-scaling", Selector{}, "identity"},
+	{"win32-priority-separation", Selector{}, "0x18"}, // a second change of the same value
+}
+
+var linuxSteps = []setStep{
+	{"tcp-recovery", Selector{}, "rack,no-dupthresh"},
+	{"tcp-dsack", Selector{}, "off"},
+	{"clocksource", Selector{}, "hpet"},
+	{"timer-slack", Selector{PID: "4242"}, "1us"},
+	{"irq-affinity", Selector{IRQ: "24"}, "1"},
+	{"rps", Selector{Iface: "eth0"}, "0-1"},
+	{"tcp-recovery", Selector{}, "0"},
+}
+
+// applySteps plans and applies each step as `knob set` does, one journal
+// open per step. It reports whether the injected crash fired.
+func applySteps(t *testing.T, env *Env, dir string, steps []setStep) (crashed bool) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); !ok {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	for _, s := range steps {
+		k, err := Lookup(s.knob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := k.Plan(env, s.sel, s.value)
+		if err != nil {
+			t.Fatalf("plan %s %s: %v", s.knob, s.value, err)
+		}
+		func() {
+			j, err := OpenJournal(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close() // a real crash drops the lock too
+			if err := Apply(env, j, p); err != nil {
+				t.Fatalf("apply %s %s: %v", s.knob, s.value, err)
+			}
+		}()
+	}
+	return false
+}
+
+func revertAll(t *testing.T, env *Env, dir string) (steps []Step, crashed bool) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); !ok {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	steps, err = Revert(env, j, MatchAll, false)
+	if err != nil {
+		t.Fatalf("revert --all: %v", err)
+	}
+	return steps, false
+}
+
+func withFault(env *Env, k int) *Env {
+	e := *env
+	e.writes = 0
+	e.FaultAfter = k
+	e.Crash = func() { panic(crash{}) }
+	return &e
+}
+
+// crashEverywhere applies steps with a crash after every k-th write in
+// turn, reverts, and checks the state equals the original exactly; then
+// the same with the crash inside the revert.
+func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*Env, func() map[string]string)) {
+	durable = false
+	defer func() { durable = true }()
+	env, snap := fresh(t)
+	dir := testutil.TempDir(t)
+	orig := snap()
+	if applySteps(t, env, dir, steps) {
+		t.Fatal("crashed without fault injection")
+	}
+	total := env.writes
+	if total < len(steps) {
+		t.Fatalf("only %d writes for %d steps", total, len(steps))
+	}
+	if maps.Equal(orig, snap()) {
+		t.Fatal("applying changed nothing")
+	}
+	if _, c := revertAll(t, env, dir); c {
+		t.Fatal("revert crashed")
+	}
+	if diff := mapDiff(orig, snap()); diff != "" {
+		t.Fatalf("after apply and revert: %s", diff)
+	}
+	for k := 1; k <= total; k++ {
+		t.Run(fmt.Sprintf("apply-crash-after-%d", k), func(t *testing.T) {
+			env, snap := fresh(t)
+			dir := testutil.TempDir(t)
+			if !applySteps(t, withFault(env, k), dir, steps) {
+				t.Fatalf("no crash after write %d", k)
+			}
+			if _, c := revertAll(t, env, dir); c {
+				t.Fatal("revert crashed")
+			}
+			if diff := mapDiff(orig, snap()); diff != "" {
+				t.Fatalf("crash after write %d, then revert --all: %s", k, diff)
+			}
+			j, _ := ReadJournal(dir)
+			for _, e := range j.Entries {
+				if e.Open() {
+					t.Errorf("entry %d still %s after revert", e.ID, e.State)
+				}
+			}
+		})
+	}
+	for k := 1; k <= total; k++ {
+		t.Run(fmt.Sprintf("revert-crash-after-%d", k), func(t *testing.T) {
+			env, snap := fresh(t)
+			dir := testutil.TempDir(t)
+			applySteps(t, env, dir, steps)
+			if _, c := revertAll(t, withFault(env, k), dir); !c {
+				// fewer restores than writes: the newer changes of a value
+				// are undone by restoring only the oldest original
+				return
+			}
+			if _, c := revertAll(t, env, dir); c {
+				t.Fatal("second revert crashed")
+			}
+			if diff := mapDiff(orig, snap()); diff != "" {
+				t.Fatalf("crash in revert after write %d, then revert again: %s", k, diff)
+			}
+		})
+	}
+}
+
+func mapDiff(want, got map[string]string) string {
+	var d []string
+	for k, v := range want {
+		if g, ok := got[k]; !ok {
+			d = append(d, fmt.Sprintf("%s missing (was %q)", k, v))
+		} else if g != v {
+			d = append(d, fmt.Sprintf("%s = %q, want %q", k, g, v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			d = append(d, fmt.Sprintf("%s = %q appeared", k, v))
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+func TestCrashAtEveryWriteWindowsKnobs(t *testing.T) {
+	crashEverywhere(t, windowsSteps, func(t *testing.T) (*Env, func() map[string]string) {
+		env, reg, bcd, _ := testEnv(t)
+		return env, func() map[string]string {
+			s := reg.Snapshot()
+			for k, v := range bcd.Snapshot() {
+				s["bcd:"+k] = v
+			}
+			return s
+		}
+	})
+}
+
+func TestCrashAtEveryWriteLinuxKnobs(t *testing.T) {
+	crashEverywhere(t, linuxSteps, func(t *testing.T) (*Env, func() map[string]string) {
+		env, _, _, root := testEnv(t)
+		return env, func() map[string]string { return snapshotTree(t, root) }
+	})
+}
+
+func TestRevertRestoresTypesAndDeletesAbsent(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, windowsSteps[:6])
+	if v, _ := reg.Read(prioLoc); v.Type != TypeDWORD || v.String() != "38" {
+		t.Errorf("Win32PrioritySeparation = %s %s", v.Type, v)
+	}
+	q := regLoc(NetClassKey+`\0007`, "*NumRssQueues")
+	if v, _ := reg.Read(q); v.Type != TypeSZ || v.String() != "2" {
+		t.Errorf("*NumRssQueues = %s %q, want REG_SZ 2 (type kept)", v.Type, v)
+	}
+	base := regLoc(NetClassKey+`\0007`, "*RssBaseProcNumber")
+	if v, _ := reg.Read(base); v.Type != TypeSZ {
+		t.Errorf("new *RssBaseProcNumber is %s, want REG_SZ", v.Type)
+	}
+	pol := QoSKey + `\latlab game.exe`
+	if v, _ := reg.Read(regLoc(pol, "DSCP Value")); v.String() != "46" || v.Type != TypeSZ {
+		t.Errorf("DSCP Value = %s %q", v.Type, v)
+	}
+	if v, _ := reg.Read(regLoc(NLAKey, "Do not use NLA")); v.String() != "1" {
+		t.Errorf("Do not use NLA = %q", v)
+	}
+	revertAll(t, env, dir)
+	for _, l := range []Loc{base, regLoc(pol, ""), regLoc(QoSKey, ""), regLoc(NLAKey, ""), ntiLoc} {
+		if v, _ := reg.Read(l); !v.IsAbsent() {
+			t.Errorf("%s still exists after revert: %s", l, v)
+		}
+	}
+	if v, _ := reg.Read(q); v.Type != TypeSZ || v.String() != "4" {
+		t.Errorf("*NumRssQueues after revert = %s %q", v.Type, v)
+	}
+}
+
+func TestRevertConflict(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, windowsSteps[:1])
+	reg.Set(prioKey, "Win32PrioritySeparation", DWORD(0x28)) // someone else
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, err = Revert(env, j, MatchAll, false)
+	var ce *ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("revert over someone else's value: %v, want a conflict", err)
+	}
+	if v, _ := reg.Read(prioLoc); v.String() != "40" {
+		t.Fatalf("a refused revert changed the value to %s", v)
+	}
+	if _, err := Revert(env, j, MatchAll, true); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := reg.Read(prioLoc); v.String() != "2" {
+		t.Fatalf("forced revert left %s, want 2", v)
+	}
+}
+
+func TestPendingEntryNeverWritten(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	dir := testutil.TempDir(t)
+	// The original is recorded, then the crash comes before the write.
+	j, _ := OpenJournal(dir)
+	p, _ := prioSep{}.Plan(env, Selector{}, "0x26")
+	j.add([]Entry{{Knob: "win32-priority-separation", Loc: p.Changes[0].Loc, Original: p.Changes[0].Old, New: p.Changes[0].New, State: StatePending}})
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	steps, _ := revertAll(t, env, dir)
+	if len(steps) != 1 || steps[0].Action != "already-original" {
+		t.Fatalf("steps %+v, want one already-original", steps)
+	}
+	if v, _ := reg.Read(prioLoc); v.String() != "2" {
+		t.Fatalf("value %s", v)
+	}
+}
+
+// failAfter fails the n-th write, after CheckWrite passed: a partial plan
+// must be rolled back.
+type failAfter struct {
+	Backend
+	n, count int
+}
+
+func (f *failAfter) Write(l Loc, v Value) error {
+	f.count++
+	if f.count == f.n {
+		return errors.New("injected failure")
+	}
+	return f.Backend.Write(l, v)
+}
+
+func TestFailedWriteRollsBack(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	before := reg.Snapshot()
+	env.Backends[BackendRegistry] = &failAfter{Backend: reg, n: 5}
+	dir := testutil.TempDir(t)
+	p, err := qosDSCP{}.Plan(env, Selector{App: "game.exe"}, "46")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := OpenJournal(dir)
+	defer j.Close()
+	err = Apply(env, j, p)
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("apply with a failing write: %v", err)
+	}
+	if d := mapDiff(before, reg.Snapshot()); d != "" {
+		t.Fatalf("partial change left: %s", d)
+	}
+	for _, e := range j.Entries {
+		if e.Open() {
+			t.Errorf("entry %d left %s", e.ID, e.State)
+		}
+	}
+}
+
+func TestNoPrivilegeNoChange(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	before := reg.Snapshot()
+	env.Privileged = func() error { return errors.New("needs admin") }
+	dir := testutil.TempDir(t)
+	p, _ := prioSep{}.Plan(env, Selector{}, "0x26")
+	j, _ := OpenJournal(dir)
+	defer j.Close()
+	if err := Apply(env, j, p); err == nil {
+		t.Fatal("applied without privilege")
+	}
+	if len(j.Entries) != 0 || mapDiff(before, reg.Snapshot()) != "" {
+		t.Fatal("something was recorded or changed")
+	}
+	reg.Denied[strings.ToLower(QoSKey)] = true
+	env.Privileged = nil
+	p, err := qosDSCP{}.Plan(env, Selector{App: "x.exe"}, "46")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(env, j, p); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Fatalf("apply to a denied key: %v", err)
+	}
+	if mapDiff(before, reg.Snapshot()) != "" {
+		t.Fatal("partial change")
+	}
+}
+
+func TestDamagedJournalIsKept(t *testing.T) {
+	dir := testutil.TempDir(t)
+	p := filepath.Join(dir, JournalFile)
+	if err := os.WriteFile(p, []byte(`{"version":1,"entries":[{`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged journal: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != `{"version":1,"entries":[{` {
+		t.Fatal("damaged journal was overwritten")
+	}
+}
+
+func TestJournalRoundTrip(t *testing.T) {
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.add([]Entry{{Knob: "x", Loc: regLoc(`HKLM\A`, "B"), Original: SZ("é\x00"), New: Absent, State: StateApplied}})
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j2, err := ReadJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j2.Entries) != 1 || string(j2.Entries[0].Original.Data) != string(SZ("é\x00").Data) || !j2.Entries[0].New.IsAbsent() {
+		t.Fatalf("round trip: %+v", j2.Entries)
+	}
+	if j2.NextID != 2 || j2.NextSet != 2 {
+		t.Fatalf("counters %d %d", j2.NextID, j2.NextSet)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestJournalLock(t *testing.T) {
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "another latlab") {
+		t.Fatalf("second open: %v", err)
+	}
+	j.Close()
+	j, err = OpenJournal(dir)
+	if err != nil {
+		t.Fatalf("after close: %v", err)
+	}
+	j.Close()
+}

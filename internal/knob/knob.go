@@ -1,0 +1,214 @@
+// Package knob decodes, reads, changes and reverts the settings people tune
+// for latency ("knobs"): Win32PrioritySeparation, NDIS RSS keywords, BCD
+// tscsyncpolicy, net.ipv4.tcp_recovery, IRQ affinity and so on.
+//
+// A knob turns a user's value into a Plan: the stored values (Locs) to
+// change, read through a Backend (the registry, bcdedit, files under the
+// --root directory, ethtool). Apply records every original value in the
+// Journal durably before it writes anything, and Revert puts them back
+// byte for byte, also after a crash at any point. Decoding (Explain) is
+// pure and works on any OS. Only the backends are OS-specific.
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Knob is one setting.
+type Knob interface {
+	Name() string
+	OS() string      // "windows" or "linux": where it can be read and set
+	Summary() string // one line: what it is
+	// Explain decodes a value without touching the system; value "" gives
+	// the general explanation (the defaults, the accepted values).
+	Explain(value string, o ExplainOptions) (*Explanation, error)
+	// Get reads the current state.
+	Get(env *Env, sel Selector) (*Reading, error)
+	// Plan computes the writes that would set value; nothing is written.
+	Plan(env *Env, sel Selector, value string) (*Plan, error)
+}
+
+// Selector picks the instance of a per-instance knob (an adapter, an IRQ,
+// a process) and carries the extra fields some knobs need.
+type Selector struct {
+	Adapter string // Windows network adapter: name, class index (0007) or interface GUID
+	Iface   string // Linux network interface
+	Queue   string // Linux rx queue, e.g. rx-0
+	IRQ     string // Linux IRQ number
+	PID     string // Linux process id
+	Config  string // Windows display configuration id (GraphicsDrivers\Configuration\<id>)
+
+	// qos-dscp policy fields.
+	Policy     string
+	App        string
+	Protocol   string
+	LocalPort  string
+	RemotePort string
+	LocalIP    string
+	RemoteIP   string
+	NoNLA      bool // also set "Do not use NLA" (needed off a domain)
+}
+
+// ExplainOptions tune decoding.
+type ExplainOptions struct {
+	Server bool    // Windows Server platform defaults
+	TickMs float64 // clock interval for quantum lengths; 0 = 15.625
+	Table  bool    // print the full table of a value space
+	Find   string  // reverse lookup (win32-priority-separation)
+}
+
+// Explanation is a decoded value.
+type Explanation struct {
+	Knob  string   `json:"knob"`
+	Value string   `json:"value,omitempty"`
+	Text  []string `json:"-"`
+	Data  any      `json:"decoded,omitempty"`
+}
+
+// Reading is the current state of a knob: one item per instance.
+type Reading struct {
+	Knob  string   `json:"knob"`
+	Items []Item   `json:"items"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Item is one instance's current value.
+type Item struct {
+	Target   string   `json:"target,omitempty"`
+	Loc      *Loc     `json:"loc,omitempty"`
+	Raw      *Value   `json:"raw,omitempty"` // as stored, for export
+	Value    string   `json:"value"`
+	Meaning  string   `json:"meaning"`
+	Detail   any      `json:"detail,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Extra are further stored values of the same instance (all RSS
+	// keywords of an adapter) for export.
+	Extra []Change `json:"-"`
+}
+
+// Change is one write: Loc from Old to New.
+type Change struct {
+	Loc Loc   `json:"loc"`
+	Old Value `json:"old"`
+	New Value `json:"new"`
+	// Guard, when set, must still read the same for a revert to write:
+	// it tells the process whose timer slack was set from a later one
+	// that got the same PID.
+	Guard *Guard `json:"guard,omitempty"`
+}
+
+// Guard is a value that identifies what a change was made to.
+type Guard struct {
+	Loc   Loc    `json:"loc"`
+	Value Value  `json:"value"`
+	What  string `json:"what"` // said when the guard no longer matches
+}
+
+// Plan is what `knob set` would do.
+type Plan struct {
+	Knob    string   `json:"knob"`
+	Target  string   `json:"target,omitempty"`
+	Request string   `json:"request"`
+	Changes []Change `json:"changes"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// InputError is bad input: an unknown knob, adapter or value, an
+// out-of-range number, an unsupported build. The CLI exits 2.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputf(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
+
+// IsInput reports whether err is bad input.
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+var catalogue = map[string]Knob{}
+
+func register(k Knob) { catalogue[k.Name()] = k }
+
+// All returns every knob, sorted by OS then name.
+func All() []Knob {
+	ks := make([]Knob, 0, len(catalogue))
+	for _, k := range catalogue {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].OS() != ks[j].OS() {
+			return ks[i].OS() < ks[j].OS()
+		}
+		return ks[i].Name() < ks[j].Name()
+	})
+	return ks
+}
+
+// Native returns the knobs of the OS latlab runs on.
+func Native() []Knob {
+	var ks []Knob
+	for _, k := range All() {
+		if k.OS() == HostOS {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// Lookup finds a knob by name; an unknown name is an InputError that
+// suggests the nearest.
+func Lookup(name string) (Knob, error) {
+	if k, ok := catalogue[strings.ToLower(name)]; ok {
+		return k, nil
+	}
+	best, bestD := "", 1<<30
+	for n := range catalogue {
+		d := editDistance(strings.ToLower(name), n)
+		if strings.Contains(n, strings.ToLower(name)) && len(name) >= 3 {
+			d = min(d, 2)
+		}
+		if d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= max(3, len(name)/2) {
+		return nil, inputf("unknown knob %q: did you mean %s? (latlab knob list shows them all)", name, best)
+	}
+	return nil, inputf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
+}
+
+// IsNative reports whether k can be read and set on this OS.
+func IsNative(k Knob) bool { return k.OS() == HostOS }
+
+func names() []string {
+	var ns []string
+	for _, k := range All() {
+		ns = append(ns, k.Name())
+	}
+	return ns
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,87 @@
+package knob
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// Harmless reads of this machine's /proc and /sys.
+func TestRealProcReads(t *testing.T) {
+	env := NewEnv("/")
+	for _, name := range []string{"tcp-recovery", "tcp-dsack", "clocksource", "timer-slack", "irq-affinity", "rps"} {
+		k, _ := Lookup(name)
+		r, err := k.Get(env, Selector{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, it := range r.Items {
+			if it.Meaning == "" || strings.HasPrefix(it.Meaning, "unreadable") {
+				t.Errorf("%s %s: %q", name, it.Target, it.Meaning)
+			}
+		}
+	}
+	want, _ := os.ReadFile("/proc/sys/net/ipv4/tcp_recovery")
+	r, _ := tcpRecovery{}.Get(env, Selector{})
+	if r.Items[0].Value != strings.TrimSpace(string(want)) {
+		t.Errorf("tcp-recovery %q, /proc says %q", r.Items[0].Value, want)
+	}
+}
+
+func TestEthtoolLoopbackUnsupported(t *testing.T) {
+	env := NewEnv("/")
+	_, err := env.read(Loc{Backend: BackendEthtool, Path: "lo", Name: "coalesce"})
+	if !errors.Is(err, ErrNotSupported) {
+		t.Fatalf("coalescing on lo: %v, want not supported", err)
+	}
+	_, err = coalescing{}.Plan(env, Selector{Iface: "lo"}, "rx-usecs=5")
+	if !IsInput(err) || !strings.Contains(err.Error(), "lo: the driver does not support interrupt coalescing") {
+		t.Fatalf("plan on lo: %v", err)
+	}
+	// Under a fixture root the real NICs are never touched.
+	_, err = NewEnv(testutil.TempDir(t)).read(Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"})
+	if err == nil || !strings.Contains(err.Error(), "not available under --root") {
+		t.Fatalf("ethtool under a fixture root: %v", err)
+	}
+}
+
+// TestRealTimerSlack changes the timer slack of a child process through
+// the real /proc, then reverts it.
+func TestRealTimerSlack(t *testing.T) {
+	testutil.NeedRoot(t)
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := strconv.Itoa(cmd.Process.Pid)
+	path := "/proc/" + pid + "/timerslack_ns"
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := NewEnv("/")
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: pid}, "1us"}})
+	if b, _ := os.ReadFile(path); strings.TrimSpace(string(b)) != "1000" {
+		t.Fatalf("slack after set: %q", b)
+	}
+	revertAll(t, env, dir)
+	if b, _ := os.ReadFile(path); string(b) != string(orig) {
+		t.Fatalf("slack after revert %q, want %q", b, orig)
+	}
+	// After the process is gone, revert reports it and does not fail.
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: pid}, "2us"}})
+	cmd.Process.Kill()
+	cmd.Wait()
+	steps, _ := revertAll(t, env, dir)
+	if len(steps) != 1 || steps[0].Action != "gone" {
+		t.Fatalf("revert of an exited process: %+v", steps)
+	}
+}

@@ -1,0 +1,602 @@
+package knob
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+func get(t *testing.T, env *Env, name string, sel Selector) *Reading {
+	t.Helper()
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Get(env, sel)
+	if err != nil {
+		t.Fatalf("get %s: %v", name, err)
+	}
+	return r
+}
+
+func plan(env *Env, name string, sel Selector, value string) (*Plan, error) {
+	k, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return k.Plan(env, sel, value)
+}
+
+func TestLookupSuggests(t *testing.T) {
+	for in, want := range map[string]string{
+		"win32-priority-seperation": "did you mean win32-priority-separation?",
+		"rsss":                      "did you mean rss?",
+		"timerslack":                "did you mean timer-slack?",
+		"tcp-dsak":                  "did you mean tcp-dsack?",
+		"qos":                       "did you mean qos-dscp?",
+		"zzzzzzzzzzzzzzzzzzzzzzzz":  "accepted ",
+	} {
+		_, err := Lookup(in)
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Lookup(%q) = %v, want %q", in, err, want)
+		}
+	}
+	if k, err := Lookup("RSS"); err != nil || k.Name() != "rss" {
+		t.Errorf("case-insensitive lookup: %v", err)
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	cases := []struct {
+		knob  string
+		sel   Selector
+		value string
+		want  string
+	}{
+		{"network-throttling-index", Selector{}, "71", "accepted 1-70 or off"},
+		{"network-throttling-index", Selector{}, "0", "accepted 1-70 or off"},
+		{"win32-priority-separation", Selector{}, "0x1FFFFFFFF", "want a number"},
+		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
+		{"rss", Selector{Adapter: "7"}, "*RSSProfile=9", "accepted 1-6"},
+		{"rss", Selector{Adapter: "7"}, "*NumaNodeId=65536", "accepted 0-65535"},
+		{"rss", Selector{Adapter: "7"}, "*Foo=1", "KEYWORD one of"},
+		{"rss", Selector{Adapter: "7"}, "*RssBaseProcNumber=8,*RssMaxProcNumber=4", "must not exceed"},
+		{"rss", Selector{}, "on", "needs --adapter"},
+		{"rss", Selector{Adapter: "Controller"}, "on", "matches 2 adapters"},
+		{"interrupt-moderation", Selector{Adapter: "7"}, "rate=ludicrous", `accepted 0 Off, 200 Minimal`},
+		{"qos-dscp", Selector{App: "a.exe"}, "64", "accepted 0-63"},
+		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
+		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},
+		{"qos-dscp", Selector{App: "a.exe", RemotePort: "70000"}, "46", "invalid port"},
+		{"tsc-sync-policy", Selector{}, "fast", "accepted default|legacy|enhanced|remove"},
+		{"display-scaling", Selector{}, "6", "accepted 1 identity"},
+		{"tcp-recovery", Selector{}, "8", "accepted 0-7"},
+		{"tcp-recovery", Selector{}, "rack,turbo", `unknown flag "turbo"`},
+		{"clocksource", Selector{}, "jiffies", "accepted tsc, hpet, acpi_pm"},
+		{"irq-affinity", Selector{IRQ: "24"}, "0-7", "CPU 4 is not online: accepted CPUs 0-3"},
+		{"irq-affinity", Selector{IRQ: "99"}, "1", "no IRQ 99"},
+		{"irq-affinity", Selector{}, "1", "needs --irq"},
+		{"rps", Selector{Iface: "wlan0"}, "1", `unknown interface "wlan0": accepted eth0, lo`},
+		{"rps", Selector{Iface: "eth0"}, "0xzz", "invalid rps mask"},
+		{"timer-slack", Selector{PID: "4242"}, "-5", "must not be negative"},
+		{"timer-slack", Selector{PID: "4242"}, "11s", "out of range"},
+		{"timer-slack", Selector{PID: "999"}, "1us", "no process 999"},
+		{"coalescing", Selector{Iface: "eth0"}, "rx-usec=5", "unknown coalescing parameter"},
+	}
+	for _, c := range cases {
+		_, err := plan(env, c.knob, c.sel, c.value)
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("set %s %q %+v: %v, want an input error containing %q", c.knob, c.value, c.sel, err, c.want)
+		}
+	}
+}
+
+func TestGlobalTimerBuildGate(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	for _, c := range []struct {
+		build  uint32
+		server bool
+		ok     bool
+	}{{19045, false, false}, {22000, false, true}, {20348, true, true}, {17763, true, false}, {20348, false, false}} {
+		env.Build, env.Server = c.build, c.server
+		_, err := plan(env, "global-timer-resolution-requests", Selector{}, "1")
+		if (err == nil) != c.ok {
+			t.Errorf("build %d server %v: %v", c.build, c.server, err)
+		}
+		if err != nil && (!IsInput(err) || !strings.Contains(err.Error(), "Windows 11 (build 22000+) and Server 2022 (20348+)")) {
+			t.Errorf("build %d: unclear refusal %v", c.build, err)
+		}
+	}
+	env.Build = 22631
+	p, err := plan(env, "global-timer-resolution-requests", Selector{}, "1")
+	if err != nil || !strings.Contains(strings.Join(p.Notes, " "), "reboot") {
+		t.Fatalf("plan %+v %v: want a reboot note", p, err)
+	}
+}
+
+func TestRSSReading(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	r := get(t, env, "rss", Selector{})
+	if len(r.Items) != 2 {
+		t.Fatalf("items %+v, want the two RSS adapters (not the WAN miniport)", r.Items)
+	}
+	var i225 Item
+	for _, it := range r.Items {
+		if strings.Contains(it.Target, "I225-V") {
+			i225 = it
+		} else if len(it.Warnings) != 0 {
+			t.Errorf("%s: unexpected warnings %v", it.Target, it.Warnings)
+		}
+	}
+	if len(i225.Warnings) != 1 || !strings.Contains(i225.Warnings[0], "*RSSProfile, *RssBaseProcNumber, *MaxRssProcessors") {
+		t.Errorf("I225-V warnings %v: want the missing advanced keywords flagged", i225.Warnings)
+	}
+	if i225.Value != "*RSS=1 *NumRssQueues=4" {
+		t.Errorf("I225-V value %q", i225.Value)
+	}
+	if _, err := (rssKnob{}).Get(env, Selector{Adapter: "{5b1d2a3c-0000-4000-8000-0123456789ab}"}); err != nil {
+		t.Errorf("adapter by GUID: %v", err)
+	}
+}
+
+func TestInterruptModeration(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	r := get(t, env, "interrupt-moderation", Selector{Adapter: "I225"})
+	if len(r.Items) != 1 || !strings.Contains(r.Items[0].Meaning, "rate Adaptive") {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "ITR accepts 0 Off, 200 Minimal, 488 Low, 950 Medium, 2000 High, 3600 Extreme, 65535 Adaptive") {
+		t.Errorf("notes %v: want the enum from Ndi\\Params in numeric order", r.Notes)
+	}
+	// A driver enum that differs from Intel's wins.
+	reg.Set(NetClassKey+`\0007\Ndi\Params\ITR\Enum`, "125", SZ("Custom"))
+	p, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "rate=custom")
+	if err != nil || len(p.Changes) != 1 || p.Changes[0].New.String() != "125" || p.Changes[0].New.Type != TypeSZ {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+}
+
+func TestQoSRemoveAndList(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	pol := QoSKey + `\voice`
+	for n, v := range map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
+		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "*", "Remote IP Prefix Length": "*", "DSCP Value": "46", "Throttle Rate": "-1"} {
+		reg.Set(pol, n, SZ(v))
+	}
+	r := get(t, env, "qos-dscp", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "DSCP 46 (EF)" || !strings.Contains(r.Items[0].Meaning, "voip.exe UDP") {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "Do not use NLA") {
+		t.Errorf("notes %v: want the NLA note", r.Notes)
+	}
+	before := reg.Snapshot()
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"qos-dscp", Selector{Policy: "voice"}, "remove"}})
+	if v, _ := reg.Read(regLoc(pol, "")); !v.IsAbsent() {
+		t.Fatal("policy not removed")
+	}
+	revertAll(t, env, dir)
+	if d := mapDiff(before, reg.Snapshot()); d != "" {
+		t.Fatalf("revert of remove: %s", d)
+	}
+}
+
+func TestPrioSepKnob(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	r := get(t, env, "win32-priority-separation", Selector{})
+	if r.Items[0].Value != "0x2 (2)" || !strings.Contains(r.Items[0].Meaning, "short, variable quanta, foreground 3:1") {
+		t.Fatalf("reading %+v", r.Items[0])
+	}
+	p, err := plan(env, "win32-priority-separation", Selector{}, "long,fixed")
+	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != TypeDWORD {
+		t.Fatalf("plan by description: %+v %v", p, err)
+	}
+	p, _ = plan(env, "win32-priority-separation", Selector{}, "2")
+	if len(p.Changes) != 0 {
+		t.Fatalf("setting the current value plans %d changes", len(p.Changes))
+	}
+	reg.Set(prioKey, "Win32PrioritySeparation", SZ("2")) // a hand-made REG_SZ keeps its type
+	p, _ = plan(env, "win32-priority-separation", Selector{}, "0x26")
+	if p.Changes[0].New.Type != TypeSZ {
+		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
+	}
+	ex, err := prioSep{}.Explain("0xFFFFFF26", ExplainOptions{})
+	if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), "only the low 6 bits count: 0xFFFFFF26 acts as 0x26") {
+		t.Fatalf("explain high bits: %v %v", ex, err)
+	}
+	b, _ := json.Marshal(ex.Data)
+	for _, f := range []string{`"value":4294967078`, `"effective":38`, `"interval":"short"`, `"length":"variable"`, `"ps_priority_separation":2`,
+		`"foreground_quantum_units":18`, `"background_quantum_units":6`, `"foreground_quantum_ms":93.75`, `"background_quantum_ms":31.25`} {
+		if !strings.Contains(string(b), f) {
+			t.Errorf("explain JSON lacks %s: %s", f, b)
+		}
+	}
+}
+
+func TestNTIExplain(t *testing.T) {
+	ex, err := netThrottle{}.Explain("10", ExplainOptions{})
+	if err != nil || !strings.Contains(ex.Text[0], "10 packets/ms, about 120 Mbit/s") {
+		t.Fatalf("%v %v", ex, err)
+	}
+	ex, _ = netThrottle{}.Explain("0xffffffff", ExplainOptions{})
+	if !strings.Contains(ex.Text[0], "NDIS DPC latency rose") {
+		t.Fatalf("%v", ex.Text)
+	}
+	ex, _ = netThrottle{}.Explain("", ExplainOptions{})
+	if !strings.Contains(strings.Join(ex.Text, " "), "raised NDIS DPC latency") {
+		t.Fatalf("%v", ex.Text)
+	}
+}
+
+func TestTSCExplainDefault(t *testing.T) {
+	ex, _ := tscSync{}.Explain("", ExplainOptions{})
+	if !strings.Contains(strings.Join(ex.Text, " "), `The Windows default is "default", not "enhanced"`) {
+		t.Fatal(ex.Text)
+	}
+	ex, _ = tscSync{}.Explain("Enhanced", ExplainOptions{})
+	if ex.Data.(map[string]any)["halp_tsc_sync_policy"] != 2 {
+		t.Fatal(ex.Data)
+	}
+}
+
+func TestParseBCDEnum(t *testing.T) {
+	f, err := os.Open("testdata/bcdedit-enum-current.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	objs, err := ParseBCDEnum(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].Heading != "Windows Boot Loader" {
+		t.Fatalf("objects %+v", objs)
+	}
+	if v, ok := objs[0].Get("TSCSyncPolicy"); !ok || v != "Enhanced" {
+		t.Errorf("tscsyncpolicy %q %v", v, ok)
+	}
+	if v, _ := objs[0].Get("path"); v != `\WINDOWS\system32\winload.efi` {
+		t.Errorf("path %q", v)
+	}
+	b, _ := os.ReadFile("testdata/bcdedit-enum-all.txt")
+	objs, err = ParseBCDEnum(strings.NewReader(string(b)))
+	if err != nil || len(objs) != 2 {
+		t.Fatalf("all: %d objects, %v", len(objs), err)
+	}
+	if v, _ := objs[0].Get("displayorder"); v != "{current} {3e4f6b2c-9c1d-11ee-8c90-0242ac120002}" {
+		t.Errorf("continuation: displayorder %q", v)
+	}
+	if v, _ := objs[0].Get("timeout"); v != "30" {
+		t.Errorf("timeout %q", v)
+	}
+	if n := len(objs[1].Elements); n != 9 {
+		t.Errorf("loader has %d elements, want 9: %+v", n, objs[1].Elements)
+	}
+	if _, ok := objs[1].Get("tscsyncpolicy"); ok {
+		t.Error("tscsyncpolicy found where it is absent")
+	}
+	for _, bad := range []string{"", "-----\n", "x\n    continued\n"} {
+		if _, err := ParseBCDEnum(strings.NewReader(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	if _, err := ParseBCDEnum(strings.NewReader("Windows Boot Loader\n---\n  orphan\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("orphan continuation: %v", err)
+	}
+}
+
+// TestBCDBackend drives the bcdedit backend with a fake bcdedit that keeps
+// the element in memory and prints it in bcdedit's layout.
+func TestBCDBackend(t *testing.T) {
+	cur, _ := os.ReadFile("testdata/bcdedit-enum-current.txt")
+	text := strings.ReplaceAll(string(cur), "tscsyncpolicy           Enhanced\r\n", "")
+	val := ""
+	var calls []string
+	b := &BCD{Run: func(args ...string) ([]byte, error) {
+		calls = append(calls, strings.Join(args, " "))
+		switch args[0] {
+		case "/enum":
+			out := text
+			if val != "" {
+				out += "tscsyncpolicy           " + strings.ToUpper(val[:1]) + val[1:] + "\r\n"
+			}
+			return []byte(out), nil
+		case "/set":
+			val = args[3]
+		case "/deletevalue":
+			val = ""
+		}
+		return []byte("The operation completed successfully.\r\n"), nil
+	}}
+	env := &Env{Backends: map[string]Backend{BackendBCD: b}}
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"tsc-sync-policy", Selector{}, "legacy"}})
+	if val != "legacy" {
+		t.Fatalf("after set: %q (calls %v)", val, calls)
+	}
+	revertAll(t, env, dir)
+	if val != "" {
+		t.Fatalf("after revert: %q", val)
+	}
+	want := []string{"/set {current} tscsyncpolicy legacy", "/deletevalue {current} tscsyncpolicy"}
+	var writes []string
+	for _, c := range calls {
+		if !strings.HasPrefix(c, "/enum") {
+			writes = append(writes, c)
+		}
+	}
+	if strings.Join(writes, "|") != strings.Join(want, "|") {
+		t.Errorf("bcdedit writes %v, want %v", writes, want)
+	}
+}
+
+func pathInfo(luid uint64, src, tgt, tech, scaling, num, den uint32, active bool) []byte {
+	b := make([]byte, PathInfoSize)
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(luid))
+	le.PutUint32(b[4:], uint32(luid>>32))
+	le.PutUint32(b[8:], src)
+	le.PutUint32(b[20:], uint32(luid))
+	le.PutUint32(b[24:], uint32(luid>>32))
+	le.PutUint32(b[28:], tgt)
+	le.PutUint32(b[36:], tech)
+	le.PutUint32(b[40:], 1) // rotation identity
+	le.PutUint32(b[44:], scaling)
+	le.PutUint32(b[48:], num)
+	le.PutUint32(b[52:], den)
+	le.PutUint32(b[60:], 1) // target available
+	if active {
+		le.PutUint32(b[68:], 1)
+	}
+	return b
+}
+
+func TestParsePathInfos(t *testing.T) {
+	b := append(pathInfo(0x0000000100012345, 0, 0x1100, 10, 1, 143981, 1000, true), pathInfo(0x0000000100012345, 1, 0x1101, 5, 4, 60000, 1000, true)...)
+	ps, err := ParsePathInfos(b, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].AdapterLUID != 0x0000000100012345 || ps[0].TargetID != 0x1100 || ps[0].ScalingName != "identity" || ps[0].RefreshHz < 143.98 || !ps[0].Active {
+		t.Errorf("path 0: %+v", ps[0])
+	}
+	if ps[1].SourceID != 1 || ps[1].ScalingName != "aspect-ratio-centered-max" || ps[1].RefreshHz != 60 {
+		t.Errorf("path 1: %+v", ps[1])
+	}
+	if _, err := ParsePathInfos(b[:100], 2); err == nil {
+		t.Error("short buffer accepted")
+	}
+	bad := pathInfo(1, 0, 0, 0, 9, 60, 1, true)
+	if _, err := ParsePathInfos(bad, 1); err == nil || !strings.Contains(err.Error(), "byte 44") {
+		t.Errorf("bad scaling: %v", err)
+	}
+}
+
+func TestDisplayScaling(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	env.Display = func() ([]DisplayPath, error) {
+		return ParsePathInfos(pathInfo(7, 0, 1, 5, 4, 60, 1, true), 1)
+	}
+	r := get(t, env, "display-scaling", Selector{})
+	if len(r.Items) != 3 {
+		t.Fatalf("items %+v", r.Items)
+	}
+	if !strings.Contains(r.Items[2].Meaning, "in use (QueryDisplayConfig): 4 aspect-ratio-centered-max") {
+		t.Errorf("active path %+v", r.Items[2])
+	}
+	p, err := plan(env, "display-scaling", Selector{Config: "SIMULATED"}, "identity")
+	if err != nil || len(p.Changes) != 2 {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	if _, err := plan(env, "display-scaling", Selector{Config: "NOPE"}, "1"); err == nil || !IsInput(err) {
+		t.Errorf("unknown config: %v", err)
+	}
+}
+
+func TestLinuxReadings(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	if r := get(t, env, "irq-affinity", Selector{}); len(r.Items) != 2 || r.Items[0].Meaning != "allowed on CPUs 0-3, delivered to 2" {
+		t.Errorf("irq-affinity %+v", r.Items)
+	}
+	if r := get(t, env, "rps", Selector{Iface: "eth0"}); len(r.Items) != 2 || r.Items[1].Target != "eth0 rx-1" {
+		t.Errorf("rps %+v", r.Items)
+	}
+	if r := get(t, env, "clocksource", Selector{}); r.Items[0].Value != "tsc" || r.Notes[0] != "available: tsc hpet acpi_pm" {
+		t.Errorf("clocksource %+v", r)
+	}
+	if r := get(t, env, "timer-slack", Selector{PID: "4242"}); r.Items[0].Value != "50µs (50000 ns)" {
+		t.Errorf("timer-slack %+v", r.Items)
+	}
+	if r := get(t, env, "tcp-recovery", Selector{}); r.Items[0].Meaning != "RACK loss detection (the default)" {
+		t.Errorf("tcp-recovery %+v", r.Items)
+	}
+	// The rps mask keeps the kernel's layout so it reads back as written.
+	os.WriteFile(env.Root+"/sys/class/net/eth0/queues/rx-0/rps_cpus", []byte("00000000,00000000\n"), 0o644)
+	p, err := plan(env, "rps", Selector{Iface: "eth0", Queue: "rx-0"}, "1,3")
+	if err != nil || string(p.Changes[0].New.Data) != "00000000,0000000a\n" {
+		t.Fatalf("rps plan %+v %v", p, err)
+	}
+}
+
+func TestCPUListAndMask(t *testing.T) {
+	for in, want := range map[string]string{"0-3,8": "0-3,8", "3,1,2": "1-3", "0": "0", "5,5,4-6": "4-6", "": ""} {
+		c, err := ParseCPUList(in)
+		if err != nil || FormatCPUList(c) != want {
+			t.Errorf("%q: %v %v", in, FormatCPUList(c), err)
+		}
+	}
+	for _, bad := range []string{"a", "3-1", "-1", "1-", "99999"} {
+		if _, err := ParseCPUList(bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	c, _ := ParseCPUMask("00000001,00000003")
+	if FormatCPUList(c) != "0-1,32" {
+		t.Errorf("mask: %v", c)
+	}
+	if m := FormatCPUMask([]int{0, 1, 32}, "00000000,00000000"); m != "00000001,00000003" {
+		t.Errorf("format mask %q", m)
+	}
+	if m := FormatCPUMask([]int{0, 1}, "0"); m != "3" {
+		t.Errorf("format mask %q", m)
+	}
+}
+
+func TestScripts(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	var changes []Change
+	for _, s := range windowsSteps[:7] {
+		p, err := plan(env, s.knob, s.sel, s.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, p.Changes...)
+	}
+	changes = append(changes, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Bin"), New: Value{Type: TypeBinary, Data: []byte{1, 0xab}}},
+		Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Gone"), New: Absent}, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab\Old`, ""), New: Absent})
+	var lin []Change
+	for _, s := range linuxSteps[:6] {
+		p, err := plan(env, s.knob, s.sel, s.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lin = append(lin, p.Changes...)
+	}
+	old := Coalesce{}
+	newc := old
+	newc[0], newc[9] = 50, 1
+	lin = append(lin, Change{Loc: Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})
+	g := goldie.New(t)
+	for _, f := range []string{FormatReg, FormatPS1} {
+		lines, err := Script(changes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Assert(t, "script-windows-"+f, []byte(strings.Join(lines, "\n")+"\n"))
+	}
+	lines, _ := Script(lin, FormatSh)
+	g.Assert(t, "script-linux-sh", []byte(strings.Join(lines, "\n")+"\n"))
+	if _, err := Script(nil, "bat"); err == nil || !IsInput(err) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+func TestValueHelpers(t *testing.T) {
+	if v := SZ("4"); v.String() != "4" || len(v.Data) != 4 {
+		t.Errorf("SZ: %x", v.Data)
+	}
+	if n, err := SZ(" 12 ").Uint(); err != nil || n != 12 {
+		t.Errorf("Uint of SZ: %d %v", n, err)
+	}
+	if WithNumber(SZ("1"), 5, TypeDWORD).Type != TypeSZ || WithNumber(Absent, 5, TypeDWORD).Type != TypeDWORD || WithNumber(QWORD(1), 5, TypeSZ).Type != TypeQWORD {
+		t.Error("WithNumber does not keep the type")
+	}
+	if !Same(FileValue("3\n"), FileValue("3")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
+		t.Error("Same")
+	}
+	if !Same(Value{Type: TypeBCD, Data: []byte("Enhanced")}, Value{Type: TypeBCD, Data: []byte("enhanced")}) {
+		t.Error("BCD values differ only in case")
+	}
+	if RegTypeName(4) != TypeDWORD || RegTypeName(99) != "REG_TYPE_99" {
+		t.Error("RegTypeName")
+	}
+	if n, ok := RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
+		t.Error("RegTypeNumber")
+	}
+}
+
+func TestExplainEveryKnob(t *testing.T) {
+	for _, k := range All() {
+		ex, err := k.Explain("", ExplainOptions{})
+		if err != nil || len(ex.Text) == 0 {
+			t.Errorf("%s: general explanation %v %v", k.Name(), ex, err)
+		}
+		if k.Summary() == "" || (k.OS() != "windows" && k.OS() != "linux") {
+			t.Errorf("%s: summary or OS missing", k.Name())
+		}
+	}
+}
+
+func FuzzParseBCDEnum(f *testing.F) {
+	for _, p := range []string{"testdata/bcdedit-enum-current.txt", "testdata/bcdedit-enum-all.txt"} {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b))
+	}
+	f.Add("H\n--\n a\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		objs, err := ParseBCDEnum(strings.NewReader(s))
+		if err == nil && len(objs) == 0 {
+			t.Fatal("no objects and no error")
+		}
+	})
+}
+
+func FuzzParsePathInfos(f *testing.F) {
+	f.Add(pathInfo(1, 0, 1, 5, 4, 60, 1, true), 1)
+	f.Add([]byte{1, 2, 3}, 3)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		if n > 1000 {
+			return
+		}
+		ps, err := ParsePathInfos(b, n)
+		if err == nil && len(ps) != n {
+			t.Fatalf("%d paths for n=%d", len(ps), n)
+		}
+	})
+}
+
+func FuzzParseCPUList(f *testing.F) {
+	for _, s := range []string{"0-3,8", "", "1-", "7,7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCPUList(s)
+		if err != nil {
+			return
+		}
+		c2, err := ParseCPUList(FormatCPUList(c))
+		if err != nil || FormatCPUList(c2) != FormatCPUList(c) {
+			t.Fatalf("%q does not round-trip: %v", s, err)
+		}
+	})
+}
+
+func FuzzParseCoalesce(f *testing.F) {
+	f.Add("rx-usecs=50,adaptive-rx=off")
+	f.Add("x")
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := ParseCoalesce(s)
+		if err == nil && len(set) == 0 {
+			t.Fatal("empty setting accepted")
+		}
+	})
+}
+
+func TestTimerSlackPIDReuse(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
+	j, _ := ReadJournal(dir)
+	if g := j.Entries[0].Guard; g == nil || string(g.Value.Data) != "98765" {
+		t.Fatalf("guard %+v: want the start time 98765", g)
+	}
+	// The process exits and another gets its PID.
+	stat := root + "/proc/4242/stat"
+	os.WriteFile(stat, []byte("4242 (other) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0\n"), 0o644)
+	os.WriteFile(root+"/proc/4242/timerslack_ns", []byte("1000\n"), 0o644)
+	steps, _ := revertAll(t, env, dir)
+	if len(steps) != 1 || steps[0].Action != "gone" || !strings.Contains(steps[0].Detail, "another process") {
+		t.Fatalf("steps %+v", steps)
+	}
+	if b, _ := os.ReadFile(root + "/proc/4242/timerslack_ns"); string(b) != "1000\n" {
+		t.Fatalf("the new process's slack was written: %q", b)
+	}
+}

@@ -1,0 +1,5 @@
+package knob_test
+
+import "os"
+
+func testPID() int { return os.Getpid() }

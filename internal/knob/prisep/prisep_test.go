@@ -1,0 +1,156 @@
+package prisep
+
+import (
+	"encoding/csv"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestMeasuredTable checks every row of the table measured on a live
+// kernel (testdata/win32prisep-measured-0-271.csv, see its PROVENANCE).
+func TestMeasuredTable(t *testing.T) {
+	f, err := os.Open("testdata/win32prisep-measured-0-271.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 273 || rows[0][0] != "DecVal" {
+		t.Fatalf("unexpected table shape: %d rows, header %v", len(rows), rows[0])
+	}
+	seen := map[uint64]bool{}
+	for i, r := range rows[1:] {
+		line := i + 2
+		v, err := strconv.ParseUint(r[0], 10, 32)
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		hv, err := strconv.ParseUint(strings.TrimPrefix(r[1], "0x"), 16, 32)
+		if err != nil || hv != v {
+			t.Fatalf("line %d: hex %q does not match %d", line, r[1], v)
+		}
+		seen[v] = true
+		d := Decode(uint32(v), Options{})
+		want := map[string]string{"Shorter": "short", "Longer": "long"}[r[2]]
+		if d.Interval != want {
+			t.Errorf("line %d: %s interval %s, measured %s", line, r[1], d.Interval, r[2])
+		}
+		if d.Length != strings.ToLower(r[3]) {
+			t.Errorf("line %d: %s length %s, measured %s", line, r[1], d.Length, r[3])
+		}
+		if strconv.Itoa(d.ForegroundUnits) != r[4] || strconv.Itoa(d.BackgroundUnits) != r[5] {
+			t.Errorf("line %d: %s units %d/%d, measured %s/%s", line, r[1], d.ForegroundUnits, d.BackgroundUnits, r[4], r[5])
+		}
+	}
+	if len(seen) != 272 {
+		t.Errorf("table covers %d distinct values, want 272", len(seen))
+	}
+}
+
+func TestSeedExamples(t *testing.T) {
+	tests := []struct {
+		v              uint32
+		server         bool
+		interval, len  string
+		fg, bg         int
+		fgMs, bgMs     float64
+		boost          string
+		psSep          int
+		effective      uint32
+		intervalDefalt bool
+	}{
+		{0x26, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x26, false},
+		{0x18, false, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 0, 0x18, false},
+		{0x2, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x2, true},
+		{0x2, true, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 2, 0x2, true},
+		{0x28, false, "short", "fixed", 18, 18, 93.75, 93.75, "1:1", 0, 0x28, false},
+		{0x14, false, "long", "variable", 12, 12, 62.5, 62.5, "1:1", 0, 0x14, false},
+		{0x15, false, "long", "variable", 24, 12, 125, 62.5, "2:1", 1, 0x15, false},
+		{0x3F, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x3F, true},
+		{0xFFFFFFE6, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x26, false},
+	}
+	for _, tc := range tests {
+		d := Decode(tc.v, Options{Server: tc.server})
+		if d.Interval != tc.interval || d.Length != tc.len || d.ForegroundUnits != tc.fg || d.BackgroundUnits != tc.bg ||
+			d.ForegroundMs != tc.fgMs || d.BackgroundMs != tc.bgMs || d.ForegroundBoost != tc.boost ||
+			d.PsPrioritySeparation != tc.psSep || d.Effective != tc.effective || d.IntervalDefault != tc.intervalDefalt {
+			t.Errorf("Decode(%#x, server=%v) = %+v", tc.v, tc.server, d)
+		}
+	}
+}
+
+func TestTickScalesMs(t *testing.T) {
+	d := Decode(0x26, Options{TickMs: 1})
+	if d.ForegroundMs != 6 || d.BackgroundMs != 2 {
+		t.Errorf("at a 1 ms tick: %v / %v ms, want 6 / 2", d.ForegroundMs, d.BackgroundMs)
+	}
+}
+
+func TestFind(t *testing.T) {
+	q, err := ParseQuery("short,variable,3:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Find(q, Options{})
+	if len(got) == 0 || got[0].Effective != 0x26 {
+		t.Fatalf("first match %v, want 0x26", got)
+	}
+	for _, d := range got {
+		if d.Interval != "short" || d.Length != "variable" || d.ForegroundBoost != "3:1" {
+			t.Errorf("%s does not match", d.Summary())
+		}
+	}
+	q, _ = ParseQuery("fixed long")
+	if got := Find(q, Options{}); got[0].Effective != 0x18 {
+		t.Errorf("long fixed: first %s, want 0x18", got[0].Hex)
+	}
+	// Every class is found by its own description.
+	for _, d := range Table(Options{}) {
+		found := false
+		for _, m := range Find(Query{d.Interval, d.Length, d.ForegroundBoost}, Options{}) {
+			found = found || m.Effective == d.Effective
+		}
+		if !found {
+			t.Errorf("%s not found by its own description", d.Hex)
+		}
+	}
+	for _, bad := range []string{"", "medium", "short,4:1"} {
+		if _, err := ParseQuery(bad); err == nil {
+			t.Errorf("ParseQuery(%q) accepted", bad)
+		}
+	}
+}
+
+// Only the low 6 bits count: any 32-bit value decodes like its low 6 bits.
+func TestHighBitsIgnored(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.Uint32().Draw(t, "v")
+		server := rapid.Bool().Draw(t, "server")
+		a, b := Decode(v, Options{Server: server}), Decode(v&0x3F, Options{Server: server})
+		a.Value, a.Hex, b.Value, b.Hex = 0, "", 0, ""
+		if a != b {
+			t.Fatalf("%#x decodes unlike %#x: %+v vs %+v", v, v&0x3F, a, b)
+		}
+		if a.ForegroundUnits < a.BackgroundUnits || a.ForegroundUnits%a.BackgroundUnits != 0 {
+			t.Fatalf("%#x: foreground %d < background %d", v, a.ForegroundUnits, a.BackgroundUnits)
+		}
+	})
+}
+
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{"short,variable,3:1", "long fixed", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if q, err := ParseQuery(s); err == nil {
+			_ = Find(q, Options{})
+		}
+	})
+}

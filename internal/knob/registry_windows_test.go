@@ -1,0 +1,149 @@
+package knob
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// These tests use the real registry (Wine's in CI) under a key of their
+// own in HKCU, removed afterwards.
+func testKey(t *testing.T) string {
+	t.Helper()
+	key := fmt.Sprintf(`HKCU\Software\latlab-test-%d-%s`, os.Getpid(), t.Name())
+	t.Cleanup(func() { removeKey(Registry{}, key) })
+	return key
+}
+
+func removeKey(r Registry, key string) {
+	keys, vals, err := r.List(key)
+	if err != nil {
+		return
+	}
+	for _, k := range keys {
+		removeKey(r, key+`\`+k)
+	}
+	for _, v := range vals {
+		r.Write(regLoc(key, v), Absent)
+	}
+	r.Write(regLoc(key, ""), Absent)
+}
+
+func TestRegistryTypesRoundTrip(t *testing.T) {
+	r := Registry{}
+	key := testKey(t)
+	if v, err := r.Read(regLoc(key, "")); err != nil || !v.IsAbsent() {
+		t.Fatalf("fresh key: %v %v", v, err)
+	}
+	if err := r.CheckWrite(regLoc(key+`\a\b`, "x")); err != nil {
+		t.Fatalf("CheckWrite below a missing key: %v", err)
+	}
+	if err := r.Write(regLoc(key, ""), KeyValue); err != nil {
+		t.Fatal(err)
+	}
+	multi := SZ("a\x00b\x00")
+	multi.Type = TypeMultiSZ
+	expand := SZ(`%SystemRoot%\x`)
+	expand.Type = TypeExpandSZ
+	odd := Value{Type: TypeSZ, Data: []byte{'1', 0, '2', 0}} // REG_SZ without its NUL: kept as is
+	vals := map[string]Value{
+		"dword": DWORD(0x26), "sz": SZ("1"), "qword": QWORD(1 << 40), "binary": {Type: TypeBinary, Data: []byte{0, 1, 2, 0xff}},
+		"multi": multi, "expand": expand, "empty-binary": {Type: TypeBinary}, "odd-sz": odd, "big": SZ(strings.Repeat("x", 1000)),
+	}
+	for n, v := range vals {
+		if err := r.Write(regLoc(key, n), v); err != nil {
+			t.Fatalf("write %s: %v", n, err)
+		}
+	}
+	for n, v := range vals {
+		got, err := r.Read(regLoc(key, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Type != v.Type || string(got.Data) != string(v.Data) {
+			t.Errorf("%s: read %s %x, wrote %s %x", n, got.Type, got.Data, v.Type, v.Data)
+		}
+	}
+	_, names, err := r.List(key)
+	if err != nil || len(names) != len(vals) {
+		t.Fatalf("list: %v %v", names, err)
+	}
+	if err := r.Write(regLoc(key, "dword"), Absent); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Read(regLoc(key, "dword")); !v.IsAbsent() {
+		t.Fatal("deleted value still there")
+	}
+	if err := r.Write(regLoc(key, "never-existed"), Absent); err != nil {
+		t.Fatalf("deleting an absent value: %v", err)
+	}
+	if err := r.Write(regLoc(key, ""), Absent); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("deleting a key with values: %v", err)
+	}
+	if _, _, err := r.List(key + `\missing`); err == nil {
+		t.Fatal("listing a missing key")
+	}
+}
+
+// TestRegistryApplyRevert runs the journal over the real registry: a
+// DWORD and a REG_SZ that exist, a value and keys that do not.
+func TestRegistryApplyRevert(t *testing.T) {
+	r := Registry{}
+	key := testKey(t)
+	r.Write(regLoc(key, ""), KeyValue)
+	r.Write(regLoc(key, "dw"), DWORD(2))
+	r.Write(regLoc(key, "sz"), SZ("4"))
+	env := &Env{Backends: map[string]Backend{BackendRegistry: r}}
+	p := &Plan{Knob: "test"}
+	if err := ensureKey(env, p, key+`\new\deeper`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		l Loc
+		v Value
+	}{{regLoc(key, "dw"), DWORD(0x26)}, {regLoc(key, "sz"), SZ("2")}, {regLoc(key, "added"), SZ("x")}, {regLoc(key+`\new\deeper`, "v"), DWORD(1)}} {
+		if err := p.add(env, c.l, c.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := Apply(env, j, p); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Read(regLoc(key+`\new\deeper`, "v")); v.String() != "1" {
+		t.Fatalf("deeper value %v", v)
+	}
+	if _, err := Revert(env, j, MatchAll, false); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := r.Read(regLoc(key, "dw")); v.Type != TypeDWORD || v.String() != "2" {
+		t.Errorf("dw %s %s", v.Type, v)
+	}
+	if v, _ := r.Read(regLoc(key, "sz")); v.Type != TypeSZ || v.String() != "4" {
+		t.Errorf("sz %s %s", v.Type, v)
+	}
+	for _, l := range []Loc{regLoc(key, "added"), regLoc(key+`\new`, "")} {
+		if v, _ := r.Read(l); !v.IsAbsent() {
+			t.Errorf("%s left after revert", l)
+		}
+	}
+}
+
+func TestQueryDisplayPathsRuns(t *testing.T) {
+	// Headless Wine may have no display: either answer is fine, a crash is not.
+	paths, err := QueryDisplayPaths()
+	for _, p := range paths {
+		if p.ScalingName == "" {
+			t.Errorf("path %+v without a scaling name", p)
+		}
+	}
+	t.Logf("paths %+v err %v", paths, err)
+}
