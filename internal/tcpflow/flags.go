@@ -61,3 +61,15 @@ func (f Flag) String() string {
 	}
 	return strings.Join(s, ",")
 }
+
+// WiresharkFields is the set of tcp.analysis fields Wireshark shows for a
+// frame with these flags: Wireshark also adds tcp.analysis.retransmission
+// (its expert item) to fast and spurious retransmissions, so its filter
+// tcp.analysis.retransmission matches all three kinds. latlab's own flags
+// and events keep the three kinds apart.
+func (f Flag) WiresharkFields() Flag {
+	if f&(FlagFastRetransmission|FlagSpuriousRetransmission) != 0 {
+		f |= FlagRetransmission
+	}
+	return f
+}

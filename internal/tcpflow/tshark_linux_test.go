@@ -86,7 +86,7 @@ func latlabView(t *testing.T, path string) map[int]frameView {
 	m := map[int]frameView{}
 	a := NewAnalyzer()
 	a.OnFrame = func(fr *Frame) {
-		v := frameView{flags: fr.Flags, dupAckNum: fr.DupAckNum}
+		v := frameView{flags: fr.Flags.WiresharkFields(), dupAckNum: fr.DupAckNum}
 		if fr.DSACK {
 			v.dsack = fmt.Sprintf("%d-%d", fr.DSACKLeft, fr.DSACKRight)
 		}
