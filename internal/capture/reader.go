@@ -71,7 +71,7 @@ type Reader struct {
 
 // bufSize is the read buffer: large enough that pcapng blocks can be
 // checked in place (Peek) before pcapgo reads them.
-const bufSize = 1 << 20
+const bufSize = 256<<10 + 64
 
 type countReader struct {
 	r io.Reader

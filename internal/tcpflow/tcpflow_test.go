@@ -1,6 +1,7 @@
 package tcpflow
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -122,5 +123,26 @@ func FuzzParseOptions(f *testing.F) {
 			t.Fatalf("%d SACK blocks", o.NSACK)
 		}
 		_ = IsDSACK(&o, 12345)
+	})
+}
+
+// FuzzAnalyze runs captures through the reader and the TCP analysis: no
+// input may panic.
+func FuzzAnalyze(f *testing.F) {
+	for _, name := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap"} {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a := NewAnalyzer()
+		a.KeepTimeline = func(int) bool { return true }
+		var seg Segment
+		_, _ = capture.Scan(bytes.NewReader(b), capture.ScanOptions{}, func(rec *capture.Record, p *capture.Packet) {
+			if FromCapture(rec, p, &seg) {
+				a.Add(&seg)
+			}
+		})
+		a.Finish()
 	})
 }
