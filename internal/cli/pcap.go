@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,21 +105,27 @@ func writePcapDocument(w io.Writer, outPath string, doc *result.Document, payloa
 	if err != nil {
 		return err
 	}
-	m := map[string]json.RawMessage{}
-	if err := json.Unmarshal(db, &m); err != nil {
-		return err
+	// Extra top-level fields go after the document's own, in key order.
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
 	}
-	for k, v := range top {
-		vb, err := json.Marshal(v)
+	sort.Strings(keys)
+	for _, k := range keys {
+		vb, err := json.Marshal(top[k])
 		if err != nil {
 			return err
 		}
-		m[k] = vb
+		kb, _ := json.Marshal(k)
+		db = append(db[:len(db)-1], ',')
+		db = append(append(append(db, kb...), ':'), vb...)
+		db = append(db, '}')
 	}
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var ob bytes.Buffer
+	if err := json.Indent(&ob, db, "", "  "); err != nil {
 		return err
 	}
+	out := ob.Bytes()
 	out = append(out, '\n')
 	if outPath != "" {
 		if err := os.WriteFile(outPath, out, 0o644); err != nil {
