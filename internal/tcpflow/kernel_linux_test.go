@@ -70,6 +70,11 @@ var kernelScenarios = []scenario{
 var kernelAllowList = map[string]string{}
 
 func TestKernelTCPMatchesTshark(t *testing.T) {
+	if os.Getenv("LATLAB_NETNS_TESTS") != "1" {
+		// Its packet load (softirqs on every CPU) delays the realtime
+		// wake-up tests of other packages that go test runs in parallel.
+		t.Skip("runs in its own step: scripts/test and scripts/verify-tcp-vs-tshark set LATLAB_NETNS_TESTS=1")
+	}
 	testutil.NeedRoot(t)
 	testutil.NeedTool(t, "tshark")
 	testutil.NeedTool(t, "ip")
