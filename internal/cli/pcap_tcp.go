@@ -108,6 +108,7 @@ type tcpTotals struct {
 	Segments            uint64 `json:"segments"`
 	PayloadBytes        uint64 `json:"payload_bytes"`
 	Retransmissions     uint64 `json:"retransmissions"` // frames with any Wireshark retransmission flag
+	Resent              uint64 `json:"resent_segments"` // latlab: segments carrying bytes seen before
 	FastRetransmissions uint64 `json:"fast_retransmissions"`
 	Spurious            uint64 `json:"spurious_retransmissions"`
 	OutOfOrder          uint64 `json:"out_of_order"`
@@ -214,6 +215,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 			tot.Segments += d.Packets
 			tot.PayloadBytes += d.PayloadBytes
 			tot.Retransmissions += d.AnyRetransmissions
+			tot.Resent += d.ResentSegments
 			tot.FastRetransmissions += d.FastRetransmissions
 			tot.Spurious += d.Spurious()
 			tot.OutOfOrder += d.OutOfOrder
@@ -329,8 +331,8 @@ func tcpNotes(t *tcpTotals) []string {
 
 func printTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcpConnJSON, t *tcpTotals) {
 	fmt.Fprintf(w, "%s: %s, %d frames, %d TCP segments in %d connection(s), %s\n", o.File, st.Format, st.Frames, t.Segments, t.Connections, spanLabel(st))
-	fmt.Fprintf(w, "retransmissions %d (fast %d, spurious %d), out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
-		t.Retransmissions, t.FastRetransmissions, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
+	fmt.Fprintf(w, "retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
+		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
 	show := append([]tcpConnJSON(nil), conns...)
 	sort.SliceStable(show, func(i, j int) bool {
 		return show[i].AToB.PayloadBytes+show[i].BToA.PayloadBytes > show[j].AToB.PayloadBytes+show[j].BToA.PayloadBytes
@@ -374,11 +376,12 @@ func connRows(c *tcpConnJSON) [][]string {
 		row("payload bytes", func(s *tcpflow.DirStats) string { return u(s.PayloadBytes) }),
 		row("duration (data)", func(s *tcpflow.DirStats) string { return ns(s.LastDataNs - s.FirstDataNs) }),
 		row("goodput", func(s *tcpflow.DirStats) string { return bitrate(s.GoodputBps) }),
-		row("retransmissions", func(s *tcpflow.DirStats) string { return u(s.AnyRetransmissions) }),
+		row("retransmissions (Wireshark)", func(s *tcpflow.DirStats) string { return u(s.AnyRetransmissions) }),
 		row("  fast", func(s *tcpflow.DirStats) string { return u(s.FastRetransmissions) }),
 		row("  spurious (acked / D-SACKed)", func(s *tcpflow.DirStats) string {
 			return fmt.Sprintf("%d (%d / %d)", s.Spurious(), s.SpuriousRetransmissions, s.DSACKSpurious)
 		}),
+		row("segments resent (bytes seen before)", func(s *tcpflow.DirStats) string { return u(s.ResentSegments) }),
 		row("out-of-order (Wireshark)", func(s *tcpflow.DirStats) string { return u(s.OutOfOrder) }),
 		row("reordered: segments, max extent", func(s *tcpflow.DirStats) string {
 			if s.Reordered == 0 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sebdah/goldie/v2"
+
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -164,4 +166,14 @@ func TestPcapTCP(t *testing.T) {
 	if code, _, _ := runCLI(t, "pcap"); code != 2 {
 		t.Errorf("pcap without subcommand: exit %d", code)
 	}
+}
+
+// The events of the ssh fixture, frame by frame (checked against tshark's
+// tcp.analysis fields for the same file).
+func TestPcapTCPEventsGolden(t *testing.T) {
+	ev := filepath.Join(testutil.TempDir(t), "events.csv")
+	if code, _, errs := runCLI(t, "pcap", "tcp", sshPcap, "--events", ev); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	goldie.New(t).Assert(t, "ssh-events", []byte(readFile(t, ev)))
 }

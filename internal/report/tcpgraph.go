@@ -128,19 +128,27 @@ func (g *TimeSeqGraph) Plot() (*plot.Plot, error) {
 		p.Legend.Add(l.name, ln)
 	}
 	add("data segments", g.Segments, colData, 1.2)
-	add("retransmissions", g.Rtx, colRtx, 2)
 	add("SACK blocks", g.SACKs, colSACK, 2)
 	add("D-SACK blocks", g.DSACKs, colDSACK, 3)
-	if len(g.DSACKs) > 0 {
-		pts := make([]XY, len(g.DSACKs))
-		for i, d := range g.DSACKs {
+	add("retransmissions", g.Rtx, colRtx, 2.5) // on top: what the graph is for
+	// markers, so that single segments stay visible on long transfers
+	for _, m := range []struct {
+		segs  []VSeg
+		c     color.Color
+		shape draw.GlyphDrawer
+	}{{g.DSACKs, colDSACK, draw.TriangleGlyph{}}, {g.Rtx, colRtx, draw.CrossGlyph{}}} {
+		if len(m.segs) == 0 {
+			continue
+		}
+		pts := make([]XY, len(m.segs))
+		for i, d := range m.segs {
 			pts[i] = XY{d.T, d.Lo}
 		}
 		sc, err := plotter.NewScatter(xys(pts))
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: colDSACK, Radius: 4, Shape: draw.TriangleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: m.c, Radius: 4, Shape: m.shape}
 		p.Add(sc)
 	}
 	return p, nil
@@ -203,7 +211,7 @@ func (g *WindowGraph) Plots() ([]*plot.Plot, error) {
 		for i, r := range g.Retransmit {
 			segs[i] = VSeg{r.X, 0, ymax}
 		}
-		v := &vsegs{segs: segs, style: draw.LineStyle{Color: color.RGBA{220, 0, 0, 80}, Width: 0.8}}
+		v := &vsegs{segs: segs, style: draw.LineStyle{Color: color.NRGBA{220, 0, 0, 110}, Width: 0.8}}
 		bot.Add(v)
 		bot.Legend.Add("retransmission", legendLine{v.style})
 	}

@@ -222,6 +222,7 @@ func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 	switch {
 	case overlap || acked:
 		fr.Retransmitted = true
+		st.ResentSegments++
 		st.RetransmittedBytes += uint64(s.Len)
 		fwd.noteRtx(seq, end, s.Frame, now, fr.Flags&FlagSpuriousRetransmission != 0 || acked)
 	case fwd.haveHigh && seq < fwd.high:

@@ -12,6 +12,7 @@ type DirStats struct {
 	PayloadBytes       uint64  `json:"payload_bytes"`
 	UniqueBytes        uint64  `json:"unique_bytes"`        // payload bytes not seen before in the capture
 	RetransmittedBytes uint64  `json:"retransmitted_bytes"` // payload bytes seen before
+	ResentSegments     uint64  `json:"resent_segments"`     // data segments carrying bytes seen before (latlab's reading)
 	AckedBytes         uint64  `json:"acked_bytes"`         // cumulative ACK progress from the other side
 	GoodputBps         float64 `json:"goodput_bps"`         // AckedBytes*8 over first data to last ACK advance
 	FirstNs            int64   `json:"first_ns"`
