@@ -1,0 +1,448 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net/netip"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+var t0 = time.Date(2024, 3, 1, 12, 0, 0, 123456789, time.UTC)
+
+// tcp4 builds an IPv4/TCP packet.
+func tcp4(t testing.TB, src, dst string, sport, dport uint16, tos uint8, payload int) []byte {
+	t.Helper()
+	ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolTCP, TOS: tos,
+		SrcIP: netip.MustParseAddr(src).AsSlice(), DstIP: netip.MustParseAddr(dst).AsSlice()}
+	tcp := &layers.TCP{SrcPort: layers.TCPPort(sport), DstPort: layers.TCPPort(dport), Seq: 1000, Ack: 1, ACK: true, Window: 500,
+		Options: []layers.TCPOption{{OptionType: layers.TCPOptionKindNop}, {OptionType: layers.TCPOptionKindNop},
+			{OptionType: layers.TCPOptionKindTimestamps, OptionLength: 10, OptionData: make([]byte, 8)}}}
+	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
+		t.Fatal(err)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
+		ip, tcp, gopacket.Payload(make([]byte, payload))); err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte(nil), buf.Bytes()...)
+}
+
+func eth(p []byte, vlans ...uint16) []byte {
+	b := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1}
+	for _, v := range vlans {
+		b = binary.BigEndian.AppendUint16(b, 0x8100)
+		b = binary.BigEndian.AppendUint16(b, v)
+	}
+	et := uint16(0x0800)
+	if p[0]>>4 == 6 {
+		et = 0x86dd
+	}
+	b = binary.BigEndian.AppendUint16(b, et)
+	return append(b, p...)
+}
+
+// writePcap writes a classic pcap by hand, in either byte order and
+// timestamp resolution.
+func writePcap(order binary.AppendByteOrder, nanos bool, lt layers.LinkType, frames [][]byte, snap int) []byte {
+	var b []byte
+	magic := uint32(0xa1b2c3d4)
+	if nanos {
+		magic = 0xa1b23c4d
+	}
+	b = order.AppendUint32(b, magic)
+	b = order.AppendUint16(b, 2)
+	b = order.AppendUint16(b, 4)
+	b = order.AppendUint32(b, 0)
+	b = order.AppendUint32(b, 0)
+	b = order.AppendUint32(b, 65535)
+	b = order.AppendUint32(b, uint32(lt))
+	for i, f := range frames {
+		ts := t0.Add(time.Duration(i) * time.Millisecond)
+		b = order.AppendUint32(b, uint32(ts.Unix()))
+		frac := ts.Nanosecond()
+		if !nanos {
+			frac /= 1000
+		}
+		b = order.AppendUint32(b, uint32(frac))
+		cl := len(f)
+		if snap > 0 && cl > snap {
+			cl = snap
+		}
+		b = order.AppendUint32(b, uint32(cl))
+		b = order.AppendUint32(b, uint32(len(f)))
+		b = append(b, f[:cl]...)
+	}
+	return b
+}
+
+type seen struct {
+	recs []Record
+	pkts []Packet
+}
+
+func scan(t testing.TB, data []byte, opt ScanOptions) (*Stats, *seen) {
+	t.Helper()
+	s := &seen{}
+	st, err := Scan(bytes.NewReader(data), opt, func(rec *Record, p *Packet) {
+		r := *rec
+		r.Data = nil
+		s.recs = append(s.recs, r)
+		q := *p
+		q.IP, q.TCP = nil, nil
+		s.pkts = append(s.pkts, q)
+	})
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return st, s
+}
+
+func TestPcapByteOrdersAndResolutions(t *testing.T) {
+	p := tcp4(t, "10.0.0.1", "10.0.0.2", 1234, 443, 46<<2|2, 100)
+	for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for _, nanos := range []bool{false, true} {
+			st, s := scan(t, writePcap(order, nanos, layers.LinkTypeEthernet, [][]byte{eth(p), eth(p, 7)}, 0), ScanOptions{Dedup: DedupOff})
+			if st.Frames != 2 || len(s.pkts) != 2 {
+				t.Fatalf("%v nanos=%v: %d frames, %d packets", order, nanos, st.Frames, len(s.pkts))
+			}
+			want := t0.UnixNano()
+			if !nanos {
+				want = t0.Truncate(time.Microsecond).UnixNano()
+			}
+			if s.recs[0].TimeNs != want || s.recs[1].TimeNs != want+1e6 {
+				t.Errorf("%v nanos=%v: times %d %d, want %d", order, nanos, s.recs[0].TimeNs, s.recs[1].TimeNs, want)
+			}
+			q := s.pkts[1]
+			if q.Src.String() != "10.0.0.1" || q.DstPort != 443 || q.TOS>>2 != 46 || q.TOS&3 != 2 || !q.HasVLAN || q.VLAN != 7 || q.TCPPayloadLen != 100 {
+				t.Errorf("%v nanos=%v: decoded %+v", order, nanos, q)
+			}
+		}
+	}
+}
+
+func TestLinkTypes(t *testing.T) {
+	p := tcp4(t, "192.0.2.1", "192.0.2.2", 5000, 80, 0, 10)
+	sll := append([]byte{0, 0, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0x08, 0x00}, p...)
+	sll2 := append([]byte{0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0}, p...)
+	null := append([]byte{2, 0, 0, 0}, p...) // AF_INET in host (little-endian) order
+	loop := append([]byte{0, 0, 0, 2}, p...) // network order
+	cases := []struct {
+		lt    layers.LinkType
+		frame []byte
+	}{
+		{layers.LinkTypeEthernet, eth(p)},
+		{layers.LinkTypeEthernet, eth(p, 10, 20)},
+		{layers.LinkTypeLinuxSLL, sll},
+		{layers.LinkTypeLinuxSLL2, sll2},
+		{layers.LinkTypeRaw, p},
+		{layers.LinkTypeIPv4, p},
+		{layers.LinkTypeNull, null},
+		{layers.LinkTypeLoop, loop},
+	}
+	for _, c := range cases {
+		st, s := scan(t, writePcap(binary.LittleEndian, false, c.lt, [][]byte{c.frame}, 0), ScanOptions{})
+		if len(s.pkts) != 1 || s.pkts[0].Dst.String() != "192.0.2.2" || s.pkts[0].SrcPort != 5000 {
+			t.Errorf("link type %v: %+v (stats %+v)", c.lt, s.pkts, st)
+		}
+	}
+	// non-IP and unknown link types are counted, not decoded
+	arp := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1}
+	st, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{arp}, 0), ScanOptions{})
+	if len(s.pkts) != 0 || st.Skipped["not IP"] != 1 {
+		t.Errorf("ARP: %+v", st.Skipped)
+	}
+	st, _ = scan(t, writePcap(binary.LittleEndian, false, 147, [][]byte{p}, 0), ScanOptions{})
+	if st.Skipped["unsupported link type linktype-147"] != 1 {
+		t.Errorf("unknown link type: %+v", st.Skipped)
+	}
+}
+
+// ipv6 builds an IPv6 packet with the given extension headers (each as
+// next-header-less bodies: the builder chains them) and a TCP header.
+func ipv6(t testing.TB, exts []byte, extProto []uint8, tc uint8) []byte {
+	tcp := tcp4(t, "10.0.0.1", "10.0.0.2", 4000, 22, 0, 5)[20:]
+	var body []byte
+	next := uint8(6)
+	// chain from the last extension backwards
+	chain := [][]byte{}
+	off := 0
+	for range extProto {
+		l := (int(exts[off+1]) + 1) * 8
+		if extProto[len(chain)] == 44 {
+			l = 8
+		}
+		chain = append(chain, append([]byte(nil), exts[off:off+l]...))
+		off += l
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		chain[i][0] = next
+		next = extProto[i]
+	}
+	for _, c := range chain {
+		body = append(body, c...)
+	}
+	body = append(body, tcp...)
+	h := make([]byte, 40)
+	h[0] = 6<<4 | tc>>4
+	h[1] = tc << 4
+	binary.BigEndian.PutUint16(h[4:6], uint16(len(body)))
+	h[6] = next
+	h[7] = 64
+	copy(h[8:24], netip.MustParseAddr("2001:db8::1").AsSlice())
+	copy(h[24:40], netip.MustParseAddr("2001:db8::2").AsSlice())
+	return append(h, body...)
+}
+
+func TestIPv6ExtensionHeaders(t *testing.T) {
+	hbh := []byte{0, 0, 1, 4, 0, 0, 0, 0}  // PadN
+	dst := []byte{0, 0, 1, 4, 0, 0, 0, 0}  // PadN
+	frag := []byte{0, 0, 0, 0, 0, 0, 0, 1} // atomic fragment (offset 0, no M)
+	exts := append(append(append([]byte{}, hbh...), dst...), frag...)
+	p := ipv6(t, exts, []uint8{0, 60, 44}, 18<<2|1)
+	_, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{eth(p)}, 0), ScanOptions{})
+	if len(s.pkts) != 1 {
+		t.Fatalf("%d packets", len(s.pkts))
+	}
+	q := s.pkts[0]
+	if q.IPVersion != 6 || q.Proto != 6 || q.SrcPort != 4000 || q.DstPort != 22 || q.TOS != 18<<2|1 || q.TCPPayloadLen != 5 || q.Fragment {
+		t.Errorf("decoded %+v", q)
+	}
+	// a non-first fragment has no ports
+	nf := []byte{0, 0, 0, 8 << 3, 0, 0, 0, 1}
+	p2 := ipv6(t, nf, []uint8{44}, 0)
+	st, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeRaw, [][]byte{p2}, 0), ScanOptions{})
+	if len(s.pkts) != 1 || !s.pkts[0].Fragment || s.pkts[0].HasPorts || st.Fragments != 1 {
+		t.Errorf("non-first fragment: %+v", s.pkts)
+	}
+}
+
+func TestSnaplenCut(t *testing.T) {
+	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 1000))
+	st, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 96), ScanOptions{})
+	if st.SnaplenCut != 1 || len(s.pkts) != 1 || !s.pkts[0].TCPCut || s.pkts[0].TCPPayloadLen != 1000 || s.pkts[0].IPLen != 1052 {
+		t.Errorf("cut to 96: stats %+v packet %+v", st, s.pkts)
+	}
+	st, s = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 40), ScanOptions{})
+	if len(s.pkts) != 1 || !s.pkts[0].L4Cut || s.pkts[0].HasPorts || st.L4Cut != 1 {
+		t.Errorf("cut to 40: stats %+v packet %+v", st, s.pkts)
+	}
+	st, _ = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 20), ScanOptions{})
+	if st.Skipped[SkipSnaplenLink.String()] != 1 {
+		t.Errorf("cut to 20: %+v", st.Skipped)
+	}
+}
+
+func ngFile(t testing.TB, dup bool) []byte {
+	var b bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&b, pcapgo.NgInterface{Name: "eth", LinkType: layers.LinkTypeEthernet, SnapLength: 65535}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := w.AddInterface(pcapgo.NgInterface{Name: "mbb", LinkType: layers.LinkTypeRaw, SnapLength: 65535})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		p := tcp4(t, "10.1.0.1", "10.1.0.2", 50000, 3074, 46<<2, 20+i)
+		ts := t0.Add(time.Duration(i) * time.Millisecond)
+		ci := gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(p) + 14, Length: len(p) + 14}
+		if err := w.WritePacketWithOptions(ci, eth(p), pcapgo.NgPacketOptions{Comments: []string{"PID=4242 TID=77"}}); err != nil {
+			t.Fatal(err)
+		}
+		if dup { // pktmon: the same packet again from the next component
+			ci.Timestamp = ts.Add(3 * time.Microsecond)
+			ci.CaptureLength, ci.Length, ci.InterfaceIndex = len(p), len(p), raw
+			if err := w.WritePacketWithOptions(ci, p, pcapgo.NgPacketOptions{Comments: []string{"PID=4 TID=1"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPcapNGInterfacesCommentsAndDedup(t *testing.T) {
+	data := ngFile(t, true)
+	tab := NewFlowTable()
+	st, err := Scan(bytes.NewReader(data), ScanOptions{}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Format != FormatPcapNG || st.Frames != 600 || st.LinkTypes["ethernet"] != 300 || st.LinkTypes["raw-ip"] != 300 {
+		t.Fatalf("stats %+v", st)
+	}
+	if !st.Dedup || st.Duplicates != 300 || !strings.Contains(st.DedupReason, "pktmon") {
+		t.Errorf("dedup not detected: %+v", st)
+	}
+	fl := tab.Flows()
+	if len(fl) != 1 || fl[0].Packets != 300 || fl[0].DSCP[46] != 300 || fl[0].PIDs[4242] != 300 {
+		t.Errorf("flows %+v", fl[0])
+	}
+	// off: every copy counted, and the duplicates are still reported
+	st, s := scan(t, data, ScanOptions{Dedup: DedupOff})
+	if st.Dedup || len(s.pkts) != 600 || st.Duplicates != 300 {
+		t.Errorf("dedup off: %d packets, %+v", len(s.pkts), st)
+	}
+	// a capture without copies is left alone in auto mode
+	st, s = scan(t, ngFile(t, false), ScanOptions{})
+	if st.Dedup || st.Duplicates != 0 || len(s.pkts) != 300 {
+		t.Errorf("no copies: %+v", st)
+	}
+}
+
+func TestPID(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		pid  int
+		want bool
+	}{
+		{[]string{"PID=1234 TID=5678"}, 1234, true},
+		{[]string{"x", "PID=4 TID=8 VlanId=0"}, 4, true},
+		{[]string{"PPID=9 PID=10"}, 10, true},
+		{[]string{"PID="}, 0, false},
+		{nil, 0, false},
+	} {
+		if p, ok := PID(c.in); p != c.pid || ok != c.want {
+			t.Errorf("%q: %d %v", c.in, p, ok)
+		}
+	}
+}
+
+func TestUnreadableAndTruncated(t *testing.T) {
+	good := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10)), eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))}, 0)
+	for _, bad := range [][]byte{nil, []byte("hello world, not a capture at all"), good[:10]} {
+		_, err := Scan(bytes.NewReader(bad), ScanOptions{}, func(*Record, *Packet) {})
+		var fe *FormatError
+		if err == nil || !asFormatError(err, &fe) || fe.Offset != 0 {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	// cut inside the second record
+	cut := good[:len(good)-5]
+	st, s := scan(t, cut, ScanOptions{})
+	if len(s.pkts) != 1 || st.ReadError == nil || !st.ReadError.Truncated || st.ReadError.Offset != int64(24+(len(good)-24)/2) {
+		t.Errorf("truncated: %d packets, %+v", len(s.pkts), st.ReadError)
+	}
+	// a record longer than the file format allows is corrupt
+	corrupt := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(corrupt[24+8:], 0x7fffffff)
+	st, _ = scan(t, corrupt, ScanOptions{})
+	if st.ReadError == nil || st.ReadError.Truncated || st.ReadError.Offset != 24 {
+		t.Errorf("corrupt: %+v", st.ReadError)
+	}
+}
+
+func TestPcapNGCorruptBlockLength(t *testing.T) {
+	data := ngFile(t, false)
+	// find the first EPB (type 6) and break its trailing length
+	off := 0
+	for off+8 <= len(data) {
+		typ := binary.LittleEndian.Uint32(data[off:])
+		l := int(binary.LittleEndian.Uint32(data[off+4:]))
+		if typ == 6 {
+			bad := append([]byte(nil), data...)
+			binary.LittleEndian.PutUint32(bad[off+l-4:], uint32(l+4))
+			st, s := scan(t, bad, ScanOptions{})
+			if len(s.pkts) != 0 || st.ReadError == nil || st.ReadError.Offset != int64(off) || !strings.Contains(st.ReadError.Msg, "length") {
+				t.Errorf("broken trailer: %d packets, %+v", len(s.pkts), st.ReadError)
+			}
+			bad = append([]byte(nil), data...)
+			binary.LittleEndian.PutUint32(bad[off+4:], 13)
+			st, _ = scan(t, bad, ScanOptions{})
+			if st.ReadError == nil || st.ReadError.Offset != int64(off+4) {
+				t.Errorf("bad length: %+v", st.ReadError)
+			}
+			return
+		}
+		off += l
+	}
+	t.Fatal("no EPB found")
+}
+
+func asFormatError(err error, fe **FormatError) bool {
+	e, ok := err.(*FormatError)
+	if ok {
+		*fe = e
+	}
+	return ok
+}
+
+func TestFixtures(t *testing.T) {
+	for _, f := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap"} {
+		data, err := os.ReadFile("testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := scan(t, data, ScanOptions{})
+		if st.ReadError != nil || st.Frames == 0 || st.IPPackets != st.Frames {
+			t.Errorf("%s: %+v", f, st)
+		}
+	}
+}
+
+func TestDSCPNames(t *testing.T) {
+	want := map[uint8]string{0: "CS0", 8: "CS1", 56: "CS7", 10: "AF11", 18: "AF21", 38: "AF43", 46: "EF", 44: "VOICE-ADMIT", 1: "LE", 2: "", 40: "CS5", 42: ""}
+	for v, n := range want {
+		if got := DSCPName(v); got != n {
+			t.Errorf("DSCPName(%d) = %q, want %q", v, got, n)
+		}
+		if n != "" {
+			if p, err := ParseDSCP(strings.ToLower(n)); err != nil || p != v {
+				t.Errorf("ParseDSCP(%q) = %d, %v", n, p, err)
+			}
+		}
+	}
+	for _, bad := range []string{"64", "-1", "AF44", "xx"} {
+		if _, err := ParseDSCP(bad); err == nil {
+			t.Errorf("ParseDSCP(%q) accepted", bad)
+		}
+	}
+}
+
+func TestFilter(t *testing.T) {
+	k := FlowKey{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.MustParseAddr("10.0.1.9"), SrcPort: 3074, DstPort: 443, Proto: 17}
+	for expr, want := range map[string]bool{
+		"": true, "udp": true, "tcp": false, "host 10.0.0.5": true, "src 10.0.0.5": true, "dst 10.0.0.5": false,
+		"net 10.0.1.0/24 port 443": true, "sport 443": false, "dport 443 udp": true, "proto 17": true, "host 10.9.9.9": false,
+	} {
+		f, err := ParseFilter(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if got := f.Match(k); got != want {
+			t.Errorf("%q: %v, want %v", expr, got, want)
+		}
+	}
+	for _, bad := range []string{"host", "port x", "bogus", "host 300.1.1.1"} {
+		if _, err := ParseFilter(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add(ngFile(f, true)[:2000])
+	f.Add(writePcap(binary.BigEndian, true, layers.LinkTypeLinuxSLL2, [][]byte{make([]byte, 60)}, 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tab := NewFlowTable()
+		st, err := Scan(bytes.NewReader(b), ScanOptions{}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
+		if err == nil && st == nil {
+			t.Fatal("nil stats without error")
+		}
+	})
+}

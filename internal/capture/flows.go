@@ -1,0 +1,276 @@
+package capture
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FlowKey is one direction of a flow: the 5-tuple (ports 0 when the
+// protocol has none or they were not captured).
+type FlowKey struct {
+	Src, Dst         netip.Addr
+	SrcPort, DstPort uint16
+	Proto            uint8
+}
+
+// FlowStats is what the DSCP/ECN check keeps per flow direction.
+type FlowStats struct {
+	Key     FlowKey
+	Packets uint64
+	Bytes   uint64 // IP packet lengths (header and payload, as on the wire above the link layer)
+	DSCP    [64]uint64
+	ECN     [4]uint64
+	FirstNs int64
+	LastNs  int64
+	PIDs    map[int]uint64 // from pcapng comments (etl2pcapng "PID=")
+	VLANs   map[uint16]uint64
+}
+
+// FlowTable accumulates FlowStats. Memory grows with the number of flows.
+type FlowTable struct {
+	m     map[FlowKey]*FlowStats
+	order []*FlowStats
+}
+
+// NewFlowTable returns an empty table.
+func NewFlowTable() *FlowTable { return &FlowTable{m: map[FlowKey]*FlowStats{}} }
+
+// Add counts one packet.
+func (t *FlowTable) Add(rec *Record, p *Packet) {
+	k := FlowKey{Src: p.Src, Dst: p.Dst, Proto: p.Proto}
+	if p.HasPorts {
+		k.SrcPort, k.DstPort = p.SrcPort, p.DstPort
+	}
+	f := t.m[k]
+	if f == nil {
+		f = &FlowStats{Key: k, FirstNs: rec.TimeNs}
+		t.m[k] = f
+		t.order = append(t.order, f)
+	}
+	f.Packets++
+	f.Bytes += uint64(p.IPLen)
+	f.DSCP[p.TOS>>2]++
+	f.ECN[p.TOS&3]++
+	if rec.TimeNs < f.FirstNs {
+		f.FirstNs = rec.TimeNs
+	}
+	if rec.TimeNs > f.LastNs {
+		f.LastNs = rec.TimeNs
+	}
+	if pid, ok := PID(rec.Comments); ok {
+		if f.PIDs == nil {
+			f.PIDs = map[int]uint64{}
+		}
+		f.PIDs[pid]++
+	}
+	if p.HasVLAN {
+		if f.VLANs == nil {
+			f.VLANs = map[uint16]uint64{}
+		}
+		f.VLANs[p.VLAN]++
+	}
+}
+
+// Flows returns the flows in order of first appearance.
+func (t *FlowTable) Flows() []*FlowStats { return t.order }
+
+// DSCPName names a DSCP value (RFC 2474 class selectors, RFC 2597 AF,
+// RFC 3246 EF, RFC 5865 VOICE-ADMIT, RFC 8622 LE); "" for unnamed values.
+func DSCPName(v uint8) string {
+	switch v {
+	case 1:
+		return "LE"
+	case 44:
+		return "VOICE-ADMIT"
+	case 46:
+		return "EF"
+	}
+	if v%8 == 0 && v <= 56 {
+		return "CS" + strconv.Itoa(int(v/8))
+	}
+	if v >= 10 && v <= 38 && v%2 == 0 {
+		class, drop := v/8, (v%8)/2
+		if drop >= 1 && drop <= 3 && class >= 1 && class <= 4 {
+			return fmt.Sprintf("AF%d%d", class, drop)
+		}
+	}
+	return ""
+}
+
+// ParseDSCP accepts a decimal value 0-63 or a name (CS0-CS7, AF11-AF43,
+// EF, VOICE-ADMIT, LE; case-insensitive; "default"/"BE" = 0).
+func ParseDSCP(s string) (uint8, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	if v, err := strconv.Atoi(t); err == nil {
+		if v < 0 || v > 63 {
+			return 0, fmt.Errorf("DSCP %d out of range: want 0-63 or a name such as EF, AF21, CS1", v)
+		}
+		return uint8(v), nil
+	}
+	if t == "DEFAULT" || t == "BE" || t == "DF" {
+		return 0, nil
+	}
+	for v := 0; v < 64; v++ {
+		if DSCPName(uint8(v)) == t {
+			return uint8(v), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown DSCP %q: want 0-63 or a name: CS0-CS7, AF11-AF43, EF, VOICE-ADMIT, LE", s)
+}
+
+// ECNNames are the ECN codepoints (RFC 3168) by value.
+var ECNNames = [4]string{"not-ect", "ect1", "ect0", "ce"}
+
+// Filter selects packets by host, port and protocol (all given must match).
+type Filter struct {
+	Hosts, Srcs, Dsts     []netip.Prefix
+	Ports, SPorts, DPorts []uint16
+	Protos                []uint8
+}
+
+// ParseFilter reads a filter expression: space- or comma-separated terms
+// host ADDR[/BITS], port N, and a protocol name (tcp, udp, icmp, ...) or
+// proto N. Terms of one kind are alternatives; kinds combine with "and".
+func ParseFilter(s string) (*Filter, error) {
+	f := &Filter{}
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
+	bad := func(msg string) error {
+		return fmt.Errorf("%s: accepted terms: host|src|dst ADDR[/BITS], port|sport|dport N, tcp, udp, icmp, proto N (e.g. \"host 10.0.0.1 port 443 tcp\")", msg)
+	}
+	for i := 0; i < len(fields); i++ {
+		w := strings.ToLower(fields[i])
+		arg := func() (string, error) {
+			if i+1 >= len(fields) {
+				return "", bad(w + " needs a value")
+			}
+			i++
+			return fields[i], nil
+		}
+		switch w {
+		case "host", "src", "dst", "net":
+			kind := w
+			a, err := arg()
+			if err != nil {
+				return nil, err
+			}
+			pfx, err := netip.ParsePrefix(a)
+			if err != nil {
+				ad, err2 := netip.ParseAddr(a)
+				if err2 != nil {
+					return nil, bad(fmt.Sprintf("invalid address %q", a))
+				}
+				pfx = netip.PrefixFrom(ad, ad.BitLen())
+			}
+			switch kind {
+			case "src":
+				f.Srcs = append(f.Srcs, pfx.Masked())
+			case "dst":
+				f.Dsts = append(f.Dsts, pfx.Masked())
+			default:
+				f.Hosts = append(f.Hosts, pfx.Masked())
+			}
+		case "port", "sport", "dport":
+			kind := w
+			a, err := arg()
+			if err != nil {
+				return nil, err
+			}
+			v, err := strconv.ParseUint(a, 10, 16)
+			if err != nil {
+				return nil, bad(fmt.Sprintf("invalid port %q", a))
+			}
+			switch kind {
+			case "sport":
+				f.SPorts = append(f.SPorts, uint16(v))
+			case "dport":
+				f.DPorts = append(f.DPorts, uint16(v))
+			default:
+				f.Ports = append(f.Ports, uint16(v))
+			}
+		case "proto":
+			a, err := arg()
+			if err != nil {
+				return nil, err
+			}
+			v, err := strconv.ParseUint(a, 10, 8)
+			if err != nil {
+				return nil, bad(fmt.Sprintf("invalid protocol number %q", a))
+			}
+			f.Protos = append(f.Protos, uint8(v))
+		case "and", "or":
+		default:
+			found := false
+			for v := 0; v < 256; v++ {
+				if ProtoName(uint8(v)) == w {
+					f.Protos = append(f.Protos, uint8(v))
+					found = true
+					break
+				}
+			}
+			if !found {
+				return nil, bad(fmt.Sprintf("unknown term %q", fields[i]))
+			}
+		}
+	}
+	return f, nil
+}
+
+// Match reports whether a flow direction passes the filter.
+func (f *Filter) Match(k FlowKey) bool {
+	if f == nil {
+		return true
+	}
+	src, dst := k.Src.Unmap(), k.Dst.Unmap()
+	anyPfx := func(ps []netip.Prefix, a ...netip.Addr) bool {
+		if len(ps) == 0 {
+			return true
+		}
+		for _, p := range ps {
+			for _, x := range a {
+				if p.Contains(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	anyPort := func(ps []uint16, a ...uint16) bool {
+		if len(ps) == 0 {
+			return true
+		}
+		for _, p := range ps {
+			for _, x := range a {
+				if p == x {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	protoOK := len(f.Protos) == 0
+	for _, p := range f.Protos {
+		if k.Proto == p {
+			protoOK = true
+		}
+	}
+	return protoOK && anyPfx(f.Hosts, src, dst) && anyPfx(f.Srcs, src) && anyPfx(f.Dsts, dst) &&
+		anyPort(f.Ports, k.SrcPort, k.DstPort) && anyPort(f.SPorts, k.SrcPort) && anyPort(f.DPorts, k.DstPort)
+}
+
+// SortedPIDs returns the PIDs of a flow, most packets first.
+func (f *FlowStats) SortedPIDs() []int {
+	out := make([]int, 0, len(f.PIDs))
+	for p := range f.PIDs {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if f.PIDs[out[i]] != f.PIDs[out[j]] {
+			return f.PIDs[out[i]] > f.PIDs[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}

@@ -1,0 +1,310 @@
+// Package capture reads packet captures (pcap and pcapng, through gopacket's
+// pure-Go pcapgo readers), decodes the link, network and transport headers
+// that latlab analyses, and keeps per-flow tables. Reading is streaming: a
+// Reader holds one record at a time, so memory grows with the flows and the
+// data in flight that the analyses keep, never with the file size.
+package capture
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// Format is the container format of a capture file.
+type Format string
+
+// Container formats.
+const (
+	FormatPcap   Format = "pcap"
+	FormatPcapNG Format = "pcapng"
+)
+
+// FormatError is a capture file that cannot be read (further). Offset is
+// the byte offset, in the (decompressed) file, of the record or block that
+// could not be read. Truncated marks a file that simply ends inside its
+// last record (a capture that was cut off), as opposed to a corrupt one.
+type FormatError struct {
+	Offset    int64
+	Msg       string
+	Truncated bool
+}
+
+func (e *FormatError) Error() string {
+	if e.Truncated {
+		return fmt.Sprintf("file truncated: the record at byte %d is incomplete (%s)", e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("at byte %d: %s", e.Offset, e.Msg)
+}
+
+// Record is one captured packet. Data is valid until the next call to Next.
+type Record struct {
+	Frame    int   // 1-based, as Wireshark numbers frames
+	Offset   int64 // byte offset of the record or block in the file
+	TimeNs   int64 // capture time, ns since the Unix epoch
+	CapLen   int   // bytes captured
+	OrigLen  int   // bytes on the wire
+	LinkType layers.LinkType
+	Iface    int      // pcapng interface index (0 for pcap)
+	Comments []string // pcapng per-packet comments
+	Data     []byte
+}
+
+// Reader reads a pcap or pcapng stream record by record.
+type Reader struct {
+	format   Format
+	cr       *countReader
+	br       *bufio.Reader
+	pcap     *pcapgo.Reader
+	ng       *pcapgo.NgReader
+	frame    int
+	ngBig    bool // byte order of the current pcapng section
+	gzipped  bool
+	linkType layers.LinkType
+}
+
+// bufSize is the read buffer: large enough that pcapng blocks can be
+// checked in place (Peek) before pcapgo reads them.
+const bufSize = 256<<10 + 64
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+const (
+	magicPcapUs   = 0xa1b2c3d4
+	magicPcapNs   = 0xa1b23c4d
+	magicNgBlock  = 0x0a0d0d0a
+	ngBOM         = 0x1a2b3c4d
+	ngTypeIDB     = 1
+	ngTypePB      = 2 // obsolete Packet Block
+	ngTypeSPB     = 3
+	ngTypeEPB     = 6
+	ngTypeSHB     = magicNgBlock
+	ngMinBlockLen = 12
+)
+
+// NewReader detects the format (pcap in either byte order with µs or ns
+// timestamps, pcapng, or either gzip-compressed) and reads the file header.
+func NewReader(r io.Reader) (*Reader, error) {
+	rd := &Reader{}
+	raw := bufio.NewReaderSize(r, 64<<10)
+	if m, _ := raw.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		zr, err := gzip.NewReader(raw)
+		if err != nil {
+			return nil, &FormatError{Offset: 0, Msg: "gzip header: " + err.Error()}
+		}
+		rd.gzipped = true
+		r = zr
+	} else {
+		r = raw
+	}
+	rd.cr = &countReader{r: r}
+	rd.br = bufio.NewReaderSize(rd.cr, bufSize)
+	head, err := rd.br.Peek(4)
+	if err != nil {
+		if len(head) == 0 {
+			return nil, &FormatError{Offset: 0, Msg: "empty file: not a pcap or pcapng capture"}
+		}
+		return nil, &FormatError{Offset: 0, Msg: "file shorter than a capture header", Truncated: true}
+	}
+	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
+	switch {
+	case le == magicPcapUs || be == magicPcapUs || le == magicPcapNs || be == magicPcapNs:
+		rd.format = FormatPcap
+		if _, err := rd.br.Peek(24); err != nil {
+			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
+		}
+		p, err := pcapgo.NewReader(rd.br)
+		if err != nil {
+			return nil, &FormatError{Offset: 0, Msg: "pcap file header: " + err.Error()}
+		}
+		rd.pcap = p
+		rd.linkType = p.LinkType()
+	case le == magicNgBlock:
+		rd.format = FormatPcapNG
+		if err := rd.checkNgBlocks(0, false); err != nil {
+			return nil, err
+		}
+		ng, err := pcapgo.NewNgReader(rd.br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return nil, &FormatError{Offset: 0, Msg: "pcapng section header: " + err.Error()}
+		}
+		rd.ng = ng
+		if ng.NInterfaces() > 0 {
+			rd.linkType = ng.LinkType()
+		}
+	default:
+		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d) or pcapng (0a0d0d0a) capture", be)}
+	}
+	return rd, nil
+}
+
+// Format reports the container format.
+func (r *Reader) Format() Format { return r.format }
+
+// Gzipped reports whether the file was gzip-compressed; offsets then count
+// decompressed bytes.
+func (r *Reader) Gzipped() bool { return r.gzipped }
+
+// LinkType is the link type of the file (pcap) or its first interface.
+func (r *Reader) LinkType() layers.LinkType { return r.linkType }
+
+// Pos is the number of bytes consumed so far.
+func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }
+
+// Next reads the next record into rec. It returns io.EOF at the clean end
+// of the file and a *FormatError when the file is cut off or corrupt.
+func (r *Reader) Next(rec *Record) error {
+	start := r.Pos()
+	if r.pcap != nil {
+		return r.nextPcap(rec, start)
+	}
+	return r.nextNg(rec, start)
+}
+
+func (r *Reader) nextPcap(rec *Record, start int64) error {
+	data, ci, err := r.pcap.ZeroCopyReadPacketData()
+	if err != nil {
+		switch {
+		case err == io.EOF: // pcapgo says EOF only at a record boundary
+			return io.EOF
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return &FormatError{Offset: start, Msg: "record header or data ends early", Truncated: true}
+		}
+		return &FormatError{Offset: start, Msg: "corrupt record: " + err.Error()}
+	}
+	r.frame++
+	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ci.Timestamp.UnixNano(), CapLen: ci.CaptureLength,
+		OrigLen: ci.Length, LinkType: r.linkType, Data: data}
+	return nil
+}
+
+func (r *Reader) nextNg(rec *Record, start int64) error {
+	if err := r.checkNgBlocks(start, true); err != nil {
+		return err
+	}
+	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
+	if err != nil {
+		switch {
+		case err == io.EOF: // pcapgo says EOF only at a block boundary
+			return io.EOF
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return &FormatError{Offset: start, Msg: "block ends early", Truncated: true}
+		}
+		return &FormatError{Offset: start, Msg: "corrupt block: " + err.Error()}
+	}
+	r.frame++
+	lt := r.linkType
+	if len(ci.AncillaryData) > 0 {
+		if l, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+			lt = l
+		}
+	}
+	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ci.Timestamp.UnixNano(), CapLen: ci.CaptureLength,
+		OrigLen: ci.Length, LinkType: lt, Iface: ci.InterfaceIndex, Comments: opts.Comments, Data: data}
+	if rec.CapLen > rec.OrigLen && rec.OrigLen >= 0 {
+		rec.OrigLen = rec.CapLen
+	}
+	return nil
+}
+
+// checkNgBlocks validates, in the read buffer and before pcapgo parses
+// them, the pcapng blocks up to and including the next packet block: the
+// block length must be a multiple of 4, at least 12, repeated in the
+// trailer, and large enough for the packet it carries. pcapgo trusts these
+// lengths; a corrupt one would make it read packet bytes as block headers.
+// With stopAtPacket false only the section header is checked.
+func (r *Reader) checkNgBlocks(start int64, stopAtPacket bool) error {
+	off := 0
+	for {
+		hdr, err := r.br.Peek(off + 8)
+		if err != nil {
+			if len(hdr) == off { // clean end of file at a block boundary:
+				return nil // pcapgo reads the blocks before it and reports io.EOF
+			}
+			return &FormatError{Offset: start + int64(off), Msg: "block header ends early", Truncated: true}
+		}
+		h := hdr[off:]
+		typ := binary.LittleEndian.Uint32(h[0:4])
+		big := r.ngBig
+		if typ == ngTypeSHB {
+			b, err := r.br.Peek(off + 12)
+			if err != nil {
+				return &FormatError{Offset: start + int64(off), Msg: "section header ends early", Truncated: true}
+			}
+			switch {
+			case binary.LittleEndian.Uint32(b[off+8:]) == ngBOM:
+				big = false
+			case binary.BigEndian.Uint32(b[off+8:]) == ngBOM:
+				big = true
+			default:
+				return &FormatError{Offset: start + int64(off) + 8, Msg: "section header byte-order magic is not 1a2b3c4d"}
+			}
+			r.ngBig = big
+		} else if big {
+			typ = binary.BigEndian.Uint32(h[0:4])
+		}
+		var blen uint32
+		if big {
+			blen = binary.BigEndian.Uint32(h[4:8])
+		} else {
+			blen = binary.LittleEndian.Uint32(h[4:8])
+		}
+		if blen < ngMinBlockLen || blen%4 != 0 {
+			return &FormatError{Offset: start + int64(off) + 4, Msg: fmt.Sprintf("corrupt block length %d (type %d): must be a multiple of 4 and at least 12", blen, typ)}
+		}
+		if off+int(blen) > bufSize {
+			return nil // too large to check in place; pcapgo reads it
+		}
+		b, err := r.br.Peek(off + int(blen))
+		if err != nil {
+			return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("block of %d bytes (type %d) ends early", blen, typ), Truncated: true}
+		}
+		blk := b[off:]
+		u32 := binary.LittleEndian.Uint32
+		if big {
+			u32 = binary.BigEndian.Uint32
+		}
+		if tl := u32(blk[blen-4:]); tl != blen {
+			return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("corrupt block (type %d): length %d at the start, %d at the end", typ, blen, tl)}
+		}
+		switch typ {
+		case ngTypeEPB, ngTypePB:
+			if blen < 32 {
+				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("packet block of %d bytes is shorter than its 32-byte header", blen)}
+			}
+			if caplen := u32(blk[20:24]); uint64(caplen) > uint64(blen-32) {
+				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("corrupt packet block: captured length %d does not fit in block length %d", caplen, blen)}
+			}
+		case ngTypeSPB:
+			if blen < 16 {
+				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("simple packet block of %d bytes is shorter than its header", blen)}
+			}
+		case ngTypeIDB:
+			if blen < 20 {
+				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("interface block of %d bytes is shorter than its header", blen)}
+			}
+		}
+		if !stopAtPacket {
+			return nil
+		}
+		if typ == ngTypeEPB || typ == ngTypeSPB || typ == ngTypePB {
+			return nil
+		}
+		off += int(blen)
+	}
+}

@@ -1,0 +1,387 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// DedupMode selects duplicate suppression.
+type DedupMode string
+
+// Dedup modes: auto turns suppression on when the start of the file shows
+// the pattern of `pktmon etl2pcap` output (most packets present more than
+// once: one copy per capture component).
+const (
+	DedupAuto DedupMode = "auto"
+	DedupOn   DedupMode = "on"
+	DedupOff  DedupMode = "off"
+)
+
+// ParseDedupMode accepts auto, on/true, off/false.
+func ParseDedupMode(s string) (DedupMode, error) {
+	switch strings.ToLower(s) {
+	case "auto", "":
+		return DedupAuto, nil
+	case "on", "true", "yes", "1":
+		return DedupOn, nil
+	case "off", "false", "no", "0":
+		return DedupOff, nil
+	}
+	return "", fmt.Errorf("want auto, on or off")
+}
+
+// ScanOptions configure Scan.
+type ScanOptions struct {
+	Dedup DedupMode
+	// DedupWindow is how close in time two identical IP packets must be
+	// to count as one packet seen twice (default 1ms). pktmon writes the
+	// copies of one packet microseconds apart; a real retransmission comes
+	// at least a round trip later and differs in the IPv4 ID or the TCP
+	// timestamp.
+	DedupWindow time.Duration
+}
+
+// DefaultDedupWindow is the default ScanOptions.DedupWindow.
+const DefaultDedupWindow = time.Millisecond
+
+// Stats counts what a scan saw, analysed and skipped.
+type Stats struct {
+	Format      Format         `json:"format"`
+	Gzipped     bool           `json:"gzipped,omitempty"`
+	Frames      int            `json:"frames"`
+	FileBytes   int64          `json:"file_bytes"`
+	IPPackets   int            `json:"ip_packets"`
+	Skipped     map[string]int `json:"skipped,omitempty"`
+	LinkTypes   map[string]int `json:"link_types"`
+	Fragments   int            `json:"ip_fragments,omitempty"`
+	SnaplenCut  int            `json:"snaplen_cut,omitempty"`   // frames captured shorter than on the wire
+	L4Cut       int            `json:"transport_cut,omitempty"` // transport header not fully captured
+	L4Malformed int            `json:"transport_malformed,omitempty"`
+	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
+	Dedup       bool           `json:"dedup"`      // duplicates were dropped
+	DedupReason string         `json:"dedup_reason,omitempty"`
+	FirstNs     int64          `json:"first_ns"`
+	LastNs      int64          `json:"last_ns"`
+	ReadError   *FormatError   `json:"-"`
+	ReadErrorAt *int64         `json:"read_error_offset,omitempty"`
+	ReadErrMsg  string         `json:"read_error,omitempty"`
+	Comments    int            `json:"packets_with_comments,omitempty"`
+}
+
+// Notes turns the counters into sentences for the reader.
+func (s *Stats) Notes() []string {
+	var n []string
+	if s.Dedup {
+		n = append(n, fmt.Sprintf("%d duplicate packets dropped (%s)", s.Duplicates, s.DedupReason))
+	} else if s.Duplicates > 0 {
+		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before; kept (use --dedup to drop them)", s.Duplicates))
+	}
+	keys := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		n = append(n, fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k))
+	}
+	if s.Fragments > 0 {
+		n = append(n, fmt.Sprintf("%d IP fragments: counted in the flow tables, not reassembled (non-first fragments carry no ports)", s.Fragments))
+	}
+	if s.SnaplenCut > 0 {
+		n = append(n, fmt.Sprintf("%d frames cut by the snap length: lengths are taken from the IP header", s.SnaplenCut))
+	}
+	if s.L4Cut > 0 {
+		n = append(n, fmt.Sprintf("%d packets cut before the end of their transport header: counted without ports", s.L4Cut))
+	}
+	if s.L4Malformed > 0 {
+		n = append(n, fmt.Sprintf("%d packets with a malformed transport header", s.L4Malformed))
+	}
+	if s.ReadError != nil {
+		if s.ReadError.Truncated {
+			n = append(n, fmt.Sprintf("the file ends inside the record at byte %d (a capture cut off); everything before it was analysed", s.ReadError.Offset))
+		} else {
+			n = append(n, fmt.Sprintf("reading stopped at byte %d: %s; the %d frames before it were analysed", s.ReadError.Offset, s.ReadError.Msg, s.Frames))
+		}
+	}
+	return n
+}
+
+// Handler receives each analysed frame. rec and p are only valid during
+// the call.
+type Handler func(rec *Record, p *Packet)
+
+// Scan reads a capture and calls fn for every frame that decodes to IPv4 or
+// IPv6. A file whose header cannot be read returns a *FormatError. A file
+// that is cut off or corrupt later returns the stats with ReadError set:
+// everything before the bad record was analysed.
+func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	if opt.DedupWindow <= 0 {
+		opt.DedupWindow = DefaultDedupWindow
+	}
+	if opt.Dedup == "" {
+		opt.Dedup = DedupAuto
+	}
+	st := &Stats{Format: rd.Format(), Gzipped: rd.Gzipped(), Skipped: map[string]int{}, LinkTypes: map[string]int{}}
+	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup}
+	if opt.Dedup == DedupOn {
+		st.Dedup, st.DedupReason = true, "--dedup on"
+	}
+	var rec Record
+	for {
+		err := rd.Next(&rec)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				var fe *FormatError
+				if errors.As(err, &fe) {
+					st.ReadError = fe
+					off := fe.Offset
+					st.ReadErrorAt, st.ReadErrMsg = &off, fe.Error()
+				} else {
+					return st, err
+				}
+			}
+			break
+		}
+		s.record(&rec)
+	}
+	s.flush()
+	st.FileBytes = rd.Pos()
+	return st, nil
+}
+
+// autoSample is how many IP packets auto dedup looks at before deciding.
+const autoSample = 256
+
+type buffered struct {
+	rec  Record
+	data []byte
+}
+
+type scanner struct {
+	st      *Stats
+	fn      Handler
+	dd      *dedup
+	dec     Decoder
+	pkt     Packet
+	mode    DedupMode
+	decided bool
+	buf     []buffered
+	sampleN int
+	sampleD int
+}
+
+func (s *scanner) record(rec *Record) {
+	st := s.st
+	st.Frames++
+	if st.Frames == 1 {
+		st.FirstNs = rec.TimeNs
+	}
+	if rec.TimeNs > st.LastNs {
+		st.LastNs = rec.TimeNs
+	}
+	if len(rec.Comments) > 0 {
+		st.Comments++
+	}
+	st.LinkTypes[linkTypeName(rec.LinkType)]++
+	if rec.CapLen < rec.OrigLen {
+		st.SnaplenCut++
+	}
+	if s.mode == DedupAuto && !s.decided {
+		// Hold the first packets (copies: the reader reuses its buffer)
+		// until the duplicate pattern is known.
+		cp := *rec
+		cp.Data = append([]byte(nil), rec.Data...)
+		if len(rec.Comments) > 0 {
+			cp.Comments = append([]string(nil), rec.Comments...)
+		}
+		s.buf = append(s.buf, buffered{rec: cp})
+		if sk := s.dec.Decode(rec.LinkType, rec.Data, &s.pkt); sk == SkipNone {
+			s.sampleN++
+			if s.dd.seen(rec.TimeNs, s.pkt.IP) {
+				s.sampleD++
+			}
+		}
+		if s.sampleN >= autoSample {
+			s.decide()
+		}
+		return
+	}
+	s.process(rec)
+}
+
+// decide ends the auto-dedup sample: suppression goes on when at least a
+// third of the sampled IP packets were byte-identical copies of one seen
+// within the window, which is what one-copy-per-component captures look
+// like; a network that duplicates that much is not the common case.
+func (s *scanner) decide() {
+	s.decided = true
+	if s.sampleN > 0 && s.sampleD*3 >= s.sampleN {
+		s.st.Dedup = true
+		s.st.DedupReason = fmt.Sprintf("detected: %d of the first %d IP packets were copies of a packet seen within %s, as in pktmon etl2pcap output; --dedup off keeps them",
+			s.sampleD, s.sampleN, time.Duration(s.dd.window))
+	}
+	s.dd.reset()
+	buf := s.buf
+	s.buf = nil
+	for i := range buf {
+		s.process(&buf[i].rec)
+	}
+}
+
+func (s *scanner) flush() {
+	if s.mode == DedupAuto && !s.decided {
+		s.decide()
+	}
+}
+
+func (s *scanner) process(rec *Record) {
+	st := s.st
+	p := &s.pkt
+	sk := s.dec.Decode(rec.LinkType, rec.Data, p)
+	if sk != SkipNone {
+		name := sk.String()
+		if sk == SkipLinkType {
+			name += " " + linkTypeName(rec.LinkType)
+		}
+		st.Skipped[name]++
+		return
+	}
+	if s.dd.seen(rec.TimeNs, p.IP) {
+		st.Duplicates++
+		if st.Dedup {
+			return
+		}
+	}
+	st.IPPackets++
+	if p.Fragment {
+		st.Fragments++
+	}
+	if p.L4Cut {
+		st.L4Cut++
+	}
+	if p.L4Malformed {
+		st.L4Malformed++
+	}
+	s.fn(rec, p)
+}
+
+func linkTypeName(lt layers.LinkType) string {
+	switch lt {
+	case layers.LinkTypeEthernet:
+		return "ethernet"
+	case layers.LinkTypeLinuxSLL:
+		return "linux-sll"
+	case layers.LinkTypeLinuxSLL2:
+		return "linux-sll2"
+	case layers.LinkTypeRaw, 12, 14:
+		return "raw-ip"
+	case layers.LinkTypeIPv4:
+		return "ipv4"
+	case layers.LinkTypeIPv6:
+		return "ipv6"
+	case layers.LinkTypeNull:
+		return "null"
+	case layers.LinkTypeLoop:
+		return "loop"
+	}
+	return "linktype-" + strconv.Itoa(int(lt))
+}
+
+// dedupPrefix is how many leading bytes of an IP packet are hashed.
+const dedupPrefix = 128
+
+// dedup remembers the hashes of recent IP packets: pktmon writes the
+// copies of a packet next to each other, so a short ring is enough.
+type dedup struct {
+	window int64
+	seed   maphash.Seed
+	ring   [32]struct {
+		h  uint64
+		t  int64
+		ok bool
+	}
+	next int
+}
+
+func newDedup(w time.Duration) *dedup { return &dedup{window: int64(w), seed: maphash.MakeSeed()} }
+
+func (d *dedup) reset() {
+	d.ring = [32]struct {
+		h  uint64
+		t  int64
+		ok bool
+	}{}
+	d.next = 0
+}
+
+// seen reports whether an identical packet was seen within the window, and
+// remembers this one.
+func (d *dedup) seen(t int64, ip []byte) bool {
+	if len(ip) == 0 {
+		return false
+	}
+	// The first bytes (IP and transport headers, the start of the payload)
+	// and the length identify a packet: copies of one packet agree on
+	// them, and two different packets differ in them (IPv4 ID, TCP
+	// sequence and timestamp, UDP payload start). Hashing every byte of
+	// every packet would cost a third of the analysis time.
+	pre := ip
+	if len(pre) > dedupPrefix {
+		pre = pre[:dedupPrefix]
+	}
+	h := maphash.Bytes(d.seed, pre) ^ uint64(len(ip))*0x9e3779b97f4a7c15
+	dup := false
+	for i := 1; i <= len(d.ring); i++ {
+		e := &d.ring[(d.next-i+len(d.ring))%len(d.ring)]
+		if !e.ok || t-e.t > d.window || e.t-t > d.window {
+			break
+		}
+		if e.h == h {
+			dup = true
+			break
+		}
+	}
+	e := &d.ring[d.next]
+	e.h, e.t, e.ok = h, t, true
+	d.next = (d.next + 1) % len(d.ring)
+	return dup
+}
+
+// PID extracts the process id from a pcapng packet comment as etl2pcapng
+// writes it ("PID=1234 TID=5678 ..."); ok is false when there is none.
+func PID(comments []string) (int, bool) {
+	for _, c := range comments {
+		i := strings.Index(c, "PID=")
+		for i >= 0 {
+			if i == 0 || c[i-1] == ' ' || c[i-1] == ',' || c[i-1] == ';' {
+				j := i + 4
+				for j < len(c) && c[j] >= '0' && c[j] <= '9' {
+					j++
+				}
+				if j > i+4 {
+					if v, err := strconv.Atoi(c[i+4 : j]); err == nil {
+						return v, true
+					}
+				}
+			}
+			k := strings.Index(c[i+4:], "PID=")
+			if k < 0 {
+				break
+			}
+			i += 4 + k
+		}
+	}
+	return 0, false
+}

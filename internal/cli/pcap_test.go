@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+const sshPcap = "../capture/testdata/ssh.pcap"
+
+type dscpDoc struct {
+	Kind  string         `json:"kind"`
+	Flows []dscpFlowJSON `json:"flows"`
+	Data  dscpData       `json:"data"`
+}
+
+func TestPcapDSCPJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	readDoc(t, out) // a valid result document
+	var d dscpDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Kind != KindPcapDSCP || len(d.Flows) != 2 {
+		t.Fatalf("kind %s, %d flows", d.Kind, len(d.Flows))
+	}
+	for _, f := range d.Flows {
+		switch f.Sport {
+		case 22: // the server: AF21 on all 24 packets
+			if f.Packets != 24 || len(f.DSCP) != 1 || f.DSCP["18"] != 24 || f.DSCPNames["18"] != "AF21" || f.ECN["not-ect"] != 24 {
+				t.Errorf("server flow %+v", f)
+			}
+		case 62146: // the client: CS1 x9 and 0 x21
+			if f.Packets != 30 || f.DSCP["8"] != 9 || f.DSCP["0"] != 21 || f.Proto != "tcp" || f.Dst != "223.132.53.222" {
+				t.Errorf("client flow %+v", f)
+			}
+		default:
+			t.Errorf("unexpected flow %+v", f)
+		}
+	}
+}
+
+func TestPcapDSCPExpect(t *testing.T) {
+	if code, _, errs := runCLI(t, "pcap", "dscp", sshPcap, "--filter", "sport 22", "--expect", "AF21"); code != 0 {
+		t.Errorf("server marked AF21: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "pcap", "dscp", sshPcap, "--filter", "src 223.132.53.222", "--expect", "18"); code != 0 {
+		t.Errorf("by number: exit %d: %s", code, errs)
+	}
+	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--filter", "port 22", "--expect", "af21")
+	if code != 1 || !strings.Contains(errs, "202.108.87.165:62146 -> 223.132.53.222:22") || !strings.Contains(errs, "CS1 (8) x9") || !strings.Contains(out, "! 202.108.87.165") {
+		t.Errorf("client not AF21: exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, "pcap", "dscp", sshPcap, "--filter", "udp", "--expect", "EF"); code != 1 || !strings.Contains(errs, "no packet matched") {
+		t.Errorf("nothing matches: exit %d %s", code, errs)
+	}
+	for _, bad := range [][]string{{"--expect", "AF44"}, {"--expect", "64"}, {"--filter", "port x"}, {"--dedup", "maybe"}} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "dscp", sshPcap}, bad...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, errs)
+		}
+	}
+}
+
+func TestPcapUnreadable(t *testing.T) {
+	dir := testutil.TempDir(t)
+	junk := filepath.Join(dir, "junk.pcap")
+	if err := os.WriteFile(junk, []byte("this is not a capture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, _, errs := runCLI(t, "pcap", sub, junk)
+		if code != 2 || !strings.Contains(errs, "at byte 0") || !strings.Contains(errs, "unknown magic") {
+			t.Errorf("%s junk: exit %d %q", sub, code, errs)
+		}
+		code, _, errs = runCLI(t, "pcap", sub, filepath.Join(dir, "missing.pcap"))
+		if code != 2 {
+			t.Errorf("%s missing: exit %d %q", sub, code, errs)
+		}
+	}
+	b, err := os.ReadFile(sshPcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cut off inside a record: a note, exit 0
+	cut := filepath.Join(dir, "cut.pcap")
+	os.WriteFile(cut, b[:len(b)-10], 0o644)
+	code, out, errs := runCLI(t, "pcap", "tcp", cut)
+	if code != 0 || !strings.Contains(out, "the file ends inside the record at byte") {
+		t.Errorf("cut: exit %d\n%s\n%s", code, out, errs)
+	}
+	// a corrupt record length: results so far, then exit 2 with the offset
+	bad := append([]byte(nil), b...)
+	bad[24+8], bad[24+9], bad[24+10], bad[24+11] = 0xff, 0xff, 0xff, 0x7f
+	corrupt := filepath.Join(dir, "corrupt.pcap")
+	os.WriteFile(corrupt, bad, 0o644)
+	code, _, errs = runCLI(t, "pcap", "dscp", corrupt)
+	if code != 2 || !strings.Contains(errs, "at byte 24") {
+		t.Errorf("corrupt: exit %d %q", code, errs)
+	}
+}
+
+type tcpDoc struct {
+	Data tcpData `json:"data"`
+}
+
+func TestPcapTCP(t *testing.T) {
+	dir := testutil.TempDir(t)
+	ev := filepath.Join(dir, "events.csv")
+	svg := filepath.Join(dir, "tseq.svg")
+	png := filepath.Join(dir, "rack.png")
+	code, out, errs := runCLI(t, "pcap", "tcp", sshPcap, "--json", "--events", ev, "--graph", svg, "--window-graph", png)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	readDoc(t, out)
+	var d tcpDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Data.Connections) != 1 {
+		t.Fatalf("%d connections", len(d.Data.Connections))
+	}
+	c := d.Data.Connections[0]
+	if c.AToB.Retransmissions != 1 || c.AToB.DSACKSpurious != 1 || c.BToA.DSACKBlocks != 1 || c.BToA.DuplicateAcks != 2 ||
+		c.AToB.Handshake == nil || c.AToB.Handshake.MSS != 1460 || !c.AToB.Handshake.SACKPermitted {
+		t.Errorf("connection %+v", c)
+	}
+	csv := readFile(t, ev)
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if lines[0] != "time,flow,frame,event,seq,ack,detail" {
+		t.Errorf("header %q", lines[0])
+	}
+	for _, want := range []string{",49,retransmission,5186,3312,", ",54,dsack,3313,5283,5186-5283", ",54,dsack_spurious,", ",48,duplicate_ack,"} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("events lack %q:\n%s", want, csv)
+		}
+	}
+	if s := readFile(t, svg); !strings.Contains(s, "<svg") || !strings.Contains(s, "relative sequence number") {
+		t.Errorf("graph is not an SVG time-sequence graph (%d bytes)", len(s))
+	}
+	if p := readFile(t, png); !strings.HasPrefix(p, "\x89PNG") {
+		t.Errorf("window graph is not a PNG")
+	}
+	code, out, _ = runCLI(t, "pcap", "tcp", sshPcap)
+	for _, want := range []string{"tcp.stream 0: 202.108.87.165:62146 <-> 223.132.53.222:22", "MSS 1460 WS 6 SACK TS", "1 (0 / 1)", "RTT min / smoothed"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range [][]string{{"--stream", "7", "--graph", svg}, {"--graph", filepath.Join(dir, "x.gif")}, {"--top", "-1"}} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "tcp", sshPcap}, bad...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d %q", bad, code, errs)
+		}
+	}
+	if code, _, _ := runCLI(t, "pcap"); code != 2 {
+		t.Errorf("pcap without subcommand: exit %d", code)
+	}
+}
+
+// The events of the ssh fixture, frame by frame (checked against tshark's
+// tcp.analysis fields for the same file).
+func TestPcapTCPEventsGolden(t *testing.T) {
+	ev := filepath.Join(testutil.TempDir(t), "events.csv")
+	if code, _, errs := runCLI(t, "pcap", "tcp", sshPcap, "--events", ev); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	goldie.New(t).Assert(t, "ssh-events", []byte(readFile(t, ev)))
+}

@@ -1,0 +1,409 @@
+package tcpflow
+
+import (
+	"net/netip"
+)
+
+// TCP header flag bits (the 13th and 14th header bytes as one value:
+// NS/AE is bit 8).
+const (
+	FIN = 0x01
+	SYN = 0x02
+	RST = 0x04
+	PSH = 0x08
+	ACK = 0x10
+	URG = 0x20
+	ECE = 0x40
+	CWR = 0x80
+	AE  = 0x100
+)
+
+// Segment is one TCP segment as captured.
+type Segment struct {
+	Frame            int
+	TimeNs           int64
+	Src, Dst         netip.Addr
+	SrcPort, DstPort uint16
+	Seq, Ack         uint32
+	Flags            uint16
+	Window           uint16 // as in the header, unscaled
+	Len              int    // payload length from the IP header
+	Options          []byte // option bytes after the fixed header
+}
+
+// Endpoint is an address and port.
+type Endpoint struct {
+	Addr netip.Addr
+	Port uint16
+}
+
+type connKey struct {
+	a, b Endpoint // a < b
+}
+
+func less(x, y Endpoint) bool {
+	if c := x.Addr.Compare(y.Addr); c != 0 {
+		return c < 0
+	}
+	return x.Port < y.Port
+}
+
+func keyOf(s *Segment) (connKey, bool) {
+	src, dst := Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}
+	if less(dst, src) {
+		return connKey{dst, src}, true
+	}
+	return connKey{src, dst}, false
+}
+
+// Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
+type Frame struct {
+	Seg       *Segment
+	Conn      *Conn
+	Dir       int // 0: sent by Conn.A (the endpoint of the first packet seen), 1: by Conn.B
+	Flags     Flag
+	DupAckNum int // duplicate ACK number (Wireshark tcp.analysis.duplicate_ack_num)
+	DupAckOf  int // the frame it duplicates (tcp.analysis.duplicate_ack_frame)
+	RelSeq    uint32
+	RelAck    uint32
+	Opts      *Options
+	// DSACK is set when the segment's SACK option carries a D-SACK block
+	// (tcp.options.sack.dsack_le / _re, relative sequence numbers).
+	DSACK                 bool
+	DSACKLeft, DSACKRight uint32
+	// SpuriousByDSACK lists earlier retransmissions (frame numbers, in the
+	// other direction) that this D-SACK shows were not needed.
+	SpuriousByDSACK []int
+	// Reordered: new data arriving below the highest sequence number seen
+	// (latlab's own reading, independent of Wireshark's time heuristics).
+	Reordered     bool
+	ReorderSegs   int   // segments that overtook it
+	ReorderNs     int64 // time since the first of them arrived
+	Retransmitted bool  // latlab: carries data seen before in this capture
+	RTTNs         int64 // an RTT sample taken by this ACK (Karn's rule), 0 if none
+	// RackAvoided names a retransmission (frame) that a D-SACK-honouring
+	// RACK sender would not have sent; set on the D-SACK frame.
+	RackAvoided []int
+}
+
+// Analyzer follows TCP connections through a capture.
+type Analyzer struct {
+	conns   map[connKey]*Conn
+	streams int
+	// OnFrame, if set, is called for every analysed segment. The Frame is
+	// reused: copy what you keep.
+	OnFrame func(*Frame)
+	// OnClose, if set, is called with each connection when it is replaced
+	// (port reuse) or at Finish.
+	OnClose func(*Conn)
+	fr      Frame
+	opts    Options
+	// KeepTimeline records the RACK window and bytes in flight over time
+	// (for graphs) for connections for which it returns true.
+	KeepTimeline func(stream int) bool
+}
+
+// NewAnalyzer returns an Analyzer.
+func NewAnalyzer() *Analyzer { return &Analyzer{conns: map[connKey]*Conn{}} }
+
+// Conns returns the number of connections seen so far.
+func (a *Analyzer) Conns() int { return a.streams }
+
+// Finish closes every open connection (OnClose) in stream order.
+func (a *Analyzer) Finish() {
+	open := make([]*Conn, 0, len(a.conns))
+	for _, c := range a.conns {
+		open = append(open, c)
+	}
+	// stream order for deterministic output
+	for i := 1; i < len(open); i++ {
+		for j := i; j > 0 && open[j].Stream < open[j-1].Stream; j-- {
+			open[j], open[j-1] = open[j-1], open[j]
+		}
+	}
+	for _, c := range open {
+		a.close(c)
+	}
+	a.conns = map[connKey]*Conn{}
+}
+
+func (a *Analyzer) close(c *Conn) {
+	c.finish()
+	if a.OnClose != nil {
+		a.OnClose(c)
+	}
+}
+
+func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
+	c := &Conn{Stream: a.streams, A: Endpoint{s.Src, s.SrcPort}, B: Endpoint{s.Dst, s.DstPort}, FirstNs: s.TimeNs}
+	a.streams++
+	for i := range c.dir {
+		c.dir[i] = newDir()
+	}
+	if a.KeepTimeline != nil && a.KeepTimeline(c.Stream) {
+		c.timeline = true
+	}
+	if old := a.conns[k]; old != nil {
+		a.close(old)
+	}
+	a.conns[k] = c
+	return c
+}
+
+// Add analyses one segment.
+func (a *Analyzer) Add(s *Segment) {
+	k, _ := keyOf(s)
+	c := a.conns[k]
+	if c == nil {
+		c = a.newConn(k, s)
+	}
+	fr := &a.fr
+	*fr = Frame{Seg: s}
+	d := 0
+	if s.Src != c.A.Addr || s.SrcPort != c.A.Port {
+		d = 1
+	}
+	fwd, rev := c.dir[d], c.dir[1-d]
+	// Port reuse (Wireshark: a SYN whose sequence number differs from the
+	// base of the conversation starts a new one).
+	if s.Flags&(SYN|ACK) == SYN && fwd.baseSet {
+		if s.Seq != fwd.baseSeq {
+			c = a.newConn(k, s)
+			d = 0
+			fwd, rev = c.dir[0], c.dir[1]
+			fr.Flags |= FlagReusedPorts
+		} else {
+			// A repeated SYN: restore nextseq (Wireshark issue 17616).
+			fwd.nextSeq = fwd.maxSeqToBeAcked
+		}
+	}
+	if s.Flags&(SYN|ACK) == SYN|ACK && fwd.baseSet && s.Seq != fwd.baseSeq {
+		fwd.baseSeq = s.Seq
+		fr.Flags |= FlagReusedPorts
+	}
+	fr.Conn, fr.Dir = c, d
+	if s.TimeNs > c.LastNs {
+		c.LastNs = s.TimeNs
+	}
+
+	// Relative sequence numbers: the ISN from the SYN, or seq-1.
+	if !fwd.baseSet {
+		if s.Flags&SYN != 0 {
+			fwd.baseSeq = s.Seq
+		} else {
+			fwd.baseSeq = s.Seq - 1
+		}
+		fwd.baseSet = true
+	}
+	if !rev.baseSet && s.Flags&ACK != 0 {
+		rev.baseSeq = s.Ack - 1
+		rev.baseSet = true
+	}
+
+	fr.Flags |= wiresharkSequence(c, fwd, rev, s, fr)
+
+	// Handshake timing (Wireshark: the initial RTT, used by its
+	// out-of-order heuristic, is from the last SYN to the first pure ACK).
+	if s.Flags&SYN != 0 {
+		if s.Flags&ACK == 0 {
+			c.tsMruSyn = s.TimeNs
+		}
+		fwd.isFirstAck = true
+	}
+	if s.Flags&(SYN|ACK) == ACK && c.tsMruSyn != 0 && c.tsFirstRTT == 0 {
+		c.tsFirstRTT = s.TimeNs - c.tsMruSyn // 0 stays "unset", as in Wireshark
+	}
+	if s.Flags&(SYN|ACK) == ACK {
+		fwd.isFirstAck = false
+	}
+
+	// Options.
+	a.opts = ParseOptions(s.Options)
+	o := &a.opts
+	fr.Opts = o
+	if o.HasWScale {
+		sh := int(o.WScale)
+		if sh > 14 {
+			sh = 14
+		}
+		fwd.winScale = sh
+	}
+	if s.Flags&SYN != 0 {
+		fwd.handshake(s, o)
+		// verify_tcp_window_scaling
+		if fwd.winScale == -1 {
+			fwd.winScale, rev.winScale = -2, -2
+		} else if s.Flags&ACK != 0 && rev.winScale == -2 {
+			fwd.winScale = -2
+		}
+	}
+	if o.SACKOptions > 0 {
+		ackCmp := s.Ack
+		if s.Flags&ACK == 0 {
+			ackCmp = s.Ack + rev.baseSeq
+		}
+		if IsDSACK(o, ackCmp) {
+			fr.DSACK = true
+			fr.DSACKLeft, fr.DSACKRight = o.SACK[0].Left-rev.baseSeq, o.SACK[0].Right-rev.baseSeq
+		}
+	}
+	fr.RelSeq = s.Seq - fwd.baseSeq
+	fr.RelAck = s.Ack
+	if s.Flags&ACK != 0 {
+		fr.RelAck = s.Ack - rev.baseSeq
+	}
+
+	c.extended(fwd, rev, s, fr)
+
+	if a.OnFrame != nil {
+		a.OnFrame(fr)
+	}
+}
+
+// wiresharkSequence is tcp_analyze_sequence_number of Wireshark 4.0
+// (epan/dissectors/packet-tcp.c), statement for statement, on absolute
+// sequence numbers and the unscaled window, as Wireshark calls it.
+func wiresharkSequence(c *Conn, fwd, rev *Dir, s *Segment, fr *Frame) Flag {
+	var fl Flag
+	seq, ack, seglen, flags, window := s.Seq, s.Ack, uint32(s.Len), s.Flags, uint32(s.Window)
+	now := s.TimeNs
+
+	zwp := false
+	// ZERO WINDOW PROBE
+	if seglen == 1 && seq == fwd.nextSeq && rev.window == 0 {
+		fl |= FlagZeroWindowProbe
+		zwp = true
+		goto finishedFwd
+	}
+	// ZERO WINDOW
+	if window == 0 && flags&(RST|FIN|SYN) == 0 {
+		fl |= FlagZeroWindow
+	}
+	// LOST PACKET
+	if fwd.nextSeq != 0 && seqGT(seq, fwd.nextSeq) && flags&RST == 0 {
+		fl |= FlagLostSegment
+	}
+	// KEEP ALIVE
+	if (seglen == 0 || seglen == 1) && seq == fwd.nextSeq-1 && flags&(SYN|FIN|RST) == 0 {
+		fl |= FlagKeepAlive
+	}
+	// WINDOW UPDATE
+	if seglen == 0 && window != 0 && window != fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck && flags&(SYN|FIN|RST) == 0 {
+		fl |= FlagWindowUpdate
+	}
+	// WINDOW FULL
+	if seglen > 0 && rev.winScale != -1 && flags&(SYN|FIN|RST) == 0 {
+		sh := 0
+		if !rev.isFirstAck && rev.winScale != -2 {
+			sh = rev.winScale
+		}
+		if seq+seglen == rev.lastAck+(rev.window<<uint(sh)) {
+			fl |= FlagWindowFull
+		}
+	}
+	// KEEP ALIVE ACK
+	if seglen == 0 && window != 0 && window == fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck &&
+		rev.lastSegFlags&FlagKeepAlive != 0 && flags&(SYN|FIN|RST) == 0 {
+		fl |= FlagKeepAliveAck
+		goto finishedFwd
+	}
+	// ZERO WINDOW PROBE ACK
+	if seglen == 0 && window == 0 && window == fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck &&
+		rev.lastSegFlags&FlagZeroWindowProbe != 0 && flags&(SYN|FIN|RST) == 0 {
+		fl |= FlagZeroWindowProbeAck
+		goto finishedFwd
+	}
+	// DUPLICATE ACK
+	if seglen == 0 && window != 0 && window == fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck && flags&(SYN|FIN|RST) == 0 {
+		if fwd.dupAckNum == -1 {
+			fwd.dupAckNum = 1
+		} else {
+			fwd.dupAckNum++
+		}
+		fl |= FlagDuplicateAck
+		fr.DupAckNum = fwd.dupAckNum
+		fr.DupAckOf = fwd.lastNonDupAck
+	}
+
+finishedFwd:
+	if ack != fwd.lastAck {
+		fwd.lastNonDupAck = s.Frame
+		fwd.dupAckNum = 0
+	}
+	// ACKED LOST PACKET
+	if rev.maxSeqToBeAcked != 0 && seqGT(ack, rev.maxSeqToBeAcked) && flags&ACK != 0 {
+		if seqLT(rev.maxSeqToBeAcked, rev.nextSeq) {
+			rev.maxSeqToBeAcked = rev.nextSeq
+			fl |= FlagAckLostSegment
+		} else {
+			if rev.dupAckNum == 0 {
+				fl |= FlagAckLostSegment
+			}
+			rev.dupAckNum = -1
+		}
+	}
+
+	// RETRANSMISSION / FAST RETRANSMISSION / OUT-OF-ORDER
+	if seglen > 0 || flags&(SYN|FIN) != 0 {
+		seqNotAdvanced := fwd.nextSeq != 0 && seqLT(seq, fwd.nextSeq)
+		if fl&FlagKeepAlive != 0 {
+			goto finishedRetrans
+		}
+		if seglen > 1 && fwd.nextSeq-1 == seq {
+			seqNotAdvanced = false
+		}
+		// Spurious: all of it is below the other side's cumulative ACK.
+		if seglen > 0 && rev.lastAck != 0 && seqLE(seq+seglen, rev.lastAck) {
+			fl |= FlagSpuriousRetransmission
+			goto finishedRetrans
+		}
+		// Fast retransmission: >= 2 duplicate ACKs in the other direction
+		// for this sequence number, the last within 20 ms.
+		if seqNotAdvanced && rev.dupAckNum >= 2 && rev.lastAck == seq && uint64(now-rev.lastAckTime) < 20_000_000 {
+			fl |= FlagFastRetransmission
+			goto finishedRetrans
+		}
+		// Out of order: within the initial RTT (3 ms if unknown) of the
+		// segment that advanced nextseq, and not ending at nextseq.
+		{
+			t := now - fwd.nextSeqTime
+			thres := int64(3_000_000)
+			if c.tsFirstRTT != 0 {
+				thres = c.tsFirstRTT
+			}
+			sf := uint32(0)
+			if flags&(SYN|FIN) != 0 {
+				sf = 1
+			}
+			if seqNotAdvanced && uint64(t) < uint64(thres) && fwd.nextSeq != seq+seglen+sf {
+				fl |= FlagOutOfOrder
+				goto finishedRetrans
+			}
+		}
+		if seqNotAdvanced {
+			fl |= FlagRetransmission
+		}
+	}
+finishedRetrans:
+	nextseq := seq + seglen
+	if flags&(SYN|FIN) != 0 && (seglen > 0 || flags&(SYN|FIN) != 0) {
+		nextseq++
+	}
+	if seqGT(nextseq, fwd.nextSeq) || fwd.nextSeq == 0 {
+		if !zwp {
+			fwd.nextSeq = nextseq
+			fwd.nextSeqFrame = s.Frame
+			fwd.nextSeqTime = now
+		}
+	}
+	if seq == fwd.maxSeqToBeAcked || fwd.maxSeqToBeAcked == 0 {
+		if !zwp {
+			fwd.maxSeqToBeAcked = fwd.nextSeq
+		}
+	}
+	fwd.window = window
+	fwd.lastAck = ack
+	fwd.lastAckTime = now
+	fwd.lastSegFlags = fl
+	return fl
+}

@@ -1,0 +1,477 @@
+package tcpflow
+
+import (
+	"sort"
+)
+
+// Limits that keep per-connection memory bounded by the data in flight
+// even on captures that miss one direction.
+const (
+	maxInflight  = 20000 // segments remembered for RTT and RACK
+	maxRtxRing   = 4096  // retransmissions remembered for D-SACK matching
+	maxSeenRange = 4096  // disjoint received ranges remembered
+	reorderRing  = 256   // recent segments for the reordering extent
+)
+
+// Conn is one TCP connection (Wireshark's tcp.stream).
+type Conn struct {
+	Stream  int
+	A, B    Endpoint // A sent the first packet seen
+	FirstNs int64
+	LastNs  int64
+
+	dir        [2]*Dir
+	tsMruSyn   int64
+	tsFirstRTT int64
+	timeline   bool
+	closed     bool
+}
+
+// Dir returns the state of one direction: 0 is A->B, 1 is B->A.
+func (c *Conn) Dir(i int) *Dir { return c.dir[i] }
+
+// InitialRTT is the handshake RTT at the capture point (last SYN to first
+// pure ACK), 0 if not seen.
+func (c *Conn) InitialRTT() int64 { return c.tsFirstRTT }
+
+// Dir is one direction of a connection: Wireshark's per-flow state plus
+// latlab's statistics for the data this side sends and the ACKs it sends.
+type Dir struct {
+	// Wireshark tcp_flow_t / tcp_analyze_seq_flow_info_t
+	baseSeq         uint32
+	baseSet         bool
+	nextSeq         uint32
+	nextSeqTime     int64
+	nextSeqFrame    int
+	maxSeqToBeAcked uint32
+	lastAck         uint32
+	lastAckTime     int64
+	window          uint32
+	winScale        int
+	isFirstAck      bool
+	dupAckNum       int
+	lastNonDupAck   int
+	lastSegFlags    Flag
+
+	Stats DirStats
+
+	// latlab's own tracking, in unwrapped sequence numbers relative to
+	// the ISN (seq 1 = first data byte).
+	ref       int64 // unwrap reference
+	haveHigh  bool
+	high      int64      // highest end of data seen
+	seen      [][2]int64 // disjoint sorted ranges of data seen, above the cumulative ACK
+	recent    [reorderRing]recentSeg
+	recentN   int
+	inflight  []sentSeg // new data sent, not yet cumulatively acked (Karn RTT)
+	rtx       []rtxRec  // ring of recent retransmissions (D-SACK matching)
+	rtxNext   int
+	cumAck    int64 // highest cumulative ACK from the other side, unwrapped
+	haveCum   bool
+	firstAck  int64
+	lastAckNs int64
+	sackedNow int64 // bytes SACKed above the cumulative ACK in the latest ACK
+
+	rack rackState
+}
+
+type recentSeg struct {
+	seq int64
+	t   int64
+}
+
+type sentSeg struct {
+	seq, end int64
+	t        int64
+	rtx      bool
+	frame    int
+}
+
+type rtxRec struct {
+	seq, end    int64
+	t           int64
+	frame       int
+	origT       int64 // first transmission of this data
+	coverT      int64 // first ACK/SACK covering it, 0 if none yet
+	wsSpurious  bool  // Wireshark: already cumulatively acked when sent
+	dsack       bool  // a later D-SACK covered it
+	rackRTT     int64 // RACK.rtt when it was sent
+	reoHonour   int64 // reordering window of a D-SACK-honouring RACK sender then
+	reoIgnore   int64 // ... of one that ignores D-SACK
+	rackLostAt  int64 // when RACK (honouring) would have marked the original lost
+	rackLostIgn int64
+	valid       bool
+}
+
+func newDir() *Dir {
+	return &Dir{window: 0xFFFFFFFF, winScale: -1, rack: newRack()}
+}
+
+// HandshakeOptions are the options of a SYN or SYN-ACK.
+type HandshakeOptions struct {
+	MSS           int  `json:"mss,omitempty"`
+	WindowScale   int  `json:"window_scale"` // -1: not offered
+	SACKPermitted bool `json:"sack_permitted"`
+	Timestamps    bool `json:"timestamps"`
+	ECN           bool `json:"ecn_setup,omitempty"` // ECE+CWR on the SYN / ECE on the SYN-ACK
+}
+
+func (d *Dir) handshake(s *Segment, o *Options) {
+	h := &HandshakeOptions{WindowScale: -1, SACKPermitted: o.SACKPermitted, Timestamps: o.HasTS}
+	if o.HasMSS {
+		h.MSS = int(o.MSS)
+	}
+	if o.HasWScale {
+		h.WindowScale = int(o.WScale)
+	}
+	if s.Flags&ACK == 0 {
+		h.ECN = s.Flags&(ECE|CWR) == ECE|CWR
+	} else {
+		h.ECN = s.Flags&ECE != 0
+	}
+	d.Stats.Handshake = h
+}
+
+func unwrap(ref *int64, v uint32) int64 {
+	x := *ref + int64(int32(v-uint32(*ref)))
+	if x > *ref {
+		*ref = x
+	}
+	return x
+}
+
+// extended is latlab's analysis beyond Wireshark's flags.
+func (c *Conn) extended(fwd, rev *Dir, s *Segment, fr *Frame) {
+	now := s.TimeNs
+	st := &fwd.Stats
+	st.Packets++
+	if st.FirstNs == 0 {
+		st.FirstNs = now
+	}
+	st.LastNs = now
+	fl := fr.Flags
+	if fl&FlagRetransmission != 0 {
+		st.Retransmissions++
+	}
+	if fl&FlagFastRetransmission != 0 {
+		st.FastRetransmissions++
+	}
+	if fl&FlagSpuriousRetransmission != 0 {
+		st.SpuriousRetransmissions++
+	}
+	if fl&FlagOutOfOrder != 0 {
+		st.OutOfOrder++
+	}
+	if fl&FlagDuplicateAck != 0 {
+		st.DuplicateAcks++
+	}
+	if fl&FlagZeroWindow != 0 {
+		st.ZeroWindows++
+	}
+	if fl&FlagLostSegment != 0 {
+		st.LostSegments++
+	}
+	if fl&FlagAckLostSegment != 0 {
+		st.AckedUnseen++
+	}
+	if fl&FlagKeepAlive != 0 {
+		st.KeepAlives++
+	}
+	if fl&FlagWindowFull != 0 {
+		st.WindowFull++
+	}
+	if fl&FlagZeroWindowProbe != 0 {
+		st.ZeroWindowProbes++
+	}
+	if fl&FlagSpuriousRetransmission != 0 || fl&FlagRetransmission != 0 || fl&FlagFastRetransmission != 0 {
+		st.AnyRetransmissions++
+	}
+
+	rel := s.Seq - fwd.baseSeq
+	if s.Len > 0 {
+		seq := unwrap(&fwd.ref, rel)
+		end := seq + int64(s.Len)
+		c.dataSent(fwd, rev, s, fr, seq, end)
+	}
+	if s.Flags&ACK != 0 && rev.baseSet {
+		c.ackSent(fwd, rev, s, fr)
+	}
+	if s.Flags&(SYN|FIN|RST) != 0 {
+		if s.Flags&FIN != 0 {
+			st.FIN = true
+		}
+		if s.Flags&RST != 0 {
+			st.RST = true
+		}
+	}
+}
+
+// dataSent tracks a data segment of fwd: new data, retransmission (data
+// seen before) or reordering (new data below the highest seen).
+func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
+	now := s.TimeNs
+	st := &fwd.Stats
+	st.DataPackets++
+	st.PayloadBytes += uint64(s.Len)
+	if st.FirstDataNs == 0 {
+		st.FirstDataNs = now
+	}
+	st.LastDataNs = now
+	overlap := fwd.seenOverlap(seq, end)
+	acked := fwd.haveCum && end <= fwd.cumAck
+	switch {
+	case overlap || acked:
+		fr.Retransmitted = true
+		st.ResentSegments++
+		st.RetransmittedBytes += uint64(s.Len)
+		fwd.noteRtx(seq, end, s.Frame, now, fr.Flags&FlagSpuriousRetransmission != 0 || acked)
+	case fwd.haveHigh && seq < fwd.high:
+		fr.Reordered = true
+		st.Reordered++
+		n, first := 0, int64(0)
+		for i := 0; i < fwd.recentN && i < reorderRing; i++ {
+			r := fwd.recent[i]
+			if r.seq > seq {
+				n++
+				if first == 0 || r.t < first {
+					first = r.t
+				}
+			}
+		}
+		fr.ReorderSegs, fr.ReorderNs = n, now-first
+		if n > st.ReorderMaxSegs {
+			st.ReorderMaxSegs = n
+		}
+		if fr.ReorderNs > st.ReorderMaxNs {
+			st.ReorderMaxNs = fr.ReorderNs
+		}
+		st.reorderSegSum += int64(n)
+		st.UniqueBytes += uint64(end - seq)
+	default:
+		st.UniqueBytes += uint64(end - seq)
+	}
+	if !overlap && !acked {
+		if len(fwd.inflight) < maxInflight {
+			fwd.inflight = append(fwd.inflight, sentSeg{seq: seq, end: end, t: now, frame: s.Frame})
+			if n := len(fwd.inflight); n > 1 && fwd.inflight[n-2].seq > seq {
+				sort.Slice(fwd.inflight, func(i, j int) bool { return fwd.inflight[i].seq < fwd.inflight[j].seq })
+			}
+		}
+	}
+	fwd.recent[fwd.recentN%reorderRing] = recentSeg{seq: seq, t: now}
+	fwd.recentN++
+	fwd.addSeen(seq, end)
+	if !fwd.haveHigh || end > fwd.high {
+		fwd.high, fwd.haveHigh = end, true
+	}
+	fwd.rack.onSend(seq, end, now, fr.Retransmitted, fwd, c.timeline)
+}
+
+func (d *Dir) noteRtx(seq, end int64, frame int, now int64, alreadyAcked bool) {
+	// Karn: RTT samples of retransmitted data are ambiguous.
+	i := sort.Search(len(d.inflight), func(i int) bool { return d.inflight[i].end > seq })
+	origT := int64(0)
+	for ; i < len(d.inflight) && d.inflight[i].seq < end; i++ {
+		d.inflight[i].rtx = true
+		if origT == 0 {
+			origT = d.inflight[i].t
+		}
+	}
+	r := rtxRec{seq: seq, end: end, t: now, frame: frame, origT: origT, wsSpurious: alreadyAcked, valid: true}
+	d.rack.atRetransmit(&r)
+	if len(d.rtx) < maxRtxRing {
+		d.rtx = append(d.rtx, r)
+	} else {
+		d.finishRtx(&d.rtx[d.rtxNext])
+		d.rtx[d.rtxNext] = r
+		d.rtxNext = (d.rtxNext + 1) % maxRtxRing
+	}
+}
+
+func (d *Dir) seenOverlap(seq, end int64) bool {
+	i := sort.Search(len(d.seen), func(i int) bool { return d.seen[i][1] > seq })
+	return i < len(d.seen) && d.seen[i][0] < end
+}
+
+func (d *Dir) addSeen(seq, end int64) {
+	s := d.seen
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= seq })
+	j := i
+	for j < len(s) && s[j][0] <= end {
+		if s[j][0] < seq {
+			seq = s[j][0]
+		}
+		if s[j][1] > end {
+			end = s[j][1]
+		}
+		j++
+	}
+	if i == j {
+		if len(s) >= maxSeenRange {
+			return
+		}
+		s = append(s, [2]int64{})
+		copy(s[i+1:], s[i:])
+		s[i] = [2]int64{seq, end}
+	} else {
+		s[i] = [2]int64{seq, end}
+		s = append(s[:i+1], s[j:]...)
+	}
+	d.seen = s
+}
+
+// ackSent processes the ACK (and SACK) that fwd sends about rev's data.
+func (c *Conn) ackSent(fwd, rev *Dir, s *Segment, fr *Frame) {
+	now := s.TimeNs
+	o := fr.Opts
+	ack := unwrap(&rev.ref, s.Ack-rev.baseSeq)
+	st := &fwd.Stats
+	if o.NSACK > 0 {
+		st.SACKBlocks += uint64(o.NSACK)
+		st.SACKPackets++
+	}
+	if fr.DSACK {
+		st.DSACKBlocks++
+	}
+	advanced := !rev.haveCum || ack > rev.cumAck
+	if advanced {
+		if !rev.haveCum {
+			rev.firstAck = ack
+		}
+		rev.cumAck, rev.haveCum = ack, true
+		rev.lastAckNs = now
+		// RTT (Karn): the newest segment this ACK completes, if it was
+		// never retransmitted.
+		k := 0
+		var last *sentSeg
+		for k < len(rev.inflight) && rev.inflight[k].end <= ack {
+			last = &rev.inflight[k]
+			k++
+		}
+		if last != nil && !last.rtx && last.end == ack {
+			fr.RTTNs = now - last.t
+			rev.Stats.RTT.add(fr.RTTNs)
+		}
+		if k > 0 {
+			rev.inflight = append(rev.inflight[:0], rev.inflight[k:]...)
+		}
+		// forget received ranges below the cumulative ACK
+		i := 0
+		for i < len(rev.seen) && rev.seen[i][1] <= ack {
+			i++
+		}
+		if i > 0 {
+			rev.seen = append(rev.seen[:0], rev.seen[i:]...)
+		}
+		if len(rev.seen) > 0 && rev.seen[0][0] < ack {
+			rev.seen[0][0] = ack
+		}
+	}
+	// SACK blocks above the ACK, unwrapped
+	var blocks [4][2]int64
+	nb := 0
+	rev.sackedNow = 0
+	for i := 0; i < o.NSACK; i++ {
+		if i == 0 && fr.DSACK {
+			continue
+		}
+		l := ack + int64(int32(o.SACK[i].Left-s.Ack))
+		r := ack + int64(int32(o.SACK[i].Right-s.Ack))
+		if r > l {
+			blocks[nb] = [2]int64{l, r}
+			nb++
+			if l >= ack {
+				rev.sackedNow += r - l
+			}
+		}
+	}
+	// delivery evidence for remembered retransmissions
+	for i := range rev.rtx {
+		r := &rev.rtx[i]
+		if !r.valid || r.coverT != 0 {
+			continue
+		}
+		covered := r.end <= ack
+		for b := 0; b < nb && !covered; b++ {
+			covered = blocks[b][0] <= r.seq && r.end <= blocks[b][1]
+		}
+		if covered {
+			r.coverT = now
+		}
+	}
+	if fr.DSACK {
+		l := ack + int64(int32(o.SACK[0].Left-s.Ack))
+		r := ack + int64(int32(o.SACK[0].Right-s.Ack))
+		for i := range rev.rtx {
+			x := &rev.rtx[i]
+			if x.valid && !x.dsack && x.t <= now && x.seq < r && l < x.end {
+				x.dsack = true
+				rev.Stats.DSACKSpurious++
+				if !x.wsSpurious {
+					rev.Stats.DSACKOnlySpurious++
+				}
+				fr.SpuriousByDSACK = append(fr.SpuriousByDSACK, x.frame)
+				if x.wouldWait(true) {
+					fr.RackAvoided = append(fr.RackAvoided, x.frame)
+				}
+			}
+		}
+	}
+	rev.rack.onAck(now, ack, blocks[:nb], fr.DSACK, rev, c.timeline)
+}
+
+// wouldWait reports whether a RACK sender (honouring D-SACK or not) would
+// have waited long enough for the original transmission's delivery to be
+// reported, instead of retransmitting.
+func (r *rtxRec) wouldWait(honour bool) bool {
+	if r.coverT == 0 || r.origT == 0 {
+		return false
+	}
+	if r.coverT <= r.t {
+		return true // delivered before it was resent: no RACK sender resends SACKed data
+	}
+	lost := r.rackLostAt
+	if !honour {
+		lost = r.rackLostIgn
+	}
+	return lost > 0 && r.coverT <= lost
+}
+
+func (d *Dir) finishRtx(r *rtxRec) {
+	if !r.valid || !r.dsack && !r.wsSpurious {
+		return
+	}
+	d.Stats.Rack.Spurious++
+	if r.wouldWait(true) {
+		d.Stats.Rack.AvoidedHonouring++
+	}
+	if r.wouldWait(false) {
+		d.Stats.Rack.AvoidedIgnoring++
+	}
+}
+
+func (c *Conn) finish() {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	for _, d := range c.dir {
+		for i := range d.rtx {
+			d.finishRtx(&d.rtx[i])
+		}
+		d.rtx = nil
+		d.inflight = nil
+		d.seen = nil
+		st := &d.Stats
+		st.Rack.finish(&d.rack)
+		if d.haveCum && d.cumAck > d.firstAck {
+			st.AckedBytes = uint64(d.cumAck - d.firstAck)
+			if dur := d.lastAckNs - st.FirstDataNs; dur > 0 && st.FirstDataNs > 0 {
+				st.GoodputBps = float64(st.AckedBytes) * 8 / (float64(dur) / 1e9)
+			}
+		}
+		if st.Reordered > 0 {
+			st.ReorderMeanSegs = float64(st.reorderSegSum) / float64(st.Reordered)
+		}
+	}
+}

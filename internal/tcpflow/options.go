@@ -1,0 +1,127 @@
+// Package tcpflow analyses TCP loss recovery in a capture, one segment at a
+// time: per-frame flags with the meanings of Wireshark's tcp.analysis
+// fields (reproducing the algorithm of Wireshark 4.0's packet-tcp.c so the
+// two can be compared frame by frame), per-connection statistics (RTT with
+// Karn's rule, reordering extent, SACK and D-SACK blocks, retransmissions
+// that a D-SACK later proved spurious), and a replay of the RACK-TLP
+// reordering window (RFC 8985 section 6.2) with and without D-SACK
+// adaptation. State is kept per connection and bounded by the data in
+// flight; nothing grows with the file.
+package tcpflow
+
+import "fmt"
+
+// Options are the TCP options latlab reads.
+type Options struct {
+	MSS           uint16
+	HasMSS        bool
+	WScale        uint8 // shift as sent (may exceed 14; Wireshark and stacks use 14 then)
+	HasWScale     bool
+	SACKPermitted bool
+	HasTS         bool
+	TSVal, TSEcr  uint32
+	SACK          [4]Block // the first four blocks (RFC 2018 allows at most four)
+	NSACK         int
+	SACKOptions   int // SACK options present (normally 0 or 1)
+	Malformed     string
+}
+
+// Block is a SACK block [Left, Right) in absolute sequence numbers.
+type Block struct{ Left, Right uint32 }
+
+// Option kinds.
+const (
+	optEnd    = 0
+	optNOP    = 1
+	optMSS    = 2
+	optWScale = 3
+	optSACKOK = 4
+	optSACK   = 5
+	optTS     = 8
+)
+
+// ParseOptions parses the option bytes of a TCP header (after the fixed 20
+// bytes). It never fails: a malformed option stops the parse and is named
+// in Malformed, and what came before it is kept, as TCP stacks and
+// Wireshark do.
+func ParseOptions(b []byte) Options {
+	var o Options
+	for i := 0; i < len(b); {
+		kind := b[i]
+		switch kind {
+		case optEnd:
+			return o
+		case optNOP:
+			i++
+			continue
+		}
+		if i+1 >= len(b) {
+			o.Malformed = fmt.Sprintf("option kind %d at byte %d has no length byte", kind, i)
+			return o
+		}
+		l := int(b[i+1])
+		if l < 2 || i+l > len(b) {
+			o.Malformed = fmt.Sprintf("option kind %d at byte %d has length %d, %d bytes remain", kind, i, l, len(b)-i)
+			return o
+		}
+		v := b[i+2 : i+l]
+		switch kind {
+		case optMSS:
+			if l == 4 {
+				o.MSS, o.HasMSS = uint16(v[0])<<8|uint16(v[1]), true
+			}
+		case optWScale:
+			if l == 3 {
+				o.WScale, o.HasWScale = v[0], true
+			}
+		case optSACKOK:
+			if l == 2 {
+				o.SACKPermitted = true
+			}
+		case optTS:
+			if l == 10 {
+				o.HasTS = true
+				o.TSVal = be32(v[0:4])
+				o.TSEcr = be32(v[4:8])
+			}
+		case optSACK:
+			o.SACKOptions++
+			for j := 0; j+8 <= len(v); j += 8 {
+				if o.NSACK < len(o.SACK) {
+					o.SACK[o.NSACK] = Block{be32(v[j : j+4]), be32(v[j+4 : j+8])}
+					o.NSACK++
+				}
+			}
+			if len(v)%8 != 0 && o.Malformed == "" {
+				o.Malformed = fmt.Sprintf("SACK option at byte %d has length %d, not 2 + 8n", i, l)
+			}
+		}
+		i += l
+	}
+	return o
+}
+
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// Sequence-space comparisons (RFC 1982 serial arithmetic, as Wireshark's
+// LT_SEQ and friends).
+func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
+func seqLE(a, b uint32) bool { return int32(a-b) <= 0 }
+func seqGT(a, b uint32) bool { return int32(a-b) > 0 }
+func seqGE(a, b uint32) bool { return int32(a-b) >= 0 }
+
+// IsDSACK applies Wireshark's (and RFC 2883 section 4's) test to the SACK
+// blocks of a segment with cumulative ack: the first block lies at or below
+// the ack, or inside the second block.
+func IsDSACK(o *Options, ack uint32) bool {
+	if o.NSACK == 0 {
+		return false
+	}
+	b0 := o.SACK[0]
+	if seqLE(b0.Right, ack) {
+		return true
+	}
+	return o.NSACK > 1 && seqLT(o.SACK[1].Left, b0.Right) && seqGE(o.SACK[1].Right, b0.Right)
+}

@@ -1,0 +1,233 @@
+package tcpflow
+
+import "sort"
+
+// rackState replays, from the sender's point of view, the RACK-TLP
+// reordering window of RFC 8985 section 6.2 for one direction's data: the
+// window min_RTT/4 x reo_wnd_mult, capped at SRTT; reo_wnd_mult grows by one
+// in each round trip whose ACKs carry a D-SACK and falls back to 1 after
+// reo_wnd_persist (16) loss recoveries without one. A second window is kept
+// for a sender that ignores D-SACK (reo_wnd_mult stays 1): the seed
+// finding is that such a sender keeps an inadequate window.
+//
+// Times are those of the capture, so the replay is exact for a capture
+// taken at the sender and approximate elsewhere.
+type rackState struct {
+	minRTT, rtt    int64
+	srtt           float64
+	haveRTT        bool
+	xmitTs, endSeq int64
+	fack           int64
+	reorderingSeen bool
+	mult, persist  int
+	dsackRound     int64
+	haveDsackRound bool
+	inRecovery     bool
+	recoveryPoint  int64
+	sndNxt         int64
+	segsSacked     int
+	segs           []rackSeg
+
+	dsackRounds, recoveries uint64
+	maxMult                 int
+	maxWnd                  int64
+
+	timeline []TimelinePoint
+}
+
+type rackSeg struct {
+	seq, end int64
+	xmit     int64
+	rtx      bool
+	sacked   bool
+}
+
+// TimelinePoint is the sender's state after an event, for --window-graph.
+type TimelinePoint struct {
+	TimeNs        int64 `json:"t_ns"`
+	InFlight      int64 `json:"bytes_in_flight"`
+	ReoWndNs      int64 `json:"reo_wnd_ns"`          // D-SACK-honouring RACK sender
+	ReoWndIgnNs   int64 `json:"reo_wnd_ignoring_ns"` // sender ignoring D-SACK
+	ReoWndMult    int   `json:"reo_wnd_mult"`
+	Retransmitted bool  `json:"retransmission,omitempty"`
+}
+
+const (
+	reoWndPersist = 16
+	dupThresh     = 3
+	maxTimeline   = 200000
+)
+
+func newRack() rackState { return rackState{mult: 1} }
+
+// reoWnd is RACK_update_reo_wnd's result (RFC 8985 6.2 step 4, last part).
+func (r *rackState) reoWnd(honour bool) int64 {
+	if !r.haveRTT {
+		return 0
+	}
+	if !r.reorderingSeen {
+		if r.inRecovery || r.segsSacked >= dupThresh {
+			return 0
+		}
+	}
+	m := 1
+	if honour {
+		m = r.mult
+	}
+	w := r.minRTT / 4 * int64(m)
+	if s := int64(r.srtt); w > s {
+		w = s
+	}
+	return w
+}
+
+func (r *rackState) onSend(seq, end, now int64, rtx bool, d *Dir, keep bool) {
+	if end > r.sndNxt {
+		r.sndNxt = end
+	}
+	if rtx {
+		i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].end > seq })
+		for ; i < len(r.segs) && r.segs[i].seq < end; i++ {
+			r.segs[i].rtx = true
+			r.segs[i].xmit = now
+		}
+		if !r.inRecovery {
+			r.inRecovery = true
+			r.recoveryPoint = r.sndNxt
+			r.recoveries++
+		}
+	} else if len(r.segs) < maxInflight {
+		r.segs = append(r.segs, rackSeg{seq: seq, end: end, xmit: now})
+		if n := len(r.segs); n > 1 && r.segs[n-2].seq > seq {
+			sort.Slice(r.segs, func(i, j int) bool { return r.segs[i].seq < r.segs[j].seq })
+		}
+	}
+	if keep {
+		r.point(now, d, rtx)
+	}
+}
+
+// atRetransmit records, for an observed retransmission, when each RACK
+// variant would have declared the original lost.
+func (r *rackState) atRetransmit(x *rtxRec) {
+	x.rackRTT = r.rtt
+	x.reoHonour = r.reoWnd(true)
+	x.reoIgnore = r.reoWnd(false)
+	if x.origT != 0 && r.haveRTT {
+		x.rackLostAt = x.origT + r.rtt + x.reoHonour
+		x.rackLostIgn = x.origT + r.rtt + x.reoIgnore
+	}
+}
+
+func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir, keep bool) {
+	// Steps 2 and 3: newly delivered segments update RACK.rtt, xmit_ts,
+	// end_seq and fack, and reveal reordering.
+	deliver := func(s *rackSeg) {
+		rtt := now - s.xmit
+		if s.rtx && r.haveRTT && rtt < r.minRTT {
+			// ambiguous: probably the original's ACK
+		} else if rtt >= 0 {
+			r.rtt = rtt
+			if !r.haveRTT || rtt < r.minRTT {
+				r.minRTT = rtt
+			}
+			if !r.haveRTT {
+				r.srtt = float64(rtt)
+			} else {
+				r.srtt = 0.875*r.srtt + 0.125*float64(rtt)
+			}
+			r.haveRTT = true
+			if s.xmit > r.xmitTs || s.xmit == r.xmitTs && s.end > r.endSeq {
+				r.xmitTs, r.endSeq = s.xmit, s.end
+			}
+		}
+		if r.fack < s.end {
+			r.fack = s.end
+		} else if s.end < r.fack && !s.rtx {
+			r.reorderingSeen = true
+		}
+	}
+	k := 0
+	for k < len(r.segs) && r.segs[k].end <= cum {
+		if !r.segs[k].sacked {
+			deliver(&r.segs[k])
+		}
+		k++
+	}
+	if k > 0 {
+		r.segs = append(r.segs[:0], r.segs[k:]...)
+	}
+	for _, b := range blocks {
+		i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].end > b[0] })
+		for ; i < len(r.segs) && r.segs[i].seq < b[1]; i++ {
+			s := &r.segs[i]
+			if !s.sacked && s.seq >= b[0] && s.end <= b[1] {
+				s.sacked = true
+				deliver(s)
+			}
+		}
+	}
+	r.segsSacked = 0
+	for i := range r.segs {
+		if r.segs[i].sacked {
+			r.segsSacked++
+		}
+	}
+	// Step 4: RACK_update_reo_wnd.
+	exiting := false
+	if r.inRecovery && cum >= r.recoveryPoint {
+		r.inRecovery = false
+		exiting = true
+	}
+	if r.haveDsackRound && cum >= r.dsackRound {
+		r.haveDsackRound = false
+	}
+	if !r.haveDsackRound && dsack {
+		r.dsackRound, r.haveDsackRound = r.sndNxt, true
+		r.mult++
+		r.persist = reoWndPersist
+		r.dsackRounds++
+		if r.mult > r.maxMult {
+			r.maxMult = r.mult
+		}
+	} else if exiting {
+		r.persist--
+		if r.persist <= 0 {
+			r.mult = 1
+		}
+	}
+	if r.maxMult == 0 {
+		r.maxMult = 1
+	}
+	if w := r.reoWnd(true); w > r.maxWnd {
+		r.maxWnd = w
+	}
+	if keep {
+		r.point(now, d, false)
+	}
+}
+
+func (r *rackState) point(now int64, d *Dir, rtx bool) {
+	if len(r.timeline) >= maxTimeline {
+		return
+	}
+	inflight := r.sndNxt - d.cumAck - d.sackedNow
+	if !d.haveCum {
+		inflight = r.sndNxt
+	}
+	if inflight < 0 {
+		inflight = 0
+	}
+	p := TimelinePoint{TimeNs: now, InFlight: inflight, ReoWndNs: r.reoWnd(true), ReoWndIgnNs: r.reoWnd(false), ReoWndMult: r.mult, Retransmitted: rtx}
+	if n := len(r.timeline); n > 0 && !rtx {
+		q := r.timeline[n-1]
+		if q.InFlight == p.InFlight && q.ReoWndNs == p.ReoWndNs && q.ReoWndIgnNs == p.ReoWndIgnNs && q.ReoWndMult == p.ReoWndMult {
+			return
+		}
+	}
+	r.timeline = append(r.timeline, p)
+}
+
+// Timeline returns the recorded sender timeline of a direction (only for
+// connections selected with Analyzer.KeepTimeline).
+func (d *Dir) Timeline() []TimelinePoint { return d.rack.timeline }

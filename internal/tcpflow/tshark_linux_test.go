@@ -1,0 +1,137 @@
+package tcpflow
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// tsharkFields are the per-frame fields compared with tshark.
+var tsharkFields = func() []string {
+	f := []string{"frame.number", "tcp.options.sack.dsack_le", "tcp.options.sack.dsack_re", "tcp.analysis.duplicate_ack_num"}
+	for _, fi := range AllFlags {
+		f = append(f, fi.Wireshark)
+	}
+	return f
+}()
+
+// frameView is what both tools say about one frame.
+type frameView struct {
+	flags     Flag
+	dsack     string // "le-re" relative, or ""
+	dupAckNum int
+}
+
+func (v frameView) String() string {
+	return fmt.Sprintf("flags=[%s] dsack=%q dupack#=%d", v.flags, v.dsack, v.dupAckNum)
+}
+
+func tsharkView(t *testing.T, path string) map[int]frameView {
+	t.Helper()
+	bin := testutil.NeedTool(t, "tshark")
+	args := []string{"-n", "-r", path, "-Y", "tcp", "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"}
+	for _, f := range tsharkFields {
+		args = append(args, "-e", f)
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark: %v: %s", err, stderr.String())
+	}
+	m := map[int]frameView{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) < len(tsharkFields) {
+			continue
+		}
+		n, err := strconv.Atoi(cols[0])
+		if err != nil {
+			continue
+		}
+		var v frameView
+		if cols[1] != "" {
+			v.dsack = cols[1] + "-" + cols[2]
+		}
+		v.dupAckNum, _ = strconv.Atoi(cols[3])
+		for i, fi := range AllFlags {
+			if cols[4+i] != "" {
+				v.flags |= fi.Flag
+			}
+		}
+		m[n] = v
+	}
+	return m
+}
+
+func latlabView(t *testing.T, path string) map[int]frameView {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[int]frameView{}
+	a := NewAnalyzer()
+	a.OnFrame = func(fr *Frame) {
+		v := frameView{flags: fr.Flags.WiresharkFields(), dupAckNum: fr.DupAckNum}
+		if fr.DSACK {
+			v.dsack = fmt.Sprintf("%d-%d", fr.DSACKLeft, fr.DSACKRight)
+		}
+		m[fr.Seg.Frame] = v
+	}
+	var seg Segment
+	_, err = capture.Scan(f, capture.ScanOptions{Dedup: capture.DedupOff}, func(rec *capture.Record, p *capture.Packet) {
+		if FromCapture(rec, p, &seg) {
+			a.Add(&seg)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Finish()
+	return m
+}
+
+// compareWithTshark returns the frames where latlab and tshark differ.
+func compareWithTshark(t *testing.T, path string) []string {
+	ts, ll := tsharkView(t, path), latlabView(t, path)
+	var frames []int
+	for n := range ts {
+		frames = append(frames, n)
+	}
+	for n := range ll {
+		if _, ok := ts[n]; !ok {
+			frames = append(frames, n)
+		}
+	}
+	sort.Ints(frames)
+	var diffs []string
+	for _, n := range frames {
+		a, b := ll[n], ts[n]
+		if a != b {
+			diffs = append(diffs, fmt.Sprintf("frame %d: latlab %v, tshark %v", n, a, b))
+		}
+	}
+	return diffs
+}
+
+func TestFixturesMatchTshark(t *testing.T) {
+	for _, f := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap"} {
+		if d := compareWithTshark(t, f); len(d) > 0 {
+			t.Errorf("%s: %d frames differ from tshark:\n%s", f, len(d), strings.Join(d, "\n"))
+		}
+	}
+}
