@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -55,5 +56,14 @@ func TestWakeRealtimeMlockDMA(t *testing.T) {
 	}
 	if h := readFile(t, hist); !strings.Contains(h, "# Total: 000000500") {
 		t.Fatalf("histfile footer:\n%s", h[len(h)-300:])
+	}
+}
+
+// On Linux timer slack is per thread: a real child process's slack never
+// changes this process's sleeps, so the experiment must say isolated.
+func TestCrossprocLinuxIsolated(t *testing.T) {
+	r := crossprocRun(t)
+	if r.Verdict.Behaviour != crossproc.Isolated {
+		t.Fatalf("verdict %+v", r.Verdict)
 	}
 }
