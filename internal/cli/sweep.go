@@ -229,7 +229,7 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 	so := pl.opts
 	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
 		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, report.Duration(so.Duration), report.Duration(so.Settle), o.Order, so.Mode,
-		report.Duration(pl.estim.Round(100*time.Millisecond)))
+		report.Duration(pl.estim.Round(time.Millisecond)))
 	if pl.warning != "" {
 		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
 	}
