@@ -164,3 +164,13 @@ func TestCompareBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareRulesOutSmallChange(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 2000, 1e6, 2e3, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 2000, 1e6, 2e3, 2, 1e6)
+	_, out, _ := runCLI(t, "compare", a, b)
+	if !strings.Contains(out, "no detectable difference") || !strings.Contains(out, "rules out a 5% change") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+}

@@ -346,13 +346,17 @@ func verdict(p Pair, a Run, k int, o Options) string {
 	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
 		signed(d.Estimate), signed(d.Lo), signed(d.Hi), lvl, mw)
 	n := min(p.ACount, p.BCount)
+	delta := o.Detect * math.Abs(a.By)
+	pc := o.Detect * 100
 	switch {
+	case delta > 0 && d.Lo > -delta && d.Hi < delta:
+		s += fmt.Sprintf("the interval rules out a %.0f%% change either way", pc)
 	case p.SamplesNeeded == 0:
 		s += fmt.Sprintf("no sample-size estimate (%s of %s is 0 or its interval has no width)", p.ByName, a.Label)
 	case p.SamplesNeeded <= n:
-		s += fmt.Sprintf("a %.0f%% change would have been detected, so any difference is smaller", o.Detect*100)
+		s += fmt.Sprintf("this sample size detects a %.0f%% change 4 times in 5, but the interval does not rule one out", pc)
 	default:
-		s += fmt.Sprintf("%d more samples per run would detect a %.0f%% change", p.SamplesNeeded-n, o.Detect*100)
+		s += fmt.Sprintf("%d more samples per run would detect a %.0f%% change (80%% power)", p.SamplesNeeded-n, pc)
 	}
 	return s
 }
