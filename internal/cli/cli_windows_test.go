@@ -39,3 +39,12 @@ func TestTimerSetForWindows(t *testing.T) {
 		t.Fatalf("exit %d out %q err %q", code, out, errs)
 	}
 }
+
+// The whole experiment runs with a real child process calling
+// timeBeginPeriod (under Wine: proves the code paths, not the behaviour).
+func TestCrossprocWindows(t *testing.T) {
+	r := crossprocRun(t)
+	if r.Rows[1].CurrentNs <= 0 {
+		t.Errorf("NtQueryTimerResolution not read: %+v", r.Rows[1])
+	}
+}

@@ -99,7 +99,7 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(c)
 	}
-	printCompare(o.IO.Out, c)
+	printDpcisrCompare(o.IO.Out, c)
 	if o.Plot != "" {
 		fmt.Fprintf(o.IO.Out, "\nplot: %s\n", o.Plot)
 	}
@@ -135,7 +135,7 @@ func cdfPanels(c *dpcisr.Comparison) []report.CDFPanel {
 	return ps
 }
 
-func printCompare(w io.Writer, c *dpcisr.Comparison) {
+func printDpcisrCompare(w io.Writer, c *dpcisr.Comparison) {
 	what := "all modules"
 	if c.Module != "" {
 		what = c.Module
@@ -189,7 +189,7 @@ func printCompare(w io.Writer, c *dpcisr.Comparison) {
 				if !sh.Exact[i] {
 					mark = "~"
 				}
-				row = append(row, mark+pct(sh.Pct[i]))
+				row = append(row, mark+sharePct(sh.Pct[i]))
 				if i > 0 {
 					row = append(row, fmt.Sprintf("%+.2f pp", sh.Delta[i]))
 				}
@@ -209,7 +209,7 @@ func printCompare(w io.Writer, c *dpcisr.Comparison) {
 	}
 }
 
-func pct(v float64) string {
+func sharePct(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}

@@ -6,8 +6,6 @@ import (
 	"image/color"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -43,18 +41,6 @@ var netPalette = []color.Color{
 }
 
 var eventColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-
-// PlotFormat returns "svg" or "png" from a file name, or an error naming
-// the accepted extensions.
-func PlotFormat(path string) (string, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		return "svg", nil
-	case ".png":
-		return "png", nil
-	}
-	return "", fmt.Errorf("%s: the plot file must end in .svg or .png", path)
-}
 
 func linePanel(title, ylabel string, series []Series, events []float64) (*plot.Plot, error) {
 	p := plot.New()

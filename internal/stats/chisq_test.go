@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
+func nearRel(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Abs(b) }
 
 // Reference values from R 4.x (stats::chisq.test) and hand computation.
 func TestChiSquaredAgainstR(t *testing.T) {
@@ -17,18 +17,18 @@ func TestChiSquaredAgainstR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(r.Statistic, 30.0701, 1e-4) || r.DF != 2 || !near(r.P, 2.954e-07, 1e-3) || r.N != 2757 {
+	if !nearRel(r.Statistic, 30.0701, 1e-4) || r.DF != 2 || !nearRel(r.P, 2.954e-07, 1e-3) || r.N != 2757 {
 		t.Errorf("gender x party: %+v", r)
 	}
 	// Cramér's V = sqrt(30.0701 / (2757 * 1)) = 0.10443
-	if !near(r.CramersV, 0.10443, 1e-3) {
+	if !nearRel(r.CramersV, 0.10443, 1e-3) {
 		t.Errorf("Cramér's V %v", r.CramersV)
 	}
 
 	// 2x2 by hand: expected 12, 18, 28, 42; X² = 4/12+4/18+4/28+4/42 = 0.79365;
 	// chisq.test(matrix(c(10,30,20,40),2), correct=FALSE): p-value = 0.373
 	r, _ = ChiSquaredTest([][]float64{{10, 20}, {30, 40}})
-	if !near(r.Statistic, 0.793651, 1e-5) || r.DF != 1 || !near(r.P, 0.37300, 1e-3) || r.MinExpected != 12 {
+	if !nearRel(r.Statistic, 0.793651, 1e-5) || r.DF != 1 || !nearRel(r.P, 0.37300, 1e-3) || r.MinExpected != 12 {
 		t.Errorf("2x2: %+v", r)
 	}
 
@@ -40,7 +40,7 @@ func TestChiSquaredAgainstR(t *testing.T) {
 
 	// An all-zero column (an empty bucket in every run) is dropped.
 	r, _ = ChiSquaredTest([][]float64{{762, 0, 327, 468}, {484, 0, 239, 477}})
-	if !near(r.Statistic, 30.0701, 1e-4) || r.DF != 2 || r.DroppedCols != 1 {
+	if !nearRel(r.Statistic, 30.0701, 1e-4) || r.DF != 2 || r.DroppedCols != 1 {
 		t.Errorf("zero column: %+v", r)
 	}
 }
@@ -49,13 +49,13 @@ func TestChiSquaredGOFAgainstR(t *testing.T) {
 	// x <- c(A = 20, B = 15, C = 25); chisq.test(x)
 	// X-squared = 2.5, df = 2, p-value = 0.2865
 	r, err := ChiSquaredGOF([]float64{20, 15, 25}, nil)
-	if err != nil || !near(r.Statistic, 2.5, 1e-12) || r.DF != 2 || !near(r.P, 0.2865048, 1e-5) {
+	if err != nil || !nearRel(r.Statistic, 2.5, 1e-12) || r.DF != 2 || !nearRel(r.P, 0.2865048, 1e-5) {
 		t.Errorf("uniform: %+v %v", r, err)
 	}
 	// x <- c(89,37,30,28,2); p <- c(0.40,0.20,0.20,0.19,0.01); chisq.test(x, p = p)
 	// X-squared = 5.7947, df = 4, p-value = 0.215
 	r, _ = ChiSquaredGOF([]float64{89, 37, 30, 28, 2}, []float64{0.40, 0.20, 0.20, 0.19, 0.01})
-	if !near(r.Statistic, 5.7947, 1e-4) || r.DF != 4 || !near(r.P, 0.2150, 2e-3) {
+	if !nearRel(r.Statistic, 5.7947, 1e-4) || r.DF != 4 || !nearRel(r.P, 0.2150, 2e-3) {
 		t.Errorf("given p: %+v", r)
 	}
 	if r, _ := ChiSquaredGOF([]float64{1, 1}, nil); r.P != 1 {
@@ -71,7 +71,7 @@ func TestChiSquaredCriticalValues(t *testing.T) {
 		p  float64
 	}{{3.841459, 1, 0.05}, {9.210340, 2, 0.01}, {11.070498, 5, 0.05}, {23.209251, 10, 0.01}} {
 		got := pOf(ChiSquared{Statistic: c.x, DF: c.df})
-		if !near(got, c.p, 1e-5) {
+		if !nearRel(got, c.p, 1e-5) {
 			t.Errorf("P(X² > %v | df %d) = %v, want %v", c.x, c.df, got, c.p)
 		}
 	}

@@ -30,3 +30,25 @@ func TestSetResolution(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestWinmm(t *testing.T) {
+	if err := TimeBeginPeriod(1); err != nil {
+		t.Fatal(err)
+	}
+	defer TimeEndPeriod(1)
+	a, err := TimeGetTime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if b, _ := TimeGetTime(); b == a {
+		t.Errorf("timeGetTime did not advance over 20ms: %d", a)
+	}
+	g, err := TimeGetTimeGranularity(50 * time.Millisecond)
+	if err != nil || g <= 0 || g > 20*time.Millisecond {
+		t.Errorf("granularity %v %v", g, err)
+	}
+	if err := TimeBeginPeriod(0); err == nil {
+		t.Error("timeBeginPeriod(0) accepted")
+	}
+}

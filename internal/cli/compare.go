@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+func init() { register(newCompareCmd) }
+
+// CompareOptions are the flags of `latlab compare`.
+type CompareOptions struct {
+	IO           *IO
+	Files        []string
+	By           string
+	Seed         uint64
+	Detect       float64
+	ExpectBetter string
+	JSON         bool
+	Out          string
+
+	settings map[string]string
+}
+
+func newCompareCmd(io *IO) *cobra.Command {
+	o := &CompareOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "compare A.json B.json [more.json ...]",
+		Short: "say with statistics whether results differ (bootstrap CIs, Mann-Whitney, KS)",
+		Long: `Compares results of the same kind (sleep or wake) with statistics: for each of
+p50, p90, p99 (p99.9 with 1000+ samples) and the mean, the difference B - A with
+a percentile-bootstrap 95% confidence interval (seeded: the same --seed gives
+the same interval), the Mann-Whitney U test, the Kolmogorov-Smirnov distance,
+and a one-line verdict on the --by statistic. When nothing is detected it
+says how many more samples would detect a --detect change (5% by default).
+
+With more than two files each is compared with the first, the runs are ranked
+by --by (ties by stdev), intervals are Bonferroni-adjusted so that all hold
+together at 95%, and Mann-Whitney p-values are Holm-adjusted.
+
+Percentiles are nearest-rank (values that occurred). Lower is better.`,
+		Example: `  latlab compare before.json after.json
+  latlab compare r0500.json r0507.json --by p99
+  latlab compare base.json cand*.json --expect-better cand3.json`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			o.settings = settingsOf(cmd.Flags())
+			return runCompare(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.By, "by", "p50", "statistic for the verdict and ranking: p50, p90, p99, p99.9, mean")
+	fs.Uint64Var(&o.Seed, "seed", 1, "bootstrap seed (same seed, same intervals)")
+	fs.Float64Var(&o.Detect, "detect", 0.05, "relative change the sample-size advice is for (0.05 = 5%)")
+	fs.StringVar(&o.ExpectBetter, "expect-better", "", "exit 1 unless this file is significantly better (lower --by) than the first")
+	fs.BoolVar(&o.JSON, "json", false, "write the comparison as a result document (kind compare)")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	return cmd
+}
+
+// readResults reads result files; any unreadable or invalid one is bad input.
+func readResults(files []string) ([]compare.Input, error) {
+	var in []compare.Input
+	for _, f := range files {
+		d, err := result.ReadFile(f)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, Usagef("cannot read %s: no such file", f)
+			}
+			if errors.Is(err, result.ErrNotResult) {
+				return nil, Usage(err)
+			}
+			return nil, Usagef("cannot read %s: %v", f, err)
+		}
+		in = append(in, compare.Input{Label: filepath.Base(f), Doc: d})
+	}
+	return in, nil
+}
+
+func runCompare(ctx context.Context, o *CompareOptions) error {
+	if len(o.Files) < 2 {
+		return Usagef("compare needs at least two result files, got %d: e.g. latlab compare before.json after.json", len(o.Files))
+	}
+	by, err := stats.ParseStatistic(o.By)
+	if err != nil || by == stats.Stdev {
+		return Usagef("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+	}
+	if !(o.Detect > 0 && o.Detect < 10) {
+		return Usagef("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
+	}
+	expect := -1
+	if o.ExpectBetter != "" {
+		for i, f := range o.Files {
+			if f == o.ExpectBetter || filepath.Base(f) == o.ExpectBetter {
+				expect = i
+			}
+		}
+		if expect < 0 {
+			return Usagef("--expect-better %s is not one of the compared files", o.ExpectBetter)
+		}
+		if expect == 0 {
+			return Usagef("--expect-better %s names the first file, the baseline the others are compared with", o.ExpectBetter)
+		}
+	}
+	in, err := readResults(o.Files)
+	if err != nil {
+		return err
+	}
+	labels := map[string]bool{}
+	for i := range in {
+		if labels[in[i].Label] { // two files of the same name in different folders
+			in[i].Label = o.Files[i]
+		}
+		labels[in[i].Label] = true
+	}
+	res, err := compare.Compare(in, compare.Options{By: by, Seed: o.Seed, Detect: o.Detect})
+	if err != nil {
+		if errors.Is(err, compare.ErrIncompatible) {
+			return Usage(err)
+		}
+		return err
+	}
+	doc := result.New(compare.Kind)
+	doc.Settings = o.settings
+	doc.Notes = res.Notes
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	doc.Data = b
+	if o.Out != "" {
+		if err := result.WriteFile(o.Out, doc); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		if err := result.Write(o.IO.Out, doc); err != nil {
+			return err
+		}
+	} else {
+		printCompare(o.IO.Out, res)
+	}
+	if expect > 0 {
+		p := res.Pairs[expect-1]
+		if p.Outcome != compare.Faster {
+			return &ExpectationError{Msg: fmt.Sprintf("expected %s to be significantly better than %s at %s: %s", p.BLabel, p.ALabel, p.ByName, p.Outcome)}
+		}
+	}
+	return nil
+}
+
+func printCompare(w io.Writer, r *compare.Result) {
+	fmt.Fprintf(w, "latlab compare: %s, %d runs, verdict by %s; bootstrap %s CIs (seed %d)\n\n", r.Quantity, len(r.Runs), r.By, levelPct(r.Level), r.Seed)
+	if len(r.Runs) == 2 {
+		printPair(w, r, r.Pairs[0])
+		fmt.Fprintf(w, "\nverdict: %s\n", r.Pairs[0].Verdict)
+	} else {
+		printRanking(w, r)
+		fmt.Fprintln(w)
+		for _, p := range r.Pairs {
+			fmt.Fprintf(w, "- %s\n", p.Verdict)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func levelPct(level float64) string {
+	s := fmt.Sprintf("%.2f", level*100)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "%"
+}
+
+func printPair(w io.Writer, r *compare.Result, p compare.Pair) {
+	a, b := r.Runs[p.A], r.Runs[p.B]
+	fmt.Fprintf(w, "A = %s (%d samples)\nB = %s (%d samples)", a.Label, a.Summary.Count, b.Label, b.Summary.Count)
+	if b.Settings != "" {
+		fmt.Fprintf(w, ": %s", b.Settings)
+	}
+	fmt.Fprint(w, "\n\n")
+	rows := [][]string{}
+	for _, row := range p.Rows {
+		rows = append(rows, []string{row.Stat, compare.FormatNs(row.A), compare.FormatNs(row.B), signedNs(row.Diff.Estimate),
+			"[" + signedNs(row.Diff.Lo) + ", " + signedNs(row.Diff.Hi) + "]", fmt.Sprintf("%+.1f%%", row.RelChange*100)})
+	}
+	report.Table(w, []string{"", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, rows)
+	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
+		p.MWU.U, compare.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, compare.FormatP(p.KS.P))
+}
+
+func printRanking(w io.Writer, r *compare.Result) {
+	rows := [][]string{}
+	for rank, i := range r.Ranking {
+		run := r.Runs[i]
+		diff, p, out := "baseline", "", ""
+		if i > 0 {
+			pp := r.Pairs[i-1]
+			diff = signedNs(pp.ByDiff.Estimate) + " [" + signedNs(pp.ByDiff.Lo) + ", " + signedNs(pp.ByDiff.Hi) + "]"
+			p = compare.FormatP(pp.PAdjusted)
+			out = string(pp.Outcome)
+		}
+		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
+			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, out, run.Settings})
+	}
+	report.Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
+}
+
+func signedNs(v float64) string {
+	if v > 0 {
+		return "+" + compare.FormatNs(v)
+	}
+	return compare.FormatNs(v)
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// synthSleep writes a sleep document whose samples are base + exponential
+// noise of the given mean, seeded.
+func synthSleep(t *testing.T, dir, name string, n int, base, noise float64, seed uint64, requested int64) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 5))
+	s := make([]int64, n)
+	for i := range s {
+		s[i] = int64(base + r.ExpFloat64()*noise)
+	}
+	d := result.New(result.KindSleep)
+	d.Settings = map[string]string{"duration": "1ms", "resolution": name}
+	d.Measurement = &result.Measurement{Method: "nanosleep", RequestedNs: requested, PercentileNote: result.PercentileDefinition}
+	sum := stats.Summarize(s)
+	d.Summary = &sum
+	d.SetSamples(s)
+	p := filepath.Join(dir, name)
+	if err := result.WriteFile(p, d); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCompareDetectsShift(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 300, 1.5e6, 2e4, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 300, 1.0e6, 2e4, 2, 1e6)
+	code, out, errs := runCLI(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "verdict: b.json is faster at p50 by") || !strings.Contains(out, "p < 0.001") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+	if code, _, _ := runCLI(t, "compare", a, b, "--expect-better", b); code != 0 {
+		t.Errorf("--expect-better b: exit %d", code)
+	}
+	code, _, errs = runCLI(t, "compare", b, a, "--expect-better", "a.json")
+	if code != 1 || !strings.Contains(errs, "expected a.json to be significantly better") {
+		t.Errorf("--expect-better of the slower run: exit %d %q", code, errs)
+	}
+}
+
+func TestCompareNoDifferenceSaysHowManyMore(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 40, 1e6, 3e5, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 40, 1e6, 3e5, 2, 1e6)
+	code, out, errs := runCLI(t, "compare", a, b, "--by", "mean", "--expect-better", "b.json")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "no detectable difference at this sample size") || !strings.Contains(out, "more samples per run would detect a 5% change") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+}
+
+func TestCompareRanksManyAndWritesJSON(t *testing.T) {
+	dir := testutil.TempDir(t)
+	files := []string{
+		synthSleep(t, dir, "base.json", 200, 1.5e6, 1e4, 1, 1e6),
+		synthSleep(t, dir, "slow.json", 200, 1.6e6, 1e4, 2, 1e6),
+		synthSleep(t, dir, "fast.json", 200, 1.0e6, 1e4, 3, 1e6),
+		synthSleep(t, dir, "same.json", 200, 1.5e6, 1e4, 4, 1e6),
+	}
+	code, out, errs := runCLI(t, append([]string{"compare", "--json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc := readDoc(t, out)
+	var r compare.Result
+	if doc.Kind != compare.Kind || json.Unmarshal(doc.Data, &r) != nil {
+		t.Fatalf("document kind %s", doc.Kind)
+	}
+	var order []string
+	for _, i := range r.Ranking {
+		order = append(order, r.Runs[i].Label)
+	}
+	if order[0] != "fast.json" || order[3] != "slow.json" {
+		t.Errorf("ranking %v", order)
+	}
+	want := map[string]compare.Outcome{"slow.json": compare.Slower, "fast.json": compare.Faster, "same.json": compare.NoDifference}
+	for _, p := range r.Pairs {
+		if p.Outcome != want[p.BLabel] {
+			t.Errorf("%s: %s, want %s", p.BLabel, p.Outcome, want[p.BLabel])
+		}
+		if p.PAdjusted < p.MWU.P {
+			t.Errorf("Holm-adjusted p below raw p")
+		}
+	}
+	if r.Level < 0.98 || r.Level > 0.99 {
+		t.Errorf("3 comparisons should use a Bonferroni level of 98.33%%, got %v", r.Level)
+	}
+	_, human, _ := runCLI(t, append([]string{"compare"}, files...)...)
+	if !strings.Contains(human, "baseline") || !strings.Contains(human, "Holm") {
+		t.Errorf("ranking table:\n%s", human)
+	}
+}
+
+func TestCompareSeedReproducible(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 100, 1e6, 5e4, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 100, 1e6, 5e4, 2, 1e6)
+	_, o1, _ := runCLI(t, "compare", a, b, "--seed", "9")
+	_, o2, _ := runCLI(t, "compare", a, b, "--seed", "9")
+	if o1 != o2 {
+		t.Fatal("same seed, different output")
+	}
+}
+
+func TestCompareBadInput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 50, 1e6, 5e4, 1, 1e6)
+	b2 := synthSleep(t, dir, "b2ms.json", 50, 2e6, 5e4, 2, 2e6)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	junk := filepath.Join(dir, "junk.json")
+	os.WriteFile(junk, []byte("{not json"), 0o644)
+	wake := result.New(result.KindWake)
+	wake.SetSamples([]int64{1, 2, 3})
+	wf := filepath.Join(dir, "wake.json")
+	result.WriteFile(wf, wake)
+	sw := result.New("sweep")
+	sw.Data = json.RawMessage(`{}`)
+	sf := filepath.Join(dir, "sweep.json")
+	result.WriteFile(sf, sw)
+	cases := map[string][]string{
+		"one file":         {"compare", a},
+		"missing":          {"compare", a, filepath.Join(dir, "nope.json")},
+		"empty":            {"compare", a, empty},
+		"not json":         {"compare", a, junk},
+		"kinds":            {"compare", a, wf},
+		"no distribution":  {"compare", sf, sf},
+		"durations":        {"compare", a, b2},
+		"bad --by":         {"compare", a, a, "--by", "p200"},
+		"expect unknown":   {"compare", a, a, "--expect-better", "x.json"},
+		"expect baseline":  {"compare", a, b2, "--expect-better", a},
+		"bad --detect":     {"compare", a, a, "--detect", "0"},
+		"stdev is no rank": {"compare", a, a, "--by", "stdev"},
+	}
+	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --duration",
+		"no distribution": "no single distribution"}
+	for name, args := range cases {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
+		}
+		if w := wantIn[name]; w != "" && !strings.Contains(errs, w) {
+			t.Errorf("%s: %q lacks %q", name, errs, w)
+		}
+	}
+}
+
+func TestCompareRulesOutSmallChange(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 2000, 1e6, 2e3, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 2000, 1e6, 2e3, 2, 1e6)
+	_, out, _ := runCLI(t, "compare", a, b)
+	if !strings.Contains(out, "no detectable difference") || !strings.Contains(out, "rules out a 5% change") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+}

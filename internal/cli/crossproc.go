@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+func init() { register(newCrossprocCmd) }
+
+// CrossprocOptions are the flags of `latlab crossproc`.
+type CrossprocOptions struct {
+	IO       *IO
+	Periods  string
+	Hold     time.Duration
+	Settle   time.Duration
+	Duration time.Duration
+	Method   string
+	Plot     string
+	JSON     bool
+	Out      string
+	Child    bool
+
+	settings map[string]string
+}
+
+func newCrossprocCmd(io *IO) *cobra.Command {
+	o := &CrossprocOptions{IO: io}
+	methods := probe.SleepMethods()
+	cmd := &cobra.Command{
+		Use:   "crossproc",
+		Short: "does another process's timer request change this one's sleeps? (Bruce Dawson's experiment)",
+		Long: `Starts a child latlab that requests, in turn, each of --periods (whole ms:
+timeBeginPeriod(i) on Windows, its own timer slack on Linux) and holds it for
+--hold, reporting each change over a pipe. This process requests nothing and,
+during each hold, measures its own sleep of --duration (Sleep(1) on Windows),
+and on Windows NtQueryTimerResolution's current interval and the granularity
+of its own timeGetTime. A first hold with no request gives the baseline.
+
+The verdict says whether this system has the post-2004 isolated behaviour
+(another process's request does not speed this one up), the old global
+behaviour (before Windows 10 2004), or the global behaviour restored by
+GlobalTimerResolutionRequests=1 (Windows 11 / Server 2022). On Linux timer
+slack is per thread, so the expected answer is isolated.`,
+		Example: `  latlab crossproc
+  latlab crossproc --periods 1,2,5,10,15 --hold 2s --plot crossproc.svg`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			if o.Child {
+				return runCrossprocChild(o)
+			}
+			return runCrossproc(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Periods, "periods", "1-15", "what the other process requests, in whole ms: a list such as 1-15 or 1,2,5,10")
+	durationFlag(fs, &o.Hold, "hold", 4*time.Second, "how long each request is held and measured")
+	durationFlagZero(fs, &o.Settle, "settle", 100*time.Millisecond, "wait after the other process reports its request, before measuring")
+	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "the sleep measured in this process")
+	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
+	fs.StringVar(&o.Plot, "plot", "", "write a plot of this process's sleep vs the other's request (FILE.svg or FILE.png)")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind crossproc) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.BoolVar(&o.Child, "child", false, "run as the requesting child (reads 'set NS' / 'release' lines on stdin)")
+	_ = fs.MarkHidden("child")
+	return cmd
+}
+
+// parsePeriods reads "1-15" or "1,2,5,10" (whole milliseconds).
+func parsePeriods(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	bad := func(part string) error {
+		return Usagef("invalid --periods %q at %q: want whole milliseconds 1-1000 as a list or range, e.g. 1-15 or 1,2,5,10", s, part)
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSuffix(lo, "ms"))
+		if err != nil {
+			return nil, bad(part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSuffix(hi, "ms")); err != nil || b < a {
+				return nil, bad(part)
+			}
+		}
+		if a < 1 || b > 1000 {
+			return nil, bad(part)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, time.Duration(i)*time.Millisecond)
+		}
+	}
+	if len(out) > 200 {
+		return nil, Usagef("invalid --periods %q: %d periods, at most 200 are accepted", s, len(out))
+	}
+	return out, nil
+}
+
+func runCrossprocChild(o *CrossprocOptions) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: on Linux the slack belongs to this thread
+		errc <- crossproc.Serve(o.IO.In, o.IO.Out)
+	}()
+	return <-errc
+}
+
+func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
+	periods, err := parsePeriods(o.Periods)
+	if err != nil {
+		return err
+	}
+	po := probe.SleepOptions{Duration: o.Duration, Method: o.Method, Thread: probe.Thread{CPU: -1}}
+	if err := probe.ValidateSleep(po); err != nil {
+		return Usage(err)
+	}
+	if o.Settle >= o.Hold {
+		return Usagef("--settle %s must be shorter than --hold %s", report.Duration(o.Settle), report.Duration(o.Hold))
+	}
+	if o.Plot != "" {
+		if _, err := report.PlotFormat(o.Plot); err != nil {
+			return Usage(err)
+		}
+		if err := checkWritable(o.Plot); err != nil {
+			return err
+		}
+	}
+	if o.Out != "" {
+		if err := checkWritable(o.Out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(o.IO.Err, "latlab crossproc: baseline + %d requests by another process, %s each: about %s\n",
+		len(periods), report.Duration(o.Hold), report.Duration(time.Duration(len(periods)+1)*o.Hold))
+	cmd, err := latlabCommand(context.WithoutCancel(ctx), "crossproc", "--child")
+	if err != nil {
+		return err
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var childErr strings.Builder
+	cmd.Stderr = &childErr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the requester process: %w", err)
+	}
+	defer func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	copt := crossproc.Options{Periods: periods, Hold: o.Hold, Settle: o.Settle, Duration: o.Duration, Method: o.Method, Thread: po.Thread}
+	if isTerminal(o.IO.Err) {
+		bar := progressbar.NewOptions(len(periods)+1, progressbar.OptionSetWriter(o.IO.Err), progressbar.OptionSetDescription("crossproc"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+		copt.Progress = func(done, total int) { _ = bar.Set(done) }
+		defer bar.Finish()
+	}
+	res, err := crossproc.Run(ctx, crossproc.Child{In: in, Out: out}, copt)
+	if err != nil {
+		if s := strings.TrimSpace(childErr.String()); s != "" {
+			err = fmt.Errorf("%w (requester: %s)", err, oneLine(s))
+		}
+		return fmt.Errorf("crossproc: %w", err)
+	}
+	doc := result.New(crossproc.Kind)
+	doc.Settings = o.settings
+	delete(doc.Settings, "child")
+	if st, err := timer.Query(); err == nil {
+		doc.Timer = &st
+	}
+	doc.Measurement = &result.Measurement{Method: o.Method, RequestedNs: o.Duration.Nanoseconds(), ClockSource: doc.Host.ClockSource,
+		PercentileNote: result.PercentileDefinition}
+	if doc.Data, err = json.Marshal(res); err != nil {
+		return err
+	}
+	if o.Plot != "" {
+		format, _ := report.PlotFormat(o.Plot)
+		b, err := report.CrossprocPlot(res, format)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.Plot, b, 0o644); err != nil {
+			return fmt.Errorf("write plot: %w", err)
+		}
+	}
+	if o.Out != "" {
+		if err := result.WriteFile(o.Out, doc); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return result.Write(o.IO.Out, doc)
+	}
+	printCrossproc(o.IO.Out, res)
+	return nil
+}
+
+func printCrossproc(w io.Writer, r *crossproc.Result) {
+	fmt.Fprintf(w, "latlab crossproc: this process, requesting nothing, sleeps %s(%s) while another process holds each request for %s (%s)\n\n",
+		r.Method, report.Duration(time.Duration(r.DurationNs)), report.Duration(time.Duration(r.HoldNs)), r.Requester)
+	win := false
+	for _, row := range r.Rows {
+		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
+	}
+	hdr := []string{"other requests", "granted"}
+	if win {
+		hdr = append(hdr, "current", "timeGetTime step")
+	}
+	hdr = append(hdr, "n", "slept p50", "p90", "p99", "if global", "followed")
+	var rows [][]string
+	for _, row := range r.Rows {
+		req, granted := "nothing", "-"
+		if row.RequestedNs > 0 {
+			req, granted = timer.FormatMs(time.Duration(row.RequestedNs)), timer.FormatMs(time.Duration(row.ChildGrantedNs))
+		}
+		cells := []string{req, granted}
+		if win {
+			cells = append(cells, timer.FormatMs(time.Duration(row.CurrentNs)), timer.FormatMs(time.Duration(row.TimeGetTimeNs)))
+		}
+		exp, tr := "", ""
+		if row.RequestedNs > 0 {
+			exp = report.Duration(time.Duration(row.ExpectedNs))
+			switch {
+			case !row.Informative:
+				tr = "(uninformative)"
+			case row.Tracked:
+				tr = "yes"
+			default:
+				tr = "no"
+			}
+		}
+		s := row.Slept
+		cells = append(cells, fmt.Sprint(s.Count), report.Duration(time.Duration(s.P50)), report.Duration(time.Duration(s.P90)),
+			report.Duration(time.Duration(s.P99)), exp, tr)
+		rows = append(rows, cells)
+	}
+	report.Table(w, hdr, rows)
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
+}

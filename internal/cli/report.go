@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/report"
+)
+
+func init() { register(newReportCmd) }
+
+// ReportOptions are the flags of `latlab report`.
+type ReportOptions struct {
+	IO    *IO
+	Files []string
+	Out   string
+	PNG   string
+	Title string
+}
+
+func newReportCmd(io *IO) *cobra.Command {
+	o := &ReportOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "report R.json [more.json ...] -o report.html",
+		Short: "write one self-contained HTML report of results (plots inline, no network)",
+		Long: `Writes one HTML file with, for each result: its verdict, statistics table,
+plots as inline SVG (histogram and cumulative distribution for sleep and wake,
+the sweep curve, the crossproc curve), its settings and the host and timer
+facts. Two or more sleep (or wake) results also get a comparison: overlaid
+plots and compare's verdicts against the first.
+
+The file loads nothing: no scripts, fonts, images or styles from anywhere
+(its Content-Security-Policy forbids every load), so it opens offline and can
+be mailed or attached as is. It reads well on a phone. --png DIR also writes
+every plot as a PNG file.`,
+		Example: `  latlab report sleep.json -o report.html
+  latlab report before.json after.json sweep.json crossproc.json -o report.html --png plots`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			return runReport(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVarP(&o.Out, "output", "o", "report.html", "the HTML file to write")
+	cmd.Flags().StringVar(&o.PNG, "png", "", "also write every plot as PNG into this directory")
+	cmd.Flags().StringVar(&o.Title, "title", "latlab report", "the report's title")
+	return cmd
+}
+
+func runReport(ctx context.Context, o *ReportOptions) error {
+	if len(o.Files) == 0 {
+		return Usagef("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
+	}
+	in, err := readResults(o.Files)
+	if err != nil {
+		return err
+	}
+	var ri []report.ReportInput
+	for _, x := range in {
+		ri = append(ri, report.ReportInput{Label: x.Label, Doc: x.Doc})
+	}
+	r, err := report.BuildReport(ri, o.Title)
+	if err != nil {
+		return Usage(err)
+	}
+	if err := checkWritable(o.Out); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", o.Out, err)
+	}
+	fmt.Fprintf(o.IO.Out, "wrote %s (%d results, %d plots, %d KiB)\n", o.Out, len(in), len(r.Figures()), (b.Len()+1023)/1024)
+	if o.PNG != "" {
+		paths, err := r.WritePNGs(o.PNG)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.Out, "wrote %d PNG plots to %s\n", len(paths), o.PNG)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+func TestReportEndToEnd(t *testing.T) {
+	dir := testutil.TempDir(t)
+	var files []string
+	for i, args := range [][]string{
+		{"sleep", "--samples", "30", "--gap", "1ms"},
+		{"sleep", "--samples", "30", "--gap", "1ms", "--resolution", "1ms"},
+		append(append([]string{}, shortSweep...), "--samples", "2"),
+	} {
+		f := filepath.Join(dir, []string{"a.json", "b.json", "sweep.json"}[i])
+		if code, _, errs := runCLI(t, append(args, "-o", f)...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+		files = append(files, f)
+	}
+	html, pngs := filepath.Join(dir, "r.html"), filepath.Join(dir, "png")
+	code, out, errs := runCLI(t, append([]string{"report", "-o", html, "--png", pngs}, files...)...)
+	if code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	h := readFile(t, html)
+	if strings.Count(h, "<svg") != 7 || !strings.Contains(h, "Comparison of 2 sleep results") {
+		t.Errorf("report has %d plots", strings.Count(h, "<svg"))
+	}
+	ents, _ := os.ReadDir(pngs)
+	if len(ents) != 7 {
+		t.Errorf("%d PNG files", len(ents))
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	for _, args := range [][]string{
+		{"report"},
+		{"report", filepath.Join(dir, "missing.json")},
+		{"report", empty},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d out %q err %q", args, code, out, errs)
+		}
+	}
+}

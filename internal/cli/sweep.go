@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+func init() { register(newSweepCmd) }
+
+// SweepOptions are the flags of `latlab sweep`.
+type SweepOptions struct {
+	IO            *IO
+	From, To      time.Duration
+	Step          time.Duration
+	PerDecade     int
+	Reference     time.Duration
+	Samples       int
+	Duration      time.Duration
+	Method        string
+	Gap           time.Duration
+	Settle        time.Duration
+	Order         string
+	Repeat        int
+	Seed          uint64
+	Mode          string
+	Load          int
+	RankBy        string
+	Priority      string
+	RTPrio        int
+	CPU           int
+	CSV           string
+	Plot          string
+	JSON          bool
+	Out           string
+	DryRun        bool
+	stepSet       bool
+	perDecadeSet  bool
+	settings      map[string]string
+	progressForce bool // tests: draw the progress bar on a non-terminal
+}
+
+func newSweepCmd(io *IO) *cobra.Command {
+	o := &SweepOptions{IO: io}
+	methods := probe.SleepMethods()
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "micro-adjust: measure sleep overshoot over a range of " + sweep.What + " requests and rank them",
+		Long: `For each value from --from to --to (linear --step, or --steps-per-decade
+logarithmic steps) latlab requests that ` + sweep.What + `, waits --settle, and
+measures --samples sleeps of --duration. Steps run in random order in each of
+--repeat passes (so drift over time does not masquerade as an effect). Each
+step's overshoot (slept - requested) is summarised; the steps are ranked by
+--rank-by with bootstrap 95% CIs, and the best is compared with the default
+choice (--reference: 0.5ms on Windows, the 50us default slack on Linux), which
+is always measured. That comparison's interval is Bonferroni-adjusted for the
+number of steps, so one lucky step among many is not called a winner.
+
+--mode inprocess (default): this process makes each request (Windows: held
+for --settle, then measured; Linux: the slack of the measuring thread).
+--mode separate: a child 'latlab timer set R' holds each request while this
+process, requesting nothing, measures: the micro-adjust-benchmark.ps1 method.
+The child reports its grant before measuring starts. On Windows 10 2004 and
+later it only works with GlobalTimerResolutionRequests=1 (Windows 11 /
+Server 2022); on Linux slack is per thread, so it is a control.
+
+--load N runs N busy threads during the sweep: rank under load, idle sweeps
+mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
+		Example: `  latlab sweep                                     # the research's 0.5-0.8ms micro-adjust (Windows)
+  latlab sweep --from 0.5ms --to 0.52ms --step 0.0002ms --samples 200 --load 2 --csv sweep.csv --plot sweep.svg
+  latlab sweep --from 1ns --to 100us --steps-per-decade 4 --json > slack.json   # Linux timer slack`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			o.stepSet = cmd.Flags().Changed("step")
+			o.perDecadeSet = cmd.Flags().Changed("steps-per-decade")
+			return runSweep(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	durationFlag(fs, &o.From, "from", sweep.DefaultFrom, "first value to request")
+	durationFlag(fs, &o.To, "to", sweep.DefaultTo, "last value to request")
+	durationFlagZero(fs, &o.Step, "step", sweep.DefaultStep, "linear step between requests")
+	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten instead of --step (0 = linear)")
+	durationFlag(fs, &o.Reference, "reference", sweep.DefaultReference, "the default choice the best step is compared with (always measured)")
+	fs.IntVar(&o.Samples, "samples", 50, "sleeps measured per step and pass")
+	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "the sleep being measured")
+	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
+	durationFlagZero(fs, &o.Gap, "gap", 2*time.Millisecond, "unmeasured pause between samples")
+	durationFlagZero(fs, &o.Settle, "settle", sweep.DefaultSettle, "wait after each request before measuring")
+	fs.StringVar(&o.Order, "order", "random", "step order in each pass: random or ascending")
+	fs.IntVar(&o.Repeat, "repeat", 1, "passes over all steps")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed for the random order and the bootstrap (0 = from the clock; the seed used is recorded)")
+	fs.StringVar(&o.Mode, "mode", "inprocess", "who holds each request: inprocess or separate")
+	fs.IntVar(&o.Load, "load", 0, "busy-loop threads running during the sweep")
+	fs.StringVar(&o.RankBy, "rank-by", "mean", "statistic of the overshoot to rank by: mean, p50, p99, stdev (ties by stdev)")
+	fs.StringVar(&o.Priority, "priority", "normal", "measuring thread priority: normal, high or realtime")
+	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
+	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	fs.StringVar(&o.CSV, "csv", "", "write one row per step (micro-adjust-benchmark.ps1 columns first)")
+	fs.StringVar(&o.Plot, "plot", "", "write a plot of overshoot vs request (FILE.svg or FILE.png)")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind sweep) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan and the run-time estimate, measure nothing")
+	return cmd
+}
+
+type sweepPlan struct {
+	opts    sweep.Options
+	rankBy  stats.Statistic
+	estim   time.Duration
+	notes   []string
+	warning string
+}
+
+func planSweep(o *SweepOptions) (*sweepPlan, error) {
+	var steps []time.Duration
+	var err error
+	logSteps := o.PerDecade > 0
+	if o.perDecadeSet && o.PerDecade <= 0 {
+		return nil, Usagef("--steps-per-decade %d gives zero steps: want 1 or more", o.PerDecade)
+	}
+	if o.stepSet && o.perDecadeSet {
+		return nil, Usagef("give either --step or --steps-per-decade, not both")
+	}
+	if o.stepSet {
+		logSteps = false
+	}
+	if logSteps {
+		steps, err = sweep.LogSteps(o.From, o.To, o.PerDecade, sweep.Quantum)
+	} else {
+		steps, err = sweep.LinearSteps(o.From, o.To, o.Step, sweep.Quantum)
+	}
+	if err != nil {
+		return nil, Usage(err)
+	}
+	for _, s := range append(steps, o.Reference) {
+		if err := timer.Validate(s); err != nil {
+			return nil, Usagef("invalid sweep value: %v", err)
+		}
+	}
+	steps, ref := sweep.WithReference(steps, o.Reference)
+	if o.Samples <= 0 {
+		return nil, Usagef("invalid --samples %d: want a positive count per step", o.Samples)
+	}
+	if o.Repeat <= 0 {
+		return nil, Usagef("invalid --repeat %d: want 1 or more passes", o.Repeat)
+	}
+	if o.Load < 0 || o.Load > 256 {
+		return nil, Usagef("invalid --load %d: want 0 to 256 busy threads", o.Load)
+	}
+	if o.Order != "random" && o.Order != "ascending" {
+		return nil, Usagef("invalid --order %q: accepted random or ascending", o.Order)
+	}
+	mode := sweep.Mode(o.Mode)
+	if mode != sweep.InProcess && mode != sweep.Separate {
+		return nil, Usagef("invalid --mode %q: accepted inprocess or separate", o.Mode)
+	}
+	rankBy, err := stats.ParseStatistic(o.RankBy)
+	if err != nil {
+		return nil, Usagef("invalid --rank-by: %v", err)
+	}
+	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, 0)
+	if err != nil {
+		return nil, err
+	}
+	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
+	if err := probe.ValidateSleep(po); err != nil {
+		return nil, Usage(err)
+	}
+	for _, f := range []string{o.CSV, o.Out} {
+		if f != "" {
+			if err := checkWritable(f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.Plot != "" {
+		if _, err := report.PlotFormat(o.Plot); err != nil {
+			return nil, Usage(err)
+		}
+		if err := checkWritable(o.Plot); err != nil {
+			return nil, err
+		}
+	}
+	seed := o.Seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	pl := &sweepPlan{rankBy: rankBy, opts: sweep.Options{
+		Steps: steps, Reference: ref, Samples: o.Samples, Duration: o.Duration, Method: o.Method, Gap: o.Gap,
+		Settle: o.Settle, Random: o.Order == "random", Repeat: o.Repeat, Seed: seed, Mode: mode, Load: o.Load, Thread: th,
+	}}
+	pl.estim = sweep.Estimate(steps, o.Samples, o.Repeat, o.Duration, o.Gap, o.Settle, mode == sweep.Separate)
+	if mode == sweep.Separate {
+		pl.opts.Holder = holdInChild
+		if note, cannot := sweep.SeparateModeNote(); note != "" {
+			pl.notes = append(pl.notes, note)
+			if cannot {
+				pl.warning = note
+			}
+		}
+	}
+	if o.Load > 0 {
+		pl.notes = append(pl.notes, fmt.Sprintf("%d busy-loop threads ran during the sweep", o.Load))
+	}
+	return pl, nil
+}
+
+func runSweep(ctx context.Context, o *SweepOptions) error {
+	pl, err := planSweep(o)
+	if err != nil {
+		return err
+	}
+	so := pl.opts
+	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
+		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, report.Duration(so.Duration), report.Duration(so.Settle), o.Order, so.Mode,
+		report.Duration(pl.estim.Round(time.Millisecond)))
+	if pl.warning != "" {
+		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
+	}
+	if o.DryRun {
+		var vs []string
+		for _, s := range so.Steps {
+			vs = append(vs, sweep.FormatRequest(s.Nanoseconds()))
+		}
+		fmt.Fprintf(o.IO.Out, "steps: %s\nreference: %s\n", strings.Join(vs, " "), sweep.FormatRequest(so.Steps[so.Reference].Nanoseconds()))
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	if o.progressForce || isTerminal(o.IO.Err) {
+		bar = progressbar.NewOptions(len(so.Steps)*so.Repeat,
+			progressbar.OptionSetWriter(o.IO.Err), progressbar.OptionSetDescription("sweep"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(200*time.Millisecond))
+		so.Progress = func(done, total int) { _ = bar.Set(done) }
+	}
+	start := time.Now()
+	steps, err := sweep.Run(ctx, so)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("sweep interrupted: %w", err)
+		}
+		return fmt.Errorf("sweep: %w", err)
+	}
+	res := &sweep.Result{Mode: so.Mode, Order: o.Order, Seed: so.Seed, Repeat: so.Repeat, Load: so.Load, Method: so.Method,
+		DurationNs: so.Duration.Nanoseconds(), SettleNs: so.Settle.Nanoseconds(), LogSteps: o.PerDecade > 0 && !o.stepSet,
+		What: sweep.What, Steps: steps, Reference: so.Reference, Notes: pl.notes, Elapsed: time.Since(start)}
+	res.ElapsedNs = res.Elapsed.Nanoseconds()
+	sweep.Analyze(res, pl.rankBy, so.Seed)
+	doc, err := sweepDocument(res, o)
+	if err != nil {
+		return err
+	}
+	if o.CSV != "" {
+		if err := writeFileWith(o.CSV, func(w io.Writer) error { return sweep.WriteCSV(w, res) }); err != nil {
+			return err
+		}
+	}
+	if o.Plot != "" {
+		format, _ := report.PlotFormat(o.Plot)
+		b, err := report.SweepPlot(res, format)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.Plot, b, 0o644); err != nil {
+			return fmt.Errorf("write plot: %w", err)
+		}
+	}
+	if o.Out != "" {
+		if err := result.WriteFile(o.Out, doc); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return result.Write(o.IO.Out, doc)
+	}
+	printSweep(o.IO.Out, res)
+	return nil
+}
+
+func writeFileWith(path string, f func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return Usagef("cannot write %s: %v", path, err)
+	}
+	if err := f(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+func sweepDocument(res *sweep.Result, o *SweepOptions) (*result.Document, error) {
+	doc := result.New(sweep.Kind)
+	doc.Settings = o.settings
+	doc.Settings["seed"] = fmt.Sprint(res.Seed)
+	if st, err := timer.Query(); err == nil {
+		doc.Timer = &st
+	}
+	doc.Measurement = &result.Measurement{Method: res.Method, RequestedNs: res.DurationNs, ElapsedNs: res.ElapsedNs,
+		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
+	doc.Notes = append(doc.Notes, res.Notes...)
+	doc.Notes = append(doc.Notes, "overshoot = slept - requested sleep; each step's warm-up sample is discarded")
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	doc.Data = b
+	return doc, nil
+}
+
+func printSweep(w io.Writer, r *sweep.Result) {
+	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
+		r.Method, sweep.FormatRequest(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
+	if r.Load > 0 {
+		fmt.Fprintf(w, ", %d busy threads", r.Load)
+	}
+	fmt.Fprintf(w, "\n\n")
+	hasCur := false
+	for _, s := range r.Steps {
+		hasCur = hasCur || s.CurrentNs > 0
+	}
+	hdr := []string{"rank", "requested", "granted"}
+	if hasCur {
+		hdr = append(hdr, "current")
+	}
+	hdr = append(hdr, "n", "mean", "p50", "p99", "stdev", r.RankBy+" [95% CI]", "")
+	var rows [][]string
+	for _, i := range r.Ranking {
+		s := r.Steps[i]
+		ov := s.Summary.Overshoot
+		row := []string{fmt.Sprint(s.Rank), sweep.FormatRequest(s.RequestedNs), sweep.FormatRequest(s.GrantedNs)}
+		if hasCur {
+			row = append(row, sweep.FormatRequest(s.CurrentNs))
+		}
+		mark := ""
+		switch {
+		case i == r.Best && s.Reference:
+			mark = "best, default"
+		case i == r.Best:
+			mark = "best"
+		case s.Reference:
+			mark = "default"
+		}
+		row = append(row, fmt.Sprint(ov.Count), compactNs(ov.Mean), compactNs(float64(ov.P50)), compactNs(float64(ov.P99)), compactNs(ov.Stdev),
+			compactNs(s.Summary.Value)+" ["+compactNs(s.Summary.CI.Lo)+", "+compactNs(s.Summary.CI.Hi)+"]", mark)
+		rows = append(rows, row)
+	}
+	report.Table(w, hdr, rows)
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
+	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(r.Elapsed.Round(time.Millisecond)))
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func compactNs(v float64) string { return report.Duration(time.Duration(v)) }

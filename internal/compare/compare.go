@@ -1,0 +1,376 @@
+// Package compare says with statistics whether two or more latency results
+// differ: per-statistic differences with bootstrap confidence intervals, a
+// Mann-Whitney U test, the Kolmogorov-Smirnov distance, and a one-line
+// verdict. It reads result documents and never prints.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// Kind is the result document kind `latlab compare --json` writes.
+const Kind = "compare"
+
+// Input is one result to compare.
+type Input struct {
+	Label string // how the result is named in output (its file name)
+	Doc   *result.Document
+}
+
+// Options configure a comparison.
+type Options struct {
+	By         stats.Statistic // the statistic the verdict and ranking use
+	Seed       uint64
+	Replicates int     // bootstrap replicates per interval (0 = enough for the level)
+	Alpha      float64 // family-wise significance level, default 0.05
+	Detect     float64 // relative change the sample-size advice is for, default 0.05
+}
+
+// Result is the outcome; it is also the Data of a compare document.
+type Result struct {
+	Kind     string   `json:"compared_kind"`
+	Quantity string   `json:"quantity"` // what the values are (slept time, wake latency)
+	By       string   `json:"by"`
+	Level    float64  `json:"level"` // confidence level of each interval (Bonferroni-adjusted for several pairs)
+	Seed     uint64   `json:"seed"`
+	Runs     []Run    `json:"runs"`
+	Pairs    []Pair   `json:"pairs"`   // each later run against the first
+	Ranking  []int    `json:"ranking"` // indices into Runs, best (lowest By) first
+	Notes    []string `json:"notes,omitempty"`
+	Quantile string   `json:"percentile_definition"`
+}
+
+// Run is one input's summary.
+type Run struct {
+	Label         string        `json:"label"`
+	Summary       stats.Summary `json:"summary"`
+	By            float64       `json:"by_value"`
+	Reconstructed bool          `json:"reconstructed_from_histogram,omitempty"`
+	Settings      string        `json:"settings,omitempty"` // what distinguishes this run (e.g. --resolution)
+	samples       []int64
+}
+
+// Samples returns the run's sorted values.
+func (r Run) Samples() []int64 { return r.samples }
+
+// Row is one statistic compared between the first run (A) and another (B).
+type Row struct {
+	Stat      string   `json:"stat"`
+	A         float64  `json:"a"`
+	B         float64  `json:"b"`
+	Diff      stats.CI `json:"diff"` // B - A
+	RelChange float64  `json:"rel_change"`
+}
+
+// Pair is the comparison of run B against run A (the first).
+type Pair struct {
+	A, B          int       `json:"-"`
+	ALabel        string    `json:"a"`
+	BLabel        string    `json:"b"`
+	Rows          []Row     `json:"rows"`
+	MWU           stats.MWU `json:"mann_whitney"`
+	PAdjusted     float64   `json:"mann_whitney_p_holm"`
+	KS            stats.KS  `json:"kolmogorov_smirnov"`
+	Outcome       Outcome   `json:"outcome"`
+	Verdict       string    `json:"verdict"`
+	SamplesNeeded int       `json:"samples_needed,omitempty"` // per run, to detect a Detect change
+	ByDiff        stats.CI  `json:"by_diff"`
+	ByName        string    `json:"-"`
+	ACount        int       `json:"-"`
+	BCount        int       `json:"-"`
+}
+
+// Outcome classifies a pair.
+type Outcome string
+
+// Outcomes: B lower (faster), higher (slower), or no detectable difference.
+const (
+	Faster       Outcome = "faster"
+	Slower       Outcome = "slower"
+	NoDifference Outcome = "no detectable difference"
+)
+
+// ErrIncompatible marks inputs that cannot be compared; its message says why.
+var ErrIncompatible = errors.New("cannot compare")
+
+// Compare compares every input against the first.
+func Compare(in []Input, o Options) (*Result, error) {
+	if len(in) < 2 {
+		return nil, fmt.Errorf("%w: need at least two results, got %d", ErrIncompatible, len(in))
+	}
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = 0.05
+	}
+	if o.Detect <= 0 {
+		o.Detect = 0.05
+	}
+	if err := Compatible(in); err != nil {
+		return nil, err
+	}
+	k := len(in) - 1
+	level := 1 - o.Alpha/float64(k) // Bonferroni: every pair's interval holds together at 1-alpha
+	reps := o.Replicates
+	if reps <= 0 {
+		reps = stats.ReplicatesFor(level, 2000)
+	}
+	res := &Result{Kind: in[0].Doc.Kind, Quantity: quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
+		Quantile: result.PercentileDefinition}
+	for _, x := range in {
+		s, err := x.Doc.Distribution()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrIncompatible, x.Label, err)
+		}
+		if len(s) == 0 {
+			return nil, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
+		}
+		s = slices.Clone(s)
+		slices.Sort(s)
+		r := Run{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s,
+			Reconstructed: len(x.Doc.Samples) == 0, Settings: distinguishing(x.Doc, in[0].Doc)}
+		if r.Reconstructed {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
+		}
+		res.Runs = append(res.Runs, r)
+	}
+	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
+	var ps []float64
+	for j := 1; j < len(res.Runs); j++ {
+		p := comparePair(res.Runs[0], res.Runs[j], boot, o)
+		p.A, p.B = 0, j
+		res.Pairs = append(res.Pairs, p)
+		ps = append(ps, p.MWU.P)
+	}
+	for i, adj := range stats.Holm(ps) {
+		res.Pairs[i].PAdjusted = adj
+		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, o)
+	}
+	res.Ranking = make([]int, len(res.Runs))
+	for i := range res.Ranking {
+		res.Ranking[i] = i
+	}
+	slices.SortStableFunc(res.Ranking, func(a, b int) int {
+		ra, rb := res.Runs[a], res.Runs[b]
+		if ra.By != rb.By {
+			return cmpF(ra.By, rb.By)
+		}
+		return cmpF(ra.Summary.Stdev, rb.Summary.Stdev)
+	})
+	if k > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %.2f%% level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, level*100))
+	}
+	return res, nil
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Compatible checks that the inputs measure the same quantity.
+func Compatible(in []Input) error {
+	a := in[0]
+	for _, b := range in[1:] {
+		if b.Doc.Kind != a.Doc.Kind {
+			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)
+		}
+	}
+	if len(a.Doc.Samples) == 0 && a.Doc.Histogram == nil {
+		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
+	}
+	for _, b := range in[1:] {
+		ma, mb := a.Doc.Measurement, b.Doc.Measurement
+		if ma == nil || mb == nil {
+			continue
+		}
+		if ma.RequestedNs != mb.RequestedNs {
+			return fmt.Errorf("%w: %s slept %s and %s %s: the slept times are not comparable; compare runs with the same --duration", ErrIncompatible,
+				a.Label, dur(ma.RequestedNs), b.Label, dur(mb.RequestedNs))
+		}
+		if ma.IntervalNs != mb.IntervalNs {
+			return fmt.Errorf("%w: %s woke every %s and %s every %s: compare runs with the same --interval", ErrIncompatible,
+				a.Label, dur(ma.IntervalNs), b.Label, dur(mb.IntervalNs))
+		}
+	}
+	return nil
+}
+
+func dur(ns int64) string { return time.Duration(ns).String() }
+
+func quantity(kind string) string {
+	switch kind {
+	case result.KindSleep:
+		return "slept time"
+	case result.KindWake:
+		return "wake-up latency"
+	}
+	return kind
+}
+
+// distinguishing lists the settings in which d differs from the first run,
+// so a ranked table shows what each candidate was.
+func distinguishing(d, first *result.Document) string {
+	var diff []string
+	keys := make([]string, 0, len(d.Settings))
+	for k := range d.Settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "json", "output", "raw", "histfile", "live", "seed", "root":
+			continue
+		}
+		if first.Settings[k] != d.Settings[k] {
+			diff = append(diff, "--"+k+" "+d.Settings[k])
+		}
+	}
+	s := ""
+	for i, x := range diff {
+		if i > 0 {
+			s += " "
+		}
+		s += x
+	}
+	return s
+}
+
+// Statistics shown for every pair, in order.
+func rowStats(na, nb int) []stats.Statistic {
+	st := []stats.Statistic{stats.Quantile(50), stats.Quantile(90), stats.Quantile(99)}
+	if na >= 1000 && nb >= 1000 {
+		st = append(st, stats.Quantile(99.9))
+	}
+	return append(st, stats.Mean)
+}
+
+func comparePair(a, b Run, boot stats.Bootstrap, o Options) Pair {
+	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples)}
+	sts := rowStats(len(a.samples), len(b.samples))
+	if !slices.Contains(sts, o.By) {
+		sts = append(sts, o.By)
+	}
+	for _, st := range sts {
+		ci := boot.DiffCI(a.samples, b.samples, st)
+		av, bv := st.Of(a.samples), st.Of(b.samples)
+		row := Row{Stat: st.String(), A: av, B: bv, Diff: ci, RelChange: rel(bv-av, av)}
+		p.Rows = append(p.Rows, row)
+		if st == o.By {
+			p.ByDiff = ci
+		}
+	}
+	p.MWU, _ = stats.MannWhitney(a.samples, b.samples)
+	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
+	switch {
+	case p.ByDiff.Hi < 0:
+		p.Outcome = Faster
+	case p.ByDiff.Lo > 0:
+		p.Outcome = Slower
+	default:
+		p.Outcome = NoDifference
+		n := min(len(a.samples), len(b.samples))
+		need := stats.SamplesToDetect(n, stats.SEFromCI(p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
+		p.SamplesNeeded = need
+	}
+	return p
+}
+
+func rel(d, base float64) float64 {
+	if base == 0 {
+		return math.NaN()
+	}
+	return d / math.Abs(base)
+}
+
+// FormatP renders a p-value the way the verdict does.
+func FormatP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "p n/a"
+	case p < 0.001:
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3f", p)
+}
+
+// FormatNs renders a nanosecond value with a unit fitting its size.
+func FormatNs(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case a >= 1e6:
+		return trimF(v/1e6, 3) + " ms"
+	case a >= 1e3:
+		return trimF(v/1e3, 2) + " µs"
+	}
+	return trimF(v, 0) + " ns"
+}
+
+func trimF(v float64, dec int) string {
+	s := fmt.Sprintf("%.*f", dec, v)
+	return s
+}
+
+func verdict(p Pair, a Run, k int, o Options) string {
+	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
+	if k > 1 {
+		lvl = fmt.Sprintf("%.2f%%", p.ByDiff.Level*100)
+	}
+	mw := "Mann-Whitney " + FormatP(p.PAdjusted)
+	if k > 1 {
+		mw += " (Holm)"
+	}
+	d := p.ByDiff
+	switch p.Outcome {
+	case Faster, Slower:
+		small := ""
+		if r := math.Abs(rel(d.Estimate, a.By)); r < o.Detect {
+			small = fmt.Sprintf("; detectable, but smaller than the %.0f%% change you asked about", o.Detect*100)
+		}
+		return fmt.Sprintf("%s is %s at %s by %s [%s, %s] (%+.1f%%, %s CI), %s", p.BLabel, p.Outcome, p.ByName,
+			FormatNs(math.Abs(d.Estimate)), FormatNs(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), FormatNs(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
+			rel(d.Estimate, a.By)*100, lvl, mw) + small
+	}
+	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
+		signed(d.Estimate), signed(d.Lo), signed(d.Hi), lvl, mw)
+	n := min(p.ACount, p.BCount)
+	delta := o.Detect * math.Abs(a.By)
+	pc := o.Detect * 100
+	switch {
+	case delta > 0 && d.Lo > -delta && d.Hi < delta:
+		s += fmt.Sprintf("the interval rules out a %.0f%% change either way", pc)
+	case p.SamplesNeeded == 0:
+		s += fmt.Sprintf("no sample-size estimate (%s of %s is 0 or its interval has no width)", p.ByName, a.Label)
+	case p.SamplesNeeded <= n:
+		s += fmt.Sprintf("this sample size detects a %.0f%% change 4 times in 5, but the interval does not rule one out", pc)
+	default:
+		s += fmt.Sprintf("%d more samples per run would detect a %.0f%% change (80%% power)", p.SamplesNeeded-n, pc)
+	}
+	return s
+}
+
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + FormatNs(v)
+	}
+	return FormatNs(v)
+}
+
+func pick(o Outcome, a, b float64) float64 {
+	if o == Faster {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,97 @@
+package crossproc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+const ms = int64(time.Millisecond)
+
+// rows builds a baseline and one row per period with the given median sleeps.
+func rows(base int64, periods []int64, p50 []int64) []Row {
+	r := []Row{{Slept: stats.Summary{P50: base}}}
+	for i, p := range periods {
+		r = append(r, Row{RequestedNs: p * ms, Slept: stats.Summary{P50: p50[i]}})
+	}
+	return r
+}
+
+func u32(v uint32) *uint32 { return &v }
+
+func TestClassifyWindows(t *testing.T) {
+	periods := []int64{1, 2, 3, 4, 5, 8, 10, 15}
+	// Dawson's measurements: Sleep(1) at the 15.625 ms default when isolated;
+	// about one period of the other process's request when global.
+	isolated := []int64{15625000, 15625000, 15625000, 15625000, 15625000, 15625000, 15625000, 15625000}
+	global := []int64{1950000, 2000000, 3000000, 4000000, 5000000, 8000000, 10000000, 15625000}
+	cases := []struct {
+		name  string
+		p50   []int64
+		facts Facts
+		want  Behaviour
+		text  string
+	}{
+		{"post-2004", isolated, Facts{Windows: true, Build: 19045}, Isolated, "post-2004 isolated behaviour"},
+		{"pre-2004", global, Facts{Windows: true, Build: 18363}, Global, "old global behaviour"},
+		{"restored", global, Facts{Windows: true, Build: 22631, GlobalSetting: u32(1)}, Global, "restored by GlobalTimerResolutionRequests"},
+		{"global unexpected", global, Facts{Windows: true, Build: 22631}, Global, "unexpected"},
+	}
+	for _, c := range cases {
+		v := Classify(rows(15625000, periods, c.p50), time.Millisecond, c.facts)
+		if v.Behaviour != c.want || !strings.Contains(v.Text, c.text) {
+			t.Errorf("%s: %s %q", c.name, v.Behaviour, v.Text)
+		}
+	}
+	// Another program already holds 1 ms: no request can show a difference.
+	v := Classify(rows(1950000, []int64{1, 2}, []int64{1950000, 1950000}), time.Millisecond, Facts{Windows: true, Build: 19045})
+	if v.Behaviour != Inconclusive || !strings.Contains(v.Text, "already sleeps") {
+		t.Errorf("fast baseline: %+v", v)
+	}
+	// Half followed, half did not.
+	v = Classify(rows(15625000, []int64{1, 2, 3, 4}, []int64{1950000, 2000000, 15625000, 15625000}), time.Millisecond, Facts{Windows: true, Build: 19045})
+	if v.Behaviour != Inconclusive {
+		t.Errorf("mixed: %+v", v)
+	}
+}
+
+func TestClassifyLinux(t *testing.T) {
+	r := rows(1070000, []int64{1, 5, 10}, []int64{1068000, 1071000, 1069000})
+	v := Classify(r, time.Millisecond, Facts{})
+	if v.Behaviour != Isolated || !strings.Contains(v.Text, "per thread") {
+		t.Fatalf("%+v", v)
+	}
+	if !r[1].Informative || r[1].Tracked || r[1].ExpectedNs != 2*ms {
+		t.Errorf("row annotations %+v", r[1])
+	}
+	v = Classify(rows(1070000, []int64{1, 5, 10}, []int64{2000000, 6000000, 11000000}), time.Millisecond, Facts{})
+	if v.Behaviour != Global {
+		t.Errorf("followed slack: %+v", v)
+	}
+}
+
+func TestServeProtocol(t *testing.T) {
+	in := strings.NewReader("set 2000000\nrelease\nbogus\nset 3000000\n")
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- Serve(in, &out) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var evs []Event
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e Event
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		evs = append(evs, e)
+	}
+	if len(evs) != 4 || evs[0].Event != "set" || evs[0].RequestedNs != 2*ms || evs[0].GrantedNs <= 0 ||
+		evs[1].Event != "released" || evs[2].Event != "error" || evs[3].Event != "set" {
+		t.Fatalf("events %+v", evs)
+	}
+}

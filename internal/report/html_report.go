@@ -1,0 +1,503 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/sweep"
+)
+
+// ReportInput is one result document to put in an HTML report.
+type ReportInput struct {
+	Label string // the file name, shown as the run's name
+	Doc   *result.Document
+}
+
+// Figure is one plot of a report, rendered as inline SVG in the HTML and as
+// PNG for --png.
+type Figure struct {
+	Name   string // file stem for PNG output
+	Title  string
+	render func(format string) ([]byte, error)
+}
+
+// Render renders the figure as "svg" or "png".
+func (f *Figure) Render(format string) ([]byte, error) { return f.render(format) }
+
+type htmlTable struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+}
+
+type htmlSection struct {
+	ID       string
+	Title    string
+	Subtitle string
+	Verdicts []string
+	Tables   []htmlTable
+	Figures  []*Figure
+	Facts    [][2]string
+	Settings [][2]string
+	Notes    []string
+}
+
+// Report is a built HTML report.
+type Report struct {
+	Title     string
+	Generated time.Time
+	Sections  []htmlSection
+}
+
+// Figures lists every figure in the report, in order.
+func (r *Report) Figures() []*Figure {
+	var out []*Figure
+	for _, s := range r.Sections {
+		out = append(out, s.Figures...)
+	}
+	return out
+}
+
+// BuildReport turns results into report sections: one per result, plus a
+// comparison (overlaid distributions and compare's verdicts) for each group
+// of two or more comparable sleep or wake results.
+func BuildReport(in []ReportInput, title string) (*Report, error) {
+	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
+	used := map[string]int{}
+	stem := func(s string) string {
+		s = strings.TrimSuffix(s, filepath.Ext(s))
+		s = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(s, "_")
+		used[s]++
+		if used[s] > 1 {
+			s = fmt.Sprintf("%s-%d", s, used[s])
+		}
+		return s
+	}
+	for i, x := range in {
+		sec, err := section(x, stem(x.Label))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Label, err)
+		}
+		sec.ID = fmt.Sprintf("run-%d", i+1)
+		r.Sections = append(r.Sections, sec)
+	}
+	groups := map[string][]ReportInput{}
+	var kinds []string
+	for _, x := range in {
+		if x.Doc.Kind != result.KindSleep && x.Doc.Kind != result.KindWake {
+			continue
+		}
+		if len(x.Doc.Samples) == 0 && x.Doc.Histogram == nil {
+			continue
+		}
+		if groups[x.Doc.Kind] == nil {
+			kinds = append(kinds, x.Doc.Kind)
+		}
+		groups[x.Doc.Kind] = append(groups[x.Doc.Kind], x)
+	}
+	for _, k := range kinds {
+		if g := groups[k]; len(g) >= 2 {
+			r.Sections = append(r.Sections, comparisonSection(k, g, stem("compare-"+k)))
+		}
+	}
+	return r, nil
+}
+
+func section(x ReportInput, stem string) (htmlSection, error) {
+	d := x.Doc
+	s := htmlSection{Title: x.Label, Subtitle: fmt.Sprintf("%s result, %s, latlab %s", d.Kind, d.Created.Format(time.RFC3339), d.Tool.Version)}
+	s.Facts = factsOf(d)
+	s.Settings = settingsRows(d.Settings)
+	s.Notes = d.Notes
+	switch d.Kind {
+	case result.KindSleep, result.KindWake:
+		return distributionSection(s, x, stem)
+	case sweep.Kind:
+		var sr sweep.Result
+		if err := json.Unmarshal(d.Data, &sr); err != nil || len(sr.Steps) == 0 {
+			return s, fmt.Errorf("sweep result without steps")
+		}
+		s.Verdicts = []string{sr.Verdict.Text}
+		s.Tables = append(s.Tables, sweepTable(&sr))
+		s.Figures = append(s.Figures, &Figure{Name: stem + "-sweep", Title: "overshoot vs requested " + sr.What,
+			render: func(f string) ([]byte, error) { return SweepPlot(&sr, f) }})
+	case crossproc.Kind:
+		var cr crossproc.Result
+		if err := json.Unmarshal(d.Data, &cr); err != nil || len(cr.Rows) < 2 {
+			return s, fmt.Errorf("crossproc result without rows")
+		}
+		s.Verdicts = []string{cr.Verdict.Text}
+		s.Tables = append(s.Tables, crossprocTable(&cr))
+		s.Figures = append(s.Figures, &Figure{Name: stem + "-crossproc", Title: "sleep vs the other process's request",
+			render: func(f string) ([]byte, error) { return CrossprocPlot(&cr, f) }})
+	case compare.Kind:
+		var cr compare.Result
+		if err := json.Unmarshal(d.Data, &cr); err != nil || len(cr.Runs) < 2 {
+			return s, fmt.Errorf("compare result without runs")
+		}
+		for _, p := range cr.Pairs {
+			s.Verdicts = append(s.Verdicts, p.Verdict)
+		}
+		s.Tables = append(s.Tables, compareTable(&cr))
+	default:
+		if d.Summary != nil {
+			s.Tables = append(s.Tables, summaryTable("summary", []string{d.Kind}, []stats.Summary{*d.Summary}))
+		}
+		if len(d.Samples) > 0 || d.Histogram != nil {
+			return distributionSection(s, x, stem)
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("latlab %s has no dedicated view of %q results; their settings and host are shown", result.Version(), d.Kind))
+	}
+	return s, nil
+}
+
+func quantityOf(kind string) string {
+	switch kind {
+	case result.KindSleep:
+		return "slept time"
+	case result.KindWake:
+		return "wake-up latency"
+	}
+	return kind
+}
+
+func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
+	d := x.Doc
+	v, err := d.Distribution()
+	if err != nil {
+		return s, err
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	q := quantityOf(d.Kind)
+	cols := []string{q}
+	sums := []stats.Summary{stats.SummarizeSorted(sorted)}
+	if d.Overshoot != nil {
+		cols, sums = append(cols, "overshoot"), append(sums, *d.Overshoot)
+	}
+	if d.CorrectedSummary != nil {
+		cols, sums = append(cols, "corrected for missed periods"), append(sums, *d.CorrectedSummary)
+	}
+	s.Tables = append(s.Tables, summaryTable("statistics (nearest-rank percentiles)", cols, sums))
+	if d.Measurement != nil {
+		m := d.Measurement
+		line := fmt.Sprintf("method %s", m.Method)
+		if m.RequestedNs > 0 {
+			line += ", sleep of " + Duration(time.Duration(m.RequestedNs))
+		}
+		if m.IntervalNs > 0 {
+			line += ", interval " + Duration(time.Duration(m.IntervalNs))
+		}
+		if d.Overhead != nil {
+			line += fmt.Sprintf("; tool overhead: clock read %s, zero-length wait %s (p50)",
+				Duration(time.Duration(d.Overhead.ClockReadP50Ns)), Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)))
+		}
+		s.Verdicts = append(s.Verdicts, line)
+	}
+	ser := []Dist{{Name: x.Label, Sorted: sorted}}
+	s.Figures = append(s.Figures,
+		&Figure{Name: stem + "-histogram", Title: "histogram of the " + q,
+			render: func(f string) ([]byte, error) { return HistogramPlot("Histogram: "+q, q, ser, f) }},
+		&Figure{Name: stem + "-cdf", Title: "cumulative distribution of the " + q,
+			render: func(f string) ([]byte, error) { return DistCDFPlot("Cumulative distribution: "+q, q, ser, f) }})
+	return s, nil
+}
+
+func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
+	q := quantityOf(kind)
+	s := htmlSection{ID: "compare-" + kind, Title: fmt.Sprintf("Comparison of %d %s results", len(g), kind),
+		Subtitle: "each run against the first, as latlab compare (by p50, seed 1)"}
+	var in []compare.Input
+	var ser []Dist
+	for _, x := range g {
+		in = append(in, compare.Input{Label: x.Label, Doc: x.Doc})
+		v, err := x.Doc.Distribution()
+		if err != nil {
+			continue
+		}
+		sorted := slices.Clone(v)
+		slices.Sort(sorted)
+		ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
+	}
+	res, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		s.Notes = append(s.Notes, "no statistical comparison: "+err.Error())
+	} else {
+		for _, p := range res.Pairs {
+			s.Verdicts = append(s.Verdicts, p.Verdict)
+		}
+		s.Tables = append(s.Tables, compareTable(res))
+		s.Notes = append(s.Notes, res.Notes...)
+	}
+	s.Figures = append(s.Figures,
+		&Figure{Name: stem + "-histograms", Title: "histograms overlaid",
+			render: func(f string) ([]byte, error) { return HistogramPlot("Histograms overlaid: "+q, q, ser, f) }},
+		&Figure{Name: stem + "-cdfs", Title: "cumulative distributions overlaid",
+			render: func(f string) ([]byte, error) { return DistCDFPlot("Cumulative distributions overlaid: "+q, q, ser, f) }})
+	return s
+}
+
+func summaryTable(caption string, cols []string, sums []stats.Summary) htmlTable {
+	t := htmlTable{Caption: caption, Header: append([]string{""}, cols...)}
+	for _, row := range SummaryRows {
+		r := []string{row}
+		for _, s := range sums {
+			if row == "count" {
+				r = append(r, fmt.Sprint(s.Count))
+				continue
+			}
+			r = append(r, Duration(time.Duration(value(s, row))))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+func sweepTable(r *sweep.Result) htmlTable {
+	t := htmlTable{Caption: fmt.Sprintf("steps ranked by %s overshoot (95%% bootstrap CI), %d pass(es), %s order, mode %s", r.RankBy, r.Repeat, r.Order, r.Mode),
+		Header: []string{"rank", "requested", "granted", "n", "mean", "p50", "p99", "stdev", r.RankBy + " [95% CI]", ""}}
+	for _, i := range r.Ranking {
+		s := r.Steps[i]
+		o := s.Summary.Overshoot
+		mark := ""
+		if i == r.Best {
+			mark = "best"
+		}
+		if s.Reference {
+			mark = strings.TrimPrefix(mark+", default", ", ")
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), sweep.FormatRequest(s.RequestedNs), sweep.FormatRequest(s.GrantedNs), fmt.Sprint(o.Count),
+			Duration(time.Duration(o.Mean)), Duration(time.Duration(o.P50)), Duration(time.Duration(o.P99)), Duration(time.Duration(o.Stdev)),
+			fmt.Sprintf("%s [%s, %s]", Duration(time.Duration(s.Summary.Value)), Duration(time.Duration(s.Summary.CI.Lo)), Duration(time.Duration(s.Summary.CI.Hi))), mark})
+	}
+	return t
+}
+
+func crossprocTable(r *crossproc.Result) htmlTable {
+	t := htmlTable{Caption: fmt.Sprintf("this process's %s while another process holds each request for %s (%s)", r.Method, Duration(time.Duration(r.HoldNs)), r.Requester),
+		Header: []string{"other requests", "granted", "current", "timeGetTime step", "n", "slept p50", "p99", "if global", "followed"}}
+	for _, row := range r.Rows {
+		req, g, exp, fol := "nothing", "-", "", ""
+		if row.RequestedNs > 0 {
+			req, g, exp = Duration(time.Duration(row.RequestedNs)), Duration(time.Duration(row.ChildGrantedNs)), Duration(time.Duration(row.ExpectedNs))
+			fol = map[bool]string{true: "yes", false: "no"}[row.Tracked]
+			if !row.Informative {
+				fol = "(uninformative)"
+			}
+		}
+		t.Rows = append(t.Rows, []string{req, g, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)), fmt.Sprint(row.Slept.Count),
+			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol})
+	}
+	return t
+}
+
+func compareTable(r *compare.Result) htmlTable {
+	t := htmlTable{Caption: fmt.Sprintf("%s, ranked by %s; intervals at %.4g%%", r.Quantity, r.By, r.Level*100),
+		Header: []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [CI]", "Mann-Whitney", "KS D", "outcome"}}
+	for rank, i := range r.Ranking {
+		run := r.Runs[i]
+		diff, p, ks, out := "baseline", "", "", ""
+		if i > 0 && i-1 < len(r.Pairs) {
+			pp := r.Pairs[i-1]
+			diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(pp.ByDiff.Estimate), compare.FormatNs(pp.ByDiff.Lo), compare.FormatNs(pp.ByDiff.Hi))
+			p, ks, out = compare.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
+			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, ks, out})
+	}
+	return t
+}
+
+// factsOf lists the host and timer facts of a document as label/value
+// rows, read through their JSON form so new fields appear without code.
+func factsOf(d *result.Document) [][2]string {
+	var rows [][2]string
+	add := func(prefix string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			return
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			val := m[k]
+			var s string
+			switch x := val.(type) {
+			case string:
+				s = x
+			default:
+				b, _ := json.Marshal(x)
+				s = string(b)
+			}
+			rows = append(rows, [2]string{prefix + k, s})
+		}
+	}
+	add("host.", d.Host)
+	if d.Timer != nil {
+		add("timer.", d.Timer)
+	}
+	return rows
+}
+
+func settingsRows(m map[string]string) [][2]string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var rows [][2]string
+	for _, k := range keys {
+		rows = append(rows, [2]string{"--" + k, m[k]})
+	}
+	return rows
+}
+
+// WriteHTML writes the report as one self-contained HTML file: inline CSS,
+// inline SVG, no script, and a Content-Security-Policy that forbids every
+// load, so opening it makes no network request. Every string from the
+// inputs is escaped by html/template; plot labels are escaped by the SVG
+// writer.
+func (r *Report) WriteHTML(w io.Writer) error {
+	type fig struct {
+		Title string
+		SVG   template.HTML
+	}
+	type sec struct {
+		htmlSection
+		SVGs []fig
+	}
+	data := struct {
+		Title     string
+		Generated string
+		Version   string
+		Sections  []sec
+	}{Title: r.Title, Generated: r.Generated.Format(time.RFC3339), Version: result.Version()}
+	for _, s := range r.Sections {
+		x := sec{htmlSection: s}
+		for _, f := range s.Figures {
+			b, err := f.Render("svg")
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Title, err)
+			}
+			x.SVGs = append(x.SVGs, fig{Title: f.Title, SVG: template.HTML(inlineSVG(b))}) //nolint:gosec // produced by gonum's SVG writer, which escapes text
+		}
+		data.Sections = append(data.Sections, x)
+	}
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, data); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WritePNGs writes every figure as DIR/NAME.png and returns the paths.
+func (r *Report) WritePNGs(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range r.Figures() {
+		b, err := f.Render("png")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Title, err)
+		}
+		p := filepath.Join(dir, f.Name+".png")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", p, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// inlineSVG drops the XML prolog and comment before <svg and makes the
+// element scale with the page.
+func inlineSVG(b []byte) string {
+	s := string(b)
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	return strings.Replace(s, "<svg ", `<svg class="plot" role="img" preserveAspectRatio="xMidYMid meet" `, 1)
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="referrer" content="no-referrer">
+<title>{{.Title}}</title>
+<style>
+:root { color-scheme: light; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.45; margin: 0 auto; padding: 1rem; max-width: 64rem; color: #1b1b1b; background: #fff; font-size: 16px; }
+h1 { font-size: 1.5rem; margin: .2rem 0; }
+h2 { font-size: 1.2rem; margin: 2rem 0 .2rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; overflow-wrap: anywhere; }
+.sub { color: #555; font-size: .9rem; margin: 0 0 .6rem; }
+.verdict { background: #eef5fb; border-left: 4px solid #0072b2; padding: .5rem .7rem; margin: .4rem 0; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .6rem 0; }
+table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
+caption { text-align: left; color: #555; padding: .2rem 0; caption-side: top; }
+th, td { padding: .2rem .5rem; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+td.k { text-align: left; font-family: ui-monospace, monospace; }
+td.v { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+figure { margin: 1rem 0; }
+figcaption { color: #555; font-size: .85rem; }
+svg.plot { width: 100%; height: auto; display: block; }
+details { margin: .6rem 0; }
+summary { cursor: pointer; color: #0072b2; }
+nav ol { padding-left: 1.2rem; }
+nav a, summary { overflow-wrap: anywhere; }
+.note { color: #555; font-size: .9rem; }
+footer { margin-top: 2rem; color: #777; font-size: .8rem; }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+<p class="sub">generated {{.Generated}} by latlab {{.Version}}; percentiles are nearest-rank (values that occurred); lower is better</p>
+<nav><ol>{{range .Sections}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ol></nav>
+</header>
+<main>
+{{range .Sections}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+<p class="sub">{{.Subtitle}}</p>
+{{range .Verdicts}}<p class="verdict">{{.}}</p>
+{{end}}{{range .Tables}}<div class="scroll"><table>
+<caption>{{.Caption}}</caption>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}{{range .SVGs}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}{{range .Notes}}<p class="note">note: {{.}}</p>
+{{end}}{{if .Settings}}<details><summary>settings of this run</summary><div class="scroll"><table><tbody>{{range .Settings}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
+{{end}}{{if .Facts}}<details><summary>host and timer facts</summary><div class="scroll"><table><tbody>{{range .Facts}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
+{{end}}</section>
+{{end}}</main>
+<footer>latlab report: one self-contained file; it loads nothing from the network.</footer>
+</body>
+</html>
+`))

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+
+func sleepDoc(seed uint64, base float64) *result.Document {
+	r := rand.New(rand.NewPCG(seed, 1))
+	s := make([]int64, 500)
+	for i := range s {
+		s[i] = int64(base + r.ExpFloat64()*3e4)
+	}
+	d := result.New(result.KindSleep)
+	d.Settings = map[string]string{"duration": "1ms", "note": evil}
+	d.Measurement = &result.Measurement{Method: "nanosleep", RequestedNs: 1e6}
+	sum := stats.Summarize(s)
+	over := stats.Summarize(stats.Shift(s, 1e6))
+	d.Summary, d.Overshoot = &sum, &over
+	d.SetSamples(s)
+	d.Notes = []string{"note with " + evil}
+	return d
+}
+
+func sweepDoc() *result.Document {
+	res := &sweep.Result{What: "timer resolution", DurationNs: 1e6, Repeat: 1, Order: "random", Mode: sweep.InProcess}
+	for i := 0; i < 8; i++ {
+		req := int64(500000 + 2000*i)
+		st := sweep.Step{RequestedNs: req, GrantedNs: 496000 + int64(i/3)*5300, Reference: i == 0}
+		for j := 0; j < 40; j++ {
+			st.Samples = append(st.Samples, int64(497000-60000*i)+int64(j*331%9000))
+		}
+		res.Steps = append(res.Steps, st)
+	}
+	sweep.Analyze(res, stats.Mean, 1)
+	d := result.New(sweep.Kind)
+	d.Data, _ = json.Marshal(res)
+	return d
+}
+
+func crossprocDoc() *result.Document {
+	rows := []crossproc.Row{{Slept: stats.Summary{Count: 100, P50: 15625000, P99: 15700000}}}
+	for _, p := range []int64{1, 2, 5, 10} {
+		rows = append(rows, crossproc.Row{RequestedNs: p * 1e6, ChildGrantedNs: p * 1e6, Slept: stats.Summary{Count: 100, P50: 15625000, P99: 15800000}})
+	}
+	res := &crossproc.Result{Method: "sleep", DurationNs: 1e6, HoldNs: 4e9, Rows: rows}
+	res.Verdict = crossproc.Classify(res.Rows, time.Millisecond, crossproc.Facts{Windows: true, Build: 19045})
+	d := result.New(crossproc.Kind)
+	d.Data, _ = json.Marshal(res)
+	return d
+}
+
+func testReport(t *testing.T) *Report {
+	t.Helper()
+	in := []ReportInput{
+		{Label: "before" + evil + ".json", Doc: sleepDoc(1, 1.5e6)},
+		{Label: "after.json", Doc: sleepDoc(2, 1.0e6)},
+		{Label: "sweep.json", Doc: sweepDoc()},
+		{Label: "crossproc.json", Doc: crossprocDoc()},
+	}
+	r, err := BuildReport(in, "report "+evil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestReportHTMLSelfContainedAndEscaped(t *testing.T) {
+	var b bytes.Buffer
+	if err := testReport(t).WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if strings.Contains(h, "<script") || strings.Contains(h, "<img") {
+		t.Fatal("input strings reached the page unescaped")
+	}
+	if !strings.Contains(h, "&lt;script&gt;") {
+		t.Error("escaped input missing")
+	}
+	// Inline SVG plots: 2 per sleep run, the sweep, the crossproc, and 2 overlays.
+	if n := strings.Count(h, "<svg"); n != 8 {
+		t.Errorf("%d inline svg plots, want 8", n)
+	}
+	// No element may point anywhere but into the page itself.
+	for _, tag := range regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(h, -1) {
+		if regexp.MustCompile(`\s(src|srcset|action|data|poster)=|\shref="[^#]|xlink:href`).MatchString(tag) {
+			t.Errorf("element could load something: %s", tag)
+		}
+		if strings.HasPrefix(tag, "<link") || strings.HasPrefix(tag, "<iframe") || strings.HasPrefix(tag, "<object") {
+			t.Errorf("element %s", tag)
+		}
+	}
+	if strings.Contains(h, "@import") || strings.Contains(h, "url(") {
+		t.Error("CSS could load something")
+	}
+	for _, want := range []string{"Content-Security-Policy", "default-src 'none'", "name=\"viewport\"", "Comparison of 2 sleep results",
+		"is faster at p50", "post-2004 isolated behaviour", "best 0.514ms", "host and timer facts", "--duration"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// checkPNG decodes a PNG and checks that it has a plot's size and is not
+// blank: several colours and a real share of non-white pixels.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	bnd := img.Bounds()
+	if bnd.Dx() < 500 || bnd.Dy() < 250 {
+		t.Errorf("%s: %v too small", path, bnd)
+	}
+	colours := map[[3]uint32]bool{}
+	ink := 0
+	for y := bnd.Min.Y; y < bnd.Max.Y; y += 2 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 2 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, b >> 8}] = true
+			if r < 0xf000 || g < 0xf000 || b < 0xf000 {
+				ink++
+			}
+		}
+	}
+	total := (bnd.Dx() / 2) * (bnd.Dy() / 2)
+	if len(colours) < 3 || float64(ink)/float64(total) < 0.01 {
+		t.Errorf("%s looks blank: %d colours, %.2f%% ink", path, len(colours), 100*float64(ink)/float64(total))
+	}
+}
+
+func TestReportPNGs(t *testing.T) {
+	dir := testutil.TempDir(t)
+	paths, err := testReport(t).WritePNGs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 8 {
+		t.Fatalf("%d PNGs", len(paths))
+	}
+	for _, p := range paths {
+		checkPNG(t, p)
+	}
+	// The check itself must fail on a blank image.
+	blank := image.NewRGBA(image.Rect(0, 0, 600, 300))
+	for i := range blank.Pix {
+		blank.Pix[i] = 0xff
+	}
+	var b bytes.Buffer
+	png.Encode(&b, blank)
+	os.WriteFile(dir+"/blank.png", b.Bytes(), 0o644)
+	if !looksBlank(dir + "/blank.png") {
+		t.Error("blank image not recognised")
+	}
+}
+
+func looksBlank(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return true
+	}
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y++ {
+		for x := bnd.Min.X; x < bnd.Max.X; x++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || b < 0xf000 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func TestPlotFormat(t *testing.T) {
+	for in, want := range map[string]string{"a.svg": "svg", "B.PNG": "png", "x.jpg": ""} {
+		got, err := PlotFormat(in)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("%s: %q %v", in, got, err)
+		}
+	}
+}

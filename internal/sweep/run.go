@@ -1,0 +1,225 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+)
+
+// Mode says which process holds each timer request.
+type Mode string
+
+// Modes: the measuring process requests each value itself, or a separate
+// process (latlab timer set) holds it while this one measures.
+const (
+	InProcess Mode = "inprocess"
+	Separate  Mode = "separate"
+)
+
+// Holder holds a timer request in another process until release is called;
+// it returns once the request is in force, with what was granted.
+type Holder func(ctx context.Context, r time.Duration) (granted time.Duration, release func() error, err error)
+
+// Options configure a sweep.
+type Options struct {
+	Steps     []time.Duration
+	Reference int // index into Steps of the default choice
+	Samples   int // per step and pass
+	Duration  time.Duration
+	Method    string
+	Gap       time.Duration
+	Settle    time.Duration
+	Random    bool // shuffle the steps in each pass
+	Repeat    int
+	Seed      uint64
+	Mode      Mode
+	Holder    Holder // for Separate
+	Load      int    // busy-loop threads during the sweep
+	Thread    probe.Thread
+	// Progress, when set, is called after each step with the steps done
+	// and the total.
+	Progress func(done, total int)
+}
+
+// Step is one requested value's outcome over all passes.
+type Step struct {
+	RequestedNs int64 `json:"requested_ns"`
+	// GrantedNs is what the OS granted: Windows NtSetTimerResolution's
+	// answer (in separate mode, the holder's), Linux the slack read back.
+	GrantedNs int64 `json:"granted_ns"`
+	// CurrentNs is NtQueryTimerResolution's current interval after the
+	// request (Windows; the largest seen over the passes).
+	CurrentNs int64   `json:"current_ns,omitempty"`
+	Reference bool    `json:"reference,omitempty"`
+	Samples   []int64 `json:"overshoot_ns"` // slept - requested sleep, all passes
+	Passes    int     `json:"passes"`
+	// Filled by Analyze.
+	Summary   StepSummary `json:"summary"`
+	Rank      int         `json:"rank"`
+	Interrupt int         `json:"interrupted,omitempty"`
+}
+
+// Run measures every step Repeat times.
+func Run(ctx context.Context, o Options) ([]Step, error) {
+	if len(o.Steps) == 0 {
+		return nil, fmt.Errorf("no steps")
+	}
+	if o.Repeat <= 0 {
+		o.Repeat = 1
+	}
+	if o.Mode == Separate && o.Holder == nil {
+		return nil, fmt.Errorf("separate mode needs a holder process")
+	}
+	steps := make([]Step, len(o.Steps))
+	for i, r := range o.Steps {
+		steps[i] = Step{RequestedNs: r.Nanoseconds(), Reference: i == o.Reference}
+	}
+	stopLoad := startLoad(o.Load)
+	defer stopLoad()
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+	done, total := 0, len(o.Steps)*o.Repeat
+	for pass := 0; pass < o.Repeat; pass++ {
+		order := make([]int, len(o.Steps))
+		for i := range order {
+			order[i] = i
+		}
+		if o.Random {
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		for _, i := range order {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := measureStep(ctx, o, o.Steps[i], &steps[i]); err != nil {
+				return nil, fmt.Errorf("step %s: %w", o.Steps[i], err)
+			}
+			done++
+			if o.Progress != nil {
+				o.Progress(done, total)
+			}
+		}
+	}
+	return steps, nil
+}
+
+func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) error {
+	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread}
+	var res *probe.SleepResult
+	var granted time.Duration
+	if o.Mode == Separate {
+		g, release, err := o.Holder(ctx, r)
+		if err != nil {
+			return err
+		}
+		granted = g
+		if err := wait(ctx, o.Settle); err != nil {
+			release()
+			return err
+		}
+		cur := currentResolution()
+		res, err = probe.Sleep(ctx, po)
+		if rerr := release(); err == nil && rerr != nil {
+			err = fmt.Errorf("release the holder: %w", rerr)
+		}
+		if err != nil {
+			return err
+		}
+		st.CurrentNs = max(st.CurrentNs, cur)
+	} else {
+		var cur int64
+		var err error
+		res, granted, cur, err = inProcessStep(ctx, po, r, o.Settle)
+		if err != nil {
+			return err
+		}
+		st.CurrentNs = max(st.CurrentNs, cur)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	st.GrantedNs = granted.Nanoseconds()
+	d := o.Duration.Nanoseconds()
+	for _, v := range res.Slept {
+		st.Samples = append(st.Samples, v-d)
+	}
+	st.Passes++
+	st.Interrupt += res.Interrupted
+	return nil
+}
+
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// startLoad runs n busy-looping threads until the returned function is
+// called, and raises GOMAXPROCS so the measuring thread still gets a P.
+func startLoad(n int) (stop func()) {
+	if n <= 0 {
+		return func() {}
+	}
+	old := runtime.GOMAXPROCS(0)
+	if want := n + 2; old < want {
+		runtime.GOMAXPROCS(want)
+	}
+	var quit atomic.Bool
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			x := uint64(i + 1)
+			for !quit.Load() {
+				for j := 0; j < 1<<16; j++ { // xorshift: real work the compiler cannot drop
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sink.Add(x)
+		}()
+	}
+	return func() {
+		quit.Store(true)
+		wg.Wait()
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+var sink atomic.Uint64
+
+// Order returns the order steps would be measured in for a pass: useful to
+// show in a dry run and to test that random order is seeded.
+func Order(n int, random bool, seed uint64, passes int) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	var out [][]int
+	for p := 0; p < passes; p++ {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		if random {
+			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		out = append(out, slices.Clone(order))
+	}
+	return out
+}
