@@ -141,17 +141,8 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 		return err
 	}
 	doc.Data = b
-	if o.Out != "" {
-		if err := result.WriteFile(o.Out, doc); err != nil {
-			return err
-		}
-	}
-	if o.JSON {
-		if err := result.Write(o.IO.Out, doc); err != nil {
-			return err
-		}
-	} else {
-		printCompare(o.IO.Out, res)
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printCompare(w, res) }); err != nil {
+		return err
 	}
 	if expect > 0 {
 		p := res.Pairs[expect-1]

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -204,25 +203,11 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		return err
 	}
 	if o.Plot != "" {
-		format, _ := report.PlotFormat(o.Plot)
-		b, err := report.CrossprocPlot(res, format)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.Plot, b, 0o644); err != nil {
-			return fmt.Errorf("write plot: %w", err)
-		}
-	}
-	if o.Out != "" {
-		if err := result.WriteFile(o.Out, doc); err != nil {
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.CrossprocPlot(res, format) }); err != nil {
 			return err
 		}
 	}
-	if o.JSON {
-		return result.Write(o.IO.Out, doc)
-	}
-	printCrossproc(o.IO.Out, res)
-	return nil
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printCrossproc(w, res) })
 }
 
 func printCrossproc(w io.Writer, r *crossproc.Result) {

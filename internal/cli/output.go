@@ -2,7 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 )
 
 // writeJSON writes v as indented JSON, the form every --json output uses.
@@ -10,4 +15,50 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// emitResult is how a measuring command ends: the document goes to the
+// --output file when one was named, then either the JSON to stdout or the
+// human form.
+func emitResult(o *IO, doc *result.Document, outFile string, asJSON bool, human func(io.Writer)) error {
+	if outFile != "" {
+		if err := result.WriteFile(outFile, doc); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return result.Write(o.Out, doc)
+	}
+	human(o.Out)
+	return nil
+}
+
+// writePlot renders a plot in the format its file name asks for (.svg or
+// .png) and writes it.
+func writePlot(path string, render func(format string) ([]byte, error)) error {
+	format, err := report.PlotFormat(path)
+	if err != nil {
+		return Usage(err)
+	}
+	b, err := render(format)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write plot: %w", err)
+	}
+	return nil
+}
+
+// writeFileWith creates path and fills it with f.
+func writeFileWith(path string, f func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return Usagef("cannot write %s: %v", path, err)
+	}
+	if err := f(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return fh.Close()
 }

@@ -160,16 +160,7 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 			return err
 		}
 	}
-	if o.Out != "" {
-		if err := result.WriteFile(o.Out, doc); err != nil {
-			return err
-		}
-	}
-	if o.JSON {
-		return result.Write(o.IO.Out, doc)
-	}
-	printSleep(o.IO.Out, doc, r)
-	return nil
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSleep(w, doc, r) })
 }
 
 func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepOptions) (*result.Document, error) {

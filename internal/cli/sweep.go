@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -275,37 +274,11 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 	}
 	if o.Plot != "" {
-		format, _ := report.PlotFormat(o.Plot)
-		b, err := report.SweepPlot(res, format)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.Plot, b, 0o644); err != nil {
-			return fmt.Errorf("write plot: %w", err)
-		}
-	}
-	if o.Out != "" {
-		if err := result.WriteFile(o.Out, doc); err != nil {
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.SweepPlot(res, format) }); err != nil {
 			return err
 		}
 	}
-	if o.JSON {
-		return result.Write(o.IO.Out, doc)
-	}
-	printSweep(o.IO.Out, res)
-	return nil
-}
-
-func writeFileWith(path string, f func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write %s: %v", path, err)
-	}
-	if err := f(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return fh.Close()
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSweep(w, res) })
 }
 
 func sweepDocument(res *sweep.Result, o *SweepOptions) (*result.Document, error) {

@@ -172,16 +172,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			return err
 		}
 	}
-	if o.Out != "" {
-		if err := result.WriteFile(o.Out, doc); err != nil {
-			return err
-		}
-	}
-	if o.JSON {
-		return result.Write(o.IO.Out, doc)
-	}
-	printWake(o.IO.Out, doc)
-	return nil
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printWake(w, doc) })
 }
 
 func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOptions) (*result.Document, error) {

@@ -200,10 +200,9 @@ func Run(ctx context.Context, c Child, o Options) (*Result, error) {
 	return res, nil
 }
 
-// measure waits Settle, takes the OS-specific readings, then sleeps and
-// times sleeps until the hold ends.
+// measure waits Settle, takes the OS-specific readings, then times sleeps
+// for the length of the hold.
 func measure(ctx context.Context, o Options) (Row, error) {
-	end := time.Now().Add(o.Hold)
 	if o.Settle > 0 {
 		select {
 		case <-ctx.Done():
@@ -213,7 +212,10 @@ func measure(ctx context.Context, o Options) (Row, error) {
 	}
 	var row Row
 	row.CurrentNs, row.TimeGetTimeNs = readings()
-	mctx, cancel := context.WithDeadline(ctx, end)
+	// The sleeps get the hold less the settle time; the readings above
+	// (timeGetTime's step takes up to 100 ms to observe) come on top, so a
+	// short hold still leaves time for sleeps.
+	mctx, cancel := context.WithTimeout(ctx, o.Hold-o.Settle)
 	defer cancel()
 	r, err := probe.Sleep(mctx, probe.SleepOptions{Duration: o.Duration, Samples: 0, Method: o.Method, Thread: o.Thread})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/cpuset"
 )
 
 // ReadNetInfo maps each network device under <root>/sys/class/net to its
@@ -54,7 +56,7 @@ func ReadNetInfo(root string, live bool) *NetInfo {
 			}
 			queue := Queue{Name: qn, SteerCPUs: []int{}}
 			if b, err := os.ReadFile(filepath.Join(dir, "queues", qn, file)); err == nil {
-				if cpus, err := ParseCPUMask(string(b)); err == nil {
+				if cpus, err := cpuset.ParseMask(string(b)); err == nil {
 					queue.SteerCPUs = cpus
 				}
 			}
@@ -134,10 +136,10 @@ func deviceIRQs(root, devLink, ifname, device string, intr *Counters) []IRQInfo 
 		}
 		irqDir := filepath.Join(root, "proc", "irq", r.Name)
 		if b, err := os.ReadFile(filepath.Join(irqDir, "smp_affinity_list")); err == nil {
-			info.Affinity, _ = ParseCPUList(string(b))
+			info.Affinity, _ = cpuset.ParseList(string(b))
 		}
 		if b, err := os.ReadFile(filepath.Join(irqDir, "effective_affinity_list")); err == nil {
-			info.Effective, _ = ParseCPUList(string(b))
+			info.Effective, _ = cpuset.ParseList(string(b))
 		}
 		out = append(out, info)
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/cpuset"
 )
 
 // Counters is one reading of a per-CPU counter file (/proc/interrupts or
@@ -271,90 +273,10 @@ var (
 	reNVMeQueue = regexp.MustCompile(`^(nvme\d+)(q\d+)$`)
 )
 
-// ParseCPUList parses a kernel CPU list such as "0-3,8,10-11".
-func ParseCPUList(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	var out []int
-	if s == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("cpu list %q: %q is not a CPU number", clip(s), lo)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("cpu list %q: bad range %q", clip(s), part)
-			}
-		}
-		if b-a > 1<<16 {
-			return nil, fmt.Errorf("cpu list %q: range %q too large", clip(s), part)
-		}
-		for v := a; v <= b; v++ {
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
-
-// ParseCPUMask parses a kernel hexadecimal CPU mask such as
-// "00000000,0000000f" (32-bit groups, most significant first), as in
-// smp_affinity and rps_cpus.
-func ParseCPUMask(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	groups := strings.Split(s, ",")
-	out := []int{}
-	for gi := len(groups) - 1; gi >= 0; gi-- {
-		g := groups[gi]
-		if g == "" || len(g) > 8 {
-			return nil, fmt.Errorf("cpu mask %q: group %q is not 1-8 hex digits", clip(s), g)
-		}
-		v, err := strconv.ParseUint(g, 16, 32)
-		if err != nil {
-			return nil, fmt.Errorf("cpu mask %q: group %q is not hex", clip(s), g)
-		}
-		base := 32 * (len(groups) - 1 - gi)
-		for b := 0; b < 32; b++ {
-			if v&(1<<b) != 0 {
-				out = append(out, base+b)
-			}
-		}
-	}
-	sortInts(out)
-	return out, nil
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
-
 // FormatCPUList renders CPUs as a kernel CPU list ("0-3,8").
 func FormatCPUList(cpus []int) string {
 	if len(cpus) == 0 {
 		return "-"
 	}
-	var b strings.Builder
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if j > i {
-			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
-		} else {
-			fmt.Fprintf(&b, "%d", cpus[i])
-		}
-		i = j + 1
-	}
-	return b.String()
+	return cpuset.FormatList(cpus)
 }

@@ -207,33 +207,6 @@ func TestSplitQueue(t *testing.T) {
 	}
 }
 
-func TestCPUListsAndMasks(t *testing.T) {
-	l, err := ParseCPUList("0-3,8,10-11\n")
-	if err != nil || !reflect.DeepEqual(l, []int{0, 1, 2, 3, 8, 10, 11}) {
-		t.Fatalf("list %v %v", l, err)
-	}
-	if FormatCPUList(l) != "0-3,8,10-11" {
-		t.Fatalf("format %s", FormatCPUList(l))
-	}
-	m, err := ParseCPUMask("00000001,0000000f\n")
-	if err != nil || !reflect.DeepEqual(m, []int{0, 1, 2, 3, 32}) {
-		t.Fatalf("mask %v %v", m, err)
-	}
-	if m, err := ParseCPUMask("0"); err != nil || len(m) != 0 {
-		t.Fatalf("zero mask %v %v", m, err)
-	}
-	for _, bad := range []string{"3-1", "x", "1-"} {
-		if _, err := ParseCPUList(bad); err == nil {
-			t.Errorf("list %q accepted", bad)
-		}
-	}
-	for _, bad := range []string{"g", "123456789", "1,,2"} {
-		if _, err := ParseCPUMask(bad); err == nil {
-			t.Errorf("mask %q accepted", bad)
-		}
-	}
-}
-
 func TestSumWeightsPercentages(t *testing.T) {
 	a := &Interval{StartNs: 0, EndNs: 1e9, CPUs: []int{0}, Rows: []Row{
 		{Source: "pdh", Name: "% DPC Time", Unit: UnitPercent, PerCPU: Values{10}, Total: 10},

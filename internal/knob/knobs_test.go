@@ -426,30 +426,6 @@ func TestLinuxReadings(t *testing.T) {
 	}
 }
 
-func TestCPUListAndMask(t *testing.T) {
-	for in, want := range map[string]string{"0-3,8": "0-3,8", "3,1,2": "1-3", "0": "0", "5,5,4-6": "4-6", "": ""} {
-		c, err := ParseCPUList(in)
-		if err != nil || FormatCPUList(c) != want {
-			t.Errorf("%q: %v %v", in, FormatCPUList(c), err)
-		}
-	}
-	for _, bad := range []string{"a", "3-1", "-1", "1-", "99999"} {
-		if _, err := ParseCPUList(bad); err == nil {
-			t.Errorf("accepted %q", bad)
-		}
-	}
-	c, _ := ParseCPUMask("00000001,00000003")
-	if FormatCPUList(c) != "0-1,32" {
-		t.Errorf("mask: %v", c)
-	}
-	if m := FormatCPUMask([]int{0, 1, 32}, "00000000,00000000"); m != "00000001,00000003" {
-		t.Errorf("format mask %q", m)
-	}
-	if m := FormatCPUMask([]int{0, 1}, "0"); m != "3" {
-		t.Errorf("format mask %q", m)
-	}
-}
-
 func TestScripts(t *testing.T) {
 	env, _, _, _ := testEnv(t)
 	var changes []Change
@@ -549,22 +525,6 @@ func FuzzParsePathInfos(f *testing.F) {
 		ps, err := ParsePathInfos(b, n)
 		if err == nil && len(ps) != n {
 			t.Fatalf("%d paths for n=%d", len(ps), n)
-		}
-	})
-}
-
-func FuzzParseCPUList(f *testing.F) {
-	for _, s := range []string{"0-3,8", "", "1-", "7,7"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := ParseCPUList(s)
-		if err != nil {
-			return
-		}
-		c2, err := ParseCPUList(FormatCPUList(c))
-		if err != nil || FormatCPUList(c2) != FormatCPUList(c) {
-			t.Fatalf("%q does not round-trip: %v", s, err)
 		}
 	})
 }

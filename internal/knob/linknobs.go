@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/cpuset"
 )
 
 // The Linux knobs: files under /proc and /sys (through the Files backend,
@@ -437,11 +439,11 @@ func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error)
 		}
 		return ex, nil
 	}
-	cpus, err := ParseCPUList(value)
+	cpus, err := cpuset.ParseList(value)
 	if err != nil || len(cpus) == 0 {
 		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
-	ex.Text = []string{fmt.Sprintf("CPUs %s (%d CPUs, mask %s)", FormatCPUList(cpus), len(cpus), FormatCPUMask(cpus, ""))}
+	ex.Text = []string{fmt.Sprintf("CPUs %s (%d CPUs, mask %s)", cpuset.FormatList(cpus), len(cpus), cpuset.FormatMask(cpus, ""))}
 	ex.Data = map[string]any{"cpus": cpus}
 	return ex, nil
 }
@@ -451,19 +453,19 @@ func onlineCPUs(env *Env) []int {
 	if err != nil || s == "" {
 		return nil
 	}
-	c, _ := ParseCPUList(s)
+	c, _ := cpuset.ParseList(s)
 	return c
 }
 
 func checkCPUs(env *Env, value string) ([]int, error) {
-	cpus, err := ParseCPUList(value)
+	cpus, err := cpuset.ParseList(value)
 	if err != nil {
 		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
 	online := onlineCPUs(env)
 	for _, c := range cpus {
 		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, FormatCPUList(online))
+			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
 		}
 	}
 	return cpus, nil
@@ -522,7 +524,7 @@ func (k irqAffinity) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: "irq " + sel.IRQ, Request: value}
 	p.Notes = append(p.Notes, "irqbalance, if running, may move it back")
-	return p, p.add(env, l, FileValue(FormatCPUList(cpus)+"\n"))
+	return p, p.add(env, l, FileValue(cpuset.FormatList(cpus)+"\n"))
 }
 
 // --- rps -----------------------------------------------------------------
@@ -550,7 +552,7 @@ func (rps) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if len(cpus) == 0 {
 		ex.Text = []string{"none: RPS off, packets are processed on the interrupted CPU"}
 	} else {
-		ex.Text = []string{fmt.Sprintf("CPUs %s (mask %s)", FormatCPUList(cpus), FormatCPUMask(cpus, ""))}
+		ex.Text = []string{fmt.Sprintf("CPUs %s (mask %s)", cpuset.FormatList(cpus), cpuset.FormatMask(cpus, ""))}
 	}
 	ex.Data = map[string]any{"cpus": cpus}
 	return ex, nil
@@ -562,13 +564,13 @@ func parseRPS(value string) ([]int, error) {
 	case v == "none" || v == "off":
 		return nil, nil
 	case strings.HasPrefix(v, "0x"):
-		c, err := ParseCPUMask(v)
+		c, err := cpuset.ParseMask(v)
 		if err != nil {
 			return nil, inputf("invalid rps mask %q: %v", value, err)
 		}
 		return c, nil
 	}
-	c, err := ParseCPUList(v)
+	c, err := cpuset.ParseList(v)
 	if err != nil {
 		return nil, inputf("invalid rps value %q: accepted a CPU list (0-3), a mask with 0x (0xf) or none", value)
 	}
@@ -618,12 +620,12 @@ func (k rps) Get(env *Env, sel Selector) (*Reading, error) {
 		if err != nil || v.IsAbsent() {
 			continue
 		}
-		cpus, err := ParseCPUMask(s)
+		cpus, err := cpuset.ParseMask(s)
 		m := "off: packets are processed on the interrupted CPU"
 		if err != nil {
 			m = "unreadable mask " + s
 		} else if len(cpus) > 0 {
-			m = "steered to CPUs " + FormatCPUList(cpus)
+			m = "steered to CPUs " + cpuset.FormatList(cpus)
 		}
 		r.Items = append(r.Items, item(q.iface+" "+q.queue, l, v, m))
 	}
@@ -645,7 +647,7 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	online := onlineCPUs(env)
 	for _, c := range cpus {
 		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, FormatCPUList(online))
+			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
 		}
 	}
 	target := sel.Iface
@@ -662,7 +664,7 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if v.IsAbsent() {
 			continue // kernels without CONFIG_RPS
 		}
-		if err := p.add(env, l, FileValue(FormatCPUMask(cpus, s)+"\n")); err != nil {
+		if err := p.add(env, l, FileValue(cpuset.FormatMask(cpus, s)+"\n")); err != nil {
 			return nil, err
 		}
 	}

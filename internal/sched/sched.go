@@ -7,8 +7,9 @@ package sched
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/cpuset"
 )
 
 // Priority is latlab's portable priority level.
@@ -85,33 +86,17 @@ func HoldDMALatency(us int) (release func(), err error) {
 // ParseCPUList parses a CPU list such as "0,2-3" (the /proc and taskset
 // syntax) and checks each CPU exists on this machine.
 func ParseCPUList(s string, ncpu int) ([]int, error) {
-	var out []int
-	seen := map[int]bool{}
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("empty CPU list: accepted a list like 0,2-3")
 	}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("bad CPU %q in list %q: accepted a list like 0,2-3", part, s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("bad CPU range %q in list %q: accepted a list like 0,2-3", part, s)
-			}
-		}
-		for c := a; c <= b; c++ {
-			if c >= ncpu {
-				return nil, fmt.Errorf("cpu %d does not exist: this machine has CPUs 0-%d", c, ncpu-1)
-			}
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-			}
+	cpus, err := cpuset.ParseList(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cpus {
+		if c >= ncpu {
+			return nil, fmt.Errorf("cpu %d does not exist: this machine has CPUs 0-%d", c, ncpu-1)
 		}
 	}
-	return out, nil
+	return cpus, nil
 }
