@@ -99,6 +99,17 @@ func SummaryTable(w io.Writer, cols ...Column) {
 
 // Table writes a simple table with right-aligned cells after the first.
 func Table(w io.Writer, header []string, rows [][]string) {
+	t := filledTable(w, header, rows)
+	var cfg []table.ColumnConfig
+	for i := 2; i <= len(header); i++ {
+		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight, AlignHeader: text.AlignRight})
+	}
+	t.SetColumnConfigs(cfg)
+	t.Render()
+}
+
+// filledTable is a table with the header and rows added, not yet rendered.
+func filledTable(w io.Writer, header []string, rows [][]string) table.Writer {
 	t := newTable(w)
 	h := table.Row{}
 	for _, s := range header {
@@ -112,12 +123,7 @@ func Table(w io.Writer, header []string, rows [][]string) {
 		}
 		t.AppendRow(row)
 	}
-	var cfg []table.ColumnConfig
-	for i := 2; i <= len(header); i++ {
-		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight, AlignHeader: text.AlignRight})
-	}
-	t.SetColumnConfigs(cfg)
-	t.Render()
+	return t
 }
 
 func newTable(w io.Writer) table.Writer {
