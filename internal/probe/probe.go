@@ -118,10 +118,10 @@ func stopFlag(ctx context.Context) (*atomic.Bool, func() bool) {
 	return &f, stop
 }
 
-// onThread runs fn on a fresh goroutine locked to its OS thread with the
+// OnThread runs fn on a fresh goroutine locked to its OS thread with the
 // thread set up as t asks. The goroutine exits still locked, so the thread
 // (with its changed priority, affinity and slack) is discarded, not reused.
-func onThread(t Thread, fn func(setup ThreadSetup) error) (ThreadSetup, error) {
+func OnThread(t Thread, fn func(setup ThreadSetup) error) (ThreadSetup, error) {
 	type res struct {
 		setup preparedThread
 		err   error

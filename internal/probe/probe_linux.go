@@ -70,11 +70,11 @@ func sleepUntil(ts *unix.Timespec, deadline int64) int {
 
 type linuxWaiter struct{ ts unix.Timespec }
 
-func newWaiter() (waiter, error) { return &linuxWaiter{}, nil }
+func NewWaiter() (Waiter, error) { return &linuxWaiter{}, nil }
 
-func (w *linuxWaiter) waitUntil(deadline int64) int { return sleepUntil(&w.ts, deadline) }
+func (w *linuxWaiter) WaitUntil(deadline int64) int { return sleepUntil(&w.ts, deadline) }
 
-func (w *linuxWaiter) close() {}
+func (w *linuxWaiter) Close() {}
 
 // calibrationGuard sets the thread's timer slack to 1 ns while the overhead
 // is calibrated and returns a function restoring it.

@@ -132,7 +132,7 @@ type winWaiter struct {
 	due           int64
 }
 
-func newWaiter() (waiter, error) {
+func NewWaiter() (Waiter, error) {
 	h, err := createHighResTimer()
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (w *winWaiter) calibrate() {
 	w.refreshed = clock.Now()
 }
 
-func (w *winWaiter) waitUntil(deadline int64) int {
+func (w *winWaiter) WaitUntil(deadline int64) int {
 	if clock.Now()-w.refreshed > int64(time.Second) {
 		w.calibrate()
 	}
@@ -178,6 +178,6 @@ func (w *winWaiter) waitUntil(deadline int64) int {
 	return 0
 }
 
-func (w *winWaiter) close() { windows.CloseHandle(w.h) }
+func (w *winWaiter) Close() { windows.CloseHandle(w.h) }
 
 func calibrationGuard() func() { return func() {} }

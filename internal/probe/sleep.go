@@ -72,7 +72,7 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 	restore := quiet()
 	defer restore()
 
-	setup, err := onThread(o.Thread, func(ThreadSetup) error {
+	setup, err := OnThread(o.Thread, func(ThreadSetup) error {
 		s, err := newSleeper(o.Method)
 		if err != nil {
 			return err

@@ -42,10 +42,13 @@ type WakeResult struct {
 	Elapsed  time.Duration
 }
 
-// waiter sleeps until an absolute clock.Now deadline.
-type waiter interface {
-	waitUntil(deadline int64) (interrupted int)
-	close()
+// Waiter sleeps until an absolute clock.Now deadline with the OS wait the
+// wake probe measures (Linux: raw clock_nanosleep TIMER_ABSTIME; Windows: a
+// high-resolution waitable timer with an absolute due time). Use it from a
+// goroutine locked to its thread, e.g. inside OnThread.
+type Waiter interface {
+	WaitUntil(deadline int64) (interrupted int)
+	Close()
 }
 
 // Wake runs the wake probe: all threads start together and share deadlines.
@@ -95,15 +98,15 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 			th := &res.Threads[i]
 			var once sync.Once
 			signal := func() { once.Do(ready.Done) }
-			setup, err := onThread(t, func(ThreadSetup) error {
-				w, err := newWaiter()
+			setup, err := OnThread(t, func(ThreadSetup) error {
+				w, err := NewWaiter()
 				if err != nil {
 					signal()
 					return err
 				}
-				defer w.close()
+				defer w.Close()
 				if i == 0 {
-					res.Overhead = measureOverhead(1000, func() { w.waitUntil(clock.Now() - 1) }, "wait for a passed deadline")
+					res.Overhead = measureOverhead(1000, func() { w.WaitUntil(clock.Now() - 1) }, "wait for a passed deadline")
 				}
 				lat := make([]int64, loops)
 				signal()
@@ -139,7 +142,7 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 // wakeLoop is the timed loop: wait for next, timestamp, record, advance.
 // Deadlines that passed while the thread was late are skipped and counted,
 // never silently dropped. It does not allocate.
-func wakeLoop(w waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64) {
+func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64) {
 	next := start
 	end := int64(-1)
 	if limit > 0 {
@@ -150,7 +153,7 @@ func wakeLoop(w waiter, start, interval int64, loops int, limit time.Duration, l
 		if stop.Load() {
 			break
 		}
-		interrupted += w.waitUntil(next)
+		interrupted += w.WaitUntil(next)
 		now := clock.Now()
 		if i < 0 {
 			warmup = now - next

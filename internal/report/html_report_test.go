@@ -17,6 +17,8 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>`
@@ -203,5 +205,21 @@ func TestPlotFormat(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("%s: %q %v", in, got, err)
 		}
+	}
+}
+
+func TestRenderGrid(t *testing.T) {
+	p := plot.New()
+	for _, f := range []string{"svg", "png"} {
+		b, err := RenderGrid([][]*plot.Plot{{p, nil}, {p, p}}, 10*vg.Centimeter, 8*vg.Centimeter, f)
+		if err != nil || len(b) < 100 {
+			t.Fatalf("%s: %d bytes, %v", f, len(b), err)
+		}
+	}
+	if _, err := RenderGrid(nil, 1, 1, "svg"); err == nil {
+		t.Fatal("empty grid rendered")
+	}
+	if _, err := RenderGrid([][]*plot.Plot{{p}}, 1, 1, "pdf"); err == nil {
+		t.Fatal("pdf accepted")
 	}
 }

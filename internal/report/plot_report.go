@@ -8,6 +8,9 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotFormat returns "svg" or "png" from a file name, or an error naming
@@ -66,4 +69,37 @@ func nsUnit(maxNs float64) (name string, div float64) {
 		return "µs", 1e3
 	}
 	return "ns", 1
+}
+
+// RenderGrid draws plots in a grid (rows of columns; nil cells stay empty)
+// on one w x h canvas and returns it as SVG or PNG bytes, for panels that
+// belong in one file (a TCP graph's windows and RTT, DPC and ISR CDFs).
+func RenderGrid(plots [][]*plot.Plot, w, h vg.Length, format string) ([]byte, error) {
+	if len(plots) == 0 || len(plots[0]) == 0 {
+		return nil, fmt.Errorf("nothing to plot")
+	}
+	var c vg.CanvasWriterTo
+	switch format {
+	case "svg":
+		c = vgsvg.New(w, h)
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))}
+	default:
+		return nil, fmt.Errorf("plot format %q: accepted svg, png", format)
+	}
+	pad := vg.Millimeter * 3
+	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align(plots, tiles, draw.New(c))
+	for i := range plots {
+		for j := range plots[i] {
+			if plots[i][j] != nil {
+				plots[i][j].Draw(canvases[i][j])
+			}
+		}
+	}
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("render plot: %w", err)
+	}
+	return b.Bytes(), nil
 }
