@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/probe"
 )
 
 // TCPOptions configure a bulk send to a discard or sink server.
@@ -226,25 +227,30 @@ func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duratio
 		prev = &samples[len(samples)-1].TCPState
 		return true
 	}
-	_ = onPacedThread(func(p pacer) {
+	_, err = onPacedThread(defaultThread, func(w probe.Waiter) error {
 		for k := int64(0); !done.Load(); k++ {
 			if len(samples) >= MaxTCPSamples {
 				res.SampleLimitHit = true
-				return
+				return nil
 			}
 			due := start + k*int64(every)
 			if now := clock.Now(); now < due {
-				p.waitUntil(due)
+				w.WaitUntil(due)
 			} else if now-due > int64(every) {
 				// Fell behind (the machine was busy): skip to the present
 				// instead of bursting readings with the same state.
 				k = (now - start) / int64(every)
 			}
 			if !take(clock.Now()) {
-				return
+				return nil
 			}
 		}
+		return nil
 	})
+	if err != nil {
+		res.SampleError = err.Error()
+		return
+	}
 	if res.SampleError == "" && len(samples) < MaxTCPSamples {
 		if take(clock.Now()) {
 			f := samples[len(samples)-1].TCPState

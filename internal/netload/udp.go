@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/probe"
 )
 
 // UDPOptions configure a paced UDP probe run against an echo server.
@@ -257,7 +258,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	}
 	var sendErrs int64
 	var lastSend int64
-	err = onPacedThread(func(p pacer) {
+	_, err = onPacedThread(defaultThread, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
 		for i := int64(0); i < n; i++ {
 			if stop.Load() {
@@ -267,11 +268,11 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 			due := start + int64(float64(i)*period)
 			if clock.Now() < due {
 				if spin > 0 {
-					p.waitUntil(due - spin)
+					w.WaitUntil(due - spin)
 					for clock.Now() < due {
 					}
 				} else {
-					p.waitUntil(due)
+					w.WaitUntil(due)
 				}
 			}
 			t := clock.Now()
@@ -283,6 +284,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 			lastSend = t
 			sent.Store(i + 1)
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
