@@ -73,15 +73,13 @@ retransmissions marked.`,
 }
 
 func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
-	if o.To == "" {
-		return Usagef("--to HOST:PORT is required (a TCP discard or sink server, e.g. latlab net serve)")
-	}
 	size, err := netload.ParseSize(o.Size)
 	if err != nil {
 		return Usagef("invalid --size: %v", err)
 	}
-	if size <= 0 {
-		return Usagef("invalid --size %s: want at least 1 byte, e.g. 10MB", o.Size)
+	to := netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout}
+	if err := to.Validate(); err != nil { // before the output files are created
+		return netErr(err)
 	}
 	if o.Graph != "" {
 		if _, err := report.PlotFormat(o.Graph); err != nil {
@@ -95,7 +93,7 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 			}
 		}
 	}
-	r, err := netload.RunTCP(ctx, netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout})
+	r, err := netload.RunTCP(ctx, to)
 	if err != nil {
 		return netErr(err)
 	}

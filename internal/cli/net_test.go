@@ -74,28 +74,37 @@ func TestNetBadInputExit2(t *testing.T) {
 	if !udp {
 		srv.Echo = "127.0.0.1:7"
 	}
-	cases := [][]string{
-		{"net", "udp"},
-		{"net", "udp", "--to", srv.Echo, "--profile", "quake"},
-		{"net", "udp", "--to", srv.Echo, "--rate", "-5"},
-		{"net", "udp", "--to", srv.Echo, "--size", "10"},
-		{"net", "udp", "--to", srv.Echo, "--dscp", "64"},
-		{"net", "udp", "--to", "nonsense"},
-		{"net", "udp", "--to", srv.Discard, "--count", "3"}, // nothing answers UDP there
-		{"net", "tcp-discard", "--to", srv.Sink, "--size", "0"},
-		{"net", "tcp-discard", "--to", srv.Sink, "--size", "-1MB"},
-		{"net", "tcp-discard", "--to", srv.Sink, "--graph", "x.jpg"},
-		{"net", "tcp-discard", "--to", "127.0.0.1:1"},
-		{"net", "serve", "--echo-port", "-1", "--discard-port", "-1", "--sink-port", "-1"},
-		{"net", "serve", "--listen", "localhost"},
-		{"net", "serve", "--echo-port", "-1", "--sink-port", "-1", "--discard-port", srv.Discard[strings.LastIndexByte(srv.Discard, ':')+1:]},
-		{"net", "rss-experiment", "--share", "2"},
+	// Each case: the arguments, then what the one-line message must name.
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"net", "udp"}, "--to"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--profile", "quake"}, "--profile"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--rate", "-5"}, "--rate"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--rate", "0"}, "--rate"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--size", "10"}, "--size"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--count", "-1"}, "--count"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--dscp", "64"}, "--dscp"},
+		{[]string{"net", "udp", "--to", "nonsense"}, "nonsense"},
+		{[]string{"net", "udp", "--to", srv.Discard, "--count", "3"}, srv.Discard}, // nothing answers UDP there
+		{[]string{"net", "tcp-discard"}, "--to"},
+		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--size", "0"}, "--size"},
+		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--size", "-1MB"}, "--size"},
+		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--sample-every", "50us"}, "--sample-every"},
+		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--graph", "x.jpg"}, "x.jpg"},
+		{[]string{"net", "tcp-discard", "--to", "127.0.0.1:1"}, "127.0.0.1:1"},
+		{[]string{"net", "serve", "--echo-port", "-1", "--discard-port", "-1", "--sink-port", "-1"}, "--echo-port"},
+		{[]string{"net", "serve", "--listen", "localhost"}, "localhost"},
+		{[]string{"net", "serve", "--echo-port", "-1", "--sink-port", "-1", "--discard-port", srv.Discard[strings.LastIndexByte(srv.Discard, ':')+1:]}, "--discard-port"},
+		{[]string{"net", "rss-experiment", "--share", "2"}, "--share"},
+		{[]string{"net", "rss-experiment", "--plot", "x.gif"}, "x.gif"},
 	}
 	for _, c := range cases {
-		code, _, stderr := runCLI(t, c...)
+		code, _, stderr := runCLI(t, c.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "latlab: ") {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", c, code, stderr)
+		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "latlab: ") || !strings.Contains(lines[0], c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line naming %s", c.args, code, stderr, c.want)
 		}
 	}
 }

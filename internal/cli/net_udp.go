@@ -85,43 +85,29 @@ latlab knob set qos-dscp.`,
 	return cmd
 }
 
+// udpOptions applies --rate and --size over the profile's numbers; netload
+// checks them all, with messages naming the flags.
 func (o *NetUDPOptions) udpOptions() (netload.UDPOptions, netload.Profile, error) {
-	if o.To == "" {
-		return netload.UDPOptions{}, netload.Profile{}, Usagef("--to HOST:PORT is required (a UDP echo server, e.g. latlab net serve)")
-	}
 	p, err := netload.LookupProfile(o.Profile)
 	if err != nil {
 		return netload.UDPOptions{}, p, Usagef("invalid --profile: %v", err)
 	}
 	if o.rateSet {
-		if !(o.Rate > 0) {
-			return netload.UDPOptions{}, p, Usagef("invalid --rate %v: want packets per second > 0", o.Rate)
-		}
 		p.RatePPS = o.Rate
 	}
 	if o.sizeSet {
-		if o.Size < netload.HeaderLen || o.Size > netload.MaxDatagram {
-			return netload.UDPOptions{}, p, Usagef("invalid --size %d: accepted %d-%d bytes", o.Size, netload.HeaderLen, netload.MaxDatagram)
-		}
 		p.Size = o.Size
 	}
-	if o.Count < 0 {
-		return netload.UDPOptions{}, p, Usagef("invalid --count %d: want a positive number (or 0 to use --duration)", o.Count)
-	}
-	if o.DSCP < -1 || o.DSCP > 63 {
-		return netload.UDPOptions{}, p, Usagef("invalid --dscp %d: accepted 0-63, or -1 for unmarked", o.DSCP)
-	}
-	uo := netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain}
-	if err := netload.ValidateUDP(uo); err != nil {
-		return uo, p, netErr(err)
-	}
-	return uo, p, nil
+	return netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain}, p, nil
 }
 
 func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	uo, p, err := o.udpOptions()
 	if err != nil {
 		return err
+	}
+	if err := uo.Validate(); err != nil { // before -o is created
+		return netErr(err)
 	}
 	if o.Out != "" {
 		if err := checkWritable(o.Out); err != nil {

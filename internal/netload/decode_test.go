@@ -2,9 +2,11 @@ package netload
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // winTCPInfoV1 lays out a TCP_INFO_v1 as mstcpip.h defines it (x64,
@@ -175,24 +177,60 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+// Each invalid option is an input error whose message names the flag to
+// change.
 func TestValidateUDP(t *testing.T) {
 	ok := UDPOptions{To: "x:1", RatePPS: 128, Size: 256, Duration: 1e9, DSCP: -1}
-	if err := ValidateUDP(ok); err != nil {
+	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, mod := range []func(*UDPOptions){
-		func(o *UDPOptions) { o.RatePPS = -1 },
-		func(o *UDPOptions) { o.RatePPS = math.NaN() },
-		func(o *UDPOptions) { o.Size = 10 },
-		func(o *UDPOptions) { o.Size = 70000 },
-		func(o *UDPOptions) { o.DSCP = 64 },
-		func(o *UDPOptions) { o.Duration = 0 },
-		func(o *UDPOptions) { o.RatePPS = 1e7; o.Duration = 10e9 },
+	for _, c := range []struct {
+		mod  func(*UDPOptions)
+		flag string
+	}{
+		{func(o *UDPOptions) { o.To = "" }, "--to"},
+		{func(o *UDPOptions) { o.RatePPS = -1 }, "--rate"},
+		{func(o *UDPOptions) { o.RatePPS = 0 }, "--rate"},
+		{func(o *UDPOptions) { o.RatePPS = math.NaN() }, "--rate"},
+		{func(o *UDPOptions) { o.RatePPS = 2e7 }, "--rate"},
+		{func(o *UDPOptions) { o.Size = 10 }, "--size"},
+		{func(o *UDPOptions) { o.Size = 70000 }, "--size"},
+		{func(o *UDPOptions) { o.Count = -1 }, "--count"},
+		{func(o *UDPOptions) { o.DSCP = 64 }, "--dscp"},
+		{func(o *UDPOptions) { o.DSCP = -2 }, "--dscp"},
+		{func(o *UDPOptions) { o.Duration = 0 }, "--duration"},
+		{func(o *UDPOptions) { o.RatePPS = 1; o.Duration = 1 }, "--duration"}, // no packet is due within 1 ns
+		{func(o *UDPOptions) { o.RatePPS = 1e7; o.Duration = 10e9 }, "--duration"},
 	} {
 		o := ok
-		mod(&o)
-		if err := ValidateUDP(o); err == nil {
-			t.Errorf("%+v accepted", o)
+		c.mod(&o)
+		err := o.Validate()
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%+v: err %v, want an input error naming %s", o, err, c.flag)
+		}
+	}
+}
+
+func TestValidateTCP(t *testing.T) {
+	ok := TCPOptions{To: "x:1", Size: 1, SampleEvery: time.Millisecond}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mod  func(*TCPOptions)
+		flag string
+	}{
+		{func(o *TCPOptions) { o.To = "" }, "--to"},
+		{func(o *TCPOptions) { o.Size = 0 }, "--size"},
+		{func(o *TCPOptions) { o.Size = -5 }, "--size"},
+		{func(o *TCPOptions) { o.SampleEvery = -1 }, "--sample-every"},
+		{func(o *TCPOptions) { o.SampleEvery = 99 * time.Microsecond }, "--sample-every"},
+	} {
+		o := ok
+		c.mod(&o)
+		err := o.Validate()
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%+v: err %v, want an input error naming %s", o, err, c.flag)
 		}
 	}
 }

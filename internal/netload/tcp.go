@@ -66,15 +66,20 @@ type TCPResult struct {
 	ClockSource    string      `json:"clock_source"`
 }
 
-// ValidateTCP checks options before connecting.
-func ValidateTCP(o TCPOptions) error {
+// Validate checks the options; RunTCP calls it before connecting, and a
+// command may call it first, before creating its output files. It is the
+// only check of the user's numbers; its messages name the flags of
+// latlab net tcp-discard.
+func (o TCPOptions) Validate() error {
 	switch {
+	case o.To == "":
+		return inputErr("--to HOST:PORT is required (a TCP discard or sink server, e.g. latlab net serve)")
 	case o.Size <= 0:
-		return inputErr("invalid size %d: want at least 1 byte, e.g. 10MB", o.Size)
+		return inputErr("invalid --size %d: want at least 1 byte, e.g. 10MB", o.Size)
 	case o.SampleEvery < 0:
-		return inputErr("invalid sampling period %v", o.SampleEvery)
+		return inputErr("invalid --sample-every %v: want 0 (off) or a period of at least 100us", o.SampleEvery)
 	case o.SampleEvery > 0 && o.SampleEvery < 100*time.Microsecond:
-		return inputErr("sampling period %v is too short: at least 100us", o.SampleEvery)
+		return inputErr("invalid --sample-every %v: too short, at least 100us (or 0 = off)", o.SampleEvery)
 	}
 	return nil
 }
@@ -111,7 +116,7 @@ func isTimeout(err error) bool {
 // RunTCP sends Size bytes to a discard or sink server while sampling the
 // socket's TCP state, then half-closes and waits for the peer to close.
 func RunTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
-	if err := ValidateTCP(o); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.Timeout <= 0 {

@@ -82,26 +82,31 @@ const helloSeq = math.MaxUint64
 // SpinMargin is how long before each send the pacing thread wakes to spin.
 const SpinMargin = 100 * time.Microsecond
 
-// ValidateUDP checks options before any socket is opened.
-func ValidateUDP(o UDPOptions) error {
+// Validate checks the options; RunUDP calls it before opening a socket,
+// and a command may call it first, before creating its output files. It is
+// the only check of the user's numbers; its messages name the flags of
+// latlab net udp.
+func (o UDPOptions) Validate() error {
 	switch {
+	case o.To == "":
+		return inputErr("--to HOST:PORT is required (a UDP echo server, e.g. latlab net serve)")
 	case math.IsNaN(o.RatePPS) || o.RatePPS <= 0:
-		return inputErr("invalid rate %v packets/s: want a positive number", o.RatePPS)
+		return inputErr("invalid --rate %v: want packets per second > 0", o.RatePPS)
 	case o.RatePPS > 10_000_000:
-		return inputErr("invalid rate %v packets/s: at most 10000000", o.RatePPS)
+		return inputErr("invalid --rate %v: at most 10000000 packets per second", o.RatePPS)
 	case o.Size < HeaderLen || o.Size > MaxDatagram:
-		return inputErr("invalid size %d bytes: accepted %d (the probe header) to %d", o.Size, HeaderLen, MaxDatagram)
+		return inputErr("invalid --size %d: accepted %d (the probe header) to %d bytes", o.Size, HeaderLen, MaxDatagram)
 	case o.Count < 0:
-		return inputErr("invalid count %d: want a positive number", o.Count)
+		return inputErr("invalid --count %d: want a positive number (or 0 to use --duration)", o.Count)
 	case o.Count == 0 && o.Duration <= 0:
-		return inputErr("give a positive duration or count")
+		return inputErr("give a positive --duration or --count")
 	case o.DSCP < -1 || o.DSCP > 63:
-		return inputErr("invalid DSCP %d: accepted 0-63", o.DSCP)
+		return inputErr("invalid --dscp %d: accepted 0-63, or -1 for unmarked", o.DSCP)
 	}
 	if n := plannedPackets(o); n > MaxPackets {
-		return inputErr("%d packets planned (rate x duration): at most %d per run; shorten the duration", n, MaxPackets)
+		return inputErr("%d packets planned (--rate x --duration): at most %d per run; shorten --duration", n, MaxPackets)
 	} else if n < 1 {
-		return inputErr("the duration is shorter than one packet interval at %v packets/s", o.RatePPS)
+		return inputErr("--duration %v is shorter than one packet interval at %v packets/s", o.Duration, o.RatePPS)
 	}
 	return nil
 }
@@ -180,7 +185,7 @@ func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 // never later because an earlier one was slow: a late sender catches up
 // instead of shifting the schedule) and measures their echoes.
 func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
-	if err := ValidateUDP(o); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if o.Drain <= 0 {
