@@ -86,6 +86,9 @@ func TestNetBadInputExit2(t *testing.T) {
 		{[]string{"net", "udp", "--to", srv.Echo, "--size", "10"}, "--size"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--count", "-1"}, "--count"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--dscp", "64"}, "--dscp"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--cpu", "4096"}, "--cpu"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--priority", "urgent"}, "--priority"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--priority", "realtime", "--rtprio", "0"}, "--rtprio"},
 		{[]string{"net", "udp", "--to", "nonsense"}, "nonsense"},
 		{[]string{"net", "udp", "--to", srv.Discard, "--count", "3"}, srv.Discard}, // nothing answers UDP there
 		{[]string{"net", "tcp-discard"}, "--to"},
@@ -140,8 +143,12 @@ func TestNetUDPResultDocument(t *testing.T) {
 	if dist, err := doc.Distribution(); err != nil || len(dist) != 20 {
 		t.Fatalf("distribution for compare: %d, %v", len(dist), err)
 	}
-	code, stdout, _ = runCLI(t, "net", "udp", "--to", srv.Echo, "--rate", "500", "--size", "100", "--count", "50")
-	if code != 0 || !strings.Contains(stdout, "echoed 50") || !strings.Contains(stdout, "send schedule: p99 error") {
+	if d.Thread.CPU != -1 || d.Thread.Priority != "normal" {
+		t.Fatalf("pacing thread %+v, want normal priority, not pinned", d.Thread)
+	}
+	code, stdout, _ = runCLI(t, "net", "udp", "--to", srv.Echo, "--rate", "500", "--size", "100", "--count", "50", "--cpu", "0")
+	if code != 0 || !strings.Contains(stdout, "echoed 50") || !strings.Contains(stdout, "send schedule: p99 error") ||
+		!strings.Contains(stdout, "pacing thread: priority normal, pinned to CPU 0") {
 		t.Fatalf("human output (exit %d):\n%s", code, stdout)
 	}
 }

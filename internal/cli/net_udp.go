@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -27,6 +29,9 @@ type NetUDPOptions struct {
 	Count    int64
 	DSCP     int
 	Drain    time.Duration
+	Priority string
+	RTPrio   int
+	CPU      int
 	JSON     bool
 	Out      string
 
@@ -58,12 +63,16 @@ the intended send time, the send lag (actual - intended), RFC 3550
 interarrival jitter of the echoed stream, loss, duplicates and reordering
 (RFC 4737: arrived below the next expected sequence number).
 
+--priority, --rtprio and --cpu set up the pacing thread as latlab sleep sets
+up its measuring thread: a late wake-up of that thread is send lag.
+
 --dscp N marks the datagrams (Linux: IP_TOS / IPV6_TCLASS). Windows ignores
 marks set by applications unless a QoS policy allows them: see
 latlab knob set qos-dscp.`,
 		Example: `  latlab net udp --to 127.0.0.1:7
   latlab net udp --to 192.0.2.10:7 --profile voice --duration 60s --dscp 46
-  latlab net udp --to 127.0.0.1:7007 --rate 1000 --size 200 --json -o udp.json`,
+  latlab net udp --to 127.0.0.1:7007 --rate 1000 --size 200 --json -o udp.json
+  latlab net udp --to 192.0.2.10:7 --priority realtime --rtprio 80 --cpu 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -80,6 +89,9 @@ latlab knob set qos-dscp.`,
 	fs.Int64Var(&o.Count, "count", 0, "send exactly this many packets instead of --duration")
 	fs.IntVar(&o.DSCP, "dscp", -1, "DiffServ code point 0-63 to mark packets with (46 = EF); -1 = unmarked")
 	durationFlag(fs, &o.Drain, "drain", time.Second, "how long to wait for echoes after the last send")
+	fs.StringVar(&o.Priority, "priority", "normal", "priority of the pacing thread: normal, high or realtime")
+	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
+	fs.IntVar(&o.CPU, "cpu", -1, "pin the pacing thread to this CPU (-1 = not pinned)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind udp) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	return cmd
@@ -98,7 +110,12 @@ func (o *NetUDPOptions) udpOptions() (netload.UDPOptions, netload.Profile, error
 	if o.sizeSet {
 		p.Size = o.Size
 	}
-	return netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain}, p, nil
+	prio, err := sched.ParsePriority(o.Priority)
+	if err != nil {
+		return netload.UDPOptions{}, p, Usagef("invalid --priority: %v", err)
+	}
+	th := &probe.Thread{Priority: prio, RTPrio: o.RTPrio, CPU: o.CPU}
+	return netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain, Thread: th}, p, nil
 }
 
 func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
@@ -224,6 +241,7 @@ func printUDP(w io.Writer, doc *result.Document) {
 		verdict = "send lag p99 is over 100 µs: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'"
 	}
 	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", fmtNs(d.SendLag.P99), fmtNs(d.SendLag.Max), verdict)
+	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))
 	if d.DSCP != nil {
 		state := "not applied"
 		if d.DSCP.Applied {
@@ -234,4 +252,18 @@ func printUDP(w io.Writer, doc *result.Document) {
 	if d.Interrupted {
 		fmt.Fprintln(w, "interrupted: the counts cover the packets sent until then")
 	}
+}
+
+// threadDesc describes what a pacing thread got.
+func threadDesc(t probe.ThreadSetup) string {
+	s := "priority " + t.Priority
+	if t.RTPrio > 0 {
+		s += fmt.Sprintf(" (rtprio %d)", t.RTPrio)
+	}
+	if t.CPU >= 0 {
+		s += fmt.Sprintf(", pinned to CPU %d", t.CPU)
+	} else {
+		s += ", not pinned"
+	}
+	return s
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
 )
 
 // winTCPInfoV1 lays out a TCP_INFO_v1 as mstcpip.h defines it (x64,
@@ -184,6 +187,11 @@ func TestValidateUDP(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	pinned := ok
+	pinned.Thread = &probe.Thread{CPU: sched.NumCPU() - 1, Priority: sched.Realtime, RTPrio: 99}
+	if err := pinned.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		mod  func(*UDPOptions)
 		flag string
@@ -201,6 +209,10 @@ func TestValidateUDP(t *testing.T) {
 		{func(o *UDPOptions) { o.Duration = 0 }, "--duration"},
 		{func(o *UDPOptions) { o.RatePPS = 1; o.Duration = 1 }, "--duration"}, // no packet is due within 1 ns
 		{func(o *UDPOptions) { o.RatePPS = 1e7; o.Duration = 10e9 }, "--duration"},
+		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: sched.NumCPU()} }, "--cpu"},
+		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: -2} }, "--cpu"},
+		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: -1, Priority: sched.Realtime} }, "--rtprio"},
+		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: -1, Priority: sched.Realtime, RTPrio: 100} }, "--rtprio"},
 	} {
 		o := ok
 		c.mod(&o)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
 )
 
 // needUDP skips UDP tests where Go cannot open a UDP socket: under Wine,
@@ -87,6 +90,27 @@ func TestUDPGameProfileLoopback(t *testing.T) {
 		if l < 0 {
 			t.Fatalf("packet %d sent %dns before its schedule", i, -l)
 		}
+	}
+	if r.Thread.CPU != -1 || r.Thread.Priority != "normal" {
+		t.Fatalf("default pacing thread %+v, want normal priority, not pinned", r.Thread)
+	}
+}
+
+// The pacing thread is set up as asked and the result says how.
+func TestUDPPinnedPacingThread(t *testing.T) {
+	needUDP(t)
+	echo, _, _, _ := startServer(t, true)
+	cpu := sched.NumCPU() - 1
+	r, err := RunUDP(context.Background(), UDPOptions{To: echo, RatePPS: 1000, Size: 64, Count: 20, DSCP: -1,
+		Thread: &probe.Thread{CPU: cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent != 20 || r.Received != 20 {
+		t.Fatalf("sent %d received %d", r.Sent, r.Received)
+	}
+	if r.Thread.CPU != cpu || r.Thread.Priority != "normal" {
+		t.Fatalf("thread %+v, want pinned to CPU %d", r.Thread, cpu)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
 )
 
 // UDPOptions configure a paced UDP probe run against an echo server.
@@ -30,6 +31,10 @@ type UDPOptions struct {
 	HelloTimeout time.Duration
 	// OnStart, when set, is called once the peer answered, before sending.
 	OnStart func()
+	// Thread sets up the pacing thread: priority and CPU (nil: normal
+	// priority, not pinned). Its timer resolution is netload's choice
+	// unless set.
+	Thread *probe.Thread
 }
 
 // MaxPackets bounds one run's packet count: the per-packet records it keeps
@@ -67,7 +72,9 @@ type UDPResult struct {
 	Interrupted   bool   `json:"interrupted"`
 	DSCP          *DSCP  `json:"dscp,omitempty"`
 	PacerMethod   string `json:"pacer_method"`
-	ClockSource   string `json:"clock_source"`
+	// Thread is what the pacing thread got: priority, CPU, timer slack.
+	Thread      probe.ThreadSetup `json:"thread"`
+	ClockSource string            `json:"clock_source"`
 }
 
 // DSCP reports what marking was asked for and what the socket got.
@@ -102,6 +109,14 @@ func (o UDPOptions) Validate() error {
 		return inputErr("give a positive --duration or --count")
 	case o.DSCP < -1 || o.DSCP > 63:
 		return inputErr("invalid --dscp %d: accepted 0-63, or -1 for unmarked", o.DSCP)
+	}
+	if t := o.Thread; t != nil {
+		if t.CPU < -1 || t.CPU >= sched.NumCPU() {
+			return inputErr("invalid --cpu %d: this machine has CPUs 0-%d (-1 = not pinned)", t.CPU, sched.NumCPU()-1)
+		}
+		if t.Priority == sched.Realtime && (t.RTPrio < sched.MinRTPrio || t.RTPrio > sched.MaxRTPrio) {
+			return inputErr("invalid --rtprio %d: accepted %d-%d", t.RTPrio, sched.MinRTPrio, sched.MaxRTPrio)
+		}
 	}
 	if n := plannedPackets(o); n > MaxPackets {
 		return inputErr("%d packets planned (--rate x --duration): at most %d per run; shorten --duration", n, MaxPackets)
@@ -263,7 +278,11 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	}
 	var sendErrs int64
 	var lastSend int64
-	_, err = onPacedThread(defaultThread, func(w probe.Waiter) error {
+	th := defaultThread
+	if o.Thread != nil {
+		th = *o.Thread
+	}
+	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
 		for i := int64(0); i < n; i++ {
 			if stop.Load() {

@@ -1,0 +1,36 @@
+package netload
+
+import (
+	"context"
+	"testing"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// A normal pacing thread asks for 1 ns of timer slack, which the kernel
+// grants; a realtime one gets SCHED_FIFO at the asked priority, and the
+// kernel gives SCHED_FIFO threads no slack at all.
+func TestUDPPacingThreadLinux(t *testing.T) {
+	echo, _, _, _ := startServer(t, true)
+	run := func(th *probe.Thread) *UDPResult {
+		t.Helper()
+		r, err := RunUDP(context.Background(), UDPOptions{To: echo, RatePPS: 1000, Size: 64, Count: 20, DSCP: -1, Thread: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Sent != 20 || r.Received != 20 {
+			t.Fatalf("sent %d received %d", r.Sent, r.Received)
+		}
+		return r
+	}
+	if r := run(nil); r.Thread.GrantedNs != 1 || r.Thread.Priority != "normal" {
+		t.Fatalf("default thread %+v, want 1 ns slack granted", r.Thread)
+	}
+	testutil.NeedRoot(t)
+	r := run(&probe.Thread{CPU: 0, Priority: sched.Realtime, RTPrio: 10})
+	if r.Thread.Priority != "realtime" || r.Thread.RTPrio != 10 || r.Thread.CPU != 0 || r.Thread.GrantedNs != 0 {
+		t.Fatalf("thread %+v, want realtime 10 on CPU 0 without slack", r.Thread)
+	}
+}
