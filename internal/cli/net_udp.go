@@ -234,11 +234,14 @@ func printUDP(w io.Writer, doc *result.Document) {
 	)
 	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")
 	verdict := "the generator held its schedule"
+	if d.BurstEveryNs > 0 {
+		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", fmtNs(d.BurstEveryNs))
+	}
 	switch {
 	case d.SendLag.P99 >= 1_000_000:
 		verdict = "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
-	case d.SendLag.P99 >= 100_000:
-		verdict = "send lag p99 is over 100 µs: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'"
+	case d.SendLag.P99 >= 100_000+d.BurstEveryNs:
+		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", fmtNs(100_000+d.BurstEveryNs))
 	}
 	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", fmtNs(d.SendLag.P99), fmtNs(d.SendLag.Max), verdict)
 	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))

@@ -94,6 +94,9 @@ func TestUDPGameProfileLoopback(t *testing.T) {
 	if r.Thread.CPU != -1 || r.Thread.Priority != "normal" {
 		t.Fatalf("default pacing thread %+v, want normal priority, not pinned", r.Thread)
 	}
+	if r.BurstEveryNs != 0 || !strings.Contains(r.PacerMethod, "spinning") {
+		t.Fatalf("game rate paced as %q (burst every %d ns), want a wake-up and spin per packet", r.PacerMethod, r.BurstEveryNs)
+	}
 }
 
 // The pacing thread is set up as asked and the result says how.
@@ -210,4 +213,23 @@ func TestListenPortInUse(t *testing.T) {
 		t.Fatalf("err = %v, want input error", err)
 	}
 	t.Log(err)
+}
+
+// Above 10,000 packets/s the sender paces in bursts; every packet still
+// goes out, never before its time, and the result says it paced so.
+func TestUDPBurstPacingLoopback(t *testing.T) {
+	needUDP(t)
+	echo, _, _, _ := startServer(t, true)
+	r, err := RunUDP(context.Background(), UDPOptions{To: echo, RatePPS: 20_000, Size: 64, Count: 400, DSCP: -1, Drain: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent != 400 || len(r.SendLag) != 400 || r.BurstEveryNs != int64(SpinMargin) || !strings.Contains(r.PacerMethod, "at most once per") {
+		t.Fatalf("sent %d, lags %d, burst every %d, method %q", r.Sent, len(r.SendLag), r.BurstEveryNs, r.PacerMethod)
+	}
+	for i, l := range r.SendLag {
+		if l < 0 {
+			t.Fatalf("packet %d sent %dns before its schedule", i, -l)
+		}
+	}
 }

@@ -72,6 +72,10 @@ type UDPResult struct {
 	Interrupted   bool   `json:"interrupted"`
 	DSCP          *DSCP  `json:"dscp,omitempty"`
 	PacerMethod   string `json:"pacer_method"`
+	// BurstEveryNs is set when the period is below SpinMargin: the thread
+	// wakes at most this often and sends every packet due, so send lags up
+	// to it are by design.
+	BurstEveryNs int64 `json:"burst_every_ns,omitempty"`
 	// Thread is what the pacing thread got: priority, CPU, timer slack.
 	Thread      probe.ThreadSetup `json:"thread"`
 	ClockSource string            `json:"clock_source"`
@@ -86,8 +90,34 @@ type DSCP struct {
 
 const helloSeq = math.MaxUint64
 
-// SpinMargin is how long before each send the pacing thread wakes to spin.
+// SpinMargin is how long before each send the pacing thread wakes to spin
+// at low rates, and at high rates the shortest time between two wake-ups.
 const SpinMargin = 100 * time.Microsecond
+
+// paceMode is how the pacing thread waits for a packet's send time.
+type paceMode int
+
+const (
+	paceSpin  paceMode = iota // wake SpinMargin early, spin to the send time
+	paceSleep                 // wake at each send time
+	paceBurst                 // wake at most once per SpinMargin, send every packet due
+)
+
+// paceModeFor picks the mode for a send period (ns). Spinning costs ~1% of
+// a CPU at game rates but would be most of it when the margin is a large
+// part of the period. Below the margin, a wake-up per packet would raise a
+// timer interrupt per packet (89,286/s for the bulk profile); waking once
+// per margin and sending what is due keeps every packet within a margin of
+// its time, and each packet's lag is still measured against its own time.
+func paceModeFor(period float64) paceMode {
+	switch {
+	case period >= 8*float64(SpinMargin):
+		return paceSpin
+	case period >= float64(SpinMargin):
+		return paceSleep
+	}
+	return paceBurst
+}
 
 // Validate checks the options; RunUDP calls it before opening a socket,
 // and a command may call it first, before creating its output files. It is
@@ -216,8 +246,13 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	defer c.Close()
 	res := &UDPResult{Peer: c.RemoteAddr().String(), Local: c.LocalAddr().String(), RatePPS: o.RatePPS, Size: o.Size,
 		PacerMethod: PacerMethod(), ClockSource: clock.Source()}
-	if 1e9/o.RatePPS >= 8*float64(SpinMargin) {
+	mode := paceModeFor(1e9 / o.RatePPS)
+	switch mode {
+	case paceSpin:
 		res.PacerMethod += fmt.Sprintf(", waking %s early and spinning to the send time", SpinMargin)
+	case paceBurst:
+		res.PacerMethod += fmt.Sprintf(", waking at most once per %s and sending every packet due", SpinMargin)
+		res.BurstEveryNs = int64(SpinMargin)
 	}
 	if o.DSCP >= 0 {
 		res.DSCP = setDSCP(c, o.DSCP)
@@ -268,14 +303,6 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 		}
 	}()
 
-	// The pacing thread wakes a little early and spins the rest of the
-	// way: a wake-up is late by tens of µs on a busy machine, and spinning
-	// SpinMargin per packet costs ~1% of a CPU at game rates. At rates
-	// where the margin is a large part of the period, it just sleeps.
-	spin := int64(SpinMargin)
-	if period < 8*float64(SpinMargin) {
-		spin = 0
-	}
 	var sendErrs int64
 	var lastSend int64
 	th := defaultThread
@@ -284,22 +311,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	}
 	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
-		for i := int64(0); i < n; i++ {
-			if stop.Load() {
-				res.Interrupted = true
-				break
-			}
-			due := start + int64(float64(i)*period)
-			if clock.Now() < due {
-				if spin > 0 {
-					w.WaitUntil(due - spin)
-					for clock.Now() < due {
-					}
-				} else {
-					w.WaitUntil(due)
-				}
-			}
-			t := clock.Now()
+		res.Interrupted = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64) {
 			putHeader(buf, header{Run: run, Seq: uint64(i), Intended: due, Sent: t})
 			if _, err := c.Write(buf); err != nil {
 				sendErrs++
@@ -307,7 +319,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 			lag[i] = t - due
 			lastSend = t
 			sent.Store(i + 1)
-		}
+		})
 		return nil
 	})
 	if err != nil {
@@ -338,6 +350,35 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	res.JitterNs = tr.jitter
 	res.RTT, res.FromIntended = tr.rtt, tr.intended
 	return res, nil
+}
+
+// pace keeps the send schedule: packet i (0..n-1) is due at start +
+// i*period on now's timeline, and send(i, due, t) sends it at t, never
+// before due. A late packet is sent at once; the schedule does not shift.
+// It returns true when stop ended the run early.
+func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64)) bool {
+	var lastWake int64
+	for i := int64(0); i < n; i++ {
+		if stop.Load() {
+			return true
+		}
+		due := start + int64(float64(i)*period)
+		if now() < due {
+			switch mode {
+			case paceSpin:
+				w.WaitUntil(due - int64(SpinMargin))
+				for now() < due {
+				}
+			case paceSleep:
+				w.WaitUntil(due)
+			case paceBurst:
+				w.WaitUntil(max(due, lastWake+int64(SpinMargin)))
+				lastWake = now()
+			}
+		}
+		send(i, due, now())
+	}
+	return false
 }
 
 // AchievedRatePPS is the send rate actually reached.

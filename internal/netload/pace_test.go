@@ -1,0 +1,110 @@
+package netload
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeTime is a clock and a Waiter on a simulated timeline: a wait ends
+// wakeLate after its deadline, each clock reading costs readCost.
+type fakeTime struct {
+	t, wakeLate, readCost int64
+	waits                 []int64 // when each wait ended
+}
+
+func (f *fakeTime) now() int64 { f.t += f.readCost; return f.t }
+
+func (f *fakeTime) WaitUntil(d int64) int {
+	if d > f.t {
+		f.t = d
+	}
+	f.t += f.wakeLate
+	f.waits = append(f.waits, f.t)
+	return 0
+}
+
+func (f *fakeTime) Close() {}
+
+func TestPaceModeFor(t *testing.T) {
+	bulk := profiles["bulk"]
+	for _, c := range []struct {
+		pps  float64
+		want paceMode
+	}{
+		{profiles["game"].RatePPS, paceSpin}, {profiles["voice"].RatePPS, paceSpin},
+		{1250, paceSpin}, {1251, paceSleep}, {10_000, paceSleep}, {10_001, paceBurst}, {bulk.RatePPS, paceBurst},
+	} {
+		if got := paceModeFor(1e9 / c.pps); got != c.want {
+			t.Errorf("%v packets/s: mode %d, want %d", c.pps, got, c.want)
+		}
+	}
+}
+
+// Every mode sends each packet once, in order, never before its time; at
+// the bulk rate the thread wakes at most once per SpinMargin instead of
+// once per packet, and each packet's lag is against its own time.
+func TestPaceSchedule(t *testing.T) {
+	margin := int64(SpinMargin)
+	for _, c := range []struct {
+		name     string
+		mode     paceMode
+		period   float64
+		n        int64
+		wakeLate int64
+		maxLag   int64 // bound on every packet's send lag
+		maxWaits int   // bound on the number of wake-ups
+	}{
+		// Spinning absorbs a wake-up up to the margin late: lag is only
+		// the clock readings.
+		{"spin", paceSpin, 7_812_500, 100, 50_000, 100, 100},
+		{"sleep", paceSleep, 500_000, 100, 20_000, 20_000 + 100, 100},
+		// 10,000 packets at the bulk period span 112 ms: at most one wake
+		// per 100 µs, i.e. 1,120, against 10,000 when waking per packet.
+		{"burst", paceBurst, 1e9 / profiles["bulk"].RatePPS, 10_000, 20_000, margin + 20_000 + 1000, 1121},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeTime{t: 0, wakeLate: c.wakeLate, readCost: 10}
+			start := int64(time.Millisecond)
+			var next int64
+			var worst int64
+			var stop atomic.Bool
+			interrupted := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64) {
+				if i != next {
+					t.Fatalf("packet %d sent, want %d", i, next)
+				}
+				next++
+				if want := start + int64(float64(i)*c.period); due != want {
+					t.Fatalf("packet %d due %d, want %d", i, due, want)
+				}
+				if at < due {
+					t.Fatalf("packet %d sent %d ns early", i, due-at)
+				}
+				worst = max(worst, at-due)
+				f.t += 500 // the send itself
+			})
+			if interrupted || next != c.n {
+				t.Fatalf("sent %d of %d, interrupted %v", next, c.n, interrupted)
+			}
+			if worst > c.maxLag {
+				t.Fatalf("worst send lag %d ns, want <= %d", worst, c.maxLag)
+			}
+			if len(f.waits) > c.maxWaits {
+				t.Fatalf("%d wake-ups, want <= %d", len(f.waits), c.maxWaits)
+			}
+			if c.mode == paceBurst {
+				for k := 1; k < len(f.waits); k++ {
+					if gap := f.waits[k] - f.waits[k-1]; gap < margin {
+						t.Fatalf("wake-ups %d and %d are %d ns apart, want >= %d", k-1, k, gap, margin)
+					}
+				}
+			}
+		})
+	}
+	var stop atomic.Bool
+	stop.Store(true)
+	f := &fakeTime{}
+	if !pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64) { t.Fatal("sent after stop") }) {
+		t.Fatal("a stopped run is not reported as interrupted")
+	}
+}
