@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/result"
@@ -51,6 +52,30 @@ func TestIRQWatchFixtureRoot(t *testing.T) {
 	}
 	if d.Network.Iface("lo") == nil || !d.Network.Iface("lo").Virtual {
 		t.Fatalf("network %+v", d.Network)
+	}
+	if d.Total.StartNs != d.Intervals[0].StartNs || d.Total.EndNs != d.Intervals[len(d.Intervals)-1].EndNs {
+		t.Fatalf("total %d..%d does not span the intervals", d.Total.StartNs, d.Total.EndNs)
+	}
+
+	// Past the bound only the running total is stored, spanning the watch.
+	defer func(n int) { maxStoredIntervals = n }(maxStoredIntervals)
+	maxStoredIntervals = 0 // the watch always reads at least one interval
+	code, stdout, stderr = runCLI(t, "--root", root, "irq", "watch", "--interval", "10ms", "--duration", "100ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if doc, err = result.Read(strings.NewReader(stdout)); err != nil {
+		t.Fatal(err)
+	}
+	d = IRQWatchData{}
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Intervals) != 0 || len(doc.Notes) == 0 || !strings.Contains(strings.Join(doc.Notes, "\n"), "only the total is stored") {
+		t.Fatalf("%d intervals stored, notes %q", len(d.Intervals), doc.Notes)
+	}
+	if len(d.Total.CPUs) != 16 || d.Total.EndNs-d.Total.StartNs < int64(100*time.Millisecond) {
+		t.Fatalf("total %+v", d.Total)
 	}
 }
 

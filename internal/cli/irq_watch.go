@@ -99,9 +99,14 @@ type IRQWatchData struct {
 	Command    []string        `json:"command,omitempty"`
 	ExitStatus *int            `json:"exit_status,omitempty"`
 	Total      *irq.Interval   `json:"total"`
-	Intervals  []*irq.Interval `json:"intervals,omitempty"` // omitted above 600
+	Intervals  []*irq.Interval `json:"intervals,omitempty"` // omitted above maxStoredIntervals
 	Network    *irq.NetInfo    `json:"network"`
 }
+
+// maxStoredIntervals bounds the intervals a document holds (10 minutes at
+// the default 1 s); a longer watch stores only the total. A variable so a
+// test can exceed it quickly.
+var maxStoredIntervals = 600
 
 func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	if o.Plot != "" {
@@ -150,6 +155,9 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	}
 	tick := time.NewTicker(o.Interval)
 	defer tick.Stop()
+	// The total is a running sum; the intervals themselves are kept only
+	// while the document can hold them all.
+	var acc irq.Accumulator
 	var ivs []*irq.Interval
 	var waitErr error
 	finished, childDone := false, false
@@ -168,7 +176,12 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 		if err != nil {
 			return fmt.Errorf("irq watch: %w", err)
 		}
-		ivs = append(ivs, iv)
+		acc.Add(iv)
+		if acc.Len() <= maxStoredIntervals {
+			ivs = append(ivs, iv)
+		} else {
+			ivs = nil
+		}
 		if !o.Quiet && !o.During {
 			printIRQLine(human, time.Since(start), iv)
 		}
@@ -183,11 +196,8 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 			waitErr = <-done
 		}
 	}
-	total := irq.Sum(ivs)
-	data := &IRQWatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: w.Network()}
-	if len(ivs) <= 600 {
-		data.Intervals = ivs
-	}
+	total := acc.Total()
+	data := &IRQWatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: w.Network(), Intervals: ivs}
 	if child != nil {
 		code := 0
 		var ee *exec.ExitError
@@ -200,8 +210,8 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	doc.Settings = o.settings
 	doc.Measurement = &result.Measurement{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(),
 		ElapsedNs: total.EndNs - total.StartNs, ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
-	if len(ivs) > 600 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%d intervals: only the total is stored", len(ivs)))
+	if acc.Len() > maxStoredIntervals {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%d intervals: only the total is stored", acc.Len()))
 	}
 	b, err := json.Marshal(data)
 	if err != nil {

@@ -196,76 +196,101 @@ func nanValues(n int) Values {
 	return v
 }
 
-// Sum adds intervals up: counts are summed, percentages averaged weighted
-// by interval length. Rows are matched by source and name; CPUs are the
-// union.
-func Sum(ivs []*Interval) *Interval {
-	if len(ivs) == 0 {
-		return &Interval{}
+// Accumulator keeps the running sum of a series of intervals, so a long
+// watch need not keep them all: counts are summed, percentages averaged
+// weighted by interval length. Rows are matched by source and name; CPUs
+// are the union of those seen.
+type Accumulator struct {
+	n          int
+	start, end int64
+	cpus       map[int]bool
+	order      []string
+	rows       map[string]*rowSum
+}
+
+type rowSum struct {
+	row    Row             // the row as first seen; PerCPU and Total unused
+	sum    map[int]float64 // per CPU: counts, or percentages x seconds
+	weight map[int]float64 // per CPU: seconds (percentages)
+	total  float64
+	wtotal float64
+}
+
+// Add adds one interval.
+func (a *Accumulator) Add(iv *Interval) {
+	if a.rows == nil {
+		a.cpus, a.rows = map[int]bool{}, map[string]*rowSum{}
+		a.start = iv.StartNs
 	}
-	var lists [][]int
-	for _, iv := range ivs {
-		lists = append(lists, iv.CPUs)
+	a.n++
+	a.end = iv.EndNs
+	for _, c := range iv.CPUs {
+		a.cpus[c] = true
 	}
-	cpus := unionCPUs(lists...)
-	idx := cpuIndex(cpus)
-	out := &Interval{StartNs: ivs[0].StartNs, EndNs: ivs[len(ivs)-1].EndNs, CPUs: cpus}
-	type acc struct {
-		row    Row
-		weight []float64
-		wtotal float64
-	}
-	var order []string
-	accs := map[string]*acc{}
-	for _, iv := range ivs {
-		w := iv.Seconds()
-		for _, r := range iv.Rows {
-			key := r.Source + "\x00" + r.Name
-			a := accs[key]
-			if a == nil {
-				a = &acc{row: r, weight: make([]float64, len(cpus))}
-				a.row.PerCPU = nanValues(len(cpus))
-				a.row.Total = 0
-				accs[key] = a
-				order = append(order, key)
-			}
-			for i, c := range iv.CPUs {
-				v := r.PerCPU[i]
-				if math.IsNaN(v) {
-					continue
-				}
-				k := idx[c]
-				if math.IsNaN(a.row.PerCPU[k]) {
-					a.row.PerCPU[k] = 0
-				}
-				if r.Unit == UnitPercent {
-					a.row.PerCPU[k] += v * w
-					a.weight[k] += w
-				} else {
-					a.row.PerCPU[k] += v
-				}
+	w := iv.Seconds()
+	for _, r := range iv.Rows {
+		key := r.Source + "\x00" + r.Name
+		s := a.rows[key]
+		if s == nil {
+			s = &rowSum{row: r, sum: map[int]float64{}, weight: map[int]float64{}}
+			a.rows[key] = s
+			a.order = append(a.order, key)
+		}
+		for i, c := range iv.CPUs {
+			v := r.PerCPU[i]
+			if math.IsNaN(v) {
+				continue
 			}
 			if r.Unit == UnitPercent {
-				a.row.Total += r.Total * w
-				a.wtotal += w
+				s.sum[c] += v * w
+				s.weight[c] += w
 			} else {
-				a.row.Total += r.Total
+				s.sum[c] += v
 			}
+		}
+		if r.Unit == UnitPercent {
+			s.total += r.Total * w
+			s.wtotal += w
+		} else {
+			s.total += r.Total
 		}
 	}
-	for _, key := range order {
-		a := accs[key]
-		if a.row.Unit == UnitPercent {
-			for k := range a.row.PerCPU {
-				if a.weight[k] > 0 {
-					a.row.PerCPU[k] /= a.weight[k]
-				}
+}
+
+// Len is the number of intervals added.
+func (a *Accumulator) Len() int { return a.n }
+
+// Total returns the sum so far as one interval; a CPU a row never had a
+// value for is NaN in that row.
+func (a *Accumulator) Total() *Interval {
+	if a.n == 0 {
+		return &Interval{}
+	}
+	cpus := make([]int, 0, len(a.cpus))
+	for c := range a.cpus {
+		cpus = append(cpus, c)
+	}
+	sort.Ints(cpus)
+	out := &Interval{StartNs: a.start, EndNs: a.end, CPUs: cpus, Rows: make([]Row, 0, len(a.order))}
+	for _, key := range a.order {
+		s := a.rows[key]
+		r := s.row
+		r.PerCPU = nanValues(len(cpus))
+		for k, c := range cpus {
+			v, ok := s.sum[c]
+			if !ok {
+				continue
 			}
-			if a.wtotal > 0 {
-				a.row.Total /= a.wtotal
+			if r.Unit == UnitPercent && s.weight[c] > 0 {
+				v /= s.weight[c]
 			}
+			r.PerCPU[k] = v
 		}
-		out.Rows = append(out.Rows, a.row)
+		r.Total = s.total
+		if r.Unit == UnitPercent && s.wtotal > 0 {
+			r.Total /= s.wtotal
+		}
+		out.Rows = append(out.Rows, r)
 	}
 	return out
 }

@@ -207,22 +207,37 @@ func TestSplitQueue(t *testing.T) {
 	}
 }
 
-func TestSumWeightsPercentages(t *testing.T) {
+func TestAccumulatorWeightsPercentages(t *testing.T) {
 	a := &Interval{StartNs: 0, EndNs: 1e9, CPUs: []int{0}, Rows: []Row{
 		{Source: "pdh", Name: "% DPC Time", Unit: UnitPercent, PerCPU: Values{10}, Total: 10},
 		{Source: "pdh", Name: "DPCs Queued/sec", Unit: UnitCount, Role: RoleDPC, PerCPU: Values{100}, Total: 100}}}
 	b := &Interval{StartNs: 1e9, EndNs: 4e9, CPUs: []int{0, 1}, Rows: []Row{
 		{Source: "pdh", Name: "% DPC Time", Unit: UnitPercent, PerCPU: Values{2, 4}, Total: 3},
 		{Source: "pdh", Name: "DPCs Queued/sec", Unit: UnitCount, Role: RoleDPC, PerCPU: Values{50, 60}, Total: 110}}}
-	s := Sum([]*Interval{a, b})
-	if !reflect.DeepEqual(s.CPUs, []int{0, 1}) || s.Seconds() != 4 {
+	var acc Accumulator
+	if e := acc.Total(); acc.Len() != 0 || len(e.Rows) != 0 || len(e.CPUs) != 0 {
+		t.Fatalf("empty accumulator: %+v", e)
+	}
+	acc.Add(a)
+	acc.Add(b)
+	s := acc.Total()
+	if acc.Len() != 2 || !reflect.DeepEqual(s.CPUs, []int{0, 1}) || s.Seconds() != 4 || len(s.Rows) != 2 {
 		t.Fatalf("cpus %v seconds %v", s.CPUs, s.Seconds())
 	}
 	if s.Rows[0].PerCPU[0] != (10*1+2*3)/4.0 || s.Rows[0].PerCPU[1] != 4 {
 		t.Fatalf("percent %v", s.Rows[0].PerCPU)
 	}
-	if s.Rows[1].PerCPU[0] != 150 || s.Rows[1].Total != 210 {
+	if s.Rows[1].PerCPU[0] != 150 || s.Rows[1].PerCPU[1] != 60 || s.Rows[1].Total != 210 || s.Rows[1].Role != RoleDPC {
 		t.Fatalf("counts %+v", s.Rows[1])
+	}
+	if s.Rows[0].Total != (10*1+3*3)/4.0 {
+		t.Fatalf("percent total %v", s.Rows[0].Total)
+	}
+	// A CPU no interval had a value for stays NaN, not 0.
+	acc.Add(&Interval{StartNs: 4e9, EndNs: 5e9, CPUs: []int{0, 1, 2}, Rows: []Row{
+		{Source: "pdh", Name: "DPCs Queued/sec", Unit: UnitCount, Role: RoleDPC, PerCPU: Values{1, 1, math.NaN()}, Total: 2}}})
+	if s := acc.Total(); !reflect.DeepEqual(s.CPUs, []int{0, 1, 2}) || !math.IsNaN(s.Rows[1].PerCPU[2]) || !math.IsNaN(s.Rows[0].PerCPU[2]) || s.Rows[1].PerCPU[1] != 61 || s.EndNs != 5e9 {
+		t.Fatalf("after a third interval: %+v", s)
 	}
 	if w, role := s.NetWork(); role != RoleDPC || w[1] != 60 {
 		t.Fatalf("dpc work %v %s", w, role)
