@@ -127,7 +127,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 			return Usagef("command %q not found", o.Command[0])
 		}
 	}
-	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root, Live: o.IO.Root == "/" || o.IO.Root == ""})
+	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root})
 	if err != nil {
 		return fmt.Errorf("irq watch: %w", err)
 	}
@@ -290,20 +290,7 @@ func PrintIRQTotal(w io.Writer, iv *irq.Interval, all bool) {
 	}
 	hdr = append(hdr, "total", "per s")
 	var rows [][]string
-	var allIRQ []float64 = make([]float64, len(iv.CPUs))
-	var allTotal float64
-	haveIRQ := false
-	for _, r := range iv.Rows {
-		if r.Source == "interrupts" && r.Unit == irq.UnitCount {
-			haveIRQ = true
-			for i, v := range r.PerCPU {
-				if !math.IsNaN(v) {
-					allIRQ[i] += v
-				}
-			}
-			allTotal += r.Total
-		}
-	}
+	allIRQ, allTotal, haveIRQ := iv.SumPerCPU(irq.IsInterrupt)
 	label := func(r irq.Row) string {
 		switch r.Source {
 		case "interrupts":
@@ -444,22 +431,7 @@ func writeIRQPlot(path string, iv *irq.Interval) error {
 		name = "DPCs queued"
 	}
 	groups = append(groups, report.BarGroup{Name: name, Values: work})
-	all := make([]float64, len(iv.CPUs))
-	have := false
-	for _, r := range iv.Rows {
-		if r.Unit != irq.UnitCount {
-			continue
-		}
-		if r.Source == "interrupts" || r.Name == "Interrupts/sec" {
-			have = true
-			for i, v := range r.PerCPU {
-				if !math.IsNaN(v) {
-					all[i] += v
-				}
-			}
-		}
-	}
-	if have {
+	if all, _, have := iv.SumPerCPU(irq.IsInterrupt); have {
 		groups = append(groups, report.BarGroup{Name: "all interrupts", Values: all})
 	}
 	return report.WriteCPUBars(path, fmt.Sprintf("per-CPU activity over %s", fmtNs(iv.EndNs-iv.StartNs)), "count", iv.CPUs, groups)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -117,10 +116,6 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 			}
 		}
 	}
-	human := o.IO.Out
-	if o.JSON {
-		human = o.IO.Err
-	}
 	target := ""
 	host := o.Peer
 	if host == "" {
@@ -141,7 +136,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if err != nil {
 		return netErr(err)
 	}
-	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root, Live: o.IO.Root == "/" || o.IO.Root == ""})
+	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root, Iface: ifname})
 	if err != nil {
 		return fmt.Errorf("rss-experiment: %w", err)
 	}
@@ -152,7 +147,6 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if ifc != nil {
 		data.Queues = ifc.RxQueues
 	}
-	ifIRQs := info.IRQSet(ifname)
 	for _, name := range []string{"game", "bulk"} {
 		p, _ := netload.LookupProfile(name)
 		if !o.JSON {
@@ -169,9 +163,9 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		if err != nil {
 			return err
 		}
-		work, role := phaseWork(iv, ifIRQs)
+		work, role := phaseWork(iv)
 		ph := RSSPhase{Profile: name, Sent: r.Sent, Lost: r.Lost, AchievedPPS: r.AchievedRatePPS(), RTT: stats.Summarize(r.RTT),
-			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv, ifIRQs), Interval: iv}
+			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv), Interval: iv}
 		data.Phases = append(data.Phases, ph)
 		if ctx.Err() != nil {
 			break
@@ -199,46 +193,31 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		return err
 	}
 	if !o.JSON {
-		printRSS(human, data)
+		printRSS(o.IO.Out, data)
 	}
 	return ctx.Err()
 }
 
 // phaseWork is the network work per CPU: on Linux the interface's own
-// interrupts plus NET_RX/NET_TX softirqs (all interfaces: softirqs are not
-// per device); on Windows the DPCs queued.
-func phaseWork(iv *irq.Interval, ifIRQs map[int]bool) ([]float64, string) {
-	work := make([]float64, len(iv.CPUs))
-	found := false
-	for _, r := range iv.Rows {
-		n, err := strconv.Atoi(r.Name)
-		own := r.Source == "interrupts" && err == nil && ifIRQs[n]
-		soft := r.Source == "softirqs" && (r.Name == "NET_RX" || r.Name == "NET_TX")
-		if !own && !soft {
-			continue
-		}
-		found = true
-		for i, v := range r.PerCPU {
-			if !math.IsNaN(v) {
-				work[i] += v
-			}
-		}
-	}
-	if found {
-		return work, "interface interrupts + NET_RX/NET_TX softirqs"
-	}
+// interrupts (the watcher gives only those RoleNet) plus NET_RX/NET_TX
+// softirqs (all interfaces: softirqs are not per device); on Windows the
+// DPCs queued.
+func phaseWork(iv *irq.Interval) ([]float64, string) {
 	w, role := iv.NetWork()
-	if role == irq.RoleDPC {
+	switch role {
+	case irq.RoleNet:
+		return w, "interface interrupts + NET_RX/NET_TX softirqs"
+	case irq.RoleDPC:
 		return w, "DPCs queued (all drivers)"
 	}
 	return w, role
 }
 
-func queuesUsed(iv *irq.Interval, ifIRQs map[int]bool) []string {
+// queuesUsed names the interface's interrupts that fired.
+func queuesUsed(iv *irq.Interval) []string {
 	out := []string{}
 	for _, r := range iv.Rows {
-		n, err := strconv.Atoi(r.Name)
-		if r.Source != "interrupts" || err != nil || !ifIRQs[n] || r.Total <= 0 {
+		if r.Source != "interrupts" || r.Role != irq.RoleNet || r.Total <= 0 {
 			continue
 		}
 		q := r.Queue

@@ -295,26 +295,39 @@ func (a *Accumulator) Total() *Interval {
 	return out
 }
 
+// SumPerCPU adds up per CPU the rows pred selects (a NaN cell, where a row
+// has no column for a CPU, adds nothing) and their totals; found says
+// whether any row matched.
+func (iv *Interval) SumPerCPU(pred func(Row) bool) (perCPU []float64, total float64, found bool) {
+	perCPU = make([]float64, len(iv.CPUs))
+	for _, r := range iv.Rows {
+		if !pred(r) {
+			continue
+		}
+		found = true
+		for i, v := range r.PerCPU {
+			if !math.IsNaN(v) {
+				perCPU[i] += v
+			}
+		}
+		total += r.Total
+	}
+	return perCPU, total, found
+}
+
+// IsInterrupt selects the rows that count hardware interrupts: every count
+// of /proc/interrupts (Linux), PDH Interrupts/sec (Windows).
+func IsInterrupt(r Row) bool {
+	return r.Unit == UnitCount && (r.Source == "interrupts" || r.Source == "pdh" && r.Name == "Interrupts/sec")
+}
+
 // NetWork returns per CPU the network work of an interval: the counts of
 // rows with RoleNet (Linux) or, when there are none, RoleDPC (Windows).
 // role says which was used.
 func (iv *Interval) NetWork() (perCPU []float64, role string) {
 	for _, want := range []string{RoleNet, RoleDPC} {
-		perCPU = make([]float64, len(iv.CPUs))
-		found := false
-		for _, r := range iv.Rows {
-			if r.Role != want || r.Unit != UnitCount {
-				continue
-			}
-			found = true
-			for i, v := range r.PerCPU {
-				if !math.IsNaN(v) {
-					perCPU[i] += v
-				}
-			}
-		}
-		if found {
-			return perCPU, want
+		if w, _, ok := iv.SumPerCPU(func(r Row) bool { return r.Role == want && r.Unit == UnitCount }); ok {
+			return w, want
 		}
 	}
 	return make([]float64, len(iv.CPUs)), ""
@@ -350,11 +363,17 @@ type Watcher interface {
 
 // WatchOptions configure a Watcher.
 type WatchOptions struct {
-	Root string // Linux: filesystem root for /proc and /sys ("/")
-	// Live allows ioctls and OS queries about this machine; false when Root
-	// points at a fixture tree.
-	Live bool
+	// Root is the filesystem root for /proc and /sys (Linux); "" or "/" is
+	// this machine, which also allows ethtool ioctls and OS queries. Any
+	// other root is a fixture tree.
+	Root string
+	// Iface, when set, limits the interrupts given RoleNet (Linux) to that
+	// interface's; otherwise every hardware network device's count.
+	Iface string
 }
+
+// live reports whether the watcher reads this machine.
+func (o WatchOptions) live() bool { return o.Root == "" || o.Root == "/" }
 
 // NewWatcher takes the first reading.
 func NewWatcher(o WatchOptions) (Watcher, error) { return newWatcher(o) }

@@ -87,11 +87,46 @@ func TestReadNetInfoFixtureTree(t *testing.T) {
 	if set := n.IRQSet(""); !set[38] || !set[91] || set[36] {
 		t.Fatalf("IRQ set %v", set)
 	}
+
+	// A watcher on the tree: a root other than / is a fixture, so no
+	// ethtool ioctl is tried; Iface limits the network role to that
+	// interface's interrupts.
+	sb, err := os.ReadFile("testdata/softirqs-kvm-2cpu.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "proc/softirqs"), string(sb))
+	for iface, want := range map[string][]string{"": {"37", "38", "39", "90", "91"}, "enp3s0": {"90", "91"}, "lo": nil} {
+		w, err := NewWatcher(WatchOptions{Root: root, Iface: iface})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := w.Network().Iface("enp3s0"); e == nil || e.RSS != nil {
+			t.Fatalf("fixture root: enp3s0 %+v, want no ethtool reading", e)
+		}
+		iv, err := w.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range iv.Rows {
+			if r.Source == "interrupts" && r.Role == RoleNet {
+				got = append(got, r.Name)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Iface %q: network interrupts %v, want %v", iface, got, want)
+		}
+		if _, role := iv.NetWork(); role != RoleNet { // NET_RX/NET_TX softirqs in every case
+			t.Errorf("Iface %q: role %q", iface, role)
+		}
+		w.Close()
+	}
 }
 
 // The watcher on this machine's /proc produces consistent intervals.
 func TestWatcherOnThisMachine(t *testing.T) {
-	w, err := NewWatcher(WatchOptions{Root: "/", Live: true})
+	w, err := NewWatcher(WatchOptions{Root: "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,6 +252,32 @@ func TestAccumulatorWeightsPercentages(t *testing.T) {
 	}
 }
 
+// "All interrupts" is every /proc/interrupts count, single totals (ERR)
+// included in the total only, or PDH Interrupts/sec; never DPCs or
+// softirqs.
+func TestSumPerCPUAllInterrupts(t *testing.T) {
+	linux := &Interval{CPUs: []int{0, 1}, Rows: []Row{
+		{Source: "interrupts", Name: "38", Unit: UnitCount, Role: RoleNet, PerCPU: Values{1, 2}, Total: 3},
+		{Source: "interrupts", Name: "LOC", Unit: UnitCount, PerCPU: Values{10, math.NaN()}, Total: 10},
+		{Source: "interrupts", Name: "ERR", Unit: UnitCount, PerCPU: Values{math.NaN(), math.NaN()}, Total: 4},
+		{Source: "softirqs", Name: "NET_RX", Unit: UnitCount, Role: RoleNet, PerCPU: Values{100, 200}, Total: 300}}}
+	w, total, ok := linux.SumPerCPU(IsInterrupt)
+	if !ok || !reflect.DeepEqual(w, []float64{11, 2}) || total != 17 {
+		t.Fatalf("linux: %v total %v found %v", w, total, ok)
+	}
+	windows := &Interval{CPUs: []int{0, 1}, Rows: []Row{
+		{Source: "pdh", Name: "Interrupts/sec", Unit: UnitCount, PerCPU: Values{5, 6}, Total: 11},
+		{Source: "pdh", Name: "DPCs Queued/sec", Unit: UnitCount, Role: RoleDPC, PerCPU: Values{7, 8}, Total: 15},
+		{Source: "pdh", Name: "% Interrupt Time", Unit: UnitPercent, PerCPU: Values{1, 1}, Total: 1}}}
+	w, total, ok = windows.SumPerCPU(IsInterrupt)
+	if !ok || !reflect.DeepEqual(w, []float64{5, 6}) || total != 11 {
+		t.Fatalf("windows: %v total %v found %v", w, total, ok)
+	}
+	if _, _, ok := (&Interval{CPUs: []int{0}}).SumPerCPU(IsInterrupt); ok {
+		t.Fatal("an empty interval has interrupts")
+	}
+}
+
 func FuzzParseInterrupts(f *testing.F) {
 	ents, _ := os.ReadDir("testdata")
 	for _, e := range ents {

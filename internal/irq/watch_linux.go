@@ -25,8 +25,8 @@ func newWatcher(o WatchOptions) (Watcher, error) {
 		root = "/"
 	}
 	w := &linuxWatcher{root: root}
-	w.net = ReadNetInfo(root, o.Live)
-	w.netIRQs = w.net.IRQSet("")
+	w.net = ReadNetInfo(root, o.live())
+	w.netIRQs = w.net.IRQSet(o.Iface)
 	var err error
 	if w.intr, w.sft, err = w.read(); err != nil {
 		return nil, err

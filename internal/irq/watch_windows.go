@@ -77,7 +77,7 @@ func newWatcher(o WatchOptions) (Watcher, error) {
 		return nil, pdhError{"PdhCollectQueryData", r}
 	}
 	w.at = clock.Now()
-	w.net = readNetInfoWindows(o.Live)
+	w.net = readNetInfoWindows(o.live())
 	return w, nil
 }
 
