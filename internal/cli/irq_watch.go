@@ -109,17 +109,8 @@ type IRQWatchData struct {
 var maxStoredIntervals = 600
 
 func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
-	if o.Plot != "" {
-		if _, err := report.PlotFormat(o.Plot); err != nil {
-			return Usagef("invalid --plot: %v", err)
-		}
-	}
-	for _, p := range []string{o.Plot, o.Out} {
-		if p != "" {
-			if err := checkWritable(p); err != nil {
-				return err
-			}
-		}
+	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
+		return err
 	}
 	var child *exec.Cmd
 	if o.During {
@@ -219,19 +210,19 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	}
 	doc.Data = b
 	if o.Plot != "" {
-		if err := writeIRQPlot(o.Plot, total); err != nil {
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return irqPlot(total, format) }); err != nil {
 			return err
 		}
 	}
-	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
-		return err
-	}
-	if !o.JSON {
+	err = emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) {
 		if o.During {
-			fmt.Fprintf(human, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), fmtNs(total.EndNs-total.StartNs))
+			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), fmtNs(total.EndNs-total.StartNs))
 		}
-		PrintIRQTotal(human, total, o.All)
-		PrintNetInfo(human, w.Network())
+		PrintIRQTotal(out, total, o.All)
+		PrintNetInfo(out, w.Network())
+	})
+	if err != nil {
+		return err
 	}
 	if data.ExitStatus != nil && *data.ExitStatus != 0 {
 		return &ExitStatusError{Code: *data.ExitStatus}
@@ -423,7 +414,8 @@ func PrintNetInfo(w io.Writer, n *irq.NetInfo) {
 	}
 }
 
-func writeIRQPlot(path string, iv *irq.Interval) error {
+// irqPlot draws the network work and all interrupts per CPU.
+func irqPlot(iv *irq.Interval, format string) ([]byte, error) {
 	var groups []report.BarGroup
 	work, role := iv.NetWork()
 	name := "network IRQs + NET_RX/NET_TX"
@@ -434,5 +426,5 @@ func writeIRQPlot(path string, iv *irq.Interval) error {
 	if all, _, have := iv.SumPerCPU(irq.IsInterrupt); have {
 		groups = append(groups, report.BarGroup{Name: "all interrupts", Values: all})
 	}
-	return report.WriteCPUBars(path, fmt.Sprintf("per-CPU activity over %s", fmtNs(iv.EndNs-iv.StartNs)), "count", iv.CPUs, groups)
+	return report.CPUBarsPlot(fmt.Sprintf("per-CPU activity over %s", fmtNs(iv.EndNs-iv.StartNs)), "count", iv.CPUs, groups, format)
 }

@@ -26,3 +26,18 @@ func TestPrintIRQTotalPDHInterrupts(t *testing.T) {
 		t.Fatalf("all interrupts row %q in:\n%s", all, b.String())
 	}
 }
+
+func TestIRQPlotGroups(t *testing.T) {
+	iv := &irq.Interval{StartNs: 0, EndNs: 2e9, CPUs: []int{0, 1}, Rows: []irq.Row{
+		{Source: "pdh", Name: "Interrupts/sec", Unit: irq.UnitCount, PerCPU: irq.Values{500, 600}, Total: 1100},
+		{Source: "pdh", Name: "DPCs Queued/sec", Unit: irq.UnitCount, Role: irq.RoleDPC, PerCPU: irq.Values{70, 80}, Total: 150}}}
+	b, err := irqPlot(iv, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "DPCs queued", "all interrupts", "per-CPU activity over 2s"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("plot lacks %q", want)
+		}
+	}
+}

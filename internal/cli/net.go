@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/report"
 )
 
 func init() { register(newNetCmd) }
@@ -32,15 +32,21 @@ func netErr(err error) error {
 	return err
 }
 
-// emitDoc writes a result document to -o and/or stdout.
-func emitDoc(io *IO, doc *result.Document, out string, asJSON bool) error {
-	if out != "" {
-		if err := result.WriteFile(out, doc); err != nil {
-			return err
+// checkOutputs checks before a long run that every file it will write can
+// be written, and that the plot's name (given with plotFlag) asks for a
+// format latlab draws (.svg or .png); writePlot renders it at the end.
+func checkOutputs(plotFlag, plot string, files ...string) error {
+	if plot != "" {
+		if _, err := report.PlotFormat(plot); err != nil {
+			return Usagef("invalid %s: %v", plotFlag, err)
 		}
 	}
-	if asJSON {
-		return result.Write(io.Out, doc)
+	for _, p := range append([]string{plot}, files...) {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

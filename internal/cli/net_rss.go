@@ -104,17 +104,8 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if o.EchoPort < 1 || o.EchoPort > 65535 {
 		return Usagef("invalid --echo-port %d: accepted 1-65535", o.EchoPort)
 	}
-	if o.Plot != "" {
-		if _, err := report.PlotFormat(o.Plot); err != nil {
-			return Usagef("invalid --plot: %v", err)
-		}
-	}
-	for _, p := range []string{o.Plot, o.Out} {
-		if p != "" {
-			if err := checkWritable(p); err != nil {
-				return err
-			}
-		}
+	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
+		return err
 	}
 	target := ""
 	host := o.Peer
@@ -185,15 +176,16 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		for _, ph := range data.Phases {
 			groups = append(groups, report.BarGroup{Name: ph.Profile, Values: ph.WorkPerCPU})
 		}
-		if err := report.WriteCPUBars(o.Plot, "network work per CPU ("+data.Phases[0].WorkRole+")", "count", data.Phases[0].Interval.CPUs, groups); err != nil {
+		title := "network work per CPU (" + data.Phases[0].WorkRole + ")"
+		cpus := data.Phases[0].Interval.CPUs
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) {
+			return report.CPUBarsPlot(title, "count", cpus, groups, format)
+		}); err != nil {
 			return err
 		}
 	}
-	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printRSS(w, data) }); err != nil {
 		return err
-	}
-	if !o.JSON {
-		printRSS(o.IO.Out, data)
 	}
 	return ctx.Err()
 }

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -81,17 +79,8 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	if err := to.Validate(); err != nil { // before the output files are created
 		return netErr(err)
 	}
-	if o.Graph != "" {
-		if _, err := report.PlotFormat(o.Graph); err != nil {
-			return Usagef("invalid --graph: %v", err)
-		}
-	}
-	for _, p := range []string{o.CSV, o.Graph, o.Out} {
-		if p != "" {
-			if err := checkWritable(p); err != nil {
-				return err
-			}
-		}
+	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
+		return err
 	}
 	r, err := netload.RunTCP(ctx, to)
 	if err != nil {
@@ -103,20 +92,18 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 		return err
 	}
 	if o.CSV != "" {
-		if err := writeTCPCSV(o.CSV, r); err != nil {
+		if err := writeFileWith(o.CSV, r.WriteCSV); err != nil {
 			return err
 		}
 	}
 	if o.Graph != "" {
-		if err := report.WriteTCPGraph(o.Graph, tcpGraph(r)); err != nil {
+		g := tcpGraph(r)
+		if err := writePlot(o.Graph, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
 			return err
 		}
 	}
-	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data) }); err != nil {
 		return err
-	}
-	if !o.JSON {
-		printTCP(o.IO.Out, data)
 	}
 	if r.SinkBytes >= 0 && r.SinkBytes != r.Written {
 		return fmt.Errorf("the sink received %d bytes, %d were sent", r.SinkBytes, r.Written)
@@ -194,49 +181,6 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	if len(absent) > 0 {
 		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
 	}
-}
-
-func writeTCPCSV(path string, r *netload.TCPResult) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write --csv: %v", err)
-	}
-	bw := bufio.NewWriter(f)
-	var cols []netload.Field
-	var has uint32
-	for _, s := range r.Samples {
-		has |= s.Has
-	}
-	for _, fl := range netload.Fields() {
-		if has&(1<<fl) != 0 {
-			cols = append(cols, fl)
-		}
-	}
-	bw.WriteString("t_ns,retransmission")
-	for _, c := range cols {
-		bw.WriteString("," + c.String())
-	}
-	bw.WriteString("\n")
-	for _, s := range r.Samples {
-		bw.WriteString(strconv.FormatInt(s.TNs, 10))
-		if s.Retrans {
-			bw.WriteString(",1")
-		} else {
-			bw.WriteString(",0")
-		}
-		for _, c := range cols {
-			bw.WriteString(",")
-			if v, ok := s.Get(c); ok {
-				bw.WriteString(strconv.FormatInt(v, 10))
-			}
-		}
-		bw.WriteString("\n")
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 func tcpGraph(r *netload.TCPResult) report.TCPGraph {

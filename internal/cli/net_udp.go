@@ -126,10 +126,8 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	if err := uo.Validate(); err != nil { // before -o is created
 		return netErr(err)
 	}
-	if o.Out != "" {
-		if err := checkWritable(o.Out); err != nil {
-			return err
-		}
+	if err := checkOutputs("", "", o.Out); err != nil {
+		return err
 	}
 	if !o.JSON && o.Count == 0 && o.Duration >= 2*time.Second {
 		uo.OnStart = func() {
@@ -144,20 +142,14 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	if o.rateSet || o.sizeSet {
 		name, about = "", ""
 	}
-	doc, err := udpDocument(r, name, about, o.settings)
+	doc, data, err := udpDocument(r, name, about, o.settings)
 	if err != nil {
 		return err
 	}
-	if err := emitDoc(o.IO, doc, o.Out, o.JSON); err != nil {
-		return err
-	}
-	if !o.JSON {
-		printUDP(o.IO.Out, doc)
-	}
-	return nil
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printUDP(w, doc, data) })
 }
 
-func udpDocument(r *netload.UDPResult, profile, about string, settings map[string]string) (*result.Document, error) {
+func udpDocument(r *netload.UDPResult, profile, about string, settings map[string]string) (*result.Document, *netload.UDPData, error) {
 	doc := result.New(netload.KindUDP)
 	doc.Settings = settings
 	data := netload.NewUDPData(r, profile, about)
@@ -173,14 +165,14 @@ func udpDocument(r *netload.UDPResult, profile, about string, settings map[strin
 		doc.Summary = &s
 		h, err := result.EncodeHistogram(stats.HistogramOf(r.RTT))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		doc.Histogram = h
 		doc.SetSamples(r.RTT)
 		cs := stats.Summarize(r.FromIntended)
 		doc.CorrectedSummary = &cs
 		if doc.CorrectedHistogram, err = result.EncodeHistogram(stats.HistogramOf(r.FromIntended)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		doc.Notes = append(doc.Notes, "no echo came back: no round-trip times")
@@ -196,18 +188,15 @@ func udpDocument(r *netload.UDPResult, profile, about string, settings map[strin
 	}
 	b, err := json.Marshal(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc.Data = b
-	return doc, nil
+	return doc, data, nil
 }
 
-func printUDP(w io.Writer, doc *result.Document) {
-	var d netload.UDPData
-	if err := json.Unmarshal(doc.Data, &d); err != nil || d.UDPResult == nil {
-		fmt.Fprintln(w, "(no data)")
-		return
-	}
+// printUDP prints a run: d is the document's payload, doc holds the
+// round-trip summaries.
+func printUDP(w io.Writer, doc *result.Document, d *netload.UDPData) {
 	shape := fmt.Sprintf("%.0f packets/s of %d B", d.RatePPS, d.Size)
 	if d.Profile != "" {
 		shape = d.Profile + " profile: " + d.ProfileAbout

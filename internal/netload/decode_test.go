@@ -268,3 +268,21 @@ func FuzzParseHeader(f *testing.F) {
 		}
 	})
 }
+
+// The CSV has a column per field any sample had; a sample without it has
+// an empty cell, never a zero.
+func TestTCPResultWriteCSV(t *testing.T) {
+	var a, b TCPState
+	a.set(FCwnd, 100)
+	a.set(FRTT, 50)
+	b.set(FCwnd, 200)
+	r := &TCPResult{Samples: []TCPSample{{TNs: 1000, TCPState: a}, {TNs: 2000, TCPState: b, Retrans: true}}}
+	var out strings.Builder
+	if err := r.WriteCSV(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "t_ns,retransmission,cwnd_bytes,rtt_us\n1000,0,100,50\n2000,1,200,\n"
+	if out.String() != want {
+		t.Fatalf("csv:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

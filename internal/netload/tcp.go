@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -268,4 +269,42 @@ func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duratio
 			res.Fields = append(res.Fields, f.String())
 		}
 	}
+}
+
+// WriteCSV writes every TCP state sample: t_ns, retransmission (1 when a
+// retransmission counter grew since the previous sample) and a column per
+// field present in any sample; a field a sample lacks is an empty cell.
+func (r *TCPResult) WriteCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	var has uint32
+	for _, s := range r.Samples {
+		has |= s.Has
+	}
+	var cols []Field
+	for _, f := range Fields() {
+		if has&(1<<f) != 0 {
+			cols = append(cols, f)
+		}
+	}
+	bw.WriteString("t_ns,retransmission")
+	for _, c := range cols {
+		bw.WriteString("," + c.String())
+	}
+	bw.WriteString("\n")
+	for _, s := range r.Samples {
+		bw.WriteString(strconv.FormatInt(s.TNs, 10))
+		if s.Retrans {
+			bw.WriteString(",1")
+		} else {
+			bw.WriteString(",0")
+		}
+		for _, c := range cols {
+			bw.WriteString(",")
+			if v, ok := s.Get(c); ok {
+				bw.WriteString(strconv.FormatInt(v, 10))
+			}
+		}
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
 }

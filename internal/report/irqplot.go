@@ -16,12 +16,9 @@ type BarGroup struct {
 	Values []float64 // per CPU; NaN = not reported
 }
 
-// WriteCPUBars draws grouped bars, one group per CPU, to path (.svg/.png).
-func WriteCPUBars(path, title, ylabel string, cpus []int, groups []BarGroup) error {
-	format, err := PlotFormat(path)
-	if err != nil {
-		return err
-	}
+// CPUBarsPlot draws grouped bars, one group per CPU, as SVG or PNG bytes
+// (format "svg" or "png").
+func CPUBarsPlot(title, ylabel string, cpus []int, groups []BarGroup, format string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
@@ -30,7 +27,7 @@ func WriteCPUBars(path, title, ylabel string, cpus []int, groups []BarGroup) err
 	p.Add(plotter.NewGrid())
 	n := len(groups)
 	if n == 0 {
-		return fmt.Errorf("nothing to plot")
+		return nil, fmt.Errorf("nothing to plot")
 	}
 	w := vg.Points(math.Max(4, math.Min(24, 360/float64(len(cpus)*n))))
 	for i, g := range groups {
@@ -42,7 +39,7 @@ func WriteCPUBars(path, title, ylabel string, cpus []int, groups []BarGroup) err
 		}
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", g.Name, err)
+			return nil, fmt.Errorf("plot %s: %w", g.Name, err)
 		}
 		b.LineStyle.Width = 0
 		b.Color = netPalette[i%len(netPalette)]
@@ -59,5 +56,5 @@ func WriteCPUBars(path, title, ylabel string, cpus []int, groups []BarGroup) err
 	if extra := vg.Length(len(cpus)) * vg.Millimeter * 6; extra > width {
 		width = extra
 	}
-	return writePanels(path, format, [][]*plot.Plot{{p}}, width, 10*vg.Centimeter)
+	return RenderGrid([][]*plot.Plot{{p}}, width, 10*vg.Centimeter, format)
 }

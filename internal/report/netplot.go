@@ -1,18 +1,12 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
-	"io"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Series is one line of a plot; points where the quantity was not
@@ -90,56 +84,16 @@ func linePanel(title, ylabel string, series []Series, events []float64) (*plot.P
 	return p, nil
 }
 
-// WriteTCPGraph draws the graph to path (.svg or .png).
-func WriteTCPGraph(path string, g TCPGraph) error {
-	format, err := PlotFormat(path)
-	if err != nil {
-		return err
-	}
+// TCPGraphPlot draws the graph as SVG or PNG bytes (format "svg" or
+// "png"): windows above RTT, retransmissions marked in both.
+func TCPGraphPlot(g TCPGraph, format string) ([]byte, error) {
 	top, err := linePanel(g.Title, "KiB", g.Windows, g.Retrans)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bottom, err := linePanel("", "RTT (µs)", g.RTT, g.Retrans)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writePanels(path, format, [][]*plot.Plot{{top}, {bottom}}, 22*vg.Centimeter, 16*vg.Centimeter)
-}
-
-// writePanels draws plots in a grid into one self-contained file.
-func writePanels(path, format string, plots [][]*plot.Plot, w, h vg.Length) error {
-	var c vg.CanvasSizer
-	switch format {
-	case "svg":
-		c = vgsvg.New(w, h)
-	default:
-		c = vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(110))
-	}
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		for j := range plots[i] {
-			if plots[i][j] != nil {
-				plots[i][j].Draw(canvases[i][j])
-			}
-		}
-	}
-	var buf bytes.Buffer
-	var wt io.WriterTo
-	switch cc := c.(type) {
-	case *vgsvg.Canvas:
-		wt = cc
-	case *vgimg.Canvas:
-		wt = vgimg.PngCanvas{Canvas: cc}
-	}
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("render %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return RenderGrid([][]*plot.Plot{{top}, {bottom}}, 22*vg.Centimeter, 16*vg.Centimeter, format)
 }
