@@ -357,7 +357,11 @@ func PrintNetInfo(w io.Writer, n *irq.NetInfo) {
 			if len(q.Effective) > 0 {
 				eff = ", delivered to CPU " + irq.FormatCPUList(q.Effective)
 			}
-			fmt.Fprintf(w, "  IRQ %d %s: allowed CPUs %s%s\n", q.IRQ, strings.Join(q.Actions, ", "), irq.FormatCPUList(q.Affinity), eff)
+			chip := ""
+			if q.Chip != "" {
+				chip = " (" + q.Chip + ")"
+			}
+			fmt.Fprintf(w, "  IRQ %d %s%s: allowed CPUs %s%s\n", q.IRQ, strings.Join(q.Actions, ", "), chip, irq.FormatCPUList(q.Affinity), eff)
 		}
 		var steer []string
 		for _, q := range f.Queues {

@@ -41,3 +41,13 @@ func TestIRQPlotGroups(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintNetInfoShowsChip(t *testing.T) {
+	n := &irq.NetInfo{Interfaces: []irq.Iface{{Name: "eth0", Driver: "virtio_net", Device: "virtio2", RxQueues: 1, TxQueues: 1,
+		IRQs: []irq.IRQInfo{{IRQ: 38, Actions: []string{"virtio2-input.0"}, Chip: "PCI-MSIX-0000:00:03.0 1-edge", Affinity: []int{0, 1}, Effective: []int{1}}}}}}
+	var b bytes.Buffer
+	PrintNetInfo(&b, n)
+	if want := "IRQ 38 virtio2-input.0 (PCI-MSIX-0000:00:03.0 1-edge): allowed CPUs 0-1, delivered to CPU 1"; !strings.Contains(b.String(), want) {
+		t.Fatalf("missing %q in:\n%s", want, b.String())
+	}
+}

@@ -120,7 +120,6 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	st := s.Serve(ctx)
 	if o.JSON {
-		st.Conns = nil
 		b, _ := json.Marshal(st)
 		fmt.Fprintln(o.IO.Out, string(b))
 		return nil

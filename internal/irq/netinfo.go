@@ -33,6 +33,10 @@ type IRQInfo struct {
 	IRQ     int      `json:"irq"`
 	Actions []string `json:"actions"`
 	Queue   string   `json:"queue,omitempty"`
+	// Chip is the controller and trigger from /proc/interrupts, e.g.
+	// "PCI-MSIX-0000:00:03.0 1-edge": an MSI/MSI-X vector per queue can be
+	// steered on its own, a shared legacy line (IO-APIC) cannot.
+	Chip string `json:"chip,omitempty"`
 	// Affinity: smp_affinity_list, the CPUs allowed; Effective:
 	// effective_affinity_list, the CPU(s) the interrupt is delivered to.
 	Affinity  []int `json:"affinity"`

@@ -130,7 +130,7 @@ func deviceIRQs(root, devLink, ifname, device string, intr *Counters) []IRQInfo 
 		if !match {
 			continue
 		}
-		info := IRQInfo{IRQ: num, Actions: r.Actions, Affinity: []int{}}
+		info := IRQInfo{IRQ: num, Actions: r.Actions, Chip: r.Chip, Affinity: []int{}}
 		if len(r.Actions) > 0 {
 			_, info.Queue = SplitQueue(r.Actions[0])
 		}

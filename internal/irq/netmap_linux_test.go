@@ -72,7 +72,7 @@ func TestReadNetInfoFixtureTree(t *testing.T) {
 		t.Fatalf("eth0 IRQs %v", irqs)
 	}
 	in := eth0.IRQs[1]
-	if in.Queue != "input.0" || !reflect.DeepEqual(in.Affinity, []int{0, 1}) || !reflect.DeepEqual(in.Effective, []int{1}) {
+	if in.Queue != "input.0" || in.Chip != "PCI-MSIX-0000:00:03.0 1-edge" || !reflect.DeepEqual(in.Affinity, []int{0, 1}) || !reflect.DeepEqual(in.Effective, []int{1}) {
 		t.Fatalf("IRQ 38: %+v", in)
 	}
 	if !reflect.DeepEqual(eth0.Queues[1].SteerCPUs, []int{0, 1}) || len(eth0.Queues[0].SteerCPUs) != 0 {

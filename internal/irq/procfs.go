@@ -233,16 +233,6 @@ func clip(s string) string {
 	return s
 }
 
-// Row returns the row with the given name, or nil.
-func (c *Counters) Row(name string) *CounterRow {
-	for i := range c.Rows {
-		if c.Rows[i].Name == name {
-			return &c.Rows[i]
-		}
-	}
-	return nil
-}
-
 // SplitQueue splits a handler name into device and queue:
 // "eth0-TxRx-3" -> eth0, TxRx-3; "virtio2-input.0" -> virtio2, input.0;
 // "mlx5_comp3@pci:0000:21:00.0" -> mlx5, comp3; "nvme0q3" -> nvme0, q3;

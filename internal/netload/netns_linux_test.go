@@ -122,11 +122,12 @@ func TestNetnsGameAndDiscard(t *testing.T) {
 	if tr.Written != size || tr.SinkBytes != size {
 		t.Fatalf("written %d, sink got %d, want %d", tr.Written, tr.SinkBytes, size)
 	}
-	if len(tr.Samples) == 0 || tr.Final == nil {
+	if len(tr.Samples) == 0 || tr.SampleError != "" {
 		t.Fatalf("no TCP_INFO samples (%s)", tr.SampleError)
 	}
+	final := tr.Samples[len(tr.Samples)-1]
 	for _, f := range []Field{FCwnd, FRTT, FMinRTT, FTotalRetrans} {
-		if _, ok := tr.Final.Get(f); !ok {
+		if _, ok := final.Get(f); !ok {
 			t.Errorf("final TCP_INFO lacks %s", f)
 		}
 	}

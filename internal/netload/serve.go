@@ -42,8 +42,6 @@ type Server struct {
 	onConn  func(ConnStats)
 
 	echoPackets, echoBytes atomic.Int64
-	mu                     sync.Mutex
-	conns                  []ConnStats
 	discardBytes           atomic.Int64
 	sinkBytes              atomic.Int64
 	discardConns           atomic.Int64
@@ -63,13 +61,12 @@ type ConnStats struct {
 
 // ServeStats sums what the servers did.
 type ServeStats struct {
-	EchoPackets  int64       `json:"echo_packets"`
-	EchoBytes    int64       `json:"echo_bytes"`
-	DiscardConns int64       `json:"discard_connections"`
-	DiscardBytes int64       `json:"discard_bytes"`
-	SinkConns    int64       `json:"sink_connections"`
-	SinkBytes    int64       `json:"sink_bytes"`
-	Conns        []ConnStats `json:"connections,omitempty"` // the last 1000
+	EchoPackets  int64 `json:"echo_packets"`
+	EchoBytes    int64 `json:"echo_bytes"`
+	DiscardConns int64 `json:"discard_connections"`
+	DiscardBytes int64 `json:"discard_bytes"`
+	SinkConns    int64 `json:"sink_connections"`
+	SinkBytes    int64 `json:"sink_bytes"`
 }
 
 // Listen binds every enabled server. Bind failures are the user's to fix
@@ -211,7 +208,9 @@ func (s *Server) Serve(ctx context.Context) ServeStats {
 					defer func() { <-s.active }()
 					st := s.serveTCP(c, sink)
 					track(c, false)
-					s.record(st)
+					if s.onConn != nil {
+						s.onConn(st)
+					}
 				}()
 			}
 		}(l.l, l.sink)
@@ -229,25 +228,10 @@ func (s *Server) Serve(ctx context.Context) ServeStats {
 
 // Stats returns the totals so far.
 func (s *Server) Stats() ServeStats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return ServeStats{
 		EchoPackets: s.echoPackets.Load(), EchoBytes: s.echoBytes.Load(),
 		DiscardConns: s.discardConns.Load(), DiscardBytes: s.discardBytes.Load(),
 		SinkConns: s.sinkConns.Load(), SinkBytes: s.sinkBytes.Load(),
-		Conns: append([]ConnStats(nil), s.conns...),
-	}
-}
-
-func (s *Server) record(st ConnStats) {
-	s.mu.Lock()
-	s.conns = append(s.conns, st)
-	if len(s.conns) > 1000 {
-		s.conns = s.conns[len(s.conns)-1000:]
-	}
-	s.mu.Unlock()
-	if s.onConn != nil {
-		s.onConn(st)
 	}
 }
 

@@ -63,7 +63,6 @@ type TCPResult struct {
 	RetransSamples int         `json:"retransmission_samples"`
 	SampleLimitHit bool        `json:"sample_limit_hit,omitempty"`
 	SampleError    string      `json:"sample_error,omitempty"`
-	Final          *TCPState   `json:"-"`
 	ClockSource    string      `json:"clock_source"`
 }
 
@@ -258,10 +257,7 @@ func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duratio
 		return
 	}
 	if res.SampleError == "" && len(samples) < MaxTCPSamples {
-		if take(clock.Now()) {
-			f := samples[len(samples)-1].TCPState
-			res.Final = &f
-		}
+		take(clock.Now()) // the state after the peer closed
 	}
 	res.Samples = samples
 	for f := Field(0); f < numFields; f++ {
