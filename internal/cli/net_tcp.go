@@ -47,7 +47,9 @@ schedule: Linux getsockopt(TCP_INFO) (cwnd, ssthresh, rtt, rttvar, min_rtt,
 retransmits, total_retrans, reordering, delivery_rate, bytes in flight, snd_wnd
 on 6.2+), Windows WSAIoctl(SIO_TCP_INFO) TCP_INFO_v1 (Cwnd, SndWnd, RttUs,
 MinRttUs, BytesReordered, DupAcksIn, FastRetrans, TimeoutEpisodes, SynRetrans,
-BytesRetrans). Fields the kernel does not report are absent, never zero.
+BytesRetrans, and the SndLim* counts, times and bytes of sending limited by
+the receive window, the congestion window or the sender; v0 before 1809 has
+no SndLim*). Fields the kernel does not report are absent, never zero.
 --csv writes every sample, --graph FILE.svg|png plots the windows and RTT with
 retransmissions marked.`,
 		Example: `  latlab net tcp-discard --to 127.0.0.1:9 --size 10MB

@@ -36,13 +36,27 @@ func winTCPInfoV1() []byte {
 	le.PutUint32(b[76:], 7)       // DupAcksIn
 	le.PutUint32(b[80:], 1)       // TimeoutEpisodes
 	b[84] = 3                     // SynRetrans, then padding to 88
-	le.PutUint32(b[88:], 11)      // SndLimTransRwin ...
+	le.PutUint32(b[88:], 11)      // SndLimTransRwin
+	le.PutUint32(b[92:], 12)      // SndLimTimeRwin (ms)
+	le.PutUint64(b[96:], 1<<33)   // SndLimBytesRwin
+	le.PutUint32(b[104:], 21)     // SndLimTransCwnd
+	le.PutUint32(b[108:], 22)     // SndLimTimeCwnd
+	le.PutUint64(b[112:], 1<<34)  // SndLimBytesCwnd
+	le.PutUint32(b[120:], 31)     // SndLimTransSnd
+	le.PutUint32(b[124:], 32)     // SndLimTimeSnd
 	le.PutUint64(b[128:], 999999) // SndLimBytesSnd
 	return b
 }
 
+// The TCP_INFO_v1 additions, as winTCPInfoV1 sets them.
+var winV1Fields = map[Field]int64{FSndLimTransRwin: 11, FSndLimTimeRwin: 12, FSndLimBytesRwin: 1 << 33,
+	FSndLimTransCwnd: 21, FSndLimTimeCwnd: 22, FSndLimBytesCwnd: 1 << 34,
+	FSndLimTransSnd: 31, FSndLimTimeSnd: 32, FSndLimBytesSnd: 999999}
+
 func TestDecodeWindowsTCPInfo(t *testing.T) {
-	for _, size := range []int{WinTCPInfoV1Size, WinTCPInfoV0Size} {
+	// v1, v0, and a length between them: the v1 fields are decoded only
+	// from a whole v1 structure.
+	for _, size := range []int{WinTCPInfoV1Size, WinTCPInfoV0Size, WinTCPInfoV1Size - 8} {
 		s, err := DecodeWindowsTCPInfo(winTCPInfoV1()[:size])
 		if err != nil {
 			t.Fatal(err)
@@ -57,6 +71,15 @@ func TestDecodeWindowsTCPInfo(t *testing.T) {
 		for _, f := range []Field{FSsthresh, FRTTVar, FTotalRetrans, FReordering, FDeliveryRate, FUnacked, FRetransmits} {
 			if _, ok := s.Get(f); ok {
 				t.Errorf("%s present; Windows does not report it", f)
+			}
+		}
+		for f, v := range winV1Fields {
+			got, ok := s.Get(f)
+			switch {
+			case size >= WinTCPInfoV1Size && (!ok || got != v):
+				t.Errorf("v1 %s = %d (%v), want %d", f, got, ok, v)
+			case size < WinTCPInfoV1Size && ok:
+				t.Errorf("%d bytes: %s present", size, f)
 			}
 		}
 	}
@@ -103,7 +126,7 @@ func TestDecodeLinuxTCPInfoByKernelLength(t *testing.T) {
 		{104, []Field{FCwnd, FRTT, FRTTVar, FTotalRetrans, FReordering, FUnacked, FRetransmits}, []Field{FMinRTT, FDeliveryRate, FBytesSent, FBytesInFlight, FSndWnd, FSsthresh}},
 		{168, []Field{FMinRTT, FDeliveryRate}, []Field{FBytesSent, FBytesRetrans, FBytesInFlight, FSndWnd}},
 		{216, []Field{FBytesSent, FBytesRetrans, FBytesInFlight}, []Field{FSndWnd}},
-		{280, []Field{FSndWnd}, nil},
+		{280, []Field{FSndWnd}, []Field{FSndLimTransRwin, FSndLimTimeCwnd, FSndLimBytesSnd, FBytesReordered, FDupAcksIn}},
 	} {
 		s, err := DecodeLinuxTCPInfo(linuxTCPInfo(c.n))
 		if err != nil {

@@ -33,6 +33,20 @@ const (
 	FTimeoutEpisodes              // Windows: retransmission timeout episodes
 	FSynRetrans                   // Windows: SYN retransmissions
 	FMSS                          // maximum segment size, bytes
+	// Windows TCP_INFO_v1: what limited sending, after RFC 4898's
+	// SndLim* statistics: the receiver's window (Rwin), the congestion
+	// window (Cwnd) or the sender itself (Snd, e.g. the application or
+	// its send buffer): transitions into that state, ms spent in it, bytes
+	// sent while in it.
+	FSndLimTransRwin
+	FSndLimTimeRwin
+	FSndLimBytesRwin
+	FSndLimTransCwnd
+	FSndLimTimeCwnd
+	FSndLimBytesCwnd
+	FSndLimTransSnd
+	FSndLimTimeSnd
+	FSndLimBytesSnd
 	numFields
 )
 
@@ -41,7 +55,14 @@ var fieldNames = [numFields]string{
 	"retransmits", "total_retrans", "bytes_retrans", "reordering", "bytes_reordered",
 	"delivery_rate_bytes_per_s", "bytes_in_flight", "unacked_segments", "bytes_sent",
 	"dup_acks_in", "fast_retrans", "timeout_episodes", "syn_retrans", "mss_bytes",
+	"snd_lim_trans_rwin", "snd_lim_time_rwin_ms", "snd_lim_bytes_rwin",
+	"snd_lim_trans_cwnd", "snd_lim_time_cwnd_ms", "snd_lim_bytes_cwnd",
+	"snd_lim_trans_snd", "snd_lim_time_snd_ms", "snd_lim_bytes_snd",
 }
+
+// TCPState.Has holds one bit per field: at most 32 (this fails to compile
+// past that).
+var _ [32 - numFields]struct{}
 
 func (f Field) String() string { return fieldNames[f] }
 
@@ -176,13 +197,24 @@ const (
 	wiDupAcksIn       = 76
 	wiTimeoutEpisodes = 80
 	wiSynRetrans      = 84 // u8
+	// TCP_INFO_v1 adds, from byte 88 (the end of v0):
+	wiSndLimTransRwin = 88
+	wiSndLimTimeRwin  = 92
+	wiSndLimBytesRwin = 96 // u64
+	wiSndLimTransCwnd = 104
+	wiSndLimTimeCwnd  = 108
+	wiSndLimBytesCwnd = 112 // u64
+	wiSndLimTransSnd  = 120
+	wiSndLimTimeSnd   = 124
+	wiSndLimBytesSnd  = 128 // u64
 	// WinTCPInfoV0Size and WinTCPInfoV1Size are the structures' sizes.
 	WinTCPInfoV0Size = 88
 	WinTCPInfoV1Size = 136
 )
 
 // DecodeWindowsTCPInfo decodes a TCP_INFO_v0 or TCP_INFO_v1 structure as
-// returned by WSAIoctl(SIO_TCP_INFO).
+// returned by WSAIoctl(SIO_TCP_INFO). The v1 fields (SndLim*) are decoded
+// when the returned length holds the whole v1 structure, else absent.
 func DecodeWindowsTCPInfo(b []byte) (TCPState, error) {
 	var s TCPState
 	if len(b) < WinTCPInfoV0Size {
@@ -206,6 +238,18 @@ func DecodeWindowsTCPInfo(b []byte) (TCPState, error) {
 	s.set(FDupAcksIn, u32(wiDupAcksIn))
 	s.set(FTimeoutEpisodes, u32(wiTimeoutEpisodes))
 	s.set(FSynRetrans, int64(b[wiSynRetrans]))
+	if len(b) >= WinTCPInfoV1Size {
+		u64 := func(off int) int64 { return int64(le.Uint64(b[off:])) }
+		s.set(FSndLimTransRwin, u32(wiSndLimTransRwin))
+		s.set(FSndLimTimeRwin, u32(wiSndLimTimeRwin))
+		s.set(FSndLimBytesRwin, u64(wiSndLimBytesRwin))
+		s.set(FSndLimTransCwnd, u32(wiSndLimTransCwnd))
+		s.set(FSndLimTimeCwnd, u32(wiSndLimTimeCwnd))
+		s.set(FSndLimBytesCwnd, u64(wiSndLimBytesCwnd))
+		s.set(FSndLimTransSnd, u32(wiSndLimTransSnd))
+		s.set(FSndLimTimeSnd, u32(wiSndLimTimeSnd))
+		s.set(FSndLimBytesSnd, u64(wiSndLimBytesSnd))
+	}
 	return s, nil
 }
 
