@@ -1,7 +1,9 @@
 package tcpflow
 
 import (
+	"cmp"
 	"net/netip"
+	"slices"
 )
 
 // TCP header flag bits (the 13th and 14th header bytes as one value:
@@ -116,11 +118,7 @@ func (a *Analyzer) Finish() {
 		open = append(open, c)
 	}
 	// stream order for deterministic output
-	for i := 1; i < len(open); i++ {
-		for j := i; j > 0 && open[j].Stream < open[j-1].Stream; j-- {
-			open[j], open[j-1] = open[j-1], open[j]
-		}
-	}
+	slices.SortFunc(open, func(x, y *Conn) int { return cmp.Compare(x.Stream, y.Stream) })
 	for _, c := range open {
 		a.close(c)
 	}
