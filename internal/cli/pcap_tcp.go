@@ -99,8 +99,11 @@ type tcpConnJSON struct {
 type tcpData struct {
 	Capture     *capture.Stats `json:"capture"`
 	Connections []tcpConnJSON  `json:"connections"`
-	Totals      tcpTotals      `json:"totals"`
-	Filter      string         `json:"filter,omitempty"`
+	// AfterClose counts the segments that came after their connection
+	// had been closed and reported (tcpflow.Frame.AfterClose).
+	AfterClose *tcpflow.DirStats `json:"after_close,omitempty"`
+	Totals     tcpTotals         `json:"totals"`
+	Filter     string            `json:"filter,omitempty"`
 }
 
 type tcpTotals struct {
@@ -121,6 +124,24 @@ type tcpTotals struct {
 	RackAvoidIgnore     uint64 `json:"rack_avoided_dsack_ignoring"`
 	NonTCP              int    `json:"non_tcp_packets"`
 	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
+	AfterClose          uint64 `json:"segments_after_close,omitempty"`
+}
+
+func (t *tcpTotals) add(d *tcpflow.DirStats) {
+	t.Segments += d.Packets
+	t.PayloadBytes += d.PayloadBytes
+	t.Retransmissions += d.AnyRetransmissions
+	t.Resent += d.ResentSegments
+	t.FastRetransmissions += d.FastRetransmissions
+	t.Spurious += d.Spurious()
+	t.OutOfOrder += d.OutOfOrder
+	t.Reordered += d.Reordered
+	t.DuplicateAcks += d.DuplicateAcks
+	t.SACKBlocks += d.SACKBlocks
+	t.DSACKBlocks += d.DSACKBlocks
+	t.ZeroWindows += d.ZeroWindows
+	t.RackAvoidHonour += d.Rack.AvoidedHonouring
+	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
 }
 
 func endpoint(e tcpflow.Endpoint) string {
@@ -175,6 +196,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 	wantGraph := o.Graph != "" || o.WindowGraph != ""
 	var conns []tcpConnJSON
 	var tot tcpTotals
+	var after tcpflow.DirStats
 	var t0 int64
 	nonTCP, frags := 0, 0
 	a := tcpflow.NewAnalyzer()
@@ -188,6 +210,9 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 	a.OnFrame = func(fr *tcpflow.Frame) {
 		if !connMatches(filt, fr.Conn) || o.Stream >= 0 && fr.Conn.Stream != o.Stream {
 			return
+		}
+		if fr.AfterClose {
+			after.CountFrame(fr)
 		}
 		if ev != nil {
 			ev.frame(fr, t0)
@@ -211,22 +236,8 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 			gr.found = true
 		}
 		conns = append(conns, j)
-		for _, d := range []*tcpflow.DirStats{&j.AToB, &j.BToA} {
-			tot.Segments += d.Packets
-			tot.PayloadBytes += d.PayloadBytes
-			tot.Retransmissions += d.AnyRetransmissions
-			tot.Resent += d.ResentSegments
-			tot.FastRetransmissions += d.FastRetransmissions
-			tot.Spurious += d.Spurious()
-			tot.OutOfOrder += d.OutOfOrder
-			tot.Reordered += d.Reordered
-			tot.DuplicateAcks += d.DuplicateAcks
-			tot.SACKBlocks += d.SACKBlocks
-			tot.DSACKBlocks += d.DSACKBlocks
-			tot.ZeroWindows += d.ZeroWindows
-			tot.RackAvoidHonour += d.Rack.AvoidedHonouring
-			tot.RackAvoidIgnore += d.Rack.AvoidedIgnoring
-		}
+		tot.add(&j.AToB)
+		tot.add(&j.BToA)
 	}
 	var seg tcpflow.Segment
 	first := true
@@ -254,7 +265,12 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 			return fmt.Errorf("write %s: %w", o.Events, err)
 		}
 	}
-	tot.Connections, tot.NonTCP, tot.TCPFragments = len(conns), nonTCP, frags
+	tot.Connections, tot.NonTCP, tot.TCPFragments, tot.AfterClose = len(conns), nonTCP, frags, after.Packets
+	tot.add(&after)
+	var afterClose *tcpflow.DirStats
+	if after.Packets > 0 {
+		afterClose = &after
+	}
 	sort.Slice(conns, func(i, j int) bool { return conns[i].Stream < conns[j].Stream })
 
 	if wantGraph {
@@ -311,7 +327,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		if o.JSON {
 			w = o.IO.Out
 		}
-		if err := writePcapDocument(w, o.Out, doc, tcpData{Capture: st, Connections: conns, Totals: tot, Filter: o.Filter}, nil); err != nil {
+		if err := writePcapDocument(w, o.Out, doc, tcpData{Capture: st, Connections: conns, AfterClose: afterClose, Totals: tot, Filter: o.Filter}, nil); err != nil {
 			return err
 		}
 	}
@@ -325,6 +341,10 @@ func tcpNotes(t *tcpTotals) []string {
 	var n []string
 	if t.TCPFragments > 0 {
 		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
+	}
+	if t.AfterClose > 0 {
+		n = append(n, fmt.Sprintf("%d segments came more than a second (or three RTTs) after their connection had ended (both FINs acknowledged, or a RST): "+
+			"they are in the totals, in after_close and in --events with Wireshark's flags, but in no connection's counts", t.AfterClose))
 	}
 	return n
 }

@@ -168,6 +168,41 @@ func TestPcapTCP(t *testing.T) {
 	}
 }
 
+// Segments after a connection closed are counted once: in the totals and
+// after_close, not in a connection (tcpflow/testdata/closing.pcap: a FIN
+// retransmitted and re-acknowledged 3 s after the end of stream 0).
+func TestPcapTCPAfterClose(t *testing.T) {
+	const closing = "../tcpflow/testdata/closing.pcap"
+	code, out, errs := runCLI(t, "pcap", "tcp", closing, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d tcpDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	var inConns uint64
+	for _, c := range d.Data.Connections {
+		inConns += c.AToB.Packets + c.BToA.Packets
+	}
+	a, tot := d.Data.AfterClose, d.Data.Totals
+	if len(d.Data.Connections) != 3 || a == nil || a.Packets != 2 || a.AnyRetransmissions != 1 || tot.AfterClose != 2 ||
+		tot.Segments != inConns+2 || tot.Segments != 22 || tot.Retransmissions != 2 {
+		t.Errorf("%d connections holding %d segments, after_close %+v, totals %+v; want 3 holding 20, 2 after close (1 retransmission), 22 in all with 2 retransmissions",
+			len(d.Data.Connections), inConns, a, tot)
+	}
+	code, out, _ = runCLI(t, "pcap", "tcp", closing)
+	if code != 0 || !strings.Contains(out, "note: 2 segments came more than a second") {
+		t.Errorf("exit %d, no note on the segments after close:\n%s", code, out)
+	}
+	// --stream: only that connection's late segments
+	code, out, _ = runCLI(t, "pcap", "tcp", closing, "--stream", "1", "--json")
+	d = tcpDoc{}
+	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.AfterClose != nil || d.Data.Totals.Segments != 7 {
+		t.Errorf("--stream 1: exit %d %v, after_close %+v, %d segments; want none after close, 7", code, err, d.Data.AfterClose, d.Data.Totals.Segments)
+	}
+}
+
 // The events of the ssh fixture, frame by frame (checked against tshark's
 // tcp.analysis fields for the same file).
 func TestPcapTCPEventsGolden(t *testing.T) {

@@ -5,8 +5,10 @@
 // Karn's rule, reordering extent, SACK and D-SACK blocks, retransmissions
 // that a D-SACK later proved spurious), and a replay of the RACK-TLP
 // reordering window (RFC 8985 section 6.2) with and without D-SACK
-// adaptation. State is kept per connection and bounded by the data in
-// flight; nothing grows with the file.
+// adaptation. State is kept per open connection and bounded by the data
+// in flight; a closed connection leaves only Wireshark's flow state behind
+// (see Analyzer), so memory grows with the connections, never with the
+// data.
 package tcpflow
 
 import "fmt"

@@ -59,6 +59,51 @@ type DirStats struct {
 	Rack RackSummary `json:"rack"`
 }
 
+// CountFrame adds a segment's packet, payload, flag, FIN and RST counts:
+// what DirStats holds that needs nothing but the Frame. The Analyzer calls
+// it for every segment of an open connection; callers use it to count the
+// segments that arrive after their connection closed (Frame.AfterClose).
+func (s *DirStats) CountFrame(fr *Frame) {
+	now := fr.Seg.TimeNs
+	s.Packets++
+	if s.FirstNs == 0 {
+		s.FirstNs = now
+	}
+	s.LastNs = now
+	if fr.Seg.Len > 0 {
+		s.DataPackets++
+		s.PayloadBytes += uint64(fr.Seg.Len)
+		if s.FirstDataNs == 0 {
+			s.FirstDataNs = now
+		}
+		s.LastDataNs = now
+	}
+	fl := fr.Flags
+	for _, c := range []struct {
+		f Flag
+		n *uint64
+	}{
+		{FlagRetransmission, &s.Retransmissions}, {FlagFastRetransmission, &s.FastRetransmissions},
+		{FlagSpuriousRetransmission, &s.SpuriousRetransmissions}, {FlagOutOfOrder, &s.OutOfOrder},
+		{FlagDuplicateAck, &s.DuplicateAcks}, {FlagZeroWindow, &s.ZeroWindows}, {FlagLostSegment, &s.LostSegments},
+		{FlagAckLostSegment, &s.AckedUnseen}, {FlagKeepAlive, &s.KeepAlives}, {FlagWindowFull, &s.WindowFull},
+		{FlagZeroWindowProbe, &s.ZeroWindowProbes},
+	} {
+		if fl&c.f != 0 {
+			*c.n++
+		}
+	}
+	if fl&(FlagRetransmission|FlagFastRetransmission|FlagSpuriousRetransmission) != 0 {
+		s.AnyRetransmissions++
+	}
+	if fr.Seg.Flags&FIN != 0 {
+		s.FIN = true
+	}
+	if fr.Seg.Flags&RST != 0 {
+		s.RST = true
+	}
+}
+
 // Spurious is every retransmission shown to be unnecessary: the data was
 // already cumulatively acknowledged (Wireshark's rule) or a later D-SACK
 // reported it received twice.
