@@ -84,8 +84,10 @@ func writePcap(order binary.AppendByteOrder, nanos bool, lt layers.LinkType, fra
 }
 
 type seen struct {
-	recs []Record
-	pkts []Packet
+	recs  []Record
+	pkts  []Packet
+	ipCap []int    // captured bytes of the IP packet
+	tcp   [][]byte // the TCP header, when captured
 }
 
 func scan(t testing.TB, data []byte, opt ScanOptions) (*Stats, *seen) {
@@ -96,7 +98,9 @@ func scan(t testing.TB, data []byte, opt ScanOptions) (*Stats, *seen) {
 		r.Data = nil
 		s.recs = append(s.recs, r)
 		q := *p
-		q.IP, q.TCP = nil, nil
+		s.ipCap = append(s.ipCap, len(q.IP))
+		s.tcp = append(s.tcp, append([]byte(nil), q.TCPHeader...))
+		q.IP, q.TCPHeader = nil, nil
 		s.pkts = append(s.pkts, q)
 	})
 	if err != nil {
@@ -212,7 +216,7 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 		t.Fatalf("%d packets", len(s.pkts))
 	}
 	q := s.pkts[0]
-	if q.IPVersion != 6 || q.Proto != 6 || q.SrcPort != 4000 || q.DstPort != 22 || q.TOS != 18<<2|1 || q.TCPPayloadLen != 5 || q.Fragment {
+	if !q.Src.Is6() || q.Proto != 6 || q.SrcPort != 4000 || q.DstPort != 22 || q.TOS != 18<<2|1 || q.TCPPayloadLen != 5 || q.Fragment {
 		t.Errorf("decoded %+v", q)
 	}
 	// a non-first fragment has no ports
@@ -227,11 +231,12 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 func TestSnaplenCut(t *testing.T) {
 	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 1000))
 	st, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 96), ScanOptions{})
-	if st.SnaplenCut != 1 || len(s.pkts) != 1 || !s.pkts[0].TCPCut || s.pkts[0].TCPPayloadLen != 1000 || s.pkts[0].IPLen != 1052 {
-		t.Errorf("cut to 96: stats %+v packet %+v", st, s.pkts)
+	// the TCP header (with a 12-byte timestamps option) whole, the payload cut
+	if st.SnaplenCut != 1 || len(s.pkts) != 1 || len(s.tcp[0]) != 32 || s.ipCap[0] != 96-14 || s.pkts[0].TCPPayloadLen != 1000 || s.pkts[0].IPLen != 1052 {
+		t.Errorf("cut to 96: stats %+v packet %+v, TCP header %d bytes, IP %d bytes", st, s.pkts, len(s.tcp[0]), s.ipCap[0])
 	}
 	st, s = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 40), ScanOptions{})
-	if len(s.pkts) != 1 || !s.pkts[0].L4Cut || s.pkts[0].HasPorts || st.L4Cut != 1 {
+	if len(s.pkts) != 1 || !s.pkts[0].L4Cut || s.pkts[0].HasPorts || len(s.tcp[0]) != 0 || st.L4Cut != 1 {
 		t.Errorf("cut to 40: stats %+v packet %+v", st, s.pkts)
 	}
 	st, _ = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 20), ScanOptions{})
