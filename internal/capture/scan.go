@@ -70,9 +70,7 @@ type Stats struct {
 	DedupReason string         `json:"dedup_reason,omitempty"`
 	FirstNs     int64          `json:"first_ns"`
 	LastNs      int64          `json:"last_ns"`
-	ReadError   *FormatError   `json:"-"`
-	ReadErrorAt *int64         `json:"read_error_offset,omitempty"`
-	ReadErrMsg  string         `json:"read_error,omitempty"`
+	ReadError   *FormatError   `json:"read_error,omitempty"` // where reading stopped early
 	Comments    int            `json:"packets_with_comments,omitempty"`
 }
 
@@ -146,8 +144,6 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 				var fe *FormatError
 				if errors.As(err, &fe) {
 					st.ReadError = fe
-					off := fe.Offset
-					st.ReadErrorAt, st.ReadErrMsg = &off, fe.Error()
 				} else {
 					return st, err
 				}

@@ -125,6 +125,7 @@ type tcpTotals struct {
 	NonTCP              int    `json:"non_tcp_packets"`
 	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
 	AfterClose          uint64 `json:"segments_after_close,omitempty"`
+	MalformedOptions    uint64 `json:"malformed_options,omitempty"`
 }
 
 func (t *tcpTotals) add(d *tcpflow.DirStats) {
@@ -142,6 +143,7 @@ func (t *tcpTotals) add(d *tcpflow.DirStats) {
 	t.ZeroWindows += d.ZeroWindows
 	t.RackAvoidHonour += d.Rack.AvoidedHonouring
 	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
+	t.MalformedOptions += d.MalformedOptions
 }
 
 func endpoint(e tcpflow.Endpoint) string {
@@ -341,6 +343,9 @@ func tcpNotes(t *tcpTotals) []string {
 	var n []string
 	if t.TCPFragments > 0 {
 		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
+	}
+	if t.MalformedOptions > 0 {
+		n = append(n, fmt.Sprintf("%d segments carry malformed TCP options (a length that overruns the header or does not fit the option): the options before the bad one were used", t.MalformedOptions))
 	}
 	if t.AfterClose > 0 {
 		n = append(n, fmt.Sprintf("%d segments came more than a second (or three RTTs) after their connection had ended (both FINs acknowledged, or a RST): "+

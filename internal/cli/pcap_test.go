@@ -107,6 +107,23 @@ func TestPcapUnreadable(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "at byte 24") {
 		t.Errorf("corrupt: exit %d %q", code, errs)
 	}
+	// the document says where reading stopped
+	code, out, _ = runCLI(t, "pcap", "tcp", corrupt, "--json")
+	var d struct {
+		Data struct {
+			Capture struct {
+				ReadError *struct {
+					Offset    int64  `json:"offset"`
+					Message   string `json:"message"`
+					Truncated bool   `json:"truncated"`
+				} `json:"read_error"`
+			} `json:"capture"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); code != 2 || err != nil || d.Data.Capture.ReadError == nil ||
+		d.Data.Capture.ReadError.Offset != 24 || d.Data.Capture.ReadError.Truncated || !strings.Contains(d.Data.Capture.ReadError.Message, "corrupt record") {
+		t.Errorf("corrupt --json: exit %d %v, read_error %+v", code, err, d.Data.Capture.ReadError)
+	}
 }
 
 type tcpDoc struct {

@@ -319,13 +319,3 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 	}
 	return l, nil
 }
-
-// Keyword returns the chosen install's keyword named name (ignoring case).
-func (rep *DeviceReport) Keyword(name string) *Keyword {
-	for i := range rep.Keywords {
-		if strings.EqualFold(rep.Keywords[i].Name, name) {
-			return &rep.Keywords[i]
-		}
-	}
-	return nil
-}

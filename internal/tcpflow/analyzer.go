@@ -51,12 +51,12 @@ func less(x, y Endpoint) bool {
 	return x.Port < y.Port
 }
 
-func keyOf(s *Segment) (connKey, bool) {
+func keyOf(s *Segment) connKey {
 	src, dst := Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}
 	if less(dst, src) {
-		return connKey{dst, src}, true
+		return connKey{dst, src}
 	}
-	return connKey{src, dst}, false
+	return connKey{src, dst}
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -214,9 +214,6 @@ func (a *Analyzer) retire(k connKey, c *Conn) {
 	a.closed[k] = t
 }
 
-// Conns returns the number of connections seen so far.
-func (a *Analyzer) Conns() int { return a.streams }
-
 // Finish closes every open connection (OnClose) in stream order.
 func (a *Analyzer) Finish() {
 	open := make([]*Conn, 0, len(a.conns))
@@ -260,7 +257,7 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
 	a.retireDue(s.TimeNs)
-	k, _ := keyOf(s)
+	k := keyOf(s)
 	c := a.conns[k]
 	var tomb *closedConn
 	if c == nil {
@@ -532,7 +529,6 @@ finishedRetrans:
 	if seqGT(nextseq, fwd.nextSeq) || fwd.nextSeq == 0 {
 		if !zwp {
 			fwd.nextSeq = nextseq
-			fwd.nextSeqFrame = s.Frame
 			fwd.nextSeqTime = now
 		}
 	}

@@ -71,7 +71,6 @@ type flow struct {
 	baseSet         bool
 	nextSeq         uint32
 	nextSeqTime     int64
-	nextSeqFrame    int
 	maxSeqToBeAcked uint32
 	lastAck         uint32
 	lastAckTime     int64
@@ -109,7 +108,6 @@ type rtxRec struct {
 	coverT      int64 // first ACK/SACK covering it, 0 if none yet
 	wsSpurious  bool  // Wireshark: already cumulatively acked when sent
 	dsack       bool  // a later D-SACK covered it
-	rackRTT     int64 // RACK.rtt when it was sent
 	reoHonour   int64 // reordering window of a D-SACK-honouring RACK sender then
 	reoIgnore   int64 // ... of one that ignores D-SACK
 	rackLostAt  int64 // when RACK (honouring) would have marked the original lost

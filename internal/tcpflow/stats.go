@@ -1,7 +1,5 @@
 package tcpflow
 
-import "math"
-
 // DirStats are the statistics of one direction: the data it sends (and
 // their fate) and the ACKs it sends.
 type DirStats struct {
@@ -35,6 +33,10 @@ type DirStats struct {
 	AckedUnseen             uint64 `json:"acked_unseen,omitempty"`  // ACKed unseen segment
 	KeepAlives              uint64 `json:"keep_alives,omitempty"`
 	WindowFull              uint64 `json:"window_full,omitempty"`
+
+	// Segments whose options were malformed (a length that overruns the
+	// header or does not fit its kind); the options before it were used.
+	MalformedOptions uint64 `json:"malformed_options,omitempty"`
 
 	// D-SACK: retransmissions of this direction's data that a D-SACK from
 	// the other side later reported as received twice.
@@ -95,6 +97,9 @@ func (s *DirStats) CountFrame(fr *Frame) {
 	}
 	if fl&(FlagRetransmission|FlagFastRetransmission|FlagSpuriousRetransmission) != 0 {
 		s.AnyRetransmissions++
+	}
+	if fr.Opts != nil && fr.Opts.Malformed {
+		s.MalformedOptions++
 	}
 	if fr.Seg.Flags&FIN != 0 {
 		s.FIN = true
@@ -164,12 +169,3 @@ func (s *RackSummary) finish(r *rackState) {
 	s.ReorderingSeen = r.reorderingSeen
 	s.Recoveries = r.recoveries
 }
-
-func minI64(a, b int64) int64 {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-var _ = math.Inf
