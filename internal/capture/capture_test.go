@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"net/netip"
 	"os"
@@ -450,4 +451,20 @@ func FuzzScan(f *testing.F) {
 			t.Fatal("nil stats without error")
 		}
 	})
+}
+
+// A scan stopped through its context reports what it read until then.
+func TestScanInterrupted(t *testing.T) {
+	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))
+	file := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p, p, p, p}, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	st, err := Scan(bytes.NewReader(file), ScanOptions{Dedup: DedupOff, Context: ctx}, func(*Record, *Packet) {
+		if n++; n == 2 {
+			cancel()
+		}
+	})
+	if err != nil || !st.Interrupted || st.Frames != 2 || n != 2 || !strings.Contains(strings.Join(st.Notes(), "\n"), "interrupted after 2 frames") {
+		t.Errorf("stats %+v, %d packets handled, err %v; want interrupted after 2", st, n, err)
+	}
 }

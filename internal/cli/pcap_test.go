@@ -14,24 +14,25 @@ import (
 
 const sshPcap = "../capture/testdata/ssh.pcap"
 
-type dscpDoc struct {
-	Kind  string         `json:"kind"`
-	Flows []dscpFlowJSON `json:"flows"`
-	Data  dscpData       `json:"data"`
-}
-
+// The flows are in the document's data ({"flows": [...], ...}), so a
+// document read back (compare, report) keeps them.
 func TestPcapDSCPJSON(t *testing.T) {
-	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--json")
+	dir := testutil.TempDir(t)
+	file := filepath.Join(dir, "dscp.json")
+	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--json", "-o", file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	readDoc(t, out) // a valid result document
-	var d dscpDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
+	doc := readDoc(t, out)
+	var d dscpData
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.Kind != KindPcapDSCP || len(d.Flows) != 2 {
-		t.Fatalf("kind %s, %d flows", d.Kind, len(d.Flows))
+	if doc.Kind != KindPcapDSCP || len(d.Flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
+		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(d.Flows), d.Capture)
+	}
+	if saved := readFile(t, file); saved != out {
+		t.Errorf("-o wrote another document than --json:\n%s", saved)
 	}
 	for _, f := range d.Flows {
 		switch f.Sport {
