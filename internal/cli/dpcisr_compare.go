@@ -68,10 +68,8 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 	if o.Labels != nil && len(o.Labels) != len(o.Files) {
 		return Usagef("--labels has %d names for %d files: give one per file, comma-separated", len(o.Labels), len(o.Files))
 	}
-	if o.Plot != "" {
-		if ext := strings.ToLower(filepath.Ext(o.Plot)); ext != ".svg" && ext != ".png" {
-			return Usagef("invalid --plot %q: want a file name ending in .svg or .png", o.Plot)
-		}
+	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
+		return Usagef("invalid --plot: %v", err)
 	}
 	var runs []dpcisr.Run
 	for i, f := range o.Files {
@@ -90,8 +88,9 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 		return Usage(err)
 	}
 	if o.Plot != "" {
-		if err := report.CDFPlot(o.Plot, cdfPanels(c)); err != nil {
-			return fmt.Errorf("plot: %w", err)
+		panels := cdfPanels(c)
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.RenderCDF(panels, format) }); err != nil {
+			return err
 		}
 	}
 	if o.JSON {

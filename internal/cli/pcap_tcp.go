@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/report"
@@ -161,8 +160,8 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		return err
 	}
 	for _, g := range []struct{ flag, path string }{{"--graph", o.Graph}, {"--window-graph", o.WindowGraph}} {
-		if g.path != "" && !strings.HasSuffix(strings.ToLower(g.path), ".svg") && !strings.HasSuffix(strings.ToLower(g.path), ".png") {
-			return Usagef("invalid %s %q: want a file name ending in .svg or .png", g.flag, g.path)
+		if _, err := report.PlotFormat(g.path); g.path != "" && err != nil {
+			return Usagef("invalid %s: %v", g.flag, err) // before the scan, not after it
 		}
 	}
 	if o.Top < 0 {
@@ -589,12 +588,8 @@ func (g *graphCollector) write(seqPath, winPath string) error {
 	title := fmt.Sprintf("%s: %s -> %s", g.title, g.ends[d], g.ends[r])
 	if seqPath != "" {
 		ts := report.TimeSeqGraph{Title: title, Segments: g.data[d], Rtx: g.rtx[d], Acks: g.acks[r], Window: g.win[r], SACKs: g.sacks[r], DSACKs: g.dsacks[r]}
-		p, err := ts.Plot()
-		if err != nil {
+		if err := writePlot(seqPath, ts.Render); err != nil {
 			return err
-		}
-		if err := report.SavePlots(seqPath, 24*vg.Centimeter, 15*vg.Centimeter, p); err != nil {
-			return Usage(err)
 		}
 	}
 	if winPath != "" {
@@ -605,12 +600,8 @@ func (g *graphCollector) write(seqPath, winPath string) error {
 			wg.ReoWnd = append(wg.ReoWnd, report.XY{X: x, Y: float64(p.ReoWndNs) / 1e6})
 			wg.ReoWndIgn = append(wg.ReoWndIgn, report.XY{X: x, Y: float64(p.ReoWndIgnNs) / 1e6})
 		}
-		ps, err := wg.Plots()
-		if err != nil {
+		if err := writePlot(winPath, wg.Render); err != nil {
 			return err
-		}
-		if err := report.SavePlots(winPath, 24*vg.Centimeter, 18*vg.Centimeter, ps...); err != nil {
-			return Usage(err)
 		}
 	}
 	return nil
