@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -106,9 +105,7 @@ func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string, asJSON bool
 	}
 	v := r.View(file, module)
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(w, v)
 	}
 	fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", file, r.Encoding, r.Lines)
 	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/stats"
 )
 
 // DPCISRCompareOptions are the flags of `latlab dpcisr compare`.
@@ -94,9 +94,7 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 		}
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(o.IO.Out, c)
 	}
 	printDpcisrCompare(o.IO.Out, c)
 	if o.Plot != "" {
@@ -198,7 +196,7 @@ func printDpcisrCompare(w io.Writer, c *dpcisr.Comparison) {
 		report.Table(w, hdr, rows)
 		if s.Test != nil {
 			fmt.Fprintf(w, "\nchi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
-				s.Test.Statistic, s.Test.DF, dpcisr.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
+				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
 			if len(s.PooledBuckets) < len(s.Buckets) {
 				fmt.Fprintf(w, "\n  buckets pooled to keep expected counts >= 5: %s", pooledRanges(s))
 			}

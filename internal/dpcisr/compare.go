@@ -240,21 +240,13 @@ func EffectSize(v float64) string {
 	return "large"
 }
 
-// FormatP renders a p-value without false precision.
-func FormatP(p float64) string {
-	if p < 0.001 {
-		return "p < 0.001"
-	}
-	return fmt.Sprintf("p = %.3f", p)
-}
-
 func (sc *SectionComparison) verdict() string {
 	first := sc.Runs[0].Label
 	if sc.Test == nil {
 		return fmt.Sprintf("%s: every run has all executions in one bucket range; no test possible", sc.Name)
 	}
 	t := sc.Test
-	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, FormatP(t.P), t.CramersV)
+	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, stats.FormatP(t.P), t.CramersV)
 	if t.P >= Alpha {
 		return fmt.Sprintf("%s: no significant difference between %s (%s)", sc.Name, strings.Join(labels(sc.Runs), ", "), stat)
 	}
