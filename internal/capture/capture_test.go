@@ -468,3 +468,15 @@ func TestScanInterrupted(t *testing.T) {
 		t.Errorf("stats %+v, %d packets handled, err %v; want interrupted after 2", st, n, err)
 	}
 }
+
+// Record.StartNs is the first frame's time even when that frame is not IP.
+func TestRecordStartNs(t *testing.T) {
+	arp := append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06}, make([]byte, 28)...)
+	p1, p2 := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10)), eth(tcp4(t, "10.0.0.1", "10.0.0.2", 3, 2, 0, 10))
+	for _, mode := range []DedupMode{DedupOff, DedupAuto} { // auto holds the first packets back: the copies keep it
+		_, s := scan(t, writePcap(binary.LittleEndian, true, layers.LinkTypeEthernet, [][]byte{arp, p1, p2}, 0), ScanOptions{Dedup: mode})
+		if len(s.recs) != 2 || s.recs[0].StartNs != t0.UnixNano() || s.recs[1].StartNs != t0.UnixNano() || s.recs[0].TimeNs != t0.UnixNano()+1e6 {
+			t.Errorf("%s: records %+v; want StartNs %d on both", mode, s.recs, t0.UnixNano())
+		}
+	}
+}

@@ -54,6 +54,9 @@ type Record struct {
 	Iface    int      // pcapng interface index (0 for pcap)
 	Comments []string // pcapng per-packet comments
 	Data     []byte
+	// StartNs is the time of the file's first frame, whatever it
+	// carries: the zero of Wireshark's frame.time_relative (set by Scan).
+	StartNs int64
 }
 
 // Reader reads a pcap or pcapng stream record by record.

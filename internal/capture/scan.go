@@ -212,6 +212,7 @@ func (s *scanner) record(rec *Record) {
 	if st.Frames == 1 {
 		st.FirstNs = rec.TimeNs
 	}
+	rec.StartNs = st.FirstNs
 	if rec.TimeNs > st.LastNs {
 		st.LastNs = rec.TimeNs
 	}

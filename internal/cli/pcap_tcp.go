@@ -220,11 +220,8 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		tot.add(&j.BToA)
 	}
 	var seg tcpflow.Segment
-	first := true
 	handler := func(rec *capture.Record, p *capture.Packet) {
-		if first {
-			t0, first = rec.TimeNs, false
-		}
+		t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
 		if !tcpflow.FromCapture(rec, p, &seg) {
 			if p.Proto == 6 && p.Fragment {
 				frags++

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/testutil"
@@ -218,6 +223,51 @@ func TestPcapTCPAfterClose(t *testing.T) {
 	d = tcpDoc{}
 	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.AfterClose != nil || d.Data.Totals.Segments != 7 {
 		t.Errorf("--stream 1: exit %d %v, after_close %+v, %d segments; want none after close, 7", code, err, d.Data.AfterClose, d.Data.Totals.Segments)
+	}
+}
+
+// --events times count from the first frame, as Wireshark's
+// frame.time_relative does, even when it is not IP: ssh.pcap behind an
+// ARP frame 1 s earlier.
+func TestPcapTCPEventsFromFirstFrame(t *testing.T) {
+	f, err := os.Open(sshPcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.TempDir(t)
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65535, r.LinkType()); err != nil {
+		t.Fatal(err)
+	}
+	arp := append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06}, make([]byte, 28)...)
+	for i := 0; ; i++ {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			w.WritePacket(gopacket.CaptureInfo{Timestamp: ci.Timestamp.Add(-time.Second), CaptureLength: len(arp), Length: len(arp)}, arp)
+		}
+		w.WritePacket(ci, data)
+	}
+	capFile, ev := filepath.Join(dir, "arp-first.pcap"), filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(capFile, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "pcap", "tcp", capFile, "--events", ev); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// frame 49 of ssh.pcap (now 50) is 0.555385 s after its first frame
+	if csv := readFile(t, ev); !strings.Contains(csv, "\n1.555385000,0 202.108.87.165:62146>223.132.53.222:22,50,retransmission,") {
+		t.Errorf("events do not count from the ARP frame:\n%s", csv)
 	}
 }
 
