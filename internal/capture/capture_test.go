@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"net/netip"
 	"os"
@@ -84,8 +85,10 @@ func writePcap(order binary.AppendByteOrder, nanos bool, lt layers.LinkType, fra
 }
 
 type seen struct {
-	recs []Record
-	pkts []Packet
+	recs  []Record
+	pkts  []Packet
+	ipCap []int    // captured bytes of the IP packet
+	tcp   [][]byte // the TCP header, when captured
 }
 
 func scan(t testing.TB, data []byte, opt ScanOptions) (*Stats, *seen) {
@@ -96,7 +99,9 @@ func scan(t testing.TB, data []byte, opt ScanOptions) (*Stats, *seen) {
 		r.Data = nil
 		s.recs = append(s.recs, r)
 		q := *p
-		q.IP, q.TCP = nil, nil
+		s.ipCap = append(s.ipCap, len(q.IP))
+		s.tcp = append(s.tcp, append([]byte(nil), q.TCPHeader...))
+		q.IP, q.TCPHeader = nil, nil
 		s.pkts = append(s.pkts, q)
 	})
 	if err != nil {
@@ -212,7 +217,7 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 		t.Fatalf("%d packets", len(s.pkts))
 	}
 	q := s.pkts[0]
-	if q.IPVersion != 6 || q.Proto != 6 || q.SrcPort != 4000 || q.DstPort != 22 || q.TOS != 18<<2|1 || q.TCPPayloadLen != 5 || q.Fragment {
+	if !q.Src.Is6() || q.Proto != 6 || q.SrcPort != 4000 || q.DstPort != 22 || q.TOS != 18<<2|1 || q.TCPPayloadLen != 5 || q.Fragment {
 		t.Errorf("decoded %+v", q)
 	}
 	// a non-first fragment has no ports
@@ -227,11 +232,12 @@ func TestIPv6ExtensionHeaders(t *testing.T) {
 func TestSnaplenCut(t *testing.T) {
 	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 1000))
 	st, s := scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 96), ScanOptions{})
-	if st.SnaplenCut != 1 || len(s.pkts) != 1 || !s.pkts[0].TCPCut || s.pkts[0].TCPPayloadLen != 1000 || s.pkts[0].IPLen != 1052 {
-		t.Errorf("cut to 96: stats %+v packet %+v", st, s.pkts)
+	// the TCP header (with a 12-byte timestamps option) whole, the payload cut
+	if st.SnaplenCut != 1 || len(s.pkts) != 1 || len(s.tcp[0]) != 32 || s.ipCap[0] != 96-14 || s.pkts[0].TCPPayloadLen != 1000 || s.pkts[0].IPLen != 1052 {
+		t.Errorf("cut to 96: stats %+v packet %+v, TCP header %d bytes, IP %d bytes", st, s.pkts, len(s.tcp[0]), s.ipCap[0])
 	}
 	st, s = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 40), ScanOptions{})
-	if len(s.pkts) != 1 || !s.pkts[0].L4Cut || s.pkts[0].HasPorts || st.L4Cut != 1 {
+	if len(s.pkts) != 1 || !s.pkts[0].L4Cut || s.pkts[0].HasPorts || len(s.tcp[0]) != 0 || st.L4Cut != 1 {
 		t.Errorf("cut to 40: stats %+v packet %+v", st, s.pkts)
 	}
 	st, _ = scan(t, writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p}, 20), ScanOptions{})
@@ -445,4 +451,32 @@ func FuzzScan(f *testing.F) {
 			t.Fatal("nil stats without error")
 		}
 	})
+}
+
+// A scan stopped through its context reports what it read until then.
+func TestScanInterrupted(t *testing.T) {
+	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))
+	file := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p, p, p, p}, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	st, err := Scan(bytes.NewReader(file), ScanOptions{Dedup: DedupOff, Context: ctx}, func(*Record, *Packet) {
+		if n++; n == 2 {
+			cancel()
+		}
+	})
+	if err != nil || !st.Interrupted || st.Frames != 2 || n != 2 || !strings.Contains(strings.Join(st.Notes(), "\n"), "interrupted after 2 frames") {
+		t.Errorf("stats %+v, %d packets handled, err %v; want interrupted after 2", st, n, err)
+	}
+}
+
+// Record.StartNs is the first frame's time even when that frame is not IP.
+func TestRecordStartNs(t *testing.T) {
+	arp := append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06}, make([]byte, 28)...)
+	p1, p2 := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10)), eth(tcp4(t, "10.0.0.1", "10.0.0.2", 3, 2, 0, 10))
+	for _, mode := range []DedupMode{DedupOff, DedupAuto} { // auto holds the first packets back: the copies keep it
+		_, s := scan(t, writePcap(binary.LittleEndian, true, layers.LinkTypeEthernet, [][]byte{arp, p1, p2}, 0), ScanOptions{Dedup: mode})
+		if len(s.recs) != 2 || s.recs[0].StartNs != t0.UnixNano() || s.recs[1].StartNs != t0.UnixNano() || s.recs[0].TimeNs != t0.UnixNano()+1e6 {
+			t.Errorf("%s: records %+v; want StartNs %d on both", mode, s.recs, t0.UnixNano())
+		}
+	}
 }

@@ -19,7 +19,6 @@ const (
 	SkipNonIP            // ARP, LLDP, IPX, ...: not IPv4 or IPv6
 	SkipMalformed        // a header that contradicts itself
 	SkipSnaplenLink      // cut (by the snap length) before the IP header ends
-	numSkips
 )
 
 var skipNames = [...]string{"", "unsupported link type", "not IP", "malformed", "cut before the IP header ends"}
@@ -29,13 +28,12 @@ func (s Skip) String() string { return skipNames[s] }
 // Packet is what the analyses need from one frame, decoded in place
 // (no allocation per packet). Slices point into the record's data.
 type Packet struct {
-	IPVersion uint8
-	Src, Dst  netip.Addr
-	Proto     uint8 // IP protocol of the transport header (after IPv6 extension headers)
-	TOS       uint8 // IPv4 TOS / IPv6 traffic class: DSCP<<2 | ECN
-	IPLen     int   // IP packet length from the IP header (the bytes on the wire above the link layer)
-	VLAN      uint16
-	HasVLAN   bool
+	Src, Dst netip.Addr
+	Proto    uint8 // IP protocol of the transport header (after IPv6 extension headers)
+	TOS      uint8 // IPv4 TOS / IPv6 traffic class: DSCP<<2 | ECN
+	IPLen    int   // IP packet length from the IP header (the bytes on the wire above the link layer)
+	VLAN     uint16
+	HasVLAN  bool
 
 	// Fragment is set for IP fragments; only the first carries ports.
 	Fragment      bool
@@ -44,13 +42,12 @@ type Packet struct {
 	// Transport: set for TCP and UDP when the header was captured.
 	HasPorts         bool
 	SrcPort, DstPort uint16
-	L4Len            int // transport header + payload length from the IP header
-	TCP              *layers.TCP
-	TCPHdrLen        int  // TCP header length incl. options (data offset)
-	TCPPayloadLen    int  // from the IP length, not the captured bytes
-	TCPCut           bool // TCP header captured, but not all its payload (snap length)
-	L4Cut            bool // transport header not (fully) captured
-	L4Malformed      bool
+	// TCPHeader is the TCP header with its options (data offset bytes),
+	// set when it was captured whole; tcpflow reads its fields in place.
+	TCPHeader     []byte
+	TCPPayloadLen int  // from the IP length, not the captured bytes
+	L4Cut         bool // transport header not (fully) captured
+	L4Malformed   bool
 
 	// IP is the captured IP packet (header onwards), for duplicate detection.
 	IP []byte
@@ -67,22 +64,10 @@ type Decoder struct {
 	ip4  layers.IPv4
 	ip6  layers.IPv6
 	ext  layers.IPv6ExtensionSkipper
-	tcp  layers.TCP
 	udp  layers.UDP
 }
 
 var nofb = gopacket.NilDecodeFeedback
-
-// SupportedLinkType reports whether latlab decodes a link type.
-func SupportedLinkType(lt layers.LinkType) bool {
-	switch lt {
-	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2,
-		layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12, 14,
-		layers.LinkTypeNull, layers.LinkTypeLoop:
-		return true
-	}
-	return false
-}
 
 // Decode decodes one frame of the given link type into p.
 func (d *Decoder) Decode(lt layers.LinkType, data []byte, p *Packet) Skip {
@@ -182,7 +167,6 @@ func (d *Decoder) decodeIPv4(b []byte, p *Packet) Skip {
 	if err := d.ip4.DecodeFromBytes(b, nofb); err != nil {
 		return SkipMalformed
 	}
-	p.IPVersion = 4
 	p.Src = netip.AddrFrom4([4]byte(b[12:16]))
 	p.Dst = netip.AddrFrom4([4]byte(b[16:20]))
 	p.Proto = uint8(d.ip4.Protocol)
@@ -216,7 +200,6 @@ func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
 	if err := d.ip6.DecodeFromBytes(b, nofb); err != nil {
 		return SkipMalformed
 	}
-	p.IPVersion = 6
 	p.Src = netip.AddrFrom16([16]byte(b[8:24]))
 	p.Dst = netip.AddrFrom16([16]byte(b[24:40]))
 	p.TOS = d.ip6.TrafficClass
@@ -295,9 +278,11 @@ func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
 // decodeL4 decodes TCP or UDP; l4len is the transport length the IP header
 // reports (captured bytes may be fewer).
 func (d *Decoder) decodeL4(b []byte, l4len int, p *Packet) {
-	p.L4Len = l4len
 	switch layers.IPProtocol(p.Proto) {
 	case layers.IPProtocolTCP:
+		// The header is checked here and read in place by tcpflow (its
+		// options by tcpflow.ParseOptions): decoding it with gopacket too
+		// would parse it twice.
 		if len(b) < 20 {
 			p.L4Cut = true
 			return
@@ -311,15 +296,9 @@ func (d *Decoder) decodeL4(b []byte, l4len int, p *Packet) {
 			p.L4Cut = true
 			return
 		}
-		if err := d.tcp.DecodeFromBytes(b, nofb); err != nil {
-			p.L4Malformed = true
-			return
-		}
-		p.TCP = &d.tcp
-		p.TCPHdrLen = hl
+		p.TCPHeader = b[:hl]
 		p.TCPPayloadLen = l4len - hl
-		p.TCPCut = len(b) < l4len
-		p.HasPorts, p.SrcPort, p.DstPort = true, uint16(d.tcp.SrcPort), uint16(d.tcp.DstPort)
+		p.HasPorts, p.SrcPort, p.DstPort = true, binary.BigEndian.Uint16(b[0:2]), binary.BigEndian.Uint16(b[2:4])
 	case layers.IPProtocolUDP, layers.IPProtocolUDPLite:
 		if len(b) < 8 {
 			p.L4Cut = true

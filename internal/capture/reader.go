@@ -31,9 +31,9 @@ const (
 // could not be read. Truncated marks a file that simply ends inside its
 // last record (a capture that was cut off), as opposed to a corrupt one.
 type FormatError struct {
-	Offset    int64
-	Msg       string
-	Truncated bool
+	Offset    int64  `json:"offset"`
+	Msg       string `json:"message"`
+	Truncated bool   `json:"truncated"`
 }
 
 func (e *FormatError) Error() string {
@@ -54,6 +54,9 @@ type Record struct {
 	Iface    int      // pcapng interface index (0 for pcap)
 	Comments []string // pcapng per-packet comments
 	Data     []byte
+	// StartNs is the time of the file's first frame, whatever it
+	// carries: the zero of Wireshark's frame.time_relative (set by Scan).
+	StartNs int64
 }
 
 // Reader reads a pcap or pcapng stream record by record.
@@ -159,9 +162,6 @@ func (r *Reader) Format() Format { return r.format }
 // Gzipped reports whether the file was gzip-compressed; offsets then count
 // decompressed bytes.
 func (r *Reader) Gzipped() bool { return r.gzipped }
-
-// LinkType is the link type of the file (pcap) or its first interface.
-func (r *Reader) LinkType() layers.LinkType { return r.linkType }
 
 // Pos is the number of bytes consumed so far.
 func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }

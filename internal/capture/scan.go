@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -47,6 +48,9 @@ type ScanOptions struct {
 	// at least a round trip later and differs in the IPv4 ID or the TCP
 	// timestamp.
 	DedupWindow time.Duration
+	// Context, if set, stops the scan when it is done (Ctrl-C): Stats
+	// then says Interrupted and covers the frames read until then.
+	Context context.Context
 }
 
 // DefaultDedupWindow is the default ScanOptions.DedupWindow.
@@ -70,10 +74,9 @@ type Stats struct {
 	DedupReason string         `json:"dedup_reason,omitempty"`
 	FirstNs     int64          `json:"first_ns"`
 	LastNs      int64          `json:"last_ns"`
-	ReadError   *FormatError   `json:"-"`
-	ReadErrorAt *int64         `json:"read_error_offset,omitempty"`
-	ReadErrMsg  string         `json:"read_error,omitempty"`
+	ReadError   *FormatError   `json:"read_error,omitempty"` // where reading stopped early
 	Comments    int            `json:"packets_with_comments,omitempty"`
+	Interrupted bool           `json:"interrupted,omitempty"` // the scan was stopped (ScanOptions.Context)
 }
 
 // Notes turns the counters into sentences for the reader.
@@ -104,6 +107,9 @@ func (s *Stats) Notes() []string {
 	if s.L4Malformed > 0 {
 		n = append(n, fmt.Sprintf("%d packets with a malformed transport header", s.L4Malformed))
 	}
+	if s.Interrupted {
+		n = append(n, fmt.Sprintf("interrupted after %d frames: the results cover only those", s.Frames))
+	}
 	if s.ReadError != nil {
 		if s.ReadError.Truncated {
 			n = append(n, fmt.Sprintf("the file ends inside the record at byte %d (a capture cut off); everything before it was analysed", s.ReadError.Offset))
@@ -121,7 +127,8 @@ type Handler func(rec *Record, p *Packet)
 // Scan reads a capture and calls fn for every frame that decodes to IPv4 or
 // IPv6. A file whose header cannot be read returns a *FormatError. A file
 // that is cut off or corrupt later returns the stats with ReadError set:
-// everything before the bad record was analysed.
+// everything before the bad record was analysed. So does a scan stopped
+// through opt.Context, with Interrupted set.
 func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	rd, err := NewReader(r)
 	if err != nil {
@@ -138,16 +145,22 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"
 	}
+	var done <-chan struct{}
+	if opt.Context != nil {
+		done = opt.Context.Done()
+	}
 	var rec Record
 	for {
+		if closed(done) {
+			st.Interrupted = true
+			break
+		}
 		err := rd.Next(&rec)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				var fe *FormatError
 				if errors.As(err, &fe) {
 					st.ReadError = fe
-					off := fe.Offset
-					st.ReadErrorAt, st.ReadErrMsg = &off, fe.Error()
 				} else {
 					return st, err
 				}
@@ -159,6 +172,17 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	s.flush()
 	st.FileBytes = rd.Pos()
 	return st, nil
+}
+
+// closed reports whether done is closed, without waiting (a nil channel
+// never is).
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // autoSample is how many IP packets auto dedup looks at before deciding.
@@ -188,6 +212,7 @@ func (s *scanner) record(rec *Record) {
 	if st.Frames == 1 {
 		st.FirstNs = rec.TimeNs
 	}
+	rec.StartNs = st.FirstNs
 	if rec.TimeNs > st.LastNs {
 		st.LastNs = rec.TimeNs
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -89,27 +88,34 @@ func runDPCISR(_ context.Context, o *DPCISROptions) error {
 	if err != nil {
 		return err
 	}
-	return printDPCISR(o.IO.Out, r, o.File, o.Module, o.JSON)
+	if r, err = filterModule(r, o.File, o.Module); err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, r.View(o.File, o.Module))
+	}
+	printDPCISR(o.IO.Out, r, o.File, o.Module)
+	return nil
 }
 
-func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string, asJSON bool) error {
-	if module != "" {
-		f := r.Filter(module)
-		n := 0
-		for _, s := range f.Sections {
-			n += len(s.Modules)
-		}
-		if n == 0 {
-			return Usagef("%s: no module %q; the report has %s", file, module, strings.Join(r.ModuleNames(), ", "))
-		}
-		r = f
+// filterModule keeps only module's histograms (all with no module); a
+// module the report lacks is bad input naming the ones it has.
+func filterModule(r *dpcisr.Report, file, module string) (*dpcisr.Report, error) {
+	if module == "" {
+		return r, nil
 	}
+	f := r.Filter(module)
+	for _, s := range f.Sections {
+		if len(s.Modules) > 0 {
+			return f, nil
+		}
+	}
+	return nil, Usagef("%s: no module %q; the report has %s", file, module, strings.Join(r.ModuleNames(), ", "))
+}
+
+// printDPCISR prints a report that filterModule has filtered.
+func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string) {
 	v := r.View(file, module)
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
 	fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", file, r.Encoding, r.Lines)
 	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
 	for _, s := range v.Sections {
@@ -144,7 +150,6 @@ func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string, asJSON bool
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	return nil
 }
 
 func printHistogram(w io.Writer, h dpcisr.HistogramView, unit string) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,7 +23,8 @@ const KindDPCISR = "dpcisr"
 type DPCISRCaptureOptions struct {
 	IO      *IO
 	Seconds int
-	Out     string
+	Out     string // xperf's text report
+	Result  string // the result document
 	Etl     string
 	Module  string
 	JSON    bool
@@ -45,9 +48,14 @@ trace into an .etl in a temporary folder ('xperf -d'), exports it with
 'xperf -i trace.etl -o out.txt -a dpcisr', and prints the analysis as
 'latlab dpcisr out.txt' would. xperf comes with the Windows Performance Toolkit
 (Windows ADK or SDK). Ctrl-C ends the wait early; the trace is still stopped and
-analysed.`,
+analysed.
+
+Unlike the measuring commands, -o names xperf's text report (the file
+'latlab dpcisr' and 'latlab dpcisr compare' read); the result document (kind
+dpcisr) goes to stdout with --json and to a file with --result.`,
 		Example: `  latlab dpcisr capture --seconds 30 -o idle.txt
-  latlab dpcisr capture --seconds 60 -o load.txt --etl load.etl --module ndis.sys`,
+  latlab dpcisr capture --seconds 60 -o load.txt --etl load.etl --module ndis.sys
+  latlab dpcisr capture --seconds 30 -o idle.txt --result idle.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -56,7 +64,8 @@ analysed.`,
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&o.Seconds, "seconds", 30, "how long to trace")
-	fs.StringVarP(&o.Out, "output", "o", "", "write xperf's text report to this file (required)")
+	fs.StringVarP(&o.Out, "output", "o", "", "write xperf's text report to this file (required; not the result document: see --result)")
+	fs.StringVar(&o.Result, "result", "", "also write the result document (kind dpcisr) to this file")
 	fs.StringVar(&o.Etl, "etl", "", "also keep the kernel trace (.etl) at this path")
 	fs.StringVar(&o.Module, "module", "", "show only this module (case-insensitive)")
 	fs.BoolVar(&o.JSON, "json", false, "write a result document (kind dpcisr) to stdout")
@@ -72,6 +81,9 @@ func runDPCISRCapture(ctx context.Context, o *DPCISRCaptureOptions) error {
 	}
 	if o.Out == "" {
 		return Usagef("missing -o FILE: where to write xperf's text report")
+	}
+	if o.Result != "" && filepath.Clean(o.Result) == filepath.Clean(o.Out) {
+		return Usagef("--result %s is also -o: -o is xperf's text report, --result the result document; give two files", o.Result)
 	}
 	xperf, err := findXperf()
 	if err != nil {
@@ -91,33 +103,34 @@ func runDPCISRCapture(ctx context.Context, o *DPCISRCaptureOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", o.Out, err)
-	}
 	if o.Etl != "" {
 		if err := copyFile(etl, o.Etl); err != nil {
 			return fmt.Errorf("keeping the trace: %w", err)
 		}
 	}
+	return reportCapture(o, text)
+}
+
+// reportCapture writes xperf's report to -o and analyses it: the result
+// document to --json and --result, or the text of 'latlab dpcisr'.
+func reportCapture(o *DPCISRCaptureOptions, text []byte) error {
+	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", o.Out, err)
+	}
 	r, err := readDPCISR(o.Out)
 	if err != nil {
 		return fmt.Errorf("xperf's report: %w", err)
 	}
-	if o.JSON {
-		doc := result.New(KindDPCISR)
-		doc.Settings = o.settings
-		if o.Module != "" {
-			r = r.Filter(o.Module)
-		}
-		b, err := json.Marshal(r.View(o.Out, o.Module))
-		if err != nil {
-			return err
-		}
-		doc.Data = b
-		doc.Notes = append(doc.Notes, "xperf -on "+dpcisr.KernelFlags+" for "+fmt.Sprint(o.Seconds)+" s; report in "+o.Out)
-		return result.Write(o.IO.Out, doc)
+	if r, err = filterModule(r, o.Out, o.Module); err != nil {
+		return err
 	}
-	return printDPCISR(o.IO.Out, r, o.Out, o.Module, false)
+	doc := result.New(KindDPCISR)
+	doc.Settings = o.settings
+	if doc.Data, err = json.Marshal(r.View(o.Out, o.Module)); err != nil {
+		return err
+	}
+	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", dpcisr.KernelFlags, o.Seconds, o.Out))
+	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { printDPCISR(w, r, o.Out, o.Module) })
 }
 
 // findXperf looks on PATH, then where the Windows Kits install it.

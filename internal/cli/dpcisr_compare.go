@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/stats"
 )
 
 // DPCISRCompareOptions are the flags of `latlab dpcisr compare`.
@@ -68,10 +68,8 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 	if o.Labels != nil && len(o.Labels) != len(o.Files) {
 		return Usagef("--labels has %d names for %d files: give one per file, comma-separated", len(o.Labels), len(o.Files))
 	}
-	if o.Plot != "" {
-		if ext := strings.ToLower(filepath.Ext(o.Plot)); ext != ".svg" && ext != ".png" {
-			return Usagef("invalid --plot %q: want a file name ending in .svg or .png", o.Plot)
-		}
+	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
+		return Usagef("invalid --plot: %v", err)
 	}
 	var runs []dpcisr.Run
 	for i, f := range o.Files {
@@ -90,14 +88,13 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 		return Usage(err)
 	}
 	if o.Plot != "" {
-		if err := report.CDFPlot(o.Plot, cdfPanels(c)); err != nil {
-			return fmt.Errorf("plot: %w", err)
+		panels := cdfPanels(c)
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.RenderCDF(panels, format) }); err != nil {
+			return err
 		}
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(o.IO.Out, c)
 	}
 	printDpcisrCompare(o.IO.Out, c)
 	if o.Plot != "" {
@@ -199,7 +196,7 @@ func printDpcisrCompare(w io.Writer, c *dpcisr.Comparison) {
 		report.Table(w, hdr, rows)
 		if s.Test != nil {
 			fmt.Fprintf(w, "\nchi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
-				s.Test.Statistic, s.Test.DF, dpcisr.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
+				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
 			if len(s.PooledBuckets) < len(s.Buckets) {
 				fmt.Fprintf(w, "\n  buckets pooled to keep expected counts >= 5: %s", pooledRanges(s))
 			}

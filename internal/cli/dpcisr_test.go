@@ -151,3 +151,42 @@ func TestDPCISRCompare(t *testing.T) {
 		}
 	}
 }
+
+// What dpcisr capture does with xperf's report, on any OS: the text to -o,
+// the analysis to stdout, the result document to --result or --json.
+func TestDPCISRCaptureReport(t *testing.T) {
+	text, err := os.ReadFile(dpcisrData + "xperf-dpcisr-keyboard-ps2-vs-usb.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.TempDir(t)
+	var out, errw strings.Builder
+	o := &DPCISRCaptureOptions{IO: &IO{Out: &out, Err: &errw}, Seconds: 30, Out: dir + "/out.txt", Result: dir + "/out.json", Module: "i8042prt.sys"}
+	if err := reportCapture(o, text); err != nil {
+		t.Fatal(err)
+	}
+	if saved, _ := os.ReadFile(o.Out); string(saved) != string(text) {
+		t.Error("-o does not hold xperf's report")
+	}
+	if !strings.Contains(out.String(), "latlab dpcisr: "+o.Out) || !strings.Contains(out.String(), "i8042prt.sys") || strings.Contains(out.String(), "kbdhid.sys") {
+		t.Errorf("analysis of the module:\n%s", out.String())
+	}
+	doc := readDoc(t, readFile(t, o.Result))
+	var v dpcisr.ReportView
+	if err := json.Unmarshal(doc.Data, &v); err != nil || doc.Kind != KindDPCISR || v.Module != "i8042prt.sys" || len(v.Sections) == 0 ||
+		len(v.Sections[0].Modules) == 0 || v.Sections[0].Modules[0].Module != "i8042prt.sys" || !strings.Contains(strings.Join(doc.Notes, " "), "for 30 s") {
+		t.Errorf("--result: kind %s, %v, %+v, notes %v", doc.Kind, err, v.Sections, doc.Notes)
+	}
+	out.Reset()
+	o.JSON, o.Result, o.Module = true, "", ""
+	if err := reportCapture(o, text); err != nil {
+		t.Fatal(err)
+	}
+	if doc := readDoc(t, out.String()); doc.Kind != KindDPCISR {
+		t.Errorf("--json: kind %s", doc.Kind)
+	}
+	o.Module = "nosuch.sys"
+	if err := reportCapture(o, text); err == nil || !strings.Contains(err.Error(), `no module "nosuch.sys"`) {
+		t.Errorf("unknown module: %v", err)
+	}
+}

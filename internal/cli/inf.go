@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,16 +82,26 @@ higher build.`,
 	return cmd
 }
 
+// parseINF reads and parses the INF at path.
+func parseINF(path string) (*inf.File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return inf.Parse(fh, filepath.Base(path))
+}
+
 // readINF parses an INF; every failure is bad input (exit 2) naming the
 // file and line.
 func readINF(path string) (*inf.File, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
-	}
-	f, err := inf.Parse(bytes.NewReader(b), filepath.Base(path))
-	if err != nil {
+	f, err := parseINF(path)
+	var pe *inf.ParseError
+	switch {
+	case errors.As(err, &pe):
 		return nil, Usagef("%s: %v", path, err)
+	case err != nil:
+		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
 	}
 	return f, nil
 }
@@ -111,15 +122,15 @@ func runINF(_ context.Context, o *INFOptions) error {
 		return Usagef("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
 	}
 	dir := filepath.Dir(o.File)
-	load := func(name string) (*inf.File, error) {
+	load := func(name string) (*inf.File, error) { // Include= files, next to the INF
 		p := filepath.Join(dir, filepath.Base(name))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("not found next to %s", filepath.Base(o.File))
-		}
-		g, err := inf.Parse(bytes.NewReader(b), filepath.Base(p))
-		if err != nil {
+		g, err := parseINF(p)
+		var pe *inf.ParseError
+		switch {
+		case errors.As(err, &pe):
 			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
+		case err != nil:
+			return nil, fmt.Errorf("not found next to %s", filepath.Base(o.File))
 		}
 		return g, nil
 	}
@@ -183,13 +194,6 @@ func targetLine(t inf.Target) string {
 	return fmt.Sprintf("Windows %d.%d.%d %s %s", t.Major, t.Minor, t.Build, inf.ProductName(t.ProductType), t.Arch)
 }
 
-func decoLabel(raw string) string {
-	if raw == "" {
-		return "(undecorated)"
-	}
-	return raw
-}
-
 func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines); matching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
 	for _, m := range l.Manufacturers {
@@ -218,7 +222,7 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 				}
 			}
 			if len(rows) > 0 {
-				tableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
+				report.TableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
 			}
 		}
 	}
@@ -231,7 +235,7 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	fmt.Fprintf(w, "latlab inf: %s (%s) for %s on %s\n", r.File, f.Encoding, r.Device, targetLine(r.Target))
 	if r.Model != nil {
 		fmt.Fprintf(w, "manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]\n",
-			r.Manufacturer, r.ModelsSection, decoLabel(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)
+			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {
@@ -258,7 +262,7 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "\nkeywords (%d):\n", len(rows))
-		tableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
+		report.TableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
 	}
 	fmt.Fprintf(w, "\nRSS keywords installed: %s\n", orNone(r.RSS))
 	if len(r.MissingRSS) > 0 {
@@ -273,7 +277,7 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		fmt.Fprintf(w, "in no decoration of this INF: %s\n", strings.Join(r.NotInINF, ", "))
 	}
 	if op := r.OtherProduct; op != nil && op.Decoration != r.Decoration {
-		fmt.Fprintf(w, "on %s Windows of the same version: [%s] ", inf.ProductName(op.ProductType), decoLabel(op.Decoration))
+		fmt.Fprintf(w, "on %s Windows of the same version: [%s] ", inf.ProductName(op.ProductType), inf.DecorationName(op.Decoration))
 		if op.ListsDevice {
 			fmt.Fprintf(w, "-> [%s], RSS keywords %s\n", op.InstallSection, orNone(op.RSS))
 		} else {
@@ -292,15 +296,10 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		default:
 			mark = d.Reason
 		}
-		drows = append(drows, []string{decoLabel(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
+		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
 	}
-	tableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
+	report.TableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
 	for _, n := range append(append([]string(nil), r.Notes...), f.Notes...) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-}
-
-// tableLeft is report.Table with every column left-aligned (text, not numbers).
-func tableLeft(w io.Writer, header []string, rows [][]string) {
-	report.TableLeft(w, header, rows)
 }

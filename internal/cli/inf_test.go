@@ -97,6 +97,45 @@ func TestINFList(t *testing.T) {
 	}
 }
 
+// Include= files are read next to the INF: one found (its keywords
+// counted), one missing and one broken (both a note naming why).
+func TestINFIncludeNextToTheFile(t *testing.T) {
+	args := []string{"inf", "", "--device", `PCI\VEN_10EC&DEV_8125`, "--os", "10.0.19045", "--json"}
+	var rep struct {
+		RSS   []string `json:"rss"`
+		Notes []string `json:"notes"`
+	}
+	args[1] = infData + "rtl-like-utf16.inf"
+	code, out, errs := runCLI(t, args...)
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("exit %d %v: %s", code, err, errs)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if len(rep.RSS) != 3 || !strings.Contains(notes, "Include=machine.inf not analysed: not found next to rtl-like-utf16.inf") {
+		t.Errorf("RSS %v (want 3, two from common-ndi.inf), notes %v", rep.RSS, rep.Notes)
+	}
+	dir := testutil.TempDir(t)
+	b, err := os.ReadFile(infData + "rtl-like-utf16.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/rtl-like-utf16.inf", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/common-ndi.inf", []byte("[Version]\n\x00\x01"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args[1] = dir + "/rtl-like-utf16.inf"
+	code, out, errs = runCLI(t, args...)
+	rep.Notes = nil
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("broken include: exit %d %v: %s", code, err, errs)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "Include=common-ndi.inf not analysed: common-ndi.inf: line 2: not text") {
+		t.Errorf("broken include: notes %v", rep.Notes)
+	}
+}
+
 func TestINFBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
 	write := func(name string, b []byte) string {

@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,25 +41,43 @@ IPv4/IPv6, BSD loopback/null. IPv4 and IPv6 with extension headers.`,
 	return cmd
 }
 
-// pcapInput holds the flags shared by the pcap subcommands.
+// pcapInput holds the flags and the ending shared by the pcap subcommands.
 type pcapInput struct {
+	Filter      string
+	JSON        bool
+	Out         string
 	Dedup       string
 	DedupWindow time.Duration
+
+	filter *capture.Filter // --filter, parsed
 }
 
-func (p *pcapInput) bind(cmd *cobra.Command) {
+// bind adds the shared flags; filterHelp says what --filter selects.
+func (p *pcapInput) bind(cmd *cobra.Command, filterHelp string) {
 	fs := cmd.Flags()
+	fs.StringVar(&p.Filter, "filter", "", filterHelp)
+	fs.BoolVar(&p.JSON, "json", false, "write the result document to stdout")
+	fs.StringVarP(&p.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&p.Dedup, "dedup", "auto", "drop byte-identical copies of a packet (pktmon etl2pcap writes one per capture component): auto (on when detected), on, off")
 	fs.Lookup("dedup").NoOptDefVal = "on"
 	durationFlag(fs, &p.DedupWindow, "dedup-window", capture.DefaultDedupWindow, "copies closer than this count as one packet")
 }
 
-func (p *pcapInput) options() (capture.ScanOptions, error) {
+// options checks --filter and --dedup and returns how to scan; ctx
+// (Ctrl-C) stops the scan, and the results then cover what was read.
+func (p *pcapInput) options(ctx context.Context) (capture.ScanOptions, error) {
+	if p.Filter != "" {
+		f, err := capture.ParseFilter(p.Filter)
+		if err != nil {
+			return capture.ScanOptions{}, Usagef("invalid --filter: %v", err)
+		}
+		p.filter = f
+	}
 	m, err := capture.ParseDedupMode(p.Dedup)
 	if err != nil {
 		return capture.ScanOptions{}, Usagef("invalid --dedup %q: %v", p.Dedup, err)
 	}
-	return capture.ScanOptions{Dedup: m, DedupWindow: p.DedupWindow}, nil
+	return capture.ScanOptions{Dedup: m, DedupWindow: p.DedupWindow, Context: ctx}, nil
 }
 
 // scanFile runs a capture scan over path. An unreadable file is a usage
@@ -82,6 +99,31 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 	return st, nil
 }
 
+// emit ends a pcap command: the result document (kind, with data as its
+// payload) to -o and --json, or the human form. The document is built
+// only when asked for: for a capture of many connections it is large.
+func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data any, notes []string, human func(io.Writer)) error {
+	if !p.JSON && p.Out == "" {
+		human(o.Out)
+		return nil
+	}
+	doc := result.New(kind)
+	doc.Settings = settings
+	doc.Notes = notes
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	doc.Data = b
+	return emitResult(o, doc, p.Out, p.JSON, human)
+}
+
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
 // readErrorExit is the error returned after printing the results of a file
 // that is corrupt part-way: what was read is reported, and latlab exits 2
 // naming where the file went bad. A capture that is merely cut off at the
@@ -91,49 +133,4 @@ func readErrorExit(path string, st *capture.Stats) error {
 		return Usagef("%s: corrupt capture %s (results above cover the %d frames before it)", path, st.ReadError.Error(), st.Frames)
 	}
 	return nil
-}
-
-// writePcapDocument writes a result document whose data is payload, with
-// extra top-level fields (e.g. "flows") merged in for direct access.
-func writePcapDocument(w io.Writer, outPath string, doc *result.Document, payload any, top map[string]any) error {
-	b, err := json.Marshal(payload)
-	if err != nil {
-		return err
-	}
-	doc.Data = b
-	db, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	// Extra top-level fields go after the document's own, in key order.
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		vb, err := json.Marshal(top[k])
-		if err != nil {
-			return err
-		}
-		kb, _ := json.Marshal(k)
-		db = append(db[:len(db)-1], ',')
-		db = append(append(append(db, kb...), ':'), vb...)
-		db = append(db, '}')
-	}
-	var ob bytes.Buffer
-	if err := json.Indent(&ob, db, "", "  "); err != nil {
-		return err
-	}
-	out := ob.Bytes()
-	out = append(out, '\n')
-	if outPath != "" {
-		if err := os.WriteFile(outPath, out, 0o644); err != nil {
-			return fmt.Errorf("write result: %w", err)
-		}
-	}
-	if w != nil {
-		_, err = w.Write(out)
-	}
-	return err
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
 )
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapDSCPCmd) }
@@ -25,10 +24,7 @@ const KindPcapDSCP = "pcap-dscp"
 type PcapDSCPOptions struct {
 	IO     *IO
 	File   string
-	Filter string
 	Expect string
-	JSON   bool
-	Out    string
 	pcapInput
 
 	settings map[string]string
@@ -50,7 +46,7 @@ value and exits 1, listing the offending flows, when one does not (or when
 no packet matches): the scriptable "is my QoS policy working?" check.`,
 		Example: `  latlab pcap dscp capture.pcapng
   latlab pcap dscp capture.pcap --filter "src 10.0.0.5 udp port 3074" --expect EF
-  latlab pcap dscp capture.pcap --json | jq '.flows[] | {src, dst, dscp}'`,
+  latlab pcap dscp capture.pcap --json | jq '.data.flows[] | {src, dst, dscp}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
@@ -58,12 +54,8 @@ no packet matches): the scriptable "is my QoS policy working?" check.`,
 			return runPcapDSCP(cmd.Context(), o)
 		},
 	}
-	fs := cmd.Flags()
-	fs.StringVar(&o.Filter, "filter", "", `only flows matching: host|src|dst ADDR[/BITS], port|sport|dport N, tcp, udp, icmp, proto N`)
-	fs.StringVar(&o.Expect, "expect", "", "DSCP every matching packet must carry: 0-63 or a name (EF, AF41, CS1, ...); exit 1 if not")
-	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
-	o.pcapInput.bind(cmd)
+	cmd.Flags().StringVar(&o.Expect, "expect", "", "DSCP every matching packet must carry: 0-63 or a name (EF, AF41, CS1, ...); exit 1 if not")
+	o.pcapInput.bind(cmd, "only flows matching: host|src|dst ADDR[/BITS], port|sport|dport N, tcp, udp, icmp, proto N")
 	return cmd
 }
 
@@ -88,7 +80,10 @@ type dscpFlowJSON struct {
 	Offending bool              `json:"offending,omitempty"`
 }
 
+// dscpData is the document's data: the issue's {"flows": [...]} with how
+// the capture was read, the filter and the expectation.
 type dscpData struct {
+	Flows   []dscpFlowJSON `json:"flows"`
 	Capture *capture.Stats `json:"capture"`
 	Filter  string         `json:"filter,omitempty"`
 	Expect  *dscpExpect    `json:"expect,omitempty"`
@@ -103,14 +98,9 @@ type dscpExpect struct {
 }
 
 func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
-	_ = ctx
-	var filt *capture.Filter
-	if o.Filter != "" {
-		f, err := capture.ParseFilter(o.Filter)
-		if err != nil {
-			return Usagef("invalid --filter: %v", err)
-		}
-		filt = f
+	opt, err := o.options(ctx)
+	if err != nil {
+		return err
 	}
 	var want *dscpExpect
 	if o.Expect != "" {
@@ -120,10 +110,6 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 		}
 		want = &dscpExpect{DSCP: v, Name: dscpLabel(v)}
 	}
-	opt, err := o.options()
-	if err != nil {
-		return err
-	}
 	tab := capture.NewFlowTable()
 	st, err := scanFile(o.File, opt, func(rec *capture.Record, p *capture.Packet) { tab.Add(rec, p) })
 	if err != nil {
@@ -131,7 +117,7 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 	}
 	var flows []*capture.FlowStats
 	for _, f := range tab.Flows() {
-		if filt.Match(f.Key) {
+		if o.filter.Match(f.Key) {
 			flows = append(flows, f)
 		}
 	}
@@ -154,20 +140,9 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 	for _, f := range flows {
 		js = append(js, flowJSON(f, st.FirstNs, isOff[f]))
 	}
-	if o.JSON || o.Out != "" {
-		doc := result.New(KindPcapDSCP)
-		doc.Settings = o.settings
-		doc.Notes = st.Notes()
-		var w io.Writer
-		if o.JSON {
-			w = o.IO.Out
-		}
-		if err := writePcapDocument(w, o.Out, doc, dscpData{Capture: st, Filter: o.Filter, Expect: want}, map[string]any{"flows": js}); err != nil {
-			return err
-		}
-	}
-	if !o.JSON {
-		printDSCP(o.IO.Out, o, st, flows, isOff)
+	data := dscpData{Flows: js, Capture: st, Filter: o.Filter, Expect: want}
+	if err := o.emit(o.IO, KindPcapDSCP, o.settings, data, st.Notes(), func(w io.Writer) { printDSCP(w, o, st, flows, isOff) }); err != nil {
+		return err
 	}
 	if err := readErrorExit(o.File, st); err != nil {
 		return err
@@ -328,9 +303,7 @@ func printDSCP(w io.Writer, o *PcapDSCPOptions, st *capture.Stats, flows []*capt
 	if hasPID {
 		fmt.Fprintln(w, "PID: the process id in the etl2pcapng packet comment: the thread that logged the packet, often the sender for outbound packets and the System process (4) or another for inbound ones")
 	}
-	for _, n := range st.Notes() {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
+	printNotes(w, st.Notes())
 }
 
 func spanLabel(st *capture.Stats) string {

@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
 )
 
@@ -29,11 +27,8 @@ const KindPcapTCP = "pcap-tcp"
 type PcapTCPOptions struct {
 	IO          *IO
 	File        string
-	Filter      string
 	Stream      int
 	Top         int
-	JSON        bool
-	Out         string
 	Events      string
 	Graph       string
 	WindowGraph string
@@ -69,38 +64,37 @@ Sequence numbers are relative, as Wireshark shows them.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Filter, "filter", "", `only connections matching: host|src|dst ADDR[/BITS], port|sport|dport N`)
 	fs.IntVar(&o.Stream, "stream", -1, "only this connection (Wireshark's tcp.stream number); graphs default to the one with most data")
 	fs.IntVar(&o.Top, "top", 10, "connections shown in detail in the table (most payload bytes first); 0 = all")
-	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&o.Events, "events", "", "write per-frame events to this CSV file (time,flow,frame,event,seq,ack,detail)")
 	fs.StringVar(&o.Graph, "graph", "", "tcptrace-style time-sequence graph of one connection's main data direction (.svg or .png)")
 	fs.StringVar(&o.WindowGraph, "window-graph", "", "bytes in flight and the RACK reordering window over time (.svg or .png)")
-	o.pcapInput.bind(cmd)
+	o.pcapInput.bind(cmd, "only connections with an endpoint matching: host|src|dst ADDR[/BITS], port|sport|dport N")
 	return cmd
 }
 
 // tcpConnJSON is one connection in the result document.
 type tcpConnJSON struct {
-	Stream       int                     `json:"stream"`
-	A            string                  `json:"a"`
-	B            string                  `json:"b"`
-	FirstNs      int64                   `json:"first_ns"`
-	LastNs       int64                   `json:"last_ns"`
-	DurationNs   int64                   `json:"duration_ns"`
-	InitialRTTNs int64                   `json:"initial_rtt_ns,omitempty"`
-	AToB         tcpflow.DirStats        `json:"a_to_b"`
-	BToA         tcpflow.DirStats        `json:"b_to_a"`
-	Spurious     [2]uint64               `json:"spurious_retransmissions"`
-	Timeline     []tcpflow.TimelinePoint `json:"-"`
+	Stream       int              `json:"stream"`
+	A            string           `json:"a"`
+	B            string           `json:"b"`
+	FirstNs      int64            `json:"first_ns"`
+	LastNs       int64            `json:"last_ns"`
+	DurationNs   int64            `json:"duration_ns"`
+	InitialRTTNs int64            `json:"initial_rtt_ns,omitempty"`
+	AToB         tcpflow.DirStats `json:"a_to_b"`
+	BToA         tcpflow.DirStats `json:"b_to_a"`
+	Spurious     [2]uint64        `json:"spurious_retransmissions"`
 }
 
 type tcpData struct {
 	Capture     *capture.Stats `json:"capture"`
 	Connections []tcpConnJSON  `json:"connections"`
-	Totals      tcpTotals      `json:"totals"`
-	Filter      string         `json:"filter,omitempty"`
+	// AfterClose counts the segments that came after their connection
+	// had been closed and reported (tcpflow.Frame.AfterClose).
+	AfterClose *tcpflow.DirStats `json:"after_close,omitempty"`
+	Totals     tcpTotals         `json:"totals"`
+	Filter     string            `json:"filter,omitempty"`
 }
 
 type tcpTotals struct {
@@ -121,6 +115,26 @@ type tcpTotals struct {
 	RackAvoidIgnore     uint64 `json:"rack_avoided_dsack_ignoring"`
 	NonTCP              int    `json:"non_tcp_packets"`
 	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
+	AfterClose          uint64 `json:"segments_after_close,omitempty"`
+	MalformedOptions    uint64 `json:"malformed_options,omitempty"`
+}
+
+func (t *tcpTotals) add(d *tcpflow.DirStats) {
+	t.Segments += d.Packets
+	t.PayloadBytes += d.PayloadBytes
+	t.Retransmissions += d.AnyRetransmissions
+	t.Resent += d.ResentSegments
+	t.FastRetransmissions += d.FastRetransmissions
+	t.Spurious += d.Spurious()
+	t.OutOfOrder += d.OutOfOrder
+	t.Reordered += d.Reordered
+	t.DuplicateAcks += d.DuplicateAcks
+	t.SACKBlocks += d.SACKBlocks
+	t.DSACKBlocks += d.DSACKBlocks
+	t.ZeroWindows += d.ZeroWindows
+	t.RackAvoidHonour += d.Rack.AvoidedHonouring
+	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
+	t.MalformedOptions += d.MalformedOptions
 }
 
 func endpoint(e tcpflow.Endpoint) string {
@@ -141,26 +155,17 @@ func connMatches(f *capture.Filter, c *tcpflow.Conn) bool {
 }
 
 func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
-	_ = ctx
-	var filt *capture.Filter
-	if o.Filter != "" {
-		f, err := capture.ParseFilter(o.Filter)
-		if err != nil {
-			return Usagef("invalid --filter: %v", err)
-		}
-		filt = f
+	opt, err := o.options(ctx)
+	if err != nil {
+		return err
 	}
 	for _, g := range []struct{ flag, path string }{{"--graph", o.Graph}, {"--window-graph", o.WindowGraph}} {
-		if g.path != "" && !strings.HasSuffix(strings.ToLower(g.path), ".svg") && !strings.HasSuffix(strings.ToLower(g.path), ".png") {
-			return Usagef("invalid %s %q: want a file name ending in .svg or .png", g.flag, g.path)
+		if _, err := report.PlotFormat(g.path); g.path != "" && err != nil {
+			return Usagef("invalid %s: %v", g.flag, err) // before the scan, not after it
 		}
 	}
 	if o.Top < 0 {
 		return Usagef("invalid --top %d: want 0 (all) or a positive count", o.Top)
-	}
-	opt, err := o.options()
-	if err != nil {
-		return err
 	}
 	var ev *eventWriter
 	if o.Events != "" {
@@ -175,6 +180,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 	wantGraph := o.Graph != "" || o.WindowGraph != ""
 	var conns []tcpConnJSON
 	var tot tcpTotals
+	var after tcpflow.DirStats
 	var t0 int64
 	nonTCP, frags := 0, 0
 	a := tcpflow.NewAnalyzer()
@@ -186,8 +192,11 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		gr = &graphCollector{stream: o.Stream}
 	}
 	a.OnFrame = func(fr *tcpflow.Frame) {
-		if !connMatches(filt, fr.Conn) || o.Stream >= 0 && fr.Conn.Stream != o.Stream {
+		if !connMatches(o.filter, fr.Conn) || o.Stream >= 0 && fr.Conn.Stream != o.Stream {
 			return
+		}
+		if fr.AfterClose {
+			after.CountFrame(fr)
 		}
 		if ev != nil {
 			ev.frame(fr, t0)
@@ -197,43 +206,22 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		}
 	}
 	a.OnClose = func(c *tcpflow.Conn) {
-		if !connMatches(filt, c) || o.Stream >= 0 && c.Stream != o.Stream {
+		if !connMatches(o.filter, c) || o.Stream >= 0 && c.Stream != o.Stream {
 			return
 		}
 		j := tcpConnJSON{Stream: c.Stream, A: endpoint(c.A), B: endpoint(c.B), FirstNs: c.FirstNs, LastNs: c.LastNs,
 			DurationNs: c.LastNs - c.FirstNs, InitialRTTNs: c.InitialRTT(), AToB: c.Dir(0).Stats, BToA: c.Dir(1).Stats}
 		j.Spurious = [2]uint64{j.AToB.Spurious(), j.BToA.Spurious()}
-		if gr != nil && c.Stream == gr.stream {
-			gr.timeline = [2][]tcpflow.TimelinePoint{c.Dir(0).Timeline(), c.Dir(1).Timeline()}
-			gr.payload = [2]uint64{j.AToB.PayloadBytes, j.BToA.PayloadBytes}
-			gr.title = fmt.Sprintf("tcp.stream %d", c.Stream)
-			gr.ends = [2]string{endpoint(c.A), endpoint(c.B)}
-			gr.found = true
+		if gr != nil {
+			gr.closed(c)
 		}
 		conns = append(conns, j)
-		for _, d := range []*tcpflow.DirStats{&j.AToB, &j.BToA} {
-			tot.Segments += d.Packets
-			tot.PayloadBytes += d.PayloadBytes
-			tot.Retransmissions += d.AnyRetransmissions
-			tot.Resent += d.ResentSegments
-			tot.FastRetransmissions += d.FastRetransmissions
-			tot.Spurious += d.Spurious()
-			tot.OutOfOrder += d.OutOfOrder
-			tot.Reordered += d.Reordered
-			tot.DuplicateAcks += d.DuplicateAcks
-			tot.SACKBlocks += d.SACKBlocks
-			tot.DSACKBlocks += d.DSACKBlocks
-			tot.ZeroWindows += d.ZeroWindows
-			tot.RackAvoidHonour += d.Rack.AvoidedHonouring
-			tot.RackAvoidIgnore += d.Rack.AvoidedIgnoring
-		}
+		tot.add(&j.AToB)
+		tot.add(&j.BToA)
 	}
 	var seg tcpflow.Segment
-	first := true
 	handler := func(rec *capture.Record, p *capture.Packet) {
-		if first {
-			t0, first = rec.TimeNs, false
-		}
+		t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
 		if !tcpflow.FromCapture(rec, p, &seg) {
 			if p.Proto == 6 && p.Fragment {
 				frags++
@@ -254,7 +242,12 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 			return fmt.Errorf("write %s: %w", o.Events, err)
 		}
 	}
-	tot.Connections, tot.NonTCP, tot.TCPFragments = len(conns), nonTCP, frags
+	tot.Connections, tot.NonTCP, tot.TCPFragments, tot.AfterClose = len(conns), nonTCP, frags, after.Packets
+	tot.add(&after)
+	var afterClose *tcpflow.DirStats
+	if after.Packets > 0 {
+		afterClose = &after
+	}
 	sort.Slice(conns, func(i, j int) bool { return conns[i].Stream < conns[j].Stream })
 
 	if wantGraph {
@@ -277,15 +270,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 					gr.add(fr, t0)
 				}
 			}
-			a2.OnClose = func(c *tcpflow.Conn) {
-				if c.Stream == best {
-					gr.timeline = [2][]tcpflow.TimelinePoint{c.Dir(0).Timeline(), c.Dir(1).Timeline()}
-					gr.payload = [2]uint64{c.Dir(0).Stats.PayloadBytes, c.Dir(1).Stats.PayloadBytes}
-					gr.title = fmt.Sprintf("tcp.stream %d", c.Stream)
-					gr.ends = [2]string{endpoint(c.A), endpoint(c.B)}
-					gr.found = true
-				}
-			}
+			a2.OnClose = gr.closed
 			if _, err := scanFile(o.File, opt, func(rec *capture.Record, p *capture.Packet) {
 				if tcpflow.FromCapture(rec, p, &seg) {
 					a2.Add(&seg)
@@ -303,20 +288,10 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		}
 	}
 
-	if o.JSON || o.Out != "" {
-		doc := result.New(KindPcapTCP)
-		doc.Settings = o.settings
-		doc.Notes = append(st.Notes(), tcpNotes(&tot)...)
-		var w io.Writer
-		if o.JSON {
-			w = o.IO.Out
-		}
-		if err := writePcapDocument(w, o.Out, doc, tcpData{Capture: st, Connections: conns, Totals: tot, Filter: o.Filter}, nil); err != nil {
-			return err
-		}
-	}
-	if !o.JSON {
-		printPcapTCP(o.IO.Out, o, st, conns, &tot)
+	data := tcpData{Capture: st, Connections: conns, AfterClose: afterClose, Totals: tot, Filter: o.Filter}
+	notes := append(st.Notes(), tcpNotes(&tot)...)
+	if err := o.emit(o.IO, KindPcapTCP, o.settings, data, notes, func(w io.Writer) { printPcapTCP(w, o, st, conns, &tot, notes) }); err != nil {
+		return err
 	}
 	return readErrorExit(o.File, st)
 }
@@ -326,10 +301,17 @@ func tcpNotes(t *tcpTotals) []string {
 	if t.TCPFragments > 0 {
 		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
 	}
+	if t.MalformedOptions > 0 {
+		n = append(n, fmt.Sprintf("%d segments carry malformed TCP options (a length that overruns the header or does not fit the option): the options before the bad one were used", t.MalformedOptions))
+	}
+	if t.AfterClose > 0 {
+		n = append(n, fmt.Sprintf("%d segments came more than a second (or three RTTs) after their connection had ended (both FINs acknowledged, or a RST): "+
+			"they are in the totals, in after_close and in --events with Wireshark's flags, but in no connection's counts", t.AfterClose))
+	}
 	return n
 }
 
-func printPcapTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcpConnJSON, t *tcpTotals) {
+func printPcapTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcpConnJSON, t *tcpTotals, notes []string) {
 	fmt.Fprintf(w, "%s: %s, %d frames, %d TCP segments in %d connection(s), %s\n", o.File, st.Format, st.Frames, t.Segments, t.Connections, spanLabel(st))
 	fmt.Fprintf(w, "retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
 		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
@@ -353,9 +335,7 @@ func printPcapTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcp
 	fmt.Fprintln(w, "new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.")
 	fmt.Fprintln(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would")
 	fmt.Fprintln(w, "have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.")
-	for _, n := range append(st.Notes(), tcpNotes(t)...) {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
+	printNotes(w, notes)
 }
 
 func connRows(c *tcpConnJSON) [][]string {
@@ -542,6 +522,18 @@ type graphCollector struct {
 
 const maxGraphPoints = 2_000_000
 
+// closed takes the end state of the graphed connection (OnClose).
+func (g *graphCollector) closed(c *tcpflow.Conn) {
+	if c.Stream != g.stream {
+		return
+	}
+	g.timeline = [2][]tcpflow.TimelinePoint{c.Dir(0).Timeline(), c.Dir(1).Timeline()}
+	g.payload = [2]uint64{c.Dir(0).Stats.PayloadBytes, c.Dir(1).Stats.PayloadBytes}
+	g.title = fmt.Sprintf("tcp.stream %d", c.Stream)
+	g.ends = [2]string{endpoint(c.A), endpoint(c.B)}
+	g.found = true
+}
+
 func (g *graphCollector) add(fr *tcpflow.Frame, t0 int64) {
 	d := fr.Dir
 	g.t0 = t0
@@ -593,12 +585,8 @@ func (g *graphCollector) write(seqPath, winPath string) error {
 	title := fmt.Sprintf("%s: %s -> %s", g.title, g.ends[d], g.ends[r])
 	if seqPath != "" {
 		ts := report.TimeSeqGraph{Title: title, Segments: g.data[d], Rtx: g.rtx[d], Acks: g.acks[r], Window: g.win[r], SACKs: g.sacks[r], DSACKs: g.dsacks[r]}
-		p, err := ts.Plot()
-		if err != nil {
+		if err := writePlot(seqPath, ts.Render); err != nil {
 			return err
-		}
-		if err := report.SavePlots(seqPath, 24*vg.Centimeter, 15*vg.Centimeter, p); err != nil {
-			return Usage(err)
 		}
 	}
 	if winPath != "" {
@@ -609,12 +597,8 @@ func (g *graphCollector) write(seqPath, winPath string) error {
 			wg.ReoWnd = append(wg.ReoWnd, report.XY{X: x, Y: float64(p.ReoWndNs) / 1e6})
 			wg.ReoWndIgn = append(wg.ReoWndIgn, report.XY{X: x, Y: float64(p.ReoWndIgnNs) / 1e6})
 		}
-		ps, err := wg.Plots()
-		if err != nil {
+		if err := writePlot(winPath, wg.Render); err != nil {
 			return err
-		}
-		if err := report.SavePlots(winPath, 24*vg.Centimeter, 18*vg.Centimeter, ps...); err != nil {
-			return Usage(err)
 		}
 	}
 	return nil

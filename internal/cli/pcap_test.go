@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/testutil"
@@ -14,24 +19,25 @@ import (
 
 const sshPcap = "../capture/testdata/ssh.pcap"
 
-type dscpDoc struct {
-	Kind  string         `json:"kind"`
-	Flows []dscpFlowJSON `json:"flows"`
-	Data  dscpData       `json:"data"`
-}
-
+// The flows are in the document's data ({"flows": [...], ...}), so a
+// document read back (compare, report) keeps them.
 func TestPcapDSCPJSON(t *testing.T) {
-	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--json")
+	dir := testutil.TempDir(t)
+	file := filepath.Join(dir, "dscp.json")
+	code, out, errs := runCLI(t, "pcap", "dscp", sshPcap, "--json", "-o", file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	readDoc(t, out) // a valid result document
-	var d dscpDoc
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
+	doc := readDoc(t, out)
+	var d dscpData
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.Kind != KindPcapDSCP || len(d.Flows) != 2 {
-		t.Fatalf("kind %s, %d flows", d.Kind, len(d.Flows))
+	if doc.Kind != KindPcapDSCP || len(d.Flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
+		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(d.Flows), d.Capture)
+	}
+	if saved := readFile(t, file); saved != out {
+		t.Errorf("-o wrote another document than --json:\n%s", saved)
 	}
 	for _, f := range d.Flows {
 		switch f.Sport {
@@ -107,6 +113,23 @@ func TestPcapUnreadable(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "at byte 24") {
 		t.Errorf("corrupt: exit %d %q", code, errs)
 	}
+	// the document says where reading stopped
+	code, out, _ = runCLI(t, "pcap", "tcp", corrupt, "--json")
+	var d struct {
+		Data struct {
+			Capture struct {
+				ReadError *struct {
+					Offset    int64  `json:"offset"`
+					Message   string `json:"message"`
+					Truncated bool   `json:"truncated"`
+				} `json:"read_error"`
+			} `json:"capture"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); code != 2 || err != nil || d.Data.Capture.ReadError == nil ||
+		d.Data.Capture.ReadError.Offset != 24 || d.Data.Capture.ReadError.Truncated || !strings.Contains(d.Data.Capture.ReadError.Message, "corrupt record") {
+		t.Errorf("corrupt --json: exit %d %v, read_error %+v", code, err, d.Data.Capture.ReadError)
+	}
 }
 
 type tcpDoc struct {
@@ -165,6 +188,86 @@ func TestPcapTCP(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "pcap"); code != 2 {
 		t.Errorf("pcap without subcommand: exit %d", code)
+	}
+}
+
+// Segments after a connection closed are counted once: in the totals and
+// after_close, not in a connection (tcpflow/testdata/closing.pcap: a FIN
+// retransmitted and re-acknowledged 3 s after the end of stream 0).
+func TestPcapTCPAfterClose(t *testing.T) {
+	const closing = "../tcpflow/testdata/closing.pcap"
+	code, out, errs := runCLI(t, "pcap", "tcp", closing, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d tcpDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	var inConns uint64
+	for _, c := range d.Data.Connections {
+		inConns += c.AToB.Packets + c.BToA.Packets
+	}
+	a, tot := d.Data.AfterClose, d.Data.Totals
+	if len(d.Data.Connections) != 3 || a == nil || a.Packets != 2 || a.AnyRetransmissions != 1 || tot.AfterClose != 2 ||
+		tot.Segments != inConns+2 || tot.Segments != 22 || tot.Retransmissions != 2 {
+		t.Errorf("%d connections holding %d segments, after_close %+v, totals %+v; want 3 holding 20, 2 after close (1 retransmission), 22 in all with 2 retransmissions",
+			len(d.Data.Connections), inConns, a, tot)
+	}
+	code, out, _ = runCLI(t, "pcap", "tcp", closing)
+	if code != 0 || !strings.Contains(out, "note: 2 segments came more than a second") {
+		t.Errorf("exit %d, no note on the segments after close:\n%s", code, out)
+	}
+	// --stream: only that connection's late segments
+	code, out, _ = runCLI(t, "pcap", "tcp", closing, "--stream", "1", "--json")
+	d = tcpDoc{}
+	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.AfterClose != nil || d.Data.Totals.Segments != 7 {
+		t.Errorf("--stream 1: exit %d %v, after_close %+v, %d segments; want none after close, 7", code, err, d.Data.AfterClose, d.Data.Totals.Segments)
+	}
+}
+
+// --events times count from the first frame, as Wireshark's
+// frame.time_relative does, even when it is not IP: ssh.pcap behind an
+// ARP frame 1 s earlier.
+func TestPcapTCPEventsFromFirstFrame(t *testing.T) {
+	f, err := os.Open(sshPcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.TempDir(t)
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65535, r.LinkType()); err != nil {
+		t.Fatal(err)
+	}
+	arp := append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06}, make([]byte, 28)...)
+	for i := 0; ; i++ {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			w.WritePacket(gopacket.CaptureInfo{Timestamp: ci.Timestamp.Add(-time.Second), CaptureLength: len(arp), Length: len(arp)}, arp)
+		}
+		w.WritePacket(ci, data)
+	}
+	capFile, ev := filepath.Join(dir, "arp-first.pcap"), filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(capFile, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "pcap", "tcp", capFile, "--events", ev); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// frame 49 of ssh.pcap (now 50) is 0.555385 s after its first frame
+	if csv := readFile(t, ev); !strings.Contains(csv, "\n1.555385000,0 202.108.87.165:62146>223.132.53.222:22,50,retransmission,") {
+		t.Errorf("events do not count from the ARP frame:\n%s", csv)
 	}
 }
 

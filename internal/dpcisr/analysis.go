@@ -104,6 +104,24 @@ func ShareAtMost(h Histogram, us float64) (pct float64, exact bool) {
 	return 100 * float64(below) / float64(n), exact
 }
 
+// bucketKey identifies a bucket by its bounds; the open bucket's upper
+// bound is MaxInt64, so keys order as the buckets do.
+type bucketKey struct{ gt, le int64 }
+
+func (b Bucket) key() bucketKey {
+	if b.LeUs == nil {
+		return bucketKey{b.GtUs, math.MaxInt64}
+	}
+	return bucketKey{b.GtUs, *b.LeUs}
+}
+
+func (k bucketKey) less(o bucketKey) bool {
+	if k.gt != o.gt {
+		return k.gt < o.gt
+	}
+	return k.le < o.le
+}
+
 // Merge adds histograms bucket by bucket (a module listed in several
 // blocks, or several modules). Buckets with the same bounds are summed;
 // the result is sorted by lower bound. Label and footer are dropped.
@@ -112,14 +130,11 @@ func Merge(module string, hs ...Histogram) Histogram {
 	if len(hs) > 0 {
 		out.Line = hs[0].Line
 	}
-	idx := map[[2]int64]int{}
+	idx := map[bucketKey]int{}
 	for _, h := range hs {
 		out.Total += h.Total
 		for _, b := range h.Buckets {
-			k := [2]int64{b.GtUs, -1}
-			if b.LeUs != nil {
-				k[1] = *b.LeUs
-			}
+			k := b.key()
 			if i, ok := idx[k]; ok {
 				out.Buckets[i].Count += b.Count
 				continue

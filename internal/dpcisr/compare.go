@@ -45,6 +45,9 @@ type SectionComparison struct {
 	// original bucket indexes of each pooled column).
 	Test          *stats.ChiSquared `json:"test,omitempty"`
 	PooledBuckets [][]int           `json:"pooled_buckets,omitempty"`
+	// Effect names the size of Cramér's V by Cohen's conventions for the
+	// tested table (see EffectSize).
+	Effect string `json:"effect,omitempty"`
 	// Direction per run after the first: "faster", "slower", "mixed" or
 	// "same" (cumulative shares compared at every bucket boundary).
 	Direction []string `json:"direction,omitempty"`
@@ -122,55 +125,40 @@ func firstSection(r *Report, name string) *Section {
 	return nil
 }
 
-type bkey struct{ gt, le int64 }
-
-func keyOf(b Bucket) bkey {
-	if b.LeUs == nil {
-		return bkey{b.GtUs, math.MaxInt64}
-	}
-	return bkey{b.GtUs, *b.LeUs}
-}
-
 func (sc *SectionComparison) fill() {
-	idx := map[bkey]Bucket{}
+	idx := map[bucketKey]Bucket{}
 	for _, r := range sc.Runs {
 		for _, b := range r.Hist.Buckets {
-			idx[keyOf(b)] = Bucket{GtUs: b.GtUs, LeUs: b.LeUs}
+			idx[b.key()] = Bucket{GtUs: b.GtUs, LeUs: b.LeUs}
 		}
 	}
 	for _, b := range idx {
 		sc.Buckets = append(sc.Buckets, b)
 	}
-	sort.Slice(sc.Buckets, func(i, j int) bool {
-		a, b := keyOf(sc.Buckets[i]), keyOf(sc.Buckets[j])
-		if a.gt != b.gt {
-			return a.gt < b.gt
-		}
-		return a.le < b.le
-	})
-	pos := map[bkey]int{}
+	sort.Slice(sc.Buckets, func(i, j int) bool { return sc.Buckets[i].key().less(sc.Buckets[j].key()) })
+	pos := map[bucketKey]int{}
 	for j, b := range sc.Buckets {
-		pos[keyOf(b)] = j
+		pos[b.key()] = j
 	}
-	table := make([][]float64, len(sc.Runs))
+	table := make([][]float64, len(sc.Runs)) // the counts, for the test
 	for i, r := range sc.Runs {
 		row := make([]int64, len(sc.Buckets))
-		table[i] = make([]float64, len(sc.Buckets))
 		for _, b := range r.Hist.Buckets {
-			j := pos[keyOf(b)]
-			row[j] += b.Count
-			table[i][j] += float64(b.Count)
+			row[pos[b.key()]] += b.Count
 		}
 		sc.Counts = append(sc.Counts, row)
+		table[i] = make([]float64, len(row))
+		for j, n := range row {
+			table[i][j] = float64(n)
+		}
 	}
 	for _, us := range Thresholds {
 		s := Share{Us: us}
-		for i, r := range sc.Runs {
+		for _, r := range sc.Runs {
 			p, ex := ShareAtMost(r.Hist, us)
 			s.Pct = append(s.Pct, p)
 			s.Exact = append(s.Exact, ex)
 			s.Delta = append(s.Delta, p-s.Pct[0])
-			_ = i
 		}
 		sc.Shares = append(sc.Shares, s)
 	}
@@ -186,6 +174,9 @@ func (sc *SectionComparison) fill() {
 		if t, err := stats.ChiSquaredTest(pooled); err == nil {
 			sc.Test = &t
 			sc.PooledBuckets = groups
+			// df* of the tested table: every run has executions, and
+			// PoolColumns keeps no empty column.
+			sc.Effect = EffectSize(t.CramersV, min(len(sc.Runs), len(groups))-1)
 		}
 	}
 	sc.Verdict = sc.verdict()
@@ -227,25 +218,22 @@ func direction(a, b []int64) string {
 	return "same"
 }
 
-// EffectSize names Cramér's V by Cohen's conventions for df* = 1.
-func EffectSize(v float64) string {
+// EffectSize names Cramér's V by Cohen's conventions (Statistical Power
+// Analysis for the Behavioral Sciences, 1988, ch. 7): small, medium and
+// large effects are w = 0.1, 0.3 and 0.5, and V = w / sqrt(df*) with
+// df* = min(rows, columns) - 1 of the tested table. For two reports
+// (df* = 1) the cut-offs are 0.1, 0.3, 0.5; for three, 0.071, 0.21, 0.35.
+func EffectSize(v float64, dfStar int) string {
+	s := math.Sqrt(float64(max(dfStar, 1)))
 	switch {
-	case v < 0.1:
+	case v < 0.1/s:
 		return "negligible"
-	case v < 0.3:
+	case v < 0.3/s:
 		return "small"
-	case v < 0.5:
+	case v < 0.5/s:
 		return "medium"
 	}
 	return "large"
-}
-
-// FormatP renders a p-value without false precision.
-func FormatP(p float64) string {
-	if p < 0.001 {
-		return "p < 0.001"
-	}
-	return fmt.Sprintf("p = %.3f", p)
 }
 
 func (sc *SectionComparison) verdict() string {
@@ -254,7 +242,7 @@ func (sc *SectionComparison) verdict() string {
 		return fmt.Sprintf("%s: every run has all executions in one bucket range; no test possible", sc.Name)
 	}
 	t := sc.Test
-	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, FormatP(t.P), t.CramersV)
+	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, stats.FormatP(t.P), t.CramersV)
 	if t.P >= Alpha {
 		return fmt.Sprintf("%s: no significant difference between %s (%s)", sc.Name, strings.Join(labels(sc.Runs), ", "), stat)
 	}
@@ -270,7 +258,7 @@ func (sc *SectionComparison) verdict() string {
 			parts = append(parts, fmt.Sprintf("%s matches %s", r.Label, first))
 		}
 	}
-	return fmt.Sprintf("%s: %s (%s; %s effect)", sc.Name, strings.Join(parts, "; "), stat, EffectSize(t.CramersV))
+	return fmt.Sprintf("%s: %s (%s; %s effect)", sc.Name, strings.Join(parts, "; "), stat, sc.Effect)
 }
 
 // biggestShift describes the threshold where run i moved most from run 0.

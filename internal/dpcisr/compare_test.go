@@ -36,6 +36,10 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(d.Verdict, "Off is faster than Extreme") || !strings.Contains(d.Verdict, "Extreme again matches Extreme") {
 		t.Errorf("verdict %q", d.Verdict)
 	}
+	// three reports: df* = 2
+	if d.Effect == "" || d.Effect != EffectSize(d.Test.CramersV, 2) || !strings.HasSuffix(d.Verdict, d.Effect+" effect)") {
+		t.Errorf("effect %q for V %.3f (df* 2), verdict %q", d.Effect, d.Test.CramersV, d.Verdict)
+	}
 
 	// Keyboard file vs itself, whole sections (no overall histogram: the
 	// module blocks are added).
@@ -67,6 +71,26 @@ func TestCompare(t *testing.T) {
 	}
 	if _, err := Compare([]Run{{"a", kb}}, ""); err == nil {
 		t.Error("one report compared")
+	}
+}
+
+// Cohen's cut-offs for Cramér's V: 0.1, 0.3, 0.5 over sqrt(df*).
+func TestEffectSize(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		df   int
+		want string
+	}{
+		{0.09, 1, "negligible"}, {0.1, 1, "small"}, {0.29, 1, "small"}, {0.3, 1, "medium"}, {0.49, 1, "medium"}, {0.5, 1, "large"},
+		{0.07, 2, "negligible"}, {0.08, 2, "small"}, {0.2, 2, "small"}, {0.22, 2, "medium"}, {0.34, 2, "medium"}, {0.36, 2, "large"},
+		{0.05, 3, "negligible"}, {0.06, 3, "small"}, {0.18, 3, "medium"}, {0.3, 3, "large"},
+	} {
+		if got := EffectSize(c.v, c.df); got != c.want {
+			t.Errorf("V %.2f, df* %d: %s, want %s", c.v, c.df, got, c.want)
+		}
+	}
+	if got := EffectSize(0.05, 0); got != "negligible" {
+		t.Errorf("df* 0 taken as 1: %s", got)
 	}
 }
 

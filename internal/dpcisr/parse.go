@@ -12,17 +12,7 @@ import (
 )
 
 // ParseError says which line could not be read and what was expected there.
-type ParseError struct {
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line <= 0 {
-		return e.Msg
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-}
+type ParseError = textdec.LineError
 
 // MaxInput bounds what Parse reads; real reports are a few hundred KiB.
 const MaxInput = 64 << 20
@@ -61,26 +51,11 @@ type parser struct {
 
 // Parse reads an xperf DPC/ISR report.
 func Parse(r io.Reader) (*Report, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	lines, enc, err := textdec.ReadLines(r, MaxInput, "the text report of 'xperf -a dpcisr'")
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxInput {
-		return nil, &ParseError{Msg: fmt.Sprintf("larger than %d MiB: not an xperf DPC/ISR report", MaxInput>>20)}
-	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return nil, &ParseError{Line: 1, Msg: "empty file: " + expectBlock}
-	}
-	text, enc, err := textdec.Decode(b)
-	if err != nil {
-		if be, ok := err.(*textdec.BinaryError); ok {
-			return nil, &ParseError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected the text report of 'xperf -a dpcisr'", be.Byte, be.Offset)}
-		}
-		return nil, err
-	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	p := &parser{lines: strings.Split(text, "\n"), rep: &Report{Encoding: string(enc)}}
+	p := &parser{lines: lines, rep: &Report{Encoding: string(enc)}}
 	p.rep.Lines = len(p.lines)
 	if err := p.run(); err != nil {
 		return nil, err
@@ -203,10 +178,10 @@ func (p *parser) run() error {
 		}
 		low := strings.ToLower(t)
 		if strings.HasPrefix(low, "elapsed") {
-			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable bucket line %q: %s", clip(t), expectBucket)}
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable bucket line %q: %s", textdec.Clip(t), expectBucket)}
 		}
 		if strings.HasPrefix(low, "total") && (strings.Contains(low, "=") || strings.Contains(low, "module")) {
-			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable histogram header %q: expected 'Total = N for module NAME' or 'Total = N'", clip(t))}
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable histogram header %q: expected 'Total = N for module NAME' or 'Total = N'", textdec.Clip(t))}
 		}
 		if name := p.heading(i); name != "" {
 			if err := p.close(); err != nil {
@@ -316,7 +291,7 @@ func (p *parser) open(total, module string, ln int) error {
 		f := strings.Fields(module)
 		mod = strings.Trim(f[0], `"'`)
 		if len(f) > 1 {
-			p.notef(ln, "text after the module name ignored: %q", clip(strings.Join(f[1:], " ")))
+			p.notef(ln, "text after the module name ignored: %q", textdec.Clip(strings.Join(f[1:], " ")))
 		}
 	}
 	if mod == "" && s.Overall != nil {
@@ -559,11 +534,4 @@ func atoi(s string) int64 {
 		return 1<<63 - 1
 	}
 	return v
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
 }

@@ -128,7 +128,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			dr.Keywords = append(dr.Keywords, k.Name)
 			if IsRSS(k.Name) {
 				dr.RSS = append(dr.RSS, canonicalRSS(k.Name))
-				union[canonicalRSS(k.Name)] = append(union[canonicalRSS(k.Name)], decoName(h.d.Raw))
+				union[canonicalRSS(k.Name)] = append(union[canonicalRSS(k.Name)], DecorationName(h.d.Raw))
 			}
 		}
 		for _, n := range in.Notes {
@@ -197,12 +197,17 @@ func otherProduct(f *File, man Manufacturer, t Target, device, lang string, rep 
 	return op
 }
 
-func decoName(raw string) string {
+// DecorationName is how a decoration is shown: as written, or
+// "(undecorated)" for the undecorated models section.
+func DecorationName(raw string) string {
 	if raw == "" {
 		return "(undecorated)"
 	}
 	return raw
 }
+
+// decoName is DecorationName under the name regfile.go uses.
+func decoName(raw string) string { return DecorationName(raw) }
 
 func canonicalRSS(name string) string {
 	for _, k := range RSSKeywords {
@@ -253,7 +258,7 @@ func (rep *DeviceReport) SourceOf(name string) (*Keyword, string) {
 	for _, d := range rep.Decorations {
 		if in, ok := rep.installs[d.Decoration]; ok && !d.Chosen {
 			if k := in.Keyword(name); k != nil {
-				return k, decoName(d.Decoration)
+				return k, DecorationName(d.Decoration)
 			}
 		}
 	}
@@ -318,14 +323,4 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
 	return l, nil
-}
-
-// Keyword returns the chosen install's keyword named name (ignoring case).
-func (rep *DeviceReport) Keyword(name string) *Keyword {
-	for i := range rep.Keywords {
-		if strings.EqualFold(rep.Keywords[i].Name, name) {
-			return &rep.Keywords[i]
-		}
-	}
-	return nil
 }

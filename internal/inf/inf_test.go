@@ -248,12 +248,12 @@ func TestI225Case(t *testing.T) {
 	if prof.Name != "*RSSProfile" || prof.ParamDesc != "RSS-Lastenausgleichsprofil" || prof.Default != "4" || len(prof.Values) != 5 {
 		t.Errorf("localized, mixed-case Ndi\\params: %+v", prof)
 	}
-	numa := srv.Keyword("*numanodeid")
+	numa := keyword(srv, "*numanodeid")
 	if numa == nil || numa.Type != "dword" || numa.Value == nil || !numa.Value.IsDWORD() || numa.Value.Data != "65535" {
 		t.Errorf("numa %+v", numa)
 	}
-	im := srv.Keyword("*InterruptModeration")
-	if im.ParamDesc != `Interrupt-Drosselung ("Moderation")` {
+	im := keyword(srv, "*InterruptModeration")
+	if im == nil || im.ParamDesc != `Interrupt-Drosselung ("Moderation")` {
 		t.Errorf("\"\" escape in a localized string: %q", im.ParamDesc)
 	}
 
@@ -400,4 +400,15 @@ func TestMatchDevice(t *testing.T) {
 			t.Errorf("%s vs %s: %d", c.inf, c.given, got)
 		}
 	}
+}
+
+// keyword returns the device's keyword named name, ignoring case, as
+// Windows matches keyword names.
+func keyword(rep *DeviceReport, name string) *Keyword {
+	for i := range rep.Keywords {
+		if strings.EqualFold(rep.Keywords[i].Name, name) {
+			return &rep.Keywords[i]
+		}
+	}
+	return nil
 }

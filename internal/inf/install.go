@@ -396,7 +396,8 @@ func (r *resolver) addreg(f *File, s *Section) {
 				r.in.Keywords[k].Value = &v
 				continue
 			}
-			if strings.HasPrefix(name, "*") || r.hasParams(name) {
+			// (a keyword with Ndi\Params entries took the branch above)
+			if strings.HasPrefix(name, "*") {
 				k := r.keyword(name, s.Name, l.Num)
 				k.Value = &v
 				continue
@@ -422,11 +423,6 @@ func (r *resolver) addreg(f *File, s *Section) {
 			r.setParam(k, name, val, flags&flgDelVal != 0)
 		}
 	}
-}
-
-func (r *resolver) hasParams(name string) bool {
-	_, ok := r.in.byName[strings.ToLower(name)]
-	return ok
 }
 
 func (r *resolver) keyword(name, section string, line int) *Keyword {

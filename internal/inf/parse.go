@@ -20,17 +20,7 @@ import (
 )
 
 // ParseError says which line of an INF could not be read.
-type ParseError struct {
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line <= 0 {
-		return e.Msg
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-}
+type ParseError = textdec.LineError
 
 // MaxInput bounds what Parse reads; the largest inbox INFs are a few MiB.
 const MaxInput = 32 << 20
@@ -74,27 +64,11 @@ func (l Line) Field(i int) string {
 
 // Parse reads an INF. name is used in notes only.
 func Parse(r io.Reader, name string) (*File, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	phys, enc, err := textdec.ReadLines(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections")
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxInput {
-		return nil, &ParseError{Msg: fmt.Sprintf("larger than %d MiB: not a driver INF", MaxInput>>20)}
-	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return nil, &ParseError{Line: 1, Msg: "empty file: expected an INF with [Version] and [Manufacturer] sections"}
-	}
-	text, enc, err := textdec.Decode(b)
-	if err != nil {
-		if be, ok := err.(*textdec.BinaryError); ok {
-			return nil, &ParseError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected an INF file", be.Byte, be.Offset)}
-		}
-		return nil, err
-	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
 	f := &File{Name: name, Encoding: string(enc), byName: map[string]*Section{}}
-	phys := strings.Split(text, "\n")
 	f.Lines = len(phys)
 	var cur *Section
 	for i := 0; i < len(phys); i++ {
@@ -119,7 +93,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 		if t[0] == '[' {
 			end := strings.IndexByte(t, ']')
 			if end < 0 {
-				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", clip(t))}
+				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", textdec.Clip(t))}
 			}
 			name := strings.TrimFunc(t[1:end], isSpace)
 			if name == "" {
@@ -303,11 +277,4 @@ func (f *File) Expand(s, lang string) string {
 		s = s[i+2+j:]
 	}
 	return b.String()
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
 }

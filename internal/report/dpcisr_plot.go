@@ -3,16 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // CDFSeries is one run's cumulative share (0-100) at bucket upper bounds.
@@ -30,56 +25,23 @@ type CDFPanel struct {
 
 var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
 
-// CDFPlot writes panels side by side to path; the extension (.svg or
-// .png) chooses the format. The x axis is logarithmic in base 2, as the
-// buckets are; points are the exact cumulative shares at bucket bounds,
-// joined by lines only to guide the eye.
-func CDFPlot(path string, panels []CDFPanel) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".svg" && ext != ".png" {
-		return fmt.Errorf("plot file %q: want a name ending in .svg or .png", path)
-	}
+// RenderCDF draws panels side by side as SVG or PNG. The x axis is
+// logarithmic in base 2, as the buckets are; points are the exact
+// cumulative shares at bucket bounds, joined by lines only to guide the
+// eye.
+func RenderCDF(panels []CDFPanel, format string) ([]byte, error) {
 	if len(panels) == 0 {
-		return fmt.Errorf("nothing to plot")
+		return nil, fmt.Errorf("nothing to plot")
 	}
 	var row []*plot.Plot
 	for _, pn := range panels {
 		p, err := cdfPanel(pn)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		row = append(row, p)
 	}
-	w := vg.Length(len(panels)) * 11 * vg.Centimeter
-	h := 9 * vg.Centimeter
-	var c interface {
-		vg.CanvasSizer
-	}
-	var write func(f *os.File) error
-	if ext == ".svg" {
-		s := vgsvg.New(w, h)
-		c = s
-		write = func(f *os.File) error { _, err := s.WriteTo(f); return err }
-	} else {
-		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144))
-		c = img
-		write = func(f *os.File) error { _, err := vgimg.PngCanvas{Canvas: img}.WriteTo(f); return err }
-	}
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 1, Cols: len(row), PadX: vg.Millimeter * 6, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align([][]*plot.Plot{row}, tiles, dc)
-	for j, p := range row {
-		p.Draw(canvases[0][j])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return RenderGrid([][]*plot.Plot{row}, vg.Length(len(panels))*11*vg.Centimeter, 9*vg.Centimeter, format)
 }
 
 func cdfPanel(pn CDFPanel) (*plot.Plot, error) {

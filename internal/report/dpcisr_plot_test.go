@@ -2,15 +2,11 @@ package report
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/latlab/latlab/internal/testutil"
 )
 
-func TestCDFPlot(t *testing.T) {
-	dir := testutil.TempDir(t)
+func TestRenderCDF(t *testing.T) {
 	panels := []CDFPanel{
 		{Title: "DPC ndis.sys", Series: []CDFSeries{
 			{Label: "Extreme", X: []float64{1, 2, 4, 8, 16}, Y: []float64{0.4, 6.9, 37.6, 81.7, 100}},
@@ -18,26 +14,29 @@ func TestCDFPlot(t *testing.T) {
 		}},
 		{Title: "ISR ndis.sys", Series: []CDFSeries{{Label: "Extreme", X: []float64{2}, Y: []float64{100}}}},
 	}
-	png := dir + "/cdf.png"
-	if err := CDFPlot(png, panels); err != nil {
+	b, err := RenderCDF(panels, "png")
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(png)
 	if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Error("not a PNG")
 	}
-	svg := dir + "/cdf.SVG"
-	if err := CDFPlot(svg, panels); err != nil {
+	b, err = RenderCDF(panels, "svg")
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ = os.ReadFile(svg)
-	if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "ISR ndis.sys") {
-		t.Error("not the SVG")
+	for _, want := range []string{"<svg", "DPC ndis.sys", "ISR ndis.sys", "Extreme", "Off", "execution time at most"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the SVG lacks %q", want)
+		}
 	}
-	if err := CDFPlot(dir+"/x.pdf", panels); err == nil {
+	if _, err := RenderCDF(panels, "pdf"); err == nil {
 		t.Error("pdf accepted")
 	}
-	if err := CDFPlot(dir+"/x.svg", []CDFPanel{{Title: "empty"}}); err == nil {
+	if _, err := RenderCDF([]CDFPanel{{Title: "empty"}}, "svg"); err == nil {
 		t.Error("empty panel accepted")
+	}
+	if _, err := RenderCDF(nil, "svg"); err == nil {
+		t.Error("no panels accepted")
 	}
 }

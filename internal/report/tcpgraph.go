@@ -1,18 +1,12 @@
 package report
 
 import (
-	"fmt"
 	"image/color"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // TimeSeqGraph is the data of a tcptrace-style time-sequence graph of one
@@ -110,22 +104,11 @@ func (g *TimeSeqGraph) Plot() (*plot.Plot, error) {
 		p.Add(v)
 		p.Legend.Add(name, legendLine{v.style})
 	}
-	for _, l := range []struct {
-		name string
-		pts  []XY
-		c    color.Color
-	}{{"receive window", g.Window, colWin}, {"cumulative ACK", g.Acks, colAck}} {
-		if len(l.pts) == 0 {
-			continue
-		}
-		ln, err := plotter.NewLine(xys(l.pts))
-		if err != nil {
-			return nil, err
-		}
-		ln.StepStyle = plotter.PostStep
-		ln.LineStyle = lineStyle(l.c, 1)
-		p.Add(ln)
-		p.Legend.Add(l.name, ln)
+	if err := addSteps(p, "receive window", g.Window, colWin, 1); err != nil {
+		return nil, err
+	}
+	if err := addSteps(p, "cumulative ACK", g.Acks, colAck, 1); err != nil {
+		return nil, err
 	}
 	add("data segments", g.Segments, colData, 1.2)
 	add("SACK blocks", g.SACKs, colSACK, 2)
@@ -154,6 +137,35 @@ func (g *TimeSeqGraph) Plot() (*plot.Plot, error) {
 	return p, nil
 }
 
+// addSteps adds pts to p as a line of steps (the value holds until the
+// next point), with a legend entry when name is set; nothing when pts is
+// empty.
+func addSteps(p *plot.Plot, name string, pts []XY, c color.Color, w vg.Length) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	ln, err := plotter.NewLine(xys(pts))
+	if err != nil {
+		return err
+	}
+	ln.StepStyle = plotter.PostStep
+	ln.LineStyle = lineStyle(c, w)
+	p.Add(ln)
+	if name != "" {
+		p.Legend.Add(name, ln)
+	}
+	return nil
+}
+
+// Render draws the graph as SVG or PNG.
+func (g *TimeSeqGraph) Render(format string) ([]byte, error) {
+	p, err := g.Plot()
+	if err != nil {
+		return nil, err
+	}
+	return RenderGrid([][]*plot.Plot{{p}}, 24*vg.Centimeter, 15*vg.Centimeter, format)
+}
+
 type legendLine struct{ s draw.LineStyle }
 
 func (l legendLine) Thumbnail(c *draw.Canvas) {
@@ -166,35 +178,18 @@ func (g *WindowGraph) Plots() ([]*plot.Plot, error) {
 	top := plot.New()
 	top.Title.Text = g.Title
 	top.Y.Label.Text = "bytes in flight"
-	if len(g.InFlight) > 0 {
-		ln, err := plotter.NewLine(xys(g.InFlight))
-		if err != nil {
-			return nil, err
-		}
-		ln.StepStyle = plotter.PostStep
-		ln.LineStyle = lineStyle(colData, 1)
-		top.Add(ln)
+	if err := addSteps(top, "", g.InFlight, colData, 1); err != nil {
+		return nil, err
 	}
 	bot := plot.New()
 	bot.X.Label.Text = "time (s)"
 	bot.Y.Label.Text = "RACK reo_wnd (ms)"
 	bot.Legend.Top = true
-	for _, l := range []struct {
-		name string
-		pts  []XY
-		c    color.Color
-	}{{"honours D-SACK (RFC 8985)", g.ReoWnd, colAck}, {"ignores D-SACK", g.ReoWndIgn, colRtx}} {
-		if len(l.pts) == 0 {
-			continue
-		}
-		ln, err := plotter.NewLine(xys(l.pts))
-		if err != nil {
-			return nil, err
-		}
-		ln.StepStyle = plotter.PostStep
-		ln.LineStyle = lineStyle(l.c, 1.5)
-		bot.Add(ln)
-		bot.Legend.Add(l.name, ln)
+	if err := addSteps(bot, "honours D-SACK (RFC 8985)", g.ReoWnd, colAck, 1.5); err != nil {
+		return nil, err
+	}
+	if err := addSteps(bot, "ignores D-SACK", g.ReoWndIgn, colRtx, 1.5); err != nil {
+		return nil, err
 	}
 	if len(g.Retransmit) > 0 {
 		segs := make([]VSeg, len(g.Retransmit))
@@ -221,36 +216,11 @@ func (g *WindowGraph) Plots() ([]*plot.Plot, error) {
 	return []*plot.Plot{top, bot}, nil
 }
 
-// SavePlots writes plots stacked vertically to path; the extension (.svg
-// or .png) picks the format.
-func SavePlots(path string, w, h vg.Length, plots ...*plot.Plot) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	var dc vg.CanvasWriterTo
-	switch ext {
-	case ".svg":
-		dc = vgsvg.New(w, h)
-	case ".png":
-		dc = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	default:
-		return fmt.Errorf("graph file %q: want a .svg or .png name", path)
-	}
-	canvas := draw.New(dc)
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Millimeter * 2, PadX: vg.Millimeter * 2, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	grid := make([][]*plot.Plot, len(plots))
-	for i, p := range plots {
-		grid[i] = []*plot.Plot{p}
-	}
-	cs := plot.Align(grid, tiles, canvas)
-	for i, p := range plots {
-		p.Draw(cs[i][0])
-	}
-	f, err := os.Create(path)
+// Render draws the two plots stacked, as SVG or PNG.
+func (g *WindowGraph) Render(format string) ([]byte, error) {
+	ps, err := g.Plots()
 	if err != nil {
-		return fmt.Errorf("write graph: %w", err)
+		return nil, err
 	}
-	if _, err := dc.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write graph %s: %w", path, err)
-	}
-	return f.Close()
+	return RenderGrid([][]*plot.Plot{{ps[0]}, {ps[1]}}, 24*vg.Centimeter, 18*vg.Centimeter, format)
 }

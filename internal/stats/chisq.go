@@ -14,8 +14,8 @@ type ChiSquared struct {
 	DF        int     `json:"df"`
 	P         float64 `json:"p"`
 	N         float64 `json:"n"`
-	// CramersV is the effect size of a test of homogeneity, 0 (same
-	// distributions) to 1 (disjoint); 0 for a goodness-of-fit test.
+	// CramersV is the effect size, 0 (same distributions) to 1
+	// (disjoint).
 	CramersV float64 `json:"cramers_v"`
 	// MinExpected is the smallest expected count; below 5 the chi-squared
 	// approximation of the p-value is poor (Cochran's rule).
@@ -51,51 +51,6 @@ func ChiSquaredTest(table [][]float64) (ChiSquared, error) {
 	}
 	res.P = pOf(res)
 	res.CramersV = math.Sqrt(res.Statistic / (n * float64(min(rows, cols)-1)))
-	return res, nil
-}
-
-// ChiSquaredGOF tests observed counts against expected proportions p
-// (rescaled to sum to 1), as R's chisq.test(x, p = p, rescale.p = TRUE).
-// A nil p means equal proportions.
-func ChiSquaredGOF(observed, p []float64) (ChiSquared, error) {
-	k := len(observed)
-	if k < 2 {
-		return ChiSquared{}, errors.New("goodness-of-fit test needs at least 2 categories")
-	}
-	if p == nil {
-		p = make([]float64, k)
-		for i := range p {
-			p[i] = 1
-		}
-	}
-	if len(p) != k {
-		return ChiSquared{}, fmt.Errorf("%d observed counts but %d proportions", k, len(p))
-	}
-	var n, ps float64
-	for i := range observed {
-		if observed[i] < 0 || p[i] < 0 || math.IsNaN(observed[i]) || math.IsNaN(p[i]) {
-			return ChiSquared{}, errors.New("counts and proportions must be non-negative numbers")
-		}
-		n += observed[i]
-		ps += p[i]
-	}
-	if n == 0 || ps == 0 {
-		return ChiSquared{}, errors.New("no observations or all proportions zero")
-	}
-	res := ChiSquared{N: n, DF: k - 1, MinExpected: math.Inf(1)}
-	for i := range observed {
-		e := n * p[i] / ps
-		if e == 0 {
-			if observed[i] > 0 {
-				return ChiSquared{}, fmt.Errorf("category %d observed %v times but has proportion 0", i, observed[i])
-			}
-			continue
-		}
-		d := observed[i] - e
-		res.Statistic += d * d / e
-		res.MinExpected = math.Min(res.MinExpected, e)
-	}
-	res.P = pOf(res)
 	return res, nil
 }
 

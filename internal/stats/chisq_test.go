@@ -45,24 +45,6 @@ func TestChiSquaredAgainstR(t *testing.T) {
 	}
 }
 
-func TestChiSquaredGOFAgainstR(t *testing.T) {
-	// x <- c(A = 20, B = 15, C = 25); chisq.test(x)
-	// X-squared = 2.5, df = 2, p-value = 0.2865
-	r, err := ChiSquaredGOF([]float64{20, 15, 25}, nil)
-	if err != nil || !nearRel(r.Statistic, 2.5, 1e-12) || r.DF != 2 || !nearRel(r.P, 0.2865048, 1e-5) {
-		t.Errorf("uniform: %+v %v", r, err)
-	}
-	// x <- c(89,37,30,28,2); p <- c(0.40,0.20,0.20,0.19,0.01); chisq.test(x, p = p)
-	// X-squared = 5.7947, df = 4, p-value = 0.215
-	r, _ = ChiSquaredGOF([]float64{89, 37, 30, 28, 2}, []float64{0.40, 0.20, 0.20, 0.19, 0.01})
-	if !nearRel(r.Statistic, 5.7947, 1e-4) || r.DF != 4 || !nearRel(r.P, 0.2150, 2e-3) {
-		t.Errorf("given p: %+v", r)
-	}
-	if r, _ := ChiSquaredGOF([]float64{1, 1}, nil); r.P != 1 {
-		t.Errorf("equal counts %v", r.P)
-	}
-}
-
 // Textbook critical values of the chi-squared distribution (upper tail).
 func TestChiSquaredCriticalValues(t *testing.T) {
 	for _, c := range []struct {
@@ -89,12 +71,6 @@ func TestChiSquaredErrors(t *testing.T) {
 		if _, err := ChiSquaredTest(tab); err == nil {
 			t.Errorf("%s: no error", name)
 		}
-	}
-	if _, err := ChiSquaredGOF([]float64{1, 2}, []float64{1}); err == nil {
-		t.Error("length mismatch accepted")
-	}
-	if _, err := ChiSquaredGOF([]float64{1, 2}, []float64{1, 0}); err == nil {
-		t.Error("observation in a zero-proportion category accepted")
 	}
 }
 

@@ -1,7 +1,10 @@
 package tcpflow
 
 import (
+	"cmp"
 	"net/netip"
+	"slices"
+	"time"
 )
 
 // TCP header flag bits (the 13th and 14th header bytes as one value:
@@ -48,12 +51,12 @@ func less(x, y Endpoint) bool {
 	return x.Port < y.Port
 }
 
-func keyOf(s *Segment) (connKey, bool) {
+func keyOf(s *Segment) connKey {
 	src, dst := Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}
 	if less(dst, src) {
-		return connKey{dst, src}, true
+		return connKey{dst, src}
 	}
-	return connKey{src, dst}, false
+	return connKey{src, dst}
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -84,30 +87,132 @@ type Frame struct {
 	// RackAvoided names a retransmission (frame) that a D-SACK-honouring
 	// RACK sender would not have sent; set on the D-SACK frame.
 	RackAvoided []int
+	// AfterClose marks a segment of a connection that had already closed
+	// (and been handed to OnClose): a retransmitted FIN, the ACK of one,
+	// data that was in flight when a RST came. Its flags and relative
+	// numbers are Wireshark's, as for any other segment, but latlab's own
+	// readings (RTT, reordering, D-SACK matching) are not made and no
+	// connection counts it: DirStats.CountFrame lets the caller count it.
+	AfterClose bool
 }
 
 // Analyzer follows TCP connections through a capture.
+//
+// A connection ends when both FINs are acknowledged or a RST is seen. It
+// is closed (its statistics completed and handed to OnClose, its buffers
+// freed) once the capture has gone on for a grace period after its last
+// segment: one second or three times the longest RTT seen on it, whichever
+// is longer, so that the segments that typically trail the end (the ACK or
+// D-SACK of a retransmission, data in flight when the RST came, a FIN
+// retransmitted after a timeout) still count. All that is kept of it
+// afterwards is Wireshark's flow state (a closedConn of some 300 bytes): a
+// later segment still gets Wireshark's flags and stream number. Memory thus
+// grows with the connections open at once (each holding what it has in
+// flight) plus a little per closed connection.
 type Analyzer struct {
 	conns   map[connKey]*Conn
+	closed  map[connKey]*closedConn
+	ending  []endingConn // connections that ended, oldest first, waiting out the grace period
 	streams int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
 	// reused: copy what you keep.
 	OnFrame func(*Frame)
-	// OnClose, if set, is called with each connection when it is replaced
-	// (port reuse) or at Finish.
+	// OnClose, if set, is called with each connection when it closes (both
+	// FINs acknowledged, or a RST), when a new connection on the same ports
+	// replaces it, or at Finish.
 	OnClose func(*Conn)
 	fr      Frame
 	opts    Options
 	// KeepTimeline records the RACK window and bytes in flight over time
 	// (for graphs) for connections for which it returns true.
 	KeepTimeline func(stream int) bool
+	// closeAtOnce (tests) closes a connection on the segment that ends
+	// it, to show that the per-frame flags do not depend on when a
+	// connection is closed.
+	closeAtOnce bool
 }
 
 // NewAnalyzer returns an Analyzer.
-func NewAnalyzer() *Analyzer { return &Analyzer{conns: map[connKey]*Conn{}} }
+func NewAnalyzer() *Analyzer {
+	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]*closedConn{}}
+}
 
-// Conns returns the number of connections seen so far.
-func (a *Analyzer) Conns() int { return a.streams }
+// closedConn is what is kept of a connection after it closed: its identity
+// and Wireshark's state, which decide the flags of a late segment (a
+// retransmitted FIN, the ACK of one, data in flight when a RST came) and
+// whether a SYN on the same ports starts a new connection.
+type closedConn struct {
+	stream     int
+	a, b       Endpoint
+	flow       [2]flow
+	tsMruSyn   int64
+	tsFirstRTT int64
+}
+
+// revive returns a Conn carrying t's state for one late segment; it holds
+// no statistics and is marked closed.
+func (t *closedConn) revive() *Conn {
+	c := &Conn{Stream: t.stream, A: t.a, B: t.b, tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
+	for i := range c.dir {
+		c.dir[i] = &Dir{flow: t.flow[i]}
+	}
+	return c
+}
+
+func (t *closedConn) store(c *Conn) {
+	t.flow = [2]flow{c.dir[0].flow, c.dir[1].flow}
+	t.tsMruSyn, t.tsFirstRTT = c.tsMruSyn, c.tsFirstRTT
+}
+
+// endingConn is a connection that ended, due to be closed at due unless
+// more of its segments arrive.
+type endingConn struct {
+	k   connKey
+	c   *Conn
+	due int64
+}
+
+// minCloseGrace is the shortest wait between a connection's last segment
+// after it ended and its close: above the minimum retransmission timeout of
+// common stacks (200 ms on Linux, 300 ms on Windows), so a FIN retransmitted
+// because the last ACK was lost after the capture point is still counted.
+const minCloseGrace = int64(time.Second)
+
+func (a *Analyzer) closeGrace(c *Conn) int64 {
+	if a.closeAtOnce {
+		return 0
+	}
+	g := c.tsFirstRTT
+	for _, d := range c.dir {
+		g = max(g, d.Stats.RTT.MaxNs)
+	}
+	return max(minCloseGrace, 3*g)
+}
+
+// retireDue closes the ended connections whose grace period is over at now.
+func (a *Analyzer) retireDue(now int64) {
+	for len(a.ending) > 0 && a.ending[0].due <= now {
+		e := a.ending[0]
+		a.ending = a.ending[1:]
+		if a.conns[e.k] != e.c {
+			continue // replaced by a new connection on the same ports
+		}
+		if due := e.c.LastNs + a.closeGrace(e.c); due > now {
+			a.ending = append(a.ending, endingConn{e.k, e.c, due}) // it had more segments
+			continue
+		}
+		a.retire(e.k, e.c)
+	}
+}
+
+// retire closes c, which has ended, and keeps only its Wireshark state.
+func (a *Analyzer) retire(k connKey, c *Conn) {
+	a.close(c)
+	delete(a.conns, k)
+	t := &closedConn{stream: c.Stream, a: c.A, b: c.B}
+	t.store(c)
+	a.closed[k] = t
+}
 
 // Finish closes every open connection (OnClose) in stream order.
 func (a *Analyzer) Finish() {
@@ -116,15 +221,13 @@ func (a *Analyzer) Finish() {
 		open = append(open, c)
 	}
 	// stream order for deterministic output
-	for i := 1; i < len(open); i++ {
-		for j := i; j > 0 && open[j].Stream < open[j-1].Stream; j-- {
-			open[j], open[j-1] = open[j-1], open[j]
-		}
-	}
+	slices.SortFunc(open, func(x, y *Conn) int { return cmp.Compare(x.Stream, y.Stream) })
 	for _, c := range open {
 		a.close(c)
 	}
 	a.conns = map[connKey]*Conn{}
+	a.closed = map[connKey]*closedConn{}
+	a.ending = nil
 }
 
 func (a *Analyzer) close(c *Conn) {
@@ -146,16 +249,23 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 	if old := a.conns[k]; old != nil {
 		a.close(old)
 	}
+	delete(a.closed, k)
 	a.conns[k] = c
 	return c
 }
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
-	k, _ := keyOf(s)
+	a.retireDue(s.TimeNs)
+	k := keyOf(s)
 	c := a.conns[k]
+	var tomb *closedConn
 	if c == nil {
-		c = a.newConn(k, s)
+		if tomb = a.closed[k]; tomb != nil {
+			c = tomb.revive()
+		} else {
+			c = a.newConn(k, s)
+		}
 	}
 	fr := &a.fr
 	*fr = Frame{Seg: s}
@@ -253,10 +363,37 @@ func (a *Analyzer) Add(s *Segment) {
 		fr.RelAck = s.Ack - rev.baseSeq
 	}
 
-	c.extended(fwd, rev, s, fr)
+	// The end of the connection.
+	if s.Flags&FIN != 0 {
+		if end := s.Seq + uint32(s.Len) + 1; !fwd.finSent || seqGT(end, fwd.finEnd) {
+			fwd.finEnd, fwd.finSent = end, true
+		}
+	}
+	if s.Flags&ACK != 0 && rev.finSent && seqGE(s.Ack, rev.finEnd) {
+		rev.finAcked = true
+	}
+
+	if c.closed {
+		fr.AfterClose = true
+	} else {
+		c.extended(fwd, rev, s, fr)
+	}
 
 	if a.OnFrame != nil {
 		a.OnFrame(fr)
+	}
+	switch {
+	case c.closed:
+		if tomb != nil {
+			tomb.store(c)
+		}
+	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
+		c.ended = true
+		if a.closeAtOnce {
+			a.retire(k, c)
+		} else {
+			a.ending = append(a.ending, endingConn{k, c, c.LastNs + a.closeGrace(c)})
+		}
 	}
 }
 
@@ -392,7 +529,6 @@ finishedRetrans:
 	if seqGT(nextseq, fwd.nextSeq) || fwd.nextSeq == 0 {
 		if !zwp {
 			fwd.nextSeq = nextseq
-			fwd.nextSeqFrame = s.Frame
 			fwd.nextSeqTime = now
 		}
 	}

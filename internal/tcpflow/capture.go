@@ -10,10 +10,10 @@ import (
 // an analysable TCP segment (not TCP, an IP fragment, or a TCP header that
 // was not captured whole).
 func FromCapture(rec *capture.Record, p *capture.Packet, s *Segment) bool {
-	if p.TCP == nil || p.Fragment {
+	if p.TCPHeader == nil || p.Fragment {
 		return false
 	}
-	h := p.TCP.Contents
+	h := p.TCPHeader
 	*s = Segment{
 		Frame: rec.Frame, TimeNs: rec.TimeNs,
 		Src: p.Src, Dst: p.Dst, SrcPort: p.SrcPort, DstPort: p.DstPort,

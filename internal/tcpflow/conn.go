@@ -24,6 +24,7 @@ type Conn struct {
 	tsMruSyn   int64
 	tsFirstRTT int64
 	timeline   bool
+	ended      bool // both FINs acknowledged, or a RST seen
 	closed     bool
 }
 
@@ -37,21 +38,7 @@ func (c *Conn) InitialRTT() int64 { return c.tsFirstRTT }
 // Dir is one direction of a connection: Wireshark's per-flow state plus
 // latlab's statistics for the data this side sends and the ACKs it sends.
 type Dir struct {
-	// Wireshark tcp_flow_t / tcp_analyze_seq_flow_info_t
-	baseSeq         uint32
-	baseSet         bool
-	nextSeq         uint32
-	nextSeqTime     int64
-	nextSeqFrame    int
-	maxSeqToBeAcked uint32
-	lastAck         uint32
-	lastAckTime     int64
-	window          uint32
-	winScale        int
-	isFirstAck      bool
-	dupAckNum       int
-	lastNonDupAck   int
-	lastSegFlags    Flag
+	flow
 
 	Stats DirStats
 
@@ -59,9 +46,9 @@ type Dir struct {
 	// the ISN (seq 1 = first data byte).
 	ref       int64 // unwrap reference
 	haveHigh  bool
-	high      int64      // highest end of data seen
-	seen      [][2]int64 // disjoint sorted ranges of data seen, above the cumulative ACK
-	recent    [reorderRing]recentSeg
+	high      int64       // highest end of data seen
+	seen      [][2]int64  // disjoint sorted ranges of data seen, above the cumulative ACK
+	recent    []recentSeg // ring of the last reorderRing data segments, grown as needed
 	recentN   int
 	inflight  []sentSeg // new data sent, not yet cumulatively acked (Karn RTT)
 	rtx       []rtxRec  // ring of recent retransmissions (D-SACK matching)
@@ -73,6 +60,32 @@ type Dir struct {
 	sackedNow int64 // bytes SACKed above the cumulative ACK in the latest ACK
 
 	rack rackState
+}
+
+// flow is Wireshark's per-direction state (tcp_flow_t and
+// tcp_analyze_seq_flow_info_t): everything the per-frame flags depend on.
+// It outlives the rest of a connection's state (see Analyzer.retire), so
+// that segments arriving after the close get Wireshark's flags too.
+type flow struct {
+	baseSeq         uint32
+	baseSet         bool
+	nextSeq         uint32
+	nextSeqTime     int64
+	maxSeqToBeAcked uint32
+	lastAck         uint32
+	lastAckTime     int64
+	window          uint32
+	winScale        int
+	isFirstAck      bool
+	dupAckNum       int
+	lastNonDupAck   int
+	lastSegFlags    Flag
+
+	// The end of the connection: the sequence number after this side's
+	// FIN, and whether the other side has acknowledged it.
+	finEnd   uint32
+	finSent  bool
+	finAcked bool
 }
 
 type recentSeg struct {
@@ -95,7 +108,6 @@ type rtxRec struct {
 	coverT      int64 // first ACK/SACK covering it, 0 if none yet
 	wsSpurious  bool  // Wireshark: already cumulatively acked when sent
 	dsack       bool  // a later D-SACK covered it
-	rackRTT     int64 // RACK.rtt when it was sent
 	reoHonour   int64 // reordering window of a D-SACK-honouring RACK sender then
 	reoIgnore   int64 // ... of one that ignores D-SACK
 	rackLostAt  int64 // when RACK (honouring) would have marked the original lost
@@ -104,7 +116,7 @@ type rtxRec struct {
 }
 
 func newDir() *Dir {
-	return &Dir{window: 0xFFFFFFFF, winScale: -1, rack: newRack()}
+	return &Dir{flow: flow{window: 0xFFFFFFFF, winScale: -1}, rack: newRack()}
 }
 
 // HandshakeOptions are the options of a SYN or SYN-ACK.
@@ -142,51 +154,7 @@ func unwrap(ref *int64, v uint32) int64 {
 
 // extended is latlab's analysis beyond Wireshark's flags.
 func (c *Conn) extended(fwd, rev *Dir, s *Segment, fr *Frame) {
-	now := s.TimeNs
-	st := &fwd.Stats
-	st.Packets++
-	if st.FirstNs == 0 {
-		st.FirstNs = now
-	}
-	st.LastNs = now
-	fl := fr.Flags
-	if fl&FlagRetransmission != 0 {
-		st.Retransmissions++
-	}
-	if fl&FlagFastRetransmission != 0 {
-		st.FastRetransmissions++
-	}
-	if fl&FlagSpuriousRetransmission != 0 {
-		st.SpuriousRetransmissions++
-	}
-	if fl&FlagOutOfOrder != 0 {
-		st.OutOfOrder++
-	}
-	if fl&FlagDuplicateAck != 0 {
-		st.DuplicateAcks++
-	}
-	if fl&FlagZeroWindow != 0 {
-		st.ZeroWindows++
-	}
-	if fl&FlagLostSegment != 0 {
-		st.LostSegments++
-	}
-	if fl&FlagAckLostSegment != 0 {
-		st.AckedUnseen++
-	}
-	if fl&FlagKeepAlive != 0 {
-		st.KeepAlives++
-	}
-	if fl&FlagWindowFull != 0 {
-		st.WindowFull++
-	}
-	if fl&FlagZeroWindowProbe != 0 {
-		st.ZeroWindowProbes++
-	}
-	if fl&FlagSpuriousRetransmission != 0 || fl&FlagRetransmission != 0 || fl&FlagFastRetransmission != 0 {
-		st.AnyRetransmissions++
-	}
-
+	fwd.Stats.CountFrame(fr)
 	rel := s.Seq - fwd.baseSeq
 	if s.Len > 0 {
 		seq := unwrap(&fwd.ref, rel)
@@ -196,14 +164,6 @@ func (c *Conn) extended(fwd, rev *Dir, s *Segment, fr *Frame) {
 	if s.Flags&ACK != 0 && rev.baseSet {
 		c.ackSent(fwd, rev, s, fr)
 	}
-	if s.Flags&(SYN|FIN|RST) != 0 {
-		if s.Flags&FIN != 0 {
-			st.FIN = true
-		}
-		if s.Flags&RST != 0 {
-			st.RST = true
-		}
-	}
 }
 
 // dataSent tracks a data segment of fwd: new data, retransmission (data
@@ -211,12 +171,6 @@ func (c *Conn) extended(fwd, rev *Dir, s *Segment, fr *Frame) {
 func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 	now := s.TimeNs
 	st := &fwd.Stats
-	st.DataPackets++
-	st.PayloadBytes += uint64(s.Len)
-	if st.FirstDataNs == 0 {
-		st.FirstDataNs = now
-	}
-	st.LastDataNs = now
 	overlap := fwd.seenOverlap(seq, end)
 	acked := fwd.haveCum && end <= fwd.cumAck
 	switch {
@@ -229,8 +183,7 @@ func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 		fr.Reordered = true
 		st.Reordered++
 		n, first := 0, int64(0)
-		for i := 0; i < fwd.recentN && i < reorderRing; i++ {
-			r := fwd.recent[i]
+		for _, r := range fwd.recent {
 			if r.seq > seq {
 				n++
 				if first == 0 || r.t < first {
@@ -258,7 +211,11 @@ func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 			}
 		}
 	}
-	fwd.recent[fwd.recentN%reorderRing] = recentSeg{seq: seq, t: now}
+	if r := (recentSeg{seq: seq, t: now}); len(fwd.recent) < reorderRing {
+		fwd.recent = append(fwd.recent, r)
+	} else {
+		fwd.recent[fwd.recentN%reorderRing] = r
+	}
 	fwd.recentN++
 	fwd.addSeen(seq, end)
 	if !fwd.haveHigh || end > fwd.high {

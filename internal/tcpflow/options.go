@@ -5,11 +5,11 @@
 // Karn's rule, reordering extent, SACK and D-SACK blocks, retransmissions
 // that a D-SACK later proved spurious), and a replay of the RACK-TLP
 // reordering window (RFC 8985 section 6.2) with and without D-SACK
-// adaptation. State is kept per connection and bounded by the data in
-// flight; nothing grows with the file.
+// adaptation. State is kept per open connection and bounded by the data
+// in flight; a closed connection leaves only Wireshark's flow state behind
+// (see Analyzer), so memory grows with the connections, never with the
+// data.
 package tcpflow
-
-import "fmt"
 
 // Options are the TCP options latlab reads.
 type Options struct {
@@ -22,8 +22,8 @@ type Options struct {
 	TSVal, TSEcr  uint32
 	SACK          [4]Block // the first four blocks (RFC 2018 allows at most four)
 	NSACK         int
-	SACKOptions   int // SACK options present (normally 0 or 1)
-	Malformed     string
+	SACKOptions   int  // SACK options present (normally 0 or 1)
+	Malformed     bool // an option's length overran the header or did not fit its kind
 }
 
 // Block is a SACK block [Left, Right) in absolute sequence numbers.
@@ -41,9 +41,9 @@ const (
 )
 
 // ParseOptions parses the option bytes of a TCP header (after the fixed 20
-// bytes). It never fails: a malformed option stops the parse and is named
-// in Malformed, and what came before it is kept, as TCP stacks and
-// Wireshark do.
+// bytes). It never fails: a malformed option stops the parse and sets
+// Malformed, and what came before it is kept, as TCP stacks and Wireshark
+// do.
 func ParseOptions(b []byte) Options {
 	var o Options
 	for i := 0; i < len(b); {
@@ -55,13 +55,13 @@ func ParseOptions(b []byte) Options {
 			i++
 			continue
 		}
-		if i+1 >= len(b) {
-			o.Malformed = fmt.Sprintf("option kind %d at byte %d has no length byte", kind, i)
+		if i+1 >= len(b) { // no length byte
+			o.Malformed = true
 			return o
 		}
 		l := int(b[i+1])
 		if l < 2 || i+l > len(b) {
-			o.Malformed = fmt.Sprintf("option kind %d at byte %d has length %d, %d bytes remain", kind, i, l, len(b)-i)
+			o.Malformed = true
 			return o
 		}
 		v := b[i+2 : i+l]
@@ -92,8 +92,8 @@ func ParseOptions(b []byte) Options {
 					o.NSACK++
 				}
 			}
-			if len(v)%8 != 0 && o.Malformed == "" {
-				o.Malformed = fmt.Sprintf("SACK option at byte %d has length %d, not 2 + 8n", i, l)
+			if len(v)%8 != 0 { // not 2 + 8n
+				o.Malformed = true
 			}
 		}
 		i += l

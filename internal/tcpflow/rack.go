@@ -16,7 +16,6 @@ type rackState struct {
 	minRTT, rtt    int64
 	srtt           float64
 	haveRTT        bool
-	xmitTs, endSeq int64
 	fack           int64
 	reorderingSeen bool
 	mult, persist  int
@@ -110,7 +109,6 @@ func (r *rackState) onSend(seq, end, now int64, rtx bool, d *Dir, keep bool) {
 // atRetransmit records, for an observed retransmission, when each RACK
 // variant would have declared the original lost.
 func (r *rackState) atRetransmit(x *rtxRec) {
-	x.rackRTT = r.rtt
 	x.reoHonour = r.reoWnd(true)
 	x.reoIgnore = r.reoWnd(false)
 	if x.origT != 0 && r.haveRTT {
@@ -120,8 +118,10 @@ func (r *rackState) atRetransmit(x *rtxRec) {
 }
 
 func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir, keep bool) {
-	// Steps 2 and 3: newly delivered segments update RACK.rtt, xmit_ts,
-	// end_seq and fack, and reveal reordering.
+	// Steps 2 and 3: newly delivered segments update RACK.rtt and fack,
+	// and reveal reordering. (RACK.xmit_ts and end_seq serve step 5's loss
+	// detection, which the replay does not run: it computes when the
+	// original would have been marked lost, in atRetransmit.)
 	deliver := func(s *rackSeg) {
 		rtt := now - s.xmit
 		if s.rtx && r.haveRTT && rtt < r.minRTT {
@@ -137,9 +137,6 @@ func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir,
 				r.srtt = 0.875*r.srtt + 0.125*float64(rtt)
 			}
 			r.haveRTT = true
-			if s.xmit > r.xmitTs || s.xmit == r.xmitTs && s.end > r.endSeq {
-				r.xmitTs, r.endSeq = s.xmit, s.end
-			}
 		}
 		if r.fack < s.end {
 			r.fack = s.end

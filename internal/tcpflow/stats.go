@@ -1,7 +1,5 @@
 package tcpflow
 
-import "math"
-
 // DirStats are the statistics of one direction: the data it sends (and
 // their fate) and the ACKs it sends.
 type DirStats struct {
@@ -36,6 +34,10 @@ type DirStats struct {
 	KeepAlives              uint64 `json:"keep_alives,omitempty"`
 	WindowFull              uint64 `json:"window_full,omitempty"`
 
+	// Segments whose options were malformed (a length that overruns the
+	// header or does not fit its kind); the options before it were used.
+	MalformedOptions uint64 `json:"malformed_options,omitempty"`
+
 	// D-SACK: retransmissions of this direction's data that a D-SACK from
 	// the other side later reported as received twice.
 	DSACKSpurious     uint64 `json:"dsack_spurious"`
@@ -57,6 +59,54 @@ type DirStats struct {
 
 	RTT  RTTStats    `json:"rtt"`
 	Rack RackSummary `json:"rack"`
+}
+
+// CountFrame adds a segment's packet, payload, flag, FIN and RST counts:
+// what DirStats holds that needs nothing but the Frame. The Analyzer calls
+// it for every segment of an open connection; callers use it to count the
+// segments that arrive after their connection closed (Frame.AfterClose).
+func (s *DirStats) CountFrame(fr *Frame) {
+	now := fr.Seg.TimeNs
+	s.Packets++
+	if s.FirstNs == 0 {
+		s.FirstNs = now
+	}
+	s.LastNs = now
+	if fr.Seg.Len > 0 {
+		s.DataPackets++
+		s.PayloadBytes += uint64(fr.Seg.Len)
+		if s.FirstDataNs == 0 {
+			s.FirstDataNs = now
+		}
+		s.LastDataNs = now
+	}
+	fl := fr.Flags
+	for _, c := range []struct {
+		f Flag
+		n *uint64
+	}{
+		{FlagRetransmission, &s.Retransmissions}, {FlagFastRetransmission, &s.FastRetransmissions},
+		{FlagSpuriousRetransmission, &s.SpuriousRetransmissions}, {FlagOutOfOrder, &s.OutOfOrder},
+		{FlagDuplicateAck, &s.DuplicateAcks}, {FlagZeroWindow, &s.ZeroWindows}, {FlagLostSegment, &s.LostSegments},
+		{FlagAckLostSegment, &s.AckedUnseen}, {FlagKeepAlive, &s.KeepAlives}, {FlagWindowFull, &s.WindowFull},
+		{FlagZeroWindowProbe, &s.ZeroWindowProbes},
+	} {
+		if fl&c.f != 0 {
+			*c.n++
+		}
+	}
+	if fl&(FlagRetransmission|FlagFastRetransmission|FlagSpuriousRetransmission) != 0 {
+		s.AnyRetransmissions++
+	}
+	if fr.Opts != nil && fr.Opts.Malformed {
+		s.MalformedOptions++
+	}
+	if fr.Seg.Flags&FIN != 0 {
+		s.FIN = true
+	}
+	if fr.Seg.Flags&RST != 0 {
+		s.RST = true
+	}
 }
 
 // Spurious is every retransmission shown to be unnecessary: the data was
@@ -119,12 +169,3 @@ func (s *RackSummary) finish(r *rackState) {
 	s.ReorderingSeen = r.reorderingSeen
 	s.Recoveries = r.recoveries
 }
-
-func minI64(a, b int64) int64 {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-var _ = math.Inf

@@ -2,6 +2,7 @@ package tcpflow
 
 import (
 	"bytes"
+	"net/netip"
 	"os"
 	"testing"
 
@@ -82,13 +83,33 @@ func TestParseOptions(t *testing.T) {
 	if !o.HasMSS || o.MSS != 1460 || !o.HasWScale || o.WScale != 7 || !o.SACKPermitted || !o.HasTS || o.TSVal != 1 || o.TSEcr != 2 {
 		t.Errorf("parsed %+v", o)
 	}
-	if o.NSACK != 1 || o.SACK[0] != (Block{10, 20}) || o.Malformed != "" {
-		t.Errorf("sack %+v malformed %q", o.SACK, o.Malformed)
+	if o.NSACK != 1 || o.SACK[0] != (Block{10, 20}) || o.Malformed {
+		t.Errorf("sack %+v malformed %v", o.SACK, o.Malformed)
 	}
 	for _, b := range [][]byte{{2}, {2, 1}, {5, 200, 1}, {8, 10, 1, 2}, {5, 5, 1, 2, 3}} {
-		if o := ParseOptions(b); o.Malformed == "" {
+		if o := ParseOptions(b); !o.Malformed {
 			t.Errorf("%v: malformed option not reported: %+v", b, o)
 		}
+	}
+	// what comes before a malformed option is kept
+	if o := ParseOptions([]byte{2, 4, 5, 0xb4, 8, 30, 0}); !o.Malformed || !o.HasMSS || o.MSS != 1460 {
+		t.Errorf("MSS before a bad timestamps option: %+v", o)
+	}
+}
+
+// Segments with malformed options are analysed with the options before the
+// bad one, and counted.
+func TestMalformedOptionsCounted(t *testing.T) {
+	a := NewAnalyzer()
+	var st DirStats
+	a.OnClose = func(c *Conn) { st = c.Dir(0).Stats }
+	src, dst := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	for i, o := range [][]byte{{2, 4, 5, 0xb4, 8, 30, 0}, nil, {5, 5, 1, 2, 3}} {
+		a.Add(&Segment{Frame: i + 1, TimeNs: int64(i), Src: src, Dst: dst, SrcPort: 1, DstPort: 2, Seq: 100, Flags: SYN, Options: o})
+	}
+	a.Finish()
+	if st.Packets != 3 || st.MalformedOptions != 2 || st.Handshake == nil {
+		t.Errorf("%d packets, %d with malformed options, handshake %+v; want 3, 2, seen", st.Packets, st.MalformedOptions, st.Handshake)
 	}
 }
 

@@ -76,7 +76,9 @@ func tsharkView(t *testing.T, path string) map[int]frameView {
 	return m
 }
 
-func latlabView(t *testing.T, path string) map[int]frameView {
+// latlabView analyses path; closeAtOnce closes each connection on the
+// segment that ends it instead of after the grace period.
+func latlabView(t *testing.T, path string, closeAtOnce bool) map[int]frameView {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -85,6 +87,7 @@ func latlabView(t *testing.T, path string) map[int]frameView {
 	defer f.Close()
 	m := map[int]frameView{}
 	a := NewAnalyzer()
+	a.closeAtOnce = closeAtOnce
 	a.OnFrame = func(fr *Frame) {
 		v := frameView{flags: fr.Flags.WiresharkFields(), dupAckNum: fr.DupAckNum}
 		if fr.DSACK {
@@ -105,31 +108,43 @@ func latlabView(t *testing.T, path string) map[int]frameView {
 	return m
 }
 
-// compareWithTshark returns the frames where latlab and tshark differ.
+// compareWithTshark returns the frames where latlab and tshark differ,
+// with connections closed after the grace period as usual and, again, with
+// each closed on the segment that ends it: the flags of the segments that
+// come after must not depend on it.
 func compareWithTshark(t *testing.T, path string) []string {
-	ts, ll := tsharkView(t, path), latlabView(t, path)
-	var frames []int
-	for n := range ts {
-		frames = append(frames, n)
-	}
-	for n := range ll {
-		if _, ok := ts[n]; !ok {
+	ts := tsharkView(t, path)
+	var diffs []string
+	for _, atOnce := range []bool{false, true} {
+		ll := latlabView(t, path, atOnce)
+		var frames []int
+		for n := range ts {
 			frames = append(frames, n)
 		}
-	}
-	sort.Ints(frames)
-	var diffs []string
-	for _, n := range frames {
-		a, b := ll[n], ts[n]
-		if a != b {
-			diffs = append(diffs, fmt.Sprintf("frame %d: latlab %v, tshark %v", n, a, b))
+		for n := range ll {
+			if _, ok := ts[n]; !ok {
+				frames = append(frames, n)
+			}
+		}
+		sort.Ints(frames)
+		how := ""
+		if atOnce {
+			how = " (connections closed at once)"
+		}
+		for _, n := range frames {
+			a, b := ll[n], ts[n]
+			if a != b {
+				diffs = append(diffs, fmt.Sprintf("frame %d: latlab %v, tshark %v%s", n, a, b, how))
+			}
 		}
 	}
 	return diffs
 }
 
 func TestFixturesMatchTshark(t *testing.T) {
-	for _, f := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap"} {
+	// closing.pcap: segments after the end of a connection, before and
+	// after it is closed (close_test.go).
+	for _, f := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap", "testdata/closing.pcap"} {
 		if d := compareWithTshark(t, f); len(d) > 0 {
 			t.Errorf("%s: %d frames differ from tshark:\n%s", f, len(d), strings.Join(d, "\n"))
 		}

@@ -5,6 +5,7 @@
 // retransmissions answered by D-SACKs, as seen at the sender.
 //
 //	go run ./scripts/pcapgen -o /tmp/bench.pcap -size 1100MB
+//	go run ./scripts/pcapgen -o /tmp/many.pcap -size 100MB -active 200 -conn-bytes 3000 -gap 200us
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const mss = 1448
@@ -37,13 +39,14 @@ type conn struct {
 type writer struct {
 	w   *bufio.Writer
 	t   int64 // ns
+	gap int64 // ns between packets, plus 1 ns per payload byte
 	buf []byte
 	n   int64
 	pk  int64
 }
 
 func (w *writer) packet(src, dst [4]byte, sport, dport uint16, seq, ack uint32, flags byte, win uint16, opts []byte, payload int) {
-	w.t += 2000 + int64(payload) // ~2 µs per packet plus serialization
+	w.t += w.gap + int64(payload) // plus serialization
 	optLen := len(opts)
 	ipLen := 20 + 20 + optLen + payload
 	frameLen := 14 + ipLen
@@ -186,10 +189,11 @@ func main() {
 	reorder := flag.Float64("reorder", 0.003, "probability a segment is sent late")
 	spurious := flag.Float64("spurious", 0.002, "probability of a needless retransmission")
 	seed := flag.Int64("seed", 1, "random seed")
+	gap := flag.Duration("gap", 2*time.Microsecond, "time between packets (plus 1 ns per payload byte); it sets the RTT and the capture's duration")
 	flag.Parse()
 	size, err := parseSize(*sizeS)
 	if *out == "" || err != nil {
-		fmt.Fprintln(os.Stderr, "usage: pcapgen -o FILE [-size 1100MB] [-active N] [-seed S]")
+		fmt.Fprintln(os.Stderr, "usage: pcapgen -o FILE [-size 1100MB] [-active N] [-conn-bytes N] [-gap 2us] [-seed S]")
 		os.Exit(2)
 	}
 	f, err := os.Create(*out)
@@ -200,7 +204,7 @@ func main() {
 	bw := bufio.NewWriterSize(f, 4<<20)
 	hdr := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
 	bw.Write(hdr)
-	w := &writer{w: bw, t: 1_700_000_000 * 1e9, buf: make([]byte, 0, 2048)}
+	w := &writer{w: bw, t: 1_700_000_000 * 1e9, gap: int64(*gap), buf: make([]byte, 0, 2048)}
 	r := rand.New(rand.NewSource(*seed))
 	newConn := func(i int) *conn {
 		c := &conn{cport: uint16(10000 + i%50000), sport: 443, cisn: r.Uint32(), sisn: r.Uint32(),
