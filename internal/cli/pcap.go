@@ -102,7 +102,7 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 // emit ends a pcap command: the result document (kind, with data as its
 // payload) to -o and --json, or the human form. The document is built
 // only when asked for: for a capture of many connections it is large.
-func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data any, notes []string, human func(io.Writer)) error {
+func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
 	if !p.JSON && p.Out == "" {
 		human(o.Out)
 		return nil
@@ -115,6 +115,11 @@ func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data an
 		return err
 	}
 	doc.Data = b
+	if prep != nil {
+		if err := prep(doc); err != nil {
+			return err
+		}
+	}
 	return emitResult(o, doc, p.Out, p.JSON, human)
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 )
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapDSCPCmd) }
@@ -46,7 +48,7 @@ value and exits 1, listing the offending flows, when one does not (or when
 no packet matches): the scriptable "is my QoS policy working?" check.`,
 		Example: `  latlab pcap dscp capture.pcapng
   latlab pcap dscp capture.pcap --filter "src 10.0.0.5 udp port 3074" --expect EF
-  latlab pcap dscp capture.pcap --json | jq '.data.flows[] | {src, dst, dscp}'`,
+  latlab pcap dscp capture.pcap --json | jq '.flows[] | {src, dst, dscp}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
@@ -80,10 +82,10 @@ type dscpFlowJSON struct {
 	Offending bool              `json:"offending,omitempty"`
 }
 
-// dscpData is the document's data: the issue's {"flows": [...]} with how
-// the capture was read, the filter and the expectation.
+// dscpData is the document's data: how the capture was read, the filter
+// and the expectation. The flows themselves are the document's top-level
+// "flows" ({"flows": [...]}, the command's interface).
 type dscpData struct {
-	Flows   []dscpFlowJSON `json:"flows"`
 	Capture *capture.Stats `json:"capture"`
 	Filter  string         `json:"filter,omitempty"`
 	Expect  *dscpExpect    `json:"expect,omitempty"`
@@ -140,8 +142,12 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 	for _, f := range flows {
 		js = append(js, flowJSON(f, st.FirstNs, isOff[f]))
 	}
-	data := dscpData{Flows: js, Capture: st, Filter: o.Filter, Expect: want}
-	if err := o.emit(o.IO, KindPcapDSCP, o.settings, data, st.Notes(), func(w io.Writer) { printDSCP(w, o, st, flows, isOff) }); err != nil {
+	data := dscpData{Capture: st, Filter: o.Filter, Expect: want}
+	withFlows := func(doc *result.Document) (err error) {
+		doc.Flows, err = json.Marshal(js)
+		return err
+	}
+	if err := o.emit(o.IO, KindPcapDSCP, o.settings, data, st.Notes(), func(w io.Writer) { printDSCP(w, o, st, flows, isOff) }, withFlows); err != nil {
 		return err
 	}
 	if err := readErrorExit(o.File, st); err != nil {

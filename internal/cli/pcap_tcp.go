@@ -290,7 +290,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 
 	data := tcpData{Capture: st, Connections: conns, AfterClose: afterClose, Totals: tot, Filter: o.Filter}
 	notes := append(st.Notes(), tcpNotes(&tot)...)
-	if err := o.emit(o.IO, KindPcapTCP, o.settings, data, notes, func(w io.Writer) { printPcapTCP(w, o, st, conns, &tot, notes) }); err != nil {
+	if err := o.emit(o.IO, KindPcapTCP, o.settings, data, notes, func(w io.Writer) { printPcapTCP(w, o, st, conns, &tot, notes) }, nil); err != nil {
 		return err
 	}
 	return readErrorExit(o.File, st)

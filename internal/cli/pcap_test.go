@@ -19,8 +19,8 @@ import (
 
 const sshPcap = "../capture/testdata/ssh.pcap"
 
-// The flows are in the document's data ({"flows": [...], ...}), so a
-// document read back (compare, report) keeps them.
+// The flows are the document's top-level "flows" ({"flows": [...]}, the
+// issue's interface) and survive reading the document back.
 func TestPcapDSCPJSON(t *testing.T) {
 	dir := testutil.TempDir(t)
 	file := filepath.Join(dir, "dscp.json")
@@ -33,13 +33,23 @@ func TestPcapDSCPJSON(t *testing.T) {
 	if err := json.Unmarshal(doc.Data, &d); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind != KindPcapDSCP || len(d.Flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
-		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(d.Flows), d.Capture)
+	var top struct {
+		Flows []dscpFlowJSON `json:"flows"`
+	}
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatal(err)
+	}
+	var flows []dscpFlowJSON
+	if err := json.Unmarshal(doc.Flows, &flows); err != nil || len(top.Flows) != len(flows) {
+		t.Fatalf("flows not kept when the document is read back: %v", err)
+	}
+	if doc.Kind != KindPcapDSCP || len(flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
+		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(flows), d.Capture)
 	}
 	if saved := readFile(t, file); saved != out {
 		t.Errorf("-o wrote another document than --json:\n%s", saved)
 	}
-	for _, f := range d.Flows {
+	for _, f := range flows {
 		switch f.Sport {
 		case 22: // the server: AF21 on all 24 packets
 			if f.Packets != 24 || len(f.DSCP) != 1 || f.DSCP["18"] != 24 || f.DSCPNames["18"] != "AF21" || f.ECN["not-ect"] != 24 {

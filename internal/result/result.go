@@ -67,6 +67,10 @@ type Document struct {
 
 	Notes []string `json:"notes,omitempty"`
 
+	// Flows is the per-flow table of `pcap dscp`, at the top level because
+	// that is the command's documented interface ({"flows": [...]}).
+	Flows json.RawMessage `json:"flows,omitempty"`
+
 	// Data carries the payload of kinds defined by other packages (sweep,
 	// crossproc, udp, ...). Each such package documents its own shape.
 	Data json.RawMessage `json:"data,omitempty"`
