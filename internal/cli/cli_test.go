@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,30 @@ func TestParseDuration(t *testing.T) {
 	for _, s := range []string{"", "-1ms", "1parsec", "5", "ms"} {
 		if _, err := ParseDuration(s); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", s)
+		}
+	}
+}
+
+// printLive writes one MeasureSleep-style line per sample, each led by the
+// OS's resolution (Windows) or slack (Linux) label.
+func TestPrintLive(t *testing.T) {
+	o := &SleepOptions{Duration: time.Millisecond, Method: defaultMethodFlag(), Priority: "normal"}
+	ch := make(chan int64, 3)
+	ch <- 1_250_000
+	ch <- 1_000_000
+	ch <- 2_000_500
+	close(ch)
+	var b bytes.Buffer
+	printLive(&b, ch, o)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{"slept 1.2500ms (delta: 0.2500)", "slept 1.0000ms (delta: 0.0000)", "slept 2.0005ms (delta: 1.0005)"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	label := regexp.MustCompile(`^(Slack|Resolution): \d+\.\d{4}ms, `)
+	for i, l := range lines {
+		if !label.MatchString(l) || !strings.HasSuffix(l, " "+want[i]) || !strings.Contains(l, liveCall(o.Method, o.Duration)) {
+			t.Errorf("line %d: %q", i, l)
 		}
 	}
 }

@@ -248,10 +248,10 @@ func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 	bw := bufio.NewWriter(w)
 	call := liveCall(o.Method, o.Duration)
 	req := float64(o.Duration.Nanoseconds())
+	label := liveLabel(o)
 	var line []byte
 	for v := range ch {
-		line = line[:0]
-		line = append(line, liveResolutionLabel(o)...)
+		line = label(line[:0])
 		line = append(line, ", "...)
 		line = append(line, call...)
 		line = append(line, " slept "...)
