@@ -37,6 +37,21 @@ func TestSleepProbe(t *testing.T) {
 	}
 }
 
+func TestSleepProbeSkipOverhead(t *testing.T) {
+	r, err := Sleep(context.Background(), SleepOptions{
+		Duration: time.Millisecond, Samples: 5, Method: defaultMethod(), Thread: Thread{CPU: -1}, SkipOverhead: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Slept) != 5 {
+		t.Fatalf("%d samples, want 5", len(r.Slept))
+	}
+	if r.Overhead != (Overhead{}) {
+		t.Errorf("overhead measured although skipped: %+v", r.Overhead)
+	}
+}
+
 func TestSleepProbeStopsOnCancel(t *testing.T) {
 	// Cancel once a few samples arrived: a fixed timeout would race the
 	// setup on a loaded machine.

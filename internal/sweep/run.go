@@ -110,7 +110,9 @@ func Run(ctx context.Context, o Options) ([]Step, error) {
 }
 
 func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) error {
-	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread}
+	// A sweep reports no tool overhead: calibrating it for every step would
+	// only lengthen the run.
+	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread, SkipOverhead: true}
 	var res *probe.SleepResult
 	var granted time.Duration
 	if o.Mode == Separate {
