@@ -202,17 +202,7 @@ func measureOverhead(n int, zeroWait func(), method string) Overhead {
 		zeroWait()
 		d[i] = clock.Now() - t0
 	}
-	o.ZeroWaitMinNs, o.ZeroWaitP50Ns = minMedian(d)
+	o.ZeroWaitMinNs, o.ZeroWaitP50Ns = clock.MinMedian(d)
 	o.ZeroWaitMethod = method
 	return o
-}
-
-func minMedian(d []int64) (int64, int64) {
-	s := append([]int64(nil), d...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s[0], s[len(s)/2]
 }
