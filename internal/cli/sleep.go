@@ -268,20 +268,14 @@ func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 }
 
 func writeRawCSV(path string, slept []int64, requested int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write --raw file: %v", err)
-	}
-	bw := bufio.NewWriter(f)
-	fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
-	for i, v := range slept {
-		fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileWith(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
+		for i, v := range slept {
+			fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
+		}
+		return bw.Flush()
+	})
 }
 
 // checkWritable fails early, before a long measurement, when an output

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
@@ -278,20 +277,13 @@ func printWake(w io.Writer, doc *result.Document) {
 // and other consumers parse. Latencies are truncated to whole µs as
 // cyclictest does; values at or above maxUs are overflows.
 func writeCyclictestHist(path string, r *probe.WakeResult, maxUs, dma int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write --histfile: %v", err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileWith(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 func formatCyclictestHist(w io.Writer, r *probe.WakeResult, maxUs, dma int) error {
