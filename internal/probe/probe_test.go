@@ -32,7 +32,8 @@ func TestSleepProbe(t *testing.T) {
 				t.Fatalf("non-positive sample %d", v)
 			}
 		}
-		if r.Overhead.ZeroWaitMinNs <= 0 && r.Overhead.ClockReadMinNs < 0 {
+		if r.Overhead.ZeroWaitMinNs <= 0 || r.Overhead.ZeroWaitMethod == "" || r.Overhead.ClockReadMinNs < 0 ||
+			r.Overhead.ZeroWaitP50Ns < r.Overhead.ZeroWaitMinNs || r.Overhead.ClockReadP50Ns < r.Overhead.ClockReadMinNs {
 			t.Errorf("overhead not measured: %+v", r.Overhead)
 		}
 	}
