@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 func readDoc(t *testing.T, out string) *result.Document {
@@ -204,5 +206,44 @@ func TestPrintLive(t *testing.T) {
 		if !label.MatchString(l) || !strings.HasSuffix(l, " "+want[i]) || !strings.Contains(l, liveCall(o.Method, o.Duration)) {
 			t.Errorf("line %d: %q", i, l)
 		}
+	}
+}
+
+// A priority the OS lowered (Windows without the privilege for
+// REALTIME_PRIORITY_CLASS) is what the documents record, with a note.
+func TestDocumentsNoteLoweredPriority(t *testing.T) {
+	setup := probe.ThreadSetup{CPU: -1, Priority: "high", PriorityNote: "priority realtime was requested, the OS gave high"}
+	sr := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000}, Setup: setup}
+	doc, err := sleepDocument(sr, timer.Status{}, nil, &SleepOptions{settings: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Measurement.Thread.Priority != "high" || !slices.Contains(doc.Notes, setup.PriorityNote) {
+		t.Errorf("sleep document: thread %+v, notes %q", doc.Measurement.Thread, doc.Notes)
+	}
+	var b bytes.Buffer
+	printSleep(&b, doc, sr)
+	if !strings.Contains(b.String(), "priority high,") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) {
+		t.Errorf("sleep output:\n%s", b.String())
+	}
+	wt := probe.WakeThread{Setup: setup, Latencies: []int64{50_000, 60_000}}
+	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{wt, wt}}
+	doc, err = wakeDocument(wr, timer.Status{}, nil, &WakeOptions{DMALatency: -1, settings: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, note := range doc.Notes {
+		if note == setup.PriorityNote {
+			n++
+		}
+	}
+	if n != 1 || doc.Threads[1].Priority != "high" {
+		t.Errorf("wake document: the note %d times, threads %+v", n, doc.Threads)
+	}
+	b.Reset()
+	printWake(&b, doc)
+	if !strings.Contains(b.String(), ", high priority, ") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) || strings.Contains(b.String(), wakeWarmupNote) {
+		t.Errorf("wake output:\n%s", b.String())
 	}
 }

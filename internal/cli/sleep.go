@@ -196,6 +196,9 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 	doc.Histogram = h
 	doc.SetSamples(r.Slept)
 	doc.Notes = append(doc.Notes, fmt.Sprintf("first sample (%s) discarded as warm-up", report.Duration(time.Duration(r.WarmupNs))))
+	if setup.PriorityNote != "" {
+		doc.Notes = append(doc.Notes, setup.PriorityNote)
+	}
 	if r.LiveDropped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%d live lines not printed (terminal too slow); all samples are in the statistics", r.LiveDropped))
 	}

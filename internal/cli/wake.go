@@ -223,7 +223,13 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 		return nil, err
 	}
 	doc.SetSamples(all)
-	doc.Notes = append(doc.Notes, "the first wake-up of each thread is discarded as warm-up")
+	doc.Notes = append(doc.Notes, wakeWarmupNote)
+	for _, t := range r.Threads {
+		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
+			doc.Notes = append(doc.Notes, t.Setup.PriorityNote)
+			break
+		}
+	}
 	if o.DMALatency >= 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", o.DMALatency))
 	}
@@ -233,8 +239,13 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 func printWake(w io.Writer, doc *result.Document) {
 	m := doc.Measurement
 	prio := "normal scheduling"
-	if len(doc.Threads) > 0 && doc.Threads[0].Priority == "realtime" {
-		prio = fmt.Sprintf("realtime priority %d", doc.Threads[0].RTPrio)
+	if len(doc.Threads) > 0 {
+		switch t := doc.Threads[0]; t.Priority {
+		case "realtime":
+			prio = fmt.Sprintf("realtime priority %d", t.RTPrio)
+		case "high": // a realtime request that Windows lowered
+			prio = "high priority"
+		}
 	}
 	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(doc.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
 	if doc.Timer != nil {
@@ -270,7 +281,14 @@ func printWake(w io.Writer, doc *result.Document) {
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
 		fmtNs(doc.Overhead.ClockReadP50Ns), doc.Overhead.ZeroWaitMethod, fmtNs(doc.Overhead.ZeroWaitP50Ns), m.Interrupted)
+	for _, n := range doc.Notes {
+		if n != wakeWarmupNote {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
 }
+
+const wakeWarmupNote = "the first wake-up of each thread is discarded as warm-up"
 
 // writeCyclictestHist writes the histogram in the layout of cyclictest -h:
 // one row per 1 µs bucket with a column per thread, then the footer rteval

@@ -40,8 +40,9 @@ type Overhead struct {
 
 // ThreadSetup is what a measuring thread actually got.
 type ThreadSetup struct {
-	CPU            int           `json:"cpu"` // -1 when not pinned
-	Priority       string        `json:"priority"`
+	CPU            int           `json:"cpu"`                     // -1 when not pinned
+	Priority       string        `json:"priority"`                // what the thread obtained
+	PriorityNote   string        `json:"priority_note,omitempty"` // set when that is not what was requested
 	RTPrio         int           `json:"rtprio,omitempty"`
 	Requested      time.Duration `json:"-"`
 	Granted        time.Duration `json:"-"`
@@ -169,12 +170,13 @@ func prepareThread(t Thread) (preparedThread, error) {
 		}
 		p.undo = append(p.undo, undo)
 	}
-	undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
+	got, undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
 	if err != nil {
 		p.release()
 		return p, err
 	}
 	p.undo = append(p.undo, undo)
+	p.obtained(t.Priority, got)
 	if t.Resolution > 0 {
 		req, err := timer.Set(t.Resolution)
 		if err != nil {
@@ -187,6 +189,19 @@ func prepareThread(t Thread) (preparedThread, error) {
 		p.ResolutionNote = resolutionNote
 	}
 	return p, nil
+}
+
+// obtained records the priority the thread got when it is not the one
+// requested, with a note saying so.
+func (s *ThreadSetup) obtained(requested, got sched.Priority) {
+	if got == requested {
+		return
+	}
+	s.Priority = got.String()
+	s.PriorityNote = fmt.Sprintf("priority %s was requested, the OS gave %s%s", requested, got, priorityHint)
+	if got != sched.Realtime {
+		s.RTPrio = 0
+	}
 }
 
 // measureOverhead times n zero-length waits and n clock reads.

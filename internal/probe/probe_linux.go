@@ -11,6 +11,10 @@ var sleepMethods = []string{"nanosleep", "abstime"}
 
 const resolutionNote = "timer slack of the measuring thread (PR_SET_TIMERSLACK); SCHED_FIFO threads have no slack"
 
+// priorityHint ends the note made when the thread obtained a lower priority
+// than requested; Linux never does that (it fails instead).
+const priorityHint = ""
+
 func validateMethod(SleepOptions) error { return nil }
 
 // The waits below use RawSyscall6: a plain Syscall goes through the

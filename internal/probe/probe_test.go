@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -212,6 +213,18 @@ func TestWakeLoopDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("wake loop allocates %.1f times per run", allocs)
+	}
+}
+
+func TestThreadSetupRecordsObtainedPriority(t *testing.T) {
+	s := ThreadSetup{CPU: -1, Priority: "realtime", RTPrio: 80}
+	s.obtained(sched.Realtime, sched.Realtime)
+	if s.Priority != "realtime" || s.RTPrio != 80 || s.PriorityNote != "" {
+		t.Errorf("granted as requested: %+v", s)
+	}
+	s.obtained(sched.Realtime, sched.High)
+	if s.Priority != "high" || s.RTPrio != 0 || !strings.HasPrefix(s.PriorityNote, "priority realtime was requested, the OS gave high") {
+		t.Errorf("lowered: %+v", s)
 	}
 }
 
