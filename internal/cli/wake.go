@@ -75,7 +75,7 @@ system is left alone (like cyclictest --default-system); --dma-latency 0 holds
 	fs.IntVar(&o.Threads, "threads", 1, "number of measuring threads (unpinned)")
 	fs.StringVar(&o.CPUs, "cpus", "", "one thread pinned to each listed CPU, e.g. 0,2-3")
 	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 (Windows: realtime class); 0 = normal scheduling")
-	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency")
+	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency (Linux; noted and ignored on Windows)")
 	fs.IntVar(&o.DMALatency, "dma-latency", -1, "hold /dev/cpu_dma_latency at this many µs while running (Linux); -1 = leave the system alone")
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
 	fs.StringVar(&o.HistFile, "histfile", "", "write a histogram in cyclictest -h format to this file")
@@ -134,12 +134,17 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if o.RTPrio > 0 {
 		prio = sched.Realtime
 	}
+	var notes []string
 	if o.Mlock {
 		undo, err := sched.LockMemory()
-		if err != nil {
+		switch {
+		case errors.Is(err, sched.ErrUnsupported):
+			notes = append(notes, err.Error()) // measure anyway: the same command line works on both OSes
+		case err != nil:
 			return err
+		default:
+			defer undo()
 		}
-		defer undo()
 	}
 	if o.DMALatency >= 0 {
 		release, err := sched.HoldDMALatency(o.DMALatency)
@@ -166,6 +171,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if err != nil {
 		return err
 	}
+	doc.Notes = append(doc.Notes, notes...)
 	if o.HistFile != "" {
 		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
 			return err

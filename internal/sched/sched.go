@@ -75,7 +75,8 @@ func PinThread(cpu int) (undo func(), err error) {
 }
 
 // LockMemory locks current and future pages in RAM so a page fault cannot
-// add to a measured wake-up (cyclictest's -m).
+// add to a measured wake-up (cyclictest's -m). Linux only: elsewhere it
+// returns an error wrapping ErrUnsupported.
 func LockMemory() (undo func(), err error) { return lockMemory() }
 
 // HoldDMALatency asks the OS to keep CPU idle states with an exit latency

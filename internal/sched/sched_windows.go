@@ -87,9 +87,13 @@ func pinThread(cpu int) (func(), error) {
 	return func() { procSetThreadAffinityMask.Call(uintptr(thread), old) }, nil
 }
 
-// lockMemory is a no-op on Windows: there is no mlockall; the working set
-// of a measuring process this small stays resident in practice.
-func lockMemory() (func(), error) { return func() {}, nil }
+// lockMemory is not done on Windows: there is no mlockall, and VirtualLock
+// covers only the regions named, not the Go runtime's future allocations.
+// The working set of a measuring process this small stays resident in
+// practice; the caller says that the request was not honoured.
+func lockMemory() (func(), error) {
+	return nil, fmt.Errorf("--mlock has no effect on Windows (there is no mlockall; a process this small normally stays resident): %w", ErrUnsupported)
+}
 
 func holdDMALatency(int) (func(), error) {
 	return nil, fmt.Errorf("--dma-latency is Linux-only (/dev/cpu_dma_latency); on Windows limit C-states in the power plan instead: %w", ErrUnsupported)
