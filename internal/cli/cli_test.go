@@ -247,3 +247,40 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 		t.Errorf("wake output:\n%s", b.String())
 	}
 }
+
+// Every output file of a measuring command is checked before the
+// measurement starts: each run below would measure for an hour (or until
+// Ctrl-C) if it started.
+func TestUnwritableOutputsFailBeforeMeasuring(t *testing.T) {
+	bad := testutil.TempDir(t) + "/no-such-dir/out"
+	cases := [][]string{
+		{"sleep", "--samples", "0", "-o", bad + ".json"},
+		{"sleep", "--samples", "0", "--raw", bad + ".csv"},
+		{"wake", "--duration", "1h", "-o", bad + ".json"},
+		{"wake", "--duration", "1h", "--histfile", bad + ".txt"},
+		{"sweep", "--samples", "1000000", "-o", bad + ".json"},
+		{"sweep", "--samples", "1000000", "--csv", bad + ".csv"},
+		{"sweep", "--samples", "1000000", "--plot", bad + ".svg"},
+		{"crossproc", "--hold", "1h", "-o", bad + ".json"},
+		{"crossproc", "--hold", "1h", "--plot", bad + ".svg"},
+	}
+	for _, args := range cases {
+		type res struct {
+			code     int
+			out, err string
+		}
+		ch := make(chan res, 1)
+		go func() {
+			code, out, errs := runCLI(t, args...)
+			ch <- res{code, out, errs}
+		}()
+		select {
+		case r := <-ch:
+			if r.code != 2 || r.out != "" || !strings.Contains(r.err, "cannot write") || strings.Count(r.err, "\n") != 1 {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the file", args, r.code, r.out, r.err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%v: still running after a minute: it measures before checking its output file", args)
+		}
+	}
+}

@@ -121,9 +121,11 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 	if err := probe.ValidateSleep(po); err != nil {
 		return Usage(err)
 	}
-	if o.Raw != "" {
-		if err := checkWritable(o.Raw); err != nil {
-			return err
+	for _, p := range []string{o.Raw, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
 		}
 	}
 	human := o.IO.Out
