@@ -18,8 +18,7 @@ func init() { register(newDoctorCmd) }
 
 // DoctorOptions are the flags of `latlab doctor` (and of bare `latlab`).
 type DoctorOptions struct {
-	IO    *IO
-	Quick bool
+	IO *IO
 }
 
 func newDoctorCmd(io *IO) *cobra.Command {

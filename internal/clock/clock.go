@@ -16,10 +16,6 @@ func Source() string { return source() }
 // between two readings are meaningful.
 func Now() int64 { return now() }
 
-// FrequencyHz is the rate of the underlying counter (1e9 on Linux, the
-// QueryPerformanceFrequency on Windows).
-func FrequencyHz() int64 { return frequency() }
-
 // ReadCost measures the cost of one Now call: n back-to-back pairs, returning
 // the smallest and the median difference. Probes report it as the floor the
 // tool itself adds to every sample.

@@ -45,8 +45,8 @@ func TestReadCost(t *testing.T) {
 	if min < 0 || med < min {
 		t.Fatalf("ReadCost = %d, %d", min, med)
 	}
-	if FrequencyHz() <= 0 || Source() == "" {
-		t.Fatal("no frequency or source")
+	if Source() == "" {
+		t.Fatal("no source")
 	}
 }
 

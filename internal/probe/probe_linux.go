@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/clock"
 )
 
 var sleepMethods = []string{"nanosleep", "abstime"}
@@ -40,7 +42,7 @@ func newSleeper(method string) (sleeper, error) {
 
 func (s *linuxSleeper) sleep(d int64) int {
 	if s.abs {
-		return sleepUntil(&s.req, nowMono()+d)
+		return sleepUntil(&s.req, clock.Now()+d)
 	}
 	s.req = unix.NsecToTimespec(d)
 	n := 0

@@ -260,8 +260,8 @@ func BenchmarkSampleRecord(b *testing.B) {
 	buf := newSampleBuf(b.N + 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		t0 := nowForBench()
-		t1 := nowForBench()
+		t0 := clock.Now()
+		t1 := clock.Now()
 		buf.add(t1 - t0)
 	}
 }
