@@ -215,7 +215,7 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
 		m.Method, report.Duration(r.Requested), doc.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
 	if m.Thread.RequestedNs > 0 {
-		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(m.Thread.Requested), timer.FormatMs(m.Thread.Granted), m.Thread.ResolutionNote)
+		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(time.Duration(m.Thread.RequestedNs)), timer.FormatMs(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
 	}
 	if doc.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))

@@ -40,15 +40,13 @@ type Overhead struct {
 
 // ThreadSetup is what a measuring thread actually got.
 type ThreadSetup struct {
-	CPU            int           `json:"cpu"`                     // -1 when not pinned
-	Priority       string        `json:"priority"`                // what the thread obtained
-	PriorityNote   string        `json:"priority_note,omitempty"` // set when that is not what was requested
-	RTPrio         int           `json:"rtprio,omitempty"`
-	Requested      time.Duration `json:"-"`
-	Granted        time.Duration `json:"-"`
-	RequestedNs    int64         `json:"resolution_requested_ns,omitempty"`
-	GrantedNs      int64         `json:"resolution_granted_ns,omitempty"`
-	ResolutionNote string        `json:"resolution_note,omitempty"`
+	CPU            int    `json:"cpu"`                     // -1 when not pinned
+	Priority       string `json:"priority"`                // what the thread obtained
+	PriorityNote   string `json:"priority_note,omitempty"` // set when that is not what was requested
+	RTPrio         int    `json:"rtprio,omitempty"`
+	RequestedNs    int64  `json:"resolution_requested_ns,omitempty"`
+	GrantedNs      int64  `json:"resolution_granted_ns,omitempty"`
+	ResolutionNote string `json:"resolution_note,omitempty"`
 }
 
 // sampleBuf stores samples without allocating per sample: a bounded run
@@ -184,8 +182,7 @@ func prepareThread(t Thread) (preparedThread, error) {
 			return p, fmt.Errorf("request timer %v: %w", t.Resolution, err)
 		}
 		p.req = req
-		p.Requested, p.Granted = req.Requested, req.Granted
-		p.RequestedNs, p.GrantedNs = int64(req.Requested), int64(req.Granted)
+		p.RequestedNs, p.GrantedNs = req.Requested.Nanoseconds(), req.Granted.Nanoseconds()
 		p.ResolutionNote = resolutionNote
 	}
 	return p, nil
