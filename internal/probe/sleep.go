@@ -37,7 +37,6 @@ type SleepResult struct {
 	LiveDropped int
 	Setup       ThreadSetup
 	Overhead    Overhead // zero with SkipOverhead
-	Started     time.Time
 	Elapsed     time.Duration
 }
 
@@ -86,7 +85,6 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 			res.Overhead = measureOverhead(1000, func() { s.sleep(0) }, o.Method+"(0)")
 		}
 		buf := newSampleBuf(o.Samples)
-		res.Started = time.Now()
 		begin := clock.Now()
 		res.Interrupted, res.LiveDropped, res.WarmupNs = sleepLoop(s, o, buf, stop)
 		res.Elapsed = time.Duration(clock.Now() - begin)

@@ -38,7 +38,6 @@ type WakeResult struct {
 	Interval time.Duration
 	Threads  []WakeThread
 	Overhead Overhead
-	Started  time.Time
 	Elapsed  time.Duration
 }
 
@@ -126,7 +125,6 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 			stop.Store(true)
 		}
 	}
-	res.Started = time.Now()
 	start = clock.Now() + int64(2*time.Millisecond)
 	started.Done()
 	done.Wait()
