@@ -290,8 +290,18 @@ func sweepTable(r *sweep.Result) htmlTable {
 }
 
 func crossprocTable(r *crossproc.Result) htmlTable {
+	// current and timeGetTime step are Windows readings: shown only when
+	// there are some, as the command's own table does.
+	win := false
+	for _, row := range r.Rows {
+		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
+	}
 	t := htmlTable{Caption: fmt.Sprintf("this process's %s while another process holds each request for %s (%s)", r.Method, Duration(time.Duration(r.HoldNs)), r.Requester),
-		Header: []string{"other requests", "granted", "current", "timeGetTime step", "n", "slept p50", "p99", "if global", "followed"}}
+		Header: []string{"other requests", "granted"}}
+	if win {
+		t.Header = append(t.Header, "current", "timeGetTime step")
+	}
+	t.Header = append(t.Header, "n", "slept p50", "p99", "if global", "followed")
 	for _, row := range r.Rows {
 		req, g, exp, fol := "nothing", "-", "", ""
 		if row.RequestedNs > 0 {
@@ -301,8 +311,12 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 				fol = "(uninformative)"
 			}
 		}
-		t.Rows = append(t.Rows, []string{req, g, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)), fmt.Sprint(row.Slept.Count),
-			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol})
+		cells := []string{req, g}
+		if win {
+			cells = append(cells, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)))
+		}
+		t.Rows = append(t.Rows, append(cells, fmt.Sprint(row.Slept.Count),
+			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol))
 	}
 	return t
 }

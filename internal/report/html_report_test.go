@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +232,32 @@ func TestRenderGrid(t *testing.T) {
 	if _, err := RenderGrid([][]*plot.Plot{{p}}, 1, 1, "pdf"); err == nil {
 		t.Fatal("pdf accepted")
 	}
+}
+
+// The crossproc table shows the Windows-only readings only when there are
+// some, as the command's own table does.
+func TestCrossprocTableColumns(t *testing.T) {
+	var r crossproc.Result
+	if err := json.Unmarshal(crossprocDoc().Data, &r); err != nil {
+		t.Fatal(err)
+	}
+	check := func(win bool) {
+		t.Helper()
+		tab := crossprocTable(&r)
+		has := slices.Contains(tab.Header, "current") && slices.Contains(tab.Header, "timeGetTime step")
+		if has != win || slices.Contains(tab.Header, "current") != slices.Contains(tab.Header, "timeGetTime step") {
+			t.Errorf("Windows readings %v, header %q", win, tab.Header)
+		}
+		for _, row := range tab.Rows {
+			if len(row) != len(tab.Header) {
+				t.Fatalf("row %q does not fit header %q", row, tab.Header)
+			}
+		}
+		if win && tab.Rows[1][slices.Index(tab.Header, "current")] != "1ms" {
+			t.Errorf("current column: %q", tab.Rows[1])
+		}
+	}
+	check(false)
+	r.Rows[1].CurrentNs = 1e6
+	check(true)
 }
