@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/testutil"
@@ -74,5 +75,26 @@ func TestCrossprocLinuxIsolated(t *testing.T) {
 	r := crossprocRun(t)
 	if r.Verdict.Behaviour != crossproc.Isolated {
 		t.Fatalf("verdict %+v", r.Verdict)
+	}
+}
+
+// On Linux the --live label is worked out once: printing a line must not
+// read /proc or allocate while the probe measures with the GC off.
+func TestLiveLabelLinuxIsComputedOnce(t *testing.T) {
+	for _, c := range []struct {
+		o    SleepOptions
+		want string
+	}{
+		{SleepOptions{Resolution: 1500 * time.Nanosecond, Priority: "normal"}, "Slack: 0.0015ms"},
+		{SleepOptions{Resolution: time.Millisecond, Priority: "realtime"}, "Slack: 0.0000ms"},
+	} {
+		label := liveLabel(&c.o)
+		buf := make([]byte, 0, 64)
+		if got := string(label(buf)); got != c.want {
+			t.Errorf("%+v: label %q, want %q", c.o, got, c.want)
+		}
+		if a := testing.AllocsPerRun(100, func() { buf = label(buf[:0]) }); a != 0 {
+			t.Errorf("the label allocates %.1f times per line", a)
+		}
 	}
 }

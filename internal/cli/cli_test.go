@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 func readDoc(t *testing.T, out string) *result.Document {
@@ -178,6 +181,106 @@ func TestParseDuration(t *testing.T) {
 	for _, s := range []string{"", "-1ms", "1parsec", "5", "ms"} {
 		if _, err := ParseDuration(s); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", s)
+		}
+	}
+}
+
+// printLive writes one MeasureSleep-style line per sample, each led by the
+// OS's resolution (Windows) or slack (Linux) label.
+func TestPrintLive(t *testing.T) {
+	o := &SleepOptions{Duration: time.Millisecond, Method: defaultMethodFlag(), Priority: "normal"}
+	ch := make(chan int64, 3)
+	ch <- 1_250_000
+	ch <- 1_000_000
+	ch <- 2_000_500
+	close(ch)
+	var b bytes.Buffer
+	printLive(&b, ch, o)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{"slept 1.2500ms (delta: 0.2500)", "slept 1.0000ms (delta: 0.0000)", "slept 2.0005ms (delta: 1.0005)"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	label := regexp.MustCompile(`^(Slack|Resolution): \d+\.\d{4}ms, `)
+	for i, l := range lines {
+		if !label.MatchString(l) || !strings.HasSuffix(l, " "+want[i]) || !strings.Contains(l, liveCall(o.Method, o.Duration)) {
+			t.Errorf("line %d: %q", i, l)
+		}
+	}
+}
+
+// A priority the OS lowered (Windows without the privilege for
+// REALTIME_PRIORITY_CLASS) is what the documents record, with a note.
+func TestDocumentsNoteLoweredPriority(t *testing.T) {
+	setup := probe.ThreadSetup{CPU: -1, Priority: "high", PriorityNote: "priority realtime was requested, the OS gave high"}
+	sr := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000}, Setup: setup}
+	doc, err := sleepDocument(sr, timer.Status{}, nil, &SleepOptions{settings: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Measurement.Thread.Priority != "high" || !slices.Contains(doc.Notes, setup.PriorityNote) {
+		t.Errorf("sleep document: thread %+v, notes %q", doc.Measurement.Thread, doc.Notes)
+	}
+	var b bytes.Buffer
+	printSleep(&b, doc, sr)
+	if !strings.Contains(b.String(), "priority high,") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) {
+		t.Errorf("sleep output:\n%s", b.String())
+	}
+	wt := probe.WakeThread{Setup: setup, Latencies: []int64{50_000, 60_000}}
+	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{wt, wt}}
+	doc, err = wakeDocument(wr, timer.Status{}, nil, &WakeOptions{DMALatency: -1, settings: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, note := range doc.Notes {
+		if note == setup.PriorityNote {
+			n++
+		}
+	}
+	if n != 1 || doc.Threads[1].Priority != "high" {
+		t.Errorf("wake document: the note %d times, threads %+v", n, doc.Threads)
+	}
+	b.Reset()
+	printWake(&b, doc)
+	if !strings.Contains(b.String(), ", high priority, ") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) || strings.Contains(b.String(), wakeWarmupNote) {
+		t.Errorf("wake output:\n%s", b.String())
+	}
+}
+
+// Every output file of a measuring command is checked before the
+// measurement starts: each run below would measure for an hour (or until
+// Ctrl-C) if it started.
+func TestUnwritableOutputsFailBeforeMeasuring(t *testing.T) {
+	bad := testutil.TempDir(t) + "/no-such-dir/out"
+	cases := [][]string{
+		{"sleep", "--samples", "0", "-o", bad + ".json"},
+		{"sleep", "--samples", "0", "--raw", bad + ".csv"},
+		{"wake", "--duration", "1h", "-o", bad + ".json"},
+		{"wake", "--duration", "1h", "--histfile", bad + ".txt"},
+		{"sweep", "--samples", "1000000", "-o", bad + ".json"},
+		{"sweep", "--samples", "1000000", "--csv", bad + ".csv"},
+		{"sweep", "--samples", "1000000", "--plot", bad + ".svg"},
+		{"crossproc", "--hold", "1h", "-o", bad + ".json"},
+		{"crossproc", "--hold", "1h", "--plot", bad + ".svg"},
+	}
+	for _, args := range cases {
+		type res struct {
+			code     int
+			out, err string
+		}
+		ch := make(chan res, 1)
+		go func() {
+			code, out, errs := runCLI(t, args...)
+			ch <- res{code, out, errs}
+		}()
+		select {
+		case r := <-ch:
+			if r.code != 2 || r.out != "" || !strings.Contains(r.err, "cannot write") || strings.Count(r.err, "\n") != 1 {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the file", args, r.code, r.out, r.err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%v: still running after a minute: it measures before checking its output file", args)
 		}
 	}
 }

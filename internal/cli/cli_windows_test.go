@@ -48,3 +48,19 @@ func TestCrossprocWindows(t *testing.T) {
 		t.Errorf("NtQueryTimerResolution not read: %+v", r.Rows[1])
 	}
 }
+
+// --mlock cannot be honoured on Windows: the run goes on and the document
+// says so.
+func TestWakeMlockNotedWindows(t *testing.T) {
+	code, out, errs := runCLI(t, "wake", "--loops", "50", "--mlock", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc := readDoc(t, out)
+	for _, n := range doc.Notes {
+		if strings.HasPrefix(n, "--mlock has no effect on Windows") {
+			return
+		}
+	}
+	t.Errorf("no --mlock note: %q", doc.Notes)
+}

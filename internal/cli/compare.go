@@ -185,8 +185,8 @@ func printPair(w io.Writer, r *compare.Result, p compare.Pair) {
 	fmt.Fprint(w, "\n\n")
 	rows := [][]string{}
 	for _, row := range p.Rows {
-		rows = append(rows, []string{row.Stat, compare.FormatNs(row.A), compare.FormatNs(row.B), signedNs(row.Diff.Estimate),
-			"[" + signedNs(row.Diff.Lo) + ", " + signedNs(row.Diff.Hi) + "]", fmt.Sprintf("%+.1f%%", row.RelChange*100)})
+		rows = append(rows, []string{row.Stat, compare.FormatNs(row.A), compare.FormatNs(row.B), compare.FormatSigned(row.Diff.Estimate),
+			"[" + compare.FormatSigned(row.Diff.Lo) + ", " + compare.FormatSigned(row.Diff.Hi) + "]", fmt.Sprintf("%+.1f%%", row.RelChange*100)})
 	}
 	report.Table(w, []string{"", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, rows)
 	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
@@ -200,7 +200,7 @@ func printRanking(w io.Writer, r *compare.Result) {
 		diff, p, out := "baseline", "", ""
 		if i > 0 {
 			pp := r.Pairs[i-1]
-			diff = signedNs(pp.ByDiff.Estimate) + " [" + signedNs(pp.ByDiff.Lo) + ", " + signedNs(pp.ByDiff.Hi) + "]"
+			diff = compare.FormatSigned(pp.ByDiff.Estimate) + " [" + compare.FormatSigned(pp.ByDiff.Lo) + ", " + compare.FormatSigned(pp.ByDiff.Hi) + "]"
 			p = compare.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)
 		}
@@ -208,11 +208,4 @@ func printRanking(w io.Writer, r *compare.Result) {
 			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, out, run.Settings})
 	}
 	report.Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
-}
-
-func signedNs(v float64) string {
-	if v > 0 {
-		return "+" + compare.FormatNs(v)
-	}
-	return compare.FormatNs(v)
 }

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
@@ -68,7 +69,7 @@ slack is per thread, so the expected answer is isolated.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Periods, "periods", "1-15", "what the other process requests, in whole ms: a list such as 1-15 or 1,2,5,10")
+	fs.StringVar(&o.Periods, "periods", "1-15", "what the other process requests, in whole ms: a list such as 1-15 or 1,2,5,10 (requested in ascending order)")
 	durationFlag(fs, &o.Hold, "hold", 4*time.Second, "how long each request is held and measured")
 	durationFlagZero(fs, &o.Settle, "settle", 100*time.Millisecond, "wait after the other process reports its request, before measuring")
 	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "the sleep measured in this process")
@@ -81,34 +82,39 @@ slack is per thread, so the expected answer is isolated.`,
 	return cmd
 }
 
-// parsePeriods reads "1-15" or "1,2,5,10" (whole milliseconds).
+// msSuffix matches the optional "ms" after a number in --periods.
+var msSuffix = regexp.MustCompile(`(\d)ms\b`)
+
+// Bounds of --periods: whole milliseconds timeBeginPeriod accepts, and a
+// count that keeps a run within a few minutes per second of --hold.
+const (
+	maxPeriodMs = 1000
+	maxPeriods  = 200
+)
+
+// parsePeriods reads "1-15" or "1,2,5,10" (whole milliseconds, each number
+// optionally followed by ms): the list syntax of CPU lists. The periods
+// come back ascending without duplicates, the order they are requested in.
 func parsePeriods(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	bad := func(part string) error {
-		return Usagef("invalid --periods %q at %q: want whole milliseconds 1-1000 as a list or range, e.g. 1-15 or 1,2,5,10", s, part)
+	bad := func(what string) error {
+		return Usagef("invalid --periods %q%s: want whole milliseconds 1-%d as a list or range, e.g. 1-15 or 1,2,5,10", s, what, maxPeriodMs)
 	}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(strings.TrimSuffix(lo, "ms"))
-		if err != nil {
-			return nil, bad(part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(strings.TrimSuffix(hi, "ms")); err != nil || b < a {
-				return nil, bad(part)
-			}
-		}
-		if a < 1 || b > 1000 {
-			return nil, bad(part)
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, time.Duration(i)*time.Millisecond)
-		}
+	ms, err := cpuset.ParseList(msSuffix.ReplaceAllString(s, "$1"))
+	if err != nil || len(ms) == 0 {
+		return nil, bad("")
 	}
-	if len(out) > 200 {
-		return nil, Usagef("invalid --periods %q: %d periods, at most 200 are accepted", s, len(out))
+	if ms[0] < 1 {
+		return nil, bad(fmt.Sprintf(" at %d", ms[0]))
+	}
+	if last := ms[len(ms)-1]; last > maxPeriodMs {
+		return nil, bad(fmt.Sprintf(" at %d", last))
+	}
+	if len(ms) > maxPeriods {
+		return nil, Usagef("invalid --periods %q: %d periods, at most %d are accepted", s, len(ms), maxPeriods)
+	}
+	out := make([]time.Duration, len(ms))
+	for i, v := range ms {
+		out[i] = time.Duration(v) * time.Millisecond
 	}
 	return out, nil
 }

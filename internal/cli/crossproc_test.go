@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/testutil"
@@ -63,8 +65,54 @@ func TestCrossprocBadInput(t *testing.T) {
 }
 
 func TestParsePeriods(t *testing.T) {
-	p, err := parsePeriods("1-3,5,10ms")
-	if err != nil || len(p) != 5 || p[0] != 1e6 || p[4] != 10e6 {
-		t.Fatal(p, err)
+	ms := time.Millisecond
+	good := map[string][]time.Duration{
+		"1-3,5,10ms":    {1 * ms, 2 * ms, 3 * ms, 5 * ms, 10 * ms},
+		"2ms-4ms":       {2 * ms, 3 * ms, 4 * ms},
+		" 10, 1 ,5,1 ":  {1 * ms, 5 * ms, 10 * ms},
+		"1000":          {1000 * ms},
+		"1-200":         nil, // checked by length below
+		"15":            {15 * ms},
+		"1ms,2ms,1-2ms": {1 * ms, 2 * ms},
+	}
+	for in, want := range good {
+		p, err := parsePeriods(in)
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		if want == nil {
+			want = p[:0]
+			for i := 1; i <= 200; i++ {
+				want = append(want, time.Duration(i)*ms)
+			}
+		}
+		if !slices.Equal(p, want) {
+			t.Errorf("%q: %v, want %v", in, p, want)
+		}
+	}
+	bad := map[string]string{
+		"":        "want whole milliseconds",
+		"0":       "at 0",
+		"0-3":     "at 0",
+		"5-1":     "want whole milliseconds",
+		"x":       "want whole milliseconds",
+		"1,,2":    "want whole milliseconds",
+		"1.5":     "want whole milliseconds",
+		"-1":      "want whole milliseconds",
+		"1001":    "at 1001",
+		"1-9000":  "want whole milliseconds",
+		"1s":      "want whole milliseconds",
+		"1msms":   "want whole milliseconds",
+		"1-201":   "201 periods, at most 200",
+		"1ms5":    "want whole milliseconds",
+		"1 ms,2":  "want whole milliseconds",
+		"10-20us": "want whole milliseconds",
+	}
+	for in, want := range bad {
+		p, err := parsePeriods(in)
+		if err == nil || ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "CPU") {
+			t.Errorf("%q: %v %v, want a usage error containing %q", in, p, err, want)
+		}
 	}
 }

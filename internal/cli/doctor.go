@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -17,8 +18,7 @@ func init() { register(newDoctorCmd) }
 
 // DoctorOptions are the flags of `latlab doctor` (and of bare `latlab`).
 type DoctorOptions struct {
-	IO    *IO
-	Quick bool
+	IO *IO
 }
 
 func newDoctorCmd(io *IO) *cobra.Command {
@@ -38,6 +38,7 @@ func newDoctorCmd(io *IO) *cobra.Command {
 const (
 	doctorSleepSamples = 60
 	doctorWakeDuration = 3 * time.Second
+	doctorWakeInterval = time.Millisecond
 )
 
 func runDoctor(ctx context.Context, o *DoctorOptions) error {
@@ -68,7 +69,7 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	wr, err := probe.Wake(ctx, probe.WakeOptions{Interval: time.Millisecond, Duration: doctorWakeDuration, CPUs: []int{-1}})
+	wr, err := probe.Wake(ctx, probe.WakeOptions{Interval: doctorWakeInterval, Duration: doctorWakeDuration, CPUs: []int{-1}})
 	if err != nil {
 		return fmt.Errorf("wake probe: %w", err)
 	}
@@ -76,18 +77,22 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	ws := stats.Summarize(t.Latencies)
 	fmt.Fprintf(w, "\nwake: a 1ms periodic wake-up, %d times: late by p50 %s, p99 %s, max %s; %d missed periods\n",
 		ws.Count, fmtNs(ws.P50), fmtNs(ws.P99), fmtNs(ws.Max), t.Overruns)
-	fmt.Fprintf(w, "  %s\n", wakeVerdict(ws, t.Overruns))
+	fmt.Fprintf(w, "  %s\n", wakeVerdict(ws, t.Overruns, doctorWakeInterval))
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length wait %s (p50)\n", fmtNs(wr.Overhead.ClockReadP50Ns), fmtNs(wr.Overhead.ZeroWaitP50Ns))
 	printDoctorNext(w)
 	return nil
 }
 
-// wakeVerdict puts a wake-up distribution in terms of common deadlines: a
-// 1 ms audio buffer, a 4 ms (240 Hz) frame.
-func wakeVerdict(s stats.Summary, overruns int64) string {
+// wakeVerdict puts a wake-up distribution of a periodic loop with the
+// given interval in terms of common deadlines: a 1 ms audio buffer, a 4 ms
+// (240 Hz) frame.
+func wakeVerdict(s stats.Summary, overruns int64, interval time.Duration) string {
 	switch {
-	case overruns > 0 || s.Max > int64(4*time.Millisecond):
+	case s.Max > int64(4*time.Millisecond):
 		return "poor: some wake-ups came later than a 240 Hz frame (4 ms); something on this machine holds the CPU or the timer"
+	case overruns > 0:
+		return fmt.Sprintf("mediocre: %d missed periods: some wake-ups (up to %s late) came after the next %s deadline had passed, enough to break small audio buffers",
+			overruns, fmtNs(s.Max), report.Duration(interval))
 	case s.P99 > int64(time.Millisecond):
 		return "mediocre: 1 in 100 wake-ups is over 1 ms late, enough to break small audio buffers"
 	case s.P99 > int64(200*time.Microsecond):

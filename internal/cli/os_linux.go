@@ -18,7 +18,12 @@ func liveCall(method string, d time.Duration) string {
 	return fmt.Sprintf("%s(%s)", method, timer.FormatMs(d))
 }
 
-func liveResolutionLabel(o *SleepOptions) string {
+// liveLabel returns the appender of the first field of a --live line: the
+// measuring thread's timer slack. It cannot change during a run (only the
+// thread itself sets it), so it is worked out once, before the first
+// sample: the lines are printed while the probe measures, with the garbage
+// collector off, and must not cost more than the append.
+func liveLabel(o *SleepOptions) func([]byte) []byte {
 	slack := 50 * time.Microsecond
 	if st, err := timer.Query(); err == nil && st.DefaultTimerSlackNs > 0 {
 		slack = time.Duration(st.DefaultTimerSlackNs)
@@ -29,7 +34,8 @@ func liveResolutionLabel(o *SleepOptions) string {
 	if o.Priority == "realtime" {
 		slack = 0 // the kernel ignores slack for realtime threads
 	}
-	return fmt.Sprintf("Slack: %.4fms", float64(slack)/1e6)
+	label := []byte(fmt.Sprintf("Slack: %.4fms", float64(slack)/1e6))
+	return func(dst []byte) []byte { return append(dst, label...) }
 }
 
 func timerLine(st *timer.Status) string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
@@ -23,14 +24,20 @@ func liveCall(method string, d time.Duration) string {
 	return fmt.Sprintf("WaitableTimer(%s)", timer.FormatMs(d))
 }
 
-// liveResolutionLabel queries the current system timer interval for each
-// line, as MeasureSleep does, so changes by other processes show.
-func liveResolutionLabel(*SleepOptions) string {
-	_, _, cur, err := timer.QueryResolution()
-	if err != nil {
-		return "Resolution: ?"
+// liveLabel returns the appender of the first field of a --live line: the
+// current system timer interval, queried for each line as MeasureSleep
+// does, so that changes by other processes show. That is one
+// NtQueryTimerResolution call and an append, no formatting garbage.
+func liveLabel(*SleepOptions) func([]byte) []byte {
+	return func(dst []byte) []byte {
+		dst = append(dst, "Resolution: "...)
+		_, _, cur, err := timer.QueryResolution()
+		if err != nil {
+			return append(dst, '?')
+		}
+		dst = strconv.AppendFloat(dst, float64(cur)/1e4, 'f', 4, 64)
+		return append(dst, "ms"...)
 	}
-	return fmt.Sprintf("Resolution: %.4fms", float64(cur)/1e4)
 }
 
 func timerLine(st *timer.Status) string {

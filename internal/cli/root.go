@@ -51,7 +51,7 @@ Run without arguments for a quick check-up of this machine.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDoctor(cmd.Context(), &DoctorOptions{IO: io, Quick: true})
+			return runDoctor(cmd.Context(), &DoctorOptions{IO: io})
 		},
 	}
 	if io.Root == "" {

@@ -121,9 +121,11 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 	if err := probe.ValidateSleep(po); err != nil {
 		return Usage(err)
 	}
-	if o.Raw != "" {
-		if err := checkWritable(o.Raw); err != nil {
-			return err
+	for _, p := range []string{o.Raw, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
 		}
 	}
 	human := o.IO.Out
@@ -196,6 +198,9 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 	doc.Histogram = h
 	doc.SetSamples(r.Slept)
 	doc.Notes = append(doc.Notes, fmt.Sprintf("first sample (%s) discarded as warm-up", report.Duration(time.Duration(r.WarmupNs))))
+	if setup.PriorityNote != "" {
+		doc.Notes = append(doc.Notes, setup.PriorityNote)
+	}
 	if r.LiveDropped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%d live lines not printed (terminal too slow); all samples are in the statistics", r.LiveDropped))
 	}
@@ -210,7 +215,7 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
 		m.Method, report.Duration(r.Requested), doc.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
 	if m.Thread.RequestedNs > 0 {
-		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(m.Thread.Requested), timer.FormatMs(m.Thread.Granted), m.Thread.ResolutionNote)
+		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(time.Duration(m.Thread.RequestedNs)), timer.FormatMs(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
 	}
 	if doc.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))
@@ -248,10 +253,10 @@ func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 	bw := bufio.NewWriter(w)
 	call := liveCall(o.Method, o.Duration)
 	req := float64(o.Duration.Nanoseconds())
+	label := liveLabel(o)
 	var line []byte
 	for v := range ch {
-		line = line[:0]
-		line = append(line, liveResolutionLabel(o)...)
+		line = label(line[:0])
 		line = append(line, ", "...)
 		line = append(line, call...)
 		line = append(line, " slept "...)
@@ -268,20 +273,14 @@ func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 }
 
 func writeRawCSV(path string, slept []int64, requested int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write --raw file: %v", err)
-	}
-	bw := bufio.NewWriter(f)
-	fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
-	for i, v := range slept {
-		fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileWith(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
+		for i, v := range slept {
+			fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
+		}
+		return bw.Flush()
+	})
 }
 
 // checkWritable fails early, before a long measurement, when an output

@@ -119,11 +119,12 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
 }
 
 type sweepPlan struct {
-	opts    sweep.Options
-	rankBy  stats.Statistic
-	estim   time.Duration
-	notes   []string
-	warning string
+	opts     sweep.Options
+	logSteps bool
+	rankBy   stats.Statistic
+	estim    time.Duration
+	notes    []string
+	warning  string
 }
 
 func planSweep(o *SweepOptions) (*sweepPlan, error) {
@@ -200,7 +201,7 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	pl := &sweepPlan{rankBy: rankBy, opts: sweep.Options{
+	pl := &sweepPlan{rankBy: rankBy, logSteps: logSteps, opts: sweep.Options{
 		Steps: steps, Reference: ref, Samples: o.Samples, Duration: o.Duration, Method: o.Method, Gap: o.Gap,
 		Settle: o.Settle, Random: o.Order == "random", Repeat: o.Repeat, Seed: seed, Mode: mode, Load: o.Load, Thread: th,
 	}}
@@ -260,9 +261,8 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	res := &sweep.Result{Mode: so.Mode, Order: o.Order, Seed: so.Seed, Repeat: so.Repeat, Load: so.Load, Method: so.Method,
-		DurationNs: so.Duration.Nanoseconds(), SettleNs: so.Settle.Nanoseconds(), LogSteps: o.PerDecade > 0 && !o.stepSet,
-		What: sweep.What, Steps: steps, Reference: so.Reference, Notes: pl.notes, Elapsed: time.Since(start)}
-	res.ElapsedNs = res.Elapsed.Nanoseconds()
+		DurationNs: so.Duration.Nanoseconds(), SettleNs: so.Settle.Nanoseconds(), LogSteps: pl.logSteps,
+		What: sweep.What, Steps: steps, Reference: so.Reference, Notes: pl.notes, ElapsedNs: time.Since(start).Nanoseconds()}
 	sweep.Analyze(res, pl.rankBy, so.Seed)
 	doc, err := sweepDocument(res, o)
 	if err != nil {
@@ -339,7 +339,7 @@ func printSweep(w io.Writer, r *sweep.Result) {
 	}
 	report.Table(w, hdr, rows)
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
-	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(r.Elapsed.Round(time.Millisecond)))
+	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -55,6 +55,9 @@ func TestSweepEndToEnd(t *testing.T) {
 		}
 		seen[s.Rank] = true
 	}
+	if r.LogSteps || r.ElapsedNs <= 0 {
+		t.Errorf("linear steps recorded as logarithmic (%v), or no elapsed time (%d)", r.LogSteps, r.ElapsedNs)
+	}
 	if len(seen) != len(r.Steps) || r.Steps[r.Best].Rank != 1 || r.Verdict.Text == "" || r.Seed != 5 || r.Load != 1 {
 		t.Errorf("ranks %v best %d verdict %q", seen, r.Best, r.Verdict.Text)
 	}
@@ -147,5 +150,35 @@ func TestSweepDryRun(t *testing.T) {
 	code, out, errs := runCLI(t, "sweep", "--from", "0.5ms", "--to", "0.51ms", "--step", "0.002ms", "--dry-run")
 	if code != 0 || !strings.Contains(out, "0.506ms") || !strings.Contains(errs, "estimated") {
 		t.Fatalf("exit %d out %q err %q", code, out, errs)
+	}
+}
+
+// planSweep decides once whether the steps are logarithmic; the result
+// records that decision.
+func TestPlanSweepLogSteps(t *testing.T) {
+	opts := func(perDecade int, step time.Duration, stepSet, perDecadeSet bool) *SweepOptions {
+		return &SweepOptions{From: time.Microsecond, To: 100 * time.Microsecond, Step: step, PerDecade: perDecade,
+			stepSet: stepSet, perDecadeSet: perDecadeSet, Reference: 50 * time.Microsecond, Samples: 2,
+			Duration: time.Millisecond, Method: defaultMethodFlag(), Order: "ascending", Repeat: 1, Seed: 1,
+			Mode: "inprocess", RankBy: "mean", Priority: "normal", RTPrio: 80, CPU: -1}
+	}
+	cases := []struct {
+		name string
+		o    *SweepOptions
+		log  bool
+	}{
+		{"per-decade default", opts(2, 0, false, false), true},
+		{"per-decade given", opts(2, 0, false, true), true},
+		{"--step over a per-decade default", opts(2, 10*time.Microsecond, true, false), false},
+		{"linear default", opts(0, 10*time.Microsecond, false, false), false},
+	}
+	for _, c := range cases {
+		pl, err := planSweep(c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if pl.logSteps != c.log {
+			t.Errorf("%s: logarithmic %v, want %v", c.name, pl.logSteps, c.log)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
@@ -76,7 +75,7 @@ system is left alone (like cyclictest --default-system); --dma-latency 0 holds
 	fs.IntVar(&o.Threads, "threads", 1, "number of measuring threads (unpinned)")
 	fs.StringVar(&o.CPUs, "cpus", "", "one thread pinned to each listed CPU, e.g. 0,2-3")
 	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 (Windows: realtime class); 0 = normal scheduling")
-	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency")
+	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency (Linux; noted and ignored on Windows)")
 	fs.IntVar(&o.DMALatency, "dma-latency", -1, "hold /dev/cpu_dma_latency at this many µs while running (Linux); -1 = leave the system alone")
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
 	fs.StringVar(&o.HistFile, "histfile", "", "write a histogram in cyclictest -h format to this file")
@@ -135,12 +134,17 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if o.RTPrio > 0 {
 		prio = sched.Realtime
 	}
+	var notes []string
 	if o.Mlock {
 		undo, err := sched.LockMemory()
-		if err != nil {
+		switch {
+		case errors.Is(err, sched.ErrUnsupported):
+			notes = append(notes, err.Error()) // measure anyway: the same command line works on both OSes
+		case err != nil:
 			return err
+		default:
+			defer undo()
 		}
-		defer undo()
 	}
 	if o.DMALatency >= 0 {
 		release, err := sched.HoldDMALatency(o.DMALatency)
@@ -167,6 +171,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if err != nil {
 		return err
 	}
+	doc.Notes = append(doc.Notes, notes...)
 	if o.HistFile != "" {
 		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
 			return err
@@ -224,7 +229,13 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 		return nil, err
 	}
 	doc.SetSamples(all)
-	doc.Notes = append(doc.Notes, "the first wake-up of each thread is discarded as warm-up")
+	doc.Notes = append(doc.Notes, wakeWarmupNote)
+	for _, t := range r.Threads {
+		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
+			doc.Notes = append(doc.Notes, t.Setup.PriorityNote)
+			break
+		}
+	}
 	if o.DMALatency >= 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", o.DMALatency))
 	}
@@ -234,8 +245,13 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 func printWake(w io.Writer, doc *result.Document) {
 	m := doc.Measurement
 	prio := "normal scheduling"
-	if len(doc.Threads) > 0 && doc.Threads[0].Priority == "realtime" {
-		prio = fmt.Sprintf("realtime priority %d", doc.Threads[0].RTPrio)
+	if len(doc.Threads) > 0 {
+		switch t := doc.Threads[0]; t.Priority {
+		case "realtime":
+			prio = fmt.Sprintf("realtime priority %d", t.RTPrio)
+		case "high": // a realtime request that Windows lowered
+			prio = "high priority"
+		}
 	}
 	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(doc.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
 	if doc.Timer != nil {
@@ -271,27 +287,27 @@ func printWake(w io.Writer, doc *result.Document) {
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
 		fmtNs(doc.Overhead.ClockReadP50Ns), doc.Overhead.ZeroWaitMethod, fmtNs(doc.Overhead.ZeroWaitP50Ns), m.Interrupted)
+	for _, n := range doc.Notes {
+		if n != wakeWarmupNote {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
 }
+
+const wakeWarmupNote = "the first wake-up of each thread is discarded as warm-up"
 
 // writeCyclictestHist writes the histogram in the layout of cyclictest -h:
 // one row per 1 µs bucket with a column per thread, then the footer rteval
 // and other consumers parse. Latencies are truncated to whole µs as
 // cyclictest does; values at or above maxUs are overflows.
 func writeCyclictestHist(path string, r *probe.WakeResult, maxUs, dma int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write --histfile: %v", err)
-	}
-	bw := bufio.NewWriter(f)
-	if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFileWith(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 func formatCyclictestHist(w io.Writer, r *probe.WakeResult, maxUs, dma int) error {

@@ -7,16 +7,14 @@
 // Now is cheap, does not allocate and may be called from measurement loops.
 package clock
 
+import "slices"
+
 // Source describes where timestamps come from, for result documents.
 func Source() string { return source() }
 
 // Now returns the current monotonic time in nanoseconds. Only differences
 // between two readings are meaningful.
 func Now() int64 { return now() }
-
-// FrequencyHz is the rate of the underlying counter (1e9 on Linux, the
-// QueryPerformanceFrequency on Windows).
-func FrequencyHz() int64 { return frequency() }
 
 // ReadCost measures the cost of one Now call: n back-to-back pairs, returning
 // the smallest and the median difference. Probes report it as the floor the
@@ -31,16 +29,14 @@ func ReadCost(n int) (minNs, medianNs int64) {
 		b := Now()
 		d[i] = b - a
 	}
-	return minMedian(d)
+	return MinMedian(d)
 }
 
-func minMedian(d []int64) (int64, int64) {
-	// insertion sort keeps this package free of dependencies; n is small.
-	for i := 1; i < len(d); i++ {
-		for j := i; j > 0 && d[j] < d[j-1]; j-- {
-			d[j], d[j-1] = d[j-1], d[j]
-		}
-	}
+// MinMedian sorts d in place and returns its smallest value and its median
+// (the upper one for an even count): how ReadCost and the probes' overhead
+// calibration summarise their timings. d must not be empty.
+func MinMedian(d []int64) (minNs, medianNs int64) {
+	slices.Sort(d)
 	return d[0], d[len(d)/2]
 }
 

@@ -11,6 +11,4 @@ func runtimeNanotime() int64
 
 func now() int64 { return runtimeNanotime() }
 
-func frequency() int64 { return 1e9 }
-
 func source() string { return "CLOCK_MONOTONIC (vDSO)" }

@@ -45,8 +45,31 @@ func TestReadCost(t *testing.T) {
 	if min < 0 || med < min {
 		t.Fatalf("ReadCost = %d, %d", min, med)
 	}
-	if FrequencyHz() <= 0 || Source() == "" {
-		t.Fatal("no frequency or source")
+	if Source() == "" {
+		t.Fatal("no source")
+	}
+}
+
+func TestMinMedian(t *testing.T) {
+	cases := []struct {
+		in       []int64
+		min, med int64
+	}{
+		{[]int64{7}, 7, 7},
+		{[]int64{5, 1, 4, 2, 3}, 1, 3},
+		{[]int64{40, 10, 30, 20}, 10, 30}, // even count: the upper median
+		{[]int64{-2, 9, 9, -2, 0}, -2, 0},
+	}
+	for _, c := range cases {
+		d := append([]int64(nil), c.in...)
+		if mn, md := MinMedian(d); mn != c.min || md != c.med {
+			t.Errorf("MinMedian(%v) = %d, %d; want %d, %d", c.in, mn, md, c.min, c.med)
+		}
+		for i := 1; i < len(d); i++ {
+			if d[i] < d[i-1] {
+				t.Errorf("MinMedian(%v) left %v unsorted", c.in, d)
+			}
+		}
 	}
 }
 

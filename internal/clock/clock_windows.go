@@ -9,12 +9,11 @@ import (
 )
 
 var (
-	kernel32    = windows.NewLazySystemDLL("kernel32.dll")
-	procQPC     = kernel32.NewProc("QueryPerformanceCounter")
-	procQPF     = kernel32.NewProc("QueryPerformanceFrequency")
-	qpcAddr     uintptr
-	qpcFreq     int64
-	qpcInitDone bool
+	kernel32 = windows.NewLazySystemDLL("kernel32.dll")
+	procQPC  = kernel32.NewProc("QueryPerformanceCounter")
+	procQPF  = kernel32.NewProc("QueryPerformanceFrequency")
+	qpcAddr  uintptr
+	qpcFreq  int64
 )
 
 func init() {
@@ -30,7 +29,6 @@ func init() {
 		panic("clock: QueryPerformanceFrequency failed")
 	}
 	qpcFreq = f
-	qpcInitDone = true
 }
 
 // Ticks returns the raw QueryPerformanceCounter value.
@@ -41,8 +39,6 @@ func Ticks() int64 {
 }
 
 func now() int64 { return ticksToNanos(Ticks(), qpcFreq) }
-
-func frequency() int64 { return qpcFreq }
 
 func source() string {
 	return fmt.Sprintf("QueryPerformanceCounter (%d Hz)", qpcFreq)

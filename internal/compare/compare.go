@@ -57,7 +57,8 @@ type Run struct {
 	samples       []int64
 }
 
-// Samples returns the run's sorted values.
+// Samples returns the run's values, sorted ascending. They are the
+// comparison's own: do not modify them.
 func (r Run) Samples() []int64 { return r.samples }
 
 // Row is one statistic compared between the first run (A) and another (B).
@@ -120,7 +121,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 	if reps <= 0 {
 		reps = stats.ReplicatesFor(level, 2000)
 	}
-	res := &Result{Kind: in[0].Doc.Kind, Quantity: quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
+	res := &Result{Kind: in[0].Doc.Kind, Quantity: Quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
 		Quantile: result.PercentileDefinition}
 	for _, x := range in {
 		s, err := x.Doc.Distribution()
@@ -208,7 +209,8 @@ func Compatible(in []Input) error {
 
 func dur(ns int64) string { return time.Duration(ns).String() }
 
-func quantity(kind string) string {
+// Quantity names what a kind's values are, for headings and axis labels.
+func Quantity(kind string) string {
 	switch kind {
 	case result.KindSleep:
 		return "slept time"
@@ -311,16 +313,11 @@ func FormatNs(v float64) string {
 	case math.IsNaN(v):
 		return "-"
 	case a >= 1e6:
-		return trimF(v/1e6, 3) + " ms"
+		return fmt.Sprintf("%.3f ms", v/1e6)
 	case a >= 1e3:
-		return trimF(v/1e3, 2) + " µs"
+		return fmt.Sprintf("%.2f µs", v/1e3)
 	}
-	return trimF(v, 0) + " ns"
-}
-
-func trimF(v float64, dec int) string {
-	s := fmt.Sprintf("%.*f", dec, v)
-	return s
+	return fmt.Sprintf("%.0f ns", v)
 }
 
 func verdict(p Pair, a Run, k int, o Options) string {
@@ -344,7 +341,7 @@ func verdict(p Pair, a Run, k int, o Options) string {
 			rel(d.Estimate, a.By)*100, lvl, mw) + small
 	}
 	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
-		signed(d.Estimate), signed(d.Lo), signed(d.Hi), lvl, mw)
+		FormatSigned(d.Estimate), FormatSigned(d.Lo), FormatSigned(d.Hi), lvl, mw)
 	n := min(p.ACount, p.BCount)
 	delta := o.Detect * math.Abs(a.By)
 	pc := o.Detect * 100
@@ -361,7 +358,8 @@ func verdict(p Pair, a Run, k int, o Options) string {
 	return s
 }
 
-func signed(v float64) string {
+// FormatSigned is FormatNs with a + on positive values, for differences.
+func FormatSigned(v float64) string {
 	if v > 0 {
 		return "+" + FormatNs(v)
 	}

@@ -217,7 +217,7 @@ func measure(ctx context.Context, o Options) (Row, error) {
 	// short hold still leaves time for sleeps.
 	mctx, cancel := context.WithTimeout(ctx, o.Hold-o.Settle)
 	defer cancel()
-	r, err := probe.Sleep(mctx, probe.SleepOptions{Duration: o.Duration, Samples: 0, Method: o.Method, Thread: o.Thread})
+	r, err := probe.Sleep(mctx, probe.SleepOptions{Duration: o.Duration, Samples: 0, Method: o.Method, Thread: o.Thread, SkipOverhead: true})
 	if err != nil {
 		return Row{}, err
 	}

@@ -1,25 +1,20 @@
 package crossproc
 
 import (
-	"fmt"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 const requesterName = "prctl(PR_SET_TIMERSLACK) on the requester's thread"
 
 // request sets the calling thread's timer slack (the child's own).
 func request(d time.Duration) (time.Duration, func(), error) {
-	prev, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	req, err := timer.Set(d)
 	if err != nil {
-		return 0, nil, fmt.Errorf("prctl(PR_GET_TIMERSLACK): %w", err)
+		return 0, nil, err
 	}
-	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(d.Nanoseconds()), 0, 0, 0); err != nil {
-		return 0, nil, fmt.Errorf("prctl(PR_SET_TIMERSLACK, %d): %w", d.Nanoseconds(), err)
-	}
-	got, _ := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	return time.Duration(got), func() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(prev), 0, 0, 0) }, nil
+	return req.Granted, func() { _ = req.Release() }, nil
 }
 
 // readings has nothing to add on Linux: there is no system-wide interval.

@@ -7,8 +7,6 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 )
 
-func nowForBench() int64 { return clock.Now() }
-
 // BenchmarkClockAndHistogram is the per-sample cost a probe adds when it
 // records straight into a histogram: one clock read plus one record. The
 // target is at most 100 ns per sample.

@@ -40,14 +40,13 @@ type Overhead struct {
 
 // ThreadSetup is what a measuring thread actually got.
 type ThreadSetup struct {
-	CPU            int           `json:"cpu"` // -1 when not pinned
-	Priority       string        `json:"priority"`
-	RTPrio         int           `json:"rtprio,omitempty"`
-	Requested      time.Duration `json:"-"`
-	Granted        time.Duration `json:"-"`
-	RequestedNs    int64         `json:"resolution_requested_ns,omitempty"`
-	GrantedNs      int64         `json:"resolution_granted_ns,omitempty"`
-	ResolutionNote string        `json:"resolution_note,omitempty"`
+	CPU            int    `json:"cpu"`                     // -1 when not pinned
+	Priority       string `json:"priority"`                // what the thread obtained
+	PriorityNote   string `json:"priority_note,omitempty"` // set when that is not what was requested
+	RTPrio         int    `json:"rtprio,omitempty"`
+	RequestedNs    int64  `json:"resolution_requested_ns,omitempty"`
+	GrantedNs      int64  `json:"resolution_granted_ns,omitempty"`
+	ResolutionNote string `json:"resolution_note,omitempty"`
 }
 
 // sampleBuf stores samples without allocating per sample: a bounded run
@@ -169,12 +168,13 @@ func prepareThread(t Thread) (preparedThread, error) {
 		}
 		p.undo = append(p.undo, undo)
 	}
-	undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
+	got, undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
 	if err != nil {
 		p.release()
 		return p, err
 	}
 	p.undo = append(p.undo, undo)
+	p.obtained(t.Priority, got)
 	if t.Resolution > 0 {
 		req, err := timer.Set(t.Resolution)
 		if err != nil {
@@ -182,11 +182,23 @@ func prepareThread(t Thread) (preparedThread, error) {
 			return p, fmt.Errorf("request timer %v: %w", t.Resolution, err)
 		}
 		p.req = req
-		p.Requested, p.Granted = req.Requested, req.Granted
-		p.RequestedNs, p.GrantedNs = int64(req.Requested), int64(req.Granted)
+		p.RequestedNs, p.GrantedNs = req.Requested.Nanoseconds(), req.Granted.Nanoseconds()
 		p.ResolutionNote = resolutionNote
 	}
 	return p, nil
+}
+
+// obtained records the priority the thread got when it is not the one
+// requested, with a note saying so.
+func (s *ThreadSetup) obtained(requested, got sched.Priority) {
+	if got == requested {
+		return
+	}
+	s.Priority = got.String()
+	s.PriorityNote = fmt.Sprintf("priority %s was requested, the OS gave %s%s", requested, got, priorityHint)
+	if got != sched.Realtime {
+		s.RTPrio = 0
+	}
 }
 
 // measureOverhead times n zero-length waits and n clock reads.
@@ -202,17 +214,7 @@ func measureOverhead(n int, zeroWait func(), method string) Overhead {
 		zeroWait()
 		d[i] = clock.Now() - t0
 	}
-	o.ZeroWaitMinNs, o.ZeroWaitP50Ns = minMedian(d)
+	o.ZeroWaitMinNs, o.ZeroWaitP50Ns = clock.MinMedian(d)
 	o.ZeroWaitMethod = method
 	return o
-}
-
-func minMedian(d []int64) (int64, int64) {
-	s := append([]int64(nil), d...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s[0], s[len(s)/2]
 }

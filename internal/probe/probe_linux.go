@@ -5,11 +5,17 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/clock"
 )
 
 var sleepMethods = []string{"nanosleep", "abstime"}
 
 const resolutionNote = "timer slack of the measuring thread (PR_SET_TIMERSLACK); SCHED_FIFO threads have no slack"
+
+// priorityHint ends the note made when the thread obtained a lower priority
+// than requested; Linux never does that (it fails instead).
+const priorityHint = ""
 
 func validateMethod(SleepOptions) error { return nil }
 
@@ -36,7 +42,7 @@ func newSleeper(method string) (sleeper, error) {
 
 func (s *linuxSleeper) sleep(d int64) int {
 	if s.abs {
-		return sleepUntil(&s.req, nowMono()+d)
+		return sleepUntil(&s.req, clock.Now()+d)
 	}
 	s.req = unix.NsecToTimespec(d)
 	n := 0

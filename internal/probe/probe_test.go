@@ -2,10 +2,12 @@ package probe
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/sched"
 )
 
@@ -31,9 +33,25 @@ func TestSleepProbe(t *testing.T) {
 				t.Fatalf("non-positive sample %d", v)
 			}
 		}
-		if r.Overhead.ZeroWaitMinNs <= 0 && r.Overhead.ClockReadMinNs < 0 {
+		if r.Overhead.ZeroWaitMinNs <= 0 || r.Overhead.ZeroWaitMethod == "" || r.Overhead.ClockReadMinNs < 0 ||
+			r.Overhead.ZeroWaitP50Ns < r.Overhead.ZeroWaitMinNs || r.Overhead.ClockReadP50Ns < r.Overhead.ClockReadMinNs {
 			t.Errorf("overhead not measured: %+v", r.Overhead)
 		}
+	}
+}
+
+func TestSleepProbeSkipOverhead(t *testing.T) {
+	r, err := Sleep(context.Background(), SleepOptions{
+		Duration: time.Millisecond, Samples: 5, Method: defaultMethod(), Thread: Thread{CPU: -1}, SkipOverhead: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Slept) != 5 {
+		t.Fatalf("%d samples, want 5", len(r.Slept))
+	}
+	if r.Overhead != (Overhead{}) {
+		t.Errorf("overhead measured although skipped: %+v", r.Overhead)
 	}
 }
 
@@ -107,18 +125,106 @@ func TestWakeDurationMode(t *testing.T) {
 	}
 }
 
-func TestWakeLoopCountsOverruns(t *testing.T) {
-	next, interval := int64(1000), int64(100)
-	now := int64(1350) // woke 350 late: deadlines 1100, 1200, 1300 passed
-	next += interval
-	var over int64
-	if now >= next {
-		missed := (now-next)/interval + 1
-		over += missed
-		next += missed * interval
+func TestAdvance(t *testing.T) {
+	cases := []struct {
+		next, now, interval int64
+		after, missed       int64
+	}{
+		{1000, 1000, 100, 1100, 0}, // on time
+		{1000, 1099, 100, 1100, 0}, // late, but before the next deadline
+		{1000, 1100, 100, 1200, 1}, // the next deadline is due as it wakes: missed
+		{1000, 1350, 100, 1400, 3}, // 350 late: 1100, 1200, 1300 passed
+		{1000, 1400, 100, 1500, 4},
+		{-500, 10, 200, 100, 2}, // deadlines before the clock's zero
 	}
-	if over != 3 || next != 1400 {
-		t.Fatalf("over %d next %d", over, next)
+	for _, c := range cases {
+		after, missed := advance(c.next, c.now, c.interval)
+		if after != c.after || missed != c.missed {
+			t.Errorf("advance(%d, %d, %d) = %d, %d; want %d, %d", c.next, c.now, c.interval, after, missed, c.after, c.missed)
+		}
+		if after <= c.now || (after-c.next)%c.interval != 0 || (after-c.next)/c.interval != missed+1 {
+			t.Errorf("advance(%d, %d, %d) = %d, %d: not the first deadline after now", c.next, c.now, c.interval, after, missed)
+		}
+	}
+}
+
+// recordingWaiter returns at once, except on call late, where it spins
+// until lateBy past the deadline; it records every deadline asked for.
+type recordingWaiter struct {
+	deadlines []int64
+	late      int
+	lateBy    int64
+}
+
+func (w *recordingWaiter) WaitUntil(d int64) int {
+	if len(w.deadlines) == w.late {
+		for clock.Now() < d+w.lateBy {
+		}
+	}
+	w.deadlines = append(w.deadlines, d)
+	return 0
+}
+
+func (w *recordingWaiter) Close() {}
+
+// wakeLoop counts as overruns exactly the deadlines it skipped after
+// measured wake-ups, and not those the warm-up skipped.
+func TestWakeLoopCountsOverruns(t *testing.T) {
+	const interval = int64(2 * time.Millisecond)
+	var stop atomic.Bool
+	// The warm-up (call 0) starts 10.5 periods late; the third measured
+	// wake-up (call 3) is made at least 2.5 periods late.
+	w := &recordingWaiter{late: 3, lateBy: 5 * interval / 2}
+	start := clock.Now() - 21*interval/2
+	lat := make([]int64, 6)
+	n, over, _, _ := wakeLoop(w, start, interval, len(lat), 0, lat, &stop)
+	if n != len(lat) || len(w.deadlines) != len(lat)+1 || w.deadlines[0] != start {
+		t.Fatalf("%d samples, deadlines %v", n, w.deadlines)
+	}
+	if skippedByWarmup := (w.deadlines[1]-w.deadlines[0])/interval - 1; skippedByWarmup < 10 {
+		t.Errorf("the warm-up skipped %d deadlines, want at least 10", skippedByWarmup)
+	}
+	var skipped int64
+	for k := 1; k+1 < len(w.deadlines); k++ {
+		step := w.deadlines[k+1] - w.deadlines[k]
+		if step <= 0 || step%interval != 0 {
+			t.Fatalf("deadlines %v are not whole periods apart", w.deadlines)
+		}
+		skipped += step/interval - 1
+	}
+	// The last measured wake-up's skips, if any, are counted but never
+	// waited for: add them from its latency.
+	_, lastMissed := advance(w.deadlines[len(w.deadlines)-1], w.deadlines[len(w.deadlines)-1]+lat[n-1], interval)
+	if over != skipped+lastMissed {
+		t.Errorf("overruns %d, but %d deadlines were skipped after measured wake-ups (%d after the last)", over, skipped+lastMissed, lastMissed)
+	}
+	if over < 2 || lat[2] < 5*interval/2 {
+		t.Errorf("a wake-up 2.5 periods late gave latency %d and %d overruns", lat[2], over)
+	}
+}
+
+func TestWakeLoopDoesNotAllocate(t *testing.T) {
+	var stop atomic.Bool
+	lat := make([]int64, 100)
+	w := &recordingWaiter{late: -1, deadlines: make([]int64, 0, 101*101)}
+	allocs := testing.AllocsPerRun(100, func() {
+		w.deadlines = w.deadlines[:0]
+		wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, &stop)
+	})
+	if allocs != 0 {
+		t.Fatalf("wake loop allocates %.1f times per run", allocs)
+	}
+}
+
+func TestThreadSetupRecordsObtainedPriority(t *testing.T) {
+	s := ThreadSetup{CPU: -1, Priority: "realtime", RTPrio: 80}
+	s.obtained(sched.Realtime, sched.Realtime)
+	if s.Priority != "realtime" || s.RTPrio != 80 || s.PriorityNote != "" {
+		t.Errorf("granted as requested: %+v", s)
+	}
+	s.obtained(sched.Realtime, sched.High)
+	if s.Priority != "high" || s.RTPrio != 0 || !strings.HasPrefix(s.PriorityNote, "priority realtime was requested, the OS gave high") {
+		t.Errorf("lowered: %+v", s)
 	}
 }
 
@@ -154,8 +260,8 @@ func BenchmarkSampleRecord(b *testing.B) {
 	buf := newSampleBuf(b.N + 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		t0 := nowForBench()
-		t1 := nowForBench()
+		t0 := clock.Now()
+		t1 := clock.Now()
 		buf.add(t1 - t0)
 	}
 }

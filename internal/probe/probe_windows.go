@@ -15,6 +15,10 @@ var sleepMethods = []string{"sleep", "waitable", "ntdelay"}
 
 const resolutionNote = "NtSetTimerResolution for this process (power-throttling opt-out applied)"
 
+// priorityHint ends the note made when the thread obtained a lower priority
+// than requested: Windows lowers a REALTIME class request to HIGH silently.
+const priorityHint = `: REALTIME_PRIORITY_CLASS needs the "increase scheduling priority" privilege (run elevated)`
+
 var (
 	kernel32                     = windows.NewLazySystemDLL("kernel32.dll")
 	ntdll                        = windows.NewLazySystemDLL("ntdll.dll")

@@ -21,6 +21,10 @@ type SleepOptions struct {
 	// Live, when set, receives each measured sample (ns) without blocking
 	// the loop: a full channel drops the value and counts it.
 	Live chan<- int64
+	// SkipOverhead leaves SleepResult.Overhead zero instead of timing 1000
+	// zero-length waits first: for callers that run many short probes and
+	// report no overhead (a sweep's steps, crossproc's holds).
+	SkipOverhead bool
 }
 
 // SleepResult holds the raw outcome of a sleep run.
@@ -32,8 +36,7 @@ type SleepResult struct {
 	Interrupted int     // waits cut short by a signal and resumed
 	LiveDropped int
 	Setup       ThreadSetup
-	Overhead    Overhead
-	Started     time.Time
+	Overhead    Overhead // zero with SkipOverhead
 	Elapsed     time.Duration
 }
 
@@ -78,9 +81,10 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 			return err
 		}
 		defer s.close()
-		res.Overhead = measureOverhead(1000, func() { s.sleep(0) }, o.Method+"(0)")
+		if !o.SkipOverhead {
+			res.Overhead = measureOverhead(1000, func() { s.sleep(0) }, o.Method+"(0)")
+		}
 		buf := newSampleBuf(o.Samples)
-		res.Started = time.Now()
 		begin := clock.Now()
 		res.Interrupted, res.LiveDropped, res.WarmupNs = sleepLoop(s, o, buf, stop)
 		res.Elapsed = time.Duration(clock.Now() - begin)

@@ -38,7 +38,6 @@ type WakeResult struct {
 	Interval time.Duration
 	Threads  []WakeThread
 	Overhead Overhead
-	Started  time.Time
 	Elapsed  time.Duration
 }
 
@@ -126,7 +125,6 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 			stop.Store(true)
 		}
 	}
-	res.Started = time.Now()
 	start = clock.Now() + int64(2*time.Millisecond)
 	started.Done()
 	done.Wait()
@@ -137,6 +135,18 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// advance returns the deadline after next for a thread that woke at now,
+// and how many deadlines it missed: those at or before now, which the loop
+// skips (as cyclictest does) and counts as overruns.
+func advance(next, now, interval int64) (after, missed int64) {
+	after = next + interval
+	if now >= after {
+		missed = (now-after)/interval + 1
+		after += missed * interval
+	}
+	return after, missed
 }
 
 // wakeLoop is the timed loop: wait for next, timestamp, record, advance.
@@ -161,13 +171,10 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			lat[n] = now - next
 			n++
 		}
-		next += interval
-		if now >= next {
-			missed := (now-next)/interval + 1
-			if i >= 0 { // the warm-up's lateness is not in the statistics, nor its overruns
-				overruns += missed
-			}
-			next += missed * interval
+		var missed int64
+		next, missed = advance(next, now, interval)
+		if i >= 0 { // the warm-up's lateness is not in the statistics, nor its overruns
+			overruns += missed
 		}
 		if end >= 0 && now >= end {
 			break

@@ -165,25 +165,13 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 	return s, nil
 }
 
-func quantityOf(kind string) string {
-	switch kind {
-	case result.KindSleep:
-		return "slept time"
-	case result.KindWake:
-		return "wake-up latency"
-	}
-	return kind
-}
-
 func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
 	d := x.Doc
-	v, err := d.Distribution()
+	sorted, err := sortedDistribution(d)
 	if err != nil {
 		return s, err
 	}
-	sorted := slices.Clone(v)
-	slices.Sort(sorted)
-	q := quantityOf(d.Kind)
+	q := compare.Quantity(d.Kind)
 	cols := []string{q}
 	sums := []stats.Summary{stats.SummarizeSorted(sorted)}
 	if d.Overshoot != nil {
@@ -218,25 +206,27 @@ func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection
 }
 
 func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
-	q := quantityOf(kind)
+	q := compare.Quantity(kind)
 	s := htmlSection{ID: "compare-" + kind, Title: fmt.Sprintf("Comparison of %d %s results", len(g), kind),
 		Subtitle: "each run against the first, as latlab compare (by p50, seed 1)"}
 	var in []compare.Input
-	var ser []Dist
 	for _, x := range g {
 		in = append(in, compare.Input{Label: x.Label, Doc: x.Doc})
-		v, err := x.Doc.Distribution()
-		if err != nil {
-			continue
-		}
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
 	}
+	var ser []Dist
 	res, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1})
 	if err != nil {
+		// Incomparable runs (different sleeps, say) are still overlaid.
 		s.Notes = append(s.Notes, "no statistical comparison: "+err.Error())
+		for _, x := range g {
+			if sorted, err := sortedDistribution(x.Doc); err == nil {
+				ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
+			}
+		}
 	} else {
+		for _, run := range res.Runs {
+			ser = append(ser, Dist{Name: run.Label, Sorted: run.Samples()})
+		}
 		for _, p := range res.Pairs {
 			s.Verdicts = append(s.Verdicts, p.Verdict)
 		}
@@ -249,6 +239,18 @@ func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
 		&Figure{Name: stem + "-cdfs", Title: "cumulative distributions overlaid",
 			render: func(f string) ([]byte, error) { return DistCDFPlot("Cumulative distributions overlaid: "+q, q, ser, f) }})
 	return s
+}
+
+// sortedDistribution is a document's distribution, sorted, in a slice of
+// its own.
+func sortedDistribution(d *result.Document) ([]int64, error) {
+	v, err := d.Distribution()
+	if err != nil {
+		return nil, err
+	}
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	return sorted, nil
 }
 
 func summaryTable(caption string, cols []string, sums []stats.Summary) htmlTable {
@@ -288,8 +290,18 @@ func sweepTable(r *sweep.Result) htmlTable {
 }
 
 func crossprocTable(r *crossproc.Result) htmlTable {
+	// current and timeGetTime step are Windows readings: shown only when
+	// there are some, as the command's own table does.
+	win := false
+	for _, row := range r.Rows {
+		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
+	}
 	t := htmlTable{Caption: fmt.Sprintf("this process's %s while another process holds each request for %s (%s)", r.Method, Duration(time.Duration(r.HoldNs)), r.Requester),
-		Header: []string{"other requests", "granted", "current", "timeGetTime step", "n", "slept p50", "p99", "if global", "followed"}}
+		Header: []string{"other requests", "granted"}}
+	if win {
+		t.Header = append(t.Header, "current", "timeGetTime step")
+	}
+	t.Header = append(t.Header, "n", "slept p50", "p99", "if global", "followed")
 	for _, row := range r.Rows {
 		req, g, exp, fol := "nothing", "-", "", ""
 		if row.RequestedNs > 0 {
@@ -299,8 +311,12 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 				fol = "(uninformative)"
 			}
 		}
-		t.Rows = append(t.Rows, []string{req, g, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)), fmt.Sprint(row.Slept.Count),
-			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol})
+		cells := []string{req, g}
+		if win {
+			cells = append(cells, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)))
+		}
+		t.Rows = append(t.Rows, append(cells, fmt.Sprint(row.Slept.Count),
+			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol))
 	}
 	return t
 }

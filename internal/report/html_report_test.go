@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,22 +122,22 @@ func TestReportHTMLSelfContainedAndEscaped(t *testing.T) {
 	}
 }
 
-// checkPNG decodes a PNG and checks that it has a plot's size and is not
-// blank: several colours and a real share of non-white pixels.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
+// pngProblem decodes a PNG and says what is wrong with it as a plot, or ""
+// when nothing is: it must have a plot's size and not be blank (several
+// colours and a real share of non-white pixels).
+func pngProblem(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		return err.Error()
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		return fmt.Sprintf("%s: %v", path, err)
 	}
 	bnd := img.Bounds()
 	if bnd.Dx() < 500 || bnd.Dy() < 250 {
-		t.Errorf("%s: %v too small", path, bnd)
+		return fmt.Sprintf("%s: %v too small", path, bnd)
 	}
 	colours := map[[3]uint32]bool{}
 	ink := 0
@@ -149,8 +152,9 @@ func checkPNG(t *testing.T, path string) {
 	}
 	total := (bnd.Dx() / 2) * (bnd.Dy() / 2)
 	if len(colours) < 3 || float64(ink)/float64(total) < 0.01 {
-		t.Errorf("%s looks blank: %d colours, %.2f%% ink", path, len(colours), 100*float64(ink)/float64(total))
+		return fmt.Sprintf("%s looks blank: %d colours, %.2f%% ink", path, len(colours), 100*float64(ink)/float64(total))
 	}
+	return ""
 }
 
 func TestReportPNGs(t *testing.T) {
@@ -163,40 +167,46 @@ func TestReportPNGs(t *testing.T) {
 		t.Fatalf("%d PNGs", len(paths))
 	}
 	for _, p := range paths {
-		checkPNG(t, p)
-	}
-	// The check itself must fail on a blank image.
-	blank := image.NewRGBA(image.Rect(0, 0, 600, 300))
-	for i := range blank.Pix {
-		blank.Pix[i] = 0xff
-	}
-	var b bytes.Buffer
-	png.Encode(&b, blank)
-	os.WriteFile(dir+"/blank.png", b.Bytes(), 0o644)
-	if !looksBlank(dir + "/blank.png") {
-		t.Error("blank image not recognised")
-	}
-}
-
-func looksBlank(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		return true
-	}
-	bnd := img.Bounds()
-	for y := bnd.Min.Y; y < bnd.Max.Y; y++ {
-		for x := bnd.Min.X; x < bnd.Max.X; x++ {
-			if r, g, b, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || b < 0xf000 {
-				return false
-			}
+		if msg := pngProblem(p); msg != "" {
+			t.Error(msg)
 		}
 	}
-	return true
+	// The check itself must fail on a blank image, on one with a single
+	// line of ink, and on one too small to be a plot.
+	write := func(name string, img image.Image) string {
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		p := dir + "/" + name
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	white := func(w, h int) *image.RGBA {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		for i := range img.Pix {
+			img.Pix[i] = 0xff
+		}
+		return img
+	}
+	line := white(600, 300)
+	for x := 0; x < 600; x++ {
+		line.Set(x, 150, color.RGBA{0, 114, 178, 255})
+		line.Set(x, 151, color.RGBA{213, 94, 0, 255})
+	}
+	small := white(200, 100)
+	for i := range small.Pix {
+		if i%4 != 3 {
+			small.Pix[i] = byte(i * 7)
+		}
+	}
+	for name, img := range map[string]image.Image{"blank.png": white(600, 300), "line.png": line, "small.png": small} {
+		if pngProblem(write(name, img)) == "" {
+			t.Errorf("%s passed as a plot", name)
+		}
+	}
 }
 
 func TestPlotFormat(t *testing.T) {
@@ -222,4 +232,32 @@ func TestRenderGrid(t *testing.T) {
 	if _, err := RenderGrid([][]*plot.Plot{{p}}, 1, 1, "pdf"); err == nil {
 		t.Fatal("pdf accepted")
 	}
+}
+
+// The crossproc table shows the Windows-only readings only when there are
+// some, as the command's own table does.
+func TestCrossprocTableColumns(t *testing.T) {
+	var r crossproc.Result
+	if err := json.Unmarshal(crossprocDoc().Data, &r); err != nil {
+		t.Fatal(err)
+	}
+	check := func(win bool) {
+		t.Helper()
+		tab := crossprocTable(&r)
+		has := slices.Contains(tab.Header, "current") && slices.Contains(tab.Header, "timeGetTime step")
+		if has != win || slices.Contains(tab.Header, "current") != slices.Contains(tab.Header, "timeGetTime step") {
+			t.Errorf("Windows readings %v, header %q", win, tab.Header)
+		}
+		for _, row := range tab.Rows {
+			if len(row) != len(tab.Header) {
+				t.Fatalf("row %q does not fit header %q", row, tab.Header)
+			}
+		}
+		if win && tab.Rows[1][slices.Index(tab.Header, "current")] != "1ms" {
+			t.Errorf("current column: %q", tab.Rows[1])
+		}
+	}
+	check(false)
+	r.Rows[1].CurrentNs = 1e6
+	check(true)
 }

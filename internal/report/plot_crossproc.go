@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/sweep"
 )
 
 // CrossprocPlot draws this process's sleep (p50 and p99) against the
@@ -70,5 +71,5 @@ func callName(r *crossproc.Result) string {
 	if r.Method == "sleep" {
 		return fmt.Sprintf("Sleep(%d)", r.DurationNs/1e6)
 	}
-	return fmt.Sprintf("%s(%s)", r.Method, FormatSleep(r.DurationNs))
+	return fmt.Sprintf("%s(%s)", r.Method, sweep.FormatRequest(r.DurationNs))
 }

@@ -32,7 +32,7 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Sleep %s overshoot vs requested %s", r.RankBy, r.What)
 	p.X.Label.Text = fmt.Sprintf("requested %s (%s)", r.What, xu)
-	p.Y.Label.Text = fmt.Sprintf("%s overshoot of a %s sleep (%s), 95%% CI", r.RankBy, FormatSleep(r.DurationNs), yu)
+	p.Y.Label.Text = fmt.Sprintf("%s overshoot of a %s sleep (%s), 95%% CI", r.RankBy, sweep.FormatRequest(r.DurationNs), yu)
 	if r.LogSteps {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -109,6 +109,3 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	p.Y.Min = 0
 	return renderReportPlot(p, format)
 }
-
-// FormatSleep renders a sleep duration such as 1ms.
-func FormatSleep(ns int64) string { return sweep.FormatRequest(ns) }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
@@ -151,13 +153,13 @@ func (d *Document) SetSamples(s []int64) {
 	}
 }
 
-// EncodeHistogram wraps samples' histogram for the document.
-func EncodeHistogram(h interface{ Encode(int32) ([]byte, error) }) (*Histogram, error) {
-	b, err := h.Encode(0x1c849304) // hdrhistogram.V2CompressedEncodingCookieBase
+// EncodeHistogram wraps a histogram (stats.HistogramOf) for the document.
+func EncodeHistogram(h *hdrhistogram.Histogram) (*Histogram, error) {
+	data, err := stats.EncodeHistogram(h)
 	if err != nil {
-		return nil, fmt.Errorf("encode histogram: %w", err)
+		return nil, err
 	}
-	return &Histogram{Unit: "ns", Encoding: HistogramEncoding, Data: string(b)}, nil
+	return &Histogram{Unit: "ns", Encoding: HistogramEncoding, Data: data}, nil
 }
 
 // Write writes the document as indented JSON.

@@ -54,10 +54,14 @@ const (
 )
 
 // ApplyThread applies p to the calling thread, which must be locked to its
-// goroutine. rtprio is the SCHED_FIFO priority for Realtime on Linux.
-func ApplyThread(p Priority, rtprio int) (undo func(), err error) {
+// goroutine. rtprio is the SCHED_FIFO priority for Realtime on Linux. It
+// returns the priority the thread obtained, read back from the OS: Linux
+// grants what it is asked or fails, but Windows silently turns
+// REALTIME_PRIORITY_CLASS into HIGH without the "increase scheduling
+// priority" privilege.
+func ApplyThread(p Priority, rtprio int) (got Priority, undo func(), err error) {
 	if p == Realtime && (rtprio < MinRTPrio || rtprio > MaxRTPrio) {
-		return nil, fmt.Errorf("rtprio %d out of range %d-%d", rtprio, MinRTPrio, MaxRTPrio)
+		return Normal, nil, fmt.Errorf("rtprio %d out of range %d-%d", rtprio, MinRTPrio, MaxRTPrio)
 	}
 	return applyThread(p, rtprio)
 }
@@ -71,7 +75,8 @@ func PinThread(cpu int) (undo func(), err error) {
 }
 
 // LockMemory locks current and future pages in RAM so a page fault cannot
-// add to a measured wake-up (cyclictest's -m).
+// add to a measured wake-up (cyclictest's -m). Linux only: elsewhere it
+// returns an error wrapping ErrUnsupported.
 func LockMemory() (undo func(), err error) { return lockMemory() }
 
 // HoldDMALatency asks the OS to keep CPU idle states with an exit latency

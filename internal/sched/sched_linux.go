@@ -20,31 +20,33 @@ func NumCPU() int {
 	return n
 }
 
-func applyThread(p Priority, rtprio int) (func(), error) {
+// applyThread grants what it is asked or fails: Linux has no silent
+// downgrade.
+func applyThread(p Priority, rtprio int) (Priority, func(), error) {
 	switch p {
 	case Normal:
-		return func() {}, nil
+		return Normal, func() {}, nil
 	case High:
 		tid := unix.Gettid()
 		old, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
 		if err != nil {
-			return nil, fmt.Errorf("getpriority: %w", err)
+			return Normal, nil, fmt.Errorf("getpriority: %w", err)
 		}
 		if err := unix.Setpriority(unix.PRIO_PROCESS, tid, -10); err != nil {
-			return nil, fmt.Errorf("setpriority(nice -10): %w (needs root or CAP_SYS_NICE)", err)
+			return Normal, nil, fmt.Errorf("setpriority(nice -10): %w (needs root or CAP_SYS_NICE)", err)
 		}
 		// getpriority's raw syscall returns 20-nice.
-		return func() { _ = unix.Setpriority(unix.PRIO_PROCESS, tid, 20-old) }, nil
+		return High, func() { _ = unix.Setpriority(unix.PRIO_PROCESS, tid, 20-old) }, nil
 	default:
 		old, err := unix.SchedGetAttr(0, 0)
 		if err != nil {
-			return nil, fmt.Errorf("sched_getattr: %w", err)
+			return Normal, nil, fmt.Errorf("sched_getattr: %w", err)
 		}
 		attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(rtprio)}
 		if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
-			return nil, fmt.Errorf("SCHED_FIFO priority %d: %w (needs root or CAP_SYS_NICE)", rtprio, err)
+			return Normal, nil, fmt.Errorf("SCHED_FIFO priority %d: %w (needs root or CAP_SYS_NICE)", rtprio, err)
 		}
-		return func() { _ = unix.SchedSetAttr(0, old, 0) }, nil
+		return Realtime, func() { _ = unix.SchedSetAttr(0, old, 0) }, nil
 	}
 }
 

@@ -15,9 +15,12 @@ func TestRealtimeThread(t *testing.T) {
 	testutil.NeedRoot(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	undo, err := ApplyThread(Realtime, 80)
+	got, undo, err := ApplyThread(Realtime, 80)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got != Realtime {
+		t.Errorf("obtained %s", got)
 	}
 	a, err := unix.SchedGetAttr(0, 0)
 	if err != nil || a.Policy != unix.SCHED_FIFO || a.Priority != 80 {

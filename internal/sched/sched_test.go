@@ -60,12 +60,20 @@ func TestPinAndPriority(t *testing.T) {
 	if _, err := PinThread(NumCPU()); err == nil {
 		t.Fatal("pinned to a CPU that does not exist")
 	}
-	undo, err = ApplyThread(High, 0)
+	got, undo, err := ApplyThread(High, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	undo()
-	if _, err := ApplyThread(Realtime, 0); err == nil {
+	if got != High {
+		t.Errorf("asked for high priority, obtained %s", got)
+	}
+	if got, undo, err := ApplyThread(Normal, 0); err != nil || got != Normal {
+		t.Errorf("normal priority: obtained %s, %v", got, err)
+	} else {
+		undo()
+	}
+	if _, _, err := ApplyThread(Realtime, 0); err == nil {
 		t.Fatal("rtprio 0 accepted")
 	}
 }

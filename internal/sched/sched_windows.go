@@ -28,10 +28,11 @@ func NumCPU() int { return runtime.NumCPU() }
 // applyThread sets the process priority class (Windows priorities are per
 // process class plus a per-thread offset) and raises the calling thread.
 // REALTIME_PRIORITY_CLASS silently becomes HIGH without the "increase
-// scheduling priority" privilege; the caller reports what it got.
-func applyThread(p Priority, _ int) (func(), error) {
+// scheduling priority" privilege, so the class is read back and what was
+// obtained is returned.
+func applyThread(p Priority, _ int) (Priority, func(), error) {
 	if p == Normal {
-		return func() {}, nil
+		return Normal, func() {}, nil
 	}
 	proc := windows.CurrentProcess()
 	cls, _, _ := procGetPriorityClass.Call(uintptr(proc))
@@ -44,18 +45,37 @@ func applyThread(p Priority, _ int) (func(), error) {
 		tp = threadPriorityTimeCritical
 	}
 	if err := windows.SetPriorityClass(proc, want); err != nil {
-		return nil, fmt.Errorf("SetPriorityClass(0x%x): %w", want, err)
+		return Normal, nil, fmt.Errorf("SetPriorityClass(0x%x): %w", want, err)
 	}
 	if r, _, e := procSetThreadPriority.Call(uintptr(thread), uintptr(tp)); r == 0 {
 		_ = windows.SetPriorityClass(proc, uint32(cls))
-		return nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, e)
+		return Normal, nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, e)
 	}
-	return func() {
+	got, _, e := procGetPriorityClass.Call(uintptr(proc))
+	if got == 0 {
+		procSetThreadPriority.Call(uintptr(thread), oldPrio)
+		_ = windows.SetPriorityClass(proc, uint32(cls))
+		return Normal, nil, fmt.Errorf("GetPriorityClass: %w", e)
+	}
+	return priorityOfClass(uint32(got)), func() {
 		procSetThreadPriority.Call(uintptr(thread), oldPrio)
 		if cls != 0 {
 			_ = windows.SetPriorityClass(proc, uint32(cls))
 		}
 	}, nil
+}
+
+// priorityOfClass maps a process priority class to latlab's levels: the
+// classes above normal that latlab does not set (ABOVE_NORMAL) and those
+// below it count as normal.
+func priorityOfClass(cls uint32) Priority {
+	switch cls {
+	case realtimePriorityClass:
+		return Realtime
+	case highPriorityClass:
+		return High
+	}
+	return Normal
 }
 
 func pinThread(cpu int) (func(), error) {
@@ -67,9 +87,13 @@ func pinThread(cpu int) (func(), error) {
 	return func() { procSetThreadAffinityMask.Call(uintptr(thread), old) }, nil
 }
 
-// lockMemory is a no-op on Windows: there is no mlockall; the working set
-// of a measuring process this small stays resident in practice.
-func lockMemory() (func(), error) { return func() {}, nil }
+// lockMemory is not done on Windows: there is no mlockall, and VirtualLock
+// covers only the regions named, not the Go runtime's future allocations.
+// The working set of a measuring process this small stays resident in
+// practice; the caller says that the request was not honoured.
+func lockMemory() (func(), error) {
+	return nil, fmt.Errorf("--mlock has no effect on Windows (there is no mlockall; a process this small normally stays resident): %w", ErrUnsupported)
+}
 
 func holdDMALatency(int) (func(), error) {
 	return nil, fmt.Errorf("--dma-latency is Linux-only (/dev/cpu_dma_latency); on Windows limit C-states in the power plan instead: %w", ErrUnsupported)

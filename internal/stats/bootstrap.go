@@ -70,9 +70,6 @@ func (s Statistic) String() string {
 	return "p" + strconv.FormatFloat(s.p, 'f', -1, 64)
 }
 
-// IsQuantile reports whether s is a percentile.
-func (s Statistic) IsQuantile() bool { return s.kind == statQuantile }
-
 // Of computes the statistic of ascending samples.
 func (s Statistic) Of(sorted []int64) float64 {
 	if len(sorted) == 0 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/latlab/latlab/internal/stats"
 )
@@ -19,25 +18,24 @@ type StepSummary struct {
 
 // Result is a sweep's outcome: the Data of a sweep document.
 type Result struct {
-	RankBy     string        `json:"rank_by"`
-	Mode       Mode          `json:"mode"`
-	Order      string        `json:"order"`
-	Seed       uint64        `json:"seed"`
-	Repeat     int           `json:"repeat"`
-	Load       int           `json:"load"`
-	Method     string        `json:"method"`
-	DurationNs int64         `json:"duration_ns"`
-	SettleNs   int64         `json:"settle_ns"`
-	LogSteps   bool          `json:"log_steps,omitempty"`
-	What       string        `json:"what"` // "timer resolution" or "timer slack"
-	Steps      []Step        `json:"steps"`
-	Best       int           `json:"best"`      // index into Steps
-	Reference  int           `json:"reference"` // index into Steps of the default choice
-	Ranking    []int         `json:"ranking"`   // indices into Steps, best first
-	Verdict    Verdict       `json:"verdict"`
-	Notes      []string      `json:"notes,omitempty"`
-	Elapsed    time.Duration `json:"-"`
-	ElapsedNs  int64         `json:"elapsed_ns"`
+	RankBy     string   `json:"rank_by"`
+	Mode       Mode     `json:"mode"`
+	Order      string   `json:"order"`
+	Seed       uint64   `json:"seed"`
+	Repeat     int      `json:"repeat"`
+	Load       int      `json:"load"`
+	Method     string   `json:"method"`
+	DurationNs int64    `json:"duration_ns"`
+	SettleNs   int64    `json:"settle_ns"`
+	LogSteps   bool     `json:"log_steps,omitempty"`
+	What       string   `json:"what"` // "timer resolution" or "timer slack"
+	Steps      []Step   `json:"steps"`
+	Best       int      `json:"best"`      // index into Steps
+	Reference  int      `json:"reference"` // index into Steps of the default choice
+	Ranking    []int    `json:"ranking"`   // indices into Steps, best first
+	Verdict    Verdict  `json:"verdict"`
+	Notes      []string `json:"notes,omitempty"`
+	ElapsedNs  int64    `json:"elapsed_ns"`
 }
 
 // Verdict compares the best step with the default choice.
@@ -98,7 +96,7 @@ func cmpNaN(a, b float64) int {
 
 func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	best, ref := r.Steps[r.Best], r.Steps[r.Reference]
-	name := func(s Step) string { return formatReq(s.RequestedNs) }
+	name := func(s Step) string { return FormatRequest(s.RequestedNs) }
 	if r.Best == r.Reference {
 		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best step (%s overshoot %s)", name(ref), r.RankBy, fmtNs(ref.Summary.Value))}
 	}
@@ -110,11 +108,11 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	lvl := fmt.Sprintf("%.2f%% CI, Bonferroni for %d steps", level*100, len(r.Steps))
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("best %s (granted %s): %s overshoot %s vs %s at the default %s, better by %s [%s, %s] (%s): distinguishable from the default",
-			name(best), formatReq(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
+			name(best), FormatRequest(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
 			fmtNs(-ci.Estimate), fmtNs(-ci.Hi), fmtNs(-ci.Lo), lvl)
 	} else {
 		v.Text = fmt.Sprintf("best %s (granted %s): %s overshoot %s vs %s at the default %s; difference %s [%s, %s] (%s): not distinguishable from the default at this sample size",
-			name(best), formatReq(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
+			name(best), FormatRequest(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
 			fmtNs(ci.Estimate), fmtNs(ci.Lo), fmtNs(ci.Hi), lvl)
 	}
 	return v
@@ -126,9 +124,10 @@ func sorted(s []int64) []int64 {
 	return c
 }
 
-// formatReq renders a request in ms with up to 4 decimals (0.5068ms) from
-// 0.1 ms, the unit timer-resolution tools use, else in µs or ns.
-func formatReq(ns int64) string {
+// FormatRequest renders a request (or a sleep) in ms with up to 4
+// decimals (0.5068ms) from 0.1 ms, the unit timer-resolution tools use,
+// else in µs or ns.
+func FormatRequest(ns int64) string {
 	if ns >= 100_000 {
 		return trimZeros(fmt.Sprintf("%.4f", float64(ns)/1e6)) + "ms"
 	}
@@ -137,9 +136,6 @@ func formatReq(ns int64) string {
 	}
 	return fmt.Sprintf("%dns", ns)
 }
-
-// FormatRequest is formatReq for callers outside the package.
-func FormatRequest(ns int64) string { return formatReq(ns) }
 
 func fmtNs(v float64) string {
 	a := math.Abs(v)

@@ -107,7 +107,7 @@ func Estimate(steps []time.Duration, samples, repeat int, sleep, gap, settle tim
 	var t time.Duration
 	for _, s := range steps {
 		per := sleep + gap + s + 100*time.Microsecond
-		t += settle + time.Duration(samples+1)*per + 10*time.Millisecond // +1: the warm-up; 10ms: overhead calibration
+		t += settle + time.Duration(samples+1)*per + 10*time.Millisecond // +1: the warm-up; 10ms: per-step setup (thread, GC)
 		if separate {
 			t += 50 * time.Millisecond
 		}

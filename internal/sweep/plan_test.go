@@ -91,6 +91,14 @@ func TestOrderSeeded(t *testing.T) {
 	if !slices.Equal(a[0], b[0]) || !slices.Equal(a[1], b[1]) || slices.Equal(a[0], a[1]) {
 		t.Errorf("random order must be seeded and differ between passes: %v", a)
 	}
+	if c := Order(20, true, 8, 2); slices.Equal(a[0], c[0]) {
+		t.Errorf("seeds 7 and 8 gave the same order %v", a[0])
+	}
+	for _, pass := range a {
+		if len(pass) != 20 || !slices.Equal(slices.Sorted(slices.Values(pass)), Order(20, false, 0, 1)[0]) {
+			t.Errorf("a pass is not a permutation of the steps: %v", pass)
+		}
+	}
 	if asc := Order(5, false, 7, 1); !slices.Equal(asc[0], []int{0, 1, 2, 3, 4}) {
 		t.Error(asc)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,16 +82,8 @@ func Run(ctx context.Context, o Options) ([]Step, error) {
 	}
 	stopLoad := startLoad(o.Load)
 	defer stopLoad()
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	done, total := 0, len(o.Steps)*o.Repeat
-	for pass := 0; pass < o.Repeat; pass++ {
-		order := make([]int, len(o.Steps))
-		for i := range order {
-			order[i] = i
-		}
-		if o.Random {
-			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		}
+	for _, order := range Order(len(o.Steps), o.Random, o.Seed, o.Repeat) {
 		for _, i := range order {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -110,7 +101,9 @@ func Run(ctx context.Context, o Options) ([]Step, error) {
 }
 
 func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) error {
-	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread}
+	// A sweep reports no tool overhead: calibrating it for every step would
+	// only lengthen the run.
+	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread, SkipOverhead: true}
 	var res *probe.SleepResult
 	var granted time.Duration
 	if o.Mode == Separate {
@@ -206,12 +199,13 @@ func startLoad(n int) (stop func()) {
 
 var sink atomic.Uint64
 
-// Order returns the order steps would be measured in for a pass: useful to
-// show in a dry run and to test that random order is seeded.
+// Order returns the order Run measures the n steps in, one slice of
+// indices per pass: ascending, or shuffled by a generator seeded with seed
+// so that a run can be repeated exactly.
 func Order(n int, random bool, seed uint64, passes int) [][]int {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	var out [][]int
-	for p := 0; p < passes; p++ {
+	out := make([][]int, passes)
+	for p := range out {
 		order := make([]int, n)
 		for i := range order {
 			order[i] = i
@@ -219,7 +213,7 @@ func Order(n int, random bool, seed uint64, passes int) [][]int {
 		if random {
 			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 		}
-		out = append(out, slices.Clone(order))
+		out[p] = order
 	}
 	return out
 }

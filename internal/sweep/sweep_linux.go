@@ -27,7 +27,7 @@ func inProcessStep(ctx context.Context, po probe.SleepOptions, r, settle time.Du
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return res, res.Setup.Granted, 0, nil
+	return res, time.Duration(res.Setup.GrantedNs), 0, nil
 }
 
 func currentResolution() int64 { return 0 }

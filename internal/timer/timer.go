@@ -74,9 +74,6 @@ func Set(d time.Duration) (*Request, error) {
 	return set(d)
 }
 
-// Bounds are the accepted request range on this OS.
-func Bounds() (min, max time.Duration) { return minRequest, maxRequest }
-
 // Validate checks that d can be requested on this OS.
 func Validate(d time.Duration) error {
 	if d < minRequest || d > maxRequest {

@@ -44,7 +44,7 @@ func TestSnapModelMatchesMeasuredMachine(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	lo, hi := Bounds()
+	lo, hi := time.Duration(minRequest), time.Duration(maxRequest)
 	for _, d := range []time.Duration{lo, hi, (lo + hi) / 2} {
 		if err := Validate(d); err != nil {
 			t.Errorf("Validate(%v) = %v", d, err)

@@ -123,19 +123,19 @@ func setResolution(units uint32, set bool) (uint32, error) {
 
 func set(d time.Duration) (*Request, error) {
 	units := uint32((d + 50*time.Nanosecond) / (100 * time.Nanosecond))
-	throttleErr := OptOutOfTimerThrottling()
+	// Builds before Windows 11 do not know the flag and do not throttle
+	// timers, so its failure changes nothing.
+	_ = OptOutOfTimerThrottling()
 	cur, err := setResolution(units, true)
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{
+	return &Request{
 		Requested: d,
 		Granted:   time.Duration(cur) * 100 * time.Nanosecond,
 		release: func() error {
 			_, err := setResolution(units, false)
 			return err
 		},
-	}
-	_ = throttleErr // builds before Windows 11 do not know the flag and do not throttle timers
-	return req, nil
+	}, nil
 }

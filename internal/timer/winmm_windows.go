@@ -47,15 +47,6 @@ func TimeEndPeriod(ms uint32) error {
 	return nil
 }
 
-// TimeGetTime returns timeGetTime's milliseconds since boot.
-func TimeGetTime() (uint32, error) {
-	if err := procTimeGetTime.Find(); err != nil {
-		return 0, fmt.Errorf("timeGetTime: %w", err)
-	}
-	r, _, _ := procTimeGetTime.Call()
-	return uint32(r), nil
-}
-
 // TimeGetTimeGranularity measures how often timeGetTime's value changes:
 // it spins for about window reading it, and returns the median time
 // (by QueryPerformanceCounter) between consecutive changes. timeGetTime

@@ -1,0 +1,37 @@
+package compare
+
+import (
+	"math"
+	"testing"
+
+	"github.com/latlab/latlab/internal/result"
+)
+
+func TestFormatting(t *testing.T) {
+	ns := map[float64]string{
+		0: "0 ns", 999.4: "999 ns", -12: "-12 ns", 1000: "1.00 µs", 49530.4: "49.53 µs", -856: "-856 ns",
+		1.5e6: "1.500 ms", -2.4589e6: "-2.459 ms", math.NaN(): "-",
+	}
+	for v, want := range ns {
+		if got := FormatNs(v); got != want {
+			t.Errorf("FormatNs(%v) = %q, want %q", v, got, want)
+		}
+	}
+	signed := map[float64]string{0: "0 ns", 2990: "+2.99 µs", -5910: "-5.91 µs", 1.352e6: "+1.352 ms"}
+	for v, want := range signed {
+		if got := FormatSigned(v); got != want {
+			t.Errorf("FormatSigned(%v) = %q, want %q", v, got, want)
+		}
+	}
+	p := map[float64]string{0.0004: "p < 0.001", 0.435: "p = 0.435", math.NaN(): "p n/a"}
+	for v, want := range p {
+		if got := FormatP(v); got != want {
+			t.Errorf("FormatP(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for kind, want := range map[string]string{result.KindSleep: "slept time", result.KindWake: "wake-up latency", "udp": "udp"} {
+		if got := Quantity(kind); got != want {
+			t.Errorf("Quantity(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}
