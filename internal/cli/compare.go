@@ -190,7 +190,7 @@ func printPair(w io.Writer, r *compare.Result, p compare.Pair) {
 	}
 	report.Table(w, []string{"", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, rows)
 	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
-		p.MWU.U, compare.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, compare.FormatP(p.KS.P))
+		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P))
 }
 
 func printRanking(w io.Writer, r *compare.Result) {
@@ -201,7 +201,7 @@ func printRanking(w io.Writer, r *compare.Result) {
 		if i > 0 {
 			pp := r.Pairs[i-1]
 			diff = compare.FormatSigned(pp.ByDiff.Estimate) + " [" + compare.FormatSigned(pp.ByDiff.Lo) + ", " + compare.FormatSigned(pp.ByDiff.Hi) + "]"
-			p = compare.FormatP(pp.PAdjusted)
+			p = stats.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)
 		}
 		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),

@@ -295,17 +295,6 @@ func rel(d, base float64) float64 {
 	return d / math.Abs(base)
 }
 
-// FormatP renders a p-value the way the verdict does.
-func FormatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "p n/a"
-	case p < 0.001:
-		return "p < 0.001"
-	}
-	return fmt.Sprintf("p = %.3f", p)
-}
-
 // FormatNs renders a nanosecond value with a unit fitting its size.
 func FormatNs(v float64) string {
 	a := math.Abs(v)
@@ -325,7 +314,7 @@ func verdict(p Pair, a Run, k int, o Options) string {
 	if k > 1 {
 		lvl = fmt.Sprintf("%.2f%%", p.ByDiff.Level*100)
 	}
-	mw := "Mann-Whitney " + FormatP(p.PAdjusted)
+	mw := "Mann-Whitney " + stats.FormatP(p.PAdjusted)
 	if k > 1 {
 		mw += " (Holm)"
 	}

@@ -23,12 +23,6 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("FormatSigned(%v) = %q, want %q", v, got, want)
 		}
 	}
-	p := map[float64]string{0.0004: "p < 0.001", 0.435: "p = 0.435", math.NaN(): "p n/a"}
-	for v, want := range p {
-		if got := FormatP(v); got != want {
-			t.Errorf("FormatP(%v) = %q, want %q", v, got, want)
-		}
-	}
 	for kind, want := range map[string]string{result.KindSleep: "slept time", result.KindWake: "wake-up latency", "udp": "udp"} {
 		if got := Quantity(kind); got != want {
 			t.Errorf("Quantity(%q) = %q, want %q", kind, got, want)
