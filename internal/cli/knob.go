@@ -466,22 +466,22 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 			case !all && len(args) == 0:
 				return Usagef("revert needs a knob name or --all")
 			}
-			match := knob.MatchAll
+			name := ""
 			if !all {
 				k, err := knob.Lookup(args[0])
 				if err != nil {
 					return Usage(err)
 				}
-				match = knob.MatchKnob(k.Name(), target)
+				name = k.Name()
 			}
-			return runKnobRevert(o, match, force, dry)
+			return runKnobRevert(o, knob.MatchKnob(name, target), force, dry, target)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().BoolVar(&all, "all", false, "revert every change latlab made that is still in place")
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
-	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it")
+	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
 	return cmd
 }
 
@@ -493,7 +493,7 @@ type KnobRevertResult struct {
 	Error  string      `json:"error,omitempty"`
 }
 
-func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool) error {
+func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool, target string) error {
 	env := knob.NewEnv(o.IO.Root)
 	j, err := knob.OpenJournal(o.stateDir())
 	if err != nil {
@@ -518,6 +518,10 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 	}
 	w := o.IO.Out
 	if len(steps) == 0 && err == nil {
+		if target != "" {
+			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
+			return nil
+		}
 		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
 		return nil
 	}

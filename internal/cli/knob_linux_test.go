@@ -16,6 +16,7 @@ func knobTree(t *testing.T) string {
 		"proc/sys/net/ipv4/tcp_recovery": "1\n",
 		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
 		"proc/irq/30/smp_affinity_list":  "0-1\n",
+		"proc/irq/31/smp_affinity_list":  "0-1\n",
 		"sys/devices/system/cpu/online":  "0-1\n",
 	} {
 		full := filepath.Join(root, p)
@@ -86,6 +87,44 @@ func TestKnobSetHistoryExportRevert(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(rec); string(b) != "1\n" {
 		t.Fatalf("tcp_recovery %q after revert", b)
+	}
+}
+
+// revert --all --target reverts the changes of that target only, of
+// every knob; the other targets' changes stay in place.
+func TestKnobRevertAllTarget(t *testing.T) {
+	root := knobTree(t)
+	state := testutil.TempDir(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, args := range [][]string{
+		{"irq-affinity", "1", "--irq", "30"},
+		{"irq-affinity", "0", "--irq", "31"},
+		{"tcp-recovery", "5"},
+	} {
+		if code, _, errs := runCLI(t, append([]string{"--root", root, "knob", "set", "--state-dir", state}, args...)...); code != 0 {
+			t.Fatalf("set %v: exit %d %s", args, code, errs)
+		}
+	}
+	code, out, errs := runCLI(t, "--root", root, "knob", "revert", "--all", "--target", "IRQ 30", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "restored /proc/irq/30/smp_affinity_list: 1 -> 0-1") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("revert --all --target: exit %d %q %s", code, out, errs)
+	}
+	if a, b, r := read("proc/irq/30/smp_affinity_list"), read("proc/irq/31/smp_affinity_list"), read("proc/sys/net/ipv4/tcp_recovery"); a != "0-1\n" || b != "0\n" || r != "5\n" {
+		t.Fatalf("after revert --all --target 'IRQ 30': irq 30 %q, irq 31 %q, tcp_recovery %q; want only irq 30 restored", a, b, r)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "revert", "--all", "--target", "irq 30", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, `nothing to revert: no change of target "irq 30" is still in place`) {
+		t.Fatalf("second revert of the target: exit %d %q", code, out)
+	}
+	code, _, _ = runCLI(t, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if a, b, r := read("proc/irq/30/smp_affinity_list"), read("proc/irq/31/smp_affinity_list"), read("proc/sys/net/ipv4/tcp_recovery"); code != 0 || a != "0-1\n" || b != "0-1\n" || r != "1\n" {
+		t.Fatalf("revert --all: exit %d, irq 30 %q, irq 31 %q, tcp_recovery %q", code, a, b, r)
 	}
 }
 

@@ -276,9 +276,10 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 // MatchAll matches every entry.
 func MatchAll(*Entry) bool { return true }
 
-// MatchKnob matches the entries of one knob (and target, when given).
+// MatchKnob matches the entries of one knob (every knob when name is "")
+// and one target (every target when target is "").
 func MatchKnob(name, target string) func(*Entry) bool {
 	return func(e *Entry) bool {
-		return e.Knob == name && (target == "" || strings.EqualFold(e.Target, target))
+		return (name == "" || e.Knob == name) && (target == "" || strings.EqualFold(e.Target, target))
 	}
 }
