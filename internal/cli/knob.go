@@ -540,6 +540,8 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, showValue(s.Live), showValue(e.Original))
 		case "already-original":
 			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, showValue(e.Original), paren(s.Detail))
+		case "keep":
+			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
 		case "gone":
 			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
 		case "conflict":

@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -132,7 +133,7 @@ func markReverted(e *Entry, note string) {
 // Step is what Revert does (or would do) with one journal entry.
 type Step struct {
 	Entry  Entry  `json:"entry"`
-	Action string `json:"action"` // "restore", "already-original", "gone", "conflict"
+	Action string `json:"action"` // "restore", "already-original", "keep", "gone", "conflict"
 	Live   Value  `json:"live"`
 	Detail string `json:"detail,omitempty"`
 }
@@ -208,6 +209,19 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 				s.Detail = "forced over a value someone else set"
 			}
 		}
+		// A key latlab created is deleted only when it will be empty: it
+		// may hold what someone else (or a change not being reverted)
+		// put there since, and that must stay.
+		if s.Action == "restore" && e.Original.IsAbsent() && e.Loc.Backend == BackendRegistry && e.Loc.Name == "" {
+			busy, err := keyKeepsContent(env, e.Loc.Path, sim)
+			if err != nil {
+				return nil, err
+			}
+			if busy {
+				s.Action = "keep"
+				s.Detail = "kept: holds values latlab did not add"
+			}
+		}
 		if s.Action == "restore" {
 			sim[e.Loc] = e.Original
 		} else {
@@ -219,6 +233,47 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 		return steps, &ConflictError{conflicts}
 	}
 	return steps, nil
+}
+
+// keyKeepsContent reports whether registry key will still hold a sub-key
+// or a value once the steps planned so far (sim: the value each touched
+// Loc will have) are carried out.
+func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
+	keys, vals, err := env.list(BackendRegistry, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return false, fmt.Errorf("list %s: %w", key, err)
+	}
+	// Registry names are case-insensitive.
+	id := func(path, name string) string { return strings.ToLower(path) + "\x00" + strings.ToLower(name) }
+	present := map[string]bool{}
+	for _, k := range keys {
+		present[id(key+`\`+k, "")] = true
+	}
+	for _, v := range vals {
+		present[id(key, v)] = true
+	}
+	for l, v := range sim {
+		if l.Backend != BackendRegistry {
+			continue
+		}
+		parent := l.Path
+		if l.Name == "" {
+			i := strings.LastIndexByte(l.Path, '\\')
+			if i < 0 {
+				continue
+			}
+			parent = l.Path[:i]
+		}
+		if strings.EqualFold(parent, key) {
+			present[id(l.Path, l.Name)] = !v.IsAbsent()
+		}
+	}
+	for _, p := range present {
+		if p {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Revert restores the open entries that match, newest first. Entries
@@ -260,7 +315,7 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 				return steps, fmt.Errorf("restore %s: %w", e.Loc, err)
 			}
 			markReverted(e, s.Detail)
-		case "already-original":
+		case "already-original", "keep":
 			markReverted(e, s.Detail)
 		case "gone":
 			e.State = StateGone

@@ -418,3 +418,119 @@ func TestJournalLock(t *testing.T) {
 	}
 	j.Close()
 }
+
+func journalEntry(t *testing.T, dir string, l Loc) Entry {
+	t.Helper()
+	j, err := ReadJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range j.Entries {
+		if e.Loc == l {
+			return e
+		}
+	}
+	t.Fatalf("no journal entry for %s", l)
+	return Entry{}
+}
+
+// Two policies share the QoS key the first one created: reverting only
+// the first keeps the key (the second policy is in it) and still closes
+// the entry.
+func TestRevertKeepsSharedKeyLatlabCreated(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{
+		{"qos-dscp", Selector{App: "a.exe"}, "46"},
+		{"qos-dscp", Selector{App: "b.exe"}, "34"},
+	})
+	polA, polB := QoSKey+`\latlab a.exe`, QoSKey+`\latlab b.exe`
+	if e := journalEntry(t, dir, regLoc(QoSKey, "")); !e.Original.IsAbsent() || e.Target != "latlab a.exe" {
+		t.Fatalf("QoS key entry %+v: want it created by a.exe's change", e)
+	}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Revert(env, j, MatchKnob("qos-dscp", "latlab a.exe"), false)
+	j.Close()
+	if err != nil {
+		t.Fatalf("revert of a.exe's policy: %v", err)
+	}
+	kept := 0
+	for _, s := range steps {
+		if s.Action == "keep" {
+			kept++
+			if s.Entry.Loc != regLoc(QoSKey, "") {
+				t.Errorf("kept %s, want only the QoS key", s.Entry.Loc)
+			}
+		}
+	}
+	if kept != 1 {
+		t.Errorf("%d keep steps, want 1: %+v", kept, steps)
+	}
+	if v, _ := reg.Read(regLoc(polA, "")); !v.IsAbsent() {
+		t.Error("a.exe's policy is still there")
+	}
+	if v, _ := reg.Read(regLoc(polB, "DSCP Value")); v.String() != "34" {
+		t.Errorf("b.exe's policy lost its DSCP Value: %s", v)
+	}
+	e := journalEntry(t, dir, regLoc(QoSKey, ""))
+	if e.State != StateReverted || !strings.Contains(e.Note, "kept: holds values latlab did not add") {
+		t.Errorf("QoS key entry %s %q: want reverted with the kept note", e.State, e.Note)
+	}
+	j, _ = ReadJournal(dir)
+	for _, e := range j.Entries {
+		if e.Target == "latlab a.exe" && e.Open() {
+			t.Errorf("a.exe entry %d (%s) still %s", e.ID, e.Loc, e.State)
+		}
+	}
+	revertAll(t, env, dir)
+	if v, _ := reg.Read(regLoc(polB, "")); !v.IsAbsent() {
+		t.Error("b.exe's policy survived revert --all")
+	}
+}
+
+// A policy the user added under the QoS key latlab created survives
+// revert --all, and the revert succeeds.
+func TestRevertAllKeepsForeignContent(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	before := reg.Snapshot()
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"qos-dscp", Selector{App: "a.exe"}, "46"}})
+	mine := QoSKey + `\mine`
+	reg.Set(mine, "Application Name", SZ("mine.exe"))
+	reg.Set(mine, "DSCP Value", SZ("8"))
+	reg.Set(QoSKey, "Foreign", DWORD(1))
+	steps, _ := revertAll(t, env, dir)
+	var actions []string
+	for _, s := range steps {
+		if s.Entry.Loc.Name == "" {
+			actions = append(actions, s.Entry.Loc.Path+"="+s.Action)
+		}
+	}
+	if strings.Join(actions, " ") != QoSKey+`\latlab a.exe=restore `+QoSKey+"=keep" {
+		t.Errorf("key steps %v", actions)
+	}
+	after := reg.Snapshot()
+	for _, want := range []string{"val:" + strings.ToLower(mine) + "\x00dscp value", "val:" + strings.ToLower(QoSKey) + "\x00foreign", "key:" + strings.ToLower(mine)} {
+		if _, ok := after[want]; !ok {
+			t.Errorf("%q did not survive the revert", want)
+		}
+	}
+	// Everything else is as before latlab's change.
+	for k := range after {
+		if strings.HasPrefix(k, "key:"+strings.ToLower(QoSKey)) || strings.HasPrefix(k, "val:"+strings.ToLower(QoSKey)) {
+			delete(after, k)
+		}
+	}
+	if d := mapDiff(before, after); d != "" {
+		t.Errorf("outside the QoS key: %s", d)
+	}
+	j, _ := ReadJournal(dir)
+	for _, e := range j.Entries {
+		if e.Open() {
+			t.Errorf("entry %d (%s) still %s", e.ID, e.Loc, e.State)
+		}
+	}
+}
