@@ -560,3 +560,58 @@ func TestTimerSlackPIDReuse(t *testing.T) {
 		t.Fatalf("the new process's slack was written: %q", b)
 	}
 }
+
+// Changing an existing policy writes only what was given: its filters,
+// its throttle rate and values gpedit did not write stay as they are.
+func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	pol := QoSKey + `\voice`
+	vals := map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
+		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "192.0.2.0", "Remote IP Prefix Length": "24", "DSCP Value": "46", "Throttle Rate": "2000"}
+	for n, v := range vals {
+		reg.Set(pol, n, SZ(v))
+	}
+	changed := func(sel Selector, value string) map[string]string {
+		t.Helper()
+		sel.Policy = "voice"
+		p, err := plan(env, "qos-dscp", sel, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, c := range p.Changes {
+			if c.Loc.Path != pol {
+				t.Errorf("change outside the policy: %s", c.Loc)
+			}
+			m[c.Loc.Name] = c.Old.String() + "->" + c.New.String()
+		}
+		return m
+	}
+	if got := changed(Selector{}, "34"); len(got) != 1 || got["DSCP Value"] != "46->34" {
+		t.Errorf("DSCP only: changes %v, want only DSCP Value 46->34", got)
+	}
+	if got := changed(Selector{Protocol: "tcp", RemoteIP: "198.51.100.7"}, "46"); len(got) != 3 || got["Protocol"] != "UDP->TCP" ||
+		got["Remote IP"] != "192.0.2.0->198.51.100.7" || got["Remote IP Prefix Length"] != "24->*" {
+		t.Errorf("protocol and remote IP: changes %v", got)
+	}
+	// A hand-made policy without some values does not get them added.
+	reg.Write(regLoc(pol, "Throttle Rate"), Absent)
+	reg.Write(regLoc(pol, "Application Name"), Absent)
+	if got := changed(Selector{}, "0"); len(got) != 1 || got["DSCP Value"] != "46->0" {
+		t.Errorf("policy without Throttle Rate and Application Name: changes %v", got)
+	}
+	// A new policy gets every value.
+	p, err := plan(env, "qos-dscp", Selector{App: "new.exe", Protocol: "udp"}, "46")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range p.Changes {
+		if c.Loc.Name != "" {
+			n++
+		}
+	}
+	if n != len(qosValueNames) {
+		t.Errorf("new policy: %d values, want all %d", n, len(qosValueNames))
+	}
+}

@@ -1387,12 +1387,35 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err := ensureKey(env, p, key); err != nil {
 		return nil, err
 	}
-	want := map[string]string{"Version": "1.0", "Protocol": proto, "Local Port": lport, "Local IP": lip, "Local IP Prefix Length": lpre,
-		"Remote Port": rport, "Remote IP": rip, "Remote IP Prefix Length": rpre, "DSCP Value": strconv.FormatUint(dscp, 10), "Throttle Rate": "-1"}
+	// The values the user gave; the rest of an existing policy stays as
+	// it is, so changing its DSCP value keeps its filters.
+	want := map[string]string{"DSCP Value": strconv.FormatUint(dscp, 10)}
 	if sel.App != "" {
 		want["Application Name"] = sel.App
-	} else if !exists.IsAbsent() {
-		want["Application Name"] = readSZ(env, key, "Application Name")
+	}
+	if sel.Protocol != "" {
+		want["Protocol"] = proto
+	}
+	if sel.LocalPort != "" {
+		want["Local Port"] = lport
+	}
+	if sel.RemotePort != "" {
+		want["Remote Port"] = rport
+	}
+	if sel.LocalIP != "" {
+		want["Local IP"], want["Local IP Prefix Length"] = lip, lpre
+	}
+	if sel.RemoteIP != "" {
+		want["Remote IP"], want["Remote IP Prefix Length"] = rip, rpre
+	}
+	if exists.IsAbsent() {
+		// A new policy gets every value, as gpedit writes them.
+		for vn, v := range map[string]string{"Version": "1.0", "Protocol": proto, "Local Port": lport, "Local IP": lip, "Local IP Prefix Length": lpre,
+			"Remote Port": rport, "Remote IP": rip, "Remote IP Prefix Length": rpre, "Throttle Rate": "-1"} {
+			if _, ok := want[vn]; !ok {
+				want[vn] = v
+			}
+		}
 	}
 	for _, vn := range qosValueNames {
 		if w, ok := want[vn]; ok {
