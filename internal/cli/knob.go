@@ -333,6 +333,9 @@ func newKnobSetCmd(io *IO) *cobra.Command {
   latlab knob set irq-affinity 1 --irq 24`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("format") && !dry {
+				return Usagef("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
+			}
 			return runKnobSet(o, args[0], args[1], dry, format)
 		},
 	}

@@ -67,6 +67,8 @@ func TestKnobBadInput(t *testing.T) {
 		{[]string{"knob", "revert"}, "needs a knob name or --all"},
 		{[]string{"knob", "revert", "tcp-dsack", "--all"}, "not both"},
 		{[]string{"knob"}, "needs a subcommand"},
+		{[]string{"knob", "set", "tcp-dsack", "0", "--format", "sh"}, "--format goes with --dry-run"},
+		{[]string{"knob", "set", "win32-priority-separation", "0x26", "--format", "reg"}, "--format goes with --dry-run"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
