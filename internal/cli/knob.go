@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/report"
 )
 
 func init() { register(newKnobCmd) }
@@ -168,7 +168,7 @@ func runKnobList(o *KnobOptions, all bool) error {
 		}
 		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
 	}
-	knobTable(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
+	report.TableLeft(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
 	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
 	return nil
 }
@@ -241,7 +241,7 @@ func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
 		for _, it := range r.Items {
 			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
 		}
-		knobTable(w, []string{"target", "value", "meaning"}, rows)
+		report.TableLeft(w, []string{"target", "value", "meaning"}, rows)
 		for _, it := range r.Items {
 			for _, wn := range it.Warnings {
 				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
@@ -602,7 +602,7 @@ func runKnobHistory(o *KnobOptions) error {
 		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
 			clip(e.Loc.String(), 60), clip(showValue(e.Original), 24), clip(showValue(e.New), 24), e.State})
 	}
-	knobTable(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	report.TableLeft(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
 	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
 	return nil
 }
@@ -684,14 +684,4 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
-}
-
-// knobTable writes left-aligned columns: the cells are words, not numbers.
-func knobTable(w io.Writer, header []string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	tw.Flush()
 }
