@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -623,7 +624,7 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout (a .reg file as regedit writes them: UTF-16LE with BOM, CRLF)")
 	cmd.Flags().BoolVar(&undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
 	return cmd
 }
@@ -669,11 +670,12 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "undo": undo, "format": format, "changes": changes, "script": lines, "skipped": skipped})
 	}
 	text := strings.Join(lines, "\n") + "\n"
-	if format == knob.FormatReg {
-		text = strings.ReplaceAll(text, "\n", "\r\n") // regedit expects CRLF
-	}
 	if out != "" {
-		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+		data := []byte(text)
+		if format == knob.FormatReg {
+			data = regfile.Encode(text) // as regedit writes .reg files
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(changes), out)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob/prisep"
+	"github.com/latlab/latlab/internal/regfile"
 )
 
 // The Windows knobs: registry values (through the registry backend, an
@@ -629,7 +630,7 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 // --- network adapters ------------------------------------------------------
 
 // NetClassKey is the device class key of network adapters.
-const NetClassKey = `HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}`
+const NetClassKey = regfile.NetClassKey
 
 type adapter struct {
 	Index string // class sub-key, 0007
