@@ -10,6 +10,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 func get(t *testing.T, env *Env, name string, sel Selector) *Reading {
@@ -486,6 +487,21 @@ func TestValueHelpers(t *testing.T) {
 	}
 	if n, ok := RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
 		t.Error("RegTypeNumber")
+	}
+}
+
+func TestClocksourceExplain(t *testing.T) {
+	ex, err := clocksource{}.Explain("hpet", ExplainOptions{})
+	if err != nil || len(ex.Text) != 1 || ex.Text[0] != "hpet: the HPET chipset timer: a slow uncached MMIO read (~0.5-1 µs) and a system call per clock_gettime" {
+		t.Errorf("explain hpet: %v %v", ex, err)
+	}
+	ex, _ = clocksource{}.Explain("", ExplainOptions{})
+	if len(ex.Text) != 1+len(timer.Clocksources) || !strings.HasPrefix(ex.Text[1], "  acpi_pm ") {
+		t.Errorf("explain: %v", ex.Text)
+	}
+	env, _, _, _ := testEnv(t)
+	if r := get(t, env, "clocksource", Selector{}); !strings.HasPrefix(r.Items[0].Meaning, "the CPU's time-stamp counter") {
+		t.Errorf("reading %+v", r.Items[0])
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/cpuset"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The Linux knobs: files under /proc and /sys (through the Files backend,
@@ -353,34 +354,18 @@ func (clocksource) Summary() string {
 
 const csDir = "sys/devices/system/clocksource/clocksource0/"
 
-var clocksources = map[string]string{
-	"tsc":                         "the CPU's time-stamp counter: read in user space (vDSO) in ~20 ns; the best choice when invariant and synchronised",
-	"hpet":                        "the HPET chipset timer: a slow uncached MMIO read (~0.5-1 µs) and a system call per clock_gettime",
-	"acpi_pm":                     "the ACPI PM timer: slow I/O-port reads (~1 µs), 24/32-bit, a fallback",
-	"kvm-clock":                   "KVM's paravirtual clock: read in user space; the hypervisor keeps it in step",
-	"hyperv_clocksource_tsc_page": "Hyper-V's reference TSC page: read in user space",
-	"xen":                         "Xen's paravirtual clock",
-	"arch_sys_counter":            "the ARM generic timer: read in user space",
-	"jiffies":                     "the tick counter: resolution of one tick (1-10 ms); never use",
-}
-
 func (clocksource) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: "clocksource", Value: value}
 	if value == "" {
 		ex.Text = []string{"current_clocksource; available_clocksource lists what this machine offers. Known sources:"}
-		var ns []string
-		for n := range clocksources {
-			ns = append(ns, n)
-		}
-		slices.Sort(ns)
-		for _, n := range ns {
-			ex.Text = append(ex.Text, fmt.Sprintf("  %-28s %s", n, clocksources[n]))
+		for _, c := range timer.Clocksources {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %-28s %s", c.Name, c.Desc))
 		}
 		return ex, nil
 	}
-	m, ok := clocksources[value]
-	if !ok {
-		m = "not a clock source this latlab knows"
+	m := "not a clock source this latlab knows"
+	if c, ok := timer.LookupClocksource(value); ok {
+		m = c.Desc
 	}
 	ex.Text = []string{value + ": " + m}
 	return ex, nil
@@ -396,8 +381,8 @@ func (k clocksource) available(env *Env) []string {
 
 func (k clocksource) Get(env *Env, sel Selector) (*Reading, error) {
 	r, err := sysctlGet(env, k.Name(), fileLoc(csDir+"current_clocksource"), func(s string) string {
-		if m, ok := clocksources[s]; ok {
-			return m
+		if c, ok := timer.LookupClocksource(s); ok {
+			return c.Desc
 		}
 		return s
 	})
