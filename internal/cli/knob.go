@@ -390,9 +390,6 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		return knobErr(err)
 	}
 	res := KnobSetResult{Schema: KnobSchema, DryRun: dry, Plan: p}
-	for _, c := range p.Changes {
-		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
-	}
 	if dry {
 		script, err := knob.Script(p.Changes, format)
 		if err != nil {
@@ -415,6 +412,10 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		for _, e := range j.Entries[before:] {
 			res.Entries = append(res.Entries, e.ID)
 		}
+	}
+	// After Apply, New is what the system stored.
+	for _, c := range p.Changes {
+		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, res)

@@ -39,7 +39,8 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 
 // Apply carries out a plan: it checks that every write can be made, then
 // records every original value durably in the journal, then writes, and
-// marks each entry applied after its write. If a write fails, the writes
+// after each write reads the value back into the entry (and the plan) and
+// marks the entry applied. If a write fails, the writes
 // already made are undone, so a plan is applied whole or not at all.
 func Apply(env *Env, j *Journal, p *Plan) error {
 	if len(p.Changes) == 0 {
@@ -83,6 +84,14 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 				markReverted(&j.Entries[k], "not applied: an earlier write of the same change failed")
 			}
 			return rollback(env, j, idx[:i+1], fmt.Errorf("write %s: %w", c.Loc, err))
+		}
+		// Record what the system stored, which need not be what was
+		// written: the kernel turns a timer slack of 0 into the default,
+		// bcdedit shows "enhanced" as "Enhanced". Revert compares the live
+		// value with this.
+		if got, err := env.read(c.Loc); err == nil {
+			j.Entries[idx[i]].New = got
+			p.Changes[i].New = got
 		}
 		j.Entries[idx[i]].State = StateApplied
 		if err := j.Save(); err != nil {

@@ -534,3 +534,51 @@ func TestRevertAllKeepsForeignContent(t *testing.T) {
 		}
 	}
 }
+
+// kernelFiles is the Files backend with one habit of the kernel: writing
+// 0 to timerslack_ns sets the default slack, 50 µs.
+type kernelFiles struct{ Files }
+
+func (k kernelFiles) Write(l Loc, v Value) error {
+	if strings.HasSuffix(l.Path, "/timerslack_ns") && strings.TrimSpace(string(v.Data)) == "0" {
+		v = FileValue("50000\n")
+	}
+	return k.Files.Write(l, v)
+}
+
+// Apply records what the system stored, not what was written, so a
+// revert finds its own value and is no conflict.
+func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	env.Backends[BackendFile] = kernelFiles{Files{Root: root}}
+	dir := testutil.TempDir(t)
+	slack := root + "/proc/4242/timerslack_ns"
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
+	k, _ := Lookup("timer-slack")
+	p, err := k.Plan(env, Selector{PID: "4242"}, "0")
+	if err != nil || len(p.Changes) != 1 || string(p.Changes[0].New.Data) != "0\n" {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(env, j, p); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if got := string(p.Changes[0].New.Data); got != "50000\n" {
+		t.Errorf("plan after apply says %q was written, the kernel holds 50000", got)
+	}
+	j, _ = ReadJournal(dir)
+	if e := j.Entries[len(j.Entries)-1]; string(e.New.Data) != "50000\n" || e.State != StateApplied {
+		t.Fatalf("entry %+v: want New 50000 (read back), applied", e)
+	}
+	steps, _ := revertAll(t, env, dir) // fails the test on a conflict
+	if len(steps) != 2 || steps[0].Action != "restore" || steps[1].Action != "restore" {
+		t.Errorf("steps %+v, want two restores", steps)
+	}
+	if b, _ := os.ReadFile(slack); string(b) != "50000\n" {
+		t.Errorf("slack after revert %q", b)
+	}
+}

@@ -323,6 +323,9 @@ func TestBCDBackend(t *testing.T) {
 	if val != "legacy" {
 		t.Fatalf("after set: %q (calls %v)", val, calls)
 	}
+	if j, _ := ReadJournal(dir); len(j.Entries) != 1 || string(j.Entries[0].New.Data) != "Legacy" {
+		t.Fatalf("journal %+v: want New as bcdedit shows it (Legacy)", j.Entries)
+	}
 	revertAll(t, env, dir)
 	if val != "" {
 		t.Fatalf("after revert: %q", val)
@@ -476,8 +479,11 @@ func TestValueHelpers(t *testing.T) {
 	if WithNumber(SZ("1"), 5, TypeDWORD).Type != TypeSZ || WithNumber(Absent, 5, TypeDWORD).Type != TypeDWORD || WithNumber(QWORD(1), 5, TypeSZ).Type != TypeQWORD {
 		t.Error("WithNumber does not keep the type")
 	}
-	if !Same(FileValue("3\n"), FileValue("3")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
+	if Same(FileValue("3\n"), FileValue("3")) || !Same(FileValue("3\n"), FileValue("3\n")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
 		t.Error("Same")
+	}
+	if !Same(SZ("4"), Value{Type: TypeSZ, Data: []byte{'4', 0}}) || Same(SZ("4"), SZ("4 ")) {
+		t.Error("a REG_SZ is the same with or without its terminating NUL, and only then")
 	}
 	if !Same(Value{Type: TypeBCD, Data: []byte("Enhanced")}, Value{Type: TypeBCD, Data: []byte("enhanced")}) {
 		t.Error("BCD values differ only in case")
