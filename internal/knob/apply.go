@@ -37,6 +37,16 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 	return nil
 }
 
+// addNumber adds the change of l to the number n, in the type the value
+// has now (def when it is absent), and returns the value it has now.
+func (p *Plan) addNumber(env *Env, l Loc, n uint64, def string) (Value, error) {
+	old, err := env.read(l)
+	if err != nil {
+		return Value{}, err
+	}
+	return old, p.add(env, l, WithNumber(old, n, def))
+}
+
 // Apply carries out a plan: it checks that every write can be made, then
 // records every original value durably in the journal, then writes, and
 // after each write reads the value back into the entry (and the plan) and

@@ -447,13 +447,19 @@ func checkCPUs(env *Env, value string) ([]int, error) {
 	if err != nil {
 		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
+	return cpus, checkOnline(env, cpus)
+}
+
+// checkOnline refuses a CPU that is not online (when the online list can
+// be read).
+func checkOnline(env *Env, cpus []int) error {
 	online := onlineCPUs(env)
 	for _, c := range cpus {
 		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
+			return inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
 		}
 	}
-	return cpus, nil
+	return nil
 }
 
 func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
@@ -564,16 +570,26 @@ func parseRPS(value string) ([]int, error) {
 
 type rxQueue struct{ iface, queue string }
 
-func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
+// selectIfaces returns the named network interface, or every one when
+// none is named.
+func selectIfaces(env *Env, iface string) ([]string, error) {
 	ifaces, _, err := env.list(BackendFile, "sys/class/net")
 	if err != nil {
 		return nil, fmt.Errorf("list network interfaces: %w", err)
 	}
-	if sel.Iface != "" {
-		if !slices.Contains(ifaces, sel.Iface) {
-			return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
-		}
-		ifaces = []string{sel.Iface}
+	if iface == "" {
+		return ifaces, nil
+	}
+	if !slices.Contains(ifaces, iface) {
+		return nil, inputf("unknown interface %q: accepted %s", iface, strings.Join(ifaces, ", "))
+	}
+	return []string{iface}, nil
+}
+
+func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
+	ifaces, err := selectIfaces(env, sel.Iface)
+	if err != nil {
+		return nil, err
 	}
 	var qs []rxQueue
 	for _, ifc := range ifaces {
@@ -629,11 +645,8 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	online := onlineCPUs(env)
-	for _, c := range cpus {
-		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
-		}
+	if err := checkOnline(env, cpus); err != nil {
+		return nil, err
 	}
 	target := sel.Iface
 	if sel.Queue != "" {
@@ -686,15 +699,9 @@ func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) 
 }
 
 func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
-	ifaces, _, err := env.list(BackendFile, "sys/class/net")
+	ifaces, err := selectIfaces(env, sel.Iface)
 	if err != nil {
-		return nil, fmt.Errorf("list network interfaces: %w", err)
-	}
-	if sel.Iface != "" {
-		if !slices.Contains(ifaces, sel.Iface) {
-			return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
-		}
-		ifaces = []string{sel.Iface}
+		return nil, err
 	}
 	r := &Reading{Knob: k.Name()}
 	for _, ifc := range ifaces {
@@ -724,9 +731,8 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Iface == "" {
 		return nil, inputf("coalescing needs --iface NAME")
 	}
-	ifaces, _, err := env.list(BackendFile, "sys/class/net")
-	if err == nil && !slices.Contains(ifaces, sel.Iface) {
-		return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
+	if _, err := selectIfaces(env, sel.Iface); err != nil {
+		return nil, err
 	}
 	set, err := ParseCoalesce(value)
 	if err != nil {

@@ -236,17 +236,14 @@ func (k prioSep) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := env.read(prioLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	d := prisep.Decode(n, prisep.Options{Server: env.Server, TickMs: env.TickMs})
 	p.Notes = append(p.Notes, "new value: "+d.Summary(), "the kernel applies it at once; no reboot needed")
 	if n > 0x3F {
 		p.Notes = append(p.Notes, fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X", n, n&0x3F))
 	}
-	return p, p.add(env, prioLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err = p.addNumber(env, prioLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- global-timer-resolution-requests --------------------------------------
@@ -316,12 +313,9 @@ func (k globalTimer) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if !GlobalTimerSupported(env.Build, env.Server) {
 		return nil, inputf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
 	}
-	old, err := env.read(globalTimerLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"takes effect after a reboot"}}
-	return p, p.add(env, globalTimerLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err := p.addNumber(env, globalTimerLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- network-throttling-index ----------------------------------------------
@@ -402,15 +396,12 @@ func (k netThrottle) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := env.read(ntiLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"MMCSS reads it at start: takes effect after a reboot"}}
 	if n == ntiOff {
 		p.Notes = append(p.Notes, "measured: NDIS DPC latency rose with throttling off; measure before and after")
 	}
-	return p, p.add(env, ntiLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err = p.addNumber(env, ntiLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- tsc-sync-policy -------------------------------------------------------
@@ -616,11 +607,7 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 	p := &Plan{Knob: k.Name(), Target: sel.Config, Request: value,
 		Notes: []string{"a request: Windows applies it at the next mode change or sign-in; `latlab knob get display-scaling` shows what the active paths use"}}
 	for _, l := range locs {
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, uint64(n), TypeDWORD)); err != nil {
+		if _, err := p.addNumber(env, l, uint64(n), TypeDWORD); err != nil {
 			return nil, err
 		}
 	}
@@ -913,16 +900,12 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	for _, s := range kvs {
-		l := regLoc(a.Key, s.key)
-		old, err := env.read(l)
+		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ)
 		if err != nil {
 			return nil, err
 		}
 		if old.IsAbsent() && !declared(env, a, s.key) {
 			p.Notes = append(p.Notes, s.key+" is not declared by the driver's INF: added as REG_SZ; verify its effect")
-		}
-		if err := p.add(env, l, WithNumber(old, s.n, TypeSZ)); err != nil {
-			return nil, err
 		}
 	}
 	return p, nil
@@ -1119,12 +1102,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	if mod >= 0 {
-		l := regLoc(a.Key, "*InterruptModeration")
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, uint64(mod), TypeSZ)); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, "*InterruptModeration"), uint64(mod), TypeSZ); err != nil {
 			return nil, err
 		}
 	}
@@ -1154,12 +1132,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 				return nil, inputf("rate %q: %s declares no named rates; give a number", rate, a.Name)
 			}
 		}
-		l := regLoc(a.Key, kw)
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, n, TypeSZ)); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, kw), n, TypeSZ); err != nil {
 			return nil, err
 		}
 	}
