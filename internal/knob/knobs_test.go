@@ -209,6 +209,14 @@ func TestPrioSepKnob(t *testing.T) {
 	if p.Changes[0].New.Type != TypeSZ {
 		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
+	reg.Set(prioKey, "Win32PrioritySeparation", Value{Type: TypeBinary, Data: []byte{0x26}})
+	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {
+		t.Errorf("REG_BINARY value: %+v", it)
+	}
+	reg.Write(prioLoc, Absent)
+	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "(absent)" || !strings.HasPrefix(it.Meaning, "absent: ") {
+		t.Errorf("absent value: %+v", it)
+	}
 	ex, err := prioSep{}.Explain("0xFFFFFF26", ExplainOptions{})
 	if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), "only the low 6 bits count: 0xFFFFFF26 acts as 0x26") {
 		t.Fatalf("explain high bits: %v %v", ex, err)

@@ -209,24 +209,21 @@ func platform(server bool) string {
 }
 
 func (k prioSep) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", prioLoc, func(v Value) string {
-		if v.IsAbsent() {
-			return "absent: the kernel keeps its built-in default"
-		}
-		n, err := v.Uint()
-		if err != nil {
-			return "unreadable: " + err.Error()
-		}
-		d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
-		return d.Summary()
-	})
+	v, err := env.read(prioLoc)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := it.Raw.Uint(); err == nil {
-		d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
-		it.Detail = d
-		it.Value = fmt.Sprintf("%s (%d)", d.Hex, d.Value)
+	it := item("", prioLoc, v, "absent: the kernel keeps its built-in default")
+	if !v.IsAbsent() {
+		if n, err := v.Uint(); err != nil {
+			it.Value = fmt.Sprintf("%s (%s)", v.String(), v.Type)
+			it.Meaning = "unreadable: " + err.Error()
+		} else {
+			d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
+			it.Value = fmt.Sprintf("%s (%d)", d.Hex, d.Value)
+			it.Meaning = d.Summary()
+			it.Detail = d
+		}
 	}
 	return &Reading{Knob: k.Name(), Items: []Item{it}}, nil
 }
@@ -1358,9 +1355,6 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureKey(env, p, key); err != nil {
-		return nil, err
-	}
 	// The values the user gave; the rest of an existing policy stays as
 	// it is, so changing its DSCP value keeps its filters.
 	want := map[string]string{"DSCP Value": strconv.FormatUint(dscp, 10)}
@@ -1399,9 +1393,6 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		}
 	}
 	if sel.NoNLA {
-		if err := ensureKey(env, p, NLAKey); err != nil {
-			return nil, err
-		}
 		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), SZ("1")); err != nil {
 			return nil, err
 		}
