@@ -155,7 +155,7 @@ func runKnobList(o *KnobOptions, all bool) error {
 	for _, e := range entries {
 		val, meaning := "", e.Summary
 		switch {
-		case !knob.IsNative(mustKnob(e.Name)):
+		case e.OS != knob.HostOS:
 			val = "(" + e.OS + ")"
 		case e.Error != "":
 			val, meaning = "?", e.Error
@@ -172,11 +172,6 @@ func runKnobList(o *KnobOptions, all bool) error {
 	report.TableLeft(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
 	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
 	return nil
-}
-
-func mustKnob(name string) knob.Knob {
-	k, _ := knob.Lookup(name)
-	return k
 }
 
 func clip(s string, n int) string {

@@ -62,10 +62,9 @@ type ExplainOptions struct {
 
 // Explanation is a decoded value.
 type Explanation struct {
-	Knob  string   `json:"knob"`
-	Value string   `json:"value,omitempty"`
-	Text  []string `json:"-"`
-	Data  any      `json:"decoded,omitempty"`
+	Knob string   `json:"knob"`
+	Text []string `json:"-"`
+	Data any      `json:"decoded,omitempty"`
 }
 
 // Reading is the current state of a knob: one item per instance.

@@ -414,7 +414,7 @@ func TestDisplayScaling(t *testing.T) {
 }
 
 func TestLinuxReadings(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, root := testEnv(t)
 	if r := get(t, env, "irq-affinity", Selector{}); len(r.Items) != 2 || r.Items[0].Meaning != "allowed on CPUs 0-3, delivered to 2" {
 		t.Errorf("irq-affinity %+v", r.Items)
 	}
@@ -431,7 +431,7 @@ func TestLinuxReadings(t *testing.T) {
 		t.Errorf("tcp-recovery %+v", r.Items)
 	}
 	// The rps mask keeps the kernel's layout so it reads back as written.
-	os.WriteFile(env.Root+"/sys/class/net/eth0/queues/rx-0/rps_cpus", []byte("00000000,00000000\n"), 0o644)
+	os.WriteFile(root+"/sys/class/net/eth0/queues/rx-0/rps_cpus", []byte("00000000,00000000\n"), 0o644)
 	p, err := plan(env, "rps", Selector{Iface: "eth0", Queue: "rx-0"}, "1,3")
 	if err != nil || string(p.Changes[0].New.Data) != "00000000,0000000a\n" {
 		t.Fatalf("rps plan %+v %v", p, err)

@@ -80,7 +80,7 @@ func slackMeaning(ns int64) string {
 }
 
 func (timerSlack) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "timer-slack", Value: value}
+	ex := &Explanation{Knob: "timer-slack"}
 	if value == "" {
 		ex.Text = []string{
 			"timerslack_ns of /proc/PID: the slack of that task (the process's main thread; other threads keep theirs, see /proc/PID/task/TID).",
@@ -226,7 +226,7 @@ func parseRecovery(s string) (uint64, error) {
 }
 
 func (tcpRecovery) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tcp-recovery", Value: value}
+	ex := &Explanation{Knob: "tcp-recovery"}
 	if value == "" {
 		ex.Text = []string{"net.ipv4.tcp_recovery (default 1: RACK on). Bits:"}
 		for _, b := range recoveryBits {
@@ -316,7 +316,7 @@ func dsackMeaning(s string) string {
 }
 
 func (tcpDsack) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tcp-dsack", Value: value}
+	ex := &Explanation{Knob: "tcp-dsack"}
 	if value == "" {
 		ex.Text = []string{"net.ipv4.tcp_dsack: 1 (default) on, 0 off.", "on: " + dsackMeaning("1"), "off: " + dsackMeaning("0")}
 		return ex, nil
@@ -355,7 +355,7 @@ func (clocksource) Summary() string {
 const csDir = "sys/devices/system/clocksource/clocksource0/"
 
 func (clocksource) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "clocksource", Value: value}
+	ex := &Explanation{Knob: "clocksource"}
 	if value == "" {
 		ex.Text = []string{"current_clocksource; available_clocksource lists what this machine offers. Known sources:"}
 		for _, c := range timer.Clocksources {
@@ -415,7 +415,7 @@ func (irqAffinity) Summary() string {
 }
 
 func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "irq-affinity", Value: value}
+	ex := &Explanation{Knob: "irq-affinity"}
 	if value == "" {
 		ex.Text = []string{
 			"smp_affinity_list of /proc/irq/N: the CPUs allowed to service IRQ N, as a list (0-3,8).",
@@ -528,7 +528,7 @@ func (rps) Summary() string {
 }
 
 func (rps) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "rps", Value: value}
+	ex := &Explanation{Knob: "rps"}
 	if value == "" {
 		ex.Text = []string{
 			"/sys/class/net/IF/queues/rx-N/rps_cpus: a hex mask of the CPUs that run the network stack for packets of that queue.",
@@ -679,7 +679,7 @@ func (coalescing) Summary() string {
 }
 
 func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "coalescing", Value: value}
+	ex := &Explanation{Knob: "coalescing"}
 	if value == "" {
 		ex.Text = []string{
 			"ethtool coalesce parameters (ETHTOOL_GCOALESCE/SCOALESCE). The NIC raises an interrupt after rx-usecs µs or rx-frames packets, whichever first;",

@@ -129,7 +129,7 @@ func prioValue(s string, o prisep.Options) (uint32, error) {
 
 func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	po := prisep.Options{Server: o.Server, TickMs: o.TickMs}
-	ex := &Explanation{Knob: "win32-priority-separation", Value: value}
+	ex := &Explanation{Knob: "win32-priority-separation"}
 	pe := &PrioExplanation{}
 	if value != "" {
 		n, err := prioValue(value, po)
@@ -270,7 +270,7 @@ func GlobalTimerSupported(build uint32, server bool) bool {
 }
 
 func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "global-timer-resolution-requests", Value: value}
+	ex := &Explanation{Knob: "global-timer-resolution-requests"}
 	if value == "" {
 		ex.Text = []string{
 			`Session Manager\kernel\GlobalTimerResolutionRequests (REG_DWORD), Windows 11 (build 22000+) and Server 2022 (20348+) only.`,
@@ -354,7 +354,7 @@ func parseNTI(s string) (uint32, error) {
 }
 
 func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "network-throttling-index", Value: value}
+	ex := &Explanation{Knob: "network-throttling-index"}
 	if value == "" {
 		ex.Text = []string{
 			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, other network traffic is limited to N packets per ms.`,
@@ -419,7 +419,7 @@ var tscPolicies = map[string]string{
 }
 
 func (tscSync) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tsc-sync-policy", Value: value}
+	ex := &Explanation{Knob: "tsc-sync-policy"}
 	if value == "" {
 		ex.Text = []string{
 			"bcdedit element tscsyncpolicy of {current}: default, legacy or enhanced; absent means default.",
@@ -493,7 +493,7 @@ func scalingMeaning(n uint32) string {
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "display-scaling", Value: value}
+	ex := &Explanation{Knob: "display-scaling"}
 	if value == "" {
 		ex.Text = []string{"Scaling (REG_DWORD) under GraphicsDrivers\\Configuration\\<id>\\...: a DISPLAYCONFIG_SCALING request."}
 		for _, sc := range scalings {
@@ -790,7 +790,7 @@ func parseRSS(value string) ([]kv, error) {
 }
 
 func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "rss", Value: value}
+	ex := &Explanation{Knob: "rss"}
 	if value == "" {
 		ex.Text = []string{"NDIS standardized RSS keywords (REG_SZ numbers under the adapter's class key):"}
 		for _, k := range rssKeywords {
@@ -962,7 +962,7 @@ func describeRate(opts []enumOpt, v string) string {
 }
 
 func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "interrupt-moderation", Value: value}
+	ex := &Explanation{Knob: "interrupt-moderation"}
 	var ds []string
 	for _, o := range intelITR {
 		ds = append(ds, o.Value+" "+o.Desc)
@@ -1156,7 +1156,7 @@ var qosValueNames = []string{"Version", "Application Name", "Protocol", "Local P
 	"Remote Port", "Remote IP", "Remote IP Prefix Length", "DSCP Value", "Throttle Rate"}
 
 func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "qos-dscp", Value: value}
+	ex := &Explanation{Knob: "qos-dscp"}
 	if value == "" {
 		ex.Text = []string{
 			`Policy-based QoS under HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\<name>: REG_SZ values Version "1.0", Application Name, Protocol, Local/Remote Port, IP and prefix length, DSCP Value 0-63, Throttle Rate "-1".`,
