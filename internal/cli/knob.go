@@ -636,10 +636,10 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		if err != nil {
 			return err
 		}
-		for i := len(j.Entries) - 1; i >= 0; i-- {
-			e := j.Entries[i]
-			if e.Open() {
-				changes = append(changes, knob.Change{Loc: e.Loc, Old: e.New, New: e.Original})
+		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
+		for _, c := range changes {
+			if c.Skip != "" {
+				skipped = append(skipped, c.Loc.String()+": "+c.Skip)
 			}
 		}
 	} else {

@@ -347,6 +347,33 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 	return steps, nil
 }
 
+// UndoChanges are the writes that restore the open entries, newest first,
+// for a script that undoes latlab's changes. An entry whose guard no
+// longer matches (the process whose timer slack was set has exited, and
+// its PID may belong to another) comes with Skip set, as revert would
+// leave it alone.
+func UndoChanges(env *Env, j *Journal) []Change {
+	var out []Change
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		e := j.Entries[i]
+		if !e.Open() {
+			continue
+		}
+		c := Change{Loc: e.Loc, Old: e.New, New: e.Original}
+		if e.Guard != nil {
+			g, err := env.read(e.Guard.Loc)
+			switch {
+			case err != nil:
+				c.Skip = fmt.Sprintf("cannot tell whether it is still the same process (%v)", err)
+			case !Same(g, e.Guard.Value):
+				c.Skip = e.Guard.What
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // MatchAll matches every entry.
 func MatchAll(*Entry) bool { return true }
 

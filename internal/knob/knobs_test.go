@@ -477,6 +477,33 @@ func TestScripts(t *testing.T) {
 	}
 }
 
+// A change with Skip set is a comment in every format, never a write.
+func TestScriptSkip(t *testing.T) {
+	changes := []Change{
+		{Loc: fileLoc("proc/4242/timerslack_ns"), New: FileValue("50000\n"), Skip: "process 4242 has exited"},
+		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: DWORD(2), Skip: "gone"},
+	}
+	for f, want := range map[string][]string{
+		FormatSh:  {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+		FormatPS1: {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+		FormatReg: {"; /proc/4242/timerslack_ns: left alone: process 4242 has exited", `; HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+	} {
+		lines, err := Script(changes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(lines, "\n")
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s script lacks %q:\n%s", f, w, text)
+			}
+		}
+		if strings.Contains(text, "printf") || strings.Contains(text, "dword:") || strings.Contains(text, "New-ItemProperty") || strings.Contains(text, "[HKEY") {
+			t.Errorf("%s script writes a skipped change:\n%s", f, text)
+		}
+	}
+}
+
 func TestValueHelpers(t *testing.T) {
 	if v := SZ("4"); v.String() != "4" || len(v.Data) != 4 {
 		t.Errorf("SZ: %x", v.Data)

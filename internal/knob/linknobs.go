@@ -118,6 +118,9 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, err
 	}
 	if v.IsAbsent() {
+		if sel.PID == "" {
+			return nil, fmt.Errorf("%s does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)", l)
+		}
 		return nil, inputf("no process %s (no %s)", sel.PID, l)
 	}
 	ns, _ := strconv.ParseInt(s, 10, 64)

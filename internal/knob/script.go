@@ -57,6 +57,11 @@ func regScript(changes []Change) []string {
 	out := []string{regfile.Header}
 	cur := ""
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "", "; "+skipped(c))
+			cur = ""
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendRegistry:
 		case BackendBCD:
@@ -95,6 +100,9 @@ func regScript(changes []Change) []string {
 	return append(out, "")
 }
 
+// skipped is the comment that stands for a change not to be made.
+func skipped(c Change) string { return c.Loc.String() + ": left alone: " + c.Skip }
+
 func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func psPath(p string) string {
@@ -113,6 +121,10 @@ func psPath(p string) string {
 func ps1Script(changes []Change) []string {
 	out := []string{"# run in an elevated PowerShell", "$ErrorActionPreference = 'Stop'"}
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "# "+skipped(c))
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendBCD:
 			out = append(out, bcdLine(c))
@@ -176,6 +188,10 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 func shScript(changes []Change) []string {
 	out := []string{"#!/bin/sh", "# run as root", "set -e"}
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "# "+skipped(c))
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendFile:
 			out = append(out, fmt.Sprintf("printf '%%s\\n' %s > %s", shQuote(strings.TrimRight(string(c.New.Data), "\n")), shQuote(c.Loc.String())))
