@@ -128,11 +128,25 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 	if maps.Equal(orig, snap()) {
 		t.Fatal("applying changed nothing")
 	}
-	if _, c := revertAll(t, env, dir); c {
+	applyWrites := env.writes
+	revSteps, c := revertAll(t, env, dir)
+	if c {
 		t.Fatal("revert crashed")
 	}
 	if diff := mapDiff(orig, snap()); diff != "" {
 		t.Fatalf("after apply and revert: %s", diff)
+	}
+	// A revert writes once per restore: the newer changes of a value are
+	// undone by restoring only the oldest original, so there may be fewer
+	// restores than writes.
+	restores := 0
+	for _, s := range revSteps {
+		if s.Action == "restore" {
+			restores++
+		}
+	}
+	if restores == 0 || restores > total || env.writes-applyWrites != restores {
+		t.Fatalf("%d restores, %d revert writes, for %d writes", restores, env.writes-applyWrites, total)
 	}
 	for k := 1; k <= total; k++ {
 		t.Run(fmt.Sprintf("apply-crash-after-%d", k), func(t *testing.T) {
@@ -160,9 +174,14 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 			env, snap := fresh(t)
 			dir := testutil.TempDir(t)
 			applySteps(t, env, dir, steps)
-			if _, c := revertAll(t, withFault(env, k), dir); !c {
-				// fewer restores than writes: the newer changes of a value
-				// are undone by restoring only the oldest original
+			_, c := revertAll(t, withFault(env, k), dir)
+			if c != (k <= restores) {
+				t.Fatalf("crash after write %d of the revert: crashed %v, but the revert makes %d writes", k, c, restores)
+			}
+			if !c {
+				if diff := mapDiff(orig, snap()); diff != "" {
+					t.Fatalf("revert without a crash: %s", diff)
+				}
 				return
 			}
 			if _, c := revertAll(t, env, dir); c {
