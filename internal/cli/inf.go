@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -157,7 +157,7 @@ func runINF(_ context.Context, o *INFOptions) error {
 		if _, err := inf.WriteReg(&b, rep); err != nil {
 			return err
 		}
-		if err := os.WriteFile(o.RegOut, utf16WithBOM(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(o.RegOut, regfile.Encode(b.String()), 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", o.RegOut, err)
 		}
 	}
@@ -170,17 +170,6 @@ func runINF(_ context.Context, o *INFOptions) error {
 			o.RegOut, strings.Join(rep.MissingRSS, ", "), inf.NetClassKey, inf.InstancePlaceholder, inf.InstancePlaceholder)
 	}
 	return nil
-}
-
-// utf16WithBOM encodes a .reg file the way regedit writes version 5 files.
-func utf16WithBOM(s string) []byte {
-	u := utf16.Encode([]rune(s))
-	b := make([]byte, 2, 2+2*len(u))
-	b[0], b[1] = 0xFF, 0xFE
-	for _, c := range u {
-		b = append(b, byte(c), byte(c>>8))
-	}
-	return b
 }
 
 func orNone(s []string) string {

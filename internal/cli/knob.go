@@ -6,13 +6,14 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/regfile"
+	"github.com/latlab/latlab/internal/report"
 )
 
 func init() { register(newKnobCmd) }
@@ -154,7 +155,7 @@ func runKnobList(o *KnobOptions, all bool) error {
 	for _, e := range entries {
 		val, meaning := "", e.Summary
 		switch {
-		case !knob.IsNative(mustKnob(e.Name)):
+		case e.OS != knob.HostOS:
 			val = "(" + e.OS + ")"
 		case e.Error != "":
 			val, meaning = "?", e.Error
@@ -168,14 +169,9 @@ func runKnobList(o *KnobOptions, all bool) error {
 		}
 		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
 	}
-	knobTable(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
+	report.TableLeft(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
 	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
 	return nil
-}
-
-func mustKnob(name string) knob.Knob {
-	k, _ := knob.Lookup(name)
-	return k
 }
 
 func clip(s string, n int) string {
@@ -241,7 +237,7 @@ func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
 		for _, it := range r.Items {
 			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
 		}
-		knobTable(w, []string{"target", "value", "meaning"}, rows)
+		report.TableLeft(w, []string{"target", "value", "meaning"}, rows)
 		for _, it := range r.Items {
 			for _, wn := range it.Warnings {
 				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
@@ -333,6 +329,9 @@ func newKnobSetCmd(io *IO) *cobra.Command {
   latlab knob set irq-affinity 1 --irq 24`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("format") && !dry {
+				return Usagef("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
+			}
 			return runKnobSet(o, args[0], args[1], dry, format)
 		},
 	}
@@ -386,9 +385,6 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		return knobErr(err)
 	}
 	res := KnobSetResult{Schema: KnobSchema, DryRun: dry, Plan: p}
-	for _, c := range p.Changes {
-		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
-	}
 	if dry {
 		script, err := knob.Script(p.Changes, format)
 		if err != nil {
@@ -411,6 +407,10 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		for _, e := range j.Entries[before:] {
 			res.Entries = append(res.Entries, e.ID)
 		}
+	}
+	// After Apply, New is what the system stored.
+	for _, c := range p.Changes {
+		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, res)
@@ -466,22 +466,22 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 			case !all && len(args) == 0:
 				return Usagef("revert needs a knob name or --all")
 			}
-			match := knob.MatchAll
+			name := ""
 			if !all {
 				k, err := knob.Lookup(args[0])
 				if err != nil {
 					return Usage(err)
 				}
-				match = knob.MatchKnob(k.Name(), target)
+				name = k.Name()
 			}
-			return runKnobRevert(o, match, force, dry)
+			return runKnobRevert(o, knob.MatchKnob(name, target), force, dry, target)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().BoolVar(&all, "all", false, "revert every change latlab made that is still in place")
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
-	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it")
+	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
 	return cmd
 }
 
@@ -493,7 +493,7 @@ type KnobRevertResult struct {
 	Error  string      `json:"error,omitempty"`
 }
 
-func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool) error {
+func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool, target string) error {
 	env := knob.NewEnv(o.IO.Root)
 	j, err := knob.OpenJournal(o.stateDir())
 	if err != nil {
@@ -518,6 +518,10 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 	}
 	w := o.IO.Out
 	if len(steps) == 0 && err == nil {
+		if target != "" {
+			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
+			return nil
+		}
 		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
 		return nil
 	}
@@ -536,6 +540,8 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, showValue(s.Live), showValue(e.Original))
 		case "already-original":
 			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, showValue(e.Original), paren(s.Detail))
+		case "keep":
+			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
 		case "gone":
 			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
 		case "conflict":
@@ -593,7 +599,7 @@ func runKnobHistory(o *KnobOptions) error {
 		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
 			clip(e.Loc.String(), 60), clip(showValue(e.Original), 24), clip(showValue(e.New), 24), e.State})
 	}
-	knobTable(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	report.TableLeft(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
 	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
 	return nil
 }
@@ -614,7 +620,7 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout (a .reg file as regedit writes them: UTF-16LE with BOM, CRLF)")
 	cmd.Flags().BoolVar(&undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
 	return cmd
 }
@@ -630,10 +636,10 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		if err != nil {
 			return err
 		}
-		for i := len(j.Entries) - 1; i >= 0; i-- {
-			e := j.Entries[i]
-			if e.Open() {
-				changes = append(changes, knob.Change{Loc: e.Loc, Old: e.New, New: e.Original})
+		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
+		for _, c := range changes {
+			if c.Skip != "" {
+				skipped = append(skipped, c.Loc.String()+": "+c.Skip)
 			}
 		}
 	} else {
@@ -660,11 +666,12 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "undo": undo, "format": format, "changes": changes, "script": lines, "skipped": skipped})
 	}
 	text := strings.Join(lines, "\n") + "\n"
-	if format == knob.FormatReg {
-		text = strings.ReplaceAll(text, "\n", "\r\n") // regedit expects CRLF
-	}
 	if out != "" {
-		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
+		data := []byte(text)
+		if format == knob.FormatReg {
+			data = regfile.Encode(text) // as regedit writes .reg files
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(changes), out)
@@ -675,14 +682,4 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
-}
-
-// knobTable writes left-aligned columns: the cells are words, not numbers.
-func knobTable(w io.Writer, header []string, rows [][]string) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	tw.Flush()
 }

@@ -16,7 +16,10 @@ func knobTree(t *testing.T) string {
 		"proc/sys/net/ipv4/tcp_recovery": "1\n",
 		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
 		"proc/irq/30/smp_affinity_list":  "0-1\n",
+		"proc/irq/31/smp_affinity_list":  "0-1\n",
 		"sys/devices/system/cpu/online":  "0-1\n",
+		"proc/4242/timerslack_ns":        "50000\n",
+		"proc/4242/stat":                 "4242 (game) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n",
 	} {
 		full := filepath.Join(root, p)
 		os.MkdirAll(filepath.Dir(full), 0o755)
@@ -89,6 +92,44 @@ func TestKnobSetHistoryExportRevert(t *testing.T) {
 	}
 }
 
+// revert --all --target reverts the changes of that target only, of
+// every knob; the other targets' changes stay in place.
+func TestKnobRevertAllTarget(t *testing.T) {
+	root := knobTree(t)
+	state := testutil.TempDir(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, args := range [][]string{
+		{"irq-affinity", "1", "--irq", "30"},
+		{"irq-affinity", "0", "--irq", "31"},
+		{"tcp-recovery", "5"},
+	} {
+		if code, _, errs := runCLI(t, append([]string{"--root", root, "knob", "set", "--state-dir", state}, args...)...); code != 0 {
+			t.Fatalf("set %v: exit %d %s", args, code, errs)
+		}
+	}
+	code, out, errs := runCLI(t, "--root", root, "knob", "revert", "--all", "--target", "IRQ 30", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "restored /proc/irq/30/smp_affinity_list: 1 -> 0-1") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("revert --all --target: exit %d %q %s", code, out, errs)
+	}
+	if a, b, r := read("proc/irq/30/smp_affinity_list"), read("proc/irq/31/smp_affinity_list"), read("proc/sys/net/ipv4/tcp_recovery"); a != "0-1\n" || b != "0\n" || r != "5\n" {
+		t.Fatalf("after revert --all --target 'IRQ 30': irq 30 %q, irq 31 %q, tcp_recovery %q; want only irq 30 restored", a, b, r)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "revert", "--all", "--target", "irq 30", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, `nothing to revert: no change of target "irq 30" is still in place`) {
+		t.Fatalf("second revert of the target: exit %d %q", code, out)
+	}
+	code, _, _ = runCLI(t, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if a, b, r := read("proc/irq/30/smp_affinity_list"), read("proc/irq/31/smp_affinity_list"), read("proc/sys/net/ipv4/tcp_recovery"); code != 0 || a != "0-1\n" || b != "0-1\n" || r != "1\n" {
+		t.Fatalf("revert --all: exit %d, irq 30 %q, irq 31 %q, tcp_recovery %q", code, a, b, r)
+	}
+}
+
 func TestKnobLinuxBadInput(t *testing.T) {
 	root := knobTree(t)
 	for _, c := range []struct {
@@ -104,5 +145,49 @@ func TestKnobLinuxBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// export --undo leaves a timer slack alone, as revert does, once the
+// process it was set for is gone: its PID may belong to another now.
+func TestKnobExportUndoTimerSlackGuard(t *testing.T) {
+	root := knobTree(t)
+	state := testutil.TempDir(t)
+	if code, _, errs := runCLI(t, "--root", root, "knob", "set", "timer-slack", "1us", "--pid", "4242", "--state-dir", state); code != 0 {
+		t.Fatalf("set: exit %d %s", code, errs)
+	}
+	write := "printf '%s\\n' '50000' > '/proc/4242/timerslack_ns'"
+	code, out, errs := runCLI(t, "--root", root, "knob", "export", "--undo", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, write) || errs != "" {
+		t.Fatalf("export --undo while the process runs: exit %d %q %q", code, out, errs)
+	}
+	// The process exits; another one gets PID 4242.
+	if err := os.WriteFile(filepath.Join(root, "proc/4242/stat"), []byte("4242 (other) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "--root", root, "knob", "export", "--undo", "--state-dir", state)
+	if code != 0 || strings.Contains(out, "printf") || !strings.Contains(out, "# /proc/4242/timerslack_ns: left alone: process 4242 has exited") {
+		t.Fatalf("export --undo after the process exited: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(errs, "skipped /proc/4242/timerslack_ns: process 4242 has exited") {
+		t.Errorf("stderr %q: want the skipped change named", errs)
+	}
+	code, out, _ = runCLI(t, "--root", root, "knob", "export", "--undo", "--format", "reg", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "; /proc/4242/timerslack_ns: left alone: process 4242 has exited") {
+		t.Errorf("export --undo --format reg: %s", out)
+	}
+}
+
+// Without --pid, timer-slack reads latlab's own slack; a kernel without
+// timerslack_ns gets a message that names the file, not an empty PID.
+func TestKnobTimerSlackNoFile(t *testing.T) {
+	root := knobTree(t)
+	code, _, errs := runCLI(t, "--root", root, "knob", "get", "timer-slack")
+	if code != 3 || errs != "latlab: /proc/self/timerslack_ns does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)\n" {
+		t.Errorf("exit %d %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack", "--pid", "999")
+	if code != 2 || !strings.Contains(errs, "no process 999 (no /proc/999/timerslack_ns)") {
+		t.Errorf("--pid 999: exit %d %q", code, errs)
 	}
 }

@@ -2,8 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/textdec"
 )
 
 func TestKnobExplainPrioSepJSON(t *testing.T) {
@@ -67,6 +73,8 @@ func TestKnobBadInput(t *testing.T) {
 		{[]string{"knob", "revert"}, "needs a knob name or --all"},
 		{[]string{"knob", "revert", "tcp-dsack", "--all"}, "not both"},
 		{[]string{"knob"}, "needs a subcommand"},
+		{[]string{"knob", "set", "tcp-dsack", "0", "--format", "sh"}, "--format goes with --dry-run"},
+		{[]string{"knob", "set", "win32-priority-separation", "0x26", "--format", "reg"}, "--format goes with --dry-run"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
@@ -88,5 +96,40 @@ func TestKnobList(t *testing.T) {
 	}
 	if len(doc.Knobs) != 15 {
 		t.Errorf("%d knobs, want 15", len(doc.Knobs))
+	}
+}
+
+// export -o writes a .reg file as regedit writes them: UTF-16LE with a
+// BOM and CRLF line ends (characters outside ASCII survive); stdout gets
+// the same text for reading.
+func TestKnobExportRegFile(t *testing.T) {
+	state := testutil.TempDir(t)
+	key := `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab spiel-ü.exe`
+	journal := `{"version":1,"next_id":2,"next_set":2,"entries":[{"id":1,"set":1,"time":"2026-01-02T03:04:05Z","knob":"qos-dscp",
+"target":"latlab spiel-ü.exe","request":"46","loc":{"backend":"reg","path":` + strconv.Quote(key) + `,"name":"DSCP Value"},
+"original":{"type":"absent"},"new":{"type":"REG_SZ"},"state":"applied"}]}`
+	if err := os.WriteFile(filepath.Join(state, "journal.json"), []byte(journal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(testutil.TempDir(t), "undo.reg")
+	code, _, errs := runCLI(t, "knob", "export", "--undo", "--format", "reg", "--state-dir", state, "-o", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0xFF || b[1] != 0xFE {
+		t.Fatal(".reg is not UTF-16LE with a BOM, as regedit writes version 5 files")
+	}
+	s, _, err := textdec.Decode(b)
+	want := "Windows Registry Editor Version 5.00\r\n\r\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Microsoft\\Windows\\QoS\\latlab spiel-ü.exe]\r\n\"DSCP Value\"=-\r\n\r\n" // regedit ends a file with an empty line
+	if err != nil || s != want {
+		t.Errorf(".reg decodes to %q (%v), want %q", s, err, want)
+	}
+	code, out, _ := runCLI(t, "knob", "export", "--undo", "--format", "reg", "--state-dir", state)
+	if code != 0 || out != strings.ReplaceAll(want, "\r\n", "\n") {
+		t.Errorf("stdout %q, want the text of the file", out)
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/regfile"
 )
 
 // NetClassKey is the registry key of the network adapter device class;
 // each adapter's driver settings live in a numbered subkey (0000, 0001 ...).
-const NetClassKey = `HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}`
+const NetClassKey = regfile.NetClassKey
 
 // InstancePlaceholder stands for the adapter's subkey in the .reg file.
 const InstancePlaceholder = "NNNN"
@@ -21,7 +23,7 @@ const InstancePlaceholder = "NNNN"
 // It returns how many keywords it wrote.
 func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 	var b strings.Builder
-	b.WriteString("Windows Registry Editor Version 5.00\r\n\r\n")
+	b.WriteString(regfile.Header + "\r\n\r\n")
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\r\n", a...) }
 	deco := decoName(rep.Decoration)
 	line("; Written by latlab inf from %s for %s.", rep.File, rep.Device)
@@ -48,21 +50,21 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 		base := NetClassKey + `\` + InstancePlaceholder
 		b.WriteString("\r\n")
 		if v := instanceValue(k); v != "" {
-			line("[%s]", base)
-			line("%s=%s", regString(k.Name), v)
+			line("%s", regfile.Key(base))
+			line("%s=%s", regfile.String(k.Name), v)
 			b.WriteString("\r\n")
 		}
-		line(`[%s\Ndi\Params\%s]`, base, k.Name)
+		line("%s", regfile.Key(base+`\Ndi\Params\`+k.Name))
 		for _, kv := range [][2]string{{"ParamDesc", k.ParamDesc}, {"type", k.Type}, {"default", k.Default}, {"min", k.Min}, {"max", k.Max}, {"step", k.Step}, {"base", k.Base}, {"optional", k.Optional}} {
 			if kv[1] != "" {
-				line("%s=%s", regString(kv[0]), regString(kv[1]))
+				line("%s=%s", regfile.String(kv[0]), regfile.String(kv[1]))
 			}
 		}
 		if len(k.Values) > 0 {
 			b.WriteString("\r\n")
-			line(`[%s\Ndi\Params\%s\Enum]`, base, k.Name)
+			line("%s", regfile.Key(base+`\Ndi\Params\`+k.Name+`\Enum`))
 			for _, e := range k.Values {
-				line("%s=%s", regString(e.Value), regString(e.Desc))
+				line("%s=%s", regfile.String(e.Value), regfile.String(e.Desc))
 			}
 		}
 	}
@@ -79,13 +81,13 @@ func instanceValue(k *Keyword) string {
 	if k.Value != nil {
 		if k.Value.IsDWORD() {
 			if v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(k.Value.Data), "0x"), baseOf(k.Value.Data), 32); err == nil {
-				return fmt.Sprintf("dword:%08x", v)
+				return regfile.DWORD(uint32(v))
 			}
 		}
-		return regString(k.Value.Data)
+		return regfile.String(k.Value.Data)
 	}
 	if k.Default != "" {
-		return regString(k.Default)
+		return regfile.String(k.Default)
 	}
 	return ""
 }
@@ -95,10 +97,4 @@ func baseOf(s string) int {
 		return 16
 	}
 	return 10
-}
-
-func regString(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, `"`, `\"`)
-	return `"` + s + `"`
 }

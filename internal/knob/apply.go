@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,9 +37,20 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 	return nil
 }
 
+// addNumber adds the change of l to the number n, in the type the value
+// has now (def when it is absent), and returns the value it has now.
+func (p *Plan) addNumber(env *Env, l Loc, n uint64, def string) (Value, error) {
+	old, err := env.read(l)
+	if err != nil {
+		return Value{}, err
+	}
+	return old, p.add(env, l, WithNumber(old, n, def))
+}
+
 // Apply carries out a plan: it checks that every write can be made, then
 // records every original value durably in the journal, then writes, and
-// marks each entry applied after its write. If a write fails, the writes
+// after each write reads the value back into the entry (and the plan) and
+// marks the entry applied. If a write fails, the writes
 // already made are undone, so a plan is applied whole or not at all.
 func Apply(env *Env, j *Journal, p *Plan) error {
 	if len(p.Changes) == 0 {
@@ -82,6 +94,14 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 				markReverted(&j.Entries[k], "not applied: an earlier write of the same change failed")
 			}
 			return rollback(env, j, idx[:i+1], fmt.Errorf("write %s: %w", c.Loc, err))
+		}
+		// Record what the system stored, which need not be what was
+		// written: the kernel turns a timer slack of 0 into the default,
+		// bcdedit shows "enhanced" as "Enhanced". Revert compares the live
+		// value with this.
+		if got, err := env.read(c.Loc); err == nil {
+			j.Entries[idx[i]].New = got
+			p.Changes[i].New = got
 		}
 		j.Entries[idx[i]].State = StateApplied
 		if err := j.Save(); err != nil {
@@ -132,7 +152,7 @@ func markReverted(e *Entry, note string) {
 // Step is what Revert does (or would do) with one journal entry.
 type Step struct {
 	Entry  Entry  `json:"entry"`
-	Action string `json:"action"` // "restore", "already-original", "gone", "conflict"
+	Action string `json:"action"` // "restore", "already-original", "keep", "gone", "conflict"
 	Live   Value  `json:"live"`
 	Detail string `json:"detail,omitempty"`
 }
@@ -208,6 +228,19 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 				s.Detail = "forced over a value someone else set"
 			}
 		}
+		// A key latlab created is deleted only when it will be empty: it
+		// may hold what someone else (or a change not being reverted)
+		// put there since, and that must stay.
+		if s.Action == "restore" && e.Original.IsAbsent() && e.Loc.Backend == BackendRegistry && e.Loc.Name == "" {
+			busy, err := keyKeepsContent(env, e.Loc.Path, sim)
+			if err != nil {
+				return nil, err
+			}
+			if busy {
+				s.Action = "keep"
+				s.Detail = "kept: holds values latlab did not add"
+			}
+		}
 		if s.Action == "restore" {
 			sim[e.Loc] = e.Original
 		} else {
@@ -219,6 +252,47 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 		return steps, &ConflictError{conflicts}
 	}
 	return steps, nil
+}
+
+// keyKeepsContent reports whether registry key will still hold a sub-key
+// or a value once the steps planned so far (sim: the value each touched
+// Loc will have) are carried out.
+func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
+	keys, vals, err := env.list(BackendRegistry, key)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return false, fmt.Errorf("list %s: %w", key, err)
+	}
+	// Registry names are case-insensitive.
+	id := func(path, name string) string { return strings.ToLower(path) + "\x00" + strings.ToLower(name) }
+	present := map[string]bool{}
+	for _, k := range keys {
+		present[id(key+`\`+k, "")] = true
+	}
+	for _, v := range vals {
+		present[id(key, v)] = true
+	}
+	for l, v := range sim {
+		if l.Backend != BackendRegistry {
+			continue
+		}
+		parent := l.Path
+		if l.Name == "" {
+			i := strings.LastIndexByte(l.Path, '\\')
+			if i < 0 {
+				continue
+			}
+			parent = l.Path[:i]
+		}
+		if strings.EqualFold(parent, key) {
+			present[id(l.Path, l.Name)] = !v.IsAbsent()
+		}
+	}
+	for _, p := range present {
+		if p {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Revert restores the open entries that match, newest first. Entries
@@ -260,7 +334,7 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 				return steps, fmt.Errorf("restore %s: %w", e.Loc, err)
 			}
 			markReverted(e, s.Detail)
-		case "already-original":
+		case "already-original", "keep":
 			markReverted(e, s.Detail)
 		case "gone":
 			e.State = StateGone
@@ -273,12 +347,40 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 	return steps, nil
 }
 
+// UndoChanges are the writes that restore the open entries, newest first,
+// for a script that undoes latlab's changes. An entry whose guard no
+// longer matches (the process whose timer slack was set has exited, and
+// its PID may belong to another) comes with Skip set, as revert would
+// leave it alone.
+func UndoChanges(env *Env, j *Journal) []Change {
+	var out []Change
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		e := j.Entries[i]
+		if !e.Open() {
+			continue
+		}
+		c := Change{Loc: e.Loc, Old: e.New, New: e.Original}
+		if e.Guard != nil {
+			g, err := env.read(e.Guard.Loc)
+			switch {
+			case err != nil:
+				c.Skip = fmt.Sprintf("cannot tell whether it is still the same process (%v)", err)
+			case !Same(g, e.Guard.Value):
+				c.Skip = e.Guard.What
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // MatchAll matches every entry.
 func MatchAll(*Entry) bool { return true }
 
-// MatchKnob matches the entries of one knob (and target, when given).
+// MatchKnob matches the entries of one knob (every knob when name is "")
+// and one target (every target when target is "").
 func MatchKnob(name, target string) func(*Entry) bool {
 	return func(e *Entry) bool {
-		return e.Knob == name && (target == "" || strings.EqualFold(e.Target, target))
+		return (name == "" || e.Knob == name) && (target == "" || strings.EqualFold(e.Target, target))
 	}
 }

@@ -16,7 +16,6 @@ const FaultExitCode = 86
 // Env is what knobs read and write through: the backends of this OS (or
 // fakes in tests) and the facts about the host they depend on.
 type Env struct {
-	Root     string // --root: where /proc and /sys are
 	Backends map[string]Backend
 
 	// Windows facts.
@@ -40,7 +39,6 @@ type Env struct {
 // the Linux backends.
 func NewEnv(root string) *Env {
 	e := newEnv(root)
-	e.Root = root
 	e.Crash = func() { os.Exit(FaultExitCode) } // like a kill: no deferred cleanup runs
 	if n, err := strconv.Atoi(os.Getenv(FaultEnv)); err == nil && n > 0 {
 		e.FaultAfter = n
@@ -91,6 +89,3 @@ func (e *Env) list(backend, path string) (keys, values []string, err error) {
 	}
 	return l.List(path)
 }
-
-// Writes is how many writes to the system this Env has made.
-func (e *Env) Writes() int { return e.writes }

@@ -113,12 +113,3 @@ func (f Files) List(path string) (dirs, files []string, err error) {
 	sort.Strings(files)
 	return dirs, files, nil
 }
-
-// ReadString reads a file under the root as trimmed text.
-func (f Files) ReadString(p string) (string, error) {
-	b, err := os.ReadFile(f.path(p))
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-}

@@ -118,7 +118,6 @@ func testEnv(t testing.TB) (*Env, *Mem, *Mem, string) {
 	reg := windowsRegistry()
 	bcd := NewMem()
 	env := &Env{
-		Root:     root,
 		Backends: map[string]Backend{BackendFile: Files{Root: root}, BackendRegistry: reg, BackendBCD: bcd},
 		Build:    22631,
 		TickMs:   15.625,

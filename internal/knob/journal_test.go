@@ -128,11 +128,25 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 	if maps.Equal(orig, snap()) {
 		t.Fatal("applying changed nothing")
 	}
-	if _, c := revertAll(t, env, dir); c {
+	applyWrites := env.writes
+	revSteps, c := revertAll(t, env, dir)
+	if c {
 		t.Fatal("revert crashed")
 	}
 	if diff := mapDiff(orig, snap()); diff != "" {
 		t.Fatalf("after apply and revert: %s", diff)
+	}
+	// A revert writes once per restore: the newer changes of a value are
+	// undone by restoring only the oldest original, so there may be fewer
+	// restores than writes.
+	restores := 0
+	for _, s := range revSteps {
+		if s.Action == "restore" {
+			restores++
+		}
+	}
+	if restores == 0 || restores > total || env.writes-applyWrites != restores {
+		t.Fatalf("%d restores, %d revert writes, for %d writes", restores, env.writes-applyWrites, total)
 	}
 	for k := 1; k <= total; k++ {
 		t.Run(fmt.Sprintf("apply-crash-after-%d", k), func(t *testing.T) {
@@ -160,9 +174,14 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 			env, snap := fresh(t)
 			dir := testutil.TempDir(t)
 			applySteps(t, env, dir, steps)
-			if _, c := revertAll(t, withFault(env, k), dir); !c {
-				// fewer restores than writes: the newer changes of a value
-				// are undone by restoring only the oldest original
+			_, c := revertAll(t, withFault(env, k), dir)
+			if c != (k <= restores) {
+				t.Fatalf("crash after write %d of the revert: crashed %v, but the revert makes %d writes", k, c, restores)
+			}
+			if !c {
+				if diff := mapDiff(orig, snap()); diff != "" {
+					t.Fatalf("revert without a crash: %s", diff)
+				}
 				return
 			}
 			if _, c := revertAll(t, env, dir); c {
@@ -417,4 +436,168 @@ func TestJournalLock(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 	j.Close()
+}
+
+func journalEntry(t *testing.T, dir string, l Loc) Entry {
+	t.Helper()
+	j, err := ReadJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range j.Entries {
+		if e.Loc == l {
+			return e
+		}
+	}
+	t.Fatalf("no journal entry for %s", l)
+	return Entry{}
+}
+
+// Two policies share the QoS key the first one created: reverting only
+// the first keeps the key (the second policy is in it) and still closes
+// the entry.
+func TestRevertKeepsSharedKeyLatlabCreated(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{
+		{"qos-dscp", Selector{App: "a.exe"}, "46"},
+		{"qos-dscp", Selector{App: "b.exe"}, "34"},
+	})
+	polA, polB := QoSKey+`\latlab a.exe`, QoSKey+`\latlab b.exe`
+	if e := journalEntry(t, dir, regLoc(QoSKey, "")); !e.Original.IsAbsent() || e.Target != "latlab a.exe" {
+		t.Fatalf("QoS key entry %+v: want it created by a.exe's change", e)
+	}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Revert(env, j, MatchKnob("qos-dscp", "latlab a.exe"), false)
+	j.Close()
+	if err != nil {
+		t.Fatalf("revert of a.exe's policy: %v", err)
+	}
+	kept := 0
+	for _, s := range steps {
+		if s.Action == "keep" {
+			kept++
+			if s.Entry.Loc != regLoc(QoSKey, "") {
+				t.Errorf("kept %s, want only the QoS key", s.Entry.Loc)
+			}
+		}
+	}
+	if kept != 1 {
+		t.Errorf("%d keep steps, want 1: %+v", kept, steps)
+	}
+	if v, _ := reg.Read(regLoc(polA, "")); !v.IsAbsent() {
+		t.Error("a.exe's policy is still there")
+	}
+	if v, _ := reg.Read(regLoc(polB, "DSCP Value")); v.String() != "34" {
+		t.Errorf("b.exe's policy lost its DSCP Value: %s", v)
+	}
+	e := journalEntry(t, dir, regLoc(QoSKey, ""))
+	if e.State != StateReverted || !strings.Contains(e.Note, "kept: holds values latlab did not add") {
+		t.Errorf("QoS key entry %s %q: want reverted with the kept note", e.State, e.Note)
+	}
+	j, _ = ReadJournal(dir)
+	for _, e := range j.Entries {
+		if e.Target == "latlab a.exe" && e.Open() {
+			t.Errorf("a.exe entry %d (%s) still %s", e.ID, e.Loc, e.State)
+		}
+	}
+	revertAll(t, env, dir)
+	if v, _ := reg.Read(regLoc(polB, "")); !v.IsAbsent() {
+		t.Error("b.exe's policy survived revert --all")
+	}
+}
+
+// A policy the user added under the QoS key latlab created survives
+// revert --all, and the revert succeeds.
+func TestRevertAllKeepsForeignContent(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	before := reg.Snapshot()
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"qos-dscp", Selector{App: "a.exe"}, "46"}})
+	mine := QoSKey + `\mine`
+	reg.Set(mine, "Application Name", SZ("mine.exe"))
+	reg.Set(mine, "DSCP Value", SZ("8"))
+	reg.Set(QoSKey, "Foreign", DWORD(1))
+	steps, _ := revertAll(t, env, dir)
+	var actions []string
+	for _, s := range steps {
+		if s.Entry.Loc.Name == "" {
+			actions = append(actions, s.Entry.Loc.Path+"="+s.Action)
+		}
+	}
+	if strings.Join(actions, " ") != QoSKey+`\latlab a.exe=restore `+QoSKey+"=keep" {
+		t.Errorf("key steps %v", actions)
+	}
+	after := reg.Snapshot()
+	for _, want := range []string{"val:" + strings.ToLower(mine) + "\x00dscp value", "val:" + strings.ToLower(QoSKey) + "\x00foreign", "key:" + strings.ToLower(mine)} {
+		if _, ok := after[want]; !ok {
+			t.Errorf("%q did not survive the revert", want)
+		}
+	}
+	// Everything else is as before latlab's change.
+	for k := range after {
+		if strings.HasPrefix(k, "key:"+strings.ToLower(QoSKey)) || strings.HasPrefix(k, "val:"+strings.ToLower(QoSKey)) {
+			delete(after, k)
+		}
+	}
+	if d := mapDiff(before, after); d != "" {
+		t.Errorf("outside the QoS key: %s", d)
+	}
+	j, _ := ReadJournal(dir)
+	for _, e := range j.Entries {
+		if e.Open() {
+			t.Errorf("entry %d (%s) still %s", e.ID, e.Loc, e.State)
+		}
+	}
+}
+
+// kernelFiles is the Files backend with one habit of the kernel: writing
+// 0 to timerslack_ns sets the default slack, 50 µs.
+type kernelFiles struct{ Files }
+
+func (k kernelFiles) Write(l Loc, v Value) error {
+	if strings.HasSuffix(l.Path, "/timerslack_ns") && strings.TrimSpace(string(v.Data)) == "0" {
+		v = FileValue("50000\n")
+	}
+	return k.Files.Write(l, v)
+}
+
+// Apply records what the system stored, not what was written, so a
+// revert finds its own value and is no conflict.
+func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	env.Backends[BackendFile] = kernelFiles{Files{Root: root}}
+	dir := testutil.TempDir(t)
+	slack := root + "/proc/4242/timerslack_ns"
+	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
+	k, _ := Lookup("timer-slack")
+	p, err := k.Plan(env, Selector{PID: "4242"}, "0")
+	if err != nil || len(p.Changes) != 1 || string(p.Changes[0].New.Data) != "0\n" {
+		t.Fatalf("plan %+v %v", p, err)
+	}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(env, j, p); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if got := string(p.Changes[0].New.Data); got != "50000\n" {
+		t.Errorf("plan after apply says %q was written, the kernel holds 50000", got)
+	}
+	j, _ = ReadJournal(dir)
+	if e := j.Entries[len(j.Entries)-1]; string(e.New.Data) != "50000\n" || e.State != StateApplied {
+		t.Fatalf("entry %+v: want New 50000 (read back), applied", e)
+	}
+	steps, _ := revertAll(t, env, dir) // fails the test on a conflict
+	if len(steps) != 2 || steps[0].Action != "restore" || steps[1].Action != "restore" {
+		t.Errorf("steps %+v, want two restores", steps)
+	}
+	if b, _ := os.ReadFile(slack); string(b) != "50000\n" {
+		t.Errorf("slack after revert %q", b)
+	}
 }

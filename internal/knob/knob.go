@@ -62,10 +62,9 @@ type ExplainOptions struct {
 
 // Explanation is a decoded value.
 type Explanation struct {
-	Knob  string   `json:"knob"`
-	Value string   `json:"value,omitempty"`
-	Text  []string `json:"-"`
-	Data  any      `json:"decoded,omitempty"`
+	Knob string   `json:"knob"`
+	Text []string `json:"-"`
+	Data any      `json:"decoded,omitempty"`
 }
 
 // Reading is the current state of a knob: one item per instance.
@@ -98,6 +97,9 @@ type Change struct {
 	// it tells the process whose timer slack was set from a later one
 	// that got the same PID.
 	Guard *Guard `json:"guard,omitempty"`
+	// Skip, when set, says why the change must not be made: a script
+	// writes it as a comment instead of the write.
+	Skip string `json:"skip,omitempty"`
 }
 
 // Guard is a value that identifies what a change was made to.

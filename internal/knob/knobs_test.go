@@ -10,6 +10,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 func get(t *testing.T, env *Env, name string, sel Selector) *Reading {
@@ -208,6 +209,14 @@ func TestPrioSepKnob(t *testing.T) {
 	if p.Changes[0].New.Type != TypeSZ {
 		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
+	reg.Set(prioKey, "Win32PrioritySeparation", Value{Type: TypeBinary, Data: []byte{0x26}})
+	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {
+		t.Errorf("REG_BINARY value: %+v", it)
+	}
+	reg.Write(prioLoc, Absent)
+	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "(absent)" || !strings.HasPrefix(it.Meaning, "absent: ") {
+		t.Errorf("absent value: %+v", it)
+	}
 	ex, err := prioSep{}.Explain("0xFFFFFF26", ExplainOptions{})
 	if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), "only the low 6 bits count: 0xFFFFFF26 acts as 0x26") {
 		t.Fatalf("explain high bits: %v %v", ex, err)
@@ -322,6 +331,9 @@ func TestBCDBackend(t *testing.T) {
 	if val != "legacy" {
 		t.Fatalf("after set: %q (calls %v)", val, calls)
 	}
+	if j, _ := ReadJournal(dir); len(j.Entries) != 1 || string(j.Entries[0].New.Data) != "Legacy" {
+		t.Fatalf("journal %+v: want New as bcdedit shows it (Legacy)", j.Entries)
+	}
 	revertAll(t, env, dir)
 	if val != "" {
 		t.Fatalf("after revert: %q", val)
@@ -402,7 +414,7 @@ func TestDisplayScaling(t *testing.T) {
 }
 
 func TestLinuxReadings(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, root := testEnv(t)
 	if r := get(t, env, "irq-affinity", Selector{}); len(r.Items) != 2 || r.Items[0].Meaning != "allowed on CPUs 0-3, delivered to 2" {
 		t.Errorf("irq-affinity %+v", r.Items)
 	}
@@ -419,7 +431,7 @@ func TestLinuxReadings(t *testing.T) {
 		t.Errorf("tcp-recovery %+v", r.Items)
 	}
 	// The rps mask keeps the kernel's layout so it reads back as written.
-	os.WriteFile(env.Root+"/sys/class/net/eth0/queues/rx-0/rps_cpus", []byte("00000000,00000000\n"), 0o644)
+	os.WriteFile(root+"/sys/class/net/eth0/queues/rx-0/rps_cpus", []byte("00000000,00000000\n"), 0o644)
 	p, err := plan(env, "rps", Selector{Iface: "eth0", Queue: "rx-0"}, "1,3")
 	if err != nil || string(p.Changes[0].New.Data) != "00000000,0000000a\n" {
 		t.Fatalf("rps plan %+v %v", p, err)
@@ -465,6 +477,33 @@ func TestScripts(t *testing.T) {
 	}
 }
 
+// A change with Skip set is a comment in every format, never a write.
+func TestScriptSkip(t *testing.T) {
+	changes := []Change{
+		{Loc: fileLoc("proc/4242/timerslack_ns"), New: FileValue("50000\n"), Skip: "process 4242 has exited"},
+		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: DWORD(2), Skip: "gone"},
+	}
+	for f, want := range map[string][]string{
+		FormatSh:  {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+		FormatPS1: {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+		FormatReg: {"; /proc/4242/timerslack_ns: left alone: process 4242 has exited", `; HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
+	} {
+		lines, err := Script(changes, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(lines, "\n")
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s script lacks %q:\n%s", f, w, text)
+			}
+		}
+		if strings.Contains(text, "printf") || strings.Contains(text, "dword:") || strings.Contains(text, "New-ItemProperty") || strings.Contains(text, "[HKEY") {
+			t.Errorf("%s script writes a skipped change:\n%s", f, text)
+		}
+	}
+}
+
 func TestValueHelpers(t *testing.T) {
 	if v := SZ("4"); v.String() != "4" || len(v.Data) != 4 {
 		t.Errorf("SZ: %x", v.Data)
@@ -475,8 +514,11 @@ func TestValueHelpers(t *testing.T) {
 	if WithNumber(SZ("1"), 5, TypeDWORD).Type != TypeSZ || WithNumber(Absent, 5, TypeDWORD).Type != TypeDWORD || WithNumber(QWORD(1), 5, TypeSZ).Type != TypeQWORD {
 		t.Error("WithNumber does not keep the type")
 	}
-	if !Same(FileValue("3\n"), FileValue("3")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
+	if Same(FileValue("3\n"), FileValue("3")) || !Same(FileValue("3\n"), FileValue("3\n")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
 		t.Error("Same")
+	}
+	if !Same(SZ("4"), Value{Type: TypeSZ, Data: []byte{'4', 0}}) || Same(SZ("4"), SZ("4 ")) {
+		t.Error("a REG_SZ is the same with or without its terminating NUL, and only then")
 	}
 	if !Same(Value{Type: TypeBCD, Data: []byte("Enhanced")}, Value{Type: TypeBCD, Data: []byte("enhanced")}) {
 		t.Error("BCD values differ only in case")
@@ -486,6 +528,21 @@ func TestValueHelpers(t *testing.T) {
 	}
 	if n, ok := RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
 		t.Error("RegTypeNumber")
+	}
+}
+
+func TestClocksourceExplain(t *testing.T) {
+	ex, err := clocksource{}.Explain("hpet", ExplainOptions{})
+	if err != nil || len(ex.Text) != 1 || ex.Text[0] != "hpet: the HPET chipset timer: a slow uncached MMIO read (~0.5-1 µs) and a system call per clock_gettime" {
+		t.Errorf("explain hpet: %v %v", ex, err)
+	}
+	ex, _ = clocksource{}.Explain("", ExplainOptions{})
+	if len(ex.Text) != 1+len(timer.Clocksources) || !strings.HasPrefix(ex.Text[1], "  acpi_pm ") {
+		t.Errorf("explain: %v", ex.Text)
+	}
+	env, _, _, _ := testEnv(t)
+	if r := get(t, env, "clocksource", Selector{}); !strings.HasPrefix(r.Items[0].Meaning, "the CPU's time-stamp counter") {
+		t.Errorf("reading %+v", r.Items[0])
 	}
 }
 
@@ -558,5 +615,60 @@ func TestTimerSlackPIDReuse(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(root + "/proc/4242/timerslack_ns"); string(b) != "1000\n" {
 		t.Fatalf("the new process's slack was written: %q", b)
+	}
+}
+
+// Changing an existing policy writes only what was given: its filters,
+// its throttle rate and values gpedit did not write stay as they are.
+func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	pol := QoSKey + `\voice`
+	vals := map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
+		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "192.0.2.0", "Remote IP Prefix Length": "24", "DSCP Value": "46", "Throttle Rate": "2000"}
+	for n, v := range vals {
+		reg.Set(pol, n, SZ(v))
+	}
+	changed := func(sel Selector, value string) map[string]string {
+		t.Helper()
+		sel.Policy = "voice"
+		p, err := plan(env, "qos-dscp", sel, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, c := range p.Changes {
+			if c.Loc.Path != pol {
+				t.Errorf("change outside the policy: %s", c.Loc)
+			}
+			m[c.Loc.Name] = c.Old.String() + "->" + c.New.String()
+		}
+		return m
+	}
+	if got := changed(Selector{}, "34"); len(got) != 1 || got["DSCP Value"] != "46->34" {
+		t.Errorf("DSCP only: changes %v, want only DSCP Value 46->34", got)
+	}
+	if got := changed(Selector{Protocol: "tcp", RemoteIP: "198.51.100.7"}, "46"); len(got) != 3 || got["Protocol"] != "UDP->TCP" ||
+		got["Remote IP"] != "192.0.2.0->198.51.100.7" || got["Remote IP Prefix Length"] != "24->*" {
+		t.Errorf("protocol and remote IP: changes %v", got)
+	}
+	// A hand-made policy without some values does not get them added.
+	reg.Write(regLoc(pol, "Throttle Rate"), Absent)
+	reg.Write(regLoc(pol, "Application Name"), Absent)
+	if got := changed(Selector{}, "0"); len(got) != 1 || got["DSCP Value"] != "46->0" {
+		t.Errorf("policy without Throttle Rate and Application Name: changes %v", got)
+	}
+	// A new policy gets every value.
+	p, err := plan(env, "qos-dscp", Selector{App: "new.exe", Protocol: "udp"}, "46")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range p.Changes {
+		if c.Loc.Name != "" {
+			n++
+		}
+	}
+	if n != len(qosValueNames) {
+		t.Errorf("new policy: %d values, want all %d", n, len(qosValueNames))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/cpuset"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The Linux knobs: files under /proc and /sys (through the Files backend,
@@ -79,7 +80,7 @@ func slackMeaning(ns int64) string {
 }
 
 func (timerSlack) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "timer-slack", Value: value}
+	ex := &Explanation{Knob: "timer-slack"}
 	if value == "" {
 		ex.Text = []string{
 			"timerslack_ns of /proc/PID: the slack of that task (the process's main thread; other threads keep theirs, see /proc/PID/task/TID).",
@@ -117,6 +118,9 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, err
 	}
 	if v.IsAbsent() {
+		if sel.PID == "" {
+			return nil, fmt.Errorf("%s does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)", l)
+		}
 		return nil, inputf("no process %s (no %s)", sel.PID, l)
 	}
 	ns, _ := strconv.ParseInt(s, 10, 64)
@@ -225,7 +229,7 @@ func parseRecovery(s string) (uint64, error) {
 }
 
 func (tcpRecovery) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tcp-recovery", Value: value}
+	ex := &Explanation{Knob: "tcp-recovery"}
 	if value == "" {
 		ex.Text = []string{"net.ipv4.tcp_recovery (default 1: RACK on). Bits:"}
 		for _, b := range recoveryBits {
@@ -315,7 +319,7 @@ func dsackMeaning(s string) string {
 }
 
 func (tcpDsack) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tcp-dsack", Value: value}
+	ex := &Explanation{Knob: "tcp-dsack"}
 	if value == "" {
 		ex.Text = []string{"net.ipv4.tcp_dsack: 1 (default) on, 0 off.", "on: " + dsackMeaning("1"), "off: " + dsackMeaning("0")}
 		return ex, nil
@@ -353,34 +357,18 @@ func (clocksource) Summary() string {
 
 const csDir = "sys/devices/system/clocksource/clocksource0/"
 
-var clocksources = map[string]string{
-	"tsc":                         "the CPU's time-stamp counter: read in user space (vDSO) in ~20 ns; the best choice when invariant and synchronised",
-	"hpet":                        "the HPET chipset timer: a slow uncached MMIO read (~0.5-1 µs) and a system call per clock_gettime",
-	"acpi_pm":                     "the ACPI PM timer: slow I/O-port reads (~1 µs), 24/32-bit, a fallback",
-	"kvm-clock":                   "KVM's paravirtual clock: read in user space; the hypervisor keeps it in step",
-	"hyperv_clocksource_tsc_page": "Hyper-V's reference TSC page: read in user space",
-	"xen":                         "Xen's paravirtual clock",
-	"arch_sys_counter":            "the ARM generic timer: read in user space",
-	"jiffies":                     "the tick counter: resolution of one tick (1-10 ms); never use",
-}
-
 func (clocksource) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "clocksource", Value: value}
+	ex := &Explanation{Knob: "clocksource"}
 	if value == "" {
 		ex.Text = []string{"current_clocksource; available_clocksource lists what this machine offers. Known sources:"}
-		var ns []string
-		for n := range clocksources {
-			ns = append(ns, n)
-		}
-		slices.Sort(ns)
-		for _, n := range ns {
-			ex.Text = append(ex.Text, fmt.Sprintf("  %-28s %s", n, clocksources[n]))
+		for _, c := range timer.Clocksources {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %-28s %s", c.Name, c.Desc))
 		}
 		return ex, nil
 	}
-	m, ok := clocksources[value]
-	if !ok {
-		m = "not a clock source this latlab knows"
+	m := "not a clock source this latlab knows"
+	if c, ok := timer.LookupClocksource(value); ok {
+		m = c.Desc
 	}
 	ex.Text = []string{value + ": " + m}
 	return ex, nil
@@ -396,8 +384,8 @@ func (k clocksource) available(env *Env) []string {
 
 func (k clocksource) Get(env *Env, sel Selector) (*Reading, error) {
 	r, err := sysctlGet(env, k.Name(), fileLoc(csDir+"current_clocksource"), func(s string) string {
-		if m, ok := clocksources[s]; ok {
-			return m
+		if c, ok := timer.LookupClocksource(s); ok {
+			return c.Desc
 		}
 		return s
 	})
@@ -430,7 +418,7 @@ func (irqAffinity) Summary() string {
 }
 
 func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "irq-affinity", Value: value}
+	ex := &Explanation{Knob: "irq-affinity"}
 	if value == "" {
 		ex.Text = []string{
 			"smp_affinity_list of /proc/irq/N: the CPUs allowed to service IRQ N, as a list (0-3,8).",
@@ -462,13 +450,19 @@ func checkCPUs(env *Env, value string) ([]int, error) {
 	if err != nil {
 		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
+	return cpus, checkOnline(env, cpus)
+}
+
+// checkOnline refuses a CPU that is not online (when the online list can
+// be read).
+func checkOnline(env *Env, cpus []int) error {
 	online := onlineCPUs(env)
 	for _, c := range cpus {
 		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
+			return inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
 		}
 	}
-	return cpus, nil
+	return nil
 }
 
 func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
@@ -537,7 +531,7 @@ func (rps) Summary() string {
 }
 
 func (rps) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "rps", Value: value}
+	ex := &Explanation{Knob: "rps"}
 	if value == "" {
 		ex.Text = []string{
 			"/sys/class/net/IF/queues/rx-N/rps_cpus: a hex mask of the CPUs that run the network stack for packets of that queue.",
@@ -579,16 +573,26 @@ func parseRPS(value string) ([]int, error) {
 
 type rxQueue struct{ iface, queue string }
 
-func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
+// selectIfaces returns the named network interface, or every one when
+// none is named.
+func selectIfaces(env *Env, iface string) ([]string, error) {
 	ifaces, _, err := env.list(BackendFile, "sys/class/net")
 	if err != nil {
 		return nil, fmt.Errorf("list network interfaces: %w", err)
 	}
-	if sel.Iface != "" {
-		if !slices.Contains(ifaces, sel.Iface) {
-			return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
-		}
-		ifaces = []string{sel.Iface}
+	if iface == "" {
+		return ifaces, nil
+	}
+	if !slices.Contains(ifaces, iface) {
+		return nil, inputf("unknown interface %q: accepted %s", iface, strings.Join(ifaces, ", "))
+	}
+	return []string{iface}, nil
+}
+
+func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
+	ifaces, err := selectIfaces(env, sel.Iface)
+	if err != nil {
+		return nil, err
 	}
 	var qs []rxQueue
 	for _, ifc := range ifaces {
@@ -644,11 +648,8 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	online := onlineCPUs(env)
-	for _, c := range cpus {
-		if online != nil && !slices.Contains(online, c) {
-			return nil, inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
-		}
+	if err := checkOnline(env, cpus); err != nil {
+		return nil, err
 	}
 	target := sel.Iface
 	if sel.Queue != "" {
@@ -681,7 +682,7 @@ func (coalescing) Summary() string {
 }
 
 func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "coalescing", Value: value}
+	ex := &Explanation{Knob: "coalescing"}
 	if value == "" {
 		ex.Text = []string{
 			"ethtool coalesce parameters (ETHTOOL_GCOALESCE/SCOALESCE). The NIC raises an interrupt after rx-usecs µs or rx-frames packets, whichever first;",
@@ -701,15 +702,9 @@ func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) 
 }
 
 func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
-	ifaces, _, err := env.list(BackendFile, "sys/class/net")
+	ifaces, err := selectIfaces(env, sel.Iface)
 	if err != nil {
-		return nil, fmt.Errorf("list network interfaces: %w", err)
-	}
-	if sel.Iface != "" {
-		if !slices.Contains(ifaces, sel.Iface) {
-			return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
-		}
-		ifaces = []string{sel.Iface}
+		return nil, err
 	}
 	r := &Reading{Knob: k.Name()}
 	for _, ifc := range ifaces {
@@ -739,9 +734,8 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Iface == "" {
 		return nil, inputf("coalescing needs --iface NAME")
 	}
-	ifaces, _, err := env.list(BackendFile, "sys/class/net")
-	if err == nil && !slices.Contains(ifaces, sel.Iface) {
-		return nil, inputf("unknown interface %q: accepted %s", sel.Iface, strings.Join(ifaces, ", "))
+	if _, err := selectIfaces(env, sel.Iface); err != nil {
+		return nil, err
 	}
 	set, err := ParseCoalesce(value)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/regfile"
 )
 
 // Script formats: what `knob set --dry-run` prints and `knob export`
@@ -35,53 +37,31 @@ func DefaultFormat(os string) string {
 	return FormatSh
 }
 
-func longRoot(p string) string {
-	root, rest, _ := strings.Cut(p, `\`)
-	switch strings.ToUpper(root) {
-	case "HKLM":
-		root = "HKEY_LOCAL_MACHINE"
-	case "HKCU":
-		root = "HKEY_CURRENT_USER"
-	case "HKU":
-		root = "HKEY_USERS"
-	}
-	return root + `\` + rest
-}
-
-func regString(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
-
-func hexBytes(b []byte) string {
-	parts := make([]string, len(b))
-	for i, c := range b {
-		parts[i] = fmt.Sprintf("%02x", c)
-	}
-	return strings.Join(parts, ",")
-}
-
 func regData(v Value) string {
 	switch v.Type {
 	case TypeDWORD:
 		if len(v.Data) == 4 {
-			return fmt.Sprintf("dword:%08x", binary.LittleEndian.Uint32(v.Data))
+			return regfile.DWORD(binary.LittleEndian.Uint32(v.Data))
 		}
 	case TypeSZ:
 		s := v.String()
 		if !strings.ContainsAny(s, "\r\n") {
-			return regString(s)
+			return regfile.String(s)
 		}
-	case TypeBinary:
-		return "hex:" + hexBytes(v.Data)
 	}
 	t, _ := RegTypeNumber(v.Type)
-	return fmt.Sprintf("hex(%x):%s", t, hexBytes(v.Data))
+	return regfile.Hex(t, v.Data)
 }
 
 func regScript(changes []Change) []string {
-	out := []string{"Windows Registry Editor Version 5.00"}
+	out := []string{regfile.Header}
 	cur := ""
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "", "; "+skipped(c))
+			cur = ""
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendRegistry:
 		case BackendBCD:
@@ -93,12 +73,12 @@ func regScript(changes []Change) []string {
 			cur = ""
 			continue
 		}
-		key := longRoot(c.Loc.Path)
+		key := regfile.LongRoot(c.Loc.Path)
 		if c.Loc.Name == "" {
 			if c.New.IsAbsent() {
-				out = append(out, "", "[-"+key+"]")
+				out = append(out, "", regfile.DeleteKey(key))
 			} else {
-				out = append(out, "", "["+key+"]")
+				out = append(out, "", regfile.Key(key))
 			}
 			cur = ""
 			if !c.New.IsAbsent() {
@@ -107,10 +87,10 @@ func regScript(changes []Change) []string {
 			continue
 		}
 		if key != cur {
-			out = append(out, "", "["+key+"]")
+			out = append(out, "", regfile.Key(key))
 			cur = key
 		}
-		name := regString(c.Loc.Name)
+		name := regfile.String(c.Loc.Name)
 		if c.New.IsAbsent() {
 			out = append(out, name+"=-")
 		} else {
@@ -119,6 +99,9 @@ func regScript(changes []Change) []string {
 	}
 	return append(out, "")
 }
+
+// skipped is the comment that stands for a change not to be made.
+func skipped(c Change) string { return c.Loc.String() + ": left alone: " + c.Skip }
 
 func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
@@ -138,6 +121,10 @@ func psPath(p string) string {
 func ps1Script(changes []Change) []string {
 	out := []string{"# run in an elevated PowerShell", "$ErrorActionPreference = 'Stop'"}
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "# "+skipped(c))
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendBCD:
 			out = append(out, bcdLine(c))
@@ -201,6 +188,10 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 func shScript(changes []Change) []string {
 	out := []string{"#!/bin/sh", "# run as root", "set -e"}
 	for _, c := range changes {
+		if c.Skip != "" {
+			out = append(out, "# "+skipped(c))
+			continue
+		}
 		switch c.Loc.Backend {
 		case BackendFile:
 			out = append(out, fmt.Sprintf("printf '%%s\\n' %s > %s", shQuote(strings.TrimRight(string(c.New.Data), "\n")), shQuote(c.Loc.String())))

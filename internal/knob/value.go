@@ -99,10 +99,12 @@ var Absent = Value{Type: TypeAbsent}
 // IsAbsent reports whether v stands for a missing value.
 func (v Value) IsAbsent() bool { return v.Type == TypeAbsent || v.Type == "" }
 
-// Same reports whether a and b are the same stored value. File content is
-// compared without trailing whitespace (the kernel adds a newline to what
-// it was given); BCD values ignore case (bcdedit prints "Enhanced" for
-// "enhanced"); everything else byte for byte.
+// Same reports whether a and b are the same stored value: byte for byte,
+// except where the system itself treats two forms alike. A registry
+// string is the same with or without its terminating NULs; a BCD element
+// value ignores case (bcdedit takes "enhanced" and shows "Enhanced").
+// Apply reads back what it wrote, so a revert compares values as the
+// system shows them.
 func Same(a, b Value) bool {
 	if a.IsAbsent() || b.IsAbsent() {
 		return a.IsAbsent() == b.IsAbsent()
@@ -111,10 +113,8 @@ func Same(a, b Value) bool {
 		return false
 	}
 	switch a.Type {
-	case TypeFile:
-		return bytes.Equal(bytes.TrimRight(a.Data, " \t\r\n\x00"), bytes.TrimRight(b.Data, " \t\r\n\x00"))
 	case TypeBCD:
-		return strings.EqualFold(strings.TrimSpace(string(a.Data)), strings.TrimSpace(string(b.Data)))
+		return strings.EqualFold(string(a.Data), string(b.Data))
 	case TypeSZ, TypeExpandSZ:
 		return a.String() == b.String()
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob/prisep"
+	"github.com/latlab/latlab/internal/regfile"
 )
 
 // The Windows knobs: registry values (through the registry backend, an
@@ -128,7 +129,7 @@ func prioValue(s string, o prisep.Options) (uint32, error) {
 
 func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	po := prisep.Options{Server: o.Server, TickMs: o.TickMs}
-	ex := &Explanation{Knob: "win32-priority-separation", Value: value}
+	ex := &Explanation{Knob: "win32-priority-separation"}
 	pe := &PrioExplanation{}
 	if value != "" {
 		n, err := prioValue(value, po)
@@ -208,24 +209,21 @@ func platform(server bool) string {
 }
 
 func (k prioSep) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", prioLoc, func(v Value) string {
-		if v.IsAbsent() {
-			return "absent: the kernel keeps its built-in default"
-		}
-		n, err := v.Uint()
-		if err != nil {
-			return "unreadable: " + err.Error()
-		}
-		d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
-		return d.Summary()
-	})
+	v, err := env.read(prioLoc)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := it.Raw.Uint(); err == nil {
-		d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
-		it.Detail = d
-		it.Value = fmt.Sprintf("%s (%d)", d.Hex, d.Value)
+	it := item("", prioLoc, v, "absent: the kernel keeps its built-in default")
+	if !v.IsAbsent() {
+		if n, err := v.Uint(); err != nil {
+			it.Value = fmt.Sprintf("%s (%s)", v.String(), v.Type)
+			it.Meaning = "unreadable: " + err.Error()
+		} else {
+			d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
+			it.Value = fmt.Sprintf("%s (%d)", d.Hex, d.Value)
+			it.Meaning = d.Summary()
+			it.Detail = d
+		}
 	}
 	return &Reading{Knob: k.Name(), Items: []Item{it}}, nil
 }
@@ -235,17 +233,14 @@ func (k prioSep) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := env.read(prioLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	d := prisep.Decode(n, prisep.Options{Server: env.Server, TickMs: env.TickMs})
 	p.Notes = append(p.Notes, "new value: "+d.Summary(), "the kernel applies it at once; no reboot needed")
 	if n > 0x3F {
 		p.Notes = append(p.Notes, fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X", n, n&0x3F))
 	}
-	return p, p.add(env, prioLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err = p.addNumber(env, prioLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- global-timer-resolution-requests --------------------------------------
@@ -275,7 +270,7 @@ func GlobalTimerSupported(build uint32, server bool) bool {
 }
 
 func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "global-timer-resolution-requests", Value: value}
+	ex := &Explanation{Knob: "global-timer-resolution-requests"}
 	if value == "" {
 		ex.Text = []string{
 			`Session Manager\kernel\GlobalTimerResolutionRequests (REG_DWORD), Windows 11 (build 22000+) and Server 2022 (20348+) only.`,
@@ -315,12 +310,9 @@ func (k globalTimer) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if !GlobalTimerSupported(env.Build, env.Server) {
 		return nil, inputf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
 	}
-	old, err := env.read(globalTimerLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"takes effect after a reboot"}}
-	return p, p.add(env, globalTimerLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err := p.addNumber(env, globalTimerLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- network-throttling-index ----------------------------------------------
@@ -362,7 +354,7 @@ func parseNTI(s string) (uint32, error) {
 }
 
 func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "network-throttling-index", Value: value}
+	ex := &Explanation{Knob: "network-throttling-index"}
 	if value == "" {
 		ex.Text = []string{
 			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, other network traffic is limited to N packets per ms.`,
@@ -401,15 +393,12 @@ func (k netThrottle) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := env.read(ntiLoc)
-	if err != nil {
-		return nil, err
-	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"MMCSS reads it at start: takes effect after a reboot"}}
 	if n == ntiOff {
 		p.Notes = append(p.Notes, "measured: NDIS DPC latency rose with throttling off; measure before and after")
 	}
-	return p, p.add(env, ntiLoc, WithNumber(old, uint64(n), TypeDWORD))
+	_, err = p.addNumber(env, ntiLoc, uint64(n), TypeDWORD)
+	return p, err
 }
 
 // --- tsc-sync-policy -------------------------------------------------------
@@ -430,7 +419,7 @@ var tscPolicies = map[string]string{
 }
 
 func (tscSync) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tsc-sync-policy", Value: value}
+	ex := &Explanation{Knob: "tsc-sync-policy"}
 	if value == "" {
 		ex.Text = []string{
 			"bcdedit element tscsyncpolicy of {current}: default, legacy or enhanced; absent means default.",
@@ -504,7 +493,7 @@ func scalingMeaning(n uint32) string {
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "display-scaling", Value: value}
+	ex := &Explanation{Knob: "display-scaling"}
 	if value == "" {
 		ex.Text = []string{"Scaling (REG_DWORD) under GraphicsDrivers\\Configuration\\<id>\\...: a DISPLAYCONFIG_SCALING request."}
 		for _, sc := range scalings {
@@ -615,11 +604,7 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 	p := &Plan{Knob: k.Name(), Target: sel.Config, Request: value,
 		Notes: []string{"a request: Windows applies it at the next mode change or sign-in; `latlab knob get display-scaling` shows what the active paths use"}}
 	for _, l := range locs {
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, uint64(n), TypeDWORD)); err != nil {
+		if _, err := p.addNumber(env, l, uint64(n), TypeDWORD); err != nil {
 			return nil, err
 		}
 	}
@@ -629,7 +614,7 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 // --- network adapters ------------------------------------------------------
 
 // NetClassKey is the device class key of network adapters.
-const NetClassKey = `HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}`
+const NetClassKey = regfile.NetClassKey
 
 type adapter struct {
 	Index string // class sub-key, 0007
@@ -805,7 +790,7 @@ func parseRSS(value string) ([]kv, error) {
 }
 
 func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "rss", Value: value}
+	ex := &Explanation{Knob: "rss"}
 	if value == "" {
 		ex.Text = []string{"NDIS standardized RSS keywords (REG_SZ numbers under the adapter's class key):"}
 		for _, k := range rssKeywords {
@@ -912,16 +897,12 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	for _, s := range kvs {
-		l := regLoc(a.Key, s.key)
-		old, err := env.read(l)
+		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ)
 		if err != nil {
 			return nil, err
 		}
 		if old.IsAbsent() && !declared(env, a, s.key) {
 			p.Notes = append(p.Notes, s.key+" is not declared by the driver's INF: added as REG_SZ; verify its effect")
-		}
-		if err := p.add(env, l, WithNumber(old, s.n, TypeSZ)); err != nil {
-			return nil, err
 		}
 	}
 	return p, nil
@@ -981,7 +962,7 @@ func describeRate(opts []enumOpt, v string) string {
 }
 
 func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "interrupt-moderation", Value: value}
+	ex := &Explanation{Knob: "interrupt-moderation"}
 	var ds []string
 	for _, o := range intelITR {
 		ds = append(ds, o.Value+" "+o.Desc)
@@ -1118,12 +1099,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	if mod >= 0 {
-		l := regLoc(a.Key, "*InterruptModeration")
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, uint64(mod), TypeSZ)); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, "*InterruptModeration"), uint64(mod), TypeSZ); err != nil {
 			return nil, err
 		}
 	}
@@ -1153,12 +1129,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 				return nil, inputf("rate %q: %s declares no named rates; give a number", rate, a.Name)
 			}
 		}
-		l := regLoc(a.Key, kw)
-		old, err := env.read(l)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.add(env, l, WithNumber(old, n, TypeSZ)); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, kw), n, TypeSZ); err != nil {
 			return nil, err
 		}
 	}
@@ -1185,7 +1156,7 @@ var qosValueNames = []string{"Version", "Application Name", "Protocol", "Local P
 	"Remote Port", "Remote IP", "Remote IP Prefix Length", "DSCP Value", "Throttle Rate"}
 
 func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "qos-dscp", Value: value}
+	ex := &Explanation{Knob: "qos-dscp"}
 	if value == "" {
 		ex.Text = []string{
 			`Policy-based QoS under HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\<name>: REG_SZ values Version "1.0", Application Name, Protocol, Local/Remote Port, IP and prefix length, DSCP Value 0-63, Throttle Rate "-1".`,
@@ -1384,15 +1355,35 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureKey(env, p, key); err != nil {
-		return nil, err
-	}
-	want := map[string]string{"Version": "1.0", "Protocol": proto, "Local Port": lport, "Local IP": lip, "Local IP Prefix Length": lpre,
-		"Remote Port": rport, "Remote IP": rip, "Remote IP Prefix Length": rpre, "DSCP Value": strconv.FormatUint(dscp, 10), "Throttle Rate": "-1"}
+	// The values the user gave; the rest of an existing policy stays as
+	// it is, so changing its DSCP value keeps its filters.
+	want := map[string]string{"DSCP Value": strconv.FormatUint(dscp, 10)}
 	if sel.App != "" {
 		want["Application Name"] = sel.App
-	} else if !exists.IsAbsent() {
-		want["Application Name"] = readSZ(env, key, "Application Name")
+	}
+	if sel.Protocol != "" {
+		want["Protocol"] = proto
+	}
+	if sel.LocalPort != "" {
+		want["Local Port"] = lport
+	}
+	if sel.RemotePort != "" {
+		want["Remote Port"] = rport
+	}
+	if sel.LocalIP != "" {
+		want["Local IP"], want["Local IP Prefix Length"] = lip, lpre
+	}
+	if sel.RemoteIP != "" {
+		want["Remote IP"], want["Remote IP Prefix Length"] = rip, rpre
+	}
+	if exists.IsAbsent() {
+		// A new policy gets every value, as gpedit writes them.
+		for vn, v := range map[string]string{"Version": "1.0", "Protocol": proto, "Local Port": lport, "Local IP": lip, "Local IP Prefix Length": lpre,
+			"Remote Port": rport, "Remote IP": rip, "Remote IP Prefix Length": rpre, "Throttle Rate": "-1"} {
+			if _, ok := want[vn]; !ok {
+				want[vn] = v
+			}
+		}
 	}
 	for _, vn := range qosValueNames {
 		if w, ok := want[vn]; ok {
@@ -1402,9 +1393,6 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		}
 	}
 	if sel.NoNLA {
-		if err := ensureKey(env, p, NLAKey); err != nil {
-			return nil, err
-		}
 		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), SZ("1")); err != nil {
 			return nil, err
 		}

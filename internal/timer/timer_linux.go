@@ -60,7 +60,7 @@ func queryFrom(root string) (Status, error) {
 	if st.NohzFullCPUs != "" {
 		st.Tickless = "full"
 	}
-	if st.Clocksource != "" && st.Clocksource != "tsc" && st.Clocksource != "kvm-clock" && st.Clocksource != "arch_sys_counter" && st.Clocksource != "hyperv_clocksource_tsc_page" {
+	if st.Clocksource != "" && !ClocksourceFast(st.Clocksource) {
 		st.Warnings = append(st.Warnings, fmt.Sprintf("clocksource %q is slow to read; timestamps cost more than with tsc", st.Clocksource))
 	}
 	return st, nil

@@ -117,17 +117,14 @@ func Decode(v uint32, o Options) Decoded {
 // Summary is a one-line reading of d.
 func (d Decoded) Summary() string {
 	return fmt.Sprintf("%s (%d): %s, %s quanta, foreground %s: foreground %d units (%s ms), background %d units (%s ms)",
-		d.Hex, d.Value, d.Interval, d.Length, d.ForegroundBoost, d.ForegroundUnits, fmtMs(d.ForegroundMs), d.BackgroundUnits, fmtMs(d.BackgroundMs))
-}
-
-func fmtMs(ms float64) string {
-	s := fmt.Sprintf("%.3f", ms)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
+		d.Hex, d.Value, d.Interval, d.Length, d.ForegroundBoost, d.ForegroundUnits, FmtMs(d.ForegroundMs), d.BackgroundUnits, FmtMs(d.BackgroundMs))
 }
 
 // FmtMs formats milliseconds without trailing zeros (93.75, 31.25, 125).
-func FmtMs(ms float64) string { return fmtMs(ms) }
+func FmtMs(ms float64) string {
+	s := fmt.Sprintf("%.3f", ms)
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+}
 
 // Table decodes the 64 classes 0x00..0x3F.
 func Table(o Options) []Decoded {
@@ -198,9 +195,3 @@ func Find(q Query, o Options) []Decoded {
 	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
 	return out
 }
-
-// Defaults are the values Windows ships with.
-const (
-	ClientDefault = 0x2  // short, variable, 3:1
-	ServerDefault = 0x18 // long, fixed
-)
