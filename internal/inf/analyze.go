@@ -206,9 +206,6 @@ func DecorationName(raw string) string {
 	return raw
 }
 
-// decoName is DecorationName under the name regfile.go uses.
-func decoName(raw string) string { return DecorationName(raw) }
-
 func canonicalRSS(name string) string {
 	for _, k := range RSSKeywords {
 		if strings.EqualFold(k, name) {

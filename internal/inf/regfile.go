@@ -25,7 +25,7 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 	var b strings.Builder
 	b.WriteString(regfile.Header + "\r\n\r\n")
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\r\n", a...) }
-	deco := decoName(rep.Decoration)
+	deco := DecorationName(rep.Decoration)
 	line("; Written by latlab inf from %s for %s.", rep.File, rep.Device)
 	line("; Windows %d.%d.%d %s (%s) uses [%s] -> [%s], which does not install these", rep.Target.Major, rep.Target.Minor, rep.Target.Build,
 		ProductName(rep.Target.ProductType), deco, rep.ModelsSection, rep.InstallSection)
