@@ -175,9 +175,9 @@ func TestNetTCPDiscardOutputs(t *testing.T) {
 	if s := readFile(t, svg); !strings.Contains(s, "<svg") {
 		t.Fatal("graph is not SVG")
 	}
-	code, stdout, _ = runCLI(t, "net", "tcp-discard", "--to", srv.Discard, "--size", "64KiB", "--graph", png, "--json")
+	code, stdout, stderr = runCLI(t, "net", "tcp-discard", "--to", srv.Discard, "--size", "64KiB", "--graph", png, "--json")
 	if code != 0 {
-		t.Fatalf("exit %d", code)
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	doc, err := result.Read(strings.NewReader(stdout))
 	if err != nil || doc.Kind != netload.KindTCPDiscard {
