@@ -164,3 +164,97 @@ func TestInterruptModerationExplain(t *testing.T) {
 		}
 	}
 }
+
+// rss settings are checked against what the adapter's Ndi\Params offer:
+// its enum, or min/max (and step) for a number type.
+func TestRSSAgainstNdiParams(t *testing.T) {
+	env, reg, _, _ := testEnv(t)
+	for _, c := range []struct {
+		adapter, value, want string
+	}{
+		{"7", "*NumRssQueues=3", `*NumRssQueues=3 is not offered by "Intel(R) Ethernet Controller (3) I225-V": its Ndi\Params\*NumRssQueues accepts 1 (1 Queue), 2 (2 Queues), 4 (4 Queues)`},
+		{"7", "*NumRssQueues=8", "accepts 1 (1 Queue), 2 (2 Queues), 4 (4 Queues)"},
+		{"1", "*MaxRssProcessors=12", "accepts 1-8"},
+		{"1", "*RssBaseProcNumber=3", "accepts 0-6 in steps of 2"},
+	} {
+		rtk := NetClassKey + `\0001\Ndi\Params\`
+		reg.Set(rtk+"*MaxRssProcessors", "type", SZ("int"))
+		reg.Set(rtk+"*MaxRssProcessors", "min", SZ("1"))
+		reg.Set(rtk+"*MaxRssProcessors", "max", SZ("8"))
+		reg.Set(rtk+"*RssBaseProcNumber", "type", SZ("int"))
+		reg.Set(rtk+"*RssBaseProcNumber", "min", SZ("0"))
+		reg.Set(rtk+"*RssBaseProcNumber", "max", SZ("6"))
+		reg.Set(rtk+"*RssBaseProcNumber", "step", SZ("2"))
+		_, err := plan(env, "rss", Selector{Adapter: c.adapter}, c.value)
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s on %s: %v, want an input error containing %q", c.value, c.adapter, err, c.want)
+		}
+	}
+	for _, c := range []struct{ adapter, value string }{
+		{"7", "*NumRssQueues=2"}, {"7", "off"}, {"1", "*MaxRssProcessors=8,*RssBaseProcNumber=4"},
+		// Not declared by the I225-V's INF: only the documented range applies.
+		{"7", "*RssBaseProcNumber=3"},
+	} {
+		if p, err := plan(env, "rss", Selector{Adapter: c.adapter}, c.value); err != nil || len(p.Changes) == 0 {
+			t.Errorf("%s on %s: %+v %v", c.value, c.adapter, p, err)
+		}
+	}
+	r := get(t, env, "rss", Selector{Adapter: "7"})
+	if b, _ := json.Marshal(r.Items[0].Detail); !strings.Contains(string(b), `"*NumRssQueues":{"keyword":"*NumRssQueues","declared":true,"param_desc":"Maximum Number of RSS Queues","type":"enum","enum":[{"value":"1","name":"1 Queue"},{"value":"2","name":"2 Queues"},{"value":"4","name":"4 Queues"}]}`) {
+		t.Errorf("rss get detail %s: want what the adapter offers", b)
+	}
+	// *InterruptModeration is checked against its enum too.
+	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), Absent)
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
+		t.Errorf("*InterruptModeration=0 not offered: %v", err)
+	}
+}
+
+func TestNdiParamAllows(t *testing.T) {
+	i := func(n int64) *int64 { return &n }
+	for _, c := range []struct {
+		p        NdiParam
+		n        int64
+		ok       bool
+		accepted string
+	}{
+		{NdiParam{}, 3, true, ""},
+		{NdiParam{Enum: []EnumOpt{{"1", "a"}, {"02", "b"}}}, 2, true, "1 (a), 02 (b)"},
+		{NdiParam{Enum: []EnumOpt{{"1", ""}, {"x", "y"}}}, 3, false, "1, x (y)"},
+		{NdiParam{Type: "int", Min: i(-5), Max: i(5)}, -5, true, "-5 to 5"},
+		{NdiParam{Type: "int", Min: i(0), Max: i(64), Step: 4}, 6, false, "0-64 in steps of 4"},
+		{NdiParam{Type: "dword", Max: i(10)}, 11, false, "up to 10"},
+		{NdiParam{Type: "word", Min: i(2)}, 1, false, "2 or more"},
+	} {
+		if got := c.p.Allows(c.n); got != c.ok {
+			t.Errorf("%+v allows %d = %v", c.p, c.n, got)
+		}
+		if got := c.p.Accepted(); got != c.accepted {
+			t.Errorf("%+v accepted %q, want %q", c.p, got, c.accepted)
+		}
+	}
+}
+
+func FuzzParseModeration(f *testing.F) {
+	for _, s := range []string{"on", "off,rate=minimal", "medium", "rate=950", "on,,", "rate=", "a,b", "1,0"} {
+		f.Add(s)
+	}
+	rl := rateLevels("ITR", NdiParam{}, "e2fexpress")
+	f.Fuzz(func(t *testing.T, s string) {
+		mod, rate, err := parseModeration(s)
+		if err != nil {
+			if !IsInput(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		if mod < -1 || mod > 1 || (mod < 0 && rate == "") {
+			t.Fatalf("%q: mod %d rate %q", s, mod, rate)
+		}
+		if rate != "" {
+			if _, _, err := rl.Resolve("x", rate); err != nil && !IsInput(err) {
+				t.Fatalf("%q: %v", rate, err)
+			}
+		}
+	})
+}

@@ -154,14 +154,17 @@ func (p NdiParam) Accepted() string {
 	if p.Min == nil && p.Max == nil {
 		return ""
 	}
-	lo, hi := "", ""
-	if p.Min != nil {
-		lo = strconv.FormatInt(*p.Min, 10)
+	var s string
+	switch {
+	case p.Max == nil:
+		s = fmt.Sprintf("%d or more", *p.Min)
+	case p.Min == nil:
+		s = fmt.Sprintf("up to %d", *p.Max)
+	case *p.Min < 0:
+		s = fmt.Sprintf("%d to %d", *p.Min, *p.Max)
+	default:
+		s = fmt.Sprintf("%d-%d", *p.Min, *p.Max)
 	}
-	if p.Max != nil {
-		hi = strconv.FormatInt(*p.Max, 10)
-	}
-	s := lo + "-" + hi
 	if p.Step > 1 {
 		s += fmt.Sprintf(" in steps of %d", p.Step)
 	}

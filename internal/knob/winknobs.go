@@ -844,6 +844,21 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 			continue // adapters without RSS (virtual, Wi-Fi) only when asked for
 		}
 		it := Item{Target: a.String(), Value: strings.Join(parts, " "), Extra: extra}
+		// What the adapter's INF offers for each keyword it declares:
+		// set checks against it.
+		offered := map[string]NdiParam{}
+		for _, kw := range rssKeywords {
+			np, err := readNdiParam(env, a.Key, kw.name)
+			if err != nil {
+				return nil, err
+			}
+			if np.Declared {
+				offered[kw.name] = np
+			}
+		}
+		if len(offered) > 0 {
+			it.Detail = map[string]any{"ndi_params": offered}
+		}
 		switch v := readSZ(env, a.Key, "*RSS"); {
 		case !supports:
 			it.Meaning = "no RSS keywords: the driver does not offer RSS"
@@ -874,6 +889,17 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	kvs, err := parseRSS(value)
 	if err != nil {
 		return nil, err
+	}
+	// The documented ranges are the widest any driver may take; the
+	// adapter's own Ndi\Params (its enum, or min/max) say what it offers.
+	for _, s := range kvs {
+		np, err := readNdiParam(env, a.Key, s.key)
+		if err != nil {
+			return nil, err
+		}
+		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
+			return nil, err
+		}
 	}
 	after := map[string]uint64{}
 	for _, kw := range []string{"*RssBaseProcNumber", "*RssMaxProcNumber", "*RssBaseProcGroup", "*RssMaxProcGroup"} {
@@ -1100,7 +1126,7 @@ func parseModeration(value string) (mod int, rate string, err error) {
 			r = part
 		}
 		if rate != "" && !strings.EqualFold(rate, r) {
-			return 0, "", inputf("interrupt-moderation %q asks for two rates (%s and %s): give one", value, rate, r)
+			return 0, "", inputf("interrupt-moderation %q asks for two rates (%q and %q): give one", value, rate, r)
 		}
 		rate = r
 	}
