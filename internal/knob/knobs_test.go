@@ -363,7 +363,7 @@ func TestParsePathInfos(t *testing.T) {
 	if ps[0].AdapterLUID != 0x0000000100012345 || ps[0].TargetID != 0x1100 || ps[0].ScalingName != "identity" || ps[0].RefreshHz < 143.98 || !ps[0].Active {
 		t.Errorf("path 0: %+v", ps[0])
 	}
-	if ps[1].SourceID != 1 || ps[1].ScalingName != "aspect-ratio-centered-max" || ps[1].RefreshHz != 60 {
+	if ps[1].SourceID != 1 || ps[1].ScalingName != "aspect-ratio" || ps[1].RefreshHz != 60 {
 		t.Errorf("path 1: %+v", ps[1])
 	}
 	if _, err := ParsePathInfos(b[:100], 2); err == nil {
@@ -384,7 +384,7 @@ func TestDisplayScaling(t *testing.T) {
 	if len(r.Items) != 3 {
 		t.Fatalf("items %+v", r.Items)
 	}
-	if !strings.Contains(r.Items[2].Meaning, "in use (QueryDisplayConfig): 4 aspect-ratio-centered-max") {
+	if !strings.Contains(r.Items[2].Meaning, "in use (QueryDisplayConfig): 4 aspect-ratio:") {
 		t.Errorf("active path %+v", r.Items[2])
 	}
 	p, err := plan(env, "display-scaling", Selector{Config: "SIMULATED"}, "identity")

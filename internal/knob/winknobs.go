@@ -476,38 +476,67 @@ func (displayScaling) Summary() string {
 func parseScaling(s string) (uint32, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	for _, sc := range scalings {
-		if v == sc.name || v == strconv.Itoa(int(sc.n)) {
-			return sc.n, nil
+		if v == sc.Name || v == strconv.Itoa(int(sc.N)) || v == strings.ToLower(sc.Constant) {
+			return sc.N, nil
 		}
 	}
-	return 0, inputf("invalid display-scaling %q: accepted 1 identity, 2 centered, 3 stretched, 4 aspect-ratio-centered-max, 5 custom, 128 preferred", s)
+	if n, ok := scalingAliases[v]; ok {
+		return n, nil
+	}
+	if strings.ReplaceAll(strings.ReplaceAll(v, "-", ""), " ", "") == "noscaling" {
+		return 0, inputf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
+	}
+	var acc []string
+	for _, sc := range scalings {
+		acc = append(acc, fmt.Sprintf("%d %s", sc.N, sc.Name))
+	}
+	return 0, inputf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
 }
 
 func scalingMeaning(n uint32) string {
-	for _, sc := range scalings {
-		if sc.n == n {
-			return fmt.Sprintf("%d %s: %s", n, sc.name, sc.desc)
-		}
+	if sc, ok := LookupScaling(n); ok {
+		return fmt.Sprintf("%d %s: %s", n, sc.Name, sc.Desc)
 	}
 	return fmt.Sprintf("%d: not a DISPLAYCONFIG_SCALING value", n)
+}
+
+// ScalingExplanation is the JSON of `knob explain display-scaling`.
+type ScalingExplanation struct {
+	Scaling
+	Note string `json:"note,omitempty"`
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: "display-scaling"}
 	if value == "" {
-		ex.Text = []string{"Scaling (REG_DWORD) under GraphicsDrivers\\Configuration\\<id>\\...: a DISPLAYCONFIG_SCALING request."}
-		for _, sc := range scalings {
-			ex.Text = append(ex.Text, "  "+scalingMeaning(sc.n))
+		ex.Text = []string{
+			`Scaling (REG_DWORD) under GraphicsDrivers\Configuration\<id>\...: the`,
+			"  DISPLAYCONFIG_SCALING a display configuration asks for:",
 		}
-		ex.Text = append(ex.Text, "The value is only a request: `knob get display-scaling` also shows what each active path uses (QueryDisplayConfig).")
+		for _, sc := range scalings {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %3d %-12s %s", sc.N, sc.Name, sc.Desc))
+		}
+		ex.Text = append(ex.Text,
+			`Identity is not the GPU control panel's "No scaling" (that is centered).`,
+			identityFallback[0], identityFallback[1],
+			"The value is only a request: `knob get display-scaling` also shows what",
+			"  each active path uses (QueryDisplayConfig).")
+		ex.Data = map[string]any{"scalings": scalings}
 		return ex, nil
 	}
 	n, err := parseScaling(value)
 	if err != nil {
 		return nil, err
 	}
-	ex.Text = []string{scalingMeaning(n)}
-	ex.Data = map[string]any{"scaling": n, "name": ScalingName(n)}
+	sc, _ := LookupScaling(n)
+	se := &ScalingExplanation{Scaling: sc}
+	ex.Text = []string{fmt.Sprintf("%d %s (%s)", n, sc.Name, sc.Constant), "  " + sc.Desc}
+	if n == 1 {
+		se.Note = identityNote
+		ex.Text = append(ex.Text, `  not the GPU control panel's "No scaling": that is 2 centered`,
+			"  "+identityFallback[0], "  "+identityFallback[1])
+	}
+	ex.Data = se
 	return ex, nil
 }
 
@@ -553,6 +582,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, err
 	}
 	r := &Reading{Knob: k.Name()}
+	requested := map[uint32]bool{}
 	for _, l := range locs {
 		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v Value) string {
 			n, err := v.Uint()
@@ -564,6 +594,14 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v, err := env.read(l); err == nil {
+			if n, err := v.Uint(); err == nil {
+				if sc, ok := LookupScaling(uint32(n)); ok {
+					it.Detail = sc
+					requested[sc.N] = true
+				}
+			}
+		}
 		r.Items = append(r.Items, it)
 	}
 	if len(locs) == 0 {
@@ -571,6 +609,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	if env.Display != nil {
 		paths, err := env.Display()
+		fellBack := false
 		if err != nil {
 			r.Notes = append(r.Notes, "QueryDisplayConfig: "+err.Error())
 		}
@@ -581,6 +620,12 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 				Meaning: fmt.Sprintf("in use (QueryDisplayConfig): %s, %.2f Hz", scalingMeaning(p.Scaling), p.RefreshHz),
 				Detail:  p,
 			})
+			if requested[1] && p.Scaling == 4 {
+				fellBack = true
+			}
+		}
+		if fellBack {
+			r.Notes = append(r.Notes, "identity (1) is requested but an active path uses aspect-ratio (4): identity needs equal source and target resolutions; "+identityNote)
 		}
 	}
 	return r, nil
