@@ -15,6 +15,7 @@ type DisplayPath struct {
 	Rotation         uint32  `json:"rotation"`
 	Scaling          uint32  `json:"scaling"`
 	ScalingName      string  `json:"scaling_name"`
+	ScalingConstant  string  `json:"scaling_constant"`
 	RefreshHz        float64 `json:"refresh_hz"`
 	TargetAvailable  bool    `json:"target_available"`
 	Active           bool    `json:"active"`
@@ -53,7 +54,8 @@ func ParsePathInfos(b []byte, n int) ([]DisplayPath, error) {
 		if num, den := le.Uint32(t[28:]), le.Uint32(t[32:]); den != 0 {
 			d.RefreshHz = float64(num) / float64(den)
 		}
-		d.ScalingName = ScalingName(d.Scaling)
+		sc, _ := LookupScaling(d.Scaling)
+		d.ScalingName, d.ScalingConstant = sc.Name, sc.Constant
 		if d.ScalingName == "" {
 			return nil, fmt.Errorf("display path %d (byte %d): scaling %d is not a DISPLAYCONFIG_SCALING value", i, i*PathInfoSize+44, d.Scaling)
 		}
@@ -62,25 +64,77 @@ func ParsePathInfos(b []byte, n int) ([]DisplayPath, error) {
 	return paths, nil
 }
 
-// scalings are the DISPLAYCONFIG_SCALING values.
-var scalings = []struct {
-	n          uint32
-	name, desc string
-}{
-	{1, "identity", "no scaling: the source mode is shown pixel for pixel"},
-	{2, "centered", "the image is centred, unscaled, with black borders"},
-	{3, "stretched", "the image is stretched to fill the display, aspect ratio lost"},
-	{4, "aspect-ratio-centered-max", "scaled as large as the aspect ratio allows, centred"},
-	{5, "custom", "a custom scaling the driver defines"},
-	{128, "preferred", "the driver's preferred scaling for the display"},
+// Scaling is one DISPLAYCONFIG_SCALING value. Microsoft's documentation
+// (wingdi.h, "DISPLAYCONFIG_SCALING enumeration"):
+//
+//	IDENTITY = 1: "the identity transformation; the source content is
+//	  presented with no change. This transformation is available only if
+//	  the path's source mode has the same spatial resolution as the path's
+//	  target mode."
+//	CENTERED = 2: "the centering transformation; the source content is
+//	  presented unscaled, centered with respect to the spatial resolution
+//	  of the target mode."
+//	STRETCHED = 3: "the content is scaled to fit the path's target."
+//	ASPECTRATIOCENTEREDMAX = 4: "the aspect-ratio centering transformation."
+//	CUSTOM = 5: "a custom scaling that the caller cannot describe with any
+//	  of the other DISPLAYCONFIG_SCALING_XXX values. Only a hardware
+//	  vendor's value-add application should use DISPLAYCONFIG_SCALING_CUSTOM"
+//	PREFERRED = 128: "the caller does not have any preference for the
+//	  scaling. The SetDisplayConfig function will use the scaling value that
+//	  was last saved in the database for the path. If such a scaling value
+//	  does not exist, SetDisplayConfig will use the default scaling for the
+//	  computer. For example, stretched (DISPLAYCONFIG_SCALING_STRETCHED) for
+//	  tablet computers and aspect-ratio centered
+//	  (DISPLAYCONFIG_SCALING_ASPECTRATIOCENTEREDMAX) for non-tablet computers."
+//
+// So identity is not what GPU control panels call "No scaling": that is
+// centered, the image unscaled with black borders. Identity means no
+// transformation at all and exists only when source and target modes are
+// the same size; the identity-scaling study found that a request for it
+// while the GPU scales falls back to aspect ratio.
+type Scaling struct {
+	N        uint32 `json:"scaling"`
+	Name     string `json:"name"`
+	Constant string `json:"constant"`
+	Desc     string `json:"description"`
+}
+
+var scalings = []Scaling{
+	{1, "identity", "DISPLAYCONFIG_SCALING_IDENTITY", "unchanged; needs equal source and target resolutions"},
+	{2, "centered", "DISPLAYCONFIG_SCALING_CENTERED", `unscaled, centred: what GPU control panels call "No scaling"`},
+	{3, "stretched", "DISPLAYCONFIG_SCALING_STRETCHED", "scaled to fill the target (full-screen)"},
+	{4, "aspect-ratio", "DISPLAYCONFIG_SCALING_ASPECTRATIOCENTEREDMAX", "scaled to fit keeping the aspect ratio, centred"},
+	{5, "custom", "DISPLAYCONFIG_SCALING_CUSTOM", "a vendor's own scaling (value-add applications only)"},
+	{128, "preferred", "DISPLAYCONFIG_SCALING_PREFERRED", "no preference: the last saved scaling, else the default"},
+}
+
+// scalingAliases are other names people use for a value; "no scaling" is
+// refused as ambiguous (see parseScaling).
+var scalingAliases = map[string]uint32{
+	"aspect-ratio-centered-max": 4, "aspectratiocenteredmax": 4, "aspect": 4,
+	"full-screen": 3, "fullscreen": 3, "stretch": 3,
+	"center": 2, "centre": 2, "centred": 2,
+}
+
+// identityFallback is what the identity-scaling study found.
+var identityFallback = []string{"The identity-scaling study found that a request for identity while the",
+	"  GPU scales falls back to aspect-ratio (4)."}
+
+// identityNote is the same finding in one line, for JSON and notes.
+const identityNote = "the identity-scaling study found that a request for identity while the GPU scales falls back to aspect-ratio (4)"
+
+// LookupScaling finds a DISPLAYCONFIG_SCALING value.
+func LookupScaling(n uint32) (Scaling, bool) {
+	for _, s := range scalings {
+		if s.N == n {
+			return s, true
+		}
+	}
+	return Scaling{}, false
 }
 
 // ScalingName names a DISPLAYCONFIG_SCALING value ("" when unknown).
 func ScalingName(n uint32) string {
-	for _, s := range scalings {
-		if s.n == n {
-			return s.name
-		}
-	}
-	return ""
+	s, _ := LookupScaling(n)
+	return s.Name
 }

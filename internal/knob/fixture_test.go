@@ -83,13 +83,22 @@ func windowsRegistry() *Mem {
 	m.Set(i225, "*RSS", SZ("1"))
 	m.Set(i225, "*NumRssQueues", SZ("4"))
 	m.Set(i225, "*InterruptModeration", SZ("1"))
-	m.Set(i225, "ITR", SZ("65535"))
-	for _, kw := range []string{"*RSS", "*NumRssQueues", "*InterruptModeration", "ITR"} {
-		m.CreateKey(i225 + `\Ndi\Params\` + kw)
+	m.Set(i225, "ITR", SZ("125"))
+	m.Set(i225+`\Ndi`, "Service", SZ("e2fexpress"))
+	// The enums as the e2f INFs (I225) declare them: ITR levels are
+	// driver codes (Medium 125 here, 950 on e1r/e1d), with no Adaptive.
+	ndiEnum := func(kw, desc string, opts map[string]string) {
+		k := i225 + `\Ndi\Params\` + kw
+		m.Set(k, "ParamDesc", SZ(desc))
+		m.Set(k, "type", SZ("enum"))
+		for v, d := range opts {
+			m.Set(k+`\Enum`, v, SZ(d))
+		}
 	}
-	for v, d := range map[string]string{"0": "Off", "200": "Minimal", "488": "Low", "950": "Medium", "2000": "High", "3600": "Extreme", "65535": "Adaptive"} {
-		m.Set(i225+`\Ndi\Params\ITR\Enum`, v, SZ(d))
-	}
+	ndiEnum("*RSS", "Receive Side Scaling", map[string]string{"0": "Disabled", "1": "Enabled"})
+	ndiEnum("*NumRssQueues", "Maximum Number of RSS Queues", map[string]string{"1": "1 Queue", "2": "2 Queues", "4": "4 Queues"})
+	ndiEnum("*InterruptModeration", "Interrupt Moderation", map[string]string{"0": "Disabled", "1": "Enabled"})
+	ndiEnum("ITR", "Interrupt Moderation Rate", map[string]string{"0": "Off", "32": "Minimal", "64": "Low", "125": "Medium", "250": "High", "500": "Extreme"})
 	rtk := NetClassKey + `\0001`
 	m.Set(rtk, "DriverDesc", SZ("Realtek PCIe GbE Family Controller"))
 	m.Set(rtk, "*RSS", SZ("1"))

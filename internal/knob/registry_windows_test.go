@@ -147,3 +147,41 @@ func TestQueryDisplayPathsRuns(t *testing.T) {
 	}
 	t.Logf("paths %+v err %v", paths, err)
 }
+
+// Ndi\Params read through the real registry: an enum keyword and a
+// number keyword, as an INF writes them (REG_SZ throughout).
+func TestRegistryNdiParams(t *testing.T) {
+	r := Registry{}
+	key := testKey(t)
+	env := &Env{Backends: map[string]Backend{BackendRegistry: r}}
+	for _, k := range []string{key, key + `\Ndi`, key + `\Ndi\Params`, key + `\Ndi\Params\*NumRssQueues`, key + `\Ndi\Params\*NumRssQueues\Enum`, key + `\Ndi\Params\*MaxRssProcessors`} {
+		if err := r.Write(regLoc(k, ""), KeyValue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := key + `\Ndi\Params\*NumRssQueues`
+	for n, v := range map[string]string{"ParamDesc": "Maximum Number of RSS Queues", "type": "enum", "default": "2"} {
+		r.Write(regLoc(q, n), SZ(v))
+	}
+	for v, d := range map[string]string{"4": "4 Queues", "1": "1 Queue", "2": "2 Queues"} {
+		r.Write(regLoc(q+`\Enum`, v), SZ(d))
+	}
+	m := key + `\Ndi\Params\*MaxRssProcessors`
+	for n, v := range map[string]string{"type": "int", "min": "1", "max": "8"} {
+		r.Write(regLoc(m, n), SZ(v))
+	}
+	p, err := readNdiParam(env, key, "*NumRssQueues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Declared || p.Type != "enum" || p.Default != "2" || p.Accepted() != "1 (1 Queue), 2 (2 Queues), 4 (4 Queues)" || p.Allows(3) {
+		t.Errorf("*NumRssQueues %+v", p)
+	}
+	p, err = readNdiParam(env, key, "*MaxRssProcessors")
+	if err != nil || p.Accepted() != "1-8" || p.Allows(9) || !p.Allows(8) {
+		t.Errorf("*MaxRssProcessors %+v %v", p, err)
+	}
+	if p, err := readNdiParam(env, key, "*RSSProfile"); err != nil || p.Declared || !p.Allows(4) {
+		t.Errorf("undeclared keyword %+v %v", p, err)
+	}
+}

@@ -476,38 +476,67 @@ func (displayScaling) Summary() string {
 func parseScaling(s string) (uint32, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	for _, sc := range scalings {
-		if v == sc.name || v == strconv.Itoa(int(sc.n)) {
-			return sc.n, nil
+		if v == sc.Name || v == strconv.Itoa(int(sc.N)) || v == strings.ToLower(sc.Constant) {
+			return sc.N, nil
 		}
 	}
-	return 0, inputf("invalid display-scaling %q: accepted 1 identity, 2 centered, 3 stretched, 4 aspect-ratio-centered-max, 5 custom, 128 preferred", s)
+	if n, ok := scalingAliases[v]; ok {
+		return n, nil
+	}
+	if strings.ReplaceAll(strings.ReplaceAll(v, "-", ""), " ", "") == "noscaling" {
+		return 0, inputf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
+	}
+	var acc []string
+	for _, sc := range scalings {
+		acc = append(acc, fmt.Sprintf("%d %s", sc.N, sc.Name))
+	}
+	return 0, inputf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
 }
 
 func scalingMeaning(n uint32) string {
-	for _, sc := range scalings {
-		if sc.n == n {
-			return fmt.Sprintf("%d %s: %s", n, sc.name, sc.desc)
-		}
+	if sc, ok := LookupScaling(n); ok {
+		return fmt.Sprintf("%d %s: %s", n, sc.Name, sc.Desc)
 	}
 	return fmt.Sprintf("%d: not a DISPLAYCONFIG_SCALING value", n)
+}
+
+// ScalingExplanation is the JSON of `knob explain display-scaling`.
+type ScalingExplanation struct {
+	Scaling
+	Note string `json:"note,omitempty"`
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: "display-scaling"}
 	if value == "" {
-		ex.Text = []string{"Scaling (REG_DWORD) under GraphicsDrivers\\Configuration\\<id>\\...: a DISPLAYCONFIG_SCALING request."}
-		for _, sc := range scalings {
-			ex.Text = append(ex.Text, "  "+scalingMeaning(sc.n))
+		ex.Text = []string{
+			`Scaling (REG_DWORD) under GraphicsDrivers\Configuration\<id>\...: the`,
+			"  DISPLAYCONFIG_SCALING a display configuration asks for:",
 		}
-		ex.Text = append(ex.Text, "The value is only a request: `knob get display-scaling` also shows what each active path uses (QueryDisplayConfig).")
+		for _, sc := range scalings {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %3d %-12s %s", sc.N, sc.Name, sc.Desc))
+		}
+		ex.Text = append(ex.Text,
+			`Identity is not the GPU control panel's "No scaling" (that is centered).`,
+			identityFallback[0], identityFallback[1],
+			"The value is only a request: `knob get display-scaling` also shows what",
+			"  each active path uses (QueryDisplayConfig).")
+		ex.Data = map[string]any{"scalings": scalings}
 		return ex, nil
 	}
 	n, err := parseScaling(value)
 	if err != nil {
 		return nil, err
 	}
-	ex.Text = []string{scalingMeaning(n)}
-	ex.Data = map[string]any{"scaling": n, "name": ScalingName(n)}
+	sc, _ := LookupScaling(n)
+	se := &ScalingExplanation{Scaling: sc}
+	ex.Text = []string{fmt.Sprintf("%d %s (%s)", n, sc.Name, sc.Constant), "  " + sc.Desc}
+	if n == 1 {
+		se.Note = identityNote
+		ex.Text = append(ex.Text, `  not the GPU control panel's "No scaling": that is 2 centered`,
+			"  "+identityFallback[0], "  "+identityFallback[1])
+	}
+	ex.Data = se
 	return ex, nil
 }
 
@@ -553,6 +582,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, err
 	}
 	r := &Reading{Knob: k.Name()}
+	requested := map[uint32]bool{}
 	for _, l := range locs {
 		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v Value) string {
 			n, err := v.Uint()
@@ -564,6 +594,14 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v, err := env.read(l); err == nil {
+			if n, err := v.Uint(); err == nil {
+				if sc, ok := LookupScaling(uint32(n)); ok {
+					it.Detail = sc
+					requested[sc.N] = true
+				}
+			}
+		}
 		r.Items = append(r.Items, it)
 	}
 	if len(locs) == 0 {
@@ -571,6 +609,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	if env.Display != nil {
 		paths, err := env.Display()
+		fellBack := false
 		if err != nil {
 			r.Notes = append(r.Notes, "QueryDisplayConfig: "+err.Error())
 		}
@@ -581,6 +620,12 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 				Meaning: fmt.Sprintf("in use (QueryDisplayConfig): %s, %.2f Hz", scalingMeaning(p.Scaling), p.RefreshHz),
 				Detail:  p,
 			})
+			if requested[1] && p.Scaling == 4 {
+				fellBack = true
+			}
+		}
+		if fellBack {
+			r.Notes = append(r.Notes, "identity (1) is requested but an active path uses aspect-ratio (4): identity needs equal source and target resolutions; "+identityNote)
 		}
 	}
 	return r, nil
@@ -844,6 +889,21 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 			continue // adapters without RSS (virtual, Wi-Fi) only when asked for
 		}
 		it := Item{Target: a.String(), Value: strings.Join(parts, " "), Extra: extra}
+		// What the adapter's INF offers for each keyword it declares:
+		// set checks against it.
+		offered := map[string]NdiParam{}
+		for _, kw := range rssKeywords {
+			np, err := readNdiParam(env, a.Key, kw.name)
+			if err != nil {
+				return nil, err
+			}
+			if np.Declared {
+				offered[kw.name] = np
+			}
+		}
+		if len(offered) > 0 {
+			it.Detail = map[string]any{"ndi_params": offered}
+		}
 		switch v := readSZ(env, a.Key, "*RSS"); {
 		case !supports:
 			it.Meaning = "no RSS keywords: the driver does not offer RSS"
@@ -874,6 +934,17 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	kvs, err := parseRSS(value)
 	if err != nil {
 		return nil, err
+	}
+	// The documented ranges are the widest any driver may take; the
+	// adapter's own Ndi\Params (its enum, or min/max) say what it offers.
+	for _, s := range kvs {
+		np, err := readNdiParam(env, a.Key, s.key)
+		if err != nil {
+			return nil, err
+		}
+		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
+			return nil, err
+		}
 	}
 	after := map[string]uint64{}
 	for _, kw := range []string{"*RssBaseProcNumber", "*RssMaxProcNumber", "*RssBaseProcGroup", "*RssMaxProcGroup"} {
@@ -914,65 +985,111 @@ type intModeration struct{ windowsKnob }
 
 func (intModeration) Name() string { return "interrupt-moderation" }
 func (intModeration) Summary() string {
-	return "interrupt moderation of a network adapter: on/off and the driver's rate (*InterruptModeration, ITR)"
+	return "interrupt moderation of a network adapter: on/off and the driver's rate level (*InterruptModeration, ITR)"
 }
-
-// intelITR is Intel's ITR enum, used when the driver stores no enum.
-var intelITR = []enumOpt{{"0", "Off"}, {"200", "Minimal"}, {"488", "Low"}, {"950", "Medium"}, {"2000", "High"}, {"3600", "Extreme"}, {"65535", "Adaptive"}}
-
-type enumOpt struct{ Value, Desc string }
 
 var rateKeywords = []string{"ITR", "*InterruptModerationRate", "InterruptModerationRate"}
 
-// rateKeyword finds the adapter's rate keyword and its enum (from
-// Ndi\Params\<kw>\enum where the driver declares one).
-func rateKeyword(env *Env, a adapter) (string, []enumOpt, error) {
+// rateKeyword finds the adapter's rate keyword and its levels: its own
+// Ndi\Params\<kw>\Enum where the driver declares one, else latlab's table
+// of its driver family (ITR only). Keyword "" means none.
+func rateKeyword(env *Env, a adapter) (RateLevels, error) {
 	for _, kw := range rateKeywords {
-		l := regLoc(a.Key, kw)
-		v, err := env.read(l)
+		v, err := env.read(regLoc(a.Key, kw))
 		if err != nil {
-			return "", nil, err
+			return RateLevels{}, err
 		}
-		if v.IsAbsent() && !declared(env, a, kw) {
+		p, err := readNdiParam(env, a.Key, kw)
+		if err != nil {
+			return RateLevels{}, err
+		}
+		if v.IsAbsent() && !p.Declared {
 			continue
 		}
-		enumKey := a.Key + `\Ndi\Params\` + kw + `\Enum`
-		_, names, err := env.list(BackendRegistry, enumKey)
-		var opts []enumOpt
-		if err == nil {
-			for _, n := range names {
-				opts = append(opts, enumOpt{n, readSZ(env, enumKey, n)})
-			}
-			slices.SortFunc(opts, func(x, y enumOpt) int { a, _ := strconv.Atoi(x.Value); b, _ := strconv.Atoi(y.Value); return a - b })
-		} else if kw == "ITR" {
-			opts = intelITR
-		}
-		return kw, opts, nil
+		return rateLevels(kw, p, readSZ(env, a.Key+`\Ndi`, "Service")), nil
 	}
-	return "", nil, nil
+	return RateLevels{}, nil
 }
 
-func describeRate(opts []enumOpt, v string) string {
-	for _, o := range opts {
-		if o.Value == v {
-			return o.Desc
+// ModerationExplanation is the JSON of `knob explain interrupt-moderation`.
+type ModerationExplanation struct {
+	InterruptModeration *int        `json:"interrupt_moderation,omitempty"` // *InterruptModeration 0|1
+	Rate                string      `json:"rate,omitempty"`                 // as given: a level name or a number
+	Matches             []ITRMatch  `json:"matches,omitempty"`              // the rate in the built-in tables
+	Families            []ITRFamily `json:"itr_tables"`
+	Measured            ITRMeasured `json:"measured"`
+	Note                string      `json:"note"`
+}
+
+// ITRMatch is a rate found in a built-in table.
+type ITRMatch struct {
+	Family string `json:"driver_family"`
+	Level  string `json:"level"`
+	Value  string `json:"value"`
+}
+
+func itrMatches(rate string) []ITRMatch {
+	var out []ITRMatch
+	num, numErr := strconv.ParseInt(strings.TrimSpace(rate), 10, 64)
+	for _, f := range itrFamilies {
+		for _, o := range f.Levels {
+			if strings.EqualFold(o.Name, strings.TrimSpace(rate)) || (numErr == nil && sameNumber(o.Value, num)) {
+				out = append(out, ITRMatch{f.Family, o.Name, o.Value})
+			}
 		}
 	}
-	return ""
+	return out
+}
+
+// wrapList joins items after head, continuing on lines indented to the
+// head's width, so that no line passes 80 columns.
+func wrapList(head string, items []string) []string {
+	var out []string
+	line := head
+	pad := strings.Repeat(" ", len(head))
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != head && line != pad && len(line)+1+len(it) > 80 {
+			out = append(out, line)
+			line = pad
+		}
+		if line == head || line == pad {
+			line += it
+		} else {
+			line += " " + it
+		}
+	}
+	return append(out, line)
 }
 
 func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: "interrupt-moderation"}
-	var ds []string
-	for _, o := range intelITR {
-		ds = append(ds, o.Value+" "+o.Desc)
-	}
+	me := &ModerationExplanation{Families: itrFamilies, Measured: itrMeasured,
+		Note: "ITR numbers are driver-specific level codes, not interrupts per second; set uses the adapter's own Ndi\\Params\\ITR\\Enum"}
+	ex.Data = me
 	if value == "" {
 		ex.Text = []string{
-			"*InterruptModeration (REG_SZ): 1 the NIC batches interrupts, 0 one interrupt per packet (lowest latency, most CPU).",
-			"The rate is driver-specific; Intel's ITR (interrupts/s): " + strings.Join(ds, ", ") + ".",
-			"latlab reads each adapter's enum from its Ndi\\Params where the driver declares one. Values: on|off, rate=NAME|N, e.g. on,rate=minimal.",
+			"*InterruptModeration (REG_SZ, NDIS keyword): 1 enabled, the NIC batches",
+			"  interrupts; 0 disabled, an interrupt per packet (lowest latency, most CPU).",
+			"The rate is the driver's own keyword. Intel's ITR is an enum of named levels",
+			"  whose numbers are driver codes, not interrupts per second; the INFs differ:",
 		}
+		for _, f := range itrFamilies {
+			var items []string
+			for _, l := range f.Levels {
+				items = append(items, l.Name+" "+l.Value)
+			}
+			ex.Text = append(ex.Text, wrapList(fmt.Sprintf("  %-22s", f.Family+" ("+f.Adapters+"):"), items)...)
+		}
+		ex.Text = append(ex.Text,
+			"latlab shows and accepts each adapter's own Ndi\\Params\\ITR\\Enum; these",
+			"  tables serve only an adapter that declares none, chosen by its driver.")
+		ex.Text = append(ex.Text, itrEvidence()...)
+		ex.Text = append(ex.Text,
+			"Values: on|off (*InterruptModeration), a level name, rate=NAME|N; e.g.",
+			"  latlab knob set interrupt-moderation medium --adapter 7")
 		return ex, nil
 	}
 	mod, rate, err := parseModeration(value)
@@ -980,43 +1097,96 @@ func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, erro
 		return nil, err
 	}
 	if mod >= 0 {
-		ex.Text = append(ex.Text, fmt.Sprintf("*InterruptModeration=%d: %s", mod, map[int]string{0: "off: an interrupt per packet", 1: "on: interrupts are batched"}[mod]))
+		me.InterruptModeration = &mod
+		ex.Text = append(ex.Text, fmt.Sprintf("*InterruptModeration=%d: %s", mod, moderationMeaning(strconv.Itoa(mod))))
 	}
 	if rate != "" {
-		d := describeRate(intelITR, rate)
-		if d == "" {
-			for _, o := range intelITR {
-				if strings.EqualFold(o.Desc, rate) {
-					rate, d = o.Value, o.Desc
+		me.Rate = rate
+		me.Matches = itrMatches(rate)
+		if len(me.Matches) == 0 {
+			ex.Text = append(ex.Text, fmt.Sprintf("rate %s: no level of latlab's ITR tables (e1r/e1d, e2f/e2fn);", rate),
+				"  drivers name and number their own levels: latlab knob get",
+				"  interrupt-moderation shows an adapter's")
+		} else {
+			var ms []string
+			for _, m := range me.Matches {
+				ms = append(ms, fmt.Sprintf("%s %s", m.Level, m.Value))
+				for _, f := range itrFamilies {
+					if f.Family == m.Family {
+						ms[len(ms)-1] += " on " + f.Family + " (" + f.Adapters + ")"
+					}
 				}
 			}
+			ex.Text = append(ex.Text, wrapList("ITR "+rate+": ", ms)...)
+			if len(me.Matches) < len(itrFamilies) {
+				var missing []string
+				for _, f := range itrFamilies {
+					if !slices.ContainsFunc(me.Matches, func(m ITRMatch) bool { return m.Family == f.Family }) {
+						missing = append(missing, f.Family)
+					}
+				}
+				ex.Text = append(ex.Text, "  no such level on "+strings.Join(missing, ", "))
+			}
 		}
-		ex.Text = append(ex.Text, fmt.Sprintf("rate %s: %s (Intel ITR; other drivers name their own)", rate, d))
+		ex.Text = append(ex.Text, "The numbers are driver codes, not interrupts per second; set takes the",
+			"  adapter's own Ndi\\Params\\ITR\\Enum.")
+		ex.Text = append(ex.Text, itrEvidence()...)
 	}
 	return ex, nil
 }
 
-// parseModeration reads "on", "off", "rate=minimal", "on,rate=950".
+func moderationMeaning(v string) string {
+	switch v {
+	case "0":
+		return "disabled: an interrupt per packet"
+	case "1":
+		return "enabled: the NIC batches interrupts"
+	}
+	return fmt.Sprintf("%q is not an *InterruptModeration value (0 or 1)", v)
+}
+
+// parseModeration reads "on", "off", "medium", "rate=minimal",
+// "on,rate=950": on|off is *InterruptModeration, a bare name is a rate
+// level (the Intel level "Off" is rate=off).
 func parseModeration(value string) (mod int, rate string, err error) {
+	const accepted = "accepted on|off (*InterruptModeration), a level name (medium) or rate=NAME|N"
 	mod = -1
-	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if k, v, ok := strings.Cut(part, "="); ok {
-			if !strings.EqualFold(k, "rate") || v == "" {
-				return 0, "", inputf("invalid interrupt-moderation setting %q: accepted on|off and rate=NAME|N", part)
-			}
-			rate = v
+	for _, part := range strings.Split(value, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
 			continue
 		}
-		n, ok := parseBool01(part)
-		if !ok {
-			return 0, "", inputf("invalid interrupt-moderation setting %q: accepted on|off and rate=NAME|N", part)
+		r := ""
+		if k, v, ok := strings.Cut(part, "="); ok {
+			if !strings.EqualFold(strings.TrimSpace(k), "rate") || strings.TrimSpace(v) == "" {
+				return 0, "", inputf("invalid interrupt-moderation setting %q: %s", part, accepted)
+			}
+			r = strings.TrimSpace(v)
+		} else if n, ok := parseBool01(part); ok {
+			mod = n
+			continue
+		} else if _, err := strconv.ParseUint(part, 10, 64); err == nil {
+			return 0, "", inputf("interrupt-moderation %q: a bare number is ambiguous: give rate=%s for the rate, on|off for *InterruptModeration", part, part)
+		} else {
+			r = part
 		}
-		mod = n
+		if rate != "" && !strings.EqualFold(rate, r) {
+			return 0, "", inputf("interrupt-moderation %q asks for two rates (%q and %q): give one", value, rate, r)
+		}
+		rate = r
 	}
 	if mod < 0 && rate == "" {
-		return 0, "", inputf("no interrupt-moderation setting given: accepted on|off and rate=NAME|N")
+		return 0, "", inputf("no interrupt-moderation setting given: %s", accepted)
 	}
 	return mod, rate, nil
+}
+
+// ModerationDetail is the JSON detail of an adapter in `knob get
+// interrupt-moderation`.
+type ModerationDetail struct {
+	InterruptModeration NdiParam    `json:"interrupt_moderation"`
+	Rate                *RateLevels `json:"rate,omitempty"`
+	Level               string      `json:"level,omitempty"` // the stored rate's name
 }
 
 func (k intModeration) Get(env *Env, sel Selector) (*Reading, error) {
@@ -1031,51 +1201,53 @@ func (k intModeration) Get(env *Env, sel Selector) (*Reading, error) {
 		if err != nil {
 			return nil, err
 		}
-		kw, opts, err := rateKeyword(env, a)
+		mp, err := readNdiParam(env, a.Key, "*InterruptModeration")
 		if err != nil {
 			return nil, err
 		}
-		if mv.IsAbsent() && !declared(env, a, "*InterruptModeration") && kw == "" {
-			if sel.Adapter == "" {
-				continue
-			}
+		rl, err := rateKeyword(env, a)
+		if err != nil {
+			return nil, err
+		}
+		if mv.IsAbsent() && !mp.Declared && rl.Keyword == "" && sel.Adapter == "" {
+			continue
 		}
 		it := Item{Target: a.String()}
+		det := ModerationDetail{InterruptModeration: mp}
 		var parts []string
-		switch mv.String() {
-		case "0":
-			it.Meaning = "off: an interrupt per packet"
-		case "1":
-			it.Meaning = "on: interrupts are batched"
-		default:
+		if mv.IsAbsent() {
 			it.Meaning = "driver default"
-		}
-		if !mv.IsAbsent() {
+			if mp.Default != "" {
+				it.Meaning += " (" + moderationMeaning(mp.Default) + ")"
+			}
+		} else {
+			it.Meaning = moderationMeaning(mv.String())
 			parts = append(parts, "*InterruptModeration="+mv.String())
 			it.Extra = append(it.Extra, Change{Loc: ml, Old: mv, New: mv})
 		}
-		if kw != "" {
-			rl := regLoc(a.Key, kw)
-			rv, err := env.read(rl)
+		if rl.Keyword != "" {
+			det.Rate = &rl
+			rloc := regLoc(a.Key, rl.Keyword)
+			rv, err := env.read(rloc)
 			if err != nil {
 				return nil, err
 			}
-			if !rv.IsAbsent() {
-				parts = append(parts, kw+"="+rv.String())
-				it.Extra = append(it.Extra, Change{Loc: rl, Old: rv, New: rv})
-				if d := describeRate(opts, rv.String()); d != "" {
-					it.Meaning += ", rate " + d
-				}
+			cur, what := rv.String(), ""
+			if rv.IsAbsent() {
+				cur, what = rl.Param.Default, " (driver default)"
+			} else {
+				parts = append(parts, rl.Keyword+"="+rv.String())
+				it.Extra = append(it.Extra, Change{Loc: rloc, Old: rv, New: rv})
 			}
-			var ds []string
-			for _, o := range opts {
-				ds = append(ds, o.Value+" "+o.Desc)
+			if d := rl.Describe(cur); d != "" {
+				det.Level = d
+				it.Meaning += fmt.Sprintf(", %s %s (%s)%s", rl.Keyword, d, cur, what)
+			} else if cur != "" && len(rl.Levels) > 0 {
+				it.Warnings = append(it.Warnings, fmt.Sprintf("%s=%s is no level the adapter offers (%s)", rl.Keyword, cur, levelList(rl.Levels)))
 			}
-			if len(ds) > 0 {
-				it.Detail = map[string]any{"rate_keyword": kw, "rates": opts}
-				r.Notes = append(r.Notes, fmt.Sprintf("%s: %s accepts %s", a.Name, kw, strings.Join(ds, ", ")))
-			}
+			r.Notes = append(r.Notes, rateNote(a, rl))
 		}
+		it.Detail = det
 		it.Value = strings.Join(parts, " ")
 		if it.Value == "" {
 			it.Value = "(no values stored: driver defaults)"
@@ -1083,6 +1255,26 @@ func (k intModeration) Get(env *Env, sel Selector) (*Reading, error) {
 		r.Items = append(r.Items, it)
 	}
 	return r, nil
+}
+
+// rateNote says which levels an adapter accepts and where they come from.
+func rateNote(a adapter, rl RateLevels) string {
+	switch {
+	case rl.Source == "adapter":
+		return fmt.Sprintf("%s: %s levels (its Ndi\\Params\\%s\\Enum): %s; the numbers are the driver's codes, not interrupts per second",
+			a.Name, rl.Keyword, rl.Keyword, levelList(rl.Levels))
+	case rl.Source != "":
+		return fmt.Sprintf("%s: %s declares no levels in Ndi\\Params; latlab's %s table applies (driver %s): %s",
+			a.Name, rl.Keyword, rl.Source, rl.Service, levelList(rl.Levels))
+	case numericType(rl.Param.Type) && rl.Param.Accepted() != "":
+		return fmt.Sprintf("%s: %s is a number; its Ndi\\Params allows %s", a.Name, rl.Keyword, rl.Param.Accepted())
+	}
+	svc := rl.Service
+	if svc == "" {
+		svc = "unknown"
+	}
+	return fmt.Sprintf("%s: %s declares no levels and latlab has no table for its driver (service %s): set it with rate=N, the driver's own number",
+		a.Name, rl.Keyword, svc)
 }
 
 func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error) {
@@ -1099,37 +1291,36 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	if mod >= 0 {
+		mp, err := readNdiParam(env, a.Key, "*InterruptModeration")
+		if err != nil {
+			return nil, err
+		}
+		if err := mp.CheckAgainst(a.Name, int64(mod)); err != nil {
+			return nil, err
+		}
 		if _, err := p.addNumber(env, regLoc(a.Key, "*InterruptModeration"), uint64(mod), TypeSZ); err != nil {
 			return nil, err
 		}
 	}
 	if rate != "" {
-		kw, opts, err := rateKeyword(env, a)
+		rl, err := rateKeyword(env, a)
 		if err != nil {
 			return nil, err
 		}
-		if kw == "" {
+		if rl.Keyword == "" {
 			return nil, inputf("%s has no interrupt moderation rate keyword (none of %s)", a.Name, strings.Join(rateKeywords, ", "))
 		}
-		var n uint64
-		found := false
-		var accepted []string
-		for _, o := range opts {
-			accepted = append(accepted, o.Value+" "+o.Desc)
-			if strings.EqualFold(o.Desc, rate) || o.Value == rate {
-				n, _ = strconv.ParseUint(o.Value, 10, 32)
-				found = true
-			}
+		n, note, err := rl.Resolve(a.Name, rate)
+		if err != nil {
+			return nil, err
 		}
-		if !found {
-			if len(opts) > 0 {
-				return nil, inputf("rate %q is not offered by %s: accepted %s", rate, a.Name, strings.Join(accepted, ", "))
-			}
-			if n, err = strconv.ParseUint(rate, 10, 32); err != nil {
-				return nil, inputf("rate %q: %s declares no named rates; give a number", rate, a.Name)
-			}
+		if note != "" {
+			p.Notes = append(p.Notes, note)
 		}
-		if _, err := p.addNumber(env, regLoc(a.Key, kw), n, TypeSZ); err != nil {
+		if d := rl.Describe(strconv.FormatUint(n, 10)); d != "" {
+			p.Notes = append(p.Notes, fmt.Sprintf("new %s level: %s (%d, the driver's code, not interrupts per second)", rl.Keyword, d, n))
+		}
+		if _, err := p.addNumber(env, regLoc(a.Key, rl.Keyword), n, TypeSZ); err != nil {
 			return nil, err
 		}
 	}
