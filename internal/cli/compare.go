@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -147,7 +148,11 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 	if expect > 0 {
 		p := res.Pairs[expect-1]
 		if p.Outcome != compare.Faster {
-			return &ExpectationError{Msg: fmt.Sprintf("expected %s to be significantly better than %s at %s: %s", p.BLabel, p.ALabel, p.ByName, p.Outcome)}
+			msg := fmt.Sprintf("expected %s to be significantly better than %s at %s: %s", p.BLabel, p.ALabel, p.ByName, p.Outcome)
+			if p.Outcome == compare.TooFew {
+				msg += fmt.Sprintf(" (%d and %d; judging %s needs %s)", p.BCount, p.ACount, p.ByName, perRun(p.MinSamples))
+			}
+			return &ExpectationError{Msg: msg}
 		}
 	}
 	return nil
@@ -178,19 +183,42 @@ func levelPct(level float64) string {
 
 func printPair(w io.Writer, r *compare.Result, p compare.Pair) {
 	a, b := r.Runs[p.A], r.Runs[p.B]
-	fmt.Fprintf(w, "A = %s (%d samples)\nB = %s (%d samples)", a.Label, a.Summary.Count, b.Label, b.Summary.Count)
+	fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)", a.Label, samplesN(a.Summary.Count), b.Label, samplesN(b.Summary.Count))
 	if b.Settings != "" {
 		fmt.Fprintf(w, ": %s", b.Settings)
 	}
 	fmt.Fprint(w, "\n\n")
 	rows := [][]string{}
+	var short []string
 	for _, row := range p.Rows {
+		if row.Diff == nil {
+			rows = append(rows, []string{row.Stat, compare.FormatNs(row.A), compare.FormatNs(row.B), "-", "-", ""})
+			need := fmt.Sprint(row.NeedsSamples)
+			if row.NeedsSamples == math.MaxInt {
+				need = "no count suffices"
+			} else if len(short) == 0 {
+				need = "needs " + need
+			}
+			short = append(short, fmt.Sprintf("%s (%s)", row.Stat, need))
+			continue
+		}
 		rows = append(rows, []string{row.Stat, compare.FormatNs(row.A), compare.FormatNs(row.B), compare.FormatSigned(row.Diff.Estimate),
 			"[" + compare.FormatSigned(row.Diff.Lo) + ", " + compare.FormatSigned(row.Diff.Hi) + "]", fmt.Sprintf("%+.1f%%", row.RelChange*100)})
 	}
 	report.Table(w, []string{"", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, rows)
+	if len(short) > 0 {
+		fmt.Fprintf(w, "\nno interval, too few samples per run for: %s\n", strings.Join(short, ", "))
+	}
 	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
 		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P))
+}
+
+// perRun renders a per-run sample minimum; MaxInt means no count suffices.
+func perRun(n int) string {
+	if n == math.MaxInt {
+		return "more samples than any run has (an extreme)"
+	}
+	return fmt.Sprintf("%d per run", n)
 }
 
 func printRanking(w io.Writer, r *compare.Result) {
@@ -200,7 +228,10 @@ func printRanking(w io.Writer, r *compare.Result) {
 		diff, p, out := "baseline", "", ""
 		if i > 0 {
 			pp := r.Pairs[i-1]
-			diff = compare.FormatSigned(pp.ByDiff.Estimate) + " [" + compare.FormatSigned(pp.ByDiff.Lo) + ", " + compare.FormatSigned(pp.ByDiff.Hi) + "]"
+			diff = "-"
+			if d := pp.ByDiff; d != nil {
+				diff = compare.FormatSigned(d.Estimate) + " [" + compare.FormatSigned(d.Lo) + ", " + compare.FormatSigned(d.Hi) + "]"
+			}
 			p = stats.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)
 		}
@@ -208,4 +239,11 @@ func printRanking(w io.Writer, r *compare.Result) {
 			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, out, run.Settings})
 	}
 	report.Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
+}
+
+func samplesN(n int64) string {
+	if n == 1 {
+		return "1 sample"
+	}
+	return fmt.Sprintf("%d samples", n)
 }

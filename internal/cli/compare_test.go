@@ -174,3 +174,34 @@ func TestCompareRulesOutSmallChange(t *testing.T) {
 		t.Fatalf("verdict:\n%s", out)
 	}
 }
+
+// One sample against a hundred is never "faster": compare says there is no
+// verdict and why, and --expect-better fails.
+func TestCompareTooFewSamples(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "many.json", 100, 1.5e6, 2e4, 1, 1e6)
+	b := synthSleep(t, dir, "one.json", 1, 1.0e6, 2e4, 2, 1e6)
+	code, out, errs := runCLI(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "faster") || !strings.Contains(out, "no verdict, too few samples (1 and 100)") ||
+		!strings.Contains(out, "needs at least 20 per run") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+	code, _, errs = runCLI(t, "compare", a, b, "--expect-better", "one.json")
+	if code != 1 || !strings.Contains(errs, "too few samples") {
+		t.Errorf("--expect-better with one sample: exit %d %q", code, errs)
+	}
+	// p99 of 300 samples: a 95% interval of p99 needs 368 per run.
+	a = synthSleep(t, dir, "a300.json", 300, 1.5e6, 2e4, 1, 1e6)
+	b = synthSleep(t, dir, "b300.json", 300, 1.0e6, 2e4, 2, 1e6)
+	_, out, _ = runCLI(t, "compare", a, b, "--by", "p99")
+	if !strings.Contains(out, "no verdict") || !strings.Contains(out, "368 per run") || !strings.Contains(out, "reaches past the most extreme sample") {
+		t.Errorf("--by p99 with 300 samples:\n%s", out)
+	}
+	_, out, _ = runCLI(t, "compare", a, b, "--by", "p50")
+	if !strings.Contains(out, "verdict: b300.json is faster") || !strings.Contains(out, "p99 (needs 368)") {
+		t.Errorf("--by p50 with 300 samples:\n%s", out)
+	}
+}

@@ -63,11 +63,14 @@ func (r Run) Samples() []int64 { return r.samples }
 
 // Row is one statistic compared between the first run (A) and another (B).
 type Row struct {
-	Stat      string   `json:"stat"`
-	A         float64  `json:"a"`
-	B         float64  `json:"b"`
-	Diff      stats.CI `json:"diff"` // B - A
-	RelChange float64  `json:"rel_change"`
+	Stat string  `json:"stat"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+	// Diff is B - A with its interval; absent when a run has fewer samples
+	// than NeedsSamples, the fewest that judge this statistic.
+	Diff         *stats.CI `json:"diff,omitempty"`
+	RelChange    float64   `json:"rel_change"`
+	NeedsSamples int       `json:"needs_samples_per_run,omitempty"`
 }
 
 // Pair is the comparison of run B against run A (the first).
@@ -82,20 +85,26 @@ type Pair struct {
 	Outcome       Outcome   `json:"outcome"`
 	Verdict       string    `json:"verdict"`
 	SamplesNeeded int       `json:"samples_needed,omitempty"` // per run, to detect a Detect change
-	ByDiff        stats.CI  `json:"by_diff"`
-	ByName        string    `json:"-"`
-	ACount        int       `json:"-"`
-	BCount        int       `json:"-"`
+	// MinSamples is the fewest samples per run that judge By at this level
+	// (stats.MinSamples); with fewer on either side the outcome is TooFew.
+	MinSamples int       `json:"min_samples_per_run"`
+	ByDiff     *stats.CI `json:"by_diff,omitempty"` // absent when TooFew
+	ByName     string    `json:"-"`
+	ACount     int       `json:"-"`
+	BCount     int       `json:"-"`
 }
 
 // Outcome classifies a pair.
 type Outcome string
 
-// Outcomes: B lower (faster), higher (slower), or no detectable difference.
+// Outcomes: B lower (faster), higher (slower), no detectable difference,
+// or no verdict because a run has too few samples to judge (see
+// stats.MinSamples for the rule and why).
 const (
 	Faster       Outcome = "faster"
 	Slower       Outcome = "slower"
 	NoDifference Outcome = "no detectable difference"
+	TooFew       Outcome = "too few samples"
 )
 
 // ErrIncompatible marks inputs that cannot be compared; its message says why.
@@ -150,7 +159,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 	}
 	for i, adj := range stats.Holm(ps) {
 		res.Pairs[i].PAdjusted = adj
-		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, o)
+		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, level, o)
 	}
 	res.Ranking = make([]int, len(res.Runs))
 	for i := range res.Ranking {
@@ -263,26 +272,34 @@ func comparePair(a, b Run, boot stats.Bootstrap, o Options) Pair {
 	if !slices.Contains(sts, o.By) {
 		sts = append(sts, o.By)
 	}
+	n := min(len(a.samples), len(b.samples))
 	for _, st := range sts {
-		ci := boot.DiffCI(a.samples, b.samples, st)
 		av, bv := st.Of(a.samples), st.Of(b.samples)
-		row := Row{Stat: st.String(), A: av, B: bv, Diff: ci, RelChange: rel(bv-av, av)}
+		row := Row{Stat: st.String(), A: av, B: bv, RelChange: rel(bv-av, av)}
+		if need := stats.MinSamples(st, boot.Level); n < need {
+			row.NeedsSamples = need
+		} else {
+			ci := boot.DiffCI(a.samples, b.samples, st)
+			row.Diff = &ci
+		}
 		p.Rows = append(p.Rows, row)
 		if st == o.By {
-			p.ByDiff = ci
+			p.ByDiff = row.Diff
 		}
 	}
+	p.MinSamples = stats.MinSamples(o.By, boot.Level)
 	p.MWU, _ = stats.MannWhitney(a.samples, b.samples)
 	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
 	switch {
+	case p.ByDiff == nil:
+		p.Outcome = TooFew
 	case p.ByDiff.Hi < 0:
 		p.Outcome = Faster
 	case p.ByDiff.Lo > 0:
 		p.Outcome = Slower
 	default:
 		p.Outcome = NoDifference
-		n := min(len(a.samples), len(b.samples))
-		need := stats.SamplesToDetect(n, stats.SEFromCI(p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
+		need := stats.SamplesToDetect(n, stats.SEFromCI(*p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
 		p.SamplesNeeded = need
 	}
 	return p
@@ -309,16 +326,19 @@ func FormatNs(v float64) string {
 	return fmt.Sprintf("%.0f ns", v)
 }
 
-func verdict(p Pair, a Run, k int, o Options) string {
+func verdict(p Pair, a Run, k int, level float64, o Options) string {
 	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
 	if k > 1 {
-		lvl = fmt.Sprintf("%.2f%%", p.ByDiff.Level*100)
+		lvl = fmt.Sprintf("%.2f%%", level*100)
+	}
+	if p.Outcome == TooFew {
+		return tooFewVerdict(p, lvl)
 	}
 	mw := "Mann-Whitney " + stats.FormatP(p.PAdjusted)
 	if k > 1 {
 		mw += " (Holm)"
 	}
-	d := p.ByDiff
+	d := *p.ByDiff
 	switch p.Outcome {
 	case Faster, Slower:
 		small := ""
@@ -343,6 +363,22 @@ func verdict(p Pair, a Run, k int, o Options) string {
 		s += fmt.Sprintf("this sample size detects a %.0f%% change 4 times in 5, but the interval does not rule one out", pc)
 	default:
 		s += fmt.Sprintf("%d more samples per run would detect a %.0f%% change (80%% power)", p.SamplesNeeded-n, pc)
+	}
+	return s
+}
+
+// tooFewVerdict says that there is no verdict and why: which run is short
+// of samples, and the rule.
+func tooFewVerdict(p Pair, lvl string) string {
+	s := fmt.Sprintf("%s vs %s: no verdict, too few samples (%d and %d)", p.BLabel, p.ALabel, p.BCount, p.ACount)
+	if p.MinSamples == math.MaxInt {
+		return s + fmt.Sprintf(": %s is an extreme of the sample, which no number of samples pins down; compare p99.9 or lower", p.ByName)
+	}
+	s += fmt.Sprintf(": judging %s at %s needs at least %d per run", p.ByName, lvl, p.MinSamples)
+	if p.MinSamples > stats.MinPerSide {
+		s += fmt.Sprintf(" (fewer, and a %s interval of %s reaches past the most extreme sample)", lvl, p.ByName)
+	} else {
+		s += " (fewer, and the tests cannot tell even a large shift 4 times in 5)"
 	}
 	return s
 }

@@ -329,7 +329,10 @@ func compareTable(r *compare.Result) htmlTable {
 		diff, p, ks, out := "baseline", "", "", ""
 		if i > 0 && i-1 < len(r.Pairs) {
 			pp := r.Pairs[i-1]
-			diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(pp.ByDiff.Estimate), compare.FormatNs(pp.ByDiff.Lo), compare.FormatNs(pp.ByDiff.Hi))
+			diff = "-"
+			if d := pp.ByDiff; d != nil {
+				diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(d.Estimate), compare.FormatNs(d.Lo), compare.FormatNs(d.Hi))
+			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
