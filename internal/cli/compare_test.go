@@ -258,7 +258,7 @@ func TestCompareTCPDiscardPerRun(t *testing.T) {
 	}
 	// The same runs as comma-separated lists.
 	_, out2, _ := runCLI(t, "compare", strings.Join(before, ","), strings.Join(after, ","))
-	if !strings.Contains(out2, "verdict: after/run00.json+19 is faster") {
+	if !strings.Contains(out2, "verdict: "+filepath.Join("after", "run00.json+19")+" is faster") {
 		t.Errorf("lists:\n%s", out2)
 	}
 	// One transfer per side: no verdict, and --expect-better fails.
