@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
@@ -172,5 +174,122 @@ func TestCompareRulesOutSmallChange(t *testing.T) {
 	_, out, _ := runCLI(t, "compare", a, b)
 	if !strings.Contains(out, "no detectable difference") || !strings.Contains(out, "rules out a 5% change") {
 		t.Fatalf("verdict:\n%s", out)
+	}
+}
+
+// One sample against a hundred is never "faster": compare says there is no
+// verdict and why, and --expect-better fails.
+func TestCompareTooFewSamples(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "many.json", 100, 1.5e6, 2e4, 1, 1e6)
+	b := synthSleep(t, dir, "one.json", 1, 1.0e6, 2e4, 2, 1e6)
+	code, out, errs := runCLI(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "faster") || !strings.Contains(out, "no verdict, too few samples (1 and 100)") ||
+		!strings.Contains(out, "needs at least 20 per run") {
+		t.Fatalf("verdict:\n%s", out)
+	}
+	code, _, errs = runCLI(t, "compare", a, b, "--expect-better", "one.json")
+	if code != 1 || !strings.Contains(errs, "too few samples") {
+		t.Errorf("--expect-better with one sample: exit %d %q", code, errs)
+	}
+	// p99 of 300 samples: a 95% interval of p99 needs 368 per run.
+	a = synthSleep(t, dir, "a300.json", 300, 1.5e6, 2e4, 1, 1e6)
+	b = synthSleep(t, dir, "b300.json", 300, 1.0e6, 2e4, 2, 1e6)
+	_, out, _ = runCLI(t, "compare", a, b, "--by", "p99")
+	if !strings.Contains(out, "no verdict") || !strings.Contains(out, "368 per run") || !strings.Contains(out, "reaches past the most extreme sample") {
+		t.Errorf("--by p99 with 300 samples:\n%s", out)
+	}
+	_, out, _ = runCLI(t, "compare", a, b, "--by", "p50")
+	if !strings.Contains(out, "verdict: b300.json is faster") || !strings.Contains(out, "p99 (needs 368)") {
+		t.Errorf("--by p50 with 300 samples:\n%s", out)
+	}
+}
+
+// writeTCPRuns writes n tcp-discard documents into dir, as `net
+// tcp-discard -o` does, with wall times around wall and RTTs around rtt.
+func writeTCPRuns(t *testing.T, dir string, n int, wall, rtt int64, seed uint64) []string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 1))
+	var files []string
+	for i := 0; i < n; i++ {
+		w := wall + int64(r.NormFloat64()*float64(wall)/20)
+		res := &netload.TCPResult{Size: 10_000_000, Written: 10_000_000, WallNs: w, SinkBytes: 10_000_000, GoodputBps: 8e7 / (float64(w) / 1e9)}
+		for k := int64(0); k < 50; k++ {
+			var st netload.TCPSample
+			st.TNs = k * 1e6
+			st.V[netload.FRTT] = rtt/1000 + k%5
+			st.Has |= 1 << netload.FRTT
+			res.Samples = append(res.Samples, st)
+		}
+		doc, err := tcpDocument(netload.NewTCPData(res), map[string]string{"size": "10MB"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("run%02d.json", i))
+		if err := result.WriteFile(f, doc); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// tcp-discard results are compared run by run, the way the research
+// compares transfers: B's transfers are twice as fast though its RTT
+// samples are five times A's.
+func TestCompareTCPDiscardPerRun(t *testing.T) {
+	dir := testutil.TempDir(t)
+	before := writeTCPRuns(t, filepath.Join(dir, "before"), 20, 10e6, 100e3, 1)
+	after := writeTCPRuns(t, filepath.Join(dir, "after"), 20, 5e6, 500e3, 2)
+	code, out, errs := runCLI(t, "compare", filepath.Join(dir, "before"), filepath.Join(dir, "after"), "--expect-better", filepath.Join(dir, "after"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{"transfer time per run", "A = before/ (20 runs)", "goodput (Gbit/s)", "verdict: after/ is faster at p50", "not pooled"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The same runs as comma-separated lists.
+	_, out2, _ := runCLI(t, "compare", strings.Join(before, ","), strings.Join(after, ","))
+	if !strings.Contains(out2, "verdict: "+filepath.Join("after", "run00.json+19")+" is faster") {
+		t.Errorf("lists:\n%s", out2)
+	}
+	// One transfer per side: no verdict, and --expect-better fails.
+	code, out, errs = runCLI(t, "compare", before[0], after[0], "--expect-better", after[0])
+	if code != 1 || !strings.Contains(out, "no verdict, too few runs (1 and 1)") || !strings.Contains(errs, "too few samples") {
+		t.Errorf("one run per side: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestCompareSidesBadInput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	sleeps := filepath.Join(dir, "sleeps")
+	os.Mkdir(sleeps, 0o755)
+	a := synthSleep(t, sleeps, "a.json", 30, 1e6, 1e4, 1, 1e6)
+	synthSleep(t, sleeps, "b.json", 30, 1e6, 1e4, 2, 1e6)
+	tcp := writeTCPRuns(t, filepath.Join(dir, "tcp"), 2, 1e6, 1e5, 1)
+	cases := map[string][]string{
+		"empty directory":   {"compare", empty, a},
+		"sleep group":       {"compare", sleeps, a},
+		"empty list member": {"compare", a + ",," + a, a},
+		"missing in list":   {"compare", tcp[0] + "," + filepath.Join(dir, "nope.json"), tcp[1]},
+		"mixed kinds":       {"compare", tcp[0] + "," + a, tcp[1]},
+	}
+	want := map[string]string{"empty directory": "no .json result files", "sleep group": "one file per side",
+		"empty list member": "empty file name", "missing in list": "no such file", "mixed kinds": "same kind"}
+	for name, args := range cases {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want[name]) {
+			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,11 +53,14 @@ during each hold, measures its own sleep of --duration (Sleep(1) on Windows),
 and on Windows NtQueryTimerResolution's current interval and the granularity
 of its own timeGetTime. A first hold with no request gives the baseline.
 
-The verdict says whether this system has the post-2004 isolated behaviour
-(another process's request does not speed this one up), the old global
-behaviour (before Windows 10 2004), or the global behaviour restored by
-GlobalTimerResolutionRequests=1 (Windows 11 / Server 2022). On Linux timer
-slack is per thread, so the expected answer is isolated.`,
+Each hold's median is compared with two expected curves: global (the sleep
+follows the other process's interval: before Windows 10 2004, or with
+GlobalTimerResolutionRequests=1 on Windows 11 / Server 2022) and isolated
+(Windows 10 2004 and later: a process that asked for nothing imitates the
+default 15.625 ms with whole intervals of the faster clock, as measured: 12 ms
+at 6 ms, 14 ms at 7 ms, 8 or 16 ms at 8 ms). On Linux timer slack is per
+thread, so the expected answer is isolated. Every sleep is kept in the
+document and drawn in the plot.`,
 		Example: `  latlab crossproc
   latlab crossproc --periods 1,2,5,10,15 --hold 2s --plot crossproc.svg`,
 		Args: cobra.NoArgs,
@@ -223,38 +227,94 @@ func printCrossproc(w io.Writer, r *crossproc.Result) {
 	for _, row := range r.Rows {
 		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
 	}
-	hdr := []string{"other requests", "granted"}
+	// On Windows the child's grant is the system-wide current interval
+	// right after its call; the interval read during the hold replaces it.
+	// Columns are kept to what fits 80 columns; the JSON has the rest.
+	hdr := []string{"requested", "granted"}
 	if win {
-		hdr = append(hdr, "current", "timeGetTime step")
+		hdr[1] = "interval"
 	}
-	hdr = append(hdr, "n", "slept p50", "p90", "p99", "if global", "followed")
+	hdr = append(hdr, "n", "p50", "p99", "if isolated", "if global", "nearer")
 	var rows [][]string
+	mixed := false
 	for _, row := range r.Rows {
 		req, granted := "nothing", "-"
 		if row.RequestedNs > 0 {
 			req, granted = timer.FormatMs(time.Duration(row.RequestedNs)), timer.FormatMs(time.Duration(row.ChildGrantedNs))
 		}
-		cells := []string{req, granted}
 		if win {
-			cells = append(cells, timer.FormatMs(time.Duration(row.CurrentNs)), timer.FormatMs(time.Duration(row.TimeGetTimeNs)))
+			granted = timer.FormatMs(time.Duration(row.CurrentNs))
 		}
-		exp, tr := "", ""
+		iso, glob, near := "", "", ""
 		if row.RequestedNs > 0 {
-			exp = report.Duration(time.Duration(row.ExpectedNs))
+			iso, glob = expectedCell(row.ExpectedIsolated), expectedCell(row.ExpectedGlobal)
+			mixed = mixed || strings.Contains(iso+glob, "/")
 			switch {
 			case !row.Informative:
-				tr = "(uninformative)"
+				near = "(same)"
 			case row.Tracked:
-				tr = "yes"
+				near = "global"
 			default:
-				tr = "no"
+				near = "isolated"
 			}
 		}
 		s := row.Slept
-		cells = append(cells, fmt.Sprint(s.Count), report.Duration(time.Duration(s.P50)), report.Duration(time.Duration(s.P90)),
-			report.Duration(time.Duration(s.P99)), exp, tr)
-		rows = append(rows, cells)
+		rows = append(rows, []string{req, granted, fmt.Sprint(s.Count), ms4(s.P50), ms4(s.P99), iso, glob, near})
 	}
 	report.Table(w, hdr, rows)
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
+	fmt.Fprintln(w)
+	if mixed {
+		fmt.Fprintln(w, "a/b: some sleeps take a, the rest b (the plot and the JSON give the shares)")
+	}
+	if win {
+		fmt.Fprintf(w, "this process's timeGetTime stepped every %s\n", timeGetTimeSteps(r.Rows))
+	}
+	if n := expectedNote(r.Rule); n != "" {
+		fmt.Fprintf(w, "expected: %s\n", n)
+	}
+	fmt.Fprintf(w, "verdict: %s\n", r.Verdict.Text)
 }
+
+// timeGetTimeSteps summarises the step of this process's timeGetTime over
+// the holds: one value when it never changed, else one per hold.
+func timeGetTimeSteps(rows []crossproc.Row) string {
+	var vs []string
+	same := true
+	for i, row := range rows {
+		vs = append(vs, timer.FormatMs(time.Duration(row.TimeGetTimeNs)))
+		same = same && (i == 0 || row.TimeGetTimeNs == rows[0].TimeGetTimeNs)
+	}
+	if same {
+		return vs[0] + " in every hold"
+	}
+	return strings.Join(vs, ", ") + " (no request first, then each hold in turn)"
+}
+
+// expectedCell is an expectation in ms; a mix of outcomes (the research's
+// 8 or 16 ms at an 8 ms interval) is written a/b.
+func expectedCell(e *crossproc.Expectation) string {
+	if e == nil {
+		return ""
+	}
+	var vs []string
+	for _, o := range e.Outcomes {
+		v := strings.TrimRight(fmt.Sprintf("%.3f", float64(o.SleepNs)/1e6), "0")
+		vs = append(vs, strings.TrimSuffix(v, "."))
+	}
+	return strings.Join(vs, "/") + "ms"
+}
+
+func expectedNote(r crossproc.Rule) string {
+	switch r {
+	case crossproc.Isolated2004:
+		return "isolated on this build (Windows 10 2004 and later): a process that asks for nothing imitates the default 15.625 ms with whole intervals of the faster clock (the research: 12 ms at 6 ms, 14 ms at 7 ms, 8 or 16 ms at 8 ms)"
+	case crossproc.GlobalRule:
+		return "global on this build (before Windows 10 2004, or GlobalTimerResolutionRequests=1): Sleep follows the other process's interval"
+	case crossproc.PerThread:
+		return "isolated on Linux: timer slack belongs to the thread that set it"
+	}
+	return ""
+}
+
+// ms4 renders ns in ms with four significant digits (1.068ms, 15.63ms).
+func ms4(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'g', 4, 64) + "ms" }

@@ -33,6 +33,13 @@ func crossprocRun(t *testing.T, extra ...string) *crossproc.Result {
 		if row.Slept.Count < 5 || row.Slept.P50 < 1e6 {
 			t.Errorf("row %+v", row)
 		}
+		// Every sleep is kept, so the plot can show the distribution.
+		if int64(len(row.Samples)+row.Dropped) != row.Slept.Count || len(row.Samples) == 0 {
+			t.Errorf("row of %d sleeps keeps %d samples", row.Slept.Count, len(row.Samples))
+		}
+	}
+	if r.Rule == "" {
+		t.Error("no expected rule recorded")
 	}
 	for _, row := range r.Rows[1:] {
 		if row.ChildGrantedNs <= 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -63,11 +64,15 @@ func newSweepCmd(io *IO) *cobra.Command {
 logarithmic steps) latlab requests that ` + sweep.What + `, waits --settle, and
 measures --samples sleeps of --duration. Steps run in random order in each of
 --repeat passes (so drift over time does not masquerade as an effect). Each
-step's overshoot (slept - requested) is summarised; the steps are ranked by
+step's overshoot (slept - requested) is summarised. Requests the OS granted
+the same value are one treatment (Windows snaps requests to hardware steps):
+their samples are pooled and they are ranked as one. Treatments are ranked by
 --rank-by with bootstrap 95% CIs, and the best is compared with the default
 choice (--reference: 0.5ms on Windows, the 50us default slack on Linux), which
-is always measured. That comparison's interval is Bonferroni-adjusted for the
-number of steps, so one lucky step among many is not called a winner.
+is always measured. It is called distinguishable only when a Mann-Whitney test
+(Holm-adjusted over all treatments) and the Bonferroni-adjusted interval of
+the difference agree, with enough samples for the statistic, so neither one
+lucky treatment among many nor one outlier makes a winner.
 
 --mode inprocess (default): this process makes each request (Windows: held
 for --settle, then measured; Linux: the slack of the measuring thread).
@@ -307,37 +312,56 @@ func printSweep(w io.Writer, r *sweep.Result) {
 		fmt.Fprintf(w, ", %d busy threads", r.Load)
 	}
 	fmt.Fprintf(w, "\n\n")
-	hasCur := false
+	curDiffers := 0
 	for _, s := range r.Steps {
-		hasCur = hasCur || s.CurrentNs > 0
+		if s.CurrentNs > 0 && s.CurrentNs != s.GrantedNs {
+			curDiffers++
+		}
 	}
-	hdr := []string{"rank", "requested", "granted"}
-	if hasCur {
-		hdr = append(hdr, "current")
+	// One row per treatment (the requests granted one value). Columns are
+	// kept to what fits 80 columns; the CSV and JSON hold every statistic.
+	hdr := []string{"#", "requested", "granted", "n", r.RankBy + " [95% CI]"}
+	extra := []string{"p99"}
+	if r.RankBy == "p99" {
+		extra = []string{"p50"}
 	}
-	hdr = append(hdr, "n", "mean", "p50", "p99", "stdev", r.RankBy+" [95% CI]", "")
+	hdr = append(append(hdr, extra...), "")
 	var rows [][]string
-	for _, i := range r.Ranking {
-		s := r.Steps[i]
-		ov := s.Summary.Overshoot
-		row := []string{fmt.Sprint(s.Rank), sweep.FormatRequest(s.RequestedNs), sweep.FormatRequest(s.GrantedNs)}
-		if hasCur {
-			row = append(row, sweep.FormatRequest(s.CurrentNs))
+	for _, ti := range r.TreatmentRanking {
+		t := r.Treatments[ti]
+		ov := t.Summary.Overshoot
+		req := sweep.FormatRequest(t.FromNs)
+		if len(t.Steps) > 1 {
+			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(sweep.FormatRequest(t.FromNs), "ms"), sweep.FormatRequest(t.ToNs), len(t.Steps))
+		}
+		row := []string{fmt.Sprint(t.Rank), req, sweep.FormatRequest(t.GrantedNs)}
+		row = append(row, fmt.Sprint(ov.Count), shortNs(t.Summary.Value)+" ["+shortNs(t.Summary.CI.Lo)+", "+shortNs(t.Summary.CI.Hi)+"]")
+		for _, st := range extra {
+			v := ov.P50
+			if st == "p99" {
+				v = ov.P99
+			}
+			row = append(row, shortNs(float64(v)))
 		}
 		mark := ""
 		switch {
-		case i == r.Best && s.Reference:
+		case ti == r.BestTreatment && t.Reference:
 			mark = "best, default"
-		case i == r.Best:
+		case ti == r.BestTreatment:
 			mark = "best"
-		case s.Reference:
+		case t.Reference:
 			mark = "default"
 		}
-		row = append(row, fmt.Sprint(ov.Count), compactNs(ov.Mean), compactNs(float64(ov.P50)), compactNs(float64(ov.P99)), compactNs(ov.Stdev),
-			compactNs(s.Summary.Value)+" ["+compactNs(s.Summary.CI.Lo)+", "+compactNs(s.Summary.CI.Hi)+"]", mark)
-		rows = append(rows, row)
+		rows = append(rows, append(row, mark))
 	}
 	report.Table(w, hdr, rows)
+	if len(r.Treatments) < len(r.Steps) {
+		fmt.Fprintf(w, "\n%d requests, %d granted values: a row is one granted value (requested from-to (steps)), its samples pooled\n",
+			len(r.Steps), len(r.Treatments))
+	}
+	if curDiffers > 0 {
+		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
+	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
 	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
@@ -345,4 +369,27 @@ func printSweep(w io.Writer, r *sweep.Result) {
 	}
 }
 
-func compactNs(v float64) string { return report.Duration(time.Duration(v)) }
+// shortNs renders ns with three significant digits (18.3µs, 1.92ms, 497µs),
+// so that a ranked table fits a terminal.
+func shortNs(v float64) string {
+	a := math.Abs(v)
+	unit, div := "ns", 1.0
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case a >= 1e9:
+		unit, div = "s", 1e9
+	case a >= 1e6:
+		unit, div = "ms", 1e6
+	case a >= 1e3:
+		unit, div = "µs", 1e3
+	}
+	x := v / div
+	switch ax := math.Abs(x); {
+	case ax >= 99.95 || div == 1:
+		return fmt.Sprintf("%.0f%s", x, unit)
+	case ax >= 9.995:
+		return fmt.Sprintf("%.1f%s", x, unit)
+	}
+	return fmt.Sprintf("%.2f%s", x, unit)
+}

@@ -18,10 +18,14 @@ import (
 // Kind is the result document kind `latlab compare --json` writes.
 const Kind = "compare"
 
-// Input is one result to compare.
+// Input is one result to compare, or one side of repeated runs.
 type Input struct {
 	Label string // how the result is named in output (its file name)
 	Doc   *result.Document
+	// More are further runs of the same side, for kinds compared run by
+	// run (tcp-discard): each document is one run. Other kinds take one
+	// document per side.
+	More []*result.Document
 }
 
 // Options configure a comparison.
@@ -35,8 +39,11 @@ type Options struct {
 
 // Result is the outcome; it is also the Data of a compare document.
 type Result struct {
-	Kind     string   `json:"compared_kind"`
-	Quantity string   `json:"quantity"` // what the values are (slept time, wake latency)
+	Kind     string `json:"compared_kind"`
+	Quantity string `json:"quantity"` // what the values are (slept time, wake latency)
+	// PerRun is set when each value is one run (a tcp-discard transfer's
+	// duration) rather than one sample of a run.
+	PerRun   bool     `json:"per_run,omitempty"`
 	By       string   `json:"by"`
 	Level    float64  `json:"level"` // confidence level of each interval (Bonferroni-adjusted for several pairs)
 	Seed     uint64   `json:"seed"`
@@ -50,11 +57,15 @@ type Result struct {
 // Run is one input's summary.
 type Run struct {
 	Label         string        `json:"label"`
+	Runs          int           `json:"runs,omitempty"` // documents on this side (per-run kinds)
 	Summary       stats.Summary `json:"summary"`
 	By            float64       `json:"by_value"`
 	Reconstructed bool          `json:"reconstructed_from_histogram,omitempty"`
 	Settings      string        `json:"settings,omitempty"` // what distinguishes this run (e.g. --resolution)
-	samples       []int64
+	// GoodputP50 is the median goodput of the side's runs (tcp-discard).
+	GoodputP50 float64 `json:"goodput_p50_bits_per_s,omitempty"`
+	samples    []int64
+	goodput    []int64
 }
 
 // Samples returns the run's values, sorted ascending. They are the
@@ -63,11 +74,15 @@ func (r Run) Samples() []int64 { return r.samples }
 
 // Row is one statistic compared between the first run (A) and another (B).
 type Row struct {
-	Stat      string   `json:"stat"`
-	A         float64  `json:"a"`
-	B         float64  `json:"b"`
-	Diff      stats.CI `json:"diff"` // B - A
-	RelChange float64  `json:"rel_change"`
+	Stat string  `json:"stat"`
+	Unit string  `json:"unit"` // ns, or bit/s for goodput (where higher is better)
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+	// Diff is B - A with its interval; absent when a run has fewer samples
+	// than NeedsSamples, the fewest that judge this statistic.
+	Diff         *stats.CI `json:"diff,omitempty"`
+	RelChange    float64   `json:"rel_change"`
+	NeedsSamples int       `json:"needs_samples_per_run,omitempty"`
 }
 
 // Pair is the comparison of run B against run A (the first).
@@ -82,20 +97,27 @@ type Pair struct {
 	Outcome       Outcome   `json:"outcome"`
 	Verdict       string    `json:"verdict"`
 	SamplesNeeded int       `json:"samples_needed,omitempty"` // per run, to detect a Detect change
-	ByDiff        stats.CI  `json:"by_diff"`
-	ByName        string    `json:"-"`
-	ACount        int       `json:"-"`
-	BCount        int       `json:"-"`
+	// MinSamples is the fewest samples per run that judge By at this level
+	// (stats.MinSamples); with fewer on either side the outcome is TooFew.
+	MinSamples int       `json:"min_samples_per_run"`
+	ByDiff     *stats.CI `json:"by_diff,omitempty"` // absent when TooFew
+	ByName     string    `json:"-"`
+	ACount     int       `json:"-"`
+	BCount     int       `json:"-"`
+	perRun     bool
 }
 
 // Outcome classifies a pair.
 type Outcome string
 
-// Outcomes: B lower (faster), higher (slower), or no detectable difference.
+// Outcomes: B lower (faster), higher (slower), no detectable difference,
+// or no verdict because a run has too few samples to judge (see
+// stats.MinSamples for the rule and why).
 const (
 	Faster       Outcome = "faster"
 	Slower       Outcome = "slower"
 	NoDifference Outcome = "no detectable difference"
+	TooFew       Outcome = "too few samples"
 )
 
 // ErrIncompatible marks inputs that cannot be compared; its message says why.
@@ -122,8 +144,23 @@ func Compare(in []Input, o Options) (*Result, error) {
 		reps = stats.ReplicatesFor(level, 2000)
 	}
 	res := &Result{Kind: in[0].Doc.Kind, Quantity: Quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
-		Quantile: result.PercentileDefinition}
+		Quantile: result.PercentileDefinition, PerRun: perRunKind(in[0].Doc.Kind)}
+	var size int64
+	var sizeFrom string
 	for _, x := range in {
+		if res.PerRun {
+			d, g, err := perRunValues(x, &size, &sizeFrom)
+			if err != nil {
+				return nil, err
+			}
+			res.Runs = append(res.Runs, Run{Label: x.Label, Runs: len(d), Summary: stats.SummarizeSorted(d), By: o.By.Of(d), samples: d,
+				goodput: g, GoodputP50: stats.Quantile(50).Of(g), Settings: distinguishing(x.Doc, in[0].Doc)})
+			continue
+		}
+		if len(x.More) > 0 {
+			return nil, fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
+				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
+		}
 		s, err := x.Doc.Distribution()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrIncompatible, x.Label, err)
@@ -150,7 +187,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 	}
 	for i, adj := range stats.Holm(ps) {
 		res.Pairs[i].PAdjusted = adj
-		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, o)
+		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, level, o)
 	}
 	res.Ranking = make([]int, len(res.Runs))
 	for i := range res.Ranking {
@@ -163,6 +200,9 @@ func Compare(in []Input, o Options) (*Result, error) {
 		}
 		return cmpF(ra.Summary.Stdev, rb.Summary.Stdev)
 	})
+	if res.PerRun {
+		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
+	}
 	if k > 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %.2f%% level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, level*100))
 	}
@@ -187,7 +227,7 @@ func Compatible(in []Input) error {
 			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)
 		}
 	}
-	if len(a.Doc.Samples) == 0 && a.Doc.Histogram == nil {
+	if len(a.Doc.Samples) == 0 && a.Doc.Histogram == nil && !perRunKind(a.Doc.Kind) {
 		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
 	}
 	for _, b := range in[1:] {
@@ -216,6 +256,8 @@ func Quantity(kind string) string {
 		return "slept time"
 	case result.KindWake:
 		return "wake-up latency"
+	case KindTCPDiscard:
+		return "transfer time per run"
 	}
 	return kind
 }
@@ -258,31 +300,56 @@ func rowStats(na, nb int) []stats.Statistic {
 }
 
 func comparePair(a, b Run, boot stats.Bootstrap, o Options) Pair {
-	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples)}
+	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples), perRun: a.goodput != nil}
 	sts := rowStats(len(a.samples), len(b.samples))
 	if !slices.Contains(sts, o.By) {
 		sts = append(sts, o.By)
 	}
+	n := min(len(a.samples), len(b.samples))
 	for _, st := range sts {
-		ci := boot.DiffCI(a.samples, b.samples, st)
 		av, bv := st.Of(a.samples), st.Of(b.samples)
-		row := Row{Stat: st.String(), A: av, B: bv, Diff: ci, RelChange: rel(bv-av, av)}
+		row := Row{Stat: st.String(), Unit: "ns", A: av, B: bv, RelChange: rel(bv-av, av)}
+		if need := stats.MinSamples(st, boot.Level); n < need {
+			row.NeedsSamples = need
+		} else {
+			ci := boot.DiffCI(a.samples, b.samples, st)
+			row.Diff = &ci
+		}
 		p.Rows = append(p.Rows, row)
 		if st == o.By {
-			p.ByDiff = ci
+			p.ByDiff = row.Diff
 		}
 	}
+	if p.perRun {
+		// Goodput is size/duration, so with equal sizes its tests repeat the
+		// duration's; its median and interval are shown for the reader.
+		st := stats.Quantile(50)
+		av, bv := st.Of(a.goodput), st.Of(b.goodput)
+		row := Row{Stat: "p50 goodput", Unit: "bit/s", A: av, B: bv, RelChange: rel(bv-av, av)}
+		if need := stats.MinSamples(st, boot.Level); n < need {
+			row.NeedsSamples = need
+		} else {
+			ci := boot.DiffCI(a.goodput, b.goodput, st)
+			row.Diff = &ci
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	p.MinSamples = stats.MinSamples(o.By, boot.Level)
 	p.MWU, _ = stats.MannWhitney(a.samples, b.samples)
 	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
 	switch {
+	case p.ByDiff == nil:
+		p.Outcome = TooFew
 	case p.ByDiff.Hi < 0:
 		p.Outcome = Faster
 	case p.ByDiff.Lo > 0:
 		p.Outcome = Slower
 	default:
 		p.Outcome = NoDifference
-		n := min(len(a.samples), len(b.samples))
-		need := stats.SamplesToDetect(n, stats.SEFromCI(p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
+		need := stats.SamplesToDetect(n, stats.SEFromCI(*p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
+		if need > 0 {
+			need = max(need, p.MinSamples) // the advice never goes below what a verdict needs
+		}
 		p.SamplesNeeded = need
 	}
 	return p
@@ -309,16 +376,19 @@ func FormatNs(v float64) string {
 	return fmt.Sprintf("%.0f ns", v)
 }
 
-func verdict(p Pair, a Run, k int, o Options) string {
+func verdict(p Pair, a Run, k int, level float64, o Options) string {
 	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
 	if k > 1 {
-		lvl = fmt.Sprintf("%.2f%%", p.ByDiff.Level*100)
+		lvl = fmt.Sprintf("%.2f%%", level*100)
+	}
+	if p.Outcome == TooFew {
+		return tooFewVerdict(p, lvl)
 	}
 	mw := "Mann-Whitney " + stats.FormatP(p.PAdjusted)
 	if k > 1 {
 		mw += " (Holm)"
 	}
-	d := p.ByDiff
+	d := *p.ByDiff
 	switch p.Outcome {
 	case Faster, Slower:
 		small := ""
@@ -342,9 +412,36 @@ func verdict(p Pair, a Run, k int, o Options) string {
 	case p.SamplesNeeded <= n:
 		s += fmt.Sprintf("this sample size detects a %.0f%% change 4 times in 5, but the interval does not rule one out", pc)
 	default:
-		s += fmt.Sprintf("%d more samples per run would detect a %.0f%% change (80%% power)", p.SamplesNeeded-n, pc)
+		s += fmt.Sprintf("%d more %s would detect a %.0f%% change (80%% power)", p.SamplesNeeded-n, p.nouns().per, pc)
 	}
 	return s
+}
+
+// tooFewVerdict says that there is no verdict and why: which run is short
+// of samples, and the rule.
+func tooFewVerdict(p Pair, lvl string) string {
+	nn := p.nouns()
+	s := fmt.Sprintf("%s vs %s: no verdict, too few %s (%d and %d)", p.BLabel, p.ALabel, nn.what, p.BCount, p.ACount)
+	if p.MinSamples == math.MaxInt {
+		return s + fmt.Sprintf(": %s is an extreme of the sample, which no number of %s pins down; compare p99.9 or lower", p.ByName, nn.what)
+	}
+	s += fmt.Sprintf(": judging %s at %s needs at least %d %s", p.ByName, lvl, p.MinSamples, nn.unit)
+	if p.MinSamples > stats.MinPerSide {
+		s += fmt.Sprintf(" (fewer, and a %s interval of %s reaches past the most extreme sample)", lvl, p.ByName)
+	} else {
+		s += " (fewer, and the tests cannot tell even a large shift 4 times in 5)"
+	}
+	return s
+}
+
+type nouns struct{ what, unit, per string }
+
+// nouns names what a pair's values are: samples of a run, or runs of a side.
+func (p Pair) nouns() nouns {
+	if p.perRun {
+		return nouns{"runs", "runs per side", "runs per side"}
+	}
+	return nouns{"samples", "per run", "samples per run"}
 }
 
 // FormatSigned is FormatNs with a + on positive values, for differences.

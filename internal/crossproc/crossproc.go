@@ -99,6 +99,8 @@ type Options struct {
 	Method   string
 	Thread   probe.Thread
 	Progress func(done, total int)
+	// MaxSamples bounds the sleeps kept per row (0: MaxSamplesPerRow).
+	MaxSamples int
 }
 
 // Row is one condition: the baseline (no request, RequestedNs 0) or one
@@ -110,20 +112,66 @@ type Row struct {
 	TimeGetTimeNs  int64         `json:"timegettime_granularity_ns,omitempty"`
 	Slept          stats.Summary `json:"slept"`
 	Overshoot      stats.Summary `json:"overshoot"`
-	ExpectedNs     int64         `json:"expected_if_global_ns,omitempty"`
-	Tracked        bool          `json:"tracked"`
-	Informative    bool          `json:"informative"`
+	// Samples are every sleep measured, in the order taken, so a plot can
+	// show the distribution (the research's 8/16 ms split is invisible in
+	// a mean). At most MaxSamples are kept; Dropped counts the rest.
+	Samples []int64 `json:"slept_ns,omitempty"`
+	Dropped int     `json:"slept_ns_dropped,omitempty"`
+	// IntervalNs is the clock interrupt interval the expectations assume:
+	// the current interval read during the hold, else the request.
+	IntervalNs int64 `json:"interval_ns,omitempty"`
+	// ExpectedNs is the median sleep if the other process's request applied
+	// here (the global rule); ExpectedIsolatedNs if it did not (Windows 10
+	// 2004 and later: imitating the default interval; Linux: the baseline).
+	ExpectedNs         int64        `json:"expected_if_global_ns,omitempty"`
+	ExpectedIsolatedNs int64        `json:"expected_if_isolated_ns,omitempty"`
+	ExpectedGlobal     *Expectation `json:"expected_global,omitempty"`
+	ExpectedIsolated   *Expectation `json:"expected_isolated,omitempty"`
+	// Tracked: the median was nearer the global expectation than the
+	// isolated one; only Informative rows (expectations far enough apart)
+	// count.
+	Tracked     bool `json:"tracked"`
+	Informative bool `json:"informative"`
 }
+
+// MaxSamplesPerRow bounds the sleeps kept per condition by default (a long
+// --hold of short sleeps would otherwise grow the document without bound).
+const MaxSamplesPerRow = 100_000
 
 // Result is the experiment's outcome: the Data of a crossproc document.
 type Result struct {
-	Method     string  `json:"method"`
-	DurationNs int64   `json:"duration_ns"`
-	HoldNs     int64   `json:"hold_ns"`
-	Requester  string  `json:"requester"` // what the child called
-	Rows       []Row   `json:"rows"`      // baseline first
-	Verdict    Verdict `json:"verdict"`
+	Method     string `json:"method"`
+	DurationNs int64  `json:"duration_ns"`
+	HoldNs     int64  `json:"hold_ns"`
+	Requester  string `json:"requester"` // what the child called
+	// Rule is what this build should do (Facts.ExpectedRule).
+	Rule    Rule    `json:"expected_rule"`
+	Rows    []Row   `json:"rows"` // baseline first
+	Verdict Verdict `json:"verdict"`
 }
+
+// ExpectedRule is the rule this build should follow: Windows 10 2004 and
+// later isolate processes unless GlobalTimerResolutionRequests=1 is set
+// where it is honoured (Windows 11, Server 2022: build 20348 and later);
+// earlier builds are global; Linux slack is per thread.
+func (f Facts) ExpectedRule() Rule {
+	switch {
+	case !f.Windows:
+		return PerThread
+	case f.Build != 0 && f.Build < build2004:
+		return GlobalRule
+	case f.GlobalSetting != nil && *f.GlobalSetting == 1 && f.Build >= buildGlobalKey:
+		return GlobalRule
+	}
+	return Isolated2004
+}
+
+// Builds where the rules change: Windows 10 2004, and the first with
+// GlobalTimerResolutionRequests (Server 2022; Windows 11 is 22000).
+const (
+	build2004      = 19041
+	buildGlobalKey = 20348
+)
 
 // Run performs the experiment with a started child.
 func Run(ctx context.Context, c Child, o Options) (*Result, error) {
@@ -196,7 +244,9 @@ func Run(ctx context.Context, c Child, o Options) (*Result, error) {
 			o.Progress(i+2, total)
 		}
 	}
-	res.Verdict = Classify(res.Rows, o.Duration, HostFacts())
+	f := HostFacts()
+	res.Rule = f.ExpectedRule()
+	res.Verdict = Classify(res.Rows, o.Duration, f)
 	return res, nil
 }
 
@@ -227,6 +277,13 @@ func measure(ctx context.Context, o Options) (Row, error) {
 	if len(r.Slept) == 0 {
 		return Row{}, fmt.Errorf("no sleep completed within --hold %s", o.Hold)
 	}
+	limit := o.MaxSamples
+	if limit <= 0 {
+		limit = MaxSamplesPerRow
+	}
+	keep := min(len(r.Slept), limit)
+	row.Samples = slices.Clone(r.Slept[:keep])
+	row.Dropped = len(r.Slept) - keep
 	s := slices.Clone(r.Slept)
 	slices.Sort(s)
 	row.Slept = stats.SummarizeSorted(s)
@@ -258,34 +315,57 @@ type Facts struct {
 }
 
 // Classify decides whether this process's sleeps followed the other
-// process's requests. For each period it compares the median sleep with two
-// predictions: the baseline (isolated: nothing changes) and what a global
-// timer would give (expectedIfGlobal). A period is informative when the two
-// predictions differ by at least half the baseline, and tracked when the
-// measurement is closer to the global prediction. Global: at least two
-// thirds of the informative periods tracked; isolated: none did.
+// process's requests. For each period it compares the median sleep with
+// two expectations (Expected): the global rule (the other process's
+// interval applies here) and the isolated one (Windows 10 2004 and later:
+// a process that asked for nothing imitates the default 15.625 ms as well
+// as whole intervals allow; Linux: the baseline, slack being per thread).
+// A period is informative when the two expected medians differ by at
+// least a quarter of the larger (Windows) or half the baseline (Linux),
+// and tracked when the measured median is nearer the global one. Global:
+// at least two thirds of the informative periods tracked; isolated: none
+// did.
 func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	if len(rows) < 2 {
 		return Verdict{Behaviour: Inconclusive, Text: "no requests were measured"}
 	}
 	base := float64(rows[0].Slept.P50)
+	if f.Windows {
+		// With no request anywhere both rules give the default tick; a
+		// baseline far below it means this process gets a finer timer,
+		// and no other process's request can show anything.
+		if def := float64(Expected(GlobalRule, DefaultInterval, d).MedianNs); base < 0.5*def {
+			return Verdict{Behaviour: Inconclusive, Text: fmt.Sprintf("inconclusive: with no request of its own this process already sleeps %s, far below the default tick's %s; close programs that raise the timer resolution and rerun", fmtMs(base), fmtMs(def))}
+		}
+	}
 	informative, tracked := 0, 0
 	for i := 1; i < len(rows); i++ {
 		r := &rows[i]
-		exp := float64(f.expectedIfGlobal(time.Duration(r.RequestedNs), d))
-		if f.Windows {
-			// A global interval is the finest in force anywhere: a request
-			// coarser than what this process already gets changes nothing.
-			exp = math.Min(exp, base)
+		interval := time.Duration(r.RequestedNs)
+		if f.Windows && r.CurrentNs > 0 {
+			interval = time.Duration(r.CurrentNs)
 		}
-		r.ExpectedNs = int64(exp)
-		if math.Abs(exp-base) < 0.5*base {
+		r.IntervalNs = int64(interval)
+		var glob, iso Expectation
+		var minGap float64
+		if f.Windows {
+			glob, iso = Expected(GlobalRule, interval, d), Expected(Isolated2004, interval, d)
+			minGap = 0.25 * float64(max(glob.MedianNs, iso.MedianNs))
+		} else {
+			glob = Expected(PerThread, interval, d)
+			iso = expectation(PerThread, []Outcome{{SleepNs: int64(base), Share: 1}})
+			minGap = 0.5 * base
+		}
+		r.ExpectedGlobal, r.ExpectedIsolated = &glob, &iso
+		r.ExpectedNs, r.ExpectedIsolatedNs = glob.MedianNs, iso.MedianNs
+		ge, ie := float64(glob.MedianNs), float64(iso.MedianNs)
+		if math.Abs(ge-ie) < minGap {
 			continue
 		}
 		r.Informative = true
 		informative++
 		got := float64(r.Slept.P50)
-		if math.Abs(got-exp) < math.Abs(got-base) {
+		if math.Abs(got-ge) < math.Abs(got-ie) {
 			r.Tracked = true
 			tracked++
 		}
@@ -293,7 +373,7 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	v := Verdict{Behaviour: Inconclusive}
 	switch {
 	case informative == 0:
-		v.Text = fmt.Sprintf("inconclusive: with no request of its own this process already sleeps %s, which no requested period would change much; close programs that raise the timer resolution and rerun", fmtMs(base))
+		v.Text = fmt.Sprintf("inconclusive: no requested period separates the two rules (this process sleeps %s with no request); request periods further from the default", fmtMs(base))
 		return v
 	case tracked == 0:
 		v.Behaviour = Isolated
@@ -307,24 +387,6 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	return v
 }
 
-// expectedIfGlobal predicts this process's sleep of d were the other
-// process's request p in force here too.
-//
-// Windows: Sleep(d) ends on a timer tick at least d after it started:
-// about ceil(d/p) periods, plus on average half a period when it starts
-// between ticks. Linux: a nanosleep of d is deferred by up to the slack,
-// and with nothing to coalesce with it fires at the end of that window.
-func (f Facts) expectedIfGlobal(p, d time.Duration) time.Duration {
-	if !f.Windows {
-		return d + p
-	}
-	if p <= 0 {
-		return d
-	}
-	n := (d + p - 1) / p
-	return n*p + p/2
-}
-
 func describe(b Behaviour, f Facts, tracked, informative int, base float64) string {
 	if !f.Windows {
 		if b == Isolated {
@@ -332,17 +394,17 @@ func describe(b Behaviour, f Facts, tracked, informative int, base float64) stri
 		}
 		return fmt.Sprintf("global: this process's sleeps followed the other process's timer slack in %d of %d periods; timer slack is per thread on Linux, so look for something else changing in step (a shared cgroup or a tuned profile)", tracked, informative)
 	}
-	post2004 := f.Build >= 19041
+	post2004 := f.Build >= build2004
 	globalSet := f.GlobalSetting != nil && *f.GlobalSetting == 1
 	switch {
 	case b == Isolated && post2004:
-		return fmt.Sprintf("post-2004 isolated behaviour (build %d): another process's timeBeginPeriod did not speed up this process's Sleep (0 of %d informative periods); each process must request its own resolution", f.Build, informative)
+		return fmt.Sprintf("post-2004 isolated behaviour (build %d): this process's Sleep did not follow another process's timeBeginPeriod (0 of %d informative periods); as the research measured, it imitates the default 15.625 ms as well as whole intervals of the faster clock allow (12 ms at 6 ms, 14 ms at 7 ms, 8 or 16 ms at 8 ms); each process must request its own resolution", f.Build, informative)
 	case b == Isolated:
 		return fmt.Sprintf("isolated although build %d predates Windows 10 2004, where requests were global: unexpected; check that the requester ran", f.Build)
-	case post2004 && globalSet:
+	case post2004 && globalSet && f.Build >= buildGlobalKey:
 		return fmt.Sprintf("global behaviour restored by GlobalTimerResolutionRequests=1 (build %d): another process's timeBeginPeriod sped up this process's Sleep in %d of %d informative periods", f.Build, tracked, informative)
 	case post2004:
-		return fmt.Sprintf("global behaviour on build %d without GlobalTimerResolutionRequests=1: another process's request sped up this process's Sleep in %d of %d informative periods (unexpected after Windows 10 2004)", f.Build, tracked, informative)
+		return fmt.Sprintf("global behaviour on build %d without GlobalTimerResolutionRequests=1 in force: another process's request sped up this process's Sleep in %d of %d informative periods (unexpected after Windows 10 2004; the key is honoured from build %d)", f.Build, tracked, informative, buildGlobalKey)
 	}
 	return fmt.Sprintf("old global behaviour (build %d, before Windows 10 2004): any process's timeBeginPeriod speeds up every process's Sleep (%d of %d informative periods)", f.Build, tracked, informative)
 }

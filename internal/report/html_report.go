@@ -301,11 +301,12 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 	if win {
 		t.Header = append(t.Header, "current", "timeGetTime step")
 	}
-	t.Header = append(t.Header, "n", "slept p50", "p99", "if global", "followed")
+	t.Header = append(t.Header, "n", "slept p50", "p99", "if isolated", "if global", "followed")
 	for _, row := range r.Rows {
-		req, g, exp, fol := "nothing", "-", "", ""
+		req, g, iso, exp, fol := "nothing", "-", "", "", ""
 		if row.RequestedNs > 0 {
 			req, g, exp = Duration(time.Duration(row.RequestedNs)), Duration(time.Duration(row.ChildGrantedNs)), Duration(time.Duration(row.ExpectedNs))
+			iso = Duration(time.Duration(row.ExpectedIsolatedNs))
 			fol = map[bool]string{true: "yes", false: "no"}[row.Tracked]
 			if !row.Informative {
 				fol = "(uninformative)"
@@ -316,7 +317,7 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 			cells = append(cells, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)))
 		}
 		t.Rows = append(t.Rows, append(cells, fmt.Sprint(row.Slept.Count),
-			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), exp, fol))
+			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), iso, exp, fol))
 	}
 	return t
 }
@@ -329,7 +330,10 @@ func compareTable(r *compare.Result) htmlTable {
 		diff, p, ks, out := "baseline", "", "", ""
 		if i > 0 && i-1 < len(r.Pairs) {
 			pp := r.Pairs[i-1]
-			diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(pp.ByDiff.Estimate), compare.FormatNs(pp.ByDiff.Lo), compare.FormatNs(pp.ByDiff.Hi))
+			diff = "-"
+			if d := pp.ByDiff; d != nil {
+				diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(d.Estimate), compare.FormatNs(d.Lo), compare.FormatNs(d.Hi))
+			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),

@@ -15,7 +15,8 @@ import (
 // SweepPlot draws the ranked statistic of the overshoot against the
 // requested value, with each step's bootstrap 95% interval as an error bar,
 // dashed lines where the granted value changes (Windows snaps requests to
-// hardware steps), and the best and reference steps marked.
+// hardware steps), each treatment of several requests (one granted value)
+// as a bar at its pooled value, and the best and reference steps marked.
 func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	if len(r.Steps) == 0 {
 		return nil, fmt.Errorf("sweep has no steps")
@@ -83,6 +84,28 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	}
 	if first != nil {
 		p.Legend.Add("granted value changes", first)
+	}
+	// A treatment (requests granted one value) is drawn as a bar at its
+	// pooled value across the requests it spans.
+	var seg *plotter.Line
+	for _, t := range r.Treatments {
+		if len(t.Steps) < 2 {
+			continue
+		}
+		y := t.Summary.Value / yd
+		l, err := plotter.NewLine(plotter.XYs{{X: float64(t.FromNs) / xd, Y: y}, {X: float64(t.ToNs) / xd, Y: y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = paletteColor(4)
+		l.Width = vg.Points(3)
+		p.Add(l)
+		if seg == nil {
+			seg = l
+		}
+	}
+	if seg != nil {
+		p.Legend.Add("one granted value (pooled)", seg)
 	}
 	mark := func(i int, label string, c int) error {
 		s := r.Steps[i]

@@ -18,64 +18,210 @@ type StepSummary struct {
 
 // Result is a sweep's outcome: the Data of a sweep document.
 type Result struct {
-	RankBy     string   `json:"rank_by"`
-	Mode       Mode     `json:"mode"`
-	Order      string   `json:"order"`
-	Seed       uint64   `json:"seed"`
-	Repeat     int      `json:"repeat"`
-	Load       int      `json:"load"`
-	Method     string   `json:"method"`
-	DurationNs int64    `json:"duration_ns"`
-	SettleNs   int64    `json:"settle_ns"`
-	LogSteps   bool     `json:"log_steps,omitempty"`
-	What       string   `json:"what"` // "timer resolution" or "timer slack"
-	Steps      []Step   `json:"steps"`
-	Best       int      `json:"best"`      // index into Steps
-	Reference  int      `json:"reference"` // index into Steps of the default choice
-	Ranking    []int    `json:"ranking"`   // indices into Steps, best first
-	Verdict    Verdict  `json:"verdict"`
-	Notes      []string `json:"notes,omitempty"`
-	ElapsedNs  int64    `json:"elapsed_ns"`
+	RankBy     string `json:"rank_by"`
+	Mode       Mode   `json:"mode"`
+	Order      string `json:"order"`
+	Seed       uint64 `json:"seed"`
+	Repeat     int    `json:"repeat"`
+	Load       int    `json:"load"`
+	Method     string `json:"method"`
+	DurationNs int64  `json:"duration_ns"`
+	SettleNs   int64  `json:"settle_ns"`
+	LogSteps   bool   `json:"log_steps,omitempty"`
+	What       string `json:"what"` // "timer resolution" or "timer slack"
+	Steps      []Step `json:"steps"`
+	Best       int    `json:"best"`      // index into Steps: the best treatment's first step
+	Reference  int    `json:"reference"` // index into Steps of the default choice
+	Ranking    []int  `json:"ranking"`   // indices into Steps, best treatment first
+	// Treatments group the steps by what the OS granted: requests granted
+	// the same value are one treatment, ranked and tested as one.
+	Treatments         []Treatment `json:"treatments"`
+	TreatmentRanking   []int       `json:"treatment_ranking"` // indices into Treatments, best first
+	BestTreatment      int         `json:"best_treatment"`
+	ReferenceTreatment int         `json:"reference_treatment"`
+	Verdict            Verdict     `json:"verdict"`
+	Notes              []string    `json:"notes,omitempty"`
+	ElapsedNs          int64       `json:"elapsed_ns"`
 }
 
-// Verdict compares the best step with the default choice.
+// Treatment is the steps the OS granted the same value. Whatever was
+// requested, they ran under the same timer, so they are one treatment:
+// their samples are pooled, and they are ranked and tested together
+// (ranking each request apart would pit a treatment against itself).
+type Treatment struct {
+	GrantedNs    int64       `json:"granted_ns"`
+	Steps        []int       `json:"steps"` // indices into Result.Steps, ascending request
+	FromNs       int64       `json:"requested_from_ns"`
+	ToNs         int64       `json:"requested_to_ns"`
+	Reference    bool        `json:"reference,omitempty"`
+	Summary      StepSummary `json:"summary"` // of the pooled overshoot
+	Rank         int         `json:"rank"`
+	MannWhitneyP float64     `json:"mann_whitney_p_vs_reference,omitempty"`
+	PHolm        float64     `json:"p_holm,omitempty"`
+	LowerThanRef bool        `json:"lower_than_reference,omitempty"` // P(reference > this) > 1/2 in the test's sense
+	samples      []int64
+}
+
+// Verdict compares the best treatment with the default choice's.
 type Verdict struct {
-	Distinguishable bool     `json:"distinguishable"`
-	Diff            stats.CI `json:"diff"` // best - reference, in the rank-by statistic
-	Text            string   `json:"text"`
+	Distinguishable bool      `json:"distinguishable"`
+	TooFew          bool      `json:"too_few_samples,omitempty"`
+	Diff            *stats.CI `json:"diff,omitempty"` // best - reference, in the rank-by statistic
+	Text            string    `json:"text"`
 }
 
-// Analyze summarises each step, ranks the steps by rankBy (lower is
-// better; ties by stdev) with 95% bootstrap intervals, and compares the best
-// with the reference step. The comparison's interval is Bonferroni-adjusted
-// for the number of steps the best was picked from, so a lucky step among
-// many is not called a winner.
+// Alpha is the family-wise error rate of a sweep's verdict.
+const Alpha = 0.05
+
+// Analyze groups the steps into treatments by the value granted,
+// summarises each step and treatment, ranks the treatments by rankBy
+// (lower is better; ties by stdev) with 95% bootstrap intervals, and says
+// whether the best is distinguishable from the default choice.
+//
+// The best of many treatments looks good by chance alone, and one far
+// outlier moves a mean, a stdev or a high percentile of 50 samples a long
+// way, so the verdict asks for three things: enough samples for the
+// statistic (stats.MinSamples), a Mann-Whitney test of the best against
+// the default, Holm-adjusted over every treatment compared with the
+// default, at 5% (ranks: one outlier moves it by one rank), and the
+// rank-by difference's bootstrap interval, Bonferroni-adjusted for the
+// same comparisons, excluding zero. For --rank-by stdev the test compares
+// absolute deviations from each treatment's median, a rank test of spread.
 func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 	r.RankBy = rankBy.String()
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		sorted := slices.Clone(s.Samples)
-		slices.Sort(sorted)
+		sorted := sorted(s.Samples)
 		s.Summary.Overshoot = stats.SummarizeSorted(sorted)
 		s.Summary.CI = stats.Bootstrap{Seed: seed + uint64(i)}.CI(sorted, rankBy)
 		s.Summary.Value = s.Summary.CI.Estimate
 	}
-	r.Ranking = make([]int, len(r.Steps))
-	for i := range r.Ranking {
-		r.Ranking[i] = i
+	r.Treatments = Group(r.Steps)
+	for ti := range r.Treatments {
+		t := &r.Treatments[ti]
+		for _, i := range t.Steps {
+			t.samples = append(t.samples, r.Steps[i].Samples...)
+			if i == r.Reference {
+				t.Reference = true
+				r.ReferenceTreatment = ti
+			}
+		}
+		slices.Sort(t.samples)
+		if len(t.Steps) == 1 { // the step's own summary and interval
+			t.Summary = r.Steps[t.Steps[0]].Summary
+			continue
+		}
+		t.Summary.Overshoot = stats.SummarizeSorted(t.samples)
+		t.Summary.CI = stats.Bootstrap{Seed: seed + uint64(len(r.Steps)+ti)}.CI(t.samples, rankBy)
+		t.Summary.Value = t.Summary.CI.Estimate
 	}
-	slices.SortStableFunc(r.Ranking, func(a, b int) int {
-		sa, sb := r.Steps[a].Summary, r.Steps[b].Summary
+	r.TreatmentRanking = make([]int, len(r.Treatments))
+	for i := range r.TreatmentRanking {
+		r.TreatmentRanking[i] = i
+	}
+	slices.SortStableFunc(r.TreatmentRanking, func(a, b int) int {
+		sa, sb := r.Treatments[a].Summary, r.Treatments[b].Summary
 		if c := cmpNaN(sa.Value, sb.Value); c != 0 {
 			return c
 		}
 		return cmpNaN(sa.Overshoot.Stdev, sb.Overshoot.Stdev)
 	})
-	for rank, i := range r.Ranking {
-		r.Steps[i].Rank = rank + 1
+	r.Ranking = r.Ranking[:0]
+	for rank, ti := range r.TreatmentRanking {
+		t := &r.Treatments[ti]
+		t.Rank = rank + 1
+		for _, i := range t.Steps {
+			r.Steps[i].Rank = t.Rank
+			r.Ranking = append(r.Ranking, i)
+		}
 	}
-	r.Best = r.Ranking[0]
+	r.BestTreatment = r.TreatmentRanking[0]
+	r.Best = r.Treatments[r.BestTreatment].Steps[0]
+	if n, g := len(r.Steps), len(r.Treatments); g < n {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d requests were granted %d distinct values: requests granted the same value are one treatment (their samples pooled), ranked and tested as one", n, g))
+	}
+	testAgainstReference(r, rankBy)
 	r.Verdict = verdict(r, rankBy, seed)
+}
+
+// Group returns the treatments of steps: one per granted value (steps
+// whose grant is unknown, 0, stand alone), in ascending order of the grant.
+func Group(steps []Step) []Treatment {
+	var out []Treatment
+	byGrant := map[int64]int{}
+	for i, s := range steps {
+		if j, ok := byGrant[s.GrantedNs]; ok && s.GrantedNs > 0 {
+			t := &out[j]
+			t.Steps = append(t.Steps, i)
+			t.FromNs, t.ToNs = min(t.FromNs, s.RequestedNs), max(t.ToNs, s.RequestedNs)
+			continue
+		}
+		byGrant[s.GrantedNs] = len(out)
+		out = append(out, Treatment{GrantedNs: s.GrantedNs, Steps: []int{i}, FromNs: s.RequestedNs, ToNs: s.RequestedNs})
+	}
+	for i := range out {
+		slices.SortFunc(out[i].Steps, func(a, b int) int { return cmpInt(steps[a].RequestedNs, steps[b].RequestedNs) })
+	}
+	slices.SortStableFunc(out, func(a, b Treatment) int {
+		if c := cmpInt(a.GrantedNs, b.GrantedNs); c != 0 {
+			return c
+		}
+		return cmpInt(a.FromNs, b.FromNs)
+	})
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// testAgainstReference runs the rank test of every treatment against the
+// reference's and Holm-adjusts the p-values over all of them.
+func testAgainstReference(r *Result, rankBy stats.Statistic) {
+	ref := r.Treatments[r.ReferenceTreatment].samples
+	if rankBy == stats.Stdev {
+		ref = absDev(ref)
+	}
+	var idx []int
+	var ps []float64
+	for ti := range r.Treatments {
+		if ti == r.ReferenceTreatment {
+			continue
+		}
+		x := r.Treatments[ti].samples
+		if rankBy == stats.Stdev {
+			x = absDev(x)
+		}
+		m, err := stats.MannWhitney(ref, x)
+		if err != nil {
+			m.P = 1
+		}
+		t := &r.Treatments[ti]
+		t.MannWhitneyP = m.P
+		t.LowerThanRef = m.Superiority > 0.5
+		idx = append(idx, ti)
+		ps = append(ps, m.P)
+	}
+	for k, p := range stats.Holm(ps) {
+		r.Treatments[idx[k]].PHolm = p
+	}
+}
+
+// absDev returns |x - median(x)| of ascending samples: their spread, as a
+// rank test of scale (Brown-Forsythe's idea) compares it.
+func absDev(sorted []int64) []int64 {
+	m := stats.QuantileSorted(sorted, 50)
+	out := make([]int64, len(sorted))
+	for i, v := range sorted {
+		out[i] = max(v-m, m-v)
+	}
+	return out
 }
 
 func cmpNaN(a, b float64) int {
@@ -94,29 +240,53 @@ func cmpNaN(a, b float64) int {
 	return 0
 }
 
-func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
-	best, ref := r.Steps[r.Best], r.Steps[r.Reference]
-	name := func(s Step) string { return FormatRequest(s.RequestedNs) }
-	if r.Best == r.Reference {
-		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best step (%s overshoot %s)", name(ref), r.RankBy, fmtNs(ref.Summary.Value))}
+// Describe names a treatment: its grant, and the requests that got it.
+func (t Treatment) Describe() string {
+	if len(t.Steps) == 1 {
+		return fmt.Sprintf("%s (granted %s)", FormatRequest(t.FromNs), FormatRequest(t.GrantedNs))
 	}
-	k := max(len(r.Steps)-1, 1)
-	level := 1 - 0.05/float64(k)
-	a, b := sorted(ref.Samples), sorted(best.Samples)
-	ci := stats.Bootstrap{Seed: seed, Level: level, Replicates: stats.ReplicatesFor(level, 2000)}.DiffCI(a, b, rankBy)
-	v := Verdict{Diff: ci, Distinguishable: ci.Hi < 0}
-	lvl := fmt.Sprintf("%.2f%% CI, Bonferroni for %d steps", level*100, len(r.Steps))
+	return fmt.Sprintf("granted %s (requests %s-%s, %d steps)", FormatRequest(t.GrantedNs), FormatRequest(t.FromNs), FormatRequest(t.ToNs), len(t.Steps))
+}
+
+func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
+	best, ref := r.Treatments[r.BestTreatment], r.Treatments[r.ReferenceTreatment]
+	refName := FormatRequest(r.Steps[r.Reference].RequestedNs)
+	if len(ref.Steps) > 1 {
+		refName += fmt.Sprintf(" (granted %s with %d other requests)", FormatRequest(ref.GrantedNs), len(ref.Steps)-1)
+	}
+	if r.BestTreatment == r.ReferenceTreatment {
+		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, fmtNs(ref.Summary.Value))}
+	}
+	k := len(r.Treatments) - 1
+	level := 1 - Alpha/float64(k)
+	lvl := pct(level) + " CI"
+	if k > 1 {
+		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
+	}
+	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), refName)
+	nb, nr := len(best.samples), len(ref.samples)
+	if need := stats.MinSamples(rankBy, level); min(nb, nr) < need {
+		return Verdict{TooFew: true, Text: fmt.Sprintf("%s; no verdict, too few samples (%d and %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
+			head, nb, nr, r.RankBy, pct(level), need)}
+	}
+	ci := stats.Bootstrap{Seed: seed, Level: level, Replicates: stats.ReplicatesFor(level, 2000)}.DiffCI(ref.samples, best.samples, rankBy)
+	v := Verdict{Diff: &ci}
+	mw := fmt.Sprintf("Mann-Whitney %s, Holm over %d", stats.FormatP(best.PHolm), k)
+	if rankBy == stats.Stdev {
+		mw = fmt.Sprintf("Mann-Whitney on deviations from the median %s, Holm over %d", stats.FormatP(best.PHolm), k)
+	}
+	v.Distinguishable = ci.Hi < 0 && best.PHolm < Alpha && best.LowerThanRef
 	if v.Distinguishable {
-		v.Text = fmt.Sprintf("best %s (granted %s): %s overshoot %s vs %s at the default %s, better by %s [%s, %s] (%s): distinguishable from the default",
-			name(best), FormatRequest(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
-			fmtNs(-ci.Estimate), fmtNs(-ci.Hi), fmtNs(-ci.Lo), lvl)
+		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
+			head, fmtNs(-ci.Estimate), fmtNs(-ci.Hi), fmtNs(-ci.Lo), lvl, mw)
 	} else {
-		v.Text = fmt.Sprintf("best %s (granted %s): %s overshoot %s vs %s at the default %s; difference %s [%s, %s] (%s): not distinguishable from the default at this sample size",
-			name(best), FormatRequest(best.GrantedNs), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), name(ref),
-			fmtNs(ci.Estimate), fmtNs(ci.Lo), fmtNs(ci.Hi), lvl)
+		v.Text = fmt.Sprintf("%s; difference %s [%s, %s] (%s), %s: not distinguishable from the default at this sample size",
+			head, fmtNs(ci.Estimate), fmtNs(ci.Lo), fmtNs(ci.Hi), lvl, mw)
 	}
 	return v
 }
+
+func pct(level float64) string { return fmt.Sprintf("%.2f%%", level*100) }
 
 func sorted(s []int64) []int64 {
 	c := slices.Clone(s)

@@ -1,0 +1,82 @@
+package compare
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+func sleepDoc(n int, base, noise float64, seed uint64) *result.Document {
+	r := rand.New(rand.NewPCG(seed, 3))
+	s := make([]int64, n)
+	for i := range s {
+		s[i] = int64(base + r.ExpFloat64()*noise)
+	}
+	d := &result.Document{Schema: result.Schema, Kind: result.KindSleep}
+	d.SetSamples(s)
+	return d
+}
+
+// A side with fewer samples than the rule asks for gets no verdict, however
+// large the difference looks: one sample against a hundred is never
+// "faster", whatever the seed.
+func TestTooFewSamplesNoVerdict(t *testing.T) {
+	cases := []struct {
+		name   string
+		na, nb int
+		by     stats.Statistic
+		want   Outcome
+	}{
+		{"1 vs 100", 100, 1, stats.Quantile(50), TooFew},
+		{"100 vs 1", 1, 100, stats.Quantile(50), TooFew},
+		{"19 vs 100", 100, 19, stats.Mean, TooFew},
+		{"20 vs 20", 20, 20, stats.Quantile(50), Faster},
+		{"p99 from 300", 300, 300, stats.Quantile(99), TooFew},
+		{"p99 from 400", 400, 400, stats.Quantile(99), Faster},
+		{"p90 from 30", 30, 30, stats.Quantile(90), TooFew},
+	}
+	for _, c := range cases {
+		for seed := uint64(1); seed <= 5; seed++ {
+			a := Input{Label: "a.json", Doc: sleepDoc(c.na, 2e6, 1e5, seed)}
+			b := Input{Label: "b.json", Doc: sleepDoc(c.nb, 1e6, 1e5, seed+100)}
+			r, err := Compare([]Input{a, b}, Options{By: c.by, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Pairs[0]
+			if p.Outcome != c.want {
+				t.Errorf("%s seed %d: %s, want %s (%s)", c.name, seed, p.Outcome, c.want, p.Verdict)
+			}
+			if c.want == TooFew && (!strings.Contains(p.Verdict, "too few samples") || !strings.Contains(p.Verdict, "no verdict")) {
+				t.Errorf("%s: verdict %q does not say why there is none", c.name, p.Verdict)
+			}
+		}
+	}
+}
+
+// The rule: 20 per side for any statistic; for a percentile, enough that a
+// distribution-free interval for it at the comparison's level ends on an
+// observed sample, not past the largest (or smallest) one.
+func TestMinSamples(t *testing.T) {
+	cases := []struct {
+		st    stats.Statistic
+		level float64
+		want  int
+	}{
+		{stats.Mean, 0.95, 20},
+		{stats.Quantile(50), 0.95, 20},
+		{stats.Quantile(90), 0.95, 36},
+		{stats.Quantile(99), 0.95, 368},
+		{stats.Quantile(99.9), 0.95, 3688},
+		{stats.Quantile(1), 0.95, 368},
+		{stats.Quantile(99), 1 - 0.05/3, 477},
+	}
+	for _, c := range cases {
+		if got := stats.MinSamples(c.st, c.level); got != c.want {
+			t.Errorf("MinSamples(%s, %v) = %d, want %d", c.st, c.level, got, c.want)
+		}
+	}
+}

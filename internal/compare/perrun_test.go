@@ -1,0 +1,116 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// tcpDoc is a tcp-discard document as `latlab net tcp-discard` writes it:
+// netload's payload, and the sampled smoothed RTT as samples_ns.
+func tcpDoc(t *testing.T, size, wallNs int64, rttNs int64, nrtt int) *result.Document {
+	t.Helper()
+	r := &netload.TCPResult{Size: size, Written: size, WallNs: wallNs, SinkBytes: size,
+		GoodputBps: float64(size) * 8 / (float64(wallNs) / 1e9)}
+	b, err := json.Marshal(netload.NewTCPData(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &result.Document{Schema: result.Schema, Kind: netload.KindTCPDiscard, Data: b}
+	rtt := make([]int64, nrtt)
+	for i := range rtt {
+		rtt[i] = rttNs + int64(i%7)*1000
+	}
+	d.SetSamples(rtt)
+	return d
+}
+
+// side makes n runs whose wall times scatter around wall; every run
+// carries many RTT samples around rtt.
+func side(t *testing.T, label string, n int, size, wall, rtt int64, seed uint64) Input {
+	r := rand.New(rand.NewPCG(seed, 9))
+	x := Input{Label: label}
+	for i := 0; i < n; i++ {
+		d := tcpDoc(t, size, wall+int64(r.NormFloat64()*float64(wall)/20), rtt, 500)
+		if i == 0 {
+			x.Doc = d
+		} else {
+			x.More = append(x.More, d)
+		}
+	}
+	return x
+}
+
+// The research compares transfers by their duration and goodput per run.
+// B's transfers take half as long although its connection's smoothed RTT
+// is five times A's: pooling the RTT samples called B slower; per run, B
+// is faster, and its goodput is about twice A's.
+func TestTCPDiscardComparedPerRun(t *testing.T) {
+	a := side(t, "before/", 25, 10_000_000, 10e6, 100e3, 1)
+	b := side(t, "after/", 25, 10_000_000, 5e6, 500e3, 2)
+	r, err := Compare([]Input{a, b}, Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.PerRun || r.Quantity != "transfer time per run" || r.Runs[0].Runs != 25 || r.Runs[0].Summary.Count != 25 {
+		t.Fatalf("per run %v, quantity %q, runs %d, count %d", r.PerRun, r.Quantity, r.Runs[0].Runs, r.Runs[0].Summary.Count)
+	}
+	p := r.Pairs[0]
+	if p.Outcome != Faster {
+		t.Errorf("outcome %s: %s", p.Outcome, p.Verdict)
+	}
+	if m := r.Runs[0].Summary.P50; m < 9e6 || m > 11e6 {
+		t.Errorf("A's median is %d ns: not the transfer's duration", m)
+	}
+	var gp *Row
+	for i := range p.Rows {
+		if p.Rows[i].Unit == "bit/s" {
+			gp = &p.Rows[i]
+		}
+	}
+	if gp == nil || gp.Diff == nil || gp.Diff.Lo <= 0 || gp.B < 1.8*gp.A || gp.B > 2.2*gp.A {
+		t.Errorf("goodput row %+v", gp)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "not pooled") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
+
+// One transfer per side is one run per side: no verdict, and it says runs.
+func TestTCPDiscardTooFewRuns(t *testing.T) {
+	for _, n := range []int{1, 5, 19} {
+		a := side(t, "a.json", n, 1e6, 10e6, 100e3, 1)
+		b := side(t, "b.json", n, 1e6, 1e6, 100e3, 2)
+		r, err := Compare([]Input{a, b}, Options{By: stats.Quantile(50), Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := r.Pairs[0]; p.Outcome != TooFew || !strings.Contains(p.Verdict, "too few runs") || !strings.Contains(p.Verdict, "20 runs per side") {
+			t.Errorf("%d runs: %s: %s", n, p.Outcome, p.Verdict)
+		}
+	}
+}
+
+func TestPerRunIncompatible(t *testing.T) {
+	a := side(t, "a/", 3, 1e6, 10e6, 100e3, 1)
+	b := side(t, "b/", 3, 2e6, 10e6, 100e3, 2)
+	if _, err := Compare([]Input{a, b}, Options{By: stats.Quantile(50)}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "same --size") {
+		t.Errorf("sizes: %v", err)
+	}
+	s1, s2 := sleepDoc(30, 1e6, 1e4, 1), sleepDoc(30, 1e6, 1e4, 2)
+	_, err := Compare([]Input{{Label: "a/", Doc: s1, More: []*result.Document{s2}}, {Label: "b.json", Doc: s2}}, Options{By: stats.Quantile(50)})
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "one file per side") {
+		t.Errorf("a group of sleep results: %v", err)
+	}
+	bad := side(t, "c/", 2, 1e6, 10e6, 100e3, 3)
+	bad.More[0] = &result.Document{Schema: result.Schema, Kind: netload.KindTCPDiscard, Data: json.RawMessage(`{"wall_ns":0}`)}
+	if _, err := Compare([]Input{a, bad}, Options{By: stats.Quantile(50)}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "c/ (run 2)") {
+		t.Errorf("an unfinished transfer: %v", err)
+	}
+}

@@ -1,0 +1,123 @@
+package sweep
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// sameDistribution builds k steps whose overshoots all come from one
+// distribution (a floor plus exponential noise, as sleeps overshoot), then
+// puts one far outlier (20 ms, a preempted sleep) into one sample of a
+// random step, the reference included.
+func sameDistribution(r *rand.Rand, k, n int) []Step {
+	steps := make([]Step, k)
+	for i := range steps {
+		steps[i] = Step{RequestedNs: int64(500_000 + 2_000*i), GrantedNs: int64(500_000 + 2_000*i), Reference: i == 0}
+		for j := 0; j < n; j++ {
+			steps[i].Samples = append(steps[i].Samples, int64(400_000+r.ExpFloat64()*50_000))
+		}
+	}
+	steps[r.IntN(k)].Samples[r.IntN(n)] = 20_000_000
+	return steps
+}
+
+// When every step draws from the same distribution, the sweep must report
+// no difference in at least 95% of trials, whatever the ranking statistic
+// and wherever the single outlier falls. Ranking by p99 or stdev, one
+// outlier in the default step used to make another step "distinguishable"
+// in up to a fifth of trials. Seeded: the same trials every run.
+func TestSameDistributionNoDifference(t *testing.T) {
+	cases := []struct {
+		rankBy stats.Statistic
+		k, n   int
+		trials int
+	}{
+		{stats.Mean, 6, 40, 40},
+		{stats.Quantile(50), 6, 50, 40},
+		{stats.Quantile(99), 8, 50, 40},
+		{stats.Quantile(99), 4, 800, 40},
+		{stats.Stdev, 6, 40, 40},
+	}
+	for _, c := range cases {
+		found := 0
+		for trial := 0; trial < c.trials; trial++ {
+			r := rand.New(rand.NewPCG(uint64(trial), 19))
+			res := &Result{Steps: sameDistribution(r, c.k, c.n)}
+			Analyze(res, c.rankBy, uint64(trial))
+			if res.Verdict.Distinguishable {
+				found++
+			}
+		}
+		t.Logf("rank by %s: %d of %d", c.rankBy, found, c.trials)
+		if float64(found) > 0.05*float64(c.trials) {
+			t.Errorf("rank by %s, %d steps of %d samples: %d of %d trials called a step distinguishable (at most 5%% may)",
+				c.rankBy, c.k, c.n, found, c.trials)
+		}
+	}
+}
+
+// Steps granted the same value are one treatment: pooled, ranked and tested
+// as one, and the result says so.
+func TestStepsGrantedTheSameAreOneTreatment(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	// Requests 0.5000-0.5012 ms are granted 0.496 ms, 0.5014-0.5020 ms
+	// 0.5013 ms (the snapping of timermicroadjust.txt); the second grant
+	// overshoots less.
+	var steps []Step
+	for i := 0; i < 11; i++ {
+		req := int64(500_000 + 200*i)
+		g, base := int64(496_000), 480_000.0
+		if req >= 501_400 {
+			g, base = 501_300, 20_000
+		}
+		s := Step{RequestedNs: req, GrantedNs: g, Reference: i == 0}
+		for j := 0; j < 30; j++ {
+			s.Samples = append(s.Samples, int64(base+r.ExpFloat64()*5_000))
+		}
+		steps = append(steps, s)
+	}
+	res := &Result{Steps: steps}
+	Analyze(res, stats.Mean, 1)
+	if len(res.Treatments) != 2 {
+		t.Fatalf("%d treatments, want 2: %+v", len(res.Treatments), res.Treatments)
+	}
+	ref, best := res.Treatments[res.ReferenceTreatment], res.Treatments[res.BestTreatment]
+	if len(ref.Steps) != 7 || len(best.Steps) != 4 || ref.Summary.Overshoot.Count != 210 || best.GrantedNs != 501_300 {
+		t.Errorf("reference %d steps (%d samples), best %d steps granted %d", len(ref.Steps), ref.Summary.Overshoot.Count, len(best.Steps), best.GrantedNs)
+	}
+	for _, i := range ref.Steps {
+		if res.Steps[i].Rank != 2 {
+			t.Errorf("step %d of the reference treatment ranked %d, want 2", res.Steps[i].RequestedNs, res.Steps[i].Rank)
+		}
+	}
+	if !res.Verdict.Distinguishable || !strings.Contains(res.Verdict.Text, "granted 0.5013ms (requests 0.5014ms-0.502ms, 4 steps)") ||
+		!strings.Contains(res.Verdict.Text, "Holm over 1") || !strings.Contains(res.Verdict.Text, "(95.00% CI)") {
+		t.Errorf("verdict %+v", res.Verdict)
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "11 requests were granted 2 distinct values") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	// A request that is not the reference but shares its grant is never
+	// compared with it.
+	if res.Steps[res.Best].GrantedNs != best.GrantedNs || res.Ranking[0] != best.Steps[0] {
+		t.Errorf("best step %d, ranking %v", res.Best, res.Ranking)
+	}
+}
+
+// Too few samples for the ranking statistic: no verdict, and it says so.
+func TestSweepTooFewSamples(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	steps := sameDistribution(r, 5, 50)
+	steps[3].Samples = nil
+	for j := 0; j < 50; j++ {
+		steps[3].Samples = append(steps[3].Samples, int64(10_000+r.ExpFloat64()*1_000))
+	}
+	res := &Result{Steps: steps}
+	Analyze(res, stats.Quantile(99), 1)
+	if res.Verdict.Distinguishable || !res.Verdict.TooFew || !strings.Contains(res.Verdict.Text, "too few samples (50 and 50)") {
+		t.Errorf("p99 of 50 samples: %+v", res.Verdict)
+	}
+}
