@@ -44,6 +44,7 @@ type ThreadSetup struct {
 	Priority       string `json:"priority"`                // what the thread obtained
 	PriorityNote   string `json:"priority_note,omitempty"` // set when that is not what was requested
 	RTPrio         int    `json:"rtprio,omitempty"`
+	OtherThreads   string `json:"other_threads,omitempty"` // how the process's other threads were scheduled, for a realtime run
 	RequestedNs    int64  `json:"resolution_requested_ns,omitempty"`
 	GrantedNs      int64  `json:"resolution_granted_ns,omitempty"`
 	ResolutionNote string `json:"resolution_note,omitempty"`
@@ -175,6 +176,7 @@ func prepareThread(t Thread) (preparedThread, error) {
 	}
 	p.undo = append(p.undo, undo)
 	p.obtained(t.Priority, got)
+	p.OtherThreads = sched.OtherThreads(got, t.RTPrio)
 	if t.Resolution > 0 {
 		req, err := timer.Set(t.Resolution)
 		if err != nil {

@@ -66,6 +66,16 @@ func ApplyThread(p Priority, rtprio int) (got Priority, undo func(), err error) 
 	return applyThread(p, rtprio)
 }
 
+// OtherThreads says how the process's other threads are scheduled while
+// the calling thread holds p, for the result document ("" when p is not
+// Realtime).
+func OtherThreads(p Priority, rtprio int) string {
+	if p != Realtime {
+		return ""
+	}
+	return otherThreads(rtprio)
+}
+
 // PinThread restricts the calling (locked) thread to one CPU.
 func PinThread(cpu int) (undo func(), err error) {
 	if cpu < 0 || cpu >= NumCPU() {

@@ -46,3 +46,90 @@ func TestHoldDMALatencyWritesBinaryS32(t *testing.T) {
 		t.Fatalf("wrote %v", b)
 	}
 }
+
+// threadPolicies reads the scheduling attributes of every thread of the
+// process.
+func threadPolicies(t *testing.T) map[int]*unix.SchedAttr {
+	t.Helper()
+	pt := processThreads{task: "/proc/self/task"}
+	tids, err := pt.tids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[int]*unix.SchedAttr{}
+	for _, tid := range tids {
+		if a, err := unix.SchedGetAttr(tid, 0); err == nil {
+			m[tid] = a
+		}
+	}
+	return m
+}
+
+// startThreads parks n goroutines on threads of their own until stop is
+// closed, so the process has threads that did not exist before.
+func startThreads(n int, stop chan struct{}) {
+	ready := make(chan struct{})
+	for range n {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ready <- struct{}{}
+			<-stop
+		}()
+	}
+	for range n {
+		<-ready
+	}
+}
+
+// A realtime run makes every thread of the process FIFO, including those
+// the runtime starts during the run, and puts them all back afterwards:
+// with only the measuring thread FIFO, the runtime's other threads were
+// delayed behind normal-priority load and so was the measuring thread.
+func TestRealtimeCoversEveryThread(t *testing.T) {
+	testutil.NeedRoot(t)
+	stopEarly := make(chan struct{})
+	defer close(stopEarly)
+	startThreads(3, stopEarly)
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	self := unix.Gettid()
+	_, undo, err := ApplyThread(Realtime, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopLate := make(chan struct{})
+	startThreads(3, stopLate) // threads created while the run is on
+
+	check := func(when string, want func(tid int) (int, int)) {
+		t.Helper()
+		pol := threadPolicies(t)
+		if len(pol) < 7 {
+			t.Fatalf("%s: only %d threads seen", when, len(pol))
+		}
+		for tid, a := range pol {
+			policy, prio := want(tid)
+			if int(a.Policy) != policy || int(a.Priority) != prio {
+				t.Errorf("%s: thread %d policy %d priority %d, want %d/%d", when, tid, a.Policy, a.Priority, policy, prio)
+			}
+		}
+	}
+	check("during the run", func(tid int) (int, int) {
+		if tid == self {
+			return unix.SCHED_FIFO, 60
+		}
+		return unix.SCHED_FIFO, 59
+	})
+	undo()
+	check("after the run", func(int) (int, int) { return unix.SCHED_NORMAL, 0 })
+	close(stopLate)
+}
+
+func TestOtherRTPrio(t *testing.T) {
+	for _, c := range []struct{ in, want int }{{80, 79}, {2, 1}, {1, 1}, {99, 98}} {
+		if got := otherRTPrio(c.in); got != c.want {
+			t.Errorf("otherRTPrio(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
