@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/latlab/latlab/internal/buildinfo"
 )
 
 // IO is where a command reads and writes.
@@ -57,6 +59,9 @@ Run without arguments for a quick check-up of this machine.`,
 	if io.Root == "" {
 		io.Root = "/"
 	}
+	// --version prints what `latlab version` prints.
+	root.Version = buildinfo.Get().Version
+	root.SetVersionTemplate(buildinfo.Get().Long())
 	root.PersistentFlags().StringVar(&io.Root, "root", io.Root, "filesystem root for /proc and /sys (a testing aid)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
