@@ -92,7 +92,14 @@ func setFlagErrors(c *cobra.Command) {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, args, &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout)})
+	io := &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
+	if len(args) == 0 && startedByExplorer() {
+		if err := doubleClick(ctx, io, doubleClickDefaults()); err != nil {
+			return ExitCode(err)
+		}
+		return 0
+	}
+	return Run(ctx, args, io)
 }
 
 // Run is Main with a caller-supplied context and IO, for tests.
