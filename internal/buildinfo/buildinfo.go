@@ -63,10 +63,12 @@ func from(bi *debug.BuildInfo, stampVersion, stampCommit, stampDate string) Info
 	if stampVersion != "" {
 		in.Version = strings.TrimPrefix(stampVersion, "v")
 	}
-	if stampCommit != "" {
+	// A snapshot built outside a git checkout stamps "none" and the zero
+	// time: no information, so the build info's values stay.
+	if stampCommit != "" && stampCommit != "none" {
 		in.Commit = stampCommit
 	}
-	if stampDate != "" {
+	if stampDate != "" && !strings.HasPrefix(stampDate, "0001-01-01") {
 		in.Date = stampDate
 	}
 	return in

@@ -25,6 +25,8 @@ func TestFrom(t *testing.T) {
 			"latlab 1.2.3 (commit feedface, dirty)"},
 		{"go install of a tagged module", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.4.0"}}, "", "", "",
 			Info{Version: "v0.4.0", GoVersion: "go1.26.8"}, "latlab v0.4.0"},
+		{"snapshot outside a checkout stamps nothing useful", &debug.BuildInfo{GoVersion: "go1.26.8"}, "0.0.0-SNAPSHOT-none", "none", "0001-01-01T00:00:00Z",
+			Info{Version: "0.0.0-SNAPSHOT-none", GoVersion: "go1.26.8"}, "latlab 0.0.0-SNAPSHOT-none"},
 		{"no build info", nil, "", "", "", Info{Version: "dev"}, "latlab dev"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
