@@ -284,3 +284,21 @@ func TestUnwritableOutputsFailBeforeMeasuring(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionCommandAndFlag(t *testing.T) {
+	code, out, errs := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "latlab ") || !strings.Contains(out, "platform:") {
+		t.Fatalf("version: exit %d\n%s%s", code, out, errs)
+	}
+	code, flagOut, _ := runCLI(t, "--version")
+	if code != 0 || flagOut != out {
+		t.Fatalf("--version (exit %d) differs from version:\n%s\nvs\n%s", code, flagOut, out)
+	}
+	code, js, _ := runCLI(t, "version", "--json")
+	var in struct {
+		Version, Platform string
+	}
+	if code != 0 || json.Unmarshal([]byte(js), &in) != nil || in.Version == "" || in.Platform == "" {
+		t.Fatalf("version --json: exit %d: %s", code, js)
+	}
+}

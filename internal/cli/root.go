@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/latlab/latlab/internal/buildinfo"
 )
 
 // IO is where a command reads and writes.
@@ -57,6 +59,9 @@ Run without arguments for a quick check-up of this machine.`,
 	if io.Root == "" {
 		io.Root = "/"
 	}
+	// --version prints what `latlab version` prints.
+	root.Version = buildinfo.Get().Version
+	root.SetVersionTemplate(buildinfo.Get().Long())
 	root.PersistentFlags().StringVar(&io.Root, "root", io.Root, "filesystem root for /proc and /sys (a testing aid)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
@@ -87,7 +92,14 @@ func setFlagErrors(c *cobra.Command) {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, args, &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout)})
+	io := &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
+	if len(args) == 0 && startedByExplorer() {
+		if err := doubleClick(ctx, io, doubleClickDefaults()); err != nil {
+			return ExitCode(err)
+		}
+		return 0
+	}
+	return Run(ctx, args, io)
 }
 
 // Run is Main with a caller-supplied context and IO, for tests.

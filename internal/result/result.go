@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/latlab/latlab/internal/buildinfo"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
@@ -85,6 +85,8 @@ const MaxSamples = 1_000_000
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"` // VCS revision of the build
+	Dirty   bool   `json:"dirty,omitempty"`  // built from a tree with uncommitted changes
 }
 
 // Measurement describes how the samples were taken.
@@ -129,18 +131,19 @@ func New(kind string) *Document {
 		Schema:   Schema,
 		Kind:     kind,
 		Created:  time.Now().UTC().Truncate(time.Second),
-		Tool:     Tool{Name: "latlab", Version: Version()},
+		Tool:     currentTool(),
 		Host:     host.Collect(),
 		Settings: map[string]string{},
 	}
 }
 
-// Version is the module version from the build info, or "dev".
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
+// Version is the running latlab's version: stamped by a release build,
+// else the module version, else "dev".
+func Version() string { return buildinfo.Get().Version }
+
+func currentTool() Tool {
+	in := buildinfo.Get()
+	return Tool{Name: "latlab", Version: in.Version, Commit: in.Commit, Dirty: in.Dirty}
 }
 
 // SetSamples stores samples when there are not too many.

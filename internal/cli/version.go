@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/buildinfo"
+)
+
+func init() { register(newVersionCmd) }
+
+// VersionOptions are the flags of `latlab version`.
+type VersionOptions struct {
+	IO   *IO
+	JSON bool
+}
+
+func newVersionCmd(io *IO) *cobra.Command {
+	o := &VersionOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "the version, commit, Go version and platform of this latlab",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVersion(o, buildinfo.Get())
+		},
+	}
+	c.Flags().BoolVar(&o.JSON, "json", false, "print the facts as JSON")
+	return c
+}
+
+func runVersion(o *VersionOptions, in buildinfo.Info) error {
+	if o.JSON {
+		b, err := json.MarshalIndent(in, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.IO.Out, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprint(o.IO.Out, in.Long())
+	return err
+}
