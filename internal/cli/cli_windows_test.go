@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -110,5 +112,17 @@ func TestTimerStatusGlobalKeyWindows(t *testing.T) {
 	code, out, errs := runCLI(t, "timer", "status", "--json")
 	if code != 0 || !strings.Contains(out, `"request_scope"`) {
 		t.Errorf("timer status --json: exit %d %s\n%s", code, errs, out)
+	}
+}
+
+// --live names the call as MeasureSleep does: Sleep(1), not Sleep(n=1).
+func TestLiveCallWindows(t *testing.T) {
+	if got := liveCall("sleep", time.Millisecond); got != "Sleep(1)" {
+		t.Errorf("liveCall = %q, want Sleep(1)", got)
+	}
+	o := &SleepOptions{Duration: time.Millisecond, Method: "sleep"}
+	line := string(appendLiveLine(liveLabel(o)(nil), liveCall(o.Method, o.Duration), 15_510_000, 1_000_000))
+	if !regexp.MustCompile(`^Resolution: \d+\.\d{6}ms, Sleep\(1\) slept 15\.510000ms \(delta: 14\.510000\)\n$`).MatchString(line) {
+		t.Errorf("live line %q", line)
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
@@ -17,7 +16,7 @@ func clockName() string { return "QueryPerformanceCounter" }
 func liveCall(method string, d time.Duration) string {
 	switch method {
 	case "sleep":
-		return fmt.Sprintf("Sleep(n=%d)", d/time.Millisecond)
+		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
 	case "ntdelay":
 		return fmt.Sprintf("NtDelayExecution(%s)", timer.FormatMs(d))
 	}
@@ -30,13 +29,11 @@ func liveCall(method string, d time.Duration) string {
 // NtQueryTimerResolution call and an append, no formatting garbage.
 func liveLabel(*SleepOptions) func([]byte) []byte {
 	return func(dst []byte) []byte {
-		dst = append(dst, "Resolution: "...)
 		_, _, cur, err := timer.QueryResolution()
 		if err != nil {
-			return append(dst, '?')
+			return appendMsLabel(dst, "Resolution", -1)
 		}
-		dst = strconv.AppendFloat(dst, float64(cur)/1e4, 'f', 4, 64)
-		return append(dst, "ms"...)
+		return appendMsLabel(dst, "Resolution", float64(cur)/1e4)
 	}
 }
 
