@@ -188,6 +188,7 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 	if len(r.Slept) == 0 {
 		return nil, fmt.Errorf("no samples were taken")
 	}
+	doc.SetCounts(int64(o.Samples), int64(len(r.Slept)), r.Stopped)
 	s := stats.Summarize(r.Slept)
 	over := stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
 	doc.Summary, doc.Overshoot = &s, &over
@@ -227,11 +228,23 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
 		report.Duration(time.Duration(doc.Overhead.ClockReadP50Ns)), doc.Overhead.ZeroWaitMethod,
 		report.Duration(time.Duration(doc.Overhead.ZeroWaitP50Ns)), m.Interrupted)
+	if l := interruptedLine(doc, "samples"); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	for _, n := range doc.Notes {
 		if !strings.HasPrefix(n, "first sample") {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+}
+
+// interruptedLine says what an interrupted sleep or wake run measured, or
+// "" when it was not interrupted; unit names its samples.
+func interruptedLine(doc *result.Document, unit string) string {
+	if doc.Interrupted == nil || !*doc.Interrupted {
+		return ""
+	}
+	return fmt.Sprintf("interrupted: %d of %d planned %s measured before the run was stopped;\n  the statistics cover those", doc.MeasuredCount, doc.RequestedCount, unit)
 }
 
 func describePriority(t *probe.ThreadSetup) string {
