@@ -85,8 +85,8 @@ func TestLiveLabelLinuxIsComputedOnce(t *testing.T) {
 		o    SleepOptions
 		want string
 	}{
-		{SleepOptions{Resolution: 1500 * time.Nanosecond, Priority: "normal"}, "Slack: 0.0015ms"},
-		{SleepOptions{Resolution: time.Millisecond, Priority: "realtime"}, "Slack: 0.0000ms"},
+		{SleepOptions{Resolution: 1500 * time.Nanosecond, Priority: "normal"}, "Slack: 0.001500ms"},
+		{SleepOptions{Resolution: time.Millisecond, Priority: "realtime"}, "Slack: 0.000000ms"},
 	} {
 		label := liveLabel(&c.o)
 		buf := make([]byte, 0, 64)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,23 +23,48 @@ func TestKnobExplainPrioSepJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"value": 38.0, "effective": 38.0, "interval": "short", "length": "variable", "ps_priority_separation": 2.0,
-		"foreground_quantum_units": 18.0, "background_quantum_units": 6.0, "foreground_quantum_ms": 93.75, "background_quantum_ms": 31.25}
+		"foreground_quantum_units": 18.0, "background_quantum_units": 6.0, "foreground_quantum_ms": 93.75, "background_quantum_ms": 31.25,
+		"foreground_boost": 2.0, "quantum_ratio": "3:1"}
 	for k, v := range want {
 		if doc[k] != v {
 			t.Errorf("%s = %v, want %v", k, doc[k], v)
 		}
 	}
 	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "0x18", "--server")
-	if code != 0 || !strings.Contains(out, "long, fixed quanta, foreground 1:1: foreground 36 units (187.5 ms), background 36 units (187.5 ms)") {
+	if code != 0 || !strings.Contains(out, "0x18 (24): long, fixed quanta, PsPrioritySeparation 0 (1:1)\n  quantum: 36 units (187.5 ms), foreground and background alike") ||
+		!strings.Contains(out, "foreground wait boost: +0") {
 		t.Errorf("0x18: %s", out)
 	}
 	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "--find", "short,variable,3:1")
 	if code != 0 || !strings.Contains(out, "use 0x26") {
 		t.Errorf("--find: %s", out)
 	}
-	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "--table")
-	if code != 0 || strings.Count(out, "\n  0x") != 64 {
-		t.Errorf("--table has %d rows", strings.Count(out, "\n  0x"))
+	// Fixed quanta are equal but PsPrioritySeparation still boosts: a
+	// fixed 3:1 class exists.
+	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "--find", "long,fixed,3:1")
+	for _, want := range []string{"use 0x1A", "all matches: 0x1A 0x1B\n", "foreground and background alike", "foreground wait boost: +2"} {
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "no value") {
+			t.Errorf("--find long,fixed,3:1 lacks %q: %s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "0x1A", "--json")
+	if code != 0 || !strings.Contains(out, `"foreground_boost": 2,`) || !strings.Contains(out, `"quantum_ratio": "1:1"`) {
+		t.Errorf("0x1A --json: %s", out)
+	}
+	for _, server := range []string{"--server=false", "--server"} {
+		code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "--table", server)
+		if code != 0 || strings.Count(out, "\n  0x") != 64 {
+			t.Errorf("--table has %d rows", strings.Count(out, "\n  0x"))
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if len(l) > 80 {
+				t.Errorf("line wider than 80 columns: %q", l)
+			}
+		}
+		// Every row shows the boost: 0x1A and 0x18 differ in it.
+		if !regexp.MustCompile(`\n  0x1A .* \+2 `).MatchString(out) || !regexp.MustCompile(`\n  0x18 .* \+0 `).MatchString(out) {
+			t.Errorf("--table %s rows lack the boost: %s", server, out)
+		}
 	}
 	code, out, _ = runCLI(t, "knob", "explain", "win32-priority-separation", "0x26", "--tick", "1ms", "--json")
 	if code != 0 || !strings.Contains(out, `"foreground_quantum_ms": 6`) {

@@ -34,7 +34,7 @@ func liveLabel(o *SleepOptions) func([]byte) []byte {
 	if o.Priority == "realtime" {
 		slack = 0 // the kernel ignores slack for realtime threads
 	}
-	label := []byte(fmt.Sprintf("Slack: %.4fms", float64(slack)/1e6))
+	label := appendMsLabel(nil, "Slack", float64(slack)/1e6)
 	return func(dst []byte) []byte { return append(dst, label...) }
 }
 

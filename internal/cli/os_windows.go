@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
@@ -17,7 +16,7 @@ func clockName() string { return "QueryPerformanceCounter" }
 func liveCall(method string, d time.Duration) string {
 	switch method {
 	case "sleep":
-		return fmt.Sprintf("Sleep(n=%d)", d/time.Millisecond)
+		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
 	case "ntdelay":
 		return fmt.Sprintf("NtDelayExecution(%s)", timer.FormatMs(d))
 	}
@@ -30,42 +29,50 @@ func liveCall(method string, d time.Duration) string {
 // NtQueryTimerResolution call and an append, no formatting garbage.
 func liveLabel(*SleepOptions) func([]byte) []byte {
 	return func(dst []byte) []byte {
-		dst = append(dst, "Resolution: "...)
 		_, _, cur, err := timer.QueryResolution()
 		if err != nil {
-			return append(dst, '?')
+			return appendMsLabel(dst, "Resolution", -1)
 		}
-		dst = strconv.AppendFloat(dst, float64(cur)/1e4, 'f', 4, 64)
-		return append(dst, "ms"...)
+		return appendMsLabel(dst, "Resolution", float64(cur)/1e4)
 	}
 }
 
+// scopeOf is st's request scope; documents written before latlab
+// recorded it get it worked out from the same facts.
+func scopeOf(st *timer.Status) timer.Scope {
+	if st.Scope != nil {
+		return *st.Scope
+	}
+	return timer.RequestScope(st.Build, st.Server != nil && *st.Server, st.GlobalValue)
+}
+
 func timerLine(st *timer.Status) string {
-	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; since build 19041 the current value does not prove this process gets it)",
-		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100))
+	why := "since build 19041 the current value does not prove this process gets it"
+	if scopeOf(st).Global {
+		why = "requests are global here, so it applies to every process"
+	}
+	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
+		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100), why)
 }
 
 func printTimerStatusOS(w io.Writer, st *timer.Status) {
 	ms := func(u uint32) string { return fmt.Sprintf("%.4fms (%d x 100ns)", float64(u)/1e4, u) }
 	fmt.Fprintf(w, "coarsest: %s\nfinest:   %s\ncurrent:  %s\n", ms(st.Coarsest100ns), ms(st.Finest100ns), ms(st.Current100ns))
-	fmt.Fprintln(w, "note: current is the system-wide interval; it does not prove this process is woken at that rate")
+	sc := scopeOf(st)
+	if sc.Global {
+		fmt.Fprintln(w, "note: current is the system-wide interval; with global requests it applies")
+		fmt.Fprintln(w, "  to every process")
+	} else {
+		fmt.Fprintln(w, "note: current is the system-wide interval; it does not prove this process is")
+		fmt.Fprintln(w, "  woken at that rate")
+	}
 	kind := "client"
 	if st.Server != nil && *st.Server {
 		kind = "server"
 	}
 	fmt.Fprintf(w, "build:    %d (%s)\n", st.Build, kind)
-	if st.PerProcessRule != nil && *st.PerProcessRule {
-		fmt.Fprintln(w, "per-process timer resolution (Windows 10 2004+): a request only speeds up the process that made it")
-	} else {
-		fmt.Fprintln(w, "global timer resolution (before Windows 10 2004): any process's request speeds up every process")
-	}
-	switch {
-	case st.GlobalSupported == nil || !*st.GlobalSupported:
-		fmt.Fprintln(w, "GlobalTimerResolutionRequests: not available on this build (needs Windows 11 22000+ or Server 2022 20348+)")
-	case st.GlobalValue == nil:
-		fmt.Fprintln(w, "GlobalTimerResolutionRequests: supported, not set")
-	default:
-		fmt.Fprintf(w, "GlobalTimerResolutionRequests: %d\n", *st.GlobalValue)
+	for _, l := range sc.Lines() {
+		fmt.Fprintln(w, l)
 	}
 }
 

@@ -188,6 +188,7 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 	if len(r.Slept) == 0 {
 		return nil, fmt.Errorf("no samples were taken")
 	}
+	doc.SetCounts(int64(o.Samples), int64(len(r.Slept)), r.Stopped)
 	s := stats.Summarize(r.Slept)
 	over := stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
 	doc.Summary, doc.Overshoot = &s, &over
@@ -227,11 +228,23 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
 		report.Duration(time.Duration(doc.Overhead.ClockReadP50Ns)), doc.Overhead.ZeroWaitMethod,
 		report.Duration(time.Duration(doc.Overhead.ZeroWaitP50Ns)), m.Interrupted)
+	if l := interruptedLine(doc, "samples"); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	for _, n := range doc.Notes {
 		if !strings.HasPrefix(n, "first sample") {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+}
+
+// interruptedLine says what an interrupted sleep or wake run measured, or
+// "" when it was not interrupted; unit names its samples.
+func interruptedLine(doc *result.Document, unit string) string {
+	if doc.Interrupted == nil || !*doc.Interrupted {
+		return ""
+	}
+	return fmt.Sprintf("interrupted: %d of %d planned %s measured before the run was stopped;\n  the statistics cover those", doc.MeasuredCount, doc.RequestedCount, unit)
 }
 
 func describePriority(t *probe.ThreadSetup) string {
@@ -248,28 +261,49 @@ func describeCPU(cpu int) string {
 	return fmt.Sprintf("pinned to CPU %d", cpu)
 }
 
-// printLive writes MeasureSleep-style lines as samples arrive.
+// printLive writes one line per sample as samples arrive, in
+// MeasureSleep's format.
 func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 	bw := bufio.NewWriter(w)
 	call := liveCall(o.Method, o.Duration)
-	req := float64(o.Duration.Nanoseconds())
+	req := o.Duration.Nanoseconds()
 	label := liveLabel(o)
 	var line []byte
 	for v := range ch {
-		line = label(line[:0])
-		line = append(line, ", "...)
-		line = append(line, call...)
-		line = append(line, " slept "...)
-		line = strconv.AppendFloat(line, float64(v)/1e6, 'f', 4, 64)
-		line = append(line, "ms (delta: "...)
-		line = strconv.AppendFloat(line, (float64(v)-req)/1e6, 'f', 4, 64)
-		line = append(line, ")\n"...)
+		line = appendLiveLine(label(line[:0]), call, v, req)
 		bw.Write(line)
 		if len(ch) == 0 {
 			bw.Flush()
 		}
 	}
 	bw.Flush()
+}
+
+// appendMsLabel appends the first field of a --live line, "Resolution:
+// 0.499200ms": a negative ms (the value could not be read) prints as "?".
+func appendMsLabel(dst []byte, name string, ms float64) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, ": "...)
+	if ms < 0 {
+		return append(dst, '?')
+	}
+	dst = strconv.AppendFloat(dst, ms, 'f', 6, 64)
+	return append(dst, "ms"...)
+}
+
+// appendLiveLine appends the rest of a --live line after the label. The
+// format is MeasureSleep's, printf("Resolution: %lfms, Sleep(1) slept
+// %lfms (delta: %lf)\n"): six decimals, so that scripts written for
+// MeasureSleep read latlab's lines. It runs while the probe measures with
+// the garbage collector off, so it only appends.
+func appendLiveLine(dst []byte, call string, sleptNs, requestedNs int64) []byte {
+	dst = append(dst, ", "...)
+	dst = append(dst, call...)
+	dst = append(dst, " slept "...)
+	dst = strconv.AppendFloat(dst, float64(sleptNs)/1e6, 'f', 6, 64)
+	dst = append(dst, "ms (delta: "...)
+	dst = strconv.AppendFloat(dst, float64(sleptNs-requestedNs)/1e6, 'f', 6, 64)
+	return append(dst, ")\n"...)
 }
 
 func writeRawCSV(path string, slept []int64, requested int64) error {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,7 +91,14 @@ Windows: NtSetTimerResolution after opting out of power throttling
 Since Windows 10 2004 other processes are only affected when
 GlobalTimerResolutionRequests is set (Windows 11 / Server 2022).
 Linux: the timer slack of the holding thread; COMMAND inherits it through
-fork and exec. With COMMAND, latlab exits with COMMAND's exit status.`,
+fork and exec. With COMMAND, latlab exits with COMMAND's exit status.
+
+With COMMAND, SIGINT and SIGTERM go to COMMAND: latlab waits for it and
+exits with its status, or 128+N when it died of signal N. A second signal
+makes latlab exit at once (128+N). Linux: a Ctrl-C typed at the terminal
+already reached COMMAND, so latlab does not send it again. Windows: a
+console Ctrl-C or close event reaches every process of the console,
+COMMAND included; latlab only waits for it.`,
 		Example: `  latlab timer set 0.5ms
   latlab timer set 0.5068ms --for 60s
   latlab timer set 1us -- ./my-game-server`,
@@ -186,38 +192,6 @@ func holdTimer(ctx context.Context, o *TimerSetOptions) error {
 	case <-timeout:
 	}
 	return nil
-}
-
-func runHeld(ctx context.Context, o *TimerSetOptions) error {
-	cmd := exec.Command(o.Command[0], o.Command[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.IO.In, o.IO.Out, o.IO.Err
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", o.Command[0], err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timeout <-chan time.Time
-	if o.For > 0 {
-		t := time.NewTimer(o.For)
-		defer t.Stop()
-		timeout = t.C
-	}
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = cmd.Process.Signal(os.Interrupt)
-		err = <-done
-	case <-timeout:
-		_ = cmd.Process.Kill()
-		<-done
-		return nil
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return &ExitStatusError{Code: ee.ExitCode()}
-	}
-	return err
 }
 
 func printTimerStatus(w io.Writer, st *timer.Status) {

@@ -229,6 +229,11 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 		return nil, err
 	}
 	doc.SetSamples(all)
+	stopped := false
+	for _, t := range r.Threads {
+		stopped = stopped || t.Stopped
+	}
+	doc.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped)
 	doc.Notes = append(doc.Notes, wakeWarmupNote)
 	for _, t := range r.Threads {
 		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
@@ -287,6 +292,9 @@ func printWake(w io.Writer, doc *result.Document) {
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
 		fmtNs(doc.Overhead.ClockReadP50Ns), doc.Overhead.ZeroWaitMethod, fmtNs(doc.Overhead.ZeroWaitP50Ns), m.Interrupted)
+	if l := interruptedLine(doc, "wake-ups"); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	for _, n := range doc.Notes {
 		if n != wakeWarmupNote {
 			fmt.Fprintf(w, "note: %s\n", n)

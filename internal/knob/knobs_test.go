@@ -176,12 +176,17 @@ func TestQoSRemoveAndList(t *testing.T) {
 func TestPrioSepKnob(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	r := get(t, env, "win32-priority-separation", Selector{})
-	if r.Items[0].Value != "0x2 (2)" || !strings.Contains(r.Items[0].Meaning, "short, variable quanta, foreground 3:1") {
+	if r.Items[0].Value != "0x2 (2)" || !strings.Contains(r.Items[0].Meaning, "short, variable quanta, 3:1") || !strings.HasSuffix(r.Items[0].Meaning, "foreground wait boost +2") {
 		t.Fatalf("reading %+v", r.Items[0])
 	}
 	p, err := plan(env, "win32-priority-separation", Selector{}, "long,fixed")
 	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != TypeDWORD {
 		t.Fatalf("plan by description: %+v %v", p, err)
+	}
+	// Fixed quanta with PsPrioritySeparation 2: equal quanta, boost 2.
+	p, err = plan(env, "win32-priority-separation", Selector{}, "long,fixed,3:1")
+	if err != nil || p.Changes[0].New.String() != "26" {
+		t.Fatalf("plan long,fixed,3:1: %+v %v", p, err)
 	}
 	p, _ = plan(env, "win32-priority-separation", Selector{}, "2")
 	if len(p.Changes) != 0 {
@@ -200,13 +205,27 @@ func TestPrioSepKnob(t *testing.T) {
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "(absent)" || !strings.HasPrefix(it.Meaning, "absent: ") {
 		t.Errorf("absent value: %+v", it)
 	}
+	for _, v := range []string{"0x2", "0xFFFFFF26", "0x1A", "0x10", "long,fixed,3:1", ""} {
+		for _, server := range []bool{false, true} {
+			ex, err := prioSep{}.Explain(v, ExplainOptions{Server: server, Table: true, Find: "long"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range ex.Text {
+				if len(l) > 80 {
+					t.Errorf("explain %q: line wider than 80 columns: %q", v, l)
+				}
+			}
+		}
+	}
 	ex, err := prioSep{}.Explain("0xFFFFFF26", ExplainOptions{})
 	if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), "only the low 6 bits count: 0xFFFFFF26 acts as 0x26") {
 		t.Fatalf("explain high bits: %v %v", ex, err)
 	}
 	b, _ := json.Marshal(ex.Data)
 	for _, f := range []string{`"value":4294967078`, `"effective":38`, `"interval":"short"`, `"length":"variable"`, `"ps_priority_separation":2`,
-		`"foreground_quantum_units":18`, `"background_quantum_units":6`, `"foreground_quantum_ms":93.75`, `"background_quantum_ms":31.25`} {
+		`"foreground_quantum_units":18`, `"background_quantum_units":6`, `"foreground_quantum_ms":93.75`, `"background_quantum_ms":31.25`,
+		`"foreground_boost":2`, `"quantum_ratio":"3:1"`} {
 		if !strings.Contains(string(b), f) {
 			t.Errorf("explain JSON lacks %s: %s", f, b)
 		}

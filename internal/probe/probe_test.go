@@ -177,7 +177,10 @@ func TestWakeLoopCountsOverruns(t *testing.T) {
 	w := &recordingWaiter{late: 3, lateBy: 5 * interval / 2}
 	start := clock.Now() - 21*interval/2
 	lat := make([]int64, 6)
-	n, over, _, _ := wakeLoop(w, start, interval, len(lat), 0, lat, &stop)
+	n, over, _, _, stopped := wakeLoop(w, start, interval, len(lat), 0, lat, &stop)
+	if stopped {
+		t.Error("a run that measured every wake-up says it was stopped")
+	}
 	if n != len(lat) || len(w.deadlines) != len(lat)+1 || w.deadlines[0] != start {
 		t.Fatalf("%d samples, deadlines %v", n, w.deadlines)
 	}
@@ -263,5 +266,82 @@ func BenchmarkSampleRecord(b *testing.B) {
 		t0 := clock.Now()
 		t1 := clock.Now()
 		buf.add(t1 - t0)
+	}
+}
+
+// stoppingWaiter sets stop during its n-th wait, as a Ctrl-C would.
+type stoppingWaiter struct {
+	calls, n int
+	stop     *atomic.Bool
+}
+
+func (w *stoppingWaiter) WaitUntil(int64) int {
+	w.calls++
+	if w.calls == w.n {
+		w.stop.Store(true)
+	}
+	return 0
+}
+
+func (w *stoppingWaiter) Close() {}
+
+func (w *stoppingWaiter) sleep(int64) int { return w.WaitUntil(0) }
+func (w *stoppingWaiter) close()          {}
+
+// A run stopped before its count says so; one that ends on its count or
+// time limit does not.
+func TestLoopsReportStop(t *testing.T) {
+	var stop atomic.Bool
+	w := &stoppingWaiter{n: 4, stop: &stop}
+	lat := make([]int64, 100)
+	n, _, _, _, stopped := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, &stop)
+	if !stopped || n != 3 {
+		t.Errorf("wake stopped during wait 4: %d measured, stopped %v; want 3, true", n, stopped)
+	}
+	stop.Store(false)
+	n, _, _, _, stopped = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now(), int64(time.Millisecond), 5, 0, lat, &stop)
+	if stopped || n != 5 {
+		t.Errorf("wake of 5 loops: %d measured, stopped %v; want 5, false", n, stopped)
+	}
+	_, _, _, _, stopped = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now()-int64(time.Second), int64(time.Millisecond), len(lat), time.Nanosecond, lat, &stop)
+	if stopped {
+		t.Error("wake past its time limit says it was stopped")
+	}
+
+	stop.Store(false)
+	buf := newSampleBuf(100)
+	// Waits alternate sample and gap: wait 7 is the 4th sample's (the
+	// warm-up's is wait 1).
+	_, _, _, stopped = sleepLoop(&stoppingWaiter{n: 7, stop: &stop}, SleepOptions{Duration: time.Millisecond, Gap: time.Millisecond, Samples: 100}, buf, &stop)
+	if got := len(buf.all()); !stopped || got != 3 {
+		t.Errorf("sleep stopped during wait 7: %d measured, stopped %v; want 3, true", got, stopped)
+	}
+	stop.Store(false)
+	buf = newSampleBuf(5)
+	_, _, _, stopped = sleepLoop(&stoppingWaiter{stop: &stop}, SleepOptions{Duration: time.Millisecond, Samples: 5}, buf, &stop)
+	if stopped || len(buf.all()) != 5 {
+		t.Errorf("sleep of 5 samples: %d measured, stopped %v", len(buf.all()), stopped)
+	}
+}
+
+// A planned wake run counts Loops, or Duration / Interval rounded up.
+func TestWakePlanned(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // measure nothing: only the bookkeeping is tested
+	for _, c := range []struct {
+		o    WakeOptions
+		want int
+	}{
+		{WakeOptions{Interval: time.Millisecond, Loops: 7}, 7},
+		{WakeOptions{Interval: time.Millisecond, Duration: 10 * time.Millisecond}, 10},
+		{WakeOptions{Interval: 4 * time.Millisecond, Duration: 10 * time.Millisecond}, 3},
+	} {
+		r, err := Wake(ctx, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Planned != c.want || !r.Threads[0].Stopped {
+			t.Errorf("%+v: planned %d, stopped %v; want %d, true", c.o, r.Planned, r.Threads[0].Stopped, c.want)
+		}
 	}
 }

@@ -34,6 +34,9 @@ type SleepResult struct {
 	Slept       []int64 // ns, warm-up excluded
 	WarmupNs    int64   // the discarded first sample
 	Interrupted int     // waits cut short by a signal and resumed
+	// Stopped: ctx ended the run before Samples were measured (for a run
+	// until ctx is cancelled, always).
+	Stopped     bool
 	LiveDropped int
 	Setup       ThreadSetup
 	Overhead    Overhead // zero with SkipOverhead
@@ -86,7 +89,7 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 		}
 		buf := newSampleBuf(o.Samples)
 		begin := clock.Now()
-		res.Interrupted, res.LiveDropped, res.WarmupNs = sleepLoop(s, o, buf, stop)
+		res.Interrupted, res.LiveDropped, res.WarmupNs, res.Stopped = sleepLoop(s, o, buf, stop)
 		res.Elapsed = time.Duration(clock.Now() - begin)
 		res.Slept = buf.all()
 		return nil
@@ -99,13 +102,15 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 }
 
 // sleepLoop is the timed loop. It allocates only when an unbounded run
-// fills a chunk, and never prints.
-func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64) {
+// fills a chunk, and never prints. stopped: it ended on stop, not on the
+// sample count.
+func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64, stopped bool) {
 	d := o.Duration.Nanoseconds()
 	gap := o.Gap.Nanoseconds()
 	lastYield := clock.Now()
 	for i := -1; o.Samples == 0 || i < o.Samples; i++ {
 		if stop.Load() {
+			stopped = true
 			break
 		}
 		t0 := clock.Now()
@@ -132,5 +137,5 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 			lastYield = clock.Now()
 		}
 	}
-	return interrupted, dropped, warmup
+	return interrupted, dropped, warmup, stopped
 }

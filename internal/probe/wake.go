@@ -31,11 +31,16 @@ type WakeThread struct {
 	WarmupNs    int64
 	Overruns    int64 // deadlines that had already passed when the thread woke
 	Interrupted int
+	// Stopped: ctx ended this thread's run before its planned wake-ups.
+	Stopped bool
 }
 
 // WakeResult is the outcome of a wake run.
 type WakeResult struct {
 	Interval time.Duration
+	// Planned is the number of wake-ups each thread was to measure:
+	// Loops, or Duration / Interval.
+	Planned  int
 	Threads  []WakeThread
 	Overhead Overhead
 	Elapsed  time.Duration
@@ -78,7 +83,13 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 	restore := quiet()
 	defer restore()
 
-	res := &WakeResult{Interval: o.Interval, Threads: make([]WakeThread, len(o.CPUs))}
+	res := &WakeResult{Interval: o.Interval, Planned: loops, Threads: make([]WakeThread, len(o.CPUs))}
+	if deadline > 0 {
+		// The loop ends at the first wake-up at or after start +
+		// Duration: the deadlines after the warm-up's up to the first at
+		// or past it, Duration / Interval rounded up.
+		res.Planned = int((o.Duration + o.Interval - 1) / o.Interval)
+	}
 	interval := o.Interval.Nanoseconds()
 	// Threads wait for a common start so their deadlines line up, like
 	// cyclictest -d0.
@@ -110,8 +121,8 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 				lat := make([]int64, loops)
 				signal()
 				started.Wait()
-				n, over, intr, warm := wakeLoop(w, start, interval, loops, deadline, lat, stop)
-				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs = lat[:n], over, intr, warm
+				n, over, intr, warm, stopped := wakeLoop(w, start, interval, loops, deadline, lat, stop)
+				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs, th.Stopped = lat[:n], over, intr, warm, stopped
 				return nil
 			})
 			signal()
@@ -151,8 +162,9 @@ func advance(next, now, interval int64) (after, missed int64) {
 
 // wakeLoop is the timed loop: wait for next, timestamp, record, advance.
 // Deadlines that passed while the thread was late are skipped and counted,
-// never silently dropped. It does not allocate.
-func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64) {
+// never silently dropped. It does not allocate. stopped: it ended on stop,
+// not on the count or the time limit.
+func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool) {
 	next := start
 	end := int64(-1)
 	if limit > 0 {
@@ -161,6 +173,7 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 	lastYield := clock.Now()
 	for i := -1; i < loops; i++ {
 		if stop.Load() {
+			stopped = true
 			break
 		}
 		interrupted += w.WaitUntil(next)
@@ -184,5 +197,5 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			lastYield = clock.Now()
 		}
 	}
-	return n, overruns, interrupted, warmup
+	return n, overruns, interrupted, warmup, stopped
 }

@@ -49,6 +49,15 @@ type Document struct {
 	Measurement *Measurement    `json:"measurement,omitempty"`
 	Overhead    *probe.Overhead `json:"overhead,omitempty"`
 
+	// Sleep and wake: Interrupted says whether the run was stopped
+	// (Ctrl-C, SIGTERM) before its planned count; the statistics cover
+	// the MeasuredCount samples taken until then. RequestedCount is the
+	// planned count (samples for sleep, wake-ups of all threads for wake),
+	// absent for a run until Ctrl-C. Set in every sleep and wake document.
+	Interrupted    *bool `json:"interrupted,omitempty"`
+	RequestedCount int64 `json:"requested_count,omitempty"`
+	MeasuredCount  int64 `json:"measured_count,omitempty"`
+
 	// Summary is of the measured quantity: slept time for sleep, wake-up
 	// latency for wake. Overshoot (sleep) is slept - requested.
 	Summary   *stats.Summary `json:"summary,omitempty"`
@@ -144,6 +153,15 @@ func Version() string { return buildinfo.Get().Version }
 func currentTool() Tool {
 	in := buildinfo.Get()
 	return Tool{Name: "latlab", Version: in.Version, Commit: in.Commit, Dirty: in.Dirty}
+}
+
+// SetCounts records a sleep or wake run's planned and measured counts;
+// stopped says the run ended on Ctrl-C. A planned count of 0 is a run until
+// Ctrl-C, which is never interrupted.
+func (d *Document) SetCounts(requested, measured int64, stopped bool) {
+	in := stopped && requested > 0
+	d.Interrupted = &in
+	d.RequestedCount, d.MeasuredCount = requested, measured
 }
 
 // SetSamples stores samples when there are not too many.

@@ -26,6 +26,8 @@ type Status struct {
 	GlobalSupported *bool   `json:"global_requests_supported,omitempty"`        // Windows 11 >= 22000, Server 2022 >= 20348
 	GlobalValue     *uint32 `json:"global_timer_resolution_requests,omitempty"` // registry value when present
 	Server          *bool   `json:"server,omitempty"`
+	// Scope is how far a request reaches here, from the three above.
+	Scope *Scope `json:"request_scope,omitempty"`
 
 	// Linux.
 	ClockResNs            int64    `json:"clock_res_ns,omitempty"`   // clock_getres(CLOCK_MONOTONIC)

@@ -46,9 +46,9 @@ func query() (Status, error) {
 	st.Build = v.BuildNumber
 	server := v.ProductType != 1 // VER_NT_WORKSTATION
 	st.Server = &server
-	perProcess := v.BuildNumber >= 19041
+	perProcess := v.BuildNumber >= BuildPerProcess
 	st.PerProcessRule = &perProcess
-	global := (!server && v.BuildNumber >= 22000) || (server && v.BuildNumber >= 20348)
+	global := GlobalKeySupported(v.BuildNumber, server)
 	st.GlobalSupported = &global
 	if k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, registry.QUERY_VALUE); err == nil {
 		if val, _, err := k.GetIntegerValue("GlobalTimerResolutionRequests"); err == nil {
@@ -57,6 +57,8 @@ func query() (Status, error) {
 		}
 		k.Close()
 	}
+	sc := RequestScope(v.BuildNumber, server, st.GlobalValue)
+	st.Scope = &sc
 	if v.BuildNumber < 17134 {
 		st.Warnings = append(st.Warnings, fmt.Sprintf("build %d is older than 17134: the Go runtime raises the timer resolution itself there, so every measurement in this process runs at the finest resolution", v.BuildNumber))
 	}

@@ -8,7 +8,7 @@
 //
 //	AA interval:  01 long, 10 short, 00/11 platform default (short on client, long on server)
 //	BB length:    01 variable, 10 fixed, 00/11 platform default (variable on client, fixed on server)
-//	CC PsPrioritySeparation: 0, 1, 2 (3 acts as 2): index into the quantum table
+//	CC PsPrioritySeparation: 0, 1, 2 (3 acts as 2)
 //
 // A quantum is counted in units, 3 per clock tick. The kernel's quantum
 // table (PspVariableQuantums / PspFixedQuantums) is
@@ -18,6 +18,14 @@
 //
 // Foreground threads get table[CC], background threads table[0]. This is
 // what the measured table of values 0..271 (testdata) shows row by row.
+//
+// PsPrioritySeparation is also a priority boost, and that part does not
+// depend on the quantum type: "whenever a thread in the foreground process
+// completes a wait operation on a kernel object, the kernel boosts its
+// current priority by the current value of PsPrioritySeparation" (Windows
+// Internals). So with fixed quanta, where the quanta are equal whatever CC
+// says, CC still decides the foreground wait boost: 0x1A (long, fixed, 3:1)
+// is not 0x18 (long, fixed, 1:1).
 package prisep
 
 import (
@@ -44,8 +52,14 @@ type Decoded struct {
 	Length          string `json:"length"` // "fixed" | "variable"
 	LengthDefault   bool   `json:"length_is_platform_default"`
 
-	PsPrioritySeparation int    `json:"ps_priority_separation"` // 0..2
-	ForegroundBoost      string `json:"foreground_boost"`       // fg:bg quantum ratio, e.g. "3:1"
+	PsPrioritySeparation int `json:"ps_priority_separation"` // 0..2
+	// ForegroundBoost is the priority boost, in levels, that a thread of
+	// the foreground process gets when it completes a wait: the value of
+	// PsPrioritySeparation, for fixed and variable quanta alike.
+	ForegroundBoost int `json:"foreground_boost"`
+	// QuantumRatio is the foreground:background quantum ratio ("3:1");
+	// always "1:1" with fixed quanta.
+	QuantumRatio string `json:"quantum_ratio"`
 
 	ForegroundUnits int     `json:"foreground_quantum_units"`
 	BackgroundUnits int     `json:"background_quantum_units"`
@@ -108,16 +122,39 @@ func Decode(v uint32, o Options) Decoded {
 	t := quantum[[2]string{d.Interval, d.Length}]
 	d.ForegroundUnits = t[d.PsPrioritySeparation]
 	d.BackgroundUnits = t[0]
-	d.ForegroundBoost = fmt.Sprintf("%d:1", d.ForegroundUnits/d.BackgroundUnits)
+	d.ForegroundBoost = d.PsPrioritySeparation
+	d.QuantumRatio = fmt.Sprintf("%d:1", d.ForegroundUnits/d.BackgroundUnits)
 	d.ForegroundMs = float64(d.ForegroundUnits) / UnitsPerTick * tick
 	d.BackgroundMs = float64(d.BackgroundUnits) / UnitsPerTick * tick
 	return d
 }
 
+// Setting is the CC field as a ratio, the way the query (and the
+// documentation of the value) spells it: PsPrioritySeparation 0, 1, 2 is
+// "1:1", "2:1", "3:1". It is the quantum ratio only with variable quanta.
+func (d Decoded) Setting() string {
+	return fmt.Sprintf("%d:1", d.PsPrioritySeparation+1)
+}
+
+// Class is the description of d that ParseQuery reads back.
+func (d Decoded) Class() string {
+	return d.Interval + "," + d.Length + "," + d.Setting()
+}
+
 // Summary is a one-line reading of d.
 func (d Decoded) Summary() string {
-	return fmt.Sprintf("%s (%d): %s, %s quanta, foreground %s: foreground %d units (%s ms), background %d units (%s ms)",
-		d.Hex, d.Value, d.Interval, d.Length, d.ForegroundBoost, d.ForegroundUnits, FmtMs(d.ForegroundMs), d.BackgroundUnits, FmtMs(d.BackgroundMs))
+	return fmt.Sprintf("%s (%d): %s; foreground wait boost +%d", d.Hex, d.Value, d.Quanta(), d.ForegroundBoost)
+}
+
+// Quanta says what the quanta are: the interval, the length and the units
+// and milliseconds of the foreground and background quantum.
+func (d Decoded) Quanta() string {
+	if d.ForegroundUnits == d.BackgroundUnits {
+		return fmt.Sprintf("%s, %s quanta, equal: %d units (%s ms) foreground and background",
+			d.Interval, d.Length, d.ForegroundUnits, FmtMs(d.ForegroundMs))
+	}
+	return fmt.Sprintf("%s, %s quanta, %s: foreground %d units (%s ms), background %d units (%s ms)",
+		d.Interval, d.Length, d.QuantumRatio, d.ForegroundUnits, FmtMs(d.ForegroundMs), d.BackgroundUnits, FmtMs(d.BackgroundMs))
 }
 
 // FmtMs formats milliseconds without trailing zeros (93.75, 31.25, 125).
@@ -135,12 +172,15 @@ func Table(o Options) []Decoded {
 	return out
 }
 
-// Query is a reverse lookup: the wanted interval, length and boost; an
-// empty field matches anything.
+// Query is a reverse lookup: the wanted interval, length and CC setting;
+// an empty field matches anything.
 type Query struct {
 	Interval string // short | long
 	Length   string // fixed | variable
-	Boost    string // 1:1 | 2:1 | 3:1
+	// Setting is the CC field: 1:1, 2:1, 3:1 are PsPrioritySeparation 0,
+	// 1, 2, the quantum ratio with variable quanta and the foreground
+	// wait boost (+0, +1, +2) with either length.
+	Setting string
 }
 
 // ParseQuery reads "short,variable,3:1" (any order, any subset).
@@ -157,7 +197,7 @@ func ParseQuery(s string) (Query, error) {
 		case "variable":
 			q.Length = "variable"
 		case "1:1", "2:1", "3:1":
-			q.Boost = f
+			q.Setting = f
 		default:
 			return q, fmt.Errorf("unknown term %q in %q: accepted short|long, fixed|variable, 1:1|2:1|3:1, e.g. short,variable,3:1", f, s)
 		}
@@ -175,7 +215,7 @@ func ParseQuery(s string) (Query, error) {
 func Find(q Query, o Options) []Decoded {
 	var out []Decoded
 	for _, d := range Table(o) {
-		if (q.Interval == "" || d.Interval == q.Interval) && (q.Length == "" || d.Length == q.Length) && (q.Boost == "" || d.ForegroundBoost == q.Boost) {
+		if (q.Interval == "" || d.Interval == q.Interval) && (q.Length == "" || d.Length == q.Length) && (q.Setting == "" || d.Setting() == q.Setting) {
 			out = append(out, d)
 		}
 	}

@@ -48,6 +48,12 @@ func TestMeasuredTable(t *testing.T) {
 		if strconv.Itoa(d.ForegroundUnits) != r[4] || strconv.Itoa(d.BackgroundUnits) != r[5] {
 			t.Errorf("line %d: %s units %d/%d, measured %s/%s", line, r[1], d.ForegroundUnits, d.BackgroundUnits, r[4], r[5])
 		}
+		// The table shows PsPrioritySeparation only through variable
+		// quanta (foreground = (index+1) x background); the boost is
+		// that same index.
+		if d.Length == "variable" && d.ForegroundUnits != (d.ForegroundBoost+1)*d.BackgroundUnits {
+			t.Errorf("line %d: %s boost +%d, measured quanta %s/%s", line, r[1], d.ForegroundBoost, r[4], r[5])
+		}
 	}
 	if len(seen) != 272 {
 		t.Errorf("table covers %d distinct values, want 272", len(seen))
@@ -61,28 +67,56 @@ func TestSeedExamples(t *testing.T) {
 		interval, len  string
 		fg, bg         int
 		fgMs, bgMs     float64
-		boost          string
-		psSep          int
+		ratio          string
+		psSep, boost   int
 		effective      uint32
 		intervalDefalt bool
 	}{
-		{0x26, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x26, false},
-		{0x18, false, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 0, 0x18, false},
-		{0x2, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x2, true},
-		{0x2, true, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 2, 0x2, true},
-		{0x28, false, "short", "fixed", 18, 18, 93.75, 93.75, "1:1", 0, 0x28, false},
-		{0x14, false, "long", "variable", 12, 12, 62.5, 62.5, "1:1", 0, 0x14, false},
-		{0x15, false, "long", "variable", 24, 12, 125, 62.5, "2:1", 1, 0x15, false},
-		{0x3F, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x3F, true},
-		{0xFFFFFFE6, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 0x26, false},
+		{0x26, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 2, 0x26, false},
+		{0x18, false, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 0, 0, 0x18, false},
+		{0x2, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 2, 0x2, true},
+		{0x2, true, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 2, 2, 0x2, true},
+		{0x28, false, "short", "fixed", 18, 18, 93.75, 93.75, "1:1", 0, 0, 0x28, false},
+		{0x14, false, "long", "variable", 12, 12, 62.5, 62.5, "1:1", 0, 0, 0x14, false},
+		{0x15, false, "long", "variable", 24, 12, 125, 62.5, "2:1", 1, 1, 0x15, false},
+		{0x3F, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 2, 0x3F, true},
+		{0xFFFFFFE6, false, "short", "variable", 18, 6, 93.75, 31.25, "3:1", 2, 2, 0x26, false},
+		// Fixed quanta are equal, but PsPrioritySeparation still boosts
+		// the foreground thread that completes a wait.
+		{0x1A, false, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 2, 2, 0x1A, false},
+		{0x1B, false, "long", "fixed", 36, 36, 187.5, 187.5, "1:1", 2, 2, 0x1B, false},
+		{0x2A, false, "short", "fixed", 18, 18, 93.75, 93.75, "1:1", 2, 2, 0x2A, false},
+		{0x29, false, "short", "fixed", 18, 18, 93.75, 93.75, "1:1", 1, 1, 0x29, false},
 	}
 	for _, tc := range tests {
 		d := Decode(tc.v, Options{Server: tc.server})
 		if d.Interval != tc.interval || d.Length != tc.len || d.ForegroundUnits != tc.fg || d.BackgroundUnits != tc.bg ||
-			d.ForegroundMs != tc.fgMs || d.BackgroundMs != tc.bgMs || d.ForegroundBoost != tc.boost ||
+			d.ForegroundMs != tc.fgMs || d.BackgroundMs != tc.bgMs || d.QuantumRatio != tc.ratio || d.ForegroundBoost != tc.boost ||
 			d.PsPrioritySeparation != tc.psSep || d.Effective != tc.effective || d.IntervalDefault != tc.intervalDefalt {
 			t.Errorf("Decode(%#x, server=%v) = %+v", tc.v, tc.server, d)
 		}
+	}
+}
+
+// PsPrioritySeparation is the low 2 bits, 3 acting as 2, as the kernel
+// normalises it; the boost is that value whatever the quantum type.
+func TestBoostEveryClass(t *testing.T) {
+	for _, server := range []bool{false, true} {
+		for _, d := range Table(Options{Server: server}) {
+			want := int(d.Effective & 3)
+			if want == 3 {
+				want = 2
+			}
+			if d.ForegroundBoost != want || d.PsPrioritySeparation != want {
+				t.Errorf("%s (server=%v): boost %d, PsPrioritySeparation %d, want %d", d.Hex, server, d.ForegroundBoost, d.PsPrioritySeparation, want)
+			}
+		}
+	}
+	if s := Decode(0x1A, Options{}).Summary(); s != "0x1A (26): long, fixed quanta, equal: 36 units (187.5 ms) foreground and background; foreground wait boost +2" {
+		t.Errorf("0x1A summary: %s", s)
+	}
+	if s := Decode(0x26, Options{}).Summary(); s != "0x26 (38): short, variable quanta, 3:1: foreground 18 units (93.75 ms), background 6 units (31.25 ms); foreground wait boost +2" {
+		t.Errorf("0x26 summary: %s", s)
 	}
 }
 
@@ -103,7 +137,7 @@ func TestFind(t *testing.T) {
 		t.Fatalf("first match %v, want 0x26", got)
 	}
 	for _, d := range got {
-		if d.Interval != "short" || d.Length != "variable" || d.ForegroundBoost != "3:1" {
+		if d.Interval != "short" || d.Length != "variable" || d.QuantumRatio != "3:1" || d.ForegroundBoost != 2 {
 			t.Errorf("%s does not match", d.Summary())
 		}
 	}
@@ -111,14 +145,42 @@ func TestFind(t *testing.T) {
 	if got := Find(q, Options{}); got[0].Effective != 0x18 {
 		t.Errorf("long fixed: first %s, want 0x18", got[0].Hex)
 	}
-	// Every class is found by its own description.
-	for _, d := range Table(Options{}) {
-		found := false
-		for _, m := range Find(Query{d.Interval, d.Length, d.ForegroundBoost}, Options{}) {
-			found = found || m.Effective == d.Effective
+	// A fixed 3:1 class exists: equal quanta, boost 2.
+	q, _ = ParseQuery("long,fixed,3:1")
+	var hs []uint32
+	for _, d := range Find(q, Options{}) {
+		hs = append(hs, d.Effective)
+		if d.ForegroundBoost != 2 || d.ForegroundUnits != d.BackgroundUnits {
+			t.Errorf("long,fixed,3:1 matched %s", d.Summary())
 		}
-		if !found {
-			t.Errorf("%s not found by its own description", d.Hex)
+	}
+	if len(hs) != 2 || hs[0] != 0x1A || hs[1] != 0x1B {
+		t.Errorf("long,fixed,3:1 = %#x, want 0x1a 0x1b", hs)
+	}
+	// Every class is found by its own description, and every description
+	// of three terms finds something.
+	for _, server := range []bool{false, true} {
+		for _, d := range Table(Options{Server: server}) {
+			q, err := ParseQuery(d.Class())
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, m := range Find(q, Options{Server: server}) {
+				found = found || m.Effective == d.Effective
+			}
+			if !found {
+				t.Errorf("%s not found by its own description %s", d.Hex, d.Class())
+			}
+		}
+		for _, iv := range []string{"short", "long"} {
+			for _, ln := range []string{"fixed", "variable"} {
+				for _, r := range []string{"1:1", "2:1", "3:1"} {
+					if len(Find(Query{iv, ln, r}, Options{Server: server})) == 0 {
+						t.Errorf("no value is %s,%s,%s (server=%v)", iv, ln, r, server)
+					}
+				}
+			}
 		}
 	}
 	for _, bad := range []string{"", "medium", "short,4:1"} {

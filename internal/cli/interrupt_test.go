@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// cancelAfterLines cancels a context once n lines were written to it, as a
+// Ctrl-C during `sleep --live` would.
+type cancelAfterLines struct {
+	mu     sync.Mutex
+	n      int
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelAfterLines) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	if strings.Count(c.buf.String(), "\n") >= c.n {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// A sleep run stopped before its sample count writes its partial result
+// and says so: interrupted, the requested and the measured count, in the
+// document and the output.
+func TestSleepInterruptedIsMarked(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errw := &cancelAfterLines{n: 5, cancel: cancel}
+	var out bytes.Buffer
+	const planned = 100_000 // minutes of sleeping: only the cancel ends the run
+	code := Run(ctx, []string{"sleep", "--live", "--json", "--samples", "100000", "--gap", "0", "--duration", "1ms"},
+		&IO{In: strings.NewReader(""), Out: &out, Err: errw})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errw.buf.String())
+	}
+	doc := readDoc(t, out.String())
+	if doc.Interrupted == nil || !*doc.Interrupted || doc.RequestedCount != planned ||
+		doc.MeasuredCount < 5 || doc.MeasuredCount >= planned || doc.MeasuredCount != doc.Summary.Count {
+		t.Fatalf("interrupted %v, requested %d, measured %d, summary count %d", doc.Interrupted, doc.RequestedCount, doc.MeasuredCount, doc.Summary.Count)
+	}
+	if !strings.Contains(out.String(), `"interrupted": true`) {
+		t.Errorf("document lacks \"interrupted\": true")
+	}
+	var b bytes.Buffer
+	printSleep(&b, doc, &probe.SleepResult{Requested: time.Duration(doc.Measurement.RequestedNs)})
+	if !strings.Contains(b.String(), "interrupted: ") || !strings.Contains(b.String(), " of 100000 planned samples measured") {
+		t.Errorf("output does not say the run was interrupted:\n%s", b.String())
+	}
+}
+
+// A run that ends on its count is not interrupted; one until Ctrl-C has no
+// planned count and is not interrupted either.
+func TestSleepCompleteIsNotInterrupted(t *testing.T) {
+	for _, c := range []struct {
+		samples int
+		stopped bool
+	}{{3, false}, {0, true}} {
+		r := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000, 1_300_000}, Stopped: c.stopped}
+		doc, err := sleepDocument(r, timer.Status{}, nil, &SleepOptions{Samples: c.samples, settings: map[string]string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Interrupted == nil || *doc.Interrupted || doc.RequestedCount != int64(c.samples) || doc.MeasuredCount != 3 {
+			t.Errorf("samples %d: interrupted %v, requested %d, measured %d", c.samples, doc.Interrupted, doc.RequestedCount, doc.MeasuredCount)
+		}
+		var b bytes.Buffer
+		printSleep(&b, doc, r)
+		if strings.Contains(b.String(), "interrupted:") {
+			t.Errorf("samples %d: output says interrupted:\n%s", c.samples, b.String())
+		}
+	}
+}
+
+// A wake run stopped early is marked the same way, over all threads.
+func TestWakeInterruptedIsMarked(t *testing.T) {
+	th := probe.WakeThread{Latencies: []int64{50_000, 60_000}}
+	stopped := th
+	stopped.Stopped = true
+	for _, c := range []struct {
+		threads []probe.WakeThread
+		want    bool
+	}{
+		{[]probe.WakeThread{th, stopped}, true},
+		{[]probe.WakeThread{th, th}, false},
+	} {
+		r := &probe.WakeResult{Interval: time.Millisecond, Planned: 1000, Threads: c.threads}
+		doc, err := wakeDocument(r, timer.Status{}, nil, &WakeOptions{settings: map[string]string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Interrupted == nil || *doc.Interrupted != c.want || doc.RequestedCount != 2000 || doc.MeasuredCount != 4 {
+			t.Errorf("interrupted %v (want %v), requested %d, measured %d", doc.Interrupted, c.want, doc.RequestedCount, doc.MeasuredCount)
+		}
+		var b bytes.Buffer
+		printWake(&b, doc)
+		if got := strings.Contains(b.String(), "interrupted: 4 of 2000 planned wake-ups measured"); got != c.want {
+			t.Errorf("output says interrupted: %v, want %v:\n%s", got, c.want, b.String())
+		}
+	}
+}
+
+// Ctrl-C before the first wake-up leaves nothing to report: an error, not
+// an empty document.
+func TestWakeCancelledAtOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := Run(ctx, []string{"wake", "--loops", "100", "--json"}, &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code == 0 || !strings.Contains(errb.String(), "no wake-ups were measured") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
