@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/knob/prisep"
 	"github.com/latlab/latlab/internal/regfile"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The Windows knobs: registry values (through the registry backend, an
@@ -324,12 +325,10 @@ func globalMeaning(n uint64, absent bool) string {
 	return "global: any process's timer resolution request raises the resolution for every process, as before Windows 10 2004"
 }
 
-// GlobalTimerSupported says whether build has the value.
+// GlobalTimerSupported says whether build reads the value: the same rule
+// as timer status's request scope.
 func GlobalTimerSupported(build uint32, server bool) bool {
-	if server {
-		return build >= 20348
-	}
-	return build >= 22000
+	return timer.GlobalKeySupported(build, server)
 }
 
 func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error) {

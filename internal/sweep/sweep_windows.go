@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/latlab/latlab/internal/probe"
@@ -53,12 +54,15 @@ func SeparateModeNote() (note string, cannotWork bool) {
 	if err != nil {
 		return "", false
 	}
+	if st.Scope == nil {
+		return "", false
+	}
 	switch {
-	case st.PerProcessRule == nil || !*st.PerProcessRule:
+	case st.Scope.Reason == "before-2004":
 		return "build before Windows 10 2004: timer requests are global, so a request held by another process applies here", false
-	case st.GlobalValue != nil && *st.GlobalValue == 1 && st.GlobalSupported != nil && *st.GlobalSupported:
-		return "GlobalTimerResolutionRequests=1: another process's request applies here as before Windows 10 2004", false
-	case st.GlobalSupported != nil && *st.GlobalSupported:
+	case st.Scope.Global:
+		return fmt.Sprintf("GlobalTimerResolutionRequests=%d: another process's request applies here as before Windows 10 2004", *st.Scope.KeyValue), false
+	case st.Scope.KeySupported:
 		return "since Windows 10 2004 a timer request held by another process does not speed up this one: --mode separate cannot work here unless GlobalTimerResolutionRequests=1 is set (HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\kernel, then reboot); measuring anyway as a control", true
 	}
 	return "since Windows 10 2004 a timer request held by another process does not speed up this one, and this build has no GlobalTimerResolutionRequests: --mode separate cannot work here; measuring anyway as a control", true
