@@ -13,8 +13,10 @@ import (
 )
 
 // linuxFiles is a machine with default settings as /proc and /sys show
-// it: two CPUs, one virtio NIC (its device link points into the PCI
-// device, whose msi_irqs hold the queue interrupts), lo.
+// it: two CPUs, one NIC whose device lists its MSI interrupts (a config
+// interrupt and two queues), lo. (sysfs has device as a link into
+// /sys/devices; a directory here keeps the tree usable where symlinks
+// are not, and nicirq_linux_test covers the links.)
 func linuxFiles() map[string]string {
 	return map[string]string{
 		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
@@ -23,10 +25,9 @@ func linuxFiles() map[string]string {
 		"sys/devices/system/cpu/online":                                     "0-1\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc kvm-clock \n",
-		"sys/devices/pci0000:00/0000:00:03.0/msi_irqs/37":                   "msix\n",
-		"sys/devices/pci0000:00/0000:00:03.0/msi_irqs/38":                   "msix\n",
-		"sys/devices/pci0000:00/0000:00:03.0/msi_irqs/39":                   "msix\n",
-		"sys/devices/pci0000:00/0000:00:03.0/virtio2/vendor":                "0x1af4\n",
+		"sys/class/net/eth0/device/msi_irqs/37":                             "msix\n",
+		"sys/class/net/eth0/device/msi_irqs/38":                             "msix\n",
+		"sys/class/net/eth0/device/msi_irqs/39":                             "msix\n",
 		"sys/class/net/eth0/queues/rx-0/rps_cpus":                           "0\n",
 		"sys/class/net/eth0/queues/tx-0/xps_cpus":                           "0\n",
 		"sys/class/net/lo/queues/rx-0/rps_cpus":                             "0\n",
@@ -42,21 +43,14 @@ func linuxFiles() map[string]string {
 	}
 }
 
-// linuxLinks are the symlinks of the tree, as sysfs has them.
-var linuxLinks = map[string]string{
-	"sys/class/net/eth0/device": "../../../devices/pci0000:00/0000:00:03.0/virtio2",
-}
-
-// linuxTree writes the default tree with changes (a "" value deletes a
-// file) under a temporary root.
+// linuxTree writes the default tree with changes under a temporary root:
+// a "" value deletes a file or a directory; "link:PATH" makes PATH a
+// symlink.
 func linuxTree(t testing.TB, changes map[string]string) string {
 	t.Helper()
 	root := testutil.TempDir(t)
 	files := linuxFiles()
 	links := map[string]string{}
-	for p, l := range linuxLinks {
-		links[p] = l
-	}
 	for p, c := range changes {
 		if l, ok := strings.CutPrefix(p, "link:"); ok {
 			links[l] = c
@@ -66,7 +60,11 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 			continue
 		}
 		if c == "" {
-			delete(files, p)
+			for f := range files {
+				if f == p || strings.HasPrefix(f, p+"/") {
+					delete(files, f)
+				}
+			}
 		} else {
 			files[p] = c
 		}
@@ -85,7 +83,7 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(target, full); err != nil {
+		if err := os.Symlink(filepath.FromSlash(target), full); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,4 +178,34 @@ func find(t *testing.T, ss []Setting, name, target string) Setting {
 	}
 	t.Fatalf("no setting %s %s in %+v", name, target, ss)
 	return Setting{}
+}
+
+// noWrite fails the test on any write or write check.
+type noWrite struct {
+	b knob.Backend
+	t *testing.T
+}
+
+func (n noWrite) Read(l knob.Loc) (knob.Value, error) { return n.b.Read(l) }
+func (n noWrite) Write(l knob.Loc, v knob.Value) error {
+	n.t.Errorf("the audit wrote %s", l)
+	return errors.New("no writes")
+}
+func (n noWrite) CheckWrite(l knob.Loc) error {
+	n.t.Errorf("the audit checked a write of %s", l)
+	return errors.New("no writes")
+}
+func (n noWrite) List(p string) ([]string, []string, error) { return n.b.(knob.Lister).List(p) }
+
+// snapshot is every file of a tree with its content.
+func snapshot(t *testing.T, root string) string {
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			c, _ := os.ReadFile(p)
+			b.WriteString(p + "=" + string(c) + "\n")
+		}
+		return nil
+	})
+	return b.String()
 }

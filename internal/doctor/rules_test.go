@@ -172,7 +172,7 @@ var ruleCases = []struct {
 			"sys/devices/system/clocksource/clocksource0/available_clocksource": "hpet acpi_pm \n"}},
 
 	{rule: "irq-none", knob: "irq-affinity", verd: Default, reason: "no network interface with MSI queue interrupts",
-		linux: map[string]string{"link:sys/class/net/eth0/device": ""}},
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "irq-one-cpu", knob: "irq-affinity", verd: Suspicious, reason: "all 2 queue interrupts of eth0 are delivered to CPU 0", value: "38:cpu0 39:cpu0",
 		linux: map[string]string{"proc/irq/38/effective_affinity_list": "0\n"}},
 	{rule: "irq-pinned", knob: "irq-affinity", verd: Tuned, reason: "pinned (allowed CPUs 1 / 0-1)",
@@ -180,13 +180,13 @@ var ruleCases = []struct {
 	{rule: "irq-default", knob: "irq-affinity", verd: Default, reason: "2 queue interrupts allowed on every CPU", value: "38:cpu1 39:cpu0"},
 
 	{rule: "rps-none", knob: "rps", verd: Default, reason: "no network interface with rx queues",
-		linux: map[string]string{"link:sys/class/net/eth0/device": ""}},
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "rps-off", knob: "rps", verd: Default, reason: "off: packets are processed on the interrupted CPU"},
 	{rule: "rps-set", knob: "rps", verd: Tuned, reason: "rx-0 steered to CPUs 0-1",
 		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
 
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
-		linux: map[string]string{"link:sys/class/net/eth0/device": ""}},
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
 }
 
