@@ -173,7 +173,7 @@ var collectors = map[string]func(env *knob.Env, osName string, k knob.Knob) []*C
 func collectSlack(env *knob.Env, osName string, k knob.Knob) []*Case {
 	cs := readCases(env, osName, k, knob.Selector{})
 	for _, c := range cs {
-		c.Target = "latlab (inherited)"
+		c.Target = "latlab's own"
 	}
 	return cs
 }

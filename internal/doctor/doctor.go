@@ -97,18 +97,19 @@ func ParseProfile(s string) (Profile, error) {
 
 // Result is a check-up: the payload of a doctor document.
 type Result struct {
-	Profile  Profile       `json:"profile"`
-	OS       string        `json:"os"`
-	Timer    Timer         `json:"timer"`
-	Sleep    *Probe        `json:"sleep,omitempty"`
-	Wake     *Probe        `json:"wake,omitempty"`
-	Extra    []Probe       `json:"wake_extra,omitempty"` // thorough: realtime, per CPU
-	Settings []Setting     `json:"settings"`
-	Next     []Step        `json:"next"`
-	Overhead *Overhead     `json:"overhead,omitempty"`
-	Notes    []string      `json:"notes,omitempty"`
-	Counts   Tally         `json:"counts"`
-	Elapsed  time.Duration `json:"-"`
+	Profile  Profile   `json:"profile"`
+	OS       string    `json:"os"`
+	Timer    Timer     `json:"timer"`
+	Sleep    *Probe    `json:"sleep,omitempty"`
+	Wake     *Probe    `json:"wake,omitempty"`
+	Extra    []Probe   `json:"wake_extra,omitempty"` // thorough: realtime, per CPU
+	Settings []Setting `json:"settings"`
+	Next     []Step    `json:"next"`
+	Overhead *Overhead `json:"overhead,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	Counts   Tally     `json:"counts"`
+	// ElapsedNs is how long the check-up took.
+	ElapsedNs int64 `json:"elapsed_ns"`
 }
 
 // Overhead is what the tool itself adds to a sample (the wake probe's
@@ -165,7 +166,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	r.Next = NextSteps(r)
-	r.Elapsed = time.Since(start)
+	r.ElapsedNs = time.Since(start).Nanoseconds()
 	if ctx.Err() != nil {
 		r.Notes = append(r.Notes, "interrupted: the probes that had not finished are missing")
 	}

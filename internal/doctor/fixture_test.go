@@ -209,3 +209,5 @@ func snapshot(t *testing.T, root string) string {
 	})
 	return b.String()
 }
+
+func knobAbsent() knob.Value { return knob.Absent }

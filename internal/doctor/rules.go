@@ -434,9 +434,11 @@ var Rules = []Rule{
 		IsDefault: func(c *Case) *bool { return nil }},
 }
 
+// firstLine is an error's first line without the empty tail a command's
+// missing output leaves ("...: ").
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
+	return strings.TrimRight(strings.TrimSpace(s), ":")
 }
 
 func privilegeWords(p string) string {

@@ -65,7 +65,7 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, fmtDur(int64(time.Second)/int64(st.ConfigHZ)))})
 	}
 	if st.HighResTimers != nil {
-		fs = append(fs, Fact{"high-resolution timers", yesNo(*st.HighResTimers)})
+		fs = append(fs, Fact{"high-res timers", yesNo(*st.HighResTimers)})
 	}
 	return append(fs, Fact{"cpu_dma_latency", dma})
 }

@@ -90,7 +90,7 @@ func TestLinuxTimerFacts(t *testing.T) {
 	}
 	got := strings.Join(lines, "\n")
 	for _, want := range []string{"clock_getres: 1ns", "timer slack: 50µs (this thread; default 50µs", "clocksource: tsc (available: tsc hpet)",
-		"tickless: idle", "HZ: 250 (a tick every 4ms)", "high-resolution timers: yes", "cpu_dma_latency: no request held"} {
+		"tickless: idle", "HZ: 250 (a tick every 4ms)", "high-res timers: yes", "cpu_dma_latency: no request held"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("facts lack %q:\n%s", want, got)
 		}
