@@ -20,6 +20,7 @@ type DoctorOptions struct {
 	Thorough bool
 	JSON     bool
 	Out      string
+	HTML     string
 
 	settings map[string]string
 }
@@ -44,6 +45,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 		Example: `  latlab
   latlab doctor --quick
   latlab doctor --json -o checkup.json
+  latlab doctor --html checkup.html
   latlab doctor --thorough`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,6 +58,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 	fs.BoolVar(&o.Thorough, "thorough", false, "about a minute: longer probes, realtime where allowed, each CPU")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
 	return cmd
 }
 
@@ -69,7 +72,7 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	case o.Thorough:
 		profile = doctor.Thorough
 	}
-	for _, p := range []string{o.Out} {
+	for _, p := range []string{o.Out, o.HTML} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {
 				return err
@@ -89,6 +92,11 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	doc, err := doctor.Document(r, o.settings)
 	if err != nil {
 		return err
+	}
+	if o.HTML != "" {
+		if err := writeFileWith(o.HTML, func(w io.Writer) error { return report.DoctorHTML(w, doc, r) }); err != nil {
+			return err
+		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r) })
 }
