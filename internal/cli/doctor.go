@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ type DoctorOptions struct {
 	JSON     bool
 	Out      string
 	HTML     string
+	Bundle   string
 
 	settings map[string]string
 }
@@ -46,7 +48,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
   latlab doctor --quick
   latlab doctor --json -o checkup.json
   latlab doctor --html checkup.html
-  latlab doctor --thorough`,
+  latlab doctor --thorough --bundle checkup.zip`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -59,6 +61,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
+	fs.StringVar(&o.Bundle, "bundle", "", "write a .zip with the document, the page and the raw samples, with nothing personal, for a forum post or a bug report")
 	return cmd
 }
 
@@ -72,7 +75,7 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	case o.Thorough:
 		profile = doctor.Thorough
 	}
-	for _, p := range []string{o.Out, o.HTML} {
+	for _, p := range []string{o.Out, o.HTML, o.Bundle} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {
 				return err
@@ -95,6 +98,12 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	}
 	if o.HTML != "" {
 		if err := writeFileWith(o.HTML, func(w io.Writer) error { return report.DoctorHTML(w, doc, r) }); err != nil {
+			return err
+		}
+	}
+	if o.Bundle != "" {
+		if err := writeFileWith(o.Bundle, func(w io.Writer) error { return report.DoctorBundle(w, doc, r, doctor.CurrentIdentity()) }); err != nil {
+			os.Remove(o.Bundle)
 			return err
 		}
 	}

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +113,60 @@ func TestDoctorBadInput(t *testing.T) {
 	code, out, errs = runCLI(t, "doctor", "-o", bad)
 	if code != 2 || out != "" || !strings.Contains(errs, "cannot write") {
 		t.Errorf("-o %s: exit %d, stdout %q, stderr %q", bad, code, out, errs)
+	}
+}
+
+// --bundle on this machine, with the files written under the home
+// directory: the zip holds the document, the page and the raw samples,
+// and nowhere the user's name, the host's name or the home directory.
+func TestDoctorBundle(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	dir, err := os.MkdirTemp(home, "latlab-test-")
+	if err != nil {
+		dir = testutil.TempDir(t)
+	} else {
+		t.Cleanup(func() { testutil.RemoveTree(dir) })
+	}
+	zipPath, page := filepath.Join(dir, "checkup.zip"), filepath.Join(dir, "checkup.html")
+	code, _, errs := runCLI(t, "doctor", "--bundle", zipPath, "--html", page)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	id := doctor.CurrentIdentity()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(rc, 50<<20))
+		rc.Close()
+		s := strings.ToLower(string(b))
+		if h := strings.ToLower(strings.TrimRight(id.Home, `/\`)); len(h) > 1 &&
+			(strings.Contains(s, h) || strings.Contains(s, strings.ReplaceAll(h, `\`, `\\`))) {
+			t.Errorf("%s contains the home directory %s", f.Name, id.Home)
+		}
+		for _, name := range []string{id.User, id.Host} {
+			// A name that is also one of latlab's words ("needs root")
+			// identifies no one and is not looked for.
+			if len(name) < 2 || slices.Contains([]string{"root", "administrator"}, strings.ToLower(name)) {
+				continue
+			}
+			if regexp.MustCompile(`(^|[^\pL\pN_.-])` + regexp.QuoteMeta(strings.ToLower(name)) + `($|[^\pL\pN_-])`).MatchString(s) {
+				t.Errorf("%s contains the name %q", f.Name, name)
+			}
+		}
+	}
+	if strings.Join(names, " ") != "README.txt doctor.json doctor.html sleep-overshoot-ns.txt wake-lateness-ns.txt" {
+		t.Errorf("bundle files %v", names)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<h1>latlab check-up</h1>") {
+		t.Errorf("--html: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ func testCheckup() *doctor.Result {
 			{Name: "a fact with a long name", Value: "x"},
 			{Name: "timer rule", Value: "per process: a request speeds up only the process that made it; GlobalTimerResolutionRequests=1 is ignored by build 19045 (needs Windows 11 22000+ or Server 2022 20348+)"},
 		}},
-		Sleep: &doctor.Probe{Name: "sleep", What: "asking Sleep for 1ms, 60 times: overshoot (slept - requested)",
+		Sleep: &doctor.Probe{Name: "sleep", RequestNs: 1_000_000, What: "asking Sleep for 1ms, 60 times: overshoot (slept - requested)",
 			Summary: stats.Summary{Count: 60, P50: 14_600_000, P99: 15_100_000, Max: 15_200_000},
 			Verdict: "Sleep(1) is rounded up to the 15.6250 ms timer interval; a resolution request (latlab timer set 0.5ms) shortens it",
 			Samples: []int64{14_600_000, 15_100_000, 15_200_000}},
