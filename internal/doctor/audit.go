@@ -262,13 +262,9 @@ func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
 }
 
 // physicalIfaces are the network interfaces backed by a device (not lo,
-// bridges, ifb, veth): the ones with queues, IRQs and coalescing.
+// bridges, ifb): the ones with queues, IRQs and coalescing.
 func physicalIfaces(env *knob.Env) []string {
-	fb, ok := env.Backends[knob.BackendFile].(knob.Files)
-	if !ok {
-		return nil
-	}
-	return physicalNICs(fb.Root)
+	return physicalNICs(netInfo(filesRoot(env)))
 }
 
 func filesRoot(env *knob.Env) string {
@@ -281,12 +277,13 @@ func filesRoot(env *knob.Env) string {
 func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
 	root := filesRoot(env)
 	online := onlineCount(root)
+	ni := netInfo(root)
 	var cs []*Case
-	for _, ifc := range physicalIfaces(env) {
+	for _, ifc := range physicalNICs(ni) {
 		c := baseCase(env, k)
 		c.Target = ifc
-		for _, irq := range queueIRQs(root, ifc) {
-			c.Group = append(c.Group, Instance{Name: irq.N, Allowed: irq.Allowed, Delivered: irq.Delivered, Online: online})
+		for _, q := range queueIRQs(ni, ifc) {
+			c.Group = append(c.Group, Instance{Name: q.N, Allowed: q.Allowed, Delivered: q.Delivered, Online: online})
 		}
 		if len(c.Group) == 0 {
 			continue

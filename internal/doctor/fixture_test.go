@@ -31,15 +31,17 @@ func linuxFiles() map[string]string {
 		"sys/class/net/eth0/queues/rx-0/rps_cpus":                           "0\n",
 		"sys/class/net/eth0/queues/tx-0/xps_cpus":                           "0\n",
 		"sys/class/net/lo/queues/rx-0/rps_cpus":                             "0\n",
-		"proc/irq/37/smp_affinity_list":                                     "0-1\n",
-		"proc/irq/37/effective_affinity_list":                               "0\n",
-		"proc/irq/37/virtio2-config/.keep":                                  "",
-		"proc/irq/38/smp_affinity_list":                                     "0-1\n",
-		"proc/irq/38/effective_affinity_list":                               "1\n",
-		"proc/irq/38/virtio2-input.0/.keep":                                 "",
-		"proc/irq/39/smp_affinity_list":                                     "0-1\n",
-		"proc/irq/39/effective_affinity_list":                               "0\n",
-		"proc/irq/39/virtio2-output.0/.keep":                                "",
+		"proc/interrupts": "           CPU0       CPU1       \n" +
+			" 37:          0          0 PCI-MSIX-0000:00:03.0   0-edge      virtio2-config\n" +
+			" 38:          0      31583 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0\n" +
+			" 39:      25379          0 PCI-MSIX-0000:00:03.0   2-edge      virtio2-output.0\n" +
+			"LOC:    2549581    2446616   Local timer interrupts\n",
+		"proc/irq/37/smp_affinity_list":       "0-1\n",
+		"proc/irq/37/effective_affinity_list": "0\n",
+		"proc/irq/38/smp_affinity_list":       "0-1\n",
+		"proc/irq/38/effective_affinity_list": "1\n",
+		"proc/irq/39/smp_affinity_list":       "0-1\n",
+		"proc/irq/39/effective_affinity_list": "0\n",
 	}
 }
 

@@ -90,6 +90,9 @@ func WindowsTimerFacts(st timer.Status, power string) []Fact {
 		ms(st.Current100ns), ms(st.Finest100ns), ms(st.Coarsest100ns))}}
 	switch {
 	case st.Current100ns == 0 || st.Coarsest100ns == 0:
+	case st.Current100ns < st.Coarsest100ns && st.Build != 0 && st.Build < 17134:
+		// Go's runtime asks for 1 ms itself on these builds.
+		fs = append(fs, Fact{"held", fmt.Sprintf("yes: %s, perhaps by latlab itself (the Go runtime requests 1ms on builds before 17134)", ms(st.Current100ns))})
 	case st.Current100ns < st.Coarsest100ns:
 		fs = append(fs, Fact{"held", fmt.Sprintf("yes: some process holds a request for %s (latlab had made none when it read this)", ms(st.Current100ns))})
 	default:
