@@ -30,7 +30,7 @@ func init() {
 // The check-up runs end to end: timer, sleep, wake, overhead, the
 // settings and the next steps, in that order, on an 80-column page.
 func TestDoctor(t *testing.T) {
-	for _, args := range [][]string{{"doctor"}, {}, {"doctor", "--quick"}} {
+	for _, args := range [][]string{{"doctor"}, {}, {"doctor", "--quick"}, {"doctor", "--thorough"}} {
 		code, out, errs := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -71,5 +72,30 @@ func TestRedact(t *testing.T) {
 	}
 	if len(rr.Wake.Samples) != 3 || !strings.Contains(rr.Wake.What, "<user>") || r.Wake.What != "by zqtester" {
 		t.Errorf("redacted %+v, original %+v", rr.Wake, r.Wake)
+	}
+}
+
+// Whatever the text, what the redactor returns names no one: the bundle's
+// final scan never finds what the redactor let through.
+func FuzzRedactor(f *testing.F) {
+	for _, s := range []string{"", "/home/zqtester/x", "zqtester@zq-box.example.org", `C:\Users\zqtester\a`, "00:1a:2b:3c:4d:5e",
+		"zqtester zqtester zqtester", "zq-box.zq-box", "/home/zqtester/home/zqtester", "ZQTESTER/ZQ-BOX"} {
+		f.Add(s)
+	}
+	red := planted.Redactor()
+	f.Fuzz(func(t *testing.T, s string) {
+		if leaks := planted.Leaks([]byte(red(s))); len(leaks) > 0 {
+			t.Errorf("%q -> %q leaks %v", s, red(s), leaks)
+		}
+	})
+}
+
+// A cancelled check-up measures nothing and says so.
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Run(ctx, tiny(ForProfile(Standard)))
+	if err != nil || r.Sleep != nil || r.Wake != nil || !strings.Contains(strings.Join(r.Notes, " "), "interrupted") || len(r.Settings) == 0 {
+		t.Errorf("%v %+v", err, r)
 	}
 }
