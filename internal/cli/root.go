@@ -58,6 +58,7 @@ Run without arguments for a quick check-up of this machine.`,
 		io.Root = "/"
 	}
 	root.PersistentFlags().StringVar(&io.Root, "root", io.Root, "filesystem root for /proc and /sys (a testing aid)")
+	addInputFlags(root)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(flagError)

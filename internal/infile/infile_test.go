@@ -1,0 +1,82 @@
+package infile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// zeros is an endless reader, as /dev/zero is.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+func TestLimitStopsAtTheCap(t *testing.T) {
+	z := &zeros{}
+	n, err := io.Copy(io.Discard, Limit(z, 1<<20))
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || n != 1<<20 || tl.Max != 1<<20 {
+		t.Fatalf("copied %d, %v", n, err)
+	}
+	if z.n > 1<<20+64<<10 {
+		t.Errorf("read %d bytes from the source for a 1 MiB cap", z.n)
+	}
+	// Exactly the cap is not too much.
+	if b, err := io.ReadAll(Limit(strings.NewReader("abcd"), 4)); err != nil || string(b) != "abcd" {
+		t.Errorf("at the cap: %q %v", b, err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	defer Reset()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "doc.json")
+	if err := os.WriteFile(p, make([]byte, 2048), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	SetMax(1024)
+	_, err := Open(p)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Size != 2048 || !strings.Contains(err.Error(), "2 KiB, more than the 1 KiB cap") || !strings.Contains(err.Error(), MaxFlag) {
+		t.Errorf("2 KiB file under a 1 KiB cap: %v", err)
+	}
+	SetMax(2048)
+	f, err := Open(p)
+	if err != nil {
+		t.Fatalf("file at the cap: %v", err)
+	}
+	f.Close()
+
+	_, err = Open(dir)
+	if !errors.Is(err, ErrLimit) || err.Error() != "a directory, not a file" {
+		t.Errorf("directory: %v", err)
+	}
+	_, err = Open(os.DevNull)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), SpecialFlag) {
+		t.Errorf("%s: %v", os.DevNull, err)
+	}
+	SetAllowSpecial(true)
+	f, err = Open(os.DevNull)
+	if err != nil {
+		t.Fatalf("%s allowed: %v", os.DevNull, err)
+	}
+	f.Close()
+	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 1 << 30: "1 GiB", 3 << 29: "1.5 GiB"} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
