@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +41,20 @@ func TestInputLimits(t *testing.T) {
 	}
 	if infile.Max() != infile.DefaultMax || infile.AllowSpecial() {
 		t.Errorf("limits leak past a run: %d %v", infile.Max(), infile.AllowSpecial())
+	}
+}
+
+// A report that is UTF-8 up to a byte that is not is Windows-1252 as a
+// whole; reading it line by line, dpcisr must go back to the start of
+// the file it opened to read it so.
+func TestDPCISRLateANSI(t *testing.T) {
+	p := filepath.Join(testutil.TempDir(t), "r.txt")
+	in := "DPC Info\nPilote réseau\nTotal = 1 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 1, or 100.00%\nTotal, 1\nfin \xe9\n"
+	if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "dpcisr", p, "--json")
+	if code != 0 || !strings.Contains(out, `"encoding": "windows-1252"`) || !strings.Contains(out, `"label": "Pilote rÃ©seau"`) {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
 }

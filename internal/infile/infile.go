@@ -135,7 +135,7 @@ func kind(m fs.FileMode) string {
 // File is an input file open for reading, bounded by the cap.
 type File struct {
 	f *os.File
-	r io.Reader
+	l *limited
 }
 
 // Open opens path for reading after Check. The type is checked before the
@@ -157,11 +157,21 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
-	return &File{f: f, r: Limit(f, Max())}, nil
+	return &File{f: f, l: &limited{r: f, max: Max()}}, nil
 }
 
-// Read reads at most the cap; beyond it, it returns a *TooLargeError.
-func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
+// Read reads up to the cap; beyond it, it returns a *TooLargeError.
+func (f *File) Read(p []byte) (int, error) { return f.l.Read(p) }
+
+// Seek moves in the file (a parser that must read it twice); the cap
+// counts from the start of the file.
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	pos, err := f.f.Seek(offset, whence)
+	if err == nil {
+		f.l.pos = pos
+	}
+	return pos, err
+}
 
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }
@@ -169,29 +179,29 @@ func (f *File) Close() error { return f.f.Close() }
 // Limit returns a reader of r that fails with a *TooLargeError once r
 // holds more than max bytes (io.LimitReader would end quietly instead, and
 // a truncated document could be taken for a whole one).
-func Limit(r io.Reader, max int64) io.Reader { return &limited{r: r, left: max, max: max} }
+func Limit(r io.Reader, max int64) io.Reader { return &limited{r: r, max: max} }
 
 type limited struct {
-	r    io.Reader
-	left int64 // bytes that may still be returned
-	max  int64
+	r   io.Reader
+	pos int64 // bytes before the next one read
+	max int64
 }
 
 func (l *limited) Read(p []byte) (int, error) {
-	if l.left < 0 {
+	left := l.max - l.pos // bytes that may still be returned
+	if left < 0 {
 		return 0, &TooLargeError{Size: -1, Max: l.max}
 	}
 	// Ask for one byte more than may be returned, to see whether there is more.
-	if int64(len(p)) > l.left+1 {
-		p = p[:l.left+1]
+	if int64(len(p)) > left+1 {
+		p = p[:left+1]
 	}
 	n, err := l.r.Read(p)
-	if int64(n) > l.left {
-		n = int(l.left)
-		l.left = -1
-		return n, &TooLargeError{Size: -1, Max: l.max}
+	if int64(n) > left {
+		l.pos = l.max + 1
+		return int(left), &TooLargeError{Size: -1, Max: l.max}
 	}
-	l.left -= int64(n)
+	l.pos += int64(n)
 	return n, err
 }
 

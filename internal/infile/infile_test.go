@@ -80,3 +80,34 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+// A parser may read a file twice (dpcisr, when a report turns out not to
+// be UTF-8): File seeks, and the cap counts from the start of the file.
+func TestFileSeeks(t *testing.T) {
+	defer Reset()
+	p := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var _ io.ReadSeeker = f
+	if b, err := io.ReadAll(f); err != nil || string(b) != "0123456789" {
+		t.Fatalf("%q %v", b, err)
+	}
+	if _, err := f.Seek(4, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(f); err != nil || string(b) != "456789" {
+		t.Fatalf("after seeking: %q %v", b, err)
+	}
+	SetMax(8)
+	g, err := Open(p)
+	if err == nil {
+		g.Close()
+		t.Fatal("10 bytes under a cap of 8 opened")
+	}
+}
