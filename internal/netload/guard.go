@@ -23,6 +23,8 @@ var reflectorPorts = map[uint16]bool{0: true, 7: true, 9: true, 13: true, 17: tr
 const (
 	// DefaultEchoRate is the replies per second to one source address: above
 	// the bulk profile's 89,286 datagrams/s, so every profile gets through.
+	// The burst is a second's worth, so a sender catching up after a stall
+	// loses nothing.
 	DefaultEchoRate = 100_000
 	// repeatWindow: a datagram equal to a reply sent to the same source
 	// within this long is that reply coming back.
@@ -68,7 +70,7 @@ func newEchoGuard(self netip.AddrPort, rate float64) *echoGuard {
 	if rate <= 0 {
 		rate = DefaultEchoRate
 	}
-	g := &echoGuard{self: unmap(self), rate: rate, burst: max(rate/10, 10), seed: maphash.MakeSeed(),
+	g := &echoGuard{self: unmap(self), rate: rate, burst: max(rate, 10), seed: maphash.MakeSeed(),
 		sources: map[netip.Addr]*echoSource{}}
 	if g.self.Addr().IsUnspecified() {
 		g.local = map[netip.Addr]bool{}

@@ -9,7 +9,7 @@ import (
 
 func TestEchoGuard(t *testing.T) {
 	self := netip.MustParseAddrPort("127.0.0.1:7007")
-	g := newEchoGuard(self, 100) // burst 10
+	g := newEchoGuard(self, 100) // burst 100
 	client := netip.MustParseAddrPort("127.0.0.1:40000")
 	const t0 = int64(1e12)
 	for _, c := range []struct {
@@ -52,8 +52,8 @@ func TestEchoGuard(t *testing.T) {
 	}
 }
 
-// Replies to one source are held to its rate, with a burst of a tenth of
-// a second; the clock is the guard's argument, so nothing here is timed.
+// Replies to one source are held to its rate, with a burst of a second's
+// worth; the clock is the guard's argument, so nothing here is timed.
 func TestEchoGuardRate(t *testing.T) {
 	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 100)
 	a := netip.MustParseAddrPort("198.51.100.1:5000")
@@ -67,11 +67,11 @@ func TestEchoGuardRate(t *testing.T) {
 		}
 		return answered
 	}
-	if n := count(a, 50, t0); n != 10 {
-		t.Errorf("50 at once: %d answered, want the burst of 10", n)
+	if n := count(a, 150, t0); n != 100 {
+		t.Errorf("150 at once: %d answered, want the burst of 100", n)
 	}
-	if n := count(b, 50, t0); n != 10 {
-		t.Errorf("another source: %d answered, want its own burst of 10", n)
+	if n := count(b, 150, t0); n != 100 {
+		t.Errorf("another source: %d answered, want its own burst of 100", n)
 	}
 	if n := count(a, 50, t0+50e6); n != 5 {
 		t.Errorf("50 ms later: %d answered, want 5 (100/s)", n)

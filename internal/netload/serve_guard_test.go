@@ -92,7 +92,7 @@ func TestEchoServersDoNotPlayPingPong(t *testing.T) {
 // still, so exactly the burst is answered.
 func TestEchoRateLimitLoopback(t *testing.T) {
 	needUDP(t)
-	s := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1, EchoRate: 100, now: func() int64 { return 1e12 }})
+	s := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1, EchoRate: 10, now: func() int64 { return 1e12 }})
 	echo, _, _ := s.Addrs()
 	c, err := net.Dial("udp", echo)
 	if err != nil {
