@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // A FIFO is refused before it is opened: opening it would wait for a
 // writer that never comes.
 func TestOpenFIFO(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fifo")
+	p := filepath.Join(testutil.TempDir(t), "fifo")
 	if err := unix.Mkfifo(p, 0o600); err != nil {
 		t.Skip(err)
 	}

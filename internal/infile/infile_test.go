@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // zeros is an endless reader, as /dev/zero is.
@@ -36,7 +38,7 @@ func TestLimitStopsAtTheCap(t *testing.T) {
 
 func TestOpen(t *testing.T) {
 	defer Reset()
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	p := filepath.Join(dir, "doc.json")
 	if err := os.WriteFile(p, make([]byte, 2048), 0o644); err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestFormatSize(t *testing.T) {
 // be UTF-8): File seeks, and the cap counts from the start of the file.
 func TestFileSeeks(t *testing.T) {
 	defer Reset()
-	p := filepath.Join(t.TempDir(), "r.txt")
+	p := filepath.Join(testutil.TempDir(t), "r.txt")
 	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
 		t.Fatal(err)
 	}

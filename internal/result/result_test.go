@@ -15,6 +15,7 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // fixed returns a document with every varying field pinned, so the JSON
@@ -143,7 +144,7 @@ func TestReadStopsAtTheCap(t *testing.T) {
 
 func TestReadFileRefuses(t *testing.T) {
 	defer infile.Reset()
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	var b bytes.Buffer
 	_ = Write(&b, fixed())
 	p := filepath.Join(dir, "sleep.json")
