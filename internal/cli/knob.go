@@ -546,6 +546,8 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
 		case "conflict":
 			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, showValue(s.Live), showValue(e.New))
+		case "refused":
+			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
 		}
 	}
 	if err != nil {

@@ -1,0 +1,35 @@
+package knob_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// The attacks on the journal, through the command line as a user runs it.
+
+// A forged entry makes `knob revert --all` exit non-zero, name the entry,
+// and leave the file it names alone.
+func TestRevertCommandRefusesForgedEntry(t *testing.T) {
+	root := knob.LinuxTreeForTest(t)
+	passwd := filepath.Join(root, "etc", "passwd")
+	os.MkdirAll(filepath.Dir(passwd), 0o755)
+	const orig = "root:x:0:0:root:/root:/bin/sh\n"
+	os.WriteFile(passwd, []byte(orig), 0o644)
+	state := testutil.TempDir(t)
+	knob.ForgeForTest(t, state, knob.Entry{Knob: "tcp-recovery",
+		Loc:      knob.Loc{Backend: knob.BackendFile, Path: "etc/passwd"},
+		Original: knob.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: knob.FileValue(orig)})
+	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if code != 3 || !strings.Contains(out, "journal entry 1 refused, left alone: /etc/passwd is not a value tcp-recovery writes") ||
+		!strings.Contains(errs, "journal entry 1 was left alone, not restored") {
+		t.Fatalf("revert of a forged entry: exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(passwd); string(b) != orig {
+		t.Fatalf("passwd rewritten: %q", b)
+	}
+}
