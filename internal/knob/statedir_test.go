@@ -1,0 +1,70 @@
+package knob
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStrictModes(t *testing.T) {
+	for _, c := range []struct {
+		uid, mode uint32
+		euid      int
+		want      string
+	}{
+		{0, 0o700, 0, ""},
+		{0, 0o755, 0, ""},
+		{0, 0o600, 0, ""},
+		{0, 0o1777, 0, "writable by group or others"},
+		{0, 0o770, 0, "writable by group or others"},
+		{0, 0o702, 0, "writable by group or others"},
+		{1000, 0o700, 0, "owned by uid 1000"},
+		{1000, 0o777, 0, "owned by uid 1000 and writable by group or others"},
+		{1000, 0o777, 1000, ""}, // not root: nothing of the system is at stake
+	} {
+		err := strictModes("/s d", true, c.uid, c.mode, c.euid)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("uid %d mode %o euid %d: %v", c.uid, c.mode, c.euid, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `fix: chown root '/s d' && chmod go-w '/s d'`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("uid %d mode %o: %v, want %q and the fix on one line", c.uid, c.mode, err, c.want)
+		}
+	}
+}
+
+func TestStrictACL(t *testing.T) {
+	const self = "S-1-5-21-1-2-3-1001"
+	full := uint32(0x1f01ff)
+	read := uint32(0x1200a9)
+	for _, c := range []struct {
+		name  string
+		owner string
+		aces  []aceInfo
+		null  bool
+		want  string
+	}{
+		{"created by latlab", sidAdministrators, []aceInfo{{SID: sidSystem, Mask: full}, {SID: sidAdministrators, Mask: full}, {SID: self, Mask: full}}, false, ""},
+		{"users may read", sidAdministrators, []aceInfo{{SID: sidSystem, Mask: full}, {SID: "S-1-5-32-545", Mask: read}}, false, ""},
+		{"owned by a user", "S-1-5-21-1-2-3-1002", []aceInfo{{SID: sidSystem, Mask: full}}, false, "owned by S-1-5-21-1-2-3-1002"},
+		// What a plain sub-directory of %ProgramData% inherits.
+		{"users may add files", sidAdministrators, []aceInfo{{SID: sidSystem, Mask: full}, {SID: "S-1-5-32-545", Mask: 0x116}}, false, "S-1-5-32-545 may change it"},
+		{"everyone may delete", sidSystem, []aceInfo{{SID: "S-1-1-0", Mask: 0x10000}}, false, "S-1-1-0 may change it"},
+		{"generic write", sidSystem, []aceInfo{{SID: "S-1-5-11", Mask: 0x40000000}}, false, "S-1-5-11 may change it"},
+		{"inherit-only entries do not apply", sidSystem, []aceInfo{{SID: "S-1-5-32-545", Mask: full, Flags: aceInheritOnly}, {SID: sidCreatorOwner, Mask: full}}, false, ""},
+		{"deny entries are no grant", sidSystem, []aceInfo{{Type: 1, SID: "S-1-1-0", Mask: full}}, false, ""},
+		{"no ACL", sidSystem, nil, true, "no ACL"},
+	} {
+		err := strictACL(`C:\ProgramData\latlab`, c.owner, c.aces, c.null, self)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `fix: icacls "C:\ProgramData\latlab" /setowner`) {
+			t.Errorf("%s: %v, want %q and the fix", c.name, err, c.want)
+		}
+	}
+}
