@@ -398,6 +398,7 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 			return err
 		}
 		defer j.Close()
+		journalWarnings(o.IO.Err, j)
 		before := len(j.Entries)
 		if err := knob.Apply(env, j, p); err != nil {
 			return err
@@ -445,6 +446,23 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 	}
 	fmt.Fprintf(w, "original values recorded in %s; undo with: latlab knob revert %s\n", res.Journal, k.Name())
 	return nil
+}
+
+// journalWarnings says what is damaged in the journal; set, revert and
+// history go on with the rest.
+func journalWarnings(w io.Writer, j *knob.Journal) {
+	fileDamageWarning(w, j)
+	for _, d := range j.Damaged {
+		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
+}
+
+// fileDamageWarning says that the file's checksum failed, when no
+// damaged entry explains it.
+func fileDamageWarning(w io.Writer, j *knob.Journal) {
+	if j.FileDamage != "" && len(j.Damaged) == 0 {
+		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
+	}
 }
 
 // --- revert ---
@@ -500,6 +518,7 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		return err
 	}
 	defer j.Close()
+	fileDamageWarning(o.IO.Err, j)
 	var steps []knob.Step
 	if dry {
 		steps, err = knob.PlanRevert(env, j, match, force)
@@ -517,6 +536,9 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		return err
 	}
 	w := o.IO.Out
+	for _, d := range j.Damaged {
+		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
 	if len(steps) == 0 && err == nil {
 		if target != "" {
 			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
@@ -586,8 +608,16 @@ func runKnobHistory(o *KnobOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries})
+		doc := map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries}
+		if len(j.Damaged) > 0 {
+			doc["damaged"] = j.Damaged
+		}
+		if j.FileDamage != "" {
+			doc["file_damage"] = j.FileDamage
+		}
+		return writeJSON(o.IO.Out, doc)
 	}
+	journalWarnings(o.IO.Err, j)
 	if len(j.Entries) == 0 {
 		fmt.Fprintf(o.IO.Out, "no changes recorded in %s\n", j.Dir())
 		return nil
@@ -639,6 +669,9 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 			return err
 		}
 		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
+		for _, d := range j.Damaged {
+			skipped = append(skipped, "journal "+d.String()+": damaged: "+d.Why)
+		}
 		for _, c := range changes {
 			if c.Skip != "" {
 				skipped = append(skipped, c.Loc.String()+": "+c.Skip)

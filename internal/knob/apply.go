@@ -203,29 +203,37 @@ func (e *ConflictError) Error() string {
 
 // LeftAloneError is a revert that could not restore every open entry:
 // entries the catalogue refuses (a location that is not their knob's, an
-// original the knob could not have held). Everything else was restored.
+// original the knob could not have held) and damaged journal lines, whose
+// entries may be open. Everything else was restored.
 type LeftAloneError struct {
 	Refused []Step
+	Damaged []Damage
 }
 
 func (e *LeftAloneError) Error() string {
-	if len(e.Refused) == 1 {
+	switch {
+	case len(e.Refused) == 1 && len(e.Damaged) == 0:
 		s := e.Refused[0]
 		return fmt.Sprintf("journal entry %d was left alone, not restored: %s", s.Entry.ID, s.Detail)
+	case len(e.Refused) == 0 && len(e.Damaged) == 1:
+		return fmt.Sprintf("journal %s is damaged and was left alone, not restored: %s", e.Damaged[0], e.Damaged[0].Why)
 	}
-	var ids []string
+	var parts []string
 	for _, s := range e.Refused {
-		ids = append(ids, fmt.Sprint(s.Entry.ID))
+		parts = append(parts, fmt.Sprintf("entry %d (refused)", s.Entry.ID))
 	}
-	return fmt.Sprintf("journal entries %s were left alone, not restored (the lines above say why)", strings.Join(ids, ", "))
+	for _, d := range e.Damaged {
+		parts = append(parts, d.String()+" (damaged)")
+	}
+	return fmt.Sprintf("journal %s were left alone, not restored; latlab knob history shows them", strings.Join(parts, ", "))
 }
 
 // PlanRevert works out how to restore the open entries that match: newest
 // first, each compared with the value it will find then (the live value,
 // or what a newer entry restored). An entry the catalogue refuses (see
 // Knob.Vet) is never written: its step is "refused" and the error a
-// LeftAloneError, unless a conflict stops the whole revert. It writes
-// nothing.
+// LeftAloneError, unless a conflict stops the whole revert; damaged
+// journal lines make a LeftAloneError too. It writes nothing.
 func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
 	var open []int
 	for i := range j.Entries {
@@ -309,8 +317,8 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 	if len(conflicts) > 0 {
 		return steps, &ConflictError{conflicts}
 	}
-	if len(refused) > 0 {
-		return steps, &LeftAloneError{Refused: refused}
+	if len(refused) > 0 || len(j.Damaged) > 0 {
+		return steps, &LeftAloneError{Refused: refused, Damaged: j.Damaged}
 	}
 	return steps, nil
 }

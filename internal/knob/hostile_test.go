@@ -33,3 +33,35 @@ func TestRevertCommandRefusesForgedEntry(t *testing.T) {
 		t.Fatalf("passwd rewritten: %q", b)
 	}
 }
+
+// An entry whose state is spelled in a way latlab never writes was
+// skipped as if closed, and revert exited 0: it is reported with its id,
+// and revert fails.
+func TestRevertCommandReportsUnknownState(t *testing.T) {
+	root := knob.LinuxTreeForTest(t)
+	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)
+	state := testutil.TempDir(t)
+	os.WriteFile(filepath.Join(state, knob.JournalFile), []byte(`{
+  "version": 1,
+  "next_id": 2,
+  "next_set": 2,
+  "entries": [
+    {
+      "id": 1,
+      "set": 1,
+      "time": "2026-11-21T22:36:19Z",
+      "knob": "tcp-dsack",
+      "request": "off",
+      "loc": {"backend": "file", "path": "proc/sys/net/ipv4/tcp_dsack"},
+      "original": {"type": "file", "data": "MQo="},
+      "new": {"type": "file", "data": "MAo="},
+      "state": "Applied"
+    }
+  ]
+}
+`), 0o600)
+	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
+	if code == 0 || !strings.Contains(out, `journal entry 1 is damaged, left alone: format 1 journal: state "Applied" is none of pending, applied, reverted, gone`) {
+		t.Fatalf("revert of an entry in an unknown state: exit %d\n%s\n%s", code, out, errs)
+	}
+}

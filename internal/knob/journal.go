@@ -1,7 +1,6 @@
 package knob
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,8 +52,9 @@ const JournalFile = "journal.json"
 // LockFile is the lock's name in the state directory.
 const LockFile = "journal.lock"
 
-// journalVersion is the format of journal.json.
-const journalVersion = 1
+// journalVersion is the format of journal.json that latlab writes (see
+// journal_format.go).
+const journalVersion = 2
 
 // maxJournal bounds what latlab reads of a journal: some 50,000 changes.
 const maxJournal = 32 << 20
@@ -69,6 +69,13 @@ type Journal struct {
 	NextID  int     `json:"next_id"`
 	NextSet int     `json:"next_set"`
 	Entries []Entry `json:"entries"`
+	// Damaged are the lines that fail their checksum or do not decode to
+	// an entry: left alone, kept in the file as they are, and a revert
+	// fails while there are any.
+	Damaged []Damage `json:"damaged,omitempty"`
+	// FileDamage says what is wrong with the file beyond its entries (its
+	// checksum, its header); "" when nothing is.
+	FileDamage string `json:"file_damage,omitempty"`
 
 	dir    string
 	sd     *stateDir // nil when read without the lock
@@ -122,14 +129,12 @@ func readJournal(sd *stateDir) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
-	if err := json.Unmarshal(b, j); err != nil {
+	if err := decodeJournal(j, b); err != nil {
 		// Never start afresh over a journal that cannot be read: it holds
 		// the only record of the original values.
-		return nil, fmt.Errorf("journal %s is damaged (%v); it is left untouched", path, err)
+		return nil, fmt.Errorf("journal %s is damaged: %v; it is left untouched", path, err)
 	}
-	if j.Version != journalVersion {
-		return nil, fmt.Errorf("journal %s has format %d; this latlab reads %d", path, j.Version, journalVersion)
-	}
+	j.Version = journalVersion
 	return j, nil
 }
 
@@ -153,11 +158,11 @@ func (j *Journal) Save() error {
 	if j.sd == nil {
 		return errors.New("internal: the journal was read without its lock and cannot be saved")
 	}
-	b, err := json.MarshalIndent(j, "", "  ")
+	b, err := j.encode()
 	if err != nil {
 		return err
 	}
-	return j.sd.replace(JournalFile, append(b, '\n'))
+	return j.sd.replace(JournalFile, b)
 }
 
 // durable is false only in the in-process crash tests, which simulate
