@@ -135,7 +135,7 @@ func vetPlan(p *Plan) error {
 		}
 		if err := k.Vet(p.Target, c.Loc, c.Old); err != nil {
 			if errors.Is(err, ErrEmptyFile) {
-				return fmt.Errorf("nothing was changed: %s is empty, which it never is: a write to it was cut short; 'latlab knob revert %s' restores it from the journal, or write its value by hand", c.Loc, p.Knob)
+				return fmt.Errorf("nothing was changed: %s is empty, which it never is: a write to it was cut short; if latlab changed it, 'latlab knob revert %s' restores it from the journal", c.Loc, p.Knob)
 			}
 			return fmt.Errorf("nothing was changed: %s holds %s, which %s could not restore: %v", c.Loc, c.Old, p.Knob, err)
 		}
@@ -280,6 +280,11 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 			if e.State == StatePending {
 				s.Detail = "the write never happened"
 			}
+		case e.Loc.Backend == BackendFile && cur.Type == TypeFile && strings.TrimSpace(string(cur.Data)) == "":
+			// No setting file is ever empty: a write that truncated first
+			// was cut short. The journal holds the value.
+			s.Action = "restore"
+			s.Detail = "the file was empty (a write was cut short); restored from the journal"
 		case cur.IsAbsent() && e.Loc.Backend == BackendFile:
 			s.Action = "gone"
 			s.Detail = "the setting no longer exists (its process exited or its device went away)"

@@ -53,24 +53,83 @@ func statField(l Loc, b []byte, n string) (Value, error) {
 	return Value{Type: TypeFile, Data: []byte(fields[i-3])}, nil
 }
 
-// Write replaces the content in one write call (sysfs takes a value per
-// write). Files are never created or deleted: /proc and /sys files exist
-// or the setting does not.
+// fileWriteStep, when set, is called between the steps of a write: the
+// tests crash there to check that no crash point loses the value.
+var fileWriteStep func(step string)
+
+func writeStep(step string) {
+	if fileWriteStep != nil {
+		fileWriteStep(step)
+	}
+}
+
+// Write stores v so that no crash point loses both the old and the new
+// content. A kernel setting file (procfs, sysfs) takes a value in one
+// write call and has nothing to truncate: it gets one write. Any other
+// file (a fixture tree under --root) is replaced whole: a new file beside
+// it, synced, renamed over it. Truncating and then writing would leave it
+// empty if the process died in between. Files are never created or
+// deleted: /proc and /sys files exist or the setting does not.
 func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
 	}
-	fh, err := os.OpenFile(f.path(l.Path), os.O_WRONLY|os.O_TRUNC, 0)
+	path := f.path(l.Path)
+	fh, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", l, err)
 	}
-	_, err = fh.Write(v.Data)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
+	writeStep("opened")
+	st, err := fh.Stat()
+	if err == nil && st.Mode().IsRegular() && !kernelFile(fh) {
+		fh.Close()
+		err = replaceFile(path, st.Mode().Perm(), v.Data)
+	} else if err == nil {
+		_, err = fh.Write(v.Data)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+	} else {
+		fh.Close()
 	}
 	if err != nil {
 		return fmt.Errorf("write %q to %s: %w", strings.TrimSpace(string(v.Data)), l, err)
 	}
+	return nil
+}
+
+// replaceFile puts data in path by renaming a new file over it.
+func replaceFile(path string, perm fs.FileMode, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".latlab-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	writeStep("written")
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	writeStep("closed")
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	writeStep("renamed")
 	return nil
 }
 
