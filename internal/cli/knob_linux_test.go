@@ -191,3 +191,19 @@ func TestKnobTimerSlackNoFile(t *testing.T) {
 		t.Errorf("--pid 999: exit %d %q", code, errs)
 	}
 }
+
+// knob history reads at most the journal cap, and says so.
+func TestKnobHistoryBoundedRead(t *testing.T) {
+	state := testutil.TempDir(t)
+	p := filepath.Join(state, "journal.json")
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil { // sparse: nothing is stored
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "knob", "history", "--state-dir", state)
+	if code != 3 || !strings.Contains(errs, "journal "+p+" is over 32 MiB, the most latlab reads") {
+		t.Fatalf("history of a 1 GiB journal: exit %d %s", code, errs)
+	}
+}

@@ -18,15 +18,33 @@ func (f Files) path(p string) string {
 	return filepath.Join(f.Root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
 }
 
+// maxFileRead bounds a read of a setting file: the longest, a CPU mask of
+// 8192 CPUs, is under 2.5 KB; /proc/PID/stat under 1 KB.
+const maxFileRead = 64 << 10
+
 // Read returns the file's content; with Name "stat-field:N" only field N
 // (1-based, as proc(5) counts) of a /proc/PID/stat line.
+// A file that is not a regular file (a FIFO in a fixture tree would block
+// forever) or holds more than maxFileRead bytes is an error.
 func (f Files) Read(l Loc) (Value, error) {
-	b, err := os.ReadFile(f.path(l.Path))
+	fh, err := os.OpenFile(f.path(l.Path), os.O_RDONLY|openNonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Absent, nil
 	}
 	if err != nil {
 		return Value{}, fmt.Errorf("read %s: %w", l, err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return Value{}, fmt.Errorf("read %s: not a regular file", l)
+	}
+	b, err := readLimited(fh, l.String(), maxFileRead)
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return Value{}, fmt.Errorf("read %s: over %s, more than a setting file holds", l, sizeName(maxFileRead))
+	}
+	if err != nil {
+		return Value{}, err
 	}
 	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
 		return statField(l, b, n)

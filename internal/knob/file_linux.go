@@ -21,3 +21,6 @@ func kernelFile(f *os.File) bool {
 	}
 	return false
 }
+
+// openNonblock keeps an open of a FIFO from waiting for a writer.
+const openNonblock = unix.O_NONBLOCK

@@ -56,8 +56,9 @@ const LockFile = "journal.lock"
 // journal_format.go).
 const journalVersion = 2
 
-// maxJournal bounds what latlab reads of a journal: some 50,000 changes.
-const maxJournal = 32 << 20
+// maxJournal bounds what latlab reads and writes of a journal: some
+// 70,000 changes. A variable for the tests.
+var maxJournal int64 = 32 << 20
 
 // Journal is the record of every change latlab made, kept in one JSON
 // file that is replaced atomically on every update: written to a
@@ -126,6 +127,10 @@ func readJournal(sd *stateDir) (*Journal, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return j, nil
 	}
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("journal %s is over %s, the most latlab reads (some 70,000 changes): it is left untouched; check it by hand and move it aside", path, sizeName(tl.limit))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
@@ -162,6 +167,9 @@ func (j *Journal) Save() error {
 	if err != nil {
 		return err
 	}
+	if int64(len(b)) > maxJournal {
+		return fmt.Errorf("the journal in %s would grow over %s, the most latlab reads back; revert what is still in place and move journal.json aside", j.dir, sizeName(maxJournal))
+	}
 	return j.sd.replace(JournalFile, b)
 }
 
@@ -170,21 +178,38 @@ func (j *Journal) Save() error {
 // run with it on.
 var durable = true
 
-// readLimited reads r to its end, refusing more than limit bytes.
-func readLimited(r io.Reader, path string, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+// tooLargeError is a file over the size latlab reads.
+type tooLargeError struct {
+	path  string
+	limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s is over %s, the most latlab reads", e.path, sizeName(e.limit))
+}
+
+// readLimited reads f to its end, refusing more than limit bytes (by its
+// size first, so a huge file is not read at all).
+func readLimited(f *os.File, path string, limit int64) ([]byte, error) {
+	if st, err := f.Stat(); err == nil && st.Size() > limit {
+		return nil, &tooLargeError{path, limit}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is over %s, the most latlab reads: it is left untouched", path, sizeName(limit))
+		return nil, &tooLargeError{path, limit}
 	}
 	return b, nil
 }
 
 func sizeName(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

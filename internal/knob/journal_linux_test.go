@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -103,5 +105,26 @@ func TestStateDirSymlinksRefused(t *testing.T) {
 	}
 	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "journal.json is a symbolic link") {
 		t.Fatalf("open through a journal link: %v", err)
+	}
+}
+
+// A FIFO planted as the journal or as a setting file is refused at once
+// instead of blocking the reader forever.
+func TestFIFORefused(t *testing.T) {
+	dir := testutil.TempDir(t)
+	if err := unix.Mkfifo(filepath.Join(dir, JournalFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadJournal(dir); err == nil || !strings.Contains(err.Error(), "journal.json is not a regular file") {
+		t.Fatalf("read of a FIFO journal: %v", err)
+	}
+	root := linuxTree(t)
+	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack")
+	os.Remove(p)
+	if err := unix.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Files{Root: root}).Read(dsackLoc); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("read of a FIFO setting file: %v", err)
 	}
 }

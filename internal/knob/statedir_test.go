@@ -1,8 +1,13 @@
 package knob
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 func TestStrictModes(t *testing.T) {
@@ -66,5 +71,52 @@ func TestStrictACL(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `fix: icacls "C:\ProgramData\latlab" /setowner`) {
 			t.Errorf("%s: %v, want %q and the fix", c.name, err, c.want)
 		}
+	}
+}
+
+// The journal is read only up to maxJournal, with a message naming the
+// cap, and never written beyond what can be read back.
+func TestJournalSizeCapped(t *testing.T) {
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	old := maxJournal
+	defer func() { maxJournal = old }()
+	maxJournal = 4 << 10
+	for len(j.Entries) < 4 {
+		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: StateApplied}})
+	}
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	for len(j.Entries) < 20 {
+		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: StateApplied}})
+	}
+	if err := j.Save(); err == nil || !strings.Contains(err.Error(), "would grow over 4 KiB") {
+		t.Fatalf("save over the cap: %v", err)
+	}
+	p := filepath.Join(dir, JournalFile)
+	if err := os.Truncate(p, maxJournal+1); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("journal %s is over 4 KiB, the most latlab reads", p)
+	if _, err := ReadJournal(dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("read of an oversized journal: %v, want %q", err, want)
+	}
+}
+
+// A setting file is read only up to maxFileRead.
+func TestFileReadCapped(t *testing.T) {
+	root := linuxTree(t)
+	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	if err := os.Truncate(p, 1<<30); err != nil { // sparse: nothing is stored
+		t.Fatal(err)
+	}
+	_, err := Files{Root: root}.Read(recoveryLoc)
+	if err == nil || !strings.Contains(err.Error(), "over 64 KiB, more than a setting file holds") {
+		t.Fatalf("read of a 1 GiB setting file: %v", err)
 	}
 }
