@@ -352,6 +352,7 @@ type KnobSetResult struct {
 	Format  string      `json:"script_format,omitempty"`
 	Journal string      `json:"journal,omitempty"`
 	Entries []int       `json:"journal_entries,omitempty"`
+	Undo    []string    `json:"undo,omitempty"` // the command that reverts it`
 	Changes []knobDelta `json:"changes"`
 }
 
@@ -405,6 +406,7 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		}
 		res.Applied = true
 		res.Journal = j.Dir()
+		res.Undo = undoArgs(o, k.Name(), p.Target)
 		for _, e := range j.Entries[before:] {
 			res.Entries = append(res.Entries, e.ID)
 		}
@@ -444,8 +446,53 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		fmt.Fprintln(w, "\ndry run: nothing was changed")
 		return nil
 	}
-	fmt.Fprintf(w, "original values recorded in %s; undo with: latlab knob revert %s\n", res.Journal, k.Name())
+	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", res.Journal, commandLine(res.Undo))
 	return nil
+}
+
+// undoArgs is the command that reverts a change made with o: the flags
+// that chose the journal and the root go with it, or it would look in
+// another journal and revert nothing.
+func undoArgs(o *KnobOptions, name, target string) []string {
+	args := []string{"latlab", "knob", "revert", name}
+	if target != "" {
+		args = append(args, "--target", target)
+	}
+	if o.IO.Root != "" && o.IO.Root != "/" {
+		args = append(args, "--root", o.IO.Root)
+	}
+	if o.StateDir != "" {
+		args = append(args, "--state-dir", o.StateDir)
+	}
+	return args
+}
+
+// commandLine quotes args for the shell of this OS.
+func commandLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellWord(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellWord leaves a plain word as it is and quotes anything else: in
+// single quotes for a POSIX shell, in double quotes for cmd and
+// PowerShell (a path with spaces; Windows paths hold no double quote).
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r) || (knob.HostOS == "windows" && r == '\\')) {
+			plain = false
+		}
+	}
+	switch {
+	case plain:
+		return s
+	case knob.HostOS == "windows":
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // journalWarnings says what is damaged in the journal; set, revert and

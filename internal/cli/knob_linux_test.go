@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestKnobSetHistoryExportRevert(t *testing.T) {
 		t.Fatal("dry run wrote a journal")
 	}
 	code, out, errs = runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "5", "--state-dir", state)
-	if code != 0 || !strings.Contains(out, "undo with: latlab knob revert tcp-recovery") {
+	if code != 0 || !strings.Contains(out, "undo with: latlab knob revert tcp-recovery --root "+root+" --state-dir "+state+"\n") {
 		t.Fatalf("set: exit %d %s %s", code, out, errs)
 	}
 	code, out, _ = runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state, "--json")
@@ -206,4 +207,64 @@ func TestKnobHistoryBoundedRead(t *testing.T) {
 	if code != 3 || !strings.Contains(errs, "journal "+p+" is over 32 MiB, the most latlab reads") {
 		t.Fatalf("history of a 1 GiB journal: exit %d %s", code, errs)
 	}
+}
+
+// The undo hint of a set names the target, the root and the state
+// directory the change was made with, so that running it reverts the
+// change.
+func TestKnobSetUndoHint(t *testing.T) {
+	root := knobTree(t)
+	state := filepath.Join(testutil.TempDir(t), "my state")
+	aff := filepath.Join(root, "proc/irq/30/smp_affinity_list")
+	code, out, errs := runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("set: %d %s", code, errs)
+	}
+	_, hint, ok := strings.Cut(out, "undo with: ")
+	hint = strings.TrimSuffix(hint, "\n")
+	want := "latlab knob revert irq-affinity --target 'irq 30' --root " + root + " --state-dir '" + state + "'"
+	if !ok || hint != want {
+		t.Fatalf("undo hint %q, want %q", hint, want)
+	}
+	args, err := splitShell(hint)
+	if err != nil || args[0] != "latlab" {
+		t.Fatalf("hint %q: %v", hint, err)
+	}
+	code, out, errs = runCLI(t, args[1:]...)
+	if b, _ := os.ReadFile(aff); code != 0 || string(b) != "0-1\n" || !strings.Contains(out, "restored") {
+		t.Fatalf("running the hint: %d %s %s; affinity %q", code, out, errs, b)
+	}
+}
+
+// splitShell splits a command line of plain and single-quoted words.
+func splitShell(s string) ([]string, error) {
+	var args []string
+	var w strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ':
+			if in {
+				args = append(args, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("unterminated quote")
+	}
+	if in {
+		args = append(args, w.String())
+	}
+	return args, nil
 }
