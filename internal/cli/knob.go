@@ -394,6 +394,9 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		res.Script, res.Format = script, format
 	}
 	if !dry && len(p.Changes) > 0 {
+		if err := env.CheckPrivileged(); err != nil {
+			return err
+		}
 		j, err := knob.OpenJournal(o.stateDir())
 		if err != nil {
 			return err

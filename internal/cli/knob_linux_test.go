@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/latlab/latlab/internal/testutil"
@@ -267,4 +270,60 @@ func splitShell(s string) ([]string, error) {
 		args = append(args, w.String())
 	}
 	return args, nil
+}
+
+// asNobody runs this test binary as latlab, as user nobody when the tests
+// run as root (as they do in CI), as this user otherwise.
+func asNobody(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	if os.Geteuid() == 0 {
+		// nobody must be able to run the binary: a copy in a directory
+		// it may enter.
+		dir := testutil.TempDir(t)
+		os.Chmod(dir, 0o755)
+		b, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Path = filepath.Join(dir, "latlab")
+		if err := os.WriteFile(cmd.Path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// knob set without root says that it needs root, once, before it touches
+// the state directory; a revert that cannot open the state directory
+// says so too.
+func TestKnobSetNeedsRoot(t *testing.T) {
+	code, out, errs := asNobody(t, "knob", "set", "tcp-dsack", "off")
+	if code != 3 || out != "" || errs != "latlab: changing kernel settings needs root: run with sudo; nothing was changed\n" {
+		t.Fatalf("set as a user: exit %d\n%s\n%s", code, out, errs)
+	}
+	state := filepath.Join(testutil.TempDir(t), "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = asNobody(t, "knob", "revert", "--all", "--state-dir", state)
+	if os.Geteuid() == 0 && (code != 3 || strings.Count(errs, state) != 1 || !strings.Contains(errs, "permission denied: it is root's: run latlab with sudo")) {
+		t.Fatalf("revert as a user: exit %d\n%s", code, errs)
+	}
 }

@@ -178,6 +178,19 @@ func (j *Journal) Save() error {
 // run with it on.
 var durable = true
 
+// stateErr is an error opening the state directory at path, with the
+// path said once and, for a missing privilege, what to do.
+func stateErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("state directory %s: %v: %s", path, err, stateDirHint)
+	}
+	return fmt.Errorf("state directory %s: %w", path, err)
+}
+
 // tooLargeError is a file over the size latlab reads.
 type tooLargeError struct {
 	path  string

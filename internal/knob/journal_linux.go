@@ -26,15 +26,15 @@ type stateDir struct {
 func openStateDir(path string, create bool) (*stateDir, error) {
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("state directory %s: %w", path, pathErr(err))
+			return nil, stateErr(path, err)
 		}
 		if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("state directory %s: %w", path, pathErr(err))
+			return nil, stateErr(path, err)
 		}
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("state directory %s: %w", path, err)
+		return nil, stateErr(path, err)
 	}
 	d := &stateDir{path: path, fd: fd}
 	if err := d.check(fd, path, true); err != nil {
@@ -44,14 +44,8 @@ func openStateDir(path string, create bool) (*stateDir, error) {
 	return d, nil
 }
 
-// pathErr drops the path an *os.PathError repeats: the caller names it.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// stateDirHint is what a permission error on the state directory needs.
+const stateDirHint = "it is root's: run latlab with sudo"
 
 func (d *stateDir) close() {
 	if d.fd >= 0 {
@@ -80,6 +74,8 @@ func (d *stateDir) openat(name string, flags int, perm uint32) (*os.File, error)
 		return nil, fmt.Errorf("%s is a symbolic link: latlab never follows one in its state directory (remove it)", path)
 	case errors.Is(err, unix.ENOENT):
 		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("open %s: %v: %s", path, err, stateDirHint)
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

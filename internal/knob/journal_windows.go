@@ -35,10 +35,10 @@ func stateDirSDDL() string {
 func openStateDir(path string, create bool) (*stateDir, error) {
 	if create {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("state directory %s: %w", path, pathErr(err))
+			return nil, stateErr(path, err)
 		}
 		if err := mkdirPrivate(path); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("state directory %s: %w", path, pathErr(err))
+			return nil, stateErr(path, err)
 		}
 	}
 	p, err := windows.UTF16PtrFromString(path)
@@ -52,7 +52,7 @@ func openStateDir(path string, create bool) (*stateDir, error) {
 		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
 			err = fs.ErrNotExist
 		}
-		return nil, fmt.Errorf("state directory %s: %w", path, err)
+		return nil, stateErr(path, err)
 	}
 	defer windows.CloseHandle(h)
 	d := &stateDir{path: path}
@@ -81,14 +81,8 @@ func mkdirPrivate(path string) error {
 	return nil
 }
 
-// pathErr drops the path an *os.PathError repeats: the caller names it.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// stateDirHint is what a permission error on the state directory needs.
+const stateDirHint = "it is the administrators': run latlab in an elevated prompt (Run as administrator)"
 
 func (d *stateDir) close() {}
 
@@ -161,6 +155,9 @@ func (d *stateDir) open(name string, access, disposition uint32) (*os.File, erro
 	if err != nil {
 		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("open %s: %v: %s", path, err, stateDirHint)
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
