@@ -211,21 +211,17 @@ type LeftAloneError struct {
 }
 
 func (e *LeftAloneError) Error() string {
-	switch {
-	case len(e.Refused) == 1 && len(e.Damaged) == 0:
-		s := e.Refused[0]
-		return fmt.Sprintf("journal entry %d was left alone, not restored: %s", s.Entry.ID, s.Detail)
-	case len(e.Refused) == 0 && len(e.Damaged) == 1:
-		return fmt.Sprintf("journal %s is damaged and was left alone, not restored: %s", e.Damaged[0], e.Damaged[0].Why)
-	}
 	var parts []string
 	for _, s := range e.Refused {
-		parts = append(parts, fmt.Sprintf("entry %d (refused)", s.Entry.ID))
+		parts = append(parts, fmt.Sprintf("entry %d refused", s.Entry.ID))
 	}
 	for _, d := range e.Damaged {
-		parts = append(parts, d.String()+" (damaged)")
+		parts = append(parts, d.String()+" damaged")
 	}
-	return fmt.Sprintf("journal %s were left alone, not restored; latlab knob history shows them", strings.Join(parts, ", "))
+	if len(parts) == 1 && len(e.Refused) == 1 {
+		return fmt.Sprintf("not every change was reverted: journal entry %d refused: %s", e.Refused[0].Entry.ID, e.Refused[0].Detail)
+	}
+	return "not every change was reverted: journal " + strings.Join(parts, ", ")
 }
 
 // PlanRevert works out how to restore the open entries that match: newest

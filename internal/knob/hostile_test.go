@@ -26,7 +26,7 @@ func TestRevertCommandRefusesForgedEntry(t *testing.T) {
 		Original: knob.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: knob.FileValue(orig)})
 	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
 	if code != 3 || !strings.Contains(out, "journal entry 1 refused, left alone: /etc/passwd is not a value tcp-recovery writes") ||
-		!strings.Contains(errs, "journal entry 1 was left alone, not restored") {
+		!strings.Contains(errs, "latlab: not every change was reverted: journal entry 1 refused: /etc/passwd is not a value tcp-recovery writes\n") {
 		t.Fatalf("revert of a forged entry: exit %d\n%s\n%s", code, out, errs)
 	}
 	if b, _ := os.ReadFile(passwd); string(b) != orig {

@@ -236,12 +236,20 @@ func strictModes(path string, dir bool, uid, mode uint32, euid int) error {
 	if euid != 0 {
 		return nil
 	}
-	var why []string
+	q := path
+	if strings.ContainsFunc(path, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@", r))
+	}) {
+		q = shQuote(path)
+	}
+	var why, fix []string
 	if uid != 0 {
 		why = append(why, fmt.Sprintf("owned by uid %d", uid))
+		fix = append(fix, "chown root "+q)
 	}
 	if mode&0o022 != 0 {
 		why = append(why, "writable by group or others")
+		fix = append(fix, "chmod go-w "+q)
 	}
 	if len(why) == 0 {
 		return nil
@@ -250,9 +258,8 @@ func strictModes(path string, dir bool, uid, mode uint32, euid int) error {
 	if dir {
 		what = "state directory"
 	}
-	q := shQuote(path)
-	return fmt.Errorf("refusing %s %s: %s, so another user could decide what root writes; fix: chown root %s && chmod go-w %s, or use another --state-dir",
-		what, path, strings.Join(why, " and "), q, q)
+	return fmt.Errorf("refusing %s %s: %s; fix: %s",
+		what, path, strings.Join(why, " and "), strings.Join(fix, " && "))
 }
 
 // aceInfo is one entry of a Windows ACL.
@@ -299,7 +306,7 @@ func strictACL(path, owner string, aces []aceInfo, nullDACL bool, self string) e
 	if len(why) == 0 {
 		return nil
 	}
-	return fmt.Errorf(`refusing %s: %s, so another user could decide what an administrator's revert writes; fix: icacls "%s" /setowner *S-1-5-32-544, then icacls "%s" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F, or use another --state-dir`,
+	return fmt.Errorf(`refusing %s: %s; fix: icacls "%s" /setowner *S-1-5-32-544, then icacls "%s" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F`,
 		path, strings.Join(why, "; "), path, path)
 }
 

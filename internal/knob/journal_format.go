@@ -194,7 +194,7 @@ func decodeEntryLine(l []byte) (Entry, int, string) {
 	raw := l[n : len(l)-1]
 	id := recordedID(raw)
 	if sum(raw) != string(l[len(entryPrefix):len(entryPrefix)+64]) {
-		return Entry{}, id, "its checksum does not match: the entry was damaged or edited"
+		return Entry{}, id, "its checksum does not match"
 	}
 	e, why := decodeEntry(raw)
 	return e, id, why
