@@ -148,29 +148,3 @@ func TestQueryDisplayPathsRuns(t *testing.T) {
 	}
 	t.Logf("paths %+v err %v", paths, err)
 }
-
-// keyKnob is a knob of the tests that writes anything below one key.
-type keyKnob struct {
-	windowsKnob
-	key string
-}
-
-func (keyKnob) Name() string    { return "test-key" }
-func (keyKnob) Summary() string { return "any value below a test key" }
-func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
-	return &Explanation{Knob: "test-key"}, nil
-}
-func (keyKnob) Get(*Env, Selector) (*Reading, error)       { return &Reading{Knob: "test-key"}, nil }
-func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) { return nil, inputf("not settable") }
-func (k keyKnob) Vet(target string, l Loc, v Value) error {
-	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
-		return notMine(k.Name(), target, l)
-	}
-	return nil
-}
-
-// registerForTest adds k to the catalogue for the test.
-func registerForTest(t *testing.T, k Knob) {
-	register(k)
-	t.Cleanup(func() { delete(catalogue, k.Name()) })
-}
