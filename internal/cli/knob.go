@@ -352,6 +352,7 @@ type KnobSetResult struct {
 	Format  string      `json:"script_format,omitempty"`
 	Journal string      `json:"journal,omitempty"`
 	Entries []int       `json:"journal_entries,omitempty"`
+	Undo    []string    `json:"undo,omitempty"` // the command that reverts it`
 	Changes []knobDelta `json:"changes"`
 }
 
@@ -393,17 +394,22 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		res.Script, res.Format = script, format
 	}
 	if !dry && len(p.Changes) > 0 {
+		if err := env.CheckPrivileged(); err != nil {
+			return err
+		}
 		j, err := knob.OpenJournal(o.stateDir())
 		if err != nil {
 			return err
 		}
 		defer j.Close()
+		journalWarnings(o.IO.Err, j)
 		before := len(j.Entries)
 		if err := knob.Apply(env, j, p); err != nil {
 			return err
 		}
 		res.Applied = true
 		res.Journal = j.Dir()
+		res.Undo = undoArgs(o, k.Name(), p.Target)
 		for _, e := range j.Entries[before:] {
 			res.Entries = append(res.Entries, e.ID)
 		}
@@ -443,8 +449,70 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		fmt.Fprintln(w, "\ndry run: nothing was changed")
 		return nil
 	}
-	fmt.Fprintf(w, "original values recorded in %s; undo with: latlab knob revert %s\n", res.Journal, k.Name())
+	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", res.Journal, commandLine(res.Undo))
 	return nil
+}
+
+// undoArgs is the command that reverts a change made with o: the flags
+// that chose the journal and the root go with it, or it would look in
+// another journal and revert nothing.
+func undoArgs(o *KnobOptions, name, target string) []string {
+	args := []string{"latlab", "knob", "revert", name}
+	if target != "" {
+		args = append(args, "--target", target)
+	}
+	if o.IO.Root != "" && o.IO.Root != "/" {
+		args = append(args, "--root", o.IO.Root)
+	}
+	if o.StateDir != "" {
+		args = append(args, "--state-dir", o.StateDir)
+	}
+	return args
+}
+
+// commandLine quotes args for the shell of this OS.
+func commandLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellWord(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellWord leaves a plain word as it is and quotes anything else: in
+// single quotes for a POSIX shell, in double quotes for cmd and
+// PowerShell (a path with spaces; Windows paths hold no double quote).
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r) || (knob.HostOS == "windows" && r == '\\')) {
+			plain = false
+		}
+	}
+	switch {
+	case plain:
+		return s
+	case knob.HostOS == "windows":
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// journalWarnings says what is damaged in the journal; set, revert and
+// history go on with the rest.
+func journalWarnings(w io.Writer, j *knob.Journal) {
+	fileDamageWarning(w, j)
+	for _, d := range j.Damaged {
+		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
+}
+
+// fileDamageWarning says that the file's checksum failed, when no
+// damaged entry explains it.
+func fileDamageWarning(w io.Writer, j *knob.Journal) {
+	if j.FileDamage != "" && len(j.Damaged) == 0 {
+		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
+	}
 }
 
 // --- revert ---
@@ -500,6 +568,7 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		return err
 	}
 	defer j.Close()
+	fileDamageWarning(o.IO.Err, j)
 	var steps []knob.Step
 	if dry {
 		steps, err = knob.PlanRevert(env, j, match, force)
@@ -517,6 +586,9 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		return err
 	}
 	w := o.IO.Out
+	for _, d := range j.Damaged {
+		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
 	if len(steps) == 0 && err == nil {
 		if target != "" {
 			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
@@ -546,6 +618,8 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
 		case "conflict":
 			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, showValue(s.Live), showValue(e.New))
+		case "refused":
+			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
 		}
 	}
 	if err != nil {
@@ -584,8 +658,16 @@ func runKnobHistory(o *KnobOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries})
+		doc := map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries}
+		if len(j.Damaged) > 0 {
+			doc["damaged"] = j.Damaged
+		}
+		if j.FileDamage != "" {
+			doc["file_damage"] = j.FileDamage
+		}
+		return writeJSON(o.IO.Out, doc)
 	}
+	journalWarnings(o.IO.Err, j)
 	if len(j.Entries) == 0 {
 		fmt.Fprintf(o.IO.Out, "no changes recorded in %s\n", j.Dir())
 		return nil
@@ -637,6 +719,9 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 			return err
 		}
 		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
+		for _, d := range j.Damaged {
+			skipped = append(skipped, "journal "+d.String()+": damaged: "+d.Why)
+		}
 		for _, c := range changes {
 			if c.Skip != "" {
 				skipped = append(skipped, c.Loc.String()+": "+c.Skip)

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/latlab/latlab/internal/testutil"
@@ -45,7 +49,7 @@ func TestKnobSetHistoryExportRevert(t *testing.T) {
 		t.Fatal("dry run wrote a journal")
 	}
 	code, out, errs = runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "5", "--state-dir", state)
-	if code != 0 || !strings.Contains(out, "undo with: latlab knob revert tcp-recovery") {
+	if code != 0 || !strings.Contains(out, "undo with: latlab knob revert tcp-recovery --root "+root+" --state-dir "+state+"\n") {
 		t.Fatalf("set: exit %d %s %s", code, out, errs)
 	}
 	code, out, _ = runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state, "--json")
@@ -189,5 +193,137 @@ func TestKnobTimerSlackNoFile(t *testing.T) {
 	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack", "--pid", "999")
 	if code != 2 || !strings.Contains(errs, "no process 999 (no /proc/999/timerslack_ns)") {
 		t.Errorf("--pid 999: exit %d %q", code, errs)
+	}
+}
+
+// knob history reads at most the journal cap, and says so.
+func TestKnobHistoryBoundedRead(t *testing.T) {
+	state := testutil.TempDir(t)
+	p := filepath.Join(state, "journal.json")
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil { // sparse: nothing is stored
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "knob", "history", "--state-dir", state)
+	if code != 3 || !strings.Contains(errs, "journal "+p+" is over 32 MiB, the most latlab reads") {
+		t.Fatalf("history of a 1 GiB journal: exit %d %s", code, errs)
+	}
+}
+
+// The undo hint of a set names the target, the root and the state
+// directory the change was made with, so that running it reverts the
+// change.
+func TestKnobSetUndoHint(t *testing.T) {
+	root := knobTree(t)
+	state := filepath.Join(testutil.TempDir(t), "my state")
+	aff := filepath.Join(root, "proc/irq/30/smp_affinity_list")
+	code, out, errs := runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("set: %d %s", code, errs)
+	}
+	_, hint, ok := strings.Cut(out, "undo with: ")
+	hint = strings.TrimSuffix(hint, "\n")
+	want := "latlab knob revert irq-affinity --target 'irq 30' --root " + root + " --state-dir '" + state + "'"
+	if !ok || hint != want {
+		t.Fatalf("undo hint %q, want %q", hint, want)
+	}
+	args, err := splitShell(hint)
+	if err != nil || args[0] != "latlab" {
+		t.Fatalf("hint %q: %v", hint, err)
+	}
+	code, out, errs = runCLI(t, args[1:]...)
+	if b, _ := os.ReadFile(aff); code != 0 || string(b) != "0-1\n" || !strings.Contains(out, "restored") {
+		t.Fatalf("running the hint: %d %s %s; affinity %q", code, out, errs, b)
+	}
+}
+
+// splitShell splits a command line of plain and single-quoted words.
+func splitShell(s string) ([]string, error) {
+	var args []string
+	var w strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ':
+			if in {
+				args = append(args, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("unterminated quote")
+	}
+	if in {
+		args = append(args, w.String())
+	}
+	return args, nil
+}
+
+// asNobody runs this test binary as latlab, as user nobody when the tests
+// run as root (as they do in CI), as this user otherwise.
+func asNobody(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	if os.Geteuid() == 0 {
+		// nobody must be able to run the binary: a copy in a directory
+		// it may enter.
+		dir := testutil.TempDir(t)
+		os.Chmod(dir, 0o755)
+		b, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Path = filepath.Join(dir, "latlab")
+		if err := os.WriteFile(cmd.Path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// knob set without root says that it needs root, once, before it touches
+// the state directory; a revert that cannot open the state directory
+// says so too.
+func TestKnobSetNeedsRoot(t *testing.T) {
+	code, out, errs := asNobody(t, "knob", "set", "tcp-dsack", "off")
+	if code != 3 || out != "" || errs != "latlab: changing kernel settings needs root: run with sudo; nothing was changed\n" {
+		t.Fatalf("set as a user: exit %d\n%s\n%s", code, out, errs)
+	}
+	state := filepath.Join(testutil.TempDir(t), "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = asNobody(t, "knob", "revert", "--all", "--state-dir", state)
+	if os.Geteuid() == 0 && (code != 3 || strings.Count(errs, state) != 1 || !strings.Contains(errs, "permission denied: it is root's: run latlab with sudo")) {
+		t.Fatalf("revert as a user: exit %d\n%s", code, errs)
 	}
 }

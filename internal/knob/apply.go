@@ -56,6 +56,9 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 	if len(p.Changes) == 0 {
 		return nil
 	}
+	if err := vetPlan(p); err != nil {
+		return err
+	}
 	if env.Privileged != nil {
 		if err := env.Privileged(); err != nil {
 			return err
@@ -113,6 +116,33 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 	return nil
 }
 
+// vetPlan checks a plan against its knob, as Revert will check the
+// journal entries made of it: a revert must never refuse what Apply
+// recorded.
+func vetPlan(p *Plan) error {
+	k, ok := catalogue[p.Knob]
+	if !ok {
+		return fmt.Errorf("internal: a plan of unknown knob %q", p.Knob)
+	}
+	for _, c := range p.Changes {
+		if err := k.Vet(p.Target, c.Loc, c.New); err != nil {
+			return fmt.Errorf("internal: %s planned a write it may not make: %w", p.Knob, err)
+		}
+		if c.Guard != nil {
+			if err := k.Vet(p.Target, c.Guard.Loc, c.Guard.Value); err != nil {
+				return fmt.Errorf("internal: %s guard: %w", p.Knob, err)
+			}
+		}
+		if err := k.Vet(p.Target, c.Loc, c.Old); err != nil {
+			if errors.Is(err, ErrEmptyFile) {
+				return fmt.Errorf("nothing was changed: %s is empty, which it never is: a write to it was cut short; if latlab changed it, 'latlab knob revert %s' restores it from the journal", c.Loc, p.Knob)
+			}
+			return fmt.Errorf("nothing was changed: %s holds %s, which %s could not restore: %v", c.Loc, c.Old, p.Knob, err)
+		}
+	}
+	return nil
+}
+
 // rollback undoes the entries of a failed Apply, newest first.
 func rollback(env *Env, j *Journal, idx []int, cause error) error {
 	var failed []string
@@ -152,7 +182,7 @@ func markReverted(e *Entry, note string) {
 // Step is what Revert does (or would do) with one journal entry.
 type Step struct {
 	Entry  Entry  `json:"entry"`
-	Action string `json:"action"` // "restore", "already-original", "keep", "gone", "conflict"
+	Action string `json:"action"` // "restore", "already-original", "keep", "gone", "conflict", "refused"
 	Live   Value  `json:"live"`
 	Detail string `json:"detail,omitempty"`
 }
@@ -171,9 +201,35 @@ func (e *ConflictError) Error() string {
 	return msg
 }
 
+// LeftAloneError is a revert that could not restore every open entry:
+// entries the catalogue refuses (a location that is not their knob's, an
+// original the knob could not have held) and damaged journal lines, whose
+// entries may be open. Everything else was restored.
+type LeftAloneError struct {
+	Refused []Step
+	Damaged []Damage
+}
+
+func (e *LeftAloneError) Error() string {
+	var parts []string
+	for _, s := range e.Refused {
+		parts = append(parts, fmt.Sprintf("entry %d refused", s.Entry.ID))
+	}
+	for _, d := range e.Damaged {
+		parts = append(parts, d.String()+" damaged")
+	}
+	if len(parts) == 1 && len(e.Refused) == 1 {
+		return fmt.Sprintf("not every change was reverted: journal entry %d refused: %s", e.Refused[0].Entry.ID, e.Refused[0].Detail)
+	}
+	return "not every change was reverted: journal " + strings.Join(parts, ", ")
+}
+
 // PlanRevert works out how to restore the open entries that match: newest
 // first, each compared with the value it will find then (the live value,
-// or what a newer entry restored). It writes nothing.
+// or what a newer entry restored). An entry the catalogue refuses (see
+// Knob.Vet) is never written: its step is "refused" and the error a
+// LeftAloneError, unless a conflict stops the whole revert; damaged
+// journal lines make a LeftAloneError too. It writes nothing.
 func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
 	var open []int
 	for i := range j.Entries {
@@ -184,9 +240,15 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 	sort.Slice(open, func(a, b int) bool { return j.Entries[open[a]].ID > j.Entries[open[b]].ID })
 	sim := map[Loc]Value{}
 	var steps []Step
-	var conflicts []Step
+	var conflicts, refused []Step
 	for _, i := range open {
 		e := j.Entries[i]
+		if err := vetEntry(&e); err != nil {
+			s := Step{Entry: e, Action: "refused", Detail: err.Error()}
+			steps = append(steps, s)
+			refused = append(refused, s)
+			continue
+		}
 		cur, ok := sim[e.Loc]
 		if !ok {
 			v, err := env.read(e.Loc)
@@ -214,6 +276,11 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 			if e.State == StatePending {
 				s.Detail = "the write never happened"
 			}
+		case e.Loc.Backend == BackendFile && cur.Type == TypeFile && strings.TrimSpace(string(cur.Data)) == "":
+			// No setting file is ever empty: a write that truncated first
+			// was cut short. The journal holds the value.
+			s.Action = "restore"
+			s.Detail = "the file was empty (a write was cut short); restored from the journal"
 		case cur.IsAbsent() && e.Loc.Backend == BackendFile:
 			s.Action = "gone"
 			s.Detail = "the setting no longer exists (its process exited or its device went away)"
@@ -250,6 +317,9 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 	}
 	if len(conflicts) > 0 {
 		return steps, &ConflictError{conflicts}
+	}
+	if len(refused) > 0 || len(j.Damaged) > 0 {
+		return steps, &LeftAloneError{Refused: refused, Damaged: j.Damaged}
 	}
 	return steps, nil
 }
@@ -301,7 +371,8 @@ func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
 // interrupted revert simply continues next time.
 func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
 	steps, err := PlanRevert(env, j, match, force)
-	if err != nil {
+	var left *LeftAloneError
+	if err != nil && !errors.As(err, &left) {
 		return steps, err
 	}
 	needWrite := false
@@ -344,14 +415,17 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 			return steps, err
 		}
 	}
+	if left != nil {
+		return steps, left
+	}
 	return steps, nil
 }
 
 // UndoChanges are the writes that restore the open entries, newest first,
 // for a script that undoes latlab's changes. An entry whose guard no
 // longer matches (the process whose timer slack was set has exited, and
-// its PID may belong to another) comes with Skip set, as revert would
-// leave it alone.
+// its PID may belong to another), or that the catalogue refuses, comes
+// with Skip set, as revert would leave it alone.
 func UndoChanges(env *Env, j *Journal) []Change {
 	var out []Change
 	for i := len(j.Entries) - 1; i >= 0; i-- {
@@ -360,7 +434,9 @@ func UndoChanges(env *Env, j *Journal) []Change {
 			continue
 		}
 		c := Change{Loc: e.Loc, Old: e.New, New: e.Original}
-		if e.Guard != nil {
+		if err := vetEntry(&e); err != nil {
+			c.Skip = fmt.Sprintf("journal entry %d refused: %v", e.ID, err)
+		} else if e.Guard != nil {
 			g, err := env.read(e.Guard.Loc)
 			switch {
 			case err != nil:

@@ -46,6 +46,17 @@ func NewEnv(root string) *Env {
 	return e
 }
 
+// CheckPrivileged says why this process may not change system settings
+// (not root, not elevated), before anything is opened or planned to be
+// written; nil when it may, or when nothing of the system is at stake
+// (a fixture root, fake backends).
+func (e *Env) CheckPrivileged() error {
+	if e.Privileged == nil {
+		return nil
+	}
+	return e.Privileged()
+}
+
 func (e *Env) backend(name string) (Backend, error) {
 	b, ok := e.Backends[name]
 	if !ok || b == nil {

@@ -18,15 +18,33 @@ func (f Files) path(p string) string {
 	return filepath.Join(f.Root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
 }
 
+// maxFileRead bounds a read of a setting file: the longest, a CPU mask of
+// 8192 CPUs, is under 2.5 KB; /proc/PID/stat under 1 KB.
+const maxFileRead = 64 << 10
+
 // Read returns the file's content; with Name "stat-field:N" only field N
 // (1-based, as proc(5) counts) of a /proc/PID/stat line.
+// A file that is not a regular file (a FIFO in a fixture tree would block
+// forever) or holds more than maxFileRead bytes is an error.
 func (f Files) Read(l Loc) (Value, error) {
-	b, err := os.ReadFile(f.path(l.Path))
+	fh, err := os.OpenFile(f.path(l.Path), os.O_RDONLY|openNonblock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Absent, nil
 	}
 	if err != nil {
 		return Value{}, fmt.Errorf("read %s: %w", l, err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return Value{}, fmt.Errorf("read %s: not a regular file", l)
+	}
+	b, err := readLimited(fh, l.String(), maxFileRead)
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return Value{}, fmt.Errorf("read %s: over %s, more than a setting file holds", l, sizeName(maxFileRead))
+	}
+	if err != nil {
+		return Value{}, err
 	}
 	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
 		return statField(l, b, n)
@@ -53,24 +71,83 @@ func statField(l Loc, b []byte, n string) (Value, error) {
 	return Value{Type: TypeFile, Data: []byte(fields[i-3])}, nil
 }
 
-// Write replaces the content in one write call (sysfs takes a value per
-// write). Files are never created or deleted: /proc and /sys files exist
-// or the setting does not.
+// fileWriteStep, when set, is called between the steps of a write: the
+// tests crash there to check that no crash point loses the value.
+var fileWriteStep func(step string)
+
+func writeStep(step string) {
+	if fileWriteStep != nil {
+		fileWriteStep(step)
+	}
+}
+
+// Write stores v so that no crash point loses both the old and the new
+// content. A kernel setting file (procfs, sysfs) takes a value in one
+// write call and has nothing to truncate: it gets one write. Any other
+// file (a fixture tree under --root) is replaced whole: a new file beside
+// it, synced, renamed over it. Truncating and then writing would leave it
+// empty if the process died in between. Files are never created or
+// deleted: /proc and /sys files exist or the setting does not.
 func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
 	}
-	fh, err := os.OpenFile(f.path(l.Path), os.O_WRONLY|os.O_TRUNC, 0)
+	path := f.path(l.Path)
+	fh, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", l, err)
 	}
-	_, err = fh.Write(v.Data)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
+	writeStep("opened")
+	st, err := fh.Stat()
+	if err == nil && st.Mode().IsRegular() && !kernelFile(fh) {
+		fh.Close()
+		err = replaceFile(path, st.Mode().Perm(), v.Data)
+	} else if err == nil {
+		_, err = fh.Write(v.Data)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+	} else {
+		fh.Close()
 	}
 	if err != nil {
 		return fmt.Errorf("write %q to %s: %w", strings.TrimSpace(string(v.Data)), l, err)
 	}
+	return nil
+}
+
+// replaceFile puts data in path by renaming a new file over it.
+func replaceFile(path string, perm fs.FileMode, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".latlab-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	writeStep("written")
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	writeStep("closed")
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	writeStep("renamed")
 	return nil
 }
 

@@ -29,6 +29,12 @@ type Knob interface {
 	Get(env *Env, sel Selector) (*Reading, error)
 	// Plan computes the writes that would set value; nothing is written.
 	Plan(env *Env, sel Selector, value string) (*Plan, error)
+	// Vet returns nil when l is a value Plan writes (or reads as a guard)
+	// for target, the Plan's Target, and v a value the knob can find or
+	// leave there; otherwise it says why not. Apply vets every change and
+	// Revert every journal entry: the journal names places and bytes, and
+	// only the catalogue decides which of them latlab may write.
+	Vet(target string, l Loc, v Value) error
 }
 
 // Selector picks the instance of a per-instance knob (an adapter, an IRQ,

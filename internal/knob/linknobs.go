@@ -160,11 +160,16 @@ func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	// The start time (field 22 of /proc/PID/stat) tells this process from
 	// a later one with the same PID, which a revert must not touch.
-	start := Loc{Backend: BackendFile, Path: "proc/" + sel.PID + "/stat", Name: "stat-field:22"}
+	start := slackGuardLoc(sel.PID)
 	if v, err := env.read(start); err == nil && !v.IsAbsent() && len(p.Changes) == 1 {
 		p.Changes[0].Guard = &Guard{Loc: start, Value: v, What: "process " + sel.PID + " has exited (its PID is free or belongs to another process now)"}
 	}
 	return p, nil
+}
+
+// slackGuardLoc is the start time of process pid (field 22 of its stat).
+func slackGuardLoc(pid string) Loc {
+	return Loc{Backend: BackendFile, Path: "proc/" + pid + "/stat", Name: "stat-field:22"}
 }
 
 // --- tcp-recovery --------------------------------------------------------
@@ -357,6 +362,8 @@ func (clocksource) Summary() string {
 
 const csDir = "sys/devices/system/clocksource/clocksource0/"
 
+var csCurrentLoc = fileLoc(csDir + "current_clocksource")
+
 func (clocksource) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: "clocksource"}
 	if value == "" {
@@ -383,7 +390,7 @@ func (k clocksource) available(env *Env) []string {
 }
 
 func (k clocksource) Get(env *Env, sel Selector) (*Reading, error) {
-	r, err := sysctlGet(env, k.Name(), fileLoc(csDir+"current_clocksource"), func(s string) string {
+	r, err := sysctlGet(env, k.Name(), csCurrentLoc, func(s string) string {
 		if c, ok := timer.LookupClocksource(s); ok {
 			return c.Desc
 		}
@@ -405,7 +412,7 @@ func (k clocksource) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	p.Notes = append(p.Notes, "takes effect at once and lasts until reboot; clocksource= on the kernel command line makes it permanent")
-	return p, p.add(env, fileLoc(csDir+"current_clocksource"), FileValue(value+"\n"))
+	return p, p.add(env, csCurrentLoc, FileValue(value+"\n"))
 }
 
 // --- irq-affinity --------------------------------------------------------
@@ -435,6 +442,8 @@ func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error)
 	ex.Data = map[string]any{"cpus": cpus}
 	return ex, nil
 }
+
+func irqLoc(irq string) Loc { return fileLoc("proc/irq/" + irq + "/smp_affinity_list") }
 
 func onlineCPUs(env *Env) []int {
 	s, _, err := readText(env, fileLoc("sys/devices/system/cpu/online"))
@@ -482,7 +491,7 @@ func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
 		if _, err := strconv.Atoi(irq); err != nil {
 			continue
 		}
-		l := fileLoc("proc/irq/" + irq + "/smp_affinity_list")
+		l := irqLoc(irq)
 		s, v, err := readText(env, l)
 		if err != nil || v.IsAbsent() {
 			continue
@@ -503,7 +512,7 @@ func (k irqAffinity) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if _, err := strconv.Atoi(sel.IRQ); err != nil {
 		return nil, inputf("invalid --irq %q: want an IRQ number", sel.IRQ)
 	}
-	l := fileLoc("proc/irq/" + sel.IRQ + "/smp_affinity_list")
+	l := irqLoc(sel.IRQ)
 	if v, err := env.read(l); err != nil {
 		return nil, err
 	} else if v.IsAbsent() {
@@ -573,6 +582,10 @@ func parseRPS(value string) ([]int, error) {
 
 type rxQueue struct{ iface, queue string }
 
+func rpsLoc(iface, queue string) Loc {
+	return fileLoc("sys/class/net/" + iface + "/queues/" + queue + "/rps_cpus")
+}
+
 // selectIfaces returns the named network interface, or every one when
 // none is named.
 func selectIfaces(env *Env, iface string) ([]string, error) {
@@ -619,7 +632,7 @@ func (k rps) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	r := &Reading{Knob: k.Name()}
 	for _, q := range qs {
-		l := fileLoc("sys/class/net/" + q.iface + "/queues/" + q.queue + "/rps_cpus")
+		l := rpsLoc(q.iface, q.queue)
 		s, v, err := readText(env, l)
 		if err != nil || v.IsAbsent() {
 			continue
@@ -657,7 +670,7 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: target, Request: value}
 	for _, q := range qs {
-		l := fileLoc("sys/class/net/" + q.iface + "/queues/" + q.queue + "/rps_cpus")
+		l := rpsLoc(q.iface, q.queue)
 		s, v, err := readText(env, l)
 		if err != nil {
 			return nil, err
@@ -675,6 +688,10 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 // --- coalescing ----------------------------------------------------------
 
 type coalescing struct{ linuxKnob }
+
+func coalesceLoc(iface string) Loc {
+	return Loc{Backend: BackendEthtool, Path: iface, Name: "coalesce"}
+}
 
 func (coalescing) Name() string { return "coalescing" }
 func (coalescing) Summary() string {
@@ -708,7 +725,7 @@ func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	r := &Reading{Knob: k.Name()}
 	for _, ifc := range ifaces {
-		l := Loc{Backend: BackendEthtool, Path: ifc, Name: "coalesce"}
+		l := coalesceLoc(ifc)
 		v, err := env.read(l)
 		if err != nil {
 			it := Item{Target: ifc, Value: "-", Meaning: err.Error()}
@@ -741,7 +758,7 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := Loc{Backend: BackendEthtool, Path: sel.Iface, Name: "coalesce"}
+	l := coalesceLoc(sel.Iface)
 	v, err := env.read(l)
 	if errors.Is(err, ErrNotSupported) {
 		return nil, inputf("%s: the driver does not support interrupt coalescing settings (ethtool -c fails the same way)", sel.Iface)

@@ -97,7 +97,8 @@ func TestRegistryApplyRevert(t *testing.T) {
 	r.Write(regLoc(key, "dw"), DWORD(2))
 	r.Write(regLoc(key, "sz"), SZ("4"))
 	env := &Env{Backends: map[string]Backend{BackendRegistry: r}}
-	p := &Plan{Knob: "test"}
+	registerForTest(t, keyKnob{key: key})
+	p := &Plan{Knob: keyKnob{}.Name()}
 	if err := ensureKey(env, p, key+`\new\deeper`); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,9 @@ package knob
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/regfile"
 )
@@ -45,7 +47,7 @@ func regData(v Value) string {
 		}
 	case TypeSZ:
 		s := v.String()
-		if !strings.ContainsAny(s, "\r\n") {
+		if !hasControl(s) {
 			return regfile.String(s)
 		}
 	}
@@ -65,15 +67,20 @@ func regScript(changes []Change) []string {
 		switch c.Loc.Backend {
 		case BackendRegistry:
 		case BackendBCD:
-			out = append(out, "", "; not a registry value; run in an elevated prompt:", "; "+bcdLine(c))
+			out = append(out, "", "; not a registry value; run in an elevated prompt:", "; "+bcdLine(c, false))
 			cur = ""
 			continue
 		default:
-			out = append(out, "", "; "+c.Loc.String()+": not a registry value")
+			out = append(out, "", "; "+comment(c.Loc.String())+": not a registry value")
 			cur = ""
 			continue
 		}
 		key := regfile.LongRoot(c.Loc.Path)
+		if why := regUnsafe(key, c.Loc.Name); why != "" {
+			out = append(out, "", "; "+leftOut(c, why))
+			cur = ""
+			continue
+		}
 		if c.Loc.Name == "" {
 			if c.New.IsAbsent() {
 				out = append(out, "", regfile.DeleteKey(key))
@@ -100,17 +107,89 @@ func regScript(changes []Change) []string {
 	return append(out, "")
 }
 
+// regRoots are the root keys a .reg file can name.
+var regRoots = []string{"HKEY_LOCAL_MACHINE", "HKEY_CURRENT_USER", "HKEY_USERS", "HKEY_CLASSES_ROOT", "HKEY_CURRENT_CONFIG"}
+
+// regUnsafe says why a key (its root spelt in full) or a value name cannot
+// be written in a .reg file as exactly that key and value: a line break
+// would start a new key or value, a key that is not under a root would be
+// read as something else ("[-..." deletes), and brackets end the key.
+func regUnsafe(key, name string) string {
+	if hasControl(key) || hasControl(name) {
+		return "its key or value name holds control characters"
+	}
+	if !regKey(key) || strings.ContainsAny(key, "[]") {
+		return "it is not a key under a registry root"
+	}
+	return ""
+}
+
+// regKey reports whether path is a key below a registry root: a root
+// (short or long name) and non-empty names.
+func regKey(path string) bool {
+	root, rest, _ := strings.Cut(regfile.LongRoot(path), `\`)
+	return slices.Contains(regRoots, root) && rest != "" && !slices.Contains(strings.Split(rest, `\`), "")
+}
+
+// leftOut is the comment that stands for a change a script cannot carry.
+func leftOut(c Change, why string) string {
+	return comment(c.Loc.String()) + ": left out: " + why
+}
+
+// comment makes s safe in a comment of any script: a control character
+// (a line break would end the comment and start live code) is written as
+// an escape.
+func comment(s string) string {
+	if !hasControl(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case isControl(r) && r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case isControl(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // skipped is the comment that stands for a change not to be made.
-func skipped(c Change) string { return c.Loc.String() + ": left alone: " + c.Skip }
+func skipped(c Change) string { return comment(c.Loc.String() + ": left alone: " + c.Skip) }
 
-func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// psQuotes are the characters PowerShell takes for a single quote.
+const psQuotes = "'\u2018\u2019\u201a\u201b"
 
+// psQuote is a PowerShell single-quoted string: inside one, every kind of
+// single quote is doubled (PowerShell ends the string at any of them).
+// Callers keep control characters out (psUnsafe): a line break inside
+// quotes is legal but makes a script that is not one command per line.
+func psQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range s {
+		if strings.ContainsRune(psQuotes, r) {
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// psPath is a key as a PowerShell path: the HKLM: and HKCU: drives, the
+// Registry:: provider for the other roots.
 func psPath(p string) string {
-	root, rest, _ := strings.Cut(p, `\`)
-	switch strings.ToUpper(root) {
-	case "HKLM", "HKEY_LOCAL_MACHINE":
+	root, rest, _ := strings.Cut(regfile.LongRoot(p), `\`)
+	switch root {
+	case "HKEY_LOCAL_MACHINE":
 		root = "HKLM:"
-	case "HKCU", "HKEY_CURRENT_USER":
+	case "HKEY_CURRENT_USER":
 		root = "HKCU:"
 	default:
 		root = "Registry::" + root
@@ -127,11 +206,19 @@ func ps1Script(changes []Change) []string {
 		}
 		switch c.Loc.Backend {
 		case BackendBCD:
-			out = append(out, bcdLine(c))
+			out = append(out, bcdLine(c, true))
 			continue
 		case BackendRegistry:
 		default:
-			out = append(out, "# "+c.Loc.String()+": not a registry value")
+			out = append(out, "# "+comment(c.Loc.String())+": not a registry value")
+			continue
+		}
+		if hasControl(c.Loc.Path) || hasControl(c.Loc.Name) {
+			out = append(out, "# "+leftOut(c, "its key or value name holds control characters"))
+			continue
+		}
+		if !regKey(c.Loc.Path) {
+			out = append(out, "# "+leftOut(c, "it is not a key under a registry root"))
 			continue
 		}
 		p := psPath(c.Loc.Path)
@@ -155,16 +242,17 @@ func ps1Script(changes []Change) []string {
 		case TypeQWORD:
 			typ, val = "QWord", c.New.String()
 		case TypeSZ:
-			typ, val = "String", psQuote(c.New.String())
+			typ, val = "String", psString(c.New.String())
 		case TypeExpandSZ:
-			typ, val = "ExpandString", psQuote(c.New.String())
+			typ, val = "ExpandString", psString(c.New.String())
 		case TypeMultiSZ:
 			var qs []string
-			for _, s := range strings.Split(c.New.String(), ";") {
-				qs = append(qs, psQuote(s))
+			for _, s := range multiSZ(c.New.Data) {
+				qs = append(qs, psString(s))
 			}
 			typ, val = "MultiString", "@("+strings.Join(qs, ",")+")"
-		default:
+		}
+		if typ == "" || (c.New.Type == TypeDWORD && len(c.New.Data) != 4) || (c.New.Type == TypeQWORD && len(c.New.Data) != 8) {
 			var bs []string
 			for _, b := range c.New.Data {
 				bs = append(bs, fmt.Sprintf("0x%02x", b))
@@ -176,11 +264,81 @@ func ps1Script(changes []Change) []string {
 	return out
 }
 
-func bcdLine(c Change) string {
-	if c.New.IsAbsent() {
-		return fmt.Sprintf("bcdedit /deletevalue %s %s", c.Loc.Path, c.Loc.Name)
+// psString is a PowerShell expression of s on one line: a single-quoted
+// string, with each control character as [char]N joined to the text
+// around it.
+func psString(s string) string {
+	if !hasControl(s) {
+		return psQuote(s)
 	}
-	return fmt.Sprintf("bcdedit /set %s %s %s", c.Loc.Path, c.Loc.Name, strings.ToLower(c.New.String()))
+	var parts []string
+	run := []rune{}
+	for _, r := range s {
+		if isControl(r) {
+			if len(run) > 0 {
+				parts = append(parts, psQuote(string(run)))
+				run = run[:0]
+			}
+			parts = append(parts, fmt.Sprintf("[char]%d", r))
+			continue
+		}
+		run = append(run, r)
+	}
+	if len(run) > 0 {
+		parts = append(parts, psQuote(string(run)))
+	}
+	return "(" + strings.Join(parts, "+") + ")"
+}
+
+// multiSZ splits REG_MULTI_SZ data into its strings.
+func multiSZ(data []byte) []string {
+	s := strings.TrimRight(utf16String(data), "\x00")
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, "\x00")
+}
+
+// bcdLine is the bcdedit command of a change, for PowerShell (ps, its
+// arguments quoted: PowerShell reads {current} bare as a script block) or
+// for a comment of a .reg file, to run in a command prompt.
+func bcdLine(c Change, ps bool) string {
+	args := []string{c.Loc.Path, c.Loc.Name}
+	verb := "/deletevalue"
+	if !c.New.IsAbsent() {
+		verb = "/set"
+		args = append(args, strings.ToLower(c.New.String()))
+	}
+	for i, a := range args {
+		if !bcdWord(a) {
+			return prefix(ps) + leftOut(c, "its object, element or value is not a plain bcdedit word")
+		}
+		if ps {
+			args[i] = psQuote(a)
+		}
+	}
+	return "bcdedit " + verb + " " + strings.Join(args, " ")
+}
+
+func prefix(ps bool) string {
+	if ps {
+		return "# "
+	}
+	return ""
+}
+
+// bcdWord reports whether s is a word bcdedit takes as is: an identifier
+// ({current}, a GUID) or an element name or value.
+func bcdWord(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("{}-_.", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -194,11 +352,20 @@ func shScript(changes []Change) []string {
 		}
 		switch c.Loc.Backend {
 		case BackendFile:
-			out = append(out, fmt.Sprintf("printf '%%s\\n' %s > %s", shQuote(strings.TrimRight(string(c.New.Data), "\n")), shQuote(c.Loc.String())))
+			data := strings.TrimRight(string(c.New.Data), "\n")
+			if hasControl(c.Loc.String()) || hasControl(data) {
+				out = append(out, "# "+leftOut(c, "its path or value holds control characters"))
+				continue
+			}
+			out = append(out, fmt.Sprintf("printf '%%s\\n' %s > %s", shQuote(data), shQuote(c.Loc.String())))
 		case BackendEthtool:
+			if hasControl(c.Loc.Path) {
+				out = append(out, "# "+leftOut(c, "its interface name holds control characters"))
+				continue
+			}
 			co, err := DecodeCoalesce(c.New)
 			if err != nil {
-				out = append(out, "# "+c.Loc.String()+": "+err.Error())
+				out = append(out, "# "+comment(c.Loc.String()+": "+err.Error()))
 				continue
 			}
 			old, _ := DecodeCoalesce(c.Old)
@@ -214,7 +381,7 @@ func shScript(changes []Change) []string {
 			}
 			out = append(out, strings.Join(args, " "))
 		default:
-			out = append(out, "# "+c.Loc.String()+": not a Linux setting")
+			out = append(out, "# "+comment(c.Loc.String())+": not a Linux setting")
 		}
 	}
 	return out

@@ -1,0 +1,92 @@
+package knob
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// A crash at any step of a write leaves the old or the new content,
+// never an empty file (which the next set would record as the original).
+func TestFileWriteNeverLosesTheValue(t *testing.T) {
+	for _, step := range []string{"opened", "written", "closed", "renamed"} {
+		t.Run(step, func(t *testing.T) {
+			root := linuxTree(t)
+			f := Files{Root: root}
+			fileWriteStep = func(s string) {
+				if s == step {
+					panic(crash{})
+				}
+			}
+			defer func() { fileWriteStep = nil }()
+			func() {
+				defer func() {
+					if r := recover(); r != nil && r != (crash{}) {
+						panic(r)
+					}
+				}()
+				f.Write(recoveryLoc, FileValue("3\n"))
+				t.Fatalf("no crash at %s", step)
+			}()
+			b, err := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"))
+			if err != nil || (string(b) != "1\n" && string(b) != "3\n") {
+				t.Fatalf("crash at %s left %q (%v), want the old or the new value", step, b, err)
+			}
+		})
+	}
+	root := linuxTree(t)
+	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	os.Chmod(p, 0o640)
+	if err := (Files{Root: root}).Write(recoveryLoc, FileValue("3\n")); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); HostOS == "linux" && st.Mode().Perm() != 0o640 { // Windows has no such modes
+		t.Errorf("mode after a write %v, want 0640 kept", st.Mode())
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 2 {
+		t.Errorf("files left beside it: %v", ents)
+	}
+}
+
+// set refuses to record an empty original: no setting file is ever
+// empty, so it was left by a write cut short, and its real value is in
+// the journal.
+func TestSetRefusesEmptyOriginal(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	os.WriteFile(p, nil, 0o644)
+	dir := testutil.TempDir(t)
+	pl, err := tcpRecovery{}.Plan(env, Selector{}, "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := OpenJournal(dir)
+	defer j.Close()
+	err = Apply(env, j, pl)
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed: /proc/sys/net/ipv4/tcp_recovery is empty") || !strings.Contains(err.Error(), "latlab knob revert tcp-recovery") {
+		t.Fatalf("set over an empty file: %v", err)
+	}
+	if len(j.Entries) != 0 {
+		t.Fatalf("recorded %+v", j.Entries)
+	}
+}
+
+// revert restores from the journal into a file a cut-short write left
+// empty, instead of calling it someone else's change.
+func TestRevertRestoresIntoEmptyFile(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "3"}})
+	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	os.WriteFile(p, nil, 0o644)
+	steps, crashed := revertAll(t, env, dir)
+	if crashed || len(steps) != 1 || steps[0].Action != "restore" || !strings.Contains(steps[0].Detail, "empty") {
+		t.Fatalf("revert into an empty file: %+v", steps)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "1\n" {
+		t.Fatalf("after revert %q, want 1", b)
+	}
+}

@@ -1,0 +1,231 @@
+package knob
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// sampleJournal applies changes of every kind (file values with a guard,
+// registry values that exist and do not, a BCD element) and reverts one,
+// and returns the journal file: small, since the bit-flip test decodes it
+// once per bit.
+func sampleJournal(t *testing.T) (env *Env, dir string, file []byte) {
+	env, _, _, _ = testEnv(t)
+	dir = testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{
+		{"tcp-recovery", Selector{}, "rack,no-dupthresh"},
+		{"timer-slack", Selector{PID: "4242"}, "1us"},
+		{"network-throttling-index", Selector{}, "off"},
+		{"tsc-sync-policy", Selector{}, "enhanced"},
+		{"win32-priority-separation", Selector{}, "0x26"},
+	})
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Revert(env, j, MatchKnob("tsc-sync-policy", ""), false); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	file, err = os.ReadFile(filepath.Join(dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, dir, file
+}
+
+// Every single-bit flip of a journal is detected: the journal is refused,
+// or the flipped entry is reported damaged, or the file's checksum fails;
+// and an entry that is still used is exactly what was written. So no flip
+// can make revert restore a wrong value silently.
+func TestJournalEveryBitFlipIsDetected(t *testing.T) {
+	_, _, file := sampleJournal(t)
+	var orig Journal
+	if err := decodeJournal(&orig, file); err != nil || len(orig.Damaged) > 0 || orig.FileDamage != "" {
+		t.Fatalf("the sample journal itself: %v %v %q", err, orig.Damaged, orig.FileDamage)
+	}
+	byID := map[int]Entry{}
+	for _, e := range orig.Entries {
+		byID[e.ID] = e
+	}
+	if len(byID) < 5 {
+		t.Fatalf("only %d entries in the sample", len(byID))
+	}
+	flipped := bytes.Clone(file)
+	kinds := map[string]int{}
+	for i := range file {
+		for bit := range 8 {
+			flipped[i] ^= 1 << bit
+			var j Journal
+			err := decodeJournal(&j, flipped)
+			switch {
+			case err != nil:
+				kinds["refused"]++
+			case len(j.Damaged) > 0:
+				kinds["entry damaged"]++
+			case j.FileDamage != "":
+				kinds["file damaged"]++
+			default:
+				t.Fatalf("flip of bit %d of byte %d (%q) went unnoticed", bit, i, file[i])
+			}
+			if err == nil {
+				for _, e := range j.Entries {
+					if !reflect.DeepEqual(e, byID[e.ID]) {
+						t.Fatalf("flip of bit %d of byte %d: entry %d reads %+v, was %+v", bit, i, e.ID, e, byID[e.ID])
+					}
+				}
+				if len(j.Entries)+len(j.Damaged) < len(orig.Entries)-1 {
+					t.Fatalf("flip of bit %d of byte %d lost entries: %d used, %d damaged", bit, i, len(j.Entries), len(j.Damaged))
+				}
+				if j.NextID < orig.NextID || j.NextSet < orig.NextSet {
+					t.Fatalf("flip of bit %d of byte %d: counters %d %d, were %d %d: ids would be given twice", bit, i, j.NextID, j.NextSet, orig.NextID, orig.NextSet)
+				}
+			}
+			flipped[i] = file[i]
+		}
+	}
+	t.Logf("%d bytes, %d flips: %v", len(file), 8*len(file), kinds)
+}
+
+// A damaged entry is reported with its id and left alone; the others are
+// restored, the damaged line stays in the journal as it was, and revert
+// fails as long as it is there.
+func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "3"}, {"tcp-dsack", Selector{}, "off"}})
+	p := filepath.Join(dir, JournalFile)
+	b, _ := os.ReadFile(p)
+	// One bit of the original of entry 2 (tcp_dsack "1\n", base64 MQo=).
+	lines := bytes.Split(b, []byte("\n"))
+	if len(lines) != 5 || !bytes.Contains(lines[2], []byte(`"id":2,`)) {
+		t.Fatalf("unexpected journal:\n%s", b)
+	}
+	i := bytes.Index(lines[2], []byte(`"original":{"type":"file","data":"MQo="}`))
+	if i < 0 {
+		t.Fatalf("unexpected entry:\n%s", lines[2])
+	}
+	lines[2][i+len(`"original":{"type":"file","data":"M`)] ^= 0x01
+	b = bytes.Join(lines, []byte("\n"))
+	os.WriteFile(p, b, 0o600)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Damaged) != 1 || j.Damaged[0].ID != 2 || !strings.Contains(j.Damaged[0].Why, "checksum does not match") {
+		t.Fatalf("damage %+v", j.Damaged)
+	}
+	steps, err := Revert(env, j, MatchAll, false)
+	j.Close()
+	var left *LeftAloneError
+	if !errors.As(err, &left) || len(left.Damaged) != 1 || err.Error() != "not every change was reverted: journal entry 2 (line 3) damaged" {
+		t.Fatalf("revert: %v", err)
+	}
+	if len(steps) != 1 || steps[0].Entry.ID != 1 || steps[0].Action != "restore" {
+		t.Fatalf("steps %+v", steps)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")); string(got) != "1\n" {
+		t.Errorf("tcp_recovery %q, want 1 restored", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack")); string(got) != "0\n" {
+		t.Errorf("tcp_dsack %q: the damaged entry was restored", got)
+	}
+	after, _ := os.ReadFile(p)
+	damagedLine := bytes.Split(b, []byte("\n"))[2]
+	if !bytes.Contains(after, bytes.TrimSuffix(damagedLine, []byte(","))) {
+		t.Errorf("the damaged line was not kept:\n%s", after)
+	}
+	j, _ = ReadJournal(dir)
+	if len(j.Damaged) != 1 || j.FileDamage != "" || len(j.Entries) != 1 || j.Entries[0].State != StateReverted {
+		t.Errorf("after the revert: %+v %q %+v", j.Damaged, j.FileDamage, j.Entries)
+	}
+	j, _ = OpenJournal(dir)
+	_, err = Revert(env, j, MatchAll, false)
+	j.Close()
+	if !errors.As(err, &left) {
+		t.Errorf("second revert: %v, want the damaged entry reported again", err)
+	}
+}
+
+// v1Journal writes a format 1 journal, as latlab wrote before checksums.
+func v1Journal(t *testing.T, dir string, entries ...Entry) {
+	t.Helper()
+	b, err := json.MarshalIndent(map[string]any{"version": 1, "next_id": len(entries) + 1, "next_set": len(entries) + 1, "entries": entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, JournalFile), append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A format 1 journal is still read and reverted; an entry whose state is
+// spelled in a way latlab never writes is reported and left alone, not
+// skipped as if it were closed; the next save writes format 2.
+func TestJournalFormat1(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"), []byte("5\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)
+	v1Journal(t, dir,
+		Entry{ID: 1, Set: 1, Knob: "tcp-recovery", Loc: recoveryLoc, Original: FileValue("1\n"), New: FileValue("5\n"), State: StateApplied},
+		Entry{ID: 2, Set: 2, Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: "Applied"},
+	)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Entries) != 1 || len(j.Damaged) != 1 || j.Damaged[0].ID != 2 || !strings.Contains(j.Damaged[0].Why, `state "Applied"`) {
+		t.Fatalf("entries %+v damaged %+v", j.Entries, j.Damaged)
+	}
+	_, err = Revert(env, j, MatchAll, false)
+	j.Close()
+	if err == nil || err.Error() != "not every change was reverted: journal entry 2 damaged" {
+		t.Fatalf("revert: %v, want entry 2 reported", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")); string(got) != "1\n" {
+		t.Errorf("tcp_recovery %q, want the format 1 entry restored", got)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	if !bytes.HasPrefix(b, []byte(`{"version":2,`)) {
+		t.Errorf("not rewritten in format 2:\n%s", b)
+	}
+	j, err = ReadJournal(dir)
+	if err != nil || len(j.Damaged) != 1 || j.Damaged[0].ID != 2 || j.NextID != 3 {
+		t.Errorf("format 2 after migration: %v %+v next %d", err, j.Damaged, j.NextID)
+	}
+}
+
+// Removing a damaged line by hand (after putting its value back) clears
+// it: the file's checksum no longer matches, the entries still do, and
+// the next save writes a sound journal.
+func TestJournalLineRemovedByHand(t *testing.T) {
+	_, dir, file := sampleJournal(t)
+	lines := bytes.Split(file, []byte("\n"))
+	cut := bytes.Join(append(lines[:len(lines)-3:len(lines)-3], lines[len(lines)-2:]...), []byte("\n"))
+	p := filepath.Join(dir, JournalFile)
+	os.WriteFile(p, cut, 0o600)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.FileDamage == "" || len(j.Damaged) != 0 {
+		t.Fatalf("file damage %q, damaged %+v", j.FileDamage, j.Damaged)
+	}
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, _ = ReadJournal(dir)
+	if j.FileDamage != "" || len(j.Damaged) != 0 {
+		t.Fatalf("after a save: %q %+v", j.FileDamage, j.Damaged)
+	}
+}

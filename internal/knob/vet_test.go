@@ -1,0 +1,264 @@
+package knob
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// A journal entry that names a file the knob never writes must not make
+// revert write it: here root's revert would add a uid-0 line to passwd.
+func TestRevertRefusesForeignLocation(t *testing.T) {
+	env, reg, _, root := testEnv(t)
+	passwd := filepath.Join(root, "etc", "passwd")
+	os.MkdirAll(filepath.Dir(passwd), 0o755)
+	const orig = "root:x:0:0:root:/root:/bin/sh\n"
+	if err := os.WriteFile(passwd, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := `HKLM\SOFTWARE\Microsoft\Windows\CurrentVersion\Run`
+	dir := testutil.TempDir(t)
+	ForgeForTest(t, dir,
+		// New is what the file holds now, so the old revert saw "latlab's
+		// value, unchanged" and restored the "original".
+		Entry{Knob: "tcp-recovery", Loc: fileLoc("etc/passwd"), Original: FileValue("evil::0:0::/:/bin/sh\n" + orig), New: FileValue(orig)},
+		Entry{Knob: "irq-affinity", Target: "irq 24", Loc: fileLoc("proc/irq/24/../../../etc/passwd"), Original: FileValue("1\n"), New: FileValue(orig)},
+		Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: SZ(`C:\evil.exe`), New: Absent},
+		Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: FileValue("3\n"), New: FileValue("1\n")},
+	)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Revert(env, j, MatchAll, true)
+	j.Close()
+	var left *LeftAloneError
+	if !errors.As(err, &left) || len(left.Refused) != 4 {
+		t.Fatalf("revert of forged entries: %v, want 4 left alone", err)
+	}
+	for _, s := range steps {
+		if s.Action != "refused" {
+			t.Errorf("entry %d (%s): %s, want refused", s.Entry.ID, s.Entry.Loc, s.Action)
+		}
+	}
+	if b, _ := os.ReadFile(passwd); string(b) != orig {
+		t.Fatalf("passwd was rewritten: %q", b)
+	}
+	if v, _ := reg.Read(regLoc(run, "evil")); !v.IsAbsent() {
+		t.Fatalf("a Run value was added: %s", v)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")); string(b) != "1\n" {
+		t.Fatalf("tcp_recovery = %q, the unknown knob's entry was restored", b)
+	}
+	// The refused entries stay open: they were not restored.
+	j, _ = ReadJournal(dir)
+	for _, e := range j.Entries {
+		if !e.Open() {
+			t.Errorf("entry %d closed as %s", e.ID, e.State)
+		}
+	}
+	// export --undo leaves them out too.
+	for _, c := range UndoChanges(env, j) {
+		if c.Skip == "" || !strings.Contains(c.Skip, "refused") {
+			t.Errorf("undo script writes %s (skip %q)", c.Loc, c.Skip)
+		}
+	}
+}
+
+// The right location with an original the knob could never have held:
+// the bytes are not restored either.
+func TestRevertRefusesForeignOriginal(t *testing.T) {
+	env, _, bcd, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	ForgeForTest(t, dir,
+		Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: FileValue("1\nkernel.modprobe = /tmp/x\n"), New: FileValue("1\n")},
+		Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: Value{Type: TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: Absent},
+		Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: Value{Type: TypeBinary, Data: []byte{1, 2}}, New: DWORD(2)},
+	)
+	j, _ := OpenJournal(dir)
+	_, err := Revert(env, j, MatchAll, true)
+	j.Close()
+	var left *LeftAloneError
+	if !errors.As(err, &left) || len(left.Refused) != 3 {
+		t.Fatalf("revert: %v, want 3 left alone", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")); string(b) != "1\n" {
+		t.Errorf("tcp_recovery = %q", b)
+	}
+	if v, _ := bcd.Read(tscLoc); !v.IsAbsent() {
+		t.Errorf("tscsyncpolicy = %q", v)
+	}
+}
+
+// A refused entry does not stop the others: they are restored, and the
+// revert still fails.
+func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"tcp-dsack", Selector{}, "off"}})
+	ForgeForTest(t, dir, Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: FileValue("0\n"), New: Absent})
+	j, _ := OpenJournal(dir)
+	steps, err := Revert(env, j, MatchAll, false)
+	j.Close()
+	var left *LeftAloneError
+	if !errors.As(err, &left) || len(left.Refused) != 1 || !strings.Contains(err.Error(), "not every change was reverted: journal entry 2 refused: /etc/shadow is not a value tcp-dsack writes") {
+		t.Fatalf("revert: %v", err)
+	}
+	if len(steps) != 2 || steps[1].Action != "restore" {
+		t.Fatalf("steps %+v", steps)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack")); string(b) != "1\n" {
+		t.Errorf("tcp_dsack = %q, want 1 restored", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "etc/shadow")); err == nil {
+		t.Error("etc/shadow was created")
+	}
+}
+
+func TestVet(t *testing.T) {
+	good := []struct {
+		knob, target string
+		l            Loc
+		v            Value
+	}{
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue("50000\n")},
+		{"timer-slack", "pid 4242", slackGuardLoc("4242"), FileValue("98765")},
+		{"tcp-recovery", "", recoveryLoc, FileValue("1\n")},
+		{"tcp-dsack", "", dsackLoc, FileValue("0\n")},
+		{"clocksource", "", csCurrentLoc, FileValue("acpi_pm\n")},
+		{"irq-affinity", "irq 24", irqLoc("24"), FileValue("0-3,8\n")},
+		{"rps", "eth0", rpsLoc("eth0", "rx-3"), FileValue("00000000,00000003\n")},
+		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-1"), FileValue("0\n")},
+		{"coalescing", "eth0", coalesceLoc("eth0"), Coalesce{}.Value()},
+		{"win32-priority-separation", "", prioLoc, DWORD(0x26)},
+		{"win32-priority-separation", "", prioLoc, Absent},
+		{"win32-priority-separation", "", regLoc(prioKey, ""), Absent},
+		{"network-throttling-index", "", ntiLoc, SZ("10")},
+		{"tsc-sync-policy", "", tscLoc, Value{Type: TypeBCD, Data: []byte("Enhanced")}},
+		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\SIMULATED\00\00`, "Scaling"), DWORD(4)},
+		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "*NumRssQueues"), SZ("4")},
+		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007`, "ITR"), Absent},
+		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, "Anything"), DWORD(1)},
+		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, ""), KeyValue},
+		{"qos-dscp", "latlab a.exe", regLoc(`HKLM\SOFTWARE\Policies`, ""), Absent},
+		{"qos-dscp", "p", regLoc(NLAKey, "Do not use NLA"), SZ("1")},
+	}
+	for _, c := range good {
+		k, _ := Lookup(c.knob)
+		if err := k.Vet(c.target, c.l, c.v); err != nil {
+			t.Errorf("%s %q %s = %s: %v", c.knob, c.target, c.l, c.v, err)
+		}
+	}
+	bad := []struct {
+		knob, target string
+		l            Loc
+		v            Value
+		want         string
+	}{
+		{"timer-slack", "pid 4242", fileLoc("proc/4243/timerslack_ns"), FileValue("1\n"), "not a value"},
+		{"timer-slack", "pid 4242/../1", fileLoc("proc/4242/../1/timerslack_ns"), FileValue("1\n"), "invalid --pid"},
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue(""), "empty"},
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue("-1\n"), "not a number"},
+		{"tcp-recovery", "", recoveryLoc, FileValue("1 2\n"), "not an integer"},
+		{"tcp-recovery", "", recoveryLoc, FileValue("1\n2\n"), "byte 0x0a"},
+		{"tcp-recovery", "", recoveryLoc, Absent, "not the content"},
+		{"tcp-recovery", "x", recoveryLoc, FileValue("1\n"), "no targets"},
+		{"tcp-dsack", "", recoveryLoc, FileValue("1\n"), "not a value"},
+		{"clocksource", "", csCurrentLoc, FileValue("tsc; reboot\n"), "not the name"},
+		{"irq-affinity", "irq 24", irqLoc("25"), FileValue("1\n"), "not a value"},
+		{"irq-affinity", "irq x", irqLoc("x"), FileValue("1\n"), "not irq N"},
+		{"irq-affinity", "irq 24", irqLoc("24"), FileValue("\n"), "empty"},
+		{"rps", "eth0", fileLoc("sys/class/net/eth0/queues/rx-0/../../../../../etc/x"), FileValue("0\n"), "not a value"},
+		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-0"), FileValue("0\n"), "not a value"},
+		{"rps", "../..", rpsLoc("../..", "rx-0"), FileValue("0\n"), "not an interface"},
+		{"rps", "eth0", rpsLoc("eth0", "tx-0"), FileValue("0\n"), "not a value"},
+		{"coalescing", "eth0", coalesceLoc("eth1"), Coalesce{}.Value(), "not a value"},
+		{"coalescing", "eth0", coalesceLoc("eth0"), FileValue("{}"), "not a coalesce value"},
+		{"win32-priority-separation", "", regLoc(prioKey, "Other"), DWORD(1), "not a value"},
+		{"win32-priority-separation", "", regLoc(`HKLM\SYSTEM`, ""), Absent, "not a value"},
+		{"win32-priority-separation", "", regLoc(prioKey+`\Sub`, ""), Absent, "not a value"},
+		{"win32-priority-separation", "", prioLoc, SZ("38; x"), "not a number"},
+		{"tsc-sync-policy", "", Loc{Backend: BackendBCD, Path: "{bootmgr}", Name: "path"}, Value{Type: TypeBCD, Data: []byte("x")}, "not a value"},
+		{"display-scaling", "", regLoc(graphicsConfigKey+`\a\b\c\d`, "Scaling"), DWORD(1), "not a value"},
+		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\OTHER\00`, "Scaling"), DWORD(1), "not a value"},
+		{"display-scaling", "", regLoc(graphicsConfigKey+`\a`, "Scaling"), Absent, "absent"},
+		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "DriverDesc"), SZ("x"), "not a value"},
+		{"rss", "I225-V", regLoc(NetClassKey+`\Properties`, "*RSS"), SZ("1"), "not a value"},
+		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007\Ndi`, "ITR"), SZ("1"), "not a value"},
+		{"qos-dscp", "a", regLoc(QoSKey+`\b`, "DSCP Value"), SZ("46"), "not a value"},
+		{"qos-dscp", `a\..\b`, regLoc(QoSKey+`\a\..\b`, "DSCP Value"), SZ("46"), "not a policy name"},
+		{"qos-dscp", "a", regLoc(QoSKey+`\a`, "Link"), Value{Type: TypeLink, Data: []byte{0, 0}}, "REG_LINK"},
+		{"qos-dscp", "a", regLoc(`HKLM\SOFTWARE`, ""), Absent, "not a value"},
+	}
+	for _, c := range bad {
+		k, _ := Lookup(c.knob)
+		err := k.Vet(c.target, c.l, c.v)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q %s = %q: %v, want %q", c.knob, c.target, c.l, c.v, err, c.want)
+		}
+	}
+	// No knob writes a file or a key outside its own.
+	for _, k := range All() {
+		for _, l := range []Loc{fileLoc("etc/passwd"), regLoc(`HKLM\SOFTWARE\Microsoft\Windows\CurrentVersion\Run`, "x"), {Backend: BackendBCD, Path: "{bootmgr}", Name: "path"}} {
+			for _, target := range []string{"", "x", "pid 1", "irq 1", "eth0"} {
+				if err := k.Vet(target, l, FileValue("1\n")); err == nil {
+					t.Errorf("%s accepts %s for %q", k.Name(), l, target)
+				}
+			}
+		}
+	}
+}
+
+// set never records an original that revert would refuse.
+func TestApplyRefusesAnOriginalItCouldNotRestore(t *testing.T) {
+	env, _, _, root := testEnv(t)
+	rec := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
+	os.WriteFile(rec, []byte("1 2\n"), 0o644)
+	dir := testutil.TempDir(t)
+	p, err := tcpRecovery{}.Plan(env, Selector{}, "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _ := OpenJournal(dir)
+	defer j.Close()
+	err = Apply(env, j, p)
+	if err == nil || !strings.Contains(err.Error(), "nothing was changed") || !strings.Contains(err.Error(), "could not restore") {
+		t.Fatalf("apply over an unrestorable original: %v", err)
+	}
+	if len(j.Entries) != 0 {
+		t.Fatal("an entry was recorded")
+	}
+	if b, _ := os.ReadFile(rec); string(b) != "1 2\n" {
+		t.Fatalf("file changed: %q", b)
+	}
+}
+
+// keyKnob is a knob of the tests that writes anything below one key.
+type keyKnob struct {
+	windowsKnob
+	key string
+}
+
+func (keyKnob) Name() string    { return "test-key" }
+func (keyKnob) Summary() string { return "any value below a test key" }
+func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
+	return &Explanation{Knob: "test-key"}, nil
+}
+func (keyKnob) Get(*Env, Selector) (*Reading, error)       { return &Reading{Knob: "test-key"}, nil }
+func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) { return nil, inputf("not settable") }
+func (k keyKnob) Vet(target string, l Loc, v Value) error {
+	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
+		return notMine(k.Name(), target, l)
+	}
+	return nil
+}
+
+// registerForTest adds k to the catalogue for the test.
+func registerForTest(t *testing.T, k Knob) {
+	register(k)
+	t.Cleanup(func() { delete(catalogue, k.Name()) })
+}
