@@ -397,6 +397,10 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 }
 
+// dupAckUnseen is the -1 that Wireshark's "ACKed unseen segment" branch
+// stores in its unsigned duplicate-ACK counter: 2^32-1 once stored.
+const dupAckUnseen = ^uint32(0)
+
 // wiresharkSequence is tcp_analyze_sequence_number of Wireshark 4.0
 // (epan/dissectors/packet-tcp.c), statement for statement, on absolute
 // sequence numbers and the unscaled window, as Wireshark calls it.
@@ -452,13 +456,13 @@ func wiresharkSequence(c *Conn, fwd, rev *Dir, s *Segment, fr *Frame) Flag {
 	}
 	// DUPLICATE ACK
 	if seglen == 0 && window != 0 && window == fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck && flags&(SYN|FIN|RST) == 0 {
-		if fwd.dupAckNum == -1 {
+		if fwd.dupAckNum == dupAckUnseen {
 			fwd.dupAckNum = 1
 		} else {
 			fwd.dupAckNum++
 		}
 		fl |= FlagDuplicateAck
-		fr.DupAckNum = fwd.dupAckNum
+		fr.DupAckNum = int(fwd.dupAckNum)
 		fr.DupAckOf = fwd.lastNonDupAck
 	}
 
@@ -476,7 +480,7 @@ finishedFwd:
 			if rev.dupAckNum == 0 {
 				fl |= FlagAckLostSegment
 			}
-			rev.dupAckNum = -1
+			rev.dupAckNum = dupAckUnseen
 		}
 	}
 
@@ -495,7 +499,12 @@ finishedFwd:
 			goto finishedRetrans
 		}
 		// Fast retransmission: >= 2 duplicate ACKs in the other direction
-		// for this sequence number, the last within 20 ms.
+		// for this sequence number, the last within 20 ms. After an "ACKed
+		// unseen segment" the other direction's counter holds
+		// dupAckUnseen, which passes this test too: Wireshark 4.0 flags
+		// the retransmissions that follow one (zeek's tcp/reassembly.pcap,
+		// frames 8, 10 and 12) as fast, and so does latlab, to agree with
+		// it frame by frame.
 		if seqNotAdvanced && rev.dupAckNum >= 2 && rev.lastAck == seq && uint64(now-rev.lastAckTime) < 20_000_000 {
 			fl |= FlagFastRetransmission
 			goto finishedRetrans

@@ -77,9 +77,13 @@ type flow struct {
 	window          uint32
 	winScale        int
 	isFirstAck      bool
-	dupAckNum       int
-	lastNonDupAck   int
-	lastSegFlags    Flag
+	// dupAckNum is unsigned, as Wireshark's (guint32 dupacknum): its
+	// "ACKed unseen segment" branch stores -1 (dupAckUnseen), which the
+	// fast-retransmission test (>= 2) then reads as a large count. See
+	// wiresharkSequence.
+	dupAckNum     uint32
+	lastNonDupAck int
+	lastSegFlags  Flag
 
 	// The end of the connection: the sequence number after this side's
 	// FIN, and whether the other side has acknowledged it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,5 +149,27 @@ func TestFixturesMatchTshark(t *testing.T) {
 		if d := compareWithTshark(t, f); len(d) > 0 {
 			t.Errorf("%s: %d frames differ from tshark:\n%s", f, len(d), strings.Join(d, "\n"))
 		}
+	}
+}
+
+// Hand-written conversations for the corner cases of Wireshark's
+// algorithm, written to a capture and compared with tshark.
+func TestGeneratedMatchTshark(t *testing.T) {
+	cases := []struct {
+		name string
+		segs []seg
+	}{
+		{"acked_unseen", ackedUnseenConversation()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".pcap")
+			if err := os.WriteFile(path, writeSegs(t, c.segs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if d := compareWithTshark(t, path); len(d) > 0 {
+				t.Errorf("%d frames differ from tshark:\n%s", len(d), strings.Join(d, "\n"))
+			}
+		})
 	}
 }

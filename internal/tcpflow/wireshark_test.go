@@ -1,0 +1,75 @@
+package tcpflow
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/capture"
+)
+
+// analyseSegs runs a hand-written conversation through the analysis and
+// returns each frame's result by frame number.
+func analyseSegs(t *testing.T, segs []seg) map[int]Frame {
+	t.Helper()
+	frames := map[int]Frame{}
+	a := NewAnalyzer()
+	a.OnFrame = func(fr *Frame) { f := *fr; f.Seg, f.Opts = nil, nil; frames[fr.Seg.Frame] = f }
+	var s Segment
+	if _, err := capture.Scan(bytes.NewReader(writeSegs(t, segs)), capture.ScanOptions{Dedup: capture.DedupOff}, func(rec *capture.Record, p *capture.Packet) {
+		if FromCapture(rec, p, &s) {
+			a.Add(&s)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.Finish()
+	return frames
+}
+
+// ackedUnseenConversation is the pattern of zeek's tcp/reassembly.pcap
+// (frames 6 to 12): the server has sent its FIN; the client's data is
+// acknowledged beyond what the capture saw of it, and the server
+// retransmits its FIN with each ACK, within 20 ms of the client's last
+// segment.
+func ackedUnseenConversation() []seg {
+	const c, s = 1000, 5000
+	ms := time.Millisecond
+	return []seg{
+		{0, 40000, true, c, 0, SYN, 0, nil},
+		{10 * ms, 40000, false, s, c + 1, SYN | ACK, 0, nil},
+		{20 * ms, 40000, true, c + 1, s + 1, ACK, 0, nil},
+		{21 * ms, 40000, true, c + 1, s + 1, ACK | PSH, 100, nil},
+		{22 * ms, 40000, false, s + 1, c + 101, ACK, 0, nil},
+		{23 * ms, 40000, false, s + 1, c + 101, FIN | ACK, 0, nil},
+		{30 * ms, 40000, true, c + 101, s + 1, ACK, 100, nil},
+		{31 * ms, 40000, false, s + 1, c + 301, FIN | ACK, 0, nil}, // 8: ACKs 100 bytes not captured
+		{40 * ms, 40000, true, c + 301, s + 1, ACK, 100, nil},      // 9: previous segment not captured
+		{41 * ms, 40000, false, s + 1, c + 401, FIN | ACK, 0, nil}, // 10
+		{50 * ms, 40000, true, c + 401, s + 1, ACK, 100, nil},
+		{51 * ms, 40000, false, s + 1, c + 501, FIN | ACK, 0, nil}, // 12
+		{80 * ms, 40000, false, s + 1, c + 501, FIN | ACK, 0, nil}, // 13: 30 ms later
+	}
+}
+
+// Wireshark 4.0 keeps the duplicate-ACK counter unsigned: the "ACKed
+// unseen segment" branch sets it to -1, which wraps, so the next
+// retransmission in the other direction counts as fast (>= 2 duplicate
+// ACKs) as long as it comes within 20 ms. tshark 4.0.17 flags frames 8, 10
+// and 12 of this conversation (and of zeek's tcp/reassembly.pcap) so.
+func TestFastRetransmissionAfterAckedUnseen(t *testing.T) {
+	fr := analyseSegs(t, ackedUnseenConversation())
+	want := map[int]Flag{
+		8:  FlagFastRetransmission | FlagAckLostSegment,
+		9:  FlagLostSegment,
+		10: FlagFastRetransmission | FlagAckLostSegment,
+		11: 0,
+		12: FlagFastRetransmission,
+		13: FlagRetransmission, // too late for a fast one
+	}
+	for n, w := range want {
+		if got := fr[n].Flags; got != w {
+			t.Errorf("frame %d: flags [%v], want [%v]", n, got, w)
+		}
+	}
+}
