@@ -105,8 +105,9 @@ type Frame struct {
 // is longer, so that the segments that typically trail the end (the ACK or
 // D-SACK of a retransmission, data in flight when the RST came, a FIN
 // retransmitted after a timeout) still count. All that is kept of it
-// afterwards is Wireshark's flow state (a closedConn of some 300 bytes): a
-// later segment still gets Wireshark's flags and stream number. Memory thus
+// afterwards is Wireshark's flow state (a closedConn of some 300 bytes,
+// plus 4 bytes per segment still unacknowledged, usually none): a later
+// segment still gets Wireshark's flags and stream number. Memory thus
 // grows with the connections open at once (each holding what it has in
 // flight) plus a little per closed connection.
 type Analyzer struct {
@@ -161,6 +162,9 @@ func (t *closedConn) revive() *Conn {
 
 func (t *closedConn) store(c *Conn) {
 	t.flow = [2]flow{c.dir[0].flow, c.dir[1].flow}
+	for i := range t.flow {
+		t.flow[i].unacked = t.flow[i].unacked.clip()
+	}
 	t.tsMruSyn, t.tsFirstRTT = c.tsMruSyn, c.tsFirstRTT
 }
 
@@ -531,9 +535,14 @@ finishedFwd:
 		}
 	}
 finishedRetrans:
+	// A SYN or FIN counts for the next expected sequence number only when
+	// the segment is remembered, under maxUnacked.
 	nextseq := seq + seglen
-	if flags&(SYN|FIN) != 0 && (seglen > 0 || flags&(SYN|FIN) != 0) {
-		nextseq++
+	if (seglen > 0 || flags&(SYN|FIN) != 0) && fwd.unacked.len() < maxUnacked {
+		if flags&(SYN|FIN) != 0 {
+			nextseq++
+		}
+		fwd.unacked.add(nextseq)
 	}
 	if seqGT(nextseq, fwd.nextSeq) || fwd.nextSeq == 0 {
 		if !zwp {
@@ -550,5 +559,6 @@ finishedRetrans:
 	fwd.lastAck = ack
 	fwd.lastAckTime = now
 	fwd.lastSegFlags = fl
+	rev.unacked.ack(ack)
 	return fl
 }

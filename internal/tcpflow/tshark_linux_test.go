@@ -160,6 +160,8 @@ func TestGeneratedMatchTshark(t *testing.T) {
 		segs []seg
 	}{
 		{"acked_unseen", ackedUnseenConversation()},
+		{"unacked_9999", unackedConversation(9_999)},
+		{"unacked_10000", unackedConversation(10_000)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -73,3 +73,48 @@ func TestFastRetransmissionAfterAckedUnseen(t *testing.T) {
 		}
 	}
 }
+
+// unackedConversation: after the handshake the client sends n segments
+// of 10 bytes and its FIN without an ACK from the server, which then
+// acknowledges everything, FIN included.
+func unackedConversation(n int) []seg {
+	const c, s = 1000, 5000
+	us := time.Microsecond
+	segs := []seg{
+		{0, 40000, true, c, 0, SYN, 0, nil},
+		{10 * us, 40000, false, s, c + 1, SYN | ACK, 0, nil},
+		{20 * us, 40000, true, c + 1, s + 1, ACK, 0, nil},
+	}
+	seq := uint32(c + 1)
+	at := 30 * us
+	for range n {
+		segs = append(segs, seg{at, 40000, true, seq, s + 1, ACK, 10, nil})
+		seq += 10
+		at += us
+	}
+	return append(segs,
+		seg{at, 40000, true, seq, s + 1, FIN | ACK, 0, nil},
+		seg{at + 10*us, 40000, false, s + 1, seq + 1, ACK, 0, nil})
+}
+
+// Wireshark 4.0 remembers at most 10,000 unacknowledged segments per
+// direction (TCP_MAX_UNACKED_SEGMENTS), and counts a SYN or FIN's
+// sequence number only for a segment it remembers: with 10,000 segments
+// unacknowledged, the FIN is not counted and the ACK of it is "ACKed
+// unseen segment"; with 9,999 it is not.
+func TestUnackedSegmentLimit(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want Flag
+	}{
+		{9_999, 0},
+		{10_000, FlagAckLostSegment},
+		{10_001, FlagAckLostSegment},
+	} {
+		segs := unackedConversation(c.n)
+		fr := analyseSegs(t, segs)
+		if got := fr[len(segs)].Flags; got != c.want {
+			t.Errorf("%d unacknowledged segments: final ACK flags [%v], want [%v]", c.n, got, c.want)
+		}
+	}
+}
