@@ -160,17 +160,19 @@ func TestFixturesMatchTshark(t *testing.T) {
 // algorithm, written to a capture and compared with tshark.
 func TestGeneratedMatchTshark(t *testing.T) {
 	cases := []struct {
-		name string
-		segs []seg
+		name    string
+		segs    []seg
+		windows map[int]uint16
 	}{
-		{"acked_unseen", ackedUnseenConversation()},
-		{"unacked_9999", unackedConversation(9_999)},
-		{"unacked_10000", unackedConversation(10_000)},
+		{"acked_unseen", ackedUnseenConversation(), nil},
+		{"unacked_9999", unackedConversation(9_999), nil},
+		{"unacked_10000", unackedConversation(10_000), nil},
+		{"zero_window", zeroWindowConversation(), zeroWindowWindows},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), c.name+".pcap")
-			if err := os.WriteFile(path, writeSegs(t, c.segs), 0o644); err != nil {
+			if err := os.WriteFile(path, writeSegsWindows(t, c.segs, c.windows), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if d := compareWithTshark(t, path); len(d) > 0 {

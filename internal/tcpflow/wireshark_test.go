@@ -12,11 +12,16 @@ import (
 // returns each frame's result by frame number.
 func analyseSegs(t *testing.T, segs []seg) map[int]Frame {
 	t.Helper()
+	return analyseSegsWindows(t, segs, nil)
+}
+
+func analyseSegsWindows(t *testing.T, segs []seg, windows map[int]uint16) map[int]Frame {
+	t.Helper()
 	frames := map[int]Frame{}
 	a := NewAnalyzer()
 	a.OnFrame = func(fr *Frame) { f := *fr; f.Seg, f.Opts = nil, nil; frames[fr.Seg.Frame] = f }
 	var s Segment
-	if _, err := capture.Scan(bytes.NewReader(writeSegs(t, segs)), capture.ScanOptions{Dedup: capture.DedupOff}, func(rec *capture.Record, p *capture.Packet) {
+	if _, err := capture.Scan(bytes.NewReader(writeSegsWindows(t, segs, windows)), capture.ScanOptions{Dedup: capture.DedupOff}, func(rec *capture.Record, p *capture.Packet) {
 		if FromCapture(rec, p, &s) {
 			a.Add(&s)
 		}
@@ -115,6 +120,48 @@ func TestUnackedSegmentLimit(t *testing.T) {
 		fr := analyseSegs(t, segs)
 		if got := fr[len(segs)].Flags; got != c.want {
 			t.Errorf("%d unacknowledged segments: final ACK flags [%v], want [%v]", c.n, got, c.want)
+		}
+	}
+}
+
+// zeroWindowConversation: the client's window closes, the server probes
+// it with one byte, the client acknowledges the probe with the window
+// still zero, then opens it. The windows (by segment index) are in
+// zeroWindowWindows.
+func zeroWindowConversation() []seg {
+	const c, s = 1000, 5000
+	ms := time.Millisecond
+	return []seg{
+		{0, 40000, true, c, 0, SYN, 0, nil},
+		{10 * ms, 40000, false, s, c + 1, SYN | ACK, 0, nil},
+		{20 * ms, 40000, true, c + 1, s + 1, ACK, 0, nil},
+		{21 * ms, 40000, false, s + 1, c + 1, ACK | PSH, 100, nil},
+		{30 * ms, 40000, true, c + 1, s + 101, ACK, 0, nil},   // 5: zero window
+		{230 * ms, 40000, false, s + 101, c + 1, ACK, 1, nil}, // 6: probe
+		{240 * ms, 40000, true, c + 1, s + 101, ACK, 0, nil},  // 7: probe ACK, still zero
+		{300 * ms, 40000, true, c + 1, s + 101, ACK, 0, nil},  // 8: window update
+		{310 * ms, 40000, false, s + 101, c + 1, ACK | PSH, 100, nil},
+		{320 * ms, 40000, true, c + 1, s + 201, ACK, 0, nil},
+	}
+}
+
+var zeroWindowWindows = map[int]uint16{4: 0, 6: 0}
+
+// The conversation has the flags it is meant to show (tshark agrees:
+// TestGeneratedMatchTshark).
+func TestZeroWindowFlags(t *testing.T) {
+	fr := analyseSegsWindows(t, zeroWindowConversation(), zeroWindowWindows)
+	want := map[int]Flag{
+		5:  FlagZeroWindow,
+		6:  FlagZeroWindowProbe,
+		7:  FlagZeroWindow | FlagZeroWindowProbeAck,
+		8:  FlagWindowUpdate,
+		9:  0,
+		10: 0,
+	}
+	for n, w := range want {
+		if got := fr[n].Flags; got != w {
+			t.Errorf("frame %d: flags [%v], want [%v]", n, got, w)
 		}
 	}
 }
