@@ -23,8 +23,9 @@
 //
 //	go run ./scripts/verify-pcap-corpus [-j 2] [-v] DIR|FILE|URL[#SUBDIR]...
 //
-// It exits 1 when a frame disagrees for a reason of class tcpflow, or a
-// file tshark reads is one latlab refuses, so that it can gate a release.
+// It exits 1 when a frame disagrees for a reason of class tcpflow, or
+// latlab refuses a file tshark reads or stops reading it earlier, so that
+// it can gate a release.
 package main
 
 import (
@@ -62,7 +63,16 @@ type allowed struct {
 	match func(f *fileResult, n int) bool
 }
 
+// exitCode is set by run; main exits with it once run's deferred
+// clean-up is done.
+var exitCode int
+
 func main() {
+	run()
+	os.Exit(exitCode)
+}
+
+func run() {
 	jobs := flag.Int("j", 2, "files compared at once")
 	latlab := flag.String("latlab", "", "latlab binary (default: build ./cmd/latlab)")
 	tshark := flag.String("tshark", "tshark", "tshark binary")
@@ -84,6 +94,7 @@ func main() {
 	}
 	if *latlab == "" {
 		*latlab = buildLatlab()
+		defer os.RemoveAll(filepath.Dir(*latlab))
 	}
 	var files []string
 	for _, arg := range flag.Args() {
@@ -118,7 +129,7 @@ func main() {
 	close(next)
 	wg.Wait()
 	if report(os.Stdout, results, *verbose, *examples) {
-		os.Exit(1)
+		exitCode = 1
 	}
 }
 
@@ -249,6 +260,7 @@ type tsharkFrame struct {
 type latlabFrame struct {
 	decoded  bool // an analysable TCP segment
 	fragment bool
+	l4Bad    bool // TCP header cut short or malformed
 	len      int
 	stream   int
 }
@@ -418,7 +430,7 @@ func (r *fileResult) runLatlab(bin string) (map[int]frameView, bool) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		r.latlabErr = strings.TrimSpace(stderr.String())
+		r.latlabErr = strings.TrimPrefix(strings.TrimSpace(stderr.String()), "latlab: ")
 		var doc struct {
 			Data struct {
 				Capture struct {
@@ -514,7 +526,7 @@ func decodeFrames(path string, opt capture.ScanOptions) (m map[int]latlabFrame, 
 	}
 	var seg tcpflow.Segment
 	st, err := capture.Scan(f, opt, func(rec *capture.Record, p *capture.Packet) {
-		l := latlabFrame{fragment: p.Fragment, stream: -1}
+		l := latlabFrame{fragment: p.Fragment, l4Bad: p.L4Cut || p.L4Malformed, stream: -1}
 		if tcpflow.FromCapture(rec, p, &seg) {
 			l.decoded, l.len = true, seg.Len
 			m[rec.Frame] = l
@@ -541,6 +553,10 @@ func (r *fileResult) issue(n int) string {
 		return "capture: IP fragment not reassembled"
 	case !off.decoded && r.readStop > 0 && n > r.readStop:
 		return "capture: read stopped before this frame"
+	case !off.decoded && (strings.Contains(t.protocols, ":icmp:") || strings.Contains(t.protocols, ":icmpv6:")):
+		return "TCP header quoted in an ICMP error (neither tool analyses it)"
+	case !off.decoded && off.l4Bad:
+		return "TCP header cut short or malformed (neither tool analyses it)"
 	case !off.decoded:
 		return "capture: not decoded (" + protoChain(t.protocols) + ")"
 	case okOff && (!okDef || !def.decoded):
@@ -656,7 +672,9 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 			continue
 		case r.latlabErr != "":
 			partial++
-			stopped = append(stopped, r.latlabErr)
+			if r.tsharkNote == "" {
+				stopped = append(stopped, r.latlabErr)
+			}
 		default:
 			whole++
 		}
@@ -682,7 +700,7 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 		fmt.Fprintf(w, "  refused: %s\n", s)
 	}
 	for _, s := range stopped {
-		fmt.Fprintf(w, "  stopped: %s\n", s)
+		fmt.Fprintf(w, "  stopped early where tshark did not: %s\n", s)
 	}
 	nUndecoded := 0
 	for _, c := range undecoded {
@@ -696,7 +714,7 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 	}
 	fmt.Fprintln(w)
 	printClasses(w, "frames not analysed by latlab, no flags from tshark either, by reason:", undecoded)
-	fail := len(refused) > 0
+	fail := len(refused) > 0 || len(stopped) > 0
 	for k := range classes {
 		if strings.HasPrefix(k, "tcpflow:") {
 			fail = true
