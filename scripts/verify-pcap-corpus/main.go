@@ -694,8 +694,8 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 			add(classes, d.class, r.path, 1, fmt.Sprintf("%s frame %d: latlab %v, tshark %v", r.path, d.frame, d.latlab, d.tshark))
 		}
 	}
-	fmt.Fprintf(w, "\nfiles: %d candidates, %d read by tshark; latlab read %d whole, %d up to a bad record, refused %d\n",
-		len(results), tsReads, whole, partial, len(refused))
+	fmt.Fprintf(w, "\nfiles: %d candidates, %d read by tshark\n", len(results), tsReads)
+	fmt.Fprintf(w, "latlab: %d read whole, %d up to a bad record, %d refused\n", whole, partial, len(refused))
 	for _, s := range refused {
 		fmt.Fprintf(w, "  refused: %s\n", s)
 	}
@@ -706,25 +706,29 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 	for _, c := range undecoded {
 		nUndecoded += c.frames
 	}
-	fmt.Fprintf(w, "TCP frames (tshark) in the files both read: %d; latlab analysed %d with the same flags,\n"+
-		"%d with others; %d more without flags from tshark were not analysed by latlab",
-		frames, agree, frames-agree-nUndecoded, nUndecoded)
+	fmt.Fprintf(w, "TCP frames (tshark) in the files both read: %d\n", frames)
+	fmt.Fprintf(w, "  %7d with the same flags in latlab\n", agree)
+	fmt.Fprintf(w, "  %7d with other flags (classes below)\n", frames-agree-nUndecoded)
+	fmt.Fprintf(w, "  %7d without flags in tshark, not analysed by latlab\n", nUndecoded)
 	if refusedFrames > 0 {
-		fmt.Fprintf(w, "; %d more in the files latlab refused", refusedFrames)
+		fmt.Fprintf(w, "  %7d more in the files latlab refused\n", refusedFrames)
 	}
-	fmt.Fprintln(w)
-	printClasses(w, "frames not analysed by latlab, no flags from tshark either, by reason:", undecoded)
-	fail := len(refused) > 0 || len(stopped) > 0
-	for k := range classes {
-		if strings.HasPrefix(k, "tcpflow:") {
-			fail = true
+	printClasses(w, "not analysed by latlab, no flags in tshark, by reason:", undecoded)
+	printClasses(w, "frames with other flags, by class:", classes)
+	nTCP, nAllowed := 0, 0
+	for k, c := range classes {
+		switch {
+		case strings.HasPrefix(k, "tcpflow:"):
+			nTCP += c.frames
+		case strings.HasPrefix(k, "allowed:"):
+			nAllowed += c.frames
 		}
 	}
-	printClasses(w, "frames with other flags, by class:", classes)
+	fmt.Fprintf(w, "differences in the TCP analysis: %d; allowed: %d\n", nTCP, nAllowed)
 	for _, a := range allowList {
 		fmt.Fprintf(w, "allowed %q: %s\n", a.name, a.reason)
 	}
-	return fail
+	return nTCP > 0 || len(refused) > 0 || len(stopped) > 0
 }
 
 type class struct {
