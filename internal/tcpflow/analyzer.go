@@ -105,8 +105,9 @@ type Frame struct {
 // is longer, so that the segments that typically trail the end (the ACK or
 // D-SACK of a retransmission, data in flight when the RST came, a FIN
 // retransmitted after a timeout) still count. All that is kept of it
-// afterwards is Wireshark's flow state (a closedConn of some 300 bytes): a
-// later segment still gets Wireshark's flags and stream number. Memory thus
+// afterwards is Wireshark's flow state (a closedConn of some 300 bytes,
+// plus 4 bytes per segment still unacknowledged, usually none): a later
+// segment still gets Wireshark's flags and stream number. Memory thus
 // grows with the connections open at once (each holding what it has in
 // flight) plus a little per closed connection.
 type Analyzer struct {
@@ -161,6 +162,9 @@ func (t *closedConn) revive() *Conn {
 
 func (t *closedConn) store(c *Conn) {
 	t.flow = [2]flow{c.dir[0].flow, c.dir[1].flow}
+	for i := range t.flow {
+		t.flow[i].unacked = t.flow[i].unacked.clip()
+	}
 	t.tsMruSyn, t.tsFirstRTT = c.tsMruSyn, c.tsFirstRTT
 }
 
@@ -397,6 +401,10 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 }
 
+// dupAckUnseen is the -1 that Wireshark's "ACKed unseen segment" branch
+// stores in its unsigned duplicate-ACK counter: 2^32-1 once stored.
+const dupAckUnseen = ^uint32(0)
+
 // wiresharkSequence is tcp_analyze_sequence_number of Wireshark 4.0
 // (epan/dissectors/packet-tcp.c), statement for statement, on absolute
 // sequence numbers and the unscaled window, as Wireshark calls it.
@@ -452,13 +460,13 @@ func wiresharkSequence(c *Conn, fwd, rev *Dir, s *Segment, fr *Frame) Flag {
 	}
 	// DUPLICATE ACK
 	if seglen == 0 && window != 0 && window == fwd.window && seq == fwd.nextSeq && ack == fwd.lastAck && flags&(SYN|FIN|RST) == 0 {
-		if fwd.dupAckNum == -1 {
+		if fwd.dupAckNum == dupAckUnseen {
 			fwd.dupAckNum = 1
 		} else {
 			fwd.dupAckNum++
 		}
 		fl |= FlagDuplicateAck
-		fr.DupAckNum = fwd.dupAckNum
+		fr.DupAckNum = int(fwd.dupAckNum)
 		fr.DupAckOf = fwd.lastNonDupAck
 	}
 
@@ -476,7 +484,7 @@ finishedFwd:
 			if rev.dupAckNum == 0 {
 				fl |= FlagAckLostSegment
 			}
-			rev.dupAckNum = -1
+			rev.dupAckNum = dupAckUnseen
 		}
 	}
 
@@ -495,7 +503,12 @@ finishedFwd:
 			goto finishedRetrans
 		}
 		// Fast retransmission: >= 2 duplicate ACKs in the other direction
-		// for this sequence number, the last within 20 ms.
+		// for this sequence number, the last within 20 ms. After an "ACKed
+		// unseen segment" the other direction's counter holds
+		// dupAckUnseen, which passes this test too: Wireshark 4.0 flags
+		// the retransmissions that follow one (zeek's tcp/reassembly.pcap,
+		// frames 8, 10 and 12) as fast, and so does latlab, to agree with
+		// it frame by frame.
 		if seqNotAdvanced && rev.dupAckNum >= 2 && rev.lastAck == seq && uint64(now-rev.lastAckTime) < 20_000_000 {
 			fl |= FlagFastRetransmission
 			goto finishedRetrans
@@ -522,9 +535,14 @@ finishedFwd:
 		}
 	}
 finishedRetrans:
+	// A SYN or FIN counts for the next expected sequence number only when
+	// the segment is remembered, under maxUnacked.
 	nextseq := seq + seglen
-	if flags&(SYN|FIN) != 0 && (seglen > 0 || flags&(SYN|FIN) != 0) {
-		nextseq++
+	if (seglen > 0 || flags&(SYN|FIN) != 0) && fwd.unacked.len() < maxUnacked {
+		if flags&(SYN|FIN) != 0 {
+			nextseq++
+		}
+		fwd.unacked.add(nextseq)
 	}
 	if seqGT(nextseq, fwd.nextSeq) || fwd.nextSeq == 0 {
 		if !zwp {
@@ -541,5 +559,6 @@ finishedRetrans:
 	fwd.lastAck = ack
 	fwd.lastAckTime = now
 	fwd.lastSegFlags = fl
+	rev.unacked.ack(ack)
 	return fl
 }

@@ -28,8 +28,16 @@ type seg struct {
 
 var t0 = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 
-// writeSegs writes the conversation as a raw-IP pcap with ns timestamps.
+// writeSegs writes the conversation as a raw-IP pcap with ns timestamps;
+// every segment advertises a window of 1000.
 func writeSegs(t *testing.T, segs []seg) []byte {
+	t.Helper()
+	return writeSegsWindows(t, segs, nil)
+}
+
+// writeSegsWindows is writeSegs with the window of segment i (0-based)
+// taken from windows[i] when present.
+func writeSegsWindows(t *testing.T, segs []seg, windows map[int]uint16) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	w := pcapgo.NewWriterNanos(&b)
@@ -37,9 +45,13 @@ func writeSegs(t *testing.T, segs []seg) []byte {
 		t.Fatal(err)
 	}
 	cli, srv := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-	for _, s := range segs {
+	for i, s := range segs {
+		win, ok := windows[i]
+		if !ok {
+			win = 1000
+		}
 		ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: srv.AsSlice(), DstIP: cli.AsSlice()}
-		tcp := &layers.TCP{SrcPort: 80, DstPort: layers.TCPPort(s.port), Seq: s.seq, Ack: s.ack, Window: 1000,
+		tcp := &layers.TCP{SrcPort: 80, DstPort: layers.TCPPort(s.port), Seq: s.seq, Ack: s.ack, Window: win,
 			FIN: s.flags&FIN != 0, SYN: s.flags&SYN != 0, RST: s.flags&RST != 0, PSH: s.flags&PSH != 0, ACK: s.flags&ACK != 0}
 		if s.toServer {
 			ip.SrcIP, ip.DstIP = ip.DstIP, ip.SrcIP

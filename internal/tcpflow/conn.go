@@ -77,15 +77,97 @@ type flow struct {
 	window          uint32
 	winScale        int
 	isFirstAck      bool
-	dupAckNum       int
-	lastNonDupAck   int
-	lastSegFlags    Flag
+	// dupAckNum is unsigned, as Wireshark's (guint32 dupacknum): its
+	// "ACKed unseen segment" branch stores -1 (dupAckUnseen), which the
+	// fast-retransmission test (>= 2) then reads as a large count. See
+	// wiresharkSequence.
+	dupAckNum     uint32
+	lastNonDupAck int
+	lastSegFlags  Flag
+	unacked       unackedList
 
 	// The end of the connection: the sequence number after this side's
 	// FIN, and whether the other side has acknowledged it.
 	finEnd   uint32
 	finSent  bool
 	finAcked bool
+}
+
+// maxUnacked is Wireshark's TCP_MAX_UNACKED_SEGMENTS: the most segments
+// of one direction it remembers until they are acknowledged. A segment
+// sent while that many are remembered is not added, and then its SYN or
+// FIN does not advance the next expected sequence number (see
+// wiresharkSequence): the ACK of such a FIN is "ACKed unseen segment".
+const maxUnacked = 10_000
+
+// unackedList is Wireshark's list of a direction's unacknowledged segments
+// (tcp_analyze_seq_flow_info_t.segments). Only its length decides a flag,
+// and an ACK removes the segments that end at or below it, so only their
+// ends are kept, in the order sent.
+type unackedList struct {
+	ends []uint32 // ends[head:] are live
+	head int
+	// ordered: each live end is above the one before it and the span is
+	// under 2^30, so an ACK near them removes a prefix.
+	ordered bool
+}
+
+func (l *unackedList) len() int { return len(l.ends) - l.head }
+
+func (l *unackedList) add(end uint32) {
+	switch n := l.len(); {
+	case n == 0:
+		l.ordered = true
+	case l.ordered:
+		l.ordered = seqGT(end, l.ends[len(l.ends)-1]) && end-l.ends[l.head] < 1<<30
+	}
+	l.ends = append(l.ends, end)
+}
+
+// ack removes the segments that ack covers: those whose end is not beyond
+// it in sequence space, as Wireshark's loop over the list decides, for any
+// ack (a SYN's zero included).
+func (l *unackedList) ack(ack uint32) {
+	n := l.len()
+	if n == 0 {
+		return
+	}
+	first, last := l.ends[l.head], l.ends[len(l.ends)-1]
+	if l.ordered && int32(ack-first) > -(1<<30) && int32(ack-last) < 1<<30 {
+		// ack is within 2^30 of every end, so end-ack has its true sign
+		// and grows with end: the covered ends are a prefix.
+		for l.head < len(l.ends) && seqLE(l.ends[l.head], ack) {
+			l.head++
+		}
+		if l.head == len(l.ends) {
+			l.ends, l.head = l.ends[:0], 0
+		} else if l.head > 1024 && l.head > len(l.ends)/2 {
+			l.ends = append(l.ends[:0], l.ends[l.head:]...)
+			l.head = 0
+		}
+		return
+	}
+	kept := l.ends[:0]
+	for _, e := range l.ends[l.head:] {
+		if seqGT(e, ack) {
+			kept = append(kept, e)
+		}
+	}
+	l.ends, l.head = kept, 0
+	l.ordered = true
+	for i := 1; i < len(kept) && l.ordered; i++ {
+		l.ordered = seqGT(kept[i], kept[i-1]) && kept[i]-kept[0] < 1<<30
+	}
+}
+
+// clip returns the list holding only its live ends, in as little memory.
+func (l unackedList) clip() unackedList {
+	if l.len() == 0 {
+		return unackedList{}
+	}
+	l.ends = append([]uint32(nil), l.ends[l.head:]...)
+	l.head = 0
+	return l
 }
 
 type recentSeg struct {

@@ -150,7 +150,7 @@ func FuzzParseOptions(f *testing.F) {
 // FuzzAnalyze runs captures through the reader and the TCP analysis: no
 // input may panic.
 func FuzzAnalyze(f *testing.F) {
-	for _, name := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap"} {
+	for _, name := range []string{"testdata/ssh.pcap", "testdata/accecn_handshake.pcap", "testdata/corpus/zeek/tcp/reassembly.pcap", "testdata/corpus/zeek/ldap/gap-data-missing.pcapng"} {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)
 		}
