@@ -75,15 +75,8 @@ Run without arguments for a quick check-up of this machine.`,
 	for _, c := range cs {
 		root.AddCommand(c)
 	}
-	setFlagErrors(root)
+	finish(root, io)
 	return root
-}
-
-func setFlagErrors(c *cobra.Command) {
-	c.SetFlagErrorFunc(flagError)
-	for _, s := range c.Commands() {
-		setFlagErrors(s)
-	}
 }
 
 // Main runs latlab with args and returns the process exit code:
@@ -122,7 +115,6 @@ func Run(ctx context.Context, args []string, io *IO) int {
 
 // ExitCode maps an error to latlab's exit codes.
 func ExitCode(err error) int {
-	var ue *UsageError
 	var ee *ExpectationError
 	var xe *ExitStatusError
 	switch {
@@ -132,7 +124,7 @@ func ExitCode(err error) int {
 		return xe.Code
 	case errors.As(err, &ee):
 		return 1
-	case errors.As(err, &ue), isCobraUsage(err):
+	case isUsage(err):
 		return 2
 	}
 	return 3
