@@ -9,8 +9,8 @@ import (
 
 // finish applies latlab's conventions to every command once the tree is
 // built, so that no command file has to: typed usage errors for flags,
-// arguments and required flags, and the sentences that say what is
-// missing.
+// arguments and required flags, the sentences that say what is missing,
+// and --force before an output file is replaced.
 func finish(root *cobra.Command, io *IO) {
 	root.InitDefaultCompletionCmd()
 	walk(root, func(c *cobra.Command) {
@@ -23,6 +23,7 @@ func finish(root *cobra.Command, io *IO) {
 		wrapArgs(c)
 		if c.Runnable() {
 			checkRequiredFlags(c)
+			guardOutputs(c)
 		}
 	})
 }
