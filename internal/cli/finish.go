@@ -10,9 +10,10 @@ import (
 // finish applies latlab's conventions to every command once the tree is
 // built, so that no command file has to: typed usage errors for flags,
 // arguments and required flags, the sentences that say what is missing,
-// and --force before an output file is replaced.
+// --force before an output file is replaced, help that fits 80 columns.
 func finish(root *cobra.Command, io *IO) {
 	root.InitDefaultCompletionCmd()
+	setHelp(root)
 	walk(root, func(c *cobra.Command) {
 		c.SetFlagErrorFunc(flagError)
 		if c.HasSubCommands() {

@@ -66,7 +66,6 @@ Run without arguments for a quick check-up of this machine.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(flagError)
-	root.CompletionOptions.HiddenDefaultCmd = true
 	cs := make([]*cobra.Command, 0, len(commands))
 	for _, f := range commands {
 		cs = append(cs, f(io))
