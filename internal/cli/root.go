@@ -84,7 +84,7 @@ Run without arguments for a quick check-up of this machine.`,
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	io := &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
+	io := &IO{In: stdin, Out: withWidth(stdout), Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
 	if len(args) == 0 && startedByExplorer() {
 		if err := doubleClick(ctx, io, doubleClickDefaults()); err != nil {
 			return ExitCode(err)
