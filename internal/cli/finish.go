@@ -10,7 +10,8 @@ import (
 // finish applies latlab's conventions to every command once the tree is
 // built, so that no command file has to: typed usage errors for flags,
 // arguments and required flags, the sentences that say what is missing,
-// --force before an output file is replaced, help that fits 80 columns.
+// --force before an output file is replaced, help that fits 80 columns,
+// and the completion of flag and argument values.
 func finish(root *cobra.Command, io *IO) {
 	root.InitDefaultCompletionCmd()
 	setHelp(root)
@@ -22,6 +23,7 @@ func finish(root *cobra.Command, io *IO) {
 			}
 		}
 		wrapArgs(c)
+		registerCompletions(c)
 		if c.Runnable() {
 			checkRequiredFlags(c)
 			guardOutputs(c)
