@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -38,8 +39,16 @@ func TestReportKeepsExistingFile(t *testing.T) {
 	if code, _, errs := runCLI(t, "sleep", "--samples", "3", "--gap", "0", "-o", "s.json"); code != 2 || !strings.Contains(errs, "s.json exists") {
 		t.Fatalf("sleep -o over a file: exit %d: %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, "sleep", "--samples", "3", "--gap", "0", "-o", os.DevNull); code != 0 {
-		t.Fatalf("sleep -o %s: exit %d: %s", os.DevNull, code, errs)
+	// A device is not a file to keep.
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.String("output", os.DevNull, "")
+	if err := refuseOverwrite(fs.Lookup("output")); err != nil {
+		t.Errorf("-o %s: %v", os.DevNull, err)
+	}
+	if runtime.GOOS == "linux" { // under Wine, os.WriteFile("NUL") fails: Invalid handle
+		if code, _, errs := runCLI(t, "sleep", "--samples", "3", "--gap", "0", "-o", os.DevNull); code != 0 {
+			t.Fatalf("sleep -o %s: exit %d: %s", os.DevNull, code, errs)
+		}
 	}
 }
 
