@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // UsageError is bad input: a flag value, an argument, an unreadable file.
@@ -35,46 +37,117 @@ type ExpectationError struct{ Msg string }
 
 func (e *ExpectationError) Error() string { return e.Msg }
 
-var (
-	reNumFlag = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: strconv\.Parse(Int|Uint|Float|Bool): parsing ".*": (invalid syntax|value out of range)$`)
-	reFlag    = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
-)
+// isUsage reports whether err is bad input. It looks at types only: every
+// way cobra and pflag reject a command line reaches latlab as a
+// UsageError (flags through flagError, arguments through the validators
+// that finish installs, required flags through its pre-run check), and
+// pflag's own error types are accepted in case one arrives unwrapped. The
+// wording of their messages never decides an exit code.
+func isUsage(err error) bool {
+	var (
+		ue *UsageError
+		ne *pflag.NotExistError
+		ve *pflag.ValueRequiredError
+		ie *pflag.InvalidValueError
+		se *pflag.InvalidSyntaxError
+	)
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.As(err, &ve) ||
+		errors.As(err, &ie) || errors.As(err, &se)
+}
 
-// flagError turns pflag's messages into latlab's one-line form.
+// flagError turns pflag's errors into latlab's one-line form, by their
+// type: an unknown flag (with the nearest names), a flag without its value,
+// a value its type rejects (saying what it accepts), bad flag syntax.
 func flagError(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if m := reNumFlag.FindStringSubmatch(msg); m != nil {
-		want := "a whole number"
-		switch {
-		case m[3] == "Float":
-			want = "a number"
-		case m[3] == "Bool":
-			want = "true or false"
-		case m[4] == "value out of range":
-			want = "a whole number in range"
+	var (
+		ne *pflag.NotExistError
+		ve *pflag.ValueRequiredError
+		ie *pflag.InvalidValueError
+	)
+	switch {
+	case c.HasAvailableSubCommands() && len(c.Flags().Args()) > 0 && c.ValidateArgs(c.Flags().Args()) != nil:
+		// "latlab slep --samples 5": the command name is what is wrong,
+		// not the flag that only the intended command has.
+		return unknownCommand(c, c.Flags().Args()[0])
+	case errors.As(err, &ie):
+		return Usagef("invalid value %q for --%s: %s", ie.GetValue(), ie.GetFlag().Name, accepted(errors.Unwrap(ie)))
+	case errors.As(err, &ve):
+		f := ve.GetFlag()
+		return Usagef("--%s needs a value: %s (see '%s --help')", f.Name, f.Usage, c.CommandPath())
+	case errors.As(err, &ne):
+		name := ne.GetSpecifiedName()
+		if sn := ne.GetSpecifiedShortnames(); sn == name {
+			return Usagef("unknown flag -%s (see '%s --help')", name, c.CommandPath())
+		} else if sn != "" {
+			return Usagef("unknown flag -%s in -%s (see '%s --help')", name, ne.GetSpecifiedShortnames(), c.CommandPath())
 		}
-		return Usagef("invalid value %q for %s: want %s", m[1], flagName(m[2]), want)
+		if s := flagSuggestions(c, name); len(s) > 0 {
+			return Usagef("unknown flag --%s; did you mean %s? (see '%s --help')", name, strings.Join(s, " or "), c.CommandPath())
+		}
+		return Usagef("unknown flag --%s (see '%s --help')", name, c.CommandPath())
 	}
-	if m := reFlag.FindStringSubmatch(msg); m != nil {
-		return Usagef("invalid value %q for %s: %s", m[1], flagName(m[2]), m[3])
-	}
-	return Usagef("%s (see '%s --help')", msg, c.CommandPath())
+	return Usagef("%s (see '%s --help')", oneLine(err.Error()), c.CommandPath())
 }
 
-// flagName turns pflag's "-d, --duration" into "--duration".
-func flagName(s string) string {
-	if i := strings.LastIndex(s, ", "); i >= 0 {
-		return s[i+2:]
+// accepted says what a flag's value must be when its Set rejected it:
+// strconv's errors become the kind of number wanted, latlab's own values
+// already say it.
+func accepted(cause error) string {
+	var ne *strconv.NumError
+	if !errors.As(cause, &ne) {
+		if cause == nil {
+			return "not accepted"
+		}
+		return cause.Error()
 	}
-	return s
+	switch {
+	case ne.Func == "ParseBool":
+		return "want true or false"
+	case ne.Func == "ParseFloat":
+		return "want a number"
+	case errors.Is(ne.Err, strconv.ErrRange):
+		return "want a whole number in range"
+	}
+	return "want a whole number"
 }
 
-func isCobraUsage(err error) bool {
-	m := err.Error()
-	return strings.HasPrefix(m, "unknown command") || strings.HasPrefix(m, "unknown flag") ||
-		strings.HasPrefix(m, "unknown shorthand flag") || strings.Contains(m, "accepts ") ||
-		strings.HasPrefix(m, "requires at least") || strings.HasPrefix(m, "flag needs an argument") ||
-		strings.HasPrefix(m, "required flag") || strings.HasPrefix(m, "invalid argument")
+// flagSuggestions are the flags of c whose names are near name: a typo
+// (edit distance up to 2) or a prefix.
+func flagSuggestions(c *cobra.Command, name string) []string {
+	var out []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if levenshtein(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			out = append(out, "--"+f.Name)
+		}
+	})
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // oneLine keeps error output to a single line.

@@ -67,7 +67,6 @@ Run without arguments for a quick check-up of this machine.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(flagError)
-	root.CompletionOptions.HiddenDefaultCmd = true
 	cs := make([]*cobra.Command, 0, len(commands))
 	for _, f := range commands {
 		cs = append(cs, f(io))
@@ -76,15 +75,8 @@ Run without arguments for a quick check-up of this machine.`,
 	for _, c := range cs {
 		root.AddCommand(c)
 	}
-	setFlagErrors(root)
+	finish(root, io)
 	return root
-}
-
-func setFlagErrors(c *cobra.Command) {
-	c.SetFlagErrorFunc(flagError)
-	for _, s := range c.Commands() {
-		setFlagErrors(s)
-	}
 }
 
 // Main runs latlab with args and returns the process exit code:
@@ -93,7 +85,7 @@ func setFlagErrors(c *cobra.Command) {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	io := &IO{In: stdin, Out: stdout, Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
+	io := &IO{In: stdin, Out: withWidth(stdout), Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
 	if len(args) == 0 && startedByExplorer() {
 		if err := doubleClick(ctx, io, doubleClickDefaults()); err != nil {
 			return ExitCode(err)
@@ -123,7 +115,6 @@ func Run(ctx context.Context, args []string, io *IO) int {
 
 // ExitCode maps an error to latlab's exit codes.
 func ExitCode(err error) int {
-	var ue *UsageError
 	var ee *ExpectationError
 	var xe *ExitStatusError
 	switch {
@@ -133,7 +124,7 @@ func ExitCode(err error) int {
 		return xe.Code
 	case errors.As(err, &ee):
 		return 1
-	case errors.As(err, &ue), isCobraUsage(err):
+	case isUsage(err):
 		return 2
 	}
 	return 3

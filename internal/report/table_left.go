@@ -4,5 +4,5 @@ import "io"
 
 // TableLeft writes a simple table with every column left-aligned, for text.
 func TableLeft(w io.Writer, header []string, rows [][]string) {
-	filledTable(w, header, rows).Render()
+	tableSpec{header: header, rows: rows}.write(w)
 }

@@ -72,63 +72,36 @@ func value(s stats.Summary, row string) float64 {
 
 // SummaryTable writes statistics as rows and the columns side by side.
 func SummaryTable(w io.Writer, cols ...Column) {
-	t := newTable(w)
-	hdr := table.Row{""}
+	spec := tableSpec{header: []string{""}, right: []bool{false}}
 	for _, c := range cols {
-		hdr = append(hdr, fmt.Sprintf("%s (%s)", c.Title, c.Unit.Name))
+		spec.header = append(spec.header, fmt.Sprintf("%s (%s)", c.Title, c.Unit.Name))
+		spec.right = append(spec.right, true)
 	}
-	t.AppendHeader(hdr)
 	for _, r := range SummaryRows {
-		row := table.Row{r}
+		row := []string{r}
 		for _, c := range cols {
 			if r == "count" {
-				row = append(row, c.Summary.Count)
+				row = append(row, strconv.FormatInt(c.Summary.Count, 10))
 				continue
 			}
 			row = append(row, c.Unit.Format(value(c.Summary, r)))
 		}
-		t.AppendRow(row)
+		spec.rows = append(spec.rows, row)
 	}
-	aligns := []table.ColumnConfig{}
-	for i := range cols {
-		aligns = append(aligns, table.ColumnConfig{Number: i + 2, Align: text.AlignRight, AlignHeader: text.AlignRight})
-	}
-	t.SetColumnConfigs(aligns)
-	t.Render()
+	spec.write(w)
 }
 
 // Table writes a simple table with right-aligned cells after the first.
 func Table(w io.Writer, header []string, rows [][]string) {
-	t := filledTable(w, header, rows)
-	var cfg []table.ColumnConfig
-	for i := 2; i <= len(header); i++ {
-		cfg = append(cfg, table.ColumnConfig{Number: i, Align: text.AlignRight, AlignHeader: text.AlignRight})
+	right := make([]bool, len(header))
+	for i := 1; i < len(right); i++ {
+		right[i] = true
 	}
-	t.SetColumnConfigs(cfg)
-	t.Render()
+	tableSpec{header: header, rows: rows, right: right}.write(w)
 }
 
-// filledTable is a table with the header and rows added, not yet rendered.
-func filledTable(w io.Writer, header []string, rows [][]string) table.Writer {
-	t := newTable(w)
-	h := table.Row{}
-	for _, s := range header {
-		h = append(h, s)
-	}
-	t.AppendHeader(h)
-	for _, r := range rows {
-		row := table.Row{}
-		for _, s := range r {
-			row = append(row, s)
-		}
-		t.AppendRow(row)
-	}
-	return t
-}
-
-func newTable(w io.Writer) table.Writer {
+func newTable() table.Writer {
 	t := table.NewWriter()
-	t.SetOutputMirror(w)
 	style := table.StyleLight
 	style.Options.DrawBorder = false
 	style.Options.SeparateColumns = false

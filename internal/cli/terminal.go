@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/term"
+
+	"github.com/latlab/latlab/internal/report"
+)
+
+// withWidth gives stdout the width tables fit: the terminal's, or, when
+// stdout is not a terminal, $COLUMNS if set (a pipe or a file otherwise
+// gets tables at their full width, for scripts).
+func withWidth(stdout io.Writer) io.Writer {
+	return report.WithWidth(stdout, outputWidth(stdout, os.Getenv("COLUMNS")))
+}
+
+func outputWidth(w io.Writer, columns string) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}

@@ -1,0 +1,204 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// widthWriter is an output that knows how many columns it has.
+type widthWriter struct {
+	io.Writer
+	cols int
+}
+
+func (w widthWriter) Width() int { return w.cols }
+
+// WithWidth returns w with a width: the tables written to it wrap their
+// text columns, then leave out columns from the right, to fit cols
+// columns. cols <= 0 returns w unchanged (no limit).
+func WithWidth(w io.Writer, cols int) io.Writer {
+	if cols <= 0 {
+		return w
+	}
+	return widthWriter{w, cols}
+}
+
+// WidthOf is the width WithWidth gave w, or 0 (no limit).
+func WidthOf(w io.Writer) int {
+	if x, ok := w.(interface{ Width() int }); ok {
+		return x.Width()
+	}
+	return 0
+}
+
+// A text column is wrapped no narrower than its longest word, within
+// these bounds: narrower columns read as a vertical word list, and a word
+// longer than maxWordWidth (a path, a flow) may be broken.
+const (
+	minWrapWidth = 12
+	maxWordWidth = 24
+)
+
+// tableSpec is a table before rendering: header, rows, and which columns
+// are right-aligned (numbers, never wrapped).
+type tableSpec struct {
+	header []string
+	rows   [][]string
+	right  []bool
+}
+
+// write renders the table to w, fitted to WidthOf(w), with no trailing
+// spaces.
+func (s tableSpec) write(w io.Writer) {
+	cols := WidthOf(w)
+	keep := len(s.header)
+	for {
+		out, ok := s.fit(keep, cols)
+		if ok || keep <= 1 {
+			io.WriteString(w, out)
+			if keep < len(s.header) {
+				var gone []string
+				for i := keep; i < len(s.header); i++ {
+					h := strings.TrimSpace(s.header[i])
+					if h == "" {
+						h = fmt.Sprintf("column %d", i+1)
+					}
+					gone = append(gone, h)
+				}
+				note := fmt.Sprintf("(not shown, for lack of width: %s)", strings.Join(gone, ", "))
+				for _, l := range wrapWords(note, cols) {
+					fmt.Fprintln(w, l)
+				}
+			}
+			return
+		}
+		keep--
+	}
+}
+
+// fit renders the first keep columns, wrapping text columns as needed to
+// fit cols (0: no limit); ok is false when they cannot fit.
+func (s tableSpec) fit(keep, cols int) (string, bool) {
+	nat := make([]int, keep)
+	for i := range keep {
+		nat[i] = text.StringWidthWithoutEscSequences(cell(s.header, i))
+		for _, r := range s.rows {
+			nat[i] = max(nat[i], text.StringWidthWithoutEscSequences(cell(r, i)))
+		}
+	}
+	floor := make([]int, keep)
+	for i := range keep {
+		floor[i] = minWrapWidth
+		for _, r := range s.rows {
+			for _, w := range strings.Fields(cell(r, i)) {
+				floor[i] = max(floor[i], min(text.StringWidthWithoutEscSequences(w), maxWordWidth))
+			}
+		}
+	}
+	limit := append([]int(nil), nat...)
+	out := s.render(keep, limit)
+	if cols <= 0 {
+		return out, true
+	}
+	excess := widest(out) - cols
+	// Narrow the widest wrappable column one column at a time.
+	for excess > 0 {
+		best := -1
+		for i := range keep {
+			if s.wrappable(i) && limit[i] > floor[i] && (best < 0 || limit[i]-floor[i] > limit[best]-floor[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		limit[best]--
+		excess--
+	}
+	out = s.render(keep, limit)
+	return out, widest(out) <= cols
+}
+
+// wrappable reports whether column i holds text: left-aligned, and not the
+// first column when it names the rows.
+func (s tableSpec) wrappable(i int) bool {
+	return !(i < len(s.right) && s.right[i])
+}
+
+func (s tableSpec) render(keep int, limit []int) string {
+	t := newTable()
+	t.AppendHeader(rowOf(s.header, keep))
+	for _, r := range s.rows {
+		t.AppendRow(rowOf(r, keep))
+	}
+	var cfg []table.ColumnConfig
+	for i := range keep {
+		c := table.ColumnConfig{Number: i + 1}
+		if i < len(s.right) && s.right[i] {
+			c.Align, c.AlignHeader = text.AlignRight, text.AlignRight
+		}
+		if s.wrappable(i) && limit[i] > 0 {
+			c.WidthMax, c.WidthMaxEnforcer = limit[i], text.WrapSoft
+		}
+		cfg = append(cfg, c)
+	}
+	t.SetColumnConfigs(cfg)
+	return trimLines(t.Render())
+}
+
+func rowOf(cells []string, keep int) table.Row {
+	r := make(table.Row, keep)
+	for i := range keep {
+		r[i] = cell(cells, i)
+	}
+	return r
+}
+
+func cell(r []string, i int) string {
+	if i < len(r) {
+		return r[i]
+	}
+	return ""
+}
+
+func widest(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, text.StringWidthWithoutEscSequences(l))
+	}
+	return n
+}
+
+// trimLines removes the padding go-pretty leaves at the end of each line.
+func trimLines(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// wrapWords wraps s at spaces to cols columns (0: one line).
+func wrapWords(s string, cols int) []string {
+	if cols <= 0 {
+		return []string{s}
+	}
+	var out []string
+	cur := ""
+	for _, w := range strings.Fields(s) {
+		if cur != "" && text.StringWidthWithoutEscSequences(cur)+1+text.StringWidthWithoutEscSequences(w) > cols {
+			out = append(out, cur)
+			cur = w
+			continue
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += w
+	}
+	return append(out, cur)
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
+
+func checkFits(t *testing.T, out string, cols int) {
+	t.Helper()
+	for _, l := range lines(out) {
+		if cols > 0 && text.StringWidthWithoutEscSequences(l) > cols {
+			t.Errorf("%d columns, want at most %d: %q", text.StringWidthWithoutEscSequences(l), cols, l)
+		}
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("trailing space: %q", l)
+		}
+	}
+}
+
+// A text column wraps at word boundaries to fit the width, and no word is
+// lost or broken.
+func TestTableWrapsTextColumn(t *testing.T) {
+	meaning := "the CPU's time-stamp counter: read in user space (vDSO) in about 20 ns; the best choice when it is invariant and synchronised"
+	rows := [][]string{{"clocksource", "tsc", meaning}, {"timer-slack", "50µs (50000 ns)", "short"}}
+	var wide, narrow bytes.Buffer
+	TableLeft(&wide, []string{"knob", "value", "meaning"}, rows)
+	TableLeft(WithWidth(&narrow, 80), []string{"knob", "value", "meaning"}, rows)
+	checkFits(t, wide.String(), 0)
+	checkFits(t, narrow.String(), 80)
+	if len(lines(wide.String())) != 4 || len(lines(narrow.String())) <= 4 {
+		t.Errorf("wide:\n%s\nnarrow:\n%s", wide.String(), narrow.String())
+	}
+	if got := strings.Join(strings.Fields(narrow.String()), " "); !strings.Contains(got, "the CPU's time-stamp counter: read in user") ||
+		!strings.Contains(got, "invariant and synchronised") || strings.Contains(narrow.String(), "(not shown") {
+		t.Errorf("words lost:\n%s", narrow.String())
+	}
+}
+
+// Numbers are never wrapped: columns are left out from the right, and a
+// note names them.
+func TestTableDropsColumns(t *testing.T) {
+	header := []string{"flow", "packets", "bytes", "DSCP", "ECN", "first (s)", "last (s)"}
+	rows := [][]string{{"202.108.87.165:62146 -> 223.132.53.222:22 tcp", "30", "6601", "CS0 (0) x21, CS1 (8) x9", "not-ect x30", "0.000000", "0.565147"}}
+	var b bytes.Buffer
+	Table(WithWidth(&b, 80), header, rows)
+	out := b.String()
+	checkFits(t, out, 80)
+	if !strings.Contains(out, "(not shown, for lack of width: first (s), last (s))") || !strings.Contains(out, "not-ect x30") {
+		t.Errorf("\n%s", out)
+	}
+	if !strings.Contains(out, "202.108.87.165:62146 ->") {
+		t.Errorf("a word of the first column was broken:\n%s", out)
+	}
+	b.Reset()
+	Table(&b, header, rows)
+	if strings.Contains(b.String(), "not shown") || !strings.Contains(b.String(), "0.565147") {
+		t.Errorf("without a width nothing is left out:\n%s", b.String())
+	}
+	checkFits(t, b.String(), 0)
+}
+
+// Columns that cannot fit even one by one leave the first column.
+func TestTableNarrowest(t *testing.T) {
+	var b bytes.Buffer
+	s := stats.Summarize([]int64{1_000_000, 1_100_000, 1_500_000})
+	SummaryTable(WithWidth(&b, 20), Column{"slept", s, Ms}, Column{"overshoot", s, Us})
+	if !strings.Contains(b.String(), "p99.9") || !strings.Contains(b.String(), "not shown") {
+		t.Errorf("\n%s", b.String())
+	}
+}
+
+func TestWidthOf(t *testing.T) {
+	var b bytes.Buffer
+	if WidthOf(&b) != 0 || WidthOf(WithWidth(&b, 80)) != 80 || WithWidth(&b, 0) != &b {
+		t.Error("WidthOf/WithWidth")
+	}
+}
