@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -64,7 +65,7 @@ in file order.`,
 // readDPCISR parses a report file; every failure is bad input (exit 2)
 // named by file and line.
 func readDPCISR(path string) (*dpcisr.Report, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 )
@@ -84,7 +85,7 @@ higher build.`,
 
 // parseINF reads and parses the INF at path.
 func parseINF(path string) (*inf.File, error) {
-	fh, err := os.Open(path)
+	fh, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

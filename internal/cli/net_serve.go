@@ -25,6 +25,10 @@ type NetServeOptions struct {
 	Duration    time.Duration
 	JSON        bool
 	Quiet       bool
+	EchoRate    float64
+	MaxConns    int
+	MaxPerPeer  int
+	IdleTimeout time.Duration
 }
 
 func newNetServeCmd(io *IO) *cobra.Command {
@@ -44,7 +48,17 @@ every interface: only on a network you trust). Ports below 1024 (echo 7,
 discard 9) need root or CAP_NET_BIND_SERVICE on Linux; pick others with the
 port flags, 0 for any free port, -1 to turn a server off. Runs for
 --duration (0 = until Ctrl-C); Ctrl-C and SIGTERM stop it cleanly and print
-the totals.`,
+the totals.
+
+The servers cannot be turned against anyone. The echo does not answer a
+datagram from its own address and port, from the port of a service that
+answers everything (echo, discard, daytime, quote, chargen, time), or that
+is its own reply coming back (a loop through another echo server), and
+answers one source address at most --echo-rate times a second. The TCP
+servers take --max-conns connections, at most --max-per-peer from one
+address, close one silent for --idle-timeout, and when full give the slot of
+the longest-idle connection of the busiest address to a newcomer from a
+less busy one.`,
 		Example: `  sudo latlab net serve
   latlab net serve --echo-port 7007 --discard-port 9009 --sink-port 9010
   latlab net serve --listen 0.0.0.0 --duration 2h`,
@@ -59,6 +73,10 @@ the totals.`,
 	durationFlagZero(fs, &o.Duration, "duration", time.Hour, "stop after this long (0 = until Ctrl-C)")
 	fs.BoolVar(&o.JSON, "json", false, "print the bound addresses as one JSON line, and the totals as another at the end")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no line per finished TCP connection")
+	fs.Float64Var(&o.EchoRate, "echo-rate", netload.DefaultEchoRate, "most echo replies per second to one source address")
+	fs.IntVar(&o.MaxConns, "max-conns", netload.DefaultMaxConns, "most TCP connections at once, both servers together")
+	fs.IntVar(&o.MaxPerPeer, "max-per-peer", netload.DefaultMaxPerPeer, "most TCP connections from one address")
+	durationFlag(fs, &o.IdleTimeout, "idle-timeout", time.Duration(netload.DefaultIdleTimeout), "close a TCP connection that sends nothing this long")
 	return cmd
 }
 
@@ -71,7 +89,18 @@ type ServeReady struct {
 }
 
 func runNetServe(ctx context.Context, o *NetServeOptions) error {
-	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort}
+	switch {
+	case !(o.EchoRate > 0):
+		return Usagef("invalid --echo-rate %v: want replies per second above 0", o.EchoRate)
+	case o.MaxConns <= 0:
+		return Usagef("invalid --max-conns %d: want 1 or more", o.MaxConns)
+	case o.MaxPerPeer <= 0:
+		return Usagef("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+	case o.IdleTimeout <= 0:
+		return Usagef("invalid --idle-timeout %s: want a duration above 0, e.g. 30s", o.IdleTimeout)
+	}
+	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
+		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout}
 	if !o.Quiet && !o.JSON {
 		w := o.IO.Out
 		var mu sync.Mutex // connections end on their own goroutines
@@ -127,5 +156,11 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
 		st.EchoPackets, netload.FormatBytes(st.EchoBytes), st.DiscardConns, netload.FormatBytes(st.DiscardBytes),
 		st.SinkConns, netload.FormatBytes(st.SinkBytes))
+	if st.EchoLoops+st.EchoOverRate > 0 {
+		fmt.Fprintf(o.IO.Out, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
+	}
+	if st.TCPRefused+st.TCPEvicted+st.TCPIdle > 0 {
+		fmt.Fprintf(o.IO.Out, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
+	}
 	return nil
 }

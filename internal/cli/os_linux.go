@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -65,17 +64,4 @@ func printTimerStatusOS(w io.Writer, st *timer.Status) {
 	if st.HighResTimers != nil {
 		fmt.Fprintf(w, "high-resolution timers: %v\n", *st.HighResTimers)
 	}
-}
-
-// sleepVerdict explains a Linux sleep overshoot: mostly timer slack for
-// normal threads.
-func sleepVerdict(over stats.Summary, st timer.Status) string {
-	slack := st.TimerSlackNs
-	if slack > 0 && over.P50 >= slack/2 && over.P50 < slack*3 {
-		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", fmtNs(slack))
-	}
-	if over.P50 < 20_000 {
-		return "sleeps end close to the requested time"
-	}
-	return "sleeps overshoot by more than the timer slack explains: the CPU was busy or slow to leave an idle state"
 }

@@ -71,38 +71,75 @@ func FormatList(cpus []int) string {
 	return b.String()
 }
 
-// ParseMask reads a hex CPU mask: comma-separated 32-bit groups of one to
-// eight hex digits, most significant first; a leading 0x, as people type
-// masks, is accepted.
+// ParseMask reads a hex CPU mask, most significant digit first, in either
+// of the spellings people use: Linux's comma-separated 32-bit groups of one
+// to eight digits ("00000100,00000001", as sysfs prints masks above 32
+// CPUs) or one run of digits of any width ("10000000001", as a mask is
+// typed and as printf %x writes it). A leading 0x or 0X is accepted. A bit
+// above MaxCPU is refused.
 func ParseMask(s string) ([]int, error) {
 	s = strings.TrimSpace(s)
 	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") {
 		s = s[2:]
 	}
-	groups := strings.Split(s, ",")
-	var out []int
-	for gi := len(groups) - 1; gi >= 0; gi-- {
-		g := groups[gi]
-		if g == "" || len(g) > 8 {
-			return nil, fmt.Errorf("CPU mask %q: group %q is not 1-8 hex digits", clip(s), g)
-		}
-		v, err := strconv.ParseUint(g, 16, 32)
-		if err != nil {
-			return nil, fmt.Errorf("CPU mask %q: group %q is not hex", clip(s), g)
-		}
-		base := 32 * (len(groups) - 1 - gi)
-		for bit := 0; bit < 32; bit++ {
-			if v&(1<<bit) != 0 {
-				out = append(out, base+bit)
+	groups := []string{s}
+	if strings.Contains(s, ",") {
+		groups = strings.Split(s, ",")
+		for _, g := range groups {
+			if g == "" || len(g) > 8 {
+				return nil, fmt.Errorf("CPU mask %q: group %q is not 1-8 hex digits (Linux groups masks by 32 bits)", clip(s), clip(g))
 			}
 		}
+	} else if s == "" {
+		return nil, fmt.Errorf("empty CPU mask: accepted hex digits such as f or 00000001,0000000f")
 	}
-	return out, nil
+	var out []int
+	base := 0 // the CPU of the lowest bit of the group being read
+	for gi := len(groups) - 1; gi >= 0; gi-- {
+		g := groups[gi]
+		for i := len(g) - 1; i >= 0; i-- {
+			d := hexDigit(g[i])
+			if d < 0 {
+				return nil, fmt.Errorf("CPU mask %q: %q is not a hex digit", clip(s), g[i])
+			}
+			cpu := base + 4*(len(g)-1-i)
+			for bit := 0; bit < 4; bit++ {
+				if d&(1<<bit) == 0 {
+					continue
+				}
+				if cpu+bit > MaxCPU {
+					return nil, fmt.Errorf("CPU mask %q sets CPU %d, beyond any machine (max %d)", clip(s), cpu+bit, MaxCPU)
+				}
+				out = append(out, cpu+bit)
+			}
+		}
+		if len(groups) > 1 {
+			base += 32
+		} else {
+			base += 4 * len(g)
+		}
+	}
+	return out, nil // ascending: read from the lowest digit up
 }
 
-// FormatMask writes cpus as a hex mask laid out like like (the same number
-// of digits and comma-separated groups the kernel printed), so a file
-// written with it reads back exactly as the kernel would print it.
+func hexDigit(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// FormatMask writes cpus as a hex mask laid out like like (a mask the
+// kernel printed: the same number of digits, and comma-separated 32-bit
+// groups when like has them), so a file written with it reads back exactly
+// as the kernel would print it. A mask wider than 32 bits is always written
+// in groups, the only form the kernel's bitmap_parse accepts for it; like
+// may be empty, and a 0x prefix on it is ignored.
 func FormatMask(cpus []int, like string) string {
 	n := new(big.Int)
 	for _, c := range cpus {
@@ -110,10 +147,13 @@ func FormatMask(cpus []int, like string) string {
 	}
 	h := n.Text(16)
 	like = strings.TrimSpace(like)
-	for len(h) < len(strings.ReplaceAll(like, ",", "")) {
-		h = "0" + h
+	if len(like) > 2 && (like[:2] == "0x" || like[:2] == "0X") {
+		like = like[2:]
 	}
-	if !strings.Contains(like, ",") {
+	if w := len(strings.ReplaceAll(like, ",", "")); len(h) < w {
+		h = strings.Repeat("0", w-len(h)) + h
+	}
+	if !strings.Contains(like, ",") && len(h) <= 8 {
 		return h
 	}
 	var groups []string
@@ -121,9 +161,7 @@ func FormatMask(cpus []int, like string) string {
 		groups = append([]string{h[len(h)-8:]}, groups...)
 		h = h[:len(h)-8]
 	}
-	for len(h) < 8 {
-		h = "0" + h
-	}
+	h = strings.Repeat("0", 8-len(h)) + h
 	return strings.Join(append([]string{h}, groups...), ",")
 }
 

@@ -2,7 +2,11 @@ package cpuset
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestList(t *testing.T) {
@@ -30,7 +34,7 @@ func TestMask(t *testing.T) {
 	if m, err := ParseMask("0"); err != nil || len(m) != 0 {
 		t.Fatalf("zero mask %v %v", m, err)
 	}
-	for _, bad := range []string{"g", "123456789", "1,,2", ""} {
+	for _, bad := range []string{"g", "1,,2", "", "1,123456789", "0xg"} {
 		if _, err := ParseMask(bad); err == nil {
 			t.Errorf("mask %q accepted", bad)
 		}
@@ -76,4 +80,65 @@ func FuzzMask(f *testing.F) {
 			t.Fatalf("%q does not round-trip: %v", s, err)
 		}
 	})
+}
+
+// Masks wider than 32 bits must read back whichever way they are spelled:
+// explain prints one (FormatMask with no layout) that the user types back.
+func TestMaskWide(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+	}{
+		{"0x10000000001", []int{0, 40}},
+		{"10000000001", []int{0, 40}},
+		{"0X00000000", []int{}},
+		{"0x00000100,00000001", []int{0, 40}},
+		{"1" + strings.Repeat("0", 2047), []int{8188}},
+	} {
+		got, err := ParseMask(c.in)
+		if err != nil || len(got) != len(c.want) || (len(got) > 0 && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("ParseMask(%q) = %v, %v; want %v", textClip(c.in), got, err, c.want)
+		}
+	}
+	if s := FormatMask([]int{0, 40}, ""); s != "00000100,00000001" {
+		t.Errorf("FormatMask(0,40) = %q, want the kernel's 32-bit groups", s)
+	}
+	if s := FormatMask(nil, "0X00000000"); s != "00000000" {
+		t.Errorf("FormatMask(none, 0X00000000) = %q", s)
+	}
+	for _, bad := range []string{"1" + strings.Repeat("0", 2048), "0x", "0x1,", "1,123456789"} {
+		if _, err := ParseMask(bad); err == nil {
+			t.Errorf("mask %q accepted", textClip(bad))
+		}
+	}
+}
+
+// Every set of CPUs survives FormatMask and ParseMask, whatever layout the
+// kernel printed before.
+func TestMaskRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cpus := rapid.SliceOfDistinct(rapid.IntRange(0, MaxCPU), rapid.ID[int]).Draw(t, "cpus")
+		slices.Sort(cpus)
+		like := rapid.SampledFrom([]string{"", "0", "3", "ff", "00000000", "0x0", "0X00000000",
+			"00000000,00000000", "0,00000000,00000000", "0000000000000000"}).Draw(t, "like")
+		s := FormatMask(cpus, like)
+		got, err := ParseMask(s)
+		if err != nil {
+			t.Fatalf("FormatMask(%v, %q) = %q, which ParseMask refuses: %v", cpus, like, s, err)
+		}
+		if len(got) != len(cpus) || (len(cpus) > 0 && !reflect.DeepEqual(got, cpus)) {
+			t.Fatalf("FormatMask(%v, %q) = %q reads back as %v", cpus, like, s, got)
+		}
+		// The 0x spelling a user types (knob explain rps 0x...) reads the same.
+		if got2, err := ParseMask("0x" + s); err != nil || !reflect.DeepEqual(got2, got) {
+			t.Fatalf("0x%s reads back as %v, %v", s, got2, err)
+		}
+	})
+}
+
+func textClip(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "..."
+	}
+	return s
 }

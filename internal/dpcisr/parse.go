@@ -41,139 +41,256 @@ var (
 )
 
 type parser struct {
-	lines []string
+	src   *source
 	rep   *Report
 	sec   *Section
 	cur   *Histogram // open block
 	label string     // hand-added heading in force
 	pend  string     // free text seen since the last structural line
+
+	kept    int // estimated bytes of the report so far (budget)
+	dropped int // notes beyond maxNotes
 }
 
-// Parse reads an xperf DPC/ISR report.
+// Bounds on what a report may hold, whatever the file: the parser streams
+// (one line in memory), so these bound its memory. Real reports hold a
+// few hundred KiB and a handful of notes.
+var (
+	maxRetained = 64 << 20 // estimated bytes of sections, histograms and tables
+	maxNotes    = 100
+)
+
+// Parse reads an xperf DPC/ISR report, one line at a time: its memory
+// depends on what the report holds (bounded by maxRetained), not on the
+// size of the file.
 func Parse(r io.Reader) (*Report, error) {
-	lines, enc, err := textdec.ReadLines(r, MaxInput, "the text report of 'xperf -a dpcisr'")
+	var rep *Report
+	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr'", func(l *textdec.Lines) error {
+		p := &parser{src: &source{l: l}, rep: &Report{}}
+		if err := p.run(); err != nil {
+			return err
+		}
+		p.rep.Lines = l.Count()
+		p.rep.Encoding = string(l.Encoding())
+		n := 0
+		for _, s := range p.rep.Sections {
+			n += len(s.Modules)
+			if s.Overall != nil {
+				n++
+			}
+		}
+		if n == 0 {
+			return &ParseError{Line: l.Count(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s", l.Count(), expectBlock)}
+		}
+		rep = p.rep
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{lines: lines, rep: &Report{Encoding: string(enc)}}
-	p.rep.Lines = len(p.lines)
-	if err := p.run(); err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, s := range p.rep.Sections {
-		n += len(s.Modules)
-		if s.Overall != nil {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil, &ParseError{Line: len(p.lines), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s", len(p.lines), expectBlock)}
-	}
-	return p.rep, nil
+	return rep, nil
 }
 
 func (p *parser) notef(line int, format string, a ...any) {
-	p.rep.Notes = append(p.rep.Notes, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, a...))
+	if len(p.rep.Notes) >= maxNotes {
+		p.dropped++
+		return
+	}
+	n := fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, a...)
+	p.kept += len(n) + 16
+	p.rep.Notes = append(p.rep.Notes, n)
 }
 
-func (p *parser) line(i int) string { return strings.TrimSpace(p.lines[i]) }
+// retain counts n more bytes of report against maxRetained.
+func (p *parser) retain(n, ln int) error {
+	p.kept += n
+	if p.kept > maxRetained {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("the histograms and tables so far pass %d MiB, far more than any xperf report: %s", maxRetained>>20, expectBlock)}
+	}
+	return nil
+}
 
-// nonEmpty returns the index of the nearest non-empty line from i in
-// direction d, or -1.
-func (p *parser) nonEmpty(i, d int) int {
-	for j := i + d; j >= 0 && j < len(p.lines); j += d {
-		if p.line(j) != "" {
-			return j
+// A line of the source: trimmed (no parser looks at the white space
+// around a line). A run of n blank lines read ahead is one entry.
+type srcLine struct {
+	t  string
+	ln int
+	n  int
+}
+
+// source hands out the lines of a report in order, with the look-around
+// the parser needs: the previous non-empty line, the next non-empty one,
+// and one line given back.
+type source struct {
+	l    *textdec.Lines
+	q    []srcLine // read ahead, in file order
+	cur  srcLine   // the line next returned last
+	prev string    // the nearest non-empty line before cur
+
+	savedCur  srcLine
+	savedPrev string
+}
+
+func (s *source) read() (srcLine, bool) {
+	t, ok := s.l.Next()
+	if !ok {
+		return srcLine{}, false
+	}
+	return srcLine{t: strings.TrimSpace(t), ln: s.l.Count(), n: 1}, true
+}
+
+func (s *source) next() (srcLine, bool) {
+	var e srcLine
+	switch {
+	case len(s.q) > 0 && s.q[0].n > 1:
+		e = srcLine{t: "", ln: s.q[0].ln, n: 1}
+		s.q[0].ln++
+		s.q[0].n--
+	case len(s.q) > 0:
+		e = s.q[0]
+		s.q = s.q[:copy(s.q, s.q[1:])]
+	default:
+		var ok bool
+		if e, ok = s.read(); !ok {
+			return e, false
 		}
 	}
-	return -1
+	s.savedCur, s.savedPrev = s.cur, s.prev
+	if s.cur.t != "" {
+		s.prev = s.cur.t
+	}
+	s.cur = e
+	return e, true
+}
+
+// unread gives back the line next just returned.
+func (s *source) unread(e srcLine) {
+	s.q = append(s.q, srcLine{})
+	copy(s.q[1:], s.q)
+	s.q[0] = e
+	s.cur, s.prev = s.savedCur, s.savedPrev
+}
+
+// peekNonEmpty returns the next non-empty line after cur, leaving it to
+// be read; blank lines on the way are counted, not kept.
+func (s *source) peekNonEmpty() (string, bool) {
+	for _, e := range s.q {
+		if e.t != "" {
+			return e.t, true
+		}
+	}
+	for {
+		e, ok := s.read()
+		if !ok {
+			return "", false
+		}
+		if k := len(s.q) - 1; e.t == "" && k >= 0 && s.q[k].t == "" {
+			s.q[k].n++
+			continue
+		}
+		s.q = append(s.q, e)
+		if e.t != "" {
+			return e.t, true
+		}
+	}
 }
 
 func (p *parser) run() error {
-	for i := 0; i < len(p.lines); i++ {
-		t := p.line(i)
-		ln := i + 1
+	for {
+		e, ok := p.src.next()
+		if !ok {
+			break
+		}
+		t, ln := e.t, e.ln
 		switch {
 		case t == "":
 			continue
-		case reRule.MatchString(t):
+		case isRule(t):
 			continue
 		}
-		if m := reBucket.FindStringSubmatch(t); m != nil {
+		if m := find(reBucket, 'e', t); m != nil {
 			if err := p.bucket(m, ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := reModule.FindStringSubmatch(t); m != nil {
+		if m := find(reModule, 't', t); m != nil {
 			if err := p.open(m[1], m[2], ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := reOverall.FindStringSubmatch(t); m != nil {
+		if m := find(reOverall, 't', t); m != nil {
 			if err := p.open(m[1], "", ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := reFooter.FindStringSubmatch(t); m != nil {
+		if m := find(reFooter, 't', t); m != nil {
 			if err := p.footer(m[1], ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := reCheck.FindStringSubmatch(t); m != nil {
+		if m := find(reCheck, 'a', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
-			s := p.section(ln)
-			s.Check = &Check{AllModule: atoi(m[1]), Total: atoi(m[2]), Verdict: strings.TrimSpace(m[3]), Line: ln}
+			s, err := p.section(ln)
+			if err != nil {
+				return err
+			}
+			s.Check = &Check{AllModule: atoi(m[1]), Total: atoi(m[2]), Verdict: strings.Clone(strings.TrimSpace(m[3])), Line: ln}
+			if err := p.retain(64+len(s.Check.Verdict), ln); err != nil {
+				return err
+			}
 			if s.Check.AllModule != s.Check.Total {
 				p.notef(ln, "xperf reports the module histograms (%d) and the overall one (%d) as %s", s.Check.AllModule, s.Check.Total, s.Check.Verdict)
 			}
 			continue
 		}
-		if m := reSpan.FindStringSubmatch(t); m != nil {
+		if m := find(reSpan, 'c', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
-			s := p.section(ln)
+			s, err := p.section(ln)
+			if err != nil {
+				return err
+			}
 			if s.Span != nil || s.Overall != nil || len(s.Modules) > 0 {
-				s = p.newSection(s.Name, s.Heading, ln)
+				if s, err = p.newSection(s.Name, s.Heading, ln); err != nil {
+					return err
+				}
 				p.notef(ln, "a second usage table in one %s section: taken as the start of another report", s.Name)
 			}
 			s.Span = &Span{FromUs: atoi(m[1]), ToUs: atoi(m[2])}
 			continue
 		}
-		if reCPUUsage.MatchString(t) && !strings.HasPrefix(t, ",") {
+		if hasCPUUsage(t) && !strings.HasPrefix(t, ",") {
 			if err := p.close(); err != nil {
 				return err
 			}
-			j, err := p.usageTable(i)
-			if err != nil {
+			if err := p.usageTable(e); err != nil {
 				return err
 			}
-			i = j
 			continue
 		}
-		if m := reIntHdr.FindStringSubmatch(t); m != nil {
+		if m := find(reIntHdr, 'u', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
-			j, err := p.intervalTable(i, m)
-			if err != nil {
+			if err := p.intervalTable(e, m); err != nil {
 				return err
 			}
-			i = j
 			continue
 		}
-		if m := reDistHdr.FindStringSubmatch(t); m != nil {
+		if m := find(reDistHdr, 'd', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
-			i = p.distribution(i, m)
+			if err := p.distribution(e, m); err != nil {
+				return err
+			}
 			continue
 		}
 		low := strings.ToLower(t)
@@ -183,11 +300,13 @@ func (p *parser) run() error {
 		if strings.HasPrefix(low, "total") && (strings.Contains(low, "=") || strings.Contains(low, "module")) {
 			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable histogram header %q: expected 'Total = N for module NAME' or 'Total = N'", textdec.Clip(t))}
 		}
-		if name := p.heading(i); name != "" {
+		if name := p.heading(t); name != "" {
 			if err := p.close(); err != nil {
 				return err
 			}
-			p.newSection(name, strings.Trim(t, "-=_*#~ :"), ln)
+			if _, err := p.newSection(name, trimFrame(t), ln); err != nil {
+				return err
+			}
 			p.label, p.pend = "", ""
 			continue
 		}
@@ -201,10 +320,13 @@ func (p *parser) run() error {
 		if err := p.close(); err != nil {
 			return err
 		}
-		p.pend = strings.Trim(t, "-=_*#~ :")
+		p.pend = trimFrame(t)
 	}
 	if err := p.close(); err != nil {
 		return err
+	}
+	if p.dropped > 0 {
+		p.rep.Notes = append(p.rep.Notes, fmt.Sprintf("%d more notes not shown", p.dropped))
 	}
 	// Drop sections that hold nothing (a heading repeated by hand).
 	kept := p.rep.Sections[:0]
@@ -215,6 +337,45 @@ func (p *parser) run() error {
 	}
 	p.rep.Sections = kept
 	return nil
+}
+
+// The patterns are tried on every line of a file that may hold millions;
+// these cheap tests rule most lines out first, and rule out only lines
+// the pattern could not match.
+
+// find matches an anchored pattern whose first character is the ASCII
+// letter first (which, unlike k and s, has no non-ASCII case fold).
+func find(re *regexp.Regexp, first byte, t string) []string {
+	if t == "" || t[0]|0x20 != first {
+		return nil
+	}
+	return re.FindStringSubmatch(t)
+}
+
+func isRule(t string) bool {
+	return len(t) >= 3 && strings.IndexByte("-=_*#~", t[0]) >= 0 && reRule.MatchString(t)
+}
+
+func hasCPUUsage(t string) bool {
+	for i := 0; i+3 <= len(t); i++ {
+		if t[i]|0x20 == 'c' && t[i+1]|0x20 == 'p' && t[i+2]|0x20 == 'u' {
+			return reCPUUsage.MatchString(t)
+		}
+	}
+	return false
+}
+
+// trimFrame strips the rules and marks people frame headings with.
+func trimFrame(t string) string {
+	return strings.TrimFunc(t, isFrame)
+}
+
+func isFrame(r rune) bool {
+	switch r {
+	case '-', '=', '_', '*', '#', '~', ' ', ':':
+		return true
+	}
+	return false
 }
 
 func skipPhrase(low string) bool {
@@ -229,15 +390,17 @@ func skipPhrase(low string) bool {
 // heading recognises a section heading: xperf's own ("DPC Info",
 // "Interrupt Info") or a line naming DPCs or interrupts (not both) framed
 // by rule lines, as people write them ("====\nDPC Latency\n====").
-func (p *parser) heading(i int) string {
-	t := p.line(i)
-	core := strings.ToLower(strings.Trim(t, "-=_*#~ :"))
+func (p *parser) heading(t string) string {
+	core := strings.ToLower(trimFrame(t))
 	if k, ok := knownHeader[core]; ok {
 		return k
 	}
 	framed := core != strings.ToLower(strings.TrimSpace(strings.TrimSuffix(t, ":"))) // "== DPC =="
-	for _, d := range []int{-1, 1} {
-		if j := p.nonEmpty(i, d); j >= 0 && reRule.MatchString(p.line(j)) {
+	if isRule(p.src.prev) {
+		framed = true
+	}
+	if !framed {
+		if next, ok := p.src.peekNonEmpty(); ok && isRule(next) {
 			framed = true
 		}
 	}
@@ -262,41 +425,54 @@ func (p *parser) heading(i int) string {
 	return ""
 }
 
-func (p *parser) newSection(name, heading string, ln int) *Section {
+func (p *parser) newSection(name, heading string, ln int) (*Section, error) {
+	heading = strings.Clone(heading)
+	if err := p.retain(256+len(heading), ln); err != nil {
+		return nil, err
+	}
 	p.rep.Sections = append(p.rep.Sections, Section{Name: name, Heading: heading, Line: ln, Modules: []Histogram{}})
 	p.sec = &p.rep.Sections[len(p.rep.Sections)-1]
-	return p.sec
+	return p.sec, nil
 }
 
 // section returns the current section, opening an implicit DPC section
 // when a block comes before any heading (xperf prints DPCs first).
-func (p *parser) section(ln int) *Section {
+func (p *parser) section(ln int) (*Section, error) {
 	if p.sec == nil {
 		p.notef(ln, "no section heading before this line: taken as DPC (xperf prints the DPC section first)")
 		return p.newSection(DPC, "", ln)
 	}
-	return p.sec
+	return p.sec, nil
 }
 
 func (p *parser) open(total, module string, ln int) error {
 	if err := p.close(); err != nil {
 		return err
 	}
-	s := p.section(ln)
+	s, err := p.section(ln)
+	if err != nil {
+		return err
+	}
 	if p.pend != "" {
-		p.label, p.pend = p.pend, ""
+		p.label, p.pend = strings.Clone(p.pend), ""
+		p.kept += len(p.label)
 	}
 	mod := ""
 	if module != "" {
 		f := strings.Fields(module)
-		mod = strings.Trim(f[0], `"'`)
+		mod = strings.Clone(strings.Trim(f[0], `"'`))
 		if len(f) > 1 {
 			p.notef(ln, "text after the module name ignored: %q", textdec.Clip(strings.Join(f[1:], " ")))
 		}
 	}
 	if mod == "" && s.Overall != nil {
-		s = p.newSection(s.Name, s.Heading, ln)
+		if s, err = p.newSection(s.Name, s.Heading, ln); err != nil {
+			return err
+		}
 		p.notef(ln, "a second overall histogram in one %s section: taken as the start of another report", s.Name)
+	}
+	if err := p.retain(160+len(mod), ln); err != nil {
+		return err
 	}
 	h := &Histogram{Module: mod, Label: p.label, Line: ln, Total: atoi(total), Buckets: []Bucket{}}
 	if mod == "" {
@@ -324,6 +500,9 @@ func (p *parser) bucket(m []string, ln int) error {
 	if m[4] != "" {
 		b.Percent, _ = strconv.ParseFloat(strings.Replace(m[4], ",", ".", 1), 64)
 		b.printed = true
+	}
+	if err := p.retain(80, ln); err != nil {
+		return err
 	}
 	p.cur.Buckets = append(p.cur.Buckets, b)
 	return nil
@@ -392,97 +571,147 @@ func sortBuckets(bs []Bucket) {
 	})
 }
 
-// usageTable reads the "CPU n Usage" header at i, the legend and the rows
-// up to the next blank line; it returns the index of the last line read.
-func (p *parser) usageTable(i int) (int, error) {
-	s := p.section(i + 1)
-	cpus := cpuList(reCPUUsage, p.line(i))
-	j := i + 1
-	if j < len(p.lines) && strings.Contains(strings.ToLower(p.line(j)), "usec") {
-		j++ // the "usec %, ..., Module" legend
+// usageTable reads the rows that follow the "CPU n Usage" header hdr: the
+// legend and the rows up to the next blank line, which is left unread.
+func (p *parser) usageTable(hdr srcLine) error {
+	s, err := p.section(hdr.ln)
+	if err != nil {
+		return err
 	}
-	for ; j < len(p.lines); j++ {
-		t := p.line(j)
-		if t == "" || reRule.MatchString(t) {
+	cpus := cpuList(reCPUUsage, hdr.t)
+	if err := p.retain(8*len(cpus), hdr.ln); err != nil {
+		return err
+	}
+	if e, ok := p.src.next(); ok && !strings.Contains(strings.ToLower(e.t), "usec") {
+		p.src.unread(e) // no "usec %, ..., Module" legend
+	}
+	for {
+		e, ok := p.src.next()
+		if !ok {
 			break
 		}
+		t := e.t
 		k := strings.LastIndex(t, ",")
-		if k < 0 {
+		if t == "" || isRule(t) || k < 0 {
+			p.src.unread(e)
 			break
 		}
 		mod := strings.Trim(strings.TrimSpace(t[k+1:]), `"'`)
 		usec, pct := pairs(t[:k])
 		if len(usec) != len(cpus) || mod == "" {
-			p.notef(j+1, "usage row with %d usec/%% pairs under a header of %d CPUs skipped", len(usec), len(cpus))
+			p.notef(e.ln, "usage row with %d usec/%% pairs under a header of %d CPUs skipped", len(usec), len(cpus))
 			continue
 		}
-		s.Usage = append(s.Usage, ModuleUsage{Module: mod, Line: j + 1, Usec: usec, Percent: pct, CPUs: cpus})
+		mod = strings.Clone(mod)
+		if err := p.retain(128+len(mod)+16*len(usec), e.ln); err != nil {
+			return err
+		}
+		s.Usage = append(s.Usage, ModuleUsage{Module: mod, Line: e.ln, Usec: usec, Percent: pct, CPUs: cpus})
 	}
-	return j - 1, nil
+	return nil
 }
 
-func (p *parser) intervalTable(i int, m []string) (int, error) {
-	s := p.section(i + 1)
+func (p *parser) intervalTable(hdr srcLine, m []string) error {
+	s, err := p.section(hdr.ln)
+	if err != nil {
+		return err
+	}
 	iv, _ := strconv.ParseFloat(strings.Replace(m[3], ",", ".", 1), 64)
-	tab := &IntervalTable{FromMs: atoi(m[1]), ToMs: atoi(m[2]), IntervalSec: iv, Intervals: int(atoi(m[4])), Line: i + 1}
-	j := i + 1
-	for ; j < len(p.lines); j++ {
-		t := p.line(j)
-		if t == "" {
+	tab := &IntervalTable{FromMs: atoi(m[1]), ToMs: atoi(m[2]), IntervalSec: iv, Intervals: int(atoi(m[4])), Line: hdr.ln}
+	for {
+		e, ok := p.src.next()
+		if !ok {
+			break
+		}
+		if e.t == "" {
 			continue
 		}
-		if reCPUUsage.MatchString(t) {
-			tab.CPUs = cpuList(reCPUUsage, t)
-			j++
+		if hasCPUUsage(e.t) {
+			tab.CPUs = cpuList(reCPUUsage, e.t)
+		} else {
+			p.src.unread(e)
 		}
 		break
 	}
-	if j < len(p.lines) && strings.Contains(strings.ToLower(p.line(j)), "usec") {
-		j++ // "Start (ms) End (ms) , (usec) % , ..."
+	if e, ok := p.src.next(); ok && !strings.Contains(strings.ToLower(e.t), "usec") {
+		p.src.unread(e) // no "Start (ms) End (ms) , (usec) % , ..." legend
 	}
-	for ; j < len(p.lines); j++ {
-		t := p.line(j)
-		r := reIntRow.FindStringSubmatch(t)
+	if err := p.retain(128+8*len(tab.CPUs), hdr.ln); err != nil {
+		return err
+	}
+	for {
+		e, ok := p.src.next()
+		if !ok {
+			break
+		}
+		r := reIntRow.FindStringSubmatch(e.t)
 		if r == nil {
+			p.src.unread(e)
 			break
 		}
 		usec, pct := pairs(r[3])
 		if tab.CPUs != nil && len(usec) != len(tab.CPUs) {
-			p.notef(j+1, "interval row with %d usec/%% pairs under a header of %d CPUs skipped", len(usec), len(tab.CPUs))
+			p.notef(e.ln, "interval row with %d usec/%% pairs under a header of %d CPUs skipped", len(usec), len(tab.CPUs))
 			continue
 		}
-		tab.Rows = append(tab.Rows, IntervalRow{StartMs: atoi(r[1]), EndMs: atoi(r[2]), Usec: usec, Percent: pct, Line: j + 1})
+		if err := p.retain(96+16*len(usec), e.ln); err != nil {
+			return err
+		}
+		tab.Rows = append(tab.Rows, IntervalRow{StartMs: atoi(r[1]), EndMs: atoi(r[2]), Usec: usec, Percent: pct, Line: e.ln})
 	}
 	if s.Intervals == nil {
 		s.Intervals = tab
 	}
-	return j - 1, nil
+	return nil
 }
 
-func (p *parser) distribution(i int, m []string) int {
-	d := &Distribution{IntervalMs: atoi(m[1]), Line: i + 1}
-	j := i + 1
-	for ; j < len(p.lines) && p.line(j) == ""; j++ {
-	}
-	if j < len(p.lines) && reCPU.MatchString(p.line(j)) {
-		d.CPUs = cpuList(reCPU, p.line(j))
-		j++
-	}
-	if j < len(p.lines) && strings.Contains(strings.ToLower(p.line(j)), "usage %") {
-		f := strings.Split(p.line(j), ",")
-		if len(f) > 1 {
-			d.Columns = strings.Fields(f[1])
+func (p *parser) distribution(hdr srcLine, m []string) error {
+	d := &Distribution{IntervalMs: atoi(m[1]), Line: hdr.ln}
+	for {
+		e, ok := p.src.next()
+		if !ok {
+			break
 		}
-		j++
+		if e.t != "" {
+			p.src.unread(e)
+			break
+		}
 	}
-	for ; j < len(p.lines); j++ {
-		t := p.line(j)
+	if e, ok := p.src.next(); ok {
+		if reCPU.MatchString(e.t) {
+			d.CPUs = cpuList(reCPU, e.t)
+		} else {
+			p.src.unread(e)
+		}
+	}
+	if e, ok := p.src.next(); ok {
+		if strings.Contains(strings.ToLower(e.t), "usage %") {
+			f := strings.Split(e.t, ",")
+			if len(f) > 1 {
+				for _, c := range strings.Fields(f[1]) {
+					d.Columns = append(d.Columns, strings.Clone(c))
+				}
+			}
+		} else {
+			p.src.unread(e)
+		}
+	}
+	if err := p.retain(128+8*len(d.CPUs)+16*len(d.Columns), hdr.ln); err != nil {
+		return err
+	}
+	for {
+		e, ok := p.src.next()
+		if !ok {
+			break
+		}
+		t := e.t
 		if t == "" || strings.HasPrefix(t, "---") || strings.HasPrefix(strings.ToLower(t), "total") {
+			p.src.unread(e)
 			break
 		}
 		f := strings.Split(t, ",")
-		row := DistRow{Range: strings.Join(strings.Fields(f[0]), " "), Line: j + 1}
-		ok := len(f) > 1
+		row := DistRow{Range: strings.Clone(strings.Join(strings.Fields(f[0]), " ")), Line: e.ln}
+		ok = len(f) > 1
 		for _, c := range f[1:] {
 			v, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
 			if err != nil {
@@ -492,20 +721,28 @@ func (p *parser) distribution(i int, m []string) int {
 			row.Counts = append(row.Counts, v)
 		}
 		if !ok {
+			p.src.unread(e)
 			break
+		}
+		if err := p.retain(64+len(row.Range)+8*len(row.Counts), e.ln); err != nil {
+			return err
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	for ; j < len(p.lines); j++ { // the "---" rule and the "Total:" row belong to the table
-		t := strings.ToLower(p.line(j))
-		if !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "total:") {
+	for { // the "---" rule and the "Total:" row belong to the table
+		e, ok := p.src.next()
+		if !ok {
+			break
+		}
+		if t := strings.ToLower(e.t); !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "total:") {
+			p.src.unread(e)
 			break
 		}
 	}
 	if p.rep.Distribution == nil {
 		p.rep.Distribution = d
 	}
-	return j - 1
+	return nil
 }
 
 func cpuList(re *regexp.Regexp, t string) []int {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,10 +26,19 @@ type ServeOptions struct {
 	SinkPort    int    // TCP sink: discard, then report the byte count
 	// OnConn, when set, is called as each TCP connection ends.
 	OnConn func(ConnStats)
-}
 
-// MaxConns bounds concurrent TCP connections per server.
-const MaxConns = 64
+	// EchoRate bounds the echo's replies per second to one source address
+	// (0: DefaultEchoRate).
+	EchoRate float64
+	// MaxConns bounds the TCP connections of both servers together, and
+	// MaxPerPeer those from one address (0: the defaults).
+	MaxConns, MaxPerPeer int
+	// IdleTimeout closes a TCP connection silent this long (0: the
+	// default, DefaultIdleTimeout).
+	IdleTimeout time.Duration
+
+	now func() int64 // the clock of the limits; tests replace it
+}
 
 // SinkReplyPrefix starts the sink's report, sent after the client closes
 // its sending side: "LLSINK <bytes> <ns from first to last byte>\n".
@@ -40,13 +50,19 @@ type Server struct {
 	discard net.Listener
 	sink    net.Listener
 	onConn  func(ConnStats)
+	guard   *echoGuard
+	slots   *slots
+	idle    time.Duration
+	now     func() int64
 
-	echoPackets, echoBytes atomic.Int64
-	discardBytes           atomic.Int64
-	sinkBytes              atomic.Int64
-	discardConns           atomic.Int64
-	sinkConns              atomic.Int64
-	active                 chan struct{}
+	echoPackets, echoBytes  atomic.Int64
+	echoLoops, echoOverRate atomic.Int64
+	tcpRefused, tcpEvicted  atomic.Int64
+	tcpIdle                 atomic.Int64
+	discardBytes            atomic.Int64
+	sinkBytes               atomic.Int64
+	discardConns            atomic.Int64
+	sinkConns               atomic.Int64
 }
 
 // ConnStats describes one finished TCP connection.
@@ -67,6 +83,18 @@ type ServeStats struct {
 	DiscardBytes int64 `json:"discard_bytes"`
 	SinkConns    int64 `json:"sink_connections"`
 	SinkBytes    int64 `json:"sink_bytes"`
+	// Datagrams not answered: from this server's own address, from a port
+	// of a service that answers everything, or the server's own reply
+	// coming back (a loop through another echo server).
+	EchoLoops int64 `json:"echo_dropped_loop"`
+	// Datagrams not answered because their source was over --echo-rate.
+	EchoOverRate int64 `json:"echo_dropped_rate"`
+	// TCP connections refused (the peer at --max-per-peer, or every slot
+	// taken by a peer no busier), closed to give their slot to another
+	// peer, and closed after --idle-timeout without data.
+	TCPRefused int64 `json:"tcp_refused"`
+	TCPEvicted int64 `json:"tcp_evicted"`
+	TCPIdle    int64 `json:"tcp_idle_closed"`
 }
 
 // Listen binds every enabled server. Bind failures are the user's to fix
@@ -87,7 +115,23 @@ func Listen(o ServeOptions) (*Server, error) {
 	if o.EchoPort < 0 && o.DiscardPort < 0 && o.SinkPort < 0 {
 		return nil, inputErr("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
 	}
-	s := &Server{onConn: o.OnConn, active: make(chan struct{}, 2*MaxConns)}
+	switch {
+	case o.EchoRate < 0 || o.EchoRate != o.EchoRate:
+		return nil, inputErr("invalid --echo-rate %v: want replies per second > 0", o.EchoRate)
+	case o.MaxConns < 0:
+		return nil, inputErr("invalid --max-conns %d: want 1 or more", o.MaxConns)
+	case o.MaxPerPeer < 0:
+		return nil, inputErr("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+	case o.IdleTimeout < 0:
+		return nil, inputErr("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
+	}
+	s := &Server{onConn: o.OnConn, slots: newSlots(o.MaxConns, o.MaxPerPeer), idle: o.IdleTimeout, now: o.now}
+	if s.idle == 0 {
+		s.idle = DefaultIdleTimeout
+	}
+	if s.now == nil {
+		s.now = clock.Now
+	}
 	fail := func(err error) (*Server, error) { s.closeAll(); return nil, err }
 	if o.EchoPort >= 0 {
 		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, uint16(o.EchoPort))))
@@ -97,6 +141,7 @@ func Listen(o ServeOptions) (*Server, error) {
 		_ = c.SetReadBuffer(4 << 20)
 		_ = c.SetWriteBuffer(4 << 20)
 		s.echo = c
+		s.guard = newEchoGuard(c.LocalAddr().(*net.UDPAddr).AddrPort(), o.EchoRate)
 	}
 	if o.DiscardPort >= 0 {
 		l, err := net.Listen("tcp", netip.AddrPortFrom(ip, uint16(o.DiscardPort)).String())
@@ -193,20 +238,32 @@ func (s *Server) Serve(ctx context.Context) ServeStats {
 			for {
 				c, err := l.Accept()
 				if err != nil {
-					return
+					if errors.Is(err, net.ErrClosed) {
+						return
+					}
+					// Out of descriptors, say: wait rather than stop serving.
+					time.Sleep(10 * time.Millisecond)
+					continue
 				}
-				select {
-				case s.active <- struct{}{}:
-				default:
-					c.Close() // over MaxConns: refuse rather than exhaust the machine
+				var peer netip.Addr
+				if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+					peer = a.AddrPort().Addr()
+				}
+				sl, why := s.slots.admit(c, peer, s.now())
+				if why != slotOK {
+					s.tcpRefused.Add(1)
+					c.Close()
 					continue
 				}
 				track(c, true)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					defer func() { <-s.active }()
-					st := s.serveTCP(c, sink)
+					st := s.serveTCP(sl, sink)
+					if s.slots.release(sl) {
+						s.tcpEvicted.Add(1)
+						st.Error = "closed: its slot went to a peer with fewer connections"
+					}
 					track(c, false)
 					if s.onConn != nil {
 						s.onConn(st)
@@ -232,10 +289,13 @@ func (s *Server) Stats() ServeStats {
 		EchoPackets: s.echoPackets.Load(), EchoBytes: s.echoBytes.Load(),
 		DiscardConns: s.discardConns.Load(), DiscardBytes: s.discardBytes.Load(),
 		SinkConns: s.sinkConns.Load(), SinkBytes: s.sinkBytes.Load(),
+		EchoLoops: s.echoLoops.Load(), EchoOverRate: s.echoOverRate.Load(),
+		TCPRefused: s.tcpRefused.Load(), TCPEvicted: s.tcpEvicted.Load(), TCPIdle: s.tcpIdle.Load(),
 	}
 }
 
-// serveEcho returns every datagram to its sender unchanged (RFC 862).
+// serveEcho returns datagrams to their senders unchanged (RFC 862),
+// except those echoGuard stops.
 func (s *Server) serveEcho() {
 	buf := make([]byte, MaxDatagram)
 	for {
@@ -246,6 +306,14 @@ func (s *Server) serveEcho() {
 			}
 			continue // e.g. an ICMP error for an earlier reply
 		}
+		switch s.guard.check(from, buf[:n], s.now()) {
+		case echoLoop:
+			s.echoLoops.Add(1)
+			continue
+		case echoRate:
+			s.echoOverRate.Add(1)
+			continue
+		}
 		s.echoPackets.Add(1)
 		s.echoBytes.Add(int64(n))
 		_, _ = s.echo.WriteToUDPAddrPort(buf[:n], from)
@@ -254,7 +322,8 @@ func (s *Server) serveEcho() {
 
 // serveTCP reads until the peer closes its side. The sink then writes its
 // report, so the sender learns how many bytes arrived.
-func (s *Server) serveTCP(c net.Conn, sink bool) ConnStats {
+func (s *Server) serveTCP(sl *slot, sink bool) ConnStats {
+	c := sl.c
 	defer c.Close()
 	st := ConnStats{Service: "discard", Remote: c.RemoteAddr().String()}
 	counter, conns := &s.discardBytes, &s.discardConns
@@ -266,6 +335,7 @@ func (s *Server) serveTCP(c net.Conn, sink bool) ConnStats {
 	buf := make([]byte, 256<<10)
 	var first, last int64
 	for {
+		_ = c.SetReadDeadline(time.Now().Add(s.idle))
 		n, err := c.Read(buf)
 		if n > 0 {
 			last = clock.Now()
@@ -274,8 +344,14 @@ func (s *Server) serveTCP(c net.Conn, sink bool) ConnStats {
 			}
 			st.Bytes += int64(n)
 			counter.Add(int64(n))
+			s.slots.touch(sl, s.now())
 		}
 		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.tcpIdle.Add(1)
+			st.Error = fmt.Sprintf("closed after %s without data", s.idle)
 			break
 		}
 		if err != nil {

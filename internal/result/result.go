@@ -17,6 +17,7 @@ import (
 
 	"github.com/latlab/latlab/internal/buildinfo"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
@@ -205,22 +206,21 @@ func WriteFile(path string, d *Document) error {
 // ErrNotResult marks input that is not a latlab result document.
 var ErrNotResult = errors.New("not a latlab result document")
 
-// Read parses and checks a document.
+// Read parses and checks a document. It reads at most infile.Max() bytes
+// (beyond that it fails with an *infile.TooLargeError) and decodes as it
+// reads, so the input is never held twice.
 func Read(r io.Reader) (*Document, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fmt.Errorf("%w: empty input", ErrNotResult)
-	}
+	dec := json.NewDecoder(infile.Limit(r, infile.Max()))
 	var d Document
-	if err := json.Unmarshal(b, &d); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrNotResult, se.Offset, err)
+	if err := dec.Decode(&d); err != nil {
+		return nil, readError(err, dec)
+	}
+	// Only white space may follow the document.
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, fmt.Errorf("%w: more JSON after the document at byte %d", ErrNotResult, dec.InputOffset())
 		}
-		return nil, fmt.Errorf("%w: %v", ErrNotResult, err)
+		return nil, readError(err, dec)
 	}
 	if !strings.HasPrefix(d.Schema, SchemaPrefix) {
 		return nil, fmt.Errorf("%w: schema %q, want %q", ErrNotResult, d.Schema, Schema)
@@ -234,15 +234,39 @@ func Read(r io.Reader) (*Document, error) {
 	return &d, nil
 }
 
-// ReadFile reads a document from path; errors name the file.
+func readError(err error, dec *json.Decoder) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, infile.ErrLimit):
+		return err
+	case err == io.EOF:
+		return fmt.Errorf("%w: empty input", ErrNotResult)
+	case err == io.ErrUnexpectedEOF:
+		return fmt.Errorf("%w: invalid JSON: the input ends inside the document, at byte %d", ErrNotResult, dec.InputOffset())
+	case errors.As(err, &se):
+		return fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrNotResult, se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%w: %v", ErrNotResult, err)
+	}
+	return err
+}
+
+// ReadFile reads a document from path, which must be a regular file no
+// larger than infile.Max() (see infile.Open). Errors about the content
+// name the file; errors about the path itself (missing, a directory, a
+// device, too large) do not, so the caller can say "cannot read PATH: ...".
 func ReadFile(path string) (*Document, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	d, err := Read(f)
 	if err != nil {
+		if errors.Is(err, infile.ErrLimit) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, nil
@@ -262,8 +286,23 @@ func (d *Document) Distribution() ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []int64
-	for _, b := range h.Distribution() {
+	// The histogram's counts are the document's word: a few bytes can claim
+	// 2^62 samples. Rebuilding takes 8 bytes a sample, held to the same
+	// cap as the input files.
+	bars := h.Distribution()
+	var n int64
+	for _, b := range bars {
+		if b.Count < 0 {
+			return nil, fmt.Errorf("result of kind %q: histogram has a negative count", d.Kind)
+		}
+		n += b.Count
+		if n < 0 || n > infile.Max()/8 {
+			return nil, fmt.Errorf("result of kind %q: its histogram holds more than %d samples; rebuilding them would take more than the %s cap on input (%s raises it)",
+				d.Kind, infile.Max()/8, infile.FormatSize(infile.Max()), infile.MaxFlag)
+		}
+	}
+	out := make([]int64, 0, n)
+	for _, b := range bars {
 		for i := int64(0); i < b.Count; i++ {
 			out = append(out, (b.From+b.To)/2)
 		}

@@ -2,6 +2,10 @@ package result
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +13,9 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // fixed returns a document with every varying field pinned, so the JSON
@@ -104,4 +110,89 @@ func FuzzRead(f *testing.F) {
 			_, _ = d.Distribution()
 		}
 	})
+}
+
+// blanks is white space without end: what /dev/zero or a runaway pipe is
+// to a reader that has no cap.
+type blanks struct{ left int64 }
+
+func (b *blanks) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), b.left)
+	for i := range p[:n] {
+		p[i] = ' '
+	}
+	b.left -= n
+	return int(n), nil
+}
+
+func TestReadStopsAtTheCap(t *testing.T) {
+	defer infile.Reset()
+	infile.SetMax(1 << 20)
+	src := &blanks{left: 32 << 20}
+	_, err := Read(src)
+	var tl *infile.TooLargeError
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), infile.MaxFlag) {
+		t.Fatalf("32 MiB under a 1 MiB cap: %v", err)
+	}
+	if read := 32<<20 - src.left; read > 2<<20 {
+		t.Errorf("read %d bytes for a 1 MiB cap", read)
+	}
+}
+
+func TestReadFileRefuses(t *testing.T) {
+	defer infile.Reset()
+	dir := testutil.TempDir(t)
+	var b bytes.Buffer
+	_ = Write(&b, fixed())
+	p := filepath.Join(dir, "sleep.json")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, want string
+		max        int64
+	}{
+		{os.DevNull, "not a regular file (--allow-special-files reads it)", 0},
+		{dir, "a directory, not a file", 0},
+		{p, "more than the 1 KiB cap on input files (--max-input-size raises it)", 1024},
+	} {
+		infile.SetMax(c.max)
+		_, err := ReadFile(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ReadFile(%s) = %v, want %q", c.path, err, c.want)
+		}
+	}
+	infile.Reset()
+	if _, err := Read(strings.NewReader(b.String() + b.String())); err == nil || !strings.Contains(err.Error(), "more JSON after the document") {
+		t.Errorf("two documents in one: %v", err)
+	}
+}
+
+// A histogram's counts cannot make Distribution allocate without bound:
+// it rebuilds at most the input cap's worth of samples.
+func TestDistributionBounded(t *testing.T) {
+	defer infile.Reset()
+	h := stats.HistogramOf([]int64{1000})
+	if err := h.RecordValues(2000, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Document{Kind: KindWake, Histogram: enc}
+	infile.SetMax(4 << 20) // room for 512 Ki samples
+	if _, err := d.Distribution(); err == nil || !strings.Contains(err.Error(), "more than 524288 samples") {
+		t.Fatalf("1 Mi samples under a 4 MiB cap: %v", err)
+	}
+	infile.SetMax(16 << 20)
+	if v, err := d.Distribution(); err != nil || len(v) != 1<<20+1 {
+		t.Fatalf("under a 16 MiB cap: %d samples, %v", len(v), err)
+	}
 }

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// The audit reads /proc and /sys under --root: a machine with RACK off
+// gets a suspicious verdict with its evidence, and the step to undo it.
+func TestDoctorRoot(t *testing.T) {
+	root := testutil.TempDir(t)
+	for p, c := range map[string]string{
+		"proc/sys/net/ipv4/tcp_recovery":                                    "0\n",
+		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
+		"proc/self/timerslack_ns":                                           "50000\n",
+		"sys/devices/system/cpu/online":                                     "0-1\n",
+		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
+		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
+	} {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+	}
+	code, out, errs := runCLI(t, "--root", root, "doctor")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"\n  suspicious tcp-recovery: 0\n             RACK off: 3-duplicate-ACK loss detection\n             evidence: 0x1 rack RACK loss detection",
+		"\n  default    tcp-dsack: 1\n",
+		"\n  default    clocksource: tsc\n",
+		"latlab knob set tcp-recovery 1\n",
+		"settings: 7 read, nothing changed: 1 suspicious, 6 default",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

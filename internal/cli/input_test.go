@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// Readers of result documents are bounded: a device is refused unless
+// allowed, a file above --max-input-size is refused naming the flag, and
+// each run starts from the default limits.
+func TestInputLimits(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := synthSleep(t, dir, "a.json", 300, 1.5e6, 2e4, 1, 1e6)
+	b := synthSleep(t, dir, "b.json", 300, 1.0e6, 2e4, 2, 1e6)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compare", os.DevNull, a}, 2, "latlab: cannot read " + os.DevNull + ": a character device, not a regular file (--allow-special-files reads it)\n"},
+		{[]string{"report", os.DevNull, "-o", dir + "/r.html"}, 2, "not a regular file (--allow-special-files reads it)"},
+		{[]string{"dpcisr", os.DevNull}, 2, "not a regular file (--allow-special-files reads it)"},
+		{[]string{"dpcisr", "compare", dir, a}, 2, "a directory, not a file"},
+		{[]string{"inf", os.DevNull}, 2, "not a regular file (--allow-special-files reads it)"},
+		{[]string{"compare", "--allow-special-files", os.DevNull, a}, 2, "not a latlab result document: empty input"},
+		{[]string{"compare", a, b, "--max-input-size", "1KiB"}, 2, "more than the 1 KiB cap on input files (--max-input-size raises it)\n"},
+		// (compare and report take a directory as a group of results)
+		{[]string{"inf", dir}, 2, "a directory, not a file"},
+		{[]string{"compare", a, b, "--max-input-size", "-1"}, 2, `invalid value "-1" for --max-input-size`},
+		{[]string{"compare", a, b, "--max-input-size", "1MiB"}, 0, ""},
+		{[]string{"compare", a, b}, 0, ""},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") > 1 {
+			t.Errorf("%v: exit %d %q, want %d %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	if infile.Max() != infile.DefaultMax || infile.AllowSpecial() {
+		t.Errorf("limits leak past a run: %d %v", infile.Max(), infile.AllowSpecial())
+	}
+}
+
+// A report that is UTF-8 up to a byte that is not is Windows-1252 as a
+// whole; reading it line by line, dpcisr must go back to the start of
+// the file it opened to read it so.
+func TestDPCISRLateANSI(t *testing.T) {
+	p := filepath.Join(testutil.TempDir(t), "r.txt")
+	in := "DPC Info\nPilote réseau\nTotal = 1 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 1, or 100.00%\nTotal, 1\nfin \xe9\n"
+	if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "dpcisr", p, "--json")
+	if code != 0 || !strings.Contains(out, `"encoding": "windows-1252"`) || !strings.Contains(out, `"label": "Pilote rÃ©seau"`) {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+}

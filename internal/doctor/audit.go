@@ -1,0 +1,388 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// Verdict is what the audit concludes about a setting.
+type Verdict string
+
+// The verdicts, from good to bad, and unknown.
+const (
+	Default    Verdict = "default"    // the OS (or driver) default
+	Tuned      Verdict = "tuned"      // changed, to a value with a known meaning
+	Suspicious Verdict = "suspicious" // changed without evidence of benefit, or set where it has no effect
+	Harmful    Verdict = "harmful"    // the measured evidence says it hurts latency
+	Unknown    Verdict = "unknown"    // could not be read
+)
+
+// Setting is one audited instance of a knob.
+type Setting struct {
+	Knob    string `json:"knob"`
+	Target  string `json:"target,omitempty"` // the instance: an adapter, an interface
+	Value   string `json:"value"`
+	Meaning string `json:"meaning,omitempty"`
+	Default string `json:"default"` // the OS default, in the knob's terms
+	// IsDefault says whether the value is the default; absent when that
+	// cannot be told.
+	IsDefault *bool   `json:"is_default,omitempty"`
+	Verdict   Verdict `json:"verdict"`
+	Reason    string  `json:"reason"`
+	// Evidence is what the verdict rests on, quoted from the knob's own
+	// explanation or reading (the research behind the value).
+	Evidence string `json:"evidence,omitempty"`
+	Rule     string `json:"rule"` // the rule that decided
+	next     *Step
+}
+
+// Case is what a verdict rule looks at: one instance of a knob as read,
+// with the host facts the knobs depend on.
+type Case struct {
+	Knob     string
+	Target   string
+	Value    string     // as the reading shows it
+	Meaning  string     // the reading's decoded meaning
+	Raw      knob.Value // the stored value; absent when not stored
+	Detail   any        // the reading item's detail (decoded structure)
+	Extra    []knob.Change
+	Warnings []string
+	Notes    []string // the reading's notes
+	Build    uint32   // Windows build (0 unknown)
+	Server   bool
+	// Empty: the knob has no instance here (no adapter with RSS, no
+	// QoS policy).
+	Empty bool
+	// Err: the reading failed; Privilege names what it needs when the
+	// failure is a missing privilege ("Administrator", "root").
+	Err       error
+	Privilege string
+	// Group holds the instances a per-interface case stands for (the
+	// IRQs or rx queues of one network interface).
+	Group []Instance
+}
+
+// Instance is one member of a grouped case.
+type Instance struct {
+	Name      string
+	Value     string
+	Allowed   string // irq: smp_affinity_list
+	Delivered string // irq: effective_affinity_list
+	Online    int    // CPUs online
+	Steered   bool   // rps: a non-zero mask
+}
+
+// N is the stored value as a number (ok false when it is not one).
+func (c *Case) N() (uint64, bool) {
+	if c.Raw.IsAbsent() {
+		return 0, false
+	}
+	n, err := c.Raw.Uint()
+	return n, err == nil
+}
+
+// Text is the stored value as trimmed text.
+func (c *Case) Text() string {
+	if c.Raw.IsAbsent() {
+		return ""
+	}
+	return strings.TrimSpace(c.Raw.String())
+}
+
+// Audit reads every knob of the catalogue that belongs to osName through
+// env and judges each instance with the rules. Nothing is written.
+func Audit(env *knob.Env, osName string) []Setting {
+	var out []Setting
+	for _, k := range knob.All() {
+		if k.OS() != osName {
+			continue
+		}
+		for _, c := range collect(env, osName, k) {
+			out = append(out, judge(c))
+		}
+	}
+	return out
+}
+
+// judge applies the first matching rule of the case's knob (the generic
+// rules for unreadable values come first).
+func judge(c *Case) Setting {
+	s := Setting{Knob: c.Knob, Target: c.Target, Value: c.Value, Meaning: c.Meaning, Default: defaultOf(c)}
+	for i := range Rules {
+		r := &Rules[i]
+		if (r.Knob != "*" && r.Knob != c.Knob) || !r.Match(c) {
+			continue
+		}
+		s.Rule, s.Verdict, s.Reason = r.ID, r.Verdict, r.Reason(c)
+		if r.Evidence != nil {
+			s.Evidence = r.Evidence(c)
+		}
+		if r.Next != nil {
+			s.next = r.Next(c)
+		}
+		switch {
+		case r.IsDefault != nil:
+			s.IsDefault = r.IsDefault(c)
+		case r.Verdict == Default:
+			s.IsDefault = boolPtr(true)
+		case r.Verdict != Unknown:
+			s.IsDefault = boolPtr(false)
+		}
+		switch {
+		case r.Verdict == Unknown && c.Privilege != "":
+			s.Value = "unknown (needs " + c.Privilege + ")"
+		case s.Value != "":
+		case c.Empty:
+			s.Value = "(none)"
+		case r.Verdict == Unknown:
+			s.Value = "unknown"
+		}
+		return s
+	}
+	// Every knob ends its rules with a catch-all; reaching here is a gap
+	// in the table, reported rather than hidden.
+	s.Rule, s.Verdict, s.Reason = "no-rule", Unknown, "latlab has no rule for this value"
+	return s
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// collect reads one knob into cases.
+func collect(env *knob.Env, osName string, k knob.Knob) []*Case {
+	if f, ok := collectors[k.Name()]; ok {
+		return f(env, osName, k)
+	}
+	return readCases(env, osName, k, knob.Selector{})
+}
+
+// collectors read the knobs whose instances the audit groups or filters.
+var collectors = map[string]func(env *knob.Env, osName string, k knob.Knob) []*Case{
+	"display-scaling": collectDisplay,
+	"irq-affinity":    collectIRQ,
+	"rps":             collectRPS,
+	"coalescing":      collectCoalescing,
+	"timer-slack":     collectSlack,
+}
+
+// collectSlack reads latlab's own slack: what the program that started it
+// passed on, since slack is inherited over fork and exec.
+func collectSlack(env *knob.Env, osName string, k knob.Knob) []*Case {
+	cs := readCases(env, osName, k, knob.Selector{})
+	for _, c := range cs {
+		c.Target = "latlab's own"
+	}
+	return cs
+}
+
+func baseCase(env *knob.Env, k knob.Knob) *Case {
+	return &Case{Knob: k.Name(), Build: env.Build, Server: env.Server}
+}
+
+// readCases is a knob's reading, one case per item.
+func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*Case {
+	r, err := k.Get(env, sel)
+	if err != nil {
+		c := baseCase(env, k)
+		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
+		return []*Case{c}
+	}
+	var cs []*Case
+	for _, it := range r.Items {
+		c := baseCase(env, k)
+		fill(c, it, r.Notes)
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty, c.Notes = true, r.Notes
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func fill(c *Case, it knob.Item, notes []string) {
+	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
+	c.Raw = knob.Absent
+	if it.Raw != nil {
+		c.Raw = *it.Raw
+	}
+	c.Detail, c.Extra, c.Warnings, c.Notes = it.Detail, it.Extra, it.Warnings, notes
+}
+
+// privilegeFor names the privilege a failed read lacks, or "" when the
+// failure is something else.
+func privilegeFor(env *knob.Env, osName string, err error) string {
+	denied := errors.Is(err, fs.ErrPermission)
+	if !denied && env.Privileged != nil && env.Privileged() != nil {
+		// bcdedit says only "Access is denied" in its output.
+		l := strings.ToLower(err.Error())
+		denied = strings.Contains(l, "denied") || strings.Contains(l, "privilege")
+	}
+	if !denied {
+		return ""
+	}
+	if osName == "windows" {
+		return "Administrator"
+	}
+	return "root"
+}
+
+// --- grouped and filtered collectors ---------------------------------------
+
+// collectDisplay keeps the requested scalings (not the active paths, which
+// are facts about them) and numbers the configurations: their ids carry
+// the monitors' EDID serial numbers, which a shared check-up must not.
+func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
+	r, err := k.Get(env, knob.Selector{})
+	if err != nil {
+		c := baseCase(env, k)
+		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
+		return []*Case{c}
+	}
+	var cs []*Case
+	for _, it := range r.Items {
+		if it.Loc == nil {
+			continue // an active path (QueryDisplayConfig)
+		}
+		c := baseCase(env, k)
+		fill(c, it, r.Notes)
+		c.Target = fmt.Sprintf("configuration %d", len(cs)+1)
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty, c.Notes = true, r.Notes
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// physicalIfaces are the network interfaces backed by a device (not lo,
+// bridges, ifb): the ones with queues, IRQs and coalescing.
+func physicalIfaces(env *knob.Env) []string {
+	return physicalNICs(netInfo(filesRoot(env)))
+}
+
+func filesRoot(env *knob.Env) string {
+	if fb, ok := env.Backends[knob.BackendFile].(knob.Files); ok {
+		return fb.Root
+	}
+	return ""
+}
+
+func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
+	root := filesRoot(env)
+	online := onlineCount(root)
+	ni := netInfo(root)
+	var cs []*Case
+	for _, ifc := range physicalNICs(ni) {
+		c := baseCase(env, k)
+		c.Target = ifc
+		for _, q := range queueIRQs(ni, ifc) {
+			c.Group = append(c.Group, Instance{Name: q.N, Allowed: q.Allowed, Delivered: q.Delivered, Online: online})
+		}
+		if len(c.Group) == 0 {
+			continue
+		}
+		var parts []string
+		for _, g := range c.Group {
+			parts = append(parts, fmt.Sprintf("%s:cpu%s", g.Name, orDash(g.Delivered)))
+		}
+		c.Value = strings.Join(parts, " ")
+		c.Meaning = fmt.Sprintf("%d queue interrupts (irq:cpu delivered to); allowed CPUs %s", len(c.Group), allowedSummary(c.Group))
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func allowedSummary(g []Instance) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, i := range g {
+		if !seen[i.Allowed] {
+			seen[i.Allowed] = true
+			out = append(out, orDash(i.Allowed))
+		}
+	}
+	return strings.Join(out, " / ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func collectRPS(env *knob.Env, osName string, k knob.Knob) []*Case {
+	var cs []*Case
+	for _, ifc := range physicalIfaces(env) {
+		r, err := k.Get(env, knob.Selector{Iface: ifc})
+		if err != nil {
+			c := baseCase(env, k)
+			c.Target, c.Err, c.Privilege = ifc, err, privilegeFor(env, osName, err)
+			cs = append(cs, c)
+			continue
+		}
+		if len(r.Items) == 0 {
+			continue // no rx queues in sysfs (kernels without CONFIG_RPS)
+		}
+		c := baseCase(env, k)
+		c.Target = ifc
+		var steered []string
+		for _, it := range r.Items {
+			on := !strings.HasPrefix(it.Meaning, "off")
+			c.Group = append(c.Group, Instance{Name: strings.TrimPrefix(it.Target, ifc+" "), Value: it.Value, Steered: on})
+			if on {
+				steered = append(steered, strings.TrimPrefix(it.Target, ifc+" ")+" "+it.Meaning)
+			}
+		}
+		if len(steered) == 0 {
+			c.Value = fmt.Sprintf("0 on %d rx queue(s)", len(r.Items))
+			c.Meaning = "off: packets are processed on the interrupted CPU"
+		} else {
+			c.Value = fmt.Sprintf("set on %d of %d rx queue(s)", len(steered), len(r.Items))
+			c.Meaning = strings.Join(steered, "; ")
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*Case {
+	var cs []*Case
+	for _, ifc := range physicalIfaces(env) {
+		for _, c := range readCases(env, osName, k, knob.Selector{Iface: ifc}) {
+			if c.Err == nil && c.Detail == nil && !c.Empty {
+				// The reading keeps a failed interface as an item whose
+				// meaning is the error.
+				c.Err = errors.New(c.Meaning)
+				if c.Meaning == "not supported by the driver" {
+					c.Err = fmt.Errorf("the driver of %s does not support coalescing settings (ethtool -c fails the same way)", ifc)
+				}
+			}
+			c.Target = ifc
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
+}

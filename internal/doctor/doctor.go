@@ -1,0 +1,196 @@
+// Package doctor is latlab's check-up, the command a new user runs first:
+// the timer state, short sleep and wake probes, and an audit of every
+// setting of the knob catalogue that applies to this OS, each with a
+// verdict that quotes the evidence it rests on, and the next steps worth
+// taking.
+//
+// The audit only reads: it never changes a setting and needs no
+// elevation. What it cannot read without elevation it reports as unknown,
+// naming the privilege.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Kind is the result document kind of `latlab doctor`.
+const Kind = "doctor"
+
+// Profile names how long the check-up measures.
+type Profile string
+
+// The profiles: quick (about 4 s in all), standard (the default, a
+// little longer), thorough (about a minute: longer probes, a realtime
+// probe where allowed, a probe on each CPU).
+const (
+	Quick    Profile = "quick"
+	Standard Profile = "standard"
+	Thorough Profile = "thorough"
+)
+
+// Options configure a check-up. ForProfile fills the probe sizes; tests
+// shrink them.
+type Options struct {
+	Profile Profile
+
+	SleepSamples int           // 0: no sleep probe
+	SleepGap     time.Duration // unmeasured pause between sleeps
+	WakeDuration time.Duration // 0: no wake probe
+	WakeInterval time.Duration
+	// Thorough extras: a realtime wake probe (when this process may run
+	// realtime) and one wake thread per CPU, each for ExtraDuration.
+	Realtime      bool
+	PerCPU        bool
+	ExtraDuration time.Duration
+
+	// OS is whose knobs to audit ("" = this OS). The Windows knobs'
+	// reading logic runs on any OS over an in-memory registry, which is
+	// how the audit rules are tested everywhere.
+	OS string
+	// Env is what the knobs read through; nil = this machine with Root.
+	Env *knob.Env
+	// Root is the filesystem root the Linux readings use (--root).
+	Root string
+	// Timer reads the timer state; nil = timer.Query.
+	Timer func() (timer.Status, error)
+	// Progress, when set, is told what the check-up is doing.
+	Progress func(step string)
+}
+
+// ForProfile returns the options of a profile with the probe sizes it
+// stands for.
+func ForProfile(p Profile) Options {
+	o := Options{Profile: p, SleepGap: 2 * time.Millisecond, WakeInterval: time.Millisecond}
+	switch p {
+	case Quick:
+		// 30 sleeps take under 1 s even at Windows' 15.625 ms default tick.
+		o.SleepSamples, o.WakeDuration = 30, time.Second
+	case Thorough:
+		o.SleepSamples, o.WakeDuration = 600, 20*time.Second
+		o.Realtime, o.PerCPU, o.ExtraDuration = true, true, 15*time.Second
+	default:
+		o.Profile = Standard
+		// The check-up as it always was: about 1 s of sleeps and 3 s of
+		// wake-ups.
+		o.SleepSamples, o.WakeDuration = 60, 3*time.Second
+	}
+	return o
+}
+
+// ParseProfile accepts quick, standard and thorough.
+func ParseProfile(s string) (Profile, error) {
+	switch Profile(s) {
+	case Quick, Standard, Thorough:
+		return Profile(s), nil
+	case "":
+		return Standard, nil
+	}
+	return "", fmt.Errorf("unknown profile %q: accepted quick, standard, thorough", s)
+}
+
+// Result is a check-up: the payload of a doctor document.
+type Result struct {
+	Profile  Profile   `json:"profile"`
+	OS       string    `json:"os"`
+	Timer    Timer     `json:"timer"`
+	Sleep    *Probe    `json:"sleep,omitempty"`
+	Wake     *Probe    `json:"wake,omitempty"`
+	Extra    []Probe   `json:"wake_extra,omitempty"` // thorough: realtime, per CPU
+	Settings []Setting `json:"settings"`
+	Next     []Step    `json:"next"`
+	Overhead *Overhead `json:"overhead,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	Counts   Tally     `json:"counts"`
+	// ElapsedNs is how long the check-up took.
+	ElapsedNs int64 `json:"elapsed_ns"`
+}
+
+// Overhead is what the tool itself adds to a sample (the wake probe's
+// calibration).
+type Overhead = probe.Overhead
+
+// Tally counts the settings by verdict.
+type Tally struct {
+	Default    int `json:"default"`
+	Tuned      int `json:"tuned"`
+	Suspicious int `json:"suspicious"`
+	Harmful    int `json:"harmful"`
+	Unknown    int `json:"unknown"`
+}
+
+func (o *Options) progress(s string) {
+	if o.Progress != nil {
+		o.Progress(s)
+	}
+}
+
+// Run performs the check-up. Only a failing probe is an error; what
+// cannot be read is reported in the result.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	start := time.Now()
+	if o.OS == "" {
+		o.OS = knob.HostOS
+	}
+	if o.Root == "" {
+		o.Root = "/"
+	}
+	if o.Env == nil {
+		o.Env = knob.NewEnv(o.Root)
+	}
+	if o.Timer == nil {
+		o.Timer = timer.Query
+	}
+	if o.WakeInterval <= 0 {
+		o.WakeInterval = time.Millisecond
+	}
+	r := &Result{Profile: o.Profile, OS: o.OS, Settings: []Setting{}, Next: []Step{}}
+	if r.Profile == "" {
+		r.Profile = Standard
+	}
+	o.progress("timer")
+	st, stErr := o.Timer()
+	r.Timer = timerSection(st, stErr, o)
+
+	o.progress("settings")
+	r.Settings = Audit(o.Env, o.OS)
+	r.Counts = tally(r.Settings)
+
+	if err := runProbes(ctx, o, r, st); err != nil {
+		return nil, err
+	}
+	r.Next = NextSteps(r)
+	r.ElapsedNs = time.Since(start).Nanoseconds()
+	if ctx.Err() != nil {
+		r.Notes = append(r.Notes, "interrupted: the probes that had not finished are missing")
+	}
+	return r, nil
+}
+
+func tally(ss []Setting) Tally {
+	var t Tally
+	for _, s := range ss {
+		switch s.Verdict {
+		case Default:
+			t.Default++
+		case Tuned:
+			t.Tuned++
+		case Suspicious:
+			t.Suspicious++
+		case Harmful:
+			t.Harmful++
+		default:
+			t.Unknown++
+		}
+	}
+	return t
+}
+
+// numCPU is how many CPUs the per-CPU probe uses.
+func numCPU() int { return runtime.NumCPU() }

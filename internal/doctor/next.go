@@ -1,0 +1,55 @@
+package doctor
+
+import (
+	"sort"
+)
+
+// Step is a suggested next command.
+type Step struct {
+	Command string `json:"command"`
+	Why     string `json:"why"`
+	// Benefit orders the steps: the expected gain, highest first (a
+	// ranking, not a measurement).
+	Benefit int `json:"benefit"`
+}
+
+// MaxSteps bounds the suggestions.
+const MaxSteps = 5
+
+// NextSteps picks at most MaxSteps commands from the audit's findings and
+// the probes, the most beneficial first, each command once.
+func NextSteps(r *Result) []Step {
+	var steps []Step
+	for _, s := range r.Settings {
+		if s.next != nil {
+			steps = append(steps, *s.next)
+		}
+	}
+	if r.Wake != nil {
+		switch r.Wake.Band {
+		case "poor":
+			steps = append(steps, Step{Command: "latlab wake --duration 60s", Why: "some wake-ups were over 4 ms late: a longer run shows how often", Benefit: 80})
+		case "mediocre":
+			steps = append(steps, Step{Command: "latlab wake --duration 60s", Why: "wake-ups missed their deadlines: a longer run shows how often", Benefit: 60})
+		case "fair":
+			steps = append(steps, Step{Command: "latlab wake --rtprio 80 --mlock", Why: "the wake-up tail passed 200 µs: see whether priority fixes it", Benefit: 30})
+		}
+	}
+	if r.Profile != Thorough {
+		steps = append(steps, Step{Command: "latlab doctor --thorough", Why: "a minute of probes: longer, realtime where allowed, and on each CPU", Benefit: 15})
+	}
+	steps = append(steps,
+		Step{Command: "latlab wake --duration 60s", Why: "a minute of wake-ups catches rare delays a short probe misses", Benefit: 10},
+		Step{Command: "latlab sleep --live", Why: "watch sleep overshoot live while you start the programs you care about", Benefit: 5})
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Benefit > steps[j].Benefit })
+	var out []Step
+	seen := map[string]bool{}
+	for _, s := range steps {
+		if seen[s.Command] || len(out) == MaxSteps {
+			continue
+		}
+		seen[s.Command] = true
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package doctor
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+const wakeMethod = "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
+
+func osTimerFacts(st timer.Status, o Options) []Fact {
+	return LinuxTimerFacts(st, readDMALatency(o.Root))
+}
+
+// readDMALatency reads the CPU latency limit in force. Opening the device
+// adds a request at the default value, which constrains nothing; closing
+// removes it.
+func readDMALatency(root string) string {
+	f, err := os.Open(filepath.Join(root, "dev", "cpu_dma_latency"))
+	if errors.Is(err, fs.ErrPermission) {
+		return "unknown (needs root)"
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "unknown: no /dev/cpu_dma_latency"
+	}
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	defer f.Close()
+	var b [4]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return "unknown: " + err.Error()
+	}
+	return DMALatencyMeaning(int32(binary.NativeEndian.Uint32(b[:])))
+}
+
+// SleepVerdict explains a Linux sleep overshoot: mostly the timer slack
+// of normal threads.
+func SleepVerdict(over stats.Summary, st timer.Status) string {
+	slack := st.TimerSlackNs
+	if slack > 0 && over.P50 >= slack/2 && over.P50 < slack*3 {
+		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", fmtDur(slack))
+	}
+	if over.P50 < 20_000 {
+		return "sleeps end close to the requested time"
+	}
+	return "sleeps overshoot by more than the timer slack explains: the CPU was busy or slow to leave an idle state"
+}

@@ -1,0 +1,69 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/stats"
+)
+
+func TestWakeVerdict(t *testing.T) {
+	us := int64(time.Microsecond)
+	cases := []struct {
+		s        stats.Summary
+		overruns int64
+		band     string
+		want     string
+	}{
+		{stats.Summary{P99: 150 * us, Max: 5000 * us}, 0, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
+		{stats.Summary{P99: 150 * us, Max: 5000 * us}, 2, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
+		// Missed periods with nothing near 4 ms late: their own message.
+		{stats.Summary{P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods: some wake-ups (up to 1.5ms late) came after the next 1ms deadline had passed"},
+		{stats.Summary{P99: 1500 * us, Max: 3000 * us}, 0, "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late"},
+		{stats.Summary{P99: 300 * us, Max: 900 * us}, 0, "fair", "fair:"},
+		{stats.Summary{P99: 150 * us, Max: 900 * us}, 0, "good", "good:"},
+	}
+	for _, c := range cases {
+		band, got := WakeVerdict(c.s, c.overruns, time.Millisecond)
+		if band != c.band || !strings.HasPrefix(got, c.want) {
+			t.Errorf("p99 %d max %d overruns %d: %s %q, want %s %q", c.s.P99, c.s.Max, c.overruns, band, got, c.band, c.want)
+		}
+		if c.s.Max <= 4000*us && strings.Contains(got, "4 ms") {
+			t.Errorf("max %d, yet the verdict speaks of 4 ms: %q", c.s.Max, got)
+		}
+	}
+}
+
+// The next steps: at most five, the most beneficial first, each command
+// once, a poor wake probe's first.
+func TestNextSteps(t *testing.T) {
+	r := &Result{Profile: Standard, Wake: &Probe{Band: "poor"}}
+	for _, id := range []string{"nti-off", "tsc-set", "im-off", "rack-off", "dsack-off", "gtrr-ignored"} {
+		for _, rule := range Rules {
+			if rule.ID == id {
+				c := &Case{Knob: rule.Knob, Target: "0007 adapter", Raw: knobAbsent()}
+				s := Setting{next: rule.Next(c)}
+				r.Settings = append(r.Settings, s)
+			}
+		}
+	}
+	steps := NextSteps(r)
+	if len(steps) != MaxSteps {
+		t.Fatalf("%d steps: %+v", len(steps), steps)
+	}
+	if steps[0].Command != "latlab wake --duration 60s" || steps[1].Command != "latlab knob set network-throttling-index 10" {
+		t.Errorf("order %+v", steps)
+	}
+	seen := map[string]bool{}
+	for i, s := range steps {
+		if seen[s.Command] || (i > 0 && s.Benefit > steps[i-1].Benefit) || s.Why == "" {
+			t.Errorf("step %d %+v", i, s)
+		}
+		seen[s.Command] = true
+	}
+	// A machine with nothing to fix still gets something to do.
+	if s := NextSteps(&Result{Profile: Thorough}); len(s) == 0 || s[0].Command != "latlab wake --duration 60s" {
+		t.Errorf("nothing found: %+v", s)
+	}
+}

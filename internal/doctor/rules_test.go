@@ -1,0 +1,298 @@
+package doctor
+
+import (
+	"errors"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// win changes the default Windows machine of a rule case.
+type win func(env *knob.Env, reg, bcd *knob.Mem)
+
+func setReg(path, name string, v knob.Value) win {
+	return func(_ *knob.Env, reg, _ *knob.Mem) { reg.Set(path, name, v) }
+}
+
+func delReg(path, name string) win {
+	return func(_ *knob.Env, reg, _ *knob.Mem) {
+		reg.Write(knob.Loc{Backend: knob.BackendRegistry, Path: path, Name: name}, knob.Absent)
+	}
+}
+
+func build(b uint32, w ...win) win {
+	return func(env *knob.Env, reg, bcd *knob.Mem) {
+		env.Build = b
+		for _, f := range w {
+			f(env, reg, bcd)
+		}
+	}
+}
+
+// noAdapters is a machine without network adapters.
+func noAdapters(env *knob.Env, reg, _ *knob.Mem) {
+	bare := knob.NewMem()
+	windowsValues(func(p, n string, v knob.Value) {
+		if !strings.HasPrefix(p, knob.NetClassKey) {
+			bare.Set(p, n, v)
+		}
+	}, bare.CreateKey)
+	env.Backends[knob.BackendRegistry] = bare
+}
+
+func qosPolicy(dscp string, nla bool) win {
+	return func(_ *knob.Env, reg, _ *knob.Mem) {
+		key := knob.QoSKey + `\voice`
+		for n, v := range map[string]string{"Version": "1.0", "Application Name": "game.exe", "Protocol": "UDP", "Local Port": "*",
+			"Local IP": "*", "Local IP Prefix Length": "*", "Remote Port": "*", "Remote IP": "*", "Remote IP Prefix Length": "*",
+			"DSCP Value": dscp, "Throttle Rate": "-1"} {
+			reg.Set(key, n, knob.SZ(v))
+		}
+		if nla {
+			reg.Set(knob.NLAKey, "Do not use NLA", knob.SZ("1"))
+		}
+	}
+}
+
+// ruleCases hold one case per rule of the table: the machine, and what
+// the audit must say about the knob.
+var ruleCases = []struct {
+	rule   string
+	knob   string
+	linux  map[string]string // changes to the Linux tree
+	win    win               // changes to the Windows machine (build 22631 client)
+	verd   Verdict
+	reason string // part of the reason
+	value  string // part of the value, when it matters
+	// nic: the case needs a network interface read from /sys, which only
+	// the Linux build maps (irq.ReadNetInfo).
+	nic bool
+}{
+	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
+		win: func(env *knob.Env, _, _ *knob.Mem) {
+			env.Privileged = func() error { return errors.New("not elevated") }
+			env.Backends[knob.BackendBCD] = &knob.BCD{Run: func(...string) ([]byte, error) {
+				return nil, errors.New("bcdedit /enum {current}: exit status 1: The boot configuration data store could not be opened.\r\nAccess is denied.")
+			}}
+		}},
+	{rule: "unreadable", knob: "tcp-recovery", verd: Unknown, reason: "does not exist on this kernel", value: "unknown",
+		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": ""}},
+
+	{rule: "prisep-absent", knob: "win32-priority-separation", verd: Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
+		win: delReg(prioKey, "Win32PrioritySeparation")},
+	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: Suspicious, reason: "0x126 acts as 0x26",
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x126))},
+	{rule: "prisep-default", knob: "win32-priority-separation", verd: Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
+	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: Tuned, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x26))},
+	{rule: "prisep-other", knob: "win32-priority-separation", verd: Tuned, reason: "0x28 = short, fixed quanta, foreground 18 units",
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x28))},
+	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: Suspicious, reason: "the kernel reads a REG_DWORD",
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.SZ("fast"))},
+
+	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "set to 1, but build 19045 ignores it",
+		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
+	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "not one of the documented values 0 and 1",
+		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(2))},
+	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: Tuned, reason: "global again",
+		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1))},
+	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per-process"},
+
+	{rule: "nti-off", knob: "network-throttling-index", verd: Harmful, reason: "NDIS DPC latency rose",
+		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(0xFFFFFFFF))},
+	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70: MMCSS ignores it",
+		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(80))},
+	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other network traffic is throttled to 10 packets per ms"},
+	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 packets/ms, about 240 Mbit/s",
+		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(20))},
+
+	{rule: "tsc-default", knob: "tsc-sync-policy", verd: Default, reason: "HalpTscSyncPolicy 0"},
+	{rule: "tsc-set", knob: "tsc-sync-policy", verd: Suspicious, reason: "set to enhanced without a measured benefit",
+		win: func(_ *knob.Env, _, bcd *knob.Mem) {
+			bcd.Set("{current}", "tscsyncpolicy", knob.Value{Type: knob.TypeBCD, Data: []byte("Enhanced")})
+		}},
+
+	{rule: "display-none", knob: "display-scaling", verd: Default, reason: "no configuration",
+		win: delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")},
+	{rule: "display-identity-fallback", knob: "display-scaling", verd: Suspicious, reason: "identity is requested but an active display uses aspect-ratio",
+		win: func(env *knob.Env, reg, _ *knob.Mem) {
+			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(1))
+			env.Display = func() ([]knob.DisplayPath, error) {
+				return []knob.DisplayPath{{Scaling: 4, ScalingName: "aspect-ratio", RefreshHz: 144, Active: true}}, nil
+			}
+		}},
+	{rule: "display-unknown-value", knob: "display-scaling", verd: Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
+		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(7))},
+	{rule: "display-default", knob: "display-scaling", verd: Default, reason: "4 aspect-ratio"},
+	{rule: "display-chosen", knob: "display-scaling", verd: Tuned, reason: "2 centered",
+		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))},
+
+	{rule: "rss-none", knob: "rss", verd: Default, reason: "no network adapter declares RSS", win: noAdapters},
+	{rule: "rss-off", knob: "rss", verd: Suspicious, reason: "one CPU processes all received packets",
+		win: setReg(adapterKey, "*RSS", knob.SZ("0"))},
+	{rule: "rss-default", knob: "rss", verd: Default, reason: "the driver's defaults"},
+	{rule: "rss-tuned", knob: "rss", verd: Tuned, reason: "*NumRssQueues=4 (default 2)",
+		win: setReg(adapterKey, "*NumRssQueues", knob.SZ("4"))},
+
+	{rule: "im-none", knob: "interrupt-moderation", verd: Default, reason: "no network adapter declares", win: noAdapters},
+	{rule: "im-off", knob: "interrupt-moderation", verd: Suspicious, reason: "measured 2,650,000 interrupts at Off against 92,000 at Extreme",
+		win: setReg(adapterKey, "*InterruptModeration", knob.SZ("0"))},
+	{rule: "im-default", knob: "interrupt-moderation", verd: Default, reason: "ITR Adaptive (65535)"},
+	{rule: "im-medium", knob: "interrupt-moderation", verd: Tuned, reason: "the level the measurement found the best balance",
+		win: setReg(adapterKey, "ITR", knob.SZ("950"))},
+	{rule: "im-tuned", knob: "interrupt-moderation", verd: Tuned, reason: "ITR Extreme (3600)",
+		win: setReg(adapterKey, "ITR", knob.SZ("3600"))},
+
+	{rule: "qos-none", knob: "qos-dscp", verd: Default, reason: "no QoS policy"},
+	{rule: "qos-ignored", knob: "qos-dscp", verd: Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},
+	{rule: "qos-no-nla", knob: "qos-dscp", verd: Suspicious, reason: `"Do not use NLA" is not set`, win: qosPolicy("46", false)},
+	{rule: "qos-policy", knob: "qos-dscp", verd: Tuned, reason: "DSCP 46 (EF) for game.exe UDP", win: qosPolicy("46", true)},
+
+	{rule: "slack-default", knob: "timer-slack", verd: Default, reason: "50µs"},
+	{rule: "slack-changed", knob: "timer-slack", verd: Tuned, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
+		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}},
+
+	{rule: "rack-default", knob: "tcp-recovery", verd: Default, reason: "RACK loss detection"},
+	{rule: "rack-off", knob: "tcp-recovery", verd: Suspicious, reason: "RACK off: 3-duplicate-ACK loss detection",
+		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": "0\n"}},
+	{rule: "rack-options", knob: "tcp-recovery", verd: Tuned, reason: "rack+no-dupthresh",
+		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": "5\n"}},
+
+	{rule: "dsack-default", knob: "tcp-dsack", verd: Default, reason: "on (the default)"},
+	{rule: "dsack-off", knob: "tcp-dsack", verd: Suspicious, reason: "senders cannot undo spurious retransmissions",
+		linux: map[string]string{"proc/sys/net/ipv4/tcp_dsack": "0\n"}},
+
+	{rule: "cs-tsc", knob: "clocksource", verd: Default, reason: "time-stamp counter"},
+	{rule: "cs-slow-tsc-available", knob: "clocksource", verd: Suspicious, reason: "hpet is slow to read and tsc is available",
+		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "hpet\n",
+			"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n"}},
+	{rule: "cs-fast", knob: "clocksource", verd: Default, reason: "KVM's paravirtual clock",
+		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "kvm-clock\n"}},
+	{rule: "cs-slow", knob: "clocksource", verd: Default, reason: "no tsc is offered",
+		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "acpi_pm\n",
+			"sys/devices/system/clocksource/clocksource0/available_clocksource": "hpet acpi_pm \n"}},
+
+	{rule: "irq-none", knob: "irq-affinity", verd: Default, reason: "no network interface with MSI queue interrupts",
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
+	{rule: "irq-one-cpu", nic: true, knob: "irq-affinity", verd: Suspicious, reason: "all 2 queue interrupts of eth0 are delivered to CPU 0", value: "38:cpu0 39:cpu0",
+		linux: map[string]string{"proc/irq/38/effective_affinity_list": "0\n"}},
+	{rule: "irq-pinned", nic: true, knob: "irq-affinity", verd: Tuned, reason: "pinned (allowed CPUs 1 / 0-1)",
+		linux: map[string]string{"proc/irq/38/smp_affinity_list": "1\n"}},
+	{rule: "irq-default", nic: true, knob: "irq-affinity", verd: Default, reason: "2 queue interrupts allowed on every CPU", value: "38:cpu1 39:cpu0"},
+
+	{rule: "rps-none", knob: "rps", verd: Default, reason: "no network interface with rx queues",
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
+	{rule: "rps-off", nic: true, knob: "rps", verd: Default, reason: "off: packets are processed on the interrupted CPU"},
+	{rule: "rps-set", nic: true, knob: "rps", verd: Tuned, reason: "rx-0 steered to CPUs 0-1",
+		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
+
+	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
+		linux: map[string]string{"sys/class/net/eth0/device": ""}},
+	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+}
+
+// TestRules runs one case per rule: the knob's setting must be decided by
+// that rule, with its verdict, a reason that says what was found and,
+// where the rule quotes evidence, the quote.
+func TestRules(t *testing.T) {
+	for _, c := range ruleCases {
+		t.Run(c.rule, func(t *testing.T) {
+			var r *Rule
+			for i := range Rules {
+				if Rules[i].ID == c.rule {
+					r = &Rules[i]
+				}
+			}
+			if r == nil {
+				t.Fatalf("no rule %s", c.rule)
+			}
+			if c.nic && runtime.GOOS != "linux" {
+				t.Skip("network interfaces are mapped from /sys on Linux only")
+			}
+			k, err := knob.Lookup(c.knob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ss []Setting
+			if k.OS() == "windows" {
+				env, reg, bcd := windowsEnv(22631, false)
+				if c.win != nil {
+					c.win(env, reg, bcd)
+				}
+				ss = Audit(env, "windows")
+			} else {
+				ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
+			}
+			s := find(t, ss, c.knob, "")
+			if s.Rule != c.rule || s.Verdict != c.verd {
+				t.Fatalf("decided by %s (%s), want %s (%s): %+v", s.Rule, s.Verdict, c.rule, c.verd, s)
+			}
+			if !strings.Contains(s.Reason, c.reason) {
+				t.Errorf("reason %q, want it to contain %q", s.Reason, c.reason)
+			}
+			if !strings.Contains(s.Value, c.value) {
+				t.Errorf("value %q, want it to contain %q", s.Value, c.value)
+			}
+			if r.Evidence != nil && len(s.Evidence) < 20 {
+				t.Errorf("the rule quotes evidence but the quote is %q", s.Evidence)
+			}
+			if r.Next != nil && s.next == nil {
+				t.Errorf("the rule suggests a step but gave none")
+			}
+			if s.Default == "" {
+				t.Errorf("no default stated")
+			}
+			switch {
+			case s.Verdict == Unknown && s.IsDefault != nil:
+				t.Errorf("an unknown value is said to be default=%v", *s.IsDefault)
+			case s.Verdict == Harmful || s.Verdict == Suspicious:
+				if s.IsDefault == nil || *s.IsDefault {
+					t.Errorf("a %s value is not the default", s.Verdict)
+				}
+			}
+		})
+	}
+}
+
+// Every rule of the table has its case, and every case names a rule.
+func TestEveryRuleHasACase(t *testing.T) {
+	var tested []string
+	for _, c := range ruleCases {
+		tested = append(tested, c.rule)
+	}
+	seen := map[string]bool{}
+	for _, r := range Rules {
+		if seen[r.ID] {
+			t.Errorf("rule %s twice", r.ID)
+		}
+		seen[r.ID] = true
+		if !slices.Contains(tested, r.ID) {
+			t.Errorf("rule %s has no case", r.ID)
+		}
+		if r.When == "" || r.Match == nil || r.Reason == nil {
+			t.Errorf("rule %s is incomplete", r.ID)
+		}
+		if _, err := knob.Lookup(r.Knob); err != nil && r.Knob != "*" {
+			t.Errorf("rule %s: %v", r.ID, err)
+		}
+	}
+	// Each knob's rules end with a catch-all, so no value goes unjudged.
+	for _, k := range knob.All() {
+		var last *Rule
+		for i := range Rules {
+			if Rules[i].Knob == k.Name() {
+				last = &Rules[i]
+			}
+		}
+		if last == nil {
+			t.Errorf("knob %s has no rules", k.Name())
+			continue
+		}
+		if !last.Match(&Case{Knob: k.Name(), Raw: knob.Absent}) {
+			t.Errorf("the last rule of %s (%s) is not a catch-all", k.Name(), last.ID)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Timer is the timer section: the raw status and the facts that matter,
+// in words.
+type Timer struct {
+	Status *timer.Status `json:"status,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Facts  []Fact        `json:"facts"`
+}
+
+// Fact is one line of the timer section.
+type Fact struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func timerSection(st timer.Status, err error, o Options) Timer {
+	t := Timer{Facts: []Fact{}}
+	if err != nil {
+		t.Error = err.Error()
+		t.Facts = append(t.Facts, Fact{"timer", "cannot read the timer state: " + err.Error()})
+		return t
+	}
+	t.Status = &st
+	t.Facts = osTimerFacts(st, o)
+	for _, w := range st.Warnings {
+		t.Facts = append(t.Facts, Fact{"warning", w})
+	}
+	return t
+}
+
+// LinuxTimerFacts puts a Linux timer status and the cpu_dma_latency
+// reading in words.
+func LinuxTimerFacts(st timer.Status, dma string) []Fact {
+	fs := []Fact{
+		{"clock_getres", fmt.Sprintf("%dns (CLOCK_MONOTONIC)", st.ClockResNs)},
+		{"timer slack", fmt.Sprintf("%s (this thread; default %s; realtime threads have none)", fmtDur(st.TimerSlackNs), fmtDur(st.DefaultTimerSlackNs))},
+	}
+	cs := st.Clocksource
+	if cs == "" {
+		cs = "unknown"
+	}
+	if len(st.AvailableClocksources) > 0 {
+		cs += " (available: " + strings.Join(st.AvailableClocksources, " ") + ")"
+	}
+	fs = append(fs, Fact{"clocksource", cs})
+	tick := st.Tickless
+	if tick == "" {
+		tick = "unknown (no kernel config found)"
+	}
+	if st.NohzFullCPUs != "" {
+		tick += ", nohz_full CPUs " + st.NohzFullCPUs
+	}
+	fs = append(fs, Fact{"tickless", tick})
+	if st.ConfigHZ > 0 {
+		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, fmtDur(int64(time.Second)/int64(st.ConfigHZ)))})
+	}
+	if st.HighResTimers != nil {
+		fs = append(fs, Fact{"high-res timers", yesNo(*st.HighResTimers)})
+	}
+	return append(fs, Fact{"cpu_dma_latency", dma})
+}
+
+// DMALatencyMeaning words a /dev/cpu_dma_latency reading (µs). The
+// kernel's "no constraint" value is 2000 s.
+func DMALatencyMeaning(us int32) string {
+	switch {
+	case us >= 2_000_000_000:
+		return fmt.Sprintf("no request held (%d µs: no limit on CPU idle states)", us)
+	case us == 0:
+		return "held at 0 µs by some process: CPUs stay out of idle states with any exit latency"
+	}
+	return fmt.Sprintf("held at %d µs by some process: idle states slower to leave than that are off", us)
+}
+
+// WindowsTimerFacts puts a Windows timer status and the power-throttling
+// state of this process in words.
+func WindowsTimerFacts(st timer.Status, power string) []Fact {
+	ms := func(u uint32) string { return timer.FormatMs(time.Duration(u) * 100) }
+	fs := []Fact{{"resolution", fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution)",
+		ms(st.Current100ns), ms(st.Finest100ns), ms(st.Coarsest100ns))}}
+	switch {
+	case st.Current100ns == 0 || st.Coarsest100ns == 0:
+	case st.Current100ns < st.Coarsest100ns && st.Build != 0 && st.Build < 17134:
+		// Go's runtime asks for 1 ms itself on these builds.
+		fs = append(fs, Fact{"held", fmt.Sprintf("yes: %s, perhaps by latlab itself (the Go runtime requests 1ms on builds before 17134)", ms(st.Current100ns))})
+	case st.Current100ns < st.Coarsest100ns:
+		fs = append(fs, Fact{"held", fmt.Sprintf("yes: some process holds a request for %s (latlab had made none when it read this)", ms(st.Current100ns))})
+	default:
+		fs = append(fs, Fact{"held", "no: the system runs at its coarsest interval"})
+	}
+	server := st.Server != nil && *st.Server
+	if st.Build != 0 {
+		fs = append(fs, Fact{"build", fmt.Sprintf("%d (%s)", st.Build, map[bool]string{true: "server", false: "client"}[server])})
+	}
+	fs = append(fs, Fact{"timer rule", TimerRule(st.Build, server, st.GlobalValue)})
+	return append(fs, Fact{"power throttling", power})
+}
+
+// TimerRule states whose timer resolution request a process gets on a
+// Windows build: global before Windows 10 2004 (build 19041), per process
+// since, global again where GlobalTimerResolutionRequests is set and the
+// build honours it (Windows 11 22000+, Server 2022 20348+).
+func TimerRule(build uint32, server bool, global *uint32) string {
+	set := global != nil && *global != 0
+	honoured := knob.GlobalTimerSupported(build, server)
+	switch {
+	case build == 0:
+		return "unknown: the build could not be read"
+	case build < 19041:
+		return fmt.Sprintf("global: build %d is older than Windows 10 2004 (19041), so any process's request raises the resolution for every process", build)
+	case set && honoured:
+		return fmt.Sprintf("global again: GlobalTimerResolutionRequests=%d is honoured on build %d, so any process's request raises the resolution for every process", *global, build)
+	case set:
+		return fmt.Sprintf("per process: a request speeds up only the process that made it; GlobalTimerResolutionRequests=%d is ignored by build %d (needs Windows 11 22000+ or Server 2022 20348+)", *global, build)
+	}
+	return "per process (Windows 10 2004+): a request speeds up only the process that made it"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

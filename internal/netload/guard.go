@@ -1,0 +1,266 @@
+package netload
+
+import (
+	"hash/maphash"
+	"net"
+	"net/netip"
+	"sync"
+)
+
+// An echo server answers whoever the source address of a datagram names,
+// and that address can be forged: pointed at the server itself, at another
+// echo server or at a service that answers everything, it starts a loop
+// that never ends (one datagram from a forged source made 523,291 echoes
+// in 5 s). echoGuard decides which datagrams are answered.
+
+// Ports of services that answer any datagram (RFC 862 echo, 863 discard,
+// 867 daytime, 865 quote of the day, 864 chargen, 868 time) and port 0,
+// which no sender uses: a datagram "from" one of them is forged or a
+// reply, never a question.
+var reflectorPorts = map[uint16]bool{0: true, 7: true, 9: true, 13: true, 17: true, 19: true, 37: true}
+
+// Defaults of the echo guard.
+const (
+	// DefaultEchoRate is the replies per second to one source address: above
+	// the bulk profile's 89,286 datagrams/s, so every profile gets through.
+	// The burst is a second's worth, so a sender catching up after a stall
+	// loses nothing.
+	DefaultEchoRate = 100_000
+	// repeatWindow: a datagram equal to a reply sent to the same source
+	// within this long is that reply coming back.
+	repeatWindow = int64(1e9)
+	// maxEchoSources bounds the per-source state (forged sources are free).
+	maxEchoSources = 4096
+)
+
+// Why a datagram was not answered.
+const (
+	echoAnswer = iota
+	echoLoop   // from this server, a reflecting port, or its own reply returning
+	echoRate   // over its source's rate
+)
+
+type echoGuard struct {
+	mu    sync.Mutex
+	self  netip.AddrPort      // the bound address; an unspecified IP when bound to all
+	local map[netip.Addr]bool // this host's addresses, when bound to all
+	rate  float64             // replies per second per source address
+	burst float64
+	seed  maphash.Seed
+
+	sources   map[netip.Addr]*echoSource
+	overflow  echoSource // shared by sources beyond maxEchoSources
+	lastSweep int64
+}
+
+type echoSource struct {
+	tokens float64
+	filled int64 // ns when tokens was last brought up to date
+	recent [4]echoSent
+	next   int
+}
+
+type echoSent struct {
+	port uint16
+	hash uint64
+	at   int64
+}
+
+func newEchoGuard(self netip.AddrPort, rate float64) *echoGuard {
+	if rate <= 0 {
+		rate = DefaultEchoRate
+	}
+	g := &echoGuard{self: unmap(self), rate: rate, burst: max(rate, 10), seed: maphash.MakeSeed(),
+		sources: map[netip.Addr]*echoSource{}}
+	if g.self.Addr().IsUnspecified() {
+		g.local = map[netip.Addr]bool{}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if p, err := netip.ParsePrefix(a.String()); err == nil {
+					g.local[p.Addr().Unmap()] = true
+				}
+			}
+		}
+	}
+	return g
+}
+
+func unmap(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
+// isSelf: the datagram claims to come from this very socket.
+func (g *echoGuard) isSelf(from netip.AddrPort) bool {
+	if from.Port() != g.self.Port() {
+		return false
+	}
+	a := from.Addr()
+	if a == g.self.Addr() {
+		return true
+	}
+	return g.self.Addr().IsUnspecified() && (a.IsLoopback() || a.IsUnspecified() || g.local[a])
+}
+
+// check says whether to answer payload from from at now (ns), and when it
+// does, remembers the reply.
+func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
+	from = unmap(from)
+	if reflectorPorts[from.Port()] || g.isSelf(from) {
+		return echoLoop
+	}
+	h := maphash.Bytes(g.seed, payload)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.source(from.Addr(), now)
+	for _, r := range s.recent {
+		if r.at != 0 && r.port == from.Port() && r.hash == h && now-r.at <= repeatWindow {
+			return echoLoop
+		}
+	}
+	s.tokens = min(g.burst, s.tokens+float64(now-s.filled)*g.rate/1e9)
+	s.filled = now
+	if s.tokens < 1 {
+		return echoRate
+	}
+	s.tokens--
+	s.recent[s.next] = echoSent{port: from.Port(), hash: h, at: now}
+	s.next = (s.next + 1) % len(s.recent)
+	return echoAnswer
+}
+
+// source returns the state of a source address, making room for a new
+// one by forgetting those idle for a second (whose buckets are full and
+// whose replies are past the repeat window).
+func (g *echoGuard) source(a netip.Addr, now int64) *echoSource {
+	if s, ok := g.sources[a]; ok {
+		return s
+	}
+	if len(g.sources) >= maxEchoSources && now-g.lastSweep > repeatWindow/10 {
+		g.lastSweep = now
+		for k, s := range g.sources {
+			if now-s.filled > repeatWindow {
+				delete(g.sources, k)
+			}
+		}
+	}
+	if len(g.sources) >= maxEchoSources {
+		if g.overflow.filled == 0 {
+			g.overflow = echoSource{tokens: g.burst, filled: now}
+		}
+		return &g.overflow
+	}
+	s := &echoSource{tokens: g.burst, filled: now}
+	g.sources[a] = s
+	return s
+}
+
+// TCP connection slots. Without limits, 5,000 idle connections held every
+// slot and real clients were refused. Now each peer address may hold only
+// so many connections, a connection silent for the idle timeout is
+// closed, and when every slot is taken a newcomer takes the slot of the
+// longest-idle connection of the busiest peer, as long as that peer holds
+// more connections than the newcomer's would after it, or that connection
+// has been idle for minIdleToEvict.
+
+// Defaults of the TCP servers.
+const (
+	DefaultMaxConns    = 128
+	DefaultMaxPerPeer  = 16
+	DefaultIdleTimeout = 60e9 // ns
+	minIdleToEvict     = int64(1e9)
+)
+
+// Why a connection was refused or ended early.
+const (
+	slotOK = iota
+	slotPerPeer
+	slotFull
+)
+
+type slots struct {
+	mu      sync.Mutex
+	max     int
+	perPeer int
+	conns   map[*slot]struct{}
+	byPeer  map[netip.Addr]int
+}
+
+type slot struct {
+	c       net.Conn
+	peer    netip.Addr
+	last    int64 // ns of the last activity; under slots.mu
+	evicted bool  // its slot went to a newcomer; under slots.mu
+}
+
+func newSlots(max, perPeer int) *slots {
+	if max <= 0 {
+		max = DefaultMaxConns
+	}
+	if perPeer <= 0 {
+		perPeer = DefaultMaxPerPeer
+	}
+	return &slots{max: max, perPeer: perPeer, conns: map[*slot]struct{}{}, byPeer: map[netip.Addr]int{}}
+}
+
+// admit gives c a slot, closing the connection it evicts if any; nil and
+// the reason when c is refused.
+func (s *slots) admit(c net.Conn, peer netip.Addr, now int64) (*slot, int) {
+	peer = peer.Unmap()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.byPeer[peer]
+	if n >= s.perPeer {
+		return nil, slotPerPeer
+	}
+	if len(s.conns) >= s.max {
+		var victim *slot
+		for v := range s.conns {
+			if victim == nil || s.byPeer[v.peer] > s.byPeer[victim.peer] ||
+				(s.byPeer[v.peer] == s.byPeer[victim.peer] && v.last < victim.last) {
+				victim = v
+			}
+		}
+		if victim == nil || !(s.byPeer[victim.peer] > n+1 || now-victim.last >= minIdleToEvict) {
+			return nil, slotFull
+		}
+		victim.evicted = true
+		s.drop(victim)
+		victim.c.Close()
+	}
+	sl := &slot{c: c, peer: peer, last: now}
+	s.conns[sl] = struct{}{}
+	s.byPeer[peer]++
+	return sl, slotOK
+}
+
+// touch records activity on a connection.
+func (s *slots) touch(sl *slot, now int64) {
+	s.mu.Lock()
+	sl.last = now
+	s.mu.Unlock()
+}
+
+// release frees the slot of a connection that ended; it says whether the
+// connection had been evicted.
+func (s *slots) release(sl *slot) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.conns[sl]; ok {
+		s.drop(sl)
+	}
+	return sl.evicted
+}
+
+func (s *slots) drop(sl *slot) {
+	delete(s.conns, sl)
+	if s.byPeer[sl.peer]--; s.byPeer[sl.peer] <= 0 {
+		delete(s.byPeer, sl.peer)
+	}
+}
+
+// count is the number of connections holding a slot.
+func (s *slots) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}

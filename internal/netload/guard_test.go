@@ -1,0 +1,139 @@
+package netload
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"testing"
+)
+
+func TestEchoGuard(t *testing.T) {
+	self := netip.MustParseAddrPort("127.0.0.1:7007")
+	g := newEchoGuard(self, 100) // burst 100
+	client := netip.MustParseAddrPort("127.0.0.1:40000")
+	const t0 = int64(1e12)
+	for _, c := range []struct {
+		name string
+		from netip.AddrPort
+		want int
+	}{
+		{"itself", self, echoLoop},
+		{"itself, IPv4-mapped", netip.MustParseAddrPort("[::ffff:127.0.0.1]:7007"), echoLoop},
+		{"echo port", netip.MustParseAddrPort("192.0.2.1:7"), echoLoop},
+		{"chargen port", netip.MustParseAddrPort("192.0.2.1:19"), echoLoop},
+		{"discard port", netip.MustParseAddrPort("192.0.2.1:9"), echoLoop},
+		{"port 0", netip.MustParseAddrPort("192.0.2.1:0"), echoLoop},
+		{"same port, other host", netip.MustParseAddrPort("192.0.2.1:7007"), echoAnswer},
+		{"a client", client, echoAnswer},
+	} {
+		if got := g.check(c.from, []byte(c.name), t0); got != c.want {
+			t.Errorf("%s (%s): %d, want %d", c.name, c.from, got, c.want)
+		}
+	}
+	// Its own reply coming back is a loop through another echo server;
+	// the same bytes a second later, or from another port, are a question.
+	if got := g.check(client, []byte("a client"), t0+1000); got != echoLoop {
+		t.Errorf("reply returned: %d", got)
+	}
+	if got := g.check(netip.MustParseAddrPort("127.0.0.1:40001"), []byte("a client"), t0+2000); got != echoAnswer {
+		t.Errorf("same bytes from another port: %d", got)
+	}
+	if got := g.check(client, []byte("a client"), t0+2e9); got != echoAnswer {
+		t.Errorf("same bytes 2 s later: %d", got)
+	}
+
+	// Bound to every address, any of this host's addresses on its port is
+	// itself.
+	all := newEchoGuard(netip.MustParseAddrPort("0.0.0.0:7007"), 0)
+	for _, from := range []string{"127.0.0.1:7007", "127.0.0.5:7007", "[::1]:7007"} {
+		if got := all.check(netip.MustParseAddrPort(from), []byte("x"), t0); got != echoLoop {
+			t.Errorf("bound to all, from %s: %d", from, got)
+		}
+	}
+}
+
+// Replies to one source are held to its rate, with a burst of a second's
+// worth; the clock is the guard's argument, so nothing here is timed.
+func TestEchoGuardRate(t *testing.T) {
+	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 100)
+	a := netip.MustParseAddrPort("198.51.100.1:5000")
+	b := netip.MustParseAddrPort("198.51.100.2:5000")
+	const t0 = int64(1e12)
+	count := func(from netip.AddrPort, n int, now int64) (answered int) {
+		for i := 0; i < n; i++ {
+			if g.check(from, []byte(fmt.Sprint(from, now, i)), now) == echoAnswer {
+				answered++
+			}
+		}
+		return answered
+	}
+	if n := count(a, 150, t0); n != 100 {
+		t.Errorf("150 at once: %d answered, want the burst of 100", n)
+	}
+	if n := count(b, 150, t0); n != 100 {
+		t.Errorf("another source: %d answered, want its own burst of 100", n)
+	}
+	if n := count(a, 50, t0+50e6); n != 5 {
+		t.Errorf("50 ms later: %d answered, want 5 (100/s)", n)
+	}
+}
+
+// Forged sources cannot grow the guard's memory without bound.
+func TestEchoGuardSourcesBounded(t *testing.T) {
+	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 1e9)
+	for i := 0; i < 3*maxEchoSources; i++ {
+		a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+		g.check(netip.AddrPortFrom(a, 5000), []byte("x"), int64(1e12)+int64(i))
+	}
+	if len(g.sources) > maxEchoSources {
+		t.Fatalf("%d sources kept", len(g.sources))
+	}
+}
+
+func pipeConn(t *testing.T) net.Conn {
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a
+}
+
+func TestSlots(t *testing.T) {
+	s := newSlots(4, 3)
+	p1, p2, p3 := netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.3"), netip.MustParseAddr("127.0.0.4")
+	const t0 = int64(1e12)
+	var held []*slot
+	for i := 0; i < 3; i++ {
+		sl, why := s.admit(pipeConn(t), p1, t0+int64(i))
+		if why != slotOK {
+			t.Fatalf("p1 connection %d: %d", i, why)
+		}
+		held = append(held, sl)
+	}
+	if _, why := s.admit(pipeConn(t), p1, t0); why != slotPerPeer {
+		t.Errorf("p1's 4th connection: %d, want refused per peer", why)
+	}
+	if _, why := s.admit(pipeConn(t), p2, t0); why != slotOK {
+		t.Fatalf("p2: %d", why)
+	}
+	// Full: p3 takes the slot of p1's longest-idle connection.
+	sl3, why := s.admit(pipeConn(t), p3, t0+10)
+	if why != slotOK || !held[0].evicted || held[1].evicted || s.count() != 4 {
+		t.Fatalf("p3 into a full table: %d, evicted %v %v, %d held", why, held[0].evicted, held[1].evicted, s.count())
+	}
+	if !s.release(held[0]) || s.count() != 4 {
+		t.Errorf("release of the evicted connection: count %d", s.count())
+	}
+	// Now p1 holds 2, p2 and p3 1 each: a second p2 connection would leave
+	// p1 and p2 even, so it is refused while nobody has been idle long.
+	if _, why := s.admit(pipeConn(t), p2, t0+20); why != slotFull {
+		t.Errorf("p2's second connection: %d, want refused (no busier peer)", why)
+	}
+	// ...and admitted once a connection has been idle for minIdleToEvict.
+	s.touch(held[1], t0+20)
+	s.touch(held[2], t0+20)
+	if _, why := s.admit(pipeConn(t), p2, t0+20+minIdleToEvict); why != slotOK {
+		t.Errorf("after an idle second: %d", why)
+	}
+	if s.release(sl3) || s.count() != 3 {
+		t.Errorf("release of p3: count %d", s.count())
+	}
+}

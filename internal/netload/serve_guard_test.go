@@ -1,0 +1,212 @@
+package netload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// serve starts a server with o on loopback until the test ends.
+func serve(t *testing.T, o ServeOptions) *Server {
+	t.Helper()
+	o.Addr = "127.0.0.1"
+	s, err := Listen(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Serve(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("server did not stop within 10s")
+		}
+	})
+	return s
+}
+
+// waitFor polls cond for up to 10 s: it synchronises with the server's
+// goroutines and times nothing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func addrPort(t *testing.T, s string) netip.AddrPort {
+	t.Helper()
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ap
+}
+
+// A datagram whose source is the echo itself used to be echoed to itself
+// for ever; now it is dropped at once.
+func TestEchoIgnoresItself(t *testing.T) {
+	needUDP(t)
+	s := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	echo, _, _ := s.Addrs()
+	if _, err := s.echo.WriteToUDPAddrPort([]byte("loop"), addrPort(t, echo)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the datagram from itself", func() bool { return s.Stats().EchoLoops+s.Stats().EchoPackets > 0 })
+	if st := s.Stats(); st.EchoLoops != 1 || st.EchoPackets != 0 {
+		t.Fatalf("%+v: want the datagram dropped, none echoed", st)
+	}
+}
+
+// Two echo servers made to talk to each other (a forged source) used to
+// play ping-pong without end; the reply coming back is dropped.
+func TestEchoServersDoNotPlayPingPong(t *testing.T) {
+	needUDP(t)
+	a := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	b := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	bAddr, _, _ := b.Addrs()
+	// As if a datagram from a's address had reached b.
+	if _, err := a.echo.WriteToUDPAddrPort([]byte("ping"), addrPort(t, bAddr)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the loop to be cut", func() bool { return a.Stats().EchoLoops+b.Stats().EchoLoops > 0 })
+	// b echoed it to a, a echoed it back once, b recognised its own reply.
+	if sa, sb := a.Stats(), b.Stats(); sa.EchoPackets != 1 || sb.EchoPackets != 1 || sb.EchoLoops != 1 {
+		t.Fatalf("a %+v, b %+v: want one echo each, then b drops its own reply", sa, sb)
+	}
+}
+
+// Replies to one source are held to --echo-rate. The server's clock stands
+// still, so exactly the burst is answered.
+func TestEchoRateLimitLoopback(t *testing.T) {
+	needUDP(t)
+	s := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1, EchoRate: 10, now: func() int64 { return 1e12 }})
+	echo, _, _ := s.Addrs()
+	c, err := net.Dial("udp", echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 40; i++ {
+		if _, err := fmt.Fprintf(c, "probe %d", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "40 datagrams", func() bool { st := s.Stats(); return st.EchoPackets+st.EchoOverRate == 40 })
+	if st := s.Stats(); st.EchoPackets != 10 || st.EchoOverRate != 30 {
+		t.Fatalf("%+v: want the burst of 10 answered, 30 over the rate", st)
+	}
+}
+
+// dialFrom opens n idle TCP connections to addr from a local address.
+func dialFrom(t *testing.T, from string, addr string, n int) []net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	var cs []net.Conn
+	for i := 0; i < n; i++ {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			if underWine() {
+				t.Skipf("connecting from %s under Wine: %v", from, err)
+			}
+			t.Fatalf("dial from %s: %v", from, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// 200 idle connections from 20 addresses (any 127/8 address is loopback)
+// take every slot; a real tcp-discard still gets through, because it takes
+// the slot of the longest-idle connection of the busiest peer. It used to
+// be refused while the idle ones held their slots.
+func TestTCPDiscardGetsThroughFlood(t *testing.T) {
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: 0, SinkPort: -1})
+	_, discard, _ := s.Addrs()
+	for p := 2; p < 22; p++ {
+		dialFrom(t, fmt.Sprintf("127.0.0.%d", p), discard, 10)
+	}
+	waitFor(t, "every slot taken", func() bool { return s.slots.count() == DefaultMaxConns })
+	const size = 1_000_000
+	if _, err := RunTCP(context.Background(), TCPOptions{To: discard, Size: size, Timeout: 30 * time.Second}); err != nil {
+		t.Fatalf("tcp-discard during the flood: %v", err)
+	}
+	waitFor(t, "the discard server to count the bytes", func() bool { return s.Stats().DiscardBytes == size })
+	if st := s.Stats(); st.TCPEvicted == 0 {
+		t.Errorf("%+v: no connection gave up its slot", st)
+	}
+}
+
+// One address gets --max-per-peer connections; the next is closed.
+func TestTCPPerPeerLimit(t *testing.T) {
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: 0, SinkPort: -1, MaxPerPeer: 3})
+	_, discard, _ := s.Addrs()
+	dialFrom(t, "127.0.0.2", discard, 3)
+	waitFor(t, "3 connections", func() bool { return s.slots.count() == 3 })
+	extra := dialFrom(t, "127.0.0.2", discard, 1)[0]
+	_ = extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := extra.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the 4th connection from one address was served")
+	}
+	waitFor(t, "the refusal counted", func() bool { return s.Stats().TCPRefused == 1 })
+	if n := s.slots.count(); n != 3 {
+		t.Errorf("%d connections hold slots, want 3", n)
+	}
+}
+
+// A connection that sends nothing for --idle-timeout is closed.
+func TestTCPIdleTimeout(t *testing.T) {
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: 0, SinkPort: -1, IdleTimeout: 50 * time.Millisecond})
+	_, discard, _ := s.Addrs()
+	c := dialFrom(t, "127.0.0.1", discard, 1)[0]
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("read from an idle connection: %v, want the server to close it", err)
+	}
+	waitFor(t, "the idle close counted", func() bool { return s.Stats().TCPIdle == 1 })
+}
+
+// flakyListener fails its first Accept, as accept(2) does when the
+// process is out of file descriptors.
+type flakyListener struct {
+	net.Listener
+	failed bool
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if !l.failed {
+		l.failed = true
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: errors.New("too many open files")}
+	}
+	return l.Listener.Accept()
+}
+
+// A failed accept used to end the server's accept loop for good.
+func TestTCPAcceptErrorDoesNotStopServer(t *testing.T) {
+	s, err := Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: -1, DiscardPort: 0, SinkPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.discard = &flakyListener{Listener: s.discard}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	_, discard, _ := s.Addrs()
+	if _, err := RunTCP(context.Background(), TCPOptions{To: discard, Size: 1000, Timeout: 10 * time.Second}); err != nil {
+		t.Fatalf("after a failed accept: %v", err)
+	}
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/doctor"
+)
+
+func testDoctorPage(t *testing.T) string {
+	t.Helper()
+	r := testCheckup()
+	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: `<script>alert("x")</script>`, Value: "DSCP 46", Verdict: doctor.Tuned, Reason: "a & b"})
+	doc, err := doctor.Document(r, map[string]string{"quick": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := DoctorHTML(&b, doc, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestDoctorHTML(t *testing.T) {
+	page := testDoctorPage(t)
+	// Sleep and wake each get a histogram and a CDF; the per-CPU probe
+	// has no samples here.
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("%d plots, want 4", n)
+	}
+	for _, want := range []string{`content="default-src 'none'`, `name="viewport"`, "@media (max-width: 40rem)",
+		`<span class="badge b-harmful">harmful</span>`, "<summary>evidence</summary>", "Measured (seed research, xperf)",
+		"<code>latlab knob set network-throttling-index 10</code>", "&lt;script&gt;", "a &amp; b", "settings: 5 read"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	bare := strings.ReplaceAll(page, "http://www.w3.org/", "") // SVG's namespaces
+	if strings.Contains(bare, "<script") || strings.Contains(bare, "http:") || strings.Contains(bare, "https:") {
+		t.Errorf("the page has a script or a link out")
+	}
+	// Worst first.
+	if h, d := strings.Index(page, "b-harmful"), strings.Index(page, `class="badge b-default"`); h < 0 || d < h {
+		t.Errorf("settings out of order")
+	}
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// testCheckup is a check-up with every kind of line the page has, some
+// of them far wider than a terminal.
+func testCheckup() *doctor.Result {
+	r := &doctor.Result{Profile: doctor.Standard, OS: "windows",
+		Timer: doctor.Timer{Facts: []doctor.Fact{
+			{Name: "resolution", Value: "current 1ms, finest 0.5ms, coarsest 15.625ms (NtQueryTimerResolution)"},
+			{Name: "a fact with a long name", Value: "x"},
+			{Name: "timer rule", Value: "per process: a request speeds up only the process that made it; GlobalTimerResolutionRequests=1 is ignored by build 19045 (needs Windows 11 22000+ or Server 2022 20348+)"},
+		}},
+		Sleep: &doctor.Probe{Name: "sleep", RequestNs: 1_000_000, What: "asking Sleep for 1ms, 60 times: overshoot (slept - requested)",
+			Summary: stats.Summary{Count: 60, P50: 14_600_000, P99: 15_100_000, Max: 15_200_000},
+			Verdict: "Sleep(1) is rounded up to the 15.6250 ms timer interval; a resolution request (latlab timer set 0.5ms) shortens it",
+			Samples: []int64{14_600_000, 15_100_000, 15_200_000}},
+		Wake: &doctor.Probe{Name: "wake", What: "a 1ms periodic wake-up, 3000 times: lateness (wake time - deadline)", IntervalNs: 1_000_000,
+			Summary: stats.Summary{Count: 3000, P50: 500_000, P99: 900_000, Max: 1_900_000}, Overruns: 3, Band: "mediocre",
+			Verdict: "mediocre: 3 missed periods: some wake-ups (up to 1.9ms late) came after the next 1ms deadline had passed, enough to break small audio buffers",
+			Samples: []int64{400_000, 500_000, 900_000, 1_900_000}},
+		Extra: []doctor.Probe{{Name: "wake-per-cpu", What: "a 1ms periodic wake-up on each of 2 CPUs at once", IntervalNs: 1_000_000,
+			Threads: []doctor.ThreadStat{{CPU: 0, Summary: stats.Summary{P50: 1000}}, {CPU: 1}}, Verdict: "good: 99% of wake-ups within 200 µs of their deadline"}},
+		Overhead: &doctor.Overhead{ClockReadP50Ns: 30, ZeroWaitP50Ns: 5900},
+		Settings: []doctor.Setting{
+			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: doctor.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
+			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): no throttling; measured: NDIS DPC latency rose with it off",
+				Evidence: "Measured (seed research, xperf): turning it off raised NDIS DPC latency; off is not a free latency win."},
+			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: doctor.Suspicious, Reason: "x"},
+			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: doctor.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
+		},
+		Next:  []doctor.Step{{Command: "latlab knob set network-throttling-index 10", Why: "back to the default (needs a reboot; latlab knob revert undoes it)", Benefit: 70}},
+		Notes: []string{"no realtime wake probe: thread 0: setting SCHED_FIFO needs root"},
+	}
+	r.Counts = doctor.Tally{Default: 1, Harmful: 1, Suspicious: 1, Unknown: 1}
+	return r
+}
+
+func TestDoctorTextFits80Columns(t *testing.T) {
+	var b bytes.Buffer
+	DoctorText(&b, testCheckup())
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 || strings.HasSuffix(l, " ") {
+			t.Errorf("line of %d columns (or a trailing space): %q", n, l)
+		}
+	}
+	// Worst first; the evidence of the harmful and suspicious verdicts.
+	h, s, u, d := strings.Index(out, "  harmful"), strings.Index(out, "  suspicious"), strings.Index(out, "  unknown"), strings.Index(out, "  default")
+	if h < 0 || !(h < s && s < u && u < d) {
+		t.Errorf("settings out of order:\n%s", out)
+	}
+	for _, want := range []string{"evidence: Measured (seed research, xperf)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
+		"tsc-sync-policy: unknown (needs Administrator)", "CPU 0: p50 1µs", "  1. latlab knob set network-throttling-index 10", "note: no realtime wake probe"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q:\n%s", want, out)
+		}
+	}
+	// A word wider than the page is cut, not lost.
+	if !strings.Contains(strings.ReplaceAll(out, "\n", ""), "really_yes") {
+		t.Errorf("the long word was lost:\n%s", out)
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	for _, c := range []struct {
+		text, first, indent string
+		width               int
+		want                []string
+	}{
+		{"a b c", "", "", 80, []string{"a b c"}},
+		{"aaa bbb ccc", "> ", "  ", 8, []string{"> aaa", "  bbb", "  ccc"}},
+		{"aaaaaaaaaa", "", "", 4, []string{"aaaa", "aaaa", "aa"}},
+		{"µµµ µµµ", "", "", 7, []string{"µµµ µµµ"}},
+		{"", "x ", "", 80, []string{"x"}},
+	} {
+		got := wrapText(c.text, c.first, c.indent, c.width)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%q at %d: %q, want %q", c.text, c.width, got, c.want)
+		}
+	}
+}

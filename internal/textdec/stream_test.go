@@ -1,0 +1,151 @@
+package textdec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// chunky reads a string in pieces of 1, 2, 3 ... 7 bytes, so that line
+// endings, UTF-8 sequences and UTF-16 units are split between reads; it
+// can seek, as files can.
+type chunky struct {
+	*strings.Reader
+	i int
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	c.i++
+	n := 1 + c.i%7
+	if len(p) > n {
+		p = p[:n]
+	}
+	return c.Reader.Read(p)
+}
+
+// noSeek hides the Seek method of a reader (a pipe).
+type noSeek struct{ io.Reader }
+
+func scanAll(r io.Reader, max int64) ([]string, Encoding, error) {
+	var lines []string
+	var enc Encoding
+	err := Scan(r, max, "x", func(l *Lines) error {
+		lines = lines[:0] // a second pass starts again
+		for {
+			s, ok := l.Next()
+			if !ok {
+				break
+			}
+			lines = append(lines, s)
+			if l.Count() != len(lines) {
+				return fmt.Errorf("Count %d after %d lines", l.Count(), len(lines))
+			}
+		}
+		enc = l.Encoding()
+		return nil
+	})
+	return lines, enc, err
+}
+
+// sameAsReadLines says how Scan's view of in differs from ReadLines'.
+func sameAsReadLines(in string, max int64) error {
+	want, wenc, werr := ReadLines(strings.NewReader(in), max, "x")
+	for _, r := range []io.Reader{strings.NewReader(in), &chunky{Reader: strings.NewReader(in)}, noSeek{strings.NewReader(in)}} {
+		got, genc, gerr := scanAll(r, max)
+		if _, ok := r.(noSeek); ok && gerr != nil && strings.Contains(gerr.Error(), "in one encoding") {
+			if werr != nil || wenc != ANSI {
+				return fmt.Errorf("pipe: mixed encodings reported for %s input (%v)", wenc, werr)
+			}
+			continue // a pipe cannot be read twice
+		}
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			return fmt.Errorf("%T: error %v, ReadLines %v", r, gerr, werr)
+		}
+		if werr != nil {
+			continue
+		}
+		if genc != wenc || !reflect.DeepEqual(got, append([]string{}, want...)) {
+			return fmt.Errorf("%T: %s %q, ReadLines %s %q", r, genc, got, wenc, want)
+		}
+	}
+	return nil
+}
+
+var streamCases = []string{
+	"", "\n", " \r\n\t\n", "a", "a\n", "a\r\nb\rc\nd\r\n", "a\r", "a\r\r\n\n\rb",
+	"ok\n\x00", "ok\r\nok\rx\x01\n", "caf\xe9\n", "ascii\nthen caf\xe9\n", "caf\xc3\xa9\nthen caf\xe9\n",
+	"\xc2\xa0\n", "\xa0\n", "\xef\xbb\xbfbom \xff ok\n", "\xef\xbb\xbf", "x\n\x1a",
+	string(le("a\r\nb\x00c", true)), string(le("ab", true)) + "c", string(le("a\x00", true)) + "c",
+	string(le("[V]\r\nk = v\r\n", false)), string(le("\U0001F600 \r\n", true)), "\xff\xfe\x00\xd8a\x00",
+	"\xff\xfe\x00\xd8", "\xfe\xff\x00a\x00\n\x00b", strings.Repeat("x", 3000), strings.Repeat("é\n", 800) + "\xe9",
+}
+
+func TestScanMatchesReadLines(t *testing.T) {
+	for _, in := range streamCases {
+		for _, max := range []int64{1 << 20, 2048} {
+			if err := sameAsReadLines(in, max); err != nil {
+				t.Errorf("%q (max %d): %v", clipTest(in), max, err)
+			}
+		}
+	}
+}
+
+// A line longer than MaxLine is refused, and only after the whole input
+// was checked: a control character later on still wins.
+func TestScanLongLine(t *testing.T) {
+	long := "head\n" + strings.Repeat("y", MaxLine+10) + "\r\ntail\n"
+	lines, _, err := scanAll(strings.NewReader(long), 64<<20)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(le.Msg, "longer than 1 MiB") {
+		t.Fatalf("long line: %v", err)
+	}
+	if len(lines) != 1 || lines[0] != "head" {
+		t.Errorf("lines before the long one: %q", lines)
+	}
+	_, _, err = scanAll(strings.NewReader(long+"\x00"), 64<<20)
+	if !errors.As(err, &le) || le.Line != 4 || !strings.Contains(le.Msg, "not text (byte 0x00") {
+		t.Fatalf("long line, then NUL: %v", err)
+	}
+}
+
+// The parser's own error loses to one about the file, as with ReadLines.
+func TestScanFileErrorsWin(t *testing.T) {
+	perr := errors.New("parse error")
+	err := Scan(strings.NewReader("bad\n"+strings.Repeat("z", 4000)+"\x02"), 1<<20, "x", func(l *Lines) error {
+		l.Next()
+		return perr
+	})
+	if err == nil || !strings.Contains(err.Error(), "line 2: not text (byte 0x02 at offset 4004)") {
+		t.Errorf("binary after a parse error: %v", err)
+	}
+	err = Scan(strings.NewReader("bad\nrest\n"), 1<<20, "x", func(l *Lines) error {
+		l.Next()
+		return perr
+	})
+	if err != perr {
+		t.Errorf("parse error: %v", err)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, s := range streamCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, max := range []int64{1 << 20, 64} {
+			if err := sameAsReadLines(in, max); err != nil {
+				t.Fatalf("max %d: %v", max, err)
+			}
+		}
+	})
+}
+
+func clipTest(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
