@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -29,6 +30,7 @@ type prober struct {
 	cycles  atomic.Int64
 	last    atomic.Int64 // time.Now().UnixNano() at the end of the last cycle
 	failure atomic.Pointer[string]
+	ratio   atomic.Uint64 // math.Float64bits of the last CPU share
 	done    chan struct{}
 
 	// cpu share over the last cpuWindow cycles
@@ -128,7 +130,9 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 			case <-pause.C:
 			}
 		}
-		p.m.addCPU(cpu, p.account(int64(cpu), clock.Now()-begin))
+		r := p.account(int64(cpu), clock.Now()-begin)
+		p.ratio.Store(math.Float64bits(r))
+		p.m.addCPU(cpu, r)
 		p.cycles.Add(1)
 		p.last.Store(time.Now().UnixNano())
 	}
@@ -146,6 +150,10 @@ func (p *prober) account(cpu, wall int64) float64 {
 	}
 	return float64(p.sumCPU) / float64(p.sumW)
 }
+
+// lastRatio is the probe thread's CPU share over the last minute of
+// cycles, as latlab_probe_cpu_ratio exports it.
+func (p *prober) lastRatio() float64 { return math.Float64frombits(p.ratio.Load()) }
 
 // health says whether the probe thread is measuring: it failed, has not
 // finished a cycle yet, or has not finished one for ten cycles.
