@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,4 +139,30 @@ func startExporter(t *testing.T, args ...string) string {
 		t.Fatal("the exporter did not start within 30 s")
 	}
 	return ""
+}
+
+// The command serves the probes' histograms and the audited settings,
+// on Windows (under Wine) as on Linux.
+func TestExporterServes(t *testing.T) {
+	addr := startExporter(t, "exporter", "--listen", "127.0.0.1:0", "--settings-every", "1s")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<22))
+		resp.Body.Close()
+		body := string(b)
+		if strings.Contains(body, "latlab_setting_info{") && strings.Contains(body, "latlab_wake_latency_seconds_count{") {
+			if !strings.Contains(body, `verdict="`) || strings.Contains(body, "latlab_settings_read_errors_total 1") {
+				t.Errorf("settings:\n%s", body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no settings or wake-ups served after 60 s:\n%s", body)
+		}
+		time.Sleep(100 * time.Millisecond) // polling, not measuring
+	}
 }

@@ -1,19 +1,13 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/latlab/latlab/internal/testutil"
 )
 
 const dashboardPath = "../../packaging/grafana/latlab.json"
@@ -88,26 +82,5 @@ func TestDashboardQueriesServedMetrics(t *testing.T) {
 				t.Errorf("the dashboard queries %s, which the exporter does not serve: %s", m, x)
 			}
 		}
-	}
-}
-
-// promtool parses every expression of the dashboard.
-func TestDashboardQueriesParse(t *testing.T) {
-	promtool := testutil.NeedTool(t, "promtool")
-	var rules strings.Builder
-	rules.WriteString("groups:\n  - name: dashboard\n    rules:\n")
-	for i, x := range dashboardExprs(t) {
-		q, _ := json.Marshal(x) // a JSON string is a YAML string
-		fmt.Fprintf(&rules, "      - record: dashboard_expr_%d\n        expr: %s\n", i, q)
-	}
-	f := filepath.Join(testutil.TempDir(t), "dashboard.rules.yml")
-	if err := os.WriteFile(f, []byte(rules.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	cmd := exec.Command(promtool, "check", "rules", f)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("promtool check rules: %v\n%s", err, out.String())
 	}
 }

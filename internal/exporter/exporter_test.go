@@ -1,14 +1,12 @@
 package exporter
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -293,23 +291,5 @@ func TestRunServesMeasurements(t *testing.T) {
 				t.Errorf("cpu ratio %g outside 0..%g", r, o.Duty)
 			}
 		}
-	}
-}
-
-// promtool's linter accepts everything the endpoint serves.
-func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool := testutil.NeedTool(t, "promtool")
-	addr, e := started(t, fastOptions())
-	waitHealthy(t, "http://"+addr, e, 2)
-	_, body := get(t, "http://"+addr+"/metrics")
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = strings.NewReader(body)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
-	}
-	if s := strings.TrimSpace(out.String()); s != "" {
-		t.Errorf("promtool check metrics:\n%s", s)
 	}
 }

@@ -21,7 +21,9 @@ func IsService() bool {
 // InstallService registers s to start exe with args at boot, restart it
 // when it fails, and log to the Application event log under s.Name;
 // then starts it. A half-done install is undone.
-func InstallService(s Service, exe string, args []string) error {
+func InstallService(s Service, exe string, args []string) error { return install(s, exe, args, true) }
+
+func install(s Service, exe string, args []string, start bool) error {
 	m, err := mgr.Connect()
 	if err != nil {
 		return fmt.Errorf("connect to the service manager: %w (run elevated)", err)
@@ -59,6 +61,9 @@ func InstallService(s Service, exe string, args []string) error {
 	_ = eventlog.Remove(s.Name)
 	if err := eventlog.InstallAsEventCreate(s.Name, eventlog.Error|eventlog.Warning|eventlog.Info); err != nil {
 		return undo(fmt.Errorf("register the event-log source %s: %w", s.Name, err))
+	}
+	if !start {
+		return nil
 	}
 	if err := sv.Start(); err != nil {
 		return undo(fmt.Errorf("start service %s: %w", s.Name, err))
