@@ -250,7 +250,12 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if e.o.Settings != nil {
 		go func() { e.settings.poll(ctx, e.o.SettingsEvery, log); errs <- nil }()
 	}
-	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		// Connection errors (a client speaking HTTP to the TLS port, a
+		// scanner) are not the exporter's failures.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
 	served := make(chan error, 1)
 	go func() {
 		cfg, sd := e.o.WebConfig, false
