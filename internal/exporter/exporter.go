@@ -245,8 +245,23 @@ func (e *Exporter) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make(chan error, 3)
+	errs := make(chan error, 2)
 	go func() { errs <- e.prober.run(ctx) }()
+	// Serve and read the settings once the probe thread is calibrated
+	// (see prober.ready), or not at all when it cannot start.
+	select {
+	case <-e.prober.ready:
+	case err := <-errs:
+		l.Close()
+		if err != nil {
+			log.Error("latlab exporter failed", "err", err.Error())
+		}
+		return err
+	case <-ctx.Done():
+		l.Close()
+		<-e.prober.done
+		return nil
+	}
 	if e.o.Settings != nil {
 		go func() { e.settings.poll(ctx, e.o.SettingsEvery, log); errs <- nil }()
 	}

@@ -293,3 +293,55 @@ func TestRunServesMeasurements(t *testing.T) {
 		}
 	}
 }
+
+// The probe thread's calibration sets its timer slack to 1 ns for a
+// moment, and that thread may be the main thread whose slack the audit
+// and the timer metric read: the settings are first read, and the
+// endpoint served, after it.
+func TestNothingReadsBeforeCalibration(t *testing.T) {
+	var e *Exporter
+	calibrated := func() bool { return e.prober.calibrated.Load() }
+	early := make(chan string, 2)
+	read := make(chan struct{}, 1)
+	o := fastOptions()
+	o.Listen = "127.0.0.1:0"
+	o.Settings = func(context.Context) ([]Setting, error) {
+		if !calibrated() {
+			early <- "the settings were read"
+		}
+		select {
+		case read <- struct{}{}:
+		default:
+		}
+		return nil, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan struct{})
+	o.Ready = func(net.Addr) {
+		if !calibrated() {
+			early <- "the endpoint was served"
+		}
+		close(served)
+	}
+	var err error
+	if e, err = New(o); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	select {
+	case <-served:
+	case err := <-done:
+		t.Fatalf("run: %v", err)
+	}
+	<-read
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(early)
+	for what := range early {
+		t.Errorf("%s before the probe thread was calibrated", what)
+	}
+}

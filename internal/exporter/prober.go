@@ -32,6 +32,12 @@ type prober struct {
 	failure atomic.Pointer[string]
 	ratio   atomic.Uint64 // math.Float64bits of the last CPU share
 	done    chan struct{}
+	// ready is closed once the probes are calibrated. The calibration
+	// sets the probe thread's timer slack to 1 ns for a moment, and that
+	// thread can be the process's main thread, whose slack
+	// /proc/self/timerslack_ns shows: nothing reads it before.
+	ready      chan struct{}
+	calibrated atomic.Bool // set when the calibration is over, before ready
 
 	// cpu share over the last cpuWindow cycles
 	cpuNs, wallNs [cpuWindow]int64
@@ -40,7 +46,7 @@ type prober struct {
 }
 
 func newProber(o Options, m *metrics) *prober {
-	return &prober{o: o, m: m, done: make(chan struct{})}
+	return &prober{o: o, m: m, done: make(chan struct{}), ready: make(chan struct{})}
 }
 
 // run measures until ctx ends; an error is a probe that cannot run at all
@@ -79,6 +85,8 @@ func (p *prober) run(ctx context.Context) error {
 				p.m.setOverhead(ProbeSleep, s.Overhead())
 			}
 		}
+		p.calibrated.Store(true)
+		close(p.ready)
 		return p.loop(ctx, w, s)
 	})
 	if err != nil {
