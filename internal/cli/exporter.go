@@ -127,13 +127,20 @@ func serviceError(err error) error {
 	return err
 }
 
-// changedFlags renders the flags of names that were given as --name=value.
+// changedFlags renders the flags of names that were given as --name=value,
+// so that parsing them again gives the same values.
 func changedFlags(fs *pflag.FlagSet, names []string) []string {
 	var out []string
 	for _, n := range names {
-		if f := fs.Lookup(n); f != nil && f.Changed {
-			out = append(out, "--"+n+"="+f.Value.String())
+		f := fs.Lookup(n)
+		if f == nil || !f.Changed {
+			continue
 		}
+		v := f.Value.String()
+		if d, ok := f.Value.(*durationValue); ok {
+			v = d.d.String() // exact; the flag's own String rounds for display
+		}
+		out = append(out, "--"+n+"="+v)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -52,6 +53,32 @@ func TestChangedFlags(t *testing.T) {
 	got := changedFlags(fs, []string{"listen", "duty", "cpu", "missing"})
 	if strings.Join(got, " ") != "--listen=:9977 --cpu=2" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// The service runs with the flags given to install: rendered and parsed
+// again, they give the same options.
+func TestInstallFlagsRoundTrip(t *testing.T) {
+	args := []string{"--listen", ":9977", "--interval", "1.234567ms", "--duty", "2.5%", "--probes", "wake",
+		"--cpu", "0", "--settings-every", "90s", "--tls-config", "web.yml"}
+	parse := func(args []string) *cobra.Command {
+		cmd := newExporterCmd(&IO{Root: "/"})
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	cmd := parse(args)
+	rendered := changedFlags(cmd.Flags(), exporterFlags)
+	cmd2 := parse(rendered)
+	for _, n := range exporterFlags {
+		a, b := cmd.Flags().Lookup(n), cmd2.Flags().Lookup(n)
+		if a.Value.String() != b.Value.String() || a.Changed != b.Changed {
+			t.Errorf("--%s: %q (changed %v) became %q (changed %v) through %q", n, a.Value, a.Changed, b.Value, b.Changed, rendered)
+		}
+	}
+	if d := cmd2.Flags().Lookup("interval").Value.(*durationValue).d; *d != 1234567*time.Nanosecond {
+		t.Errorf("--interval came back as %v", *d)
 	}
 }
 

@@ -207,3 +207,23 @@ func TestClip(t *testing.T) {
 		t.Errorf("clip cut a rune: %q", got)
 	}
 }
+
+// Whatever the system holds, a setting becomes a series the registry
+// accepts: label values are valid UTF-8, bounded, and never repeated.
+func FuzzSettingLabels(f *testing.F) {
+	f.Add("tcp-recovery", "", "1", "default")
+	f.Add("irq-affinity", "IRQ 30", "0-1", "")
+	f.Add("x", "\xff\xfe", strings.Repeat("é", 120)+"\x00", "unknown")
+	f.Fuzz(func(t *testing.T, knob, target, value, verdict string) {
+		in := []Setting{{knob, target, value, verdict}, {knob, target, value, verdict}, {knob + "\xff", target, value, verdict}}
+		c := newSettingsCollector(func(context.Context) ([]Setting, error) { return in, nil })
+		if err := c.refresh(context.Background(), time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(c)
+		if _, err := reg.Gather(); err != nil {
+			t.Fatalf("gather: %v", err)
+		}
+	})
+}

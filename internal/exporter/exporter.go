@@ -144,11 +144,11 @@ func Validate(o Options) error {
 		return errors.New("invalid --probes: give wake, sleep or both")
 	}
 	for _, p := range o.Probes {
-		if p == ProbeSleep {
-			so := probe.SleepOptions{Duration: o.Interval, Samples: 1, Method: probe.SleepMethods()[0]}
-			if err := probe.ValidateSleep(so); err != nil {
-				return fmt.Errorf("the sleep probe cannot sleep --interval %v: %w", o.Interval, err)
-			}
+		method := probe.SleepMethods()[0]
+		so := probe.SleepOptions{Duration: o.Interval, Samples: 1, Method: method}
+		if p == ProbeSleep && probe.ValidateSleep(so) != nil {
+			// Windows: kernel32 Sleep counts whole milliseconds.
+			return fmt.Errorf("invalid --interval %v for the sleep probe: %s takes whole milliseconds; give whole milliseconds or --probes wake", o.Interval, method)
 		}
 	}
 	if o.CPU < -1 || o.CPU >= sched.NumCPU() {

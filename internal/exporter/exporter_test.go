@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -88,11 +89,16 @@ func TestValidate(t *testing.T) {
 		{"burst too short", func(o *Options) { o.Interval = 15 * time.Millisecond }, "is a 20ms burst, too short for two 15ms intervals"},
 		{"duty", func(o *Options) { o.Duty = 0.9 }, "invalid --duty 90%"},
 		{"no probes", func(o *Options) { o.Probes = nil }, "give wake, sleep or both"},
+		{"sleep interval", func(o *Options) { o.Interval = 1500 * time.Microsecond },
+			"invalid --interval 1.5ms for the sleep probe: sleep takes whole milliseconds; give whole milliseconds or --probes wake"},
 		{"cpu", func(o *Options) { o.CPU = 4096 }, "invalid --cpu 4096"},
 		{"rtprio", func(o *Options) { o.RTPrio = 100 }, "accepted 0 (normal) or 1-99"},
 		{"settings-every", func(o *Options) { o.SettingsEvery = time.Millisecond }, "invalid --settings-every 1ms: accepted 1s to 24h0m0s"},
 		{"missing web config", func(o *Options) { o.WebConfig = bad }, "invalid --tls-config " + bad},
 	} {
+		if tc.name == "sleep interval" && probe.SleepMethods()[0] != "sleep" {
+			continue // only Windows' Sleep counts whole milliseconds
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			o := Defaults()
 			tc.edit(&o)
