@@ -69,7 +69,7 @@ type Frame struct {
 	DupAckOf  int // the frame it duplicates (tcp.analysis.duplicate_ack_frame)
 	RelSeq    uint32
 	RelAck    uint32
-	Opts      *Options
+	Opts      *TCPOptions
 	// DSACK is set when the segment's SACK option carries a D-SACK block
 	// (tcp.options.sack.dsack_le / _re, relative sequence numbers).
 	DSACK                 bool
@@ -123,7 +123,7 @@ type Analyzer struct {
 	// replaces it, or at Finish.
 	OnClose func(*Conn)
 	fr      Frame
-	opts    Options
+	opts    TCPOptions
 	// KeepTimeline records the RACK window and bytes in flight over time
 	// (for graphs) for connections for which it returns true.
 	KeepTimeline func(stream int) bool
