@@ -105,14 +105,15 @@ type Frame struct {
 // is longer, so that the segments that typically trail the end (the ACK or
 // D-SACK of a retransmission, data in flight when the RST came, a FIN
 // retransmitted after a timeout) still count. All that is kept of it
-// afterwards is Wireshark's flow state (a closedConn of some 300 bytes,
-// plus 4 bytes per segment still unacknowledged, usually none): a later
-// segment still gets Wireshark's flags and stream number. Memory thus
-// grows with the connections open at once (each holding what it has in
-// flight) plus a little per closed connection.
+// afterwards is the part of Wireshark's flow state that a later segment
+// needs to get Wireshark's flags and stream number (closedConn: about 200
+// bytes with its map entry, plus 4 bytes per segment still
+// unacknowledged, usually none). Memory thus grows with the connections
+// open at once (each holding what it has in flight) plus that little per
+// closed connection.
 type Analyzer struct {
 	conns   map[connKey]*Conn
-	closed  map[connKey]*closedConn
+	closed  map[closedKey]closedConn
 	ending  []endingConn // connections that ended, oldest first, waiting out the grace period
 	streams int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
@@ -135,37 +136,7 @@ type Analyzer struct {
 
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]*closedConn{}}
-}
-
-// closedConn is what is kept of a connection after it closed: its identity
-// and Wireshark's state, which decide the flags of a late segment (a
-// retransmitted FIN, the ACK of one, data in flight when a RST came) and
-// whether a SYN on the same ports starts a new connection.
-type closedConn struct {
-	stream     int
-	a, b       Endpoint
-	flow       [2]flow
-	tsMruSyn   int64
-	tsFirstRTT int64
-}
-
-// revive returns a Conn carrying t's state for one late segment; it holds
-// no statistics and is marked closed.
-func (t *closedConn) revive() *Conn {
-	c := &Conn{Stream: t.stream, A: t.a, B: t.b, tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
-	for i := range c.dir {
-		c.dir[i] = &Dir{flow: t.flow[i]}
-	}
-	return c
-}
-
-func (t *closedConn) store(c *Conn) {
-	t.flow = [2]flow{c.dir[0].flow, c.dir[1].flow}
-	for i := range t.flow {
-		t.flow[i].unacked = t.flow[i].unacked.clip()
-	}
-	t.tsMruSyn, t.tsFirstRTT = c.tsMruSyn, c.tsFirstRTT
+	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[closedKey]closedConn{}}
 }
 
 // endingConn is a connection that ended, due to be closed at due unless
@@ -197,6 +168,7 @@ func (a *Analyzer) closeGrace(c *Conn) int64 {
 func (a *Analyzer) retireDue(now int64) {
 	for len(a.ending) > 0 && a.ending[0].due <= now {
 		e := a.ending[0]
+		a.ending[0] = endingConn{} // the array outlives the slice: let the Conn go
 		a.ending = a.ending[1:]
 		if a.conns[e.k] != e.c {
 			continue // replaced by a new connection on the same ports
@@ -213,9 +185,7 @@ func (a *Analyzer) retireDue(now int64) {
 func (a *Analyzer) retire(k connKey, c *Conn) {
 	a.close(c)
 	delete(a.conns, k)
-	t := &closedConn{stream: c.Stream, a: c.A, b: c.B}
-	t.store(c)
-	a.closed[k] = t
+	a.closed[closedKeyOf(k)] = closedConnOf(k, c)
 }
 
 // Finish closes every open connection (OnClose) in stream order.
@@ -230,7 +200,7 @@ func (a *Analyzer) Finish() {
 		a.close(c)
 	}
 	a.conns = map[connKey]*Conn{}
-	a.closed = map[connKey]*closedConn{}
+	a.closed = map[closedKey]closedConn{}
 	a.ending = nil
 }
 
@@ -253,7 +223,9 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 	if old := a.conns[k]; old != nil {
 		a.close(old)
 	}
-	delete(a.closed, k)
+	if len(a.closed) > 0 {
+		delete(a.closed, closedKeyOf(k))
+	}
 	a.conns[k] = c
 	return c
 }
@@ -263,10 +235,10 @@ func (a *Analyzer) Add(s *Segment) {
 	a.retireDue(s.TimeNs)
 	k := keyOf(s)
 	c := a.conns[k]
-	var tomb *closedConn
+	late := false
 	if c == nil {
-		if tomb = a.closed[k]; tomb != nil {
-			c = tomb.revive()
+		if t, ok := a.closed[closedKeyOf(k)]; ok {
+			c, late = t.revive(k), true
 		} else {
 			c = a.newConn(k, s)
 		}
@@ -388,8 +360,8 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 	switch {
 	case c.closed:
-		if tomb != nil {
-			tomb.store(c)
+		if late {
+			a.closed[closedKeyOf(k)] = closedConnOf(k, c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true
