@@ -1,6 +1,7 @@
 package tcpflow
 
 import (
+	"bytes"
 	"cmp"
 	"net/netip"
 	"slices"
@@ -40,23 +41,52 @@ type Endpoint struct {
 	Port uint16
 }
 
+// connKey identifies a connection whichever way a segment goes: its two
+// endpoints in a fixed order. It holds no pointers (a netip.Addr holds one,
+// for an IPv6 zone, which addresses decoded from packets never have), so
+// that the maps keyed by it hash and compare plain bytes and the garbage
+// collector need not scan their keys.
 type connKey struct {
-	a, b Endpoint // a < b
+	a, b   [16]byte // IPv4 addresses as IPv4-mapped IPv6
+	ap, bp uint16
+	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
-func less(x, y Endpoint) bool {
-	if c := x.Addr.Compare(y.Addr); c != 0 {
-		return c < 0
+// endpoint returns the key's endpoint i (0: a, 1: b).
+func (k *connKey) endpoint(i int) Endpoint {
+	addr, port, v4 := k.a, k.ap, k.v4&1 != 0
+	if i == 1 {
+		addr, port, v4 = k.b, k.bp, k.v4&2 != 0
 	}
-	return x.Port < y.Port
+	e := Endpoint{Addr: netip.AddrFrom16(addr), Port: port}
+	if v4 {
+		e.Addr = e.Addr.Unmap()
+	}
+	return e
+}
+
+// carries reports whether s is a segment of c, in either direction.
+func (c *Conn) carries(s *Segment) bool {
+	if s.SrcPort == c.A.Port && s.DstPort == c.B.Port && s.Src == c.A.Addr && s.Dst == c.B.Addr {
+		return true
+	}
+	return s.SrcPort == c.B.Port && s.DstPort == c.A.Port && s.Src == c.B.Addr && s.Dst == c.A.Addr
 }
 
 func keyOf(s *Segment) connKey {
-	src, dst := Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}
-	if less(dst, src) {
-		return connKey{dst, src}
+	src, dst := s.Src.As16(), s.Dst.As16()
+	sp, dp := s.SrcPort, s.DstPort
+	v4 := uint8(0)
+	if s.Src.Is4() {
+		v4 |= 1
 	}
-	return connKey{src, dst}
+	if s.Dst.Is4() {
+		v4 |= 2
+	}
+	if c := bytes.Compare(src[:], dst[:]); c > 0 || c == 0 && sp > dp {
+		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}
+	}
+	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -112,8 +142,13 @@ type Frame struct {
 // open at once (each holding what it has in flight) plus that little per
 // closed connection.
 type Analyzer struct {
-	conns   map[connKey]*Conn
-	closed  map[closedKey]closedConn
+	conns  map[connKey]*Conn
+	closed map[connKey]closedConn
+	// last is the open connection of the latest segment (conns[lastKey]):
+	// segments come in bursts of one connection, and comparing its
+	// endpoints is cheaper than hashing a 64-byte key.
+	last    *Conn
+	lastKey connKey
 	ending  []endingConn // connections that ended, oldest first, waiting out the grace period
 	streams int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
@@ -136,7 +171,7 @@ type Analyzer struct {
 
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[closedKey]closedConn{}}
+	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]closedConn{}}
 }
 
 // endingConn is a connection that ended, due to be closed at due unless
@@ -185,7 +220,10 @@ func (a *Analyzer) retireDue(now int64) {
 func (a *Analyzer) retire(k connKey, c *Conn) {
 	a.close(c)
 	delete(a.conns, k)
-	a.closed[closedKeyOf(k)] = closedConnOf(k, c)
+	if a.last == c {
+		a.last = nil
+	}
+	a.closed[k] = closedConnOf(k, c)
 }
 
 // Finish closes every open connection (OnClose) in stream order.
@@ -200,8 +238,9 @@ func (a *Analyzer) Finish() {
 		a.close(c)
 	}
 	a.conns = map[connKey]*Conn{}
-	a.closed = map[closedKey]closedConn{}
+	a.closed = map[connKey]closedConn{}
 	a.ending = nil
+	a.last = nil
 }
 
 func (a *Analyzer) close(c *Conn) {
@@ -224,20 +263,28 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 		a.close(old)
 	}
 	if len(a.closed) > 0 {
-		delete(a.closed, closedKeyOf(k))
+		delete(a.closed, k)
 	}
 	a.conns[k] = c
+	a.last, a.lastKey = c, k
 	return c
 }
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
 	a.retireDue(s.TimeNs)
-	k := keyOf(s)
-	c := a.conns[k]
+	var k connKey
+	var c *Conn
+	if l := a.last; l != nil && l.carries(s) {
+		k, c = a.lastKey, l
+	} else {
+		k = keyOf(s)
+		c = a.conns[k]
+		a.last, a.lastKey = c, k
+	}
 	late := false
 	if c == nil {
-		if t, ok := a.closed[closedKeyOf(k)]; ok {
+		if t, ok := a.closed[k]; ok {
 			c, late = t.revive(k), true
 		} else {
 			c = a.newConn(k, s)
@@ -361,7 +408,7 @@ func (a *Analyzer) Add(s *Segment) {
 	switch {
 	case c.closed:
 		if late {
-			a.closed[closedKeyOf(k)] = closedConnOf(k, c)
+			a.closed[k] = closedConnOf(k, c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true

@@ -9,27 +9,6 @@ package tcpflow
 // The statistics, the RACK replay, the ranges seen and the segments in
 // flight are gone: the segment counts only in Result.AfterClose.
 
-// closedKey is a connKey without pointers (a netip.Addr holds one, for
-// an IPv6 zone, which addresses decoded from packets never have), so
-// that a map of many closed connections is small and the garbage
-// collector need not scan its keys.
-type closedKey struct {
-	a, b   [16]byte
-	ap, bp uint16
-	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
-}
-
-func closedKeyOf(k connKey) closedKey {
-	c := closedKey{a: k.a.Addr.As16(), b: k.b.Addr.As16(), ap: k.a.Port, bp: k.b.Port}
-	if k.a.Addr.Is4() {
-		c.v4 |= 1
-	}
-	if k.b.Addr.Is4() {
-		c.v4 |= 2
-	}
-	return c
-}
-
 // closedConn is a closed connection: about 160 bytes, plus 4 bytes per
 // segment still unacknowledged (usually none).
 type closedConn struct {
@@ -78,16 +57,16 @@ func (t *closedFlow) flow() flow {
 }
 
 func closedConnOf(k connKey, c *Conn) closedConn {
-	return closedConn{stream: c.Stream, tsMruSyn: c.tsMruSyn, tsFirstRTT: c.tsFirstRTT, aFirst: c.A == k.a,
+	return closedConn{stream: c.Stream, tsMruSyn: c.tsMruSyn, tsFirstRTT: c.tsFirstRTT, aFirst: c.A == k.endpoint(0),
 		flow: [2]closedFlow{closedFlowOf(&c.dir[0].flow), closedFlowOf(&c.dir[1].flow)}}
 }
 
 // revive returns a Conn carrying t's state for one late segment; it holds
 // no statistics and is marked closed.
 func (t *closedConn) revive(k connKey) *Conn {
-	c := &Conn{Stream: t.stream, A: k.a, B: k.b, tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
+	c := &Conn{Stream: t.stream, A: k.endpoint(0), B: k.endpoint(1), tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
 	if !t.aFirst {
-		c.A, c.B = k.b, k.a
+		c.A, c.B = c.B, c.A
 	}
 	for i := range c.dir {
 		c.dir[i] = &Dir{flow: t.flow[i].flow()}
