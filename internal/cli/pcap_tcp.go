@@ -116,26 +116,26 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		run.OnConn = doc.add
 	}
 	res, err := tcpflow.Run(ctx, run)
-	if errors.Is(err, tcpflow.ErrNoConnection) {
-		if o.Stream >= 0 {
-			return Usagef("--stream %d: no such TCP connection in %s (streams are numbered from 0)", o.Stream, o.File)
-		}
-		return Usagef("no TCP connection to graph in %s", o.File)
-	}
 	if err != nil {
 		if doc != nil && doc.s != nil { // end the document that was begun
 			doc.close(res, append(res.Notes(), fmt.Sprintf("the analysis stopped early: %v", err)))
 		}
+		if errors.Is(err, tcpflow.ErrNoConnection) {
+			if o.Stream >= 0 {
+				return Usagef("--stream %d: no such TCP connection in %s (streams are numbered from 0)", o.Stream, o.File)
+			}
+			return Usagef("no TCP connection to graph in %s", o.File)
+		}
 		return err
 	}
-	if g := res.Graph; g != nil {
-		if err := writeTCPGraphs(g, o.Graph, o.WindowGraph); err != nil {
+	notes := res.Notes()
+	if doc != nil { // before the graphs: the document is under way
+		if err := doc.close(res, notes); err != nil {
 			return err
 		}
 	}
-	notes := res.Notes()
-	if doc != nil {
-		if err := doc.close(res, notes); err != nil {
+	if g := res.Graph; g != nil {
+		if err := writeTCPGraphs(g, o.Graph, o.WindowGraph); err != nil {
 			return err
 		}
 	}

@@ -259,3 +259,19 @@ func TestClosedConnectionsCostLittle(t *testing.T) {
 		t.Errorf("%.0f bytes of heap per closed connection; want at most 300", per)
 	}
 }
+
+// A scan that fails part-way returns its error with what was analysed
+// before it, so that a document under way can be ended.
+func TestRunScanErrorKeepsWhatWasDone(t *testing.T) {
+	g := generated{n: 1000, open: 10, payload: func(int) int { return 10 }}
+	errRead := errors.New("input/output error")
+	reported := 0
+	r, err := Run(context.Background(), Options{Stream: -1, OnConn: func(*Connection) error { reported++; return nil },
+		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
+			g.scan(ctx, h)
+			return nil, errRead
+		}})
+	if !errors.Is(err, errRead) || r == nil || r.Totals.Connections != reported || reported < 800 {
+		t.Errorf("error %v, result %+v after %d connections reported", err, r, reported)
+	}
+}
