@@ -24,7 +24,7 @@ func TestINFDeviceHuman(t *testing.T) {
 	for _, want := range []string{
 		"-> [Vendor.NTamd64.10.0.1..17763] (NTamd64.10.0.1..17763)",
 		"install section [I225V.10.0.1.NTamd64]",
-		"ITR enum 65535 0=Off, 200=Minimal, 488=Low, 950=Medium, 2000=High, 3600=Extreme, 65535=Adaptive Interrupt Moderation Rate",
+		"ITR enum 125 0=Off, 32=Minimal, 64=Low, 125=Medium, 250=High, 500=Extreme Interrupt Moderation Rate",
 		"RSS keywords installed: *RSS, *NumRSSQueues",
 		"*RSSProfile in NTamd64.10.0.3..17763",
 		"on server Windows of the same version: [NTamd64.10.0.3..17763] -> [I225V.10.0.3.NTamd64]",

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzParse: any input parses or fails with a one-line error, and the
+// FuzzINFParse: any input parses or fails with a one-line error, and the
 // install chain of whatever parses never panics or loops.
-func FuzzParse(f *testing.F) {
+func FuzzINFParse(f *testing.F) {
 	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {

@@ -45,7 +45,7 @@ func mustTarget(t testing.TB, v, p string) Target {
 	return tg
 }
 
-func TestSyntax(t *testing.T) {
+func TestINFSyntax(t *testing.T) {
 	src := "junk before sections\r\n" +
 		"[Sec One]   ; comment\r\n" +
 		"Key = \"a;b\", c ; trailing comment\r\n" +
@@ -101,7 +101,7 @@ func TestSyntax(t *testing.T) {
 	}
 }
 
-func TestEncodings(t *testing.T) {
+func TestINFEncodings(t *testing.T) {
 	u := load(t, "rtl-like-utf16.inf")
 	if u.Encoding != "utf-16le" || u.Section("Vendor.NTamd64.10.0...18362") == nil {
 		t.Errorf("utf-16: %s", u.Encoding)
@@ -129,7 +129,7 @@ func utf16be(s string) []byte {
 	return out
 }
 
-func TestDecorations(t *testing.T) {
+func TestINFDecorations(t *testing.T) {
 	for _, c := range []struct {
 		raw                   string
 		arch                  string
@@ -200,7 +200,7 @@ func TestDecorations(t *testing.T) {
 
 // The I225-V case: the workstation decoration lacks RSSAdvanced.reg, the
 // server decoration has it.
-func TestI225Case(t *testing.T) {
+func TestINFI225Case(t *testing.T) {
 	f := load(t, "i225-like.inf")
 	rep, err := Analyze(f, `pci\ven_8086&dev_15f3`, mustTarget(t, "10.0.22631", "workstation"), "", loader(t))
 	if err != nil {
@@ -231,9 +231,12 @@ func TestI225Case(t *testing.T) {
 		jumbo.Value == nil || jumbo.Value.Data != "1514" || jumbo.Other["LimitText"] != "a ; inside quotes is text" || jumbo.ParamDesc != "Jumbo Packet" {
 		t.Errorf("jumbo %+v", jumbo)
 	}
+	// The I225's ITR levels are the e2f/e2fn driver's codes, sorted
+	// numerically: no Adaptive, and no 488 (a Low no real INF has).
 	itr := rep.Keywords[2]
-	if itr.Values[0].Value != "0" || itr.Values[6].Value != "65535" || itr.Values[5].Desc != "Extreme" {
-		t.Errorf("enum values sorted numerically: %+v", itr.Values)
+	want := []EnumValue{{"0", "Off"}, {"32", "Minimal"}, {"64", "Low"}, {"125", "Medium"}, {"250", "High"}, {"500", "Extreme"}}
+	if itr.Name != "ITR" || !reflect.DeepEqual(itr.Values, want) || itr.Default != "125" || itr.Value == nil || itr.Value.Data != "125" {
+		t.Errorf("ITR %+v", itr)
 	}
 
 	// The server gets everything, nothing is missing.
@@ -273,7 +276,7 @@ func TestI225Case(t *testing.T) {
 	}
 }
 
-func TestRegFile(t *testing.T) {
+func TestINFRegFile(t *testing.T) {
 	f := load(t, "i225-like.inf")
 	rep, err := Analyze(f, `PCI\VEN_8086&DEV_15F3`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
 	if err != nil {
@@ -305,7 +308,7 @@ func TestRegFile(t *testing.T) {
 	}
 }
 
-func TestIncludeNeedsAndUTF16(t *testing.T) {
+func TestINFIncludeNeedsAndUTF16(t *testing.T) {
 	f := load(t, "rtl-like-utf16.inf")
 	rep, err := Analyze(f, `PCI\VEN_10EC&DEV_8125`, mustTarget(t, "10.0.19045", "workstation"), "", loader(t))
 	if err != nil {
@@ -347,7 +350,7 @@ func TestIncludeNeedsAndUTF16(t *testing.T) {
 	}
 }
 
-func TestLoopAndErrors(t *testing.T) {
+func TestINFLoopAndErrors(t *testing.T) {
 	f := load(t, "loop.inf")
 	_, err := Analyze(f, `PCI\VEN_1234&DEV_0001`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
 	var pe *ParseError
@@ -385,7 +388,7 @@ func TestLoopAndErrors(t *testing.T) {
 	}
 }
 
-func TestMatchDevice(t *testing.T) {
+func TestINFMatchDevice(t *testing.T) {
 	for _, c := range []struct {
 		inf, given string
 		want       int
