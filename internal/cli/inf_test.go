@@ -26,7 +26,7 @@ func TestINFDeviceHuman(t *testing.T) {
 		"install section [I225V.10.0.1.NTamd64]",
 		"ITR enum 125 0=Off, 32=Minimal, 64=Low, 125=Medium, 250=High, 500=Extreme Interrupt Moderation Rate",
 		"RSS keywords installed: *RSS, *NumRSSQueues",
-		"*RSSProfile in NTamd64.10.0.3..17763",
+		"missing here, installed by other install sections of this INF: [I225V.10.0.3.NTamd64] the same device under NTamd64.10.0.3..17763 *RSSProfile, *MaxRssProcessors,",
 		"on server Windows of the same version: [NTamd64.10.0.3..17763] -> [I225V.10.0.3.NTamd64]",
 		"NTamd64.10.0.3..17763 I225V.10.0.3.NTamd64 7 only for server (product type 3)",
 		"wrote " + reg,
@@ -38,6 +38,12 @@ func TestINFDeviceHuman(t *testing.T) {
 	b, err := os.ReadFile(reg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		table := strings.HasPrefix(l, "─") || len(l) > 1 && l[0] == ' ' && l[1] != ' '
+		if n := len([]rune(l)); n > 80 && !table {
+			t.Errorf("%d columns: %q", n, l)
+		}
 	}
 	if b[0] != 0xFF || b[1] != 0xFE {
 		t.Error(".reg is not UTF-16LE with a BOM, as regedit writes version 5 files")
@@ -162,7 +168,7 @@ func TestINFBadInput(t *testing.T) {
 		{[]string{"inf", infData + "i225-like.inf", "--product", "home"}, "product \"home\": accepted workstation, server, dc"},
 		{[]string{"inf", infData + "i225-like.inf", "--lang", "040c"}, "has no [Strings.040c]; its languages: 0407"},
 		{[]string{"inf", infData + "i225-like.inf", "--reg-out", dir + "/x.reg"}, "--reg-out needs --device"},
-		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword is missing"},
+		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword that another install section of this INF installs is missing"},
 		{[]string{"inf", dir + "/absent.inf"}, "cannot read " + dir + "/absent.inf"},
 	}
 	for _, c := range cases {
@@ -170,5 +176,43 @@ func TestINFBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args[1:], code, errs, c.want)
 		}
+	}
+}
+
+// The sibling case: the I225-V's install section lacks keywords the
+// I225-LM's (same driver, same models section) has; the JSON names the
+// donor section per keyword and --reg-out writes the donor's definitions.
+func TestINFSiblingDonorCLI(t *testing.T) {
+	reg := testutil.TempDir(t) + "/add-rss.reg"
+	code, out, errs := runCLI(t, "inf", infData+"e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&REV_03`, "--json", "--reg-out", reg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		MissingRSS   []string          `json:"missing_rss"`
+		DonorSection map[string]string `json:"donor_section"`
+		Donors       []struct {
+			InstallSection string `json:"install_section"`
+			Relation       string
+			Service        string
+			Line           int
+			Keywords       []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*NumaNodeId" ||
+		v.DonorSection["*NumaNodeId"] != "E15F2_3.10.0.1..17763" || len(v.Donors) != 1 ||
+		v.Donors[0].Relation != "same_driver" || v.Donors[0].Service != "e2fexpress" || v.Donors[0].Line != 37 {
+		t.Errorf("%+v", v)
+	}
+	b, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := textdec.Decode(b)
+	if err != nil || !strings.Contains(s, `\NNNN\Ndi\Params\*RSSProfile\Enum]`+"\r\n\"1\"=\"Closest Processor\"") {
+		t.Errorf(".reg: %v\n%s", err, s)
 	}
 }

@@ -37,17 +37,63 @@ type DeviceReport struct {
 	InstallSection string    `json:"install_section"`
 	Keywords       []Keyword `json:"keywords"`
 	Values         []Value   `json:"values,omitempty"`
-	RSS            []string  `json:"rss"`         // standardized RSS keywords installed
-	MissingRSS     []string  `json:"missing_rss"` // installed by another decoration, not by this one
-	// MissingRSSFrom names, per missing keyword, the decorations that have it.
+	// Service is the driver the install section installs (see Install.Service).
+	Service string   `json:"service,omitempty"`
+	RSS     []string `json:"rss"` // standardized RSS keywords installed
+	// MissingRSS are standardized RSS keywords that another install
+	// section of the same INF installs and the device's does not.
+	MissingRSS []string `json:"missing_rss"`
+	// MissingRSSFrom names, per missing keyword, the other decorations that
+	// install it for this same device.
 	MissingRSSFrom map[string][]string `json:"missing_rss_from,omitempty"`
-	// NotInINF are standardized RSS keywords no decoration installs.
+	// DonorSection names, per missing keyword, the install section whose
+	// definition --reg-out copies (Donors says why that one).
+	DonorSection map[string]string `json:"donor_section,omitempty"`
+	Donors       []Donor           `json:"donors,omitempty"`
+	// NotInINF are standardized RSS keywords no install section of the INF
+	// installs.
 	NotInINF     []string           `json:"rss_not_in_inf"`
 	OtherProduct *OtherProduct      `json:"other_product,omitempty"`
 	Decorations  []DecorationReport `json:"decorations"`
 	Candidates   []Candidate        `json:"candidates"`
 	Notes        []string           `json:"notes,omitempty"`
 	installs     map[string]*Install
+	// deviceLines and deviceIDs give, per models section (lower case),
+	// the line that lists the device and the ID it matched.
+	deviceLines map[string]int
+	deviceIDs   map[string]string
+}
+
+// How a donor install section relates to the device, closest first: the
+// order in which donors are preferred.
+const (
+	// The same device's line in another models section (decoration).
+	SameDevice = "same_device"
+	// Another device whose install section installs the same driver: the
+	// same family, most likely to implement the same keywords.
+	SameDriver = "same_driver"
+	// The donor or the device names no driver, so the family is unknown.
+	UnknownDriver = "unknown_driver"
+	// Another driver of the same INF: it may not implement the keyword.
+	OtherDriver = "other_driver"
+)
+
+// Donor is an install section of the same INF that installs standardized
+// RSS keywords the device's own install section lacks.
+type Donor struct {
+	InstallSection string `json:"install_section"` // with its platform extension
+	ModelsSection  string `json:"models_section"`
+	Decoration     string `json:"decoration"`
+	Description    string `json:"description"`
+	HardwareID     string `json:"hardware_id"`
+	Line           int    `json:"line"` // of the models line
+	Service        string `json:"service,omitempty"`
+	Relation       string `json:"relation"`
+	// Keywords are the missing keywords taken from this donor.
+	Keywords []string `json:"keywords"`
+	install  *Install
+	// tier (closeness) and order (in the INF) rank donors
+	tier, order int
 }
 
 // OtherProduct is what the same Windows version of the other product type
@@ -80,7 +126,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	if err != nil {
 		return nil, err
 	}
-	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
+	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, deviceLines: map[string]int{}, deviceIDs: map[string]string{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
 	var man *Manufacturer
 	type hit struct {
 		d     Decoration
@@ -118,6 +164,9 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			return nil, err
 		}
 		rep.installs[h.d.Raw] = in
+		if dr := h.d.Raw; best != nil && best.Decoration.Raw == dr {
+			rep.Service = in.Service
+		}
 		dr := DecorationReport{
 			Decoration: h.d.Raw, Describe: h.d.Describe(), ModelsSection: man.ModelsSection(h.d), HardwareID: h.id,
 			InstallSection: in.Section, RSS: []string{}, Keywords: []string{},
@@ -137,6 +186,8 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			}
 		}
 		rep.Decorations = append(rep.Decorations, dr)
+		rep.deviceLines[strings.ToLower(dr.ModelsSection)] = h.model.Line
+		rep.deviceIDs[strings.ToLower(dr.ModelsSection)] = h.id
 		if dr.Chosen {
 			m := h.model
 			rep.Model = &m
@@ -157,18 +208,14 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {
-		decos, ok := union[k]
-		switch {
-		case !ok:
-			rep.NotInINF = append(rep.NotInINF, k)
-		case rep.Model != nil && !contains(rep.RSS, k):
-			rep.MissingRSS = append(rep.MissingRSS, k)
+		if decos, ok := union[k]; ok && rep.Model != nil && !contains(rep.RSS, k) {
 			rep.MissingRSSFrom[k] = decos
 		}
 	}
 	if len(rep.MissingRSSFrom) == 0 {
 		rep.MissingRSSFrom = nil
 	}
+	rep.findDonors(f, mans, t, lang, load)
 	rep.OtherProduct = otherProduct(f, *man, t, device, lang, rep)
 	return rep, nil
 }
@@ -249,17 +296,28 @@ func allIDs(f *File, mans []Manufacturer, lang string) []string {
 	return out
 }
 
-// SourceOf returns the definition of a keyword missing from the chosen
-// decoration, from the first decoration that installs it.
-func (rep *DeviceReport) SourceOf(name string) (*Keyword, string) {
-	for _, d := range rep.Decorations {
-		if in, ok := rep.installs[d.Decoration]; ok && !d.Chosen {
-			if k := in.Keyword(name); k != nil {
-				return k, DecorationName(d.Decoration)
-			}
+// DonorOf returns the definition of a missing keyword from its donor
+// install section, and the donor.
+func (rep *DeviceReport) DonorOf(name string) (*Keyword, *Donor) {
+	for i := range rep.Donors {
+		d := &rep.Donors[i]
+		if !containsFold(d.Keywords, name) {
+			continue
+		}
+		if k := d.install.Keyword(name); k != nil {
+			return k, d
 		}
 	}
-	return nil, ""
+	return nil, nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Listing is every device of an INF per decoration.

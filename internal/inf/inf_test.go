@@ -415,3 +415,131 @@ func keyword(rep *DeviceReport, name string) *Keyword {
 	}
 	return nil
 }
+
+// The I225-V case as Intel's e2f INF has it (e2f-like.inf reproduces the
+// layout public excerpts show): the I225-V is listed only in the client
+// models section, and its install section lacks the RSSAdvanced.reg that
+// a sibling with the same driver, the I225-LM, has. Comparing only the
+// device's own decorations found nothing to add.
+func TestINFSiblingDonor(t *testing.T) {
+	f := load(t, "e2f-like.inf")
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_15F3&REV_03`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "E15F3_3.10.0.1..17763" || rep.Service != "e2fexpress" || !reflect.DeepEqual(rep.RSS, []string{"*RSS", "*NumRSSQueues"}) {
+		t.Fatalf("chain: %s %q %v", rep.InstallSection, rep.Service, rep.RSS)
+	}
+	wantMissing := []string{"*RSSProfile", "*MaxRssProcessors", "*RssBaseProcNumber", "*NumaNodeId"}
+	if !reflect.DeepEqual(rep.MissingRSS, wantMissing) || rep.MissingRSSFrom != nil {
+		t.Errorf("missing %v from decorations %v", rep.MissingRSS, rep.MissingRSSFrom)
+	}
+	// The sibling in the device's own models section wins over the same
+	// sibling's server section.
+	for _, k := range wantMissing {
+		if rep.DonorSection[k] != "E15F2_3.10.0.1..17763" {
+			t.Errorf("%s from %q", k, rep.DonorSection[k])
+		}
+	}
+	if len(rep.Donors) != 1 {
+		t.Fatalf("donors %+v", rep.Donors)
+	}
+	d := rep.Donors[0]
+	if d.Relation != SameDriver || d.Line != 37 || d.ModelsSection != "Intel.NTamd64.10.0.1..17763" || d.Description != "Intel(R) Ethernet Controller (3) I225-LM" ||
+		d.HardwareID != `PCI\VEN_8086&DEV_15F2&REV_03` || !reflect.DeepEqual(d.Keywords, wantMissing) {
+		t.Errorf("donor %+v", d)
+	}
+	if !reflect.DeepEqual(rep.NotInINF, []string{"*RssBaseProcGroup", "*RssMaxProcGroup", "*RssMaxProcNumber"}) {
+		t.Errorf("not in INF %v", rep.NotInINF)
+	}
+	var b bytes.Buffer
+	if n, err := WriteReg(&b, rep); err != nil || n != 4 {
+		t.Fatalf("%d %v", n, err)
+	}
+	s := b.String()
+	base := `[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\NNNN`
+	for _, want := range []string{
+		";   [E15F2_3.10.0.1..17763] (Intel(R) Ethernet Controller (3) I225-LM, line 37: same driver e2fexpress):\r\n;     *RSSProfile, *MaxRssProcessors, *RssBaseProcNumber, *NumaNodeId\r\n",
+		base + "]\r\n\"*RSSProfile\"=\"1\"\r\n",
+		base + `\Ndi\Params\*RSSProfile\Enum]` + "\r\n\"1\"=\"Closest Processor\"\r\n\"2\"=\"Closest Processor Static\"\r\n",
+		base + `\Ndi\Params\*RssBaseProcNumber]` + "\r\n\"ParamDesc\"=\"Starting RSS CPU\"\r\n\"type\"=\"int\"\r\n\"default\"=\"0\"\r\n\"min\"=\"0\"\r\n\"max\"=\"63\"\r\n\"step\"=\"1\"\r\n\"optional\"=\"0\"\r\n",
+		base + `\Ndi\Params\*MaxRssProcessors\Enum]` + "\r\n\"1\"=\"1\"\r\n\"2\"=\"2\"\r\n\"4\"=\"4\"\r\n\"8\"=\"8\"\r\n",
+		"MatchingDeviceId -like 'pci\\ven_8086&dev_15f3&rev_03*'",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf(".reg lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// Donors are preferred by how close they are: the same device in another
+// decoration, then the same driver, then an install section whose driver
+// is not named, then another driver.
+func TestINFDonorOrder(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64, NTamd64.10.0.3
+[M.NTamd64]
+dev = Dev, PCI\VEN_1&DEV_1
+other = Other, PCI\VEN_1&DEV_2
+anon = Anon, PCI\VEN_1&DEV_3
+sib = Sib, PCI\VEN_1&DEV_4
+[M.NTamd64.10.0.3]
+dev = DevServer, PCI\VEN_1&DEV_1
+[Dev]
+AddReg = drv.reg, base.reg
+[Dev.Services]
+AddService = drv, 0x2, svc
+[DevServer]
+AddReg = drv.reg, base.reg, profile.reg
+[DevServer.Services]
+AddService = drv, 2, svc
+[Other]
+AddReg = base.reg, profile.reg, maxproc.reg, numa.reg, base2.reg
+[Other.Services]
+AddService = otherdrv, 2, svc
+[Anon]
+AddReg = base.reg, profile.reg, maxproc.reg, numa.reg
+[Sib]
+AddReg = base.reg, profile.reg, maxproc.reg
+[Sib.Services]
+AddService = helper, 0, svc
+AddService = DRV, 0x00000002, svc
+[drv.reg]
+HKR, Ndi, Service, 0, "ignored when AddService names the driver"
+[base.reg]
+HKR, Ndi\Params\*RSS, type, 0, "enum"
+[profile.reg]
+HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
+[maxproc.reg]
+HKR, Ndi\Params\*MaxRssProcessors, type, 0, "int"
+[numa.reg]
+HKR, Ndi\Params\*NumaNodeId, type, 0, "dword"
+[base2.reg]
+HKR, Ndi\Params\*RssBaseProcNumber, type, 0, "int"
+`
+	f, err := Parse(strings.NewReader(src), "order.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "Dev" || rep.Service != "drv" {
+		t.Fatalf("%s %q", rep.InstallSection, rep.Service)
+	}
+	want := map[string]string{"*RSSProfile": "DevServer", "*MaxRssProcessors": "Sib", "*NumaNodeId": "Anon", "*RssBaseProcNumber": "Other"}
+	if !reflect.DeepEqual(rep.DonorSection, want) {
+		t.Errorf("donors %v", rep.DonorSection)
+	}
+	var rel []string
+	for _, d := range rep.Donors {
+		rel = append(rel, d.InstallSection+":"+d.Relation)
+	}
+	if strings.Join(rel, " ") != "DevServer:same_device Sib:same_driver Anon:unknown_driver Other:other_driver" {
+		t.Errorf("relations %v", rel)
+	}
+	if !reflect.DeepEqual(rep.MissingRSSFrom, map[string][]string{"*RSSProfile": {"NTamd64.10.0.3"}}) {
+		t.Errorf("from decorations %v", rep.MissingRSSFrom)
+	}
+}

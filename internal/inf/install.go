@@ -158,9 +158,15 @@ type Install struct {
 	Include  []string  `json:"include,omitempty"`
 	Keywords []Keyword `json:"keywords"`
 	// Values are HKR,,Name values that are not keywords (BusType, *IfType ...).
-	Values []Value  `json:"values,omitempty"`
-	Notes  []string `json:"notes,omitempty"`
-	byName map[string]int
+	Values []Value `json:"values,omitempty"`
+	// Service is the driver the section installs for the device: the
+	// AddService entry of its .Services section that is flagged as the
+	// device's function driver (SPSVCINST_ASSOCSERVICE), else the
+	// HKR,Ndi,Service value NDIS reads. "" when the INF names neither.
+	Service    string   `json:"service,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+	ndiService string
+	byName     map[string]int
 }
 
 // Ref names a section a directive refers to and where.
@@ -230,7 +236,29 @@ func (f *File) Resolve(name string, t Target, lang string, load Loader) (*Instal
 	if err := r.ddinstall(f, sec, nil); err != nil {
 		return nil, err
 	}
+	in.Service = f.assocService(sec.Name, lang)
+	if in.Service == "" {
+		in.Service = in.ndiService
+	}
 	return in, nil
+}
+
+// spsvcinstAssocService marks the AddService entry that is the device's
+// function driver.
+const spsvcinstAssocService = 0x2
+
+// assocService reads AddService = name, flags, ... from [<install>.Services].
+func (f *File) assocService(install, lang string) string {
+	s := f.Section(install + ".Services")
+	if s == nil {
+		return ""
+	}
+	for _, l := range s.Lines {
+		if l.HasKey && strings.EqualFold(l.Key, "AddService") && parseFlags(f.Expand(l.Field(1), lang))&spsvcinstAssocService != 0 {
+			return strings.TrimSpace(f.Expand(l.Field(0), lang))
+		}
+	}
+	return ""
 }
 
 func (f *File) installSection(name string, t Target) *Section {
@@ -383,6 +411,8 @@ func (r *resolver) addreg(f *File, s *Section) {
 		val := strings.Join(data, ",")
 		low := strings.ToLower(subkey)
 		switch {
+		case low == "ndi" && strings.EqualFold(name, "Service"):
+			r.in.ndiService = strings.TrimSpace(val)
 		case low == "":
 			if name == "" {
 				continue
