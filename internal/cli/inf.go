@@ -63,11 +63,18 @@ Decorations are ranked as Windows does: the architecture must match (on x64
 only NTamd64 sections count), the OS version and build must not be newer than
 --os, a product type must equal --product; among those, higher major.minor
 wins, then a section with a product type, then one with a suite mask, then the
-higher build.`,
+higher build.
+
+The device's line is chosen as Windows does: from the ID given latlab builds
+the device's hardware IDs (with SUBSYS and REV, with SUBSYS, with the class
+code) and compatible IDs (with REV, bare, ...), and the line whose ID comes
+first in that list wins, a line's own hardware ID before its compatible IDs.
+When the ID given lacks a part (REV, SUBSYS) that decides between lines with
+different install sections, latlab lists those lines instead of picking one.`,
 		Example: `  latlab inf e2f.inf
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3"
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --reg-out add-rss.reg
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --product server --json
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03"
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --reg-out add-rss.reg
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --product server --json
   latlab inf netrtl.inf --lang 0407`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,7 +83,7 @@ higher build.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Device, "device", "", `hardware ID of the device, e.g. "PCI\VEN_8086&DEV_15F3" (quote it: & and \ are special to shells)`)
+	fs.StringVar(&o.Device, "device", "", `hardware ID of the device, best the first of the Hardware Ids Device Manager shows, e.g. "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" (quote it: & and \ are special to shells)`)
 	fs.StringVar(&o.OS, "os", "10.0.22631", "Windows version major.minor.build to match decorations against")
 	fs.StringVar(&o.Product, "product", "workstation", "workstation, server or dc")
 	fs.StringVar(&o.Arch, "arch", "amd64", "amd64, x86, arm64, arm or ia64")
@@ -225,10 +232,13 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 }
 
 func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
-	fmt.Fprint(w, wrapText("", fmt.Sprintf("latlab inf: %s (%s) for %s on %s", r.File, f.Encoding, r.Device, targetLine(r.Target))))
+	fmt.Fprintf(w, "latlab inf: %s (%s) on %s\ndevice %s\n", r.File, f.Encoding, targetLine(r.Target), r.Device)
 	if r.Model != nil {
 		fmt.Fprint(w, wrapText("", fmt.Sprintf("manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]",
 			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)))
+	}
+	if m := r.Match; m != nil {
+		fmt.Fprint(w, wrapText("", fmt.Sprintf("matched %s: %s (rank 0x%04X)", m.INFID, m.Kind(), m.Rank)))
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {

@@ -170,6 +170,8 @@ func TestINFBadInput(t *testing.T) {
 		{[]string{"inf", infData + "i225-like.inf", "--reg-out", dir + "/x.reg"}, "--reg-out needs --device"},
 		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword that another install section of this INF installs is missing"},
 		{[]string{"inf", dir + "/absent.inf"}, "cannot read " + dir + "/absent.inf"},
+		{[]string{"inf", infData + "e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`}, `lacks REV, which decides between lines of [Intel.NTamd64.10.0.1..17763]: line 34 PCI\VEN_8086&DEV_15F3&REV_01 -> [E15F3.10.0.1..17763]; line 36`},
+		{[]string{"inf", infData + "e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&FOO_1`}, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
@@ -184,11 +186,21 @@ func TestINFBadInput(t *testing.T) {
 // donor section per keyword and --reg-out writes the donor's definitions.
 func TestINFSiblingDonorCLI(t *testing.T) {
 	reg := testutil.TempDir(t) + "/add-rss.reg"
-	code, out, errs := runCLI(t, "inf", infData+"e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&REV_03`, "--json", "--reg-out", reg)
+	code, out, errs := runCLI(t, "inf", infData+"e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, "--json", "--reg-out", reg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var v struct {
+		DeviceIDs struct {
+			Hardware   []string `json:"hardware_ids"`
+			Compatible []string `json:"compatible_ids"`
+		} `json:"device_ids"`
+		Match struct {
+			Line     int
+			INFID    string `json:"inf_id"`
+			DeviceID string `json:"device_id"`
+			Rank     int
+		}
 		MissingRSS   []string          `json:"missing_rss"`
 		DonorSection map[string]string `json:"donor_section"`
 		Donors       []struct {
@@ -204,7 +216,9 @@ func TestINFSiblingDonorCLI(t *testing.T) {
 	}
 	if strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*NumaNodeId" ||
 		v.DonorSection["*NumaNodeId"] != "E15F2_3.10.0.1..17763" || len(v.Donors) != 1 ||
-		v.Donors[0].Relation != "same_driver" || v.Donors[0].Service != "e2fexpress" || v.Donors[0].Line != 37 {
+		v.Donors[0].Relation != "same_driver" || v.Donors[0].Service != "e2fexpress" || v.Donors[0].Line != 37 ||
+		len(v.DeviceIDs.Hardware) != 2 || v.DeviceIDs.Compatible[0] != `PCI\VEN_8086&DEV_15F3&REV_03` ||
+		v.Match.Line != 38 || v.Match.Rank != 0x2000 || v.Match.DeviceID != `PCI\VEN_8086&DEV_15F3&REV_03` {
 		t.Errorf("%+v", v)
 	}
 	b, err := os.ReadFile(reg)

@@ -27,13 +27,18 @@ func IsRSS(name string) bool {
 
 // DeviceReport is what a device gets from an INF on a target Windows.
 type DeviceReport struct {
-	File           string    `json:"file"`
-	Device         string    `json:"device"`
-	Target         Target    `json:"target"`
-	Manufacturer   string    `json:"manufacturer"`
-	Decoration     string    `json:"decoration"` // as written; "" for the undecorated section
-	ModelsSection  string    `json:"models_section"`
+	File          string `json:"file"`
+	Device        string `json:"device"`
+	Target        Target `json:"target"`
+	Manufacturer  string `json:"manufacturer"`
+	Decoration    string `json:"decoration"` // as written; "" for the undecorated section
+	ModelsSection string `json:"models_section"`
+	// IDs are the hardware and compatible IDs Windows builds for the
+	// device from the ID given; Match is the line of the chosen models
+	// section they match best.
+	IDs            DeviceIDs `json:"device_ids"`
 	Model          *Model    `json:"model,omitempty"`
+	Match          *Match    `json:"match,omitempty"`
 	InstallSection string    `json:"install_section"`
 	Keywords       []Keyword `json:"keywords"`
 	Values         []Value   `json:"values,omitempty"`
@@ -111,7 +116,8 @@ type DecorationReport struct {
 	Decoration     string   `json:"decoration"`
 	Describe       string   `json:"describe"`
 	ModelsSection  string   `json:"models_section"`
-	HardwareID     string   `json:"hardware_id"`
+	HardwareID     string   `json:"hardware_id"` // the INF ID the device matched
+	Rank           int      `json:"rank"`        // see Match.Rank
 	InstallSection string   `json:"install_section"`
 	Applies        bool     `json:"applies"`
 	Reason         string   `json:"reason,omitempty"`
@@ -127,21 +133,26 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		return nil, err
 	}
 	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, deviceLines: map[string]int{}, deviceIDs: map[string]string{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
+	ids, err := ParseDeviceID(device)
+	if err != nil {
+		return nil, err
+	}
+	rep.IDs = ids
 	var man *Manufacturer
 	type hit struct {
-		d     Decoration
-		model Model
-		id    string
+		d       Decoration
+		section string
+		sm      sectionMatch
 	}
-	var hits []hit
+	var found []hit
 	for i := range mans {
 		for _, d := range mans[i].AllDecorations(f) {
-			m, id, ok := bestModel(f.Models(mans[i].ModelsSection(d), lang), device)
-			if ok {
-				hits = append(hits, hit{d, m, id})
+			sec := mans[i].ModelsSection(d)
+			if sm := matchSection(f.Models(sec, lang), ids, sec); sm.match() != nil || sm.ambiguous != nil {
+				found = append(found, hit{d, sec, sm})
 			}
 		}
-		if len(hits) > 0 {
+		if len(found) > 0 {
 			man = &mans[i]
 			break
 		}
@@ -157,6 +168,29 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	rep.Manufacturer = man.Name
 	best, cands := f.Choose(*man, t)
 	rep.Candidates = cands
+	type hitModel struct {
+		d     Decoration
+		model Model
+		id    string
+		match *Match
+	}
+	var hits []hitModel
+	for _, h := range found {
+		chosen := best != nil && best.Decoration.Raw == h.d.Raw
+		if e := h.sm.ambiguous; e != nil {
+			if chosen {
+				return nil, e
+			}
+			rep.note(fmt.Sprintf("[%s] not compared: %q lacks %s, which decide between %d of its lines", h.section, device, strings.Join(e.Lacks, " and "), len(e.Lines)))
+			continue
+		}
+		m := h.sm.match()
+		if g := h.sm.guess; g != nil && chosen {
+			rep.note(fmt.Sprintf("%q names no line of [%s] exactly; line %d (%s) is the only install section its lines with %s lead to: Windows picks it only if the device's full ID has the same %s",
+				device, h.section, g.Line, g.INFID, strings.Join(h.sm.guessLacks, " and "), strings.Join(h.sm.guessLacks, " and ")))
+		}
+		hits = append(hits, hitModel{h.d, m.model, m.INFID, m})
+	}
 	union := map[string][]string{} // RSS keyword -> decorations installing it
 	for _, h := range hits {
 		in, err := f.Resolve(h.model.InstallSection, t, lang, load)
@@ -169,7 +203,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		}
 		dr := DecorationReport{
 			Decoration: h.d.Raw, Describe: h.d.Describe(), ModelsSection: man.ModelsSection(h.d), HardwareID: h.id,
-			InstallSection: in.Section, RSS: []string{}, Keywords: []string{},
+			InstallSection: in.Section, Rank: h.match.Rank, RSS: []string{}, Keywords: []string{},
 		}
 		dr.Applies, dr.Reason = h.d.Applies(t)
 		dr.Chosen = best != nil && best.Decoration.Raw == h.d.Raw
@@ -191,6 +225,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		if dr.Chosen {
 			m := h.model
 			rep.Model = &m
+			rep.Match = h.match
 			rep.Decoration = h.d.Raw
 			rep.ModelsSection = dr.ModelsSection
 			rep.InstallSection = in.Section
@@ -260,21 +295,6 @@ func canonicalRSS(name string) string {
 		}
 	}
 	return name
-}
-
-// bestModel finds the model line whose hardware ID matches device best.
-func bestModel(models []Model, device string) (Model, string, bool) {
-	var best Model
-	var id string
-	score := 0
-	for _, m := range models {
-		for _, h := range m.HardwareIDs {
-			if s := MatchDevice(h, device); s > score || s == score && s > 0 && len(h) > len(id) && s == 2 {
-				best, id, score = m, h, s
-			}
-		}
-	}
-	return best, id, score > 0
 }
 
 func allIDs(f *File, mans []Manufacturer, lang string) []string {

@@ -388,20 +388,170 @@ func TestINFLoopAndErrors(t *testing.T) {
 	}
 }
 
-func TestINFMatchDevice(t *testing.T) {
+func TestINFDeviceIDs(t *testing.T) {
 	for _, c := range []struct {
-		inf, given string
-		want       int
+		in         string
+		hw, compat []string
+		err        string
 	}{
-		{`PCI\VEN_8086&DEV_15F3`, `pci\ven_8086&dev_15f3`, 3},
-		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, 2},
-		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3`, 1},
-		{`PCI\VEN_8086&DEV_15F`, `PCI\VEN_8086&DEV_15F3`, 0},
-		{`PCI\VEN_8086&DEV_15F2`, `PCI\VEN_8086&DEV_15F3`, 0},
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+		// a device instance ID, lower case, with the class code
+		{`pci\ven_8086&dev_15f3&subsys_00008086&rev_03&cc_020000\3&11583659&0&FE`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_020000`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, ""},
+		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
+		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, ""},
+		{`*PNP0A03`, []string{`*PNP0A03`}, nil, ""},
+		{``, nil, nil, "empty hardware ID"},
+		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
+		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice"},
+		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits"},
+		{`PCI\DEV_15F3`, nil, nil, "names no PCI device"},
+		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes"},
 	} {
-		if got := MatchDevice(c.inf, c.given); got != c.want {
-			t.Errorf("%s vs %s: %d", c.inf, c.given, got)
+		ids, err := ParseDeviceID(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q: %v, want %q", c.in, err, c.err)
+			}
+			continue
 		}
+		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) {
+			t.Errorf("%q: %v\n hw %q\n compat %q", c.in, err, ids.Hardware, ids.Compatible)
+		}
+	}
+}
+
+// Hardware-ID matching as Windows ranks it, on e2f-like.inf (one line per
+// PCI revision, as Intel's e2f INF has) and i225-like.inf (a SUBSYS line
+// and a bare line for one install section).
+func TestINFHardwareIDMatch(t *testing.T) {
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	e2f := load(t, "e2f-like.inf")
+	// The ID Device Manager shows matches the REV_03 line through the
+	// device's first compatible ID (rank 0x2000, as Windows reports for
+	// this INF); it used to be in "no models section".
+	for _, id := range []string{`PCI\VEN_8086&DEV_15F3&SUBSYS_87D21043&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03\E0276CFFFFEEA86B00`} {
+		rep, err := Analyze(e2f, id, ws, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		m := rep.Match
+		if rep.InstallSection != "E15F3_3.10.0.1..17763" || m == nil || m.Line != 38 || m.Rank != 0x2000 || m.DeviceID != `PCI\VEN_8086&DEV_15F3&REV_03` || m.INFPos != 0 {
+			t.Errorf("%s: %s %+v", id, rep.InstallSection, m)
+		}
+		if m != nil && m.Kind() != "the device's compatible ID 0 = the line's hardware ID" {
+			t.Errorf("kind %q", m.Kind())
+		}
+	}
+	// A bare ID used to take the REV_01 line silently; the revision
+	// decides, so latlab lists the candidates instead.
+	_, err := Analyze(e2f, `PCI\VEN_8086&DEV_15F3`, ws, "", nil)
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lines, []int{34, 36, 38}) || !reflect.DeepEqual(ae.Lacks, []string{"REV"}) ||
+		!strings.Contains(err.Error(), `device "PCI\\VEN_8086&DEV_15F3" lacks REV, which decides between lines of [Intel.NTamd64.10.0.1..17763]: line 34 PCI\VEN_8086&DEV_15F3&REV_01 -> [E15F3.10.0.1..17763]; line 36`) {
+		t.Errorf("bare ID: %v", err)
+	}
+	// The I226-V is listed bare: its full ID matches the compatible ID 1.
+	rep, err := Analyze(e2f, `PCI\VEN_8086&DEV_125C&SUBSYS_00008086&REV_04`, ws, "", nil)
+	if err != nil || rep.Match.Rank != 0x2001 || rep.InstallSection != "E125C.10.0.1..17763" {
+		t.Errorf("I226-V: %v %+v", err, rep)
+	}
+	// A revision the INF does not list installs nothing.
+	if _, err := Analyze(e2f, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_04`, ws, "", nil); err == nil || !strings.Contains(err.Error(), "is in no models section") {
+		t.Errorf("REV_04: %v", err)
+	}
+
+	i225 := load(t, "i225-like.inf")
+	// The SUBSYS line is hardware ID 1 of the full ID and beats the bare
+	// line (compatible ID 1).
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, ws, "", nil)
+	if err != nil || rep.Model.Line != 34 || rep.Match.Rank != 0x0001 || rep.Decorations[0].Rank != 0x0001 {
+		t.Errorf("SUBSYS: %v %+v", err, rep.Match)
+	}
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3&SUBSYS_12345678&REV_03`, ws, "", nil)
+	if err != nil || rep.Model.Line != 35 || rep.Match.Rank != 0x2001 {
+		t.Errorf("other SUBSYS: %v %+v", err, rep.Match)
+	}
+	// A bare ID: the SUBSYS line could match better, but both lines lead
+	// to the same install section, so the answer does not depend on it.
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3`, ws, "", nil)
+	if err != nil || rep.Model.Line != 35 || rep.InstallSection != "I225V.10.0.1.NTamd64" {
+		t.Errorf("bare: %v %+v", err, rep.Match)
+	}
+}
+
+// INF lines with compatible IDs, and lines only a fuller ID can match.
+func TestINFCompatibleIDLines(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+virtio = Net, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000
+oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
+[Net]
+[Oem]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id      string
+		install string
+		rank    int
+		pos     int
+		note    string
+	}{
+		{`PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`, "Net", 0x0000, 0, ""},
+		// another subsystem: the device's compatible ID 1 equals the
+		// line's compatible ID
+		{`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, "Net", 0x3001, 1, ""},
+		{`PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4&REV_01`, "Oem", 0x0001, 0, ""},
+		// no REV, no SUBSYS: only the OEM line could match, so it is
+		// taken, with a note that the SUBSYS decides
+		{`PCI\VEN_1AF4&DEV_1041`, "Oem", 0x0001, 0, `names no line of [M.NTamd64] exactly; line 5 (PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4)`},
+	} {
+		rep, err := Analyze(f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		if rep.InstallSection != c.install || rep.Match.Rank != c.rank || rep.Match.INFPos != c.pos ||
+			c.note != "" && !strings.Contains(strings.Join(rep.Notes, "\n"), c.note) {
+			t.Errorf("%s: %s %+v %v", c.id, rep.InstallSection, rep.Match, rep.Notes)
+		}
+	}
+
+	// A class-code line: a device's VEN&CC compatible ID (position 3)
+	// outranks its VEN&DEV compatible ID matching an INF compatible ID
+	// (0x3001), so without the class code the choice is open.
+	f, err = Parse(strings.NewReader(src+"[M.NTamd64]\nclass = Class, PCI\\VEN_1AF4&CC_0200\n[Class]\n"), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, ws, "", nil)
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lacks, []string{"CC"}) || !reflect.DeepEqual(ae.Lines, []int{4, 9}) ||
+		!strings.HasSuffix(err.Error(), "; append the class code those Hardware Ids show (e.g. &CC_020000)") {
+		t.Errorf("without CC: %v", err)
+	}
+	for id, want := range map[string]string{
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00&CC_020000`: "Class", // 0x2003 beats 0x3001
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00&CC_0C03`:   "Net",
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`:           "Net", // 0x0000 beats any class line
+	} {
+		if rep, err := Analyze(f, id, ws, "", nil); err != nil || rep.InstallSection != want {
+			t.Errorf("%s: %v, want %s", id, err, want)
+		}
+	}
+	_, err = Analyze(f, `PCI\VEN_1AF4&DEV_1041`, ws, "", nil)
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lacks, []string{"SUBSYS", "CC"}) || !reflect.DeepEqual(ae.Lines, []int{5, 9}) {
+		t.Errorf("bare: %v", err)
 	}
 }
 

@@ -132,23 +132,6 @@ func (f *File) Models(section, lang string) []Model {
 	return out
 }
 
-// MatchDevice ranks how well an INF hardware ID matches the ID a user gave:
-// 3 equal, 2 the INF's ID is a less specific form of it (PCI\VEN_8086&DEV_15F3
-// for ...&SUBSYS_...), 1 the user's is a less specific form of the INF's,
-// 0 no match. Case is ignored, as Windows does.
-func MatchDevice(infID, given string) int {
-	a, b := strings.ToUpper(infID), strings.ToUpper(strings.TrimSpace(given))
-	switch {
-	case a == b:
-		return 3
-	case strings.HasPrefix(b, a+"&"):
-		return 2
-	case strings.HasPrefix(a, b+"&"):
-		return 1
-	}
-	return 0
-}
-
 // Install is what a DDInstall section installs.
 type Install struct {
 	Section  string    `json:"install_section"` // as found, with its platform extension
