@@ -226,8 +226,8 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			}
 		}
 	}
-	for _, n := range f.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+	for _, n := range l.Notes {
+		fmt.Fprint(w, wrapText("", "note: "+n))
 	}
 }
 
@@ -304,8 +304,8 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
 	}
 	report.TableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
-	for _, n := range append(append([]string(nil), r.Notes...), f.Notes...) {
-		fmt.Fprintf(w, "note: %s\n", n)
+	for _, n := range r.Notes {
+		fmt.Fprint(w, wrapText("", "note: "+n))
 	}
 }
 

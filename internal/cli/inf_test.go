@@ -230,3 +230,25 @@ func TestINFSiblingDonorCLI(t *testing.T) {
 		t.Errorf(".reg: %v\n%s", err, s)
 	}
 }
+
+// Skipped lines are notes with line numbers, in the listing, the device
+// report and their JSON.
+func TestINFSkippedLineNotes(t *testing.T) {
+	p := testutil.TempDir(t) + "/s.inf"
+	src := "[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\ndev = Dev, PCI\\VEN_1&DEV_1\n[Dev]\nAddReg = r.reg\n[r.reg]\n, Ndi\\Params\\*RSS, type, 0, \"enum\"\nHKR, Ndi\\Params\\*RSS, type, 0, \"enum\"\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "s.inf line 8: [r.reg] entry has an empty registry root"
+	for _, args := range [][]string{{"inf", p}, {"inf", p, "--device", `PCI\VEN_1&DEV_1`}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "note: "+want) {
+			t.Errorf("%v: exit %d %s\n%s", args[2:], code, errs, out)
+		}
+		code, out, _ = runCLI(t, append(args, "--json")...)
+		var v struct{ Notes []string }
+		if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Notes) != 1 || !strings.HasPrefix(v.Notes[0], want) {
+			t.Errorf("%v --json: %v %q", args[2:], err, v.Notes)
+		}
+	}
+}

@@ -138,6 +138,9 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		return nil, err
 	}
 	rep.IDs = ids
+	for _, n := range f.Notes {
+		rep.note(n)
+	}
 	var man *Manufacturer
 	type hit struct {
 		d       Decoration
@@ -146,14 +149,20 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	var found []hit
 	for i := range mans {
+		var skipped []string
 		for _, d := range mans[i].AllDecorations(f) {
 			sec := mans[i].ModelsSection(d)
-			if sm := matchSection(f.Models(sec, lang), ids, sec); sm.match() != nil || sm.ambiguous != nil {
+			models, notes := f.models(sec, lang)
+			skipped = append(skipped, notes...)
+			if sm := matchSection(models, ids, sec); sm.match() != nil || sm.ambiguous != nil {
 				found = append(found, hit{d, sec, sm})
 			}
 		}
 		if len(found) > 0 {
 			man = &mans[i]
+			for _, n := range skipped {
+				rep.note(n)
+			}
 			break
 		}
 	}
@@ -345,6 +354,9 @@ type Listing struct {
 	File          string                `json:"file"`
 	Target        Target                `json:"target"`
 	Manufacturers []ManufacturerListing `json:"manufacturers"`
+	// Notes are lines latlab skipped in the models sections and install
+	// chains it read, with their line numbers.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ManufacturerListing lists one manufacturer's models sections.
@@ -378,18 +390,23 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		return nil, err
 	}
 	l := &Listing{File: f.Name, Target: t}
+	l.note(f.Notes...)
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
 		for _, c := range cands {
 			sl := SectionListing{Candidate: c, Describe: c.Decoration.Describe(), Chosen: best != nil && best.Section == c.Section, Devices: []DeviceListing{}}
-			for _, md := range f.Models(c.Section, lang) {
+			models, notes := f.models(c.Section, lang)
+			l.note(notes...)
+			for _, md := range models {
 				inst := md.InstallSection
 				if s := f.installSection(md.InstallSection, t); s != nil {
 					inst = s.Name
-					if _, err := f.Resolve(md.InstallSection, t, lang, load); err != nil {
+					in, err := f.Resolve(md.InstallSection, t, lang, load)
+					if err != nil {
 						return nil, err
 					}
+					l.note(in.Notes...)
 				}
 				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
 			}
@@ -398,4 +415,12 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
 	return l, nil
+}
+
+func (l *Listing) note(notes ...string) {
+	for _, n := range notes {
+		if !contains(l.Notes, n) {
+			l.Notes = append(l.Notes, n)
+		}
+	}
 }

@@ -693,3 +693,82 @@ HKR, Ndi\Params\*RssBaseProcNumber, type, 0, "int"
 		t.Errorf("from decorations %v", rep.MissingRSSFrom)
 	}
 }
+
+// Lines latlab does not use are reported with their line numbers instead
+// of vanishing.
+func TestINFSkippedLines(t *testing.T) {
+	src := `junk before any section
+[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+dev = Dev, PCI\VEN_1&DEV_1
+Dev, PCI\VEN_1&DEV_2
+nohwid = Dev
+noinst = , PCI\VEN_1&DEV_3
+[Dev]
+AddReg = ok.reg
+= ok.reg
+AddReg =
+CopyFiles
+[ok.reg]
+HKR, Ndi\Params\*RSS, type, 0, "enum"
+, Ndi\Params\*RSS, ParamDesc, 0, "no root"
+HKXX, Ndi\Params\*RSS, ParamDesc, 0, "bad root"
+HKLM, Software\Vendor, Uninstall, 0, "x"
+HKLM, Software\Vendor, Other, 0, "y"
+HKCU, Software\Vendor, Other, 0, "z"
+HKR, , , 0, "default value"
+HKR, , , 0x10
+HKR, Ndi\Params\, ParamDesc, 0, "no keyword"
+HKR, Ndi\Params\*RSS\Sub, x, 0, "sub"
+HKR, Ndi\Params\*RSS, default, ten, "1"
+Key = HKR, Ndi\Params\*RSS, ParamDesc, 0, "has a key"
+HKR, Ndi\Params\*RSS\Enum, "1", 0, "Enabled"
+`
+	f, err := Parse(strings.NewReader(src), "s.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := keyword(rep, "*RSS")
+	if k == nil || k.Type != "enum" || k.ParamDesc != "" || k.Default != "" || len(k.Values) != 1 {
+		t.Errorf("skipped lines changed the keyword: %+v", k)
+	}
+	want := []string{
+		"s.inf line 1: text before the first section ignored",
+		"s.inf line 6: [M.NTamd64] line has no '='; skipped",
+		"s.inf line 7: [M.NTamd64] line names no hardware ID; skipped",
+		"s.inf line 8: [M.NTamd64] line names no install section; skipped",
+		"s.inf line 11: [Dev] line has nothing before '=', no directive name; skipped",
+		"s.inf line 12: [Dev] AddReg= names no section; skipped",
+		"s.inf line 13: [Dev] line has no '=', not a directive",
+		"s.inf line 16: [ok.reg] entry has an empty registry root",
+		`s.inf line 17: [ok.reg] unknown registry root "HKXX"`,
+		"s.inf line 21: [ok.reg] HKR entry with no subkey and no value name writes the key's default value",
+		`s.inf line 23: [ok.reg] Ndi\Params entry names no keyword`,
+		"s.inf line 24: [ok.reg] subkey Sub of keyword *RSS is not read",
+		`s.inf line 25: [ok.reg] flags "ten" are not a number`,
+		"s.inf line 26: [ok.reg] line has '=' outside quotes, not a registry entry",
+		"s.inf lines 18-20: [ok.reg] 3 HKCU/HKLM entries write outside the adapter's key (HKR): not keywords, skipped",
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("no note %q in\n%s", w, notes)
+		}
+	}
+	if len(rep.Notes) != len(want) || strings.Contains(notes, "line 22") {
+		t.Errorf("%d notes, want %d (a key-only HKR line is not skipped):\n%s", len(rep.Notes), len(want), notes)
+	}
+	l, err := List(f, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Notes, rep.Notes) {
+		t.Errorf("listing notes differ:\n%s", strings.Join(l.Notes, "\n"))
+	}
+}
