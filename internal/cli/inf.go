@@ -195,7 +195,7 @@ func targetLine(t inf.Target) string {
 }
 
 func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
-	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines); matching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
+	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines)\nmatching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
 	for _, m := range l.Manufacturers {
 		fmt.Fprintf(w, "\nmanufacturer %s\n", m.Name)
 		for _, s := range m.Sections {
@@ -207,7 +207,7 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			case s.Applies:
 				state = "applies, but a closer match wins"
 			}
-			fmt.Fprintf(w, "\n%s [%s]  %s; %s\n", mark, s.Section, s.Describe, state)
+			fmt.Fprint(w, "\n"+wrapText("", fmt.Sprintf("%s [%s]  %s; %s", mark, s.Section, s.Describe, state)))
 			if !s.Exists {
 				continue
 			}

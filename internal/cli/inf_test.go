@@ -88,7 +88,7 @@ func TestINFList(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
-		"(utf-16le, 62 lines); matching for Windows 10.0.22631 workstation amd64",
+		"(utf-16le, 62 lines) matching for Windows 10.0.22631 workstation amd64",
 		"=> [Vendor.NTamd64.10.0...18362] amd64, Windows 10.0+, build 18362+; used on this Windows",
 		"PCI\\VEN_10EC&DEV_8125 Nic.Win10.19H1.NTamd64 24",
 		"[Vendor.NTx86] x86; not used: architecture x86, not amd64",
@@ -249,6 +249,31 @@ func TestINFSkippedLineNotes(t *testing.T) {
 		var v struct{ Notes []string }
 		if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Notes) != 1 || !strings.HasPrefix(v.Notes[0], want) {
 			t.Errorf("%v --json: %v %q", args[2:], err, v.Notes)
+		}
+	}
+}
+
+// A published NetAdapterCx sample INF (UTF-16, NT$ARCH$ as the driver
+// sources write it) lists as it would once built for the target.
+func TestINFListPublishedSample(t *testing.T) {
+	code, out, errs := runCLI(t, "inf", infData+"windows-driver-samples/netvadapter.inf")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"(utf-16le, 234 lines) matching for Windows 10.0.22631 workstation amd64",
+		"=> [Msft.NT$ARCH$] $ARCH$ (the architecture it is built for); used on this Windows",
+		`test\netvadapter1 instance1.ndi 26`,
+		"note: netvadapter.inf line 17: NT$ARCH$ is the placeholder a driver build (stampinf) replaces with the architecture it builds for; taken as NTamd64",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "─") {
+			t.Errorf("%d columns: %q", n, l)
 		}
 	}
 }

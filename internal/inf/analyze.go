@@ -141,6 +141,9 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	for _, n := range f.Notes {
 		rep.note(n)
 	}
+	for _, n := range placeholderNotes(f, mans, t) {
+		rep.note(n)
+	}
 	var man *Manufacturer
 	type hit struct {
 		d       Decoration
@@ -195,8 +198,9 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		}
 		m := h.sm.match()
 		if g := h.sm.guess; g != nil && chosen {
-			rep.note(fmt.Sprintf("%q names no line of [%s] exactly; line %d (%s) is the only install section its lines with %s lead to: Windows picks it only if the device's full ID has the same %s",
-				device, h.section, g.Line, g.INFID, strings.Join(h.sm.guessLacks, " and "), strings.Join(h.sm.guessLacks, " and ")))
+			lacks := strings.Join(g.Assumes, " and ")
+			rep.note(fmt.Sprintf("%q names no line of [%s] exactly; its lines that also name %s all lead to [%s]: taken line %d (%s), which Windows installs only if the device's full ID has the same %s",
+				device, h.section, lacks, g.model.InstallSection, g.Line, g.INFID, lacks))
 		}
 		hits = append(hits, hitModel{h.d, m.model, m.INFID, m})
 	}
@@ -391,6 +395,7 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 	}
 	l := &Listing{File: f.Name, Target: t}
 	l.note(f.Notes...)
+	l.note(placeholderNotes(f, mans, t)...)
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
@@ -423,4 +428,18 @@ func (l *Listing) note(notes ...string) {
 			l.Notes = append(l.Notes, n)
 		}
 	}
+}
+
+// placeholderNotes says where the INF is a driver source, not a built INF.
+func placeholderNotes(f *File, mans []Manufacturer, t Target) []string {
+	var out []string
+	for _, m := range mans {
+		for _, d := range m.Decorations {
+			if d.ArchPlaceholder {
+				out = append(out, fmt.Sprintf("%s line %d: NT$ARCH$ is the placeholder a driver build (stampinf) replaces with the architecture it builds for; taken as NT%s", f.Name, m.Line, t.Arch))
+				break
+			}
+		}
+	}
+	return out
 }

@@ -243,8 +243,13 @@ type Match struct {
 	DeviceID string `json:"device_id"`       // the device's ID that equals it
 	// Rank is the identifier part of Windows' driver rank, 0xTHHH (lower
 	// is better): see DeviceIDs.
-	Rank  int `json:"rank"`
-	model Model
+	Rank int `json:"rank"`
+	// Assumes names the parts (SUBSYS, REV ...) the line needs and the ID
+	// given lacks, when no line names one of the given ID's forms and the
+	// line is taken because every candidate leads to its install section;
+	// Rank is then what the line would rank if the device has them.
+	Assumes []string `json:"assumes,omitempty"`
+	model   Model
 }
 
 // Kind says which of the device's and the INF line's IDs matched.
@@ -257,7 +262,11 @@ func (m Match) Kind() string {
 	if m.INFPos > 0 {
 		inf = "compatible ID"
 	}
-	return fmt.Sprintf("the device's %s %d = the line's %s", dev, m.Rank&0xfff, inf)
+	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.Rank&0xfff, inf)
+	if len(m.Assumes) > 0 {
+		k += " if the device's full ID has its " + strings.Join(m.Assumes, " and ")
+	}
+	return k
 }
 
 // AmbiguousError says the ID given does not decide which line of a models
@@ -304,10 +313,9 @@ type sectionMatch struct {
 	best *Match
 	// guess is set when no line names one of the device's IDs but lines
 	// that need parts the given ID lacks all lead to one install section:
-	// the first of them, and the parts.
-	guess      *Match
-	guessLacks []string
-	ambiguous  *AmbiguousError
+	// the best of them.
+	guess     *Match
+	ambiguous *AmbiguousError
 }
 
 func (s sectionMatch) match() *Match {
@@ -368,7 +376,9 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	if len(installs) == 1 {
 		if sm.best == nil {
 			sort.SliceStable(better, func(i, j int) bool { return better[i].m.Rank < better[j].m.Rank })
-			sm.guess, sm.guessLacks = &better[0].m, lk
+			g := better[0].m
+			g.DeviceID, g.Assumes = strings.ToUpper(g.INFID), better[0].lacks
+			sm.guess = &g
 		}
 		return sm
 	}

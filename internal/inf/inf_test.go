@@ -514,7 +514,7 @@ oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
 		{`PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4&REV_01`, "Oem", 0x0001, 0, ""},
 		// no REV, no SUBSYS: only the OEM line could match, so it is
 		// taken, with a note that the SUBSYS decides
-		{`PCI\VEN_1AF4&DEV_1041`, "Oem", 0x0001, 0, `names no line of [M.NTamd64] exactly; line 5 (PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4)`},
+		{`PCI\VEN_1AF4&DEV_1041`, "Oem", 0x0001, 0, `names no line of [M.NTamd64] exactly; its lines that also name SUBSYS all lead to [Oem]: taken line 5 (PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4)`},
 	} {
 		rep, err := Analyze(f, c.id, ws, "", nil)
 		if err != nil {
