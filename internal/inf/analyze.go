@@ -193,7 +193,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			if chosen {
 				return nil, e
 			}
-			rep.note(fmt.Sprintf("[%s] not compared: %q lacks %s, which decide between %d of its lines", h.section, device, strings.Join(e.Lacks, " and "), len(e.Lines)))
+			rep.note(fmt.Sprintf("[%s] not compared: %q lacks %s, on which %d of its lines with different install sections depend", h.section, device, strings.Join(e.Lacks, " and "), len(e.Lines)))
 			continue
 		}
 		m := h.sm.match()
@@ -211,9 +211,6 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			return nil, err
 		}
 		rep.installs[h.d.Raw] = in
-		if dr := h.d.Raw; best != nil && best.Decoration.Raw == dr {
-			rep.Service = in.Service
-		}
 		dr := DecorationReport{
 			Decoration: h.d.Raw, Describe: h.d.Describe(), ModelsSection: man.ModelsSection(h.d), HardwareID: h.id,
 			InstallSection: in.Section, Rank: h.match.Rank, RSS: []string{}, Keywords: []string{},
@@ -245,6 +242,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			rep.Keywords = in.Keywords
 			rep.Values = in.Values
 			rep.RSS = dr.RSS
+			rep.Service = in.Service
 		}
 	}
 	switch {

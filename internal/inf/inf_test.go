@@ -772,3 +772,42 @@ HKR, Ndi\Params\*RSS\Enum, "1", 0, "Enabled"
 		t.Errorf("listing notes differ:\n%s", strings.Join(l.Notes, "\n"))
 	}
 }
+
+// Only the chosen models section must decide: where another decoration's
+// lines depend on a part the ID lacks, that decoration is left out of the
+// comparison with a note.
+func TestINFAmbiguousElsewhere(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64.10.0.1, NTamd64.10.0.3
+[M.NTamd64.10.0.1]
+v = Client, PCI\VEN_1&DEV_1
+[M.NTamd64.10.0.3]
+v1 = Server1, PCI\VEN_1&DEV_1&REV_01
+v2 = Server2, PCI\VEN_1&DEV_1&REV_02
+[Client]
+[Server1]
+AddReg = rss.reg
+[Server2]
+[rss.reg]
+HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
+`
+	f, err := Parse(strings.NewReader(src), "a.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "Client" || len(rep.Decorations) != 1 || rep.MissingRSSFrom != nil ||
+		!strings.Contains(strings.Join(rep.Notes, "\n"), `[M.NTamd64.10.0.3] not compared: "PCI\\VEN_1&DEV_1" lacks REV, on which 2 of its lines with different install sections depend`) {
+		t.Errorf("%s %+v %v", rep.InstallSection, rep.Decorations, rep.Notes)
+	}
+	// The server section still donates, as any install section of the INF.
+	if rep.DonorSection["*RSSProfile"] != "Server1" {
+		t.Errorf("donors %v", rep.DonorSection)
+	}
+	if _, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.20348", "server"), "", nil); err == nil {
+		t.Error("ambiguous in the chosen section, and no error")
+	}
+}
