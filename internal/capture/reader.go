@@ -53,7 +53,12 @@ type Record struct {
 	LinkType layers.LinkType
 	Iface    int      // pcapng interface index (0 for pcap)
 	Comments []string // pcapng per-packet comments
-	Data     []byte
+	// PacketID is the pcapng epb_packetid option, when HasPacketID: the
+	// pcapng specification gives one packet seen at several points the
+	// same id (etl2pcapng writes pktmon's PktGroupId there).
+	PacketID    uint64
+	HasPacketID bool
+	Data        []byte
 	// StartNs is the time of the file's first frame, whatever it
 	// carries: the zero of Wireshark's frame.time_relative (set by Scan).
 	StartNs int64
@@ -163,6 +168,21 @@ func (r *Reader) Format() Format { return r.format }
 // decompressed bytes.
 func (r *Reader) Gzipped() bool { return r.gzipped }
 
+// Labels returns the text a pcapng file gives about its writer and about
+// interface iface: the section header's application, hardware, OS and
+// comment, the interface's name, description and comment (none for pcap).
+func (r *Reader) Labels(iface int) []string {
+	if r.ng == nil {
+		return nil
+	}
+	si := r.ng.SectionInfo()
+	l := []string{si.Application, si.Hardware, si.OS, si.Comment}
+	if in, err := r.ng.Interface(iface); err == nil {
+		l = append(l, in.Name, in.Description, in.Comment)
+	}
+	return l
+}
+
 // Pos is the number of bytes consumed so far.
 func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }
 
@@ -216,6 +236,9 @@ func (r *Reader) nextNg(rec *Record, start int64) error {
 	}
 	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ci.Timestamp.UnixNano(), CapLen: ci.CaptureLength,
 		OrigLen: ci.Length, LinkType: lt, Iface: ci.InterfaceIndex, Comments: opts.Comments, Data: data}
+	if opts.PacketID != nil {
+		rec.PacketID, rec.HasPacketID = *opts.PacketID, true
+	}
 	if rec.CapLen > rec.OrigLen && rec.OrigLen >= 0 {
 		rec.OrigLen = rec.CapLen
 	}

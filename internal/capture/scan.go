@@ -17,9 +17,11 @@ import (
 // DedupMode selects duplicate suppression.
 type DedupMode string
 
-// Dedup modes: auto turns suppression on when the start of the file shows
-// the pattern of `pktmon etl2pcap` output (most packets present more than
-// once: one copy per capture component).
+// Dedup modes. Auto drops copies only in a capture that shows it comes
+// from pktmon, which logs one packet once per component it passes
+// (pktmonMark); any other capture is read as tshark reads it, copies and
+// all, since copies there (SPAN ports, bridges) are part of what was
+// captured.
 const (
 	DedupAuto DedupMode = "auto"
 	DedupOn   DedupMode = "on"
@@ -72,6 +74,7 @@ type Stats struct {
 	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
 	DedupReason string         `json:"dedup_reason,omitempty"`
+	Dropped     int            `json:"dropped_duplicates"` // copies dropped (Dedup): not analysed
 	FirstNs     int64          `json:"first_ns"`
 	LastNs      int64          `json:"last_ns"`
 	ReadError   *FormatError   `json:"read_error,omitempty"` // where reading stopped early
@@ -83,9 +86,9 @@ type Stats struct {
 func (s *Stats) Notes() []string {
 	var n []string
 	if s.Dedup {
-		n = append(n, fmt.Sprintf("%d duplicate packets dropped (%s)", s.Duplicates, s.DedupReason))
+		n = append(n, fmt.Sprintf("duplicates dropped: %d copies of packets seen just before were not analysed (%s); --dedup off keeps them", s.Dropped, s.DedupReason))
 	} else if s.Duplicates > 0 {
-		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before; kept (use --dedup to drop them)", s.Duplicates))
+		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before (SPAN or bridge copies, or a pktmon log without its component marks); kept, as tshark keeps them; --dedup on drops them", s.Duplicates))
 	}
 	keys := make([]string, 0, len(s.Skipped))
 	for k := range s.Skipped {
@@ -141,7 +144,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 		opt.Dedup = DedupAuto
 	}
 	st := &Stats{Format: rd.Format(), Gzipped: rd.Gzipped(), Skipped: map[string]int{}, LinkTypes: map[string]int{}}
-	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup}
+	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup, rd: rd}
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"
 	}
@@ -185,13 +188,14 @@ func closed(done <-chan struct{}) bool {
 	}
 }
 
-// autoSample is how many IP packets auto dedup looks at before deciding.
-const autoSample = 256
-
-type buffered struct {
-	rec  Record
-	data []byte
-}
+// autoMaxFrames and autoMaxBytes bound the look-ahead of auto dedup: the
+// records held back (copied) while their pcapng packet ids may still show
+// one packet logged twice. Only records that carry a packet id are held,
+// and never more than these, whatever the capture holds.
+const (
+	autoMaxFrames = 256
+	autoMaxBytes  = 1 << 20
+)
 
 type scanner struct {
 	st      *Stats
@@ -200,10 +204,13 @@ type scanner struct {
 	dec     Decoder
 	pkt     Packet
 	mode    DedupMode
+	rd      *Reader
 	decided bool
-	buf     []buffered
-	sampleN int
-	sampleD int
+	held    []Record // copies, while undecided
+	heldB   int      // bytes held (frame data)
+	ids     map[uint64]int
+	// peakFrames and peakBytes are the most ever held (tests).
+	peakFrames, peakBytes int
 }
 
 func (s *scanner) record(rec *Record) {
@@ -224,50 +231,82 @@ func (s *scanner) record(rec *Record) {
 		st.SnaplenCut++
 	}
 	if s.mode == DedupAuto && !s.decided {
-		// Hold the first packets (copies: the reader reuses its buffer)
-		// until the duplicate pattern is known.
-		cp := *rec
-		cp.Data = append([]byte(nil), rec.Data...)
-		if len(rec.Comments) > 0 {
-			cp.Comments = append([]string(nil), rec.Comments...)
+		if why := s.pktmonMark(rec); why != "" {
+			s.decide(why)
+		} else if rec.HasPacketID && len(s.held) < autoMaxFrames && s.heldB+len(rec.Data) <= autoMaxBytes {
+			s.hold(rec)
+			return
+		} else {
+			s.decide("")
 		}
-		s.buf = append(s.buf, buffered{rec: cp})
-		if sk := s.dec.Decode(rec.LinkType, rec.Data, &s.pkt); sk == SkipNone {
-			s.sampleN++
-			if s.dd.seen(rec.TimeNs, s.pkt.IP) {
-				s.sampleD++
-			}
-		}
-		if s.sampleN >= autoSample {
-			s.decide()
-		}
-		return
 	}
 	s.process(rec)
 }
 
-// decide ends the auto-dedup sample: suppression goes on when at least a
-// third of the sampled IP packets were byte-identical copies of one seen
-// within the window, which is what one-copy-per-component captures look
-// like; a network that duplicates that much is not the common case.
-func (s *scanner) decide() {
-	s.decided = true
-	if s.sampleN > 0 && s.sampleD*3 >= s.sampleN {
-		s.st.Dedup = true
-		s.st.DedupReason = fmt.Sprintf("detected: %d of the first %d IP packets were copies of a packet seen within %s, as in pktmon etl2pcap output; --dedup off keeps them",
-			s.sampleD, s.sampleN, time.Duration(s.dd.window))
+// hold keeps a copy of rec (the reader reuses its buffers) until the
+// decision.
+func (s *scanner) hold(rec *Record) {
+	cp := *rec
+	cp.Data = append([]byte(nil), rec.Data...)
+	if len(rec.Comments) > 0 {
+		cp.Comments = append([]string(nil), rec.Comments...)
 	}
-	s.dd.reset()
-	buf := s.buf
-	s.buf = nil
-	for i := range buf {
-		s.process(&buf[i].rec)
+	s.held = append(s.held, cp)
+	s.heldB += len(cp.Data)
+	s.peakFrames = max(s.peakFrames, len(s.held))
+	s.peakBytes = max(s.peakBytes, s.heldB)
+}
+
+// pktmonMark says why rec shows that the capture comes from pktmon
+// (Windows' Packet Monitor), or "" when it does not:
+//   - the writer or the interface names pktmon (pcapng section header or
+//     interface description: application, hardware, OS, name, comment);
+//   - a packet comment in pktmon's metadata format ("PktGroupId 123,
+//     PktNumber 1, Appearance 1, ..., Component 15, ...", as etl2txt prints it);
+//   - a pcapng packet id seen on an earlier record: the pcapng
+//     specification gives one packet seen at several points one id, and
+//     etl2pcapng (1.12 and later) converts pktmon logs so, one interface
+//     per component.
+func (s *scanner) pktmonMark(rec *Record) string {
+	for _, l := range s.rd.Labels(rec.Iface) {
+		if strings.Contains(strings.ToLower(l), "pktmon") {
+			return fmt.Sprintf("a pktmon capture: its pcapng header says %q", l)
+		}
+	}
+	for _, c := range rec.Comments {
+		if strings.Contains(c, "PktGroupId ") && strings.Contains(c, "Component ") {
+			return "a pktmon capture: its packet comments carry pktmon's PktGroupId and Component"
+		}
+	}
+	if rec.HasPacketID {
+		if first, ok := s.ids[rec.PacketID]; ok {
+			return fmt.Sprintf("a pktmon capture: frames %d and %d carry the same pcapng packet id, one packet logged at two components", first, rec.Frame)
+		}
+		if s.ids == nil {
+			s.ids = map[uint64]int{}
+		}
+		s.ids[rec.PacketID] = rec.Frame
+	}
+	return ""
+}
+
+// decide ends the look-ahead: a non-empty reason turns suppression on.
+// The records held back are analysed first, in their order.
+func (s *scanner) decide(reason string) {
+	s.decided = true
+	if reason != "" {
+		s.st.Dedup, s.st.DedupReason = true, reason
+	}
+	held := s.held
+	s.held, s.heldB, s.ids = nil, 0, nil
+	for i := range held {
+		s.process(&held[i])
 	}
 }
 
 func (s *scanner) flush() {
 	if s.mode == DedupAuto && !s.decided {
-		s.decide()
+		s.decide("")
 	}
 }
 
@@ -286,6 +325,7 @@ func (s *scanner) process(rec *Record) {
 	if s.dd.seen(rec.TimeNs, p.IP) {
 		st.Duplicates++
 		if st.Dedup {
+			st.Dropped++
 			return
 		}
 	}

@@ -290,3 +290,79 @@ func TestPcapTCPEventsGolden(t *testing.T) {
 	}
 	goldie.New(t).Assert(t, "ssh-events", []byte(readFile(t, ev)))
 }
+
+// sshAsPktmon writes ssh.pcap as a pktmon log converted by etl2pcapng:
+// every frame logged at two components (two interfaces) with the same
+// pcapng packet id.
+func sshAsPktmon(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := os.Open(sshPcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&b, pcapgo.NgInterface{Name: "TCPIP", LinkType: r.LinkType()}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nic, err := w.AddInterface(pcapgo.NgInterface{Name: "Intel(R) Ethernet Connection I219-V", LinkType: r.LinkType()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := uint64(1); ; id++ {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		opts := pcapgo.NgPacketOptions{PacketID: &id}
+		if err := w.WritePacketWithOptions(ci, data, opts); err != nil {
+			t.Fatal(err)
+		}
+		ci.InterfaceIndex = nic
+		ci.Timestamp = ci.Timestamp.Add(4 * time.Microsecond)
+		if err := w.WritePacketWithOptions(ci, data, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "pktmon.pcapng")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// When latlab drops pktmon's copies, both outputs say so and how many.
+func TestPcapDedupReported(t *testing.T) {
+	file := sshAsPktmon(t, testutil.TempDir(t))
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, out, errs := runCLI(t, "pcap", sub, file)
+		if code != 0 || !strings.Contains(out, "note: duplicates dropped: 54 copies of packets seen just before were not analysed (a pktmon capture: frames 1 and 2 carry the same pcapng packet id") {
+			t.Errorf("%s: exit %d, text does not say 54 copies were dropped:\n%s%s", sub, code, out, errs)
+		}
+		code, out, errs = runCLI(t, "pcap", sub, file, "--json")
+		var d struct {
+			Notes []string `json:"notes"`
+			Data  struct {
+				Capture struct {
+					Dedup   bool `json:"dedup"`
+					Dropped int  `json:"dropped_duplicates"`
+					IP      int  `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || !d.Data.Capture.Dedup || d.Data.Capture.Dropped != 54 ||
+			d.Data.Capture.IP != 54 || !strings.Contains(strings.Join(d.Notes, "\n"), "duplicates dropped: 54 copies") {
+			t.Errorf("%s --json: exit %d %v %s, capture %+v, notes %q", sub, code, err, errs, d.Data.Capture, d.Notes)
+		}
+	}
+}
