@@ -133,9 +133,16 @@ type Handler func(rec *Record, p *Packet)
 // everything before the bad record was analysed. So does a scan stopped
 // through opt.Context, with Interrupted set.
 func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
+	st, _, err := runScan(r, opt, fn)
+	return st, err
+}
+
+// runScan is Scan that also returns its scanner, whose look-ahead tests
+// inspect.
+func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
 	rd, err := NewReader(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opt.DedupWindow <= 0 {
 		opt.DedupWindow = DefaultDedupWindow
@@ -165,7 +172,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 				if errors.As(err, &fe) {
 					st.ReadError = fe
 				} else {
-					return st, err
+					return st, s, err
 				}
 			}
 			break
@@ -174,7 +181,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	}
 	s.flush()
 	st.FileBytes = rd.Pos()
-	return st, nil
+	return st, s, nil
 }
 
 // closed reports whether done is closed, without waiting (a nil channel
