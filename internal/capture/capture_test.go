@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"net/netip"
 	"os"
 	"strings"
@@ -478,6 +479,49 @@ func TestRecordStartNs(t *testing.T) {
 		_, s := scan(t, writePcap(binary.LittleEndian, true, layers.LinkTypeEthernet, [][]byte{arp, p1, p2}, 0), ScanOptions{Dedup: mode})
 		if len(s.recs) != 2 || s.recs[0].StartNs != t0.UnixNano() || s.recs[1].StartNs != t0.UnixNano() || s.recs[0].TimeNs != t0.UnixNano()+1e6 {
 			t.Errorf("%s: records %+v; want StartNs %d on both", mode, s.recs, t0.UnixNano())
+		}
+	}
+}
+
+// failReader returns the bytes of b, then err.
+type failReader struct {
+	b   []byte
+	err error
+}
+
+func (f *failReader) Read(p []byte) (int, error) {
+	if len(f.b) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.b)
+	f.b = f.b[n:]
+	return n, nil
+}
+
+// A read that fails is reported as such, not as an empty or corrupt file:
+// a directory opened as a capture, an I/O error half-way.
+func TestReadFailure(t *testing.T) {
+	dir, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	_, err = Scan(dir, ScanOptions{}, func(*Record, *Packet) {})
+	var fe *FormatError
+	if !asFormatError(err, &fe) || !fe.Read || fe.Offset != 0 || strings.Contains(fe.Msg, "empty") {
+		t.Errorf("directory: %v, want a failed read at byte 0", err)
+	}
+	good := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10)), eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))}, 0)
+	ioErr := errors.New("read capture.pcap: input/output error")
+	ng := ngFile(t, false)
+	for _, c := range []struct {
+		name string
+		file []byte
+		cut  int
+	}{{"pcap", good, len(good) - 10}, {"pcapng", ng, len(ng) - 10}} {
+		st, err := Scan(&failReader{b: c.file[:c.cut], err: ioErr}, ScanOptions{}, func(*Record, *Packet) {})
+		if err != nil || st.ReadError == nil || !st.ReadError.Read || st.ReadError.Truncated || st.ReadError.Msg != ioErr.Error() {
+			t.Errorf("%s: I/O error after %d bytes: err %v, read error %+v", c.name, c.cut, err, st.ReadError)
 		}
 	}
 }

@@ -30,10 +30,13 @@ const (
 // the byte offset, in the (decompressed) file, of the record or block that
 // could not be read. Truncated marks a file that simply ends inside its
 // last record (a capture that was cut off), as opposed to a corrupt one.
+// Read marks a failure of the reading itself (an I/O error, a size cap),
+// not of the file's content.
 type FormatError struct {
 	Offset    int64  `json:"offset"`
 	Msg       string `json:"message"`
 	Truncated bool   `json:"truncated"`
+	Read      bool   `json:"read_failed,omitempty"`
 }
 
 func (e *FormatError) Error() string {
@@ -41,6 +44,12 @@ func (e *FormatError) Error() string {
 		return fmt.Sprintf("file truncated: the record at byte %d is incomplete (%s)", e.Offset, e.Msg)
 	}
 	return fmt.Sprintf("at byte %d: %s", e.Offset, e.Msg)
+}
+
+// readError is the *FormatError for a read that failed at offset (the
+// countReader holds why).
+func (r *Reader) readError(offset int64) *FormatError {
+	return &FormatError{Offset: offset, Msg: r.cr.err.Error(), Read: true}
 }
 
 // Record is one captured packet. Data is valid until the next call to Next.
@@ -81,14 +90,20 @@ type Reader struct {
 // checked in place (Peek) before pcapgo reads them.
 const bufSize = 256<<10 + 64
 
+// countReader counts the bytes read and keeps the first error other than
+// io.EOF: when it is set, the reading failed, not the file's format.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 
@@ -124,6 +139,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	rd.br = bufio.NewReaderSize(rd.cr, bufSize)
 	head, err := rd.br.Peek(4)
 	if err != nil {
+		if rd.cr.err != nil {
+			return nil, rd.readError(0)
+		}
 		if len(head) == 0 {
 			return nil, &FormatError{Offset: 0, Msg: "empty file: not a pcap or pcapng capture"}
 		}
@@ -134,6 +152,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicPcapUs || be == magicPcapUs || le == magicPcapNs || be == magicPcapNs:
 		rd.format = FormatPcap
 		if _, err := rd.br.Peek(24); err != nil {
+			if rd.cr.err != nil {
+				return nil, rd.readError(0)
+			}
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
 		}
 		p, err := pcapgo.NewReader(rd.br)
@@ -145,6 +166,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicNgBlock:
 		rd.format = FormatPcapNG
 		if err := rd.checkNgBlocks(0, false); err != nil {
+			if rd.cr.err != nil {
+				return nil, rd.readError(0)
+			}
 			return nil, err
 		}
 		ng, err := pcapgo.NewNgReader(rd.br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
@@ -200,6 +224,8 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 	data, ci, err := r.pcap.ZeroCopyReadPacketData()
 	if err != nil {
 		switch {
+		case r.cr.err != nil:
+			return r.readError(start)
 		case err == io.EOF: // pcapgo says EOF only at a record boundary
 			return io.EOF
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -215,11 +241,16 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 
 func (r *Reader) nextNg(rec *Record, start int64) error {
 	if err := r.checkNgBlocks(start, true); err != nil {
+		if r.cr.err != nil {
+			return r.readError(start)
+		}
 		return err
 	}
 	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
 		switch {
+		case r.cr.err != nil:
+			return r.readError(start)
 		case err == io.EOF: // pcapgo says EOF only at a block boundary
 			return io.EOF
 		case errors.Is(err, io.ErrUnexpectedEOF):

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -83,9 +83,11 @@ func (p *pcapInput) options(ctx context.Context) (capture.ScanOptions, error) {
 // scanFile runs a capture scan over path. An unreadable file is a usage
 // error (exit 2) naming the byte offset.
 func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*capture.Stats, error) {
-	f, err := os.Open(path)
+	// infile refuses directories, special files (unless allowed) and
+	// files above --max-input-size before a byte is read.
+	f, err := infile.Open(path)
 	if err != nil {
-		return nil, Usagef("cannot open capture: %v", err)
+		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
 	}
 	defer f.Close()
 	st, err := capture.Scan(f, opt, fn)
@@ -134,8 +136,11 @@ func printNotes(w io.Writer, notes []string) {
 // naming where the file went bad. A capture that is merely cut off at the
 // end (the usual result of stopping a capture) is only a note.
 func readErrorExit(path string, st *capture.Stats) error {
-	if st.ReadError != nil && !st.ReadError.Truncated {
-		return Usagef("%s: corrupt capture %s (results above cover the %d frames before it)", path, st.ReadError.Error(), st.Frames)
+	switch e := st.ReadError; {
+	case e != nil && e.Read:
+		return Usagef("%s: reading stopped at byte %d: %s (results above cover the %d frames before it)", path, e.Offset, e.Msg, st.Frames)
+	case e != nil && !e.Truncated:
+		return Usagef("%s: corrupt capture %s (results above cover the %d frames before it)", path, e.Error(), st.Frames)
 	}
 	return nil
 }

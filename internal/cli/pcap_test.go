@@ -366,3 +366,20 @@ func TestPcapDedupReported(t *testing.T) {
 		}
 	}
 }
+
+// Captures are opened like every other input (internal/infile): a
+// directory says it is one, a file above --max-input-size is refused
+// before it is read.
+func TestPcapInputChecks(t *testing.T) {
+	dir := testutil.TempDir(t)
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, _, errs := runCLI(t, "pcap", sub, dir)
+		if code != 2 || !strings.Contains(errs, "cannot read "+dir+": a directory, not a file") || strings.Contains(errs, "empty") {
+			t.Errorf("%s DIR: exit %d %q", sub, code, errs)
+		}
+		code, _, errs = runCLI(t, "--max-input-size", "1KiB", "pcap", sub, sshPcap)
+		if code != 2 || !strings.Contains(errs, "more than the 1 KiB cap on input files (--max-input-size raises it)") {
+			t.Errorf("%s over the cap: exit %d %q", sub, code, errs)
+		}
+	}
+}
