@@ -58,9 +58,21 @@ func (p *pcapInput) bind(cmd *cobra.Command, filterHelp string) {
 	fs.StringVar(&p.Filter, "filter", "", filterHelp)
 	fs.BoolVar(&p.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&p.Out, "output", "o", "", "also write the result document to this file")
-	fs.StringVar(&p.Dedup, "dedup", "auto", "drop byte-identical copies of a packet (pktmon etl2pcap writes one per capture component): auto (on when detected), on, off")
-	fs.Lookup("dedup").NoOptDefVal = "on"
+	// --dedup takes its value like every other string flag, so that
+	// "--dedup off" and "--dedup=off" both work (a flag with a default for
+	// no value would leave "off" as a second file argument).
+	fs.StringVar(&p.Dedup, "dedup", "auto", "drop the copies pktmon logs of each packet (one per component): auto (only in a capture that shows it is pktmon's), on, off")
 	durationFlag(fs, &p.DedupWindow, "dedup-window", capture.DefaultDedupWindow, "copies closer than this count as one packet")
+}
+
+// fileArg checks the command's one argument, the capture. An invalid
+// --dedup is named first: "--dedup FILE" takes the file as the value, and
+// "FILE is missing" would not say why.
+func (p *pcapInput) fileArg(cmd *cobra.Command, args []string) error {
+	if _, err := capture.ParseDedupMode(p.Dedup); err != nil {
+		return Usagef("invalid --dedup %q: %v", p.Dedup, err)
+	}
+	return cobra.ExactArgs(1)(cmd, args)
 }
 
 // options checks --filter and --dedup and returns how to scan; ctx

@@ -383,3 +383,43 @@ func TestPcapInputChecks(t *testing.T) {
 		}
 	}
 }
+
+// --dedup takes its value after a space as well as after "=", before or
+// after the file (issue 10: the README's "--dedup off" failed).
+func TestPcapDedupFlagSpellings(t *testing.T) {
+	file := sshAsPktmon(t, testutil.TempDir(t))
+	for _, c := range []struct {
+		args    []string
+		dedup   bool
+		packets int
+	}{
+		{[]string{file}, true, 54},
+		{[]string{file, "--dedup", "off"}, false, 108},
+		{[]string{file, "--dedup=off"}, false, 108},
+		{[]string{"--dedup", "off", file}, false, 108},
+		{[]string{"--dedup=off", file}, false, 108},
+		{[]string{"--dedup", "on", file}, true, 54},
+		{[]string{file, "--dedup", "auto"}, true, 54},
+	} {
+		code, out, errs := runCLI(t, append(append([]string{"pcap", "dscp"}, c.args...), "--json")...)
+		var d struct {
+			Data struct {
+				Capture struct {
+					Dedup bool `json:"dedup"`
+					IP    int  `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.Capture.Dedup != c.dedup || d.Data.Capture.IP != c.packets {
+			t.Errorf("%q: exit %d %v %s, dedup %v with %d IP packets; want %v with %d", c.args, code, err, errs, d.Data.Capture.Dedup, d.Data.Capture.IP, c.dedup, c.packets)
+		}
+	}
+	// without a value it is an error that names the flag and the values,
+	// also when the file became the value
+	for _, args := range [][]string{{file, "--dedup"}, {"--dedup", file}} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "tcp"}, args...)...)
+		if code != 2 || !strings.Contains(errs, "--dedup") || !strings.Contains(errs, "off") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%q: exit %d %q", args, code, errs)
+		}
+	}
+}
