@@ -525,3 +525,52 @@ func TestReadFailure(t *testing.T) {
 		}
 	}
 }
+
+// A record whose captured length exceeds its length on the wire is read
+// whole with a warning, as tshark reads it, in pcap and pcapng alike
+// (issue 17, item 6).
+func TestCapLenAboveLen(t *testing.T) {
+	aoe, err := os.ReadFile("testdata/aoe-oobr-1.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Record
+	st, err := Scan(bytes.NewReader(aoe), ScanOptions{}, func(*Record, *Packet) {})
+	if err != nil || st.ReadError != nil || st.Frames != 1 || st.LenBelowCap != 1 || st.Skipped["not IP"] != 1 {
+		t.Errorf("aoe-oobr-1.pcap: err %v, stats %+v; want 1 frame, read whole, flagged", err, st)
+	}
+	if !strings.Contains(strings.Join(st.Notes(), "\n"), "1 frames claim fewer bytes on the wire than were captured, which tshark flags as malformed") {
+		t.Errorf("no warning in %q", st.Notes())
+	}
+	// an IP packet in such a record is analysed, and the reading goes on
+	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))
+	pc := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p, p, p}, 0)
+	off := 24 + 16 + len(p)
+	binary.LittleEndian.PutUint32(pc[off+12:], uint32(len(p)-4)) // second record: 4 bytes fewer on the wire
+	var ng bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&ng, pcapgo.NgInterface{LinkType: layers.LinkTypeEthernet}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.WritePacket(gopacket.CaptureInfo{Timestamp: t0.Add(time.Duration(i) * time.Second), CaptureLength: len(p), Length: len(p)}, p)
+	}
+	w.Flush()
+	ngb := ng.Bytes()
+	epb := 0
+	for o, n := 0, 0; o < len(ngb); o += int(binary.LittleEndian.Uint32(ngb[o+4:])) {
+		if binary.LittleEndian.Uint32(ngb[o:]) == 6 {
+			if n++; n == 2 {
+				epb = o
+			}
+		}
+	}
+	binary.LittleEndian.PutUint32(ngb[epb+24:], uint32(len(p)-4))
+	for name, file := range map[string][]byte{"pcap": pc, "pcapng": ngb} {
+		got = got[:0]
+		st, err := Scan(bytes.NewReader(file), ScanOptions{Dedup: DedupOff}, func(rec *Record, _ *Packet) { got = append(got, *rec) })
+		if err != nil || st.ReadError != nil || len(got) != 3 || st.LenBelowCap != 1 || got[1].CapLen != len(p) || got[1].OrigLen != len(p)-4 {
+			t.Errorf("%s: err %v, stats %+v, %d packets analysed", name, err, st, len(got))
+		}
+	}
+}

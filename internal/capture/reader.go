@@ -58,7 +58,7 @@ type Record struct {
 	Offset   int64 // byte offset of the record or block in the file
 	TimeNs   int64 // capture time, ns since the Unix epoch
 	CapLen   int   // bytes captured
-	OrigLen  int   // bytes on the wire
+	OrigLen  int   // bytes on the wire, as the file says (may be less than CapLen: Stats.LenBelowCap)
 	LinkType layers.LinkType
 	Iface    int      // pcapng interface index (0 for pcap)
 	Comments []string // pcapng per-packet comments
@@ -84,7 +84,13 @@ type Reader struct {
 	ngBig    bool // byte order of the current pcapng section
 	gzipped  bool
 	linkType layers.LinkType
+	long     []byte // a pcap record pcapgo refused: captured length above the length on the wire
 }
+
+// maxPcapRecord is the longest record read past pcapgo (libpcap's and
+// Wireshark's largest snap length): allocated before it is read, so a
+// length from the file must not exceed it.
+const maxPcapRecord = 262144
 
 // bufSize is the read buffer: large enough that pcapng blocks can be
 // checked in place (Peek) before pcapgo reads them.
@@ -222,6 +228,22 @@ func (r *Reader) Next(rec *Record) error {
 
 func (r *Reader) nextPcap(rec *Record, start int64) error {
 	data, ci, err := r.pcap.ZeroCopyReadPacketData()
+	if err != nil && r.cr.err == nil && ci.CaptureLength > ci.Length && ci.CaptureLength <= maxPcapRecord {
+		// pcapgo refuses a record that claims fewer bytes on the wire
+		// than it holds (tcpdump's tests/aoe-oobr-1.pcap); tshark reads
+		// it whole and flags it. pcapgo stops after the record header,
+		// in r.br: the data follows.
+		if cap(r.long) < ci.CaptureLength {
+			r.long = make([]byte, ci.CaptureLength)
+		}
+		r.long = r.long[:ci.CaptureLength]
+		switch _, err = io.ReadFull(r.br, r.long); err {
+		case nil:
+			data = r.long
+		case io.EOF: // the header was there: the record is cut off
+			err = io.ErrUnexpectedEOF
+		}
+	}
 	if err != nil {
 		switch {
 		case r.cr.err != nil:
@@ -269,9 +291,6 @@ func (r *Reader) nextNg(rec *Record, start int64) error {
 		OrigLen: ci.Length, LinkType: lt, Iface: ci.InterfaceIndex, Comments: opts.Comments, Data: data}
 	if opts.PacketID != nil {
 		rec.PacketID, rec.HasPacketID = *opts.PacketID, true
-	}
-	if rec.CapLen > rec.OrigLen && rec.OrigLen >= 0 {
-		rec.OrigLen = rec.CapLen
 	}
 	return nil
 }

@@ -68,8 +68,9 @@ type Stats struct {
 	Skipped     map[string]int `json:"skipped,omitempty"`
 	LinkTypes   map[string]int `json:"link_types"`
 	Fragments   int            `json:"ip_fragments,omitempty"`
-	SnaplenCut  int            `json:"snaplen_cut,omitempty"`   // frames captured shorter than on the wire
-	L4Cut       int            `json:"transport_cut,omitempty"` // transport header not fully captured
+	SnaplenCut  int            `json:"snaplen_cut,omitempty"`      // frames captured shorter than on the wire
+	LenBelowCap int            `json:"len_below_caplen,omitempty"` // frames claiming fewer bytes on the wire than captured
+	L4Cut       int            `json:"transport_cut,omitempty"`    // transport header not fully captured
 	L4Malformed int            `json:"transport_malformed,omitempty"`
 	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
@@ -103,6 +104,9 @@ func (s *Stats) Notes() []string {
 	}
 	if s.SnaplenCut > 0 {
 		n = append(n, fmt.Sprintf("%d frames cut by the snap length: lengths are taken from the IP header", s.SnaplenCut))
+	}
+	if s.LenBelowCap > 0 {
+		n = append(n, fmt.Sprintf("%d frames claim fewer bytes on the wire than were captured, which tshark flags as malformed (\"Frame length is less than captured length\"); read whole, as tshark reads them", s.LenBelowCap))
 	}
 	if s.L4Cut > 0 {
 		n = append(n, fmt.Sprintf("%d packets cut before the end of their transport header: counted without ports", s.L4Cut))
@@ -236,6 +240,9 @@ func (s *scanner) record(rec *Record) {
 	st.LinkTypes[linkTypeName(rec.LinkType)]++
 	if rec.CapLen < rec.OrigLen {
 		st.SnaplenCut++
+	}
+	if rec.CapLen > rec.OrigLen {
+		st.LenBelowCap++
 	}
 	if s.mode == DedupAuto && !s.decided {
 		if why := s.pktmonMark(rec); why != "" {
