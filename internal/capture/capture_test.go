@@ -438,17 +438,25 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// FuzzScan reads arbitrary bytes as a capture: plain, pcapng with pktmon
+// marks, and compressed with gzip, zstd or lz4 (the decompressed bytes
+// capped at 1 MiB, as --max-input-size caps them).
 func FuzzScan(f *testing.F) {
-	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap"} {
+	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap", "aoe-oobr-1.pcap",
+		"ssh.pcap.gz", "ssh.pcap.zst", "ssh.pcap.lz4"} {
 		if b, err := os.ReadFile("testdata/" + name); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add(ngFile(f, true)[:2000])
+	f.Add(pktmonLog(f, 4, true, true))
 	f.Add(writePcap(binary.BigEndian, true, layers.LinkTypeLinuxSLL2, [][]byte{make([]byte, 60)}, 0))
+	for _, kind := range compressions {
+		f.Add(compress(f, kind, ngFile(f, false)[:3000]))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab := NewFlowTable()
-		st, err := Scan(bytes.NewReader(b), ScanOptions{}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
+		st, err := Scan(bytes.NewReader(b), ScanOptions{MaxBytes: 1 << 20}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
 		if err == nil && st == nil {
 			t.Fatal("nil stats without error")
 		}

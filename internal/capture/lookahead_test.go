@@ -12,7 +12,7 @@ import (
 // genReader produces a capture of about size bytes without holding it:
 // head, then record(i) for i = 0, 1, ... Every sampleEvery bytes it reads
 // the heap size and fails the read once the heap has grown by more than
-// maxGrowth, so a reader that keeps what it read is stopped early.
+// maxGrowth (if set), so a reader that keeps what it read is stopped early.
 type genReader struct {
 	head      []byte
 	record    func(i int, b []byte) []byte
@@ -46,7 +46,7 @@ func (g *genReader) Read(p []byte) (int, error) {
 		if ms.HeapAlloc > g.base {
 			g.peak = max(g.peak, ms.HeapAlloc-g.base)
 		}
-		if g.peak > g.maxGrowth {
+		if g.maxGrowth > 0 && g.peak > g.maxGrowth {
 			g.stopped = true
 			return 0, fmt.Errorf("%w: %d MB after %d MB read", errHeapGrew, g.peak>>20, g.n>>20)
 		}

@@ -15,6 +15,10 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/latlab/latlab/internal/infile"
 )
 
 // Format is the container format of a capture file.
@@ -46,10 +50,18 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("at byte %d: %s", e.Offset, e.Msg)
 }
 
-// readError is the *FormatError for a read that failed at offset (the
-// countReader holds why).
-func (r *Reader) readError(offset int64) *FormatError {
-	return &FormatError{Offset: offset, Msg: r.cr.err.Error(), Read: true}
+// failed returns the *FormatError for reading that stopped at offset for
+// a reason other than the capture's format: the reading failed (an I/O
+// error, a size cap) or the compressed stream is damaged. It returns nil
+// when neither happened.
+func (r *Reader) failed(offset int64) *FormatError {
+	switch {
+	case r.cr.err != nil:
+		return &FormatError{Offset: offset, Msg: r.cr.err.Error(), Read: true}
+	case r.cr.bad != nil:
+		return &FormatError{Offset: offset, Msg: r.cr.bad.Error()}
+	}
+	return nil
 }
 
 // Record is one captured packet. Data is valid until the next call to Next.
@@ -75,16 +87,17 @@ type Record struct {
 
 // Reader reads a pcap or pcapng stream record by record.
 type Reader struct {
-	format   Format
-	cr       *countReader
-	br       *bufio.Reader
-	pcap     *pcapgo.Reader
-	ng       *pcapgo.NgReader
-	frame    int
-	ngBig    bool // byte order of the current pcapng section
-	gzipped  bool
-	linkType layers.LinkType
-	long     []byte // a pcap record pcapgo refused: captured length above the length on the wire
+	format      Format
+	cr          *countReader
+	br          *bufio.Reader
+	pcap        *pcapgo.Reader
+	ng          *pcapgo.NgReader
+	frame       int
+	ngBig       bool         // byte order of the current pcapng section
+	file        *countReader // the file as given
+	compression string       // "" or a Compression* name
+	linkType    layers.LinkType
+	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
 }
 
 // maxPcapRecord is the longest record read past pcapgo (libpcap's and
@@ -96,21 +109,111 @@ const maxPcapRecord = 262144
 // checked in place (Peek) before pcapgo reads them.
 const bufSize = 256<<10 + 64
 
-// countReader counts the bytes read and keeps the first error other than
-// io.EOF: when it is set, the reading failed, not the file's format.
+// countReader counts the bytes read and keeps the first failure of the
+// reading (err: an I/O error, a size cap) apart from damage in a
+// compressed stream (bad); the end of the data is neither.
 type countReader struct {
 	r   io.Reader
 	n   int64
 	err error
+	bad error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	if err != nil && err != io.EOF && c.err == nil {
+	var se *streamError
+	switch {
+	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
+	case errors.As(err, &se):
+		if c.bad == nil {
+			c.bad = err
+		}
+	case c.err == nil:
 		c.err = err
 	}
 	return n, err
+}
+
+// streamError is a compressed stream the decompressor gave up on
+// (damaged, or beyond its limits): the file's content, not its reading,
+// is at fault.
+type streamError struct {
+	kind string
+	err  error
+}
+
+func (e *streamError) Error() string {
+	return fmt.Sprintf("damaged or unsupported %s data: %v", e.kind, e.err)
+}
+
+// Compression formats read directly, by their magic numbers: those
+// Wireshark 4 reads (wiretap's file_wrappers.c).
+const (
+	CompressionGzip = "gzip"
+	CompressionZstd = "zstd"
+	CompressionLZ4  = "lz4"
+)
+
+// zstdMaxWindow is the largest zstd window (history) accepted: zstd's own
+// default decoder limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27), which files
+// made without --long stay within.
+const zstdMaxWindow = 1 << 27
+
+// decompressor returns a reader of the data compressed in raw, or nil
+// when raw starts with no known compression magic.
+func decompressor(raw *bufio.Reader) (string, io.Reader, error) {
+	m, _ := raw.Peek(4)
+	switch {
+	case len(m) >= 2 && m[0] == 0x1f && m[1] == 0x8b:
+		zr, err := gzip.NewReader(raw)
+		return CompressionGzip, zr, err
+	case len(m) == 4 && binary.LittleEndian.Uint32(m) == 0xfd2fb528:
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(zstdMaxWindow))
+		if err != nil {
+			return CompressionZstd, nil, err
+		}
+		return CompressionZstd, zr, nil
+	case len(m) == 4 && binary.LittleEndian.Uint32(m) == 0x184d2204:
+		lr := lz4.NewReader(raw)
+		if err := lr.Apply(lz4.ConcurrencyOption(1)); err != nil {
+			return CompressionLZ4, nil, err
+		}
+		return CompressionLZ4, lr, nil
+	}
+	return "", nil, nil
+}
+
+// inflated reads decompressed data, at most max bytes of it (so that a
+// small file cannot make the reading run unbounded: a decompression
+// bomb), telling a failure of the file's reading (file) from damage in the
+// stream (a *streamError).
+type inflated struct {
+	kind string
+	r    io.Reader
+	file *countReader
+	n    int64
+	max  int64
+}
+
+func (d *inflated) Read(p []byte) (int, error) {
+	if left := d.max - d.n; int64(len(p)) > left+1 {
+		p = p[:left+1] // one byte more than allowed shows there is more
+	}
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if d.n > d.max {
+		return n - int(d.n-d.max), fmt.Errorf("decompressed, the capture is more than the %s cap on input files (%s raises it)",
+			infile.FormatSize(d.max), infile.MaxFlag)
+	}
+	switch {
+	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
+		return n, err
+	case d.file.err != nil:
+		return n, d.file.err
+	}
+	return n, &streamError{kind: d.kind, err: err}
 }
 
 const (
@@ -127,26 +230,39 @@ const (
 )
 
 // NewReader detects the format (pcap in either byte order with µs or ns
-// timestamps, pcapng, or either gzip-compressed) and reads the file header.
-func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{}
-	raw := bufio.NewReaderSize(r, 64<<10)
-	if m, _ := raw.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		zr, err := gzip.NewReader(raw)
-		if err != nil {
-			return nil, &FormatError{Offset: 0, Msg: "gzip header: " + err.Error()}
-		}
-		rd.gzipped = true
-		r = zr
-	} else {
-		r = raw
+// timestamps, pcapng, either compressed with gzip, zstd or lz4) and reads
+// the file header. A compressed capture is read up to infile.Max()
+// decompressed bytes.
+func NewReader(r io.Reader) (*Reader, error) { return newReader(r, 0) }
+
+// newReader is NewReader with a cap on the decompressed bytes (0:
+// infile.Max()).
+func newReader(r io.Reader, max int64) (*Reader, error) {
+	if max <= 0 {
+		max = infile.Max()
 	}
-	rd.cr = &countReader{r: r}
+	rd := &Reader{file: &countReader{r: r}}
+	raw := bufio.NewReaderSize(rd.file, 64<<10)
+	kind, dec, err := decompressor(raw)
+	switch {
+	case rd.file.err != nil:
+		return nil, &FormatError{Offset: 0, Msg: rd.file.err.Error(), Read: true}
+	case err != nil:
+		return nil, &FormatError{Offset: 0, Msg: kind + " header: " + err.Error()}
+	case dec != nil:
+		rd.compression = kind
+		rd.cr = &countReader{r: &inflated{kind: kind, r: dec, file: rd.file, max: max}}
+	default:
+		rd.cr = &countReader{r: raw}
+	}
 	rd.br = bufio.NewReaderSize(rd.cr, bufSize)
 	head, err := rd.br.Peek(4)
 	if err != nil {
-		if rd.cr.err != nil {
-			return nil, rd.readError(0)
+		if fe := rd.failed(0); fe != nil {
+			return nil, fe
+		}
+		if rd.compression != "" && err == io.ErrUnexpectedEOF {
+			return nil, &FormatError{Offset: 0, Msg: "the " + rd.compression + " data ends before the capture header", Truncated: true}
 		}
 		if len(head) == 0 {
 			return nil, &FormatError{Offset: 0, Msg: "empty file: not a pcap or pcapng capture"}
@@ -158,8 +274,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicPcapUs || be == magicPcapUs || le == magicPcapNs || be == magicPcapNs:
 		rd.format = FormatPcap
 		if _, err := rd.br.Peek(24); err != nil {
-			if rd.cr.err != nil {
-				return nil, rd.readError(0)
+			if fe := rd.failed(0); fe != nil {
+				return nil, fe
 			}
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
 		}
@@ -172,8 +288,8 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicNgBlock:
 		rd.format = FormatPcapNG
 		if err := rd.checkNgBlocks(0, false); err != nil {
-			if rd.cr.err != nil {
-				return nil, rd.readError(0)
+			if fe := rd.failed(0); fe != nil {
+				return nil, fe
 			}
 			return nil, err
 		}
@@ -194,9 +310,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 // Format reports the container format.
 func (r *Reader) Format() Format { return r.format }
 
-// Gzipped reports whether the file was gzip-compressed; offsets then count
-// decompressed bytes.
-func (r *Reader) Gzipped() bool { return r.gzipped }
+// Compression names the compression the file was read through ("" for
+// none); offsets then count decompressed bytes.
+func (r *Reader) Compression() string { return r.compression }
 
 // Labels returns the text a pcapng file gives about its writer and about
 // interface iface: the section header's application, hardware, OS and
@@ -228,7 +344,7 @@ func (r *Reader) Next(rec *Record) error {
 
 func (r *Reader) nextPcap(rec *Record, start int64) error {
 	data, ci, err := r.pcap.ZeroCopyReadPacketData()
-	if err != nil && r.cr.err == nil && ci.CaptureLength > ci.Length && ci.CaptureLength <= maxPcapRecord {
+	if err != nil && r.failed(start) == nil && ci.CaptureLength > ci.Length && ci.CaptureLength <= maxPcapRecord {
 		// pcapgo refuses a record that claims fewer bytes on the wire
 		// than it holds (tcpdump's tests/aoe-oobr-1.pcap); tshark reads
 		// it whole and flags it. pcapgo stops after the record header,
@@ -245,9 +361,10 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 		}
 	}
 	if err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
 		switch {
-		case r.cr.err != nil:
-			return r.readError(start)
 		case err == io.EOF: // pcapgo says EOF only at a record boundary
 			return io.EOF
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -263,16 +380,17 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 
 func (r *Reader) nextNg(rec *Record, start int64) error {
 	if err := r.checkNgBlocks(start, true); err != nil {
-		if r.cr.err != nil {
-			return r.readError(start)
+		if fe := r.failed(start); fe != nil {
+			return fe
 		}
 		return err
 	}
 	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
 		switch {
-		case r.cr.err != nil:
-			return r.readError(start)
 		case err == io.EOF: // pcapgo says EOF only at a block boundary
 			return io.EOF
 		case errors.Is(err, io.ErrUnexpectedEOF):

@@ -53,6 +53,10 @@ type ScanOptions struct {
 	// Context, if set, stops the scan when it is done (Ctrl-C): Stats
 	// then says Interrupted and covers the frames read until then.
 	Context context.Context
+	// MaxBytes caps the decompressed bytes of a compressed capture
+	// (default infile.Max(), which --max-input-size sets): reading stops
+	// there with a ReadError.
+	MaxBytes int64
 }
 
 // DefaultDedupWindow is the default ScanOptions.DedupWindow.
@@ -61,7 +65,8 @@ const DefaultDedupWindow = time.Millisecond
 // Stats counts what a scan saw, analysed and skipped.
 type Stats struct {
 	Format      Format         `json:"format"`
-	Gzipped     bool           `json:"gzipped,omitempty"`
+	Gzipped     bool           `json:"gzipped,omitempty"`     // Compression is gzip (kept for earlier readers)
+	Compression string         `json:"compression,omitempty"` // gzip, zstd or lz4: the file was read through it
 	Frames      int            `json:"frames"`
 	FileBytes   int64          `json:"file_bytes"`
 	IPPackets   int            `json:"ip_packets"`
@@ -144,7 +149,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 // runScan is Scan that also returns its scanner, whose look-ahead tests
 // inspect.
 func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
-	rd, err := NewReader(r)
+	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +159,7 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 	if opt.Dedup == "" {
 		opt.Dedup = DedupAuto
 	}
-	st := &Stats{Format: rd.Format(), Gzipped: rd.Gzipped(), Skipped: map[string]int{}, LinkTypes: map[string]int{}}
+	st := &Stats{Format: rd.Format(), Compression: rd.Compression(), Gzipped: rd.Compression() == CompressionGzip, Skipped: map[string]int{}, LinkTypes: map[string]int{}}
 	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup, rd: rd}
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"

@@ -423,3 +423,29 @@ func TestPcapDedupFlagSpellings(t *testing.T) {
 		}
 	}
 }
+
+// Compressed captures read directly; the cap on input files holds for the
+// decompressed bytes too (a decompression bomb stops there).
+func TestPcapCompressed(t *testing.T) {
+	for _, ext := range []string{".gz", ".zst", ".lz4"} {
+		file := "../capture/testdata/ssh.pcap" + ext
+		code, out, errs := runCLI(t, "pcap", "tcp", file, "--json")
+		var d struct {
+			Data struct {
+				Capture struct {
+					Compression string `json:"compression"`
+					IP          int    `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.Capture.IP != 54 || d.Data.Capture.Compression == "" {
+			t.Errorf("%s: exit %d %v %s, capture %+v", ext, code, err, errs, d.Data.Capture)
+		}
+		// the file (about 8.5 KiB) is within 10 KiB, its 12.5 KiB decompressed are not
+		code, out, errs = runCLI(t, "--max-input-size", "10KiB", "pcap", "dscp", file)
+		if code != 2 || !strings.Contains(errs, "reading stopped at byte") || !strings.Contains(errs, "decompressed, the capture is more than the 10 KiB cap on input files (--max-input-size raises it)") ||
+			!strings.Contains(out, "IP packets") {
+			t.Errorf("%s over the cap once decompressed: exit %d\n%s%s", ext, code, out, errs)
+		}
+	}
+}
