@@ -91,6 +91,19 @@ func TestDecompressionBomb(t *testing.T) {
 			st.FileBytes > max || st.Frames < max/100 {
 			t.Errorf("%s bomb (%d bytes): err %v, %d frames, %d bytes read, read error %+v", kind, len(bomb), err, st.Frames, st.FileBytes, st.ReadError)
 		}
+		// the cap holds on every later read, too
+		rd, err := newReader(bytes.NewReader(bomb), 64<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec Record
+		for rd.Next(&rec) == nil {
+		}
+		for j := range 3 {
+			if err := rd.Next(&rec); err == nil || err == io.EOF {
+				t.Errorf("%s: read %d after the cap: %v", kind, j, err)
+			}
+		}
 		// below the cap it reads whole
 		st, err = Scan(bytes.NewReader(bomb), ScanOptions{MaxBytes: int64(plain.Len())}, func(*Record, *Packet) {})
 		if err != nil || st.ReadError != nil || st.FileBytes != int64(plain.Len()) {

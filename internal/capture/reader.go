@@ -195,17 +195,22 @@ type inflated struct {
 	file *countReader
 	n    int64
 	max  int64
+	over error // set once the cap is passed: every later read returns it
 }
 
 func (d *inflated) Read(p []byte) (int, error) {
+	if d.over != nil {
+		return 0, d.over
+	}
 	if left := d.max - d.n; int64(len(p)) > left+1 {
 		p = p[:left+1] // one byte more than allowed shows there is more
 	}
 	n, err := d.r.Read(p)
 	d.n += int64(n)
 	if d.n > d.max {
-		return n - int(d.n-d.max), fmt.Errorf("decompressed, the capture is more than the %s cap on input files (%s raises it)",
+		d.over = fmt.Errorf("decompressed, the capture is more than the %s cap on input files (%s raises it)",
 			infile.FormatSize(d.max), infile.MaxFlag)
+		return n - int(d.n-d.max), d.over
 	}
 	switch {
 	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
