@@ -401,15 +401,6 @@ type dedup struct {
 
 func newDedup(w time.Duration) *dedup { return &dedup{window: int64(w), seed: maphash.MakeSeed()} }
 
-func (d *dedup) reset() {
-	d.ring = [32]struct {
-		h  uint64
-		t  int64
-		ok bool
-	}{}
-	d.next = 0
-}
-
 // seen reports whether an identical packet was seen within the window, and
 // remembers this one.
 func (d *dedup) seen(t int64, ip []byte) bool {
