@@ -25,8 +25,9 @@ func newPcapCmd(io *IO) *cobra.Command {
 		Use:   "pcap",
 		Short: "analyse packet captures: DSCP/ECN marking, TCP loss recovery",
 		Long: `Reads pcap (µs or ns timestamps, either byte order) and pcapng files
-(several interfaces and link types, per-packet comments) with a streaming
-reader: memory grows with the flows and the data in flight, not the file.
+(several interfaces and link types, per-packet comments), either compressed
+with gzip, zstd or lz4, with a streaming reader: memory grows with the flows
+and the data in flight, not the file.
 
 Link types: Ethernet (with 802.1Q/802.1ad tags), Linux cooked v1/v2, raw
 IPv4/IPv6, BSD loopback/null. IPv4 and IPv6 with extension headers.`,
