@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"net/netip"
 	"os"
 	"strings"
@@ -287,19 +288,20 @@ func TestPcapNGInterfacesCommentsAndDedup(t *testing.T) {
 	if st.Format != FormatPcapNG || st.Frames != 600 || st.LinkTypes["ethernet"] != 300 || st.LinkTypes["raw-ip"] != 300 {
 		t.Fatalf("stats %+v", st)
 	}
-	if !st.Dedup || st.Duplicates != 300 || !strings.Contains(st.DedupReason, "pktmon") {
-		t.Errorf("dedup not detected: %+v", st)
+	// nothing in the file says pktmon: the copies are kept and reported
+	if st.Dedup || st.Duplicates != 300 || st.Dropped != 0 || !strings.Contains(strings.Join(st.Notes(), "\n"), "300 packets are byte-identical copies") {
+		t.Errorf("auto dedup on a file without pktmon marks: %+v", st)
 	}
 	fl := tab.Flows()
-	if len(fl) != 1 || fl[0].Packets != 300 || fl[0].DSCP[46] != 300 || fl[0].PIDs[4242] != 300 {
+	if len(fl) != 1 || fl[0].Packets != 600 || fl[0].DSCP[46] != 600 || fl[0].PIDs[4242] != 300 || fl[0].PIDs[4] != 300 {
 		t.Errorf("flows %+v", fl[0])
 	}
-	// off: every copy counted, and the duplicates are still reported
-	st, s := scan(t, data, ScanOptions{Dedup: DedupOff})
-	if st.Dedup || len(s.pkts) != 600 || st.Duplicates != 300 {
-		t.Errorf("dedup off: %d packets, %+v", len(s.pkts), st)
+	// on: the copies are dropped and counted
+	st, s := scan(t, data, ScanOptions{Dedup: DedupOn})
+	if !st.Dedup || len(s.pkts) != 300 || st.Duplicates != 300 || st.Dropped != 300 || st.DedupReason != "--dedup on" {
+		t.Errorf("dedup on: %d packets, %+v", len(s.pkts), st)
 	}
-	// a capture without copies is left alone in auto mode
+	// a capture without copies has nothing to report
 	st, s = scan(t, ngFile(t, false), ScanOptions{})
 	if st.Dedup || st.Duplicates != 0 || len(s.pkts) != 300 {
 		t.Errorf("no copies: %+v", st)
@@ -436,17 +438,25 @@ func TestFilter(t *testing.T) {
 	}
 }
 
+// FuzzScan reads arbitrary bytes as a capture: plain, pcapng with pktmon
+// marks, and compressed with gzip, zstd or lz4 (the decompressed bytes
+// capped at 1 MiB, as --max-input-size caps them).
 func FuzzScan(f *testing.F) {
-	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap"} {
+	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap", "aoe-oobr-1.pcap",
+		"ssh.pcap.gz", "ssh.pcap.zst", "ssh.pcap.lz4"} {
 		if b, err := os.ReadFile("testdata/" + name); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add(ngFile(f, true)[:2000])
+	f.Add(pktmonLog(f, 4, true, true))
 	f.Add(writePcap(binary.BigEndian, true, layers.LinkTypeLinuxSLL2, [][]byte{make([]byte, 60)}, 0))
+	for _, kind := range compressions {
+		f.Add(compress(f, kind, ngFile(f, false)[:3000]))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab := NewFlowTable()
-		st, err := Scan(bytes.NewReader(b), ScanOptions{}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
+		st, err := Scan(bytes.NewReader(b), ScanOptions{MaxBytes: 1 << 20}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
 		if err == nil && st == nil {
 			t.Fatal("nil stats without error")
 		}
@@ -477,6 +487,98 @@ func TestRecordStartNs(t *testing.T) {
 		_, s := scan(t, writePcap(binary.LittleEndian, true, layers.LinkTypeEthernet, [][]byte{arp, p1, p2}, 0), ScanOptions{Dedup: mode})
 		if len(s.recs) != 2 || s.recs[0].StartNs != t0.UnixNano() || s.recs[1].StartNs != t0.UnixNano() || s.recs[0].TimeNs != t0.UnixNano()+1e6 {
 			t.Errorf("%s: records %+v; want StartNs %d on both", mode, s.recs, t0.UnixNano())
+		}
+	}
+}
+
+// failReader returns the bytes of b, then err.
+type failReader struct {
+	b   []byte
+	err error
+}
+
+func (f *failReader) Read(p []byte) (int, error) {
+	if len(f.b) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.b)
+	f.b = f.b[n:]
+	return n, nil
+}
+
+// A read that fails is reported as such, not as an empty or corrupt file:
+// a directory opened as a capture, an I/O error half-way.
+func TestReadFailure(t *testing.T) {
+	dir, err := os.Open("testdata") // not a TempDir: Wine cannot remove a directory once read as a file
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	_, err = Scan(dir, ScanOptions{}, func(*Record, *Packet) {})
+	var fe *FormatError
+	if !asFormatError(err, &fe) || !fe.Read || fe.Offset != 0 || strings.Contains(fe.Msg, "empty") {
+		t.Errorf("directory: %v, want a failed read at byte 0", err)
+	}
+	good := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10)), eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))}, 0)
+	ioErr := errors.New("read capture.pcap: input/output error")
+	ng := ngFile(t, false)
+	for _, c := range []struct {
+		name string
+		file []byte
+		cut  int
+	}{{"pcap", good, len(good) - 10}, {"pcapng", ng, len(ng) - 10}} {
+		st, err := Scan(&failReader{b: c.file[:c.cut], err: ioErr}, ScanOptions{}, func(*Record, *Packet) {})
+		if err != nil || st.ReadError == nil || !st.ReadError.Read || st.ReadError.Truncated || st.ReadError.Msg != ioErr.Error() {
+			t.Errorf("%s: I/O error after %d bytes: err %v, read error %+v", c.name, c.cut, err, st.ReadError)
+		}
+	}
+}
+
+// A record whose captured length exceeds its length on the wire is read
+// whole with a warning, as tshark reads it, in pcap and pcapng alike
+// (issue 17, item 6).
+func TestCapLenAboveLen(t *testing.T) {
+	aoe, err := os.ReadFile("testdata/aoe-oobr-1.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Record
+	st, err := Scan(bytes.NewReader(aoe), ScanOptions{}, func(*Record, *Packet) {})
+	if err != nil || st.ReadError != nil || st.Frames != 1 || st.LenBelowCap != 1 || st.Skipped["not IP"] != 1 {
+		t.Errorf("aoe-oobr-1.pcap: err %v, stats %+v; want 1 frame, read whole, flagged", err, st)
+	}
+	if !strings.Contains(strings.Join(st.Notes(), "\n"), "1 frames claim fewer bytes on the wire than were captured, which tshark flags as malformed") {
+		t.Errorf("no warning in %q", st.Notes())
+	}
+	// an IP packet in such a record is analysed, and the reading goes on
+	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))
+	pc := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p, p, p}, 0)
+	off := 24 + 16 + len(p)
+	binary.LittleEndian.PutUint32(pc[off+12:], uint32(len(p)-4)) // second record: 4 bytes fewer on the wire
+	var ng bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&ng, pcapgo.NgInterface{LinkType: layers.LinkTypeEthernet}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.WritePacket(gopacket.CaptureInfo{Timestamp: t0.Add(time.Duration(i) * time.Second), CaptureLength: len(p), Length: len(p)}, p)
+	}
+	w.Flush()
+	ngb := ng.Bytes()
+	epb := 0
+	for o, n := 0, 0; o < len(ngb); o += int(binary.LittleEndian.Uint32(ngb[o+4:])) {
+		if binary.LittleEndian.Uint32(ngb[o:]) == 6 {
+			if n++; n == 2 {
+				epb = o
+			}
+		}
+	}
+	binary.LittleEndian.PutUint32(ngb[epb+24:], uint32(len(p)-4))
+	for name, file := range map[string][]byte{"pcap": pc, "pcapng": ngb} {
+		got = got[:0]
+		st, err := Scan(bytes.NewReader(file), ScanOptions{Dedup: DedupOff}, func(rec *Record, _ *Packet) { got = append(got, *rec) })
+		if err != nil || st.ReadError != nil || len(got) != 3 || st.LenBelowCap != 1 || got[1].CapLen != len(p) || got[1].OrigLen != len(p)-4 {
+			t.Errorf("%s: err %v, stats %+v, %d packets analysed", name, err, st, len(got))
 		}
 	}
 }

@@ -15,6 +15,10 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/latlab/latlab/internal/infile"
 )
 
 // Format is the container format of a capture file.
@@ -30,10 +34,13 @@ const (
 // the byte offset, in the (decompressed) file, of the record or block that
 // could not be read. Truncated marks a file that simply ends inside its
 // last record (a capture that was cut off), as opposed to a corrupt one.
+// Read marks a failure of the reading itself (an I/O error, a size cap),
+// not of the file's content.
 type FormatError struct {
 	Offset    int64  `json:"offset"`
 	Msg       string `json:"message"`
 	Truncated bool   `json:"truncated"`
+	Read      bool   `json:"read_failed,omitempty"`
 }
 
 func (e *FormatError) Error() string {
@@ -43,17 +50,36 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("at byte %d: %s", e.Offset, e.Msg)
 }
 
+// failed returns the *FormatError for reading that stopped at offset for
+// a reason other than the capture's format: the reading failed (an I/O
+// error, a size cap) or the compressed stream is damaged. It returns nil
+// when neither happened.
+func (r *Reader) failed(offset int64) *FormatError {
+	switch {
+	case r.cr.err != nil:
+		return &FormatError{Offset: offset, Msg: r.cr.err.Error(), Read: true}
+	case r.cr.bad != nil:
+		return &FormatError{Offset: offset, Msg: r.cr.bad.Error()}
+	}
+	return nil
+}
+
 // Record is one captured packet. Data is valid until the next call to Next.
 type Record struct {
 	Frame    int   // 1-based, as Wireshark numbers frames
 	Offset   int64 // byte offset of the record or block in the file
 	TimeNs   int64 // capture time, ns since the Unix epoch
 	CapLen   int   // bytes captured
-	OrigLen  int   // bytes on the wire
+	OrigLen  int   // bytes on the wire, as the file says (may be less than CapLen: Stats.LenBelowCap)
 	LinkType layers.LinkType
 	Iface    int      // pcapng interface index (0 for pcap)
 	Comments []string // pcapng per-packet comments
-	Data     []byte
+	// PacketID is the pcapng epb_packetid option, when HasPacketID: the
+	// pcapng specification gives one packet seen at several points the
+	// same id (etl2pcapng writes pktmon's PktGroupId there).
+	PacketID    uint64
+	HasPacketID bool
+	Data        []byte
 	// StartNs is the time of the file's first frame, whatever it
 	// carries: the zero of Wireshark's frame.time_relative (set by Scan).
 	StartNs int64
@@ -61,30 +87,138 @@ type Record struct {
 
 // Reader reads a pcap or pcapng stream record by record.
 type Reader struct {
-	format   Format
-	cr       *countReader
-	br       *bufio.Reader
-	pcap     *pcapgo.Reader
-	ng       *pcapgo.NgReader
-	frame    int
-	ngBig    bool // byte order of the current pcapng section
-	gzipped  bool
-	linkType layers.LinkType
+	format      Format
+	cr          *countReader
+	br          *bufio.Reader
+	pcap        *pcapgo.Reader
+	ng          *pcapgo.NgReader
+	frame       int
+	ngBig       bool         // byte order of the current pcapng section
+	file        *countReader // the file as given
+	compression string       // "" or a Compression* name
+	linkType    layers.LinkType
+	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
 }
+
+// maxPcapRecord is the longest record read past pcapgo (libpcap's and
+// Wireshark's largest snap length): allocated before it is read, so a
+// length from the file must not exceed it.
+const maxPcapRecord = 262144
 
 // bufSize is the read buffer: large enough that pcapng blocks can be
 // checked in place (Peek) before pcapgo reads them.
 const bufSize = 256<<10 + 64
 
+// countReader counts the bytes read and keeps the first failure of the
+// reading (err: an I/O error, a size cap) apart from damage in a
+// compressed stream (bad); the end of the data is neither.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
+	bad error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	var se *streamError
+	switch {
+	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
+	case errors.As(err, &se):
+		if c.bad == nil {
+			c.bad = err
+		}
+	case c.err == nil:
+		c.err = err
+	}
 	return n, err
+}
+
+// streamError is a compressed stream the decompressor gave up on
+// (damaged, or beyond its limits): the file's content, not its reading,
+// is at fault.
+type streamError struct {
+	kind string
+	err  error
+}
+
+func (e *streamError) Error() string {
+	return fmt.Sprintf("damaged or unsupported %s data: %v", e.kind, e.err)
+}
+
+// Compression formats read directly, by their magic numbers: those
+// Wireshark 4 reads (wiretap's file_wrappers.c).
+const (
+	CompressionGzip = "gzip"
+	CompressionZstd = "zstd"
+	CompressionLZ4  = "lz4"
+)
+
+// zstdMaxWindow is the largest zstd window (history) accepted: zstd's own
+// default decoder limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27), which files
+// made without --long stay within.
+const zstdMaxWindow = 1 << 27
+
+// decompressor returns a reader of the data compressed in raw, or nil
+// when raw starts with no known compression magic.
+func decompressor(raw *bufio.Reader) (string, io.Reader, error) {
+	m, _ := raw.Peek(4)
+	switch {
+	case len(m) >= 2 && m[0] == 0x1f && m[1] == 0x8b:
+		zr, err := gzip.NewReader(raw)
+		return CompressionGzip, zr, err
+	case len(m) == 4 && binary.LittleEndian.Uint32(m) == 0xfd2fb528:
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(zstdMaxWindow))
+		if err != nil {
+			return CompressionZstd, nil, err
+		}
+		return CompressionZstd, zr, nil
+	case len(m) == 4 && binary.LittleEndian.Uint32(m) == 0x184d2204:
+		lr := lz4.NewReader(raw)
+		if err := lr.Apply(lz4.ConcurrencyOption(1)); err != nil {
+			return CompressionLZ4, nil, err
+		}
+		return CompressionLZ4, lr, nil
+	}
+	return "", nil, nil
+}
+
+// inflated reads decompressed data, at most max bytes of it (so that a
+// small file cannot make the reading run unbounded: a decompression
+// bomb), telling a failure of the file's reading (file) from damage in the
+// stream (a *streamError).
+type inflated struct {
+	kind string
+	r    io.Reader
+	file *countReader
+	n    int64
+	max  int64
+	over error // set once the cap is passed: every later read returns it
+}
+
+func (d *inflated) Read(p []byte) (int, error) {
+	if d.over != nil {
+		return 0, d.over
+	}
+	if left := d.max - d.n; int64(len(p)) > left+1 {
+		p = p[:left+1] // one byte more than allowed shows there is more
+	}
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if d.n > d.max {
+		d.over = fmt.Errorf("decompressed, the capture is more than the %s cap on input files (%s raises it)",
+			infile.FormatSize(d.max), infile.MaxFlag)
+		return n - int(d.n-d.max), d.over
+	}
+	switch {
+	case err == nil || err == io.EOF || err == io.ErrUnexpectedEOF:
+		return n, err
+	case d.file.err != nil:
+		return n, d.file.err
+	}
+	return n, &streamError{kind: d.kind, err: err}
 }
 
 const (
@@ -101,24 +235,40 @@ const (
 )
 
 // NewReader detects the format (pcap in either byte order with µs or ns
-// timestamps, pcapng, or either gzip-compressed) and reads the file header.
-func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{}
-	raw := bufio.NewReaderSize(r, 64<<10)
-	if m, _ := raw.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
-		zr, err := gzip.NewReader(raw)
-		if err != nil {
-			return nil, &FormatError{Offset: 0, Msg: "gzip header: " + err.Error()}
-		}
-		rd.gzipped = true
-		r = zr
-	} else {
-		r = raw
+// timestamps, pcapng, either compressed with gzip, zstd or lz4) and reads
+// the file header. A compressed capture is read up to infile.Max()
+// decompressed bytes.
+func NewReader(r io.Reader) (*Reader, error) { return newReader(r, 0) }
+
+// newReader is NewReader with a cap on the decompressed bytes (0:
+// infile.Max()).
+func newReader(r io.Reader, max int64) (*Reader, error) {
+	if max <= 0 {
+		max = infile.Max()
 	}
-	rd.cr = &countReader{r: r}
+	rd := &Reader{file: &countReader{r: r}}
+	raw := bufio.NewReaderSize(rd.file, 64<<10)
+	kind, dec, err := decompressor(raw)
+	switch {
+	case rd.file.err != nil:
+		return nil, &FormatError{Offset: 0, Msg: rd.file.err.Error(), Read: true}
+	case err != nil:
+		return nil, &FormatError{Offset: 0, Msg: kind + " header: " + err.Error()}
+	case dec != nil:
+		rd.compression = kind
+		rd.cr = &countReader{r: &inflated{kind: kind, r: dec, file: rd.file, max: max}}
+	default:
+		rd.cr = &countReader{r: raw}
+	}
 	rd.br = bufio.NewReaderSize(rd.cr, bufSize)
 	head, err := rd.br.Peek(4)
 	if err != nil {
+		if fe := rd.failed(0); fe != nil {
+			return nil, fe
+		}
+		if rd.compression != "" && err == io.ErrUnexpectedEOF {
+			return nil, &FormatError{Offset: 0, Msg: "the " + rd.compression + " data ends before the capture header", Truncated: true}
+		}
 		if len(head) == 0 {
 			return nil, &FormatError{Offset: 0, Msg: "empty file: not a pcap or pcapng capture"}
 		}
@@ -129,6 +279,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicPcapUs || be == magicPcapUs || le == magicPcapNs || be == magicPcapNs:
 		rd.format = FormatPcap
 		if _, err := rd.br.Peek(24); err != nil {
+			if fe := rd.failed(0); fe != nil {
+				return nil, fe
+			}
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
 		}
 		p, err := pcapgo.NewReader(rd.br)
@@ -140,6 +293,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	case le == magicNgBlock:
 		rd.format = FormatPcapNG
 		if err := rd.checkNgBlocks(0, false); err != nil {
+			if fe := rd.failed(0); fe != nil {
+				return nil, fe
+			}
 			return nil, err
 		}
 		ng, err := pcapgo.NewNgReader(rd.br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
@@ -159,9 +315,24 @@ func NewReader(r io.Reader) (*Reader, error) {
 // Format reports the container format.
 func (r *Reader) Format() Format { return r.format }
 
-// Gzipped reports whether the file was gzip-compressed; offsets then count
-// decompressed bytes.
-func (r *Reader) Gzipped() bool { return r.gzipped }
+// Compression names the compression the file was read through ("" for
+// none); offsets then count decompressed bytes.
+func (r *Reader) Compression() string { return r.compression }
+
+// Labels returns the text a pcapng file gives about its writer and about
+// interface iface: the section header's application, hardware, OS and
+// comment, the interface's name, description and comment (none for pcap).
+func (r *Reader) Labels(iface int) []string {
+	if r.ng == nil {
+		return nil
+	}
+	si := r.ng.SectionInfo()
+	l := []string{si.Application, si.Hardware, si.OS, si.Comment}
+	if in, err := r.ng.Interface(iface); err == nil {
+		l = append(l, in.Name, in.Description, in.Comment)
+	}
+	return l
+}
 
 // Pos is the number of bytes consumed so far.
 func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }
@@ -178,7 +349,26 @@ func (r *Reader) Next(rec *Record) error {
 
 func (r *Reader) nextPcap(rec *Record, start int64) error {
 	data, ci, err := r.pcap.ZeroCopyReadPacketData()
+	if err != nil && r.failed(start) == nil && ci.CaptureLength > ci.Length && ci.CaptureLength <= maxPcapRecord {
+		// pcapgo refuses a record that claims fewer bytes on the wire
+		// than it holds (tcpdump's tests/aoe-oobr-1.pcap); tshark reads
+		// it whole and flags it. pcapgo stops after the record header,
+		// in r.br: the data follows.
+		if cap(r.long) < ci.CaptureLength {
+			r.long = make([]byte, ci.CaptureLength)
+		}
+		r.long = r.long[:ci.CaptureLength]
+		switch _, err = io.ReadFull(r.br, r.long); err {
+		case nil:
+			data = r.long
+		case io.EOF: // the header was there: the record is cut off
+			err = io.ErrUnexpectedEOF
+		}
+	}
 	if err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
 		switch {
 		case err == io.EOF: // pcapgo says EOF only at a record boundary
 			return io.EOF
@@ -195,10 +385,16 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 
 func (r *Reader) nextNg(rec *Record, start int64) error {
 	if err := r.checkNgBlocks(start, true); err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
 		return err
 	}
 	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
 		switch {
 		case err == io.EOF: // pcapgo says EOF only at a block boundary
 			return io.EOF
@@ -216,8 +412,8 @@ func (r *Reader) nextNg(rec *Record, start int64) error {
 	}
 	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ci.Timestamp.UnixNano(), CapLen: ci.CaptureLength,
 		OrigLen: ci.Length, LinkType: lt, Iface: ci.InterfaceIndex, Comments: opts.Comments, Data: data}
-	if rec.CapLen > rec.OrigLen && rec.OrigLen >= 0 {
-		rec.OrigLen = rec.CapLen
+	if opts.PacketID != nil {
+		rec.PacketID, rec.HasPacketID = *opts.PacketID, true
 	}
 	return nil
 }

@@ -17,9 +17,11 @@ import (
 // DedupMode selects duplicate suppression.
 type DedupMode string
 
-// Dedup modes: auto turns suppression on when the start of the file shows
-// the pattern of `pktmon etl2pcap` output (most packets present more than
-// once: one copy per capture component).
+// Dedup modes. Auto drops copies only in a capture that shows it comes
+// from pktmon, which logs one packet once per component it passes
+// (pktmonMark); any other capture is read as tshark reads it, copies and
+// all, since copies there (SPAN ports, bridges) are part of what was
+// captured.
 const (
 	DedupAuto DedupMode = "auto"
 	DedupOn   DedupMode = "on"
@@ -51,6 +53,10 @@ type ScanOptions struct {
 	// Context, if set, stops the scan when it is done (Ctrl-C): Stats
 	// then says Interrupted and covers the frames read until then.
 	Context context.Context
+	// MaxBytes caps the decompressed bytes of a compressed capture
+	// (default infile.Max(), which --max-input-size sets): reading stops
+	// there with a ReadError.
+	MaxBytes int64
 }
 
 // DefaultDedupWindow is the default ScanOptions.DedupWindow.
@@ -59,19 +65,22 @@ const DefaultDedupWindow = time.Millisecond
 // Stats counts what a scan saw, analysed and skipped.
 type Stats struct {
 	Format      Format         `json:"format"`
-	Gzipped     bool           `json:"gzipped,omitempty"`
+	Gzipped     bool           `json:"gzipped,omitempty"`     // Compression is gzip (kept for earlier readers)
+	Compression string         `json:"compression,omitempty"` // gzip, zstd or lz4: the file was read through it
 	Frames      int            `json:"frames"`
 	FileBytes   int64          `json:"file_bytes"`
 	IPPackets   int            `json:"ip_packets"`
 	Skipped     map[string]int `json:"skipped,omitempty"`
 	LinkTypes   map[string]int `json:"link_types"`
 	Fragments   int            `json:"ip_fragments,omitempty"`
-	SnaplenCut  int            `json:"snaplen_cut,omitempty"`   // frames captured shorter than on the wire
-	L4Cut       int            `json:"transport_cut,omitempty"` // transport header not fully captured
+	SnaplenCut  int            `json:"snaplen_cut,omitempty"`      // frames captured shorter than on the wire
+	LenBelowCap int            `json:"len_below_caplen,omitempty"` // frames claiming fewer bytes on the wire than captured
+	L4Cut       int            `json:"transport_cut,omitempty"`    // transport header not fully captured
 	L4Malformed int            `json:"transport_malformed,omitempty"`
 	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
 	DedupReason string         `json:"dedup_reason,omitempty"`
+	Dropped     int            `json:"dropped_duplicates"` // copies dropped (Dedup): not analysed
 	FirstNs     int64          `json:"first_ns"`
 	LastNs      int64          `json:"last_ns"`
 	ReadError   *FormatError   `json:"read_error,omitempty"` // where reading stopped early
@@ -83,9 +92,9 @@ type Stats struct {
 func (s *Stats) Notes() []string {
 	var n []string
 	if s.Dedup {
-		n = append(n, fmt.Sprintf("%d duplicate packets dropped (%s)", s.Duplicates, s.DedupReason))
+		n = append(n, fmt.Sprintf("duplicates dropped: %d copies of packets seen just before were not analysed (%s); --dedup off keeps them", s.Dropped, s.DedupReason))
 	} else if s.Duplicates > 0 {
-		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before; kept (use --dedup to drop them)", s.Duplicates))
+		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before (SPAN or bridge copies, or a pktmon log without its component marks); kept, as tshark keeps them; --dedup on drops them", s.Duplicates))
 	}
 	keys := make([]string, 0, len(s.Skipped))
 	for k := range s.Skipped {
@@ -100,6 +109,9 @@ func (s *Stats) Notes() []string {
 	}
 	if s.SnaplenCut > 0 {
 		n = append(n, fmt.Sprintf("%d frames cut by the snap length: lengths are taken from the IP header", s.SnaplenCut))
+	}
+	if s.LenBelowCap > 0 {
+		n = append(n, fmt.Sprintf("%d frames claim fewer bytes on the wire than were captured, which tshark flags as malformed (\"Frame length is less than captured length\"); read whole, as tshark reads them", s.LenBelowCap))
 	}
 	if s.L4Cut > 0 {
 		n = append(n, fmt.Sprintf("%d packets cut before the end of their transport header: counted without ports", s.L4Cut))
@@ -130,9 +142,16 @@ type Handler func(rec *Record, p *Packet)
 // everything before the bad record was analysed. So does a scan stopped
 // through opt.Context, with Interrupted set.
 func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
-	rd, err := NewReader(r)
+	st, _, err := runScan(r, opt, fn)
+	return st, err
+}
+
+// runScan is Scan that also returns its scanner, whose look-ahead tests
+// inspect.
+func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
+	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opt.DedupWindow <= 0 {
 		opt.DedupWindow = DefaultDedupWindow
@@ -140,8 +159,8 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	if opt.Dedup == "" {
 		opt.Dedup = DedupAuto
 	}
-	st := &Stats{Format: rd.Format(), Gzipped: rd.Gzipped(), Skipped: map[string]int{}, LinkTypes: map[string]int{}}
-	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup}
+	st := &Stats{Format: rd.Format(), Compression: rd.Compression(), Gzipped: rd.Compression() == CompressionGzip, Skipped: map[string]int{}, LinkTypes: map[string]int{}}
+	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup, rd: rd}
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"
 	}
@@ -162,7 +181,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 				if errors.As(err, &fe) {
 					st.ReadError = fe
 				} else {
-					return st, err
+					return st, s, err
 				}
 			}
 			break
@@ -171,7 +190,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 	}
 	s.flush()
 	st.FileBytes = rd.Pos()
-	return st, nil
+	return st, s, nil
 }
 
 // closed reports whether done is closed, without waiting (a nil channel
@@ -185,13 +204,14 @@ func closed(done <-chan struct{}) bool {
 	}
 }
 
-// autoSample is how many IP packets auto dedup looks at before deciding.
-const autoSample = 256
-
-type buffered struct {
-	rec  Record
-	data []byte
-}
+// autoMaxFrames and autoMaxBytes bound the look-ahead of auto dedup: the
+// records held back (copied) while their pcapng packet ids may still show
+// one packet logged twice. Only records that carry a packet id are held,
+// and never more than these, whatever the capture holds.
+const (
+	autoMaxFrames = 256
+	autoMaxBytes  = 1 << 20
+)
 
 type scanner struct {
 	st      *Stats
@@ -200,10 +220,13 @@ type scanner struct {
 	dec     Decoder
 	pkt     Packet
 	mode    DedupMode
+	rd      *Reader
 	decided bool
-	buf     []buffered
-	sampleN int
-	sampleD int
+	held    []Record // copies, while undecided
+	heldB   int      // bytes held (frame data)
+	ids     map[uint64]int
+	// peakFrames and peakBytes are the most ever held (tests).
+	peakFrames, peakBytes int
 }
 
 func (s *scanner) record(rec *Record) {
@@ -223,51 +246,86 @@ func (s *scanner) record(rec *Record) {
 	if rec.CapLen < rec.OrigLen {
 		st.SnaplenCut++
 	}
+	if rec.CapLen > rec.OrigLen {
+		st.LenBelowCap++
+	}
 	if s.mode == DedupAuto && !s.decided {
-		// Hold the first packets (copies: the reader reuses its buffer)
-		// until the duplicate pattern is known.
-		cp := *rec
-		cp.Data = append([]byte(nil), rec.Data...)
-		if len(rec.Comments) > 0 {
-			cp.Comments = append([]string(nil), rec.Comments...)
+		if why := s.pktmonMark(rec); why != "" {
+			s.decide(why)
+		} else if rec.HasPacketID && len(s.held) < autoMaxFrames && s.heldB+len(rec.Data) <= autoMaxBytes {
+			s.hold(rec)
+			return
+		} else {
+			s.decide("")
 		}
-		s.buf = append(s.buf, buffered{rec: cp})
-		if sk := s.dec.Decode(rec.LinkType, rec.Data, &s.pkt); sk == SkipNone {
-			s.sampleN++
-			if s.dd.seen(rec.TimeNs, s.pkt.IP) {
-				s.sampleD++
-			}
-		}
-		if s.sampleN >= autoSample {
-			s.decide()
-		}
-		return
 	}
 	s.process(rec)
 }
 
-// decide ends the auto-dedup sample: suppression goes on when at least a
-// third of the sampled IP packets were byte-identical copies of one seen
-// within the window, which is what one-copy-per-component captures look
-// like; a network that duplicates that much is not the common case.
-func (s *scanner) decide() {
-	s.decided = true
-	if s.sampleN > 0 && s.sampleD*3 >= s.sampleN {
-		s.st.Dedup = true
-		s.st.DedupReason = fmt.Sprintf("detected: %d of the first %d IP packets were copies of a packet seen within %s, as in pktmon etl2pcap output; --dedup off keeps them",
-			s.sampleD, s.sampleN, time.Duration(s.dd.window))
+// hold keeps a copy of rec (the reader reuses its buffers) until the
+// decision.
+func (s *scanner) hold(rec *Record) {
+	cp := *rec
+	cp.Data = append([]byte(nil), rec.Data...)
+	if len(rec.Comments) > 0 {
+		cp.Comments = append([]string(nil), rec.Comments...)
 	}
-	s.dd.reset()
-	buf := s.buf
-	s.buf = nil
-	for i := range buf {
-		s.process(&buf[i].rec)
+	s.held = append(s.held, cp)
+	s.heldB += len(cp.Data)
+	s.peakFrames = max(s.peakFrames, len(s.held))
+	s.peakBytes = max(s.peakBytes, s.heldB)
+}
+
+// pktmonMark says why rec shows that the capture comes from pktmon
+// (Windows' Packet Monitor), or "" when it does not:
+//   - the writer or the interface names pktmon (pcapng section header or
+//     interface description: application, hardware, OS, name, comment);
+//   - a packet comment in pktmon's metadata format ("PktGroupId 123,
+//     PktNumber 1, Appearance 1, ..., Component 15, ...", as etl2txt prints it);
+//   - a pcapng packet id seen on an earlier record: the pcapng
+//     specification gives one packet seen at several points one id, and
+//     etl2pcapng (1.12 and later) converts pktmon logs so, one interface
+//     per component.
+func (s *scanner) pktmonMark(rec *Record) string {
+	for _, l := range s.rd.Labels(rec.Iface) {
+		if strings.Contains(strings.ToLower(l), "pktmon") {
+			return fmt.Sprintf("a pktmon capture: its pcapng header says %q", l)
+		}
+	}
+	for _, c := range rec.Comments {
+		if strings.Contains(c, "PktGroupId ") && strings.Contains(c, "Component ") {
+			return "a pktmon capture: its packet comments carry pktmon's PktGroupId and Component"
+		}
+	}
+	if rec.HasPacketID {
+		if first, ok := s.ids[rec.PacketID]; ok {
+			return fmt.Sprintf("a pktmon capture: frames %d and %d carry the same pcapng packet id, one packet logged at two components", first, rec.Frame)
+		}
+		if s.ids == nil {
+			s.ids = map[uint64]int{}
+		}
+		s.ids[rec.PacketID] = rec.Frame
+	}
+	return ""
+}
+
+// decide ends the look-ahead: a non-empty reason turns suppression on.
+// The records held back are analysed first, in their order.
+func (s *scanner) decide(reason string) {
+	s.decided = true
+	if reason != "" {
+		s.st.Dedup, s.st.DedupReason = true, reason
+	}
+	held := s.held
+	s.held, s.heldB, s.ids = nil, 0, nil
+	for i := range held {
+		s.process(&held[i])
 	}
 }
 
 func (s *scanner) flush() {
 	if s.mode == DedupAuto && !s.decided {
-		s.decide()
+		s.decide("")
 	}
 }
 
@@ -286,6 +344,7 @@ func (s *scanner) process(rec *Record) {
 	if s.dd.seen(rec.TimeNs, p.IP) {
 		st.Duplicates++
 		if st.Dedup {
+			st.Dropped++
 			return
 		}
 	}
@@ -341,15 +400,6 @@ type dedup struct {
 }
 
 func newDedup(w time.Duration) *dedup { return &dedup{window: int64(w), seed: maphash.MakeSeed()} }
-
-func (d *dedup) reset() {
-	d.ring = [32]struct {
-		h  uint64
-		t  int64
-		ok bool
-	}{}
-	d.next = 0
-}
 
 // seen reports whether an identical packet was seen within the window, and
 // remembers this one.

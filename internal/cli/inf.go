@@ -47,11 +47,14 @@ and the HKR,,<keyword> values the driver reads.
 
 With --device it prints the keywords the device gets on that Windows and which
 standardized RSS keywords (*RSSProfile, *MaxRssProcessors, *RssBaseProcNumber ...)
-the same INF installs for the device under another decoration (another product
-type or build) but not under the chosen one: the reason an adapter shows no RSS
-processor settings on client Windows. --reg-out writes a .reg file that adds
-those keywords under the adapter's class key, with NNNN standing for the
-adapter's instance number.
+other install sections of the same INF install but the device's does not: the
+reason an adapter shows no RSS processor settings on client Windows. Each is
+taken from the closest donor: the same device under another decoration (another
+product type or build), then a sibling adapter whose install section installs
+the same driver (in the same models section first), then any other install
+section. --reg-out writes a .reg file that adds those keywords, with the donor's
+Ndi\Params definitions, under the adapter's class key, with NNNN standing for
+the adapter's instance number.
 
 Without --device it lists every device ID with its install section per
 decoration, marking the one Windows would use.
@@ -60,11 +63,18 @@ Decorations are ranked as Windows does: the architecture must match (on x64
 only NTamd64 sections count), the OS version and build must not be newer than
 --os, a product type must equal --product; among those, higher major.minor
 wins, then a section with a product type, then one with a suite mask, then the
-higher build.`,
+higher build.
+
+The device's line is chosen as Windows does: from the ID given latlab builds
+the device's hardware IDs (with SUBSYS and REV, with SUBSYS, with the class
+code) and compatible IDs (with REV, bare, ...), and the line whose ID comes
+first in that list wins, a line's own hardware ID before its compatible IDs.
+When the ID given lacks a part (REV, SUBSYS) that decides between lines with
+different install sections, latlab lists those lines instead of picking one.`,
 		Example: `  latlab inf e2f.inf
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3"
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --reg-out add-rss.reg
-  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3" --product server --json
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03"
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --reg-out add-rss.reg
+  latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --product server --json
   latlab inf netrtl.inf --lang 0407`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,7 +83,7 @@ higher build.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Device, "device", "", `hardware ID of the device, e.g. "PCI\VEN_8086&DEV_15F3" (quote it: & and \ are special to shells)`)
+	fs.StringVar(&o.Device, "device", "", `hardware ID of the device, best the first of the Hardware Ids Device Manager shows, e.g. "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" (quote it: & and \ are special to shells)`)
 	fs.StringVar(&o.OS, "os", "10.0.22631", "Windows version major.minor.build to match decorations against")
 	fs.StringVar(&o.Product, "product", "workstation", "workstation, server or dc")
 	fs.StringVar(&o.Arch, "arch", "amd64", "amd64, x86, arm64, arm or ia64")
@@ -152,7 +162,7 @@ func runINF(_ context.Context, o *INFOptions) error {
 	}
 	if o.RegOut != "" {
 		if len(rep.MissingRSS) == 0 {
-			return Usagef("%s: no RSS keyword is missing for %s on this Windows; no .reg file written", o.File, o.Device)
+			return Usagef("%s: no RSS keyword that another install section of this INF installs is missing for %s on this Windows; no .reg file written", o.File, o.Device)
 		}
 		var b bytes.Buffer
 		if _, err := inf.WriteReg(&b, rep); err != nil {
@@ -167,8 +177,8 @@ func runINF(_ context.Context, o *INFOptions) error {
 	}
 	printDevice(o.IO.Out, f, rep)
 	if o.RegOut != "" {
-		fmt.Fprintf(o.IO.Out, "\nwrote %s: adds %s under %s\\%s (replace %s with the adapter's subkey; the file says how to find it)\n",
-			o.RegOut, strings.Join(rep.MissingRSS, ", "), inf.NetClassKey, inf.InstancePlaceholder, inf.InstancePlaceholder)
+		fmt.Fprint(o.IO.Out, "\n"+wrapText("", fmt.Sprintf("wrote %s: adds %s under the adapter's subkey %s of the network class key (replace %s with it; the file says how to find it)",
+			o.RegOut, strings.Join(rep.MissingRSS, ", "), inf.InstancePlaceholder, inf.InstancePlaceholder)))
 	}
 	return nil
 }
@@ -185,7 +195,7 @@ func targetLine(t inf.Target) string {
 }
 
 func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
-	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines); matching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
+	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines)\nmatching for %s\n", l.File, f.Encoding, f.Lines, targetLine(l.Target))
 	for _, m := range l.Manufacturers {
 		fmt.Fprintf(w, "\nmanufacturer %s\n", m.Name)
 		for _, s := range m.Sections {
@@ -197,7 +207,7 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			case s.Applies:
 				state = "applies, but a closer match wins"
 			}
-			fmt.Fprintf(w, "\n%s [%s]  %s; %s\n", mark, s.Section, s.Describe, state)
+			fmt.Fprint(w, "\n"+wrapText("", fmt.Sprintf("%s [%s]  %s; %s", mark, s.Section, s.Describe, state)))
 			if !s.Exists {
 				continue
 			}
@@ -216,16 +226,19 @@ func printListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			}
 		}
 	}
-	for _, n := range f.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+	for _, n := range l.Notes {
+		fmt.Fprint(w, wrapText("", "note: "+n))
 	}
 }
 
 func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
-	fmt.Fprintf(w, "latlab inf: %s (%s) for %s on %s\n", r.File, f.Encoding, r.Device, targetLine(r.Target))
+	fmt.Fprintf(w, "latlab inf: %s (%s) on %s\ndevice %s\n", r.File, f.Encoding, targetLine(r.Target), r.Device)
 	if r.Model != nil {
-		fmt.Fprintf(w, "manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]\n",
-			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)
+		fmt.Fprint(w, wrapText("", fmt.Sprintf("manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]",
+			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)))
+	}
+	if m := r.Match; m != nil {
+		fmt.Fprint(w, wrapText("", fmt.Sprintf("matched %s: %s (rank 0x%04X)", m.INFID, m.Kind(), m.Rank)))
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {
@@ -254,22 +267,24 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		fmt.Fprintf(w, "\nkeywords (%d):\n", len(rows))
 		report.TableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
 	}
-	fmt.Fprintf(w, "\nRSS keywords installed: %s\n", orNone(r.RSS))
+	fmt.Fprint(w, "\n"+wrapText("", "RSS keywords installed: "+orNone(r.RSS)))
 	if len(r.MissingRSS) > 0 {
-		fmt.Fprintf(w, "missing here but installed by another decoration of the same INF:\n")
-		for _, k := range r.MissingRSS {
-			fmt.Fprintf(w, "  %-18s in %s\n", k, strings.Join(r.MissingRSSFrom[k], ", "))
+		fmt.Fprintf(w, "missing here, installed by other install sections of this INF:\n")
+		for _, d := range r.Donors {
+			fmt.Fprintf(w, "  [%s]\n", d.InstallSection)
+			fmt.Fprint(w, wrapText("    ", d.RelationText()))
+			fmt.Fprint(w, wrapList("    ", d.Keywords))
 		}
 	} else if r.Model != nil {
-		fmt.Fprintln(w, "no RSS keyword that another decoration installs is missing here")
+		fmt.Fprintln(w, "no RSS keyword that another install section of this INF installs is missing here")
 	}
 	if len(r.NotInINF) > 0 {
-		fmt.Fprintf(w, "in no decoration of this INF: %s\n", strings.Join(r.NotInINF, ", "))
+		fmt.Fprint(w, wrapText("", "in no install section of this INF: "+strings.Join(r.NotInINF, ", ")))
 	}
 	if op := r.OtherProduct; op != nil && op.Decoration != r.Decoration {
-		fmt.Fprintf(w, "on %s Windows of the same version: [%s] ", inf.ProductName(op.ProductType), inf.DecorationName(op.Decoration))
+		fmt.Fprintf(w, "on %s Windows of the same version:\n  [%s] ", inf.ProductName(op.ProductType), inf.DecorationName(op.Decoration))
 		if op.ListsDevice {
-			fmt.Fprintf(w, "-> [%s], RSS keywords %s\n", op.InstallSection, orNone(op.RSS))
+			fmt.Fprintf(w, "-> [%s], RSS keywords:\n%s", op.InstallSection, wrapList("  ", op.RSS))
 		} else {
 			fmt.Fprintln(w, "does not list the device")
 		}
@@ -289,7 +304,54 @@ func printDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
 	}
 	report.TableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
-	for _, n := range append(append([]string(nil), r.Notes...), f.Notes...) {
-		fmt.Fprintf(w, "note: %s\n", n)
+	for _, n := range r.Notes {
+		fmt.Fprint(w, wrapText("", "note: "+n))
 	}
+}
+
+// wrapList joins items with ", " in lines of at most 80 columns, each
+// starting with indent.
+func wrapList(indent string, items []string) string {
+	if len(items) == 0 {
+		return indent + "none\n"
+	}
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != indent && len(line)+1+len(it) > 80 {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += it
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// wrapText breaks text at spaces into lines of at most 80 columns; lines
+// after the first are indented two more columns.
+func wrapText(indent, text string) string {
+	var b strings.Builder
+	line, next := indent, indent
+	if indent == "" {
+		next = "  "
+	}
+	for _, word := range strings.Fields(text) {
+		if line != indent && line != next && len(line)+1+len(word) > 80 {
+			b.WriteString(line + "\n")
+			line = next
+		}
+		if line != indent && line != next {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }

@@ -24,9 +24,9 @@ func TestINFDeviceHuman(t *testing.T) {
 	for _, want := range []string{
 		"-> [Vendor.NTamd64.10.0.1..17763] (NTamd64.10.0.1..17763)",
 		"install section [I225V.10.0.1.NTamd64]",
-		"ITR enum 65535 0=Off, 200=Minimal, 488=Low, 950=Medium, 2000=High, 3600=Extreme, 65535=Adaptive Interrupt Moderation Rate",
+		"ITR enum 125 0=Off, 32=Minimal, 64=Low, 125=Medium, 250=High, 500=Extreme Interrupt Moderation Rate",
 		"RSS keywords installed: *RSS, *NumRSSQueues",
-		"*RSSProfile in NTamd64.10.0.3..17763",
+		"missing here, installed by other install sections of this INF: [I225V.10.0.3.NTamd64] the same device under NTamd64.10.0.3..17763 *RSSProfile, *MaxRssProcessors,",
 		"on server Windows of the same version: [NTamd64.10.0.3..17763] -> [I225V.10.0.3.NTamd64]",
 		"NTamd64.10.0.3..17763 I225V.10.0.3.NTamd64 7 only for server (product type 3)",
 		"wrote " + reg,
@@ -38,6 +38,12 @@ func TestINFDeviceHuman(t *testing.T) {
 	b, err := os.ReadFile(reg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		table := strings.HasPrefix(l, "─") || len(l) > 1 && l[0] == ' ' && l[1] != ' '
+		if n := len([]rune(l)); n > 80 && !table {
+			t.Errorf("%d columns: %q", n, l)
+		}
 	}
 	if b[0] != 0xFF || b[1] != 0xFE {
 		t.Error(".reg is not UTF-16LE with a BOM, as regedit writes version 5 files")
@@ -82,7 +88,7 @@ func TestINFList(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
-		"(utf-16le, 62 lines); matching for Windows 10.0.22631 workstation amd64",
+		"(utf-16le, 62 lines) matching for Windows 10.0.22631 workstation amd64",
 		"=> [Vendor.NTamd64.10.0...18362] amd64, Windows 10.0+, build 18362+; used on this Windows",
 		"PCI\\VEN_10EC&DEV_8125 Nic.Win10.19H1.NTamd64 24",
 		"[Vendor.NTx86] x86; not used: architecture x86, not amd64",
@@ -162,13 +168,112 @@ func TestINFBadInput(t *testing.T) {
 		{[]string{"inf", infData + "i225-like.inf", "--product", "home"}, "product \"home\": accepted workstation, server, dc"},
 		{[]string{"inf", infData + "i225-like.inf", "--lang", "040c"}, "has no [Strings.040c]; its languages: 0407"},
 		{[]string{"inf", infData + "i225-like.inf", "--reg-out", dir + "/x.reg"}, "--reg-out needs --device"},
-		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword is missing"},
+		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--product", "server", "--reg-out", dir + "/x.reg"}, "no RSS keyword that another install section of this INF installs is missing"},
 		{[]string{"inf", dir + "/absent.inf"}, "cannot read " + dir + "/absent.inf"},
+		{[]string{"inf", infData + "e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`}, `lacks REV, which decides between lines of [Intel.NTamd64.10.0.1..17763]: line 34 PCI\VEN_8086&DEV_15F3&REV_01 -> [E15F3.10.0.1..17763]; line 36`},
+		{[]string{"inf", infData + "e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&FOO_1`}, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args[1:], code, errs, c.want)
+		}
+	}
+}
+
+// The sibling case: the I225-V's install section lacks keywords the
+// I225-LM's (same driver, same models section) has; the JSON names the
+// donor section per keyword and --reg-out writes the donor's definitions.
+func TestINFSiblingDonorCLI(t *testing.T) {
+	reg := testutil.TempDir(t) + "/add-rss.reg"
+	code, out, errs := runCLI(t, "inf", infData+"e2f-like.inf", "--device", `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, "--json", "--reg-out", reg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		DeviceIDs struct {
+			Hardware   []string `json:"hardware_ids"`
+			Compatible []string `json:"compatible_ids"`
+		} `json:"device_ids"`
+		Match struct {
+			Line     int
+			INFID    string `json:"inf_id"`
+			DeviceID string `json:"device_id"`
+			Rank     int
+		}
+		MissingRSS   []string          `json:"missing_rss"`
+		DonorSection map[string]string `json:"donor_section"`
+		Donors       []struct {
+			InstallSection string `json:"install_section"`
+			Relation       string
+			Service        string
+			Line           int
+			Keywords       []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*NumaNodeId" ||
+		v.DonorSection["*NumaNodeId"] != "E15F2_3.10.0.1..17763" || len(v.Donors) != 1 ||
+		v.Donors[0].Relation != "same_driver" || v.Donors[0].Service != "e2fexpress" || v.Donors[0].Line != 37 ||
+		len(v.DeviceIDs.Hardware) != 2 || v.DeviceIDs.Compatible[0] != `PCI\VEN_8086&DEV_15F3&REV_03` ||
+		v.Match.Line != 38 || v.Match.Rank != 0x2000 || v.Match.DeviceID != `PCI\VEN_8086&DEV_15F3&REV_03` {
+		t.Errorf("%+v", v)
+	}
+	b, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := textdec.Decode(b)
+	if err != nil || !strings.Contains(s, `\NNNN\Ndi\Params\*RSSProfile\Enum]`+"\r\n\"1\"=\"Closest Processor\"") {
+		t.Errorf(".reg: %v\n%s", err, s)
+	}
+}
+
+// Skipped lines are notes with line numbers, in the listing, the device
+// report and their JSON.
+func TestINFSkippedLineNotes(t *testing.T) {
+	p := testutil.TempDir(t) + "/s.inf"
+	src := "[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\ndev = Dev, PCI\\VEN_1&DEV_1\n[Dev]\nAddReg = r.reg\n[r.reg]\n, Ndi\\Params\\*RSS, type, 0, \"enum\"\nHKR, Ndi\\Params\\*RSS, type, 0, \"enum\"\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "s.inf line 8: [r.reg] entry has an empty registry root"
+	for _, args := range [][]string{{"inf", p}, {"inf", p, "--device", `PCI\VEN_1&DEV_1`}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "note: "+want) {
+			t.Errorf("%v: exit %d %s\n%s", args[2:], code, errs, out)
+		}
+		code, out, _ = runCLI(t, append(args, "--json")...)
+		var v struct{ Notes []string }
+		if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Notes) != 1 || !strings.HasPrefix(v.Notes[0], want) {
+			t.Errorf("%v --json: %v %q", args[2:], err, v.Notes)
+		}
+	}
+}
+
+// A published NetAdapterCx sample INF (UTF-16, NT$ARCH$ as the driver
+// sources write it) lists as it would once built for the target.
+func TestINFListPublishedSample(t *testing.T) {
+	code, out, errs := runCLI(t, "inf", infData+"windows-driver-samples/netvadapter.inf")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"(utf-16le, 234 lines) matching for Windows 10.0.22631 workstation amd64",
+		"=> [Msft.NT$ARCH$] $ARCH$ (the architecture it is built for); used on this Windows",
+		`test\netvadapter1 instance1.ndi 26`,
+		"note: netvadapter.inf line 17: NT$ARCH$ is the placeholder a driver build (stampinf) replaces with the architecture it builds for; taken as NTamd64",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "─") {
+			t.Errorf("%d columns: %q", n, l)
 		}
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -25,8 +25,9 @@ func newPcapCmd(io *IO) *cobra.Command {
 		Use:   "pcap",
 		Short: "analyse packet captures: DSCP/ECN marking, TCP loss recovery",
 		Long: `Reads pcap (µs or ns timestamps, either byte order) and pcapng files
-(several interfaces and link types, per-packet comments) with a streaming
-reader: memory grows with the flows and the data in flight, not the file.
+(several interfaces and link types, per-packet comments), either compressed
+with gzip, zstd or lz4, with a streaming reader: memory grows with the flows
+and the data in flight, not the file.
 
 Link types: Ethernet (with 802.1Q/802.1ad tags), Linux cooked v1/v2, raw
 IPv4/IPv6, BSD loopback/null. IPv4 and IPv6 with extension headers.`,
@@ -58,9 +59,21 @@ func (p *pcapInput) bind(cmd *cobra.Command, filterHelp string) {
 	fs.StringVar(&p.Filter, "filter", "", filterHelp)
 	fs.BoolVar(&p.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&p.Out, "output", "o", "", "also write the result document to this file")
-	fs.StringVar(&p.Dedup, "dedup", "auto", "drop byte-identical copies of a packet (pktmon etl2pcap writes one per capture component): auto (on when detected), on, off")
-	fs.Lookup("dedup").NoOptDefVal = "on"
+	// --dedup takes its value like every other string flag, so that
+	// "--dedup off" and "--dedup=off" both work (a flag with a default for
+	// no value would leave "off" as a second file argument).
+	fs.StringVar(&p.Dedup, "dedup", "auto", "drop the copies pktmon logs of each packet (one per component): auto (only in a capture that shows it is pktmon's), on, off")
 	durationFlag(fs, &p.DedupWindow, "dedup-window", capture.DefaultDedupWindow, "copies closer than this count as one packet")
+}
+
+// fileArg checks the command's one argument, the capture. An invalid
+// --dedup is named first: "--dedup FILE" takes the file as the value, and
+// "FILE is missing" would not say why.
+func (p *pcapInput) fileArg(cmd *cobra.Command, args []string) error {
+	if _, err := capture.ParseDedupMode(p.Dedup); err != nil {
+		return Usagef("invalid --dedup %q: %v", p.Dedup, err)
+	}
+	return cobra.ExactArgs(1)(cmd, args)
 }
 
 // options checks --filter and --dedup and returns how to scan; ctx
@@ -83,9 +96,11 @@ func (p *pcapInput) options(ctx context.Context) (capture.ScanOptions, error) {
 // scanFile runs a capture scan over path. An unreadable file is a usage
 // error (exit 2) naming the byte offset.
 func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*capture.Stats, error) {
-	f, err := os.Open(path)
+	// infile refuses directories, special files (unless allowed) and
+	// files above --max-input-size before a byte is read.
+	f, err := infile.Open(path)
 	if err != nil {
-		return nil, Usagef("cannot open capture: %v", err)
+		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
 	}
 	defer f.Close()
 	st, err := capture.Scan(f, opt, fn)
@@ -134,8 +149,11 @@ func printNotes(w io.Writer, notes []string) {
 // naming where the file went bad. A capture that is merely cut off at the
 // end (the usual result of stopping a capture) is only a note.
 func readErrorExit(path string, st *capture.Stats) error {
-	if st.ReadError != nil && !st.ReadError.Truncated {
-		return Usagef("%s: corrupt capture %s (results above cover the %d frames before it)", path, st.ReadError.Error(), st.Frames)
+	switch e := st.ReadError; {
+	case e != nil && e.Read:
+		return Usagef("%s: reading stopped at byte %d: %s (results above cover the %d frames before it)", path, e.Offset, e.Msg, st.Frames)
+	case e != nil && !e.Truncated:
+		return Usagef("%s: corrupt capture %s (results above cover the %d frames before it)", path, e.Error(), st.Frames)
 	}
 	return nil
 }

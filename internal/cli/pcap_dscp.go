@@ -49,7 +49,7 @@ no packet matches): the scriptable "is my QoS policy working?" check.`,
 		Example: `  latlab pcap dscp capture.pcapng
   latlab pcap dscp capture.pcap --filter "src 10.0.0.5 udp port 3074" --expect EF
   latlab pcap dscp capture.pcap --json | jq '.flows[] | {src, dst, dscp}'`,
-		Args: cobra.ExactArgs(1),
+		Args: o.pcapInput.fileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())

@@ -56,7 +56,7 @@ Sequence numbers are relative, as Wireshark shows them.`,
 		Example: `  latlab pcap tcp capture.pcapng
   latlab pcap tcp capture.pcap --stream 0 --events events.csv --graph tseq.svg --window-graph rack.svg
   latlab pcap tcp capture.pcap --filter "port 443" --json > tcp.json`,
-		Args: cobra.ExactArgs(1),
+		Args: o.pcapInput.fileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())

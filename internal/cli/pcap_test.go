@@ -322,3 +322,162 @@ func TestPcapTCPEventsGolden(t *testing.T) {
 	}
 	goldie.New(t).Assert(t, "ssh-events", []byte(readFile(t, ev)))
 }
+
+// sshAsPktmon writes ssh.pcap as a pktmon log converted by etl2pcapng:
+// every frame logged at two components (two interfaces) with the same
+// pcapng packet id.
+func sshAsPktmon(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := os.Open(sshPcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&b, pcapgo.NgInterface{Name: "TCPIP", LinkType: r.LinkType()}, pcapgo.DefaultNgWriterOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nic, err := w.AddInterface(pcapgo.NgInterface{Name: "Intel(R) Ethernet Connection I219-V", LinkType: r.LinkType()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := uint64(1); ; id++ {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		opts := pcapgo.NgPacketOptions{PacketID: &id}
+		if err := w.WritePacketWithOptions(ci, data, opts); err != nil {
+			t.Fatal(err)
+		}
+		ci.InterfaceIndex = nic
+		ci.Timestamp = ci.Timestamp.Add(4 * time.Microsecond)
+		if err := w.WritePacketWithOptions(ci, data, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "pktmon.pcapng")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// When latlab drops pktmon's copies, both outputs say so and how many.
+func TestPcapDedupReported(t *testing.T) {
+	file := sshAsPktmon(t, testutil.TempDir(t))
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, out, errs := runCLI(t, "pcap", sub, file)
+		if code != 0 || !strings.Contains(out, "note: duplicates dropped: 54 copies of packets seen just before were not analysed (a pktmon capture: frames 1 and 2 carry the same pcapng packet id") {
+			t.Errorf("%s: exit %d, text does not say 54 copies were dropped:\n%s%s", sub, code, out, errs)
+		}
+		code, out, errs = runCLI(t, "pcap", sub, file, "--json")
+		var d struct {
+			Notes []string `json:"notes"`
+			Data  struct {
+				Capture struct {
+					Dedup   bool `json:"dedup"`
+					Dropped int  `json:"dropped_duplicates"`
+					IP      int  `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || !d.Data.Capture.Dedup || d.Data.Capture.Dropped != 54 ||
+			d.Data.Capture.IP != 54 || !strings.Contains(strings.Join(d.Notes, "\n"), "duplicates dropped: 54 copies") {
+			t.Errorf("%s --json: exit %d %v %s, capture %+v, notes %q", sub, code, err, errs, d.Data.Capture, d.Notes)
+		}
+	}
+}
+
+// Captures are opened like every other input (internal/infile): a
+// directory says it is one, a file above --max-input-size is refused
+// before it is read.
+func TestPcapInputChecks(t *testing.T) {
+	dir := testutil.TempDir(t)
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, _, errs := runCLI(t, "pcap", sub, dir)
+		if code != 2 || !strings.Contains(errs, "cannot read "+dir+": a directory, not a file") || strings.Contains(errs, "empty") {
+			t.Errorf("%s DIR: exit %d %q", sub, code, errs)
+		}
+		code, _, errs = runCLI(t, "--max-input-size", "1KiB", "pcap", sub, sshPcap)
+		if code != 2 || !strings.Contains(errs, "more than the 1 KiB cap on input files (--max-input-size raises it)") {
+			t.Errorf("%s over the cap: exit %d %q", sub, code, errs)
+		}
+	}
+}
+
+// --dedup takes its value after a space as well as after "=", before or
+// after the file (issue 10: the README's "--dedup off" failed).
+func TestPcapDedupFlagSpellings(t *testing.T) {
+	file := sshAsPktmon(t, testutil.TempDir(t))
+	for _, c := range []struct {
+		args    []string
+		dedup   bool
+		packets int
+	}{
+		{[]string{file}, true, 54},
+		{[]string{file, "--dedup", "off"}, false, 108},
+		{[]string{file, "--dedup=off"}, false, 108},
+		{[]string{"--dedup", "off", file}, false, 108},
+		{[]string{"--dedup=off", file}, false, 108},
+		{[]string{"--dedup", "on", file}, true, 54},
+		{[]string{file, "--dedup", "auto"}, true, 54},
+	} {
+		code, out, errs := runCLI(t, append(append([]string{"pcap", "dscp"}, c.args...), "--json")...)
+		var d struct {
+			Data struct {
+				Capture struct {
+					Dedup bool `json:"dedup"`
+					IP    int  `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.Capture.Dedup != c.dedup || d.Data.Capture.IP != c.packets {
+			t.Errorf("%q: exit %d %v %s, dedup %v with %d IP packets; want %v with %d", c.args, code, err, errs, d.Data.Capture.Dedup, d.Data.Capture.IP, c.dedup, c.packets)
+		}
+	}
+	// without a value it is an error that names the flag and the values,
+	// also when the file became the value
+	for _, args := range [][]string{{file, "--dedup"}, {"--dedup", file}} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "tcp"}, args...)...)
+		if code != 2 || !strings.Contains(errs, "--dedup") || !strings.Contains(errs, "off") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%q: exit %d %q", args, code, errs)
+		}
+	}
+}
+
+// Compressed captures read directly; the cap on input files holds for the
+// decompressed bytes too (a decompression bomb stops there).
+func TestPcapCompressed(t *testing.T) {
+	for _, ext := range []string{".gz", ".zst", ".lz4"} {
+		file := "../capture/testdata/ssh.pcap" + ext
+		code, out, errs := runCLI(t, "pcap", "tcp", file, "--json")
+		var d struct {
+			Data struct {
+				Capture struct {
+					Compression string `json:"compression"`
+					IP          int    `json:"ip_packets"`
+				} `json:"capture"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.Capture.IP != 54 || d.Data.Capture.Compression == "" {
+			t.Errorf("%s: exit %d %v %s, capture %+v", ext, code, err, errs, d.Data.Capture)
+		}
+		// the file (about 8.5 KiB) is within 10 KiB, its 12.5 KiB decompressed are not
+		code, out, errs = runCLI(t, "--max-input-size", "10KiB", "pcap", "dscp", file)
+		if code != 2 || !strings.Contains(errs, "reading stopped at byte") || !strings.Contains(errs, "decompressed, the capture is more than the 10 KiB cap on input files (--max-input-size raises it)") ||
+			!strings.Contains(out, "IP packets") {
+			t.Errorf("%s over the cap once decompressed: exit %d\n%s%s", ext, code, out, errs)
+		}
+	}
+}

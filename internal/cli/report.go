@@ -77,13 +77,14 @@ func runReport(ctx context.Context, o *ReportOptions) error {
 	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", o.Out, err)
 	}
-	fmt.Fprintf(o.IO.Out, "wrote %s (%d results, %d plots, %d KiB)\n", o.Out, len(in), len(r.Figures()), (b.Len()+1023)/1024)
+	nf := len(r.Figures())
+	fmt.Fprintf(o.IO.Out, "wrote %s (%d result%s, %d plot%s, %d KiB)\n", o.Out, len(in), plural(len(in)), nf, plural(nf), (b.Len()+1023)/1024)
 	if o.PNG != "" {
 		paths, err := r.WritePNGs(o.PNG)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.IO.Out, "wrote %d PNG plots to %s\n", len(paths), o.PNG)
+		fmt.Fprintf(o.IO.Out, "wrote %d PNG plot%s to %s\n", len(paths), plural(len(paths)), o.PNG)
 	}
 	return nil
 }

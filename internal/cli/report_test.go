@@ -38,6 +38,25 @@ func TestReportEndToEnd(t *testing.T) {
 	}
 }
 
+// One result, one plot: the summary line counts them in the singular.
+func TestReportCountsInTheSingular(t *testing.T) {
+	dir := testutil.TempDir(t)
+	sw := filepath.Join(dir, "sweep.json")
+	if code, _, errs := runCLI(t, append(append([]string{}, shortSweep...), "--samples", "2", "-o", sw)...); code != 0 {
+		t.Fatalf("sweep: %s", errs)
+	}
+	html, pngs := filepath.Join(dir, "r.html"), filepath.Join(dir, "png")
+	code, out, errs := runCLI(t, "report", "-o", html, "--png", pngs, sw)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{" (1 result, 1 plot, ", "wrote 1 PNG plot to "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestReportBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
 	empty := filepath.Join(dir, "empty.json")

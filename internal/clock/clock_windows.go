@@ -5,27 +5,24 @@ import (
 	"syscall"
 	"unsafe"
 
-	"golang.org/x/sys/windows"
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 var (
-	kernel32 = windows.NewLazySystemDLL("kernel32.dll")
-	procQPC  = kernel32.NewProc("QueryPerformanceCounter")
-	procQPF  = kernel32.NewProc("QueryPerformanceFrequency")
-	qpcAddr  uintptr
-	qpcFreq  int64
+	qpcAddr uintptr
+	qpcFreq int64
 )
 
 func init() {
 	// Resolve once so Now never takes the lazy-lookup path (which locks and
 	// may allocate) inside a measurement loop.
-	if err := procQPC.Find(); err != nil {
+	a, err := winapi.QueryPerformanceCounterAddr()
+	if err != nil {
 		panic(fmt.Sprintf("clock: QueryPerformanceCounter unavailable: %v", err))
 	}
-	qpcAddr = procQPC.Addr()
+	qpcAddr = a
 	var f int64
-	r, _, _ := procQPF.Call(uintptr(unsafe.Pointer(&f)))
-	if r == 0 || f <= 0 {
+	if err := winapi.QueryPerformanceFrequency(&f); err != nil || f <= 0 {
 		panic("clock: QueryPerformanceFrequency failed")
 	}
 	qpcFreq = f

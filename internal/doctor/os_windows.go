@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 const wakeMethod = "high-resolution waitable timer, absolute due time"
@@ -15,8 +16,6 @@ const wakeMethod = "high-resolution waitable timer, absolute due time"
 func osTimerFacts(st timer.Status, o Options) []Fact {
 	return WindowsTimerFacts(st, powerThrottling())
 }
-
-var procGetProcessInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetProcessInformation")
 
 // processPowerThrottlingState is PROCESS_POWER_THROTTLING_STATE.
 type processPowerThrottlingState struct {
@@ -29,15 +28,15 @@ type processPowerThrottlingState struct {
 // (GetProcessInformation, ProcessPowerThrottling) before any probe opts
 // out: it is what a program that never opts out gets.
 func powerThrottling() string {
-	if err := procGetProcessInformation.Find(); err != nil {
-		return "unknown: " + err.Error()
-	}
 	st := processPowerThrottlingState{Version: 1}
 	const processPowerThrottling = 4
-	r, _, e := procGetProcessInformation.Call(uintptr(windows.CurrentProcess()), processPowerThrottling,
-		uintptr(unsafe.Pointer(&st)), unsafe.Sizeof(st))
-	if r == 0 {
-		return fmt.Sprintf("unknown: GetProcessInformation(ProcessPowerThrottling): %v", e)
+	err := winapi.GetProcessInformation(windows.CurrentProcess(), processPowerThrottling,
+		unsafe.Pointer(&st), uint32(unsafe.Sizeof(st)))
+	if winapi.Missing(err) {
+		return "unknown: " + err.Error()
+	}
+	if err != nil {
+		return fmt.Sprintf("unknown: GetProcessInformation(ProcessPowerThrottling): %v", err)
 	}
 	return PowerThrottlingMeaning(st.ControlMask, st.StateMask)
 }

@@ -2,9 +2,10 @@ package exporter
 
 import (
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 // wakeMethod labels the wake histogram: the wait the probe measures.
@@ -14,8 +15,6 @@ const wakeMethod = "waitable_timer"
 // resolution changes whenever a program requests one, so every scrape
 // reads it.
 const timerPerScrape = true
-
-var procGetThreadTimes = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetThreadTimes")
 
 // hasTimerSlack: this OS has per-thread timer slack.
 const hasTimerSlack = false
@@ -27,9 +26,7 @@ const hasTimerSlack = false
 func threadCPU() time.Duration {
 	var creation, exit, kernel, user windows.Filetime
 	h := windows.CurrentThread()
-	r, _, _ := procGetThreadTimes.Call(uintptr(h), uintptr(unsafe.Pointer(&creation)), uintptr(unsafe.Pointer(&exit)),
-		uintptr(unsafe.Pointer(&kernel)), uintptr(unsafe.Pointer(&user)))
-	if r == 0 {
+	if err := winapi.GetThreadTimes(h, &creation, &exit, &kernel, &user); err != nil {
 		return 0
 	}
 	ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }

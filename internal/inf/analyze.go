@@ -27,27 +27,78 @@ func IsRSS(name string) bool {
 
 // DeviceReport is what a device gets from an INF on a target Windows.
 type DeviceReport struct {
-	File           string    `json:"file"`
-	Device         string    `json:"device"`
-	Target         Target    `json:"target"`
-	Manufacturer   string    `json:"manufacturer"`
-	Decoration     string    `json:"decoration"` // as written; "" for the undecorated section
-	ModelsSection  string    `json:"models_section"`
+	File          string `json:"file"`
+	Device        string `json:"device"`
+	Target        Target `json:"target"`
+	Manufacturer  string `json:"manufacturer"`
+	Decoration    string `json:"decoration"` // as written; "" for the undecorated section
+	ModelsSection string `json:"models_section"`
+	// IDs are the hardware and compatible IDs Windows builds for the
+	// device from the ID given; Match is the line of the chosen models
+	// section they match best.
+	IDs            DeviceIDs `json:"device_ids"`
 	Model          *Model    `json:"model,omitempty"`
+	Match          *Match    `json:"match,omitempty"`
 	InstallSection string    `json:"install_section"`
 	Keywords       []Keyword `json:"keywords"`
 	Values         []Value   `json:"values,omitempty"`
-	RSS            []string  `json:"rss"`         // standardized RSS keywords installed
-	MissingRSS     []string  `json:"missing_rss"` // installed by another decoration, not by this one
-	// MissingRSSFrom names, per missing keyword, the decorations that have it.
+	// Service is the driver the install section installs (see Install.Service).
+	Service string   `json:"service,omitempty"`
+	RSS     []string `json:"rss"` // standardized RSS keywords installed
+	// MissingRSS are standardized RSS keywords that another install
+	// section of the same INF installs and the device's does not.
+	MissingRSS []string `json:"missing_rss"`
+	// MissingRSSFrom names, per missing keyword, the other decorations that
+	// install it for this same device.
 	MissingRSSFrom map[string][]string `json:"missing_rss_from,omitempty"`
-	// NotInINF are standardized RSS keywords no decoration installs.
+	// DonorSection names, per missing keyword, the install section whose
+	// definition --reg-out copies (Donors says why that one).
+	DonorSection map[string]string `json:"donor_section,omitempty"`
+	Donors       []Donor           `json:"donors,omitempty"`
+	// NotInINF are standardized RSS keywords no install section of the INF
+	// installs.
 	NotInINF     []string           `json:"rss_not_in_inf"`
 	OtherProduct *OtherProduct      `json:"other_product,omitempty"`
 	Decorations  []DecorationReport `json:"decorations"`
 	Candidates   []Candidate        `json:"candidates"`
 	Notes        []string           `json:"notes,omitempty"`
 	installs     map[string]*Install
+	// deviceLines and deviceIDs give, per models section (lower case),
+	// the line that lists the device and the ID it matched.
+	deviceLines map[string]int
+	deviceIDs   map[string]string
+}
+
+// How a donor install section relates to the device, closest first: the
+// order in which donors are preferred.
+const (
+	// The same device's line in another models section (decoration).
+	SameDevice = "same_device"
+	// Another device whose install section installs the same driver: the
+	// same family, most likely to implement the same keywords.
+	SameDriver = "same_driver"
+	// The donor or the device names no driver, so the family is unknown.
+	UnknownDriver = "unknown_driver"
+	// Another driver of the same INF: it may not implement the keyword.
+	OtherDriver = "other_driver"
+)
+
+// Donor is an install section of the same INF that installs standardized
+// RSS keywords the device's own install section lacks.
+type Donor struct {
+	InstallSection string `json:"install_section"` // with its platform extension
+	ModelsSection  string `json:"models_section"`
+	Decoration     string `json:"decoration"`
+	Description    string `json:"description"`
+	HardwareID     string `json:"hardware_id"`
+	Line           int    `json:"line"` // of the models line
+	Service        string `json:"service,omitempty"`
+	Relation       string `json:"relation"`
+	// Keywords are the missing keywords taken from this donor.
+	Keywords []string `json:"keywords"`
+	install  *Install
+	// tier (closeness) and order (in the INF) rank donors
+	tier, order int
 }
 
 // OtherProduct is what the same Windows version of the other product type
@@ -65,7 +116,8 @@ type DecorationReport struct {
 	Decoration     string   `json:"decoration"`
 	Describe       string   `json:"describe"`
 	ModelsSection  string   `json:"models_section"`
-	HardwareID     string   `json:"hardware_id"`
+	HardwareID     string   `json:"hardware_id"` // the INF ID the device matched
+	Rank           int      `json:"rank"`        // see Match.Rank
 	InstallSection string   `json:"install_section"`
 	Applies        bool     `json:"applies"`
 	Reason         string   `json:"reason,omitempty"`
@@ -80,23 +132,40 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	if err != nil {
 		return nil, err
 	}
-	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
+	rep := &DeviceReport{File: f.Name, Device: device, Target: t, installs: map[string]*Install{}, deviceLines: map[string]int{}, deviceIDs: map[string]string{}, Keywords: []Keyword{}, MissingRSS: []string{}, RSS: []string{}}
+	ids, err := ParseDeviceID(device)
+	if err != nil {
+		return nil, err
+	}
+	rep.IDs = ids
+	for _, n := range f.Notes {
+		rep.note(n)
+	}
+	for _, n := range placeholderNotes(f, mans, t) {
+		rep.note(n)
+	}
 	var man *Manufacturer
 	type hit struct {
-		d     Decoration
-		model Model
-		id    string
+		d       Decoration
+		section string
+		sm      sectionMatch
 	}
-	var hits []hit
+	var found []hit
 	for i := range mans {
+		var skipped []string
 		for _, d := range mans[i].AllDecorations(f) {
-			m, id, ok := bestModel(f.Models(mans[i].ModelsSection(d), lang), device)
-			if ok {
-				hits = append(hits, hit{d, m, id})
+			sec := mans[i].ModelsSection(d)
+			models, notes := f.models(sec, lang)
+			skipped = append(skipped, notes...)
+			if sm := matchSection(models, ids, sec); sm.match() != nil || sm.ambiguous != nil {
+				found = append(found, hit{d, sec, sm})
 			}
 		}
-		if len(hits) > 0 {
+		if len(found) > 0 {
 			man = &mans[i]
+			for _, n := range skipped {
+				rep.note(n)
+			}
 			break
 		}
 	}
@@ -111,6 +180,30 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	rep.Manufacturer = man.Name
 	best, cands := f.Choose(*man, t)
 	rep.Candidates = cands
+	type hitModel struct {
+		d     Decoration
+		model Model
+		id    string
+		match *Match
+	}
+	var hits []hitModel
+	for _, h := range found {
+		chosen := best != nil && best.Decoration.Raw == h.d.Raw
+		if e := h.sm.ambiguous; e != nil {
+			if chosen {
+				return nil, e
+			}
+			rep.note(fmt.Sprintf("[%s] not compared: %q lacks %s, on which %d of its lines with different install sections depend", h.section, device, strings.Join(e.Lacks, " and "), len(e.Lines)))
+			continue
+		}
+		m := h.sm.match()
+		if g := h.sm.guess; g != nil && chosen {
+			lacks := strings.Join(g.Assumes, " and ")
+			rep.note(fmt.Sprintf("%q names no line of [%s] exactly; its lines that also name %s all lead to [%s]: taken line %d (%s), which Windows installs only if the device's full ID has the same %s",
+				device, h.section, lacks, g.model.InstallSection, g.Line, g.INFID, lacks))
+		}
+		hits = append(hits, hitModel{h.d, m.model, m.INFID, m})
+	}
 	union := map[string][]string{} // RSS keyword -> decorations installing it
 	for _, h := range hits {
 		in, err := f.Resolve(h.model.InstallSection, t, lang, load)
@@ -120,7 +213,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 		rep.installs[h.d.Raw] = in
 		dr := DecorationReport{
 			Decoration: h.d.Raw, Describe: h.d.Describe(), ModelsSection: man.ModelsSection(h.d), HardwareID: h.id,
-			InstallSection: in.Section, RSS: []string{}, Keywords: []string{},
+			InstallSection: in.Section, Rank: h.match.Rank, RSS: []string{}, Keywords: []string{},
 		}
 		dr.Applies, dr.Reason = h.d.Applies(t)
 		dr.Chosen = best != nil && best.Decoration.Raw == h.d.Raw
@@ -137,15 +230,19 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			}
 		}
 		rep.Decorations = append(rep.Decorations, dr)
+		rep.deviceLines[strings.ToLower(dr.ModelsSection)] = h.model.Line
+		rep.deviceIDs[strings.ToLower(dr.ModelsSection)] = h.id
 		if dr.Chosen {
 			m := h.model
 			rep.Model = &m
+			rep.Match = h.match
 			rep.Decoration = h.d.Raw
 			rep.ModelsSection = dr.ModelsSection
 			rep.InstallSection = in.Section
 			rep.Keywords = in.Keywords
 			rep.Values = in.Values
 			rep.RSS = dr.RSS
+			rep.Service = in.Service
 		}
 	}
 	switch {
@@ -157,18 +254,14 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {
-		decos, ok := union[k]
-		switch {
-		case !ok:
-			rep.NotInINF = append(rep.NotInINF, k)
-		case rep.Model != nil && !contains(rep.RSS, k):
-			rep.MissingRSS = append(rep.MissingRSS, k)
+		if decos, ok := union[k]; ok && rep.Model != nil && !contains(rep.RSS, k) {
 			rep.MissingRSSFrom[k] = decos
 		}
 	}
 	if len(rep.MissingRSSFrom) == 0 {
 		rep.MissingRSSFrom = nil
 	}
+	rep.findDonors(f, mans, t, lang, load)
 	rep.OtherProduct = otherProduct(f, *man, t, device, lang, rep)
 	return rep, nil
 }
@@ -215,21 +308,6 @@ func canonicalRSS(name string) string {
 	return name
 }
 
-// bestModel finds the model line whose hardware ID matches device best.
-func bestModel(models []Model, device string) (Model, string, bool) {
-	var best Model
-	var id string
-	score := 0
-	for _, m := range models {
-		for _, h := range m.HardwareIDs {
-			if s := MatchDevice(h, device); s > score || s == score && s > 0 && len(h) > len(id) && s == 2 {
-				best, id, score = m, h, s
-			}
-		}
-	}
-	return best, id, score > 0
-}
-
 func allIDs(f *File, mans []Manufacturer, lang string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -249,17 +327,28 @@ func allIDs(f *File, mans []Manufacturer, lang string) []string {
 	return out
 }
 
-// SourceOf returns the definition of a keyword missing from the chosen
-// decoration, from the first decoration that installs it.
-func (rep *DeviceReport) SourceOf(name string) (*Keyword, string) {
-	for _, d := range rep.Decorations {
-		if in, ok := rep.installs[d.Decoration]; ok && !d.Chosen {
-			if k := in.Keyword(name); k != nil {
-				return k, DecorationName(d.Decoration)
-			}
+// DonorOf returns the definition of a missing keyword from its donor
+// install section, and the donor.
+func (rep *DeviceReport) DonorOf(name string) (*Keyword, *Donor) {
+	for i := range rep.Donors {
+		d := &rep.Donors[i]
+		if !containsFold(d.Keywords, name) {
+			continue
+		}
+		if k := d.install.Keyword(name); k != nil {
+			return k, d
 		}
 	}
-	return nil, ""
+	return nil, nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Listing is every device of an INF per decoration.
@@ -267,6 +356,9 @@ type Listing struct {
 	File          string                `json:"file"`
 	Target        Target                `json:"target"`
 	Manufacturers []ManufacturerListing `json:"manufacturers"`
+	// Notes are lines latlab skipped in the models sections and install
+	// chains it read, with their line numbers.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ManufacturerListing lists one manufacturer's models sections.
@@ -300,18 +392,24 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		return nil, err
 	}
 	l := &Listing{File: f.Name, Target: t}
+	l.note(f.Notes...)
+	l.note(placeholderNotes(f, mans, t)...)
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
 		for _, c := range cands {
 			sl := SectionListing{Candidate: c, Describe: c.Decoration.Describe(), Chosen: best != nil && best.Section == c.Section, Devices: []DeviceListing{}}
-			for _, md := range f.Models(c.Section, lang) {
+			models, notes := f.models(c.Section, lang)
+			l.note(notes...)
+			for _, md := range models {
 				inst := md.InstallSection
 				if s := f.installSection(md.InstallSection, t); s != nil {
 					inst = s.Name
-					if _, err := f.Resolve(md.InstallSection, t, lang, load); err != nil {
+					in, err := f.Resolve(md.InstallSection, t, lang, load)
+					if err != nil {
 						return nil, err
 					}
+					l.note(in.Notes...)
 				}
 				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
 			}
@@ -320,4 +418,26 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
 	return l, nil
+}
+
+func (l *Listing) note(notes ...string) {
+	for _, n := range notes {
+		if !contains(l.Notes, n) {
+			l.Notes = append(l.Notes, n)
+		}
+	}
+}
+
+// placeholderNotes says where the INF is a driver source, not a built INF.
+func placeholderNotes(f *File, mans []Manufacturer, t Target) []string {
+	var out []string
+	for _, m := range mans {
+		for _, d := range m.Decorations {
+			if d.ArchPlaceholder {
+				out = append(out, fmt.Sprintf("%s line %d: NT$ARCH$ is the placeholder a driver build (stampinf) replaces with the architecture it builds for; taken as NT%s", f.Name, m.Line, t.Arch))
+				break
+			}
+		}
+	}
+	return out
 }

@@ -25,8 +25,18 @@ type Decoration struct {
 	ProductType int    `json:"product_type,omitempty"`
 	SuiteMask   uint32 `json:"suite_mask,omitempty"`
 	Build       int    `json:"build,omitempty"`
-	hasVersion  bool
+	// ArchPlaceholder is set for NT$ARCH$: driver sources (the Windows
+	// driver samples, virtio-win) write it and the build's stampinf step
+	// replaces it with the architecture it builds for, so it stands for
+	// the target's architecture.
+	ArchPlaceholder bool `json:"arch_placeholder,omitempty"`
+	hasVersion      bool
 }
+
+// archPlaceholder is what stampinf replaces with the target architecture.
+const archPlaceholder = "$arch$"
+
+func (d Decoration) hasArch() bool { return d.Arch != "" || d.ArchPlaceholder }
 
 var arches = []string{"amd64", "x86", "arm64", "ia64", "arm"}
 
@@ -42,6 +52,9 @@ func ParseDecoration(s string) (Decoration, error) {
 		return d, fmt.Errorf("decoration %q does not start with NT: expected NT[arch][.major[.minor[.producttype[.suitemask[.build]]]]]", d.Raw)
 	}
 	d.Arch = head[2:]
+	if d.Arch == archPlaceholder {
+		d.Arch, d.ArchPlaceholder = "", true
+	}
 	if d.Arch != "" && !contains(arches, d.Arch) {
 		return d, fmt.Errorf("decoration %q: unknown architecture %q (known: %s)", d.Raw, d.Arch, strings.Join(arches, ", "))
 	}
@@ -154,7 +167,7 @@ func (d Decoration) Applies(t Target) (bool, string) {
 			return false, "an undecorated models section is used only on x86; other architectures need an NT<arch> decoration"
 		}
 		return true, ""
-	case d.Arch == "" && t.Arch != "x86":
+	case !d.hasArch() && t.Arch != "x86":
 		return false, fmt.Sprintf("NT without an architecture is x86-only; %s needs NT%s", t.Arch, t.Arch)
 	case d.Arch != "" && d.Arch != t.Arch:
 		return false, fmt.Sprintf("architecture %s, not %s", d.Arch, t.Arch)
@@ -174,8 +187,8 @@ func (d Decoration) Applies(t Target) (bool, string) {
 // an architecture beats none, then the higher major.minor, then a given
 // product type, then a suite mask, then the higher build.
 func (d Decoration) Better(e Decoration) bool {
-	if (d.Arch != "") != (e.Arch != "") {
-		return d.Arch != ""
+	if d.hasArch() != e.hasArch() {
+		return d.hasArch()
 	}
 	if (d.Raw != "") != (e.Raw != "") {
 		return d.Raw != ""
@@ -201,7 +214,10 @@ func (d Decoration) Describe() string {
 		return "undecorated"
 	}
 	var parts []string
-	if d.Arch != "" {
+	switch {
+	case d.ArchPlaceholder:
+		parts = append(parts, "$ARCH$ (the architecture it is built for)")
+	case d.Arch != "":
 		parts = append(parts, d.Arch)
 	}
 	if d.hasVersion {

@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// FuzzParse: any input parses or fails with a one-line error, and the
+// FuzzINFParse: any input parses or fails with a one-line error, and the
 // install chain of whatever parses never panics or loops.
-func FuzzParse(f *testing.F) {
-	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf"} {
+func FuzzINFParse(f *testing.F) {
+	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf", "e2f-like.inf", "e1r63-like.inf",
+		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)

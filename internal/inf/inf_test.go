@@ -45,7 +45,7 @@ func mustTarget(t testing.TB, v, p string) Target {
 	return tg
 }
 
-func TestSyntax(t *testing.T) {
+func TestINFSyntax(t *testing.T) {
 	src := "junk before sections\r\n" +
 		"[Sec One]   ; comment\r\n" +
 		"Key = \"a;b\", c ; trailing comment\r\n" +
@@ -101,7 +101,7 @@ func TestSyntax(t *testing.T) {
 	}
 }
 
-func TestEncodings(t *testing.T) {
+func TestINFEncodings(t *testing.T) {
 	u := load(t, "rtl-like-utf16.inf")
 	if u.Encoding != "utf-16le" || u.Section("Vendor.NTamd64.10.0...18362") == nil {
 		t.Errorf("utf-16: %s", u.Encoding)
@@ -129,7 +129,7 @@ func utf16be(s string) []byte {
 	return out
 }
 
-func TestDecorations(t *testing.T) {
+func TestINFDecorations(t *testing.T) {
 	for _, c := range []struct {
 		raw                   string
 		arch                  string
@@ -200,7 +200,7 @@ func TestDecorations(t *testing.T) {
 
 // The I225-V case: the workstation decoration lacks RSSAdvanced.reg, the
 // server decoration has it.
-func TestI225Case(t *testing.T) {
+func TestINFI225Case(t *testing.T) {
 	f := load(t, "i225-like.inf")
 	rep, err := Analyze(f, `pci\ven_8086&dev_15f3`, mustTarget(t, "10.0.22631", "workstation"), "", loader(t))
 	if err != nil {
@@ -231,9 +231,12 @@ func TestI225Case(t *testing.T) {
 		jumbo.Value == nil || jumbo.Value.Data != "1514" || jumbo.Other["LimitText"] != "a ; inside quotes is text" || jumbo.ParamDesc != "Jumbo Packet" {
 		t.Errorf("jumbo %+v", jumbo)
 	}
+	// The I225's ITR levels are the e2f/e2fn driver's codes, sorted
+	// numerically: no Adaptive, and no 488 (a Low no real INF has).
 	itr := rep.Keywords[2]
-	if itr.Values[0].Value != "0" || itr.Values[6].Value != "65535" || itr.Values[5].Desc != "Extreme" {
-		t.Errorf("enum values sorted numerically: %+v", itr.Values)
+	want := []EnumValue{{"0", "Off"}, {"32", "Minimal"}, {"64", "Low"}, {"125", "Medium"}, {"250", "High"}, {"500", "Extreme"}}
+	if itr.Name != "ITR" || !reflect.DeepEqual(itr.Values, want) || itr.Default != "125" || itr.Value == nil || itr.Value.Data != "125" {
+		t.Errorf("ITR %+v", itr)
 	}
 
 	// The server gets everything, nothing is missing.
@@ -273,7 +276,7 @@ func TestI225Case(t *testing.T) {
 	}
 }
 
-func TestRegFile(t *testing.T) {
+func TestINFRegFile(t *testing.T) {
 	f := load(t, "i225-like.inf")
 	rep, err := Analyze(f, `PCI\VEN_8086&DEV_15F3`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
 	if err != nil {
@@ -305,7 +308,7 @@ func TestRegFile(t *testing.T) {
 	}
 }
 
-func TestIncludeNeedsAndUTF16(t *testing.T) {
+func TestINFIncludeNeedsAndUTF16(t *testing.T) {
 	f := load(t, "rtl-like-utf16.inf")
 	rep, err := Analyze(f, `PCI\VEN_10EC&DEV_8125`, mustTarget(t, "10.0.19045", "workstation"), "", loader(t))
 	if err != nil {
@@ -347,7 +350,7 @@ func TestIncludeNeedsAndUTF16(t *testing.T) {
 	}
 }
 
-func TestLoopAndErrors(t *testing.T) {
+func TestINFLoopAndErrors(t *testing.T) {
 	f := load(t, "loop.inf")
 	_, err := Analyze(f, `PCI\VEN_1234&DEV_0001`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
 	var pe *ParseError
@@ -385,20 +388,170 @@ func TestLoopAndErrors(t *testing.T) {
 	}
 }
 
-func TestMatchDevice(t *testing.T) {
+func TestINFDeviceIDs(t *testing.T) {
 	for _, c := range []struct {
-		inf, given string
-		want       int
+		in         string
+		hw, compat []string
+		err        string
 	}{
-		{`PCI\VEN_8086&DEV_15F3`, `pci\ven_8086&dev_15f3`, 3},
-		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, 2},
-		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3`, 1},
-		{`PCI\VEN_8086&DEV_15F`, `PCI\VEN_8086&DEV_15F3`, 0},
-		{`PCI\VEN_8086&DEV_15F2`, `PCI\VEN_8086&DEV_15F3`, 0},
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+		// a device instance ID, lower case, with the class code
+		{`pci\ven_8086&dev_15f3&subsys_00008086&rev_03&cc_020000\3&11583659&0&FE`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_020000`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, ""},
+		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
+		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, ""},
+		{`*PNP0A03`, []string{`*PNP0A03`}, nil, ""},
+		{``, nil, nil, "empty hardware ID"},
+		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
+		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice"},
+		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits"},
+		{`PCI\DEV_15F3`, nil, nil, "names no PCI device"},
+		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes"},
 	} {
-		if got := MatchDevice(c.inf, c.given); got != c.want {
-			t.Errorf("%s vs %s: %d", c.inf, c.given, got)
+		ids, err := ParseDeviceID(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q: %v, want %q", c.in, err, c.err)
+			}
+			continue
 		}
+		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) {
+			t.Errorf("%q: %v\n hw %q\n compat %q", c.in, err, ids.Hardware, ids.Compatible)
+		}
+	}
+}
+
+// Hardware-ID matching as Windows ranks it, on e2f-like.inf (one line per
+// PCI revision, as Intel's e2f INF has) and i225-like.inf (a SUBSYS line
+// and a bare line for one install section).
+func TestINFHardwareIDMatch(t *testing.T) {
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	e2f := load(t, "e2f-like.inf")
+	// The ID Device Manager shows matches the REV_03 line through the
+	// device's first compatible ID (rank 0x2000, as Windows reports for
+	// this INF); it used to be in "no models section".
+	for _, id := range []string{`PCI\VEN_8086&DEV_15F3&SUBSYS_87D21043&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03\E0276CFFFFEEA86B00`} {
+		rep, err := Analyze(e2f, id, ws, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		m := rep.Match
+		if rep.InstallSection != "E15F3_3.10.0.1..17763" || m == nil || m.Line != 38 || m.Rank != 0x2000 || m.DeviceID != `PCI\VEN_8086&DEV_15F3&REV_03` || m.INFPos != 0 {
+			t.Errorf("%s: %s %+v", id, rep.InstallSection, m)
+		}
+		if m != nil && m.Kind() != "the device's compatible ID 0 = the line's hardware ID" {
+			t.Errorf("kind %q", m.Kind())
+		}
+	}
+	// A bare ID used to take the REV_01 line silently; the revision
+	// decides, so latlab lists the candidates instead.
+	_, err := Analyze(e2f, `PCI\VEN_8086&DEV_15F3`, ws, "", nil)
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lines, []int{34, 36, 38}) || !reflect.DeepEqual(ae.Lacks, []string{"REV"}) ||
+		!strings.Contains(err.Error(), `device "PCI\\VEN_8086&DEV_15F3" lacks REV, which decides between lines of [Intel.NTamd64.10.0.1..17763]: line 34 PCI\VEN_8086&DEV_15F3&REV_01 -> [E15F3.10.0.1..17763]; line 36`) {
+		t.Errorf("bare ID: %v", err)
+	}
+	// The I226-V is listed bare: its full ID matches the compatible ID 1.
+	rep, err := Analyze(e2f, `PCI\VEN_8086&DEV_125C&SUBSYS_00008086&REV_04`, ws, "", nil)
+	if err != nil || rep.Match.Rank != 0x2001 || rep.InstallSection != "E125C.10.0.1..17763" {
+		t.Errorf("I226-V: %v %+v", err, rep)
+	}
+	// A revision the INF does not list installs nothing.
+	if _, err := Analyze(e2f, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_04`, ws, "", nil); err == nil || !strings.Contains(err.Error(), "is in no models section") {
+		t.Errorf("REV_04: %v", err)
+	}
+
+	i225 := load(t, "i225-like.inf")
+	// The SUBSYS line is hardware ID 1 of the full ID and beats the bare
+	// line (compatible ID 1).
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, ws, "", nil)
+	if err != nil || rep.Model.Line != 34 || rep.Match.Rank != 0x0001 || rep.Decorations[0].Rank != 0x0001 {
+		t.Errorf("SUBSYS: %v %+v", err, rep.Match)
+	}
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3&SUBSYS_12345678&REV_03`, ws, "", nil)
+	if err != nil || rep.Model.Line != 35 || rep.Match.Rank != 0x2001 {
+		t.Errorf("other SUBSYS: %v %+v", err, rep.Match)
+	}
+	// A bare ID: the SUBSYS line could match better, but both lines lead
+	// to the same install section, so the answer does not depend on it.
+	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3`, ws, "", nil)
+	if err != nil || rep.Model.Line != 35 || rep.InstallSection != "I225V.10.0.1.NTamd64" {
+		t.Errorf("bare: %v %+v", err, rep.Match)
+	}
+}
+
+// INF lines with compatible IDs, and lines only a fuller ID can match.
+func TestINFCompatibleIDLines(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+virtio = Net, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000
+oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
+[Net]
+[Oem]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id      string
+		install string
+		rank    int
+		pos     int
+		note    string
+	}{
+		{`PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`, "Net", 0x0000, 0, ""},
+		// another subsystem: the device's compatible ID 1 equals the
+		// line's compatible ID
+		{`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, "Net", 0x3001, 1, ""},
+		{`PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4&REV_01`, "Oem", 0x0001, 0, ""},
+		// no REV, no SUBSYS: only the OEM line could match, so it is
+		// taken, with a note that the SUBSYS decides
+		{`PCI\VEN_1AF4&DEV_1041`, "Oem", 0x0001, 0, `names no line of [M.NTamd64] exactly; its lines that also name SUBSYS all lead to [Oem]: taken line 5 (PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4)`},
+	} {
+		rep, err := Analyze(f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		if rep.InstallSection != c.install || rep.Match.Rank != c.rank || rep.Match.INFPos != c.pos ||
+			c.note != "" && !strings.Contains(strings.Join(rep.Notes, "\n"), c.note) {
+			t.Errorf("%s: %s %+v %v", c.id, rep.InstallSection, rep.Match, rep.Notes)
+		}
+	}
+
+	// A class-code line: a device's VEN&CC compatible ID (position 3)
+	// outranks its VEN&DEV compatible ID matching an INF compatible ID
+	// (0x3001), so without the class code the choice is open.
+	f, err = Parse(strings.NewReader(src+"[M.NTamd64]\nclass = Class, PCI\\VEN_1AF4&CC_0200\n[Class]\n"), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, ws, "", nil)
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lacks, []string{"CC"}) || !reflect.DeepEqual(ae.Lines, []int{4, 9}) ||
+		!strings.HasSuffix(err.Error(), "; append the class code those Hardware Ids show (e.g. &CC_020000)") {
+		t.Errorf("without CC: %v", err)
+	}
+	for id, want := range map[string]string{
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00&CC_020000`: "Class", // 0x2003 beats 0x3001
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00&CC_0C03`:   "Net",
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`:           "Net", // 0x0000 beats any class line
+	} {
+		if rep, err := Analyze(f, id, ws, "", nil); err != nil || rep.InstallSection != want {
+			t.Errorf("%s: %v, want %s", id, err, want)
+		}
+	}
+	_, err = Analyze(f, `PCI\VEN_1AF4&DEV_1041`, ws, "", nil)
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lacks, []string{"SUBSYS", "CC"}) || !reflect.DeepEqual(ae.Lines, []int{5, 9}) {
+		t.Errorf("bare: %v", err)
 	}
 }
 
@@ -411,4 +564,250 @@ func keyword(rep *DeviceReport, name string) *Keyword {
 		}
 	}
 	return nil
+}
+
+// The I225-V case as Intel's e2f INF has it (e2f-like.inf reproduces the
+// layout public excerpts show): the I225-V is listed only in the client
+// models section, and its install section lacks the RSSAdvanced.reg that
+// a sibling with the same driver, the I225-LM, has. Comparing only the
+// device's own decorations found nothing to add.
+func TestINFSiblingDonor(t *testing.T) {
+	f := load(t, "e2f-like.inf")
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_15F3&REV_03`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "E15F3_3.10.0.1..17763" || rep.Service != "e2fexpress" || !reflect.DeepEqual(rep.RSS, []string{"*RSS", "*NumRSSQueues"}) {
+		t.Fatalf("chain: %s %q %v", rep.InstallSection, rep.Service, rep.RSS)
+	}
+	wantMissing := []string{"*RSSProfile", "*MaxRssProcessors", "*RssBaseProcNumber", "*NumaNodeId"}
+	if !reflect.DeepEqual(rep.MissingRSS, wantMissing) || rep.MissingRSSFrom != nil {
+		t.Errorf("missing %v from decorations %v", rep.MissingRSS, rep.MissingRSSFrom)
+	}
+	// The sibling in the device's own models section wins over the same
+	// sibling's server section.
+	for _, k := range wantMissing {
+		if rep.DonorSection[k] != "E15F2_3.10.0.1..17763" {
+			t.Errorf("%s from %q", k, rep.DonorSection[k])
+		}
+	}
+	if len(rep.Donors) != 1 {
+		t.Fatalf("donors %+v", rep.Donors)
+	}
+	d := rep.Donors[0]
+	if d.Relation != SameDriver || d.Line != 37 || d.ModelsSection != "Intel.NTamd64.10.0.1..17763" || d.Description != "Intel(R) Ethernet Controller (3) I225-LM" ||
+		d.HardwareID != `PCI\VEN_8086&DEV_15F2&REV_03` || !reflect.DeepEqual(d.Keywords, wantMissing) {
+		t.Errorf("donor %+v", d)
+	}
+	if !reflect.DeepEqual(rep.NotInINF, []string{"*RssBaseProcGroup", "*RssMaxProcGroup", "*RssMaxProcNumber"}) {
+		t.Errorf("not in INF %v", rep.NotInINF)
+	}
+	var b bytes.Buffer
+	if n, err := WriteReg(&b, rep); err != nil || n != 4 {
+		t.Fatalf("%d %v", n, err)
+	}
+	s := b.String()
+	base := `[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\NNNN`
+	for _, want := range []string{
+		";   [E15F2_3.10.0.1..17763] (Intel(R) Ethernet Controller (3) I225-LM, line 37: same driver e2fexpress):\r\n;     *RSSProfile, *MaxRssProcessors, *RssBaseProcNumber, *NumaNodeId\r\n",
+		base + "]\r\n\"*RSSProfile\"=\"1\"\r\n",
+		base + `\Ndi\Params\*RSSProfile\Enum]` + "\r\n\"1\"=\"Closest Processor\"\r\n\"2\"=\"Closest Processor Static\"\r\n",
+		base + `\Ndi\Params\*RssBaseProcNumber]` + "\r\n\"ParamDesc\"=\"Starting RSS CPU\"\r\n\"type\"=\"int\"\r\n\"default\"=\"0\"\r\n\"min\"=\"0\"\r\n\"max\"=\"63\"\r\n\"step\"=\"1\"\r\n\"optional\"=\"0\"\r\n",
+		base + `\Ndi\Params\*MaxRssProcessors\Enum]` + "\r\n\"1\"=\"1\"\r\n\"2\"=\"2\"\r\n\"4\"=\"4\"\r\n\"8\"=\"8\"\r\n",
+		"MatchingDeviceId -like 'pci\\ven_8086&dev_15f3&rev_03*'",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf(".reg lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// Donors are preferred by how close they are: the same device in another
+// decoration, then the same driver, then an install section whose driver
+// is not named, then another driver.
+func TestINFDonorOrder(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64, NTamd64.10.0.3
+[M.NTamd64]
+dev = Dev, PCI\VEN_1&DEV_1
+other = Other, PCI\VEN_1&DEV_2
+anon = Anon, PCI\VEN_1&DEV_3
+sib = Sib, PCI\VEN_1&DEV_4
+[M.NTamd64.10.0.3]
+dev = DevServer, PCI\VEN_1&DEV_1
+[Dev]
+AddReg = drv.reg, base.reg
+[Dev.Services]
+AddService = drv, 0x2, svc
+[DevServer]
+AddReg = drv.reg, base.reg, profile.reg
+[DevServer.Services]
+AddService = drv, 2, svc
+[Other]
+AddReg = base.reg, profile.reg, maxproc.reg, numa.reg, base2.reg
+[Other.Services]
+AddService = otherdrv, 2, svc
+[Anon]
+AddReg = base.reg, profile.reg, maxproc.reg, numa.reg
+[Sib]
+AddReg = base.reg, profile.reg, maxproc.reg
+[Sib.Services]
+AddService = helper, 0, svc
+AddService = DRV, 0x00000002, svc
+[drv.reg]
+HKR, Ndi, Service, 0, "ignored when AddService names the driver"
+[base.reg]
+HKR, Ndi\Params\*RSS, type, 0, "enum"
+[profile.reg]
+HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
+[maxproc.reg]
+HKR, Ndi\Params\*MaxRssProcessors, type, 0, "int"
+[numa.reg]
+HKR, Ndi\Params\*NumaNodeId, type, 0, "dword"
+[base2.reg]
+HKR, Ndi\Params\*RssBaseProcNumber, type, 0, "int"
+`
+	f, err := Parse(strings.NewReader(src), "order.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "Dev" || rep.Service != "drv" {
+		t.Fatalf("%s %q", rep.InstallSection, rep.Service)
+	}
+	want := map[string]string{"*RSSProfile": "DevServer", "*MaxRssProcessors": "Sib", "*NumaNodeId": "Anon", "*RssBaseProcNumber": "Other"}
+	if !reflect.DeepEqual(rep.DonorSection, want) {
+		t.Errorf("donors %v", rep.DonorSection)
+	}
+	var rel []string
+	for _, d := range rep.Donors {
+		rel = append(rel, d.InstallSection+":"+d.Relation)
+	}
+	if strings.Join(rel, " ") != "DevServer:same_device Sib:same_driver Anon:unknown_driver Other:other_driver" {
+		t.Errorf("relations %v", rel)
+	}
+	if !reflect.DeepEqual(rep.MissingRSSFrom, map[string][]string{"*RSSProfile": {"NTamd64.10.0.3"}}) {
+		t.Errorf("from decorations %v", rep.MissingRSSFrom)
+	}
+}
+
+// Lines latlab does not use are reported with their line numbers instead
+// of vanishing.
+func TestINFSkippedLines(t *testing.T) {
+	src := `junk before any section
+[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+dev = Dev, PCI\VEN_1&DEV_1
+Dev, PCI\VEN_1&DEV_2
+nohwid = Dev
+noinst = , PCI\VEN_1&DEV_3
+[Dev]
+AddReg = ok.reg
+= ok.reg
+AddReg =
+CopyFiles
+[ok.reg]
+HKR, Ndi\Params\*RSS, type, 0, "enum"
+, Ndi\Params\*RSS, ParamDesc, 0, "no root"
+HKXX, Ndi\Params\*RSS, ParamDesc, 0, "bad root"
+HKLM, Software\Vendor, Uninstall, 0, "x"
+HKLM, Software\Vendor, Other, 0, "y"
+HKCU, Software\Vendor, Other, 0, "z"
+HKR, , , 0, "default value"
+HKR, , , 0x10
+HKR, Ndi\Params\, ParamDesc, 0, "no keyword"
+HKR, Ndi\Params\*RSS\Sub, x, 0, "sub"
+HKR, Ndi\Params\*RSS, default, ten, "1"
+Key = HKR, Ndi\Params\*RSS, ParamDesc, 0, "has a key"
+HKR, Ndi\Params\*RSS\Enum, "1", 0, "Enabled"
+`
+	f, err := Parse(strings.NewReader(src), "s.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := keyword(rep, "*RSS")
+	if k == nil || k.Type != "enum" || k.ParamDesc != "" || k.Default != "" || len(k.Values) != 1 {
+		t.Errorf("skipped lines changed the keyword: %+v", k)
+	}
+	want := []string{
+		"s.inf line 1: text before the first section ignored",
+		"s.inf line 6: [M.NTamd64] line has no '='; skipped",
+		"s.inf line 7: [M.NTamd64] line names no hardware ID; skipped",
+		"s.inf line 8: [M.NTamd64] line names no install section; skipped",
+		"s.inf line 11: [Dev] line has nothing before '=', no directive name; skipped",
+		"s.inf line 12: [Dev] AddReg= names no section; skipped",
+		"s.inf line 13: [Dev] line has no '=', not a directive",
+		"s.inf line 16: [ok.reg] entry has an empty registry root",
+		`s.inf line 17: [ok.reg] unknown registry root "HKXX"`,
+		"s.inf line 21: [ok.reg] HKR entry with no subkey and no value name writes the key's default value",
+		`s.inf line 23: [ok.reg] Ndi\Params entry names no keyword`,
+		"s.inf line 24: [ok.reg] subkey Sub of keyword *RSS is not read",
+		`s.inf line 25: [ok.reg] flags "ten" are not a number`,
+		"s.inf line 26: [ok.reg] line has '=' outside quotes, not a registry entry",
+		"s.inf lines 18-20: [ok.reg] 3 HKCU/HKLM entries write outside the adapter's key (HKR): not keywords, skipped",
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("no note %q in\n%s", w, notes)
+		}
+	}
+	if len(rep.Notes) != len(want) || strings.Contains(notes, "line 22") {
+		t.Errorf("%d notes, want %d (a key-only HKR line is not skipped):\n%s", len(rep.Notes), len(want), notes)
+	}
+	l, err := List(f, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Notes, rep.Notes) {
+		t.Errorf("listing notes differ:\n%s", strings.Join(l.Notes, "\n"))
+	}
+}
+
+// Only the chosen models section must decide: where another decoration's
+// lines depend on a part the ID lacks, that decoration is left out of the
+// comparison with a note.
+func TestINFAmbiguousElsewhere(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64.10.0.1, NTamd64.10.0.3
+[M.NTamd64.10.0.1]
+v = Client, PCI\VEN_1&DEV_1
+[M.NTamd64.10.0.3]
+v1 = Server1, PCI\VEN_1&DEV_1&REV_01
+v2 = Server2, PCI\VEN_1&DEV_1&REV_02
+[Client]
+[Server1]
+AddReg = rss.reg
+[Server2]
+[rss.reg]
+HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
+`
+	f, err := Parse(strings.NewReader(src), "a.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.InstallSection != "Client" || len(rep.Decorations) != 1 || rep.MissingRSSFrom != nil ||
+		!strings.Contains(strings.Join(rep.Notes, "\n"), `[M.NTamd64.10.0.3] not compared: "PCI\\VEN_1&DEV_1" lacks REV, on which 2 of its lines with different install sections depend`) {
+		t.Errorf("%s %+v %v", rep.InstallSection, rep.Decorations, rep.Notes)
+	}
+	// The server section still donates, as any install section of the INF.
+	if rep.DonorSection["*RSSProfile"] != "Server1" {
+		t.Errorf("donors %v", rep.DonorSection)
+	}
+	if _, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.20348", "server"), "", nil); err == nil {
+		t.Error("ambiguous in the chosen section, and no error")
+	}
 }

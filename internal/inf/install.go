@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/textdec"
 )
 
 // Manufacturer is one [Manufacturer] entry.
@@ -112,14 +114,30 @@ type Model struct {
 
 // Models reads a models section.
 func (f *File) Models(section, lang string) []Model {
+	m, _ := f.models(section, lang)
+	return m
+}
+
+// models reads a models section and notes the lines it leaves out: a
+// models line is Description = InstallSection, HardwareID[, CompatibleID...].
+func (f *File) models(section, lang string) ([]Model, []string) {
 	s := f.Section(section)
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	var out []Model
+	var notes []string
+	skip := func(l Line, why string) {
+		notes = append(notes, fmt.Sprintf("%s line %d: [%s] %s; skipped (a models line is Description = InstallSection, HardwareID[, CompatibleID...])", f.Name, l.Num, s.Name, why))
+	}
 	for _, l := range s.Lines {
-		if len(l.Fields) < 2 {
-			continue // ExcludeFromSelect and friends
+		switch {
+		case !l.HasKey:
+			skip(l, "line has no '='")
+			continue
+		case strings.TrimSpace(l.Field(0)) == "":
+			skip(l, "line names no install section")
+			continue
 		}
 		m := Model{Description: f.Expand(l.Key, lang), InstallSection: f.Expand(l.Field(0), lang), Line: l.Num}
 		for _, id := range l.Fields[1:] {
@@ -127,26 +145,13 @@ func (f *File) Models(section, lang string) []Model {
 				m.HardwareIDs = append(m.HardwareIDs, id)
 			}
 		}
+		if len(m.HardwareIDs) == 0 {
+			skip(l, "line names no hardware ID")
+			continue
+		}
 		out = append(out, m)
 	}
-	return out
-}
-
-// MatchDevice ranks how well an INF hardware ID matches the ID a user gave:
-// 3 equal, 2 the INF's ID is a less specific form of it (PCI\VEN_8086&DEV_15F3
-// for ...&SUBSYS_...), 1 the user's is a less specific form of the INF's,
-// 0 no match. Case is ignored, as Windows does.
-func MatchDevice(infID, given string) int {
-	a, b := strings.ToUpper(infID), strings.ToUpper(strings.TrimSpace(given))
-	switch {
-	case a == b:
-		return 3
-	case strings.HasPrefix(b, a+"&"):
-		return 2
-	case strings.HasPrefix(a, b+"&"):
-		return 1
-	}
-	return 0
+	return out, notes
 }
 
 // Install is what a DDInstall section installs.
@@ -158,9 +163,15 @@ type Install struct {
 	Include  []string  `json:"include,omitempty"`
 	Keywords []Keyword `json:"keywords"`
 	// Values are HKR,,Name values that are not keywords (BusType, *IfType ...).
-	Values []Value  `json:"values,omitempty"`
-	Notes  []string `json:"notes,omitempty"`
-	byName map[string]int
+	Values []Value `json:"values,omitempty"`
+	// Service is the driver the section installs for the device: the
+	// AddService entry of its .Services section that is flagged as the
+	// device's function driver (SPSVCINST_ASSOCSERVICE), else the
+	// HKR,Ndi,Service value NDIS reads. "" when the INF names neither.
+	Service    string   `json:"service,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+	ndiService string
+	byName     map[string]int
 }
 
 // Ref names a section a directive refers to and where.
@@ -230,7 +241,29 @@ func (f *File) Resolve(name string, t Target, lang string, load Loader) (*Instal
 	if err := r.ddinstall(f, sec, nil); err != nil {
 		return nil, err
 	}
+	in.Service = f.assocService(sec.Name, lang)
+	if in.Service == "" {
+		in.Service = in.ndiService
+	}
 	return in, nil
+}
+
+// spsvcinstAssocService marks the AddService entry that is the device's
+// function driver.
+const spsvcinstAssocService = 0x2
+
+// assocService reads AddService = name, flags, ... from [<install>.Services].
+func (f *File) assocService(install, lang string) string {
+	s := f.Section(install + ".Services")
+	if s == nil {
+		return ""
+	}
+	for _, l := range s.Lines {
+		if l.HasKey && strings.EqualFold(l.Key, "AddService") && parseFlags(f.Expand(l.Field(1), lang))&spsvcinstAssocService != 0 {
+			return strings.TrimSpace(f.Expand(l.Field(0), lang))
+		}
+	}
+	return ""
 }
 
 func (f *File) installSection(name string, t Target) *Section {
@@ -270,8 +303,19 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 	stack = append(stack, sec)
 	var included []*File
 	for _, l := range sec.Lines {
-		if !l.HasKey {
+		switch {
+		case !l.HasKey:
+			r.notef(f, l.Num, "[%s] line has no '=', not a directive (Directive = value); skipped", sec.Name)
 			continue
+		case strings.TrimSpace(l.Key) == "":
+			r.notef(f, l.Num, "[%s] line has nothing before '=', no directive name; skipped", sec.Name)
+			continue
+		}
+		switch k := strings.ToLower(l.Key); k {
+		case "include", "addreg", "needs":
+			if len(names(f, l, r.lang)) == 0 {
+				r.notef(f, l.Num, "[%s] %s= names no section; skipped", sec.Name, l.Key)
+			}
 		}
 		switch strings.ToLower(l.Key) {
 		case "include":
@@ -363,19 +407,59 @@ func (r *resolver) findNeeds(f *File, included []*File, name string) (*File, *Se
 	return nil, nil
 }
 
-// addreg applies one AddReg section's HKR lines.
+// addreg applies one AddReg section's HKR lines, and notes the lines it
+// skips (lines that write outside the adapter's key are not keywords; the
+// rest are malformed or hold what latlab does not read).
 func (r *resolver) addreg(f *File, s *Section) {
+	// Entries for other roots are common (uninstall keys, services), so
+	// they make one note per section.
+	var outside []int
+	roots := map[string]bool{}
+	defer func() {
+		if len(outside) == 0 {
+			return
+		}
+		var rs []string
+		for k := range roots {
+			rs = append(rs, k)
+		}
+		sort.Strings(rs)
+		what := "an " + strings.Join(rs, "/") + " entry writes"
+		if len(outside) > 1 {
+			what = fmt.Sprintf("%d %s entries write", len(outside), strings.Join(rs, "/"))
+		}
+		n := fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what)
+		if !contains(r.in.Notes, n) {
+			r.in.Notes = append(r.in.Notes, n)
+		}
+	}()
 	for _, l := range s.Lines {
-		if len(l.Fields) == 0 || l.HasKey {
+		if l.HasKey {
+			r.notef(f, l.Num, "[%s] line has '=' outside quotes, not a registry entry (root, subkey, value name, flags, value); skipped", s.Name)
 			continue
 		}
 		root := strings.ToUpper(strings.TrimSpace(f.Expand(l.Field(0), r.lang)))
-		if root != "HKR" {
+		switch root {
+		case "HKR":
+		case "":
+			r.notef(f, l.Num, "[%s] entry has an empty registry root (expected HKR, HKLM, HKCU, HKCR or HKU); skipped", s.Name)
+			continue
+		case "HKLM", "HKCU", "HKCR", "HKU":
+			outside = append(outside, l.Num)
+			roots[root] = true
+			continue
+		default:
+			r.notef(f, l.Num, "[%s] unknown registry root %q (expected HKR, HKLM, HKCU, HKCR or HKU); skipped", s.Name, textdec.Clip(root))
 			continue
 		}
 		subkey := strings.Trim(f.Expand(l.Field(1), r.lang), `\ `)
 		name := f.Expand(l.Field(2), r.lang)
-		flags := parseFlags(f.Expand(l.Field(3), r.lang))
+		rawFlags := f.Expand(l.Field(3), r.lang)
+		flags, ok := parseFlagsOK(rawFlags)
+		if !ok {
+			r.notef(f, l.Num, "[%s] flags %q are not a number; skipped", s.Name, textdec.Clip(rawFlags))
+			continue
+		}
 		var data []string
 		for _, v := range l.Fields[min(4, len(l.Fields)):] {
 			data = append(data, f.Expand(v, r.lang))
@@ -383,8 +467,13 @@ func (r *resolver) addreg(f *File, s *Section) {
 		val := strings.Join(data, ",")
 		low := strings.ToLower(subkey)
 		switch {
+		case low == "ndi" && strings.EqualFold(name, "Service"):
+			r.in.ndiService = strings.TrimSpace(val)
 		case low == "":
 			if name == "" {
+				if flags&flgKeyOnly == 0 {
+					r.notef(f, l.Num, "[%s] HKR entry with no subkey and no value name writes the key's default value, not a keyword; skipped", s.Name)
+				}
 				continue
 			}
 			v := Value{Name: name, Data: val, Flags: flags, Line: l.Num}
@@ -403,10 +492,13 @@ func (r *resolver) addreg(f *File, s *Section) {
 				continue
 			}
 			r.setValue(v)
+		case low == `ndi\params` && name != "":
+			r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
 		case strings.HasPrefix(low, `ndi\params\`):
 			rest := subkey[len(`ndi\params\`):]
 			kw, sub, _ := strings.Cut(rest, `\`)
 			if kw == "" {
+				r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
 				continue
 			}
 			k := r.keyword(kw, s.Name, l.Num)
@@ -418,6 +510,7 @@ func (r *resolver) addreg(f *File, s *Section) {
 				continue
 			}
 			if sub != "" {
+				r.notef(f, l.Num, "[%s] subkey %s of keyword %s is not read (only its values and Enum are); skipped", s.Name, textdec.Clip(sub), kw)
 				continue
 			}
 			r.setParam(k, name, val, flags&flgDelVal != 0)
@@ -529,9 +622,15 @@ func (r *resolver) setEnum(k *Keyword, value, desc string, del bool) {
 }
 
 func parseFlags(s string) uint32 {
+	v, _ := parseFlagsOK(s)
+	return v
+}
+
+// parseFlagsOK reads AddReg/AddService flags: empty is 0, 0x... is hex.
+func parseFlagsOK(s string) (uint32, bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {
-		return 0
+		return 0, true
 	}
 	base := 10
 	if strings.HasPrefix(s, "0x") {
@@ -539,9 +638,49 @@ func parseFlags(s string) uint32 {
 	}
 	v, err := strconv.ParseUint(s, base, 32)
 	if err != nil {
-		return 0
+		return 0, false
 	}
-	return uint32(v)
+	return uint32(v), true
+}
+
+// notef adds a note about line of f once.
+func (r *resolver) notef(f *File, line int, format string, a ...any) {
+	n := fmt.Sprintf("%s line %d: ", f.Name, line) + fmt.Sprintf(format, a...)
+	if !contains(r.in.Notes, n) {
+		r.in.Notes = append(r.in.Notes, n)
+	}
+}
+
+// lineList writes line numbers as "line 7" or "lines 7-9, 12".
+func lineList(nums []int) string {
+	var parts []string
+	for i := 0; i < len(nums); {
+		j := i
+		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", nums[i], nums[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(nums[i]))
+		}
+		i = j + 1
+	}
+	if len(nums) == 1 {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
+}
+
+// names are the expanded, non-empty section names of a directive.
+func names(f *File, l Line, lang string) []string {
+	var out []string
+	for _, n := range l.Fields {
+		if n = strings.TrimSpace(f.Expand(n, lang)); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Keyword returns the keyword named name (ignoring case), or nil.

@@ -3,6 +3,7 @@ package inf
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,10 +18,11 @@ const NetClassKey = regfile.NetClassKey
 const InstancePlaceholder = "NNNN"
 
 // WriteReg writes a Windows Registry Editor file that adds the missing RSS
-// keywords of rep, as the decoration that has them defines them: the
-// Ndi\Params entries (so the adapter's Advanced tab and
-// Set-NetAdapterAdvancedProperty know them) and the value the driver reads.
-// It returns how many keywords it wrote.
+// keywords of rep, as the donor install section that has them defines
+// them: the Ndi\Params entries (so the adapter's Advanced tab and
+// Set-NetAdapterAdvancedProperty know them: ParamDesc, type, default,
+// min, max, step, base, optional, any other value, and the Enum choices)
+// and the value the driver reads. It returns how many keywords it wrote.
 func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 	var b strings.Builder
 	b.WriteString(regfile.Header + "\r\n\r\n")
@@ -29,20 +31,21 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 	line("; Written by latlab inf from %s for %s.", rep.File, rep.Device)
 	line("; Windows %d.%d.%d %s (%s) uses [%s] -> [%s], which does not install these", rep.Target.Major, rep.Target.Minor, rep.Target.Build,
 		ProductName(rep.Target.ProductType), deco, rep.ModelsSection, rep.InstallSection)
-	line("; standardized RSS keywords; other decorations of the same INF do (copied from them below):")
-	for _, k := range rep.MissingRSS {
-		line(";   %s  (from %s)", k, strings.Join(rep.MissingRSSFrom[k], ", "))
+	line("; standardized RSS keywords; other install sections of the same INF do (copied from them below):")
+	for _, d := range rep.Donors {
+		line(";   [%s] (%s):", d.InstallSection, d.RelationText())
+		line(";     %s", strings.Join(d.Keywords, ", "))
 	}
 	line(";")
 	line("; Replace %s with the adapter's subkey under the network class key before importing.", InstancePlaceholder)
 	line("; To find it: Device Manager > the adapter > Details > \"Driver key\" ends in \\%s; or in PowerShell:", InstancePlaceholder)
 	line(";   Get-ChildItem 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e972-e325-11ce-bfc1-08002be10318}' -ErrorAction SilentlyContinue |")
-	line(";     Where-Object { (Get-ItemProperty $_.PSPath).MatchingDeviceId -like '%s*' } | Select-Object PSChildName", strings.ToLower(rep.Device))
+	line(";     Where-Object { (Get-ItemProperty $_.PSPath).MatchingDeviceId -like '%s*' } | Select-Object PSChildName", strings.ToLower(rep.matchingID()))
 	line("; Then disable and re-enable the adapter (or reboot) so the driver reads the values. The driver")
 	line("; must implement a keyword for it to have an effect: check with Get-NetAdapterRss afterwards.")
 	n := 0
 	for _, name := range rep.MissingRSS {
-		k, _ := rep.SourceOf(name)
+		k, _ := rep.DonorOf(name)
 		if k == nil {
 			continue
 		}
@@ -60,6 +63,14 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 				line("%s=%s", regfile.String(kv[0]), regfile.String(kv[1]))
 			}
 		}
+		other := make([]string, 0, len(k.Other))
+		for name := range k.Other {
+			other = append(other, name)
+		}
+		sort.Strings(other)
+		for _, name := range other {
+			line("%s=%s", regfile.String(name), regfile.String(k.Other[name]))
+		}
 		if len(k.Values) > 0 {
 			b.WriteString("\r\n")
 			line("%s", regfile.Key(base+`\Ndi\Params\`+k.Name+`\Enum`))
@@ -72,6 +83,15 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// matchingID is the ID Windows records as the adapter's MatchingDeviceId:
+// the INF line's ID the device matched, else the ID the user gave.
+func (rep *DeviceReport) matchingID() string {
+	if id, ok := rep.deviceIDs[strings.ToLower(rep.ModelsSection)]; ok && id != "" {
+		return id
+	}
+	return rep.Device
 }
 
 // instanceValue is the HKR,,Name data the INF writes (as REG_DWORD when

@@ -5,21 +5,11 @@ import (
 	"syscall"
 	"unsafe"
 
-	"golang.org/x/sys/windows"
-
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 const method = `PDH \Processor Information(*)\ counters (Interrupts/sec, DPCs Queued/sec, % DPC Time, % Interrupt Time); RSS from the adapters' registry values`
-
-var (
-	pdh                              = windows.NewLazySystemDLL("pdh.dll")
-	procPdhOpenQueryW                = pdh.NewProc("PdhOpenQueryW")
-	procPdhAddEnglishCounterW        = pdh.NewProc("PdhAddEnglishCounterW")
-	procPdhCollectQueryData          = pdh.NewProc("PdhCollectQueryData")
-	procPdhGetFormattedCounterArrayW = pdh.NewProc("PdhGetFormattedCounterArrayW")
-	procPdhCloseQuery                = pdh.NewProc("PdhCloseQuery")
-)
 
 const (
 	pdhFmtDouble  = 0x00000200
@@ -36,6 +26,14 @@ type pdhError struct {
 
 func (e pdhError) Error() string { return fmt.Sprintf("%s: PDH status %#x", e.call, uint32(e.status)) }
 
+// pdhStatus is the PDH_STATUS a pdh call returned as its error (0 for nil).
+func pdhStatus(err error) uintptr {
+	if e, ok := err.(syscall.Errno); ok {
+		return uintptr(e)
+	}
+	return 0
+}
+
 type winWatcher struct {
 	query    uintptr
 	counters map[string]uintptr
@@ -44,12 +42,11 @@ type winWatcher struct {
 }
 
 func newWatcher(o WatchOptions) (Watcher, error) {
-	if err := procPdhOpenQueryW.Find(); err != nil {
-		return nil, fmt.Errorf("pdh.dll: %w", err)
-	}
 	w := &winWatcher{counters: map[string]uintptr{}}
-	if r, _, _ := procPdhOpenQueryW.Call(0, 0, uintptr(unsafe.Pointer(&w.query))); r != 0 {
-		return nil, pdhError{"PdhOpenQueryW", r}
+	if err := winapi.PdhOpenQuery(nil, 0, &w.query); winapi.Missing(err) {
+		return nil, fmt.Errorf("pdh.dll: %w", err)
+	} else if err != nil {
+		return nil, pdhError{"PdhOpenQueryW", pdhStatus(err)}
 	}
 	var firstErr error
 	for _, c := range pdhCounters {
@@ -72,9 +69,9 @@ func newWatcher(o WatchOptions) (Watcher, error) {
 		w.Close()
 		return nil, fmt.Errorf("no per-processor PDH counter is available: %w", firstErr)
 	}
-	if r, _, _ := procPdhCollectQueryData.Call(w.query); r != 0 {
+	if err := winapi.PdhCollectQueryData(w.query); err != nil {
 		w.Close()
-		return nil, pdhError{"PdhCollectQueryData", r}
+		return nil, pdhError{"PdhCollectQueryData", pdhStatus(err)}
 	}
 	w.at = clock.Now()
 	w.net = readNetInfoWindows(o.live())
@@ -87,15 +84,15 @@ func (w *winWatcher) add(path string) (uintptr, error) {
 		return 0, err
 	}
 	var h uintptr
-	if r, _, _ := procPdhAddEnglishCounterW.Call(w.query, uintptr(unsafe.Pointer(p)), 0, uintptr(unsafe.Pointer(&h))); r != 0 {
-		return 0, pdhError{"PdhAddEnglishCounterW(" + path + ")", r}
+	if err := winapi.PdhAddEnglishCounter(w.query, p, 0, &h); err != nil {
+		return 0, pdhError{"PdhAddEnglishCounterW(" + path + ")", pdhStatus(err)}
 	}
 	return h, nil
 }
 
 func (w *winWatcher) Next() (*Interval, error) {
-	if r, _, _ := procPdhCollectQueryData.Call(w.query); r != 0 {
-		return nil, pdhError{"PdhCollectQueryData", r}
+	if err := winapi.PdhCollectQueryData(w.query); err != nil {
+		return nil, pdhError{"PdhCollectQueryData", pdhStatus(err)}
 	}
 	now := clock.Now()
 	seconds := float64(now-w.at) / 1e9
@@ -115,7 +112,7 @@ func (w *winWatcher) Next() (*Interval, error) {
 
 func formattedArray(h uintptr) ([]pdhItem, error) {
 	var size, count uint32
-	r, _, _ := procPdhGetFormattedCounterArrayW.Call(h, pdhFmtDouble|pdhFmtNoCap, uintptr(unsafe.Pointer(&size)), uintptr(unsafe.Pointer(&count)), 0)
+	r := pdhStatus(winapi.PdhGetFormattedCounterArray(h, pdhFmtDouble|pdhFmtNoCap, &size, &count, nil))
 	if r == pdhNoData || (r == 0 && size == 0) {
 		return nil, nil
 	}
@@ -124,7 +121,7 @@ func formattedArray(h uintptr) ([]pdhItem, error) {
 	}
 	buf := make([]byte, size+pdhItemSize)
 	size = uint32(len(buf))
-	r, _, _ = procPdhGetFormattedCounterArrayW.Call(h, pdhFmtDouble|pdhFmtNoCap, uintptr(unsafe.Pointer(&size)), uintptr(unsafe.Pointer(&count)), uintptr(unsafe.Pointer(&buf[0])))
+	r = pdhStatus(winapi.PdhGetFormattedCounterArray(h, pdhFmtDouble|pdhFmtNoCap, &size, &count, &buf[0]))
 	if r != 0 {
 		return nil, pdhError{"PdhGetFormattedCounterArrayW", r}
 	}
@@ -135,7 +132,7 @@ func (w *winWatcher) Network() *NetInfo { return w.net }
 
 func (w *winWatcher) Close() {
 	if w.query != 0 {
-		procPdhCloseQuery.Call(w.query)
+		_ = winapi.PdhCloseQuery(w.query)
 		w.query = 0
 	}
 }

@@ -5,21 +5,17 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
+
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 // Registry is the Windows registry. Values are read and written as raw
 // bytes with their type number, so a restore is byte for byte whatever
 // the type.
 type Registry struct{}
-
-var (
-	advapi32           = windows.NewLazySystemDLL("advapi32.dll")
-	procRegSetValueExW = advapi32.NewProc("RegSetValueExW")
-)
 
 const wow64 = registry.WOW64_64KEY
 
@@ -124,9 +120,8 @@ func (r Registry) Write(l Loc, v Value) error {
 	if len(v.Data) > 0 {
 		p = &v.Data[0]
 	}
-	rc, _, _ := procRegSetValueExW.Call(uintptr(k), uintptr(unsafe.Pointer(name)), 0, uintptr(typ), uintptr(unsafe.Pointer(p)), uintptr(len(v.Data)))
-	if rc != 0 {
-		return fmt.Errorf("write %s: %w", l, syscall.Errno(rc))
+	if err := winapi.RegSetValueEx(windows.Handle(k), name, 0, typ, p, uint32(len(v.Data))); err != nil {
+		return fmt.Errorf("write %s: %w", l, err)
 	}
 	return nil
 }

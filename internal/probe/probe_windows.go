@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 var sleepMethods = []string{"sleep", "waitable", "ntdelay"}
@@ -18,17 +19,6 @@ const resolutionNote = "NtSetTimerResolution for this process (power-throttling 
 // priorityHint ends the note made when the thread obtained a lower priority
 // than requested: Windows lowers a REALTIME class request to HIGH silently.
 const priorityHint = `: REALTIME_PRIORITY_CLASS needs the "increase scheduling priority" privilege (run elevated)`
-
-var (
-	kernel32                     = windows.NewLazySystemDLL("kernel32.dll")
-	ntdll                        = windows.NewLazySystemDLL("ntdll.dll")
-	procSleep                    = kernel32.NewProc("Sleep")
-	procCreateWaitableTimerExW   = kernel32.NewProc("CreateWaitableTimerExW")
-	procSetWaitableTimer         = kernel32.NewProc("SetWaitableTimer")
-	procWaitForSingleObject      = kernel32.NewProc("WaitForSingleObject")
-	procGetSystemTimePreciseAsFT = kernel32.NewProc("GetSystemTimePreciseAsFileTime")
-	procNtDelayExecution         = ntdll.NewProc("NtDelayExecution")
-)
 
 const (
 	createWaitableTimerHighResolution = 0x2
@@ -49,15 +39,9 @@ func validateMethod(o SleepOptions) error {
 	return nil
 }
 
-// addr resolves a proc once so the loop calls it with SyscallN directly,
-// without LazyProc's lookup and variadic boxing.
-func addr(p *windows.LazyProc) (uintptr, error) {
-	if err := p.Find(); err != nil {
-		return 0, err
-	}
-	return p.Addr(), nil
-}
-
+// The sleepers and the waiter resolve their procedures once (winapi's
+// ...Addr) and call them with SyscallN directly, without the lookup and
+// result conversion of a wrapper inside the timed wait.
 type winSleeper struct {
 	method string
 	fn     uintptr // Sleep or NtDelayExecution
@@ -72,14 +56,14 @@ func newSleeper(method string) (sleeper, error) {
 	var err error
 	switch method {
 	case "sleep":
-		s.fn, err = addr(procSleep)
+		s.fn, err = winapi.SleepAddr()
 	case "ntdelay":
-		s.fn, err = addr(procNtDelayExecution)
+		s.fn, err = winapi.NtDelayExecutionAddr()
 	case "waitable":
 		s.h, err = createHighResTimer()
 		if err == nil {
-			if s.set, err = addr(procSetWaitableTimer); err == nil {
-				s.wait, err = addr(procWaitForSingleObject)
+			if s.set, err = winapi.SetWaitableTimerAddr(); err == nil {
+				s.wait, err = winapi.WaitForSingleObjectAddr()
 			}
 		}
 	default:
@@ -92,15 +76,14 @@ func newSleeper(method string) (sleeper, error) {
 }
 
 func createHighResTimer() (windows.Handle, error) {
-	a, err := addr(procCreateWaitableTimerExW)
-	if err != nil {
+	h, err := winapi.CreateWaitableTimerEx(nil, nil, createWaitableTimerHighResolution, timerAllAccess)
+	if winapi.Missing(err) {
 		return 0, err
 	}
-	h, _, e := syscall.SyscallN(a, 0, 0, createWaitableTimerHighResolution, timerAllAccess)
-	if h == 0 {
-		return 0, fmt.Errorf("CreateWaitableTimerExW(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION): %w (needs Windows 10 1803 or later)", e)
+	if err != nil {
+		return 0, fmt.Errorf("CreateWaitableTimerExW(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION): %w (needs Windows 10 1803 or later)", err)
 	}
-	return windows.Handle(h), nil
+	return h, nil
 }
 
 func (s *winSleeper) sleep(d int64) int {
@@ -142,13 +125,13 @@ func NewWaiter() (Waiter, error) {
 		return nil, err
 	}
 	w := &winWaiter{h: h}
-	if w.set, err = addr(procSetWaitableTimer); err != nil {
+	if w.set, err = winapi.SetWaitableTimerAddr(); err != nil {
 		return nil, err
 	}
-	if w.wait, err = addr(procWaitForSingleObject); err != nil {
+	if w.wait, err = winapi.WaitForSingleObjectAddr(); err != nil {
 		return nil, err
 	}
-	if w.ft, err = addr(procGetSystemTimePreciseAsFT); err != nil {
+	if w.ft, err = winapi.GetSystemTimePreciseAsFileTimeAddr(); err != nil {
 		return nil, err
 	}
 	w.calibrate()

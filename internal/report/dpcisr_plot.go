@@ -72,10 +72,6 @@ func cdfPanel(pn CDFPanel) (*plot.Plot, error) {
 		p.X.Min, p.X.Max = lo/2, hi*2
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Millimeter * 2
-	p.Legend.YOffs = vg.Millimeter * 2
 	for i, s := range pn.Series {
 		xy := make(plotter.XYs, 0, len(s.X))
 		for k := range s.X {

@@ -23,7 +23,6 @@ func CPUBarsPlot(title, ylabel string, cpus []int, groups []BarGroup, format str
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
 	p.X.Label.Text = "CPU"
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	n := len(groups)
 	if n == 0 {

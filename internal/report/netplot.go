@@ -41,7 +41,6 @@ func linePanel(title, ylabel string, series []Series, events []float64) (*plot.P
 	p.Title.Text = title
 	p.X.Label.Text = "time since first write (ms)"
 	p.Y.Label.Text = ylabel
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	ymax := 0.0
 	for i, s := range series {

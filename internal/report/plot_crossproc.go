@@ -81,7 +81,7 @@ func CrossprocPlot(r *crossproc.Result, format string) ([]byte, error) {
 	}
 	p.Y.Label.Text = "slept (ms)"
 	if hidden > 0 {
-		p.Y.Label.Text += fmt.Sprintf("; %d sleeps above the largest p99 not shown", hidden)
+		p.Y.Label.Text += fmt.Sprintf("; %s above the largest p99 not shown", count(hidden, "sleep"))
 	}
 	if len(dots) > 0 {
 		sc, err := plotter.NewScatter(dots)
@@ -146,10 +146,6 @@ func CrossprocPlot(r *crossproc.Result, format string) ([]byte, error) {
 	bl.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(bl)
 	p.Legend.Add("p50 with no request anywhere", bl)
-	// Where neither curve runs: Windows sleeps stay high on the left and
-	// follow the diagonal on the right, so the legend goes bottom right;
-	// Linux sleeps stay at the bottom, so top left.
-	p.Legend.Top, p.Legend.Left = r.Rule == crossproc.PerThread, r.Rule == crossproc.PerThread
 	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.Y.Min, p.Y.Max = 0, top
 	return renderReportPlot(p, format)

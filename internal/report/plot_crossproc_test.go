@@ -35,7 +35,7 @@ func TestCrossprocPlotShowsEverySleep(t *testing.T) {
 	}
 	svg := string(b)
 	for _, want := range []string{"every sleep", "expected if isolated (Windows 10 2004+), mean (this build)", "expected if global, mean",
-		"1 sleeps above the largest p99 not shown"} {
+		"1 sleep above the largest p99 not shown"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("plot lacks %q", want)
 		}

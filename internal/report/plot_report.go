@@ -49,15 +49,60 @@ func paletteColor(i int) color.RGBA { return palette[i%len(palette)] }
 
 // renderReportPlot renders p as SVG or PNG bytes.
 func renderReportPlot(p *plot.Plot, format string) ([]byte, error) {
-	wt, err := p.WriterTo(plotWidth, plotHeight, format)
+	c, err := draw.NewFormattedCanvas(plotWidth, plotHeight, format)
 	if err != nil {
 		return nil, fmt.Errorf("render plot: %w", err)
 	}
+	dc := draw.New(c)
+	drawPlot(p, dc, legendBand(p, dc))
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("render plot: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// legendGap separates the legend from the x axis label above it.
+const legendGap = 2 * vg.Millimeter
+
+// legendBand is the height p's legend needs below the plot: 0 when it has
+// no entries.
+func legendBand(p *plot.Plot, c draw.Canvas) vg.Length {
+	l := outside(p.Legend)
+	h := l.Rectangle(c).Size().Y
+	if h <= 0 {
+		return 0
+	}
+	// Rectangle leaves out the descent of the last entry's text.
+	return h + l.TextStyle.FontExtents().Descent + legendGap
+}
+
+// outside is l laid out for the band under the plot: entries top down,
+// left-aligned, a little apart.
+func outside(l plot.Legend) plot.Legend {
+	l.Top, l.Left = true, true
+	l.XOffs, l.YOffs = 0, 0
+	l.Padding = vg.Points(2)
+	return l
+}
+
+// drawPlot draws p on c with its legend outside the data, in a band of the
+// given height under the x axis, aligned with the data area: gonum draws
+// a legend inside the data area, where it hid curves (a CDF's tail, a
+// sweep's error bars, a retransmission mark).
+func drawPlot(p *plot.Plot, c draw.Canvas, band vg.Length) {
+	if band <= 0 {
+		p.Draw(c)
+		return
+	}
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	above := draw.Crop(c, 0, 0, band, 0)
+	p.Draw(above)
+	area := draw.Crop(c, p.DataCanvas(above).Min.X-c.Min.X, 0, 0, band-c.Size().Y-legendGap)
+	out := outside(leg)
+	out.Draw(area)
 }
 
 // nsUnit picks ms or µs for values up to maxNs.
@@ -91,9 +136,17 @@ func RenderGrid(plots [][]*plot.Plot, w, h vg.Length, format string) ([]byte, er
 	tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
 	canvases := plot.Align(plots, tiles, draw.New(c))
 	for i := range plots {
-		for j := range plots[i] {
-			if plots[i][j] != nil {
-				plots[i][j].Draw(canvases[i][j])
+		// The plots of a row keep their data areas level: each gets the
+		// tallest legend band of the row.
+		var band vg.Length
+		for j, p := range plots[i] {
+			if p != nil {
+				band = max(band, legendBand(p, canvases[i][j]))
+			}
+		}
+		for j, p := range plots[i] {
+			if p != nil {
+				drawPlot(p, canvases[i][j], band)
 			}
 		}
 	}

@@ -128,7 +128,6 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Y.Min = 0
 	return renderReportPlot(p, format)
 }

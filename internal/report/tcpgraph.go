@@ -94,8 +94,6 @@ func (g *TimeSeqGraph) Plot() (*plot.Plot, error) {
 	p.Title.Text = g.Title
 	p.X.Label.Text = "time (s)"
 	p.Y.Label.Text = "relative sequence number"
-	p.Legend.Top = true
-	p.Legend.Left = true
 	add := func(name string, segs []VSeg, c color.Color, w vg.Length) {
 		if len(segs) == 0 {
 			return
@@ -184,7 +182,6 @@ func (g *WindowGraph) Plots() ([]*plot.Plot, error) {
 	bot := plot.New()
 	bot.X.Label.Text = "time (s)"
 	bot.Y.Label.Text = "RACK reo_wnd (ms)"
-	bot.Legend.Top = true
 	if err := addSteps(bot, "honours D-SACK (RFC 8985)", g.ReoWnd, colAck, 1.5); err != nil {
 		return nil, err
 	}

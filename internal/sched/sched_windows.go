@@ -5,14 +5,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/windows"
-)
 
-var (
-	kernel32                  = windows.NewLazySystemDLL("kernel32.dll")
-	procSetThreadAffinityMask = kernel32.NewProc("SetThreadAffinityMask")
-	procSetThreadPriority     = kernel32.NewProc("SetThreadPriority")
-	procGetThreadPriority     = kernel32.NewProc("GetThreadPriority")
-	procGetPriorityClass      = kernel32.NewProc("GetPriorityClass")
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 const (
@@ -46,9 +40,9 @@ func applyThread(p Priority, _ int) (Priority, func(), error) {
 		return Normal, func() {}, nil
 	}
 	proc := windows.CurrentProcess()
-	cls, _, _ := procGetPriorityClass.Call(uintptr(proc))
+	cls, _ := windows.GetPriorityClass(proc)
 	thread := windows.CurrentThread()
-	oldPrio, _, _ := procGetThreadPriority.Call(uintptr(thread))
+	oldPrio, _ := winapi.GetThreadPriority(thread)
 	want := uint32(highPriorityClass)
 	tp := threadPriorityHighest
 	if p == Realtime {
@@ -58,20 +52,20 @@ func applyThread(p Priority, _ int) (Priority, func(), error) {
 	if err := windows.SetPriorityClass(proc, want); err != nil {
 		return Normal, nil, fmt.Errorf("SetPriorityClass(0x%x): %w", want, err)
 	}
-	if r, _, e := procSetThreadPriority.Call(uintptr(thread), uintptr(tp)); r == 0 {
-		_ = windows.SetPriorityClass(proc, uint32(cls))
-		return Normal, nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, e)
+	if err := winapi.SetThreadPriority(thread, int32(tp)); err != nil {
+		_ = windows.SetPriorityClass(proc, cls)
+		return Normal, nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, err)
 	}
-	got, _, e := procGetPriorityClass.Call(uintptr(proc))
-	if got == 0 {
-		procSetThreadPriority.Call(uintptr(thread), oldPrio)
-		_ = windows.SetPriorityClass(proc, uint32(cls))
-		return Normal, nil, fmt.Errorf("GetPriorityClass: %w", e)
+	got, err := windows.GetPriorityClass(proc)
+	if err != nil {
+		_ = winapi.SetThreadPriority(thread, oldPrio)
+		_ = windows.SetPriorityClass(proc, cls)
+		return Normal, nil, fmt.Errorf("GetPriorityClass: %w", err)
 	}
-	return priorityOfClass(uint32(got)), func() {
-		procSetThreadPriority.Call(uintptr(thread), oldPrio)
+	return priorityOfClass(got), func() {
+		_ = winapi.SetThreadPriority(thread, oldPrio)
 		if cls != 0 {
-			_ = windows.SetPriorityClass(proc, uint32(cls))
+			_ = windows.SetPriorityClass(proc, cls)
 		}
 	}, nil
 }
@@ -91,11 +85,11 @@ func priorityOfClass(cls uint32) Priority {
 
 func pinThread(cpu int) (func(), error) {
 	thread := windows.CurrentThread()
-	old, _, e := procSetThreadAffinityMask.Call(uintptr(thread), uintptr(1)<<uint(cpu))
-	if old == 0 {
-		return nil, fmt.Errorf("SetThreadAffinityMask(cpu %d): %w", cpu, e)
+	old, err := winapi.SetThreadAffinityMask(thread, uintptr(1)<<uint(cpu))
+	if err != nil {
+		return nil, fmt.Errorf("SetThreadAffinityMask(cpu %d): %w", cpu, err)
 	}
-	return func() { procSetThreadAffinityMask.Call(uintptr(thread), old) }, nil
+	return func() { _, _ = winapi.SetThreadAffinityMask(thread, old) }, nil
 }
 
 // lockMemory is not done on Windows: there is no mlockall, and VirtualLock

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
+
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 const (
@@ -15,27 +17,25 @@ const (
 	maxRequest = 100 * time.Millisecond // far above any real coarsest interval (15.625 ms)
 )
 
-var (
-	ntdll                      = windows.NewLazySystemDLL("ntdll.dll")
-	procNtQueryTimerResolution = ntdll.NewProc("NtQueryTimerResolution")
-	procNtSetTimerResolution   = ntdll.NewProc("NtSetTimerResolution")
-	kernel32                   = windows.NewLazySystemDLL("kernel32.dll")
-	procSetProcessInformation  = kernel32.NewProc("SetProcessInformation")
-)
+// ntError splits the error of an ntdll call: a missing procedure
+// (lookup != nil) or the NTSTATUS it returned.
+func ntError(err error) (status windows.NTStatus, lookup error) {
+	if st, ok := err.(windows.NTStatus); ok {
+		return st, nil
+	}
+	return 0, err
+}
 
 // QueryResolution returns NtQueryTimerResolution's coarsest, finest and
 // current interval in 100 ns units. (NT calls them "minimum" and "maximum"
 // resolution; latlab says coarsest and finest to avoid the inversion.)
 func QueryResolution() (coarsest, finest, current uint32, err error) {
-	if err := procNtQueryTimerResolution.Find(); err != nil {
-		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: %w", err)
+	st, lookup := ntError(winapi.NtQueryTimerResolution(&coarsest, &finest, &current))
+	if lookup != nil {
+		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: %w", lookup)
 	}
-	r, _, _ := procNtQueryTimerResolution.Call(
-		uintptr(unsafe.Pointer(&coarsest)),
-		uintptr(unsafe.Pointer(&finest)),
-		uintptr(unsafe.Pointer(&current)))
-	if r != 0 {
-		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: NTSTATUS 0x%08x", uint32(r))
+	if st != 0 {
+		return 0, 0, 0, fmt.Errorf("NtQueryTimerResolution: NTSTATUS 0x%08x", uint32(st))
 	}
 	return coarsest, finest, current, nil
 }
@@ -89,36 +89,32 @@ const (
 // (PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION in ControlMask, clear in
 // StateMask). Older builds reject the flag; that is not an error for latlab.
 func OptOutOfTimerThrottling() error {
-	if err := procSetProcessInformation.Find(); err != nil {
-		return err
-	}
 	st := processPowerThrottlingState{
 		Version:     processPowerThrottlingCurrentVersion,
 		ControlMask: processPowerThrottlingIgnoreTimerResolution,
 		StateMask:   0,
 	}
-	r, _, e := procSetProcessInformation.Call(uintptr(windows.CurrentProcess()), processPowerThrottling,
-		uintptr(unsafe.Pointer(&st)), unsafe.Sizeof(st))
-	if r == 0 {
-		return fmt.Errorf("SetProcessInformation(ProcessPowerThrottling): %w", e)
+	err := winapi.SetProcessInformation(windows.CurrentProcess(), processPowerThrottling,
+		unsafe.Pointer(&st), uint32(unsafe.Sizeof(st)))
+	if winapi.Missing(err) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("SetProcessInformation(ProcessPowerThrottling): %w", err)
 	}
 	return nil
 }
 
 func setResolution(units uint32, set bool) (uint32, error) {
-	if err := procNtSetTimerResolution.Find(); err != nil {
-		return 0, fmt.Errorf("NtSetTimerResolution: %w", err)
-	}
 	var cur uint32
-	b := uintptr(0)
-	if set {
-		b = 1
+	st, lookup := ntError(winapi.NtSetTimerResolution(units, set, &cur))
+	if lookup != nil {
+		return 0, fmt.Errorf("NtSetTimerResolution: %w", lookup)
 	}
-	r, _, _ := procNtSetTimerResolution.Call(uintptr(units), b, uintptr(unsafe.Pointer(&cur)))
 	// STATUS_TIMER_RESOLUTION_NOT_SET (0xC0000245) on release means there
 	// was nothing to release.
-	if r != 0 {
-		return cur, fmt.Errorf("NtSetTimerResolution(%d, %v): NTSTATUS 0x%08x", units, set, uint32(r))
+	if st != 0 {
+		return cur, fmt.Errorf("NtSetTimerResolution(%d, %v): NTSTATUS 0x%08x", units, set, uint32(st))
 	}
 	return cur, nil
 }

@@ -6,30 +6,30 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/windows"
-
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 // The multimedia timer API (winmm.dll) is what most programs use to raise
 // the timer resolution: timeBeginPeriod(ms) ... timeEndPeriod(ms). It is
 // what `latlab crossproc`'s child calls, as in Bruce Dawson's experiment.
-var (
-	winmm               = windows.NewLazySystemDLL("winmm.dll")
-	procTimeBeginPeriod = winmm.NewProc("timeBeginPeriod")
-	procTimeEndPeriod   = winmm.NewProc("timeEndPeriod")
-	procTimeGetTime     = winmm.NewProc("timeGetTime")
-)
 
-const timerrNoError = 0
+// mmResult splits the error of a winmm call: a missing procedure
+// (lookup != nil) or the MMRESULT it returned.
+func mmResult(err error) (rc uint32, lookup error) {
+	if e, ok := err.(syscall.Errno); ok {
+		return uint32(e), nil
+	}
+	return 0, err
+}
 
 // TimeBeginPeriod requests a timer interval of ms milliseconds.
 func TimeBeginPeriod(ms uint32) error {
-	if err := procTimeBeginPeriod.Find(); err != nil {
-		return fmt.Errorf("timeBeginPeriod: %w", err)
+	r, lookup := mmResult(winapi.TimeBeginPeriod(ms))
+	if lookup != nil {
+		return fmt.Errorf("timeBeginPeriod: %w", lookup)
 	}
-	r, _, _ := procTimeBeginPeriod.Call(uintptr(ms))
-	if r != timerrNoError {
+	if r != 0 {
 		return fmt.Errorf("timeBeginPeriod(%d): MMRESULT %d (TIMERR_NOCANDO: out of range)", ms, r)
 	}
 	return nil
@@ -37,11 +37,11 @@ func TimeBeginPeriod(ms uint32) error {
 
 // TimeEndPeriod ends a TimeBeginPeriod request of the same ms.
 func TimeEndPeriod(ms uint32) error {
-	if err := procTimeEndPeriod.Find(); err != nil {
-		return fmt.Errorf("timeEndPeriod: %w", err)
+	r, lookup := mmResult(winapi.TimeEndPeriod(ms))
+	if lookup != nil {
+		return fmt.Errorf("timeEndPeriod: %w", lookup)
 	}
-	r, _, _ := procTimeEndPeriod.Call(uintptr(ms))
-	if r != timerrNoError {
+	if r != 0 {
 		return fmt.Errorf("timeEndPeriod(%d): MMRESULT %d", ms, r)
 	}
 	return nil
@@ -55,10 +55,10 @@ func TimeEndPeriod(ms uint32) error {
 // (system-wide) does not. It returns 0 when fewer than two changes were
 // seen in the window.
 func TimeGetTimeGranularity(window time.Duration) (time.Duration, error) {
-	if err := procTimeGetTime.Find(); err != nil {
+	a, err := winapi.TimeGetTimeAddr()
+	if err != nil {
 		return 0, fmt.Errorf("timeGetTime: %w", err)
 	}
-	a := procTimeGetTime.Addr()
 	end := clock.Now() + window.Nanoseconds()
 	prev, _, _ := syscall.SyscallN(a)
 	var changes []int64

@@ -94,6 +94,9 @@ func check(dist string) []error {
 		if _, ok := sums[deb]; !ok {
 			fail("%s: missing from checksums.txt", deb)
 		}
+		if err := checkDeb(filepath.Join(dist, deb)); err != nil {
+			fail("%v", err)
+		}
 	}
 	errs = append(errs, checkScoop(filepath.Join(dist, "scoop", "latlab.json"), sums)...)
 	errs = append(errs, checkWinget(filepath.Join(dist, "winget"), sums)...)
@@ -179,6 +182,69 @@ func archiveFiles(p string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		names = append(names, path.Clean(h.Name))
+	}
+}
+
+// debFiles are what the .deb must install: the binary and the exporter's
+// systemd unit (installed, not enabled).
+var debFiles = []string{
+	"./usr/bin/latlab",
+	"./usr/lib/systemd/system/latlab-exporter.service",
+	"./usr/share/doc/latlab/copyright",
+}
+
+// checkDeb reads the .deb's ar archive, finds data.tar.gz and checks that
+// debFiles are in it: a packaging change that drops the unit fails here,
+// not on a user's machine.
+func checkDeb(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	magic := make([]byte, 8)
+	if _, err := io.ReadFull(f, magic); err != nil || string(magic) != "!<arch>\n" {
+		return fmt.Errorf("%s: not an ar archive", p)
+	}
+	hdr := make([]byte, 60)
+	for {
+		if _, err := io.ReadFull(f, hdr); err != nil {
+			return fmt.Errorf("%s: no data.tar.gz member", p)
+		}
+		name := strings.TrimRight(strings.TrimSpace(string(hdr[0:16])), "/")
+		var size int64
+		if _, err := fmt.Sscan(strings.TrimSpace(string(hdr[48:58])), &size); err != nil || size < 0 {
+			return fmt.Errorf("%s: bad ar member size for %q", p, name)
+		}
+		if name != "data.tar.gz" {
+			// Members are padded to an even length.
+			if _, err := f.Seek(size+size%2, io.SeekCurrent); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			continue
+		}
+		zr, err := gzip.NewReader(io.LimitReader(f, size))
+		if err != nil {
+			return fmt.Errorf("%s: data.tar.gz: %w", p, err)
+		}
+		seen := map[string]bool{}
+		tr := tar.NewReader(zr)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("%s: data.tar.gz: %w", p, err)
+			}
+			seen[h.Name] = true
+		}
+		for _, want := range debFiles {
+			if !seen[want] {
+				return fmt.Errorf("%s: %s is not in the package", p, want)
+			}
+		}
+		return nil
 	}
 }
 

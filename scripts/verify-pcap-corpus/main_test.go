@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/tcpflow"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The --events rows of `pcap tcp` (as in the README) read back into the
@@ -21,7 +22,7 @@ func TestReadEvents(t *testing.T) {
 0.575377000,0 223.132.53.222:22>202.108.87.165:62146,54,dsack_spurious,3313,5283,frame 49 was received twice
 0.575377000,0 223.132.53.222:22>202.108.87.165:62146,55,rtt_sample,3313,5283,81µs
 `
-	p := filepath.Join(t.TempDir(), "events.csv")
+	p := filepath.Join(testutil.TempDir(t), "events.csv")
 	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,415 @@
+package inf
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Windows does not match the one ID Device Manager shows first: the bus
+// driver reports a list of hardware IDs and a list of compatible IDs, from
+// the most to the least specific, and Windows ranks every INF line that
+// names one of them. For a PCI function the lists are (Microsoft,
+// "Identifiers for PCI Devices"; a setupapi.dev.log "Searching for
+// compatible ID(s)" line shows the second):
+//
+//	hardware IDs:   VEN&DEV&SUBSYS&REV, VEN&DEV&SUBSYS, VEN&DEV&CC_ccsspp, VEN&DEV&CC_ccss
+//	compatible IDs: VEN&DEV&REV, VEN&DEV, VEN&CC_ccsspp, VEN&CC_ccss, VEN, CC_ccsspp, CC_ccss
+//
+// The identifier part of a driver's rank is 0xTHHH: T is 0 when one of the
+// device's hardware IDs equals the INF line's hardware ID (its first ID),
+// 1 when it equals one of the line's compatible IDs, 2 and 3 the same for
+// the device's compatible IDs; HHH is the ID's position in the device's
+// list. Lower wins. An I225-V installed from Intel's e2f INF through its
+// "PCI\VEN_8086&DEV_15F3&REV_03" line has rank 0x00FF2000: a compatible ID
+// of the device, at position 0.
+
+// idForm is the parts one ID of a device's list has, in the order Windows
+// writes them. "CC6" and "CC4" are the class code with and without the
+// programming interface.
+type idForm []string
+
+var (
+	pciHardware   = []idForm{{"VEN", "DEV", "SUBSYS", "REV"}, {"VEN", "DEV", "SUBSYS"}, {"VEN", "DEV", "CC6"}, {"VEN", "DEV", "CC4"}}
+	pciCompatible = []idForm{{"VEN", "DEV", "REV"}, {"VEN", "DEV"}, {"VEN", "CC6"}, {"VEN", "CC4"}, {"VEN"}, {"CC6"}, {"CC4"}}
+	usbHardware   = []idForm{{"VID", "PID", "REV", "MI"}, {"VID", "PID", "MI"}, {"VID", "PID", "REV"}, {"VID", "PID"}}
+	busParts      = map[string][]string{"PCI": {"VEN", "DEV", "SUBSYS", "REV", "CC"}, "USB": {"VID", "PID", "REV", "MI"}}
+)
+
+// maxDeviceID bounds a hardware ID; real ones are under 100 characters.
+const maxDeviceID = 512
+
+// DeviceIDs is the list of IDs Windows builds for a device from the ID
+// given: hardware IDs, then compatible IDs, most specific first.
+type DeviceIDs struct {
+	Given      string   `json:"given"`
+	Hardware   []string `json:"hardware_ids"`
+	Compatible []string `json:"compatible_ids"`
+	bus        string
+	parts      map[string]string // CC6/CC4 split out
+}
+
+// ParseDeviceID reads a hardware ID (or a device instance ID, whose
+// instance part is dropped) and builds the lists Windows would build.
+// PCI and USB IDs get the bus's lists; any other ID stands for itself.
+func ParseDeviceID(s string) (DeviceIDs, error) {
+	ids := DeviceIDs{Given: strings.TrimSpace(s)}
+	const eg = `e.g. PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03, the first of the "Hardware Ids" Device Manager shows`
+	switch {
+	case ids.Given == "":
+		return ids, fmt.Errorf("empty hardware ID: expected %s", eg)
+	case len(ids.Given) > maxDeviceID:
+		return ids, fmt.Errorf("hardware ID of %d bytes: expected at most %d, %s", len(ids.Given), maxDeviceID, eg)
+	}
+	up := strings.ToUpper(ids.Given)
+	bus, rest, ok := strings.Cut(up, `\`)
+	if i := strings.IndexByte(rest, '\\'); ok && i >= 0 {
+		rest = rest[:i] // PCI\VEN_...\3&11583659&0&FE: the instance part
+		up = bus + `\` + rest
+	}
+	known, structured := busParts[bus]
+	if !ok || !structured {
+		ids.Hardware = []string{up}
+		return ids, nil
+	}
+	parts, err := splitParts(rest, known)
+	if err != nil {
+		return ids, fmt.Errorf("hardware ID %q: %v; expected %s", ids.Given, err, eg)
+	}
+	ids.bus, ids.parts = bus, parts
+	hw, compat := pciHardware, pciCompatible
+	if bus == "USB" {
+		hw, compat = usbHardware, nil
+	}
+	ids.Hardware = ids.render(hw)
+	ids.Compatible = ids.render(compat)
+	if len(ids.Hardware)+len(ids.Compatible) == 0 {
+		return ids, fmt.Errorf("hardware ID %q names no %s device: expected %s", ids.Given, bus, eg)
+	}
+	return ids, nil
+}
+
+// splitParts reads VEN_8086&DEV_15F3&... into its parts; a CC part gives
+// CC6 (with the programming interface) and CC4.
+func splitParts(rest string, known []string) (map[string]string, error) {
+	parts := map[string]string{}
+	for _, p := range strings.Split(rest, "&") {
+		k, v, ok := strings.Cut(p, "_")
+		if !ok || v == "" || !contains(known, k) {
+			return nil, fmt.Errorf("part %q is not one of %s followed by _ and a value", p, strings.Join(known, "_, ")+"_")
+		}
+		if k == "CC" {
+			if len(v) != 4 && len(v) != 6 {
+				return nil, fmt.Errorf("class code %q: expected 4 or 6 hex digits", p)
+			}
+			if parts["CC4"] != "" {
+				return nil, fmt.Errorf("part CC given twice")
+			}
+			parts["CC4"] = v[:4]
+			if len(v) == 6 {
+				parts["CC6"] = v
+			}
+			continue
+		}
+		if _, dup := parts[k]; dup {
+			return nil, fmt.Errorf("part %s given twice", k)
+		}
+		parts[k] = v
+	}
+	return parts, nil
+}
+
+// render lists the forms whose parts the device has, as Windows writes
+// them. A USB interface (MI_) has only the forms with MI, a whole device
+// only those without.
+func (ids DeviceIDs) render(forms []idForm) []string {
+	var out []string
+	for _, form := range forms {
+		if s, ok := renderForm(ids.bus, ids.parts, form); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func renderForm(bus string, parts map[string]string, form idForm) (string, bool) {
+	if bus == "USB" && contains(form, "MI") != (parts["MI"] != "") {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(bus + `\`)
+	for i, k := range form {
+		v := parts[k]
+		if v == "" {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		if k == "CC6" || k == "CC4" {
+			k = "CC"
+		}
+		b.WriteString(k + "_" + v)
+	}
+	return b.String(), true
+}
+
+// rank is the identifier part of Windows' rank for an INF ID at position
+// pos of its models line (0 = the line's hardware ID), or false when the
+// device's lists do not contain it.
+func (ids DeviceIDs) rank(infID string, pos int) (int, string, bool) {
+	up := strings.ToUpper(strings.TrimSpace(infID))
+	t := 0
+	if pos > 0 {
+		t = 1
+	}
+	for i, id := range ids.Hardware {
+		if id == up {
+			return t<<12 | i, id, true
+		}
+	}
+	for i, id := range ids.Compatible {
+		if id == up {
+			return (t+2)<<12 | i, id, true
+		}
+	}
+	return 0, "", false
+}
+
+// potential is the best rank an INF ID could have on a device that agrees
+// with the given ID in every part the given ID has: the INF ID must be a
+// form Windows builds, agree with every part both have, and need a part
+// the given ID lacks (else rank already judged it). It also returns those
+// parts.
+func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
+	if ids.parts == nil {
+		return 0, nil, false
+	}
+	bus, rest, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(infID)), `\`)
+	if !ok || bus != ids.bus {
+		return 0, nil, false
+	}
+	parts, err := splitParts(rest, busParts[bus])
+	if err != nil {
+		return 0, nil, false
+	}
+	t := 0
+	if pos > 0 {
+		t = 1
+	}
+	hw, compat := pciHardware, pciCompatible
+	if bus == "USB" {
+		hw, compat = usbHardware, nil
+	}
+	for li, list := range [][]idForm{hw, compat} {
+		for i, form := range list {
+			s, ok := renderForm(bus, parts, form)
+			if !ok || s != bus+`\`+rest || len(form) != countForm(parts) {
+				continue
+			}
+			var lacks []string
+			for _, k := range form {
+				switch g, has := ids.parts[k]; {
+				case has && g != parts[k]:
+					return 0, nil, false
+				case !has:
+					lacks = append(lacks, partName(k))
+				}
+			}
+			if len(lacks) == 0 {
+				return 0, nil, false
+			}
+			return (t+2*li)<<12 | i, lacks, true
+		}
+	}
+	return 0, nil, false
+}
+
+// countForm counts the parts as a form counts them (a 6-digit class code
+// is one part, CC6, not CC6 and CC4).
+func countForm(parts map[string]string) int {
+	n := len(parts)
+	if parts["CC6"] != "" {
+		n--
+	}
+	return n
+}
+
+// Match is the models line Windows would pick for a device, and why.
+type Match struct {
+	Line     int    `json:"line"`
+	INFID    string `json:"inf_id"`
+	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs
+	DeviceID string `json:"device_id"`       // the device's ID that equals it
+	// Rank is the identifier part of Windows' driver rank, 0xTHHH (lower
+	// is better): see DeviceIDs.
+	Rank int `json:"rank"`
+	// Assumes names the parts (SUBSYS, REV ...) the line needs and the ID
+	// given lacks, when no line names one of the given ID's forms and the
+	// line is taken because every candidate leads to its install section;
+	// Rank is then what the line would rank if the device has them.
+	Assumes []string `json:"assumes,omitempty"`
+	model   Model
+}
+
+// Kind says which of the device's and the INF line's IDs matched.
+func (m Match) Kind() string {
+	dev := "hardware ID"
+	if m.Rank>>12 >= 2 {
+		dev = "compatible ID"
+	}
+	inf := "hardware ID"
+	if m.INFPos > 0 {
+		inf = "compatible ID"
+	}
+	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.Rank&0xfff, inf)
+	if len(m.Assumes) > 0 {
+		k += " if the device's full ID has its " + strings.Join(m.Assumes, " and ")
+	}
+	return k
+}
+
+// AmbiguousError says the ID given does not decide which line of a models
+// section Windows would pick: lines that name parts the ID lacks (SUBSYS,
+// REV ...) lead to different install sections.
+type AmbiguousError struct {
+	Device   string
+	Section  string
+	Lacks    []string
+	Lines    []int
+	IDs      []string
+	Installs []string
+}
+
+func (e *AmbiguousError) Error() string {
+	var c []string
+	for i := range e.Lines {
+		if i == 8 {
+			c = append(c, fmt.Sprintf("and %d more", len(e.Lines)-i))
+			break
+		}
+		c = append(c, fmt.Sprintf("line %d %s -> [%s]", e.Lines[i], e.IDs[i], e.Installs[i]))
+	}
+	var hint []string
+	if contains(e.Lacks, "SUBSYS") || contains(e.Lacks, "REV") || contains(e.Lacks, "DEV") {
+		hint = append(hint, `give the full ID, the first of the "Hardware Ids" Device Manager shows (Details tab)`)
+	}
+	if contains(e.Lacks, "CC") {
+		hint = append(hint, "append the class code those Hardware Ids show (e.g. &CC_020000)")
+	}
+	if contains(e.Lacks, "MI") {
+		hint = append(hint, "give the interface's ID (with MI_)")
+	}
+	verb := "decide"
+	if len(e.Lacks) == 1 {
+		verb = "decides"
+	}
+	return fmt.Sprintf("device %q lacks %s, which %s between lines of [%s]: %s; %s",
+		e.Device, strings.Join(e.Lacks, " and "), verb, e.Section, strings.Join(c, "; "), strings.Join(hint, ", and "))
+}
+
+// sectionMatch is how a device matches one models section.
+type sectionMatch struct {
+	best *Match
+	// guess is set when no line names one of the device's IDs but lines
+	// that need parts the given ID lacks all lead to one install section:
+	// the best of them.
+	guess     *Match
+	ambiguous *AmbiguousError
+}
+
+func (s sectionMatch) match() *Match {
+	if s.best != nil {
+		return s.best
+	}
+	return s.guess
+}
+
+// matchSection ranks every line of a models section for the device as
+// Windows does, and checks that lines the device's full ID might match
+// better would not change the install section.
+func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
+	var sm sectionMatch
+	type cand struct {
+		m     Match
+		lacks []string
+	}
+	var cands []cand
+	for _, md := range models {
+		for pos, id := range md.HardwareIDs {
+			if r, dev, ok := ids.rank(id, pos); ok {
+				if sm.best == nil || r < sm.best.Rank || r == sm.best.Rank && pos < sm.best.INFPos {
+					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, Rank: r, model: md}
+				}
+				continue
+			}
+			if r, lacks, ok := ids.potential(id, pos); ok {
+				cands = append(cands, cand{Match{Line: md.Line, INFID: id, INFPos: pos, Rank: r, model: md}, lacks})
+			}
+		}
+	}
+	var better []cand
+	for _, c := range cands {
+		if sm.best == nil || c.m.Rank < sm.best.Rank {
+			better = append(better, c)
+		}
+	}
+	if len(better) == 0 {
+		return sm
+	}
+	installs := map[string]bool{}
+	if sm.best != nil {
+		installs[strings.ToLower(sm.best.model.InstallSection)] = true
+	}
+	lacks := map[string]bool{}
+	for _, c := range better {
+		installs[strings.ToLower(c.m.model.InstallSection)] = true
+		for _, l := range c.lacks {
+			lacks[l] = true
+		}
+	}
+	var lk []string
+	for l := range lacks {
+		lk = append(lk, l)
+	}
+	sort.Slice(lk, func(i, j int) bool { return partOrder(lk[i]) < partOrder(lk[j]) })
+	if len(installs) == 1 {
+		if sm.best == nil {
+			sort.SliceStable(better, func(i, j int) bool { return better[i].m.Rank < better[j].m.Rank })
+			g := better[0].m
+			g.DeviceID, g.Assumes = strings.ToUpper(g.INFID), better[0].lacks
+			sm.guess = &g
+		}
+		return sm
+	}
+	e := &AmbiguousError{Device: ids.Given, Section: section, Lacks: lk}
+	all := better
+	if sm.best != nil {
+		all = append([]cand{{m: *sm.best}}, better...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].m.Line < all[j].m.Line })
+	for _, c := range all {
+		e.Lines = append(e.Lines, c.m.Line)
+		e.IDs = append(e.IDs, c.m.INFID)
+		e.Installs = append(e.Installs, c.m.model.InstallSection)
+	}
+	sm.ambiguous = e
+	return sm
+}
+
+// partName names a form's part as IDs write it (CC6 and CC4 are CC).
+func partName(k string) string {
+	if k == "CC6" || k == "CC4" {
+		return "CC"
+	}
+	return k
+}
+
+func partOrder(p string) int {
+	for i, k := range []string{"VEN", "VID", "DEV", "PID", "SUBSYS", "REV", "MI", "CC"} {
+		if p == k {
+			return i
+		}
+	}
+	return 99
+}

@@ -1,0 +1,283 @@
+package inf
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Tests on INFs as their authors published them (testdata/README.md gives
+// repository, path, commit and licence of each) and on written INFs that
+// reproduce the structure of Intel INFs read by hand. The sections read by
+// hand are quoted above each test; the assertions are what they imply.
+
+func loadRaw(t *testing.T, names ...string) []byte {
+	t.Helper()
+	var b []byte
+	for _, n := range names {
+		p, err := os.ReadFile("testdata/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, p...)
+	}
+	return b
+}
+
+// virtio-win NetKVM, netkvm-base.txt + netkvm-add-uso.txt (GenerateInf.bat
+// concatenates them into netkvm.inx), read by hand:
+//
+//	[Manufacturer]                    line 27
+//	%VENDOR% = NetKVM, NT$ARCH$
+//	[NetKVM.NT$ARCH$]                 line 30
+//	%kvmnet6.DeviceDesc% = kvmnet6.ndi, PCI\VEN_1AF4&DEV_1000&SUBSYS_0001_INX_SUBSYS_VENDOR_ID&REV_00, PCI\VEN_1AF4&DEV_1000
+//	%kvmnet6.DeviceDesc% = kvmnet6.ndi, PCI\VEN_1AF4&DEV_1041&SUBSYS_1100_INX_SUBSYS_VENDOR_ID&REV_01, PCI\VEN_1AF4&DEV_1041
+//	[kvmnet6.ndi]                     line 46
+//	AddReg = kvmnet6.Reg, Parameters
+//	[kvmnet6.ndi.Services]
+//	AddService = netkvm, 2, kvmnet6.Service, kvmnet6.EventLog
+//	[Parameters] ... *RSS (enum 0/1, default 1), *NumRssQueues (int 1..32,
+//	default 16), no other standardized RSS keyword
+//	[kvmnet6.Reg] (last section of base; add-uso's *UsoIPv4/*UsoIPv6 lines
+//	continue it) HKR,,BusNumber,0,"0" and HKR,Ndi,Service,0,"netkvm"
+//
+// The build (build/Driver.Vendor.props) replaces _INX_SUBSYS_VENDOR_ID with
+// the subsystem vendor, 1AF4 by default, and stampinf replaces $ARCH$.
+func TestINFRealNetKVM(t *testing.T) {
+	src := loadRaw(t, "virtio-win/netkvm-base.txt", "virtio-win/netkvm-add-uso.txt")
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	qemu := `PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`
+	for _, c := range []struct {
+		name string
+		src  []byte
+		id   string
+		line int
+		rank int
+	}{
+		// As published: the SUBSYS of line 31 is a placeholder, so QEMU's
+		// device matches the line's compatible ID with its own compatible
+		// ID 1 (VEN&DEV).
+		{"source", src, qemu, 31, 0x3001},
+		// As built: the full ID is the line's hardware ID.
+		{"built", bytes.ReplaceAll(src, []byte("_INX_SUBSYS_VENDOR_ID"), []byte("1AF4")), qemu, 31, 0x0000},
+		{"built, virtio 1.0", bytes.ReplaceAll(src, []byte("_INX_SUBSYS_VENDOR_ID"), []byte("1AF4")), `PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4&REV_01`, 32, 0x0000},
+		// Another subsystem vendor: compatible ID against compatible ID.
+		{"other vendor", bytes.ReplaceAll(src, []byte("_INX_SUBSYS_VENDOR_ID"), []byte("1AF4")), `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, 31, 0x3001},
+	} {
+		f, err := Parse(bytes.NewReader(c.src), "netkvm.inx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if rep.Decoration != "NT$ARCH$" || rep.InstallSection != "kvmnet6.ndi" || rep.Service != "netkvm" || rep.Match.Line != c.line || rep.Match.Rank != c.rank {
+			t.Errorf("%s: %s %s %q %+v", c.name, rep.Decoration, rep.InstallSection, rep.Service, rep.Match)
+		}
+		if !reflect.DeepEqual(rep.RSS, []string{"*RSS", "*NumRSSQueues"}) || len(rep.MissingRSS) != 0 || len(rep.NotInINF) != 7 {
+			t.Errorf("%s: RSS %v missing %v not in INF %v", c.name, rep.RSS, rep.MissingRSS, rep.NotInINF)
+		}
+		q := keyword(rep, "*NumRssQueues")
+		if q == nil || q.Type != "int" || q.Min != "1" || q.Max != "32" || q.Default != "16" {
+			t.Errorf("%s: *NumRssQueues %+v", c.name, q)
+		}
+		if uso := rep.Keywords[0]; uso.Name != "*UsoIPv4" || uso.Sections[0] != "kvmnet6.Reg" {
+			t.Errorf("%s: the add-uso lines continue [kvmnet6.Reg]: %+v", c.name, uso)
+		}
+		if len(rep.Values) != 1 || rep.Values[0].Name != "BusNumber" {
+			t.Errorf("%s: values %+v", c.name, rep.Values)
+		}
+		if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "netkvm.inx line 28: NT$ARCH$ is the placeholder") || len(rep.Notes) != 1 {
+			t.Errorf("%s: notes %v", c.name, rep.Notes)
+		}
+	}
+}
+
+// NetAdapter-Cx-Driver-Samples RtEthSample.inx (UTF-8 with a BOM, CRLF),
+// read by hand:
+//
+//	[Manufacturer]                        line 32
+//	%Provider%=Realtek, NT$ARCH$.10.0...16299
+//	[Realtek.NT$ARCH$.10.0...16299]       line 38
+//	%RTL8168.DeviceDesc% = RTL8168.ndi, PCI\VEN_10EC&DEV_8168&REV_03                  line 40
+//	%RTL8168.DeviceDesc% = RTL8168.ndi, PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03  line 41
+//	[RTL8168.ndi.NT]                      line 46: AddReg = ndi.reg, then one
+//	AddReg line per keyword section: Speed.kw, NetworkAddress.kw,
+//	FlowControl.kw, WakeOnMagicPacket.kw, InterruptModeration.kw,
+//	InterruptModerationLevel.kw, OffloadChecksum.kw, PriorityVlanTag.kw
+//	[RTL8168.ndi.NT.Services]  AddService = %ServiceName%, 2, ... (RtEthSample)
+//
+// No RSS keyword at all; the install section exists only with the .NT
+// extension, which Windows takes on amd64 when .NTamd64 is absent.
+func TestINFRealRtEthSample(t *testing.T) {
+	f := load(t, "netadapter-cx-samples/RtEthSample.inx")
+	if f.Encoding != "utf-8-bom" {
+		t.Errorf("encoding %s", f.Encoding)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		id   string
+		line int
+		rank int
+		note string
+	}{
+		{`PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03`, 41, 0x0000, ""},
+		// a board vendor's subsystem: the REV_03 line, compatible ID 0
+		{`PCI\VEN_10EC&DEV_8168&SUBSYS_E0001458&REV_03`, 40, 0x2000, ""},
+		// both lines lead to RTL8168.ndi, so a bare ID is not ambiguous,
+		// but whether either matches depends on the parts it lacks
+		{`PCI\VEN_10EC&DEV_8168`, 41, 0x0000, "taken line 41 (PCI\\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03), which Windows installs only if the device's full ID has the same SUBSYS and REV"},
+	} {
+		rep, err := Analyze(f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		if rep.ModelsSection != "Realtek.NT$ARCH$.10.0...16299" || rep.InstallSection != "RTL8168.ndi.NT" || rep.Service != "RtEthSample" ||
+			rep.Match.Line != c.line || rep.Match.Rank != c.rank || c.note != "" && !strings.Contains(strings.Join(rep.Notes, " "), c.note) {
+			t.Errorf("%s: %s %s %q %+v %v", c.id, rep.ModelsSection, rep.InstallSection, rep.Service, rep.Match, rep.Notes)
+		}
+		var names []string
+		for _, k := range rep.Keywords {
+			names = append(names, k.Name)
+		}
+		if strings.Join(names, " ") != "*SpeedDuplex NetworkAddress *FlowControl *WakeOnMagicPacket *InterruptModeration InterruptModerationLevel "+
+			"*IPChecksumOffloadIPv4 *TCPChecksumOffloadIPv4 *UDPChecksumOffloadIPv4 *TCPChecksumOffloadIPv6 *UDPChecksumOffloadIPv6 *PriorityVlanTag" {
+			t.Errorf("keywords %v", names)
+		}
+		if len(rep.RSS) != 0 || len(rep.MissingRSS) != 0 || len(rep.NotInINF) != len(RSSKeywords) {
+			t.Errorf("RSS %v %v %v", rep.RSS, rep.MissingRSS, rep.NotInINF)
+		}
+		if na := keyword(rep, "NetworkAddress"); na == nil || na.Type != "edit" || na.Other["LimitText"] != "12" || na.Other["UpperCase"] != "1" || na.Optional != "1" {
+			t.Errorf("NetworkAddress %+v", na)
+		}
+	}
+	// REV_06 (another RTL8168 revision) is in no line.
+	if _, err := Analyze(f, `PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_06`, ws, "", nil); err == nil || !strings.Contains(err.Error(), "in no models section") {
+		t.Errorf("REV_06: %v", err)
+	}
+	// Windows 10 1703 (build 15063) predates NetAdapterCx: no section.
+	old, err := Analyze(f, `PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03`, mustTarget(t, "10.0.15063", "workstation"), "", nil)
+	if err != nil || old.Model != nil || !strings.Contains(strings.Join(old.Notes, " "), "does not install there") {
+		t.Errorf("1703: %v %+v", err, old)
+	}
+}
+
+// Windows-driver-samples network/netadaptercx/netvadapter/km/netvadapter.inf
+// (UTF-16LE with a BOM), read by hand:
+//
+//	[Manufacturer]                        line 16
+//	%Msft% = Msft,NT$ARCH$
+//	[Msft]                                line 19: empty, for old Windows
+//	[Msft.NT$ARCH$]                       line 22
+//	... = netvadapter.ndi, root\netvadapter                          line 23
+//	... = netvadapter.ndi, {b85b7c50-6a01-11d2-b841-00c04fad5171}\netvadapter
+//	... = netvadapter.ndi, ndt\netvadapter
+//	... = instance1.ndi, test\netvadapter1                           line 26
+//	... = instance2.ndi, test\netvadapter2
+//	[instance1.ndi] AddReg = instance1.reg, netvadapter.params, RSC.kw, UDPRSC.kw, USO.kw
+//	[instance1.reg] HKR,,MACLastByte,0,"1" (line 104), before
+//	[netvadapter.params] defines Ndi\params\MACLastByte (int 0..254)
+func TestINFRealNetVAdapter(t *testing.T) {
+	f := load(t, "windows-driver-samples/netvadapter.inf")
+	if f.Encoding != "utf-16le" {
+		t.Errorf("encoding %s", f.Encoding)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	rep, err := Analyze(f, `ROOT\netvadapter`, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range rep.Keywords {
+		names = append(names, k.Name)
+	}
+	if rep.InstallSection != "netvadapter.ndi" || rep.Match.Line != 23 || rep.Match.Rank != 0 || rep.Service != "netvadapter" ||
+		strings.Join(names, " ") != "MACLastByte LinkProcIndex EnableUsoUro PreallocatedRxBuffers *RscIpv4 *RscIpv6 *UdpRsc *UsoIPv4 *UsoIPv6" {
+		t.Errorf("%s %+v %q %v", rep.InstallSection, rep.Match, rep.Service, names)
+	}
+	rep, err = Analyze(f, `test\netvadapter1\0000`, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := keyword(rep, "MACLastByte")
+	if rep.InstallSection != "instance1.ndi" || mac == nil || mac.Value == nil || mac.Value.Data != "1" || mac.Value.Line != 104 || mac.Max != "254" {
+		t.Errorf("instance1: %s %+v", rep.InstallSection, mac)
+	}
+	// On x86 both the empty undecorated [Msft] and NT$ARCH$ apply; the
+	// decorated one wins.
+	x86, _ := ParseTarget("10.0.19045", "workstation", "x86")
+	if rep, err := Analyze(f, `root\netvadapter`, x86, "", nil); err != nil || rep.ModelsSection != "Msft.NT$ARCH$" {
+		t.Errorf("x86: %v %+v", err, rep)
+	}
+}
+
+// e1r63-like.inf reproduces what was read by hand in Intel's e1r63x64.inf
+// 12.4.36.0 (testdata/README.md says where):
+//
+//	[Manufacturer]  %Intel% = Intel, NTamd64.6.2, NTamd64.6.2.1
+//	[Intel.NTamd64.6.2.1]  DEV_1533 (bare, SUBSYS_00018086, _00028086,
+//	_0003103C) -> E1533.6.2.1;  [Intel.NTamd64.6.2] the same -> E1533
+//	[E1533.6.2.1]  AddReg = RSS.reg, RSS4Q.reg          (no RSSAdvanced.reg)
+//	[E1533]        AddReg = RSS.reg, RSS4Q.reg, RSSAdvanced.reg
+//	[E1533.6.2.1.Services] / [E1533.Services]  AddService = e1rexpress, 2, ...
+//	[e1r.reg] ITR: Adaptive 65535 (default), Extreme 3600, High 2000,
+//	Medium 950, Low 400, Minimal 200, Off 0
+//
+// Windows 8 and later on a workstation take NTamd64.6.2.1 (a product type
+// outranks none), servers NTamd64.6.2: the client gets *RSS and
+// *NumRssQueues only.
+func TestINFIntelE1R63Layout(t *testing.T) {
+	f := load(t, "e1r63-like.inf")
+	for _, c := range []struct {
+		os, product, deco, install string
+		rss                        int
+	}{
+		{"10.0.22631", "workstation", "NTamd64.6.2.1", "E1533.6.2.1", 2},
+		{"6.2.9200", "workstation", "NTamd64.6.2.1", "E1533.6.2.1", 2},
+		{"10.0.20348", "server", "NTamd64.6.2", "E1533", 7},
+		{"10.0.20348", "dc", "NTamd64.6.2", "E1533", 7},
+	} {
+		rep, err := Analyze(f, `PCI\VEN_8086&DEV_1533&SUBSYS_00018086&REV_03`, mustTarget(t, c.os, c.product), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Decoration != c.deco || rep.InstallSection != c.install || len(rep.RSS) != c.rss || rep.Service != "e1rexpress" || rep.Match.Rank != 0x0001 {
+			t.Errorf("%s %s: %s %s %v %q %+v", c.os, c.product, rep.Decoration, rep.InstallSection, rep.RSS, rep.Service, rep.Match)
+		}
+		if c.rss == 2 && (rep.DonorSection["*RSSProfile"] != "E1533" || rep.Donors[0].Relation != SameDevice || len(rep.MissingRSS) != 5) {
+			t.Errorf("%s: donors %+v", c.os, rep.Donors)
+		}
+	}
+	// A subsystem the INF does not list takes the bare line.
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_1533&SUBSYS_E0001458&REV_03`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil || rep.Model.Line != 30 || rep.Match.Rank != 0x2001 {
+		t.Errorf("other SUBSYS: %v %+v", err, rep.Match)
+	}
+	itr := keyword(rep, "ITR")
+	want := []EnumValue{{"0", "Off"}, {"200", "Minimal"}, {"400", "Low"}, {"950", "Medium"}, {"2000", "High"}, {"3600", "Extreme"}, {"65535", "Adaptive"}}
+	if itr == nil || !reflect.DeepEqual(itr.Values, want) || itr.Default != "65535" {
+		t.Errorf("ITR %+v", itr)
+	}
+	numa := keyword(rep, "*NumaNodeId")
+	if numa != nil {
+		t.Errorf("the client section got *NumaNodeId: %+v", numa)
+	}
+	var b bytes.Buffer
+	if n, err := WriteReg(&b, rep); err != nil || n != 5 || !strings.Contains(b.String(), `\Ndi\Params\*NumaNodeId\Enum]`+"\r\n\"0\"=\"Node 0\"") {
+		t.Errorf("reg: %d %v\n%s", n, err, b.String())
+	}
+	// Windows 7 (6.1) is older than every decorated section and the
+	// undecorated [Intel] is x86-only (and empty).
+	w7, err := Analyze(f, `PCI\VEN_8086&DEV_1533&SUBSYS_00018086&REV_03`, mustTarget(t, "6.1.7601", "workstation"), "", nil)
+	if err != nil || w7.Model != nil {
+		t.Errorf("Windows 7: %v %+v", err, w7)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "e1r63-like.inf lines 189-191: [UninstallW2.reg] 3 HKLM entries write outside the adapter's key") {
+		t.Errorf("notes %v", rep.Notes)
+	}
+}

@@ -1,0 +1,214 @@
+package knob
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/latlab/latlab/internal/knob/prisep"
+)
+
+const prioKey = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
+
+var prioLoc = regLoc(prioKey, "Win32PrioritySeparation")
+
+type prioSep struct{ windowsKnob }
+
+func (prioSep) Name() string { return "win32-priority-separation" }
+func (prioSep) Summary() string {
+	return "quantum length and foreground boost of the scheduler (PriorityControl\\Win32PrioritySeparation)"
+}
+
+// PrioExplanation is the JSON of `knob explain win32-priority-separation`.
+type PrioExplanation struct {
+	*prisep.Decoded
+	Table   []prisep.Decoded `json:"table,omitempty"`
+	Find    string           `json:"find,omitempty"`
+	Matches []prisep.Decoded `json:"matches,omitempty"`
+}
+
+func prioValue(s string, o prisep.Options) (uint32, error) {
+	if n, err := parseUint32(s); err == nil {
+		return n, nil
+	}
+	q, err := prisep.ParseQuery(s)
+	if err != nil {
+		return 0, inputf("invalid win32-priority-separation %q: want a number (0x26, 38) or a description (short,variable,3:1)", s)
+	}
+	m := prisep.Find(q, o)
+	if len(m) == 0 {
+		return 0, inputf("no Win32PrioritySeparation value is %s", s)
+	}
+	return m[0].Effective, nil
+}
+
+// prioBoostEvidence is what the foreground wait boost rests on.
+var prioBoostEvidence = []string{
+	`the boost: "whenever a thread in the foreground process completes a wait`,
+	`  operation on a kernel object, the kernel boosts its current priority by the`,
+	`  current value of PsPrioritySeparation" (Windows Internals); it is the same`,
+	`  CC field that picks the variable quanta, so it applies to fixed quanta too`,
+}
+
+// prioLines explains one decoded value in lines of at most 80 columns.
+func prioLines(d prisep.Decoded) []string {
+	out := []string{fmt.Sprintf("%s (%d): %s, %s quanta, PsPrioritySeparation %d (%s)",
+		d.Hex, d.Value, d.Interval, d.Length, d.PsPrioritySeparation, d.Setting())}
+	switch {
+	case d.Length == "fixed":
+		out = append(out, fmt.Sprintf("  quantum: %d units (%s ms), foreground and background alike",
+			d.ForegroundUnits, prisep.FmtMs(d.ForegroundMs)),
+			"  (fixed quanta are equal whatever PsPrioritySeparation says)")
+	case d.ForegroundUnits == d.BackgroundUnits:
+		out = append(out, fmt.Sprintf("  quantum: %d units (%s ms), foreground and background alike",
+			d.ForegroundUnits, prisep.FmtMs(d.ForegroundMs)))
+	default:
+		out = append(out, fmt.Sprintf("  quantum: foreground %d units (%s ms), background %d units (%s ms)",
+			d.ForegroundUnits, prisep.FmtMs(d.ForegroundMs), d.BackgroundUnits, prisep.FmtMs(d.BackgroundMs)))
+	}
+	return append(out, fmt.Sprintf("  foreground wait boost: +%d priority level(s)", d.ForegroundBoost))
+}
+
+// wrapWords joins words into lines of at most width columns (a longer
+// word gets a line of its own); lines after the first start with indent.
+func wrapWords(first, indent string, words []string, width int) []string {
+	var out []string
+	line, empty := first, true
+	for _, w := range words {
+		if !empty && len(line)+1+len(w) > width {
+			out = append(out, line)
+			line, empty = indent, true
+		}
+		if line != "" && !strings.HasSuffix(line, " ") {
+			line += " "
+		}
+		line += w
+		empty = false
+	}
+	return append(out, line)
+}
+
+func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
+	po := prisep.Options{Server: o.Server, TickMs: o.TickMs}
+	ex := &Explanation{Knob: "win32-priority-separation"}
+	pe := &PrioExplanation{}
+	if value != "" {
+		n, err := prioValue(value, po)
+		if err != nil {
+			return nil, err
+		}
+		d := prisep.Decode(n, po)
+		pe.Decoded = &d
+		ex.Text = append(ex.Text, prioLines(d)...)
+		if d.Value != d.Effective {
+			ex.Text = append(ex.Text, fmt.Sprintf("only the low 6 bits count: %s acts as 0x%02X", d.Hex, d.Effective))
+		}
+		bits := fmt.Sprintf("bits %s = interval %s%s, length %s%s, PsPrioritySeparation %d",
+			d.Binary, d.Interval, dflt(d.IntervalDefault), d.Length, dflt(d.LengthDefault), d.PsPrioritySeparation)
+		ex.Text = append(ex.Text, wrapWords("", "  ", strings.Fields(bits), 80)...)
+		ex.Text = append(ex.Text, fmt.Sprintf("ms at a %s ms clock interval (3 units per tick); %s platform defaults", prisep.FmtMs(d.TickMs), platform(o.Server)))
+		ex.Text = append(ex.Text, prioBoostEvidence...)
+	} else if o.Find == "" {
+		o.Table = true // the reference: every class
+		ex.Text = []string{
+			"Win32PrioritySeparation: only the low 6 bits count, as AABBCC.",
+			"  AA interval: 01 long, 10 short, 00/11 default (client short, server long)",
+			"  BB length:   01 variable, 10 fixed, 00/11 default (client variable,",
+			"               server fixed)",
+			"  CC PsPrioritySeparation: 0, 1, 2 (3 acts as 2), written 1:1, 2:1, 3:1:",
+			"     variable quanta: the foreground quantum is 1x, 2x, 3x the background one",
+			"     fixed quanta: both quanta are equal",
+			"     either length: a foreground thread completing a wait gets +0, +1, +2",
+			"Quantum units: short variable 6/12/18, long variable 12/24/36, short fixed 18,",
+			"  long fixed 36; 3 units per clock tick.",
+			"Windows ships 0x2 on client (short, variable, 3:1) and 0x18 on server",
+			"  (long, fixed, 1:1).",
+		}
+		ex.Text = append(ex.Text, prioBoostEvidence...)
+		ex.Text = append(ex.Text, "--find short,variable,3:1 finds the values of a class; --server uses the",
+			"  server defaults.")
+	}
+	if o.Find != "" {
+		q, err := prisep.ParseQuery(o.Find)
+		if err != nil {
+			return nil, &InputError{err.Error()}
+		}
+		pe.Find = o.Find
+		pe.Matches = prisep.Find(q, po)
+		// ParseQuery accepts only terms every combination of which has
+		// values, so there are always matches.
+		var hs []string
+		for _, m := range pe.Matches {
+			hs = append(hs, m.Hex)
+		}
+		best := pe.Matches[0]
+		ex.Text = append(ex.Text, fmt.Sprintf("%s: use %s (states interval and length explicitly)", o.Find, best.Hex))
+		ex.Text = append(ex.Text, wrapWords("  all matches:", "    ", hs, 80)...)
+		ex.Text = append(ex.Text, fmt.Sprintf("  and every value with the same low 6 bits (0x%X, 0x%X, ...)", best.Effective|0x40, best.Effective|0x80))
+		if q.Length != "" && q.Setting != "" {
+			ex.Text = append(ex.Text, prioLines(best)[1:]...)
+		}
+	}
+	if o.Table {
+		pe.Table = prisep.Table(po)
+		ex.Text = append(ex.Text, fmt.Sprintf("all 64 classes (%s defaults, %s ms clock interval):", platform(o.Server), prisep.FmtMs(pe.Table[0].TickMs)),
+			"  value  bits    interval  length     fg:bg  boost  units   ms")
+		for _, d := range pe.Table {
+			ex.Text = append(ex.Text, fmt.Sprintf("  0x%02X   %s  %-8s  %-9s  %-5s  %-5s  %-6s  %s/%s", d.Effective, d.Binary,
+				d.Interval+star(d.IntervalDefault), d.Length+star(d.LengthDefault), d.QuantumRatio, fmt.Sprintf("+%d", d.ForegroundBoost),
+				fmt.Sprintf("%d/%d", d.ForegroundUnits, d.BackgroundUnits), prisep.FmtMs(d.ForegroundMs), prisep.FmtMs(d.BackgroundMs)))
+		}
+		ex.Text = append(ex.Text, "  * platform default; fg:bg: quantum ratio; boost: foreground wait boost;",
+			"  units, ms: foreground/background quantum")
+	}
+	ex.Data = pe
+	return ex, nil
+}
+
+func dflt(b bool) string {
+	if b {
+		return " (platform default)"
+	}
+	return ""
+}
+
+func star(b bool) string {
+	if b {
+		return "*"
+	}
+	return ""
+}
+
+func (k prioSep) Get(env *Env, sel Selector) (*Reading, error) {
+	v, err := env.read(prioLoc)
+	if err != nil {
+		return nil, err
+	}
+	it := item("", prioLoc, v, "absent: the kernel keeps its built-in default")
+	if !v.IsAbsent() {
+		if n, err := v.Uint(); err != nil {
+			it.Value = fmt.Sprintf("%s (%s)", v.String(), v.Type)
+			it.Meaning = "unreadable: " + err.Error()
+		} else {
+			d := prisep.Decode(uint32(n), prisep.Options{Server: env.Server, TickMs: env.TickMs})
+			it.Value = fmt.Sprintf("%s (%d)", d.Hex, d.Value)
+			it.Meaning = d.Summary()
+			it.Detail = d
+		}
+	}
+	return &Reading{Knob: k.Name(), Items: []Item{it}}, nil
+}
+
+func (k prioSep) Plan(env *Env, sel Selector, value string) (*Plan, error) {
+	n, err := prioValue(value, prisep.Options{Server: env.Server})
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Knob: k.Name(), Request: value}
+	d := prisep.Decode(n, prisep.Options{Server: env.Server, TickMs: env.TickMs})
+	p.Notes = append(p.Notes, "new value: "+d.Summary(), "the kernel applies it at once; no reboot needed")
+	if n > 0x3F {
+		p.Notes = append(p.Notes, fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X", n, n&0x3F))
+	}
+	_, err = p.addNumber(env, prioLoc, uint64(n), TypeDWORD)
+	return p, err
+}

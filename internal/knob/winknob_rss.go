@@ -1,0 +1,225 @@
+package knob
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+type rssKeyword struct {
+	name     string
+	min, max uint64
+	desc     string
+	advanced bool
+}
+
+// rssKeywords are the NDIS standardized RSS keywords with the ranges of
+// the documentation ("Standardized INF Keywords for RSS").
+var rssKeywords = []rssKeyword{
+	{"*RSS", 0, 1, "receive side scaling: 1 on, 0 off", false},
+	{"*NumRssQueues", 1, 64, "number of RSS queues", false},
+	{"*RSSProfile", 1, 6, "1 ClosestProcessor, 2 ClosestProcessorStatic, 3 NUMAScaling, 4 NUMAScalingStatic (default), 5 ConservativeScaling, 6 NdisRssProfileBalanced (NetAdapterCx only)", true},
+	{"*RssBaseProcNumber", 0, 63, "first processor (in *RssBaseProcGroup) RSS may use", true},
+	{"*MaxRssProcessors", 1, 64, "maximum number of processors RSS uses", true},
+	{"*NumaNodeId", 0, 65535, "preferred NUMA node; 65535 = any", true},
+	{"*RssBaseProcGroup", 0, 31, "processor group of *RssBaseProcNumber", true},
+	{"*RssMaxProcNumber", 0, 63, "last processor (in *RssMaxProcGroup) RSS may use", true},
+	{"*RssMaxProcGroup", 0, 31, "processor group of *RssMaxProcNumber", true},
+}
+
+func rssKw(name string) (rssKeyword, bool) {
+	n := "*" + strings.TrimPrefix(strings.TrimSpace(name), "*")
+	for _, k := range rssKeywords {
+		if strings.EqualFold(k.name, n) {
+			return k, true
+		}
+	}
+	return rssKeyword{}, false
+}
+
+type rssKnob struct{ windowsKnob }
+
+func (rssKnob) Name() string { return "rss" }
+func (rssKnob) Summary() string {
+	return "receive side scaling of a network adapter: queues and CPUs (NDIS *RSS keywords)"
+}
+
+type kv struct {
+	key string
+	n   uint64
+}
+
+func parseRSS(value string) ([]kv, error) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "on", "enabled":
+		return []kv{{"*RSS", 1}}, nil
+	case "off", "disabled":
+		return []kv{{"*RSS", 0}}, nil
+	}
+	var out []kv
+	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, val, ok := strings.Cut(part, "=")
+		k, known := rssKw(name)
+		if !ok || !known {
+			var ns []string
+			for _, k := range rssKeywords {
+				ns = append(ns, k.name)
+			}
+			return nil, inputf("invalid rss setting %q: want KEYWORD=N with KEYWORD one of %s (or on|off)", part, strings.Join(ns, ", "))
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
+		if err != nil || n < k.min || n > k.max {
+			return nil, inputf("%s=%s is out of range: accepted %d-%d (%s)", k.name, val, k.min, k.max, k.desc)
+		}
+		out = append(out, kv{k.name, n})
+	}
+	if len(out) == 0 {
+		return nil, inputf("no rss setting given: want e.g. *NumRssQueues=4,*RssBaseProcNumber=2 or on|off")
+	}
+	return out, nil
+}
+
+func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
+	ex := &Explanation{Knob: "rss"}
+	if value == "" {
+		ex.Text = []string{"NDIS standardized RSS keywords (REG_SZ numbers under the adapter's class key):"}
+		for _, k := range rssKeywords {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %-19s %d-%d  %s", k.name, k.min, k.max, k.desc))
+		}
+		ex.Text = append(ex.Text, "Drivers that declare only *RSS and *NumRssQueues in their INF (the Intel I225-V) hide the advanced ones from the Advanced tab.")
+		return ex, nil
+	}
+	kvs, err := parseRSS(value)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range kvs {
+		k, _ := rssKw(s.key)
+		ex.Text = append(ex.Text, fmt.Sprintf("%s=%d: %s", k.name, s.n, k.desc))
+	}
+	return ex, nil
+}
+
+func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
+	as, err := selectAdapters(env, sel)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reading{Knob: k.Name()}
+	for _, a := range as {
+		var parts, missing []string
+		var extra []Change
+		supports := false
+		for _, kw := range rssKeywords {
+			l := regLoc(a.Key, kw.name)
+			v, err := env.read(l)
+			if err != nil {
+				return nil, err
+			}
+			if !v.IsAbsent() {
+				parts = append(parts, kw.name+"="+v.String())
+				extra = append(extra, Change{Loc: l, Old: v, New: v})
+				if kw.name == "*RSS" {
+					supports = true
+				}
+			} else if declared(env, a, kw.name) {
+				if kw.name == "*RSS" {
+					supports = true
+				}
+			} else if kw.advanced {
+				missing = append(missing, kw.name)
+			}
+		}
+		if !supports && sel.Adapter == "" {
+			continue // adapters without RSS (virtual, Wi-Fi) only when asked for
+		}
+		it := Item{Target: a.String(), Value: strings.Join(parts, " "), Extra: extra}
+		// What the adapter's INF offers for each keyword it declares:
+		// set checks against it.
+		offered := map[string]NdiParam{}
+		for _, kw := range rssKeywords {
+			np, err := readNdiParam(env, a.Key, kw.name)
+			if err != nil {
+				return nil, err
+			}
+			if np.Declared {
+				offered[kw.name] = np
+			}
+		}
+		if len(offered) > 0 {
+			it.Detail = map[string]any{"ndi_params": offered}
+		}
+		switch v := readSZ(env, a.Key, "*RSS"); {
+		case !supports:
+			it.Meaning = "no RSS keywords: the driver does not offer RSS"
+		case v == "0":
+			it.Meaning = "RSS off: one CPU processes all received packets"
+		default:
+			it.Meaning = "RSS on"
+		}
+		if supports && len(missing) > 0 {
+			it.Warnings = append(it.Warnings, fmt.Sprintf("advanced RSS keywords missing: %s: the driver's INF does not declare them, so the Advanced tab cannot set them and NDIS uses its defaults (the I225-V case); latlab can add them as REG_SZ, whether the driver honours them must be measured", strings.Join(missing, ", ")))
+		}
+		if it.Value == "" {
+			it.Value = "(no values stored: driver defaults)"
+		}
+		r.Items = append(r.Items, it)
+	}
+	return r, nil
+}
+
+func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
+	if sel.Adapter == "" {
+		return nil, inputf("rss needs --adapter NAME|INDEX (latlab knob get rss lists them)")
+	}
+	a, err := findAdapter(env, sel.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	kvs, err := parseRSS(value)
+	if err != nil {
+		return nil, err
+	}
+	// The documented ranges are the widest any driver may take; the
+	// adapter's own Ndi\Params (its enum, or min/max) say what it offers.
+	for _, s := range kvs {
+		np, err := readNdiParam(env, a.Key, s.key)
+		if err != nil {
+			return nil, err
+		}
+		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
+			return nil, err
+		}
+	}
+	after := map[string]uint64{}
+	for _, kw := range []string{"*RssBaseProcNumber", "*RssMaxProcNumber", "*RssBaseProcGroup", "*RssMaxProcGroup"} {
+		if n, err := strconv.ParseUint(readSZ(env, a.Key, kw), 10, 32); err == nil {
+			after[kw] = n
+		}
+	}
+	for _, s := range kvs {
+		after[s.key] = s.n
+	}
+	bg, mg := after["*RssBaseProcGroup"], after["*RssMaxProcGroup"]
+	if b, ok := after["*RssBaseProcNumber"]; ok {
+		if m, ok := after["*RssMaxProcNumber"]; ok && bg == mg && b > m {
+			return nil, inputf("*RssBaseProcNumber %d is above *RssMaxProcNumber %d: the base must not exceed the maximum", b, m)
+		}
+	}
+	if bg > mg {
+		if _, ok := after["*RssMaxProcGroup"]; ok {
+			return nil, inputf("*RssBaseProcGroup %d is above *RssMaxProcGroup %d", bg, mg)
+		}
+	}
+	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
+	for _, s := range kvs {
+		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ)
+		if err != nil {
+			return nil, err
+		}
+		if old.IsAbsent() && !declared(env, a, s.key) {
+			p.Notes = append(p.Notes, s.key+" is not declared by the driver's INF: added as REG_SZ; verify its effect")
+		}
+	}
+	return p, nil
+}

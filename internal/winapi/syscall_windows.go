@@ -1,0 +1,50 @@
+package winapi
+
+// The declarations below are read by mkwinsyscall (see doc.go); each
+// becomes a function of the same name in zsyscall_windows.go.
+
+// kernel32: clock, waits, priorities.
+
+//sys	QueryPerformanceCounter(count *int64) (err error) = kernel32.QueryPerformanceCounter
+//sys	QueryPerformanceFrequency(freq *int64) (err error) = kernel32.QueryPerformanceFrequency
+//sys	GetSystemTimePreciseAsFileTime(ft *windows.Filetime) = kernel32.GetSystemTimePreciseAsFileTime
+//sys	Sleep(milliseconds uint32) = kernel32.Sleep
+//sys	CreateWaitableTimerEx(attrs *windows.SecurityAttributes, name *uint16, flags uint32, access uint32) (h windows.Handle, err error) = kernel32.CreateWaitableTimerExW?
+//sys	SetWaitableTimer(timer windows.Handle, due *int64, period int32, completion uintptr, completionArg uintptr, resume bool) (err error) = kernel32.SetWaitableTimer
+//sys	WaitForSingleObject(h windows.Handle, milliseconds uint32) (event uint32, err error) [failretval==0xffffffff] = kernel32.WaitForSingleObject
+//sys	GetProcessInformation(process windows.Handle, class uint32, info unsafe.Pointer, size uint32) (err error) = kernel32.GetProcessInformation?
+//sys	SetProcessInformation(process windows.Handle, class uint32, info unsafe.Pointer, size uint32) (err error) = kernel32.SetProcessInformation?
+//sys	GetThreadTimes(thread windows.Handle, creation *windows.Filetime, exit *windows.Filetime, kernel *windows.Filetime, user *windows.Filetime) (err error) = kernel32.GetThreadTimes
+//sys	SetThreadAffinityMask(thread windows.Handle, mask uintptr) (old uintptr, err error) = kernel32.SetThreadAffinityMask
+//sys	SetThreadPriority(thread windows.Handle, priority int32) (err error) = kernel32.SetThreadPriority
+//sys	GetThreadPriority(thread windows.Handle) (priority int32, err error) [failretval==0x7fffffff] = kernel32.GetThreadPriority
+
+// ntdll: the timer resolution and the relative wait under Sleep.
+
+//sys	NtDelayExecution(alertable bool, interval *int64) (ntstatus error) = ntdll.NtDelayExecution
+//sys	NtQueryTimerResolution(coarsest *uint32, finest *uint32, current *uint32) (ntstatus error) = ntdll.NtQueryTimerResolution?
+//sys	NtSetTimerResolution(desired uint32, set bool, current *uint32) (ntstatus error) = ntdll.NtSetTimerResolution?
+
+// winmm: the multimedia timer API most programs raise the resolution with.
+
+//sys	TimeBeginPeriod(period uint32) (mmresult error) = winmm.timeBeginPeriod?
+//sys	TimeEndPeriod(period uint32) (mmresult error) = winmm.timeEndPeriod?
+//sys	TimeGetTime() (ms uint32) = winmm.timeGetTime
+
+// advapi32: a registry write with the caller's raw bytes and type number
+// (golang.org/x/sys/windows/registry keeps its own unexported).
+
+//sys	RegSetValueEx(key windows.Handle, name *uint16, reserved uint32, vtype uint32, data *byte, size uint32) (regerrno error) = advapi32.RegSetValueExW
+
+// user32: the display paths and the scaling each one uses.
+
+//sys	GetDisplayConfigBufferSizes(flags uint32, numPaths *uint32, numModes *uint32) (rc error) = user32.GetDisplayConfigBufferSizes?
+//sys	QueryDisplayConfig(flags uint32, numPaths *uint32, paths *byte, numModes *uint32, modes *byte, topologyID uintptr) (rc error) = user32.QueryDisplayConfig?
+
+// pdh: per-processor interrupt and DPC counters.
+
+//sys	PdhOpenQuery(source *uint16, userData uintptr, query *uintptr) (pdhstatus error) = pdh.PdhOpenQueryW?
+//sys	PdhAddEnglishCounter(query uintptr, path *uint16, userData uintptr, counter *uintptr) (pdhstatus error) = pdh.PdhAddEnglishCounterW
+//sys	PdhCollectQueryData(query uintptr) (pdhstatus error) = pdh.PdhCollectQueryData
+//sys	PdhGetFormattedCounterArray(counter uintptr, format uint32, size *uint32, count *uint32, items *byte) (pdhstatus error) = pdh.PdhGetFormattedCounterArrayW
+//sys	PdhCloseQuery(query uintptr) (pdhstatus error) = pdh.PdhCloseQuery

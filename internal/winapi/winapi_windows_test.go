@@ -1,0 +1,74 @@
+package winapi
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/windows"
+)
+
+func TestAddrsResolve(t *testing.T) {
+	for name, f := range map[string]func() (uintptr, error){
+		"QueryPerformanceCounter":        QueryPerformanceCounterAddr,
+		"GetSystemTimePreciseAsFileTime": GetSystemTimePreciseAsFileTimeAddr,
+		"Sleep":                          SleepAddr,
+		"NtDelayExecution":               NtDelayExecutionAddr,
+		"SetWaitableTimer":               SetWaitableTimerAddr,
+		"WaitForSingleObject":            WaitForSingleObjectAddr,
+		"timeGetTime":                    TimeGetTimeAddr,
+	} {
+		if a, err := f(); err != nil || a == 0 {
+			t.Errorf("%s: address %#x, %v", name, a, err)
+		}
+	}
+}
+
+// A status comes back as an error of its own type, which the callers
+// take apart to print the number.
+func TestStatusTypes(t *testing.T) {
+	var coarsest, finest, current uint32
+	if err := NtQueryTimerResolution(&coarsest, &finest, &current); err != nil {
+		t.Fatalf("NtQueryTimerResolution: %v", err)
+	}
+	if finest == 0 || finest > current || current > coarsest {
+		t.Errorf("NtQueryTimerResolution: coarsest %d, finest %d, current %d", coarsest, finest, current)
+	}
+	// timeBeginPeriod(0) is out of range: TIMERR_NOCANDO (97).
+	err := TimeBeginPeriod(0)
+	if e, ok := err.(syscall.Errno); !ok || e != 97 {
+		t.Errorf("TimeBeginPeriod(0) = %#v, want syscall.Errno(97) (TIMERR_NOCANDO)", err)
+	}
+	if Missing(err) {
+		t.Errorf("Missing(%v) = true for a status", err)
+	}
+	// PdhCloseQuery(NULL) is PDH_INVALID_HANDLE.
+	err = PdhCloseQuery(0)
+	if e, ok := err.(syscall.Errno); !ok || uint32(e) != 0xC0000BBC {
+		t.Errorf("PdhCloseQuery(0) = %#v, want syscall.Errno(0xC0000BBC) (PDH_INVALID_HANDLE)", err)
+	}
+}
+
+func TestMissing(t *testing.T) {
+	err := windows.NewLazySystemDLL("kernel32.dll").NewProc("NoSuchProcedureInKernel32").Find()
+	if err == nil || !Missing(err) {
+		t.Fatalf("Missing(%v) = false for a lookup error", err)
+	}
+	if Missing(errors.New("other")) || Missing(nil) {
+		t.Error("Missing is true for an error that is no lookup error")
+	}
+}
+
+func TestWrappersCall(t *testing.T) {
+	var f int64
+	if err := QueryPerformanceFrequency(&f); err != nil || f <= 0 {
+		t.Errorf("QueryPerformanceFrequency: %d, %v", f, err)
+	}
+	var creation, exit, kernel, user windows.Filetime
+	if err := GetThreadTimes(windows.CurrentThread(), &creation, &exit, &kernel, &user); err != nil {
+		t.Errorf("GetThreadTimes: %v", err)
+	}
+	if _, err := GetThreadPriority(windows.CurrentThread()); err != nil {
+		t.Errorf("GetThreadPriority: %v", err)
+	}
+}
