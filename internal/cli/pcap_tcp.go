@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,13 +14,14 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
 )
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
 
 // KindPcapTCP is the result-document kind of `latlab pcap tcp`.
-const KindPcapTCP = "pcap-tcp"
+const KindPcapTCP = tcpflow.Kind
 
 // PcapTCPOptions are the flags of `latlab pcap tcp`.
 type PcapTCPOptions struct {
@@ -73,87 +73,6 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	return cmd
 }
 
-// tcpConnJSON is one connection in the result document.
-type tcpConnJSON struct {
-	Stream       int              `json:"stream"`
-	A            string           `json:"a"`
-	B            string           `json:"b"`
-	FirstNs      int64            `json:"first_ns"`
-	LastNs       int64            `json:"last_ns"`
-	DurationNs   int64            `json:"duration_ns"`
-	InitialRTTNs int64            `json:"initial_rtt_ns,omitempty"`
-	AToB         tcpflow.DirStats `json:"a_to_b"`
-	BToA         tcpflow.DirStats `json:"b_to_a"`
-	Spurious     [2]uint64        `json:"spurious_retransmissions"`
-}
-
-type tcpData struct {
-	Capture     *capture.Stats `json:"capture"`
-	Connections []tcpConnJSON  `json:"connections"`
-	// AfterClose counts the segments that came after their connection
-	// had been closed and reported (tcpflow.Frame.AfterClose).
-	AfterClose *tcpflow.DirStats `json:"after_close,omitempty"`
-	Totals     tcpTotals         `json:"totals"`
-	Filter     string            `json:"filter,omitempty"`
-}
-
-type tcpTotals struct {
-	Connections         int    `json:"connections"`
-	Segments            uint64 `json:"segments"`
-	PayloadBytes        uint64 `json:"payload_bytes"`
-	Retransmissions     uint64 `json:"retransmissions"` // frames with any Wireshark retransmission flag
-	Resent              uint64 `json:"resent_segments"` // latlab: segments carrying bytes seen before
-	FastRetransmissions uint64 `json:"fast_retransmissions"`
-	Spurious            uint64 `json:"spurious_retransmissions"`
-	OutOfOrder          uint64 `json:"out_of_order"`
-	Reordered           uint64 `json:"reordered"`
-	DuplicateAcks       uint64 `json:"duplicate_acks"`
-	SACKBlocks          uint64 `json:"sack_blocks"`
-	DSACKBlocks         uint64 `json:"dsack_blocks"`
-	ZeroWindows         uint64 `json:"zero_windows"`
-	RackAvoidHonour     uint64 `json:"rack_avoided_dsack_honouring"`
-	RackAvoidIgnore     uint64 `json:"rack_avoided_dsack_ignoring"`
-	NonTCP              int    `json:"non_tcp_packets"`
-	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
-	AfterClose          uint64 `json:"segments_after_close,omitempty"`
-	MalformedOptions    uint64 `json:"malformed_options,omitempty"`
-}
-
-func (t *tcpTotals) add(d *tcpflow.DirStats) {
-	t.Segments += d.Packets
-	t.PayloadBytes += d.PayloadBytes
-	t.Retransmissions += d.AnyRetransmissions
-	t.Resent += d.ResentSegments
-	t.FastRetransmissions += d.FastRetransmissions
-	t.Spurious += d.Spurious()
-	t.OutOfOrder += d.OutOfOrder
-	t.Reordered += d.Reordered
-	t.DuplicateAcks += d.DuplicateAcks
-	t.SACKBlocks += d.SACKBlocks
-	t.DSACKBlocks += d.DSACKBlocks
-	t.ZeroWindows += d.ZeroWindows
-	t.RackAvoidHonour += d.Rack.AvoidedHonouring
-	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
-	t.MalformedOptions += d.MalformedOptions
-}
-
-func endpoint(e tcpflow.Endpoint) string {
-	s := e.Addr.String()
-	if e.Addr.Is6() && !e.Addr.Is4In6() {
-		s = "[" + s + "]"
-	}
-	return s + ":" + strconv.Itoa(int(e.Port))
-}
-
-func connMatches(f *capture.Filter, c *tcpflow.Conn) bool {
-	if f == nil {
-		return true
-	}
-	k := capture.FlowKey{Src: c.A.Addr, Dst: c.B.Addr, SrcPort: c.A.Port, DstPort: c.B.Port, Proto: 6}
-	r := capture.FlowKey{Src: c.B.Addr, Dst: c.A.Addr, SrcPort: c.B.Port, DstPort: c.A.Port, Proto: 6}
-	return f.Match(k) || f.Match(r)
-}
-
 func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 	opt, err := o.options(ctx)
 	if err != nil {
@@ -167,163 +86,183 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 	if o.Top < 0 {
 		return Usagef("invalid --top %d: want 0 (all) or a positive count", o.Top)
 	}
-	var ev *eventWriter
+	run := tcpflow.Options{
+		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
+			opt.Context = ctx
+			return scanFile(o.File, opt, h)
+		},
+		Filter: o.filter, FilterText: o.Filter, Stream: o.Stream,
+		Top:   o.Top,
+		Graph: o.Graph != "" || o.WindowGraph != "",
+	}
+	if o.Top == 0 {
+		run.Top = tcpflow.AllConnections
+	}
+	if o.JSON { // no table
+		run.Top = 0
+	}
 	if o.Events != "" {
 		f, err := os.Create(o.Events)
 		if err != nil {
 			return Usagef("cannot write --events file: %v", err)
 		}
 		defer f.Close()
-		ev = newEventWriter(f)
+		run.Events = f
 	}
-
-	wantGraph := o.Graph != "" || o.WindowGraph != ""
-	var conns []tcpConnJSON
-	var tot tcpTotals
-	var after tcpflow.DirStats
-	var t0 int64
-	nonTCP, frags := 0, 0
-	a := tcpflow.NewAnalyzer()
-	if wantGraph && o.Stream >= 0 {
-		a.KeepTimeline = func(s int) bool { return s == o.Stream }
+	var doc *pcapTCPDocument
+	if o.JSON || o.Out != "" {
+		doc = &pcapTCPDocument{o: o}
+		defer doc.abandon()
+		run.OnConn = doc.add
 	}
-	var gr *graphCollector
-	if wantGraph && o.Stream >= 0 {
-		gr = &graphCollector{stream: o.Stream}
-	}
-	a.OnFrame = func(fr *tcpflow.Frame) {
-		if !connMatches(o.filter, fr.Conn) || o.Stream >= 0 && fr.Conn.Stream != o.Stream {
-			return
-		}
-		if fr.AfterClose {
-			after.CountFrame(fr)
-		}
-		if ev != nil {
-			ev.frame(fr, t0)
-		}
-		if gr != nil {
-			gr.add(fr, t0)
-		}
-	}
-	a.OnClose = func(c *tcpflow.Conn) {
-		if !connMatches(o.filter, c) || o.Stream >= 0 && c.Stream != o.Stream {
-			return
-		}
-		j := tcpConnJSON{Stream: c.Stream, A: endpoint(c.A), B: endpoint(c.B), FirstNs: c.FirstNs, LastNs: c.LastNs,
-			DurationNs: c.LastNs - c.FirstNs, InitialRTTNs: c.InitialRTT(), AToB: c.Dir(0).Stats, BToA: c.Dir(1).Stats}
-		j.Spurious = [2]uint64{j.AToB.Spurious(), j.BToA.Spurious()}
-		if gr != nil {
-			gr.closed(c)
-		}
-		conns = append(conns, j)
-		tot.add(&j.AToB)
-		tot.add(&j.BToA)
-	}
-	var seg tcpflow.Segment
-	handler := func(rec *capture.Record, p *capture.Packet) {
-		t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
-		if !tcpflow.FromCapture(rec, p, &seg) {
-			if p.Proto == 6 && p.Fragment {
-				frags++
-			} else {
-				nonTCP++
-			}
-			return
-		}
-		a.Add(&seg)
-	}
-	st, err := scanFile(o.File, opt, handler)
+	res, err := tcpflow.Run(ctx, run)
 	if err != nil {
+		if doc != nil && doc.s != nil { // end the document that was begun
+			doc.close(res, append(res.Notes(), fmt.Sprintf("the analysis stopped early: %v", err)))
+		}
+		if errors.Is(err, tcpflow.ErrNoConnection) {
+			if o.Stream >= 0 {
+				return Usagef("--stream %d: no such TCP connection in %s (streams are numbered from 0)", o.Stream, o.File)
+			}
+			return Usagef("no TCP connection to graph in %s", o.File)
+		}
 		return err
 	}
-	a.Finish()
-	if ev != nil {
-		if err := ev.flush(); err != nil {
-			return fmt.Errorf("write %s: %w", o.Events, err)
-		}
-	}
-	tot.Connections, tot.NonTCP, tot.TCPFragments, tot.AfterClose = len(conns), nonTCP, frags, after.Packets
-	tot.add(&after)
-	var afterClose *tcpflow.DirStats
-	if after.Packets > 0 {
-		afterClose = &after
-	}
-	sort.Slice(conns, func(i, j int) bool { return conns[i].Stream < conns[j].Stream })
-
-	if wantGraph {
-		if o.Stream < 0 { // second pass for the connection with most data
-			best := -1
-			var bestBytes uint64
-			for _, c := range conns {
-				if b := c.AToB.PayloadBytes + c.BToA.PayloadBytes; best < 0 || b > bestBytes {
-					best, bestBytes = c.Stream, b
-				}
-			}
-			if best < 0 {
-				return Usagef("no TCP connection to graph in %s", o.File)
-			}
-			gr = &graphCollector{stream: best}
-			a2 := tcpflow.NewAnalyzer()
-			a2.KeepTimeline = func(s int) bool { return s == best }
-			a2.OnFrame = func(fr *tcpflow.Frame) {
-				if fr.Conn.Stream == best {
-					gr.add(fr, t0)
-				}
-			}
-			a2.OnClose = gr.closed
-			if _, err := scanFile(o.File, opt, func(rec *capture.Record, p *capture.Packet) {
-				if tcpflow.FromCapture(rec, p, &seg) {
-					a2.Add(&seg)
-				}
-			}); err != nil {
-				return err
-			}
-			a2.Finish()
-		}
-		if !gr.found {
-			return Usagef("--stream %d: no such TCP connection in %s (streams are numbered from 0)", o.Stream, o.File)
-		}
-		if err := gr.write(o.Graph, o.WindowGraph); err != nil {
+	notes := res.Notes()
+	if doc != nil { // before the graphs: the document is under way
+		if err := doc.close(res, notes); err != nil {
 			return err
 		}
 	}
+	if g := res.Graph; g != nil {
+		if err := writeTCPGraphs(g, o.Graph, o.WindowGraph); err != nil {
+			return err
+		}
+	}
+	if !o.JSON {
+		printPcapTCP(o.IO.Out, o, res, notes)
+	}
+	return readErrorExit(o.File, res.Capture)
+}
 
-	data := tcpData{Capture: st, Connections: conns, AfterClose: afterClose, Totals: tot, Filter: o.Filter}
-	notes := append(st.Notes(), tcpNotes(&tot)...)
-	if err := o.emit(o.IO, KindPcapTCP, o.settings, data, notes, func(w io.Writer) { printPcapTCP(w, o, st, conns, &tot, notes) }, nil); err != nil {
+// pcapTCPDocument streams the result document of `pcap tcp` to --json's
+// stdout and -o's file: each connection as it closes, the totals at the
+// end. It begins with the first connection, so that a capture that
+// cannot be read leaves no partial document behind.
+type pcapTCPDocument struct {
+	o    *PcapTCPOptions
+	s    *result.Stream
+	file *os.File
+}
+
+func (d *pcapTCPDocument) begin() error {
+	var w []io.Writer
+	if d.o.Out != "" {
+		f, err := os.Create(d.o.Out)
+		if err != nil {
+			return Usagef("cannot write %s: %v", d.o.Out, err)
+		}
+		d.file = f
+		w = append(w, f)
+	}
+	if d.o.JSON {
+		w = append(w, d.o.IO.Out)
+	}
+	doc := result.New(KindPcapTCP)
+	doc.Settings = d.o.settings
+	s, err := result.NewStream(io.MultiWriter(w...), doc, "connections")
+	if err != nil {
 		return err
 	}
-	return readErrorExit(o.File, st)
+	d.s = s
+	return nil
 }
 
-func tcpNotes(t *tcpTotals) []string {
-	var n []string
-	if t.TCPFragments > 0 {
-		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
+func (d *pcapTCPDocument) add(c *tcpflow.Connection) error {
+	if d.s == nil {
+		if err := d.begin(); err != nil {
+			return err
+		}
 	}
-	if t.MalformedOptions > 0 {
-		n = append(n, fmt.Sprintf("%d segments carry malformed TCP options (a length that overruns the header or does not fit the option): the options before the bad one were used", t.MalformedOptions))
-	}
-	if t.AfterClose > 0 {
-		n = append(n, fmt.Sprintf("%d segments came more than a second (or three RTTs) after their connection had ended (both FINs acknowledged, or a RST): "+
-			"they are in the totals, in after_close and in --events with Wireshark's flags, but in no connection's counts", t.AfterClose))
-	}
-	return n
+	return d.s.Add(c)
 }
 
-func printPcapTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcpConnJSON, t *tcpTotals, notes []string) {
+func (d *pcapTCPDocument) close(res *tcpflow.Result, notes []string) error {
+	if d.s == nil {
+		if err := d.begin(); err != nil {
+			return err
+		}
+	}
+	err := d.s.Close(&res.Summary, notes)
+	if d.file != nil {
+		if cerr := d.file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", d.o.Out, cerr)
+		}
+		d.file = nil
+	}
+	return err
+}
+
+// abandon closes the -o file if the document was never ended.
+func (d *pcapTCPDocument) abandon() {
+	if d.file != nil {
+		d.file.Close()
+	}
+}
+
+func writeTCPGraphs(g *tcpflow.Graph, seqPath, winPath string) error {
+	d := g.MainDir()
+	r := 1 - d
+	ends := [2]tcpflow.Endpoint{g.A, g.B}
+	title := fmt.Sprintf("tcp.stream %d: %s -> %s", g.Stream, ends[d], ends[r])
+	bars := func(v []tcpflow.SeqBar) []report.VSeg {
+		out := make([]report.VSeg, len(v))
+		for i, b := range v {
+			out[i] = report.VSeg{T: b.T, Lo: b.Lo, Hi: b.Hi}
+		}
+		return out
+	}
+	points := func(v []tcpflow.Point) []report.XY {
+		out := make([]report.XY, len(v))
+		for i, p := range v {
+			out[i] = report.XY{X: p.T, Y: p.V}
+		}
+		return out
+	}
+	if seqPath != "" {
+		ts := report.TimeSeqGraph{Title: title, Segments: bars(g.Data[d]), Rtx: bars(g.Rtx[d]), Acks: points(g.Acks[r]),
+			Window: points(g.Window[r]), SACKs: bars(g.SACKs[r]), DSACKs: bars(g.DSACKs[r])}
+		if err := writePlot(seqPath, ts.Render); err != nil {
+			return err
+		}
+	}
+	if winPath != "" {
+		wg := report.WindowGraph{Title: title + " (sender view; RACK replay)"}
+		for _, t := range g.RtxAt[d] {
+			wg.Retransmit = append(wg.Retransmit, report.XY{X: t})
+		}
+		for _, p := range g.Timeline[d] {
+			x := float64(p.TimeNs-g.T0) / 1e9
+			wg.InFlight = append(wg.InFlight, report.XY{X: x, Y: float64(p.InFlight)})
+			wg.ReoWnd = append(wg.ReoWnd, report.XY{X: x, Y: float64(p.ReoWndNs) / 1e6})
+			wg.ReoWndIgn = append(wg.ReoWndIgn, report.XY{X: x, Y: float64(p.ReoWndIgnNs) / 1e6})
+		}
+		if err := writePlot(winPath, wg.Render); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printPcapTCP(w io.Writer, o *PcapTCPOptions, res *tcpflow.Result, notes []string) {
+	st, t := res.Capture, &res.Totals
 	fmt.Fprintf(w, "%s: %s, %d frames, %d TCP segments in %d connection(s), %s\n", o.File, st.Format, st.Frames, t.Segments, t.Connections, spanLabel(st))
 	fmt.Fprintf(w, "retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
 		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
-	show := append([]tcpConnJSON(nil), conns...)
-	sort.SliceStable(show, func(i, j int) bool {
-		return show[i].AToB.PayloadBytes+show[i].BToA.PayloadBytes > show[j].AToB.PayloadBytes+show[j].BToA.PayloadBytes
-	})
-	if o.Top > 0 && len(show) > o.Top {
-		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", o.Top, len(show))
-		show = show[:o.Top]
+	if o.Top > 0 && t.Connections > o.Top {
+		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", o.Top, t.Connections)
 	}
-	for _, c := range show {
+	for _, c := range res.Top {
 		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, report.Duration(time.Duration(c.DurationNs)))
 		if c.InitialRTTNs > 0 {
 			fmt.Fprintf(w, ", handshake RTT %s", report.Duration(time.Duration(c.InitialRTTNs)))
@@ -338,7 +277,7 @@ func printPcapTCP(w io.Writer, o *PcapTCPOptions, st *capture.Stats, conns []tcp
 	printNotes(w, notes)
 }
 
-func connRows(c *tcpConnJSON) [][]string {
+func connRows(c *tcpflow.Connection) [][]string {
 	d := [2]*tcpflow.DirStats{&c.AToB, &c.BToA}
 	row := func(name string, f func(s *tcpflow.DirStats) string) []string {
 		return []string{name, f(d[0]), f(d[1])}
@@ -425,181 +364,4 @@ func bitrate(bps float64) string {
 		return fmt.Sprintf("%.1f kbit/s", bps/1e3)
 	}
 	return fmt.Sprintf("%.0f bit/s", bps)
-}
-
-// eventWriter streams --events rows.
-type eventWriter struct {
-	w   *bufio.Writer
-	buf []byte
-}
-
-func newEventWriter(f io.Writer) *eventWriter {
-	w := bufio.NewWriterSize(f, 256<<10)
-	w.WriteString("time,flow,frame,event,seq,ack,detail\n")
-	return &eventWriter{w: w}
-}
-
-func (e *eventWriter) row(fr *tcpflow.Frame, t0 int64, event, detail string) {
-	b := e.buf[:0]
-	b = strconv.AppendFloat(b, float64(fr.Seg.TimeNs-t0)/1e9, 'f', 9, 64)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(fr.Conn.Stream), 10)
-	b = append(b, ' ')
-	b = append(b, endpoint(tcpflow.Endpoint{Addr: fr.Seg.Src, Port: fr.Seg.SrcPort})...)
-	b = append(b, '>')
-	b = append(b, endpoint(tcpflow.Endpoint{Addr: fr.Seg.Dst, Port: fr.Seg.DstPort})...)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(fr.Seg.Frame), 10)
-	b = append(b, ',')
-	b = append(b, event...)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, uint64(fr.RelSeq), 10)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, uint64(fr.RelAck), 10)
-	b = append(b, ',')
-	if strings.ContainsAny(detail, ",\"") {
-		detail = strconv.Quote(detail)
-	}
-	b = append(b, detail...)
-	b = append(b, '\n')
-	e.buf = b
-	e.w.Write(b)
-}
-
-func (e *eventWriter) frame(fr *tcpflow.Frame, t0 int64) {
-	if fr.Flags != 0 {
-		for _, fi := range tcpflow.AllFlags {
-			if fr.Flags&fi.Flag == 0 {
-				continue
-			}
-			detail := ""
-			switch fi.Flag {
-			case tcpflow.FlagDuplicateAck:
-				detail = fmt.Sprintf("#%d of frame %d", fr.DupAckNum, fr.DupAckOf)
-			case tcpflow.FlagRetransmission, tcpflow.FlagFastRetransmission, tcpflow.FlagSpuriousRetransmission, tcpflow.FlagOutOfOrder:
-				detail = fmt.Sprintf("len %d", fr.Seg.Len)
-			}
-			e.row(fr, t0, fi.Event, detail)
-		}
-	}
-	if fr.DSACK {
-		e.row(fr, t0, "dsack", fmt.Sprintf("%d-%d", fr.DSACKLeft, fr.DSACKRight))
-		for _, f := range fr.SpuriousByDSACK {
-			e.row(fr, t0, "dsack_spurious", fmt.Sprintf("frame %d was received twice", f))
-		}
-		for _, f := range fr.RackAvoided {
-			e.row(fr, t0, "rack_avoidable", fmt.Sprintf("frame %d: a D-SACK-honouring RACK sender would have waited", f))
-		}
-	}
-	if fr.Reordered {
-		e.row(fr, t0, "reordered", fmt.Sprintf("overtaken by %d segments, %s", fr.ReorderSegs, report.Duration(time.Duration(fr.ReorderNs))))
-	}
-	if fr.RTTNs > 0 {
-		e.row(fr, t0, "rtt_sample", report.Duration(time.Duration(fr.RTTNs)))
-	}
-}
-
-func (e *eventWriter) flush() error { return e.w.Flush() }
-
-// graphCollector gathers the points of one connection for the graphs.
-type graphCollector struct {
-	stream   int
-	found    bool
-	title    string
-	ends     [2]string
-	payload  [2]uint64
-	data     [2][]report.VSeg
-	rtx      [2][]report.VSeg
-	acks     [2][]report.XY // acks sent by dir i: about dir 1-i's data
-	win      [2][]report.XY
-	sacks    [2][]report.VSeg
-	dsacks   [2][]report.VSeg
-	rtxT     [2][]report.XY
-	timeline [2][]tcpflow.TimelinePoint
-	wscale   [2]int
-	t0       int64
-}
-
-const maxGraphPoints = 2_000_000
-
-// closed takes the end state of the graphed connection (OnClose).
-func (g *graphCollector) closed(c *tcpflow.Conn) {
-	if c.Stream != g.stream {
-		return
-	}
-	g.timeline = [2][]tcpflow.TimelinePoint{c.Dir(0).Timeline(), c.Dir(1).Timeline()}
-	g.payload = [2]uint64{c.Dir(0).Stats.PayloadBytes, c.Dir(1).Stats.PayloadBytes}
-	g.title = fmt.Sprintf("tcp.stream %d", c.Stream)
-	g.ends = [2]string{endpoint(c.A), endpoint(c.B)}
-	g.found = true
-}
-
-func (g *graphCollector) add(fr *tcpflow.Frame, t0 int64) {
-	d := fr.Dir
-	g.t0 = t0
-	t := float64(fr.Seg.TimeNs-t0) / 1e9
-	if len(g.data[d])+len(g.acks[d]) > maxGraphPoints {
-		return
-	}
-	if fr.Opts != nil && fr.Opts.HasWScale && fr.Seg.Flags&tcpflow.SYN != 0 {
-		g.wscale[d] = min(int(fr.Opts.WScale), 14)
-	}
-	if fr.Seg.Len > 0 {
-		v := report.VSeg{T: t, Lo: float64(fr.RelSeq), Hi: float64(fr.RelSeq) + float64(fr.Seg.Len)}
-		if fr.Retransmitted || fr.Flags&(tcpflow.FlagRetransmission|tcpflow.FlagFastRetransmission|tcpflow.FlagSpuriousRetransmission) != 0 {
-			g.rtx[d] = append(g.rtx[d], v)
-			g.rtxT[d] = append(g.rtxT[d], report.XY{X: t})
-		} else {
-			g.data[d] = append(g.data[d], v)
-		}
-	}
-	if fr.Seg.Flags&tcpflow.ACK != 0 {
-		ack := float64(fr.RelAck)
-		g.acks[d] = append(g.acks[d], report.XY{X: t, Y: ack})
-		win := float64(fr.Seg.Window)
-		if fr.Seg.Flags&tcpflow.SYN == 0 {
-			win *= float64(int(1) << g.wscale[d])
-		}
-		g.win[d] = append(g.win[d], report.XY{X: t, Y: ack + win})
-		if fr.Opts != nil {
-			base := fr.Seg.Ack - fr.RelAck
-			for i := 0; i < fr.Opts.NSACK; i++ {
-				b := fr.Opts.SACK[i]
-				v := report.VSeg{T: t, Lo: float64(b.Left - base), Hi: float64(b.Right - base)}
-				if i == 0 && fr.DSACK {
-					g.dsacks[d] = append(g.dsacks[d], v)
-				} else {
-					g.sacks[d] = append(g.sacks[d], v)
-				}
-			}
-		}
-	}
-}
-
-func (g *graphCollector) write(seqPath, winPath string) error {
-	d := 0 // the main data direction
-	if g.payload[1] > g.payload[0] {
-		d = 1
-	}
-	r := 1 - d
-	title := fmt.Sprintf("%s: %s -> %s", g.title, g.ends[d], g.ends[r])
-	if seqPath != "" {
-		ts := report.TimeSeqGraph{Title: title, Segments: g.data[d], Rtx: g.rtx[d], Acks: g.acks[r], Window: g.win[r], SACKs: g.sacks[r], DSACKs: g.dsacks[r]}
-		if err := writePlot(seqPath, ts.Render); err != nil {
-			return err
-		}
-	}
-	if winPath != "" {
-		wg := report.WindowGraph{Title: title + " (sender view; RACK replay)", Retransmit: g.rtxT[d]}
-		for _, p := range g.timeline[d] {
-			x := float64(p.TimeNs-g.t0) / 1e9
-			wg.InFlight = append(wg.InFlight, report.XY{X: x, Y: float64(p.InFlight)})
-			wg.ReoWnd = append(wg.ReoWnd, report.XY{X: x, Y: float64(p.ReoWndNs) / 1e6})
-			wg.ReoWndIgn = append(wg.ReoWndIgn, report.XY{X: x, Y: float64(p.ReoWndIgnNs) / 1e6})
-		}
-		if err := writePlot(winPath, wg.Render); err != nil {
-			return err
-		}
-	}
-	return nil
 }

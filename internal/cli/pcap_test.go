@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/tcpflow"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -143,7 +144,7 @@ func TestPcapUnreadable(t *testing.T) {
 }
 
 type tcpDoc struct {
-	Data tcpData `json:"data"`
+	Data tcpflow.Data `json:"data"`
 }
 
 func TestPcapTCP(t *testing.T) {
@@ -234,6 +235,37 @@ func TestPcapTCPAfterClose(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil || d.Data.AfterClose != nil || d.Data.Totals.Segments != 7 {
 		t.Errorf("--stream 1: exit %d %v, after_close %+v, %d segments; want none after close, 7", code, err, d.Data.AfterClose, d.Data.Totals.Segments)
 	}
+}
+
+// The document is streamed to stdout and to -o alike; compare reads it
+// (and says a pcap-tcp result holds no distribution to compare), and a
+// capture with no connection gives an empty list, not null.
+func TestPcapTCPDocumentToBothOutputs(t *testing.T) {
+	const closing = "../tcpflow/testdata/closing.pcap"
+	dir := testutil.TempDir(t)
+	file := filepath.Join(dir, "tcp.json")
+	code, out, errs := runCLI(t, "pcap", "tcp", closing, "--json", "-o", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if f := readFile(t, file); f != out {
+		t.Errorf("-o file differs from stdout:\n%s\n---\n%s", f, out)
+	}
+	d := readDoc(t, out)
+	var data tcpflow.Data
+	if err := json.Unmarshal(d.Data, &data); err != nil || d.Kind != KindPcapTCP || len(data.Connections) != 3 ||
+		data.Totals.Connections != 3 || len(d.Notes) != 1 {
+		t.Errorf("kind %s, %d connections, totals %+v, notes %q, %v", d.Kind, len(data.Connections), data.Totals, d.Notes, err)
+	}
+	code, _, errs = runCLI(t, "compare", file, file)
+	if code != 2 || !strings.Contains(errs, "no single distribution") {
+		t.Errorf("compare: exit %d %q; want 2, a pcap-tcp result holds no distribution", code, errs)
+	}
+	code, out, _ = runCLI(t, "pcap", "tcp", closing, "--json", "--filter", "port 9")
+	if code != 0 || !strings.Contains(out, `"connections": [],`) {
+		t.Errorf("no connection: exit %d\n%s", code, out)
+	}
+	readDoc(t, out)
 }
 
 // --events times count from the first frame, as Wireshark's

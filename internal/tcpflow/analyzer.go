@@ -1,6 +1,7 @@
 package tcpflow
 
 import (
+	"bytes"
 	"cmp"
 	"net/netip"
 	"slices"
@@ -40,23 +41,52 @@ type Endpoint struct {
 	Port uint16
 }
 
+// connKey identifies a connection whichever way a segment goes: its two
+// endpoints in a fixed order. It holds no pointers (a netip.Addr holds one,
+// for an IPv6 zone, which addresses decoded from packets never have), so
+// that the maps keyed by it hash and compare plain bytes and the garbage
+// collector need not scan their keys.
 type connKey struct {
-	a, b Endpoint // a < b
+	a, b   [16]byte // IPv4 addresses as IPv4-mapped IPv6
+	ap, bp uint16
+	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
-func less(x, y Endpoint) bool {
-	if c := x.Addr.Compare(y.Addr); c != 0 {
-		return c < 0
+// endpoint returns the key's endpoint i (0: a, 1: b).
+func (k *connKey) endpoint(i int) Endpoint {
+	addr, port, v4 := k.a, k.ap, k.v4&1 != 0
+	if i == 1 {
+		addr, port, v4 = k.b, k.bp, k.v4&2 != 0
 	}
-	return x.Port < y.Port
+	e := Endpoint{Addr: netip.AddrFrom16(addr), Port: port}
+	if v4 {
+		e.Addr = e.Addr.Unmap()
+	}
+	return e
+}
+
+// carries reports whether s is a segment of c, in either direction.
+func (c *Conn) carries(s *Segment) bool {
+	if s.SrcPort == c.A.Port && s.DstPort == c.B.Port && s.Src == c.A.Addr && s.Dst == c.B.Addr {
+		return true
+	}
+	return s.SrcPort == c.B.Port && s.DstPort == c.A.Port && s.Src == c.B.Addr && s.Dst == c.A.Addr
 }
 
 func keyOf(s *Segment) connKey {
-	src, dst := Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}
-	if less(dst, src) {
-		return connKey{dst, src}
+	src, dst := s.Src.As16(), s.Dst.As16()
+	sp, dp := s.SrcPort, s.DstPort
+	v4 := uint8(0)
+	if s.Src.Is4() {
+		v4 |= 1
 	}
-	return connKey{src, dst}
+	if s.Dst.Is4() {
+		v4 |= 2
+	}
+	if c := bytes.Compare(src[:], dst[:]); c > 0 || c == 0 && sp > dp {
+		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}
+	}
+	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -69,7 +99,7 @@ type Frame struct {
 	DupAckOf  int // the frame it duplicates (tcp.analysis.duplicate_ack_frame)
 	RelSeq    uint32
 	RelAck    uint32
-	Opts      *Options
+	Opts      *TCPOptions
 	// DSACK is set when the segment's SACK option carries a D-SACK block
 	// (tcp.options.sack.dsack_le / _re, relative sequence numbers).
 	DSACK                 bool
@@ -105,14 +135,20 @@ type Frame struct {
 // is longer, so that the segments that typically trail the end (the ACK or
 // D-SACK of a retransmission, data in flight when the RST came, a FIN
 // retransmitted after a timeout) still count. All that is kept of it
-// afterwards is Wireshark's flow state (a closedConn of some 300 bytes,
-// plus 4 bytes per segment still unacknowledged, usually none): a later
-// segment still gets Wireshark's flags and stream number. Memory thus
-// grows with the connections open at once (each holding what it has in
-// flight) plus a little per closed connection.
+// afterwards is the part of Wireshark's flow state that a later segment
+// needs to get Wireshark's flags and stream number (closedConn: about 200
+// bytes with its map entry, plus 4 bytes per segment still
+// unacknowledged, usually none). Memory thus grows with the connections
+// open at once (each holding what it has in flight) plus that little per
+// closed connection.
 type Analyzer struct {
-	conns   map[connKey]*Conn
-	closed  map[connKey]*closedConn
+	conns  map[connKey]*Conn
+	closed map[connKey]closedConn
+	// last is the open connection of the latest segment (conns[lastKey]):
+	// segments come in bursts of one connection, and comparing its
+	// endpoints is cheaper than hashing a 64-byte key.
+	last    *Conn
+	lastKey connKey
 	ending  []endingConn // connections that ended, oldest first, waiting out the grace period
 	streams int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
@@ -123,7 +159,7 @@ type Analyzer struct {
 	// replaces it, or at Finish.
 	OnClose func(*Conn)
 	fr      Frame
-	opts    Options
+	opts    TCPOptions
 	// KeepTimeline records the RACK window and bytes in flight over time
 	// (for graphs) for connections for which it returns true.
 	KeepTimeline func(stream int) bool
@@ -135,37 +171,7 @@ type Analyzer struct {
 
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]*closedConn{}}
-}
-
-// closedConn is what is kept of a connection after it closed: its identity
-// and Wireshark's state, which decide the flags of a late segment (a
-// retransmitted FIN, the ACK of one, data in flight when a RST came) and
-// whether a SYN on the same ports starts a new connection.
-type closedConn struct {
-	stream     int
-	a, b       Endpoint
-	flow       [2]flow
-	tsMruSyn   int64
-	tsFirstRTT int64
-}
-
-// revive returns a Conn carrying t's state for one late segment; it holds
-// no statistics and is marked closed.
-func (t *closedConn) revive() *Conn {
-	c := &Conn{Stream: t.stream, A: t.a, B: t.b, tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
-	for i := range c.dir {
-		c.dir[i] = &Dir{flow: t.flow[i]}
-	}
-	return c
-}
-
-func (t *closedConn) store(c *Conn) {
-	t.flow = [2]flow{c.dir[0].flow, c.dir[1].flow}
-	for i := range t.flow {
-		t.flow[i].unacked = t.flow[i].unacked.clip()
-	}
-	t.tsMruSyn, t.tsFirstRTT = c.tsMruSyn, c.tsFirstRTT
+	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]closedConn{}}
 }
 
 // endingConn is a connection that ended, due to be closed at due unless
@@ -197,6 +203,7 @@ func (a *Analyzer) closeGrace(c *Conn) int64 {
 func (a *Analyzer) retireDue(now int64) {
 	for len(a.ending) > 0 && a.ending[0].due <= now {
 		e := a.ending[0]
+		a.ending[0] = endingConn{} // the array outlives the slice: let the Conn go
 		a.ending = a.ending[1:]
 		if a.conns[e.k] != e.c {
 			continue // replaced by a new connection on the same ports
@@ -213,9 +220,10 @@ func (a *Analyzer) retireDue(now int64) {
 func (a *Analyzer) retire(k connKey, c *Conn) {
 	a.close(c)
 	delete(a.conns, k)
-	t := &closedConn{stream: c.Stream, a: c.A, b: c.B}
-	t.store(c)
-	a.closed[k] = t
+	if a.last == c {
+		a.last = nil
+	}
+	a.closed[k] = closedConnOf(k, c)
 }
 
 // Finish closes every open connection (OnClose) in stream order.
@@ -230,8 +238,9 @@ func (a *Analyzer) Finish() {
 		a.close(c)
 	}
 	a.conns = map[connKey]*Conn{}
-	a.closed = map[connKey]*closedConn{}
+	a.closed = map[connKey]closedConn{}
 	a.ending = nil
+	a.last = nil
 }
 
 func (a *Analyzer) close(c *Conn) {
@@ -253,20 +262,30 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 	if old := a.conns[k]; old != nil {
 		a.close(old)
 	}
-	delete(a.closed, k)
+	if len(a.closed) > 0 {
+		delete(a.closed, k)
+	}
 	a.conns[k] = c
+	a.last, a.lastKey = c, k
 	return c
 }
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
 	a.retireDue(s.TimeNs)
-	k := keyOf(s)
-	c := a.conns[k]
-	var tomb *closedConn
+	var k connKey
+	var c *Conn
+	if l := a.last; l != nil && l.carries(s) {
+		k, c = a.lastKey, l
+	} else {
+		k = keyOf(s)
+		c = a.conns[k]
+		a.last, a.lastKey = c, k
+	}
+	late := false
 	if c == nil {
-		if tomb = a.closed[k]; tomb != nil {
-			c = tomb.revive()
+		if t, ok := a.closed[k]; ok {
+			c, late = t.revive(k), true
 		} else {
 			c = a.newConn(k, s)
 		}
@@ -388,8 +407,8 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 	switch {
 	case c.closed:
-		if tomb != nil {
-			tomb.store(c)
+		if late {
+			a.closed[k] = closedConnOf(k, c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true

@@ -210,7 +210,7 @@ type HandshakeOptions struct {
 	ECN           bool `json:"ecn_setup,omitempty"` // ECE+CWR on the SYN / ECE on the SYN-ACK
 }
 
-func (d *Dir) handshake(s *Segment, o *Options) {
+func (d *Dir) handshake(s *Segment, o *TCPOptions) {
 	h := &HandshakeOptions{WindowScale: -1, SACKPermitted: o.SACKPermitted, Timestamps: o.HasTS}
 	if o.HasMSS {
 		h.MSS = int(o.MSS)

@@ -11,8 +11,8 @@
 // data.
 package tcpflow
 
-// Options are the TCP options latlab reads.
-type Options struct {
+// TCPOptions are the TCP header options latlab reads.
+type TCPOptions struct {
 	MSS           uint16
 	HasMSS        bool
 	WScale        uint8 // shift as sent (may exceed 14; Wireshark and stacks use 14 then)
@@ -44,8 +44,8 @@ const (
 // bytes). It never fails: a malformed option stops the parse and sets
 // Malformed, and what came before it is kept, as TCP stacks and Wireshark
 // do.
-func ParseOptions(b []byte) Options {
-	var o Options
+func ParseOptions(b []byte) TCPOptions {
+	var o TCPOptions
 	for i := 0; i < len(b); {
 		kind := b[i]
 		switch kind {
@@ -115,7 +115,7 @@ func seqGE(a, b uint32) bool { return int32(a-b) >= 0 }
 // IsDSACK applies Wireshark's (and RFC 2883 section 4's) test to the SACK
 // blocks of a segment with cumulative ack: the first block lies at or below
 // the ack, or inside the second block.
-func IsDSACK(o *Options, ack uint32) bool {
+func IsDSACK(o *TCPOptions, ack uint32) bool {
 	if o.NSACK == 0 {
 		return false
 	}

@@ -80,7 +80,21 @@ func (s *DirStats) CountFrame(fr *Frame) {
 		}
 		s.LastDataNs = now
 	}
-	fl := fr.Flags
+	if fl := fr.Flags; fl != 0 { // most segments carry no flag
+		s.countFlags(fl)
+	}
+	if fr.Opts != nil && fr.Opts.Malformed {
+		s.MalformedOptions++
+	}
+	if fr.Seg.Flags&FIN != 0 {
+		s.FIN = true
+	}
+	if fr.Seg.Flags&RST != 0 {
+		s.RST = true
+	}
+}
+
+func (s *DirStats) countFlags(fl Flag) {
 	for _, c := range []struct {
 		f Flag
 		n *uint64
@@ -97,15 +111,6 @@ func (s *DirStats) CountFrame(fr *Frame) {
 	}
 	if fl&(FlagRetransmission|FlagFastRetransmission|FlagSpuriousRetransmission) != 0 {
 		s.AnyRetransmissions++
-	}
-	if fr.Opts != nil && fr.Opts.Malformed {
-		s.MalformedOptions++
-	}
-	if fr.Seg.Flags&FIN != 0 {
-		s.FIN = true
-	}
-	if fr.Seg.Flags&RST != 0 {
-		s.RST = true
 	}
 }
 

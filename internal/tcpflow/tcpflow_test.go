@@ -126,7 +126,7 @@ func TestIsDSACK(t *testing.T) {
 		{[]Block{{0xfffffff0, 5}}, 10, true},          // across the wrap
 	}
 	for _, c := range cases {
-		o := Options{NSACK: len(c.blocks)}
+		o := TCPOptions{NSACK: len(c.blocks)}
 		copy(o.SACK[:], c.blocks)
 		if got := IsDSACK(&o, c.ack); got != c.want {
 			t.Errorf("%v ack %d: %v, want %v", c.blocks, c.ack, got, c.want)

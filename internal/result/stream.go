@@ -1,0 +1,190 @@
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Stream writes a document whose payload holds a list too long to keep in
+// memory (the connections of a large capture): the envelope first, then
+// the list one element at a time, then the rest of the payload and the
+// notes. What it writes is what Write would write for the whole document,
+// indented the same way, except for the order of the fields: the list
+// comes first in data, and notes after data. Read accepts it like any
+// other document.
+type Stream struct {
+	w   *bufio.Writer
+	buf bytes.Buffer // compact JSON of one value
+	out []byte       // the same, indented
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+// Indentation of the list's elements: inside the document, data and the
+// list.
+const (
+	streamElemPrefix = "      "
+	streamRestPrefix = "  "
+)
+
+// NewStream writes d's envelope to w and opens the list named key at the
+// top of its payload. d.Data and d.Notes must be empty: Close writes them.
+func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
+	if len(d.Data) != 0 || len(d.Notes) != 0 {
+		return nil, errors.New("result: a streamed document's data and notes are written at its end")
+	}
+	s := &Stream{w: bufio.NewWriterSize(w, 256<<10)}
+	s.enc = json.NewEncoder(&s.buf)
+	head, err := s.indented(d, "")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasSuffix(head, []byte("\n}")) {
+		return nil, fmt.Errorf("result: the envelope is not a JSON object: %.40q", head)
+	}
+	head = head[:len(head)-2]
+	k, err := json.Marshal(key)
+	if err != nil {
+		return nil, err
+	}
+	s.w.Write(head)
+	s.w.WriteString(",\n  \"data\": {\n    ")
+	s.w.Write(k)
+	s.w.WriteString(": [")
+	return s, nil
+}
+
+// Add writes one element of the list.
+func (s *Stream) Add(v any) error {
+	if s.err != nil {
+		return s.err
+	}
+	b, err := s.indented(v, streamElemPrefix)
+	if err != nil {
+		return err // v itself, not the output: the stream can go on
+	}
+	if s.n > 0 {
+		s.w.WriteByte(',')
+	}
+	s.w.WriteString("\n" + streamElemPrefix)
+	_, s.err = s.w.Write(b)
+	s.n++
+	return s.err
+}
+
+// Close ends the list, writes rest (a value that marshals to a JSON
+// object: its fields follow the list in data) and the notes, and ends the
+// document.
+func (s *Stream) Close(rest any, notes []string) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.n > 0 {
+		s.w.WriteString("\n    ")
+	}
+	s.w.WriteByte(']')
+	b, err := s.indented(rest, streamRestPrefix)
+	if err != nil {
+		return err
+	}
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return fmt.Errorf("result: the rest of a streamed payload is not a JSON object: %.40q", b)
+	}
+	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
+		s.w.WriteString(",")
+		s.w.Write(b[1:]) // its fields, then the brace that closes data
+	} else {
+		s.w.WriteString("\n  }")
+	}
+	if len(notes) > 0 {
+		b, err := s.indented(notes, streamRestPrefix)
+		if err != nil {
+			return err
+		}
+		s.w.WriteString(",\n  \"notes\": ")
+		s.w.Write(b)
+	}
+	s.w.WriteString("\n}\n")
+	s.err = s.w.Flush()
+	if s.err == nil {
+		s.err = errors.New("result: stream already closed")
+		return nil
+	}
+	return s.err
+}
+
+// indented returns v's JSON indented as Write indents it at that depth
+// (prefix). encoding/json's own indentation runs its full syntax scanner
+// over every byte, which took most of the time of writing a large
+// document; its output needs none of that.
+func (s *Stream) indented(v any, prefix string) ([]byte, error) {
+	s.buf.Reset()
+	if err := s.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	s.out = appendIndent(s.out[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
+	return s.out, nil
+}
+
+// appendIndent appends src, compact JSON as encoding/json writes it (no
+// white space outside strings), indented as json.Indent(dst, src, prefix,
+// indent) would: a new line after each opening bracket and comma, empty
+// objects and arrays kept on one line, a space after each colon.
+func appendIndent(dst, src []byte, prefix, indent string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '"':
+			// copy the string through its closing quote
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(src))
+			dst = append(dst, src[i:j]...)
+			i = j - 1
+		case '{', '[':
+			dst = append(dst, c)
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				dst = append(dst, src[i+1])
+				i++
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, c, ' ')
+		default:
+			// a number, true, false or null: copy up to the next delimiter
+			j := i + 1
+			for j < len(src) && src[j] != ',' && src[j] != '}' && src[j] != ']' {
+				j++
+			}
+			dst = append(dst, src[i:j]...)
+			i = j - 1
+		}
+	}
+	return dst
+}

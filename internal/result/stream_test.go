@@ -1,0 +1,228 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+type streamItem struct {
+	N    int               `json:"n"`
+	Name string            `json:"name"`
+	Tags []string          `json:"tags"`
+	Sub  map[string]uint64 `json:"sub,omitempty"`
+	Ptr  *streamItem       `json:"ptr,omitempty"`
+}
+
+type streamRest struct {
+	Count int    `json:"count"`
+	Note  string `json:"note,omitempty"`
+}
+
+func streamItems(n int) []streamItem {
+	items := make([]streamItem, n)
+	for i := range items {
+		items[i] = streamItem{N: i, Name: fmt.Sprintf("item \"%d\" <&>\\", i), Tags: []string{}}
+		if i%3 == 0 {
+			items[i].Sub = map[string]uint64{"a": uint64(i), "b": 0}
+			items[i].Ptr = &streamItem{N: -i, Tags: []string{"x", "y"}}
+		}
+	}
+	return items
+}
+
+// streamed writes the document through a Stream.
+func streamed(t *testing.T, d *Document, items []streamItem, rest any, notes []string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	s, err := NewStream(&b, d, "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range items {
+		if err := s.Add(&items[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(rest, notes); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Without notes (which Write puts before data), a streamed document is
+// byte for byte what Write writes for the same payload with the list
+// first.
+func TestStreamIsWhatWriteWrites(t *testing.T) {
+	for _, n := range []int{0, 1, 5} {
+		items := streamItems(n)
+		rest := streamRest{Count: n, Note: "<end>"}
+		d := fixed()
+		d.Notes = nil
+		got := streamed(t, d, items, &rest, nil)
+
+		whole := fixed()
+		whole.Notes = nil
+		payload, err := json.Marshal(struct {
+			Items []streamItem `json:"items"`
+			streamRest
+		}{items, rest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole.Data = payload
+		var want bytes.Buffer
+		if err := Write(&want, whole); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%d items: streamed\n%s\nwant\n%s", n, got, want.Bytes())
+		}
+	}
+}
+
+// A document with many elements and notes, read back as it is written
+// (through a pipe: neither side holds the text whole), gives back every
+// element, the rest of the payload and the notes.
+func TestStreamLargeDocumentReadsBack(t *testing.T) {
+	const n = 200_000
+	notes := []string{"one", "two \"quoted\""}
+	pr, pw := io.Pipe()
+	go func() {
+		d := New("pcap-tcp")
+		s, err := NewStream(pw, d, "items")
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		for i := 0; i < n; i++ {
+			it := streamItem{N: i, Name: "conn", Tags: []string{"a"}}
+			if err := s.Add(&it); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+		pw.CloseWithError(s.Close(streamRest{Count: n}, notes))
+	}()
+	d, err := Read(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Items []streamItem `json:"items"`
+		streamRest
+	}
+	if err := json.Unmarshal(d.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	if d.Kind != "pcap-tcp" || len(data.Items) != n || data.Count != n || !reflect.DeepEqual(d.Notes, notes) {
+		t.Fatalf("kind %q, %d items, count %d, notes %q; want pcap-tcp, %d, %d, %q", d.Kind, len(data.Items), data.Count, d.Notes, n, n, notes)
+	}
+	for i, it := range data.Items {
+		if it.N != i || it.Name != "conn" || len(it.Tags) != 1 {
+			t.Fatalf("item %d: %+v", i, it)
+		}
+	}
+}
+
+func TestStreamRefusesAndReportsErrors(t *testing.T) {
+	d := fixed()
+	if _, err := NewStream(io.Discard, d, "items"); err == nil {
+		t.Error("a document with notes: no error")
+	}
+	d.Notes = nil
+	s, err := NewStream(failWriter{}, d, "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10_000; i++ { // past the buffer
+		if err = s.Add(streamItem{N: i}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, errFail) {
+		t.Errorf("write error: got %v", err)
+	}
+	if err := s.Close(streamRest{}, nil); !errors.Is(err, errFail) {
+		t.Errorf("close after a write error: got %v", err)
+	}
+	s, _ = NewStream(io.Discard, New("x"), "items")
+	if err := s.Add(func() {}); err == nil {
+		t.Error("an element that is not JSON: no error")
+	}
+	if err := s.Close([]int{1}, nil); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("rest that is not an object: %v", err)
+	}
+}
+
+var errFail = errors.New("disk full")
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errFail }
+
+// appendIndent gives json.Indent's output for anything encoding/json
+// writes.
+func TestAppendIndentMatchesJSONIndent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue(3).Draw(t, "v")
+		src, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIndent(t, src)
+	})
+}
+
+func checkIndent(t interface{ Fatalf(string, ...any) }, src []byte) {
+	for _, p := range []string{"", "    "} {
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, p, "  "); err != nil {
+			t.Fatalf("json.Indent(%s): %v", src, err)
+		}
+		if got := appendIndent(nil, src, p, "  "); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("prefix %q, %s:\ngot  %s\nwant %s", p, src, got, want.Bytes())
+		}
+	}
+}
+
+func jsonValue(depth int) *rapid.Generator[any] {
+	leaf := rapid.OneOf(
+		rapid.Map(rapid.String(), func(s string) any { return s }),
+		rapid.Map(rapid.Int64(), func(v int64) any { return v }),
+		rapid.Map(rapid.Float64(), func(v float64) any { return v }),
+		rapid.Map(rapid.Bool(), func(v bool) any { return v }),
+		rapid.Just[any](nil),
+	)
+	if depth == 0 {
+		return leaf
+	}
+	sub := jsonValue(depth - 1)
+	return rapid.OneOf(leaf,
+		rapid.Map(rapid.SliceOfN(sub, 0, 4), func(v []any) any { return v }),
+		rapid.Map(rapid.MapOfN(rapid.String(), sub, 0, 4), func(v map[string]any) any { return v }),
+	)
+}
+
+func FuzzAppendIndent(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\"]},"}",[]],"d":{}}`))
+	f.Add([]byte(`"\\\\"`))
+	f.Add([]byte(`[1e5,-0.5,true,null]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil {
+			t.Fatal(err)
+		}
+		checkIndent(t, c.Bytes())
+	})
+}

@@ -1,0 +1,75 @@
+package tcpflow
+
+// What is kept of a connection after it closed: only what decides the
+// Wireshark flags and relative numbers of a segment that comes later (a
+// retransmitted FIN, the ACK of one, data that was in flight when a RST
+// came) and whether a SYN on the same ports starts a new connection.
+// Wireshark keeps a conversation's state for the whole capture, so latlab
+// must too, to agree with it frame by frame; it keeps it small instead.
+// The statistics, the RACK replay, the ranges seen and the segments in
+// flight are gone: the segment counts only in Result.AfterClose.
+
+// closedConn is a closed connection: about 160 bytes, plus 4 bytes per
+// segment still unacknowledged (usually none).
+type closedConn struct {
+	stream     int
+	tsMruSyn   int64
+	tsFirstRTT int64
+	flow       [2]closedFlow
+	aFirst     bool // the connection's A is the key's a
+}
+
+// closedFlow is the part of a flow that wiresharkSequence and Add read.
+// The end-of-connection fields (finEnd, finSent, finAcked) are left out:
+// they only decide when an open connection ends.
+type closedFlow struct {
+	baseSeq, nextSeq, maxSeqToBeAcked, lastAck uint32
+	window, dupAckNum                          uint32
+	lastSegFlags                               Flag
+	winScale                                   int8 // -2..14
+	baseSet, isFirstAck                        bool
+	nextSeqTime, lastAckTime                   int64
+	lastNonDupAck                              int
+	unacked                                    *unackedList // nil when empty
+}
+
+func closedFlowOf(f *flow) closedFlow {
+	t := closedFlow{baseSeq: f.baseSeq, nextSeq: f.nextSeq, maxSeqToBeAcked: f.maxSeqToBeAcked, lastAck: f.lastAck,
+		window: f.window, dupAckNum: f.dupAckNum, lastSegFlags: f.lastSegFlags, winScale: int8(f.winScale),
+		baseSet: f.baseSet, isFirstAck: f.isFirstAck, nextSeqTime: f.nextSeqTime, lastAckTime: f.lastAckTime,
+		lastNonDupAck: f.lastNonDupAck}
+	if f.unacked.len() > 0 {
+		u := f.unacked.clip()
+		t.unacked = &u
+	}
+	return t
+}
+
+func (t *closedFlow) flow() flow {
+	f := flow{baseSeq: t.baseSeq, nextSeq: t.nextSeq, maxSeqToBeAcked: t.maxSeqToBeAcked, lastAck: t.lastAck,
+		window: t.window, dupAckNum: t.dupAckNum, lastSegFlags: t.lastSegFlags, winScale: int(t.winScale),
+		baseSet: t.baseSet, isFirstAck: t.isFirstAck, nextSeqTime: t.nextSeqTime, lastAckTime: t.lastAckTime,
+		lastNonDupAck: t.lastNonDupAck}
+	if t.unacked != nil {
+		f.unacked = *t.unacked
+	}
+	return f
+}
+
+func closedConnOf(k connKey, c *Conn) closedConn {
+	return closedConn{stream: c.Stream, tsMruSyn: c.tsMruSyn, tsFirstRTT: c.tsFirstRTT, aFirst: c.A == k.endpoint(0),
+		flow: [2]closedFlow{closedFlowOf(&c.dir[0].flow), closedFlowOf(&c.dir[1].flow)}}
+}
+
+// revive returns a Conn carrying t's state for one late segment; it holds
+// no statistics and is marked closed.
+func (t *closedConn) revive(k connKey) *Conn {
+	c := &Conn{Stream: t.stream, A: k.endpoint(0), B: k.endpoint(1), tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
+	if !t.aFirst {
+		c.A, c.B = c.B, c.A
+	}
+	for i := range c.dir {
+		c.dir[i] = &Dir{flow: t.flow[i].flow()}
+	}
+	return c
+}

@@ -1,0 +1,184 @@
+package tcpflow
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/latlab/latlab/internal/capture"
+)
+
+// Kind is the result-document kind of `latlab pcap tcp`.
+const Kind = "pcap-tcp"
+
+// Connection is one connection in the result: what is kept of it once it
+// has closed.
+type Connection struct {
+	Stream       int       `json:"stream"`
+	A            string    `json:"a"`
+	B            string    `json:"b"`
+	FirstNs      int64     `json:"first_ns"`
+	LastNs       int64     `json:"last_ns"`
+	DurationNs   int64     `json:"duration_ns"`
+	InitialRTTNs int64     `json:"initial_rtt_ns,omitempty"`
+	AToB         DirStats  `json:"a_to_b"`
+	BToA         DirStats  `json:"b_to_a"`
+	Spurious     [2]uint64 `json:"spurious_retransmissions"`
+}
+
+// NewConnection summarises a closed connection.
+func NewConnection(c *Conn) Connection {
+	j := Connection{Stream: c.Stream, A: c.A.String(), B: c.B.String(), FirstNs: c.FirstNs, LastNs: c.LastNs,
+		DurationNs: c.LastNs - c.FirstNs, InitialRTTNs: c.InitialRTT(), AToB: c.Dir(0).Stats, BToA: c.Dir(1).Stats}
+	j.Spurious = [2]uint64{j.AToB.Spurious(), j.BToA.Spurious()}
+	return j
+}
+
+// PayloadBytes is the payload of both directions.
+func (c *Connection) PayloadBytes() uint64 { return c.AToB.PayloadBytes + c.BToA.PayloadBytes }
+
+// String is the endpoint as Wireshark writes it: IPv6 addresses in
+// brackets.
+func (e Endpoint) String() string {
+	s := e.Addr.String()
+	if e.Addr.Is6() && !e.Addr.Is4In6() {
+		s = "[" + s + "]"
+	}
+	return s + ":" + strconv.Itoa(int(e.Port))
+}
+
+// Totals are the counts over every connection reported, plus the
+// segments that came after their connection had closed.
+type Totals struct {
+	Connections         int    `json:"connections"`
+	Segments            uint64 `json:"segments"`
+	PayloadBytes        uint64 `json:"payload_bytes"`
+	Retransmissions     uint64 `json:"retransmissions"` // frames with any Wireshark retransmission flag
+	Resent              uint64 `json:"resent_segments"` // latlab: segments carrying bytes seen before
+	FastRetransmissions uint64 `json:"fast_retransmissions"`
+	Spurious            uint64 `json:"spurious_retransmissions"`
+	OutOfOrder          uint64 `json:"out_of_order"`
+	Reordered           uint64 `json:"reordered"`
+	DuplicateAcks       uint64 `json:"duplicate_acks"`
+	SACKBlocks          uint64 `json:"sack_blocks"`
+	DSACKBlocks         uint64 `json:"dsack_blocks"`
+	ZeroWindows         uint64 `json:"zero_windows"`
+	RackAvoidHonour     uint64 `json:"rack_avoided_dsack_honouring"`
+	RackAvoidIgnore     uint64 `json:"rack_avoided_dsack_ignoring"`
+	NonTCP              int    `json:"non_tcp_packets"`
+	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
+	AfterClose          uint64 `json:"segments_after_close,omitempty"`
+	MalformedOptions    uint64 `json:"malformed_options,omitempty"`
+}
+
+func (t *Totals) add(d *DirStats) {
+	t.Segments += d.Packets
+	t.PayloadBytes += d.PayloadBytes
+	t.Retransmissions += d.AnyRetransmissions
+	t.Resent += d.ResentSegments
+	t.FastRetransmissions += d.FastRetransmissions
+	t.Spurious += d.Spurious()
+	t.OutOfOrder += d.OutOfOrder
+	t.Reordered += d.Reordered
+	t.DuplicateAcks += d.DuplicateAcks
+	t.SACKBlocks += d.SACKBlocks
+	t.DSACKBlocks += d.DSACKBlocks
+	t.ZeroWindows += d.ZeroWindows
+	t.RackAvoidHonour += d.Rack.AvoidedHonouring
+	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
+	t.MalformedOptions += d.MalformedOptions
+}
+
+// Summary is the part of the result that is complete only at the end of
+// the capture.
+type Summary struct {
+	Capture *capture.Stats `json:"capture"`
+	// AfterClose counts the segments that came after their connection
+	// had been closed and reported (Frame.AfterClose).
+	AfterClose *DirStats `json:"after_close,omitempty"`
+	Totals     Totals    `json:"totals"`
+	Filter     string    `json:"filter,omitempty"`
+}
+
+// Data is the payload of a pcap-tcp result document. It is written as a
+// stream: the connections as they close (so in the order they closed,
+// not by stream number), then the Summary.
+type Data struct {
+	Connections []Connection `json:"connections"`
+	Summary
+}
+
+// Notes are the sentences a reader should see with the result: the
+// capture's and the analysis's.
+func (r *Result) Notes() []string {
+	var n []string
+	if r.Capture != nil {
+		n = r.Capture.Notes()
+	}
+	t := &r.Totals
+	if t.TCPFragments > 0 {
+		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
+	}
+	if t.MalformedOptions > 0 {
+		n = append(n, fmt.Sprintf("%d segments carry malformed TCP options (a length that overruns the header or does not fit the option): the options before the bad one were used", t.MalformedOptions))
+	}
+	if t.AfterClose > 0 {
+		n = append(n, fmt.Sprintf("%d segments came more than a second (or three RTTs) after their connection had ended (both FINs acknowledged, or a RST): "+
+			"they are in the totals, in after_close and in --events with Wireshark's flags, but in no connection's counts", t.AfterClose))
+	}
+	return n
+}
+
+// topConns keeps the n connections with most payload (ties: the lower
+// stream number first), or all of them when n is AllConnections, so that
+// the table need not hold every connection of a large capture.
+type topConns struct {
+	n    int
+	kept connHeap
+}
+
+// AllConnections as Options.Top keeps every connection in Result.Top.
+const AllConnections = -1
+
+func (t *topConns) add(c *Connection) {
+	switch {
+	case t.n == 0:
+	case t.n == AllConnections || len(t.kept) < t.n:
+		heap.Push(&t.kept, *c)
+	case worse(&t.kept[0], c):
+		t.kept[0] = *c
+		heap.Fix(&t.kept, 0)
+	}
+}
+
+// sorted returns the kept connections, most payload first.
+func (t *topConns) sorted() []Connection {
+	s := []Connection(t.kept)
+	sort.Slice(s, func(i, j int) bool { return worse(&s[j], &s[i]) })
+	t.kept = nil
+	return s
+}
+
+// worse orders connections for the table: less payload, then the higher
+// stream number, comes later.
+func worse(x, y *Connection) bool {
+	if bx, by := x.PayloadBytes(), y.PayloadBytes(); bx != by {
+		return bx < by
+	}
+	return x.Stream > y.Stream
+}
+
+// connHeap is a min-heap: the connection that would be shown last on top.
+type connHeap []Connection
+
+func (h connHeap) Len() int           { return len(h) }
+func (h connHeap) Less(i, j int) bool { return worse(&h[i], &h[j]) }
+func (h connHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *connHeap) Push(x any)        { *h = append(*h, x.(Connection)) }
+func (h *connHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
