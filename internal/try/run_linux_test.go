@@ -1,0 +1,203 @@
+package try
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+const csFile = "sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+// tree is a --root fixture with the system knobs the tests switch.
+func tree(t *testing.T) string {
+	root := testutil.TempDir(t)
+	for p, c := range map[string]string{
+		csFile: "tsc\n",
+		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm\n",
+		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
+	} {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func treeOptions(root, state string, values ...string) Options {
+	return Options{Knob: "clocksource", Values: values, Root: root, StateDir: state, Blocks: 3,
+		BlockDuration: 20 * time.Millisecond, Settle: 0, Seed: 7, Command: "latlab try clocksource",
+		Probe: Probe{Kind: ProbeSleep, Sleep: probe.SleepOptions{Duration: time.Millisecond, Method: probe.SleepMethods()[0], Thread: probe.Thread{CPU: -1}}}}
+}
+
+func read(t *testing.T, root, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A dry run plans and changes nothing: no journal, no state directory.
+func TestTryPlanChangesNothing(t *testing.T) {
+	root := tree(t)
+	state := filepath.Join(testutil.TempDir(t), "state")
+	res, err := Plan(treeOptions(root, state, "hpet", "acpi_pm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Fatal("planning created the state directory")
+	}
+	if read(t, root, csFile) != "tsc\n" || len(res.Arms) != 3 || res.Arms[0].Current != "tsc" || len(res.Order) != 9 {
+		t.Fatalf("plan: %+v", res)
+	}
+	if c := res.Arms[1].Changes; len(c) != 1 || c[0].From != "tsc" || c[0].To != "hpet" || !strings.HasSuffix(c[0].Where, csFile) {
+		t.Errorf("hpet writes %+v", c)
+	}
+	if !slices.Equal(res.Order, Order(3, 3, 7)) {
+		t.Errorf("order %v is not seed 7's", res.Order)
+	}
+	var journal bool
+	for _, w := range res.Writes {
+		journal = journal || strings.Contains(w, filepath.Join(state, knob.JournalFile))
+	}
+	if !journal {
+		t.Errorf("the plan does not name the journal it writes: %q", res.Writes)
+	}
+	for _, c := range []struct {
+		values []string
+		want   string
+	}{
+		{[]string{"tsc"}, "clocksource already holds tsc: it is the baseline already"},
+		{[]string{"hpet", "hpet"}, "value hpet is given twice"},
+		{[]string{"kvm"}, `clocksource "kvm" is not available here`},
+	} {
+		_, err := Plan(treeOptions(root, state, c.values...))
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want bad input %q", c.values, err, c.want)
+		}
+	}
+}
+
+// A run on a --root tree applies each value through the journal before its
+// block, puts the original back after it, runs the blocks in the planned
+// order, and leaves every entry reverted and the record finished.
+func TestTryRunRestoresAndJournals(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	var seen []string
+	o := treeOptions(root, state, "hpet")
+	want := map[string]string{"current": "tsc\n", "hpet": "hpet\n"}
+	o.Progress = func(e Event) {
+		if !e.Done {
+			// While a block measures, the file holds its arm's value.
+			if got := read(t, root, csFile); got != want[e.Arm] {
+				t.Errorf("block %d of %s: clocksource %q", e.Block.Index, e.Arm, got)
+			}
+			return
+		}
+		seen = append(seen, e.Arm)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Fatalf("clocksource left at %q", read(t, root, csFile))
+	}
+	if len(res.Runs) != 6 || res.Interrupted || res.Stopped != "" || !res.Restore.Restored {
+		t.Fatalf("run: %d blocks, interrupted %v, stopped %q, restore %+v", len(res.Runs), res.Interrupted, res.Stopped, res.Restore)
+	}
+	var arms []string
+	for i, b := range res.Runs {
+		if b.Arm != res.Order[i] || !b.Complete || b.Count == 0 {
+			t.Errorf("block %d: %+v", i, b)
+		}
+		arms = append(arms, res.Arms[b.Arm].Label)
+		if (b.Arm == 1) != (len(b.Journal) == 1) {
+			t.Errorf("block %d of %s: journal entries %v", i, res.Arms[b.Arm].Label, b.Journal)
+		}
+	}
+	if !slices.Equal(seen, arms) {
+		t.Errorf("progress %v, want %v", seen, arms)
+	}
+	j, err := knob.ReadJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Entries) != 3 {
+		t.Errorf("%d journal entries, want one per hpet block", len(j.Entries))
+	}
+	for _, e := range j.Entries {
+		if e.State != knob.StateReverted || e.Original.String() != "tsc" || e.New.String() != "hpet" {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(state, knob.ExperimentFile))
+	var rec Record
+	if err != nil || json.Unmarshal(b, &rec) != nil || rec.State != StateFinished || rec.FirstEntry != 1 || rec.Knob != "clocksource" {
+		t.Errorf("record %s (%v)", b, err)
+	}
+	if res.Arms[1].Verdict == nil || res.Arms[1].Verdict.Outcome != TooFew {
+		t.Errorf("three rounds: verdict %+v, want too few", res.Arms[1].Verdict)
+	}
+}
+
+// Ctrl-C stops the current block, restores, and the result says so; the
+// interrupted block is kept but left out of the statistics.
+func TestTryInterruptRestores(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := treeOptions(root, state, "hpet")
+	o.BlockDuration = time.Minute
+	for Order(2, 3, o.Seed)[0] != 1 {
+		o.Seed++ // a run that starts with hpet
+	}
+	var during string
+	o.Progress = func(e Event) {
+		if !e.Done {
+			// The first block measures: Ctrl-C soon. When exactly does
+			// not matter; a minute is long enough that it lands inside.
+			during = read(t, root, csFile)
+			time.AfterFunc(50*time.Millisecond, cancel)
+		}
+	}
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Fatalf("clocksource left at %q", read(t, root, csFile))
+	}
+	if during != "hpet\n" || !res.Interrupted || len(res.Runs) != 1 || res.Runs[0].Complete || res.Runs[0].Note == "" || !strings.Contains(res.Stopped, "interrupted after 0 of 6 blocks") {
+		t.Fatalf("during the block %q; interrupted %v, %d blocks (%+v), stopped %q", during, res.Interrupted, len(res.Runs), res.Runs, res.Stopped)
+	}
+	if res.Arms[1].Complete != 0 || res.Arms[1].Summary != nil || res.Arms[1].Verdict.Outcome != TooFew {
+		t.Errorf("the interrupted block counted: %+v", res.Arms[1])
+	}
+	j, err := knob.ReadJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range j.Entries {
+		if e.Open() {
+			t.Errorf("entry %d still open", e.ID)
+		}
+	}
+}
