@@ -100,11 +100,7 @@ knob set says so.`,
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
 			o.toSet, o.profileSet = f.Changed("to"), f.Changed("profile")
-			o.command = []string{"latlab", "try"}
-			if r := o.IO.Root; r != "" && r != "/" {
-				o.command = append(o.command, "--root", r)
-			}
-			o.command = append(o.command, args...)
+			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
 			})

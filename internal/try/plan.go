@@ -207,7 +207,7 @@ func plan(o Options) (*experiment, error) {
 	}
 	if in.Scope == ScopeProcess {
 		err = x.processArms()
-	} else {
+	} else if err = x.checkUnfinished(); err == nil {
 		err = x.systemArms()
 	}
 	if err != nil {
@@ -300,6 +300,22 @@ func (x *experiment) systemArms() error {
 		}
 	}
 	return nil
+}
+
+// checkUnfinished refuses to plan over the changes an experiment that did
+// not finish left in place: the value read now would be one of its values,
+// not the original. A journal that cannot be read here (no privilege) is
+// left to the run, which opens it with its lock and checks again.
+func (x *experiment) checkUnfinished() error {
+	j, err := knob.ReadJournal(x.stateDir())
+	if err != nil {
+		return nil
+	}
+	r, open, err := Unfinished(j)
+	if err != nil || r == nil {
+		return nil
+	}
+	return fmt.Errorf("%s; then run try again", UnfinishedMessage(r, open, x.undoCommand("--all")))
 }
 
 func (x *experiment) stateDir() string {
