@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -223,7 +224,15 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			return tryErr(err)
 		}
 		if o.JSON {
-			return writeJSON(o.IO.Out, res)
+			doc := result.New(try.Kind)
+			doc.Settings = o.settings
+			doc.Notes = []string{"dry run: the plan only; nothing was measured or changed"}
+			b, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			doc.Data = b
+			return result.Write(o.IO.Out, doc)
 		}
 		printTryPlan(o.IO.Out, res, o)
 		return nil

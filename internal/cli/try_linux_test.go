@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/try"
 )
 
 const tryCS = "sys/devices/system/clocksource/clocksource0/current_clocksource"
@@ -185,5 +187,83 @@ func TestTryKillDuringBlocks(t *testing.T) {
 			t.Fatalf("block %d: the process was not killed: %v", n, err)
 		}
 		checkRecovery(t, root, state, orig, fmt.Sprintf("kill -9 at block %d", n))
+	}
+}
+
+// The live experiment of the issue: latlab's own timer slack. 1 µs
+// instead of the default 50 µs shortens every 1 ms sleep by about 50 µs,
+// and the verdict must find it better; 400 µs must not be found better.
+// The assertions are on the verdicts (eight rounds of blocks: the block
+// test reaches p = 2/2^8 when every round agrees), never on times.
+func TestTryTimerSlackLive(t *testing.T) {
+	dir := testutil.TempDir(t)
+	common := []string{"try", "timer-slack", "--probe", "sleep", "--block-duration", "100ms", "--gap", "0", "--settle", "0", "--expect-better"}
+	code, out, errs := runCLI(t, append(common, "1us", "-o", filepath.Join(dir, "1us.json"))...)
+	if code != 0 || !strings.Contains(out, "- 1us is better than current at p50 by") {
+		t.Fatalf("1us: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, append(common, "400us", "--json")...)
+	if code != 1 || !strings.Contains(errs, "expected every value to be significantly better than the baseline at p50: 400us: ") {
+		t.Fatalf("400us: exit %d\n%s", code, errs)
+	}
+	d, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := try.Read(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Arms[1].Verdict; v == nil || v.Outcome == try.Better {
+		t.Fatalf("400us: verdict %+v", v)
+	}
+	t.Logf("400us: %s", r.Arms[1].Verdict.Text)
+	if r.Scope != try.ScopeProcess || r.Restore == nil || !r.Restore.Restored || len(r.Runs) != 16 {
+		t.Errorf("400us: scope %s, restore %+v, %d blocks", r.Scope, r.Restore, len(r.Runs))
+	}
+}
+
+// --dry-run prints the plan and changes nothing; the same --seed gives the
+// same order.
+func TestTryDryRun(t *testing.T) {
+	root := tryTree(t)
+	state := filepath.Join(testutil.TempDir(t), "state")
+	args := []string{"--root", root, "try", "clocksource", "hpet", "acpi_pm", "--dry-run", "--seed", "9", "--blocks", "4", "--state-dir", state, "-o", "r.json"}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	for _, want := range []string{
+		"latlab try clocksource: 3 arms x 4 blocks of 1s, settle 1s, sleep probe, verdict\n  by p50; block order seed 9 (--seed 9 repeats it)\nabout 24s in all\n",
+		"  current    tsc (the baseline)\n",
+		"  hpet       /sys/devices/system/clocksource/clocksource0/current_clocksource:\n             tsc -> hpet\n",
+		"round 4: ",
+		"  " + filepath.Join(state, "journal.json") + ": the original value of each",
+		"(8 changes in all, each reverted when its block",
+		"  r.json: the result (-o)\n",
+		"\ndry run: nothing was changed\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line over 80 columns: %q", l)
+		}
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Error("the dry run created the state directory")
+	}
+	if _, err := os.Stat("r.json"); err == nil {
+		t.Error("the dry run wrote -o")
+	}
+	_, again, _ := runCLI(t, args...)
+	if again != out {
+		t.Errorf("--seed 9 twice, two plans:\n%s\n%s", out, again)
+	}
+	code, js, _ := runCLI(t, append(args, "--json")...)
+	if code != 0 || !strings.Contains(js, `"kind": "try"`) || !strings.Contains(js, `"dry_run": true`) || !strings.Contains(js, `"order": [`) || !strings.Contains(js, `"estimate_ns": 24`) {
+		t.Errorf("--dry-run --json: exit %d %s", code, js)
 	}
 }

@@ -198,6 +198,9 @@ func verdictText(a, base *Arm, k int) string {
 		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks",
 			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha))
 	case Better, Worse:
+		if v.Outcome == Worse {
+			rounds = fmt.Sprintf("higher in %d of %d rounds", b.Higher, b.Rounds)
+		}
 		d := *v.Diff
 		lo, hi := math.Abs(d.Hi), math.Abs(d.Lo)
 		if v.Outcome == Worse {

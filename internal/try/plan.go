@@ -38,6 +38,8 @@ type Result struct {
 	// stopped early.
 	Runs        []Block `json:"blocks"`
 	Interrupted bool    `json:"interrupted"`
+	// DryRun: planned only, nothing was measured or changed.
+	DryRun bool `json:"dry_run,omitempty"`
 	// Stopped says why the run ended before its last block ("" when it
 	// did not).
 	Stopped    string   `json:"stopped,omitempty"`
@@ -142,6 +144,7 @@ func Plan(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.res.DryRun = true
 	return x.res, nil
 }
 
@@ -214,6 +217,7 @@ func plan(o Options) (*experiment, error) {
 		return nil, err
 	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
+	res.Runs = []Block{}
 	res.EstimateNs = estimate(o, len(res.Arms), settle).Nanoseconds()
 	return x, nil
 }
