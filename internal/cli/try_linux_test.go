@@ -198,9 +198,13 @@ func TestTryKillDuringBlocks(t *testing.T) {
 func TestTryTimerSlackLive(t *testing.T) {
 	dir := testutil.TempDir(t)
 	common := []string{"try", "timer-slack", "--probe", "sleep", "--block-duration", "100ms", "--gap", "0", "--settle", "0", "--expect-better"}
-	code, out, errs := runCLI(t, append(common, "1us", "-o", filepath.Join(dir, "1us.json"))...)
+	html := filepath.Join(dir, "1us.html")
+	code, out, errs := runCLI(t, append(common, "1us", "-o", filepath.Join(dir, "1us.json"), "--html", html)...)
 	if code != 0 || !strings.Contains(out, "- 1us is better than current at p50 by") {
 		t.Fatalf("1us: exit %d\n%s%s", code, out, errs)
+	}
+	if page := readFile(t, html); strings.Count(page, "<svg") != 3 || !strings.Contains(page, "1us is better than current") {
+		t.Errorf("--html: %d plots", strings.Count(page, "<svg"))
 	}
 	code, out, errs = runCLI(t, append(common, "400us", "--json")...)
 	if code != 1 || !strings.Contains(errs, "expected every value to be significantly better than the baseline at p50: 400us: ") {

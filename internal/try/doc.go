@@ -133,7 +133,6 @@ func CompareInputs(label string, doc *result.Document) ([]compare.Input, error) 
 		for k, v := range doc.Settings {
 			d.Settings[k] = v
 		}
-		d.Settings["arm"] = a.Label
 		if len(s) > 0 {
 			sum := stats.Summarize(s)
 			d.Summary = &sum
