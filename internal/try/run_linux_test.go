@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -199,5 +200,57 @@ func TestTryInterruptRestores(t *testing.T) {
 		if e.Open() {
 			t.Errorf("entry %d still open", e.ID)
 		}
+	}
+}
+
+// --probe udp measures each block with paced UDP probes to an echo
+// server (latlab net serve's, on loopback here).
+func TestTryUDPProbe(t *testing.T) {
+	s, err := netload.Listen(netload.ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx)
+	echo, _, _ := s.Addrs()
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 100 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeUDP, UDP: netload.UDPOptions{To: echo, RatePPS: 500, Size: 64, DSCP: -1}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Runs {
+		if !b.Complete || b.Count < 10 {
+			t.Errorf("block %d: complete %v, %d round trips", b.Index, b.Complete, b.Count)
+		}
+	}
+	if res.Quantity != "UDP round-trip time" || res.By != "p50" || read(t, root, csFile) != "tsc\n" {
+		t.Errorf("quantity %q by %s, clocksource %q", res.Quantity, res.By, read(t, root, csFile))
+	}
+}
+
+// --probe wake measures each block with periodic wake-ups; its verdict is
+// on the tail (p99) unless told.
+func TestTryWakeProbe(t *testing.T) {
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 50 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeWake, Wake: probe.WakeOptions{Interval: time.Millisecond, CPUs: []int{-1}}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Runs {
+		if !b.Complete || b.Count < 10 {
+			t.Errorf("block %d: complete %v, %d wake-ups", b.Index, b.Complete, b.Count)
+		}
+	}
+	if res.Quantity != "wake-up latency" || res.By != "p99" || res.meta.intervalNs != 1e6 {
+		t.Errorf("quantity %q by %s interval %d", res.Quantity, res.By, res.meta.intervalNs)
 	}
 }
