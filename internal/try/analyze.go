@@ -51,15 +51,15 @@ type Verdict struct {
 // rounds). Pooled samples cannot tell a setting's effect from drift
 // between blocks; this test can.
 type BlockTest struct {
-	// Rounds in which both blocks are complete and differ.
+	// Rounds in which both blocks are complete.
 	Rounds int `json:"rounds"`
 	Lower  int `json:"lower"`  // rounds where the value's block was lower
-	Higher int `json:"higher"` // and higher
+	Higher int `json:"higher"` // and higher (the others tie, and count for neither side)
 	// MedianDiff is the median of the differences (value - baseline).
 	MedianDiff float64 `json:"median_diff_ns"`
 	P          float64 `json:"p"`
 	PHolm      float64 `json:"p_holm"`
-	// MinP is the smallest p these rounds can give: 2/2^n.
+	// MinP is the smallest p this many rounds can give: 2/2^n.
 	MinP   float64 `json:"min_p"`
 	Method string  `json:"method"`
 }
@@ -242,7 +242,7 @@ func signedRank(d []float64) BlockTest {
 			nz = append(nz, x)
 		}
 	}
-	t := BlockTest{Rounds: len(nz), P: 1, MinP: 1, Method: "Wilcoxon signed-rank over rounds (exact)"}
+	t := BlockTest{Rounds: len(d), P: 1, MinP: math.Min(1, 2*math.Pow(0.5, float64(len(d)))), Method: "Wilcoxon signed-rank over rounds (exact)"}
 	if len(d) > 0 {
 		s := slices.Clone(d)
 		slices.Sort(s)
@@ -297,7 +297,6 @@ func signedRank(d []float64) BlockTest {
 			w += rank2[i]
 		}
 	}
-	t.MinP = math.Min(1, 2*math.Pow(0.5, float64(n)))
 	dev := math.Abs(float64(w) - float64(total)/2)
 	if n > exactRounds {
 		t.Method = "Wilcoxon signed-rank over rounds (normal approximation)"
@@ -311,7 +310,6 @@ func signedRank(d []float64) BlockTest {
 			z = 0
 		}
 		t.P = math.Min(1, math.Erfc(z/math.Sqrt2))
-		t.MinP = 0
 		return t
 	}
 	// Every sign pattern is equally likely: the distribution of W by

@@ -138,7 +138,8 @@ func TestTrySignedRank(t *testing.T) {
 		{[]float64{1, 2, 3, 4, 5, 6, 7, 8}, 2.0 / 256, 2.0 / 256, 0, 8},
 		{[]float64{-1, -2, -3, -4, -5, -6, -7, -8}, 2.0 / 256, 2.0 / 256, 8, 0},
 		{[]float64{1, -1}, 1, 0.5, 1, 1},
-		{[]float64{0, 0, 0}, 1, 1, 0, 0},
+		{[]float64{0, 0, 0}, 1, 0.25, 0, 0},
+		{[]float64{0, 0, 0, 0, 0, 0, 0, 0}, 1, 2.0 / 256, 0, 0},
 	} {
 		got := signedRank(c.d)
 		if math.Abs(got.P-c.p) > 1e-9 || math.Abs(got.MinP-c.minP) > 1e-12 || got.Lower != c.lower || got.Higher != c.highr {

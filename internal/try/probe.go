@@ -26,11 +26,14 @@ type measured struct {
 // short, and an echo later than this is lost for the statistics anyway.
 const udpDrain = 250 * time.Millisecond
 
-// measure runs the probe for d. threadRes is the timer request of the
+// measure is the probe a block runs; tests put a fake in its place.
+var measure = measureProbe
+
+// measureProbe runs the probe for d. threadRes is the timer request of the
 // measuring thread (Linux timer slack; 0 = none); calibrate asks the sleep
 // probe to time its own overhead first. A cancelled ctx ends the block
 // early with what was measured.
-func measure(ctx context.Context, p Probe, d, threadRes time.Duration, calibrate bool) (measured, error) {
+func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, calibrate bool) (measured, error) {
 	var m measured
 	switch p.Kind {
 	case ProbeSleep:

@@ -122,10 +122,10 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *kn
 			return err
 		}
 		if !arm.Baseline {
-			ids, err := x.apply(j, arm)
+			ids, aerr := x.apply(j, arm)
 			b.Journal = ids
-			if err != nil {
-				return err
+			if aerr != nil {
+				return aerr
 			}
 			defer func() {
 				if rerr := x.revert(j, ids); rerr != nil {

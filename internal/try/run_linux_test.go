@@ -254,3 +254,128 @@ func TestTryWakeProbe(t *testing.T) {
 		t.Errorf("quantity %q by %s interval %d", res.Quantity, res.By, res.meta.intervalNs)
 	}
 }
+
+// fakeProbe stands in for the probe: what it measures depends on the
+// clocksource file of root (hpet 30 µs faster than the rest), and during
+// can change the tree as someone else would.
+func fakeProbe(t *testing.T, root string, during func(block int)) {
+	n := 0
+	old := measure
+	t.Cleanup(func() { measure = old })
+	measure = func(ctx context.Context, p Probe, d, res time.Duration, calibrate bool) (measured, error) {
+		base := int64(1_100_000)
+		if read(t, root, csFile) == "hpet\n" {
+			base -= 30_000
+		}
+		var m measured
+		for i := int64(0); i < 50; i++ {
+			m.samples = append(m.samples, base+(i*7919)%10_000)
+		}
+		if during != nil {
+			during(n)
+		}
+		n++
+		return m, nil
+	}
+}
+
+func write(t *testing.T, root, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// --keep best leaves a value that was significantly better in place,
+// journaled (knob revert undoes it), and the experiment finished: the
+// next knob set does not call it unfinished.
+func TestTryKeepBest(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	fakeProbe(t, root, nil)
+	o := treeOptions(root, state, "hpet", "acpi_pm")
+	o.Blocks, o.Keep = 8, KeepBest
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Arms[1].Verdict.Outcome != Better || res.Arms[2].Verdict.Outcome != NoDifference {
+		t.Fatalf("verdicts %s / %s", res.Arms[1].Verdict.Text, res.Arms[2].Verdict.Text)
+	}
+	if read(t, root, csFile) != "hpet\n" || res.Restore.Kept != "hpet" || res.Restore.Restored || len(res.Restore.Entries) != 1 ||
+		!strings.Contains(res.Restore.Text, "kept clocksource hpet: it was significantly better") || !strings.Contains(res.Restore.Undo, "latlab knob revert clocksource --root ") {
+		t.Fatalf("clocksource %q, restore %+v", read(t, root, csFile), res.Restore)
+	}
+	j, err := knob.OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if r, open, _ := Unfinished(j); r != nil {
+		t.Errorf("a finished experiment that kept its best value is called unfinished: %+v %v", r, open)
+	}
+	if _, err := knob.Revert(knob.NewEnv(root), j, knob.MatchKnob("clocksource", ""), false); err != nil || read(t, root, csFile) != "tsc\n" {
+		t.Errorf("knob revert: %v, clocksource %q", err, read(t, root, csFile))
+	}
+	j.Close()
+	// Without a better value nothing is kept.
+	o.Values = []string{"acpi_pm"}
+	res, err = Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" || !res.Restore.Restored || !strings.Contains(res.Restore.Text, "no value was significantly better") {
+		t.Errorf("%v, clocksource %q, restore %+v", err, read(t, root, csFile), res.Restore)
+	}
+}
+
+// Someone else changing the setting stops the experiment: before a block
+// (the baseline is no longer the original) or during one of latlab's
+// (the revert would overwrite their value: it is left, and named).
+func TestTryForeignChangeStops(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	o := treeOptions(root, state, "hpet")
+	for Order(2, 3, o.Seed)[0] != 0 {
+		o.Seed++ // the baseline first
+	}
+	fakeProbe(t, root, func(n int) {
+		if n == 0 {
+			write(t, root, csFile, "acpi_pm\n")
+		}
+	})
+	res, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "changed during the experiment (now acpi_pm, was tsc") || len(res.Runs) != 2 || !strings.Contains(res.Stopped, "changed during") {
+		t.Fatalf("%v; %d blocks, stopped %q", err, len(res.Runs), res.Stopped)
+	}
+	if read(t, root, csFile) != "acpi_pm\n" || !res.Restore.Restored {
+		t.Errorf("clocksource %q, restore %+v", read(t, root, csFile), res.Restore)
+	}
+
+	write(t, root, csFile, "tsc\n")
+	state = testutil.TempDir(t)
+	o = treeOptions(root, state, "hpet")
+	for Order(2, 3, o.Seed)[0] != 1 {
+		o.Seed++ // hpet first
+	}
+	fakeProbe(t, root, func(n int) {
+		if n == 0 {
+			write(t, root, csFile, "acpi_pm\n")
+		}
+	})
+	res, err = Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "changed by someone else") || res.Restore.Restored || !strings.Contains(err.Error(), "latlab knob revert --all --root") {
+		t.Fatalf("%v; restore %+v", err, res.Restore)
+	}
+	if read(t, root, csFile) != "acpi_pm\n" {
+		t.Errorf("someone else's value was overwritten: %q", read(t, root, csFile))
+	}
+	j, err := knob.OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if r, open, _ := Unfinished(j); r == nil || len(open) != 1 {
+		t.Errorf("the change left open is not named: %+v %v", r, open)
+	}
+}
