@@ -127,10 +127,19 @@ func refusal(in Info, values []string, probeCmd string) error {
 	return inputf("%s cannot be tried live: %s; measure it in two runs: %s", in.Name, in.Pending, recipe)
 }
 
-// quoteArg quotes a value for a command line when it needs it.
+// quoteArg quotes a value for the command line of this OS when it needs
+// it: single quotes for a POSIX shell, double quotes for cmd and
+// PowerShell (where a backslash is a path separator, not an escape).
 func quoteArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t'\"*?$&;|<>()`\\") {
+	special := " \t'\"*?$&;|<>()`\\"
+	if knob.HostOS == "windows" {
+		special = " \t'\"*?$&;|<>()`"
+	}
+	switch {
+	case s != "" && !strings.ContainsAny(s, special):
 		return s
+	case knob.HostOS == "windows":
+		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

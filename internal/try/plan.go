@@ -262,6 +262,9 @@ func (x *experiment) systemArms() error {
 	var cur []string
 	for _, it := range r.Items {
 		s := it.Value
+		if it.Raw != nil && it.Raw.IsAbsent() && it.Meaning != "" {
+			s = it.Meaning // "absent: the kernel keeps its built-in default"
+		}
 		if it.Target != "" && len(r.Items) > 1 {
 			s = it.Target + " " + s
 		}

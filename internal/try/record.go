@@ -80,7 +80,7 @@ func openEntries(j *knob.Journal, first int) []knob.Entry {
 func UnfinishedMessage(r *Record, open []knob.Entry, undo string) string {
 	what := r.Command
 	if r.PID > 0 {
-		what = fmt.Sprintf("%q (pid %d, started %s)", r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"))
+		what = fmt.Sprintf("\"%s\" (pid %d, started %s)", r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"))
 	}
 	ids := fmt.Sprintf("entry %d", open[0].ID)
 	if len(open) > 1 {
