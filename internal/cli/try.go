@@ -110,6 +110,12 @@ knob set says so.`,
 			return runTry(cmd.Context(), o, args[0], args[1:])
 		},
 	}
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
+	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake or udp (dpcisr: not yet)")
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
@@ -228,7 +234,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		if o.JSON {
 			doc := result.New(try.Kind)
 			doc.Settings = o.settings
-			doc.Notes = []string{"dry run: the plan only; nothing was measured or changed"}
+			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
 			b, err := json.Marshal(res)
 			if err != nil {
 				return err
@@ -360,6 +366,9 @@ func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
 			wrapOut(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4)
 		}
 	}
+	for _, n := range r.Notes {
+		wrapOut(w, "note: "+n, 2)
+	}
 	fmt.Fprintln(w, "\ndry run: nothing was changed")
 }
 
@@ -393,6 +402,9 @@ func printTry(w io.Writer, r *try.Result) {
 	}
 	if r.Restore != nil {
 		wrapOut(w, r.Restore.Text, 2)
+	}
+	for _, n := range r.Notes {
+		wrapOut(w, "note: "+n, 2)
 	}
 }
 

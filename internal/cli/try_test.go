@@ -108,3 +108,15 @@ func TestTryResultInCompareAndReport(t *testing.T) {
 		t.Errorf("report: exit %d %s", code, errs)
 	}
 }
+
+// Completion offers the knobs try can switch live on this OS.
+func TestTryCompletesLiveKnobs(t *testing.T) {
+	_, out, _ := runCLI(t, "__complete", "try", "")
+	want, not := "timer-slack", "global-timer-resolution-requests"
+	if knob.HostOS == "windows" {
+		want = "timer-resolution\nwin32-priority-separation\n"
+	}
+	if !strings.Contains(out, want) || strings.Contains(out, not) || strings.Contains(out, "rss\n") {
+		t.Errorf("completion %q", out)
+	}
+}

@@ -2,6 +2,7 @@ package try
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,6 +78,19 @@ func LookupInfo(name string) (Info, bool) {
 	in, ok := infos[name]
 	in.Name = name
 	return in, ok
+}
+
+// LiveKnobs are the knobs try can switch between blocks on this OS, by
+// name.
+func LiveKnobs() []string {
+	var out []string
+	for name, in := range infos {
+		if in.OS == knob.HostOS && in.Live() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Live reports whether try can switch the knob between blocks by itself.

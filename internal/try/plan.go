@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -216,6 +217,9 @@ func plan(o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.Name == "timer-slack" && probePriority(o.Probe) == sched.Realtime {
+		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
+	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
 	res.Runs = []Block{}
 	res.EstimateNs = estimate(o, len(res.Arms), settle).Nanoseconds()
@@ -392,4 +396,18 @@ func estimate(o Options, arms int, settle time.Duration) time.Duration {
 		t += 50 * time.Millisecond // the overhead calibration of the first block
 	}
 	return t
+}
+
+// probePriority is the priority the probe's measuring thread asks for.
+func probePriority(p Probe) sched.Priority {
+	switch p.Kind {
+	case ProbeWake:
+		return p.Wake.Priority
+	case ProbeUDP:
+		if p.UDP.Thread != nil {
+			return p.UDP.Thread.Priority
+		}
+		return sched.Normal
+	}
+	return p.Sleep.Thread.Priority
 }
