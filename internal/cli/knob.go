@@ -508,11 +508,17 @@ func unfinishedWarning(w io.Writer, o *KnobOptions, j *knob.Journal) {
 		fmt.Fprintf(w, "warning: experiment record: %v\n", err)
 		return
 	}
-	if r != nil {
-		args := undoArgs(o, "", "")
-		args[3] = "--all"
-		fmt.Fprintf(w, "warning: %s\n", try.UnfinishedMessage(r, open, commandLine(args)))
+	if r == nil {
+		// Nothing of an earlier experiment is in place: what this set
+		// changes must never be taken for its.
+		if err := try.CloseStale(j); err != nil {
+			fmt.Fprintf(w, "warning: experiment record: %v\n", err)
+		}
+		return
 	}
+	args := undoArgs(o, "", "")
+	args[3] = "--all"
+	fmt.Fprintf(w, "warning: %s\n", try.UnfinishedMessage(r, open, commandLine(args)))
 }
 
 // journalWarnings says what is damaged in the journal; set, revert and

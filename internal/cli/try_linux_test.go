@@ -271,3 +271,24 @@ func TestTryDryRun(t *testing.T) {
 		t.Errorf("--dry-run --json: exit %d %s", code, js)
 	}
 }
+
+// An experiment that was killed while nothing of it was in place leaves a
+// record that still says running; a later knob set of the same knob is
+// the user's own change, never the experiment's: it gets no warning, and
+// the next try takes its value for the baseline.
+func TestTryStaleRecordIsNotBlamed(t *testing.T) {
+	root := tryTree(t)
+	state := testutil.TempDir(t)
+	rec := `{"state":"running","command":"latlab try clocksource hpet","pid":1,"started":"2026-01-02T03:04:05Z","knob":"clocksource","first_entry":1}` + "\n"
+	if err := os.WriteFile(filepath.Join(state, knob.ExperimentFile), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "--root", root, "knob", "set", "clocksource", "hpet", "--state-dir", state)
+	if code != 0 || errs != "" {
+		t.Fatalf("knob set: exit %d %q", code, errs)
+	}
+	code, out, errs := runCLI(t, "--root", root, "try", "clocksource", "acpi_pm", "--dry-run", "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "current    hpet (the baseline)") {
+		t.Fatalf("try after the user's knob set: exit %d %s%s", code, out, errs)
+	}
+}

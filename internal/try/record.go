@@ -52,22 +52,41 @@ func Unfinished(j *knob.Journal) (*Record, []knob.Entry, error) {
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		// Never trusted for a write, so a damaged record is only named.
-		return &Record{State: StateRunning, Command: "(the experiment record is damaged: " + err.Error() + ")"}, openEntries(j, 1), nil
+		return &Record{State: StateRunning, Command: "(the experiment record is damaged: " + err.Error() + ")"}, openEntries(j, 1, ""), nil
 	}
 	if r.State != StateRunning {
 		return nil, nil, nil
 	}
-	open := openEntries(j, r.FirstEntry)
+	open := openEntries(j, r.FirstEntry, r.Knob)
 	if len(open) == 0 {
 		return nil, nil, nil
 	}
 	return &r, open, nil
 }
 
-func openEntries(j *knob.Journal, first int) []knob.Entry {
+// CloseStale marks the record of an experiment that did not finish, but
+// left nothing in place, finished: the changes made after it (a knob set
+// of the same knob) are not its. It needs the journal's lock; a journal
+// read without it is left alone.
+func CloseStale(j *knob.Journal) error {
+	b, err := j.ReadExperiment()
+	if err != nil || b == nil {
+		return err
+	}
+	var r Record
+	if json.Unmarshal(b, &r) != nil || r.State != StateRunning || len(openEntries(j, r.FirstEntry, r.Knob)) > 0 {
+		return nil
+	}
+	r.State = StateFinished
+	return writeRecord(j, r)
+}
+
+// openEntries are the open entries of knob name (every knob when "") from
+// id first on.
+func openEntries(j *knob.Journal, first int, name string) []knob.Entry {
 	var out []knob.Entry
 	for _, e := range j.Entries {
-		if e.ID >= first && e.Open() {
+		if e.ID >= first && e.Open() && (name == "" || e.Knob == name) {
 			out = append(out, e)
 		}
 	}

@@ -289,7 +289,7 @@ func (x *experiment) finish(j *knob.Journal, rec *Record, completed bool) error 
 		kept[id] = true
 	}
 	var left []knob.Entry
-	for _, e := range openEntries(j, rec.FirstEntry) {
+	for _, e := range openEntries(j, rec.FirstEntry, "") {
 		if !kept[e.ID] {
 			left = append(left, e)
 		}
