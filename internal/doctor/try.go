@@ -16,7 +16,9 @@ func tryStep(c *Case, s Setting) *Step {
 		return nil
 	}
 	in, ok := try.LookupInfo(c.Knob)
-	if !ok || !in.Live() || in.Probe == "" {
+	// A probe that needs a peer (udp) cannot be suggested as a command
+	// that runs as it stands.
+	if !ok || !in.Live() || (in.Probe != try.ProbeSleep && in.Probe != try.ProbeWake) {
 		return nil
 	}
 	v := tryValue(c, s.Rule)

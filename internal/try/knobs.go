@@ -34,9 +34,9 @@ type Info struct {
 	// adapter restarts.
 	Restart bool
 	Settle  time.Duration
-	// Probe is the probe of try that shows the knob's effect without a
-	// peer ("sleep"), "" when none does (a TCP setting, a NIC setting that
-	// needs --probe udp and an echo server).
+	// Probe is the probe of try that shows the knob's effect ("sleep";
+	// "udp" for a NIC setting, which needs an echo server), "" when none
+	// does (a TCP setting).
 	Probe string
 }
 
@@ -57,9 +57,9 @@ var infos = map[string]Info{
 	"clocksource":  {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle, Probe: "sleep"},
 	"tcp-recovery": {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle},
 	"tcp-dsack":    {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle},
-	"irq-affinity": {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle},
-	"rps":          {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle},
-	"coalescing":   {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle},
+	"irq-affinity": {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle, Probe: "udp"},
+	"rps":          {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle, Probe: "udp"},
+	"coalescing":   {OS: "linux", Scope: ScopeSystem, Settle: DefaultSettle, Probe: "udp"},
 	// Windows.
 	TimerResolution:                    {OS: "windows", Scope: ScopeProcess, Settle: DefaultSettle, Probe: "sleep"},
 	"win32-priority-separation":        {OS: "windows", Scope: ScopeSystem, Settle: DefaultSettle, Probe: "sleep"},
@@ -68,8 +68,8 @@ var infos = map[string]Info{
 	"tsc-sync-policy":                  {OS: "windows", Scope: ScopeSystem, Pending: "it is a boot setting (BCD): it takes effect after a reboot"},
 	"display-scaling":                  {OS: "windows", Scope: ScopeSystem, Pending: "Windows applies it at the next display mode change or sign-in"},
 	"qos-dscp":                         {OS: "windows", Scope: ScopeSystem, Pending: "Group Policy applies it at the next refresh (gpupdate /force) or sign-in"},
-	"rss":                              {OS: "windows", Scope: ScopeSystem, Restart: true},
-	"interrupt-moderation":             {OS: "windows", Scope: ScopeSystem, Restart: true},
+	"rss":                              {OS: "windows", Scope: ScopeSystem, Restart: true, Probe: "udp"},
+	"interrupt-moderation":             {OS: "windows", Scope: ScopeSystem, Restart: true, Probe: "udp"},
 }
 
 // LookupInfo returns what try knows of a knob by its catalogue name (or

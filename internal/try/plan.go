@@ -217,6 +217,12 @@ func plan(o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case in.Probe == "":
+		res.Notes = append(res.Notes, fmt.Sprintf("none of try's probes measures what %s changes (TCP loss recovery): compare latlab net tcp-discard runs before and after", in.Name))
+	case in.Probe != o.Probe.Kind:
+		res.Notes = append(res.Notes, fmt.Sprintf("the %s probe is the one that shows what %s changes; this run measures with the %s probe", in.Probe, in.Name, o.Probe.Kind))
+	}
 	if in.Name == "timer-slack" && probePriority(o.Probe) == sched.Realtime {
 		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
 	}
