@@ -162,8 +162,8 @@ func readResult(f string) (*result.Document, error) {
 }
 
 func runCompare(ctx context.Context, o *CompareOptions) error {
-	if len(o.Files) < 2 {
-		return Usagef("compare needs at least two result files, got %d: e.g. latlab compare before.json after.json", len(o.Files))
+	if len(o.Files) == 0 || (len(o.Files) == 1 && !isTryResult(o.Files[0])) {
+		return Usagef("compare needs at least two result files (or one try result), got %d: e.g. latlab compare before.json after.json", len(o.Files))
 	}
 	by, err := stats.ParseStatistic(o.By)
 	if err != nil || by == stats.Stdev {
@@ -179,15 +179,19 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 				expect = i
 			}
 		}
-		if expect < 0 {
+		if expect < 0 && !strings.HasSuffix(o.ExpectBetter, "]") {
 			return Usagef("--expect-better %s is not one of the compared files", o.ExpectBetter)
 		}
-		if expect == 0 {
+		if expect == 0 && !isTryResult(o.Files[0]) {
 			return Usagef("--expect-better %s names the first file, the baseline the others are compared with", o.ExpectBetter)
 		}
 	}
 	in, err := readResults(o.Files)
 	if err != nil {
+		return err
+	}
+	// A try result stands for its arms.
+	if in, expect, err = expandTry(in, expect, o.ExpectBetter); err != nil {
 		return err
 	}
 	labels := map[string]bool{}

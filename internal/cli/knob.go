@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/try"
 )
 
 func init() { register(newKnobCmd) }
@@ -403,6 +404,7 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 		}
 		defer j.Close()
 		journalWarnings(o.IO.Err, j)
+		unfinishedWarning(o.IO.Err, o, j)
 		before := len(j.Entries)
 		if err := knob.Apply(env, j, p); err != nil {
 			return err
@@ -496,6 +498,27 @@ func shellWord(s string) string {
 		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// unfinishedWarning says that a latlab try did not finish and left
+// changes in place, and how to undo them.
+func unfinishedWarning(w io.Writer, o *KnobOptions, j *knob.Journal) {
+	r, open, err := try.Unfinished(j)
+	if err != nil {
+		fmt.Fprintf(w, "warning: experiment record: %v\n", err)
+		return
+	}
+	if r == nil {
+		// Nothing of an earlier experiment is in place: what this set
+		// changes must never be taken for its.
+		if err := try.CloseStale(j); err != nil {
+			fmt.Fprintf(w, "warning: experiment record: %v\n", err)
+		}
+		return
+	}
+	args := undoArgs(o, "", "")
+	args[3] = "--all"
+	fmt.Fprintf(w, "warning: %s\n", try.UnfinishedMessage(r, open, commandLine(args)))
 }
 
 // journalWarnings says what is damaged in the journal; set, revert and

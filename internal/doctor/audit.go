@@ -38,6 +38,7 @@ type Setting struct {
 	Evidence string `json:"evidence,omitempty"`
 	Rule     string `json:"rule"` // the rule that decided
 	next     *Step
+	try      *Step // the latlab try experiment that measures it
 }
 
 // Case is what a verdict rule looks at: one instance of a knob as read,
@@ -124,6 +125,7 @@ func judge(c *Case) Setting {
 		if r.Next != nil {
 			s.next = r.Next(c)
 		}
+		s.try = tryStep(c, s)
 		switch {
 		case r.IsDefault != nil:
 			s.IsDefault = r.IsDefault(c)

@@ -24,6 +24,9 @@ func NextSteps(r *Result) []Step {
 		if s.next != nil {
 			steps = append(steps, *s.next)
 		}
+		if s.try != nil {
+			steps = append(steps, *s.try)
+		}
 	}
 	if r.Wake != nil {
 		switch r.Wake.Band {

@@ -59,7 +59,7 @@ func qosPolicy(dscp string, nla bool) win {
 
 // ruleCases hold one case per rule of the table: the machine, and what
 // the audit must say about the knob.
-var ruleCases = []struct {
+type ruleCase struct {
 	rule   string
 	knob   string
 	linux  map[string]string // changes to the Linux tree
@@ -70,7 +70,11 @@ var ruleCases = []struct {
 	// nic: the case needs a network interface read from /sys, which only
 	// the Linux build maps (irq.ReadNetInfo).
 	nic bool
-}{
+	// try is the latlab try step the finding suggests ("" for none).
+	try string
+}
+
+var ruleCases = []ruleCase{
 	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
 		win: func(env *knob.Env, _, _ *knob.Mem) {
 			env.Privileged = func() error { return errors.New("not elevated") }
@@ -84,12 +88,12 @@ var ruleCases = []struct {
 	{rule: "prisep-absent", knob: "win32-priority-separation", verd: Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
 		win: delReg(prioKey, "Win32PrioritySeparation")},
 	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: Suspicious, reason: "0x126 acts as 0x26",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x126))},
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
 	{rule: "prisep-default", knob: "win32-priority-separation", verd: Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
 	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: Tuned, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
 		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x26))},
 	{rule: "prisep-other", knob: "win32-priority-separation", verd: Tuned, reason: "0x28 = short, fixed quanta, foreground 18 units",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x28))},
+		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
 	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: Suspicious, reason: "the kernel reads a REG_DWORD",
 		win: setReg(prioKey, "Win32PrioritySeparation", knob.SZ("fast"))},
 
@@ -153,7 +157,7 @@ var ruleCases = []struct {
 
 	{rule: "slack-default", knob: "timer-slack", verd: Default, reason: "50µs"},
 	{rule: "slack-changed", knob: "timer-slack", verd: Tuned, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
-		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}},
+		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}, try: "latlab try timer-slack 50us --probe sleep"},
 
 	{rule: "rack-default", knob: "tcp-recovery", verd: Default, reason: "RACK loss detection"},
 	{rule: "rack-off", knob: "tcp-recovery", verd: Suspicious, reason: "RACK off: 3-duplicate-ACK loss detection",
@@ -168,7 +172,7 @@ var ruleCases = []struct {
 	{rule: "cs-tsc", knob: "clocksource", verd: Default, reason: "time-stamp counter"},
 	{rule: "cs-slow-tsc-available", knob: "clocksource", verd: Suspicious, reason: "hpet is slow to read and tsc is available",
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "hpet\n",
-			"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n"}},
+			"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n"}, try: "latlab try clocksource tsc --probe sleep"},
 	{rule: "cs-fast", knob: "clocksource", verd: Default, reason: "KVM's paravirtual clock",
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "kvm-clock\n"}},
 	{rule: "cs-slow", knob: "clocksource", verd: Default, reason: "no tsc is offered",
@@ -200,33 +204,7 @@ var ruleCases = []struct {
 func TestRules(t *testing.T) {
 	for _, c := range ruleCases {
 		t.Run(c.rule, func(t *testing.T) {
-			var r *Rule
-			for i := range Rules {
-				if Rules[i].ID == c.rule {
-					r = &Rules[i]
-				}
-			}
-			if r == nil {
-				t.Fatalf("no rule %s", c.rule)
-			}
-			if c.nic && runtime.GOOS != "linux" {
-				t.Skip("network interfaces are mapped from /sys on Linux only")
-			}
-			k, err := knob.Lookup(c.knob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ss []Setting
-			if k.OS() == "windows" {
-				env, reg, bcd := windowsEnv(22631, false)
-				if c.win != nil {
-					c.win(env, reg, bcd)
-				}
-				ss = Audit(env, "windows")
-			} else {
-				ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
-			}
-			s := find(t, ss, c.knob, "")
+			r, s := auditRuleCase(t, c.rule)
 			if s.Rule != c.rule || s.Verdict != c.verd {
 				t.Fatalf("decided by %s (%s), want %s (%s): %+v", s.Rule, s.Verdict, c.rule, c.verd, s)
 			}
@@ -254,6 +232,74 @@ func TestRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// auditRuleCase audits the machine of the rule case id and returns its
+// rule and the setting of its knob.
+func auditRuleCase(t *testing.T, id string) (*Rule, Setting) {
+	t.Helper()
+	i := slices.IndexFunc(ruleCases, func(c ruleCase) bool { return c.rule == id })
+	if i < 0 {
+		t.Fatalf("no case of rule %s", id)
+	}
+	c := ruleCases[i]
+	var r *Rule
+	for i := range Rules {
+		if Rules[i].ID == c.rule {
+			r = &Rules[i]
+		}
+	}
+	if r == nil {
+		t.Fatalf("no rule %s", c.rule)
+	}
+	if c.nic && runtime.GOOS != "linux" {
+		t.Skip("network interfaces are mapped from /sys on Linux only")
+	}
+	k, err := knob.Lookup(c.knob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []Setting
+	if k.OS() == "windows" {
+		env, reg, bcd := windowsEnv(22631, false)
+		if c.win != nil {
+			c.win(env, reg, bcd)
+		}
+		ss = Audit(env, "windows")
+	} else {
+		ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
+	}
+	return r, find(t, ss, c.knob, "")
+}
+
+// Where a finding is tuned or suspicious and latlab try can switch the
+// knob live with a probe that needs no peer, the next steps include the
+// experiment that measures it against the default; no other finding
+// suggests one.
+func TestDoctorTrySteps(t *testing.T) {
+	n := 0
+	for _, c := range ruleCases {
+		t.Run(c.rule, func(t *testing.T) {
+			_, s := auditRuleCase(t, c.rule)
+			got := ""
+			if s.try != nil {
+				got = s.try.Command
+				if s.try.Why == "" || s.try.Benefit <= 0 {
+					t.Errorf("step %+v", s.try)
+				}
+				n++
+			}
+			if got != c.try {
+				t.Errorf("try step %q, want %q", got, c.try)
+			}
+			if got != "" && !slices.ContainsFunc(NextSteps(&Result{Profile: Thorough, Settings: []Setting{s}}), func(st Step) bool { return st.Command == got }) {
+				t.Errorf("%s is not among the next steps", got)
+			}
+		})
+	}
+	if n < 4 {
+		t.Errorf("only %d findings suggest latlab try", n)
 	}
 }
 

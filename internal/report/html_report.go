@@ -19,6 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/try"
 )
 
 // ReportInput is one result document to put in an HTML report.
@@ -144,6 +145,8 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 		s.Tables = append(s.Tables, crossprocTable(&cr))
 		s.Figures = append(s.Figures, &Figure{Name: stem + "-crossproc", Title: "sleep vs the other process's request",
 			render: func(f string) ([]byte, error) { return CrossprocPlot(&cr, f) }})
+	case try.Kind:
+		return trySection(s, x, stem)
 	case compare.Kind:
 		var cr compare.Result
 		if err := json.Unmarshal(d.Data, &cr); err != nil || len(cr.Runs) < 2 {

@@ -1,0 +1,463 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/try"
+)
+
+func init() { register(newTryCmd) }
+
+// TryOptions are the flags of `latlab try`.
+type TryOptions struct {
+	IO            *IO
+	Probe         string
+	Blocks        int
+	BlockDuration time.Duration
+	Settle        time.Duration
+	By            string
+	Seed          uint64
+	ExpectBetter  bool
+	Keep          string
+	DryRun        bool
+	JSON          bool
+	Out           string
+	HTML          string
+	StateDir      string
+	Sel           knob.Selector
+
+	// Probe flags.
+	Duration time.Duration
+	Gap      time.Duration
+	Method   string
+	Interval time.Duration
+	Priority string
+	RTPrio   int
+	CPU      int
+	To       string
+	Profile  string
+	Rate     float64
+	Size     int
+
+	settings                       map[string]string
+	settleSet, bySet, seedSet      bool
+	rateSet, sizeSet, durationSet  bool
+	intervalSet, gapSet, methodSet bool
+	toSet, profileSet              bool
+	command                        []string
+}
+
+func newTryCmd(io *IO) *cobra.Command {
+	o := &TryOptions{IO: io}
+	methods := probe.SleepMethods()
+	cmd := &cobra.Command{
+		Use:   "try KNOB VALUE [VALUE...]",
+		Short: "a setting change as a randomized, reverted experiment with a verdict",
+		Long: `Measures whether a setting helps: the current value (the baseline) and each
+VALUE are the arms. The run is cut into --blocks rounds; each round runs every
+arm once, for --block-duration, in a random order drawn from --seed. Before
+each block latlab applies the arm's value (a system setting through the knob
+journal, which records the original first), waits --settle, and runs the
+probe; after the block it puts the original back. At the end the original
+is in place (unless --keep best) and each VALUE gets a verdict against the
+baseline at --by: the difference with a bootstrap interval and a
+Mann-Whitney test over the samples, and a block test over the rounds (in how
+many rounds the VALUE's block was lower), so that drift between blocks
+cannot pass for an effect. Lower is better.
+
+timer-slack (Linux) and timer-resolution (Windows) apply to latlab's own
+measuring thread or process; other knobs apply system-wide, as
+latlab knob set does. Knobs that take effect only after a reboot or an
+adapter restart are refused with the two runs that measure them by hand.
+
+Ctrl-C stops the current block, restores the original and reports what was
+measured, marked interrupted. A run killed outright leaves only journal
+entries: latlab knob revert --all restores them, and the next try or
+knob set says so.`,
+		Example: `  latlab try timer-slack 1us --probe sleep
+  latlab try win32-priority-separation 0x28 --probe sleep --dry-run
+  latlab try win32-priority-separation 0x28 0x26 --blocks 12 --html try.html
+  latlab try clocksource hpet --probe wake --by p99 -o try.json
+  latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			f := cmd.Flags()
+			o.settleSet, o.bySet, o.seedSet = f.Changed("settle"), f.Changed("by"), f.Changed("seed")
+			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
+			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
+			o.toSet, o.profileSet = f.Changed("to"), f.Changed("profile")
+			o.command = append([]string{"latlab", "try"}, args...)
+			f.Visit(func(fl *pflag.Flag) {
+				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
+			})
+			return runTry(cmd.Context(), o, args[0], args[1:])
+		},
+	}
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake or udp (dpcisr: not yet)")
+	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
+	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
+	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
+	fs.StringVar(&o.By, "by", "", "statistic of the verdict: p50, p90, p99, p99.9, mean (default p99 for wake, p50 otherwise)")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
+	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
+	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVar(&o.HTML, "html", "", "write a self-contained HTML page: per-arm distributions and the blocks in run order")
+	fs.StringVar(&o.StateDir, "state-dir", "", "where the journal lives (default %ProgramData%\\latlab or /var/lib/latlab)")
+	selectorFlags(fs, &o.Sel, false)
+	// The probe's own flags, as latlab sleep, wake and net udp name them.
+	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "sleep probe: how long each sleep asks for")
+	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "sleep probe: unmeasured pause between samples")
+	fs.StringVar(&o.Method, "method", methods[0], "sleep probe: "+strings.Join(methods, ", "))
+	durationFlag(fs, &o.Interval, "interval", time.Millisecond, "wake probe: wake-up period")
+	fs.StringVar(&o.Priority, "priority", "normal", "measuring thread: normal, high or realtime")
+	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
+	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	fs.StringVar(&o.To, "to", "", "udp probe: HOST:PORT of a UDP echo server (latlab net serve)")
+	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
+	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
+	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
+	return cmd
+}
+
+// tryOptions maps the flags to try.Options.
+func (o *TryOptions) tryOptions(name string, values []string) (try.Options, error) {
+	to := try.Options{Knob: name, Values: values, Sel: o.Sel, Blocks: o.Blocks, BlockDuration: o.BlockDuration,
+		Settle: -1, Keep: o.Keep, Root: o.IO.Root, StateDir: o.StateDir, Seed: o.Seed}
+	if o.settleSet {
+		to.Settle = o.Settle
+	}
+	if !o.seedSet {
+		to.Seed = try.NewSeed()
+	}
+	if o.bySet {
+		by, err := stats.ParseStatistic(o.By)
+		if err != nil || by == stats.Stdev {
+			return to, Usagef("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+		}
+		to.By, to.BySet = by, true
+	}
+	if o.Blocks < 1 {
+		return to, Usagef("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, try.MaxBlocks)
+	}
+	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, 0)
+	if err != nil {
+		return to, err
+	}
+	p := try.Probe{Kind: o.Probe}
+	var foreign []string
+	flagFor := func(set bool, name string) {
+		if set {
+			foreign = append(foreign, "--"+name)
+		}
+	}
+	switch o.Probe {
+	case try.ProbeSleep:
+		p.Sleep = probe.SleepOptions{Duration: o.Duration, Gap: o.Gap, Method: o.Method, Thread: th}
+		flagFor(o.intervalSet, "interval")
+		flagFor(o.toSet, "to")
+		flagFor(o.profileSet, "profile")
+		flagFor(o.rateSet, "rate")
+		flagFor(o.sizeSet, "size")
+	case try.ProbeWake:
+		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{o.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
+		flagFor(o.durationSet, "duration")
+		flagFor(o.gapSet, "gap")
+		flagFor(o.methodSet, "method")
+		flagFor(o.toSet, "to")
+		flagFor(o.profileSet, "profile")
+		flagFor(o.rateSet, "rate")
+		flagFor(o.sizeSet, "size")
+	case try.ProbeUDP:
+		pr, err := netload.LookupProfile(o.Profile)
+		if err != nil {
+			return to, Usagef("invalid --profile: %v", err)
+		}
+		if o.rateSet {
+			pr.RatePPS = o.Rate
+		}
+		if o.sizeSet {
+			pr.Size = o.Size
+		}
+		p.UDP = netload.UDPOptions{To: o.To, RatePPS: pr.RatePPS, Size: pr.Size, DSCP: -1, Thread: &th}
+		flagFor(o.durationSet, "duration")
+		flagFor(o.gapSet, "gap")
+		flagFor(o.methodSet, "method")
+		flagFor(o.intervalSet, "interval")
+	}
+	if len(foreign) > 0 {
+		return to, Usagef("%s do(es) not go with --probe %s", strings.Join(foreign, ", "), o.Probe)
+	}
+	to.Probe = p
+	to.Command = commandLine(o.command)
+	return to, nil
+}
+
+func runTry(ctx context.Context, o *TryOptions, name string, values []string) error {
+	to, err := o.tryOptions(name, values)
+	if err != nil {
+		return err
+	}
+	o.settings["knob"], o.settings["values"] = name, strings.Join(values, " ")
+	o.settings["seed"] = fmt.Sprint(to.Seed)
+	if o.DryRun {
+		res, err := try.Plan(to)
+		if err != nil {
+			return tryErr(err)
+		}
+		if o.JSON {
+			doc := result.New(try.Kind)
+			doc.Settings = o.settings
+			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
+			b, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			doc.Data = b
+			return result.Write(o.IO.Out, doc)
+		}
+		printTryPlan(o.IO.Out, res, o)
+		return nil
+	}
+	if _, err := try.Plan(to); err != nil { // bad input before any file is created
+		return tryErr(err)
+	}
+	for _, p := range []string{o.Out, o.HTML} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
+		}
+	}
+	to.Progress = func(e try.Event) {
+		if e.Done {
+			return
+		}
+		fmt.Fprintf(o.IO.Err, "block %d/%d: %s\n", e.Block.Index+1, e.Total, e.Arm)
+	}
+	res, runErr := try.Run(ctx, to)
+	if res == nil {
+		return tryErr(runErr)
+	}
+	doc, err := try.Document(res, o.settings)
+	if err != nil {
+		return err
+	}
+	if o.HTML != "" {
+		if err := writeTryHTML(o.HTML, doc); err != nil {
+			return err
+		}
+	}
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTry(w, res) }); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return tryErr(runErr)
+	}
+	if o.ExpectBetter {
+		var not []string
+		for _, a := range res.Arms[1:] {
+			if a.Verdict == nil || a.Verdict.Outcome != try.Better {
+				out := "not measured"
+				if a.Verdict != nil {
+					out = string(a.Verdict.Outcome)
+				}
+				not = append(not, fmt.Sprintf("%s: %s", a.Label, out))
+			}
+		}
+		if len(not) > 0 {
+			return &ExpectationError{Msg: fmt.Sprintf("expected every value to be significantly better than the baseline at %s: %s", res.By, strings.Join(not, "; "))}
+		}
+	}
+	return nil
+}
+
+func tryErr(err error) error {
+	if try.IsInput(err) {
+		return Usage(err)
+	}
+	return err
+}
+
+// writeTryHTML writes the report page of one try document.
+func writeTryHTML(path string, doc *result.Document) error {
+	r, err := report.BuildReport([]report.ReportInput{{Label: "latlab try " + doc.Settings["knob"], Doc: doc}}, "latlab try")
+	if err != nil {
+		return err
+	}
+	return writeFileWith(path, r.WriteHTML)
+}
+
+// tryWidth is the width the verdicts and plan lines wrap at.
+const tryWidth = 80
+
+func wrapOut(w io.Writer, line string, indent int) {
+	for _, l := range wrapHanging(line, indent, tryWidth) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+func printTryHead(w io.Writer, r *try.Result) {
+	wrapOut(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
+		r.Knob, paren(r.Target), len(r.Arms), r.Blocks, report.Duration(time.Duration(r.BlockDurationNs)), report.Duration(time.Duration(r.SettleNs)),
+		r.Probe, r.By, r.Seed, r.Seed), 2)
+}
+
+func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
+	printTryHead(w, r)
+	fmt.Fprintf(w, "about %s in all\n\narms:\n", report.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	for _, a := range r.Arms {
+		switch {
+		case a.Baseline:
+			wrapOut(w, fmt.Sprintf("  %-10s %s (the baseline)", a.Label, a.Current), 13)
+		case len(a.Changes) == 0:
+			wrapOut(w, fmt.Sprintf("  %-10s request %s", a.Label, report.Duration(time.Duration(a.RequestNs))), 13)
+		default:
+			for i, c := range a.Changes {
+				l := a.Label
+				if i > 0 {
+					l = ""
+				}
+				wrapOut(w, fmt.Sprintf("  %-10s %s: %s -> %s", l, c.Where, c.From, c.To), 13)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\norder:")
+	n := len(r.Arms)
+	for round := 0; round*n < len(r.Order); round++ {
+		var names []string
+		for _, a := range r.Order[round*n : round*n+n] {
+			names = append(names, r.Arms[a].Label)
+		}
+		wrapOut(w, fmt.Sprintf("  round %d: %s", round+1, strings.Join(names, ", ")), 4)
+	}
+	fmt.Fprintln(w, "\nwould write:")
+	for _, s := range r.Writes {
+		wrapOut(w, "  "+s, 4)
+	}
+	for _, f := range []struct{ flag, path string }{{"-o", o.Out}, {"--html", o.HTML}} {
+		if f.path != "" {
+			wrapOut(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4)
+		}
+	}
+	for _, n := range r.Notes {
+		wrapOut(w, "note: "+n, 2)
+	}
+	fmt.Fprintln(w, "\ndry run: nothing was changed")
+}
+
+func printTry(w io.Writer, r *try.Result) {
+	printTryHead(w, r)
+	fmt.Fprintln(w)
+	var cols []report.Column
+	for _, a := range r.Arms {
+		if a.Summary == nil {
+			continue
+		}
+		cols = append(cols, report.Column{Title: a.Label, Summary: *a.Summary, Unit: tryUnit(r)})
+	}
+	if len(cols) > 0 {
+		fmt.Fprintf(w, "%s of the complete blocks:\n", r.Quantity)
+		report.SummaryTable(w, cols...)
+		fmt.Fprintln(w)
+	}
+	for _, a := range r.Arms {
+		if a.Baseline {
+			wrapOut(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
+		}
+	}
+	for _, a := range r.Arms[1:] {
+		if a.Verdict != nil {
+			wrapOut(w, "- "+a.Verdict.Text, 2)
+		}
+	}
+	if r.Stopped != "" {
+		wrapOut(w, "stopped: "+r.Stopped, 2)
+	}
+	if r.Restore != nil {
+		wrapOut(w, r.Restore.Text, 2)
+	}
+	for _, n := range r.Notes {
+		wrapOut(w, "note: "+n, 2)
+	}
+}
+
+// tryUnit shows sleep times in ms (a sleep is about a millisecond) and
+// latencies in µs.
+func tryUnit(r *try.Result) report.Unit {
+	if r.Probe == try.ProbeSleep {
+		return report.Ms
+	}
+	return report.Us
+}
+
+// isTryResult reports whether path holds a try result (compare takes one
+// alone: its arms are the runs compared).
+func isTryResult(path string) bool {
+	d, err := result.ReadFile(path)
+	return err == nil && d.Kind == try.Kind
+}
+
+// expandTry replaces each try result among compare's inputs by its arms,
+// the baseline first, and finds --expect-better among them (expect is its
+// index among the files, -1 when it names no file, as an arm label
+// "file.json[VALUE]" does).
+func expandTry(in []compare.Input, expect int, name string) ([]compare.Input, int, error) {
+	var out []compare.Input
+	newExpect := -1
+	for i, x := range in {
+		if x.Doc.Kind != try.Kind {
+			if i == expect {
+				newExpect = len(out)
+			}
+			out = append(out, x)
+			continue
+		}
+		if i == expect {
+			return nil, -1, Usagef("--expect-better %s is a try result: name one of its arms, e.g. %s[VALUE]", name, x.Label)
+		}
+		arms, err := try.CompareInputs(x.Label, x.Doc)
+		if err != nil {
+			return nil, -1, Usage(err)
+		}
+		for j, a := range arms {
+			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
+				if j == 0 && len(out) == 0 {
+					return nil, -1, Usagef("--expect-better %s names the baseline the others are compared with", name)
+				}
+				newExpect = len(out) + j
+			}
+		}
+		out = append(out, arms...)
+	}
+	if name != "" && newExpect < 0 {
+		return nil, -1, Usagef("--expect-better %s is not one of the compared files or arms", name)
+	}
+	return out, newExpect, nil
+}

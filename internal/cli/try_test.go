@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/try"
+)
+
+// Bad input exits 2 with one line that names what was wrong, before
+// anything is measured or changed.
+func TestTryBadInput(t *testing.T) {
+	native := "timer-slack"
+	if knob.HostOS == "windows" {
+		native = "timer-resolution"
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"try", "no-such-knob", "1"}, `unknown knob "no-such-knob"`},
+		{[]string{"try", native}, "at least one value to try"},
+		{[]string{"try", native, "1us", "1us"}, "value 1us is given twice"},
+		{[]string{"try", native, "1us", "--probe", "dpcisr"}, "--probe dpcisr is not supported by latlab try yet"},
+		{[]string{"try", native, "1us", "--probe", "ping"}, `unknown --probe "ping": accepted sleep, wake, udp`},
+		{[]string{"try", native, "1us", "--keep", "all"}, `invalid --keep "all": accepted best or none`},
+		{[]string{"try", native, "1us", "--keep", "best"}, "--keep best: " + native + " is set on latlab's own measuring thread"},
+		{[]string{"try", native, "1us", "--blocks", "0"}, "invalid --blocks 0"},
+		{[]string{"try", native, "1us", "--by", "stdev"}, `invalid --by "stdev"`},
+		{[]string{"try", native, "1us", "--interval", "2ms"}, "--interval do(es) not go with --probe sleep"},
+		{[]string{"try", native, "1us", "--probe", "udp"}, "--to HOST:PORT is required"},
+		{[]string{"try", native, "1us", "--block-duration", "1ms"}, "invalid --block-duration 1ms: accepted 10ms to 1h0m0s"},
+		{[]string{"try", native, "1us", "--pid", "1"}, "applies to latlab's own measuring thread"},
+		{[]string{"try", native, "soon"}, "invalid " + native + ` "soon"`},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 || out != "" {
+			t.Errorf("%v: exit %d %q %q, want 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// synthTry writes a try result of two arms over eight rounds, the value's
+// blocks lower by shift.
+func synthTry(t *testing.T, path string, shift int64) {
+	t.Helper()
+	r := &try.Result{Knob: "timer-slack", Probe: try.ProbeSleep, Quantity: try.Quantity(try.ProbeSleep), By: "p50", Blocks: 8,
+		BlockDurationNs: 1e8, Seed: 3, Arms: []try.Arm{{Label: "current", Baseline: true, Current: "50µs"}, {Label: "1us", Value: "1us"}}}
+	r.Order = try.Order(2, 8, 3)
+	for i, a := range r.Order {
+		b := try.Block{Index: i, Round: i / 2, Arm: a, Complete: true, StartNs: int64(i) * 1e8, ElapsedNs: 1e8}
+		for k := int64(0); k < 60; k++ {
+			v := 1_050_000 + (k*7919)%20_000 + int64(i)*100
+			if a == 1 {
+				v -= shift
+			}
+			b.Samples = append(b.Samples, v)
+		}
+		b.Count = len(b.Samples)
+		r.Runs = append(r.Runs, b)
+	}
+	if err := try.Analyze(r, stats.Quantile(50), 1); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := try.Document(r, map[string]string{"knob": "timer-slack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := result.WriteFile(path, doc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A try result is read by compare (its arms are the runs, the baseline
+// first) and by report (verdicts, the arms' distributions and the blocks
+// in the order run).
+func TestTryResultInCompareAndReport(t *testing.T) {
+	dir := testutil.TempDir(t)
+	f := filepath.Join(dir, "t.json")
+	synthTry(t, f, 40_000)
+	code, out, errs := runCLI(t, "compare", f)
+	if code != 0 || !strings.Contains(out, "verdict: t.json[1us] is faster at p50 by 39.99 µs") || !strings.Contains(out, "t.json[current]") {
+		t.Fatalf("compare: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, "compare", f, "--expect-better", "t.json[1us]"); code != 0 {
+		t.Errorf("--expect-better an arm: exit %d %s", code, errs)
+	}
+	for arg, want := range map[string]string{
+		f:                   "is a try result: name one of its arms, e.g. t.json[VALUE]",
+		"t.json[current]":   "names the baseline",
+		"t.json[10us]":      "is not one of the compared files or arms",
+		"t.json[1us]x.json": "is not one of the compared files",
+	} {
+		if code, _, errs := runCLI(t, "compare", f, "--expect-better", arg); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("--expect-better %s: exit %d %q, want 2 and %q", arg, code, errs, want)
+		}
+	}
+	html := filepath.Join(dir, "r.html")
+	code, _, errs = runCLI(t, "report", f, "-o", html)
+	page := readFile(t, html)
+	if code != 0 || !strings.Contains(page, "each block&#39;s p50 in the order run") || !strings.Contains(page, "1us is better than current at p50 by 39.99 µs") ||
+		strings.Count(page, "<svg") != 3 || !strings.Contains(page, "blocks in the order run") {
+		t.Errorf("report: exit %d %s", code, errs)
+	}
+}
+
+// Completion offers the knobs try can switch live on this OS.
+func TestTryCompletesLiveKnobs(t *testing.T) {
+	_, out, _ := runCLI(t, "__complete", "try", "")
+	want, not := "timer-slack", "global-timer-resolution-requests"
+	if knob.HostOS == "windows" {
+		want = "timer-resolution\nwin32-priority-separation\n"
+	}
+	if !strings.Contains(out, want) || strings.Contains(out, not) || strings.Contains(out, "rss\n") {
+		t.Errorf("completion %q", out)
+	}
+}

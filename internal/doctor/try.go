@@ -1,0 +1,58 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/latlab/latlab/internal/try"
+)
+
+// tryStep is the experiment that measures a changed setting: where a
+// value is tuned or suspicious and latlab try can switch the knob live
+// with a probe that needs no peer, the current value is the baseline and
+// the default the value tried, the original back in place at the end.
+func tryStep(c *Case, s Setting) *Step {
+	if s.Verdict != Tuned && s.Verdict != Suspicious {
+		return nil
+	}
+	in, ok := try.LookupInfo(c.Knob)
+	// A probe that needs a peer (udp) cannot be suggested as a command
+	// that runs as it stands.
+	if !ok || !in.Live() || (in.Probe != try.ProbeSleep && in.Probe != try.ProbeWake) {
+		return nil
+	}
+	v := tryValue(c, s.Rule)
+	if v == "" {
+		return nil
+	}
+	benefit := 25
+	if s.Verdict == Suspicious {
+		benefit = 50
+	}
+	return &Step{
+		Command: fmt.Sprintf("latlab try %s %s --probe %s", c.Knob, v, in.Probe),
+		Why:     fmt.Sprintf("%s is %s: measure it against %s (the current value is restored after)", c.Knob, s.Verdict, v),
+		Benefit: benefit,
+	}
+}
+
+// tryValue is the default to try against the current value, in the
+// knob's terms; "" when an experiment would show nothing (a value with
+// the default's quanta) or could not be undone (a value that is not a
+// number).
+func tryValue(c *Case, rule string) string {
+	switch c.Knob {
+	case "win32-priority-separation":
+		if rule == "prisep-same-class" || rule == "prisep-unreadable" {
+			return ""
+		}
+		return fmt.Sprintf("0x%X", prisepDefault(c.Server))
+	case "timer-slack":
+		return "50us"
+	case "clocksource":
+		if c.Text() != "tsc" && slices.Contains(available(c), "tsc") {
+			return "tsc"
+		}
+	}
+	return ""
+}

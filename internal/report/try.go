@@ -1,0 +1,199 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/try"
+)
+
+// trySection is the view of a try result: the verdicts, the arms'
+// statistics, their distributions overlaid, and every block's statistic
+// in the order run, where drift shows as a trend all arms share.
+func trySection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
+	r, err := try.Read(x.Doc)
+	if err != nil {
+		return s, err
+	}
+	head := fmt.Sprintf("%s: %d arms x %d blocks of %s (settle %s), %s probe, block order seed %d",
+		r.Knob, len(r.Arms), r.Blocks, Duration(time.Duration(r.BlockDurationNs)), Duration(time.Duration(r.SettleNs)), r.Probe, r.Seed)
+	if r.Target != "" {
+		head = r.Knob + " (" + r.Target + ")" + head[len(r.Knob):]
+	}
+	s.Verdicts = append(s.Verdicts, head)
+	for _, a := range r.Arms[1:] {
+		if a.Verdict != nil {
+			s.Verdicts = append(s.Verdicts, a.Verdict.Text)
+		}
+	}
+	if r.Stopped != "" {
+		s.Verdicts = append(s.Verdicts, "stopped: "+r.Stopped)
+	}
+	if r.Restore != nil {
+		s.Verdicts = append(s.Verdicts, r.Restore.Text)
+	}
+	var cols []string
+	var sums []stats.Summary
+	var ser []Dist
+	for i, a := range r.Arms {
+		v, err := try.ArmSamples(r, i)
+		if err != nil {
+			return s, err
+		}
+		slices.Sort(v)
+		name := a.Label
+		if a.Baseline {
+			name += " (" + a.Current + ")"
+		}
+		cols = append(cols, name)
+		sums = append(sums, stats.SummarizeSorted(v))
+		ser = append(ser, Dist{Name: name, Sorted: v})
+	}
+	s.Tables = append(s.Tables, summaryTable(r.Quantity+" of the complete blocks (nearest-rank percentiles)", cols, sums), tryVerdictTable(r), tryBlockTable(r))
+	q := r.Quantity
+	s.Figures = append(s.Figures,
+		&Figure{Name: stem + "-blocks", Title: "each block's " + r.By + " in the order run",
+			render: func(f string) ([]byte, error) { return TryBlocksPlot(r, f) }})
+	if slices.ContainsFunc(ser, func(d Dist) bool { return len(d.Sorted) > 0 }) {
+		s.Figures = append(s.Figures,
+			&Figure{Name: stem + "-histograms", Title: "histograms of the arms",
+				render: func(f string) ([]byte, error) { return HistogramPlot("Histograms: "+q, q, ser, f) }},
+			&Figure{Name: stem + "-cdfs", Title: "cumulative distributions of the arms",
+				render: func(f string) ([]byte, error) { return DistCDFPlot("Cumulative distributions: "+q, q, ser, f) }})
+	}
+	return s, nil
+}
+
+func tryVerdictTable(r *try.Result) htmlTable {
+	t := htmlTable{Caption: "verdicts against the baseline (" + r.By + ")",
+		Header: []string{"value", "outcome", "difference", "interval", "Mann-Whitney p (Holm)", "rounds lower", "block test p (Holm)"}}
+	for _, a := range r.Arms[1:] {
+		v := a.Verdict
+		if v == nil {
+			continue
+		}
+		diff, ci := "-", "-"
+		if v.Diff != nil {
+			diff = signedNs(v.Diff.Estimate)
+			ci = fmt.Sprintf("[%s, %s] (%.1f%%)", signedNs(v.Diff.Lo), signedNs(v.Diff.Hi), v.Level*100)
+		}
+		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),
+			fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
+	}
+	return t
+}
+
+func tryBlockTable(r *try.Result) htmlTable {
+	t := htmlTable{Caption: "blocks in the order run", Header: []string{"block", "round", "arm", "start", "samples", r.By, "note"}}
+	for _, b := range r.Runs {
+		stat := "-"
+		if b.Count > 0 {
+			stat = Duration(time.Duration(math.Round(b.Stat)))
+		}
+		note := b.Note
+		if !b.Complete && note == "" {
+			note = "incomplete"
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(b.Index + 1), strconv.Itoa(b.Round + 1), r.Arms[b.Arm].Label,
+			Duration(time.Duration(b.StartNs).Round(time.Millisecond)), strconv.Itoa(b.Count), stat, note})
+	}
+	return t
+}
+
+func signedNs(v float64) string {
+	s := Duration(time.Duration(math.Round(v)))
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// TryBlocksPlot draws the verdict's statistic of every block against the
+// time it started, one colour per arm, with a grey line through all blocks
+// in the order run: a drift moves every arm alike, an effect separates the
+// arms within each round.
+func TryBlocksPlot(r *try.Result, format string) ([]byte, error) {
+	maxY := 0.0
+	for _, b := range r.Runs {
+		if b.Count > 0 {
+			maxY = math.Max(maxY, b.Stat)
+		}
+	}
+	if maxY == 0 {
+		return nil, fmt.Errorf("no block was measured")
+	}
+	unit, div := nsUnit(maxY)
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: each block's %s of the %s, in the order run", r.Knob, r.By, r.Quantity)
+	p.X.Label.Text = "time since the experiment started (s)"
+	p.Y.Label.Text = fmt.Sprintf("%s of the block's %s (%s)", r.By, r.Quantity, unit)
+	p.Add(plotter.NewGrid())
+	var all plotter.XYs
+	per := make([]plotter.XYs, len(r.Arms))
+	var open plotter.XYs
+	for _, b := range r.Runs {
+		if b.Count == 0 {
+			continue
+		}
+		pt := plotter.XY{X: float64(b.StartNs+b.ElapsedNs/2) / 1e9, Y: b.Stat / div}
+		all = append(all, pt)
+		if !b.Complete {
+			open = append(open, pt)
+			continue
+		}
+		per[b.Arm] = append(per[b.Arm], pt)
+	}
+	if len(all) > 1 {
+		l, err := plotter.NewLine(all)
+		if err != nil {
+			return nil, err
+		}
+		grey := paletteColor(7)
+		grey.A = 80
+		l.Color = grey
+		p.Add(l)
+	}
+	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}
+	for i, pts := range per {
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = paletteColor(i)
+		sc.Shape = glyphs[i%len(glyphs)]
+		sc.Radius = vg.Points(4)
+		p.Add(sc)
+		name := r.Arms[i].Label
+		if r.Arms[i].Baseline {
+			name += " (" + r.Arms[i].Current + ")"
+		}
+		p.Legend.Add(name, sc)
+	}
+	if len(open) > 0 {
+		sc, err := plotter.NewScatter(open)
+		if err != nil {
+			return nil, err
+		}
+		sc.Shape = draw.RingGlyph{}
+		sc.Radius = vg.Points(6)
+		sc.Color = paletteColor(7)
+		p.Add(sc)
+		p.Legend.Add("incomplete (not in the statistics)", sc)
+	}
+	p.Legend.Top = true
+	// Room above the highest block for the legend.
+	p.Y.Min, p.Y.Max = 0, maxY/div*(1.15+0.07*float64(len(r.Arms)))
+	return renderReportPlot(p, format)
+}

@@ -1,0 +1,381 @@
+package try
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+const csFile = "sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+// tree is a --root fixture with the system knobs the tests switch.
+func tree(t *testing.T) string {
+	root := testutil.TempDir(t)
+	for p, c := range map[string]string{
+		csFile: "tsc\n",
+		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm\n",
+		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
+	} {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func treeOptions(root, state string, values ...string) Options {
+	return Options{Knob: "clocksource", Values: values, Root: root, StateDir: state, Blocks: 3,
+		BlockDuration: 20 * time.Millisecond, Settle: 0, Seed: 7, Command: "latlab try clocksource",
+		Probe: Probe{Kind: ProbeSleep, Sleep: probe.SleepOptions{Duration: time.Millisecond, Method: probe.SleepMethods()[0], Thread: probe.Thread{CPU: -1}}}}
+}
+
+func read(t *testing.T, root, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A dry run plans and changes nothing: no journal, no state directory.
+func TestTryPlanChangesNothing(t *testing.T) {
+	root := tree(t)
+	state := filepath.Join(testutil.TempDir(t), "state")
+	res, err := Plan(treeOptions(root, state, "hpet", "acpi_pm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Fatal("planning created the state directory")
+	}
+	if read(t, root, csFile) != "tsc\n" || len(res.Arms) != 3 || res.Arms[0].Current != "tsc" || len(res.Order) != 9 {
+		t.Fatalf("plan: %+v", res)
+	}
+	if c := res.Arms[1].Changes; len(c) != 1 || c[0].From != "tsc" || c[0].To != "hpet" || !strings.HasSuffix(c[0].Where, csFile) {
+		t.Errorf("hpet writes %+v", c)
+	}
+	if !slices.Equal(res.Order, Order(3, 3, 7)) {
+		t.Errorf("order %v is not seed 7's", res.Order)
+	}
+	var journal bool
+	for _, w := range res.Writes {
+		journal = journal || strings.Contains(w, filepath.Join(state, knob.JournalFile))
+	}
+	if !journal {
+		t.Errorf("the plan does not name the journal it writes: %q", res.Writes)
+	}
+	for _, c := range []struct {
+		values []string
+		want   string
+	}{
+		{[]string{"tsc"}, "clocksource already holds tsc: it is the baseline already"},
+		{[]string{"hpet", "hpet"}, "value hpet is given twice"},
+		{[]string{"kvm"}, `clocksource "kvm" is not available here`},
+	} {
+		_, err := Plan(treeOptions(root, state, c.values...))
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want bad input %q", c.values, err, c.want)
+		}
+	}
+}
+
+// A run on a --root tree applies each value through the journal before its
+// block, puts the original back after it, runs the blocks in the planned
+// order, and leaves every entry reverted and the record finished.
+func TestTryRunRestoresAndJournals(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	var seen []string
+	o := treeOptions(root, state, "hpet")
+	want := map[string]string{"current": "tsc\n", "hpet": "hpet\n"}
+	o.Progress = func(e Event) {
+		if !e.Done {
+			// While a block measures, the file holds its arm's value.
+			if got := read(t, root, csFile); got != want[e.Arm] {
+				t.Errorf("block %d of %s: clocksource %q", e.Block.Index, e.Arm, got)
+			}
+			return
+		}
+		seen = append(seen, e.Arm)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Fatalf("clocksource left at %q", read(t, root, csFile))
+	}
+	if len(res.Runs) != 6 || res.Interrupted || res.Stopped != "" || !res.Restore.Restored {
+		t.Fatalf("run: %d blocks, interrupted %v, stopped %q, restore %+v", len(res.Runs), res.Interrupted, res.Stopped, res.Restore)
+	}
+	var arms []string
+	for i, b := range res.Runs {
+		if b.Arm != res.Order[i] || !b.Complete || b.Count == 0 {
+			t.Errorf("block %d: %+v", i, b)
+		}
+		arms = append(arms, res.Arms[b.Arm].Label)
+		if (b.Arm == 1) != (len(b.Journal) == 1) {
+			t.Errorf("block %d of %s: journal entries %v", i, res.Arms[b.Arm].Label, b.Journal)
+		}
+	}
+	if !slices.Equal(seen, arms) {
+		t.Errorf("progress %v, want %v", seen, arms)
+	}
+	j, err := knob.ReadJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Entries) != 3 {
+		t.Errorf("%d journal entries, want one per hpet block", len(j.Entries))
+	}
+	for _, e := range j.Entries {
+		if e.State != knob.StateReverted || e.Original.String() != "tsc" || e.New.String() != "hpet" {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(state, knob.ExperimentFile))
+	var rec Record
+	if err != nil || json.Unmarshal(b, &rec) != nil || rec.State != StateFinished || rec.FirstEntry != 1 || rec.Knob != "clocksource" {
+		t.Errorf("record %s (%v)", b, err)
+	}
+	if res.Arms[1].Verdict == nil || res.Arms[1].Verdict.Outcome != TooFew {
+		t.Errorf("three rounds: verdict %+v, want too few", res.Arms[1].Verdict)
+	}
+}
+
+// Ctrl-C stops the current block, restores, and the result says so; the
+// interrupted block is kept but left out of the statistics.
+func TestTryInterruptRestores(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := treeOptions(root, state, "hpet")
+	o.BlockDuration = time.Minute
+	for Order(2, 3, o.Seed)[0] != 1 {
+		o.Seed++ // a run that starts with hpet
+	}
+	var during string
+	o.Progress = func(e Event) {
+		if !e.Done {
+			// The first block measures: Ctrl-C soon. When exactly does
+			// not matter; a minute is long enough that it lands inside.
+			during = read(t, root, csFile)
+			time.AfterFunc(50*time.Millisecond, cancel)
+		}
+	}
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Fatalf("clocksource left at %q", read(t, root, csFile))
+	}
+	if during != "hpet\n" || !res.Interrupted || len(res.Runs) != 1 || res.Runs[0].Complete || res.Runs[0].Note == "" || !strings.Contains(res.Stopped, "interrupted after 0 of 6 blocks") {
+		t.Fatalf("during the block %q; interrupted %v, %d blocks (%+v), stopped %q", during, res.Interrupted, len(res.Runs), res.Runs, res.Stopped)
+	}
+	if res.Arms[1].Complete != 0 || res.Arms[1].Summary != nil || res.Arms[1].Verdict.Outcome != TooFew {
+		t.Errorf("the interrupted block counted: %+v", res.Arms[1])
+	}
+	j, err := knob.ReadJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range j.Entries {
+		if e.Open() {
+			t.Errorf("entry %d still open", e.ID)
+		}
+	}
+}
+
+// --probe udp measures each block with paced UDP probes to an echo
+// server (latlab net serve's, on loopback here).
+func TestTryUDPProbe(t *testing.T) {
+	s, err := netload.Listen(netload.ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx)
+	echo, _, _ := s.Addrs()
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 100 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeUDP, UDP: netload.UDPOptions{To: echo, RatePPS: 500, Size: 64, DSCP: -1}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Runs {
+		if !b.Complete || b.Count < 10 {
+			t.Errorf("block %d: complete %v, %d round trips", b.Index, b.Complete, b.Count)
+		}
+	}
+	if res.Quantity != "UDP round-trip time" || res.By != "p50" || read(t, root, csFile) != "tsc\n" {
+		t.Errorf("quantity %q by %s, clocksource %q", res.Quantity, res.By, read(t, root, csFile))
+	}
+}
+
+// --probe wake measures each block with periodic wake-ups; its verdict is
+// on the tail (p99) unless told.
+func TestTryWakeProbe(t *testing.T) {
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 50 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeWake, Wake: probe.WakeOptions{Interval: time.Millisecond, CPUs: []int{-1}}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Runs {
+		if !b.Complete || b.Count < 10 {
+			t.Errorf("block %d: complete %v, %d wake-ups", b.Index, b.Complete, b.Count)
+		}
+	}
+	if res.Quantity != "wake-up latency" || res.By != "p99" || res.meta.intervalNs != 1e6 {
+		t.Errorf("quantity %q by %s interval %d", res.Quantity, res.By, res.meta.intervalNs)
+	}
+}
+
+// fakeProbe stands in for the probe: what it measures depends on the
+// clocksource file of root (hpet 30 µs faster than the rest), and during
+// can change the tree as someone else would.
+func fakeProbe(t *testing.T, root string, during func(block int)) {
+	n := 0
+	old := measure
+	t.Cleanup(func() { measure = old })
+	measure = func(ctx context.Context, p Probe, d, res time.Duration, calibrate bool) (measured, error) {
+		base := int64(1_100_000)
+		if read(t, root, csFile) == "hpet\n" {
+			base -= 30_000
+		}
+		var m measured
+		for i := int64(0); i < 50; i++ {
+			m.samples = append(m.samples, base+(i*7919)%10_000)
+		}
+		if during != nil {
+			during(n)
+		}
+		n++
+		return m, nil
+	}
+}
+
+func write(t *testing.T, root, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// --keep best leaves a value that was significantly better in place,
+// journaled (knob revert undoes it), and the experiment finished: the
+// next knob set does not call it unfinished.
+func TestTryKeepBest(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	fakeProbe(t, root, nil)
+	o := treeOptions(root, state, "hpet", "acpi_pm")
+	o.Blocks, o.Keep = 8, KeepBest
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Arms[1].Verdict.Outcome != Better || res.Arms[2].Verdict.Outcome != NoDifference {
+		t.Fatalf("verdicts %s / %s", res.Arms[1].Verdict.Text, res.Arms[2].Verdict.Text)
+	}
+	if read(t, root, csFile) != "hpet\n" || res.Restore.Kept != "hpet" || res.Restore.Restored || len(res.Restore.Entries) != 1 ||
+		!strings.Contains(res.Restore.Text, "kept clocksource hpet: it was significantly better") || !strings.Contains(res.Restore.Undo, "latlab knob revert clocksource --root ") {
+		t.Fatalf("clocksource %q, restore %+v", read(t, root, csFile), res.Restore)
+	}
+	j, err := knob.OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if r, open, _ := Unfinished(j); r != nil {
+		t.Errorf("a finished experiment that kept its best value is called unfinished: %+v %v", r, open)
+	}
+	if _, err := knob.Revert(knob.NewEnv(root), j, knob.MatchKnob("clocksource", ""), false); err != nil || read(t, root, csFile) != "tsc\n" {
+		t.Errorf("knob revert: %v, clocksource %q", err, read(t, root, csFile))
+	}
+	j.Close()
+	// Without a better value nothing is kept.
+	o.Values = []string{"acpi_pm"}
+	res, err = Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, root, csFile) != "tsc\n" || !res.Restore.Restored || !strings.Contains(res.Restore.Text, "no value was significantly better") {
+		t.Errorf("%v, clocksource %q, restore %+v", err, read(t, root, csFile), res.Restore)
+	}
+}
+
+// Someone else changing the setting stops the experiment: before a block
+// (the baseline is no longer the original) or during one of latlab's
+// (the revert would overwrite their value: it is left, and named).
+func TestTryForeignChangeStops(t *testing.T) {
+	root := tree(t)
+	state := testutil.TempDir(t)
+	o := treeOptions(root, state, "hpet")
+	for Order(2, 3, o.Seed)[0] != 0 {
+		o.Seed++ // the baseline first
+	}
+	fakeProbe(t, root, func(n int) {
+		if n == 0 {
+			write(t, root, csFile, "acpi_pm\n")
+		}
+	})
+	res, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "changed during the experiment (now acpi_pm, was tsc") || len(res.Runs) != 2 || !strings.Contains(res.Stopped, "changed during") {
+		t.Fatalf("%v; %d blocks, stopped %q", err, len(res.Runs), res.Stopped)
+	}
+	if read(t, root, csFile) != "acpi_pm\n" || !res.Restore.Restored {
+		t.Errorf("clocksource %q, restore %+v", read(t, root, csFile), res.Restore)
+	}
+
+	write(t, root, csFile, "tsc\n")
+	state = testutil.TempDir(t)
+	o = treeOptions(root, state, "hpet")
+	for Order(2, 3, o.Seed)[0] != 1 {
+		o.Seed++ // hpet first
+	}
+	fakeProbe(t, root, func(n int) {
+		if n == 0 {
+			write(t, root, csFile, "acpi_pm\n")
+		}
+	})
+	res, err = Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "changed by someone else") || res.Restore.Restored || !strings.Contains(err.Error(), "latlab knob revert --all --root") {
+		t.Fatalf("%v; restore %+v", err, res.Restore)
+	}
+	if read(t, root, csFile) != "acpi_pm\n" {
+		t.Errorf("someone else's value was overwritten: %q", read(t, root, csFile))
+	}
+	j, err := knob.OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if r, open, _ := Unfinished(j); r == nil || len(open) != 1 {
+		t.Errorf("the change left open is not named: %+v %v", r, open)
+	}
+}
