@@ -38,14 +38,22 @@ type Packet struct {
 	// Fragment is set for IP fragments; only the first carries ports.
 	Fragment      bool
 	FirstFragment bool
+	// Reassembled: this fragment completed its datagram, and the
+	// transport fields describe the whole datagram, as Wireshark shows it
+	// in the frame of the fragment that completes it.
+	Reassembled bool
 
 	// Transport: set for TCP and UDP when the header was captured.
 	HasPorts         bool
 	SrcPort, DstPort uint16
 	// TCPHeader is the TCP header with its options (data offset bytes),
 	// set when it was captured whole; tcpflow reads its fields in place.
-	TCPHeader     []byte
-	TCPPayloadLen int  // from the IP length, not the captured bytes
+	TCPHeader []byte
+	// TCPPayloadLen is the payload length the frame reports: from the IP
+	// length, or from the frame's length on the wire when the IP header
+	// claims more than the frame has (as Wireshark sizes tcp.len), never
+	// from the bytes captured.
+	TCPPayloadLen int
 	L4Cut         bool // transport header not (fully) captured
 	L4Malformed   bool
 
@@ -69,9 +77,14 @@ type Decoder struct {
 
 var nofb = gopacket.NilDecodeFeedback
 
-// Decode decodes one frame of the given link type into p.
-func (d *Decoder) Decode(lt layers.LinkType, data []byte, p *Packet) Skip {
+// Decode decodes one frame into p.
+func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 	*p = Packet{}
+	lt, data := rec.LinkType, rec.Data
+	// rep is what the frame reports of itself: its length on the wire.
+	// Every header decoded takes its bytes off it, so a length field that
+	// claims more than the frame has can be capped to what is there.
+	rep := max(rec.OrigLen, len(data))
 	var et layers.EthernetType
 	var rest []byte
 	switch lt {
@@ -131,6 +144,7 @@ func (d *Decoder) Decode(lt layers.LinkType, data []byte, p *Packet) Skip {
 	default:
 		return SkipLinkType
 	}
+	rep -= len(data) - len(rest)
 	// 802.1Q and 802.1ad tags, possibly stacked.
 	for i := 0; i < 4 && (et == layers.EthernetTypeDot1Q || et == layers.EthernetTypeQinQ); i++ {
 		if len(rest) < 4 {
@@ -142,18 +156,20 @@ func (d *Decoder) Decode(lt layers.LinkType, data []byte, p *Packet) Skip {
 		if !p.HasVLAN {
 			p.VLAN, p.HasVLAN = d.vlan.VLANIdentifier, true
 		}
-		et, rest = d.vlan.Type, d.vlan.Payload
+		et, rest, rep = d.vlan.Type, d.vlan.Payload, rep-4
 	}
 	switch et {
 	case layers.EthernetTypeIPv4:
-		return d.decodeIPv4(rest, p)
+		return d.decodeIPv4(rest, rep, p)
 	case layers.EthernetTypeIPv6:
-		return d.decodeIPv6(rest, p)
+		return d.decodeIPv6(rest, rep, p)
 	}
 	return SkipNonIP
 }
 
-func (d *Decoder) decodeIPv4(b []byte, p *Packet) Skip {
+// decodeIPv4 decodes the IPv4 packet b, of which the frame reports rep
+// bytes (len(b) were captured).
+func (d *Decoder) decodeIPv4(b []byte, rep int, p *Packet) Skip {
 	if len(b) < 20 {
 		return SkipSnaplenLink
 	}
@@ -173,7 +189,7 @@ func (d *Decoder) decodeIPv4(b []byte, p *Packet) Skip {
 	p.TOS = d.ip4.TOS
 	p.IPLen = int(d.ip4.Length)
 	if p.IPLen == 0 || binary.BigEndian.Uint16(b[2:4]) == 0 { // TSO: length not filled in
-		p.IPLen = len(b)
+		p.IPLen = rep
 	}
 	p.IP = b
 	if len(p.IP) > p.IPLen {
@@ -186,11 +202,12 @@ func (d *Decoder) decodeIPv4(b []byte, p *Packet) Skip {
 			return SkipNone
 		}
 	}
-	d.decodeL4(d.ip4.Payload, p.IPLen-ihl, p)
+	d.decodeL4(d.ip4.Payload, min(p.IPLen, rep)-ihl, p)
 	return SkipNone
 }
 
-func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
+// decodeIPv6 is decodeIPv4 for IPv6.
+func (d *Decoder) decodeIPv6(b []byte, rep int, p *Packet) Skip {
 	if len(b) < 40 {
 		return SkipSnaplenLink
 	}
@@ -205,7 +222,7 @@ func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
 	p.TOS = d.ip6.TrafficClass
 	p.IPLen = 40 + int(d.ip6.Length)
 	if d.ip6.Length == 0 { // jumbogram or TSO
-		p.IPLen = len(b)
+		p.IPLen = rep
 	}
 	p.IP = b
 	if len(p.IP) > p.IPLen {
@@ -213,7 +230,7 @@ func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
 	}
 	next := d.ip6.NextHeader
 	rest := d.ip6.Payload
-	remaining := p.IPLen - 40 // reported bytes after the fixed header
+	remaining := min(p.IPLen, rep) - 40 // reported bytes after the fixed header
 	if d.ip6.HopByHop != nil {
 		next = d.ip6.HopByHop.NextHeader
 		remaining -= d.ip6.HopByHop.ActualLength
@@ -276,7 +293,7 @@ func (d *Decoder) decodeIPv6(b []byte, p *Packet) Skip {
 }
 
 // decodeL4 decodes TCP or UDP; l4len is the transport length the IP header
-// reports (captured bytes may be fewer).
+// reports, capped to what the frame reports (captured bytes may be fewer).
 func (d *Decoder) decodeL4(b []byte, l4len int, p *Packet) {
 	switch layers.IPProtocol(p.Proto) {
 	case layers.IPProtocolTCP:

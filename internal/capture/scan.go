@@ -232,7 +232,7 @@ func (s *scanner) record(rec *Record) {
 			cp.Comments = append([]string(nil), rec.Comments...)
 		}
 		s.buf = append(s.buf, buffered{rec: cp})
-		if sk := s.dec.Decode(rec.LinkType, rec.Data, &s.pkt); sk == SkipNone {
+		if sk := s.dec.Decode(rec, &s.pkt); sk == SkipNone {
 			s.sampleN++
 			if s.dd.seen(rec.TimeNs, s.pkt.IP) {
 				s.sampleD++
@@ -274,7 +274,7 @@ func (s *scanner) flush() {
 func (s *scanner) process(rec *Record) {
 	st := s.st
 	p := &s.pkt
-	sk := s.dec.Decode(rec.LinkType, rec.Data, p)
+	sk := s.dec.Decode(rec, p)
 	if sk != SkipNone {
 		name := sk.String()
 		if sk == SkipLinkType {
