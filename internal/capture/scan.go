@@ -320,6 +320,18 @@ func linkTypeName(lt layers.LinkType) string {
 		return "null"
 	case layers.LinkTypeLoop:
 		return "loop"
+	case layers.LinkTypePPP, layers.LinkTypePPP_HDLC:
+		return "ppp"
+	case layers.LinkTypePPPEthernet:
+		return "pppoe"
+	case layers.LinkTypeC_HDLC:
+		return "cisco-hdlc"
+	case layers.LinkTypeFDDI:
+		return "fddi"
+	case layers.LinkTypeIEEE802_11:
+		return "802.11"
+	case linkTypeNFLOG:
+		return "nflog"
 	}
 	return "linktype-" + strconv.Itoa(int(lt))
 }
