@@ -82,6 +82,11 @@ type Decoder struct {
 	ip4   layers.IPv4
 	gre   layers.GRE
 	depth int
+	frag  reassembler
+	// lastFrame and now are the frame number and capture time of the
+	// frame being decoded.
+	lastFrame int
+	now       int64
 }
 
 var nofb = gopacket.NilDecodeFeedback
@@ -110,6 +115,17 @@ const (
 func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 	*p = Packet{}
 	d.depth = 0
+	d.frag.next()
+	if rec.Frame != 0 {
+		// A frame read again (Scan decodes the frames it held back to
+		// decide on de-duplication twice) starts the reassembly over, so
+		// that the second reading sees what the first did.
+		if rec.Frame <= d.lastFrame {
+			d.frag.reset()
+		}
+		d.lastFrame = rec.Frame
+	}
+	d.now = rec.TimeNs
 	b := rec.Data
 	// rep is what the frame reports of itself: its length on the wire.
 	// Every header decoded takes its bytes off it, so a length field that
@@ -278,18 +294,37 @@ func (d *Decoder) ipv4(b []byte, rep int, p *Packet) Skip {
 	p.Proto = uint8(d.ip4.Protocol)
 	p.TOS = d.ip4.TOS
 	p.IPLen = ipLen
-	payload, l4 := d.ip4.Payload, min(ipLen, rep)-ihl
-	if d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0 {
+	payload, l4, proto := d.ip4.Payload, min(ipLen, rep)-ihl, d.ip4.Protocol
+	if mf := d.ip4.Flags&layers.IPv4MoreFragments != 0; mf || d.ip4.FragOffset != 0 {
 		p.Fragment = true
 		p.FirstFragment = d.ip4.FragOffset == 0
+		p.Reassembled = false // an outer datagram's, if any, is not this one
+		// Reassembled, as by Wireshark, when the fragment was captured
+		// whole.
+		if ipLen > ihl && len(payload) >= ipLen-ihl {
+			k := fragKey{src: p.Src, dst: p.Dst, id: uint32(d.ip4.Id), proto: p.Proto}
+			if local(p.Src) || local(p.Dst) {
+				// Private addresses repeat across VLANs: Wireshark
+				// (4.0) keys their fragments by VLAN too.
+				k.vlan = p.VLAN
+			}
+			if data, ok := d.frag.add(k, int(d.ip4.FragOffset)*8, payload[:ipLen-ihl], !mf, d.now); ok {
+				p.Reassembled = true
+				d.transport(proto, data, len(data), p)
+				return SkipNone
+			}
+		}
 		if p.FirstFragment {
 			d.decodeL4(payload, l4, p)
 		}
 		return SkipNone
 	}
-	d.transport(d.ip4.Protocol, payload, l4, p)
+	d.transport(proto, payload, l4, p)
 	return SkipNone
 }
+
+// local reports an RFC 1918 private or a link-local IPv4 address.
+func local(a netip.Addr) bool { return a.IsPrivate() || a.IsLinkLocalUnicast() }
 
 // ipv6 is ipv4 for IPv6. Its header is read by hand: gopacket's layer
 // refuses a payload length of 0 without a jumbo option, which Wireshark
@@ -322,6 +357,7 @@ func (d *Decoder) ipv6(b []byte, rep int, p *Packet) Skip {
 		p.Proto = uint8(next)
 		return SkipNone
 	}
+	reassembled := false
 	for range 8 {
 		switch next {
 		case layers.IPProtocolIPv6HopByHop, layers.IPProtocolIPv6Routing, layers.IPProtocolIPv6Destination,
@@ -339,13 +375,28 @@ func (d *Decoder) ipv6(b []byte, rep int, p *Packet) Skip {
 			if len(rest) < 8 {
 				return cut()
 			}
-			off := binary.BigEndian.Uint16(rest[2:4])
+			off, id := binary.BigEndian.Uint16(rest[2:4]), binary.BigEndian.Uint32(rest[4:8])
 			next, rest, remaining = layers.IPProtocol(rest[0]), rest[8:], remaining-8
 			if off>>3 == 0 && off&1 == 0 { // atomic fragment: the whole packet
 				continue
 			}
+			if reassembled { // a fragment header in the reassembled payload
+				p.Proto, p.L4Malformed = uint8(layers.IPProtocolIPv6Fragment), true
+				return SkipNone
+			}
 			p.Fragment = true
 			p.FirstFragment = off>>3 == 0
+			p.Reassembled = false // an outer datagram's, if any, is not this one
+			if remaining > 0 && ipLen <= rep && len(rest) >= remaining {
+				k := fragKey{src: p.Src, dst: p.Dst, id: id, v6: true}
+				if data, ok := d.frag.add(k, int(off>>3)*8, rest[:remaining], off&1 == 0, d.now); ok {
+					// The headers after the fragment header are in the
+					// reassembled payload.
+					p.Reassembled, reassembled = true, true
+					rest, remaining = data, len(data)
+					continue
+				}
+			}
 			p.Proto = uint8(next)
 			if p.FirstFragment {
 				d.decodeL4(rest, remaining, p)

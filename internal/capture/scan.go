@@ -66,8 +66,10 @@ type Stats struct {
 	Skipped     map[string]int `json:"skipped,omitempty"`
 	LinkTypes   map[string]int `json:"link_types"`
 	Fragments   int            `json:"ip_fragments,omitempty"`
-	SnaplenCut  int            `json:"snaplen_cut,omitempty"`   // frames captured shorter than on the wire
-	L4Cut       int            `json:"transport_cut,omitempty"` // transport header not fully captured
+	Reassembled int            `json:"ip_reassembled,omitempty"`          // datagrams reassembled from fragments
+	Incomplete  int            `json:"ip_fragments_incomplete,omitempty"` // datagrams with fragments missing
+	SnaplenCut  int            `json:"snaplen_cut,omitempty"`             // frames captured shorter than on the wire
+	L4Cut       int            `json:"transport_cut,omitempty"`           // transport header not fully captured
 	L4Malformed int            `json:"transport_malformed,omitempty"`
 	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
@@ -96,7 +98,8 @@ func (s *Stats) Notes() []string {
 		n = append(n, fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k))
 	}
 	if s.Fragments > 0 {
-		n = append(n, fmt.Sprintf("%d IP fragments: counted in the flow tables, not reassembled (non-first fragments carry no ports)", s.Fragments))
+		n = append(n, fmt.Sprintf("%d IP fragments: %d datagrams reassembled (analysed in the frame of the fragment that completes each), %d incomplete (fragments not captured, or beyond the reassembly limits)",
+			s.Fragments, s.Reassembled, s.Incomplete))
 	}
 	if s.SnaplenCut > 0 {
 		n = append(n, fmt.Sprintf("%d frames cut by the snap length: lengths are taken from the IP header", s.SnaplenCut))
@@ -170,6 +173,7 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 		s.record(&rec)
 	}
 	s.flush()
+	st.Incomplete = s.dec.frag.incomplete()
 	st.FileBytes = rd.Pos()
 	return st, nil
 }
@@ -292,6 +296,9 @@ func (s *scanner) process(rec *Record) {
 	st.IPPackets++
 	if p.Fragment {
 		st.Fragments++
+	}
+	if p.Reassembled {
+		st.Reassembled++
 	}
 	if p.L4Cut {
 		st.L4Cut++

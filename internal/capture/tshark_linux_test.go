@@ -329,3 +329,9 @@ func TestEncapCorpusMatchesTshark(t *testing.T) {
 	}
 	checkTshark(t, files...)
 }
+
+// Fragmented datagrams, reassembled where tshark reassembles them.
+func TestReassemblyMatchesTshark(t *testing.T) {
+	frames, _ := fragFrames(t)
+	checkTshark(t, named{"fragments", pcapOf(layers.LinkTypeEthernet, frames...)})
+}
