@@ -79,7 +79,6 @@ const maxDepth = 8
 // concurrent use, and a Packet is valid until the next Decode.
 type Decoder struct {
 	loop  layers.Loopback
-	ip4   layers.IPv4
 	gre   layers.GRE
 	depth int
 	frag  reassembler
@@ -93,22 +92,26 @@ var nofb = gopacket.NilDecodeFeedback
 
 // EtherTypes and link types decoded beyond what gopacket names.
 const (
-	etherTypeIPv4     = 0x0800
-	etherTypeIPv6     = 0x86dd
-	etherTypeVLAN     = 0x8100
-	etherTypeQinQ     = 0x88a8
-	etherTypeQinQOld  = 0x9100 // pre-802.1ad stacked tags, still common
-	etherTypeMPLS     = 0x8847
-	etherTypeMPLSMc   = 0x8848
-	etherTypePPPoES   = 0x8864
-	etherTypeTEB      = 0x6558 // transparent Ethernet bridging (GRE, Geneve)
-	etherTypeNSH      = 0x894f
-	etherTypeCMD      = 0x8909 // Cisco MetaData
-	linkTypeNFLOG     = 239
-	linkTypeRawOpen   = 12 // LINKTYPE_RAW's DLT value on OpenBSD
-	linkTypeRawBSDOS  = 14 // and on BSD/OS
-	sllProtoLLC       = 0x0004
-	minEtherTypeValue = 0x0600 // smaller: an 802.3 length, LLC follows
+	etherTypeIPv4       = 0x0800
+	etherTypeIPv6       = 0x86dd
+	etherTypeVLAN       = 0x8100
+	etherTypeQinQ       = 0x88a8
+	etherTypeQinQOld    = 0x9100 // pre-802.1ad stacked tags, still common
+	etherTypeMPLS       = 0x8847
+	etherTypeMPLSMc     = 0x8848
+	etherTypePPPoES     = 0x8864
+	etherTypeTEB        = 0x6558 // transparent Ethernet bridging (GRE, Geneve)
+	etherTypeNSH        = 0x894f
+	etherTypeCMD        = 0x8909 // Cisco MetaData
+	linkTypeNFLOG       = 239
+	linkTypeIPNET       = 226 // Solaris ipnet
+	linkTypeIPoIB       = 242 // IP over InfiniBand
+	etherTypeMACsec     = 0x88e5
+	etherTypeFabricPath = 0x8903 // Cisco FabricPath: a 2-byte tag, then the frame
+	linkTypeRawOpen     = 12     // LINKTYPE_RAW's DLT value on OpenBSD
+	linkTypeRawBSDOS    = 14     // and on BSD/OS
+	sllProtoLLC         = 0x0004
+	minEtherTypeValue   = 0x0600 // smaller: an 802.3 length, LLC follows
 )
 
 // Decode decodes one frame into p.
@@ -175,6 +178,16 @@ func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 		return d.wlan(b, rep, p)
 	case linkTypeNFLOG:
 		return d.nflog(b, rep, p)
+	case layers.LinkTypeIEEE80211Radio:
+		return d.radiotap(b, rep, p)
+	case linkTypeIPNET:
+		return d.ipnet(b, rep, p)
+	case linkTypeIPoIB:
+		// A 40-byte pseudo-header (the GRH), then the type and 2 reserved bytes.
+		if len(b) < 44 {
+			return SkipSnaplenLink
+		}
+		return d.etherType(binary.BigEndian.Uint16(b[40:42]), b[44:], rep-44, p)
 	}
 	return SkipLinkType
 }
@@ -231,6 +244,13 @@ func (d *Decoder) etherType(et uint16, b []byte, rep int, p *Packet) Skip {
 		return d.ether(b, rep, p)
 	case etherTypeNSH:
 		return d.nsh(b, rep, p)
+	case etherTypeFabricPath:
+		// Wireshark takes the frame inside to end with its own FCS.
+		p.Encap |= EncapEthernet
+		if len(b) < 2 {
+			return SkipSnaplenLink
+		}
+		return d.ether(b[2:], rep-6, p)
 	case etherTypeCMD:
 		// Cisco MetaData: the EtherType of what follows, then version,
 		// length, options and a security group tag.
@@ -266,9 +286,15 @@ func (d *Decoder) ipByVersion(b []byte, rep int, p *Packet) Skip {
 	return SkipNonIP
 }
 
-// ipv4 decodes the IPv4 packet b, of which the frame reports rep bytes
-// (len(b) were captured).
+// ipv4 decodes the IP packet b, of which the frame reports rep bytes
+// (len(b) were captured). What announces IPv4 announces "IP" to
+// Wireshark, which reads an IPv6 header there too: so does ipv4. The
+// header is read by hand, with Wireshark's checks: gopacket's layer also
+// refuses malformed options, which Wireshark reports and reads past.
 func (d *Decoder) ipv4(b []byte, rep int, p *Packet) Skip {
+	if len(b) > 0 && b[0]>>4 == 6 {
+		return d.ipv6(b, rep, p)
+	}
 	if len(b) < 20 {
 		return SkipSnaplenLink
 	}
@@ -276,39 +302,41 @@ func (d *Decoder) ipv4(b []byte, rep int, p *Packet) Skip {
 		return SkipMalformed
 	}
 	ihl := int(b[0]&0x0f) * 4
-	if len(b) < ihl {
-		return SkipSnaplenLink
+	ipLen := int(binary.BigEndian.Uint16(b[2:4]))
+	if ipLen == 0 { // TSO: length not filled in
+		ipLen = rep
 	}
-	if err := d.ip4.DecodeFromBytes(b, nofb); err != nil {
+	if ihl < 20 || ipLen < ihl {
 		return SkipMalformed
 	}
-	ipLen := int(d.ip4.Length)
-	if binary.BigEndian.Uint16(b[2:4]) == 0 { // TSO: length not filled in
-		ipLen = rep
+	if len(b) < ihl {
+		return SkipSnaplenLink
 	}
 	if p.IP == nil {
 		p.IP = b[:min(len(b), ipLen)]
 	}
 	p.Src = netip.AddrFrom4([4]byte(b[12:16]))
 	p.Dst = netip.AddrFrom4([4]byte(b[16:20]))
-	p.Proto = uint8(d.ip4.Protocol)
-	p.TOS = d.ip4.TOS
+	p.Proto = b[9]
+	p.TOS = b[1]
 	p.IPLen = ipLen
-	payload, l4, proto := d.ip4.Payload, min(ipLen, rep)-ihl, d.ip4.Protocol
-	if mf := d.ip4.Flags&layers.IPv4MoreFragments != 0; mf || d.ip4.FragOffset != 0 {
+	proto := layers.IPProtocol(b[9])
+	payload, l4 := b[ihl:min(len(b), ipLen)], min(ipLen, rep)-ihl
+	frag := binary.BigEndian.Uint16(b[6:8])
+	if mf, off := frag&0x2000 != 0, int(frag&0x1fff)*8; mf || off != 0 {
 		p.Fragment = true
-		p.FirstFragment = d.ip4.FragOffset == 0
+		p.FirstFragment = off == 0
 		p.Reassembled = false // an outer datagram's, if any, is not this one
 		// Reassembled, as by Wireshark, when the fragment was captured
 		// whole.
 		if ipLen > ihl && len(payload) >= ipLen-ihl {
-			k := fragKey{src: p.Src, dst: p.Dst, id: uint32(d.ip4.Id), proto: p.Proto}
+			k := fragKey{src: p.Src, dst: p.Dst, id: uint32(binary.BigEndian.Uint16(b[4:6])), proto: p.Proto}
 			if local(p.Src) || local(p.Dst) {
 				// Private addresses repeat across VLANs: Wireshark
 				// (4.0) keys their fragments by VLAN too.
 				k.vlan = p.VLAN
 			}
-			if data, ok := d.frag.add(k, int(d.ip4.FragOffset)*8, payload[:ipLen-ihl], !mf, d.now); ok {
+			if data, ok := d.frag.add(k, off, payload, !mf, d.now); ok {
 				p.Reassembled = true
 				d.transport(proto, data, len(data), p)
 				return SkipNone
@@ -361,7 +389,7 @@ func (d *Decoder) ipv6(b []byte, rep int, p *Packet) Skip {
 	for range 8 {
 		switch next {
 		case layers.IPProtocolIPv6HopByHop, layers.IPProtocolIPv6Routing, layers.IPProtocolIPv6Destination,
-			135, 139, 140: // mobility, HIP, shim6: same TLV length layout
+			140: // shim6: same length layout; Wireshark reads past it, not past mobility (135) or HIP (139)
 			if len(rest) < 2 {
 				return cut()
 			}
@@ -460,6 +488,10 @@ func (d *Decoder) transport(proto layers.IPProtocol, b []byte, l4len int, p *Pac
 		t = tunnelIPIP
 	case layers.IPProtocolGRE:
 		t = tunnelGRE
+	case ipProtoEthernet:
+		t = tunnelEthernet
+	case ipProtoPIM:
+		t = tunnelPIM
 	case layers.IPProtocolUDP:
 		if !p.HasPorts || len(b) < 8 {
 			return

@@ -118,6 +118,10 @@ func encapCases(t testing.TB) []encapCase {
 		{"6in4", eth, ethf(etherTypeIPv4, outer4(t, layers.IPProtocolIPv6, in6)), s6, d6, 60, EncapIPinIP},
 		{"4in6", eth, ethf(etherTypeIPv6, outer6(t, layers.IPProtocolIPv4, in4)), s4, d4, 100, EncapIPinIP},
 		{"6in6", eth, ethf(etherTypeIPv6, outer6(t, layers.IPProtocolIPv6, in6)), s6, d6, 60, EncapIPinIP},
+		// What announces IPv4 announces "IP" to Wireshark: IPv6 too.
+		{"ipv6-as-ipv4", eth, ethf(etherTypeIPv4, in6), s6, d6, 60, 0},
+		{"ipv6-in-proto-4", eth, ethf(etherTypeIPv4, outer4(t, layers.IPProtocolIPv4, in6)), s6, d6, 60, EncapIPinIP},
+		{"gre-ipv6-as-ipv4", eth, ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, etherTypeIPv4), in6))), s6, d6, 60, EncapGRE},
 		{"gre", eth, ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(greK|greS, etherTypeIPv4, be32(7), be32(1)), in4))), s4, d4, 100, EncapGRE},
 		{"gre-ipv6", eth, ethf(etherTypeIPv6, outer6(t, layers.IPProtocolGRE, cat(gre(0, etherTypeIPv6), in6))), s6, d6, 60, EncapGRE},
 		{"gre-checksum", eth, ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0x8000, etherTypeIPv4, be32(0)), in4))), s4, d4, 100, EncapGRE},
@@ -168,6 +172,9 @@ func encapCases(t testing.TB) []encapCase {
 			b[24], b[25] = 0, 0
 			return b
 		}()), o4s, o4d, -1, 0},
+		{"ethernet-in-ipv6", eth, ethf(etherTypeIPv6, outer6(t, layers.IPProtocolIPv6Routing, cat([]byte{ipProtoEthernet, 2, 4, 1, 0, 0, 0, 0}, make([]byte, 16), e4))), s4, d4, 100, EncapEthernet},
+		{"pim-register", eth, ethf(etherTypeIPv4, outer4(t, ipProtoPIM, cat([]byte{0x21, 0, 0, 0}, be32(0), in4))), s4, d4, 100, EncapPIM},
+		{"fabricpath", eth, ethf(etherTypeFabricPath, cat([]byte{0, 0}, e4, make([]byte, 4))), s4, d4, 100, EncapEthernet},
 		{"ppp", layers.LinkTypePPP, cat([]byte{0xff, 0x03}, be16(pppIPv4), in4), s4, d4, 100, EncapPPP},
 		{"ppp-acfc", layers.LinkTypePPP, cat(be16(pppIPv4), in4), s4, d4, 100, EncapPPP},
 		{"ppp-ipv6", layers.LinkTypePPP, cat([]byte{0xff, 0x03}, be16(pppIPv6), in6), s6, d6, 60, EncapPPP},
@@ -179,6 +186,12 @@ func encapCases(t testing.TB) []encapCase {
 		{"802.11", layers.LinkTypeIEEE802_11, cat(wlanQoS(false, etherTypeIPv4), in4), s4, d4, 100, EncapWLAN | EncapLLC},
 		{"802.11-wds", layers.LinkTypeIEEE802_11, cat([]byte{0x08, 0x03, 0, 0}, make([]byte, 26), snap(etherTypeIPv6), in6), s6, d6, 60, EncapWLAN | EncapLLC},
 		{"nflog", linkTypeNFLOG, nflog, s4, d4, 100, 0},
+		{"radiotap", layers.LinkTypeIEEE80211Radio, cat([]byte{0, 0}, binary.LittleEndian.AppendUint16(nil, 8), be32(0), wlanQoS(false, etherTypeIPv4), in4), s4, d4, 100, EncapWLAN | EncapLLC},
+		// TSFT and flags (FCS at the end, header padded to 4 bytes).
+		{"radiotap-datapad", layers.LinkTypeIEEE80211Radio, cat([]byte{0, 0}, binary.LittleEndian.AppendUint16(nil, 24), binary.LittleEndian.AppendUint32(nil, 3), make([]byte, 8), []byte{0x30}, make([]byte, 7), wlanQoS(false, 0)[:26], []byte{0, 0}, snap(etherTypeIPv4), in4, make([]byte, 4)), s4, d4, 100, EncapWLAN | EncapLLC},
+		{"ipnet", linkTypeIPNET, cat([]byte{1, 26, 0, 0}, be32(uint32(len(in6))), make([]byte, 16), in6), s6, d6, 60, 0},
+		{"ipnet-ipv4", linkTypeIPNET, cat([]byte{1, 2, 0, 0}, be32(uint32(len(in4))), make([]byte, 16), in4), s4, d4, 100, 0},
+		{"ipoib", linkTypeIPoIB, cat(make([]byte, 40), be16(etherTypeIPv4), []byte{0, 0}, in4), s4, d4, 100, 0},
 		{"raw", layers.LinkTypeRaw, in6, s6, d6, 60, 0},
 		{"raw-ipv4", layers.LinkTypeIPv4, in4, s4, d4, 100, 0},
 		{"raw-ipv6", layers.LinkTypeIPv6, in6, s6, d6, 60, 0},
@@ -206,25 +219,46 @@ func TestEncapsulations(t *testing.T) {
 	}
 }
 
+// fallbackCases: tunnels whose inner packet Wireshark does not decode
+// (Ethernet frames).
+func fallbackCases(t testing.TB) map[string][]byte {
+	return map[string][]byte{
+		"vxlan-arp":              ethf(etherTypeIPv4, udp4(t, 50000, 4789, cat(vxlanHdr(), ethf(0x0806, make([]byte, 28))))),
+		"vxlan-cut":              ethf(etherTypeIPv4, udp4(t, 50000, 4789, cat(vxlanHdr(), []byte{2, 0, 0}))),
+		"gre-unknown":            ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, 0x1234), make([]byte, 20)))),
+		"gtp-signalling":         ethf(etherTypeIPv4, udp4(t, 2123, 2123, cat([]byte{0x32, 0x10}, be16(4), be32(0), make([]byte, 4)))),
+		"gtp-not-ip":             ethf(etherTypeIPv4, udp4(t, 2152, 2152, cat([]byte{0x30, 0xff}, be16(4), be32(0), []byte{0x7e, 0, 0, 0}))),
+		"6in4-carrying-ipv4":     ethf(etherTypeIPv4, outer4(t, layers.IPProtocolIPv6, inner4(t))),
+		"gre-ipv6-carrying-ipv4": ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, etherTypeIPv6), inner4(t)))),
+		"wlan-protected":         ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, greAruba), []byte{0x88, 0x41}, make([]byte, 40)))),
+		"teredo-not-ipv6":        ethf(etherTypeIPv4, udp4(t, 3544, 40000, make([]byte, 40))),
+		"erspan-version-15":      ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(greS, greERSPAN, be32(5)), []byte{0xf0}, make([]byte, 40)))),
+	}
+}
+
 // A tunnel whose inner packet does not decode leaves the outer packet.
 func TestTunnelFallsBackToOuter(t *testing.T) {
-	cases := map[string][]byte{
-		"vxlan-arp":         ethf(etherTypeIPv4, udp4(t, 50000, 4789, cat(vxlanHdr(), ethf(0x0806, make([]byte, 28))))),
-		"vxlan-cut":         ethf(etherTypeIPv4, udp4(t, 50000, 4789, cat(vxlanHdr(), []byte{2, 0, 0}))),
-		"gre-unknown":       ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, 0x1234), make([]byte, 20)))),
-		"gtp-signalling":    ethf(etherTypeIPv4, udp4(t, 2123, 2123, cat([]byte{0x32, 0x10}, be16(4), be32(0), make([]byte, 4)))),
-		"gtp-not-ip":        ethf(etherTypeIPv4, udp4(t, 2152, 2152, cat([]byte{0x30, 0xff}, be16(4), be32(0), []byte{0x7e, 0, 0, 0}))),
-		"ipip-bad-version":  ethf(etherTypeIPv4, outer4(t, layers.IPProtocolIPv4, inner6(t))),
-		"wlan-protected":    ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(0, greAruba), []byte{0x88, 0x41}, make([]byte, 40)))),
-		"teredo-not-ipv6":   ethf(etherTypeIPv4, udp4(t, 3544, 40000, make([]byte, 40))),
-		"erspan-version-15": ethf(etherTypeIPv4, outer4(t, layers.IPProtocolGRE, cat(gre(greS, greERSPAN, be32(5)), []byte{0xf0}, make([]byte, 40)))),
-	}
-	for name, frame := range cases {
+	for name, frame := range fallbackCases(t) {
 		var d Decoder
 		var p Packet
 		rec := Record{LinkType: layers.LinkTypeEthernet, Data: frame, OrigLen: len(frame)}
 		if sk := d.Decode(&rec, &p); sk != SkipNone || p.Src.String() != "192.0.2.1" || p.Encap != 0 || p.TCPHeader != nil {
 			t.Errorf("%s: %v, %v > %v, encapsulations %q; want the outer packet", name, sk, p.Src, p.Dst, p.Encap)
+		}
+	}
+}
+
+// Wireshark reads no header past IPv6's mobility header (it carries none)
+// nor past HIP's; it does past shim6's.
+func TestIPv6TerminalHeaders(t *testing.T) {
+	udp := serialize(t, ip4("10.0.0.1", "10.0.0.2", layers.IPProtocolUDP), &layers.UDP{SrcPort: 1, DstPort: 2})[20:]
+	for next, want := range map[layers.IPProtocol]uint8{135: 135, 139: 139, 140: 17} {
+		frame := ethf(etherTypeIPv6, outer6(t, next, cat([]byte{17, 0, 0, 0, 0, 0, 0, 0}, udp)))
+		var d Decoder
+		var p Packet
+		rec := Record{LinkType: layers.LinkTypeEthernet, Data: frame, OrigLen: len(frame)}
+		if sk := d.Decode(&rec, &p); sk != SkipNone || p.Proto != want || p.HasPorts != (want == 17) {
+			t.Errorf("next header %d: %v, protocol %d, ports %v; want protocol %d", next, sk, p.Proto, p.HasPorts, want)
 		}
 	}
 }

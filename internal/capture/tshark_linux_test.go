@@ -309,6 +309,11 @@ func TestEncapsulationsMatchTshark(t *testing.T) {
 	for lt, file := range encapFiles(t) {
 		files = append(files, named{fmt.Sprintf("linktype-%d", lt), file})
 	}
+	var fallback []frame
+	for _, f := range fallbackCases(t) {
+		fallback = append(fallback, whole(f))
+	}
+	files = append(files, named{"fallback", pcapOf(layers.LinkTypeEthernet, fallback...)})
 	checkTshark(t, append(files, named{"tunnel-flows", tunnelFlowFile(t)})...)
 }
 

@@ -8,30 +8,33 @@ import (
 )
 
 // Encap is a set of encapsulations a frame's IP packet was found in.
-type Encap uint16
+type Encap uint32
 
 // Encapsulations latlab decodes. VLAN tags are not among them: they are
 // reported in Packet.VLAN.
 const (
-	EncapIPinIP Encap = 1 << iota // IPv4 or IPv6 in IPv4 or IPv6 (4in4, 6in4, 4in6, 6in6)
-	EncapGRE                      // GRE over IP, or over UDP (port 4754)
-	EncapERSPAN                   // ERSPAN type I, II or III, in GRE
-	EncapVXLAN                    // VXLAN (UDP 4789) or VXLAN-GPE (UDP 4790)
-	EncapGeneve                   // Geneve (UDP 6081)
-	EncapGTPU                     // GTP user data (UDP 2152; 2123 and 3386 too)
-	EncapMPLS                     // an MPLS label stack
-	EncapPPPoE                    // a PPPoE session
-	EncapPPP                      // PPP (link type, PPPoE, PPTP's GRE)
-	EncapLLC                      // 802.2 LLC, with or without SNAP
-	EncapWLAN                     // 802.11 data frames (link type 105, Aruba's GRE)
-	EncapNSH                      // a network service header (RFC 8300)
-	EncapTeredo                   // Teredo (UDP 3544)
-	EncapAYIYA                    // AYIYA (UDP 5072)
-	EncapCMD                      // Cisco MetaData
+	EncapIPinIP   Encap = 1 << iota // IPv4 or IPv6 in IPv4 or IPv6 (4in4, 6in4, 4in6, 6in6)
+	EncapGRE                        // GRE over IP, or over UDP (port 4754)
+	EncapERSPAN                     // ERSPAN type I, II or III, in GRE
+	EncapVXLAN                      // VXLAN (UDP 4789) or VXLAN-GPE (UDP 4790)
+	EncapGeneve                     // Geneve (UDP 6081)
+	EncapGTPU                       // GTP user data (UDP 2152; 2123 and 3386 too)
+	EncapMPLS                       // an MPLS label stack
+	EncapPPPoE                      // a PPPoE session
+	EncapPPP                        // PPP (link type, PPPoE, PPTP's GRE)
+	EncapLLC                        // 802.2 LLC, with or without SNAP
+	EncapWLAN                       // 802.11 data frames (link type 105, Aruba's GRE)
+	EncapNSH                        // a network service header (RFC 8300)
+	EncapTeredo                     // Teredo (UDP 3544)
+	EncapAYIYA                      // AYIYA (UDP 5072)
+	EncapCMD                        // Cisco MetaData
+	EncapMACsec                     // MACsec (802.1AE) with integrity only, not encrypted
+	EncapPIM                        // a PIM register
+	EncapEthernet                   // Ethernet in IP (protocol 143), Cisco FabricPath
 )
 
 var encapNames = [...]string{"ip-in-ip", "gre", "erspan", "vxlan", "geneve", "gtp-u", "mpls", "pppoe", "ppp", "llc", "802.11",
-	"nsh", "teredo", "ayiya", "cmd"}
+	"nsh", "teredo", "ayiya", "cmd", "pim", "ethernet"}
 
 // String lists the encapsulations, e.g. "gre+erspan".
 func (e Encap) String() string {
@@ -59,6 +62,14 @@ const (
 	tunnelMPLSUDP
 	tunnelTeredo
 	tunnelAYIYA
+	tunnelEthernet
+	tunnelPIM
+)
+
+// IP protocols that carry a packet.
+const (
+	ipProtoEthernet = 143 // RFC 8986 (segment routing over IPv6)
+	ipProtoPIM      = 103 // a PIM register carries a multicast packet
 )
 
 // udpPortTunnel is the tunnel Wireshark decodes on a UDP port by default.
@@ -126,6 +137,11 @@ func (d *Decoder) tunnel(t tunnel, proto layers.IPProtocol, b []byte, rep int, p
 		sk = d.teredo(b, rep, p)
 	case tunnelAYIYA:
 		sk = d.ayiya(b, rep, p)
+	case tunnelEthernet:
+		p.Encap |= EncapEthernet
+		sk = d.ether(b, rep, p)
+	case tunnelPIM:
+		sk = d.pimRegister(b, rep, p)
 	}
 	if sk != SkipNone {
 		*p = saved
@@ -512,7 +528,10 @@ func (d *Decoder) fddi(b []byte, rep int, p *Packet) Skip {
 // wlan decodes an 802.11 data frame without FCS, as Wireshark reads link
 // type 105 and Aruba's GRE, down to its LLC header. Encrypted frames are
 // not decoded; of an A-MSDU (several packets in one frame) only the first.
-func (d *Decoder) wlan(b []byte, rep int, p *Packet) Skip {
+func (d *Decoder) wlan(b []byte, rep int, p *Packet) Skip { return d.wlanFrame(b, rep, p, false) }
+
+// wlanFrame is wlan; pad: the header is padded to a multiple of 4 bytes.
+func (d *Decoder) wlanFrame(b []byte, rep int, p *Packet, pad bool) Skip {
 	p.Encap |= EncapWLAN
 	if len(b) < 24 {
 		return SkipSnaplenLink
@@ -542,6 +561,9 @@ func (d *Decoder) wlan(b []byte, rep int, p *Packet) Skip {
 		if fc1&0x80 != 0 { // +HTC: an HT control field
 			hl += 4
 		}
+	}
+	if pad {
+		hl = (hl + 3) &^ 3
 	}
 	if len(b) < hl {
 		return SkipSnaplenLink
@@ -596,4 +618,75 @@ func (d *Decoder) nflog(b []byte, rep int, p *Packet) Skip {
 		}
 		off += (n + 3) &^ 3
 	}
+}
+
+// pimRegister decodes a PIM register message (RFC 7761): the multicast
+// packet a router tunnels to the rendezvous point.
+func (d *Decoder) pimRegister(b []byte, rep int, p *Packet) Skip {
+	p.Encap |= EncapPIM
+	if len(b) < 9 {
+		return SkipSnaplenLink
+	}
+	if b[0] != 0x21 { // version 2, type 1 (register)
+		return SkipNonIP
+	}
+	return d.ipByVersion(b[8:], rep-8, p)
+}
+
+// radiotap decodes a radiotap header (link type 127) and the 802.11
+// frame after it. Its flags field says whether the 802.11 header is padded
+// to a multiple of 4 bytes.
+func (d *Decoder) radiotap(b []byte, rep int, p *Packet) Skip {
+	if len(b) < 8 {
+		return SkipSnaplenLink
+	}
+	hl := int(binary.LittleEndian.Uint16(b[2:4]))
+	if hl < 8 {
+		return SkipMalformed
+	}
+	if len(b) < hl {
+		return SkipSnaplenLink
+	}
+	present := binary.LittleEndian.Uint32(b[4:8])
+	off := 8
+	for w := present; w&(1<<31) != 0; off += 4 { // more present words
+		if off+4 > hl {
+			return SkipMalformed
+		}
+		w = binary.LittleEndian.Uint32(b[off:])
+	}
+	pad := false
+	if present&2 != 0 { // the flags field, after the TSFT's 8 aligned bytes
+		if present&1 != 0 {
+			off = (off+7)&^7 + 8
+		}
+		if off >= hl {
+			return SkipMalformed
+		}
+		pad = b[off]&0x20 != 0
+	}
+	return d.wlanFrame(b[hl:], rep-hl, p, pad)
+}
+
+// ipnet decodes Solaris ipnet (link type 226): a 24-byte header with the
+// address family and the length of the packet after it.
+func (d *Decoder) ipnet(b []byte, rep int, p *Packet) Skip {
+	if len(b) < 24 {
+		return SkipSnaplenLink
+	}
+	family, n := b[1], binary.BigEndian.Uint32(b[4:8])
+	b, rep = b[24:], rep-24
+	if uint64(rep) > uint64(n) {
+		rep = int(n)
+	}
+	if len(b) > rep {
+		b = b[:rep]
+	}
+	switch family {
+	case 2:
+		return d.ipv4(b, rep, p)
+	case 26:
+		return d.ipv6(b, rep, p)
+	}
+	return SkipNonIP
 }
