@@ -2,7 +2,9 @@ package capture
 
 import (
 	"bytes"
+	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"encoding/binary"
@@ -303,4 +305,40 @@ func TestReassemblerLimits(t *testing.T) {
 			t.Errorf("queue of %d for %d datagrams in progress, %d incomplete", len(r.queue)-r.head, len(r.m), r.incomplete())
 		}
 	})
+}
+
+// FuzzScanFragments scans whole captures of fragments and tunnels, so
+// that the reassembly sees sequences of frames.
+func FuzzScanFragments(f *testing.F) {
+	frames, _ := fragFrames(f)
+	f.Add(pcapOf(layers.LinkTypeEthernet, frames...))
+	for _, file := range encapFiles(f) {
+		f.Add(file)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := Scan(bytes.NewReader(b), ScanOptions{Dedup: DedupOff}, func(rec *Record, p *Packet) {
+			if p.Reassembled && !p.Fragment {
+				t.Fatalf("frame %d: reassembled but not a fragment", rec.Frame)
+			}
+		})
+		if err == nil && (st.Reassembled > st.Fragments || st.Incomplete < 0) {
+			t.Fatalf("%d reassembled of %d fragments, %d incomplete", st.Reassembled, st.Fragments, st.Incomplete)
+		}
+	})
+}
+
+// The notes say what was reassembled and what was not.
+func TestReassemblyNotes(t *testing.T) {
+	frames, want := fragFrames(t)
+	st, err := Scan(bytes.NewReader(pcapOf(layers.LinkTypeEthernet, frames...)), ScanOptions{Dedup: DedupOff}, func(*Record, *Packet) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Incomplete: the lone fragment's datagram, the private-address one
+	// split over three VLANs (three datagrams), and the one whose first
+	// fragment was cut by the snap length.
+	note := fmt.Sprintf("%d IP fragments: %d datagrams reassembled, each in the frame of the fragment that completes it; %d incomplete", len(frames), len(want), st.Incomplete)
+	if st.Reassembled != len(want) || st.Incomplete != 5 || !strings.Contains(strings.Join(st.Notes(), "\n"), note) {
+		t.Errorf("reassembled %d, incomplete %d, notes %q", st.Reassembled, st.Incomplete, st.Notes())
+	}
 }

@@ -98,7 +98,7 @@ func (s *Stats) Notes() []string {
 		n = append(n, fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k))
 	}
 	if s.Fragments > 0 {
-		n = append(n, fmt.Sprintf("%d IP fragments: %d datagrams reassembled (analysed in the frame of the fragment that completes each), %d incomplete (fragments not captured, or beyond the reassembly limits)",
+		n = append(n, fmt.Sprintf("%d IP fragments: %d datagrams reassembled, each in the frame of the fragment that completes it; %d incomplete",
 			s.Fragments, s.Reassembled, s.Incomplete))
 	}
 	if s.SnaplenCut > 0 {
@@ -339,6 +339,12 @@ func linkTypeName(lt layers.LinkType) string {
 		return "802.11"
 	case linkTypeNFLOG:
 		return "nflog"
+	case layers.LinkTypeIEEE80211Radio:
+		return "radiotap"
+	case linkTypeIPNET:
+		return "ipnet"
+	case linkTypeIPoIB:
+		return "ipoib"
 	}
 	return "linktype-" + strconv.Itoa(int(lt))
 }
