@@ -22,6 +22,10 @@ const (
 	// maxDatagram is the largest datagram payload an IP header can
 	// describe (IPv4's 16-bit length; IPv6's fragmentable part).
 	maxDatagram = 65535
+	// maxHoles bounds the separate ranges a datagram may be received in
+	// (each new one costs a pass over the others): real datagrams have a
+	// few, a hostile capture could send thousands of 8-byte pieces.
+	maxHoles = 256
 )
 
 // fragKey identifies a datagram's fragments as Wireshark does: the
@@ -154,6 +158,11 @@ func (r *reassembler) add(k fragKey, off int, data []byte, last bool, now int64)
 		copy(dg.buf[pos:end], data[pos-off:])
 	}
 	dg.have = mergeSpan(dg.have, span{off, end})
+	if len(dg.have) > maxHoles {
+		r.remove(dg)
+		r.recycle(dg)
+		return nil, false
+	}
 	if last && dg.total < 0 {
 		dg.total = end
 	}

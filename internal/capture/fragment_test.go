@@ -291,6 +291,15 @@ func TestReassemblerLimits(t *testing.T) {
 			t.Error("a fragment beyond 65535 bytes was kept")
 		}
 	})
+	t.Run("holes", func(t *testing.T) {
+		var r reassembler
+		for i := range maxHoles + 1 {
+			r.add(key(1), 16*i, chunk, false, 0)
+		}
+		if len(r.m) != 0 || r.bytes != 0 || r.incomplete() != 1 {
+			t.Errorf("a datagram in %d pieces kept: %d datagrams, %d bytes", maxHoles+1, len(r.m), r.bytes)
+		}
+	})
 	t.Run("queue", func(t *testing.T) {
 		// One datagram that never completes, and many that do: the queue
 		// of datagrams in progress stays small.
