@@ -350,3 +350,18 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode: one frame of each encapsulation and link type.
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range encapCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			var d Decoder
+			var p Packet
+			rec := Record{LinkType: c.lt, Data: c.frame, OrigLen: len(c.frame)}
+			b.ReportAllocs()
+			for b.Loop() {
+				d.Decode(&rec, &p)
+			}
+		})
+	}
+}
