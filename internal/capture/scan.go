@@ -73,9 +73,11 @@ type Stats struct {
 	Skipped     map[string]int `json:"skipped,omitempty"`
 	LinkTypes   map[string]int `json:"link_types"`
 	Fragments   int            `json:"ip_fragments,omitempty"`
-	SnaplenCut  int            `json:"snaplen_cut,omitempty"`      // frames captured shorter than on the wire
-	LenBelowCap int            `json:"len_below_caplen,omitempty"` // frames claiming fewer bytes on the wire than captured
-	L4Cut       int            `json:"transport_cut,omitempty"`    // transport header not fully captured
+	Reassembled int            `json:"ip_reassembled,omitempty"`          // datagrams reassembled from fragments
+	Incomplete  int            `json:"ip_fragments_incomplete,omitempty"` // datagrams with fragments missing
+	SnaplenCut  int            `json:"snaplen_cut,omitempty"`             // frames captured shorter than on the wire
+	LenBelowCap int            `json:"len_below_caplen,omitempty"`        // frames claiming fewer bytes on the wire than captured
+	L4Cut       int            `json:"transport_cut,omitempty"`           // transport header not fully captured
 	L4Malformed int            `json:"transport_malformed,omitempty"`
 	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
@@ -105,7 +107,8 @@ func (s *Stats) Notes() []string {
 		n = append(n, fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k))
 	}
 	if s.Fragments > 0 {
-		n = append(n, fmt.Sprintf("%d IP fragments: counted in the flow tables, not reassembled (non-first fragments carry no ports)", s.Fragments))
+		n = append(n, fmt.Sprintf("%d IP fragments: %d datagrams reassembled, each in the frame of the fragment that completes it; %d incomplete",
+			s.Fragments, s.Reassembled, s.Incomplete))
 	}
 	if s.SnaplenCut > 0 {
 		n = append(n, fmt.Sprintf("%d frames cut by the snap length: lengths are taken from the IP header", s.SnaplenCut))
@@ -189,6 +192,7 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 		s.record(&rec)
 	}
 	s.flush()
+	st.Incomplete = s.dec.frag.incomplete()
 	st.FileBytes = rd.Pos()
 	return st, s, nil
 }
@@ -332,7 +336,7 @@ func (s *scanner) flush() {
 func (s *scanner) process(rec *Record) {
 	st := s.st
 	p := &s.pkt
-	sk := s.dec.Decode(rec.LinkType, rec.Data, p)
+	sk := s.dec.Decode(rec, p)
 	if sk != SkipNone {
 		name := sk.String()
 		if sk == SkipLinkType {
@@ -351,6 +355,9 @@ func (s *scanner) process(rec *Record) {
 	st.IPPackets++
 	if p.Fragment {
 		st.Fragments++
+	}
+	if p.Reassembled {
+		st.Reassembled++
 	}
 	if p.L4Cut {
 		st.L4Cut++
@@ -379,6 +386,24 @@ func linkTypeName(lt layers.LinkType) string {
 		return "null"
 	case layers.LinkTypeLoop:
 		return "loop"
+	case layers.LinkTypePPP, layers.LinkTypePPP_HDLC:
+		return "ppp"
+	case layers.LinkTypePPPEthernet:
+		return "pppoe"
+	case layers.LinkTypeC_HDLC:
+		return "cisco-hdlc"
+	case layers.LinkTypeFDDI:
+		return "fddi"
+	case layers.LinkTypeIEEE802_11:
+		return "802.11"
+	case linkTypeNFLOG:
+		return "nflog"
+	case layers.LinkTypeIEEE80211Radio:
+		return "radiotap"
+	case linkTypeIPNET:
+		return "ipnet"
+	case linkTypeIPoIB:
+		return "ipoib"
 	}
 	return "linktype-" + strconv.Itoa(int(lt))
 }

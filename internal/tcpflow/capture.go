@@ -7,10 +7,10 @@ import (
 )
 
 // FromCapture fills s from a decoded packet; false when the packet is not
-// an analysable TCP segment (not TCP, an IP fragment, or a TCP header that
-// was not captured whole).
+// an analysable TCP segment (not TCP, an IP fragment that does not complete
+// its datagram, or a TCP header that was not captured whole).
 func FromCapture(rec *capture.Record, p *capture.Packet, s *Segment) bool {
-	if p.TCPHeader == nil || p.Fragment {
+	if p.TCPHeader == nil || p.Fragment && !p.Reassembled {
 		return false
 	}
 	h := p.TCPHeader

@@ -118,7 +118,7 @@ func (r *Result) Notes() []string {
 	}
 	t := &r.Totals
 	if t.TCPFragments > 0 {
-		n = append(n, fmt.Sprintf("%d TCP packets in IP fragments were not analysed (no reassembly)", t.TCPFragments))
+		n = append(n, fmt.Sprintf("%d IP fragments of TCP segments are not segments themselves: each reassembled segment is analysed in the frame of the fragment that completes it", t.TCPFragments))
 	}
 	if t.MalformedOptions > 0 {
 		n = append(n, fmt.Sprintf("%d segments carry malformed TCP options (a length that overruns the header or does not fit the option): the options before the bad one were used", t.MalformedOptions))
