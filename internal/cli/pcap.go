@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,10 @@ import (
 )
 
 func init() { register(newPcapCmd) }
+
+// KindPcapTCP is the document `latlab pcap tcp --json` writes; its
+// payload is pcap_tcp.go's tcpData.
+var KindPcapTCP = result.Register[tcpData]("pcap-tcp", "TCP loss recovery per connection in a capture, as Wireshark flags it (latlab pcap tcp)")
 
 // pcapSubcommands are added by the pcap_*.go files.
 var pcapSubcommands []func(*IO) *cobra.Command
@@ -102,19 +105,18 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 // emit ends a pcap command: the result document (kind, with data as its
 // payload) to -o and --json, or the human form. The document is built
 // only when asked for: for a capture of many connections it is large.
-func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
+// prep, when set, finishes the document before it is written.
+func (p *pcapInput) emit(o *IO, kind fmt.Stringer, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
 	if !p.JSON && p.Out == "" {
 		human(o.Out)
 		return nil
 	}
-	doc := result.New(kind)
-	doc.Settings = settings
-	doc.Notes = notes
-	b, err := json.Marshal(data)
+	doc, err := result.New(kind.String(), data)
 	if err != nil {
 		return err
 	}
-	doc.Data = b
+	doc.Settings = settings
+	doc.Notes = append(doc.Notes, notes...)
 	if prep != nil {
 		if err := prep(doc); err != nil {
 			return err

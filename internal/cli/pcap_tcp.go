@@ -20,9 +20,6 @@ import (
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
 
-// KindPcapTCP is the result-document kind of `latlab pcap tcp`.
-const KindPcapTCP = "pcap-tcp"
-
 // PcapTCPOptions are the flags of `latlab pcap tcp`.
 type PcapTCPOptions struct {
 	IO          *IO

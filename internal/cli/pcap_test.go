@@ -19,8 +19,9 @@ import (
 
 const sshPcap = "../capture/testdata/ssh.pcap"
 
-// The flows are the document's top-level "flows" ({"flows": [...]}, the
-// issue's interface) and survive reading the document back.
+// The flows are in the payload and survive reading the document back; a
+// document of an earlier latlab, with the flows at the top level, reads
+// the same.
 func TestPcapDSCPJSON(t *testing.T) {
 	dir := testutil.TempDir(t)
 	file := filepath.Join(dir, "dscp.json")
@@ -29,22 +30,21 @@ func TestPcapDSCPJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	doc := readDoc(t, out)
-	var d dscpData
-	if err := json.Unmarshal(doc.Data, &d); err != nil {
-		t.Fatal(err)
-	}
-	var top struct {
-		Flows []dscpFlowJSON `json:"flows"`
-	}
-	if err := json.Unmarshal([]byte(out), &top); err != nil {
-		t.Fatal(err)
-	}
-	var flows []dscpFlowJSON
-	if err := json.Unmarshal(doc.Flows, &flows); err != nil || len(top.Flows) != len(flows) {
-		t.Fatalf("flows not kept when the document is read back: %v", err)
-	}
-	if doc.Kind != KindPcapDSCP || len(flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
+	d := payload(t, doc, KindPcapDSCP)
+	flows := d.Flows
+	if len(flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
 		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(flows), d.Capture)
+	}
+	var earlier map[string]any
+	if err := json.Unmarshal([]byte(out), &earlier); err != nil {
+		t.Fatal(err)
+	}
+	data := earlier["data"].(map[string]any)
+	earlier["flows"] = data["flows"]
+	delete(data, "flows")
+	b, _ := json.Marshal(earlier)
+	if e := payload(t, readDoc(t, string(b)), KindPcapDSCP); len(e.Flows) != 2 || e.Flows[0].Src != flows[0].Src || e.Flows[1].Packets != flows[1].Packets {
+		t.Fatalf("flows at the top level not read: %+v", e.Flows)
 	}
 	if saved := readFile(t, file); saved != out {
 		t.Errorf("-o wrote another document than --json:\n%s", saved)

@@ -14,9 +14,6 @@ import (
 	"strconv"
 )
 
-// KindIRQWatch is the result document kind of `latlab irq watch`.
-const KindIRQWatch = "irq"
-
 // Row roles.
 const (
 	RoleNet = "net" // network interrupts and NET_RX/NET_TX softirqs (Linux)
