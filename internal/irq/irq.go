@@ -64,6 +64,12 @@ func (v Values) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// JSONSchemaText is the JSON Schema of what MarshalJSON writes, for the
+// result document's schema.
+func (Values) JSONSchemaText() string {
+	return `{"type":"array","items":{"anyOf":[{"type":"number"},{"type":"null"}]}}`
+}
+
 // UnmarshalJSON reads null as NaN.
 func (v *Values) UnmarshalJSON(b []byte) error {
 	var in []*float64
