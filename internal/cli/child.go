@@ -3,13 +3,15 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // latlabExecutable is the program started as a latlab child process (the
@@ -66,9 +68,9 @@ func holdInChild(ctx context.Context, r time.Duration) (time.Duration, func() er
 	return time.Duration(g.GrantedNs), release, nil
 }
 
-func readGrant(ctx context.Context, r io.Reader, timeout time.Duration) (TimerGrant, error) {
+func readGrant(ctx context.Context, r io.Reader, timeout time.Duration) (timer.Grant, error) {
 	type res struct {
-		g   TimerGrant
+		g   timer.Grant
 		err error
 	}
 	ch := make(chan res, 1)
@@ -78,12 +80,16 @@ func readGrant(ctx context.Context, r io.Reader, timeout time.Duration) (TimerGr
 			ch <- res{err: fmt.Errorf("the timer holder exited before reporting its request: %w", err)}
 			return
 		}
-		var g TimerGrant
-		if err := json.Unmarshal([]byte(line), &g); err != nil {
+		doc, err := result.Read(strings.NewReader(line))
+		g, ok := timer.KindGrant.Of(doc)
+		if err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("a %s document, not a %s one", doc.Kind, timer.KindGrant)
+			}
 			ch <- res{err: fmt.Errorf("the timer holder's report %q: %w", strings.TrimSpace(line), err)}
 			return
 		}
-		ch <- res{g: g}
+		ch <- res{g: *g}
 	}()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
@@ -91,8 +97,8 @@ func readGrant(ctx context.Context, r io.Reader, timeout time.Duration) (TimerGr
 	case r := <-ch:
 		return r.g, r.err
 	case <-ctx.Done():
-		return TimerGrant{}, ctx.Err()
+		return timer.Grant{}, ctx.Err()
 	case <-t.C:
-		return TimerGrant{}, fmt.Errorf("the timer holder did not report its request within %s", timeout)
+		return timer.Grant{}, fmt.Errorf("the timer holder did not report its request within %s", timeout)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -52,9 +53,9 @@ func TestWakeRealtimeMlockDMA(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	doc := readDoc(t, out)
-	if doc.Threads[0].Priority != "realtime" || doc.Threads[0].RTPrio != 80 || doc.Threads[0].CPU != 0 {
-		t.Fatalf("thread setup %+v", doc.Threads[0].ThreadSetup)
+	th := payload(t, readDoc(t, out), probe.KindWake).Threads
+	if th[0].Priority != "realtime" || th[0].RTPrio != 80 || th[0].CPU != 0 {
+		t.Fatalf("thread setup %+v", th[0].ThreadSetup)
 	}
 	// As in cyclictest, Total counts the wake-ups inside the histogram;
 	// those beyond --hist-max (possible on a busy machine) are overflows.

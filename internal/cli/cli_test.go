@@ -26,6 +26,30 @@ func readDoc(t *testing.T, out string) *result.Document {
 	return d
 }
 
+// payload is the payload of a document of kind k; the test fails on
+// another kind.
+func payload[T any](t *testing.T, d *result.Document, k result.Kind[T]) *T {
+	t.Helper()
+	p, ok := k.Of(d)
+	if !ok {
+		t.Fatalf("a %s document holding %T, want %s", d.Kind, d.Data, k)
+	}
+	return p
+}
+
+// jsonData is the payload of the document out, as JSON: for tests that
+// read it without latlab's types.
+func jsonData(t *testing.T, out string) []byte {
+	t.Helper()
+	var doc struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Data) == 0 {
+		t.Fatalf("no document data (%v) in\n%s", err, out)
+	}
+	return doc.Data
+}
+
 func defaultMethodFlag() string { return probe.SleepMethods()[0] }
 
 // A valid duration for the default method on both OSes (Windows Sleep
@@ -37,19 +61,20 @@ func TestSleepJSON(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
 		doc := readDoc(t, out)
+		s := payload(t, doc, probe.KindSleep)
 		req, _ := time.ParseDuration(d)
-		if doc.Kind != "sleep" || doc.Summary.Count != 50 || len(doc.Samples) != 50 {
-			t.Fatalf("kind %s count %d samples %d", doc.Kind, doc.Summary.Count, len(doc.Samples))
+		if doc.Kind != "sleep" || s.Summary.Count != 50 || len(s.Samples) != 50 {
+			t.Fatalf("kind %s count %d samples %d", doc.Kind, s.Summary.Count, len(s.Samples))
 		}
-		if doc.Summary.P50 < req.Nanoseconds() {
-			t.Errorf("p50 %d below the requested %v", doc.Summary.P50, req)
+		if s.Summary.P50 < req.Nanoseconds() {
+			t.Errorf("p50 %d below the requested %v", s.Summary.P50, req)
 		}
-		if doc.Overshoot.Min != doc.Summary.Min-req.Nanoseconds() || doc.Overshoot.Max != doc.Summary.Max-req.Nanoseconds() ||
-			doc.Overshoot.P50 != doc.Summary.P50-req.Nanoseconds() {
-			t.Errorf("overshoot is not slept - requested: %+v vs %+v", doc.Overshoot, doc.Summary)
+		if s.Overshoot.Min != s.Summary.Min-req.Nanoseconds() || s.Overshoot.Max != s.Summary.Max-req.Nanoseconds() ||
+			s.Overshoot.P50 != s.Summary.P50-req.Nanoseconds() {
+			t.Errorf("overshoot is not slept - requested: %+v vs %+v", s.Overshoot, s.Summary)
 		}
-		if doc.Measurement.WarmupNs <= 0 || doc.Overhead == nil || doc.Histogram == nil || doc.Timer == nil {
-			t.Errorf("document incomplete: %+v", doc.Measurement)
+		if s.Measurement.WarmupNs <= 0 || s.Overhead.ZeroWaitMethod == "" || s.Histogram.Data == "" || s.Timer == nil {
+			t.Errorf("document incomplete: %+v", s)
 		}
 		if doc.Settings["duration"] == "" || doc.Settings["samples"] != "50" {
 			t.Errorf("settings %v", doc.Settings)
@@ -84,9 +109,10 @@ func TestWakeJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	doc := readDoc(t, out)
-	s := doc.Summary
-	if doc.Kind != "wake" || s.Count != 2000 || len(doc.Threads) != 1 {
-		t.Fatalf("kind %s count %d threads %d", doc.Kind, s.Count, len(doc.Threads))
+	w := payload(t, doc, probe.KindWake)
+	s := w.Summary
+	if doc.Kind != "wake" || s.Count != 2000 || len(w.Threads) != 1 {
+		t.Fatalf("kind %s count %d threads %d", doc.Kind, s.Count, len(w.Threads))
 	}
 	if !(s.Min <= s.P50 && s.P50 <= s.P90 && s.P90 <= s.P99 && s.P99 <= s.P999 && s.P999 <= s.Max) {
 		t.Fatalf("percentiles out of order: %+v", s)
@@ -94,8 +120,8 @@ func TestWakeJSON(t *testing.T) {
 	if s.Min < 0 || s.P50 > int64(50*time.Millisecond) {
 		t.Fatalf("insane latencies: %+v", s)
 	}
-	if doc.CorrectedSummary == nil || doc.CorrectedSummary.Count != s.Count+doc.Overruns || doc.Measurement.IntervalNs != 1e6 {
-		t.Fatalf("corrected summary %+v", doc.CorrectedSummary)
+	if w.CorrectedSummary.Count != s.Count+w.Overruns || w.Measurement.IntervalNs != 1e6 {
+		t.Fatalf("corrected summary %+v", w.CorrectedSummary)
 	}
 }
 
@@ -104,11 +130,14 @@ func TestTimerStatusJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var m map[string]any
+	payload(t, readDoc(t, out), timer.KindStatus)
+	var m struct {
+		Data map[string]any `json:"data"`
+	}
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatal(err)
 	}
-	checkTimerStatusJSON(t, m)
+	checkTimerStatusJSON(t, m.Data)
 }
 
 func TestBadInput(t *testing.T) {
@@ -257,8 +286,8 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Measurement.Thread.Priority != "high" || !slices.Contains(doc.Notes, setup.PriorityNote) {
-		t.Errorf("sleep document: thread %+v, notes %q", doc.Measurement.Thread, doc.Notes)
+	if th := payload(t, doc, probe.KindSleep).Measurement.Thread; th.Priority != "high" || !slices.Contains(doc.Notes, setup.PriorityNote) {
+		t.Errorf("sleep document: thread %+v, notes %q", th, doc.Notes)
 	}
 	var b bytes.Buffer
 	printSleep(&b, doc, sr)
@@ -277,8 +306,8 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 || doc.Threads[1].Priority != "high" {
-		t.Errorf("wake document: the note %d times, threads %+v", n, doc.Threads)
+	if th := payload(t, doc, probe.KindWake).Threads; n != 1 || th[1].Priority != "high" {
+		t.Errorf("wake document: the note %d times, threads %+v", n, th)
 	}
 	b.Reset()
 	printWake(&b, doc)
@@ -334,10 +363,8 @@ func TestVersionCommandAndFlag(t *testing.T) {
 		t.Fatalf("--version (exit %d) differs from version:\n%s\nvs\n%s", code, flagOut, out)
 	}
 	code, js, _ := runCLI(t, "version", "--json")
-	var in struct {
-		Version, Platform string
-	}
-	if code != 0 || json.Unmarshal([]byte(js), &in) != nil || in.Version == "" || in.Platform == "" {
+	doc := readDoc(t, js)
+	if in := payload(t, doc, result.KindVersion); code != 0 || in.Version == "" || in.Platform == "" || doc.Tool.Version != in.Version {
 		t.Fatalf("version --json: exit %d: %s", code, js)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -212,14 +211,9 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 		}
 		return err
 	}
-	doc := result.New(compare.Kind)
+	doc := compare.Kind.New(res)
 	doc.Settings = o.settings
-	doc.Notes = res.Notes
-	b, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	doc.Data = b
+	doc.Notes = append(doc.Notes, res.Notes...)
 	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printCompare(w, res) }); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,8 +10,10 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -25,12 +26,12 @@ func synthSleep(t *testing.T, dir, name string, n int, base, noise float64, seed
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*noise)
 	}
-	d := result.New(result.KindSleep)
+	d := probe.KindSleep.New(&probe.SleepData{
+		Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: requested, PercentileNote: result.PercentileDefinition},
+		Summary:     stats.Summarize(s),
+		Samples:     s,
+	})
 	d.Settings = map[string]string{"duration": "1ms", "resolution": name}
-	d.Measurement = &result.Measurement{Method: "nanosleep", RequestedNs: requested, PercentileNote: result.PercentileDefinition}
-	sum := stats.Summarize(s)
-	d.Summary = &sum
-	d.SetSamples(s)
 	p := filepath.Join(dir, name)
 	if err := result.WriteFile(p, d); err != nil {
 		t.Fatal(err)
@@ -83,11 +84,7 @@ func TestCompareRanksManyAndWritesJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	doc := readDoc(t, out)
-	var r compare.Result
-	if doc.Kind != compare.Kind || json.Unmarshal(doc.Data, &r) != nil {
-		t.Fatalf("document kind %s", doc.Kind)
-	}
+	r := payload(t, readDoc(t, out), compare.Kind)
 	var order []string
 	for _, i := range r.Ranking {
 		order = append(order, r.Runs[i].Label)
@@ -132,14 +129,16 @@ func TestCompareBadInput(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte("{not json"), 0o644)
-	wake := result.New(result.KindWake)
-	wake.SetSamples([]int64{1, 2, 3})
+	wake := probe.KindWake.New(&probe.WakeData{Samples: []int64{1, 2, 3}})
 	wf := filepath.Join(dir, "wake.json")
 	result.WriteFile(wf, wake)
-	sw := result.New("sweep")
-	sw.Data = json.RawMessage(`{}`)
+	sw := sweep.Kind.New(&sweep.Data{})
 	sf := filepath.Join(dir, "sweep.json")
 	result.WriteFile(sf, sw)
+	unknown := filepath.Join(dir, "unknown.json")
+	os.WriteFile(unknown, []byte(`{"schema":"latlab.result/1","kind":"sleeep","data":{}}`), 0o644)
+	newer := filepath.Join(dir, "newer.json")
+	os.WriteFile(newer, []byte(`{"schema":"latlab.result/2","kind":"sleep","data":{}}`), 0o644)
 	cases := map[string][]string{
 		"one file":         {"compare", a},
 		"missing":          {"compare", a, filepath.Join(dir, "nope.json")},
@@ -148,6 +147,8 @@ func TestCompareBadInput(t *testing.T) {
 		"kinds":            {"compare", a, wf},
 		"no distribution":  {"compare", sf, sf},
 		"durations":        {"compare", a, b2},
+		"unknown kind":     {"compare", a, unknown},
+		"newer schema":     {"compare", newer, a},
 		"bad --by":         {"compare", a, a, "--by", "p200"},
 		"expect unknown":   {"compare", a, a, "--expect-better", "x.json"},
 		"expect baseline":  {"compare", a, b2, "--expect-better", a},
@@ -155,7 +156,8 @@ func TestCompareBadInput(t *testing.T) {
 		"stdev is no rank": {"compare", a, a, "--by", "stdev"},
 	}
 	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --duration",
-		"no distribution": "no single distribution"}
+		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab dev reads; accepted: compare, crossproc, doctor, `,
+		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (dev) reads latlab.result/1; update latlab to read it"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
@@ -227,10 +229,9 @@ func writeTCPRuns(t *testing.T, dir string, n int, wall, rtt int64, seed uint64)
 			st.Has |= 1 << netload.FRTT
 			res.Samples = append(res.Samples, st)
 		}
-		doc, err := tcpDocument(netload.NewTCPData(res), map[string]string{"size": "10MB"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		data, _ := netload.NewTCPData(res)
+		doc := netload.KindTCPDiscard.New(data)
+		doc.Settings = map[string]string{"size": "10MB"}
 		f := filepath.Join(dir, fmt.Sprintf("run%02d.json", i))
 		if err := result.WriteFile(f, doc); err != nil {
 			t.Fatal(err)

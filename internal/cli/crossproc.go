@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -201,17 +200,15 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		}
 		return fmt.Errorf("crossproc: %w", err)
 	}
-	doc := result.New(crossproc.Kind)
+	data := &crossproc.Data{Result: *res}
+	doc := crossproc.Kind.New(data)
 	doc.Settings = o.settings
 	delete(doc.Settings, "child")
 	if st, err := timer.Query(); err == nil {
-		doc.Timer = &st
+		data.Timer = &st
 	}
-	doc.Measurement = &result.Measurement{Method: o.Method, RequestedNs: o.Duration.Nanoseconds(), ClockSource: doc.Host.ClockSource,
+	data.Measurement = probe.Measurement{Method: o.Method, RequestedNs: o.Duration.Nanoseconds(), ClockSource: doc.Host.ClockSource,
 		PercentileNote: result.PercentileDefinition}
-	if doc.Data, err = json.Marshal(res); err != nil {
-		return err
-	}
 	if o.Plot != "" {
 		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.CrossprocPlot(res, format) }); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -21,11 +20,7 @@ func crossprocRun(t *testing.T, extra ...string) *crossproc.Result {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	doc := readDoc(t, out)
-	var r crossproc.Result
-	if doc.Kind != crossproc.Kind || json.Unmarshal(doc.Data, &r) != nil {
-		t.Fatalf("kind %s", doc.Kind)
-	}
+	r := &payload(t, readDoc(t, out), crossproc.Kind).Result
 	if len(r.Rows) != 3 || r.Rows[0].RequestedNs != 0 || r.Rows[1].RequestedNs != 1e6 || r.Rows[2].RequestedNs != 5e6 {
 		t.Fatalf("rows %+v", r.Rows)
 	}
@@ -52,7 +47,7 @@ func crossprocRun(t *testing.T, extra ...string) *crossproc.Result {
 	if r.Verdict.Text == "" {
 		t.Error("no verdict")
 	}
-	return &r
+	return r
 }
 
 func TestCrossprocBadInput(t *testing.T) {

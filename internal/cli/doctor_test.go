@@ -71,16 +71,19 @@ func TestDoctorJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Schema != result.Schema || doc.Kind != doctor.Kind || doc.Timer == nil || doc.Overhead == nil {
+	if r := payload(t, doc, doctor.Kind); doc.Schema != result.Schema || r.Timer.Status == nil || r.Overhead == nil {
 		t.Fatalf("document %+v", doc)
 	}
 	if b, _ := os.ReadFile(file); string(b) != out {
 		t.Errorf("-o wrote another document than --json")
 	}
-	var data map[string]json.RawMessage
-	if err := json.Unmarshal(doc.Data, &data); err != nil {
+	var raw struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
+	data := raw.Data
 	for _, sec := range []string{"timer", "sleep", "wake", "settings", "next"} {
 		if len(data[sec]) == 0 {
 			t.Errorf("no section %s in %s", sec, doc.Data)

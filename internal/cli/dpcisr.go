@@ -24,6 +24,8 @@ type DPCISROptions struct {
 	File   string
 	Module string
 	JSON   bool
+
+	settings map[string]string
 }
 
 func newDPCISRCmd(io *IO) *cobra.Command {
@@ -52,6 +54,7 @@ in file order.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
+			o.settings = settingsOf(cmd.Flags())
 			return runDPCISR(cmd.Context(), o)
 		},
 	}
@@ -93,7 +96,8 @@ func runDPCISR(_ context.Context, o *DPCISROptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, r.View(o.File, o.Module))
+		v := r.View(o.File, o.Module)
+		return writeDoc(o.IO, dpcisr.Kind.New(&v), o.settings)
 	}
 	printDPCISR(o.IO.Out, r, o.File, o.Module)
 	return nil

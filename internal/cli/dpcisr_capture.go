@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
-	"github.com/latlab/latlab/internal/result"
 )
-
-// KindDPCISR is the result-document kind of `latlab dpcisr capture`.
-const KindDPCISR = "dpcisr"
 
 // DPCISRCaptureOptions are the flags of `latlab dpcisr capture`.
 type DPCISRCaptureOptions struct {
@@ -124,11 +119,9 @@ func reportCapture(o *DPCISRCaptureOptions, text []byte) error {
 	if r, err = filterModule(r, o.Out, o.Module); err != nil {
 		return err
 	}
-	doc := result.New(KindDPCISR)
+	v := r.View(o.Out, o.Module)
+	doc := dpcisr.Kind.New(&v)
 	doc.Settings = o.settings
-	if doc.Data, err = json.Marshal(r.View(o.Out, o.Module)); err != nil {
-		return err
-	}
 	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", dpcisr.KernelFlags, o.Seconds, o.Out))
 	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { printDPCISR(w, r, o.Out, o.Module) })
 }

@@ -23,6 +23,8 @@ type DPCISRCompareOptions struct {
 	Labels []string
 	Plot   string
 	JSON   bool
+
+	settings map[string]string
 }
 
 func newDPCISRCompareCmd(io *IO) *cobra.Command {
@@ -53,6 +55,7 @@ of thousands of DPCs even a negligible difference is "significant".`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
+			o.settings = settingsOf(cmd.Flags())
 			return runDPCISRCompare(cmd.Context(), o)
 		},
 	}
@@ -94,7 +97,7 @@ func runDPCISRCompare(_ context.Context, o *DPCISRCompareOptions) error {
 		}
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, c)
+		return writeDoc(o.IO, dpcisr.KindCompare.New(c), o.settings)
 	}
 	printDpcisrCompare(o.IO.Out, c)
 	if o.Plot != "" {

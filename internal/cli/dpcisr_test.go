@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -39,8 +40,12 @@ func TestDPCISRJSONAndModule(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	// The shape the issue asks for, read without latlab's types.
+	var doc struct {
+		Schema string
+		Kind   string
+		Data   json.RawMessage
+	}
 	var v struct {
-		Schema   string
 		Sections []struct {
 			Name    string
 			Modules []struct {
@@ -62,10 +67,13 @@ func TestDPCISRJSONAndModule(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if v.Schema != dpcisr.Schema || len(v.Sections) != 2 || v.Sections[0].Name != "DPC" || len(v.Sections[0].Modules) != 2 || len(v.Sections[1].Modules) != 0 {
+	if err := json.Unmarshal(doc.Data, &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Schema != result.Schema || doc.Kind != dpcisr.Kind.Name() || len(v.Sections) != 2 || v.Sections[0].Name != "DPC" || len(v.Sections[0].Modules) != 2 || len(v.Sections[1].Modules) != 0 {
 		t.Fatalf("%+v", v)
 	}
 	m := v.Sections[0].Modules[0]
@@ -132,10 +140,7 @@ func TestDPCISRCompare(t *testing.T) {
 	if code != 0 {
 		t.Fatal(out)
 	}
-	var c dpcisr.Comparison
-	if err := json.Unmarshal([]byte(out), &c); err != nil {
-		t.Fatal(err)
-	}
+	c := payload(t, readDoc(t, out), dpcisr.KindCompare)
 	if len(c.Sections) != 2 || c.Sections[0].Test == nil || c.Sections[0].Test.P != 1 || !strings.Contains(c.Sections[0].Verdict, "no significant difference") {
 		t.Errorf("self-comparison %+v", c.Sections[0])
 	}
@@ -172,17 +177,17 @@ func TestDPCISRCaptureReport(t *testing.T) {
 		t.Errorf("analysis of the module:\n%s", out.String())
 	}
 	doc := readDoc(t, readFile(t, o.Result))
-	var v dpcisr.ReportView
-	if err := json.Unmarshal(doc.Data, &v); err != nil || doc.Kind != KindDPCISR || v.Module != "i8042prt.sys" || len(v.Sections) == 0 ||
+	v := payload(t, doc, dpcisr.Kind)
+	if v.Module != "i8042prt.sys" || len(v.Sections) == 0 ||
 		len(v.Sections[0].Modules) == 0 || v.Sections[0].Modules[0].Module != "i8042prt.sys" || !strings.Contains(strings.Join(doc.Notes, " "), "for 30 s") {
-		t.Errorf("--result: kind %s, %v, %+v, notes %v", doc.Kind, err, v.Sections, doc.Notes)
+		t.Errorf("--result: kind %s, %+v, notes %v", doc.Kind, v.Sections, doc.Notes)
 	}
 	out.Reset()
 	o.JSON, o.Result, o.Module = true, "", ""
 	if err := reportCapture(o, text); err != nil {
 		t.Fatal(err)
 	}
-	if doc := readDoc(t, out.String()); doc.Kind != KindDPCISR {
+	if doc := readDoc(t, out.String()); doc.Kind != dpcisr.Kind.Name() {
 		t.Errorf("--json: kind %s", doc.Kind)
 	}
 	o.Module = "nosuch.sys"

@@ -31,6 +31,8 @@ type INFOptions struct {
 	Lang    string
 	RegOut  string
 	JSON    bool
+
+	settings map[string]string
 }
 
 func newINFCmd(io *IO) *cobra.Command {
@@ -79,6 +81,7 @@ different install sections, latlab lists those lines instead of picking one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
+			o.settings = settingsOf(cmd.Flags())
 			return runINF(cmd.Context(), o)
 		},
 	}
@@ -151,7 +154,7 @@ func runINF(_ context.Context, o *INFOptions) error {
 			return Usagef("%s: %v", o.File, err)
 		}
 		if o.JSON {
-			return writeJSON(o.IO.Out, l)
+			return writeDoc(o.IO, inf.KindList.New(l), o.settings)
 		}
 		printListing(o.IO.Out, f, l)
 		return nil
@@ -173,7 +176,7 @@ func runINF(_ context.Context, o *INFOptions) error {
 		}
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, rep)
+		return writeDoc(o.IO, inf.KindDevice.New(rep), o.settings)
 	}
 	printDevice(o.IO.Out, f, rep)
 	if o.RegOut != "" {

@@ -71,7 +71,7 @@ func TestINFDeviceJSON(t *testing.T) {
 		}
 		MissingRSS []string `json:"missing_rss"`
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	if err := json.Unmarshal(jsonData(t, out), &v); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if v.Device != `PCI\VEN_8086&DEV_15F3` || v.Decoration != "NTamd64.10.0.1..17763" || v.InstallSection != "I225V.10.0.1.NTamd64" ||
@@ -113,7 +113,7 @@ func TestINFIncludeNextToTheFile(t *testing.T) {
 	}
 	args[1] = infData + "rtl-like-utf16.inf"
 	code, out, errs := runCLI(t, args...)
-	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+	if err := json.Unmarshal(jsonData(t, out), &rep); code != 0 || err != nil {
 		t.Fatalf("exit %d %v: %s", code, err, errs)
 	}
 	notes := strings.Join(rep.Notes, "\n")
@@ -134,7 +134,7 @@ func TestINFIncludeNextToTheFile(t *testing.T) {
 	args[1] = dir + "/rtl-like-utf16.inf"
 	code, out, errs = runCLI(t, args...)
 	rep.Notes = nil
-	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+	if err := json.Unmarshal(jsonData(t, out), &rep); code != 0 || err != nil {
 		t.Fatalf("broken include: exit %d %v: %s", code, err, errs)
 	}
 	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "Include=common-ndi.inf not analysed: common-ndi.inf: line 2: not text") {
@@ -211,7 +211,7 @@ func TestINFSiblingDonorCLI(t *testing.T) {
 			Keywords       []string
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	if err := json.Unmarshal([]byte(out), &struct{ Data any }{&v}); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*NumaNodeId" ||
@@ -247,7 +247,7 @@ func TestINFSkippedLineNotes(t *testing.T) {
 		}
 		code, out, _ = runCLI(t, append(args, "--json")...)
 		var v struct{ Notes []string }
-		if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Notes) != 1 || !strings.HasPrefix(v.Notes[0], want) {
+		if err := json.Unmarshal([]byte(out), &struct{ Data any }{&v}); code != 0 || err != nil || len(v.Notes) != 1 || !strings.HasPrefix(v.Notes[0], want) {
 			t.Errorf("%v --json: %v %q", args[2:], err, v.Notes)
 		}
 	}

@@ -46,15 +46,16 @@ func TestSleepInterruptedIsMarked(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errw.buf.String())
 	}
 	doc := readDoc(t, out.String())
-	if doc.Interrupted == nil || !*doc.Interrupted || doc.RequestedCount != planned ||
-		doc.MeasuredCount < 5 || doc.MeasuredCount >= planned || doc.MeasuredCount != doc.Summary.Count {
-		t.Fatalf("interrupted %v, requested %d, measured %d, summary count %d", doc.Interrupted, doc.RequestedCount, doc.MeasuredCount, doc.Summary.Count)
+	d := payload(t, doc, probe.KindSleep)
+	if !d.Interrupted || d.RequestedCount != planned ||
+		d.MeasuredCount < 5 || d.MeasuredCount >= planned || d.MeasuredCount != d.Summary.Count {
+		t.Fatalf("interrupted %v, requested %d, measured %d, summary count %d", d.Interrupted, d.RequestedCount, d.MeasuredCount, d.Summary.Count)
 	}
 	if !strings.Contains(out.String(), `"interrupted": true`) {
 		t.Errorf("document lacks \"interrupted\": true")
 	}
 	var b bytes.Buffer
-	printSleep(&b, doc, &probe.SleepResult{Requested: time.Duration(doc.Measurement.RequestedNs)})
+	printSleep(&b, doc, &probe.SleepResult{Requested: time.Duration(d.Measurement.RequestedNs)})
 	if !strings.Contains(b.String(), "interrupted: ") || !strings.Contains(b.String(), " of 100000 planned samples measured") {
 		t.Errorf("output does not say the run was interrupted:\n%s", b.String())
 	}
@@ -72,8 +73,8 @@ func TestSleepCompleteIsNotInterrupted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Interrupted == nil || *doc.Interrupted || doc.RequestedCount != int64(c.samples) || doc.MeasuredCount != 3 {
-			t.Errorf("samples %d: interrupted %v, requested %d, measured %d", c.samples, doc.Interrupted, doc.RequestedCount, doc.MeasuredCount)
+		if d := payload(t, doc, probe.KindSleep); d.Interrupted || d.RequestedCount != int64(c.samples) || d.MeasuredCount != 3 {
+			t.Errorf("samples %d: interrupted %v, requested %d, measured %d", c.samples, d.Interrupted, d.RequestedCount, d.MeasuredCount)
 		}
 		var b bytes.Buffer
 		printSleep(&b, doc, r)
@@ -100,8 +101,8 @@ func TestWakeInterruptedIsMarked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Interrupted == nil || *doc.Interrupted != c.want || doc.RequestedCount != 2000 || doc.MeasuredCount != 4 {
-			t.Errorf("interrupted %v (want %v), requested %d, measured %d", doc.Interrupted, c.want, doc.RequestedCount, doc.MeasuredCount)
+		if d := payload(t, doc, probe.KindWake); d.Interrupted != c.want || d.RequestedCount != 2000 || d.MeasuredCount != 4 {
+			t.Errorf("interrupted %v (want %v), requested %d, measured %d", d.Interrupted, c.want, d.RequestedCount, d.MeasuredCount)
 		}
 		var b bytes.Buffer
 		printWake(&b, doc)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/irq"
-	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -34,14 +32,7 @@ func TestIRQWatchFixtureRoot(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	doc, err := result.Read(strings.NewReader(stdout))
-	if err != nil || doc.Kind != irq.KindIRQWatch {
-		t.Fatalf("doc %v %v", doc, err)
-	}
-	var d IRQWatchData
-	if err := json.Unmarshal(doc.Data, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := payload(t, readDoc(t, stdout), irq.KindWatch)
 	if len(d.Total.CPUs) != 16 || len(d.Intervals) < 2 {
 		t.Fatalf("cpus %v intervals %d", d.Total.CPUs, len(d.Intervals))
 	}
@@ -64,13 +55,8 @@ func TestIRQWatchFixtureRoot(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if doc, err = result.Read(strings.NewReader(stdout)); err != nil {
-		t.Fatal(err)
-	}
-	d = IRQWatchData{}
-	if err := json.Unmarshal(doc.Data, &d); err != nil {
-		t.Fatal(err)
-	}
+	doc := readDoc(t, stdout)
+	d = payload(t, doc, irq.KindWatch)
 	if len(d.Intervals) != 0 || len(doc.Notes) == 0 || !strings.Contains(strings.Join(doc.Notes, "\n"), "only the total is stored") {
 		t.Fatalf("%d intervals stored, notes %q", len(d.Intervals), doc.Notes)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -90,17 +90,6 @@ a latlab net udp profile); otherwise prints a line per interval until
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind irq) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	return cmd
-}
-
-// IRQWatchData is the payload of a document of kind "irq".
-type IRQWatchData struct {
-	Method     string          `json:"method"`
-	IntervalNs int64           `json:"interval_ns"`
-	Command    []string        `json:"command,omitempty"`
-	ExitStatus *int            `json:"exit_status,omitempty"`
-	Total      *irq.Interval   `json:"total"`
-	Intervals  []*irq.Interval `json:"intervals,omitempty"` // omitted above maxStoredIntervals
-	Network    *irq.NetInfo    `json:"network"`
 }
 
 // maxStoredIntervals bounds the intervals a document holds (10 minutes at
@@ -188,7 +177,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 		}
 	}
 	total := acc.Total()
-	data := &IRQWatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: w.Network(), Intervals: ivs}
+	data := &irq.WatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: w.Network(), Intervals: ivs}
 	if child != nil {
 		code := 0
 		var ee *exec.ExitError
@@ -197,18 +186,13 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 		}
 		data.ExitStatus = &code
 	}
-	doc := result.New(irq.KindIRQWatch)
+	doc := irq.KindWatch.New(data)
 	doc.Settings = o.settings
-	doc.Measurement = &result.Measurement{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(),
+	data.Measurement = probe.Measurement{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(),
 		ElapsedNs: total.EndNs - total.StartNs, ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	if acc.Len() > maxStoredIntervals {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%d intervals: only the total is stored", acc.Len()))
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	doc.Data = b
 	if o.Plot != "" {
 		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return irqPlot(total, format) }); err != nil {
 			return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,15 +18,14 @@ import (
 
 func init() { register(newKnobCmd) }
 
-// KnobSchema marks the JSON documents of the knob commands.
-const KnobSchema = "latlab.knob/1"
-
 // KnobOptions are the flags shared by the knob subcommands.
 type KnobOptions struct {
 	IO       *IO
 	JSON     bool
 	StateDir string
 	Sel      knob.Selector
+
+	settings map[string]string
 }
 
 func newKnobCmd(io *IO) *cobra.Command {
@@ -45,6 +43,17 @@ value (type and bytes, or absent) durably before writing, so
 	}
 	cmd.AddCommand(newKnobListCmd(io), newKnobGetCmd(io), newKnobExplainCmd(io), newKnobSetCmd(io),
 		newKnobRevertCmd(io), newKnobHistoryCmd(io), newKnobExportCmd(io))
+	return cmd
+}
+
+// knobCmd returns the subcommand after it takes its settings from its
+// flags when it runs (its document records them).
+func knobCmd(cmd *cobra.Command, o *KnobOptions) *cobra.Command {
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		o.settings = settingsOf(c.Flags())
+		return run(c, args)
+	}
 	return cmd
 }
 
@@ -118,16 +127,7 @@ func newKnobListCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	cmd.Flags().BoolVar(&all, "all", false, "also list the other OS's knobs (names and summaries; explain works on them)")
-	return cmd
-}
-
-// KnobListEntry is one knob in `knob list --json`.
-type KnobListEntry struct {
-	Name    string        `json:"name"`
-	OS      string        `json:"os"`
-	Summary string        `json:"summary"`
-	Reading *knob.Reading `json:"reading,omitempty"`
-	Error   string        `json:"error,omitempty"`
+	return knobCmd(cmd, o)
 }
 
 func runKnobList(o *KnobOptions, all bool) error {
@@ -136,9 +136,9 @@ func runKnobList(o *KnobOptions, all bool) error {
 	if all {
 		ks = knob.All()
 	}
-	var entries []KnobListEntry
+	var entries []knob.ListEntry
 	for _, k := range ks {
-		e := KnobListEntry{Name: k.Name(), OS: k.OS(), Summary: k.Summary()}
+		e := knob.ListEntry{Name: k.Name(), OS: k.OS(), Summary: k.Summary()}
 		if knob.IsNative(k) {
 			r, err := k.Get(env, knob.Selector{})
 			if err != nil {
@@ -150,7 +150,7 @@ func runKnobList(o *KnobOptions, all bool) error {
 		entries = append(entries, e)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "os": knob.HostOS, "knobs": entries})
+		return writeDoc(o.IO, knob.KindList.New(&knob.List{OS: knob.HostOS, Knobs: entries}), o.settings)
 	}
 	var rows [][]string
 	for _, e := range entries {
@@ -198,7 +198,7 @@ func newKnobGetCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
-	return cmd
+	return knobCmd(cmd, o)
 }
 
 func runKnobGet(o *KnobOptions, name string) error {
@@ -211,10 +211,7 @@ func runKnobGet(o *KnobOptions, name string) error {
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, struct {
-			Schema string `json:"schema"`
-			*knob.Reading
-		}{KnobSchema, r})
+		return writeDoc(o.IO, knob.KindGet.New(r), o.settings)
 	}
 	printReading(o.IO.Out, k, r)
 	return nil
@@ -278,7 +275,7 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
 	durationFlag(cmd.Flags(), &tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
 	cmd.Flags().BoolVar(&eo.Table, "table", false, "win32-priority-separation: print all 64 classes")
 	cmd.Flags().StringVar(&eo.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
-	return cmd
+	return knobCmd(cmd, o)
 }
 
 func runKnobExplain(o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
@@ -291,21 +288,7 @@ func runKnobExplain(o *KnobOptions, name, value string, eo knob.ExplainOptions) 
 		return knobErr(err)
 	}
 	if o.JSON {
-		doc := map[string]any{}
-		if ex.Data != nil {
-			b, err := json.Marshal(ex.Data)
-			if err != nil {
-				return err
-			}
-			if err := json.Unmarshal(b, &doc); err != nil {
-				doc = map[string]any{"decoded": ex.Data}
-			}
-		}
-		doc["schema"] = KnobSchema
-		doc["knob"] = ex.Knob
-		doc["input"] = value
-		doc["text"] = ex.Text
-		return writeJSON(o.IO.Out, doc)
+		return writeDoc(o.IO, knob.KindExplain.New(&knob.ExplainResult{Knob: ex.Knob, Input: value, Text: ex.Text, Decoded: ex.Data}), o.settings)
 	}
 	for _, l := range ex.Text {
 		fmt.Fprintln(o.IO.Out, l)
@@ -340,27 +323,7 @@ func newKnobSetCmd(io *IO) *cobra.Command {
 	selectorFlags(cmd.Flags(), &o.Sel, true)
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
 	cmd.Flags().StringVar(&format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
-	return cmd
-}
-
-// KnobSetResult is `knob set --json`.
-type KnobSetResult struct {
-	Schema  string      `json:"schema"`
-	DryRun  bool        `json:"dry_run"`
-	Applied bool        `json:"applied"`
-	Plan    *knob.Plan  `json:"plan"`
-	Script  []string    `json:"script,omitempty"`
-	Format  string      `json:"script_format,omitempty"`
-	Journal string      `json:"journal,omitempty"`
-	Entries []int       `json:"journal_entries,omitempty"`
-	Undo    []string    `json:"undo,omitempty"` // the command that reverts it`
-	Changes []knobDelta `json:"changes"`
-}
-
-type knobDelta struct {
-	Where string `json:"where"`
-	From  string `json:"from"`
-	To    string `json:"to"`
+	return knobCmd(cmd, o)
 }
 
 func showValue(v knob.Value) string {
@@ -386,7 +349,7 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 	if err != nil {
 		return knobErr(err)
 	}
-	res := KnobSetResult{Schema: KnobSchema, DryRun: dry, Plan: p}
+	res := &knob.SetResult{DryRun: dry, Plan: p}
 	if dry {
 		script, err := knob.Script(p.Changes, format)
 		if err != nil {
@@ -418,10 +381,10 @@ func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) err
 	}
 	// After Apply, New is what the system stored.
 	for _, c := range p.Changes {
-		res.Changes = append(res.Changes, knobDelta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
+		res.Changes = append(res.Changes, knob.Delta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, res)
+		return writeDoc(o.IO, knob.KindSet.New(res), o.settings)
 	}
 	w := o.IO.Out
 	target := ""
@@ -573,15 +536,7 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
 	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
-	return cmd
-}
-
-// KnobRevertResult is `knob revert --json`.
-type KnobRevertResult struct {
-	Schema string      `json:"schema"`
-	DryRun bool        `json:"dry_run"`
-	Steps  []knob.Step `json:"steps"`
-	Error  string      `json:"error,omitempty"`
+	return knobCmd(cmd, o)
 }
 
 func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool, target string) error {
@@ -599,11 +554,11 @@ func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool
 		steps, err = knob.Revert(env, j, match, force)
 	}
 	if o.JSON {
-		res := KnobRevertResult{Schema: KnobSchema, DryRun: dry, Steps: steps}
+		res := &knob.RevertResult{DryRun: dry, Steps: steps}
 		if err != nil {
 			res.Error = err.Error()
 		}
-		if werr := writeJSON(o.IO.Out, res); werr != nil {
+		if werr := writeDoc(o.IO, knob.KindRevert.New(res), o.settings); werr != nil {
 			return werr
 		}
 		return err
@@ -672,7 +627,7 @@ func newKnobHistoryCmd(io *IO) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(o) },
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
-	return cmd
+	return knobCmd(cmd, o)
 }
 
 func runKnobHistory(o *KnobOptions) error {
@@ -681,14 +636,8 @@ func runKnobHistory(o *KnobOptions) error {
 		return err
 	}
 	if o.JSON {
-		doc := map[string]any{"schema": KnobSchema, "journal": j.Dir(), "entries": j.Entries}
-		if len(j.Damaged) > 0 {
-			doc["damaged"] = j.Damaged
-		}
-		if j.FileDamage != "" {
-			doc["file_damage"] = j.FileDamage
-		}
-		return writeJSON(o.IO.Out, doc)
+		h := &knob.History{Journal: j.Dir(), Entries: j.Entries, Damaged: j.Damaged, FileDamage: j.FileDamage}
+		return writeDoc(o.IO, knob.KindHistory.New(h), o.settings)
 	}
 	journalWarnings(o.IO.Err, j)
 	if len(j.Entries) == 0 {
@@ -727,7 +676,7 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout (a .reg file as regedit writes them: UTF-16LE with BOM, CRLF)")
 	cmd.Flags().BoolVar(&undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
-	return cmd
+	return knobCmd(cmd, o)
 }
 
 func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
@@ -771,7 +720,8 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		return Usage(err)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"schema": KnobSchema, "undo": undo, "format": format, "changes": changes, "script": lines, "skipped": skipped})
+		x := &knob.Export{Undo: undo, Format: format, Changes: changes, Script: lines, Skipped: skipped}
+		return writeDoc(o.IO, knob.KindExport.New(x), o.settings)
 	}
 	text := strings.Join(lines, "\n") + "\n"
 	if out != "" {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -53,8 +53,7 @@ func TestKnobSetHistoryExportRevert(t *testing.T) {
 		t.Fatalf("set: exit %d %s %s", code, out, errs)
 	}
 	code, out, _ = runCLI(t, "--root", root, "knob", "set", "irq-affinity", "1", "--irq", "30", "--state-dir", state, "--json")
-	var res KnobSetResult
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || !res.Applied || len(res.Entries) != 1 {
+	if res := payload(t, readDoc(t, out), knob.KindSet); code != 0 || !res.Applied || len(res.Entries) != 1 {
 		t.Fatalf("set --json: %d %s", code, out)
 	}
 	code, out, _ = runCLI(t, "--root", root, "knob", "set", "tcp-recovery", "5", "--state-dir", state)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -18,10 +19,15 @@ func TestKnobExplainPrioSepJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
+	var ex struct {
+		Knob, Input string
+		Text        []string
+		Decoded     map[string]any
 	}
+	if err := json.Unmarshal(jsonData(t, out), &ex); err != nil || ex.Knob != "win32-priority-separation" || ex.Input != "0x26" || len(ex.Text) == 0 {
+		t.Fatalf("%v %+v", err, ex)
+	}
+	doc := ex.Decoded
 	want := map[string]any{"value": 38.0, "effective": 38.0, "interval": "short", "length": "variable", "ps_priority_separation": 2.0,
 		"foreground_quantum_units": 18.0, "background_quantum_units": 6.0, "foreground_quantum_ms": 93.75, "background_quantum_ms": 31.25,
 		"foreground_boost": 2.0, "quantum_ratio": "3:1"}
@@ -114,12 +120,7 @@ func TestKnobList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc struct {
-		Knobs []KnobListEntry `json:"knobs"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := payload(t, readDoc(t, out), knob.KindList)
 	if len(doc.Knobs) != 15 {
 		t.Errorf("%d knobs, want 15", len(doc.Knobs))
 	}
@@ -157,5 +158,16 @@ func TestKnobExportRegFile(t *testing.T) {
 	code, out, _ := runCLI(t, "knob", "export", "--undo", "--format", "reg", "--state-dir", state)
 	if code != 0 || out != strings.ReplaceAll(want, "\r\n", "\n") {
 		t.Errorf("stdout %q, want the text of the file", out)
+	}
+}
+
+// An empty journal's history is a document with "entries": [], not null.
+func TestKnobHistoryEmptyJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "knob", "history", "--state-dir", testutil.TempDir(t), "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if h := payload(t, readDoc(t, out), knob.KindHistory); h.Entries == nil || len(h.Entries) != 0 || !strings.Contains(out, `"entries": []`) {
+		t.Fatalf("history of an empty journal:\n%s", out)
 	}
 }

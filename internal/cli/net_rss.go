@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,13 +13,17 @@ import (
 
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// KindRSSExperiment is the result document kind of net rss-experiment.
-const KindRSSExperiment = "rss-experiment"
+// KindRSSExperiment is the document `latlab net rss-experiment --json`
+// writes. Older documents kept the measurement at the top level; Moved
+// reads it.
+var KindRSSExperiment = result.Register[RSSData]("rss-experiment", "which CPUs do a network interface's work under each load profile (latlab net rss-experiment)",
+	result.Moved("measurement"))
 
 // NetRSSOptions are the flags of `latlab net rss-experiment`.
 type NetRSSOptions struct {
@@ -88,13 +91,14 @@ type RSSPhase struct {
 
 // RSSData is the payload of a document of kind rss-experiment.
 type RSSData struct {
-	Peer      string       `json:"peer"`
-	Interface string       `json:"interface"`
-	Loopback  bool         `json:"loopback"`
-	Queues    int          `json:"rx_queues"`
-	Phases    []RSSPhase   `json:"phases"`
-	Verdict   []string     `json:"verdict"`
-	Network   *irq.NetInfo `json:"network"`
+	Measurement probe.Measurement `json:"measurement"`
+	Peer        string            `json:"peer"`
+	Interface   string            `json:"interface"`
+	Loopback    bool              `json:"loopback"`
+	Queues      int               `json:"rx_queues"`
+	Phases      []RSSPhase        `json:"phases"`
+	Verdict     []string          `json:"verdict"`
+	Network     *irq.NetInfo      `json:"network"`
 }
 
 func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
@@ -163,14 +167,9 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		}
 	}
 	data.Verdict = rssVerdict(data, ifc)
-	doc := result.New(KindRSSExperiment)
+	doc := KindRSSExperiment.New(data)
 	doc.Settings = o.settings
-	doc.Measurement = &result.Measurement{Method: irq.Method() + "; load from latlab net udp profiles", ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	doc.Data = b
+	data.Measurement = probe.Measurement{Method: irq.Method() + "; load from latlab net udp profiles", ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	if o.Plot != "" && len(data.Phases) > 0 {
 		var groups []report.BarGroup
 		for _, ph := range data.Phases {

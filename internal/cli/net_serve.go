@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 )
 
 // NetServeOptions are the flags of `latlab net serve`.
@@ -29,6 +29,8 @@ type NetServeOptions struct {
 	MaxConns    int
 	MaxPerPeer  int
 	IdleTimeout time.Duration
+
+	settings map[string]string
 }
 
 func newNetServeCmd(io *IO) *cobra.Command {
@@ -63,7 +65,10 @@ less busy one.`,
   latlab net serve --echo-port 7007 --discard-port 9009 --sink-port 9010
   latlab net serve --listen 0.0.0.0 --duration 2h`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runNetServe(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runNetServe(cmd.Context(), o)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1", "address to bind (any other than loopback must be given explicitly)")
@@ -78,14 +83,6 @@ less busy one.`,
 	fs.IntVar(&o.MaxPerPeer, "max-per-peer", netload.DefaultMaxPerPeer, "most TCP connections from one address")
 	durationFlag(fs, &o.IdleTimeout, "idle-timeout", time.Duration(netload.DefaultIdleTimeout), "close a TCP connection that sends nothing this long")
 	return cmd
-}
-
-// ServeReady is the line `net serve --json` prints once it listens.
-type ServeReady struct {
-	Echo    string `json:"echo,omitempty"`
-	Discard string `json:"discard,omitempty"`
-	Sink    string `json:"sink,omitempty"`
-	PID     int    `json:"pid"`
 }
 
 func runNetServe(ctx context.Context, o *NetServeOptions) error {
@@ -123,8 +120,11 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	echo, discard, sink := s.Addrs()
 	if o.JSON {
-		b, _ := json.Marshal(ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
-		fmt.Fprintln(o.IO.Out, string(b))
+		doc := netload.KindServeReady.New(&netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
+		doc.Settings = o.settings
+		if err := result.WriteLine(o.IO.Out, doc); err != nil {
+			return err
+		}
 	} else {
 		var parts []string
 		for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
@@ -149,9 +149,9 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	st := s.Serve(ctx)
 	if o.JSON {
-		b, _ := json.Marshal(st)
-		fmt.Fprintln(o.IO.Out, string(b))
-		return nil
+		doc := netload.KindServe.New(&st)
+		doc.Settings = o.settings
+		return result.WriteLine(o.IO.Out, doc)
 	}
 	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
 		st.EchoPackets, netload.FormatBytes(st.EchoBytes), st.DiscardConns, netload.FormatBytes(st.DiscardBytes),

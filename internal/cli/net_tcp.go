@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/stats"
 )
 
 // NetTCPOptions are the flags of `latlab net tcp-discard`.
@@ -88,11 +85,10 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	if err != nil {
 		return netErr(err)
 	}
-	data := netload.NewTCPData(r)
-	doc, err := tcpDocument(data, o.settings)
-	if err != nil {
-		return err
-	}
+	data, notes := netload.NewTCPData(r)
+	doc := netload.KindTCPDiscard.New(data)
+	doc.Settings = o.settings
+	doc.Notes = append(doc.Notes, notes...)
 	if o.CSV != "" {
 		if err := writeFileWith(o.CSV, r.WriteCSV); err != nil {
 			return err
@@ -111,41 +107,6 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 		return fmt.Errorf("the sink received %d bytes, %d were sent", r.SinkBytes, r.Written)
 	}
 	return nil
-}
-
-func tcpDocument(d *netload.TCPData, settings map[string]string) (*result.Document, error) {
-	doc := result.New(netload.KindTCPDiscard)
-	doc.Settings = settings
-	doc.Measurement = &result.Measurement{
-		Method:         "TCP bulk send to a discard/sink server; state sampled with " + d.SampleMethod,
-		IntervalNs:     d.SampleEveryNs,
-		ElapsedNs:      d.WallNs,
-		ClockSource:    d.ClockSource,
-		PercentileNote: result.PercentileDefinition,
-	}
-	_, rtt := d.FieldSeries(netload.FRTT)
-	if len(rtt) > 0 {
-		ns := make([]int64, len(rtt))
-		for i, v := range rtt {
-			ns[i] = v * 1000
-		}
-		s := stats.Summarize(ns)
-		doc.Summary = &s
-		doc.SetSamples(ns)
-		doc.Notes = append(doc.Notes, "summary and samples_ns: the kernel's smoothed RTT of the connection at each sample")
-	}
-	if d.SinkBytes < 0 {
-		doc.Notes = append(doc.Notes, "the peer is a plain discard server: the byte count is not confirmed by the receiver")
-	}
-	if d.SampleLimitHit {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("sampling stopped at %d samples", netload.MaxTCPSamples))
-	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	doc.Data = b
-	return doc, nil
 }
 
 func printTCP(w io.Writer, d *netload.TCPData) {

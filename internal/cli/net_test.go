@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,7 +17,7 @@ import (
 )
 
 // netServer runs `latlab net serve` in-process on ephemeral loopback ports.
-func netServer(t *testing.T, udp bool) ServeReady {
+func netServer(t *testing.T, udp bool) netload.ServeReady {
 	t.Helper()
 	echoPort := "0"
 	if !udp {
@@ -34,11 +34,11 @@ func netServer(t *testing.T, udp bool) ServeReady {
 			&IO{In: strings.NewReader(""), Out: pw, Err: &bytes.Buffer{}})
 		pw.Close()
 	}()
-	var ready ServeReady
-	dec := json.NewDecoder(pr)
-	if err := dec.Decode(&ready); err != nil {
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
 		t.Fatalf("no ready line: %v", err)
 	}
+	ready := payload(t, readDoc(t, line), netload.KindServeReady)
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -51,7 +51,7 @@ func netServer(t *testing.T, udp bool) ServeReady {
 		}
 		pr.Close()
 	})
-	return ready
+	return *ready
 }
 
 // udpWorks reports whether UDP sockets open here: not under Wine, which
@@ -127,12 +127,9 @@ func TestNetUDPResultDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Kind != netload.KindUDP || doc.Summary == nil || doc.Summary.Count != 20 || len(doc.Samples) != 20 || doc.Histogram == nil || doc.CorrectedSummary == nil {
-		t.Fatalf("document: kind %s summary %+v samples %d", doc.Kind, doc.Summary, len(doc.Samples))
-	}
-	var d netload.UDPData
-	if err := json.Unmarshal(doc.Data, &d); err != nil {
-		t.Fatal(err)
+	d := payload(t, doc, netload.KindUDP)
+	if d.Summary == nil || d.Summary.Count != 20 || len(d.Samples) != 20 || d.Histogram == nil || d.CorrectedSummary == nil {
+		t.Fatalf("document: kind %s summary %+v samples %d", doc.Kind, d.Summary, len(d.Samples))
 	}
 	if d.Profile != "voice" || d.Sent != 20 || d.Received != 20 || d.RatePPS != 50 || d.Size != 160 || d.SendLag.Count != 20 {
 		t.Fatalf("data %+v", d)
@@ -140,7 +137,7 @@ func TestNetUDPResultDocument(t *testing.T) {
 	if _, err := result.ReadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	if dist, err := doc.Distribution(); err != nil || len(dist) != 20 {
+	if dist, _, err := d.Values(); err != nil || len(dist) != 20 {
 		t.Fatalf("distribution for compare: %d, %v", len(dist), err)
 	}
 	if d.Thread.CPU != -1 || d.Thread.Priority != "normal" {
@@ -179,13 +176,9 @@ func TestNetTCPDiscardOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	doc, err := result.Read(strings.NewReader(stdout))
-	if err != nil || doc.Kind != netload.KindTCPDiscard {
-		t.Fatalf("doc %v %v", doc, err)
-	}
-	var d netload.TCPData
-	if err := json.Unmarshal(doc.Data, &d); err != nil || d.Written != 65536 || d.SinkBytes != -1 {
-		t.Fatalf("data %+v %v", d.TCPResult, err)
+	d := payload(t, readDoc(t, stdout), netload.KindTCPDiscard)
+	if d.Written != 65536 || d.SinkBytes != -1 {
+		t.Fatalf("data %+v", d.TCPResult)
 	}
 	if b := readFile(t, png); !strings.HasPrefix(b, "\x89PNG") {
 		t.Fatal("graph is not PNG")

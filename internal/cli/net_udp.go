@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
-	"github.com/latlab/latlab/internal/stats"
 )
 
 // NetUDPOptions are the flags of `latlab net udp`.
@@ -146,57 +144,22 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	if err != nil {
 		return err
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printUDP(w, doc, data) })
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printUDP(w, data) })
 }
 
 func udpDocument(r *netload.UDPResult, profile, about string, settings map[string]string) (*result.Document, *netload.UDPData, error) {
-	doc := result.New(netload.KindUDP)
-	doc.Settings = settings
-	data := netload.NewUDPData(r, profile, about)
-	doc.Measurement = &result.Measurement{
-		Method:         "UDP echo round trip: echo arrival - send time, both on this host's clock; sends paced by " + r.PacerMethod,
-		IntervalNs:     int64(1e9 / r.RatePPS),
-		ElapsedNs:      r.ElapsedNs,
-		ClockSource:    r.ClockSource,
-		PercentileNote: result.PercentileDefinition,
-	}
-	if len(r.RTT) > 0 {
-		s := stats.Summarize(r.RTT)
-		doc.Summary = &s
-		h, err := result.EncodeHistogram(stats.HistogramOf(r.RTT))
-		if err != nil {
-			return nil, nil, err
-		}
-		doc.Histogram = h
-		doc.SetSamples(r.RTT)
-		cs := stats.Summarize(r.FromIntended)
-		doc.CorrectedSummary = &cs
-		if doc.CorrectedHistogram, err = result.EncodeHistogram(stats.HistogramOf(r.FromIntended)); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		doc.Notes = append(doc.Notes, "no echo came back: no round-trip times")
-	}
-	doc.Notes = append(doc.Notes,
-		"summary, histogram and samples_ns: round-trip time; corrected_summary: latency from the intended send time (no coordinated omission)",
-		"jitter: RFC 3550 interarrival jitter of the echoed stream (round-trip transit times)")
-	if r.Interrupted {
-		doc.Notes = append(doc.Notes, "interrupted before the planned packet count")
-	}
-	if r.DSCP != nil && r.DSCP.Note != "" {
-		doc.Notes = append(doc.Notes, "dscp: "+r.DSCP.Note)
-	}
-	b, err := json.Marshal(data)
+	data, notes, err := netload.NewUDPData(r, profile, about)
 	if err != nil {
 		return nil, nil, err
 	}
-	doc.Data = b
+	doc := netload.KindUDP.New(data)
+	doc.Settings = settings
+	doc.Notes = append(doc.Notes, notes...)
 	return doc, data, nil
 }
 
-// printUDP prints a run: d is the document's payload, doc holds the
-// round-trip summaries.
-func printUDP(w io.Writer, doc *result.Document, d *netload.UDPData) {
+// printUDP prints a run from the document's payload.
+func printUDP(w io.Writer, d *netload.UDPData) {
 	shape := fmt.Sprintf("%.0f packets/s of %d B", d.RatePPS, d.Size)
 	if d.Profile != "" {
 		shape = d.Profile + " profile: " + d.ProfileAbout
@@ -211,14 +174,14 @@ func printUDP(w io.Writer, doc *result.Document, d *netload.UDPData) {
 		fmt.Fprintf(w, ", %d foreign datagrams ignored", d.Foreign)
 	}
 	fmt.Fprintln(w)
-	if doc.Summary == nil {
+	if d.Summary == nil {
 		fmt.Fprintln(w, "no echo came back")
 		return
 	}
 	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", fmtNs(int64(d.JitterNs)))
 	report.SummaryTable(w,
-		report.Column{Title: "round trip", Summary: *doc.Summary, Unit: report.Us},
-		report.Column{Title: "from schedule", Summary: *doc.CorrectedSummary, Unit: report.Us},
+		report.Column{Title: "round trip", Summary: *d.Summary, Unit: report.Us},
+		report.Column{Title: "from schedule", Summary: *d.CorrectedSummary, Unit: report.Us},
 		report.Column{Title: "send lag", Summary: d.SendLag, Unit: report.Us},
 	)
 	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,11 +9,13 @@ import (
 	"github.com/latlab/latlab/internal/result"
 )
 
-// writeJSON writes v as indented JSON, the form every --json output uses.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// writeDoc is how a command with --json but no --output ends: the
+// document, with the command's flags as its settings, to stdout.
+func writeDoc(o *IO, doc *result.Document, settings map[string]string) error {
+	if settings != nil {
+		doc.Settings = settings
+	}
+	return result.Write(o.Out, doc)
 }
 
 // emitResult is how a measuring command ends: the document goes to the

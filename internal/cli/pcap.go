@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,13 @@ import (
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/tcpflow"
 )
 
 func init() { register(newPcapCmd) }
+
+// KindPcapTCP is the document `latlab pcap tcp --json` writes.
+var KindPcapTCP = tcpflow.KindDoc
 
 // pcapSubcommands are added by the pcap_*.go files.
 var pcapSubcommands []func(*IO) *cobra.Command
@@ -117,19 +120,18 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 // emit ends a pcap command: the result document (kind, with data as its
 // payload) to -o and --json, or the human form. The document is built
 // only when asked for: for a capture of many connections it is large.
-func (p *pcapInput) emit(o *IO, kind string, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
+// prep, when set, finishes the document before it is written.
+func (p *pcapInput) emit(o *IO, kind fmt.Stringer, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
 	if !p.JSON && p.Out == "" {
 		human(o.Out)
 		return nil
 	}
-	doc := result.New(kind)
-	doc.Settings = settings
-	doc.Notes = notes
-	b, err := json.Marshal(data)
+	doc, err := result.New(kind.String(), data)
 	if err != nil {
 		return err
 	}
-	doc.Data = b
+	doc.Settings = settings
+	doc.Notes = append(doc.Notes, notes...)
 	if prep != nil {
 		if err := prep(doc); err != nil {
 			return err

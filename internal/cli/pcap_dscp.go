@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -19,8 +18,10 @@ import (
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapDSCPCmd) }
 
-// KindPcapDSCP is the result-document kind of `latlab pcap dscp`.
-const KindPcapDSCP = "pcap-dscp"
+// KindPcapDSCP is the document `latlab pcap dscp --json` writes. Older
+// documents kept the flows at the top level; Moved reads them.
+var KindPcapDSCP = result.Register[dscpData]("pcap-dscp", "DSCP and ECN marks per flow in a capture, and whether they met --expect (latlab pcap dscp)",
+	result.Moved("flows"))
 
 // PcapDSCPOptions are the flags of `latlab pcap dscp`.
 type PcapDSCPOptions struct {
@@ -82,13 +83,13 @@ type dscpFlowJSON struct {
 	Offending bool              `json:"offending,omitempty"`
 }
 
-// dscpData is the document's data: how the capture was read, the filter
-// and the expectation. The flows themselves are the document's top-level
-// "flows" ({"flows": [...]}, the command's interface).
+// dscpData is the document's data: how the capture was read, the filter,
+// the expectation and the flows.
 type dscpData struct {
 	Capture *capture.Stats `json:"capture"`
 	Filter  string         `json:"filter,omitempty"`
 	Expect  *dscpExpect    `json:"expect,omitempty"`
+	Flows   []dscpFlowJSON `json:"flows"`
 }
 
 type dscpExpect struct {
@@ -142,12 +143,8 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 	for _, f := range flows {
 		js = append(js, flowJSON(f, st.FirstNs, isOff[f]))
 	}
-	data := dscpData{Capture: st, Filter: o.Filter, Expect: want}
-	withFlows := func(doc *result.Document) (err error) {
-		doc.Flows, err = json.Marshal(js)
-		return err
-	}
-	if err := o.emit(o.IO, KindPcapDSCP, o.settings, data, st.Notes(), func(w io.Writer) { printDSCP(w, o, st, flows, isOff) }, withFlows); err != nil {
+	data := &dscpData{Capture: st, Filter: o.Filter, Expect: want, Flows: js}
+	if err := o.emit(o.IO, KindPcapDSCP, o.settings, data, st.Notes(), func(w io.Writer) { printDSCP(w, o, st, flows, isOff) }, nil); err != nil {
 		return err
 	}
 	if err := readErrorExit(o.File, st); err != nil {

@@ -20,9 +20,6 @@ import (
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
 
-// KindPcapTCP is the result-document kind of `latlab pcap tcp`.
-const KindPcapTCP = tcpflow.Kind
-
 // PcapTCPOptions are the flags of `latlab pcap tcp`.
 type PcapTCPOptions struct {
 	IO          *IO
@@ -168,7 +165,10 @@ func (d *pcapTCPDocument) begin() error {
 	if d.o.JSON {
 		w = append(w, d.o.IO.Out)
 	}
-	doc := result.New(KindPcapTCP)
+	doc, err := result.StreamDocument(KindPcapTCP.Name())
+	if err != nil {
+		return err
+	}
 	doc.Settings = d.o.settings
 	s, err := result.NewStream(io.MultiWriter(w...), doc, "connections")
 	if err != nil {

@@ -20,8 +20,9 @@ import (
 
 const sshPcap = "../capture/testdata/ssh.pcap"
 
-// The flows are the document's top-level "flows" ({"flows": [...]}, the
-// issue's interface) and survive reading the document back.
+// The flows are in the payload and survive reading the document back; a
+// document of an earlier latlab, with the flows at the top level, reads
+// the same.
 func TestPcapDSCPJSON(t *testing.T) {
 	dir := testutil.TempDir(t)
 	file := filepath.Join(dir, "dscp.json")
@@ -30,22 +31,21 @@ func TestPcapDSCPJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	doc := readDoc(t, out)
-	var d dscpData
-	if err := json.Unmarshal(doc.Data, &d); err != nil {
-		t.Fatal(err)
-	}
-	var top struct {
-		Flows []dscpFlowJSON `json:"flows"`
-	}
-	if err := json.Unmarshal([]byte(out), &top); err != nil {
-		t.Fatal(err)
-	}
-	var flows []dscpFlowJSON
-	if err := json.Unmarshal(doc.Flows, &flows); err != nil || len(top.Flows) != len(flows) {
-		t.Fatalf("flows not kept when the document is read back: %v", err)
-	}
-	if doc.Kind != KindPcapDSCP || len(flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
+	d := payload(t, doc, KindPcapDSCP)
+	flows := d.Flows
+	if len(flows) != 2 || d.Capture == nil || d.Capture.IPPackets != 54 {
 		t.Fatalf("kind %s, %d flows, capture %+v", doc.Kind, len(flows), d.Capture)
+	}
+	var earlier map[string]any
+	if err := json.Unmarshal([]byte(out), &earlier); err != nil {
+		t.Fatal(err)
+	}
+	data := earlier["data"].(map[string]any)
+	earlier["flows"] = data["flows"]
+	delete(data, "flows")
+	b, _ := json.Marshal(earlier)
+	if e := payload(t, readDoc(t, string(b)), KindPcapDSCP); len(e.Flows) != 2 || e.Flows[0].Src != flows[0].Src || e.Flows[1].Packets != flows[1].Packets {
+		t.Fatalf("flows at the top level not read: %+v", e.Flows)
 	}
 	if saved := readFile(t, file); saved != out {
 		t.Errorf("-o wrote another document than --json:\n%s", saved)
@@ -252,10 +252,9 @@ func TestPcapTCPDocumentToBothOutputs(t *testing.T) {
 		t.Errorf("-o file differs from stdout:\n%s\n---\n%s", f, out)
 	}
 	d := readDoc(t, out)
-	var data tcpflow.Data
-	if err := json.Unmarshal(d.Data, &data); err != nil || d.Kind != KindPcapTCP || len(data.Connections) != 3 ||
-		data.Totals.Connections != 3 || len(d.Notes) != 1 {
-		t.Errorf("kind %s, %d connections, totals %+v, notes %q, %v", d.Kind, len(data.Connections), data.Totals, d.Notes, err)
+	data, ok := KindPcapTCP.Of(d)
+	if !ok || len(data.Connections) != 3 || data.Totals.Connections != 3 || len(d.Notes) != 1 {
+		t.Fatalf("kind %s (%v), payload %T, notes %q", d.Kind, ok, d.Data, d.Notes)
 	}
 	code, _, errs = runCLI(t, "compare", file, file)
 	if code != 2 || !strings.Contains(errs, "no single distribution") {

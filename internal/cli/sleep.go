@@ -166,15 +166,16 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 }
 
 func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepOptions) (*result.Document, error) {
-	doc := result.New(result.KindSleep)
+	data := &probe.SleepData{}
+	doc := probe.KindSleep.New(data)
 	doc.Settings = o.settings
 	if stErr == nil {
-		doc.Timer = &st
+		data.Timer = &st
 	} else {
 		doc.Notes = append(doc.Notes, "timer state unavailable: "+stErr.Error())
 	}
 	setup := r.Setup
-	doc.Measurement = &result.Measurement{
+	data.Measurement = probe.Measurement{
 		Method:         r.Method,
 		RequestedNs:    r.Requested.Nanoseconds(),
 		WarmupNs:       r.WarmupNs,
@@ -184,20 +185,22 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 		ClockSource:    doc.Host.ClockSource,
 		PercentileNote: result.PercentileDefinition,
 	}
-	doc.Overhead = &r.Overhead
+	data.Overhead = r.Overhead
 	if len(r.Slept) == 0 {
 		return nil, fmt.Errorf("no samples were taken")
 	}
-	doc.SetCounts(int64(o.Samples), int64(len(r.Slept)), r.Stopped)
-	s := stats.Summarize(r.Slept)
-	over := stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
-	doc.Summary, doc.Overshoot = &s, &over
+	data.SetCounts(int64(o.Samples), int64(len(r.Slept)), r.Stopped)
+	data.Summary = stats.Summarize(r.Slept)
+	data.Overshoot = stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
 	h, err := result.EncodeHistogram(stats.HistogramOf(r.Slept))
 	if err != nil {
 		return nil, err
 	}
-	doc.Histogram = h
-	doc.SetSamples(r.Slept)
+	data.Histogram = *h
+	var note string
+	if data.Samples, note = result.KeepSamples(r.Slept); note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
 	doc.Notes = append(doc.Notes, fmt.Sprintf("first sample (%s) discarded as warm-up", report.Duration(time.Duration(r.WarmupNs))))
 	if setup.PriorityNote != "" {
 		doc.Notes = append(doc.Notes, setup.PriorityNote)
@@ -212,23 +215,24 @@ func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepO
 }
 
 func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
-	m := doc.Measurement
+	d := doc.Data.(*probe.SleepData)
+	m := d.Measurement
 	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
-		m.Method, report.Duration(r.Requested), doc.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
+		m.Method, report.Duration(r.Requested), d.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
 	if m.Thread.RequestedNs > 0 {
 		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(time.Duration(m.Thread.RequestedNs)), timer.FormatMs(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
 	}
-	if doc.Timer != nil {
-		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))
+	if d.Timer != nil {
+		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
 	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", report.Duration(time.Duration(m.WarmupNs)))
 	report.SummaryTable(w,
-		report.Column{Title: "slept", Summary: *doc.Summary, Unit: report.Ms},
-		report.Column{Title: "overshoot", Summary: *doc.Overshoot, Unit: report.Us})
+		report.Column{Title: "slept", Summary: d.Summary, Unit: report.Ms},
+		report.Column{Title: "overshoot", Summary: d.Overshoot, Unit: report.Us})
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
-		report.Duration(time.Duration(doc.Overhead.ClockReadP50Ns)), doc.Overhead.ZeroWaitMethod,
-		report.Duration(time.Duration(doc.Overhead.ZeroWaitP50Ns)), m.Interrupted)
-	if l := interruptedLine(doc, "samples"); l != "" {
+		report.Duration(time.Duration(d.Overhead.ClockReadP50Ns)), d.Overhead.ZeroWaitMethod,
+		report.Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)), m.Interrupted)
+	if l := interruptedLine(d.Counts, "samples"); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	for _, n := range doc.Notes {
@@ -240,11 +244,11 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 
 // interruptedLine says what an interrupted sleep or wake run measured, or
 // "" when it was not interrupted; unit names its samples.
-func interruptedLine(doc *result.Document, unit string) string {
-	if doc.Interrupted == nil || !*doc.Interrupted {
+func interruptedLine(c probe.Counts, unit string) string {
+	if !c.Interrupted {
 		return ""
 	}
-	return fmt.Sprintf("interrupted: %d of %d planned %s measured before the run was stopped;\n  the statistics cover those", doc.MeasuredCount, doc.RequestedCount, unit)
+	return fmt.Sprintf("interrupted: %d of %d planned %s measured before the run was stopped;\n  the statistics cover those", c.MeasuredCount, c.RequestedCount, unit)
 }
 
 func describePriority(t *probe.ThreadSetup) string {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -287,21 +286,17 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 }
 
 func sweepDocument(res *sweep.Result, o *SweepOptions) (*result.Document, error) {
-	doc := result.New(sweep.Kind)
+	data := &sweep.Data{Result: *res}
+	doc := sweep.Kind.New(data)
 	doc.Settings = o.settings
 	doc.Settings["seed"] = fmt.Sprint(res.Seed)
 	if st, err := timer.Query(); err == nil {
-		doc.Timer = &st
+		data.Timer = &st
 	}
-	doc.Measurement = &result.Measurement{Method: res.Method, RequestedNs: res.DurationNs, ElapsedNs: res.ElapsedNs,
+	data.Measurement = probe.Measurement{Method: res.Method, RequestedNs: res.DurationNs, ElapsedNs: res.ElapsedNs,
 		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	doc.Notes = append(doc.Notes, res.Notes...)
 	doc.Notes = append(doc.Notes, "overshoot = slept - requested sleep; each step's warm-up sample is discarded")
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	doc.Data = b
 	return doc, nil
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,15 +20,7 @@ var shortSweep = []string{"sweep", "--from", "0.5ms", "--to", "0.6ms", "--step",
 
 func sweepData(t *testing.T, out string) *sweep.Result {
 	t.Helper()
-	doc := readDoc(t, out)
-	if doc.Kind != sweep.Kind {
-		t.Fatalf("kind %s", doc.Kind)
-	}
-	var r sweep.Result
-	if err := json.Unmarshal(doc.Data, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r
+	return &payload(t, readDoc(t, out), sweep.Kind).Result
 }
 
 func TestSweepEndToEnd(t *testing.T) {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -35,6 +35,8 @@ func newTimerCmd(io *IO) *cobra.Command {
 type TimerStatusOptions struct {
 	IO   *IO
 	JSON bool
+
+	settings map[string]string
 }
 
 func newTimerStatusCmd(io *IO) *cobra.Command {
@@ -45,7 +47,10 @@ func newTimerStatusCmd(io *IO) *cobra.Command {
 		Example: `  latlab timer status
   latlab timer status --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runTimerStatus(o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runTimerStatus(o)
+		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "write the status as JSON")
 	return cmd
@@ -57,7 +62,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 		return fmt.Errorf("timer status: %w", err)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, st)
+		return writeDoc(o.IO, timer.KindStatus.New(&st), o.settings)
 	}
 	printTimerStatus(o.IO.Out, &st)
 	return nil
@@ -70,6 +75,8 @@ type TimerSetOptions struct {
 	For     time.Duration
 	JSON    bool
 	Command []string
+
+	settings map[string]string
 }
 
 // ExitStatusError carries a child command's exit status through to the
@@ -121,20 +128,13 @@ COMMAND included; latlab only waits for it.`,
 					return Usagef("no command after --")
 				}
 			}
+			o.settings = settingsOf(cmd.Flags())
 			return runTimerSet(cmd.Context(), o)
 		},
 	}
 	durationFlagZero(cmd.Flags(), &o.For, "for", 0, "hold for this long, then release (0 = until Ctrl-C or COMMAND exits)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the granted request as one JSON line")
 	return cmd
-}
-
-// TimerGrant is the line `timer set --json` prints once the request is in
-// force; a parent process (sweep --mode separate) waits for it.
-type TimerGrant struct {
-	RequestedNs int64 `json:"requested_ns"`
-	GrantedNs   int64 `json:"granted_ns"`
-	PID         int   `json:"pid"`
 }
 
 func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
@@ -163,8 +163,11 @@ func holdTimer(ctx context.Context, o *TimerSetOptions) error {
 	}
 	defer req.Release()
 	if o.JSON {
-		b, _ := json.Marshal(TimerGrant{RequestedNs: int64(req.Requested), GrantedNs: int64(req.Granted), PID: os.Getpid()})
-		fmt.Fprintln(o.IO.Out, string(b))
+		doc := timer.KindGrant.New(&timer.Grant{RequestedNs: int64(req.Requested), GrantedNs: int64(req.Granted), PID: os.Getpid()})
+		doc.Settings = o.settings
+		if err := result.WriteLine(o.IO.Out, doc); err != nil {
+			return err
+		}
 	} else {
 		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", timer.FormatMs(req.Requested), timer.FormatMs(req.Granted))
 	}

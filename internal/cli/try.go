@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -232,14 +231,9 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			return tryErr(err)
 		}
 		if o.JSON {
-			doc := result.New(try.Kind)
+			doc := try.KindTry.New(&try.Data{Result: *res})
 			doc.Settings = o.settings
 			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
-			b, err := json.Marshal(res)
-			if err != nil {
-				return err
-			}
-			doc.Data = b
 			return result.Write(o.IO.Out, doc)
 		}
 		printTryPlan(o.IO.Out, res, o)

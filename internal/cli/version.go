@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/buildinfo"
+	"github.com/latlab/latlab/internal/result"
 )
 
 func init() { register(newVersionCmd) }
@@ -33,12 +33,7 @@ func newVersionCmd(io *IO) *cobra.Command {
 
 func runVersion(o *VersionOptions, in buildinfo.Info) error {
 	if o.JSON {
-		b, err := json.MarshalIndent(in, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(o.IO.Out, "%s\n", b)
-		return err
+		return writeDoc(o.IO, result.KindVersion.New(&in), nil)
 	}
 	_, err := fmt.Fprint(o.IO.Out, in.Long())
 	return err

@@ -181,10 +181,11 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 }
 
 func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOptions) (*result.Document, error) {
-	doc := result.New(result.KindWake)
+	data := &probe.WakeData{}
+	doc := probe.KindWake.New(data)
 	doc.Settings = o.settings
 	if stErr == nil {
-		doc.Timer = &st
+		data.Timer = &st
 	}
 	interval := r.Interval.Nanoseconds()
 	var all []int64
@@ -195,12 +196,12 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 		over += t.Overruns
 		intr += t.Interrupted
 		s := stats.Summarize(t.Latencies)
-		th := result.Thread{ThreadSetup: t.Setup, Summary: s, Overruns: t.Overruns, WarmupNs: t.WarmupNs, Interrupted: t.Interrupted}
+		th := probe.ThreadOutcome{ThreadSetup: t.Setup, Summary: s, Overruns: t.Overruns, WarmupNs: t.WarmupNs, Interrupted: t.Interrupted}
 		if t.Overruns > 0 {
 			cs := stats.SummarizeHistogram(stats.CorrectedHistogramOf(t.Latencies, interval))
 			th.CorrectedSummary = &cs
 		}
-		doc.Threads = append(doc.Threads, th)
+		data.Threads = append(data.Threads, th)
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("no wake-ups were measured")
@@ -209,31 +210,33 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 	if doc.Host.OS == "windows" {
 		method = "high-resolution waitable timer, absolute due time"
 	}
-	doc.Measurement = &result.Measurement{
+	data.Measurement = probe.Measurement{
 		Method: method, IntervalNs: interval, WarmupNs: r.Threads[0].WarmupNs, Interrupted: intr,
 		ElapsedNs: r.Elapsed.Nanoseconds(), ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition,
 	}
-	doc.Overhead = &r.Overhead
-	s := stats.Summarize(all)
-	doc.Summary = &s
+	data.Overhead = r.Overhead
+	data.Summary = stats.Summarize(all)
 	h, err := result.EncodeHistogram(stats.HistogramOf(all))
 	if err != nil {
 		return nil, err
 	}
-	doc.Histogram = h
-	doc.Overruns = over
+	data.Histogram = *h
+	data.Overruns = over
 	ch := stats.CorrectedHistogramOf(all, interval)
-	cs := stats.SummarizeHistogram(ch)
-	doc.CorrectedSummary = &cs
-	if doc.CorrectedHistogram, err = result.EncodeHistogram(ch); err != nil {
+	data.CorrectedSummary = stats.SummarizeHistogram(ch)
+	if h, err = result.EncodeHistogram(ch); err != nil {
 		return nil, err
 	}
-	doc.SetSamples(all)
+	data.CorrectedHistogram = *h
+	var note string
+	if data.Samples, note = result.KeepSamples(all); note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
 	stopped := false
 	for _, t := range r.Threads {
 		stopped = stopped || t.Stopped
 	}
-	doc.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped)
+	data.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped)
 	doc.Notes = append(doc.Notes, wakeWarmupNote)
 	for _, t := range r.Threads {
 		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
@@ -248,19 +251,20 @@ func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOpti
 }
 
 func printWake(w io.Writer, doc *result.Document) {
-	m := doc.Measurement
+	d := doc.Data.(*probe.WakeData)
+	m := d.Measurement
 	prio := "normal scheduling"
-	if len(doc.Threads) > 0 {
-		switch t := doc.Threads[0]; t.Priority {
+	if len(d.Threads) > 0 {
+		switch t := d.Threads[0]; t.Priority {
 		case "realtime":
 			prio = fmt.Sprintf("realtime priority %d", t.RTPrio)
 		case "high": // a realtime request that Windows lowered
 			prio = "high priority"
 		}
 	}
-	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(doc.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
-	if doc.Timer != nil {
-		fmt.Fprintf(w, "timer: %s\n", timerLine(doc.Timer))
+	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
+	if d.Timer != nil {
+		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
 	fmt.Fprintln(w, "latency = wake time - deadline, in µs")
 	fmt.Fprintln(w)
@@ -272,27 +276,27 @@ func printWake(w io.Writer, doc *result.Document) {
 			u.Format(float64(s.P90)), u.Format(float64(s.P99)), u.Format(float64(s.P999)), u.Format(float64(s.Max)),
 			u.Format(s.Mean), strconv.FormatInt(over, 10)}
 	}
-	for i, t := range doc.Threads {
+	for i, t := range d.Threads {
 		cpu := "-"
 		if t.CPU >= 0 {
 			cpu = strconv.Itoa(t.CPU)
 		}
 		rows = append(rows, row(fmt.Sprintf("T%d", i), cpu, t.Summary, t.Overruns))
 	}
-	if len(doc.Threads) > 1 {
-		rows = append(rows, row("all", "", *doc.Summary, doc.Overruns))
+	if len(d.Threads) > 1 {
+		rows = append(rows, row("all", "", d.Summary, d.Overruns))
 	}
 	report.Table(w, hdr, rows)
-	if doc.Overruns > 0 {
-		c := doc.CorrectedSummary
+	if d.Overruns > 0 {
+		c := d.CorrectedSummary
 		fmt.Fprintf(w, "\n%d missed periods. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
-			doc.Overruns, fmtNs(c.P99), fmtNs(c.P999), fmtNs(c.Max), c.Count)
+			d.Overruns, fmtNs(c.P99), fmtNs(c.P999), fmtNs(c.Max), c.Count)
 	} else {
 		fmt.Fprintln(w, "\nno missed periods")
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
-		fmtNs(doc.Overhead.ClockReadP50Ns), doc.Overhead.ZeroWaitMethod, fmtNs(doc.Overhead.ZeroWaitP50Ns), m.Interrupted)
-	if l := interruptedLine(doc, "wake-ups"); l != "" {
+		fmtNs(d.Overhead.ClockReadP50Ns), d.Overhead.ZeroWaitMethod, fmtNs(d.Overhead.ZeroWaitP50Ns), m.Interrupted)
+	if l := interruptedLine(d.Counts, "wake-ups"); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	for _, n := range doc.Notes {

@@ -11,12 +11,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// Kind is the result document kind `latlab compare --json` writes.
-const Kind = "compare"
+// Kind is the document `latlab compare --json` writes; its payload is the
+// Result.
+var Kind = result.Register[Result]("compare", "two or more results compared with statistics (latlab compare)")
+
+// measured is a payload that says how its samples were taken.
+type measured interface{ Measured() *probe.Measurement }
 
 // Input is one result to compare, or one side of repeated runs.
 type Input struct {
@@ -161,9 +167,13 @@ func Compare(in []Input, o Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
 				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
 		}
-		s, err := x.Doc.Distribution()
+		sp, ok := x.Doc.Data.(result.Sampled)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
+		}
+		s, raw, err := sp.Values()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrIncompatible, x.Label, err)
+			return nil, fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
 		}
 		if len(s) == 0 {
 			return nil, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
@@ -171,7 +181,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 		s = slices.Clone(s)
 		slices.Sort(s)
 		r := Run{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s,
-			Reconstructed: len(x.Doc.Samples) == 0, Settings: distinguishing(x.Doc, in[0].Doc)}
+			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
 		if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
 		}
@@ -227,14 +237,16 @@ func Compatible(in []Input) error {
 			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)
 		}
 	}
-	if len(a.Doc.Samples) == 0 && a.Doc.Histogram == nil && !perRunKind(a.Doc.Kind) {
+	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
 		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
 	}
 	for _, b := range in[1:] {
-		ma, mb := a.Doc.Measurement, b.Doc.Measurement
-		if ma == nil || mb == nil {
+		ka, oka := a.Doc.Data.(measured)
+		kb, okb := b.Doc.Data.(measured)
+		if !oka || !okb {
 			continue
 		}
+		ma, mb := ka.Measured(), kb.Measured()
 		if ma.RequestedNs != mb.RequestedNs {
 			return fmt.Errorf("%w: %s slept %s and %s %s: the slept times are not comparable; compare runs with the same --duration", ErrIncompatible,
 				a.Label, dur(ma.RequestedNs), b.Label, dur(mb.RequestedNs))
@@ -252,11 +264,11 @@ func dur(ns int64) string { return time.Duration(ns).String() }
 // Quantity names what a kind's values are, for headings and axis labels.
 func Quantity(kind string) string {
 	switch kind {
-	case result.KindSleep:
+	case probe.KindSleep.Name():
 		return "slept time"
-	case result.KindWake:
+	case probe.KindWake.Name():
 		return "wake-up latency"
-	case KindTCPDiscard:
+	case netload.KindTCPDiscard.Name():
 		return "transfer time per run"
 	}
 	return kind

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/probe"
 )
 
 func TestFormatting(t *testing.T) {
@@ -23,7 +23,7 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("FormatSigned(%v) = %q, want %q", v, got, want)
 		}
 	}
-	for kind, want := range map[string]string{result.KindSleep: "slept time", result.KindWake: "wake-up latency", "udp": "udp"} {
+	for kind, want := range map[string]string{probe.KindSleep.Name(): "slept time", probe.KindWake.Name(): "wake-up latency", "udp": "udp"} {
 		if got := Quantity(kind); got != want {
 			t.Errorf("Quantity(%q) = %q, want %q", kind, got, want)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
@@ -15,9 +16,7 @@ func sleepDoc(n int, base, noise float64, seed uint64) *result.Document {
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*noise)
 	}
-	d := &result.Document{Schema: result.Schema, Kind: result.KindSleep}
-	d.SetSamples(s)
-	return d
+	return probe.KindSleep.New(&probe.SleepData{Samples: s})
 }
 
 // A side with fewer samples than the rule asks for gets no verdict, however

@@ -1,17 +1,13 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 )
-
-// KindTCPDiscard is the kind `latlab net tcp-discard` writes (netload's
-// constant of the same name; compare reads only the payload fields below).
-const KindTCPDiscard = "tcp-discard"
 
 // perRunKind reports whether a kind is compared run by run: one value per
 // document, several documents per side. A tcp-discard document is one bulk
@@ -20,27 +16,16 @@ const KindTCPDiscard = "tcp-discard"
 // pooling them would count one transfer as thousands of trials. What the
 // research compares is each transfer's duration and goodput across
 // repeated runs.
-func perRunKind(kind string) bool { return kind == KindTCPDiscard }
+func perRunKind(kind string) bool { return kind == netload.KindTCPDiscard.Name() }
 
-// tcpRun is the part of netload.TCPResult compare reads (same JSON names;
-// a test round-trips a netload document through it).
-type tcpRun struct {
-	Size       int64   `json:"size_bytes"`
-	Written    int64   `json:"written_bytes"`
-	WallNs     int64   `json:"wall_ns"`
-	GoodputBps float64 `json:"goodput_bits_per_s"`
-}
-
-func readTCPRun(label string, d *result.Document) (tcpRun, error) {
-	var r tcpRun
-	if len(d.Data) == 0 {
-		return r, fmt.Errorf("%w: %s: a tcp-discard result without its transfer (no data)", ErrIncompatible, label)
+func readTCPRun(label string, d *result.Document) (*netload.TCPResult, error) {
+	data, ok := netload.KindTCPDiscard.Of(d)
+	if !ok || data.TCPResult == nil {
+		return nil, fmt.Errorf("%w: %s: a tcp-discard result without its transfer (no data)", ErrIncompatible, label)
 	}
-	if err := json.Unmarshal(d.Data, &r); err != nil {
-		return r, fmt.Errorf("%w: %s: unreadable tcp-discard data: %v", ErrIncompatible, label, err)
-	}
+	r := data.TCPResult
 	if r.WallNs <= 0 || r.Written <= 0 || !(r.GoodputBps > 0) || math.IsInf(r.GoodputBps, 0) {
-		return r, fmt.Errorf("%w: %s: a tcp-discard result without a completed transfer (wall_ns %d, written_bytes %d)", ErrIncompatible, label, r.WallNs, r.Written)
+		return nil, fmt.Errorf("%w: %s: a tcp-discard result without a completed transfer (wall_ns %d, written_bytes %d)", ErrIncompatible, label, r.WallNs, r.Written)
 	}
 	return r, nil
 }
@@ -49,7 +34,7 @@ func readTCPRun(label string, d *result.Document) (tcpRun, error) {
 // write until the peer closed, ns) and goodput (bit/s), sorted ascending.
 func perRunValues(x Input, size *int64, sizeFrom *string) (durations, goodputs []int64, err error) {
 	for i, d := range append([]*result.Document{x.Doc}, x.More...) {
-		if d.Kind != KindTCPDiscard {
+		if d.Kind != netload.KindTCPDiscard.Name() {
 			return nil, nil, fmt.Errorf("%w: %s holds a %s result among tcp-discard results; a side's runs must be of the same kind", ErrIncompatible, x.Label, d.Kind)
 		}
 		label := x.Label

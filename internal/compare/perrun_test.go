@@ -1,7 +1,7 @@
 package compare
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -18,16 +18,21 @@ func tcpDoc(t *testing.T, size, wallNs int64, rttNs int64, nrtt int) *result.Doc
 	t.Helper()
 	r := &netload.TCPResult{Size: size, Written: size, WallNs: wallNs, SinkBytes: size,
 		GoodputBps: float64(size) * 8 / (float64(wallNs) / 1e9)}
-	b, err := json.Marshal(netload.NewTCPData(r))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &result.Document{Schema: result.Schema, Kind: netload.KindTCPDiscard, Data: b}
+	data, _ := netload.NewTCPData(r)
 	rtt := make([]int64, nrtt)
 	for i := range rtt {
 		rtt[i] = rttNs + int64(i%7)*1000
 	}
-	d.SetSamples(rtt)
+	data.RTTSamples = rtt
+	// Through the JSON, as compare reads it.
+	var b bytes.Buffer
+	if err := result.Write(&b, netload.KindTCPDiscard.New(data)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return d
 }
 
@@ -109,7 +114,7 @@ func TestPerRunIncompatible(t *testing.T) {
 		t.Errorf("a group of sleep results: %v", err)
 	}
 	bad := side(t, "c/", 2, 1e6, 10e6, 100e3, 3)
-	bad.More[0] = &result.Document{Schema: result.Schema, Kind: netload.KindTCPDiscard, Data: json.RawMessage(`{"wall_ns":0}`)}
+	bad.More[0] = netload.KindTCPDiscard.New(&netload.TCPData{TCPResult: &netload.TCPResult{}})
 	if _, err := Compare([]Input{a, bad}, Options{By: stats.Quantile(50)}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "c/ (run 2)") {
 		t.Errorf("an unfinished transfer: %v", err)
 	}

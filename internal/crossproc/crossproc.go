@@ -19,9 +19,6 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// Kind is the result document kind of `latlab crossproc`.
-const Kind = "crossproc"
-
 // Event is one line the child writes: its request is in force ("set"), or
 // released ("released").
 type Event struct {

@@ -17,11 +17,13 @@ import (
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
 )
 
-// Kind is the result document kind of `latlab doctor`.
-const Kind = "doctor"
+// Kind is the document `latlab doctor --json` writes; its payload is the
+// Result.
+var Kind = result.Register[Result]("doctor", "the check-up: timer, sleep and wake probes, the settings audit, next steps (latlab doctor)")
 
 // Profile names how long the check-up measures.
 type Profile string

@@ -172,11 +172,7 @@ func Redact(r *Result, doc *result.Document, id Identity) (*Result, *result.Docu
 			rd.Settings[k] = filepath.Base(strings.ReplaceAll(v, `\`, `/`))
 		}
 	}
-	b, err := json.Marshal(&rr)
-	if err != nil {
-		return nil, nil, err
-	}
-	rd.Data = b
+	rd.Data = &rr
 	return &rr, &rd, nil
 }
 

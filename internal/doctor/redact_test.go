@@ -63,7 +63,7 @@ func TestRedact(t *testing.T) {
 	if leaks := planted.Leaks(b); len(leaks) > 0 {
 		t.Errorf("document leaks %v: %s", leaks, b)
 	}
-	if rd.Settings["bundle"] != "checkup.zip" || rd.Settings["root"] != "/" || rd.Kind != Kind || rd.Schema != result.Schema {
+	if rd.Settings["bundle"] != "checkup.zip" || rd.Settings["root"] != "/" || rd.Kind != Kind.Name() || rd.Schema != result.Schema {
 		t.Errorf("document %+v", rd)
 	}
 	back, err := FromDocument(rd)

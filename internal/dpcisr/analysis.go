@@ -177,9 +177,6 @@ func (s Section) Pick(module string) (Histogram, bool) {
 	return Merge(name, hs...), true
 }
 
-// Schema identifies the JSON that `latlab dpcisr FILE --json` writes.
-const Schema = "latlab.dpcisr/1"
-
 // HistogramView is a histogram with its summary, for output.
 type HistogramView struct {
 	Histogram
@@ -195,7 +192,6 @@ type SectionView struct {
 
 // ReportView is the analysed report, for output.
 type ReportView struct {
-	Schema string `json:"schema"`
 	File   string `json:"file"`
 	Module string `json:"module_filter,omitempty"`
 	*Report
@@ -204,7 +200,7 @@ type ReportView struct {
 
 // View summarises every histogram of r.
 func (r *Report) View(file, module string) ReportView {
-	v := ReportView{Schema: Schema, File: file, Module: module, Report: r, Sections: []SectionView{}}
+	v := ReportView{File: file, Module: module, Report: r, Sections: []SectionView{}}
 	for _, s := range r.Sections {
 		sv := SectionView{Section: s, Modules: []HistogramView{}}
 		if s.Overall != nil {

@@ -14,9 +14,6 @@ import (
 	"strconv"
 )
 
-// KindIRQWatch is the result document kind of `latlab irq watch`.
-const KindIRQWatch = "irq"
-
 // Row roles.
 const (
 	RoleNet = "net" // network interrupts and NET_RX/NET_TX softirqs (Linux)
@@ -65,6 +62,12 @@ func (v Values) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(out)
+}
+
+// JSONSchemaText is the JSON Schema of what MarshalJSON writes, for the
+// result document's schema.
+func (Values) JSONSchemaText() string {
+	return `{"type":"array","items":{"anyOf":[{"type":"number"},{"type":"null"}]}}`
 }
 
 // UnmarshalJSON reads null as NaN.

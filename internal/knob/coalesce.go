@@ -65,6 +65,12 @@ func (c Coalesce) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// JSONSchemaText is the JSON Schema of what MarshalJSON writes, for the
+// result document's schema.
+func (Coalesce) JSONSchemaText() string {
+	return `{"type":"object","additionalProperties":{"type":"integer","minimum":0}}`
+}
+
 // Value is the stored form of c.
 func (c Coalesce) Value() Value {
 	b, _ := c.MarshalJSON()

@@ -1,38 +1,113 @@
 package netload
 
 import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// UDPData is the payload (result Document.Data) of a document of kind
-// "udp". The document's summary, histogram and samples hold the round-trip
-// times; its corrected summary and histogram the latency from the intended
+// The kinds of the net commands' documents. Older documents kept the
+// measurement and the RTT distribution at the top level; Moved reads them.
+var (
+	KindUDP = result.Register[UDPData]("udp", "paced UDP round trips to an echo server: RTT, loss, pacing (latlab net udp)",
+		result.Moved("measurement", "summary", "histogram", "samples_ns", "corrected_summary", "corrected_histogram"))
+	KindTCPDiscard = result.Register[TCPData]("tcp-discard", "one TCP bulk transfer to a discard or sink server with the kernel's TCP state (latlab net tcp-discard)",
+		result.Moved("measurement", "summary", "samples_ns"))
+	KindServeReady = result.Register[ServeReady]("net-serve-ready", "the addresses latlab net serve listens on, once it listens (one line)")
+	KindServe      = result.Register[ServeStats]("net-serve", "what latlab net serve served, when it stops (one line)")
+)
+
+// ServeReady is the payload of the line `net serve --json` prints once
+// it listens: the bound addresses (absent: that server is off).
+type ServeReady struct {
+	Echo    string `json:"echo,omitempty"`
+	Discard string `json:"discard,omitempty"`
+	Sink    string `json:"sink,omitempty"`
+	PID     int    `json:"pid"`
+}
+
+// UDPData is the payload of a udp document. Summary, Histogram and
+// Samples hold the round-trip times (absent when no echo came back);
+// CorrectedSummary and CorrectedHistogram the latency from the intended
 // send time (coordinated-omission-free).
 type UDPData struct {
-	Profile      string  `json:"profile,omitempty"` // "" for explicit --rate/--size
-	ProfileAbout string  `json:"profile_about,omitempty"`
-	LossRatio    float64 `json:"loss_ratio"`
-	AchievedPPS  float64 `json:"achieved_rate_pps"`
+	Measurement  probe.Measurement `json:"measurement"`
+	Profile      string            `json:"profile,omitempty"` // "" for explicit --rate/--size
+	ProfileAbout string            `json:"profile_about,omitempty"`
+	LossRatio    float64           `json:"loss_ratio"`
+	AchievedPPS  float64           `json:"achieved_rate_pps"`
 	// SendLag is actual - intended send time: how well the schedule was
 	// held. Its p99 is the generator's own error.
 	SendLag stats.Summary `json:"send_lag"`
 	*UDPResult
+	Summary            *stats.Summary    `json:"summary,omitempty"`
+	Histogram          *result.Histogram `json:"histogram,omitempty"`
+	Samples            []int64           `json:"samples_ns,omitzero"`
+	CorrectedSummary   *stats.Summary    `json:"corrected_summary,omitempty"`
+	CorrectedHistogram *result.Histogram `json:"corrected_histogram,omitempty"`
 }
 
-// NewUDPData summarises a result for the document.
-func NewUDPData(r *UDPResult, profile, about string) *UDPData {
-	d := &UDPData{Profile: profile, ProfileAbout: about, UDPResult: r, AchievedPPS: r.AchievedRatePPS(),
+// NewUDPData summarises a result for the document; notes are what the
+// document's notes should add.
+func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string, err error) {
+	d = &UDPData{Profile: profile, ProfileAbout: about, UDPResult: r, AchievedPPS: r.AchievedRatePPS(),
 		SendLag: stats.Summarize(r.SendLag)}
 	if r.Sent > 0 {
 		d.LossRatio = float64(r.Lost) / float64(r.Sent)
 	}
-	return d
+	d.Measurement = probe.Measurement{
+		Method:         "UDP echo round trip: echo arrival - send time, both on this host's clock; sends paced by " + r.PacerMethod,
+		IntervalNs:     int64(1e9 / r.RatePPS),
+		ElapsedNs:      r.ElapsedNs,
+		ClockSource:    r.ClockSource,
+		PercentileNote: result.PercentileDefinition,
+	}
+	if len(r.RTT) > 0 {
+		s := stats.Summarize(r.RTT)
+		d.Summary = &s
+		if d.Histogram, err = result.EncodeHistogram(stats.HistogramOf(r.RTT)); err != nil {
+			return nil, nil, err
+		}
+		var note string
+		if d.Samples, note = result.KeepSamples(r.RTT); note != "" {
+			notes = append(notes, note)
+		}
+		cs := stats.Summarize(r.FromIntended)
+		d.CorrectedSummary = &cs
+		if d.CorrectedHistogram, err = result.EncodeHistogram(stats.HistogramOf(r.FromIntended)); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		notes = append(notes, "no echo came back: no round-trip times")
+	}
+	notes = append(notes,
+		"summary, histogram and samples_ns: round-trip time; corrected_summary: latency from the intended send time (no coordinated omission)",
+		"jitter: RFC 3550 interarrival jitter of the echoed stream (round-trip transit times)")
+	if r.Interrupted {
+		notes = append(notes, "interrupted before the planned packet count")
+	}
+	if r.DSCP != nil && r.DSCP.Note != "" {
+		notes = append(notes, "dscp: "+r.DSCP.Note)
+	}
+	return d, notes, nil
 }
 
-// TCPData is the payload of a document of kind "tcp-discard". The
-// document's summary and samples hold the sampled smoothed RTT in ns.
+// Values returns the round-trip times (result.Sampled).
+func (d *UDPData) Values() ([]int64, bool, error) { return result.Values(d.Samples, d.Histogram) }
+
+// Measured says how the samples were taken.
+func (d *UDPData) Measured() *probe.Measurement { return &d.Measurement }
+
+// TCPData is the payload of a tcp-discard document. Summary and
+// RTTSamples hold the sampled smoothed RTT in ns (absent when the
+// kernel gave none).
 type TCPData struct {
+	Measurement probe.Measurement `json:"measurement"`
 	*TCPResult
+	Summary    *stats.Summary `json:"summary,omitempty"`
+	RTTSamples []int64        `json:"samples_ns,omitzero"`
 	// Fields summarises each sampled field over the transfer.
 	FieldStats map[string]FieldStat `json:"field_stats"`
 	// Samples are the state readings: t_ns and the fields present.
@@ -40,6 +115,12 @@ type TCPData struct {
 	// RetransAtNs lists when a retransmission counter grew.
 	RetransAtNs []int64 `json:"retransmissions_at_ns"`
 }
+
+// Values returns the sampled smoothed RTTs (result.Sampled).
+func (d *TCPData) Values() ([]int64, bool, error) { return result.Values(d.RTTSamples, nil) }
+
+// Measured says how the samples were taken.
+func (d *TCPData) Measured() *probe.Measurement { return &d.Measurement }
 
 // FieldStat summarises one TCP state field over the samples.
 type FieldStat struct {
@@ -62,9 +143,17 @@ func (r *TCPResult) FieldSeries(f Field) (t, v []int64) {
 	return t, v
 }
 
-// NewTCPData summarises a transfer for the document.
-func NewTCPData(r *TCPResult) *TCPData {
+// NewTCPData summarises a transfer for the document; notes are what the
+// document's notes should add.
+func NewTCPData(r *TCPResult) (*TCPData, []string) {
 	d := &TCPData{TCPResult: r, FieldStats: map[string]FieldStat{}}
+	d.Measurement = probe.Measurement{
+		Method:         "TCP bulk send to a discard/sink server; state sampled with " + r.SampleMethod,
+		IntervalNs:     r.SampleEveryNs,
+		ElapsedNs:      r.WallNs,
+		ClockSource:    r.ClockSource,
+		PercentileNote: result.PercentileDefinition,
+	}
 	for f := Field(0); f < numFields; f++ {
 		_, v := r.FieldSeries(f)
 		if len(v) == 0 {
@@ -81,5 +170,25 @@ func NewTCPData(r *TCPResult) *TCPData {
 			d.RetransAtNs = append(d.RetransAtNs, s.TNs)
 		}
 	}
-	return d
+	var notes []string
+	if _, rtt := r.FieldSeries(FRTT); len(rtt) > 0 {
+		ns := make([]int64, len(rtt))
+		for i, v := range rtt {
+			ns[i] = v * 1000
+		}
+		s := stats.Summarize(ns)
+		d.Summary = &s
+		var note string
+		if d.RTTSamples, note = result.KeepSamples(ns); note != "" {
+			notes = append(notes, note)
+		}
+		notes = append(notes, "summary and samples_ns: the kernel's smoothed RTT of the connection at each sample")
+	}
+	if r.SinkBytes < 0 {
+		notes = append(notes, "the peer is a plain discard server: the byte count is not confirmed by the receiver")
+	}
+	if r.SampleLimitHit {
+		notes = append(notes, fmt.Sprintf("sampling stopped at %d samples", MaxTCPSamples))
+	}
+	return d, notes
 }

@@ -13,12 +13,6 @@ import (
 	"strings"
 )
 
-// Result document kinds written by the net commands.
-const (
-	KindUDP        = "udp"
-	KindTCPDiscard = "tcp-discard"
-)
-
 // ErrInput marks errors caused by the user's input (an address that does
 // not answer, a port in use, a bad size): commands map it to exit code 2.
 var ErrInput = errors.New("bad input")

@@ -62,7 +62,7 @@ func TestDoctorBundle(t *testing.T) {
 		}
 	}
 	rd, err := result.Read(bytes.NewReader(files["doctor.json"]))
-	if err != nil || rd.Kind != doctor.Kind || rd.Settings["bundle"] != "checkup.zip" {
+	if err != nil || rd.Kind != doctor.Kind.Name() || rd.Settings["bundle"] != "checkup.zip" {
 		t.Fatalf("document %+v %v", rd, err)
 	}
 	back, err := doctor.FromDocument(rd)

@@ -16,9 +16,12 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/try"
 )
 
@@ -99,10 +102,7 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 	groups := map[string][]ReportInput{}
 	var kinds []string
 	for _, x := range in {
-		if x.Doc.Kind != result.KindSleep && x.Doc.Kind != result.KindWake {
-			continue
-		}
-		if len(x.Doc.Samples) == 0 && x.Doc.Histogram == nil {
+		if x.Doc.Kind != probe.KindSleep.Name() && x.Doc.Kind != probe.KindWake.Name() {
 			continue
 		}
 		if groups[x.Doc.Kind] == nil {
@@ -124,49 +124,50 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 	s.Facts = factsOf(d)
 	s.Settings = settingsRows(d.Settings)
 	s.Notes = d.Notes
-	switch d.Kind {
-	case result.KindSleep, result.KindWake:
+	switch data := d.Data.(type) {
+	case *probe.SleepData, *probe.WakeData:
 		return distributionSection(s, x, stem)
-	case sweep.Kind:
-		var sr sweep.Result
-		if err := json.Unmarshal(d.Data, &sr); err != nil || len(sr.Steps) == 0 {
+	case *sweep.Data:
+		sr := &data.Result
+		if len(sr.Steps) == 0 {
 			return s, fmt.Errorf("sweep result without steps")
 		}
 		s.Verdicts = []string{sr.Verdict.Text}
-		s.Tables = append(s.Tables, sweepTable(&sr))
+		s.Tables = append(s.Tables, sweepTable(sr))
 		s.Figures = append(s.Figures, &Figure{Name: stem + "-sweep", Title: "overshoot vs requested " + sr.What,
-			render: func(f string) ([]byte, error) { return SweepPlot(&sr, f) }})
-	case crossproc.Kind:
-		var cr crossproc.Result
-		if err := json.Unmarshal(d.Data, &cr); err != nil || len(cr.Rows) < 2 {
+			render: func(f string) ([]byte, error) { return SweepPlot(sr, f) }})
+	case *crossproc.Data:
+		cr := &data.Result
+		if len(cr.Rows) < 2 {
 			return s, fmt.Errorf("crossproc result without rows")
 		}
 		s.Verdicts = []string{cr.Verdict.Text}
-		s.Tables = append(s.Tables, crossprocTable(&cr))
+		s.Tables = append(s.Tables, crossprocTable(cr))
 		s.Figures = append(s.Figures, &Figure{Name: stem + "-crossproc", Title: "sleep vs the other process's request",
-			render: func(f string) ([]byte, error) { return CrossprocPlot(&cr, f) }})
-	case try.Kind:
-		return trySection(s, x, stem)
-	case compare.Kind:
-		var cr compare.Result
-		if err := json.Unmarshal(d.Data, &cr); err != nil || len(cr.Runs) < 2 {
+			render: func(f string) ([]byte, error) { return CrossprocPlot(cr, f) }})
+	case *compare.Result:
+		if len(data.Runs) < 2 {
 			return s, fmt.Errorf("compare result without runs")
 		}
-		for _, p := range cr.Pairs {
+		for _, p := range data.Pairs {
 			s.Verdicts = append(s.Verdicts, p.Verdict)
 		}
-		s.Tables = append(s.Tables, compareTable(&cr))
+		s.Tables = append(s.Tables, compareTable(data))
+	case *try.Data:
+		return trySection(s, x, stem)
+	case result.Sampled:
+		return distributionSection(s, x, stem)
 	default:
-		if d.Summary != nil {
-			s.Tables = append(s.Tables, summaryTable("summary", []string{d.Kind}, []stats.Summary{*d.Summary}))
-		}
-		if len(d.Samples) > 0 || d.Histogram != nil {
-			return distributionSection(s, x, stem)
-		}
 		s.Notes = append(s.Notes, fmt.Sprintf("latlab %s has no dedicated view of %q results; their settings and host are shown", result.Version(), d.Kind))
 	}
 	return s, nil
 }
+
+// measured is a payload that says how its samples were taken.
+type measured interface{ Measured() *probe.Measurement }
+
+// timed is a payload that carries the timer state of its run.
+type timed interface{ TimerState() *timer.Status }
 
 func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
 	d := x.Doc
@@ -177,15 +178,22 @@ func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection
 	q := compare.Quantity(d.Kind)
 	cols := []string{q}
 	sums := []stats.Summary{stats.SummarizeSorted(sorted)}
-	if d.Overshoot != nil {
-		cols, sums = append(cols, "overshoot"), append(sums, *d.Overshoot)
-	}
-	if d.CorrectedSummary != nil {
-		cols, sums = append(cols, "corrected for missed periods"), append(sums, *d.CorrectedSummary)
+	var overhead *probe.Overhead
+	switch data := d.Data.(type) {
+	case *probe.SleepData:
+		cols, sums = append(cols, "overshoot"), append(sums, data.Overshoot)
+		overhead = &data.Overhead
+	case *probe.WakeData:
+		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
+		overhead = &data.Overhead
+	case *netload.UDPData:
+		if data.CorrectedSummary != nil {
+			cols, sums = append(cols, "from the intended send time"), append(sums, *data.CorrectedSummary)
+		}
 	}
 	s.Tables = append(s.Tables, summaryTable("statistics (nearest-rank percentiles)", cols, sums))
-	if d.Measurement != nil {
-		m := d.Measurement
+	if ms, ok := d.Data.(measured); ok {
+		m := ms.Measured()
 		line := fmt.Sprintf("method %s", m.Method)
 		if m.RequestedNs > 0 {
 			line += ", sleep of " + Duration(time.Duration(m.RequestedNs))
@@ -193,9 +201,9 @@ func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection
 		if m.IntervalNs > 0 {
 			line += ", interval " + Duration(time.Duration(m.IntervalNs))
 		}
-		if d.Overhead != nil {
+		if overhead != nil {
 			line += fmt.Sprintf("; tool overhead: clock read %s, zero-length wait %s (p50)",
-				Duration(time.Duration(d.Overhead.ClockReadP50Ns)), Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)))
+				Duration(time.Duration(overhead.ClockReadP50Ns)), Duration(time.Duration(overhead.ZeroWaitP50Ns)))
 		}
 		s.Verdicts = append(s.Verdicts, line)
 	}
@@ -247,9 +255,13 @@ func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
 // sortedDistribution is a document's distribution, sorted, in a slice of
 // its own.
 func sortedDistribution(d *result.Document) ([]int64, error) {
-	v, err := d.Distribution()
+	sp, ok := d.Data.(result.Sampled)
+	if !ok {
+		return nil, fmt.Errorf("a %s result holds no single distribution", d.Kind)
+	}
+	v, _, err := sp.Values()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("a %s result with %w", d.Kind, err)
 	}
 	sorted := slices.Clone(v)
 	slices.Sort(sorted)
@@ -377,8 +389,8 @@ func factsOf(d *result.Document) [][2]string {
 		}
 	}
 	add("host.", d.Host)
-	if d.Timer != nil {
-		add("timer.", d.Timer)
+	if t, ok := d.Data.(timed); ok && t.TimerState() != nil {
+		add("timer.", t.TimerState())
 	}
 	return rows
 }

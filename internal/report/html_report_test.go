@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
@@ -32,13 +32,13 @@ func sleepDoc(seed uint64, base float64) *result.Document {
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*3e4)
 	}
-	d := result.New(result.KindSleep)
+	d := probe.KindSleep.New(&probe.SleepData{
+		Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1e6},
+		Summary:     stats.Summarize(s),
+		Overshoot:   stats.Summarize(stats.Shift(s, 1e6)),
+		Samples:     s,
+	})
 	d.Settings = map[string]string{"duration": "1ms", "note": evil}
-	d.Measurement = &result.Measurement{Method: "nanosleep", RequestedNs: 1e6}
-	sum := stats.Summarize(s)
-	over := stats.Summarize(stats.Shift(s, 1e6))
-	d.Summary, d.Overshoot = &sum, &over
-	d.SetSamples(s)
 	d.Notes = []string{"note with " + evil}
 	return d
 }
@@ -54,9 +54,7 @@ func sweepDoc() *result.Document {
 		res.Steps = append(res.Steps, st)
 	}
 	sweep.Analyze(res, stats.Mean, 1)
-	d := result.New(sweep.Kind)
-	d.Data, _ = json.Marshal(res)
-	return d
+	return sweep.Kind.New(&sweep.Data{Result: *res})
 }
 
 func crossprocDoc() *result.Document {
@@ -66,9 +64,7 @@ func crossprocDoc() *result.Document {
 	}
 	res := &crossproc.Result{Method: "sleep", DurationNs: 1e6, HoldNs: 4e9, Rows: rows}
 	res.Verdict = crossproc.Classify(res.Rows, time.Millisecond, crossproc.Facts{Windows: true, Build: 19045})
-	d := result.New(crossproc.Kind)
-	d.Data, _ = json.Marshal(res)
-	return d
+	return crossproc.Kind.New(&crossproc.Data{Result: *res})
 }
 
 func testReport(t *testing.T) *Report {
@@ -237,10 +233,7 @@ func TestRenderGrid(t *testing.T) {
 // The crossproc table shows the Windows-only readings only when there are
 // some, as the command's own table does.
 func TestCrossprocTableColumns(t *testing.T) {
-	var r crossproc.Result
-	if err := json.Unmarshal(crossprocDoc().Data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := crossprocDoc().Data.(*crossproc.Data).Result
 	check := func(win bool) {
 		t.Helper()
 		tab := crossprocTable(&r)

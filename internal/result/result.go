@@ -1,6 +1,8 @@
 // Package result defines latlab's result document: the versioned JSON every
-// measuring command writes with --json and every analysing command (compare,
-// report) reads. The schema lives here and only here.
+// command writes with --json and every analysing command (compare, report)
+// reads. It knows the envelope (schema, kind, created, tool, host,
+// settings, notes) and a registry of kinds; each kind's payload type is
+// owned, and registered, by the package that produces it.
 package result
 
 import (
@@ -10,86 +12,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/latlab/latlab/internal/buildinfo"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
-	"github.com/latlab/latlab/internal/probe"
-	"github.com/latlab/latlab/internal/stats"
-	"github.com/latlab/latlab/internal/timer"
 )
 
 // Schema is the identifier and major version of the document format.
-// Readers accept any document whose schema starts with SchemaPrefix and has
-// major version 1; fields are only ever added within a major version.
+// Within a major version fields are only ever added, so a reader of
+// latlab.result/1 reads every latlab.result/1 document; a document of a
+// later major version is refused with a message saying so.
 const (
 	Schema       = "latlab.result/1"
 	SchemaPrefix = "latlab.result/"
+	major        = 1
 )
 
-// Document kinds written by the foundation commands.
-const (
-	KindSleep = "sleep"
-	KindWake  = "wake"
-)
-
-// Document is one result.
+// Document is one result: the envelope and the kind's payload.
 type Document struct {
 	Schema   string            `json:"schema"`
 	Kind     string            `json:"kind"`
 	Created  time.Time         `json:"created"`
 	Tool     Tool              `json:"tool"`
 	Host     host.Facts        `json:"host"`
-	Settings map[string]string `json:"settings"`
-	Timer    *timer.Status     `json:"timer,omitempty"`
-
-	Measurement *Measurement    `json:"measurement,omitempty"`
-	Overhead    *probe.Overhead `json:"overhead,omitempty"`
-
-	// Sleep and wake: Interrupted says whether the run was stopped
-	// (Ctrl-C, SIGTERM) before its planned count; the statistics cover
-	// the MeasuredCount samples taken until then. RequestedCount is the
-	// planned count (samples for sleep, wake-ups of all threads for wake),
-	// absent for a run until Ctrl-C. Set in every sleep and wake document.
-	Interrupted    *bool `json:"interrupted,omitempty"`
-	RequestedCount int64 `json:"requested_count,omitempty"`
-	MeasuredCount  int64 `json:"measured_count,omitempty"`
-
-	// Summary is of the measured quantity: slept time for sleep, wake-up
-	// latency for wake. Overshoot (sleep) is slept - requested.
-	Summary   *stats.Summary `json:"summary,omitempty"`
-	Overshoot *stats.Summary `json:"overshoot,omitempty"`
-	Histogram *Histogram     `json:"histogram,omitempty"`
-
-	// Wake only: the same distribution with the periods missed by late
-	// wakes filled in (coordinated-omission correction), and per thread.
-	Overruns           int64          `json:"overruns,omitempty"`
-	CorrectedSummary   *stats.Summary `json:"corrected_summary,omitempty"`
-	CorrectedHistogram *Histogram     `json:"corrected_histogram,omitempty"`
-	Threads            []Thread       `json:"threads,omitempty"`
-
-	// Samples are the raw measured values in ns (slept time for sleep,
-	// latency for wake, all threads in thread order), kept so compare can
-	// run exact tests. Omitted above MaxSamples; the histogram remains.
-	Samples []int64 `json:"samples_ns,omitempty"`
-
-	Notes []string `json:"notes,omitempty"`
-
-	// Flows is the per-flow table of `pcap dscp`, at the top level because
-	// that is the command's documented interface ({"flows": [...]}).
-	Flows json.RawMessage `json:"flows,omitempty"`
-
-	// Data carries the payload of kinds defined by other packages (sweep,
-	// crossproc, udp, ...). Each such package documents its own shape.
-	Data json.RawMessage `json:"data,omitempty"`
+	Settings map[string]string `json:"settings"` // the command's flags
+	Notes    []string          `json:"notes"`
+	// Data is the payload: a pointer to the struct registered for Kind.
+	Data any `json:"data"`
 }
-
-// MaxSamples bounds the raw samples stored in a document.
-const MaxSamples = 1_000_000
 
 // Tool names the program that wrote the document.
 type Tool struct {
@@ -99,44 +53,32 @@ type Tool struct {
 	Dirty   bool   `json:"dirty,omitempty"`  // built from a tree with uncommitted changes
 }
 
-// Measurement describes how the samples were taken.
-type Measurement struct {
-	Method         string             `json:"method"`
-	RequestedNs    int64              `json:"requested_ns,omitempty"` // sleep duration
-	IntervalNs     int64              `json:"interval_ns,omitempty"`  // wake period
-	WarmupNs       int64              `json:"warmup_discarded_ns"`    // the first sample, not in the statistics
-	Interrupted    int                `json:"interrupted"`            // waits resumed after a signal
-	ElapsedNs      int64              `json:"elapsed_ns"`
-	Thread         *probe.ThreadSetup `json:"thread,omitempty"`
-	ClockSource    string             `json:"clock_source"`
-	PercentileNote string             `json:"percentile_definition"`
+// KindVersion is the document `latlab version --json` writes: the build
+// facts of the binary (the envelope's tool is their short form).
+var KindVersion = Register[buildinfo.Info]("version", "the running latlab: version, commit, Go version, platform (latlab version)")
+
+// New returns a document of a registered kind stamped with the tool and
+// host; data is the payload, a pointer to the kind's payload type or a
+// value of it (then copied). Packages with the Kind at hand use its New.
+func New(kind string, data any) (*Document, error) {
+	k := kinds[kind]
+	if k == nil {
+		return nil, fmt.Errorf("result: kind %q is not registered", kind)
+	}
+	v := reflect.ValueOf(data)
+	if v.IsValid() && v.Type() == k.typ {
+		p := reflect.New(k.typ)
+		p.Elem().Set(v)
+		data = p.Interface()
+	}
+	d := newDocument(kind, data)
+	if err := check(d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// Thread is one wake thread's outcome.
-type Thread struct {
-	probe.ThreadSetup
-	Summary          stats.Summary  `json:"summary"`
-	Overruns         int64          `json:"overruns"`
-	CorrectedSummary *stats.Summary `json:"corrected_summary,omitempty"`
-	WarmupNs         int64          `json:"warmup_discarded_ns"`
-	Interrupted      int            `json:"interrupted"`
-}
-
-// Histogram is an HdrHistogram in its standard interchange encoding.
-type Histogram struct {
-	Unit     string `json:"unit"`
-	Encoding string `json:"encoding"`
-	Data     string `json:"data"`
-}
-
-// HistogramEncoding names the encoding used in Histogram.Data.
-const HistogramEncoding = "hdrhistogram-v2-compressed-base64"
-
-// PercentileDefinition is stated in every document.
-const PercentileDefinition = "nearest-rank: the smallest sample with at least p% of samples at or below it"
-
-// New returns a document of the given kind stamped with the tool and host.
-func New(kind string) *Document {
+func newDocument(kind string, data any) *Document {
 	return &Document{
 		Schema:   Schema,
 		Kind:     kind,
@@ -144,6 +86,8 @@ func New(kind string) *Document {
 		Tool:     currentTool(),
 		Host:     host.Collect(),
 		Settings: map[string]string{},
+		Notes:    []string{},
+		Data:     data,
 	}
 }
 
@@ -156,39 +100,47 @@ func currentTool() Tool {
 	return Tool{Name: "latlab", Version: in.Version, Commit: in.Commit, Dirty: in.Dirty}
 }
 
-// SetCounts records a sleep or wake run's planned and measured counts;
-// stopped says the run ended on Ctrl-C. A planned count of 0 is a run until
-// Ctrl-C, which is never interrupted.
-func (d *Document) SetCounts(requested, measured int64, stopped bool) {
-	in := stopped && requested > 0
-	d.Interrupted = &in
-	d.RequestedCount, d.MeasuredCount = requested, measured
-}
-
-// SetSamples stores samples when there are not too many.
-func (d *Document) SetSamples(s []int64) {
-	if len(s) <= MaxSamples {
-		d.Samples = s
-	} else {
-		d.Samples = nil
-		d.Notes = append(d.Notes, fmt.Sprintf("%d samples: raw values omitted above %d; the histogram holds the distribution", len(s), MaxSamples))
+// check says whether d can be written: a registered kind and the payload
+// type registered for it.
+func check(d *Document) error {
+	k := kinds[d.Kind]
+	if k == nil {
+		return fmt.Errorf("result: kind %q is not registered", d.Kind)
 	}
-}
-
-// EncodeHistogram wraps a histogram (stats.HistogramOf) for the document.
-func EncodeHistogram(h *hdrhistogram.Histogram) (*Histogram, error) {
-	data, err := stats.EncodeHistogram(h)
-	if err != nil {
-		return nil, err
+	if reflect.TypeOf(d.Data) != reflect.PointerTo(k.typ) || reflect.ValueOf(d.Data).IsNil() {
+		return fmt.Errorf("result: a %s document holds %T, want *%s", d.Kind, d.Data, k.typ)
 	}
-	return &Histogram{Unit: "ns", Encoding: HistogramEncoding, Data: data}, nil
+	return nil
 }
 
-// Write writes the document as indented JSON.
+// Write writes the document as indented JSON. Lists and maps with
+// nothing in them are written as [] and {}, never null (it fills the nil
+// ones of the payload in place).
 func Write(w io.Writer, d *Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(d)
+	return encode(enc, d)
+}
+
+// WriteLine writes the document as one line of JSON: for documents a
+// parent process reads line by line (timer set, net serve).
+func WriteLine(w io.Writer, d *Document) error {
+	return encode(json.NewEncoder(w), d)
+}
+
+func encode(enc *json.Encoder, d *Document) error {
+	if err := check(d); err != nil {
+		return err
+	}
+	out := *d
+	if out.Settings == nil {
+		out.Settings = map[string]string{}
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	fillLists(reflect.ValueOf(out.Data))
+	return enc.Encode(&out)
 }
 
 // WriteFile writes the document to path.
@@ -203,35 +155,299 @@ func WriteFile(path string, d *Document) error {
 	return nil
 }
 
-// ErrNotResult marks input that is not a latlab result document.
-var ErrNotResult = errors.New("not a latlab result document")
+// fillLists replaces the nil slices and maps reachable from v with empty
+// ones, so that "nothing" is written [] or {} rather than null. Fields
+// tagged omitempty or omitzero are left nil: for them absent is empty.
+func fillLists(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			fillLists(v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if !f.IsExported() && !f.Anonymous || tag == "-" {
+				continue
+			}
+			fv := v.Field(i)
+			if fv.CanSet() && !omits(tag) {
+				switch {
+				case fv.Kind() == reflect.Slice && fv.IsNil():
+					fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
+				case fv.Kind() == reflect.Map && fv.IsNil():
+					fv.Set(reflect.MakeMap(fv.Type()))
+				}
+			}
+			fillLists(fv)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			fillLists(v.Index(i))
+		}
+	case reflect.Map:
+		switch v.Type().Elem().Kind() {
+		case reflect.Struct, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Array:
+		default:
+			return
+		}
+		it := v.MapRange()
+		for it.Next() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			fillLists(e)
+			v.SetMapIndex(it.Key(), e)
+		}
+	}
+}
 
-// Read parses and checks a document. It reads at most infile.Max() bytes
-// (beyond that it fails with an *infile.TooLargeError) and decodes as it
-// reads, so the input is never held twice.
+func omits(tag string) bool {
+	_, opts, _ := strings.Cut(tag, ",")
+	for _, o := range strings.Split(opts, ",") {
+		if o == "omitempty" || o == "omitzero" {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors of Read. Each wraps ErrNotResult, which callers map to bad input.
+var (
+	// ErrNotResult marks input that is not a document this latlab reads.
+	ErrNotResult = errors.New("not a latlab result document")
+	// ErrUnknownKind marks a document whose kind this latlab does not know.
+	ErrUnknownKind = fmt.Errorf("%w: unknown kind", ErrNotResult)
+	// ErrNewer marks a document of a later major version of the schema.
+	ErrNewer = fmt.Errorf("%w: newer schema", ErrNotResult)
+)
+
+// docError is an error of Read: its message is msg alone, and it matches
+// ErrNotResult and, when set, a more precise sentinel.
+type docError struct {
+	msg  string
+	kind error
+}
+
+func (e *docError) Error() string { return e.msg }
+
+func (e *docError) Is(target error) bool {
+	return target == ErrNotResult || e.kind != nil && target == e.kind
+}
+
+func notResult(format string, a ...any) error {
+	return &docError{msg: "not a latlab result document: " + fmt.Sprintf(format, a...)}
+}
+
+// checkSchema says how a document of schema s is read: as a
+// latlab.result/1 document (nil), as a former kind's document (its
+// kind), or not at all.
+func checkSchema(s string) (*kindInfo, error) {
+	switch {
+	case s == Schema:
+		return nil, nil
+	case strings.HasPrefix(s, SchemaPrefix):
+		if n, err := strconv.Atoi(strings.TrimPrefix(s, SchemaPrefix)); err == nil && n > major {
+			return nil, &docError{kind: ErrNewer, msg: fmt.Sprintf("schema %s is from a newer latlab: this one (%s) reads %s; update latlab to read it", s, Version(), Schema)}
+		}
+		return nil, notResult("schema %q is not one latlab writes (want %s)", s, Schema)
+	case formerly[s] != nil:
+		return formerly[s], nil
+	case s == "":
+		return nil, notResult("no schema (latlab documents start with \"schema\": %q)", Schema)
+	}
+	accepted := Schema
+	if f := FormerSchemas(); len(f) > 0 {
+		accepted += " (and the older " + strings.Join(f, ", ") + ")"
+	}
+	if strings.HasPrefix(s, "latlab.") {
+		return nil, notResult("schema %s is a layout of earlier latlab versions that this one does not read: it reads %s; run the command that wrote it again", s, accepted)
+	}
+	return nil, notResult("schema %q; latlab reads %s", s, accepted)
+}
+
+func lookupKind(name string) (*kindInfo, error) {
+	if k := kinds[name]; k != nil {
+		return k, nil
+	}
+	if name == "" {
+		return nil, notResult("no kind")
+	}
+	return nil, &docError{kind: ErrUnknownKind, msg: fmt.Sprintf("kind %q is not one latlab %s reads; accepted: %s", name, Version(), strings.Join(KindNames(), ", "))}
+}
+
+// Read parses and checks a document: a registered kind, a schema of this
+// major version (or a former schema a kind still reads), and a payload of
+// the kind's type. Fields it does not know are ignored: later versions
+// of latlab.result/1 may add some. It reads at most infile.Max() bytes
+// (beyond that it fails with an *infile.TooLargeError) and decodes the
+// payload as it reads when "kind" comes before "data", as latlab writes
+// it, so a large document is not held twice.
 func Read(r io.Reader) (*Document, error) {
 	dec := json.NewDecoder(infile.Limit(r, infile.Max()))
-	var d Document
-	if err := dec.Decode(&d); err != nil {
+	tok, err := dec.Token()
+	if err != nil {
 		return nil, readError(err, dec)
+	}
+	if tok != json.Delim('{') {
+		return nil, notResult("the input is JSON but not an object")
+	}
+	fields := map[string]json.RawMessage{}
+	var (
+		k, former *kindInfo
+		schema    string
+		payload   any
+	)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, readError(inside(err), dec)
+		}
+		key, _ := tok.(string)
+		if key == "data" && k != nil && schema == Schema {
+			p := k.newPayload()
+			if err := dec.Decode(p); err != nil {
+				return nil, payloadError(k, err, dec)
+			}
+			payload = p
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, readError(inside(err), dec)
+		}
+		fields[key] = raw
+		switch key {
+		case "schema":
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				return nil, notResult("schema is %s, not a string", clip(raw))
+			}
+			if former, err = checkSchema(schema); err != nil {
+				return nil, err
+			}
+		case "kind":
+			var name string
+			if err := json.Unmarshal(raw, &name); err != nil {
+				return nil, notResult("kind is %s, not a string", clip(raw))
+			}
+			if k, err = lookupKind(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, readError(inside(err), dec)
 	}
 	// Only white space may follow the document.
 	if _, err := dec.Token(); err != io.EOF {
 		if err == nil {
-			return nil, fmt.Errorf("%w: more JSON after the document at byte %d", ErrNotResult, dec.InputOffset())
+			return nil, notResult("more JSON after the document at byte %d", dec.InputOffset())
 		}
 		return nil, readError(err, dec)
 	}
-	if !strings.HasPrefix(d.Schema, SchemaPrefix) {
-		return nil, fmt.Errorf("%w: schema %q, want %q", ErrNotResult, d.Schema, Schema)
+	if _, ok := fields["schema"]; !ok {
+		return nil, notResult("no schema (latlab documents start with \"schema\": %q)", Schema)
 	}
-	if d.Schema != Schema {
-		return nil, fmt.Errorf("%w: schema %q is a newer major version than this latlab reads (%q)", ErrNotResult, d.Schema, Schema)
+	if former != nil {
+		return readFormer(former, schema, fields)
 	}
-	if d.Kind == "" {
-		return nil, fmt.Errorf("%w: no kind", ErrNotResult)
+	if k == nil {
+		return nil, notResult("no kind")
 	}
-	return &d, nil
+	d := &Document{Schema: schema, Kind: k.name, Settings: map[string]string{}, Notes: []string{}}
+	for _, f := range []struct {
+		key string
+		to  any
+	}{{"created", &d.Created}, {"tool", &d.Tool}, {"host", &d.Host}, {"settings", &d.Settings}, {"notes", &d.Notes}} {
+		if raw, ok := fields[f.key]; ok {
+			if err := json.Unmarshal(raw, f.to); err != nil {
+				return nil, notResult("%s: %v", f.key, err)
+			}
+		}
+	}
+	if payload == nil {
+		payload = k.newPayload()
+		raw, ok := fields["data"]
+		if ok {
+			if err := json.Unmarshal(raw, payload); err != nil {
+				return nil, payloadError(k, err, nil)
+			}
+		}
+		if moved := pick(fields, k.moved); moved != nil {
+			if err := json.Unmarshal(moved, payload); err != nil {
+				return nil, payloadError(k, err, nil)
+			}
+		} else if !ok {
+			return nil, notResult("a %s document without data", k.name)
+		}
+	}
+	d.Data = payload
+	return d, nil
+}
+
+// readFormer reads a document of a kind's former schema: the whole object
+// is the payload; the envelope is empty but for schema and kind.
+func readFormer(k *kindInfo, schema string, fields map[string]json.RawMessage) (*Document, error) {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	p := k.newPayload()
+	if err := json.Unmarshal(b, p); err != nil {
+		return nil, payloadError(k, err, nil)
+	}
+	return &Document{Schema: schema, Kind: k.name, Settings: map[string]string{}, Notes: []string{}, Data: p}, nil
+}
+
+// pick returns the object of the given keys of fields, nil when none is
+// present.
+func pick(fields map[string]json.RawMessage, keys []string) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	for _, key := range keys {
+		if raw, ok := fields[key]; ok {
+			m[key] = raw
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}
+
+func payloadError(k *kindInfo, err error, dec *json.Decoder) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "(the payload itself)"
+		}
+		return notResult("a %s document's data.%s is JSON %s, not the %s latlab writes there", k.name, strings.TrimPrefix(field, "."), te.Value, te.Type)
+	}
+	if dec != nil {
+		return readError(err, dec)
+	}
+	return notResult("a %s document's data: %v", k.name, err)
+}
+
+// inside maps the end of the input met inside the document to the error
+// that says so (io.EOF alone means the input was empty).
+func inside(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 func readError(err error, dec *json.Decoder) error {
@@ -241,13 +457,13 @@ func readError(err error, dec *json.Decoder) error {
 	case errors.Is(err, infile.ErrLimit):
 		return err
 	case err == io.EOF:
-		return fmt.Errorf("%w: empty input", ErrNotResult)
+		return notResult("empty input")
 	case err == io.ErrUnexpectedEOF:
-		return fmt.Errorf("%w: invalid JSON: the input ends inside the document, at byte %d", ErrNotResult, dec.InputOffset())
+		return notResult("invalid JSON: the input ends inside the document, at byte %d", dec.InputOffset())
 	case errors.As(err, &se):
-		return fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrNotResult, se.Offset, err)
+		return notResult("invalid JSON at byte %d: %v", se.Offset, err)
 	case errors.As(err, &te):
-		return fmt.Errorf("%w: %v", ErrNotResult, err)
+		return notResult("%v", err)
 	}
 	return err
 }
@@ -270,42 +486,4 @@ func ReadFile(path string) (*Document, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, nil
-}
-
-// Distribution returns the samples of a document: the raw values when
-// stored, otherwise values reconstructed from the histogram (each bucket's
-// count at its representative value).
-func (d *Document) Distribution() ([]int64, error) {
-	if len(d.Samples) > 0 {
-		return d.Samples, nil
-	}
-	if d.Histogram == nil {
-		return nil, fmt.Errorf("result of kind %q has neither samples nor a histogram", d.Kind)
-	}
-	h, err := stats.DecodeHistogram(d.Histogram.Data)
-	if err != nil {
-		return nil, err
-	}
-	// The histogram's counts are the document's word: a few bytes can claim
-	// 2^62 samples. Rebuilding takes 8 bytes a sample, held to the same
-	// cap as the input files.
-	bars := h.Distribution()
-	var n int64
-	for _, b := range bars {
-		if b.Count < 0 {
-			return nil, fmt.Errorf("result of kind %q: histogram has a negative count", d.Kind)
-		}
-		n += b.Count
-		if n < 0 || n > infile.Max()/8 {
-			return nil, fmt.Errorf("result of kind %q: its histogram holds more than %d samples; rebuilding them would take more than the %s cap on input (%s raises it)",
-				d.Kind, infile.Max()/8, infile.FormatSize(infile.Max()), infile.MaxFlag)
-		}
-	}
-	out := make([]int64, 0, n)
-	for _, b := range bars {
-		for i := int64(0); i < b.Count; i++ {
-			out = append(out, (b.From+b.To)/2)
-		}
-	}
-	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 )
 
 // Stream writes a document whose payload holds a list too long to keep in
@@ -32,15 +33,34 @@ const (
 	streamRestPrefix = "  "
 )
 
+// streamEnvelope is a Document without its payload and notes, which a
+// Stream writes after the list.
+type streamEnvelope struct {
+	Schema   string            `json:"schema"`
+	Kind     string            `json:"kind"`
+	Created  any               `json:"created"`
+	Tool     Tool              `json:"tool"`
+	Host     any               `json:"host"`
+	Settings map[string]string `json:"settings"`
+}
+
 // NewStream writes d's envelope to w and opens the list named key at the
 // top of its payload. d.Data and d.Notes must be empty: Close writes them.
+// d's kind must be registered, as for Write.
 func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
-	if len(d.Data) != 0 || len(d.Notes) != 0 {
+	if d.Data != nil || len(d.Notes) != 0 {
 		return nil, errors.New("result: a streamed document's data and notes are written at its end")
+	}
+	if kinds[d.Kind] == nil {
+		return nil, fmt.Errorf("result: kind %q is not registered", d.Kind)
 	}
 	s := &Stream{w: bufio.NewWriterSize(w, 256<<10)}
 	s.enc = json.NewEncoder(&s.buf)
-	head, err := s.indented(d, "")
+	env := streamEnvelope{Schema: d.Schema, Kind: d.Kind, Created: d.Created, Tool: d.Tool, Host: d.Host, Settings: d.Settings}
+	if env.Settings == nil {
+		env.Settings = map[string]string{}
+	}
+	head, err := s.indented(env, "")
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +84,7 @@ func (s *Stream) Add(v any) error {
 	if s.err != nil {
 		return s.err
 	}
+	fillLists(reflect.ValueOf(v))
 	b, err := s.indented(v, streamElemPrefix)
 	if err != nil {
 		return err // v itself, not the output: the stream can go on
@@ -88,6 +109,7 @@ func (s *Stream) Close(rest any, notes []string) error {
 		s.w.WriteString("\n    ")
 	}
 	s.w.WriteByte(']')
+	fillLists(reflect.ValueOf(rest))
 	b, err := s.indented(rest, streamRestPrefix)
 	if err != nil {
 		return err
@@ -101,14 +123,15 @@ func (s *Stream) Close(rest any, notes []string) error {
 	} else {
 		s.w.WriteString("\n  }")
 	}
-	if len(notes) > 0 {
-		b, err := s.indented(notes, streamRestPrefix)
-		if err != nil {
-			return err
-		}
-		s.w.WriteString(",\n  \"notes\": ")
-		s.w.Write(b)
+	if notes == nil {
+		notes = []string{} // never null, as Write writes it
 	}
+	nb, err := s.indented(notes, streamRestPrefix)
+	if err != nil {
+		return err
+	}
+	s.w.WriteString(",\n  \"notes\": ")
+	s.w.Write(nb)
 	s.w.WriteString("\n}\n")
 	s.err = s.w.Flush()
 	if s.err == nil {
@@ -187,4 +210,15 @@ func appendIndent(dst, src []byte, prefix, indent string) []byte {
 		}
 	}
 	return dst
+}
+
+// StreamDocument returns the envelope of a document of a registered kind
+// to be written by NewStream: stamped like New's, without data or notes.
+func StreamDocument(kind string) (*Document, error) {
+	if kinds[kind] == nil {
+		return nil, fmt.Errorf("result: kind %q is not registered", kind)
+	}
+	d := newDocument(kind, nil)
+	d.Notes = nil
+	return d, nil
 }

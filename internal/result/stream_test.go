@@ -57,33 +57,53 @@ func streamed(t *testing.T, d *Document, items []streamItem, rest any, notes []s
 	return b.Bytes()
 }
 
-// Without notes (which Write puts before data), a streamed document is
-// byte for byte what Write writes for the same payload with the list
-// first.
+// streamPayload is the payload of the test kind a stream writes: the
+// list first, then the rest.
+type streamPayload struct {
+	Items []streamItem `json:"items"`
+	streamRest
+}
+
+var kindStreamTest = Register[streamPayload]("stream-test", "a streamed document of the tests")
+
+func streamEnvelopeDoc(t *testing.T) *Document {
+	t.Helper()
+	d, err := StreamDocument(kindStreamTest.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settings["k"] = "v"
+	return d
+}
+
+// A streamed document reads back as the same document Write writes for
+// the whole payload: envelope, every element, the rest and the notes.
 func TestStreamIsWhatWriteWrites(t *testing.T) {
 	for _, n := range []int{0, 1, 5} {
-		items := streamItems(n)
-		rest := streamRest{Count: n, Note: "<end>"}
-		d := fixed()
-		d.Notes = nil
-		got := streamed(t, d, items, &rest, nil)
-
-		whole := fixed()
-		whole.Notes = nil
-		payload, err := json.Marshal(struct {
-			Items []streamItem `json:"items"`
-			streamRest
-		}{items, rest})
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole.Data = payload
-		var want bytes.Buffer
-		if err := Write(&want, whole); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%d items: streamed\n%s\nwant\n%s", n, got, want.Bytes())
+		for _, notes := range [][]string{nil, {"a note"}} {
+			items := streamItems(n)
+			rest := streamRest{Count: n, Note: "<end>"}
+			d := streamEnvelopeDoc(t)
+			got, err := Read(bytes.NewReader(streamed(t, d, items, &rest, notes)))
+			if err != nil {
+				t.Fatalf("%d items: %v", n, err)
+			}
+			whole := kindStreamTest.New(&streamPayload{Items: items, streamRest: rest})
+			whole.Created, whole.Host, whole.Settings = d.Created, d.Host, d.Settings
+			if notes != nil {
+				whole.Notes = notes
+			}
+			var b bytes.Buffer
+			if err := Write(&b, whole); err != nil {
+				t.Fatal(err)
+			}
+			want, err := Read(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%d items, notes %q: streamed reads back as\n%+v\nwant\n%+v", n, notes, got, want)
+			}
 		}
 	}
 }
@@ -95,8 +115,8 @@ func TestStreamLargeDocumentReadsBack(t *testing.T) {
 	const n = 200_000
 	notes := []string{"one", "two \"quoted\""}
 	pr, pw := io.Pipe()
+	d := streamEnvelopeDoc(t)
 	go func() {
-		d := New("pcap-tcp")
 		s, err := NewStream(pw, d, "items")
 		if err != nil {
 			pw.CloseWithError(err)
@@ -111,19 +131,13 @@ func TestStreamLargeDocumentReadsBack(t *testing.T) {
 		}
 		pw.CloseWithError(s.Close(streamRest{Count: n}, notes))
 	}()
-	d, err := Read(pr)
+	back, err := Read(pr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var data struct {
-		Items []streamItem `json:"items"`
-		streamRest
-	}
-	if err := json.Unmarshal(d.Data, &data); err != nil {
-		t.Fatal(err)
-	}
-	if d.Kind != "pcap-tcp" || len(data.Items) != n || data.Count != n || !reflect.DeepEqual(d.Notes, notes) {
-		t.Fatalf("kind %q, %d items, count %d, notes %q; want pcap-tcp, %d, %d, %q", d.Kind, len(data.Items), data.Count, d.Notes, n, n, notes)
+	data, ok := kindStreamTest.Of(back)
+	if !ok || len(data.Items) != n || data.Count != n || !reflect.DeepEqual(back.Notes, notes) {
+		t.Fatalf("kind %q, ok %v, notes %q; want %d items and count %d", back.Kind, ok, back.Notes, n, n)
 	}
 	for i, it := range data.Items {
 		if it.N != i || it.Name != "conn" || len(it.Tags) != 1 {
@@ -133,9 +147,13 @@ func TestStreamLargeDocumentReadsBack(t *testing.T) {
 }
 
 func TestStreamRefusesAndReportsErrors(t *testing.T) {
-	d := fixed()
+	d := streamEnvelopeDoc(t)
+	d.Notes = []string{"early"}
 	if _, err := NewStream(io.Discard, d, "items"); err == nil {
 		t.Error("a document with notes: no error")
+	}
+	if _, err := StreamDocument("no-such-kind"); err == nil {
+		t.Error("an unregistered kind: no error")
 	}
 	d.Notes = nil
 	s, err := NewStream(failWriter{}, d, "items")
@@ -153,7 +171,7 @@ func TestStreamRefusesAndReportsErrors(t *testing.T) {
 	if err := s.Close(streamRest{}, nil); !errors.Is(err, errFail) {
 		t.Errorf("close after a write error: got %v", err)
 	}
-	s, _ = NewStream(io.Discard, New("x"), "items")
+	s, _ = NewStream(io.Discard, streamEnvelopeDoc(t), "items")
 	if err := s.Add(func() {}); err == nil {
 		t.Error("an element that is not JSON: no error")
 	}

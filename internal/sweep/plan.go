@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-// Kind is the result document kind of `latlab sweep`.
-const Kind = "sweep"
-
 // MaxSteps bounds a sweep's plan; more is almost certainly a typo in --step.
 const MaxSteps = 5000
 

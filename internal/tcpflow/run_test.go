@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/netip"
@@ -191,7 +190,12 @@ func TestRunStreamedDocumentReadsBack(t *testing.T) {
 	pr, pw := io.Pipe()
 	var sent uint64
 	go func() {
-		s, err := result.NewStream(pw, result.New(Kind), "connections")
+		doc, err := result.StreamDocument(Kind)
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		s, err := result.NewStream(pw, doc, "connections")
 		if err != nil {
 			pw.CloseWithError(err)
 			return
@@ -209,9 +213,9 @@ func TestRunStreamedDocumentReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var data Data
-	if err := json.Unmarshal(d.Data, &data); err != nil {
-		t.Fatal(err)
+	data, ok := KindDoc.Of(d)
+	if !ok {
+		t.Fatalf("a %s document holding %T", d.Kind, d.Data)
 	}
 	var got uint64
 	seen := make([]bool, n)

@@ -7,10 +7,14 @@ import (
 	"strconv"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/result"
 )
 
 // Kind is the result-document kind of `latlab pcap tcp`.
 const Kind = "pcap-tcp"
+
+// KindDoc is that kind, registered with its payload (Data).
+var KindDoc = result.Register[Data](Kind, "TCP loss recovery per connection in a capture, as Wireshark flags it (latlab pcap tcp)")
 
 // Connection is one connection in the result: what is kept of it once it
 // has closed.

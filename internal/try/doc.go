@@ -1,40 +1,56 @@
 package try
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
 
+// Data is the payload of a try document: the Result, with how the probe
+// measured and the timer state after the run.
+type Data struct {
+	// Timer is the timer state after the run; absent when unreadable.
+	Timer       *timer.Status     `json:"timer,omitempty"`
+	Measurement probe.Measurement `json:"measurement"`
+	Overhead    *probe.Overhead   `json:"overhead,omitempty"`
+	Result
+}
+
+// KindTry is the document `latlab try --json` writes.
+var KindTry = result.Register[Data](Kind, "a setting measured as an experiment: arms, blocks in the order run, verdicts (latlab try)")
+
+// Measured says how the samples were taken.
+func (d *Data) Measured() *probe.Measurement { return &d.Measurement }
+
 // Document is the result document of a run: kind try, the Result as its
 // data, the probe's measurement facts and the timer state.
 func Document(res *Result, settings map[string]string) (*result.Document, error) {
-	doc := result.New(Kind)
-	doc.Settings = settings
+	data := &Data{}
 	if st, err := timer.Query(); err == nil {
-		doc.Timer = &st
+		data.Timer = &st
 	}
 	m := res.meta
-	doc.Measurement = &result.Measurement{
+	data.Measurement = probe.Measurement{
 		Method:         m.method,
 		WarmupNs:       m.warmupNs,
-		ClockSource:    doc.Host.ClockSource,
+		ClockSource:    clock.Source(),
 		PercentileNote: result.PercentileDefinition,
 		ElapsedNs:      res.ElapsedNs,
 	}
 	if m.setup.Priority != "" {
 		s := m.setup
-		doc.Measurement.Thread = &s
+		data.Measurement.Thread = &s
 	}
-	doc.Measurement.RequestedNs, doc.Measurement.IntervalNs = m.requestedNs, m.intervalNs
-	doc.Overhead = m.overhead
-	in := res.Interrupted
-	doc.Interrupted = &in
+	data.Measurement.RequestedNs, data.Measurement.IntervalNs = m.requestedNs, m.intervalNs
+	data.Overhead = m.overhead
+	var notes []string
 	total := 0
 	for _, b := range res.Runs {
 		total += len(b.Samples)
@@ -54,26 +70,25 @@ func Document(res *Result, settings map[string]string) (*result.Document, error)
 			}
 			b.Histogram, b.Samples = h, nil
 		}
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%d samples: each block keeps a histogram instead of its raw samples (more than %d in all)", total, result.MaxSamples))
+		notes = append(notes, fmt.Sprintf("%d samples: each block keeps a histogram instead of its raw samples (more than %d in all)", total, result.MaxSamples))
 	}
-	doc.Notes = append(doc.Notes, res.Notes...)
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	doc.Data = b
+	data.Result = *res
+	doc := KindTry.New(data)
+	doc.Settings = settings
+	doc.Notes = append(append(doc.Notes, notes...), res.Notes...)
 	return doc, nil
 }
 
-// Read decodes the Result of a try document.
+// Read returns the Result of a try document.
 func Read(doc *result.Document) (*Result, error) {
 	if doc.Kind != Kind {
 		return nil, fmt.Errorf("a %s result, not a try result", doc.Kind)
 	}
-	var r Result
-	if err := json.Unmarshal(doc.Data, &r); err != nil {
-		return nil, fmt.Errorf("unreadable try data: %v", err)
+	d, ok := KindTry.Of(doc)
+	if !ok {
+		return nil, fmt.Errorf("unreadable try data: a %T payload", doc.Data)
 	}
+	r := &d.Result
 	if len(r.Arms) < 2 {
 		return nil, fmt.Errorf("a try result with %d arms (want the baseline and a value at least)", len(r.Arms))
 	}
@@ -82,7 +97,7 @@ func Read(doc *result.Document) (*Result, error) {
 			return nil, fmt.Errorf("block %d names arm %d of %d", i, b.Arm, len(r.Arms))
 		}
 	}
-	return &r, nil
+	return r, nil
 }
 
 // blockSamples are a block's values: its raw samples, or those its
@@ -91,8 +106,8 @@ func blockSamples(b *Block) ([]int64, error) {
 	if len(b.Samples) > 0 || b.Histogram == nil {
 		return b.Samples, nil
 	}
-	d := result.Document{Kind: Kind, Histogram: b.Histogram}
-	return d.Distribution()
+	v, _, err := result.Values(nil, b.Histogram)
+	return v, err
 }
 
 // ArmSamples are the values of an arm's complete blocks, in run order.
@@ -128,16 +143,38 @@ func CompareInputs(label string, doc *result.Document) ([]compare.Input, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
-		d := &result.Document{Schema: doc.Schema, Kind: r.Probe, Created: doc.Created, Tool: doc.Tool, Host: doc.Host,
-			Settings: map[string]string{}, Measurement: doc.Measurement, Samples: slices.Clone(s)}
-		for k, v := range doc.Settings {
-			d.Settings[k] = v
-		}
-		if len(s) > 0 {
-			sum := stats.Summarize(s)
-			d.Summary = &sum
+		d, err := armDocument(doc, r.Probe, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
 		}
 		out = append(out, compare.Input{Label: fmt.Sprintf("%s[%s]", label, a.Label), Doc: d})
 	}
 	return out, nil
+}
+
+// armDocument is a document of the probe's kind holding one arm's samples,
+// with the try document's envelope and measurement.
+func armDocument(doc *result.Document, kind string, s []int64) (*result.Document, error) {
+	td, _ := KindTry.Of(doc)
+	s = slices.Clone(s)
+	var sum stats.Summary
+	if len(s) > 0 {
+		sum = stats.Summarize(s)
+	}
+	var d *result.Document
+	switch kind {
+	case probe.KindSleep.Name():
+		d = probe.KindSleep.New(&probe.SleepData{Measurement: td.Measurement, Summary: sum, Samples: s})
+	case probe.KindWake.Name():
+		d = probe.KindWake.New(&probe.WakeData{Measurement: td.Measurement, Summary: sum, CorrectedSummary: sum, Samples: s})
+	case netload.KindUDP.Name():
+		d = netload.KindUDP.New(&netload.UDPData{Measurement: td.Measurement, UDPResult: &netload.UDPResult{}, Summary: &sum, Samples: s})
+	default:
+		return nil, fmt.Errorf("a try of the %s probe cannot be compared", kind)
+	}
+	d.Schema, d.Created, d.Tool, d.Host = doc.Schema, doc.Created, doc.Tool, doc.Host
+	for k, v := range doc.Settings {
+		d.Settings[k] = v
+	}
+	return d, nil
 }

@@ -1,0 +1,25 @@
+package crossproc
+
+import (
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Kind is the document `latlab crossproc --json` writes. Older documents
+// kept the timer state and the measurement at the top level; Moved reads
+// them.
+var Kind = result.Register[Data]("crossproc", "does another process's timer request change this one's sleeps (latlab crossproc)",
+	result.Moved("timer", "measurement"))
+
+// Data is the payload of a crossproc document: the result, with the
+// timer state after the run (absent when it could not be read) and how
+// it measured.
+type Data struct {
+	Timer       *timer.Status     `json:"timer,omitempty"`
+	Measurement probe.Measurement `json:"measurement"`
+	Result
+}
+
+// TimerState is the timer state after the run, nil when unknown.
+func (d *Data) TimerState() *timer.Status { return d.Timer }

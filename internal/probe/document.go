@@ -1,0 +1,117 @@
+package probe
+
+import (
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// The kinds of the sleep and wake probes' documents. Older documents kept
+// these payloads at the top level; Moved reads them.
+var (
+	KindSleep = result.Register[SleepData]("sleep", "slept time of repeated sleeps and its overshoot (latlab sleep)",
+		result.Moved(sleepMoved...))
+	KindWake = result.Register[WakeData]("wake", "periodic wake-up latency, per thread and corrected for missed periods (latlab wake)",
+		result.Moved(append(sleepMoved, "overruns", "corrected_summary", "corrected_histogram", "threads")...))
+)
+
+var sleepMoved = []string{"timer", "measurement", "overhead", "interrupted", "requested_count", "measured_count",
+	"summary", "overshoot", "histogram", "samples_ns"}
+
+// Measurement describes how the samples of a payload were taken.
+type Measurement struct {
+	Method         string       `json:"method"`
+	RequestedNs    int64        `json:"requested_ns,omitempty"` // sleep duration
+	IntervalNs     int64        `json:"interval_ns,omitempty"`  // wake period
+	WarmupNs       int64        `json:"warmup_discarded_ns"`    // the first sample, not in the statistics
+	Interrupted    int          `json:"interrupted"`            // waits resumed after a signal
+	ElapsedNs      int64        `json:"elapsed_ns"`
+	Thread         *ThreadSetup `json:"thread,omitempty"`
+	ClockSource    string       `json:"clock_source"`
+	PercentileNote string       `json:"percentile_definition"`
+}
+
+// Counts says whether a sleep or wake run was stopped (Ctrl-C, SIGTERM)
+// before its planned count; the statistics cover the MeasuredCount
+// samples taken until then. RequestedCount is the planned count (samples
+// for sleep, wake-ups of all threads for wake), absent for a run until
+// Ctrl-C.
+type Counts struct {
+	Interrupted    bool  `json:"interrupted"`
+	RequestedCount int64 `json:"requested_count,omitempty"`
+	MeasuredCount  int64 `json:"measured_count"`
+}
+
+// SetCounts records a run's planned and measured counts; stopped says the
+// run ended on Ctrl-C. A planned count of 0 is a run until Ctrl-C, which
+// is never interrupted.
+func (c *Counts) SetCounts(requested, measured int64, stopped bool) {
+	c.Interrupted = stopped && requested > 0
+	c.RequestedCount, c.MeasuredCount = requested, measured
+}
+
+// SleepData is the payload of a sleep document. Summary is of the slept
+// time, Overshoot of slept - requested.
+type SleepData struct {
+	// Timer is the timer state after the run; absent when it could not
+	// be read (a note says why).
+	Timer       *timer.Status `json:"timer,omitempty"`
+	Measurement Measurement   `json:"measurement"`
+	Overhead    Overhead      `json:"overhead"`
+	Counts
+	Summary   stats.Summary    `json:"summary"`
+	Overshoot stats.Summary    `json:"overshoot"`
+	Histogram result.Histogram `json:"histogram"`
+	// Samples are the raw slept times in ns, kept so compare can run
+	// exact tests; omitted above result.MaxSamples (the histogram
+	// remains).
+	Samples []int64 `json:"samples_ns,omitzero"`
+}
+
+// Values returns the slept times (result.Sampled).
+func (d *SleepData) Values() ([]int64, bool, error) { return result.Values(d.Samples, &d.Histogram) }
+
+// Measured says how the samples were taken.
+func (d *SleepData) Measured() *Measurement { return &d.Measurement }
+
+// TimerState is the timer state after the run, nil when unknown.
+func (d *SleepData) TimerState() *timer.Status { return d.Timer }
+
+// WakeData is the payload of a wake document: the latency of every
+// thread's wake-ups together, and per thread. The corrected summary and
+// histogram fill in the periods missed by late wakes (coordinated-omission
+// correction).
+type WakeData struct {
+	Timer       *timer.Status `json:"timer,omitempty"`
+	Measurement Measurement   `json:"measurement"`
+	Overhead    Overhead      `json:"overhead"`
+	Counts
+	Summary            stats.Summary    `json:"summary"`
+	Histogram          result.Histogram `json:"histogram"`
+	Overruns           int64            `json:"overruns"`
+	CorrectedSummary   stats.Summary    `json:"corrected_summary"`
+	CorrectedHistogram result.Histogram `json:"corrected_histogram"`
+	Threads            []ThreadOutcome  `json:"threads"`
+	// Samples are the raw latencies in ns, all threads in thread order;
+	// omitted above result.MaxSamples.
+	Samples []int64 `json:"samples_ns,omitzero"`
+}
+
+// Values returns the wake-up latencies (result.Sampled).
+func (d *WakeData) Values() ([]int64, bool, error) { return result.Values(d.Samples, &d.Histogram) }
+
+// Measured says how the samples were taken.
+func (d *WakeData) Measured() *Measurement { return &d.Measurement }
+
+// TimerState is the timer state after the run, nil when unknown.
+func (d *WakeData) TimerState() *timer.Status { return d.Timer }
+
+// ThreadOutcome is one wake thread's outcome in a wake document.
+type ThreadOutcome struct {
+	ThreadSetup
+	Summary          stats.Summary  `json:"summary"`
+	Overruns         int64          `json:"overruns"`
+	CorrectedSummary *stats.Summary `json:"corrected_summary,omitempty"`
+	WarmupNs         int64          `json:"warmup_discarded_ns"`
+	Interrupted      int            `json:"interrupted"`
+}

@@ -1,0 +1,23 @@
+package sweep
+
+import (
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// Kind is the document `latlab sweep --json` writes. Older documents kept
+// the timer state and the measurement at the top level; Moved reads them.
+var Kind = result.Register[Data]("sweep", "sleep overshoot per requested timer resolution or slack, ranked (latlab sweep)",
+	result.Moved("timer", "measurement"))
+
+// Data is the payload of a sweep document: the sweep, with the timer
+// state after it (absent when it could not be read) and how it measured.
+type Data struct {
+	Timer       *timer.Status     `json:"timer,omitempty"`
+	Measurement probe.Measurement `json:"measurement"`
+	Result
+}
+
+// TimerState is the timer state after the run, nil when unknown.
+func (d *Data) TimerState() *timer.Status { return d.Timer }
