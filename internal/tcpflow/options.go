@@ -105,12 +105,17 @@ func be32(b []byte) uint32 {
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
-// Sequence-space comparisons (RFC 1982 serial arithmetic, as Wireshark's
-// LT_SEQ and friends).
+// Sequence-space comparisons, written exactly as Wireshark's LT_SEQ,
+// LE_SEQ, GT_SEQ and GE_SEQ macros. GT and GE subtract in the other
+// order, so two numbers exactly 2^31 apart are both greater and less
+// than each other (int32 of either difference is -2^31); the obvious
+// int32(a-b) > 0 says neither, and a segment 2^31 past the next expected
+// one would then miss "previous segment not captured" (zeek's
+// modbus/fuzz-72.pcap, frame 30).
 func seqLT(a, b uint32) bool { return int32(a-b) < 0 }
 func seqLE(a, b uint32) bool { return int32(a-b) <= 0 }
-func seqGT(a, b uint32) bool { return int32(a-b) > 0 }
-func seqGE(a, b uint32) bool { return int32(a-b) >= 0 }
+func seqGT(a, b uint32) bool { return int32(b-a) < 0 }
+func seqGE(a, b uint32) bool { return int32(b-a) <= 0 }
 
 // IsDSACK applies Wireshark's (and RFC 2883 section 4's) test to the SACK
 // blocks of a segment with cumulative ack: the first block lies at or below
