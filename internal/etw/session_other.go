@@ -43,3 +43,6 @@ func (s *Session) Frequency() int64 { return 0 }
 
 // Lost is 0.
 func (s *Session) Lost() (events, buffers uint32) { return 0, 0 }
+
+// StartProvider fails: ETW sessions need 64-bit Windows.
+func StartProvider(string, GUID, uint8, uint64) (*Session, error) { return nil, ErrUnsupported }

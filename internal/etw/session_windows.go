@@ -521,3 +521,34 @@ func enableDebugPrivilege() {
 
 // Elevated reports whether the process token is elevated.
 func Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
+
+const eventControlCodeEnableProvider = 1
+
+// StartProvider starts a real-time session named name that records one
+// manifest provider at level with the keywords matchAny (EnableTraceEx2).
+// A session of that name left by a latlab that was killed is stopped and
+// started again.
+func StartProvider(name string, provider GUID, level uint8, matchAny uint64) (*Session, error) {
+	if UnderWine() {
+		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows sessions; run latlab on Windows"}
+	}
+	s, err := start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
+	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+		stopByName(name)
+		s, err = start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
+	}
+	switch {
+	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+		return nil, &AccessError{Op: "starting a trace session"}
+	case err != nil:
+		return nil, fmt.Errorf("starting the trace session %q (StartTraceW): %w", name, err)
+	}
+	g := sysGUID(provider)
+	r, _, _ := procEnableTraceEx2.Call(uintptr(s.handle), uintptr(unsafe.Pointer(&g)), eventControlCodeEnableProvider,
+		uintptr(level), uintptr(matchAny), 0, 0, 0)
+	if r != 0 {
+		_ = s.Stop()
+		return nil, fmt.Errorf("enabling %s in %q (EnableTraceEx2): %w", provider, name, windows.Errno(r))
+	}
+	return s, nil
+}
