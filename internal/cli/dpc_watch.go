@@ -165,6 +165,14 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 	return l
 }
 
+// printWrapped prints a sentence in lines of 80 columns at most, the
+// continuation indented.
+func printWrapped(w io.Writer, s string) {
+	for _, l := range wrapHanging(s, 2, 80) {
+		fmt.Fprintln(w, l)
+	}
+}
+
 // maxModuleRows bounds the per-section tables; the document has them all.
 const maxModuleRows = 10
 
@@ -195,13 +203,14 @@ func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 				break
 			}
 			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), dpcwatch.FormatUs(m.TotalUs), dpcwatch.FormatUs(m.MaxUs),
-				fmt.Sprintf("%.2f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
+				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
 		}
 		report.Table(w, []string{"module", "count", "total", "longest", "at", "CPU"}, rows)
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", s.Verdict.Text)
+	fmt.Fprintln(w)
+	printWrapped(w, "verdict: "+s.Verdict.Text)
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		printWrapped(w, "note: "+n)
 	}
 	if file != "" {
 		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)

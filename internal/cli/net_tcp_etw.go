@@ -108,6 +108,8 @@ func (t *tcpETW) print(w io.Writer) {
 		}
 	}
 	for _, n := range t.notes {
-		fmt.Fprintf(w, "  note: %s\n", strings.TrimSpace(n))
+		for _, l := range wrapHanging("  note: "+strings.TrimSpace(n), 4, 80) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }

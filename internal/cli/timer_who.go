@@ -89,7 +89,7 @@ func printTimerWho(w io.Writer, r *timer.WhoResult) {
 		printTimerWhoLinux(w, r)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		printWrapped(w, "note: "+n)
 	}
 }
 
@@ -97,7 +97,7 @@ func printTimerWhoWindows(w io.Writer, r *timer.WhoResult) {
 	fmt.Fprintf(w, "timer resolution now: %s (finest %s, coarsest %s)\n",
 		ms100ns(int64(r.Current100ns)), ms100ns(int64(r.Finest100ns)), ms100ns(int64(r.Coarsest100ns)))
 	if r.Energy == nil {
-		fmt.Fprintf(w, "requesters: unknown: %s\n", r.EnergyError)
+		printWrapped(w, "requesters: unknown: "+r.EnergyError)
 		return
 	}
 	e := r.Energy
@@ -138,7 +138,7 @@ func printTimerWhoLinux(w io.Writer, r *timer.WhoResult) {
 	if d != nil {
 		switch {
 		case d.EffectiveUs == nil:
-			fmt.Fprintf(w, "/dev/cpu_dma_latency: limit in force unknown (%s)\n", d.EffectiveError)
+			printWrapped(w, fmt.Sprintf("/dev/cpu_dma_latency: limit in force unknown (%s)", d.EffectiveError))
 		case *d.EffectiveUs == timer.NoDMALimit:
 			fmt.Fprintln(w, "/dev/cpu_dma_latency: no limit in force")
 		default:
@@ -174,7 +174,7 @@ func printTimerWhoLinux(w io.Writer, r *timer.WhoResult) {
 		report.Table(w, []string{"process", "pid", "slack", "policy"}, rows)
 	}
 	if len(rt) > 0 {
-		fmt.Fprintf(w, "%d realtime processes (no slack): %s\n", len(rt), clip(strings.Join(rt, ", "), 200))
+		printWrapped(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), clip(strings.Join(rt, ", "), 400)))
 	}
 }
 
