@@ -162,7 +162,10 @@ func printHistogram(w io.Writer, h dpcisr.HistogramView, unit string) {
 	if h.Label != "" {
 		fmt.Fprintf(w, " — %s", h.Label)
 	}
-	fmt.Fprintf(w, " (line %d)\n", h.Line)
+	if h.Line > 0 { // a report's line; latlab's own traces have none
+		fmt.Fprintf(w, " (line %d)", h.Line)
+	}
+	fmt.Fprintln(w)
 	s := h.Summary
 	if s.Count == 0 {
 		fmt.Fprintf(w, "  no %s\n", unit)
