@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
@@ -19,6 +20,7 @@ import (
 type TimerWhoOptions struct {
 	IO      *IO
 	Seconds int
+	Report  string
 	JSON    bool
 	Out     string
 
@@ -43,7 +45,8 @@ the processes whose timer slack is not the kernel's default of 50 µs
 looked for once a second for N seconds.`,
 		Example: `  latlab timer who
   latlab timer who --seconds 30
-  latlab timer who --json -o who.json`,
+  latlab timer who --json -o who.json
+  latlab timer who --report energy-report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -52,6 +55,7 @@ looked for once a second for N seconds.`,
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&o.Seconds, "seconds", timerWhoDefaultSeconds, "window: the powercfg trace (Windows) or the watch (Linux; 0 = look once)")
+	fs.StringVar(&o.Report, "report", "", "read this saved powercfg /energy report (XML, HTML or text) instead of looking")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind timer-who) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	return cmd
@@ -64,16 +68,26 @@ func runTimerWho(ctx context.Context, o *TimerWhoOptions) error {
 	if err := checkOutputs("", "", o.Out); err != nil {
 		return err
 	}
-	if o.Seconds > 1 && !o.JSON {
-		fmt.Fprintf(o.IO.Err, "looking for timer requests for %ds ...\n", o.Seconds)
-	}
-	w, err := timer.Who(ctx, timer.WhoOptions{Seconds: o.Seconds, Root: o.IO.Root})
-	if err != nil {
-		return fmt.Errorf("timer who: %w", err)
+	var w *timer.WhoResult
+	if o.Report != "" {
+		rep, err := readEnergyReport(o.Report)
+		if err != nil {
+			return err
+		}
+		w = &timer.WhoResult{OS: "windows", Energy: rep}
+	} else {
+		if o.Seconds > 1 && !o.JSON {
+			fmt.Fprintf(o.IO.Err, "looking for timer requests for %ds ...\n", o.Seconds)
+		}
+		var err error
+		if w, err = timer.Who(ctx, timer.WhoOptions{Seconds: o.Seconds, Root: o.IO.Root}); err != nil {
+			return fmt.Errorf("timer who: %w", err)
+		}
 	}
 	doc := result.New(timer.KindWho)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, w.Notes...)
+	var err error
 	if doc.Data, err = json.Marshal(w); err != nil {
 		return err
 	}
@@ -93,9 +107,25 @@ func printTimerWho(w io.Writer, r *timer.WhoResult) {
 	}
 }
 
+// readEnergyReport reads a saved report; every failure is bad input.
+func readEnergyReport(path string) (*timer.EnergyReport, error) {
+	f, err := infile.Open(path)
+	if err != nil {
+		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
+	}
+	defer f.Close()
+	rep, err := timer.ParseEnergyReport(f)
+	if err != nil {
+		return nil, Usagef("%s: %v", path, err)
+	}
+	return rep, nil
+}
+
 func printTimerWhoWindows(w io.Writer, r *timer.WhoResult) {
-	fmt.Fprintf(w, "timer resolution now: %s (finest %s, coarsest %s)\n",
-		ms100ns(int64(r.Current100ns)), ms100ns(int64(r.Finest100ns)), ms100ns(int64(r.Coarsest100ns)))
+	if r.Current100ns > 0 { // not from a saved report
+		fmt.Fprintf(w, "timer resolution now: %s (finest %s, coarsest %s)\n",
+			ms100ns(int64(r.Current100ns)), ms100ns(int64(r.Finest100ns)), ms100ns(int64(r.Coarsest100ns)))
+	}
 	if r.Energy == nil {
 		printWrapped(w, "requesters: unknown: "+r.EnergyError)
 		return
