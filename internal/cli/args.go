@@ -13,7 +13,7 @@ import (
 // every command that requires an argument has a sentence here.
 var missingArgs = map[string]string{
 	"latlab dpcisr":         "dpcisr needs an xperf DPC/ISR report, e.g. latlab dpcisr out.txt (latlab dpcisr capture writes one)",
-	"latlab dpcisr compare": "dpcisr compare needs two or more xperf reports, e.g. latlab dpcisr compare before.txt after.txt",
+	"latlab dpcisr compare": "dpcisr compare needs two or more reports (xperf text or dpc watch JSON), e.g. latlab dpcisr compare before.txt after.json",
 	"latlab inf":            "inf needs a driver INF file, e.g. latlab inf e2f.inf",
 	"latlab knob explain":   "knob explain needs a knob name (latlab knob list shows them), e.g. latlab knob explain win32-priority-separation 0x26",
 	"latlab knob get":       "knob get needs a knob name (latlab knob list shows them), e.g. latlab knob get timer-slack",

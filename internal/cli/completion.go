@@ -72,8 +72,8 @@ var argValues = map[string]cobra.CompletionFunc{
 	"latlab pcap dscp":      firstArg(files("pcap", "pcapng", "cap")),
 	"latlab pcap tcp":       firstArg(files("pcap", "pcapng", "cap")),
 	"latlab inf":            firstArg(files("inf")),
-	"latlab dpcisr":         firstArg(files("txt")),
-	"latlab dpcisr compare": files("txt"),
+	"latlab dpcisr":         firstArg(files("txt", "json")),
+	"latlab dpcisr compare": files("txt", "json"),
 }
 
 // registerCompletions gives c's flags and arguments their value

@@ -33,8 +33,8 @@ func newDPCISRCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dpcisr FILE",
 		Short: "read an xperf DPC/ISR report: per-driver execution-time distributions",
-		Long: `Reads the text report that 'xperf -i trace.etl -o out.txt -a dpcisr' writes and
-prints, for the DPC and the ISR section and for every module (driver), the count,
+		Long: `Reads the text report that 'xperf -i trace.etl -o out.txt -a dpcisr' writes (or
+the JSON document of 'latlab dpc watch' or 'latlab dpcisr capture') and prints, for the DPC and the ISR section and for every module (driver), the count,
 the histogram with percentages and cumulative percentages, the buckets that hold
 p50, p90, p99 and p99.9, the most common bucket and the highest non-empty one.
 
@@ -73,7 +73,7 @@ func readDPCISR(path string) (*dpcisr.Report, error) {
 		return nil, Usagef("cannot read %s: %v", path, unwrapPathErr(err))
 	}
 	defer f.Close()
-	r, err := dpcisr.Parse(f)
+	r, err := dpcisr.Read(f)
 	if err != nil {
 		return nil, Usagef("%s: %v", path, err)
 	}
@@ -121,7 +121,11 @@ func filterModule(r *dpcisr.Report, file, module string) (*dpcisr.Report, error)
 // printDPCISR prints a report that filterModule has filtered.
 func printDPCISR(w io.Writer, r *dpcisr.Report, file, module string) {
 	v := r.View(file, module)
-	fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", file, r.Encoding, r.Lines)
+	if r.Source == dpcisr.SourceETW {
+		fmt.Fprintf(w, "latlab dpcisr: %s (an ETW trace of latlab dpc watch)\n", file)
+	} else {
+		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", file, r.Encoding, r.Lines)
+	}
 	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
 	for _, s := range v.Sections {
 		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
@@ -162,7 +166,10 @@ func printHistogram(w io.Writer, h dpcisr.HistogramView, unit string) {
 	if h.Label != "" {
 		fmt.Fprintf(w, " — %s", h.Label)
 	}
-	fmt.Fprintf(w, " (line %d)\n", h.Line)
+	if h.Line > 0 { // a report's line; latlab's own traces have none
+		fmt.Fprintf(w, " (line %d)", h.Line)
+	}
+	fmt.Fprintln(w)
 	s := h.Summary
 	if s.Count == 0 {
 		fmt.Fprintf(w, "  no %s\n", unit)

@@ -32,11 +32,13 @@ func newDPCISRCompareCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare A.txt B.txt [C.txt ...]",
 		Short: "compare DPC/ISR execution-time distributions between reports",
-		Long: `Compares xperf DPC/ISR reports taken under different settings (interrupt
+		Long: `Compares DPC/ISR reports taken under different settings (interrupt
 moderation Extreme vs Off, NetworkThrottlingIndex on vs off, ...), section by
 section: the distributions side by side, the cumulative share at or below 1, 2,
 4, 8 and 16 µs with the difference from the first report in percentage points,
-and Pearson's chi-squared test of homogeneity on the bucket counts.
+and Pearson's chi-squared test of homogeneity on the bucket counts. A report is
+xperf's text ('xperf -a dpcisr') or the JSON document of 'latlab dpc watch' or
+'latlab dpcisr capture'; both use xperf's buckets, so they compare freely.
 
 Before the test, adjacent buckets are pooled from the short end until every
 expected count is at least 5 (sparse tails otherwise break the test's

@@ -25,6 +25,7 @@ type NetTCPOptions struct {
 	Graph       string
 	JSON        bool
 	Out         string
+	ETW         bool
 
 	settings map[string]string
 }
@@ -66,6 +67,7 @@ retransmissions marked.`,
 	fs.StringVar(&o.Graph, "graph", "", "plot cwnd / send window / RTT over time to FILE.svg or FILE.png")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind tcp-discard) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.BoolVar(&o.ETW, "etw", false, "Windows, elevated: also record the connection's TCP/IP events (ETW)")
 	return cmd
 }
 
@@ -81,14 +83,21 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
 		return err
 	}
+	trace, err := startTCPETW(o.ETW)
+	if err != nil {
+		return err
+	}
 	r, err := netload.RunTCP(ctx, to)
+	trace.finish(r)
 	if err != nil {
 		return netErr(err)
 	}
 	data, notes := netload.NewTCPData(r)
+	trace.addToDocument(data)
 	doc := netload.KindTCPDiscard.New(data)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, notes...)
+	doc.Notes = append(doc.Notes, trace.documentNotes()...)
 	if o.CSV != "" {
 		if err := writeFileWith(o.CSV, r.WriteCSV); err != nil {
 			return err
@@ -96,11 +105,12 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	}
 	if o.Graph != "" {
 		g := tcpGraph(r)
+		g.Retrans = append(g.Retrans, trace.retransmissions()...)
 		if err := writePlot(o.Graph, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
 			return err
 		}
 	}
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data); trace.print(w) }); err != nil {
 		return err
 	}
 	if r.SinkBytes >= 0 && r.SinkBytes != r.Written {

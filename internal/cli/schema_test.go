@@ -110,6 +110,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 	cases := []jsonCase{
 		{"version", []string{"version", "--json"}, false},
 		{"timer status", []string{"timer", "status", "--json"}, false},
+		{"timer who", []string{"timer", "who", "--json"}, false},
 		{"timer set", []string{"timer", "set", "1ms", "--for", "10ms", "--json"}, true},
 		{"sleep", []string{"sleep", "--samples", "20", "--gap", "0", "--duration", "1ms", "--json"}, false},
 		{"wake", []string{"wake", "--loops", "50", "--json"}, false},

@@ -21,13 +21,13 @@ func init() { register(newTimerCmd) }
 func newTimerCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "timer",
-		Short: "timer resolution (Windows) / timer slack (Linux): status and set",
+		Short: "timer resolution (Windows) / timer slack (Linux): status, set, who",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return Usagef("timer needs a subcommand: status or set")
+			return Usagef("timer needs a subcommand: status, set or who")
 		},
 	}
-	cmd.AddCommand(newTimerStatusCmd(io), newTimerSetCmd(io))
+	cmd.AddCommand(newTimerStatusCmd(io), newTimerSetCmd(io), newTimerWhoCmd(io))
 	return cmd
 }
 

@@ -196,6 +196,11 @@ type ReportView struct {
 	Module string `json:"module_filter,omitempty"`
 	*Report
 	Sections []SectionView `json:"sections"`
+	// Watch is latlab dpc watch's own summary of a live trace (the
+	// intervals, the longest executions, the verdict); absent for a report
+	// of xperf's. Package dpcwatch owns its shape (dpcwatch.Summary); read
+	// back it is a generic JSON value.
+	Watch any `json:"watch,omitempty"`
 }
 
 // View summarises every histogram of r.

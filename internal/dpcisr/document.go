@@ -1,6 +1,15 @@
 package dpcisr
 
-import "github.com/latlab/latlab/internal/result"
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/latlab/latlab/internal/result"
+)
 
 // The kinds of the dpcisr commands' documents. Before they were
 // latlab.result/1 documents, `latlab dpcisr FILE --json` wrote the report
@@ -10,3 +19,179 @@ var (
 		result.Formerly("latlab.dpcisr/1"))
 	KindCompare = result.Register[Comparison]("dpcisr-compare", "DPC/ISR execution times of two or more reports compared, chi-squared per section (latlab dpcisr compare)")
 )
+
+// maxCount bounds a histogram's executions in a JSON document: far above
+// any trace (2^53 is a few thousand years of DPCs at a million a second),
+// low enough that sums and shares stay exact in float64.
+const maxCount = 1 << 53
+
+// Read reads a report in any form latlab accepts: xperf's text report, or
+// a JSON document (the result document of kind dpcisr that 'dpc watch' and
+// 'dpcisr capture' write, or the output of 'latlab dpcisr FILE --json').
+// JSON is recognised by its first non-blank byte, '{'.
+func Read(r io.Reader) (*Report, error) {
+	// A file is peeked at and rewound, so Parse can still seek back to
+	// its start (it rereads a file that turns out to be ANSI).
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			head := make([]byte, 4096)
+			n, _ := io.ReadFull(rs, head)
+			if _, err := rs.Seek(start, io.SeekStart); err == nil {
+				if isJSON(head[:n]) {
+					return ReadDocument(rs)
+				}
+				return Parse(rs)
+			}
+		}
+	}
+	br := bufio.NewReaderSize(r, 4096)
+	head, _ := br.Peek(4096)
+	if isJSON(head) {
+		return ReadDocument(br)
+	}
+	return Parse(br)
+}
+
+func isJSON(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// DocumentError says why a JSON document is not a DPC/ISR report.
+type DocumentError struct{ Msg string }
+
+func (e *DocumentError) Error() string { return e.Msg }
+
+func docErrorf(format string, a ...any) error {
+	return &DocumentError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ReadDocument reads a JSON document holding a report (see Read) through
+// result.Read (strict about kinds and versions; documents of schema
+// latlab.dpcisr/1 are read as kind dpcisr) and checks what the analysis
+// relies on: section names, bucket bounds in order and not overlapping,
+// counts in range, per-CPU rows of equal length.
+func ReadDocument(r io.Reader) (*Report, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxInput {
+		return nil, docErrorf("JSON document larger than %d MiB", MaxInput>>20)
+	}
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // Notepad's UTF-8 mark
+	doc, err := result.Read(bytes.NewReader(b))
+	if err != nil {
+		return nil, docErrorf("%v", err)
+	}
+	v, ok := Kind.Of(doc)
+	if !ok {
+		return nil, docErrorf("a result document of kind %q, not %q: want one written by 'latlab dpcisr', 'latlab dpcisr capture' or 'latlab dpc watch'", doc.Kind, Kind.Name())
+	}
+	rep := v.ReportOf()
+	if rep.Source == "" {
+		rep.Source = SourceXperf // documents from before sources were named
+	}
+	if err := rep.check(); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return docErrorf("invalid JSON at byte %d: %v", se.Offset, err)
+	case errors.As(err, &te):
+		return docErrorf("JSON field %q: %s where a %s belongs", te.Field, te.Value, te.Type)
+	}
+	return docErrorf("invalid JSON: %v", err)
+}
+
+func (r *Report) check() error {
+	if r.Source != SourceXperf && r.Source != SourceETW {
+		return docErrorf("source %q: want %q or %q", r.Source, SourceXperf, SourceETW)
+	}
+	if len(r.Sections) == 0 {
+		return docErrorf("no sections: the document holds no DPC or ISR histogram")
+	}
+	for i, s := range r.Sections {
+		where := fmt.Sprintf("section %d", i+1)
+		if s.Name != DPC && s.Name != ISR {
+			return docErrorf("%s: name %q, want %q or %q", where, s.Name, DPC, ISR)
+		}
+		hs := s.Modules
+		if s.Overall != nil {
+			hs = append([]Histogram{*s.Overall}, hs...)
+		}
+		for _, h := range hs {
+			if err := h.check(); err != nil {
+				return docErrorf("%s (%s), %s: %v", where, s.Name, h.Name(), err)
+			}
+		}
+		for _, u := range s.Usage {
+			if len(u.Percent) != len(u.Usec) {
+				return docErrorf("%s: usage of %s has %d times and %d percentages", where, u.Module, len(u.Usec), len(u.Percent))
+			}
+		}
+		if s.Intervals != nil {
+			for _, row := range s.Intervals.Rows {
+				if len(row.Percent) != len(row.Usec) {
+					return docErrorf("%s: interval %d-%d ms has %d times and %d percentages", where, row.StartMs, row.EndMs, len(row.Usec), len(row.Percent))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (h Histogram) check() error {
+	var sum int64
+	for i, b := range h.Buckets {
+		if b.GtUs < 0 || (b.LeUs != nil && *b.LeUs <= b.GtUs) {
+			return fmt.Errorf("bucket %s: bounds out of order", b.Range())
+		}
+		if b.Count < 0 || b.Count > maxCount {
+			return fmt.Errorf("bucket %s: count %d out of range 0 to 2^53", b.Range(), b.Count)
+		}
+		if sum += b.Count; sum > maxCount {
+			return fmt.Errorf("more than 2^53 executions")
+		}
+		if i > 0 {
+			p := h.Buckets[i-1]
+			if p.LeUs == nil || *p.LeUs > b.GtUs {
+				return fmt.Errorf("bucket %s overlaps or precedes %s", b.Range(), p.Range())
+			}
+		}
+	}
+	return nil
+}
+
+// ReportOf is the report a view was made of, as a document read back
+// holds it: the view's sections (which shadow the report's in JSON) carry
+// the histograms.
+func (v *ReportView) ReportOf() *Report {
+	var r Report
+	if v.Report != nil {
+		r = *v.Report
+	}
+	if len(r.Sections) == 0 && len(v.Sections) > 0 {
+		r.Sections = make([]Section, 0, len(v.Sections))
+		for _, sv := range v.Sections {
+			s := sv.Section
+			if sv.Overall != nil {
+				h := sv.Overall.Histogram
+				s.Overall = &h
+			}
+			s.Modules = make([]Histogram, 0, len(sv.Modules))
+			for _, m := range sv.Modules {
+				s.Modules = append(s.Modules, m.Histogram)
+			}
+			r.Sections = append(r.Sections, s)
+		}
+	}
+	return &r
+}

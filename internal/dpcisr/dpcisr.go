@@ -24,8 +24,17 @@ const (
 	ISR = "ISR"
 )
 
-// Report is one parsed file.
+// Sources of a report.
+const (
+	SourceXperf = "xperf" // the text of 'xperf -a dpcisr'
+	SourceETW   = "etw"   // latlab's own kernel trace (latlab dpc watch)
+)
+
+// Report is one parsed file, or one trace latlab recorded itself.
 type Report struct {
+	// Source says where the histograms come from: SourceXperf or
+	// SourceETW. Both use xperf's buckets, so either compares with the other.
+	Source   string    `json:"source"`
 	Encoding string    `json:"encoding"`
 	Lines    int       `json:"lines"`
 	Sections []Section `json:"sections"`

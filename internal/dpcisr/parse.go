@@ -66,7 +66,7 @@ var (
 func Parse(r io.Reader) (*Report, error) {
 	var rep *Report
 	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr'", func(l *textdec.Lines) error {
-		p := &parser{src: &source{l: l}, rep: &Report{}}
+		p := &parser{src: &source{l: l}, rep: &Report{Source: SourceXperf}}
 		if err := p.run(); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package netload
 
 import (
 	"fmt"
+	"github.com/latlab/latlab/internal/etw"
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -114,6 +115,9 @@ type TCPData struct {
 	Samples []map[string]int64 `json:"samples"`
 	// RetransAtNs lists when a retransmission counter grew.
 	RetransAtNs []int64 `json:"retransmissions_at_ns"`
+	// ETW holds the TCP/IP provider's events of the connection
+	// (net tcp-discard --etw, Windows).
+	ETW *etw.TCPConnection `json:"etw,omitempty"`
 }
 
 // Values returns the sampled smoothed RTTs (result.Sampled).

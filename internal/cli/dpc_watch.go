@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/report"
+)
+
+func init() { register(newDPCCmd) }
+
+func newDPCCmd(io *IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dpc",
+		Short: "live DPC/ISR time per driver from a kernel trace (Windows)",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newDPCWatchCmd(io))
+	return cmd
+}
+
+// DPCWatchOptions are the flags of `latlab dpc watch`.
+type DPCWatchOptions struct {
+	IO      *IO
+	Seconds int
+	Quiet   bool
+	JSON    bool
+	Out     string
+
+	settings map[string]string
+}
+
+func newDPCWatchCmd(io *IO) *cobra.Command {
+	o := &DPCWatchOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "watch [--seconds N]",
+		Short: "trace every DPC and ISR and attribute them to drivers (Windows, elevated)",
+		Long: `Windows only, from an elevated (Administrator) prompt. No Windows Performance
+Toolkit is needed: latlab starts a kernel trace session itself (Event Tracing
+for Windows, flags ` + dpcwatch.FlagNames + `), reads every DPC, timer DPC, threaded
+DPC and ISR with its routine address, and attributes the routine to the driver
+module that holds it (the loaded-module list, and the trace's image events).
+
+A line per second names the module with the longest DPC and ISR of that second.
+At the end (--seconds, or Ctrl-C) it prints per module the count, the total
+time and the longest execution with when and on which CPU it ran, and a
+verdict in LatencyMon's terms: the highest DPC and ISR routine execution times,
+whose, and how far above 1 ms and 2 ms.
+
+The result document (kind dpcisr, source "etw") holds the histograms in the
+buckets of 'xperf -a dpcisr': 'latlab dpcisr FILE' prints them and 'latlab
+dpcisr compare' sets them against an xperf report or another watch.`,
+		Example: `  latlab dpc watch --seconds 30
+  latlab dpc watch -o idle.json
+  latlab dpcisr compare idle.json game.json --module ndis.sys`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.settings = settingsOf(cmd.Flags())
+			return runDPCWatch(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&o.Seconds, "seconds", 0, "stop after N seconds (0 = until Ctrl-C)")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no line per second")
+	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind dpcisr) to stdout")
+	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	return cmd
+}
+
+func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
+	if o.Seconds < 0 || o.Seconds > 24*3600 {
+		return Usagef("invalid --seconds %d: want 0 (until Ctrl-C) to 86400", o.Seconds)
+	}
+	if err := checkOutputs("", "", o.Out); err != nil {
+		return err
+	}
+	live := o.IO.Out
+	if o.JSON {
+		live = o.IO.Err
+	}
+	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second}
+	if !o.Quiet {
+		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
+	}
+	opts.OnStart = func(session string) {
+		until := "until Ctrl-C"
+		if o.Seconds > 0 {
+			until = fmt.Sprintf("for %ds; Ctrl-C ends early", o.Seconds)
+		}
+		fmt.Fprintf(o.IO.Err, "tracing DPCs and ISRs (session %q, flags %s) %s ...\n", session, dpcwatch.FlagNames, until)
+	}
+	r, err := dpcwatch.Run(ctx, opts)
+	if err != nil {
+		return dpcWatchErr(err)
+	}
+	view := r.Report.View(o.Out, "")
+	view.Watch = &r.Summary
+	doc := dpcisr.Kind.New(&view)
+	doc.Settings = o.settings
+	doc.Notes = append(doc.Notes, fmt.Sprintf("method: ETW kernel session %q, flags %s; execution time = event time stamp - InitialTime, QueryPerformanceCounter ticks", r.Session, dpcwatch.FlagNames))
+	doc.Notes = append(doc.Notes, r.Summary.Notes...)
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printDPCWatch(w, r, o.Out) })
+}
+
+// dpcWatchErr maps the watch's failures to one line each: Windows-only is
+// bad input (exit 2); no elevation, a kernel logger held by another tool
+// and Wine are work that could not be done (exit 3).
+func dpcWatchErr(err error) error {
+	var ae *etw.AccessError
+	switch {
+	case errors.Is(err, etw.ErrUnsupported):
+		return Usagef("dpc watch is Windows-only (it reads a kernel trace through Event Tracing for Windows); on Linux see 'latlab irq watch'")
+	case errors.As(err, &ae):
+		return fmt.Errorf("dpc watch needs an elevated (Administrator) prompt: a kernel trace session is a privileged operation")
+	}
+	return err
+}
+
+// dpcLine is the live line of one interval, at most width runes: module
+// names are shortened first, then the ISR part goes.
+func dpcLine(iv dpcwatch.Interval, width int) string {
+	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
+		if s.Count == 0 || s.ByMax == nil {
+			return fmt.Sprintf("%s 0", name)
+		}
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, dpcwatch.FormatUs(s.ByMax.MaxUs), clip(s.ByMax.Module, n))
+		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
+			p += fmt.Sprintf(", most time %s", clip(s.ByTime.Module, n))
+		}
+		return p
+	}
+	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
+	// Shorter names first, then without the module of most time, then
+	// without the ISRs.
+	for _, v := range []struct {
+		n    int
+		most bool
+	}{{40, true}, {16, true}, {16, false}, {12, false}} {
+		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part("DPC", iv.DPC, v.n, v.most), part("ISR", iv.ISR, v.n, v.most))
+		if fits(l) {
+			return l
+		}
+	}
+	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part("DPC", iv.DPC, 12, false))
+	if !fits(l) {
+		l = string([]rune(l)[:width])
+	}
+	return l
+}
+
+// printWrapped prints a sentence in lines of 80 columns at most, the
+// continuation indented.
+func printWrapped(w io.Writer, s string) {
+	for _, l := range wrapHanging(s, 2, 80) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// maxModuleRows bounds the per-section tables; the document has them all.
+const maxModuleRows = 10
+
+func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
+	s := r.Summary
+	var nd, ni int64
+	for _, m := range s.DPC {
+		nd += m.Count
+	}
+	for _, m := range s.ISR {
+		ni += m.Count
+	}
+	fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, nd, ni)
+	fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
+	for _, sec := range []struct {
+		name string
+		ms   []dpcwatch.ModuleStat
+	}{{"DPC", s.DPC}, {"ISR", s.ISR}} {
+		if len(sec.ms) == 0 {
+			fmt.Fprintf(w, "\nno %ss\n", sec.name)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s by longest execution:\n", sec.name)
+		rows := [][]string{}
+		for i, m := range sec.ms {
+			if i == maxModuleRows {
+				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
+				break
+			}
+			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), dpcwatch.FormatUs(m.TotalUs), dpcwatch.FormatUs(m.MaxUs),
+				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
+		}
+		report.Table(w, []string{"module", "count", "total", "longest", "at", "CPU"}, rows)
+	}
+	fmt.Fprintln(w)
+	printWrapped(w, "verdict: "+s.Verdict.Text)
+	for _, n := range s.Notes {
+		printWrapped(w, "note: "+n)
+	}
+	if file != "" {
+		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
+	}
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+const watchFreq = 10_000_000 // QPC ticks a second, 0.1 µs each
+
+// watchResult is a finished watch over a synthetic driver table: ndis.sys
+// with a 2.5 ms DPC, a module with a long name, an ISR of USBPORT.SYS.
+func watchResult() *dpcwatch.Result {
+	mods := etw.NewModules([]etw.Module{
+		{Name: "ndis.sys", Base: 0xfffff80400300000, Size: 0x2000},
+		{Name: "a-very-long-vendor-driver-name-x64.sys", Base: 0xfffff80400400000, Size: 0x1000},
+		{Name: "USBPORT.SYS", Base: 0xfffff80400500000, Size: 0x1000},
+	})
+	r := dpcwatch.NewRecorder(watchFreq, 0, mods)
+	add := func(kind etw.Kind, routine uint64, endUs, dUs int64) {
+		r.Add(etw.Execution{Kind: kind, Routine: routine, Start: (endUs - dUs) * 10, End: endUs * 10, CPU: uint16(endUs % 2)})
+	}
+	for i := int64(1); i <= 400; i++ {
+		add(etw.KindDPC, 0xfffff80400300010, i*1000, 1+i%6)
+		add(etw.KindDPC, 0xfffff80400400010, i*1000+500, 2)
+		add(etw.KindISR, 0xfffff80400500010, i*1000+700, 1)
+	}
+	add(etw.KindDPC, 0xfffff80400300010, 450_000, 2500)
+	now := int64(500_000 * 10)
+	return &dpcwatch.Result{Session: "latlab dpc watch", Report: r.Report(now), Summary: r.Summary(now)}
+}
+
+func TestPrintDPCWatch(t *testing.T) {
+	var b bytes.Buffer
+	printDPCWatch(&b, watchResult(), "w.json")
+	out := b.String()
+	for _, want := range []string{
+		"latlab dpc watch: 0.5 s, 801 DPCs and 400 ISRs\n",
+		`session "latlab dpc watch"; 3 modules known`,
+		"DPC by longest execution:",
+		"ndis.sys", "2500 µs", "0.450 s",
+		"verdict: likely drop-outs: ndis.sys ran a DPC for 2500 µs, 500 µs above 2 ms",
+		"histograms in xperf's buckets: latlab dpcisr w.json",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
+
+func TestDPCLine(t *testing.T) {
+	top := func(m string, us float64) *dpcwatch.Top { return &dpcwatch.Top{Module: m, MaxUs: us, SumUs: us} }
+	tests := []struct {
+		name string
+		iv   dpcwatch.Interval
+		want string
+	}{
+		{"quiet second", dpcwatch.Interval{ToS: 1}, "[    1s] DPC 0 | ISR 0"},
+		{"one module", dpcwatch.Interval{ToS: 2, DPC: dpcwatch.SectionInterval{Count: 4210, ByMax: top("ndis.sys", 212), ByTime: top("ndis.sys", 212)},
+			ISR: dpcwatch.SectionInterval{Count: 900, ByMax: top("USBPORT.SYS", 40), ByTime: top("USBPORT.SYS", 40)}},
+			"[    2s] DPC 4210, max 212 µs ndis.sys | ISR 900, max 40.0 µs USBPORT.SYS"},
+		{"most time elsewhere", dpcwatch.Interval{ToS: 3, DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("nvlddmkm.sys", 1500), ByTime: top("ndis.sys", 3000)}},
+			"[    3s] DPC 10, max 1500 µs nvlddmkm.sys, most time ndis.sys | ISR 0"},
+		{"long names are shortened, the module of most time goes", dpcwatch.Interval{ToS: 4,
+			DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("a-very-long-vendor-driver-name-x64.sys", 15000), ByTime: top("another-long-vendor-driver.sys", 1)},
+			ISR: dpcwatch.SectionInterval{Count: 3, ByMax: top("yet-another-long-name.sys", 5), ByTime: top("yet-another-long-name.sys", 5)}},
+			"[    4s] DPC 10, max 15.0 ms a-very-long… | ISR 3, max 5.0 µs yet-another…"},
+		{"names of 16 fit without the most-time module", dpcwatch.Interval{ToS: 5,
+			DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("rt640x64-long.sys", 15000), ByTime: top("nvlddmkm-long.sys", 1)},
+			ISR: dpcwatch.SectionInterval{Count: 3, ByMax: top("USBPORT.SYS", 5), ByTime: top("USBPORT.SYS", 5)}},
+			"[    5s] DPC 10, max 15.0 ms rt640x64-long.s… | ISR 3, max 5.0 µs USBPORT.SYS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := dpcLine(tt.iv, 80)
+			if got != tt.want {
+				t.Errorf("\ngot  %q\nwant %q", got, tt.want)
+			}
+			if utf8.RuneCountInString(got) > 80 {
+				t.Errorf("%d runes", utf8.RuneCountInString(got))
+			}
+		})
+	}
+}
+
+// A watch's document is a dpcisr report: 'dpcisr' prints it and 'dpcisr
+// compare' sets it against xperf's text.
+func TestDPCISRReadsWatchDocument(t *testing.T) {
+	dir := testutil.TempDir(t)
+	r := watchResult()
+	view := r.Report.View("w.json", "")
+	view.Watch = &r.Summary
+	doc := dpcisr.Kind.New(&view)
+	p := filepath.Join(dir, "w.json")
+	if err := result.WriteFile(p, doc); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "dpcisr", p, "--module", "NDIS.SYS")
+	if code != 0 || !strings.Contains(out, "(an ETW trace of latlab dpc watch)") || !strings.Contains(out, "401 DPCs") || strings.Contains(out, "(line 0)") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	xperf := "../dpcisr/testdata/xperf-dpcisr-written-layout.txt"
+	code, out, errs = runCLI(t, "dpcisr", "compare", xperf, p, "--module", "ndis.sys", "--labels", "xperf,etw")
+	if code != 0 || !strings.Contains(out, "ndis.sys in xperf vs etw") || !strings.Contains(out, "verdict: DPC:") {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	// A document of another kind is refused in one line.
+	other := "../result/testdata/sleep-document.golden"
+	code, _, errs = runCLI(t, "dpcisr", "compare", xperf, other)
+	if code != 2 || !strings.Contains(errs, `a result document of kind "sleep", not "dpcisr"`) {
+		t.Errorf("exit %d %s", code, errs)
+	}
+}
+
+func TestDPCWatchBadSeconds(t *testing.T) {
+	code, _, errs := runCLI(t, "dpc", "watch", "--seconds", "-3")
+	if code != 2 || !strings.Contains(errs, "invalid --seconds -3: want 0 (until Ctrl-C) to 86400") {
+		t.Errorf("exit %d %s", code, errs)
+	}
+}

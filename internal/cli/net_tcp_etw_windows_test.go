@@ -1,0 +1,18 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// Under Wine the trace cannot start: one line, exit 3, before any
+// transfer.
+func TestNetTCPETWUnderWine(t *testing.T) {
+	if !underWine() {
+		t.Skip("not Wine")
+	}
+	code, out, errs := runCLI(t, "net", "tcp-discard", "--to", "127.0.0.1:9", "--etw")
+	if code != 3 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "tracing unavailable: Wine does not implement") {
+		t.Errorf("exit %d %q %q", code, out, errs)
+	}
+}

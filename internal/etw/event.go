@@ -1,0 +1,136 @@
+package etw
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unicode/utf16"
+)
+
+// GUID is a Windows GUID, in the memory layout of windows.GUID.
+type GUID struct {
+	Data1 uint32
+	Data2 uint16
+	Data3 uint16
+	Data4 [8]byte
+}
+
+// String is the registry form, {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}.
+func (g GUID) String() string {
+	return fmt.Sprintf("{%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x}", g.Data1, g.Data2, g.Data3,
+		g.Data4[0], g.Data4[1], g.Data4[2], g.Data4[3], g.Data4[4], g.Data4[5], g.Data4[6], g.Data4[7])
+}
+
+// Event is one event as a consumer receives it, reduced to what the
+// decoders need. The session code fills it from an EVENT_RECORD; tests
+// build it from bytes.
+type Event struct {
+	Provider GUID   // the provider, or for classic kernel events the MOF class
+	ID       uint16 // manifest event ID (0 for classic events)
+	Version  uint8
+	Opcode   uint8 // classic events: the event type
+	// PointerSize is 4 or 8: the size of pointer fields in Data, from the
+	// header's 32-bit/64-bit flags.
+	PointerSize int
+	CPU         uint16
+	// Timestamp is the header's time stamp in the session's raw clock
+	// (QueryPerformanceCounter ticks for latlab's sessions).
+	Timestamp int64
+	PID, TID  uint32
+	Data      []byte
+}
+
+// DecodeError says which event could not be decoded and why.
+type DecodeError struct {
+	Event string // e.g. "PerfInfo DPC (type 68, version 2)"
+	Msg   string
+}
+
+func (e *DecodeError) Error() string { return e.Event + ": " + e.Msg }
+
+// reader reads little-endian fields from a payload and remembers the
+// first field that did not fit, so a decoder checks once at the end.
+type reader struct {
+	b   []byte
+	ptr int
+	off int
+	bad string
+}
+
+func (r *reader) need(n int, field string) bool {
+	if r.bad != "" {
+		return false
+	}
+	if n < 0 || r.off > len(r.b)-n {
+		r.bad = fmt.Sprintf("%d bytes, %s at offset %d needs %d more", len(r.b), field, r.off, n)
+		return false
+	}
+	return true
+}
+
+func (r *reader) u8(field string) uint8 {
+	if !r.need(1, field) {
+		return 0
+	}
+	v := r.b[r.off]
+	r.off++
+	return v
+}
+
+func (r *reader) u16(field string) uint16 {
+	if !r.need(2, field) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint16(r.b[r.off:])
+	r.off += 2
+	return v
+}
+
+func (r *reader) u32(field string) uint32 {
+	if !r.need(4, field) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b[r.off:])
+	r.off += 4
+	return v
+}
+
+func (r *reader) u64(field string) uint64 {
+	if !r.need(8, field) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b[r.off:])
+	r.off += 8
+	return v
+}
+
+func (r *reader) pointer(field string) uint64 {
+	if r.ptr == 4 {
+		return uint64(r.u32(field))
+	}
+	return r.u64(field)
+}
+
+// utf16z reads a NUL-terminated UTF-16LE string; an unterminated one
+// ends with the payload (what is there is still the name).
+func (r *reader) utf16z(field string) string {
+	if r.bad != "" {
+		return ""
+	}
+	var u []uint16
+	for r.off+1 < len(r.b) {
+		c := binary.LittleEndian.Uint16(r.b[r.off:])
+		r.off += 2
+		if c == 0 {
+			break
+		}
+		u = append(u, c)
+	}
+	return string(utf16.Decode(u))
+}
+
+func checkPointer(ev *Event, name string) error {
+	if ev.PointerSize != 4 && ev.PointerSize != 8 {
+		return &DecodeError{Event: name, Msg: fmt.Sprintf("pointer size %d: the header says neither 32-bit nor 64-bit", ev.PointerSize)}
+	}
+	return nil
+}

@@ -1,0 +1,554 @@
+//go:build windows && (amd64 || arm64)
+
+package etw
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// The structures below are those of evntrace.h, evntcons.h and
+// relogger.h for 64-bit Windows; layout_windows_test.go checks their
+// sizes and offsets against the SDK's.
+
+type wnodeHeader struct {
+	BufferSize        uint32
+	ProviderID        uint32
+	HistoricalContext uint64
+	TimeStamp         int64
+	GUID              windows.GUID
+	ClientContext     uint32
+	Flags             uint32
+}
+
+type eventTraceProperties struct {
+	Wnode               wnodeHeader
+	BufferSize          uint32
+	MinimumBuffers      uint32
+	MaximumBuffers      uint32
+	MaximumFileSize     uint32
+	LogFileMode         uint32
+	FlushTimer          uint32
+	EnableFlags         uint32
+	AgeLimit            int32
+	NumberOfBuffers     uint32
+	FreeBuffers         uint32
+	EventsLost          uint32
+	BuffersWritten      uint32
+	LogBuffersLost      uint32
+	RealTimeBuffersLost uint32
+	LoggerThreadID      windows.Handle
+	LogFileNameOffset   uint32
+	LoggerNameOffset    uint32
+}
+
+type eventTraceHeader struct {
+	Size          uint16
+	FieldTypeFlag uint16
+	Version       uint32
+	ThreadID      uint32
+	ProcessID     uint32
+	TimeStamp     int64
+	GUID          windows.GUID
+	ProcessorTime uint64
+}
+
+type eventTrace struct {
+	Header           eventTraceHeader
+	InstanceID       uint32
+	ParentInstanceID uint32
+	ParentGUID       windows.GUID
+	MofData          uintptr
+	MofLength        uint32
+	ClientContext    uint32
+}
+
+type timeZoneInformation struct {
+	Bias         int32
+	StandardName [32]uint16
+	StandardDate windows.Systemtime
+	StandardBias int32
+	DaylightName [32]uint16
+	DaylightDate windows.Systemtime
+	DaylightBias int32
+}
+
+type traceLogfileHeader struct {
+	BufferSize         uint32
+	Version            uint32
+	ProviderVersion    uint32
+	NumberOfProcessors uint32
+	EndTime            int64
+	TimerResolution    uint32
+	MaximumFileSize    uint32
+	LogFileMode        uint32
+	BuffersWritten     uint32
+	StartBuffers       uint32
+	PointerSize        uint32
+	EventsLost         uint32
+	CPUSpeedInMHz      uint32
+	LoggerName         uintptr
+	LogFileName        uintptr
+	TimeZone           timeZoneInformation
+	BootTime           int64
+	PerfFreq           int64
+	StartTime          int64
+	ReservedFlags      uint32
+	BuffersLost        uint32
+}
+
+type eventTraceLogfile struct {
+	LogFileName         *uint16
+	LoggerName          *uint16
+	CurrentTime         int64
+	BuffersRead         uint32
+	ProcessTraceMode    uint32
+	CurrentEvent        eventTrace
+	LogfileHeader       traceLogfileHeader
+	BufferCallback      uintptr
+	BufferSize          uint32
+	Filled              uint32
+	EventsLost          uint32
+	EventRecordCallback uintptr
+	IsKernelTrace       uint32
+	Context             uintptr
+}
+
+type eventDescriptor struct {
+	ID      uint16
+	Version uint8
+	Channel uint8
+	Level   uint8
+	Opcode  uint8
+	Task    uint16
+	Keyword uint64
+}
+
+type eventHeader struct {
+	Size            uint16
+	HeaderType      uint16
+	Flags           uint16
+	EventProperty   uint16
+	ThreadID        uint32
+	ProcessID       uint32
+	TimeStamp       int64
+	ProviderID      windows.GUID
+	EventDescriptor eventDescriptor
+	ProcessorTime   uint64
+	ActivityID      windows.GUID
+}
+
+type eventRecord struct {
+	EventHeader       eventHeader
+	ProcessorNumber   uint8 // ETW_BUFFER_CONTEXT: ProcessorNumber, Alignment (or ProcessorIndex)
+	Alignment         uint8
+	LoggerID          uint16
+	ExtendedDataCount uint16
+	UserDataLength    uint16
+	ExtendedData      uintptr
+	UserData          unsafe.Pointer
+	UserContext       uintptr
+}
+
+const (
+	wnodeFlagTracedGUID = 0x00020000
+	clockQPC            = 1 // Wnode.ClientContext: QueryPerformanceCounter
+
+	eventTraceRealTimeMode = 0x00000100
+
+	processTraceModeRealTime     = 0x00000100
+	processTraceModeRawTimestamp = 0x00001000
+	processTraceModeEventRecord  = 0x10000000
+
+	eventTraceControlQuery = 0
+	eventTraceControlStop  = 1
+
+	eventHeaderFlag32BitHeader    = 0x0010
+	eventHeaderFlag64BitHeader    = 0x0020
+	eventHeaderFlagProcessorIndex = 0x0200
+
+	invalidProcessTraceHandle = ^uint64(0)
+
+	errorNoSystemResources = windows.Errno(1450)
+	errorCtxClosePending   = windows.Errno(7007)
+)
+
+var (
+	advapi32           = windows.NewLazySystemDLL("advapi32.dll")
+	procStartTraceW    = advapi32.NewProc("StartTraceW")
+	procControlTraceW  = advapi32.NewProc("ControlTraceW")
+	procOpenTraceW     = advapi32.NewProc("OpenTraceW")
+	procProcessTrace   = advapi32.NewProc("ProcessTrace")
+	procCloseTrace     = advapi32.NewProc("CloseTrace")
+	procQueryAllTraces = advapi32.NewProc("QueryAllTracesW")
+	procEnableTraceEx2 = advapi32.NewProc("EnableTraceEx2")
+	ntdll              = windows.NewLazySystemDLL("ntdll.dll")
+	procWineGetVersion = ntdll.NewProc("wine_get_version")
+	procNtQuerySysInfo = ntdll.NewProc("NtQuerySystemInformation")
+	kernel32           = windows.NewLazySystemDLL("kernel32.dll")
+	procQueryPerfCount = kernel32.NewProc("QueryPerformanceCounter")
+	procQueryPerfFreq  = kernel32.NewProc("QueryPerformanceFrequency")
+	callbacksOnce      sync.Once
+	eventCallback      uintptr
+	bufferCallback     uintptr
+	consumers          sync.Map // id -> *Session
+	nextConsumer       atomic.Uintptr
+	errTraceNotStarted = errors.New("session not started")
+	privateSessionGUID = windows.GUID{Data1: 0x6c61746c, Data2: 0x6162, Data3: 0x4450, Data4: [8]byte{0x43, 0x77, 0x61, 0x74, 0x63, 0x68, 0x00, 0x01}}
+)
+
+// UnderWine reports whether this is Wine, whose advapi32 has the
+// functions but no kernel tracing behind them.
+func UnderWine() bool { return procWineGetVersion.Find() == nil }
+
+// QPC reads QueryPerformanceCounter: the clock of latlab's sessions.
+func QPC() int64 {
+	var t int64
+	procQueryPerfCount.Call(uintptr(unsafe.Pointer(&t)))
+	return t
+}
+
+// QPCFrequency is QueryPerformanceFrequency.
+func QPCFrequency() int64 {
+	var f int64
+	procQueryPerfFreq.Call(uintptr(unsafe.Pointer(&f)))
+	return f
+}
+
+// Session is a real-time kernel trace session that latlab started and
+// consumes.
+type Session struct {
+	Name   string
+	handle uint64
+	props  []byte
+
+	trace   uint64
+	id      uintptr
+	handler func(*Event)
+	stopped atomic.Bool
+	freq    int64
+
+	stopOnce sync.Once
+	lost     uint32
+	rtLost   uint32
+}
+
+func newProperties(name string, guid windows.GUID, mode, flags uint32) []byte {
+	n16, _ := windows.UTF16FromString(name)
+	size := int(unsafe.Sizeof(eventTraceProperties{}))
+	buf := make([]byte, size+2*len(n16)+2*1024) // room for the name and a log file name on queries
+	p := (*eventTraceProperties)(unsafe.Pointer(&buf[0]))
+	p.Wnode.BufferSize = uint32(len(buf))
+	p.Wnode.Flags = wnodeFlagTracedGUID
+	p.Wnode.ClientContext = clockQPC
+	p.Wnode.GUID = guid
+	p.LogFileMode = mode
+	p.EnableFlags = flags
+	p.BufferSize = 64 // KiB
+	p.MinimumBuffers = uint32(4 * runtime.NumCPU())
+	p.MaximumBuffers = p.MinimumBuffers + 64
+	p.FlushTimer = 1 // s: the live line sees every second's events
+	p.LoggerNameOffset = uint32(size)
+	p.LogFileNameOffset = 0
+	return buf
+}
+
+func props(b []byte) *eventTraceProperties { return (*eventTraceProperties)(unsafe.Pointer(&b[0])) }
+
+// privateSessionName is the session latlab starts on Windows 8 and later,
+// so that it does not need the NT Kernel Logger.
+const privateSessionName = "latlab dpc watch"
+
+// StartKernel starts a real-time session of the kernel provider with the
+// given flags: a private system-logger session where Windows allows
+// several (8 and later), else the NT Kernel Logger. A private session
+// left by a latlab that was killed is stopped and started again; the NT
+// Kernel Logger of another tool is not touched: a *HeldError names it.
+func StartKernel(flags uint32) (*Session, error) {
+	if UnderWine() {
+		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows kernel sessions; run latlab on Windows"}
+	}
+	if err := procStartTraceW.Find(); err != nil {
+		return nil, &UnavailableError{Reason: "advapi32 has no StartTraceW"}
+	}
+	if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
+		return s, nil
+	} else if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+		stopByName(privateSessionName)
+		if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
+			return s, nil
+		}
+	} else if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		return nil, &AccessError{Op: "starting a kernel trace session"}
+	}
+	// Before Windows 8, or every system-logger slot taken: the NT Kernel
+	// Logger.
+	s, err := start(KernelLoggerName, sysGUID(SystemTraceControlGUID), eventTraceRealTimeMode, flags)
+	switch {
+	case err == nil:
+		return s, nil
+	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+		return nil, &AccessError{Op: "starting the NT Kernel Logger"}
+	case errors.Is(err, windows.ERROR_ALREADY_EXISTS), errors.Is(err, errorNoSystemResources):
+		all, _ := QuerySessions()
+		return nil, &HeldError{Sessions: KernelHolders(all)}
+	}
+	return nil, fmt.Errorf("starting the NT Kernel Logger (StartTraceW): %w", err)
+}
+
+func sysGUID(g GUID) windows.GUID {
+	return windows.GUID{Data1: g.Data1, Data2: g.Data2, Data3: g.Data3, Data4: g.Data4}
+}
+
+func start(name string, guid windows.GUID, mode, flags uint32) (*Session, error) {
+	s := &Session{Name: name, props: newProperties(name, guid, mode, flags)}
+	n16, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil, err
+	}
+	r, _, _ := procStartTraceW.Call(uintptr(unsafe.Pointer(&s.handle)), uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&s.props[0])))
+	if r != 0 {
+		return nil, windows.Errno(r)
+	}
+	return s, nil
+}
+
+func stopByName(name string) {
+	buf := newProperties(name, windows.GUID{}, 0, 0)
+	n16, _ := windows.UTF16PtrFromString(name)
+	procControlTraceW.Call(0, uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&buf[0])), eventTraceControlStop)
+}
+
+// QuerySessions lists the running sessions (QueryAllTracesW).
+func QuerySessions() ([]SessionInfo, error) {
+	const max = 64
+	bufs := make([][]byte, max)
+	ptrs := make([]uintptr, max)
+	for i := range bufs {
+		bufs[i] = newProperties("", windows.GUID{}, 0, 0)
+		p := props(bufs[i])
+		p.LoggerNameOffset = uint32(unsafe.Sizeof(eventTraceProperties{}))
+		p.LogFileNameOffset = p.LoggerNameOffset + 2*256
+		ptrs[i] = uintptr(unsafe.Pointer(&bufs[i][0]))
+	}
+	var n uint32
+	r, _, _ := procQueryAllTraces.Call(uintptr(unsafe.Pointer(&ptrs[0])), max, uintptr(unsafe.Pointer(&n)))
+	runtime.KeepAlive(bufs)
+	if r != 0 {
+		return nil, windows.Errno(r)
+	}
+	var out []SessionInfo
+	for i := 0; i < int(n) && i < max; i++ {
+		p := props(bufs[i])
+		name := ""
+		if off := int(p.LoggerNameOffset); off > 0 && off+2 <= len(bufs[i]) {
+			name = windows.UTF16PtrToString((*uint16)(unsafe.Pointer(&bufs[i][off])))
+		}
+		out = append(out, SessionInfo{Name: name, LogFileMode: p.LogFileMode, EnableFlags: p.EnableFlags})
+	}
+	return out, nil
+}
+
+func initCallbacks() {
+	callbacksOnce.Do(func() {
+		eventCallback = windows.NewCallback(func(r *eventRecord) uintptr {
+			if v, ok := consumers.Load(r.UserContext); ok {
+				v.(*Session).dispatch(r)
+			}
+			return 0
+		})
+		bufferCallback = windows.NewCallback(func(l *eventTraceLogfile) uintptr {
+			return 1 // TRUE: go on; the end comes from Stop or Close
+		})
+	})
+}
+
+func (s *Session) dispatch(r *eventRecord) {
+	ev := Event{
+		Provider:  GUID{r.EventHeader.ProviderID.Data1, r.EventHeader.ProviderID.Data2, r.EventHeader.ProviderID.Data3, r.EventHeader.ProviderID.Data4},
+		ID:        r.EventHeader.EventDescriptor.ID,
+		Version:   r.EventHeader.EventDescriptor.Version,
+		Opcode:    r.EventHeader.EventDescriptor.Opcode,
+		CPU:       uint16(r.ProcessorNumber),
+		Timestamp: r.EventHeader.TimeStamp,
+		PID:       r.EventHeader.ProcessID,
+		TID:       r.EventHeader.ThreadID,
+	}
+	switch f := r.EventHeader.Flags; {
+	case f&eventHeaderFlag64BitHeader != 0:
+		ev.PointerSize = 8
+	case f&eventHeaderFlag32BitHeader != 0:
+		ev.PointerSize = 4
+	}
+	if r.EventHeader.Flags&eventHeaderFlagProcessorIndex != 0 {
+		ev.CPU = uint16(r.ProcessorNumber) | uint16(r.Alignment)<<8
+	}
+	if r.UserDataLength > 0 && r.UserData != nil {
+		ev.Data = unsafe.Slice((*byte)(r.UserData), r.UserDataLength)
+	}
+	s.handler(&ev)
+}
+
+// Frequency is the session clock's ticks per second.
+func (s *Session) Frequency() int64 { return s.freq }
+
+// Open prepares consumption; handle is called for every event, on the
+// thread that runs Process, and must not keep ev.Data.
+func (s *Session) Open(handle func(ev *Event)) error {
+	initCallbacks()
+	s.handler = handle
+	s.id = nextConsumer.Add(1)
+	consumers.Store(s.id, s)
+	n16, err := windows.UTF16PtrFromString(s.Name)
+	if err != nil {
+		return err
+	}
+	lf := eventTraceLogfile{
+		LoggerName:          n16,
+		ProcessTraceMode:    processTraceModeRealTime | processTraceModeEventRecord | processTraceModeRawTimestamp,
+		EventRecordCallback: eventCallback,
+		BufferCallback:      bufferCallback,
+		Context:             s.id,
+	}
+	r, _, e := procOpenTraceW.Call(uintptr(unsafe.Pointer(&lf)))
+	if uint64(r) == invalidProcessTraceHandle {
+		consumers.Delete(s.id)
+		return fmt.Errorf("opening the session %q for reading (OpenTraceW): %w", s.Name, e)
+	}
+	s.trace = uint64(r)
+	s.freq = lf.LogfileHeader.PerfFreq
+	if s.freq <= 0 {
+		s.freq = QPCFrequency()
+	}
+	return nil
+}
+
+// Process delivers events until Stop; it blocks, on a thread of its own.
+func (s *Session) Process() error {
+	if s.trace == 0 {
+		return errTraceNotStarted
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	h := s.trace
+	r, _, _ := procProcessTrace.Call(uintptr(unsafe.Pointer(&h)), 1, 0, 0)
+	if r != 0 && !s.stopped.Load() && windows.Errno(r) != errorCtxClosePending {
+		return fmt.Errorf("reading the session %q (ProcessTrace): %w", s.Name, windows.Errno(r))
+	}
+	return nil
+}
+
+// Stop ends the session; the events it still holds are delivered, then
+// Process returns. It is safe to call twice.
+func (s *Session) Stop() error {
+	var err error
+	s.stopOnce.Do(func() {
+		s.stopped.Store(true)
+		n16, _ := windows.UTF16PtrFromString(s.Name)
+		r, _, _ := procControlTraceW.Call(uintptr(s.handle), uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&s.props[0])), eventTraceControlStop)
+		if r != 0 {
+			err = fmt.Errorf("stopping the session %q (ControlTraceW): %w", s.Name, windows.Errno(r))
+			return
+		}
+		p := props(s.props)
+		s.lost, s.rtLost = p.EventsLost, p.RealTimeBuffersLost
+	})
+	return err
+}
+
+// Close ends the consumption (CloseTrace): Process returns after the
+// buffer at hand. Call it after Stop, or when Process does not return.
+func (s *Session) Close() {
+	if s.trace != 0 {
+		procCloseTrace.Call(uintptr(s.trace))
+	}
+}
+
+// Lost is what the session dropped, as it said when stopped: events it
+// could not buffer and real-time buffers the consumer did not take in time.
+func (s *Session) Lost() (events, buffers uint32) { return s.lost, s.rtLost }
+
+// Release forgets the consumer once Process has returned.
+func (s *Session) Release() { consumers.Delete(s.id) }
+
+// LoadedModules lists the kernel modules with their bases and sizes
+// (NtQuerySystemInformation, SystemModuleInformation). The debug
+// privilege is enabled first: Windows 11 24H2 gives the addresses only to
+// callers that hold it.
+func LoadedModules() ([]Module, error) {
+	enableDebugPrivilege()
+	size := uint32(256 << 10)
+	for range 4 {
+		buf := make([]byte, size)
+		var need uint32
+		st, _, _ := procNtQuerySysInfo.Call(SystemModuleInformation, uintptr(unsafe.Pointer(&buf[0])), uintptr(size), uintptr(unsafe.Pointer(&need)))
+		if windows.NTStatus(st) == windows.STATUS_INFO_LENGTH_MISMATCH {
+			size = max(need, 2*size)
+			if size > 64<<20 {
+				break
+			}
+			continue
+		}
+		if st != 0 {
+			return nil, fmt.Errorf("listing the kernel modules (NtQuerySystemInformation): %w", windows.NTStatus(st))
+		}
+		return ParseSystemModules(buf, int(unsafe.Sizeof(uintptr(0))))
+	}
+	return nil, errors.New("listing the kernel modules (NtQuerySystemInformation): the list keeps growing")
+}
+
+func enableDebugPrivilege() {
+	var tok windows.Token
+	if windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok) != nil {
+		return
+	}
+	defer tok.Close()
+	var luid windows.LUID
+	name, _ := windows.UTF16PtrFromString("SeDebugPrivilege")
+	if windows.LookupPrivilegeValue(nil, name, &luid) != nil {
+		return
+	}
+	tp := windows.Tokenprivileges{PrivilegeCount: 1}
+	tp.Privileges[0] = windows.LUIDAndAttributes{Luid: luid, Attributes: windows.SE_PRIVILEGE_ENABLED}
+	_ = windows.AdjustTokenPrivileges(tok, false, &tp, 0, nil, nil)
+}
+
+// Elevated reports whether the process token is elevated.
+func Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
+
+const eventControlCodeEnableProvider = 1
+
+// StartProvider starts a real-time session named name that records one
+// manifest provider at level with the keywords matchAny (EnableTraceEx2).
+// A session of that name left by a latlab that was killed is stopped and
+// started again.
+func StartProvider(name string, provider GUID, level uint8, matchAny uint64) (*Session, error) {
+	if UnderWine() {
+		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows sessions; run latlab on Windows"}
+	}
+	s, err := start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
+	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+		stopByName(name)
+		s, err = start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
+	}
+	switch {
+	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+		return nil, &AccessError{Op: "starting a trace session"}
+	case err != nil:
+		return nil, fmt.Errorf("starting the trace session %q (StartTraceW): %w", name, err)
+	}
+	g := sysGUID(provider)
+	r, _, _ := procEnableTraceEx2.Call(uintptr(s.handle), uintptr(unsafe.Pointer(&g)), eventControlCodeEnableProvider,
+		uintptr(level), uintptr(matchAny), 0, 0, 0)
+	if r != 0 {
+		_ = s.Stop()
+		return nil, fmt.Errorf("enabling %s in %q (EnableTraceEx2): %w", provider, name, windows.Errno(r))
+	}
+	return s, nil
+}

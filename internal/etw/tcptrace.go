@@ -1,0 +1,97 @@
+package etw
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// MaxTCPEvents bounds the events a TCP trace keeps (all connections).
+const MaxTCPEvents = 1_000_000
+
+// tcpTraceSession is the session name of a TCP trace.
+const tcpTraceSession = "latlab tcpip"
+
+// TCPTrace records the TCP/IP provider's events while a transfer runs.
+type TCPTrace struct {
+	s       *Session
+	done    chan error
+	mu      sync.Mutex
+	events  []TCPEvent
+	dropped int
+	bad     int
+	badMsg  string
+}
+
+// StartTCPTrace starts recording (Windows, elevated): the send-path,
+// connect-path and diagnosis keywords at the verbose level, where TcpRack
+// is written.
+func StartTCPTrace() (*TCPTrace, error) {
+	s, err := StartProvider(tcpTraceSession, TCPIPGUID, 5, TCPIPKeywordDiagnosis|TCPIPKeywordSendPath|TCPIPKeywordConnectPath)
+	if err != nil {
+		return nil, err
+	}
+	t := &TCPTrace{s: s, done: make(chan error, 1)}
+	if err := s.Open(t.handle); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	go func() { t.done <- s.Process() }()
+	return t, nil
+}
+
+func (t *TCPTrace) handle(ev *Event) {
+	if ev.Provider != TCPIPGUID {
+		return
+	}
+	e, ok, err := DecodeTCPIP(ev)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case err != nil:
+		t.bad++
+		if t.badMsg == "" {
+			t.badMsg = err.Error()
+		}
+	case len(t.events) >= MaxTCPEvents:
+		t.dropped++
+	default:
+		t.events = append(t.events, e)
+	}
+}
+
+// Stop ends the trace and returns its events, the clock's ticks per
+// second and what the reader should know.
+func (t *TCPTrace) Stop() (events []TCPEvent, freq int64, notes []string) {
+	stopErr := t.s.Stop()
+	var procErr error
+	select {
+	case procErr = <-t.done:
+	case <-time.After(5 * time.Second):
+		t.s.Close() // the session did not end ProcessTrace: CloseTrace does
+		procErr = <-t.done
+	}
+	t.s.Close()
+	t.s.Release()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if stopErr != nil {
+		notes = append(notes, stopErr.Error())
+	}
+	if procErr != nil {
+		notes = append(notes, procErr.Error())
+	}
+	if t.bad > 0 {
+		notes = append(notes, fmt.Sprintf("%d TCP/IP events could not be decoded; the first: %s", t.bad, t.badMsg))
+	}
+	if t.dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d events past the first %d were not kept", t.dropped, MaxTCPEvents))
+	}
+	if ev, buf := t.s.Lost(); ev > 0 || buf > 0 {
+		notes = append(notes, fmt.Sprintf("the session lost %d events and %d real-time buffers", ev, buf))
+	}
+	return t.events, t.s.Frequency(), notes
+}

@@ -1,0 +1,169 @@
+package timer
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func readEnergy(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type wantReq struct {
+	pid     int64
+	process string
+	period  int64 // -1: none
+	modules int
+}
+
+func checkReport(t *testing.T, rep *EnergyReport, format string, current, maxP int64, want []wantReq) {
+	t.Helper()
+	if rep.Format != format {
+		t.Errorf("format %q, want %q", rep.Format, format)
+	}
+	if rep.CurrentPeriod100ns == nil || *rep.CurrentPeriod100ns != current || rep.MaxPeriod100ns == nil || *rep.MaxPeriod100ns != maxP {
+		t.Errorf("current %v max %v", rep.CurrentPeriod100ns, rep.MaxPeriod100ns)
+	}
+	if len(rep.Requests) != len(want) {
+		t.Fatalf("%d requests: %+v", len(rep.Requests), rep.Requests)
+	}
+	for i, w := range want {
+		r := rep.Requests[i]
+		p := int64(-1)
+		if r.Period100ns != nil {
+			p = *r.Period100ns
+		}
+		if r.PID != w.pid || r.Process != w.process || p != w.period || len(r.Modules) != w.modules {
+			t.Errorf("request %d: %+v (period %d), want %+v", i, r, p, w)
+		}
+	}
+}
+
+// The real report quoted in a blog post: 0.5 ms from a test program and
+// 1 ms from Firefox, the current resolution 0.5003 ms.
+func TestParseEnergyReportPublishedText(t *testing.T) {
+	rep, err := ParseEnergyReport(strings.NewReader(readEnergy(t, "energy-report-akinshin.txt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, rep, "text", 5003, 156250, []wantReq{
+		{6676, "ConsoleApplication1.exe", 5000, 0},
+		{10860, "firefox.exe", 10000, 0},
+	})
+	if rep.Requests[1].Path != `\Device\HarddiskVolume4\Program Files (x86)\Mozilla Firefox\firefox.exe` || rep.Requests[0].PeriodMs() != 0.5 {
+		t.Errorf("%+v", rep.Requests)
+	}
+}
+
+// The same values in the XML and HTML forms; the stack's calling modules
+// join the request of the same process, other troubleshooters' rows are
+// not taken.
+func TestParseEnergyReportXMLAndHTML(t *testing.T) {
+	for _, tc := range []struct {
+		file, format string
+		modules      int
+	}{{"energy-report-written.xml", "xml", 4}, {"energy-report-written.html", "html", 2}} {
+		t.Run(tc.format, func(t *testing.T) {
+			rep, err := ParseEnergyReport(strings.NewReader(readEnergy(t, tc.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReport(t, rep, tc.format, 5003, 156250, []wantReq{
+				{6676, "ConsoleApplication1.exe", 5000, 0},
+				{10860, "firefox.exe", 10000, tc.modules},
+			})
+		})
+	}
+}
+
+// The forms people paste: "Label: value", other capitalisation and
+// spacing, a decimal grouping, UTF-16 from an editor, a stack without an
+// outstanding request.
+func TestParseEnergyReportVariants(t *testing.T) {
+	pasted := "Platform Timer Resolution: Outstanding Timer Request\r\n" +
+		"A program or service has requested a timer resolution smaller than the platform maximum timer resolution.\r\n" +
+		"Requested Period\t10000\r\nRequesting Process ID\t67844\r\n" +
+		"Requesting Process Path\t\\Device\\HarddiskVolume5\\Users\\Andrey\\Desktop\\SleepExperiments\\Experiment2.exe\r\n\r\n" +
+		"Platform Timer Resolution: Platform Timer Resolution\r\n" +
+		"Current timer resolution (100 ns units) 156,250\r\n" +
+		"Platform Timer Resolution:Timer Request Stack\r\n" +
+		"Requesting Process ID: 4\r\nCalling Module: \\SystemRoot\\system32\\ntoskrnl.exe\r\n"
+	rep, err := ParseEnergyReport(strings.NewReader(pasted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *rep.CurrentPeriod100ns != 156250 || rep.MaxPeriod100ns != nil || len(rep.Requests) != 2 {
+		t.Fatalf("%+v", rep)
+	}
+	if r := rep.Requests[0]; r.PID != 67844 || r.Process != "Experiment2.exe" || *r.Period100ns != 10000 {
+		t.Errorf("%+v", r)
+	}
+	if r := rep.Requests[1]; r.PID != 4 || r.Period100ns != nil || len(r.Modules) != 1 || r.PeriodMs() != -1 {
+		t.Errorf("stack only: %+v", r)
+	}
+	// UTF-16LE with a mark, as Notepad saves "Unicode".
+	u := []byte{0xff, 0xfe}
+	for _, c := range readEnergy(t, "energy-report-akinshin.txt") {
+		u = append(u, byte(c), byte(c>>8))
+	}
+	if rep, err := ParseEnergyReport(strings.NewReader(string(u))); err != nil || len(rep.Requests) != 2 {
+		t.Errorf("UTF-16: %v %+v", err, rep)
+	}
+}
+
+func TestParseEnergyReportErrors(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "no 'Platform Timer Resolution' entry"},
+		{"another file", "hello\nworld\n", "no 'Platform Timer Resolution' entry"},
+		{"german", "Plattform-Zeitgeberauflösung:Ausstehende Zeitgeberanforderung\nAngeforderter Zeitraum 10000\n", "latlab reads English reports"},
+		{"binary", "Platform Timer Resolution:x\x00\x01", "binary data"},
+		{"bad period", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period lots\nRequesting Process ID 4\n", `Requested Period "lots": want a period in 100 ns units`},
+		{"bad pid", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period 10000\nRequesting Process ID -4\n", `Requesting Process ID "-4"`},
+		{"broken xml", "<?xml version=\"1.0\"?><EnergyReport><Troubleshooter><AnalysisLog><LogEntry><Details><Detail><Name>Requested Period</Name><Value>1", "XML:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseEnergyReport(strings.NewReader(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzParseEnergyReport: any input parses or fails with one line; what
+// parses has positive periods and sorted requests.
+func FuzzParseEnergyReport(f *testing.F) {
+	// Short seeds: the fuzzer minimises every new input it finds, and a
+	// whole report makes that take minutes.
+	f.Add("Platform Timer Resolution:Outstanding Timer Request\n  Requested Period 5000 \n  Requesting Process ID 6676 \n  Requesting Process Path \\Device\\x.exe\n")
+	f.Add("<?xml version=\"1.0\"?><EnergyReport><Troubleshooter><AnalysisLog><LogEntry><Name>Outstanding Timer Request</Name><Details><Detail><Name>Requested Period</Name><Value>5000</Value></Detail><Detail><Name>Requesting Process ID</Name><Value>1</Value></Detail></Details></LogEntry></AnalysisLog></Troubleshooter></EnergyReport>")
+	f.Add("<html><table><tr><td>Platform Timer Resolution:Outstanding Timer Request</td></tr><tr><td>Requested Period</td><td>10000</td></tr><tr><td>Requesting Process ID</td><td>7</td></tr></table></html>")
+	f.Fuzz(func(t *testing.T, in string) {
+		rep, err := ParseEnergyReport(strings.NewReader(in))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		last := -1.0
+		for _, r := range rep.Requests {
+			if r.Period100ns != nil && *r.Period100ns <= 0 {
+				t.Fatalf("period %d", *r.Period100ns)
+			}
+			if p := r.PeriodMs(); p >= 0 {
+				if p < last {
+					t.Fatalf("unsorted %+v", rep.Requests)
+				}
+				last = p
+			}
+		}
+	})
+}
