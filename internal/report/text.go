@@ -11,8 +11,8 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
-
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Unit is a display unit for nanosecond values.
@@ -111,28 +111,6 @@ func newTable() table.Writer {
 	return t
 }
 
-// Duration formats a duration compactly with a unit chosen for its size.
-func Duration(d time.Duration) string {
-	ns := float64(d)
-	switch {
-	case d == 0:
-		return "0"
-	case math.Abs(ns) < 1e3:
-		return fmt.Sprintf("%dns", d.Nanoseconds())
-	case math.Abs(ns) < 1e6:
-		return trim(fmt.Sprintf("%.3f", ns/1e3)) + "µs"
-	case math.Abs(ns) < 1e9:
-		return trim(fmt.Sprintf("%.4f", ns/1e6)) + "ms"
-	}
-	return trim(fmt.Sprintf("%.3f", ns/1e9)) + "s"
-}
-
-func trim(s string) string {
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// Duration formats a duration compactly with a unit chosen for its size
+// (units.Duration, the one spelling of every table and line).
+func Duration(d time.Duration) string { return units.Duration(d) }

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // EventsHeader is the first line of an events CSV file.
@@ -87,30 +88,5 @@ func (e *eventWriter) frame(fr *Frame, t0 int64) {
 
 func (e *eventWriter) flush() error { return e.w.Flush() }
 
-// duration writes d as the tables do (report.Duration, which sits above
-// the analysis packages and is not imported here): three decimals in µs
-// and s, four in ms, trailing zeros dropped.
-func duration(d time.Duration) string {
-	ns := float64(d)
-	switch {
-	case d == 0:
-		return "0"
-	case math.Abs(ns) < 1e3:
-		return fmt.Sprintf("%dns", d.Nanoseconds())
-	case math.Abs(ns) < 1e6:
-		return trimZeros(fmt.Sprintf("%.3f", ns/1e3)) + "µs"
-	case math.Abs(ns) < 1e9:
-		return trimZeros(fmt.Sprintf("%.4f", ns/1e6)) + "ms"
-	}
-	return trimZeros(fmt.Sprintf("%.3f", ns/1e9)) + "s"
-}
-
-func trimZeros(s string) string {
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// duration writes d as the tables do.
+func duration(d time.Duration) string { return units.Duration(d) }

@@ -1,0 +1,37 @@
+// Package units formats quantities the way every latlab table and line
+// writes them. It imports nothing of latlab, so the analysis packages
+// (tcpflow, doctor) and the report package share one spelling.
+package units
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Duration formats d compactly with a unit chosen for its size: ns as an
+// integer, three decimals in µs and s, four in ms, trailing zeros dropped.
+func Duration(d time.Duration) string {
+	ns := float64(d)
+	switch {
+	case d == 0:
+		return "0"
+	case math.Abs(ns) < 1e3:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case math.Abs(ns) < 1e6:
+		return trimZeros(fmt.Sprintf("%.3f", ns/1e3)) + "µs"
+	case math.Abs(ns) < 1e9:
+		return trimZeros(fmt.Sprintf("%.4f", ns/1e6)) + "ms"
+	}
+	return trimZeros(fmt.Sprintf("%.3f", ns/1e9)) + "s"
+}
+
+func trimZeros(s string) string {
+	for len(s) > 1 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
