@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -53,12 +54,13 @@ type TryOptions struct {
 	Profile  string
 	Rate     float64
 	Size     int
+	Module   string
 
 	settings                       map[string]string
 	settleSet, bySet, seedSet      bool
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
-	toSet, profileSet              bool
+	toSet, profileSet, moduleSet   bool
 	command                        []string
 }
 
@@ -101,7 +103,7 @@ knob set says so.`,
 			o.settleSet, o.bySet, o.seedSet = f.Changed("settle"), f.Changed("by"), f.Changed("seed")
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
-			o.toSet, o.profileSet = f.Changed("to"), f.Changed("profile")
+			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
@@ -116,7 +118,7 @@ knob set says so.`,
 		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake or udp (dpcisr: not yet)")
+	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp or dpcisr (Windows)")
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
@@ -142,6 +144,7 @@ knob set says so.`,
 	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
+	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
 	return cmd
 }
 
@@ -184,6 +187,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.profileSet, "profile")
 		flagFor(o.rateSet, "rate")
 		flagFor(o.sizeSet, "size")
+		flagFor(o.moduleSet, "module")
 	case try.ProbeWake:
 		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{o.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
 		flagFor(o.durationSet, "duration")
@@ -193,6 +197,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.profileSet, "profile")
 		flagFor(o.rateSet, "rate")
 		flagFor(o.sizeSet, "size")
+		flagFor(o.moduleSet, "module")
 	case try.ProbeUDP:
 		pr, err := netload.LookupProfile(o.Profile)
 		if err != nil {
@@ -209,6 +214,16 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.gapSet, "gap")
 		flagFor(o.methodSet, "method")
 		flagFor(o.intervalSet, "interval")
+		flagFor(o.moduleSet, "module")
+	case try.ProbeDPCISR:
+		p.Module = o.Module
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{o.durationSet, "duration"}, {o.gapSet, "gap"}, {o.methodSet, "method"}, {o.intervalSet, "interval"},
+			{o.toSet, "to"}, {o.profileSet, "profile"}, {o.rateSet, "rate"}, {o.sizeSet, "size"}} {
+			flagFor(f.set, f.name)
+		}
 	}
 	if len(foreign) > 0 {
 		return to, Usagef("%s do(es) not go with --probe %s", strings.Join(foreign, ", "), o.Probe)
@@ -381,6 +396,9 @@ func printTry(w io.Writer, r *try.Result) {
 		report.SummaryTable(w, cols...)
 		fmt.Fprintln(w)
 	}
+	if r.Probe == try.ProbeDPCISR {
+		printTryDPC(w, r)
+	}
 	for _, a := range r.Arms {
 		if a.Baseline {
 			wrapOut(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
@@ -400,6 +418,49 @@ func printTry(w io.Writer, r *try.Result) {
 	for _, n := range r.Notes {
 		wrapOut(w, "note: "+n, 2)
 	}
+}
+
+// printTryDPC shows the module the dpcisr verdicts follow and its DPC
+// times per arm, pooled over the complete blocks, in xperf's buckets.
+func printTryDPC(w io.Writer, r *try.Result) {
+	if r.Module == "" {
+		wrapOut(w, "no DPC was recorded in the complete blocks", 2)
+		fmt.Fprintln(w)
+		return
+	}
+	why := "the module with the most DPC time in the run"
+	if r.ModuleGiven != "" {
+		why = "--module"
+	}
+	wrapOut(w, fmt.Sprintf("DPC times of %s (%s), complete blocks pooled:", r.Module, why), 2)
+	shown := map[string]bool{}
+	for _, a := range r.Arms[1:] {
+		if a.Verdict == nil || a.Verdict.DPCISR == nil {
+			continue
+		}
+		for _, sc := range a.Verdict.DPCISR.Sections {
+			if sc.Name != dpcisr.DPC {
+				continue
+			}
+			for _, rd := range sc.Runs {
+				if shown[rd.Label] {
+					continue
+				}
+				shown[rd.Label] = true
+				line := fmt.Sprintf("  %-10s %d DPCs", rd.Label, rd.Summary.Count)
+				for _, q := range rd.Summary.Quantiles {
+					if q.P == 50 || q.P == 99 {
+						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
+					}
+				}
+				if rd.Summary.Max != nil {
+					line += ", max in " + rd.Summary.Max.Range()
+				}
+				wrapOut(w, line, 13)
+			}
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // tryUnit shows sleep times in ms (a sleep is about a millisecond) and

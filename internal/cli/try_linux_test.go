@@ -292,3 +292,17 @@ func TestTryStaleRecordIsNotBlamed(t *testing.T) {
 		t.Fatalf("try after the user's knob set: exit %d %s%s", code, out, errs)
 	}
 }
+
+// The dpcisr probe traces DPCs through ETW: on Linux it is refused, one
+// line, exit 2, before anything is planned or changed.
+func TestTryDPCISRIsWindowsOnly(t *testing.T) {
+	for _, args := range [][]string{
+		{"try", "timer-slack", "1us", "--probe", "dpcisr"},
+		{"try", "timer-slack", "1us", "--probe", "dpcisr", "--dry-run"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--probe dpcisr is Windows-only") {
+			t.Errorf("%v: exit %d %q %q", args, code, out, errs)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
@@ -31,7 +32,12 @@ type Result struct {
 	BlockDurationNs int64   `json:"block_duration_ns"`
 	SettleNs        int64   `json:"settle_ns"`
 	Keep            string  `json:"keep"`
-	Arms            []Arm   `json:"arms"`
+	// Module is the driver module whose DPCs the block test of the dpcisr
+	// probe follows: ModuleGiven (--module), or else the module with the
+	// most DPC time over the run.
+	Module      string `json:"module,omitempty"`
+	ModuleGiven string `json:"module_given,omitempty"`
+	Arms        []Arm  `json:"arms"`
 	// Order is the arm of each block in the order planned: Blocks rounds,
 	// each arm once per round in a random order drawn from Seed.
 	Order []int `json:"order"`
@@ -113,6 +119,9 @@ type Block struct {
 	// when it ends.
 	Journal []int  `json:"journal_entries,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// DPCISR is the dpcisr probe's report of the block: per section and
+	// module, the histogram of execution times in xperf's buckets.
+	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
 }
 
 // Restore says what the experiment left in place.
@@ -189,6 +198,9 @@ func plan(o Options) (*experiment, error) {
 	if !o.BySet {
 		by = DefaultBy(o.Probe.Kind)
 	}
+	if o.Probe.Kind == ProbeDPCISR && !validDPCBy(by) {
+		return nil, inputf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
+	}
 	settle := o.Settle
 	if settle < 0 {
 		settle = in.Settle
@@ -199,7 +211,7 @@ func plan(o Options) (*experiment, error) {
 	}
 	x := &experiment{opts: o, info: in, k: k, env: env, by: by, settle: settle}
 	res := &Result{Knob: in.Name, Scope: in.Scope, Probe: o.Probe.Kind, Quantity: Quantity(o.Probe.Kind), By: by.String(),
-		Alpha: Alpha, Seed: o.Seed, Blocks: o.Blocks, BlockDurationNs: o.BlockDuration.Nanoseconds(), SettleNs: settle.Nanoseconds(), Keep: o.Keep}
+		Alpha: Alpha, Seed: o.Seed, Blocks: o.Blocks, BlockDurationNs: o.BlockDuration.Nanoseconds(), SettleNs: settle.Nanoseconds(), Keep: o.Keep, ModuleGiven: o.Probe.Module}
 	x.res = res
 	switch o.Probe.Kind {
 	case ProbeSleep:

@@ -37,6 +37,14 @@ type meta struct {
 
 func (x *experiment) run(ctx context.Context) (*Result, error) {
 	res := x.res
+	if x.opts.Probe.Kind == ProbeDPCISR {
+		// Before anything changes: a kernel trace that cannot start
+		// (no elevation, another tool holds it, Wine) would stop the run
+		// at its first block.
+		if err := checkWatch(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var j *knob.Journal
 	var rec Record
 	if x.info.Scope == ScopeSystem {
@@ -157,6 +165,11 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *kn
 		b.GrantedNs = m.setup.GrantedNs
 	}
 	b.Complete = ctx.Err() == nil && b.Count > 0
+	if m.report != nil {
+		// A block in which the module ran no DPC measured that: it is
+		// complete.
+		b.DPCISR, b.Complete = m.report, ctx.Err() == nil
+	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"
 	}

@@ -2,9 +2,12 @@ package try
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
@@ -84,5 +87,55 @@ func TestTryTimerResolutionProcess(t *testing.T) {
 		if (b.Arm == 1) != (b.GrantedNs > 0) || !b.Complete {
 			t.Errorf("block %d of arm %d: granted %d, complete %v", b.Index, b.Arm, b.GrantedNs, b.Complete)
 		}
+	}
+}
+
+// fakeWatch puts a watch in place that reports the same DPCs for every
+// block (it stands in for a kernel trace, which Wine does not have).
+func fakeWatch(t *testing.T) {
+	oldW, oldC := watch, checkWatch
+	t.Cleanup(func() { watch, checkWatch = oldW, oldC })
+	checkWatch = func(context.Context) error { return nil }
+	watch = func(ctx context.Context, d time.Duration) (*dpcisr.Report, error) {
+		c := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+		return dpcReport(map[string]map[int]int64{"ndis.sys": c, "storport.sys": {1: 40}}, map[string]int64{"ndis.sys": 900, "storport.sys": 50}), nil
+	}
+}
+
+// The dpcisr probe through a whole run: every block keeps its watch's
+// report and the verdict comes from the pooled reports and the blocks.
+func TestTryDPCISRProbeRun(t *testing.T) {
+	fakeWatch(t)
+	o := Options{Knob: "timer-resolution", Values: []string{"1ms"}, Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 1,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || res.Module != "ndis.sys" || res.By != "p99" || res.Quantity != "DPC execution time" {
+		t.Fatalf("%d blocks, module %q, by %s, quantity %s", len(res.Runs), res.Module, res.By, res.Quantity)
+	}
+	for _, b := range res.Runs {
+		if b.DPCISR == nil || !b.Complete || b.Count != 350 || b.Stat == 0 {
+			t.Errorf("block %d: report %v, complete %v, %d DPCs, p99 %v", b.Index, b.DPCISR != nil, b.Complete, b.Count, b.Stat)
+		}
+	}
+	if v := res.Arms[1].Verdict; v == nil || v.DPCISR == nil || v.Outcome != TooFew {
+		t.Errorf("verdict %+v: want the comparison and too few rounds for a verdict", v)
+	}
+}
+
+// Under Wine the kernel trace cannot start: the run stops before any
+// block with the watch's own error.
+func TestTryDPCISRUnderWine(t *testing.T) {
+	if !etw.UnderWine() {
+		t.Skip("not Wine")
+	}
+	o := Options{Knob: "timer-resolution", Values: []string{"1ms"}, Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 1,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	res, err := Run(context.Background(), o)
+	var ue *etw.UnavailableError
+	if res != nil || !errors.As(err, &ue) || IsInput(err) {
+		t.Errorf("result %v, error %v: want the watch's UnavailableError before any block", res, err)
 	}
 }
