@@ -36,6 +36,7 @@ type TryOptions struct {
 	ExpectBetter  bool
 	Keep          string
 	DryRun        bool
+	Restart       bool
 	JSON          bool
 	Out           string
 	HTML          string
@@ -126,6 +127,7 @@ knob set says so.`,
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
 	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
+	fs.BoolVar(&o.Restart, "restart-adapter", false, "for rss and interrupt-moderation (Windows): restart the network adapter after each change and each restore")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
@@ -151,7 +153,7 @@ knob set says so.`,
 // tryOptions maps the flags to try.Options.
 func (o *TryOptions) tryOptions(name string, values []string) (try.Options, error) {
 	to := try.Options{Knob: name, Values: values, Sel: o.Sel, Blocks: o.Blocks, BlockDuration: o.BlockDuration,
-		Settle: -1, Keep: o.Keep, Root: o.IO.Root, StateDir: o.StateDir, Seed: o.Seed}
+		Settle: -1, Keep: o.Keep, Root: o.IO.Root, StateDir: o.StateDir, Seed: o.Seed, RestartAdapter: o.Restart}
 	if o.settleSet {
 		to.Settle = o.Settle
 	}
@@ -362,9 +364,19 @@ func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
 	for round := 0; round*n < len(r.Order); round++ {
 		var names []string
 		for _, a := range r.Order[round*n : round*n+n] {
-			names = append(names, r.Arms[a].Label)
+			l := r.Arms[a].Label
+			if a != 0 && r.Restart != nil {
+				l += " (restart, block, restore, restart)"
+			}
+			names = append(names, l)
 		}
 		wrapOut(w, fmt.Sprintf("  round %d: %s", round+1, strings.Join(names, ", ")), 4)
+	}
+	if rs := r.Restart; rs != nil {
+		wrapOut(w, fmt.Sprintf("\nadapter restarts: %d, each of %q by its interface alias (NAME), looked up first with:", rs.Planned, rs.Adapter), 2)
+		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + report.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
+			wrapOut(w, "  "+c, 4)
+		}
 	}
 	fmt.Fprintln(w, "\nwould write:")
 	for _, s := range r.Writes {
@@ -414,6 +426,10 @@ func printTry(w io.Writer, r *try.Result) {
 	}
 	if r.Restore != nil {
 		wrapOut(w, r.Restore.Text, 2)
+	}
+	if rs := r.Restart; rs != nil {
+		wrapOut(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
+			rs.Name, rs.Adapter, rs.Done, rs.Planned, report.Duration(time.Duration(rs.WaitedNs))), 2)
 	}
 	for _, n := range r.Notes {
 		wrapOut(w, "note: "+n, 2)

@@ -306,3 +306,12 @@ func TestTryDPCISRIsWindowsOnly(t *testing.T) {
 		}
 	}
 }
+
+// --restart-adapter belongs to knobs that take effect when a Windows
+// network adapter restarts: elsewhere one line, exit 2.
+func TestTryRestartAdapterNotForThisKnob(t *testing.T) {
+	code, out, errs := runCLI(t, "try", "timer-slack", "1us", "--restart-adapter")
+	if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--restart-adapter is for knobs that take effect when the network adapter restarts") {
+		t.Errorf("exit %d %q %q", code, out, errs)
+	}
+}

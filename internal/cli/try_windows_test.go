@@ -52,7 +52,7 @@ func TestTryRefusesRebootKnobWindows(t *testing.T) {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "try", "rss", "*NumRssQueues=4", "--adapter", "7", "--probe", "udp", "--to", "192.0.2.1:7")
-	if code != 2 || !strings.Contains(errs, "rss takes effect only when the network adapter restarts") || !strings.Contains(errs, "latlab net udp --to 192.0.2.1:7 -o before.json") {
+	if code != 2 || !strings.Contains(errs, "rss takes effect only when the network adapter restarts: add --restart-adapter") || !strings.Contains(errs, "latlab net udp --to 192.0.2.1:7 -o before.json") {
 		t.Errorf("rss: exit %d %q", code, errs)
 	}
 }

@@ -47,7 +47,7 @@ func dpcReport(mods map[string]map[int]int64, usec map[string]int64) *dpcisr.Rep
 // Pooling adds the blocks' histograms bucket by bucket per module and
 // their CPU time, and the busiest module is the one with the most DPC
 // time, not the most DPCs.
-func TestPoolReports(t *testing.T) {
+func TestTryPoolReports(t *testing.T) {
 	a := dpcReport(map[string]map[int]int64{"ndis.sys": {3: 10, 4: 2}, "storport.sys": {1: 50}}, map[string]int64{"ndis.sys": 100, "storport.sys": 60})
 	b := dpcReport(map[string]map[int]int64{"ndis.sys": {3: 5, 6: 1}, "storport.sys": {1: 40}}, map[string]int64{"ndis.sys": 90, "storport.sys": 50})
 	p := PoolReports([]*dpcisr.Report{a, b})
@@ -93,7 +93,7 @@ func dpcRun(base, value map[int]int64, module string) *Result {
 // The verdict of a dpcisr experiment: each arm's blocks pooled and
 // compared as dpcisr compare does, and the block test over each block's
 // p99 bucket of the module.
-func TestDPCISRVerdict(t *testing.T) {
+func TestTryDPCISRVerdict(t *testing.T) {
 	slow := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
 	fast := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
 	for _, c := range []struct {
@@ -144,7 +144,7 @@ func sum(m map[int]int64) int64 {
 // The block's statistic is the upper bound of the bucket holding the
 // quantile: p99 of {8-16 µs: 99, 16-32 µs: 1} is in 8-16 µs, max in
 // 16-32 µs.
-func TestDPCBlockStatistic(t *testing.T) {
+func TestTryDPCBlockStatistic(t *testing.T) {
 	h := dpcHist("x.sys", map[int]int64{4: 99, 5: 1})
 	if got := bucketNs(h, 99); got != 16e3 {
 		t.Errorf("p99 %v ns, want 16000", got)
@@ -163,7 +163,7 @@ func TestDPCBlockStatistic(t *testing.T) {
 }
 
 // Too few rounds give no verdict, as for the other probes.
-func TestDPCISRTooFewRounds(t *testing.T) {
+func TestTryDPCISRTooFewRounds(t *testing.T) {
 	r := dpcRun(map[int]int64{3: 200, 6: 10}, map[int]int64{2: 200, 5: 10}, "")
 	r.Runs = r.Runs[:4]
 	if err := Analyze(r, DPCBy, 1); err != nil {

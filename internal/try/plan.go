@@ -49,11 +49,13 @@ type Result struct {
 	DryRun bool `json:"dry_run,omitempty"`
 	// Stopped says why the run ended before its last block ("" when it
 	// did not).
-	Stopped    string   `json:"stopped,omitempty"`
-	Restore    *Restore `json:"restore,omitempty"`
-	EstimateNs int64    `json:"estimate_ns"`
-	ElapsedNs  int64    `json:"elapsed_ns,omitempty"`
-	StateDir   string   `json:"state_dir,omitempty"`
+	Stopped string   `json:"stopped,omitempty"`
+	Restore *Restore `json:"restore,omitempty"`
+	// Restart is how the network adapter is restarted (--restart-adapter).
+	Restart    *AdapterRestart `json:"adapter_restart,omitempty"`
+	EstimateNs int64           `json:"estimate_ns"`
+	ElapsedNs  int64           `json:"elapsed_ns,omitempty"`
+	StateDir   string          `json:"state_dir,omitempty"`
 	// Writes says what the experiment changes outside latlab, in words.
 	Writes []string `json:"writes"`
 	Notes  []string `json:"notes,omitempty"`
@@ -169,8 +171,12 @@ func plan(o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !in.Live() {
+	switch {
+	case in.Restart && o.RestartAdapter:
+	case !in.Live():
 		return nil, refusal(in, o.Values, probeCommand(o.Probe))
+	case o.RestartAdapter:
+		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation on Windows); %s takes effect without", in.Name)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = DefaultBlocks
@@ -239,6 +245,11 @@ func plan(o Options) (*experiment, error) {
 		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
 	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
+	if in.Restart {
+		if err := x.planRestart(); err != nil {
+			return nil, err
+		}
+	}
 	res.Runs = []Block{}
 	res.EstimateNs = estimate(o, len(res.Arms), settle).Nanoseconds()
 	return x, nil

@@ -3,6 +3,7 @@ package try
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,127 @@ func TestTryDPCISRUnderWine(t *testing.T) {
 	var ue *etw.UnavailableError
 	if res != nil || !errors.As(err, &ue) || IsInput(err) {
 		t.Errorf("result %v, error %v: want the watch's UnavailableError before any block", res, err)
+	}
+}
+
+// rssEnv is a registry in memory with one network adapter, as --root
+// gives the Linux knobs a tree: nothing of the machine is read or written.
+func rssEnv() (*knob.Env, *knob.Mem, string) {
+	m := knob.NewMem()
+	key := knob.NetClassKey + `\0007`
+	m.Set(key, "DriverDesc", knob.SZ("Intel(R) Ethernet Controller I225-V"))
+	m.Set(key, "NetCfgInstanceId", knob.SZ("{5A1C2B3D-0000-4000-8000-00000000A1B2}"))
+	m.Set(key, "*RSS", knob.SZ("1"))
+	m.Set(key, "*NumRssQueues", knob.SZ("2"))
+	env := &knob.Env{Backends: map[string]knob.Backend{knob.BackendRegistry: m}, Privileged: func() error { return nil }}
+	return env, m, key
+}
+
+// recorder is a fake PowerShell: it answers the alias lookup and the
+// status reads (Disconnected once after each restart, then Up) and
+// records every command line.
+type recorder struct {
+	cmds    []string
+	pending int
+	reg     *knob.Mem
+	key     string
+	values  []string // *NumRssQueues at each restart
+}
+
+func (r *recorder) run(_ context.Context, argv []string) (string, error) {
+	script := argv[len(argv)-1]
+	r.cmds = append(r.cmds, script)
+	switch {
+	case strings.HasPrefix(script, "(Get-NetAdapter -IncludeHidden"):
+		return "Ethernet 2\r\n", nil
+	case strings.HasPrefix(script, "Restart-NetAdapter"):
+		v, _ := r.reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: r.key, Name: "*NumRssQueues"})
+		r.values = append(r.values, v.String())
+		r.pending = 1
+		return "", nil
+	case strings.HasPrefix(script, "(Get-NetAdapter -Name"):
+		if r.pending > 0 {
+			r.pending--
+			return "Disconnected\r\n", nil
+		}
+		return "Up\r\n", nil
+	}
+	return "", errors.New("unexpected command " + script)
+}
+
+// try rss with --restart-adapter: the adapter is restarted after each
+// change and each restore, each restart waits for the link, and the
+// commands are exactly these, in this order.
+func TestTryRestartAdapterCommands(t *testing.T) {
+	fakeWatch(t)
+	old := linkPoll
+	linkPoll = 0
+	t.Cleanup(func() { linkPoll = old })
+	env, reg, key := rssEnv()
+	rec := &recorder{reg: reg, key: key}
+	state := testutil.TempDir(t)
+	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: state,
+		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, RestartAdapter: true, Runner: rec.run,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	plan, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Restart == nil || plan.Restart.Planned != 4 || !strings.Contains(strings.Join(plan.Writes, "\n"), `network adapter "Intel(R) Ethernet Controller I225-V": restarted (Restart-NetAdapter) after each change and each restore, 4 restarts`) {
+		t.Fatalf("plan: restart %+v, writes %q", plan.Restart, plan.Writes)
+	}
+	if len(rec.cmds) != 0 {
+		t.Fatalf("the plan ran %q", rec.cmds)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"(Get-NetAdapter -IncludeHidden | Where-Object InterfaceGuid -eq '{5A1C2B3D-0000-4000-8000-00000000A1B2}').Name"}
+	var values []string
+	for _, a := range res.Order {
+		if a == 0 {
+			continue
+		}
+		for _, v := range []string{"4", "2"} { // after the change, after the restore
+			want = append(want, "Restart-NetAdapter -Name 'Ethernet 2' -Confirm:$false", "(Get-NetAdapter -Name 'Ethernet 2').Status", "(Get-NetAdapter -Name 'Ethernet 2').Status")
+			values = append(values, v)
+		}
+	}
+	if strings.Join(rec.cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(rec.cmds, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(rec.values, ",") != strings.Join(values, ",") {
+		t.Errorf("*NumRssQueues at the restarts %v, want %v: each restart follows its write", rec.values, values)
+	}
+	if res.Restart.Done != 4 || res.Restart.Name != "Ethernet 2" || !res.Restore.Restored {
+		t.Errorf("restart %+v, restore %+v", res.Restart, res.Restore)
+	}
+	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+		t.Errorf("after the run *NumRssQueues is %s, want the original 2", v)
+	}
+}
+
+// Without --restart-adapter the knob is refused and the refusal names the
+// flag; under Wine the restart cannot run: the run stops before anything
+// is written, with an error that is not bad input.
+func TestTryRestartAdapterRefusals(t *testing.T) {
+	fakeWatch(t)
+	env, reg, key := rssEnv()
+	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
+		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, Probe: Probe{Kind: ProbeDPCISR}}
+	if _, err := Plan(o); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
+		t.Errorf("without the flag: %v", err)
+	}
+	if !etw.UnderWine() {
+		return
+	}
+	o.RestartAdapter = true
+	res, err := Run(context.Background(), o)
+	if res != nil || err == nil || IsInput(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
+		t.Errorf("under Wine: %v, %v", res, err)
+	}
+	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+		t.Errorf("*NumRssQueues is %s: the run changed it", v)
 	}
 }

@@ -86,6 +86,12 @@ type Options struct {
 	StateDir string
 	// Env is what knobs read and write through; nil = knob.NewEnv(Root).
 	Env *knob.Env
+	// RestartAdapter allows a knob that takes effect when the network
+	// adapter restarts: the adapter is restarted after each change and
+	// each restore (--restart-adapter).
+	RestartAdapter bool
+	// Runner runs the restart's commands; nil = this OS's.
+	Runner Runner
 	// Command is the command line, kept in the experiment record.
 	Command string
 	// Progress, when set, is told about each block as it starts and ends.
