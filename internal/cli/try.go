@@ -85,8 +85,15 @@ cannot pass for an effect. Lower is better.
 
 timer-slack (Linux) and timer-resolution (Windows) apply to latlab's own
 measuring thread or process; other knobs apply system-wide, as
-latlab knob set does. Knobs that take effect only after a reboot or an
-adapter restart are refused with the two runs that measure them by hand.
+latlab knob set does. Knobs that take effect only after a reboot are
+refused with the two runs that measure them by hand; rss and
+interrupt-moderation (Windows) need --restart-adapter, which restarts the
+network adapter after each change and each restore.
+
+--probe dpcisr (Windows, elevated) traces every driver's DPCs and ISRs in
+each block, as latlab dpc watch does; the arms are compared per module as
+latlab dpcisr compare does, the block test follows --module or the module
+with the most DPC time.
 
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
@@ -96,7 +103,8 @@ knob set says so.`,
   latlab try win32-priority-separation 0x28 --probe sleep --dry-run
   latlab try win32-priority-separation 0x28 0x26 --blocks 12 --html try.html
   latlab try clocksource hpet --probe wake --by p99 -o try.json
-  latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7`,
+  latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7
+  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
