@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -35,6 +36,7 @@ type TryOptions struct {
 	ExpectBetter  bool
 	Keep          string
 	DryRun        bool
+	Restart       bool
 	JSON          bool
 	Out           string
 	HTML          string
@@ -53,12 +55,13 @@ type TryOptions struct {
 	Profile  string
 	Rate     float64
 	Size     int
+	Module   string
 
 	settings                       map[string]string
 	settleSet, bySet, seedSet      bool
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
-	toSet, profileSet              bool
+	toSet, profileSet, moduleSet   bool
 	command                        []string
 }
 
@@ -82,8 +85,15 @@ cannot pass for an effect. Lower is better.
 
 timer-slack (Linux) and timer-resolution (Windows) apply to latlab's own
 measuring thread or process; other knobs apply system-wide, as
-latlab knob set does. Knobs that take effect only after a reboot or an
-adapter restart are refused with the two runs that measure them by hand.
+latlab knob set does. Knobs that take effect only after a reboot are
+refused with the two runs that measure them by hand; rss and
+interrupt-moderation (Windows) need --restart-adapter, which restarts the
+network adapter after each change and each restore.
+
+--probe dpcisr (Windows, elevated) traces every driver's DPCs and ISRs in
+each block, as latlab dpc watch does; the arms are compared per module as
+latlab dpcisr compare does, the block test follows --module or the module
+with the most DPC time.
 
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
@@ -93,7 +103,8 @@ knob set says so.`,
   latlab try win32-priority-separation 0x28 --probe sleep --dry-run
   latlab try win32-priority-separation 0x28 0x26 --blocks 12 --html try.html
   latlab try clocksource hpet --probe wake --by p99 -o try.json
-  latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7`,
+  latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7
+  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -101,7 +112,7 @@ knob set says so.`,
 			o.settleSet, o.bySet, o.seedSet = f.Changed("settle"), f.Changed("by"), f.Changed("seed")
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
-			o.toSet, o.profileSet = f.Changed("to"), f.Changed("profile")
+			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
@@ -116,7 +127,7 @@ knob set says so.`,
 		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake or udp (dpcisr: not yet)")
+	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp or dpcisr (Windows)")
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
@@ -124,6 +135,7 @@ knob set says so.`,
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
 	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
+	fs.BoolVar(&o.Restart, "restart-adapter", false, "for rss and interrupt-moderation (Windows): restart the network adapter after each change and each restore")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
@@ -142,13 +154,14 @@ knob set says so.`,
 	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
+	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
 	return cmd
 }
 
 // tryOptions maps the flags to try.Options.
 func (o *TryOptions) tryOptions(name string, values []string) (try.Options, error) {
 	to := try.Options{Knob: name, Values: values, Sel: o.Sel, Blocks: o.Blocks, BlockDuration: o.BlockDuration,
-		Settle: -1, Keep: o.Keep, Root: o.IO.Root, StateDir: o.StateDir, Seed: o.Seed}
+		Settle: -1, Keep: o.Keep, Root: o.IO.Root, StateDir: o.StateDir, Seed: o.Seed, RestartAdapter: o.Restart}
 	if o.settleSet {
 		to.Settle = o.Settle
 	}
@@ -184,6 +197,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.profileSet, "profile")
 		flagFor(o.rateSet, "rate")
 		flagFor(o.sizeSet, "size")
+		flagFor(o.moduleSet, "module")
 	case try.ProbeWake:
 		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{o.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
 		flagFor(o.durationSet, "duration")
@@ -193,6 +207,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.profileSet, "profile")
 		flagFor(o.rateSet, "rate")
 		flagFor(o.sizeSet, "size")
+		flagFor(o.moduleSet, "module")
 	case try.ProbeUDP:
 		pr, err := netload.LookupProfile(o.Profile)
 		if err != nil {
@@ -209,6 +224,16 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		flagFor(o.gapSet, "gap")
 		flagFor(o.methodSet, "method")
 		flagFor(o.intervalSet, "interval")
+		flagFor(o.moduleSet, "module")
+	case try.ProbeDPCISR:
+		p.Module = o.Module
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{o.durationSet, "duration"}, {o.gapSet, "gap"}, {o.methodSet, "method"}, {o.intervalSet, "interval"},
+			{o.toSet, "to"}, {o.profileSet, "profile"}, {o.rateSet, "rate"}, {o.sizeSet, "size"}} {
+			flagFor(f.set, f.name)
+		}
 	}
 	if len(foreign) > 0 {
 		return to, Usagef("%s do(es) not go with --probe %s", strings.Join(foreign, ", "), o.Probe)
@@ -347,9 +372,19 @@ func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
 	for round := 0; round*n < len(r.Order); round++ {
 		var names []string
 		for _, a := range r.Order[round*n : round*n+n] {
-			names = append(names, r.Arms[a].Label)
+			l := r.Arms[a].Label
+			if a != 0 && r.Restart != nil {
+				l += " (restart, block, restore, restart)"
+			}
+			names = append(names, l)
 		}
 		wrapOut(w, fmt.Sprintf("  round %d: %s", round+1, strings.Join(names, ", ")), 4)
+	}
+	if rs := r.Restart; rs != nil {
+		wrapOut(w, fmt.Sprintf("\nadapter restarts: %d, each of %q by its interface alias (NAME), looked up first with:", rs.Planned, rs.Adapter), 2)
+		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + report.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
+			wrapOut(w, "  "+c, 4)
+		}
 	}
 	fmt.Fprintln(w, "\nwould write:")
 	for _, s := range r.Writes {
@@ -381,6 +416,9 @@ func printTry(w io.Writer, r *try.Result) {
 		report.SummaryTable(w, cols...)
 		fmt.Fprintln(w)
 	}
+	if r.Probe == try.ProbeDPCISR {
+		printTryDPC(w, r)
+	}
 	for _, a := range r.Arms {
 		if a.Baseline {
 			wrapOut(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
@@ -397,9 +435,56 @@ func printTry(w io.Writer, r *try.Result) {
 	if r.Restore != nil {
 		wrapOut(w, r.Restore.Text, 2)
 	}
+	if rs := r.Restart; rs != nil {
+		wrapOut(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
+			rs.Name, rs.Adapter, rs.Done, rs.Planned, report.Duration(time.Duration(rs.WaitedNs))), 2)
+	}
 	for _, n := range r.Notes {
 		wrapOut(w, "note: "+n, 2)
 	}
+}
+
+// printTryDPC shows the module the dpcisr verdicts follow and its DPC
+// times per arm, pooled over the complete blocks, in xperf's buckets.
+func printTryDPC(w io.Writer, r *try.Result) {
+	if r.Module == "" {
+		wrapOut(w, "no DPC was recorded in the complete blocks", 2)
+		fmt.Fprintln(w)
+		return
+	}
+	why := "the module with the most DPC time in the run"
+	if r.ModuleGiven != "" {
+		why = "--module"
+	}
+	wrapOut(w, fmt.Sprintf("DPC times of %s (%s), complete blocks pooled:", r.Module, why), 2)
+	shown := map[string]bool{}
+	for _, a := range r.Arms[1:] {
+		if a.Verdict == nil || a.Verdict.DPCISR == nil {
+			continue
+		}
+		for _, sc := range a.Verdict.DPCISR.Sections {
+			if sc.Name != dpcisr.DPC {
+				continue
+			}
+			for _, rd := range sc.Runs {
+				if shown[rd.Label] {
+					continue
+				}
+				shown[rd.Label] = true
+				line := fmt.Sprintf("  %-10s %d DPCs", rd.Label, rd.Summary.Count)
+				for _, q := range rd.Summary.Quantiles {
+					if q.P == 50 || q.P == 99 {
+						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
+					}
+				}
+				if rd.Summary.Max != nil {
+					line += ", max in " + rd.Summary.Max.Range()
+				}
+				wrapOut(w, line, 13)
+			}
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // tryUnit shows sleep times in ms (a sleep is about a millisecond) and

@@ -292,3 +292,26 @@ func TestTryStaleRecordIsNotBlamed(t *testing.T) {
 		t.Fatalf("try after the user's knob set: exit %d %s%s", code, out, errs)
 	}
 }
+
+// The dpcisr probe traces DPCs through ETW: on Linux it is refused, one
+// line, exit 2, before anything is planned or changed.
+func TestTryDPCISRIsWindowsOnly(t *testing.T) {
+	for _, args := range [][]string{
+		{"try", "timer-slack", "1us", "--probe", "dpcisr"},
+		{"try", "timer-slack", "1us", "--probe", "dpcisr", "--dry-run"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--probe dpcisr is Windows-only") {
+			t.Errorf("%v: exit %d %q %q", args, code, out, errs)
+		}
+	}
+}
+
+// --restart-adapter belongs to knobs that take effect when a Windows
+// network adapter restarts: elsewhere one line, exit 2.
+func TestTryRestartAdapterNotForThisKnob(t *testing.T) {
+	code, out, errs := runCLI(t, "try", "timer-slack", "1us", "--restart-adapter")
+	if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--restart-adapter is for knobs that take effect when the network adapter restarts") {
+		t.Errorf("exit %d %q %q", code, out, errs)
+	}
+}

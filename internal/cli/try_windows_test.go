@@ -52,7 +52,24 @@ func TestTryRefusesRebootKnobWindows(t *testing.T) {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "try", "rss", "*NumRssQueues=4", "--adapter", "7", "--probe", "udp", "--to", "192.0.2.1:7")
-	if code != 2 || !strings.Contains(errs, "rss takes effect only when the network adapter restarts") || !strings.Contains(errs, "latlab net udp --to 192.0.2.1:7 -o before.json") {
+	if code != 2 || !strings.Contains(errs, "rss takes effect only when the network adapter restarts: add --restart-adapter") || !strings.Contains(errs, "latlab net udp --to 192.0.2.1:7 -o before.json") {
 		t.Errorf("rss: exit %d %q", code, errs)
+	}
+}
+
+// Under Wine the kernel trace of the dpcisr probe cannot start: the
+// watch's own one line, exit 3, before any block.
+func TestTryDPCISRUnderWine(t *testing.T) {
+	if !underWine() {
+		t.Skip("not Wine: a real kernel trace is the CI job's, not a unit test's")
+	}
+	code, out, errs := runCLI(t, "try", "timer-resolution", "1ms", "--probe", "dpcisr", "--blocks", "2", "--block-duration", "10ms")
+	if code != 3 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "tracing unavailable: Wine does not implement") {
+		t.Errorf("exit %d %q %q", code, out, errs)
+	}
+	// --by must be a quantile of the buckets.
+	code, _, errs = runCLI(t, "try", "timer-resolution", "1ms", "--probe", "dpcisr", "--by", "mean")
+	if code != 2 || !strings.Contains(errs, "invalid --by mean for --probe dpcisr") {
+		t.Errorf("--by mean: exit %d %q", code, errs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -39,7 +40,11 @@ type Verdict struct {
 	MannWhitney stats.MWU `json:"mann_whitney"`
 	PHolm       float64   `json:"mann_whitney_p_holm"`
 	Blocks      BlockTest `json:"block_test"`
-	Text        string    `json:"text"`
+	// DPCISR is the dpcisr probe's comparison of the value's pooled blocks
+	// with the baseline's, for the module (as latlab dpcisr compare); its
+	// chi-squared p, Holm-adjusted, is PHolm.
+	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
+	Text   string             `json:"text"`
 }
 
 // BlockTest compares the value's block with the baseline's block of the
@@ -67,6 +72,9 @@ type BlockTest struct {
 // Analyze fills in each arm's summary and each value's verdict from the
 // complete blocks of res.Runs. It is a pure function of res and seed.
 func Analyze(res *Result, by stats.Statistic, seed uint64) error {
+	if res.Probe == ProbeDPCISR {
+		return analyzeDPCISR(res, by)
+	}
 	nArms := len(res.Arms)
 	if nArms < 2 {
 		return fmt.Errorf("internal: %d arms", nArms)

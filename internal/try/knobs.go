@@ -68,8 +68,8 @@ var infos = map[string]Info{
 	"tsc-sync-policy":                  {OS: "windows", Scope: ScopeSystem, Pending: "it is a boot setting (BCD): it takes effect after a reboot"},
 	"display-scaling":                  {OS: "windows", Scope: ScopeSystem, Pending: "Windows applies it at the next display mode change or sign-in"},
 	"qos-dscp":                         {OS: "windows", Scope: ScopeSystem, Pending: "Group Policy applies it at the next refresh (gpupdate /force) or sign-in"},
-	"rss":                              {OS: "windows", Scope: ScopeSystem, Restart: true, Probe: "udp"},
-	"interrupt-moderation":             {OS: "windows", Scope: ScopeSystem, Restart: true, Probe: "udp"},
+	"rss":                              {OS: "windows", Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: "udp"},
+	"interrupt-moderation":             {OS: "windows", Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: "udp"},
 }
 
 // LookupInfo returns what try knows of a knob by its catalogue name (or
@@ -135,7 +135,7 @@ func refusal(in Info, values []string, probeCmd string) error {
 	recipe := fmt.Sprintf("%s -o before.json; latlab knob set %s %s; %s; %s -o after.json; latlab compare before.json after.json",
 		probeCmd, in.Name, quoteArg(v), step, probeCmd)
 	if in.Restart {
-		return inputf("%s takes effect only when the network adapter restarts, which latlab try cannot do yet; measure it in two runs: %s",
+		return inputf("%s takes effect only when the network adapter restarts: add --restart-adapter to have latlab try restart it after each change and each restore, or measure it in two runs: %s",
 			in.Name, strings.Replace(recipe, "; reboot;", "; restart the adapter (or reboot);", 1))
 	}
 	return inputf("%s cannot be tried live: %s; measure it in two runs: %s", in.Name, in.Pending, recipe)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
@@ -31,7 +32,12 @@ type Result struct {
 	BlockDurationNs int64   `json:"block_duration_ns"`
 	SettleNs        int64   `json:"settle_ns"`
 	Keep            string  `json:"keep"`
-	Arms            []Arm   `json:"arms"`
+	// Module is the driver module whose DPCs the block test of the dpcisr
+	// probe follows: ModuleGiven (--module), or else the module with the
+	// most DPC time over the run.
+	Module      string `json:"module,omitempty"`
+	ModuleGiven string `json:"module_given,omitempty"`
+	Arms        []Arm  `json:"arms"`
 	// Order is the arm of each block in the order planned: Blocks rounds,
 	// each arm once per round in a random order drawn from Seed.
 	Order []int `json:"order"`
@@ -43,11 +49,13 @@ type Result struct {
 	DryRun bool `json:"dry_run,omitempty"`
 	// Stopped says why the run ended before its last block ("" when it
 	// did not).
-	Stopped    string   `json:"stopped,omitempty"`
-	Restore    *Restore `json:"restore,omitempty"`
-	EstimateNs int64    `json:"estimate_ns"`
-	ElapsedNs  int64    `json:"elapsed_ns,omitempty"`
-	StateDir   string   `json:"state_dir,omitempty"`
+	Stopped string   `json:"stopped,omitempty"`
+	Restore *Restore `json:"restore,omitempty"`
+	// Restart is how the network adapter is restarted (--restart-adapter).
+	Restart    *AdapterRestart `json:"adapter_restart,omitempty"`
+	EstimateNs int64           `json:"estimate_ns"`
+	ElapsedNs  int64           `json:"elapsed_ns,omitempty"`
+	StateDir   string          `json:"state_dir,omitempty"`
 	// Writes says what the experiment changes outside latlab, in words.
 	Writes []string `json:"writes"`
 	Notes  []string `json:"notes,omitempty"`
@@ -113,6 +121,9 @@ type Block struct {
 	// when it ends.
 	Journal []int  `json:"journal_entries,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// DPCISR is the dpcisr probe's report of the block: per section and
+	// module, the histogram of execution times in xperf's buckets.
+	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
 }
 
 // Restore says what the experiment left in place.
@@ -160,8 +171,12 @@ func plan(o Options) (*experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !in.Live() {
+	switch {
+	case in.Restart && o.RestartAdapter:
+	case !in.Live():
 		return nil, refusal(in, o.Values, probeCommand(o.Probe))
+	case o.RestartAdapter:
+		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation on Windows); %s takes effect without", in.Name)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = DefaultBlocks
@@ -189,6 +204,9 @@ func plan(o Options) (*experiment, error) {
 	if !o.BySet {
 		by = DefaultBy(o.Probe.Kind)
 	}
+	if o.Probe.Kind == ProbeDPCISR && !validDPCBy(by) {
+		return nil, inputf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
+	}
 	settle := o.Settle
 	if settle < 0 {
 		settle = in.Settle
@@ -199,7 +217,7 @@ func plan(o Options) (*experiment, error) {
 	}
 	x := &experiment{opts: o, info: in, k: k, env: env, by: by, settle: settle}
 	res := &Result{Knob: in.Name, Scope: in.Scope, Probe: o.Probe.Kind, Quantity: Quantity(o.Probe.Kind), By: by.String(),
-		Alpha: Alpha, Seed: o.Seed, Blocks: o.Blocks, BlockDurationNs: o.BlockDuration.Nanoseconds(), SettleNs: settle.Nanoseconds(), Keep: o.Keep}
+		Alpha: Alpha, Seed: o.Seed, Blocks: o.Blocks, BlockDurationNs: o.BlockDuration.Nanoseconds(), SettleNs: settle.Nanoseconds(), Keep: o.Keep, ModuleGiven: o.Probe.Module}
 	x.res = res
 	switch o.Probe.Kind {
 	case ProbeSleep:
@@ -227,6 +245,11 @@ func plan(o Options) (*experiment, error) {
 		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
 	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
+	if in.Restart {
+		if err := x.planRestart(); err != nil {
+			return nil, err
+		}
+	}
 	res.Runs = []Block{}
 	res.EstimateNs = estimate(o, len(res.Arms), settle).Nanoseconds()
 	return x, nil

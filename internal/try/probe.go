@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 )
@@ -20,6 +21,7 @@ type measured struct {
 	setup       probe.ThreadSetup
 	overhead    *probe.Overhead
 	warmupNs    int64
+	report      *dpcisr.Report // dpcisr
 }
 
 // udpDrain is how long a UDP block waits for the last echoes: a block is
@@ -113,6 +115,12 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 		}
 		m.samples, m.lost, m.setup = r.RTT, r.Lost, r.Thread
 		m.method = "UDP echo round trip, sends paced by " + r.PacerMethod
+	case ProbeDPCISR:
+		r, err := watch(ctx, d)
+		if err != nil {
+			return m, fmt.Errorf("dpcisr probe: %w", err)
+		}
+		m.report, m.method = r, dpcMethod
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}

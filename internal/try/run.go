@@ -37,6 +37,19 @@ type meta struct {
 
 func (x *experiment) run(ctx context.Context) (*Result, error) {
 	res := x.res
+	if x.opts.Probe.Kind == ProbeDPCISR {
+		// Before anything changes: a kernel trace that cannot start
+		// (no elevation, another tool holds it, Wine) would stop the run
+		// at its first block.
+		if err := checkWatch(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if res.Restart != nil {
+		if err := x.lookupAdapter(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var j *knob.Journal
 	var rec Record
 	if x.info.Scope == ScopeSystem {
@@ -130,8 +143,13 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *kn
 			defer func() {
 				if rerr := x.revert(j, ids); rerr != nil {
 					err = errors.Join(err, rerr)
+				} else if rerr := x.restartAfter(context.WithoutCancel(ctx), "the restore"); rerr != nil {
+					err = errors.Join(err, rerr)
 				}
 			}()
+			if err := x.restartAfter(ctx, "applying "+arm.Label); err != nil {
+				return err
+			}
 		}
 	}
 	threadRes, granted, release, err := hold(time.Duration(arm.RequestNs))
@@ -157,11 +175,28 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *kn
 		b.GrantedNs = m.setup.GrantedNs
 	}
 	b.Complete = ctx.Err() == nil && b.Count > 0
+	if m.report != nil {
+		// A block in which the module ran no DPC measured that: it is
+		// complete.
+		b.DPCISR, b.Complete = m.report, ctx.Err() == nil
+	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"
 	}
 	if first {
 		x.res.meta.setup, x.res.meta.overhead, x.res.meta.warmupNs, x.res.meta.method = m.setup, m.overhead, m.warmupNs, m.method
+	}
+	return nil
+}
+
+// restartAfter restarts the network adapter when the knob needs it, so
+// that what was just written (after what) takes effect.
+func (x *experiment) restartAfter(ctx context.Context, after string) error {
+	if x.res.Restart == nil {
+		return nil
+	}
+	if err := x.restartAdapter(ctx); err != nil {
+		return fmt.Errorf("after %s: %w", after, err)
 	}
 	return nil
 }
@@ -277,6 +312,9 @@ func (x *experiment) finish(j *knob.Journal, rec *Record, completed bool) error 
 			}
 			ids, err := x.apply(j, a)
 			if err != nil {
+				return fmt.Errorf("--keep best: %w", err)
+			}
+			if err := x.restartAfter(context.Background(), "keeping "+a.Label); err != nil {
 				return fmt.Errorf("--keep best: %w", err)
 			}
 			undo := x.undoCommand(x.info.Name)

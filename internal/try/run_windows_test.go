@@ -2,9 +2,13 @@ package try
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
@@ -84,5 +88,177 @@ func TestTryTimerResolutionProcess(t *testing.T) {
 		if (b.Arm == 1) != (b.GrantedNs > 0) || !b.Complete {
 			t.Errorf("block %d of arm %d: granted %d, complete %v", b.Index, b.Arm, b.GrantedNs, b.Complete)
 		}
+	}
+}
+
+// fakeWatch puts a watch in place that reports the same DPCs for every
+// block (it stands in for a kernel trace, which Wine does not have).
+func fakeWatch(t *testing.T) {
+	oldW, oldC := watch, checkWatch
+	t.Cleanup(func() { watch, checkWatch = oldW, oldC })
+	checkWatch = func(context.Context) error { return nil }
+	watch = func(ctx context.Context, d time.Duration) (*dpcisr.Report, error) {
+		c := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+		return dpcReport(map[string]map[int]int64{"ndis.sys": c, "storport.sys": {1: 40}}, map[string]int64{"ndis.sys": 900, "storport.sys": 50}), nil
+	}
+}
+
+// The dpcisr probe through a whole run: every block keeps its watch's
+// report and the verdict comes from the pooled reports and the blocks.
+func TestTryDPCISRProbeRun(t *testing.T) {
+	fakeWatch(t)
+	o := Options{Knob: "timer-resolution", Values: []string{"1ms"}, Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 1,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || res.Module != "ndis.sys" || res.By != "p99" || res.Quantity != "DPC execution time" {
+		t.Fatalf("%d blocks, module %q, by %s, quantity %s", len(res.Runs), res.Module, res.By, res.Quantity)
+	}
+	for _, b := range res.Runs {
+		if b.DPCISR == nil || !b.Complete || b.Count != 350 || b.Stat == 0 {
+			t.Errorf("block %d: report %v, complete %v, %d DPCs, p99 %v", b.Index, b.DPCISR != nil, b.Complete, b.Count, b.Stat)
+		}
+	}
+	if v := res.Arms[1].Verdict; v == nil || v.DPCISR == nil || v.Outcome != TooFew {
+		t.Errorf("verdict %+v: want the comparison and too few rounds for a verdict", v)
+	}
+}
+
+// Under Wine the kernel trace cannot start: the run stops before any
+// block with the watch's own error.
+func TestTryDPCISRUnderWine(t *testing.T) {
+	if !etw.UnderWine() {
+		t.Skip("not Wine")
+	}
+	o := Options{Knob: "timer-resolution", Values: []string{"1ms"}, Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 1,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	res, err := Run(context.Background(), o)
+	var ue *etw.UnavailableError
+	if res != nil || !errors.As(err, &ue) || IsInput(err) {
+		t.Errorf("result %v, error %v: want the watch's UnavailableError before any block", res, err)
+	}
+}
+
+// rssEnv is a registry in memory with one network adapter, as --root
+// gives the Linux knobs a tree: nothing of the machine is read or written.
+func rssEnv() (*knob.Env, *knob.Mem, string) {
+	m := knob.NewMem()
+	key := knob.NetClassKey + `\0007`
+	m.Set(key, "DriverDesc", knob.SZ("Intel(R) Ethernet Controller I225-V"))
+	m.Set(key, "NetCfgInstanceId", knob.SZ("{5A1C2B3D-0000-4000-8000-00000000A1B2}"))
+	m.Set(key, "*RSS", knob.SZ("1"))
+	m.Set(key, "*NumRssQueues", knob.SZ("2"))
+	env := &knob.Env{Backends: map[string]knob.Backend{knob.BackendRegistry: m}, Privileged: func() error { return nil }}
+	return env, m, key
+}
+
+// recorder is a fake PowerShell: it answers the alias lookup and the
+// status reads (Disconnected once after each restart, then Up) and
+// records every command line.
+type recorder struct {
+	cmds    []string
+	pending int
+	reg     *knob.Mem
+	key     string
+	values  []string // *NumRssQueues at each restart
+}
+
+func (r *recorder) run(_ context.Context, argv []string) (string, error) {
+	script := argv[len(argv)-1]
+	r.cmds = append(r.cmds, script)
+	switch {
+	case strings.HasPrefix(script, "(Get-NetAdapter -IncludeHidden"):
+		return "Ethernet 2\r\n", nil
+	case strings.HasPrefix(script, "Restart-NetAdapter"):
+		v, _ := r.reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: r.key, Name: "*NumRssQueues"})
+		r.values = append(r.values, v.String())
+		r.pending = 1
+		return "", nil
+	case strings.HasPrefix(script, "(Get-NetAdapter -Name"):
+		if r.pending > 0 {
+			r.pending--
+			return "Disconnected\r\n", nil
+		}
+		return "Up\r\n", nil
+	}
+	return "", errors.New("unexpected command " + script)
+}
+
+// try rss with --restart-adapter: the adapter is restarted after each
+// change and each restore, each restart waits for the link, and the
+// commands are exactly these, in this order.
+func TestTryRestartAdapterCommands(t *testing.T) {
+	fakeWatch(t)
+	old := linkPoll
+	linkPoll = 0
+	t.Cleanup(func() { linkPoll = old })
+	env, reg, key := rssEnv()
+	rec := &recorder{reg: reg, key: key}
+	state := testutil.TempDir(t)
+	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: state,
+		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, RestartAdapter: true, Runner: rec.run,
+		Probe: Probe{Kind: ProbeDPCISR}}
+	plan, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Restart == nil || plan.Restart.Planned != 4 || !strings.Contains(strings.Join(plan.Writes, "\n"), `network adapter "Intel(R) Ethernet Controller I225-V": restarted (Restart-NetAdapter) after each change and each restore, 4 restarts`) {
+		t.Fatalf("plan: restart %+v, writes %q", plan.Restart, plan.Writes)
+	}
+	if len(rec.cmds) != 0 {
+		t.Fatalf("the plan ran %q", rec.cmds)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"(Get-NetAdapter -IncludeHidden | Where-Object InterfaceGuid -eq '{5A1C2B3D-0000-4000-8000-00000000A1B2}').Name"}
+	var values []string
+	for _, a := range res.Order {
+		if a == 0 {
+			continue
+		}
+		for _, v := range []string{"4", "2"} { // after the change, after the restore
+			want = append(want, "Restart-NetAdapter -Name 'Ethernet 2' -Confirm:$false", "(Get-NetAdapter -Name 'Ethernet 2').Status", "(Get-NetAdapter -Name 'Ethernet 2').Status")
+			values = append(values, v)
+		}
+	}
+	if strings.Join(rec.cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(rec.cmds, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(rec.values, ",") != strings.Join(values, ",") {
+		t.Errorf("*NumRssQueues at the restarts %v, want %v: each restart follows its write", rec.values, values)
+	}
+	if res.Restart.Done != 4 || res.Restart.Name != "Ethernet 2" || !res.Restore.Restored {
+		t.Errorf("restart %+v, restore %+v", res.Restart, res.Restore)
+	}
+	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+		t.Errorf("after the run *NumRssQueues is %s, want the original 2", v)
+	}
+}
+
+// Without --restart-adapter the knob is refused and the refusal names the
+// flag; under Wine the restart cannot run: the run stops before anything
+// is written, with an error that is not bad input.
+func TestTryRestartAdapterRefusals(t *testing.T) {
+	fakeWatch(t)
+	env, reg, key := rssEnv()
+	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
+		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, Probe: Probe{Kind: ProbeDPCISR}}
+	if _, err := Plan(o); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
+		t.Errorf("without the flag: %v", err)
+	}
+	if !etw.UnderWine() {
+		return
+	}
+	o.RestartAdapter = true
+	res, err := Run(context.Background(), o)
+	if res != nil || err == nil || IsInput(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
+		t.Errorf("under Wine: %v, %v", res, err)
+	}
+	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+		t.Errorf("*NumRssQueues is %s: the run changed it", v)
 	}
 }

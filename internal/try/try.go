@@ -60,6 +60,9 @@ type Probe struct {
 	Sleep probe.SleepOptions
 	Wake  probe.WakeOptions
 	UDP   netload.UDPOptions
+	// Module is the driver module whose DPCs the block test of the dpcisr
+	// probe follows ("" = the one with the most DPC time in the run).
+	Module string
 }
 
 // Options configure an experiment.
@@ -83,6 +86,12 @@ type Options struct {
 	StateDir string
 	// Env is what knobs read and write through; nil = knob.NewEnv(Root).
 	Env *knob.Env
+	// RestartAdapter allows a knob that takes effect when the network
+	// adapter restarts: the adapter is restarted after each change and
+	// each restore (--restart-adapter).
+	RestartAdapter bool
+	// Runner runs the restart's commands; nil = this OS's.
+	Runner Runner
 	// Command is the command line, kept in the experiment record.
 	Command string
 	// Progress, when set, is told about each block as it starts and ends.
@@ -116,8 +125,11 @@ func IsInput(err error) bool {
 // for periodic wake-ups (a missed deadline is what hurts), the median for
 // one-off sleeps and round trips.
 func DefaultBy(probeKind string) stats.Statistic {
-	if probeKind == ProbeWake {
+	switch probeKind {
+	case ProbeWake:
 		return stats.Quantile(99)
+	case ProbeDPCISR:
+		return DPCBy
 	}
 	return stats.Quantile(50)
 }
@@ -131,6 +143,8 @@ func Quantity(probeKind string) string {
 		return "wake-up latency"
 	case ProbeUDP:
 		return "UDP round-trip time"
+	case ProbeDPCISR:
+		return "DPC execution time"
 	}
 	return probeKind
 }
@@ -147,6 +161,8 @@ func probeCommand(p Probe) string {
 			to = "HOST:PORT"
 		}
 		return "latlab net udp --to " + to
+	case ProbeDPCISR:
+		return "latlab dpc watch --seconds 60"
 	}
 	return "latlab sleep"
 }
@@ -170,11 +186,13 @@ func validateProbe(p Probe) error {
 			return inputf("%s", netload.InputMessage(err))
 		}
 	case ProbeDPCISR:
-		return inputf("--probe dpcisr is not supported by latlab try yet: capture per arm with latlab dpcisr capture and compare with latlab dpcisr compare")
+		if dpcisrRefusal != "" {
+			return inputf("%s", dpcisrRefusal)
+		}
 	case "":
-		return inputf("--probe is required: sleep, wake or udp")
+		return inputf("--probe is required: sleep, wake, udp or dpcisr")
 	default:
-		return inputf("unknown --probe %q: accepted sleep, wake, udp", p.Kind)
+		return inputf("unknown --probe %q: accepted sleep, wake, udp, dpcisr", p.Kind)
 	}
 	return nil
 }

@@ -1,0 +1,175 @@
+package try
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// dpcHist is a histogram in the watch's buckets: counts by bucket index
+// (k: (2^(k-1), 2^k] µs).
+func dpcHist(module string, counts map[int]int64) dpcisr.Histogram {
+	h := dpcisr.Histogram{Module: module, Buckets: []dpcisr.Bucket{}}
+	for k := 0; k < 64; k++ {
+		if c := counts[k]; c > 0 {
+			b := dpcwatch.Bucket(k)
+			b.Count = c
+			h.Buckets = append(h.Buckets, b)
+			h.Total += c
+		}
+	}
+	return h
+}
+
+// dpcReport is a watch's report with one DPC section of the given modules
+// (and their CPU time in µs), the overall histogram their sum.
+func dpcReport(mods map[string]map[int]int64, usec map[string]int64) *dpcisr.Report {
+	sec := dpcisr.Section{Name: dpcisr.DPC, Heading: dpcisr.DPC, Modules: []dpcisr.Histogram{}}
+	var hs []dpcisr.Histogram
+	for _, name := range []string{"ndis.sys", "storport.sys", "nvlddmkm.sys"} {
+		c, ok := mods[name]
+		if !ok {
+			continue
+		}
+		h := dpcHist(name, c)
+		hs = append(hs, h)
+		sec.Modules = append(sec.Modules, h)
+		sec.Usage = append(sec.Usage, dpcisr.ModuleUsage{Module: name, Usec: []int64{usec[name]}, Percent: []float64{0}, CPUs: []int{0}})
+	}
+	all := dpcisr.Merge("", hs...)
+	sec.Overall = &all
+	return &dpcisr.Report{Source: dpcisr.SourceETW, Sections: []dpcisr.Section{sec}}
+}
+
+// Pooling adds the blocks' histograms bucket by bucket per module and
+// their CPU time, and the busiest module is the one with the most DPC
+// time, not the most DPCs.
+func TestTryPoolReports(t *testing.T) {
+	a := dpcReport(map[string]map[int]int64{"ndis.sys": {3: 10, 4: 2}, "storport.sys": {1: 50}}, map[string]int64{"ndis.sys": 100, "storport.sys": 60})
+	b := dpcReport(map[string]map[int]int64{"ndis.sys": {3: 5, 6: 1}, "storport.sys": {1: 40}}, map[string]int64{"ndis.sys": 90, "storport.sys": 50})
+	p := PoolReports([]*dpcisr.Report{a, b})
+	if len(p.Sections) != 1 {
+		t.Fatalf("%d sections", len(p.Sections))
+	}
+	s := p.Sections[0]
+	nd, _ := s.Pick("NDIS.SYS")
+	want := map[int64]int64{8: 15, 16: 2, 64: 1} // by upper bound in µs
+	if nd.Sum() != 18 || len(nd.Buckets) != 3 {
+		t.Fatalf("ndis.sys pooled %+v", nd.Buckets)
+	}
+	for _, bk := range nd.Buckets {
+		if want[*bk.LeUs] != bk.Count {
+			t.Errorf("bucket %s: %d, want %d", bk.Range(), bk.Count, want[*bk.LeUs])
+		}
+	}
+	if s.Overall == nil || s.Overall.Sum() != 18+90 {
+		t.Errorf("overall %+v", s.Overall)
+	}
+	if got := Busiest(p); got != "ndis.sys" {
+		t.Errorf("busiest %q, want ndis.sys (190 µs against storport.sys's 110 µs in more DPCs)", got)
+	}
+}
+
+// dpcRun is a dpcisr experiment over 8 rounds in which ndis.sys's DPCs of
+// the value's blocks take the buckets of value, the baseline's those of
+// base, with storport.sys alike in both.
+func dpcRun(base, value map[int]int64, module string) *Result {
+	r := &Result{Knob: "interrupt-moderation", Probe: ProbeDPCISR, Blocks: 8, ModuleGiven: module,
+		Arms: []Arm{{Label: "current", Baseline: true}, {Label: "off", Value: "off"}}, Order: Order(2, 8, 5)}
+	for i, a := range r.Order {
+		c := base
+		if a == 1 {
+			c = value
+		}
+		rep := dpcReport(map[string]map[int]int64{"ndis.sys": c, "storport.sys": {1: 400, 2: 30}}, map[string]int64{"ndis.sys": 9000, "storport.sys": 500})
+		r.Runs = append(r.Runs, Block{Index: i, Round: i / 2, Arm: a, Complete: true, DPCISR: rep})
+	}
+	return r
+}
+
+// The verdict of a dpcisr experiment: each arm's blocks pooled and
+// compared as dpcisr compare does, and the block test over each block's
+// p99 bucket of the module.
+func TestTryDPCISRVerdict(t *testing.T) {
+	slow := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+	fast := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
+	for _, c := range []struct {
+		name        string
+		base, value map[int]int64
+		module      string
+		want        Outcome
+		text        string
+	}{
+		{"shorter", slow, fast, "", Better, "off is better than current: ndis.sys's DPCs ran shorter"},
+		{"longer", fast, slow, "", Worse, "off is worse than current: ndis.sys's DPCs ran longer"},
+		{"same", slow, slow, "", NoDifference, "off vs current: no difference in ndis.sys's DPCs"},
+		// The module given is followed, though another spends more time.
+		{"given", slow, fast, "storport.sys", NoDifference, "no difference in storport.sys's DPCs"},
+	} {
+		r := dpcRun(c.base, c.value, c.module)
+		if err := Analyze(r, DPCBy, 1); err != nil {
+			t.Fatal(err)
+		}
+		v := r.Arms[1].Verdict
+		wantMod := "ndis.sys"
+		if c.module != "" {
+			wantMod = c.module
+		}
+		if r.Module != wantMod || v.Outcome != c.want || !strings.Contains(v.Text, c.text) || v.DPCISR == nil {
+			t.Errorf("%s: module %q, %s: %s", c.name, r.Module, v.Outcome, v.Text)
+			continue
+		}
+		// The pooled comparison is dpcisr's own, over 8 blocks' worth.
+		sc := dpcSection(v)
+		if sc == nil || sc.Runs[0].Summary.Count != 8*sum(c.base) && c.module == "" {
+			t.Errorf("%s: pooled comparison %+v", c.name, sc)
+		}
+		if r.Arms[0].Complete != 8 || r.Runs[0].Stat == 0 {
+			t.Errorf("%s: %d complete baseline blocks, first block's p99 %v", c.name, r.Arms[0].Complete, r.Runs[0].Stat)
+		}
+	}
+}
+
+func sum(m map[int]int64) int64 {
+	var n int64
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// The block's statistic is the upper bound of the bucket holding the
+// quantile: p99 of {8-16 µs: 99, 16-32 µs: 1} is in 8-16 µs, max in
+// 16-32 µs.
+func TestTryDPCBlockStatistic(t *testing.T) {
+	h := dpcHist("x.sys", map[int]int64{4: 99, 5: 1})
+	if got := bucketNs(h, 99); got != 16e3 {
+		t.Errorf("p99 %v ns, want 16000", got)
+	}
+	if got := bucketNs(h, 100); got != 32e3 {
+		t.Errorf("max %v ns, want 32000", got)
+	}
+	for _, c := range []struct {
+		by stats.Statistic
+		ok bool
+	}{{stats.Quantile(99), true}, {stats.Quantile(100), true}, {stats.Mean, false}, {stats.Stdev, false}} {
+		if validDPCBy(c.by) != c.ok {
+			t.Errorf("%s: valid %v", c.by, !c.ok)
+		}
+	}
+}
+
+// Too few rounds give no verdict, as for the other probes.
+func TestTryDPCISRTooFewRounds(t *testing.T) {
+	r := dpcRun(map[int]int64{3: 200, 6: 10}, map[int]int64{2: 200, 5: 10}, "")
+	r.Runs = r.Runs[:4]
+	if err := Analyze(r, DPCBy, 1); err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Arms[1].Verdict; v.Outcome != TooFew || !strings.Contains(v.Text, "too few complete rounds (2)") {
+		t.Errorf("%s: %s", v.Outcome, v.Text)
+	}
+}

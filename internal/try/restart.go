@@ -1,0 +1,209 @@
+package try
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// A network adapter reads its advanced properties (RSS, interrupt
+// moderation) when its driver starts, so with --restart-adapter try
+// restarts the adapter after each change and each restore, and waits for
+// its link before the settle time begins. The restart goes through
+// PowerShell's NetAdapter module: Restart-NetAdapter disables and enables
+// the adapter, Get-NetAdapter reports its status.
+
+// Runner runs a command line (argv[0] and its arguments) and returns its
+// standard output; tests put a fake in its place.
+type Runner func(ctx context.Context, argv []string) (string, error)
+
+// LinkTimeout bounds the wait for an adapter's link after a restart.
+const LinkTimeout = 60 * time.Second
+
+// linkPoll is the pause between two status reads after a restart; a test
+// sets it to 0.
+var linkPoll = 500 * time.Millisecond
+
+// AdapterRestart is how the experiment restarts the adapter: planned (the
+// commands) and, after a run, done.
+type AdapterRestart struct {
+	// Adapter is the adapter as the registry names it (DriverDesc, which
+	// Get-NetAdapter calls InterfaceDescription), GUID its
+	// NetCfgInstanceId (Get-NetAdapter's InterfaceGuid).
+	Adapter string `json:"adapter"`
+	GUID    string `json:"guid,omitempty"`
+	// Name is the adapter's interface alias, which Restart-NetAdapter
+	// -Name takes; it is looked up when the run starts.
+	Name string `json:"name,omitempty"`
+	// Planned is the number of restarts a complete run makes: after each
+	// change and after each restore.
+	Planned int `json:"planned"`
+	Done    int `json:"done"`
+	// Commands are the command lines, NAME standing for the alias in a
+	// plan.
+	Lookup        string `json:"lookup"`
+	Restart       string `json:"restart"`
+	Status        string `json:"status"`
+	LinkTimeoutNs int64  `json:"link_timeout_ns"`
+	// WaitedNs is the longest wait for a link after a restart.
+	WaitedNs int64 `json:"link_waited_max_ns,omitempty"`
+}
+
+// psQuote quotes s as a PowerShell string literal.
+func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// powershell is the command line of a PowerShell script.
+func powershell(script string) []string {
+	return []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command", script}
+}
+
+func lookupScript(desc, guid string) string {
+	if guid != "" {
+		return fmt.Sprintf("(Get-NetAdapter -IncludeHidden | Where-Object InterfaceGuid -eq %s).Name", psQuote(guid))
+	}
+	return fmt.Sprintf("(Get-NetAdapter -IncludeHidden -InterfaceDescription %s).Name", psQuote(desc))
+}
+
+func restartScript(name string) string {
+	return fmt.Sprintf("Restart-NetAdapter -Name %s -Confirm:$false", psQuote(name))
+}
+
+func statusScript(name string) string {
+	return fmt.Sprintf("(Get-NetAdapter -Name %s).Status", psQuote(name))
+}
+
+// planRestart finds the adapter the arms' changes write to (its class
+// key) and plans its restarts.
+func (x *experiment) planRestart() error {
+	var key string
+	for _, a := range x.res.Arms[1:] {
+		for _, c := range a.plan {
+			k, ok := adapterKey(c.Loc.Path)
+			if !ok {
+				return fmt.Errorf("internal: %s writes %s, not under an adapter's key", x.info.Name, c.Loc)
+			}
+			if key != "" && !strings.EqualFold(k, key) {
+				return inputf("the values write to two adapters (%s and %s): --restart-adapter restarts one", key, k)
+			}
+			key = k
+		}
+	}
+	read := func(name string) string {
+		b := x.env.Backends[knob.BackendRegistry]
+		if b == nil {
+			return ""
+		}
+		v, err := b.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: name})
+		if err != nil || v.IsAbsent() {
+			return ""
+		}
+		return v.String()
+	}
+	r := &AdapterRestart{Adapter: read("DriverDesc"), GUID: read("NetCfgInstanceId"), LinkTimeoutNs: LinkTimeout.Nanoseconds()}
+	if r.Adapter == "" {
+		return fmt.Errorf("the adapter at %s has no DriverDesc: cannot name it to restart it", key)
+	}
+	values := 0
+	for _, a := range x.res.Order {
+		if a != 0 {
+			values++
+		}
+	}
+	r.Planned = 2 * values
+	r.Lookup = strings.Join(powershell(lookupScript(r.Adapter, r.GUID)), " ")
+	r.Restart = strings.Join(powershell(restartScript("NAME")), " ")
+	r.Status = strings.Join(powershell(statusScript("NAME")), " ")
+	x.res.Restart = r
+	x.res.Writes = append(x.res.Writes, fmt.Sprintf("network adapter %q: restarted (Restart-NetAdapter) after each change and each restore, %d restarts in all; each waits for the link (Get-NetAdapter status Up, at most %s) before the settle time",
+		r.Adapter, r.Planned, LinkTimeout))
+	return nil
+}
+
+// adapterKey is the class key of the adapter a registry path lies under
+// (NetClassKey\0007).
+func adapterKey(path string) (string, bool) {
+	pre := knob.NetClassKey + `\`
+	if len(path) < len(pre)+4 || !strings.EqualFold(path[:len(pre)], pre) {
+		return "", false
+	}
+	return path[:len(pre)+4], true
+}
+
+func (x *experiment) runner() Runner {
+	if x.opts.Runner != nil {
+		return x.opts.Runner
+	}
+	return runCommand
+}
+
+// lookupAdapter finds the adapter's interface alias; it runs before
+// anything changes, so a system without the NetAdapter module (Wine, an
+// old Windows) stops the run with nothing to undo.
+func (x *experiment) lookupAdapter(ctx context.Context) error {
+	r := x.res.Restart
+	out, err := x.runner()(ctx, powershell(lookupScript(r.Adapter, r.GUID)))
+	if err != nil {
+		return fmt.Errorf("find network adapter %q to restart it: %w", r.Adapter, err)
+	}
+	name := strings.TrimSpace(out)
+	if name == "" || strings.Contains(name, "\n") {
+		n := 0
+		if name != "" {
+			n = len(strings.Split(name, "\n"))
+		}
+		return fmt.Errorf("Get-NetAdapter names %d adapters for %q (want one): cannot restart it", n, r.Adapter)
+	}
+	r.Name = name
+	return nil
+}
+
+// restartAdapter restarts the adapter and waits until its status is Up,
+// at most LinkTimeout.
+func (x *experiment) restartAdapter(ctx context.Context) error {
+	r := x.res.Restart
+	run := x.runner()
+	if _, err := run(ctx, powershell(restartScript(r.Name))); err != nil {
+		return fmt.Errorf("restart network adapter %q: %w", r.Name, err)
+	}
+	r.Done++
+	start := time.Now()
+	status := ""
+	for {
+		out, err := run(ctx, powershell(statusScript(r.Name)))
+		if err != nil {
+			return fmt.Errorf("status of network adapter %q after its restart: %w", r.Name, err)
+		}
+		status = strings.TrimSpace(out)
+		if strings.EqualFold(status, "Up") {
+			r.WaitedNs = max(r.WaitedNs, time.Since(start).Nanoseconds())
+			return nil
+		}
+		if time.Since(start) >= LinkTimeout {
+			return fmt.Errorf("network adapter %q restarted but its link is not up after %s (status %q): check the cable or the link partner", r.Name, LinkTimeout, status)
+		}
+		if err := wait(ctx, linkPoll); err != nil {
+			return fmt.Errorf("waiting for the link of network adapter %q: %w", r.Name, err)
+		}
+	}
+}
+
+// limitedBuffer keeps the first limit bytes written to it: a command's
+// output is a name or a status, and anything longer is not read.
+type limitedBuffer struct {
+	b     []byte
+	limit int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.limit - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// errNoRestart is returned where no adapter can be restarted.
+var errNoRestart = errors.New("restarting a network adapter needs Windows' NetAdapter PowerShell module (Restart-NetAdapter)")

@@ -1,0 +1,39 @@
+package try
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/etw"
+)
+
+// commandTimeout bounds one PowerShell command (its start included).
+const commandTimeout = 2 * time.Minute
+
+// runCommand runs argv and returns its standard output (the first 64 KiB).
+// Wine has a powershell.exe that runs no script, so it is refused there
+// rather than read as an adapter with no name.
+func runCommand(ctx context.Context, argv []string) (string, error) {
+	if etw.UnderWine() {
+		return "", fmt.Errorf("%w; Wine has none: run latlab on Windows", errNoRestart)
+	}
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, errOut := &limitedBuffer{limit: 64 << 10}, &limitedBuffer{limit: 4 << 10}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Run(); err != nil {
+		msg := strings.Join(strings.Fields(string(errOut.b)), " ")
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		if msg != "" {
+			return "", fmt.Errorf("%s: %w: %s", argv[0], err, msg)
+		}
+		return "", fmt.Errorf("%s: %w", argv[0], err)
+	}
+	return string(out.b), nil
+}
