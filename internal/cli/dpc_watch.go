@@ -35,6 +35,7 @@ type DPCWatchOptions struct {
 	Quiet   bool
 	JSON    bool
 	Out     string
+	HTML    string
 
 	settings map[string]string
 }
@@ -58,9 +59,11 @@ whose, and how far above 1 ms and 2 ms.
 
 The result document (kind dpcisr, source "etw") holds the histograms in the
 buckets of 'xperf -a dpcisr': 'latlab dpcisr FILE' prints them and 'latlab
-dpcisr compare' sets them against an xperf report or another watch.`,
+dpcisr compare' sets them against an xperf report or another watch.
+--html writes one self-contained page of it: the verdict, a table per
+section and the modules' distributions plotted.`,
 		Example: `  latlab dpc watch --seconds 30
-  latlab dpc watch -o idle.json
+  latlab dpc watch -o idle.json --html idle.html
   latlab dpcisr compare idle.json game.json --module ndis.sys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,6 +76,7 @@ dpcisr compare' sets them against an xperf report or another watch.`,
 	fs.BoolVar(&o.Quiet, "quiet", false, "no line per second")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind dpcisr) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVar(&o.HTML, "html", "", "also write a self-contained HTML page of the result to this file")
 	return cmd
 }
 
@@ -80,7 +84,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if o.Seconds < 0 || o.Seconds > 24*3600 {
 		return Usagef("invalid --seconds %d: want 0 (until Ctrl-C) to 86400", o.Seconds)
 	}
-	if err := checkOutputs("", "", o.Out); err != nil {
+	if err := checkOutputs("", "", o.Out, o.HTML); err != nil {
 		return err
 	}
 	live := o.IO.Out
@@ -108,7 +112,19 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, fmt.Sprintf("method: ETW kernel session %q, flags %s; execution time = event time stamp - InitialTime, QueryPerformanceCounter ticks", r.Session, dpcwatch.FlagNames))
 	doc.Notes = append(doc.Notes, r.Summary.Notes...)
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printDPCWatch(w, r, o.Out) })
+	// The document first: a page that cannot be written must not cost
+	// the trace.
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printDPCWatch(w, r, o.Out) }); err != nil {
+		return err
+	}
+	if o.HTML == "" {
+		return nil
+	}
+	label := o.Out
+	if label == "" {
+		label = "dpc watch"
+	}
+	return writeFileWith(o.HTML, func(w io.Writer) error { return report.DPCISRPage(w, "latlab dpc watch", label, doc) })
 }
 
 // dpcWatchErr maps the watch's failures to one line each: Windows-only is

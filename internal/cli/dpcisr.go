@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/result"
 )
 
 func init() { register(newDPCISRCmd) }
@@ -24,6 +27,7 @@ type DPCISROptions struct {
 	File   string
 	Module string
 	JSON   bool
+	HTML   string
 
 	settings map[string]string
 }
@@ -45,10 +49,15 @@ interpolate inside a bucket.
 Hand-edited reports are read too: collapsed or padded spaces, CRLF, UTF-16,
 decimal commas, headings added above blocks (shown as labels), footers missing.
 A module that appears in several blocks of a section is listed once per block,
-in file order.`,
+in file order.
+
+--html writes one self-contained page: per section a table of the modules
+(count, total time, longest, p99, share above 1 ms and 2 ms), the verdict of a
+dpc watch document, and the modules' distributions plotted.`,
 		Example: `  latlab dpcisr out.txt
   latlab dpcisr out.txt --module ndis.sys
   latlab dpcisr out.txt --json > dpcisr.json
+  latlab dpcisr watch.json --html watch.html
   latlab dpcisr compare extreme.txt off.txt --labels Extreme,Off --module ndis.sys
   latlab dpcisr capture --seconds 30 -o out.txt`,
 		Args: cobra.ExactArgs(1),
@@ -61,6 +70,7 @@ in file order.`,
 	fs := cmd.Flags()
 	fs.StringVar(&o.Module, "module", "", "show only this module (case-insensitive, e.g. ndis.sys)")
 	fs.BoolVar(&o.JSON, "json", false, "write the analysed report as JSON")
+	fs.StringVar(&o.HTML, "html", "", "also write a self-contained HTML page of the report to this file")
 	cmd.AddCommand(newDPCISRCompareCmd(io), newDPCISRCaptureCmd(io))
 	return cmd
 }
@@ -80,6 +90,30 @@ func readDPCISR(path string) (*dpcisr.Report, error) {
 	return r, nil
 }
 
+// watchDocument is the dpc watch document at path, read again: the report
+// read from it leaves out the watch's own summary (its verdict, the exact
+// longest executions) and the traced machine's host facts. nil for any
+// file that is not such a document.
+func watchDocument(path string) *result.Document {
+	f, err := infile.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, dpcisr.MaxInput+1))
+	if err != nil || len(b) > dpcisr.MaxInput {
+		return nil
+	}
+	doc, err := result.Read(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+	if err != nil {
+		return nil
+	}
+	if _, ok := dpcisr.Kind.Of(doc); !ok {
+		return nil
+	}
+	return doc
+}
+
 func unwrapPathErr(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
@@ -94,6 +128,26 @@ func runDPCISR(_ context.Context, o *DPCISROptions) error {
 	}
 	if r, err = filterModule(r, o.File, o.Module); err != nil {
 		return err
+	}
+	if o.HTML != "" {
+		if err := checkWritable(o.HTML); err != nil {
+			return err
+		}
+		v := r.View(o.File, o.Module)
+		doc := dpcisr.Kind.New(&v)
+		doc.Settings = o.settings
+		if r.Source == dpcisr.SourceETW {
+			if src := watchDocument(o.File); src != nil {
+				w, _ := dpcisr.Kind.Of(src)
+				v.Watch = w.Watch
+				src.Data, doc = &v, src
+			}
+		}
+		if err := writeFileWith(o.HTML, func(w io.Writer) error {
+			return report.DPCISRPage(w, "latlab dpcisr "+filepath.Base(o.File), o.File, doc)
+		}); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		v := r.View(o.File, o.Module)

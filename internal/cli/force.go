@@ -12,7 +12,7 @@ import (
 // here (or deliberately not).
 var outputFlags = []string{
 	"output", "plot", "graph", "window-graph", "csv", "events", "raw",
-	"histfile", "result", "reg-out", "etl",
+	"histfile", "result", "reg-out", "etl", "html",
 }
 
 // guardOutputs gives a command that writes files a --force flag and

@@ -66,6 +66,15 @@ func cdfPanel(pn CDFPanel) (*plot.Plot, error) {
 			ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%g", v)})
 		}
 	}
+	// Past about ten powers of two the labels run into each other
+	// (2048 and 4096 did); every other one keeps its tick mark.
+	if len(ticks) > 10 {
+		for i := range ticks {
+			if i%2 != (len(ticks)-1)%2 {
+				ticks[i].Label = ""
+			}
+		}
+	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = lo, hi
 	if lo == hi {

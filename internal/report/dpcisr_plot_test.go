@@ -40,3 +40,24 @@ func TestRenderCDF(t *testing.T) {
 		t.Error("no panels accepted")
 	}
 }
+
+// Twelve powers of two: the labels alternate, the highest bound labelled,
+// so 2048 and 4096 do not print over each other.
+func TestRenderCDFThinsLabels(t *testing.T) {
+	pn := []CDFPanel{{Title: "DPC", Series: []CDFSeries{{Label: "a", X: []float64{1, 4096}, Y: []float64{50, 100}}}}}
+	b, err := RenderCDF(pn, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	for _, l := range []string{">4096<", ">1024<", ">4<"} {
+		if !strings.Contains(svg, l) {
+			t.Errorf("label %s missing", l)
+		}
+	}
+	for _, l := range []string{">2048<", ">512<", ">2<"} {
+		if strings.Contains(svg, l) {
+			t.Errorf("label %s kept", l)
+		}
+	}
+}

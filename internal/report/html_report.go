@@ -16,6 +16,7 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -155,6 +156,8 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 		s.Tables = append(s.Tables, compareTable(data))
 	case *try.Data:
 		return trySection(s, x, stem)
+	case *dpcisr.ReportView:
+		return dpcisrSection(s, d, data, stem)
 	case result.Sampled:
 		return distributionSection(s, x, stem)
 	default:
