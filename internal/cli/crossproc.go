@@ -162,43 +162,16 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	if err != nil {
 		return err
 	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	var childErr strings.Builder
-	cmd.Stderr = &childErr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the requester process: %w", err)
-	}
-	defer func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
-	copt := crossproc.Options{Periods: periods, Hold: o.Hold, Settle: o.Settle, Duration: o.Duration, Method: o.Method, Thread: po.Thread}
+	copt := crossproc.Options{Requester: cmd, Periods: periods, Hold: o.Hold, Settle: o.Settle, Duration: o.Duration, Method: o.Method, Thread: po.Thread}
 	if isTerminal(o.IO.Err) {
 		bar := progressbar.NewOptions(len(periods)+1, progressbar.OptionSetWriter(o.IO.Err), progressbar.OptionSetDescription("crossproc"),
 			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 		copt.Progress = func(done, total int) { _ = bar.Set(done) }
 		defer bar.Finish()
 	}
-	res, err := crossproc.Run(ctx, crossproc.Child{In: in, Out: out}, copt)
+	res, err := crossproc.Run(ctx, copt)
 	if err != nil {
-		if s := strings.TrimSpace(childErr.String()); s != "" {
-			err = fmt.Errorf("%w (requester: %s)", err, oneLine(s))
-		}
-		return fmt.Errorf("crossproc: %w", err)
+		return err
 	}
 	data := &crossproc.Data{Result: *res}
 	doc := crossproc.Kind.New(data)

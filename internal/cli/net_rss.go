@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -111,62 +109,20 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
 		return err
 	}
-	target := ""
-	host := o.Peer
-	if host == "" {
-		s, err := netload.Listen(netload.ServeOptions{Addr: "127.0.0.1", EchoPort: 0, DiscardPort: -1, SinkPort: -1})
-		if err != nil {
-			return netErr(err)
+	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
+	if !o.JSON {
+		run.OnPhase = func(p netload.Profile) {
+			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, report.Duration(o.Duration))
 		}
-		sctx, cancel := context.WithCancel(context.Background())
-		served := make(chan struct{})
-		go func() { s.Serve(sctx); close(served) }()
-		defer func() { cancel(); <-served }()
-		target, _, _ = s.Addrs()
-		host = "127.0.0.1"
-	} else {
-		target = net.JoinHostPort(host, strconv.Itoa(o.EchoPort))
 	}
-	ifname, loop, err := netload.RouteInterface(host)
+	r, err := netload.RunRSS(ctx, run)
 	if err != nil {
 		return netErr(err)
 	}
-	w, err := irq.NewWatcher(irq.WatchOptions{Root: o.IO.Root, Iface: ifname})
-	if err != nil {
-		return fmt.Errorf("rss-experiment: %w", err)
+	data := &RSSData{Peer: r.Peer, Interface: r.Interface, Loopback: r.Loopback, Queues: r.Queues, Verdict: r.Verdict, Network: r.Network}
+	for _, ph := range r.Phases {
+		data.Phases = append(data.Phases, RSSPhase(ph))
 	}
-	defer w.Close()
-	info := w.Network()
-	data := &RSSData{Peer: target, Interface: ifname, Loopback: loop, Network: info}
-	ifc := info.Iface(ifname)
-	if ifc != nil {
-		data.Queues = ifc.RxQueues
-	}
-	for _, name := range []string{"game", "bulk"} {
-		p, _ := netload.LookupProfile(name)
-		if !o.JSON {
-			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", name, p.About, report.Duration(o.Duration))
-		}
-		if _, err := w.Next(); err != nil { // start the phase's interval
-			return err
-		}
-		r, err := netload.RunUDP(ctx, netload.UDPOptions{To: target, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, DSCP: -1})
-		if err != nil {
-			return netErr(err)
-		}
-		iv, err := w.Next()
-		if err != nil {
-			return err
-		}
-		work, role := phaseWork(iv)
-		ph := RSSPhase{Profile: name, Sent: r.Sent, Lost: r.Lost, AchievedPPS: r.AchievedRatePPS(), RTT: stats.Summarize(r.RTT),
-			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv), Interval: iv}
-		data.Phases = append(data.Phases, ph)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	data.Verdict = rssVerdict(data, ifc)
 	doc := KindRSSExperiment.New(data)
 	doc.Settings = o.settings
 	data.Measurement = probe.Measurement{Method: irq.Method() + "; load from latlab net udp profiles", ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
@@ -187,69 +143,6 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		return err
 	}
 	return ctx.Err()
-}
-
-// phaseWork is the network work per CPU: on Linux the interface's own
-// interrupts (the watcher gives only those RoleNet) plus NET_RX/NET_TX
-// softirqs (all interfaces: softirqs are not per device); on Windows the
-// DPCs queued.
-func phaseWork(iv *irq.Interval) ([]float64, string) {
-	w, role := iv.NetWork()
-	switch role {
-	case irq.RoleNet:
-		return w, "interface interrupts + NET_RX/NET_TX softirqs"
-	case irq.RoleDPC:
-		return w, "DPCs queued (all drivers)"
-	}
-	return w, role
-}
-
-// queuesUsed names the interface's interrupts that fired.
-func queuesUsed(iv *irq.Interval) []string {
-	out := []string{}
-	for _, r := range iv.Rows {
-		if r.Source != "interrupts" || r.Role != irq.RoleNet || r.Total <= 0 {
-			continue
-		}
-		q := r.Queue
-		if q == "" {
-			q = "IRQ " + r.Name
-		}
-		out = append(out, q)
-	}
-	return out
-}
-
-func rssVerdict(d *RSSData, ifc *irq.Iface) []string {
-	var v []string
-	switch {
-	case d.Loopback:
-		v = append(v, "the traffic went over loopback: there is no NIC, no receive queue and no interrupt, so RSS cannot show here; "+
-			"packets are processed in NET_RX softirqs on the CPUs that send them. Run latlab net serve on another machine and give --peer.")
-	case ifc == nil:
-		v = append(v, fmt.Sprintf("interface %q carries the traffic but its queues are not visible (Windows: per-queue interrupts need an ETW trace); the DPC counts per CPU below are for all drivers", d.Interface))
-	case ifc.Virtual:
-		v = append(v, fmt.Sprintf("%s is a virtual device without hardware queues: its work runs in softirqs on the sending/receiving CPUs", ifc.Name))
-	case ifc.RxQueues <= 1:
-		v = append(v, fmt.Sprintf("%s (%s) has a single receive queue: every receive interrupt goes to one CPU whatever the load, so RSS cannot spread it; a multi-queue NIC (or more virtio queues) is needed to see RSS at work", ifc.Name, ifc.Driver))
-	}
-	for _, ph := range d.Phases {
-		q := "no queue interrupt"
-		if len(ph.QueuesUsed) > 0 {
-			q = fmt.Sprintf("%d queue interrupt(s) active (%s)", len(ph.QueuesUsed), strings.Join(ph.QueuesUsed, ", "))
-		}
-		v = append(v, fmt.Sprintf("%s: network work on CPU %s; %s", ph.Profile, irq.FormatCPUList(ph.BusyCPUs), q))
-	}
-	if len(d.Phases) == 2 && !d.Loopback && ifc != nil && ifc.RxQueues > 1 {
-		g, b := len(d.Phases[0].QueuesUsed), len(d.Phases[1].QueuesUsed)
-		switch {
-		case g <= 1 && b <= 1:
-			v = append(v, "both loads used one queue: a single flow hashes to one queue, so one RSS queue is what a single game connection uses")
-		case b > g:
-			v = append(v, fmt.Sprintf("bulk traffic spread over %d queues against %d for the game load", b, g))
-		}
-	}
-	return v
 }
 
 func printRSS(w io.Writer, d *RSSData) {

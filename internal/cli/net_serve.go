@@ -97,7 +97,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		return Usagef("invalid --idle-timeout %s: want a duration above 0, e.g. 30s", o.IdleTimeout)
 	}
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
-		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout}
+		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
 	if !o.Quiet && !o.JSON {
 		w := o.IO.Out
 		var mu sync.Mutex // connections end on their own goroutines
@@ -114,40 +114,33 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 			fmt.Fprintln(w, line)
 		}
 	}
-	s, err := netload.Listen(so)
+	so.OnReady = func(echo, discard, sink string) {
+		if o.JSON {
+			doc := netload.KindServeReady.New(&netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
+			doc.Settings = o.settings
+			_ = result.WriteLine(o.IO.Out, doc)
+		} else {
+			var parts []string
+			for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
+				if p[1] != "" {
+					parts = append(parts, p[0]+" "+p[1])
+				}
+			}
+			fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
+			if o.Duration > 0 {
+				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", report.Duration(o.Duration))
+			} else {
+				fmt.Fprintln(o.IO.Err, "serving until Ctrl-C")
+			}
+		}
+		if f, ok := o.IO.Out.(*os.File); ok {
+			_ = f.Sync()
+		}
+	}
+	st, err := netload.RunServe(ctx, so)
 	if err != nil {
 		return netErr(err)
 	}
-	echo, discard, sink := s.Addrs()
-	if o.JSON {
-		doc := netload.KindServeReady.New(&netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
-		doc.Settings = o.settings
-		if err := result.WriteLine(o.IO.Out, doc); err != nil {
-			return err
-		}
-	} else {
-		var parts []string
-		for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
-			if p[1] != "" {
-				parts = append(parts, p[0]+" "+p[1])
-			}
-		}
-		fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
-		if o.Duration > 0 {
-			fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", report.Duration(o.Duration))
-		} else {
-			fmt.Fprintln(o.IO.Err, "serving until Ctrl-C")
-		}
-	}
-	if f, ok := o.IO.Out.(*os.File); ok {
-		_ = f.Sync()
-	}
-	if o.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
-		defer cancel()
-	}
-	st := s.Serve(ctx)
 	if o.JSON {
 		doc := netload.KindServe.New(&st)
 		doc.Settings = o.settings

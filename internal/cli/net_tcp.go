@@ -104,7 +104,7 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 		}
 	}
 	if o.Graph != "" {
-		g := tcpGraph(r)
+		g := report.TCPDiscardGraph(r)
 		g.Retrans = append(g.Retrans, trace.retransmissions()...)
 		if err := writePlot(o.Graph, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
 			return err
@@ -113,10 +113,7 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data); trace.print(w) }); err != nil {
 		return err
 	}
-	if r.SinkBytes >= 0 && r.SinkBytes != r.Written {
-		return fmt.Errorf("the sink received %d bytes, %d were sent", r.SinkBytes, r.Written)
-	}
-	return nil
+	return r.Delivered()
 }
 
 func printTCP(w io.Writer, d *netload.TCPData) {
@@ -154,30 +151,4 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	if len(absent) > 0 {
 		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
 	}
-}
-
-func tcpGraph(r *netload.TCPResult) report.TCPGraph {
-	g := report.TCPGraph{Title: fmt.Sprintf("%s to %s: TCP state (%s)", netload.FormatBytes(r.Written), r.Peer, r.SampleMethod)}
-	series := func(f netload.Field, name string, scale float64) report.Series {
-		t, v := r.FieldSeries(f)
-		s := report.Series{Name: name}
-		for i := range t {
-			s.X = append(s.X, float64(t[i])/1e6)
-			s.Y = append(s.Y, float64(v[i])/scale)
-		}
-		return s
-	}
-	g.Windows = []report.Series{
-		series(netload.FCwnd, "cwnd", 1024),
-		series(netload.FSndWnd, "send window", 1024),
-		series(netload.FBytesInFlight, "in flight", 1024),
-		series(netload.FSsthresh, "ssthresh", 1024),
-	}
-	g.RTT = []report.Series{series(netload.FRTT, "smoothed RTT", 1), series(netload.FMinRTT, "min RTT", 1)}
-	for _, s := range r.Samples {
-		if s.Retrans {
-			g.Retrans = append(g.Retrans, float64(s.TNs)/1e6)
-		}
-	}
-	return g
 }

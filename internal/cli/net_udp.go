@@ -102,12 +102,15 @@ func (o *NetUDPOptions) udpOptions() (netload.UDPOptions, netload.Profile, error
 	if err != nil {
 		return netload.UDPOptions{}, p, Usagef("invalid --profile: %v", err)
 	}
+	var rate *float64
+	var size *int
 	if o.rateSet {
-		p.RatePPS = o.Rate
+		rate = &o.Rate
 	}
 	if o.sizeSet {
-		p.Size = o.Size
+		size = &o.Size
 	}
+	p = p.Override(rate, size)
 	prio, err := sched.ParsePriority(o.Priority)
 	if err != nil {
 		return netload.UDPOptions{}, p, Usagef("invalid --priority: %v", err)
@@ -136,11 +139,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	if err != nil {
 		return netErr(err)
 	}
-	name, about := p.Name, p.About
-	if o.rateSet || o.sizeSet {
-		name, about = "", ""
-	}
-	doc, data, err := udpDocument(r, name, about, o.settings)
+	doc, data, err := udpDocument(r, p.Name, p.About, o.settings)
 	if err != nil {
 		return err
 	}

@@ -158,7 +158,7 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		return err
 	}
 	if o.Raw != "" {
-		if err := writeRawCSV(o.Raw, r.Slept, o.Duration.Nanoseconds()); err != nil {
+		if err := writeFileWith(o.Raw, r.WriteCSV); err != nil {
 			return err
 		}
 	}
@@ -308,17 +308,6 @@ func appendLiveLine(dst []byte, call string, sleptNs, requestedNs int64) []byte 
 	dst = append(dst, "ms (delta: "...)
 	dst = strconv.AppendFloat(dst, float64(sleptNs-requestedNs)/1e6, 'f', 6, 64)
 	return append(dst, ")\n"...)
-}
-
-func writeRawCSV(path string, slept []int64, requested int64) error {
-	return writeFileWith(path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
-		for i, v := range slept {
-			fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-requested)
-		}
-		return bw.Flush()
-	})
 }
 
 // checkWritable fails early, before a long measurement, when an output

@@ -125,9 +125,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
 type sweepPlan struct {
 	opts     sweep.Options
 	logSteps bool
-	rankBy   stats.Statistic
 	estim    time.Duration
-	notes    []string
 	warning  string
 }
 
@@ -205,22 +203,17 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	pl := &sweepPlan{rankBy: rankBy, logSteps: logSteps, opts: sweep.Options{
+	pl := &sweepPlan{logSteps: logSteps, opts: sweep.Options{
 		Steps: steps, Reference: ref, Samples: o.Samples, Duration: o.Duration, Method: o.Method, Gap: o.Gap,
 		Settle: o.Settle, Random: o.Order == "random", Repeat: o.Repeat, Seed: seed, Mode: mode, Load: o.Load, Thread: th,
+		RankBy: rankBy, LogSteps: logSteps,
 	}}
-	pl.estim = sweep.Estimate(steps, o.Samples, o.Repeat, o.Duration, o.Gap, o.Settle, mode == sweep.Separate)
+	pl.estim = pl.opts.Estimate()
 	if mode == sweep.Separate {
 		pl.opts.Holder = holdInChild
-		if note, cannot := sweep.SeparateModeNote(); note != "" {
-			pl.notes = append(pl.notes, note)
-			if cannot {
-				pl.warning = note
-			}
+		if note, cannot := sweep.SeparateModeNote(); note != "" && cannot {
+			pl.warning = note
 		}
-	}
-	if o.Load > 0 {
-		pl.notes = append(pl.notes, fmt.Sprintf("%d busy-loop threads ran during the sweep", o.Load))
 	}
 	return pl, nil
 }
@@ -253,8 +246,7 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 			progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(200*time.Millisecond))
 		so.Progress = func(done, total int) { _ = bar.Set(done) }
 	}
-	start := time.Now()
-	steps, err := sweep.Run(ctx, so)
+	res, err := sweep.Run(ctx, so)
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -264,10 +256,6 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 		return fmt.Errorf("sweep: %w", err)
 	}
-	res := &sweep.Result{Mode: so.Mode, Order: o.Order, Seed: so.Seed, Repeat: so.Repeat, Load: so.Load, Method: so.Method,
-		DurationNs: so.Duration.Nanoseconds(), SettleNs: so.Settle.Nanoseconds(), LogSteps: pl.logSteps,
-		What: sweep.What, Steps: steps, Reference: so.Reference, Notes: pl.notes, ElapsedNs: time.Since(start).Nanoseconds()}
-	sweep.Analyze(res, pl.rankBy, so.Seed)
 	doc, err := sweepDocument(res, o)
 	if err != nil {
 		return err

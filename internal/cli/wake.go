@@ -134,36 +134,26 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if o.RTPrio > 0 {
 		prio = sched.Realtime
 	}
-	var notes []string
-	if o.Mlock {
-		undo, err := sched.LockMemory()
-		switch {
-		case errors.Is(err, sched.ErrUnsupported):
-			notes = append(notes, err.Error()) // measure anyway: the same command line works on both OSes
-		case err != nil:
-			return err
-		default:
-			defer undo()
-		}
+	wo := probe.WakeOptions{
+		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
+		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution, Mlock: o.Mlock,
 	}
 	if o.DMALatency >= 0 {
-		release, err := sched.HoldDMALatency(o.DMALatency)
-		if errors.Is(err, sched.ErrUnsupported) {
-			return Usage(err)
-		}
-		if err != nil {
-			return err
-		}
-		defer release()
+		wo.DMALatency = &o.DMALatency
 	}
 	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
-		fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+		wo.OnStart = func() {
+			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+		}
 	}
-	r, err := probe.Wake(ctx, probe.WakeOptions{
-		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
-		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution,
-	})
-	if err != nil {
+	r, err := probe.Wake(ctx, wo)
+	var setup *probe.SetupError
+	switch {
+	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
+		return Usage(setup.Err)
+	case errors.As(err, &setup):
+		return setup.Err
+	case err != nil:
 		return fmt.Errorf("wake probe: %w", err)
 	}
 	st, stErr := timer.Query()
@@ -171,7 +161,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if err != nil {
 		return err
 	}
-	doc.Notes = append(doc.Notes, notes...)
+	doc.Notes = append(doc.Notes, r.Notes...)
 	if o.HistFile != "" {
 		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
 			return err

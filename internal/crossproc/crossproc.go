@@ -9,10 +9,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/latlab/latlab/internal/probe"
@@ -81,21 +84,25 @@ func sscan(line string, ns *int64) bool {
 	return err == nil && *ns > 0
 }
 
-// Child is a running requester process.
-type Child struct {
-	In  io.WriteCloser
-	Out io.Reader
+// requester is the running requester process's end of the protocol.
+type requester struct {
+	in  io.Writer
+	out io.Reader
 }
 
 // Options configure the experiment.
 type Options struct {
-	Periods  []time.Duration // what the child requests, in turn
-	Hold     time.Duration   // each request is held (and measured) this long
-	Settle   time.Duration   // wait after the child's report before measuring
-	Duration time.Duration   // the sleep measured (1 ms: Sleep(1))
-	Method   string
-	Thread   probe.Thread
-	Progress func(done, total int)
+	// Requester is the other process, not yet started: it speaks Serve's
+	// protocol on its standard input and output (`latlab crossproc
+	// --child`). Run starts it and ends it.
+	Requester *exec.Cmd
+	Periods   []time.Duration // what the child requests, in turn
+	Hold      time.Duration   // each request is held (and measured) this long
+	Settle    time.Duration   // wait after the child's report before measuring
+	Duration  time.Duration   // the sleep measured (1 ms: Sleep(1))
+	Method    string
+	Thread    probe.Thread
+	Progress  func(done, total int)
 	// MaxSamples bounds the sleeps kept per row (0: MaxSamplesPerRow).
 	MaxSamples int
 }
@@ -170,10 +177,66 @@ const (
 	buildGlobalKey = 20348
 )
 
-// Run performs the experiment with a started child.
-func Run(ctx context.Context, c Child, o Options) (*Result, error) {
+// requesterGrace is how long the requester has to exit once its input
+// is closed (it releases its request first) before it is killed.
+const requesterGrace = 5 * time.Second
+
+// Run is the work of `latlab crossproc`: it starts the requester, measures
+// this process's sleeps with no request and then during each of the
+// requester's, and classifies what it saw. A failure of the requester
+// carries the first line it wrote to its standard error.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	cmd := o.Requester
+	if cmd == nil {
+		return nil, errors.New("crossproc.Run: no requester process")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var childErr strings.Builder
+	cmd.Stderr = &childErr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the requester process: %w", err)
+	}
+	defer func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(requesterGrace):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	res, err := run(ctx, requester{in: in, out: out}, o)
+	if err != nil {
+		if s := firstLine(childErr.String()); s != "" {
+			err = fmt.Errorf("%w (requester: %s)", err, s)
+		}
+		return nil, fmt.Errorf("crossproc: %w", err)
+	}
+	return res, nil
+}
+
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// run performs the experiment with a started requester.
+func run(ctx context.Context, c requester, o Options) (*Result, error) {
 	res := &Result{Method: o.Method, DurationNs: o.Duration.Nanoseconds(), HoldNs: o.Hold.Nanoseconds(), Requester: requesterName}
-	events := bufio.NewScanner(c.Out)
+	events := bufio.NewScanner(c.out)
 	next := func() (Event, error) {
 		type r struct {
 			ev  Event
@@ -215,7 +278,7 @@ func Run(ctx context.Context, c Child, o Options) (*Result, error) {
 		o.Progress(1, total)
 	}
 	for i, p := range o.Periods {
-		if _, err := fmt.Fprintf(c.In, "set %d\n", p.Nanoseconds()); err != nil {
+		if _, err := fmt.Fprintf(c.in, "set %d\n", p.Nanoseconds()); err != nil {
 			return nil, fmt.Errorf("tell the requester: %w", err)
 		}
 		ev, err := next()
@@ -230,7 +293,7 @@ func Run(ctx context.Context, c Child, o Options) (*Result, error) {
 			return nil, err
 		}
 		row.RequestedNs, row.ChildGrantedNs = ev.RequestedNs, ev.GrantedNs
-		if _, err := fmt.Fprintln(c.In, "release"); err != nil {
+		if _, err := fmt.Fprintln(c.in, "release"); err != nil {
 			return nil, fmt.Errorf("tell the requester: %w", err)
 		}
 		if ev, err := next(); err != nil || ev.Event != "released" {

@@ -57,3 +57,21 @@ func LookupProfile(name string) (Profile, error) {
 	}
 	return p, nil
 }
+
+// Override puts the rate and size the user gave in place of the profile's
+// (nil keeps the profile's). Traffic changed that way is no longer the
+// named profile, so it loses the name and the description: a result must
+// not claim a shape it did not send.
+func (p Profile) Override(rate *float64, size *int) Profile {
+	if rate == nil && size == nil {
+		return p
+	}
+	if rate != nil {
+		p.RatePPS = *rate
+	}
+	if size != nil {
+		p.Size = *size
+	}
+	p.Name, p.About = "", ""
+	return p
+}

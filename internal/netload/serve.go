@@ -36,6 +36,11 @@ type ServeOptions struct {
 	// IdleTimeout closes a TCP connection silent this long (0: the
 	// default, DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// Duration stops RunServe after this long (0: when its ctx ends).
+	Duration time.Duration
+	// OnReady, when set, is called by RunServe once every server listens,
+	// with the bound addresses ("" for a server that is off).
+	OnReady func(echo, discard, sink string)
 
 	now func() int64 // the clock of the limits; tests replace it
 }
@@ -281,6 +286,25 @@ func (s *Server) Serve(ctx context.Context) ServeStats {
 	connMu.Unlock()
 	wg.Wait()
 	return s.Stats()
+}
+
+// RunServe is the work of `latlab net serve`: it binds the servers,
+// says where they listen and serves until ctx ends or o.Duration has
+// passed, then returns the totals. Only binding can fail.
+func RunServe(ctx context.Context, o ServeOptions) (ServeStats, error) {
+	s, err := Listen(o)
+	if err != nil {
+		return ServeStats{}, err
+	}
+	if o.OnReady != nil {
+		o.OnReady(s.Addrs())
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	return s.Serve(ctx), nil
 }
 
 // Stats returns the totals so far.

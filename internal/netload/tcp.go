@@ -267,6 +267,16 @@ func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duratio
 	}
 }
 
+// Delivered checks what a latlab sink confirmed against what was
+// written: a transfer that lost bytes on the way is an error even though
+// every write succeeded. A plain discard server confirms nothing (nil).
+func (r *TCPResult) Delivered() error {
+	if r.SinkBytes >= 0 && r.SinkBytes != r.Written {
+		return fmt.Errorf("the sink received %d bytes, %d were sent", r.SinkBytes, r.Written)
+	}
+	return nil
+}
+
 // WriteCSV writes every TCP state sample: t_ns, retransmission (1 when a
 // retransmission counter grew since the previous sample) and a column per
 // field present in any sample; a field a sample lacks is an empty cell.

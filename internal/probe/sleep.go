@@ -1,8 +1,10 @@
 package probe
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"time"
@@ -41,6 +43,18 @@ type SleepResult struct {
 	Setup       ThreadSetup
 	Overhead    Overhead // zero with SkipOverhead
 	Elapsed     time.Duration
+}
+
+// WriteCSV writes every measured sample, warm-up excluded, as rows of
+// index,slept_ns,overshoot_ns (overshoot = slept - requested).
+func (r *SleepResult) WriteCSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "index,slept_ns,overshoot_ns")
+	req := r.Requested.Nanoseconds()
+	for i, v := range r.Slept {
+		fmt.Fprintf(bw, "%d,%d,%d\n", i, v, v-req)
+	}
+	return bw.Flush()
 }
 
 // sleeper is one OS sleep primitive. sleep blocks for about d and returns

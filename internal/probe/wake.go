@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -22,7 +23,24 @@ type WakeOptions struct {
 	Priority   sched.Priority
 	RTPrio     int
 	Resolution time.Duration
+	// Mlock locks memory for the run (cyclictest -m); where the OS has no
+	// such lock, WakeResult.Notes says so and the run goes on, so that one
+	// command line works on both OSes.
+	Mlock bool
+	// DMALatency, when set, holds /dev/cpu_dma_latency at that many µs for
+	// the run, as plain cyclictest does (Linux).
+	DMALatency *int
+	// OnStart, when set, is called once the system is set up, before the
+	// threads start.
+	OnStart func()
 }
+
+// SetupError is a failure to set the system up as WakeOptions asked
+// (lock memory, hold the DMA latency): nothing was measured.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // WakeThread is one thread's raw outcome.
 type WakeThread struct {
@@ -44,6 +62,8 @@ type WakeResult struct {
 	Threads  []WakeThread
 	Overhead Overhead
 	Elapsed  time.Duration
+	// Notes say what of WakeOptions' system setup could not be done.
+	Notes []string
 }
 
 // Waiter sleeps until an absolute clock.Now deadline with the OS wait the
@@ -72,6 +92,14 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 		deadline = o.Duration
 		loops = int(o.Duration/o.Interval) + 1
 	}
+	notes, undo, err := setUpSystem(o)
+	if err != nil {
+		return nil, err
+	}
+	defer undo()
+	if o.OnStart != nil {
+		o.OnStart()
+	}
 	// Each measuring thread keeps its P while it waits (the wait bypasses
 	// the runtime's syscall bookkeeping), so leave one P for everything else.
 	if n := len(o.CPUs) + 1; runtime.GOMAXPROCS(0) < n {
@@ -83,7 +111,7 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 	restore := quiet()
 	defer restore()
 
-	res := &WakeResult{Interval: o.Interval, Planned: loops, Threads: make([]WakeThread, len(o.CPUs))}
+	res := &WakeResult{Interval: o.Interval, Planned: loops, Threads: make([]WakeThread, len(o.CPUs)), Notes: notes}
 	if deadline > 0 {
 		// The loop ends at the first wake-up at or after start +
 		// Duration: the deadlines after the warm-up's up to the first at
@@ -146,6 +174,37 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// setUpSystem locks memory and holds the DMA latency as o asks; undo
+// gives both back.
+func setUpSystem(o WakeOptions) (notes []string, undo func(), err error) {
+	var undos []func()
+	undo = func() {
+		for i := len(undos) - 1; i >= 0; i-- {
+			undos[i]()
+		}
+	}
+	if o.Mlock {
+		u, err := sched.LockMemory()
+		switch {
+		case errors.Is(err, sched.ErrUnsupported):
+			notes = append(notes, err.Error())
+		case err != nil:
+			return nil, nil, &SetupError{err}
+		default:
+			undos = append(undos, u)
+		}
+	}
+	if o.DMALatency != nil {
+		release, err := sched.HoldDMALatency(*o.DMALatency)
+		if err != nil {
+			undo()
+			return nil, nil, &SetupError{err}
+		}
+		undos = append(undos, release)
+	}
+	return notes, undo, nil
 }
 
 // advance returns the deadline after next for a thread that woke at now,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/stats"
 )
 
 // Mode says which process holds each timer request.
@@ -42,6 +43,11 @@ type Options struct {
 	Holder    Holder // for Separate
 	Load      int    // busy-loop threads during the sweep
 	Thread    probe.Thread
+	// RankBy is the statistic of the overshoot the treatments are ranked
+	// by (the zero value is the mean).
+	RankBy stats.Statistic
+	// LogSteps records that the steps were spaced logarithmically.
+	LogSteps bool
 	// Progress, when set, is called after each step with the steps done
 	// and the total.
 	Progress func(done, total int)
@@ -65,8 +71,47 @@ type Step struct {
 	Interrupt int         `json:"interrupted,omitempty"`
 }
 
-// Run measures every step Repeat times.
-func Run(ctx context.Context, o Options) ([]Step, error) {
+// Run is the work of `latlab sweep`: it measures every step Repeat
+// times and analyses the outcome (Analyze).
+func Run(ctx context.Context, o Options) (*Result, error) {
+	start := time.Now()
+	steps, err := measure(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	order := "ascending"
+	if o.Random {
+		order = "random"
+	}
+	r := &Result{Mode: o.Mode, Order: order, Seed: o.Seed, Repeat: o.Repeat, Load: o.Load, Method: o.Method,
+		DurationNs: o.Duration.Nanoseconds(), SettleNs: o.Settle.Nanoseconds(), LogSteps: o.LogSteps,
+		What: What, Steps: steps, Reference: o.Reference, Notes: o.notes(), ElapsedNs: time.Since(start).Nanoseconds()}
+	Analyze(r, o.RankBy, o.Seed)
+	return r, nil
+}
+
+// notes are what a reader of the result must know about how it was
+// measured.
+func (o Options) notes() []string {
+	var notes []string
+	if o.Mode == Separate {
+		if note, _ := SeparateModeNote(); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if o.Load > 0 {
+		notes = append(notes, fmt.Sprintf("%d busy-loop threads ran during the sweep", o.Load))
+	}
+	return notes
+}
+
+// Estimate predicts how long Run takes (see the function Estimate).
+func (o Options) Estimate() time.Duration {
+	return Estimate(o.Steps, o.Samples, o.Repeat, o.Duration, o.Gap, o.Settle, o.Mode == Separate)
+}
+
+// measure measures every step Repeat times.
+func measure(ctx context.Context, o Options) ([]Step, error) {
 	if len(o.Steps) == 0 {
 		return nil, fmt.Errorf("no steps")
 	}
