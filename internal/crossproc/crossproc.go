@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/latlab/latlab/internal/probe"
@@ -198,24 +199,31 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The requester's stderr is written by exec's copying goroutine until
+	// the process has been waited for: it is read only after stop.
 	var childErr strings.Builder
 	cmd.Stderr = &childErr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the requester process: %w", err)
 	}
-	defer func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(requesterGrace):
-			cmd.Process.Kill()
-			<-done
-		}
-	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			in.Close()
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(requesterGrace):
+				cmd.Process.Kill()
+				<-done
+			}
+		})
+	}
+	defer stop()
 	res, err := run(ctx, requester{in: in, out: out}, o)
 	if err != nil {
+		stop()
 		if s := firstLine(childErr.String()); s != "" {
 			err = fmt.Errorf("%w (requester: %s)", err, s)
 		}
