@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/winapi"
 )
 
 // The structures below are those of evntrace.h, evntcons.h and
@@ -173,27 +175,11 @@ const (
 	eventHeaderFlag64BitHeader    = 0x0020
 	eventHeaderFlagProcessorIndex = 0x0200
 
-	invalidProcessTraceHandle = ^uint64(0)
-
 	errorNoSystemResources = windows.Errno(1450)
 	errorCtxClosePending   = windows.Errno(7007)
 )
 
 var (
-	advapi32           = windows.NewLazySystemDLL("advapi32.dll")
-	procStartTraceW    = advapi32.NewProc("StartTraceW")
-	procControlTraceW  = advapi32.NewProc("ControlTraceW")
-	procOpenTraceW     = advapi32.NewProc("OpenTraceW")
-	procProcessTrace   = advapi32.NewProc("ProcessTrace")
-	procCloseTrace     = advapi32.NewProc("CloseTrace")
-	procQueryAllTraces = advapi32.NewProc("QueryAllTracesW")
-	procEnableTraceEx2 = advapi32.NewProc("EnableTraceEx2")
-	ntdll              = windows.NewLazySystemDLL("ntdll.dll")
-	procWineGetVersion = ntdll.NewProc("wine_get_version")
-	procNtQuerySysInfo = ntdll.NewProc("NtQuerySystemInformation")
-	kernel32           = windows.NewLazySystemDLL("kernel32.dll")
-	procQueryPerfCount = kernel32.NewProc("QueryPerformanceCounter")
-	procQueryPerfFreq  = kernel32.NewProc("QueryPerformanceFrequency")
 	callbacksOnce      sync.Once
 	eventCallback      uintptr
 	bufferCallback     uintptr
@@ -205,19 +191,19 @@ var (
 
 // UnderWine reports whether this is Wine, whose advapi32 has the
 // functions but no kernel tracing behind them.
-func UnderWine() bool { return procWineGetVersion.Find() == nil }
+func UnderWine() bool { return winapi.UnderWine() }
 
 // QPC reads QueryPerformanceCounter: the clock of latlab's sessions.
 func QPC() int64 {
 	var t int64
-	procQueryPerfCount.Call(uintptr(unsafe.Pointer(&t)))
+	_ = winapi.QueryPerformanceCounter(&t) // cannot fail since Windows XP
 	return t
 }
 
 // QPCFrequency is QueryPerformanceFrequency.
 func QPCFrequency() int64 {
 	var f int64
-	procQueryPerfFreq.Call(uintptr(unsafe.Pointer(&f)))
+	_ = winapi.QueryPerformanceFrequency(&f) // cannot fail since Windows XP
 	return f
 }
 
@@ -274,9 +260,6 @@ func StartKernel(flags uint32) (*Session, error) {
 	if UnderWine() {
 		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows kernel sessions; run latlab on Windows"}
 	}
-	if err := procStartTraceW.Find(); err != nil {
-		return nil, &UnavailableError{Reason: "advapi32 has no StartTraceW"}
-	}
 	if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
 		return s, nil
 	} else if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
@@ -286,6 +269,8 @@ func StartKernel(flags uint32) (*Session, error) {
 		}
 	} else if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
 		return nil, &AccessError{Op: "starting a kernel trace session"}
+	} else if u := (*UnavailableError)(nil); errors.As(err, &u) {
+		return nil, err
 	}
 	// Before Windows 8, or every system-logger slot taken: the NT Kernel
 	// Logger.
@@ -312,9 +297,11 @@ func start(name string, guid windows.GUID, mode, flags uint32) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	r, _, _ := procStartTraceW.Call(uintptr(unsafe.Pointer(&s.handle)), uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&s.props[0])))
-	if r != 0 {
-		return nil, windows.Errno(r)
+	if err := winapi.StartTrace(&s.handle, n16, &s.props[0]); err != nil {
+		if d := (*windows.DLLError)(nil); errors.As(err, &d) {
+			return nil, &UnavailableError{Reason: "advapi32 has no StartTraceW"}
+		}
+		return nil, err
 	}
 	return s, nil
 }
@@ -322,7 +309,7 @@ func start(name string, guid windows.GUID, mode, flags uint32) (*Session, error)
 func stopByName(name string) {
 	buf := newProperties(name, windows.GUID{}, 0, 0)
 	n16, _ := windows.UTF16PtrFromString(name)
-	procControlTraceW.Call(0, uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&buf[0])), eventTraceControlStop)
+	_ = winapi.ControlTrace(0, n16, &buf[0], eventTraceControlStop) // gone already is as good
 }
 
 // QuerySessions lists the running sessions (QueryAllTracesW).
@@ -338,10 +325,10 @@ func QuerySessions() ([]SessionInfo, error) {
 		ptrs[i] = uintptr(unsafe.Pointer(&bufs[i][0]))
 	}
 	var n uint32
-	r, _, _ := procQueryAllTraces.Call(uintptr(unsafe.Pointer(&ptrs[0])), max, uintptr(unsafe.Pointer(&n)))
+	err := winapi.QueryAllTraces(&ptrs[0], max, &n)
 	runtime.KeepAlive(bufs)
-	if r != 0 {
-		return nil, windows.Errno(r)
+	if err != nil {
+		return nil, err
 	}
 	var out []SessionInfo
 	for i := 0; i < int(n) && i < max; i++ {
@@ -416,12 +403,12 @@ func (s *Session) Open(handle func(ev *Event)) error {
 		BufferCallback:      bufferCallback,
 		Context:             s.id,
 	}
-	r, _, e := procOpenTraceW.Call(uintptr(unsafe.Pointer(&lf)))
-	if uint64(r) == invalidProcessTraceHandle {
+	h, err := winapi.OpenTrace(unsafe.Pointer(&lf))
+	if err != nil {
 		consumers.Delete(s.id)
-		return fmt.Errorf("opening the session %q for reading (OpenTraceW): %w", s.Name, e)
+		return fmt.Errorf("opening the session %q for reading (OpenTraceW): %w", s.Name, err)
 	}
-	s.trace = uint64(r)
+	s.trace = h
 	s.freq = lf.LogfileHeader.PerfFreq
 	if s.freq <= 0 {
 		s.freq = QPCFrequency()
@@ -437,9 +424,9 @@ func (s *Session) Process() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	h := s.trace
-	r, _, _ := procProcessTrace.Call(uintptr(unsafe.Pointer(&h)), 1, 0, 0)
-	if r != 0 && !s.stopped.Load() && windows.Errno(r) != errorCtxClosePending {
-		return fmt.Errorf("reading the session %q (ProcessTrace): %w", s.Name, windows.Errno(r))
+	err := winapi.ProcessTrace(&h, 1, nil, nil)
+	if err != nil && !s.stopped.Load() && !errors.Is(err, errorCtxClosePending) {
+		return fmt.Errorf("reading the session %q (ProcessTrace): %w", s.Name, err)
 	}
 	return nil
 }
@@ -451,9 +438,8 @@ func (s *Session) Stop() error {
 	s.stopOnce.Do(func() {
 		s.stopped.Store(true)
 		n16, _ := windows.UTF16PtrFromString(s.Name)
-		r, _, _ := procControlTraceW.Call(uintptr(s.handle), uintptr(unsafe.Pointer(n16)), uintptr(unsafe.Pointer(&s.props[0])), eventTraceControlStop)
-		if r != 0 {
-			err = fmt.Errorf("stopping the session %q (ControlTraceW): %w", s.Name, windows.Errno(r))
+		if e := winapi.ControlTrace(s.handle, n16, &s.props[0], eventTraceControlStop); e != nil {
+			err = fmt.Errorf("stopping the session %q (ControlTraceW): %w", s.Name, e)
 			return
 		}
 		p := props(s.props)
@@ -466,7 +452,7 @@ func (s *Session) Stop() error {
 // buffer at hand. Call it after Stop, or when Process does not return.
 func (s *Session) Close() {
 	if s.trace != 0 {
-		procCloseTrace.Call(uintptr(s.trace))
+		_ = winapi.CloseTrace(s.trace) // ERROR_CTX_CLOSE_PENDING: it ends after the buffer at hand
 	}
 }
 
@@ -487,16 +473,16 @@ func LoadedModules() ([]Module, error) {
 	for range 4 {
 		buf := make([]byte, size)
 		var need uint32
-		st, _, _ := procNtQuerySysInfo.Call(SystemModuleInformation, uintptr(unsafe.Pointer(&buf[0])), uintptr(size), uintptr(unsafe.Pointer(&need)))
-		if windows.NTStatus(st) == windows.STATUS_INFO_LENGTH_MISMATCH {
+		err := winapi.NtQuerySystemInformation(SystemModuleInformation, unsafe.Pointer(&buf[0]), size, &need)
+		if errors.Is(err, windows.STATUS_INFO_LENGTH_MISMATCH) {
 			size = max(need, 2*size)
 			if size > 64<<20 {
 				break
 			}
 			continue
 		}
-		if st != 0 {
-			return nil, fmt.Errorf("listing the kernel modules (NtQuerySystemInformation): %w", windows.NTStatus(st))
+		if err != nil {
+			return nil, fmt.Errorf("listing the kernel modules (NtQuerySystemInformation): %w", err)
 		}
 		return ParseSystemModules(buf, int(unsafe.Sizeof(uintptr(0))))
 	}
@@ -544,11 +530,9 @@ func StartProvider(name string, provider GUID, level uint8, matchAny uint64) (*S
 		return nil, fmt.Errorf("starting the trace session %q (StartTraceW): %w", name, err)
 	}
 	g := sysGUID(provider)
-	r, _, _ := procEnableTraceEx2.Call(uintptr(s.handle), uintptr(unsafe.Pointer(&g)), eventControlCodeEnableProvider,
-		uintptr(level), uintptr(matchAny), 0, 0, 0)
-	if r != 0 {
+	if err := winapi.EnableTraceEx2(s.handle, &g, eventControlCodeEnableProvider, level, matchAny, 0, 0, 0); err != nil {
 		_ = s.Stop()
-		return nil, fmt.Errorf("enabling %s in %q (EnableTraceEx2): %w", provider, name, windows.Errno(r))
+		return nil, fmt.Errorf("enabling %s in %q (EnableTraceEx2): %w", provider, name, err)
 	}
 	return s, nil
 }

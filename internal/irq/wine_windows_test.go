@@ -1,9 +1,9 @@
 package irq
 
-import "golang.org/x/sys/windows"
+import "github.com/latlab/latlab/internal/winapi"
 
 // underWine reports whether ntdll exports wine_get_version, which only
 // Wine's does.
 func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+	return winapi.UnderWine()
 }

@@ -48,3 +48,21 @@ package winapi
 //sys	PdhCollectQueryData(query uintptr) (pdhstatus error) = pdh.PdhCollectQueryData
 //sys	PdhGetFormattedCounterArray(counter uintptr, format uint32, size *uint32, count *uint32, items *byte) (pdhstatus error) = pdh.PdhGetFormattedCounterArrayW
 //sys	PdhCloseQuery(query uintptr) (pdhstatus error) = pdh.PdhCloseQuery
+
+// advapi32: Event Tracing for Windows sessions. A TRACEHANDLE is 64 bits
+// on every architecture; the structures (EVENT_TRACE_PROPERTIES with its
+// trailing names, EVENT_TRACE_LOGFILEW) are laid out by package etw.
+
+//sys	StartTrace(handle *uint64, name *uint16, properties *byte) (winerr error) = advapi32.StartTraceW?
+//sys	ControlTrace(handle uint64, name *uint16, properties *byte, control uint32) (winerr error) = advapi32.ControlTraceW
+//sys	OpenTrace(logfile unsafe.Pointer) (handle uint64, err error) [failretval==0xffffffffffffffff] = advapi32.OpenTraceW
+//sys	ProcessTrace(handles *uint64, count uint32, start *windows.Filetime, end *windows.Filetime) (winerr error) = advapi32.ProcessTrace
+//sys	CloseTrace(handle uint64) (winerr error) = advapi32.CloseTrace
+//sys	QueryAllTraces(properties *uintptr, count uint32, found *uint32) (winerr error) = advapi32.QueryAllTracesW
+//sys	EnableTraceEx2(handle uint64, provider *windows.GUID, control uint32, level uint8, matchAny uint64, matchAll uint64, timeout uint32, params uintptr) (winerr error) = advapi32.EnableTraceEx2
+
+// ntdll: the kernel module list, and Wine's own export, which tells Wine
+// from Windows.
+
+//sys	NtQuerySystemInformation(class uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) = ntdll.NtQuerySystemInformation
+//sys	wineGetVersion() (version uintptr, err error) = ntdll.wine_get_version?

@@ -2,6 +2,7 @@ package winapi
 
 import (
 	"errors"
+	"os"
 	"syscall"
 	"testing"
 
@@ -70,5 +71,25 @@ func TestWrappersCall(t *testing.T) {
 	}
 	if _, err := GetThreadPriority(windows.CurrentThread()); err != nil {
 		t.Errorf("GetThreadPriority: %v", err)
+	}
+}
+
+// Wine is detected exactly when the test runs under scripts/wine/exec,
+// which sets WINEPREFIX: a false positive would make tracing report
+// "unavailable" on Windows, a false negative report a failure under Wine.
+func TestUnderWine(t *testing.T) {
+	if byEnv := os.Getenv("WINEPREFIX") != ""; UnderWine() != byEnv {
+		t.Fatalf("wine_get_version found: %v; WINEPREFIX set: %v", UnderWine(), byEnv)
+	}
+}
+
+// The tracing procedures all exist in advapi32 on every Windows latlab
+// supports (and in Wine's, which has no tracing behind them).
+func TestTracingProceduresResolve(t *testing.T) {
+	for _, p := range []*windows.LazyProc{procStartTraceW, procControlTraceW, procOpenTraceW,
+		procProcessTrace, procCloseTrace, procQueryAllTracesW, procEnableTraceEx2, procNtQuerySystemInformation} {
+		if err := p.Find(); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
 	}
 }

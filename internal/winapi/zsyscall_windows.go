@@ -45,7 +45,14 @@ var (
 	moduser32   = windows.NewLazySystemDLL("user32.dll")
 	modwinmm    = windows.NewLazySystemDLL("winmm.dll")
 
+	procCloseTrace                     = modadvapi32.NewProc("CloseTrace")
+	procControlTraceW                  = modadvapi32.NewProc("ControlTraceW")
+	procEnableTraceEx2                 = modadvapi32.NewProc("EnableTraceEx2")
+	procOpenTraceW                     = modadvapi32.NewProc("OpenTraceW")
+	procProcessTrace                   = modadvapi32.NewProc("ProcessTrace")
+	procQueryAllTracesW                = modadvapi32.NewProc("QueryAllTracesW")
 	procRegSetValueExW                 = modadvapi32.NewProc("RegSetValueExW")
+	procStartTraceW                    = modadvapi32.NewProc("StartTraceW")
 	procCreateWaitableTimerExW         = modkernel32.NewProc("CreateWaitableTimerExW")
 	procGetProcessInformation          = modkernel32.NewProc("GetProcessInformation")
 	procGetSystemTimePreciseAsFileTime = modkernel32.NewProc("GetSystemTimePreciseAsFileTime")
@@ -60,8 +67,10 @@ var (
 	procSleep                          = modkernel32.NewProc("Sleep")
 	procWaitForSingleObject            = modkernel32.NewProc("WaitForSingleObject")
 	procNtDelayExecution               = modntdll.NewProc("NtDelayExecution")
+	procNtQuerySystemInformation       = modntdll.NewProc("NtQuerySystemInformation")
 	procNtQueryTimerResolution         = modntdll.NewProc("NtQueryTimerResolution")
 	procNtSetTimerResolution           = modntdll.NewProc("NtSetTimerResolution")
+	procwine_get_version               = modntdll.NewProc("wine_get_version")
 	procPdhAddEnglishCounterW          = modpdh.NewProc("PdhAddEnglishCounterW")
 	procPdhCloseQuery                  = modpdh.NewProc("PdhCloseQuery")
 	procPdhCollectQueryData            = modpdh.NewProc("PdhCollectQueryData")
@@ -74,10 +83,71 @@ var (
 	proctimeGetTime                    = modwinmm.NewProc("timeGetTime")
 )
 
+func CloseTrace(handle uint64) (winerr error) {
+	r0, _, _ := syscall.SyscallN(procCloseTrace.Addr(), uintptr(handle))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
+func ControlTrace(handle uint64, name *uint16, properties *byte, control uint32) (winerr error) {
+	r0, _, _ := syscall.SyscallN(procControlTraceW.Addr(), uintptr(handle), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(properties)), uintptr(control))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
+func EnableTraceEx2(handle uint64, provider *windows.GUID, control uint32, level uint8, matchAny uint64, matchAll uint64, timeout uint32, params uintptr) (winerr error) {
+	r0, _, _ := syscall.SyscallN(procEnableTraceEx2.Addr(), uintptr(handle), uintptr(unsafe.Pointer(provider)), uintptr(control), uintptr(level), uintptr(matchAny), uintptr(matchAll), uintptr(timeout), uintptr(params))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
+func OpenTrace(logfile unsafe.Pointer) (handle uint64, err error) {
+	r0, _, e1 := syscall.SyscallN(procOpenTraceW.Addr(), uintptr(logfile))
+	handle = uint64(r0)
+	if handle == 0xffffffffffffffff {
+		err = errnoErr(e1)
+	}
+	return
+}
+
+func ProcessTrace(handles *uint64, count uint32, start *windows.Filetime, end *windows.Filetime) (winerr error) {
+	r0, _, _ := syscall.SyscallN(procProcessTrace.Addr(), uintptr(unsafe.Pointer(handles)), uintptr(count), uintptr(unsafe.Pointer(start)), uintptr(unsafe.Pointer(end)))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
+func QueryAllTraces(properties *uintptr, count uint32, found *uint32) (winerr error) {
+	r0, _, _ := syscall.SyscallN(procQueryAllTracesW.Addr(), uintptr(unsafe.Pointer(properties)), uintptr(count), uintptr(unsafe.Pointer(found)))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
 func RegSetValueEx(key windows.Handle, name *uint16, reserved uint32, vtype uint32, data *byte, size uint32) (regerrno error) {
 	r0, _, _ := syscall.SyscallN(procRegSetValueExW.Addr(), uintptr(key), uintptr(unsafe.Pointer(name)), uintptr(reserved), uintptr(vtype), uintptr(unsafe.Pointer(data)), uintptr(size))
 	if r0 != 0 {
 		regerrno = syscall.Errno(r0)
+	}
+	return
+}
+
+func StartTrace(handle *uint64, name *uint16, properties *byte) (winerr error) {
+	winerr = procStartTraceW.Find()
+	if winerr != nil {
+		return
+	}
+	r0, _, _ := syscall.SyscallN(procStartTraceW.Addr(), uintptr(unsafe.Pointer(handle)), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(properties)))
+	if r0 != 0 {
+		winerr = syscall.Errno(r0)
 	}
 	return
 }
@@ -212,6 +282,14 @@ func NtDelayExecution(alertable bool, interval *int64) (ntstatus error) {
 	return
 }
 
+func NtQuerySystemInformation(class uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) {
+	r0, _, _ := syscall.SyscallN(procNtQuerySystemInformation.Addr(), uintptr(class), uintptr(info), uintptr(size), uintptr(unsafe.Pointer(needed)))
+	if r0 != 0 {
+		ntstatus = windows.NTStatus(r0)
+	}
+	return
+}
+
 func NtQueryTimerResolution(coarsest *uint32, finest *uint32, current *uint32) (ntstatus error) {
 	ntstatus = procNtQueryTimerResolution.Find()
 	if ntstatus != nil {
@@ -236,6 +314,19 @@ func NtSetTimerResolution(desired uint32, set bool, current *uint32) (ntstatus e
 	r0, _, _ := syscall.SyscallN(procNtSetTimerResolution.Addr(), uintptr(desired), uintptr(_p0), uintptr(unsafe.Pointer(current)))
 	if r0 != 0 {
 		ntstatus = windows.NTStatus(r0)
+	}
+	return
+}
+
+func wineGetVersion() (version uintptr, err error) {
+	err = procwine_get_version.Find()
+	if err != nil {
+		return
+	}
+	r0, _, e1 := syscall.SyscallN(procwine_get_version.Addr())
+	version = uintptr(r0)
+	if version == 0 {
+		err = errnoErr(e1)
 	}
 	return
 }
