@@ -282,7 +282,7 @@ func TestLiveLineMeasureSleepFormat(t *testing.T) {
 func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	setup := probe.ThreadSetup{CPU: -1, Priority: "high", PriorityNote: "priority realtime was requested, the OS gave high"}
 	sr := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000}, Setup: setup}
-	doc, err := sleepDocument(sr, timer.Status{}, nil, &SleepOptions{settings: map[string]string{}})
+	doc, err := probe.SleepDocument(sr, 0, timer.Status{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	}
 	wt := probe.WakeThread{Setup: setup, Latencies: []int64{50_000, 60_000}}
 	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{wt, wt}}
-	doc, err = wakeDocument(wr, timer.Status{}, nil, &WakeOptions{DMALatency: -1, settings: map[string]string{}})
+	doc, err = probe.WakeDocument(wr, timer.Status{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	}
 	b.Reset()
 	printWake(&b, doc)
-	if !strings.Contains(b.String(), ", high priority, ") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) || strings.Contains(b.String(), wakeWarmupNote) {
+	if !strings.Contains(b.String(), ", high priority, ") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) || strings.Contains(b.String(), probe.WakeWarmupNote) {
 		t.Errorf("wake output:\n%s", b.String())
 	}
 }

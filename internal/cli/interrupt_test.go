@@ -69,7 +69,7 @@ func TestSleepCompleteIsNotInterrupted(t *testing.T) {
 		stopped bool
 	}{{3, false}, {0, true}} {
 		r := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000, 1_300_000}, Stopped: c.stopped}
-		doc, err := sleepDocument(r, timer.Status{}, nil, &SleepOptions{Samples: c.samples, settings: map[string]string{}})
+		doc, err := probe.SleepDocument(r, c.samples, timer.Status{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestWakeInterruptedIsMarked(t *testing.T) {
 		{[]probe.WakeThread{th, th}, false},
 	} {
 		r := &probe.WakeResult{Interval: time.Millisecond, Planned: 1000, Threads: c.threads}
-		doc, err := wakeDocument(r, timer.Status{}, nil, &WakeOptions{settings: map[string]string{}})
+		doc, err := probe.WakeDocument(r, timer.Status{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
-	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -144,74 +143,21 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 	} else if o.Samples == 0 {
 		fmt.Fprintln(o.IO.Err, "measuring until Ctrl-C ...")
 	}
-	r, err := probe.Sleep(ctx, po)
+	r, doc, err := probe.RunSleep(ctx, po)
 	if po.Live != nil {
 		close(po.Live)
 		<-liveDone
 	}
 	if err != nil {
-		return fmt.Errorf("sleep probe: %w", err)
-	}
-	st, stErr := timer.Query()
-	doc, err := sleepDocument(r, st, stErr, o)
-	if err != nil {
 		return err
 	}
+	doc.Settings = o.settings
 	if o.Raw != "" {
 		if err := writeFileWith(o.Raw, r.WriteCSV); err != nil {
 			return err
 		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSleep(w, doc, r) })
-}
-
-func sleepDocument(r *probe.SleepResult, st timer.Status, stErr error, o *SleepOptions) (*result.Document, error) {
-	data := &probe.SleepData{}
-	doc := probe.KindSleep.New(data)
-	doc.Settings = o.settings
-	if stErr == nil {
-		data.Timer = &st
-	} else {
-		doc.Notes = append(doc.Notes, "timer state unavailable: "+stErr.Error())
-	}
-	setup := r.Setup
-	data.Measurement = probe.Measurement{
-		Method:         r.Method,
-		RequestedNs:    r.Requested.Nanoseconds(),
-		WarmupNs:       r.WarmupNs,
-		Interrupted:    r.Interrupted,
-		ElapsedNs:      r.Elapsed.Nanoseconds(),
-		Thread:         &setup,
-		ClockSource:    doc.Host.ClockSource,
-		PercentileNote: result.PercentileDefinition,
-	}
-	data.Overhead = r.Overhead
-	if len(r.Slept) == 0 {
-		return nil, fmt.Errorf("no samples were taken")
-	}
-	data.SetCounts(int64(o.Samples), int64(len(r.Slept)), r.Stopped)
-	data.Summary = stats.Summarize(r.Slept)
-	data.Overshoot = stats.Summarize(stats.Shift(r.Slept, r.Requested.Nanoseconds()))
-	h, err := result.EncodeHistogram(stats.HistogramOf(r.Slept))
-	if err != nil {
-		return nil, err
-	}
-	data.Histogram = *h
-	var note string
-	if data.Samples, note = result.KeepSamples(r.Slept); note != "" {
-		doc.Notes = append(doc.Notes, note)
-	}
-	doc.Notes = append(doc.Notes, fmt.Sprintf("first sample (%s) discarded as warm-up", report.Duration(time.Duration(r.WarmupNs))))
-	if setup.PriorityNote != "" {
-		doc.Notes = append(doc.Notes, setup.PriorityNote)
-	}
-	if r.LiveDropped > 0 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%d live lines not printed (terminal too slow); all samples are in the statistics", r.LiveDropped))
-	}
-	if len(r.Slept) < 1000 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%d samples: p99.9 needs at least 1000 to differ from the maximum", len(r.Slept)))
-	}
-	return doc, nil
 }
 
 func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {

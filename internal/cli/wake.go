@@ -146,7 +146,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
 		}
 	}
-	r, err := probe.Wake(ctx, wo)
+	r, doc, err := probe.RunWake(ctx, wo)
 	var setup *probe.SetupError
 	switch {
 	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
@@ -154,90 +154,15 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	case errors.As(err, &setup):
 		return setup.Err
 	case err != nil:
-		return fmt.Errorf("wake probe: %w", err)
-	}
-	st, stErr := timer.Query()
-	doc, err := wakeDocument(r, st, stErr, o)
-	if err != nil {
 		return err
 	}
-	doc.Notes = append(doc.Notes, r.Notes...)
+	doc.Settings = o.settings
 	if o.HistFile != "" {
 		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
 			return err
 		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printWake(w, doc) })
-}
-
-func wakeDocument(r *probe.WakeResult, st timer.Status, stErr error, o *WakeOptions) (*result.Document, error) {
-	data := &probe.WakeData{}
-	doc := probe.KindWake.New(data)
-	doc.Settings = o.settings
-	if stErr == nil {
-		data.Timer = &st
-	}
-	interval := r.Interval.Nanoseconds()
-	var all []int64
-	var over int64
-	intr := 0
-	for _, t := range r.Threads {
-		all = append(all, t.Latencies...)
-		over += t.Overruns
-		intr += t.Interrupted
-		s := stats.Summarize(t.Latencies)
-		th := probe.ThreadOutcome{ThreadSetup: t.Setup, Summary: s, Overruns: t.Overruns, WarmupNs: t.WarmupNs, Interrupted: t.Interrupted}
-		if t.Overruns > 0 {
-			cs := stats.SummarizeHistogram(stats.CorrectedHistogramOf(t.Latencies, interval))
-			th.CorrectedSummary = &cs
-		}
-		data.Threads = append(data.Threads, th)
-	}
-	if len(all) == 0 {
-		return nil, fmt.Errorf("no wake-ups were measured")
-	}
-	method := "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
-	if doc.Host.OS == "windows" {
-		method = "high-resolution waitable timer, absolute due time"
-	}
-	data.Measurement = probe.Measurement{
-		Method: method, IntervalNs: interval, WarmupNs: r.Threads[0].WarmupNs, Interrupted: intr,
-		ElapsedNs: r.Elapsed.Nanoseconds(), ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition,
-	}
-	data.Overhead = r.Overhead
-	data.Summary = stats.Summarize(all)
-	h, err := result.EncodeHistogram(stats.HistogramOf(all))
-	if err != nil {
-		return nil, err
-	}
-	data.Histogram = *h
-	data.Overruns = over
-	ch := stats.CorrectedHistogramOf(all, interval)
-	data.CorrectedSummary = stats.SummarizeHistogram(ch)
-	if h, err = result.EncodeHistogram(ch); err != nil {
-		return nil, err
-	}
-	data.CorrectedHistogram = *h
-	var note string
-	if data.Samples, note = result.KeepSamples(all); note != "" {
-		doc.Notes = append(doc.Notes, note)
-	}
-	stopped := false
-	for _, t := range r.Threads {
-		stopped = stopped || t.Stopped
-	}
-	data.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped)
-	doc.Notes = append(doc.Notes, wakeWarmupNote)
-	for _, t := range r.Threads {
-		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
-			doc.Notes = append(doc.Notes, t.Setup.PriorityNote)
-			break
-		}
-	}
-	if o.DMALatency >= 0 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", o.DMALatency))
-	}
-	return doc, nil
 }
 
 func printWake(w io.Writer, doc *result.Document) {
@@ -290,13 +215,11 @@ func printWake(w io.Writer, doc *result.Document) {
 		fmt.Fprintln(w, l)
 	}
 	for _, n := range doc.Notes {
-		if n != wakeWarmupNote {
+		if n != probe.WakeWarmupNote {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
 }
-
-const wakeWarmupNote = "the first wake-up of each thread is discarded as warm-up"
 
 // writeCyclictestHist writes the histogram in the layout of cyclictest -h:
 // one row per 1 µs bucket with a column per thread, then the footer rteval

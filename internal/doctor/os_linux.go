@@ -13,8 +13,6 @@ import (
 	"github.com/latlab/latlab/internal/timer"
 )
 
-const wakeMethod = "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
-
 func osTimerFacts(st timer.Status, o Options) []Fact {
 	return LinuxTimerFacts(st, readDMALatency(o.Root))
 }

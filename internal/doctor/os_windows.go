@@ -11,8 +11,6 @@ import (
 	"github.com/latlab/latlab/internal/winapi"
 )
 
-const wakeMethod = "high-resolution waitable timer, absolute due time"
-
 func osTimerFacts(st timer.Status, o Options) []Fact {
 	return WindowsTimerFacts(st, powerThrottling())
 }

@@ -109,7 +109,7 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 	}
 	var all []int64
 	var over int64
-	p := &Probe{Name: name, Method: wakeMethod, IntervalNs: wo.Interval.Nanoseconds()}
+	p := &Probe{Name: name, Method: probe.WakeMethod, IntervalNs: wo.Interval.Nanoseconds()}
 	for _, t := range wr.Threads {
 		all = append(all, t.Latencies...)
 		over += t.Overruns

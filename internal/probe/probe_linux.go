@@ -11,6 +11,9 @@ import (
 
 var sleepMethods = []string{"nanosleep", "abstime"}
 
+// WakeMethod names the wait the wake probe measures.
+const WakeMethod = "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
+
 const resolutionNote = "timer slack of the measuring thread (PR_SET_TIMERSLACK); SCHED_FIFO threads have no slack"
 
 // priorityHint ends the note made when the thread obtained a lower priority

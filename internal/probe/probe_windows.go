@@ -14,6 +14,9 @@ import (
 
 var sleepMethods = []string{"sleep", "waitable", "ntdelay"}
 
+// WakeMethod names the wait the wake probe measures.
+const WakeMethod = "high-resolution waitable timer, absolute due time"
+
 const resolutionNote = "NtSetTimerResolution for this process (power-throttling opt-out applied)"
 
 // priorityHint ends the note made when the thread obtained a lower priority

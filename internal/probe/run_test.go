@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// RunSleep returns the measured result and its document: the payload
+// describes the same samples, with the planned count and the notes that a
+// short run needs.
+func TestRunSleep(t *testing.T) {
+	r, doc, err := RunSleep(context.Background(), SleepOptions{
+		Duration: time.Millisecond, Samples: 7, Method: defaultMethod(), Thread: Thread{CPU: -1}, SkipOverhead: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := KindSleep.Of(doc)
+	if !ok {
+		t.Fatalf("document of kind %q", doc.Kind)
+	}
+	if d.RequestedCount != 7 || d.MeasuredCount != 7 || d.Summary.Count != 7 || len(r.Slept) != 7 || d.Interrupted {
+		t.Errorf("requested %d, measured %d, summary %d, samples %d, interrupted %v",
+			d.RequestedCount, d.MeasuredCount, d.Summary.Count, len(r.Slept), d.Interrupted)
+	}
+	if d.Measurement.RequestedNs != time.Millisecond.Nanoseconds() || d.Measurement.Method != defaultMethod() {
+		t.Errorf("measurement %+v", d.Measurement)
+	}
+	for _, want := range []string{SleepWarmupNote(r.WarmupNs), "7 samples: p99.9 needs at least 1000 to differ from the maximum"} {
+		if !slices.Contains(doc.Notes, want) {
+			t.Errorf("notes %q lack %q", doc.Notes, want)
+		}
+	}
+}
+
+// A run with no sample (stopped before the first) has no document.
+func TestSleepDocumentNeedsSamples(t *testing.T) {
+	if _, err := SleepDocument(&SleepResult{Requested: time.Millisecond}, 0, timer.Status{}, nil); !errors.Is(err, ErrNoSamples) {
+		t.Errorf("err %v, want ErrNoSamples", err)
+	}
+}
+
+// The timer state goes into the document when it could be read, and a
+// note says why when it could not.
+func TestSleepDocumentTimerState(t *testing.T) {
+	r := &SleepResult{Requested: time.Millisecond, Slept: []int64{1_100_000}}
+	doc, err := SleepDocument(r, 1, timer.Status{}, errors.New("denied"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := KindSleep.Of(doc); d.Timer != nil || !slices.Contains(doc.Notes, "timer state unavailable: denied") {
+		t.Errorf("timer %+v, notes %q", d.Timer, doc.Notes)
+	}
+}
+
+// RunWake pools the threads, counts the planned wake-ups of all of them
+// and notes the DMA latency it held.
+func TestRunWakeDocument(t *testing.T) {
+	_, doc, err := RunWake(context.Background(), WakeOptions{Interval: time.Millisecond, Loops: 5, CPUs: []int{-1, -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := KindWake.Of(doc)
+	if !ok {
+		t.Fatalf("document of kind %q", doc.Kind)
+	}
+	if len(d.Threads) != 2 || d.RequestedCount != 10 || d.MeasuredCount != 10 || d.Summary.Count != 10 {
+		t.Errorf("threads %d, requested %d, measured %d, pooled %d", len(d.Threads), d.RequestedCount, d.MeasuredCount, d.Summary.Count)
+	}
+	if d.Measurement.Method != WakeMethod || d.Measurement.IntervalNs != time.Millisecond.Nanoseconds() {
+		t.Errorf("measurement %+v", d.Measurement)
+	}
+	if !slices.Contains(doc.Notes, WakeWarmupNote) {
+		t.Errorf("notes %q lack the warm-up note", doc.Notes)
+	}
+	held := 10
+	wr := &WakeResult{Interval: time.Millisecond, Planned: 1, Threads: []WakeThread{{Latencies: []int64{50_000}}}}
+	if doc, err = WakeDocument(wr, timer.Status{}, nil, &held); err != nil || !slices.Contains(doc.Notes, "/dev/cpu_dma_latency held at 10us during the run") {
+		t.Errorf("notes %q, err %v", doc.Notes, err)
+	}
+}
