@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -158,7 +157,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	}
 	doc.Settings = o.settings
 	if o.HistFile != "" {
-		if err := writeCyclictestHist(o.HistFile, r, o.HistMaxUs, o.DMALatency); err != nil {
+		if err := writeFileWith(o.HistFile, func(w io.Writer) error { return r.WriteCyclictestHist(w, o.HistMaxUs, o.DMALatency) }); err != nil {
 			return err
 		}
 	}
@@ -219,94 +218,4 @@ func printWake(w io.Writer, doc *result.Document) {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
-}
-
-// writeCyclictestHist writes the histogram in the layout of cyclictest -h:
-// one row per 1 µs bucket with a column per thread, then the footer rteval
-// and other consumers parse. Latencies are truncated to whole µs as
-// cyclictest does; values at or above maxUs are overflows.
-func writeCyclictestHist(path string, r *probe.WakeResult, maxUs, dma int) error {
-	return writeFileWith(path, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		if err := formatCyclictestHist(bw, r, maxUs, dma); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
-}
-
-func formatCyclictestHist(w io.Writer, r *probe.WakeResult, maxUs, dma int) error {
-	n := len(r.Threads)
-	hist := make([][]int64, n)
-	overflows := make([][]int, n)
-	minUs, maxL, sum := make([]int64, n), make([]int64, n), make([]int64, n)
-	for i, t := range r.Threads {
-		hist[i] = make([]int64, maxUs)
-		minUs[i] = 1 << 62
-		for cyc, v := range t.Latencies {
-			us := v / 1000
-			if us < 0 {
-				us = 0
-			}
-			if us < minUs[i] {
-				minUs[i] = us
-			}
-			if us > maxL[i] {
-				maxL[i] = us
-			}
-			sum[i] += us
-			if us >= int64(maxUs) {
-				overflows[i] = append(overflows[i], cyc)
-				continue
-			}
-			hist[i][us]++
-		}
-		if len(t.Latencies) == 0 {
-			minUs[i] = 0
-		}
-	}
-	if dma >= 0 {
-		fmt.Fprintf(w, "# /dev/cpu_dma_latency set to %dus\n", dma)
-	}
-	fmt.Fprintln(w, "# Histogram")
-	for b := 0; b < maxUs; b++ {
-		fmt.Fprintf(w, "%06d ", b)
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				fmt.Fprint(w, "\t")
-			}
-			fmt.Fprintf(w, "%06d", hist[i][b])
-		}
-		fmt.Fprintln(w)
-	}
-	footer := func(label string, f func(i int) string) {
-		fmt.Fprintf(w, "# %s:", label)
-		for i := 0; i < n; i++ {
-			fmt.Fprintf(w, " %s", f(i))
-		}
-		fmt.Fprintln(w)
-	}
-	footer("Total", func(i int) string { return fmt.Sprintf("%09d", int64(len(r.Threads[i].Latencies)-len(overflows[i]))) })
-	footer("Min Latencies", func(i int) string { return fmt.Sprintf("%05d", minUs[i]) })
-	footer("Avg Latencies", func(i int) string {
-		if len(r.Threads[i].Latencies) == 0 {
-			return "00000"
-		}
-		return fmt.Sprintf("%05d", sum[i]/int64(len(r.Threads[i].Latencies)))
-	})
-	footer("Max Latencies", func(i int) string { return fmt.Sprintf("%05d", maxL[i]) })
-	footer("Histogram Overflows", func(i int) string { return fmt.Sprintf("%05d", len(overflows[i])) })
-	fmt.Fprintln(w, "# Histogram Overflow at cycle number:")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(w, "# Thread %d:", i)
-		for k, c := range overflows[i] {
-			if k == 1000 {
-				fmt.Fprintf(w, " # %05d others", len(overflows[i])-k)
-				break
-			}
-			fmt.Fprintf(w, " %05d", c)
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
 }
