@@ -11,17 +11,8 @@ import (
 
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/stats"
 )
-
-// KindRSSExperiment is the document `latlab net rss-experiment --json`
-// writes. Older documents kept the measurement at the top level; Moved
-// reads it.
-var KindRSSExperiment = result.Register[RSSData]("rss-experiment", "which CPUs do a network interface's work under each load profile (latlab net rss-experiment)",
-	result.Moved("measurement"))
 
 // NetRSSOptions are the flags of `latlab net rss-experiment`.
 type NetRSSOptions struct {
@@ -71,34 +62,6 @@ run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
 	return cmd
 }
 
-// RSSPhase is one load's outcome.
-type RSSPhase struct {
-	Profile     string        `json:"profile"`
-	Sent        int64         `json:"sent"`
-	Lost        int64         `json:"lost"`
-	AchievedPPS float64       `json:"achieved_rate_pps"`
-	RTT         stats.Summary `json:"rtt"`
-	// WorkPerCPU is the network work per CPU (interrupts of the interface's
-	// queues + NET_RX/NET_TX softirqs on Linux, DPCs queued on Windows).
-	WorkRole   string        `json:"work_role"`
-	WorkPerCPU []float64     `json:"work_per_cpu"`
-	BusyCPUs   []int         `json:"busy_cpus"`
-	QueuesUsed []string      `json:"queues_used"`
-	Interval   *irq.Interval `json:"interval"`
-}
-
-// RSSData is the payload of a document of kind rss-experiment.
-type RSSData struct {
-	Measurement probe.Measurement `json:"measurement"`
-	Peer        string            `json:"peer"`
-	Interface   string            `json:"interface"`
-	Loopback    bool              `json:"loopback"`
-	Queues      int               `json:"rx_queues"`
-	Phases      []RSSPhase        `json:"phases"`
-	Verdict     []string          `json:"verdict"`
-	Network     *irq.NetInfo      `json:"network"`
-}
-
 func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if !(o.Share > 0 && o.Share <= 1) {
 		return Usagef("invalid --share %v: accepted a fraction in (0, 1]", o.Share)
@@ -119,13 +82,9 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if err != nil {
 		return netErr(err)
 	}
-	data := &RSSData{Peer: r.Peer, Interface: r.Interface, Loopback: r.Loopback, Queues: r.Queues, Verdict: r.Verdict, Network: r.Network}
-	for _, ph := range r.Phases {
-		data.Phases = append(data.Phases, RSSPhase(ph))
-	}
-	doc := KindRSSExperiment.New(data)
+	doc := r.Document()
 	doc.Settings = o.settings
-	data.Measurement = probe.Measurement{Method: irq.Method() + "; load from latlab net udp profiles", ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
+	data := r
 	if o.Plot != "" && len(data.Phases) > 0 {
 		var groups []report.BarGroup
 		for _, ph := range data.Phases {
@@ -145,7 +104,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	return ctx.Err()
 }
 
-func printRSS(w io.Writer, d *RSSData) {
+func printRSS(w io.Writer, d *netload.RSSResult) {
 	where := d.Interface
 	if where == "" {
 		where = "?"

@@ -2,6 +2,7 @@ package netload
 
 import (
 	"fmt"
+
 	"github.com/latlab/latlab/internal/etw"
 
 	"github.com/latlab/latlab/internal/probe"
@@ -18,6 +19,9 @@ var (
 		result.Moved("measurement", "summary", "samples_ns"))
 	KindServeReady = result.Register[ServeReady]("net-serve-ready", "the addresses latlab net serve listens on, once it listens (one line)")
 	KindServe      = result.Register[ServeStats]("net-serve", "what latlab net serve served, when it stops (one line)")
+	// Older rss-experiment documents kept the measurement at the top level.
+	KindRSSExperiment = result.Register[RSSResult]("rss-experiment", "which CPUs do a network interface's work under each load profile (latlab net rss-experiment)",
+		result.Moved("measurement"))
 )
 
 // ServeReady is the payload of the line `net serve --json` prints once

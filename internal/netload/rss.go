@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -31,30 +33,41 @@ type RSSOptions struct {
 
 // RSSPhase is one load's outcome.
 type RSSPhase struct {
-	Profile     string
-	Sent        int64
-	Lost        int64
-	AchievedPPS float64
-	RTT         stats.Summary
+	Profile     string        `json:"profile"`
+	Sent        int64         `json:"sent"`
+	Lost        int64         `json:"lost"`
+	AchievedPPS float64       `json:"achieved_rate_pps"`
+	RTT         stats.Summary `json:"rtt"`
 	// WorkPerCPU is the network work per CPU (interrupts of the
 	// interface's queues + NET_RX/NET_TX softirqs on Linux, DPCs queued on
 	// Windows); WorkRole says which.
-	WorkRole   string
-	WorkPerCPU []float64
-	BusyCPUs   []int
-	QueuesUsed []string
-	Interval   *irq.Interval
+	WorkRole   string        `json:"work_role"`
+	WorkPerCPU []float64     `json:"work_per_cpu"`
+	BusyCPUs   []int         `json:"busy_cpus"`
+	QueuesUsed []string      `json:"queues_used"`
+	Interval   *irq.Interval `json:"interval"`
 }
 
-// RSSResult is the outcome of RunRSS.
+// RSSResult is the outcome of RunRSS and the payload of a document of
+// kind rss-experiment.
 type RSSResult struct {
-	Peer      string // the echo server, host:port
-	Interface string // the local interface the traffic left by
-	Loopback  bool
-	Queues    int // the interface's receive queues, when visible
-	Phases    []RSSPhase
-	Verdict   []string
-	Network   *irq.NetInfo
+	// Measurement is filled in by Document.
+	Measurement probe.Measurement `json:"measurement"`
+	Peer        string            `json:"peer"`      // the echo server, host:port
+	Interface   string            `json:"interface"` // the local interface the traffic left by
+	Loopback    bool              `json:"loopback"`
+	Queues      int               `json:"rx_queues"` // the interface's receive queues, when visible
+	Phases      []RSSPhase        `json:"phases"`
+	Verdict     []string          `json:"verdict"`
+	Network     *irq.NetInfo      `json:"network"`
+}
+
+// Document is the rss-experiment document of r.
+func (r *RSSResult) Document() *result.Document {
+	doc := KindRSSExperiment.New(r)
+	r.Measurement = probe.Measurement{Method: irq.Method() + "; load from latlab net udp profiles",
+		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
+	return doc
 }
 
 // rssProfiles are the loads, in the order they run: the seed's question
