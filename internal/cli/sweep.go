@@ -13,7 +13,6 @@ import (
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
@@ -256,10 +255,9 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 		return fmt.Errorf("sweep: %w", err)
 	}
-	doc, err := sweepDocument(res, o)
-	if err != nil {
-		return err
-	}
+	doc := res.Document()
+	doc.Settings = o.settings
+	doc.Settings["seed"] = fmt.Sprint(res.Seed)
 	if o.CSV != "" {
 		if err := writeFileWith(o.CSV, func(w io.Writer) error { return sweep.WriteCSV(w, res) }); err != nil {
 			return err
@@ -271,21 +269,6 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSweep(w, res) })
-}
-
-func sweepDocument(res *sweep.Result, o *SweepOptions) (*result.Document, error) {
-	data := &sweep.Data{Result: *res}
-	doc := sweep.Kind.New(data)
-	doc.Settings = o.settings
-	doc.Settings["seed"] = fmt.Sprint(res.Seed)
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
-	data.Measurement = probe.Measurement{Method: res.Method, RequestedNs: res.DurationNs, ElapsedNs: res.ElapsedNs,
-		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
-	doc.Notes = append(doc.Notes, res.Notes...)
-	doc.Notes = append(doc.Notes, "overshoot = slept - requested sleep; each step's warm-up sample is discarded")
-	return doc, nil
 }
 
 func printSweep(w io.Writer, r *sweep.Result) {

@@ -121,3 +121,20 @@ func TestSweepTooFewSamples(t *testing.T) {
 		t.Errorf("p99 of 50 samples: %+v", res.Verdict)
 	}
 }
+
+// The document carries the sweep as its payload, how it was measured, and
+// the run's notes before the one on overshoot.
+func TestDocument(t *testing.T) {
+	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, ElapsedNs: 5e9, Notes: []string{"a note"}}
+	doc := r.Document()
+	d, ok := Kind.Of(doc)
+	if !ok {
+		t.Fatalf("kind %q", doc.Kind)
+	}
+	if d.Measurement.Method != "nanosleep" || d.Measurement.RequestedNs != 1_000_000 || d.Measurement.ElapsedNs != 5e9 || d.Method != "nanosleep" {
+		t.Errorf("measurement %+v, method %q", d.Measurement, d.Method)
+	}
+	if len(doc.Notes) != 2 || doc.Notes[0] != "a note" || !strings.HasPrefix(doc.Notes[1], "overshoot = slept - requested sleep") {
+		t.Errorf("notes %q", doc.Notes)
+	}
+}
