@@ -76,28 +76,21 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	if err != nil {
 		return Usagef("invalid --size: %v", err)
 	}
-	to := netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout}
+	to := netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout, ETW: o.ETW}
 	if err := to.Validate(); err != nil { // before the output files are created
 		return netErr(err)
 	}
 	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
 		return err
 	}
-	trace, err := startTCPETW(o.ETW)
-	if err != nil {
-		return err
-	}
 	r, err := netload.RunTCP(ctx, to)
-	trace.finish(r)
 	if err != nil {
 		return netErr(err)
 	}
 	data, notes := netload.NewTCPData(r)
-	trace.addToDocument(data)
 	doc := netload.KindTCPDiscard.New(data)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, notes...)
-	doc.Notes = append(doc.Notes, trace.documentNotes()...)
 	if o.CSV != "" {
 		if err := writeFileWith(o.CSV, r.WriteCSV); err != nil {
 			return err
@@ -105,12 +98,12 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	}
 	if o.Graph != "" {
 		g := report.TCPDiscardGraph(r)
-		g.Retrans = append(g.Retrans, trace.retransmissions()...)
+		g.Retrans = append(g.Retrans, r.Events.Retransmissions()...)
 		if err := writePlot(o.Graph, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
 			return err
 		}
 	}
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data); trace.print(w) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data); printTCPEvents(w, r.Events) }); err != nil {
 		return err
 	}
 	return r.Delivered()

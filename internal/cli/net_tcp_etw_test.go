@@ -20,21 +20,22 @@ func TestTCPETWReport(t *testing.T) {
 		{ID: 1351, Name: "TcpDataTransferRetransmitRound", Tcb: 1, Timestamp: 100 + 25_000},
 		{ID: 1387, Name: "TcpRack", Tcb: 1, Timestamp: 100 + 30_000, Fields: map[string]uint64{"RackReoWind": 4}},
 	}
-	tr := &tcpETW{conn: etw.ForConnection(evs, loc, rem, 10_000_000)}
+	tr := &netload.TCPEvents{Conn: etw.ForConnection(evs, loc, rem, 10_000_000), Notes: []string{"a trace note"}}
 	var b bytes.Buffer
-	tr.print(&b)
+	printTCPEvents(&b, tr)
 	for _, want := range []string{"TcpDataTransferRetransmitRound   1", "TcpRack                          1", "last RACK reordering window (RackReoWind): 4"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
 	}
-	if r := tr.retransmissions(); len(r) != 1 || r[0] != 2.5 {
+	if r := tr.Retransmissions(); len(r) != 1 || r[0] != 2.5 {
 		t.Errorf("marks %v", r)
 	}
-	data := &netload.TCPData{TCPResult: &netload.TCPResult{}}
-	tr.addToDocument(data)
+	data, notes := netload.NewTCPData(&netload.TCPResult{SinkBytes: 1, Events: tr})
+	if len(notes) != 1 || notes[0] != "a trace note" {
+		t.Errorf("notes %q", notes)
+	}
 	doc := netload.KindTCPDiscard.New(data)
-	doc.Notes = append(doc.Notes, tr.documentNotes()...)
 	var out bytes.Buffer
 	if err := result.Write(&out, doc); err != nil {
 		t.Fatal(err)
@@ -58,12 +59,11 @@ func TestTCPETWReport(t *testing.T) {
 		t.Errorf("the document does not read back: %v", err)
 	}
 	// Without --etw nothing changes.
-	var none *tcpETW
-	none.finish(nil)
-	none.print(&b)
-	plain := &netload.TCPData{}
-	none.addToDocument(plain)
-	if none.retransmissions() != nil || plain.ETW != nil || none.documentNotes() != nil {
-		t.Error("nil trace did something")
+	var none *netload.TCPEvents
+	n := b.Len()
+	printTCPEvents(&b, none)
+	plain, notes := netload.NewTCPData(&netload.TCPResult{SinkBytes: 1})
+	if none.Retransmissions() != nil || plain.ETW != nil || len(notes) != 0 || b.Len() != n {
+		t.Error("no trace did something")
 	}
 }

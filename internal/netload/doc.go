@@ -198,5 +198,9 @@ func NewTCPData(r *TCPResult) (*TCPData, []string) {
 	if r.SampleLimitHit {
 		notes = append(notes, fmt.Sprintf("sampling stopped at %d samples", MaxTCPSamples))
 	}
+	if r.Events != nil {
+		d.ETW = r.Events.Conn
+		notes = append(notes, r.Events.Notes...)
+	}
 	return d, notes
 }

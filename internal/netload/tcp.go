@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/probe"
 )
 
@@ -24,6 +25,10 @@ type TCPOptions struct {
 	Size        int64         // bytes to send
 	SampleEvery time.Duration // TCP state sampling period; 0 = no sampling
 	Timeout     time.Duration // bound on the whole transfer
+	// ETW records the Microsoft-Windows-TCPIP provider's events while the
+	// transfer runs (Windows, elevated); TCPResult.Events holds the
+	// connection's.
+	ETW bool
 }
 
 // MaxTCPSamples bounds the state samples kept for one transfer.
@@ -64,6 +69,10 @@ type TCPResult struct {
 	SampleLimitHit bool        `json:"sample_limit_hit,omitempty"`
 	SampleError    string      `json:"sample_error,omitempty"`
 	ClockSource    string      `json:"clock_source"`
+
+	// Events are the connection's TCP/IP events when TCPOptions.ETW was
+	// set; the document carries them as data.etw.
+	Events *TCPEvents `json:"-"`
 }
 
 // Validate checks the options; RunTCP calls it before connecting, and a
@@ -119,6 +128,24 @@ func RunTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	var trace *etw.TCPTrace
+	if o.ETW {
+		var err error
+		if trace, err = startTCPTrace(); err != nil {
+			return nil, err
+		}
+	}
+	r, err := runTCP(ctx, o)
+	if trace != nil {
+		ev := stopTCPTrace(trace, r) // also when the transfer failed: the session must end
+		if r != nil {
+			r.Events = ev
+		}
+	}
+	return r, err
+}
+
+func runTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
