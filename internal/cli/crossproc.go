@@ -17,7 +17,6 @@ import (
 	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -173,15 +172,9 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	if err != nil {
 		return err
 	}
-	data := &crossproc.Data{Result: *res}
-	doc := crossproc.Kind.New(data)
+	doc := res.Document()
 	doc.Settings = o.settings
 	delete(doc.Settings, "child")
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
-	data.Measurement = probe.Measurement{Method: o.Method, RequestedNs: o.Duration.Nanoseconds(), ClockSource: doc.Host.ClockSource,
-		PercentileNote: result.PercentileDefinition}
 	if o.Plot != "" {
 		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.CrossprocPlot(res, format) }); err != nil {
 			return err

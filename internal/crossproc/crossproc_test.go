@@ -95,3 +95,13 @@ func TestServeProtocol(t *testing.T) {
 		t.Fatalf("events %+v", evs)
 	}
 }
+
+// The document carries the result as its payload and says how the sleeps
+// were measured.
+func TestDocument(t *testing.T) {
+	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, Rows: []Row{}}
+	d, ok := Kind.Of(r.Document())
+	if !ok || d.Measurement.Method != "nanosleep" || d.Measurement.RequestedNs != 1_000_000 || d.Method != "nanosleep" {
+		t.Errorf("payload %+v", d)
+	}
+}
