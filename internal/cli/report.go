@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -55,9 +56,9 @@ func runReport(ctx context.Context, o *ReportOptions) error {
 	if len(o.Files) == 0 {
 		return Usagef("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
 	}
-	in, err := readResults(o.Files)
+	in, err := compare.ReadInputs(o.Files)
 	if err != nil {
-		return err
+		return Usage(err)
 	}
 	var ri []report.ReportInput
 	for _, x := range in {
