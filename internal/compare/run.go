@@ -93,16 +93,22 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in, expect, err = o.expand(in, expect); err != nil {
+	in, from, expect, err := o.expand(in, expect)
+	if err != nil {
 		return nil, err
 	}
 	labels := map[string]bool{}
 	for i := range in {
 		if labels[in[i].Label] { // two files of the same name in different folders
-			first := strings.Split(o.Files[i], ",")[0]
-			in[i].Label = filepath.Join(filepath.Base(filepath.Dir(first)), in[i].Label)
+			arg := o.Files[from[i].file]
+			first := strings.Split(arg, ",")[0]
+			label := in[i].Label
+			in[i].Label = filepath.Join(filepath.Base(filepath.Dir(first)), label)
 			if labels[in[i].Label] {
-				in[i].Label = o.Files[i]
+				in[i].Label = arg
+				if from[i].arm { // keep the "[VALUE]" the argument lacks
+					in[i].Label = filepath.Join(filepath.Dir(first), label)
+				}
 			}
 		}
 		labels[in[i].Label] = true
@@ -154,10 +160,9 @@ func (o RunOptions) hasArms(path string) bool {
 // expand replaces each result that holds arms by its arms, the baseline
 // first, and finds --expect-better among them (expect is its index among
 // the files, -1 when it names no file, as an arm label "file.json[VALUE]"
-// does).
-func (o RunOptions) expand(in []Input, expect int) ([]Input, int, error) {
+// does). from says where each input returned came from.
+func (o RunOptions) expand(in []Input, expect int) (out []Input, from []origin, _ int, _ error) {
 	name := o.ExpectBetter
-	var out []Input
 	newExpect := -1
 	for i, x := range in {
 		arms := o.Arms[x.Doc.Kind]
@@ -166,29 +171,40 @@ func (o RunOptions) expand(in []Input, expect int) ([]Input, int, error) {
 				newExpect = len(out)
 			}
 			out = append(out, x)
+			from = append(from, origin{file: i})
 			continue
 		}
 		if i == expect {
-			return nil, -1, inputf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
+			return nil, nil, -1, inputf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
 		}
 		xs, err := arms(x.Label, x.Doc)
 		if err != nil {
-			return nil, -1, &InputError{err}
+			return nil, nil, -1, &InputError{err}
 		}
 		for j, a := range xs {
 			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
 				if j == 0 && len(out) == 0 {
-					return nil, -1, inputf("--expect-better %s names the baseline the others are compared with", name)
+					return nil, nil, -1, inputf("--expect-better %s names the baseline the others are compared with", name)
 				}
 				newExpect = len(out) + j
 			}
 		}
 		out = append(out, xs...)
+		for range xs {
+			from = append(from, origin{file: i, arm: true})
+		}
 	}
 	if name != "" && newExpect < 0 {
-		return nil, -1, inputf("--expect-better %s is not one of the compared files or arms", name)
+		return nil, nil, -1, inputf("--expect-better %s is not one of the compared files or arms", name)
 	}
-	return out, newExpect, nil
+	return out, from, newExpect, nil
+}
+
+// origin is where an input came from: the index of its file argument, and
+// whether it is one arm of the result that file holds.
+type origin struct {
+	file int
+	arm  bool
 }
 
 // maxRunsPerSide bounds the files one side (a directory or a list) may

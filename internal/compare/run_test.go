@@ -170,3 +170,58 @@ func TestReadInputsSides(t *testing.T) {
 		}
 	}
 }
+
+// Inputs of the same name are labelled by their folder, counted after a
+// try result has become its arms (this once indexed past the files given
+// and panicked).
+func TestRunLabelsSameNamesAfterArms(t *testing.T) {
+	dir := testutil.TempDir(t)
+	// The fixture's try does not say how long it slept: make it 1 ms, as
+	// the sleep fixtures are.
+	var doc map[string]any
+	if b, err := os.ReadFile(td("try.json")); err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatal("cannot read the try fixture")
+	}
+	doc["data"].(map[string]any)["measurement"].(map[string]any)["requested_ns"] = 1e6
+	tryData, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tries []string
+	for _, d := range []string{"x", "y", "y/z"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+		f := filepath.Join(dir, d, "try.json")
+		if err := os.WriteFile(f, tryData, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tries = append(tries, f)
+	}
+	arm := func(dir, value string) string { return filepath.Join(dir, "try.json["+value+"]") }
+	for _, c := range []struct {
+		files []string
+		want  []string
+	}{
+		{[]string{tries[0], td("a.json"), td("other/a.json")},
+			[]string{"try.json[current]", "try.json[1us]", "a.json", "other/a.json"}},
+		{[]string{td("a.json"), tries[0], td("other/a.json")},
+			[]string{"a.json", "try.json[current]", "try.json[1us]", "other/a.json"}},
+		// Arms of y/z/try.json take z; the same file named again, y/./try.json,
+		// takes its whole path.
+		{[]string{tries[0], tries[1], tries[2], filepath.Join(dir, "y", ".", "try.json")},
+			[]string{"try.json[current]", "try.json[1us]", arm("y", "current"), arm("y", "1us"),
+				arm("z", "current"), arm("z", "1us"), arm(filepath.Join(dir, "y"), "current"), arm(filepath.Join(dir, "y"), "1us")}},
+	} {
+		r, err := run(t, compare.RunOptions{Files: c.files, Arms: arms})
+		if err != nil {
+			t.Errorf("%v: %v", c.files, err)
+			continue
+		}
+		var got []string
+		for _, x := range r.Runs {
+			got = append(got, x.Label)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%v: labels %q, want %q", c.files, got, c.want)
+		}
+	}
+}
