@@ -57,6 +57,7 @@ func TestRunPayloadGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			slashLabels(r)
 			var b bytes.Buffer
 			if err := result.Write(&b, compare.Kind.New(r)); err != nil {
 				t.Fatal(err)
@@ -67,6 +68,18 @@ func TestRunPayloadGolden(t *testing.T) {
 			}
 			goldie.New(t).Assert(t, c.name+"-data", append(doc.Data, '\n'))
 		})
+	}
+}
+
+// slashLabels writes the labels of r, and the verdicts that name them,
+// with forward slashes, as the golden files have them on every OS.
+func slashLabels(r *compare.Result) {
+	for i := range r.Runs {
+		r.Runs[i].Label = filepath.ToSlash(r.Runs[i].Label)
+	}
+	for i := range r.Pairs {
+		p := &r.Pairs[i]
+		p.ALabel, p.BLabel, p.Verdict = filepath.ToSlash(p.ALabel), filepath.ToSlash(p.BLabel), filepath.ToSlash(p.Verdict)
 	}
 }
 
@@ -202,9 +215,9 @@ func TestRunLabelsSameNamesAfterArms(t *testing.T) {
 		want  []string
 	}{
 		{[]string{tries[0], td("a.json"), td("other/a.json")},
-			[]string{"try.json[current]", "try.json[1us]", "a.json", "other/a.json"}},
+			[]string{"try.json[current]", "try.json[1us]", "a.json", filepath.Join("other", "a.json")}},
 		{[]string{td("a.json"), tries[0], td("other/a.json")},
-			[]string{"a.json", "try.json[current]", "try.json[1us]", "other/a.json"}},
+			[]string{"a.json", "try.json[current]", "try.json[1us]", filepath.Join("other", "a.json")}},
 		// Arms of y/z/try.json take z; the same file named again, y/./try.json,
 		// takes its whole path.
 		{[]string{tries[0], tries[1], tries[2], filepath.Join(dir, "y", ".", "try.json")},
