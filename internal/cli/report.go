@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -52,39 +50,15 @@ every plot as a PNG file.`,
 }
 
 func runReport(ctx context.Context, o *ReportOptions) error {
-	if len(o.Files) == 0 {
-		return Usagef("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
+	res, err := report.Run(ctx, report.Options{Files: o.Files, Out: o.Out, PNG: o.PNG, Title: o.Title})
+	if res != nil {
+		fmt.Fprintf(o.IO.Out, "wrote %s (%d result%s, %d plot%s, %d KiB)\n", res.Out, res.Results, plural(res.Results), res.Plots, plural(res.Plots), (res.Bytes+1023)/1024)
+		if res.PNGDir != "" {
+			fmt.Fprintf(o.IO.Out, "wrote %d PNG plot%s to %s\n", len(res.PNGs), plural(len(res.PNGs)), res.PNGDir)
+		}
 	}
-	in, err := readResults(o.Files)
-	if err != nil {
-		return err
-	}
-	var ri []report.ReportInput
-	for _, x := range in {
-		ri = append(ri, report.ReportInput{Label: x.Label, Doc: x.Doc})
-	}
-	r, err := report.BuildReport(ri, o.Title)
-	if err != nil {
+	if report.IsInput(err) {
 		return Usage(err)
 	}
-	if err := checkWritable(o.Out); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := r.WriteHTML(&b); err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", o.Out, err)
-	}
-	nf := len(r.Figures())
-	fmt.Fprintf(o.IO.Out, "wrote %s (%d result%s, %d plot%s, %d KiB)\n", o.Out, len(in), plural(len(in)), nf, plural(nf), (b.Len()+1023)/1024)
-	if o.PNG != "" {
-		paths, err := r.WritePNGs(o.PNG)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(o.IO.Out, "wrote %d PNG plot%s to %s\n", len(paths), plural(len(paths)), o.PNG)
-	}
-	return nil
+	return err
 }

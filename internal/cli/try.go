@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
@@ -494,49 +492,4 @@ func tryUnit(r *try.Result) report.Unit {
 		return report.Ms
 	}
 	return report.Us
-}
-
-// isTryResult reports whether path holds a try result (compare takes one
-// alone: its arms are the runs compared).
-func isTryResult(path string) bool {
-	d, err := result.ReadFile(path)
-	return err == nil && d.Kind == try.Kind
-}
-
-// expandTry replaces each try result among compare's inputs by its arms,
-// the baseline first, and finds --expect-better among them (expect is its
-// index among the files, -1 when it names no file, as an arm label
-// "file.json[VALUE]" does).
-func expandTry(in []compare.Input, expect int, name string) ([]compare.Input, int, error) {
-	var out []compare.Input
-	newExpect := -1
-	for i, x := range in {
-		if x.Doc.Kind != try.Kind {
-			if i == expect {
-				newExpect = len(out)
-			}
-			out = append(out, x)
-			continue
-		}
-		if i == expect {
-			return nil, -1, Usagef("--expect-better %s is a try result: name one of its arms, e.g. %s[VALUE]", name, x.Label)
-		}
-		arms, err := try.CompareInputs(x.Label, x.Doc)
-		if err != nil {
-			return nil, -1, Usage(err)
-		}
-		for j, a := range arms {
-			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
-				if j == 0 && len(out) == 0 {
-					return nil, -1, Usagef("--expect-better %s names the baseline the others are compared with", name)
-				}
-				newExpect = len(out) + j
-			}
-		}
-		out = append(out, arms...)
-	}
-	if name != "" && newExpect < 0 {
-		return nil, -1, Usagef("--expect-better %s is not one of the compared files or arms", name)
-	}
-	return out, newExpect, nil
 }

@@ -49,19 +49,22 @@ type Result struct {
 	Quantity string `json:"quantity"` // what the values are (slept time, wake latency)
 	// PerRun is set when each value is one run (a tcp-discard transfer's
 	// duration) rather than one sample of a run.
-	PerRun   bool     `json:"per_run,omitempty"`
-	By       string   `json:"by"`
-	Level    float64  `json:"level"` // confidence level of each interval (Bonferroni-adjusted for several pairs)
-	Seed     uint64   `json:"seed"`
-	Runs     []Run    `json:"runs"`
-	Pairs    []Pair   `json:"pairs"`   // each later run against the first
-	Ranking  []int    `json:"ranking"` // indices into Runs, best (lowest By) first
-	Notes    []string `json:"notes,omitempty"`
-	Quantile string   `json:"percentile_definition"`
+	PerRun   bool         `json:"per_run,omitempty"`
+	By       string       `json:"by"`
+	Level    float64      `json:"level"` // confidence level of each interval (Bonferroni-adjusted for several pairs)
+	Seed     uint64       `json:"seed"`
+	Runs     []RunSummary `json:"runs"`
+	Pairs    []Pair       `json:"pairs"`   // each later run against the first
+	Ranking  []int        `json:"ranking"` // indices into Runs, best (lowest By) first
+	Notes    []string     `json:"notes,omitempty"`
+	Quantile string       `json:"percentile_definition"`
+	// expect is the index into Runs of the run --expect-better named (0
+	// when none: the first run is the baseline and cannot be named).
+	expect int
 }
 
-// Run is one input's summary.
-type Run struct {
+// RunSummary is one input's summary.
+type RunSummary struct {
 	Label         string        `json:"label"`
 	Runs          int           `json:"runs,omitempty"` // documents on this side (per-run kinds)
 	Summary       stats.Summary `json:"summary"`
@@ -76,7 +79,7 @@ type Run struct {
 
 // Samples returns the run's values, sorted ascending. They are the
 // comparison's own: do not modify them.
-func (r Run) Samples() []int64 { return r.samples }
+func (r RunSummary) Samples() []int64 { return r.samples }
 
 // Row is one statistic compared between the first run (A) and another (B).
 type Row struct {
@@ -159,7 +162,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			res.Runs = append(res.Runs, Run{Label: x.Label, Runs: len(d), Summary: stats.SummarizeSorted(d), By: o.By.Of(d), samples: d,
+			res.Runs = append(res.Runs, RunSummary{Label: x.Label, Runs: len(d), Summary: stats.SummarizeSorted(d), By: o.By.Of(d), samples: d,
 				goodput: g, GoodputP50: stats.Quantile(50).Of(g), Settings: distinguishing(x.Doc, in[0].Doc)})
 			continue
 		}
@@ -180,7 +183,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 		}
 		s = slices.Clone(s)
 		slices.Sort(s)
-		r := Run{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s,
+		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s,
 			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
 		if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
@@ -311,7 +314,7 @@ func rowStats(na, nb int) []stats.Statistic {
 	return append(st, stats.Mean)
 }
 
-func comparePair(a, b Run, boot stats.Bootstrap, o Options) Pair {
+func comparePair(a, b RunSummary, boot stats.Bootstrap, o Options) Pair {
 	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples), perRun: a.goodput != nil}
 	sts := rowStats(len(a.samples), len(b.samples))
 	if !slices.Contains(sts, o.By) {
@@ -388,7 +391,7 @@ func FormatNs(v float64) string {
 	return fmt.Sprintf("%.0f ns", v)
 }
 
-func verdict(p Pair, a Run, k int, level float64, o Options) string {
+func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
 	if k > 1 {
 		lvl = fmt.Sprintf("%.2f%%", level*100)

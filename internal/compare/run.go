@@ -1,0 +1,287 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// InputError is bad input to Run or ReadInputs: a file that cannot be
+// read, a statistic or an option out of range, an --expect-better that
+// names nothing compared. Its message says what was wrong and what is
+// accepted; the CLI exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, a ...any) error {
+	return &InputError{fmt.Errorf(format, a...)}
+}
+
+// IsInput reports whether err is bad input: an InputError, or inputs that
+// cannot be compared (ErrIncompatible).
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie) || errors.Is(err, ErrIncompatible)
+}
+
+// Arms turns a result that holds several arms (a try result) into one
+// input per arm, the baseline first, each labelled from label. compare
+// cannot read such results itself: the packages that write them import
+// compare.
+type Arms func(label string, d *result.Document) ([]Input, error)
+
+// RunOptions are the inputs of `latlab compare`.
+type RunOptions struct {
+	// Files are the sides, one per argument: a result file, a directory
+	// (its *.json files) or a comma-separated list of files, the last two
+	// being repeated runs of one side (see ReadInputs).
+	Files []string
+	// By names the statistic of the verdict and the ranking: p50, p90,
+	// p99, p99.9 (any pN) or mean.
+	By     string
+	Seed   uint64
+	Detect float64 // relative change the sample-size advice is for
+	// ExpectBetter names the file (path or base name) or the arm
+	// ("file.json[VALUE]") that should be significantly better than the
+	// first; empty for no expectation.
+	ExpectBetter string
+	// Arms, by result kind, expands a result into its arms; a file of such
+	// a kind may be compared alone.
+	Arms map[string]Arms
+}
+
+// Run is the work of `latlab compare`: it checks the options, reads the
+// sides, expands results that hold arms, names every input uniquely and
+// compares each with the first. Whether --expect-better holds is
+// Result.Expectation.
+func Run(_ context.Context, o RunOptions) (*Result, error) {
+	if len(o.Files) == 0 || (len(o.Files) == 1 && !o.hasArms(o.Files[0])) {
+		return nil, inputf("compare needs at least two result files (or one try result), got %d: e.g. latlab compare before.json after.json", len(o.Files))
+	}
+	by, err := stats.ParseStatistic(o.By)
+	if err != nil || by == stats.Stdev {
+		return nil, inputf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+	}
+	if !(o.Detect > 0 && o.Detect < 10) {
+		return nil, inputf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
+	}
+	expect := -1
+	if o.ExpectBetter != "" {
+		for i, f := range o.Files {
+			if f == o.ExpectBetter || filepath.Base(f) == o.ExpectBetter {
+				expect = i
+			}
+		}
+		if expect < 0 && !strings.HasSuffix(o.ExpectBetter, "]") {
+			return nil, inputf("--expect-better %s is not one of the compared files", o.ExpectBetter)
+		}
+		if expect == 0 && !o.hasArms(o.Files[0]) {
+			return nil, inputf("--expect-better %s names the first file, the baseline the others are compared with", o.ExpectBetter)
+		}
+	}
+	in, err := ReadInputs(o.Files)
+	if err != nil {
+		return nil, err
+	}
+	in, from, expect, err := o.expand(in, expect)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]bool{}
+	for i := range in {
+		if labels[in[i].Label] { // two files of the same name in different folders
+			arg := o.Files[from[i].file]
+			first := strings.Split(arg, ",")[0]
+			label := in[i].Label
+			in[i].Label = filepath.Join(filepath.Base(filepath.Dir(first)), label)
+			if labels[in[i].Label] {
+				in[i].Label = arg
+				if from[i].arm { // keep the "[VALUE]" the argument lacks
+					in[i].Label = filepath.Join(filepath.Dir(first), label)
+				}
+			}
+		}
+		labels[in[i].Label] = true
+	}
+	r, err := Compare(in, Options{By: by, Seed: o.Seed, Detect: o.Detect})
+	if err != nil {
+		return nil, err
+	}
+	if expect > 0 {
+		r.expect = expect
+	}
+	return r, nil
+}
+
+// Expectation says whether the input --expect-better named is
+// significantly better than the first: met is true when it is, or when no
+// expectation was set; why says what was found instead.
+func (r *Result) Expectation() (met bool, why string) {
+	if r.expect <= 0 || r.expect > len(r.Pairs) {
+		return true, ""
+	}
+	p := r.Pairs[r.expect-1]
+	if p.Outcome == Faster {
+		return true, ""
+	}
+	why = fmt.Sprintf("expected %s to be significantly better than %s at %s: %s", p.BLabel, p.ALabel, p.ByName, p.Outcome)
+	if p.Outcome == TooFew {
+		why += fmt.Sprintf(" (%d and %d; judging %s needs %s)", p.BCount, p.ACount, p.ByName, perRunMinimum(p.MinSamples))
+	}
+	return false, why
+}
+
+// perRunMinimum renders a per-run sample minimum; MaxInt means no count
+// suffices.
+func perRunMinimum(n int) string {
+	if n == math.MaxInt {
+		return "more samples than any run has (an extreme)"
+	}
+	return fmt.Sprintf("%d per run", n)
+}
+
+// hasArms reports whether path holds a result that stands for its arms
+// (compare takes one alone: its arms are the runs compared).
+func (o RunOptions) hasArms(path string) bool {
+	d, err := result.ReadFile(path)
+	return err == nil && o.Arms[d.Kind] != nil
+}
+
+// expand replaces each result that holds arms by its arms, the baseline
+// first, and finds --expect-better among them (expect is its index among
+// the files, -1 when it names no file, as an arm label "file.json[VALUE]"
+// does). from says where each input returned came from.
+func (o RunOptions) expand(in []Input, expect int) (out []Input, from []origin, _ int, _ error) {
+	name := o.ExpectBetter
+	newExpect := -1
+	for i, x := range in {
+		arms := o.Arms[x.Doc.Kind]
+		if arms == nil {
+			if i == expect {
+				newExpect = len(out)
+			}
+			out = append(out, x)
+			from = append(from, origin{file: i})
+			continue
+		}
+		if i == expect {
+			return nil, nil, -1, inputf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
+		}
+		xs, err := arms(x.Label, x.Doc)
+		if err != nil {
+			return nil, nil, -1, &InputError{err}
+		}
+		for j, a := range xs {
+			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
+				if j == 0 && len(out) == 0 {
+					return nil, nil, -1, inputf("--expect-better %s names the baseline the others are compared with", name)
+				}
+				newExpect = len(out) + j
+			}
+		}
+		out = append(out, xs...)
+		for range xs {
+			from = append(from, origin{file: i, arm: true})
+		}
+	}
+	if name != "" && newExpect < 0 {
+		return nil, nil, -1, inputf("--expect-better %s is not one of the compared files or arms", name)
+	}
+	return out, from, newExpect, nil
+}
+
+// origin is where an input came from: the index of its file argument, and
+// whether it is one arm of the result that file holds.
+type origin struct {
+	file int
+	arm  bool
+}
+
+// maxRunsPerSide bounds the files one side (a directory or a list) may
+// name: far more repeated runs than anyone makes, few enough to read.
+const maxRunsPerSide = 10000
+
+// ReadInputs reads one side per argument: a result file, a directory (its
+// *.json files, in name order) or a comma-separated list of files, the
+// last two being repeated runs of one side. Any unreadable or invalid file
+// is bad input (an InputError).
+func ReadInputs(args []string) ([]Input, error) {
+	var in []Input
+	for _, arg := range args {
+		files, label, err := sideFiles(arg)
+		if err != nil {
+			return nil, err
+		}
+		x := Input{Label: label}
+		for i, f := range files {
+			d, err := readFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				x.Doc = d
+			} else {
+				x.More = append(x.More, d)
+			}
+		}
+		in = append(in, x)
+	}
+	return in, nil
+}
+
+// sideFiles lists the files one argument names and the label of its side.
+func sideFiles(arg string) (files []string, label string, err error) {
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		ents, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, "", inputf("cannot read the directory %s: %v", arg, err)
+		}
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+				files = append(files, filepath.Join(arg, e.Name()))
+			}
+		}
+		if len(files) == 0 {
+			return nil, "", inputf("the directory %s holds no .json result files", arg)
+		}
+		label = filepath.Base(filepath.Clean(arg)) + "/"
+	} else if strings.Contains(arg, ",") {
+		for _, f := range strings.Split(arg, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				return nil, "", inputf("invalid list %q: an empty file name between commas (want A1.json,A2.json,...)", arg)
+			}
+			files = append(files, f)
+		}
+		label = filepath.Base(files[0]) + fmt.Sprintf("+%d", len(files)-1)
+	} else {
+		return []string{arg}, filepath.Base(arg), nil
+	}
+	if len(files) > maxRunsPerSide {
+		return nil, "", inputf("%s names %d result files: at most %d per side are read", arg, len(files), maxRunsPerSide)
+	}
+	return files, label, nil
+}
+
+func readFile(f string) (*result.Document, error) {
+	d, err := result.ReadFile(f)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, inputf("cannot read %s: no such file", f)
+		}
+		if errors.Is(err, result.ErrNotResult) {
+			return nil, &InputError{err}
+		}
+		return nil, inputf("cannot read %s: %v", f, err)
+	}
+	return d, nil
+}

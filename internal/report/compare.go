@@ -1,0 +1,137 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// CompareText writes `latlab compare`'s human output: for two runs the
+// table of statistics with their intervals and the tests, for more a
+// ranking and one verdict per run; then the notes.
+func CompareText(w io.Writer, r *compare.Result) {
+	what := "runs"
+	if r.PerRun {
+		what = "sides"
+	}
+	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
+	if len(r.Runs) == 2 {
+		comparePair(w, r, r.Pairs[0])
+		fmt.Fprintf(w, "\nverdict: %s\n", r.Pairs[0].Verdict)
+	} else {
+		compareRanking(w, r)
+		fmt.Fprintln(w)
+		for _, p := range r.Pairs {
+			fmt.Fprintf(w, "- %s\n", p.Verdict)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// levelPct renders a confidence level as a percentage with no trailing
+// zeros: 0.95 as 95%, a Bonferroni-adjusted 0.98333 as 98.33%.
+func levelPct(level float64) string {
+	s := fmt.Sprintf("%.2f", level*100)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "%"
+}
+
+func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
+	a, b := r.Runs[p.A], r.Runs[p.B]
+	noun := "sample"
+	if r.PerRun {
+		noun = "run"
+	}
+	fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)", a.Label, count(a.Summary.Count, noun), b.Label, count(b.Summary.Count, noun))
+	if b.Settings != "" {
+		fmt.Fprintf(w, ": %s", b.Settings)
+	}
+	fmt.Fprint(w, "\n\n")
+	var rows, gp [][]string
+	var short []string
+	unit, div := bitrateUnit(a.GoodputP50)
+	for _, row := range p.Rows {
+		fv, fs := compare.FormatNs, compare.FormatSigned
+		if row.Unit == "bit/s" {
+			// Goodput gets its own table, in one unit, to stay narrow.
+			fv = func(v float64) string { return fmt.Sprintf("%.3f", v/div) }
+			fs = func(v float64) string { return fmt.Sprintf("%+.3f", v/div) }
+		}
+		cells := []string{row.Stat, fv(row.A), fv(row.B), "-", "-", ""}
+		if row.Diff == nil {
+			need := fmt.Sprint(row.NeedsSamples)
+			if row.NeedsSamples == math.MaxInt {
+				need = "no count suffices"
+			} else if len(short) == 0 {
+				need = "needs " + need
+			}
+			short = append(short, fmt.Sprintf("%s (%s)", row.Stat, need))
+		} else {
+			cells = []string{row.Stat, fv(row.A), fv(row.B), fs(row.Diff.Estimate),
+				"[" + fs(row.Diff.Lo) + ", " + fs(row.Diff.Hi) + "]", fmt.Sprintf("%+.1f%%", row.RelChange*100)}
+		}
+		if row.Unit == "bit/s" {
+			cells[0] = strings.TrimSuffix(cells[0], " goodput")
+			gp = append(gp, cells)
+		} else {
+			rows = append(rows, cells)
+		}
+	}
+	hdr := []string{"", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}
+	if r.PerRun {
+		hdr[0] = "duration"
+	}
+	Table(w, hdr, rows)
+	if len(gp) > 0 {
+		fmt.Fprintln(w)
+		Table(w, []string{"goodput (" + unit + ")", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, gp)
+	}
+	if len(short) > 0 {
+		per := "samples per run"
+		if r.PerRun {
+			per = "runs per side"
+		}
+		fmt.Fprintf(w, "\nno interval, too few %s for: %s\n", per, strings.Join(short, ", "))
+	}
+	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
+		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P))
+}
+
+func compareRanking(w io.Writer, r *compare.Result) {
+	rows := [][]string{}
+	for rank, i := range r.Ranking {
+		run := r.Runs[i]
+		diff, p, out := "baseline", "", ""
+		if i > 0 {
+			pp := r.Pairs[i-1]
+			diff = "-"
+			if d := pp.ByDiff; d != nil {
+				diff = compare.FormatSigned(d.Estimate) + " [" + compare.FormatSigned(d.Lo) + ", " + compare.FormatSigned(d.Hi) + "]"
+			}
+			p = stats.FormatP(pp.PAdjusted)
+			out = string(pp.Outcome)
+		}
+		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
+			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, out, run.Settings})
+	}
+	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
+}
+
+// bitrateUnit picks the unit netload.FormatBitrate would give v.
+func bitrateUnit(v float64) (string, float64) {
+	switch {
+	case v >= 1e9:
+		return "Gbit/s", 1e9
+	case v >= 1e6:
+		return "Mbit/s", 1e6
+	case v >= 1e3:
+		return "kbit/s", 1e3
+	}
+	return "bit/s", 1
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/latlab/latlab/internal/compare"
+)
+
+// InputError is bad input to Run: no result, a file that cannot be read or
+// put in a report, an output that cannot be written. Its message says
+// what was wrong; the CLI exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, a ...any) error {
+	return &InputError{fmt.Errorf(format, a...)}
+}
+
+// IsInput reports whether err is bad input (an InputError).
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// Options are the inputs of `latlab report`.
+type Options struct {
+	// Files are the results, read as compare reads its sides
+	// (compare.ReadInputs); a side of several runs shows its first.
+	Files []string
+	Out   string // the HTML file to write
+	PNG   string // a directory to write every plot into as PNG; "" for none
+	Title string
+}
+
+// Result is what Run wrote.
+type Result struct {
+	Out     string // the HTML file
+	Results int    // results in the report
+	Plots   int    // plots in the report
+	Bytes   int    // size of the HTML file
+	// PNGDir is the directory the PNG plots went to, set once they are
+	// all written; PNGs are their paths.
+	PNGDir string
+	PNGs   []string
+}
+
+// Run is the work of `latlab report`: it reads the results, builds the
+// report and writes it as HTML (and its plots as PNG with Options.PNG).
+// When the HTML is written but the PNGs fail, it returns both the Result
+// (what was written) and the error.
+func Run(_ context.Context, o Options) (*Result, error) {
+	if len(o.Files) == 0 {
+		return nil, inputf("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
+	}
+	in, err := compare.ReadInputs(o.Files)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	var ri []ReportInput
+	for _, x := range in {
+		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
+	}
+	r, err := BuildReport(ri, o.Title)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	// Found before the work of rendering: a path that cannot be written
+	// is bad input, not a failure halfway.
+	if f, err := os.OpenFile(o.Out, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+		return nil, inputf("cannot write %s: %v", o.Out, err)
+	} else if err := f.Close(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", o.Out, err)
+	}
+	res := &Result{Out: o.Out, Results: len(in), Plots: len(r.Figures()), Bytes: b.Len()}
+	if o.PNG != "" {
+		paths, err := r.WritePNGs(o.PNG)
+		if err != nil {
+			return res, err
+		}
+		res.PNGDir, res.PNGs = o.PNG, paths
+	}
+	return res, nil
+}
