@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
@@ -38,12 +37,7 @@ func liveLabel(*SleepOptions) func([]byte) []byte {
 
 // scopeOf is st's request scope; documents written before latlab
 // recorded it get it worked out from the same facts.
-func scopeOf(st *timer.Status) timer.Scope {
-	if st.Scope != nil {
-		return *st.Scope
-	}
-	return timer.RequestScope(st.Build, st.Server != nil && *st.Server, st.GlobalValue)
-}
+func scopeOf(st *timer.Status) timer.Scope { return st.EffectiveScope() }
 
 func timerLine(st *timer.Status) string {
 	why := "since build 19041 the current value does not prove this process gets it"
@@ -52,25 +46,4 @@ func timerLine(st *timer.Status) string {
 	}
 	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
 		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100), why)
-}
-
-func printTimerStatusOS(w io.Writer, st *timer.Status) {
-	ms := func(u uint32) string { return fmt.Sprintf("%.4fms (%d x 100ns)", float64(u)/1e4, u) }
-	fmt.Fprintf(w, "coarsest: %s\nfinest:   %s\ncurrent:  %s\n", ms(st.Coarsest100ns), ms(st.Finest100ns), ms(st.Current100ns))
-	sc := scopeOf(st)
-	if sc.Global {
-		fmt.Fprintln(w, "note: current is the system-wide interval; with global requests it applies")
-		fmt.Fprintln(w, "  to every process")
-	} else {
-		fmt.Fprintln(w, "note: current is the system-wide interval; it does not prove this process is")
-		fmt.Fprintln(w, "  woken at that rate")
-	}
-	kind := "client"
-	if st.Server != nil && *st.Server {
-		kind = "server"
-	}
-	fmt.Fprintf(w, "build:    %d (%s)\n", st.Build, kind)
-	for _, l := range sc.Lines() {
-		fmt.Fprintln(w, l)
-	}
 }

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -138,68 +137,47 @@ COMMAND included; latlab only waits for it.`,
 }
 
 func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
-	if err := timer.Validate(o.Value); err != nil {
+	res, err := timer.Hold(ctx, timer.HoldOptions{
+		Resolution: o.Value, For: o.For, Command: o.Command,
+		Stdin: o.IO.In, Stdout: o.IO.Out, Stderr: o.IO.Err,
+		Granted: func(g timer.Grant) error { return printGrant(o, g) },
+	})
+	var re *timer.RangeError
+	var ce *timer.CommandError
+	switch {
+	case errors.As(err, &re), errors.As(err, &ce):
 		return Usage(err)
+	case err != nil:
+		return err
+	case res.ExitStatus != nil && *res.ExitStatus != 0:
+		return &ExitStatusError{Code: *res.ExitStatus}
 	}
-	if len(o.Command) > 0 {
-		if _, err := exec.LookPath(o.Command[0]); err != nil {
-			return Usagef("command %q not found", o.Command[0])
-		}
-	}
-	// The request and any child must come from one OS thread: on Linux the
-	// slack belongs to the thread and is what a forked child inherits.
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread carries the slack and is discarded
-		errc <- holdTimer(ctx, o)
-	}()
-	return <-errc
+	return nil
 }
 
-func holdTimer(ctx context.Context, o *TimerSetOptions) error {
-	req, err := timer.Set(o.Value)
-	if err != nil {
-		return fmt.Errorf("timer set: %w", err)
-	}
-	defer req.Release()
+// printGrant says what was granted, once it is in force: a parent
+// process (sweep --mode separate) waits for the --json line.
+func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	if o.JSON {
-		doc := timer.KindGrant.New(&timer.Grant{RequestedNs: int64(req.Requested), GrantedNs: int64(req.Granted), PID: os.Getpid()})
+		doc := timer.KindGrant.New(&g)
 		doc.Settings = o.settings
 		if err := result.WriteLine(o.IO.Out, doc); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", timer.FormatMs(req.Requested), timer.FormatMs(req.Granted))
+		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", timer.FormatMs(time.Duration(g.RequestedNs)), timer.FormatMs(time.Duration(g.GrantedNs)))
 	}
 	if f, ok := o.IO.Out.(*os.File); ok {
 		f.Sync()
 	}
-	if len(o.Command) > 0 {
-		return runHeld(ctx, o)
-	}
-	if !o.JSON {
+	if len(o.Command) == 0 && !o.JSON {
 		if o.For > 0 {
 			fmt.Fprintf(o.IO.Err, "holding for %s\n", report.Duration(o.For))
 		} else {
 			fmt.Fprintln(o.IO.Err, "holding; Ctrl-C releases")
 		}
 	}
-	var timeout <-chan time.Time
-	if o.For > 0 {
-		t := time.NewTimer(o.For)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-ctx.Done():
-	case <-timeout:
-	}
 	return nil
 }
 
-func printTimerStatus(w io.Writer, st *timer.Status) {
-	printTimerStatusOS(w, st)
-	for _, warn := range st.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-}
+func printTimerStatus(w io.Writer, st *timer.Status) { report.TimerStatus(w, st) }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"syscall"
 	"testing"
 )
 
@@ -27,17 +26,5 @@ func TestTimerSetCommandStatus(t *testing.T) {
 	code, _, errs := runCLI(t, "timer", "set", "1ms", "--", exe, "-test.run=^TestHeldExitHelper$")
 	if code != 5 {
 		t.Errorf("exit %d, want the command's 5: %s", code, errs)
-	}
-}
-
-// A death by signal N is reported as a shell reports it, 128+N.
-func TestSignalExitCode(t *testing.T) {
-	for _, c := range []struct {
-		s    os.Signal
-		want int
-	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}} {
-		if got := signalExitCode(c.s); got != c.want {
-			t.Errorf("%v: %d, want %d", c.s, got, c.want)
-		}
 	}
 }

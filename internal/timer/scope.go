@@ -84,3 +84,12 @@ func (s Scope) Lines() []string {
 	return append(out, fmt.Sprintf("GlobalTimerResolutionRequests: %s; 1 and a restart bring back the global", val),
 		"  behaviour (Windows Server 2022 ships with it set to 1)")
 }
+
+// EffectiveScope is st's request scope: the one Query recorded or, for a
+// document written before latlab recorded it, the one the same facts give.
+func (st *Status) EffectiveScope() Scope {
+	if st.Scope != nil {
+		return *st.Scope
+	}
+	return RequestScope(st.Build, st.Server != nil && *st.Server, st.GlobalValue)
+}

@@ -2,8 +2,11 @@ package timer
 
 import (
 	"context"
-	"github.com/latlab/latlab/internal/result"
+	"fmt"
 	"time"
+
+	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/result"
 )
 
 // KindWho is the result-document kind of 'latlab timer who'.
@@ -19,6 +22,45 @@ type WhoOptions struct {
 	Root string
 	// Every is the period of the Linux scans (default 1 s).
 	Every time.Duration
+	// Report, if set, is a saved powercfg /energy report (XML, HTML or
+	// text) to read instead of looking, on any OS.
+	Report string
+}
+
+// MaxWhoSeconds bounds WhoOptions.Seconds: an hour.
+const MaxWhoSeconds = 3600
+
+// WindowError is a WhoOptions.Seconds outside 0 to MaxWhoSeconds.
+type WindowError struct{ Seconds int }
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("a window of %d s: want 0 to %d", e.Seconds, MaxWhoSeconds)
+}
+
+// ReportError is a saved report that cannot be opened (Open) or is not a
+// powercfg /energy report.
+type ReportError struct {
+	Path string
+	Open bool
+	Err  error
+}
+
+func (e *ReportError) Error() string {
+	if e.Open {
+		return fmt.Sprintf("cannot read %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *ReportError) Unwrap() error { return e.Err }
+
+// Validate checks the options Who would refuse, so that a caller can
+// refuse them before it says it is looking.
+func (o WhoOptions) Validate() error {
+	if o.Seconds < 0 || o.Seconds > MaxWhoSeconds {
+		return &WindowError{Seconds: o.Seconds}
+	}
+	return nil
 }
 
 // WhoResult says who holds timer requests.
@@ -84,8 +126,20 @@ type SlackProc struct {
 // Who finds the holders of timer requests: on Windows the processes with
 // an outstanding timer-resolution request (powercfg /energy), on Linux the
 // processes holding /dev/cpu_dma_latency and those whose timer slack is
-// not the default.
+// not the default; with Report, the requesters that report lists. Bad
+// options are a *WindowError, a report that cannot be read a
+// *ReportError.
 func Who(ctx context.Context, o WhoOptions) (*WhoResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Report != "" {
+		rep, err := readEnergyReport(o.Report)
+		if err != nil {
+			return nil, err
+		}
+		return &WhoResult{OS: "windows", Energy: rep}, nil
+	}
 	if o.Root == "" {
 		o.Root = "/"
 	}
@@ -93,4 +147,18 @@ func Who(ctx context.Context, o WhoOptions) (*WhoResult, error) {
 		o.Every = time.Second
 	}
 	return who(ctx, o)
+}
+
+// readEnergyReport reads a saved report, bounded by infile's limits.
+func readEnergyReport(path string) (*EnergyReport, error) {
+	f, err := infile.Open(path)
+	if err != nil {
+		return nil, &ReportError{Path: path, Open: true, Err: err}
+	}
+	defer f.Close()
+	rep, err := ParseEnergyReport(f)
+	if err != nil {
+		return nil, &ReportError{Path: path, Err: err}
+	}
+	return rep, nil
 }

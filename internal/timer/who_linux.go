@@ -15,6 +15,10 @@ import (
 	"time"
 )
 
+// WhoDefaultSeconds is the window Who is given by default on Linux: one
+// look, as the holders are a state, read at once.
+const WhoDefaultSeconds = 0
+
 // dmaDevice is the device a PM QoS CPU latency request is held through.
 const dmaDevice = "/dev/cpu_dma_latency"
 

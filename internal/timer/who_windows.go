@@ -13,6 +13,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// WhoDefaultSeconds is the window Who is given by default on Windows:
+// the length of the powercfg /energy trace.
+const WhoDefaultSeconds = 10
+
 func who(ctx context.Context, o WhoOptions) (*WhoResult, error) {
 	res := &WhoResult{OS: "windows"}
 	coarsest, finest, current, err := QueryResolution()

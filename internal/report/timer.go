@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// TimerStatus prints `timer status`: this OS's timer facts, then the
+// warnings.
+func TimerStatus(w io.Writer, st *timer.Status) {
+	timerStatusOS(w, st)
+	for _, warn := range st.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// TimerWho prints `timer who`: the requesters powercfg listed (a Windows
+// result, also one read from a saved report on Linux) or the holders of
+// /dev/cpu_dma_latency and timer slack (Linux), then the notes.
+func TimerWho(w io.Writer, r *timer.WhoResult) {
+	if r.OS == "windows" {
+		timerWhoWindows(w, r)
+	} else {
+		timerWhoLinux(w, r)
+	}
+	for _, n := range r.Notes {
+		printHanging(w, "note: "+n)
+	}
+}
+
+func ms100ns(v int64) string { return timer.FormatMs(time.Duration(v) * 100) }
+
+func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
+	if r.Current100ns > 0 { // not from a saved report
+		fmt.Fprintf(w, "timer resolution now: %s (finest %s, coarsest %s)\n",
+			ms100ns(int64(r.Current100ns)), ms100ns(int64(r.Finest100ns)), ms100ns(int64(r.Coarsest100ns)))
+	}
+	if r.Energy == nil {
+		printHanging(w, "requesters: unknown: "+r.EnergyError)
+		return
+	}
+	e := r.Energy
+	if e.CurrentPeriod100ns != nil {
+		fmt.Fprintf(w, "powercfg saw the resolution at %s", ms100ns(*e.CurrentPeriod100ns))
+		if e.MaxPeriod100ns != nil {
+			fmt.Fprintf(w, " (platform maximum %s)", ms100ns(*e.MaxPeriod100ns))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(e.Requests) == 0 {
+		fmt.Fprintln(w, "no outstanding timer request: nothing holds the timer faster than its default")
+		return
+	}
+	fmt.Fprintf(w, "\n%d outstanding timer requests (powercfg /energy), finest first:\n", len(e.Requests))
+	rows := [][]string{}
+	for _, q := range e.Requests {
+		period := "-"
+		if q.Period100ns != nil {
+			period = ms100ns(*q.Period100ns)
+		}
+		name := q.Process
+		if name == "" {
+			name = "(no path)"
+		}
+		var mods []string
+		for _, m := range q.Modules {
+			mods = append(mods, baseOfPath(m))
+		}
+		rows = append(rows, []string{name, fmt.Sprint(q.PID), period, strings.Join(mods, " ")})
+	}
+	TableLeft(w, []string{"process", "pid", "period", "calling modules"}, rows)
+	fmt.Fprintln(w, "(paths in --json)")
+}
+
+func timerWhoLinux(w io.Writer, r *timer.WhoResult) {
+	d := r.DMALatency
+	if d != nil {
+		switch {
+		case d.EffectiveUs == nil:
+			printHanging(w, fmt.Sprintf("/dev/cpu_dma_latency: limit in force unknown (%s)", d.EffectiveError))
+		case *d.EffectiveUs == timer.NoDMALimit:
+			fmt.Fprintln(w, "/dev/cpu_dma_latency: no limit in force")
+		default:
+			fmt.Fprintf(w, "/dev/cpu_dma_latency: limit in force %d µs (the strictest request)\n", *d.EffectiveUs)
+		}
+		if len(d.Holders) == 0 {
+			fmt.Fprintln(w, "  held by no process")
+		}
+		for _, h := range d.Holders {
+			seen := ""
+			if r.Scans > 1 {
+				seen = fmt.Sprintf(", in %d of %d looks", h.Seen, r.Scans)
+			}
+			fmt.Fprintf(w, "  held by %s (pid %d, fd %s%s)\n", h.Comm, h.PID, joinInts(h.FDs), seen)
+		}
+		if len(d.Holders) > 0 {
+			fmt.Fprintln(w, "  Linux does not show each holder's value; the limit is the lowest of them")
+		}
+	}
+	var rt []string
+	rows := [][]string{}
+	for _, s := range r.Slack {
+		if s.Policy == "SCHED_FIFO" || s.Policy == "SCHED_RR" || s.Policy == "SCHED_DEADLINE" {
+			rt = append(rt, s.Comm)
+			continue
+		}
+		rows = append(rows, []string{s.Comm, fmt.Sprint(s.PID), Duration(time.Duration(s.SlackNs)), s.Policy})
+	}
+	fmt.Fprintf(w, "\ntimer slack not the default %s:\n", Duration(time.Duration(r.DefaultSlackNs)))
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "  no process apart from realtime ones")
+	} else {
+		Table(w, []string{"process", "pid", "slack", "policy"}, rows)
+	}
+	if len(rt) > 0 {
+		printHanging(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), clipRunes(strings.Join(rt, ", "), 400)))
+	}
+}
+
+// baseOfPath is the file name of a Windows or Unix path.
+func baseOfPath(p string) string {
+	if i := strings.LastIndexAny(p, `\\/`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func joinInts(v []int) string {
+	var s []string
+	for _, i := range v {
+		s = append(s, fmt.Sprint(i))
+	}
+	return strings.Join(s, ", ")
+}
+
+// clipRunes shortens s to n runes, the last an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// printHanging prints a sentence in lines of 80 columns at most, cut at
+// spaces, the continuation lines indented by 2.
+func printHanging(w io.Writer, s string) {
+	for _, l := range hangingLines(s, 2, 80) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// hangingLines cuts l at spaces into lines of at most max columns, the
+// lines after the first indented; a word wider than a line stays whole.
+func hangingLines(l string, indent, max int) []string {
+	l = strings.TrimRight(l, " ")
+	indent = min(indent, max/2)
+	var out []string
+	for text.StringWidthWithoutEscSequences(l) > max {
+		first := len(l) - len(strings.TrimLeft(l, " "))
+		cut, col := -1, 0
+		for i, r := range l {
+			if col > max {
+				break
+			}
+			if r == ' ' && i > first {
+				cut = i
+			}
+			col += text.RuneWidth(r)
+		}
+		if cut < 0 {
+			break
+		}
+		out = append(out, strings.TrimRight(l[:cut], " "))
+		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")
+	}
+	return append(out, l)
+}

@@ -1,0 +1,29 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// timerStatusOS prints the facts of a Linux Status.
+func timerStatusOS(w io.Writer, st *timer.Status) {
+	fmt.Fprintf(w, "clock_getres(CLOCK_MONOTONIC): %dns\n", st.ClockResNs)
+	fmt.Fprintf(w, "timer slack:   %s (this thread), default %s; realtime threads have none\n", Duration(time.Duration(st.TimerSlackNs)), Duration(time.Duration(st.DefaultTimerSlackNs)))
+	fmt.Fprintf(w, "clocksource:   %s (available: %s)\n", st.Clocksource, strings.Join(st.AvailableClocksources, " "))
+	if st.Tickless != "" {
+		fmt.Fprintf(w, "tick mode:     %s\n", st.Tickless)
+	}
+	if st.NohzFullCPUs != "" {
+		fmt.Fprintf(w, "nohz_full:     %s\n", st.NohzFullCPUs)
+	}
+	if st.ConfigHZ > 0 {
+		fmt.Fprintf(w, "CONFIG_HZ:     %d\n", st.ConfigHZ)
+	}
+	if st.HighResTimers != nil {
+		fmt.Fprintf(w, "high-resolution timers: %v\n", *st.HighResTimers)
+	}
+}

@@ -1,0 +1,30 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// timerStatusOS prints the facts of a Windows Status.
+func timerStatusOS(w io.Writer, st *timer.Status) {
+	ms := func(u uint32) string { return fmt.Sprintf("%.4fms (%d x 100ns)", float64(u)/1e4, u) }
+	fmt.Fprintf(w, "coarsest: %s\nfinest:   %s\ncurrent:  %s\n", ms(st.Coarsest100ns), ms(st.Finest100ns), ms(st.Current100ns))
+	sc := st.EffectiveScope()
+	if sc.Global {
+		fmt.Fprintln(w, "note: current is the system-wide interval; with global requests it applies")
+		fmt.Fprintln(w, "  to every process")
+	} else {
+		fmt.Fprintln(w, "note: current is the system-wide interval; it does not prove this process is")
+		fmt.Fprintln(w, "  woken at that rate")
+	}
+	kind := "client"
+	if st.Server != nil && *st.Server {
+		kind = "server"
+	}
+	fmt.Fprintf(w, "build:    %d (%s)\n", st.Build, kind)
+	for _, l := range sc.Lines() {
+		fmt.Fprintln(w, l)
+	}
+}
