@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/report"
 )
 
 // DPCISRCaptureOptions are the flags of `latlab dpcisr capture`.
@@ -112,18 +113,19 @@ func reportCapture(o *DPCISRCaptureOptions, text []byte) error {
 	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", o.Out, err)
 	}
-	r, err := readDPCISR(o.Out)
+	res, err := dpcisr.Run(context.Background(), dpcisr.Options{File: o.Out})
 	if err != nil {
-		return fmt.Errorf("xperf's report: %w", err)
+		return fmt.Errorf("xperf's report: %w", dpcisrErr(err))
 	}
-	if r, err = filterModule(r, o.Out, o.Module); err != nil {
-		return err
+	if o.Module != "" {
+		if res, err = dpcisr.Run(context.Background(), dpcisr.Options{File: o.Out, Module: o.Module}); err != nil {
+			return dpcisrErr(err)
+		}
 	}
-	v := r.View(o.Out, o.Module)
-	doc := dpcisr.Kind.New(&v)
+	doc := res.Document()
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", dpcisr.KernelFlags, o.Seconds, o.Out))
-	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { printDPCISR(w, r, o.Out, o.Module) })
+	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { report.DPCISRText(w, res) })
 }
 
 // findXperf looks on PATH, then where the Windows Kits install it.
