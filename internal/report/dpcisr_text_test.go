@@ -11,7 +11,9 @@ import (
 )
 
 // The text of dpcisr and dpcisr compare, at full width and at 80
-// columns, against what the command printed (testdata/README.md).
+// columns (COLUMNS=80), against testdata/dpcisr-*.golden: what the
+// commands printed for these fixtures (../dpcisr/testdata/README.md)
+// before the text moved into this package.
 func TestDPCISRTextGolden(t *testing.T) {
 	ctx := context.Background()
 	const data = "../dpcisr/testdata/"

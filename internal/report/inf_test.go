@@ -33,8 +33,9 @@ func TestINFWrap(t *testing.T) {
 }
 
 // The text of inf, for a device with the .reg line at full width and for
-// a listing at 80 columns, against what the command printed
-// (testdata/README.md).
+// a listing at 80 columns (COLUMNS=80), against testdata/inf-*.golden:
+// what the command printed for these fixtures (../inf/testdata/README.md)
+// before the text moved into this package.
 func TestINFTextGolden(t *testing.T) {
 	const data = "../inf/testdata/"
 	for _, c := range []struct {
