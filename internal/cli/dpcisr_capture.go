@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/report"
 )
 
 // DPCISRCaptureOptions are the flags of `latlab dpcisr capture`.
@@ -26,9 +24,6 @@ type DPCISRCaptureOptions struct {
 
 	settings map[string]string
 }
-
-// xperfMissing is the one line printed when xperf cannot be found.
-const xperfMissing = "xperf.exe not found on PATH or in the Windows Kits folder: install the Windows Performance Toolkit (part of the Windows ADK and the Windows SDK) and run again"
 
 func newDPCISRCaptureCmd(io *IO) *cobra.Command {
 	o := &DPCISRCaptureOptions{IO: io}
@@ -67,93 +62,44 @@ dpcisr) goes to stdout with --json and to a file with --result.`,
 	return cmd
 }
 
+func (o *DPCISRCaptureOptions) options() dpcisr.CaptureOptions {
+	return dpcisr.CaptureOptions{
+		Seconds: o.Seconds, Out: o.Out, Etl: o.Etl, Module: o.Module,
+		OnStart: func() {
+			fmt.Fprintf(o.IO.Err, "tracing DPCs and ISRs for %ds (xperf -on %s); Ctrl-C ends early ...\n", o.Seconds, dpcisr.KernelFlags)
+		},
+	}
+}
+
 func runDPCISRCapture(ctx context.Context, o *DPCISRCaptureOptions) error {
-	if err := captureSupported(); err != nil {
-		return err
-	}
-	if o.Seconds < 1 || o.Seconds > 24*3600 {
-		return Usagef("invalid --seconds %d: want 1 to 86400", o.Seconds)
-	}
-	if o.Out == "" {
-		return Usagef("missing -o FILE: where to write xperf's text report")
+	co := o.options()
+	if err := co.Validate(); err != nil {
+		return dpcisrErr(err)
 	}
 	if o.Result != "" && filepath.Clean(o.Result) == filepath.Clean(o.Out) {
 		return Usagef("--result %s is also -o: -o is xperf's text report, --result the result document; give two files", o.Result)
 	}
-	xperf, err := findXperf()
+	res, err := dpcisr.RunCapture(ctx, co)
 	if err != nil {
-		return err
+		return dpcisrErr(err)
 	}
-	if err := checkElevated(); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "latlab-dpcisr-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	fmt.Fprintf(o.IO.Err, "tracing DPCs and ISRs for %ds (xperf -on %s); Ctrl-C ends early ...\n", o.Seconds, dpcisr.KernelFlags)
-	c := dpcisr.Capturer{Xperf: xperf, Dir: dir, Run: runCommand, Sleep: dpcisr.SleepContext}
-	text, etl, err := c.Capture(ctx, time.Duration(o.Seconds)*time.Second)
-	if err != nil {
-		return err
-	}
-	if o.Etl != "" {
-		if err := copyFile(etl, o.Etl); err != nil {
-			return fmt.Errorf("keeping the trace: %w", err)
-		}
-	}
-	return reportCapture(o, text)
+	return emitCapture(o, res)
 }
 
-// reportCapture writes xperf's report to -o and analyses it: the result
-// document to --json and --result, or the text of 'latlab dpcisr'.
+// reportCapture is a capture from xperf's report on: the text to -o, its
+// analysis emitted. Tests drive it without xperf.
 func reportCapture(o *DPCISRCaptureOptions, text []byte) error {
-	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", o.Out, err)
-	}
-	r, err := readDPCISR(o.Out)
+	res, err := o.options().WriteReport(text)
 	if err != nil {
-		return fmt.Errorf("xperf's report: %w", err)
+		return dpcisrErr(err)
 	}
-	if r, err = filterModule(r, o.Out, o.Module); err != nil {
-		return err
-	}
-	v := r.View(o.Out, o.Module)
-	doc := dpcisr.Kind.New(&v)
+	return emitCapture(o, res)
+}
+
+// emitCapture writes the result document to --json and --result, or the
+// text of 'latlab dpcisr'.
+func emitCapture(o *DPCISRCaptureOptions, res *dpcisr.CaptureResult) error {
+	doc := res.Document()
 	doc.Settings = o.settings
-	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", dpcisr.KernelFlags, o.Seconds, o.Out))
-	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { printDPCISR(w, r, o.Out, o.Module) })
-}
-
-// findXperf looks on PATH, then where the Windows Kits install it.
-func findXperf() (string, error) {
-	if p, err := exec.LookPath("xperf"); err == nil {
-		return p, nil
-	}
-	for _, p := range xperfPaths() {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	return "", Usagef("%s", xperfMissing)
-}
-
-func runCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
-	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	if err != nil {
-		return out, &dpcisr.CommandError{Args: args, Output: string(out), Err: err}
-	}
-	return out, nil
-}
-
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		return err
-	}
-	return nil
+	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { report.DPCISRText(w, res.Result) })
 }

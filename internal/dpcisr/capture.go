@@ -2,17 +2,182 @@ package dpcisr
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/result"
 )
 
 // KernelFlags are the kernel providers a DPC/ISR trace needs: DPC and
 // INTERRUPT for the events, PROC_THREAD and LOADER so xperf can name the
 // module each routine belongs to.
 const KernelFlags = "PROC_THREAD+LOADER+DPC+INTERRUPT"
+
+// CaptureOptions are the work of `latlab dpcisr capture`.
+type CaptureOptions struct {
+	// Seconds is how long to trace, 1 to 86400.
+	Seconds int
+	// Out is where xperf's text report is written (the file 'latlab
+	// dpcisr' reads).
+	Out string
+	// Etl, when set, is where the kernel trace is kept.
+	Etl string
+	// Module keeps only that module's histograms in the analysis.
+	Module string
+	// Xperf is the path of xperf.exe; empty: found on PATH or where the
+	// Windows Kits install it.
+	Xperf string
+	// Command runs a command and returns its combined output; nil runs
+	// it with os/exec. Tests replace it, and Sleep, to run the sequence
+	// without xperf.
+	Command func(ctx context.Context, name string, args ...string) ([]byte, error)
+	// Sleep waits while the trace runs; nil: SleepContext.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnStart, when set, is called just before the trace starts.
+	OnStart func()
+}
+
+// CaptureResult is xperf's report of a capture, written to
+// CaptureOptions.Out and analysed as Run does.
+type CaptureResult struct {
+	*Result
+	Seconds int
+}
+
+// Document is the result document of the capture (kind dpcisr), with a
+// note on how it was traced.
+func (r *CaptureResult) Document() *result.Document {
+	doc := r.Result.Document()
+	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", KernelFlags, r.Seconds, r.File))
+	return doc
+}
+
+// Validate checks what needs neither xperf nor a trace: that this OS has
+// xperf's kernel logger, the duration and the report's file name.
+func (o CaptureOptions) Validate() error {
+	if err := captureSupported(); err != nil {
+		return err
+	}
+	if o.Seconds < 1 || o.Seconds > 24*3600 {
+		return inputf("invalid --seconds %d: want 1 to 86400", o.Seconds)
+	}
+	if o.Out == "" {
+		return inputf("missing -o FILE: where to write xperf's text report")
+	}
+	return nil
+}
+
+// RunCapture traces DPCs and ISRs with xperf for o.Seconds (less if ctx
+// ends first: the trace is still stopped and exported), writes xperf's
+// report to o.Out, keeps the trace at o.Etl, and analyses the report.
+// Windows only, elevated; elsewhere an InputError.
+func RunCapture(ctx context.Context, o CaptureOptions) (*CaptureResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	xperf := o.Xperf
+	if xperf == "" {
+		var err error
+		if xperf, err = findXperf(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkElevated(); err != nil {
+		return nil, err
+	}
+	return o.capture(ctx, xperf)
+}
+
+// capture runs the xperf sequence in a temporary folder and keeps what
+// the options ask for.
+func (o CaptureOptions) capture(ctx context.Context, xperf string) (*CaptureResult, error) {
+	dir, err := os.MkdirTemp("", "latlab-dpcisr-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if o.OnStart != nil {
+		o.OnStart()
+	}
+	c := Capturer{Xperf: xperf, Dir: dir, Run: o.Command, Sleep: o.Sleep}
+	if c.Run == nil {
+		c.Run = runCommand
+	}
+	if c.Sleep == nil {
+		c.Sleep = SleepContext
+	}
+	text, etl, err := c.Capture(ctx, time.Duration(o.Seconds)*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	if o.Etl != "" {
+		if err := copyFile(etl, o.Etl); err != nil {
+			return nil, fmt.Errorf("keeping the trace: %w", err)
+		}
+	}
+	return o.WriteReport(text)
+}
+
+// WriteReport writes xperf's report text to o.Out and analyses it: the
+// end of RunCapture once xperf has exported the report.
+func (o CaptureOptions) WriteReport(text []byte) (*CaptureResult, error) {
+	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", o.Out, err)
+	}
+	r, err := readFile(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("xperf's report: %w", err)
+	}
+	if r, err = filterModule(r, o.Out, o.Module); err != nil {
+		return nil, err
+	}
+	return &CaptureResult{Result: &Result{File: o.Out, Module: o.Module, Report: r}, Seconds: o.Seconds}, nil
+}
+
+// xperfMissing is the one line said when xperf cannot be found.
+const xperfMissing = "xperf.exe not found on PATH or in the Windows Kits folder: install the Windows Performance Toolkit (part of the Windows ADK and the Windows SDK) and run again"
+
+// findXperf looks on PATH, then where the Windows Kits install it.
+func findXperf() (string, error) {
+	if p, err := exec.LookPath("xperf"); err == nil {
+		return p, nil
+	}
+	for _, p := range xperfPaths() {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", inputf("%s", xperfMissing)
+}
+
+func runCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		return out, &CommandError{Args: args, Output: string(out), Err: err}
+	}
+	return out, nil
+}
+
+// copyFile copies in bounded pieces: a kernel trace can be gigabytes.
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
+}
 
 // Capturer runs an xperf kernel trace and exports its DPC/ISR report.
 // Run and Sleep are replaceable so the sequence is tested without xperf.

@@ -16,8 +16,8 @@ var Thresholds = []float64{1, 2, 4, 8, 16}
 // Alpha is the significance level of compare's verdict.
 const Alpha = 0.05
 
-// Run is one report in a comparison.
-type Run struct {
+// Labeled is one report in a comparison, with the name it goes by.
+type Labeled struct {
 	Label  string
 	Report *Report
 }
@@ -74,7 +74,7 @@ type Share struct {
 // section name the runs have, DPC first. A section name that occurs more
 // than once in a file (concatenated reports) is compared by its first
 // occurrence.
-func Compare(runs []Run, module string) (*Comparison, error) {
+func Compare(runs []Labeled, module string) (*Comparison, error) {
 	if len(runs) < 2 {
 		return nil, fmt.Errorf("compare needs at least 2 reports, have %d", len(runs))
 	}

@@ -11,7 +11,7 @@ func TestCompare(t *testing.T) {
 	off := mustParse(t, readFixture(t, "xperf-dpcisr-im-off.txt"))
 	kb := mustParse(t, readFixture(t, "xperf-dpcisr-keyboard-ps2-vs-usb.txt"))
 
-	c, err := Compare([]Run{{"Extreme", ext}, {"Off", off}, {"Extreme again", ext}}, "NDIS.SYS")
+	c, err := Compare([]Labeled{{"Extreme", ext}, {"Off", off}, {"Extreme again", ext}}, "NDIS.SYS")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCompare(t *testing.T) {
 
 	// Keyboard file vs itself, whole sections (no overall histogram: the
 	// module blocks are added).
-	c, err = Compare([]Run{{"a", kb}, {"b", kb}}, "")
+	c, err = Compare([]Labeled{{"a", kb}, {"b", kb}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,23 +53,23 @@ func TestCompare(t *testing.T) {
 	// Everything in one bucket range: nothing to test.
 	one := mustParse(t, "DPC Info\nTotal = 5 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 5\n")
 	two := mustParse(t, "DPC Info\nTotal = 3 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 3\n")
-	c, _ = Compare([]Run{{"one", one}, {"two", two}}, "a.sys")
+	c, _ = Compare([]Labeled{{"one", one}, {"two", two}}, "a.sys")
 	if c.Sections[0].Test != nil || !strings.Contains(c.Sections[0].Verdict, "no test possible") {
 		t.Errorf("one column: %+v", c.Sections[0])
 	}
 
 	// A module only one report has.
-	c, err = Compare([]Run{{"kb", kb}, {"nic", ext}}, "kbdhid.sys")
+	c, err = Compare([]Labeled{{"kb", kb}, {"nic", ext}}, "kbdhid.sys")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Sections) != 1 || c.Sections[0].Missing[0] != "nic" || !strings.Contains(c.Sections[0].Verdict, "only kb has this") {
 		t.Errorf("%+v", c.Sections)
 	}
-	if _, err := Compare([]Run{{"a", kb}, {"b", ext}}, "absent.sys"); err == nil || err.Error() != "no report has module absent.sys" {
+	if _, err := Compare([]Labeled{{"a", kb}, {"b", ext}}, "absent.sys"); err == nil || err.Error() != "no report has module absent.sys" {
 		t.Errorf("absent module: %v", err)
 	}
-	if _, err := Compare([]Run{{"a", kb}}, ""); err == nil {
+	if _, err := Compare([]Labeled{{"a", kb}}, ""); err == nil {
 		t.Error("one report compared")
 	}
 }

@@ -49,7 +49,7 @@ func TestReadDocumentRoundTrip(t *testing.T) {
 				}
 			}
 			// Compared with the text it came from: the same distributions.
-			c, err := Compare([]Run{{"text", orig}, {"json", got}}, "ndis.sys")
+			c, err := Compare([]Labeled{{"text", orig}, {"json", got}}, "ndis.sys")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,6 +132,6 @@ func FuzzReadDocument(f *testing.F) {
 			return
 		}
 		_ = r.View("f", "")
-		_, _ = Compare([]Run{{"a", r}, {"b", r}}, "")
+		_, _ = Compare([]Labeled{{"a", r}, {"b", r}}, "")
 	})
 }

@@ -92,6 +92,27 @@ func (m ModuleUsage) TotalUsec() int64 {
 	return t
 }
 
+// UsageByTotal is the usage table ordered by the time over all CPUs,
+// most first; rows of equal time keep the table's order.
+func (s Section) UsageByTotal() []ModuleUsage {
+	us := append([]ModuleUsage(nil), s.Usage...)
+	sort.SliceStable(us, func(i, j int) bool { return us[i].TotalUsec() > us[j].TotalUsec() })
+	return us
+}
+
+// Busiest is the CPU column where the module spent most time: its index
+// in Usec (the first of equal ones) and that time; 0 and -1 for a row
+// with no column.
+func (m ModuleUsage) Busiest() (col int, usec int64) {
+	col, usec = 0, -1
+	for k, v := range m.Usec {
+		if v > usec {
+			col, usec = k, v
+		}
+	}
+	return col, usec
+}
+
 // Histogram is one block: "Total = N for module M", its bucket lines and
 // the optional "Total, N" footer.
 type Histogram struct {
@@ -182,6 +203,28 @@ type IntervalRow struct {
 	Usec    []int64   `json:"usec"`
 	Percent []float64 `json:"percent"`
 	Line    int       `json:"line"`
+}
+
+// Busiest is the interval and CPU column with the most time over all
+// modules (the first of equal ones); ok is false when no row has a column.
+func (t *IntervalTable) Busiest() (row IntervalRow, col int, usec int64, ok bool) {
+	col, usec = -1, -1
+	for _, r := range t.Rows {
+		for k, v := range r.Usec {
+			if v > usec {
+				row, usec, col = r, v, k
+			}
+		}
+	}
+	return row, col, usec, col >= 0
+}
+
+// CPU is the number of the CPU in column col.
+func (t *IntervalTable) CPU(col int) int {
+	if col < len(t.CPUs) {
+		return t.CPUs[col]
+	}
+	return col
 }
 
 // Distribution is the closing table: how many intervals had a given

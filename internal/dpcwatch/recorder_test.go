@@ -186,7 +186,7 @@ func TestReportComparesWithXperf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := dpcisr.Compare([]dpcisr.Run{{Label: "xperf", Report: x}, {Label: "etw", Report: doc}}, "NDIS.SYS")
+	c, err := dpcisr.Compare([]dpcisr.Labeled{{Label: "xperf", Report: x}, {Label: "etw", Report: doc}}, "NDIS.SYS")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -236,7 +236,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 		a := &res.Arms[j]
 		v := &Verdict{By: by.String(), Level: 1 - Alpha/float64(k)}
 		if len(perArm[0]) > 0 && len(perArm[j]) > 0 && res.Module != "" {
-			c, err := dpcisr.Compare([]dpcisr.Run{{Label: base.Label, Report: pooled[0]}, {Label: a.Label, Report: pooled[j]}}, res.Module)
+			c, err := dpcisr.Compare([]dpcisr.Labeled{{Label: base.Label, Report: pooled[0]}, {Label: a.Label, Report: pooled[j]}}, res.Module)
 			if err == nil {
 				v.DPCISR = c
 			}

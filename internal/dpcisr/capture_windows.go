@@ -1,4 +1,4 @@
-package cli
+package dpcisr
 
 import (
 	"os"
@@ -26,5 +26,5 @@ func checkElevated() error {
 	if windows.GetCurrentProcessToken().IsElevated() {
 		return nil
 	}
-	return Usagef("dpcisr capture needs elevation: a kernel trace (xperf -on) requires an Administrator prompt; run latlab from one")
+	return inputf("dpcisr capture needs elevation: a kernel trace (xperf -on) requires an Administrator prompt; run latlab from one")
 }

@@ -1,8 +1,8 @@
-package cli
+package dpcisr
 
 // captureSupported: xperf and the NT kernel logger exist only on Windows.
 func captureSupported() error {
-	return Usagef("dpcisr capture is Windows-only (it runs xperf, from the Windows Performance Toolkit); on Linux analyse a report copied from Windows with 'latlab dpcisr FILE'")
+	return inputf("dpcisr capture is Windows-only (it runs xperf, from the Windows Performance Toolkit); on Linux analyse a report copied from Windows with 'latlab dpcisr FILE'")
 }
 
 func xperfPaths() []string { return nil }

@@ -1,0 +1,17 @@
+package dpcisr
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Off Windows the capture is refused before anything else is checked.
+func TestRunCaptureIsWindowsOnly(t *testing.T) {
+	_, err := RunCapture(context.Background(), CaptureOptions{})
+	if !IsInput(err) || !strings.Contains(err.Error(), "dpcisr capture is Windows-only") {
+		t.Errorf("%v", err)
+	}
+}
+
+func underWine() bool { return false }

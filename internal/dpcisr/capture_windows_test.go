@@ -1,0 +1,40 @@
+package dpcisr
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/windows"
+)
+
+// Options are checked before xperf is looked for; without xperf (as
+// under Wine) the error names the toolkit to install.
+func TestRunCaptureChecks(t *testing.T) {
+	t.Setenv("PATH", os.TempDir())
+	t.Setenv("ProgramFiles", os.TempDir())
+	t.Setenv("ProgramFiles(x86)", os.TempDir())
+	out := os.TempDir() + `\x.txt`
+	for _, c := range []struct {
+		o    CaptureOptions
+		want string
+	}{
+		{CaptureOptions{Seconds: 0, Out: out}, "invalid --seconds 0: want 1 to 86400"},
+		{CaptureOptions{Seconds: 86401, Out: out}, "invalid --seconds 86401"},
+		{CaptureOptions{Seconds: 1}, "missing -o FILE"},
+		{CaptureOptions{Seconds: 1, Out: out}, "install the Windows Performance Toolkit"},
+	} {
+		_, err := RunCapture(context.Background(), c.o)
+		if !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an input error with %q", c.o, err, c.want)
+		}
+	}
+}
+
+// underWine reports whether ntdll exports wine_get_version, which only
+// Wine's does: Wine's NT layer lacks what os.RemoveAll uses, so a
+// temporary folder stays there and only there.
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}

@@ -1,0 +1,204 @@
+package dpcisr
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/result"
+)
+
+// Options are the work of `latlab dpcisr FILE`.
+type Options struct {
+	// File is xperf's text report or a JSON document holding a report
+	// (see Read).
+	File string
+	// Module keeps only that module's histograms (case-insensitive);
+	// empty keeps all.
+	Module string
+	// Page also reads what an HTML page of the report shows beyond the
+	// report itself: when File is a dpc watch document, the watch's own
+	// summary and the traced machine (see Result.PageDocument).
+	Page bool
+}
+
+// Result is a report read and filtered to Options.Module.
+type Result struct {
+	File   string
+	Module string
+	Report *Report
+	// watch is the dpc watch document File holds, read again: the
+	// report read from it leaves out the watch's summary (its verdict,
+	// the exact longest executions) and the traced machine's host facts.
+	watch *result.Document
+}
+
+// InputError is bad input: a file that cannot be read or is no report,
+// a module the report lacks, an option out of range. The CLI exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+
+// IsInput reports whether err is bad input.
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// Run reads the report of o.File and keeps o.Module's histograms.
+func Run(_ context.Context, o Options) (*Result, error) {
+	r, err := readFile(o.File)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = filterModule(r, o.File, o.Module); err != nil {
+		return nil, err
+	}
+	res := &Result{File: o.File, Module: o.Module, Report: r}
+	if o.Page && r.Source == SourceETW {
+		res.watch = watchDocument(o.File)
+	}
+	return res, nil
+}
+
+// View is the analysed report, the payload of its document.
+func (r *Result) View() ReportView { return r.Report.View(r.File, r.Module) }
+
+// Document is the result document of the report (kind dpcisr).
+func (r *Result) Document() *result.Document {
+	v := r.View()
+	return Kind.New(&v)
+}
+
+// PageDocument is the document an HTML page of the report draws. For a
+// dpc watch document it is that document, with its watch summary and its
+// host, holding the filtered report; otherwise the report's document with
+// settings.
+func (r *Result) PageDocument(settings map[string]string) *result.Document {
+	v := r.View()
+	if r.watch != nil {
+		w, _ := Kind.Of(r.watch)
+		v.Watch = w.Watch
+		doc := *r.watch
+		doc.Data = &v
+		return &doc
+	}
+	doc := Kind.New(&v)
+	doc.Settings = settings
+	return doc
+}
+
+// readFile reads a report file within infile's bounds; every failure is
+// an InputError naming the file (and the line, for a text report).
+func readFile(path string) (*Report, error) {
+	f, err := infile.Open(path)
+	if err != nil {
+		return nil, inputf("cannot read %s: %w", path, unwrapPathErr(err))
+	}
+	defer f.Close()
+	r, err := Read(f)
+	if err != nil {
+		return nil, inputf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// filterModule keeps only module's histograms (all with no module); a
+// module the report lacks is bad input naming the ones it has.
+func filterModule(r *Report, file, module string) (*Report, error) {
+	if module == "" {
+		return r, nil
+	}
+	f := r.Filter(module)
+	for _, s := range f.Sections {
+		if len(s.Modules) > 0 {
+			return f, nil
+		}
+	}
+	return nil, inputf("%s: no module %q; the report has %s", file, module, strings.Join(r.ModuleNames(), ", "))
+}
+
+// watchDocument is the dpc watch document at path, read again; nil for
+// any file that is not such a document.
+func watchDocument(path string) *result.Document {
+	f, err := infile.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxInput+1))
+	if err != nil || len(b) > MaxInput {
+		return nil
+	}
+	doc, err := result.Read(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+	if err != nil {
+		return nil
+	}
+	if _, ok := Kind.Of(doc); !ok {
+		return nil
+	}
+	return doc
+}
+
+// unwrapPathErr drops the operation and path of an *os.PathError: the
+// message names the file already.
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// CompareOptions are the work of `latlab dpcisr compare`.
+type CompareOptions struct {
+	// Files are the reports, each xperf's text or a JSON document
+	// holding a report (see Read).
+	Files []string
+	// Labels name the reports, one per file; nil names them by their
+	// file names.
+	Labels []string
+	// Module is the module compared (case-insensitive); empty compares
+	// the histograms over all modules.
+	Module string
+}
+
+// Validate checks the options that need no file read.
+func (o CompareOptions) Validate() error {
+	if o.Labels != nil && len(o.Labels) != len(o.Files) {
+		return inputf("--labels has %d names for %d files: give one per file, comma-separated", len(o.Labels), len(o.Files))
+	}
+	return nil
+}
+
+// RunCompare reads every report and compares them (see Compare).
+func RunCompare(_ context.Context, o CompareOptions) (*Comparison, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	var runs []Labeled
+	for i, f := range o.Files {
+		r, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		label := filepath.Base(f)
+		if o.Labels != nil {
+			label = o.Labels[i]
+		}
+		runs = append(runs, Labeled{Label: label, Report: r})
+	}
+	c, err := Compare(runs, o.Module)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	return c, nil
+}

@@ -1,0 +1,157 @@
+package inf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/regfile"
+	"github.com/latlab/latlab/internal/result"
+)
+
+// Options are the work of `latlab inf`.
+type Options struct {
+	// File is the INF; the files its Include= lines name are read from
+	// the same folder, as SetupAPI reads them from the driver package.
+	File string
+	// Device is the hardware ID to analyse; empty lists every device.
+	Device string
+	// OS, Product and Arch are the Windows the decorations are matched
+	// against (see ParseTarget).
+	OS, Product, Arch string
+	// Lang is the LANGID of the [Strings.LANGID] section to use; empty:
+	// the unlocalized [Strings].
+	Lang string
+	// Reg asks for Result.Reg: the .reg file adding the RSS keywords the
+	// device lacks. It needs Device.
+	Reg bool
+}
+
+// Result is what Run found: Listing without Options.Device, Device with it.
+type Result struct {
+	File    *File
+	Listing *Listing
+	Device  *DeviceReport
+	// Reg is the .reg file (UTF-16LE with a BOM, CRLF, as regedit writes
+	// version 5 files) when Options.Reg asked for it.
+	Reg []byte
+}
+
+// InputError is bad input: an option out of range, an INF that cannot
+// be read or parsed, a device the INF does not list. The CLI exits 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+
+// IsInput reports whether err is bad input.
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// Run reads the INF and follows its install chain: for every device
+// (List) or for Options.Device (Analyze).
+func Run(_ context.Context, o Options) (*Result, error) {
+	t, err := ParseTarget(o.OS, o.Product, o.Arch)
+	if err != nil {
+		return nil, inputf("invalid --os/--product/--arch: %w", err)
+	}
+	if o.Reg && o.Device == "" {
+		return nil, inputf("--reg-out needs --device: the .reg file adds one device's missing keywords")
+	}
+	f, err := parseFile(o.File)
+	var pe *ParseError
+	switch {
+	case errors.As(err, &pe):
+		return nil, inputf("%s: %w", o.File, err)
+	case err != nil:
+		return nil, inputf("cannot read %s: %w", o.File, unwrapPathErr(err))
+	}
+	if o.Lang != "" && f.Section("Strings."+o.Lang) == nil {
+		return nil, inputf("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
+	}
+	load := includeLoader(o.File)
+	res := &Result{File: f}
+	if o.Device == "" {
+		if res.Listing, err = List(f, t, o.Lang, load); err != nil {
+			return nil, inputf("%s: %w", o.File, err)
+		}
+		return res, nil
+	}
+	if res.Device, err = Analyze(f, o.Device, t, o.Lang, load); err != nil {
+		return nil, inputf("%s: %w", o.File, err)
+	}
+	if o.Reg {
+		if len(res.Device.MissingRSS) == 0 {
+			return nil, inputf("%s: no RSS keyword that another install section of this INF installs is missing for %s on this Windows; no .reg file written", o.File, o.Device)
+		}
+		var b bytes.Buffer
+		if _, err := WriteReg(&b, res.Device); err != nil {
+			return nil, err
+		}
+		res.Reg = regfile.Encode(b.String())
+	}
+	return res, nil
+}
+
+// Document is the result document of the listing or the device report.
+func (r *Result) Document() *result.Document {
+	if r.Device != nil {
+		return KindDevice.New(r.Device)
+	}
+	return KindList.New(r.Listing)
+}
+
+// includeLoader reads the INFs that Include= names from the folder of
+// path. Their failures become notes of the analysis, so they name the
+// file but not the folder.
+func includeLoader(path string) Loader {
+	dir := filepath.Dir(path)
+	return func(name string) (*File, error) {
+		p := filepath.Join(dir, filepath.Base(name))
+		g, err := parseFile(p)
+		var pe *ParseError
+		switch {
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
+		case err != nil:
+			return nil, fmt.Errorf("not found next to %s", filepath.Base(path))
+		}
+		return g, nil
+	}
+}
+
+// parseFile reads and parses the INF at path, within infile's bounds.
+func parseFile(path string) (*File, error) {
+	fh, err := infile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return Parse(fh, filepath.Base(path))
+}
+
+// unwrapPathErr drops the operation and path of an *os.PathError: the
+// message names the file already.
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// orNone joins names with ", ", or says "none".
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,107 @@
+package inf
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+func runOpts(file, device string) Options {
+	return Options{File: "testdata/" + file, Device: device, OS: "10.0.22631", Product: "workstation", Arch: "amd64"}
+}
+
+// Run lists without a device and analyses one with it; the .reg file
+// comes only when asked for.
+func TestRun(t *testing.T) {
+	res, err := Run(context.Background(), runOpts("rtl-like-utf16.inf", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Device != nil || res.Listing == nil || res.Reg != nil || res.File.Encoding != "utf-16le" {
+		t.Fatalf("listing: %+v", res)
+	}
+	if doc := res.Document(); doc.Kind != KindList.Name() {
+		t.Errorf("listing document of kind %s", doc.Kind)
+	}
+
+	o := runOpts("i225-like.inf", `PCI\VEN_8086&DEV_15F3`)
+	o.Reg = true
+	res, err = Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Listing != nil || res.Device == nil || res.Device.InstallSection != "I225V.10.0.1.NTamd64" {
+		t.Fatalf("device: %+v", res)
+	}
+	if doc := res.Document(); doc.Kind != KindDevice.Name() {
+		t.Errorf("device document of kind %s", doc.Kind)
+	}
+	reg, _, err := textdec.Decode(res.Reg)
+	if err != nil || !strings.HasPrefix(string(res.Reg), "\xff\xfe") || !strings.Contains(reg, `\NNNN\Ndi\Params\*MaxRssProcessors]`) {
+		t.Errorf(".reg: %v\n%s", err, reg)
+	}
+}
+
+// Include= files are read from the INF's folder; one that is missing is
+// a note, not an error.
+func TestRunIncludeNextToTheFile(t *testing.T) {
+	dir := testutil.TempDir(t)
+	b, err := os.ReadFile("testdata/rtl-like-utf16.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/rtl-like-utf16.inf", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runOpts("", `PCI\VEN_10EC&DEV_8125`)
+	o.File, o.OS = dir+"/rtl-like-utf16.inf", "10.0.19045"
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(res.Device.Notes, "\n")
+	if !strings.Contains(notes, "Include=common-ndi.inf not analysed: not found next to rtl-like-utf16.inf") {
+		t.Errorf("notes: %s", notes)
+	}
+}
+
+// Every kind of bad input is an InputError naming what was wrong.
+func TestRunBadInput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	if err := os.WriteFile(dir+"/empty.inf", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"os", func(o *Options) { o.OS = "ten" }, "invalid --os/--product/--arch"},
+		{"product", func(o *Options) { o.Product = "home" }, `product "home": accepted workstation, server, dc`},
+		{"reg without device", func(o *Options) { o.Device, o.Reg = "", true }, "--reg-out needs --device"},
+		{"missing file", func(o *Options) { o.File = dir + "/absent.inf" }, "cannot read " + dir + "/absent.inf: "},
+		{"empty file", func(o *Options) { o.File = dir + "/empty.inf" }, "empty.inf: line 1: empty file"},
+		{"language", func(o *Options) { o.Lang = "040c" }, "has no [Strings.040c]; its languages: 0407"},
+		{"device", func(o *Options) { o.Device = `PCI\VEN_1234&DEV_0001` }, `device "PCI\\VEN_1234&DEV_0001" is in no models section`},
+		{"nothing missing", func(o *Options) { o.Product, o.Reg = "server", true }, "no RSS keyword that another install section of this INF installs is missing"},
+		{"loop", func(o *Options) { o.File, o.Device = "testdata/loop.inf", "" }, "loop.inf: line 15: Needs loop"},
+	} {
+		o := runOpts("i225-like.inf", `PCI\VEN_8086&DEV_15F3`)
+		c.edit(&o)
+		res, err := Run(context.Background(), o)
+		if res != nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
+		}
+	}
+	// The ambiguous device keeps its type for callers that list the lines.
+	_, err := Run(context.Background(), runOpts("e2f-like.inf", `PCI\VEN_8086&DEV_15F3`))
+	var ae *AmbiguousError
+	if !IsInput(err) || !errors.As(err, &ae) {
+		t.Errorf("ambiguous device: %T %v", err, err)
+	}
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// DPCISRComparePanels are the CDF panels of a comparison, one per
+// section: each run's cumulative share at the upper bound of every
+// bucket but the open one.
+func DPCISRComparePanels(c *dpcisr.Comparison) []CDFPanel {
+	var ps []CDFPanel
+	for _, s := range c.Sections {
+		title := s.Name
+		if c.Module != "" {
+			title += " " + c.Module
+		}
+		pn := CDFPanel{Title: title}
+		for i, r := range s.Runs {
+			cs := CDFSeries{Label: r.Label}
+			var cum, n int64
+			for _, v := range s.Counts[i] {
+				n += v
+			}
+			for j, b := range s.Buckets {
+				cum += s.Counts[i][j]
+				if b.Open() {
+					continue
+				}
+				cs.X = append(cs.X, b.Upper())
+				cs.Y = append(cs.Y, 100*float64(cum)/float64(n))
+			}
+			pn.Series = append(pn.Series, cs)
+		}
+		ps = append(ps, pn)
+	}
+	return ps
+}
+
+// DPCISRCompareText prints a comparison as `latlab dpcisr compare` does:
+// per section the distributions side by side, the shares at or below
+// the thresholds, the chi-squared test and the verdict.
+func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
+	what := "all modules"
+	if c.Module != "" {
+		what = c.Module
+	}
+	fmt.Fprintf(w, "latlab dpcisr compare: %s in %s\n", what, strings.Join(c.Labels, " vs "))
+	for _, s := range c.Sections {
+		fmt.Fprintf(w, "\n== %s\n", s.Name)
+		if len(s.Missing) > 0 {
+			fmt.Fprintf(w, "not in: %s\n", strings.Join(s.Missing, ", "))
+		}
+		hdr := []string{"bucket"}
+		for _, r := range s.Runs {
+			hdr = append(hdr, r.Label, "%")
+		}
+		rows := [][]string{}
+		for j, b := range s.Buckets {
+			row := []string{b.Range()}
+			for i, r := range s.Runs {
+				row = append(row, fmt.Sprint(s.Counts[i][j]), fmt.Sprintf("%.2f", 100*float64(s.Counts[i][j])/float64(r.Summary.Count)))
+			}
+			rows = append(rows, row)
+		}
+		total := []string{"total"}
+		for _, r := range s.Runs {
+			total = append(total, fmt.Sprint(r.Summary.Count), "")
+		}
+		rows = append(rows, total)
+		for _, p := range dpcisr.Percentiles {
+			row := []string{"p" + dpcisrP(p) + " in"}
+			for _, r := range s.Runs {
+				b, _ := dpcisr.QuantileBucket(r.Hist, p)
+				row = append(row, b.Range(), "")
+			}
+			rows = append(rows, row)
+		}
+		Table(w, hdr, rows)
+
+		fmt.Fprintln(w)
+		hdr = []string{"share at or below"}
+		for i, r := range s.Runs {
+			hdr = append(hdr, r.Label)
+			if i > 0 {
+				hdr = append(hdr, "vs "+s.Runs[0].Label)
+			}
+		}
+		rows = nil
+		for _, sh := range s.Shares {
+			row := []string{fmt.Sprintf("%g µs", sh.Us)}
+			for i := range s.Runs {
+				mark := ""
+				if !sh.Exact[i] {
+					mark = "~"
+				}
+				row = append(row, mark+dpcisrSharePct(sh.Pct[i]))
+				if i > 0 {
+					row = append(row, fmt.Sprintf("%+.2f pp", sh.Delta[i]))
+				}
+			}
+			rows = append(rows, row)
+		}
+		Table(w, hdr, rows)
+		if s.Test != nil {
+			fmt.Fprintf(w, "\nchi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
+				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
+			if len(s.PooledBuckets) < len(s.Buckets) {
+				fmt.Fprintf(w, "\n  buckets pooled to keep expected counts >= 5: %s", dpcisrPooled(s))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+	}
+}
+
+func dpcisrSharePct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", v)
+}
+
+// dpcisrPooled names the bucket ranges the chi-squared test pooled.
+func dpcisrPooled(s dpcisr.SectionComparison) string {
+	var parts []string
+	for _, g := range s.PooledBuckets {
+		lo, hi := s.Buckets[g[0]], s.Buckets[g[len(g)-1]]
+		if len(g) == 1 {
+			parts = append(parts, lo.Range())
+			continue
+		}
+		if hi.Open() {
+			parts = append(parts, fmt.Sprintf("> %d µs", lo.GtUs))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d µs", lo.GtUs, *hi.LeUs))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+)
+
+// DPCISRText prints a report as `latlab dpcisr` does: per section the
+// usage table, the histograms with their percentile buckets, xperf's own
+// check and the busiest interval.
+func DPCISRText(w io.Writer, res *dpcisr.Result) {
+	r := res.Report
+	v := res.View()
+	if r.Source == dpcisr.SourceETW {
+		fmt.Fprintf(w, "latlab dpcisr: %s (an ETW trace of latlab dpc watch)\n", res.File)
+	} else {
+		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", res.File, r.Encoding, r.Lines)
+	}
+	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
+	for _, s := range v.Sections {
+		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
+			continue // emptied by the module filter
+		}
+		head := s.Name
+		if s.Heading != "" && !strings.EqualFold(s.Heading, s.Name) {
+			head += fmt.Sprintf(" (%q, line %d)", s.Heading, s.Line)
+		}
+		unit := "DPCs"
+		if s.Name == dpcisr.ISR {
+			unit = "ISRs"
+		}
+		fmt.Fprintf(w, "\n== %s\n", head)
+		if len(s.Usage) > 0 {
+			dpcisrUsage(w, s.Section)
+		}
+		if s.Overall != nil {
+			dpcisrHistogram(w, *s.Overall, unit)
+		}
+		for _, m := range s.Modules {
+			dpcisrHistogram(w, m, unit)
+		}
+		if s.Check != nil {
+			fmt.Fprintf(w, "\nxperf's own check: all modules %d, total %d: %s\n", s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+		}
+		if s.Intervals != nil {
+			dpcisrIntervals(w, s.Intervals)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func dpcisrHistogram(w io.Writer, h dpcisr.HistogramView, unit string) {
+	fmt.Fprintf(w, "\n%s", h.Name())
+	if h.Label != "" {
+		fmt.Fprintf(w, " — %s", h.Label)
+	}
+	if h.Line > 0 { // a report's line; latlab's own traces have none
+		fmt.Fprintf(w, " (line %d)", h.Line)
+	}
+	fmt.Fprintln(w)
+	s := h.Summary
+	if s.Count == 0 {
+		fmt.Fprintf(w, "  no %s\n", unit)
+		return
+	}
+	var q []string
+	for _, x := range s.Quantiles {
+		q = append(q, fmt.Sprintf("p%s in %s", dpcisrP(x.P), x.Bucket.Range()))
+	}
+	fmt.Fprintf(w, "  %d %s; %s\n", s.Count, unit, strings.Join(q, ", "))
+	fmt.Fprintf(w, "  most common %s (%.2f%%); longest in %s\n", s.Mode.Range(), 100*float64(s.Mode.Count)/float64(s.Count), s.Max.Range())
+	if s.Count < 1000 {
+		fmt.Fprintf(w, "  (%d %s: p99.9 is the longest one)\n", s.Count, unit)
+	}
+	rows := [][]string{}
+	for _, r := range s.Rows {
+		rows = append(rows, []string{"  " + r.Range(), fmt.Sprint(r.Count), fmt.Sprintf("%.2f", r.Pct), fmt.Sprintf("%.2f", r.CumPct)})
+	}
+	Table(w, []string{"  bucket", "count", "%", "cum %"}, rows)
+}
+
+func dpcisrUsage(w io.Writer, s dpcisr.Section) {
+	span := ""
+	var spanUs float64
+	if s.Span != nil {
+		spanUs = float64(s.Span.ToUs - s.Span.FromUs)
+		span = fmt.Sprintf(" over %s", Duration(time.Duration(int64(spanUs*1000))))
+	}
+	fmt.Fprintf(w, "\nCPU time by module%s (xperf's usage table):\n", span)
+	rows := [][]string{}
+	for _, u := range s.UsageByTotal() {
+		busiest, bu := u.Busiest()
+		share := "-"
+		if spanUs > 0 && bu >= 0 {
+			share = fmt.Sprintf("%.2f", 100*float64(bu)/spanUs)
+		}
+		cpu := "-"
+		if len(u.CPUs) > busiest {
+			cpu = fmt.Sprint(u.CPUs[busiest])
+		}
+		rows = append(rows, []string{"  " + u.Module, fmt.Sprint(u.TotalUsec()), cpu, fmt.Sprint(max(bu, 0)), share})
+	}
+	Table(w, []string{"  module", "total µs", "busiest CPU", "µs there", "% of that CPU"}, rows)
+}
+
+func dpcisrIntervals(w io.Writer, t *dpcisr.IntervalTable) {
+	best, col, us, ok := t.Busiest()
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "busiest %gs interval (all modules): CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals\n",
+		t.IntervalSec, t.CPU(col), best.StartMs, best.EndMs, us, best.Percent[col], len(t.Rows))
+}
+
+// dpcisrP writes a percentile as its name has it: 50, 99.9.
+func dpcisrP(f float64) string {
+	if f == math.Trunc(f) {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return strings.TrimRight(fmt.Sprintf("%.3f", f), "0")
+}

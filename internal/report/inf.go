@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/latlab/latlab/internal/inf"
+)
+
+// INF prints what `latlab inf` found: the listing of every device, or
+// one device's keywords and the RSS keywords it lacks.
+func INF(w io.Writer, r *inf.Result) {
+	if r.Device != nil {
+		INFDevice(w, r.File, r.Device)
+		return
+	}
+	INFListing(w, r.File, r.Listing)
+}
+
+// INFRegWritten says what the .reg file written to path adds, and where.
+func INFRegWritten(w io.Writer, path string, r *inf.DeviceReport) {
+	fmt.Fprint(w, "\n"+infWrapText("", fmt.Sprintf("wrote %s: adds %s under the adapter's subkey %s of the network class key (replace %s with it; the file says how to find it)",
+		path, strings.Join(r.MissingRSS, ", "), inf.InstancePlaceholder, inf.InstancePlaceholder)))
+}
+
+func infOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func infTarget(t inf.Target) string {
+	return fmt.Sprintf("Windows %d.%d.%d %s %s", t.Major, t.Minor, t.Build, inf.ProductName(t.ProductType), t.Arch)
+}
+
+// INFListing prints every device ID with its install section per
+// decoration, marking the decoration Windows would use.
+func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
+	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines)\nmatching for %s\n", l.File, f.Encoding, f.Lines, infTarget(l.Target))
+	for _, m := range l.Manufacturers {
+		fmt.Fprintf(w, "\nmanufacturer %s\n", m.Name)
+		for _, s := range m.Sections {
+			mark := "  "
+			state := "not used: " + s.Reason
+			switch {
+			case s.Chosen:
+				mark, state = "=>", "used on this Windows"
+			case s.Applies:
+				state = "applies, but a closer match wins"
+			}
+			fmt.Fprint(w, "\n"+infWrapText("", fmt.Sprintf("%s [%s]  %s; %s", mark, s.Section, s.Describe, state)))
+			if !s.Exists {
+				continue
+			}
+			rows := [][]string{}
+			for _, d := range s.Devices {
+				for i, id := range d.HardwareIDs {
+					inst := d.InstallSection
+					if i > 0 {
+						inst = "(compatible ID)"
+					}
+					rows = append(rows, []string{"   " + id, inst, fmt.Sprint(d.Line)})
+				}
+			}
+			if len(rows) > 0 {
+				TableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
+			}
+		}
+	}
+	for _, n := range l.Notes {
+		fmt.Fprint(w, infWrapText("", "note: "+n))
+	}
+}
+
+// INFDevice prints one device's install chain, its keywords, the RSS
+// keywords other install sections give and it lacks, and the device in
+// every decoration.
+func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
+	fmt.Fprintf(w, "latlab inf: %s (%s) on %s\ndevice %s\n", r.File, f.Encoding, infTarget(r.Target), r.Device)
+	if r.Model != nil {
+		fmt.Fprint(w, infWrapText("", fmt.Sprintf("manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]",
+			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)))
+	}
+	if m := r.Match; m != nil {
+		fmt.Fprint(w, infWrapText("", fmt.Sprintf("matched %s: %s (rank 0x%04X)", m.INFID, m.Kind(), m.Rank)))
+	}
+	rows := [][]string{}
+	for _, k := range r.Keywords {
+		vals := []string{}
+		for _, v := range k.Values {
+			vals = append(vals, v.Value+"="+v.Desc)
+		}
+		rng := strings.Join(vals, ", ")
+		if rng == "" && (k.Min != "" || k.Max != "") {
+			rng = k.Min + ".." + k.Max
+			if k.Step != "" && k.Step != "1" {
+				rng += " step " + k.Step
+			}
+		}
+		def := k.Default
+		if k.Value != nil && k.Value.Data != k.Default {
+			def += " (installs " + k.Value.Data + ")"
+		}
+		name := k.Name
+		if inf.IsRSS(k.Name) {
+			name += " (RSS)"
+		}
+		rows = append(rows, []string{name, k.Type, def, rng, k.ParamDesc})
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\nkeywords (%d):\n", len(rows))
+		TableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
+	}
+	fmt.Fprint(w, "\n"+infWrapText("", "RSS keywords installed: "+infOrNone(r.RSS)))
+	if len(r.MissingRSS) > 0 {
+		fmt.Fprintf(w, "missing here, installed by other install sections of this INF:\n")
+		for _, d := range r.Donors {
+			fmt.Fprintf(w, "  [%s]\n", d.InstallSection)
+			fmt.Fprint(w, infWrapText("    ", d.RelationText()))
+			fmt.Fprint(w, infWrapList("    ", d.Keywords))
+		}
+	} else if r.Model != nil {
+		fmt.Fprintln(w, "no RSS keyword that another install section of this INF installs is missing here")
+	}
+	if len(r.NotInINF) > 0 {
+		fmt.Fprint(w, infWrapText("", "in no install section of this INF: "+strings.Join(r.NotInINF, ", ")))
+	}
+	if op := r.OtherProduct; op != nil && op.Decoration != r.Decoration {
+		fmt.Fprintf(w, "on %s Windows of the same version:\n  [%s] ", inf.ProductName(op.ProductType), inf.DecorationName(op.Decoration))
+		if op.ListsDevice {
+			fmt.Fprintf(w, "-> [%s], RSS keywords:\n%s", op.InstallSection, infWrapList("  ", op.RSS))
+		} else {
+			fmt.Fprintln(w, "does not list the device")
+		}
+	}
+	fmt.Fprintf(w, "\nthe device in every decoration:\n")
+	drows := [][]string{}
+	for _, d := range r.Decorations {
+		mark := ""
+		switch {
+		case d.Chosen:
+			mark = "used"
+		case d.Applies:
+			mark = "applies, outranked"
+		default:
+			mark = d.Reason
+		}
+		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
+	}
+	TableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
+	for _, n := range r.Notes {
+		fmt.Fprint(w, infWrapText("", "note: "+n))
+	}
+}
+
+// infWrapList joins items with ", " in lines of at most 80 columns, each
+// starting with indent.
+func infWrapList(indent string, items []string) string {
+	if len(items) == 0 {
+		return indent + "none\n"
+	}
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != indent && len(line)+1+len(it) > 80 {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += it
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// infWrapText breaks text at spaces into lines of at most 80 columns;
+// lines after the first are indented two more columns.
+func infWrapText(indent, text string) string {
+	var b strings.Builder
+	line, next := indent, indent
+	if indent == "" {
+		next = "  "
+	}
+	for _, word := range strings.Fields(text) {
+		if line != indent && line != next && len(line)+1+len(word) > 80 {
+			b.WriteString(line + "\n")
+			line = next
+		}
+		if line != indent && line != next {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
