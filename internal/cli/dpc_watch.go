@@ -176,7 +176,7 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 // printWrapped prints a sentence in lines of 80 columns at most, the
 // continuation indented.
 func printWrapped(w io.Writer, s string) {
-	for _, l := range wrapHanging(s, 2, 80) {
+	for _, l := range report.WrapHanging(s, 2, 80) {
 		fmt.Fprintln(w, l)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/report"
 )
 
 // helpWidth is the width every line of --help fits in, whatever the
@@ -44,7 +46,7 @@ func setHelp(root *cobra.Command) {
 func writeUsage(w io.Writer, c *cobra.Command) {
 	fmt.Fprint(w, "Usage:\n")
 	if c.Runnable() {
-		writeLines(w, wrapHanging("  "+c.UseLine(), 4, helpWidth))
+		writeLines(w, report.WrapHanging("  "+c.UseLine(), 4, helpWidth))
 	}
 	if c.HasAvailableSubCommands() {
 		fmt.Fprintf(w, "  %s [command]\n", c.CommandPath())
@@ -69,7 +71,7 @@ func writeUsage(w io.Writer, c *cobra.Command) {
 		for _, s := range c.Commands() {
 			if s.IsAvailableCommand() || s.Name() == "help" {
 				line := fmt.Sprintf("  %-*s  %s", pad, s.Name(), s.Short)
-				writeLines(w, wrapHanging(line, pad+4, helpWidth))
+				writeLines(w, report.WrapHanging(line, pad+4, helpWidth))
 			}
 		}
 	}
@@ -90,7 +92,7 @@ func writeUsage(w io.Writer, c *cobra.Command) {
 // wrap (one long word) is wrapped here with its hanging indent.
 func writeFlagUsages(w io.Writer, s string) {
 	for _, l := range strings.Split(strings.TrimRight(s, " \n"), "\n") {
-		writeLines(w, wrapHanging(l, usageColumn(l), helpWidth))
+		writeLines(w, report.WrapHanging(l, usageColumn(l), helpWidth))
 	}
 }
 
@@ -129,35 +131,7 @@ func wrapProse(l string, max int) []string {
 	if rest := l[indent:]; strings.HasPrefix(rest, "- ") || strings.HasPrefix(rest, "* ") {
 		indent += 2
 	}
-	return wrapHanging(l, indent, max)
-}
-
-// wrapHanging wraps l at spaces to max columns, keeping its own spacing
-// (the padding of a column); continuation lines start at column indent. A
-// word wider than the line stays whole.
-func wrapHanging(l string, indent, max int) []string {
-	l = strings.TrimRight(l, " ")
-	indent = min(indent, max/2)
-	var out []string
-	for width(l) > max {
-		first := len(l) - len(strings.TrimLeft(l, " "))
-		cut, col := -1, 0
-		for i, r := range l {
-			if col > max {
-				break
-			}
-			if r == ' ' && i > first {
-				cut = i
-			}
-			col += text.RuneWidth(r)
-		}
-		if cut < 0 {
-			break
-		}
-		out = append(out, strings.TrimRight(l[:cut], " "))
-		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")
-	}
-	return append(out, l)
+	return report.WrapHanging(l, indent, max)
 }
 
 // wrapExample fits an example command line: a trailing "# comment" moves to

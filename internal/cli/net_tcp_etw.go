@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
 )
 
 // printTCPEvents prints the --etw part of tcp-discard: the TCP/IP
@@ -34,7 +35,7 @@ func printTCPEvents(w io.Writer, t *netload.TCPEvents) {
 		}
 	}
 	for _, n := range t.Notes {
-		for _, l := range wrapHanging("  note: "+strings.TrimSpace(n), 4, 80) {
+		for _, l := range report.WrapHanging("  note: "+strings.TrimSpace(n), 4, 80) {
 			fmt.Fprintln(w, l)
 		}
 	}

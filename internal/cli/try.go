@@ -335,7 +335,7 @@ func writeTryHTML(path string, doc *result.Document) error {
 const tryWidth = 80
 
 func wrapOut(w io.Writer, line string, indent int) {
-	for _, l := range wrapHanging(line, indent, tryWidth) {
+	for _, l := range report.WrapHanging(line, indent, tryWidth) {
 		fmt.Fprintln(w, l)
 	}
 }

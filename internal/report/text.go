@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -114,3 +115,31 @@ func newTable() table.Writer {
 // Duration formats a duration compactly with a unit chosen for its size
 // (units.Duration, the one spelling of every table and line).
 func Duration(d time.Duration) string { return units.Duration(d) }
+
+// WrapHanging wraps l at spaces to max columns, keeping its own spacing
+// (the padding of a column); continuation lines start at column indent. A
+// word wider than the line stays whole.
+func WrapHanging(l string, indent, max int) []string {
+	l = strings.TrimRight(l, " ")
+	indent = min(indent, max/2)
+	var out []string
+	for text.StringWidthWithoutEscSequences(l) > max {
+		first := len(l) - len(strings.TrimLeft(l, " "))
+		cut, col := -1, 0
+		for i, r := range l {
+			if col > max {
+				break
+			}
+			if r == ' ' && i > first {
+				cut = i
+			}
+			col += text.RuneWidth(r)
+		}
+		if cut < 0 {
+			break
+		}
+		out = append(out, strings.TrimRight(l[:cut], " "))
+		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")
+	}
+	return append(out, l)
+}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jedib0t/go-pretty/v6/text"
-
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -151,34 +149,7 @@ func clipRunes(s string, n int) string {
 // printHanging prints a sentence in lines of 80 columns at most, cut at
 // spaces, the continuation lines indented by 2.
 func printHanging(w io.Writer, s string) {
-	for _, l := range hangingLines(s, 2, 80) {
+	for _, l := range WrapHanging(s, 2, 80) {
 		fmt.Fprintln(w, l)
 	}
-}
-
-// hangingLines cuts l at spaces into lines of at most max columns, the
-// lines after the first indented; a word wider than a line stays whole.
-func hangingLines(l string, indent, max int) []string {
-	l = strings.TrimRight(l, " ")
-	indent = min(indent, max/2)
-	var out []string
-	for text.StringWidthWithoutEscSequences(l) > max {
-		first := len(l) - len(strings.TrimLeft(l, " "))
-		cut, col := -1, 0
-		for i, r := range l {
-			if col > max {
-				break
-			}
-			if r == ' ' && i > first {
-				cut = i
-			}
-			col += text.RuneWidth(r)
-		}
-		if cut < 0 {
-			break
-		}
-		out = append(out, strings.TrimRight(l[:cut], " "))
-		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")
-	}
-	return append(out, l)
 }
