@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -122,7 +123,7 @@ func newKnobListCmd(io *IO) *cobra.Command {
 		Short: "every knob on this OS with its current value and what it means",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKnobList(o, all)
+			return runKnobList(cmd.Context(), o, all)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
@@ -130,48 +131,15 @@ func newKnobListCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobList(o *KnobOptions, all bool) error {
-	env := knob.NewEnv(o.IO.Root)
-	ks := knob.Native()
-	if all {
-		ks = knob.All()
-	}
-	var entries []knob.ListEntry
-	for _, k := range ks {
-		e := knob.ListEntry{Name: k.Name(), OS: k.OS(), Summary: k.Summary()}
-		if knob.IsNative(k) {
-			r, err := k.Get(env, knob.Selector{})
-			if err != nil {
-				e.Error = err.Error()
-			} else {
-				e.Reading = r
-			}
-		}
-		entries = append(entries, e)
+func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
+	l, err := knob.RunList(ctx, knob.ListOptions{All: all, Root: o.IO.Root})
+	if err != nil {
+		return err
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindList.New(&knob.List{OS: knob.HostOS, Knobs: entries}), o.settings)
+		return writeDoc(o.IO, knob.KindList.New(l), o.settings)
 	}
-	var rows [][]string
-	for _, e := range entries {
-		val, meaning := "", e.Summary
-		switch {
-		case e.OS != knob.HostOS:
-			val = "(" + e.OS + ")"
-		case e.Error != "":
-			val, meaning = "?", e.Error
-		case e.Reading != nil && len(e.Reading.Items) == 1:
-			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
-		case e.Reading != nil && len(e.Reading.Items) == 0:
-			val = "none found"
-		case e.Reading != nil:
-			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
-			meaning = e.Summary + "; latlab knob get " + e.Name
-		}
-		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
-	}
-	report.TableLeft(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
-	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
+	report.KnobList(o.IO.Out, l)
 	return nil
 }
 

@@ -1,0 +1,65 @@
+package knob
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// native is a knob of this OS that the fixture environment (testEnv)
+// holds: its value there as get shows it, a new value for set, where
+// that value is stored, and how it reads back and shows in a change.
+type nativeKnob struct {
+	name, value, set string
+	loc              string
+	from, to         string
+}
+
+func native() nativeKnob {
+	if HostOS == "windows" {
+		return nativeKnob{name: "win32-priority-separation", value: "0x2 (2)", set: "0x26",
+			loc:  `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation`,
+			from: "2 (REG_DWORD)", to: "38 (REG_DWORD)"}
+	}
+	return nativeKnob{name: "tcp-recovery", value: "1", set: "5",
+		loc: "/proc/sys/net/ipv4/tcp_recovery", from: "1", to: "5"}
+}
+
+func TestRunList(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	n := native()
+	for _, c := range []struct {
+		all  bool
+		want int
+	}{{false, len(Native())}, {true, len(All())}} {
+		l, err := RunList(context.Background(), ListOptions{All: c.all, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.OS != HostOS || len(l.Knobs) != c.want {
+			t.Fatalf("--all=%v: os %q, %d knobs; want %q, %d", c.all, l.OS, len(l.Knobs), HostOS, c.want)
+		}
+		found := false
+		for _, e := range l.Knobs {
+			switch {
+			case e.OS != HostOS && (e.Reading != nil || e.Error != ""):
+				t.Errorf("%s of %s was read on %s", e.Name, e.OS, HostOS)
+			case e.OS == HostOS && (e.Reading == nil) == (e.Error == ""):
+				t.Errorf("%s: want a reading or an error: %+v", e.Name, e)
+			case e.Summary == "":
+				t.Errorf("%s has no summary", e.Name)
+			}
+			if e.Name == n.name {
+				found = e.Reading != nil && len(e.Reading.Items) == 1 && e.Reading.Items[0].Value == n.value
+			}
+		}
+		if !found {
+			t.Errorf("--all=%v: %s is not listed with its value %q", c.all, n.name, n.value)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunList(ctx, ListOptions{Env: env}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled list: %v", err)
+	}
+}
