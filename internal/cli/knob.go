@@ -162,57 +162,23 @@ func newKnobGetCmd(io *IO) *cobra.Command {
   latlab knob get rss --adapter "Intel(R) Ethernet Controller (3) I225-V"
   latlab knob get irq-affinity --irq 24 --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(cmd.Context(), o, args[0]) },
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
 	return knobCmd(cmd, o)
 }
 
-func runKnobGet(o *KnobOptions, name string) error {
-	k, err := lookupNative(name)
-	if err != nil {
-		return err
-	}
-	r, err := k.Get(knob.NewEnv(o.IO.Root), o.Sel)
+func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
+	r, err := knob.RunGet(ctx, knob.GetOptions{Knob: name, Sel: o.Sel, Root: o.IO.Root})
 	if err != nil {
 		return knobErr(err)
 	}
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindGet.New(r), o.settings)
 	}
-	printReading(o.IO.Out, k, r)
+	report.KnobReading(o.IO.Out, r)
 	return nil
-}
-
-func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
-	fmt.Fprintf(w, "%s: %s\n", k.Name(), k.Summary())
-	if len(r.Items) == 1 && r.Items[0].Target == "" {
-		it := r.Items[0]
-		if it.Loc != nil {
-			fmt.Fprintf(w, "  where    %s\n", it.Loc)
-		}
-		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
-		for _, wn := range it.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", wn)
-		}
-	} else if len(r.Items) == 0 {
-		fmt.Fprintln(w, "  (no instances)")
-	} else {
-		var rows [][]string
-		for _, it := range r.Items {
-			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
-		}
-		report.TableLeft(w, []string{"target", "value", "meaning"}, rows)
-		for _, it := range r.Items {
-			for _, wn := range it.Warnings {
-				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
-			}
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
 }
 
 // --- explain ---

@@ -3,6 +3,7 @@ package knob
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,34 @@ func TestRunList(t *testing.T) {
 	cancel()
 	if _, err := RunList(ctx, ListOptions{Env: env}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled list: %v", err)
+	}
+}
+
+func TestRunGet(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	n := native()
+	other := "rss"
+	if HostOS == "windows" {
+		other = "tcp-recovery"
+	}
+	for _, c := range []struct {
+		knob  string
+		value string // of the one instance; "" = an InputError is wanted
+		err   string
+	}{
+		{n.name, n.value, ""},
+		{strings.ToUpper(n.name), n.value, ""},
+		{other, "", other + " is a "},
+		{"tcp-recovry", "", "did you mean tcp-recovery?"},
+	} {
+		r, err := RunGet(context.Background(), GetOptions{Knob: c.knob, Env: env})
+		switch {
+		case c.value == "" && (!IsInput(err) || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("get %s: %v, want an input error with %q", c.knob, err, c.err)
+		case c.value != "" && err != nil:
+			t.Errorf("get %s: %v", c.knob, err)
+		case c.value != "" && (r.Knob != n.name || len(r.Items) != 1 || r.Items[0].Value != c.value):
+			t.Errorf("get %s: %+v, want %s with the value %q", c.knob, r, n.name, c.value)
+		}
 	}
 }

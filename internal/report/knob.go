@@ -32,6 +32,43 @@ func KnobList(w io.Writer, l *knob.List) {
 	fmt.Fprintln(w, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
 }
 
+// KnobReading prints `knob get`: the value and meaning of a knob with
+// one instance, a table of the instances of one with several, then the
+// warnings and notes.
+func KnobReading(w io.Writer, r *knob.Reading) {
+	summary := ""
+	if k, err := knob.Lookup(r.Knob); err == nil {
+		summary = k.Summary()
+	}
+	fmt.Fprintf(w, "%s: %s\n", r.Knob, summary)
+	if len(r.Items) == 1 && r.Items[0].Target == "" {
+		it := r.Items[0]
+		if it.Loc != nil {
+			fmt.Fprintf(w, "  where    %s\n", it.Loc)
+		}
+		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
+		for _, wn := range it.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", wn)
+		}
+	} else if len(r.Items) == 0 {
+		fmt.Fprintln(w, "  (no instances)")
+	} else {
+		var rows [][]string
+		for _, it := range r.Items {
+			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
+		}
+		TableLeft(w, []string{"target", "value", "meaning"}, rows)
+		for _, it := range r.Items {
+			for _, wn := range it.Warnings {
+				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
+			}
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
 // clip cuts s to n characters, the last an ellipsis.
 func clip(s string, n int) string {
 	r := []rune(s)

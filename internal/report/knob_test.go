@@ -29,3 +29,20 @@ func TestKnobList(t *testing.T) {
 	KnobList(&b, l)
 	goldie.New(t).Assert(t, "knob-list", b.Bytes())
 }
+
+// get prints one instance as lines, several as a table; warnings and
+// notes follow either.
+func TestKnobReading(t *testing.T) {
+	loc := &knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+	var b bytes.Buffer
+	for _, r := range []*knob.Reading{
+		{Knob: "win32-priority-separation", Items: []knob.Item{{Loc: loc, Value: "0x26 (38)", Meaning: "short, variable quanta, 3:1",
+			Warnings: []string{"a warning"}}}, Notes: []string{"a note"}},
+		{Knob: "rps", Items: []knob.Item{{Target: "eth0 rx-0", Value: "0", Meaning: "off"},
+			{Target: "eth0 rx-1", Value: strings.Repeat("f", 80), Meaning: "on", Warnings: []string{"a warning of rx-1"}}}},
+		{Knob: "coalescing", Notes: []string{"no interface has coalescing settings"}},
+	} {
+		KnobReading(&b, r)
+	}
+	goldie.New(t).Assert(t, "knob-get", b.Bytes())
+}
