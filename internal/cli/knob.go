@@ -201,7 +201,7 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
 				value = args[1]
 			}
 			eo.TickMs = float64(tick) / 1e6
-			return runKnobExplain(o, args[0], value, eo)
+			return runKnobExplain(cmd.Context(), o, args[0], value, eo)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
@@ -212,17 +212,13 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobExplain(o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
-	k, err := knob.Lookup(name)
-	if err != nil {
-		return Usage(err)
-	}
-	ex, err := k.Explain(value, eo)
+func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
+	ex, err := knob.RunExplain(ctx, name, value, eo)
 	if err != nil {
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindExplain.New(&knob.ExplainResult{Knob: ex.Knob, Input: value, Text: ex.Text, Decoded: ex.Data}), o.settings)
+		return writeDoc(o.IO, knob.KindExplain.New(ex), o.settings)
 	}
 	for _, l := range ex.Text {
 		fmt.Fprintln(o.IO.Out, l)

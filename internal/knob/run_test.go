@@ -93,3 +93,36 @@ func TestRunGet(t *testing.T) {
 		}
 	}
 }
+
+// explain decodes any knob on any OS; the input is kept as given.
+func TestRunExplain(t *testing.T) {
+	for _, c := range []struct {
+		knob, value string
+		o           ExplainOptions
+		want        string // in the text; "" = an InputError with err
+		err         string
+	}{
+		{"win32-priority-separation", "0x26", ExplainOptions{}, "short, variable quanta", ""},
+		{"Win32-Priority-Separation", "", ExplainOptions{Find: "short,variable,3:1"}, "use 0x26", ""},
+		{"tcp-recovery", "5", ExplainOptions{}, "RACK", ""},
+		{"rss", "*RSSProfile=4", ExplainOptions{}, "RSSProfile", ""},
+		{"network-throttling-index", "80", ExplainOptions{}, "", "accepted 1-70 or off"},
+		{"win32-priority-separation", "", ExplainOptions{Find: "medium"}, "", "unknown term"},
+		{"no-such-knob", "1", ExplainOptions{}, "", "unknown knob"},
+	} {
+		ex, err := RunExplain(context.Background(), c.knob, c.value, c.o)
+		if c.want == "" {
+			if !IsInput(err) || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("explain %s %q: %v, want an input error with %q", c.knob, c.value, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("explain %s %q: %v", c.knob, c.value, err)
+			continue
+		}
+		if ex.Knob != strings.ToLower(c.knob) || ex.Input != c.value || !strings.Contains(strings.Join(ex.Text, "\n"), c.want) {
+			t.Errorf("explain %s %q: %+v, want %q in the text", c.knob, c.value, ex, c.want)
+		}
+	}
+}
