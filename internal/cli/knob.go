@@ -243,10 +243,7 @@ func newKnobSetCmd(io *IO) *cobra.Command {
   latlab knob set irq-affinity 1 --irq 24`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("format") && !dry {
-				return Usagef("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
-			}
-			return runKnobSet(o, args[0], args[1], dry, format)
+			return runKnobSet(cmd.Context(), o, args[0], args[1], dry, format)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
@@ -256,180 +253,25 @@ func newKnobSetCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func showValue(v knob.Value) string {
-	if v.IsAbsent() || v.Type == knob.TypeKey || v.Type == knob.TypeFile || v.Type == knob.TypeBCD || v.Type == knob.TypeEthCoalesce {
-		if v.Type == knob.TypeKey {
-			return "(key exists)"
-		}
-		return v.String()
-	}
-	return fmt.Sprintf("%s (%s)", v.String(), v.Type)
-}
-
-func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) error {
-	k, err := lookupNative(name)
-	if err != nil {
-		return err
-	}
-	if format == "" {
-		format = knob.DefaultFormat(k.OS())
-	}
-	env := knob.NewEnv(o.IO.Root)
-	p, err := k.Plan(env, o.Sel, value)
+func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry bool, format string) error {
+	res, err := knob.RunSet(ctx, knob.SetOptions{Knob: name, Value: value, Sel: o.Sel, DryRun: dry, Format: format,
+		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn, Unfinished: try.UnfinishedWarning})
 	if err != nil {
 		return knobErr(err)
-	}
-	res := &knob.SetResult{DryRun: dry, Plan: p}
-	if dry {
-		script, err := knob.Script(p.Changes, format)
-		if err != nil {
-			return Usage(err)
-		}
-		res.Script, res.Format = script, format
-	}
-	if !dry && len(p.Changes) > 0 {
-		if err := env.CheckPrivileged(); err != nil {
-			return err
-		}
-		j, err := knob.OpenJournal(o.stateDir())
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-		journalWarnings(o.IO.Err, j)
-		unfinishedWarning(o.IO.Err, o, j)
-		before := len(j.Entries)
-		if err := knob.Apply(env, j, p); err != nil {
-			return err
-		}
-		res.Applied = true
-		res.Journal = j.Dir()
-		res.Undo = undoArgs(o, k.Name(), p.Target)
-		for _, e := range j.Entries[before:] {
-			res.Entries = append(res.Entries, e.ID)
-		}
-	}
-	// After Apply, New is what the system stored.
-	for _, c := range p.Changes {
-		res.Changes = append(res.Changes, knob.Delta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
 	}
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindSet.New(res), o.settings)
 	}
-	w := o.IO.Out
-	target := ""
-	if p.Target != "" {
-		target = " (" + p.Target + ")"
-	}
-	if len(p.Changes) == 0 {
-		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", k.Name(), target, value)
-		return nil
-	}
-	verb := "changed"
-	if dry {
-		verb = "would change"
-	}
-	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", k.Name(), target, verb, len(p.Changes))
-	for _, d := range res.Changes {
-		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	if dry {
-		fmt.Fprintf(w, "\nequivalent %s:\n", map[string]string{"reg": ".reg file", "ps1": "PowerShell", "sh": "shell commands"}[format])
-		for _, l := range res.Script {
-			fmt.Fprintln(w, "  "+l)
-		}
-		fmt.Fprintln(w, "\ndry run: nothing was changed")
-		return nil
-	}
-	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", res.Journal, commandLine(res.Undo))
+	report.KnobSet(o.IO.Out, res)
 	return nil
 }
 
-// undoArgs is the command that reverts a change made with o: the flags
-// that chose the journal and the root go with it, or it would look in
-// another journal and revert nothing.
-func undoArgs(o *KnobOptions, name, target string) []string {
-	args := []string{"latlab", "knob", "revert", name}
-	if target != "" {
-		args = append(args, "--target", target)
-	}
-	if o.IO.Root != "" && o.IO.Root != "/" {
-		args = append(args, "--root", o.IO.Root)
-	}
-	if o.StateDir != "" {
-		args = append(args, "--state-dir", o.StateDir)
-	}
-	return args
-}
+// warn tells the user, on stderr, what a knob command goes on past.
+func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
 
-// commandLine quotes args for the shell of this OS.
-func commandLine(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellWord(a)
-	}
-	return strings.Join(q, " ")
-}
-
-// shellWord leaves a plain word as it is and quotes anything else: in
-// single quotes for a POSIX shell, in double quotes for cmd and
-// PowerShell (a path with spaces; Windows paths hold no double quote).
-func shellWord(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r) || (knob.HostOS == "windows" && r == '\\')) {
-			plain = false
-		}
-	}
-	switch {
-	case plain:
-		return s
-	case knob.HostOS == "windows":
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// unfinishedWarning says that a latlab try did not finish and left
-// changes in place, and how to undo them.
-func unfinishedWarning(w io.Writer, o *KnobOptions, j *knob.Journal) {
-	r, open, err := try.Unfinished(j)
-	if err != nil {
-		fmt.Fprintf(w, "warning: experiment record: %v\n", err)
-		return
-	}
-	if r == nil {
-		// Nothing of an earlier experiment is in place: what this set
-		// changes must never be taken for its.
-		if err := try.CloseStale(j); err != nil {
-			fmt.Fprintf(w, "warning: experiment record: %v\n", err)
-		}
-		return
-	}
-	args := undoArgs(o, "", "")
-	args[3] = "--all"
-	fmt.Fprintf(w, "warning: %s\n", try.UnfinishedMessage(r, open, commandLine(args)))
-}
-
-// journalWarnings says what is damaged in the journal; set, revert and
-// history go on with the rest.
-func journalWarnings(w io.Writer, j *knob.Journal) {
-	fileDamageWarning(w, j)
-	for _, d := range j.Damaged {
-		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
-	}
-}
-
-// fileDamageWarning says that the file's checksum failed, when no
-// damaged entry explains it.
-func fileDamageWarning(w io.Writer, j *knob.Journal) {
-	if j.FileDamage != "" && len(j.Damaged) == 0 {
-		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
-	}
-}
+// commandLine quotes args for the shell of this OS (try prints its
+// command line with it).
+func commandLine(args []string) string { return knob.CommandLine(args) }
 
 // --- revert ---
 
@@ -670,4 +512,23 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
+}
+
+func showValue(v knob.Value) string { return knob.ShowValue(v) }
+
+// journalWarnings says what is damaged in the journal; set, revert and
+// history go on with the rest.
+func journalWarnings(w io.Writer, j *knob.Journal) {
+	fileDamageWarning(w, j)
+	for _, d := range j.Damaged {
+		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
+}
+
+// fileDamageWarning says that the file's checksum failed, when no
+// damaged entry explains it.
+func fileDamageWarning(w io.Writer, j *knob.Journal) {
+	if j.FileDamage != "" && len(j.Damaged) == 0 {
+		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
+	}
 }

@@ -12,17 +12,18 @@ import (
 // that value is stored, and how it reads back and shows in a change.
 type nativeKnob struct {
 	name, value, set string
+	got              string // the value get shows after the set
 	loc              string
 	from, to         string
 }
 
 func native() nativeKnob {
 	if HostOS == "windows" {
-		return nativeKnob{name: "win32-priority-separation", value: "0x2 (2)", set: "0x26",
+		return nativeKnob{name: "win32-priority-separation", value: "0x2 (2)", set: "0x26", got: "0x26 (38)",
 			loc:  `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation`,
 			from: "2 (REG_DWORD)", to: "38 (REG_DWORD)"}
 	}
-	return nativeKnob{name: "tcp-recovery", value: "1", set: "5",
+	return nativeKnob{name: "tcp-recovery", value: "1", set: "5", got: "5",
 		loc: "/proc/sys/net/ipv4/tcp_recovery", from: "1", to: "5"}
 }
 

@@ -69,6 +69,44 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 	}
 }
 
+// KnobSet prints `knob set`: each value changed (or that a dry run
+// would change) from and to, the notes, then the equivalent script of a
+// dry run or where the originals are and how to undo the change.
+func KnobSet(w io.Writer, r *knob.SetResult) {
+	p := r.Plan
+	target := ""
+	if p.Target != "" {
+		target = " (" + p.Target + ")"
+	}
+	if len(p.Changes) == 0 {
+		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", p.Knob, target, p.Request)
+		return
+	}
+	verb := "changed"
+	if r.DryRun {
+		verb = "would change"
+	}
+	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", p.Knob, target, verb, len(p.Changes))
+	for _, d := range r.Changes {
+		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.DryRun {
+		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])
+		for _, l := range r.Script {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w, "\ndry run: nothing was changed")
+		return
+	}
+	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", r.Journal, knob.CommandLine(r.Undo))
+}
+
+// scriptNames name the script formats in a sentence.
+var scriptNames = map[string]string{knob.FormatReg: ".reg file", knob.FormatPS1: "PowerShell", knob.FormatSh: "shell commands"}
+
 // clip cuts s to n characters, the last an ellipsis.
 func clip(s string, n int) string {
 	r := []rune(s)

@@ -46,3 +46,24 @@ func TestKnobReading(t *testing.T) {
 	}
 	goldie.New(t).Assert(t, "knob-get", b.Bytes())
 }
+
+// set prints the changes, then the script of a dry run or the journal
+// and the undo command of a real one; a value already in place is said
+// in one line.
+func TestKnobSet(t *testing.T) {
+	plan := &knob.Plan{Knob: "irq-affinity", Target: "irq 30", Request: "1", Notes: []string{"a note"},
+		Changes: []knob.Change{{Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/irq/30/smp_affinity_list"}}}}
+	changes := []knob.Delta{{Where: "/proc/irq/30/smp_affinity_list", From: "0-1", To: "1"}}
+	var b bytes.Buffer
+	for _, r := range []*knob.SetResult{
+		{DryRun: true, Plan: plan, Changes: changes, Format: knob.FormatSh, Script: []string{"#!/bin/sh", "printf '%s\\n' '1' > '/proc/irq/30/smp_affinity_list'"}},
+		{DryRun: true, Plan: plan, Changes: changes, Format: knob.FormatPS1, Script: []string{"# PowerShell"}},
+		{Applied: true, Plan: plan, Changes: changes, Journal: "/var/lib/latlab", Entries: []int{4},
+			Undo: []string{"latlab", "knob", "revert", "irq-affinity", "--state-dir", "/var/lib/latlab"}},
+		{Plan: &knob.Plan{Knob: "tcp-recovery", Request: "5"}},
+	} {
+		KnobSet(&b, r)
+		b.WriteString("--\n")
+	}
+	goldie.New(t).Assert(t, "knob-set", b.Bytes())
+}
