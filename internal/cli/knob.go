@@ -269,6 +269,15 @@ func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry boo
 // warn tells the user, on stderr, what a knob command goes on past.
 func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
 
+// paren puts s in parentheses after a space, nothing when s is empty
+// (try's text uses it).
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
 // commandLine quotes args for the shell of this OS (try prints its
 // command line with it).
 func commandLine(args []string) string { return knob.CommandLine(args) }
@@ -286,21 +295,11 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
   latlab knob revert --all --dry-run`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case all && len(args) > 0:
-				return Usagef("give a knob name or --all, not both")
-			case !all && len(args) == 0:
-				return Usagef("revert needs a knob name or --all")
+			ro := knob.RevertOptions{All: all, Target: target, Force: force, DryRun: dry}
+			if len(args) == 1 {
+				ro.Knob = args[0]
 			}
-			name := ""
-			if !all {
-				k, err := knob.Lookup(args[0])
-				if err != nil {
-					return Usage(err)
-				}
-				name = k.Name()
-			}
-			return runKnobRevert(o, knob.MatchKnob(name, target), force, dry, target)
+			return runKnobRevert(cmd.Context(), o, ro)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
@@ -311,81 +310,20 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool, target string) error {
-	env := knob.NewEnv(o.IO.Root)
-	j, err := knob.OpenJournal(o.stateDir())
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	fileDamageWarning(o.IO.Err, j)
-	var steps []knob.Step
-	if dry {
-		steps, err = knob.PlanRevert(env, j, match, force)
-	} else {
-		steps, err = knob.Revert(env, j, match, force)
+func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) error {
+	ro.Root, ro.StateDir, ro.Warn = o.IO.Root, o.StateDir, o.warn
+	res, err := knob.RunRevert(ctx, ro)
+	if res == nil {
+		return knobErr(err)
 	}
 	if o.JSON {
-		res := &knob.RevertResult{DryRun: dry, Steps: steps}
-		if err != nil {
-			res.Error = err.Error()
-		}
 		if werr := writeDoc(o.IO, knob.KindRevert.New(res), o.settings); werr != nil {
 			return werr
 		}
-		return err
+	} else {
+		report.KnobRevert(o.IO.Out, res)
 	}
-	w := o.IO.Out
-	for _, d := range j.Damaged {
-		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
-	}
-	if len(steps) == 0 && err == nil {
-		if target != "" {
-			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
-			return nil
-		}
-		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
-		return nil
-	}
-	for _, s := range steps {
-		e := s.Entry
-		label := e.Knob
-		if e.Target != "" {
-			label += " (" + e.Target + ")"
-		}
-		switch s.Action {
-		case "restore":
-			verb := "restored"
-			if dry {
-				verb = "would restore"
-			}
-			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, showValue(s.Live), showValue(e.Original))
-		case "already-original":
-			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, showValue(e.Original), paren(s.Detail))
-		case "keep":
-			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
-		case "gone":
-			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
-		case "conflict":
-			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, showValue(s.Live), showValue(e.New))
-		case "refused":
-			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
-		}
-	}
-	if err != nil {
-		return err // a conflict names the value and the way out (--force)
-	}
-	if dry {
-		fmt.Fprintln(w, "dry run: nothing was changed")
-	}
-	return nil
-}
-
-func paren(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
+	return err // a conflict names the value and the way out (--force)
 }
 
 // --- history ---
@@ -423,7 +361,7 @@ func runKnobHistory(o *KnobOptions) error {
 			label += " (" + e.Target + ")"
 		}
 		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
-			clip(e.Loc.String(), 60), clip(showValue(e.Original), 24), clip(showValue(e.New), 24), e.State})
+			clip(e.Loc.String(), 60), clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), e.State})
 	}
 	report.TableLeft(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
 	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
@@ -513,8 +451,6 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 	}
 	return nil
 }
-
-func showValue(v knob.Value) string { return knob.ShowValue(v) }
 
 // journalWarnings says what is damaged in the journal; set, revert and
 // history go on with the rest.

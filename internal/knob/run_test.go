@@ -13,17 +13,18 @@ import (
 type nativeKnob struct {
 	name, value, set string
 	got              string // the value get shows after the set
+	other            string // another valid value, set behind latlab's back
 	loc              string
 	from, to         string
 }
 
 func native() nativeKnob {
 	if HostOS == "windows" {
-		return nativeKnob{name: "win32-priority-separation", value: "0x2 (2)", set: "0x26", got: "0x26 (38)",
+		return nativeKnob{name: "win32-priority-separation", value: "0x2 (2)", set: "0x26", got: "0x26 (38)", other: "0x18",
 			loc:  `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation`,
 			from: "2 (REG_DWORD)", to: "38 (REG_DWORD)"}
 	}
-	return nativeKnob{name: "tcp-recovery", value: "1", set: "5", got: "5",
+	return nativeKnob{name: "tcp-recovery", value: "1", set: "5", got: "5", other: "3",
 		loc: "/proc/sys/net/ipv4/tcp_recovery", from: "1", to: "5"}
 }
 

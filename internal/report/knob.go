@@ -104,6 +104,58 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", r.Journal, knob.CommandLine(r.Undo))
 }
 
+// KnobRevert prints `knob revert`: the damaged journal entries left
+// alone, then what was done (or a dry run would do) with each change.
+func KnobRevert(w io.Writer, r *knob.RevertResult) {
+	for _, d := range r.Damaged {
+		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
+	if len(r.Steps) == 0 && r.Error == "" {
+		if r.Target != "" {
+			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", r.Target)
+			return
+		}
+		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
+		return
+	}
+	for _, s := range r.Steps {
+		e := s.Entry
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		switch s.Action {
+		case "restore":
+			verb := "restored"
+			if r.DryRun {
+				verb = "would restore"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.Original))
+		case "already-original":
+			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, knob.ShowValue(e.Original), paren(s.Detail))
+		case "keep":
+			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
+		case "gone":
+			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
+		case "conflict":
+			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.New))
+		case "refused":
+			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
+		}
+	}
+	// A revert that stopped says why in its error, not here.
+	if r.DryRun && r.Error == "" {
+		fmt.Fprintln(w, "dry run: nothing was changed")
+	}
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
 // scriptNames name the script formats in a sentence.
 var scriptNames = map[string]string{knob.FormatReg: ".reg file", knob.FormatPS1: "PowerShell", knob.FormatSh: "shell commands"}
 

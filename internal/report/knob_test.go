@@ -67,3 +67,37 @@ func TestKnobSet(t *testing.T) {
 	}
 	goldie.New(t).Assert(t, "knob-set", b.Bytes())
 }
+
+// revert prints one line per step, by its action; a revert with nothing
+// to do says why; a dry run ends by saying it changed nothing, unless it
+// stopped (its error says why).
+func TestKnobRevert(t *testing.T) {
+	file := func(p string) knob.Loc { return knob.Loc{Backend: knob.BackendFile, Path: p} }
+	key := knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`}
+	e := knob.Entry{ID: 3, Knob: "irq-affinity", Target: "irq 30", Loc: file("proc/irq/30/smp_affinity_list"),
+		Original: knob.FileValue("0-1" + "\n"), New: knob.FileValue("1" + "\n")}
+	steps := []knob.Step{
+		{Entry: e, Action: "restore", Live: knob.FileValue("1" + "\n")},
+		{Entry: knob.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: knob.FileValue("1" + "\n")},
+			Action: "already-original", Detail: "changed back by hand"},
+		{Entry: knob.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: knob.Absent, New: knob.KeyValue}, Action: "keep"},
+		{Entry: knob.Entry{ID: 5, Knob: "rps", Target: "eth1 rx-0", Loc: file("sys/class/net/eth1/queues/rx-0/rps_cpus")}, Action: "gone"},
+		{Entry: e, Action: "conflict", Live: knob.FileValue("0" + "\n")},
+		{Entry: e, Action: "refused", Detail: "not a location of irq-affinity"},
+		{Entry: knob.Entry{Knob: "win32-priority-separation", Loc: knob.Loc{Backend: knob.BackendRegistry,
+			Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}, Original: knob.DWORD(2)},
+			Action: "restore", Live: knob.DWORD(38)},
+	}
+	var b bytes.Buffer
+	for _, r := range []*knob.RevertResult{
+		{Steps: steps},
+		{DryRun: true, Steps: steps[:1]},
+		{DryRun: true, Steps: steps[4:5], Error: "stopped"},
+		{},
+		{Target: "irq 31", Damaged: []knob.Damage{{Line: 3, ID: 2, Why: "its checksum does not match"}}},
+	} {
+		KnobRevert(&b, r)
+		b.WriteString("--\n")
+	}
+	goldie.New(t).Assert(t, "knob-revert", b.Bytes())
+}
