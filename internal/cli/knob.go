@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -334,37 +333,24 @@ func newKnobHistoryCmd(io *IO) *cobra.Command {
 		Use:   "history",
 		Short: "every change latlab made: when, what, from and to, and whether it is still in place",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(o) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(cmd.Context(), o) },
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	return knobCmd(cmd, o)
 }
 
-func runKnobHistory(o *KnobOptions) error {
-	j, err := knob.ReadJournal(o.stateDir())
+func runKnobHistory(ctx context.Context, o *KnobOptions) error {
+	h, err := knob.RunHistory(ctx, knob.HistoryOptions{Root: o.IO.Root, StateDir: o.StateDir})
 	if err != nil {
-		return err
+		return knobErr(err)
 	}
 	if o.JSON {
-		h := &knob.History{Journal: j.Dir(), Entries: j.Entries, Damaged: j.Damaged, FileDamage: j.FileDamage}
 		return writeDoc(o.IO, knob.KindHistory.New(h), o.settings)
 	}
-	journalWarnings(o.IO.Err, j)
-	if len(j.Entries) == 0 {
-		fmt.Fprintf(o.IO.Out, "no changes recorded in %s\n", j.Dir())
-		return nil
+	for _, w := range h.Warnings() {
+		o.warn(w)
 	}
-	var rows [][]string
-	for _, e := range j.Entries {
-		label := e.Knob
-		if e.Target != "" {
-			label += " (" + e.Target + ")"
-		}
-		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
-			clip(e.Loc.String(), 60), clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), e.State})
-	}
-	report.TableLeft(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
-	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
+	report.KnobHistory(o.IO.Out, h)
 	return nil
 }
 
@@ -450,21 +436,4 @@ func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
-}
-
-// journalWarnings says what is damaged in the journal; set, revert and
-// history go on with the rest.
-func journalWarnings(w io.Writer, j *knob.Journal) {
-	fileDamageWarning(w, j)
-	for _, d := range j.Damaged {
-		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
-	}
-}
-
-// fileDamageWarning says that the file's checksum failed, when no
-// damaged entry explains it.
-func fileDamageWarning(w io.Writer, j *knob.Journal) {
-	if j.FileDamage != "" && len(j.Damaged) == 0 {
-		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
-	}
 }

@@ -149,6 +149,26 @@ func KnobRevert(w io.Writer, r *knob.RevertResult) {
 	}
 }
 
+// KnobHistory prints `knob history`: one row per change in the journal,
+// oldest first, with its state.
+func KnobHistory(w io.Writer, h *knob.History) {
+	if len(h.Entries) == 0 {
+		fmt.Fprintf(w, "no changes recorded in %s\n", h.Journal)
+		return
+	}
+	var rows [][]string
+	for _, e := range h.Entries {
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
+			clip(e.Loc.String(), 60), clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), e.State})
+	}
+	TableLeft(w, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	fmt.Fprintf(w, "journal: %s\n", h.Journal)
+}
+
 func paren(s string) string {
 	if s == "" {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sebdah/goldie/v2"
 
@@ -100,4 +101,21 @@ func TestKnobRevert(t *testing.T) {
 		b.WriteString("--\n")
 	}
 	goldie.New(t).Assert(t, "knob-revert", b.Bytes())
+}
+
+// history is a table of the changes, oldest first, and where the journal
+// is; an empty one says where it looked.
+func TestKnobHistory(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local) // printed in local time
+	h := &knob.History{Journal: "/var/lib/latlab", Entries: []knob.Entry{
+		{ID: 1, Set: 1, Time: at, Knob: "tcp-recovery", Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"},
+			Original: knob.FileValue("1\n"), New: knob.FileValue("5\n"), State: knob.StateReverted},
+		{ID: 2, Set: 2, Time: at.Add(time.Minute), Knob: "qos-dscp", Target: "latlab game.exe",
+			Loc:      knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`, Name: "DSCP Value"},
+			Original: knob.Absent, New: knob.SZ("46"), State: knob.StateApplied},
+	}}
+	var b bytes.Buffer
+	KnobHistory(&b, h)
+	KnobHistory(&b, &knob.History{Journal: "/var/lib/latlab"})
+	goldie.New(t).Assert(t, "knob-history", b.Bytes())
 }
