@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
-	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -81,13 +79,6 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 		fs.StringVar(&s.RemoteIP, "remote-ip", "", "qos-dscp: remote address or address/prefix (default *)")
 		fs.BoolVar(&s.NoNLA, "no-nla", false, `qos-dscp: also set "Do not use NLA" so the policy applies off a domain`)
 	}
-}
-
-func (o *KnobOptions) stateDir() string {
-	if o.StateDir != "" {
-		return o.StateDir
-	}
-	return knob.DefaultStateDir(o.IO.Root)
 }
 
 // knobErr maps knob errors to exit codes: bad input exits 2.
@@ -366,7 +357,9 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 		Example: `  latlab knob export --format reg -o before.reg
   latlab knob export --undo --format ps1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runKnobExport(o, format, out, undo) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runKnobExport(cmd.Context(), o, format, out, undo)
+		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
@@ -375,64 +368,23 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
-	if format == "" {
-		format = knob.DefaultFormat(knob.HostOS)
-	}
-	var changes []knob.Change
-	var skipped []string
-	if undo {
-		j, err := knob.ReadJournal(o.stateDir())
-		if err != nil {
-			return err
-		}
-		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
-		for _, d := range j.Damaged {
-			skipped = append(skipped, "journal "+d.String()+": damaged: "+d.Why)
-		}
-		for _, c := range changes {
-			if c.Skip != "" {
-				skipped = append(skipped, c.Loc.String()+": "+c.Skip)
-			}
-		}
-	} else {
-		env := knob.NewEnv(o.IO.Root)
-		for _, k := range knob.Native() {
-			r, err := k.Get(env, knob.Selector{})
-			if err != nil {
-				skipped = append(skipped, k.Name()+": "+err.Error())
-				continue
-			}
-			for _, it := range r.Items {
-				if it.Loc != nil && it.Raw != nil && !it.Raw.IsAbsent() && !strings.HasPrefix(it.Loc.Path, "proc/self/") {
-					changes = append(changes, knob.Change{Loc: *it.Loc, Old: knob.Absent, New: *it.Raw})
-				}
-				changes = append(changes, it.Extra...)
-			}
-		}
-	}
-	lines, err := knob.Script(changes, format)
+func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo bool) error {
+	x, err := knob.RunExport(ctx, knob.ExportOptions{Undo: undo, Format: format, Root: o.IO.Root, StateDir: o.StateDir})
 	if err != nil {
-		return Usage(err)
+		return knobErr(err)
 	}
 	if o.JSON {
-		x := &knob.Export{Undo: undo, Format: format, Changes: changes, Script: lines, Skipped: skipped}
 		return writeDoc(o.IO, knob.KindExport.New(x), o.settings)
 	}
-	text := strings.Join(lines, "\n") + "\n"
 	if out != "" {
-		data := []byte(text)
-		if format == knob.FormatReg {
-			data = regfile.Encode(text) // as regedit writes .reg files
-		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
+		if err := os.WriteFile(out, x.File(), 0o644); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(changes), out)
+		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(x.Changes), out)
 	} else {
-		fmt.Fprint(o.IO.Out, text)
+		fmt.Fprint(o.IO.Out, x.Text())
 	}
-	for _, s := range skipped {
+	for _, s := range x.Skipped {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
