@@ -92,16 +92,8 @@ func knobErr(err error) error {
 	return err
 }
 
-func lookupNative(name string) (knob.Knob, error) {
-	k, err := knob.Lookup(name)
-	if err != nil {
-		return nil, Usage(err)
-	}
-	if !knob.IsNative(k) {
-		return nil, Usagef("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), knob.HostOS, k.Name())
-	}
-	return k, nil
-}
+// warn tells the user, on stderr, what a knob command goes on past.
+func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
 
 // --- list ---
 
@@ -131,14 +123,6 @@ func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
 	}
 	report.KnobList(o.IO.Out, l)
 	return nil
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // --- get ---
@@ -255,22 +239,6 @@ func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry boo
 	report.KnobSet(o.IO.Out, res)
 	return nil
 }
-
-// warn tells the user, on stderr, what a knob command goes on past.
-func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
-
-// paren puts s in parentheses after a space, nothing when s is empty
-// (try's text uses it).
-func paren(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
-}
-
-// commandLine quotes args for the shell of this OS (try prints its
-// command line with it).
-func commandLine(args []string) string { return knob.CommandLine(args) }
 
 // --- revert ---
 
@@ -389,3 +357,28 @@ func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo
 	}
 	return nil
 }
+
+// --- helpers of other commands' text ---
+
+// clip cuts s to n characters, the last an ellipsis (dpc watch, timer
+// who).
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// paren puts s in parentheses after a space, nothing when s is empty
+// (try).
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// commandLine quotes args for the shell of this OS, as the undo
+// commands of knob set are quoted (try's command line).
+func commandLine(args []string) string { return knob.CommandLine(args) }
