@@ -1,17 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
-	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -83,13 +81,6 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 	}
 }
 
-func (o *KnobOptions) stateDir() string {
-	if o.StateDir != "" {
-		return o.StateDir
-	}
-	return knob.DefaultStateDir(o.IO.Root)
-}
-
 // knobErr maps knob errors to exit codes: bad input exits 2.
 func knobErr(err error) error {
 	if err == nil {
@@ -101,16 +92,8 @@ func knobErr(err error) error {
 	return err
 }
 
-func lookupNative(name string) (knob.Knob, error) {
-	k, err := knob.Lookup(name)
-	if err != nil {
-		return nil, Usage(err)
-	}
-	if !knob.IsNative(k) {
-		return nil, Usagef("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), knob.HostOS, k.Name())
-	}
-	return k, nil
-}
+// warn tells the user, on stderr, what a knob command goes on past.
+func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
 
 // --- list ---
 
@@ -122,7 +105,7 @@ func newKnobListCmd(io *IO) *cobra.Command {
 		Short: "every knob on this OS with its current value and what it means",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKnobList(o, all)
+			return runKnobList(cmd.Context(), o, all)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
@@ -130,57 +113,16 @@ func newKnobListCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobList(o *KnobOptions, all bool) error {
-	env := knob.NewEnv(o.IO.Root)
-	ks := knob.Native()
-	if all {
-		ks = knob.All()
-	}
-	var entries []knob.ListEntry
-	for _, k := range ks {
-		e := knob.ListEntry{Name: k.Name(), OS: k.OS(), Summary: k.Summary()}
-		if knob.IsNative(k) {
-			r, err := k.Get(env, knob.Selector{})
-			if err != nil {
-				e.Error = err.Error()
-			} else {
-				e.Reading = r
-			}
-		}
-		entries = append(entries, e)
+func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
+	l, err := knob.RunList(ctx, knob.ListOptions{All: all, Root: o.IO.Root})
+	if err != nil {
+		return err
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindList.New(&knob.List{OS: knob.HostOS, Knobs: entries}), o.settings)
+		return writeDoc(o.IO, knob.KindList.New(l), o.settings)
 	}
-	var rows [][]string
-	for _, e := range entries {
-		val, meaning := "", e.Summary
-		switch {
-		case e.OS != knob.HostOS:
-			val = "(" + e.OS + ")"
-		case e.Error != "":
-			val, meaning = "?", e.Error
-		case e.Reading != nil && len(e.Reading.Items) == 1:
-			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
-		case e.Reading != nil && len(e.Reading.Items) == 0:
-			val = "none found"
-		case e.Reading != nil:
-			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
-			meaning = e.Summary + "; latlab knob get " + e.Name
-		}
-		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
-	}
-	report.TableLeft(o.IO.Out, []string{"knob", "value", "meaning"}, rows)
-	fmt.Fprintln(o.IO.Out, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
+	report.KnobList(o.IO.Out, l)
 	return nil
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // --- get ---
@@ -194,57 +136,23 @@ func newKnobGetCmd(io *IO) *cobra.Command {
   latlab knob get rss --adapter "Intel(R) Ethernet Controller (3) I225-V"
   latlab knob get irq-affinity --irq 24 --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(cmd.Context(), o, args[0]) },
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
 	return knobCmd(cmd, o)
 }
 
-func runKnobGet(o *KnobOptions, name string) error {
-	k, err := lookupNative(name)
-	if err != nil {
-		return err
-	}
-	r, err := k.Get(knob.NewEnv(o.IO.Root), o.Sel)
+func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
+	r, err := knob.RunGet(ctx, knob.GetOptions{Knob: name, Sel: o.Sel, Root: o.IO.Root})
 	if err != nil {
 		return knobErr(err)
 	}
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindGet.New(r), o.settings)
 	}
-	printReading(o.IO.Out, k, r)
+	report.KnobReading(o.IO.Out, r)
 	return nil
-}
-
-func printReading(w io.Writer, k knob.Knob, r *knob.Reading) {
-	fmt.Fprintf(w, "%s: %s\n", k.Name(), k.Summary())
-	if len(r.Items) == 1 && r.Items[0].Target == "" {
-		it := r.Items[0]
-		if it.Loc != nil {
-			fmt.Fprintf(w, "  where    %s\n", it.Loc)
-		}
-		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
-		for _, wn := range it.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", wn)
-		}
-	} else if len(r.Items) == 0 {
-		fmt.Fprintln(w, "  (no instances)")
-	} else {
-		var rows [][]string
-		for _, it := range r.Items {
-			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
-		}
-		report.TableLeft(w, []string{"target", "value", "meaning"}, rows)
-		for _, it := range r.Items {
-			for _, wn := range it.Warnings {
-				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
-			}
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
 }
 
 // --- explain ---
@@ -267,7 +175,7 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
 				value = args[1]
 			}
 			eo.TickMs = float64(tick) / 1e6
-			return runKnobExplain(o, args[0], value, eo)
+			return runKnobExplain(cmd.Context(), o, args[0], value, eo)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
@@ -278,17 +186,13 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobExplain(o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
-	k, err := knob.Lookup(name)
-	if err != nil {
-		return Usage(err)
-	}
-	ex, err := k.Explain(value, eo)
+func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
+	ex, err := knob.RunExplain(ctx, name, value, eo)
 	if err != nil {
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindExplain.New(&knob.ExplainResult{Knob: ex.Knob, Input: value, Text: ex.Text, Decoded: ex.Data}), o.settings)
+		return writeDoc(o.IO, knob.KindExplain.New(ex), o.settings)
 	}
 	for _, l := range ex.Text {
 		fmt.Fprintln(o.IO.Out, l)
@@ -313,10 +217,7 @@ func newKnobSetCmd(io *IO) *cobra.Command {
   latlab knob set irq-affinity 1 --irq 24`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("format") && !dry {
-				return Usagef("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
-			}
-			return runKnobSet(o, args[0], args[1], dry, format)
+			return runKnobSet(cmd.Context(), o, args[0], args[1], dry, format)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
@@ -326,179 +227,17 @@ func newKnobSetCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func showValue(v knob.Value) string {
-	if v.IsAbsent() || v.Type == knob.TypeKey || v.Type == knob.TypeFile || v.Type == knob.TypeBCD || v.Type == knob.TypeEthCoalesce {
-		if v.Type == knob.TypeKey {
-			return "(key exists)"
-		}
-		return v.String()
-	}
-	return fmt.Sprintf("%s (%s)", v.String(), v.Type)
-}
-
-func runKnobSet(o *KnobOptions, name, value string, dry bool, format string) error {
-	k, err := lookupNative(name)
-	if err != nil {
-		return err
-	}
-	if format == "" {
-		format = knob.DefaultFormat(k.OS())
-	}
-	env := knob.NewEnv(o.IO.Root)
-	p, err := k.Plan(env, o.Sel, value)
+func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry bool, format string) error {
+	res, err := knob.RunSet(ctx, knob.SetOptions{Knob: name, Value: value, Sel: o.Sel, DryRun: dry, Format: format,
+		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn, Unfinished: try.UnfinishedWarning})
 	if err != nil {
 		return knobErr(err)
-	}
-	res := &knob.SetResult{DryRun: dry, Plan: p}
-	if dry {
-		script, err := knob.Script(p.Changes, format)
-		if err != nil {
-			return Usage(err)
-		}
-		res.Script, res.Format = script, format
-	}
-	if !dry && len(p.Changes) > 0 {
-		if err := env.CheckPrivileged(); err != nil {
-			return err
-		}
-		j, err := knob.OpenJournal(o.stateDir())
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-		journalWarnings(o.IO.Err, j)
-		unfinishedWarning(o.IO.Err, o, j)
-		before := len(j.Entries)
-		if err := knob.Apply(env, j, p); err != nil {
-			return err
-		}
-		res.Applied = true
-		res.Journal = j.Dir()
-		res.Undo = undoArgs(o, k.Name(), p.Target)
-		for _, e := range j.Entries[before:] {
-			res.Entries = append(res.Entries, e.ID)
-		}
-	}
-	// After Apply, New is what the system stored.
-	for _, c := range p.Changes {
-		res.Changes = append(res.Changes, knob.Delta{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
 	}
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindSet.New(res), o.settings)
 	}
-	w := o.IO.Out
-	target := ""
-	if p.Target != "" {
-		target = " (" + p.Target + ")"
-	}
-	if len(p.Changes) == 0 {
-		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", k.Name(), target, value)
-		return nil
-	}
-	verb := "changed"
-	if dry {
-		verb = "would change"
-	}
-	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", k.Name(), target, verb, len(p.Changes))
-	for _, d := range res.Changes {
-		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	if dry {
-		fmt.Fprintf(w, "\nequivalent %s:\n", map[string]string{"reg": ".reg file", "ps1": "PowerShell", "sh": "shell commands"}[format])
-		for _, l := range res.Script {
-			fmt.Fprintln(w, "  "+l)
-		}
-		fmt.Fprintln(w, "\ndry run: nothing was changed")
-		return nil
-	}
-	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", res.Journal, commandLine(res.Undo))
+	report.KnobSet(o.IO.Out, res)
 	return nil
-}
-
-// undoArgs is the command that reverts a change made with o: the flags
-// that chose the journal and the root go with it, or it would look in
-// another journal and revert nothing.
-func undoArgs(o *KnobOptions, name, target string) []string {
-	args := []string{"latlab", "knob", "revert", name}
-	if target != "" {
-		args = append(args, "--target", target)
-	}
-	if o.IO.Root != "" && o.IO.Root != "/" {
-		args = append(args, "--root", o.IO.Root)
-	}
-	if o.StateDir != "" {
-		args = append(args, "--state-dir", o.StateDir)
-	}
-	return args
-}
-
-// commandLine quotes args for the shell of this OS.
-func commandLine(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellWord(a)
-	}
-	return strings.Join(q, " ")
-}
-
-// shellWord leaves a plain word as it is and quotes anything else: in
-// single quotes for a POSIX shell, in double quotes for cmd and
-// PowerShell (a path with spaces; Windows paths hold no double quote).
-func shellWord(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r) || (knob.HostOS == "windows" && r == '\\')) {
-			plain = false
-		}
-	}
-	switch {
-	case plain:
-		return s
-	case knob.HostOS == "windows":
-		return `"` + s + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// unfinishedWarning says that a latlab try did not finish and left
-// changes in place, and how to undo them.
-func unfinishedWarning(w io.Writer, o *KnobOptions, j *knob.Journal) {
-	r, open, err := try.Unfinished(j)
-	if err != nil {
-		fmt.Fprintf(w, "warning: experiment record: %v\n", err)
-		return
-	}
-	if r == nil {
-		// Nothing of an earlier experiment is in place: what this set
-		// changes must never be taken for its.
-		if err := try.CloseStale(j); err != nil {
-			fmt.Fprintf(w, "warning: experiment record: %v\n", err)
-		}
-		return
-	}
-	args := undoArgs(o, "", "")
-	args[3] = "--all"
-	fmt.Fprintf(w, "warning: %s\n", try.UnfinishedMessage(r, open, commandLine(args)))
-}
-
-// journalWarnings says what is damaged in the journal; set, revert and
-// history go on with the rest.
-func journalWarnings(w io.Writer, j *knob.Journal) {
-	fileDamageWarning(w, j)
-	for _, d := range j.Damaged {
-		fmt.Fprintf(w, "warning: journal %s is damaged, left alone: %s\n", d, d.Why)
-	}
-}
-
-// fileDamageWarning says that the file's checksum failed, when no
-// damaged entry explains it.
-func fileDamageWarning(w io.Writer, j *knob.Journal) {
-	if j.FileDamage != "" && len(j.Damaged) == 0 {
-		fmt.Fprintf(w, "warning: journal %s: %s; the entries that pass their own checksums are used\n", j.Dir(), j.FileDamage)
-	}
 }
 
 // --- revert ---
@@ -514,21 +253,11 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
   latlab knob revert --all --dry-run`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case all && len(args) > 0:
-				return Usagef("give a knob name or --all, not both")
-			case !all && len(args) == 0:
-				return Usagef("revert needs a knob name or --all")
+			ro := knob.RevertOptions{All: all, Target: target, Force: force, DryRun: dry}
+			if len(args) == 1 {
+				ro.Knob = args[0]
 			}
-			name := ""
-			if !all {
-				k, err := knob.Lookup(args[0])
-				if err != nil {
-					return Usage(err)
-				}
-				name = k.Name()
-			}
-			return runKnobRevert(o, knob.MatchKnob(name, target), force, dry, target)
+			return runKnobRevert(cmd.Context(), o, ro)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
@@ -539,81 +268,20 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobRevert(o *KnobOptions, match func(*knob.Entry) bool, force, dry bool, target string) error {
-	env := knob.NewEnv(o.IO.Root)
-	j, err := knob.OpenJournal(o.stateDir())
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	fileDamageWarning(o.IO.Err, j)
-	var steps []knob.Step
-	if dry {
-		steps, err = knob.PlanRevert(env, j, match, force)
-	} else {
-		steps, err = knob.Revert(env, j, match, force)
+func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) error {
+	ro.Root, ro.StateDir, ro.Warn = o.IO.Root, o.StateDir, o.warn
+	res, err := knob.RunRevert(ctx, ro)
+	if res == nil {
+		return knobErr(err)
 	}
 	if o.JSON {
-		res := &knob.RevertResult{DryRun: dry, Steps: steps}
-		if err != nil {
-			res.Error = err.Error()
-		}
 		if werr := writeDoc(o.IO, knob.KindRevert.New(res), o.settings); werr != nil {
 			return werr
 		}
-		return err
+	} else {
+		report.KnobRevert(o.IO.Out, res)
 	}
-	w := o.IO.Out
-	for _, d := range j.Damaged {
-		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
-	}
-	if len(steps) == 0 && err == nil {
-		if target != "" {
-			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", target)
-			return nil
-		}
-		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
-		return nil
-	}
-	for _, s := range steps {
-		e := s.Entry
-		label := e.Knob
-		if e.Target != "" {
-			label += " (" + e.Target + ")"
-		}
-		switch s.Action {
-		case "restore":
-			verb := "restored"
-			if dry {
-				verb = "would restore"
-			}
-			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, showValue(s.Live), showValue(e.Original))
-		case "already-original":
-			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, showValue(e.Original), paren(s.Detail))
-		case "keep":
-			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
-		case "gone":
-			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
-		case "conflict":
-			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, showValue(s.Live), showValue(e.New))
-		case "refused":
-			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
-		}
-	}
-	if err != nil {
-		return err // a conflict names the value and the way out (--force)
-	}
-	if dry {
-		fmt.Fprintln(w, "dry run: nothing was changed")
-	}
-	return nil
-}
-
-func paren(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
+	return err // a conflict names the value and the way out (--force)
 }
 
 // --- history ---
@@ -624,37 +292,24 @@ func newKnobHistoryCmd(io *IO) *cobra.Command {
 		Use:   "history",
 		Short: "every change latlab made: when, what, from and to, and whether it is still in place",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(o) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(cmd.Context(), o) },
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	return knobCmd(cmd, o)
 }
 
-func runKnobHistory(o *KnobOptions) error {
-	j, err := knob.ReadJournal(o.stateDir())
+func runKnobHistory(ctx context.Context, o *KnobOptions) error {
+	h, err := knob.RunHistory(ctx, knob.HistoryOptions{Root: o.IO.Root, StateDir: o.StateDir})
 	if err != nil {
-		return err
+		return knobErr(err)
 	}
 	if o.JSON {
-		h := &knob.History{Journal: j.Dir(), Entries: j.Entries, Damaged: j.Damaged, FileDamage: j.FileDamage}
 		return writeDoc(o.IO, knob.KindHistory.New(h), o.settings)
 	}
-	journalWarnings(o.IO.Err, j)
-	if len(j.Entries) == 0 {
-		fmt.Fprintf(o.IO.Out, "no changes recorded in %s\n", j.Dir())
-		return nil
+	for _, w := range h.Warnings() {
+		o.warn(w)
 	}
-	var rows [][]string
-	for _, e := range j.Entries {
-		label := e.Knob
-		if e.Target != "" {
-			label += " (" + e.Target + ")"
-		}
-		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
-			clip(e.Loc.String(), 60), clip(showValue(e.Original), 24), clip(showValue(e.New), 24), e.State})
-	}
-	report.TableLeft(o.IO.Out, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
-	fmt.Fprintf(o.IO.Out, "journal: %s\n", j.Dir())
+	report.KnobHistory(o.IO.Out, h)
 	return nil
 }
 
@@ -670,7 +325,9 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 		Example: `  latlab knob export --format reg -o before.reg
   latlab knob export --undo --format ps1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runKnobExport(o, format, out, undo) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runKnobExport(cmd.Context(), o, format, out, undo)
+		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
@@ -679,65 +336,49 @@ func newKnobExportCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobExport(o *KnobOptions, format, out string, undo bool) error {
-	if format == "" {
-		format = knob.DefaultFormat(knob.HostOS)
-	}
-	var changes []knob.Change
-	var skipped []string
-	if undo {
-		j, err := knob.ReadJournal(o.stateDir())
-		if err != nil {
-			return err
-		}
-		changes = knob.UndoChanges(knob.NewEnv(o.IO.Root), j)
-		for _, d := range j.Damaged {
-			skipped = append(skipped, "journal "+d.String()+": damaged: "+d.Why)
-		}
-		for _, c := range changes {
-			if c.Skip != "" {
-				skipped = append(skipped, c.Loc.String()+": "+c.Skip)
-			}
-		}
-	} else {
-		env := knob.NewEnv(o.IO.Root)
-		for _, k := range knob.Native() {
-			r, err := k.Get(env, knob.Selector{})
-			if err != nil {
-				skipped = append(skipped, k.Name()+": "+err.Error())
-				continue
-			}
-			for _, it := range r.Items {
-				if it.Loc != nil && it.Raw != nil && !it.Raw.IsAbsent() && !strings.HasPrefix(it.Loc.Path, "proc/self/") {
-					changes = append(changes, knob.Change{Loc: *it.Loc, Old: knob.Absent, New: *it.Raw})
-				}
-				changes = append(changes, it.Extra...)
-			}
-		}
-	}
-	lines, err := knob.Script(changes, format)
+func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo bool) error {
+	x, err := knob.RunExport(ctx, knob.ExportOptions{Undo: undo, Format: format, Root: o.IO.Root, StateDir: o.StateDir})
 	if err != nil {
-		return Usage(err)
+		return knobErr(err)
 	}
 	if o.JSON {
-		x := &knob.Export{Undo: undo, Format: format, Changes: changes, Script: lines, Skipped: skipped}
 		return writeDoc(o.IO, knob.KindExport.New(x), o.settings)
 	}
-	text := strings.Join(lines, "\n") + "\n"
 	if out != "" {
-		data := []byte(text)
-		if format == knob.FormatReg {
-			data = regfile.Encode(text) // as regedit writes .reg files
-		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
+		if err := os.WriteFile(out, x.File(), 0o644); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(changes), out)
+		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(x.Changes), out)
 	} else {
-		fmt.Fprint(o.IO.Out, text)
+		fmt.Fprint(o.IO.Out, x.Text())
 	}
-	for _, s := range skipped {
+	for _, s := range x.Skipped {
 		fmt.Fprintf(o.IO.Err, "skipped %s\n", s)
 	}
 	return nil
 }
+
+// --- helpers of other commands' text ---
+
+// clip cuts s to n characters, the last an ellipsis (dpc watch, timer
+// who).
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// paren puts s in parentheses after a space, nothing when s is empty
+// (try).
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// commandLine quotes args for the shell of this OS, as the undo
+// commands of knob set are quoted (try's command line).
+func commandLine(args []string) string { return knob.CommandLine(args) }

@@ -67,6 +67,11 @@ type RevertResult struct {
 	DryRun bool   `json:"dry_run"`
 	Steps  []Step `json:"steps"`
 	Error  string `json:"error,omitempty"` // why the revert stopped, as the exit status says
+
+	// For the text: the target asked for, and the damaged journal
+	// entries, which were left alone.
+	Target  string   `json:"-"`
+	Damaged []Damage `json:"-"`
 }
 
 // History is the payload of a knob-history document.

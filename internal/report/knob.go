@@ -1,0 +1,189 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// KnobList prints `knob list`: one row per knob with its value and what
+// it means; a knob with several instances points to knob get.
+func KnobList(w io.Writer, l *knob.List) {
+	var rows [][]string
+	for _, e := range l.Knobs {
+		val, meaning := "", e.Summary
+		switch {
+		case e.OS != l.OS:
+			val = "(" + e.OS + ")"
+		case e.Error != "":
+			val, meaning = "?", e.Error
+		case e.Reading != nil && len(e.Reading.Items) == 1:
+			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
+		case e.Reading != nil && len(e.Reading.Items) == 0:
+			val = "none found"
+		case e.Reading != nil:
+			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
+			meaning = e.Summary + "; latlab knob get " + e.Name
+		}
+		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
+	}
+	TableLeft(w, []string{"knob", "value", "meaning"}, rows)
+	fmt.Fprintln(w, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
+}
+
+// KnobReading prints `knob get`: the value and meaning of a knob with
+// one instance, a table of the instances of one with several, then the
+// warnings and notes.
+func KnobReading(w io.Writer, r *knob.Reading) {
+	summary := ""
+	if k, err := knob.Lookup(r.Knob); err == nil {
+		summary = k.Summary()
+	}
+	fmt.Fprintf(w, "%s: %s\n", r.Knob, summary)
+	if len(r.Items) == 1 && r.Items[0].Target == "" {
+		it := r.Items[0]
+		if it.Loc != nil {
+			fmt.Fprintf(w, "  where    %s\n", it.Loc)
+		}
+		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
+		for _, wn := range it.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", wn)
+		}
+	} else if len(r.Items) == 0 {
+		fmt.Fprintln(w, "  (no instances)")
+	} else {
+		var rows [][]string
+		for _, it := range r.Items {
+			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
+		}
+		TableLeft(w, []string{"target", "value", "meaning"}, rows)
+		for _, it := range r.Items {
+			for _, wn := range it.Warnings {
+				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
+			}
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// KnobSet prints `knob set`: each value changed (or that a dry run
+// would change) from and to, the notes, then the equivalent script of a
+// dry run or where the originals are and how to undo the change.
+func KnobSet(w io.Writer, r *knob.SetResult) {
+	p := r.Plan
+	target := ""
+	if p.Target != "" {
+		target = " (" + p.Target + ")"
+	}
+	if len(p.Changes) == 0 {
+		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", p.Knob, target, p.Request)
+		return
+	}
+	verb := "changed"
+	if r.DryRun {
+		verb = "would change"
+	}
+	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", p.Knob, target, verb, len(p.Changes))
+	for _, d := range r.Changes {
+		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.DryRun {
+		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])
+		for _, l := range r.Script {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w, "\ndry run: nothing was changed")
+		return
+	}
+	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", r.Journal, knob.CommandLine(r.Undo))
+}
+
+// KnobRevert prints `knob revert`: the damaged journal entries left
+// alone, then what was done (or a dry run would do) with each change.
+func KnobRevert(w io.Writer, r *knob.RevertResult) {
+	for _, d := range r.Damaged {
+		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
+	}
+	if len(r.Steps) == 0 && r.Error == "" {
+		if r.Target != "" {
+			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", r.Target)
+			return
+		}
+		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
+		return
+	}
+	for _, s := range r.Steps {
+		e := s.Entry
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		switch s.Action {
+		case "restore":
+			verb := "restored"
+			if r.DryRun {
+				verb = "would restore"
+			}
+			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.Original))
+		case "already-original":
+			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, knob.ShowValue(e.Original), paren(s.Detail))
+		case "keep":
+			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
+		case "gone":
+			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
+		case "conflict":
+			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.New))
+		case "refused":
+			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
+		}
+	}
+	// A revert that stopped says why in its error, not here.
+	if r.DryRun && r.Error == "" {
+		fmt.Fprintln(w, "dry run: nothing was changed")
+	}
+}
+
+// KnobHistory prints `knob history`: one row per change in the journal,
+// oldest first, with its state.
+func KnobHistory(w io.Writer, h *knob.History) {
+	if len(h.Entries) == 0 {
+		fmt.Fprintf(w, "no changes recorded in %s\n", h.Journal)
+		return
+	}
+	var rows [][]string
+	for _, e := range h.Entries {
+		label := e.Knob
+		if e.Target != "" {
+			label += " (" + e.Target + ")"
+		}
+		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
+			clip(e.Loc.String(), 60), clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), e.State})
+	}
+	TableLeft(w, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	fmt.Fprintf(w, "journal: %s\n", h.Journal)
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// scriptNames name the script formats in a sentence.
+var scriptNames = map[string]string{knob.FormatReg: ".reg file", knob.FormatPS1: "PowerShell", knob.FormatSh: "shell commands"}
+
+// clip cuts s to n characters, the last an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

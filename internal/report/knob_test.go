@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// Each case of a list row: a knob of the other OS, one that could not be
+// read, one instance, none, several (which points to knob get), and a
+// meaning too long for the table.
+func TestKnobList(t *testing.T) {
+	l := &knob.List{OS: "linux", Knobs: []knob.ListEntry{
+		{Name: "clocksource", OS: "linux", Summary: "the clock source", Reading: &knob.Reading{Knob: "clocksource",
+			Items: []knob.Item{{Value: "tsc", Meaning: "the CPU's time-stamp counter"}}}},
+		{Name: "coalescing", OS: "linux", Summary: "interrupt coalescing", Reading: &knob.Reading{Knob: "coalescing"}},
+		{Name: "rps", OS: "linux", Summary: "receive packet steering", Reading: &knob.Reading{Knob: "rps",
+			Items: []knob.Item{{Target: "eth0 rx-0", Value: "0"}, {Target: "eth0 rx-1", Value: "3"}}}},
+		{Name: "timer-slack", OS: "linux", Summary: "timer slack", Error: "/proc/self/timerslack_ns does not exist"},
+		{Name: "tcp-dsack", OS: "linux", Summary: "D-SACK", Reading: &knob.Reading{Knob: "tcp-dsack",
+			Items: []knob.Item{{Value: strings.Repeat("1", 40), Meaning: strings.Repeat("long meaning ", 10)}}}},
+		{Name: "rss", OS: "windows", Summary: "receive side scaling"},
+	}}
+	var b bytes.Buffer
+	KnobList(&b, l)
+	goldie.New(t).Assert(t, "knob-list", b.Bytes())
+}
+
+// get prints one instance as lines, several as a table; warnings and
+// notes follow either.
+func TestKnobReading(t *testing.T) {
+	loc := &knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+	var b bytes.Buffer
+	for _, r := range []*knob.Reading{
+		{Knob: "win32-priority-separation", Items: []knob.Item{{Loc: loc, Value: "0x26 (38)", Meaning: "short, variable quanta, 3:1",
+			Warnings: []string{"a warning"}}}, Notes: []string{"a note"}},
+		{Knob: "rps", Items: []knob.Item{{Target: "eth0 rx-0", Value: "0", Meaning: "off"},
+			{Target: "eth0 rx-1", Value: strings.Repeat("f", 80), Meaning: "on", Warnings: []string{"a warning of rx-1"}}}},
+		{Knob: "coalescing", Notes: []string{"no interface has coalescing settings"}},
+	} {
+		KnobReading(&b, r)
+	}
+	goldie.New(t).Assert(t, "knob-get", b.Bytes())
+}
+
+// set prints the changes, then the script of a dry run or the journal
+// and the undo command of a real one; a value already in place is said
+// in one line.
+func TestKnobSet(t *testing.T) {
+	plan := &knob.Plan{Knob: "irq-affinity", Target: "irq 30", Request: "1", Notes: []string{"a note"},
+		Changes: []knob.Change{{Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/irq/30/smp_affinity_list"}}}}
+	changes := []knob.Delta{{Where: "/proc/irq/30/smp_affinity_list", From: "0-1", To: "1"}}
+	var b bytes.Buffer
+	for _, r := range []*knob.SetResult{
+		{DryRun: true, Plan: plan, Changes: changes, Format: knob.FormatSh, Script: []string{"#!/bin/sh", "printf '%s\\n' '1' > '/proc/irq/30/smp_affinity_list'"}},
+		{DryRun: true, Plan: plan, Changes: changes, Format: knob.FormatPS1, Script: []string{"# PowerShell"}},
+		{Applied: true, Plan: plan, Changes: changes, Journal: "/var/lib/latlab", Entries: []int{4},
+			Undo: []string{"latlab", "knob", "revert", "irq-affinity", "--state-dir", "/var/lib/latlab"}},
+		{Plan: &knob.Plan{Knob: "tcp-recovery", Request: "5"}},
+	} {
+		KnobSet(&b, r)
+		b.WriteString("--\n")
+	}
+	goldie.New(t).Assert(t, "knob-set", b.Bytes())
+}
+
+// revert prints one line per step, by its action; a revert with nothing
+// to do says why; a dry run ends by saying it changed nothing, unless it
+// stopped (its error says why).
+func TestKnobRevert(t *testing.T) {
+	file := func(p string) knob.Loc { return knob.Loc{Backend: knob.BackendFile, Path: p} }
+	key := knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`}
+	e := knob.Entry{ID: 3, Knob: "irq-affinity", Target: "irq 30", Loc: file("proc/irq/30/smp_affinity_list"),
+		Original: knob.FileValue("0-1" + "\n"), New: knob.FileValue("1" + "\n")}
+	steps := []knob.Step{
+		{Entry: e, Action: "restore", Live: knob.FileValue("1" + "\n")},
+		{Entry: knob.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: knob.FileValue("1" + "\n")},
+			Action: "already-original", Detail: "changed back by hand"},
+		{Entry: knob.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: knob.Absent, New: knob.KeyValue}, Action: "keep"},
+		{Entry: knob.Entry{ID: 5, Knob: "rps", Target: "eth1 rx-0", Loc: file("sys/class/net/eth1/queues/rx-0/rps_cpus")}, Action: "gone"},
+		{Entry: e, Action: "conflict", Live: knob.FileValue("0" + "\n")},
+		{Entry: e, Action: "refused", Detail: "not a location of irq-affinity"},
+		{Entry: knob.Entry{Knob: "win32-priority-separation", Loc: knob.Loc{Backend: knob.BackendRegistry,
+			Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}, Original: knob.DWORD(2)},
+			Action: "restore", Live: knob.DWORD(38)},
+	}
+	var b bytes.Buffer
+	for _, r := range []*knob.RevertResult{
+		{Steps: steps},
+		{DryRun: true, Steps: steps[:1]},
+		{DryRun: true, Steps: steps[4:5], Error: "stopped"},
+		{},
+		{Target: "irq 31", Damaged: []knob.Damage{{Line: 3, ID: 2, Why: "its checksum does not match"}}},
+	} {
+		KnobRevert(&b, r)
+		b.WriteString("--\n")
+	}
+	goldie.New(t).Assert(t, "knob-revert", b.Bytes())
+}
+
+// history is a table of the changes, oldest first, and where the journal
+// is; an empty one says where it looked.
+func TestKnobHistory(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local) // printed in local time
+	h := &knob.History{Journal: "/var/lib/latlab", Entries: []knob.Entry{
+		{ID: 1, Set: 1, Time: at, Knob: "tcp-recovery", Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"},
+			Original: knob.FileValue("1\n"), New: knob.FileValue("5\n"), State: knob.StateReverted},
+		{ID: 2, Set: 2, Time: at.Add(time.Minute), Knob: "qos-dscp", Target: "latlab game.exe",
+			Loc:      knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`, Name: "DSCP Value"},
+			Original: knob.Absent, New: knob.SZ("46"), State: knob.StateApplied},
+	}}
+	var b bytes.Buffer
+	KnobHistory(&b, h)
+	KnobHistory(&b, &knob.History{Journal: "/var/lib/latlab"})
+	goldie.New(t).Assert(t, "knob-history", b.Bytes())
+}
