@@ -148,9 +148,9 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 		if s.Count == 0 || s.ByMax == nil {
 			return fmt.Sprintf("%s 0", name)
 		}
-		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, dpcwatch.FormatUs(s.ByMax.MaxUs), clip(s.ByMax.Module, n))
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, dpcwatch.FormatUs(s.ByMax.MaxUs), report.Clip(s.ByMax.Module, n))
 		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
-			p += fmt.Sprintf(", most time %s", clip(s.ByTime.Module, n))
+			p += fmt.Sprintf(", most time %s", report.Clip(s.ByTime.Module, n))
 		}
 		return p
 	}

@@ -357,28 +357,3 @@ func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo
 	}
 	return nil
 }
-
-// --- helpers of other commands' text ---
-
-// clip cuts s to n characters, the last an ellipsis (dpc watch, timer
-// who).
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// paren puts s in parentheses after a space, nothing when s is empty
-// (try).
-func paren(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
-}
-
-// commandLine quotes args for the shell of this OS, as the undo
-// commands of knob set are quoted (try's command line).
-func commandLine(args []string) string { return knob.CommandLine(args) }

@@ -237,7 +237,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		return to, Usagef("%s do(es) not go with --probe %s", strings.Join(foreign, ", "), o.Probe)
 	}
 	to.Probe = p
-	to.Command = commandLine(o.command)
+	to.Command = knob.CommandLine(o.command)
 	return to, nil
 }
 
@@ -342,7 +342,7 @@ func wrapOut(w io.Writer, line string, indent int) {
 
 func printTryHead(w io.Writer, r *try.Result) {
 	wrapOut(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
-		r.Knob, paren(r.Target), len(r.Arms), r.Blocks, report.Duration(time.Duration(r.BlockDurationNs)), report.Duration(time.Duration(r.SettleNs)),
+		r.Knob, report.Paren(r.Target), len(r.Arms), r.Blocks, report.Duration(time.Duration(r.BlockDurationNs)), report.Duration(time.Duration(r.SettleNs)),
 		r.Probe, r.By, r.Seed, r.Seed), 2)
 }
 

@@ -132,7 +132,7 @@ func KnobRevert(w io.Writer, r *knob.RevertResult) {
 			}
 			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.Original))
 		case "already-original":
-			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, knob.ShowValue(e.Original), paren(s.Detail))
+			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, knob.ShowValue(e.Original), Paren(s.Detail))
 		case "keep":
 			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
 		case "gone":
@@ -167,13 +167,6 @@ func KnobHistory(w io.Writer, h *knob.History) {
 	}
 	TableLeft(w, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
 	fmt.Fprintf(w, "journal: %s\n", h.Journal)
-}
-
-func paren(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " (" + s + ")"
 }
 
 // scriptNames name the script formats in a sentence.

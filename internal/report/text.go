@@ -143,3 +143,20 @@ func WrapHanging(l string, indent, max int) []string {
 	}
 	return append(out, l)
 }
+
+// Clip cuts s to n characters, the last an ellipsis.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Paren puts s in parentheses after a space, nothing when s is empty.
+func Paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}

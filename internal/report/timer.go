@@ -117,7 +117,7 @@ func timerWhoLinux(w io.Writer, r *timer.WhoResult) {
 		Table(w, []string{"process", "pid", "slack", "policy"}, rows)
 	}
 	if len(rt) > 0 {
-		printHanging(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), clipRunes(strings.Join(rt, ", "), 400)))
+		printHanging(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), Clip(strings.Join(rt, ", "), 400)))
 	}
 }
 
@@ -135,15 +135,6 @@ func joinInts(v []int) string {
 		s = append(s, fmt.Sprint(i))
 	}
 	return strings.Join(s, ", ")
-}
-
-// clipRunes shortens s to n runes, the last an ellipsis.
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // printHanging prints a sentence in lines of 80 columns at most, cut at

@@ -323,7 +323,7 @@ func (x *experiment) systemArms() error {
 		}
 		a := Arm{Label: v, Value: v, plan: p.Changes}
 		for _, c := range p.Changes {
-			a.Changes = append(a.Changes, Change{Where: c.Loc.String(), From: showValue(c.Old), To: showValue(c.New)})
+			a.Changes = append(a.Changes, Change{Where: c.Loc.String(), From: knob.ShowValue(c.Old), To: knob.ShowValue(c.New)})
 		}
 		total += len(p.Changes)
 		x.res.Arms = append(x.res.Arms, a)
@@ -377,18 +377,6 @@ func samePlan(a, b []knob.Change) bool {
 		}
 	}
 	return true
-}
-
-// showValue renders a stored value with its type where the type says
-// something (a registry DWORD), as knob set shows it.
-func showValue(v knob.Value) string {
-	switch {
-	case v.Type == knob.TypeKey:
-		return "(key exists)"
-	case v.IsAbsent() || v.Type == knob.TypeFile || v.Type == knob.TypeBCD || v.Type == knob.TypeEthCoalesce:
-		return v.String()
-	}
-	return fmt.Sprintf("%s (%s)", v.String(), v.Type)
 }
 
 // Order returns the arm of each block in run order: rounds rounds, each a

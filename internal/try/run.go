@@ -242,7 +242,7 @@ func samePlanned(a *Arm, cs []knob.Change) error {
 	for i, c := range cs {
 		p := a.plan[i]
 		if c.Loc != p.Loc || !knob.Same(c.Old, p.Old) || c.Old.Type != p.Old.Type {
-			return fmt.Errorf("%s changed during the experiment (now %s, was %s; someone else changed it): stopped", c.Loc, showValue(c.Old), showValue(p.Old))
+			return fmt.Errorf("%s changed during the experiment (now %s, was %s; someone else changed it): stopped", c.Loc, knob.ShowValue(c.Old), knob.ShowValue(p.Old))
 		}
 	}
 	return nil
