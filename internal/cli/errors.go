@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // UsageError is bad input: a flag value, an argument, an unreadable file.
@@ -37,7 +39,8 @@ type ExpectationError struct{ Msg string }
 
 func (e *ExpectationError) Error() string { return e.Msg }
 
-// isUsage reports whether err is bad input. It looks at types only: every
+// isUsage reports whether err is bad input: a UsageError, or the
+// badinput.Error of a domain package. It looks at types only: every
 // way cobra and pflag reject a command line reaches latlab as a
 // UsageError (flags through flagError, arguments through the validators
 // that finish installs, required flags through its pre-run check), and
@@ -51,7 +54,7 @@ func isUsage(err error) bool {
 		ie *pflag.InvalidValueError
 		se *pflag.InvalidSyntaxError
 	)
-	return errors.As(err, &ue) || errors.As(err, &ne) || errors.As(err, &ve) ||
+	return errors.As(err, &ue) || badinput.Is(err) || errors.As(err, &ne) || errors.As(err, &ve) ||
 		errors.As(err, &ie) || errors.As(err, &se)
 }
 

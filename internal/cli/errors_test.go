@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // Each way a command line can be wrong exits 2 with a message that says
@@ -85,7 +88,10 @@ func TestUsageErrorClassesByType(t *testing.T) {
 		work := &cobra.Command{Use: "work", RunE: func(*cobra.Command, []string) error {
 			return errors.New(`unknown command "x": requires at least 1 arg(s), invalid argument`)
 		}}
-		root.AddCommand(req, odd, work)
+		bad := &cobra.Command{Use: "bad", RunE: func(*cobra.Command, []string) error {
+			return fmt.Errorf("reading: %w", badinput.Errorf("invalid --top -1: want 0 (all) or a positive count"))
+		}}
+		root.AddCommand(req, odd, work, bad)
 		finish(root, &IO{})
 		return root
 	}
@@ -99,6 +105,8 @@ func TestUsageErrorClassesByType(t *testing.T) {
 		{[]string{"req", "--to", "x"}, 0, ""},
 		{[]string{"odd"}, 2, "odd: no (usage: latlab odd"},
 		{[]string{"work"}, 3, "unknown command"},
+		// A domain package's bad input, however wrapped, is exit 2.
+		{[]string{"bad"}, 2, "reading: invalid --top -1: want 0 (all) or a positive count"},
 	}
 	for _, tc := range tests {
 		code, errs := runTree(build(), tc.args...)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
@@ -18,20 +19,14 @@ import (
 // read, a statistic or an option out of range, an --expect-better that
 // names nothing compared. Its message says what was wrong and what is
 // accepted; the CLI exits 2.
-type InputError struct{ Err error }
+type InputError = badinput.Error
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputf(format string, a ...any) error {
-	return &InputError{fmt.Errorf(format, a...)}
-}
+func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
 
 // IsInput reports whether err is bad input: an InputError, or inputs that
 // cannot be compared (ErrIncompatible).
 func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie) || errors.Is(err, ErrIncompatible)
+	return badinput.Is(err) || errors.Is(err, ErrIncompatible)
 }
 
 // Arms turns a result that holds several arms (a try result) into one
@@ -179,7 +174,7 @@ func (o RunOptions) expand(in []Input, expect int) (out []Input, from []origin, 
 		}
 		xs, err := arms(x.Label, x.Doc)
 		if err != nil {
-			return nil, nil, -1, &InputError{err}
+			return nil, nil, -1, badinput.Wrap(err)
 		}
 		for j, a := range xs {
 			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
@@ -279,7 +274,7 @@ func readFile(f string) (*result.Document, error) {
 			return nil, inputf("cannot read %s: no such file", f)
 		}
 		if errors.Is(err, result.ErrNotResult) {
-			return nil, &InputError{err}
+			return nil, badinput.Wrap(err)
 		}
 		return nil, inputf("cannot read %s: %v", f, err)
 	}

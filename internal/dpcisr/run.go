@@ -3,13 +3,12 @@ package dpcisr
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -41,17 +40,13 @@ type Result struct {
 
 // InputError is bad input: a file that cannot be read or is no report,
 // a module the report lacks, an option out of range. The CLI exits 2.
-type InputError struct{ Err error }
+type InputError = badinput.Error
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
 
 // IsInput reports whether err is bad input.
 func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
+	return badinput.Is(err)
 }
 
 // Run reads the report of o.File and keeps o.Module's histograms.
@@ -198,7 +193,7 @@ func RunCompare(_ context.Context, o CompareOptions) (*Comparison, error) {
 	}
 	c, err := Compare(runs, o.Module)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, badinput.Wrap(err)
 	}
 	return c, nil
 }

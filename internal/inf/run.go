@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/result"
@@ -44,17 +45,13 @@ type Result struct {
 
 // InputError is bad input: an option out of range, an INF that cannot
 // be read or parsed, a device the INF does not list. The CLI exits 2.
-type InputError struct{ Err error }
+type InputError = badinput.Error
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
 
 // IsInput reports whether err is bad input.
 func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
+	return badinput.Is(err)
 }
 
 // Run reads the INF and follows its install chain: for every device

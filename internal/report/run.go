@@ -3,29 +3,23 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 )
 
 // InputError is bad input to Run: no result, a file that cannot be read or
 // put in a report, an output that cannot be written. Its message says
 // what was wrong; the CLI exits 2.
-type InputError struct{ Err error }
+type InputError = badinput.Error
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputf(format string, a ...any) error {
-	return &InputError{fmt.Errorf(format, a...)}
-}
+func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
 
 // IsInput reports whether err is bad input (an InputError).
 func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
+	return badinput.Is(err)
 }
 
 // Options are the inputs of `latlab report`.
@@ -60,7 +54,7 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	in, err := compare.ReadInputs(o.Files)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, badinput.Wrap(err)
 	}
 	var ri []ReportInput
 	for _, x := range in {
@@ -68,7 +62,7 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	r, err := BuildReport(ri, o.Title)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, badinput.Wrap(err)
 	}
 	// Found before the work of rendering: a path that cannot be written
 	// is bad input, not a failure halfway.
