@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // heldRun is a real latlab process (this test binary acting as latlab)
@@ -164,7 +163,7 @@ func TestTimerSetForwardsSignals(t *testing.T) {
 // the SIGINT cannot be seen here: two pending SIGINTs merge into one;
 // TestTerminalForeground checks the decision itself.)
 func TestTimerSetTerminalCtrlC(t *testing.T) {
-	master, tty, err := openPTY()
+	master, tty, err := testutil.OpenPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
@@ -188,28 +187,4 @@ func TestTimerSetTerminalCtrlC(t *testing.T) {
 	if code := h.exit(t); code != 143 {
 		t.Errorf("exit %d, want 143 (the second signal)", code)
 	}
-}
-
-// openPTY returns a pseudo-terminal's master and its terminal.
-func openPTY() (*os.File, *os.File, error) {
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	return m, s, nil
 }

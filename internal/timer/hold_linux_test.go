@@ -11,32 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/latlab/latlab/internal/testutil"
 )
-
-// openPTY returns a pseudo-terminal's master and its terminal.
-func openPTY() (*os.File, *os.File, error) {
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	return m, s, nil
-}
 
 const foregroundEnv = "LATLAB_TEST_PRINT_FOREGROUND"
 
@@ -78,7 +54,7 @@ func TestTerminalForeground(t *testing.T) {
 	if got := run(&syscall.SysProcAttr{Setpgid: true}, nil); got != "foreground=false" {
 		t.Errorf("a background process group: %s", got)
 	}
-	master, tty, err := openPTY()
+	master, tty, err := testutil.OpenPTY()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
