@@ -401,16 +401,7 @@ func (d *Decoder) mpls(b []byte, rep int, p *Packet) Skip {
 			break
 		}
 	}
-	if len(b) < 1 {
-		return SkipSnaplenLink
-	}
-	switch b[0] >> 4 {
-	case 4:
-		return d.ipv4(b, rep, p)
-	case 6:
-		return d.ipv6(b, rep, p)
-	}
-	return SkipNonIP
+	return d.ipByVersion(b, rep, p)
 }
 
 // pppoe decodes a PPPoE session header (RFC 2516) and the PPP frame in

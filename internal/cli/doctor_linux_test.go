@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,18 +11,14 @@ import (
 // gets a suspicious verdict with its evidence, and the step to undo it.
 func TestDoctorRoot(t *testing.T) {
 	root := testutil.TempDir(t)
-	for p, c := range map[string]string{
+	testutil.WriteTree(t, root, map[string]string{
 		"proc/sys/net/ipv4/tcp_recovery":                                    "0\n",
 		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
 		"proc/self/timerslack_ns":                                           "50000\n",
 		"sys/devices/system/cpu/online":                                     "0-1\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
-	} {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		os.WriteFile(full, []byte(c), 0o644)
-	}
+	})
 	code, out, errs := runCLI(t, "--root", root, "doctor")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

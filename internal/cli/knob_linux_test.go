@@ -16,7 +16,7 @@ import (
 
 func knobTree(t *testing.T) string {
 	root := testutil.TempDir(t)
-	for p, c := range map[string]string{
+	testutil.WriteTree(t, root, map[string]string{
 		"proc/sys/net/ipv4/tcp_recovery": "1\n",
 		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
 		"proc/irq/30/smp_affinity_list":  "0-1\n",
@@ -24,13 +24,7 @@ func knobTree(t *testing.T) string {
 		"sys/devices/system/cpu/online":  "0-1\n",
 		"proc/4242/timerslack_ns":        "50000\n",
 		"proc/4242/stat":                 "4242 (game) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n",
-	} {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return root
 }
 

@@ -31,15 +31,7 @@ func linuxTree(t testing.TB) string {
 		"sys/class/net/eth0/queues/tx-0/xps_cpus":                           "0\n",
 		"sys/class/net/lo/queues/rx-0/rps_cpus":                             "0\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteTree(t, root, files)
 	return root
 }
 

@@ -64,3 +64,19 @@ func NeedRoot(t testing.TB) {
 		t.Skip("needs root; CI runs as root")
 	}
 }
+
+// WriteTree writes files (slash-separated path under root -> content)
+// with their directories: a fixture tree shaped like /proc and /sys, or
+// a registry export's folder.
+func WriteTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -21,19 +21,11 @@ const csFile = "sys/devices/system/clocksource/clocksource0/current_clocksource"
 // tree is a --root fixture with the system knobs the tests switch.
 func tree(t *testing.T) string {
 	root := testutil.TempDir(t)
-	for p, c := range map[string]string{
+	testutil.WriteTree(t, root, map[string]string{
 		csFile: "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm\n",
 		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
-	} {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return root
 }
 
