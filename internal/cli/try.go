@@ -181,31 +181,11 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		return to, err
 	}
 	p := try.Probe{Kind: o.Probe}
-	var foreign []string
-	flagFor := func(set bool, name string) {
-		if set {
-			foreign = append(foreign, "--"+name)
-		}
-	}
 	switch o.Probe {
 	case try.ProbeSleep:
 		p.Sleep = probe.SleepOptions{Duration: o.Duration, Gap: o.Gap, Method: o.Method, Thread: th}
-		flagFor(o.intervalSet, "interval")
-		flagFor(o.toSet, "to")
-		flagFor(o.profileSet, "profile")
-		flagFor(o.rateSet, "rate")
-		flagFor(o.sizeSet, "size")
-		flagFor(o.moduleSet, "module")
 	case try.ProbeWake:
 		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{o.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
-		flagFor(o.durationSet, "duration")
-		flagFor(o.gapSet, "gap")
-		flagFor(o.methodSet, "method")
-		flagFor(o.toSet, "to")
-		flagFor(o.profileSet, "profile")
-		flagFor(o.rateSet, "rate")
-		flagFor(o.sizeSet, "size")
-		flagFor(o.moduleSet, "module")
 	case try.ProbeUDP:
 		pr, err := netload.LookupProfile(o.Profile)
 		if err != nil {
@@ -218,19 +198,25 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 			pr.Size = o.Size
 		}
 		p.UDP = netload.UDPOptions{To: o.To, RatePPS: pr.RatePPS, Size: pr.Size, DSCP: -1, Thread: &th}
-		flagFor(o.durationSet, "duration")
-		flagFor(o.gapSet, "gap")
-		flagFor(o.methodSet, "method")
-		flagFor(o.intervalSet, "interval")
-		flagFor(o.moduleSet, "module")
 	case try.ProbeDPCISR:
 		p.Module = o.Module
-		for _, f := range []struct {
-			set  bool
-			name string
-		}{{o.durationSet, "duration"}, {o.gapSet, "gap"}, {o.methodSet, "method"}, {o.intervalSet, "interval"},
-			{o.toSet, "to"}, {o.profileSet, "profile"}, {o.rateSet, "rate"}, {o.sizeSet, "size"}} {
-			flagFor(f.set, f.name)
+	default: // try refuses it, naming the probes it accepts
+		to.Probe = p
+		return to, nil
+	}
+	// Each probe's own flags belong to it alone.
+	var foreign []string
+	for _, f := range []struct {
+		set         bool
+		name, probe string
+	}{
+		{o.durationSet, "duration", try.ProbeSleep}, {o.gapSet, "gap", try.ProbeSleep}, {o.methodSet, "method", try.ProbeSleep},
+		{o.intervalSet, "interval", try.ProbeWake},
+		{o.toSet, "to", try.ProbeUDP}, {o.profileSet, "profile", try.ProbeUDP}, {o.rateSet, "rate", try.ProbeUDP}, {o.sizeSet, "size", try.ProbeUDP},
+		{o.moduleSet, "module", try.ProbeDPCISR},
+	} {
+		if f.set && f.probe != o.Probe {
+			foreign = append(foreign, "--"+f.name)
 		}
 	}
 	if len(foreign) > 0 {
