@@ -140,14 +140,7 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 		} else {
 			v.MannWhitney.P = 1
 		}
-		var d []float64
-		for r, sb := range stat[0] {
-			if sa, ok := stat[j][r]; ok {
-				d = append(d, sa-sb)
-			}
-		}
-		slices.Sort(d) // map order must not reach the result
-		v.Blocks = signedRank(d)
+		v.Blocks = signedRank(roundDiffs(stat, j))
 		mwP = append(mwP, v.MannWhitney.P)
 		blockP = append(blockP, v.Blocks.P)
 		a.Verdict = v
@@ -164,6 +157,19 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 		a.Verdict.Text = verdictText(a, base, k)
 	}
 	return nil
+}
+
+// roundDiffs are arm j's per-round statistic minus the baseline's, over
+// the rounds both completed, sorted: map order must not reach the result.
+func roundDiffs(stat []map[int]float64, j int) []float64 {
+	var d []float64
+	for r, sb := range stat[0] {
+		if sa, ok := stat[j][r]; ok {
+			d = append(d, sa-sb)
+		}
+	}
+	slices.Sort(d)
+	return d
 }
 
 // outcome asks for both tests: the pooled samples' interval excludes no

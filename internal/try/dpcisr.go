@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -241,14 +240,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 				v.DPCISR = c
 			}
 		}
-		var d []float64
-		for r, sb := range stat[0] {
-			if sa, ok := stat[j][r]; ok {
-				d = append(d, sa-sb)
-			}
-		}
-		slices.Sort(d)
-		v.Blocks = signedRank(d)
+		v.Blocks = signedRank(roundDiffs(stat, j))
 		chiP = append(chiP, dpcChiP(v))
 		blockP = append(blockP, v.Blocks.P)
 		a.Verdict = v
