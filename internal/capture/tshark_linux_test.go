@@ -1,12 +1,10 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -64,29 +62,12 @@ func nth(s string, n int) string {
 func tsharkDecode(t *testing.T, path string) (map[int]decoded, map[int]int) {
 	t.Helper()
 	bin := testutil.NeedTool(t, "tshark")
-	args := []string{"-n", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,"}
-	for _, f := range tsharkDecodeFields {
-		args = append(args, "-e", f)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil && len(out) == 0 {
-		t.Fatalf("tshark: %v: %s", err, stderr.String())
+	rows, stderr, err := testutil.TsharkFields(bin, path, []string{"-E", "occurrence=a", "-E", "aggregator=,"}, tsharkDecodeFields)
+	if err != nil && len(rows) == 0 {
+		t.Fatalf("tshark: %v: %s", err, stderr)
 	}
 	m, streams := map[int]decoded{}, map[int]int{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		c := strings.Split(sc.Text(), "\t")
-		if len(c) < len(tsharkDecodeFields) {
-			continue
-		}
-		n, err := strconv.Atoi(c[0])
-		if err != nil {
-			continue
-		}
+	for n, c := range rows {
 		// The innermost IP layer outside an ICMP error, as the index of
 		// its occurrence among the ip.* or ipv6.* fields.
 		inner, idx, n4, n6, quoted, after := "", 0, 0, 0, false, ""

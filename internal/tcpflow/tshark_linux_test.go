@@ -1,11 +1,8 @@
 package tcpflow
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -39,29 +36,12 @@ func (v frameView) String() string {
 func tsharkView(t *testing.T, path string) map[int]frameView {
 	t.Helper()
 	bin := testutil.NeedTool(t, "tshark")
-	args := []string{"-n", "-r", path, "-Y", "tcp", "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"}
-	for _, f := range tsharkFields {
-		args = append(args, "-e", f)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	rows, stderr, err := testutil.TsharkFields(bin, path, []string{"-Y", "tcp", "-E", "occurrence=f"}, tsharkFields)
 	if err != nil {
-		t.Fatalf("tshark: %v: %s", err, stderr.String())
+		t.Fatalf("tshark: %v: %s", err, stderr)
 	}
 	m := map[int]frameView{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) < len(tsharkFields) {
-			continue
-		}
-		n, err := strconv.Atoi(cols[0])
-		if err != nil {
-			continue
-		}
+	for n, cols := range rows {
 		var v frameView
 		if cols[1] != "" {
 			v.dsack = cols[1] + "-" + cols[2]

@@ -50,6 +50,7 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/tcpflow"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // allowList: Wireshark heuristics latlab chose not to copy. A disagreeing
@@ -352,27 +353,10 @@ func compareFile(path, latlab, tshark string) *fileResult {
 }
 
 func (r *fileResult) runTshark(bin string) bool {
-	args := []string{"-n", "-r", r.path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=f"}
-	for _, f := range tsharkFields {
-		args = append(args, "-e", f)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	msg := tsharkMessage(stderr.String())
+	rows, stderr, err := testutil.TsharkFields(bin, r.path, []string{"-E", "occurrence=f"}, tsharkFields)
+	msg := tsharkMessage(stderr)
 	r.ts = map[int]tsharkFrame{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) < len(tsharkFields) {
-			continue
-		}
-		n, err := strconv.Atoi(cols[0])
-		if err != nil {
-			continue
-		}
+	for n, cols := range rows {
 		f := tsharkFrame{stream: -1}
 		if cols[1] != "" {
 			f.stream, _ = strconv.Atoi(cols[1])
