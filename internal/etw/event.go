@@ -39,6 +39,29 @@ type Event struct {
 	Data      []byte
 }
 
+// EVENT_HEADER.Flags bits (evntcons.h). On 64-bit Windows every event
+// of a 64-bit provider, the kernel's included, carries
+// EVENT_HEADER_FLAG_64_BIT_HEADER. The bit below 32_BIT_HEADER, 0x0010,
+// is EVENT_HEADER_FLAG_NO_CPUTIME and says nothing about pointers.
+const (
+	eventHeaderFlag32BitHeader    = 0x0020 // EVENT_HEADER_FLAG_32_BIT_HEADER
+	eventHeaderFlag64BitHeader    = 0x0040 // EVENT_HEADER_FLAG_64_BIT_HEADER
+	eventHeaderFlagProcessorIndex = 0x0200 // EVENT_HEADER_FLAG_PROCESSOR_INDEX
+)
+
+// headerPointerSize is the size of the pointers in an event's payload as
+// its header flags give it: 8, 4, or 0 when neither flag is set (the
+// decoders then refuse the event instead of guessing).
+func headerPointerSize(flags uint16) int {
+	switch {
+	case flags&eventHeaderFlag64BitHeader != 0:
+		return 8
+	case flags&eventHeaderFlag32BitHeader != 0:
+		return 4
+	}
+	return 0
+}
+
 // DecodeError says which event could not be decoded and why.
 type DecodeError struct {
 	Event string // e.g. "PerfInfo DPC (type 68, version 2)"

@@ -3,6 +3,8 @@
 package etw
 
 import (
+	"encoding/binary"
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -62,7 +64,7 @@ func TestLayout(t *testing.T) {
 func TestDispatch(t *testing.T) {
 	data := dpcPayload(8, 100, 0xfffff80012345678)
 	r := eventRecord{UserDataLength: uint16(len(data)), UserData: unsafe.Pointer(&data[0]), ProcessorNumber: 5}
-	r.EventHeader.Flags = eventHeaderFlag64BitHeader
+	r.EventHeader.Flags = 0x0040 // EVENT_HEADER_FLAG_64_BIT_HEADER (evntcons.h)
 	r.EventHeader.TimeStamp = 150
 	r.EventHeader.ProviderID = sysGUID(PerfInfoGUID)
 	r.EventHeader.EventDescriptor.Opcode = TypeDPC
@@ -78,6 +80,52 @@ func TestDispatch(t *testing.T) {
 	s.dispatch(&r)
 	if got.Start != 100 || got.End != 150 || got.CPU != 5 || got.Routine != 0xfffff80012345678 {
 		t.Errorf("%+v", got)
+	}
+}
+
+// A kernel DPC event as 64-bit Windows delivers it, built byte by byte at
+// the SDK's offsets (evntcons.h: EVENT_RECORD, EVENT_HEADER,
+// ETW_BUFFER_CONTEXT) with the SDK's flag values: the header says
+// EVENT_HEADER_FLAG_64_BIT_HEADER | NO_CPUTIME | PROCESSOR_INDEX, as
+// every kernel event does there. Nothing here comes from the package's
+// constants or field names.
+func TestDispatchRaw64BitRecord(t *testing.T) {
+	data := dpcPayload(8, 1000, 0xfffff80012345678)
+	var rec eventRecord
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&rec)), 112) // sizeof(EVENT_RECORD)
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], 112)                  // EventHeader.Size
+	le.PutUint16(b[4:], 0x0040|0x0010|0x0200) // EventHeader.Flags
+	le.PutUint32(b[8:], 44)                   // EventHeader.ThreadId
+	le.PutUint32(b[12:], 4)                   // EventHeader.ProcessId
+	le.PutUint64(b[16:], 1500)                // EventHeader.TimeStamp
+	// EventHeader.ProviderId: PerfInfo, {ce1dbfb4-137e-4da6-87b0-3f59aa102cbc}
+	le.PutUint32(b[24:], 0xce1dbfb4)
+	le.PutUint16(b[28:], 0x137e)
+	le.PutUint16(b[30:], 0x4da6)
+	copy(b[32:40], []byte{0x87, 0xb0, 0x3f, 0x59, 0xaa, 0x10, 0x2c, 0xbc})
+	b[42] = 2                                                       // EventDescriptor.Version
+	b[45] = 68                                                      // EventDescriptor.Opcode: DPC
+	b[80], b[81] = 3, 1                                             // BufferContext.ProcessorIndex: 0x0103
+	le.PutUint16(b[86:], uint16(len(data)))                         // UserDataLength
+	le.PutUint64(b[96:], uint64(uintptr(unsafe.Pointer(&data[0])))) // UserData
+	var got Execution
+	var seen int
+	s := &Session{handler: func(ev *Event) {
+		seen++
+		x, ok, err := DecodePerfInfo(ev)
+		if !ok || err != nil {
+			t.Fatalf("DecodePerfInfo(%+v): ok %v, %v", ev, ok, err)
+		}
+		got = x
+	}}
+	s.dispatch(&rec)
+	runtime.KeepAlive(data)
+	if seen != 1 {
+		t.Fatalf("%d events delivered", seen)
+	}
+	if got.Kind != KindDPC || got.Start != 1000 || got.End != 1500 || got.CPU != 0x103 || got.Routine != 0xfffff80012345678 {
+		t.Errorf("decoded %+v", got)
 	}
 }
 

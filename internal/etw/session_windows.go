@@ -171,10 +171,6 @@ const (
 	eventTraceControlQuery = 0
 	eventTraceControlStop  = 1
 
-	eventHeaderFlag32BitHeader    = 0x0010
-	eventHeaderFlag64BitHeader    = 0x0020
-	eventHeaderFlagProcessorIndex = 0x0200
-
 	errorNoSystemResources = windows.Errno(1450)
 	errorCtxClosePending   = windows.Errno(7007)
 )
@@ -367,12 +363,7 @@ func (s *Session) dispatch(r *eventRecord) {
 		PID:       r.EventHeader.ProcessID,
 		TID:       r.EventHeader.ThreadID,
 	}
-	switch f := r.EventHeader.Flags; {
-	case f&eventHeaderFlag64BitHeader != 0:
-		ev.PointerSize = 8
-	case f&eventHeaderFlag32BitHeader != 0:
-		ev.PointerSize = 4
-	}
+	ev.PointerSize = headerPointerSize(r.EventHeader.Flags)
 	if r.EventHeader.Flags&eventHeaderFlagProcessorIndex != 0 {
 		ev.CPU = uint16(r.ProcessorNumber) | uint16(r.Alignment)<<8
 	}
