@@ -49,7 +49,9 @@ func newWakeCmd(io *IO) *cobra.Command {
 		Long: `Each thread sleeps until an absolute deadline, wakes, records how late it woke
 (wake time - deadline), and advances the deadline by --interval. Linux uses
 clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME); Windows a high-resolution
-waitable timer with an absolute due time; timestamps come from the same clock.
+waitable timer, set before each wait with the time left to the deadline (a
+relative due time; set again should it fire early); timestamps come from the
+same clock.
 
 A wake so late that later deadlines already passed is an overrun: those periods
 are counted, and a second distribution corrected for them (HdrHistogram's

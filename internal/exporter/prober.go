@@ -76,13 +76,21 @@ func (p *prober) run(ctx context.Context) error {
 		for _, name := range p.o.Probes {
 			switch name {
 			case ProbeWake:
-				p.m.setOverhead(ProbeWake, probe.WaiterOverhead(w))
+				o, err := probe.WaiterOverhead(w)
+				if err != nil {
+					return err
+				}
+				p.m.setOverhead(ProbeWake, o)
 			case ProbeSleep:
 				if s, err = probe.NewSleeper(probe.SleepMethods()[0]); err != nil {
 					return err
 				}
 				defer s.Close()
-				p.m.setOverhead(ProbeSleep, s.Overhead())
+				o, err := s.Overhead()
+				if err != nil {
+					return err
+				}
+				p.m.setOverhead(ProbeSleep, o)
 			}
 		}
 		p.calibrated.Store(true)
@@ -115,13 +123,17 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 		gc := debug.SetGCPercent(-1)
 		var n int
 		var overruns int64
+		var err error
 		switch name {
 		case ProbeWake:
-			n, overruns, _ = probe.WakeBurst(w, clock.Now()+interval.Nanoseconds(), interval, burst, buf)
+			n, overruns, _, err = probe.WakeBurst(w, clock.Now()+interval.Nanoseconds(), interval, burst, buf)
 		case ProbeSleep:
-			n, _ = probe.SleepBurst(s, interval, begin+burst.Nanoseconds(), buf)
+			n, _, err = probe.SleepBurst(s, interval, begin+burst.Nanoseconds(), buf)
 		}
 		debug.SetGCPercent(gc)
+		if err != nil {
+			return err // recorded as the prober's failure, as a setup error is
+		}
 		switch name {
 		case ProbeWake:
 			p.m.observeWake(buf[:n], overruns)

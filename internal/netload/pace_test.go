@@ -15,13 +15,13 @@ type fakeTime struct {
 
 func (f *fakeTime) now() int64 { f.t += f.readCost; return f.t }
 
-func (f *fakeTime) WaitUntil(d int64) int {
+func (f *fakeTime) WaitUntil(d int64) (int, error) {
 	if d > f.t {
 		f.t = d
 	}
 	f.t += f.wakeLate
 	f.waits = append(f.waits, f.t)
-	return 0
+	return 0, nil
 }
 
 func (f *fakeTime) Close() {}
@@ -69,7 +69,7 @@ func TestPaceSchedule(t *testing.T) {
 			var next int64
 			var worst int64
 			var stop atomic.Bool
-			interrupted := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64) {
+			interrupted, _ := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64) {
 				if i != next {
 					t.Fatalf("packet %d sent, want %d", i, next)
 				}
@@ -104,7 +104,7 @@ func TestPaceSchedule(t *testing.T) {
 	var stop atomic.Bool
 	stop.Store(true)
 	f := &fakeTime{}
-	if !pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64) { t.Fatal("sent after stop") }) {
+	if stopped, _ := pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64) { t.Fatal("sent after stop") }); !stopped {
 		t.Fatal("a stopped run is not reported as interrupted")
 	}
 }

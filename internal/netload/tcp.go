@@ -267,7 +267,9 @@ func (res *TCPResult) sample(rc syscall.RawConn, start int64, every time.Duratio
 			}
 			due := start + k*int64(every)
 			if now := clock.Now(); now < due {
-				w.WaitUntil(due)
+				if _, err := w.WaitUntil(due); err != nil {
+					return fmt.Errorf("TCP state sampler: %w", err)
+				}
 			} else if now-due > int64(every) {
 				// Fell behind (the machine was busy): skip to the present
 				// instead of bursting readings with the same state.

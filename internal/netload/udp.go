@@ -311,7 +311,8 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	}
 	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
-		res.Interrupted = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64) {
+		var err error
+		res.Interrupted, err = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64) {
 			putHeader(buf, header{Run: run, Seq: uint64(i), Intended: due, Sent: t})
 			if _, err := c.Write(buf); err != nil {
 				sendErrs++
@@ -320,7 +321,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 			lastSend = t
 			sent.Store(i + 1)
 		})
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -355,30 +356,35 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 // pace keeps the send schedule: packet i (0..n-1) is due at start +
 // i*period on now's timeline, and send(i, due, t) sends it at t, never
 // before due. A late packet is sent at once; the schedule does not shift.
-// It returns true when stop ended the run early.
-func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64)) bool {
+// It returns true when stop ended the run early, and the error of a wait
+// that failed, which ends the run.
+func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64)) (bool, error) {
 	var lastWake int64
 	for i := int64(0); i < n; i++ {
 		if stop.Load() {
-			return true
+			return true, nil
 		}
 		due := start + int64(float64(i)*period)
 		if now() < due {
+			var err error
 			switch mode {
 			case paceSpin:
-				w.WaitUntil(due - int64(SpinMargin))
+				_, err = w.WaitUntil(due - int64(SpinMargin))
 				for now() < due {
 				}
 			case paceSleep:
-				w.WaitUntil(due)
+				_, err = w.WaitUntil(due)
 			case paceBurst:
-				w.WaitUntil(max(due, lastWake+int64(SpinMargin)))
+				_, err = w.WaitUntil(max(due, lastWake+int64(SpinMargin)))
 				lastWake = now()
+			}
+			if err != nil {
+				return false, fmt.Errorf("pacing thread: %w", err)
 			}
 		}
 		send(i, due, now())
 	}
-	return false
+	return false, nil
 }
 
 // AchievedRatePPS is the send rate actually reached.

@@ -39,15 +39,19 @@ func (s *Sleeper) Method() string { return s.method }
 func (s *Sleeper) Close() { s.s.close() }
 
 // Overhead times 1000 zero-length sleeps and clock reads, as Sleep does
-// before a run.
-func (s *Sleeper) Overhead() Overhead {
-	return measureOverhead(1000, func() { s.s.sleep(0) }, s.method+"(0)")
-}
+// before a run; the first failed sleep is the error.
+func (s *Sleeper) Overhead() (Overhead, error) { return sleeperOverhead(s.s, s.method) }
 
 // WaiterOverhead times 1000 waits for a passed deadline and clock reads,
-// as Wake does before a run.
-func WaiterOverhead(w Waiter) Overhead {
-	return measureOverhead(1000, func() { w.WaitUntil(clock.Now() - 1) }, "wait for a passed deadline")
+// as Wake does before a run; the first failed wait is the error.
+func WaiterOverhead(w Waiter) (Overhead, error) {
+	var err error
+	o := measureOverhead(1000, func() {
+		if _, e := w.WaitUntil(clock.Now() - 1); e != nil && err == nil {
+			err = e
+		}
+	}, "wait for a passed deadline")
+	return o, err
 }
 
 // deadline stops a loop once clock.Now reaches at; it is the loop's stop
@@ -63,28 +67,30 @@ func (never) Load() bool { return false }
 
 // SleepBurst runs the sleep probe's loop: it asks s for d, one warm-up
 // sleep and then until out is full or the clock.Now deadline until has
-// passed, and stores each measured sleep (ns) in out. n: how many.
-func SleepBurst(s *Sleeper, d time.Duration, until int64, out []int64) (n, interrupted int) {
+// passed, and stores each measured sleep (ns) in out. n: how many. It
+// ends at the first sleep that fails, with its error.
+func SleepBurst(s *Sleeper, d time.Duration, until int64, out []int64) (n, interrupted int, err error) {
 	if len(out) == 0 {
-		return 0, 0
+		return 0, 0, nil
 	}
 	s.buf = sampleBuf{cur: out[:0:len(out)]}
 	s.stop.at = until
-	interrupted, _, _, _ = sleepLoop(s.s, SleepOptions{Duration: d, Samples: len(out)}, &s.buf, &s.stop)
+	interrupted, _, _, _, err = sleepLoop(s.s, SleepOptions{Duration: d, Samples: len(out)}, &s.buf, &s.stop)
 	n = len(s.buf.cur)
 	s.buf.cur = nil // the caller owns out
-	return n, interrupted
+	return n, interrupted, err
 }
 
 // WakeBurst runs the wake probe's loop on w: deadlines at start, start +
 // interval, ..., the first one a warm-up, until len(lat) wake-ups are
 // measured or one at or after start + limit. lat[:n] holds the lateness
 // of each (ns); overruns counts the deadlines that passed while the
-// thread was late, which the loop skips.
-func WakeBurst(w Waiter, start int64, interval, limit time.Duration, lat []int64) (n int, overruns int64, interrupted int) {
+// thread was late, which the loop skips. It ends at the first wait that
+// fails, with its error.
+func WakeBurst(w Waiter, start int64, interval, limit time.Duration, lat []int64) (n int, overruns int64, interrupted int, err error) {
 	if len(lat) == 0 || interval <= 0 {
-		return 0, 0, 0
+		return 0, 0, 0, nil
 	}
-	n, overruns, interrupted, _, _ = wakeLoop(w, start, interval.Nanoseconds(), len(lat), limit, lat, never{})
-	return n, overruns, interrupted
+	n, overruns, interrupted, _, _, err = wakeLoop(w, start, interval.Nanoseconds(), len(lat), limit, lat, never{})
+	return n, overruns, interrupted, err
 }

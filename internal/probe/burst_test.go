@@ -10,14 +10,14 @@ import (
 // countingSleeper records what it was asked and returns at once.
 type countingSleeper struct{ calls []int64 }
 
-func (s *countingSleeper) sleep(d int64) int { s.calls = append(s.calls, d); return 0 }
-func (s *countingSleeper) close()            {}
+func (s *countingSleeper) sleep(d int64) (int, error) { s.calls = append(s.calls, d); return 0, nil }
+func (s *countingSleeper) close()                     {}
 
 func TestSleepBurstFillsTheBuffer(t *testing.T) {
 	cs := &countingSleeper{calls: make([]int64, 0, 16)}
 	s := &Sleeper{s: cs, method: "test"}
 	out := make([]int64, 5)
-	n, _ := SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Hour), out)
+	n, _, _ := SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Hour), out)
 	if n != len(out) || len(cs.calls) != len(out)+1 { // one warm-up
 		t.Fatalf("%d samples from %d sleeps, want %d from %d", n, len(cs.calls), len(out), len(out)+1)
 	}
@@ -26,7 +26,7 @@ func TestSleepBurstFillsTheBuffer(t *testing.T) {
 			t.Fatalf("asked for %d ns, want 1ms", d)
 		}
 	}
-	if n, _ := SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Hour), nil); n != 0 {
+	if n, _, _ := SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Hour), nil); n != 0 {
 		t.Errorf("%d samples into no buffer", n)
 	}
 }
@@ -34,7 +34,7 @@ func TestSleepBurstFillsTheBuffer(t *testing.T) {
 // A passed deadline ends the burst before the first sleep.
 func TestSleepBurstStopsAtTheDeadline(t *testing.T) {
 	cs := &countingSleeper{}
-	n, _ := SleepBurst(&Sleeper{s: cs}, time.Millisecond, clock.Now()-1, make([]int64, 5))
+	n, _, _ := SleepBurst(&Sleeper{s: cs}, time.Millisecond, clock.Now()-1, make([]int64, 5))
 	if n != 0 || len(cs.calls) != 0 {
 		t.Fatalf("%d samples, %d sleeps after the deadline", n, len(cs.calls))
 	}
@@ -61,26 +61,26 @@ func TestBurstsOnThisOS(t *testing.T) {
 			return err
 		}
 		defer w.Close()
-		if o := WaiterOverhead(w); o.ZeroWaitMinNs <= 0 {
-			t.Errorf("waiter overhead %+v", o)
+		if o, err := WaiterOverhead(w); err != nil || o.ZeroWaitMinNs <= 0 {
+			t.Errorf("waiter overhead %+v, %v", o, err)
 		}
 		lat := make([]int64, 5)
-		n, _, _ := WakeBurst(w, clock.Now()+int64(time.Millisecond), time.Millisecond, time.Second, lat)
-		if n != len(lat) {
-			t.Errorf("wake burst measured %d of %d", n, len(lat))
+		n, _, _, err := WakeBurst(w, clock.Now()+int64(time.Millisecond), time.Millisecond, time.Second, lat)
+		if n != len(lat) || err != nil {
+			t.Errorf("wake burst measured %d of %d: %v", n, len(lat), err)
 		}
 		s, err := NewSleeper(SleepMethods()[0])
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		if o := s.Overhead(); o.ZeroWaitMethod != s.Method()+"(0)" {
-			t.Errorf("sleeper overhead %+v", o)
+		if o, err := s.Overhead(); err != nil || o.ZeroWaitMethod != s.Method()+"(0)" {
+			t.Errorf("sleeper overhead %+v, %v", o, err)
 		}
 		out := make([]int64, 3)
-		n, _ = SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Minute), out)
-		if n != len(out) {
-			t.Errorf("sleep burst measured %d of %d", n, len(out))
+		n, _, err = SleepBurst(s, time.Millisecond, clock.Now()+int64(time.Minute), out)
+		if n != len(out) || err != nil {
+			t.Errorf("sleep burst measured %d of %d: %v", n, len(out), err)
 		}
 		for _, v := range out[:n] {
 			if v <= 0 {

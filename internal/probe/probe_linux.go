@@ -43,7 +43,7 @@ func newSleeper(method string) (sleeper, error) {
 	return nil, fmt.Errorf("unknown method %q", method)
 }
 
-func (s *linuxSleeper) sleep(d int64) int {
+func (s *linuxSleeper) sleep(d int64) (int, error) {
 	if s.abs {
 		return sleepUntil(&s.req, clock.Now()+d)
 	}
@@ -52,11 +52,15 @@ func (s *linuxSleeper) sleep(d int64) int {
 	for {
 		_, _, e := unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, 0,
 			uintptr(unsafe.Pointer(&s.req)), uintptr(unsafe.Pointer(&s.rem)), 0, 0)
-		if e != unix.EINTR {
-			return n
+		switch e {
+		case 0:
+			return n, nil
+		case unix.EINTR:
+			n++
+			s.req = s.rem
+		default:
+			return n, fmt.Errorf("clock_nanosleep(CLOCK_MONOTONIC, %d ns): %w", d, e)
 		}
-		n++
-		s.req = s.rem
 	}
 }
 
@@ -64,16 +68,20 @@ func (s *linuxSleeper) close() {}
 
 // sleepUntil waits for an absolute CLOCK_MONOTONIC deadline, resuming after
 // signals (the deadline does not move, so a resumed wait is still exact).
-func sleepUntil(ts *unix.Timespec, deadline int64) int {
+func sleepUntil(ts *unix.Timespec, deadline int64) (int, error) {
 	*ts = unix.NsecToTimespec(deadline)
 	n := 0
 	for {
 		_, _, e := unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME,
 			uintptr(unsafe.Pointer(ts)), 0, 0, 0)
-		if e != unix.EINTR {
-			return n
+		switch e {
+		case 0:
+			return n, nil
+		case unix.EINTR:
+			n++
+		default:
+			return n, fmt.Errorf("clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME): %w", e)
 		}
-		n++
 	}
 }
 
@@ -81,7 +89,7 @@ type linuxWaiter struct{ ts unix.Timespec }
 
 func NewWaiter() (Waiter, error) { return &linuxWaiter{}, nil }
 
-func (w *linuxWaiter) WaitUntil(deadline int64) int { return sleepUntil(&w.ts, deadline) }
+func (w *linuxWaiter) WaitUntil(deadline int64) (int, error) { return sleepUntil(&w.ts, deadline) }
 
 func (w *linuxWaiter) Close() {}
 

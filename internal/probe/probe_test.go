@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -156,13 +157,13 @@ type recordingWaiter struct {
 	lateBy    int64
 }
 
-func (w *recordingWaiter) WaitUntil(d int64) int {
+func (w *recordingWaiter) WaitUntil(d int64) (int, error) {
 	if len(w.deadlines) == w.late {
 		for clock.Now() < d+w.lateBy {
 		}
 	}
 	w.deadlines = append(w.deadlines, d)
-	return 0
+	return 0, nil
 }
 
 func (w *recordingWaiter) Close() {}
@@ -177,7 +178,7 @@ func TestWakeLoopCountsOverruns(t *testing.T) {
 	w := &recordingWaiter{late: 3, lateBy: 5 * interval / 2}
 	start := clock.Now() - 21*interval/2
 	lat := make([]int64, 6)
-	n, over, _, _, stopped := wakeLoop(w, start, interval, len(lat), 0, lat, &stop)
+	n, over, _, _, stopped, _ := wakeLoop(w, start, interval, len(lat), 0, lat, &stop)
 	if stopped {
 		t.Error("a run that measured every wake-up says it was stopped")
 	}
@@ -233,8 +234,8 @@ func TestThreadSetupRecordsObtainedPriority(t *testing.T) {
 
 type nopSleeper struct{}
 
-func (nopSleeper) sleep(int64) int { return 0 }
-func (nopSleeper) close()          {}
+func (nopSleeper) sleep(int64) (int, error) { return 0, nil }
+func (nopSleeper) close()                   {}
 
 func TestSleepLoopDoesNotAllocate(t *testing.T) {
 	var stop atomic.Bool
@@ -275,18 +276,18 @@ type stoppingWaiter struct {
 	stop     *atomic.Bool
 }
 
-func (w *stoppingWaiter) WaitUntil(int64) int {
+func (w *stoppingWaiter) WaitUntil(int64) (int, error) {
 	w.calls++
 	if w.calls == w.n {
 		w.stop.Store(true)
 	}
-	return 0
+	return 0, nil
 }
 
 func (w *stoppingWaiter) Close() {}
 
-func (w *stoppingWaiter) sleep(int64) int { return w.WaitUntil(0) }
-func (w *stoppingWaiter) close()          {}
+func (w *stoppingWaiter) sleep(int64) (int, error) { return w.WaitUntil(0) }
+func (w *stoppingWaiter) close()                   {}
 
 // A run stopped before its count says so; one that ends on its count or
 // time limit does not.
@@ -294,16 +295,16 @@ func TestLoopsReportStop(t *testing.T) {
 	var stop atomic.Bool
 	w := &stoppingWaiter{n: 4, stop: &stop}
 	lat := make([]int64, 100)
-	n, _, _, _, stopped := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, &stop)
+	n, _, _, _, stopped, _ := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, &stop)
 	if !stopped || n != 3 {
 		t.Errorf("wake stopped during wait 4: %d measured, stopped %v; want 3, true", n, stopped)
 	}
 	stop.Store(false)
-	n, _, _, _, stopped = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now(), int64(time.Millisecond), 5, 0, lat, &stop)
+	n, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now(), int64(time.Millisecond), 5, 0, lat, &stop)
 	if stopped || n != 5 {
 		t.Errorf("wake of 5 loops: %d measured, stopped %v; want 5, false", n, stopped)
 	}
-	_, _, _, _, stopped = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now()-int64(time.Second), int64(time.Millisecond), len(lat), time.Nanosecond, lat, &stop)
+	_, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now()-int64(time.Second), int64(time.Millisecond), len(lat), time.Nanosecond, lat, &stop)
 	if stopped {
 		t.Error("wake past its time limit says it was stopped")
 	}
@@ -312,13 +313,13 @@ func TestLoopsReportStop(t *testing.T) {
 	buf := newSampleBuf(100)
 	// Waits alternate sample and gap: wait 7 is the 4th sample's (the
 	// warm-up's is wait 1).
-	_, _, _, stopped = sleepLoop(&stoppingWaiter{n: 7, stop: &stop}, SleepOptions{Duration: time.Millisecond, Gap: time.Millisecond, Samples: 100}, buf, &stop)
+	_, _, _, stopped, _ = sleepLoop(&stoppingWaiter{n: 7, stop: &stop}, SleepOptions{Duration: time.Millisecond, Gap: time.Millisecond, Samples: 100}, buf, &stop)
 	if got := len(buf.all()); !stopped || got != 3 {
 		t.Errorf("sleep stopped during wait 7: %d measured, stopped %v; want 3, true", got, stopped)
 	}
 	stop.Store(false)
 	buf = newSampleBuf(5)
-	_, _, _, stopped = sleepLoop(&stoppingWaiter{stop: &stop}, SleepOptions{Duration: time.Millisecond, Samples: 5}, buf, &stop)
+	_, _, _, stopped, _ = sleepLoop(&stoppingWaiter{stop: &stop}, SleepOptions{Duration: time.Millisecond, Samples: 5}, buf, &stop)
 	if stopped || len(buf.all()) != 5 {
 		t.Errorf("sleep of 5 samples: %d measured, stopped %v", len(buf.all()), stopped)
 	}
@@ -343,5 +344,47 @@ func TestWakePlanned(t *testing.T) {
 		if r.Planned != c.want || !r.Threads[0].Stopped {
 			t.Errorf("%+v: planned %d, stopped %v; want %d, true", c.o, r.Planned, r.Threads[0].Stopped, c.want)
 		}
+	}
+}
+
+// failingWaiter fails its n-th wait.
+type failingWaiter struct{ calls, n int }
+
+var errWait = errors.New("SetWaitableTimer: the parameter is incorrect")
+
+func (w *failingWaiter) WaitUntil(int64) (int, error) {
+	w.calls++
+	if w.calls == w.n {
+		return 0, errWait
+	}
+	return 0, nil
+}
+
+func (w *failingWaiter) Close() {}
+
+func (w *failingWaiter) sleep(int64) (int, error) { return w.WaitUntil(0) }
+func (w *failingWaiter) close()                   {}
+
+// A failed wait ends the loops with its error: no sample is taken after
+// it, and the loop does not go on waiting.
+func TestLoopsEndOnFailedWait(t *testing.T) {
+	var stop atomic.Bool
+	lat := make([]int64, 100)
+	w := &failingWaiter{n: 4}
+	n, _, _, _, stopped, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, &stop)
+	if !errors.Is(err, errWait) || n != 2 || stopped || w.calls != 4 {
+		t.Errorf("wake: %d measured, %d waits, stopped %v, %v; want 2, 4, false, %v", n, w.calls, stopped, err, errWait)
+	}
+	buf := newSampleBuf(100)
+	s := &failingWaiter{n: 5}
+	_, _, _, _, err = sleepLoop(s, SleepOptions{Duration: time.Millisecond, Gap: time.Millisecond, Samples: 100}, buf, &stop)
+	if !errors.Is(err, errWait) || len(buf.all()) != 1 || s.calls != 5 {
+		t.Errorf("sleep: %d measured, %d sleeps, %v", len(buf.all()), s.calls, err)
+	}
+	if _, err := WaiterOverhead(&failingWaiter{n: 3}); !errors.Is(err, errWait) {
+		t.Errorf("WaiterOverhead: %v", err)
+	}
+	if _, err := (&Sleeper{s: &failingWaiter{n: 1}}).Overhead(); !errors.Is(err, errWait) {
+		t.Errorf("Sleeper.Overhead: %v", err)
 	}
 }

@@ -58,9 +58,10 @@ func (r *SleepResult) WriteCSV(w io.Writer) error {
 }
 
 // sleeper is one OS sleep primitive. sleep blocks for about d and returns
-// how many times a signal interrupted it.
+// how many times a signal interrupted it; an error names the OS call that
+// failed.
 type sleeper interface {
-	sleep(d int64) (interrupted int)
+	sleep(d int64) (interrupted int, err error)
 	close()
 }
 
@@ -99,14 +100,16 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 		}
 		defer s.close()
 		if !o.SkipOverhead {
-			res.Overhead = measureOverhead(1000, func() { s.sleep(0) }, o.Method+"(0)")
+			if res.Overhead, err = sleeperOverhead(s, o.Method); err != nil {
+				return err
+			}
 		}
 		buf := newSampleBuf(o.Samples)
 		begin := clock.Now()
-		res.Interrupted, res.LiveDropped, res.WarmupNs, res.Stopped = sleepLoop(s, o, buf, stop)
+		res.Interrupted, res.LiveDropped, res.WarmupNs, res.Stopped, err = sleepLoop(s, o, buf, stop)
 		res.Elapsed = time.Duration(clock.Now() - begin)
 		res.Slept = buf.all()
-		return nil
+		return err
 	})
 	res.Setup = setup
 	if err != nil {
@@ -115,10 +118,22 @@ func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
 	return res, nil
 }
 
+// sleeperOverhead times 1000 zero-length sleeps and clock reads; the
+// first failed sleep is the error.
+func sleeperOverhead(s sleeper, method string) (Overhead, error) {
+	var err error
+	o := measureOverhead(1000, func() {
+		if _, e := s.sleep(0); e != nil && err == nil {
+			err = e
+		}
+	}, method+"(0)")
+	return o, err
+}
+
 // sleepLoop is the timed loop. It allocates only when an unbounded run
 // fills a chunk, and never prints. stopped: it ended on stop, not on the
-// sample count.
-func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64, stopped bool) {
+// sample count. It ends at the first sleep that fails, with its error.
+func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64, stopped bool, err error) {
 	d := o.Duration.Nanoseconds()
 	gap := o.Gap.Nanoseconds()
 	lastYield := clock.Now()
@@ -128,8 +143,12 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 			break
 		}
 		t0 := clock.Now()
-		interrupted += s.sleep(d)
+		n, err := s.sleep(d)
 		t1 := clock.Now()
+		interrupted += n
+		if err != nil {
+			return interrupted, dropped, warmup, false, err
+		}
 		v := t1 - t0
 		if i < 0 {
 			warmup = v // first sample: caches, page faults, timer setup
@@ -144,12 +163,16 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 			}
 		}
 		if gap > 0 {
-			interrupted += s.sleep(gap)
+			n, err := s.sleep(gap)
+			interrupted += n
+			if err != nil {
+				return interrupted, dropped, warmup, false, err
+			}
 		}
 		if now := clock.Now(); now-lastYield > int64(yieldEvery) {
 			runtime.Gosched()
 			lastYield = clock.Now()
 		}
 	}
-	return interrupted, dropped, warmup, stopped
+	return interrupted, dropped, warmup, stopped, nil
 }

@@ -68,10 +68,12 @@ type WakeResult struct {
 
 // Waiter sleeps until an absolute clock.Now deadline with the OS wait the
 // wake probe measures (Linux: raw clock_nanosleep TIMER_ABSTIME; Windows: a
-// high-resolution waitable timer with an absolute due time). Use it from a
-// goroutine locked to its thread, e.g. inside OnThread.
+// high-resolution waitable timer, set with a relative due time computed
+// just before each wait). It never returns before the deadline unless it
+// fails; the error names the OS call. Use it from a goroutine locked to
+// its thread, e.g. inside OnThread.
 type Waiter interface {
-	WaitUntil(deadline int64) (interrupted int)
+	WaitUntil(deadline int64) (interrupted int, err error)
 	Close()
 }
 
@@ -144,14 +146,17 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 				}
 				defer w.Close()
 				if i == 0 {
-					res.Overhead = measureOverhead(1000, func() { w.WaitUntil(clock.Now() - 1) }, "wait for a passed deadline")
+					if res.Overhead, err = WaiterOverhead(w); err != nil {
+						signal()
+						return err
+					}
 				}
 				lat := make([]int64, loops)
 				signal()
 				started.Wait()
-				n, over, intr, warm, stopped := wakeLoop(w, start, interval, loops, deadline, lat, stop)
+				n, over, intr, warm, stopped, err := wakeLoop(w, start, interval, loops, deadline, lat, stop)
 				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs, th.Stopped = lat[:n], over, intr, warm, stopped
-				return nil
+				return err
 			})
 			signal()
 			th.Setup = setup
@@ -222,8 +227,9 @@ func advance(next, now, interval int64) (after, missed int64) {
 // wakeLoop is the timed loop: wait for next, timestamp, record, advance.
 // Deadlines that passed while the thread was late are skipped and counted,
 // never silently dropped. It does not allocate. stopped: it ended on stop,
-// not on the count or the time limit.
-func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool) {
+// not on the count or the time limit. It ends at the first wait that
+// fails, with its error.
+func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
 	next := start
 	end := int64(-1)
 	if limit > 0 {
@@ -235,7 +241,11 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			stopped = true
 			break
 		}
-		interrupted += w.WaitUntil(next)
+		k, err := w.WaitUntil(next)
+		interrupted += k
+		if err != nil {
+			return n, overruns, interrupted, warmup, false, err
+		}
 		now := clock.Now()
 		if i < 0 {
 			warmup = now - next
@@ -256,5 +266,5 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			lastYield = clock.Now()
 		}
 	}
-	return n, overruns, interrupted, warmup, stopped
+	return n, overruns, interrupted, warmup, stopped, nil
 }
