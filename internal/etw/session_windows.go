@@ -171,8 +171,9 @@ const (
 	eventTraceControlQuery = 0
 	eventTraceControlStop  = 1
 
-	errorNoSystemResources = windows.Errno(1450)
-	errorCtxClosePending   = windows.Errno(7007)
+	errorNoSystemResources   = windows.Errno(1450) // ERROR_NO_SYSTEM_RESOURCES (winerror.h)
+	errorWMIInstanceNotFound = windows.Errno(4201) // ERROR_WMI_INSTANCE_NOT_FOUND: no session of that name
+	errorCtxClosePending     = windows.Errno(7007) // ERROR_CTX_CLOSE_PENDING
 )
 
 var (
@@ -259,9 +260,11 @@ func StartKernel(flags uint32) (*Session, error) {
 	if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
 		return s, nil
 	} else if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
-		stopByName(privateSessionName)
-		if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
-			return s, nil
+		// A leftover that cannot be stopped leaves the NT Kernel Logger.
+		if stopByName(privateSessionName) == nil {
+			if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
+				return s, nil
+			}
 		}
 	} else if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
 		return nil, &AccessError{Op: "starting a kernel trace session"}
@@ -277,10 +280,10 @@ func StartKernel(flags uint32) (*Session, error) {
 	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
 		return nil, &AccessError{Op: "starting the NT Kernel Logger"}
 	case errors.Is(err, windows.ERROR_ALREADY_EXISTS), errors.Is(err, errorNoSystemResources):
-		all, _ := QuerySessions()
+		all, _ := QuerySessions() // unlisted holders: HeldError gives the logman advice instead
 		return nil, &HeldError{Sessions: KernelHolders(all)}
 	}
-	return nil, fmt.Errorf("starting the NT Kernel Logger (StartTraceW): %w", err)
+	return nil, err
 }
 
 func sysGUID(g GUID) windows.GUID {
@@ -297,15 +300,24 @@ func start(name string, guid windows.GUID, mode, flags uint32) (*Session, error)
 		if d := (*windows.DLLError)(nil); errors.As(err, &d) {
 			return nil, &UnavailableError{Reason: "advapi32 has no StartTraceW"}
 		}
-		return nil, err
+		return nil, fmt.Errorf("starting the session %q (StartTraceW): %w", name, err)
 	}
 	return s, nil
 }
 
-func stopByName(name string) {
+// stopByName stops the session called name; one that is gone already
+// is as good as stopped.
+func stopByName(name string) error {
 	buf := newProperties(name, windows.GUID{}, 0, 0)
-	n16, _ := windows.UTF16PtrFromString(name)
-	_ = winapi.ControlTrace(0, n16, &buf[0], eventTraceControlStop) // gone already is as good
+	n16, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return err
+	}
+	err = winapi.ControlTrace(0, n16, &buf[0], eventTraceControlStop)
+	if err != nil && !errors.Is(err, errorWMIInstanceNotFound) {
+		return fmt.Errorf("stopping the session %q left by an earlier run (ControlTraceW): %w", name, err)
+	}
+	return nil
 }
 
 // QuerySessions lists the running sessions (QueryAllTracesW).
@@ -324,7 +336,7 @@ func QuerySessions() ([]SessionInfo, error) {
 	err := winapi.QueryAllTraces(&ptrs[0], max, &n)
 	runtime.KeepAlive(bufs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the trace sessions (QueryAllTracesW): %w", err)
 	}
 	var out []SessionInfo
 	for i := 0; i < int(n) && i < max; i++ {
@@ -459,7 +471,7 @@ func (s *Session) Release() { consumers.Delete(s.id) }
 // privilege is enabled first: Windows 11 24H2 gives the addresses only to
 // callers that hold it.
 func LoadedModules() ([]Module, error) {
-	enableDebugPrivilege()
+	privErr := enableDebugPrivilege()
 	size := uint32(256 << 10)
 	for range 4 {
 		buf := make([]byte, size)
@@ -473,6 +485,9 @@ func LoadedModules() ([]Module, error) {
 			continue
 		}
 		if err != nil {
+			if privErr != nil {
+				return nil, fmt.Errorf("listing the kernel modules (NtQuerySystemInformation): %w (and %v)", err, privErr)
+			}
 			return nil, fmt.Errorf("listing the kernel modules (NtQuerySystemInformation): %w", err)
 		}
 		return ParseSystemModules(buf, int(unsafe.Sizeof(uintptr(0))))
@@ -480,20 +495,29 @@ func LoadedModules() ([]Module, error) {
 	return nil, errors.New("listing the kernel modules (NtQuerySystemInformation): the list keeps growing")
 }
 
-func enableDebugPrivilege() {
+// enableDebugPrivilege enables SeDebugPrivilege in the process token.
+// Its failure does not stop the listing (older Windows gives the
+// addresses without it); it is named when the listing fails too.
+func enableDebugPrivilege() error {
 	var tok windows.Token
-	if windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok) != nil {
-		return
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok); err != nil {
+		return fmt.Errorf("OpenProcessToken: %w", err)
 	}
 	defer tok.Close()
 	var luid windows.LUID
-	name, _ := windows.UTF16PtrFromString("SeDebugPrivilege")
-	if windows.LookupPrivilegeValue(nil, name, &luid) != nil {
-		return
+	name, err := windows.UTF16PtrFromString("SeDebugPrivilege")
+	if err != nil {
+		return err
+	}
+	if err := windows.LookupPrivilegeValue(nil, name, &luid); err != nil {
+		return fmt.Errorf("LookupPrivilegeValueW(SeDebugPrivilege): %w", err)
 	}
 	tp := windows.Tokenprivileges{PrivilegeCount: 1}
 	tp.Privileges[0] = windows.LUIDAndAttributes{Luid: luid, Attributes: windows.SE_PRIVILEGE_ENABLED}
-	_ = windows.AdjustTokenPrivileges(tok, false, &tp, 0, nil, nil)
+	if err := windows.AdjustTokenPrivileges(tok, false, &tp, 0, nil, nil); err != nil {
+		return fmt.Errorf("AdjustTokenPrivileges(SeDebugPrivilege): %w", err)
+	}
+	return nil
 }
 
 // Elevated reports whether the process token is elevated.
@@ -511,14 +535,16 @@ func StartProvider(name string, provider GUID, level uint8, matchAny uint64) (*S
 	}
 	s, err := start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
 	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
-		stopByName(name)
+		if err := stopByName(name); err != nil {
+			return nil, err
+		}
 		s, err = start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
 	}
 	switch {
 	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
 		return nil, &AccessError{Op: "starting a trace session"}
 	case err != nil:
-		return nil, fmt.Errorf("starting the trace session %q (StartTraceW): %w", name, err)
+		return nil, err
 	}
 	g := sysGUID(provider)
 	if err := winapi.EnableTraceEx2(s.handle, &g, eventControlCodeEnableProvider, level, matchAny, 0, 0, 0); err != nil {

@@ -1,6 +1,7 @@
 package netload
 
 import (
+	"fmt"
 	"net"
 
 	"golang.org/x/sys/windows"
@@ -18,11 +19,16 @@ const WindowsDSCPNote = "Windows ignores DSCP set by applications (IP_TOS) unles
 func setDSCP(c *net.UDPConn, dscp int) *DSCP {
 	d := &DSCP{Requested: dscp, Note: WindowsDSCPNote}
 	rc, err := c.SyscallConn()
-	if err != nil {
-		return d
+	if err == nil {
+		cerr := rc.Control(func(fd uintptr) {
+			err = windows.SetsockoptInt(windows.Handle(fd), windows.IPPROTO_IP, windows.IP_TOS, dscp<<2)
+		})
+		if cerr != nil {
+			err = cerr
+		}
 	}
-	_ = rc.Control(func(fd uintptr) {
-		_ = windows.SetsockoptInt(windows.Handle(fd), windows.IPPROTO_IP, windows.IP_TOS, dscp<<2)
-	})
+	if err != nil {
+		d.Note = fmt.Sprintf("setsockopt(IP_TOS): %v; %s", err, WindowsDSCPNote)
+	}
 	return d
 }

@@ -40,9 +40,15 @@ func applyThread(p Priority, _ int) (Priority, func(), error) {
 		return Normal, func() {}, nil
 	}
 	proc := windows.CurrentProcess()
-	cls, _ := windows.GetPriorityClass(proc)
+	cls, err := windows.GetPriorityClass(proc)
+	if err != nil {
+		return Normal, nil, fmt.Errorf("GetPriorityClass: %w", err)
+	}
 	thread := windows.CurrentThread()
-	oldPrio, _ := winapi.GetThreadPriority(thread)
+	oldPrio, err := winapi.GetThreadPriority(thread)
+	if err != nil {
+		return Normal, nil, fmt.Errorf("GetThreadPriority: %w", err)
+	}
 	want := uint32(highPriorityClass)
 	tp := threadPriorityHighest
 	if p == Realtime {
@@ -62,11 +68,11 @@ func applyThread(p Priority, _ int) (Priority, func(), error) {
 		_ = windows.SetPriorityClass(proc, cls)
 		return Normal, nil, fmt.Errorf("GetPriorityClass: %w", err)
 	}
+	// The undo cannot report: it gives back what this process set on its
+	// own thread and process, which the calls above just proved it may.
 	return priorityOfClass(got), func() {
 		_ = winapi.SetThreadPriority(thread, oldPrio)
-		if cls != 0 {
-			_ = windows.SetPriorityClass(proc, cls)
-		}
+		_ = windows.SetPriorityClass(proc, cls)
 	}, nil
 }
 
