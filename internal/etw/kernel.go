@@ -16,7 +16,11 @@ var (
 	SystemTraceControlGUID = GUID{0x9e814aad, 0x3204, 0x11d2, [8]byte{0x9a, 0x82, 0x00, 0x60, 0x08, 0xa8, 0x69, 0x39}}
 )
 
-// PerfInfo event types (EventType of the DPC and ISR classes).
+// PerfInfo event types (EventType of the DPC and ISR classes). The SDK
+// headers do not have them: Microsoft's class pages
+// (learn.microsoft.com/windows/win32/etw/dpc and .../etw/isr) and
+// perfview's TraceEvent KernelTraceEventParser give these numbers.
+// scripts/windows-abi lists them with those sources.
 const (
 	TypeISRMSI      = 50
 	TypeThreadedDPC = 66
@@ -25,7 +29,8 @@ const (
 	TypeTimerDPC    = 69
 )
 
-// Image event types.
+// Image event types (learn.microsoft.com/windows/win32/etw/image-load:
+// the Image_Load class).
 const (
 	TypeImageUnload  = 2
 	TypeImageDCStart = 3

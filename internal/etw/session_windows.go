@@ -16,8 +16,8 @@ import (
 )
 
 // The structures below are those of evntrace.h, evntcons.h and
-// relogger.h for 64-bit Windows; layout_windows_test.go checks their
-// sizes and offsets against the SDK's.
+// relogger.h for 64-bit Windows; scripts/windows-abi checks every size,
+// offset and constant against mingw-w64's headers.
 
 type wnodeHeader struct {
 	BufferSize        uint32
@@ -160,7 +160,9 @@ type eventRecord struct {
 
 const (
 	wnodeFlagTracedGUID = 0x00020000
-	clockQPC            = 1 // Wnode.ClientContext: QueryPerformanceCounter
+	// Wnode.ClientContext 1: QueryPerformanceCounter time stamps. No SDK
+	// name; learn.microsoft.com/windows/win32/etw/wnode-header gives it.
+	clockQPC = 1
 
 	eventTraceRealTimeMode = 0x00000100
 

@@ -7,7 +7,9 @@ import (
 )
 
 // SystemModuleInformation is the NtQuerySystemInformation class that
-// lists the loaded kernel modules.
+// lists the loaded kernel modules. Undocumented, and not in mingw-w64's
+// winternl.h: the number is SYSTEM_INFORMATION_CLASS's in System
+// Informer's phnt headers (winsiderss/phnt, ntexapi.h).
 const SystemModuleInformation = 11
 
 // moduleInfoSize is the size of RTL_PROCESS_MODULE_INFORMATION: Section,

@@ -10,7 +10,8 @@ import (
 // TCPIPGUID is the Microsoft-Windows-TCPIP provider.
 var TCPIPGUID = GUID{0x2f07e2ee, 0x15db, 0x40f1, [8]byte{0x90, 0xef, 0x9d, 0x7b, 0xa2, 0x82, 0x18, 0x8a}}
 
-// TCPIP keywords latlab enables (the provider's manifest): the send path
+// TCPIP keywords latlab enables (the provider's manifest, as
+// `logman query providers Microsoft-Windows-TCPIP` lists it): the send path
 // (retransmissions, RACK, tail loss probes, window restarts), the connect
 // path (which Tcb is which connection) and TcpipDiagnosis (loss recovery).
 const (

@@ -34,6 +34,12 @@ type pdhItem struct {
 // (8; a double with PDH_FMT_DOUBLE).
 const pdhItemSize = 24
 
+// The offsets of FmtValue.CStatus and of the value union in an item.
+const (
+	pdhItemStatusOffset = 8
+	pdhItemValueOffset  = 16
+)
+
 // decodePDHItems decodes the buffer PdhGetFormattedCounterArrayW filled:
 // count items, whose name pointers point into the same buffer, which
 // starts at address base.
@@ -46,8 +52,8 @@ func decodePDHItems(buf []byte, base uint64, count int) ([]pdhItem, error) {
 	for i := range items {
 		off := i * pdhItemSize
 		ptr := le.Uint64(buf[off:])
-		items[i].Status = le.Uint32(buf[off+8:])
-		items[i].Value = math.Float64frombits(le.Uint64(buf[off+16:]))
+		items[i].Status = le.Uint32(buf[off+pdhItemStatusOffset:])
+		items[i].Value = math.Float64frombits(le.Uint64(buf[off+pdhItemValueOffset:]))
 		if ptr < base || ptr-base >= uint64(len(buf)) {
 			return nil, fmt.Errorf("PDH array: item %d (byte %d): name pointer %#x is outside the buffer [%#x, %#x)", i, off, ptr, base, base+uint64(len(buf)))
 		}
