@@ -92,6 +92,7 @@ type Reader struct {
 	br          *bufio.Reader
 	pcap        *pcapgo.Reader
 	ng          *pcapgo.NgReader
+	gate        *ngGate // what pcapgo reads a pcapng file through
 	frame       int
 	ngBig       bool         // byte order of the current pcapng section
 	file        *countReader // the file as given
@@ -292,14 +293,15 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 		rd.linkType = p.LinkType()
 	case le == magicNgBlock:
 		rd.format = FormatPcapNG
-		if err := rd.checkNgBlocks(0, false); err != nil {
+		rd.gate = newNgGate(rd)
+		ng, err := pcapgo.NewNgReader(rd.gate.buf, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
 			if fe := rd.failed(0); fe != nil {
 				return nil, fe
 			}
-			return nil, err
-		}
-		ng, err := pcapgo.NewNgReader(rd.br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
-		if err != nil {
+			if rd.gate.err != nil {
+				return nil, rd.gate.err
+			}
 			return nil, &FormatError{Offset: 0, Msg: "pcapng section header: " + err.Error()}
 		}
 		rd.ng = ng
@@ -335,7 +337,12 @@ func (r *Reader) Labels(iface int) []string {
 }
 
 // Pos is the number of bytes consumed so far.
-func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }
+func (r *Reader) Pos() int64 {
+	if r.gate != nil {
+		return r.gate.pos - int64(r.gate.buf.Buffered())
+	}
+	return r.cr.n - int64(r.br.Buffered())
+}
 
 // Next reads the next record into rec. It returns io.EOF at the clean end
 // of the file and a *FormatError when the file is cut off or corrupt.
@@ -384,16 +391,13 @@ func (r *Reader) nextPcap(rec *Record, start int64) error {
 }
 
 func (r *Reader) nextNg(rec *Record, start int64) error {
-	if err := r.checkNgBlocks(start, true); err != nil {
-		if fe := r.failed(start); fe != nil {
-			return fe
-		}
-		return err
-	}
 	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
 		if fe := r.failed(start); fe != nil {
 			return fe
+		}
+		if r.gate.err != nil {
+			return r.gate.err
 		}
 		switch {
 		case err == io.EOF: // pcapgo says EOF only at a block boundary
@@ -416,91 +420,4 @@ func (r *Reader) nextNg(rec *Record, start int64) error {
 		rec.PacketID, rec.HasPacketID = *opts.PacketID, true
 	}
 	return nil
-}
-
-// checkNgBlocks validates, in the read buffer and before pcapgo parses
-// them, the pcapng blocks up to and including the next packet block: the
-// block length must be a multiple of 4, at least 12, repeated in the
-// trailer, and large enough for the packet it carries. pcapgo trusts these
-// lengths; a corrupt one would make it read packet bytes as block headers.
-// With stopAtPacket false only the section header is checked.
-func (r *Reader) checkNgBlocks(start int64, stopAtPacket bool) error {
-	off := 0
-	for {
-		hdr, err := r.br.Peek(off + 8)
-		if err != nil {
-			if len(hdr) == off { // clean end of file at a block boundary:
-				return nil // pcapgo reads the blocks before it and reports io.EOF
-			}
-			return &FormatError{Offset: start + int64(off), Msg: "block header ends early", Truncated: true}
-		}
-		h := hdr[off:]
-		typ := binary.LittleEndian.Uint32(h[0:4])
-		big := r.ngBig
-		if typ == ngTypeSHB {
-			b, err := r.br.Peek(off + 12)
-			if err != nil {
-				return &FormatError{Offset: start + int64(off), Msg: "section header ends early", Truncated: true}
-			}
-			switch {
-			case binary.LittleEndian.Uint32(b[off+8:]) == ngBOM:
-				big = false
-			case binary.BigEndian.Uint32(b[off+8:]) == ngBOM:
-				big = true
-			default:
-				return &FormatError{Offset: start + int64(off) + 8, Msg: "section header byte-order magic is not 1a2b3c4d"}
-			}
-			r.ngBig = big
-		} else if big {
-			typ = binary.BigEndian.Uint32(h[0:4])
-		}
-		var blen uint32
-		if big {
-			blen = binary.BigEndian.Uint32(h[4:8])
-		} else {
-			blen = binary.LittleEndian.Uint32(h[4:8])
-		}
-		if blen < ngMinBlockLen || blen%4 != 0 {
-			return &FormatError{Offset: start + int64(off) + 4, Msg: fmt.Sprintf("corrupt block length %d (type %d): must be a multiple of 4 and at least 12", blen, typ)}
-		}
-		if off+int(blen) > bufSize {
-			return nil // too large to check in place; pcapgo reads it
-		}
-		b, err := r.br.Peek(off + int(blen))
-		if err != nil {
-			return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("block of %d bytes (type %d) ends early", blen, typ), Truncated: true}
-		}
-		blk := b[off:]
-		u32 := binary.LittleEndian.Uint32
-		if big {
-			u32 = binary.BigEndian.Uint32
-		}
-		if tl := u32(blk[blen-4:]); tl != blen {
-			return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("corrupt block (type %d): length %d at the start, %d at the end", typ, blen, tl)}
-		}
-		switch typ {
-		case ngTypeEPB, ngTypePB:
-			if blen < 32 {
-				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("packet block of %d bytes is shorter than its 32-byte header", blen)}
-			}
-			if caplen := u32(blk[20:24]); uint64(caplen) > uint64(blen-32) {
-				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("corrupt packet block: captured length %d does not fit in block length %d", caplen, blen)}
-			}
-		case ngTypeSPB:
-			if blen < 16 {
-				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("simple packet block of %d bytes is shorter than its header", blen)}
-			}
-		case ngTypeIDB:
-			if blen < 20 {
-				return &FormatError{Offset: start + int64(off), Msg: fmt.Sprintf("interface block of %d bytes is shorter than its header", blen)}
-			}
-		}
-		if !stopAtPacket {
-			return nil
-		}
-		if typ == ngTypeEPB || typ == ngTypeSPB || typ == ngTypePB {
-			return nil
-		}
-		off += int(blen)
-	}
 }

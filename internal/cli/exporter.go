@@ -29,12 +29,13 @@ type ExporterOptions struct {
 	Probes        string
 	CPU           int
 	RTPrio        int
+	MaxConns      int
 	SettingsEvery time.Duration
 	TLSConfig     string
 }
 
 // exporterFlags are the flags install passes on to the service.
-var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpu", "rtprio", "settings-every", "tls-config"}
+var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpu", "rtprio", "settings-every", "tls-config", "max-conns"}
 
 func newExporterCmd(io *IO) *cobra.Command {
 	o := &ExporterOptions{IO: io}
@@ -67,7 +68,8 @@ is the systemd unit.`,
 	fs.StringVar(&o.Duty, "duty", "2%", "share of each 1s cycle spent measuring, which bounds the probe's CPU share (0.1%-50%)")
 	fs.StringVar(&o.Probes, "probes", "wake,sleep", "probes to run in turn: wake, sleep or both")
 	fs.IntVar(&o.CPU, "cpu", -1, "pin the probe thread to this CPU (labels the histograms); -1 = not pinned")
-	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 for the probe (every thread of the process; Windows: realtime class); 0 = normal")
+	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 for the probe thread alone (Windows: TIME_CRITICAL in its class); 0 = normal")
+	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections served at once; more wait to be accepted")
 	durationFlag(fs, &o.SettingsEvery, "settings-every", exporter.DefaultSettingsEvery, "how often to read the settings (and, on Linux, the timer state)")
 	fs.StringVar(&o.TLSConfig, "tls-config", "", "Prometheus web configuration file: TLS and basic auth, as node_exporter's --web.config.file")
 	cmd.AddCommand(newExporterInstallCmd(o), newExporterUninstallCmd(io))
@@ -148,7 +150,7 @@ func changedFlags(fs *pflag.FlagSet, names []string) []string {
 func (o *ExporterOptions) options() (exporter.Options, error) {
 	eo := exporter.Defaults()
 	eo.Listen, eo.Interval, eo.CPU, eo.RTPrio = o.Listen, o.Interval, o.CPU, o.RTPrio
-	eo.SettingsEvery, eo.WebConfig = o.SettingsEvery, o.TLSConfig
+	eo.SettingsEvery, eo.WebConfig, eo.MaxConns = o.SettingsEvery, o.TLSConfig, o.MaxConns
 	var err error
 	if eo.Duty, err = exporter.ParseDuty(o.Duty); err != nil {
 		return eo, Usage(err)

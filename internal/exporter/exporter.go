@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/net/netutil"
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
@@ -60,6 +62,11 @@ type Options struct {
 	RTPrio        int           // SCHED_FIFO priority (Windows: realtime class); 0 = normal
 	SettingsEvery time.Duration
 	WebConfig     string // exporter-toolkit web configuration file (TLS, basic auth)
+	// MaxConns bounds the HTTP connections served at once (0:
+	// DefaultMaxConns); IdleTimeout closes idle keep-alive connections
+	// (0: DefaultIdleTimeout).
+	MaxConns    int
+	IdleTimeout time.Duration
 	// Settings reads the audited settings; nil leaves latlab_setting_info
 	// out.
 	Settings SettingsFunc
@@ -160,12 +167,25 @@ func Validate(o Options) error {
 	if o.SettingsEvery < MinSettingsEvery || o.SettingsEvery > MaxSettingsEvery {
 		return fmt.Errorf("invalid --settings-every %v: accepted %v to %v", o.SettingsEvery, MinSettingsEvery, MaxSettingsEvery)
 	}
+	if o.MaxConns < 0 {
+		return fmt.Errorf("invalid --max-conns %d: want 1 or more (0: %d)", o.MaxConns, DefaultMaxConns)
+	}
+	if o.IdleTimeout < 0 {
+		return fmt.Errorf("invalid idle timeout %v: want a positive duration", o.IdleTimeout)
+	}
 	if o.WebConfig != "" {
 		if err := web.Validate(o.WebConfig); err != nil {
 			return fmt.Errorf("invalid --tls-config %s: %v", o.WebConfig, err)
 		}
 	}
 	return nil
+}
+
+func (o Options) idleTimeout() time.Duration {
+	if o.IdleTimeout > 0 {
+		return o.IdleTimeout
+	}
+	return DefaultIdleTimeout
 }
 
 func (o Options) cycle() time.Duration {
@@ -239,10 +259,30 @@ func Run(ctx context.Context, o Options) error {
 // Run starts the exporter's work and serves until ctx ends.
 func (e *Exporter) Run(ctx context.Context) error {
 	log := e.o.logger()
+	webDir, err := os.MkdirTemp("", "latlab-exporter-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(webDir)
+	webConfig, err := effectiveWebConfig(e.o.WebConfig, webDir)
+	if err != nil {
+		return err
+	}
+	if webConfig != e.o.WebConfig {
+		log.Info("basic auth without a rate_limit: exporter-toolkit's limiter is on", "interval", authRateInterval.String(), "burst", authRateBurst)
+	}
+	if w := ExposureWarning(e.o); w != "" {
+		log.Warn(w)
+	}
 	l, err := net.Listen("tcp", e.o.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", e.o.Listen, err)
 	}
+	maxConns := e.o.MaxConns
+	if maxConns == 0 {
+		maxConns = DefaultMaxConns
+	}
+	l = netutil.LimitListener(l, maxConns)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, 2)
@@ -266,14 +306,14 @@ func (e *Exporter) Run(ctx context.Context) error {
 		go func() { e.settings.poll(ctx, e.o.SettingsEvery, log); errs <- nil }()
 	}
 	srv := &http.Server{
-		Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: e.o.idleTimeout(),
 		// Connection errors (a client speaking HTTP to the TLS port, a
 		// scanner) are not the exporter's failures.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	served := make(chan error, 1)
 	go func() {
-		cfg, sd := e.o.WebConfig, false
+		cfg, sd := webConfig, false
 		flags := &web.FlagConfig{WebListenAddresses: &[]string{e.o.Listen}, WebSystemdSocket: &sd, WebConfigFile: &cfg}
 		served <- web.Serve(l, srv, flags, log)
 	}()

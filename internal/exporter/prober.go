@@ -59,11 +59,14 @@ func (p *prober) run(ctx context.Context) error {
 	prev := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(prev + 1)
 	defer runtime.GOMAXPROCS(prev)
+	// Only the probe thread is raised: the HTTP server beside it parses
+	// what anyone sends, TLS and bcrypt included, and realtime it could
+	// starve the machine.
 	prio := sched.Normal
 	if p.o.RTPrio > 0 {
 		prio = sched.Realtime
 	}
-	setup, err := probe.OnThread(probe.Thread{Priority: prio, RTPrio: p.o.RTPrio, CPU: p.o.CPU}, func(setup probe.ThreadSetup) error {
+	setup, err := probe.OnThread(probe.Thread{Priority: prio, RTPrio: p.o.RTPrio, CPU: p.o.CPU, ThreadOnly: true}, func(setup probe.ThreadSetup) error {
 		if setup.PriorityNote != "" {
 			p.o.logger().Warn(setup.PriorityNote)
 		}

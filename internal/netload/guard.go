@@ -31,13 +31,18 @@ const (
 	repeatWindow = int64(1e9)
 	// maxEchoSources bounds the per-source state (forged sources are free).
 	maxEchoSources = 4096
+	// maxRemembered bounds the replies remembered across every source
+	// (some 40 MiB). A reply that cannot be remembered is not sent, so
+	// the loop check is never skipped; the oldest are forgotten after
+	// repeatWindow, which frees room.
+	maxRemembered = 1 << 20
 )
 
 // Why a datagram was not answered.
 const (
 	echoAnswer = iota
 	echoLoop   // from this server, a reflecting port, or its own reply returning
-	echoRate   // over its source's rate
+	echoRate   // over its source's rate, or no room to remember the reply
 )
 
 type echoGuard struct {
@@ -48,22 +53,30 @@ type echoGuard struct {
 	burst float64
 	seed  maphash.Seed
 
-	sources   map[netip.Addr]*echoSource
-	overflow  echoSource // shared by sources beyond maxEchoSources
-	lastSweep int64
+	sources    map[netip.Addr]*echoSource
+	overflow   echoSource // shared by sources beyond maxEchoSources
+	lastSweep  int64
+	remembered int   // replies remembered, over every source
+	maxRemem   int   // maxRemembered; lower in tests
+	lastFull   int64 // ns of the last sweep for room
 }
 
+// echoSource remembers every reply sent to one source address within
+// repeatWindow: a loop through another echo server returns each of them,
+// and remembering only the last few let five forged datagrams loop for
+// ever. The replies in the window are bounded by the source's token
+// bucket (burst + rate x window) and by maxRemembered overall.
 type echoSource struct {
 	tokens float64
-	filled int64 // ns when tokens was last brought up to date
-	recent [4]echoSent
-	next   int
+	filled int64      // ns when tokens was last brought up to date
+	sent   []echoSent // replies in the order sent; sent[head:] are live
+	head   int
+	count  map[uint64]int32 // live replies by key
 }
 
 type echoSent struct {
-	port uint16
-	hash uint64
-	at   int64
+	key uint64 // hash of the destination address, port and payload
+	at  int64
 }
 
 func newEchoGuard(self netip.AddrPort, rate float64) *echoGuard {
@@ -71,7 +84,7 @@ func newEchoGuard(self netip.AddrPort, rate float64) *echoGuard {
 		rate = DefaultEchoRate
 	}
 	g := &echoGuard{self: unmap(self), rate: rate, burst: max(rate, 10), seed: maphash.MakeSeed(),
-		sources: map[netip.Addr]*echoSource{}}
+		sources: map[netip.Addr]*echoSource{}, maxRemem: maxRemembered}
 	if g.self.Addr().IsUnspecified() {
 		g.local = map[netip.Addr]bool{}
 		if addrs, err := net.InterfaceAddrs(); err == nil {
@@ -101,6 +114,18 @@ func (g *echoGuard) isSelf(from netip.AddrPort) bool {
 	return g.self.Addr().IsUnspecified() && (a.IsLoopback() || a.IsUnspecified() || g.local[a])
 }
 
+// key identifies a reply: its destination (the address too, since
+// sources beyond maxEchoSources share one record) and its bytes.
+func (g *echoGuard) key(to netip.AddrPort, payload []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(g.seed)
+	a := to.Addr().As16()
+	h.Write(a[:])
+	h.Write([]byte{byte(to.Port() >> 8), byte(to.Port())})
+	h.Write(payload)
+	return h.Sum64()
+}
+
 // check says whether to answer payload from from at now (ns), and when it
 // does, remembers the reply.
 func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
@@ -108,24 +133,64 @@ func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
 	if reflectorPorts[from.Port()] || g.isSelf(from) {
 		return echoLoop
 	}
-	h := maphash.Bytes(g.seed, payload)
+	k := g.key(from, payload)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s := g.source(from.Addr(), now)
-	for _, r := range s.recent {
-		if r.at != 0 && r.port == from.Port() && r.hash == h && now-r.at <= repeatWindow {
-			return echoLoop
-		}
+	g.expire(s, now)
+	if s.count[k] > 0 {
+		return echoLoop
 	}
 	s.tokens = min(g.burst, s.tokens+float64(now-s.filled)*g.rate/1e9)
 	s.filled = now
 	if s.tokens < 1 {
 		return echoRate
 	}
+	if g.remembered >= g.maxRemem && !g.makeRoom(now) {
+		return echoRate
+	}
 	s.tokens--
-	s.recent[s.next] = echoSent{port: from.Port(), hash: h, at: now}
-	s.next = (s.next + 1) % len(s.recent)
+	if s.count == nil {
+		s.count = map[uint64]int32{}
+	}
+	s.sent = append(s.sent, echoSent{key: k, at: now})
+	s.count[k]++
+	g.remembered++
 	return echoAnswer
+}
+
+// expire forgets the replies to s older than repeatWindow.
+func (g *echoGuard) expire(s *echoSource, now int64) {
+	for s.head < len(s.sent) && now-s.sent[s.head].at > repeatWindow {
+		k := s.sent[s.head].key
+		if s.count[k]--; s.count[k] <= 0 {
+			delete(s.count, k)
+		}
+		s.head++
+		g.remembered--
+	}
+	switch {
+	case s.head == len(s.sent):
+		// Nothing live: give the memory back (a burst may have grown it).
+		s.sent, s.head, s.count = nil, 0, nil
+	case s.head > 1024 && s.head > len(s.sent)/2:
+		s.sent = s.sent[:copy(s.sent, s.sent[s.head:])]
+		s.head = 0
+	}
+}
+
+// makeRoom expires every source's old replies, at most once a
+// millisecond (a full table of fresh replies would otherwise be swept for
+// every datagram); it says whether there is room now.
+func (g *echoGuard) makeRoom(now int64) bool {
+	if now-g.lastFull >= 1e6 {
+		g.lastFull = now
+		for _, s := range g.sources {
+			g.expire(s, now)
+		}
+		g.expire(&g.overflow, now)
+	}
+	return g.remembered < g.maxRemem
 }
 
 // source returns the state of a source address, making room for a new
@@ -139,6 +204,7 @@ func (g *echoGuard) source(a netip.Addr, now int64) *echoSource {
 		g.lastSweep = now
 		for k, s := range g.sources {
 			if now-s.filled > repeatWindow {
+				g.expire(s, now)
 				delete(g.sources, k)
 			}
 		}

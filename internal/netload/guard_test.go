@@ -137,3 +137,72 @@ func TestSlots(t *testing.T) {
 		t.Errorf("release of p3: count %d", s.count())
 	}
 }
+
+// A loop through another echo server returns every reply the guard sent.
+// Each source used to keep only its last 4 replies, so 5 forged datagrams
+// looped for ever; now every reply within the window is remembered.
+func TestEchoGuardRemembersEveryReply(t *testing.T) {
+	for _, n := range []int{4, 5, 50} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 100)
+			other := netip.MustParseAddrPort("127.0.0.1:7008") // another echo server
+			const t0 = int64(1e12)
+			for i := 0; i < n; i++ {
+				if got := g.check(other, []byte(fmt.Sprint("forged ", i)), t0+int64(i)); got != echoAnswer {
+					t.Fatalf("forged datagram %d: %d, want answered", i, got)
+				}
+			}
+			// The other server echoes them all back, in order.
+			for i := 0; i < n; i++ {
+				if got := g.check(other, []byte(fmt.Sprint("forged ", i)), t0+1e6+int64(i)); got != echoLoop {
+					t.Errorf("datagram %d returning: %d, want dropped as a loop", i, got)
+				}
+			}
+		})
+	}
+}
+
+// What is remembered per source is bounded by its rate: replies over the
+// rate are not sent, so not remembered.
+func TestEchoGuardMemoryBoundedByRate(t *testing.T) {
+	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 10) // burst 10
+	from := netip.MustParseAddrPort("198.51.100.1:5000")
+	const t0 = int64(1e12)
+	for i := 0; i < 1000; i++ {
+		g.check(from, []byte(fmt.Sprint(i)), t0)
+	}
+	s := g.sources[from.Addr()]
+	if live := len(s.sent) - s.head; live != 10 || g.remembered != 10 || len(s.count) != 10 {
+		t.Fatalf("%d replies held, %d counted, %d keys: want the burst of 10", live, g.remembered, len(s.count))
+	}
+	// A second and a bit later they are forgotten, and the memory freed.
+	g.check(from, []byte("later"), t0+repeatWindow+1)
+	if g.remembered != 1 || len(s.sent)-s.head != 1 {
+		t.Fatalf("after the window: %d remembered, %d held", g.remembered, len(s.sent)-s.head)
+	}
+}
+
+// Across sources, at most maxRemem replies are remembered; a reply that
+// cannot be is not sent, so the loop check is never skipped.
+func TestEchoGuardRememberedBounded(t *testing.T) {
+	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 1e6)
+	g.maxRemem = 100
+	const t0 = int64(1e12)
+	answered := 0
+	for i := 0; i < 1000; i++ {
+		a := netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})
+		if g.check(netip.AddrPortFrom(a, 5000), []byte("x"), t0+int64(i)) == echoAnswer {
+			answered++
+		}
+	}
+	if answered != 100 || g.remembered != 100 {
+		t.Fatalf("%d answered, %d remembered: want 100", answered, g.remembered)
+	}
+	// Once the window has passed, there is room again.
+	if got := g.check(netip.MustParseAddrPort("10.1.0.1:5000"), []byte("x"), t0+2*repeatWindow); got != echoAnswer {
+		t.Fatalf("after the window: %d", got)
+	}
+	if g.remembered != 1 {
+		t.Fatalf("%d remembered after the window, want 1", g.remembered)
+	}
+}

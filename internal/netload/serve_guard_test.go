@@ -88,6 +88,35 @@ func TestEchoServersDoNotPlayPingPong(t *testing.T) {
 	}
 }
 
+// Forged datagrams from another echo server's address start one loop
+// each. Each source used to keep only its last 4 replies, so 5 of them
+// looped without end (2,255 echoes in 5 s and still going); now each is
+// echoed once by each server, then dropped. The wait is bounded by a
+// count of echoes, so the old behaviour fails rather than hangs.
+func TestEchoLoopsOfForgedDatagramsStop(t *testing.T) {
+	needUDP(t)
+	for _, n := range []int64{4, 5, 50} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			a := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+			b := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+			bAddr, _, _ := b.Addrs()
+			for i := int64(0); i < n; i++ {
+				// As if a datagram from a's address had reached b.
+				if _, err := a.echo.WriteToUDPAddrPort([]byte(fmt.Sprint("forged ", i)), addrPort(t, bAddr)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "the loops to be cut", func() bool {
+				sa, sb := a.Stats(), b.Stats()
+				return sa.EchoLoops+sb.EchoLoops >= n || sa.EchoPackets+sb.EchoPackets > 4*n
+			})
+			if sa, sb := a.Stats(), b.Stats(); sa.EchoPackets != n || sb.EchoPackets != n || sb.EchoLoops != n {
+				t.Fatalf("a %+v, b %+v: want %d echoes each, then b drops its own replies", sa, sb, n)
+			}
+		})
+	}
+}
+
 // Replies to one source are held to --echo-rate. The server's clock stands
 // still, so exactly the burst is answered.
 func TestEchoRateLimitLoopback(t *testing.T) {

@@ -25,6 +25,9 @@ type Thread struct {
 	RTPrio     int           // SCHED_FIFO priority for Realtime (Linux)
 	CPU        int           // -1: not pinned
 	Resolution time.Duration // 0: no request; Windows timer resolution / Linux timer slack
+	// ThreadOnly raises this thread alone (sched.ApplyThreadOnly), not
+	// the process's other threads with it.
+	ThreadOnly bool
 }
 
 // Overhead is what the tool itself adds to each sample: the cost of a clock
@@ -169,14 +172,26 @@ func prepareThread(t Thread) (preparedThread, error) {
 		}
 		p.undo = append(p.undo, undo)
 	}
-	got, undo, err := sched.ApplyThread(t.Priority, t.RTPrio)
+	apply := sched.ApplyThread
+	if t.ThreadOnly {
+		apply = sched.ApplyThreadOnly
+	}
+	got, undo, err := apply(t.Priority, t.RTPrio)
 	if err != nil {
 		p.release()
 		return p, err
 	}
 	p.undo = append(p.undo, undo)
-	p.obtained(t.Priority, got)
-	p.OtherThreads = sched.OtherThreads(got, t.RTPrio)
+	if t.ThreadOnly && t.Priority == sched.Realtime && got == sched.High {
+		// Windows: by design, not a refusal (sched.ApplyThreadOnly).
+		p.Priority, p.RTPrio = got.String(), 0
+		p.PriorityNote = "realtime for this thread alone: Windows' realtime class would raise every thread of the process, so it runs at THREAD_PRIORITY_TIME_CRITICAL in its class"
+	} else {
+		p.obtained(t.Priority, got)
+	}
+	if !t.ThreadOnly {
+		p.OtherThreads = sched.OtherThreads(got, t.RTPrio)
+	}
 	if t.Resolution > 0 {
 		req, err := timer.Set(t.Resolution)
 		if err != nil {

@@ -66,6 +66,21 @@ func ApplyThread(p Priority, rtprio int) (got Priority, undo func(), err error) 
 	return applyThread(p, rtprio)
 }
 
+// ApplyThreadOnly is ApplyThread for a thread that must be the only one
+// raised: the exporter's probe, beside an HTTP server that parses (and
+// bcrypt-checks) whatever anyone sends, which must not run realtime. On
+// Linux the calling thread alone becomes SCHED_FIFO rtprio, with
+// SCHED_RESET_ON_FORK so a thread it starts does not inherit it; on
+// Windows the process's class is left as it is (the class applies to
+// every thread) and the thread gets THREAD_PRIORITY_TIME_CRITICAL, the
+// top of its class, and High is returned.
+func ApplyThreadOnly(p Priority, rtprio int) (got Priority, undo func(), err error) {
+	if p == Realtime && (rtprio < MinRTPrio || rtprio > MaxRTPrio) {
+		return Normal, nil, fmt.Errorf("rtprio %d out of range %d-%d", rtprio, MinRTPrio, MaxRTPrio)
+	}
+	return applyThreadOnly(p, rtprio)
+}
+
 // OtherThreads says how the process's other threads are scheduled while
 // the calling thread holds p, for the result document ("" when p is not
 // Realtime).

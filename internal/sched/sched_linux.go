@@ -66,6 +66,26 @@ func applyThread(p Priority, rtprio int) (Priority, func(), error) {
 	}
 }
 
+func applyThreadOnly(p Priority, rtprio int) (Priority, func(), error) {
+	if p != Realtime {
+		return applyThread(p, rtprio)
+	}
+	old, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return Normal, nil, fmt.Errorf("sched_getattr: %w", err)
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(rtprio),
+		Flags: schedFlagResetOnFork}
+	if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+		return Normal, nil, fmt.Errorf("SCHED_FIFO priority %d: %w (needs root or CAP_SYS_NICE)", rtprio, err)
+	}
+	return Realtime, func() { _ = unix.SchedSetAttr(0, old, 0) }, nil
+}
+
+// schedFlagResetOnFork is SCHED_FLAG_RESET_ON_FORK (linux/sched/types.h):
+// threads the caller starts get the normal policy, not its own.
+const schedFlagResetOnFork = 0x01
+
 func otherThreads(rtprio int) string {
 	return fmt.Sprintf("SCHED_FIFO %d (every other thread of the process, including those started during the run)", otherRTPrio(rtprio))
 }

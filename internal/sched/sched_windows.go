@@ -76,6 +76,24 @@ func applyThread(p Priority, _ int) (Priority, func(), error) {
 	}, nil
 }
 
+// applyThreadOnly raises the calling thread within the process's class:
+// REALTIME_PRIORITY_CLASS would take every thread along.
+func applyThreadOnly(p Priority, _ int) (Priority, func(), error) {
+	if p == Normal {
+		return Normal, func() {}, nil
+	}
+	thread := windows.CurrentThread()
+	oldPrio, _ := winapi.GetThreadPriority(thread)
+	tp := threadPriorityHighest
+	if p == Realtime {
+		tp = threadPriorityTimeCritical
+	}
+	if err := winapi.SetThreadPriority(thread, int32(tp)); err != nil {
+		return Normal, nil, fmt.Errorf("SetThreadPriority(%d): %w", tp, err)
+	}
+	return High, func() { _ = winapi.SetThreadPriority(thread, oldPrio) }, nil
+}
+
 // priorityOfClass maps a process priority class to latlab's levels: the
 // classes above normal that latlab does not set (ABOVE_NORMAL) and those
 // below it count as normal.
