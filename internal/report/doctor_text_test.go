@@ -21,7 +21,7 @@ func testCheckup() *doctor.Result {
 		}},
 		Sleep: &doctor.Probe{Name: "sleep", RequestNs: 1_000_000, What: "asking Sleep for 1ms, 60 times: overshoot (slept - requested)",
 			Summary: stats.Summary{Count: 60, P50: 14_600_000, P99: 15_100_000, Max: 15_200_000},
-			Verdict: "Sleep(1) is rounded up to the 15.6250 ms timer interval; a resolution request (latlab timer set 0.5ms) shortens it",
+			Verdict: "Sleep(1) took 15.6 ms (p50): the default 15.625 ms tick, although the interval is 1 ms; since Windows 10 2004 a request speeds up only the process that made it (see the timer rule)",
 			Samples: []int64{14_600_000, 15_100_000, 15_200_000}},
 		Wake: &doctor.Probe{Name: "wake", What: "a 1ms periodic wake-up, 3000 times: lateness (wake time - deadline)", IntervalNs: 1_000_000,
 			Summary: stats.Summary{Count: 3000, P50: 500_000, P99: 900_000, Max: 1_900_000}, Overruns: 3, Band: "mediocre",
