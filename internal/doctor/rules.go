@@ -106,24 +106,36 @@ var Rules = []Rule{
 		Evidence: func(c *Case) string {
 			return quote("global-timer-resolution-requests", "", "GlobalTimerResolutionRequests (REG_DWORD)")
 		}},
-	{ID: "gtrr-on", Knob: "global-timer-resolution-requests", Verdict: Tuned, When: "1 on a build that honours it",
-		Match: func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
-		Reason: func(c *Case) string {
-			r := "global again: any process's timer resolution request raises the resolution for every process, as before Windows 10 2004"
-			if c.Build == 0 {
-				r += " (whether this build honours it is unknown)"
-			}
-			return r
+	// PC-Tuning ("Fixing Timing Precision in Windows After The Great Rule
+	// Change", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// "the registry key is present and set to 1 by default on Windows
+	// Server 2022". There 1 is the default, and absent or 0 the change.
+	{ID: "gtrr-server-2022", Knob: "global-timer-resolution-requests", Verdict: Default, When: "1 on Windows Server 2022 (build 20348), which ships it set to 1",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return ok && n == 1 && timer.GlobalKeyDefault(c.Build, c.Server) == 1
 		},
+		Reason: func(c *Case) string { return "the Windows Server 2022 default: " + c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote("global-timer-resolution-requests", "", "Windows Server 2022 ships with it set to 1")
+		}},
+	{ID: "gtrr-server-2022-off", Knob: "global-timer-resolution-requests", Verdict: Tuned, When: "absent or 0 on Windows Server 2022, which ships it set to 1",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return (c.Raw.IsAbsent() || (ok && n == 0)) && timer.GlobalKeyDefault(c.Build, c.Server) == 1
+		},
+		Reason: func(c *Case) string { return "changed from the Windows Server 2022 default 1: " + c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote("global-timer-resolution-requests", "", "Windows Server 2022 ships with it set to 1")
+		},
+		IsDefault: func(*Case) *bool { return boolPtr(false) }},
+	{ID: "gtrr-on", Knob: "global-timer-resolution-requests", Verdict: Tuned, When: "1 on a build that honours it",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
+		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return quote("global-timer-resolution-requests", "", "Read at boot") }},
 	{ID: "gtrr-default", Knob: "global-timer-resolution-requests", Verdict: Default, When: "absent or 0",
-		Match: always,
-		Reason: func(c *Case) string {
-			if c.Build != 0 && c.Build < 19041 {
-				return fmt.Sprintf("not set; build %d is older than Windows 10 2004, so timer requests are global anyway", c.Build)
-			}
-			return "not set: " + c.Meaning
-		}},
+		Match:  always,
+		Reason: func(c *Case) string { return "not set: " + c.Meaning }},
 
 	// --- network-throttling-index ------------------------------------------
 	{ID: "nti-off", Knob: "network-throttling-index", Verdict: Harmful, When: "0xFFFFFFFF (throttling off)",

@@ -32,6 +32,14 @@ func build(b uint32, w ...win) win {
 	}
 }
 
+// server is build b of Windows Server.
+func server(b uint32, w ...win) win {
+	return func(env *knob.Env, reg, bcd *knob.Mem) {
+		env.Server = true
+		build(b, w...)(env, reg, bcd)
+	}
+}
+
 // noAdapters is a machine without network adapters.
 func noAdapters(env *knob.Env, reg, _ *knob.Mem) {
 	bare := knob.NewMem()
@@ -101,9 +109,13 @@ var ruleCases = []ruleCase{
 		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
 	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "not one of the documented values 0 and 1",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(2))},
+	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: Default, reason: "the Windows Server 2022 default: global again",
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
+	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: Tuned, reason: "changed from the Windows Server 2022 default 1: per process",
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(0)))},
 	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: Tuned, reason: "global again",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1))},
-	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per-process"},
+	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
 
 	{rule: "nti-off", knob: "network-throttling-index", verd: Harmful, reason: "NDIS DPC latency rose",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(0xFFFFFFFF))},
@@ -339,6 +351,49 @@ func TestEveryRuleHasACase(t *testing.T) {
 		}
 		if !last.Match(&Case{Knob: k.Name(), Raw: knob.Absent}) {
 			t.Errorf("the last rule of %s (%s) is not a catch-all", k.Name(), last.ID)
+		}
+	}
+}
+
+// PC-Tuning ("Fixing Timing Precision in Windows After The Great Rule
+// Change", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+// "the registry key is present and set to 1 by default on Windows Server
+// 2022". The check-up called it "is_default": false, "tuned" there, while
+// timer status on the same machine said Server 2022 ships with it set.
+func TestGlobalTimerServer2022ShipsSetTo1(t *testing.T) {
+	_, s := auditRuleCase(t, "gtrr-server-2022")
+	if s.Verdict != Default || s.IsDefault == nil || !*s.IsDefault || !strings.HasPrefix(s.Default, "1") {
+		t.Errorf("Server 2022 with its shipped 1: verdict %s, is_default %v, default %q", s.Verdict, s.IsDefault, s.Default)
+	}
+	_, s = auditRuleCase(t, "gtrr-server-2022-off")
+	if s.IsDefault == nil || *s.IsDefault {
+		t.Errorf("Server 2022 with 0 is not its default: %+v", s)
+	}
+}
+
+// One meaning per build: before Windows 10 2004 (build 19041) requests
+// are global whatever the value, and the knob's reading, the check-up's
+// reason and its timer rule all say so. knob get printed "per-process ...
+// (Windows 10 2004+ behaviour)" on any build.
+func TestGlobalTimerOneMeaningPerBuild(t *testing.T) {
+	for _, b := range []uint32{18362, 19045, 22631} {
+		env, _, _ := windowsEnv(b, false)
+		k, err := knob.Lookup("global-timer-resolution-requests")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := k.Get(env, knob.Selector{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meaning := rd.Items[0].Meaning
+		rule := TimerRule(b, false, nil)
+		if meaning != rule {
+			t.Errorf("build %d: knob get says %q, the timer rule %q", b, meaning, rule)
+		}
+		global := strings.HasPrefix(meaning, "global")
+		if global != (b < 19041) {
+			t.Errorf("build %d: %q", b, meaning)
 		}
 	}
 }

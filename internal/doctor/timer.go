@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -154,23 +153,16 @@ func msStr(d time.Duration) string {
 }
 
 // TimerRule states whose timer resolution request a process gets on a
-// Windows build: global before Windows 10 2004 (build 19041), per process
-// since, global again where GlobalTimerResolutionRequests is set and the
-// build honours it (Windows 11 22000+, Server 2022 20348+).
+// Windows build, in the words knob get and knob list use for
+// GlobalTimerResolutionRequests (timer.GlobalRequestsMeaning): global
+// before Windows 10 2004 (build 19041), per process since, global again
+// where the value is set and the build reads it (Windows 11 22000+,
+// Server 2022 20348+).
 func TimerRule(build uint32, server bool, global *uint32) string {
-	set := global != nil && *global != 0
-	honoured := knob.GlobalTimerSupported(build, server)
-	switch {
-	case build == 0:
+	if build == 0 {
 		return "unknown: the build could not be read"
-	case build < 19041:
-		return fmt.Sprintf("global: build %d is older than Windows 10 2004 (19041), so any process's request raises the resolution for every process", build)
-	case set && honoured:
-		return fmt.Sprintf("global again: GlobalTimerResolutionRequests=%d is honoured on build %d, so any process's request raises the resolution for every process", *global, build)
-	case set:
-		return fmt.Sprintf("per process: a request speeds up only the process that made it; GlobalTimerResolutionRequests=%d is ignored by build %d (needs Windows 11 22000+ or Server 2022 20348+)", *global, build)
 	}
-	return "per process (Windows 10 2004+): a request speeds up only the process that made it"
+	return timer.GlobalRequestsMeaning(build, server, global)
 }
 
 func yesNo(b bool) string {
