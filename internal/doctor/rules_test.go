@@ -117,12 +117,15 @@ var ruleCases = []ruleCase{
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1))},
 	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
 
-	{rule: "nti-off", knob: "network-throttling-index", verd: Harmful, reason: "NDIS DPC latency rose",
+	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
+	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
+	// latency, "unclear why", no throughput: not enough for harmful.
+	{rule: "nti-off", knob: "network-throttling-index", verd: Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(0xFFFFFFFF))},
-	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70: MMCSS ignores it",
+	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other network traffic is throttled to 10 packets per ms"},
-	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 packets/ms, about 240 Mbit/s",
+	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other received traffic is throttled to 10 packets per ms"},
+	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(20))},
 
 	{rule: "tsc-default", knob: "tsc-sync-policy", verd: Default, reason: "HalpTscSyncPolicy 0"},

@@ -32,8 +32,8 @@ func testCheckup() *doctor.Result {
 		Overhead: &doctor.Overhead{ClockReadP50Ns: 30, ZeroWaitP50Ns: 5900},
 		Settings: []doctor.Setting{
 			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: doctor.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): no throttling; measured: NDIS DPC latency rose with it off",
-				Evidence: "Measured (seed research, xperf): turning it off raised NDIS DPC latency; off is not a free latency win."},
+			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): received packets are not throttled",
+				Evidence: "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sys DPC latency was higher with throttling off."},
 			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: doctor.Suspicious, Reason: "x"},
 			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: doctor.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
 		},
@@ -58,7 +58,7 @@ func TestDoctorTextFits80Columns(t *testing.T) {
 	if h < 0 || !(h < s && s < u && u < d) {
 		t.Errorf("settings out of order:\n%s", out)
 	}
-	for _, want := range []string{"evidence: Measured (seed research, xperf)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
+	for _, want := range []string{"evidence: Measured (GamingPCSetup, xperf, one Intel adapter)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
 		"tsc-sync-policy: unknown (needs Administrator)", "CPU 0: p50 1µs", "  1. latlab knob set network-throttling-index 10", "note: no realtime wake probe"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q:\n%s", want, out)
