@@ -182,8 +182,13 @@ var Rules = []Rule{
 
 	// --- display-scaling ---------------------------------------------------
 	{ID: "display-none", Knob: "display-scaling", Verdict: Default, When: "no Scaling values stored",
-		Match:  func(c *Case) bool { return c.Empty },
-		Reason: text("the display driver has stored no configuration")},
+		Match: func(c *Case) bool { return c.Empty },
+		Reason: func(c *Case) string {
+			if len(c.ActiveScaling) > 0 {
+				return "the display driver has stored no configuration; the active paths use " + scalingNames(c.ActiveScaling) + " (QueryDisplayConfig)"
+			}
+			return "the display driver has stored no configuration"
+		}},
 	{ID: "display-identity-fallback", Knob: "display-scaling", Verdict: Suspicious, When: "identity requested while an active path uses aspect-ratio",
 		Match: func(c *Case) bool {
 			n, ok := c.N()
@@ -210,6 +215,28 @@ var Rules = []Rule{
 			n, _ := c.N()
 			return explainText("display-scaling", fmt.Sprint(n))
 		}},
+	// PC-Tuning ("What Is Identity Scaling and How Can You Use It?",
+	// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// at the native resolution every requested mode, identity, centered,
+	// full-screen or aspect ratio, with GPU or display scaling, came out
+	// as identity (1). When every active path uses identity, a request
+	// changes nothing: judged against the active mode, not the registry.
+	{ID: "display-native", Knob: "display-scaling", Verdict: Suspicious, When: "identity, centered, stretched or custom requested while every active path uses identity",
+		Match: func(c *Case) bool {
+			if len(c.ActiveScaling) == 0 {
+				return false
+			}
+			for _, n := range c.ActiveScaling {
+				if n != 1 {
+					return false
+				}
+			}
+			return true
+		},
+		Reason: func(c *Case) string {
+			return c.Meaning + ", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here"
+		},
+		Evidence: func(c *Case) string { return quote("display-scaling", "", "native resolution") }},
 	{ID: "display-chosen", Knob: "display-scaling", Verdict: Tuned, When: "identity, centered, stretched or custom",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning },

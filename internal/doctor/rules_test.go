@@ -146,6 +146,17 @@ var ruleCases = []ruleCase{
 	{rule: "display-unknown-value", knob: "display-scaling", verd: Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(7))},
 	{rule: "display-default", knob: "display-scaling", verd: Default, reason: "4 aspect-ratio"},
+	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
+	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// at the native resolution every request came out as identity (1).
+	// The check-up called centered "tuned" there, where it has no effect.
+	{rule: "display-native", knob: "display-scaling", verd: Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
+		win: func(env *knob.Env, reg, _ *knob.Mem) {
+			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))
+			env.Display = func() ([]knob.DisplayPath, error) {
+				return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 144, Active: true}}, nil
+			}
+		}},
 	{rule: "display-chosen", knob: "display-scaling", verd: Tuned, reason: "2 centered",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))},
 
@@ -403,4 +414,25 @@ func TestGlobalTimerOneMeaningPerBuild(t *testing.T) {
 			t.Errorf("build %d: %q", b, meaning)
 		}
 	}
+}
+
+// Under Wine no Scaling value is stored and QueryDisplayConfig reports an
+// identity path: knob list said "identity in use" while the check-up said
+// "(none)". Both now give the stored nothing and the identity in use.
+func TestDisplayScalingNoneStoredNamesTheActiveMode(t *testing.T) {
+	env, reg, bcd := windowsEnv(22631, false)
+	delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")(env, reg, bcd)
+	env.Display = func() ([]knob.DisplayPath, error) {
+		return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 60, Active: true}}, nil
+	}
+	for _, s := range Audit(env, "windows") {
+		if s.Knob != "display-scaling" {
+			continue
+		}
+		if s.Value != "none stored; in use: identity" || !strings.Contains(s.Reason, "the active paths use identity") {
+			t.Errorf("value %q, reason %q", s.Value, s.Reason)
+		}
+		return
+	}
+	t.Fatal("no display-scaling setting")
 }
