@@ -690,3 +690,22 @@ func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
 		t.Errorf("new policy: %d values, want all %d", n, len(qosValueNames))
 	}
 }
+
+// PC-Tuning ("What TscSyncPolicy Does Windows Use by Default?",
+// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+// "the default value may correspond to another value which isn't exposed
+// by reading the output of HalpTscSyncPolicy hence, further research is
+// required". The explanation stated HalpTscSyncPolicy 0 without it.
+func TestTscSyncExplainHasTheHiddenValueCaveat(t *testing.T) {
+	k, err := Lookup("tsc-sync-policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := k.Explain("", ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(ex.Text, " "); !strings.Contains(all, "may correspond to another value") || !strings.Contains(all, "PC-Tuning") {
+		t.Errorf("no caveat: %s", all)
+	}
+}
