@@ -51,7 +51,7 @@ of disappearing (no coordinated omission).
 Profiles (--rate and --size override their numbers):
   game   128 packets/s of 256 B: a 128 Hz tick (VALORANT, 128-tick CS:GO;
          CS2 is 64 Hz: --rate 64), ~291 kbit/s each way at the IP layer,
-         the ~300 kbit/s the seed research simulated
+         the ~300 kbit/s PC-Tuning simulated for VALORANT
   voice  50 packets/s of 160 B: G.711 with 20 ms packetisation
   bulk   1400 B paced at 1 Gbit/s of payload; a slower machine sends as fast
          as it can and the send lag shows how far behind it fell

@@ -61,7 +61,9 @@ The first sample is a warm-up and is discarded. Between samples latlab pauses
 for --gap (default 5ms) without measuring: long enough that a sample never
 starts in the same timer tick that ended the previous one, short enough that
 the default 120 samples finish in under 5 s even at Windows' default
-15.625 ms timer interval. (MeasureSleep pauses 100 ms.)`,
+15.625 ms timer interval. (MeasureSleep, valleyofdoom/TimerResolution, pauses
+Sleep(1000) between samples, as in the version PC-Tuning's research quotes;
+only its later --samples mode pauses Sleep(100).)`,
 		Example: `  latlab sleep
   latlab sleep --duration 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
   latlab sleep --resolution 0.5ms --live

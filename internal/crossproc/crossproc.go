@@ -417,8 +417,14 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 		var glob, iso Expectation
 		var minGap float64
 		if f.Windows {
-			glob, iso = Expected(GlobalRule, interval, d), Expected(Isolated2004, interval, d)
+			glob, iso = ExpectedOn(f.Build, GlobalRule, interval, d), Expected(Isolated2004, interval, d)
 			minGap = 0.25 * float64(max(glob.MedianNs, iso.MedianNs))
+			if glob.MedianNs == 0 {
+				// No measurement of this build's rounding at this
+				// interval: the period cannot tell the rules apart.
+				r.ExpectedIsolated, r.ExpectedIsolatedNs = &iso, iso.MedianNs
+				continue
+			}
 		} else {
 			glob = Expected(PerThread, interval, d)
 			iso = expectation(PerThread, []Outcome{{SleepNs: int64(base), Share: 1}})

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // Rule names which process's timer request a sleep follows.
@@ -20,7 +22,7 @@ const (
 )
 
 // DefaultInterval is Windows's default clock interrupt interval: 1/64 s.
-const DefaultInterval = 15_625 * time.Microsecond
+const DefaultInterval = timer.DefaultInterval
 
 // imitationSlack is how far past the imitated default tick a wake may
 // still come, spread uniformly over the calls. It is fitted, not measured:
@@ -50,9 +52,11 @@ type Expectation struct {
 // request anywhere; the default when nobody asks).
 //
 // Global rule (before Windows 10 2004, or GlobalTimerResolutionRequests=1
-// where it is honoured): the sleep ends at the first tick after it is due,
-// so it follows the interval in force: floor(d/P)+1 intervals (a Sleep(1)
-// at a 1 ms interval takes two, since it starts just after a tick).
+// where it is honoured): the sleep follows the interval in force and lasts
+// timer.SleepDuration, floor(d/P)+1 intervals. Bruce Dawson measured that
+// at 1 ms on Windows 10 before 2004 (2.0 ms, as on Windows XP; Windows 7
+// and 8 slept 1.0 ms, but latlab does not run there), and PC-Tuning at
+// 0.5 and 0.5068 ms (see timer.SleepTicks for both sources).
 //
 // Isolated rule (Windows 10 2004 and later), from the research's
 // measurements of Sleep(1) with another process at timeBeginPeriod(p):
@@ -68,15 +72,24 @@ type Expectation struct {
 // Expected returns d plus interval, what a global slack would give, for
 // comparison.
 func Expected(rule Rule, interval, d time.Duration) Expectation {
+	return ExpectedOn(0, rule, interval, d)
+}
+
+// ExpectedOn is Expected on a Windows build (0: Windows 10 or later).
+// Before Windows 10 the global rule is known only where Bruce Dawson
+// measured it (timer.SleepTicksOn: Sleep(1) at 1 ms, 2 ticks on Windows
+// XP, 1 on Windows 7 and 8); elsewhere it returns no outcomes and a zero
+// median, and the period decides nothing.
+func ExpectedOn(build uint32, rule Rule, interval, d time.Duration) Expectation {
 	switch rule {
 	case PerThread:
 		return expectation(rule, []Outcome{{SleepNs: int64(d + interval), Share: 1}})
 	case GlobalRule:
-		p := min(interval, DefaultInterval)
-		if p <= 0 {
-			p = DefaultInterval
+		dur, ok := timer.SleepDurationOn(build, d, interval)
+		if !ok {
+			return Expectation{Rule: rule}
 		}
-		return expectation(rule, []Outcome{{SleepNs: int64((d/p + 1) * p), Share: 1}})
+		return expectation(rule, []Outcome{{SleepNs: int64(dur), Share: 1}})
 	}
 	imitated := ceilTo(max(d, 1), DefaultInterval)
 	if interval <= 0 || interval >= DefaultInterval {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/internal/stats"
 )
 
 // The expected curves follow the research's measurements (Bruce Dawson,
@@ -82,5 +84,37 @@ func TestExpectedIsolatedShape(t *testing.T) {
 	// took two default ticks, 31.25 ms.
 	if e := Expected(Isolated2004, 10*time.Millisecond, 20*time.Millisecond); e.MedianNs != 30e6 {
 		t.Errorf("Sleep(20) at 10 ms: %+v", e)
+	}
+}
+
+// Before 2004 the global rule is what Bruce Dawson measured, build by
+// build ("Windows Timer Resolution: The Great Rule Change",
+// https://randomascii.wordpress.com/2020/10/04/windows-timer-resolution-the-great-rule-change/):
+// Sleep(1) at 1 ms took 2.0 ms on Windows XP and Windows 10, 1.0 ms on
+// Windows 7 and 8. The old model gave two ticks on every build; where
+// nothing was measured (Windows 7 at 4 ms) it now predicts nothing.
+func TestExpectedOnOldBuilds(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name   string
+		build  uint32
+		p      time.Duration
+		median int64
+	}{
+		{"Windows 10 1909", 18363, ms, 2e6},
+		{"Windows XP", 2600, ms, 2e6},
+		{"Windows 7", 7601, ms, 1e6},
+		{"Windows 8", 9200, ms, 1e6},
+		{"Windows 7 at 4 ms: not measured", 7601, 4 * ms, 0},
+	} {
+		if got := ExpectedOn(c.build, GlobalRule, c.p, ms).MedianNs; got != c.median {
+			t.Errorf("%s: global median %d, want %d", c.name, got, c.median)
+		}
+	}
+	// A period with no measurement is not informative.
+	rows := []Row{{Slept: stats.Summary{P50: 15_625_000}}, {RequestedNs: 4e6, Slept: stats.Summary{P50: 4e6}}}
+	v := Classify(rows, ms, Facts{Windows: true, Build: 7601})
+	if rows[1].Informative || v.Behaviour != Inconclusive {
+		t.Errorf("Windows 7 at 4 ms decided %+v (row %+v)", v, rows[1])
 	}
 }

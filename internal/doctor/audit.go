@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
@@ -58,6 +59,10 @@ type Case struct {
 	// Empty: the knob has no instance here (no adapter with RSS, no
 	// QoS policy).
 	Empty bool
+	// ActiveScaling is the scaling each active display path uses
+	// (QueryDisplayConfig), for display-scaling: what a request is
+	// judged against.
+	ActiveScaling []uint32
 	// Err: the reading failed; Privilege names what it needs when the
 	// failure is a missing privilege ("Administrator", "root").
 	Err       error
@@ -246,8 +251,12 @@ func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
 		return []*Case{c}
 	}
 	var cs []*Case
+	var active []uint32
 	for _, it := range r.Items {
 		if it.Loc == nil {
+			if p, ok := it.Detail.(knob.DisplayPath); ok {
+				active = append(active, p.Scaling)
+			}
 			continue // an active path (QueryDisplayConfig)
 		}
 		c := baseCase(env, k)
@@ -258,7 +267,15 @@ func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
 	if len(cs) == 0 {
 		c := baseCase(env, k)
 		c.Empty, c.Notes = true, r.Notes
+		if len(active) > 0 {
+			// The same answer knob list gives: nothing stored, and
+			// what the active paths use.
+			c.Value = "none stored; in use: " + scalingNames(active)
+		}
 		cs = append(cs, c)
+	}
+	for _, c := range cs {
+		c.ActiveScaling = active
 	}
 	return cs
 }
@@ -387,4 +404,20 @@ func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*Case {
 		cs = append(cs, c)
 	}
 	return cs
+}
+
+// scalingNames names the distinct scalings of the active paths.
+func scalingNames(active []uint32) string {
+	var names []string
+	for _, n := range active {
+		sc, _ := knob.LookupScaling(n)
+		name := sc.Name
+		if name == "" {
+			name = fmt.Sprint(n)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,6 +1,10 @@
 package doctor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/timer"
+)
 
 // defaultOf states a knob's OS default in the knob's own terms.
 func defaultOf(c *Case) string {
@@ -8,6 +12,9 @@ func defaultOf(c *Case) string {
 	case "win32-priority-separation":
 		return fmt.Sprintf("0x%X (%s)", prisepDefault(c.Server), platformName(c.Server))
 	case "global-timer-resolution-requests":
+		if timer.GlobalKeyDefault(c.Build, c.Server) == 1 {
+			return "1 (Windows Server 2022 ships it set)"
+		}
 		return "absent (0)"
 	case "network-throttling-index":
 		return "10 (absent)"

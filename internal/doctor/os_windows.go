@@ -39,15 +39,7 @@ func powerThrottling() string {
 	return PowerThrottlingMeaning(st.ControlMask, st.StateMask)
 }
 
-// SleepVerdict explains a Windows Sleep(1) overshoot in terms of the
-// timer interval: Sleep rounds up to whole ticks.
+// SleepVerdict explains a Windows Sleep(1) overshoot: WindowsSleepVerdict.
 func SleepVerdict(over stats.Summary, st timer.Status) string {
-	cur := int64(st.Current100ns) * 100
-	switch {
-	case cur > 0 && over.P50 > cur/2:
-		return fmt.Sprintf("Sleep(1) is rounded up to the %.4f ms timer interval; a resolution request (latlab timer set 0.5ms) shortens it", float64(cur)/1e6)
-	case over.P50 > 400_000:
-		return "Sleep(1) takes about 1.5 ms: the classic 0.5 ms resolution effect; try `latlab sweep` to find a request such as 0.5068ms that gives ~1.0 ms"
-	}
-	return "Sleep(1) ends close to 1 ms"
+	return WindowsSleepVerdict(over, st)
 }

@@ -52,7 +52,7 @@ func TestNextSteps(t *testing.T) {
 	if len(steps) != MaxSteps {
 		t.Fatalf("%d steps: %+v", len(steps), steps)
 	}
-	if steps[0].Command != "latlab wake --duration 60s" || steps[1].Command != "latlab knob set network-throttling-index 10" {
+	if steps[0].Command != "latlab wake --duration 60s" || steps[1].Command != "latlab knob set tcp-recovery 1" {
 		t.Errorf("order %+v", steps)
 	}
 	seen := map[string]bool{}

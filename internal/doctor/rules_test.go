@@ -32,6 +32,14 @@ func build(b uint32, w ...win) win {
 	}
 }
 
+// server is build b of Windows Server.
+func server(b uint32, w ...win) win {
+	return func(env *knob.Env, reg, bcd *knob.Mem) {
+		env.Server = true
+		build(b, w...)(env, reg, bcd)
+	}
+}
+
 // noAdapters is a machine without network adapters.
 func noAdapters(env *knob.Env, reg, _ *knob.Mem) {
 	bare := knob.NewMem()
@@ -101,16 +109,23 @@ var ruleCases = []ruleCase{
 		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
 	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "not one of the documented values 0 and 1",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(2))},
+	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: Default, reason: "the Windows Server 2022 default: global again",
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
+	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: Tuned, reason: "changed from the Windows Server 2022 default 1: per process",
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(0)))},
 	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: Tuned, reason: "global again",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1))},
-	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per-process"},
+	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
 
-	{rule: "nti-off", knob: "network-throttling-index", verd: Harmful, reason: "NDIS DPC latency rose",
+	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
+	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
+	// latency, "unclear why", no throughput: not enough for harmful.
+	{rule: "nti-off", knob: "network-throttling-index", verd: Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(0xFFFFFFFF))},
-	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70: MMCSS ignores it",
+	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other network traffic is throttled to 10 packets per ms"},
-	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 packets/ms, about 240 Mbit/s",
+	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other received traffic is throttled to 10 packets per ms"},
+	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
 		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(20))},
 
 	{rule: "tsc-default", knob: "tsc-sync-policy", verd: Default, reason: "HalpTscSyncPolicy 0"},
@@ -131,6 +146,17 @@ var ruleCases = []ruleCase{
 	{rule: "display-unknown-value", knob: "display-scaling", verd: Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(7))},
 	{rule: "display-default", knob: "display-scaling", verd: Default, reason: "4 aspect-ratio"},
+	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
+	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// at the native resolution every request came out as identity (1).
+	// The check-up called centered "tuned" there, where it has no effect.
+	{rule: "display-native", knob: "display-scaling", verd: Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
+		win: func(env *knob.Env, reg, _ *knob.Mem) {
+			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))
+			env.Display = func() ([]knob.DisplayPath, error) {
+				return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 144, Active: true}}, nil
+			}
+		}},
 	{rule: "display-chosen", knob: "display-scaling", verd: Tuned, reason: "2 centered",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))},
 
@@ -142,7 +168,11 @@ var ruleCases = []ruleCase{
 		win: setReg(adapterKey, "*NumRssQueues", knob.SZ("4"))},
 
 	{rule: "im-none", knob: "interrupt-moderation", verd: Default, reason: "no network adapter declares", win: noAdapters},
-	{rule: "im-off", knob: "interrupt-moderation", verd: Suspicious, reason: "measured 2,650,000 interrupts at Off against 92,000 at Extreme",
+	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
+	// "Intel Interrupt Moderation"): Off ran the shortest NDIS DPCs and
+	// Medium was the better balance: a trade-off, not "changed without
+	// evidence of a benefit".
+	{rule: "im-off", knob: "interrupt-moderation", verd: Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium was its better overall balance",
 		win: setReg(adapterKey, "*InterruptModeration", knob.SZ("0"))},
 	{rule: "im-default", knob: "interrupt-moderation", verd: Default, reason: "ITR Adaptive (65535)"},
 	{rule: "im-medium", knob: "interrupt-moderation", verd: Tuned, reason: "the level the measurement found the best balance",
@@ -341,4 +371,68 @@ func TestEveryRuleHasACase(t *testing.T) {
 			t.Errorf("the last rule of %s (%s) is not a catch-all", k.Name(), last.ID)
 		}
 	}
+}
+
+// PC-Tuning ("Fixing Timing Precision in Windows After The Great Rule
+// Change", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+// "the registry key is present and set to 1 by default on Windows Server
+// 2022". The check-up called it "is_default": false, "tuned" there, while
+// timer status on the same machine said Server 2022 ships with it set.
+func TestGlobalTimerServer2022ShipsSetTo1(t *testing.T) {
+	_, s := auditRuleCase(t, "gtrr-server-2022")
+	if s.Verdict != Default || s.IsDefault == nil || !*s.IsDefault || !strings.HasPrefix(s.Default, "1") {
+		t.Errorf("Server 2022 with its shipped 1: verdict %s, is_default %v, default %q", s.Verdict, s.IsDefault, s.Default)
+	}
+	_, s = auditRuleCase(t, "gtrr-server-2022-off")
+	if s.IsDefault == nil || *s.IsDefault {
+		t.Errorf("Server 2022 with 0 is not its default: %+v", s)
+	}
+}
+
+// One meaning per build: before Windows 10 2004 (build 19041) requests
+// are global whatever the value, and the knob's reading, the check-up's
+// reason and its timer rule all say so. knob get printed "per-process ...
+// (Windows 10 2004+ behaviour)" on any build.
+func TestGlobalTimerOneMeaningPerBuild(t *testing.T) {
+	for _, b := range []uint32{18362, 19045, 22631} {
+		env, _, _ := windowsEnv(b, false)
+		k, err := knob.Lookup("global-timer-resolution-requests")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := k.Get(env, knob.Selector{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meaning := rd.Items[0].Meaning
+		rule := TimerRule(b, false, nil)
+		if meaning != rule {
+			t.Errorf("build %d: knob get says %q, the timer rule %q", b, meaning, rule)
+		}
+		global := strings.HasPrefix(meaning, "global")
+		if global != (b < 19041) {
+			t.Errorf("build %d: %q", b, meaning)
+		}
+	}
+}
+
+// Under Wine no Scaling value is stored and QueryDisplayConfig reports an
+// identity path: knob list said "identity in use" while the check-up said
+// "(none)". Both now give the stored nothing and the identity in use.
+func TestDisplayScalingNoneStoredNamesTheActiveMode(t *testing.T) {
+	env, reg, bcd := windowsEnv(22631, false)
+	delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")(env, reg, bcd)
+	env.Display = func() ([]knob.DisplayPath, error) {
+		return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 60, Active: true}}, nil
+	}
+	for _, s := range Audit(env, "windows") {
+		if s.Knob != "display-scaling" {
+			continue
+		}
+		if s.Value != "none stored; in use: identity" || !strings.Contains(s.Reason, "the active paths use identity") {
+			t.Errorf("value %q, reason %q", s.Value, s.Reason)
+		}
+		return
+	}
+	t.Fatal("no display-scaling setting")
 }

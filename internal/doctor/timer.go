@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -106,24 +106,63 @@ func WindowsTimerFacts(st timer.Status, power string) []Fact {
 	return append(fs, Fact{"power throttling", power})
 }
 
-// TimerRule states whose timer resolution request a process gets on a
-// Windows build: global before Windows 10 2004 (build 19041), per process
-// since, global again where GlobalTimerResolutionRequests is set and the
-// build honours it (Windows 11 22000+, Server 2022 20348+).
-func TimerRule(build uint32, server bool, global *uint32) string {
-	set := global != nil && *global != 0
-	honoured := knob.GlobalTimerSupported(build, server)
-	switch {
-	case build == 0:
-		return "unknown: the build could not be read"
-	case build < 19041:
-		return fmt.Sprintf("global: build %d is older than Windows 10 2004 (19041), so any process's request raises the resolution for every process", build)
-	case set && honoured:
-		return fmt.Sprintf("global again: GlobalTimerResolutionRequests=%d is honoured on build %d, so any process's request raises the resolution for every process", *global, build)
-	case set:
-		return fmt.Sprintf("per process: a request speeds up only the process that made it; GlobalTimerResolutionRequests=%d is ignored by build %d (needs Windows 11 22000+ or Server 2022 20348+)", *global, build)
+// WindowsSleepVerdict explains a Windows Sleep(1) overshoot with the
+// rule timer.SleepTicks states (floor(1/P)+1 ticks of the interval P):
+// at 0.5 ms that is 3 ticks, 1.5 ms, and a request just above 0.5 ms
+// (0.5068 ms: 2 ticks, 1.0136 ms) ends it nearer 1 ms. PC-Tuning measured
+// both ("Micro-Adjusting Timer Resolution for Higher Precision",
+// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md:
+// 1.497 ms at 0.4992 ms, 1.012 ms at 0.5068 ms). A sleep near the default
+// tick while the interval is finer is the per-process rule of Windows 10
+// 2004 and later: another process's request does not apply here.
+func WindowsSleepVerdict(over stats.Summary, st timer.Status) string {
+	const req = time.Millisecond
+	cur := time.Duration(st.Current100ns) * 100
+	slept := req + time.Duration(over.P50)
+	if cur <= 0 || over.Count == 0 {
+		if over.P50 < 100_000 {
+			return "Sleep(1) ends close to 1 ms"
+		}
+		return fmt.Sprintf("Sleep(1) took %s ms (p50); the timer interval could not be read", msStr(slept))
 	}
-	return "per process (Windows 10 2004+): a request speeds up only the process that made it"
+	// Within a tenth of a tick (at least 50 µs): a rule one tick off
+	// misses by a whole tick.
+	near := func(pred time.Duration, p time.Duration) bool {
+		return (slept - pred).Abs() <= max(p/10, 50*time.Microsecond)
+	}
+	pred, known := timer.SleepDurationOn(st.Build, req, cur)
+	words, _ := timer.SleepPredictionOn(st.Build, req, cur)
+	switch {
+	case !known:
+		return fmt.Sprintf("Sleep(1) took %s ms (p50); %s", msStr(slept), words)
+	case near(pred, cur):
+		s := fmt.Sprintf("Sleep(1) took %s ms (p50), as predicted: %s", msStr(slept), words)
+		if pred-req < 100*time.Microsecond {
+			return s + ", close to 1 ms"
+		}
+		return s + "; an interval just above 1/k ms ends it nearer 1 ms (PC-Tuning: 0.5068 ms gave 1.012 ms where 0.4992 ms gave 1.497 ms): find one with `latlab sweep`"
+	case cur < timer.DefaultInterval && near(timer.SleepDuration(req, timer.DefaultInterval), timer.DefaultInterval):
+		return fmt.Sprintf("Sleep(1) took %s ms (p50): the default 15.625 ms tick, although the interval is %s ms; since Windows 10 2004 a request speeds up only the process that made it (see the timer rule)", msStr(slept), msStr(cur))
+	}
+	return fmt.Sprintf("Sleep(1) took %s ms (p50) where %s: the rest is wake-up delay (a busy CPU, a slow exit from an idle state)", msStr(slept), words)
+}
+
+// msStr renders d in ms with up to 4 decimals.
+func msStr(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", float64(d)/1e6), "0"), ".")
+}
+
+// TimerRule states whose timer resolution request a process gets on a
+// Windows build, in the words knob get and knob list use for
+// GlobalTimerResolutionRequests (timer.GlobalRequestsMeaning): global
+// before Windows 10 2004 (build 19041), per process since, global again
+// where the value is set and the build reads it (Windows 11 22000+,
+// Server 2022 20348+).
+func TimerRule(build uint32, server bool, global *uint32) string {
+	if build == 0 {
+		return "unknown: the build could not be read"
+	}
+	return timer.GlobalRequestsMeaning(build, server, global)
 }
 
 func yesNo(b bool) string {

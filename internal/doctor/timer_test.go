@@ -18,12 +18,12 @@ func TestTimerRule(t *testing.T) {
 		global *uint32
 		want   string
 	}{
-		{17763, false, nil, "global: build 17763 is older than Windows 10 2004 (19041)"},
-		{17763, false, u32(1), "global: build 17763 is older"},
-		{19041, false, nil, "per process (Windows 10 2004+)"},
+		{17763, false, nil, "global: build 17763 predates Windows 10 2004 (19041)"},
+		{17763, false, u32(1), "global: build 17763 predates"},
+		{19041, false, nil, "per process (Windows 10 2004+, build"},
 		{19041, false, u32(1), "GlobalTimerResolutionRequests=1 is ignored by build 19041"},
-		{19041, false, u32(0), "per process (Windows 10 2004+)"},
-		{22621, false, nil, "per process (Windows 10 2004+)"},
+		{19041, false, u32(0), "per process (Windows 10 2004+, build"},
+		{22621, false, nil, "per process (Windows 10 2004+, build"},
 		{22621, false, u32(1), "global again: GlobalTimerResolutionRequests=1 is honoured on build 22621"},
 		{20348, true, u32(1), "global again: GlobalTimerResolutionRequests=1 is honoured on build 20348"},
 		{20348, false, u32(1), "is ignored by build 20348"}, // a client build number below Windows 11

@@ -63,7 +63,11 @@ func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, err
 			`Identity is not the GPU control panel's "No scaling" (that is centered).`,
 			identityFallback[0], identityFallback[1],
 			"The value is only a request: `knob get display-scaling` also shows what",
-			"  each active path uses (QueryDisplayConfig).")
+			"  each active path uses (QueryDisplayConfig). At the native resolution",
+			"  every request (identity, centered, full-screen, aspect ratio; GPU or",
+			"  display scaling) came out as identity in PC-Tuning's study, so there",
+			"  the value has no effect (github.com/valleyofdoom/PC-Tuning,",
+			"  docs/research.md, \"What Is Identity Scaling and How Can You Use It?\").")
 		ex.Data = map[string]any{"scalings": scalings}
 		return ex, nil
 	}

@@ -15,11 +15,15 @@ func (globalTimer) Summary() string {
 	return "whether one process's timer resolution request speeds up every process again (Windows 11 / Server 2022)"
 }
 
-func globalMeaning(n uint64, absent bool) string {
-	if absent || n == 0 {
-		return "per-process: a timer resolution request only speeds up the process that made it (Windows 10 2004+ behaviour)"
+// globalMeaning is timer.GlobalRequestsMeaning of a stored value: one
+// meaning per build for knob get, knob list, knob explain and the
+// check-up.
+func globalMeaning(build uint32, server bool, n uint64, absent bool) string {
+	if absent {
+		return timer.GlobalRequestsMeaning(build, server, nil)
 	}
-	return "global: any process's timer resolution request raises the resolution for every process, as before Windows 10 2004"
+	v := uint32(min(n, 0xFFFFFFFF))
+	return timer.GlobalRequestsMeaning(build, server, &v)
 }
 
 // GlobalTimerSupported says whether build reads the value: the same rule
@@ -33,7 +37,9 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 	if value == "" {
 		ex.Text = []string{
 			`Session Manager\kernel\GlobalTimerResolutionRequests (REG_DWORD), Windows 11 (build 22000+) and Server 2022 (20348+) only.`,
-			"0 or absent: " + globalMeaning(0, true), "1: " + globalMeaning(1, false), "Read at boot: a change needs a reboot.",
+			"0 or absent: " + globalMeaning(0, false, 0, true), "1: " + globalMeaning(0, false, 1, false),
+			"Windows Server 2022 ships with it set to 1 (PC-Tuning, https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md); elsewhere it is absent.",
+			"Read at boot: a change needs a reboot.",
 		}
 		return ex, nil
 	}
@@ -41,7 +47,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 	if !ok {
 		return nil, inputf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
 	}
-	ex.Text = []string{fmt.Sprintf("%d: %s", n, globalMeaning(uint64(n), false))}
+	ex.Text = []string{fmt.Sprintf("%d: %s", n, globalMeaning(0, false, uint64(n), false))}
 	ex.Data = map[string]any{"value": n, "global": n == 1}
 	return ex, nil
 }
@@ -49,7 +55,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 func (k globalTimer) Get(env *Env, sel Selector) (*Reading, error) {
 	it, err := regItem(env, "", globalTimerLoc, func(v Value) string {
 		n, _ := v.Uint()
-		return globalMeaning(n, v.IsAbsent())
+		return globalMeaning(env.Build, env.Server, n, v.IsAbsent())
 	})
 	if err != nil {
 		return nil, err

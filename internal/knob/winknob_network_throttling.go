@@ -16,17 +16,29 @@ func (netThrottle) Summary() string {
 
 const ntiOff = 0xFFFFFFFF
 
+// The evidence on NetworkThrottlingIndex is GamingPCSetup's (djdallmann,
+// https://github.com/djdallmann/GamingPCSetup/blob/master/CONTENT/RESEARCH/NETWORK/README.md,
+// "NetworkThrottlingIndex"): xperf screenshots of one Intel adapter's
+// NDIS.sys DPC latency, higher with throttling off than at the default 10
+// even below the limit, which its author calls unclear ("It's unclear why
+// DPC processing latency is much lower when this feature is enabled"),
+// and no throughput measurement. The same notes give the range (1-70) and
+// what is limited: received packets ("10 packets per millisecond, 10,000
+// received packets per second"). What MMCSS does with a value outside
+// 1-70 is documented nowhere latlab knows of, so latlab does not say.
+const ntiEvidence = "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sys DPC latency was higher with throttling off than at the default 10, even below the limit; its author calls this unexplained, and throughput was not measured. Off is not a proven latency win."
+
 func ntiMeaning(n uint64, absent bool) string {
 	if absent {
-		return "absent: the default 10 applies (about 120 Mbit/s of 1500-byte packets while multimedia plays)"
+		return "absent: the default 10 applies (10 received packets per ms, about 120 Mbit/s of 1500-byte packets, while multimedia plays)"
 	}
 	if n == ntiOff {
-		return "off (0xFFFFFFFF): no throttling; measured: NDIS DPC latency rose with it off"
+		return "off (0xFFFFFFFF): received packets are not throttled; GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)"
 	}
 	if n < 1 || n > 70 {
-		return fmt.Sprintf("%d is outside 1-70: MMCSS ignores it and uses the default 10", n)
+		return fmt.Sprintf("%d is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented", n)
 	}
-	return fmt.Sprintf("%d packets/ms, about %d Mbit/s of 1500-byte packets while multimedia plays", n, n*12)
+	return fmt.Sprintf("%d received packets per ms, about %d Mbit/s of 1500-byte packets, while multimedia plays", n, n*12)
 }
 
 func parseNTI(s string) (uint32, error) {
@@ -45,9 +57,10 @@ func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error)
 	ex := &Explanation{Knob: "network-throttling-index"}
 	if value == "" {
 		ex.Text = []string{
-			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, other network traffic is limited to N packets per ms.`,
+			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, received packets of other network traffic are limited to N per ms.`,
 			"Default 10 (absent), valid 1-70, 0xFFFFFFFF turns throttling off. N packets/ms of 1500 bytes is about 12 x N Mbit/s.",
-			"Measured (seed research, xperf): turning it off raised NDIS DPC latency; off is not a free latency win. Needs a reboot.",
+			ntiEvidence + " Needs a reboot.",
+			"Source: https://github.com/djdallmann/GamingPCSetup/blob/master/CONTENT/RESEARCH/NETWORK/README.md",
 		}
 		return ex, nil
 	}
@@ -83,7 +96,7 @@ func (k netThrottle) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"MMCSS reads it at start: takes effect after a reboot"}}
 	if n == ntiOff {
-		p.Notes = append(p.Notes, "measured: NDIS DPC latency rose with throttling off; measure before and after")
+		p.Notes = append(p.Notes, "GamingPCSetup measured higher NDIS.sys DPC latency with throttling off on one Intel adapter (unexplained); measure before and after")
 	}
 	_, err = p.addNumber(env, ntiLoc, uint64(n), TypeDWORD)
 	return p, err

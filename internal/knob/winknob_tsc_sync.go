@@ -24,6 +24,7 @@ func (tscSync) Explain(value string, o ExplainOptions) (*Explanation, error) {
 			"bcdedit element tscsyncpolicy of {current}: default, legacy or enhanced; absent means default.",
 			"  default  " + tscPolicies["default"], "  legacy   " + tscPolicies["legacy"], "  enhanced " + tscPolicies["enhanced"],
 			`The Windows default is "default", not "enhanced" as many guides claim. Read at boot: a change needs a reboot.`,
+			`Caveat (PC-Tuning, "What TscSyncPolicy Does Windows Use by Default?", github.com/valleyofdoom/PC-Tuning docs/research.md): "default" may correspond to another value that reading HalpTscSyncPolicy does not expose; "further research is required".`,
 		}
 		return ex, nil
 	}

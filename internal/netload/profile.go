@@ -21,13 +21,14 @@ type Profile struct {
 //     CS:GO's 128-tick servers (Counter-Strike 2 uses 64 Hz: --rate 64).
 //     A 256-byte payload sits inside the 100-300 B range of per-tick state
 //     updates; with IPv4 and UDP headers (28 B) that is
-//     128 x 284 x 8 = 291 kbit/s in each direction, the ~300 kbit/s the
-//     seed research simulated with iperf when it asked how many RSS queues
-//     a gaming PC needs.
+//     128 x 284 x 8 = 291 kbit/s in each direction, the ~300 kbit/s of
+//     VALORANT deathmatch traffic PC-Tuning simulated with iperf ("How
+//     many RSS Queues do you need?", valleyofdoom,
+//     https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md#how-many-rss-queues-do-you-need).
 //   - voice: G.711 with 20 ms packetisation, the VoIP default: 50 packets/s
 //     of 160 bytes (8000 samples/s x 1 byte x 20 ms), 64 kbit/s of payload.
 //   - bulk: 1400-byte datagrams (fits a 1500-byte MTU under IPv4 and IPv6
-//     headers without fragmenting) paced at 1 Gbit/s, the seed's second
+//     headers without fragmenting) paced at 1 Gbit/s, PC-Tuning's second
 //     load; a machine that cannot keep up sends as fast as it can and the
 //     result says how far behind the schedule it fell.
 var profiles = map[string]Profile{

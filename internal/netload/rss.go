@@ -70,7 +70,8 @@ func (r *RSSResult) Document() *result.Document {
 	return doc
 }
 
-// rssProfiles are the loads, in the order they run: the seed's question
+// rssProfiles are the loads, in the order they run: PC-Tuning's question
+// ("How many RSS Queues do you need?", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md#how-many-rss-queues-do-you-need)
 // is how a game's flow and a bulk transfer spread over the queues.
 var rssProfiles = []string{"game", "bulk"}
 

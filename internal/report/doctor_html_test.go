@@ -31,7 +31,7 @@ func TestDoctorHTML(t *testing.T) {
 		t.Errorf("%d plots, want 4", n)
 	}
 	for _, want := range []string{`content="default-src 'none'`, `name="viewport"`, "@media (max-width: 40rem)",
-		`<span class="badge b-harmful">harmful</span>`, "<summary>evidence</summary>", "Measured (seed research, xperf)",
+		`<span class="badge b-harmful">harmful</span>`, "<summary>evidence</summary>", "Measured (GamingPCSetup, xperf, one Intel adapter)",
 		"<code>latlab knob set network-throttling-index 10</code>", "&lt;script&gt;", "a &amp; b", "settings: 5 read"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

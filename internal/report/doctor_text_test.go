@@ -21,7 +21,7 @@ func testCheckup() *doctor.Result {
 		}},
 		Sleep: &doctor.Probe{Name: "sleep", RequestNs: 1_000_000, What: "asking Sleep for 1ms, 60 times: overshoot (slept - requested)",
 			Summary: stats.Summary{Count: 60, P50: 14_600_000, P99: 15_100_000, Max: 15_200_000},
-			Verdict: "Sleep(1) is rounded up to the 15.6250 ms timer interval; a resolution request (latlab timer set 0.5ms) shortens it",
+			Verdict: "Sleep(1) took 15.6 ms (p50): the default 15.625 ms tick, although the interval is 1 ms; since Windows 10 2004 a request speeds up only the process that made it (see the timer rule)",
 			Samples: []int64{14_600_000, 15_100_000, 15_200_000}},
 		Wake: &doctor.Probe{Name: "wake", What: "a 1ms periodic wake-up, 3000 times: lateness (wake time - deadline)", IntervalNs: 1_000_000,
 			Summary: stats.Summary{Count: 3000, P50: 500_000, P99: 900_000, Max: 1_900_000}, Overruns: 3, Band: "mediocre",
@@ -32,8 +32,8 @@ func testCheckup() *doctor.Result {
 		Overhead: &doctor.Overhead{ClockReadP50Ns: 30, ZeroWaitP50Ns: 5900},
 		Settings: []doctor.Setting{
 			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: doctor.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): no throttling; measured: NDIS DPC latency rose with it off",
-				Evidence: "Measured (seed research, xperf): turning it off raised NDIS DPC latency; off is not a free latency win."},
+			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): received packets are not throttled",
+				Evidence: "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sys DPC latency was higher with throttling off."},
 			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: doctor.Suspicious, Reason: "x"},
 			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: doctor.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
 		},
@@ -58,7 +58,7 @@ func TestDoctorTextFits80Columns(t *testing.T) {
 	if h < 0 || !(h < s && s < u && u < d) {
 		t.Errorf("settings out of order:\n%s", out)
 	}
-	for _, want := range []string{"evidence: Measured (seed research, xperf)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
+	for _, want := range []string{"evidence: Measured (GamingPCSetup, xperf, one Intel adapter)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
 		"tsc-sync-policy: unknown (needs Administrator)", "CPU 0: p50 1µs", "  1. latlab knob set network-throttling-index 10", "note: no realtime wake probe"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q:\n%s", want, out)

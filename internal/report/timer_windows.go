@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -11,6 +12,18 @@ import (
 func timerStatusOS(w io.Writer, st *timer.Status) {
 	ms := func(u uint32) string { return fmt.Sprintf("%.4fms (%d x 100ns)", float64(u)/1e4, u) }
 	fmt.Fprintf(w, "coarsest: %s\nfinest:   %s\ncurrent:  %s\n", ms(st.Coarsest100ns), ms(st.Finest100ns), ms(st.Current100ns))
+	if st.Current100ns > 0 {
+		// The rule PC-Tuning and Bruce Dawson measured (timer.SleepTicks):
+		// 0.5 ms gives 3 ticks, 1.5 ms; 0.5068 ms gives 2, 1.0136 ms.
+		words, _ := timer.SleepPredictionOn(st.Build, time.Millisecond, time.Duration(st.Current100ns)*100)
+		for i, l := range wrapWords("predicted: "+words, 78) {
+			if i > 0 {
+				l = "  " + l
+			}
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintf(w, "  (%s)\n", timer.SleepRuleNote(st.Build))
+	}
 	sc := st.EffectiveScope()
 	if sc.Global {
 		fmt.Fprintln(w, "note: current is the system-wide interval; with global requests it applies")

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // StepSummary is a step's overshoot distribution and the ranked statistic
@@ -264,6 +266,7 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
 	}
 	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), refName)
+	head += sleepTicksNote(r, best, ref)
 	nb, nr := len(best.samples), len(ref.samples)
 	if need := stats.MinSamples(rankBy, level); min(nb, nr) < need {
 		return Verdict{TooFew: true, Text: fmt.Sprintf("%s; no verdict, too few samples (%d and %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
@@ -285,6 +288,32 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	}
 	return v
 }
+
+// sleepTicksNote is what the rule timer.SleepTicks predicts for the best
+// and the default grant of a Windows timer resolution sweep: Sleep(d)
+// lasts floor(d/P)+1 ticks of the granted interval P, so at 0.5 ms a
+// Sleep(1) takes 3 ticks (1.5 ms) and at 0.5068 ms 2 (1.0136 ms), as
+// PC-Tuning measured ("Micro-Adjusting Timer Resolution for Higher
+// Precision", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md).
+// Empty for Linux's timer slack, which has no ticks.
+func sleepTicksNote(r *Result, best, ref Treatment) string {
+	if r.What != whatResolution || r.DurationNs <= 0 || best.GrantedNs <= 0 || ref.GrantedNs <= 0 {
+		return ""
+	}
+	d := time.Duration(r.DurationNs)
+	ticks := func(t Treatment) string {
+		p := time.Duration(t.GrantedNs)
+		n, unit := timer.SleepTicks(d, p), "ticks"
+		if n == 1 {
+			unit = "tick"
+		}
+		return fmt.Sprintf("%d %s = %s", n, unit, FormatRequest(int64(timer.SleepDuration(d, p))))
+	}
+	return fmt.Sprintf(" (floor(d/P)+1 ticks of the grant predict a %s sleep of %s vs %s)", FormatRequest(r.DurationNs), ticks(best), ticks(ref))
+}
+
+// whatResolution is Result.What of a Windows sweep.
+const whatResolution = "timer resolution"
 
 func pct(level float64) string { return fmt.Sprintf("%.2f%%", level*100) }
 

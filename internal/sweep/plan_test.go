@@ -139,3 +139,28 @@ func TestAnalyzeRanksAndVerdict(t *testing.T) {
 		t.Errorf("tie on p50 %v/%v not broken by stdev: best %d", r.Steps[0].Summary.Value, r.Steps[1].Summary.Value, r.Best)
 	}
 }
+
+// The verdict of a Windows sweep says what the rule floor(1/P)+1 ticks
+// predicts for the best and the default grant: PC-Tuning measured
+// Sleep(1) at 1.497 ms with 0.4992 ms and 1.012 ms with 0.5068 ms
+// ("Micro-Adjusting Timer Resolution for Higher Precision",
+// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md).
+func TestVerdictPredictsSleepTicks(t *testing.T) {
+	mk := func(req int64, base int64, ref bool) Step {
+		s := Step{RequestedNs: req, GrantedNs: req, Reference: ref}
+		for i := int64(0); i < 60; i++ {
+			s.Samples = append(s.Samples, base+(i*7919)%4000)
+		}
+		return s
+	}
+	r := &Result{What: "timer resolution", DurationNs: 1e6, Steps: []Step{mk(499200, 497000, true), mk(506800, 12000, false)}}
+	Analyze(r, stats.Quantile(50), 1)
+	if want := "predict a 1ms sleep of 2 ticks = 1.0136ms vs 3 ticks = 1.4976ms"; !strings.Contains(r.Verdict.Text, want) {
+		t.Errorf("verdict %q lacks %q", r.Verdict.Text, want)
+	}
+	r = &Result{What: "timer slack", DurationNs: 1e6, Steps: []Step{mk(50000, 497000, true), mk(1000, 12000, false)}}
+	Analyze(r, stats.Quantile(50), 1)
+	if strings.Contains(r.Verdict.Text, "ticks") {
+		t.Errorf("Linux slack has no ticks: %q", r.Verdict.Text)
+	}
+}

@@ -7,8 +7,10 @@ import "sort"
 // window min_RTT/4 x reo_wnd_mult, capped at SRTT; reo_wnd_mult grows by one
 // in each round trip whose ACKs carry a D-SACK and falls back to 1 after
 // reo_wnd_persist (16) loss recoveries without one. A second window is kept
-// for a sender that ignores D-SACK (reo_wnd_mult stays 1): the seed
-// finding is that such a sender keeps an inadequate window.
+// for a sender that ignores D-SACK (reo_wnd_mult stays 1): Gary Nebbett
+// found Windows 11 22000.x to be such a sender, its window "completely
+// inadequate" ("Windows 11 TCP/IP Congestion Control Improvements",
+// https://gary-nebbett.blogspot.com/2022/01/windows-11-tcpip-congestion-control.html).
 //
 // Times are those of the capture, so the replay is exact for a capture
 // taken at the sender and approximate elsewhere.

@@ -64,7 +64,9 @@ func (s Scope) Lines() []string {
 	case "global-key":
 		out = append(out, fmt.Sprintf("timer requests: global: GlobalTimerResolutionRequests=%d brings back the", *s.KeyValue),
 			"  pre-2004 behaviour: any process's request speeds up every process",
-			"  (read at boot; Windows Server 2022 ships with it set to 1)")
+			"  (read at boot; Windows Server 2022 ships with it set to 1); on Windows 11",
+			"  a minimised or hidden requester still falls back to 15.625 ms unless it",
+			"  opts out with PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION")
 		return out
 	default:
 		out = append(out, "timer requests: per-process (Windows 10 2004+): a request only speeds up",
@@ -92,4 +94,52 @@ func (st *Status) EffectiveScope() Scope {
 		return *st.Scope
 	}
 	return RequestScope(st.Build, st.Server != nil && *st.Server, st.GlobalValue)
+}
+
+// BuildServer2022 is Windows Server 2022, which ships with
+// GlobalTimerResolutionRequests set to 1: PC-Tuning, "Fixing Timing
+// Precision in Windows After The Great Rule Change" (valleyofdoom,
+// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+// "the registry key is present and set to 1 by default on Windows Server
+// 2022".
+const BuildServer2022 = 20348
+
+// GlobalKeyDefault is the GlobalTimerResolutionRequests value a build
+// ships with: 1 on Windows Server 2022, absent (0) elsewhere.
+func GlobalKeyDefault(build uint32, server bool) uint32 {
+	if server && build == BuildServer2022 {
+		return 1
+	}
+	return 0
+}
+
+// OccludedCaveat is what GlobalTimerResolutionRequests=1 does not change:
+// Windows 11 still drops the request of a window-owning process that is
+// minimised or hidden (Microsoft's timeBeginPeriod documentation), and
+// PC-Tuning measured exactly that with the key set (Sleep(1) back to
+// 15.6 ms once the requester was minimised) until the requester opted out
+// with PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION.
+const OccludedCaveat = "on Windows 11 a minimised or hidden requester still falls back to 15.625 ms unless it opts out with PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION"
+
+// GlobalRequestsMeaning is what GlobalTimerResolutionRequests (nil:
+// absent) means on a build (0: unknown), the one wording knob get, knob
+// list, knob explain and the check-up share: before Windows 10 2004
+// requests are global whatever the value; from 2004 they are per process
+// unless the build reads the value (Windows 11 22000+, Server 2022
+// 20348+) and it is non-zero.
+func GlobalRequestsMeaning(build uint32, server bool, key *uint32) string {
+	set := key != nil && *key != 0
+	switch {
+	case build == 0 && set:
+		return fmt.Sprintf("global where the build reads GlobalTimerResolutionRequests=%d (Windows 11 22000+, Server 2022 20348+): any process's timer resolution request raises the resolution for every process, as before Windows 10 2004; %s", *key, OccludedCaveat)
+	case build == 0:
+		return "per process from Windows 10 2004: a timer resolution request only speeds up the process that made it (before 2004 requests are global whatever GlobalTimerResolutionRequests says)"
+	case build < BuildPerProcess:
+		return fmt.Sprintf("global: build %d predates Windows 10 2004 (19041), so any process's timer resolution request raises the resolution for every process, whatever GlobalTimerResolutionRequests says", build)
+	case set && GlobalKeySupported(build, server):
+		return fmt.Sprintf("global again: GlobalTimerResolutionRequests=%d is honoured on build %d, so any process's timer resolution request raises the resolution for every process, as before Windows 10 2004; %s", *key, build, OccludedCaveat)
+	case set:
+		return fmt.Sprintf("per process: GlobalTimerResolutionRequests=%d is ignored by build %d (Windows 11 22000+ and Server 2022 20348+ read it), so a timer resolution request only speeds up the process that made it", *key, build)
+	}
+	return fmt.Sprintf("per process (Windows 10 2004+, build %d): a timer resolution request only speeds up the process that made it", build)
 }

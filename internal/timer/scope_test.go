@@ -62,3 +62,26 @@ func TestRequestScope(t *testing.T) {
 		}
 	}
 }
+
+// GlobalTimerResolutionRequests=1 does not make every request global:
+// PC-Tuning measured Sleep(1) falling back to 15.6 ms once the requester
+// was minimised on Windows 11 22H2 with the key set, until it opted out
+// with PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION ("Fixing Timing
+// Precision in Windows After The Great Rule Change",
+// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md).
+// The explanations said "as before Windows 10 2004" with no caveat.
+func TestGlobalKeyMeaningHasTheOccludedCaveat(t *testing.T) {
+	one := uint32(1)
+	for _, got := range []string{GlobalRequestsMeaning(22631, false, &one), GlobalRequestsMeaning(0, false, &one),
+		strings.Join(RequestScope(22631, false, &one).Lines(), " ")} {
+		if !strings.Contains(got, "minimised or hidden requester still falls back to 15.625 ms") ||
+			!strings.Contains(got, "PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION") {
+			t.Errorf("no caveat: %q", got)
+		}
+	}
+	for _, l := range RequestScope(22631, false, &one).Lines() {
+		if len(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
