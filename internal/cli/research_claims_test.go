@@ -51,7 +51,7 @@ func TestREADMESleepBefore2004IsPerVersion(t *testing.T) {
 }
 
 // Users cannot know what "the seed research" is: every mention names its
-// source (PC-Tuning, GamingPCSetup, Bruce Dawson, Richard Nebbett).
+// source (PC-Tuning, GamingPCSetup, Bruce Dawson, Gary Nebbett).
 func TestNoSeedResearchWording(t *testing.T) {
 	re := regexp.MustCompile(`(?i)\bseed(?:'s)? (?:research|experiment|question|bench)|\bthe seed'?s\b`)
 	if m := re.FindString(readmeText(t)); m != "" {
