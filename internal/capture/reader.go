@@ -1,5 +1,5 @@
 // Package capture reads packet captures (pcap and pcapng, through gopacket's
-// pure-Go pcapgo readers), decodes the link, network and transport headers
+// pure-Go pcapgo readers, and Network Monitor's .cap files), decodes the link, network and transport headers
 // that latlab analyses, and keeps per-flow tables. Reading is streaming: a
 // Reader holds one record at a time, so memory grows with the flows and the
 // data in flight that the analyses keep, never with the file size.
@@ -98,6 +98,7 @@ type Reader struct {
 	compression string       // "" or a Compression* name
 	linkType    layers.LinkType
 	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
+	nm          *netmonReader
 }
 
 // maxPcapRecord is the longest record read past pcapgo (libpcap's and
@@ -306,8 +307,17 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 		if ng.NInterfaces() > 0 {
 			rd.linkType = ng.LinkType()
 		}
+	case string(head) == netmonMagic1 || string(head) == netmonMagic2:
+		rd.format = FormatNetMon
+		src, size, err := rd.netmonSource(r, max)
+		if err != nil {
+			return nil, err
+		}
+		if rd.nm, err = openNetMon(src, size); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d) or pcapng (0a0d0d0a) capture", be)}
+		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d), pcapng (0a0d0d0a) or NetMon (RTSS, GMBU) capture", be)}
 	}
 	return rd, nil
 }
@@ -335,12 +345,25 @@ func (r *Reader) Labels(iface int) []string {
 }
 
 // Pos is the number of bytes consumed so far.
-func (r *Reader) Pos() int64 { return r.cr.n - int64(r.br.Buffered()) }
+func (r *Reader) Pos() int64 {
+	if r.nm != nil {
+		return r.nm.pos
+	}
+	return r.cr.n - int64(r.br.Buffered())
+}
 
 // Next reads the next record into rec. It returns io.EOF at the clean end
 // of the file and a *FormatError when the file is cut off or corrupt.
 func (r *Reader) Next(rec *Record) error {
 	start := r.Pos()
+	if r.nm != nil {
+		if err := r.nm.read(rec); err != nil {
+			return err
+		}
+		r.frame++
+		rec.Frame = r.frame
+		return nil
+	}
 	if r.pcap != nil {
 		return r.nextPcap(rec, start)
 	}
