@@ -39,10 +39,10 @@ func tsharkFrames(t *testing.T, path string) map[int][3]int64 {
 	return m
 }
 
-// checkNetMonTshark compares latlab's reading of a NetMon file with
+// checkFramesTshark compares latlab's reading of a capture with
 // tshark's: the same frames, numbered alike, with the same times and
 // lengths, decoding to the same addresses and ports.
-func checkNetMonTshark(t *testing.T, path string) {
+func checkFramesTshark(t *testing.T, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -95,6 +95,6 @@ func TestNetMonMatchesTshark(t *testing.T) {
 		paths = append(paths, p)
 	}
 	for _, p := range paths {
-		checkNetMonTshark(t, p)
+		checkFramesTshark(t, p)
 	}
 }

@@ -99,6 +99,7 @@ type Reader struct {
 	linkType    layers.LinkType
 	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
 	nm          *netmonReader
+	old         *oldPcap // a pcap format version pcapgo refuses
 }
 
 // maxPcapRecord is the longest record read past pcapgo (libpcap's and
@@ -236,8 +237,8 @@ const (
 )
 
 // NewReader detects the format (pcap in either byte order with µs or ns
-// timestamps, pcapng, either compressed with gzip, zstd or lz4) and reads
-// the file header. A compressed capture is read up to infile.Max()
+// timestamps, of format version 2.0 on, pcapng, NetMon 1.x and 2.x, any
+// of them compressed with gzip, zstd or lz4) and reads the file header. A compressed capture is read up to infile.Max()
 // decompressed bytes.
 func NewReader(r io.Reader) (*Reader, error) { return newReader(r, 0) }
 
@@ -284,6 +285,15 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 				return nil, fe
 			}
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
+		}
+		hdr, _ := rd.br.Peek(24)
+		if o, err := newOldPcap(hdr); err != nil || o != nil {
+			if err != nil {
+				return nil, err
+			}
+			rd.old, rd.linkType = o, o.linkType
+			_, _ = rd.br.Discard(24)
+			break
 		}
 		p, err := pcapgo.NewReader(rd.br)
 		if err != nil {
@@ -363,6 +373,9 @@ func (r *Reader) Next(rec *Record) error {
 		r.frame++
 		rec.Frame = r.frame
 		return nil
+	}
+	if r.old != nil {
+		return r.nextOld(rec, start)
 	}
 	if r.pcap != nil {
 		return r.nextPcap(rec, start)
