@@ -13,7 +13,7 @@ import (
 )
 
 // Microsoft Network Monitor capture files (.cap), versions 1.x and 2.x:
-// what Network Monitor 2.x and 3.x write (3.4 writes 2.3), laid out as
+// what Network Monitor 2.x and 3.x write (3.x formats 2.1 to 2.3), laid out as
 // Network Monitor 3.x's help describes the 2.x format and as Wireshark's
 // wiretap/netmon.c reads both.
 //
