@@ -162,6 +162,11 @@ type netmonReader struct {
 	winOff       int64
 	winLen       int
 	pos          int64 // end of the last record read
+	// recBytes is the bytes of the records read so far, readBytes the
+	// bytes read from the source: both are kept within a few times the
+	// file's size, so that a frame table that names one record many
+	// times cannot make the reading cost more than the file is long.
+	recBytes, readBytes int64
 }
 
 // netmonLocation is the time zone the header's start time is read in:
@@ -248,7 +253,11 @@ func (n *netmonReader) at(off int64, k int) ([]byte, error) {
 		s := int(off - n.winOff)
 		return n.win[s : s+k], nil
 	}
-	l := int(min(int64(max(k, netmonWindow)), n.size-off))
+	l := k
+	if n.readBytes < 2*n.size { // read ahead while that costs at most twice the file
+		l = int(min(int64(max(k, netmonWindow)), n.size-off))
+	}
+	n.readBytes += int64(l)
 	if cap(n.win) < l {
 		n.win = make([]byte, max(l, netmonWindow))
 	}
@@ -330,6 +339,11 @@ func (n *netmonReader) record(ent, off int64, rec *Record) (skip bool, err error
 	tl := n.trailerLen()
 	if end := off + int64(hl+incl+tl); end > n.size {
 		return false, &FormatError{Offset: off, Msg: fmt.Sprintf("record of %d bytes (with its %d-byte header and %d-byte trailer) ends past the end of the file", hl+incl+tl, hl, tl), Truncated: true}
+	}
+	// Records do not overlap in a file Network Monitor wrote, so together
+	// they are no longer than the file.
+	if n.recBytes += int64(hl + incl + tl); n.recBytes > n.size {
+		return false, &FormatError{Offset: ent, Msg: fmt.Sprintf("frame table entry %d points to byte %d, a record read before: together the records the table names are longer than the file (%d bytes)", n.next, off, n.size)}
 	}
 	b, err := n.at(off, hl+incl+tl)
 	if err != nil {
