@@ -182,6 +182,8 @@ func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 		return d.radiotap(b, rep, p)
 	case linkTypeIPNET:
 		return d.ipnet(b, rep, p)
+	case linkTypeNetMonWLAN:
+		return d.netmonWLAN(b, rep, p)
 	case linkTypeIPoIB:
 		// A 40-byte pseudo-header (the GRH), then the type and 2 reserved bytes.
 		if len(b) < 44 {

@@ -66,7 +66,7 @@ func appendOpts(b []byte, opts []ngOpt) []byte {
 
 // readAll reads every record of a capture and returns the error that
 // ended it (nil at a clean end) and the bytes allocated meanwhile.
-func readAll(t *testing.T, r io.Reader) (frames int, err error, alloc uint64) {
+func readAllMeasured(t *testing.T, r io.Reader) (frames int, err error, alloc uint64) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -111,7 +111,7 @@ func TestPcapNGInterfacesPerSectionBounded(t *testing.T) {
 		w.idb()
 	}
 	w.epb(make([]byte, 60))
-	_, err, alloc := readAll(t, bytes.NewReader(w.b))
+	_, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
 	wantFormatError(t, err, shbLen+maxNgInterfaces*minIDBLen, "more than 65536 interfaces in one section")
 	// Some 1.2 KiB a kept interface (pcapgo's record and its growth).
 	if alloc > 160<<20 {
@@ -127,7 +127,7 @@ func TestPcapNGInterfacesPerSectionBounded(t *testing.T) {
 		}
 		w.epb(make([]byte, 60))
 	}
-	if n, err, _ := readAll(t, bytes.NewReader(w.b)); err != nil || n != 2 {
+	if n, err, _ := readAllMeasured(t, bytes.NewReader(w.b)); err != nil || n != 2 {
 		t.Fatalf("two sections of %d interfaces: %d frames, %v", maxNgInterfaces, n, err)
 	}
 }
@@ -141,7 +141,7 @@ func TestPcapNGInterfaceBytesBounded(t *testing.T) {
 	for range 300 { // 19.5 MB
 		w.idb(comment, ngOpt{2, comment.v}, ngOpt{3, comment.v})
 	}
-	_, err, alloc := readAll(t, bytes.NewReader(w.b))
+	_, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
 	var fe *FormatError
 	if !errors.As(err, &fe) || !strings.Contains(fe.Msg, "interface description block: the interfaces of one section take more than 16 MiB") {
 		t.Fatalf("%v: want the interface bytes refused", err)
@@ -196,7 +196,7 @@ func TestPcapNGInterfaceGzipBomb(t *testing.T) {
 		}
 		pw.CloseWithError(err)
 	}()
-	_, err, alloc := readAll(t, pr)
+	_, err, alloc := readAllMeasured(t, pr)
 	pr.Close() // ends the writer
 	<-done
 	wantFormatError(t, err, shbLen+maxNgInterfaces*minIDBLen, "more than 65536 interfaces in one section")
@@ -229,7 +229,7 @@ func TestPcapNGUnusedBlocksNotKept(t *testing.T) {
 		w.block(0xbad, make([]byte, 64<<10))
 	}
 	w.epb(make([]byte, 60))
-	n, err, alloc := readAll(t, bytes.NewReader(w.b))
+	n, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
 	if err != nil || n != 1 {
 		t.Fatalf("%d frames, %v: want the packet after the blocks", n, err)
 	}
@@ -252,7 +252,7 @@ func TestPcapNGPacketOptionsBounded(t *testing.T) {
 		opts[i] = ngOpt{1, []byte("x")}
 	}
 	w.epb(make([]byte, 60), opts...)
-	n, err, _ := readAll(t, bytes.NewReader(w.b))
+	n, err, _ := readAllMeasured(t, bytes.NewReader(w.b))
 	if n != 1 {
 		t.Errorf("%d frames read, want the first", n)
 	}

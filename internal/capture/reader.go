@@ -1,5 +1,5 @@
 // Package capture reads packet captures (pcap and pcapng, through gopacket's
-// pure-Go pcapgo readers), decodes the link, network and transport headers
+// pure-Go pcapgo readers, and Network Monitor's .cap files), decodes the link, network and transport headers
 // that latlab analyses, and keeps per-flow tables. Reading is streaming: a
 // Reader holds one record at a time, so memory grows with the flows and the
 // data in flight that the analyses keep, never with the file size.
@@ -99,6 +99,8 @@ type Reader struct {
 	compression string       // "" or a Compression* name
 	linkType    layers.LinkType
 	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
+	nm          *netmonReader
+	old         *oldPcap // a pcap format version pcapgo refuses
 }
 
 // maxPcapRecord is the longest record read past pcapgo (libpcap's and
@@ -236,8 +238,8 @@ const (
 )
 
 // NewReader detects the format (pcap in either byte order with µs or ns
-// timestamps, pcapng, either compressed with gzip, zstd or lz4) and reads
-// the file header. A compressed capture is read up to infile.Max()
+// timestamps, of format version 2.0 on, pcapng, NetMon 1.x and 2.x, any
+// of them compressed with gzip, zstd or lz4) and reads the file header. A compressed capture is read up to infile.Max()
 // decompressed bytes.
 func NewReader(r io.Reader) (*Reader, error) { return newReader(r, 0) }
 
@@ -285,6 +287,15 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 			}
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header (24 bytes) incomplete", Truncated: true}
 		}
+		hdr, _ := rd.br.Peek(24)
+		if o, err := newOldPcap(hdr); err != nil || o != nil {
+			if err != nil {
+				return nil, err
+			}
+			rd.old, rd.linkType = o, o.linkType
+			_, _ = rd.br.Discard(24)
+			break
+		}
 		p, err := pcapgo.NewReader(rd.br)
 		if err != nil {
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header: " + err.Error()}
@@ -308,8 +319,17 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 		if ng.NInterfaces() > 0 {
 			rd.linkType = ng.LinkType()
 		}
+	case string(head) == netmonMagic1 || string(head) == netmonMagic2:
+		rd.format = FormatNetMon
+		src, size, err := rd.netmonSource(r, max)
+		if err != nil {
+			return nil, err
+		}
+		if rd.nm, err = openNetMon(src, size); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d) or pcapng (0a0d0d0a) capture", be)}
+		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d), pcapng (0a0d0d0a) or NetMon (RTSS, GMBU) capture", be)}
 	}
 	return rd, nil
 }
@@ -338,6 +358,9 @@ func (r *Reader) Labels(iface int) []string {
 
 // Pos is the number of bytes consumed so far.
 func (r *Reader) Pos() int64 {
+	if r.nm != nil {
+		return r.nm.pos
+	}
 	if r.gate != nil {
 		return r.gate.pos - int64(r.gate.buf.Buffered())
 	}
@@ -348,6 +371,17 @@ func (r *Reader) Pos() int64 {
 // of the file and a *FormatError when the file is cut off or corrupt.
 func (r *Reader) Next(rec *Record) error {
 	start := r.Pos()
+	if r.nm != nil {
+		if err := r.nm.read(rec); err != nil {
+			return err
+		}
+		r.frame++
+		rec.Frame = r.frame
+		return nil
+	}
+	if r.old != nil {
+		return r.nextOld(rec, start)
+	}
 	if r.pcap != nil {
 		return r.nextPcap(rec, start)
 	}

@@ -405,6 +405,9 @@ func linkTypeName(lt layers.LinkType) string {
 	case linkTypeIPoIB:
 		return "ipoib"
 	}
+	if n := netmonLinkTypeName(lt); n != "" {
+		return n
+	}
 	return "linktype-" + strconv.Itoa(int(lt))
 }
 

@@ -28,10 +28,12 @@ func newPcapCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pcap",
 		Short: "analyse packet captures: DSCP/ECN marking, TCP loss recovery",
-		Long: `Reads pcap (µs or ns timestamps, either byte order) and pcapng files
-(several interfaces and link types, per-packet comments), either compressed
-with gzip, zstd or lz4, with a streaming reader: memory grows with the flows
-and the data in flight, not the file.
+		Long: `Reads pcap (µs or ns timestamps, either byte order, format versions 2.0
+on) and pcapng files (several interfaces and link types, per-packet
+comments), and Network Monitor .cap files (formats 1.x and 2.x), any of
+them compressed with gzip, zstd or lz4, with a streaming reader: memory
+grows with the flows and the data in flight, not the file (a .cap file that
+is compressed or a pipe is read into memory first).
 
 Link types: Ethernet (with 802.1Q/802.1ad tags), Linux cooked v1/v2, raw
 IPv4/IPv6, BSD loopback/null. IPv4 and IPv6 with extension headers.`,

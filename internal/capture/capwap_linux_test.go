@@ -1,0 +1,7 @@
+package capture
+
+import "testing"
+
+func TestCAPWAPMatchesTshark(t *testing.T) {
+	checkTshark(t, named{"capwap", capwapFile(t)})
+}
