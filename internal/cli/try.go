@@ -84,9 +84,10 @@ cannot pass for an effect. Lower is better.
 timer-slack (Linux) and timer-resolution (Windows) apply to latlab's own
 measuring thread or process; other knobs apply system-wide, as
 latlab knob set does. Knobs that take effect only after a reboot are
-refused with the two runs that measure them by hand; rss and
-interrupt-moderation (Windows) need --restart-adapter, which restarts the
-network adapter after each change and each restore.
+refused with the two runs that measure them by hand; rss,
+interrupt-moderation, nic-buffers and nic-power-saving (Windows) need
+--restart-adapter, which restarts the network adapter after each change
+and each restore.
 
 --probe dpcisr (Windows, elevated) traces every driver's DPCs and ISRs in
 each block, as latlab dpc watch does; the arms are compared per module as
@@ -133,7 +134,7 @@ knob set says so.`,
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
 	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
-	fs.BoolVar(&o.Restart, "restart-adapter", false, "for rss and interrupt-moderation (Windows): restart the network adapter after each change and each restore")
+	fs.BoolVar(&o.Restart, "restart-adapter", false, "for the adapter knobs (rss, interrupt-moderation, nic-buffers, nic-power-saving; Windows): restart the network adapter after each change and each restore")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")

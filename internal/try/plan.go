@@ -176,7 +176,7 @@ func plan(o Options) (*experiment, error) {
 	case !in.Live():
 		return nil, refusal(in, o.Values, probeCommand(o.Probe))
 	case o.RestartAdapter:
-		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation on Windows); %s takes effect without", in.Name)
+		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation, nic-buffers, nic-power-saving on Windows); %s takes effect without", in.Name)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = DefaultBlocks
