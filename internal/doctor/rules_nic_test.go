@@ -66,3 +66,15 @@ func init() {
 			win: benchKeywords(map[string]string{"*EEE": "0"})},
 	)
 }
+
+// globalRSSOff is a machine whose netsh says RSS is disabled globally.
+func globalRSSOff(env *knob.Env, _, _ *knob.Mem) {
+	env.RSSState = func() (*knob.RSSState, error) {
+		return &knob.RSSState{Global: map[string]string{"Receive-Side Scaling State": "disabled"}}, nil
+	}
+}
+
+func init() {
+	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: Suspicious,
+		reason: "RSS is disabled globally (netsh int tcp show global)", win: globalRSSOff})
+}
