@@ -54,12 +54,14 @@ type TryOptions struct {
 	Rate     float64
 	Size     int
 	Module   string
+	Load     string
 
 	settings                       map[string]string
 	settleSet, bySet, seedSet      bool
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
 	toSet, profileSet, moduleSet   bool
+	loadSet                        bool
 	command                        []string
 }
 
@@ -112,6 +114,7 @@ knob set says so.`,
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
 			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
+			o.loadSet = f.Changed("load")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
@@ -154,6 +157,7 @@ knob set says so.`,
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
 	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
+	fs.StringVar(&o.Load, "load", "", "dpcisr probe: traffic to latlab net serve at --to during each block: udp (--profile, --rate, --size) or tcp (a bulk stream to its discard port)")
 	return cmd
 }
 
@@ -201,6 +205,17 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		p.UDP = netload.UDPOptions{To: o.To, RatePPS: pr.RatePPS, Size: pr.Size, DSCP: -1, Thread: &th}
 	case try.ProbeDPCISR:
 		p.Module = o.Module
+		if o.Load != "" && o.Load != try.LoadUDP && o.Load != try.LoadTCP {
+			return to, Usagef("invalid --load %q: accepted udp or tcp", o.Load)
+		}
+		p.Load = try.Load{Kind: o.Load, To: o.To}
+		if o.Load == try.LoadUDP {
+			pr, err := netload.LookupProfile(o.Profile)
+			if err != nil {
+				return to, Usagef("invalid --profile: %v", err)
+			}
+			p.Load.Profile = pr.Override(rateIf(o.rateSet, o.Rate), sizeIf(o.sizeSet, o.Size))
+		}
 	default: // try refuses it, naming the probes it accepts
 		to.Probe = p
 		return to, nil
@@ -214,9 +229,12 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		{o.durationSet, "duration", try.ProbeSleep}, {o.gapSet, "gap", try.ProbeSleep}, {o.methodSet, "method", try.ProbeSleep},
 		{o.intervalSet, "interval", try.ProbeWake},
 		{o.toSet, "to", try.ProbeUDP}, {o.profileSet, "profile", try.ProbeUDP}, {o.rateSet, "rate", try.ProbeUDP}, {o.sizeSet, "size", try.ProbeUDP},
-		{o.moduleSet, "module", try.ProbeDPCISR},
+		{o.moduleSet, "module", try.ProbeDPCISR}, {o.loadSet, "load", try.ProbeDPCISR},
 	} {
-		if f.set && f.probe != o.Probe {
+		// A dpcisr probe's load takes the udp probe's traffic flags:
+		// --to and, for a udp load, the profile.
+		loadFlag := o.Probe == try.ProbeDPCISR && (o.Load == try.LoadUDP && f.probe == try.ProbeUDP || o.Load == try.LoadTCP && f.name == "to")
+		if f.set && f.probe != o.Probe && !loadFlag {
 			foreign = append(foreign, "--"+f.name)
 		}
 	}
@@ -479,4 +497,18 @@ func tryUnit(r *try.Result) report.Unit {
 		return report.Ms
 	}
 	return report.Us
+}
+
+func rateIf(set bool, v float64) *float64 {
+	if !set {
+		return nil
+	}
+	return &v
+}
+
+func sizeIf(set bool, v int) *int {
+	if !set {
+		return nil
+	}
+	return &v
 }

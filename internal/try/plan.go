@@ -124,6 +124,8 @@ type Block struct {
 	// DPCISR is the dpcisr probe's report of the block: per section and
 	// module, the histogram of execution times in xperf's buckets.
 	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
+	// Load is what the dpcisr probe's traffic sent during the block.
+	Load *LoadOutcome `json:"load,omitempty"`
 }
 
 // Restore says what the experiment left in place.
