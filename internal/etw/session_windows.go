@@ -366,6 +366,7 @@ func (s *Session) dispatch(r *eventRecord) {
 		Timestamp: r.EventHeader.TimeStamp,
 		PID:       r.EventHeader.ProcessID,
 		TID:       r.EventHeader.ThreadID,
+		record:    unsafe.Pointer(r),
 	}
 	switch f := r.EventHeader.Flags; {
 	case f&eventHeaderFlag64BitHeader != 0:
