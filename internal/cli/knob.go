@@ -63,7 +63,7 @@ func knobCommonFlags(fs *pflag.FlagSet, o *KnobOptions, state bool) {
 }
 
 func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
-	fs.StringVar(&s.Adapter, "adapter", "", "Windows network adapter: name, class index (7) or GUID (rss, interrupt-moderation)")
+	fs.StringVar(&s.Adapter, "adapter", "", "Windows network adapter: name, class index (7) or GUID (rss, interrupt-moderation, msi-mode, nic-buffers, nic-power-saving)")
 	fs.StringVar(&s.Iface, "iface", "", "Linux network interface (rps, coalescing)")
 	fs.StringVar(&s.Queue, "queue", "", "rx queue, e.g. rx-0 (rps; default all)")
 	fs.StringVar(&s.IRQ, "irq", "", "IRQ number (irq-affinity)")

@@ -79,6 +79,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 		return err
 	}
 	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
+	run.TraceDPC, run.NoTraceDPC = netload.DefaultDPCTracer()
 	if !o.JSON {
 		run.OnPhase = func(p netload.Profile) {
 			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, report.Duration(o.Duration))

@@ -34,6 +34,13 @@ func printTCPEvents(w io.Writer, t *netload.TCPEvents) {
 			fmt.Fprintf(w, "  last RACK reordering window (RackReoWind): %d\n", wnd)
 		}
 	}
+	if d := t.DSack; d != nil {
+		fmt.Fprintf(w, "  D-SACKs counted: %d in %d TcpReceiveSack events\n", d.DSacks, d.ReceiveSacks)
+		fmt.Fprintf(w, "  reorder window: %d updates, %d changes, adapted %v\n", len(d.Updates), d.Changes, d.Adapted)
+		for _, l := range report.WrapHanging("  verdict: "+d.Verdict, 4, 80) {
+			fmt.Fprintln(w, l)
+		}
+	}
 	for _, n := range t.Notes {
 		for _, l := range report.WrapHanging("  note: "+strings.TrimSpace(n), 4, 80) {
 			fmt.Fprintln(w, l)

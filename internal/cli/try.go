@@ -54,12 +54,14 @@ type TryOptions struct {
 	Rate     float64
 	Size     int
 	Module   string
+	Load     string
 
 	settings                       map[string]string
 	settleSet, bySet, seedSet      bool
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
 	toSet, profileSet, moduleSet   bool
+	loadSet                        bool
 	command                        []string
 }
 
@@ -84,9 +86,10 @@ cannot pass for an effect. Lower is better.
 timer-slack (Linux) and timer-resolution (Windows) apply to latlab's own
 measuring thread or process; other knobs apply system-wide, as
 latlab knob set does. Knobs that take effect only after a reboot are
-refused with the two runs that measure them by hand; rss and
-interrupt-moderation (Windows) need --restart-adapter, which restarts the
-network adapter after each change and each restore.
+refused with the two runs that measure them by hand; rss,
+interrupt-moderation, nic-buffers and nic-power-saving (Windows) need
+--restart-adapter, which restarts the network adapter after each change
+and each restore.
 
 --probe dpcisr (Windows, elevated) traces every driver's DPCs and ISRs in
 each block, as latlab dpc watch does; the arms are compared per module as
@@ -111,6 +114,7 @@ knob set says so.`,
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
 			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
+			o.loadSet = f.Changed("load")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
@@ -133,7 +137,7 @@ knob set says so.`,
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
 	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
-	fs.BoolVar(&o.Restart, "restart-adapter", false, "for rss and interrupt-moderation (Windows): restart the network adapter after each change and each restore")
+	fs.BoolVar(&o.Restart, "restart-adapter", false, "for the adapter knobs (rss, interrupt-moderation, nic-buffers, nic-power-saving; Windows): restart the network adapter after each change and each restore")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
@@ -153,6 +157,7 @@ knob set says so.`,
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
 	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
+	fs.StringVar(&o.Load, "load", "", "dpcisr probe: traffic to latlab net serve at --to during each block: udp (--profile, --rate, --size) or tcp (a bulk stream to its discard port)")
 	return cmd
 }
 
@@ -200,6 +205,17 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		p.UDP = netload.UDPOptions{To: o.To, RatePPS: pr.RatePPS, Size: pr.Size, DSCP: -1, Thread: &th}
 	case try.ProbeDPCISR:
 		p.Module = o.Module
+		if o.Load != "" && o.Load != try.LoadUDP && o.Load != try.LoadTCP {
+			return to, Usagef("invalid --load %q: accepted udp or tcp", o.Load)
+		}
+		p.Load = try.Load{Kind: o.Load, To: o.To}
+		if o.Load == try.LoadUDP {
+			pr, err := netload.LookupProfile(o.Profile)
+			if err != nil {
+				return to, Usagef("invalid --profile: %v", err)
+			}
+			p.Load.Profile = pr.Override(rateIf(o.rateSet, o.Rate), sizeIf(o.sizeSet, o.Size))
+		}
 	default: // try refuses it, naming the probes it accepts
 		to.Probe = p
 		return to, nil
@@ -213,9 +229,12 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		{o.durationSet, "duration", try.ProbeSleep}, {o.gapSet, "gap", try.ProbeSleep}, {o.methodSet, "method", try.ProbeSleep},
 		{o.intervalSet, "interval", try.ProbeWake},
 		{o.toSet, "to", try.ProbeUDP}, {o.profileSet, "profile", try.ProbeUDP}, {o.rateSet, "rate", try.ProbeUDP}, {o.sizeSet, "size", try.ProbeUDP},
-		{o.moduleSet, "module", try.ProbeDPCISR},
+		{o.moduleSet, "module", try.ProbeDPCISR}, {o.loadSet, "load", try.ProbeDPCISR},
 	} {
-		if f.set && f.probe != o.Probe {
+		// A dpcisr probe's load takes the udp probe's traffic flags:
+		// --to and, for a udp load, the profile.
+		loadFlag := o.Probe == try.ProbeDPCISR && (o.Load == try.LoadUDP && f.probe == try.ProbeUDP || o.Load == try.LoadTCP && f.name == "to")
+		if f.set && f.probe != o.Probe && !loadFlag {
 			foreign = append(foreign, "--"+f.name)
 		}
 	}
@@ -478,4 +497,18 @@ func tryUnit(r *try.Result) report.Unit {
 		return report.Ms
 	}
 	return report.Us
+}
+
+func rateIf(set bool, v float64) *float64 {
+	if !set {
+		return nil
+	}
+	return &v
+}
+
+func sizeIf(set bool, v int) *int {
+	if !set {
+		return nil
+	}
+	return &v
 }

@@ -24,6 +24,8 @@ func defaultOf(c *Case) string {
 		return "the driver's choice"
 	case "rss", "interrupt-moderation":
 		return "the driver's Ndi\\Params default"
+	case "msi-mode", "nic-buffers", "nic-power-saving":
+		return defaultOfNIC(c)
 	case "qos-dscp":
 		return "no policy"
 	case "timer-slack":

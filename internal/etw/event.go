@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"unicode/utf16"
+	"unsafe"
 )
 
 // GUID is a Windows GUID, in the memory layout of windows.GUID.
@@ -37,6 +38,10 @@ type Event struct {
 	Timestamp int64
 	PID, TID  uint32
 	Data      []byte
+
+	// record is the EVENT_RECORD during a live session's callback (nil
+	// otherwise), for TdhGetEventInformation; it must not be kept.
+	record unsafe.Pointer
 }
 
 // EVENT_HEADER.Flags bits (evntcons.h). On 64-bit Windows every event

@@ -376,6 +376,7 @@ func (s *Session) dispatch(r *eventRecord) {
 		Timestamp: r.EventHeader.TimeStamp,
 		PID:       r.EventHeader.ProcessID,
 		TID:       r.EventHeader.ThreadID,
+		record:    unsafe.Pointer(r),
 	}
 	ev.PointerSize = headerPointerSize(r.EventHeader.Flags)
 	if r.EventHeader.Flags&eventHeaderFlagProcessorIndex != 0 {

@@ -18,6 +18,8 @@ const (
 	TCPIPKeywordDiagnosis   = 0x80
 	TCPIPKeywordSendPath    = 0x100000000
 	TCPIPKeywordConnectPath = 0x400000000
+	// TCPIPKeywordAll enables every keyword (EnableTraceEx2's MatchAnyKeyword).
+	TCPIPKeywordAll = 0xFFFFFFFFFFFFFFFF
 )
 
 // The TCP/IP events latlab decodes. Their layouts are the templates of the

@@ -21,13 +21,20 @@ type TCPTrace struct {
 	dropped int
 	bad     int
 	badMsg  string
+	// templates caches each event's template from the manifest by ID and
+	// version (nil: TDH has none, the Windows 10 layouts decide).
+	templates map[uint32]*EventInfo
+	tdhErr    string
 }
 
-// StartTCPTrace starts recording (Windows, elevated): the send-path,
-// connect-path and diagnosis keywords at the verbose level, where TcpRack
-// is written.
+// StartTCPTrace starts recording (Windows, elevated) at the verbose level,
+// where TcpRack is written: every keyword, since the Windows 11
+// loss-recovery events read by name (NamedTCPEvents) come under keywords
+// no published manifest names; the send-path, connect-path and diagnosis
+// keywords carry the Windows 10 ones. Events latlab does not read are
+// dropped as they arrive.
 func StartTCPTrace() (*TCPTrace, error) {
-	s, err := StartProvider(tcpTraceSession, TCPIPGUID, 5, TCPIPKeywordDiagnosis|TCPIPKeywordSendPath|TCPIPKeywordConnectPath)
+	s, err := StartProvider(tcpTraceSession, TCPIPGUID, 5, TCPIPKeywordAll)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +51,12 @@ func (t *TCPTrace) handle(ev *Event) {
 	if ev.Provider != TCPIPGUID {
 		return
 	}
-	e, ok, err := DecodeTCPIP(ev)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok, err := t.decode(ev)
 	if !ok {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	switch {
 	case err != nil:
 		t.bad++
@@ -90,8 +97,39 @@ func (t *TCPTrace) Stop() (events []TCPEvent, freq int64, notes []string) {
 	if t.dropped > 0 {
 		notes = append(notes, fmt.Sprintf("%d events past the first %d were not kept", t.dropped, MaxTCPEvents))
 	}
+	if t.tdhErr != "" {
+		notes = append(notes, "the TCPIP manifest could not be read for some events (the Windows 10 layouts were used where they exist): "+t.tdhErr)
+	}
 	if ev, buf := t.s.Lost(); ev > 0 || buf > 0 {
 		notes = append(notes, fmt.Sprintf("the session lost %d events and %d real-time buffers", ev, buf))
 	}
 	return t.events, t.s.Frequency(), notes
+}
+
+// maxTemplates bounds the cache: a manifest has some hundreds of events.
+const maxTemplates = 4096
+
+// decode reads an event by its template from the machine's manifest
+// (TdhGetEventInformation), once per ID and version, and falls back to
+// the published Windows 10 layouts (DecodeTCPIP) where TDH has none.
+func (t *TCPTrace) decode(ev *Event) (TCPEvent, bool, error) {
+	key := uint32(ev.ID)<<8 | uint32(ev.Version)
+	info, cached := t.templates[key]
+	if !cached && len(t.templates) < maxTemplates {
+		var err error
+		info, err = eventTemplate(ev)
+		if err != nil && t.tdhErr == "" {
+			t.tdhErr = err.Error()
+		}
+		if t.templates == nil {
+			t.templates = map[uint32]*EventInfo{}
+		}
+		t.templates[key] = info
+	}
+	if info != nil {
+		if e, ok, err := DecodeByTemplate(info, ev); ok && err == nil {
+			return e, true, nil
+		}
+	}
+	return DecodeTCPIP(ev)
 }

@@ -28,6 +28,9 @@ type Env struct {
 	Privileged func() error
 	// Display returns the active display paths (QueryDisplayConfig).
 	Display func() ([]DisplayPath, error)
+	// RSSState reads the global and per-adapter RSS state (netsh,
+	// Get-NetAdapterRss); nil where there is none.
+	RSSState func() (*RSSState, error)
 
 	// FaultAfter > 0 calls Crash right after that many writes.
 	FaultAfter int

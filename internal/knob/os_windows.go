@@ -20,10 +20,11 @@ func newEnv(root string) *Env {
 			BackendRegistry: Registry{},
 			BackendBCD:      NewBCD(),
 		},
-		Build:   v.BuildNumber,
-		Server:  v.ProductType != 1, // VER_NT_WORKSTATION
-		TickMs:  15.625,
-		Display: QueryDisplayPaths,
+		Build:    v.BuildNumber,
+		Server:   v.ProductType != 1, // VER_NT_WORKSTATION
+		TickMs:   15.625,
+		Display:  QueryDisplayPaths,
+		RSSState: ReadRSSState,
 		Privileged: func() error {
 			if !windows.GetCurrentProcessToken().IsElevated() {
 				return errors.New("changing system settings needs an elevated prompt (Run as administrator); nothing was changed")

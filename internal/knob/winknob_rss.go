@@ -87,6 +87,7 @@ func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
 			ex.Text = append(ex.Text, fmt.Sprintf("  %-19s %d-%d  %s", k.name, k.min, k.max, k.desc))
 		}
 		ex.Text = append(ex.Text, "Drivers that declare only *RSS and *NumRssQueues in their INF (the Intel I225-V) hide the advanced ones from the Advanced tab.")
+		ex.Text = append(ex.Text, rssStateExplain()...)
 		return ex, nil
 	}
 	kvs, err := parseRSS(value)
@@ -165,6 +166,7 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 		}
 		r.Items = append(r.Items, it)
 	}
+	addRSSState(env, r)
 	return r, nil
 }
 

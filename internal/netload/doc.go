@@ -122,6 +122,9 @@ type TCPData struct {
 	// ETW holds the TCP/IP provider's events of the connection
 	// (net tcp-discard --etw, Windows).
 	ETW *etw.TCPConnection `json:"etw,omitempty"`
+	// DSack is the verdict on D-SACKs and the reorder window from the
+	// Windows 11 loss-recovery events (with --etw).
+	DSack *etw.DSackReport `json:"dsack,omitempty"`
 }
 
 // Values returns the sampled smoothed RTTs (result.Sampled).
@@ -199,7 +202,7 @@ func NewTCPData(r *TCPResult) (*TCPData, []string) {
 		notes = append(notes, fmt.Sprintf("sampling stopped at %d samples", MaxTCPSamples))
 	}
 	if r.Events != nil {
-		d.ETW = r.Events.Conn
+		d.ETW, d.DSack = r.Events.Conn, r.Events.DSack
 		notes = append(notes, r.Events.Notes...)
 	}
 	return d, notes

@@ -29,6 +29,11 @@ type RSSOptions struct {
 	Root string
 	// OnPhase, when set, is called as each phase begins.
 	OnPhase func(Profile)
+	// TraceDPC, when set, traces each phase's DPCs per driver module
+	// (Windows, elevated).
+	TraceDPC DPCTracer
+	// NoTraceDPC says why there is no TraceDPC where DPCs exist.
+	NoTraceDPC string
 }
 
 // RSSPhase is one load's outcome.
@@ -46,6 +51,10 @@ type RSSPhase struct {
 	BusyCPUs   []int         `json:"busy_cpus"`
 	QueuesUsed []string      `json:"queues_used"`
 	Interval   *irq.Interval `json:"interval"`
+	// DPC is the DPC time per driver module while the phase ran, when a
+	// trace could run; DPCNote says why there is none.
+	DPC     []ModuleDPC `json:"dpc_by_module,omitempty"`
+	DPCNote string      `json:"dpc_note,omitempty"`
 }
 
 // RSSResult is the outcome of RunRSS and the payload of a document of
@@ -118,7 +127,12 @@ func RunRSS(ctx context.Context, o RSSOptions) (*RSSResult, error) {
 		if _, err := w.Next(); err != nil { // start the phase's interval
 			return nil, err
 		}
-		u, err := RunUDP(ctx, UDPOptions{To: target, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, DSCP: -1})
+		var u *UDPResult
+		dpc, dpcNote, err := tracePhase(ctx, o.TraceDPC, o.Duration, func() error {
+			var err error
+			u, err = RunUDP(ctx, UDPOptions{To: target, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, DSCP: -1})
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -128,12 +142,16 @@ func RunRSS(ctx context.Context, o RSSOptions) (*RSSResult, error) {
 		}
 		work, role := phaseWork(iv)
 		r.Phases = append(r.Phases, RSSPhase{Profile: name, Sent: u.Sent, Lost: u.Lost, AchievedPPS: u.AchievedRatePPS(), RTT: stats.Summarize(u.RTT),
-			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv), Interval: iv})
+			WorkRole: role, WorkPerCPU: work, BusyCPUs: irq.BusyCPUs(iv.CPUs, work, o.Share), QueuesUsed: queuesUsed(iv), Interval: iv,
+			DPC: dpc, DPCNote: dpcNote})
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	r.Verdict = rssVerdict(r, ifc)
+	if o.TraceDPC == nil && o.NoTraceDPC != "" {
+		r.Verdict = append(r.Verdict, o.NoTraceDPC)
+	}
 	return r, nil
 }
 
@@ -187,6 +205,11 @@ func rssVerdict(d *RSSResult, ifc *irq.Iface) []string {
 			q = fmt.Sprintf("%d queue interrupt(s) active (%s)", len(ph.QueuesUsed), strings.Join(ph.QueuesUsed, ", "))
 		}
 		v = append(v, fmt.Sprintf("%s: network work on CPU %s; %s", ph.Profile, irq.FormatCPUList(ph.BusyCPUs), q))
+		if s := dpcVerdict(ph); s != "" {
+			v = append(v, s)
+		} else if ph.DPCNote != "" {
+			v = append(v, ph.Profile+": "+ph.DPCNote)
+		}
 	}
 	if len(d.Phases) == 2 && !d.Loopback && ifc != nil && ifc.RxQueues > 1 {
 		g, b := len(d.Phases[0].QueuesUsed), len(d.Phases[1].QueuesUsed)

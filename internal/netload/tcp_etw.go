@@ -13,6 +13,9 @@ import (
 type TCPEvents struct {
 	Conn  *etw.TCPConnection // nil when the addresses could not be matched
 	Notes []string
+	// DSack is what the connection's Windows 11 loss-recovery events say
+	// of D-SACKs and the reorder window.
+	DSack *etw.DSackReport
 }
 
 // Retransmissions are the times of the retransmission events, for the
@@ -54,5 +57,8 @@ func stopTCPTrace(tr *etw.TCPTrace, r *TCPResult) *TCPEvents {
 	}
 	ev.Conn = etw.ForConnection(evs, local, peer, freq)
 	ev.Notes = append(ev.Notes, ev.Conn.Notes...)
+	if ev.Conn.Found {
+		ev.DSack = etw.AnalyzeDSack(ev.Conn)
+	}
 	return ev
 }

@@ -124,6 +124,8 @@ type Block struct {
 	// DPCISR is the dpcisr probe's report of the block: per section and
 	// module, the histogram of execution times in xperf's buckets.
 	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
+	// Load is what the dpcisr probe's traffic sent during the block.
+	Load *LoadOutcome `json:"load,omitempty"`
 }
 
 // Restore says what the experiment left in place.
@@ -176,7 +178,7 @@ func plan(o Options) (*experiment, error) {
 	case !in.Live():
 		return nil, refusal(in, o.Values, probeCommand(o.Probe))
 	case o.RestartAdapter:
-		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation on Windows); %s takes effect without", in.Name)
+		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation, nic-buffers, nic-power-saving on Windows); %s takes effect without", in.Name)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = DefaultBlocks

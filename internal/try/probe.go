@@ -22,6 +22,7 @@ type measured struct {
 	overhead    *probe.Overhead
 	warmupNs    int64
 	report      *dpcisr.Report // dpcisr
+	load        *LoadOutcome   // dpcisr with a load
 }
 
 // udpDrain is how long a UDP block waits for the last echoes: a block is
@@ -116,11 +117,22 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 		m.samples, m.lost, m.setup = r.RTT, r.Lost, r.Thread
 		m.method = "UDP echo round trip, sends paced by " + r.PacerMethod
 	case ProbeDPCISR:
-		r, err := watch(ctx, d)
+		var r *dpcisr.Report
+		lo, err := underLoad(ctx, p.Load, d, func(ctx context.Context) error {
+			var err error
+			r, err = watch(ctx, d)
+			return err
+		})
 		if err != nil {
+			if IsInput(err) {
+				return m, err
+			}
 			return m, fmt.Errorf("dpcisr probe: %w", err)
 		}
-		m.report, m.method = r, dpcMethod
+		m.report, m.method, m.load = r, dpcMethod, lo
+		if lo != nil {
+			m.method += ", under " + loadWords(p.Load)
+		}
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}

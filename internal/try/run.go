@@ -179,6 +179,7 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *kn
 		// A block in which the module ran no DPC measured that: it is
 		// complete.
 		b.DPCISR, b.Complete = m.report, ctx.Err() == nil
+		b.Load = m.load
 	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"

@@ -63,6 +63,8 @@ type Probe struct {
 	// Module is the driver module whose DPCs the block test of the dpcisr
 	// probe follows ("" = the one with the most DPC time in the run).
 	Module string
+	// Load is traffic the dpcisr probe sends while each block traces.
+	Load Load
 }
 
 // Options configure an experiment.
@@ -168,6 +170,9 @@ func probeCommand(p Probe) string {
 }
 
 func validateProbe(p Probe) error {
+	if err := validateLoad(p); err != nil {
+		return err
+	}
 	switch p.Kind {
 	case ProbeSleep:
 		o := p.Sleep

@@ -66,3 +66,11 @@ package winapi
 
 //sys	NtQuerySystemInformation(class uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) = ntdll.NtQuerySystemInformation
 //sys	wineGetVersion() (version uintptr, err error) = ntdll.wine_get_version?
+
+// tdh: an event's template from its provider's manifest
+// (TdhGetEventInformation, tdh.h). event is the EVENT_RECORD the trace
+// callback got; buffer receives a TRACE_EVENT_INFO, laid out and read by
+// package etw. It returns its status (ERROR_INSUFFICIENT_BUFFER with the
+// size needed in bufferSize).
+
+//sys	TdhGetEventInformation(event unsafe.Pointer, contextCount uint32, context uintptr, buffer *byte, bufferSize *uint32) (tdherr error) = tdh.TdhGetEventInformation?

@@ -42,6 +42,7 @@ var (
 	modkernel32 = windows.NewLazySystemDLL("kernel32.dll")
 	modntdll    = windows.NewLazySystemDLL("ntdll.dll")
 	modpdh      = windows.NewLazySystemDLL("pdh.dll")
+	modtdh      = windows.NewLazySystemDLL("tdh.dll")
 	moduser32   = windows.NewLazySystemDLL("user32.dll")
 	modwinmm    = windows.NewLazySystemDLL("winmm.dll")
 
@@ -76,6 +77,7 @@ var (
 	procPdhCollectQueryData            = modpdh.NewProc("PdhCollectQueryData")
 	procPdhGetFormattedCounterArrayW   = modpdh.NewProc("PdhGetFormattedCounterArrayW")
 	procPdhOpenQueryW                  = modpdh.NewProc("PdhOpenQueryW")
+	procTdhGetEventInformation         = modtdh.NewProc("TdhGetEventInformation")
 	procGetDisplayConfigBufferSizes    = moduser32.NewProc("GetDisplayConfigBufferSizes")
 	procQueryDisplayConfig             = moduser32.NewProc("QueryDisplayConfig")
 	proctimeBeginPeriod                = modwinmm.NewProc("timeBeginPeriod")
@@ -371,6 +373,18 @@ func PdhOpenQuery(source *uint16, userData uintptr, query *uintptr) (pdhstatus e
 	r0, _, _ := syscall.SyscallN(procPdhOpenQueryW.Addr(), uintptr(unsafe.Pointer(source)), uintptr(userData), uintptr(unsafe.Pointer(query)))
 	if r0 != 0 {
 		pdhstatus = syscall.Errno(r0)
+	}
+	return
+}
+
+func TdhGetEventInformation(event unsafe.Pointer, contextCount uint32, context uintptr, buffer *byte, bufferSize *uint32) (tdherr error) {
+	tdherr = procTdhGetEventInformation.Find()
+	if tdherr != nil {
+		return
+	}
+	r0, _, _ := syscall.SyscallN(procTdhGetEventInformation.Addr(), uintptr(event), uintptr(contextCount), uintptr(context), uintptr(unsafe.Pointer(buffer)), uintptr(unsafe.Pointer(bufferSize)))
+	if r0 != 0 {
+		tdherr = syscall.Errno(r0)
 	}
 	return
 }

@@ -1,0 +1,80 @@
+package doctor
+
+import "github.com/latlab/latlab/internal/knob"
+
+// The fixture's I210 as a PCI device, and the bench keywords its INF
+// declares (GamingPCSetup's bench: "MSI Mode", "RX & TX buffer 768",
+// "Adapter Power Savings Off").
+const i210Instance = `PCI\VEN_8086&DEV_1533&SUBSYS_00018086&REV_03\4&2A3B4C5D&0&00E4`
+
+func msiValue(v *knob.Value) win {
+	return func(_ *knob.Env, reg, _ *knob.Mem) {
+		reg.Set(adapterKey, "DeviceInstanceID", knob.SZ(i210Instance))
+		key := knob.EnumKey + `\` + i210Instance + `\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties`
+		if v == nil {
+			reg.CreateKey(knob.EnumKey + `\` + i210Instance + `\Device Parameters`)
+			return
+		}
+		reg.Set(key, "MSISupported", *v)
+	}
+}
+
+func valuePtr(v knob.Value) *knob.Value { return &v }
+
+// benchKeywords declares the buffer and power keywords on the I210 and
+// stores the given values.
+func benchKeywords(stored map[string]string) win {
+	return func(_ *knob.Env, reg, _ *knob.Mem) {
+		for kw, def := range map[string]string{"*ReceiveBuffers": "256", "*TransmitBuffers": "256"} {
+			p := adapterKey + `\Ndi\Params\` + kw
+			reg.Set(p, "type", knob.SZ("int"))
+			reg.Set(p, "default", knob.SZ(def))
+			reg.Set(p, "min", knob.SZ("80"))
+			reg.Set(p, "max", knob.SZ("2048"))
+			reg.Set(p, "step", knob.SZ("8"))
+		}
+		ndiEnum(reg.Set, adapterKey, "*EEE", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
+		ndiEnum(reg.Set, adapterKey, "SipsEnabled", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
+		for n, v := range stored {
+			reg.Set(adapterKey, n, knob.SZ(v))
+		}
+	}
+}
+
+func init() {
+	ruleCases = append(ruleCases,
+		ruleCase{rule: "msi-none", knob: "msi-mode", verd: Default, reason: "no network adapter with a PCI device"},
+		ruleCase{rule: "msi-off", knob: "msi-mode", verd: Suspicious, reason: "RSS needs MSI-X", win: msiValue(valuePtr(knob.DWORD(0)))},
+		ruleCase{rule: "msi-on", knob: "msi-mode", verd: Default, reason: "as on the GamingPCSetup test bench", win: msiValue(valuePtr(knob.DWORD(1)))},
+		ruleCase{rule: "msi-absent", knob: "msi-mode", verd: Default, reason: "the driver's INF did not ask for MSI", win: msiValue(nil)},
+		ruleCase{rule: "msi-other", knob: "msi-mode", verd: Suspicious, reason: "not 0 or 1", win: msiValue(valuePtr(knob.DWORD(2)))},
+
+		ruleCase{rule: "buffers-none", knob: "nic-buffers", verd: Default, reason: "no network adapter declares *ReceiveBuffers"},
+		ruleCase{rule: "buffers-out-of-range", knob: "nic-buffers", verd: Suspicious, reason: "*ReceiveBuffers=4096 is outside what the adapter declares (80-2048 in steps of 8)",
+			win: benchKeywords(map[string]string{"*ReceiveBuffers": "4096"})},
+		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: Default, reason: "256 receive descriptors",
+			win: benchKeywords(map[string]string{"*ReceiveBuffers": "256"})},
+		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: Tuned, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
+			win: benchKeywords(map[string]string{"*ReceiveBuffers": "768", "*TransmitBuffers": "768"})},
+
+		ruleCase{rule: "power-none", knob: "nic-power-saving", verd: Default, reason: "no network adapter declares a power-saving keyword"},
+		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, the driver's defaults",
+			win: benchKeywords(nil)},
+		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, as on the GamingPCSetup test bench",
+			win: benchKeywords(map[string]string{"*EEE": "0", "SipsEnabled": "0"})},
+		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: Tuned, reason: "changed from the driver's default: *EEE=0 (default 1)",
+			win: benchKeywords(map[string]string{"*EEE": "0"})},
+	)
+}
+
+// globalRSSOff is a machine whose netsh says RSS is disabled globally.
+func globalRSSOff(env *knob.Env, _, _ *knob.Mem) {
+	env.RSSState = func() (*knob.RSSState, error) {
+		return &knob.RSSState{Global: map[string]string{"Receive-Side Scaling State": "disabled"}}, nil
+	}
+}
+
+func init() {
+	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: Suspicious,
+		reason: "RSS is disabled globally (netsh int tcp show global)", win: globalRSSOff})
+}

@@ -1,0 +1,301 @@
+package knob
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// What RSS does on a Windows machine is decided in three places: the
+// global TCP setting ("Receive-Side Scaling State" of `netsh int tcp show
+// global`: off, no adapter spreads receive processing whatever its
+// keywords), the adapter's keywords (the rss knob), and what NDIS made of
+// them (Get-NetAdapterRss: the base and maximum processor, the profile,
+// the processors and the indirection table that maps hash buckets to
+// CPUs). The I225-V procedure of the research (GamingPCSetup, djdallmann;
+// PC-Tuning, valleyofdoom: "the amount of RSS queues determines the amount
+// of consecutive CPUs that the network driver is scheduled on") is
+// checked against the last. The parsers are pure functions over the
+// commands' text output; rssstate_windows.go runs the commands.
+
+// maxStateOutput bounds what is read of a command's output.
+const maxStateOutput = 1 << 20
+
+// RSSState is the machine's RSS state as Windows reports it.
+type RSSState struct {
+	// Global are the "TCP Global Parameters" of netsh, by name.
+	Global   map[string]string `json:"tcp_global,omitempty"`
+	Adapters []AdapterRSS      `json:"adapters,omitempty"`
+	// Errors say which command failed and why.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// GlobalRSS is the global Receive-Side Scaling State ("enabled",
+// "disabled"), "" when unknown.
+func (s *RSSState) GlobalRSS() string {
+	if s == nil {
+		return ""
+	}
+	return strings.ToLower(s.Global["Receive-Side Scaling State"])
+}
+
+// AdapterRSS is one adapter of Get-NetAdapterRss.
+type AdapterRSS struct {
+	Name                 string   `json:"name"`
+	InterfaceDescription string   `json:"interface_description"`
+	Enabled              string   `json:"enabled,omitempty"`
+	Queues               string   `json:"receive_queues,omitempty"`
+	Profile              string   `json:"profile,omitempty"`
+	BaseProcessor        string   `json:"base_processor,omitempty"` // group:number
+	MaxProcessor         string   `json:"max_processor,omitempty"`
+	MaxProcessors        string   `json:"max_processors,omitempty"`
+	Processors           []string `json:"processors,omitempty"`        // group:number/NUMA distance
+	IndirectionTable     []string `json:"indirection_table,omitempty"` // group:number per bucket
+}
+
+// IndirectionCPUs are the distinct processors of the indirection table in
+// order of first use.
+func (a AdapterRSS) IndirectionCPUs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range a.IndirectionTable {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Summary is the adapter's RSS state in one line.
+func (a AdapterRSS) Summary() string {
+	var parts []string
+	if a.Enabled != "" {
+		parts = append(parts, "enabled "+strings.ToLower(a.Enabled))
+	}
+	if a.Queues != "" {
+		parts = append(parts, a.Queues+" queues")
+	}
+	if a.Profile != "" {
+		parts = append(parts, "profile "+a.Profile)
+	}
+	if a.BaseProcessor != "" {
+		parts = append(parts, "base "+a.BaseProcessor)
+	}
+	if a.MaxProcessors != "" {
+		parts = append(parts, "max "+a.MaxProcessors+" processors")
+	}
+	if cpus := a.IndirectionCPUs(); len(cpus) > 0 {
+		parts = append(parts, fmt.Sprintf("indirection table: %d entries over %s", len(a.IndirectionTable), strings.Join(cpus, " ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ParseTCPGlobal reads `netsh interface tcp show global`: "Name : value"
+// lines under "TCP Global Parameters" (Microsoft, "netsh interface tcp"
+// documentation; the names as Windows 10 and 11 print them in English).
+func ParseTCPGlobal(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	for sc.Scan() {
+		// The name is padded to the colon: "Initial RTO   : 1000"; a
+		// message such as "not found: ..." has no space before it.
+		k, v, ok := strings.Cut(sc.Text(), " : ")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || strings.HasPrefix(k, "-") || len(out) >= 64 {
+			continue
+		}
+		out[clip(k)] = clip(v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("netsh output: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("netsh output: no \"Name : value\" line")
+	}
+	return out, nil
+}
+
+// ParseNetAdapterRSS reads Get-NetAdapterRss in PowerShell's list format:
+// one block of "Name : value" lines per adapter, blank lines between, and
+// the processor array and the indirection table continued on lines that
+// start with spaces (Microsoft's Get-NetAdapterRss reference shows the
+// layout).
+func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
+	var out []AdapterRSS
+	var cur *AdapterRSS
+	last := ""
+	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	const maxEntries = 4096
+	add := func(field, v string) {
+		if cur == nil {
+			return
+		}
+		switch field {
+		case "processors":
+			for _, f := range strings.Fields(v) {
+				if len(cur.Processors) < maxEntries {
+					cur.Processors = append(cur.Processors, clip(f))
+				}
+			}
+		case "indirection":
+			for _, f := range strings.Fields(v) {
+				if len(cur.IndirectionTable) < maxEntries {
+					cur.IndirectionTable = append(cur.IndirectionTable, clip(f))
+				}
+			}
+		}
+	}
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			last = ""
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			add(last, line) // a continuation of the array or the table
+			continue
+		}
+		k, v, ok := cutListField(line)
+		if !ok {
+			last = ""
+			continue
+		}
+		if k == "Name" {
+			if len(out) >= 256 {
+				break
+			}
+			out = append(out, AdapterRSS{Name: clip(v)})
+			cur = &out[len(out)-1]
+			last = ""
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		last = ""
+		switch {
+		case k == "InterfaceDescription":
+			cur.InterfaceDescription = clip(v)
+		case k == "Enabled":
+			cur.Enabled = clip(v)
+		case k == "NumberOfReceiveQueues":
+			cur.Queues = clip(v)
+		case k == "Profile":
+			cur.Profile = clip(v)
+		case strings.HasPrefix(k, "BaseProcessor"):
+			cur.BaseProcessor = clip(v)
+		case strings.HasPrefix(k, "MaxProcessor:") || k == "MaxProcessor":
+			cur.MaxProcessor = clip(v)
+		case k == "MaxProcessors":
+			cur.MaxProcessors = clip(v)
+		case strings.HasPrefix(k, "RssProcessorArray"):
+			last = "processors"
+			add(last, v)
+		case strings.HasPrefix(k, "IndirectionTable"):
+			last = "indirection"
+			add(last, v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("Get-NetAdapterRss output: %w", err)
+	}
+	return out, nil
+}
+
+// cutListField splits a list-format line at the " : " that ends its name
+// (names such as "BaseProcessor: [Group:Number]" hold colons themselves).
+func cutListField(line string) (string, string, bool) {
+	i := strings.Index(line, " : ")
+	if i < 0 {
+		if strings.HasSuffix(strings.TrimRight(line, " "), " :") {
+			return strings.TrimSpace(strings.TrimRight(strings.TrimRight(line, " "), ":")), "", true
+		}
+		return "", "", false
+	}
+	return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+3:]), true
+}
+
+// forAdapter is the Get-NetAdapterRss entry of the adapter whose
+// InterfaceDescription is its DriverDesc (Windows adds " #2" to the
+// second of two alike).
+func (s *RSSState) forAdapter(desc string) (AdapterRSS, bool) {
+	if s == nil {
+		return AdapterRSS{}, false
+	}
+	for _, a := range s.Adapters {
+		if strings.EqualFold(a.InterfaceDescription, desc) {
+			return a, true
+		}
+	}
+	return AdapterRSS{}, false
+}
+
+// addRSSState puts the machine's RSS state into an rss reading: the global
+// state as a note, each adapter's Get-NetAdapterRss in its item.
+func addRSSState(env *Env, r *Reading) {
+	if env.RSSState == nil {
+		return
+	}
+	s, err := env.RSSState()
+	if err != nil {
+		r.Notes = append(r.Notes, "RSS state not read: "+err.Error())
+		return
+	}
+	if g := s.GlobalRSS(); g != "" {
+		r.Notes = append(r.Notes, "global Receive-Side Scaling State (netsh int tcp show global): "+g)
+		if g != "enabled" {
+			r.Notes = append(r.Notes, "RSS is off for every adapter whatever its keywords: netsh int tcp set global rss=enabled turns it on")
+		}
+	}
+	if v := s.Global["Receive Segment Coalescing State"]; v != "" {
+		r.Notes = append(r.Notes, "Receive Segment Coalescing State (netsh): "+strings.ToLower(v))
+	}
+	for _, e := range s.Errors {
+		r.Notes = append(r.Notes, e)
+	}
+	for i := range r.Items {
+		it := &r.Items[i]
+		_, desc, _ := strings.Cut(it.Target, " ") // "0007 Intel(R) ..."
+		a, ok := s.forAdapter(desc)
+		if !ok {
+			continue
+		}
+		it.Meaning += "; Get-NetAdapterRss: " + a.Summary()
+		if m, ok := it.Detail.(map[string]any); ok {
+			m["adapter_rss"] = a
+		} else if it.Detail == nil {
+			it.Detail = map[string]any{"adapter_rss": a}
+		}
+		if strings.EqualFold(a.Enabled, "False") && storedKeyword(it, "*RSS") == "1" {
+			it.Warnings = append(it.Warnings, "*RSS is 1 but Get-NetAdapterRss says Enabled False: the driver or the global state keeps RSS off")
+		}
+	}
+}
+
+// storedKeyword is the stored value of an adapter keyword of an item.
+func storedKeyword(it *Item, kw string) string {
+	for _, x := range it.Extra {
+		if strings.EqualFold(x.Loc.Name, kw) {
+			return strings.TrimSpace(x.Old.String())
+		}
+	}
+	return ""
+}
+
+// rssStateExplain is what rss's explanation says of the state outside
+// the keywords.
+func rssStateExplain() []string {
+	return []string{
+		"Outside the keywords: netsh int tcp show global (\"Receive-Side Scaling",
+		"  State\": disabled keeps RSS off for every adapter) and Get-NetAdapterRss",
+		"  (base and max processor, profile, the processors NDIS chose and the",
+		"  indirection table of hash buckets to CPUs); knob get rss shows both.",
+		"PC-Tuning (valleyofdoom): the number of RSS queues is the number of",
+		"  consecutive CPUs from the base the driver runs on; at ~300 kb/s of game",
+		"  traffic one CPU did the work, two at 1 Gbit/s.",
+	}
+}

@@ -1,0 +1,127 @@
+package knob
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The fixtures are written in Microsoft's documented layout, not captured
+// (testdata/rssstate.PROVENANCE).
+func TestParseTCPGlobal(t *testing.T) {
+	f, err := os.Open("testdata/netsh-tcp-global.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := ParseTCPGlobal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &RSSState{Global: g}
+	if s.GlobalRSS() != "enabled" || g["Receive Segment Coalescing State"] != "enabled" || g["Initial RTO"] != "1000" || len(g) != 13 {
+		t.Errorf("parsed %q", g)
+	}
+	if _, err := ParseTCPGlobal(strings.NewReader("The following command was not found: interface tcp show global.\r\n")); err == nil {
+		t.Error("an error message parsed as parameters")
+	}
+}
+
+func TestParseNetAdapterRSS(t *testing.T) {
+	f, err := os.Open("testdata/get-netadapterrss.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	as, err := ParseNetAdapterRSS(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != 2 {
+		t.Fatalf("%d adapters: %+v", len(as), as)
+	}
+	a := as[0]
+	if a.InterfaceDescription != "Intel(R) Ethernet Controller (3) I225-V" || a.BaseProcessor != "0:2" || a.MaxProcessor != "0:3" || a.MaxProcessors != "2" ||
+		a.Profile != "NUMAStatic" || a.Queues != "2" || strings.Join(a.Processors, " ") != "0:2/0 0:3/0" || len(a.IndirectionTable) != 16 {
+		t.Errorf("adapter %+v", a)
+	}
+	if got := a.Summary(); got != "enabled true, 2 queues, profile NUMAStatic, base 0:2, max 2 processors, indirection table: 16 entries over 0:2 0:3" {
+		t.Errorf("summary %q", got)
+	}
+	if b := as[1]; b.Enabled != "False" || len(b.IndirectionTable) != 0 || b.MaxProcessor != "0:63" {
+		t.Errorf("second adapter %+v", b)
+	}
+}
+
+func FuzzParseNetAdapterRSS(f *testing.F) {
+	b, _ := os.ReadFile("testdata/get-netadapterrss.txt")
+	f.Add(string(b))
+	f.Add("Name : x\n  0:1\nIndirectionTable : \n 0:0 0:1\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		as, err := ParseNetAdapterRSS(strings.NewReader(s))
+		if err == nil {
+			for _, a := range as {
+				_ = a.Summary()
+			}
+		}
+	})
+}
+
+func FuzzParseTCPGlobal(f *testing.F) {
+	b, _ := os.ReadFile("testdata/netsh-tcp-global.txt")
+	f.Add(string(b))
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := ParseTCPGlobal(strings.NewReader(s))
+		if err == nil && len(g) == 0 {
+			t.Fatal("no parameters and no error")
+		}
+	})
+}
+
+// knob get rss shows the global state and what NDIS made of the keywords.
+func TestRSSReadingWithState(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	state := func(global string) func() (*RSSState, error) {
+		return func() (*RSSState, error) {
+			g, _ := os.ReadFile("testdata/netsh-tcp-global.txt")
+			a, _ := os.ReadFile("testdata/get-netadapterrss.txt")
+			gl, err := ParseTCPGlobal(strings.NewReader(strings.Replace(string(g), "State          : enabled", "State          : "+global, 1)))
+			if err != nil {
+				return nil, err
+			}
+			as, err := ParseNetAdapterRSS(strings.NewReader(string(a)))
+			return &RSSState{Global: gl, Adapters: as}, err
+		}
+	}
+	env.RSSState = state("enabled")
+	r := get(t, env, "rss", Selector{})
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "global Receive-Side Scaling State (netsh int tcp show global): enabled") || strings.Contains(notes, "RSS is off for every adapter") {
+		t.Errorf("notes %v", r.Notes)
+	}
+	for _, it := range r.Items {
+		switch {
+		case strings.Contains(it.Target, "I225-V"):
+			if !strings.Contains(it.Meaning, "Get-NetAdapterRss: enabled true, 2 queues, profile NUMAStatic, base 0:2") {
+				t.Errorf("I225-V meaning %q", it.Meaning)
+			}
+			if d, _ := it.Detail.(map[string]any); d == nil || d["adapter_rss"] == nil || d["ndi_params"] == nil {
+				t.Errorf("I225-V detail %+v", it.Detail)
+			}
+		case strings.Contains(it.Target, "Realtek"):
+			if !strings.Contains(strings.Join(it.Warnings, " "), "*RSS is 1 but Get-NetAdapterRss says Enabled False") {
+				t.Errorf("Realtek warnings %v", it.Warnings)
+			}
+		}
+	}
+	env.RSSState = state("disabled")
+	r = get(t, env, "rss", Selector{})
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "RSS is off for every adapter whatever its keywords") {
+		t.Errorf("global off not said: %v", r.Notes)
+	}
+	k, _ := Lookup("rss")
+	ex, _ := k.Explain("", ExplainOptions{})
+	if text := strings.Join(ex.Text, "\n"); !strings.Contains(text, "Get-NetAdapterRss") || !strings.Contains(text, "indirection table") {
+		t.Errorf("explain does not say where the state is read:\n%s", text)
+	}
+}

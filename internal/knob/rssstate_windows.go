@@ -1,0 +1,85 @@
+package knob
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/winapi"
+)
+
+// rssCommandTimeout bounds each command; PowerShell takes seconds to start.
+const rssCommandTimeout = 30 * time.Second
+
+// ReadRSSState runs netsh and Get-NetAdapterRss by their System32 paths
+// (never through PATH) and parses their output. A command that fails is
+// said in Errors; the other's result stays.
+func ReadRSSState() (*RSSState, error) {
+	sys, err := windows.GetSystemDirectory()
+	if err != nil {
+		return nil, fmt.Errorf("system directory: %w", err)
+	}
+	s := &RSSState{}
+	out, err := runBounded(filepath.Join(sys, "netsh.exe"), "interface", "tcp", "show", "global")
+	if err == nil {
+		s.Global, err = ParseTCPGlobal(bytes.NewReader(out))
+	}
+	if err != nil {
+		s.Errors = append(s.Errors, "netsh interface tcp show global: "+err.Error())
+	}
+	if winapi.UnderWine() {
+		// Wine's powershell.exe runs no script.
+		s.Errors = append(s.Errors, "Get-NetAdapterRss: not available under Wine")
+		return s, nil
+	}
+	ps := filepath.Join(sys, `WindowsPowerShell\v1.0\powershell.exe`)
+	out, err = runBounded(ps, "-NoProfile", "-NonInteractive", "-Command",
+		// The module's own list view (BaseProcessor: [Group:Number] and the
+		// indirection table as text), wide enough not to cut it.
+		"Get-NetAdapterRss | Format-List | Out-String -Width 4096")
+	if err == nil {
+		s.Adapters, err = ParseNetAdapterRSS(bytes.NewReader(out))
+	}
+	if err != nil {
+		s.Errors = append(s.Errors, "Get-NetAdapterRss: "+err.Error())
+	}
+	return s, nil
+}
+
+func runBounded(exe string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), rssCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &capped{&out, maxStateOutput}, &capped{&errOut, 4 << 10}
+	if err := cmd.Run(); err != nil {
+		msg := strings.Join(strings.Fields(errOut.String()), " ")
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+		if msg != "" {
+			return nil, fmt.Errorf("%w: %s", err, msg)
+		}
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// capped keeps the first n bytes written and discards the rest.
+type capped struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.n - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,193 @@
+package knob
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// nic-buffers: the receive and transmit descriptor counts of a network
+// adapter, the NDIS standardized keywords *ReceiveBuffers and
+// *TransmitBuffers (Microsoft, "Standardized INF Keywords for General
+// Configuration": REG_SZ numbers whose range the driver's INF states in
+// Ndi\Params as min, max and step). The GamingPCSetup interrupt
+// moderation measurements (djdallmann, CONTENT/RESEARCH/NETWORK/README.md)
+// ran with "RX & TX buffer 768" and name rx/tx buffers among the factors
+// their results "may be dependant" on. The counts are descriptors in the
+// NIC's rings, not bytes.
+
+var bufferKeywords = []struct{ name, short, desc string }{
+	{"*ReceiveBuffers", "rx", "receive descriptors"},
+	{"*TransmitBuffers", "tx", "transmit descriptors"},
+}
+
+type nicBuffers struct{ windowsKnob }
+
+func init() { register(nicBuffers{}) }
+
+func (nicBuffers) Name() string { return "nic-buffers" }
+func (nicBuffers) Summary() string {
+	return "receive and transmit descriptors of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
+}
+
+// parseBuffers reads "768" (both), "rx=768,tx=512" or
+// "*ReceiveBuffers=768".
+func parseBuffers(value string) ([]kv, error) {
+	const accepted = "accepted N (both), rx=N, tx=N or *ReceiveBuffers=N,*TransmitBuffers=N"
+	value = strings.TrimSpace(value)
+	if n, err := strconv.ParseUint(value, 10, 32); err == nil {
+		return []kv{{"*ReceiveBuffers", n}, {"*TransmitBuffers", n}}, nil
+	}
+	var out []kv
+	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, val, ok := strings.Cut(part, "=")
+		kw := ""
+		for _, b := range bufferKeywords {
+			if strings.EqualFold(name, b.short) || strings.EqualFold("*"+strings.TrimPrefix(name, "*"), b.name) {
+				kw = b.name
+			}
+		}
+		if !ok || kw == "" {
+			return nil, inputf("invalid nic-buffers setting %q: %s", part, accepted)
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
+		if err != nil || n == 0 {
+			return nil, inputf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
+		}
+		for _, o := range out {
+			if o.key == kw {
+				return nil, inputf("nic-buffers %q sets %s twice: give it once", value, kw)
+			}
+		}
+		out = append(out, kv{kw, n})
+	}
+	if len(out) == 0 {
+		return nil, inputf("no nic-buffers setting given: %s", accepted)
+	}
+	return out, nil
+}
+
+func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) {
+	ex := &Explanation{Knob: "nic-buffers"}
+	if value == "" {
+		ex.Text = []string{
+			"*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key):",
+			"  the number of descriptors in the NIC's receive and transmit rings, not",
+			"  bytes. More receive descriptors absorb longer bursts without drops and",
+			"  hold more memory; the range is the driver's own (its Ndi\\Params min, max",
+			"  and step), and set checks a value against it.",
+			"Bench: GamingPCSetup (djdallmann) measured with \"RX & TX buffer 768\";",
+			"  it names rx/tx buffers among what its DPC results may depend on, and",
+			"  measured no other size.",
+			"Takes effect when the adapter restarts.",
+			"Values: N (both), rx=N, tx=N; e.g. latlab knob set nic-buffers 768 --adapter 7",
+		}
+		return ex, nil
+	}
+	kvs, err := parseBuffers(value)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range kvs {
+		for _, b := range bufferKeywords {
+			if b.name == s.key {
+				ex.Text = append(ex.Text, fmt.Sprintf("%s=%d: %d %s", s.key, s.n, s.n, b.desc))
+			}
+		}
+	}
+	ex.Text = append(ex.Text, "whether the adapter accepts it: latlab knob get nic-buffers --adapter NAME")
+	return ex, nil
+}
+
+func (k nicBuffers) Get(env *Env, sel Selector) (*Reading, error) {
+	as, err := selectAdapters(env, sel)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reading{Knob: k.Name()}
+	for _, a := range as {
+		it := Item{Target: a.String()}
+		offered := map[string]NdiParam{}
+		var parts, meaning []string
+		for _, b := range bufferKeywords {
+			l := regLoc(a.Key, b.name)
+			v, err := env.read(l)
+			if err != nil {
+				return nil, err
+			}
+			np, err := readNdiParam(env, a.Key, b.name)
+			if err != nil {
+				return nil, err
+			}
+			if np.Declared {
+				offered[b.name] = np
+			}
+			cur, what := strings.TrimSpace(v.String()), ""
+			if v.IsAbsent() {
+				if !np.Declared {
+					continue
+				}
+				cur, what = np.Default, " (driver default)"
+			} else {
+				parts = append(parts, b.name+"="+cur)
+				it.Extra = append(it.Extra, Change{Loc: l, Old: v, New: v})
+			}
+			if cur == "" {
+				cur = "?"
+			}
+			meaning = append(meaning, fmt.Sprintf("%s %s%s", cur, b.desc, what))
+			if n, err := strconv.ParseInt(cur, 10, 64); err == nil && np.Declared && !np.Allows(n) {
+				it.Warnings = append(it.Warnings, fmt.Sprintf("%s=%s is outside what the adapter declares (%s)", b.name, cur, np.Accepted()))
+			}
+			if acc := np.Accepted(); acc != "" {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s: %s accepts %s (its Ndi\\Params)", a.Name, b.name, acc))
+			}
+		}
+		if len(meaning) == 0 {
+			continue // the driver offers neither
+		}
+		it.Meaning = strings.Join(meaning, ", ")
+		it.Value = strings.Join(parts, " ")
+		if it.Value == "" {
+			it.Value = "(no values stored: driver defaults)"
+		}
+		if len(offered) > 0 {
+			it.Detail = map[string]any{"ndi_params": offered}
+		}
+		r.Items = append(r.Items, it)
+	}
+	return r, nil
+}
+
+func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
+	if sel.Adapter == "" {
+		return nil, inputf("nic-buffers needs --adapter NAME|INDEX (latlab knob get nic-buffers lists them)")
+	}
+	a, err := findAdapter(env, sel.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	kvs, err := parseBuffers(value)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
+	for _, s := range kvs {
+		np, err := readNdiParam(env, a.Key, s.key)
+		if err != nil {
+			return nil, err
+		}
+		// Unlike the RSS keywords, a buffer count the driver does not
+		// declare has no range to check and no known effect.
+		if !np.Declared {
+			return nil, inputf("%q does not declare %s in its Ndi\\Params: its driver offers no such setting", a.Name, s.key)
+		}
+		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
+			return nil, err
+		}
+		if _, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,285 @@
+package knob
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// nic-power-saving: the power-saving keywords of a network adapter. The
+// GamingPCSetup interrupt moderation measurements (djdallmann,
+// CONTENT/RESEARCH/NETWORK/README.md) ran with "Adapter Power Savings
+// Off"; PC-Tuning (valleyofdoom, README "Device Manager") says to
+// "disable any power-saving features" in an adapter's Advanced tab. The
+// keywords differ between drivers, so latlab reads and changes only those
+// an adapter declares in its Ndi\Params (what its Advanced tab shows).
+
+// powerKeyword is one power-saving keyword latlab knows.
+type powerKeyword struct {
+	Name, Desc string
+}
+
+// powerKeywords: the NDIS standardized ones (Microsoft, "Standardized INF
+// Keywords for Power Management": *SelectiveSuspend,
+// *DeviceSleepOnDisconnect) and the vendor keywords of the Intel and
+// Realtek INFs for the same features. 0 turns each off.
+var powerKeywords = []powerKeyword{
+	{"*EEE", "Energy-Efficient Ethernet (802.3az): link sleeps idle"},
+	{"AdvancedEEE", "Realtek's Advanced EEE"},
+	{"EnableGreenEthernet", "Realtek's Green Ethernet: lower power on short cables"},
+	{"GigaLite", "Realtek's Giga Lite: 500 Mbit/s to save power"},
+	{"PowerSavingMode", "Realtek's Power Saving Mode"},
+	{"*SelectiveSuspend", "selective suspend: an idle adapter powers down"},
+	{"*DeviceSleepOnDisconnect", "device sleep on disconnect (NDIS)"},
+	{"ULPMode", "Intel's Ultra Low Power mode"},
+	{"SipsEnabled", "Intel's System Idle Power Saver"},
+	{"ReduceSpeedOnPowerDown", "Intel's reduce link speed during standby"},
+	{"EnableDynamicPowerGating", "Intel's dynamic power gating"},
+}
+
+func powerKw(name string) (powerKeyword, bool) {
+	for _, k := range powerKeywords {
+		if strings.EqualFold(k.Name, strings.TrimSpace(name)) {
+			return k, true
+		}
+	}
+	return powerKeyword{}, false
+}
+
+type nicPowerSaving struct{ windowsKnob }
+
+func init() { register(nicPowerSaving{}) }
+
+func (nicPowerSaving) Name() string { return "nic-power-saving" }
+func (nicPowerSaving) Summary() string {
+	return "power-saving features of a network adapter (*EEE, Green Ethernet, selective suspend...), those it declares"
+}
+
+// powerRequest is a parsed value: off (every declared keyword to 0),
+// default (every declared keyword to its Ndi\Params default), or single
+// keywords.
+type powerRequest struct {
+	all string // "off" or "default"
+	kvs []kv
+}
+
+func parsePower(value string) (powerRequest, error) {
+	switch v := strings.ToLower(strings.TrimSpace(value)); v {
+	case "off", "default":
+		return powerRequest{all: v}, nil
+	}
+	var names []string
+	for _, k := range powerKeywords {
+		names = append(names, k.Name)
+	}
+	accepted := "accepted off, default, or KEYWORD=N with KEYWORD one of " + strings.Join(names, ", ")
+	var r powerRequest
+	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, val, ok := strings.Cut(part, "=")
+		k, known := powerKw(name)
+		if !ok || !known {
+			return powerRequest{}, inputf("invalid nic-power-saving setting %q: %s", part, accepted)
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
+		if err != nil {
+			return powerRequest{}, inputf("%s=%s is not a number: the adapter's Ndi\\Params values are numbers", k.Name, val)
+		}
+		if slices.ContainsFunc(r.kvs, func(x kv) bool { return x.key == k.Name }) {
+			return powerRequest{}, inputf("nic-power-saving %q sets %s twice: give it once", value, k.Name)
+		}
+		r.kvs = append(r.kvs, kv{k.Name, n})
+	}
+	if len(r.kvs) == 0 {
+		return powerRequest{}, inputf("no nic-power-saving setting given: %s", accepted)
+	}
+	return r, nil
+}
+
+func (nicPowerSaving) Explain(value string, o ExplainOptions) (*Explanation, error) {
+	ex := &Explanation{Knob: "nic-power-saving"}
+	if value == "" {
+		ex.Text = []string{"Power-saving keywords of network adapters (REG_SZ under the class key; 0 off):"}
+		for _, k := range powerKeywords {
+			ex.Text = append(ex.Text, fmt.Sprintf("  %-24s %s", k.Name, k.Desc))
+		}
+		ex.Text = append(ex.Text,
+			"latlab reads and sets only the keywords an adapter declares in Ndi\\Params.",
+			"Bench: GamingPCSetup (djdallmann) measured with \"Adapter Power Savings Off\".",
+			"  PC-Tuning (valleyofdoom) says to \"disable any power-saving features\".",
+			"  Neither measured an adapter's power saving on against off.",
+			"Takes effect when the adapter restarts.",
+			"Values: off, default (the driver's), KEYWORD=N; e.g.",
+			"  latlab knob set nic-power-saving off --adapter 7")
+		return ex, nil
+	}
+	r, err := parsePower(value)
+	if err != nil {
+		return nil, err
+	}
+	switch r.all {
+	case "off":
+		ex.Text = []string{"off: every power-saving keyword the adapter declares set to 0, where its Ndi\\Params offers 0"}
+	case "default":
+		ex.Text = []string{"default: every power-saving keyword the adapter declares set to its Ndi\\Params default"}
+	}
+	for _, s := range r.kvs {
+		k, _ := powerKw(s.key)
+		state := "on"
+		if s.n == 0 {
+			state = "off"
+		}
+		ex.Text = append(ex.Text, fmt.Sprintf("%s=%d: %s %s", k.Name, s.n, k.Desc, state))
+	}
+	return ex, nil
+}
+
+// declaredPower lists the power-saving keywords the adapter declares.
+func declaredPower(env *Env, a adapter) ([]NdiParam, error) {
+	var out []NdiParam
+	for _, k := range powerKeywords {
+		np, err := readNdiParam(env, a.Key, k.Name)
+		if err != nil {
+			return nil, err
+		}
+		if np.Declared {
+			out = append(out, np)
+		}
+	}
+	return out, nil
+}
+
+// optName is the Advanced tab's name of an enum value, or "".
+func optName(np NdiParam, v string) string {
+	for _, o := range np.Enum {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && sameNumber(o.Value, n) {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+func (k nicPowerSaving) Get(env *Env, sel Selector) (*Reading, error) {
+	as, err := selectAdapters(env, sel)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reading{Knob: k.Name()}
+	for _, a := range as {
+		nps, err := declaredPower(env, a)
+		if err != nil {
+			return nil, err
+		}
+		if len(nps) == 0 {
+			if sel.Adapter != "" {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s declares none of latlab's power-saving keywords in Ndi\\Params", a.Name))
+			}
+			continue
+		}
+		it := Item{Target: a.String()}
+		offered := map[string]NdiParam{}
+		var parts, on, off []string
+		for _, np := range nps {
+			offered[np.Keyword] = np
+			l := regLoc(a.Key, np.Keyword)
+			v, err := env.read(l)
+			if err != nil {
+				return nil, err
+			}
+			cur := np.Default
+			if !v.IsAbsent() {
+				cur = strings.TrimSpace(v.String())
+				parts = append(parts, np.Keyword+"="+cur)
+				it.Extra = append(it.Extra, Change{Loc: l, Old: v, New: v})
+			}
+			desc := np.Keyword
+			if n := optName(np, cur); n != "" {
+				desc += " " + n
+			}
+			if cur == "0" {
+				off = append(off, desc)
+			} else {
+				on = append(on, desc)
+			}
+		}
+		switch {
+		case len(on) == 0:
+			it.Meaning = "power saving off: " + strings.Join(off, ", ")
+		case len(off) == 0:
+			it.Meaning = "power saving on: " + strings.Join(on, ", ")
+		default:
+			it.Meaning = "power saving partly on: " + strings.Join(on, ", ") + "; off: " + strings.Join(off, ", ")
+		}
+		it.Value = strings.Join(parts, " ")
+		if it.Value == "" {
+			it.Value = "(no values stored: driver defaults)"
+		}
+		it.Detail = map[string]any{"ndi_params": offered}
+		r.Items = append(r.Items, it)
+	}
+	return r, nil
+}
+
+func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error) {
+	if sel.Adapter == "" {
+		return nil, inputf("nic-power-saving needs --adapter NAME|INDEX (latlab knob get nic-power-saving lists them)")
+	}
+	a, err := findAdapter(env, sel.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	req, err := parsePower(value)
+	if err != nil {
+		return nil, err
+	}
+	nps, err := declaredPower(env, a)
+	if err != nil {
+		return nil, err
+	}
+	if len(nps) == 0 {
+		return nil, inputf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
+	}
+	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
+	set := func(np NdiParam, n uint64) error {
+		if err := np.CheckAgainst(a.Name, int64(n)); err != nil {
+			return err
+		}
+		_, err := p.addNumber(env, regLoc(a.Key, np.Keyword), n, TypeSZ)
+		return err
+	}
+	for _, np := range nps {
+		switch req.all {
+		case "off":
+			if !np.Allows(0) {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s left alone: its Ndi\\Params offers no 0 (accepts %s)", np.Keyword, np.Accepted()))
+				continue
+			}
+			if err := set(np, 0); err != nil {
+				return nil, err
+			}
+		case "default":
+			n, err := strconv.ParseUint(strings.TrimSpace(np.Default), 10, 32)
+			if err != nil {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s left alone: its Ndi\\Params states no numeric default", np.Keyword))
+				continue
+			}
+			if err := set(np, n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, s := range req.kvs {
+		i := slices.IndexFunc(nps, func(np NdiParam) bool { return strings.EqualFold(np.Keyword, s.key) })
+		if i < 0 {
+			var ds []string
+			for _, np := range nps {
+				ds = append(ds, np.Keyword)
+			}
+			return nil, inputf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
+		}
+		if err := set(nps[i], s.n); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
