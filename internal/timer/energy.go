@@ -344,10 +344,10 @@ func xmlEntries(b []byte) ([]entry, error) {
 	d.Strict = false
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	var (
-		out   []entry
-		stack []string
-		cur   *entry
-		dName string
+		out      []entry
+		stack    []string
+		cur      *entry
+		dName    string
 		dVal     string
 		text     strings.Builder
 		category string
