@@ -28,6 +28,10 @@ type Env struct {
 	Privileged func() error
 	// Display returns the active display paths (QueryDisplayConfig).
 	Display func() ([]DisplayPath, error)
+	// BootSecurity reads whether BitLocker protects the system drive and
+	// whether Secure Boot is on, which decide what a BCD change risks;
+	// nil where there is no boot configuration to change.
+	BootSecurity func() (BootSecurity, error)
 
 	// FaultAfter > 0 calls Crash right after that many writes.
 	FaultAfter int
