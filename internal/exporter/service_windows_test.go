@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/testutil"
 	"golang.org/x/sys/windows/registry"
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
@@ -205,4 +207,21 @@ func sourceRegistered(name string) bool {
 	}
 	k.Close()
 	return true
+}
+
+// fileAccess reads a real security descriptor (Wine's, under test): a
+// file that exists is read without error, a missing one is reported as
+// missing.
+func TestFileAccess(t *testing.T) {
+	dir := testutil.TempDir(t)
+	p := dir + `\web.yml`
+	if err := os.WriteFile(p, []byte("basic_auth_users: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, exists, err := fileAccess(p); err != nil || !exists {
+		t.Errorf("%s: exists %v, %v", p, exists, err)
+	}
+	if _, exists, err := fileAccess(dir + `\gone.yml`); err != nil || exists {
+		t.Errorf("missing file: exists %v, %v", exists, err)
+	}
 }
