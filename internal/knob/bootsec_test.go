@@ -83,3 +83,21 @@ func TestBootWarning(t *testing.T) {
 		t.Errorf("registry change: %q", w)
 	}
 }
+
+// Reverting a BCD change writes the boot configuration too: the revert
+// warns before it restores.
+func TestBootWarningRevert(t *testing.T) {
+	env := bcdEnv(BootSecurity{BitLocker: true}, nil)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{"tsc-sync-policy", Selector{}, "legacy"}})
+	for _, dry := range []bool{true, false} {
+		var warned []string
+		if _, err := RunRevert(context.Background(), RevertOptions{All: true, DryRun: dry, Env: env, StateDir: dir,
+			Warn: func(s string) { warned = append(warned, s) }}); err != nil {
+			t.Fatal(err)
+		}
+		if len(warned) != 1 || !strings.Contains(warned[0], "BitLocker recovery key") {
+			t.Errorf("dry run %v: warnings %q", dry, warned)
+		}
+	}
+}
