@@ -52,6 +52,8 @@ DPC and ISR with its routine address, and attributes the routine to the driver
 module that holds it (the loaded-module list, and the trace's image events).
 
 A line per second names the module with the longest DPC and ISR of that second.
+It counts events by their own time stamps, and comes 1.5 s after its second
+ends: the trace delivers each CPU's events late and out of order.
 At the end (--seconds, or Ctrl-C) it prints per module the count, the total
 time and the longest execution with when and on which CPU it ran, and a
 verdict in LatencyMon's terms: the highest DPC and ISR routine execution times,

@@ -95,6 +95,15 @@ location. Needs an elevated prompt. Linux uses the systemd unit instead.`,
 			if err != nil {
 				return fmt.Errorf("find latlab's own executable: %w", err)
 			}
+			// The service runs as LocalSystem: it runs and reads only
+			// what Administrators alone can change.
+			exe, note, err := exporter.PrepareInstall(exe, o.TLSConfig)
+			if err := serviceError(err); err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintln(o.IO.Out, note)
+			}
 			svcArgs := exporter.ServiceArgs(changedFlags(cmd.Flags(), exporterFlags))
 			if err := serviceError(exporter.InstallService(exporter.DefaultService, exe, svcArgs)); err != nil {
 				return err
@@ -121,9 +130,11 @@ func newExporterUninstallCmd(io *IO) *cobra.Command {
 	}
 }
 
-// serviceError makes asking for a Windows service on Linux bad input.
+// serviceError makes asking for a Windows service on Linux, and an
+// install refused for its paths, bad input.
 func serviceError(err error) error {
-	if errors.Is(err, exporter.ErrNoServiceManager) {
+	var ie *exporter.InstallError
+	if errors.Is(err, exporter.ErrNoServiceManager) || errors.As(err, &ie) {
 		return Usage(err)
 	}
 	return err

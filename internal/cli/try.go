@@ -440,7 +440,7 @@ func printTry(w io.Writer, r *try.Result) {
 	}
 	if rs := r.Restart; rs != nil {
 		wrapOut(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
-			rs.Name, rs.Adapter, rs.Done, rs.Planned, report.Duration(time.Duration(rs.WaitedNs))), 2)
+			rs.Adapter, rs.GUID, rs.Done, rs.Planned, report.Duration(time.Duration(rs.WaitedNs))), 2)
 	}
 	for _, n := range r.Notes {
 		wrapOut(w, "note: "+n, 2)

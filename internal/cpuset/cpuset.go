@@ -27,12 +27,12 @@ func ParseList(s string) ([]int, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
 		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%q is not a CPU list: accepted e.g. 0-3,8", clip(s))
+			return nil, fmt.Errorf("%q is not a CPU list: accepted CPU numbers and ranges from 0 to %d, e.g. 0-3,8", clip(s), MaxCPU)
 		}
 		b := a
 		if isRange {
 			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("%q is not a CPU list (bad range %q): accepted e.g. 0-3,8", clip(s), part)
+				return nil, fmt.Errorf("%q is not a CPU list (bad range %q): accepted CPU numbers and ranges from 0 to %d, e.g. 0-3,8", clip(s), part, MaxCPU)
 			}
 		}
 		if b > MaxCPU {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/systool"
 )
 
 // KernelFlags are the kernel providers a DPC/ISR trace needs: DPC and
@@ -140,20 +141,14 @@ func (o CaptureOptions) WriteReport(text []byte) (*CaptureResult, error) {
 	return &CaptureResult{Result: &Result{File: o.Out, Module: o.Module, Report: r}, Seconds: o.Seconds}, nil
 }
 
-// xperfMissing is the one line said when xperf cannot be found.
-const xperfMissing = "xperf.exe not found on PATH or in the Windows Kits folder: install the Windows Performance Toolkit (part of the Windows ADK and the Windows SDK) and run again"
-
-// findXperf looks on PATH, then where the Windows Kits install it.
+// findXperf finds xperf.exe where the Windows Kits' registered installed
+// root puts it, never on PATH (a capture runs elevated).
 func findXperf() (string, error) {
-	if p, err := exec.LookPath("xperf"); err == nil {
-		return p, nil
+	p, err := systool.Path(systool.Xperf)
+	if err != nil {
+		return "", inputf("%v", err)
 	}
-	for _, p := range xperfPaths() {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	return "", inputf("%s", xperfMissing)
+	return p, nil
 }
 
 func runCommand(ctx context.Context, name string, args ...string) ([]byte, error) {

@@ -5,6 +5,4 @@ func captureSupported() error {
 	return inputf("dpcisr capture is Windows-only (it runs xperf, from the Windows Performance Toolkit); on Linux analyse a report copied from Windows with 'latlab dpcisr FILE'")
 }
 
-func xperfPaths() []string { return nil }
-
 func checkElevated() error { return nil }

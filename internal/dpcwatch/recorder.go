@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etw"
@@ -77,23 +78,44 @@ type lite struct {
 	count, ticks, max int64
 }
 
+// FlushLag is how long after an interval ends its events may still be on
+// their way: a real-time session hands over each CPU's buffer when it is
+// full or when the flush timer fires (etw.StartKernel sets FlushTimer to
+// 1 s), so events arrive out of order and up to a second late; half a
+// second more covers the delivery to the consumer.
+const FlushLag = 1500 * time.Millisecond
+
+// maxOpen bounds the live intervals held open at once: a time stamp far
+// ahead (a damaged event) must not grow the table without end. The events
+// of an interval beyond it count in the summary only.
+const maxOpen = 256
+
+// tally is one live interval's executions per section and module.
+type tally [2]map[string]*lite
+
 // Recorder takes executions as the trace delivers them (from the
 // consumer's thread) and summarises them. Its methods may be called from
 // several goroutines.
 type Recorder struct {
-	mu      sync.Mutex
-	freq    int64
-	start   int64 // ticks at the start of the watch
-	last    int64 // the latest exit seen
-	mods    *etw.Modules
-	names   map[uint64]string // routine -> module, memoised
-	secs    [2]map[string]*stat
-	cur     [2]map[string]*lite // since the last Interval
-	curFrom int64
-	cpus    map[uint16]bool
-	events  int64
-	bad     int64
-	badMsg  string
+	mu     sync.Mutex
+	freq   int64
+	start  int64 // ticks at the start of the watch
+	last   int64 // the latest exit seen
+	mods   *etw.Modules
+	names  map[uint64]string // routine -> module, memoised
+	secs   [2]map[string]*stat
+	cpus   map[uint16]bool
+	events int64
+	bad    int64
+	badMsg string
+
+	// The live line: executions counted in the interval of their own
+	// time stamp, not of their arrival.
+	every int64            // ticks per interval
+	lag   int64            // ticks an interval stays open after its end
+	open  map[int64]*tally // interval index -> its executions so far
+	next  int64            // the first interval not yet closed
+	late  int64            // executions that came after their interval closed
 }
 
 // NewRecorder records on a clock of freq ticks per second, starting at
@@ -102,12 +124,30 @@ func NewRecorder(freq, start int64, mods *etw.Modules) *Recorder {
 	if mods == nil {
 		mods = &etw.Modules{}
 	}
-	r := &Recorder{freq: freq, start: start, last: start, curFrom: start, mods: mods, names: map[uint64]string{}, cpus: map[uint16]bool{}}
+	r := &Recorder{freq: freq, start: start, last: start, mods: mods, names: map[uint64]string{}, cpus: map[uint16]bool{}, open: map[int64]*tally{}}
 	for i := range r.secs {
 		r.secs[i] = map[string]*stat{}
-		r.cur[i] = map[string]*lite{}
 	}
+	r.Live(time.Second, FlushLag)
 	return r
+}
+
+// Live sets the length of the live intervals and how long each stays open
+// after its end for late events (FlushLag and one second by default).
+func (r *Recorder) Live(every, lag time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.every = max(1, int64(every.Seconds()*float64(r.freq)))
+	r.lag = max(0, int64(lag.Seconds()*float64(r.freq)))
+}
+
+// index is the live interval of a time stamp; stamps before the start
+// count in the first.
+func (r *Recorder) index(t int64) int64 {
+	if t <= r.start {
+		return 0
+	}
+	return (t - r.start) / r.every
 }
 
 func section(k etw.Kind) int {
@@ -148,17 +188,27 @@ func (r *Recorder) Add(x etw.Execution) {
 		r.secs[i][name] = s
 	}
 	s.add(x, r.freq)
-	c := r.cur[i][name]
+	r.cpus[x.CPU] = true
+	r.last = max(r.last, x.End)
+	k := r.index(x.End)
+	t := r.open[k]
+	if t == nil {
+		if k < r.next || len(r.open) >= maxOpen {
+			r.late++
+			return
+		}
+		t = &tally{{}, {}}
+		r.open[k] = t
+	}
+	c := t[i][name]
 	if c == nil {
 		c = &lite{}
-		r.cur[i][name] = c
+		t[i][name] = c
 	}
 	d := x.Ticks()
 	c.count++
 	c.ticks += d
 	c.max = max(c.max, d)
-	r.cpus[x.CPU] = true
-	r.last = max(r.last, x.End)
 }
 
 // Bad counts an event that could not be decoded; the first message is
@@ -231,28 +281,68 @@ type Interval struct {
 	ISR   SectionInterval `json:"isr"`
 }
 
-// Interval returns the executions since the previous call (or the start)
-// up to now (ticks) and starts a new interval.
-func (r *Recorder) Interval(now int64) Interval {
+// Closed returns, oldest first, the live intervals whose events have all
+// arrived by now (ticks): those that ended at least the lag ago. Each is
+// returned once; an execution that arrives for a closed interval counts in
+// the summary only.
+func (r *Recorder) Closed(now int64) []Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	iv := Interval{FromS: r.seconds(r.curFrom), ToS: r.seconds(now)}
-	for i, sec := range []*SectionInterval{&iv.DPC, &iv.ISR} {
-		for name, c := range r.cur[i] {
-			sec.Count += c.count
-			t := Top{Module: name, Count: c.count, MaxUs: r.us(c.max), SumUs: r.us(c.ticks)}
-			if sec.ByMax == nil || t.MaxUs > sec.ByMax.MaxUs || (t.MaxUs == sec.ByMax.MaxUs && name < sec.ByMax.Module) {
-				tt := t
-				sec.ByMax = &tt
-			}
-			if sec.ByTime == nil || t.SumUs > sec.ByTime.SumUs || (t.SumUs == sec.ByTime.SumUs && name < sec.ByTime.Module) {
-				tt := t
-				sec.ByTime = &tt
+	var out []Interval
+	for r.start+(r.next+1)*r.every+r.lag <= now {
+		out = append(out, r.close(r.next, r.start+(r.next+1)*r.every))
+	}
+	return out
+}
+
+// Flush returns every interval still open, up to now (ticks), oldest
+// first: the session has delivered all its events (it stopped and its
+// processing returned), so nothing more can arrive. The interval holding
+// now ends at now; intervals of stamps after now are returned too, and
+// the empty ones between are skipped.
+func (r *Recorder) Flush(now int64) []Interval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Interval
+	for r.start+r.next*r.every < now || len(r.open) > 0 {
+		if r.start+r.next*r.every >= now {
+			first := true
+			for k := range r.open {
+				if first || k < r.next {
+					r.next, first = k, false
+				}
 			}
 		}
-		r.cur[i] = map[string]*lite{}
+		from, to := r.start+r.next*r.every, r.start+(r.next+1)*r.every
+		if from < now && now < to {
+			to = now
+		}
+		out = append(out, r.close(r.next, to))
 	}
-	r.curFrom = now
+	return out
+}
+
+// close ends interval k at to (ticks) and starts the next.
+func (r *Recorder) close(k, to int64) Interval {
+	iv := Interval{FromS: r.seconds(r.start + k*r.every), ToS: r.seconds(to)}
+	if t := r.open[k]; t != nil {
+		for i, sec := range []*SectionInterval{&iv.DPC, &iv.ISR} {
+			for name, c := range t[i] {
+				sec.Count += c.count
+				t := Top{Module: name, Count: c.count, MaxUs: r.us(c.max), SumUs: r.us(c.ticks)}
+				if sec.ByMax == nil || t.MaxUs > sec.ByMax.MaxUs || (t.MaxUs == sec.ByMax.MaxUs && name < sec.ByMax.Module) {
+					tt := t
+					sec.ByMax = &tt
+				}
+				if sec.ByTime == nil || t.SumUs > sec.ByTime.SumUs || (t.SumUs == sec.ByTime.SumUs && name < sec.ByTime.Module) {
+					tt := t
+					sec.ByTime = &tt
+				}
+			}
+		}
+		delete(r.open, k)
+	}
+	r.next = k + 1
 	return iv
 }
 
@@ -306,6 +396,9 @@ func (r *Recorder) Summary(now int64) Summary {
 	s.Verdict = Judge(s.DPC, s.ISR)
 	if r.bad > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d events could not be decoded; the first: %s", r.bad, r.badMsg))
+	}
+	if r.late > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d events arrived after their second's live line was printed (the session delivers each CPU's buffer when full or at its 1 s flush); the totals count them", r.late))
 	}
 	if r.mods.Len() == 0 && r.events > 0 {
 		s.Notes = append(s.Notes, "no driver list: every routine is Unknown")

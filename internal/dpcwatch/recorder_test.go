@@ -199,17 +199,113 @@ func TestReportComparesWithXperf(t *testing.T) {
 
 func TestRecorderInterval(t *testing.T) {
 	r := sample()
-	iv := r.Interval(1_000_000 * 10)
+	ivs := r.Flush(1_000_000 * 10)
+	if len(ivs) != 1 {
+		t.Fatalf("%d intervals", len(ivs))
+	}
+	iv := ivs[0]
 	if iv.DPC.Count != 5 || iv.DPC.ByMax.Module != "ndis.sys" || !near(iv.DPC.ByMax.MaxUs, 9) ||
 		iv.DPC.ByTime.Module != "ndis.sys" || !near(iv.DPC.ByTime.SumUs, 16) || iv.ISR.Count != 2 || iv.ToS != 1 {
 		t.Errorf("%+v", iv)
 	}
-	iv = r.Interval(2_000_000 * 10)
-	if iv.DPC.Count != 0 || iv.DPC.ByMax != nil || iv.FromS != 1 || iv.ToS != 2 {
-		t.Errorf("second interval %+v", iv)
+	ivs = r.Flush(2_000_000 * 10)
+	if len(ivs) != 1 || ivs[0].DPC.Count != 0 || ivs[0].DPC.ByMax != nil || ivs[0].FromS != 1 || ivs[0].ToS != 2 {
+		t.Errorf("second interval %+v", ivs)
 	}
 	if s := r.Summary(0); s.Events != 7 {
 		t.Errorf("the summary lost events to the interval: %d", s.Events)
+	}
+}
+
+// at is an execution of 1 µs on cpu whose time stamp is ms after the start.
+func at(cpu uint16, ms float64) etw.Execution {
+	return exec(etw.KindDPC, cpu, ndisBase, ms*1000, 1)
+}
+
+// A real-time session delivers each CPU's buffer when it is full or at
+// the flush timer, so events reach the recorder out of order and up to a
+// second late. Each second's line counts the events whose own time stamp
+// falls in it, and is printed only once the flush interval has passed.
+func TestRecorderLiveOutOfOrder(t *testing.T) {
+	const s = freq // ticks per second
+	r := NewRecorder(freq, 0, table())
+	// CPU 1's buffer for 0.2-0.9 s arrives first, CPU 0's events of the
+	// same second only after the first second has ended.
+	for _, ms := range []float64{200, 500, 900} {
+		r.Add(at(1, ms))
+	}
+	if got := r.Closed(s + s/10); len(got) != 0 {
+		t.Fatalf("second 0 closed 1.1 s in, before the flush interval passed: %+v", got)
+	}
+	for _, ms := range []float64{1100, 1500} { // second 1, CPU 1
+		r.Add(at(1, ms))
+	}
+	for _, ms := range []float64{100, 950} { // second 0, CPU 0, late
+		r.Add(at(0, ms))
+	}
+	got := r.Closed(s + FlushLag.Nanoseconds()/100) // 1 s + the lag
+	if len(got) != 1 || got[0].FromS != 0 || got[0].ToS != 1 || got[0].DPC.Count != 5 {
+		t.Fatalf("second 0: %+v, want 5 DPCs (3 from CPU 1, 2 from CPU 0)", got)
+	}
+	// An event of second 0 after its line: the totals keep it.
+	r.Add(at(0, 990))
+	r.Add(at(0, 1999)) // second 1, late but in time
+	got = r.Closed(2*s + FlushLag.Nanoseconds()/100)
+	if len(got) != 1 || got[0].FromS != 1 || got[0].DPC.Count != 3 {
+		t.Fatalf("second 1: %+v, want 3 DPCs", got)
+	}
+	if again := r.Closed(2*s + FlushLag.Nanoseconds()/100); len(again) != 0 {
+		t.Errorf("a second was returned twice: %+v", again)
+	}
+	sum := r.Summary(3 * s)
+	if sum.Events != 9 || len(sum.Notes) != 1 || !strings.Contains(sum.Notes[0], "1 events arrived after their second's live line") {
+		t.Errorf("summary: %d events, notes %q", sum.Events, sum.Notes)
+	}
+}
+
+// Arrival order does not change the lines: the same events shuffled give
+// the same per-second counts.
+func TestRecorderLiveOrderIndependent(t *testing.T) {
+	stamps := []float64{10, 2990, 1500, 20, 2500, 999, 1000, 1001, 2000, 4100}
+	lines := func(order []int) string {
+		r := NewRecorder(freq, 0, table())
+		for _, i := range order {
+			r.Add(at(uint16(i%4), stamps[i]))
+		}
+		var b strings.Builder
+		for _, iv := range r.Flush(int64(4500 * 10_000)) {
+			b.WriteString(itoa(int64(iv.FromS)) + ":" + itoa(iv.DPC.Count) + " ")
+		}
+		return b.String()
+	}
+	want := "0:3 1:3 2:3 3:0 4:1 "
+	for _, order := range [][]int{
+		{0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+		{9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+		{4, 1, 0, 9, 3, 6, 2, 8, 5, 7},
+	} {
+		if got := lines(order); got != want {
+			t.Errorf("order %v: %q, want %q", order, got, want)
+		}
+	}
+}
+
+// Stamps before the start count in the first second; a stamp far ahead
+// (a damaged event) opens one interval, and Flush does not walk every
+// second up to it.
+func TestRecorderLiveBounds(t *testing.T) {
+	r := NewRecorder(freq, 1000, table())
+	r.Add(exec(etw.KindDPC, 0, ndisBase, 10, 1)) // before the start
+	r.Add(exec(etw.KindDPC, 0, ndisBase, 1e15, 1))
+	ivs := r.Flush(freq)
+	if len(ivs) != 2 || ivs[0].DPC.Count != 1 || ivs[1].DPC.Count != 1 {
+		t.Fatalf("%+v", ivs)
+	}
+	for k := 0; k < maxOpen+10; k++ {
+		r.Add(exec(etw.KindDPC, 0, ndisBase, float64(1e9+k*1e6), 1))
+	}
+	if len(r.open) > maxOpen {
+		t.Errorf("%d intervals open", len(r.open))
 	}
 }
 

@@ -20,9 +20,11 @@ const FlagNames = "DPC+INTERRUPT+LOADER"
 type Options struct {
 	// Duration ends the watch; 0 watches until ctx is done (Ctrl-C).
 	Duration time.Duration
-	// Every is the period of OnInterval (the live line).
+	// Every is the length of the live line's intervals.
 	Every time.Duration
-	// OnInterval, when set, receives what happened in each period.
+	// OnInterval, when set, receives each interval's executions, counted
+	// by their own time stamps, once the interval's events have all
+	// arrived: FlushLag after its end, or when the watch ends.
 	OnInterval func(Interval)
 	// OnStart, when set, is called once the session runs.
 	OnStart func(session string)

@@ -48,6 +48,14 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}
 	start := etw.QPC()
 	rec = NewRecorder(s.Frequency(), start, etw.NewModules(mods))
+	rec.Live(o.Every, FlushLag)
+	live := func(ivs []Interval) {
+		for _, iv := range ivs {
+			if o.OnInterval != nil {
+				o.OnInterval(iv)
+			}
+		}
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.Process() }()
 	if o.OnStart != nil {
@@ -67,9 +75,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	for !finished {
 		select {
 		case <-tick.C:
-			if o.OnInterval != nil {
-				o.OnInterval(rec.Interval(etw.QPC()))
-			}
+			live(rec.Closed(etw.QPC()))
 		case <-end:
 			finished = true
 		case <-ctx.Done():
@@ -97,6 +103,8 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if procErr != nil {
 		return nil, procErr
 	}
+	// Every event is in: the seconds still open get their lines.
+	live(rec.Flush(now))
 	sum := rec.Summary(now)
 	if modErr != nil {
 		sum.Notes = append(sum.Notes, fmt.Sprintf("no module list (%v): routines are named from the trace's image events only", modErr))

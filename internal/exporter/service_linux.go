@@ -11,3 +11,6 @@ func UninstallService(Service) error { return ErrNoServiceManager }
 
 // RunService is Windows only.
 func RunService(string, RunFunc) error { return ErrNoServiceManager }
+
+// PrepareInstall is Windows only.
+func PrepareInstall(string, string) (string, string, error) { return "", "", ErrNoServiceManager }

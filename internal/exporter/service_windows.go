@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -46,14 +47,7 @@ func install(s Service, exe string, args []string, start bool) error {
 		_ = eventlog.Remove(s.Name)
 		return err
 	}
-	// Restart after a failure: 5 s, then 30 s, then every minute; the
-	// count of failures resets after a day.
-	actions := []mgr.RecoveryAction{
-		{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
-		{Type: mgr.ServiceRestart, Delay: 30 * time.Second},
-		{Type: mgr.ServiceRestart, Delay: time.Minute},
-	}
-	if err := sv.SetRecoveryActions(actions, uint32((24 * time.Hour).Seconds())); err != nil {
+	if err := setRecovery(sv, defaultRecovery); err != nil {
 		return undo(fmt.Errorf("set the restart-on-failure actions of %s: %w", s.Name, err))
 	}
 	// A source left by an earlier install whose removal failed is
@@ -109,6 +103,52 @@ func UninstallService(s Service) error {
 	return nil
 }
 
+// recovery is what the service manager does when the service fails.
+type recovery struct {
+	actions []mgr.RecoveryAction
+	reset   time.Duration // the failure count resets after this long
+	// onNonCrash makes the manager act also when the service stops by
+	// itself with a non-zero exit code, as Execute reports a failed run.
+	// Without it the actions run only when the process dies without
+	// reporting SERVICE_STOPPED, so an exporter whose listener failed
+	// stayed stopped (SERVICE_FAILURE_ACTIONS_FLAG,
+	// https://learn.microsoft.com/windows/win32/api/winsvc/ns-winsvc-service_failure_actions_flag).
+	onNonCrash bool
+}
+
+// defaultRecovery restarts after 5 s, then 30 s, then every minute; the
+// count of failures resets after a day.
+var defaultRecovery = recovery{
+	actions: []mgr.RecoveryAction{
+		{Type: mgr.ServiceRestart, Delay: 5 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: 30 * time.Second},
+		{Type: mgr.ServiceRestart, Delay: time.Minute},
+	},
+	reset:      24 * time.Hour,
+	onNonCrash: true,
+}
+
+// recoverySetter is the part of *mgr.Service that applyRecovery uses.
+type recoverySetter interface {
+	SetRecoveryActions(actions []mgr.RecoveryAction, resetPeriod uint32) error
+	SetRecoveryActionsOnNonCrashFailures(flag bool) error
+}
+
+// setRecovery is applyRecovery; the Wine test replaces it, as Wine's
+// service manager lacks the SERVICE_CONFIG_FAILURE_ACTIONS_FLAG level.
+var setRecovery = func(sv *mgr.Service, r recovery) error { return applyRecovery(sv, r) }
+
+// applyRecovery configures r on sv.
+func applyRecovery(sv recoverySetter, r recovery) error {
+	if err := sv.SetRecoveryActions(r.actions, uint32(r.reset.Seconds())); err != nil {
+		return fmt.Errorf("ChangeServiceConfig2(SERVICE_CONFIG_FAILURE_ACTIONS): %w", err)
+	}
+	if err := sv.SetRecoveryActionsOnNonCrashFailures(r.onNonCrash); err != nil {
+		return fmt.Errorf("ChangeServiceConfig2(SERVICE_CONFIG_FAILURE_ACTIONS_FLAG): %w", err)
+	}
+	return nil
+}
+
 // RunService runs run under the Service Control Manager as service name,
 // logging to the event log, until the manager stops it.
 func RunService(name string, run RunFunc) error {
@@ -134,6 +174,21 @@ type serviceHandler struct {
 // exitRunFailed is the service-specific exit code of a failed run.
 const exitRunFailed = 3
 
+// stopExit is what Execute returns, and so what svc.Run reports with
+// SERVICE_STOPPED, when the run ended. A run that ended by itself
+// is a failure even without an error (the exporter runs until stopped), and
+// a non-zero service-specific exit code makes the manager's recovery
+// actions restart it (they act on non-crash failures, see
+// defaultRecovery). A run the manager stopped exits 0 whatever it
+// returned: the error is logged, and restarting a service the
+// administrator stopped would overrule them.
+func stopExit(requested bool) (svcSpecific bool, code uint32) {
+	if requested {
+		return false, 0
+	}
+	return true, exitRunFailed
+}
+
 func (h *serviceHandler) Execute(_ []string, req <-chan svc.ChangeRequest, status chan<- svc.Status) (bool, uint32) {
 	status <- svc.Status{State: svc.StartPending}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -147,12 +202,13 @@ func (h *serviceHandler) Execute(_ []string, req <-chan svc.ChangeRequest, statu
 		case err := <-done:
 			// The work ended by itself: a failure the manager's
 			// recovery actions restart.
-			h.err = err
-			status <- svc.Status{State: svc.StopPending}
-			if err != nil {
-				return true, exitRunFailed
+			if err == nil {
+				err = errors.New("the exporter stopped by itself")
 			}
-			return false, 0
+			h.err = err
+			h.log.Error("latlab exporter failed; the service manager restarts it", "err", err)
+			status <- svc.Status{State: svc.StopPending}
+			return stopExit(false)
 		case c := <-req:
 			switch c.Cmd {
 			case svc.Interrogate:
@@ -162,9 +218,9 @@ func (h *serviceHandler) Execute(_ []string, req <-chan svc.ChangeRequest, statu
 				cancel()
 				h.err = <-done
 				if h.err != nil {
-					return true, exitRunFailed
+					h.log.Error("latlab exporter stopped with an error", "err", h.err)
 				}
-				return false, 0
+				return stopExit(true)
 			}
 		}
 	}

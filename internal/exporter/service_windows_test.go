@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/testutil"
 	"golang.org/x/sys/windows/registry"
 	"golang.org/x/sys/windows/svc"
 	"golang.org/x/sys/windows/svc/mgr"
@@ -68,6 +71,77 @@ func TestServiceRunFails(t *testing.T) {
 	}
 }
 
+// A run that returns nil without being asked to stop has failed too (the
+// exporter serves until stopped): the manager must see a non-zero exit.
+func TestServiceRunEndsByItself(t *testing.T) {
+	run := func(context.Context, *slog.Logger) error { return nil }
+	_, retry, code := runExecute(t, run)
+	if !retry || code == 0 {
+		t.Fatalf("retry %v, code %d: the service manager would not restart it", retry, code)
+	}
+}
+
+// A stop the manager asked for exits 0 even when the run returned an
+// error, so that recovery does not restart a service an administrator
+// stopped.
+func TestServiceStopWithError(t *testing.T) {
+	run := func(ctx context.Context, log *slog.Logger) error {
+		<-ctx.Done()
+		return errors.New("flush: disk full")
+	}
+	_, retry, code := runExecute(t, run, svc.ChangeRequest{Cmd: svc.Stop})
+	if retry || code != 0 {
+		t.Fatalf("retry %v, code %d after a requested stop", retry, code)
+	}
+}
+
+type fakeRecovery struct {
+	actions  []mgr.RecoveryAction
+	reset    uint32
+	nonCrash *bool
+}
+
+func (f *fakeRecovery) SetRecoveryActions(a []mgr.RecoveryAction, reset uint32) error {
+	f.actions, f.reset = a, reset
+	return nil
+}
+
+func (f *fakeRecovery) SetRecoveryActionsOnNonCrashFailures(v bool) error {
+	f.nonCrash = &v
+	return nil
+}
+
+type wineRecovery struct{ *mgr.Service }
+
+func (w wineRecovery) SetRecoveryActionsOnNonCrashFailures(v bool) error {
+	err := w.Service.SetRecoveryActionsOnNonCrashFailures(v)
+	if errors.Is(err, windows.ERROR_INVALID_LEVEL) {
+		return nil
+	}
+	return err
+}
+
+// Install asks the manager to act on non-crash failures too: without the
+// flag, a service that reports SERVICE_STOPPED with an exit code is never
+// restarted.
+func TestInstallRecovery(t *testing.T) {
+	var f fakeRecovery
+	if err := applyRecovery(&f, defaultRecovery); err != nil {
+		t.Fatal(err)
+	}
+	if f.nonCrash == nil || !*f.nonCrash {
+		t.Errorf("SetRecoveryActionsOnNonCrashFailures: %v, want true", f.nonCrash)
+	}
+	if len(f.actions) != 3 || f.reset != 86400 {
+		t.Errorf("actions %v, reset %d s", f.actions, f.reset)
+	}
+	for _, a := range f.actions {
+		if a.Type != mgr.ServiceRestart || a.Delay < time.Second {
+			t.Errorf("action %+v: want a restart after a delay", a)
+		}
+	}
+}
+
 // Install and uninstall through the real service manager (Wine's under
 // test), without starting the service.
 func TestInstallUninstall(t *testing.T) {
@@ -77,6 +151,10 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := ServiceArgs([]string{"--listen=:9977", "--duty=1%"})
+	// Wine's manager refuses the failure-actions flag level that every
+	// Windows since Vista has (TestInstallRecovery checks it is asked for).
+	setRecovery = func(sv *mgr.Service, r recovery) error { return applyRecovery(wineRecovery{sv}, r) }
+	t.Cleanup(func() { setRecovery = func(sv *mgr.Service, r recovery) error { return applyRecovery(sv, r) } })
 	if err := install(s, exe, args, false); err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +207,21 @@ func sourceRegistered(name string) bool {
 	}
 	k.Close()
 	return true
+}
+
+// fileAccess reads a real security descriptor (Wine's, under test): a
+// file that exists is read without error, a missing one is reported as
+// missing.
+func TestFileAccess(t *testing.T) {
+	dir := testutil.TempDir(t)
+	p := dir + `\web.yml`
+	if err := os.WriteFile(p, []byte("basic_auth_users: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, exists, err := fileAccess(p); err != nil || !exists {
+		t.Errorf("%s: exists %v, %v", p, exists, err)
+	}
+	if _, exists, err := fileAccess(dir + `\gone.yml`); err != nil || exists {
+		t.Errorf("missing file: exists %v, %v", exists, err)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/latlab/latlab/internal/systool"
 )
 
 // BCDObject is one object of `bcdedit /enum` output: its heading and its
@@ -88,10 +90,14 @@ type BCD struct {
 	Run func(args ...string) ([]byte, error)
 }
 
-// NewBCD runs the real bcdedit.
+// NewBCD runs the real bcdedit, System32's (never one found on PATH).
 func NewBCD() *BCD {
 	return &BCD{Run: func(args ...string) ([]byte, error) {
-		out, err := exec.Command("bcdedit", args...).CombinedOutput()
+		exe, err := systool.Path(systool.Bcdedit)
+		if err != nil {
+			return nil, err
+		}
+		out, err := exec.Command(exe, args...).CombinedOutput()
 		if err != nil {
 			return out, fmt.Errorf("bcdedit %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 		}

@@ -58,6 +58,21 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		return nil, err
 	}
 	match := MatchKnob(name, o.Target)
+	// A restore is a write like a set: a BCD element restored under
+	// BitLocker without Secure Boot risks the same recovery prompt.
+	if o.Warn != nil {
+		if planned, err := PlanRevert(env, j, match, o.Force); err == nil {
+			var restores []Change
+			for _, s := range planned {
+				if s.Action == "restore" {
+					restores = append(restores, Change{Loc: s.Entry.Loc})
+				}
+			}
+			if w := BootWarning(env, restores); w != "" {
+				o.Warn(w)
+			}
+		}
+	}
 	var steps []Step
 	if o.DryRun {
 		steps, err = PlanRevert(env, j, match, o.Force)

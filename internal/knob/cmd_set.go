@@ -49,6 +49,11 @@ func RunSet(ctx context.Context, o SetOptions) (*SetResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return runSet(ctx, k, o)
+}
+
+// runSet is RunSet of knob k, which tests give on any OS.
+func runSet(ctx context.Context, k Knob, o SetOptions) (*SetResult, error) {
 	format := o.Format
 	if format == "" {
 		format = DefaultFormat(k.OS())
@@ -57,6 +62,13 @@ func RunSet(ctx context.Context, o SetOptions) (*SetResult, error) {
 	p, err := k.Plan(env, o.Sel, o.Value)
 	if err != nil {
 		return nil, err
+	}
+	// Checked before anything is written, so a real set warns first.
+	if w := BootWarning(env, p.Changes); w != "" {
+		p.Warnings = append(p.Warnings, w)
+		if !o.DryRun && o.Warn != nil {
+			o.Warn(w)
+		}
 	}
 	res := &SetResult{DryRun: o.DryRun, Plan: p}
 	if o.DryRun {

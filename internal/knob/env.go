@@ -31,6 +31,10 @@ type Env struct {
 	// RSSState reads the global and per-adapter RSS state (netsh,
 	// Get-NetAdapterRss); nil where there is none.
 	RSSState func() (*RSSState, error)
+	// BootSecurity reads whether BitLocker protects the system drive and
+	// whether Secure Boot is on, which decide what a BCD change risks;
+	// nil where there is no boot configuration to change.
+	BootSecurity func() (BootSecurity, error)
 
 	// FaultAfter > 0 calls Crash right after that many writes.
 	FaultAfter int

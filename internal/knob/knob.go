@@ -122,6 +122,9 @@ type Plan struct {
 	Request string   `json:"request"`
 	Changes []Change `json:"changes"`
 	Notes   []string `json:"notes,omitempty"`
+	// Warnings are risks of the change the user must weigh before it is
+	// made (a BCD change under BitLocker without Secure Boot).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // InputError is bad input: an unknown knob, adapter or value, an

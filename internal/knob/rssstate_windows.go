@@ -5,12 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"golang.org/x/sys/windows"
-
+	"github.com/latlab/latlab/internal/systool"
 	"github.com/latlab/latlab/internal/winapi"
 )
 
@@ -21,12 +19,8 @@ const rssCommandTimeout = 30 * time.Second
 // (never through PATH) and parses their output. A command that fails is
 // said in Errors; the other's result stays.
 func ReadRSSState() (*RSSState, error) {
-	sys, err := windows.GetSystemDirectory()
-	if err != nil {
-		return nil, fmt.Errorf("system directory: %w", err)
-	}
 	s := &RSSState{}
-	out, err := runBounded(filepath.Join(sys, "netsh.exe"), "interface", "tcp", "show", "global")
+	out, err := runTool(systool.Netsh, "interface", "tcp", "show", "global")
 	if err == nil {
 		s.Global, err = ParseTCPGlobal(bytes.NewReader(out))
 	}
@@ -38,8 +32,7 @@ func ReadRSSState() (*RSSState, error) {
 		s.Errors = append(s.Errors, "Get-NetAdapterRss: not available under Wine")
 		return s, nil
 	}
-	ps := filepath.Join(sys, `WindowsPowerShell\v1.0\powershell.exe`)
-	out, err = runBounded(ps, "-NoProfile", "-NonInteractive", "-Command",
+	out, err = runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command",
 		// The module's own list view (BaseProcessor: [Group:Number] and the
 		// indirection table as text), wide enough not to cut it.
 		"Get-NetAdapterRss | Format-List | Out-String -Width 4096")
@@ -52,7 +45,12 @@ func ReadRSSState() (*RSSState, error) {
 	return s, nil
 }
 
-func runBounded(exe string, args ...string) ([]byte, error) {
+// runTool runs a System32 tool by its path (systool), never through PATH.
+func runTool(name string, args ...string) ([]byte, error) {
+	exe, err := systool.Path(name)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), rssCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)

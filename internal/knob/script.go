@@ -165,11 +165,12 @@ func skipped(c Change) string { return comment(c.Loc.String() + ": left alone: "
 // psQuotes are the characters PowerShell takes for a single quote.
 const psQuotes = "'\u2018\u2019\u201a\u201b"
 
-// psQuote is a PowerShell single-quoted string: inside one, every kind of
+// PSQuote is a PowerShell single-quoted string: inside one, every kind of
 // single quote is doubled (PowerShell ends the string at any of them).
+// It is the one quoting of PowerShell text in latlab.
 // Callers keep control characters out (psUnsafe): a line break inside
 // quotes is legal but makes a script that is not one command per line.
-func psQuote(s string) string {
+func PSQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('\'')
 	for _, r := range s {
@@ -194,7 +195,7 @@ func psPath(p string) string {
 	default:
 		root = "Registry::" + root
 	}
-	return psQuote(root + `\` + rest)
+	return PSQuote(root + `\` + rest)
 }
 
 func ps1Script(changes []Change) []string {
@@ -230,7 +231,7 @@ func ps1Script(changes []Change) []string {
 			}
 			continue
 		}
-		n := psQuote(c.Loc.Name)
+		n := PSQuote(c.Loc.Name)
 		if c.New.IsAbsent() {
 			out = append(out, "Remove-ItemProperty -LiteralPath "+p+" -Name "+n)
 			continue
@@ -269,14 +270,14 @@ func ps1Script(changes []Change) []string {
 // around it.
 func psString(s string) string {
 	if !hasControl(s) {
-		return psQuote(s)
+		return PSQuote(s)
 	}
 	var parts []string
 	run := []rune{}
 	for _, r := range s {
 		if isControl(r) {
 			if len(run) > 0 {
-				parts = append(parts, psQuote(string(run)))
+				parts = append(parts, PSQuote(string(run)))
 				run = run[:0]
 			}
 			parts = append(parts, fmt.Sprintf("[char]%d", r))
@@ -285,7 +286,7 @@ func psString(s string) string {
 		run = append(run, r)
 	}
 	if len(run) > 0 {
-		parts = append(parts, psQuote(string(run)))
+		parts = append(parts, PSQuote(string(run)))
 	}
 	return "(" + strings.Join(parts, "+") + ")"
 }
@@ -314,7 +315,7 @@ func bcdLine(c Change, ps bool) string {
 			return prefix(ps) + leftOut(c, "its object, element or value is not a plain bcdedit word")
 		}
 		if ps {
-			args[i] = psQuote(a)
+			args[i] = PSQuote(a)
 		}
 	}
 	return "bcdedit " + verb + " " + strings.Join(args, " ")

@@ -93,6 +93,9 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	for _, wn := range p.Warnings {
+		printHanging(w, "warning: "+wn)
+	}
 	if r.DryRun {
 		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])
 		for _, l := range r.Script {

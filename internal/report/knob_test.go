@@ -119,3 +119,26 @@ func TestKnobHistory(t *testing.T) {
 	KnobHistory(&b, &knob.History{Journal: "/var/lib/latlab"})
 	goldie.New(t).Assert(t, "knob-history", b.Bytes())
 }
+
+// A plan's warning (a BCD change under BitLocker without Secure Boot) is
+// printed in the plan of a dry run and of a real set, wrapped at 80.
+func TestKnobSetWarning(t *testing.T) {
+	w := knob.BootWarning(&knob.Env{BootSecurity: func() (knob.BootSecurity, error) { return knob.BootSecurity{BitLocker: true}, nil }},
+		[]knob.Change{{Loc: knob.Loc{Backend: knob.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}})
+	plan := &knob.Plan{Knob: "tsc-sync-policy", Request: "enhanced", Warnings: []string{w},
+		Changes: []knob.Change{{Loc: knob.Loc{Backend: knob.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}}}
+	for _, dry := range []bool{true, false} {
+		var b bytes.Buffer
+		KnobSet(WithWidth(&b, 80), &knob.SetResult{DryRun: dry, Plan: plan, Changes: []knob.Delta{{Where: "bcd {current} tscsyncpolicy", From: "(absent)", To: "enhanced"}}})
+		out := strings.Join(strings.Fields(b.String()), " ")
+		if !strings.Contains(out, "warning: BitLocker protects the system drive and Secure Boot is off: this boot-configuration change can make the next boot ask for the BitLocker recovery key") ||
+			!strings.Contains(out, `(Microsoft, "BCD settings and BitLocker")`) {
+			t.Errorf("dry run %v:\n%s", dry, b.String())
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			if len([]rune(l)) > 80 {
+				t.Errorf("wider than 80: %q", l)
+			}
+		}
+	}
+}

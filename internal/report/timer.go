@@ -55,9 +55,45 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		fmt.Fprintln(w, "no outstanding timer request: nothing holds the timer faster than its default")
 		return
 	}
-	fmt.Fprintf(w, "\n%d outstanding timer requests (powercfg /energy), finest first:\n", len(e.Requests))
-	rows := [][]string{}
+	var procs, kernel []timer.TimerRequest
+	ordinary := 0
 	for _, q := range e.Requests {
+		if q.Kernel {
+			kernel = append(kernel, q)
+			continue
+		}
+		procs = append(procs, q)
+		if q.Ordinary() {
+			ordinary++
+		}
+	}
+	if len(procs) > 0 {
+		fmt.Fprintf(w, "\n%d outstanding timer requests by processes (powercfg /energy), finest first:\n", len(procs))
+		requestTable(w, procs)
+	}
+	if len(kernel) > 0 {
+		fmt.Fprintf(w, "\n%d kernel-mode requests (drivers, ExSetTimerResolution), finest first:\n", len(kernel))
+		requestTable(w, kernel)
+	}
+	fmt.Fprintln(w, "(paths in --json)")
+	if e.Labels != "" {
+		printHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)")
+	}
+	if ordinary > 0 {
+		printHanging(w, fmt.Sprintf("%d of the processes show 15.625ms (156250): since Windows 10 2004 powercfg lists an ordinary process's request at the default period, because it changes only that process's own timers, not the platform's (Bruce Dawson, \"Windows Timer Resolution: The Great Rule Change\")", ordinary))
+	}
+	if len(kernel) > 0 {
+		printHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system")
+	} else {
+		fmt.Fprintln(w, "no kernel-mode request (a driver's ExSetTimerResolution) listed")
+	}
+}
+
+// requestTable prints requests as a table: process, pid, period, the
+// calling modules of the request's stack.
+func requestTable(w io.Writer, reqs []timer.TimerRequest) {
+	rows := [][]string{}
+	for _, q := range reqs {
 		period := "-"
 		if q.Period100ns != nil {
 			period = ms100ns(*q.Period100ns)
@@ -73,7 +109,6 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		rows = append(rows, []string{name, fmt.Sprint(q.PID), period, strings.Join(mods, " ")})
 	}
 	TableLeft(w, []string{"process", "pid", "period", "calling modules"}, rows)
-	fmt.Fprintln(w, "(paths in --json)")
 }
 
 func timerWhoLinux(w io.Writer, r *timer.WhoResult) {

@@ -28,7 +28,7 @@ func TestTimerWhoWindows(t *testing.T) {
 	for _, want := range []string{
 		"timer resolution now: 0.5003ms (finest 0.5ms, coarsest 15.625ms)",
 		"powercfg saw the resolution at 0.5003ms (platform maximum 15.625ms)",
-		"2 outstanding timer requests (powercfg /energy), finest first:",
+		"2 outstanding timer requests by processes (powercfg /energy), finest first:",
 		"ConsoleApplication1.exe",
 		"firefox.exe",
 		"ntdll.dll KernelBase.dll",
@@ -49,6 +49,39 @@ func TestTimerWhoWindows(t *testing.T) {
 	TimerWho(&b, &timer.WhoResult{OS: "windows", Current100ns: 156250, Finest100ns: 5000, Coarsest100ns: 156250, EnergyError: "'powercfg /energy' needs an elevated (Administrator) prompt"})
 	if !strings.Contains(b.String(), "requesters: unknown: 'powercfg /energy' needs an elevated") {
 		t.Error(b.String())
+	}
+}
+
+// After Windows 10 2004 powercfg lists an ordinary process's request at
+// 156250 and drivers' requests apart: the output says both, and puts the
+// System process's request in its own table.
+func TestTimerWhoAfter2004(t *testing.T) {
+	in := "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"  Current Timer Resolution (100ns units) 10000\n  Maximum Timer Period (100ns units) 156250\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"  Requested Period 156250\n  Requesting Process ID 5120\n  Requesting Process Path \\Device\\HarddiskVolume3\\Games\\game.exe\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"  Requested Period 10000\n  Requesting Process ID 4\n  Requesting Process Path \\SystemRoot\\system32\\ntoskrnl.exe\n"
+	rep, err := timer.ParseEnergyReport(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{
+		"1 outstanding timer requests by processes",
+		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
+		"1 of the processes show 15.625ms (156250): since Windows 10 2004 powercfg lists an ordinary process's request at the default period",
+		"The Great Rule Change",
+		"listed apart from processes': they belong to no process, so they set the resolution for the whole system",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Index(b.String(), "game.exe") > strings.Index(b.String(), "ntoskrnl.exe") {
+		t.Errorf("the kernel request is not apart:\n%s", b.String())
 	}
 }
 

@@ -94,7 +94,7 @@ func OtherThreads(p Priority, rtprio int) string {
 // PinThread restricts the calling (locked) thread to one CPU.
 func PinThread(cpu int) (undo func(), err error) {
 	if cpu < 0 || cpu >= NumCPU() {
-		return nil, fmt.Errorf("cpu %d does not exist: this machine has CPUs 0-%d", cpu, NumCPU()-1)
+		return nil, fmt.Errorf("cpu %d does not exist: %s", cpu, cpuDescription())
 	}
 	return pinThread(cpu)
 }
@@ -114,10 +114,13 @@ func HoldDMALatency(us int) (release func(), err error) {
 }
 
 // ParseCPUList parses a CPU list such as "0,2-3" (the /proc and taskset
-// syntax) and checks each CPU exists on this machine.
+// syntax) and checks each CPU exists on this machine (ncpu of them). On
+// Windows CPUs are numbered across processor groups, group 0's first, and
+// CPUs from 64 on are pinned in their own group; the errors say which
+// numbers exist.
 func ParseCPUList(s string, ncpu int) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("empty CPU list: accepted a list like 0,2-3")
+		return nil, fmt.Errorf("empty CPU list: accepted a list like 0,2-3 of CPUs 0-%d", ncpu-1)
 	}
 	cpus, err := cpuset.ParseList(s)
 	if err != nil {
@@ -125,7 +128,7 @@ func ParseCPUList(s string, ncpu int) ([]int, error) {
 	}
 	for _, c := range cpus {
 		if c >= ncpu {
-			return nil, fmt.Errorf("cpu %d does not exist: this machine has CPUs 0-%d", c, ncpu-1)
+			return nil, fmt.Errorf("cpu %d does not exist: accepted CPUs 0-%d; %s", c, ncpu-1, cpuDescription())
 		}
 	}
 	return cpus, nil

@@ -179,6 +179,9 @@ func (pt *processThreads) restore() {
 	}
 }
 
+// cpuDescription says which CPUs exist.
+func cpuDescription() string { return fmt.Sprintf("this machine has CPUs 0-%d", NumCPU()-1) }
+
 func pinThread(cpu int) (func(), error) {
 	var old unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {

@@ -17,7 +17,30 @@ const (
 )
 
 // NumCPU is the number of logical processors in this process's group.
-func NumCPU() int { return runtime.NumCPU() }
+func NumCPU() int {
+	n := 0
+	for _, c := range processorGroups() {
+		n += c
+	}
+	return max(n, runtime.NumCPU())
+}
+
+// processorGroups is the number of active processors in each processor
+// group: runtime.NumCPU counts only the process's own group's processors
+// on a machine of more than 64.
+func processorGroups() []int {
+	var out []int
+	for g := range int(winapi.GetActiveProcessorGroupCount()) {
+		out = append(out, int(winapi.GetActiveProcessorCount(uint16(g))))
+	}
+	if len(out) == 0 {
+		out = []int{runtime.NumCPU()}
+	}
+	return out
+}
+
+// cpuDescription says which CPUs exist, by processor group.
+func cpuDescription() string { return DescribeGroups(processorGroups()) }
 
 // otherThreads: the priority class belongs to the process, so
 // REALTIME_PRIORITY_CLASS moves every thread, those the runtime starts
@@ -107,13 +130,21 @@ func priorityOfClass(cls uint32) Priority {
 	return Normal
 }
 
+// pinThread moves the calling thread to cpu's processor group and that
+// CPU alone (SetThreadGroupAffinity: SetThreadAffinityMask cannot name a
+// CPU beyond the thread's group, and 1<<cpu is no CPU from 64 on).
 func pinThread(cpu int) (func(), error) {
-	thread := windows.CurrentThread()
-	old, err := winapi.SetThreadAffinityMask(thread, uintptr(1)<<uint(cpu))
+	group, mask, err := GroupOf(cpu, processorGroups())
 	if err != nil {
-		return nil, fmt.Errorf("SetThreadAffinityMask(cpu %d): %w", cpu, err)
+		return nil, err
 	}
-	return func() { _, _ = winapi.SetThreadAffinityMask(thread, old) }, nil
+	thread := windows.CurrentThread()
+	aff := winapi.GroupAffinity{Mask: uintptr(mask), Group: uint16(group)}
+	var old winapi.GroupAffinity
+	if err := winapi.SetThreadGroupAffinity(thread, &aff, &old); err != nil {
+		return nil, fmt.Errorf("SetThreadGroupAffinity(cpu %d: group %d, mask %#x): %w", cpu, group, mask, err)
+	}
+	return func() { _ = winapi.SetThreadGroupAffinity(thread, &old, nil) }, nil
 }
 
 // lockMemory is not done on Windows: there is no mlockall, and VirtualLock

@@ -1,6 +1,13 @@
 package sched
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/winapi"
+	"golang.org/x/sys/windows"
+)
 
 func TestPriorityOfClass(t *testing.T) {
 	for cls, want := range map[uint32]Priority{
@@ -13,5 +20,33 @@ func TestPriorityOfClass(t *testing.T) {
 		if got := priorityOfClass(cls); got != want {
 			t.Errorf("class 0x%x: %s, want %s", cls, got, want)
 		}
+	}
+}
+
+// Pinning goes through SetThreadGroupAffinity: the thread lands on the
+// CPU asked for and the undo restores its previous group affinity.
+func TestPinThreadGroup(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	groups := processorGroups()
+	if len(groups) == 0 || groups[0] < 1 {
+		t.Fatalf("processor groups %v", groups)
+	}
+	cpu := NumCPU() - 1
+	undo, err := PinThread(cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, mask, _ := GroupOf(cpu, groups)
+	var now winapi.GroupAffinity
+	if err := winapi.SetThreadGroupAffinity(windows.CurrentThread(), &winapi.GroupAffinity{Mask: uintptr(mask), Group: uint16(g)}, &now); err != nil {
+		t.Fatal(err)
+	}
+	if now.Group != uint16(g) || now.Mask != uintptr(mask) {
+		t.Errorf("pinned to group %d mask %#x, want group %d mask %#x", now.Group, now.Mask, g, mask)
+	}
+	undo()
+	if _, err := PinThread(NumCPU()); err == nil || !strings.Contains(err.Error(), "does not exist: this machine has CPUs 0-") {
+		t.Errorf("pin beyond the machine: %v", err)
 	}
 }

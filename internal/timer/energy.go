@@ -29,18 +29,31 @@ import (
 //     then rows "Requested Period", "Requesting Process ID", "Requesting
 //     Process Path" (and "Calling Module" rows in "Timer Request Stack").
 //
-// Labels are matched in English, ignoring case and spaces.
+// Labels are matched in English, ignoring case and spaces. powercfg
+// localises them, so a report with no English label is read by the shape
+// of its values instead (readByShape): a timer request is an entry whose
+// values are, in order, a period in 100 ns units, a process ID and a
+// \Device\... image path; the entry of the same troubleshooter with two
+// numbers and no path holds the current and the maximum period; a stack
+// entry is a process ID and paths.
 
 // MaxEnergyReport bounds what ParseEnergyReport reads; reports are a few
 // hundred KiB.
 const MaxEnergyReport = 32 << 20
 
-// maxEntries bounds the entries kept from one report.
-const maxEntries = 10000
+// maxEntries bounds the entries kept from one report, maxRows the rows
+// of one entry.
+const (
+	maxEntries = 10000
+	maxRows    = 256
+)
 
 // EnergyReport is what a report says about the timer.
 type EnergyReport struct {
 	Format string `json:"format"` // xml, html or text
+	// Labels is "by shape" when the report's labels were not English and
+	// its timer entries were recognised by their values.
+	Labels string `json:"labels,omitempty"`
 	// In 100 ns units, as the report gives them.
 	CurrentPeriod100ns *int64         `json:"current_period_100ns,omitempty"`
 	MaxPeriod100ns     *int64         `json:"max_period_100ns,omitempty"`
@@ -55,6 +68,30 @@ type TimerRequest struct {
 	Period100ns *int64 `json:"requested_period_100ns,omitempty"`
 	// Modules are the "Calling Module" rows of the request's stack.
 	Modules []string `json:"calling_modules,omitempty"`
+	// Kernel marks a kernel-mode request: a driver's ExSetTimerResolution,
+	// which powercfg lists under the System process (PID 4) or a driver
+	// image (.sys) rather than under a program.
+	Kernel bool `json:"kernel,omitempty"`
+}
+
+// DefaultPeriod100ns is the platform's default (and coarsest) period:
+// 15.625 ms, 64 Hz.
+const DefaultPeriod100ns = 156250
+
+// Ordinary reports whether powercfg shows the request at the default
+// period: since Windows 10 2004 that is what it lists for an ordinary
+// process's request, which changes that process's own timers but no
+// longer the platform's (Bruce Dawson, "Windows Timer Resolution: The
+// Great Rule Change", randomascii.wordpress.com, 2020-10-04; PC-Tuning,
+// "Fixing Timing Precision in Windows After The Great Rule Change").
+func (r TimerRequest) Ordinary() bool {
+	return !r.Kernel && r.Period100ns != nil && *r.Period100ns == DefaultPeriod100ns
+}
+
+// isKernel: the System process, or a driver image.
+func isKernel(pid int64, path string) bool {
+	p := strings.ToLower(path)
+	return pid == 4 || strings.HasSuffix(p, ".sys") || strings.HasPrefix(p, `\systemroot\system32\drivers\`)
 }
 
 // PeriodMs is the requested period in ms, or -1 when the report gave none.
@@ -99,14 +136,18 @@ func normLabel(s string) string {
 
 // entry is one log entry: its name and its rows, in order.
 type entry struct {
-	name string
-	rows []row
+	category string
+	name     string
+	rows     []row
 }
 
 type row struct {
 	kind  int
 	value string
 }
+
+// entry's category is its troubleshooter: the XML Troubleshooter's Name,
+// or the text before the colon of a text entry's title.
 
 // ParseEnergyReport reads a powercfg /energy report (XML, HTML or pasted
 // text) and returns its timer entries. A report without any "Platform
@@ -141,13 +182,134 @@ func ParseEnergyReport(r io.Reader) (*EnergyReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if english(entries) {
+		entries = timerEntries(entries, rep.Format)
+	} else {
+		entries = readByShape(entries)
+		rep.Labels = "by shape"
+	}
 	if len(entries) == 0 {
-		return nil, errors.New("no 'Platform Timer Resolution' entry: not a powercfg /energy report, or one in another language (latlab reads English reports)")
+		return nil, errors.New("no 'Platform Timer Resolution' entry: not a powercfg /energy report (no entry with a period, a process ID and a \\Device\\ path, in any language)")
 	}
 	if err := rep.fill(entries); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// english reports whether any row has an English label.
+func english(entries []entry) bool {
+	for _, e := range entries {
+		for _, r := range e.rows {
+			if r.kind != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// timerEntries keeps the entries with English labels; in the text forms
+// only those of the Platform Timer Resolution troubleshooter.
+func timerEntries(entries []entry, format string) []entry {
+	var out []entry
+	for _, e := range entries {
+		if format != "xml" && normLabel(e.category)+":" != timerTitle {
+			continue
+		}
+		if english([]entry{e}) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// value shapes
+const (
+	vOther = iota
+	vInt
+	vPath
+)
+
+func shape(v string) int {
+	v = strings.TrimSpace(v)
+	switch {
+	case reInteger.MatchString(v):
+		return vInt
+	case strings.HasPrefix(v, `\`) || len(v) > 3 && v[1] == ':' && v[2] == '\\':
+		return vPath // \Device\..., \SystemRoot\..., or C:\... (older reports)
+	}
+	return vOther
+}
+
+// shapes is an entry's value shapes in order, other values left out.
+func shapes(e entry) []int {
+	var out []int
+	for _, r := range e.rows {
+		if sh := shape(r.value); sh != vOther {
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+// isRequest: a period, a process ID and a path, in that order and
+// nothing before them but text (the entry of an outstanding request).
+func isRequest(e entry) bool {
+	sh := shapes(e)
+	return len(sh) >= 3 && sh[0] == vInt && sh[1] == vInt && sh[2] == vPath
+}
+
+// readByShape labels the rows of a report whose labels are not English,
+// from the shapes of their values: every entry shaped as a timer request
+// marks its troubleshooter; in that troubleshooter an entry of numbers
+// and paths is read as [period,] process ID, process path, calling
+// modules, and one of two numbers and no path as the current and the
+// maximum period. Entries of other troubleshooters are dropped.
+func readByShape(entries []entry) []entry {
+	cats := map[string]bool{}
+	for _, e := range entries {
+		if isRequest(e) {
+			cats[e.category] = true
+		}
+	}
+	var out []entry
+	for _, e := range entries {
+		if !cats[e.category] || (e.category == "" && !isRequest(e)) {
+			continue
+		}
+		var ints, paths []string
+		for _, r := range e.rows {
+			switch shape(r.value) {
+			case vInt:
+				if len(paths) == 0 {
+					ints = append(ints, r.value)
+				}
+			case vPath:
+				paths = append(paths, r.value)
+			}
+		}
+		l := entry{category: e.category, name: e.name}
+		switch {
+		case len(paths) == 0 && len(ints) == 2:
+			l.rows = []row{{fCurrent, ints[0]}, {fMax, ints[1]}}
+		case len(paths) > 0 && len(ints) >= 2:
+			l.rows = []row{{fPeriod, ints[len(ints)-2]}, {fPID, ints[len(ints)-1]}}
+		case len(paths) > 0 && len(ints) == 1:
+			l.rows = []row{{fPID, ints[0]}}
+		default:
+			continue
+		}
+		for i, p := range paths {
+			k := fModule
+			if i == 0 {
+				k = fPath
+			}
+			l.rows = append(l.rows, row{k, p})
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // decodeText turns UTF-16 (with a byte-order mark) into UTF-8; powercfg
@@ -182,12 +344,13 @@ func xmlEntries(b []byte) ([]entry, error) {
 	d.Strict = false
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	var (
-		out   []entry
-		stack []string
-		cur   *entry
-		dName string
-		dVal  string
-		text  strings.Builder
+		out      []entry
+		stack    []string
+		cur      *entry
+		dName    string
+		dVal     string
+		text     strings.Builder
+		category string
 	)
 	for {
 		tok, err := d.Token()
@@ -206,7 +369,7 @@ func xmlEntries(b []byte) ([]entry, error) {
 			text.Reset()
 			switch t.Name.Local {
 			case "LogEntry":
-				cur = &entry{}
+				cur = &entry{category: category}
 			case "Detail":
 				dName, dVal = "", ""
 			}
@@ -225,6 +388,8 @@ func xmlEntries(b []byte) ([]entry, error) {
 			}
 			s := strings.TrimSpace(text.String())
 			switch {
+			case t.Name.Local == "Name" && parent == "Troubleshooter":
+				category = s
 			case t.Name.Local == "Name" && parent == "LogEntry" && cur != nil:
 				cur.name = s
 			case t.Name.Local == "Name" && parent == "Detail":
@@ -232,8 +397,8 @@ func xmlEntries(b []byte) ([]entry, error) {
 			case t.Name.Local == "Value" && parent == "Detail":
 				dVal = s
 			case t.Name.Local == "Detail" && cur != nil:
-				if k := kindOf(dName); k != 0 {
-					cur.rows = append(cur.rows, row{k, dVal})
+				if len(cur.rows) < maxRows {
+					cur.rows = append(cur.rows, row{kindOf(dName), dVal})
 				}
 			case t.Name.Local == "LogEntry" && cur != nil:
 				if len(cur.rows) > 0 && len(out) < maxEntries {
@@ -277,9 +442,11 @@ func htmlToText(s string) string {
 
 const timerTitle = "platformtimerresolution:"
 
-// textEntries reads the text form: an entry starts at a line "Platform
-// Timer Resolution:NAME" and takes the known rows below it until the next
-// title (any "Troubleshooter:Entry" line that is not a known row).
+// textEntries reads the text form: an entry starts at a title line
+// "Troubleshooter:Entry" ("Platform Timer Resolution:Outstanding Timer
+// Request" in English) and takes the rows below it until the next title.
+// A row with an English label is split at the label; any other row keeps
+// the value at its end (see rowValue), with kind 0.
 func textEntries(s string) []entry {
 	var out []entry
 	var cur *entry
@@ -295,25 +462,63 @@ func textEntries(s string) []entry {
 			continue
 		}
 		if k, v, ok := textRow(line); ok {
-			if cur != nil {
+			if cur != nil && len(cur.rows) < maxRows {
 				cur.rows = append(cur.rows, row{k, v})
 			}
 			continue
 		}
-		n := normLabel(line)
-		if strings.HasPrefix(n, timerTitle) {
+		if cat, name, ok := title(line); ok {
 			flush()
-			name := line[strings.IndexByte(line, ':')+1:]
-			cur = &entry{name: strings.TrimSpace(name)}
+			cur = &entry{category: cat, name: name}
 			continue
 		}
-		if i := strings.IndexByte(line, ':'); i > 0 && i < 80 && !strings.ContainsAny(line[:i], "\t.") {
-			flush() // another troubleshooter's entry
+		if v, ok := rowValue(line); ok && cur != nil && len(cur.rows) < maxRows {
+			cur.rows = append(cur.rows, row{0, v})
 		}
 	}
 	flush()
 	return out
 }
+
+// title splits a line "Troubleshooter:Entry": a colon within the first 80
+// bytes, not after a drive letter or before a path, with no tab or full
+// stop before it (a sentence of a description is not a title).
+func title(line string) (category, name string, ok bool) {
+	i := strings.IndexByte(line, ':')
+	if i <= 1 || i >= 80 || strings.ContainsAny(line[:i], "\t.") {
+		return "", "", false
+	}
+	rest := strings.TrimSpace(line[i+1:])
+	if strings.HasPrefix(rest, `\`) || rest == "" {
+		return "", "", false
+	}
+	return strings.TrimSpace(line[:i]), rest, true
+}
+
+// rowValue is the value of a row whose label latlab cannot read: what
+// follows the last tab (a table cell), else a path (from a backslash),
+// else a number at the end of the line (with its digit grouping).
+func rowValue(line string) (string, bool) {
+	if i := strings.LastIndexByte(line, '\t'); i >= 0 {
+		v := strings.TrimSpace(line[i+1:])
+		return v, v != ""
+	}
+	if i := strings.Index(line, `\`); i >= 0 {
+		return line[i:], true
+	}
+	if m := reTrailingNumber.FindStringSubmatch(line); m != nil {
+		return m[1], true
+	}
+	return "", false
+}
+
+var (
+	// reTrailingNumber is a number ending a line after a label: plain
+	// digits or thousands grouped with , . or a (narrow) no-break space.
+	reTrailingNumber = regexp.MustCompile(`(?:^|[^\d.,])(\d{1,3}(?:[,.\x{a0}\x{202f}]\d{3})+|\d+)\s*$`)
+	// reInteger is a whole value that is an integer in those forms.
+	reInteger = regexp.MustCompile(`^(?:\d{1,3}(?:[,. \x{a0}\x{202f}]\d{3})+|\d+)$`)
+)
 
 // textRow matches a known label at the start of a line; the value is
 // what follows, after a tab, a colon or spaces.
@@ -397,6 +602,7 @@ func (rep *EnergyReport) fill(entries []entry) error {
 		if req.Path != "" {
 			req.Process = baseName(req.Path)
 		}
+		req.Kernel = isKernel(req.PID, req.Path)
 		have := byPID[req.PID]
 		if have == nil {
 			if len(order) >= maxEntries {
@@ -415,6 +621,7 @@ func (rep *EnergyReport) fill(entries []entry) error {
 		if have.Path == "" {
 			have.Path, have.Process = req.Path, req.Process
 		}
+		have.Kernel = have.Kernel || req.Kernel
 		if len(have.Modules) == 0 {
 			have.Modules = req.Modules
 		}

@@ -82,6 +82,51 @@ func TestParseEnergyReportXMLAndHTML(t *testing.T) {
 	}
 }
 
+// powercfg localises every label: a report in German (text) or French
+// (XML) is read by the shapes of its values, to the same requests as the
+// English report it was written from. Another troubleshooter's entry with
+// a PID and a path (CPU utilisation) is not taken for a request.
+func TestParseEnergyReportOtherLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		file, format string
+		modules      int
+	}{{"energy-report-de.txt", "text", 0}, {"energy-report-fr.xml", "xml", 4}} {
+		t.Run(tc.file, func(t *testing.T) {
+			rep, err := ParseEnergyReport(strings.NewReader(readEnergy(t, tc.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReport(t, rep, tc.format, 5003, 156250, []wantReq{
+				{6676, "ConsoleApplication1.exe", 5000, 0},
+				{10860, "firefox.exe", 10000, tc.modules},
+			})
+			if rep.Labels != "by shape" {
+				t.Errorf("labels %q", rep.Labels)
+			}
+		})
+	}
+	// The HTML form of the German report: a table row per detail.
+	var b strings.Builder
+	b.WriteString("<html><body><table>")
+	for _, line := range strings.Split(readEnergy(t, "energy-report-de.txt"), "\n") {
+		if v, ok := rowValue(line); ok && strings.HasPrefix(line, "  ") {
+			label := strings.TrimSpace(line[:strings.LastIndex(line, v)])
+			b.WriteString("<tr><td>" + label + "</td><td>" + v + "</td></tr>\n")
+			continue
+		}
+		b.WriteString("<tr><td>" + line + "</td></tr>\n")
+	}
+	b.WriteString("</table></body></html>")
+	rep, err := ParseEnergyReport(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, rep, "html", 5003, 156250, []wantReq{
+		{6676, "ConsoleApplication1.exe", 5000, 0},
+		{10860, "firefox.exe", 10000, 0},
+	})
+}
+
 // The forms people paste: "Label: value", other capitalisation and
 // spacing, a decimal grouping, UTF-16 from an editor, a stack without an
 // outstanding request.
@@ -121,7 +166,8 @@ func TestParseEnergyReportErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"empty", "", "no 'Platform Timer Resolution' entry"},
 		{"another file", "hello\nworld\n", "no 'Platform Timer Resolution' entry"},
-		{"german", "Plattform-Zeitgeberauflösung:Ausstehende Zeitgeberanforderung\nAngeforderter Zeitraum 10000\n", "latlab reads English reports"},
+		{"german without a process", "Plattform-Zeitgeberauflösung:Ausstehende Zeitgeberanforderung\nAngeforderter Zeitraum 10000\n", "no entry with a period, a process ID and a \\Device\\ path, in any language"},
+		{"numbers and a path in another order", "CPU-Auslastung:Prozess\n  PID 9120\n  Auslastung 9,63\n  Modul \\Device\\x.exe\n", "no 'Platform Timer Resolution' entry"},
 		{"binary", "Platform Timer Resolution:x\x00\x01", "binary data"},
 		{"bad period", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period lots\nRequesting Process ID 4\n", `Requested Period "lots": want a period in 100 ns units`},
 		{"bad pid", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period 10000\nRequesting Process ID -4\n", `Requesting Process ID "-4"`},

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/systool"
 )
 
 // WhoDefaultSeconds is the window Who is given by default on Windows:
@@ -36,9 +38,12 @@ func who(ctx context.Context, o WhoOptions) (*WhoResult, error) {
 // runEnergy traces with 'powercfg /energy' for seconds and reads the XML
 // report it writes.
 func runEnergy(ctx context.Context, seconds int) (*EnergyReport, error) {
-	exe, err := exec.LookPath("powercfg")
+	exe, err := systool.Path(systool.Powercfg) // System32's, never one on PATH
 	if err != nil {
-		return nil, errors.New("powercfg.exe not found: the requesters come from 'powercfg /energy', which this system lacks")
+		return nil, err
+	}
+	if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() {
+		return nil, errors.New("powercfg.exe not found in the system directory: the requesters come from 'powercfg /energy', which this system lacks")
 	}
 	if !windows.GetCurrentProcessToken().IsElevated() {
 		return nil, errors.New("'powercfg /energy' needs an elevated (Administrator) prompt: run latlab from one to see the requesters")

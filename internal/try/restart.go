@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -15,7 +16,11 @@ import (
 // restarts the adapter after each change and each restore, and waits for
 // its link before the settle time begins. The restart goes through
 // PowerShell's NetAdapter module: Restart-NetAdapter disables and enables
-// the adapter, Get-NetAdapter reports its status.
+// the adapter, Get-NetAdapter reports its status. Every command finds the
+// adapter in the same pipeline by its interface GUID (the class key's
+// NetCfgInstanceId), compared with -eq: no name travels back through the
+// console's code page (a non-ASCII alias came back mangled) and nothing is
+// matched as a wildcard (-Name and -InterfaceDescription take wildcards).
 
 // Runner runs a command line (argv[0] and its arguments) and returns its
 // standard output; tests put a fake in its place.
@@ -33,18 +38,16 @@ var linkPoll = 500 * time.Millisecond
 type AdapterRestart struct {
 	// Adapter is the adapter as the registry names it (DriverDesc, which
 	// Get-NetAdapter calls InterfaceDescription), GUID its
-	// NetCfgInstanceId (Get-NetAdapter's InterfaceGuid).
+	// NetCfgInstanceId (Get-NetAdapter's InterfaceGuid), by which every
+	// command finds it.
 	Adapter string `json:"adapter"`
-	GUID    string `json:"guid,omitempty"`
-	// Name is the adapter's interface alias, which Restart-NetAdapter
-	// -Name takes; it is looked up when the run starts.
-	Name string `json:"name,omitempty"`
+	GUID    string `json:"guid"`
 	// Planned is the number of restarts a complete run makes: after each
 	// change and after each restore.
 	Planned int `json:"planned"`
 	Done    int `json:"done"`
-	// Commands are the command lines, NAME standing for the alias in a
-	// plan.
+	// Commands are the command lines: find the adapter (once, before
+	// anything changes), restart it, read its status.
 	Lookup        string `json:"lookup"`
 	Restart       string `json:"restart"`
 	Status        string `json:"status"`
@@ -53,28 +56,31 @@ type AdapterRestart struct {
 	WaitedNs int64 `json:"link_waited_max_ns,omitempty"`
 }
 
-// psQuote quotes s as a PowerShell string literal.
-func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
 // powershell is the command line of a PowerShell script.
 func powershell(script string) []string {
 	return []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-Command", script}
 }
 
-func lookupScript(desc, guid string) string {
-	if guid != "" {
-		return fmt.Sprintf("(Get-NetAdapter -IncludeHidden | Where-Object InterfaceGuid -eq %s).Name", psQuote(guid))
-	}
-	return fmt.Sprintf("(Get-NetAdapter -IncludeHidden -InterfaceDescription %s).Name", psQuote(desc))
+// reGUID is a NetCfgInstanceId: a braced GUID.
+var reGUID = regexp.MustCompile(`^\{[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}$`)
+
+// adapterByGUID is a pipeline of the one adapter whose InterfaceGuid is
+// guid, and fails when there is not exactly one.
+func adapterByGUID(guid string) string {
+	q := knob.PSQuote(guid)
+	return fmt.Sprintf("$a = @(Get-NetAdapter -IncludeHidden | Where-Object { $_.InterfaceGuid -eq %s }); "+
+		"if ($a.Count -ne 1) { throw ([string]$a.Count + ' adapters have the interface GUID ' + %s) }; ", q, q)
 }
 
-func restartScript(name string) string {
-	return fmt.Sprintf("Restart-NetAdapter -Name %s -Confirm:$false", psQuote(name))
+// lookupScript prints the adapter's status: it checks before anything
+// changes that the adapter is there and the NetAdapter module works.
+func lookupScript(guid string) string { return adapterByGUID(guid) + "$a[0].Status" }
+
+func restartScript(guid string) string {
+	return adapterByGUID(guid) + "$a | Restart-NetAdapter -Confirm:$false"
 }
 
-func statusScript(name string) string {
-	return fmt.Sprintf("(Get-NetAdapter -Name %s).Status", psQuote(name))
-}
+func statusScript(guid string) string { return adapterByGUID(guid) + "$a[0].Status" }
 
 // planRestart finds the adapter the arms' changes write to (its class
 // key) and plans its restarts.
@@ -105,7 +111,10 @@ func (x *experiment) planRestart() error {
 	}
 	r := &AdapterRestart{Adapter: read("DriverDesc"), GUID: read("NetCfgInstanceId"), LinkTimeoutNs: LinkTimeout.Nanoseconds()}
 	if r.Adapter == "" {
-		return fmt.Errorf("the adapter at %s has no DriverDesc: cannot name it to restart it", key)
+		r.Adapter = key
+	}
+	if !reGUID.MatchString(r.GUID) {
+		return fmt.Errorf("the adapter at %s has no interface GUID (NetCfgInstanceId %q, want {8-4-4-4-12 hex digits}): cannot find it to restart it", key, r.GUID)
 	}
 	values := 0
 	for _, a := range x.res.Order {
@@ -114,9 +123,9 @@ func (x *experiment) planRestart() error {
 		}
 	}
 	r.Planned = 2 * values
-	r.Lookup = strings.Join(powershell(lookupScript(r.Adapter, r.GUID)), " ")
-	r.Restart = strings.Join(powershell(restartScript("NAME")), " ")
-	r.Status = strings.Join(powershell(statusScript("NAME")), " ")
+	r.Lookup = strings.Join(powershell(lookupScript(r.GUID)), " ")
+	r.Restart = strings.Join(powershell(restartScript(r.GUID)), " ")
+	r.Status = strings.Join(powershell(statusScript(r.GUID)), " ")
 	x.res.Restart = r
 	x.res.Writes = append(x.res.Writes, fmt.Sprintf("network adapter %q: restarted (Restart-NetAdapter) after each change and each restore, %d restarts in all; each waits for the link (Get-NetAdapter status Up, at most %s) before the settle time",
 		r.Adapter, r.Planned, LinkTimeout))
@@ -140,24 +149,18 @@ func (x *experiment) runner() Runner {
 	return runCommand
 }
 
-// lookupAdapter finds the adapter's interface alias; it runs before
-// anything changes, so a system without the NetAdapter module (Wine, an
-// old Windows) stops the run with nothing to undo.
+// lookupAdapter finds the adapter by its GUID; it runs before anything
+// changes, so a system without the NetAdapter module (Wine, an old
+// Windows) or without the adapter stops the run with nothing to undo.
 func (x *experiment) lookupAdapter(ctx context.Context) error {
 	r := x.res.Restart
-	out, err := x.runner()(ctx, powershell(lookupScript(r.Adapter, r.GUID)))
+	out, err := x.runner()(ctx, powershell(lookupScript(r.GUID)))
 	if err != nil {
-		return fmt.Errorf("find network adapter %q to restart it: %w", r.Adapter, err)
+		return fmt.Errorf("find network adapter %q (interface GUID %s) to restart it: %w", r.Adapter, r.GUID, err)
 	}
-	name := strings.TrimSpace(out)
-	if name == "" || strings.Contains(name, "\n") {
-		n := 0
-		if name != "" {
-			n = len(strings.Split(name, "\n"))
-		}
-		return fmt.Errorf("Get-NetAdapter names %d adapters for %q (want one): cannot restart it", n, r.Adapter)
+	if st := strings.TrimSpace(out); st == "" || strings.Contains(st, "\n") {
+		return fmt.Errorf("Get-NetAdapter gave no single status for the interface GUID %s of %q: cannot restart it", r.GUID, r.Adapter)
 	}
-	r.Name = name
 	return nil
 }
 
@@ -166,16 +169,16 @@ func (x *experiment) lookupAdapter(ctx context.Context) error {
 func (x *experiment) restartAdapter(ctx context.Context) error {
 	r := x.res.Restart
 	run := x.runner()
-	if _, err := run(ctx, powershell(restartScript(r.Name))); err != nil {
-		return fmt.Errorf("restart network adapter %q: %w", r.Name, err)
+	if _, err := run(ctx, powershell(restartScript(r.GUID))); err != nil {
+		return fmt.Errorf("restart network adapter %q: %w", r.Adapter, err)
 	}
 	r.Done++
 	start := time.Now()
 	status := ""
 	for {
-		out, err := run(ctx, powershell(statusScript(r.Name)))
+		out, err := run(ctx, powershell(statusScript(r.GUID)))
 		if err != nil {
-			return fmt.Errorf("status of network adapter %q after its restart: %w", r.Name, err)
+			return fmt.Errorf("status of network adapter %q after its restart: %w", r.Adapter, err)
 		}
 		status = strings.TrimSpace(out)
 		if strings.EqualFold(status, "Up") {
@@ -183,10 +186,10 @@ func (x *experiment) restartAdapter(ctx context.Context) error {
 			return nil
 		}
 		if time.Since(start) >= LinkTimeout {
-			return fmt.Errorf("network adapter %q restarted but its link is not up after %s (status %q): check the cable or the link partner", r.Name, LinkTimeout, status)
+			return fmt.Errorf("network adapter %q restarted but its link is not up after %s (status %q): check the cable or the link partner", r.Adapter, LinkTimeout, status)
 		}
 		if err := wait(ctx, linkPoll); err != nil {
-			return fmt.Errorf("waiting for the link of network adapter %q: %w", r.Name, err)
+			return fmt.Errorf("waiting for the link of network adapter %q: %w", r.Adapter, err)
 		}
 	}
 }

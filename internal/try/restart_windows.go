@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/systool"
 )
 
 // commandTimeout bounds one PowerShell command (its start included).
@@ -20,9 +21,14 @@ func runCommand(ctx context.Context, argv []string) (string, error) {
 	if etw.UnderWine() {
 		return "", fmt.Errorf("%w; Wine has none: run latlab on Windows", errNoRestart)
 	}
+	// The command is System32's PowerShell, never one found on PATH.
+	exe, err := systool.Path(strings.TrimSuffix(strings.ToLower(argv[0]), ".exe"))
+	if err != nil {
+		return "", err
+	}
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, exe, argv[1:]...)
 	out, errOut := &limitedBuffer{limit: 64 << 10}, &limitedBuffer{limit: 4 << 10}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	if err := cmd.Run(); err != nil {

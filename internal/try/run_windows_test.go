@@ -169,14 +169,14 @@ func (r *recorder) run(_ context.Context, argv []string) (string, error) {
 	script := argv[len(argv)-1]
 	r.cmds = append(r.cmds, script)
 	switch {
-	case strings.HasPrefix(script, "(Get-NetAdapter -IncludeHidden"):
-		return "Ethernet 2\r\n", nil
-	case strings.HasPrefix(script, "Restart-NetAdapter"):
+	case len(r.cmds) == 1 && strings.HasSuffix(script, "$a[0].Status"): // the lookup
+		return "Up\r\n", nil
+	case strings.HasSuffix(script, "Restart-NetAdapter -Confirm:$false"):
 		v, _ := r.reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: r.key, Name: "*NumRssQueues"})
 		r.values = append(r.values, v.String())
 		r.pending = 1
 		return "", nil
-	case strings.HasPrefix(script, "(Get-NetAdapter -Name"):
+	case strings.HasSuffix(script, "$a[0].Status"):
 		if r.pending > 0 {
 			r.pending--
 			return "Disconnected\r\n", nil
@@ -214,14 +214,19 @@ func TestTryRestartAdapterCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"(Get-NetAdapter -IncludeHidden | Where-Object InterfaceGuid -eq '{5A1C2B3D-0000-4000-8000-00000000A1B2}').Name"}
+	// Every command finds the adapter by its GUID with -eq in one
+	// pipeline: no alias is read back through the console code page.
+	find := `$a = @(Get-NetAdapter -IncludeHidden | Where-Object { $_.InterfaceGuid -eq '{5A1C2B3D-0000-4000-8000-00000000A1B2}' }); ` +
+		`if ($a.Count -ne 1) { throw ([string]$a.Count + ' adapters have the interface GUID ' + '{5A1C2B3D-0000-4000-8000-00000000A1B2}') }; `
+	status, restart := find+"$a[0].Status", find+"$a | Restart-NetAdapter -Confirm:$false"
+	want := []string{status}
 	var values []string
 	for _, a := range res.Order {
 		if a == 0 {
 			continue
 		}
 		for _, v := range []string{"4", "2"} { // after the change, after the restore
-			want = append(want, "Restart-NetAdapter -Name 'Ethernet 2' -Confirm:$false", "(Get-NetAdapter -Name 'Ethernet 2').Status", "(Get-NetAdapter -Name 'Ethernet 2').Status")
+			want = append(want, restart, status, status)
 			values = append(values, v)
 		}
 	}
@@ -231,11 +236,28 @@ func TestTryRestartAdapterCommands(t *testing.T) {
 	if strings.Join(rec.values, ",") != strings.Join(values, ",") {
 		t.Errorf("*NumRssQueues at the restarts %v, want %v: each restart follows its write", rec.values, values)
 	}
-	if res.Restart.Done != 4 || res.Restart.Name != "Ethernet 2" || !res.Restore.Restored {
+	if res.Restart.Lookup != "powershell.exe -NoProfile -NonInteractive -Command "+status || res.Restart.Restart != "powershell.exe -NoProfile -NonInteractive -Command "+restart {
+		t.Errorf("planned commands %q, %q", res.Restart.Lookup, res.Restart.Restart)
+	}
+	if res.Restart.Done != 4 || !res.Restore.Restored {
 		t.Errorf("restart %+v, restore %+v", res.Restart, res.Restore)
 	}
 	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
 		t.Errorf("after the run *NumRssQueues is %s, want the original 2", v)
+	}
+}
+
+// An interface GUID that is not a GUID (a quote of any kind PowerShell
+// honours, a wildcard) is refused before any command is built.
+func TestTryRestartAdapterBadGUID(t *testing.T) {
+	for _, id := range []string{"", "{5A1C2B3D-0000-4000-8000-00000000A1B2}'; Remove-Item x; '", "{5A1C2B3D-0000-4000-8000-00000000A1B\u2019}", "*"} {
+		env, reg, key := rssEnv()
+		reg.Set(key, "NetCfgInstanceId", knob.SZ(id))
+		o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
+			Blocks: 2, BlockDuration: 10 * time.Millisecond, Seed: 3, RestartAdapter: true, Probe: Probe{Kind: ProbeDPCISR}}
+		if _, err := Plan(o); err == nil || !strings.Contains(err.Error(), "no interface GUID") {
+			t.Errorf("NetCfgInstanceId %q: %v", id, err)
+		}
 	}
 }
 

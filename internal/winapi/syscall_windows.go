@@ -16,6 +16,9 @@ package winapi
 //sys	SetProcessInformation(process windows.Handle, class uint32, info unsafe.Pointer, size uint32) (err error) = kernel32.SetProcessInformation?
 //sys	GetThreadTimes(thread windows.Handle, creation *windows.Filetime, exit *windows.Filetime, kernel *windows.Filetime, user *windows.Filetime) (err error) = kernel32.GetThreadTimes
 //sys	SetThreadAffinityMask(thread windows.Handle, mask uintptr) (old uintptr, err error) = kernel32.SetThreadAffinityMask
+//sys	SetThreadGroupAffinity(thread windows.Handle, affinity *GroupAffinity, previous *GroupAffinity) (err error) = kernel32.SetThreadGroupAffinity
+//sys	GetActiveProcessorGroupCount() (groups uint16) = kernel32.GetActiveProcessorGroupCount
+//sys	GetActiveProcessorCount(group uint16) (n uint32) = kernel32.GetActiveProcessorCount
 //sys	SetThreadPriority(thread windows.Handle, priority int32) (err error) = kernel32.SetThreadPriority
 //sys	GetThreadPriority(thread windows.Handle) (priority int32, err error) [failretval==0x7fffffff] = kernel32.GetThreadPriority
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -91,5 +92,17 @@ func TestTracingProceduresResolve(t *testing.T) {
 		if err := p.Find(); err != nil {
 			t.Errorf("%s: %v", p.Name, err)
 		}
+	}
+}
+
+// GROUP_AFFINITY as x86_64-w64-mingw32-gcc lays out winnt.h's struct:
+// sizeof 16, Group at 8, Reserved at 10.
+func TestGroupAffinityLayout(t *testing.T) {
+	var g GroupAffinity
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is checked for 64-bit Windows")
+	}
+	if s, o1, o2 := unsafe.Sizeof(g), unsafe.Offsetof(g.Group), unsafe.Offsetof(g.Reserved); s != 16 || o1 != 8 || o2 != 10 {
+		t.Errorf("GroupAffinity: size %d, Group at %d, Reserved at %d; want 16, 8, 10", s, o1, o2)
 	}
 }

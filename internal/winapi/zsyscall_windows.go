@@ -55,6 +55,8 @@ var (
 	procRegSetValueExW                 = modadvapi32.NewProc("RegSetValueExW")
 	procStartTraceW                    = modadvapi32.NewProc("StartTraceW")
 	procCreateWaitableTimerExW         = modkernel32.NewProc("CreateWaitableTimerExW")
+	procGetActiveProcessorCount        = modkernel32.NewProc("GetActiveProcessorCount")
+	procGetActiveProcessorGroupCount   = modkernel32.NewProc("GetActiveProcessorGroupCount")
 	procGetProcessInformation          = modkernel32.NewProc("GetProcessInformation")
 	procGetSystemTimePreciseAsFileTime = modkernel32.NewProc("GetSystemTimePreciseAsFileTime")
 	procGetThreadPriority              = modkernel32.NewProc("GetThreadPriority")
@@ -63,6 +65,7 @@ var (
 	procQueryPerformanceFrequency      = modkernel32.NewProc("QueryPerformanceFrequency")
 	procSetProcessInformation          = modkernel32.NewProc("SetProcessInformation")
 	procSetThreadAffinityMask          = modkernel32.NewProc("SetThreadAffinityMask")
+	procSetThreadGroupAffinity         = modkernel32.NewProc("SetThreadGroupAffinity")
 	procSetThreadPriority              = modkernel32.NewProc("SetThreadPriority")
 	procSetWaitableTimer               = modkernel32.NewProc("SetWaitableTimer")
 	procSleep                          = modkernel32.NewProc("Sleep")
@@ -167,6 +170,18 @@ func CreateWaitableTimerEx(attrs *windows.SecurityAttributes, name *uint16, flag
 	return
 }
 
+func GetActiveProcessorCount(group uint16) (n uint32) {
+	r0, _, _ := syscall.SyscallN(procGetActiveProcessorCount.Addr(), uintptr(group))
+	n = uint32(r0)
+	return
+}
+
+func GetActiveProcessorGroupCount() (groups uint16) {
+	r0, _, _ := syscall.SyscallN(procGetActiveProcessorGroupCount.Addr())
+	groups = uint16(r0)
+	return
+}
+
 func GetProcessInformation(process windows.Handle, class uint32, info unsafe.Pointer, size uint32) (err error) {
 	err = procGetProcessInformation.Find()
 	if err != nil {
@@ -233,6 +248,14 @@ func SetThreadAffinityMask(thread windows.Handle, mask uintptr) (old uintptr, er
 	r0, _, e1 := syscall.SyscallN(procSetThreadAffinityMask.Addr(), uintptr(thread), uintptr(mask))
 	old = uintptr(r0)
 	if old == 0 {
+		err = errnoErr(e1)
+	}
+	return
+}
+
+func SetThreadGroupAffinity(thread windows.Handle, affinity *GroupAffinity, previous *GroupAffinity) (err error) {
+	r1, _, e1 := syscall.SyscallN(procSetThreadGroupAffinity.Addr(), uintptr(thread), uintptr(unsafe.Pointer(affinity)), uintptr(unsafe.Pointer(previous)))
+	if r1 == 0 {
 		err = errnoErr(e1)
 	}
 	return

@@ -1,0 +1,4 @@
+package systool
+
+// Path fails off Windows.
+func Path(string) (string, error) { return "", ErrNotWindows }
