@@ -80,9 +80,12 @@ func TestAuditRealRegistry(t *testing.T) {
 		{19041, false, 1, 0x2, "gtrr-ignored", "prisep-default"},
 		{22621, false, 1, 0x28, "gtrr-on", "prisep-other"},
 		{22621, false, 0, 0x2, "gtrr-default", "prisep-default"},
-		{20348, true, 1, 0x18, "gtrr-on", "prisep-default"},
-		{20348, true, 0, 0x26, "gtrr-default", "prisep-other"},
-		{20348, true, 0, 0x2, "gtrr-default", "prisep-same-class"}, // fixed quanta ignore the boost: as 0x18
+		// Server 2022 ships GlobalTimerResolutionRequests=1 (PC-Tuning,
+		// "Fixing timing precision in Windows after The Great Rule
+		// Change"): 1 is its default, absent a change from it.
+		{20348, true, 1, 0x18, "gtrr-server-2022", "prisep-default"},
+		{20348, true, 0, 0x26, "gtrr-server-2022-off", "prisep-other"},
+		{20348, true, 0, 0x2, "gtrr-server-2022-off", "prisep-same-class"}, // fixed quanta ignore the boost: as 0x18
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d-%v-%d", c.build, c.server, c.global), func(t *testing.T) {

@@ -58,13 +58,15 @@ func TestBasicAuthIsRateLimited(t *testing.T) {
 // its relative file names still name the files beside the original.
 func TestEffectiveWebConfig(t *testing.T) {
 	dir, out := testutil.TempDir(t), testutil.TempDir(t)
+	// An absolute key path on this OS (C:\... on Windows, /... here).
+	absKey := filepath.Join(out, "k.pem")
 	for _, tc := range []struct {
 		name, conf string
 		copied     bool
 	}{
 		{"no users", "tls_server_config:\n  cert_file: c.pem\n  key_file: k.pem\n", false},
 		{"its own limit", "basic_auth_users:\n  a: x\nrate_limit:\n  interval: 1s\n  burst: 3\n", false},
-		{"users", "tls_server_config:\n  cert_file: c.pem\n  key_file: /abs/k.pem\nbasic_auth_users:\n  a: x\n", true},
+		{"users", "tls_server_config:\n  cert_file: c.pem\n  key_file: " + absKey + "\nbasic_auth_users:\n  a: x\n", true},
 	} {
 		path := writeWebConfig(t, dir, tc.conf)
 		got, err := effectiveWebConfig(path, out)
@@ -78,7 +80,7 @@ func TestEffectiveWebConfig(t *testing.T) {
 			continue
 		}
 		b, _ := os.ReadFile(got)
-		for _, want := range []string{"cert_file: " + filepath.Join(dir, "c.pem"), "key_file: /abs/k.pem", "a: x", "interval: 200ms", "burst: 10"} {
+		for _, want := range []string{"cert_file: " + filepath.Join(dir, "c.pem"), "key_file: " + absKey, "a: x", "interval: 200ms", "burst: 10"} {
 			if !strings.Contains(string(b), want) {
 				t.Errorf("%s: %q lacks %q", tc.name, b, want)
 			}
