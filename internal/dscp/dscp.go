@@ -60,7 +60,7 @@ type Flow struct {
 	// (MaxFlowVLANs) of them.
 	OtherPIDs  uint64 `json:"other_pid_packets,omitempty"`
 	OtherVLANs uint64 `json:"other_vlan_packets,omitempty"`
-	Offending bool              `json:"offending,omitempty"`
+	Offending  bool   `json:"offending,omitempty"`
 }
 
 // Expect is the outcome of Options.Expect: how many matching packets
