@@ -18,7 +18,7 @@ const (
 	// section is followed. An AddReg section is followed once per install
 	// section however often it is named, and a listing follows each
 	// install section once. A listing of the INFs in testdata processes
-	// 300 to 1,300.
+	// 280 to 1,220.
 	MaxApplied = 1 << 20
 	// MaxNeedsDepth bounds a chain of Needs= (real ones are one or two
 	// sections deep); it also bounds the recursion that follows it.
