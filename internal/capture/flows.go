@@ -25,30 +25,95 @@ type FlowStats struct {
 	ECN     [4]uint64
 	FirstNs int64
 	LastNs  int64
-	PIDs    map[int]uint64 // from pcapng comments (etl2pcapng "PID=")
+	PIDs    map[int]uint64 // from pcapng comments (etl2pcapng "PID="), at most MaxFlowPIDs
 	VLANs   map[uint16]uint64
+	// OtherPIDs and OtherVLANs count the packets whose process id or
+	// VLAN id was not kept: the flow had MaxFlowPIDs (MaxFlowVLANs)
+	// others already.
+	OtherPIDs, OtherVLANs uint64
 }
 
-// FlowTable accumulates FlowStats. Memory grows with the number of flows.
+// Bounds of a FlowTable. A flow direction takes about 650 bytes (its
+// DSCP counts are 64 words), and a capture of a few MB can hold a new
+// flow in every packet: without a cap the table grew with the file's
+// flows, and each flow's PID map with the comments of its packets.
+const (
+	// MaxFlows is how many flow directions a table tracks (about 45 MiB);
+	// the packets of those first seen later are added up in
+	// FlowTable.Untracked.
+	MaxFlows = 1 << 16
+	// MaxFlowPIDs and MaxFlowVLANs are how many process ids and VLAN ids
+	// a flow direction keeps counts for.
+	MaxFlowPIDs  = 16
+	MaxFlowVLANs = 16
+)
+
+// FlowTable accumulates FlowStats, at most MaxFlows of them.
 type FlowTable struct {
 	m     map[FlowKey]*FlowStats
 	order []*FlowStats
+	max   int
+	// Untracked adds up the packets of flow directions first seen once
+	// the table was full: their packets, bytes, DSCP and ECN marks and
+	// times. Its Key, PIDs and VLANs are empty.
+	Untracked FlowStats
 }
 
-// NewFlowTable returns an empty table.
-func NewFlowTable() *FlowTable { return &FlowTable{m: map[FlowKey]*FlowStats{}} }
+// NewFlowTable returns an empty table of MaxFlows flow directions.
+func NewFlowTable() *FlowTable { return &FlowTable{m: map[FlowKey]*FlowStats{}, max: MaxFlows} }
 
-// Add counts one packet.
-func (t *FlowTable) Add(rec *Record, p *Packet) {
+// Max is how many flow directions the table tracks.
+func (t *FlowTable) Max() int { return t.max }
+
+// KeyOf is the flow direction of a packet.
+func KeyOf(p *Packet) FlowKey {
 	k := FlowKey{Src: p.Src, Dst: p.Dst, Proto: p.Proto}
 	if p.HasPorts {
 		k.SrcPort, k.DstPort = p.SrcPort, p.DstPort
 	}
+	return k
+}
+
+// Add counts one packet.
+func (t *FlowTable) Add(rec *Record, p *Packet) {
+	k := KeyOf(p)
 	f := t.m[k]
+	if f == nil && len(t.order) >= t.max {
+		t.Untracked.count(rec, p)
+		return
+	}
 	if f == nil {
 		f = &FlowStats{Key: k, FirstNs: rec.TimeNs}
 		t.m[k] = f
 		t.order = append(t.order, f)
+	}
+	f.count(rec, p)
+	if pid, ok := PID(rec.Comments); ok {
+		if _, kept := f.PIDs[pid]; kept || len(f.PIDs) < MaxFlowPIDs {
+			if f.PIDs == nil {
+				f.PIDs = map[int]uint64{}
+			}
+			f.PIDs[pid]++
+		} else {
+			f.OtherPIDs++
+		}
+	}
+	if p.HasVLAN {
+		if _, kept := f.VLANs[p.VLAN]; kept || len(f.VLANs) < MaxFlowVLANs {
+			if f.VLANs == nil {
+				f.VLANs = map[uint16]uint64{}
+			}
+			f.VLANs[p.VLAN]++
+		} else {
+			f.OtherVLANs++
+		}
+	}
+}
+
+// count adds one packet's size, marks and time.
+func (f *FlowStats) count(rec *Record, p *Packet) {
+	if f.Packets == 0 {
+		f.FirstNs = rec.TimeNs
 	}
 	f.Packets++
 	f.Bytes += uint64(p.IPLen)
@@ -59,18 +124,6 @@ func (t *FlowTable) Add(rec *Record, p *Packet) {
 	}
 	if rec.TimeNs > f.LastNs {
 		f.LastNs = rec.TimeNs
-	}
-	if pid, ok := PID(rec.Comments); ok {
-		if f.PIDs == nil {
-			f.PIDs = map[int]uint64{}
-		}
-		f.PIDs[pid]++
-	}
-	if p.HasVLAN {
-		if f.VLANs == nil {
-			f.VLANs = map[uint16]uint64{}
-		}
-		f.VLANs[p.VLAN]++
 	}
 }
 

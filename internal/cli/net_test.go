@@ -137,7 +137,7 @@ func TestNetUDPResultDocument(t *testing.T) {
 	if _, err := result.ReadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	if dist, _, err := d.Values(); err != nil || len(dist) != 20 {
+	if dist, _, err := d.Values(nil); err != nil || len(dist) != 20 {
 		t.Fatalf("distribution for compare: %d, %v", len(dist), err)
 	}
 	if d.Thread.CPU != -1 || d.Thread.Priority != "normal" {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -41,6 +42,10 @@ type Options struct {
 	Replicates int     // bootstrap replicates per interval (0 = enough for the level)
 	Alpha      float64 // family-wise significance level, default 0.05
 	Detect     float64 // relative change the sample-size advice is for, default 0.05
+	// Budget is charged with the samples rebuilt from the inputs'
+	// histograms; nil: a budget of this comparison's own. A command that
+	// reads its inputs before comparing them passes the one it used.
+	Budget *result.Budget
 }
 
 // Result is the outcome; it is also the Data of a compare document.
@@ -146,6 +151,9 @@ func Compare(in []Input, o Options) (*Result, error) {
 	if err := Compatible(in); err != nil {
 		return nil, err
 	}
+	if o.Budget == nil {
+		o.Budget = result.NewBudget()
+	}
 	k := len(in) - 1
 	level := 1 - o.Alpha/float64(k) // Bonferroni: every pair's interval holds together at 1-alpha
 	reps := o.Replicates
@@ -174,8 +182,12 @@ func Compare(in []Input, o Options) (*Result, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
 		}
-		s, raw, err := sp.Values()
-		if err != nil {
+		s, raw, err := sp.Values(o.Budget)
+		var be *result.BudgetError
+		switch {
+		case errors.As(err, &be):
+			return nil, badinput.Errorf("%s: %w", x.Label, err)
+		case err != nil:
 			return nil, fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
 		}
 		if len(s) == 0 {

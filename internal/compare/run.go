@@ -30,10 +30,11 @@ func IsInput(err error) bool {
 }
 
 // Arms turns a result that holds several arms (a try result) into one
-// input per arm, the baseline first, each labelled from label. compare
-// cannot read such results itself: the packages that write them import
-// compare.
-type Arms func(label string, d *result.Document) ([]Input, error)
+// input per arm, the baseline first, each labelled from label; the
+// samples it rebuilds from histograms are charged to b, the budget of
+// the whole comparison. compare cannot read such results itself: the
+// packages that write them import compare.
+type Arms func(label string, d *result.Document, b *result.Budget) ([]Input, error)
 
 // RunOptions are the inputs of `latlab compare`.
 type RunOptions struct {
@@ -88,7 +89,10 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, from, expect, err := o.expand(in, expect)
+	// One budget for the samples rebuilt from every input's histograms,
+	// the arms of try results included.
+	budget := result.NewBudget()
+	in, from, expect, err := o.expand(in, expect, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +112,7 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 		}
 		labels[in[i].Label] = true
 	}
-	r, err := Compare(in, Options{By: by, Seed: o.Seed, Detect: o.Detect})
+	r, err := Compare(in, Options{By: by, Seed: o.Seed, Detect: o.Detect, Budget: budget})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +160,7 @@ func (o RunOptions) hasArms(path string) bool {
 // first, and finds --expect-better among them (expect is its index among
 // the files, -1 when it names no file, as an arm label "file.json[VALUE]"
 // does). from says where each input returned came from.
-func (o RunOptions) expand(in []Input, expect int) (out []Input, from []origin, _ int, _ error) {
+func (o RunOptions) expand(in []Input, expect int, b *result.Budget) (out []Input, from []origin, _ int, _ error) {
 	name := o.ExpectBetter
 	newExpect := -1
 	for i, x := range in {
@@ -172,7 +176,7 @@ func (o RunOptions) expand(in []Input, expect int) (out []Input, from []origin, 
 		if i == expect {
 			return nil, nil, -1, inputf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
 		}
-		xs, err := arms(x.Label, x.Doc)
+		xs, err := arms(x.Label, x.Doc, b)
 		if err != nil {
 			return nil, nil, -1, badinput.Wrap(err)
 		}

@@ -20,6 +20,19 @@ type Data struct {
 	Filter  string         `json:"filter,omitempty"`
 	Expect  *Expect        `json:"expect,omitempty"`
 	Flows   []Flow         `json:"flows"`
+	// Untracked is set when the capture holds more matching flow
+	// directions than latlab tracks (capture.MaxFlows): the packets of
+	// those first seen later, added up. They count in Expect.
+	Untracked *Untracked `json:"untracked,omitempty"`
+}
+
+// Untracked adds up the packets of the flow directions not in Flows.
+type Untracked struct {
+	MaxFlows int               `json:"max_flows"` // the flow directions tracked
+	Packets  uint64            `json:"packets"`
+	Bytes    uint64            `json:"bytes"`
+	DSCP     map[string]uint64 `json:"dscp"`
+	ECN      map[string]uint64 `json:"ecn"`
 }
 
 // Flow is one flow direction (5-tuple) of the payload. Maps are keyed by
@@ -42,7 +55,12 @@ type Flow struct {
 	LastRel   float64           `json:"last_s"`
 	PIDs      map[string]uint64 `json:"pids,omitempty"`
 	VLANs     map[string]uint64 `json:"vlans,omitempty"`
-	Offending bool              `json:"offending,omitempty"`
+	// OtherPIDs and OtherVLANs count the packets whose process or VLAN
+	// id is not in PIDs (VLANs): a flow keeps capture.MaxFlowPIDs
+	// (MaxFlowVLANs) of them.
+	OtherPIDs  uint64 `json:"other_pid_packets,omitempty"`
+	OtherVLANs uint64 `json:"other_vlan_packets,omitempty"`
+	Offending  bool   `json:"offending,omitempty"`
 }
 
 // Expect is the outcome of Options.Expect: how many matching packets

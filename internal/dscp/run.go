@@ -35,6 +35,12 @@ type Result struct {
 	// Offending are the flows of Stats with packets not marked as
 	// Options.Expect requires, in the same order.
 	Offending []*capture.FlowStats
+	// UntrackedStats adds up the packets of the matching flow directions
+	// the table had no room for (Data.Untracked); nil when there were none.
+	UntrackedStats *capture.FlowStats
+	// UntrackedOffending is how many of them are not marked as
+	// Options.Expect requires.
+	UntrackedOffending uint64
 }
 
 // ExpectError is an Options.Expect that names no DSCP value.
@@ -51,7 +57,9 @@ func (e *ExpectError) Unwrap() error { return e.Err }
 
 // Run counts the packets, bytes, DSCP values and ECN codepoints of every
 // flow direction in the capture and checks the expectation. Memory grows
-// with the number of flows, not with the packets. The expectation is
+// with the number of flows, not with the packets, up to capture.MaxFlows
+// matching flow directions; the packets of the others are added up in
+// Data.Untracked and still count in the expectation. The expectation is
 // checked before the capture is read; an error from Scan is returned as
 // it is, with no result.
 func Run(ctx context.Context, o Options) (*Result, error) {
@@ -66,16 +74,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		want = &Expect{DSCP: v, Name: Label(v)}
 	}
+	// Only matching flows take room in the table.
 	tab := capture.NewFlowTable()
-	st, err := o.Scan(ctx, func(rec *capture.Record, p *capture.Packet) { tab.Add(rec, p) })
+	st, err := o.Scan(ctx, func(rec *capture.Record, p *capture.Packet) {
+		if o.Filter.Match(capture.KeyOf(p)) {
+			tab.Add(rec, p)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
 	r := &Result{Data: Data{Capture: st, Filter: o.FilterText, Expect: want}}
-	for _, f := range tab.Flows() {
-		if o.Filter.Match(f.Key) {
-			r.Stats = append(r.Stats, f)
-		}
+	r.Stats = tab.Flows()
+	if u := &tab.Untracked; u.Packets > 0 {
+		r.UntrackedStats = u
+		r.Untracked = &Untracked{MaxFlows: tab.Max(), Packets: u.Packets, Bytes: u.Bytes, DSCP: dscpCounts(u), ECN: ecnCounts(u)}
 	}
 	isOff := map[*capture.FlowStats]bool{}
 	if want != nil {
@@ -86,6 +99,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				r.Offending = append(r.Offending, f)
 				isOff[f] = true
 			}
+		}
+		if u := r.UntrackedStats; u != nil {
+			want.Matched += u.Packets
+			r.UntrackedOffending = u.Packets - u.DSCP[want.DSCP]
+			want.Offending += r.UntrackedOffending
 		}
 		want.OK = want.Matched > 0 && want.Offending == 0
 	}
@@ -99,6 +117,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // Met says whether the expectation held; it does without one.
 func (r *Result) Met() bool { return r.Expect == nil || r.Expect.OK }
 
+// maxShortfallFlows is how many offending flows Shortfall names; the
+// table and the document list them all.
+const maxShortfallFlows = 20
+
 // Shortfall says, in one line, how an expectation that matched packets
 // failed: how many packets were marked otherwise, and in which flows
 // with which marks. It is empty when the expectation held or matched no
@@ -110,8 +132,15 @@ func (r *Result) Shortfall() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "expected DSCP %s on every matching packet; %d of %d are marked otherwise, in %d flow(s):", e.Name, e.Offending, e.Matched, len(r.Offending))
-	for _, f := range r.Offending {
+	for i, f := range r.Offending {
+		if i == maxShortfallFlows {
+			fmt.Fprintf(&b, " and %d more flow(s);", len(r.Offending)-i)
+			break
+		}
 		fmt.Fprintf(&b, " %s [%s];", FlowLabel(f.Key), DSCPSummary(f))
+	}
+	if r.UntrackedOffending > 0 {
+		fmt.Fprintf(&b, " and %d packets of flows not tracked (more than %d) [%s];", r.UntrackedOffending, r.Untracked.MaxFlows, DSCPSummary(r.UntrackedStats))
 	}
 	return strings.TrimSuffix(b.String(), ";")
 }
@@ -122,22 +151,13 @@ func newFlow(f *capture.FlowStats, t0 int64, off bool) Flow {
 	j := Flow{
 		Src: f.Key.Src.String(), Dst: f.Key.Dst.String(), Sport: f.Key.SrcPort, Dport: f.Key.DstPort,
 		Proto: capture.ProtoName(f.Key.Proto), Packets: f.Packets, Bytes: f.Bytes,
-		DSCP: map[string]uint64{}, DSCPNames: map[string]string{}, ECN: map[string]uint64{},
+		DSCP: dscpCounts(f), DSCPNames: map[string]string{}, ECN: ecnCounts(f), OtherPIDs: f.OtherPIDs, OtherVLANs: f.OtherVLANs,
 		First: time.Unix(0, f.FirstNs).UTC().Format(time.RFC3339Nano), Last: time.Unix(0, f.LastNs).UTC().Format(time.RFC3339Nano),
 		FirstRel: float64(f.FirstNs-t0) / 1e9, LastRel: float64(f.LastNs-t0) / 1e9, Offending: off,
 	}
 	for v, n := range f.DSCP {
-		if n > 0 {
-			k := strconv.Itoa(v)
-			j.DSCP[k] = n
-			if name := capture.DSCPName(uint8(v)); name != "" {
-				j.DSCPNames[k] = name
-			}
-		}
-	}
-	for v, n := range f.ECN {
-		if n > 0 {
-			j.ECN[capture.ECNNames[v]] = n
+		if name := capture.DSCPName(uint8(v)); n > 0 && name != "" {
+			j.DSCPNames[strconv.Itoa(v)] = name
 		}
 	}
 	if len(f.PIDs) > 0 {
@@ -153,4 +173,26 @@ func newFlow(f *capture.FlowStats, t0 int64, off bool) Flow {
 		}
 	}
 	return j
+}
+
+// dscpCounts are a flow's DSCP counts keyed by the value as text.
+func dscpCounts(f *capture.FlowStats) map[string]uint64 {
+	m := map[string]uint64{}
+	for v, n := range f.DSCP {
+		if n > 0 {
+			m[strconv.Itoa(v)] = n
+		}
+	}
+	return m
+}
+
+// ecnCounts are a flow's ECN counts keyed by the codepoint's name.
+func ecnCounts(f *capture.FlowStats) map[string]uint64 {
+	m := map[string]uint64{}
+	for v, n := range f.ECN {
+		if n > 0 {
+			m[capture.ECNNames[v]] = n
+		}
+	}
+	return m
 }

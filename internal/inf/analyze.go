@@ -67,6 +67,7 @@ type DeviceReport struct {
 	// the line that lists the device and the ID it matched.
 	deviceLines map[string]int
 	deviceIDs   map[string]string
+	notes       noteSet
 }
 
 // How a donor install section relates to the device, closest first: the
@@ -128,6 +129,11 @@ type DecorationReport struct {
 
 // Analyze follows device through the INF for target t.
 func Analyze(f *File, device string, t Target, lang string, load Loader) (*DeviceReport, error) {
+	return analyze(f, device, t, lang, load, &work{})
+}
+
+// analyze is Analyze charging its work to w.
+func analyze(f *File, device string, t Target, lang string, load Loader, w *work) (*DeviceReport, error) {
 	mans, err := f.Manufacturers(lang)
 	if err != nil {
 		return nil, err
@@ -206,7 +212,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	union := map[string][]string{} // RSS keyword -> decorations installing it
 	for _, h := range hits {
-		in, err := f.Resolve(h.model.InstallSection, t, lang, load)
+		in, err := f.resolve(h.model.InstallSection, t, lang, load, w)
 		if err != nil {
 			return nil, err
 		}
@@ -225,9 +231,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			}
 		}
 		for _, n := range in.Notes {
-			if !contains(rep.Notes, n) {
-				rep.Notes = append(rep.Notes, n)
-			}
+			rep.note(n)
 		}
 		rep.Decorations = append(rep.Decorations, dr)
 		rep.deviceLines[strings.ToLower(dr.ModelsSection)] = h.model.Line
@@ -247,10 +251,10 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	switch {
 	case best == nil:
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no models section of %s applies to Windows %d.%d.%d %s %s: the driver does not install there", man.Name, t.Major, t.Minor, t.Build, ProductName(t.ProductType), t.Arch))
+		rep.note(fmt.Sprintf("no models section of %s applies to Windows %d.%d.%d %s %s: the driver does not install there", man.Name, t.Major, t.Minor, t.Build, ProductName(t.ProductType), t.Arch))
 	case rep.Model == nil:
 		rep.Decoration, rep.ModelsSection = best.Decoration.Raw, best.Section
-		rep.Notes = append(rep.Notes, fmt.Sprintf("Windows %d.%d.%d %s uses [%s], which does not list %s: this INF does not install the device there", t.Major, t.Minor, t.Build, ProductName(t.ProductType), best.Section, device))
+		rep.note(fmt.Sprintf("Windows %d.%d.%d %s uses [%s], which does not list %s: this INF does not install the device there", t.Major, t.Minor, t.Build, ProductName(t.ProductType), best.Section, device))
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {
@@ -261,8 +265,11 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	if len(rep.MissingRSSFrom) == 0 {
 		rep.MissingRSSFrom = nil
 	}
-	rep.findDonors(f, mans, t, lang, load)
+	if err := rep.findDonors(f, mans, t, lang, load, w); err != nil {
+		return nil, err
+	}
 	rep.OtherProduct = otherProduct(f, *man, t, device, lang, rep)
+	rep.notes.finish(&rep.Notes)
 	return rep, nil
 }
 
@@ -359,6 +366,7 @@ type Listing struct {
 	// Notes are lines latlab skipped in the models sections and install
 	// chains it read, with their line numbers.
 	Notes []string `json:"notes,omitempty"`
+	notes noteSet
 }
 
 // ManufacturerListing lists one manufacturer's models sections.
@@ -387,6 +395,11 @@ type DeviceListing struct {
 // Every install section is followed through Include/Needs so that a broken
 // chain (a Needs loop) is reported here too.
 func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
+	return list(f, t, lang, load, &work{})
+}
+
+// list is List charging its work to w.
+func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error) {
 	mans, err := f.Manufacturers(lang)
 	if err != nil {
 		return nil, err
@@ -394,6 +407,9 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 	l := &Listing{File: f.Name, Target: t}
 	l.note(f.Notes...)
 	l.note(placeholderNotes(f, mans, t)...)
+	// Each install section is followed once, however many models lines
+	// name it, and all of them share one bound on the work.
+	resolved := map[*Section]bool{}
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
@@ -405,11 +421,14 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 				inst := md.InstallSection
 				if s := f.installSection(md.InstallSection, t); s != nil {
 					inst = s.Name
-					in, err := f.Resolve(md.InstallSection, t, lang, load)
-					if err != nil {
-						return nil, err
+					if !resolved[s] {
+						resolved[s] = true
+						in, err := f.resolve(md.InstallSection, t, lang, load, w)
+						if err != nil {
+							return nil, err
+						}
+						l.note(in.Notes...)
 					}
-					l.note(in.Notes...)
 				}
 				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
 			}
@@ -417,14 +436,13 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 		}
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
+	l.notes.finish(&l.Notes)
 	return l, nil
 }
 
 func (l *Listing) note(notes ...string) {
 	for _, n := range notes {
-		if !contains(l.Notes, n) {
-			l.Notes = append(l.Notes, n)
-		}
+		l.notes.add(&l.Notes, n)
 	}
 }
 

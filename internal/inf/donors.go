@@ -16,7 +16,7 @@ import (
 // device in another decoration, then an install section that installs the
 // same driver (in the device's models section first), then one whose
 // driver is not named, then one of another driver.
-func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang string, load Loader) {
+func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang string, load Loader, w *work) error {
 	rep.MissingRSS = []string{}
 	var cands []Donor
 	everywhere := map[string]bool{}
@@ -36,7 +36,10 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 				if !ok && !tried[key] {
 					tried[key] = true
 					var err error
-					if in, err = f.Resolve(md.InstallSection, t, lang, load); err != nil {
+					if in, err = f.resolve(md.InstallSection, t, lang, load, w); err != nil {
+						if w.over() {
+							return err
+						}
 						rep.note(fmt.Sprintf("%s line %d: install section [%s] not compared: %v", f.Name, md.Line, md.InstallSection, err))
 						in = nil
 					}
@@ -122,13 +125,10 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 		a, b := rep.Donors[i], rep.Donors[j]
 		return a.tier < b.tier || a.tier == b.tier && a.order < b.order
 	})
+	return nil
 }
 
-func (rep *DeviceReport) note(n string) {
-	if !contains(rep.Notes, n) {
-		rep.Notes = append(rep.Notes, n)
-	}
-}
+func (rep *DeviceReport) note(n string) { rep.notes.add(&rep.Notes, n) }
 
 // RelationText says in words how a donor relates to the device.
 func (d Donor) RelationText() string {

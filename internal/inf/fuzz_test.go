@@ -49,3 +49,48 @@ func FuzzINFParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzINFWork: the work of following install chains is bounded in
+// counted entries, not time: one install section processes each section
+// of the file at most twice (once as a DDInstall or Needs section, once
+// as an AddReg section), whatever the file names how often, and a
+// listing or a device report stops at MaxApplied. Notes stay within
+// MaxNotes.
+func FuzzINFWork(f *testing.F) {
+	f.Add(hostileHead + "[I]\nAddReg=R,R,R,R\nAddReg=R\nNeeds=N,N\n[N]\nAddReg=R\nNeeds=I\n[R]\nHKR,,A,,1\n")
+	f.Add(needsChain(70))
+	f.Add(hostileHead + "[I]\nNeeds=N0,N1,N2\n[N0]\nAddReg=R\n[N1]\nAddReg=R\n[N2]\nNeeds=N0\n[R]\nHKR,Ndi\\Params\\E\\Enum,1,,a\nHKR,Ndi\\Params\\E\\Enum,1,4\n")
+	b, err := os.ReadFile("testdata/i225-like.inf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(b))
+	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
+	f.Fuzz(func(t *testing.T, in string) {
+		file, err := Parse(strings.NewReader(in), "fuzz.inf")
+		if err != nil {
+			return
+		}
+		if len(file.Notes) > MaxNotes+1 {
+			t.Fatalf("%d parse notes", len(file.Notes))
+		}
+		all := 0
+		for _, s := range file.Sections {
+			all += entries(file, s.Name)
+		}
+		for _, s := range file.Sections {
+			w := &work{}
+			inst, err := file.resolve(s.Name, tg, "", nil, w)
+			if w.entries > 2*all {
+				t.Fatalf("[%s]: %d entries processed, the file has %d", s.Name, w.entries, all)
+			}
+			if err == nil && len(inst.Notes) > MaxNotes+1 {
+				t.Fatalf("[%s]: %d notes", s.Name, len(inst.Notes))
+			}
+		}
+		w := &work{}
+		if _, err := list(file, tg, "", nil, w); err == nil && w.entries > MaxApplied {
+			t.Fatalf("listing: %d entries processed without an error", w.entries)
+		}
+	})
+}

@@ -127,8 +127,9 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 	}
 	var out []Model
 	var notes []string
+	var kept noteSet
 	skip := func(l Line, why string) {
-		notes = append(notes, fmt.Sprintf("%s line %d: [%s] %s; skipped (a models line is Description = InstallSection, HardwareID[, CompatibleID...])", f.Name, l.Num, s.Name, why))
+		kept.add(&notes, fmt.Sprintf("%s line %d: [%s] %s; skipped (a models line is Description = InstallSection, HardwareID[, CompatibleID...])", f.Name, l.Num, s.Name, why))
 	}
 	for _, l := range s.Lines {
 		switch {
@@ -151,6 +152,7 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 		}
 		out = append(out, m)
 	}
+	kept.finish(&notes)
 	return out, notes
 }
 
@@ -172,6 +174,7 @@ type Install struct {
 	Notes      []string `json:"notes,omitempty"`
 	ndiService string
 	byName     map[string]int
+	notes      noteSet
 }
 
 // Ref names a section a directive refers to and where.
@@ -232,15 +235,24 @@ const (
 // Windows picks (.NT<arch>, .NT, none), Include/Needs (loops are errors),
 // and every AddReg section in order, later entries overriding earlier ones.
 func (f *File) Resolve(name string, t Target, lang string, load Loader) (*Install, error) {
+	return f.resolve(name, t, lang, load, &work{})
+}
+
+// resolve is Resolve charging its work to w, which the other install
+// sections of the same analysis share.
+func (f *File) resolve(name string, t Target, lang string, load Loader, w *work) (*Install, error) {
 	sec := f.installSection(name, t)
 	if sec == nil {
 		return nil, fmt.Errorf("install section [%s] not found (nor [%s.NT%s], [%s.NT])", name, name, t.Arch, name)
 	}
 	in := &Install{Section: sec.Name, Line: sec.Line, Keywords: []Keyword{}, byName: map[string]int{}}
-	r := &resolver{in: in, t: t, lang: lang, load: load, files: map[string]*File{}, done: map[*Section]bool{}}
+	r := &resolver{in: in, t: t, lang: lang, load: load, work: w, files: map[string]*File{},
+		done: map[*Section]bool{}, onStack: map[*Section]bool{}, applied: map[*Section]bool{}, named: map[string]bool{},
+		kwSections: map[string]bool{}, values: map[string]int{}, enums: map[string]int{}}
 	if err := r.ddinstall(f, sec, nil); err != nil {
 		return nil, err
 	}
+	r.finish()
 	in.Service = f.assocService(sec.Name, lang)
 	if in.Service == "" {
 		in.Service = in.ndiService
@@ -275,31 +287,69 @@ func (f *File) installSection(name string, t Target) *Section {
 	return nil
 }
 
+// resolver follows one install section. Every lookup that a hostile INF
+// could make long (the Needs chain, the sections applied, the directives
+// already listed, the values and enum choices set) is a map, so the work
+// is proportional to the entries processed, which work bounds.
 type resolver struct {
 	in    *Install
 	t     Target
 	lang  string
 	load  Loader
+	work  *work
 	files map[string]*File
-	done  map[*Section]bool
+	// done holds the DDInstall/Needs sections followed, onStack those of
+	// the Needs chain being followed (a loop), applied the AddReg
+	// sections applied: each once per install section.
+	done, onStack, applied map[*Section]bool
+	// named holds the directive entries listed already (file, line,
+	// directive, section), so AddReg=R,R,R,... lists R once.
+	named map[string]bool
+	// kwSections holds keyword/section pairs in Keyword.Sections.
+	kwSections map[string]bool
+	// values indexes in.Values by lower-case name; enums indexes each
+	// keyword's Values by keyword and value. A deleted entry is kept as
+	// a blank (Name or Value "") until finish compacts the lists.
+	values, enums map[string]int
+}
+
+// listed reports whether this directive entry was listed already, and
+// marks it listed.
+func (r *resolver) listed(f *File, line int, directive, section string) bool {
+	k := f.Name + "\x00" + strconv.Itoa(line) + "\x00" + directive + "\x00" + strings.ToLower(section)
+	if r.named[k] {
+		return true
+	}
+	r.named[k] = true
+	return false
 }
 
 // ddinstall processes one DDInstall (or Needs) section; stack holds the
-// chain of Needs for loop detection.
+// chain of Needs for the message of a loop, onStack the same for the check.
 func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
-	for i, s := range stack {
-		if s == sec {
-			var chain []string
-			for _, c := range append(stack[i:], sec) {
-				chain = append(chain, "["+c.Name+"]")
-			}
-			return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("Needs loop in %s: %s; expected Needs= to name sections that do not lead back", f.Name, strings.Join(chain, " -> "))}
+	if r.onStack[sec] {
+		i := 0
+		for i < len(stack) && stack[i] != sec {
+			i++
 		}
+		var chain []string
+		for _, c := range append(stack[i:], sec) {
+			chain = append(chain, "["+c.Name+"]")
+		}
+		return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("Needs loop in %s: %s; expected Needs= to name sections that do not lead back", f.Name, strings.Join(chain, " -> "))}
 	}
 	if r.done[sec] {
 		return nil // reached again through another Needs: its entries are in already
 	}
+	if len(stack) >= MaxNeedsDepth {
+		return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("Needs chain in %s deeper than %d sections at [%s]: expected Needs= to name sections that need few others", f.Name, MaxNeedsDepth, textdec.Clip(sec.Name))}
+	}
+	if err := r.work.charge(f, sec); err != nil {
+		return err
+	}
 	r.done[sec] = true
+	r.onStack[sec] = true
+	defer delete(r.onStack, sec)
 	stack = append(stack, sec)
 	var included []*File
 	for _, l := range sec.Lines {
@@ -324,10 +374,13 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				if name == "" {
 					continue
 				}
+				if r.listed(f, l.Num, "include", name) {
+					continue
+				}
 				r.in.Include = append(r.in.Include, name)
 				inc, err := r.open(name)
 				if err != nil {
-					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: Include=%s not analysed: %v", f.Name, l.Num, name, err))
+					r.note(fmt.Sprintf("%s line %d: Include=%s not analysed: %v", f.Name, l.Num, name, err))
 					continue
 				}
 				included = append(included, inc)
@@ -345,18 +398,31 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				if name == "" {
 					continue
 				}
+				if r.listed(f, l.Num, "addreg", name) {
+					continue
+				}
 				s := f.Section(name)
 				r.in.AddReg = append(r.in.AddReg, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
 				if s == nil {
-					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: AddReg=%s names a section the INF does not have", f.Name, l.Num, name))
+					r.note(fmt.Sprintf("%s line %d: AddReg=%s names a section the INF does not have", f.Name, l.Num, name))
 					continue
 				}
-				r.addreg(f, s)
+				if r.applied[s] {
+					r.notef(f, l.Num, "[%s] AddReg=%s names a section this install section applies already; applied once", sec.Name, name)
+					continue
+				}
+				r.applied[s] = true
+				if err := r.addreg(f, s); err != nil {
+					return err
+				}
 			}
 		case "needs":
 			for _, name := range l.Fields {
 				name = f.Expand(name, r.lang)
 				if name == "" {
+					continue
+				}
+				if r.listed(f, l.Num, "needs", name) {
 					continue
 				}
 				target, s := r.findNeeds(f, included, name)
@@ -366,7 +432,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				}
 				r.in.Needs = append(r.in.Needs, ref)
 				if s == nil {
-					r.in.Notes = append(r.in.Notes, fmt.Sprintf("%s line %d: Needs=%s not found in this INF or its includes; its registry entries are not analysed", f.Name, l.Num, name))
+					r.note(fmt.Sprintf("%s line %d: Needs=%s not found in this INF or its includes; its registry entries are not analysed", f.Name, l.Num, name))
 					continue
 				}
 				if err := r.ddinstall(target, s, stack); err != nil {
@@ -410,7 +476,10 @@ func (r *resolver) findNeeds(f *File, included []*File, name string) (*File, *Se
 // addreg applies one AddReg section's HKR lines, and notes the lines it
 // skips (lines that write outside the adapter's key are not keywords; the
 // rest are malformed or hold what latlab does not read).
-func (r *resolver) addreg(f *File, s *Section) {
+func (r *resolver) addreg(f *File, s *Section) error {
+	if err := r.work.charge(f, s); err != nil {
+		return err
+	}
 	// Entries for other roots are common (uninstall keys, services), so
 	// they make one note per section.
 	var outside []int
@@ -428,10 +497,7 @@ func (r *resolver) addreg(f *File, s *Section) {
 		if len(outside) > 1 {
 			what = fmt.Sprintf("%d %s entries write", len(outside), strings.Join(rs, "/"))
 		}
-		n := fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what)
-		if !contains(r.in.Notes, n) {
-			r.in.Notes = append(r.in.Notes, n)
-		}
+		r.note(fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what))
 	}()
 	for _, l := range s.Lines {
 		if l.HasKey {
@@ -516,52 +582,58 @@ func (r *resolver) addreg(f *File, s *Section) {
 			r.setParam(k, name, val, flags&flgDelVal != 0)
 		}
 	}
+	return nil
 }
 
 func (r *resolver) keyword(name, section string, line int) *Keyword {
 	key := strings.ToLower(name)
 	if i, ok := r.in.byName[key]; ok {
 		k := &r.in.Keywords[i]
-		if !contains(k.Sections, section) {
+		if ks := key + "\x00" + section; !r.kwSections[ks] {
+			r.kwSections[ks] = true
 			k.Sections = append(k.Sections, section)
 		}
 		return k
 	}
 	// A keyword defined after its HKR,,Name value: move the value over.
 	var val *Value
-	for i, v := range r.in.Values {
-		if strings.EqualFold(v.Name, name) {
-			vv := v
-			val = &vv
-			r.in.Values = append(r.in.Values[:i], r.in.Values[i+1:]...)
-			break
-		}
+	if v := r.takeValue(name); v != nil {
+		val = v
 	}
+	r.kwSections[key+"\x00"+section] = true
 	r.in.Keywords = append(r.in.Keywords, Keyword{Name: name, Sections: []string{section}, Line: line, Value: val})
 	r.in.byName[key] = len(r.in.Keywords) - 1
 	return &r.in.Keywords[len(r.in.Keywords)-1]
 }
 
 func (r *resolver) setValue(v Value) {
-	for i := range r.in.Values {
-		if strings.EqualFold(r.in.Values[i].Name, v.Name) {
-			r.in.Values[i] = v
-			return
-		}
+	if i, ok := r.values[strings.ToLower(v.Name)]; ok {
+		r.in.Values[i] = v
+		return
 	}
+	r.values[strings.ToLower(v.Name)] = len(r.in.Values)
 	r.in.Values = append(r.in.Values, v)
+}
+
+// takeValue removes the value named name (ignoring case) from in.Values
+// and returns it, or nil.
+func (r *resolver) takeValue(name string) *Value {
+	key := strings.ToLower(name)
+	i, ok := r.values[key]
+	if !ok {
+		return nil
+	}
+	v := r.in.Values[i]
+	r.in.Values[i] = Value{} // a blank: finish removes it
+	delete(r.values, key)
+	return &v
 }
 
 func (r *resolver) deleteValue(name string) {
 	if i, ok := r.in.byName[strings.ToLower(name)]; ok {
 		r.in.Keywords[i].Value = nil
 	}
-	for i := range r.in.Values {
-		if strings.EqualFold(r.in.Values[i].Name, name) {
-			r.in.Values = append(r.in.Values[:i], r.in.Values[i+1:]...)
-			return
-		}
-	}
+	r.takeValue(name)
 }
 
 func (r *resolver) setParam(k *Keyword, name, val string, del bool) {
@@ -597,19 +669,48 @@ func (r *resolver) setParam(k *Keyword, name, val string, del bool) {
 	}
 }
 
+// setEnum sets or deletes one choice of an enum keyword. The choices are
+// sorted once, by finish: sorting after every line made a keyword with
+// many choices quadratic.
 func (r *resolver) setEnum(k *Keyword, value, desc string, del bool) {
-	for i := range k.Values {
-		if k.Values[i].Value == value {
-			if del {
-				k.Values = append(k.Values[:i], k.Values[i+1:]...)
-				return
-			}
-			k.Values[i].Desc = desc
+	key := strings.ToLower(k.Name) + "\x00" + value
+	if i, ok := r.enums[key]; ok {
+		if del {
+			k.Values[i] = EnumValue{} // a blank: finish removes it
+			delete(r.enums, key)
 			return
 		}
+		k.Values[i].Desc = desc
+		return
 	}
 	if !del {
+		r.enums[key] = len(k.Values)
 		k.Values = append(k.Values, EnumValue{Value: value, Desc: desc})
+	}
+}
+
+// finish removes the blanks that deletions left, sorts each keyword's
+// enum choices (numbers in numeric order) and closes the notes.
+func (r *resolver) finish() {
+	vs := r.in.Values[:0]
+	for _, v := range r.in.Values {
+		if v.Name != "" {
+			vs = append(vs, v)
+		}
+	}
+	r.in.Values = vs
+	for i := range r.in.Keywords {
+		k := &r.in.Keywords[i]
+		es := k.Values[:0]
+		for _, e := range k.Values {
+			if e.Value != "" {
+				es = append(es, e)
+			}
+		}
+		if len(es) == 0 {
+			es = nil
+		}
+		k.Values = es
 		sort.SliceStable(k.Values, func(i, j int) bool {
 			a, ea := strconv.Atoi(k.Values[i].Value)
 			b, eb := strconv.Atoi(k.Values[j].Value)
@@ -619,6 +720,7 @@ func (r *resolver) setEnum(k *Keyword, value, desc string, del bool) {
 			return false
 		})
 	}
+	r.in.notes.finish(&r.in.Notes)
 }
 
 func parseFlags(s string) uint32 {
@@ -645,11 +747,11 @@ func parseFlagsOK(s string) (uint32, bool) {
 
 // notef adds a note about line of f once.
 func (r *resolver) notef(f *File, line int, format string, a ...any) {
-	n := fmt.Sprintf("%s line %d: ", f.Name, line) + fmt.Sprintf(format, a...)
-	if !contains(r.in.Notes, n) {
-		r.in.Notes = append(r.in.Notes, n)
-	}
+	r.note(fmt.Sprintf("%s line %d: ", f.Name, line) + fmt.Sprintf(format, a...))
 }
+
+// note adds a note once (within MaxNotes).
+func (r *resolver) note(n string) { r.in.notes.add(&r.in.Notes, n) }
 
 // lineList writes line numbers as "line 7" or "lines 7-9, 12".
 func lineList(nums []int) string {

@@ -35,6 +35,7 @@ type File struct {
 	// Notes are things that did not stop parsing: lines before the first
 	// section, unterminated quotes.
 	Notes []string
+	notes noteSet
 }
 
 // Section is one [name] and its lines.
@@ -118,11 +119,12 @@ func Parse(r io.Reader, name string) (*File, error) {
 	if len(f.Sections) == 0 {
 		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d lines: expected an INF file", f.Lines)}
 	}
+	f.notes.finish(&f.Notes)
 	return f, nil
 }
 
 func (f *File) notef(line int, format string, a ...any) {
-	f.Notes = append(f.Notes, fmt.Sprintf("%s line %d: ", f.Name, line)+fmt.Sprintf(format, a...))
+	f.notes.add(&f.Notes, fmt.Sprintf("%s line %d: ", f.Name, line)+fmt.Sprintf(format, a...))
 }
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\f' || r == 0x1a || r == '\ufeff' }

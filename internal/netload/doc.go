@@ -100,7 +100,9 @@ func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string
 }
 
 // Values returns the round-trip times (result.Sampled).
-func (d *UDPData) Values() ([]int64, bool, error) { return result.Values(d.Samples, d.Histogram) }
+func (d *UDPData) Values(b *result.Budget) ([]int64, bool, error) {
+	return result.Values(d.Samples, d.Histogram, b)
+}
 
 // Measured says how the samples were taken.
 func (d *UDPData) Measured() *probe.Measurement { return &d.Measurement }
@@ -128,7 +130,9 @@ type TCPData struct {
 }
 
 // Values returns the sampled smoothed RTTs (result.Sampled).
-func (d *TCPData) Values() ([]int64, bool, error) { return result.Values(d.RTTSamples, nil) }
+func (d *TCPData) Values(b *result.Budget) ([]int64, bool, error) {
+	return result.Values(d.RTTSamples, nil, b)
+}
 
 // Measured says how the samples were taken.
 func (d *TCPData) Measured() *probe.Measurement { return &d.Measurement }

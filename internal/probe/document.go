@@ -69,7 +69,9 @@ type SleepData struct {
 }
 
 // Values returns the slept times (result.Sampled).
-func (d *SleepData) Values() ([]int64, bool, error) { return result.Values(d.Samples, &d.Histogram) }
+func (d *SleepData) Values(b *result.Budget) ([]int64, bool, error) {
+	return result.Values(d.Samples, &d.Histogram, b)
+}
 
 // Measured says how the samples were taken.
 func (d *SleepData) Measured() *Measurement { return &d.Measurement }
@@ -98,7 +100,9 @@ type WakeData struct {
 }
 
 // Values returns the wake-up latencies (result.Sampled).
-func (d *WakeData) Values() ([]int64, bool, error) { return result.Values(d.Samples, &d.Histogram) }
+func (d *WakeData) Values(b *result.Budget) ([]int64, bool, error) {
+	return result.Values(d.Samples, &d.Histogram, b)
+}
 
 // Measured says how the samples were taken.
 func (d *WakeData) Measured() *Measurement { return &d.Measurement }

@@ -18,7 +18,11 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 	st := r.Capture
 	fmt.Fprintf(w, "%s: %s, %d frames, %d IP packets, %s\n", file, st.Format, st.Frames, st.IPPackets, CaptureSpan(st))
 	if r.Filter != "" {
-		fmt.Fprintf(w, "filter: %s (%d flow directions match)\n", r.Filter, len(r.Stats))
+		more := ""
+		if r.Untracked != nil {
+			more = ", and more not tracked"
+		}
+		fmt.Fprintf(w, "filter: %s (%d flow directions match%s)\n", r.Filter, len(r.Stats), more)
 	}
 	fmt.Fprintln(w)
 	hasPID := false
@@ -44,6 +48,9 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 			for _, p := range f.SortedPIDs() {
 				ps = append(ps, fmt.Sprintf("%d x%d", p, f.PIDs[p]))
 			}
+			if f.OtherPIDs > 0 {
+				ps = append(ps, fmt.Sprintf("others x%d", f.OtherPIDs))
+			}
 			row = append(row, strings.Join(ps, ", "))
 		}
 		rows = append(rows, row)
@@ -53,11 +60,28 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 	} else {
 		Table(w, hdr, rows)
 	}
+	if u := r.UntrackedStats; u != nil {
+		l := fmt.Sprintf("not tracked: %d packets (%d bytes) of flow directions first seen after latlab tracked %d; DSCP %s, ECN %s",
+			u.Packets, u.Bytes, r.Untracked.MaxFlows, dscp.DSCPSummary(u), dscp.ECNSummary(u))
+		if r.UntrackedOffending > 0 {
+			l += fmt.Sprintf("; %d not marked as --expect requires", r.UntrackedOffending)
+		}
+		fmt.Fprintln(w)
+		for _, line := range WrapHanging(l, 2, 80) {
+			fmt.Fprintln(w, line)
+		}
+	}
 	if len(r.Offending) > 0 {
 		fmt.Fprintln(w, "\n! = carries packets not marked as --expect requires")
 	}
 	if hasPID {
 		fmt.Fprintln(w, "PID: the process id in the etl2pcapng packet comment: the thread that logged the packet, often the sender for outbound packets and the System process (4) or another for inbound ones")
+		for _, f := range r.Stats {
+			if f.OtherPIDs > 0 {
+				fmt.Fprintf(w, "others: packets of process ids beyond the %d a flow keeps\n", capture.MaxFlowPIDs)
+				break
+			}
+		}
 	}
 	for _, n := range st.Notes() {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -94,3 +94,31 @@ func TestDSCPText(t *testing.T) {
 		t.Errorf("empty capture: %q", got)
 	}
 }
+
+// What the flow table could not track is said: the packets of the flow
+// directions past its cap, with their marks and how many missed
+// --expect, and the packets of process ids past a flow's cap.
+func TestDSCPTextUntracked(t *testing.T) {
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	f := &capture.FlowStats{Key: capture.FlowKey{Src: a, Dst: b, Proto: 17, SrcPort: 1, DstPort: 53}, Packets: 7, Bytes: 700,
+		PIDs: map[int]uint64{4: 2}, OtherPIDs: 5, FirstNs: 1e9, LastNs: 1e9}
+	f.DSCP[46] = 7
+	u := &capture.FlowStats{Packets: 9, Bytes: 900}
+	u.DSCP[46], u.DSCP[0] = 6, 3
+	u.ECN[0] = 9
+	r := &dscp.Result{Data: dscp.Data{Capture: &capture.Stats{Format: "pcap", Frames: 16, IPPackets: 16, FirstNs: 1e9, LastNs: 1e9},
+		Filter: "dport 53", Flows: []dscp.Flow{{}}, Untracked: &dscp.Untracked{MaxFlows: capture.MaxFlows, Packets: 9, Bytes: 900}},
+		Stats: []*capture.FlowStats{f}, UntrackedStats: u, UntrackedOffending: 3}
+	var out bytes.Buffer
+	DSCP(&out, "many.pcap", r)
+	joined := strings.Join(strings.Fields(out.String()), " ") // the note is wrapped
+	for _, want := range []string{
+		"filter: dport 53 (1 flow directions match, and more not tracked)",
+		"not tracked: 9 packets (900 bytes) of flow directions first seen after latlab tracked 65536; DSCP EF (46) x6, CS0 (0) x3, ECN not-ect x9; 3 not marked as --expect requires",
+		"4 x2, others x5", "others: packets of process ids beyond the 16 a flow keeps",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("missing %q in\n%s", want, out.String())
+		}
+	}
+}

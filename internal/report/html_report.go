@@ -82,6 +82,8 @@ func (r *Report) Figures() []*Figure {
 // of two or more comparable sleep or wake results.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
+	// One budget for the samples rebuilt from every input's histograms.
+	budget := result.NewBudget()
 	used := map[string]int{}
 	stem := func(s string) string {
 		s = strings.TrimSuffix(s, filepath.Ext(s))
@@ -93,7 +95,7 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 		return s
 	}
 	for i, x := range in {
-		sec, err := section(x, stem(x.Label))
+		sec, err := section(x, stem(x.Label), budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Label, err)
 		}
@@ -113,13 +115,13 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 	}
 	for _, k := range kinds {
 		if g := groups[k]; len(g) >= 2 {
-			r.Sections = append(r.Sections, comparisonSection(k, g, stem("compare-"+k)))
+			r.Sections = append(r.Sections, comparisonSection(k, g, stem("compare-"+k), budget))
 		}
 	}
 	return r, nil
 }
 
-func section(x ReportInput, stem string) (htmlSection, error) {
+func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) {
 	d := x.Doc
 	s := htmlSection{Title: x.Label, Subtitle: fmt.Sprintf("%s result, %s, latlab %s", d.Kind, d.Created.Format(time.RFC3339), d.Tool.Version)}
 	s.Facts = factsOf(d)
@@ -127,7 +129,7 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 	s.Notes = d.Notes
 	switch data := d.Data.(type) {
 	case *probe.SleepData, *probe.WakeData:
-		return distributionSection(s, x, stem)
+		return distributionSection(s, x, stem, b)
 	case *sweep.Data:
 		sr := &data.Result
 		if len(sr.Steps) == 0 {
@@ -155,11 +157,11 @@ func section(x ReportInput, stem string) (htmlSection, error) {
 		}
 		s.Tables = append(s.Tables, compareTable(data))
 	case *try.Data:
-		return trySection(s, x, stem)
+		return trySection(s, x, stem, b)
 	case *dpcisr.ReportView:
 		return dpcisrSection(s, d, data, stem)
 	case result.Sampled:
-		return distributionSection(s, x, stem)
+		return distributionSection(s, x, stem, b)
 	default:
 		s.Notes = append(s.Notes, fmt.Sprintf("latlab %s has no dedicated view of %q results; their settings and host are shown", result.Version(), d.Kind))
 	}
@@ -172,9 +174,9 @@ type measured interface{ Measured() *probe.Measurement }
 // timed is a payload that carries the timer state of its run.
 type timed interface{ TimerState() *timer.Status }
 
-func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
+func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Budget) (htmlSection, error) {
 	d := x.Doc
-	sorted, err := sortedDistribution(d)
+	sorted, err := sortedDistribution(d, b)
 	if err != nil {
 		return s, err
 	}
@@ -219,7 +221,7 @@ func distributionSection(s htmlSection, x ReportInput, stem string) (htmlSection
 	return s, nil
 }
 
-func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
+func comparisonSection(kind string, g []ReportInput, stem string, b *result.Budget) htmlSection {
 	q := compare.Quantity(kind)
 	s := htmlSection{ID: "compare-" + kind, Title: fmt.Sprintf("Comparison of %d %s results", len(g), kind),
 		Subtitle: "each run against the first, as latlab compare (by p50, seed 1)"}
@@ -228,12 +230,12 @@ func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
 		in = append(in, compare.Input{Label: x.Label, Doc: x.Doc})
 	}
 	var ser []Dist
-	res, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1})
+	res, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1, Budget: b})
 	if err != nil {
 		// Incomparable runs (different sleeps, say) are still overlaid.
 		s.Notes = append(s.Notes, "no statistical comparison: "+err.Error())
 		for _, x := range g {
-			if sorted, err := sortedDistribution(x.Doc); err == nil {
+			if sorted, err := sortedDistribution(x.Doc, b); err == nil {
 				ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
 			}
 		}
@@ -256,13 +258,13 @@ func comparisonSection(kind string, g []ReportInput, stem string) htmlSection {
 }
 
 // sortedDistribution is a document's distribution, sorted, in a slice of
-// its own.
-func sortedDistribution(d *result.Document) ([]int64, error) {
+// its own; values rebuilt from a histogram are charged to b.
+func sortedDistribution(d *result.Document, b *result.Budget) ([]int64, error) {
 	sp, ok := d.Data.(result.Sampled)
 	if !ok {
 		return nil, fmt.Errorf("a %s result holds no single distribution", d.Kind)
 	}
-	v, _, err := sp.Values()
+	v, _, err := sp.Values(b)
 	if err != nil {
 		return nil, fmt.Errorf("a %s result with %w", d.Kind, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -19,7 +20,7 @@ import (
 // trySection is the view of a try result: the verdicts, the arms'
 // statistics, their distributions overlaid, and every block's statistic
 // in the order run, where drift shows as a trend all arms share.
-func trySection(s htmlSection, x ReportInput, stem string) (htmlSection, error) {
+func trySection(s htmlSection, x ReportInput, stem string, b *result.Budget) (htmlSection, error) {
 	r, err := try.Read(x.Doc)
 	if err != nil {
 		return s, err
@@ -45,7 +46,7 @@ func trySection(s htmlSection, x ReportInput, stem string) (htmlSection, error) 
 	var sums []stats.Summary
 	var ser []Dist
 	for i, a := range r.Arms {
-		v, err := try.ArmSamples(r, i)
+		v, err := try.ArmSamples(r, i, b)
 		if err != nil {
 			return s, err
 		}

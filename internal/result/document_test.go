@@ -64,13 +64,13 @@ func TestSleepRoundTrip(t *testing.T) {
 	if !ok || s.Summary.P50 != 1_100_000 || s.Overshoot.Max != 200_000 || len(s.Samples) != 3 || s.MeasuredCount != 3 {
 		t.Fatalf("round trip: %+v", d.Data)
 	}
-	v, raw, err := s.Values()
+	v, raw, err := s.Values(nil)
 	if err != nil || !raw || len(v) != 3 {
 		t.Fatalf("values %v %v %v", v, raw, err)
 	}
 	// Without raw samples the histogram stands in, to its precision.
 	s.Samples = nil
-	v, raw, err = s.Values()
+	v, raw, err = s.Values(nil)
 	if err != nil || raw || len(v) != 3 || v[1] < 1_099_000 || v[1] > 1_101_000 {
 		t.Fatalf("histogram values %v %v", v, err)
 	}
@@ -100,7 +100,7 @@ func TestReadEarlierDocuments(t *testing.T) {
 	if !ok || w.Summary.Count != 20 || len(w.Threads) != 1 || w.CorrectedHistogram.Data == "" || w.Measurement.IntervalNs != 1_000_000 {
 		t.Errorf("wake: %+v", d.Data)
 	}
-	if v, raw, err := w.Values(); err != nil || !raw || len(v) != 20 {
+	if v, raw, err := w.Values(nil); err != nil || !raw || len(v) != 20 {
 		t.Errorf("wake values: %d %v %v", len(v), raw, err)
 	}
 	d, err = result.ReadFile(filepath.Join(dir, "dpcisr.json"))

@@ -337,7 +337,7 @@ func TestReadFileRefuses(t *testing.T) {
 }
 
 // A histogram's counts cannot make Values allocate without bound: it
-// rebuilds at most the input cap's worth of samples.
+// rebuilds at most one sample per SampleBytes of the input cap.
 func TestValuesBounded(t *testing.T) {
 	defer infile.Reset()
 	h := stats.HistogramOf([]int64{1000})
@@ -348,18 +348,18 @@ func TestValuesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	infile.SetMax(4 << 20) // room for 512 Ki samples
-	if _, _, err := Values(nil, enc); err == nil || !strings.Contains(err.Error(), "more than 524288 samples") {
+	infile.SetMax(4 << 20) // room for 32 Ki samples
+	if _, _, err := Values(nil, enc, nil); err == nil || !strings.Contains(err.Error(), "1048577 samples, more than the 32768") {
 		t.Fatalf("1 Mi samples under a 4 MiB cap: %v", err)
 	}
-	infile.SetMax(16 << 20)
-	if v, raw, err := Values(nil, enc); err != nil || raw || len(v) != 1<<20+1 {
-		t.Fatalf("under a 16 MiB cap: %d samples, %v", len(v), err)
+	infile.SetMax(256 << 20) // room for 2 Mi samples
+	if v, raw, err := Values(nil, enc, nil); err != nil || raw || len(v) != 1<<20+1 {
+		t.Fatalf("under a 256 MiB cap: %d samples, %v", len(v), err)
 	}
-	if v, raw, err := Values([]int64{5}, enc); err != nil || !raw || len(v) != 1 {
+	if v, raw, err := Values([]int64{5}, enc, nil); err != nil || !raw || len(v) != 1 {
 		t.Fatalf("raw samples win: %v %v %v", v, raw, err)
 	}
-	if _, _, err := Values(nil, nil); !errors.Is(err, ErrNoDistribution) {
+	if _, _, err := Values(nil, nil, nil); !errors.Is(err, ErrNoDistribution) {
 		t.Fatalf("neither: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -52,8 +51,9 @@ func KeepSamples(s []int64) (kept []int64, note string) {
 // compare and report read it through this.
 type Sampled interface {
 	// Values returns the values, and whether they are the raw samples
-	// (false: rebuilt from the histogram, to its precision).
-	Values() (values []int64, raw bool, err error)
+	// (false: rebuilt from the histogram, to its precision, charged to b;
+	// nil b: a budget of this call's own).
+	Values(b *Budget) (values []int64, raw bool, err error)
 }
 
 // ErrNoDistribution marks a payload that stores neither samples nor a
@@ -61,38 +61,23 @@ type Sampled interface {
 var ErrNoDistribution = errors.New("neither samples nor a histogram")
 
 // Values returns samples when stored, otherwise values rebuilt from the
-// histogram (each bucket's count at its representative value).
-func Values(samples []int64, h *Histogram) ([]int64, bool, error) {
+// histogram (each bucket's count at its representative value), charged
+// to b (nil: a budget of this call's own). The values rebuilt are shared
+// with later calls for the same histogram: callers copy before changing
+// them.
+func Values(samples []int64, h *Histogram, b *Budget) ([]int64, bool, error) {
 	if len(samples) > 0 {
 		return samples, true, nil
 	}
 	if h == nil {
 		return nil, false, ErrNoDistribution
 	}
-	hist, err := stats.DecodeHistogram(h.Data)
+	if b == nil {
+		b = NewBudget()
+	}
+	v, err := b.rebuild(h)
 	if err != nil {
 		return nil, false, err
 	}
-	// The histogram's counts are the document's word: a few bytes can claim
-	// 2^62 samples. Rebuilding takes 8 bytes a sample, held to the same
-	// cap as the input files.
-	bars := hist.Distribution()
-	var n int64
-	for _, b := range bars {
-		if b.Count < 0 {
-			return nil, false, errors.New("histogram has a negative count")
-		}
-		n += b.Count
-		if n < 0 || n > infile.Max()/8 {
-			return nil, false, fmt.Errorf("its histogram holds more than %d samples; rebuilding them would take more than the %s cap on input (%s raises it)",
-				infile.Max()/8, infile.FormatSize(infile.Max()), infile.MaxFlag)
-		}
-	}
-	out := make([]int64, 0, n)
-	for _, b := range bars {
-		for i := int64(0); i < b.Count; i++ {
-			out = append(out, (b.From+b.To)/2)
-		}
-	}
-	return out, false, nil
+	return v, false, nil
 }

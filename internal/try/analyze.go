@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -79,6 +80,8 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 	if nArms < 2 {
 		return fmt.Errorf("internal: %d arms", nArms)
 	}
+	// The blocks' histograms are rebuilt within one budget per analysis.
+	budget := result.NewBudget()
 	perArm := make([][]int64, nArms)
 	// stat[arm][round] of complete blocks.
 	stat := make([]map[int]float64, nArms)
@@ -93,7 +96,7 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 		if b.Arm < 0 || b.Arm >= nArms {
 			return fmt.Errorf("block %d names arm %d of %d", b.Index, b.Arm, nArms)
 		}
-		s, err := blockSamples(b)
+		s, err := blockSamples(b, budget)
 		if err != nil {
 			return fmt.Errorf("block %d: %w", b.Index, err)
 		}

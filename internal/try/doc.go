@@ -101,24 +101,29 @@ func Read(doc *result.Document) (*Result, error) {
 }
 
 // blockSamples are a block's values: its raw samples, or those its
-// histogram stands for.
-func blockSamples(b *Block) ([]int64, error) {
+// histogram stands for, charged to budget.
+func blockSamples(b *Block, budget *result.Budget) ([]int64, error) {
 	if len(b.Samples) > 0 || b.Histogram == nil {
 		return b.Samples, nil
 	}
-	v, _, err := result.Values(nil, b.Histogram)
+	v, _, err := result.Values(nil, b.Histogram, budget)
 	return v, err
 }
 
-// ArmSamples are the values of an arm's complete blocks, in run order.
-func ArmSamples(r *Result, arm int) ([]int64, error) {
+// ArmSamples are the values of an arm's complete blocks, in run order;
+// those rebuilt from histograms are charged to budget (nil: a budget of
+// this call's own).
+func ArmSamples(r *Result, arm int, budget *result.Budget) ([]int64, error) {
+	if budget == nil {
+		budget = result.NewBudget()
+	}
 	var out []int64
 	for i := range r.Runs {
 		b := &r.Runs[i]
 		if b.Arm != arm || !b.Complete {
 			continue
 		}
-		s, err := blockSamples(b)
+		s, err := blockSamples(b, budget)
 		if err != nil {
 			return nil, fmt.Errorf("block %d: %w", b.Index, err)
 		}
@@ -131,15 +136,17 @@ func ArmSamples(r *Result, arm int) ([]int64, error) {
 // baseline first), each a document of the probe's kind holding the
 // samples of the arm's complete blocks, labelled "label[arm]". compare
 // reads them as it reads sleep or wake results. The pooled samples ignore
-// the blocks: the try document's own verdicts add the block test.
-func CompareInputs(label string, doc *result.Document) ([]compare.Input, error) {
+// the blocks: the try document's own verdicts add the block test. The
+// samples rebuilt from the blocks' histograms are charged to budget, the
+// comparison's (compare.Arms).
+func CompareInputs(label string, doc *result.Document, budget *result.Budget) ([]compare.Input, error) {
 	r, err := Read(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	var out []compare.Input
 	for i, a := range r.Arms {
-		s, err := ArmSamples(r, i)
+		s, err := ArmSamples(r, i, budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}

@@ -1,0 +1,98 @@
+package inf
+
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// Bounds of the work one analysis does. An INF is at most MaxInput bytes,
+// but a few bytes of it can name a large section again and again
+// (AddReg=R,R,R,...), chain thousands of Needs, or make a note of every
+// line; these bounds keep the work and the memory in proportion to what
+// a real driver package needs.
+const (
+	// MaxApplied bounds the section entries one List or Analyze (its
+	// donor search included) processes: every field of every line of a
+	// DDInstall, Needs or AddReg section counts once each time the
+	// section is followed. An AddReg section is followed once per install
+	// section however often it is named, and a listing follows each
+	// install section once. A listing of the INFs in testdata processes
+	// 280 to 1,220.
+	MaxApplied = 1 << 20
+	// MaxNeedsDepth bounds a chain of Needs= (real ones are one or two
+	// sections deep); it also bounds the recursion that follows it.
+	MaxNeedsDepth = 64
+	// MaxNotes bounds the notes kept for one parse, install section,
+	// listing or device report; the rest are counted in a last note.
+	MaxNotes = 1000
+)
+
+// work counts the entries an analysis has processed (MaxApplied).
+type work struct {
+	entries int
+	sizes   map[*Section]int
+}
+
+// charge counts the entries of sec, each comma-separated field of a
+// line one entry (AddReg=R,R,R is three), and fails once the analysis
+// has processed more than MaxApplied.
+func (w *work) charge(f *File, sec *Section) error {
+	n, ok := w.sizes[sec]
+	if !ok {
+		for _, l := range sec.Lines {
+			n += max(1, len(l.Fields))
+		}
+		if w.sizes == nil {
+			w.sizes = map[*Section]int{}
+		}
+		w.sizes[sec] = n
+	}
+	w.entries += n
+	if w.entries > MaxApplied {
+		return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("following the install sections of %s takes more than %d section entries (the limit was reached in [%s]): expected Needs= and AddReg= that name sections a few times, not thousands", f.Name, MaxApplied, textdec.Clip(sec.Name))}
+	}
+	return nil
+}
+
+// over reports whether the analysis ran out of work (MaxApplied).
+func (w *work) over() bool { return w.entries > MaxApplied }
+
+// noteSet keeps a list of notes once each, at most MaxNotes of them: a
+// map instead of a search of the list, which made a file of many bad
+// lines quadratic.
+type noteSet struct {
+	seen map[string]struct{}
+	more int
+}
+
+// add appends n to list unless it is there already or the list is full.
+func (s *noteSet) add(list *[]string, n string) {
+	if s.seen == nil {
+		s.seen = make(map[string]struct{}, len(*list))
+		for _, x := range *list {
+			s.seen[x] = struct{}{}
+		}
+	}
+	if _, ok := s.seen[n]; ok {
+		return
+	}
+	if len(*list) >= MaxNotes {
+		s.more++
+		return
+	}
+	s.seen[n] = struct{}{}
+	*list = append(*list, n)
+}
+
+// finish says how many notes add left out, once.
+func (s *noteSet) finish(list *[]string) {
+	if s.more > 0 {
+		what := "notes"
+		if s.more == 1 {
+			what = "note"
+		}
+		*list = append(*list, fmt.Sprintf("%d more %s not kept (latlab keeps the first %d; repeats are counted)", s.more, what, MaxNotes))
+		s.more = 0
+	}
+}

@@ -1,0 +1,316 @@
+package inf
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// hostileHead is the part of the INFs below that gets a device to its
+// install section [I].
+const hostileHead = "[Version]\nSignature=\"$Windows NT$\"\n[Manufacturer]\n%M%=A,NTamd64\n[A.NTamd64]\nd=I,PCI\\VEN_1\n[Strings]\nM=m\n"
+
+func parseString(t testing.TB, s string) *File {
+	t.Helper()
+	f, err := Parse(strings.NewReader(s), "hostile.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// entries counts the entries of the named sections the way a reader who
+// applies each of them once would: one per field, at least one per line.
+func entries(f *File, names ...string) int {
+	n := 0
+	for _, name := range names {
+		for _, l := range f.Section(name).Lines {
+			n += max(1, len(l.Fields))
+		}
+	}
+	return n
+}
+
+// addregBody is an AddReg section of n keywords with two values each.
+func addregBody(name string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s]\n", name)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "HKR,Ndi\\Params\\K%d,ParamDesc,,\"k%d\"\nHKR,Ndi\\Params\\K%d,default,,\"%d\"\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+// An AddReg naming one section over and over applied it every time: 57 KB
+// took seconds, 458 KB minutes. It is applied once per install section,
+// listed once per line, and the result is that of one reference.
+func TestINFRepeatedAddRegAppliedOnce(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	once := parseString(t, hostileHead+"[I]\nAddReg=R\n; (a line for the second reference below)\n"+addregBody("R", 50))
+	want, err := once.Resolve("I", tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 1000, 20000} {
+		f := parseString(t, hostileHead+"[I]\nAddReg="+strings.Repeat("R,", n-1)+"R\nAddReg=R\n"+addregBody("R", 50))
+		w := &work{}
+		in, err := f.resolve("I", tg, "", nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each section processed once: the fields of [I] and the lines of [R].
+		if limit := entries(f, "I", "R"); w.entries > limit {
+			t.Errorf("%d references: %d entries processed, want at most %d", n, w.entries, limit)
+		}
+		if len(in.AddReg) != 2 || in.AddReg[0].Line == in.AddReg[1].Line {
+			t.Errorf("%d references: AddReg lists %d references, want one per line (2)", n, len(in.AddReg))
+		}
+		if !reflect.DeepEqual(in.Keywords, want.Keywords) || !reflect.DeepEqual(in.Values, want.Values) {
+			t.Errorf("%d references: keywords differ from those of one reference", n)
+		}
+		if !strings.Contains(strings.Join(in.Notes, "\n"), "applied once") {
+			t.Errorf("%d references: no note says the section was applied once: %q", n, in.Notes)
+		}
+	}
+}
+
+// needsChain is an install section [I] that needs N0, which needs N1 ...
+// N<n-1>; each adds its own value.
+func needsChain(n int) string {
+	var b strings.Builder
+	b.WriteString(hostileHead + "[I]\nNeeds=N0\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "[N%d]\nAddReg=R%d\n", i, i)
+		if i+1 < n {
+			fmt.Fprintf(&b, "Needs=N%d\n", i+1)
+		}
+		fmt.Fprintf(&b, "[R%d]\nHKR,,V%d,,%d\n", i, i, i)
+	}
+	return b.String()
+}
+
+// A Needs chain was checked for loops by searching the chain at every
+// step (quadratic) and followed by recursion as deep as the file made
+// it. The check is a map, and a chain deeper than MaxNeedsDepth is an
+// error naming the limit.
+func TestINFNeedsChain(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	for _, n := range []int{1, 10, 60} {
+		f := parseString(t, needsChain(n))
+		w := &work{}
+		in, err := f.resolve("I", tg, "", nil, w)
+		if err != nil {
+			t.Fatalf("chain of %d: %v", n, err)
+		}
+		if len(in.Values) != n || in.Values[n-1].Name != "V"+strconv.Itoa(n-1) {
+			t.Errorf("chain of %d: %d values, want %d", n, len(in.Values), n)
+		}
+		names := []string{"I"}
+		for i := 0; i < n; i++ {
+			names = append(names, "N"+strconv.Itoa(i), "R"+strconv.Itoa(i))
+		}
+		if limit := entries(f, names...); w.entries != limit {
+			t.Errorf("chain of %d: %d entries processed, want each section's once (%d)", n, w.entries, limit)
+		}
+	}
+	for _, n := range []int{100, 20000} {
+		f := parseString(t, needsChain(n))
+		_, err := f.Resolve("I", tg, "", nil)
+		if err == nil || !strings.Contains(err.Error(), "Needs chain") || !strings.Contains(err.Error(), "deeper than") {
+			t.Errorf("chain of %d: err %v, want the chain named too deep", n, err)
+		}
+	}
+	// A loop at the end of a long chain is still named as a loop.
+	f := parseString(t, needsChain(30)+"[N29]\nNeeds=N3\n")
+	if _, err := f.Resolve("I", tg, "", nil); err == nil || !strings.Contains(err.Error(), "Needs loop") || !strings.Contains(err.Error(), "[N3] -> [N4]") {
+		t.Errorf("loop: err %v, want the loop from [N3]", err)
+	}
+}
+
+// A wide fan-out: [I] needs n sections that each add the same large AddReg
+// section and one of their own. The large one is applied once.
+func TestINFNeedsFanOut(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	const n = 3000
+	var b strings.Builder
+	b.WriteString(hostileHead + "[I]\nNeeds=")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "N%d", i)
+	}
+	b.WriteString("\n")
+	names := []string{"I", "Big"}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "[N%d]\nAddReg=Big,S%d\n[S%d]\nHKR,,V%d,,%d\n", i, i, i, i, i)
+		names = append(names, fmt.Sprintf("N%d", i), fmt.Sprintf("S%d", i))
+	}
+	b.WriteString(addregBody("Big", 300))
+	f := parseString(t, b.String())
+	w := &work{}
+	in, err := f.resolve("I", tg, "", nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := entries(f, names...); w.entries > limit {
+		t.Errorf("%d entries processed, want each section's once (%d)", w.entries, limit)
+	}
+	if len(in.Keywords) != 300 || len(in.Values) != n {
+		t.Errorf("%d keywords and %d values, want 300 and %d", len(in.Keywords), len(in.Values), n)
+	}
+	if k := in.Keyword("K7"); k == nil || !reflect.DeepEqual(k.Sections, []string{"Big"}) || k.Default != "7" {
+		t.Errorf("K7 = %+v, want defined once in [Big] with default 7", k)
+	}
+}
+
+// A listing followed the install section of every models line, even when
+// thousands of lines name the same one.
+func TestINFListFollowsEachInstallSectionOnce(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	var b strings.Builder
+	b.WriteString("[Version]\n[Manufacturer]\n%M%=A,NTamd64\n[Strings]\nM=m\n[A.NTamd64]\n")
+	const n = 5000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "d%d=I,PCI\\VEN_%d\n", i, i)
+	}
+	b.WriteString("[I]\nAddReg=R\n" + addregBody("R", 200))
+	f := parseString(t, b.String())
+	w := &work{}
+	l, err := list(f, tg, "", nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(l.Manufacturers[0].Sections[0].Devices); got != n {
+		t.Fatalf("%d devices listed, want %d", got, n)
+	}
+	if limit := entries(f, "I", "R"); w.entries > limit {
+		t.Errorf("%d entries processed, want [I] and [R] once (%d)", w.entries, limit)
+	}
+}
+
+// Distinct install sections that all need one large section are each
+// followed, so one analysis shares a bound; past it the analysis stops
+// with a bad-input error naming the limit.
+func TestINFWorkBound(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	big := addregBody("Big", 1000) // 2,000 lines
+	sections := MaxApplied/2000 + 10
+	var b strings.Builder
+	b.WriteString("[Version]\n[Manufacturer]\n%M%=A,NTamd64\n[Strings]\nM=m\n[A.NTamd64]\n")
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "d%d=I%d,PCI\\VEN_%d\n", i, i, i)
+	}
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "[I%d]\nAddReg=Big\n", i)
+	}
+	b.WriteString(big)
+	f := parseString(t, b.String())
+	w := &work{}
+	_, err := list(f, tg, "", nil, w)
+	if err == nil || !strings.Contains(err.Error(), "more than "+strconv.Itoa(MaxApplied)+" section entries") {
+		t.Fatalf("err %v, want the limit of %d entries named", err, MaxApplied)
+	}
+	if w.entries > MaxApplied+entries(f, "Big")+1 {
+		t.Errorf("%d entries processed past the limit of %d", w.entries, MaxApplied)
+	}
+	// The same for one device: its donor search follows every install section.
+	if _, err := Analyze(f, `PCI\VEN_1`, tg, "", nil); err == nil || !strings.Contains(err.Error(), "section entries") {
+		t.Errorf("Analyze: err %v, want the limit named", err)
+	}
+	// Through Run: bad input (exit 2).
+	dir := testutil.TempDir(t)
+	p := filepath.Join(dir, "work.inf")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"}); !IsInput(err) {
+		t.Errorf("Run: err %v, want bad input", err)
+	}
+}
+
+// A note per bad line was kept however many lines there were (and each
+// searched the notes before it): notes stop at MaxNotes, and a last note
+// counts the rest.
+func TestINFNotesBounded(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	const n = 5000
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString("stray text\n") // before the first section: a parse note each
+	}
+	b.WriteString(hostileHead + "[I]\nAddReg=R\n[R]\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "HKR,,Bad%d,zz,1\n", i)
+	}
+	f := parseString(t, b.String())
+	check := func(what string, notes []string) {
+		t.Helper()
+		if len(notes) != MaxNotes+1 || !strings.Contains(notes[MaxNotes], "more notes not kept") {
+			t.Errorf("%s: %d notes, want %d and one counting the rest", what, len(notes), MaxNotes+1)
+		}
+	}
+	check("parse", f.Notes)
+	in, err := f.Resolve("I", tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("install", in.Notes)
+	rep, err := Analyze(f, `PCI\VEN_1`, tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("device", rep.Notes)
+	l, err := List(f, tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("listing", l.Notes)
+}
+
+// Values and enum choices are found through maps and deletions leave
+// blanks; what a line sets, deletes and sets again is what it was before.
+func TestINFValuesAndEnums(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	var b strings.Builder
+	b.WriteString(hostileHead + "[I]\nAddReg=R\n[R]\n")
+	b.WriteString("HKR,,A,,1\nHKR,,B,,2\nHKR,,a,4\nHKR,,C,,3\nHKR,,A,,5\n") // delete A, set it again: after C
+	b.WriteString("HKR,,Foo,,7\nHKR,Ndi\\Params\\Foo,ParamDesc,,\"foo\"\n") // a value that becomes a keyword's
+	const n = 3000
+	for i := n - 1; i >= 0; i-- { // choices written from the highest down
+		fmt.Fprintf(&b, "HKR,Ndi\\Params\\E\\Enum,%d,,\"c%d\"\n", i, i)
+	}
+	for i := 0; i < n; i += 2 { // delete the even ones
+		fmt.Fprintf(&b, "HKR,Ndi\\Params\\E\\Enum,%d,4\n", i)
+	}
+	b.WriteString("HKR,Ndi\\Params\\E\\Enum,0,,\"zero again\"\n")
+	f := parseString(t, b.String())
+	in, err := f.Resolve("I", tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []string
+	for _, v := range in.Values {
+		vals = append(vals, v.Name+"="+v.Data)
+	}
+	if got := strings.Join(vals, " "); got != "B=2 C=3 A=5" {
+		t.Errorf("values %q, want %q", got, "B=2 C=3 A=5")
+	}
+	if k := in.Keyword("Foo"); k == nil || k.Value == nil || k.Value.Data != "7" {
+		t.Errorf("Foo = %+v, want its value 7 moved to the keyword", k)
+	}
+	e := in.Keyword("E")
+	if e == nil || len(e.Values) != n/2+1 {
+		t.Fatalf("E = %+v, want %d choices", e, n/2+1)
+	}
+	if e.Values[0] != (EnumValue{"0", "zero again"}) || e.Values[1] != (EnumValue{"1", "c1"}) || e.Values[n/2] != (EnumValue{strconv.Itoa(n - 1), "c" + strconv.Itoa(n-1)}) {
+		t.Errorf("E's choices %v ... %v, want 0, 1, 3 ... %d in numeric order", e.Values[:3], e.Values[n/2], n-1)
+	}
+}
