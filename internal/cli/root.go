@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -112,10 +113,19 @@ func signalContext() (context.Context, context.CancelFunc) {
 			signal.Stop(c)
 			return
 		}
-		dieBy(<-c)
+		for s := range c {
+			if !ownSignals.Load() {
+				dieBy(s)
+			}
+		}
 	}()
 	return ctx, cancel
 }
+
+// ownSignals is set while a command acts on every SIGINT and SIGTERM
+// itself: `timer set -- COMMAND` forwards both to the command and returns
+// on the second, with the command's status.
+var ownSignals atomic.Bool
 
 // Run is Main with a caller-supplied context and IO, for tests.
 func Run(ctx context.Context, args []string, io *IO) int {

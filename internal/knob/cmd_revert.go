@@ -46,7 +46,7 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		name = k.Name()
 	}
 	env := envOf(o.Env, o.Root)
-	j, err := OpenJournal(stateDirOf(o.StateDir, o.Root))
+	j, err := OpenExistingJournal(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,7 @@ type Journal struct {
 	dir    string
 	sd     *stateDir // nil when read without the lock
 	unlock func()
+	found  bool // journal.json existed when read
 }
 
 // OpenJournal loads the journal in dir, creating dir (0700) when needed,
@@ -104,6 +105,40 @@ func OpenJournal(dir string) (*Journal, error) {
 	}
 	j.sd, j.unlock = sd, unlock
 	return j, nil
+}
+
+// OpenExistingJournal is OpenJournal for a revert: it creates nothing,
+// and a state directory without a journal is an error that says so. A
+// mistyped --state-dir (or a link repointed since the set) must not look
+// like a journal whose changes are all undone.
+func OpenExistingJournal(dir string) (*Journal, error) {
+	sd, err := openStateDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noJournal(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := sd.lock()
+	if err != nil {
+		sd.close()
+		return nil, fmt.Errorf("lock the journal in %s: %w", dir, err)
+	}
+	j, err := readJournal(sd)
+	if err == nil && !j.found {
+		err = noJournal(dir)
+	}
+	if err != nil {
+		unlock()
+		sd.close()
+		return nil, err
+	}
+	j.sd, j.unlock = sd, unlock
+	return j, nil
+}
+
+func noJournal(dir string) error {
+	return inputf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
 }
 
 // ReadJournal loads the journal in dir without locking it (for history
@@ -134,6 +169,7 @@ func readJournal(sd *stateDir) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
+	j.found = true
 	if err := decodeJournal(j, b); err != nil {
 		// Never start afresh over a journal that cannot be read: it holds
 		// the only record of the original values.
