@@ -82,6 +82,7 @@ type Journal struct {
 	sd     *stateDir // nil when read without the lock
 	unlock func()
 	found  bool // journal.json existed when read
+	saves  int  // how many times Save wrote it (the tests count)
 }
 
 // OpenJournal loads the journal in dir, creating dir (0700) when needed,
@@ -206,6 +207,7 @@ func (j *Journal) Save() error {
 	if int64(len(b)) > maxJournal {
 		return fmt.Errorf("the journal in %s would grow over %s, the most latlab reads back; revert what is still in place and move journal.json aside", j.dir, sizeName(maxJournal))
 	}
+	j.saves++
 	return j.sd.replace(JournalFile, b)
 }
 
@@ -344,6 +346,37 @@ func strictACL(path, owner string, aces []aceInfo, nullDACL bool, self string) e
 	}
 	return fmt.Errorf(`refusing %s: %s; fix: icacls "%s" /setowner *S-1-5-32-544, then icacls "%s" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F`,
 		path, strings.Join(why, "; "), path, path)
+}
+
+// keepClosed is how many closed entries (reverted or gone) a revert keeps
+// in the journal for history; older ones are dropped when it saves, so
+// the journal, and every save of it, stays the size of what is in place
+// plus this. A variable for the tests.
+var keepClosed = 1000
+
+// pruneClosed drops all but the newest keep closed entries. Open entries
+// are never dropped, nor the counters: ids are never handed out twice.
+func (j *Journal) pruneClosed(keep int) {
+	closed := 0
+	for i := range j.Entries {
+		if !j.Entries[i].Open() {
+			closed++
+		}
+	}
+	drop := closed - keep
+	if drop <= 0 {
+		return
+	}
+	out := j.Entries[:0]
+	for _, e := range j.Entries {
+		if !e.Open() && drop > 0 {
+			drop--
+			continue
+		}
+		out = append(out, e)
+	}
+	clear(j.Entries[len(out):])
+	j.Entries = out
 }
 
 // add appends entries with fresh ids under one new set number.
