@@ -3,6 +3,7 @@ package rootfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,11 +69,12 @@ func (t *Tree) Open(name string, flags int) (*os.File, error) {
 }
 
 func (t *Tree) openat(r string, flags int) (int, error) {
+	return t.openat2(r, flags, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_SYMLINKS|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
+}
+
+func (t *Tree) openat2(r string, flags int, resolve uint64) (int, error) {
 	if !noOpenat2.Load() {
-		how := unix.OpenHow{
-			Flags:   uint64(flags),
-			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV,
-		}
+		how := unix.OpenHow{Flags: uint64(flags), Resolve: resolve}
 		for {
 			fd, err := unix.Openat2(t.fd, r, &how)
 			if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
@@ -147,4 +149,51 @@ func (t *Tree) walk(r string, flags int) (int, error) {
 func UseWalk() (undo func()) {
 	old := noOpenat2.Swap(true)
 	return func() { noOpenat2.Store(old) }
+}
+
+// maxRead bounds ReadFile: /proc/cpuinfo of a large machine is under 1 MiB.
+const maxRead = 4 << 20
+
+// Open opens p (e.g. "/proc/interrupts") under root for reading. The
+// host's root is opened by path as always. In a --root tree the path is
+// resolved beneath the tree and onto no other file system; links are
+// followed only while they stay inside it (a sysfs-shaped tree is made of
+// them), and where openat2 is missing not at all. Running as root, a tree
+// another user owns is refused (OpenTree).
+func Open(root, p string) (*os.File, error) {
+	if IsHost(root) {
+		return os.Open(filepath.Join(root, p))
+	}
+	r, err := rel(p)
+	if err != nil {
+		return nil, err
+	}
+	t, err := OpenTree(root)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	flags := unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NONBLOCK // a FIFO in the tree must not block
+	fd, err := t.openat2(r, flags, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
+			return nil, &LinkError{Root: root, Path: p}
+		}
+		return nil, &os.PathError{Op: "open", Path: filepath.Join(root, r), Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(root, r)), nil
+}
+
+// ReadFile reads p under root as Open opens it, up to 4 MiB.
+func ReadFile(root, p string) ([]byte, error) {
+	f, err := Open(root, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRead+1))
+	if err == nil && len(b) > maxRead {
+		err = fmt.Errorf("%s: over 4 MiB, more than latlab reads of a /proc or /sys file", f.Name())
+	}
+	return b, err
 }

@@ -52,3 +52,32 @@ func TestOpenBeneath(t *testing.T) {
 		tr.Close()
 	}
 }
+
+// The readers of a --root tree (timer status, host facts, irq watch)
+// follow a link only while it stays inside the tree: a link to a
+// root-only file outside is refused, so its content is never shown.
+func TestOpenFollowsOnlyInsideLinks(t *testing.T) {
+	base := testutil.TempDir(t)
+	tree := filepath.Join(base, "tree")
+	testutil.WriteTree(t, tree, map[string]string{"sys/devices/cs/current_clocksource": "tsc\n"})
+	testutil.WriteTree(t, base, map[string]string{"shadow": "root:$6$secret\n"})
+	os.MkdirAll(filepath.Join(tree, "sys/class"), 0o755)
+	os.Symlink("../devices/cs", filepath.Join(tree, "sys/class/cs"))
+	os.Symlink(filepath.Join(base, "shadow"), filepath.Join(tree, "sys/class/abs"))
+	os.Symlink("../../../shadow", filepath.Join(tree, "sys/class/rel"))
+	os.MkdirAll(filepath.Join(tree, "proc"), 0o755)
+	os.Symlink("/proc/self", filepath.Join(tree, "proc/self"))
+	if b, err := ReadFile(tree, "/sys/class/cs/current_clocksource"); err != nil || string(b) != "tsc\n" {
+		t.Errorf("inside link: %q %v", b, err)
+	}
+	for _, p := range []string{"sys/class/abs", "sys/class/rel", "proc/self/status"} {
+		b, err := ReadFile(tree, p)
+		var le *LinkError
+		if err == nil || !errors.As(err, &le) {
+			t.Errorf("%s: %q %v, want a LinkError", p, b, err)
+		}
+	}
+	if b, err := ReadFile("/", "/proc/self/status"); err != nil || len(b) == 0 {
+		t.Errorf("the host's /proc: %v", err)
+	}
+}
