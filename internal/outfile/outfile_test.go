@@ -21,7 +21,7 @@ func read(t *testing.T, p string) string {
 	return string(b)
 }
 
-// onlyFiles lists dir, failing on a temporary file left behind.
+// noTemp fails on a temporary file left behind in dir.
 func noTemp(t *testing.T, dir string) {
 	t.Helper()
 	es, err := os.ReadDir(dir)
