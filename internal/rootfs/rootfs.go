@@ -7,31 +7,12 @@ package rootfs
 
 import (
 	"fmt"
-	"path"
-	"strings"
 )
 
 // IsHost reports whether root is the machine's own file system ("" or
 // "/"), whose /proc and /sys are the kernel's: their links (sysfs is
 // made of them) are followed as always.
 func IsHost(root string) bool { return root == "" || root == "/" }
-
-// rel turns a path under the root ("/proc/sys/x" or "proc/sys/x") into
-// the relative, slash-separated form resolved beneath it; ".." is
-// refused rather than cleaned, since it can only be meant to climb.
-func rel(p string) (string, error) {
-	r := strings.TrimLeft(p, "/")
-	for _, c := range strings.Split(r, "/") {
-		if c == ".." {
-			return "", fmt.Errorf("%s: a path under --root may not hold ..", p)
-		}
-	}
-	r = path.Clean(r)
-	if r == "" {
-		r = "."
-	}
-	return r, nil
-}
 
 // LinkError is a path that leads through a symbolic link (or a mount)
 // under a --root tree.

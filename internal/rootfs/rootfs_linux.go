@@ -5,12 +5,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
+
+// rel turns a path under the root ("/proc/sys/x" or "proc/sys/x") into
+// the relative, slash-separated form resolved beneath it; ".." is
+// refused rather than cleaned, since it can only be meant to climb.
+func rel(p string) (string, error) {
+	r := strings.TrimLeft(p, "/")
+	for _, c := range strings.Split(r, "/") {
+		if c == ".." {
+			return "", fmt.Errorf("%s: .. is not allowed in a path under --root", p)
+		}
+	}
+	r = path.Clean(r)
+	if r == "" {
+		r = "."
+	}
+	return r, nil
+}
 
 // euid is the effective user; a variable so tests can take root's rules.
 var euid = os.Geteuid
