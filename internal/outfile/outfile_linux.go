@@ -31,7 +31,7 @@ type linuxFile struct {
 // remove root's files. The check is on the opened descriptor, so it holds
 // for the directory the file is written in whatever the path becomes.
 func openDir(path string) (int, string, error) {
-	name := filepath.Dir(path)
+	name := filepath.Dir(filepath.Clean(path))
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, "", badinputf("cannot write %s: %v", path, &os.PathError{Op: "open", Path: name, Err: err})
@@ -97,7 +97,7 @@ func checkTarget(path string) (bool, error) {
 		return false, err
 	}
 	defer unix.Close(dir)
-	exists, _, err := targetState(dir, path, filepath.Base(path))
+	exists, _, err := targetState(dir, path, filepath.Base(filepath.Clean(path)))
 	return exists, err
 }
 
@@ -106,7 +106,7 @@ func create(path string) (sysFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Base(path)
+	base := filepath.Base(filepath.Clean(path))
 	// The new file takes the mode of the one it replaces (a private 0600
 	// result stays private), less the umask as for any new file.
 	_, perm, err := targetState(dir, path, base)

@@ -108,6 +108,22 @@ func TestReplaceKeepsMode(t *testing.T) {
 	}
 }
 
+// A path naming a directory with a trailing separator is the directory,
+// not a file inside it.
+func TestTrailingSeparatorIsTheDirectory(t *testing.T) {
+	dir := testutil.TempDir(t)
+	sub := filepath.Join(dir, "out")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(sub+string(filepath.Separator), []byte("x")); err == nil || !badinput.Is(err) {
+		t.Errorf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "out")); err == nil {
+		t.Errorf("wrote out/out")
+	}
+}
+
 func TestDevNull(t *testing.T) {
 	if err := Check(os.DevNull, false); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,8 @@ func create(path string) (sysFile, error) {
 	if _, _, err := targetState(path); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".latlab-*")
+	clean := filepath.Clean(path)
+	f, err := os.CreateTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".latlab-*")
 	if err != nil {
 		return nil, badinputf("cannot write %s: %v", path, err)
 	}
