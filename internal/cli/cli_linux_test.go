@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,6 +109,51 @@ func TestLiveLabelLinuxIsComputedOnce(t *testing.T) {
 		}
 		if a := testing.AllocsPerRun(100, func() { buf = label(buf[:0]) }); a != 0 {
 			t.Errorf("the label allocates %.1f times per line", a)
+		}
+	}
+}
+
+// The first SIGINT or SIGTERM cancels the command; the second ends the
+// process even when the command is stuck (it used to be swallowed: root's
+// latlab hung in open() on a planted FIFO could not be stopped but by
+// SIGKILL).
+func TestSecondSignalEndsProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), signalHelperEnv+"=1")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		expect := func(want string) {
+			t.Helper()
+			if !lines.Scan() || lines.Text() != want {
+				cmd.Process.Kill()
+				t.Fatalf("%v: got %q, want %q", sig, lines.Text(), want)
+			}
+		}
+		expect("ready")
+		cmd.Process.Signal(sig)
+		expect("cancelled")
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			// By the signal, or, where it was ignored when the process
+			// started (a background job of a script), by 128+sig.
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ok || !(ws.Signaled() && ws.Signal() == sig || ws.ExitStatus() == 128+int(sig)) {
+				t.Errorf("%v: the second signal did not end the process: %v", sig, err)
+			}
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("%v: the second signal was swallowed", sig)
 		}
 	}
 }

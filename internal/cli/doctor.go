@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -103,7 +102,6 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	}
 	if o.Bundle != "" {
 		if err := writeFileWith(o.Bundle, func(w io.Writer) error { return report.DoctorBundle(w, doc, r, doctor.CurrentIdentity()) }); err != nil {
-			os.Remove(o.Bundle)
 			return err
 		}
 	}

@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"os"
+	"strings"
 
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -13,13 +14,16 @@ import (
 var outputFlags = []string{
 	"output", "plot", "graph", "window-graph", "csv", "events", "raw",
 	"histfile", "result", "reg-out", "etl", "html",
+	"bundle",
 }
 
 // guardOutputs gives a command that writes files a --force flag and
 // refuses, before the command does any work, to replace an existing file
 // without it: `latlab report` writes report.html by default, and a second
 // run, or a typo in -o, must not silently destroy an earlier result.
-// Devices such as /dev/null and directories are left to the command.
+// With or without --force it refuses what latlab never writes
+// (outfile.Check): a link, a FIFO or device (os.DevNull excepted), a
+// missing directory, and, as root, a directory others could change.
 func guardOutputs(c *cobra.Command) {
 	var flags []*pflag.Flag
 	for _, n := range outputFlags {
@@ -33,25 +37,25 @@ func guardOutputs(c *cobra.Command) {
 	force := c.Flags().Bool("force", false, "overwrite output files that exist")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		if !*force {
-			for _, f := range flags {
-				if err := refuseOverwrite(f); err != nil {
-					return err
-				}
+		for _, f := range flags {
+			if err := refuseOverwrite(f, *force); err != nil {
+				return err
 			}
 		}
 		return run(cmd, args)
 	}
 }
 
-func refuseOverwrite(f *pflag.Flag) error {
+func refuseOverwrite(f *pflag.Flag, force bool) error {
 	path := f.Value.String()
 	if path == "" {
 		return nil
 	}
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil
+	// outfile.Check looks at the path itself, not where a link leads: a
+	// link (even dangling) or a FIFO is refused with or without --force.
+	err := outfile.Check(path, force)
+	if err == nil || !strings.HasSuffix(err.Error(), "add --force to overwrite it") {
+		return err
 	}
 	how := "--" + f.Name
 	if f.Shorthand != "" {

@@ -42,7 +42,7 @@ func TestReportKeepsExistingFile(t *testing.T) {
 	// A device is not a file to keep.
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.String("output", os.DevNull, "")
-	if err := refuseOverwrite(fs.Lookup("output")); err != nil {
+	if err := refuseOverwrite(fs.Lookup("output"), false); err != nil {
 		t.Errorf("-o %s: %v", os.DevNull, err)
 	}
 	if runtime.GOOS == "linux" { // under Wine, os.WriteFile("NUL") fails: Invalid handle

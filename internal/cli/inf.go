@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -100,8 +99,8 @@ func runINF(ctx context.Context, o *INFOptions) error {
 		return err
 	}
 	if o.RegOut != "" {
-		if err := os.WriteFile(o.RegOut, res.Reg, 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", o.RegOut, err)
+		if err := outfile.WriteBytes(o.RegOut, res.Reg); err != nil {
+			return err
 		}
 	}
 	if o.JSON {

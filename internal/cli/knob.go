@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -345,8 +345,8 @@ func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo
 		return writeDoc(o.IO, knob.KindExport.New(x), o.settings)
 	}
 	if out != "" {
-		if err := os.WriteFile(out, x.File(), 0o644); err != nil {
-			return fmt.Errorf("export: %w", err)
+		if err := outfile.WriteBytes(out, x.File()); err != nil {
+			return err
 		}
 		fmt.Fprintf(o.IO.Err, "wrote %d value(s) to %s\n", len(x.Changes), out)
 	} else {

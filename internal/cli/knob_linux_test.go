@@ -320,3 +320,15 @@ func TestKnobSetNeedsRoot(t *testing.T) {
 		t.Fatalf("revert as a user: exit %d\n%s", code, errs)
 	}
 }
+
+// A revert --all with a mistyped --state-dir exits 2 saying no journal was
+// found; it used to print "nothing to revert: every change in the journal
+// is already undone" and exit 0.
+func TestKnobRevertWithoutJournal(t *testing.T) {
+	state := filepath.Join(testutil.TempDir(t), "sate")
+	code, out, errs := runCLI(t, "--root", testutil.TempDir(t), "knob", "revert", "--all", "--state-dir", state)
+	if code != 2 || strings.Contains(out, "nothing to revert") ||
+		errs != "latlab: no journal in "+state+": latlab recorded no change there (is the --state-dir right?); nothing was reverted\n" {
+		t.Errorf("exit %d, %q %q", code, out, errs)
+	}
+}

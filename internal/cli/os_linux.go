@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
@@ -44,4 +47,18 @@ func timerLine(st *timer.Status) string {
 		s += fmt.Sprintf(", CONFIG_HZ=%d", st.ConfigHZ)
 	}
 	return s
+}
+
+// dieBy ends the process by sig, as if latlab had not caught it, so that
+// a shell sees the signal (bash stops a script on a child's SIGINT). If
+// the signal was ignored when latlab started, it exits 128+sig instead.
+func dieBy(sig os.Signal) {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		os.Exit(1)
+	}
+	signal.Reset(s)
+	_ = syscall.Kill(os.Getpid(), s)
+	time.Sleep(100 * time.Millisecond)
+	os.Exit(128 + int(s))
 }

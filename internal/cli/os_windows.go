@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
@@ -46,4 +47,10 @@ func timerLine(st *timer.Status) string {
 	}
 	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
 		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100), why)
+}
+
+// dieBy ends the process after a second Ctrl-C with the status Windows
+// gives a process ended by Ctrl-C (STATUS_CONTROL_C_EXIT).
+func dieBy(os.Signal) {
+	os.Exit(0xC000013A)
 }

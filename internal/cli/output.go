@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"os"
 
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -45,21 +44,19 @@ func writePlot(path string, render func(format string) ([]byte, error)) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write plot: %w", err)
-	}
-	return nil
+	return outfile.WriteBytes(path, b)
 }
 
-// writeFileWith creates path and fills it with f.
+// writeFileWith writes path with what f writes, replacing it only when
+// f succeeds (outfile.Write).
 func writeFileWith(path string, f func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return Usagef("cannot write %s: %v", path, err)
-	}
-	if err := f(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return fh.Close()
+	return outfile.Write(path, f)
+}
+
+// checkWritable fails early, before a long measurement, when an output
+// file could not be written: a link, a FIFO, a directory that is missing
+// or that others could change. Whether an existing file may be replaced
+// is the --force guard's question, asked before.
+func checkWritable(path string) error {
+	return outfile.Check(path, true)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
@@ -70,7 +70,7 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	return cmd
 }
 
-func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
+func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	opt, err := o.options(ctx)
 	if err != nil {
 		return err
@@ -99,11 +99,17 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 		run.Top = 0
 	}
 	if o.Events != "" {
-		f, err := os.Create(o.Events)
+		f, err := outfile.Create(o.Events)
 		if err != nil {
-			return Usagef("cannot write --events file: %v", err)
+			return err
 		}
-		defer f.Close()
+		// Kept when the analysis ran, even if it stopped early: the
+		// events up to there are what explains why.
+		defer func() {
+			if cerr := f.Commit(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}()
 		run.Events = f
 	}
 	var doc *pcapTCPDocument
@@ -149,15 +155,15 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) error {
 type pcapTCPDocument struct {
 	o    *PcapTCPOptions
 	s    *result.Stream
-	file *os.File
+	file *outfile.File
 }
 
 func (d *pcapTCPDocument) begin() error {
 	var w []io.Writer
 	if d.o.Out != "" {
-		f, err := os.Create(d.o.Out)
+		f, err := outfile.Create(d.o.Out)
 		if err != nil {
-			return Usagef("cannot write %s: %v", d.o.Out, err)
+			return err
 		}
 		d.file = f
 		w = append(w, f)
@@ -195,18 +201,19 @@ func (d *pcapTCPDocument) close(res *tcpflow.Result, notes []string) error {
 	}
 	err := d.s.Close(&res.Summary, notes)
 	if d.file != nil {
-		if cerr := d.file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", d.o.Out, cerr)
+		if cerr := d.file.Commit(); err == nil && cerr != nil {
+			err = cerr
 		}
 		d.file = nil
 	}
 	return err
 }
 
-// abandon closes the -o file if the document was never ended.
+// abandon drops the -o file if the document was never ended: the path
+// keeps what it held.
 func (d *pcapTCPDocument) abandon() {
 	if d.file != nil {
-		d.file.Close()
+		d.file.Abort()
 	}
 }
 

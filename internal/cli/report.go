@@ -18,6 +18,7 @@ type ReportOptions struct {
 	Out   string
 	PNG   string
 	Title string
+	Force bool // the guard's --force: PNGs may replace files in --png
 }
 
 func newReportCmd(io *IO) *cobra.Command {
@@ -40,6 +41,7 @@ every plot as a PNG file.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
+			o.Force, _ = cmd.Flags().GetBool("force")
 			return runReport(cmd.Context(), o)
 		},
 	}
@@ -50,7 +52,7 @@ every plot as a PNG file.`,
 }
 
 func runReport(ctx context.Context, o *ReportOptions) error {
-	res, err := report.Run(ctx, report.Options{Files: o.Files, Out: o.Out, PNG: o.PNG, Title: o.Title})
+	res, err := report.Run(ctx, report.Options{Files: o.Files, Out: o.Out, PNG: o.PNG, Title: o.Title, Force: o.Force})
 	if res != nil {
 		fmt.Fprintf(o.IO.Out, "wrote %s (%d result%s, %d plot%s, %d KiB)\n", res.Out, res.Results, plural(res.Results), res.Plots, plural(res.Plots), (res.Bytes+1023)/1024)
 		if res.PNGDir != "" {

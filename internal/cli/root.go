@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -83,7 +84,7 @@ Run without arguments for a quick check-up of this machine.`,
 // 0 success, 1 an expectation set by the user failed, 2 bad input,
 // 3 the work could not be done (an OS call failed, a peer vanished).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	io := &IO{In: stdin, Out: withWidth(stdout), Err: stderr, Terminal: isTerminal(stdout), Root: "/"}
 	if len(args) == 0 && startedByExplorer() {
@@ -94,6 +95,37 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return Run(ctx, args, io)
 }
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, which lets a
+// command stop cleanly (revert what it set, write what it measured). The
+// second signal is the default one and ends the process: a command stuck
+// where it cannot see the cancel must not make latlab unkillable but by
+// SIGKILL.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := make(chan os.Signal, 2) // both signals, however close together
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-c:
+			cancel()
+		case <-ctx.Done():
+			signal.Stop(c)
+			return
+		}
+		for s := range c {
+			if !ownSignals.Load() {
+				dieBy(s)
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// ownSignals is set while a command acts on every SIGINT and SIGTERM
+// itself: `timer set -- COMMAND` forwards both to the command and returns
+// on the second, with the command's status.
+var ownSignals atomic.Bool
 
 // Run is Main with a caller-supplied context and IO, for tests.
 func Run(ctx context.Context, args []string, io *IO) int {

@@ -10,6 +10,7 @@ import (
 
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/result/resultschema"
 	"github.com/latlab/latlab/internal/testutil"
@@ -127,7 +128,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"knob explain without a value", []string{"knob", "explain", "tcp-recovery", "--json"}, false},
 		{"knob history", []string{"knob", "history", "--state-dir", testutil.TempDir(t), "--json"}, false},
 		{"knob export --undo", []string{"knob", "export", "--undo", "--state-dir", testutil.TempDir(t), "--json"}, false},
-		{"knob revert --all", []string{"knob", "revert", "--all", "--state-dir", testutil.TempDir(t), "--json"}, false},
+		{"knob revert --all", []string{"knob", "revert", "--all", "--state-dir", emptyJournal(t), "--json"}, false},
 		{"net serve", []string{"net", "serve", "--echo-port", "-1", "--discard-port", "0", "--sink-port", "0", "--duration", "100ms", "--json"}, true},
 		{"pcap dscp", []string{"pcap", "dscp", sshPcap, "--json"}, false},
 		{"pcap tcp", []string{"pcap", "tcp", sshPcap, "--json"}, false},
@@ -203,4 +204,19 @@ func TestSchemaRejects(t *testing.T) {
 			t.Errorf("%s: the schema accepts it", name)
 		}
 	}
+}
+
+// emptyJournal is a state directory whose journal records nothing: revert
+// refuses a directory without a journal.
+func emptyJournal(t *testing.T) string {
+	dir := testutil.TempDir(t)
+	j, err := knob.OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -256,14 +255,4 @@ func appendLiveLine(dst []byte, call string, sleptNs, requestedNs int64) []byte 
 	dst = append(dst, "ms (delta: "...)
 	dst = strconv.AppendFloat(dst, float64(sleptNs-requestedNs)/1e6, 'f', 6, 64)
 	return append(dst, ")\n"...)
-}
-
-// checkWritable fails early, before a long measurement, when an output
-// file cannot be created.
-func checkWritable(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return Usagef("cannot write %s: %v", path, err)
-	}
-	return f.Close()
 }

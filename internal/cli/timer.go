@@ -137,6 +137,10 @@ COMMAND included; latlab only waits for it.`,
 }
 
 func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
+	if len(o.Command) > 0 {
+		ownSignals.Store(true)
+		defer ownSignals.Store(false)
+	}
 	res, err := timer.Hold(ctx, timer.HoldOptions{
 		Resolution: o.Value, For: o.For, Command: o.Command,
 		Stdin: o.IO.In, Stdout: o.IO.Out, Stderr: o.IO.Err,

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/latlab/latlab/internal/rootfs"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -21,7 +20,7 @@ func osTimerFacts(st timer.Status, o Options) []Fact {
 // adds a request at the default value, which constrains nothing; closing
 // removes it.
 func readDMALatency(root string) string {
-	f, err := os.Open(filepath.Join(root, "dev", "cpu_dma_latency"))
+	f, err := rootfs.Open(root, "dev/cpu_dma_latency")
 	if errors.Is(err, fs.ErrPermission) {
 		return "unknown (needs root)"
 	}

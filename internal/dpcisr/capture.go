@@ -2,7 +2,6 @@ package dpcisr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/systool"
 )
@@ -128,8 +128,8 @@ func (o CaptureOptions) capture(ctx context.Context, xperf string) (*CaptureResu
 // WriteReport writes xperf's report text to o.Out and analyses it: the
 // end of RunCapture once xperf has exported the report.
 func (o CaptureOptions) WriteReport(text []byte) (*CaptureResult, error) {
-	if err := os.WriteFile(o.Out, text, 0o644); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", o.Out, err)
+	if err := outfile.WriteBytes(o.Out, text); err != nil {
+		return nil, err
 	}
 	r, err := readFile(o.Out)
 	if err != nil {
@@ -166,12 +166,10 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	return outfile.Write(to, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	_, err = io.Copy(out, in)
-	return errors.Join(err, out.Close())
+	})
 }
 
 // Capturer runs an xperf kernel trace and exports its DPC/ISR report.

@@ -1,13 +1,12 @@
 package host
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/rootfs"
 )
 
 func collect() Facts { return collectFrom("/") }
@@ -16,11 +15,11 @@ func collect() Facts { return collectFrom("/") }
 // at a fixture tree.
 func collectFrom(root string) Facts {
 	var f Facts
-	if b, err := os.Open(filepath.Join(root, "etc/os-release")); err == nil {
+	if b, err := rootfs.Open(root, "etc/os-release"); err == nil {
 		f.OSVersion = parseOSRelease(b)
 		b.Close()
 	}
-	if b, err := os.Open(filepath.Join(root, "proc/cpuinfo")); err == nil {
+	if b, err := rootfs.Open(root, "proc/cpuinfo"); err == nil {
 		f.CPUModel, f.Hypervisor = parseCPUInfo(b)
 		b.Close()
 	}
@@ -29,7 +28,7 @@ func collectFrom(root string) Facts {
 		f.Kernel = unix.ByteSliceToString(u.Release[:])
 	}
 	cs := "unknown"
-	if b, err := os.ReadFile(filepath.Join(root, "sys/devices/system/clocksource/clocksource0/current_clocksource")); err == nil {
+	if b, err := rootfs.ReadFile(root, "sys/devices/system/clocksource/clocksource0/current_clocksource"); err == nil {
 		cs = strings.TrimSpace(string(b))
 	}
 	f.ClockSource = clock.Source() + " over " + cs

@@ -3,10 +3,10 @@ package irq
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/rootfs"
 )
 
 const method = "/proc/interrupts and /proc/softirqs deltas; queue mapping from /sys/class/net and /proc/irq"
@@ -37,23 +37,23 @@ func newWatcher(o WatchOptions) (Watcher, error) {
 
 // ReadInterrupts parses <root>/proc/interrupts.
 func ReadInterrupts(root string) (*Counters, error) {
-	return readCounters(filepath.Join(root, "proc", "interrupts"), ParseInterrupts)
+	return readCounters(root, "proc/interrupts", ParseInterrupts)
 }
 
 // ReadSoftirqs parses <root>/proc/softirqs.
 func ReadSoftirqs(root string) (*Counters, error) {
-	return readCounters(filepath.Join(root, "proc", "softirqs"), ParseSoftirqs)
+	return readCounters(root, "proc/softirqs", ParseSoftirqs)
 }
 
-func readCounters(path string, parse func(io.Reader) (*Counters, error)) (*Counters, error) {
-	f, err := os.Open(path)
+func readCounters(root, path string, parse func(io.Reader) (*Counters, error)) (*Counters, error) {
+	f, err := rootfs.Open(root, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	c, err := parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, path), err)
 	}
 	return c, nil
 }

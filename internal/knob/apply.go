@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -365,11 +366,25 @@ func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
 	return false, nil
 }
 
-// Revert restores the open entries that match, newest first. Entries
-// that were never written, or whose value is already back, are only
-// marked. Every restore is followed by a durable journal update, so an
-// interrupted revert simply continues next time.
+// Revert is RevertContext without a way to stop it.
 func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+	return RevertContext(context.Background(), env, j, match, force)
+}
+
+// RevertContext restores the open entries that match, newest first.
+// Entries that were never written, or whose value is already back, are
+// only marked. When ctx is done (Ctrl-C) it stops between two entries,
+// records what was reverted and returns the steps taken with ctx's error.
+//
+// The journal is saved once at the end, not after every entry (that made
+// a revert of n entries cost n rewrites of the whole journal), and
+// additionally before a write to a setting that an entry marked but not
+// yet saved also names. So after a crash, every entry still open in the
+// journal is the newest open one for its setting, and its setting holds
+// either what it held when the revert began or the entry's original: the
+// next revert restores the first and marks the second, as if each entry
+// had been saved at once.
+func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
 	steps, err := PlanRevert(env, j, match, force)
 	var left *LeftAloneError
 	if err != nil && !errors.As(err, &left) {
@@ -397,23 +412,57 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 	for i := range j.Entries {
 		byID[j.Entries[i].ID] = i
 	}
-	for _, s := range steps {
-		e := &j.Entries[byID[s.Entry.ID]]
+	unsaved := map[Loc]bool{} // settings of the entries marked since the last save
+	save := func() error {
+		if len(unsaved) == 0 {
+			return nil
+		}
+		clear(unsaved)
+		j.pruneClosed(keepClosed)
+		byID = nil // pruning moved the entries
+		return j.Save()
+	}
+	entry := func(id int) *Entry {
+		if byID == nil {
+			byID = map[int]int{}
+			for i := range j.Entries {
+				byID[j.Entries[i].ID] = i
+			}
+		}
+		return &j.Entries[byID[id]]
+	}
+	for i, s := range steps {
+		if err := ctx.Err(); err != nil {
+			if serr := save(); serr != nil {
+				return steps[:i], errors.Join(err, serr)
+			}
+			return steps[:i], fmt.Errorf("interrupted after %d of %d changes (what was reverted is recorded; revert again for the rest): %w", i, len(steps), err)
+		}
 		switch s.Action {
 		case "restore":
+			if unsaved[s.Entry.Loc] {
+				if err := save(); err != nil {
+					return steps[:i], err
+				}
+			}
+			e := entry(s.Entry.ID)
 			if err := env.write(e.Loc, e.Original); err != nil {
-				return steps, fmt.Errorf("restore %s: %w", e.Loc, err)
+				return steps, errors.Join(fmt.Errorf("restore %s: %w", e.Loc, err), save())
 			}
 			markReverted(e, s.Detail)
 		case "already-original", "keep":
-			markReverted(e, s.Detail)
+			markReverted(entry(s.Entry.ID), s.Detail)
 		case "gone":
+			e := entry(s.Entry.ID)
 			e.State = StateGone
 			e.Note = s.Detail
+		default:
+			continue
 		}
-		if err := j.Save(); err != nil {
-			return steps, err
-		}
+		unsaved[s.Entry.Loc] = true
+	}
+	if err := save(); err != nil {
+		return steps, err
 	}
 	if left != nil {
 		return steps, left

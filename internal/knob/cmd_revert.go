@@ -46,7 +46,7 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		name = k.Name()
 	}
 	env := envOf(o.Env, o.Root)
-	j, err := OpenJournal(stateDirOf(o.StateDir, o.Root))
+	j, err := OpenExistingJournal(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 	if o.DryRun {
 		steps, err = PlanRevert(env, j, match, o.Force)
 	} else {
-		steps, err = Revert(env, j, match, o.Force)
+		steps, err = RevertContext(ctx, env, j, match, o.Force)
 	}
 	res := &RevertResult{DryRun: o.DryRun, Steps: steps, Target: o.Target, Damaged: j.Damaged}
 	if err != nil {

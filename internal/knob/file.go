@@ -27,7 +27,7 @@ const maxFileRead = 64 << 10
 // A file that is not a regular file (a FIFO in a fixture tree would block
 // forever) or holds more than maxFileRead bytes is an error.
 func (f Files) Read(l Loc) (Value, error) {
-	fh, err := os.OpenFile(f.path(l.Path), os.O_RDONLY|openNonblock, 0)
+	fh, err := f.open(l.Path, os.O_RDONLY|openNonblock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Absent, nil
 	}
@@ -92,8 +92,7 @@ func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
 	}
-	path := f.path(l.Path)
-	fh, err := os.OpenFile(path, os.O_WRONLY, 0)
+	fh, err := f.open(l.Path, os.O_WRONLY|openNonblock)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", l, err)
 	}
@@ -101,7 +100,7 @@ func (f Files) Write(l Loc, v Value) error {
 	st, err := fh.Stat()
 	if err == nil && st.Mode().IsRegular() && !kernelFile(fh) {
 		fh.Close()
-		err = replaceFile(path, st.Mode().Perm(), v.Data)
+		err = f.replace(l.Path, st.Mode().Perm(), v.Data)
 	} else if err == nil {
 		_, err = fh.Write(v.Data)
 		if cerr := fh.Close(); err == nil {
@@ -116,17 +115,26 @@ func (f Files) Write(l Loc, v Value) error {
 	return nil
 }
 
-// replaceFile puts data in path by renaming a new file over it.
+// replaceFile puts data in path by renaming a new file over it: under
+// the machine's own root, where only the kernel's files and root's are.
 func replaceFile(path string, perm fs.FileMode, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".latlab-*")
 	if err != nil {
 		return err
 	}
+	return fillAndRename(tmp, perm, data,
+		func() error { return os.Rename(tmp.Name(), path) },
+		func() { os.Remove(tmp.Name()) })
+}
+
+// fillAndRename writes data to the new file tmp, syncs and closes it and
+// renames it into place; on an error it removes tmp.
+func fillAndRename(tmp *os.File, perm fs.FileMode, data []byte, rename func() error, remove func()) error {
 	ok := false
 	defer func() {
 		if !ok {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			remove()
 		}
 	}()
 	if err := tmp.Chmod(perm); err != nil {
@@ -143,7 +151,7 @@ func replaceFile(path string, perm fs.FileMode, data []byte) error {
 		return err
 	}
 	writeStep("closed")
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := rename(); err != nil {
 		return err
 	}
 	ok = true
@@ -154,7 +162,7 @@ func replaceFile(path string, perm fs.FileMode, data []byte) error {
 // CheckWrite opens the file for writing without writing: it fails the
 // same way a write would for a missing file or a missing privilege.
 func (f Files) CheckWrite(l Loc) error {
-	fh, err := os.OpenFile(f.path(l.Path), os.O_WRONLY, 0)
+	fh, err := f.open(l.Path, os.O_WRONLY|openNonblock)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s does not exist", l)
@@ -166,7 +174,7 @@ func (f Files) CheckWrite(l Loc) error {
 
 // List returns the sub-directories and files of a directory.
 func (f Files) List(path string) (dirs, files []string, err error) {
-	ents, err := os.ReadDir(f.path(path))
+	ents, err := f.readDir(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
 	}
@@ -175,7 +183,9 @@ func (f Files) List(path string) (dirs, files []string, err error) {
 	}
 	for _, e := range ents {
 		isDir := e.IsDir()
-		if e.Type()&fs.ModeSymlink != 0 { // /sys/class/net/eth0 is a link to a directory
+		// /sys/class/net/eth0 is a link to a directory; in a --root tree
+		// links are not followed and the entry lists as a file.
+		if e.Type()&fs.ModeSymlink != 0 && f.host() {
 			if st, err := os.Stat(filepath.Join(f.path(path), e.Name())); err == nil {
 				isDir = st.IsDir()
 			}

@@ -1,8 +1,14 @@
 package knob
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path"
+	"sort"
+	"strings"
 
+	"github.com/latlab/latlab/internal/rootfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,3 +30,76 @@ func kernelFile(f *os.File) bool {
 
 // openNonblock keeps an open of a FIFO from waiting for a writer.
 const openNonblock = unix.O_NONBLOCK
+
+// host reports whether the root is the machine's own: /proc and /sys are
+// the kernel's, opened by path, their links followed. Anything else is a
+// --root tree, which may be someone else's: opened through rootfs, beneath
+// the tree and through no link.
+func (f Files) host() bool { return rootfs.IsHost(f.Root) }
+
+func (f Files) open(p string, flags int) (*os.File, error) {
+	if f.host() {
+		return os.OpenFile(f.path(p), flags, 0)
+	}
+	t, err := rootfs.OpenTree(f.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return t.Open(p, flags)
+}
+
+func (f Files) readDir(p string) ([]os.DirEntry, error) {
+	if f.host() {
+		return os.ReadDir(f.path(p))
+	}
+	d, err := f.open(p, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, err
+}
+
+// replace puts data in the file at p by renaming a new file over it. In a
+// --root tree everything happens relative to the directory opened beneath
+// the tree: the new file is created O_EXCL|O_NOFOLLOW, the target must be
+// a regular file (not a link, checked without following it) and renameat
+// replaces that name in that directory, whatever the paths become.
+func (f Files) replace(p string, perm os.FileMode, data []byte) error {
+	if f.host() {
+		return replaceFile(f.path(p), perm, data)
+	}
+	dir, base := path.Split(strings.TrimLeft(p, "/"))
+	d, err := f.open(dir, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	dfd := int(d.Fd())
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return &rootfs.LinkError{Root: f.Root, Path: p}
+	}
+	var tmpName string
+	var fd int
+	for i := 0; ; i++ {
+		tmpName = fmt.Sprintf(".%s.latlab-%d-%d", base, os.Getpid(), i)
+		fd, err = unix.Openat(dfd, tmpName, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
+		if err == nil || !errors.Is(err, unix.EEXIST) || i > 100 {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create a file beside %s: %w", p, err)
+	}
+	tmp := os.NewFile(uintptr(fd), path.Join(f.Root, dir, tmpName))
+	return fillAndRename(tmp, perm, data,
+		func() error { return unix.Renameat(dfd, tmpName, dfd, base) },
+		func() { _ = unix.Unlinkat(dfd, tmpName, 0) })
+}

@@ -81,6 +81,8 @@ type Journal struct {
 	dir    string
 	sd     *stateDir // nil when read without the lock
 	unlock func()
+	found  bool // journal.json existed when read
+	saves  int  // how many times Save wrote it (the tests count)
 }
 
 // OpenJournal loads the journal in dir, creating dir (0700) when needed,
@@ -104,6 +106,40 @@ func OpenJournal(dir string) (*Journal, error) {
 	}
 	j.sd, j.unlock = sd, unlock
 	return j, nil
+}
+
+// OpenExistingJournal is OpenJournal for a revert: it creates nothing,
+// and a state directory without a journal is an error that says so. A
+// mistyped --state-dir (or a link repointed since the set) must not look
+// like a journal whose changes are all undone.
+func OpenExistingJournal(dir string) (*Journal, error) {
+	sd, err := openStateDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noJournal(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := sd.lock()
+	if err != nil {
+		sd.close()
+		return nil, fmt.Errorf("lock the journal in %s: %w", dir, err)
+	}
+	j, err := readJournal(sd)
+	if err == nil && !j.found {
+		err = noJournal(dir)
+	}
+	if err != nil {
+		unlock()
+		sd.close()
+		return nil, err
+	}
+	j.sd, j.unlock = sd, unlock
+	return j, nil
+}
+
+func noJournal(dir string) error {
+	return inputf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
 }
 
 // ReadJournal loads the journal in dir without locking it (for history
@@ -134,6 +170,7 @@ func readJournal(sd *stateDir) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
+	j.found = true
 	if err := decodeJournal(j, b); err != nil {
 		// Never start afresh over a journal that cannot be read: it holds
 		// the only record of the original values.
@@ -170,6 +207,7 @@ func (j *Journal) Save() error {
 	if int64(len(b)) > maxJournal {
 		return fmt.Errorf("the journal in %s would grow over %s, the most latlab reads back; revert what is still in place and move journal.json aside", j.dir, sizeName(maxJournal))
 	}
+	j.saves++
 	return j.sd.replace(JournalFile, b)
 }
 
@@ -308,6 +346,37 @@ func strictACL(path, owner string, aces []aceInfo, nullDACL bool, self string) e
 	}
 	return fmt.Errorf(`refusing %s: %s; fix: icacls "%s" /setowner *S-1-5-32-544, then icacls "%s" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F`,
 		path, strings.Join(why, "; "), path, path)
+}
+
+// keepClosed is how many closed entries (reverted or gone) a revert keeps
+// in the journal for history; older ones are dropped when it saves, so
+// the journal, and every save of it, stays the size of what is in place
+// plus this. A variable for the tests.
+var keepClosed = 1000
+
+// pruneClosed drops all but the newest keep closed entries. Open entries
+// are never dropped, nor the counters: ids are never handed out twice.
+func (j *Journal) pruneClosed(keep int) {
+	closed := 0
+	for i := range j.Entries {
+		if !j.Entries[i].Open() {
+			closed++
+		}
+	}
+	drop := closed - keep
+	if drop <= 0 {
+		return
+	}
+	out := j.Entries[:0]
+	for _, e := range j.Entries {
+		if !e.Open() && drop > 0 {
+			drop--
+			continue
+		}
+		out = append(out, e)
+	}
+	clear(j.Entries[len(out):])
+	j.Entries = out
 }
 
 // add appends entries with fresh ids under one new set number.

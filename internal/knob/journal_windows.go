@@ -47,7 +47,7 @@ func openStateDir(path string, create bool) (*stateDir, error) {
 	}
 	h, err := windows.CreateFile(p, windows.READ_CONTROL|windows.FILE_READ_ATTRIBUTES,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
-		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
+		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 	if err != nil {
 		if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
 			err = fs.ErrNotExist
@@ -55,6 +55,16 @@ func openStateDir(path string, create bool) (*stateDir, error) {
 		return nil, stateErr(path, err)
 	}
 	defer windows.CloseHandle(h)
+	// The directory itself is never a link or junction, which whoever
+	// made it could repoint at another journal between a set and its
+	// revert (FILE_FLAG_OPEN_REPARSE_POINT opened the link itself).
+	var info windows.ByHandleFileInformation
+	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
+		return nil, stateErr(path, err)
+	}
+	if info.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+		return nil, fmt.Errorf("refusing state directory %s: it is a symbolic link or junction, which latlab never follows there; give the directory itself", path)
+	}
 	d := &stateDir{path: path}
 	if err := d.check(h, path, true); err != nil {
 		return nil, err

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/crossproc"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -452,6 +454,25 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return err
 }
 
+// CheckPNGs refuses, before anything is written, a DIR/NAME.png that
+// WritePNGs could not write (a link, a FIFO), or that exists unless
+// overwrite is set. A DIR that does not exist yet holds nothing to check.
+func (r *Report) CheckPNGs(dir string, overwrite bool) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	for _, f := range r.Figures() {
+		p := filepath.Join(dir, f.Name+".png")
+		if err := outfile.Check(p, overwrite); err != nil {
+			if badinput.Is(err) && strings.HasSuffix(err.Error(), "add --force to overwrite it") {
+				return inputf("%s exists: add --force to overwrite it, or give --png another directory", p)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // WritePNGs writes every figure as DIR/NAME.png and returns the paths.
 func (r *Report) WritePNGs(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -464,8 +485,8 @@ func (r *Report) WritePNGs(dir string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", f.Title, err)
 		}
 		p := filepath.Join(dir, f.Name+".png")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", p, err)
+		if err := outfile.WriteBytes(p, b); err != nil {
+			return nil, err
 		}
 		out = append(out, p)
 	}

@@ -3,11 +3,10 @@ package report
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/outfile"
 )
 
 // InputError is bad input to Run: no result, a file that cannot be read or
@@ -30,6 +29,9 @@ type Options struct {
 	Out   string // the HTML file to write
 	PNG   string // a directory to write every plot into as PNG; "" for none
 	Title string
+	// Force lets the PNGs replace files of the same names in PNG; the
+	// HTML file's guard is the command's.
+	Force bool
 }
 
 // Result is what Run wrote.
@@ -66,17 +68,20 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	// Found before the work of rendering: a path that cannot be written
 	// is bad input, not a failure halfway.
-	if f, err := os.OpenFile(o.Out, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
-		return nil, inputf("cannot write %s: %v", o.Out, err)
-	} else if err := f.Close(); err != nil {
+	if err := outfile.Check(o.Out, true); err != nil {
 		return nil, err
+	}
+	if o.PNG != "" {
+		if err := r.CheckPNGs(o.PNG, o.Force); err != nil {
+			return nil, err
+		}
 	}
 	var b bytes.Buffer
 	if err := r.WriteHTML(&b); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(o.Out, b.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", o.Out, err)
+	if err := outfile.WriteBytes(o.Out, b.Bytes()); err != nil {
+		return nil, err
 	}
 	res := &Result{Out: o.Out, Results: len(in), Plots: len(r.Figures()), Bytes: b.Len()}
 	if o.PNG != "" {

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/buildinfo"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/outfile"
 )
 
 // Schema is the identifier and major version of the document format.
@@ -143,16 +143,14 @@ func encode(enc *json.Encoder, d *Document) error {
 	return enc.Encode(&out)
 }
 
-// WriteFile writes the document to path.
+// WriteFile writes the document to path, replacing it atomically
+// (outfile.WriteBytes).
 func WriteFile(path string, d *Document) error {
 	var b bytes.Buffer
 	if err := Write(&b, d); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	return nil
+	return outfile.WriteBytes(path, b.Bytes())
 }
 
 // fillLists replaces the nil slices and maps reachable from v with empty

@@ -5,12 +5,11 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/rootfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -35,20 +34,20 @@ func queryFrom(root string) (Status, error) {
 	}
 	st.TimerSlackNs = int64(slack)
 	st.DefaultTimerSlackNs = 50_000
-	if b, err := os.ReadFile(filepath.Join(root, "proc/self/timerslack_ns")); err == nil {
+	if b, err := rootfs.ReadFile(root, "proc/self/timerslack_ns"); err == nil {
 		// The process's (main thread's) value; the default slack is inherited from it.
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 {
 			st.DefaultTimerSlackNs = v
 		}
 	}
-	cs := filepath.Join(root, "sys/devices/system/clocksource/clocksource0")
-	if b, err := os.ReadFile(filepath.Join(cs, "current_clocksource")); err == nil {
+	const cs = "sys/devices/system/clocksource/clocksource0/"
+	if b, err := rootfs.ReadFile(root, cs+"current_clocksource"); err == nil {
 		st.Clocksource = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile(filepath.Join(cs, "available_clocksource")); err == nil {
+	if b, err := rootfs.ReadFile(root, cs+"available_clocksource"); err == nil {
 		st.AvailableClocksources = strings.Fields(string(b))
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "sys/devices/system/cpu/nohz_full")); err == nil {
+	if b, err := rootfs.ReadFile(root, "sys/devices/system/cpu/nohz_full"); err == nil {
 		if s := strings.TrimSpace(string(b)); s != "" && s != "(null)" {
 			st.NohzFullCPUs = s
 		}
@@ -69,7 +68,7 @@ func queryFrom(root string) (Status, error) {
 // readKernelConfig opens the running kernel's config from /proc/config.gz or
 // /boot/config-$(uname -r), whichever exists.
 func readKernelConfig(root string) io.ReadCloser {
-	if f, err := os.Open(filepath.Join(root, "proc/config.gz")); err == nil {
+	if f, err := rootfs.Open(root, "proc/config.gz"); err == nil {
 		if z, err := gzip.NewReader(f); err == nil {
 			return struct {
 				io.Reader
@@ -83,7 +82,7 @@ func readKernelConfig(root string) io.ReadCloser {
 		return nil
 	}
 	rel := unix.ByteSliceToString(u.Release[:])
-	if f, err := os.Open(filepath.Join(root, "boot", "config-"+rel)); err == nil {
+	if f, err := rootfs.Open(root, "boot/config-"+rel); err == nil {
 		return f
 	}
 	return nil

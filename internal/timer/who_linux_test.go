@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // statLine is a /proc/PID/stat line with the given policy in field 41.
@@ -130,4 +132,29 @@ func FuzzParsePolicy(f *testing.F) {
 			t.Fatalf("%q", p)
 		}
 	})
+}
+
+// timer status under a --root tree whose clocksource file links to a
+// root-only file outside it does not show that file.
+func TestQueryRootLinkNotFollowed(t *testing.T) {
+	base := testutil.TempDir(t)
+	secret := filepath.Join(base, "shadow")
+	if err := os.WriteFile(secret, []byte("root-only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(base, "tree")
+	cs := filepath.Join(tree, "sys/devices/system/clocksource/clocksource0")
+	if err := os.MkdirAll(cs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(cs, "current_clocksource")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := queryFrom(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(st.Clocksource, "root-only") {
+		t.Errorf("clocksource %q: the link out of the tree was followed", st.Clocksource)
+	}
 }

@@ -1,0 +1,3 @@
+package outfile
+
+const isWindows = true
