@@ -81,7 +81,6 @@ func Markdown(dir string) error {
 func Man(dir string, date time.Time, version string, gz bool) error {
 	root := tree()
 	header := &doc.GenManHeader{
-		Title:   "LATLAB",
 		Section: "1",
 		Date:    &date,
 		Source:  strings.TrimSpace("latlab " + version),

@@ -109,7 +109,8 @@ func TestManReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(page, []byte(`"Jan 2026" "latlab 1.2.3"`)) {
+		title := strings.ToUpper(strings.TrimSuffix(name, ".1.gz"))
+		if !bytes.Contains(page, []byte(`.TH "`+title+`" "1" "Jan 2026" "latlab 1.2.3"`)) {
 			t.Errorf("%s: no fixed date and source in the header:\n%.300s", name, page)
 		}
 	}
