@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -102,6 +103,25 @@ func Man(dir string, date time.Time, version string, gz bool) error {
 		}
 	}
 	return nil
+}
+
+// ManPages are the names of the files Man writes with gz: one per
+// command that cobra writes a page for.
+func ManPages() []string {
+	var names []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !c.IsAvailableCommand() || c.IsAdditionalHelpTopicCommand() {
+			return
+		}
+		names = append(names, strings.ReplaceAll(c.CommandPath(), " ", "-")+".1.gz")
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(tree())
+	sort.Strings(names)
+	return names
 }
 
 // gzipFile replaces p by p.gz, compressed at the best level with an empty

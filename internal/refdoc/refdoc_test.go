@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -113,6 +114,14 @@ func TestManReproducible(t *testing.T) {
 		if !bytes.Contains(page, []byte(`.TH "`+title+`" "1" "Jan 2026" "latlab 1.2.3"`)) {
 			t.Errorf("%s: no fixed date and source in the header:\n%.300s", name, page)
 		}
+	}
+	var names []string
+	for name := range pa {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if want := ManPages(); !slices.Equal(names, want) {
+		t.Errorf("Man wrote %v\nManPages says %v", names, want)
 	}
 	for _, name := range []string{"latlab.1.gz", "latlab-timer-set.1.gz"} {
 		if _, ok := pa[name]; !ok {

@@ -2,7 +2,11 @@
 // in dist/: every archive with the binary, README, LICENSE and notices,
 // checksums.txt matching the files, an SBOM per binary, the .deb
 // packages with the binary, and Scoop and winget manifests that point at
-// the Windows archives with their SHA-256. scripts/test runs it.
+// the Windows archives with their SHA-256. The Linux archives and the
+// .deb carry a man page for every command (gzip -9n) and the bash, zsh
+// and fish completions, installed by the .deb where man and each shell
+// look for them; the Windows archives carry the PowerShell completion.
+// scripts/test runs it.
 //
 // Usage: go run ./scripts/releasecheck [-dist dist]
 package main
@@ -11,6 +15,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,6 +29,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/latlab/latlab/internal/refdoc"
 )
 
 var targets = []struct{ goos, goarch string }{
@@ -42,7 +49,7 @@ func main() {
 	if len(errs) > 0 {
 		os.Exit(1)
 	}
-	fmt.Println("releasecheck: archives, checksums, SBOMs, .deb, Scoop and winget manifests are consistent")
+	fmt.Println("releasecheck: archives, checksums, SBOMs, .deb (man pages, completions), Scoop and winget manifests are consistent")
 }
 
 func check(dist string) []error {
@@ -80,8 +87,19 @@ func check(dist string) []error {
 			continue
 		}
 		for _, f := range append([]string{bin}, docs...) {
-			if !slices.Contains(files, f) {
-				fail("%s: lacks %s (has %v)", name, f, files)
+			if _, ok := files[f]; !ok {
+				fail("%s: lacks %s (has %v)", name, f, sortedNames(files))
+			}
+		}
+		if t.goos == "linux" {
+			errs = append(errs, checkManPages(name, files, "manpages")...)
+			errs = append(errs, checkCompletions(name, files, archiveCompletions)...)
+		} else {
+			errs = append(errs, checkCompletions(name, files, map[string]string{"completions/latlab.ps1": "powershell"})...)
+			for f := range files {
+				if strings.HasPrefix(f, "manpages/") {
+					fail("%s: %s: man pages in a Windows archive", name, f)
+				}
 			}
 		}
 		sbom := fmt.Sprintf("latlab_%s_%s_%s.cdx.json", version, t.goos, t.goarch)
@@ -94,9 +112,7 @@ func check(dist string) []error {
 		if _, ok := sums[deb]; !ok {
 			fail("%s: missing from checksums.txt", deb)
 		}
-		if err := checkDeb(filepath.Join(dist, deb)); err != nil {
-			fail("%v", err)
-		}
+		errs = append(errs, checkDeb(filepath.Join(dist, deb))...)
 	}
 	errs = append(errs, checkScoop(filepath.Join(dist, "scoop", "latlab.json"), sums)...)
 	errs = append(errs, checkWinget(filepath.Join(dist, "winget"), sums)...)
@@ -150,8 +166,15 @@ func snapshotVersion(dist string) (string, error) {
 	return m.Version, nil
 }
 
-func archiveFiles(p string) ([]string, error) {
-	var names []string
+// maxMember is the most of an archive member that is read: the man pages
+// and completions are a few kilobytes; larger members (the binary) are
+// listed with no contents.
+const maxMember = 1 << 20
+
+// archiveFiles lists an archive's members, with the contents of those of
+// at most maxMember bytes.
+func archiveFiles(p string) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	if strings.HasSuffix(p, ".zip") {
 		z, err := zip.OpenReader(p)
 		if err != nil {
@@ -159,9 +182,21 @@ func archiveFiles(p string) ([]string, error) {
 		}
 		defer z.Close()
 		for _, f := range z.File {
-			names = append(names, path.Clean(f.Name))
+			var b []byte
+			if f.UncompressedSize64 <= maxMember {
+				r, err := f.Open()
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", p, f.Name, err)
+				}
+				b, err = io.ReadAll(io.LimitReader(r, maxMember))
+				r.Close()
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", p, f.Name, err)
+				}
+			}
+			files[path.Clean(f.Name)] = b
 		}
-		return names, nil
+		return files, nil
 	}
 	f, err := os.Open(p)
 	if err != nil {
@@ -172,79 +207,191 @@ func archiveFiles(p string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	tr := tar.NewReader(gz)
+	return tarFiles(p, gz, nil)
+}
+
+// tarFiles lists a tar stream's members as archiveFiles does; with modes,
+// it records each member's permission bits there too.
+func tarFiles(p string, r io.Reader, modes map[string]os.FileMode) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return names, nil
+			return files, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		names = append(names, path.Clean(h.Name))
+		var b []byte
+		if h.Size <= maxMember {
+			if b, err = io.ReadAll(io.LimitReader(tr, maxMember)); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", p, h.Name, err)
+			}
+		}
+		name := path.Clean(h.Name) // the .deb's ./usr/bin/latlab is usr/bin/latlab
+		files[name] = b
+		if modes != nil {
+			modes[name] = os.FileMode(h.Mode).Perm()
+		}
 	}
+}
+
+func sortedNames(m map[string][]byte) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// completionMarks are a line each shell's completion script has: the file
+// is the script `latlab completion <shell>` writes, not an empty or
+// truncated file, or another shell's.
+var completionMarks = map[string]string{
+	"bash":       "__start_latlab",
+	"zsh":        "#compdef latlab",
+	"fish":       "complete -c latlab",
+	"powershell": "Register-ArgumentCompleter",
+}
+
+// archiveCompletions and debCompletions are where the Linux archives and
+// the .deb carry each shell's completion: the .deb's are the directories
+// bash-completion, zsh and fish load a command's completion from.
+var (
+	archiveCompletions = map[string]string{
+		"completions/latlab.bash": "bash",
+		"completions/_latlab":     "zsh",
+		"completions/latlab.fish": "fish",
+	}
+	debCompletions = map[string]string{
+		"usr/share/bash-completion/completions/latlab":    "bash",
+		"usr/share/zsh/vendor-completions/_latlab":        "zsh",
+		"usr/share/fish/vendor_completions.d/latlab.fish": "fish",
+	}
+)
+
+func checkCompletions(where string, files map[string][]byte, want map[string]string) []error {
+	var errs []error
+	for p, shell := range want {
+		b, ok := files[p]
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("%s: no %s completion (%s)", where, shell, p))
+		case !bytes.Contains(b, []byte(completionMarks[shell])):
+			errs = append(errs, fmt.Errorf("%s: %s is not latlab's %s completion (no %q)", where, p, shell, completionMarks[shell]))
+		}
+	}
+	return errs
+}
+
+// checkManPages: dir holds exactly a page per command (refdoc.ManPages),
+// each gzip-compressed with no name or time in its header (gzip -9n,
+// Debian policy 12.1) and a troff page whose title is its command.
+func checkManPages(where string, files map[string][]byte, dir string) []error {
+	var errs []error
+	want := refdoc.ManPages()
+	for _, page := range want {
+		p := dir + "/" + page
+		b, ok := files[p]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: no man page %s", where, p))
+			continue
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", where, p, err))
+			continue
+		}
+		if zr.Name != "" || !zr.ModTime.IsZero() {
+			errs = append(errs, fmt.Errorf("%s: %s: gzip header names %q, time %v: want neither (gzip -n)", where, p, zr.Name, zr.ModTime))
+		}
+		page, err := io.ReadAll(io.LimitReader(zr, maxMember))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", where, p, err))
+			continue
+		}
+		title := strings.ToUpper(strings.TrimSuffix(path.Base(p), ".1.gz"))
+		if !bytes.Contains(page, []byte(".TH \""+title+"\" \"1\"")) {
+			errs = append(errs, fmt.Errorf("%s: %s: no .TH line for %s(1)", where, p, title))
+		}
+	}
+	for f := range files {
+		if path.Dir(f) == dir && !slices.Contains(want, path.Base(f)) {
+			errs = append(errs, fmt.Errorf("%s: %s is the man page of no command", where, f))
+		}
+	}
+	return errs
 }
 
 // debFiles are what the .deb must install: the binary and the exporter's
 // systemd unit (installed, not enabled).
 var debFiles = []string{
-	"./usr/bin/latlab",
-	"./usr/lib/systemd/system/latlab-exporter.service",
-	"./usr/share/doc/latlab/copyright",
+	"usr/bin/latlab",
+	"usr/lib/systemd/system/latlab-exporter.service",
+	"usr/share/doc/latlab/copyright",
 }
 
 // checkDeb reads the .deb's ar archive, finds data.tar.gz and checks that
-// debFiles are in it: a packaging change that drops the unit fails here,
-// not on a user's machine.
-func checkDeb(p string) error {
+// debFiles, the man pages and the completions are in it: a packaging
+// change that drops the unit or a page fails here, not on a user's
+// machine.
+func checkDeb(p string) []error {
 	f, err := os.Open(p)
 	if err != nil {
-		return err
+		return []error{err}
 	}
 	defer f.Close()
+	return checkDebData(p, f)
+}
+
+func checkDebData(p string, f io.ReadSeeker) []error {
+	fail := func(format string, a ...any) []error { return []error{fmt.Errorf(format, a...)} }
 	magic := make([]byte, 8)
 	if _, err := io.ReadFull(f, magic); err != nil || string(magic) != "!<arch>\n" {
-		return fmt.Errorf("%s: not an ar archive", p)
+		return fail("%s: not an ar archive", p)
 	}
 	hdr := make([]byte, 60)
 	for {
 		if _, err := io.ReadFull(f, hdr); err != nil {
-			return fmt.Errorf("%s: no data.tar.gz member", p)
+			return fail("%s: no data.tar.gz member", p)
 		}
 		name := strings.TrimRight(strings.TrimSpace(string(hdr[0:16])), "/")
 		var size int64
 		if _, err := fmt.Sscan(strings.TrimSpace(string(hdr[48:58])), &size); err != nil || size < 0 {
-			return fmt.Errorf("%s: bad ar member size for %q", p, name)
+			return fail("%s: bad ar member size for %q", p, name)
 		}
 		if name != "data.tar.gz" {
 			// Members are padded to an even length.
 			if _, err := f.Seek(size+size%2, io.SeekCurrent); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				return fail("%s: %w", p, err)
 			}
 			continue
 		}
 		zr, err := gzip.NewReader(io.LimitReader(f, size))
 		if err != nil {
-			return fmt.Errorf("%s: data.tar.gz: %w", p, err)
+			return fail("%s: data.tar.gz: %w", p, err)
 		}
-		seen := map[string]bool{}
-		tr := tar.NewReader(zr)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("%s: data.tar.gz: %w", p, err)
-			}
-			seen[h.Name] = true
+		modes := map[string]os.FileMode{}
+		files, err := tarFiles(p+": data.tar.gz", zr, modes)
+		if err != nil {
+			return []error{err}
 		}
+		var errs []error
 		for _, want := range debFiles {
-			if !seen[want] {
-				return fmt.Errorf("%s: %s is not in the package", p, want)
+			if _, ok := files[want]; !ok {
+				errs = append(errs, fmt.Errorf("%s: %s is not in the package", p, want))
 			}
 		}
-		return nil
+		errs = append(errs, checkManPages(p, files, "usr/share/man/man1")...)
+		errs = append(errs, checkCompletions(p, files, debCompletions)...)
+		for f := range files {
+			if (strings.HasPrefix(f, "usr/share/man/") || debCompletions[f] != "") && modes[f] != 0o644 {
+				errs = append(errs, fmt.Errorf("%s: %s has mode %v, want 0644", p, f, modes[f]))
+			}
+		}
+		return errs
 	}
 }
 
