@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -24,11 +25,21 @@ import (
 	"github.com/latlab/latlab/internal/cli"
 )
 
-// MarkdownDir is where the checked-in reference lives, from the module root.
-const MarkdownDir = "docs/reference"
+// MarkdownDir is where the checked-in reference of the running OS's build
+// lives, from the module root: the commands' help differs by OS (the
+// sleep methods, timer resolution or timer slack, their defaults), so
+// each OS's build writes and checks its own (docs/reference/linux,
+// docs/reference/windows).
+const MarkdownDir = "docs/reference/" + runtime.GOOS
 
-// Regenerate is the command that rewrites MarkdownDir.
-const Regenerate = "go run ./scripts/docgen"
+// Regenerate is the command that rewrites MarkdownDir: the Windows pages
+// are written by the Windows build, on Windows or under Wine.
+var Regenerate = map[string]string{
+	"linux":   "go run ./scripts/docgen",
+	"windows": "GOOS=windows go run -exec scripts/wine/exec ./scripts/docgen",
+}[runtime.GOOS]
+
+var osName = map[string]string{"linux": "Linux", "windows": "Windows"}[runtime.GOOS]
 
 // tree builds the command tree as the binary does, with nothing of this
 // machine in it, and marks every command so that cobra adds no
@@ -56,10 +67,14 @@ func Markdown(dir string) error {
 		return fmt.Errorf("writing the Markdown reference: %w", err)
 	}
 	var b bytes.Buffer
-	b.WriteString("# latlab command reference\n\n")
-	fmt.Fprintf(&b, "Generated from the command tree by `%s`: the text of\n", Regenerate)
-	b.WriteString("`latlab <command> --help`. Do not edit these pages; change the command\n")
-	b.WriteString("and regenerate (a test fails when they are stale).\n\n")
+	fmt.Fprintf(&b, "# latlab command reference (%s)\n\n", osName)
+	fmt.Fprintf(&b, "The text of `latlab <command> --help` as latlab for %s prints it,\n", osName)
+	b.WriteString("generated from the command tree. Do not edit these pages: change the\n")
+	fmt.Fprintf(&b, "command and regenerate them with `%s`", Regenerate)
+	if runtime.GOOS == "windows" {
+		b.WriteString(" (under Wine;\non Windows, `go run ./scripts/docgen`)")
+	}
+	b.WriteString("; a test fails when they are\nstale.\n\n")
 	var list func(c *cobra.Command, depth int)
 	list = func(c *cobra.Command, depth int) {
 		if !c.IsAvailableCommand() && c != root {

@@ -1,9 +1,10 @@
 // Command docgen writes latlab's reference from its command tree
 // (internal/refdoc).
 //
-// With no flags it rewrites docs/reference/, the Markdown page of every
-// command, which is checked in (a test of internal/refdoc fails when it
-// is stale). At release time GoReleaser runs it with -man and
+// With no flags it rewrites docs/reference/<GOOS>/, the Markdown page of
+// every command as this OS's build prints its help, which is checked in
+// (a test of internal/refdoc fails when it is stale; the Windows pages
+// are written by GOOS=windows go run -exec scripts/wine/exec ./scripts/docgen). At release time GoReleaser runs it with -man and
 // -completions to make the man pages and the shell completions that the
 // Linux archives and the .deb carry:
 //
