@@ -10,15 +10,42 @@ import (
 	"github.com/latlab/latlab/internal/testutil"
 )
 
-// The README's examples are meant to run as written from the root of a
-// clone: every file a command reads is in the repository or written by
-// an earlier command of the README, and the examples on the repository's
-// fixtures print what the README shows.
+// The examples of the README and of the guides in docs/ are meant to run
+// as written from the root of a clone: every file a command reads is in
+// the repository or written by another example, and the examples on the
+// repository's fixtures print what the page shows.
 
-// readmeCommand is one "$ ..." line of a code block of README.md (with
-// its continuation lines) and the output shown under it, up to a "..."
-// line, which cuts it short.
+// docPages are the pages whose examples and wording the tests check,
+// from the repository root: README.md, then the hand-written guides in
+// docs/ (the generated reference under docs/reference has no examples of
+// its own: it is --help).
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages := []string{"README.md"}
+	err := filepath.WalkDir("../../docs", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "reference" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, _ := filepath.Rel("../..", p)
+			pages = append(pages, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return pages
+}
+
+// readmeCommand is one "$ ..." line of a code block of a page (with its
+// continuation lines) and the output shown under it, up to a "..." line,
+// which cuts it short.
 type readmeCommand struct {
+	file string
 	line int
 	args []string
 	out  []string
@@ -27,7 +54,19 @@ type readmeCommand struct {
 
 func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	var cmds []readmeCommand
+	for _, page := range docPages(t) {
+		cmds = append(cmds, pageCommands(t, page)...)
+	}
+	if len(cmds) < 50 {
+		t.Fatalf("only %d commands found in README.md and docs/", len(cmds))
+	}
+	return cmds
+}
+
+func pageCommands(t *testing.T, page string) []readmeCommand {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../..", page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +91,7 @@ func readmeCommands(t *testing.T) []readmeCommand {
 				i++
 				cmd = strings.TrimSuffix(cmd, `\`) + " " + strings.TrimSpace(lines[i])
 			}
-			cmds = append(cmds, readmeCommand{line: start, args: readmeWords(cmd)})
+			cmds = append(cmds, readmeCommand{file: page, line: start, args: readmeWords(cmd)})
 			cur = &cmds[len(cmds)-1]
 			continue
 		}
@@ -64,9 +103,6 @@ func readmeCommands(t *testing.T) []readmeCommand {
 			continue
 		}
 		cur.out = append(cur.out, strings.TrimPrefix(lines[i], indent))
-	}
-	if len(cmds) < 50 {
-		t.Fatalf("only %d commands found in README.md", len(cmds))
 	}
 	return cmds
 }
@@ -126,7 +162,7 @@ var readmeExceptions = map[string]string{
 
 func TestREADMEInputFilesExist(t *testing.T) {
 	outs := readmeOutputs()
-	made := map[string]bool{} // files and directories earlier commands write
+	made := map[string]bool{} // files and directories the examples write
 	var patterns []*regexp.Regexp
 	wrote := func(w string) {
 		if strings.Contains(w, "$") {
@@ -137,8 +173,11 @@ func TestREADMEInputFilesExist(t *testing.T) {
 		}
 		made[filepath.Clean(w)] = true
 	}
-	for _, c := range readmeCommands(t) {
-		var inputs []string
+	cmds := readmeCommands(t)
+	inputs := make([][]string, len(cmds))
+	// First what every example writes: an example on one page may read
+	// what an example on another page wrote.
+	for ci, c := range cmds {
 		isMkdir := len(c.args) > 0 && c.args[0] == "mkdir"
 		for i := 0; i < len(c.args); i++ {
 			w := c.args[i]
@@ -167,11 +206,13 @@ func TestREADMEInputFilesExist(t *testing.T) {
 				continue
 			}
 			if inputFile.MatchString(w) && !strings.HasPrefix(w, "-") {
-				inputs = append(inputs, w)
+				inputs[ci] = append(inputs[ci], w)
 			}
 		}
+	}
+	for ci, c := range cmds {
 	next:
-		for _, in := range inputs {
+		for _, in := range inputs[ci] {
 			if readmeExceptions[in] != "" || made[filepath.Clean(in)] {
 				continue
 			}
@@ -185,7 +226,7 @@ func TestREADMEInputFilesExist(t *testing.T) {
 				path = filepath.Join("../..", in)
 			}
 			if _, err := os.Stat(path); err != nil {
-				t.Errorf("README.md:%d: %s reads %s, which is neither in the repository nor written by an earlier example", c.line, strings.Join(c.args, " "), in)
+				t.Errorf("%s:%d: %s reads %s, which is neither in the repository nor written by an example", c.file, c.line, strings.Join(c.args, " "), in)
 			}
 		}
 	}
@@ -241,7 +282,7 @@ func TestREADMEFixtureExamplesOutput(t *testing.T) {
 			gl = gl[:len(want)]
 		}
 		if strings.Join(gl, "\n") != strings.Join(want, "\n") {
-			t.Errorf("README.md:%d: latlab %s prints\n%s\nthe README shows\n%s", c.line, strings.Join(args, " "), strings.Join(gl, "\n"), strings.Join(want, "\n"))
+			t.Errorf("%s:%d: latlab %s prints\n%s\nthe page shows\n%s", c.file, c.line, strings.Join(args, " "), strings.Join(gl, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }

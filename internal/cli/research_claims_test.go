@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,11 +66,18 @@ func TestNoSeedResearchWording(t *testing.T) {
 	}
 }
 
+// readmeText is the README and the guides in docs/ (docPages), one after
+// the other: the claims are checked wherever the text lives.
 func readmeText(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var all strings.Builder
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(filepath.Join("../..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+		all.WriteString("\n")
 	}
-	return string(b)
+	return all.String()
 }
