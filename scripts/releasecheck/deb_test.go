@@ -29,7 +29,11 @@ func debWith(t *testing.T, members []member) []byte {
 	zw := gzip.NewWriter(&data)
 	tw := tar.NewWriter(zw)
 	for _, m := range members {
-		if err := tw.WriteHeader(&tar.Header{Name: "./" + m.name, Mode: m.mode, Size: int64(len(m.body)), Typeflag: tar.TypeReg}); err != nil {
+		h := &tar.Header{Name: "./" + m.name, Mode: m.mode, Size: int64(len(m.body)), Typeflag: tar.TypeReg}
+		if strings.HasSuffix(m.name, "/") {
+			h.Typeflag = tar.TypeDir // nfpm lists the directories too, 0755
+		}
+		if err := tw.WriteHeader(h); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := tw.Write(m.body); err != nil {
@@ -76,6 +80,7 @@ func goodMembers(t *testing.T) []member {
 		return b
 	}
 	ms := []member{
+		{"usr/share/man/man1/", 0o755, nil},
 		{"usr/bin/latlab", 0o755, []byte("ELF")},
 		{"usr/lib/systemd/system/latlab-exporter.service", 0o644, []byte("[Unit]")},
 		{"usr/share/doc/latlab/copyright", 0o644, []byte("Apache")},

@@ -211,7 +211,7 @@ func archiveFiles(p string) (map[string][]byte, error) {
 }
 
 // tarFiles lists a tar stream's members as archiveFiles does; with modes,
-// it records each member's permission bits there too.
+// it records each regular file's permission bits there too.
 func tarFiles(p string, r io.Reader, modes map[string]os.FileMode) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	tr := tar.NewReader(r)
@@ -231,7 +231,7 @@ func tarFiles(p string, r io.Reader, modes map[string]os.FileMode) (map[string][
 		}
 		name := path.Clean(h.Name) // the .deb's ./usr/bin/latlab is usr/bin/latlab
 		files[name] = b
-		if modes != nil {
+		if modes != nil && h.Typeflag == tar.TypeReg {
 			modes[name] = os.FileMode(h.Mode).Perm()
 		}
 	}
@@ -387,8 +387,9 @@ func checkDebData(p string, f io.ReadSeeker) []error {
 		errs = append(errs, checkManPages(p, files, "usr/share/man/man1")...)
 		errs = append(errs, checkCompletions(p, files, debCompletions)...)
 		for f := range files {
-			if (strings.HasPrefix(f, "usr/share/man/") || debCompletions[f] != "") && modes[f] != 0o644 {
-				errs = append(errs, fmt.Errorf("%s: %s has mode %v, want 0644", p, f, modes[f]))
+			mode, file := modes[f]
+			if file && (strings.HasPrefix(f, "usr/share/man/") || debCompletions[f] != "") && mode != 0o644 {
+				errs = append(errs, fmt.Errorf("%s: %s has mode %v, want 0644", p, f, mode))
 			}
 		}
 		return errs
