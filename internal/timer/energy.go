@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/lazy"
 )
 
 // The "Platform Timer Resolution" entries of a 'powercfg /energy' report
@@ -424,19 +425,19 @@ func kindOf(label string) int {
 }
 
 var (
-	reDrop  = regexp.MustCompile(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
-	reBreak = regexp.MustCompile(`(?i)</?(tr|br|p|div|h[1-6]|li|table|thead|tbody)\b[^>]*>`)
-	reCell  = regexp.MustCompile(`(?i)</t[dh]\s*>`)
-	reTag   = regexp.MustCompile(`<[^>]*>`)
+	reDrop  = lazy.Regexp(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
+	reBreak = lazy.Regexp(`(?i)</?(tr|br|p|div|h[1-6]|li|table|thead|tbody)\b[^>]*>`)
+	reCell  = lazy.Regexp(`(?i)</t[dh]\s*>`)
+	reTag   = lazy.Regexp(`<[^>]*>`)
 )
 
 // htmlToText keeps the report's text: a line per table row, cells
 // separated by tabs.
 func htmlToText(s string) string {
-	s = reDrop.ReplaceAllString(s, "")
-	s = reCell.ReplaceAllString(s, "\t")
-	s = reBreak.ReplaceAllString(s, "\n")
-	s = reTag.ReplaceAllString(s, "")
+	s = reDrop().ReplaceAllString(s, "")
+	s = reCell().ReplaceAllString(s, "\t")
+	s = reBreak().ReplaceAllString(s, "\n")
+	s = reTag().ReplaceAllString(s, "")
 	return html.UnescapeString(s)
 }
 
