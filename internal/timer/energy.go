@@ -235,7 +235,7 @@ const (
 func shape(v string) int {
 	v = strings.TrimSpace(v)
 	switch {
-	case reInteger.MatchString(v):
+	case reInteger().MatchString(v):
 		return vInt
 	case strings.HasPrefix(v, `\`) || len(v) > 3 && v[1] == ':' && v[2] == '\\':
 		return vPath // \Device\..., \SystemRoot\..., or C:\... (older reports)
@@ -507,7 +507,7 @@ func rowValue(line string) (string, bool) {
 	if i := strings.Index(line, `\`); i >= 0 {
 		return line[i:], true
 	}
-	if m := reTrailingNumber.FindStringSubmatch(line); m != nil {
+	if m := reTrailingNumber().FindStringSubmatch(line); m != nil {
 		return m[1], true
 	}
 	return "", false
@@ -516,9 +516,9 @@ func rowValue(line string) (string, bool) {
 var (
 	// reTrailingNumber is a number ending a line after a label: plain
 	// digits or thousands grouped with , . or a (narrow) no-break space.
-	reTrailingNumber = regexp.MustCompile(`(?:^|[^\d.,])(\d{1,3}(?:[,.\x{a0}\x{202f}]\d{3})+|\d+)\s*$`)
+	reTrailingNumber = lazy.Regexp(`(?:^|[^\d.,])(\d{1,3}(?:[,.\x{a0}\x{202f}]\d{3})+|\d+)\s*$`)
 	// reInteger is a whole value that is an integer in those forms.
-	reInteger = regexp.MustCompile(`^(?:\d{1,3}(?:[,. \x{a0}\x{202f}]\d{3})+|\d+)$`)
+	reInteger = lazy.Regexp(`^(?:\d{1,3}(?:[,. \x{a0}\x{202f}]\d{3})+|\d+)$`)
 )
 
 // textRow matches a known label at the start of a line; the value is
