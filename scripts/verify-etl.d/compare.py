@@ -1,0 +1,132 @@
+"""Compares latlab's summary of an .etl (JSON on argv[1]) with dissect.etl
+and etl-parser reading the trace (argv[2]). Used by scripts/verify-etl.
+
+How the readers differ, and how this script lines them up:
+- dissect.etl prints the provider GUID of EVENT_HEADER events with its
+  first three fields byte-swapped (uuid's big-endian reading of the
+  little-endian GUID in the file); the script reads them little-endian.
+- etl-parser does not hand out the events of the first buffer (it reads
+  only the log file header from it), so its counts lack that buffer's
+  events; the script counts latlab's events of the first buffer apart
+  (latlab's JSON has no per-buffer counts, so the script reads them with
+  dissect's buffer API) and compares etl-parser with the rest.
+"""
+import json
+import sys
+import uuid
+from collections import Counter
+
+from dissect.etl import ETL
+from etl.etl import IEtlFileObserver, build_from_stream
+
+KERNEL_GROUPS = {  # hook id group -> class GUID (published MOF classes)
+    0x00: "68fdd900-4a3e-11d1-84f4-0000f80464e3",
+    0x03: "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c",
+    0x05: "3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c",
+    0x0F: "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc",
+    0x14: "2cb15d1d-5fc1-11d2-abe1-00a0c911f518",
+}
+IMAGE = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"
+
+
+def le_guid(u):
+    return str(uuid.UUID(bytes_le=u.bytes))
+
+
+def dissect_view(path):
+    counts, images, first = Counter(), set(), Counter()
+    with open(path, "rb") as fh:
+        e = ETL(fh)
+        for i, buf in enumerate(e.buffers()):
+            for rec in buf:
+                h = rec.header
+                g = h.provider_id
+                g = le_guid(g) if type(h).__name__ == "EventHeader" else str(g)
+                counts[g] += 1
+                if i == 0:
+                    first[g] += 1
+                if g == IMAGE and h.opcode in (3, 10):
+                    ev = rec.event
+                    try:
+                        if ev.ProcessId == 0:
+                            images.add((ev.ImageBase, ev.ImageSize, ev.FileName))
+                    except AttributeError:
+                        pass
+    return counts, images, first
+
+
+class Observer(IEtlFileObserver):
+    def __init__(self):
+        self.counts, self.images, self.unknown = Counter(), set(), Counter()
+
+    def on_event_record(self, event):
+        g = event.source.event_header.provider_id.inner
+        u = uuid.UUID(fields=(g.data1, g.data2, g.data3, g.data4[0], g.data4[1],
+                              int.from_bytes(bytes(g.data4[2:]), "big")))
+        self.counts[str(u)] += 1
+
+    def on_trace_record(self, event):
+        self.unknown["trace"] += 1
+
+    def on_win_trace(self, obj):
+        self.unknown["wintrace"] += 1
+
+    def kernel(self, obj, header):
+        group, typ = int(header.group), header.type
+        g = KERNEL_GROUPS.get(group, "group-%02x" % group)
+        if (group, typ) == (0x03, 0x0A):  # the image load the kernel logs in the Process group
+            g = IMAGE
+        self.counts[g] += 1
+        if g == IMAGE and group == 0x14 and typ in (3, 10):
+            try:
+                m = obj.get_mof().source
+            except Exception:
+                self.unknown["image mof"] += 1
+                return
+            if m.ProcessId == 0:
+                self.images.add((m.ImageBase, m.ImageSize, bytes(m.FileName.string).decode("utf-16-le").rstrip("\x00")))
+
+    def on_perfinfo_trace(self, obj):
+        self.kernel(obj, obj.source.header)
+
+    def on_system_trace(self, obj):
+        self.kernel(obj, obj.source.system_header.header)
+
+
+def main():
+    doc = json.load(open(sys.argv[1]))["data"]
+    path = sys.argv[2]
+    ours = Counter({p["guid"]: p["events"] for p in doc["providers"]})
+    our_images = {(m["base"], m["size"], m["file"]) for m in doc["modules"]}
+    diffs = []
+
+    d_counts, d_images, first = dissect_view(path)
+    for g in sorted(set(ours) | set(d_counts)):
+        if ours[g] != d_counts[g]:
+            diffs.append("dissect.etl: %s: latlab %d, dissect.etl %d" % (g, ours[g], d_counts[g]))
+    for im in sorted(our_images ^ d_images):
+        who = "latlab only" if im in our_images else "dissect.etl only"
+        diffs.append("dissect.etl: kernel image %s: base %#x size %d %s" % (who, im[0], im[1], im[2]))
+
+    obs = Observer()
+    with open(path, "rb") as fh:
+        build_from_stream(fh.read()).parse(obs)
+    for g in sorted(set(ours) | set(obs.counts)):
+        want = ours[g] - first[g]
+        if obs.counts[g] != want:
+            diffs.append("etl-parser: %s: latlab %d after the first buffer, etl-parser %d" % (g, want, obs.counts[g]))
+    # etl-parser reads image events of version 3 with 64-bit pointers only;
+    # every image it read must be latlab's.
+    for im in sorted(obs.images - our_images):
+        diffs.append("etl-parser: kernel image latlab lacks: base %#x size %d %s" % im)
+    for k, v in obs.unknown.items():
+        diffs.append("etl-parser: %d events it could not place (%s)" % (v, k))
+
+    for line in diffs:
+        print("  " + line)
+    print("  %d providers, %d events, %d kernel images; dissect.etl %d events; etl-parser %d after the first buffer"
+          % (len(ours), sum(ours.values()), len(our_images), sum(d_counts.values()), sum(obs.counts.values())))
+    sys.exit(1 if diffs else 0)
+
+
+main()
