@@ -71,9 +71,9 @@ func kernelClass(hook uint16) class {
 // Provider names of manifest providers latlab reads, by GUID, for the
 // summary (a TraceLogging provider names itself in its events).
 var providerNames = map[etw.GUID]string{
-	etw.TCPIPGUID:                          "Microsoft-Windows-TCPIP",
-	NDISPacketCaptureGUID:                  "Microsoft-Windows-NDIS-PacketCapture",
-	PktMonGUID:                             "Microsoft-Windows-PktMon",
+	etw.TCPIPGUID:         "Microsoft-Windows-TCPIP",
+	NDISPacketCaptureGUID: "Microsoft-Windows-NDIS-PacketCapture",
+	PktMonGUID:            "Microsoft-Windows-PktMon",
 	guid("9e814aad-3204-11d2-9a82-006008a86939"): "SystemTraceControl",
 }
 

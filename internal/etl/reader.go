@@ -222,7 +222,9 @@ func (rd *Reader) notef(format string, a ...any) {
 // errStop ends a walk early without error.
 var errStop = errors.New("stop")
 
-// Walk calls fn for every event of the file, in file order. An error
+// Walk calls fn for every event of the file, in file order. The record
+// and the bytes it points to are valid until fn returns (the reader
+// reuses its buffer); fn copies what it keeps. An error
 // from fn ends the walk and is returned. A file whose first buffer is not
 // an ETW trace buffer is bad input (badinput); damage after it is noted
 // and skipped.
@@ -264,12 +266,7 @@ func (rd *Reader) Walk(fn func(*Record) error) error {
 			rd.Damaged++
 			size = rd.Logfile.BufferSize
 		}
-		if cap(buf) < int(size) {
-			buf = make([]byte, size)
-		}
-		buf = buf[:size]
-		copy(buf, hdr)
-		n, err = io.ReadFull(rd.r, buf[BufferHeaderSize:])
+		buf, n, err = readBuffer(rd.r, buf[:0], hdr, int(size))
 		rd.off += int64(n)
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			if rd.Buffers == 0 {
@@ -311,6 +308,28 @@ func (rd *Reader) Walk(fn func(*Record) error) error {
 			return err
 		}
 	}
+}
+
+// readBuffer reads the rest of a buffer of size bytes after its header
+// into buf. It grows buf as the bytes arrive, so a header that claims a
+// large buffer at the end of a small file costs no large allocation.
+func readBuffer(r io.Reader, buf, hdr []byte, size int) ([]byte, int, error) {
+	const step = 1 << 20
+	buf = append(buf, hdr...)
+	read := 0
+	for len(buf) < size {
+		want := min(size-len(buf), step)
+		if cap(buf)-len(buf) < want {
+			buf = append(buf[:len(buf):len(buf)], make([]byte, want)...)[:len(buf)]
+		}
+		n, err := io.ReadFull(r, buf[len(buf):len(buf)+want])
+		buf = buf[:len(buf)+n]
+		read += n
+		if err != nil {
+			return buf, read, err
+		}
+	}
+	return buf, read, nil
 }
 
 // bufferSize checks a buffer header and returns its size, or why it
