@@ -612,3 +612,20 @@ func readGUID(b []byte) etw.GUID {
 	copy(g.Data4[:], b[8:16])
 	return g
 }
+
+// SniffSize is how many bytes Sniff needs.
+const SniffSize = BufferHeaderSize + 8
+
+// Sniff reports whether head, the start of a file, looks like an .etl
+// trace: a buffer header with a plausible size whose first event is the
+// log file header (a system trace header with hook id 0).
+func Sniff(head []byte) bool {
+	if len(head) < SniffSize {
+		return false
+	}
+	bh := parseBuffer(head, 0)
+	m := head[BufferHeaderSize:]
+	return bh.Size >= BufferHeaderSize && bh.Size <= MaxBufferSize &&
+		(m[2] == typeSystem32 || m[2] == typeSystem64) && m[3]&markerTraceHeader != 0 &&
+		binary.LittleEndian.Uint16(m[6:]) == 0
+}

@@ -28,7 +28,7 @@ type writtenModule struct {
 func dpcisrModules(ptr int) []writtenModule {
 	if ptr == 4 {
 		return []writtenModule{
-			{0x80a00000, 0x00100000, `\SystemRoot\system32\ntoskrnl.exe`},
+			{0x80a00000, 0x00400000, `\SystemRoot\system32\ntoskrnl.exe`},
 			{0x8c200000, 0x00080000, `\SystemRoot\system32\drivers\ndis.sys`},
 			{0x8c400000, 0x00040000, `\SystemRoot\System32\drivers\storport.sys`},
 			{0x8c600000, 0x00020000, `\SystemRoot\System32\drivers\USBXHCI.SYS`},
