@@ -152,6 +152,8 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 // runScan is Scan that also returns its scanner, whose look-ahead tests
 // inspect.
 func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
+	r, stop := fromETL(r)
+	defer stop()
 	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
 		return nil, nil, err

@@ -133,3 +133,16 @@ func TestDPCISRFromETL(t *testing.T) {
 		t.Errorf("a trace without DPCs: exit %d: %s", code, errs)
 	}
 }
+
+// netsh trace capture=yes and pktmon traces go through the capture
+// pipeline: the DSCP of every frame, pktmon's copies dropped.
+func TestPcapDSCPFromETL(t *testing.T) {
+	code, out, errs := runCLI(t, "pcap", "dscp", etlData+"written-ndis.etl")
+	if code != 0 || !strings.Contains(out, "6 IP packets") || !strings.Contains(out, "EF (46) x4") || !strings.Contains(out, "CS0 (0) x2") {
+		t.Errorf("ndis: exit %d: %s %s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "pcap", "dscp", etlData+"written-pktmon.etl")
+	if code != 0 || !strings.Contains(out, "6 frames, 3 IP packets") || !strings.Contains(out, "AF41 (34) x1") || !strings.Contains(out, "duplicates dropped: 3 copies") {
+		t.Errorf("pktmon: exit %d: %s %s", code, out, errs)
+	}
+}

@@ -32,7 +32,7 @@ type traceWriter struct {
 
 const (
 	testPerfFreq  = 10_000_000
-	testStartFT   = 132273602277445790 // 2020-02-28 09:03:47.744579 UTC
+	testStartFT   = 132273602277445790 // 2020-02-28 10:43:47.744579 UTC
 	testStartQPC  = 1_000_000_000
 	headerBufType = 4 // ETW_BUFFER_TYPE_HEADER
 )

@@ -18,6 +18,7 @@ from collections import Counter
 
 from dissect.etl import ETL
 from etl.etl import IEtlFileObserver, build_from_stream
+from etl.parsers.etw.core import Guid as EtwGuid, build_etw
 
 KERNEL_GROUPS = {  # hook id group -> class GUID (published MOF classes)
     0x00: "68fdd900-4a3e-11d1-84f4-0000f80464e3",
@@ -26,6 +27,8 @@ KERNEL_GROUPS = {  # hook id group -> class GUID (published MOF classes)
     0x0F: "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc",
     0x14: "2cb15d1d-5fc1-11d2-abe1-00a0c911f518",
 }
+NDIS = "2ed6006e-4729-4609-b423-3ee7bcd678ef"
+PKTMON = "4d4f80d9-c8bd-4d73-bb5b-19c90402c5ac"
 IMAGE = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"
 PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc"
 
@@ -70,12 +73,19 @@ def dissect_view(path, notes):
 class Observer(IEtlFileObserver):
     def __init__(self):
         self.counts, self.images, self.unknown = Counter(), set(), Counter()
+        self.fragments = []  # NDIS fragments and pktmon payloads, in file order
 
     def on_event_record(self, event):
         g = event.source.event_header.provider_id.inner
         u = uuid.UUID(fields=(g.data1, g.data2, g.data3, g.data4[0], g.data4[1],
                               int.from_bytes(bytes(g.data4[2:]), "big")))
         self.counts[str(u)] += 1
+        if str(u) in (NDIS, PKTMON):
+            h = event.source.event_header
+            d = h.event_descriptor
+            etw = build_etw(EtwGuid(g.data1, g.data2, g.data3, list(g.data4)), d.Id, d.Version, event.source.user_data)
+            src = etw.source
+            self.fragments.append(bytes(src.Fragment if str(u) == NDIS else src.Payload))
 
     def on_trace_record(self, event):
         g = event.source.event_header.guid.inner
@@ -124,7 +134,7 @@ def main():
         expect = json.load(open(path + ".expect.json"))
     except FileNotFoundError:
         expect = None
-    if expect is not None and not notes:
+    if expect is not None and "perfinfo" in expect and not notes:
         if d_perfinfo != expect["perfinfo"]:
             n = sum(1 for a, b in zip(d_perfinfo, expect["perfinfo"]) if a != b)
             diffs.append("dissect.etl: %d of %d DPC/ISR events read otherwise than written (%d read)"
@@ -146,6 +156,17 @@ def main():
     # every image it read must be latlab's.
     for im in sorted(obs.images - our_images):
         diffs.append("etl-parser: kernel image latlab lacks: base %#x size %d %s" % im)
+    if expect is not None and "frames" in expect:
+        want = [bytes.fromhex(f) for f in expect["frames"]]
+        got = obs.fragments
+        if PKTMON in ours:
+            same = got == want
+        else:  # NDIS frames may span several fragments
+            same = b"".join(got) == b"".join(want)
+        if same:
+            print("  etl-parser reads the %d frames as written (%d events)" % (len(want), len(got)))
+        else:
+            diffs.append("etl-parser: the packet events hold other bytes than the %d frames written" % len(want))
     for k, v in obs.unknown.items():
         diffs.append("etl-parser: %d events it could not place (%s)" % (v, k))
 
