@@ -542,6 +542,13 @@ func parseRecord(b []byte, rec *Record) (int, error) {
 	return 0, fmt.Errorf("marker %08x: trace header type 0x%02x is not one latlab reads", le.Uint32(b), typ)
 }
 
+// classic reports whether the event is a classic one, whose event type
+// (Opcode) says what it is: a kernel class event or an EVENT_TRACE_HEADER
+// or instance event of a classic provider.
+func (r *Record) classic() bool {
+	return r.Kernel || r.Kind == HeaderFull || r.Kind == HeaderInstance
+}
+
 // setKernel fills the provider and opcode of a classic kernel event from
 // its hook id.
 func (r *Record) setKernel() {

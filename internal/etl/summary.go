@@ -61,8 +61,9 @@ type Provider struct {
 	Name   string `json:"name"`
 	Kernel bool   `json:"kernel,omitempty"` // a classic kernel class (hook ids)
 	Events int64  `json:"events"`
-	// Opcodes counts classic events by event type; IDs counts manifest
-	// events by event id.
+	// Opcodes counts classic events (kernel classes, EVENT_TRACE_HEADER
+	// and instance events) by event type; IDs counts manifest events by
+	// event id.
 	Opcodes []Count `json:"opcodes,omitempty"`
 	IDs     []Count `json:"ids,omitempty"`
 }
@@ -116,8 +117,9 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 		hook   uint8 // the group, for classes latlab cannot name
 	}
 	type acc struct {
-		p   Provider
-		ops map[int]int64
+		p       Provider
+		classic bool
+		ops     map[int]int64
 	}
 	provs := map[key]*acc{}
 	mods := map[Module]bool{}
@@ -134,7 +136,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 		}
 		a := provs[k]
 		if a == nil {
-			a = &acc{ops: map[int]int64{}}
+			a = &acc{ops: map[int]int64{}, classic: rec.classic()}
 			a.p.GUID, a.p.Kernel = GUIDString(rec.Provider), rec.Kernel
 			if rec.Kernel {
 				a.p.Name = kernelClass(rec.HookID).name
@@ -147,7 +149,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 			a.p.Name = rec.ProviderTraitsName()
 		}
 		a.p.Events++
-		if rec.Kernel {
+		if rec.classic() {
 			a.ops[int(rec.Opcode)]++
 		} else {
 			a.ops[int(rec.ID)]++
@@ -191,7 +193,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 			cs = append(cs, Count{Value: v, Events: c})
 		}
 		sort.Slice(cs, func(i, j int) bool { return cs[i].Value < cs[j].Value })
-		if a.p.Kernel {
+		if a.classic {
 			a.p.Opcodes = cs
 		} else {
 			a.p.IDs = cs

@@ -21,7 +21,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 	rows := [][]string{
 		{"Windows", fmt.Sprintf("%s build %d, %s", h.OS, h.Build, ptr)},
 		{"CPUs", fmt.Sprintf("%d at %d MHz", h.CPUs, h.CPUSpeedMHz)},
-		{"clock", fmt.Sprintf("%s, %d Hz; timer resolution %.4g ms", h.Clock, h.ClockFrequency, h.TimerResolution)},
+		{"clock", fmt.Sprintf("%s, %d Hz; timer resolution %s ms", h.Clock, h.ClockFrequency, strconv.FormatFloat(h.TimerResolution, 'f', -1, 64))},
 		{"logger", h.LoggerName},
 		{"start", etlTime(h.Start)},
 		{"end", fmt.Sprintf("%s (%s)", etlTime(h.End), etlSpan(h.Start, h.End))},
@@ -42,7 +42,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		}
 		fmt.Fprintf(w, "  %-36s %-24s %10d\n", g, Clip(p.Name, 24), p.Events)
 		label, cs := "ids", p.IDs
-		if p.Kernel {
+		if len(p.Opcodes) > 0 {
 			label, cs = "opcodes", p.Opcodes
 		}
 		var parts []string
