@@ -208,3 +208,19 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func TestCompressedBuffersAreCountedAndSkipped(t *testing.T) {
+	good, _, _ := writeDPCISR(8)
+	_, all := readAll(t, good)
+	b := bytes.Clone(good)
+	binary.LittleEndian.PutUint16(b[2*4096+0x34:], 0x40|0x20) // ETW_BUFFER_FLAG_COMPRESSED
+	rd := NewReader(bytes.NewReader(b))
+	n := 0
+	if err := rd.Walk(func(*Record) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if rd.Compressed != 1 || n != len(all)-countIn(all, 2*4096, 3*4096) ||
+		!strings.Contains(strings.Join(rd.Notes(), ";"), "compressed buffer at offset 8192: compressed buffers are not read") {
+		t.Errorf("compressed %d, %d events, notes %v", rd.Compressed, n, rd.Notes())
+	}
+}
