@@ -146,3 +146,27 @@ func TestPcapDSCPFromETL(t *testing.T) {
 		t.Errorf("pktmon: exit %d: %s %s", code, out, errs)
 	}
 }
+
+func TestETLTCPIPEvents(t *testing.T) {
+	code, out, errs := runCLI(t, "etl", etlData+"written-ndis.etl", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Data struct {
+			TCP []struct {
+				Local, Remote string
+				Events        int
+				Counts        map[string]int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// the other Tcb's retransmission round is not this connection's
+	if len(doc.Data.TCP) != 1 || doc.Data.TCP[0].Local != "192.0.2.1:50010" || doc.Data.TCP[0].Remote != "192.0.2.2:9" ||
+		doc.Data.TCP[0].Events != 3 || doc.Data.TCP[0].Counts["TcpDataTransferRetransmitRound"] != 2 || doc.Data.TCP[0].Counts["TcpRack"] != 1 {
+		t.Errorf("tcp %+v", doc.Data.TCP)
+	}
+}

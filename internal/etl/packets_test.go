@@ -12,6 +12,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/latlab/latlab/internal/etw"
 )
 
 // udpFrame is an Ethernet/IPv4/UDP frame with the given DSCP.
@@ -74,8 +76,10 @@ func writeNDIS(t testing.TB) ([]byte, []netFrame) {
 		} else {
 			w.event(NDISPacketCaptureGUID, ndisFragmentID, 0, 0, start|end|0x1, 1, 2, ts, ndisPayload(7, b))
 		}
-		if i == 2 {
-			w.event(guid("2f07e2ee-15db-40f1-90ef-9d7ba282188a"), 1351, 0, 0, 0x80, 1, 2, ts+1, make([]byte, 24))
+		if i == 2 { // a TCP connection's events between the packets
+			for _, e := range tcpipEvents() {
+				w.event(etw.TCPIPGUID, e.id, 0, 0, 0x80, 1, 2, ts+1, e.data)
+			}
 		}
 		ts += 12_345 // 1.2345 ms
 	}
@@ -172,4 +176,46 @@ func FuzzPackets(f *testing.F) {
 		var out bytes.Buffer
 		_, _ = WritePcapng(bytes.NewReader(b), &out)
 	})
+}
+
+type tcpipEvent struct {
+	id   uint16
+	data []byte
+}
+
+func sockaddrIn(ip [4]byte, port uint16) []byte {
+	b := binary.LittleEndian.AppendUint16(nil, 2) // AF_INET
+	b = binary.BigEndian.AppendUint16(b, port)
+	b = append(b, ip[:]...)
+	return append(b, make([]byte, 8)...)
+}
+
+// tcpipEvents are a connection's events in the provider's templates
+// (internal/etw/tcpip.go): TcpConnectTcbComplete, two retransmission
+// rounds and a TcpRack, of Tcb 0xffffa0001234, and one retransmission
+// round of another Tcb.
+func tcpipEvents() []tcpipEvent {
+	le := binary.LittleEndian
+	const tcb = 0xffffa0001234
+	loc, rem := sockaddrIn([4]byte{192, 0, 2, 1}, 50010), sockaddrIn([4]byte{192, 0, 2, 2}, 9)
+	c := le.AppendUint32(nil, uint32(len(loc)))
+	c = append(c, loc...)
+	c = le.AppendUint32(c, uint32(len(rem)))
+	c = append(c, rem...)
+	c = le.AppendUint32(c, 0)    // Status
+	c = le.AppendUint32(c, 4321) // ProcessId
+	c = le.AppendUint32(c, 1)    // Compartment
+	c = le.AppendUint64(c, tcb)
+	rexmit := func(tcb uint64, round uint32) []byte {
+		b := le.AppendUint64(nil, tcb)
+		for _, v := range []uint32{1000, round, 20, 300} { // SndUna, RexmitCount, SRTT, RTO
+			b = le.AppendUint32(b, v)
+		}
+		return b
+	}
+	rack := le.AppendUint64(nil, tcb)
+	for _, v := range []uint32{1, 10, 5, 1, 1000, 77, 12} {
+		rack = le.AppendUint32(rack, v)
+	}
+	return []tcpipEvent{{1033, c}, {1351, rexmit(tcb, 1)}, {1351, rexmit(tcb, 2)}, {1387, rack}, {1351, rexmit(0xffffa0009999, 1)}}
 }

@@ -27,6 +27,10 @@ type Summary struct {
 	// Modules are the kernel-mode images (process 0) of the Image events:
 	// loads and the rundown, one entry per base, size and file.
 	Modules []Module `json:"modules"`
+	// TCP are the connections of the Microsoft-Windows-TCPIP events,
+	// decoded as latlab net tcp-discard --etw decodes them: found by
+	// their TcpConnectTcbComplete event, then by its Tcb.
+	TCP []TCPConn `json:"tcp,omitempty"`
 	// Uses are the latlab commands that can read the trace.
 	Uses  []Use    `json:"uses"`
 	Notes []string `json:"notes,omitempty"`
@@ -82,6 +86,17 @@ type Module struct {
 	Size uint64 `json:"size"`
 }
 
+// TCPConn is one connection's TCP/IP events: counts by event name.
+type TCPConn struct {
+	Local  string         `json:"local"`
+	Remote string         `json:"remote"`
+	Events int            `json:"events"`
+	Counts map[string]int `json:"counts"`
+}
+
+// MaxTCPConns bounds the connections listed.
+const MaxTCPConns = 1000
+
 // Use is a latlab command that reads the trace, and what it reads.
 type Use struct {
 	Command string `json:"command"`
@@ -123,8 +138,11 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	}
 	provs := map[key]*acc{}
 	mods := map[Module]bool{}
-	var dpc, tcp, packets int64
+	var dpc, packets int64
 	var n int64
+	var tcpEvents []etw.TCPEvent
+	var tcpBad int
+	var tcpBadMsg string
 	err := rd.Walk(func(rec *Record) error {
 		n++
 		if n%4096 == 0 && ctx.Err() != nil {
@@ -163,9 +181,17 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 			if _, ok, _ := etw.DecodePerfInfo(&rec.Event); ok {
 				dpc++
 			}
-		case rec.Provider == etw.TCPIPGUID:
-			if etw.TCPEventName(rec.ID) != "" {
-				tcp++
+		case rec.Provider == etw.TCPIPGUID && rec.Kind == HeaderEvent:
+			e, ok, err := etw.DecodeTCPIP(&rec.Event)
+			switch {
+			case !ok:
+			case err != nil:
+				tcpBad++
+				if tcpBadMsg == "" {
+					tcpBadMsg = fmt.Sprintf("offset %d: %v", rec.Offset, err)
+				}
+			case len(tcpEvents) < etw.MaxTCPEvents:
+				tcpEvents = append(tcpEvents, e)
 			}
 		case rec.Provider == NDISPacketCaptureGUID || rec.Provider == PktMonGUID:
 			packets++
@@ -229,11 +255,39 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	if packets > 0 {
 		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet capture events (NDIS-PacketCapture, PktMon)", packets)})
 	}
-	if tcp > 0 {
-		s.Uses = append(s.Uses, Use{"latlab pcap tcp FILE", fmt.Sprintf("%d Microsoft-Windows-TCPIP events latlab decodes", tcp)})
+	s.TCP = tcpConns(tcpEvents, rd.Logfile)
+	if tcpBad > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d Microsoft-Windows-TCPIP events could not be decoded; the first at %s", tcpBad, tcpBadMsg))
+	}
+	if len(tcpEvents) > 0 {
+		s.Uses = append(s.Uses, Use{"latlab etl FILE", fmt.Sprintf("%d Microsoft-Windows-TCPIP events in %d connection(s), decoded as net tcp-discard --etw decodes them (above)", len(tcpEvents), len(s.TCP))})
 	}
 	return s, nil
 }
 
 // Document is the result document of the summary.
 func (s *Summary) Document() *result.Document { return Kind.New(s) }
+
+// tcpConns groups TCP/IP events by connection, as ForConnection does for
+// tcp-discard's own connection.
+func tcpConns(evs []etw.TCPEvent, lf *Logfile) []TCPConn {
+	var out []TCPConn
+	seen := map[string]bool{}
+	var freq int64
+	if lf != nil {
+		freq = lf.Frequency()
+	}
+	for _, e := range evs {
+		if e.ID != 1033 || len(out) >= MaxTCPConns {
+			continue
+		}
+		key := e.Local.String() + " " + e.Remote.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		c := etw.ForConnection(evs, e.Local, e.Remote, freq)
+		out = append(out, TCPConn{Local: e.Local.String(), Remote: e.Remote.String(), Events: c.Total, Counts: c.Counts})
+	}
+	return out
+}

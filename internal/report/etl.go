@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,20 @@ func ETL(w io.Writer, s *etl.Summary) {
 	fmt.Fprintf(w, "\nkernel modules from Image events (%d)\n", len(s.Modules))
 	for _, m := range s.Modules {
 		fmt.Fprintf(w, "  %-40s %#18x %10d\n", Clip(m.Name, 40), m.Base, m.Size)
+	}
+	if len(s.TCP) > 0 {
+		fmt.Fprintf(w, "\nTCP/IP events per connection (%d)\n", len(s.TCP))
+		for _, c := range s.TCP {
+			fmt.Fprintf(w, "  %s -> %s: %d events\n", c.Local, c.Remote, c.Events)
+			names := make([]string, 0, len(c.Counts))
+			for n := range c.Counts {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(w, "    %-34s %d\n", n, c.Counts[n])
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	if len(s.Uses) == 0 {
