@@ -63,7 +63,9 @@ func ETL(w io.Writer, s *etl.Summary) {
 	if len(s.TCP) > 0 {
 		fmt.Fprintf(w, "\nTCP/IP events per connection (%d)\n", len(s.TCP))
 		for _, c := range s.TCP {
-			fmt.Fprintf(w, "  %s -> %s: %d events\n", c.Local, c.Remote, c.Events)
+			for _, l := range WrapHanging(fmt.Sprintf("  %s -> %s: %d events", c.Local, c.Remote, c.Events), 6, 80) {
+				fmt.Fprintln(w, l)
+			}
 			names := make([]string, 0, len(c.Counts))
 			for n := range c.Counts {
 				names = append(names, n)
