@@ -224,3 +224,57 @@ func TestCompressedBuffersAreCountedAndSkipped(t *testing.T) {
 		t.Errorf("compressed %d, %d events, notes %v", rd.Compressed, n, rd.Notes())
 	}
 }
+
+// instance writes an EVENT_INSTANCE_HEADER event (0x38 bytes of header).
+func (w *traceWriter) instance(typ8 uint8, version uint16, tid, pid uint32, ts int64, data []byte) {
+	le := binary.LittleEndian
+	typ := uint8(typeInstance64)
+	if w.ptr == 4 {
+		typ = typeInstance32
+	}
+	b := le.AppendUint16(nil, uint16(0x38+len(data)))
+	b = append(b, typ, 0xc0, typ8, 4)
+	b = le.AppendUint16(b, version)
+	b = le.AppendUint32(b, tid)
+	b = le.AppendUint32(b, pid)
+	b = le.AppendUint64(b, uint64(ts))
+	b = append(b, make([]byte, 0x38-0x18)...) // RegHandle, instance ids, ProcessorTime, ParentRegHandle
+	w.add(append(b, data...))
+}
+
+// message writes a WPP MESSAGE_TRACE_HEADER event with a GUID, a time
+// stamp and the system information (TraceMessage's usual options).
+func (w *traceWriter) message(provider etw.GUID, number uint16, tid, pid uint32, ts int64, data []byte) {
+	le := binary.LittleEndian
+	body := appendGUID(nil, provider)
+	body = le.AppendUint64(body, uint64(ts))
+	body = le.AppendUint32(body, tid)
+	body = le.AppendUint32(body, pid)
+	b := le.AppendUint16(nil, uint16(8+len(body)+len(data)))
+	b = append(b, 0, 0x90)
+	b = le.AppendUint16(b, number)
+	b = le.AppendUint16(b, 0x02|0x08|0x20) // TRACE_MESSAGE_GUID | _TIMESTAMP | _SYSTEMINFO
+	w.add(append(append(b, body...), data...))
+}
+
+func TestInstanceAndMessageHeaders(t *testing.T) {
+	for _, ptr := range []int{4, 8} {
+		w := newTraceWriter(ptr, 4096, 1, "headers")
+		w.instance(12, 2, 5, 6, testStartQPC+1, []byte("inst"))
+		g := guid("11111111-2222-3333-4444-555555555555")
+		w.message(g, 42, 7, 8, testStartQPC+2, []byte("wpp"))
+		_, recs := readAll(t, w.bytes())
+		if len(recs) != 3 {
+			t.Fatalf("%d records", len(recs))
+		}
+		in, msg := recs[1], recs[2]
+		if in.Kind != HeaderInstance || in.Opcode != 12 || in.Version != 2 || in.TID != 5 || in.PID != 6 ||
+			in.Timestamp != testStartQPC+1 || string(in.Data) != "inst" || in.PointerSize != ptr {
+			t.Errorf("instance %+v", in)
+		}
+		if msg.Kind != HeaderMessage || msg.ID != 42 || msg.Provider != g || msg.TID != 7 || msg.PID != 8 ||
+			msg.Timestamp != testStartQPC+2 || string(msg.Data) != "wpp" || msg.PointerSize != ptr {
+			t.Errorf("message %+v", msg)
+		}
+	}
+}
