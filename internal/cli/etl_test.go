@@ -142,7 +142,7 @@ func TestPcapDSCPFromETL(t *testing.T) {
 		t.Errorf("ndis: exit %d: %s %s", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "pcap", "dscp", etlData+"written-pktmon.etl")
-	if code != 0 || !strings.Contains(out, "6 frames, 3 IP packets") || !strings.Contains(out, "AF41 (34) x1") || !strings.Contains(out, "duplicates dropped: 3 copies") {
+	if code != 0 || !strings.Contains(out, "etl, 6 frames, 3 IP packets") || !strings.Contains(out, "AF41 (34) x1") || !strings.Contains(out, "duplicates dropped: 3 copies") {
 		t.Errorf("pktmon: exit %d: %s %s", code, out, errs)
 	}
 }
