@@ -28,6 +28,9 @@ type traceWriter struct {
 	bufs    [][]byte
 	cur     []byte
 	seq     int64
+	// compress writes the event buffers compressed (plain LZXpress), in
+	// the layout compressed.go reads.
+	compress bool
 }
 
 const (
@@ -67,6 +70,19 @@ func (w *traceWriter) flush(typ, flags uint16) {
 	for len(b) < w.bufSize {
 		b = append(b, 0xff)
 	}
+	if w.compress && typ != headerBufType {
+		c := lz77Compress(b[BufferHeaderSize:saved])
+		end := BufferHeaderSize + len(c)
+		size := (end + 7) &^ 7
+		h := append([]byte(nil), b[:BufferHeaderSize]...)
+		le.PutUint32(h[0:], uint32(size))
+		le.PutUint32(h[0x30:], uint32(end))
+		le.PutUint16(h[0x34:], flags|bufferFlagCompressed)
+		b = append(h, c...)
+		for len(b) < size {
+			b = append(b, 0)
+		}
+	}
 	w.bufs = append(w.bufs, b)
 	w.seq++
 	w.cur = w.newBuffer()
@@ -99,6 +115,10 @@ func (w *traceWriter) bytes() []byte {
 	// BuffersWritten of the log file header (the header event's payload
 	// starts after the buffer header and the 0x20-byte system header)
 	binary.LittleEndian.PutUint32(w.bufs[0][BufferHeaderSize+0x20+36:], uint32(len(w.bufs)))
+	if w.compress { // LogFileMode: EVENT_TRACE_COMPRESSED_MODE
+		m := w.bufs[0][BufferHeaderSize+0x20+32:]
+		binary.LittleEndian.PutUint32(m, binary.LittleEndian.Uint32(m)|0x04000000)
+	}
 	return bytes.Join(w.bufs, nil)
 }
 

@@ -48,7 +48,14 @@ func dpcisrModules(ptr int) []writtenModule {
 // on two CPUs, a compact-header thread event and a classic provider's
 // event.
 func writeDPCISR(ptr int) ([]byte, []writtenExec, []writtenModule) {
+	return writeDPCISRWith(ptr, false)
+}
+
+// writeDPCISRWith writes the trace, its event buffers compressed or not
+// (the header buffer never is).
+func writeDPCISRWith(ptr int, compress bool) ([]byte, []writtenExec, []writtenModule) {
 	w := newTraceWriter(ptr, 4096, 2, "latlab written dpcisr")
+	w.compress = compress
 	mods := dpcisrModules(ptr)
 	ts := int64(testStartQPC + 1000)
 	for _, m := range mods {
@@ -145,10 +152,17 @@ func readAll(t *testing.T, b []byte) (*Reader, []*Record) {
 }
 
 func TestWrittenDPCISR(t *testing.T) {
-	for _, ptr := range []int{4, 8} {
-		t.Run(fmt.Sprintf("%d-bit", ptr*8), func(t *testing.T) {
-			b, want, mods := writeDPCISR(ptr)
-			name := fmt.Sprintf("written-dpcisr-%d.etl", ptr*8)
+	for _, c := range []struct {
+		ptr      int
+		compress bool
+	}{{4, false}, {8, false}, {8, true}} {
+		ptr := c.ptr
+		name := fmt.Sprintf("written-dpcisr-%d.etl", ptr*8)
+		if c.compress {
+			name = "written-dpcisr-64-compressed.etl"
+		}
+		t.Run(name, func(t *testing.T) {
+			b, want, mods := writeDPCISRWith(ptr, c.compress)
 			writtenTrace(t, name, b)
 			writtenExpect(t, name, want)
 			rd, recs := readAll(t, b)
@@ -199,6 +213,9 @@ func TestWrittenDPCISR(t *testing.T) {
 			}
 			if rd.Buffers < 3 {
 				t.Errorf("%d buffers: the trace should span several", rd.Buffers)
+			}
+			if c.compress != (rd.Compressed == rd.Buffers-1) {
+				t.Errorf("%d of %d buffers compressed", rd.Compressed, rd.Buffers)
 			}
 		})
 	}

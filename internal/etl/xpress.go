@@ -20,8 +20,11 @@ import (
 // word) and the bit length of the offset (high bits), whose low bits
 // follow in the stream.
 
-// ErrXpressCorrupt is a stream that does not decode.
-var ErrXpressCorrupt = errors.New("LZXpress Huffman stream is corrupt")
+// ErrXpressCorrupt and ErrLZ77Corrupt are streams that do not decode.
+var (
+	ErrXpressCorrupt = errors.New("LZXpress Huffman stream is corrupt")
+	ErrLZ77Corrupt   = errors.New("LZXpress (plain LZ77) stream is corrupt")
+)
 
 const (
 	xpressSymbols  = 512

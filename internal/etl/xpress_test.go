@@ -173,14 +173,16 @@ func FuzzXpress(f *testing.F) {
 	})
 }
 
-// TestXpressOracleFiles writes (with -update) or checks the encoder's
-// output for each sample in testdata/xpress/, with the size and SHA-256 of
-// what it encodes: scripts/verify-etl decodes them with dissect.util's
-// LZXpress Huffman decoder, an implementation independent of this one.
+// TestXpressOracleFiles writes (with -update) or checks the encoders'
+// output for each sample in testdata/xpress/ (LZXpress Huffman .lzhuff,
+// plain LZXpress .lz77), with the size and SHA-256 of what they encode:
+// scripts/verify-etl decodes them with dissect.util's decoders,
+// implementations independent of these.
 func TestXpressOracleFiles(t *testing.T) {
 	sums := map[string]any{}
 	for name, data := range xpressSamples() {
 		writtenTrace(t, "xpress/"+name+".lzhuff", xpressCompress(data))
+		writtenTrace(t, "xpress/"+name+".lz77", lz77Compress(data))
 		h := sha256.Sum256(data)
 		sums[name] = map[string]any{"size": len(data), "sha256": hex.EncodeToString(h[:])}
 	}

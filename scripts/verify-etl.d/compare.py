@@ -118,9 +118,31 @@ class Observer(IEtlFileObserver):
         self.kernel(obj, obj.source.system_header.header)
 
 
+def compressed(path):
+    """Whether any buffer of the trace is flagged compressed (0x40)."""
+    with open(path, "rb") as fh:
+        while True:
+            h = fh.read(0x48)
+            if len(h) < 0x48:
+                return False
+            size, flag = int.from_bytes(h[0:4], "little"), int.from_bytes(h[0x34:0x36], "little")
+            if flag & 0x40:
+                return True
+            if size < 0x48:
+                return False
+            fh.seek(size - 0x48, 1)
+
+
 def main():
     doc = json.load(open(sys.argv[1]))["data"]
     path = sys.argv[2]
+    if compressed(path):
+        # dissect.etl takes the buffer header's Offset as the end of both
+        # the compressed bytes and the events (so it reads a buffer whose
+        # events compress only up to the compressed length), etl-parser
+        # reads no compressed buffer: neither is an oracle here.
+        print("  note: compressed buffers: not compared (neither reader decodes them fully); latlab's own tests cover them")
+        sys.exit(0)
     ours = Counter({p["guid"]: p["events"] for p in doc["providers"]})
     our_images = {(m["base"], m["size"], m["file"]) for m in doc["modules"]}
     diffs = []
