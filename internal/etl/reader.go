@@ -122,7 +122,8 @@ type Record struct {
 	Flags   uint16
 	// Extended is the extended data of an EVENT_HEADER event.
 	Extended []Extended
-	// Offset is the event's offset in the file.
+	// Offset is the event's offset in the file; in a compressed buffer,
+	// the buffer's.
 	Offset int64
 }
 
@@ -301,7 +302,7 @@ func (rd *Reader) Walk(fn func(*Record) error) error {
 			data = d
 			bh.SavedOffset = uint32(len(d))
 		}
-		if err := rd.events(data, bh, fn); err != nil {
+		if err := rd.events(data, bh, bh.Flags&bufferFlagCompressed != 0, fn); err != nil {
 			if err == errStop {
 				return nil
 			}
@@ -347,7 +348,7 @@ func (rd *Reader) bufferSize(bh Buffer) (uint32, string) {
 }
 
 // events walks the events of one buffer.
-func (rd *Reader) events(b []byte, bh Buffer, fn func(*Record) error) error {
+func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) error) error {
 	end := int(bh.SavedOffset)
 	if end > len(b) {
 		end = len(b)
@@ -359,13 +360,20 @@ func (rd *Reader) events(b []byte, bh Buffer, fn func(*Record) error) error {
 			break // the unused rest of the buffer
 		}
 		rec := &Record{Offset: bh.Offset + int64(pos)}
+		if compressed {
+			rec.Offset = bh.Offset // no file offset of its own
+		}
 		rec.CPU = bh.CPU
 		size, err := parseRecord(b[pos:end], rec)
 		if err != nil {
 			if first {
 				return badinput.Errorf("not an .etl trace: the first event (offset %d) %v", rec.Offset, err)
 			}
-			rd.notef("event at offset %d: %v; the rest of its buffer (offset %d) is skipped", rec.Offset, err, bh.Offset)
+			if compressed {
+				rd.notef("event %d bytes into the compressed buffer at offset %d: %v; the rest of the buffer is skipped", pos, bh.Offset, err)
+			} else {
+				rd.notef("event at offset %d: %v; the rest of its buffer (offset %d) is skipped", rec.Offset, err, bh.Offset)
+			}
 			rd.Damaged++
 			return nil
 		}

@@ -192,6 +192,8 @@ func FuzzReader(f *testing.F) {
 	f.Add(good32)
 	f.Add(fixture(f, "lxcore_kernel.etl"))
 	f.Add(good[:5000])
+	comp, _, _ := writeDPCISRWith(8, true)
+	f.Add(comp)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rd := NewReader(bytes.NewReader(b))
 		err := rd.Walk(func(r *Record) error {
