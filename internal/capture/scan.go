@@ -150,6 +150,8 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 // runScan is Scan that also returns its scanner, whose look-ahead tests
 // inspect.
 func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
+	r, isETL, stop := fromETL(r)
+	defer stop()
 	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -161,6 +163,9 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 		opt.Dedup = DedupAuto
 	}
 	st := &Stats{Format: rd.Format(), Compression: rd.Compression(), Gzipped: rd.Compression() == CompressionGzip, Skipped: map[string]int{}, LinkTypes: map[string]int{}}
+	if isETL {
+		st.Format = FormatETL
+	}
 	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup, rd: rd}
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"

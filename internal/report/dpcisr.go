@@ -66,6 +66,9 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 	w := watchSummary(v.Watch)
 	if rep.Source == dpcisr.SourceETW {
 		line := "an ETW trace of latlab dpc watch"
+		if rep.Encoding == dpcisr.EncodingETL {
+			line = "an .etl trace"
+		}
 		if w != nil {
 			line += fmt.Sprintf(", %.1f s, %d events, %d modules known", w.Seconds, w.Events, w.Modules)
 		}

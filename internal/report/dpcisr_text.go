@@ -16,7 +16,9 @@ import (
 func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	r := res.Report
 	v := res.View()
-	if r.Source == dpcisr.SourceETW {
+	if r.Source == dpcisr.SourceETW && r.Encoding == dpcisr.EncodingETL {
+		fmt.Fprintf(w, "latlab dpcisr: %s (an .etl trace)\n", res.File)
+	} else if r.Source == dpcisr.SourceETW {
 		fmt.Fprintf(w, "latlab dpcisr: %s (an ETW trace of latlab dpc watch)\n", res.File)
 	} else {
 		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", res.File, r.Encoding, r.Lines)
