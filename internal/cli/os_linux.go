@@ -45,3 +45,11 @@ func timerLine(st *timer.Status) string {
 	}
 	return s
 }
+
+// dpcWatchPrivilege says what the watch needs when it is refused.
+const dpcWatchPrivilege = "dpc watch needs root: it traces interrupt events through tracefs"
+
+// dpcWatchWhat is the watch's start line's subject.
+func dpcWatchWhat(session string) string {
+	return fmt.Sprintf("tracing hard interrupts and softirqs (tracefs instance %q)", session)
+}

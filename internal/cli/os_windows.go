@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -46,4 +47,12 @@ func timerLine(st *timer.Status) string {
 	}
 	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
 		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100), why)
+}
+
+// dpcWatchPrivilege says what the watch needs when it is refused.
+const dpcWatchPrivilege = "dpc watch needs an elevated (Administrator) prompt: a kernel trace session is a privileged operation"
+
+// dpcWatchWhat is the watch's start line's subject.
+func dpcWatchWhat(session string) string {
+	return fmt.Sprintf("tracing DPCs and ISRs (session %q, flags %s)", session, dpcwatch.FlagNames)
 }
