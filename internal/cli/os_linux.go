@@ -53,3 +53,6 @@ const dpcWatchPrivilege = "dpc watch needs root: it traces interrupt events thro
 func dpcWatchWhat(session string) string {
 	return fmt.Sprintf("tracing hard interrupts and softirqs (tracefs instance %q)", session)
 }
+
+// explainRefusal is why wake --explain cannot run here ("" where it can).
+const explainRefusal = ""

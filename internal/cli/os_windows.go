@@ -56,3 +56,6 @@ const dpcWatchPrivilege = "dpc watch needs an elevated (Administrator) prompt: a
 func dpcWatchWhat(session string) string {
 	return fmt.Sprintf("tracing DPCs and ISRs (session %q, flags %s)", session, dpcwatch.FlagNames)
 }
+
+// explainRefusal is why wake --explain cannot run here ("" where it can).
+const explainRefusal = "--explain is Linux-only for now (it reads scheduler and interrupt events through tracefs)"
