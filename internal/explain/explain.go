@@ -45,7 +45,8 @@ type Wakeup struct {
 	DeadlineNs int64   `json:"deadline_ns"` // CLOCK_MONOTONIC
 	AtS        float64 `json:"at_s"`        // since the first deadline
 	// TimerLatencyNs: deadline to hrtimer_expire_entry of the thread's
-	// timer (the hrtimer expiry that preceded its wake-up); -1 unknown.
+	// timer (the hrtimer expiry that preceded its wake-up); -1 unknown,
+	// or the thread never slept (Note says so).
 	TimerLatencyNs int64 `json:"timer_latency_ns"`
 	// WakeToRunNs: sched_wakeup of the thread to the sched_switch that
 	// ran it; -1 unknown.
@@ -270,7 +271,9 @@ func (t *Timeline) explain(s Sample, first int64, policy func(int) string) Wakeu
 				switchIns[e.pid]++
 			}
 		case evWakeup:
-			if e.pid == int32(s.TID) && e.ts >= d-lookback {
+			// Its timer cannot wake it before the deadline: a wake-up
+			// before it ended an earlier wait.
+			if e.pid == int32(s.TID) && e.ts >= d {
 				wakeAt = e.ts
 				if lastTimer >= 0 {
 					w.TimerLatencyNs = lastTimer - d
@@ -313,7 +316,10 @@ func (t *Timeline) explain(s Sample, first int64, policy func(int) string) Wakeu
 	} else if wakeAt >= 0 {
 		w.Note = "the thread's switch-in was not in the trace"
 	} else {
-		w.Note = "the thread's wake-up was not in the trace"
+		// No wake-up after the deadline: the thread never slept; it was
+		// preempted before its wait began and the deadline passed while
+		// it waited for the CPU.
+		w.Note = "the thread did not sleep: it lost the CPU before its wait began and got it back after the deadline"
 	}
 	for _, k := range order {
 		a := acc[k]

@@ -121,3 +121,30 @@ func TestNextStep(t *testing.T) {
 		t.Errorf("%s", s)
 	}
 }
+
+// A thread preempted before its wait began is never woken: the wake-up
+// of its previous wait (before the deadline) is not taken for this one.
+func TestExplainNeverSlept(t *testing.T) {
+	sw, wk := format(t, "sched", "sched_sched_switch"), format(t, "sched", "sched_sched_wakeup")
+	b := func(f *tracefs.Format, n int) []byte {
+		d := make([]byte, n)
+		binary.LittleEndian.PutUint16(d, f.ID)
+		return d
+	}
+	wake := b(wk, 36)
+	binary.LittleEndian.PutUint32(wake[24:], 5)
+	toHog := b(sw, 64)
+	copy(toHog[40:], "hog")
+	binary.LittleEndian.PutUint32(toHog[56:], 77)
+	binary.LittleEndian.PutUint32(toHog[60:], 120)
+	toMe := b(sw, 64)
+	binary.LittleEndian.PutUint32(toMe[56:], 5)
+	tl := NewTimeline()
+	tl.Add(tracefs.Event{CPU: 0, TS: 500, Format: wk, Data: wake}) // the previous wait's
+	tl.Add(tracefs.Event{CPU: 0, TS: 600, Format: sw, Data: toHog})
+	tl.Add(tracefs.Event{CPU: 0, TS: 3000, Format: sw, Data: toMe})
+	w := tl.Explain([]Sample{{CPU: 0, TID: 5, Deadline: 1000, Latency: 2100}}, 0, nil)[0]
+	if w.TimerLatencyNs != -1 || w.WakeToRunNs != -1 || !strings.Contains(w.Note, "did not sleep") || w.Cause != "thread hog" {
+		t.Errorf("%+v", w)
+	}
+}

@@ -27,9 +27,9 @@ func TestMain(m *testing.M) {
 		var set unix.CPUSet
 		set.Set(cpu)
 		_ = unix.SchedSetaffinity(0, &set)
-		// Nice -5 against the measuring thread's 0: the hog wins the CPU
+		// Nice -20 against the measuring thread's 0: the hog wins the CPU
 		// for whole slices, and the wake-ups wait for it.
-		_ = unix.Setpriority(unix.PRIO_PROCESS, 0, -5)
+		_ = unix.Setpriority(unix.PRIO_PROCESS, 0, -20)
 		deadline := time.Now().Add(30 * time.Second) // never outlives a lost parent
 		for x := 0; time.Now().Before(deadline); x++ {
 			_ = x * x
@@ -64,12 +64,12 @@ func TestExplainNamesTheHog(t *testing.T) {
 	defer func() { _ = hog.Process.Kill(); _ = hog.Wait() }()
 	time.Sleep(100 * time.Millisecond) // pinned and spinning
 	_, doc, err := RunWake(context.Background(), WakeOptions{Interval: time.Millisecond, Duration: 1500 * time.Millisecond,
-		CPUs: []int{cpu}, Explain: &ExplainOptions{Worst: 5}})
+		CPUs: []int{cpu}, Explain: &ExplainOptions{Worst: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := doc.Data.(*WakeData)
-	if len(d.Explain) != 5 {
+	if len(d.Explain) != 10 {
 		t.Fatalf("%d explained", len(d.Explain))
 	}
 	named := 0
@@ -78,15 +78,18 @@ func TestExplainNamesTheHog(t *testing.T) {
 			t.Errorf("%+v", x)
 		}
 		for _, r := range x.Ran {
-			if r.Kind == explain.KindThread && inProcess(r.PID, hog.Process.Pid) && r.DurationNs*2 > x.LatencyNs {
+			if r.Kind == explain.KindThread && inProcess(r.PID, hog.Process.Pid) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
 				named++
 				break
 			}
 		}
 	}
-	// The worst wake-ups waited for the hog, for most of their latency.
-	// A majority, not all: on a machine shared with other work a worst
-	// wake-up can also be someone else's doing.
+	// The worst wake-ups waited for the hog: it is named, with its pid
+	// and its priority (nice -20: prio 100), for a tenth of the latency or
+	// more. A majority, neither all nor most of the latency: on a machine
+	// loaded with other work (CI, other builds) the hog shares the CPU
+	// with them, and a worst wake-up can be someone else's doing; on an
+	// idle machine it holds the CPU for nearly all of it.
 	if named*2 <= len(d.Explain) {
 		for _, x := range d.Explain {
 			t.Logf("%d ns: %+v (cause %s)", x.LatencyNs, x.Ran, x.Cause)

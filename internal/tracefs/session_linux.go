@@ -44,6 +44,9 @@ type Session struct {
 
 var seq atomic.Int64
 
+// privateMountPrefix names the directories sessions mount tracefs at.
+const privateMountPrefix = "latlab-tracefs-"
+
 // mountinfo finds a tracefs mount in /proc/self/mountinfo.
 func findMount() string {
 	f, err := os.Open("/proc/self/mountinfo")
@@ -62,6 +65,9 @@ func findMount() string {
 		fs := strings.Fields(pre)
 		if t := strings.Fields(post); len(t) > 0 && t[0] == "tracefs" && len(fs) >= 5 && fs[3] == "/" {
 			mp := unescapeMount(fs[4])
+			if strings.HasPrefix(filepath.Base(mp), privateMountPrefix) {
+				continue // another session's private mount, gone when it ends
+			}
 			if _, err := os.Stat(filepath.Join(mp, "instances")); err == nil {
 				return mp
 			}
@@ -107,7 +113,7 @@ func Open(o Options) (_ *Session, err error) {
 		// process that finds tracefs there while this session runs would
 		// lose it when Close unmounts; nobody else uses a directory of
 		// ours.
-		dir, err := os.MkdirTemp("", "latlab-tracefs-")
+		dir, err := os.MkdirTemp("", privateMountPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("tracefs mount point: %w", err)
 		}
@@ -400,7 +406,20 @@ func (s *Session) Close() error {
 		}
 	}
 	if s.mounted != "" {
-		if err := unix.Unmount(s.mounted, 0); err != nil {
+		// The kernel may hold the mount a moment after the instance's
+		// last file is closed; a mount still busy after that is detached
+		// (it goes when its last user does), so nothing stays visible.
+		var err error
+		for i := 0; i < 25; i++ {
+			if err = unix.Unmount(s.mounted, 0); err != unix.EBUSY {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err == unix.EBUSY {
+			err = unix.Unmount(s.mounted, unix.MNT_DETACH)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("unmount tracefs at %s: %w", s.mounted, err))
 		} else if err := os.Remove(s.mounted); err != nil {
 			errs = append(errs, err)
