@@ -59,7 +59,7 @@ func Run(_ context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{File: o.File, Module: o.Module, Report: r}
-	if o.Page && r.Source == SourceETW {
+	if o.Page && Live(r.Source) {
 		res.watch = watchDocument(o.File)
 	}
 	return res, nil
