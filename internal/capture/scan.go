@@ -79,7 +79,7 @@ type Stats struct {
 	LenBelowCap int            `json:"len_below_caplen,omitempty"`        // frames claiming fewer bytes on the wire than captured
 	L4Cut       int            `json:"transport_cut,omitempty"`           // transport header not fully captured
 	L4Malformed int            `json:"transport_malformed,omitempty"`
-	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window
+	Duplicates  int            `json:"duplicates"` // identical IP packets within the dedup window, looked for only when Dedup (then = Dropped)
 	Dedup       bool           `json:"dedup"`      // duplicates were dropped
 	DedupReason string         `json:"dedup_reason,omitempty"`
 	Dropped     int            `json:"dropped_duplicates"` // copies dropped (Dedup): not analysed
@@ -95,8 +95,6 @@ func (s *Stats) Notes() []string {
 	var n []string
 	if s.Dedup {
 		n = append(n, fmt.Sprintf("duplicates dropped: %d copies of packets seen just before were not analysed (%s); --dedup off keeps them", s.Dropped, s.DedupReason))
-	} else if s.Duplicates > 0 {
-		n = append(n, fmt.Sprintf("%d packets are byte-identical copies of a packet seen just before (SPAN or bridge copies, or a pktmon log without its component marks); kept, as tshark keeps them; --dedup on drops them", s.Duplicates))
 	}
 	keys := make([]string, 0, len(s.Skipped))
 	for k := range s.Skipped {
@@ -152,6 +150,8 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 // runScan is Scan that also returns its scanner, whose look-ahead tests
 // inspect.
 func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
+	r, isETL, stop := fromETL(r)
+	defer stop()
 	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -163,6 +163,9 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 		opt.Dedup = DedupAuto
 	}
 	st := &Stats{Format: rd.Format(), Compression: rd.Compression(), Gzipped: rd.Compression() == CompressionGzip, Skipped: map[string]int{}, LinkTypes: map[string]int{}}
+	if isETL {
+		st.Format = FormatETL
+	}
 	s := &scanner{st: st, fn: fn, dd: newDedup(opt.DedupWindow), mode: opt.Dedup, rd: rd}
 	if opt.Dedup == DedupOn {
 		st.Dedup, st.DedupReason = true, "--dedup on"
@@ -345,12 +348,14 @@ func (s *scanner) process(rec *Record) {
 		st.Skipped[name]++
 		return
 	}
-	if s.dd.seen(rec.TimeNs, p.IP) {
+	// Copies are looked for only when they are dropped: hashing the
+	// start of every packet and searching the recent ones cost 6% of the
+	// analysis of a capture that is not pktmon's, only to count copies
+	// that are kept anyway.
+	if st.Dedup && s.dd.seen(rec.TimeNs, p.IP) {
 		st.Duplicates++
-		if st.Dedup {
-			st.Dropped++
-			return
-		}
+		st.Dropped++
+		return
 	}
 	st.IPPackets++
 	if p.Fragment {

@@ -12,7 +12,8 @@ import (
 // (enough) arguments, by command path. argsError uses it; a test checks that
 // every command that requires an argument has a sentence here.
 var missingArgs = map[string]string{
-	"latlab dpcisr":         "dpcisr needs an xperf DPC/ISR report, e.g. latlab dpcisr out.txt (latlab dpcisr capture writes one)",
+	"latlab dpcisr":         "dpcisr needs an xperf DPC/ISR report or an .etl trace, e.g. latlab dpcisr out.txt or latlab dpcisr trace.etl (latlab dpcisr capture writes a report)",
+	"latlab etl":            "etl needs an .etl trace, e.g. latlab etl trace.etl (wpr -stop trace.etl writes one)",
 	"latlab dpcisr compare": "dpcisr compare needs two or more reports (xperf text or dpc watch JSON), e.g. latlab dpcisr compare before.txt after.json",
 	"latlab inf":            "inf needs a driver INF file, e.g. latlab inf e2f.inf",
 	"latlab knob explain":   "knob explain needs a knob name (latlab knob list shows them), e.g. latlab knob explain win32-priority-separation 0x26",

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,5 +156,55 @@ func TestSecondSignalEndsProcess(t *testing.T) {
 			<-done
 			t.Errorf("%v: the second signal was swallowed", sig)
 		}
+	}
+}
+
+// wake --explain (root, tracefs): data.explain[] holds the worst
+// wake-ups with what ran, and the text explains them.
+func TestWakeExplain(t *testing.T) {
+	testutil.NeedRoot(t)
+	code, out, errs := runCLI(t, "wake", "--cpus", "0", "--duration", "1s", "--explain", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	var doc struct {
+		Data struct {
+			Explain []struct {
+				LatencyNs *int64 `json:"latency_ns"`
+				CPU       *int   `json:"cpu"`
+				Ran       []struct {
+					Kind       string `json:"kind"`
+					Name       string `json:"name"`
+					DurationNs int64  `json:"duration_ns"`
+				} `json:"ran"`
+			} `json:"explain"`
+			Next string `json:"explain_next_step"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Data.Explain) != 10 || doc.Data.Explain[0].LatencyNs == nil || *doc.Data.Explain[0].CPU != 0 || doc.Data.Next == "" {
+		t.Fatalf("%+v", doc.Data)
+	}
+	for _, x := range doc.Data.Explain {
+		for _, r := range x.Ran {
+			if r.Kind != "thread" && r.Kind != "irq" && r.Kind != "softirq" && r.Kind != "idle" || r.DurationNs <= 0 {
+				t.Errorf("%+v", r)
+			}
+		}
+	}
+	code, out, errs = runCLI(t, "wake", "--cpus", "0", "--duration", "1s", "--explain-above", "1ns")
+	if code != 0 || !strings.Contains(out, "main cause: ") || !strings.Contains(out, "totals by cause") || !strings.Contains(out, "next step: ") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	_, expl, _ := strings.Cut(out, "why the worst")
+	for _, l := range strings.Split(expl, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("wider than 80 columns: %q", l)
+		}
+	}
+	if code, _, errs = runCLI(t, "wake", "--threads", "2", "--explain"); code != 2 || !strings.Contains(errs, "--explain traces the measured CPUs") {
+		t.Errorf("exit %d %q", code, errs)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/knob"
@@ -79,18 +78,18 @@ var argValues = map[string]cobra.CompletionFunc{
 // registerCompletions gives c's flags and arguments their value
 // completions, leaving alone any a command registered itself.
 func registerCompletions(c *cobra.Command) {
-	register := func(f *pflag.Flag) {
-		fn, ok := flagValues[f.Name]
-		if !ok {
-			return
+	// Looking each name up, rather than visiting every flag, spares pflag
+	// a sorted copy of each flag set: this runs for every command on every
+	// start, and completion starts latlab on every Tab.
+	for name, fn := range flagValues {
+		if c.Flags().Lookup(name) == nil && c.PersistentFlags().Lookup(name) == nil {
+			continue
 		}
-		if _, exists := c.GetFlagCompletionFunc(f.Name); exists {
-			return
+		if _, exists := c.GetFlagCompletionFunc(name); exists {
+			continue
 		}
-		_ = c.RegisterFlagCompletionFunc(f.Name, fn)
+		_ = c.RegisterFlagCompletionFunc(name, fn)
 	}
-	c.Flags().VisitAll(register)
-	c.PersistentFlags().VisitAll(register)
 	if fn, ok := argValues[c.CommandPath()]; ok && c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
 		c.ValidArgsFunction = fn
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/lazy"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -85,7 +86,7 @@ document and drawn in the plot.`,
 }
 
 // msSuffix matches the optional "ms" after a number in --periods.
-var msSuffix = regexp.MustCompile(`(\d)ms\b`)
+var msSuffix = lazy.Regexp(`(\d)ms\b`)
 
 // Bounds of --periods: whole milliseconds timeBeginPeriod accepts, and a
 // count that keeps a run within a few minutes per second of --hold.
@@ -101,7 +102,7 @@ func parsePeriods(s string) ([]time.Duration, error) {
 	bad := func(what string) error {
 		return Usagef("invalid --periods %q%s: want whole milliseconds 1-%d as a list or range, e.g. 1-15 or 1,2,5,10", s, what, maxPeriodMs)
 	}
-	ms, err := cpuset.ParseList(msSuffix.ReplaceAllString(s, "$1"))
+	ms, err := cpuset.ParseList(msSuffix().ReplaceAllString(s, "$1"))
 	if err != nil || len(ms) == 0 {
 		return nil, bad("")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/sched"
 )
 
 func init() { register(newDPCCmd) }
@@ -21,7 +22,7 @@ func init() { register(newDPCCmd) }
 func newDPCCmd(io *IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dpc",
-		Short: "live DPC/ISR time per driver from a kernel trace (Windows)",
+		Short: "live DPC/ISR (Linux: softirq and hard IRQ) time per driver from a kernel trace",
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newDPCWatchCmd(io))
@@ -36,6 +37,7 @@ type DPCWatchOptions struct {
 	JSON    bool
 	Out     string
 	HTML    string
+	CPUs    string
 
 	settings map[string]string
 }
@@ -44,8 +46,8 @@ func newDPCWatchCmd(io *IO) *cobra.Command {
 	o := &DPCWatchOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "watch [--seconds N]",
-		Short: "trace every DPC and ISR and attribute them to drivers (Windows, elevated)",
-		Long: `Windows only, from an elevated (Administrator) prompt. No Windows Performance
+		Short: "trace every DPC and ISR (Linux: softirq, hard IRQ) per driver (elevated/root)",
+		Long: `Windows, from an elevated (Administrator) prompt. No Windows Performance
 Toolkit is needed: latlab starts a kernel trace session itself (Event Tracing
 for Windows, flags ` + dpcwatch.FlagNames + `), reads every DPC, timer DPC, threaded
 DPC and ISR with its routine address, and attributes the routine to the driver
@@ -63,7 +65,16 @@ The result document (kind dpcisr, source "etw") holds the histograms in the
 buckets of 'xperf -a dpcisr': 'latlab dpcisr FILE' prints them and 'latlab
 dpcisr compare' sets them against an xperf report or another watch.
 --html writes one self-contained page of it: the verdict, a table per
-section and the modules' distributions plotted.`,
+section and the modules' distributions plotted.
+
+Linux, as root: the same from tracefs events in a private instance (tracefs
+is mounted for the run if it is not mounted; nothing is left behind, Ctrl-C
+included). Section "hardirq" holds each interrupt line's handler, named by
+its device as /proc/interrupts names it ("virtio0-input.0 (IRQ 24)"), and
+the system vectors ("LOC (local_timer)", "RES (reschedule)", "CAL
+(call_function)", ...); section "softirq" each softirq vector (NET_RX,
+TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
+--cpus restricts the trace to some CPUs.`,
 		Example: `  latlab dpc watch --seconds 30
   latlab dpc watch -o idle.json --html idle.html
   latlab dpcisr compare idle.json game.json --module ndis.sys`,
@@ -79,6 +90,7 @@ section and the modules' distributions plotted.`,
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind dpcisr) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&o.HTML, "html", "", "also write a self-contained HTML page of the result to this file")
+	fs.StringVar(&o.CPUs, "cpus", "", "Linux: trace only these CPUs, e.g. 1 or 0,2-3 (default all)")
 	return cmd
 }
 
@@ -94,6 +106,13 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 		live = o.IO.Err
 	}
 	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second}
+	if o.CPUs != "" {
+		cpus, err := sched.ParseCPUList(o.CPUs, sched.NumCPU())
+		if err != nil {
+			return Usagef("invalid --cpus: %v", err)
+		}
+		opts.CPUs = cpus
+	}
 	if !o.Quiet {
 		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
 	}
@@ -102,7 +121,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 		if o.Seconds > 0 {
 			until = fmt.Sprintf("for %ds; Ctrl-C ends early", o.Seconds)
 		}
-		fmt.Fprintf(o.IO.Err, "tracing DPCs and ISRs (session %q, flags %s) %s ...\n", session, dpcwatch.FlagNames, until)
+		fmt.Fprintf(o.IO.Err, "%s %s ...\n", dpcWatchWhat(session), until)
 	}
 	r, err := dpcwatch.Run(ctx, opts)
 	if err != nil {
@@ -112,7 +131,11 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	view.Watch = &r.Summary
 	doc := dpcisr.Kind.New(&view)
 	doc.Settings = o.settings
-	doc.Notes = append(doc.Notes, fmt.Sprintf("method: ETW kernel session %q, flags %s; execution time = event time stamp - InitialTime, QueryPerformanceCounter ticks", r.Session, dpcwatch.FlagNames))
+	if r.Method != "" {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("method: %s (instance %q)", r.Method, r.Session))
+	} else {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("method: ETW kernel session %q, flags %s; execution time = event time stamp - InitialTime, QueryPerformanceCounter ticks", r.Session, dpcwatch.FlagNames))
+	}
 	doc.Notes = append(doc.Notes, r.Summary.Notes...)
 	// The document first: a page that cannot be written must not cost
 	// the trace.
@@ -129,16 +152,16 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	return writeFileWith(o.HTML, func(w io.Writer) error { return report.DPCISRPage(w, "latlab dpc watch", label, doc) })
 }
 
-// dpcWatchErr maps the watch's failures to one line each: Windows-only is
-// bad input (exit 2); no elevation, a kernel logger held by another tool
-// and Wine are work that could not be done (exit 3).
+// dpcWatchErr maps the watch's failures to one line each: an OS with no
+// watch is bad input (exit 2); no elevation (root), a kernel logger held
+// by another tool and Wine are work that could not be done (exit 3).
 func dpcWatchErr(err error) error {
 	var ae *etw.AccessError
 	switch {
 	case errors.Is(err, etw.ErrUnsupported):
-		return Usagef("dpc watch is Windows-only (it reads a kernel trace through Event Tracing for Windows); on Linux see 'latlab irq watch'")
+		return Usagef("dpc watch runs on Windows (Event Tracing for Windows) and Linux (tracefs) only; elsewhere see 'latlab irq watch'")
 	case errors.As(err, &ae):
-		return fmt.Errorf("dpc watch needs an elevated (Administrator) prompt: a kernel trace session is a privileged operation")
+		return errors.New(dpcWatchPrivilege)
 	}
 	return err
 }
@@ -159,16 +182,20 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
 	// Shorter names first, then without the module of most time, then
 	// without the ISRs.
+	names := iv.Names
+	if names[0] == "" {
+		names = [2]string{"DPC", "ISR"}
+	}
 	for _, v := range []struct {
 		n    int
 		most bool
 	}{{40, true}, {16, true}, {16, false}, {12, false}} {
-		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part("DPC", iv.DPC, v.n, v.most), part("ISR", iv.ISR, v.n, v.most))
+		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part(names[0], iv.DPC, v.n, v.most), part(names[1], iv.ISR, v.n, v.most))
 		if fits(l) {
 			return l
 		}
 	}
-	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part("DPC", iv.DPC, 12, false))
+	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
 	if !fits(l) {
 		l = string([]rune(l)[:width])
 	}
@@ -188,19 +215,25 @@ const maxModuleRows = 10
 
 func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 	s := r.Summary
-	var nd, ni int64
-	for _, m := range s.DPC {
-		nd += m.Count
+	secs := s.Sections()
+	var n [2]int64
+	for i, sec := range secs {
+		for _, m := range sec.Stats {
+			n[i] += m.Count
+		}
 	}
-	for _, m := range s.ISR {
-		ni += m.Count
+	if s.SoftIRQ != nil || s.HardIRQ != nil {
+		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d softirqs and %d hard interrupts\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
+	} else {
+		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
 	}
-	fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, nd, ni)
-	fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
-	for _, sec := range []struct {
-		name string
-		ms   []dpcwatch.ModuleStat
-	}{{"DPC", s.DPC}, {"ISR", s.ISR}} {
+	for _, secn := range secs {
+		sec := struct {
+			name string
+			ms   []dpcwatch.ModuleStat
+		}{secn.Name, secn.Stats}
 		if len(sec.ms) == 0 {
 			fmt.Fprintf(w, "\nno %ss\n", sec.name)
 			continue

@@ -62,3 +62,14 @@ func dieBy(sig os.Signal) {
 	time.Sleep(100 * time.Millisecond)
 	os.Exit(128 + int(s))
 }
+
+// dpcWatchPrivilege says what the watch needs when it is refused.
+const dpcWatchPrivilege = "dpc watch needs root: it traces interrupt events through tracefs"
+
+// dpcWatchWhat is the watch's start line's subject.
+func dpcWatchWhat(session string) string {
+	return fmt.Sprintf("tracing hard interrupts and softirqs (tracefs instance %q)", session)
+}
+
+// explainRefusal is why wake --explain cannot run here ("" where it can).
+const explainRefusal = ""

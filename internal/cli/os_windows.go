@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -54,3 +55,14 @@ func timerLine(st *timer.Status) string {
 func dieBy(os.Signal) {
 	os.Exit(0xC000013A)
 }
+
+// dpcWatchPrivilege says what the watch needs when it is refused.
+const dpcWatchPrivilege = "dpc watch needs an elevated (Administrator) prompt: a kernel trace session is a privileged operation"
+
+// dpcWatchWhat is the watch's start line's subject.
+func dpcWatchWhat(session string) string {
+	return fmt.Sprintf("tracing DPCs and ISRs (session %q, flags %s)", session, dpcwatch.FlagNames)
+}
+
+// explainRefusal is why wake --explain cannot run here ("" where it can).
+const explainRefusal = "--explain is Linux-only for now (it reads scheduler and interrupt events through tracefs)"

@@ -121,6 +121,8 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"doctor", []string{"doctor", "--quick", "--json"}, false},
 		{"dpcisr", []string{"dpcisr", dpcisrData + "xperf-dpcisr-written-layout.txt", "--json"}, false},
 		{"dpcisr compare", []string{"dpcisr", "compare", dpcisrData + "xperf-dpcisr-im-extreme.txt", dpcisrData + "xperf-dpcisr-im-off.txt", "--json"}, false},
+		{"etl", []string{"etl", etlData + "written-dpcisr-64.etl", "--json"}, false},
+		{"dpcisr of an .etl", []string{"dpcisr", etlData + "written-dpcisr-32.etl", "--json"}, false},
 		{"inf", []string{"inf", infData + "i225-like.inf", "--json"}, false},
 		{"inf --device", []string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_8086&DEV_15F3`, "--json"}, false},
 		{"knob list", []string{"knob", "list", "--all", "--json"}, false},

@@ -91,10 +91,11 @@ interrupt-moderation, nic-buffers and nic-power-saving (Windows) need
 --restart-adapter, which restarts the network adapter after each change
 and each restore.
 
---probe dpcisr (Windows, elevated) traces every driver's DPCs and ISRs in
-each block, as latlab dpc watch does; the arms are compared per module as
-latlab dpcisr compare does, the block test follows --module or the module
-with the most DPC time.
+--probe dpcisr (Windows elevated, Linux root) traces every driver's DPCs
+and ISRs (Linux: softirqs and hard interrupts) in each block, as latlab dpc
+watch does; the arms are compared per module as latlab dpcisr compare does,
+the block test follows --module or the module with the most DPC (softirq)
+time.
 
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
@@ -129,7 +130,7 @@ knob set says so.`,
 		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp or dpcisr (Windows)")
+	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp or dpcisr")
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
@@ -459,14 +460,14 @@ func printTryDPC(w io.Writer, r *try.Result) {
 	if r.ModuleGiven != "" {
 		why = "--module"
 	}
-	wrapOut(w, fmt.Sprintf("DPC times of %s (%s), complete blocks pooled:", r.Module, why), 2)
+	wrapOut(w, fmt.Sprintf("DPC (Linux: softirq) times of %s (%s), complete blocks pooled:", r.Module, why), 2)
 	shown := map[string]bool{}
 	for _, a := range r.Arms[1:] {
 		if a.Verdict == nil || a.Verdict.DPCISR == nil {
 			continue
 		}
 		for _, sc := range a.Verdict.DPCISR.Sections {
-			if sc.Name != dpcisr.DPC {
+			if !dpcisr.Deferred(sc.Name) {
 				continue
 			}
 			for _, rd := range sc.Runs {
@@ -474,7 +475,7 @@ func printTryDPC(w io.Writer, r *try.Result) {
 					continue
 				}
 				shown[rd.Label] = true
-				line := fmt.Sprintf("  %-10s %d DPCs", rd.Label, rd.Summary.Count)
+				line := fmt.Sprintf("  %-10s %d executions", rd.Label, rd.Summary.Count)
 				for _, q := range rd.Summary.Quantiles {
 					if q.P == 50 || q.P == 99 {
 						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
@@ -36,6 +38,8 @@ type WakeOptions struct {
 	HistMaxUs  int
 	JSON       bool
 	Out        string
+	Explain    bool
+	ExplainAbv time.Duration
 
 	settings   map[string]string
 	threadsSet bool
@@ -57,11 +61,23 @@ A wake so late that later deadlines already passed is an overrun: those periods
 are counted, and a second distribution corrected for them (HdrHistogram's
 coordinated-omission correction) is reported beside the raw one. By default the
 system is left alone (like cyclictest --default-system); --dma-latency 0 holds
-/dev/cpu_dma_latency as plain cyclictest does.`,
+/dev/cpu_dma_latency as plain cyclictest does.
+
+--explain (Linux, root) traces the measured CPUs through tracefs (sched_switch,
+sched_wakeup, hrtimer expiry, hard and soft interrupts; a private instance,
+removed at the end) and says for the worst 10 wake-ups (--explain-above: every
+one above a latency) what happened between the deadline and the time stamp:
+the timer interrupt's delay, the interrupt handlers that ran, the threads that
+held the CPU (pid, policy, priority) and the wake-up-to-running delay; then the
+totals by cause and the knob that addresses the main one. Without --cpus the
+thread is pinned to the last CPU. The tracing costs a little latency itself:
+compare runs with and without it.`,
 		Example: `  latlab wake
   latlab wake --interval 1ms --duration 60s --rtprio 80 --mlock
   latlab wake --cpus 0-1 --rtprio 80 --mlock --dma-latency 0 --histfile hist.txt
-  latlab wake --loops 2000 --json > wake.json`,
+  latlab wake --loops 2000 --json > wake.json
+  latlab wake --cpus 1 --explain
+  latlab wake --cpus 1 --rtprio 80 --explain-above 50us`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -83,6 +99,8 @@ system is left alone (like cyclictest --default-system); --dma-latency 0 holds
 	fs.IntVar(&o.HistMaxUs, "hist-max", 1000, "largest bucket of --histfile in µs (cyclictest -h N)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPU and say what delayed the worst 10 wake-ups")
+	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every wake-up later than this (e.g. 100us) instead of the worst 10")
 	return cmd
 }
 
@@ -102,6 +120,24 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	default:
 		for i := 0; i < o.Threads; i++ {
 			cpus = append(cpus, -1)
+		}
+	}
+	if o.ExplainAbv > 0 {
+		o.Explain = true
+	}
+	if o.ExplainAbv < 0 {
+		return Usagef("invalid --explain-above %s: want a positive duration", o.ExplainAbv)
+	}
+	if o.Explain && explainRefusal != "" {
+		return Usagef("%s", explainRefusal)
+	}
+	if o.Explain && o.CPUs == "" {
+		if o.threadsSet && o.Threads != 1 {
+			return Usagef("--explain traces the measured CPUs: give --cpus for --threads %d", o.Threads)
+		}
+		cpus = []int{sched.NumCPU() - 1}
+		if !o.JSON {
+			fmt.Fprintf(o.IO.Err, "--explain: the measuring thread is pinned to CPU %d (--cpus chooses)\n", cpus[0])
 		}
 	}
 	if o.Loops < 0 {
@@ -141,6 +177,9 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	}
 	if o.DMALatency >= 0 {
 		wo.DMALatency = &o.DMALatency
+	}
+	if o.Explain {
+		wo.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
 	}
 	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
 		wo.OnStart = func() {
@@ -216,8 +255,91 @@ func printWake(w io.Writer, doc *result.Document) {
 		fmt.Fprintln(w, l)
 	}
 	for _, n := range doc.Notes {
-		if n != probe.WakeWarmupNote {
+		if n != probe.WakeWarmupNote && !strings.HasPrefix(n, "explain: tracefs") {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+	if len(d.Explain) > 0 {
+		printExplain(w, d)
+	}
+}
+
+// printExplain prints each explained wake-up in the manner of rtla
+// timerlat's auto-analysis, then the totals by cause and the next step.
+func printExplain(w io.Writer, d *probe.WakeData) {
+	us := func(ns int64) string {
+		if ns < 0 {
+			return "?"
+		}
+		return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
+	}
+	pct := func(ns, of int64) string {
+		if of <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%4.1f %%)", 100*float64(ns)/float64(of))
+	}
+	fmt.Fprintf(w, "\nwhy the worst %d wake-ups were late (what ran on the measured CPU between\nthe deadline and the thread's time stamp):\n", len(d.Explain))
+	for i, x := range d.Explain {
+		fmt.Fprintf(w, "\n#%d CPU %d at %.3f s: latency %s\n", i+1, x.CPU, x.AtS, us(x.LatencyNs))
+		fmt.Fprintf(w, "  %-44s %12s\n", "timer interrupt latency (to hrtimer expiry):", us(x.TimerLatencyNs))
+		fmt.Fprintf(w, "  %-44s %12s\n", "wake-up to running (sched_wakeup to switch):", us(x.WakeToRunNs))
+		if x.WakeToRunNs >= 0 {
+			fmt.Fprintf(w, "  %-44s %12s\n", "switch to time stamp:", us(x.SwitchToStampNs))
+		}
+		if len(x.Ran) > 0 {
+			fmt.Fprintln(w, "  held the CPU:")
+		}
+		for j, r := range x.Ran {
+			if j == 6 {
+				fmt.Fprintf(w, "    (%d more in the document)\n", len(x.Ran)-j)
+				break
+			}
+			fmt.Fprintf(w, "    %-42s %12s%s\n", report.Clip(ranName(r), 42), us(r.DurationNs), pct(r.DurationNs, x.LatencyNs))
+		}
+		if x.Note != "" {
+			fmt.Fprintf(w, "  note: %s\n", x.Note)
+		}
+		fmt.Fprintf(w, "  main cause: %s\n", x.Cause)
+	}
+	if len(d.ExplainTotals) > 0 {
+		fmt.Fprintln(w, "\ntotals by cause over the explained wake-ups:")
+		rows := [][]string{}
+		for i, c := range d.ExplainTotals {
+			if i == 10 {
+				break
+			}
+			rows = append(rows, []string{c.Kind, report.Clip(c.Name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+		}
+		report.Table(w, []string{"kind", "name", "wake-ups", "total"}, rows)
+	}
+	if d.ExplainNext != "" {
+		fmt.Fprintln(w)
+		printWrapped(w, "next step: "+d.ExplainNext)
+	}
+}
+
+// ranName is one line's subject: "thread stress:7016 (SCHED_OTHER, nice 0)".
+func ranName(r explain.Ran) string {
+	switch r.Kind {
+	case explain.KindThread:
+		p := ""
+		switch {
+		case r.Prio < 100:
+			p = fmt.Sprintf("rt %d", 99-r.Prio)
+		default:
+			p = fmt.Sprintf("nice %d", r.Prio-120)
+		}
+		if r.Policy != "" {
+			p = r.Policy + ", " + p
+		}
+		return fmt.Sprintf("thread %s:%d (%s)", r.Name, r.PID, p)
+	case explain.KindIdle:
+		return "idle"
+	}
+	s := r.Kind + " " + r.Name
+	if r.Count > 1 {
+		s += fmt.Sprintf(" x%d", r.Count)
+	}
+	return s
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/internal/lazy"
+
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -56,9 +58,9 @@ func identifying(name string) bool {
 
 var (
 	// Home directories of any user, and MAC addresses.
-	reUnixHome = regexp.MustCompile(`/home/[^/\s"']+`)
-	reWinHome  = regexp.MustCompile(`(?i)\b([a-z]:[\\/]+)users[\\/]+[^\\/\s"']+`)
-	reMAC      = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b|\b[0-9a-f]{2}(?:-[0-9a-f]{2}){5}\b`)
+	reUnixHome = lazy.Regexp(`/home/[^/\s"']+`)
+	reWinHome  = lazy.Regexp(`(?i)\b([a-z]:[\\/]+)users[\\/]+[^\\/\s"']+`)
+	reMAC      = lazy.Regexp(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b|\b[0-9a-f]{2}(?:-[0-9a-f]{2}){5}\b`)
 )
 
 // homeREs match the home directory as a whole path element, written
@@ -90,7 +92,7 @@ func (id Identity) Redactor() func(string) string {
 	for _, re := range id.homeREs() {
 		rules = append(rules, rule{re, "~$1"})
 	}
-	rules = append(rules, rule{reUnixHome, "/home/<user>"}, rule{reWinHome, `${1}Users\<user>`}, rule{reMAC, "<mac>"})
+	rules = append(rules, rule{reUnixHome(), "/home/<user>"}, rule{reWinHome(), `${1}Users\<user>`}, rule{reMAC(), "<mac>"})
 	if identifying(id.User) {
 		rules = append(rules, rule{wordRE(id.User), "${1}<user>${2}"})
 	}
@@ -134,7 +136,7 @@ func (id Identity) Leaks(b []byte) []string {
 	if identifying(id.Host) && wordRE(id.Host).MatchString(s) {
 		out = append(out, "host name "+id.Host)
 	}
-	if reMAC.MatchString(s) {
+	if reMAC().MatchString(s) {
 		out = append(out, "a MAC address")
 	}
 	return out

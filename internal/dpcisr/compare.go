@@ -71,7 +71,7 @@ type Share struct {
 }
 
 // Compare compares the named module (all modules when empty) in every
-// section name the runs have, DPC first. A section name that occurs more
+// section name the runs have, DPC first (then ISR, softirq, hardirq). A section name that occurs more
 // than once in a file (concatenated reports) is compared by its first
 // occurrence.
 func Compare(runs []Labeled, module string) (*Comparison, error) {
@@ -82,7 +82,7 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 	for _, r := range runs {
 		c.Labels = append(c.Labels, r.Label)
 	}
-	for _, name := range []string{DPC, ISR} {
+	for _, name := range []string{DPC, ISR, SoftIRQ, HardIRQ} {
 		sc := SectionComparison{Name: name}
 		for _, r := range runs {
 			sec := firstSection(r.Report, name)

@@ -112,16 +112,17 @@ func jsonError(err error) error {
 }
 
 func (r *Report) check() error {
-	if r.Source != SourceXperf && r.Source != SourceETW {
-		return docErrorf("source %q: want %q or %q", r.Source, SourceXperf, SourceETW)
+	if r.Source != SourceXperf && !Live(r.Source) {
+		return docErrorf("source %q: want %q, %q or %q", r.Source, SourceXperf, SourceETW, SourceTracefs)
 	}
 	if len(r.Sections) == 0 {
 		return docErrorf("no sections: the document holds no DPC or ISR histogram")
 	}
 	for i, s := range r.Sections {
 		where := fmt.Sprintf("section %d", i+1)
-		if s.Name != DPC && s.Name != ISR {
-			return docErrorf("%s: name %q, want %q or %q", where, s.Name, DPC, ISR)
+		linux := s.Name == SoftIRQ || s.Name == HardIRQ
+		if s.Name != DPC && s.Name != ISR && !(linux && r.Source == SourceTracefs) {
+			return docErrorf("%s: name %q, want %q or %q (%q or %q in a Linux trace)", where, s.Name, DPC, ISR, SoftIRQ, HardIRQ)
 		}
 		hs := s.Modules
 		if s.Overall != nil {

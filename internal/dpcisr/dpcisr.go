@@ -18,22 +18,35 @@ import (
 	"strings"
 )
 
-// Section names.
+// Section names. Windows defers work to DPCs from ISRs; Linux to
+// softirqs from hard interrupt handlers, and a Linux trace names its
+// sections so.
 const (
-	DPC = "DPC"
-	ISR = "ISR"
+	DPC     = "DPC"
+	ISR     = "ISR"
+	SoftIRQ = "softirq"
+	HardIRQ = "hardirq"
 )
+
+// Deferred reports whether a section holds deferred work (DPC, softirq),
+// the part a driver controls most and experiments follow.
+func Deferred(section string) bool { return section == DPC || section == SoftIRQ }
 
 // Sources of a report.
 const (
-	SourceXperf = "xperf" // the text of 'xperf -a dpcisr'
-	SourceETW   = "etw"   // latlab's own kernel trace (latlab dpc watch)
+	SourceXperf   = "xperf"   // the text of 'xperf -a dpcisr'
+	SourceETW     = "etw"     // latlab's own kernel trace (latlab dpc watch)
+	SourceTracefs = "tracefs" // latlab dpc watch on Linux: irq, irq_vectors and softirq events
 )
+
+// Live reports whether a report is latlab's own trace (Windows or Linux).
+func Live(source string) bool { return source == SourceETW || source == SourceTracefs }
 
 // Report is one parsed file, or one trace latlab recorded itself.
 type Report struct {
-	// Source says where the histograms come from: SourceXperf or
-	// SourceETW. Both use xperf's buckets, so either compares with the other.
+	// Source says where the histograms come from: SourceXperf,
+	// SourceETW or SourceTracefs. All use xperf's buckets, so any
+	// compares with another.
 	Source   string    `json:"source"`
 	Encoding string    `json:"encoding"`
 	Lines    int       `json:"lines"`

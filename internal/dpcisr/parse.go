@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/internal/lazy"
+
 	"github.com/latlab/latlab/internal/textdec"
 )
 
@@ -23,20 +25,20 @@ const (
 )
 
 var (
-	reModule    = regexp.MustCompile(`(?i)^total\s*=\s*(\d+)\s*for\s+module\s+(.*)$`)
-	reOverall   = regexp.MustCompile(`(?i)^total\s*=\s*(\d+)\s*$`)
-	reBucket    = regexp.MustCompile(`(?i)^elapsed\s*time\s*,\s*>\s*(\d+)\s*usecs?\s*(?:and\s*<=\s*(\d+)\s*usecs?\s*)?,\s*(\d+)\s*(?:,\s*(?:or\s*)?(\d+(?:[.,]\d+)?)\s*%)?\s*,?$`)
-	reFooter    = regexp.MustCompile(`(?i)^total\s*,\s*(\d*)\s*,?$`)
-	reCheck     = regexp.MustCompile(`(?i)^all\s*modules?\s*=\s*(\d+)\s*,\s*total\s*=\s*(\d+)\s*,?\s*(.*)$`)
-	reSpan      = regexp.MustCompile(`(?i)^cpu\s*usage\s*from\s*(\d+)\s*us\s*to\s*(\d+)\s*us\s*:?$`)
-	reCPUUsage  = regexp.MustCompile(`(?i)cpu\s*(\d+)\s*usage`)
-	reCPU       = regexp.MustCompile(`(?i)cpu\s*(\d+)`)
-	reIntHdr    = regexp.MustCompile(`(?i)^usage\s*from\s*(\d+)\s*ms\s*to\s*(\d+)\s*ms\s*,\s*summing\s*in\s*(\d+(?:[.,]\d+)?)\s*seconds?\s*intervals?\s*\.?\s*(?:intervals\s*=\s*(\d+))?\s*$`)
-	reIntRow    = regexp.MustCompile(`^(\d+)\s*-\s*(\d+)\s*:?\s*,(.*)$`)
-	reDistHdr   = regexp.MustCompile(`(?i)^distribution\s+of\s+number\s+of\s+(\d+)\s*ms\s+intervals`)
-	rePair      = regexp.MustCompile(`(\d+)\s+(\d+(?:[.,]\d+)?)`)
-	reRule      = regexp.MustCompile(`^[-=_*#~]{3,}$`)
-	reWord      = regexp.MustCompile(`[a-z]+`)
+	reModule    = lazy.Regexp(`(?i)^total\s*=\s*(\d+)\s*for\s+module\s+(.*)$`)
+	reOverall   = lazy.Regexp(`(?i)^total\s*=\s*(\d+)\s*$`)
+	reBucket    = lazy.Regexp(`(?i)^elapsed\s*time\s*,\s*>\s*(\d+)\s*usecs?\s*(?:and\s*<=\s*(\d+)\s*usecs?\s*)?,\s*(\d+)\s*(?:,\s*(?:or\s*)?(\d+(?:[.,]\d+)?)\s*%)?\s*,?$`)
+	reFooter    = lazy.Regexp(`(?i)^total\s*,\s*(\d*)\s*,?$`)
+	reCheck     = lazy.Regexp(`(?i)^all\s*modules?\s*=\s*(\d+)\s*,\s*total\s*=\s*(\d+)\s*,?\s*(.*)$`)
+	reSpan      = lazy.Regexp(`(?i)^cpu\s*usage\s*from\s*(\d+)\s*us\s*to\s*(\d+)\s*us\s*:?$`)
+	reCPUUsage  = lazy.Regexp(`(?i)cpu\s*(\d+)\s*usage`)
+	reCPU       = lazy.Regexp(`(?i)cpu\s*(\d+)`)
+	reIntHdr    = lazy.Regexp(`(?i)^usage\s*from\s*(\d+)\s*ms\s*to\s*(\d+)\s*ms\s*,\s*summing\s*in\s*(\d+(?:[.,]\d+)?)\s*seconds?\s*intervals?\s*\.?\s*(?:intervals\s*=\s*(\d+))?\s*$`)
+	reIntRow    = lazy.Regexp(`^(\d+)\s*-\s*(\d+)\s*:?\s*,(.*)$`)
+	reDistHdr   = lazy.Regexp(`(?i)^distribution\s+of\s+number\s+of\s+(\d+)\s*ms\s+intervals`)
+	rePair      = lazy.Regexp(`(\d+)\s+(\d+(?:[.,]\d+)?)`)
+	reRule      = lazy.Regexp(`^[-=_*#~]{3,}$`)
+	reWord      = lazy.Regexp(`[a-z]+`)
 	knownHeader = map[string]string{"dpc info": DPC, "interrupt info": ISR, "isr info": ISR}
 )
 
@@ -208,31 +210,31 @@ func (p *parser) run() error {
 		case isRule(t):
 			continue
 		}
-		if m := find(reBucket, 'e', t); m != nil {
+		if m := find(reBucket(), 'e', t); m != nil {
 			if err := p.bucket(m, ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := find(reModule, 't', t); m != nil {
+		if m := find(reModule(), 't', t); m != nil {
 			if err := p.open(m[1], m[2], ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := find(reOverall, 't', t); m != nil {
+		if m := find(reOverall(), 't', t); m != nil {
 			if err := p.open(m[1], "", ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := find(reFooter, 't', t); m != nil {
+		if m := find(reFooter(), 't', t); m != nil {
 			if err := p.footer(m[1], ln); err != nil {
 				return err
 			}
 			continue
 		}
-		if m := find(reCheck, 'a', t); m != nil {
+		if m := find(reCheck(), 'a', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
@@ -249,7 +251,7 @@ func (p *parser) run() error {
 			}
 			continue
 		}
-		if m := find(reSpan, 'c', t); m != nil {
+		if m := find(reSpan(), 'c', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
@@ -275,7 +277,7 @@ func (p *parser) run() error {
 			}
 			continue
 		}
-		if m := find(reIntHdr, 'u', t); m != nil {
+		if m := find(reIntHdr(), 'u', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
@@ -284,7 +286,7 @@ func (p *parser) run() error {
 			}
 			continue
 		}
-		if m := find(reDistHdr, 'd', t); m != nil {
+		if m := find(reDistHdr(), 'd', t); m != nil {
 			if err := p.close(); err != nil {
 				return err
 			}
@@ -353,13 +355,13 @@ func find(re *regexp.Regexp, first byte, t string) []string {
 }
 
 func isRule(t string) bool {
-	return len(t) >= 3 && strings.IndexByte("-=_*#~", t[0]) >= 0 && reRule.MatchString(t)
+	return len(t) >= 3 && strings.IndexByte("-=_*#~", t[0]) >= 0 && reRule().MatchString(t)
 }
 
 func hasCPUUsage(t string) bool {
 	for i := 0; i+3 <= len(t); i++ {
 		if t[i]|0x20 == 'c' && t[i+1]|0x20 == 'p' && t[i+2]|0x20 == 'u' {
-			return reCPUUsage.MatchString(t)
+			return reCPUUsage().MatchString(t)
 		}
 	}
 	return false
@@ -408,7 +410,7 @@ func (p *parser) heading(t string) string {
 		return ""
 	}
 	var dpc, isr bool
-	for _, w := range reWord.FindAllString(core, -1) {
+	for _, w := range reWord().FindAllString(core, -1) {
 		switch w {
 		case "dpc", "dpcs":
 			dpc = true
@@ -578,7 +580,7 @@ func (p *parser) usageTable(hdr srcLine) error {
 	if err != nil {
 		return err
 	}
-	cpus := cpuList(reCPUUsage, hdr.t)
+	cpus := cpuList(reCPUUsage(), hdr.t)
 	if err := p.retain(8*len(cpus), hdr.ln); err != nil {
 		return err
 	}
@@ -627,7 +629,7 @@ func (p *parser) intervalTable(hdr srcLine, m []string) error {
 			continue
 		}
 		if hasCPUUsage(e.t) {
-			tab.CPUs = cpuList(reCPUUsage, e.t)
+			tab.CPUs = cpuList(reCPUUsage(), e.t)
 		} else {
 			p.src.unread(e)
 		}
@@ -644,7 +646,7 @@ func (p *parser) intervalTable(hdr srcLine, m []string) error {
 		if !ok {
 			break
 		}
-		r := reIntRow.FindStringSubmatch(e.t)
+		r := reIntRow().FindStringSubmatch(e.t)
 		if r == nil {
 			p.src.unread(e)
 			break
@@ -678,8 +680,8 @@ func (p *parser) distribution(hdr srcLine, m []string) error {
 		}
 	}
 	if e, ok := p.src.next(); ok {
-		if reCPU.MatchString(e.t) {
-			d.CPUs = cpuList(reCPU, e.t)
+		if reCPU().MatchString(e.t) {
+			d.CPUs = cpuList(reCPU(), e.t)
 		} else {
 			p.src.unread(e)
 		}
@@ -756,7 +758,7 @@ func cpuList(re *regexp.Regexp, t string) []int {
 func pairs(s string) ([]int64, []float64) {
 	var usec []int64
 	var pct []float64
-	for _, cell := range rePair.FindAllStringSubmatch(s, -1) {
+	for _, cell := range rePair().FindAllStringSubmatch(s, -1) {
 		usec = append(usec, atoi(cell[1]))
 		f, _ := strconv.ParseFloat(strings.Replace(cell[2], ",", ".", 1), 64)
 		pct = append(pct, f)

@@ -59,7 +59,7 @@ func Run(_ context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{File: o.File, Module: o.Module, Report: r}
-	if o.Page && r.Source == SourceETW {
+	if o.Page && Live(r.Source) {
 		res.watch = watchDocument(o.File)
 	}
 	return res, nil
@@ -95,6 +95,9 @@ func (r *Result) PageDocument(settings map[string]string) *result.Document {
 // readFile reads a report file within infile's bounds; every failure is
 // an InputError naming the file (and the line, for a text report).
 func readFile(path string) (*Report, error) {
+	if etlReport != nil && isETL(path) {
+		return etlReport(path)
+	}
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, inputf("cannot read %s: %w", path, unwrapPathErr(err))

@@ -46,31 +46,41 @@ func Bucket(k int) dpcisr.Bucket {
 	return dpcisr.Bucket{GtUs: gt, LeUs: &le}
 }
 
+// Exec is one execution in a section, whatever traced it: on Windows a
+// DPC or ISR of a routine, on Linux a hard IRQ handler, a system vector
+// or a softirq.
+type Exec struct {
+	CPU        uint16
+	Start, End int64 // ticks
+	Kind       string
+	Routine    uint64 // Windows: the routine's address
+	Label      string // Linux: what ran, e.g. "irq 24", "vector 236", "vec 3"
+}
+
 // stat accumulates one module's executions in one section.
 type stat struct {
 	count   int64
 	ticks   int64
-	max     etw.Execution
+	max     Exec
 	buckets [64]int64
 	perCPU  map[uint16]int64 // ticks
-	kinds   [4]int64
+	kinds   map[string]int64
 }
 
-func (s *stat) add(x etw.Execution, freq int64) {
-	d := x.Ticks()
+func (s *stat) add(x Exec, freq int64) {
+	d := x.End - x.Start
 	s.count++
 	s.ticks += d
-	if s.count == 1 || d > s.max.Ticks() {
+	if s.count == 1 || d > s.max.End-s.max.Start {
 		s.max = x
 	}
 	s.buckets[BucketIndex(d, freq)]++
 	if s.perCPU == nil {
 		s.perCPU = map[uint16]int64{}
+		s.kinds = map[string]int64{}
 	}
 	s.perCPU[x.CPU] += d
-	if int(x.Kind) < len(s.kinds) {
-		s.kinds[x.Kind]++
-	}
+	s.kinds[x.Kind]++
 }
 
 // lite is the per-interval tally of one module.
@@ -98,11 +108,13 @@ type tally [2]map[string]*lite
 // several goroutines.
 type Recorder struct {
 	mu     sync.Mutex
+	source string
+	names  [2]string // the sections: deferred work, then interrupts
 	freq   int64
 	start  int64 // ticks at the start of the watch
 	last   int64 // the latest exit seen
 	mods   *etw.Modules
-	names  map[uint64]string // routine -> module, memoised
+	memo   map[uint64]string // routine -> module, memoised
 	secs   [2]map[string]*stat
 	cpus   map[uint16]bool
 	events int64
@@ -124,12 +136,27 @@ func NewRecorder(freq, start int64, mods *etw.Modules) *Recorder {
 	if mods == nil {
 		mods = &etw.Modules{}
 	}
-	r := &Recorder{freq: freq, start: start, last: start, mods: mods, names: map[uint64]string{}, cpus: map[uint16]bool{}, open: map[int64]*tally{}}
+	r := &Recorder{source: dpcisr.SourceETW, names: [2]string{dpcisr.DPC, dpcisr.ISR}, freq: freq, start: start, last: start,
+		mods: mods, memo: map[uint64]string{}, cpus: map[uint16]bool{}, open: map[int64]*tally{}}
+	r.init()
+	return r
+}
+
+// NewLinuxRecorder records a Linux trace: softirqs and hard IRQ handlers
+// (the system vectors among them) on a clock of nanoseconds, from start.
+func NewLinuxRecorder(start int64) *Recorder {
+	r := &Recorder{source: dpcisr.SourceTracefs, names: [2]string{dpcisr.SoftIRQ, dpcisr.HardIRQ}, freq: 1_000_000_000,
+		start: start, last: start, mods: &etw.Modules{}, memo: map[uint64]string{}, cpus: map[uint16]bool{}, open: map[int64]*tally{}}
+	r.init()
+	return r
+}
+
+func (r *Recorder) init() {
 	for i := range r.secs {
 		r.secs[i] = map[string]*stat{}
 	}
-	r.Live(time.Second, FlushLag)
-	return r
+	r.every = max(1, r.freq)
+	r.lag = max(0, int64(FlushLag.Seconds()*float64(r.freq)))
 }
 
 // Live sets the length of the live intervals and how long each stays open
@@ -162,26 +189,46 @@ func section(k etw.Kind) int {
 const maxNames = 1 << 16
 
 func (r *Recorder) module(addr uint64) string {
-	if n, ok := r.names[addr]; ok {
+	if n, ok := r.memo[addr]; ok {
 		return n
 	}
 	n := Unknown
 	if m, ok := r.mods.Lookup(addr); ok {
 		n = m.Name
 	}
-	if len(r.names) < maxNames {
-		r.names[addr] = n
+	if len(r.memo) < maxNames {
+		r.memo[addr] = n
 	}
 	return n
 }
 
-// Add records one execution.
+// Add records one execution of a Windows trace.
 func (r *Recorder) Add(x etw.Execution) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.add(section(x.Kind), r.module(x.Routine), Exec{CPU: x.CPU, Start: x.Start, End: x.End, Kind: x.Kind.String(), Routine: x.Routine})
+}
+
+// Deferred and Interrupt are the sections of AddNamed: DPC or softirq,
+// ISR or hardirq.
+const (
+	Deferred  = 0
+	Interrupt = 1
+)
+
+// AddNamed records one execution of module name in section sec
+// (Deferred or Interrupt).
+func (r *Recorder) AddNamed(sec int, name string, x Exec) {
+	if sec != Deferred && sec != Interrupt {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.add(sec, name, x)
+}
+
+func (r *Recorder) add(i int, name string, x Exec) {
 	r.events++
-	name := r.module(x.Routine)
-	i := section(x.Kind)
 	s := r.secs[i][name]
 	if s == nil {
 		s = &stat{}
@@ -205,7 +252,7 @@ func (r *Recorder) Add(x etw.Execution) {
 		c = &lite{}
 		t[i][name] = c
 	}
-	d := x.Ticks()
+	d := x.End - x.Start
 	c.count++
 	c.ticks += d
 	c.max = max(c.max, d)
@@ -231,7 +278,7 @@ func (r *Recorder) AddModules(ms []etw.Module) {
 	for _, m := range ms {
 		r.mods.Add(m)
 	}
-	clear(r.names)
+	clear(r.memo)
 }
 
 // Image applies an Image event: kernel-mode modules (process 0, or an
@@ -248,7 +295,7 @@ func (r *Recorder) Image(im etw.Image) {
 		return
 	}
 	r.mods.Add(etw.Module{Name: im.Name(), Base: im.Base, Size: im.Size})
-	clear(r.names)
+	clear(r.memo)
 }
 
 // Modules is the number of modules known.
@@ -277,8 +324,10 @@ type SectionInterval struct {
 type Interval struct {
 	FromS float64         `json:"from_s"`
 	ToS   float64         `json:"to_s"`
-	DPC   SectionInterval `json:"dpc"`
-	ISR   SectionInterval `json:"isr"`
+	DPC   SectionInterval `json:"dpc"` // softirqs on Linux
+	ISR   SectionInterval `json:"isr"` // hard IRQ handlers on Linux
+	// Names are the sections' names: DPC and ISR, or softirq and hardirq.
+	Names [2]string `json:"-"`
 }
 
 // Closed returns, oldest first, the live intervals whose events have all
@@ -324,7 +373,7 @@ func (r *Recorder) Flush(now int64) []Interval {
 
 // close ends interval k at to (ticks) and starts the next.
 func (r *Recorder) close(k, to int64) Interval {
-	iv := Interval{FromS: r.seconds(r.start + k*r.every), ToS: r.seconds(to)}
+	iv := Interval{FromS: r.seconds(r.start + k*r.every), ToS: r.seconds(to), Names: r.names}
 	if t := r.open[k]; t != nil {
 		for i, sec := range []*SectionInterval{&iv.DPC, &iv.ISR} {
 			for name, c := range t[i] {
@@ -371,7 +420,8 @@ type ModuleStat struct {
 	MaxCPU     int     `json:"max_cpu"`
 	MaxKind    string  `json:"max_kind"`
 	MaxRoutine string  `json:"max_routine"`
-	// Kinds counts the executions by kind (DPC, TimerDPC, ThreadedDPC, ISR).
+	// Kinds counts the executions by kind (DPC, TimerDPC, ThreadedDPC,
+	// ISR; on Linux irq, vector, softirq).
 	Kinds map[string]int64 `json:"kinds"`
 }
 
@@ -383,8 +433,27 @@ type Summary struct {
 	Modules int          `json:"modules_known"`
 	DPC     []ModuleStat `json:"dpc"` // by longest execution, longest first
 	ISR     []ModuleStat `json:"isr"`
+	// A Linux trace's sections (DPC and ISR are then empty): softirqs
+	// per vector, hard IRQ handlers per line and the system vectors.
+	SoftIRQ []ModuleStat `json:"softirq,omitempty"`
+	HardIRQ []ModuleStat `json:"hardirq,omitempty"`
 	Verdict Verdict      `json:"verdict"`
 	Notes   []string     `json:"notes,omitempty"`
+}
+
+// SectionStats is one section's modules, longest execution first.
+type SectionStats struct {
+	Name  string
+	Stats []ModuleStat
+}
+
+// Sections are the summary's sections with their names: DPC and ISR, or
+// on Linux softirq and hardirq.
+func (s *Summary) Sections() []SectionStats {
+	if s.SoftIRQ != nil || s.HardIRQ != nil {
+		return []SectionStats{{dpcisr.SoftIRQ, s.SoftIRQ}, {dpcisr.HardIRQ, s.HardIRQ}}
+	}
+	return []SectionStats{{dpcisr.DPC, s.DPC}, {dpcisr.ISR, s.ISR}}
 }
 
 // Summary summarises the watch up to now (ticks).
@@ -392,16 +461,23 @@ func (r *Recorder) Summary(now int64) Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := Summary{Seconds: r.seconds(max(now, r.last)), Events: r.events, Bad: r.bad, Modules: r.mods.Len()}
-	s.DPC, s.ISR = r.stats(0), r.stats(1)
-	s.Verdict = Judge(s.DPC, s.ISR)
+	if r.source == dpcisr.SourceTracefs {
+		s.DPC, s.ISR = []ModuleStat{}, []ModuleStat{}
+		s.SoftIRQ, s.HardIRQ = r.stats(0), r.stats(1)
+		s.Modules = len(s.SoftIRQ) + len(s.HardIRQ)
+		s.Verdict = JudgeSections(s.Sections(), "every softirq and hard interrupt handler ended within 1 ms")
+	} else {
+		s.DPC, s.ISR = r.stats(0), r.stats(1)
+		s.Verdict = Judge(s.DPC, s.ISR)
+		if r.mods.Len() == 0 && r.events > 0 {
+			s.Notes = append(s.Notes, "no driver list: every routine is Unknown")
+		}
+	}
 	if r.bad > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d events could not be decoded; the first: %s", r.bad, r.badMsg))
 	}
 	if r.late > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d events arrived after their second's live line was printed (the session delivers each CPU's buffer when full or at its 1 s flush); the totals count them", r.late))
-	}
-	if r.mods.Len() == 0 && r.events > 0 {
-		s.Notes = append(s.Notes, "no driver list: every routine is Unknown")
+		s.Notes = append(s.Notes, fmt.Sprintf("%d events arrived after their second's live line was printed (the trace delivers each CPU's buffer when full or at its flush); the totals count them", r.late))
 	}
 	return s
 }
@@ -409,12 +485,15 @@ func (r *Recorder) Summary(now int64) Summary {
 func (r *Recorder) stats(i int) []ModuleStat {
 	out := []ModuleStat{}
 	for name, st := range r.secs[i] {
-		m := ModuleStat{Module: name, Count: st.count, TotalUs: r.us(st.ticks), MaxUs: r.us(st.max.Ticks()),
-			MaxAtS: r.seconds(st.max.End), MaxCPU: int(st.max.CPU), MaxKind: st.max.Kind.String(),
-			MaxRoutine: fmt.Sprintf("%#x", st.max.Routine), Kinds: map[string]int64{}}
+		m := ModuleStat{Module: name, Count: st.count, TotalUs: r.us(st.ticks), MaxUs: r.us(st.max.End - st.max.Start),
+			MaxAtS: r.seconds(st.max.End), MaxCPU: int(st.max.CPU), MaxKind: st.max.Kind,
+			MaxRoutine: st.max.Label, Kinds: map[string]int64{}}
+		if m.MaxRoutine == "" {
+			m.MaxRoutine = fmt.Sprintf("%#x", st.max.Routine)
+		}
 		for k, n := range st.kinds {
 			if n > 0 {
-				m.Kinds[etw.Kind(k).String()] = n
+				m.Kinds[k] = n
 			}
 		}
 		out = append(out, m)
@@ -430,18 +509,19 @@ func (r *Recorder) stats(i int) []ModuleStat {
 
 // Report is the watch as a dpcisr report: per section the CPU time by
 // module and CPU, the histogram over all modules, one histogram per
-// module (most time first), in xperf's buckets, with source "etw".
+// module (most time first), in xperf's buckets, with source "etw" (or
+// "tracefs" for a Linux trace, its sections softirq and hardirq).
 func (r *Recorder) Report(now int64) *dpcisr.Report {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &dpcisr.Report{Source: dpcisr.SourceETW, Encoding: "etw", Sections: []dpcisr.Section{}}
+	rep := &dpcisr.Report{Source: r.source, Encoding: r.source, Sections: []dpcisr.Section{}}
 	spanUs := int64(r.us(max(now, r.last) - r.start))
 	var cpus []int
 	for c := range r.cpus {
 		cpus = append(cpus, int(c))
 	}
 	sort.Ints(cpus)
-	for i, name := range []string{dpcisr.DPC, dpcisr.ISR} {
+	for i, name := range r.names {
 		sec := dpcisr.Section{Name: name, Heading: name, Span: &dpcisr.Span{FromUs: 0, ToUs: spanUs}, Modules: []dpcisr.Histogram{}}
 		names := make([]string, 0, len(r.secs[i]))
 		for n := range r.secs[i] {

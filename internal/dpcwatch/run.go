@@ -28,6 +28,13 @@ type Options struct {
 	OnInterval func(Interval)
 	// OnStart, when set, is called once the session runs.
 	OnStart func(session string)
+	// CPUs restricts a Linux watch to these CPUs; nil watches all.
+	CPUs []int
+	// BeforeStop, when set, is called just before tracing stops.
+	BeforeStop func()
+	// AfterStop, when set, is called once tracing has stopped and the
+	// buffers are drained (a test reads the kernel's counters there).
+	AfterStop func()
 }
 
 // Result is a finished watch.
@@ -35,6 +42,8 @@ type Result struct {
 	Session string
 	Report  *dpcisr.Report
 	Summary Summary
+	// Method says how the watch measured (set by the Linux watch).
+	Method string
 }
 
 // Data is the payload of the watch's result document (kind dpcisr): the
@@ -50,10 +59,11 @@ func (r *Result) Data(file string) Data {
 	return Data{ReportView: r.Report.View(file, ""), Watch: r.Summary}
 }
 
-// Run watches DPCs and ISRs until o.Duration or ctx ends. Off Windows it
-// returns etw.ErrUnsupported; without elevation an *etw.AccessError; with
-// the kernel logger taken an *etw.HeldError; under Wine an
-// *etw.UnavailableError.
+// Run watches DPCs and ISRs (on Linux softirqs and hard interrupt
+// handlers) until o.Duration or ctx ends. Off Windows and Linux it
+// returns etw.ErrUnsupported; without elevation (root) an
+// *etw.AccessError; with the kernel logger taken an *etw.HeldError; under
+// Wine an *etw.UnavailableError.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Every <= 0 {
 		o.Every = time.Second

@@ -1,6 +1,9 @@
 package dpcwatch
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Bounds of the verdict, in µs: an execution above 1 ms may already cost
 // an audio buffer at low latency settings; above 2 ms drop-outs are
@@ -24,7 +27,7 @@ type Verdict struct {
 	Level string `json:"level"`
 	Text  string `json:"text"`
 	// The longest execution of all, and whose.
-	Section string  `json:"section,omitempty"` // DPC or ISR
+	Section string  `json:"section,omitempty"` // DPC or ISR; softirq or hardirq on Linux
 	Module  string  `json:"module,omitempty"`
 	MaxUs   float64 `json:"max_us,omitempty"`
 	// How far above the bounds it was, in µs (0 when below).
@@ -35,20 +38,29 @@ type Verdict struct {
 // Judge names the longest DPC and ISR (dpc and isr sorted longest first)
 // and says how far the longest of all went past 1 ms and 2 ms.
 func Judge(dpc, isr []ModuleStat) Verdict {
+	return JudgeSections([]SectionStats{{"DPC", dpc}, {"ISR", isr}}, "every DPC and ISR ended within 1 ms")
+}
+
+// JudgeSections is Judge over named sections (a Linux trace's softirq and
+// hardirq); within says in the section's words that all ended within 1 ms.
+func JudgeSections(secs []SectionStats, within string) Verdict {
 	var top *ModuleStat
 	sec := ""
-	if len(dpc) > 0 {
-		top, sec = &dpc[0], "DPC"
-	}
-	if len(isr) > 0 && (top == nil || isr[0].MaxUs > top.MaxUs) {
-		top, sec = &isr[0], "ISR"
+	for _, s := range secs {
+		if len(s.Stats) > 0 && (top == nil || s.Stats[0].MaxUs > top.MaxUs) {
+			top, sec = &s.Stats[0], s.Name
+		}
 	}
 	if top == nil {
-		return Verdict{Level: LevelNone, Text: "no DPC or ISR was recorded: nothing to judge"}
+		names := make([]string, len(secs))
+		for i, s := range secs {
+			names[i] = s.Name
+		}
+		return Verdict{Level: LevelNone, Text: fmt.Sprintf("no %s was recorded: nothing to judge", strings.Join(names, " or "))}
 	}
 	v := Verdict{Section: sec, Module: top.Module, MaxUs: top.MaxUs,
 		Over1msUs: max(0, top.MaxUs-WarnUs), Over2msUs: max(0, top.MaxUs-BadUs)}
-	highest := highestText(dpc, isr)
+	highest := highestText(secs)
 	switch {
 	case top.MaxUs > BadUs:
 		v.Level = LevelBad
@@ -60,23 +72,19 @@ func Judge(dpc, isr []ModuleStat) Verdict {
 			top.Module, sec, fmtUs(top.MaxUs), fmtUs(v.Over1msUs), highest)
 	default:
 		v.Level = LevelOK
-		v.Text = fmt.Sprintf("suitable for real-time audio: every DPC and ISR ended within 1 ms; %s", highest)
+		v.Text = fmt.Sprintf("suitable for real-time audio: %s; %s", within, highest)
 	}
 	return v
 }
 
-func highestText(dpc, isr []ModuleStat) string {
-	s := ""
-	if len(dpc) > 0 {
-		s = fmt.Sprintf("highest DPC routine execution time %s (%s)", fmtUs(dpc[0].MaxUs), dpc[0].Module)
-	}
-	if len(isr) > 0 {
-		if s != "" {
-			s += ", "
+func highestText(secs []SectionStats) string {
+	var parts []string
+	for _, s := range secs {
+		if len(s.Stats) > 0 {
+			parts = append(parts, fmt.Sprintf("highest %s routine execution time %s (%s)", s.Name, fmtUs(s.Stats[0].MaxUs), s.Stats[0].Module))
 		}
-		s += fmt.Sprintf("highest ISR routine execution time %s (%s)", fmtUs(isr[0].MaxUs), isr[0].Module)
 	}
-	return s
+	return strings.Join(parts, ", ")
 }
 
 // fmtUs prints µs below 10 ms, ms above.

@@ -13,9 +13,12 @@ import (
 
 // BenchmarkCPUShare runs the exporter as `latlab exporter` does by
 // default (both probes, 2% duty, 1 s cycles) and reports the whole
-// process's CPU time over wall time (%cpu, of one CPU; the goal is at most
-// 2) and the probe thread's own share as the exporter exports it
-// (%cpu-probe). One op is one cycle: -benchtime 60x measures a minute.
+// process's CPU time over wall time as measured here (%cpu, of one CPU;
+// the goal is at most 2, the duty), the whole process's share as the
+// exporter exports it and bounds it by the duty (%cpu-process,
+// latlab_process_cpu_ratio) and the probe thread's own share
+// (%cpu-probe, latlab_probe_cpu_ratio). One op is one cycle: -benchtime
+// 60x measures a minute.
 func BenchmarkCPUShare(b *testing.B) {
 	o := Defaults()
 	o.Settings = func(context.Context) ([]Setting, error) {
@@ -32,6 +35,7 @@ func BenchmarkCPUShare(b *testing.B) {
 	b.StopTimer()
 	cpu, wall := processCPU()-cpu0, time.Since(t0)
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "%cpu")
+	b.ReportMetric(100*e.prober.lastProcessRatio(), "%cpu-process")
 	b.ReportMetric(100*e.prober.lastRatio(), "%cpu-probe")
 }
 

@@ -52,7 +52,7 @@ func fixedMetrics() *metrics {
 	m.observeSleep([]int64{1_050_000, 1_060_000, 1_200_000})
 	m.setOverhead(ProbeWake, probe.Overhead{ClockReadP50Ns: 20, ZeroWaitP50Ns: 1500})
 	m.setOverhead(ProbeSleep, probe.Overhead{ClockReadP50Ns: 20, ZeroWaitP50Ns: 900})
-	m.addCPU(3*time.Millisecond, 0.003)
+	m.addCPU(3*time.Millisecond, 0.003, 0.015)
 	return m
 }
 

@@ -116,19 +116,65 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// The window's CPU share is the sum of CPU over the sum of wall time of
-// the last cpuWindow cycles.
+// The window's CPU shares are the sums of CPU over the sum of wall time
+// of the last cpuWindow cycles, for the probe thread and the process.
 func TestAccountWindow(t *testing.T) {
-	p := newProber(Defaults(), nil)
-	if r := p.account(10, 1000); r != 0.01 {
-		t.Fatalf("one cycle: %g", r)
+	var w cpuWin
+	if r, rp := w.add(10, 40, 1000); r != 0.01 || rp != 0.04 {
+		t.Fatalf("one cycle: %g %g", r, rp)
 	}
 	for i := 0; i < cpuWindow-1; i++ {
-		p.account(30, 1000)
+		w.add(30, 60, 1000)
 	}
-	want := float64(10+30*(cpuWindow-1)) / float64(1000*cpuWindow)
-	if r := p.account(30, 1000); r != 0.03 {
-		t.Fatalf("after the first cycle left the window: %g, want 0.03 (it was %g with it)", r, want)
+	if r, rp := w.add(30, 60, 1000); r != 0.03 || rp != 0.06 {
+		t.Fatalf("after the first cycle left the window: %g %g, want 0.03 0.06", r, rp)
+	}
+}
+
+// A cycle lasts long enough that the whole process's CPU share over the
+// window stays within the duty, not only the probe thread's: the probe
+// thread used a tenth of what the process used (issue 30), and the old
+// rule, cpu/duty, let the process run at ten times the duty.
+func TestCycleLengthBoundsTheProcess(t *testing.T) {
+	const cycle, duty = time.Second, 0.02
+	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
+	full := func(procMs int64) *cpuWin { // a window of 1 s cycles that cost procMs each
+		var w cpuWin
+		for i := 0; i < cpuWindow; i++ {
+			w.add(ms(procMs)/10, ms(procMs), ms(1000))
+		}
+		return &w
+	}
+	for _, tc := range []struct {
+		name      string
+		w         *cpuWin
+		cpu, proc int64
+		want      time.Duration
+	}{
+		{"cheap: the cycle", &cpuWin{}, ms(2), ms(5), cycle},
+		{"probe thread over the duty", &cpuWin{}, ms(30), ms(30), 1500 * time.Millisecond},
+		{"process over the duty, probe thread within", &cpuWin{}, ms(3), ms(30), 1500 * time.Millisecond},
+		// 59 cycles at 1% leave 0.59 s of room: 40 ms fits in 1 s
+		{"room left in the window", full(10), ms(4), ms(40), cycle},
+		// 59 cycles at exactly 2%: this cycle may cost 2% of itself
+		{"window full: this cycle alone", full(20), ms(4), ms(30), 1500 * time.Millisecond},
+		// 59 cycles at 2.1%: the debt (59 ms of CPU over 59 s) is paid too
+		{"window over: the debt is paid", full(21), ms(4), ms(20), 3950 * time.Millisecond},
+		{"bounded", full(100), ms(4), ms(20), maxStretch * cycle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.w.length(cycle, duty, tc.cpu, tc.proc)
+			if d := got - tc.want; d < -time.Microsecond || d > time.Microsecond {
+				t.Fatalf("length = %v, want %v", got, tc.want)
+			}
+			if got < maxStretch*cycle {
+				old := tc.w.sumProc - tc.w.procNs[tc.w.slot]
+				wall := tc.w.sumWall - tc.w.wallNs[tc.w.slot]
+				if share := float64(old+tc.proc) / float64(wall+int64(got)); share > duty+1e-9 {
+					t.Fatalf("the process's share over the window would be %g > %g", share, duty)
+				}
+			}
+		})
 	}
 }
 
@@ -290,11 +336,12 @@ func TestRunServesMeasurements(t *testing.T) {
 			if n := mf.GetMetric()[0].GetHistogram().GetSampleCount(); n == 0 {
 				t.Errorf("%s: no samples after 4 cycles", mf.GetName())
 			}
-		case "latlab_probe_cpu_ratio":
-			// Each cycle lasts at least its CPU time over the duty, so
-			// this holds by construction, not by luck.
+		case "latlab_probe_cpu_ratio", "latlab_process_cpu_ratio":
+			// Each cycle lasts until the process's CPU time over the
+			// window is within the duty (the probe thread's is part of
+			// it), so this holds by construction, not by luck.
 			if r := mf.GetMetric()[0].GetGauge().GetValue(); r < 0 || r > o.Duty {
-				t.Errorf("cpu ratio %g outside 0..%g", r, o.Duty)
+				t.Errorf("%s %g outside 0..%g", mf.GetName(), r, o.Duty)
 			}
 		}
 	}

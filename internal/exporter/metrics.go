@@ -56,6 +56,7 @@ type metrics struct {
 	overhead      *prometheus.GaugeVec
 	cpuSeconds    prometheus.Counter
 	cpuRatio      prometheus.Gauge
+	processRatio  prometheus.Gauge
 	duty          prometheus.Gauge
 	sleepDuration int64 // ns asked of each sleep
 	all           []prometheus.Collector
@@ -87,14 +88,18 @@ func newMetrics(o Options) *metrics {
 	})
 	m.cpuRatio = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "latlab_probe_cpu_ratio",
-		Help: "The probe thread's CPU time divided by wall time over the last minute of cycles; --duty bounds it.",
+		Help: "The probe thread's CPU time divided by wall time over the last minute of cycles: the measuring alone, part of latlab_process_cpu_ratio.",
+	})
+	m.processRatio = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "latlab_process_cpu_ratio",
+		Help: "The whole exporter process's CPU time (every thread: probe, HTTP server, settings reader, Go runtime) divided by wall time over the last minute of cycles; --duty bounds it.",
 	})
 	m.duty = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "latlab_probe_duty_ratio",
-		Help: "The configured --duty: the share of each cycle spent measuring, and the bound on latlab_probe_cpu_ratio.",
+		Help: "The configured --duty: the share of each cycle spent measuring, and the bound on latlab_process_cpu_ratio.",
 	})
 	m.duty.Set(o.Duty)
-	m.all = []prometheus.Collector{m.overhead, m.cpuSeconds, m.cpuRatio, m.duty}
+	m.all = []prometheus.Collector{m.overhead, m.cpuSeconds, m.cpuRatio, m.processRatio, m.duty}
 	for _, p := range o.Probes {
 		switch p {
 		case ProbeWake:
@@ -140,7 +145,8 @@ func (m *metrics) setOverhead(probeName string, o probe.Overhead) {
 	m.overhead.WithLabelValues(probeName, "zero_wait").Set(float64(o.ZeroWaitP50Ns) / 1e9)
 }
 
-func (m *metrics) addCPU(cpu time.Duration, ratio float64) {
+func (m *metrics) addCPU(cpu time.Duration, ratio, processRatio float64) {
 	m.cpuSeconds.Add(cpu.Seconds())
 	m.cpuRatio.Set(ratio)
+	m.processRatio.Set(processRatio)
 }

@@ -14,16 +14,27 @@ import (
 	"github.com/latlab/latlab/internal/sched"
 )
 
-// cpuWindow is how many cycles latlab_probe_cpu_ratio averages over: a
-// minute at the default cycle.
+// cpuWindow is how many cycles latlab_probe_cpu_ratio and
+// latlab_process_cpu_ratio average over: a minute at the default cycle.
 const cpuWindow = 60
+
+// maxStretch bounds how far a cycle is stretched to keep the process
+// within the duty: the health check calls a probe that has not finished
+// a cycle for ten cycles stuck.
+const maxStretch = 8
 
 // prober runs the probes in low-duty bursts on one prepared thread. Each
 // cycle measures one probe (in turn) for duty x cycle, observes the
-// samples into the histograms, and pauses for the rest of the cycle; a
-// cycle whose CPU time divided by the duty exceeds the cycle length is
-// stretched to that, so the probe thread's CPU share stays at or under
-// the duty whatever the bursts and the observing cost.
+// samples into the histograms, and pauses for the rest of the cycle. The
+// duty bounds the whole process's CPU share, not only the probe thread's:
+// the HTTP server, the settings reader and the Go runtime's own threads
+// (the collector, sysmon) run on other threads and cost CPU too (the
+// probe thread alone was a tenth of the process). So a cycle is stretched
+// until the process's CPU time over the window, this cycle included, is
+// at most duty x the window's wall time; the stretch is bounded (maxStretch
+// cycles), so when the rest of the process alone uses more than the duty
+// (a scraper asking many times a second) the probe slows down to one
+// cycle in maxStretch and latlab_process_cpu_ratio shows the excess.
 type prober struct {
 	o       Options
 	m       *metrics
@@ -39,10 +50,46 @@ type prober struct {
 	ready      chan struct{}
 	calibrated atomic.Bool // set when the calibration is over, before ready
 
-	// cpu share over the last cpuWindow cycles
-	cpuNs, wallNs [cpuWindow]int64
-	sumCPU, sumW  int64
-	slot          int
+	processRatio atomic.Uint64 // math.Float64bits of the last process share
+
+	// CPU shares over the last cpuWindow cycles
+	win cpuWin
+}
+
+// cpuWin keeps the probe thread's and the process's CPU time and the
+// wall time of the last cpuWindow cycles.
+type cpuWin struct {
+	cpuNs, procNs, wallNs    [cpuWindow]int64
+	sumCPU, sumProc, sumWall int64
+	slot                     int
+}
+
+// add records one cycle and returns the window's probe-thread and
+// process CPU shares.
+func (w *cpuWin) add(cpu, proc, wall int64) (probeShare, procShare float64) {
+	w.sumCPU += cpu - w.cpuNs[w.slot]
+	w.sumProc += proc - w.procNs[w.slot]
+	w.sumWall += wall - w.wallNs[w.slot]
+	w.cpuNs[w.slot], w.procNs[w.slot], w.wallNs[w.slot] = cpu, proc, wall
+	w.slot = (w.slot + 1) % cpuWindow
+	if w.sumWall <= 0 {
+		return 0, 0
+	}
+	return float64(w.sumCPU) / float64(w.sumWall), float64(w.sumProc) / float64(w.sumWall)
+}
+
+// length is how long the cycle that has so far cost the probe thread cpu
+// and the process proc must last: at least cycle, at least cpu/duty (the
+// probe thread within the duty in every cycle), and long enough that the
+// process's CPU over the window with this cycle in place of its oldest
+// is at most duty x the window's wall time (a scrape or a settings read
+// that costs more in one cycle is paid for over the window); at most
+// maxStretch cycles.
+func (w *cpuWin) length(cycle time.Duration, duty float64, cpu, proc int64) time.Duration {
+	oldProc := w.sumProc - w.procNs[w.slot]
+	oldWall := w.sumWall - w.wallNs[w.slot]
+	need := max(float64(cpu)/duty, float64(oldProc+proc)/duty-float64(oldWall))
+	return max(cycle, time.Duration(min(need, float64(maxStretch*cycle))))
 }
 
 func newProber(o Options, m *metrics) *prober {
@@ -118,7 +165,7 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 			return nil
 		}
 		begin := clock.Now()
-		cpu0 := threadCPU()
+		cpu0, proc0 := threadCPU(), processCPU()
 		name := p.o.Probes[k%len(p.o.Probes)]
 		// No collection during a burst: a stop-the-world pause would
 		// land in the samples. Other goroutines may allocate meanwhile;
@@ -144,8 +191,17 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 			p.m.observeSleep(buf[:n])
 		}
 		cpu := threadCPU() - cpu0
-		length := max(cycle, time.Duration(float64(cpu)/p.o.Duty))
-		if d := time.Duration(begin + length.Nanoseconds() - clock.Now()); d > 0 {
+		// The rest of the process keeps running during the pause, so
+		// the length is worked out again after it until the cycle is
+		// long enough for what the process has spent by then.
+		var proc time.Duration
+		for {
+			proc = processCPU() - proc0
+			length := p.win.length(cycle, p.o.Duty, int64(cpu), int64(proc))
+			d := time.Duration(begin + length.Nanoseconds() - clock.Now())
+			if d <= 0 {
+				break
+			}
 			pause.Reset(d)
 			select {
 			case <-ctx.Done():
@@ -153,30 +209,22 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 			case <-pause.C:
 			}
 		}
-		r := p.account(int64(cpu), clock.Now()-begin)
+		r, rp := p.win.add(int64(cpu), int64(proc), clock.Now()-begin)
 		p.ratio.Store(math.Float64bits(r))
-		p.m.addCPU(cpu, r)
+		p.processRatio.Store(math.Float64bits(rp))
+		p.m.addCPU(cpu, r, rp)
 		p.cycles.Add(1)
 		p.last.Store(time.Now().UnixNano())
 	}
 }
 
-// account adds one cycle's CPU and wall time to the window and returns
-// the window's CPU share.
-func (p *prober) account(cpu, wall int64) float64 {
-	p.sumCPU += cpu - p.cpuNs[p.slot]
-	p.sumW += wall - p.wallNs[p.slot]
-	p.cpuNs[p.slot], p.wallNs[p.slot] = cpu, wall
-	p.slot = (p.slot + 1) % cpuWindow
-	if p.sumW <= 0 {
-		return 0
-	}
-	return float64(p.sumCPU) / float64(p.sumW)
-}
-
 // lastRatio is the probe thread's CPU share over the last minute of
 // cycles, as latlab_probe_cpu_ratio exports it.
 func (p *prober) lastRatio() float64 { return math.Float64frombits(p.ratio.Load()) }
+
+// lastProcessRatio is the whole process's CPU share over the last minute
+// of cycles, as latlab_process_cpu_ratio exports it.
+func (p *prober) lastProcessRatio() float64 { return math.Float64frombits(p.processRatio.Load()) }
 
 // health says whether the probe thread is measuring: it failed, has not
 // finished a cycle yet, or has not finished one for ten cycles.

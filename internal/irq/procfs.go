@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/lazy"
 
 	"github.com/latlab/latlab/internal/cpuset"
 )
@@ -49,7 +50,7 @@ const (
 // end of the line. Continuation lines of a row wrapped by a terminal or a
 // mail client do not match (descriptions such as "ACPI:Ged" have no space
 // after the colon).
-var rowStart = regexp.MustCompile(`^\s*([A-Za-z0-9_]+):(\s|$)`)
+var rowStart = lazy.Regexp(`^\s*([A-Za-z0-9_]+):(\s|$)`)
 
 // ParseInterrupts parses /proc/interrupts.
 func ParseInterrupts(r io.Reader) (*Counters, error) { return parseCounters(r, false) }
@@ -83,7 +84,7 @@ func parseCounters(r io.Reader, softirq bool) (*Counters, error) {
 			header = true
 			continue
 		}
-		if rowStart.MatchString(line) {
+		if rowStart().MatchString(line) {
 			rows = append(rows, logical{lineNo, line})
 			continue
 		}
@@ -182,12 +183,12 @@ func parseRow(text string, ncpu int, softirq bool) (CounterRow, error) {
 // handler on x86 ("524288-edge", "9-fasteoi"), the flow handler glued to
 // the chip on old kernels ("IO-APIC-edge", "PCI-MSI-edge"), or a separate
 // Level/Edge word (GENERIC_IRQ_SHOW_LEVEL: ARM and RISC-V).
-var trigger = regexp.MustCompile(`(?i)(-(edge|level|fasteoi|simple|percpu|percpu_devid|bad|none|untracked)$|^(edge|level)$)`)
+var trigger = lazy.Regexp(`(?i)(-(edge|level|fasteoi|simple|percpu|percpu_devid|bad|none|untracked)$|^(edge|level)$)`)
 
 func splitIRQText(f []string) (chip string, actions []string) {
 	last := -1
 	for i, t := range f {
-		if trigger.MatchString(t) {
+		if trigger().MatchString(t) {
 			last = i
 		}
 	}
@@ -249,18 +250,18 @@ func SplitQueue(action string) (device, queue string) {
 	if i := strings.IndexByte(a, '-'); i > 0 {
 		return a[:i], a[i+1:]
 	}
-	if m := reCompQueue.FindStringSubmatch(a); m != nil {
+	if m := reCompQueue().FindStringSubmatch(a); m != nil {
 		return m[1], m[2]
 	}
-	if m := reNVMeQueue.FindStringSubmatch(a); m != nil {
+	if m := reNVMeQueue().FindStringSubmatch(a); m != nil {
 		return m[1], m[2]
 	}
 	return a, ""
 }
 
 var (
-	reCompQueue = regexp.MustCompile(`^([A-Za-z0-9]+)_((?:comp|async|ctrl)\d*)$`)
-	reNVMeQueue = regexp.MustCompile(`^(nvme\d+)(q\d+)$`)
+	reCompQueue = lazy.Regexp(`^([A-Za-z0-9]+)_((?:comp|async|ctrl)\d*)$`)
+	reNVMeQueue = lazy.Regexp(`^(nvme\d+)(q\d+)$`)
 )
 
 // FormatCPUList renders CPUs as a kernel CPU list ("0-3,8").

@@ -6,8 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
+
+	"github.com/latlab/latlab/internal/lazy"
 )
 
 // The journal file, format 2: JSON, one entry per line, each entry with
@@ -50,8 +51,8 @@ func (d Damage) String() string {
 }
 
 var (
-	headerRE = regexp.MustCompile(`^\{"version":([0-9]{1,9}),"next_id":([0-9]{1,9}),"next_set":([0-9]{1,9}),"entries":\[$`)
-	footerRE = regexp.MustCompile(`^\],"sum":"([0-9a-f]{64})"\}$`)
+	headerRE = lazy.Regexp(`^\{"version":([0-9]{1,9}),"next_id":([0-9]{1,9}),"next_set":([0-9]{1,9}),"entries":\[$`)
+	footerRE = lazy.Regexp(`^\],"sum":"([0-9a-f]{64})"\}$`)
 )
 
 const (
@@ -125,13 +126,13 @@ func decodeJournal(j *Journal, b []byte) error {
 	}
 	header, footer, body := lines[0], lines[len(lines)-1], lines[1:len(lines)-1]
 	fileOK := false
-	if m := footerRE.FindSubmatch(footer); m != nil && j.FileDamage == "" {
+	if m := footerRE().FindSubmatch(footer); m != nil && j.FileDamage == "" {
 		fileOK = sum(b[:len(b)-len(footer)+len(`],"sum":"`)]) == string(m[1])
 	}
 	if !fileOK && j.FileDamage == "" {
 		j.FileDamage = "its checksum does not match"
 	}
-	h := headerRE.FindSubmatch(header)
+	h := headerRE().FindSubmatch(header)
 	if h == nil {
 		if fileOK {
 			return fmt.Errorf("its first line is not a journal header")

@@ -132,3 +132,20 @@ func TestDevNull(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The --force guard runs before a measurement: a file in a folder that
+// does not exist (or a "folder" that is a file) is bad input then, not
+// after minutes of measuring. Windows accepted both until Create.
+func TestCheckRefusesMissingFolder(t *testing.T) {
+	dir := testutil.TempDir(t)
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "no-such-dir", "out.json"), filepath.Join(file, "out.json")} {
+		err := Check(p, true)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), "cannot write "+p) {
+			t.Errorf("Check(%s): %v, want bad input naming the file", p, err)
+		}
+	}
+}

@@ -40,6 +40,15 @@ func targetState(path string) (bool, fs.FileMode, error) {
 }
 
 func checkTarget(path string) (bool, error) {
+	// The folder must exist before any work: Create makes the temporary
+	// file there, and a run that measures for minutes must not learn
+	// only at its end that it cannot write its result.
+	dir := filepath.Dir(filepath.Clean(path))
+	if st, err := os.Stat(dir); err != nil {
+		return false, badinputf("cannot write %s: %v", path, err)
+	} else if !st.IsDir() {
+		return false, badinputf("cannot write %s: %s is not a folder", path, dir)
+	}
 	exists, _, err := targetState(path)
 	return exists, err
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
@@ -97,6 +98,13 @@ type WakeData struct {
 	// Samples are the raw latencies in ns, all threads in thread order;
 	// omitted above result.MaxSamples.
 	Samples []int64 `json:"samples_ns,omitzero"`
+	// Explain (wake --explain) says what ran on the measured CPU between
+	// the deadline and the time stamp of the worst wake-ups, worst first;
+	// ExplainTotals sums it by cause, ExplainNext names the knob for the
+	// main one.
+	Explain       []explain.Wakeup `json:"explain,omitempty"`
+	ExplainTotals []explain.Cause  `json:"explain_totals,omitempty"`
+	ExplainNext   string           `json:"explain_next_step,omitempty"`
 }
 
 // Values returns the wake-up latencies (result.Sampled).

@@ -103,3 +103,6 @@ func calibrationGuard() func() {
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	return func() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(prev), 0, 0, 0) }
 }
+
+// threadID is the calling thread's id, as sched_switch names it.
+func threadID() int { return unix.Gettid() }

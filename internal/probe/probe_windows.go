@@ -245,3 +245,6 @@ func (w *winWaiter) WaitUntil(deadline int64) (int, error) {
 func (w *winWaiter) Close() { w.t.close() }
 
 func calibrationGuard() func() { return func() {} }
+
+// threadID is the calling thread's id.
+func threadID() int { return int(windows.GetCurrentThreadId()) }

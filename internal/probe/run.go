@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
@@ -91,8 +94,37 @@ const WakeWarmupNote = "the first wake-up of each thread is discarded as warm-up
 
 // RunWake is `latlab wake`: it measures as o says, reads the timer state
 // after the run and returns the result with its document.
+//
+// With o.Explain it traces the measured CPUs (every thread must be
+// pinned) while measuring, and explains the worst wake-ups in the
+// document (WakeData.Explain); a trace that cannot start is a
+// *SetupError.
 func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document, error) {
+	var tr *explain.Tracer
+	if o.Explain != nil {
+		o.KeepDeadlines = true
+		var cpus []int
+		for _, c := range o.CPUs {
+			if c < 0 {
+				return nil, nil, &SetupError{errors.New("--explain needs every measuring thread pinned to a CPU")}
+			}
+			cpus = append(cpus, c)
+		}
+		var err error
+		if tr, err = explain.Start(cpus); err != nil {
+			return nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
+		}
+	}
 	r, err := Wake(ctx, o)
+	var tl *explain.Timeline
+	var notes []string
+	if tr != nil {
+		var terr error
+		tl, notes, terr = tr.Stop()
+		if err == nil && terr != nil {
+			err = &SetupError{fmt.Errorf("--explain: %w", terr)}
+		}
+	}
 	if se := (*SetupError)(nil); errors.As(err, &se) {
 		return nil, nil, err // says which setup step failed
 	} else if err != nil {
@@ -100,7 +132,69 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	}
 	st, stErr := timer.Query()
 	doc, err := WakeDocument(r, st, stErr, o.DMALatency)
-	return r, doc, err
+	if err != nil || tl == nil {
+		return r, doc, err
+	}
+	d := doc.Data.(*WakeData)
+	samples, note := pickWorst(r, *o.Explain)
+	if note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
+	var first int64
+	if len(r.Threads) > 0 && len(r.Threads[0].Deadlines) > 0 {
+		first = r.Threads[0].Deadlines[0]
+	}
+	d.Explain = tl.Explain(samples, first, explain.Policy)
+	d.ExplainTotals = explain.Totals(d.Explain)
+	slack := int64(0)
+	if stErr == nil {
+		slack = st.DefaultTimerSlackNs
+	}
+	if o.Resolution > 0 {
+		slack = o.Resolution.Nanoseconds()
+	}
+	if len(d.Explain) > 0 {
+		d.ExplainNext = explain.NextStep(d.Explain, d.ExplainTotals, slack, o.Priority == sched.Realtime)
+	}
+	doc.Notes = append(doc.Notes, "explain: "+explain.Method)
+	doc.Notes = append(doc.Notes, notes...)
+	return r, doc, nil
+}
+
+// maxExplained bounds --explain-above: each explanation is a walk over
+// the CPU's events and a few hundred bytes of document.
+const maxExplained = 1000
+
+// pickWorst chooses the wake-ups to explain, worst first.
+func pickWorst(r *WakeResult, o ExplainOptions) ([]explain.Sample, string) {
+	var all []explain.Sample
+	for i, t := range r.Threads {
+		for j, l := range t.Latencies {
+			if j >= len(t.Deadlines) {
+				break
+			}
+			if o.Above > 0 && l <= o.Above.Nanoseconds() {
+				continue
+			}
+			all = append(all, explain.Sample{Thread: i, CPU: t.Setup.CPU, TID: t.TID, Deadline: t.Deadlines[j], Latency: l})
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].Latency > all[b].Latency })
+	n := o.Worst
+	if n <= 0 {
+		n = 10
+	}
+	note := ""
+	if o.Above > 0 {
+		n = maxExplained
+		if len(all) > n {
+			note = fmt.Sprintf("explain: %d wake-ups were above %s; the worst %d are explained", len(all), o.Above, n)
+		}
+	}
+	if len(all) > n {
+		all = all[:n]
+	}
+	return all, note
 }
 
 // WakeDocument is the wake document of r: the pooled and per-thread

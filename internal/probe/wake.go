@@ -33,6 +33,19 @@ type WakeOptions struct {
 	// OnStart, when set, is called once the system is set up, before the
 	// threads start.
 	OnStart func()
+	// KeepDeadlines keeps each wake-up's deadline and the threads' ids
+	// (WakeThread.Deadlines, TID), for explanations.
+	KeepDeadlines bool
+	// Explain, when set, traces the measured CPUs and explains the worst
+	// wake-ups (RunWake; Linux).
+	Explain *ExplainOptions
+}
+
+// ExplainOptions choose the wake-ups to explain: every one above Above
+// when it is set, else the Worst (default 10).
+type ExplainOptions struct {
+	Worst int
+	Above time.Duration
 }
 
 // SetupError is a failure to set the system up as WakeOptions asked
@@ -46,6 +59,8 @@ func (e *SetupError) Unwrap() error { return e.Err }
 type WakeThread struct {
 	Setup       ThreadSetup
 	Latencies   []int64 // wake time - deadline, ns, warm-up excluded
+	Deadlines   []int64 // each latency's deadline (CLOCK_MONOTONIC ns), with KeepDeadlines
+	TID         int     // the measuring thread's id, with KeepDeadlines
 	WarmupNs    int64
 	Overruns    int64 // deadlines that had already passed when the thread woke
 	Interrupted int
@@ -152,10 +167,18 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 					}
 				}
 				lat := make([]int64, loops)
+				var dl []int64
+				if o.KeepDeadlines {
+					dl = make([]int64, loops)
+					th.TID = threadID()
+				}
 				signal()
 				started.Wait()
-				n, over, intr, warm, stopped, err := wakeLoop(w, start, interval, loops, deadline, lat, stop)
+				n, over, intr, warm, stopped, err := wakeLoop(w, start, interval, loops, deadline, lat, dl, stop)
 				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs, th.Stopped = lat[:n], over, intr, warm, stopped
+				if dl != nil {
+					th.Deadlines = dl[:n]
+				}
 				return err
 			})
 			signal()
@@ -229,7 +252,7 @@ func advance(next, now, interval int64) (after, missed int64) {
 // never silently dropped. It does not allocate. stopped: it ended on stop,
 // not on the count or the time limit. It ends at the first wait that
 // fails, with its error.
-func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
+func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat, deadlines []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
 	next := start
 	end := int64(-1)
 	if limit > 0 {
@@ -251,6 +274,9 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			warmup = now - next
 		} else {
 			lat[n] = now - next
+			if deadlines != nil {
+				deadlines[n] = next
+			}
 			n++
 		}
 		var missed int64

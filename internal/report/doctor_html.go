@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/latlab/latlab/internal/doctor"
@@ -75,7 +76,7 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := doctorTemplate.Execute(&b, data); err != nil {
+	if err := doctorTemplate().Execute(&b, data); err != nil {
 		return fmt.Errorf("render check-up page: %w", err)
 	}
 	_, err := w.Write(b.Bytes())
@@ -123,7 +124,9 @@ func doctorProbe(p *doctor.Probe) (doctorProbeView, error) {
 	return v, nil
 }
 
-var doctorTemplate = template.Must(template.New("doctor").Parse(`<!DOCTYPE html>
+// Parsed on first use: parsing at start-up would cost every command.
+var doctorTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("doctor").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -216,3 +219,4 @@ footer { margin-top: 2rem; color: #777; font-size: .8rem; }
 </body>
 </html>
 `))
+})

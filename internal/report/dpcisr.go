@@ -64,8 +64,14 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		return s, err
 	}
 	w := watchSummary(v.Watch)
-	if rep.Source == dpcisr.SourceETW {
+	if dpcisr.Live(rep.Source) {
 		line := "an ETW trace of latlab dpc watch"
+		switch {
+		case rep.Encoding == dpcisr.EncodingETL:
+			line = "an .etl trace"
+		case rep.Source == dpcisr.SourceTracefs:
+			line = "a tracefs trace of latlab dpc watch on Linux"
+		}
 		if w != nil {
 			line += fmt.Sprintf(", %.1f s, %d events, %d modules known", w.Seconds, w.Events, w.Modules)
 		}
@@ -79,14 +85,11 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 	// The verdict judges the whole trace: shown only when the page does.
 	if w != nil && v.Module == "" && w.Verdict.Text != "" {
 		s.Verdicts = append(s.Verdicts, "verdict: "+w.Verdict.Text)
-		for _, sec := range []struct {
-			name string
-			ms   []dpcwatch.ModuleStat
-		}{{dpcisr.DPC, w.DPC}, {dpcisr.ISR, w.ISR}} {
-			if len(sec.ms) > 0 {
-				m := sec.ms[0]
+		for _, sec := range w.Sections() {
+			if len(sec.Stats) > 0 {
+				m := sec.Stats[0]
 				s.Verdicts = append(s.Verdicts, fmt.Sprintf("longest %s: %s, %s at %.3f s on CPU %d (%s routine %s)",
-					sec.name, m.Module, dpcwatch.FormatUs(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
+					sec.Name, m.Module, dpcwatch.FormatUs(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
 			}
 		}
 	}
@@ -95,7 +98,11 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 	for i, sec := range rep.Sections {
 		var stats []dpcwatch.ModuleStat
 		if w != nil {
-			stats = map[string][]dpcwatch.ModuleStat{dpcisr.DPC: w.DPC, dpcisr.ISR: w.ISR}[sec.Name]
+			for _, ws := range w.Sections() {
+				if ws.Name == sec.Name {
+					stats = ws.Stats
+				}
+			}
 		}
 		name := sec.Name
 		if sec.Heading != "" && !strings.EqualFold(sec.Heading, sec.Name) {

@@ -16,9 +16,14 @@ import (
 func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	r := res.Report
 	v := res.View()
-	if r.Source == dpcisr.SourceETW {
+	switch {
+	case r.Source == dpcisr.SourceETW && r.Encoding == dpcisr.EncodingETL:
+		fmt.Fprintf(w, "latlab dpcisr: %s (an .etl trace)\n", res.File)
+	case r.Source == dpcisr.SourceETW:
 		fmt.Fprintf(w, "latlab dpcisr: %s (an ETW trace of latlab dpc watch)\n", res.File)
-	} else {
+	case r.Source == dpcisr.SourceTracefs:
+		fmt.Fprintf(w, "latlab dpcisr: %s (a tracefs trace of latlab dpc watch on Linux)\n", res.File)
+	default:
 		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", res.File, r.Encoding, r.Lines)
 	}
 	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
@@ -30,9 +35,9 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		if s.Heading != "" && !strings.EqualFold(s.Heading, s.Name) {
 			head += fmt.Sprintf(" (%q, line %d)", s.Heading, s.Line)
 		}
-		unit := "DPCs"
-		if s.Name == dpcisr.ISR {
-			unit = "ISRs"
+		unit := map[string]string{dpcisr.ISR: "ISRs", dpcisr.SoftIRQ: "softirqs", dpcisr.HardIRQ: "hard IRQs"}[s.Name]
+		if unit == "" {
+			unit = "DPCs"
 		}
 		fmt.Fprintf(w, "\n== %s\n", head)
 		if len(s.Usage) > 0 {

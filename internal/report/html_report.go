@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -447,7 +448,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		data.Sections = append(data.Sections, x)
 	}
 	var b bytes.Buffer
-	if err := reportTemplate.Execute(&b, data); err != nil {
+	if err := reportTemplate().Execute(&b, data); err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
 	_, err := w.Write(b.Bytes())
@@ -503,7 +504,9 @@ func inlineSVG(b []byte) string {
 	return strings.Replace(s, "<svg ", `<svg class="plot" role="img" preserveAspectRatio="xMidYMid meet" `, 1)
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// Parsed on first use: parsing at start-up would cost every command.
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -562,3 +565,4 @@ footer { margin-top: 2rem; color: #777; font-size: .8rem; }
 </body>
 </html>
 `))
+})

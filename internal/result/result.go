@@ -139,7 +139,7 @@ func encode(enc *json.Encoder, d *Document) error {
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
-	fillLists(reflect.ValueOf(out.Data))
+	fill(reflect.ValueOf(out.Data))
 	return enc.Encode(&out)
 }
 
@@ -151,67 +151,6 @@ func WriteFile(path string, d *Document) error {
 		return err
 	}
 	return outfile.WriteBytes(path, b.Bytes())
-}
-
-// fillLists replaces the nil slices and maps reachable from v with empty
-// ones, so that "nothing" is written [] or {} rather than null. Fields
-// tagged omitempty or omitzero are left nil: for them absent is empty.
-func fillLists(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			fillLists(v.Elem())
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if !f.IsExported() && !f.Anonymous || tag == "-" {
-				continue
-			}
-			fv := v.Field(i)
-			if fv.CanSet() && !omits(tag) {
-				switch {
-				case fv.Kind() == reflect.Slice && fv.IsNil():
-					fv.Set(reflect.MakeSlice(fv.Type(), 0, 0))
-				case fv.Kind() == reflect.Map && fv.IsNil():
-					fv.Set(reflect.MakeMap(fv.Type()))
-				}
-			}
-			fillLists(fv)
-		}
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return
-		}
-		for i := range v.Len() {
-			fillLists(v.Index(i))
-		}
-	case reflect.Map:
-		switch v.Type().Elem().Kind() {
-		case reflect.Struct, reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Array:
-		default:
-			return
-		}
-		it := v.MapRange()
-		for it.Next() {
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(it.Value())
-			fillLists(e)
-			v.SetMapIndex(it.Key(), e)
-		}
-	}
-}
-
-func omits(tag string) bool {
-	_, opts, _ := strings.Cut(tag, ",")
-	for _, o := range strings.Split(opts, ",") {
-		if o == "omitempty" || o == "omitzero" {
-			return true
-		}
-	}
-	return false
 }
 
 // Errors of Read. Each wraps ErrNotResult, which callers map to bad input.

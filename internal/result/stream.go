@@ -84,7 +84,7 @@ func (s *Stream) Add(v any) error {
 	if s.err != nil {
 		return s.err
 	}
-	fillLists(reflect.ValueOf(v))
+	fill(reflect.ValueOf(v))
 	b, err := s.indented(v, streamElemPrefix)
 	if err != nil {
 		return err // v itself, not the output: the stream can go on
@@ -109,7 +109,7 @@ func (s *Stream) Close(rest any, notes []string) error {
 		s.w.WriteString("\n    ")
 	}
 	s.w.WriteByte(']')
-	fillLists(reflect.ValueOf(rest))
+	fill(reflect.ValueOf(rest))
 	b, err := s.indented(rest, streamRestPrefix)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (s *Stream) indented(v any, prefix string) ([]byte, error) {
 	if err := s.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	s.out = appendIndent(s.out[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
+	s.out = indent(s.out[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
 	return s.out, nil
 }
 
@@ -159,26 +159,41 @@ func (s *Stream) indented(v any, prefix string) ([]byte, error) {
 // indent) would: a new line after each opening bracket and comma, empty
 // objects and arrays kept on one line, a space after each colon.
 func appendIndent(dst, src []byte, prefix, indent string) []byte {
+	// nl is a new line and the indentation of the deepest level so far:
+	// a line break at depth d appends a prefix of it.
+	nl := make([]byte, 0, 1+len(prefix)+8*len(indent))
+	nl = append(append(nl, '\n'), prefix...)
 	depth := 0
 	newline := func() {
-		dst = append(dst, '\n')
-		dst = append(dst, prefix...)
-		for range depth {
-			dst = append(dst, indent...)
+		n := 1 + len(prefix) + max(depth, 0)*len(indent) // depth < 0: malformed input
+		for len(nl) < n {
+			nl = append(nl, indent...)
 		}
+		dst = append(dst, nl[:n]...)
 	}
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '"':
-			// copy the string through its closing quote
+			// copy the string through its closing quote: the first
+			// quote not escaped (preceded by an even number of
+			// backslashes)
 			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
+			for {
+				k := bytes.IndexByte(src[j:], '"')
+				if k < 0 {
+					j = len(src)
+					break
+				}
+				j += k
+				n := 0
+				for m := j - 1; m > i && src[m] == '\\'; m-- {
+					n++
 				}
 				j++
+				if n%2 == 0 {
+					break
+				}
 			}
-			j = min(j+1, len(src))
 			dst = append(dst, src[i:j]...)
 			i = j - 1
 		case '{', '[':

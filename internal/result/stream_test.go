@@ -244,3 +244,11 @@ func FuzzAppendIndent(f *testing.F) {
 		checkIndent(t, c.Bytes())
 	})
 }
+
+// encoding/json never writes these, but appendIndent must not fail on
+// them: closing brackets beyond the depth, strings never closed.
+func TestAppendIndentMalformed(t *testing.T) {
+	for _, src := range []string{`}}]`, `{"a":1}}}`, `"abc`, `"a\`, `["a\\`, `[`} {
+		_ = appendIndent(nil, []byte(src), "  ", "  ")
+	}
+}

@@ -250,11 +250,23 @@ func (a *Analyzer) close(c *Conn) {
 	}
 }
 
+// connState is a connection and its two directions in one allocation:
+// with 100,000 short connections, three heap objects each made work for
+// the garbage collector (about 17% of the time) and spread each
+// connection's state over three places in memory. They live and die
+// together: nothing keeps a direction beyond its connection.
+type connState struct {
+	c Conn
+	d [2]Dir
+}
+
 func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
-	c := &Conn{Stream: a.streams, A: Endpoint{s.Src, s.SrcPort}, B: Endpoint{s.Dst, s.DstPort}, FirstNs: s.TimeNs}
+	st := &connState{c: Conn{Stream: a.streams, A: Endpoint{s.Src, s.SrcPort}, B: Endpoint{s.Dst, s.DstPort}, FirstNs: s.TimeNs}}
+	c := &st.c
 	a.streams++
 	for i := range c.dir {
-		c.dir[i] = newDir()
+		st.d[i] = initialDir()
+		c.dir[i] = &st.d[i]
 	}
 	if a.KeepTimeline != nil && a.KeepTimeline(c.Stream) {
 		c.timeline = true

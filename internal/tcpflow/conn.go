@@ -198,7 +198,13 @@ type rtxRec struct {
 }
 
 func newDir() *Dir {
-	return &Dir{flow: flow{window: 0xFFFFFFFF, winScale: -1}, rack: newRack()}
+	d := initialDir()
+	return &d
+}
+
+// initialDir is a direction before its first segment.
+func initialDir() Dir {
+	return Dir{flow: flow{window: 0xFFFFFFFF, winScale: -1}, rack: newRack()}
 }
 
 // HandshakeOptions are the options of a SYN or SYN-ACK.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -329,14 +330,16 @@ func (l *Lines) check(b []byte) bool {
 	return true
 }
 
-var ansiTable = func() (t [256]string) {
+// ansiTable is built on first use: at start-up it would cost every command.
+var ansiTable = sync.OnceValue(func() (t *[256]string) {
+	t = new([256]string)
 	dec := charmap.Windows1252.NewDecoder()
 	for i := range t {
 		s, _ := dec.Bytes([]byte{byte(i)})
 		t[i] = string(s)
 	}
 	return t
-}()
+})
 
 // decode checks a whole line and, when keep is set, turns it into a
 // string.
@@ -362,9 +365,10 @@ func (l *Lines) decode(b []byte, keep bool) (string, bool) {
 		}
 	}
 	if l.enc == ANSI {
+		table := ansiTable()
 		if !l.nonSpace {
 			for _, c := range b {
-				if strings.TrimSpace(ansiTable[c]) != "" {
+				if strings.TrimSpace(table[c]) != "" {
 					l.nonSpace = true
 					break
 				}
@@ -376,7 +380,7 @@ func (l *Lines) decode(b []byte, keep bool) (string, bool) {
 		var sb strings.Builder
 		sb.Grow(len(b))
 		for _, c := range b {
-			sb.WriteString(ansiTable[c])
+			sb.WriteString(table[c])
 		}
 		return sb.String(), true
 	}

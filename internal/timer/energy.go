@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/lazy"
 )
 
 // The "Platform Timer Resolution" entries of a 'powercfg /energy' report
@@ -234,7 +235,7 @@ const (
 func shape(v string) int {
 	v = strings.TrimSpace(v)
 	switch {
-	case reInteger.MatchString(v):
+	case reInteger().MatchString(v):
 		return vInt
 	case strings.HasPrefix(v, `\`) || len(v) > 3 && v[1] == ':' && v[2] == '\\':
 		return vPath // \Device\..., \SystemRoot\..., or C:\... (older reports)
@@ -424,19 +425,19 @@ func kindOf(label string) int {
 }
 
 var (
-	reDrop  = regexp.MustCompile(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
-	reBreak = regexp.MustCompile(`(?i)</?(tr|br|p|div|h[1-6]|li|table|thead|tbody)\b[^>]*>`)
-	reCell  = regexp.MustCompile(`(?i)</t[dh]\s*>`)
-	reTag   = regexp.MustCompile(`<[^>]*>`)
+	reDrop  = lazy.Regexp(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
+	reBreak = lazy.Regexp(`(?i)</?(tr|br|p|div|h[1-6]|li|table|thead|tbody)\b[^>]*>`)
+	reCell  = lazy.Regexp(`(?i)</t[dh]\s*>`)
+	reTag   = lazy.Regexp(`<[^>]*>`)
 )
 
 // htmlToText keeps the report's text: a line per table row, cells
 // separated by tabs.
 func htmlToText(s string) string {
-	s = reDrop.ReplaceAllString(s, "")
-	s = reCell.ReplaceAllString(s, "\t")
-	s = reBreak.ReplaceAllString(s, "\n")
-	s = reTag.ReplaceAllString(s, "")
+	s = reDrop().ReplaceAllString(s, "")
+	s = reCell().ReplaceAllString(s, "\t")
+	s = reBreak().ReplaceAllString(s, "\n")
+	s = reTag().ReplaceAllString(s, "")
 	return html.UnescapeString(s)
 }
 
@@ -506,7 +507,7 @@ func rowValue(line string) (string, bool) {
 	if i := strings.Index(line, `\`); i >= 0 {
 		return line[i:], true
 	}
-	if m := reTrailingNumber.FindStringSubmatch(line); m != nil {
+	if m := reTrailingNumber().FindStringSubmatch(line); m != nil {
 		return m[1], true
 	}
 	return "", false
@@ -515,9 +516,9 @@ func rowValue(line string) (string, bool) {
 var (
 	// reTrailingNumber is a number ending a line after a label: plain
 	// digits or thousands grouped with , . or a (narrow) no-break space.
-	reTrailingNumber = regexp.MustCompile(`(?:^|[^\d.,])(\d{1,3}(?:[,.\x{a0}\x{202f}]\d{3})+|\d+)\s*$`)
+	reTrailingNumber = lazy.Regexp(`(?:^|[^\d.,])(\d{1,3}(?:[,.\x{a0}\x{202f}]\d{3})+|\d+)\s*$`)
 	// reInteger is a whole value that is an integer in those forms.
-	reInteger = regexp.MustCompile(`^(?:\d{1,3}(?:[,. \x{a0}\x{202f}]\d{3})+|\d+)$`)
+	reInteger = lazy.Regexp(`^(?:\d{1,3}(?:[,. \x{a0}\x{202f}]\d{3})+|\d+)$`)
 )
 
 // textRow matches a known label at the start of a line; the value is

@@ -42,7 +42,7 @@ var checkWatch = func(ctx context.Context) error {
 }
 
 // dpcMethod says how a dpcisr block measures.
-const dpcMethod = "DPC and ISR execution times from an ETW kernel session (flags " + dpcwatch.FlagNames + "), in xperf's power-of-two µs buckets"
+const dpcMethod = "DPC and ISR execution times from an ETW kernel session (flags " + dpcwatch.FlagNames + "), on Linux softirq and hard interrupt times from tracefs, in xperf's power-of-two µs buckets"
 
 // DPCBy is the statistic of a dpcisr block unless --by says otherwise:
 // the tail of the module's DPC times.
@@ -83,7 +83,7 @@ func bucketNs(h dpcisr.Histogram, p float64) float64 {
 // moduleDPC is module's DPC histogram in r (empty when it had none).
 func moduleDPC(r *dpcisr.Report, module string) dpcisr.Histogram {
 	for _, s := range r.Sections {
-		if s.Name != dpcisr.DPC {
+		if !dpcisr.Deferred(s.Name) {
 			continue
 		}
 		if h, ok := s.Pick(module); ok {
@@ -99,7 +99,13 @@ func moduleDPC(r *dpcisr.Report, module string) dpcisr.Histogram {
 // what an arm's blocks add up to.
 func PoolReports(rs []*dpcisr.Report) *dpcisr.Report {
 	out := &dpcisr.Report{Source: dpcisr.SourceETW, Encoding: "etw", Sections: []dpcisr.Section{}}
-	for _, name := range []string{dpcisr.DPC, dpcisr.ISR} {
+	for _, r := range rs {
+		if r != nil && r.Source == dpcisr.SourceTracefs {
+			out.Source, out.Encoding = r.Source, r.Source
+			break
+		}
+	}
+	for _, name := range []string{dpcisr.DPC, dpcisr.ISR, dpcisr.SoftIRQ, dpcisr.HardIRQ} {
 		var overall []dpcisr.Histogram
 		mods := map[string][]dpcisr.Histogram{}
 		usec := map[string]int64{}
@@ -147,12 +153,13 @@ func PoolReports(rs []*dpcisr.Report) *dpcisr.Report {
 	return out
 }
 
-// Busiest is the module that spent the most DPC time in r (by the usage
-// table; by the number of DPCs where r has none), "" when r has no DPC.
+// Busiest is the module that spent the most DPC (Linux: softirq) time in
+// r (by the usage table; by the number of executions where r has none),
+// "" when r has none.
 func Busiest(r *dpcisr.Report) string {
 	best, bestT, bestN := "", int64(-1), int64(-1)
 	for _, s := range r.Sections {
-		if s.Name != dpcisr.DPC {
+		if !dpcisr.Deferred(s.Name) {
 			continue
 		}
 		t := map[string]int64{}
@@ -267,7 +274,7 @@ func dpcSection(v *Verdict) *dpcisr.SectionComparison {
 	}
 	for i := range v.DPCISR.Sections {
 		s := &v.DPCISR.Sections[i]
-		if s.Name == dpcisr.DPC && len(s.Runs) == 2 {
+		if dpcisr.Deferred(s.Name) && len(s.Runs) == 2 {
 			return s
 		}
 	}

@@ -1,4 +1,6 @@
 package try
 
-// dpcisrRefusal is why the dpcisr probe cannot run here ("" where it can).
-const dpcisrRefusal = "--probe dpcisr is Windows-only (it traces DPCs and ISRs through Event Tracing for Windows); on Linux measure with --probe wake or udp"
+// dpcisrRefusal is why the dpcisr probe cannot run here ("" where it can):
+// on Linux the watch traces softirqs and hard interrupts through tracefs,
+// and itself says what stops it (no root).
+const dpcisrRefusal = ""

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/lazy"
 
 	"github.com/latlab/latlab/internal/knob"
 )
@@ -62,7 +63,7 @@ func powershell(script string) []string {
 }
 
 // reGUID is a NetCfgInstanceId: a braced GUID.
-var reGUID = regexp.MustCompile(`^\{[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}$`)
+var reGUID = lazy.Regexp(`^\{[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}$`)
 
 // adapterByGUID is a pipeline of the one adapter whose InterfaceGuid is
 // guid, and fails when there is not exactly one.
@@ -113,7 +114,7 @@ func (x *experiment) planRestart() error {
 	if r.Adapter == "" {
 		r.Adapter = key
 	}
-	if !reGUID.MatchString(r.GUID) {
+	if !reGUID().MatchString(r.GUID) {
 		return fmt.Errorf("the adapter at %s has no interface GUID (NetCfgInstanceId %q, want {8-4-4-4-12 hex digits}): cannot find it to restart it", key, r.GUID)
 	}
 	values := 0

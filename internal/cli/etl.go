@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/etl"
+	"github.com/latlab/latlab/internal/report"
+)
+
+func init() { register(newETLCmd) }
+
+// ETLOptions are the flags of `latlab etl`.
+type ETLOptions struct {
+	IO   *IO
+	File string
+	JSON bool
+
+	settings map[string]string
+}
+
+func newETLCmd(io *IO) *cobra.Command {
+	o := &ETLOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "etl FILE.etl",
+		Short: "what an .etl trace holds: header facts, events per provider, kernel modules",
+		Long: `Reads an Event Trace Log (.etl) file, as wpr, xperf, netsh trace, pktmon and
+logman write it, on any OS, and summarises it like tracerpt -summary: the
+header's facts (Windows version and build, CPUs, pointer size, clock, start
+and end, buffers, lost events), the events per provider or classic kernel class
+(GUID, name where known, count, counts per opcode or event id), the kernel
+modules that the trace's Image events list (name, base, size: what dpcisr
+attributes DPC and ISR routines with), and which latlab commands read the
+trace.
+
+Damaged buffers are skipped with a note naming their file offset. The logger's
+own EventTrace class (68fdd900-4a3e-11d1-84f4-0000f80464e3) is counted like any
+other class: the log file header event in the first buffer included.`,
+		Example: `  latlab etl trace.etl
+  latlab etl trace.etl --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			o.settings = settingsOf(cmd.Flags())
+			return runETL(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "write JSON")
+	return cmd
+}
+
+func runETL(ctx context.Context, o *ETLOptions) error {
+	s, err := etl.Run(ctx, etl.Options{File: o.File})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeDoc(o.IO, s.Document(), o.settings)
+	}
+	report.ETL(o.IO.Out, s)
+	return nil
+}

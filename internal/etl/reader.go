@@ -1,0 +1,646 @@
+package etl
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/etw"
+)
+
+// Sizes and bounds of the format.
+const (
+	BufferHeaderSize = 0x48
+	// MaxBufferSize bounds one trace buffer. ETW's own limit on a
+	// session's buffers is 1 MB to 16 MB depending on the Windows
+	// version; a larger size is a damaged header.
+	MaxBufferSize = 64 << 20
+	// MaxNotes bounds the notes a damaged file can produce; the count of
+	// damaged buffers and events is kept past it.
+	MaxNotes = 20
+)
+
+// Buffer flags (BufferFlag of WMI_BUFFER_HEADER, ETW_BUFFER_FLAG_* of
+// NTWMI.H as Chappell lists them).
+const (
+	bufferFlagEventsLost = 0x0002
+	bufferFlagBufferLost = 0x0004
+	bufferFlagProcIndex  = 0x0020
+	bufferFlagCompressed = 0x0040
+)
+
+// Trace header types: the third byte of every event (Chappell, "Trace
+// Headers").
+const (
+	typeSystem32   = 0x01
+	typeSystem64   = 0x02
+	typeCompact32  = 0x03
+	typeCompact64  = 0x04
+	typeFull32     = 0x0a
+	typeInstance32 = 0x0b
+	typePerfInfo32 = 0x10
+	typePerfInfo64 = 0x11
+	typeEvent32    = 0x12
+	typeEvent64    = 0x13
+	typeFull64     = 0x14
+	typeInstance64 = 0x15
+
+	markerTraceHeader = 0x80 // TRACE_HEADER_FLAG: the high bit of the fourth byte
+	markerMessage     = 0x10 // TRACE_MESSAGE: with 0x80, a WPP MESSAGE_TRACE_HEADER
+)
+
+// EVENT_HEADER flags (evntcons.h).
+const (
+	EventHeaderFlagExtendedInfo = 0x0001
+	EventHeaderFlag32BitHeader  = 0x0020
+	EventHeaderFlag64BitHeader  = 0x0040
+	EventHeaderFlagClassic      = 0x0100
+)
+
+// HeaderKind says which trace header an event had in the file.
+type HeaderKind uint8
+
+// Header kinds.
+const (
+	HeaderSystem   HeaderKind = iota + 1 // SYSTEM_TRACE_HEADER
+	HeaderCompact                        // the compact system header (no CPU times)
+	HeaderPerfInfo                       // PERFINFO_TRACE_HEADER
+	HeaderEvent                          // EVENT_HEADER (manifest and TraceLogging providers)
+	HeaderFull                           // EVENT_TRACE_HEADER (classic providers)
+	HeaderInstance                       // EVENT_INSTANCE_HEADER
+	HeaderMessage                        // MESSAGE_TRACE_HEADER (WPP)
+)
+
+func (k HeaderKind) String() string {
+	switch k {
+	case HeaderSystem:
+		return "system"
+	case HeaderCompact:
+		return "compact"
+	case HeaderPerfInfo:
+		return "perfinfo"
+	case HeaderEvent:
+		return "event"
+	case HeaderFull:
+		return "full"
+	case HeaderInstance:
+		return "instance"
+	case HeaderMessage:
+		return "message"
+	}
+	return fmt.Sprintf("HeaderKind(%d)", uint8(k))
+}
+
+// Extended is one item of an EVENT_HEADER's extended data
+// (EVENT_HEADER_EXTENDED_DATA_ITEM; types EVENT_HEADER_EXT_TYPE_* of
+// evntcons.h).
+type Extended struct {
+	Type uint16
+	Data []byte
+}
+
+// ExtProvTraits is EVENT_HEADER_EXT_TYPE_PROV_TRAITS: a TraceLogging
+// provider's name and traits.
+const ExtProvTraits = 12
+
+// Record is one event of the file. Event is what the decoders of package
+// etw read: for a classic kernel event Provider is the MOF class of its
+// hook id's group and Opcode its event type.
+type Record struct {
+	etw.Event
+	Kind   HeaderKind
+	Kernel bool   // a classic kernel event (system, compact or perfinfo header)
+	HookID uint16 // kernel events: group << 8 | type
+	// Manifest events: the rest of the EVENT_DESCRIPTOR and the header's
+	// flags.
+	Task    uint16
+	Level   uint8
+	Channel uint8
+	Keyword uint64
+	Flags   uint16
+	// Extended is the extended data of an EVENT_HEADER event.
+	Extended []Extended
+	// Offset is the event's offset in the file; in a compressed buffer,
+	// the buffer's.
+	Offset int64
+}
+
+// ProviderTraitsName is the provider name a TraceLogging event carries in
+// its extended data ("" when it has none).
+func (r *Record) ProviderTraitsName() string {
+	for _, x := range r.Extended {
+		if x.Type != ExtProvTraits || len(x.Data) < 3 {
+			continue
+		}
+		name := x.Data[2:]
+		for i, c := range name {
+			if c == 0 {
+				return string(name[:i])
+			}
+		}
+	}
+	return ""
+}
+
+// Buffer is a trace buffer's header as the file holds it.
+type Buffer struct {
+	Offset      int64 // in the file
+	Size        uint32
+	SavedOffset uint32
+	TimeStamp   int64
+	Sequence    int64
+	ClockType   uint8
+	Frequency   uint64
+	CPU         uint16
+	LoggerID    uint16
+	Flags       uint16
+	Type        uint16
+}
+
+func parseBuffer(b []byte, off int64) Buffer {
+	le := binary.LittleEndian
+	clock := le.Uint64(b[0x20:])
+	bh := Buffer{
+		Offset:      off,
+		Size:        le.Uint32(b[0:]),
+		SavedOffset: le.Uint32(b[4:]),
+		TimeStamp:   int64(le.Uint64(b[0x10:])),
+		Sequence:    int64(le.Uint64(b[0x18:])),
+		ClockType:   uint8(clock & 7),
+		Frequency:   clock >> 3,
+		LoggerID:    le.Uint16(b[0x2a:]),
+		Flags:       le.Uint16(b[0x34:]),
+		Type:        le.Uint16(b[0x36:]),
+	}
+	// ETW_BUFFER_CONTEXT: ProcessorNumber (UCHAR) and Alignment, or with
+	// ETW_BUFFER_FLAG_PROC_INDEX the USHORT ProcessorIndex.
+	if bh.Flags&bufferFlagProcIndex != 0 {
+		bh.CPU = le.Uint16(b[0x28:])
+	} else {
+		bh.CPU = uint16(b[0x28])
+	}
+	return bh
+}
+
+// Reader reads an .etl file buffer by buffer from an io.Reader (which the
+// caller bounds: infile caps the file).
+type Reader struct {
+	r   io.Reader
+	off int64
+
+	// Logfile is the trace's header, known once the first buffer is read.
+	Logfile *Logfile
+	// Counts of what was read and what was skipped.
+	Buffers    int
+	Damaged    int // buffers skipped, and buffers cut short by a damaged event
+	Compressed int // compressed buffers
+	LostFlags  int // buffers flagged as following lost events or buffers
+	notes      []string
+	dropped    int
+}
+
+// NewReader reads the file from r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: r} }
+
+// Notes are what the reader skipped, by file offset.
+func (rd *Reader) Notes() []string {
+	if rd.dropped > 0 {
+		return append(append([]string(nil), rd.notes...), fmt.Sprintf("%d more notes like these", rd.dropped))
+	}
+	return rd.notes
+}
+
+func (rd *Reader) notef(format string, a ...any) {
+	if len(rd.notes) >= MaxNotes {
+		rd.dropped++
+		return
+	}
+	rd.notes = append(rd.notes, fmt.Sprintf(format, a...))
+}
+
+// errStop ends a walk early without error.
+var errStop = errors.New("stop")
+
+// Walk calls fn for every event of the file, in file order. The record
+// and the bytes it points to are valid until fn returns (the reader
+// reuses its buffer); fn copies what it keeps. An error
+// from fn ends the walk and is returned. A file whose first buffer is not
+// an ETW trace buffer is bad input (badinput); damage after it is noted
+// and skipped.
+func (rd *Reader) Walk(fn func(*Record) error) error {
+	hdr := make([]byte, BufferHeaderSize)
+	var buf []byte
+	for {
+		start := rd.off
+		n, err := io.ReadFull(rd.r, hdr)
+		rd.off += int64(n)
+		if err == io.EOF {
+			if rd.Buffers == 0 {
+				return badinput.Errorf("an empty file: an .etl trace starts with a 72-byte trace buffer header")
+			}
+			return nil
+		}
+		if err == io.ErrUnexpectedEOF {
+			if rd.Buffers == 0 {
+				return badinput.Errorf("%d bytes: an .etl trace starts with a 72-byte trace buffer header", n)
+			}
+			rd.notef("offset %d: %d bytes after the last buffer, less than a buffer header; ignored", start, n)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the buffer at offset %d: %w", start, err)
+		}
+		bh := parseBuffer(hdr, start)
+		size, why := rd.bufferSize(bh)
+		if why != "" && rd.Buffers == 0 {
+			return badinput.Errorf("not an .etl trace: the first buffer's header %s", why)
+		}
+		if why != "" {
+			if rd.Logfile == nil || rd.Logfile.BufferSize < BufferHeaderSize || rd.Logfile.BufferSize > MaxBufferSize {
+				rd.notef("buffer at offset %d: %s; the rest of the file is not read", start, why)
+				rd.Damaged++
+				return nil
+			}
+			rd.notef("buffer at offset %d: %s; skipped as one buffer of the trace's size %d", start, why, rd.Logfile.BufferSize)
+			rd.Damaged++
+			size = rd.Logfile.BufferSize
+		}
+		buf, n, err = readBuffer(rd.r, buf[:0], hdr, int(size))
+		rd.off += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if rd.Buffers == 0 {
+				return badinput.Errorf("not an .etl trace: the first buffer says %d bytes, the file ends after %d", size, BufferHeaderSize+n)
+			}
+			rd.notef("buffer at offset %d: %d bytes, the file ends after %d; skipped", start, size, BufferHeaderSize+n)
+			rd.Damaged++
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the buffer at offset %d: %w", start, err)
+		}
+		if why != "" {
+			continue
+		}
+		rd.Buffers++
+		if bh.Flags&(bufferFlagEventsLost|bufferFlagBufferLost) != 0 {
+			rd.LostFlags++
+		}
+		data := buf
+		if bh.Flags&bufferFlagCompressed != 0 {
+			rd.Compressed++
+			d, err := decompressBuffer(buf, bh)
+			if err != nil {
+				if rd.Buffers == 1 {
+					return badinput.Errorf("not a readable .etl trace: the first buffer is compressed and %v", err)
+				}
+				rd.notef("compressed buffer at offset %d: %v; skipped", start, err)
+				rd.Damaged++
+				continue
+			}
+			data = d
+			bh.SavedOffset = uint32(len(d))
+		}
+		if err := rd.events(data, bh, bh.Flags&bufferFlagCompressed != 0, fn); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// readBuffer reads the rest of a buffer of size bytes after its header
+// into buf. It grows buf as the bytes arrive, so a header that claims a
+// large buffer at the end of a small file costs no large allocation.
+func readBuffer(r io.Reader, buf, hdr []byte, size int) ([]byte, int, error) {
+	const step = 1 << 20
+	buf = append(buf, hdr...)
+	read := 0
+	for len(buf) < size {
+		want := min(size-len(buf), step)
+		if cap(buf)-len(buf) < want {
+			buf = append(buf[:len(buf):len(buf)], make([]byte, want)...)[:len(buf)]
+		}
+		n, err := io.ReadFull(r, buf[len(buf):len(buf)+want])
+		buf = buf[:len(buf)+n]
+		read += n
+		if err != nil {
+			return buf, read, err
+		}
+	}
+	return buf, read, nil
+}
+
+// bufferSize checks a buffer header and returns its size, or why it
+// cannot be read.
+func (rd *Reader) bufferSize(bh Buffer) (uint32, string) {
+	switch {
+	case bh.Size < BufferHeaderSize:
+		return 0, fmt.Sprintf("says the buffer is %d bytes, less than its own 72-byte header", bh.Size)
+	case bh.Size > MaxBufferSize:
+		return 0, fmt.Sprintf("says the buffer is %d bytes, more than the %d a trace buffer can be", bh.Size, MaxBufferSize)
+	case bh.Flags&bufferFlagCompressed == 0 && (bh.SavedOffset < BufferHeaderSize || bh.SavedOffset > bh.Size):
+		return 0, fmt.Sprintf("says its events end at %d, outside its %d bytes", bh.SavedOffset, bh.Size)
+	}
+	return bh.Size, ""
+}
+
+// events walks the events of one buffer.
+func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) error) error {
+	end := int(bh.SavedOffset)
+	if end > len(b) {
+		end = len(b)
+	}
+	first := rd.Buffers == 1 && rd.Logfile == nil
+	for pos := BufferHeaderSize; pos+4 <= end; {
+		marker := binary.LittleEndian.Uint32(b[pos:])
+		if marker == 0 || marker == 0xffffffff {
+			break // the unused rest of the buffer
+		}
+		rec := &Record{Offset: bh.Offset + int64(pos)}
+		if compressed {
+			rec.Offset = bh.Offset // no file offset of its own
+		}
+		rec.CPU = bh.CPU
+		size, err := parseRecord(b[pos:end], rec)
+		if err != nil {
+			if first {
+				return badinput.Errorf("not an .etl trace: the first event (offset %d) %v", rec.Offset, err)
+			}
+			if compressed {
+				rd.notef("event %d bytes into the compressed buffer at offset %d: %v; the rest of the buffer is skipped", pos, bh.Offset, err)
+			} else {
+				rd.notef("event at offset %d: %v; the rest of its buffer (offset %d) is skipped", rec.Offset, err, bh.Offset)
+			}
+			rd.Damaged++
+			return nil
+		}
+		if first {
+			first = false
+			lf, err := parseLogfile(rec)
+			if err != nil {
+				return badinput.Errorf("not an .etl trace: the first event (offset %d) is not the log file header: %v", rec.Offset, err)
+			}
+			rd.Logfile = lf
+		}
+		if rec.PointerSize == 0 && rd.Logfile != nil {
+			rec.PointerSize = int(rd.Logfile.PointerSize)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		pos += (size + 7) &^ 7
+	}
+	return nil
+}
+
+// parseRecord reads the event at the start of b into rec and returns its
+// size in bytes (before the 8-byte alignment).
+func parseRecord(b []byte, rec *Record) (int, error) {
+	le := binary.LittleEndian
+	if len(b) < 4 {
+		return 0, fmt.Errorf("%d bytes left, less than a trace header's 4-byte marker", len(b))
+	}
+	typ, flags := b[2], b[3]
+	if flags&markerTraceHeader == 0 {
+		return 0, fmt.Errorf("marker %08x has no trace header flag", le.Uint32(b))
+	}
+	need := func(size, hdr int, what string) error {
+		if size < hdr {
+			return fmt.Errorf("%s says %d bytes, less than its %d-byte header", what, size, hdr)
+		}
+		if size > len(b) {
+			return fmt.Errorf("%s says %d bytes, only %d are left in the buffer", what, size, len(b))
+		}
+		return nil
+	}
+	if flags&markerMessage != 0 && flags&0x40 == 0 {
+		return parseMessage(b, rec)
+	}
+	switch typ {
+	case typeSystem32, typeSystem64, typeCompact32, typeCompact64:
+		hdr, kind := 0x20, HeaderSystem
+		if typ == typeCompact32 || typ == typeCompact64 {
+			hdr, kind = 0x18, HeaderCompact
+		}
+		if len(b) < 8 {
+			return 0, fmt.Errorf("%d bytes left, less than a system header", len(b))
+		}
+		size := int(le.Uint16(b[4:]))
+		if err := need(size, hdr, "system trace header"); err != nil {
+			return 0, err
+		}
+		rec.Kind, rec.Kernel = kind, true
+		rec.Version = uint8(le.Uint16(b[0:]))
+		rec.HookID = le.Uint16(b[6:])
+		rec.TID, rec.PID = le.Uint32(b[8:]), le.Uint32(b[12:])
+		rec.Timestamp = int64(le.Uint64(b[16:]))
+		rec.PointerSize = 4
+		if typ == typeSystem64 || typ == typeCompact64 {
+			rec.PointerSize = 8
+		}
+		rec.setKernel()
+		rec.Data = b[hdr:size]
+		return size, nil
+	case typePerfInfo32, typePerfInfo64:
+		if len(b) < 8 {
+			return 0, fmt.Errorf("%d bytes left, less than a perfinfo header", len(b))
+		}
+		size := int(le.Uint16(b[4:]))
+		if err := need(size, 0x10, "perfinfo trace header"); err != nil {
+			return 0, err
+		}
+		rec.Kind, rec.Kernel = HeaderPerfInfo, true
+		rec.Version = uint8(le.Uint16(b[0:]))
+		rec.HookID = le.Uint16(b[6:])
+		rec.Timestamp = int64(le.Uint64(b[8:]))
+		rec.PointerSize = 4
+		if typ == typePerfInfo64 {
+			rec.PointerSize = 8
+		}
+		rec.setKernel()
+		rec.Data = b[0x10:size]
+		return size, nil
+	case typeEvent32, typeEvent64:
+		size := int(le.Uint16(b[0:]))
+		if err := need(size, 0x50, "event header"); err != nil {
+			return 0, err
+		}
+		rec.Kind = HeaderEvent
+		rec.Flags = le.Uint16(b[4:])
+		rec.TID, rec.PID = le.Uint32(b[8:]), le.Uint32(b[12:])
+		rec.Timestamp = int64(le.Uint64(b[16:]))
+		rec.Provider = readGUID(b[0x18:])
+		rec.ID = le.Uint16(b[0x28:])
+		rec.Version, rec.Channel, rec.Level, rec.Opcode = b[0x2a], b[0x2b], b[0x2c], b[0x2d]
+		rec.Task = le.Uint16(b[0x2e:])
+		rec.Keyword = le.Uint64(b[0x30:])
+		switch {
+		case rec.Flags&EventHeaderFlag64BitHeader != 0:
+			rec.PointerSize = 8
+		case rec.Flags&EventHeaderFlag32BitHeader != 0:
+			rec.PointerSize = 4
+		case typ == typeEvent64:
+			rec.PointerSize = 8
+		default:
+			rec.PointerSize = 4
+		}
+		pos := 0x50
+		if rec.Flags&EventHeaderFlagExtendedInfo != 0 {
+			for more := true; more; {
+				if pos+8 > size {
+					return 0, fmt.Errorf("event of %d bytes: extended data item at %d runs past it", size, pos)
+				}
+				typ := le.Uint16(b[pos+2:])
+				linkage := le.Uint16(b[pos+4:])
+				n := int(le.Uint16(b[pos+6:]))
+				if pos+8+n > size {
+					return 0, fmt.Errorf("event of %d bytes: extended data item at %d says %d bytes, past the event", size, pos, n)
+				}
+				rec.Extended = append(rec.Extended, Extended{Type: typ, Data: b[pos+8 : pos+8+n]})
+				pos = (pos + 8 + n + 7) &^ 7
+				more = linkage&1 != 0
+				if pos > size {
+					return 0, fmt.Errorf("event of %d bytes: its extended data ends at %d", size, pos)
+				}
+			}
+		}
+		rec.Data = b[pos:size]
+		return size, nil
+	case typeFull32, typeFull64:
+		size := int(le.Uint16(b[0:]))
+		if err := need(size, 0x30, "event trace header"); err != nil {
+			return 0, err
+		}
+		rec.Kind = HeaderFull
+		rec.Opcode, rec.Level = b[4], b[5]
+		rec.Version = uint8(le.Uint16(b[6:]))
+		rec.TID, rec.PID = le.Uint32(b[8:]), le.Uint32(b[12:])
+		rec.Timestamp = int64(le.Uint64(b[16:]))
+		rec.Provider = readGUID(b[0x18:])
+		rec.PointerSize = 4
+		if typ == typeFull64 {
+			rec.PointerSize = 8
+		}
+		rec.Data = b[0x30:size]
+		return size, nil
+	case typeInstance32, typeInstance64:
+		// EVENT_INSTANCE_HEADER: Size, types, Class, TID, PID, TimeStamp,
+		// RegHandle (a pointer to the registration, as a ULONGLONG),
+		// InstanceId, ParentInstanceId, ProcessorTime, ParentRegHandle.
+		// The GUID is not in the event: it stays zero.
+		size := int(le.Uint16(b[0:]))
+		if err := need(size, 0x38, "event instance header"); err != nil {
+			return 0, err
+		}
+		rec.Kind = HeaderInstance
+		rec.Opcode, rec.Level = b[4], b[5]
+		rec.Version = uint8(le.Uint16(b[6:]))
+		rec.TID, rec.PID = le.Uint32(b[8:]), le.Uint32(b[12:])
+		rec.Timestamp = int64(le.Uint64(b[16:]))
+		rec.PointerSize = 4
+		if typ == typeInstance64 {
+			rec.PointerSize = 8
+		}
+		rec.Data = b[0x38:size]
+		return size, nil
+	}
+	return 0, fmt.Errorf("marker %08x: trace header type 0x%02x is not one latlab reads", le.Uint32(b), typ)
+}
+
+// classic reports whether the event is a classic one, whose event type
+// (Opcode) says what it is: a kernel class event or an EVENT_TRACE_HEADER
+// or instance event of a classic provider.
+func (r *Record) classic() bool {
+	return r.Kernel || r.Kind == HeaderFull || r.Kind == HeaderInstance
+}
+
+// setKernel fills the provider and opcode of a classic kernel event from
+// its hook id.
+func (r *Record) setKernel() {
+	c := kernelClass(r.HookID)
+	r.Provider = c.guid
+	r.Opcode = uint8(r.HookID)
+}
+
+// parseMessage reads a WPP MESSAGE_TRACE_HEADER: Size, the marker, then
+// MessageNumber and OptionFlags (USHORT each), then the optional fields in
+// the order TraceMessage writes them (evntrace.h, TRACE_MESSAGE_*):
+// sequence number, GUID or component id, time stamp, performance
+// counters' system information (thread and process id).
+func parseMessage(b []byte, rec *Record) (int, error) {
+	le := binary.LittleEndian
+	if len(b) < 8 {
+		return 0, fmt.Errorf("%d bytes left, less than a message header", len(b))
+	}
+	size := int(le.Uint16(b[0:]))
+	if size < 8 || size > len(b) {
+		return 0, fmt.Errorf("message header says %d bytes, %d are left in the buffer", size, len(b))
+	}
+	rec.Kind = HeaderMessage
+	rec.ID = le.Uint16(b[4:])
+	opts := le.Uint16(b[6:])
+	pos := 8
+	take := func(n int) []byte {
+		if pos+n > size {
+			pos = size + 1
+			return nil
+		}
+		p := b[pos : pos+n]
+		pos += n
+		return p
+	}
+	if opts&0x01 != 0 { // TRACE_MESSAGE_SEQUENCE
+		take(4)
+	}
+	if opts&0x02 != 0 { // TRACE_MESSAGE_GUID
+		if g := take(16); g != nil {
+			rec.Provider = readGUID(g)
+		}
+	} else if opts&0x04 != 0 { // TRACE_MESSAGE_COMPONENTID
+		take(4)
+	}
+	if opts&0x08 != 0 { // TRACE_MESSAGE_TIMESTAMP
+		if t := take(8); t != nil {
+			rec.Timestamp = int64(le.Uint64(t))
+		}
+	}
+	if opts&0x10 != 0 { // TRACE_MESSAGE_PERFORMANCE_TIMESTAMP: same field
+	}
+	if opts&0x20 != 0 { // TRACE_MESSAGE_SYSTEMINFO
+		if t := take(8); t != nil {
+			rec.TID, rec.PID = le.Uint32(t), le.Uint32(t[4:])
+		}
+	}
+	if pos > size {
+		return 0, fmt.Errorf("message of %d bytes: its option flags 0x%x ask for more", size, opts)
+	}
+	rec.Data = b[pos:size]
+	return size, nil
+}
+
+func readGUID(b []byte) etw.GUID {
+	le := binary.LittleEndian
+	g := etw.GUID{Data1: le.Uint32(b), Data2: le.Uint16(b[4:]), Data3: le.Uint16(b[6:])}
+	copy(g.Data4[:], b[8:16])
+	return g
+}
+
+// SniffSize is how many bytes Sniff needs.
+const SniffSize = BufferHeaderSize + 8
+
+// Sniff reports whether head, the start of a file, looks like an .etl
+// trace: a buffer header with a plausible size whose first event is the
+// log file header (a system trace header with hook id 0).
+func Sniff(head []byte) bool {
+	if len(head) < SniffSize {
+		return false
+	}
+	bh := parseBuffer(head, 0)
+	m := head[BufferHeaderSize:]
+	return bh.Size >= BufferHeaderSize && bh.Size <= MaxBufferSize &&
+		(m[2] == typeSystem32 || m[2] == typeSystem64) && m[3]&markerTraceHeader != 0 &&
+		binary.LittleEndian.Uint16(m[6:]) == 0
+}

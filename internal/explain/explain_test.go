@@ -1,0 +1,150 @@
+package explain
+
+import (
+	"encoding/binary"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/tracefs"
+)
+
+func format(t *testing.T, system, file string) *tracefs.Format {
+	t.Helper()
+	f, err := os.Open("../tracefs/testdata/" + file + ".format")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fm, err := tracefs.ParseFormat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm.System = system
+	return fm
+}
+
+// A hand-made timeline with a known answer: the deadline at 1,000 ns, a
+// thread "hog" (pid 77, nice 0) on the CPU since before it, the timer
+// expiring at 1,100, the measuring thread (tid 5) woken at 1,110, IRQ 24
+// from 1,200 to 1,300, the switch to tid 5 at 2,000, its stamp at 2,050.
+func TestExplainKnownTimeline(t *testing.T) {
+	sw, wk := format(t, "sched", "sched_sched_switch"), format(t, "sched", "sched_sched_wakeup")
+	tm, hin := format(t, "timer", "timer_hrtimer_expire_entry"), format(t, "irq", "irq_irq_handler_entry")
+	hout := &tracefs.Format{System: "irq", Name: "irq_handler_exit", ID: 226, Fields: []tracefs.Field{{Name: "irq", Offset: 8, Size: 4, Signed: true}}}
+	rec := func(f *tracefs.Format, n int) []byte {
+		b := make([]byte, n)
+		binary.LittleEndian.PutUint16(b, f.ID)
+		return b
+	}
+	switchTo := func(pid int32, comm string, prio int32) []byte {
+		b := rec(sw, 64)
+		copy(b[40:], comm)
+		binary.LittleEndian.PutUint32(b[56:], uint32(pid))
+		binary.LittleEndian.PutUint32(b[60:], uint32(prio))
+		return b
+	}
+	wake := func(pid int32) []byte {
+		b := rec(wk, 36)
+		binary.LittleEndian.PutUint32(b[24:], uint32(pid))
+		return b
+	}
+	irq := func(f *tracefs.Format, n uint32, name string) []byte {
+		b := rec(f, 16)
+		binary.LittleEndian.PutUint32(b[8:], n)
+		if name != "" {
+			binary.LittleEndian.PutUint32(b[12:], uint32(len(name)+1)<<16|16)
+			b = append(b, name+"\x00"...)
+		}
+		return b
+	}
+	tl := NewTimeline()
+	for _, e := range []struct {
+		ts   int64
+		f    *tracefs.Format
+		data []byte
+	}{
+		{0, sw, switchTo(77, "hog", 120)},
+		{1100, tm, rec(tm, 32)},
+		{1110, wk, wake(5)},
+		{1200, hin, irq(hin, 24, "eth0")},
+		{1300, hout, irq(hout, 24, "")},
+		{2000, sw, switchTo(5, "latlab", 120)},
+		{3000, sw, switchTo(0, "swapper/1", 120)},
+	} {
+		tl.Add(tracefs.Event{CPU: 1, TS: e.ts, Format: e.f, Data: e.data})
+	}
+	ws := tl.Explain([]Sample{{CPU: 1, TID: 5, Deadline: 1000, Latency: 1050}}, 0, nil)
+	if len(ws) != 1 {
+		t.Fatal(ws)
+	}
+	w := ws[0]
+	if w.TimerLatencyNs != 100 || w.WakeToRunNs != 890 || w.SwitchToStampNs != 50 || w.Cause != "thread hog" {
+		t.Errorf("%+v", w)
+	}
+	want := []Ran{{Kind: KindThread, Name: "hog", PID: 77, Prio: 120, Count: 1, DurationNs: 900},
+		{Kind: KindIRQ, Name: "eth0 (IRQ 24)", Count: 1, DurationNs: 100}}
+	if len(w.Ran) != 2 || w.Ran[0] != want[0] || w.Ran[1] != want[1] {
+		t.Errorf("ran %+v, want %+v", w.Ran, want)
+	}
+	tot := Totals(ws)
+	if len(tot) != 2 || tot[0].Name != "hog" || tot[0].DurationNs != 900 {
+		t.Errorf("%+v", tot)
+	}
+	if s := NextStep(ws, tot, 50000, false); !strings.Contains(s, "--rtprio") || !strings.Contains(s, "isolation") {
+		t.Errorf("%s", s)
+	}
+	// A wake-up the trace has nothing after says so.
+	ws = tl.Explain([]Sample{{CPU: 0, TID: 5, Deadline: 1000, Latency: 10}}, 0, nil)
+	if ws[0].Cause != "unknown" || ws[0].Note == "" {
+		t.Errorf("%+v", ws[0])
+	}
+}
+
+func TestNextStep(t *testing.T) {
+	ws := []Wakeup{{CPU: 2}}
+	for _, tt := range []struct {
+		top  Cause
+		want string
+	}{
+		{Cause{Kind: KindSoftIRQ, Name: "NET_RX"}, "rps"},
+		{Cause{Kind: KindSoftIRQ, Name: "RCU"}, "isolation"},
+		{Cause{Kind: KindIRQ, Name: "eth0 (IRQ 24)"}, "irq-affinity"},
+		{Cause{Kind: KindIRQ, Name: "LOC (local_timer)"}, "nohz_full"},
+		{Cause{Kind: KindIdle, Name: "idle"}, "timer slack"},
+	} {
+		if s := NextStep(ws, []Cause{tt.top}, 50000, false); !strings.Contains(s, tt.want) {
+			t.Errorf("%+v: %s", tt.top, s)
+		}
+	}
+	if s := NextStep(ws, []Cause{{Kind: KindThread, Name: "x"}}, 0, true); !strings.Contains(s, "rt-throttling") {
+		t.Errorf("%s", s)
+	}
+}
+
+// A thread preempted before its wait began is never woken: the wake-up
+// of its previous wait (before the deadline) is not taken for this one.
+func TestExplainNeverSlept(t *testing.T) {
+	sw, wk := format(t, "sched", "sched_sched_switch"), format(t, "sched", "sched_sched_wakeup")
+	b := func(f *tracefs.Format, n int) []byte {
+		d := make([]byte, n)
+		binary.LittleEndian.PutUint16(d, f.ID)
+		return d
+	}
+	wake := b(wk, 36)
+	binary.LittleEndian.PutUint32(wake[24:], 5)
+	toHog := b(sw, 64)
+	copy(toHog[40:], "hog")
+	binary.LittleEndian.PutUint32(toHog[56:], 77)
+	binary.LittleEndian.PutUint32(toHog[60:], 120)
+	toMe := b(sw, 64)
+	binary.LittleEndian.PutUint32(toMe[56:], 5)
+	tl := NewTimeline()
+	tl.Add(tracefs.Event{CPU: 0, TS: 500, Format: wk, Data: wake}) // the previous wait's
+	tl.Add(tracefs.Event{CPU: 0, TS: 600, Format: sw, Data: toHog})
+	tl.Add(tracefs.Event{CPU: 0, TS: 3000, Format: sw, Data: toMe})
+	w := tl.Explain([]Sample{{CPU: 0, TID: 5, Deadline: 1000, Latency: 2100}}, 0, nil)[0]
+	if w.TimerLatencyNs != -1 || w.WakeToRunNs != -1 || !strings.Contains(w.Note, "did not sleep") || w.Cause != "thread hog" {
+		t.Errorf("%+v", w)
+	}
+}

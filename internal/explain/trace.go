@@ -1,0 +1,50 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/latlab/latlab/internal/tracefs"
+)
+
+// Method says how explanations are made.
+const Method = "tracefs events sched_switch, sched_wakeup, hrtimer_expire_entry, irq_handler_entry/exit, softirq_entry/exit and irq_vectors:* of the measured CPUs (tracing_cpumask), private instance, clock mono (the probe's CLOCK_MONOTONIC)"
+
+// Tracer records a timeline while a measurement runs.
+type Tracer struct {
+	s      *tracefs.Session
+	tl     *Timeline
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Start traces the CPUs until Stop. Off Linux it returns
+// tracefs.ErrUnsupported.
+func Start(cpus []int) (*Tracer, error) {
+	s, err := tracefs.Open(tracefs.Options{Events: Events, CPUs: cpus, BufferKB: 8192})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &Tracer{s: s, tl: NewTimeline(), cancel: cancel, done: make(chan error, 1)}
+	go func() { t.done <- s.Follow(ctx, t.tl.Add) }()
+	return t, nil
+}
+
+// Stop ends the trace, removes the instance and returns the timeline;
+// notes say what it lacks (lost events, a full timeline).
+func (t *Tracer) Stop() (*Timeline, []string, error) {
+	t.cancel()
+	err := <-t.done
+	var notes []string
+	if n := t.s.Lost(); n > 0 {
+		notes = append(notes, fmt.Sprintf("explain: the ring buffer lost %d events; explanations near the loss may miss what ran", n))
+	}
+	if t.tl.Dropped > 0 {
+		notes = append(notes, fmt.Sprintf("explain: %d events past the timeline's bound of %d were dropped", t.tl.Dropped, MaxEvents))
+	}
+	if cerr := t.s.Close(); err == nil {
+		err = cerr
+	}
+	return t.tl, notes, err
+}

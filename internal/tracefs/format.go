@@ -1,0 +1,200 @@
+// Package tracefs reads Linux kernel trace events (irq, irq_vectors,
+// sched, timer) as pure parsers over bytes plus a session that owns a
+// private tracefs instance for its run.
+//
+// Events are read from per_cpu/cpuN/trace_pipe_raw, the ring buffer's own
+// pages, not from the trace_pipe text: the text prints time stamps of the
+// nanosecond clocks in microseconds (" %5lu.%06lu: "), too coarse for
+// interrupt handlers that run for a microsecond or less, and every event
+// would be formatted by the kernel and parsed again here. The pages carry
+// nanosecond time stamps and the fields at the offsets events/*/format
+// gives, so a field costs a load.
+package tracefs
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// MaxFormat bounds a format file read: the largest in a 6.x kernel is a
+// few KiB (its print fmt line included).
+const MaxFormat = 64 << 10
+
+// Field is one field of an event's record.
+type Field struct {
+	Name   string
+	Type   string // as declared, e.g. "int", "char[16]", "__data_loc char[]"
+	Offset int
+	Size   int
+	Signed bool
+	// DataLoc: the field holds a 32-bit locator (offset in the low 16
+	// bits, length in the high 16) of variable data in the record.
+	DataLoc bool
+}
+
+// Format is an event's layout, from events/SYSTEM/NAME/format.
+type Format struct {
+	System string
+	Name   string
+	ID     uint16
+	Fields []Field
+}
+
+// Field returns the field called name.
+func (f *Format) Field(name string) (Field, bool) {
+	for _, fl := range f.Fields {
+		if fl.Name == name {
+			return fl, true
+		}
+	}
+	return Field{}, false
+}
+
+// FormatError says what was wrong in a format file.
+type FormatError struct {
+	Line int
+	Msg  string
+}
+
+func (e *FormatError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("event format line %d: %s", e.Line, e.Msg)
+	}
+	return "event format: " + e.Msg
+}
+
+// ParseFormat reads a format file (name, ID, the fields with offset, size
+// and signedness). Fields whose record layout it cannot use (out of the
+// 16-bit range a record has) are errors, not guesses.
+func ParseFormat(r io.Reader) (*Format, error) {
+	sc := bufio.NewScanner(io.LimitReader(r, MaxFormat))
+	sc.Buffer(make([]byte, 0, 4096), MaxFormat)
+	f := &Format{}
+	haveID := false
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "name:"):
+			f.Name = strings.TrimSpace(strings.TrimPrefix(line, "name:"))
+		case strings.HasPrefix(line, "ID:"):
+			v, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(line, "ID:")), 10, 16)
+			if err != nil {
+				return nil, &FormatError{n, "ID is not a number from 0 to 65535"}
+			}
+			f.ID, haveID = uint16(v), true
+		case strings.HasPrefix(line, "field:"):
+			fl, err := parseField(line)
+			if err != nil {
+				return nil, &FormatError{n, err.Error()}
+			}
+			if len(f.Fields) >= 256 {
+				return nil, &FormatError{n, "more than 256 fields"}
+			}
+			f.Fields = append(f.Fields, fl)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &FormatError{n, err.Error()}
+	}
+	if f.Name == "" || !haveID {
+		return nil, &FormatError{0, "no name or no ID line"}
+	}
+	return f, nil
+}
+
+// parseField reads "field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;".
+func parseField(line string) (Field, error) {
+	var fl Field
+	parts := strings.Split(line, ";")
+	decl := strings.TrimSpace(strings.TrimPrefix(parts[0], "field:"))
+	i := strings.LastIndexAny(decl, " \t")
+	if i < 0 {
+		return fl, fmt.Errorf("field %q has no type", decl)
+	}
+	fl.Type, fl.Name = strings.TrimSpace(decl[:i]), decl[i+1:]
+	if j := strings.IndexByte(fl.Name, '['); j >= 0 { // char prev_comm[16]
+		fl.Type += fl.Name[j:]
+		fl.Name = fl.Name[:j]
+	}
+	if fl.Name == "" {
+		return fl, fmt.Errorf("field %q has no name", decl)
+	}
+	fl.DataLoc = strings.HasPrefix(fl.Type, "__data_loc") || strings.HasPrefix(fl.Type, "__rel_loc")
+	have := 0
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), ":")
+		if !ok {
+			continue
+		}
+		x, err := strconv.Atoi(strings.TrimSpace(v))
+		switch k {
+		case "offset", "size":
+			if err != nil || x < 0 || x > 0xffff {
+				return fl, fmt.Errorf("field %s: %s %q is not 0 to 65535", fl.Name, k, v)
+			}
+			if k == "offset" {
+				fl.Offset = x
+			} else {
+				fl.Size = x
+			}
+			have++
+		case "signed":
+			fl.Signed = err == nil && x != 0
+		}
+	}
+	if have != 2 {
+		return fl, fmt.Errorf("field %s has no offset or size", fl.Name)
+	}
+	if fl.DataLoc && fl.Size != 4 {
+		return fl, fmt.Errorf("field %s: a data locator of %d bytes, want 4", fl.Name, fl.Size)
+	}
+	return fl, nil
+}
+
+// PageLayout is where a ring-buffer page keeps its time stamp, its commit
+// (the bytes of events in it, and the flags of lost events) and its data,
+// from events/header_page.
+type PageLayout struct {
+	CommitSize int // 8 on 64-bit kernels, 4 on 32-bit
+	DataOffset int
+	Size       int // the whole page: DataOffset + data
+}
+
+// DefaultLayout is the 64-bit kernel's page of 4096 bytes.
+var DefaultLayout = PageLayout{CommitSize: 8, DataOffset: 16, Size: 4096}
+
+// ParseHeaderPage reads events/header_page.
+func ParseHeaderPage(r io.Reader) (PageLayout, error) {
+	sc := bufio.NewScanner(io.LimitReader(r, MaxFormat))
+	l := PageLayout{}
+	dataSize := -1
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "field:") {
+			continue
+		}
+		fl, err := parseField(line)
+		if err != nil {
+			return l, &FormatError{0, "header_page: " + err.Error()}
+		}
+		switch fl.Name {
+		case "commit":
+			l.CommitSize = fl.Size
+		case "data":
+			l.DataOffset, dataSize = fl.Offset, fl.Size
+		}
+	}
+	if l.CommitSize != 4 && l.CommitSize != 8 {
+		return l, &FormatError{0, fmt.Sprintf("header_page: commit of %d bytes, want 4 or 8", l.CommitSize)}
+	}
+	if l.DataOffset != 8+l.CommitSize || dataSize <= 0 {
+		return l, &FormatError{0, fmt.Sprintf("header_page: data at %d (%d bytes), want at %d", l.DataOffset, dataSize, 8+l.CommitSize)}
+	}
+	l.Size = l.DataOffset + dataSize
+	return l, nil
+}

@@ -1,0 +1,56 @@
+package tracefs
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// FuzzParsePage: no page, however hostile, makes the parser read outside
+// it, panic or hand out a record that is not inside the page.
+func FuzzParsePage(f *testing.F) {
+	p := &pageBuilder{base: 1}
+	p.data(100, rec(1, 1, 2, 3, 4))
+	p.extend(1 << 30)
+	p.data(0, rec(3, make([]byte, 200)...))
+	p.abs(5)
+	p.pad(12)
+	f.Add(p.page(missedEvents|missedStored, 3)[:256], true)
+	f.Add(p.page(0, 0), false)
+	f.Add([]byte{}, true)
+	f.Fuzz(func(t *testing.T, b []byte, wide bool) {
+		l := DefaultLayout
+		if !wide {
+			l = PageLayout{CommitSize: 4, DataOffset: 12, Size: 4096}
+		}
+		_, _ = ParsePage(b, l, func(r Record) {
+			if len(r.Data) > len(b) {
+				t.Fatalf("record of %d bytes from a page of %d", len(r.Data), len(b))
+			}
+			_ = Type(r.Data)
+		})
+	})
+}
+
+// FuzzParseFormat: format files and the fields they declare are read
+// without panics, and a field never reads outside a record.
+func FuzzParseFormat(f *testing.F) {
+	for _, n := range []string{"irq_irq_handler_entry", "sched_sched_switch", "timer_hrtimer_start"} {
+		b, err := os.ReadFile("testdata/" + n + ".format")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, []byte("\x01\x00\x00\x00\x05\x00\x00\x00\x10\x00\x04\x00abcd"))
+	}
+	f.Fuzz(func(t *testing.T, format, data []byte) {
+		fm, err := ParseFormat(bytes.NewReader(format))
+		if err != nil {
+			return
+		}
+		for _, fl := range fm.Fields {
+			_ = fl.Int(data)
+			_ = fl.String(data)
+		}
+		_, _ = ParseHeaderPage(bytes.NewReader(format))
+	})
+}

@@ -1,0 +1,226 @@
+package tracefs
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// needTracing skips (or, with LATLAB_REQUIRE_ALL=1, fails) a test that
+// needs root and a kernel with tracefs.
+func needTracing(t *testing.T) {
+	t.Helper()
+	testutil.NeedRoot(t)
+	if _, err := os.Stat("/sys/kernel/tracing"); err != nil {
+		if testutil.Required() {
+			t.Fatal("this test needs tracefs (LATLAB_REQUIRE_ALL=1)")
+		}
+		t.Skip("no tracefs in this kernel")
+	}
+}
+
+func isMountPoint(t *testing.T, dir string) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), " "+dir+" ")
+}
+
+// A session on a private mount reads real events with CLOCK_MONOTONIC
+// time stamps, and Close removes the instance and the mount.
+func TestSessionLive(t *testing.T) {
+	needTracing(t)
+	s, err := Open(Options{Events: []string{"irq/softirq_*", "sched/sched_switch"}, PrivateMount: true, BufferKB: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(s.Dir); err != nil {
+		t.Fatalf("no instance: %v", err)
+	}
+	if !isMountPoint(t, s.Root) {
+		t.Fatalf("%s is not mounted", s.Root)
+	}
+	before := time.Now()
+	var t0 unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &t0)
+	loopback(t, 200)
+	time.Sleep(50 * time.Millisecond)
+	_ = s.Stop()
+	var t1 unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &t1)
+	counts := map[string]int{}
+	var bad []string
+	_, err = s.Drain(func(e Event) {
+		counts[e.Format.Name]++
+		// Events of the session lie on CLOCK_MONOTONIC, within the run
+		// (the first may have waited in the buffer since the start).
+		if e.TS > t1.Nano() || e.TS < t0.Nano()-int64(time.Since(before))-int64(time.Second) {
+			bad = append(bad, fmt.Sprintf("%s at %d outside %d..%d", e.Format.Name, e.TS, t0.Nano(), t1.Nano()))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("%d events off the clock, e.g. %s", len(bad), bad[0])
+	}
+	if counts["sched_switch"] == 0 || counts["softirq_entry"] == 0 || counts["softirq_exit"] == 0 {
+		t.Errorf("events %v", counts)
+	}
+	dir, root := s.Dir, s.Root
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("instance %s left behind: %v", dir, err)
+	}
+	if isMountPoint(t, root) {
+		t.Errorf("tracefs left mounted at %s", root)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("mount point %s left behind", root)
+	}
+}
+
+// loopback sends n datagrams to itself: NET_RX softirqs.
+func loopback(t *testing.T, n int) {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	buf := make([]byte, 64)
+	for i := 0; i < n; i++ {
+		if _, err := c.WriteTo(buf, c.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, _, err := c.ReadFrom(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSessionCPUMaskAndBadEvent(t *testing.T) {
+	needTracing(t)
+	s, err := Open(Options{Events: []string{"sched/sched_switch"}, CPUs: []int{0}, PrivateMount: true, BufferKB: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mask, _ := os.ReadFile(filepath.Join(s.Dir, "tracing_cpumask"))
+	if !strings.HasSuffix(strings.TrimSpace(string(mask)), "1") {
+		t.Errorf("cpumask %q", mask)
+	}
+	time.Sleep(50 * time.Millisecond)
+	_, _ = s.Drain(func(e Event) {
+		if e.CPU != 0 {
+			t.Errorf("an event of CPU %d", e.CPU)
+		}
+	})
+	root := s.Root
+	s.Close()
+	if _, err := Open(Options{Events: []string{"irq/no_such_event"}, PrivateMount: true}); err == nil || !strings.Contains(err.Error(), "no such event") {
+		t.Errorf("%v", err)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("a failed Open left %s", root)
+	}
+}
+
+// Follow ends when its context does, and Close then leaves nothing.
+func TestSessionCancel(t *testing.T) {
+	needTracing(t)
+	s, err := Open(Options{Events: []string{"sched/sched_switch"}, PrivateMount: true, BufferKB: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	n := 0
+	if err := s.Follow(ctx, func(Event) { n++ }); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Error("no events")
+	}
+	dir := s.Dir
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("instance left behind: %v", err)
+	}
+}
+
+// SIGINT: a process following a session until SIGINT removes its
+// instance and its mount before it exits.
+func TestSessionSIGINT(t *testing.T) {
+	needTracing(t)
+	if os.Getenv("LATLAB_TRACEFS_HELPER") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		s, err := Open(Options{Events: []string{"sched/sched_switch"}, PrivateMount: true, BufferKB: 256})
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s %s\n", s.Dir, s.Root)
+		err = s.Follow(ctx, func(Event) {})
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSessionSIGINT$")
+	cmd.Env = append(os.Environ(), "LATLAB_TRACEFS_HELPER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 512)
+	n, _ := out.Read(line)
+	f := strings.Fields(string(line[:n]))
+	if len(f) != 2 || f[0] == "ERR" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("helper: %q", line[:n])
+	}
+	if _, err := os.Stat(f[0]); err != nil {
+		t.Fatalf("no instance while running: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	rest := make([]byte, 512)
+	k, _ := out.Read(rest)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("helper: %v %q", err, rest[:k])
+	}
+	for _, p := range f {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind after SIGINT: %v", p, err)
+		}
+	}
+}
