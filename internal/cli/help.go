@@ -12,7 +12,7 @@ import (
 )
 
 // helpWidth is the width every line of --help fits in, whatever the
-// terminal: the help reads the same everywhere and in the README.
+// terminal: the help reads the same everywhere and in docs/reference.
 const helpWidth = 80
 
 // setHelp makes --help, and the usage of every command, fit helpWidth

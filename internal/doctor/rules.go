@@ -34,7 +34,7 @@ func always(*Case) bool { return true }
 
 func text(s string) func(*Case) string { return func(*Case) string { return s } }
 
-// Rules is the verdict table. README's check-up section lists it.
+// Rules is the verdict table. docs/commands/doctor.md lists it.
 var Rules = []Rule{
 	// --- any knob ------------------------------------------------------
 	{ID: "needs-privilege", Knob: "*", Verdict: Unknown, When: "the value cannot be read without elevation",

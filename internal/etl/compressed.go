@@ -16,7 +16,7 @@ import (
 // with plain LZXpress ([MS-XCA] 2.4). Should those bytes not decode so,
 // they are tried as LZXpress Huffman ([MS-XCA] 2.2.4), with SavedOffset as
 // the events' end. No real compressed trace was at hand to confirm either:
-// see the README.
+// see docs/commands/etl.md.
 
 var errCompressedLayout = errors.New("its bytes decode neither as plain LZXpress nor as LZXpress Huffman")
 

@@ -177,7 +177,7 @@ func AnalyzeDSack(c *TCPConnection) *DSackReport {
 		r.Verdict = fmt.Sprintf("%s: %d retransmissions under reordering, 0 D-SACKs counted in %d TcpReceiveSack events, multiplier never above %d; a Linux peer answers spurious retransmissions with D-SACKs (tcp_dsack=1, its default)",
 			VerdictDSackBug, retrans, r.ReceiveSacks, r.MaxMultiplier)
 	default:
-		r.Verdict = "nothing to judge: no retransmission under reordering in this run; a peer that reorders (README: latlab net serve behind netem reorder) provokes them"
+		r.Verdict = "nothing to judge: no retransmission under reordering in this run; a peer that reorders (docs/commands/net.md: latlab net serve behind netem reorder) provokes them"
 	}
 	return r
 }

@@ -10,7 +10,7 @@ import (
 // ErrNoServiceManager is returned by the service functions on Linux: there
 // the exporter runs under systemd from the unit file in the repository,
 // which needs no install command.
-var ErrNoServiceManager = errors.New("latlab exporter install/uninstall register a Windows service; on Linux install packaging/latlab-exporter.service with systemd (see the README)")
+var ErrNoServiceManager = errors.New("latlab exporter install/uninstall register a Windows service; on Linux install packaging/latlab-exporter.service with systemd (see docs/commands/exporter.md)")
 
 // ServiceName is the Windows service's name and its event-log source.
 const ServiceName = "latlab-exporter"

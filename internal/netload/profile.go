@@ -15,7 +15,7 @@ type Profile struct {
 	About   string  `json:"about"`
 }
 
-// The profiles' numbers and where they come from (the README repeats them):
+// The profiles' numbers and where they come from (docs/commands/net.md repeats them):
 //
 //   - game: a fixed 128 Hz tick, the server tick rate of VALORANT and of
 //     CS:GO's 128-tick servers (Counter-Strike 2 uses 64 Hz: --rate 64).
