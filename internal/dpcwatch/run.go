@@ -35,19 +35,6 @@ type Result struct {
 	Summary Summary
 }
 
-// Data is the payload of the watch's result document (kind dpcisr): the
-// dpcisr report that 'dpcisr' and 'dpcisr compare' read, and the watch's
-// own summary beside it.
-type Data struct {
-	dpcisr.ReportView
-	Watch Summary `json:"watch"`
-}
-
-// Data returns the document payload; file names the document in the view.
-func (r *Result) Data(file string) Data {
-	return Data{ReportView: r.Report.View(file, ""), Watch: r.Summary}
-}
-
 // Run watches DPCs and ISRs until o.Duration or ctx ends. Off Windows it
 // returns etw.ErrUnsupported; without elevation an *etw.AccessError; with
 // the kernel logger taken an *etw.HeldError; under Wine an

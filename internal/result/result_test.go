@@ -29,7 +29,8 @@ type testPayload struct {
 	Nested  *testRow           `json:"nested,omitempty"`
 	Keyed   map[string]testRow `json:"keyed"`
 	Bytes   []byte             `json:"bytes"`
-	hidden  []int
+	//lint:ignore U1000 never set: fillLists must pass over unexported fields
+	hidden []int
 }
 
 type testRow struct {
