@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -209,9 +210,9 @@ func Compare(in []Input, o Options) (*Result, error) {
 	slices.SortStableFunc(res.Ranking, func(a, b int) int {
 		ra, rb := res.Runs[a], res.Runs[b]
 		if ra.By != rb.By {
-			return cmpF(ra.By, rb.By)
+			return cmp.Compare(ra.By, rb.By)
 		}
-		return cmpF(ra.Summary.Stdev, rb.Summary.Stdev)
+		return cmp.Compare(ra.Summary.Stdev, rb.Summary.Stdev)
 	})
 	if res.PerRun {
 		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
@@ -220,16 +221,6 @@ func Compare(in []Input, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %.2f%% level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, level*100))
 	}
 	return res, nil
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Compatible checks that the inputs measure the same quantity.

@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -225,7 +226,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 			}
 		}
 		for _, n := range in.Notes {
-			if !contains(rep.Notes, n) {
+			if !slices.Contains(rep.Notes, n) {
 				rep.Notes = append(rep.Notes, n)
 			}
 		}
@@ -254,7 +255,7 @@ func Analyze(f *File, device string, t Target, lang string, load Loader) (*Devic
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {
-		if decos, ok := union[k]; ok && rep.Model != nil && !contains(rep.RSS, k) {
+		if decos, ok := union[k]; ok && rep.Model != nil && !slices.Contains(rep.RSS, k) {
 			rep.MissingRSSFrom[k] = decos
 		}
 	}
@@ -422,7 +423,7 @@ func List(f *File, t Target, lang string, load Loader) (*Listing, error) {
 
 func (l *Listing) note(notes ...string) {
 	for _, n := range notes {
-		if !contains(l.Notes, n) {
+		if !slices.Contains(l.Notes, n) {
 			l.Notes = append(l.Notes, n)
 		}
 	}

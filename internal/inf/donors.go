@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -94,7 +95,7 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 			rep.NotInINF = append(rep.NotInINF, k)
 			continue
 		}
-		if rep.Model == nil || contains(rep.RSS, k) {
+		if rep.Model == nil || slices.Contains(rep.RSS, k) {
 			continue
 		}
 		for _, c := range cands {
@@ -125,7 +126,7 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 }
 
 func (rep *DeviceReport) note(n string) {
-	if !contains(rep.Notes, n) {
+	if !slices.Contains(rep.Notes, n) {
 		rep.Notes = append(rep.Notes, n)
 	}
 }

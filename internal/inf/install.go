@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -429,7 +430,7 @@ func (r *resolver) addreg(f *File, s *Section) {
 			what = fmt.Sprintf("%d %s entries write", len(outside), strings.Join(rs, "/"))
 		}
 		n := fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what)
-		if !contains(r.in.Notes, n) {
+		if !slices.Contains(r.in.Notes, n) {
 			r.in.Notes = append(r.in.Notes, n)
 		}
 	}()
@@ -522,7 +523,7 @@ func (r *resolver) keyword(name, section string, line int) *Keyword {
 	key := strings.ToLower(name)
 	if i, ok := r.in.byName[key]; ok {
 		k := &r.in.Keywords[i]
-		if !contains(k.Sections, section) {
+		if !slices.Contains(k.Sections, section) {
 			k.Sections = append(k.Sections, section)
 		}
 		return k
@@ -646,7 +647,7 @@ func parseFlagsOK(s string) (uint32, bool) {
 // notef adds a note about line of f once.
 func (r *resolver) notef(f *File, line int, format string, a ...any) {
 	n := fmt.Sprintf("%s line %d: ", f.Name, line) + fmt.Sprintf(format, a...)
-	if !contains(r.in.Notes, n) {
+	if !slices.Contains(r.in.Notes, n) {
 		r.in.Notes = append(r.in.Notes, n)
 	}
 }

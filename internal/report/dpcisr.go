@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,20 +129,11 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		s.Notes = append(s.Notes, "no plot: no DPC or ISR executions")
 	}
 	for _, n := range rep.Notes {
-		if !contains(s.Notes, n) {
+		if !slices.Contains(s.Notes, n) {
 			s.Notes = append(s.Notes, n)
 		}
 	}
 	return s, nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkedDPCISR reads a document's report back through dpcisr.ReadDocument,
