@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 const ms = int64(time.Millisecond)
@@ -103,5 +104,18 @@ func TestDocument(t *testing.T) {
 	d, ok := Kind.Of(r.Document())
 	if !ok || d.Measurement.Method != "nanosleep" || d.Measurement.RequestedNs != 1_000_000 || d.Method != "nanosleep" {
 		t.Errorf("payload %+v", d)
+	}
+}
+
+// The document's timer state is the one Run read after the run: Document
+// reads nothing itself, so a result without one gives a document without
+// one.
+func TestDocumentTimerFromRun(t *testing.T) {
+	st := timer.Status{Current100ns: 10_000}
+	for _, want := range []*timer.Status{nil, &st} {
+		d, _ := Kind.Of((&Result{Rows: []Row{}, timerAfter: want}).Document())
+		if d.Timer != want {
+			t.Errorf("timer %v, want %v", d.Timer, want)
+		}
 	}
 }

@@ -24,14 +24,11 @@ type Data struct {
 // TimerState is the timer state after the run, nil when unknown.
 func (d *Data) TimerState() *timer.Status { return d.Timer }
 
-// Document is the crossproc document of r, with the timer state read now
-// (after the run).
+// Document is the crossproc document of r, with the timer state Run read
+// after the run.
 func (r *Result) Document() *result.Document {
-	data := &Data{Result: *r}
+	data := &Data{Result: *r, Timer: r.timerAfter}
 	doc := Kind.New(data)
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
 	data.Measurement = probe.Measurement{Method: r.Method, RequestedNs: r.DurationNs, ClockSource: doc.Host.ClockSource,
 		PercentileNote: result.PercentileDefinition}
 	return doc

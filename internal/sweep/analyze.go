@@ -44,6 +44,8 @@ type Result struct {
 	Verdict            Verdict     `json:"verdict"`
 	Notes              []string    `json:"notes,omitempty"`
 	ElapsedNs          int64       `json:"elapsed_ns"`
+	// timerAfter is the timer state Run read at its end; nil when unread.
+	timerAfter *timer.Status
 }
 
 // Treatment is the steps the OS granted the same value. Whatever was

@@ -22,14 +22,11 @@ type Data struct {
 // TimerState is the timer state after the run, nil when unknown.
 func (d *Data) TimerState() *timer.Status { return d.Timer }
 
-// Document is the sweep document of r, with the timer state read now
-// (after the run) and the notes a reader needs.
+// Document is the sweep document of r, with the timer state Run read
+// after the run and the notes a reader needs.
 func (r *Result) Document() *result.Document {
-	data := &Data{Result: *r}
+	data := &Data{Result: *r, Timer: r.timerAfter}
 	doc := Kind.New(data)
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
 	data.Measurement = probe.Measurement{Method: r.Method, RequestedNs: r.DurationNs, ElapsedNs: r.ElapsedNs,
 		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	doc.Notes = append(doc.Notes, r.Notes...)

@@ -32,11 +32,8 @@ func (d *Data) Measured() *probe.Measurement { return &d.Measurement }
 // Document is the result document of a run: kind try, the Result as its
 // data, the probe's measurement facts and the timer state.
 func Document(res *Result, settings map[string]string) (*result.Document, error) {
-	data := &Data{}
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
 	m := res.meta
+	data := &Data{Timer: m.timer}
 	data.Measurement = probe.Measurement{
 		Method:         m.method,
 		WarmupNs:       m.warmupNs,
