@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // IRQWatchOptions are the flags of `latlab irq watch`.
@@ -133,7 +134,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	}
 	err = emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) {
 		if o.During {
-			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), fmtNs(total.EndNs-total.StartNs))
+			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), units.Ns(total.EndNs-total.StartNs))
 		}
 		report.IRQTotal(out, total, o.All)
 		report.NetInfo(out, res.Network)

@@ -12,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetRSSOptions are the flags of `latlab net rss-experiment`.
@@ -129,7 +130,7 @@ func printRSS(w io.Writer, d *netload.RSSResult) {
 	var rows [][]string
 	for _, ph := range d.Phases {
 		row := []string{ph.Profile, strconv.FormatInt(ph.Sent, 10), strconv.FormatInt(ph.Lost, 10),
-			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), fmtNs(ph.RTT.P50), fmtNs(ph.RTT.P99)}
+			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), units.Ns(ph.RTT.P50), units.Ns(ph.RTT.P99)}
 		total := 0.0
 		for _, v := range ph.WorkPerCPU {
 			total += v

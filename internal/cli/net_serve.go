@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetServeOptions are the flags of `latlab net serve`.
@@ -104,9 +105,9 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		so.OnConn = func(c netload.ConnStats) {
 			mu.Lock()
 			defer mu.Unlock()
-			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, netload.FormatBytes(c.Bytes))
+			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, units.Bytes(c.Bytes))
 			if c.TransferNs > 0 {
-				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), netload.FormatBitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
+				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
 			}
 			if c.Error != "" {
 				line += "; " + c.Error
@@ -147,8 +148,8 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		return result.WriteLine(o.IO.Out, doc)
 	}
 	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
-		st.EchoPackets, netload.FormatBytes(st.EchoBytes), st.DiscardConns, netload.FormatBytes(st.DiscardBytes),
-		st.SinkConns, netload.FormatBytes(st.SinkBytes))
+		st.EchoPackets, units.Bytes(st.EchoBytes), st.DiscardConns, units.Bytes(st.DiscardBytes),
+		st.SinkConns, units.Bytes(st.SinkBytes))
 	if st.EchoLoops+st.EchoOverRate > 0 {
 		fmt.Fprintf(o.IO.Out, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetUDPOptions are the flags of `latlab net udp`.
@@ -177,7 +178,7 @@ func printUDP(w io.Writer, d *netload.UDPData) {
 		fmt.Fprintln(w, "no echo came back")
 		return
 	}
-	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", fmtNs(int64(d.JitterNs)))
+	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", units.Ns(int64(d.JitterNs)))
 	report.SummaryTable(w,
 		report.Column{Title: "round trip", Summary: *d.Summary, Unit: report.Us},
 		report.Column{Title: "from schedule", Summary: *d.CorrectedSummary, Unit: report.Us},
@@ -186,15 +187,15 @@ func printUDP(w io.Writer, d *netload.UDPData) {
 	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")
 	verdict := "the generator held its schedule"
 	if d.BurstEveryNs > 0 {
-		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", fmtNs(d.BurstEveryNs))
+		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(d.BurstEveryNs))
 	}
 	switch {
 	case d.SendLag.P99 >= 1_000_000:
 		verdict = "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
 	case d.SendLag.P99 >= 100_000+d.BurstEveryNs:
-		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", fmtNs(100_000+d.BurstEveryNs))
+		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", units.Ns(100_000+d.BurstEveryNs))
 	}
-	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", fmtNs(d.SendLag.P99), fmtNs(d.SendLag.Max), verdict)
+	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", units.Ns(d.SendLag.P99), units.Ns(d.SendLag.Max), verdict)
 	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))
 	if d.DSCP != nil {
 		state := "not applied"

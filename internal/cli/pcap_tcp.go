@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
@@ -294,7 +295,7 @@ func connRows(c *tcpflow.Connection) [][]string {
 		row("packets", func(s *tcpflow.DirStats) string { return u(s.Packets) }),
 		row("payload bytes", func(s *tcpflow.DirStats) string { return u(s.PayloadBytes) }),
 		row("duration (data)", func(s *tcpflow.DirStats) string { return ns(s.LastDataNs - s.FirstDataNs) }),
-		row("goodput", func(s *tcpflow.DirStats) string { return bitrate(s.GoodputBps) }),
+		row("goodput", func(s *tcpflow.DirStats) string { return units.BitrateShort(s.GoodputBps) }),
 		row("retransmissions (Wireshark)", func(s *tcpflow.DirStats) string { return u(s.AnyRetransmissions) }),
 		row("  fast", func(s *tcpflow.DirStats) string { return u(s.FastRetransmissions) }),
 		row("  spurious (acked / D-SACKed)", func(s *tcpflow.DirStats) string {
@@ -350,18 +351,4 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 		return "no options"
 	}
 	return strings.Join(p, " ")
-}
-
-func bitrate(bps float64) string {
-	switch {
-	case bps <= 0:
-		return "-"
-	case bps >= 1e9:
-		return fmt.Sprintf("%.2f Gbit/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.2f Mbit/s", bps/1e6)
-	case bps >= 1e3:
-		return fmt.Sprintf("%.1f kbit/s", bps/1e3)
-	}
-	return fmt.Sprintf("%.0f bit/s", bps)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newSweepCmd) }
@@ -301,13 +301,13 @@ func printSweep(w io.Writer, r *sweep.Result) {
 			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(sweep.FormatRequest(t.FromNs), "ms"), sweep.FormatRequest(t.ToNs), len(t.Steps))
 		}
 		row := []string{fmt.Sprint(t.Rank), req, sweep.FormatRequest(t.GrantedNs)}
-		row = append(row, fmt.Sprint(ov.Count), shortNs(t.Summary.Value)+" ["+shortNs(t.Summary.CI.Lo)+", "+shortNs(t.Summary.CI.Hi)+"]")
+		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
 		for _, st := range extra {
 			v := ov.P50
 			if st == "p99" {
 				v = ov.P99
 			}
-			row = append(row, shortNs(float64(v)))
+			row = append(row, units.NsShort(float64(v)))
 		}
 		mark := ""
 		switch {
@@ -333,29 +333,4 @@ func printSweep(w io.Writer, r *sweep.Result) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-}
-
-// shortNs renders ns with three significant digits (18.3µs, 1.92ms, 497µs),
-// so that a ranked table fits a terminal.
-func shortNs(v float64) string {
-	a := math.Abs(v)
-	unit, div := "ns", 1.0
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e9:
-		unit, div = "s", 1e9
-	case a >= 1e6:
-		unit, div = "ms", 1e6
-	case a >= 1e3:
-		unit, div = "µs", 1e3
-	}
-	x := v / div
-	switch ax := math.Abs(x); {
-	case ax >= 99.95 || div == 1:
-		return fmt.Sprintf("%.0f%s", x, unit)
-	case ax >= 9.995:
-		return fmt.Sprintf("%.1f%s", x, unit)
-	}
-	return fmt.Sprintf("%.2f%s", x, unit)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newWakeCmd) }
@@ -206,12 +207,12 @@ func printWake(w io.Writer, doc *result.Document) {
 	if d.Overruns > 0 {
 		c := d.CorrectedSummary
 		fmt.Fprintf(w, "\n%d missed periods. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
-			d.Overruns, fmtNs(c.P99), fmtNs(c.P999), fmtNs(c.Max), c.Count)
+			d.Overruns, units.Ns(c.P99), units.Ns(c.P999), units.Ns(c.Max), c.Count)
 	} else {
 		fmt.Fprintln(w, "\nno missed periods")
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
-		fmtNs(d.Overhead.ClockReadP50Ns), d.Overhead.ZeroWaitMethod, fmtNs(d.Overhead.ZeroWaitP50Ns), m.Interrupted)
+		units.Ns(d.Overhead.ClockReadP50Ns), d.Overhead.ZeroWaitMethod, units.Ns(d.Overhead.ZeroWaitP50Ns), m.Interrupted)
 	if l := interruptedLine(d.Counts, "wake-ups"); l != "" {
 		fmt.Fprintln(w, l)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Kind is the document `latlab compare --json` writes; its payload is the
@@ -368,20 +369,6 @@ func rel(d, base float64) float64 {
 	return d / math.Abs(base)
 }
 
-// FormatNs renders a nanosecond value with a unit fitting its size.
-func FormatNs(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e6:
-		return fmt.Sprintf("%.3f ms", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.2f µs", v/1e3)
-	}
-	return fmt.Sprintf("%.0f ns", v)
-}
-
 func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
 	if k > 1 {
@@ -402,7 +389,7 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 			small = fmt.Sprintf("; detectable, but smaller than the %.0f%% change you asked about", o.Detect*100)
 		}
 		return fmt.Sprintf("%s is %s at %s by %s [%s, %s] (%+.1f%%, %s CI), %s", p.BLabel, p.Outcome, p.ByName,
-			FormatNs(math.Abs(d.Estimate)), FormatNs(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), FormatNs(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
+			units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), units.NsFixed(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
 			rel(d.Estimate, a.By)*100, lvl, mw) + small
 	}
 	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
@@ -450,12 +437,12 @@ func (p Pair) nouns() nouns {
 	return nouns{"samples", "per run", "samples per run"}
 }
 
-// FormatSigned is FormatNs with a + on positive values, for differences.
+// FormatSigned is units.NsFixed with a + on positive values, for differences.
 func FormatSigned(v float64) string {
 	if v > 0 {
-		return "+" + FormatNs(v)
+		return "+" + units.NsFixed(v)
 	}
-	return FormatNs(v)
+	return units.NsFixed(v)
 }
 
 func pick(o Outcome, a, b float64) float64 {

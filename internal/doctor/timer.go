@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Timer is the timer section: the raw status and the facts that matter,
@@ -43,7 +44,7 @@ func timerSection(st timer.Status, err error, o Options) Timer {
 func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	fs := []Fact{
 		{"clock_getres", fmt.Sprintf("%dns (CLOCK_MONOTONIC)", st.ClockResNs)},
-		{"timer slack", fmt.Sprintf("%s (this thread; default %s; realtime threads have none)", fmtDur(st.TimerSlackNs), fmtDur(st.DefaultTimerSlackNs))},
+		{"timer slack", fmt.Sprintf("%s (this thread; default %s; realtime threads have none)", units.Ns(st.TimerSlackNs), units.Ns(st.DefaultTimerSlackNs))},
 	}
 	cs := st.Clocksource
 	if cs == "" {
@@ -62,7 +63,7 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	}
 	fs = append(fs, Fact{"tickless", tick})
 	if st.ConfigHZ > 0 {
-		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, fmtDur(int64(time.Second)/int64(st.ConfigHZ)))})
+		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, units.Ns(int64(time.Second)/int64(st.ConfigHZ)))})
 	}
 	if st.HighResTimers != nil {
 		fs = append(fs, Fact{"high-res timers", yesNo(*st.HighResTimers)})

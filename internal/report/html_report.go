@@ -24,6 +24,7 @@ import (
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // ReportInput is one result document to put in an HTML report.
@@ -350,12 +351,12 @@ func compareTable(r *compare.Result) htmlTable {
 			pp := r.Pairs[i-1]
 			diff = "-"
 			if d := pp.ByDiff; d != nil {
-				diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(d.Estimate), compare.FormatNs(d.Lo), compare.FormatNs(d.Hi))
+				diff = fmt.Sprintf("%s [%s, %s]", units.NsFixed(d.Estimate), units.NsFixed(d.Lo), units.NsFixed(d.Hi))
 			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
-			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, ks, out})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
+			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, ks, out})
 	}
 	return t
 }

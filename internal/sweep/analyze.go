@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // StepSummary is a step's overshoot distribution and the ranked statistic
@@ -259,7 +260,7 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 		refName += fmt.Sprintf(" (granted %s with %d other requests)", FormatRequest(ref.GrantedNs), len(ref.Steps)-1)
 	}
 	if r.BestTreatment == r.ReferenceTreatment {
-		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, fmtNs(ref.Summary.Value))}
+		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))}
 	}
 	k := len(r.Treatments) - 1
 	level := 1 - Alpha/float64(k)
@@ -267,7 +268,7 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	if k > 1 {
 		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
 	}
-	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), refName)
+	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, units.NsTrimmed(best.Summary.Value), units.NsTrimmed(ref.Summary.Value), refName)
 	head += sleepTicksNote(r, best, ref)
 	nb, nr := len(best.samples), len(ref.samples)
 	if need := stats.MinSamples(rankBy, level); min(nb, nr) < need {
@@ -283,10 +284,10 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	v.Distinguishable = ci.Hi < 0 && best.PHolm < Alpha && best.LowerThanRef
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
-			head, fmtNs(-ci.Estimate), fmtNs(-ci.Hi), fmtNs(-ci.Lo), lvl, mw)
+			head, units.NsTrimmed(-ci.Estimate), units.NsTrimmed(-ci.Hi), units.NsTrimmed(-ci.Lo), lvl, mw)
 	} else {
 		v.Text = fmt.Sprintf("%s; difference %s [%s, %s] (%s), %s: not distinguishable from the default at this sample size",
-			head, fmtNs(ci.Estimate), fmtNs(ci.Lo), fmtNs(ci.Hi), lvl, mw)
+			head, units.NsTrimmed(ci.Estimate), units.NsTrimmed(ci.Lo), units.NsTrimmed(ci.Hi), lvl, mw)
 	}
 	return v
 }
@@ -336,19 +337,6 @@ func FormatRequest(ns int64) string {
 		return trimZeros(fmt.Sprintf("%.3f", float64(ns)/1e3)) + "µs"
 	}
 	return fmt.Sprintf("%dns", ns)
-}
-
-func fmtNs(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e6:
-		return trimZeros(fmt.Sprintf("%.4f", v/1e6)) + "ms"
-	case a >= 1e3:
-		return trimZeros(fmt.Sprintf("%.2f", v/1e3)) + "µs"
-	}
-	return fmt.Sprintf("%.0fns", v)
 }
 
 func trimZeros(s string) string {
