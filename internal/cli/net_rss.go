@@ -82,7 +82,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
 	if !o.JSON {
 		run.OnPhase = func(p netload.Profile) {
-			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, units.Duration(o.Duration))
 		}
 	}
 	r, err := netload.RunRSS(ctx, run)

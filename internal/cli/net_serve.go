@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -107,7 +106,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 			defer mu.Unlock()
 			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, units.Bytes(c.Bytes))
 			if c.TransferNs > 0 {
-				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
+				line += fmt.Sprintf(" in %s (%s)", units.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
 			}
 			if c.Error != "" {
 				line += "; " + c.Error
@@ -129,7 +128,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 			}
 			fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
 			if o.Duration > 0 {
-				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", report.Duration(o.Duration))
+				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", units.Duration(o.Duration))
 			} else {
 				fmt.Fprintln(o.IO.Err, "serving until Ctrl-C")
 			}

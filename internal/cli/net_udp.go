@@ -133,7 +133,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	}
 	if !o.JSON && o.Count == 0 && o.Duration >= 2*time.Second {
 		uo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
 		}
 	}
 	r, err := netload.RunUDP(ctx, uo)

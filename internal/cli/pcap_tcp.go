@@ -264,9 +264,9 @@ func printPcapTCP(w io.Writer, o *PcapTCPOptions, res *tcpflow.Result, notes []s
 		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", o.Top, t.Connections)
 	}
 	for _, c := range res.Top {
-		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, report.Duration(time.Duration(c.DurationNs)))
+		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, units.Duration(time.Duration(c.DurationNs)))
 		if c.InitialRTTNs > 0 {
-			fmt.Fprintf(w, ", handshake RTT %s", report.Duration(time.Duration(c.InitialRTTNs)))
+			fmt.Fprintf(w, ", handshake RTT %s", units.Duration(time.Duration(c.InitialRTTNs)))
 		}
 		fmt.Fprintln(w)
 		report.Table(w, []string{"", "A -> B", "B -> A"}, connRows(&c))
@@ -288,7 +288,7 @@ func connRows(c *tcpflow.Connection) [][]string {
 		if v <= 0 {
 			return "-"
 		}
-		return report.Duration(time.Duration(v))
+		return units.Duration(time.Duration(v))
 	}
 	return [][]string{
 		row("handshake", func(s *tcpflow.DirStats) string { return handshakeLabel(s.Handshake) }),

@@ -224,8 +224,8 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 	}
 	so := pl.opts
 	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
-		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, report.Duration(so.Duration), report.Duration(so.Settle), o.Order, so.Mode,
-		report.Duration(pl.estim.Round(time.Millisecond)))
+		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
+		units.Duration(pl.estim.Round(time.Millisecond)))
 	if pl.warning != "" {
 		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
 	}
@@ -329,7 +329,7 @@ func printSweep(w io.Writer, r *sweep.Result) {
 		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
-	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
+	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newTimerCmd) }
@@ -172,7 +173,7 @@ func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	}
 	if len(o.Command) == 0 && !o.JSON {
 		if o.For > 0 {
-			fmt.Fprintf(o.IO.Err, "holding for %s\n", report.Duration(o.For))
+			fmt.Fprintf(o.IO.Err, "holding for %s\n", units.Duration(o.For))
 		} else {
 			fmt.Fprintln(o.IO.Err, "holding; Ctrl-C releases")
 		}

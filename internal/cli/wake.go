@@ -123,7 +123,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 		}
 	}
 	if o.Loops == 0 && o.Duration < o.Interval {
-		return Usagef("--duration %s is shorter than --interval %s", report.Duration(o.Duration), report.Duration(o.Interval))
+		return Usagef("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
 	}
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
@@ -145,7 +145,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	}
 	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
 		wo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
 		}
 	}
 	r, doc, err := probe.RunWake(ctx, wo)
@@ -179,7 +179,7 @@ func printWake(w io.Writer, doc *result.Document) {
 			prio = "high priority"
 		}
 	}
-	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
+	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), units.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}

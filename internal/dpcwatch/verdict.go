@@ -1,6 +1,10 @@
 package dpcwatch
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/units"
+)
 
 // Bounds of the verdict, in µs: an execution above 1 ms may already cost
 // an audio buffer at low latency settings; above 2 ms drop-outs are
@@ -53,11 +57,11 @@ func Judge(dpc, isr []ModuleStat) Verdict {
 	case top.MaxUs > BadUs:
 		v.Level = LevelBad
 		v.Text = fmt.Sprintf("likely drop-outs: %s ran a %s for %s, %s above 2 ms (%s above 1 ms); %s",
-			top.Module, sec, fmtUs(top.MaxUs), fmtUs(v.Over2msUs), fmtUs(v.Over1msUs), highest)
+			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over2msUs), units.Us(v.Over1msUs), highest)
 	case top.MaxUs > WarnUs:
 		v.Level = LevelWarn
 		v.Text = fmt.Sprintf("drop-outs possible: %s ran a %s for %s, %s above 1 ms (under 2 ms); %s",
-			top.Module, sec, fmtUs(top.MaxUs), fmtUs(v.Over1msUs), highest)
+			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over1msUs), highest)
 	default:
 		v.Level = LevelOK
 		v.Text = fmt.Sprintf("suitable for real-time audio: every DPC and ISR ended within 1 ms; %s", highest)
@@ -68,27 +72,13 @@ func Judge(dpc, isr []ModuleStat) Verdict {
 func highestText(dpc, isr []ModuleStat) string {
 	s := ""
 	if len(dpc) > 0 {
-		s = fmt.Sprintf("highest DPC routine execution time %s (%s)", fmtUs(dpc[0].MaxUs), dpc[0].Module)
+		s = fmt.Sprintf("highest DPC routine execution time %s (%s)", units.Us(dpc[0].MaxUs), dpc[0].Module)
 	}
 	if len(isr) > 0 {
 		if s != "" {
 			s += ", "
 		}
-		s += fmt.Sprintf("highest ISR routine execution time %s (%s)", fmtUs(isr[0].MaxUs), isr[0].Module)
+		s += fmt.Sprintf("highest ISR routine execution time %s (%s)", units.Us(isr[0].MaxUs), isr[0].Module)
 	}
 	return s
 }
-
-// fmtUs prints µs below 10 ms, ms above.
-func fmtUs(us float64) string {
-	if us >= 10000 {
-		return fmt.Sprintf("%.1f ms", us/1000)
-	}
-	if us >= 100 {
-		return fmt.Sprintf("%.0f µs", us)
-	}
-	return fmt.Sprintf("%.1f µs", us)
-}
-
-// FormatUs is fmtUs for the command's output.
-func FormatUs(us float64) string { return fmtUs(us) }

@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Bounds of the DPC/ISR view: a hand-edited report may hold many sections
@@ -87,7 +88,7 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			if len(sec.ms) > 0 {
 				m := sec.ms[0]
 				s.Verdicts = append(s.Verdicts, fmt.Sprintf("longest %s: %s, %s at %.3f s on CPU %d (%s routine %s)",
-					sec.name, m.Module, dpcwatch.FormatUs(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
+					sec.name, m.Module, units.Us(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
 			}
 		}
 	}
@@ -234,15 +235,15 @@ func dpcisrTable(name string, sec dpcisr.Section, rows []dpcisrRow, watched bool
 		total := "-"
 		switch {
 		case r.stat != nil:
-			total = dpcwatch.FormatUs(r.stat.TotalUs)
+			total = units.Us(r.stat.TotalUs)
 		case h.Module != "" && blocks[strings.ToLower(h.Module)] == 1:
 			if us, ok := usage[strings.ToLower(h.Module)]; ok {
-				total = dpcwatch.FormatUs(float64(us))
+				total = units.Us(float64(us))
 			}
 		}
 		long, p99 := "-", "-"
 		if r.stat != nil {
-			long = dpcwatch.FormatUs(r.stat.MaxUs)
+			long = units.Us(r.stat.MaxUs)
 		} else if m := dpcisr.Summarize(h).Max; m != nil {
 			long = "in " + m.Range()
 		}

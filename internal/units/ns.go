@@ -68,3 +68,16 @@ func NsShort(v float64) string {
 
 // Ns is Duration of a count of nanoseconds.
 func Ns(ns int64) string { return Duration(time.Duration(ns)) }
+
+// Us writes microseconds as the DPC and ISR tables do: one decimal below
+// 100 µs, none up to 10 ms, then ms with one decimal ("12.5 µs", "250 µs",
+// "12.3 ms").
+func Us(us float64) string {
+	if us >= 10000 {
+		return fmt.Sprintf("%.1f ms", us/1000)
+	}
+	if us >= 100 {
+		return fmt.Sprintf("%.0f µs", us)
+	}
+	return fmt.Sprintf("%.1f µs", us)
+}

@@ -6,6 +6,7 @@ package units
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -35,3 +36,13 @@ func trimZeros(s string) string {
 	}
 	return s
 }
+
+// Trim writes v with up to decimals decimals (at least 1), trailing zeros
+// dropped: Trim(93.75, 3) is "93.75", Trim(125, 3) is "125".
+func Trim(v float64, decimals int) string {
+	return trimZeros(strconv.FormatFloat(v, 'f', max(decimals, 1), 64))
+}
+
+// Ms writes d in milliseconds with up to decimals decimals and no unit,
+// the way timer tools write a resolution: Ms(506_800, 4) is "0.5068".
+func Ms(d time.Duration, decimals int) string { return Trim(float64(d)/1e6, decimals) }

@@ -81,3 +81,32 @@ func TestVariants(t *testing.T) {
 		}
 	}
 }
+
+// Milliseconds with their trailing zeros dropped, as the timer tools and
+// the priority-separation table write them, and the DPC tables'
+// microseconds.
+func TestMsAndUs(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Ms(506_800, 4), "0.5068"},
+		{Ms(1_013_600, 4), "1.0136"},
+		{Ms(15_625_000, 4), "15.625"},
+		{Ms(1_000_000, 4), "1"},
+		{Ms(10_000_000, 4), "10"},
+		{Ms(0, 4), "0"},
+		{Ms(1_000, 6), "0.001"},
+		{Ms(500_000, 6), "0.5"},
+		{Trim(93.75, 3), "93.75"},
+		{Trim(125, 3), "125"},
+		{Trim(5.2083333, 3), "5.208"},
+		{Trim(100, 0), "100"},
+		{Us(12.54), "12.5 µs"},
+		{Us(250.4), "250 µs"},
+		{Us(12345), "12.3 ms"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
