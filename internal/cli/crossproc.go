@@ -15,6 +15,7 @@ import (
 
 	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
@@ -173,7 +174,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := res.Document()
+	doc := res.Document(host.Collect())
 	doc.Settings = o.settings
 	delete(doc.Settings, "child")
 	if o.Plot != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -109,7 +110,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	}
 	view := r.Report.View(o.Out, "")
 	view.Watch = &r.Summary
-	doc := dpcisr.Kind.New(&view)
+	doc := dpcisr.Kind.New(host.Collect(), &view)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, fmt.Sprintf("method: ETW kernel session %q, flags %s; execution time = event time stamp - InitialTime, QueryPerformanceCounter ticks", r.Session, dpcwatch.FlagNames))
 	doc.Notes = append(doc.Notes, r.Summary.Notes...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
@@ -120,7 +121,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	total := res.Total
 	data := &irq.WatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: res.Network, Intervals: res.Intervals,
 		ExitStatus: res.ExitStatus}
-	doc := irq.KindWatch.New(data)
+	doc := irq.KindWatch.New(host.Collect(), data)
 	doc.Settings = o.settings
 	data.Measurement = probe.Measurement{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(),
 		ElapsedNs: total.EndNs - total.StartNs, ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}

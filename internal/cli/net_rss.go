@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
@@ -89,7 +90,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if err != nil {
 		return netErr(err)
 	}
-	doc := r.Document()
+	doc := r.Document(host.Collect())
 	doc.Settings = o.settings
 	data := r
 	if o.Plot != "" && len(data.Phases) > 0 {

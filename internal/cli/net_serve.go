@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/units"
@@ -116,7 +117,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	so.OnReady = func(echo, discard, sink string) {
 		if o.JSON {
-			doc := netload.KindServeReady.New(&netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
+			doc := netload.KindServeReady.New(host.Collect(), &netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
 			doc.Settings = o.settings
 			_ = result.WriteLine(o.IO.Out, doc)
 		} else {
@@ -142,7 +143,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		return netErr(err)
 	}
 	if o.JSON {
-		doc := netload.KindServe.New(&st)
+		doc := netload.KindServe.New(host.Collect(), &st)
 		doc.Settings = o.settings
 		return result.WriteLine(o.IO.Out, doc)
 	}

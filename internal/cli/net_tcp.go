@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/units"
@@ -89,7 +90,7 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 		return netErr(err)
 	}
 	data, notes := netload.NewTCPData(r)
-	doc := netload.KindTCPDiscard.New(data)
+	doc := netload.KindTCPDiscard.New(host.Collect(), data)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, notes...)
 	if o.CSV != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
@@ -152,7 +153,7 @@ func udpDocument(r *netload.UDPResult, profile, about string, settings map[strin
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := netload.KindUDP.New(data)
+	doc := netload.KindUDP.New(host.Collect(), data)
 	doc.Settings = settings
 	doc.Notes = append(doc.Notes, notes...)
 	return doc, data, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
@@ -166,7 +167,7 @@ func (d *pcapTCPDocument) begin() error {
 	if d.o.JSON {
 		w = append(w, d.o.IO.Out)
 	}
-	doc, err := result.StreamDocument(KindPcapTCP.Name())
+	doc, err := result.StreamDocument(host.Collect(), KindPcapTCP.Name())
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/stats"
@@ -255,7 +256,7 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 		return fmt.Errorf("sweep: %w", err)
 	}
-	doc := res.Document()
+	doc := res.Document(host.Collect())
 	doc.Settings = o.settings
 	doc.Settings["seed"] = fmt.Sprint(res.Seed)
 	if o.CSV != "" {

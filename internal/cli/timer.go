@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
@@ -62,7 +63,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 		return fmt.Errorf("timer status: %w", err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, timer.KindStatus.New(&st), o.settings)
+		return writeDoc(o.IO, timer.KindStatus.New(host.Collect(), &st), o.settings)
 	}
 	printTimerStatus(o.IO.Out, &st)
 	return nil
@@ -160,7 +161,7 @@ func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
 // process (sweep --mode separate) waits for the --json line.
 func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	if o.JSON {
-		doc := timer.KindGrant.New(&g)
+		doc := timer.KindGrant.New(host.Collect(), &g)
 		doc.Settings = o.settings
 		if err := result.WriteLine(o.IO.Out, doc); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -241,7 +242,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			return tryErr(err)
 		}
 		if o.JSON {
-			doc := try.KindTry.New(&try.Data{Result: *res})
+			doc := try.KindTry.New(host.Collect(), &try.Data{Result: *res})
 			doc.Settings = o.settings
 			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
 			return result.Write(o.IO.Out, doc)
@@ -269,7 +270,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 	if res == nil {
 		return tryErr(runErr)
 	}
-	doc, err := try.Document(res, o.settings)
+	doc, err := try.Document(host.Collect(), res, o.settings)
 	if err != nil {
 		return err
 	}

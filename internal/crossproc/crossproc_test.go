@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -101,7 +102,7 @@ func TestServeProtocol(t *testing.T) {
 // were measured.
 func TestDocument(t *testing.T) {
 	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, Rows: []Row{}}
-	d, ok := Kind.Of(r.Document())
+	d, ok := Kind.Of(r.Document(host.Facts{}))
 	if !ok || d.Measurement.Method != "nanosleep" || d.Measurement.RequestedNs != 1_000_000 || d.Method != "nanosleep" {
 		t.Errorf("payload %+v", d)
 	}
@@ -113,7 +114,7 @@ func TestDocument(t *testing.T) {
 func TestDocumentTimerFromRun(t *testing.T) {
 	st := timer.Status{Current100ns: 10_000}
 	for _, want := range []*timer.Status{nil, &st} {
-		d, _ := Kind.Of((&Result{Rows: []Row{}, timerAfter: want}).Document())
+		d, _ := Kind.Of((&Result{Rows: []Row{}, timerAfter: want}).Document(host.Facts{}))
 		if d.Timer != want {
 			t.Errorf("timer %v, want %v", d.Timer, want)
 		}

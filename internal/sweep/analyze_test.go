@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -127,7 +128,7 @@ func TestSweepTooFewSamples(t *testing.T) {
 // the run's notes before the one on overshoot.
 func TestDocument(t *testing.T) {
 	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, ElapsedNs: 5e9, Notes: []string{"a note"}}
-	doc := r.Document()
+	doc := r.Document(host.Facts{})
 	d, ok := Kind.Of(doc)
 	if !ok {
 		t.Fatalf("kind %q", doc.Kind)
@@ -146,7 +147,7 @@ func TestDocument(t *testing.T) {
 func TestDocumentTimerFromRun(t *testing.T) {
 	st := timer.Status{Current100ns: 10_000}
 	for _, want := range []*timer.Status{nil, &st} {
-		d, _ := Kind.Of((&Result{timerAfter: want}).Document())
+		d, _ := Kind.Of((&Result{timerAfter: want}).Document(host.Facts{}))
 		if d.Timer != want {
 			t.Errorf("timer %v, want %v", d.Timer, want)
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -172,7 +173,7 @@ func TestDocumentTimerFromRun(t *testing.T) {
 	for _, want := range []*timer.Status{nil, &st} {
 		res := simulate([]int{0, 1}, 2, 1, 10, 0, 0, 1000, 0)
 		res.meta.timer = want
-		doc, err := Document(res, map[string]string{})
+		doc, err := Document(host.Facts{}, res, map[string]string{})
 		if err != nil {
 			t.Fatal(err)
 		}
