@@ -331,20 +331,10 @@ func sorted(s []int64) []int64 {
 // else in µs or ns.
 func FormatRequest(ns int64) string {
 	if ns >= 100_000 {
-		return trimZeros(fmt.Sprintf("%.4f", float64(ns)/1e6)) + "ms"
+		return units.Trim(float64(ns)/1e6, 4) + "ms"
 	}
 	if ns >= 1000 {
-		return trimZeros(fmt.Sprintf("%.3f", float64(ns)/1e3)) + "µs"
+		return units.Trim(float64(ns)/1e3, 3) + "µs"
 	}
 	return fmt.Sprintf("%dns", ns)
-}
-
-func trimZeros(s string) string {
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

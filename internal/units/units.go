@@ -46,3 +46,17 @@ func Trim(v float64, decimals int) string {
 // Ms writes d in milliseconds with up to decimals decimals and no unit,
 // the way timer tools write a resolution: Ms(506_800, 4) is "0.5068".
 func Ms(d time.Duration, decimals int) string { return Trim(float64(d)/1e6, decimals) }
+
+// Thousands writes n with a comma between groups of three digits:
+// "1,234,567".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	first := 0
+	if n < 0 {
+		first = 1 // the sign is not a digit
+	}
+	for i := len(s) - 3; i > first; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
