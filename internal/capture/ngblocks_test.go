@@ -64,9 +64,10 @@ func appendOpts(b []byte, opts []ngOpt) []byte {
 	return b
 }
 
-// readAll reads every record of a capture and returns the error that
-// ended it (nil at a clean end) and the bytes allocated meanwhile.
-func readAllMeasured(t *testing.T, r io.Reader) (frames int, err error, alloc uint64) {
+// readAllMeasured reads every record of a capture and returns the frames
+// read, the bytes allocated meanwhile and the error that ended it (nil at
+// a clean end).
+func readAllMeasured(t *testing.T, r io.Reader) (frames int, alloc uint64, err error) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -85,7 +86,7 @@ func readAllMeasured(t *testing.T, r io.Reader) (frames int, err error, alloc ui
 	}
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(rd)
-	return frames, err, after.TotalAlloc - before.TotalAlloc
+	return frames, after.TotalAlloc - before.TotalAlloc, err
 }
 
 func wantFormatError(t *testing.T, err error, offset int64, msg string) {
@@ -111,7 +112,7 @@ func TestPcapNGInterfacesPerSectionBounded(t *testing.T) {
 		w.idb()
 	}
 	w.epb(make([]byte, 60))
-	_, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
+	_, alloc, err := readAllMeasured(t, bytes.NewReader(w.b))
 	wantFormatError(t, err, shbLen+maxNgInterfaces*minIDBLen, "more than 65536 interfaces in one section")
 	// Some 1.2 KiB a kept interface (pcapgo's record and its growth).
 	if alloc > 160<<20 {
@@ -127,7 +128,7 @@ func TestPcapNGInterfacesPerSectionBounded(t *testing.T) {
 		}
 		w.epb(make([]byte, 60))
 	}
-	if n, err, _ := readAllMeasured(t, bytes.NewReader(w.b)); err != nil || n != 2 {
+	if n, _, err := readAllMeasured(t, bytes.NewReader(w.b)); err != nil || n != 2 {
 		t.Fatalf("two sections of %d interfaces: %d frames, %v", maxNgInterfaces, n, err)
 	}
 }
@@ -141,7 +142,7 @@ func TestPcapNGInterfaceBytesBounded(t *testing.T) {
 	for range 300 { // 19.5 MB
 		w.idb(comment, ngOpt{2, comment.v}, ngOpt{3, comment.v})
 	}
-	_, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
+	_, alloc, err := readAllMeasured(t, bytes.NewReader(w.b))
 	var fe *FormatError
 	if !errors.As(err, &fe) || !strings.Contains(fe.Msg, "interface description block: the interfaces of one section take more than 16 MiB") {
 		t.Fatalf("%v: want the interface bytes refused", err)
@@ -196,7 +197,7 @@ func TestPcapNGInterfaceGzipBomb(t *testing.T) {
 		}
 		pw.CloseWithError(err)
 	}()
-	_, err, alloc := readAllMeasured(t, pr)
+	_, alloc, err := readAllMeasured(t, pr)
 	pr.Close() // ends the writer
 	<-done
 	wantFormatError(t, err, shbLen+maxNgInterfaces*minIDBLen, "more than 65536 interfaces in one section")
@@ -229,7 +230,7 @@ func TestPcapNGUnusedBlocksNotKept(t *testing.T) {
 		w.block(0xbad, make([]byte, 64<<10))
 	}
 	w.epb(make([]byte, 60))
-	n, err, alloc := readAllMeasured(t, bytes.NewReader(w.b))
+	n, alloc, err := readAllMeasured(t, bytes.NewReader(w.b))
 	if err != nil || n != 1 {
 		t.Fatalf("%d frames, %v: want the packet after the blocks", n, err)
 	}
@@ -252,7 +253,7 @@ func TestPcapNGPacketOptionsBounded(t *testing.T) {
 		opts[i] = ngOpt{1, []byte("x")}
 	}
 	w.epb(make([]byte, 60), opts...)
-	n, err, _ := readAllMeasured(t, bytes.NewReader(w.b))
+	n, _, err := readAllMeasured(t, bytes.NewReader(w.b))
 	if n != 1 {
 		t.Errorf("%d frames read, want the first", n)
 	}

@@ -115,26 +115,18 @@ func unknownCommand(c *cobra.Command, arg string) error {
 }
 
 // nearest are the subcommands of c closest to a mistyped name: those it
-// begins, else those the fewest edits (at most 2) away.
+// begins, else those the fewest edits (at most 2) away. cobra suggests
+// both up to a distance; asking for 0, then 1, then 2 keeps the nearest.
 func nearest(c *cobra.Command, typed string) []string {
-	best, out := 3, []string(nil)
-	for _, s := range c.Commands() {
-		if !s.IsAvailableCommand() {
-			continue
-		}
-		d := levenshtein(strings.ToLower(typed), s.Name())
-		if strings.HasPrefix(s.Name(), strings.ToLower(typed)) {
-			d = 0
-		}
-		switch {
-		case d > 2:
-		case d < best:
-			best, out = d, []string{s.Name()}
-		case d == best:
-			out = append(out, s.Name())
+	defer func(d int) { c.SuggestionsMinimumDistance = d }(c.SuggestionsMinimumDistance)
+	c.Commands() // sorts them by name, the order suggestions come in
+	for d := range 3 {
+		c.SuggestionsMinimumDistance = d
+		if s := c.SuggestionsFor(typed); len(s) > 0 {
+			return s
 		}
 	}
-	return out
+	return nil
 }
 
 // name is the command as the user typed it after "latlab", or "latlab".

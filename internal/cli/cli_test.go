@@ -11,6 +11,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
@@ -282,7 +283,7 @@ func TestLiveLineMeasureSleepFormat(t *testing.T) {
 func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	setup := probe.ThreadSetup{CPU: -1, Priority: "high", PriorityNote: "priority realtime was requested, the OS gave high"}
 	sr := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000}, Setup: setup}
-	doc, err := probe.SleepDocument(sr, 0, timer.Status{}, nil)
+	doc, err := probe.SleepDocument(host.Facts{}, sr, 0, timer.Status{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 	}
 	wt := probe.WakeThread{Setup: setup, Latencies: []int64{50_000, 60_000}}
 	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{wt, wt}}
-	doc, err = probe.WakeDocument(wr, timer.Status{}, nil, nil)
+	doc, err = probe.WakeDocument(host.Facts{}, wr, timer.Status{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

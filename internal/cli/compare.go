@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -86,7 +87,7 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 		}
 		return err
 	}
-	doc := compare.Kind.New(res)
+	doc := compare.Kind.New(host.Collect(), res)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, res.Notes...)
 	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.CompareText(w, res) }); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -26,7 +27,7 @@ func synthSleep(t *testing.T, dir, name string, n int, base, noise float64, seed
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*noise)
 	}
-	d := probe.KindSleep.New(&probe.SleepData{
+	d := probe.KindSleep.New(host.Facts{}, &probe.SleepData{
 		Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: requested, PercentileNote: result.PercentileDefinition},
 		Summary:     stats.Summarize(s),
 		Samples:     s,
@@ -129,10 +130,10 @@ func TestCompareBadInput(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte("{not json"), 0o644)
-	wake := probe.KindWake.New(&probe.WakeData{Samples: []int64{1, 2, 3}})
+	wake := probe.KindWake.New(host.Facts{}, &probe.WakeData{Samples: []int64{1, 2, 3}})
 	wf := filepath.Join(dir, "wake.json")
 	result.WriteFile(wf, wake)
-	sw := sweep.Kind.New(&sweep.Data{})
+	sw := sweep.Kind.New(host.Facts{}, &sweep.Data{})
 	sf := filepath.Join(dir, "sweep.json")
 	result.WriteFile(sf, sw)
 	unknown := filepath.Join(dir, "unknown.json")
@@ -230,7 +231,7 @@ func writeTCPRuns(t *testing.T, dir string, n int, wall, rtt int64, seed uint64)
 			res.Samples = append(res.Samples, st)
 		}
 		data, _ := netload.NewTCPData(res)
-		doc := netload.KindTCPDiscard.New(data)
+		doc := netload.KindTCPDiscard.New(host.Facts{}, data)
 		doc.Settings = map[string]string{"size": "10MB"}
 		f := filepath.Join(dir, fmt.Sprintf("run%02d.json", i))
 		if err := result.WriteFile(f, doc); err != nil {

@@ -16,9 +16,11 @@ import (
 
 	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newCrossprocCmd) }
@@ -141,7 +143,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		return Usage(err)
 	}
 	if o.Settle >= o.Hold {
-		return Usagef("--settle %s must be shorter than --hold %s", report.Duration(o.Settle), report.Duration(o.Hold))
+		return Usagef("--settle %s must be shorter than --hold %s", units.Duration(o.Settle), units.Duration(o.Hold))
 	}
 	if o.Plot != "" {
 		if _, err := report.PlotFormat(o.Plot); err != nil {
@@ -157,7 +159,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		}
 	}
 	fmt.Fprintf(o.IO.Err, "latlab crossproc: baseline + %d requests by another process, %s each: about %s\n",
-		len(periods), report.Duration(o.Hold), report.Duration(time.Duration(len(periods)+1)*o.Hold))
+		len(periods), units.Duration(o.Hold), units.Duration(time.Duration(len(periods)+1)*o.Hold))
 	cmd, err := latlabCommand(context.WithoutCancel(ctx), "crossproc", "--child")
 	if err != nil {
 		return err
@@ -173,7 +175,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := res.Document()
+	doc := res.Document(host.Collect())
 	doc.Settings = o.settings
 	delete(doc.Settings, "child")
 	if o.Plot != "" {
@@ -186,7 +188,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 
 func printCrossproc(w io.Writer, r *crossproc.Result) {
 	fmt.Fprintf(w, "latlab crossproc: this process, requesting nothing, sleeps %s(%s) while another process holds each request for %s (%s)\n\n",
-		r.Method, report.Duration(time.Duration(r.DurationNs)), report.Duration(time.Duration(r.HoldNs)), r.Requester)
+		r.Method, units.Duration(time.Duration(r.DurationNs)), units.Duration(time.Duration(r.HoldNs)), r.Requester)
 	win := false
 	for _, row := range r.Rows {
 		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -91,7 +92,7 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, err := doctor.Document(r, o.settings)
+	doc, err := doctor.Document(host.Collect(), r, o.settings)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,10 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newDPCCmd) }
@@ -129,7 +131,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	}
 	view := r.Report.View(o.Out, "")
 	view.Watch = &r.Summary
-	doc := dpcisr.Kind.New(&view)
+	doc := dpcisr.Kind.New(host.Collect(), &view)
 	doc.Settings = o.settings
 	if r.Method != "" {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("method: %s (instance %q)", r.Method, r.Session))
@@ -173,7 +175,7 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 		if s.Count == 0 || s.ByMax == nil {
 			return fmt.Sprintf("%s 0", name)
 		}
-		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, dpcwatch.FormatUs(s.ByMax.MaxUs), report.Clip(s.ByMax.Module, n))
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), report.Clip(s.ByMax.Module, n))
 		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
 			p += fmt.Sprintf(", most time %s", report.Clip(s.ByTime.Module, n))
 		}
@@ -245,7 +247,7 @@ func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
 				break
 			}
-			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), dpcwatch.FormatUs(m.TotalUs), dpcwatch.FormatUs(m.MaxUs),
+			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
 				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
 		}
 		report.Table(w, []string{"module", "count", "total", "longest", "at", "CPU"}, rows)

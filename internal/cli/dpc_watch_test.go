@@ -10,6 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -103,7 +104,7 @@ func TestDPCISRReadsWatchDocument(t *testing.T) {
 	r := watchResult()
 	view := r.Report.View("w.json", "")
 	view.Watch = &r.Summary
-	doc := dpcisr.Kind.New(&view)
+	doc := dpcisr.Kind.New(host.Facts{}, &view)
 	p := filepath.Join(dir, "w.json")
 	if err := result.WriteFile(p, doc); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -77,7 +78,7 @@ func runDPCISR(ctx context.Context, o *DPCISROptions) error {
 		if err := checkWritable(o.HTML); err != nil {
 			return err
 		}
-		doc := res.PageDocument(o.settings)
+		doc := res.PageDocument(host.Collect(), o.settings)
 		if err := writeFileWith(o.HTML, func(w io.Writer) error {
 			return report.DPCISRPage(w, "latlab dpcisr "+filepath.Base(o.File), o.File, doc)
 		}); err != nil {
@@ -85,7 +86,7 @@ func runDPCISR(ctx context.Context, o *DPCISROptions) error {
 		}
 	}
 	if o.JSON {
-		return writeDoc(o.IO, res.Document(), o.settings)
+		return writeDoc(o.IO, res.Document(host.Collect()), o.settings)
 	}
 	report.DPCISRText(o.IO.Out, res)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -99,7 +100,7 @@ func reportCapture(o *DPCISRCaptureOptions, text []byte) error {
 // emitCapture writes the result document to --json and --result, or the
 // text of 'latlab dpcisr'.
 func emitCapture(o *DPCISRCaptureOptions, res *dpcisr.CaptureResult) error {
-	doc := res.Document()
+	doc := res.Document(host.Collect())
 	doc.Settings = o.settings
 	return emitResult(o.IO, doc, o.Result, o.JSON, func(w io.Writer) { report.DPCISRText(w, res.Result) })
 }

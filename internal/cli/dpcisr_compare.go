@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -83,7 +84,7 @@ func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
 		}
 	}
 	if o.JSON {
-		return writeDoc(o.IO, dpcisr.KindCompare.New(c), o.settings)
+		return writeDoc(o.IO, dpcisr.KindCompare.New(host.Collect(), c), o.settings)
 	}
 	report.DPCISRCompareText(o.IO.Out, c)
 	if o.Plot != "" {

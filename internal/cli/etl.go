@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/etl"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -56,7 +57,7 @@ func runETL(ctx context.Context, o *ETLOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeDoc(o.IO, s.Document(), o.settings)
+		return writeDoc(o.IO, s.Document(host.Collect()), o.settings)
 	}
 	report.ETL(o.IO.Out, s)
 	return nil

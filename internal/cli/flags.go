@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/units"
 	"github.com/spf13/pflag"
-
-	"github.com/latlab/latlab/internal/report"
 )
 
 // durationValue is a flag holding a positive duration that must carry a
@@ -34,7 +33,7 @@ func (v *durationValue) String() string {
 	if v.d == nil {
 		return ""
 	}
-	return report.Duration(*v.d)
+	return units.Duration(*v.d)
 }
 
 func (v *durationValue) Type() string { return "duration" }

@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Every command's --help fits 80 columns and has no trailing spaces.
+// Every command's --help fits 80 columns, has no trailing spaces and
+// does not offer --root.
 func TestHelpFits80Columns(t *testing.T) {
 	n := 0
 	walk(NewRoot(&IO{}), func(c *cobra.Command) {
@@ -18,6 +19,9 @@ func TestHelpFits80Columns(t *testing.T) {
 			return
 		}
 		checkLines(t, c.CommandPath()+" --help", out, helpWidth)
+		if strings.Contains(out, "--root") {
+			t.Errorf("%s --help shows --root, a testing aid", c.CommandPath())
+		}
 		n++
 	})
 	if n < 30 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/inf"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
@@ -104,7 +105,7 @@ func runINF(ctx context.Context, o *INFOptions) error {
 		}
 	}
 	if o.JSON {
-		return writeDoc(o.IO, res.Document(), o.settings)
+		return writeDoc(o.IO, res.Document(host.Collect()), o.settings)
 	}
 	report.INF(o.IO.Out, res)
 	if o.RegOut != "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -69,7 +70,7 @@ func TestSleepCompleteIsNotInterrupted(t *testing.T) {
 		stopped bool
 	}{{3, false}, {0, true}} {
 		r := &probe.SleepResult{Method: "m", Requested: time.Millisecond, Slept: []int64{1_100_000, 1_200_000, 1_300_000}, Stopped: c.stopped}
-		doc, err := probe.SleepDocument(r, c.samples, timer.Status{}, nil)
+		doc, err := probe.SleepDocument(host.Facts{}, r, c.samples, timer.Status{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func TestWakeInterruptedIsMarked(t *testing.T) {
 		{[]probe.WakeThread{th, th}, false},
 	} {
 		r := &probe.WakeResult{Interval: time.Millisecond, Planned: 1000, Threads: c.threads}
-		doc, err := probe.WakeDocument(r, timer.Status{}, nil, nil)
+		doc, err := probe.WakeDocument(host.Facts{}, r, timer.Status{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // IRQWatchOptions are the flags of `latlab irq watch`.
@@ -119,7 +121,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	total := res.Total
 	data := &irq.WatchData{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(), Command: o.Command, Total: total, Network: res.Network, Intervals: res.Intervals,
 		ExitStatus: res.ExitStatus}
-	doc := irq.KindWatch.New(data)
+	doc := irq.KindWatch.New(host.Collect(), data)
 	doc.Settings = o.settings
 	data.Measurement = probe.Measurement{Method: irq.Method(), IntervalNs: o.Interval.Nanoseconds(),
 		ElapsedNs: total.EndNs - total.StartNs, ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
@@ -133,7 +135,7 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	}
 	err = emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) {
 		if o.During {
-			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), fmtNs(total.EndNs-total.StartNs))
+			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), units.Ns(total.EndNs-total.StartNs))
 		}
 		report.IRQTotal(out, total, o.All)
 		report.NetInfo(out, res.Network)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
@@ -119,7 +120,7 @@ func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
 		return err
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindList.New(l), o.settings)
+		return writeDoc(o.IO, knob.KindList.New(host.Collect(), l), o.settings)
 	}
 	report.KnobList(o.IO.Out, l)
 	return nil
@@ -149,7 +150,7 @@ func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindGet.New(r), o.settings)
+		return writeDoc(o.IO, knob.KindGet.New(host.Collect(), r), o.settings)
 	}
 	report.KnobReading(o.IO.Out, r)
 	return nil
@@ -192,7 +193,7 @@ func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo 
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindExplain.New(ex), o.settings)
+		return writeDoc(o.IO, knob.KindExplain.New(host.Collect(), ex), o.settings)
 	}
 	for _, l := range ex.Text {
 		fmt.Fprintln(o.IO.Out, l)
@@ -234,7 +235,7 @@ func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry boo
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindSet.New(res), o.settings)
+		return writeDoc(o.IO, knob.KindSet.New(host.Collect(), res), o.settings)
 	}
 	report.KnobSet(o.IO.Out, res)
 	return nil
@@ -275,7 +276,7 @@ func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) e
 		return knobErr(err)
 	}
 	if o.JSON {
-		if werr := writeDoc(o.IO, knob.KindRevert.New(res), o.settings); werr != nil {
+		if werr := writeDoc(o.IO, knob.KindRevert.New(host.Collect(), res), o.settings); werr != nil {
 			return werr
 		}
 	} else {
@@ -304,7 +305,7 @@ func runKnobHistory(ctx context.Context, o *KnobOptions) error {
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindHistory.New(h), o.settings)
+		return writeDoc(o.IO, knob.KindHistory.New(host.Collect(), h), o.settings)
 	}
 	for _, w := range h.Warnings() {
 		o.warn(w)
@@ -342,7 +343,7 @@ func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo
 		return knobErr(err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, knob.KindExport.New(x), o.settings)
+		return writeDoc(o.IO, knob.KindExport.New(host.Collect(), x), o.settings)
 	}
 	if out != "" {
 		if err := outfile.WriteBytes(out, x.File()); err != nil {

@@ -9,9 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetRSSOptions are the flags of `latlab net rss-experiment`.
@@ -82,14 +84,14 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	run.TraceDPC, run.NoTraceDPC = netload.DefaultDPCTracer()
 	if !o.JSON {
 		run.OnPhase = func(p netload.Profile) {
-			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, units.Duration(o.Duration))
 		}
 	}
 	r, err := netload.RunRSS(ctx, run)
 	if err != nil {
 		return netErr(err)
 	}
-	doc := r.Document()
+	doc := r.Document(host.Collect())
 	doc.Settings = o.settings
 	data := r
 	if o.Plot != "" && len(data.Phases) > 0 {
@@ -130,7 +132,7 @@ func printRSS(w io.Writer, d *netload.RSSResult) {
 	var rows [][]string
 	for _, ph := range d.Phases {
 		row := []string{ph.Profile, strconv.FormatInt(ph.Sent, 10), strconv.FormatInt(ph.Lost, 10),
-			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), fmtNs(ph.RTT.P50), fmtNs(ph.RTT.P99)}
+			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), units.Ns(ph.RTT.P50), units.Ns(ph.RTT.P99)}
 		total := 0.0
 		for _, v := range ph.WorkPerCPU {
 			total += v

@@ -10,9 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetServeOptions are the flags of `latlab net serve`.
@@ -104,9 +105,9 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		so.OnConn = func(c netload.ConnStats) {
 			mu.Lock()
 			defer mu.Unlock()
-			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, netload.FormatBytes(c.Bytes))
+			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, units.Bytes(c.Bytes))
 			if c.TransferNs > 0 {
-				line += fmt.Sprintf(" in %s (%s)", report.Duration(time.Duration(c.TransferNs)), netload.FormatBitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
+				line += fmt.Sprintf(" in %s (%s)", units.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
 			}
 			if c.Error != "" {
 				line += "; " + c.Error
@@ -116,7 +117,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	so.OnReady = func(echo, discard, sink string) {
 		if o.JSON {
-			doc := netload.KindServeReady.New(&netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
+			doc := netload.KindServeReady.New(host.Collect(), &netload.ServeReady{Echo: echo, Discard: discard, Sink: sink, PID: os.Getpid()})
 			doc.Settings = o.settings
 			_ = result.WriteLine(o.IO.Out, doc)
 		} else {
@@ -128,7 +129,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 			}
 			fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
 			if o.Duration > 0 {
-				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", report.Duration(o.Duration))
+				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", units.Duration(o.Duration))
 			} else {
 				fmt.Fprintln(o.IO.Err, "serving until Ctrl-C")
 			}
@@ -142,13 +143,13 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		return netErr(err)
 	}
 	if o.JSON {
-		doc := netload.KindServe.New(&st)
+		doc := netload.KindServe.New(host.Collect(), &st)
 		doc.Settings = o.settings
 		return result.WriteLine(o.IO.Out, doc)
 	}
 	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
-		st.EchoPackets, netload.FormatBytes(st.EchoBytes), st.DiscardConns, netload.FormatBytes(st.DiscardBytes),
-		st.SinkConns, netload.FormatBytes(st.SinkBytes))
+		st.EchoPackets, units.Bytes(st.EchoBytes), st.DiscardConns, units.Bytes(st.DiscardBytes),
+		st.SinkConns, units.Bytes(st.SinkBytes))
 	if st.EchoLoops+st.EchoOverRate > 0 {
 		fmt.Fprintf(o.IO.Out, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
 	}

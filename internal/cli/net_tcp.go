@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetTCPOptions are the flags of `latlab net tcp-discard`.
@@ -88,7 +90,7 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 		return netErr(err)
 	}
 	data, notes := netload.NewTCPData(r)
-	doc := netload.KindTCPDiscard.New(data)
+	doc := netload.KindTCPDiscard.New(host.Collect(), data)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, notes...)
 	if o.CSV != "" {
@@ -110,11 +112,11 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 }
 
 func printTCP(w io.Writer, d *netload.TCPData) {
-	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes) %s -> %s\n", netload.FormatBytes(d.Written), d.Written, d.Local, d.Peer)
+	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes) %s -> %s\n", units.Bytes(d.Written), d.Written, d.Local, d.Peer)
 	fmt.Fprintf(w, "connect %s; written in %s; delivered (peer closed) after %s: goodput %s\n",
-		fmtNs(d.ConnectNs), fmtNs(d.WriteNs), fmtNs(d.WallNs), netload.FormatBitrate(d.GoodputBps))
+		units.Ns(d.ConnectNs), units.Ns(d.WriteNs), units.Ns(d.WallNs), units.Bitrate(d.GoodputBps))
 	if d.SinkBytes >= 0 {
-		fmt.Fprintf(w, "the sink confirmed %d bytes received (first to last byte %s)\n", d.SinkBytes, fmtNs(d.SinkTransferNs))
+		fmt.Fprintf(w, "the sink confirmed %d bytes received (first to last byte %s)\n", d.SinkBytes, units.Ns(d.SinkTransferNs))
 	} else {
 		fmt.Fprintln(w, "the peer is a plain discard server: it confirms nothing (a latlab sink does)")
 	}
@@ -127,7 +129,7 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	if len(d.Samples) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nTCP state, %s every %s: %d samples\n", d.SampleMethod, fmtNs(d.SampleEveryNs), len(d.Samples))
+	fmt.Fprintf(w, "\nTCP state, %s every %s: %d samples\n", d.SampleMethod, units.Ns(d.SampleEveryNs), len(d.Samples))
 	var rows [][]string
 	var absent []string
 	for _, f := range netload.Fields() {

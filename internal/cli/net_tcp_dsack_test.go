@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -43,7 +44,7 @@ func TestTCPETWDSackVerdict(t *testing.T) {
 	}
 	data, _ := netload.NewTCPData(&netload.TCPResult{SinkBytes: 1, Events: tr})
 	var doc bytes.Buffer
-	if err := result.Write(&doc, netload.KindTCPDiscard.New(data)); err != nil {
+	if err := result.Write(&doc, netload.KindTCPDiscard.New(host.Facts{}, data)); err != nil {
 		t.Fatal(err)
 	}
 	var back struct {

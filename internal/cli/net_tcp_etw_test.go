@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -35,7 +36,7 @@ func TestTCPETWReport(t *testing.T) {
 	if len(notes) != 1 || notes[0] != "a trace note" {
 		t.Errorf("notes %q", notes)
 	}
-	doc := netload.KindTCPDiscard.New(data)
+	doc := netload.KindTCPDiscard.New(host.Facts{}, data)
 	var out bytes.Buffer
 	if err := result.Write(&out, doc); err != nil {
 		t.Fatal(err)

@@ -9,11 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // NetUDPOptions are the flags of `latlab net udp`.
@@ -132,7 +134,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	}
 	if !o.JSON && o.Count == 0 && o.Duration >= 2*time.Second {
 		uo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "sending for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
 		}
 	}
 	r, err := netload.RunUDP(ctx, uo)
@@ -151,7 +153,7 @@ func udpDocument(r *netload.UDPResult, profile, about string, settings map[strin
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := netload.KindUDP.New(data)
+	doc := netload.KindUDP.New(host.Collect(), data)
 	doc.Settings = settings
 	doc.Notes = append(doc.Notes, notes...)
 	return doc, data, nil
@@ -177,7 +179,7 @@ func printUDP(w io.Writer, d *netload.UDPData) {
 		fmt.Fprintln(w, "no echo came back")
 		return
 	}
-	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", fmtNs(int64(d.JitterNs)))
+	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", units.Ns(int64(d.JitterNs)))
 	report.SummaryTable(w,
 		report.Column{Title: "round trip", Summary: *d.Summary, Unit: report.Us},
 		report.Column{Title: "from schedule", Summary: *d.CorrectedSummary, Unit: report.Us},
@@ -186,15 +188,15 @@ func printUDP(w io.Writer, d *netload.UDPData) {
 	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")
 	verdict := "the generator held its schedule"
 	if d.BurstEveryNs > 0 {
-		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", fmtNs(d.BurstEveryNs))
+		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(d.BurstEveryNs))
 	}
 	switch {
 	case d.SendLag.P99 >= 1_000_000:
 		verdict = "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
 	case d.SendLag.P99 >= 100_000+d.BurstEveryNs:
-		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", fmtNs(100_000+d.BurstEveryNs))
+		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", units.Ns(100_000+d.BurstEveryNs))
 	}
-	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", fmtNs(d.SendLag.P99), fmtNs(d.SendLag.Max), verdict)
+	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", units.Ns(d.SendLag.P99), units.Ns(d.SendLag.Max), verdict)
 	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))
 	if d.DSCP != nil {
 		state := "not applied"

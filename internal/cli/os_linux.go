@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 const resolutionHelp = "timer slack to request for the measuring thread (PR_SET_TIMERSLACK), e.g. 1us; 0 = leave as is"
@@ -39,7 +40,7 @@ func liveLabel(o *SleepOptions) func([]byte) []byte {
 }
 
 func timerLine(st *timer.Status) string {
-	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, fmtNs(st.TimerSlackNs), st.Clocksource)
+	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, units.Ns(st.TimerSlackNs), st.Clocksource)
 	if st.Tickless != "" {
 		s += ", tickless " + st.Tickless
 	}

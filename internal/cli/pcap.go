@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
@@ -129,7 +130,7 @@ func (p *pcapInput) emit(o *IO, kind fmt.Stringer, settings map[string]string, d
 		human(o.Out)
 		return nil
 	}
-	doc, err := result.New(kind.String(), data)
+	doc, err := result.New(host.Collect(), kind.String(), data)
 	if err != nil {
 		return err
 	}

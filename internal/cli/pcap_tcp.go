@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
@@ -171,7 +173,7 @@ func (d *pcapTCPDocument) begin() error {
 	if d.o.JSON {
 		w = append(w, d.o.IO.Out)
 	}
-	doc, err := result.StreamDocument(KindPcapTCP.Name())
+	doc, err := result.StreamDocument(host.Collect(), KindPcapTCP.Name())
 	if err != nil {
 		return err
 	}
@@ -270,9 +272,9 @@ func printPcapTCP(w io.Writer, o *PcapTCPOptions, res *tcpflow.Result, notes []s
 		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", o.Top, t.Connections)
 	}
 	for _, c := range res.Top {
-		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, report.Duration(time.Duration(c.DurationNs)))
+		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, units.Duration(time.Duration(c.DurationNs)))
 		if c.InitialRTTNs > 0 {
-			fmt.Fprintf(w, ", handshake RTT %s", report.Duration(time.Duration(c.InitialRTTNs)))
+			fmt.Fprintf(w, ", handshake RTT %s", units.Duration(time.Duration(c.InitialRTTNs)))
 		}
 		fmt.Fprintln(w)
 		report.Table(w, []string{"", "A -> B", "B -> A"}, connRows(&c))
@@ -294,14 +296,14 @@ func connRows(c *tcpflow.Connection) [][]string {
 		if v <= 0 {
 			return "-"
 		}
-		return report.Duration(time.Duration(v))
+		return units.Duration(time.Duration(v))
 	}
 	return [][]string{
 		row("handshake", func(s *tcpflow.DirStats) string { return handshakeLabel(s.Handshake) }),
 		row("packets", func(s *tcpflow.DirStats) string { return u(s.Packets) }),
 		row("payload bytes", func(s *tcpflow.DirStats) string { return u(s.PayloadBytes) }),
 		row("duration (data)", func(s *tcpflow.DirStats) string { return ns(s.LastDataNs - s.FirstDataNs) }),
-		row("goodput", func(s *tcpflow.DirStats) string { return bitrate(s.GoodputBps) }),
+		row("goodput", func(s *tcpflow.DirStats) string { return units.BitrateShort(s.GoodputBps) }),
 		row("retransmissions (Wireshark)", func(s *tcpflow.DirStats) string { return u(s.AnyRetransmissions) }),
 		row("  fast", func(s *tcpflow.DirStats) string { return u(s.FastRetransmissions) }),
 		row("  spurious (acked / D-SACKed)", func(s *tcpflow.DirStats) string {
@@ -357,18 +359,4 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 		return "no options"
 	}
 	return strings.Join(p, " ")
-}
-
-func bitrate(bps float64) string {
-	switch {
-	case bps <= 0:
-		return "-"
-	case bps >= 1e9:
-		return fmt.Sprintf("%.2f Gbit/s", bps/1e9)
-	case bps >= 1e6:
-		return fmt.Sprintf("%.2f Mbit/s", bps/1e6)
-	case bps >= 1e3:
-		return fmt.Sprintf("%.1f kbit/s", bps/1e3)
-	}
-	return fmt.Sprintf("%.0f bit/s", bps)
 }

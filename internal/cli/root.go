@@ -64,6 +64,7 @@ Run without arguments for a quick check-up of this machine.`,
 	root.Version = buildinfo.Get().Version
 	root.SetVersionTemplate(buildinfo.Get().Long())
 	root.PersistentFlags().StringVar(&io.Root, "root", io.Root, "filesystem root for /proc and /sys (a testing aid)")
+	_ = root.PersistentFlags().MarkHidden("root") // the tests' fixture trees, not a user's
 	addInputFlags(root)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)

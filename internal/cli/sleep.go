@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newSleepCmd) }
@@ -165,20 +166,20 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	d := doc.Data.(*probe.SleepData)
 	m := d.Measurement
 	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
-		m.Method, report.Duration(r.Requested), d.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
+		m.Method, units.Duration(r.Requested), d.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
 	if m.Thread.RequestedNs > 0 {
 		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(time.Duration(m.Thread.RequestedNs)), timer.FormatMs(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
 	}
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
-	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", report.Duration(time.Duration(m.WarmupNs)))
+	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", units.Duration(time.Duration(m.WarmupNs)))
 	report.SummaryTable(w,
 		report.Column{Title: "slept", Summary: d.Summary, Unit: report.Ms},
 		report.Column{Title: "overshoot", Summary: d.Overshoot, Unit: report.Us})
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
-		report.Duration(time.Duration(d.Overhead.ClockReadP50Ns)), d.Overhead.ZeroWaitMethod,
-		report.Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)), m.Interrupted)
+		units.Duration(time.Duration(d.Overhead.ClockReadP50Ns)), d.Overhead.ZeroWaitMethod,
+		units.Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)), m.Interrupted)
 	if l := interruptedLine(d.Counts, "samples"); l != "" {
 		fmt.Fprintln(w, l)
 	}

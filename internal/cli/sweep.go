@@ -4,18 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newSweepCmd) }
@@ -224,8 +225,8 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 	}
 	so := pl.opts
 	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
-		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, report.Duration(so.Duration), report.Duration(so.Settle), o.Order, so.Mode,
-		report.Duration(pl.estim.Round(time.Millisecond)))
+		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
+		units.Duration(pl.estim.Round(time.Millisecond)))
 	if pl.warning != "" {
 		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
 	}
@@ -255,7 +256,7 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 		return fmt.Errorf("sweep: %w", err)
 	}
-	doc := res.Document()
+	doc := res.Document(host.Collect())
 	doc.Settings = o.settings
 	doc.Settings["seed"] = fmt.Sprint(res.Seed)
 	if o.CSV != "" {
@@ -301,13 +302,13 @@ func printSweep(w io.Writer, r *sweep.Result) {
 			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(sweep.FormatRequest(t.FromNs), "ms"), sweep.FormatRequest(t.ToNs), len(t.Steps))
 		}
 		row := []string{fmt.Sprint(t.Rank), req, sweep.FormatRequest(t.GrantedNs)}
-		row = append(row, fmt.Sprint(ov.Count), shortNs(t.Summary.Value)+" ["+shortNs(t.Summary.CI.Lo)+", "+shortNs(t.Summary.CI.Hi)+"]")
+		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
 		for _, st := range extra {
 			v := ov.P50
 			if st == "p99" {
 				v = ov.P99
 			}
-			row = append(row, shortNs(float64(v)))
+			row = append(row, units.NsShort(float64(v)))
 		}
 		mark := ""
 		switch {
@@ -329,33 +330,8 @@ func printSweep(w io.Writer, r *sweep.Result) {
 		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
-	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, report.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
+	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-}
-
-// shortNs renders ns with three significant digits (18.3µs, 1.92ms, 497µs),
-// so that a ranked table fits a terminal.
-func shortNs(v float64) string {
-	a := math.Abs(v)
-	unit, div := "ns", 1.0
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e9:
-		unit, div = "s", 1e9
-	case a >= 1e6:
-		unit, div = "ms", 1e6
-	case a >= 1e3:
-		unit, div = "µs", 1e3
-	}
-	x := v / div
-	switch ax := math.Abs(x); {
-	case ax >= 99.95 || div == 1:
-		return fmt.Sprintf("%.0f%s", x, unit)
-	case ax >= 9.995:
-		return fmt.Sprintf("%.1f%s", x, unit)
-	}
-	return fmt.Sprintf("%.2f%s", x, unit)
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newTimerCmd) }
@@ -61,7 +63,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 		return fmt.Errorf("timer status: %w", err)
 	}
 	if o.JSON {
-		return writeDoc(o.IO, timer.KindStatus.New(&st), o.settings)
+		return writeDoc(o.IO, timer.KindStatus.New(host.Collect(), &st), o.settings)
 	}
 	printTimerStatus(o.IO.Out, &st)
 	return nil
@@ -163,7 +165,7 @@ func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
 // process (sweep --mode separate) waits for the --json line.
 func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	if o.JSON {
-		doc := timer.KindGrant.New(&g)
+		doc := timer.KindGrant.New(host.Collect(), &g)
 		doc.Settings = o.settings
 		if err := result.WriteLine(o.IO.Out, doc); err != nil {
 			return err
@@ -176,7 +178,7 @@ func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	}
 	if len(o.Command) == 0 && !o.JSON {
 		if o.For > 0 {
-			fmt.Fprintf(o.IO.Err, "holding for %s\n", report.Duration(o.For))
+			fmt.Fprintf(o.IO.Err, "holding for %s\n", units.Duration(o.For))
 		} else {
 			fmt.Fprintln(o.IO.Err, "holding; Ctrl-C releases")
 		}

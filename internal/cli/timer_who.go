@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -72,7 +73,7 @@ func runTimerWho(ctx context.Context, o *TimerWhoOptions) error {
 	if err != nil {
 		return timerWhoErr(err)
 	}
-	doc := timer.KindWho.New(w)
+	doc := timer.KindWho.New(host.Collect(), w)
 	doc.Settings = o.settings
 	doc.Notes = append(doc.Notes, w.Notes...)
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) { report.TimerWho(out, w) })

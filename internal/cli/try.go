@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -18,6 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newTryCmd) }
@@ -260,7 +262,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			return tryErr(err)
 		}
 		if o.JSON {
-			doc := try.KindTry.New(&try.Data{Result: *res})
+			doc := try.KindTry.New(host.Collect(), &try.Data{Result: *res})
 			doc.Settings = o.settings
 			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
 			return result.Write(o.IO.Out, doc)
@@ -288,7 +290,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 	if res == nil {
 		return tryErr(runErr)
 	}
-	doc, err := try.Document(res, o.settings)
+	doc, err := try.Document(host.Collect(), res, o.settings)
 	if err != nil {
 		return err
 	}
@@ -348,19 +350,19 @@ func wrapOut(w io.Writer, line string, indent int) {
 
 func printTryHead(w io.Writer, r *try.Result) {
 	wrapOut(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
-		r.Knob, report.Paren(r.Target), len(r.Arms), r.Blocks, report.Duration(time.Duration(r.BlockDurationNs)), report.Duration(time.Duration(r.SettleNs)),
+		r.Knob, report.Paren(r.Target), len(r.Arms), r.Blocks, units.Duration(time.Duration(r.BlockDurationNs)), units.Duration(time.Duration(r.SettleNs)),
 		r.Probe, r.By, r.Seed, r.Seed), 2)
 }
 
 func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
 	printTryHead(w, r)
-	fmt.Fprintf(w, "about %s in all\n\narms:\n", report.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	fmt.Fprintf(w, "about %s in all\n\narms:\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
 	for _, a := range r.Arms {
 		switch {
 		case a.Baseline:
 			wrapOut(w, fmt.Sprintf("  %-10s %s (the baseline)", a.Label, a.Current), 13)
 		case len(a.Changes) == 0:
-			wrapOut(w, fmt.Sprintf("  %-10s request %s", a.Label, report.Duration(time.Duration(a.RequestNs))), 13)
+			wrapOut(w, fmt.Sprintf("  %-10s request %s", a.Label, units.Duration(time.Duration(a.RequestNs))), 13)
 		default:
 			for i, c := range a.Changes {
 				l := a.Label
@@ -386,7 +388,7 @@ func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
 	}
 	if rs := r.Restart; rs != nil {
 		wrapOut(w, fmt.Sprintf("\nadapter restarts: %d, each of %q by its interface alias (NAME), looked up first with:", rs.Planned, rs.Adapter), 2)
-		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + report.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
+		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + units.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
 			wrapOut(w, "  "+c, 4)
 		}
 	}
@@ -441,7 +443,7 @@ func printTry(w io.Writer, r *try.Result) {
 	}
 	if rs := r.Restart; rs != nil {
 		wrapOut(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
-			rs.Adapter, rs.GUID, rs.Done, rs.Planned, report.Duration(time.Duration(rs.WaitedNs))), 2)
+			rs.Adapter, rs.GUID, rs.Done, rs.Planned, units.Duration(time.Duration(rs.WaitedNs))), 2)
 	}
 	for _, n := range r.Notes {
 		wrapOut(w, "note: "+n, 2)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -71,7 +72,7 @@ func synthTry(t *testing.T, path string, shift int64) {
 	if err := try.Analyze(r, stats.Quantile(50), 1); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := try.Document(r, map[string]string{"knob": "timer-slack"})
+	doc, err := try.Document(host.Facts{}, r, map[string]string{"knob": "timer-slack"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/buildinfo"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -33,7 +34,7 @@ func newVersionCmd(io *IO) *cobra.Command {
 
 func runVersion(o *VersionOptions, in buildinfo.Info) error {
 	if o.JSON {
-		return writeDoc(o.IO, result.KindVersion.New(&in), nil)
+		return writeDoc(o.IO, result.KindVersion.New(host.Collect(), &in), nil)
 	}
 	_, err := fmt.Fprint(o.IO.Out, in.Long())
 	return err

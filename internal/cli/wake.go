@@ -18,6 +18,7 @@ import (
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newWakeCmd) }
@@ -158,7 +159,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 		}
 	}
 	if o.Loops == 0 && o.Duration < o.Interval {
-		return Usagef("--duration %s is shorter than --interval %s", report.Duration(o.Duration), report.Duration(o.Interval))
+		return Usagef("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
 	}
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
@@ -183,7 +184,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	}
 	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
 		wo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", report.Duration(o.Duration))
+			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
 		}
 	}
 	r, doc, err := probe.RunWake(ctx, wo)
@@ -217,7 +218,7 @@ func printWake(w io.Writer, doc *result.Document) {
 			prio = "high priority"
 		}
 	}
-	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), report.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
+	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), units.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
@@ -245,12 +246,12 @@ func printWake(w io.Writer, doc *result.Document) {
 	if d.Overruns > 0 {
 		c := d.CorrectedSummary
 		fmt.Fprintf(w, "\n%d missed periods. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
-			d.Overruns, fmtNs(c.P99), fmtNs(c.P999), fmtNs(c.Max), c.Count)
+			d.Overruns, units.Ns(c.P99), units.Ns(c.P999), units.Ns(c.Max), c.Count)
 	} else {
 		fmt.Fprintln(w, "\nno missed periods")
 	}
 	fmt.Fprintf(w, "tool overhead: clock read %s, %s %s (p50); interrupted waits %d\n",
-		fmtNs(d.Overhead.ClockReadP50Ns), d.Overhead.ZeroWaitMethod, fmtNs(d.Overhead.ZeroWaitP50Ns), m.Interrupted)
+		units.Ns(d.Overhead.ClockReadP50Ns), d.Overhead.ZeroWaitMethod, units.Ns(d.Overhead.ZeroWaitP50Ns), m.Interrupted)
 	if l := interruptedLine(d.Counts, "wake-ups"); l != "" {
 		fmt.Fprintln(w, l)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -30,7 +31,7 @@ func writeClaim(t *testing.T, path string, n int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := probe.KindSleep.New(&probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
+	d := probe.KindSleep.New(host.Facts{}, &probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
 	if err := result.WriteFile(path, d); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Kind is the document `latlab compare --json` writes; its payload is the
@@ -221,9 +223,9 @@ func Compare(in []Input, o Options) (*Result, error) {
 	slices.SortStableFunc(res.Ranking, func(a, b int) int {
 		ra, rb := res.Runs[a], res.Runs[b]
 		if ra.By != rb.By {
-			return cmpF(ra.By, rb.By)
+			return cmp.Compare(ra.By, rb.By)
 		}
-		return cmpF(ra.Summary.Stdev, rb.Summary.Stdev)
+		return cmp.Compare(ra.Summary.Stdev, rb.Summary.Stdev)
 	})
 	if res.PerRun {
 		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
@@ -232,16 +234,6 @@ func Compare(in []Input, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %.2f%% level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, level*100))
 	}
 	return res, nil
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Compatible checks that the inputs measure the same quantity.
@@ -389,20 +381,6 @@ func rel(d, base float64) float64 {
 	return d / math.Abs(base)
 }
 
-// FormatNs renders a nanosecond value with a unit fitting its size.
-func FormatNs(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e6:
-		return fmt.Sprintf("%.3f ms", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.2f µs", v/1e3)
-	}
-	return fmt.Sprintf("%.0f ns", v)
-}
-
 func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
 	if k > 1 {
@@ -423,7 +401,7 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 			small = fmt.Sprintf("; detectable, but smaller than the %.0f%% change you asked about", o.Detect*100)
 		}
 		return fmt.Sprintf("%s is %s at %s by %s [%s, %s] (%+.1f%%, %s CI), %s", p.BLabel, p.Outcome, p.ByName,
-			FormatNs(math.Abs(d.Estimate)), FormatNs(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), FormatNs(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
+			units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), units.NsFixed(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
 			rel(d.Estimate, a.By)*100, lvl, mw) + small
 	}
 	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
@@ -471,12 +449,12 @@ func (p Pair) nouns() nouns {
 	return nouns{"samples", "per run", "samples per run"}
 }
 
-// FormatSigned is FormatNs with a + on positive values, for differences.
+// FormatSigned is units.NsFixed with a + on positive values, for differences.
 func FormatSigned(v float64) string {
 	if v > 0 {
-		return "+" + FormatNs(v)
+		return "+" + units.NsFixed(v)
 	}
-	return FormatNs(v)
+	return units.NsFixed(v)
 }
 
 func pick(o Outcome, a, b float64) float64 {

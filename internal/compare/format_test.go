@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func TestFormatting(t *testing.T) {
@@ -13,8 +14,8 @@ func TestFormatting(t *testing.T) {
 		1.5e6: "1.500 ms", -2.4589e6: "-2.459 ms", math.NaN(): "-",
 	}
 	for v, want := range ns {
-		if got := FormatNs(v); got != want {
-			t.Errorf("FormatNs(%v) = %q, want %q", v, got, want)
+		if got := units.NsFixed(v); got != want {
+			t.Errorf("units.NsFixed(%v) = %q, want %q", v, got, want)
 		}
 	}
 	signed := map[float64]string{0: "0 ns", 2990: "+2.99 µs", -5910: "-5.91 µs", 1.352e6: "+1.352 ms"}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -16,7 +17,7 @@ func sleepDoc(n int, base, noise float64, seed uint64) *result.Document {
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*noise)
 	}
-	return probe.KindSleep.New(&probe.SleepData{Samples: s})
+	return probe.KindSleep.New(host.Facts{}, &probe.SleepData{Samples: s})
 }
 
 // A side with fewer samples than the rule asks for gets no verdict, however

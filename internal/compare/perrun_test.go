@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -26,7 +27,7 @@ func tcpDoc(t *testing.T, size, wallNs int64, rttNs int64, nrtt int) *result.Doc
 	data.RTTSamples = rtt
 	// Through the JSON, as compare reads it.
 	var b bytes.Buffer
-	if err := result.Write(&b, netload.KindTCPDiscard.New(data)); err != nil {
+	if err := result.Write(&b, netload.KindTCPDiscard.New(host.Facts{}, data)); err != nil {
 		t.Fatal(err)
 	}
 	d, err := result.Read(&b)
@@ -114,7 +115,7 @@ func TestPerRunIncompatible(t *testing.T) {
 		t.Errorf("a group of sleep results: %v", err)
 	}
 	bad := side(t, "c/", 2, 1e6, 10e6, 100e3, 3)
-	bad.More[0] = netload.KindTCPDiscard.New(&netload.TCPData{TCPResult: &netload.TCPResult{}})
+	bad.More[0] = netload.KindTCPDiscard.New(host.Facts{}, &netload.TCPData{TCPResult: &netload.TCPResult{}})
 	if _, err := Compare([]Input{a, bad}, Options{By: stats.Quantile(50)}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "c/ (run 2)") {
 		t.Errorf("an unfinished transfer: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
@@ -59,7 +60,7 @@ func TestRunPayloadGolden(t *testing.T) {
 			}
 			slashLabels(r)
 			var b bytes.Buffer
-			if err := result.Write(&b, compare.Kind.New(r)); err != nil {
+			if err := result.Write(&b, compare.Kind.New(host.Facts{}, r)); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct{ Data json.RawMessage }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // Event is one line the child writes: its request is in force ("set"), or
@@ -153,6 +154,9 @@ type Result struct {
 	Rule    Rule    `json:"expected_rule"`
 	Rows    []Row   `json:"rows"` // baseline first
 	Verdict Verdict `json:"verdict"`
+	// timerAfter is the timer state Run read once the requester had
+	// stopped; nil when unread.
+	timerAfter *timer.Status
 }
 
 // ExpectedRule is the rule this build should follow: Windows 10 2004 and
@@ -228,6 +232,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			err = fmt.Errorf("%w (requester: %s)", err, s)
 		}
 		return nil, fmt.Errorf("crossproc: %w", err)
+	}
+	stop()
+	if st, err := timer.Query(); err == nil {
+		res.timerAfter = &st
 	}
 	return res, nil
 }

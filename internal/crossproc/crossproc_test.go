@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 const ms = int64(time.Millisecond)
@@ -100,8 +102,21 @@ func TestServeProtocol(t *testing.T) {
 // were measured.
 func TestDocument(t *testing.T) {
 	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, Rows: []Row{}}
-	d, ok := Kind.Of(r.Document())
+	d, ok := Kind.Of(r.Document(host.Facts{}))
 	if !ok || d.Measurement.Method != "nanosleep" || d.Measurement.RequestedNs != 1_000_000 || d.Method != "nanosleep" {
 		t.Errorf("payload %+v", d)
+	}
+}
+
+// The document's timer state is the one Run read after the run: Document
+// reads nothing itself, so a result without one gives a document without
+// one.
+func TestDocumentTimerFromRun(t *testing.T) {
+	st := timer.Status{Current100ns: 10_000}
+	for _, want := range []*timer.Status{nil, &st} {
+		d, _ := Kind.Of((&Result{Rows: []Row{}, timerAfter: want}).Document(host.Facts{}))
+		if d.Timer != want {
+			t.Errorf("timer %v, want %v", d.Timer, want)
+		}
 	}
 }

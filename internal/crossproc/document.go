@@ -1,6 +1,7 @@
 package crossproc
 
 import (
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
@@ -24,14 +25,11 @@ type Data struct {
 // TimerState is the timer state after the run, nil when unknown.
 func (d *Data) TimerState() *timer.Status { return d.Timer }
 
-// Document is the crossproc document of r, with the timer state read now
-// (after the run).
-func (r *Result) Document() *result.Document {
-	data := &Data{Result: *r}
-	doc := Kind.New(data)
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
+// Document is the crossproc document of r on the host facts, with the
+// timer state Run read after the run.
+func (r *Result) Document(facts host.Facts) *result.Document {
+	data := &Data{Result: *r, Timer: r.timerAfter}
+	doc := Kind.New(facts, data)
 	data.Measurement = probe.Measurement{Method: r.Method, RequestedNs: r.DurationNs, ClockSource: doc.Host.ClockSource,
 		PercentileNote: result.PercentileDefinition}
 	return doc

@@ -3,13 +3,15 @@ package doctor
 import (
 	"fmt"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
-// Document wraps a check-up in a document of kind doctor: the check-up
-// (sections timer, sleep, wake, settings, next) is the payload.
-func Document(r *Result, settings map[string]string) (*result.Document, error) {
-	doc := Kind.New(r)
+// Document wraps a check-up in a document of kind doctor on the host
+// facts: the check-up (sections timer, sleep, wake, settings, next) is the
+// payload.
+func Document(facts host.Facts, r *Result, settings map[string]string) (*result.Document, error) {
+	doc := Kind.New(facts, r)
 	if settings != nil {
 		doc.Settings = settings
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // The evidence a verdict quotes comes from the knobs themselves: their
@@ -102,16 +103,8 @@ func itrEvidence() string {
 	m := me.Measured
 	var counts []string
 	for _, c := range m.Interrupts {
-		counts = append(counts, fmt.Sprintf("%s %s", c.Level, thousands(c.Interrupts)))
+		counts = append(counts, fmt.Sprintf("%s %s", c.Level, units.Thousands(c.Interrupts)))
 	}
 	return fmt.Sprintf("measured (%s): interrupts per level %s; %s",
 		m.Source, strings.Join(counts, ", "), strings.Join(m.Findings, "; "))
-}
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/rootfs"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func osTimerFacts(st timer.Status, o Options) []Fact {
@@ -43,7 +44,7 @@ func readDMALatency(root string) string {
 func SleepVerdict(over stats.Summary, st timer.Status) string {
 	slack := st.TimerSlackNs
 	if slack > 0 && over.P50 >= slack/2 && over.P50 < slack*3 {
-		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", fmtDur(slack))
+		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", units.Ns(slack))
 	}
 	if over.P50 < 20_000 {
 		return "sleeps end close to the requested time"

@@ -9,6 +9,7 @@ import (
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Probe is one measurement of the check-up.
@@ -123,7 +124,7 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 	}
 	p.Samples, p.Overruns = all, over
 	p.Summary = stats.Summarize(all)
-	every := fmt.Sprintf("a %s periodic wake-up", fmtDur(wo.Interval.Nanoseconds()))
+	every := fmt.Sprintf("a %s periodic wake-up", units.Ns(wo.Interval.Nanoseconds()))
 	switch name {
 	case "wake-realtime":
 		prio := "realtime"
@@ -150,7 +151,7 @@ func WakeVerdict(s stats.Summary, overruns int64, interval time.Duration) (band,
 		return "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms); something on this machine holds the CPU or the timer"
 	case overruns > 0:
 		return "mediocre", fmt.Sprintf("mediocre: %d missed periods: some wake-ups (up to %s late) came after the next %s deadline had passed, enough to break small audio buffers",
-			overruns, fmtDur(s.Max), fmtDur(interval.Nanoseconds()))
+			overruns, units.Ns(s.Max), units.Ns(interval.Nanoseconds()))
 	case s.P99 > int64(time.Millisecond):
 		return "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late, enough to break small audio buffers"
 	case s.P99 > int64(200*time.Microsecond):

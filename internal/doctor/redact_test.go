@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -50,7 +51,7 @@ func TestRedact(t *testing.T) {
 		Wake:     &Probe{Name: "wake", What: "by zqtester", Samples: []int64{1, 2, 3}},
 		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: Tuned, Reason: "r"}},
 		Next:     []Step{}}
-	doc, err := Document(r, map[string]string{"bundle": "/home/zqtester/out/checkup.zip", "root": "/", "quick": "true"})
+	doc, err := Document(host.Facts{}, r, map[string]string{"bundle": "/home/zqtester/out/checkup.zip", "root": "/", "quick": "true"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/prisep"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Rule is one row of the audit's verdict table: for a knob ("*" for
@@ -292,7 +293,7 @@ var Rules = []Rule{
 		Match: func(c *Case) bool { return moderationOff(c) },
 		Reason: func(c *Case) string {
 			return fmt.Sprintf("moderation off, a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85%% within 2 µs) for the most interrupts (%s against %s at Extreme); Medium was its better overall balance",
-				thousands(itrCount("Off")), thousands(itrCount("Extreme")))
+				units.Thousands(itrCount("Off")), units.Thousands(itrCount("Extreme")))
 		},
 		Evidence: func(c *Case) string { return itrEvidence() },
 		Next: func(c *Case) *Step {

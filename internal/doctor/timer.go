@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Timer is the timer section: the raw status and the facts that matter,
@@ -43,7 +44,7 @@ func timerSection(st timer.Status, err error, o Options) Timer {
 func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	fs := []Fact{
 		{"clock_getres", fmt.Sprintf("%dns (CLOCK_MONOTONIC)", st.ClockResNs)},
-		{"timer slack", fmt.Sprintf("%s (this thread; default %s; realtime threads have none)", fmtDur(st.TimerSlackNs), fmtDur(st.DefaultTimerSlackNs))},
+		{"timer slack", fmt.Sprintf("%s (this thread; default %s; realtime threads have none)", units.Ns(st.TimerSlackNs), units.Ns(st.DefaultTimerSlackNs))},
 	}
 	cs := st.Clocksource
 	if cs == "" {
@@ -62,7 +63,7 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	}
 	fs = append(fs, Fact{"tickless", tick})
 	if st.ConfigHZ > 0 {
-		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, fmtDur(int64(time.Second)/int64(st.ConfigHZ)))})
+		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, units.Ns(int64(time.Second)/int64(st.ConfigHZ)))})
 	}
 	if st.HighResTimers != nil {
 		fs = append(fs, Fact{"high-res timers", yesNo(*st.HighResTimers)})
@@ -123,7 +124,7 @@ func WindowsSleepVerdict(over stats.Summary, st timer.Status) string {
 		if over.P50 < 100_000 {
 			return "Sleep(1) ends close to 1 ms"
 		}
-		return fmt.Sprintf("Sleep(1) took %s ms (p50); the timer interval could not be read", msStr(slept))
+		return fmt.Sprintf("Sleep(1) took %s ms (p50); the timer interval could not be read", units.Ms(slept, 4))
 	}
 	// Within a tenth of a tick (at least 50 µs): a rule one tick off
 	// misses by a whole tick.
@@ -134,22 +135,17 @@ func WindowsSleepVerdict(over stats.Summary, st timer.Status) string {
 	words, _ := timer.SleepPredictionOn(st.Build, req, cur)
 	switch {
 	case !known:
-		return fmt.Sprintf("Sleep(1) took %s ms (p50); %s", msStr(slept), words)
+		return fmt.Sprintf("Sleep(1) took %s ms (p50); %s", units.Ms(slept, 4), words)
 	case near(pred, cur):
-		s := fmt.Sprintf("Sleep(1) took %s ms (p50), as predicted: %s", msStr(slept), words)
+		s := fmt.Sprintf("Sleep(1) took %s ms (p50), as predicted: %s", units.Ms(slept, 4), words)
 		if pred-req < 100*time.Microsecond {
 			return s + ", close to 1 ms"
 		}
 		return s + "; an interval just above 1/k ms ends it nearer 1 ms (PC-Tuning: 0.5068 ms gave 1.012 ms where 0.4992 ms gave 1.497 ms): find one with `latlab sweep`"
 	case cur < timer.DefaultInterval && near(timer.SleepDuration(req, timer.DefaultInterval), timer.DefaultInterval):
-		return fmt.Sprintf("Sleep(1) took %s ms (p50): the default 15.625 ms tick, although the interval is %s ms; since Windows 10 2004 a request speeds up only the process that made it (see the timer rule)", msStr(slept), msStr(cur))
+		return fmt.Sprintf("Sleep(1) took %s ms (p50): the default 15.625 ms tick, although the interval is %s ms; since Windows 10 2004 a request speeds up only the process that made it (see the timer rule)", units.Ms(slept, 4), units.Ms(cur, 4))
 	}
-	return fmt.Sprintf("Sleep(1) took %s ms (p50) where %s: the rest is wake-up delay (a busy CPU, a slow exit from an idle state)", msStr(slept), words)
-}
-
-// msStr renders d in ms with up to 4 decimals.
-func msStr(d time.Duration) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", float64(d)/1e6), "0"), ".")
+	return fmt.Sprintf("Sleep(1) took %s ms (p50) where %s: the rest is wake-up delay (a busy CPU, a slow exit from an idle state)", units.Ms(slept, 4), words)
 }
 
 // TimerRule states whose timer resolution request a process gets on a

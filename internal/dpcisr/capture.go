@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/systool"
@@ -52,9 +53,9 @@ type CaptureResult struct {
 }
 
 // Document is the result document of the capture (kind dpcisr), with a
-// note on how it was traced.
-func (r *CaptureResult) Document() *result.Document {
-	doc := r.Result.Document()
+// note on how it was traced, on the host facts.
+func (r *CaptureResult) Document(facts host.Facts) *result.Document {
+	doc := r.Result.Document(facts)
 	doc.Notes = append(doc.Notes, fmt.Sprintf("xperf -on %s for %d s; report in %s", KernelFlags, r.Seconds, r.File))
 	return doc
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -60,7 +61,7 @@ func TestCaptureRun(t *testing.T) {
 	if res.File != o.Out || res.Module != o.Module || len(res.Report.Sections[0].Modules) != 2 || res.Report.Sections[0].Modules[0].Module != "i8042prt.sys" {
 		t.Errorf("analysis: %+v", res.Result)
 	}
-	doc := res.Document()
+	doc := res.Document(host.Facts{})
 	if notes := strings.Join(doc.Notes, " "); doc.Kind != Kind.Name() || !strings.Contains(notes, "xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT for 3 s; report in "+o.Out) {
 		t.Errorf("document %s, notes %q", doc.Kind, notes)
 	}

@@ -3,8 +3,6 @@ package dpcisr
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -97,18 +95,6 @@ func ReadDocument(r io.Reader) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
-}
-
-func jsonError(err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return docErrorf("invalid JSON at byte %d: %v", se.Offset, err)
-	case errors.As(err, &te):
-		return docErrorf("JSON field %q: %s where a %s belongs", te.Field, te.Value, te.Type)
-	}
-	return docErrorf("invalid JSON: %v", err)
 }
 
 func (r *Report) check() error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -68,17 +69,18 @@ func Run(_ context.Context, o Options) (*Result, error) {
 // View is the analysed report, the payload of its document.
 func (r *Result) View() ReportView { return r.Report.View(r.File, r.Module) }
 
-// Document is the result document of the report (kind dpcisr).
-func (r *Result) Document() *result.Document {
+// Document is the result document of the report (kind dpcisr) on the
+// host facts.
+func (r *Result) Document(facts host.Facts) *result.Document {
 	v := r.View()
-	return Kind.New(&v)
+	return Kind.New(facts, &v)
 }
 
 // PageDocument is the document an HTML page of the report draws. For a
 // dpc watch document it is that document, with its watch summary and its
 // host, holding the filtered report; otherwise the report's document with
-// settings.
-func (r *Result) PageDocument(settings map[string]string) *result.Document {
+// settings and the host facts.
+func (r *Result) PageDocument(facts host.Facts, settings map[string]string) *result.Document {
 	v := r.View()
 	if r.watch != nil {
 		w, _ := Kind.Of(r.watch)
@@ -87,7 +89,7 @@ func (r *Result) PageDocument(settings map[string]string) *result.Document {
 		doc.Data = &v
 		return &doc
 	}
-	doc := Kind.New(&v)
+	doc := Kind.New(facts, &v)
 	doc.Settings = settings
 	return doc
 }

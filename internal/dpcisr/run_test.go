@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -39,7 +40,7 @@ func TestRun(t *testing.T) {
 			}
 		}
 		v := res.View()
-		if doc := res.Document(); doc.Kind != Kind.Name() || v.File != res.File || v.Module != c.module {
+		if doc := res.Document(host.Facts{}); doc.Kind != Kind.Name() || v.File != res.File || v.Module != c.module {
 			t.Errorf("%s: document of kind %s, view %s %s", c.file, doc.Kind, v.File, v.Module)
 		}
 	}
@@ -64,7 +65,7 @@ func TestRunPageDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := res.PageDocument(settings)
+		doc := res.PageDocument(host.Facts{}, settings)
 		v, ok := Kind.Of(doc)
 		if !ok {
 			t.Fatalf("%s: page document of kind %s", c.file, doc.Kind)

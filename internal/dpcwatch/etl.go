@@ -73,7 +73,7 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 	rep := rec.Report(last)
 	rep.Encoding = dpcisr.EncodingETL
 	s := rec.Summary(last)
-	rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, len(etw.NewModules(mods).List())))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, etw.NewModules(mods).Len()))
 	rep.Notes = append(rep.Notes, s.Notes...)
 	rep.Notes = append(rep.Notes, rd.Notes()...)
 	return rep, nil

@@ -269,18 +269,6 @@ func (r *Recorder) Bad(err error) {
 	}
 }
 
-// AddModules adds driver modules (the loaded-module list taken at the
-// start). Names are memoised per routine, so modules must be added before
-// the executions they hold.
-func (r *Recorder) AddModules(ms []etw.Module) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, m := range ms {
-		r.mods.Add(m)
-	}
-	clear(r.memo)
-}
-
 // Image applies an Image event: kernel-mode modules (process 0, or an
 // address in the upper half, where only the kernel maps) join the table,
 // unloads leave it.
@@ -296,13 +284,6 @@ func (r *Recorder) Image(im etw.Image) {
 	}
 	r.mods.Add(etw.Module{Name: im.Name(), Base: im.Base, Size: im.Size})
 	clear(r.memo)
-}
-
-// Modules is the number of modules known.
-func (r *Recorder) Modules() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.mods.Len()
 }
 
 // Top is one module's share of an interval.

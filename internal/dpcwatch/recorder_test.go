@@ -10,6 +10,7 @@ import (
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -179,7 +180,7 @@ func TestReportComparesWithXperf(t *testing.T) {
 	}
 	view := r.Report(int64(300_000*10)).View("", "")
 	var buf bytes.Buffer
-	if err := result.Write(&buf, dpcisr.Kind.New(&view)); err != nil {
+	if err := result.Write(&buf, dpcisr.Kind.New(host.Facts{}, &view)); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := dpcisr.Read(&buf)

@@ -46,19 +46,6 @@ type Result struct {
 	Method string
 }
 
-// Data is the payload of the watch's result document (kind dpcisr): the
-// dpcisr report that 'dpcisr' and 'dpcisr compare' read, and the watch's
-// own summary beside it.
-type Data struct {
-	dpcisr.ReportView
-	Watch Summary `json:"watch"`
-}
-
-// Data returns the document payload; file names the document in the view.
-func (r *Result) Data(file string) Data {
-	return Data{ReportView: r.Report.View(file, ""), Watch: r.Summary}
-}
-
 // Run watches DPCs and ISRs (on Linux softirqs and hard interrupt
 // handlers) until o.Duration or ctx ends. Off Windows and Linux it
 // returns etw.ErrUnsupported; without elevation (root) an

@@ -3,6 +3,8 @@ package dpcwatch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Bounds of the verdict, in µs: an execution above 1 ms may already cost
@@ -65,11 +67,11 @@ func JudgeSections(secs []SectionStats, within string) Verdict {
 	case top.MaxUs > BadUs:
 		v.Level = LevelBad
 		v.Text = fmt.Sprintf("likely drop-outs: %s ran a %s for %s, %s above 2 ms (%s above 1 ms); %s",
-			top.Module, sec, fmtUs(top.MaxUs), fmtUs(v.Over2msUs), fmtUs(v.Over1msUs), highest)
+			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over2msUs), units.Us(v.Over1msUs), highest)
 	case top.MaxUs > WarnUs:
 		v.Level = LevelWarn
 		v.Text = fmt.Sprintf("drop-outs possible: %s ran a %s for %s, %s above 1 ms (under 2 ms); %s",
-			top.Module, sec, fmtUs(top.MaxUs), fmtUs(v.Over1msUs), highest)
+			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over1msUs), highest)
 	default:
 		v.Level = LevelOK
 		v.Text = fmt.Sprintf("suitable for real-time audio: %s; %s", within, highest)
@@ -81,22 +83,8 @@ func highestText(secs []SectionStats) string {
 	var parts []string
 	for _, s := range secs {
 		if len(s.Stats) > 0 {
-			parts = append(parts, fmt.Sprintf("highest %s routine execution time %s (%s)", s.Name, fmtUs(s.Stats[0].MaxUs), s.Stats[0].Module))
+			parts = append(parts, fmt.Sprintf("highest %s routine execution time %s (%s)", s.Name, units.Us(s.Stats[0].MaxUs), s.Stats[0].Module))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
-
-// fmtUs prints µs below 10 ms, ms above.
-func fmtUs(us float64) string {
-	if us >= 10000 {
-		return fmt.Sprintf("%.1f ms", us/1000)
-	}
-	if us >= 100 {
-		return fmt.Sprintf("%.0f µs", us)
-	}
-	return fmt.Sprintf("%.1f µs", us)
-}
-
-// FormatUs is fmtUs for the command's output.
-func FormatUs(us float64) string { return fmtUs(us) }

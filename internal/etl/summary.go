@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -265,8 +266,9 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	return s, nil
 }
 
-// Document is the result document of the summary.
-func (s *Summary) Document() *result.Document { return Kind.New(s) }
+// Document is the result document of the summary, stamped with the
+// facts of the machine that read the trace.
+func (s *Summary) Document(h host.Facts) *result.Document { return Kind.New(h, s) }
 
 // tcpConns groups TCP/IP events by connection, as ForConnection does for
 // tcp-discard's own connection.

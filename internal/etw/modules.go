@@ -32,9 +32,6 @@ func NewModules(ms []Module) *Modules {
 // Len is the number of modules.
 func (t *Modules) Len() int { return len(t.list) }
 
-// List returns the modules in address order.
-func (t *Modules) List() []Module { return append([]Module(nil), t.list...) }
-
 // Add inserts m, replacing a module at the same base (a driver unloaded
 // and another loaded there).
 func (t *Modules) Add(m Module) {

@@ -20,9 +20,6 @@ func QPC() int64 { return 0 }
 // LoadedModules fails off Windows.
 func LoadedModules() ([]Module, error) { return nil, ErrUnsupported }
 
-// QuerySessions fails off Windows.
-func QuerySessions() ([]SessionInfo, error) { return nil, ErrUnsupported }
-
 // Open fails.
 func (s *Session) Open(func(*Event)) error { return ErrUnsupported }
 

@@ -91,20 +91,6 @@ type TCPEvent struct {
 	Remote    netip.AddrPort    `json:"-"`
 }
 
-// TCPEventIDs lists the events DecodeTCPIP reads, in order.
-func TCPEventIDs() []uint16 {
-	var ids []uint16
-	for id := range tcpTemplates {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
-}
-
-// TCPEventName names an event ID of the provider ("" when latlab does not
-// read it).
-func TCPEventName(id uint16) string { return tcpTemplates[id].name }
-
 // maxSockaddr bounds an address field: a SOCKADDR_IN6 is 28 bytes.
 const maxSockaddr = 128
 

@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -258,7 +259,7 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {
-		if decos, ok := union[k]; ok && rep.Model != nil && !contains(rep.RSS, k) {
+		if decos, ok := union[k]; ok && rep.Model != nil && !slices.Contains(rep.RSS, k) {
 			rep.MissingRSSFrom[k] = decos
 		}
 	}

@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,7 +56,7 @@ func ParseDecoration(s string) (Decoration, error) {
 	if d.Arch == archPlaceholder {
 		d.Arch, d.ArchPlaceholder = "", true
 	}
-	if d.Arch != "" && !contains(arches, d.Arch) {
+	if d.Arch != "" && !slices.Contains(arches, d.Arch) {
 		return d, fmt.Errorf("decoration %q: unknown architecture %q (known: %s)", d.Raw, d.Arch, strings.Join(arches, ", "))
 	}
 	if len(parts) > 6 {
@@ -94,15 +95,6 @@ func ParseDecoration(s string) (Decoration, error) {
 	return d, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Target is the Windows a decoration is matched against.
 type Target struct {
 	Arch        string `json:"arch"`
@@ -116,7 +108,7 @@ type Target struct {
 // dc) for an architecture.
 func ParseTarget(version, product, arch string) (Target, error) {
 	t := Target{Arch: strings.ToLower(arch)}
-	if !contains(arches, t.Arch) {
+	if !slices.Contains(arches, t.Arch) {
 		return t, fmt.Errorf("unknown architecture %q: accepted %s", arch, strings.Join(arches, ", "))
 	}
 	p := strings.Split(strings.TrimSpace(version), ".")

@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,7 +98,7 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 			rep.NotInINF = append(rep.NotInINF, k)
 			continue
 		}
-		if rep.Model == nil || contains(rep.RSS, k) {
+		if rep.Model == nil || slices.Contains(rep.RSS, k) {
 			continue
 		}
 		for _, c := range cands {

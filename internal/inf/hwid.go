@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -95,7 +96,7 @@ func splitParts(rest string, known []string) (map[string]string, error) {
 	parts := map[string]string{}
 	for _, p := range strings.Split(rest, "&") {
 		k, v, ok := strings.Cut(p, "_")
-		if !ok || v == "" || !contains(known, k) {
+		if !ok || v == "" || !slices.Contains(known, k) {
 			return nil, fmt.Errorf("part %q is not one of %s followed by _ and a value", p, strings.Join(known, "_, ")+"_")
 		}
 		if k == "CC" {
@@ -133,7 +134,7 @@ func (ids DeviceIDs) render(forms []idForm) []string {
 }
 
 func renderForm(bus string, parts map[string]string, form idForm) (string, bool) {
-	if bus == "USB" && contains(form, "MI") != (parts["MI"] != "") {
+	if bus == "USB" && slices.Contains(form, "MI") != (parts["MI"] != "") {
 		return "", false
 	}
 	var b strings.Builder
@@ -291,13 +292,13 @@ func (e *AmbiguousError) Error() string {
 		c = append(c, fmt.Sprintf("line %d %s -> [%s]", e.Lines[i], e.IDs[i], e.Installs[i]))
 	}
 	var hint []string
-	if contains(e.Lacks, "SUBSYS") || contains(e.Lacks, "REV") || contains(e.Lacks, "DEV") {
+	if slices.Contains(e.Lacks, "SUBSYS") || slices.Contains(e.Lacks, "REV") || slices.Contains(e.Lacks, "DEV") {
 		hint = append(hint, `give the full ID, the first of the "Hardware Ids" Device Manager shows (Details tab)`)
 	}
-	if contains(e.Lacks, "CC") {
+	if slices.Contains(e.Lacks, "CC") {
 		hint = append(hint, "append the class code those Hardware Ids show (e.g. &CC_020000)")
 	}
-	if contains(e.Lacks, "MI") {
+	if slices.Contains(e.Lacks, "MI") {
 		hint = append(hint, "give the interface's ID (with MI_)")
 	}
 	verb := "decide"

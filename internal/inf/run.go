@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/result"
@@ -99,12 +100,13 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// Document is the result document of the listing or the device report.
-func (r *Result) Document() *result.Document {
+// Document is the result document of the listing or the device report,
+// on the host facts.
+func (r *Result) Document(facts host.Facts) *result.Document {
 	if r.Device != nil {
-		return KindDevice.New(r.Device)
+		return KindDevice.New(facts, r.Device)
 	}
-	return KindList.New(r.Listing)
+	return KindList.New(facts, r.Listing)
 }
 
 // includeLoader reads the INFs that Include= names from the folder of

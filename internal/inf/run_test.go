@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -25,7 +26,7 @@ func TestRun(t *testing.T) {
 	if res.Device != nil || res.Listing == nil || res.Reg != nil || res.File.Encoding != "utf-16le" {
 		t.Fatalf("listing: %+v", res)
 	}
-	if doc := res.Document(); doc.Kind != KindList.Name() {
+	if doc := res.Document(host.Facts{}); doc.Kind != KindList.Name() {
 		t.Errorf("listing document of kind %s", doc.Kind)
 	}
 
@@ -38,7 +39,7 @@ func TestRun(t *testing.T) {
 	if res.Listing != nil || res.Device == nil || res.Device.InstallSection != "I225V.10.0.1.NTamd64" {
 		t.Fatalf("device: %+v", res)
 	}
-	if doc := res.Document(); doc.Kind != KindDevice.Name() {
+	if doc := res.Document(host.Facts{}); doc.Kind != KindDevice.Name() {
 		t.Errorf("device document of kind %s", doc.Kind)
 	}
 	reg, _, err := textdec.Decode(res.Reg)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Intel's interrupt moderation rate (the ITR keyword) is an enum of named
@@ -103,7 +105,7 @@ func itrEvidence() []string {
 		for _, d := range c.DPC {
 			h = append(h, fmt.Sprintf("%d%% <=%dµs", d.Percent, d.AtMostUs))
 		}
-		out = append(out, fmt.Sprintf("  %-8s %9s: %s", c.Level, thousands(c.Interrupts), strings.Join(h, ", ")))
+		out = append(out, fmt.Sprintf("  %-8s %9s: %s", c.Level, units.Thousands(c.Interrupts), strings.Join(h, ", ")))
 	}
 	out = append(out,
 		"  A higher level means fewer interrupts (Adaptive depends on the load), but",
@@ -115,14 +117,6 @@ func itrEvidence() []string {
 		"  Source: github.com/djdallmann/GamingPCSetup, CONTENT/RESEARCH/NETWORK",
 		"  /README.md, \"Intel Interrupt Moderation\"")
 	return out
-}
-
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func levelList(levels []EnumOpt) string {

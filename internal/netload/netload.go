@@ -62,30 +62,3 @@ func ParseSize(s string) (int64, error) {
 	}
 	return int64(math.Round(b)), nil
 }
-
-// FormatBytes renders a byte count with a decimal unit.
-func FormatBytes(n int64) string {
-	f := float64(n)
-	switch {
-	case f >= 1e9:
-		return strconv.FormatFloat(f/1e9, 'f', 2, 64) + " GB"
-	case f >= 1e6:
-		return strconv.FormatFloat(f/1e6, 'f', 2, 64) + " MB"
-	case f >= 1e3:
-		return strconv.FormatFloat(f/1e3, 'f', 1, 64) + " kB"
-	}
-	return strconv.FormatInt(n, 10) + " B"
-}
-
-// FormatBitrate renders bits per second with a decimal unit.
-func FormatBitrate(bps float64) string {
-	switch {
-	case bps >= 1e9:
-		return strconv.FormatFloat(bps/1e9, 'f', 3, 64) + " Gbit/s"
-	case bps >= 1e6:
-		return strconv.FormatFloat(bps/1e6, 'f', 2, 64) + " Mbit/s"
-	case bps >= 1e3:
-		return strconv.FormatFloat(bps/1e3, 'f', 1, 64) + " kbit/s"
-	}
-	return strconv.FormatFloat(bps, 'f', 0, 64) + " bit/s"
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -71,9 +72,9 @@ type RSSResult struct {
 	Network     *irq.NetInfo      `json:"network"`
 }
 
-// Document is the rss-experiment document of r.
-func (r *RSSResult) Document() *result.Document {
-	doc := KindRSSExperiment.New(r)
+// Document is the rss-experiment document of r on the host facts.
+func (r *RSSResult) Document(facts host.Facts) *result.Document {
+	doc := KindRSSExperiment.New(facts, r)
 	r.Measurement = probe.Measurement{Method: irq.Method() + "; load from latlab net udp profiles",
 		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	return doc

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/explain"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
@@ -26,20 +27,21 @@ func RunSleep(ctx context.Context, o SleepOptions) (*SleepResult, *result.Docume
 		return nil, nil, fmt.Errorf("sleep probe: %w", err)
 	}
 	st, stErr := timer.Query()
-	doc, err := SleepDocument(r, o.Samples, st, stErr)
+	doc, err := SleepDocument(host.Collect(), r, o.Samples, st, stErr)
 	return r, doc, err
 }
 
-// SleepDocument is the sleep document of r: its statistics, histogram and
-// kept samples, how they were taken, the timer state st (or why stErr kept
-// it from being read) and the notes a reader needs to judge the numbers.
-// requested is the planned sample count, 0 for a run until Ctrl-C.
-func SleepDocument(r *SleepResult, requested int, st timer.Status, stErr error) (*result.Document, error) {
+// SleepDocument is the sleep document of r on the host facts: its statistics,
+// histogram and kept samples, how they were taken, the timer state st (or
+// why stErr kept it from being read) and the notes a reader needs to judge
+// the numbers. requested is the planned sample count, 0 for a run until
+// Ctrl-C.
+func SleepDocument(facts host.Facts, r *SleepResult, requested int, st timer.Status, stErr error) (*result.Document, error) {
 	if len(r.Slept) == 0 {
 		return nil, ErrNoSamples
 	}
 	data := &SleepData{}
-	doc := KindSleep.New(data)
+	doc := KindSleep.New(facts, data)
 	if stErr == nil {
 		data.Timer = &st
 	} else {
@@ -131,7 +133,7 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 		return nil, nil, fmt.Errorf("wake probe: %w", err)
 	}
 	st, stErr := timer.Query()
-	doc, err := WakeDocument(r, st, stErr, o.DMALatency)
+	doc, err := WakeDocument(host.Collect(), r, st, stErr, o.DMALatency)
 	if err != nil || tl == nil {
 		return r, doc, err
 	}
@@ -197,14 +199,14 @@ func pickWorst(r *WakeResult, o ExplainOptions) ([]explain.Sample, string) {
 	return all, note
 }
 
-// WakeDocument is the wake document of r: the pooled and per-thread
-// statistics, the same corrected for missed periods, how they were taken,
-// the timer state st when stErr is nil, and the notes, the probe's own
-// included. dmaLatency is the /dev/cpu_dma_latency value held during the
+// WakeDocument is the wake document of r on the host facts: the pooled and
+// per-thread statistics, the same corrected for missed periods, how they
+// were taken, the timer state st when stErr is nil, and the notes, the
+// probe's own included. dmaLatency is the /dev/cpu_dma_latency value held during the
 // run, nil when the run left it alone.
-func WakeDocument(r *WakeResult, st timer.Status, stErr error, dmaLatency *int) (*result.Document, error) {
+func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error, dmaLatency *int) (*result.Document, error) {
 	data := &WakeData{}
-	doc := KindWake.New(data)
+	doc := KindWake.New(facts, data)
 	if stErr == nil {
 		data.Timer = &st
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -40,7 +41,7 @@ func TestRunSleep(t *testing.T) {
 
 // A run with no sample (stopped before the first) has no document.
 func TestSleepDocumentNeedsSamples(t *testing.T) {
-	if _, err := SleepDocument(&SleepResult{Requested: time.Millisecond}, 0, timer.Status{}, nil); !errors.Is(err, ErrNoSamples) {
+	if _, err := SleepDocument(host.Facts{}, &SleepResult{Requested: time.Millisecond}, 0, timer.Status{}, nil); !errors.Is(err, ErrNoSamples) {
 		t.Errorf("err %v, want ErrNoSamples", err)
 	}
 }
@@ -49,7 +50,7 @@ func TestSleepDocumentNeedsSamples(t *testing.T) {
 // note says why when it could not.
 func TestSleepDocumentTimerState(t *testing.T) {
 	r := &SleepResult{Requested: time.Millisecond, Slept: []int64{1_100_000}}
-	doc, err := SleepDocument(r, 1, timer.Status{}, errors.New("denied"))
+	doc, err := SleepDocument(host.Facts{}, r, 1, timer.Status{}, errors.New("denied"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestRunWakeDocument(t *testing.T) {
 	}
 	held := 10
 	wr := &WakeResult{Interval: time.Millisecond, Planned: 1, Threads: []WakeThread{{Latencies: []int64{50_000}}}}
-	if doc, err = WakeDocument(wr, timer.Status{}, nil, &held); err != nil || !slices.Contains(doc.Notes, "/dev/cpu_dma_latency held at 10us during the run") {
+	if doc, err = WakeDocument(host.Facts{}, wr, timer.Status{}, nil, &held); err != nil || !slices.Contains(doc.Notes, "/dev/cpu_dma_latency held at 10us during the run") {
 		t.Errorf("notes %q, err %v", doc.Notes, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -31,7 +32,7 @@ func TestRunSampleBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := filepath.Join(dir, "run"+string(rune('a'+i))+".json")
-		d := probe.KindSleep.New(&probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
+		d := probe.KindSleep.New(host.Facts{}, &probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
 		if err := result.WriteFile(f, d); err != nil {
 			t.Fatal(err)
 		}

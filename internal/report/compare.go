@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // CompareText writes `latlab compare`'s human output: for two runs the
@@ -55,9 +56,9 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	fmt.Fprint(w, "\n\n")
 	var rows, gp [][]string
 	var short []string
-	unit, div := bitrateUnit(a.GoodputP50)
+	unit, div := units.BitrateUnit(a.GoodputP50)
 	for _, row := range p.Rows {
-		fv, fs := compare.FormatNs, compare.FormatSigned
+		fv, fs := units.NsFixed, compare.FormatSigned
 		if row.Unit == "bit/s" {
 			// Goodput gets its own table, in one unit, to stay narrow.
 			fv = func(v float64) string { return fmt.Sprintf("%.3f", v/div) }
@@ -117,21 +118,8 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			p = stats.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)
 		}
-		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
-			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, out, run.Settings})
+		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
+			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, out, run.Settings})
 	}
 	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
-}
-
-// bitrateUnit picks the unit netload.FormatBitrate would give v.
-func bitrateUnit(v float64) (string, float64) {
-	switch {
-	case v >= 1e9:
-		return "Gbit/s", 1e9
-	case v >= 1e6:
-		return "Mbit/s", 1e6
-	case v >= 1e3:
-		return "kbit/s", 1e3
-	}
-	return "bit/s", 1
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -39,7 +40,7 @@ func TestDoctorBundle(t *testing.T) {
 	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: "zqtester", Value: "DSCP 46 (EF)",
 		Meaning: `C:\Users\zqtester\Games\game.exe UDP`, Verdict: doctor.Tuned, Reason: "DSCP 46 (EF) for C:\\Users\\zqtester\\Games\\game.exe"})
 	r.Notes = append(r.Notes, "measured on zq-box, adapter 00:1a:2b:3c:4d:5e")
-	doc, err := doctor.Document(r, map[string]string{"bundle": `C:\Users\zqtester\Desktop\checkup.zip`, "html": "", "quick": "false"})
+	doc, err := doctor.Document(host.Facts{}, r, map[string]string{"bundle": `C:\Users\zqtester\Desktop\checkup.zip`, "html": "", "quick": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestDoctorBundle(t *testing.T) {
 // the bundle's own files) makes the bundle fail rather than leak.
 func TestDoctorBundleRefusesToLeak(t *testing.T) {
 	r := testCheckup()
-	doc, err := doctor.Document(r, nil)
+	doc, err := doctor.Document(host.Facts{}, r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

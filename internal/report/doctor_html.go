@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 type doctorProbeView struct {
@@ -61,7 +62,7 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	}
 	if r.Overhead != nil {
 		data.Overhead = fmt.Sprintf("tool overhead: clock read %s, zero-length wait %s (p50): the floor latlab itself adds to a sample",
-			Duration(time.Duration(r.Overhead.ClockReadP50Ns)), Duration(time.Duration(r.Overhead.ZeroWaitP50Ns)))
+			units.Duration(time.Duration(r.Overhead.ClockReadP50Ns)), units.Duration(time.Duration(r.Overhead.ZeroWaitP50Ns)))
 	}
 	for _, v := range verdictOrder {
 		for _, s := range r.Settings {
@@ -93,15 +94,15 @@ func orUnknown(s string) string {
 func doctorProbe(p *doctor.Probe) (doctorProbeView, error) {
 	s := p.Summary
 	v := doctorProbeView{Title: p.Name, What: p.What, Verdict: p.Verdict, Band: p.Band, Notes: p.Notes, Rows: [][2]string{
-		{"count", fmt.Sprint(s.Count)}, {"min", Duration(time.Duration(s.Min))}, {"p50", Duration(time.Duration(s.P50))},
-		{"p99", Duration(time.Duration(s.P99))}, {"max", Duration(time.Duration(s.Max))},
+		{"count", fmt.Sprint(s.Count)}, {"min", units.Duration(time.Duration(s.Min))}, {"p50", units.Duration(time.Duration(s.P50))},
+		{"p99", units.Duration(time.Duration(s.P99))}, {"max", units.Duration(time.Duration(s.Max))},
 	}}
 	if p.IntervalNs > 0 {
 		v.Rows = append(v.Rows, [2]string{"missed periods", fmt.Sprint(p.Overruns)})
 	}
 	for _, t := range p.Threads {
 		v.Rows = append(v.Rows, [2]string{fmt.Sprintf("CPU %d", t.CPU), fmt.Sprintf("p50 %s, p99 %s, max %s, %d missed",
-			Duration(time.Duration(t.Summary.P50)), Duration(time.Duration(t.Summary.P99)), Duration(time.Duration(t.Summary.Max)), t.Overruns)})
+			units.Duration(time.Duration(t.Summary.P50)), units.Duration(time.Duration(t.Summary.P99)), units.Duration(time.Duration(t.Summary.Max)), t.Overruns)})
 	}
 	if len(p.Samples) == 0 {
 		return v, nil

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/host"
 )
 
 func testDoctorPage(t *testing.T) string {
 	t.Helper()
 	r := testCheckup()
 	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: `<script>alert("x")</script>`, Value: "DSCP 46", Verdict: doctor.Tuned, Reason: "a & b"})
-	doc, err := doctor.Document(r, map[string]string{"quick": "false"})
+	doc, err := doctor.Document(host.Facts{}, r, map[string]string{"quick": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // pageWidth is the terminal width the check-up page fits.
@@ -42,7 +43,7 @@ func DoctorText(w io.Writer, r *doctor.Result) {
 	if r.Overhead != nil {
 		p.blank()
 		p.wrap(fmt.Sprintf("tool overhead: clock read %s, zero-length wait %s (p50): the floor latlab itself adds to a sample",
-			Duration(time.Duration(r.Overhead.ClockReadP50Ns)), Duration(time.Duration(r.Overhead.ZeroWaitP50Ns))), "", "  ")
+			units.Duration(time.Duration(r.Overhead.ClockReadP50Ns)), units.Duration(time.Duration(r.Overhead.ZeroWaitP50Ns))), "", "  ")
 	}
 	p.blank()
 	p.wrap("settings: "+tallyLine(r), "", "  ")
@@ -107,14 +108,14 @@ func (p *page) fact(name, value string) {
 func (p *page) probe(pr *doctor.Probe) {
 	p.wrap(pr.Name+": "+pr.What, "", "  ")
 	s := pr.Summary
-	line := fmt.Sprintf("p50 %s, p99 %s, max %s", Duration(time.Duration(s.P50)), Duration(time.Duration(s.P99)), Duration(time.Duration(s.Max)))
+	line := fmt.Sprintf("p50 %s, p99 %s, max %s", units.Duration(time.Duration(s.P50)), units.Duration(time.Duration(s.P99)), units.Duration(time.Duration(s.Max)))
 	if pr.IntervalNs > 0 {
 		line += fmt.Sprintf("; %d missed periods", pr.Overruns)
 	}
 	p.wrap(line, "  ", "  ")
 	for _, t := range pr.Threads {
-		p.wrap(fmt.Sprintf("CPU %d: p50 %s, p99 %s, max %s, %d missed", t.CPU, Duration(time.Duration(t.Summary.P50)),
-			Duration(time.Duration(t.Summary.P99)), Duration(time.Duration(t.Summary.Max)), t.Overruns), "    ", "      ")
+		p.wrap(fmt.Sprintf("CPU %d: p50 %s, p99 %s, max %s, %d missed", t.CPU, units.Duration(time.Duration(t.Summary.P50)),
+			units.Duration(time.Duration(t.Summary.P99)), units.Duration(time.Duration(t.Summary.Max)), t.Overruns), "    ", "      ")
 	}
 	p.wrap(pr.Verdict, "  ", "  ")
 	for _, n := range pr.Notes {

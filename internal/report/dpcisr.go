@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Bounds of the DPC/ISR view: a hand-edited report may hold many sections
@@ -89,7 +91,7 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			if len(sec.Stats) > 0 {
 				m := sec.Stats[0]
 				s.Verdicts = append(s.Verdicts, fmt.Sprintf("longest %s: %s, %s at %.3f s on CPU %d (%s routine %s)",
-					sec.Name, m.Module, dpcwatch.FormatUs(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
+					sec.Name, m.Module, units.Us(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
 			}
 		}
 	}
@@ -135,20 +137,11 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		s.Notes = append(s.Notes, "no plot: no DPC or ISR executions")
 	}
 	for _, n := range rep.Notes {
-		if !contains(s.Notes, n) {
+		if !slices.Contains(s.Notes, n) {
 			s.Notes = append(s.Notes, n)
 		}
 	}
 	return s, nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkedDPCISR reads a document's report back through dpcisr.ReadDocument,
@@ -249,15 +242,15 @@ func dpcisrTable(name string, sec dpcisr.Section, rows []dpcisrRow, watched bool
 		total := "-"
 		switch {
 		case r.stat != nil:
-			total = dpcwatch.FormatUs(r.stat.TotalUs)
+			total = units.Us(r.stat.TotalUs)
 		case h.Module != "" && blocks[strings.ToLower(h.Module)] == 1:
 			if us, ok := usage[strings.ToLower(h.Module)]; ok {
-				total = dpcwatch.FormatUs(float64(us))
+				total = units.Us(float64(us))
 			}
 		}
 		long, p99 := "-", "-"
 		if r.stat != nil {
-			long = dpcwatch.FormatUs(r.stat.MaxUs)
+			long = units.Us(r.stat.MaxUs)
 		} else if m := dpcisr.Summarize(h).Max; m != nil {
 			long = "in " + m.Range()
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -40,7 +41,7 @@ func xperfDoc(t *testing.T, name string) *result.Document {
 		t.Fatal(err)
 	}
 	v := rep.View(name, "")
-	return dpcisr.Kind.New(&v)
+	return dpcisr.Kind.New(host.Facts{}, &v)
 }
 
 func row(cells ...string) string { return "<tr><td>" + strings.Join(cells, "</td><td>") + "</td></tr>" }
@@ -129,7 +130,7 @@ func TestDPCISRPageEmptySections(t *testing.T) {
 		{Name: dpcisr.ISR, Modules: []dpcisr.Histogram{{Module: "x.sys", Buckets: []dpcisr.Bucket{{GtUs: 0, LeUs: &le, Count: 0}}}}},
 	}}
 	v := rep.View("empty", "")
-	r, page := dpcisrPage(t, dpcisr.Kind.New(&v))
+	r, page := dpcisrPage(t, dpcisr.Kind.New(host.Facts{}, &v))
 	if len(r.Figures()) != 0 {
 		t.Errorf("%d figures of no executions", len(r.Figures()))
 	}
@@ -146,7 +147,7 @@ func TestDPCISRPageOpenBucketOnly(t *testing.T) {
 		{Name: dpcisr.DPC, Modules: []dpcisr.Histogram{{Module: "x.sys", Buckets: []dpcisr.Bucket{{GtUs: 2048, Count: 3}}}}},
 	}}
 	v := rep.View("open", "")
-	r, page := dpcisrPage(t, dpcisr.Kind.New(&v))
+	r, page := dpcisrPage(t, dpcisr.Kind.New(host.Facts{}, &v))
 	if len(r.Figures()) != 0 {
 		t.Error("a plot without points")
 	}
@@ -165,7 +166,7 @@ func TestDPCISRPageRefusesBadBuckets(t *testing.T) {
 		{Name: dpcisr.DPC, Modules: []dpcisr.Histogram{{Module: "x.sys", Buckets: []dpcisr.Bucket{{GtUs: 4, LeUs: &a, Count: 1}, {GtUs: 2, LeUs: &b, Count: 1}}}}},
 	}}
 	v := rep.View("bad", "")
-	_, err := BuildReport([]ReportInput{{Label: "bad.json", Doc: dpcisr.Kind.New(&v)}}, "t")
+	_, err := BuildReport([]ReportInput{{Label: "bad.json", Doc: dpcisr.Kind.New(host.Facts{}, &v)}}, "t")
 	if err == nil || !strings.Contains(err.Error(), "overlaps or precedes") {
 		t.Errorf("err = %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // DPCISRText prints a report as `latlab dpcisr` does: per section the
@@ -96,7 +97,7 @@ func dpcisrUsage(w io.Writer, s dpcisr.Section) {
 	var spanUs float64
 	if s.Span != nil {
 		spanUs = float64(s.Span.ToUs - s.Span.FromUs)
-		span = fmt.Sprintf(" over %s", Duration(time.Duration(int64(spanUs*1000))))
+		span = fmt.Sprintf(" over %s", units.Duration(time.Duration(int64(spanUs*1000))))
 	}
 	fmt.Fprintf(w, "\nCPU time by module%s (xperf's usage table):\n", span)
 	rows := [][]string{}

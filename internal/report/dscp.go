@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/dscp"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // DSCP prints the result of `pcap dscp` on file: a line about the
@@ -94,5 +95,5 @@ func CaptureSpan(st *capture.Stats) string {
 	if st.Frames == 0 {
 		return "empty"
 	}
-	return fmt.Sprintf("%s from %s", Duration(time.Duration(st.LastNs-st.FirstNs)), time.Unix(0, st.FirstNs).UTC().Format("2006-01-02 15:04:05.000000 UTC"))
+	return fmt.Sprintf("%s from %s", units.Duration(time.Duration(st.LastNs-st.FirstNs)), time.Unix(0, st.FirstNs).UTC().Format("2006-01-02 15:04:05.000000 UTC"))
 }

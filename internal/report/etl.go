@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/etl"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // ETL prints what `latlab etl` found in a trace, within 80 columns.
@@ -106,5 +107,5 @@ func etlSpan(a, b time.Time) string {
 	if a.IsZero() || b.IsZero() || b.Before(a) {
 		return "span unknown"
 	}
-	return Duration(b.Sub(a))
+	return units.Duration(b.Sub(a))
 }

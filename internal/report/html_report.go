@@ -27,6 +27,7 @@ import (
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // ReportInput is one result document to put in an HTML report.
@@ -204,14 +205,14 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 		m := ms.Measured()
 		line := fmt.Sprintf("method %s", m.Method)
 		if m.RequestedNs > 0 {
-			line += ", sleep of " + Duration(time.Duration(m.RequestedNs))
+			line += ", sleep of " + units.Duration(time.Duration(m.RequestedNs))
 		}
 		if m.IntervalNs > 0 {
-			line += ", interval " + Duration(time.Duration(m.IntervalNs))
+			line += ", interval " + units.Duration(time.Duration(m.IntervalNs))
 		}
 		if overhead != nil {
 			line += fmt.Sprintf("; tool overhead: clock read %s, zero-length wait %s (p50)",
-				Duration(time.Duration(overhead.ClockReadP50Ns)), Duration(time.Duration(overhead.ZeroWaitP50Ns)))
+				units.Duration(time.Duration(overhead.ClockReadP50Ns)), units.Duration(time.Duration(overhead.ZeroWaitP50Ns)))
 		}
 		s.Verdicts = append(s.Verdicts, line)
 	}
@@ -285,7 +286,7 @@ func summaryTable(caption string, cols []string, sums []stats.Summary) htmlTable
 				r = append(r, fmt.Sprint(s.Count))
 				continue
 			}
-			r = append(r, Duration(time.Duration(value(s, row))))
+			r = append(r, units.Duration(time.Duration(value(s, row))))
 		}
 		t.Rows = append(t.Rows, r)
 	}
@@ -306,8 +307,8 @@ func sweepTable(r *sweep.Result) htmlTable {
 			mark = strings.TrimPrefix(mark+", default", ", ")
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), sweep.FormatRequest(s.RequestedNs), sweep.FormatRequest(s.GrantedNs), fmt.Sprint(o.Count),
-			Duration(time.Duration(o.Mean)), Duration(time.Duration(o.P50)), Duration(time.Duration(o.P99)), Duration(time.Duration(o.Stdev)),
-			fmt.Sprintf("%s [%s, %s]", Duration(time.Duration(s.Summary.Value)), Duration(time.Duration(s.Summary.CI.Lo)), Duration(time.Duration(s.Summary.CI.Hi))), mark})
+			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(o.P99)), units.Duration(time.Duration(o.Stdev)),
+			fmt.Sprintf("%s [%s, %s]", units.Duration(time.Duration(s.Summary.Value)), units.Duration(time.Duration(s.Summary.CI.Lo)), units.Duration(time.Duration(s.Summary.CI.Hi))), mark})
 	}
 	return t
 }
@@ -319,7 +320,7 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 	for _, row := range r.Rows {
 		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
 	}
-	t := htmlTable{Caption: fmt.Sprintf("this process's %s while another process holds each request for %s (%s)", r.Method, Duration(time.Duration(r.HoldNs)), r.Requester),
+	t := htmlTable{Caption: fmt.Sprintf("this process's %s while another process holds each request for %s (%s)", r.Method, units.Duration(time.Duration(r.HoldNs)), r.Requester),
 		Header: []string{"other requests", "granted"}}
 	if win {
 		t.Header = append(t.Header, "current", "timeGetTime step")
@@ -328,8 +329,8 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 	for _, row := range r.Rows {
 		req, g, iso, exp, fol := "nothing", "-", "", "", ""
 		if row.RequestedNs > 0 {
-			req, g, exp = Duration(time.Duration(row.RequestedNs)), Duration(time.Duration(row.ChildGrantedNs)), Duration(time.Duration(row.ExpectedNs))
-			iso = Duration(time.Duration(row.ExpectedIsolatedNs))
+			req, g, exp = units.Duration(time.Duration(row.RequestedNs)), units.Duration(time.Duration(row.ChildGrantedNs)), units.Duration(time.Duration(row.ExpectedNs))
+			iso = units.Duration(time.Duration(row.ExpectedIsolatedNs))
 			fol = map[bool]string{true: "yes", false: "no"}[row.Tracked]
 			if !row.Informative {
 				fol = "(uninformative)"
@@ -337,10 +338,10 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 		}
 		cells := []string{req, g}
 		if win {
-			cells = append(cells, Duration(time.Duration(row.CurrentNs)), Duration(time.Duration(row.TimeGetTimeNs)))
+			cells = append(cells, units.Duration(time.Duration(row.CurrentNs)), units.Duration(time.Duration(row.TimeGetTimeNs)))
 		}
 		t.Rows = append(t.Rows, append(cells, fmt.Sprint(row.Slept.Count),
-			Duration(time.Duration(row.Slept.P50)), Duration(time.Duration(row.Slept.P99)), iso, exp, fol))
+			units.Duration(time.Duration(row.Slept.P50)), units.Duration(time.Duration(row.Slept.P99)), iso, exp, fol))
 	}
 	return t
 }
@@ -355,12 +356,12 @@ func compareTable(r *compare.Result) htmlTable {
 			pp := r.Pairs[i-1]
 			diff = "-"
 			if d := pp.ByDiff; d != nil {
-				diff = fmt.Sprintf("%s [%s, %s]", compare.FormatNs(d.Estimate), compare.FormatNs(d.Lo), compare.FormatNs(d.Hi))
+				diff = fmt.Sprintf("%s [%s, %s]", units.NsFixed(d.Estimate), units.NsFixed(d.Lo), units.NsFixed(d.Hi))
 			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), compare.FormatNs(float64(run.Summary.P50)),
-			compare.FormatNs(float64(run.Summary.P99)), compare.FormatNs(run.Summary.Mean), diff, p, ks, out})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
+			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, ks, out})
 	}
 	return t
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -32,7 +33,7 @@ func sleepDoc(seed uint64, base float64) *result.Document {
 	for i := range s {
 		s[i] = int64(base + r.ExpFloat64()*3e4)
 	}
-	d := probe.KindSleep.New(&probe.SleepData{
+	d := probe.KindSleep.New(host.Facts{}, &probe.SleepData{
 		Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1e6},
 		Summary:     stats.Summarize(s),
 		Overshoot:   stats.Summarize(stats.Shift(s, 1e6)),
@@ -54,7 +55,7 @@ func sweepDoc() *result.Document {
 		res.Steps = append(res.Steps, st)
 	}
 	sweep.Analyze(res, stats.Mean, 1)
-	return sweep.Kind.New(&sweep.Data{Result: *res})
+	return sweep.Kind.New(host.Facts{}, &sweep.Data{Result: *res})
 }
 
 func crossprocDoc() *result.Document {
@@ -64,7 +65,7 @@ func crossprocDoc() *result.Document {
 	}
 	res := &crossproc.Result{Method: "sleep", DurationNs: 1e6, HoldNs: 4e9, Rows: rows}
 	res.Verdict = crossproc.Classify(res.Rows, time.Millisecond, crossproc.Facts{Windows: true, Build: 19045})
-	return crossproc.Kind.New(&crossproc.Data{Result: *res})
+	return crossproc.Kind.New(host.Facts{}, &crossproc.Data{Result: *res})
 }
 
 func testReport(t *testing.T) *Report {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // IRQLine prints one reading of `irq watch`: network work per CPU.
@@ -114,7 +115,7 @@ func IRQTotal(w io.Writer, iv *irq.Interval, all bool) {
 		row = append(row, irqCount(allTotal), strconv.FormatFloat(allTotal/math.Max(secs, 1e-9), 'f', 0, 64))
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(w, "\nper CPU over %s (* = network work):\n", Duration(time.Duration(iv.EndNs-iv.StartNs)))
+	fmt.Fprintf(w, "\nper CPU over %s (* = network work):\n", units.Duration(time.Duration(iv.EndNs-iv.StartNs)))
 	Table(w, hdr, rows)
 }
 
@@ -214,5 +215,5 @@ func IRQPlot(iv *irq.Interval, format string) ([]byte, error) {
 	if all, _, have := iv.SumPerCPU(irq.IsInterrupt); have {
 		groups = append(groups, BarGroup{Name: "all interrupts", Values: all})
 	}
-	return CPUBarsPlot(fmt.Sprintf("per-CPU activity over %s", Duration(time.Duration(iv.EndNs-iv.StartNs))), "count", iv.CPUs, groups, format)
+	return CPUBarsPlot(fmt.Sprintf("per-CPU activity over %s", units.Duration(time.Duration(iv.EndNs-iv.StartNs))), "count", iv.CPUs, groups, format)
 }

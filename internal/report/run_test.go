@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
@@ -56,7 +57,7 @@ func TestRunWithoutPNG(t *testing.T) {
 func TestRunBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
 	sf := filepath.Join(dir, "sweep.json")
-	if err := result.WriteFile(sf, sweep.Kind.New(&sweep.Data{})); err != nil {
+	if err := result.WriteFile(sf, sweep.Kind.New(host.Facts{}, &sweep.Data{})); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.html")

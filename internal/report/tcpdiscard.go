@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // TCPDiscardGraph lays out the TCP state samples of `net tcp-discard` for
 // TCPGraphPlot: the windows in KiB and the RTTs in µs over ms since the
 // first write, with the samples where a retransmission counter grew.
 func TCPDiscardGraph(r *netload.TCPResult) TCPGraph {
-	g := TCPGraph{Title: fmt.Sprintf("%s to %s: TCP state (%s)", netload.FormatBytes(r.Written), r.Peer, r.SampleMethod)}
+	g := TCPGraph{Title: fmt.Sprintf("%s to %s: TCP state (%s)", units.Bytes(r.Written), r.Peer, r.SampleMethod)}
 	series := func(f netload.Field, name string, scale float64) Series {
 		t, v := r.FieldSeries(f)
 		s := Series{Name: name}

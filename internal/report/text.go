@@ -8,12 +8,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/latlab/latlab/internal/stats"
-	"github.com/latlab/latlab/internal/units"
 )
 
 // Unit is a display unit for nanosecond values.
@@ -111,10 +109,6 @@ func newTable() table.Writer {
 	t.SetStyle(style)
 	return t
 }
-
-// Duration formats a duration compactly with a unit chosen for its size
-// (units.Duration, the one spelling of every table and line).
-func Duration(d time.Duration) string { return units.Duration(d) }
 
 // WrapHanging wraps l at spaces to max columns, keeping its own spacing
 // (the padding of a column); continuation lines start at column indent. A

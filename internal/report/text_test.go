@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 func TestDuration(t *testing.T) {
@@ -19,8 +20,8 @@ func TestDuration(t *testing.T) {
 		2 * time.Second:           "2s",
 	}
 	for d, want := range cases {
-		if got := Duration(d); got != want {
-			t.Errorf("Duration(%d) = %q, want %q", d, got, want)
+		if got := units.Duration(d); got != want {
+			t.Errorf("units.Duration(%d) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // TimerStatus prints `timer status`: this OS's timer facts, then the
@@ -143,9 +144,9 @@ func timerWhoLinux(w io.Writer, r *timer.WhoResult) {
 			rt = append(rt, s.Comm)
 			continue
 		}
-		rows = append(rows, []string{s.Comm, fmt.Sprint(s.PID), Duration(time.Duration(s.SlackNs)), s.Policy})
+		rows = append(rows, []string{s.Comm, fmt.Sprint(s.PID), units.Duration(time.Duration(s.SlackNs)), s.Policy})
 	}
-	fmt.Fprintf(w, "\ntimer slack not the default %s:\n", Duration(time.Duration(r.DefaultSlackNs)))
+	fmt.Fprintf(w, "\ntimer slack not the default %s:\n", units.Duration(time.Duration(r.DefaultSlackNs)))
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "  no process apart from realtime ones")
 	} else {

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // timerStatusOS prints the facts of a Linux Status.
 func timerStatusOS(w io.Writer, st *timer.Status) {
 	fmt.Fprintf(w, "clock_getres(CLOCK_MONOTONIC): %dns\n", st.ClockResNs)
-	fmt.Fprintf(w, "timer slack:   %s (this thread), default %s; realtime threads have none\n", Duration(time.Duration(st.TimerSlackNs)), Duration(time.Duration(st.DefaultTimerSlackNs)))
+	fmt.Fprintf(w, "timer slack:   %s (this thread), default %s; realtime threads have none\n", units.Duration(time.Duration(st.TimerSlackNs)), units.Duration(time.Duration(st.DefaultTimerSlackNs)))
 	fmt.Fprintf(w, "clocksource:   %s (available: %s)\n", st.Clocksource, strings.Join(st.AvailableClocksources, " "))
 	if st.Tickless != "" {
 		fmt.Fprintf(w, "tick mode:     %s\n", st.Tickless)

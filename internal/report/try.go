@@ -15,6 +15,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // trySection is the view of a try result: the verdicts, the arms'
@@ -26,7 +27,7 @@ func trySection(s htmlSection, x ReportInput, stem string, b *result.Budget) (ht
 		return s, err
 	}
 	head := fmt.Sprintf("%s: %d arms x %d blocks of %s (settle %s), %s probe, block order seed %d",
-		r.Knob, len(r.Arms), r.Blocks, Duration(time.Duration(r.BlockDurationNs)), Duration(time.Duration(r.SettleNs)), r.Probe, r.Seed)
+		r.Knob, len(r.Arms), r.Blocks, units.Duration(time.Duration(r.BlockDurationNs)), units.Duration(time.Duration(r.SettleNs)), r.Probe, r.Seed)
 	if r.Target != "" {
 		head = r.Knob + " (" + r.Target + ")" + head[len(r.Knob):]
 	}
@@ -98,20 +99,20 @@ func tryBlockTable(r *try.Result) htmlTable {
 	for _, b := range r.Runs {
 		stat := "-"
 		if b.Count > 0 {
-			stat = Duration(time.Duration(math.Round(b.Stat)))
+			stat = units.Duration(time.Duration(math.Round(b.Stat)))
 		}
 		note := b.Note
 		if !b.Complete && note == "" {
 			note = "incomplete"
 		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(b.Index + 1), strconv.Itoa(b.Round + 1), r.Arms[b.Arm].Label,
-			Duration(time.Duration(b.StartNs).Round(time.Millisecond)), strconv.Itoa(b.Count), stat, note})
+			units.Duration(time.Duration(b.StartNs).Round(time.Millisecond)), strconv.Itoa(b.Count), stat, note})
 	}
 	return t
 }
 
 func signedNs(v float64) string {
-	s := Duration(time.Duration(math.Round(v)))
+	s := units.Duration(time.Duration(math.Round(v)))
 	if v > 0 {
 		s = "+" + s
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -27,7 +28,7 @@ func claimDoc(t testing.TB, n int64) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := probe.KindSleep.New(&probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
+	d := probe.KindSleep.New(host.Facts{}, &probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Histogram: *enc})
 	var b bytes.Buffer
 	if err := result.Write(&b, d); err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func fixedSleep() *result.Document {
 		Samples:   slept,
 	}
 	data.SetCounts(3, 3, false)
-	d := probe.KindSleep.New(data)
+	d := probe.KindSleep.New(host.Facts{}, data)
 	d.Created = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	d.Tool = result.Tool{Name: "latlab", Version: "test"}
 	d.Host = host.Facts{OS: "linux", OSVersion: "Debian GNU/Linux 12 (bookworm)", Kernel: "6.1.0", Arch: "amd64", CPUModel: "Test CPU", LogicalCPUs: 2, ClockSource: "CLOCK_MONOTONIC (vDSO) over tsc", GoVersion: "go1.26"}

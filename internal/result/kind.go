@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/latlab/latlab/internal/host"
 )
 
 // kindInfo is what the registry knows of a kind: its payload type and how
@@ -84,9 +86,9 @@ func (k Kind[T]) Name() string { return k.info.name }
 
 func (k Kind[T]) String() string { return k.info.name }
 
-// New returns a document of this kind stamped with the tool and host,
-// with data as its payload.
-func (k Kind[T]) New(data *T) *Document { return newDocument(k.info.name, data) }
+// New returns a document of this kind stamped with the tool and the host
+// facts h, with data as its payload.
+func (k Kind[T]) New(h host.Facts, data *T) *Document { return newDocument(h, k.info.name, data) }
 
 // Of returns the payload of d when d is of this kind.
 func (k Kind[T]) Of(d *Document) (*T, bool) {

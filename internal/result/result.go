@@ -58,9 +58,11 @@ type Tool struct {
 var KindVersion = Register[buildinfo.Info]("version", "the running latlab: version, commit, Go version, platform (latlab version)")
 
 // New returns a document of a registered kind stamped with the tool and
-// host; data is the payload, a pointer to the kind's payload type or a
-// value of it (then copied). Packages with the Kind at hand use its New.
-func New(kind string, data any) (*Document, error) {
+// the host facts h (collected once by the caller's run: making a document
+// reads nothing of the machine); data is the payload, a pointer to the
+// kind's payload type or a value of it (then copied). Packages with the
+// Kind at hand use its New.
+func New(h host.Facts, kind string, data any) (*Document, error) {
 	k := kinds[kind]
 	if k == nil {
 		return nil, fmt.Errorf("result: kind %q is not registered", kind)
@@ -71,20 +73,20 @@ func New(kind string, data any) (*Document, error) {
 		p.Elem().Set(v)
 		data = p.Interface()
 	}
-	d := newDocument(kind, data)
+	d := newDocument(h, kind, data)
 	if err := check(d); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-func newDocument(kind string, data any) *Document {
+func newDocument(h host.Facts, kind string, data any) *Document {
 	return &Document{
 		Schema:   Schema,
 		Kind:     kind,
 		Created:  time.Now().UTC().Truncate(time.Second),
 		Tool:     currentTool(),
-		Host:     host.Collect(),
+		Host:     h,
 		Settings: map[string]string{},
 		Notes:    []string{},
 		Data:     data,

@@ -29,7 +29,8 @@ type testPayload struct {
 	Nested  *testRow           `json:"nested,omitempty"`
 	Keyed   map[string]testRow `json:"keyed"`
 	Bytes   []byte             `json:"bytes"`
-	hidden  []int
+	//lint:ignore U1000 never set: fillLists must pass over unexported fields
+	hidden []int
 }
 
 type testRow struct {
@@ -111,7 +112,7 @@ func TestWriteChecksThePayload(t *testing.T) {
 
 func TestNewTakesAValueOrAPointer(t *testing.T) {
 	for _, data := range []any{testPayload{Values: []int64{7}}, &testPayload{Values: []int64{7}}} {
-		d, err := New("test", data)
+		d, err := New(host.Facts{}, "test", data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,10 +120,10 @@ func TestNewTakesAValueOrAPointer(t *testing.T) {
 			t.Errorf("New(%T): %+v", data, d.Data)
 		}
 	}
-	if _, err := New("test", &Tool{}); err == nil {
+	if _, err := New(host.Facts{}, "test", &Tool{}); err == nil {
 		t.Error("New accepted a payload of another type")
 	}
-	if _, err := New("nope", &testPayload{}); err == nil {
+	if _, err := New(host.Facts{}, "nope", &testPayload{}); err == nil {
 		t.Error("New accepted an unregistered kind")
 	}
 }
@@ -383,7 +384,27 @@ func TestVersionKind(t *testing.T) {
 		t.Fatalf("%+v", d.Data)
 	}
 	var m map[string]any
-	if err := json.Unmarshal(write(t, KindVersion.New(&buildinfo.Info{Version: "v1"})), &m); err != nil || m["kind"] != "version" {
+	if err := json.Unmarshal(write(t, KindVersion.New(host.Facts{}, &buildinfo.Info{Version: "v1"})), &m); err != nil || m["kind"] != "version" {
 		t.Fatalf("%v %v", m, err)
+	}
+}
+
+// A document's host is the facts its maker was given: making a document
+// reads nothing of the machine, so the same payload and facts give the
+// same document anywhere.
+func TestNewStampsTheGivenHost(t *testing.T) {
+	h := host.Facts{OS: "plan9", Kernel: "fixture", LogicalCPUs: 64}
+	d, err := New(h, "test", &testPayload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := StreamDocument(h, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]host.Facts{"New": d.Host, "Kind.New": testKind.New(h, &testPayload{}).Host, "StreamDocument": s.Host} {
+		if got != h {
+			t.Errorf("%s: host %+v, want %+v", name, got, h)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+
+	"github.com/latlab/latlab/internal/host"
 )
 
 // Stream writes a document whose payload holds a list too long to keep in
@@ -229,11 +231,11 @@ func appendIndent(dst, src []byte, prefix, indent string) []byte {
 
 // StreamDocument returns the envelope of a document of a registered kind
 // to be written by NewStream: stamped like New's, without data or notes.
-func StreamDocument(kind string) (*Document, error) {
+func StreamDocument(h host.Facts, kind string) (*Document, error) {
 	if kinds[kind] == nil {
 		return nil, fmt.Errorf("result: kind %q is not registered", kind)
 	}
-	d := newDocument(kind, nil)
+	d := newDocument(h, kind, nil)
 	d.Notes = nil
 	return d, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"pgregory.net/rapid"
 )
 
@@ -68,7 +69,7 @@ var kindStreamTest = Register[streamPayload]("stream-test", "a streamed document
 
 func streamEnvelopeDoc(t *testing.T) *Document {
 	t.Helper()
-	d, err := StreamDocument(kindStreamTest.Name())
+	d, err := StreamDocument(host.Facts{}, kindStreamTest.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestStreamIsWhatWriteWrites(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%d items: %v", n, err)
 			}
-			whole := kindStreamTest.New(&streamPayload{Items: items, streamRest: rest})
+			whole := kindStreamTest.New(host.Facts{}, &streamPayload{Items: items, streamRest: rest})
 			whole.Created, whole.Host, whole.Settings = d.Created, d.Host, d.Settings
 			if notes != nil {
 				whole.Notes = notes
@@ -152,7 +153,7 @@ func TestStreamRefusesAndReportsErrors(t *testing.T) {
 	if _, err := NewStream(io.Discard, d, "items"); err == nil {
 		t.Error("a document with notes: no error")
 	}
-	if _, err := StreamDocument("no-such-kind"); err == nil {
+	if _, err := StreamDocument(host.Facts{}, "no-such-kind"); err == nil {
 		t.Error("an unregistered kind: no error")
 	}
 	d.Notes = nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // StepSummary is a step's overshoot distribution and the ranked statistic
@@ -44,6 +45,8 @@ type Result struct {
 	Verdict            Verdict     `json:"verdict"`
 	Notes              []string    `json:"notes,omitempty"`
 	ElapsedNs          int64       `json:"elapsed_ns"`
+	// timerAfter is the timer state Run read at its end; nil when unread.
+	timerAfter *timer.Status
 }
 
 // Treatment is the steps the OS granted the same value. Whatever was
@@ -257,7 +260,7 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 		refName += fmt.Sprintf(" (granted %s with %d other requests)", FormatRequest(ref.GrantedNs), len(ref.Steps)-1)
 	}
 	if r.BestTreatment == r.ReferenceTreatment {
-		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, fmtNs(ref.Summary.Value))}
+		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))}
 	}
 	k := len(r.Treatments) - 1
 	level := 1 - Alpha/float64(k)
@@ -265,7 +268,7 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	if k > 1 {
 		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
 	}
-	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, fmtNs(best.Summary.Value), fmtNs(ref.Summary.Value), refName)
+	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, units.NsTrimmed(best.Summary.Value), units.NsTrimmed(ref.Summary.Value), refName)
 	head += sleepTicksNote(r, best, ref)
 	nb, nr := len(best.samples), len(ref.samples)
 	if need := stats.MinSamples(rankBy, level); min(nb, nr) < need {
@@ -281,10 +284,10 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 	v.Distinguishable = ci.Hi < 0 && best.PHolm < Alpha && best.LowerThanRef
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
-			head, fmtNs(-ci.Estimate), fmtNs(-ci.Hi), fmtNs(-ci.Lo), lvl, mw)
+			head, units.NsTrimmed(-ci.Estimate), units.NsTrimmed(-ci.Hi), units.NsTrimmed(-ci.Lo), lvl, mw)
 	} else {
 		v.Text = fmt.Sprintf("%s; difference %s [%s, %s] (%s), %s: not distinguishable from the default at this sample size",
-			head, fmtNs(ci.Estimate), fmtNs(ci.Lo), fmtNs(ci.Hi), lvl, mw)
+			head, units.NsTrimmed(ci.Estimate), units.NsTrimmed(ci.Lo), units.NsTrimmed(ci.Hi), lvl, mw)
 	}
 	return v
 }
@@ -328,33 +331,10 @@ func sorted(s []int64) []int64 {
 // else in µs or ns.
 func FormatRequest(ns int64) string {
 	if ns >= 100_000 {
-		return trimZeros(fmt.Sprintf("%.4f", float64(ns)/1e6)) + "ms"
+		return units.Trim(float64(ns)/1e6, 4) + "ms"
 	}
 	if ns >= 1000 {
-		return trimZeros(fmt.Sprintf("%.3f", float64(ns)/1e3)) + "µs"
+		return units.Trim(float64(ns)/1e3, 3) + "µs"
 	}
 	return fmt.Sprintf("%dns", ns)
-}
-
-func fmtNs(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case a >= 1e6:
-		return trimZeros(fmt.Sprintf("%.4f", v/1e6)) + "ms"
-	case a >= 1e3:
-		return trimZeros(fmt.Sprintf("%.2f", v/1e3)) + "µs"
-	}
-	return fmt.Sprintf("%.0fns", v)
-}
-
-func trimZeros(s string) string {
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // sameDistribution builds k steps whose overshoots all come from one
@@ -126,7 +128,7 @@ func TestSweepTooFewSamples(t *testing.T) {
 // the run's notes before the one on overshoot.
 func TestDocument(t *testing.T) {
 	r := &Result{Method: "nanosleep", DurationNs: 1_000_000, ElapsedNs: 5e9, Notes: []string{"a note"}}
-	doc := r.Document()
+	doc := r.Document(host.Facts{})
 	d, ok := Kind.Of(doc)
 	if !ok {
 		t.Fatalf("kind %q", doc.Kind)
@@ -136,5 +138,18 @@ func TestDocument(t *testing.T) {
 	}
 	if len(doc.Notes) != 2 || doc.Notes[0] != "a note" || !strings.HasPrefix(doc.Notes[1], "overshoot = slept - requested sleep") {
 		t.Errorf("notes %q", doc.Notes)
+	}
+}
+
+// The document's timer state is the one Run read after the run: Document
+// reads nothing itself, so a result without one gives a document without
+// one.
+func TestDocumentTimerFromRun(t *testing.T) {
+	st := timer.Status{Current100ns: 10_000}
+	for _, want := range []*timer.Status{nil, &st} {
+		d, _ := Kind.Of((&Result{timerAfter: want}).Document(host.Facts{}))
+		if d.Timer != want {
+			t.Errorf("timer %v, want %v", d.Timer, want)
+		}
 	}
 }

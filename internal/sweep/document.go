@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
@@ -22,14 +23,11 @@ type Data struct {
 // TimerState is the timer state after the run, nil when unknown.
 func (d *Data) TimerState() *timer.Status { return d.Timer }
 
-// Document is the sweep document of r, with the timer state read now
-// (after the run) and the notes a reader needs.
-func (r *Result) Document() *result.Document {
-	data := &Data{Result: *r}
-	doc := Kind.New(data)
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
+// Document is the sweep document of r on the host facts, with the timer
+// state Run read after the run and the notes a reader needs.
+func (r *Result) Document(facts host.Facts) *result.Document {
+	data := &Data{Result: *r, Timer: r.timerAfter}
+	doc := Kind.New(facts, data)
 	data.Measurement = probe.Measurement{Method: r.Method, RequestedNs: r.DurationNs, ElapsedNs: r.ElapsedNs,
 		ClockSource: doc.Host.ClockSource, PercentileNote: result.PercentileDefinition}
 	doc.Notes = append(doc.Notes, r.Notes...)

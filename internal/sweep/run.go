@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // Mode says which process holds each timer request.
@@ -86,6 +87,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r := &Result{Mode: o.Mode, Order: order, Seed: o.Seed, Repeat: o.Repeat, Load: o.Load, Method: o.Method,
 		DurationNs: o.Duration.Nanoseconds(), SettleNs: o.Settle.Nanoseconds(), LogSteps: o.LogSteps,
 		What: What, Steps: steps, Reference: o.Reference, Notes: o.notes(), ElapsedNs: time.Since(start).Nanoseconds()}
+	if st, err := timer.Query(); err == nil {
+		r.timerAfter = &st
+	}
 	Analyze(r, o.RankBy, o.Seed)
 	return r, nil
 }

@@ -79,14 +79,11 @@ func (e *eventWriter) frame(fr *Frame, t0 int64) {
 		}
 	}
 	if fr.Reordered {
-		e.row(fr, t0, "reordered", fmt.Sprintf("overtaken by %d segments, %s", fr.ReorderSegs, duration(time.Duration(fr.ReorderNs))))
+		e.row(fr, t0, "reordered", fmt.Sprintf("overtaken by %d segments, %s", fr.ReorderSegs, units.Duration(time.Duration(fr.ReorderNs))))
 	}
 	if fr.RTTNs > 0 {
-		e.row(fr, t0, "rtt_sample", duration(time.Duration(fr.RTTNs)))
+		e.row(fr, t0, "rtt_sample", units.Duration(time.Duration(fr.RTTNs)))
 	}
 }
 
 func (e *eventWriter) flush() error { return e.w.Flush() }
-
-// duration writes d as the tables do.
-func duration(d time.Duration) string { return units.Duration(d) }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -190,7 +191,7 @@ func TestRunStreamedDocumentReadsBack(t *testing.T) {
 	pr, pw := io.Pipe()
 	var sent uint64
 	go func() {
-		doc, err := result.StreamDocument(Kind)
+		doc, err := result.StreamDocument(host.Facts{}, Kind)
 		if err != nil {
 			pw.CloseWithError(err)
 			return

@@ -586,6 +586,7 @@ func (rep *EnergyReport) fill(entries []entry) error {
 			case fPID:
 				v, err := strconv.ParseInt(strings.TrimSpace(r.value), 10, 64)
 				if err != nil || v < 0 || v > 1<<32 {
+					//lint:ignore ST1005 the error begins with the report's field name, as it is spelt there
 					return fmt.Errorf("Requesting Process ID %q: want a process ID", clipValue(r.value))
 				}
 				req.PID, hasPID = v, true

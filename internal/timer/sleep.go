@@ -3,6 +3,8 @@ package timer
 import (
 	"fmt"
 	"time"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // DefaultInterval is Windows's default clock interrupt interval: 1/64 s.
@@ -101,13 +103,13 @@ func SleepPrediction(d, p time.Duration) string {
 func SleepPredictionOn(build uint32, d, p time.Duration) (string, bool) {
 	n, ok := SleepTicksOn(build, d, p)
 	if !ok {
-		return fmt.Sprintf("Sleep(%s) at %s ms on build %d: not measured (Windows XP, 7 and 8 rounded differently from Windows 10)", trimMs(d), trimMs(sleepPeriod(p)), build), false
+		return fmt.Sprintf("Sleep(%s) at %s ms on build %d: not measured (Windows XP, 7 and 8 rounded differently from Windows 10)", units.Ms(d, 4), units.Ms(sleepPeriod(p), 4), build), false
 	}
 	ticks := "ticks"
 	if n == 1 {
 		ticks = "tick"
 	}
-	s := fmt.Sprintf("Sleep(%s) at %s ms lasts %d %s = %s ms", trimMs(d), trimMs(sleepPeriod(p)), n, ticks, trimMs(time.Duration(n)*sleepPeriod(p)))
+	s := fmt.Sprintf("Sleep(%s) at %s ms lasts %d %s = %s ms", units.Ms(d, 4), units.Ms(sleepPeriod(p), 4), n, ticks, units.Ms(time.Duration(n)*sleepPeriod(p), 4))
 	switch {
 	case build != 0 && build <= buildXPLast:
 		s += " (Windows XP, as Bruce Dawson measured)"
@@ -124,17 +126,4 @@ func SleepRuleNote(build uint32) string {
 		return "floor(1/P)+1 ticks of the interval P, in a process woken at it"
 	}
 	return "before Windows 10 only Sleep(1) at 1 ms was measured"
-}
-
-// trimMs renders a duration in ms with up to 4 decimals, trailing zeros
-// dropped (0.5068, 1.0136, 15.625, 1).
-func trimMs(d time.Duration) string {
-	s := fmt.Sprintf("%.4f", float64(d)/1e6)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s
 }

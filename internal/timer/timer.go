@@ -7,6 +7,8 @@ package timer
 import (
 	"fmt"
 	"time"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Status is the timer state reported by `latlab timer status` and stored in
@@ -94,12 +96,5 @@ func (e *RangeError) Error() string {
 // FormatMs formats a duration in milliseconds with up to 6 decimals, the
 // unit timer tools traditionally use (0.5ms, 15.625ms, 0.001ms).
 func FormatMs(d time.Duration) string {
-	s := fmt.Sprintf("%.6f", float64(d)/1e6)
-	for len(s) > 0 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s + "ms"
+	return units.Ms(d, 6) + "ms"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Outcome classifies a value against the baseline.
@@ -224,7 +225,7 @@ func verdictText(a, base *Arm, k int) string {
 			lo, hi = math.Abs(d.Lo), math.Abs(d.Hi)
 		}
 		return fmt.Sprintf("%s is %s than %s at %s by %s [%s, %s] (%+.1f%%, %s CI), Mann-Whitney %s%s; blocks: %s, %s%s",
-			a.Label, v.Outcome, base.Label, v.By, compare.FormatNs(math.Abs(d.Estimate)), compare.FormatNs(lo), compare.FormatNs(hi),
+			a.Label, v.Outcome, base.Label, v.By, units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(lo), units.NsFixed(hi),
 			v.RelChange*100, lvl, stats.FormatP(v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
 	}
 	d := *v.Diff

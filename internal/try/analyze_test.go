@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // simulate builds the blocks of a run in order: every sample of block i is
@@ -160,5 +162,23 @@ func TestTrySignedRank(t *testing.T) {
 	approx := signedRank(append(long, 0.5, -0.25)) // two more rounds: over the exact range
 	if approx.Method == exact.Method || math.Abs(approx.P-exact.P) > 0.02 {
 		t.Errorf("exact %v (%s), approximate %v (%s)", exact.P, exact.Method, approx.P, approx.Method)
+	}
+}
+
+// The document's timer state is the one Run read after the run and its
+// restore: Document reads nothing itself, so a result without one gives a
+// document without one.
+func TestDocumentTimerFromRun(t *testing.T) {
+	st := timer.Status{Current100ns: 10_000}
+	for _, want := range []*timer.Status{nil, &st} {
+		res := simulate([]int{0, 1}, 2, 1, 10, 0, 0, 1000, 0)
+		res.meta.timer = want
+		doc, err := Document(host.Facts{}, res, map[string]string{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := KindTry.Of(doc); d.Timer != want {
+			t.Errorf("timer %v, want %v", d.Timer, want)
+		}
 	}
 }

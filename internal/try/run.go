@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // Run plans and carries out an experiment. When the run stops early
@@ -22,7 +23,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return x.run(ctx)
+	res, err := x.run(ctx)
+	if res != nil {
+		if st, qerr := timer.Query(); qerr == nil {
+			res.meta.timer = &st // after the run and its restore
+		}
+	}
+	return res, err
 }
 
 // meta is what the document needs of a run beyond the Result.
@@ -33,6 +40,7 @@ type meta struct {
 	setup       probe.ThreadSetup
 	overhead    *probe.Overhead
 	warmupNs    int64
+	timer       *timer.Status // after the run; nil when unread
 }
 
 func (x *experiment) run(ctx context.Context) (*Result, error) {

@@ -6,6 +6,7 @@ package units
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -32,6 +33,30 @@ func trimZeros(s string) string {
 	}
 	if s[len(s)-1] == '.' {
 		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Trim writes v with up to decimals decimals (at least 1), trailing zeros
+// dropped: Trim(93.75, 3) is "93.75", Trim(125, 3) is "125".
+func Trim(v float64, decimals int) string {
+	return trimZeros(strconv.FormatFloat(v, 'f', max(decimals, 1), 64))
+}
+
+// Ms writes d in milliseconds with up to decimals decimals and no unit,
+// the way timer tools write a resolution: Ms(506_800, 4) is "0.5068".
+func Ms(d time.Duration, decimals int) string { return Trim(float64(d)/1e6, decimals) }
+
+// Thousands writes n with a comma between groups of three digits:
+// "1,234,567".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	first := 0
+	if n < 0 {
+		first = 1 // the sign is not a digit
+	}
+	for i := len(s) - 3; i > first; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

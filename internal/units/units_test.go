@@ -1,6 +1,8 @@
 package units
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -23,6 +25,96 @@ func TestDuration(t *testing.T) {
 	} {
 		if got := Duration(c.d); got != c.want {
 			t.Errorf("Duration(%d) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+// Each variant keeps the spelling its outputs' golden files hold.
+func TestVariants(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		f    func(float64) string
+		v    float64
+		want string
+	}{
+		{"NsFixed", NsFixed, 0, "0 ns"},
+		{"NsFixed", NsFixed, 999.4, "999 ns"},
+		{"NsFixed", NsFixed, 1234, "1.23 µs"},
+		{"NsFixed", NsFixed, 1.5e6, "1.500 ms"},
+		{"NsFixed", NsFixed, -2.4589e6, "-2.459 ms"},
+		{"NsFixed", NsFixed, nan, "-"},
+		{"NsTrimmed", NsTrimmed, 12, "12ns"},
+		{"NsTrimmed", NsTrimmed, 1230, "1.23µs"},
+		{"NsTrimmed", NsTrimmed, 1500, "1.5µs"},
+		{"NsTrimmed", NsTrimmed, 1_234_567, "1.2346ms"},
+		{"NsTrimmed", NsTrimmed, 2e9, "2000ms"},
+		{"NsTrimmed", NsTrimmed, nan, "-"},
+		{"NsShort", NsShort, 497, "497ns"},
+		{"NsShort", NsShort, 18_300, "18.3µs"},
+		{"NsShort", NsShort, 497_000, "497µs"},
+		{"NsShort", NsShort, 1_920_000, "1.92ms"},
+		{"NsShort", NsShort, -2.5e9, "-2.50s"},
+		{"NsShort", NsShort, nan, "-"},
+		{"Bitrate", Bitrate, 1.25e9, "1.250 Gbit/s"},
+		{"Bitrate", Bitrate, 12.5e6, "12.50 Mbit/s"},
+		{"Bitrate", Bitrate, 8000, "8.0 kbit/s"},
+		{"Bitrate", Bitrate, 500, "500 bit/s"},
+		{"BitrateShort", BitrateShort, 1.25e9, "1.25 Gbit/s"},
+		{"BitrateShort", BitrateShort, 12.5e6, "12.50 Mbit/s"},
+		{"BitrateShort", BitrateShort, 8000, "8.0 kbit/s"},
+		{"BitrateShort", BitrateShort, 500, "500 bit/s"},
+		{"BitrateShort", BitrateShort, 0, "-"},
+	} {
+		if got := c.f(c.v); got != c.want {
+			t.Errorf("%s(%v) = %q, want %q", c.name, c.v, got, c.want)
+		}
+	}
+	for n, want := range map[int64]string{512: "512 B", 8000: "8.0 kB", 2e6: "2.00 MB", 1.5e9: "1.50 GB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for bps, want := range map[float64]string{2e9: "Gbit/s", 2e6: "Mbit/s", 2e3: "kbit/s", 2: "bit/s"} {
+		if got, div := BitrateUnit(bps); got != want || Bitrate(bps) != fmt.Sprintf("%.*f %s", map[string]int{"Gbit/s": 3, "Mbit/s": 2, "kbit/s": 1, "bit/s": 0}[want], bps/div, want) {
+			t.Errorf("BitrateUnit(%v) = %q, %v; want %q, the unit of Bitrate", bps, got, div, want)
+		}
+	}
+}
+
+// Milliseconds with their trailing zeros dropped, as the timer tools and
+// the priority-separation table write them, and the DPC tables'
+// microseconds.
+func TestMsAndUs(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Ms(506_800, 4), "0.5068"},
+		{Ms(1_013_600, 4), "1.0136"},
+		{Ms(15_625_000, 4), "15.625"},
+		{Ms(1_000_000, 4), "1"},
+		{Ms(10_000_000, 4), "10"},
+		{Ms(0, 4), "0"},
+		{Ms(1_000, 6), "0.001"},
+		{Ms(500_000, 6), "0.5"},
+		{Trim(93.75, 3), "93.75"},
+		{Trim(125, 3), "125"},
+		{Trim(5.2083333, 3), "5.208"},
+		{Trim(100, 0), "100"},
+		{Us(12.54), "12.5 µs"},
+		{Us(250.4), "250 µs"},
+		{Us(12345), "12.3 ms"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -100: "-100", -123456: "-123,456"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

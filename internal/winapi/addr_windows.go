@@ -22,12 +22,6 @@ func addr(p *windows.LazyProc) (uintptr, error) {
 // QueryPerformanceCounterAddr resolves QueryPerformanceCounter(*int64).
 func QueryPerformanceCounterAddr() (uintptr, error) { return addr(procQueryPerformanceCounter) }
 
-// GetSystemTimePreciseAsFileTimeAddr resolves
-// GetSystemTimePreciseAsFileTime(*FILETIME).
-func GetSystemTimePreciseAsFileTimeAddr() (uintptr, error) {
-	return addr(procGetSystemTimePreciseAsFileTime)
-}
-
 // SleepAddr resolves Sleep(milliseconds).
 func SleepAddr() (uintptr, error) { return addr(procSleep) }
 

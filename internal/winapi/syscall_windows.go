@@ -7,7 +7,6 @@ package winapi
 
 //sys	QueryPerformanceCounter(count *int64) (err error) = kernel32.QueryPerformanceCounter
 //sys	QueryPerformanceFrequency(freq *int64) (err error) = kernel32.QueryPerformanceFrequency
-//sys	GetSystemTimePreciseAsFileTime(ft *windows.Filetime) = kernel32.GetSystemTimePreciseAsFileTime
 //sys	Sleep(milliseconds uint32) = kernel32.Sleep
 //sys	CreateWaitableTimerEx(attrs *windows.SecurityAttributes, name *uint16, flags uint32, access uint32) (h windows.Handle, err error) = kernel32.CreateWaitableTimerExW?
 //sys	SetWaitableTimer(timer windows.Handle, due *int64, period int32, completion uintptr, completionArg uintptr, resume bool) (err error) = kernel32.SetWaitableTimer

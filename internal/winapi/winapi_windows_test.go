@@ -12,13 +12,12 @@ import (
 
 func TestAddrsResolve(t *testing.T) {
 	for name, f := range map[string]func() (uintptr, error){
-		"QueryPerformanceCounter":        QueryPerformanceCounterAddr,
-		"GetSystemTimePreciseAsFileTime": GetSystemTimePreciseAsFileTimeAddr,
-		"Sleep":                          SleepAddr,
-		"NtDelayExecution":               NtDelayExecutionAddr,
-		"SetWaitableTimer":               SetWaitableTimerAddr,
-		"WaitForSingleObject":            WaitForSingleObjectAddr,
-		"timeGetTime":                    TimeGetTimeAddr,
+		"QueryPerformanceCounter": QueryPerformanceCounterAddr,
+		"Sleep":                   SleepAddr,
+		"NtDelayExecution":        NtDelayExecutionAddr,
+		"SetWaitableTimer":        SetWaitableTimerAddr,
+		"WaitForSingleObject":     WaitForSingleObjectAddr,
+		"timeGetTime":             TimeGetTimeAddr,
 	} {
 		if a, err := f(); err != nil || a == 0 {
 			t.Errorf("%s: address %#x, %v", name, a, err)

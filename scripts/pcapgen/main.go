@@ -30,9 +30,6 @@ type conn struct {
 	total        uint32
 	state        int
 	ts           uint32
-	pendingAck   int
-	holdLost     []uint32 // seq of segments lost at the receiver, to retransmit
-	dsackNext    *[2]uint32
 	reorderHeld  *uint32
 }
 

@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // DefaultTickMs is Windows' default clock interval: 64 Hz.
@@ -159,8 +161,7 @@ func (d Decoded) Quanta() string {
 
 // FmtMs formats milliseconds without trailing zeros (93.75, 31.25, 125).
 func FmtMs(ms float64) string {
-	s := fmt.Sprintf("%.3f", ms)
-	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return units.Trim(ms, 3)
 }
 
 // Table decodes the 64 classes 0x00..0x3F.

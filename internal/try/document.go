@@ -6,6 +6,7 @@ import (
 
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -29,14 +30,12 @@ var KindTry = result.Register[Data](Kind, "a setting measured as an experiment: 
 // Measured says how the samples were taken.
 func (d *Data) Measured() *probe.Measurement { return &d.Measurement }
 
-// Document is the result document of a run: kind try, the Result as its
-// data, the probe's measurement facts and the timer state.
-func Document(res *Result, settings map[string]string) (*result.Document, error) {
-	data := &Data{}
-	if st, err := timer.Query(); err == nil {
-		data.Timer = &st
-	}
+// Document is the result document of a run on the host facts: kind try,
+// the Result as its data, the probe's measurement facts and the timer
+// state.
+func Document(facts host.Facts, res *Result, settings map[string]string) (*result.Document, error) {
 	m := res.meta
+	data := &Data{Timer: m.timer}
 	data.Measurement = probe.Measurement{
 		Method:         m.method,
 		WarmupNs:       m.warmupNs,
@@ -73,7 +72,7 @@ func Document(res *Result, settings map[string]string) (*result.Document, error)
 		notes = append(notes, fmt.Sprintf("%d samples: each block keeps a histogram instead of its raw samples (more than %d in all)", total, result.MaxSamples))
 	}
 	data.Result = *res
-	doc := KindTry.New(data)
+	doc := KindTry.New(facts, data)
 	doc.Settings = settings
 	doc.Notes = append(append(doc.Notes, notes...), res.Notes...)
 	return doc, nil
@@ -171,11 +170,11 @@ func armDocument(doc *result.Document, kind string, s []int64) (*result.Document
 	var d *result.Document
 	switch kind {
 	case probe.KindSleep.Name():
-		d = probe.KindSleep.New(&probe.SleepData{Measurement: td.Measurement, Summary: sum, Samples: s})
+		d = probe.KindSleep.New(doc.Host, &probe.SleepData{Measurement: td.Measurement, Summary: sum, Samples: s})
 	case probe.KindWake.Name():
-		d = probe.KindWake.New(&probe.WakeData{Measurement: td.Measurement, Summary: sum, CorrectedSummary: sum, Samples: s})
+		d = probe.KindWake.New(doc.Host, &probe.WakeData{Measurement: td.Measurement, Summary: sum, CorrectedSummary: sum, Samples: s})
 	case netload.KindUDP.Name():
-		d = netload.KindUDP.New(&netload.UDPData{Measurement: td.Measurement, UDPResult: &netload.UDPResult{}, Summary: &sum, Samples: s})
+		d = netload.KindUDP.New(doc.Host, &netload.UDPData{Measurement: td.Measurement, UDPResult: &netload.UDPResult{}, Summary: &sum, Samples: s})
 	default:
 		return nil, fmt.Errorf("a try of the %s probe cannot be compared", kind)
 	}
