@@ -153,7 +153,7 @@ func TestNotATraceIsBadInput(t *testing.T) {
 		"text":             bytes.Repeat([]byte("latlab "), 100),
 		"first size":       setU32(good, 0, 3),
 		"first truncated":  good[:2000],
-		"no logfile event": setU32(good, BufferHeaderSize+4, 0x05010020|0), // hook 0x0501, not the header
+		"no logfile event": setU32(good, BufferHeaderSize+4, 0x05010020), // hook 0x0501, not the header
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Summarize(context.Background(), bytes.NewReader(b))

@@ -254,9 +254,7 @@ func addRSSState(env *Env, r *Reading) {
 	if v := s.Global["Receive Segment Coalescing State"]; v != "" {
 		r.Notes = append(r.Notes, "Receive Segment Coalescing State (netsh): "+strings.ToLower(v))
 	}
-	for _, e := range s.Errors {
-		r.Notes = append(r.Notes, e)
-	}
+	r.Notes = append(r.Notes, s.Errors...)
 	for i := range r.Items {
 		it := &r.Items[i]
 		_, desc, _ := strings.Cut(it.Target, " ") // "0007 Intel(R) ..."

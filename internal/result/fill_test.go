@@ -26,6 +26,7 @@ type FillInner struct {
 	Any    any
 	Skip   []int `json:"-"`
 	Zero   []int `json:"z,omitzero"`
+	//lint:ignore U1000 an unexported field: fillLists must leave it alone
 	hidden []int
 }
 
