@@ -8,6 +8,13 @@
 // Journal durably before it writes anything, and Revert puts them back
 // byte for byte, also after a crash at any point. Decoding (Explain) is
 // pure and works on any OS. Only the backends are OS-specific.
+//
+// A knob is one file (winknob_*.go, linknob_*.go) and its test: the file
+// spells the knob's name once and holds its decoding, planning and Vet,
+// what the check-up knows of it (Checkup: its default and verdict rules)
+// and how a change of it takes effect for latlab try (Experiment). The
+// check-up, try and the exporter ask the catalogue; none keeps a table of
+// knobs of its own.
 package knob
 
 import (
@@ -35,6 +42,10 @@ type Knob interface {
 	// Revert every journal entry: the journal names places and bytes, and
 	// only the catalogue decides which of them latlab may write.
 	Vet(target string, l Loc, v Value) error
+	// Checkup is what the check-up (latlab doctor) knows of the knob.
+	Checkup() Checkup
+	// Experiment is how a change takes effect, for latlab try.
+	Experiment() Experiment
 }
 
 // Selector picks the instance of a per-instance knob (an adapter, an IRQ,

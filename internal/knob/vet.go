@@ -6,12 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/latlab/latlab/internal/cpuset"
 )
 
-// Every knob's Vet lives here, beside the helpers they share: it is the
-// catalogue's word on where a knob writes and what it can find there.
+// The helpers the knobs' Vet methods share (each Vet lives in its knob's
+// file): Vet is the catalogue's word on where a knob writes and what it
+// can find there.
 // Apply checks every change of a plan with it and Revert every journal
 // entry, so a journal forged by someone who could write the state
 // directory cannot make latlab write anywhere else, or write there a
@@ -117,99 +116,6 @@ func validIface(s string) bool {
 	return utf8.ValidString(s)
 }
 
-func (k timerSlack) Vet(target string, l Loc, v Value) error {
-	pid, ok := strings.CutPrefix(target, "pid ")
-	if !ok {
-		return fmt.Errorf("%s target %q is not pid N", k.Name(), target)
-	}
-	want, _, err := slackLoc(Selector{PID: pid})
-	if err != nil {
-		return err
-	}
-	switch l {
-	case want, slackGuardLoc(pid):
-		return fileUint(v)
-	}
-	return notMine(k.Name(), target, l)
-}
-
-func (k tcpRecovery) Vet(target string, l Loc, v Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != recoveryLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return fileInt(v)
-}
-
-func (k tcpDsack) Vet(target string, l Loc, v Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != dsackLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return fileInt(v)
-}
-
-func (k clocksource) Vet(target string, l Loc, v Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != csCurrentLoc {
-		return notMine(k.Name(), target, l)
-	}
-	s, err := fileText(v)
-	if err != nil {
-		return err
-	}
-	if len(s) > 64 || strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
-	}) {
-		return fmt.Errorf("%q is not the name of a clock source", s)
-	}
-	return nil
-}
-
-func (k irqAffinity) Vet(target string, l Loc, v Value) error {
-	irq, ok := strings.CutPrefix(target, "irq ")
-	if _, err := strconv.Atoi(irq); !ok || err != nil {
-		return fmt.Errorf("%s target %q is not irq N", k.Name(), target)
-	}
-	if l != irqLoc(irq) {
-		return notMine(k.Name(), target, l)
-	}
-	s, err := fileText(v)
-	if err != nil {
-		return err
-	}
-	if c, err := cpuset.ParseList(s); err != nil || len(c) == 0 {
-		return fmt.Errorf("%q is not a list of CPUs", s)
-	}
-	return nil
-}
-
-func (k rps) Vet(target string, l Loc, v Value) error {
-	iface, queue, _ := strings.Cut(target, " ")
-	if !validIface(iface) || (queue != "" && !isRxQueue(queue)) {
-		return fmt.Errorf("%s target %q is not an interface and an optional rx queue", k.Name(), target)
-	}
-	rest, ok := strings.CutPrefix(l.Path, "sys/class/net/"+iface+"/queues/")
-	q, _, _ := strings.Cut(rest, "/")
-	if !ok || !isRxQueue(q) || (queue != "" && q != queue) || l != rpsLoc(iface, q) {
-		return notMine(k.Name(), target, l)
-	}
-	s, err := fileText(v)
-	if err != nil {
-		return err
-	}
-	if _, err := cpuset.ParseMask(s); err != nil {
-		return fmt.Errorf("%q is not a CPU mask", s)
-	}
-	return nil
-}
-
 func isRxQueue(s string) bool {
 	n, ok := strings.CutPrefix(s, "rx-")
 	if !ok || n == "" || len(n) > 5 {
@@ -221,17 +127,6 @@ func isRxQueue(s string) bool {
 		}
 	}
 	return true
-}
-
-func (k coalescing) Vet(target string, l Loc, v Value) error {
-	if !validIface(target) || l != coalesceLoc(target) {
-		return notMine(k.Name(), target, l)
-	}
-	if len(v.Data) > 4096 {
-		return fmt.Errorf("%d bytes, more than coalesce parameters take", len(v.Data))
-	}
-	_, err := DecodeCoalesce(v)
-	return err
 }
 
 // --- Windows ---------------------------------------------------------------
@@ -328,34 +223,6 @@ func vetRegNumber(knob, target string, l Loc, v Value, want Loc) error {
 	return regNumber(v)
 }
 
-func (k prioSep) Vet(target string, l Loc, v Value) error {
-	return vetRegNumber(k.Name(), target, l, v, prioLoc)
-}
-
-func (k globalTimer) Vet(target string, l Loc, v Value) error {
-	return vetRegNumber(k.Name(), target, l, v, globalTimerLoc)
-}
-
-func (k netThrottle) Vet(target string, l Loc, v Value) error {
-	return vetRegNumber(k.Name(), target, l, v, ntiLoc)
-}
-
-func (k tscSync) Vet(target string, l Loc, v Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != tscLoc {
-		return notMine(k.Name(), target, l)
-	}
-	if v.IsAbsent() {
-		return regNumber(v)
-	}
-	if _, ok := tscPolicies[strings.ToLower(string(v.Data))]; v.Type != TypeBCD || !ok {
-		return fmt.Errorf("%s %q is not a tscsyncpolicy (default, legacy, enhanced)", v.Type, v.Data)
-	}
-	return nil
-}
-
 // cutKey returns the rest of path below key, compared as the registry
 // compares names (without case).
 func cutKey(path, key string) (string, bool) {
@@ -363,29 +230,6 @@ func cutKey(path, key string) (string, bool) {
 		return "", false
 	}
 	return path[len(key)+1:], true
-}
-
-func (k displayScaling) Vet(target string, l Loc, v Value) error {
-	rest, ok := cutKey(l.Path, graphicsConfigKey)
-	if !strings.EqualFold(l.Path, graphicsConfigKey) && !ok {
-		return notMine(k.Name(), target, l)
-	}
-	var parts []string
-	if rest != "" {
-		parts = strings.Split(rest, `\`)
-	}
-	if l.Backend != BackendRegistry || !strings.EqualFold(l.Name, "Scaling") || len(parts) > 3 || (target != "" && len(parts) == 0) {
-		return notMine(k.Name(), target, l)
-	}
-	for i, p := range parts {
-		if p == "" || (i == 0 && target != "" && !strings.HasPrefix(strings.ToLower(p), strings.ToLower(target))) {
-			return notMine(k.Name(), target, l)
-		}
-	}
-	if v.IsAbsent() {
-		return errors.New("absent: display-scaling changes only Scaling values that exist")
-	}
-	return regNumber(v)
 }
 
 // adapterValue reports whether l is a value named one of names in an
@@ -404,48 +248,6 @@ func adapterValue(l Loc, names []string) bool {
 		}
 	}
 	return false
-}
-
-func (k rssKnob) Vet(target string, l Loc, v Value) error {
-	var names []string
-	for _, kw := range rssKeywords {
-		names = append(names, kw.name)
-	}
-	if target == "" || !adapterValue(l, names) {
-		return notMine(k.Name(), target, l)
-	}
-	return regNumber(v)
-}
-
-func (k intModeration) Vet(target string, l Loc, v Value) error {
-	if target == "" || !adapterValue(l, append([]string{"*InterruptModeration"}, rateKeywords...)) {
-		return notMine(k.Name(), target, l)
-	}
-	return regNumber(v)
-}
-
-func (k qosDSCP) Vet(target string, l Loc, v Value) error {
-	if target == "" || strings.Contains(target, `\`) || hasControl(target) {
-		return fmt.Errorf("%s target %q is not a policy name", k.Name(), target)
-	}
-	pol := QoSKey + `\` + target
-	nla := regLoc(NLAKey, "Do not use NLA")
-	switch {
-	case createdKey(l, v, pol, NLAKey):
-		return nil
-	case sameRegLoc(l, nla):
-		if v.IsAbsent() {
-			return regNumber(v)
-		}
-		if v.Type != TypeSZ || len(v.Data) > 256 {
-			return fmt.Errorf("%s of %d bytes: %q is a short REG_SZ", v.Type, len(v.Data), nla.Name)
-		}
-		return nil
-	case l.Backend == BackendRegistry && strings.EqualFold(l.Path, pol) && l.Name != "" && len(l.Name) <= 16383 && !hasControl(l.Name):
-		// `remove` takes every value of the policy, whatever its name.
-		return regAnyValue(v)
-	}
-	return notMine(k.Name(), target, l)
 }
 
 // hasControl reports whether s holds a control character (C0, DEL, C1),

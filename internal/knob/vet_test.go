@@ -250,6 +250,8 @@ func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
 }
 func (keyKnob) Get(*Env, Selector) (*Reading, error)       { return &Reading{Knob: "test-key"}, nil }
 func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) { return nil, inputf("not settable") }
+func (keyKnob) Checkup() Checkup                           { return Checkup{} }
+func (keyKnob) Experiment() Experiment                     { return Experiment{} }
 func (k keyKnob) Vet(target string, l Loc, v Value) error {
 	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
 		return notMine(k.Name(), target, l)

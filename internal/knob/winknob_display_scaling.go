@@ -3,15 +3,22 @@ package knob
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
+
+// displayScalingName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const displayScalingName = "display-scaling"
+
+func init() { register(displayScaling{}) }
 
 const graphicsConfigKey = `HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers\Configuration`
 
 type displayScaling struct{ windowsKnob }
 
-func (displayScaling) Name() string { return "display-scaling" }
+func (displayScaling) Name() string { return displayScalingName }
 func (displayScaling) Summary() string {
 	return "the scaling mode requested for each display configuration (GraphicsDrivers\\Configuration\\...\\Scaling)"
 }
@@ -50,7 +57,7 @@ type ScalingExplanation struct {
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "display-scaling"}
+	ex := &Explanation{Knob: displayScalingName}
 	if value == "" {
 		ex.Text = []string{
 			`Scaling (REG_DWORD) under GraphicsDrivers\Configuration\<id>\...: the`,
@@ -201,4 +208,120 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 		}
 	}
 	return p, nil
+}
+
+func (k displayScaling) Vet(target string, l Loc, v Value) error {
+	rest, ok := cutKey(l.Path, graphicsConfigKey)
+	if !strings.EqualFold(l.Path, graphicsConfigKey) && !ok {
+		return notMine(k.Name(), target, l)
+	}
+	var parts []string
+	if rest != "" {
+		parts = strings.Split(rest, `\`)
+	}
+	if l.Backend != BackendRegistry || !strings.EqualFold(l.Name, "Scaling") || len(parts) > 3 || (target != "" && len(parts) == 0) {
+		return notMine(k.Name(), target, l)
+	}
+	for i, p := range parts {
+		if p == "" || (i == 0 && target != "" && !strings.HasPrefix(strings.ToLower(p), strings.ToLower(target))) {
+			return notMine(k.Name(), target, l)
+		}
+	}
+	if v.IsAbsent() {
+		return errors.New("absent: display-scaling changes only Scaling values that exist")
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of display-scaling: its default, how its
+// instances are read and the verdict rules.
+func (displayScaling) Checkup() Checkup {
+	return Checkup{Default: text("the driver's choice"), Gather: GatherRequests, Rules: displayScalingRules}
+}
+
+// Experiment is how a change of display-scaling takes effect for latlab try.
+func (displayScaling) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Windows applies it at the next display mode change or sign-in"}
+}
+
+var displayScalingRules = []Rule{
+	{ID: "display-none", Verdict: Default, When: "no Scaling values stored",
+		Match: func(c *Case) bool { return c.Empty },
+		Reason: func(c *Case) string {
+			if len(c.ActiveScaling) > 0 {
+				return "the display driver has stored no configuration; the active paths use " + ScalingNames(c.ActiveScaling) + " (QueryDisplayConfig)"
+			}
+			return "the display driver has stored no configuration"
+		}},
+	{ID: "display-identity-fallback", Verdict: Suspicious, When: "identity requested while an active path uses aspect-ratio",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return ok && n == 1 && noteWith(c, "identity (1) is requested") != ""
+		},
+		Reason: text("identity is requested but an active display uses aspect-ratio: identity needs equal source and target resolutions"),
+		Evidence: func(c *Case) string {
+			return noteWith(c, "identity (1) is requested")
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain display-scaling identity", Why: "an identity request fell back to aspect-ratio", Benefit: 25}
+		}},
+	{ID: "display-unknown-value", Verdict: Suspicious, When: "not a DISPLAYCONFIG_SCALING value",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			_, known := LookupScaling(uint32(n))
+			return !ok || !known
+		},
+		Reason: func(c *Case) string { return c.Meaning }},
+	{ID: "display-default", Verdict: Default, When: "preferred (128) or aspect-ratio (4)",
+		Match:  func(c *Case) bool { n, _ := c.N(); return n == 128 || n == 4 },
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			n, _ := c.N()
+			return explainText(displayScalingName, fmt.Sprint(n))
+		}},
+	// PC-Tuning ("What Is Identity Scaling and How Can You Use It?",
+	// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// at the native resolution every requested mode, identity, centered,
+	// full-screen or aspect ratio, with GPU or display scaling, came out
+	// as identity (1). When every active path uses identity, a request
+	// changes nothing: judged against the active mode, not the registry.
+	{ID: "display-native", Verdict: Suspicious, When: "identity, centered, stretched or custom requested while every active path uses identity",
+		Match: func(c *Case) bool {
+			if len(c.ActiveScaling) == 0 {
+				return false
+			}
+			for _, n := range c.ActiveScaling {
+				if n != 1 {
+					return false
+				}
+			}
+			return true
+		},
+		Reason: func(c *Case) string {
+			return c.Meaning + ", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here"
+		},
+		Evidence: func(c *Case) string { return quote(displayScalingName, "", "native resolution") }},
+	{ID: "display-chosen", Verdict: Tuned, When: "identity, centered, stretched or custom",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			n, _ := c.N()
+			return explainText(displayScalingName, fmt.Sprint(n))
+		}},
+}
+
+// ScalingNames names the distinct scalings of the active paths.
+func ScalingNames(active []uint32) string {
+	var names []string
+	for _, n := range active {
+		sc, _ := LookupScaling(n)
+		name := sc.Name
+		if name == "" {
+			name = fmt.Sprint(n)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -5,6 +5,12 @@ import (
 	"strings"
 )
 
+// msiModeName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const msiModeName = "msi-mode"
+
+func init() { register(msiMode{}) }
+
 // msi-mode: whether a network adapter's PCI device asks for
 // message-signaled interrupts. The GamingPCSetup interrupt moderation
 // measurements (djdallmann, CONTENT/RESEARCH/NETWORK/README.md) list "MSI
@@ -35,9 +41,7 @@ const (
 
 type msiMode struct{ windowsKnob }
 
-func init() { register(msiMode{}) }
-
-func (msiMode) Name() string { return "msi-mode" }
+func (msiMode) Name() string { return msiModeName }
 func (msiMode) Summary() string {
 	return "message-signaled interrupts of a network adapter's PCI device (MSISupported; after a reboot)"
 }
@@ -128,7 +132,7 @@ func parseMSI(value string) (uint32, error) {
 }
 
 func (msiMode) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "msi-mode"}
+	ex := &Explanation{Knob: msiModeName}
 	if value == "" {
 		ex.Text = []string{
 			"MSISupported (REG_DWORD) under the adapter's device key, Enum\\<instance>\\",
@@ -214,3 +218,79 @@ func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	return p, nil
 }
+
+func (k msiMode) Vet(target string, l Loc, v Value) error {
+	if target == "" || l.Backend != BackendRegistry {
+		return notMine(k.Name(), target, l)
+	}
+	rest, ok := cutKey(l.Path, EnumKey)
+	if !ok {
+		return notMine(k.Name(), target, l)
+	}
+	parts := strings.Split(rest, `\`)
+	if len(parts) < 4 || !validInstance(strings.Join(parts[:3], `\`)) {
+		return notMine(k.Name(), target, l)
+	}
+	below := parts[3:]
+	if len(below) > len(msiKeyLevels) {
+		return notMine(k.Name(), target, l)
+	}
+	for i, p := range below {
+		if !strings.EqualFold(p, msiKeyLevels[i]) {
+			return notMine(k.Name(), target, l)
+		}
+	}
+	if l.Name == "" {
+		// A key ensureKey adds on the way: created and deleted, no data.
+		if !(v.IsAbsent() || v.Type == TypeKey) || len(v.Data) > 0 {
+			return fmt.Errorf("%s: a key, not a %s value", l, v.Type)
+		}
+		return nil
+	}
+	if len(below) != len(msiKeyLevels) || !strings.EqualFold(l.Name, "MSISupported") {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of msi-mode: its default, how its
+// instances are read and the verdict rules.
+func (msiMode) Checkup() Checkup {
+	return Checkup{Default: text("what the driver's INF writes (most MSI-capable NICs: 1)"), Gather: GatherReading, Rules: msiModeRules}
+}
+
+// Experiment is how a change of msi-mode takes effect for latlab try.
+func (msiMode) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Windows reads it when it assigns the device's resources: it takes effect after a reboot"}
+}
+
+var msiModeRules = []Rule{
+	{ID: "msi-none", Verdict: Default, When: "no PCI network adapter",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter with a PCI device")},
+	{ID: "msi-off", Verdict: Suspicious, When: "MSISupported 0",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 0 },
+		Reason:   text("line-based interrupts, set explicitly: RSS needs MSI-X to spread the adapter's interrupts over CPUs"),
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "must support MSI-X") },
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain msi-mode", Why: "MSI is off on " + c.Target, Benefit: 30}
+		}},
+	{ID: "msi-on", Verdict: Default, When: "MSISupported 1",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
+		Reason:   func(c *Case) string { return c.Meaning + ", as on the GamingPCSetup test bench" },
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "Bench:") },
+		// Drivers of MSI-capable NICs write 1 from their INF; whether
+		// this 1 is theirs or someone's cannot be told from the value.
+		IsDefault: func(*Case) *bool { return nil }},
+	{ID: "msi-absent", Verdict: Default, When: "no MSISupported: the INF did not ask for MSI",
+		Match:    func(c *Case) bool { return c.Raw.IsAbsent() },
+		Reason:   func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "must support MSI-X") }},
+	{ID: "msi-other", Verdict: Suspicious, When: "any other value",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning }},
+}
+
+// msiKeyLevels are the keys below a device instance that msi-mode may
+// create on the way to MSISupported.
+var msiKeyLevels = strings.Split(msiSubkey, `\`)

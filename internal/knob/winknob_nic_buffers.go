@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// nicBuffersName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const nicBuffersName = "nic-buffers"
+
+func init() { register(nicBuffers{}) }
+
 // nic-buffers: the receive and transmit descriptor counts of a network
 // adapter, the NDIS standardized keywords *ReceiveBuffers and
 // *TransmitBuffers (Microsoft, "Standardized INF Keywords for General
@@ -23,9 +29,7 @@ var bufferKeywords = []struct{ name, short, desc string }{
 
 type nicBuffers struct{ windowsKnob }
 
-func init() { register(nicBuffers{}) }
-
-func (nicBuffers) Name() string { return "nic-buffers" }
+func (nicBuffers) Name() string { return nicBuffersName }
 func (nicBuffers) Summary() string {
 	return "receive and transmit descriptors of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
 }
@@ -68,7 +72,7 @@ func parseBuffers(value string) ([]kv, error) {
 }
 
 func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "nic-buffers"}
+	ex := &Explanation{Knob: nicBuffersName}
 	if value == "" {
 		ex.Text = []string{
 			"*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key):",
@@ -190,4 +194,53 @@ func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+func (k nicBuffers) Vet(target string, l Loc, v Value) error {
+	var names []string
+	for _, b := range bufferKeywords {
+		names = append(names, b.name)
+	}
+	if target == "" || !adapterValue(l, names) {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of nic-buffers: its default, how its
+// instances are read and the verdict rules.
+func (nicBuffers) Checkup() Checkup {
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicBuffersRules}
+}
+
+// Experiment is how a change of nic-buffers takes effect for latlab try.
+func (nicBuffers) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+var nicBuffersRules = []Rule{
+	{ID: "buffers-none", Verdict: Default, When: "no adapter declares the buffer keywords",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter declares *ReceiveBuffers or *TransmitBuffers")},
+	{ID: "buffers-out-of-range", Verdict: Suspicious, When: "a stored count the adapter does not declare",
+		Match:  func(c *Case) bool { return len(c.Warnings) > 0 },
+		Reason: func(c *Case) string { return c.Meaning + "; " + strings.Join(c.Warnings, "; ") }},
+	{ID: "buffers-default", Verdict: Default, When: "nothing stored, or every count at its Ndi\\Params default",
+		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
+		Reason: func(c *Case) string { return c.Meaning }},
+	{ID: "buffers-tuned", Verdict: Tuned, When: "a count differs from its Ndi\\Params default",
+		Match: always,
+		Reason: func(c *Case) string {
+			if diff, _ := ndiDiffs(c); len(diff) > 0 {
+				return c.Meaning + "; changed from the driver's default: " + strings.Join(diff, ", ")
+			}
+			return c.Meaning
+		},
+		Evidence: func(c *Case) string { return quote(nicBuffersName, "", "Bench:") },
+		IsDefault: func(c *Case) *bool {
+			if _, known := ndiDiffs(c); !known {
+				return nil
+			}
+			return boolPtr(false)
+		}},
 }

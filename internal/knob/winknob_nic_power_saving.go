@@ -7,6 +7,12 @@ import (
 	"strings"
 )
 
+// nicPowerSavingName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const nicPowerSavingName = "nic-power-saving"
+
+func init() { register(nicPowerSaving{}) }
+
 // nic-power-saving: the power-saving keywords of a network adapter. The
 // GamingPCSetup interrupt moderation measurements (djdallmann,
 // CONTENT/RESEARCH/NETWORK/README.md) ran with "Adapter Power Savings
@@ -49,9 +55,7 @@ func powerKw(name string) (powerKeyword, bool) {
 
 type nicPowerSaving struct{ windowsKnob }
 
-func init() { register(nicPowerSaving{}) }
-
-func (nicPowerSaving) Name() string { return "nic-power-saving" }
+func (nicPowerSaving) Name() string { return nicPowerSavingName }
 func (nicPowerSaving) Summary() string {
 	return "power-saving features of a network adapter (*EEE, Green Ethernet, selective suspend...), those it declares"
 }
@@ -97,7 +101,7 @@ func parsePower(value string) (powerRequest, error) {
 }
 
 func (nicPowerSaving) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "nic-power-saving"}
+	ex := &Explanation{Knob: nicPowerSavingName}
 	if value == "" {
 		ex.Text = []string{"Power-saving keywords of network adapters (REG_SZ under the class key; 0 off):"}
 		for _, k := range powerKeywords {
@@ -282,4 +286,53 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 		}
 	}
 	return p, nil
+}
+
+func (k nicPowerSaving) Vet(target string, l Loc, v Value) error {
+	var names []string
+	for _, p := range powerKeywords {
+		names = append(names, p.Name)
+	}
+	if target == "" || !adapterValue(l, names) {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of nic-power-saving: its default, how its
+// instances are read and the verdict rules.
+func (nicPowerSaving) Checkup() Checkup {
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicPowerSavingRules}
+}
+
+// Experiment is how a change of nic-power-saving takes effect for latlab try.
+func (nicPowerSaving) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+var nicPowerSavingRules = []Rule{
+	{ID: "power-none", Verdict: Default, When: "no adapter declares a power-saving keyword",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter declares a power-saving keyword latlab knows")},
+	{ID: "power-default", Verdict: Default, When: "nothing stored, or every keyword at its Ndi\\Params default",
+		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
+		Reason: func(c *Case) string { return c.Meaning + ", the driver's defaults" }},
+	{ID: "power-off", Verdict: Tuned, When: "every declared keyword off",
+		Match:    func(c *Case) bool { return strings.HasPrefix(c.Meaning, "power saving off") },
+		Reason:   func(c *Case) string { return c.Meaning + ", as on the GamingPCSetup test bench" },
+		Evidence: func(c *Case) string { return quote(nicPowerSavingName, "", "Bench:") }},
+	{ID: "power-tuned", Verdict: Tuned, When: "another combination",
+		Match: always,
+		Reason: func(c *Case) string {
+			if diff, _ := ndiDiffs(c); len(diff) > 0 {
+				return fmt.Sprintf("%s; changed from the driver's default: %s", c.Meaning, strings.Join(diff, ", "))
+			}
+			return c.Meaning
+		},
+		IsDefault: func(c *Case) *bool {
+			if _, known := ndiDiffs(c); !known {
+				return nil
+			}
+			return boolPtr(false)
+		}},
 }

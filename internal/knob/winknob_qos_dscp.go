@@ -9,6 +9,12 @@ import (
 	"strings"
 )
 
+// qosDscpName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const qosDscpName = "qos-dscp"
+
+func init() { register(qosDSCP{}) }
+
 // QoSKey holds the Group Policy QoS policies, one sub-key each.
 const QoSKey = `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS`
 
@@ -17,7 +23,7 @@ const NLAKey = `HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\QoS`
 
 type qosDSCP struct{ windowsKnob }
 
-func (qosDSCP) Name() string { return "qos-dscp" }
+func (qosDSCP) Name() string { return qosDscpName }
 func (qosDSCP) Summary() string {
 	return "Group Policy QoS: the DSCP value Windows marks an application's packets with"
 }
@@ -27,7 +33,7 @@ var qosValueNames = []string{"Version", "Application Name", "Protocol", "Local P
 	"Remote Port", "Remote IP", "Remote IP Prefix Length", "DSCP Value", "Throttle Rate"}
 
 func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "qos-dscp"}
+	ex := &Explanation{Knob: qosDscpName}
 	if value == "" {
 		ex.Text = []string{
 			`Policy-based QoS under HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\<name>: REG_SZ values Version "1.0", Application Name, Protocol, Local/Remote Port, IP and prefix length, DSCP Value 0-63, Throttle Rate "-1".`,
@@ -272,4 +278,57 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p.Notes = append(p.Notes, "Group Policy applies it at the next refresh (gpupdate /force) or sign-in; verify with latlab pcap dscp on a capture")
 	return p, nil
+}
+
+func (k qosDSCP) Vet(target string, l Loc, v Value) error {
+	if target == "" || strings.Contains(target, `\`) || hasControl(target) {
+		return fmt.Errorf("%s target %q is not a policy name", k.Name(), target)
+	}
+	pol := QoSKey + `\` + target
+	nla := regLoc(NLAKey, "Do not use NLA")
+	switch {
+	case createdKey(l, v, pol, NLAKey):
+		return nil
+	case sameRegLoc(l, nla):
+		if v.IsAbsent() {
+			return regNumber(v)
+		}
+		if v.Type != TypeSZ || len(v.Data) > 256 {
+			return fmt.Errorf("%s of %d bytes: %q is a short REG_SZ", v.Type, len(v.Data), nla.Name)
+		}
+		return nil
+	case l.Backend == BackendRegistry && strings.EqualFold(l.Path, pol) && l.Name != "" && len(l.Name) <= 16383 && !hasControl(l.Name):
+		// `remove` takes every value of the policy, whatever its name.
+		return regAnyValue(v)
+	}
+	return notMine(k.Name(), target, l)
+}
+
+// Checkup is what the check-up knows of qos-dscp: its default, how its
+// instances are read and the verdict rules.
+func (qosDSCP) Checkup() Checkup {
+	return Checkup{Default: text("no policy"), Gather: GatherReading, Rules: qosDscpRules}
+}
+
+// Experiment is how a change of qos-dscp takes effect for latlab try.
+func (qosDSCP) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Group Policy applies it at the next refresh (gpupdate /force) or sign-in"}
+}
+
+var qosDscpRules = []Rule{
+	{ID: "qos-none", Verdict: Default, When: "no policy",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no QoS policy: Windows marks no packets")},
+	{ID: "qos-ignored", Verdict: Suspicious, When: "a policy Windows ignores (bad DSCP, Version, type)",
+		Match:  func(c *Case) bool { return len(c.Warnings) > 0 },
+		Reason: func(c *Case) string { return c.Value + ": " + strings.Join(c.Warnings, "; ") }},
+	{ID: "qos-no-nla", Verdict: Suspicious, When: `a policy without "Do not use NLA"`,
+		Match: func(c *Case) bool { return noteWith(c, "is not set") != "" },
+		Reason: func(c *Case) string {
+			return c.Value + " for " + c.Meaning + `, but "Do not use NLA" is not set: off a domain Windows does not apply it`
+		},
+		Evidence: func(c *Case) string { return noteWith(c, "is not set") }},
+	{ID: "qos-policy", Verdict: Tuned, When: "a policy that applies",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Value + " for " + c.Meaning }},
 }

@@ -1,12 +1,21 @@
 package knob
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
+
+// tscSyncName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const tscSyncName = "tsc-sync-policy"
+
+func init() { register(tscSync{}) }
 
 var tscLoc = Loc{Backend: BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}
 
 type tscSync struct{ windowsKnob }
 
-func (tscSync) Name() string { return "tsc-sync-policy" }
+func (tscSync) Name() string { return tscSyncName }
 func (tscSync) Summary() string {
 	return "how the HAL synchronises the CPUs' time-stamp counters at boot (BCD tscsyncpolicy)"
 }
@@ -18,7 +27,7 @@ var tscPolicies = map[string]string{
 }
 
 func (tscSync) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "tsc-sync-policy"}
+	ex := &Explanation{Knob: tscSyncName}
 	if value == "" {
 		ex.Text = []string{
 			"bcdedit element tscsyncpolicy of {current}: default, legacy or enhanced; absent means default.",
@@ -60,4 +69,46 @@ func (k tscSync) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, inputf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced|remove", value)
 	}
 	return p, p.add(env, tscLoc, Value{Type: TypeBCD, Data: []byte(v)})
+}
+
+func (k tscSync) Vet(target string, l Loc, v Value) error {
+	if err := noTarget(k.Name(), target); err != nil {
+		return err
+	}
+	if l != tscLoc {
+		return notMine(k.Name(), target, l)
+	}
+	if v.IsAbsent() {
+		return regNumber(v)
+	}
+	if _, ok := tscPolicies[strings.ToLower(string(v.Data))]; v.Type != TypeBCD || !ok {
+		return fmt.Errorf("%s %q is not a tscsyncpolicy (default, legacy, enhanced)", v.Type, v.Data)
+	}
+	return nil
+}
+
+// Checkup is what the check-up knows of tsc-sync-policy: its default, how its
+// instances are read and the verdict rules.
+func (tscSync) Checkup() Checkup {
+	return Checkup{Default: text("default (absent)"), Gather: GatherReading, Rules: tscSyncRules}
+}
+
+// Experiment is how a change of tsc-sync-policy takes effect for latlab try.
+func (tscSync) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "it is a boot setting (BCD): it takes effect after a reboot"}
+}
+
+var tscSyncRules = []Rule{
+	{ID: "tsc-default", Verdict: Default, When: "absent or default",
+		Match:  func(c *Case) bool { return c.Raw.IsAbsent() || strings.EqualFold(c.Text(), "default") },
+		Reason: text("the HAL's own choice (HalpTscSyncPolicy 0)")},
+	{ID: "tsc-set", Verdict: Suspicious, When: "legacy or enhanced",
+		Match: always,
+		Reason: func(c *Case) string {
+			return fmt.Sprintf("set to %s without a measured benefit; the Windows default is default", strings.ToLower(c.Text()))
+		},
+		Evidence: func(c *Case) string { return quote(tscSyncName, "", "many guides claim") },
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain tsc-sync-policy", Why: "it is set to " + strings.ToLower(c.Text()) + " without a measured benefit", Benefit: 30}
+		}},
 }

@@ -14,17 +14,6 @@ import (
 // winknob_*.go file; this file holds what several of them share. All of
 // it is plain logic over the backends, so it runs and is tested on any OS.
 
-func init() {
-	register(prioSep{})
-	register(globalTimer{})
-	register(netThrottle{})
-	register(tscSync{})
-	register(displayScaling{})
-	register(rssKnob{})
-	register(intModeration{})
-	register(qosDSCP{})
-}
-
 type windowsKnob struct{}
 
 func (windowsKnob) OS() string { return "windows" }

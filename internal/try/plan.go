@@ -243,8 +243,8 @@ func plan(o Options) (*experiment, error) {
 	case in.Probe != o.Probe.Kind:
 		res.Notes = append(res.Notes, fmt.Sprintf("the %s probe is the one that shows what %s changes; this run measures with the %s probe", in.Probe, in.Name, o.Probe.Kind))
 	}
-	if in.Name == "timer-slack" && probePriority(o.Probe) == sched.Realtime {
-		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
+	if in.RealtimeNote != "" && probePriority(o.Probe) == sched.Realtime {
+		res.Notes = append(res.Notes, in.RealtimeNote)
 	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
 	if in.Restart {

@@ -27,9 +27,9 @@ const Kind = "try"
 
 // Probes try can measure a block with.
 const (
-	ProbeSleep  = "sleep"
+	ProbeSleep  = knob.ProbeSleep
 	ProbeWake   = "wake"
-	ProbeUDP    = "udp"
+	ProbeUDP    = knob.ProbeUDP
 	ProbeDPCISR = "dpcisr"
 )
 
