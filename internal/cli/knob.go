@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
@@ -86,7 +87,7 @@ func knobErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if knob.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	}
 	return err

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -26,8 +24,8 @@ func newNetCmd(io *IO) *cobra.Command {
 
 // netErr turns netload's input errors into usage errors (exit 2).
 func netErr(err error) error {
-	if errors.Is(err, netload.ErrInput) {
-		return Usagef("%s", netload.InputMessage(err))
+	if badinput.Is(err) {
+		return err
 	}
 	return err
 }

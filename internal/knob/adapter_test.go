@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // addAdapter adds a network adapter to the in-memory registry: its
@@ -56,7 +58,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 	// The e2f driver has no Adaptive and no 950 (e1r/e1d's Medium).
 	for _, in := range []string{"adaptive", "rate=950", "rate=488"} {
 		_, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, in)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts Off 0, Minimal 32, Low 64, Medium 125, High 250, Extreme 500") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts Off 0, Minimal 32, Low 64, Medium 125, High 250, Extreme 500") {
 			t.Errorf("%s: %v, want an input error naming the adapter's levels", in, err)
 		}
 	}
@@ -89,7 +91,7 @@ func TestInterruptModerationFallback(t *testing.T) {
 	}
 
 	// No enum and no known driver: a name cannot be turned into a number.
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "medium"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "give the driver's number as rate=N") {
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "medium"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "give the driver's number as rate=N") {
 		t.Errorf("unknown driver, name: %v", err)
 	}
 	p, err = plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=300")
@@ -102,7 +104,7 @@ func TestInterruptModerationFallback(t *testing.T) {
 	reg.Set(k, "type", SZ("int"))
 	reg.Set(k, "min", SZ("100"))
 	reg.Set(k, "max", SZ("10000"))
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=50"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts 100-10000") {
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=50"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 100-10000") {
 		t.Errorf("int type out of range: %v", err)
 	}
 }
@@ -167,7 +169,7 @@ func TestInterruptModerationExplain(t *testing.T) {
 		t.Errorf("explain 488:\n%s", text)
 	}
 	for _, bad := range []string{"950", "on,fast,slow", "rate="} {
-		if _, err := k.Explain(bad, ExplainOptions{}); err == nil || !IsInput(err) {
+		if _, err := k.Explain(bad, ExplainOptions{}); err == nil || !badinput.Is(err) {
 			t.Errorf("explain %q: %v, want an input error", bad, err)
 		}
 	}
@@ -194,7 +196,7 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 		reg.Set(rtk+"*RssBaseProcNumber", "max", SZ("6"))
 		reg.Set(rtk+"*RssBaseProcNumber", "step", SZ("2"))
 		_, err := plan(env, "rss", Selector{Adapter: c.adapter}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s on %s: %v, want an input error containing %q", c.value, c.adapter, err, c.want)
 		}
 	}
@@ -213,7 +215,7 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 	}
 	// *InterruptModeration is checked against its enum too.
 	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), Absent)
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
 		t.Errorf("*InterruptModeration=0 not offered: %v", err)
 	}
 }
@@ -251,7 +253,7 @@ func FuzzParseModeration(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		mod, rate, err := parseModeration(s)
 		if err != nil {
-			if !IsInput(err) || strings.Contains(err.Error(), "\n") {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%q: %v", s, err)
 			}
 			return
@@ -260,7 +262,7 @@ func FuzzParseModeration(f *testing.F) {
 			t.Fatalf("%q: mod %d rate %q", s, mod, rate)
 		}
 		if rate != "" {
-			if _, _, err := rl.Resolve("x", rate); err != nil && !IsInput(err) {
+			if _, _, err := rl.Resolve("x", rate); err != nil && !badinput.Is(err) {
 				t.Fatalf("%q: %v", rate, err)
 			}
 		}

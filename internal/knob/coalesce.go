@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // ErrNotSupported is a setting the driver or kernel does not offer.
@@ -130,7 +132,7 @@ func ParseCoalesce(s string) ([]coalesceSetting, error) {
 	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, inputf("invalid coalescing setting %q: want NAME=VALUE, e.g. rx-usecs=50,adaptive-rx=off", part)
+			return nil, badinput.Errorf("invalid coalescing setting %q: want NAME=VALUE, e.g. rx-usecs=50,adaptive-rx=off", part)
 		}
 		k = strings.ToLower(strings.TrimSpace(k))
 		idx := -1
@@ -140,26 +142,26 @@ func ParseCoalesce(s string) ([]coalesceSetting, error) {
 			}
 		}
 		if idx < 0 {
-			return nil, inputf("unknown coalescing parameter %q: accepted %s", k, strings.Join(CoalesceNames(), ", "))
+			return nil, badinput.Errorf("unknown coalescing parameter %q: accepted %s", k, strings.Join(CoalesceNames(), ", "))
 		}
 		var n uint64
 		if strings.HasPrefix(k, "adaptive-") {
 			b, ok := parseBool01(v)
 			if !ok {
-				return nil, inputf("invalid %s %q: accepted on|off", k, v)
+				return nil, badinput.Errorf("invalid %s %q: accepted on|off", k, v)
 			}
 			n = uint64(b)
 		} else {
 			var err error
 			n, err = strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 			if err != nil {
-				return nil, inputf("invalid %s %q: want a whole number 0-4294967295", k, v)
+				return nil, badinput.Errorf("invalid %s %q: want a whole number 0-4294967295", k, v)
 			}
 		}
 		out = append(out, coalesceSetting{Name: k, Value: uint32(n), index: idx})
 	}
 	if len(out) == 0 {
-		return nil, inputf("no coalescing setting given: want NAME=VALUE, e.g. rx-usecs=50,adaptive-rx=off")
+		return nil, badinput.Errorf("no coalescing setting given: want NAME=VALUE, e.g. rx-usecs=50,adaptive-rx=off")
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // DISPLAYCONFIG_SCALING 1 is identity, not "No scaling": GPU control
@@ -28,7 +30,7 @@ func TestDisplayScalingNames(t *testing.T) {
 			t.Errorf("parseScaling(%q) = %d %v, want %d", in, n, err, want)
 		}
 	}
-	if _, err := parseScaling("no scaling"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), `"No scaling" is 2 centered`) {
+	if _, err := parseScaling("no scaling"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `"No scaling" is 2 centered`) {
 		t.Errorf("no scaling: %v", err)
 	}
 

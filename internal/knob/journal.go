@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // Entry states.
@@ -139,7 +141,7 @@ func OpenExistingJournal(dir string) (*Journal, error) {
 }
 
 func noJournal(dir string) error {
-	return inputf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
+	return badinput.Errorf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
 }
 
 // ReadJournal loads the journal in dir without locking it (for history

@@ -18,10 +18,10 @@
 package knob
 
 import (
-	"errors"
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // Knob is one setting.
@@ -138,20 +138,6 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// InputError is bad input: an unknown knob, adapter or value, an
-// out-of-range number, an unsupported build. The CLI exits 2.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
-
-// IsInput reports whether err is bad input.
-func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
-}
-
 var catalogue = map[string]Knob{}
 
 func register(k Knob) { catalogue[k.Name()] = k }
@@ -182,7 +168,7 @@ func Native() []Knob {
 	return ks
 }
 
-// Lookup finds a knob by name; an unknown name is an InputError that
+// Lookup finds a knob by name; an unknown name is a badinput.Error that
 // suggests the nearest.
 func Lookup(name string) (Knob, error) {
 	if k, ok := catalogue[strings.ToLower(name)]; ok {
@@ -199,9 +185,9 @@ func Lookup(name string) (Knob, error) {
 		}
 	}
 	if best != "" && bestD <= max(3, len(name)/2) {
-		return nil, inputf("unknown knob %q: did you mean %s? (latlab knob list shows them all)", name, best)
+		return nil, badinput.Errorf("unknown knob %q: did you mean %s? (latlab knob list shows them all)", name, best)
 	}
-	return nil, inputf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
+	return nil, badinput.Errorf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
 }
 
 // IsNative reports whether k can be read and set on this OS.

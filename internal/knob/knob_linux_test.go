@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -41,7 +42,7 @@ func TestEthtoolLoopbackUnsupported(t *testing.T) {
 		t.Fatalf("coalescing on lo: %v, want not supported", err)
 	}
 	_, err = coalescing{}.Plan(env, Selector{Iface: "lo"}, "rx-usecs=5")
-	if !IsInput(err) || !strings.Contains(err.Error(), "lo: the driver does not support interrupt coalescing") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "lo: the driver does not support interrupt coalescing") {
 		t.Fatalf("plan on lo: %v", err)
 	}
 	// Under a fixture root the real NICs are never touched.

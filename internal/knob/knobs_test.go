@@ -9,6 +9,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -44,7 +45,7 @@ func TestLookupSuggests(t *testing.T) {
 		"zzzzzzzzzzzzzzzzzzzzzzzz":  "accepted ",
 	} {
 		_, err := Lookup(in)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Lookup(%q) = %v, want %q", in, err, want)
 		}
 	}
@@ -93,7 +94,7 @@ func TestInputErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := plan(env, c.knob, c.sel, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("set %s %q %+v: %v, want an input error containing %q", c.knob, c.value, c.sel, err, c.want)
 		}
 	}
@@ -111,7 +112,7 @@ func TestGlobalTimerBuildGate(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("build %d server %v: %v", c.build, c.server, err)
 		}
-		if err != nil && (!IsInput(err) || !strings.Contains(err.Error(), "Windows 11 (build 22000+) and Server 2022 (20348+)")) {
+		if err != nil && (!badinput.Is(err) || !strings.Contains(err.Error(), "Windows 11 (build 22000+) and Server 2022 (20348+)")) {
 			t.Errorf("build %d: unclear refusal %v", c.build, err)
 		}
 	}
@@ -426,7 +427,7 @@ func TestDisplayScaling(t *testing.T) {
 	if err != nil || len(p.Changes) != 2 {
 		t.Fatalf("plan %+v %v", p, err)
 	}
-	if _, err := plan(env, "display-scaling", Selector{Config: "NOPE"}, "1"); err == nil || !IsInput(err) {
+	if _, err := plan(env, "display-scaling", Selector{Config: "NOPE"}, "1"); err == nil || !badinput.Is(err) {
 		t.Errorf("unknown config: %v", err)
 	}
 }
@@ -490,7 +491,7 @@ func TestScripts(t *testing.T) {
 	}
 	lines, _ := Script(lin, FormatSh)
 	g.Assert(t, "script-linux-sh", []byte(strings.Join(lines, "\n")+"\n"))
-	if _, err := Script(nil, "bat"); err == nil || !IsInput(err) {
+	if _, err := Script(nil, "bat"); err == nil || !badinput.Is(err) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

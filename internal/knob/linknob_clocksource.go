@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -69,7 +70,7 @@ func (k clocksource) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	av := k.available(env)
 	value = strings.TrimSpace(value)
 	if !slices.Contains(av, value) {
-		return nil, inputf("clocksource %q is not available here: accepted %s", value, strings.Join(av, ", "))
+		return nil, badinput.Errorf("clocksource %q is not available here: accepted %s", value, strings.Join(av, ", "))
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	p.Notes = append(p.Notes, "takes effect at once and lasts until reboot; clocksource= on the kernel command line makes it permanent")

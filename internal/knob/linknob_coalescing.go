@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 func init() { register(coalescing{}) }
@@ -74,7 +76,7 @@ func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Iface == "" {
-		return nil, inputf("coalescing needs --iface NAME")
+		return nil, badinput.Errorf("coalescing needs --iface NAME")
 	}
 	if _, err := selectIfaces(env, sel.Iface); err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	l := coalesceLoc(sel.Iface)
 	v, err := env.read(l)
 	if errors.Is(err, ErrNotSupported) {
-		return nil, inputf("%s: the driver does not support interrupt coalescing settings (ethtool -c fails the same way)", sel.Iface)
+		return nil, badinput.Errorf("%s: the driver does not support interrupt coalescing settings (ethtool -c fails the same way)", sel.Iface)
 	}
 	if err != nil {
 		return nil, err

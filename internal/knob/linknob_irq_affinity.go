@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/cpuset"
 )
 
@@ -34,7 +35,7 @@ func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error)
 	}
 	cpus, err := cpuset.ParseList(value)
 	if err != nil || len(cpus) == 0 {
-		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
+		return nil, badinput.Errorf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
 	ex.Text = []string{fmt.Sprintf("CPUs %s (%d CPUs, mask %s)", cpuset.FormatList(cpus), len(cpus), cpuset.FormatMask(cpus, ""))}
 	ex.Data = map[string]any{"cpus": cpus}
@@ -55,7 +56,7 @@ func onlineCPUs(env *Env) []int {
 func checkCPUs(env *Env, value string) ([]int, error) {
 	cpus, err := cpuset.ParseList(value)
 	if err != nil {
-		return nil, inputf("invalid CPU list %q: accepted e.g. 0-3,8", value)
+		return nil, badinput.Errorf("invalid CPU list %q: accepted e.g. 0-3,8", value)
 	}
 	return cpus, checkOnline(env, cpus)
 }
@@ -66,7 +67,7 @@ func checkOnline(env *Env, cpus []int) error {
 	online := onlineCPUs(env)
 	for _, c := range cpus {
 		if online != nil && !slices.Contains(online, c) {
-			return inputf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
+			return badinput.Errorf("CPU %d is not online: accepted CPUs %s", c, cpuset.FormatList(online))
 		}
 	}
 	return nil
@@ -79,7 +80,7 @@ func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	if sel.IRQ != "" {
 		if !slices.Contains(irqs, sel.IRQ) {
-			return nil, inputf("no IRQ %q under /proc/irq", sel.IRQ)
+			return nil, badinput.Errorf("no IRQ %q under /proc/irq", sel.IRQ)
 		}
 		irqs = []string{sel.IRQ}
 	}
@@ -105,23 +106,23 @@ func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k irqAffinity) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.IRQ == "" {
-		return nil, inputf("irq-affinity needs --irq N (latlab knob get irq-affinity lists them)")
+		return nil, badinput.Errorf("irq-affinity needs --irq N (latlab knob get irq-affinity lists them)")
 	}
 	if _, err := strconv.Atoi(sel.IRQ); err != nil {
-		return nil, inputf("invalid --irq %q: want an IRQ number", sel.IRQ)
+		return nil, badinput.Errorf("invalid --irq %q: want an IRQ number", sel.IRQ)
 	}
 	l := irqLoc(sel.IRQ)
 	if v, err := env.read(l); err != nil {
 		return nil, err
 	} else if v.IsAbsent() {
-		return nil, inputf("no IRQ %s under /proc/irq", sel.IRQ)
+		return nil, badinput.Errorf("no IRQ %s under /proc/irq", sel.IRQ)
 	}
 	cpus, err := checkCPUs(env, value)
 	if err != nil {
 		return nil, err
 	}
 	if len(cpus) == 0 {
-		return nil, inputf("an IRQ needs at least one CPU")
+		return nil, badinput.Errorf("an IRQ needs at least one CPU")
 	}
 	p := &Plan{Knob: k.Name(), Target: "irq " + sel.IRQ, Request: value}
 	p.Notes = append(p.Notes, "irqbalance, if running, may move it back")

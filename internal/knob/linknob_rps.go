@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/cpuset"
 )
 
@@ -51,13 +52,13 @@ func parseRPS(value string) ([]int, error) {
 	case strings.HasPrefix(v, "0x"):
 		c, err := cpuset.ParseMask(v)
 		if err != nil {
-			return nil, inputf("invalid rps mask %q: %v", value, err)
+			return nil, badinput.Errorf("invalid rps mask %q: %v", value, err)
 		}
 		return c, nil
 	}
 	c, err := cpuset.ParseList(v)
 	if err != nil {
-		return nil, inputf("invalid rps value %q: accepted a CPU list (0-3), a mask with 0x (0xf) or none", value)
+		return nil, badinput.Errorf("invalid rps value %q: accepted a CPU list (0-3), a mask with 0x (0xf) or none", value)
 	}
 	return c, nil
 }
@@ -79,7 +80,7 @@ func selectIfaces(env *Env, iface string) ([]string, error) {
 		return ifaces, nil
 	}
 	if !slices.Contains(ifaces, iface) {
-		return nil, inputf("unknown interface %q: accepted %s", iface, strings.Join(ifaces, ", "))
+		return nil, badinput.Errorf("unknown interface %q: accepted %s", iface, strings.Join(ifaces, ", "))
 	}
 	return []string{iface}, nil
 }
@@ -102,7 +103,7 @@ func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
 		}
 	}
 	if sel.Queue != "" && len(qs) == 0 {
-		return nil, inputf("no rx queue %q on %s", sel.Queue, sel.Iface)
+		return nil, badinput.Errorf("no rx queue %q on %s", sel.Queue, sel.Iface)
 	}
 	return qs, nil
 }
@@ -133,7 +134,7 @@ func (k rps) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Iface == "" {
-		return nil, inputf("rps needs --iface NAME (and optionally --queue rx-N; default all rx queues)")
+		return nil, badinput.Errorf("rps needs --iface NAME (and optionally --queue rx-N; default all rx queues)")
 	}
 	qs, err := rxQueues(env, sel)
 	if err != nil {

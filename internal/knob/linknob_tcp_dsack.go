@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 func init() { register(tcpDsack{}) }
@@ -46,7 +48,7 @@ func (tcpDsack) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	}
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid tcp-dsack %q: accepted 0|1|on|off", value)
+		return nil, badinput.Errorf("invalid tcp-dsack %q: accepted 0|1|on|off", value)
 	}
 	ex.Text = []string{fmt.Sprintf("%d: %s", n, dsackMeaning(strconv.Itoa(n)))}
 	ex.Data = map[string]any{"enabled": n == 1}
@@ -60,7 +62,7 @@ func (k tcpDsack) Get(env *Env, sel Selector) (*Reading, error) {
 func (k tcpDsack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid tcp-dsack %q: accepted 0|1|on|off", value)
+		return nil, badinput.Errorf("invalid tcp-dsack %q: accepted 0|1|on|off", value)
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	return p, p.add(env, dsackLoc, FileValue(fmt.Sprintf("%d\n", n)))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 func init() { register(tcpRecovery{}) }
@@ -83,7 +85,7 @@ func (tcpRecovery) Explain(value string, o ExplainOptions) (*Explanation, error)
 	}
 	n, err := parseRecovery(value)
 	if err != nil {
-		return nil, inputf("invalid tcp-recovery %q: %v", value, err)
+		return nil, badinput.Errorf("invalid tcp-recovery %q: %v", value, err)
 	}
 	ex.Text = append([]string{fmt.Sprintf("%d:", n)}, decodeRecovery(n)...)
 	ex.Data = map[string]any{"value": n, "rack": n&1 != 0, "static_reo_wnd": n&2 != 0, "no_dupthresh": n&4 != 0}
@@ -128,7 +130,7 @@ func (k tcpRecovery) Get(env *Env, sel Selector) (*Reading, error) {
 func (k tcpRecovery) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	n, err := parseRecovery(value)
 	if err != nil {
-		return nil, inputf("invalid tcp-recovery %q: %v", value, err)
+		return nil, badinput.Errorf("invalid tcp-recovery %q: %v", value, err)
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	return p, p.add(env, recoveryLoc, FileValue(fmt.Sprintf("%d\n", n)))

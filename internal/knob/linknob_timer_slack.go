@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // timerSlackName is the knob's name, written in this file only: the rest of
@@ -55,7 +57,7 @@ func (timerSlack) Explain(value string, o ExplainOptions) (*Explanation, error) 
 	}
 	ns, err := parseNs(value)
 	if err != nil {
-		return nil, inputf("invalid timer-slack %q: %v", value, err)
+		return nil, badinput.Errorf("invalid timer-slack %q: %v", value, err)
 	}
 	ex.Text = []string{fmt.Sprintf("%d ns: %s", ns, slackMeaning(ns))}
 	ex.Data = map[string]any{"timerslack_ns": ns}
@@ -67,7 +69,7 @@ func slackLoc(sel Selector) (Loc, string, error) {
 	if pid == "" {
 		pid = "self"
 	} else if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-		return Loc{}, "", inputf("invalid --pid %q: want a process id", pid)
+		return Loc{}, "", badinput.Errorf("invalid --pid %q: want a process id", pid)
 	}
 	return fileLoc("proc/" + pid + "/timerslack_ns"), "pid " + pid, nil
 }
@@ -85,7 +87,7 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		if sel.PID == "" {
 			return nil, fmt.Errorf("%s does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)", l)
 		}
-		return nil, inputf("no process %s (no %s)", sel.PID, l)
+		return nil, badinput.Errorf("no process %s (no %s)", sel.PID, l)
 	}
 	ns, _ := strconv.ParseInt(s, 10, 64)
 	it := item(target, l, v, slackMeaning(ns))
@@ -99,7 +101,7 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.PID == "" {
-		return nil, inputf("timer-slack needs --pid PID: the process whose main thread's slack to set")
+		return nil, badinput.Errorf("timer-slack needs --pid PID: the process whose main thread's slack to set")
 	}
 	l, target, err := slackLoc(sel)
 	if err != nil {
@@ -107,15 +109,15 @@ func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	ns, err := parseNs(value)
 	if err != nil {
-		return nil, inputf("invalid timer-slack %q: %v", value, err)
+		return nil, badinput.Errorf("invalid timer-slack %q: %v", value, err)
 	}
 	if ns > int64(10*time.Second) {
-		return nil, inputf("timer-slack %s is out of range: accepted 0 to 10s", time.Duration(ns))
+		return nil, badinput.Errorf("timer-slack %s is out of range: accepted 0 to 10s", time.Duration(ns))
 	}
 	if _, v, err := readText(env, l); err != nil {
 		return nil, err
 	} else if v.IsAbsent() {
-		return nil, inputf("no process %s (no %s)", sel.PID, l)
+		return nil, badinput.Errorf("no process %s (no %s)", sel.PID, l)
 	}
 	p := &Plan{Knob: k.Name(), Target: target, Request: value}
 	p.Notes = append(p.Notes, "only the main thread of the process changes; threads it starts later inherit the new slack")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // A network adapter's driver states, under <class key>\Ndi\Params\<kw>,
@@ -203,5 +205,5 @@ func (p NdiParam) CheckAgainst(adapterName string, n int64) error {
 	if p.Allows(n) {
 		return nil
 	}
-	return inputf("%s=%d is not offered by %q: its Ndi\\Params\\%s accepts %s", p.Keyword, n, adapterName, p.Keyword, p.Accepted())
+	return badinput.Errorf("%s=%d is not offered by %q: its Ndi\\Params\\%s accepts %s", p.Keyword, n, adapterName, p.Keyword, p.Accepted())
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -105,7 +106,7 @@ func TestMSIModeRefusals(t *testing.T) {
 		{"", "on", "needs --adapter"},
 	} {
 		_, err := plan(env, "msi-mode", Selector{Adapter: c.sel}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.sel, c.value, err, c.want)
 		}
 	}
@@ -151,7 +152,7 @@ func TestNICBuffers(t *testing.T) {
 		{"rx=0", "not a count"},
 	} {
 		_, err := plan(env, "nic-buffers", Selector{Adapter: "7"}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.value, err, c.want)
 		}
 	}
@@ -192,7 +193,7 @@ func TestNICPowerSaving(t *testing.T) {
 		{"quiet", "accepted off, default"},
 	} {
 		_, err := plan(env, "nic-power-saving", Selector{Adapter: "7"}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.value, err, c.want)
 		}
 	}

@@ -1,11 +1,15 @@
 package knob
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/badinput"
+)
 
 // The Run functions of this package (RunList, RunGet, RunExplain, RunSet,
 // RunRevert, RunHistory, RunExport) are the work of the `latlab knob`
 // subcommands: the CLI maps its flags to their options, calls them and
-// writes the result. Bad input comes back as an InputError.
+// writes the result. Bad input comes back as a badinput.Error.
 
 // envOf is the environment a command reads and writes through: env when
 // a test gives one, else this machine's with the root of the Linux
@@ -33,7 +37,7 @@ func lookupNative(name string) (Knob, error) {
 		return nil, err
 	}
 	if !IsNative(k) {
-		return nil, inputf("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), HostOS, k.Name())
+		return nil, badinput.Errorf("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), HostOS, k.Name())
 	}
 	return k, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -28,7 +29,7 @@ func Script(changes []Change, format string) ([]string, error) {
 	case FormatSh:
 		return shScript(changes), nil
 	}
-	return nil, inputf("unknown format %q: accepted reg, ps1, sh", format)
+	return nil, badinput.Errorf("unknown format %q: accepted reg, ps1, sh", format)
 }
 
 // DefaultFormat is the natural script format of the knob's OS.

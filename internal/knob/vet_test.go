@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -248,10 +249,12 @@ func (keyKnob) Summary() string { return "any value below a test key" }
 func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
 	return &Explanation{Knob: "test-key"}, nil
 }
-func (keyKnob) Get(*Env, Selector) (*Reading, error)       { return &Reading{Knob: "test-key"}, nil }
-func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) { return nil, inputf("not settable") }
-func (keyKnob) Checkup() Checkup                           { return Checkup{} }
-func (keyKnob) Experiment() Experiment                     { return Experiment{} }
+func (keyKnob) Get(*Env, Selector) (*Reading, error) { return &Reading{Knob: "test-key"}, nil }
+func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) {
+	return nil, badinput.Errorf("not settable")
+}
+func (keyKnob) Checkup() Checkup       { return Checkup{} }
+func (keyKnob) Experiment() Experiment { return Experiment{} }
 func (k keyKnob) Vet(target string, l Loc, v Value) error {
 	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
 		return notMine(k.Name(), target, l)

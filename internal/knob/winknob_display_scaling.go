@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // displayScalingName is the knob's name, written in this file only: the rest of
@@ -34,13 +36,13 @@ func parseScaling(s string) (uint32, error) {
 		return n, nil
 	}
 	if strings.ReplaceAll(strings.ReplaceAll(v, "-", ""), " ", "") == "noscaling" {
-		return 0, inputf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
+		return 0, badinput.Errorf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
 	}
 	var acc []string
 	for _, sc := range scalings {
 		acc = append(acc, fmt.Sprintf("%d %s", sc.N, sc.Name))
 	}
-	return 0, inputf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
+	return 0, badinput.Errorf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
 }
 
 func scalingMeaning(n uint32) string {
@@ -196,7 +198,7 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 	}
 	if len(locs) == 0 {
 		if sel.Config != "" {
-			return nil, inputf("no display configuration %q with a Scaling value under %s", sel.Config, graphicsConfigKey)
+			return nil, badinput.Errorf("no display configuration %q with a Scaling value under %s", sel.Config, graphicsConfigKey)
 		}
 		return nil, fmt.Errorf("no Scaling values under %s: the display driver has stored no configuration", graphicsConfigKey)
 	}

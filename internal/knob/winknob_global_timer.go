@@ -3,6 +3,7 @@ package knob
 import (
 	"fmt"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -51,7 +52,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 	}
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
+		return nil, badinput.Errorf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
 	}
 	ex.Text = []string{fmt.Sprintf("%d: %s", n, globalMeaning(0, false, uint64(n), false))}
 	ex.Data = map[string]any{"value": n, "global": n == 1}
@@ -76,10 +77,10 @@ func (k globalTimer) Get(env *Env, sel Selector) (*Reading, error) {
 func (k globalTimer) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
+		return nil, badinput.Errorf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
 	}
 	if !GlobalTimerSupported(env.Build, env.Server) {
-		return nil, inputf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
+		return nil, badinput.Errorf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
 	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"takes effect after a reboot"}}
 	_, err := p.addNumber(env, globalTimerLoc, uint64(n), TypeDWORD)

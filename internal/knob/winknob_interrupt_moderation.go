@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // interruptModerationName is the knob's name, written in this file only: the rest of
@@ -168,24 +170,24 @@ func parseModeration(value string) (mod int, rate string, err error) {
 		r := ""
 		if k, v, ok := strings.Cut(part, "="); ok {
 			if !strings.EqualFold(strings.TrimSpace(k), "rate") || strings.TrimSpace(v) == "" {
-				return 0, "", inputf("invalid interrupt-moderation setting %q: %s", part, accepted)
+				return 0, "", badinput.Errorf("invalid interrupt-moderation setting %q: %s", part, accepted)
 			}
 			r = strings.TrimSpace(v)
 		} else if n, ok := parseBool01(part); ok {
 			mod = n
 			continue
 		} else if _, err := strconv.ParseUint(part, 10, 64); err == nil {
-			return 0, "", inputf("interrupt-moderation %q: a bare number is ambiguous: give rate=%s for the rate, on|off for *InterruptModeration", part, part)
+			return 0, "", badinput.Errorf("interrupt-moderation %q: a bare number is ambiguous: give rate=%s for the rate, on|off for *InterruptModeration", part, part)
 		} else {
 			r = part
 		}
 		if rate != "" && !strings.EqualFold(rate, r) {
-			return 0, "", inputf("interrupt-moderation %q asks for two rates (%q and %q): give one", value, rate, r)
+			return 0, "", badinput.Errorf("interrupt-moderation %q asks for two rates (%q and %q): give one", value, rate, r)
 		}
 		rate = r
 	}
 	if mod < 0 && rate == "" {
-		return 0, "", inputf("no interrupt-moderation setting given: %s", accepted)
+		return 0, "", badinput.Errorf("no interrupt-moderation setting given: %s", accepted)
 	}
 	return mod, rate, nil
 }
@@ -288,7 +290,7 @@ func rateNote(a adapter, rl RateLevels) string {
 
 func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("interrupt-moderation needs --adapter NAME|INDEX (latlab knob get interrupt-moderation lists them)")
+		return nil, badinput.Errorf("interrupt-moderation needs --adapter NAME|INDEX (latlab knob get interrupt-moderation lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -317,7 +319,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 			return nil, err
 		}
 		if rl.Keyword == "" {
-			return nil, inputf("%s has no interrupt moderation rate keyword (none of %s)", a.Name, strings.Join(rateKeywords, ", "))
+			return nil, badinput.Errorf("%s has no interrupt moderation rate keyword (none of %s)", a.Name, strings.Join(rateKeywords, ", "))
 		}
 		n, note, err := rl.Resolve(a.Name, rate)
 		if err != nil {

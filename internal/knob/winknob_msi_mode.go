@@ -3,6 +3,8 @@ package knob
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // msiModeName is the knob's name, written in this file only: the rest of
@@ -128,7 +130,7 @@ func parseMSI(value string) (uint32, error) {
 	case "off", "0", "disabled", "line", "line-based":
 		return 0, nil
 	}
-	return 0, inputf("invalid msi-mode value %q: accepted on (MSISupported=1) or off (0, line-based)", value)
+	return 0, badinput.Errorf("invalid msi-mode value %q: accepted on (MSISupported=1) or off (0, line-based)", value)
 }
 
 func (msiMode) Explain(value string, o ExplainOptions) (*Explanation, error) {
@@ -193,7 +195,7 @@ func (k msiMode) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("msi-mode needs --adapter NAME|INDEX (latlab knob get msi-mode lists them)")
+		return nil, badinput.Errorf("msi-mode needs --adapter NAME|INDEX (latlab knob get msi-mode lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -208,7 +210,7 @@ func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, err
 	}
 	if !strings.HasPrefix(strings.ToUpper(inst), `PCI\`) {
-		return nil, inputf("%q is not a PCI device (no PCI device instance found): MSI mode applies to PCI devices only", a.Name)
+		return nil, badinput.Errorf("%q is not a PCI device (no PCI device instance found): MSI mode applies to PCI devices only", a.Name)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{
 		"takes effect after a reboot; a device without MSI support keeps line-based interrupts",

@@ -3,6 +3,8 @@ package knob
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // netThrottleName is the knob's name, written in this file only: the rest of
@@ -54,7 +56,7 @@ func parseNTI(s string) (uint32, error) {
 	}
 	n, err := parseUint32(s)
 	if err != nil || (n != ntiOff && (n < 1 || n > 70)) {
-		return 0, inputf("network-throttling-index %q is out of range: accepted 1-70 or off (0xFFFFFFFF)", s)
+		return 0, badinput.Errorf("network-throttling-index %q is out of range: accepted 1-70 or off (0xFFFFFFFF)", s)
 	}
 	return n, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // nicBuffersName is the knob's name, written in this file only: the rest of
@@ -52,21 +54,21 @@ func parseBuffers(value string) ([]kv, error) {
 			}
 		}
 		if !ok || kw == "" {
-			return nil, inputf("invalid nic-buffers setting %q: %s", part, accepted)
+			return nil, badinput.Errorf("invalid nic-buffers setting %q: %s", part, accepted)
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil || n == 0 {
-			return nil, inputf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
+			return nil, badinput.Errorf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
 		}
 		for _, o := range out {
 			if o.key == kw {
-				return nil, inputf("nic-buffers %q sets %s twice: give it once", value, kw)
+				return nil, badinput.Errorf("nic-buffers %q sets %s twice: give it once", value, kw)
 			}
 		}
 		out = append(out, kv{kw, n})
 	}
 	if len(out) == 0 {
-		return nil, inputf("no nic-buffers setting given: %s", accepted)
+		return nil, badinput.Errorf("no nic-buffers setting given: %s", accepted)
 	}
 	return out, nil
 }
@@ -165,7 +167,7 @@ func (k nicBuffers) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("nic-buffers needs --adapter NAME|INDEX (latlab knob get nic-buffers lists them)")
+		return nil, badinput.Errorf("nic-buffers needs --adapter NAME|INDEX (latlab knob get nic-buffers lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -184,7 +186,7 @@ func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		// Unlike the RSS keywords, a buffer count the driver does not
 		// declare has no range to check and no known effect.
 		if !np.Declared {
-			return nil, inputf("%q does not declare %s in its Ndi\\Params: its driver offers no such setting", a.Name, s.key)
+			return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: its driver offers no such setting", a.Name, s.key)
 		}
 		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
 			return nil, err

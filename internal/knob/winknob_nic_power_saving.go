@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // nicPowerSavingName is the knob's name, written in this file only: the rest of
@@ -83,19 +85,19 @@ func parsePower(value string) (powerRequest, error) {
 		name, val, ok := strings.Cut(part, "=")
 		k, known := powerKw(name)
 		if !ok || !known {
-			return powerRequest{}, inputf("invalid nic-power-saving setting %q: %s", part, accepted)
+			return powerRequest{}, badinput.Errorf("invalid nic-power-saving setting %q: %s", part, accepted)
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil {
-			return powerRequest{}, inputf("%s=%s is not a number: the adapter's Ndi\\Params values are numbers", k.Name, val)
+			return powerRequest{}, badinput.Errorf("%s=%s is not a number: the adapter's Ndi\\Params values are numbers", k.Name, val)
 		}
 		if slices.ContainsFunc(r.kvs, func(x kv) bool { return x.key == k.Name }) {
-			return powerRequest{}, inputf("nic-power-saving %q sets %s twice: give it once", value, k.Name)
+			return powerRequest{}, badinput.Errorf("nic-power-saving %q sets %s twice: give it once", value, k.Name)
 		}
 		r.kvs = append(r.kvs, kv{k.Name, n})
 	}
 	if len(r.kvs) == 0 {
-		return powerRequest{}, inputf("no nic-power-saving setting given: %s", accepted)
+		return powerRequest{}, badinput.Errorf("no nic-power-saving setting given: %s", accepted)
 	}
 	return r, nil
 }
@@ -226,7 +228,7 @@ func (k nicPowerSaving) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("nic-power-saving needs --adapter NAME|INDEX (latlab knob get nic-power-saving lists them)")
+		return nil, badinput.Errorf("nic-power-saving needs --adapter NAME|INDEX (latlab knob get nic-power-saving lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -241,7 +243,7 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 		return nil, err
 	}
 	if len(nps) == 0 {
-		return nil, inputf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
+		return nil, badinput.Errorf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	set := func(np NdiParam, n uint64) error {
@@ -279,7 +281,7 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 			for _, np := range nps {
 				ds = append(ds, np.Keyword)
 			}
-			return nil, inputf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
+			return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
 		}
 		if err := set(nps[i], s.n); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/prisep"
 )
 
@@ -38,11 +39,11 @@ func prioValue(s string, o prisep.Options) (uint32, error) {
 	}
 	q, err := prisep.ParseQuery(s)
 	if err != nil {
-		return 0, inputf("invalid win32-priority-separation %q: want a number (0x26, 38) or a description (short,variable,3:1)", s)
+		return 0, badinput.Errorf("invalid win32-priority-separation %q: want a number (0x26, 38) or a description (short,variable,3:1)", s)
 	}
 	m := prisep.Find(q, o)
 	if len(m) == 0 {
-		return 0, inputf("no Win32PrioritySeparation value is %s", s)
+		return 0, badinput.Errorf("no Win32PrioritySeparation value is %s", s)
 	}
 	return m[0].Effective, nil
 }
@@ -136,7 +137,7 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if o.Find != "" {
 		q, err := prisep.ParseQuery(o.Find)
 		if err != nil {
-			return nil, &InputError{err.Error()}
+			return nil, badinput.Wrap(err)
 		}
 		pe.Find = o.Find
 		pe.Matches = prisep.Find(q, po)

@@ -7,6 +7,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // qosDscpName is the knob's name, written in this file only: the rest of
@@ -54,7 +56,7 @@ func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
 func parseDSCP(s string) (uint64, error) {
 	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
 	if err != nil || n > 63 {
-		return 0, inputf("DSCP value %q is out of range: accepted 0-63 (or remove)", s)
+		return 0, badinput.Errorf("DSCP value %q is out of range: accepted 0-63 (or remove)", s)
 	}
 	return n, nil
 }
@@ -119,7 +121,7 @@ func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 		r.Items = append(r.Items, it)
 	}
 	if sel.Policy != "" && len(r.Items) == 0 {
-		return nil, inputf("no QoS policy %q under %s", sel.Policy, QoSKey)
+		return nil, badinput.Errorf("no QoS policy %q under %s", sel.Policy, QoSKey)
 	}
 	nla := readSZ(env, NLAKey, "Do not use NLA")
 	if nla == "1" {
@@ -144,12 +146,12 @@ func qosPort(s string) (string, error) {
 	lo, hi, isRange := strings.Cut(s, ":")
 	a, err := strconv.ParseUint(lo, 10, 16)
 	if err != nil || a == 0 {
-		return "", inputf("invalid port %q: accepted *, N or N:M (1-65535)", s)
+		return "", badinput.Errorf("invalid port %q: accepted *, N or N:M (1-65535)", s)
 	}
 	if isRange {
 		b, err := strconv.ParseUint(hi, 10, 16)
 		if err != nil || b < a {
-			return "", inputf("invalid port range %q: accepted N:M with N <= M", s)
+			return "", badinput.Errorf("invalid port range %q: accepted N:M with N <= M", s)
 		}
 	}
 	return s, nil
@@ -166,7 +168,7 @@ func qosIP(s string) (ip, prefix string, err error) {
 	if net.ParseIP(s) != nil {
 		return s, "*", nil
 	}
-	return "", "", inputf("invalid IP %q: accepted *, an address or address/prefix", s)
+	return "", "", badinput.Errorf("invalid IP %q: accepted *, an address or address/prefix", s)
 }
 
 func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
@@ -175,10 +177,10 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		name = "latlab " + path.Base(strings.ReplaceAll(sel.App, `\`, "/"))
 	}
 	if name == "" {
-		return nil, inputf("qos-dscp needs --policy NAME or --app EXE")
+		return nil, badinput.Errorf("qos-dscp needs --policy NAME or --app EXE")
 	}
 	if strings.ContainsAny(name, `\`) {
-		return nil, inputf("invalid policy name %q: it must not contain a backslash", name)
+		return nil, badinput.Errorf("invalid policy name %q: it must not contain a backslash", name)
 	}
 	key := QoSKey + `\` + name
 	exists, err := env.read(regLoc(key, ""))
@@ -188,7 +190,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	p := &Plan{Knob: k.Name(), Target: name, Request: value}
 	if strings.EqualFold(strings.TrimSpace(value), "remove") {
 		if exists.IsAbsent() {
-			return nil, inputf("no QoS policy %q under %s", name, QoSKey)
+			return nil, badinput.Errorf("no QoS policy %q under %s", name, QoSKey)
 		}
 		_, vals, err := env.list(BackendRegistry, key)
 		if err != nil {
@@ -206,7 +208,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, err
 	}
 	if exists.IsAbsent() && sel.App == "" {
-		return nil, inputf("a new QoS policy needs --app EXE (the program's file name, or * for all)")
+		return nil, badinput.Errorf("a new QoS policy needs --app EXE (the program's file name, or * for all)")
 	}
 	proto := strings.ToUpper(sel.Protocol)
 	switch proto {
@@ -214,7 +216,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		proto = "*"
 	case "TCP", "UDP":
 	default:
-		return nil, inputf("invalid --protocol %q: accepted tcp, udp or *", sel.Protocol)
+		return nil, badinput.Errorf("invalid --protocol %q: accepted tcp, udp or *", sel.Protocol)
 	}
 	lport, err := qosPort(sel.LocalPort)
 	if err != nil {

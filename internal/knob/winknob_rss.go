@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // rssName is the knob's name, written in this file only: the rest of
@@ -71,16 +73,16 @@ func parseRSS(value string) ([]kv, error) {
 			for _, k := range rssKeywords {
 				ns = append(ns, k.name)
 			}
-			return nil, inputf("invalid rss setting %q: want KEYWORD=N with KEYWORD one of %s (or on|off)", part, strings.Join(ns, ", "))
+			return nil, badinput.Errorf("invalid rss setting %q: want KEYWORD=N with KEYWORD one of %s (or on|off)", part, strings.Join(ns, ", "))
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil || n < k.min || n > k.max {
-			return nil, inputf("%s=%s is out of range: accepted %d-%d (%s)", k.name, val, k.min, k.max, k.desc)
+			return nil, badinput.Errorf("%s=%s is out of range: accepted %d-%d (%s)", k.name, val, k.min, k.max, k.desc)
 		}
 		out = append(out, kv{k.name, n})
 	}
 	if len(out) == 0 {
-		return nil, inputf("no rss setting given: want e.g. *NumRssQueues=4,*RssBaseProcNumber=2 or on|off")
+		return nil, badinput.Errorf("no rss setting given: want e.g. *NumRssQueues=4,*RssBaseProcNumber=2 or on|off")
 	}
 	return out, nil
 }
@@ -178,7 +180,7 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("rss needs --adapter NAME|INDEX (latlab knob get rss lists them)")
+		return nil, badinput.Errorf("rss needs --adapter NAME|INDEX (latlab knob get rss lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -211,12 +213,12 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	bg, mg := after["*RssBaseProcGroup"], after["*RssMaxProcGroup"]
 	if b, ok := after["*RssBaseProcNumber"]; ok {
 		if m, ok := after["*RssMaxProcNumber"]; ok && bg == mg && b > m {
-			return nil, inputf("*RssBaseProcNumber %d is above *RssMaxProcNumber %d: the base must not exceed the maximum", b, m)
+			return nil, badinput.Errorf("*RssBaseProcNumber %d is above *RssMaxProcNumber %d: the base must not exceed the maximum", b, m)
 		}
 	}
 	if bg > mg {
 		if _, ok := after["*RssMaxProcGroup"]; ok {
-			return nil, inputf("*RssBaseProcGroup %d is above *RssMaxProcGroup %d", bg, mg)
+			return nil, badinput.Errorf("*RssBaseProcGroup %d is above *RssMaxProcGroup %d", bg, mg)
 		}
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}

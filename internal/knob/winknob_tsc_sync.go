@@ -3,6 +3,8 @@ package knob
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // tscSyncName is the knob's name, written in this file only: the rest of
@@ -40,7 +42,7 @@ func (tscSync) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	v := strings.ToLower(strings.TrimSpace(value))
 	m, ok := tscPolicies[v]
 	if !ok {
-		return nil, inputf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced", value)
+		return nil, badinput.Errorf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced", value)
 	}
 	ex.Text = []string{v + ": " + m}
 	ex.Data = map[string]any{"policy": v, "halp_tsc_sync_policy": map[string]int{"default": 0, "legacy": 1, "enhanced": 2}[v]}
@@ -66,7 +68,7 @@ func (k tscSync) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return p, p.add(env, tscLoc, Absent)
 	}
 	if _, ok := tscPolicies[v]; !ok {
-		return nil, inputf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced|remove", value)
+		return nil, badinput.Errorf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced|remove", value)
 	}
 	return p, p.add(env, tscLoc, Value{Type: TypeBCD, Data: []byte(v)})
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -186,12 +187,12 @@ func findAdapter(env *Env, want string) (adapter, error) {
 		return partial[0], nil
 	}
 	if len(partial) > 1 {
-		return adapter{}, inputf("adapter %q matches %d adapters: name one exactly or by index (%s)", want, len(partial), strings.Join(names, ", "))
+		return adapter{}, badinput.Errorf("adapter %q matches %d adapters: name one exactly or by index (%s)", want, len(partial), strings.Join(names, ", "))
 	}
 	if len(as) == 0 {
-		return adapter{}, inputf("unknown adapter %q: no network adapters found under %s", want, NetClassKey)
+		return adapter{}, badinput.Errorf("unknown adapter %q: no network adapters found under %s", want, NetClassKey)
 	}
-	return adapter{}, inputf("unknown adapter %q: accepted %s", want, strings.Join(names, ", "))
+	return adapter{}, badinput.Errorf("unknown adapter %q: accepted %s", want, strings.Join(names, ", "))
 }
 
 // selectAdapters returns the named adapter, or every adapter when none is named.

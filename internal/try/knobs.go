@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 )
 
@@ -85,20 +86,20 @@ func resolve(name string) (Info, knob.Knob, error) {
 	if strings.EqualFold(name, TimerResolution) {
 		in, _ := LookupInfo(TimerResolution)
 		if in.OS != knob.HostOS {
-			return in, nil, inputf("timer-resolution is the Windows timer request; on Linux the per-thread equivalent is timer-slack: latlab try timer-slack 1us --probe sleep")
+			return in, nil, badinput.Errorf("timer-resolution is the Windows timer request; on Linux the per-thread equivalent is timer-slack: latlab try timer-slack 1us --probe sleep")
 		}
 		return in, nil, nil
 	}
 	k, err := knob.Lookup(name)
 	if err != nil {
-		return Info{}, nil, inputf("%s", err.Error())
+		return Info{}, nil, badinput.Errorf("%s", err.Error())
 	}
 	in, ok := LookupInfo(k.Name())
 	if !ok {
 		return Info{}, nil, fmt.Errorf("internal: try knows nothing of knob %s", k.Name())
 	}
 	if !knob.IsNative(k) {
-		return in, k, inputf("%s is a %s setting: this is %s", k.Name(), k.OS(), knob.HostOS)
+		return in, k, badinput.Errorf("%s is a %s setting: this is %s", k.Name(), k.OS(), knob.HostOS)
 	}
 	return in, k, nil
 }
@@ -117,10 +118,10 @@ func refusal(in Info, values []string, probeCmd string) error {
 	recipe := fmt.Sprintf("%s -o before.json; latlab knob set %s %s; %s; %s -o after.json; latlab compare before.json after.json",
 		probeCmd, in.Name, quoteArg(v), step, probeCmd)
 	if in.Restart {
-		return inputf("%s takes effect only when the network adapter restarts: add --restart-adapter to have latlab try restart it after each change and each restore, or measure it in two runs: %s",
+		return badinput.Errorf("%s takes effect only when the network adapter restarts: add --restart-adapter to have latlab try restart it after each change and each restore, or measure it in two runs: %s",
 			in.Name, strings.Replace(recipe, "; reboot;", "; restart the adapter (or reboot);", 1))
 	}
-	return inputf("%s cannot be tried live: %s; measure it in two runs: %s", in.Name, in.Pending, recipe)
+	return badinput.Errorf("%s cannot be tried live: %s; measure it in two runs: %s", in.Name, in.Pending, recipe)
 }
 
 // quoteArg quotes a value for the command line of this OS when it needs

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 )
 
@@ -45,7 +46,7 @@ func TestTryRefusalSaysWhyAndHow(t *testing.T) {
 		n++
 		err := refusal(in, []string{"1"}, "latlab wake")
 		msg := err.Error()
-		if !IsInput(err) || strings.Contains(msg, "\n") {
+		if !badinput.Is(err) || strings.Contains(msg, "\n") {
 			t.Errorf("%s: %q: want one line of bad input", name, msg)
 		}
 		for _, want := range []string{name, "latlab wake -o before.json", "latlab knob set " + name + " 1", "latlab wake -o after.json", "latlab compare before.json after.json"} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 )
 
@@ -93,7 +94,7 @@ func (x *experiment) planRestart() error {
 				return fmt.Errorf("internal: %s writes %s, not under an adapter's key", x.info.Name, c.Loc)
 			}
 			if key != "" && !strings.EqualFold(k, key) {
-				return inputf("the values write to two adapters (%s and %s): --restart-adapter restarts one", key, k)
+				return badinput.Errorf("the values write to two adapters (%s and %s): --restart-adapter restarts one", key, k)
 			}
 			key = k
 		}

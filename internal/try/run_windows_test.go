@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/knob"
@@ -136,7 +137,7 @@ func TestTryDPCISRUnderWine(t *testing.T) {
 		Probe: Probe{Kind: ProbeDPCISR}}
 	res, err := Run(context.Background(), o)
 	var ue *etw.UnavailableError
-	if res != nil || !errors.As(err, &ue) || IsInput(err) {
+	if res != nil || !errors.As(err, &ue) || badinput.Is(err) {
 		t.Errorf("result %v, error %v: want the watch's UnavailableError before any block", res, err)
 	}
 }
@@ -269,7 +270,7 @@ func TestTryRestartAdapterRefusals(t *testing.T) {
 	env, reg, key := rssEnv()
 	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
 		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, Probe: Probe{Kind: ProbeDPCISR}}
-	if _, err := Plan(o); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
+	if _, err := Plan(o); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
 		t.Errorf("without the flag: %v", err)
 	}
 	if !etw.UnderWine() {
@@ -277,7 +278,7 @@ func TestTryRestartAdapterRefusals(t *testing.T) {
 	}
 	o.RestartAdapter = true
 	res, err := Run(context.Background(), o)
-	if res != nil || err == nil || IsInput(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
+	if res != nil || err == nil || badinput.Is(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
 		t.Errorf("under Wine: %v, %v", res, err)
 	}
 	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
