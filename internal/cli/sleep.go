@@ -18,7 +18,7 @@ import (
 	"github.com/latlab/latlab/internal/timer"
 )
 
-func init() { register(newSleepCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newSleepCmd(io, nil) }) }
 
 // SleepOptions are the flags of `latlab sleep`.
 type SleepOptions struct {
@@ -46,7 +46,9 @@ const (
 	defaultSleepGap     = 5 * time.Millisecond
 )
 
-func newSleepCmd(io *IO) *cobra.Command {
+// newSleepCmd builds latlab sleep. runF, when set, is given the options
+// the flags map to instead of running the probe: the tests of the mapping.
+func newSleepCmd(io *IO, runF func(*SleepOptions) error) *cobra.Command {
 	o := &SleepOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
@@ -70,6 +72,9 @@ only its later --samples mode pauses Sleep(100).)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runSleep(cmd.Context(), o)
 		},
 	}

@@ -92,6 +92,9 @@ const WakeWarmupNote = "the first wake-up of each thread is discarded as warm-up
 // RunWake is `latlab wake`: it measures as o says, reads the timer state
 // after the run and returns the result with its document.
 func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
 	r, err := Wake(ctx, o)
 	if se := (*SetupError)(nil); errors.As(err, &se) {
 		return nil, nil, err // says which setup step failed
