@@ -123,8 +123,8 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		return Usagef("invalid --samples %d: want 0 (until Ctrl-C) or a positive count", o.Samples)
 	}
 	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
-	if err := probe.ValidateSleep(po); err != nil {
-		return Usage(err)
+	if err := po.Validate(); err != nil {
+		return err
 	}
 	for _, p := range []string{o.Raw, o.Out} {
 		if p != "" {

@@ -103,34 +103,44 @@ type ServeStats struct {
 	TCPIdle    int64 `json:"tcp_idle_closed"`
 }
 
-// Listen binds every enabled server. Bind failures are the user's to fix
-// (another port, privileges), so they are input errors naming the flag.
-func Listen(o ServeOptions) (*Server, error) {
-	ip, err := netip.ParseAddr(o.Addr)
-	if err != nil {
-		return nil, badinput.Errorf("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
+// Validate checks the servers' options, in the flag names of latlab net
+// serve, for every caller; zero limits take the defaults. Bad input is a
+// badinput.Error.
+func (o ServeOptions) Validate() error {
+	if _, err := netip.ParseAddr(o.Addr); err != nil {
+		return badinput.Errorf("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
 	}
 	for _, p := range []struct {
 		v    int
 		flag string
 	}{{o.EchoPort, "--echo-port"}, {o.DiscardPort, "--discard-port"}, {o.SinkPort, "--sink-port"}} {
 		if p.v < -1 || p.v > 65535 {
-			return nil, badinput.Errorf("invalid %s %d: accepted 0-65535 (0 = any free port, -1 = off)", p.flag, p.v)
+			return badinput.Errorf("invalid %s %d: accepted 0-65535 (0 = any free port, -1 = off)", p.flag, p.v)
 		}
 	}
 	if o.EchoPort < 0 && o.DiscardPort < 0 && o.SinkPort < 0 {
-		return nil, badinput.Errorf("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
+		return badinput.Errorf("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
 	}
 	switch {
 	case o.EchoRate < 0 || o.EchoRate != o.EchoRate:
-		return nil, badinput.Errorf("invalid --echo-rate %v: want replies per second > 0", o.EchoRate)
+		return badinput.Errorf("invalid --echo-rate %v: want replies per second > 0", o.EchoRate)
 	case o.MaxConns < 0:
-		return nil, badinput.Errorf("invalid --max-conns %d: want 1 or more", o.MaxConns)
+		return badinput.Errorf("invalid --max-conns %d: want 1 or more", o.MaxConns)
 	case o.MaxPerPeer < 0:
-		return nil, badinput.Errorf("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+		return badinput.Errorf("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
 	case o.IdleTimeout < 0:
-		return nil, badinput.Errorf("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
+		return badinput.Errorf("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
 	}
+	return nil
+}
+
+// Listen binds every enabled server. Bind failures are the user's to fix
+// (another port, privileges), so they are input errors naming the flag.
+func Listen(o ServeOptions) (*Server, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	ip := netip.MustParseAddr(o.Addr)
 	s := &Server{onConn: o.OnConn, slots: newSlots(o.MaxConns, o.MaxPerPeer), idle: o.IdleTimeout, now: o.now}
 	if s.idle == 0 {
 		s.idle = DefaultIdleTimeout

@@ -162,8 +162,8 @@ func validateProbe(p Probe) error {
 	case ProbeSleep:
 		o := p.Sleep
 		o.Samples = 1
-		if err := probe.ValidateSleep(o); err != nil {
-			return badinput.Errorf("%s", err.Error())
+		if err := o.Validate(); err != nil {
+			return err
 		}
 	case ProbeWake:
 		if p.Wake.Interval <= 0 {
