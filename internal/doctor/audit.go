@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // The check-up's vocabulary is the knob catalogue's: each knob declares
@@ -161,7 +162,7 @@ func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*
 
 func fill(c *Case, it knob.Item, notes []string) {
 	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
-	c.Raw = knob.Absent
+	c.Raw = backend.Absent
 	if it.Raw != nil {
 		c.Raw = *it.Raw
 	}
@@ -235,7 +236,7 @@ func physicalIfaces(env *knob.Env) []string {
 }
 
 func filesRoot(env *knob.Env) string {
-	if fb, ok := env.Backends[knob.BackendFile].(knob.Files); ok {
+	if fb, ok := env.Backends[backend.BackendFile].(knob.Files); ok {
 		return fb.Root
 	}
 	return ""

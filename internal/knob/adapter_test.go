@@ -6,18 +6,20 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 )
 
 // addAdapter adds a network adapter to the in-memory registry: its
 // driver service and, when rateEnum is not nil, an ITR enum.
-func addAdapter(m *Mem, index, name, service string, rateEnum map[string]string) string {
+func addAdapter(m *knobtest.Mem, index, name, service string, rateEnum map[string]string) string {
 	key := NetClassKey + `\` + index
-	m.Set(key, "DriverDesc", SZ(name))
-	m.Set(key, "*InterruptModeration", SZ("1"))
-	m.Set(key+`\Ndi`, "Service", SZ(service))
-	m.Set(key+`\Ndi\Params\ITR`, "type", SZ("enum"))
+	m.Set(key, "DriverDesc", backend.SZ(name))
+	m.Set(key, "*InterruptModeration", backend.SZ("1"))
+	m.Set(key+`\Ndi`, "Service", backend.SZ(service))
+	m.Set(key+`\Ndi\Params\ITR`, "type", backend.SZ("enum"))
 	for v, d := range rateEnum {
-		m.Set(key+`\Ndi\Params\ITR\Enum`, v, SZ(d))
+		m.Set(key+`\Ndi\Params\ITR\Enum`, v, backend.SZ(d))
 	}
 	return key
 }
@@ -41,7 +43,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 	if !strings.Contains(string(b), `"levels_from":"adapter"`) || !strings.Contains(string(b), `"level":"Medium"`) {
 		t.Errorf("JSON %s: want the level and where the levels come from", b)
 	}
-	reg.Set(NetClassKey+`\0007`, "ITR", SZ("250"))
+	reg.Set(NetClassKey+`\0007`, "ITR", backend.SZ("250"))
 	for _, c := range []struct{ in, want string }{
 		{"medium", "125"}, {"Extreme", "500"}, {"rate=minimal", "32"}, {"rate=64", "64"}, {"on,rate=off", "0"},
 	} {
@@ -51,7 +53,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 			continue
 		}
 		itr := p.Changes[len(p.Changes)-1]
-		if itr.Loc.Name != "ITR" || itr.New.String() != c.want || itr.New.Type != TypeSZ {
+		if itr.Loc.Name != "ITR" || itr.New.String() != c.want || itr.New.Type != backend.TypeSZ {
 			t.Errorf("%s: wrote %s=%s (%s), want ITR=%s", c.in, itr.Loc.Name, itr.New, itr.New.Type, c.want)
 		}
 	}
@@ -72,7 +74,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 func TestInterruptModerationFallback(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	addAdapter(reg, "0003", "Intel(R) Ethernet Connection (7) I219-V", "e1dexpress", nil)
-	reg.Set(NetClassKey+`\0003`, "ITR", SZ("65535"))
+	reg.Set(NetClassKey+`\0003`, "ITR", backend.SZ("65535"))
 	addAdapter(reg, "0004", "Contoso 10G", "contoso", nil)
 
 	r := get(t, env, "interrupt-moderation", Selector{Adapter: "I219"})
@@ -101,9 +103,9 @@ func TestInterruptModerationFallback(t *testing.T) {
 
 	// A rate keyword of number type is checked against its min/max.
 	k := NetClassKey + `\0004\Ndi\Params\ITR`
-	reg.Set(k, "type", SZ("int"))
-	reg.Set(k, "min", SZ("100"))
-	reg.Set(k, "max", SZ("10000"))
+	reg.Set(k, "type", backend.SZ("int"))
+	reg.Set(k, "min", backend.SZ("100"))
+	reg.Set(k, "max", backend.SZ("10000"))
 	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=50"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 100-10000") {
 		t.Errorf("int type out of range: %v", err)
 	}
@@ -188,13 +190,13 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 		{"1", "*RssBaseProcNumber=3", "accepts 0-6 in steps of 2"},
 	} {
 		rtk := NetClassKey + `\0001\Ndi\Params\`
-		reg.Set(rtk+"*MaxRssProcessors", "type", SZ("int"))
-		reg.Set(rtk+"*MaxRssProcessors", "min", SZ("1"))
-		reg.Set(rtk+"*MaxRssProcessors", "max", SZ("8"))
-		reg.Set(rtk+"*RssBaseProcNumber", "type", SZ("int"))
-		reg.Set(rtk+"*RssBaseProcNumber", "min", SZ("0"))
-		reg.Set(rtk+"*RssBaseProcNumber", "max", SZ("6"))
-		reg.Set(rtk+"*RssBaseProcNumber", "step", SZ("2"))
+		reg.Set(rtk+"*MaxRssProcessors", "type", backend.SZ("int"))
+		reg.Set(rtk+"*MaxRssProcessors", "min", backend.SZ("1"))
+		reg.Set(rtk+"*MaxRssProcessors", "max", backend.SZ("8"))
+		reg.Set(rtk+"*RssBaseProcNumber", "type", backend.SZ("int"))
+		reg.Set(rtk+"*RssBaseProcNumber", "min", backend.SZ("0"))
+		reg.Set(rtk+"*RssBaseProcNumber", "max", backend.SZ("6"))
+		reg.Set(rtk+"*RssBaseProcNumber", "step", backend.SZ("2"))
 		_, err := plan(env, "rss", Selector{Adapter: c.adapter}, c.value)
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s on %s: %v, want an input error containing %q", c.value, c.adapter, err, c.want)
@@ -214,7 +216,7 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 		t.Errorf("rss get detail %s: want what the adapter offers", b)
 	}
 	// *InterruptModeration is checked against its enum too.
-	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), Absent)
+	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), backend.Absent)
 	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
 		t.Errorf("*InterruptModeration=0 not offered: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/systool"
 )
 
@@ -122,18 +123,18 @@ func (b *BCD) object(path string) (BCDObject, error) {
 	return objs[0], nil // bcdedit localises "identifier"; /enum {current} prints that one object
 }
 
-func (b *BCD) Read(l Loc) (Value, error) {
+func (b *BCD) Read(l backend.Loc) (backend.Value, error) {
 	o, err := b.object(l.Path)
 	if err != nil {
-		return Value{}, err
+		return backend.Value{}, err
 	}
 	if v, ok := o.Get(l.Name); ok {
-		return Value{Type: TypeBCD, Data: []byte(v)}, nil
+		return backend.Value{Type: backend.TypeBCD, Data: []byte(v)}, nil
 	}
-	return Absent, nil
+	return backend.Absent, nil
 }
 
-func (b *BCD) Write(l Loc, v Value) error {
+func (b *BCD) Write(l backend.Loc, v backend.Value) error {
 	var err error
 	if v.IsAbsent() {
 		_, err = b.Run("/deletevalue", l.Path, l.Name)
@@ -145,7 +146,7 @@ func (b *BCD) Write(l Loc, v Value) error {
 
 // CheckWrite reads the object: bcdedit refuses to open the store without
 // elevation, for reading as for writing.
-func (b *BCD) CheckWrite(l Loc) error {
+func (b *BCD) CheckWrite(l backend.Loc) error {
 	_, err := b.object(l.Path)
 	return err
 }

@@ -3,6 +3,8 @@ package knob
 import (
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // What the check-up (latlab doctor) and the experiments (latlab try) know
@@ -27,10 +29,10 @@ const (
 type Case struct {
 	Knob     string
 	Target   string
-	Value    string // as the reading shows it
-	Meaning  string // the reading's decoded meaning
-	Raw      Value  // the stored value; absent when not stored
-	Detail   any    // the reading item's detail (decoded structure)
+	Value    string        // as the reading shows it
+	Meaning  string        // the reading's decoded meaning
+	Raw      backend.Value // the stored value; absent when not stored
+	Detail   any           // the reading item's detail (decoded structure)
 	Extra    []Change
 	Warnings []string
 	Notes    []string // the reading's notes

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // ErrNotSupported is a setting the driver or kernel does not offer.
@@ -74,15 +75,15 @@ func (Coalesce) JSONSchemaText() string {
 }
 
 // Value is the stored form of c.
-func (c Coalesce) Value() Value {
+func (c Coalesce) Value() backend.Value {
 	b, _ := c.MarshalJSON()
-	return Value{Type: TypeEthCoalesce, Data: b}
+	return backend.Value{Type: backend.TypeEthCoalesce, Data: b}
 }
 
 // DecodeCoalesce reads a stored value.
-func DecodeCoalesce(v Value) (Coalesce, error) {
+func DecodeCoalesce(v backend.Value) (Coalesce, error) {
 	var c Coalesce
-	if v.Type != TypeEthCoalesce {
+	if v.Type != backend.TypeEthCoalesce {
 		return c, fmt.Errorf("not a coalesce value: %s", v.Type)
 	}
 	var m map[string]uint32

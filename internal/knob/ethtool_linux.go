@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/safchain/ethtool"
 	"golang.org/x/sys/unix"
 )
@@ -13,7 +14,7 @@ import (
 // tests never change this machine's NICs by accident.
 type ethtoolBackend struct{ root string }
 
-func newEthtool(root string) Backend { return ethtoolBackend{root: root} }
+func newEthtool(root string) backend.Backend { return ethtoolBackend{root: root} }
 
 func (b ethtoolBackend) open() (*ethtool.Ethtool, error) {
 	if b.root != "/" && b.root != "" {
@@ -32,20 +33,20 @@ func ethErr(iface string, err error) error {
 	return fmt.Errorf("%s: ethtool: %w", iface, err)
 }
 
-func (b ethtoolBackend) Read(l Loc) (Value, error) {
+func (b ethtoolBackend) Read(l backend.Loc) (backend.Value, error) {
 	e, err := b.open()
 	if err != nil {
-		return Value{}, err
+		return backend.Value{}, err
 	}
 	defer e.Close()
 	c, err := e.GetCoalesce(l.Path)
 	if err != nil {
-		return Value{}, ethErr(l.Path, err)
+		return backend.Value{}, ethErr(l.Path, err)
 	}
 	return fromEthtool(c).Value(), nil
 }
 
-func (b ethtoolBackend) Write(l Loc, v Value) error {
+func (b ethtoolBackend) Write(l backend.Loc, v backend.Value) error {
 	c, err := DecodeCoalesce(v)
 	if err != nil {
 		return err
@@ -61,7 +62,7 @@ func (b ethtoolBackend) Write(l Loc, v Value) error {
 	return nil
 }
 
-func (b ethtoolBackend) CheckWrite(l Loc) error {
+func (b ethtoolBackend) CheckWrite(l backend.Loc) error {
 	_, err := b.Read(l)
 	return err
 }

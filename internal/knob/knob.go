@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Knob is one setting.
@@ -41,7 +42,7 @@ type Knob interface {
 	// leave there; otherwise it says why not. Apply vets every change and
 	// Revert every journal entry: the journal names places and bytes, and
 	// only the catalogue decides which of them latlab may write.
-	Vet(target string, l Loc, v Value) error
+	Vet(target string, l backend.Loc, v backend.Value) error
 	// Checkup is what the check-up (latlab doctor) knows of the knob.
 	Checkup() Checkup
 	// Experiment is how a change takes effect, for latlab try.
@@ -93,13 +94,13 @@ type Reading struct {
 
 // Item is one instance's current value.
 type Item struct {
-	Target   string   `json:"target,omitempty"`
-	Loc      *Loc     `json:"loc,omitempty"`
-	Raw      *Value   `json:"raw,omitempty"` // as stored, for export
-	Value    string   `json:"value"`
-	Meaning  string   `json:"meaning"`
-	Detail   any      `json:"detail,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Target   string         `json:"target,omitempty"`
+	Loc      *backend.Loc   `json:"loc,omitempty"`
+	Raw      *backend.Value `json:"raw,omitempty"` // as stored, for export
+	Value    string         `json:"value"`
+	Meaning  string         `json:"meaning"`
+	Detail   any            `json:"detail,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 	// Extra are further stored values of the same instance (all RSS
 	// keywords of an adapter) for export.
 	Extra []Change `json:"-"`
@@ -107,9 +108,9 @@ type Item struct {
 
 // Change is one write: Loc from Old to New.
 type Change struct {
-	Loc Loc   `json:"loc"`
-	Old Value `json:"old"`
-	New Value `json:"new"`
+	Loc backend.Loc   `json:"loc"`
+	Old backend.Value `json:"old"`
+	New backend.Value `json:"new"`
 	// Guard, when set, must still read the same for a revert to write:
 	// it tells the process whose timer slack was set from a later one
 	// that got the same PID.
@@ -121,9 +122,9 @@ type Change struct {
 
 // Guard is a value that identifies what a change was made to.
 type Guard struct {
-	Loc   Loc    `json:"loc"`
-	Value Value  `json:"value"`
-	What  string `json:"what"` // said when the guard no longer matches
+	Loc   backend.Loc   `json:"loc"`
+	Value backend.Value `json:"value"`
+	What  string        `json:"what"` // said when the guard no longer matches
 }
 
 // Plan is what `knob set` would do.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -37,7 +38,7 @@ func TestRealProcReads(t *testing.T) {
 
 func TestEthtoolLoopbackUnsupported(t *testing.T) {
 	env := NewEnv("/")
-	_, err := env.read(Loc{Backend: BackendEthtool, Path: "lo", Name: "coalesce"})
+	_, err := env.read(backend.Loc{Backend: backend.BackendEthtool, Path: "lo", Name: "coalesce"})
 	if !errors.Is(err, ErrNotSupported) {
 		t.Fatalf("coalescing on lo: %v, want not supported", err)
 	}
@@ -46,7 +47,7 @@ func TestEthtoolLoopbackUnsupported(t *testing.T) {
 		t.Fatalf("plan on lo: %v", err)
 	}
 	// Under a fixture root the real NICs are never touched.
-	_, err = NewEnv(testutil.TempDir(t)).read(Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"})
+	_, err = NewEnv(testutil.TempDir(t)).read(backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"})
 	if err == nil || !strings.Contains(err.Error(), "not available under --root") {
 		t.Fatalf("ethtool under a fixture root: %v", err)
 	}

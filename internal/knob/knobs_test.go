@@ -10,6 +10,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -153,7 +154,7 @@ func TestQoSRemoveAndList(t *testing.T) {
 	pol := QoSKey + `\voice`
 	for n, v := range map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
 		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "*", "Remote IP Prefix Length": "*", "DSCP Value": "46", "Throttle Rate": "-1"} {
-		reg.Set(pol, n, SZ(v))
+		reg.Set(pol, n, backend.SZ(v))
 	}
 	r := get(t, env, "qos-dscp", Selector{})
 	if len(r.Items) != 1 || r.Items[0].Value != "DSCP 46 (EF)" || !strings.Contains(r.Items[0].Meaning, "voip.exe UDP") {
@@ -181,7 +182,7 @@ func TestPrioSepKnob(t *testing.T) {
 		t.Fatalf("reading %+v", r.Items[0])
 	}
 	p, err := plan(env, "win32-priority-separation", Selector{}, "long,fixed")
-	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != TypeDWORD {
+	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != backend.TypeDWORD {
 		t.Fatalf("plan by description: %+v %v", p, err)
 	}
 	// Fixed quanta with PsPrioritySeparation 2: equal quanta, boost 2.
@@ -193,16 +194,16 @@ func TestPrioSepKnob(t *testing.T) {
 	if len(p.Changes) != 0 {
 		t.Fatalf("setting the current value plans %d changes", len(p.Changes))
 	}
-	reg.Set(prioKey, "Win32PrioritySeparation", SZ("2")) // a hand-made REG_SZ keeps its type
+	reg.Set(prioKey, "Win32PrioritySeparation", backend.SZ("2")) // a hand-made REG_SZ keeps its type
 	p, _ = plan(env, "win32-priority-separation", Selector{}, "0x26")
-	if p.Changes[0].New.Type != TypeSZ {
+	if p.Changes[0].New.Type != backend.TypeSZ {
 		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
-	reg.Set(prioKey, "Win32PrioritySeparation", Value{Type: TypeBinary, Data: []byte{0x26}})
+	reg.Set(prioKey, "Win32PrioritySeparation", backend.Value{Type: backend.TypeBinary, Data: []byte{0x26}})
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {
 		t.Errorf("REG_BINARY value: %+v", it)
 	}
-	reg.Write(prioLoc, Absent)
+	reg.Write(prioLoc, backend.Absent)
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "(absent)" || !strings.HasPrefix(it.Meaning, "absent: ") {
 		t.Errorf("absent value: %+v", it)
 	}
@@ -344,7 +345,7 @@ func TestBCDBackend(t *testing.T) {
 		}
 		return []byte("The operation completed successfully.\r\n"), nil
 	}}
-	env := &Env{Backends: map[string]Backend{BackendBCD: b}}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendBCD: b}}
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tsc-sync-policy", Selector{}, "legacy"}})
 	if val != "legacy" {
@@ -467,8 +468,8 @@ func TestScripts(t *testing.T) {
 		}
 		changes = append(changes, p.Changes...)
 	}
-	changes = append(changes, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Bin"), New: Value{Type: TypeBinary, Data: []byte{1, 0xab}}},
-		Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Gone"), New: Absent}, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab\Old`, ""), New: Absent})
+	changes = append(changes, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Bin"), New: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 0xab}}},
+		Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Gone"), New: backend.Absent}, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab\Old`, ""), New: backend.Absent})
 	var lin []Change
 	for _, s := range linuxSteps[:6] {
 		p, err := plan(env, s.knob, s.sel, s.value)
@@ -480,7 +481,7 @@ func TestScripts(t *testing.T) {
 	old := Coalesce{}
 	newc := old
 	newc[0], newc[9] = 50, 1
-	lin = append(lin, Change{Loc: Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})
+	lin = append(lin, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})
 	g := goldie.New(t)
 	for _, f := range []string{FormatReg, FormatPS1} {
 		lines, err := Script(changes, f)
@@ -499,8 +500,8 @@ func TestScripts(t *testing.T) {
 // A change with Skip set is a comment in every format, never a write.
 func TestScriptSkip(t *testing.T) {
 	changes := []Change{
-		{Loc: fileLoc("proc/4242/timerslack_ns"), New: FileValue("50000\n"), Skip: "process 4242 has exited"},
-		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: DWORD(2), Skip: "gone"},
+		{Loc: fileLoc("proc/4242/timerslack_ns"), New: backend.FileValue("50000\n"), Skip: "process 4242 has exited"},
+		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: backend.DWORD(2), Skip: "gone"},
 	}
 	for f, want := range map[string][]string{
 		FormatSh:  {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
@@ -524,28 +525,28 @@ func TestScriptSkip(t *testing.T) {
 }
 
 func TestValueHelpers(t *testing.T) {
-	if v := SZ("4"); v.String() != "4" || len(v.Data) != 4 {
+	if v := backend.SZ("4"); v.String() != "4" || len(v.Data) != 4 {
 		t.Errorf("SZ: %x", v.Data)
 	}
-	if n, err := SZ(" 12 ").Uint(); err != nil || n != 12 {
+	if n, err := backend.SZ(" 12 ").Uint(); err != nil || n != 12 {
 		t.Errorf("Uint of SZ: %d %v", n, err)
 	}
-	if WithNumber(SZ("1"), 5, TypeDWORD).Type != TypeSZ || WithNumber(Absent, 5, TypeDWORD).Type != TypeDWORD || WithNumber(QWORD(1), 5, TypeSZ).Type != TypeQWORD {
+	if backend.WithNumber(backend.SZ("1"), 5, backend.TypeDWORD).Type != backend.TypeSZ || backend.WithNumber(backend.Absent, 5, backend.TypeDWORD).Type != backend.TypeDWORD || backend.WithNumber(backend.QWORD(1), 5, backend.TypeSZ).Type != backend.TypeQWORD {
 		t.Error("WithNumber does not keep the type")
 	}
-	if Same(FileValue("3\n"), FileValue("3")) || !Same(FileValue("3\n"), FileValue("3\n")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
+	if backend.Same(backend.FileValue("3\n"), backend.FileValue("3")) || !backend.Same(backend.FileValue("3\n"), backend.FileValue("3\n")) || backend.Same(backend.DWORD(1), backend.SZ("1")) || !backend.Same(backend.Absent, backend.Value{}) || backend.Same(backend.Absent, backend.DWORD(0)) {
 		t.Error("Same")
 	}
-	if !Same(SZ("4"), Value{Type: TypeSZ, Data: []byte{'4', 0}}) || Same(SZ("4"), SZ("4 ")) {
+	if !backend.Same(backend.SZ("4"), backend.Value{Type: backend.TypeSZ, Data: []byte{'4', 0}}) || backend.Same(backend.SZ("4"), backend.SZ("4 ")) {
 		t.Error("a REG_SZ is the same with or without its terminating NUL, and only then")
 	}
-	if !Same(Value{Type: TypeBCD, Data: []byte("Enhanced")}, Value{Type: TypeBCD, Data: []byte("enhanced")}) {
+	if !backend.Same(backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")}, backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced")}) {
 		t.Error("BCD values differ only in case")
 	}
-	if RegTypeName(4) != TypeDWORD || RegTypeName(99) != "REG_TYPE_99" {
+	if backend.RegTypeName(4) != backend.TypeDWORD || backend.RegTypeName(99) != "REG_TYPE_99" {
 		t.Error("RegTypeName")
 	}
-	if n, ok := RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
+	if n, ok := backend.RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
 		t.Error("RegTypeNumber")
 	}
 }
@@ -645,7 +646,7 @@ func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
 	vals := map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
 		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "192.0.2.0", "Remote IP Prefix Length": "24", "DSCP Value": "46", "Throttle Rate": "2000"}
 	for n, v := range vals {
-		reg.Set(pol, n, SZ(v))
+		reg.Set(pol, n, backend.SZ(v))
 	}
 	changed := func(sel Selector, value string) map[string]string {
 		t.Helper()
@@ -671,8 +672,8 @@ func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
 		t.Errorf("protocol and remote IP: changes %v", got)
 	}
 	// A hand-made policy without some values does not get them added.
-	reg.Write(regLoc(pol, "Throttle Rate"), Absent)
-	reg.Write(regLoc(pol, "Application Name"), Absent)
+	reg.Write(regLoc(pol, "Throttle Rate"), backend.Absent)
+	reg.Write(regLoc(pol, "Application Name"), backend.Absent)
 	if got := changed(Selector{}, "0"); len(got) != 1 || got["DSCP Value"] != "46->0" {
 		t.Errorf("policy without Throttle Rate and Application Name: changes %v", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -74,10 +75,10 @@ func (k clocksource) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	p.Notes = append(p.Notes, "takes effect at once and lasts until reboot; clocksource= on the kernel command line makes it permanent")
-	return p, p.add(env, csCurrentLoc, FileValue(value+"\n"))
+	return p, p.add(env, csCurrentLoc, backend.FileValue(value+"\n"))
 }
 
-func (k clocksource) Vet(target string, l Loc, v Value) error {
+func (k clocksource) Vet(target string, l backend.Loc, v backend.Value) error {
 	if err := noTarget(k.Name(), target); err != nil {
 		return err
 	}

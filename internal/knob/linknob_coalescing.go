@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 func init() { register(coalescing{}) }
@@ -16,8 +17,8 @@ const coalescingName = "coalescing"
 
 type coalescing struct{ linuxKnob }
 
-func coalesceLoc(iface string) Loc {
-	return Loc{Backend: BackendEthtool, Path: iface, Name: "coalesce"}
+func coalesceLoc(iface string) backend.Loc {
+	return backend.Loc{Backend: backend.BackendEthtool, Path: iface, Name: "coalesce"}
 }
 
 func (coalescing) Name() string { return coalescingName }
@@ -105,7 +106,7 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	return p, p.add(env, l, c.Value())
 }
 
-func (k coalescing) Vet(target string, l Loc, v Value) error {
+func (k coalescing) Vet(target string, l backend.Loc, v backend.Value) error {
 	if !validIface(target) || l != coalesceLoc(target) {
 		return notMine(k.Name(), target, l)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/cpuset"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 func init() { register(irqAffinity{}) }
@@ -42,7 +43,7 @@ func (irqAffinity) Explain(value string, o ExplainOptions) (*Explanation, error)
 	return ex, nil
 }
 
-func irqLoc(irq string) Loc { return fileLoc("proc/irq/" + irq + "/smp_affinity_list") }
+func irqLoc(irq string) backend.Loc { return fileLoc("proc/irq/" + irq + "/smp_affinity_list") }
 
 func onlineCPUs(env *Env) []int {
 	s, _, err := readText(env, fileLoc("sys/devices/system/cpu/online"))
@@ -74,7 +75,7 @@ func checkOnline(env *Env, cpus []int) error {
 }
 
 func (k irqAffinity) Get(env *Env, sel Selector) (*Reading, error) {
-	irqs, _, err := env.list(BackendFile, "proc/irq")
+	irqs, _, err := env.list(backend.BackendFile, "proc/irq")
 	if err != nil {
 		return nil, fmt.Errorf("list IRQs: %w", err)
 	}
@@ -126,10 +127,10 @@ func (k irqAffinity) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: "irq " + sel.IRQ, Request: value}
 	p.Notes = append(p.Notes, "irqbalance, if running, may move it back")
-	return p, p.add(env, l, FileValue(cpuset.FormatList(cpus)+"\n"))
+	return p, p.add(env, l, backend.FileValue(cpuset.FormatList(cpus)+"\n"))
 }
 
-func (k irqAffinity) Vet(target string, l Loc, v Value) error {
+func (k irqAffinity) Vet(target string, l backend.Loc, v backend.Value) error {
 	irq, ok := strings.CutPrefix(target, "irq ")
 	if _, err := strconv.Atoi(irq); !ok || err != nil {
 		return fmt.Errorf("%s target %q is not irq N", k.Name(), target)

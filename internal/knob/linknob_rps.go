@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/cpuset"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 func init() { register(rps{}) }
@@ -65,14 +66,14 @@ func parseRPS(value string) ([]int, error) {
 
 type rxQueue struct{ iface, queue string }
 
-func rpsLoc(iface, queue string) Loc {
+func rpsLoc(iface, queue string) backend.Loc {
 	return fileLoc("sys/class/net/" + iface + "/queues/" + queue + "/rps_cpus")
 }
 
 // selectIfaces returns the named network interface, or every one when
 // none is named.
 func selectIfaces(env *Env, iface string) ([]string, error) {
-	ifaces, _, err := env.list(BackendFile, "sys/class/net")
+	ifaces, _, err := env.list(backend.BackendFile, "sys/class/net")
 	if err != nil {
 		return nil, fmt.Errorf("list network interfaces: %w", err)
 	}
@@ -92,7 +93,7 @@ func rxQueues(env *Env, sel Selector) ([]rxQueue, error) {
 	}
 	var qs []rxQueue
 	for _, ifc := range ifaces {
-		dirs, _, err := env.list(BackendFile, "sys/class/net/"+ifc+"/queues")
+		dirs, _, err := env.list(backend.BackendFile, "sys/class/net/"+ifc+"/queues")
 		if err != nil {
 			continue
 		}
@@ -161,14 +162,14 @@ func (k rps) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if v.IsAbsent() {
 			continue // kernels without CONFIG_RPS
 		}
-		if err := p.add(env, l, FileValue(cpuset.FormatMask(cpus, s)+"\n")); err != nil {
+		if err := p.add(env, l, backend.FileValue(cpuset.FormatMask(cpus, s)+"\n")); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (k rps) Vet(target string, l Loc, v Value) error {
+func (k rps) Vet(target string, l backend.Loc, v backend.Value) error {
 	iface, queue, _ := strings.Cut(target, " ")
 	if !validIface(iface) || (queue != "" && !isRxQueue(queue)) {
 		return fmt.Errorf("%s target %q is not an interface and an optional rx queue", k.Name(), target)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 func init() { register(tcpDsack{}) }
@@ -65,10 +66,10 @@ func (k tcpDsack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, badinput.Errorf("invalid tcp-dsack %q: accepted 0|1|on|off", value)
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
-	return p, p.add(env, dsackLoc, FileValue(fmt.Sprintf("%d\n", n)))
+	return p, p.add(env, dsackLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
 }
 
-func (k tcpDsack) Vet(target string, l Loc, v Value) error {
+func (k tcpDsack) Vet(target string, l backend.Loc, v backend.Value) error {
 	if err := noTarget(k.Name(), target); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 func init() { register(tcpRecovery{}) }
@@ -94,7 +95,7 @@ func (tcpRecovery) Explain(value string, o ExplainOptions) (*Explanation, error)
 
 var recoveryLoc = fileLoc("proc/sys/net/ipv4/tcp_recovery")
 
-func sysctlGet(env *Env, name string, l Loc, meaning func(string) string) (*Reading, error) {
+func sysctlGet(env *Env, name string, l backend.Loc, meaning func(string) string) (*Reading, error) {
 	s, v, err := readText(env, l)
 	if err != nil {
 		return nil, err
@@ -133,10 +134,10 @@ func (k tcpRecovery) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, badinput.Errorf("invalid tcp-recovery %q: %v", value, err)
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
-	return p, p.add(env, recoveryLoc, FileValue(fmt.Sprintf("%d\n", n)))
+	return p, p.add(env, recoveryLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
 }
 
-func (k tcpRecovery) Vet(target string, l Loc, v Value) error {
+func (k tcpRecovery) Vet(target string, l backend.Loc, v backend.Value) error {
 	if err := noTarget(k.Name(), target); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // timerSlackName is the knob's name, written in this file only: the rest of
@@ -64,12 +65,12 @@ func (timerSlack) Explain(value string, o ExplainOptions) (*Explanation, error) 
 	return ex, nil
 }
 
-func slackLoc(sel Selector) (Loc, string, error) {
+func slackLoc(sel Selector) (backend.Loc, string, error) {
 	pid := sel.PID
 	if pid == "" {
 		pid = "self"
 	} else if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-		return Loc{}, "", badinput.Errorf("invalid --pid %q: want a process id", pid)
+		return backend.Loc{}, "", badinput.Errorf("invalid --pid %q: want a process id", pid)
 	}
 	return fileLoc("proc/" + pid + "/timerslack_ns"), "pid " + pid, nil
 }
@@ -121,7 +122,7 @@ func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: target, Request: value}
 	p.Notes = append(p.Notes, "only the main thread of the process changes; threads it starts later inherit the new slack")
-	if err := p.add(env, l, FileValue(strconv.FormatInt(ns, 10)+"\n")); err != nil {
+	if err := p.add(env, l, backend.FileValue(strconv.FormatInt(ns, 10)+"\n")); err != nil {
 		return nil, err
 	}
 	// The start time (field 22 of /proc/PID/stat) tells this process from
@@ -134,11 +135,11 @@ func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 }
 
 // slackGuardLoc is the start time of process pid (field 22 of its stat).
-func slackGuardLoc(pid string) Loc {
-	return Loc{Backend: BackendFile, Path: "proc/" + pid + "/stat", Name: "stat-field:22"}
+func slackGuardLoc(pid string) backend.Loc {
+	return backend.Loc{Backend: backend.BackendFile, Path: "proc/" + pid + "/stat", Name: "stat-field:22"}
 }
 
-func (k timerSlack) Vet(target string, l Loc, v Value) error {
+func (k timerSlack) Vet(target string, l backend.Loc, v backend.Value) error {
 	pid, ok := strings.CutPrefix(target, "pid ")
 	if !ok {
 		return fmt.Errorf("%s target %q is not pid N", k.Name(), target)

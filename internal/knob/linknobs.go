@@ -2,6 +2,8 @@ package knob
 
 import (
 	"strings"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // The Linux knobs: files under /proc and /sys (through the Files backend,
@@ -12,9 +14,9 @@ type linuxKnob struct{}
 
 func (linuxKnob) OS() string { return "linux" }
 
-func fileLoc(p string) Loc { return Loc{Backend: BackendFile, Path: p} }
+func fileLoc(p string) backend.Loc { return backend.Loc{Backend: backend.BackendFile, Path: p} }
 
-func readText(env *Env, l Loc) (string, Value, error) {
+func readText(env *Env, l backend.Loc) (string, backend.Value, error) {
 	v, err := env.read(l)
 	if err != nil {
 		return "", v, err
@@ -25,7 +27,7 @@ func readText(env *Env, l Loc) (string, Value, error) {
 	return strings.TrimSpace(string(v.Data)), v, nil
 }
 
-func item(target string, l Loc, v Value, meaning string) Item {
+func item(target string, l backend.Loc, v backend.Value, meaning string) Item {
 	loc, raw := l, v
 	return Item{Target: target, Loc: &loc, Raw: &raw, Value: v.String(), Meaning: meaning}
 }

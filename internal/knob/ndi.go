@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // A network adapter's driver states, under <class key>\Ndi\Params\<kw>,
@@ -90,7 +91,7 @@ func readNdiParam(env *Env, adapterKey, kw string) (NdiParam, error) {
 			p.Step = n
 		}
 	}
-	_, names, err := env.list(BackendRegistry, key+`\Enum`)
+	_, names, err := env.list(backend.BackendRegistry, key+`\Enum`)
 	if err == nil {
 		if len(names) > maxNdiEnum {
 			names = names[:maxNdiEnum]

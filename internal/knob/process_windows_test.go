@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -43,7 +44,7 @@ func snapKey(t *testing.T, r knob.Registry, key string, s map[string]string) {
 	}
 	s["key "+strings.ToLower(key)] = "exists"
 	for _, v := range vals {
-		val, err := r.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: v})
+		val, err := r.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: v})
 		if err != nil {
 			t.Fatal(err)
 		}

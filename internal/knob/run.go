@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // The Run functions of this package (RunList, RunGet, RunExplain, RunSet,
@@ -45,9 +46,9 @@ func lookupNative(name string) (Knob, error) {
 // ShowValue renders a stored value as the knob commands print it: with
 // its type where the type says something (a registry DWORD), without
 // where it says nothing (a file's text, a BCD element).
-func ShowValue(v Value) string {
-	if v.IsAbsent() || v.Type == TypeKey || v.Type == TypeFile || v.Type == TypeBCD || v.Type == TypeEthCoalesce {
-		if v.Type == TypeKey {
+func ShowValue(v backend.Value) string {
+	if v.IsAbsent() || v.Type == backend.TypeKey || v.Type == backend.TypeFile || v.Type == backend.TypeBCD || v.Type == backend.TypeEthCoalesce {
+		if v.Type == backend.TypeKey {
 			return "(key exists)"
 		}
 		return v.String()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // The helpers the knobs' Vet methods share (each Vet lives in its knob's
@@ -40,7 +42,7 @@ func vetEntry(e *Entry) error {
 	return nil
 }
 
-func notMine(knob, target string, l Loc) error {
+func notMine(knob, target string, l backend.Loc) error {
 	if target != "" {
 		return fmt.Errorf("%s is not a value %s writes for %q", l, knob, target)
 	}
@@ -60,8 +62,8 @@ const maxSettingFile = 16 << 10
 
 // fileText returns the text of a kernel setting file: one line of
 // printable ASCII and its newline, never empty.
-func fileText(v Value) (string, error) {
-	if v.Type != TypeFile {
+func fileText(v backend.Value) (string, error) {
+	if v.Type != backend.TypeFile {
 		return "", fmt.Errorf("a %s value, not the content of a file", v.Type)
 	}
 	if len(v.Data) > maxSettingFile {
@@ -80,7 +82,7 @@ func fileText(v Value) (string, error) {
 	return s, nil
 }
 
-func fileInt(v Value) error {
+func fileInt(v backend.Value) error {
 	s, err := fileText(v)
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func fileInt(v Value) error {
 	return nil
 }
 
-func fileUint(v Value) error {
+func fileUint(v backend.Value) error {
 	s, err := fileText(v)
 	if err != nil {
 		return err
@@ -131,8 +133,8 @@ func isRxQueue(s string) bool {
 
 // --- Windows ---------------------------------------------------------------
 
-func sameRegLoc(l, want Loc) bool {
-	return l.Backend == BackendRegistry && want.Backend == BackendRegistry &&
+func sameRegLoc(l, want backend.Loc) bool {
+	return l.Backend == backend.BackendRegistry && want.Backend == backend.BackendRegistry &&
 		strings.EqualFold(l.Path, want.Path) && strings.EqualFold(l.Name, want.Name)
 }
 
@@ -140,8 +142,8 @@ func sameRegLoc(l, want Loc) bool {
 // in one of keys: the key itself or one of its parents, never a root or a
 // key right below one (HKLM\SOFTWARE always exists), with v absent or the
 // key.
-func createdKey(l Loc, v Value, keys ...string) bool {
-	if l.Backend != BackendRegistry || l.Name != "" || !(v.IsAbsent() || v.Type == TypeKey) || len(v.Data) > 0 {
+func createdKey(l backend.Loc, v backend.Value, keys ...string) bool {
+	if l.Backend != backend.BackendRegistry || l.Name != "" || !(v.IsAbsent() || v.Type == backend.TypeKey) || len(v.Data) > 0 {
 		return false
 	}
 	if strings.Count(l.Path, `\`) < 2 || strings.HasSuffix(l.Path, `\`) || strings.Contains(l.Path, `\\`) {
@@ -160,24 +162,24 @@ func createdKey(l Loc, v Value, keys ...string) bool {
 // regNumber checks a value a numeric knob can hold: absent (the knob's
 // default) or a number as a DWORD, a QWORD or a decimal string (NDIS
 // keywords are REG_SZ).
-func regNumber(v Value) error {
+func regNumber(v backend.Value) error {
 	switch v.Type {
-	case TypeAbsent:
+	case backend.TypeAbsent:
 		if len(v.Data) > 0 {
 			return errors.New("an absent value with data")
 		}
 		return nil
-	case TypeDWORD, TypeDWORDBE:
+	case backend.TypeDWORD, backend.TypeDWORDBE:
 		if len(v.Data) != 4 {
 			return fmt.Errorf("a %s of %d bytes", v.Type, len(v.Data))
 		}
 		return nil
-	case TypeQWORD:
+	case backend.TypeQWORD:
 		if len(v.Data) != 8 {
 			return fmt.Errorf("a %s of %d bytes", v.Type, len(v.Data))
 		}
 		return nil
-	case TypeSZ, TypeExpandSZ:
+	case backend.TypeSZ, backend.TypeExpandSZ:
 		if len(v.Data) > 256 || len(v.Data)%2 != 0 {
 			return fmt.Errorf("a %s of %d bytes, not a number", v.Type, len(v.Data))
 		}
@@ -190,17 +192,17 @@ func regNumber(v Value) error {
 }
 
 // regAnyValue checks a value of any type a QoS policy can hold.
-func regAnyValue(v Value) error {
+func regAnyValue(v backend.Value) error {
 	switch v.Type {
-	case TypeAbsent:
+	case backend.TypeAbsent:
 		return regNumber(v)
-	case TypeDWORD, TypeQWORD:
+	case backend.TypeDWORD, backend.TypeQWORD:
 		return regNumber(v)
-	case TypeSZ, TypeExpandSZ, TypeMultiSZ:
+	case backend.TypeSZ, backend.TypeExpandSZ, backend.TypeMultiSZ:
 		if len(v.Data)%2 != 0 {
 			return fmt.Errorf("a %s of an odd number of bytes", v.Type)
 		}
-	case TypeBinary:
+	case backend.TypeBinary:
 	default:
 		return fmt.Errorf("a %s value", v.Type)
 	}
@@ -210,7 +212,7 @@ func regAnyValue(v Value) error {
 	return nil
 }
 
-func vetRegNumber(knob, target string, l Loc, v Value, want Loc) error {
+func vetRegNumber(knob, target string, l backend.Loc, v backend.Value, want backend.Loc) error {
 	if err := noTarget(knob, target); err != nil {
 		return err
 	}
@@ -234,9 +236,9 @@ func cutKey(path, key string) (string, bool) {
 
 // adapterValue reports whether l is a value named one of names in an
 // adapter's class key (NetClassKey\NNNN).
-func adapterValue(l Loc, names []string) bool {
+func adapterValue(l backend.Loc, names []string) bool {
 	idx, ok := cutKey(l.Path, NetClassKey)
-	if l.Backend != BackendRegistry || !ok || len(idx) != 4 {
+	if l.Backend != backend.BackendRegistry || !ok || len(idx) != 4 {
 		return false
 	}
 	if _, err := strconv.ParseUint(idx, 10, 16); err != nil {

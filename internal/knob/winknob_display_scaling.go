@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // displayScalingName is the knob's name, written in this file only: the rest of
@@ -98,11 +99,11 @@ func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, err
 
 // scalingLocs finds the Scaling values below the configuration key (they
 // sit two or three levels down: <id>\00 or <id>\00\00).
-func scalingLocs(env *Env, config string) ([]Loc, error) {
-	var out []Loc
+func scalingLocs(env *Env, config string) ([]backend.Loc, error) {
+	var out []backend.Loc
 	var walk func(key string, depth int) error
 	walk = func(key string, depth int) error {
-		keys, vals, err := env.list(BackendRegistry, key)
+		keys, vals, err := env.list(backend.BackendRegistry, key)
 		if err != nil {
 			return err
 		}
@@ -124,7 +125,7 @@ func scalingLocs(env *Env, config string) ([]Loc, error) {
 		return nil
 	}
 	if err := walk(graphicsConfigKey, 0); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, backend.ErrNotFound) {
 			return nil, nil
 		}
 		return nil, err
@@ -140,7 +141,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 	r := &Reading{Knob: k.Name()}
 	requested := map[uint32]bool{}
 	for _, l := range locs {
-		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v Value) string {
+		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v backend.Value) string {
 			n, err := v.Uint()
 			if err != nil {
 				return "unreadable: " + err.Error()
@@ -205,14 +206,14 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 	p := &Plan{Knob: k.Name(), Target: sel.Config, Request: value,
 		Notes: []string{"a request: Windows applies it at the next mode change or sign-in; `latlab knob get display-scaling` shows what the active paths use"}}
 	for _, l := range locs {
-		if _, err := p.addNumber(env, l, uint64(n), TypeDWORD); err != nil {
+		if _, err := p.addNumber(env, l, uint64(n), backend.TypeDWORD); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (k displayScaling) Vet(target string, l Loc, v Value) error {
+func (k displayScaling) Vet(target string, l backend.Loc, v backend.Value) error {
 	rest, ok := cutKey(l.Path, graphicsConfigKey)
 	if !strings.EqualFold(l.Path, graphicsConfigKey) && !ok {
 		return notMine(k.Name(), target, l)
@@ -221,7 +222,7 @@ func (k displayScaling) Vet(target string, l Loc, v Value) error {
 	if rest != "" {
 		parts = strings.Split(rest, `\`)
 	}
-	if l.Backend != BackendRegistry || !strings.EqualFold(l.Name, "Scaling") || len(parts) > 3 || (target != "" && len(parts) == 0) {
+	if l.Backend != backend.BackendRegistry || !strings.EqualFold(l.Name, "Scaling") || len(parts) > 3 || (target != "" && len(parts) == 0) {
 		return notMine(k.Name(), target, l)
 	}
 	for i, p := range parts {

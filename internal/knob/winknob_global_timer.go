@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -60,7 +61,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 }
 
 func (k globalTimer) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", globalTimerLoc, func(v Value) string {
+	it, err := regItem(env, "", globalTimerLoc, func(v backend.Value) string {
 		n, _ := v.Uint()
 		return globalMeaning(env.Build, env.Server, n, v.IsAbsent())
 	})
@@ -83,11 +84,11 @@ func (k globalTimer) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, badinput.Errorf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
 	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"takes effect after a reboot"}}
-	_, err := p.addNumber(env, globalTimerLoc, uint64(n), TypeDWORD)
+	_, err := p.addNumber(env, globalTimerLoc, uint64(n), backend.TypeDWORD)
 	return p, err
 }
 
-func (k globalTimer) Vet(target string, l Loc, v Value) error {
+func (k globalTimer) Vet(target string, l backend.Loc, v backend.Value) error {
 	return vetRegNumber(k.Name(), target, l, v, globalTimerLoc)
 }
 

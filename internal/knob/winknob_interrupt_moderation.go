@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // interruptModerationName is the knob's name, written in this file only: the rest of
@@ -309,7 +310,7 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 		if err := mp.CheckAgainst(a.Name, int64(mod)); err != nil {
 			return nil, err
 		}
-		if _, err := p.addNumber(env, regLoc(a.Key, "*InterruptModeration"), uint64(mod), TypeSZ); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, "*InterruptModeration"), uint64(mod), backend.TypeSZ); err != nil {
 			return nil, err
 		}
 	}
@@ -331,14 +332,14 @@ func (k intModeration) Plan(env *Env, sel Selector, value string) (*Plan, error)
 		if d := rl.Describe(strconv.FormatUint(n, 10)); d != "" {
 			p.Notes = append(p.Notes, fmt.Sprintf("new %s level: %s (%d, the driver's code, not interrupts per second)", rl.Keyword, d, n))
 		}
-		if _, err := p.addNumber(env, regLoc(a.Key, rl.Keyword), n, TypeSZ); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, rl.Keyword), n, backend.TypeSZ); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (k intModeration) Vet(target string, l Loc, v Value) error {
+func (k intModeration) Vet(target string, l backend.Loc, v backend.Value) error {
 	if target == "" || !adapterValue(l, append([]string{"*InterruptModeration"}, rateKeywords...)) {
 		return notMine(k.Name(), target, l)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // msiModeName is the knob's name, written in this file only: the rest of
@@ -71,7 +72,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 		return id, nil
 	}
 	driver := strings.ToLower(NetClassKey[strings.LastIndexByte(NetClassKey, '\\')+1:] + `\` + a.Index)
-	ids, _, err := env.list(BackendRegistry, EnumKey+`\PCI`)
+	ids, _, err := env.list(backend.BackendRegistry, EnumKey+`\PCI`)
 	if err != nil {
 		return "", nil // no PCI enumerator readable: not a PCI device as far as can be told
 	}
@@ -79,7 +80,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 		ids = ids[:maxEnumIDs]
 	}
 	for _, id := range ids {
-		insts, _, err := env.list(BackendRegistry, EnumKey+`\PCI\`+id)
+		insts, _, err := env.list(backend.BackendRegistry, EnumKey+`\PCI\`+id)
 		if err != nil {
 			continue
 		}
@@ -97,7 +98,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 	return "", nil
 }
 
-func msiLoc(instance string) Loc {
+func msiLoc(instance string) backend.Loc {
 	return regLoc(EnumKey+`\`+instance+`\`+msiSubkey, "MSISupported")
 }
 
@@ -107,7 +108,7 @@ type MSIDetail struct {
 	MessageNumberLimit string `json:"message_number_limit,omitempty"`
 }
 
-func msiMeaning(v Value) string {
+func msiMeaning(v backend.Value) string {
 	if v.IsAbsent() {
 		return "line-based interrupts: no MSISupported, the driver's INF did not ask for MSI"
 	}
@@ -156,7 +157,7 @@ func (msiMode) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex.Text = []string{fmt.Sprintf("MSISupported=%d: %s", n, msiMeaning(DWORD(n))), "takes effect after a reboot"}
+	ex.Text = []string{fmt.Sprintf("MSISupported=%d: %s", n, msiMeaning(backend.DWORD(n))), "takes effect after a reboot"}
 	ex.Data = map[string]uint32{"MSISupported": n}
 	return ex, nil
 }
@@ -215,14 +216,14 @@ func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{
 		"takes effect after a reboot; a device without MSI support keeps line-based interrupts",
 	}}
-	if _, err := p.addNumber(env, msiLoc(inst), uint64(n), TypeDWORD); err != nil {
+	if _, err := p.addNumber(env, msiLoc(inst), uint64(n), backend.TypeDWORD); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (k msiMode) Vet(target string, l Loc, v Value) error {
-	if target == "" || l.Backend != BackendRegistry {
+func (k msiMode) Vet(target string, l backend.Loc, v backend.Value) error {
+	if target == "" || l.Backend != backend.BackendRegistry {
 		return notMine(k.Name(), target, l)
 	}
 	rest, ok := cutKey(l.Path, EnumKey)
@@ -244,7 +245,7 @@ func (k msiMode) Vet(target string, l Loc, v Value) error {
 	}
 	if l.Name == "" {
 		// A key ensureKey adds on the way: created and deleted, no data.
-		if !(v.IsAbsent() || v.Type == TypeKey) || len(v.Data) > 0 {
+		if !(v.IsAbsent() || v.Type == backend.TypeKey) || len(v.Data) > 0 {
 			return fmt.Errorf("%s: a key, not a %s value", l, v.Type)
 		}
 		return nil

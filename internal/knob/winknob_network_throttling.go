@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // netThrottleName is the knob's name, written in this file only: the rest of
@@ -87,7 +88,7 @@ func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error)
 }
 
 func (k netThrottle) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", ntiLoc, func(v Value) string {
+	it, err := regItem(env, "", ntiLoc, func(v backend.Value) string {
 		n, _ := v.Uint()
 		return ntiMeaning(n, v.IsAbsent())
 	})
@@ -106,11 +107,11 @@ func (k netThrottle) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if n == ntiOff {
 		p.Notes = append(p.Notes, "GamingPCSetup measured higher NDIS.sys DPC latency with throttling off on one Intel adapter (unexplained); measure before and after")
 	}
-	_, err = p.addNumber(env, ntiLoc, uint64(n), TypeDWORD)
+	_, err = p.addNumber(env, ntiLoc, uint64(n), backend.TypeDWORD)
 	return p, err
 }
 
-func (k netThrottle) Vet(target string, l Loc, v Value) error {
+func (k netThrottle) Vet(target string, l backend.Loc, v backend.Value) error {
 	return vetRegNumber(k.Name(), target, l, v, ntiLoc)
 }
 

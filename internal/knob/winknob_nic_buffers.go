@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // nicBuffersName is the knob's name, written in this file only: the rest of
@@ -191,14 +192,14 @@ func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
 			return nil, err
 		}
-		if _, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, backend.TypeSZ); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-func (k nicBuffers) Vet(target string, l Loc, v Value) error {
+func (k nicBuffers) Vet(target string, l backend.Loc, v backend.Value) error {
 	var names []string
 	for _, b := range bufferKeywords {
 		names = append(names, b.name)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // nicPowerSavingName is the knob's name, written in this file only: the rest of
@@ -250,7 +251,7 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 		if err := np.CheckAgainst(a.Name, int64(n)); err != nil {
 			return err
 		}
-		_, err := p.addNumber(env, regLoc(a.Key, np.Keyword), n, TypeSZ)
+		_, err := p.addNumber(env, regLoc(a.Key, np.Keyword), n, backend.TypeSZ)
 		return err
 	}
 	for _, np := range nps {
@@ -290,7 +291,7 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 	return p, nil
 }
 
-func (k nicPowerSaving) Vet(target string, l Loc, v Value) error {
+func (k nicPowerSaving) Vet(target string, l backend.Loc, v backend.Value) error {
 	var names []string
 	for _, p := range powerKeywords {
 		names = append(names, p.Name)

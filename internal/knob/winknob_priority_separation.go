@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/prisep"
 )
 
@@ -216,11 +217,11 @@ func (k prioSep) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if n > 0x3F {
 		p.Notes = append(p.Notes, fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X", n, n&0x3F))
 	}
-	_, err = p.addNumber(env, prioLoc, uint64(n), TypeDWORD)
+	_, err = p.addNumber(env, prioLoc, uint64(n), backend.TypeDWORD)
 	return p, err
 }
 
-func (k prioSep) Vet(target string, l Loc, v Value) error {
+func (k prioSep) Vet(target string, l backend.Loc, v backend.Value) error {
 	return vetRegNumber(k.Name(), target, l, v, prioLoc)
 }
 

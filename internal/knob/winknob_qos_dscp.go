@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // qosDscpName is the knob's name, written in this file only: the rest of
@@ -79,8 +80,8 @@ func dscpName(n uint64) string {
 
 func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 	r := &Reading{Knob: k.Name()}
-	names, _, err := env.list(BackendRegistry, QoSKey)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	names, _, err := env.list(backend.BackendRegistry, QoSKey)
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
 		return nil, err
 	}
 	for _, n := range names {
@@ -99,7 +100,7 @@ func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 			if !v.IsAbsent() {
 				vals[vn] = v.String()
 				it.Extra = append(it.Extra, Change{Loc: l, Old: v, New: v})
-				if v.Type != TypeSZ {
+				if v.Type != backend.TypeSZ {
 					it.Warnings = append(it.Warnings, fmt.Sprintf("%q is %s; Windows reads REG_SZ", vn, v.Type))
 				}
 			}
@@ -192,16 +193,16 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if exists.IsAbsent() {
 			return nil, badinput.Errorf("no QoS policy %q under %s", name, QoSKey)
 		}
-		_, vals, err := env.list(BackendRegistry, key)
+		_, vals, err := env.list(backend.BackendRegistry, key)
 		if err != nil {
 			return nil, err
 		}
 		for _, vn := range vals {
-			if err := p.add(env, regLoc(key, vn), Absent); err != nil {
+			if err := p.add(env, regLoc(key, vn), backend.Absent); err != nil {
 				return nil, err
 			}
 		}
-		return p, p.add(env, regLoc(key, ""), Absent)
+		return p, p.add(env, regLoc(key, ""), backend.Absent)
 	}
 	dscp, err := parseDSCP(value)
 	if err != nil {
@@ -266,13 +267,13 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	for _, vn := range qosValueNames {
 		if w, ok := want[vn]; ok {
-			if err := p.add(env, regLoc(key, vn), SZ(w)); err != nil {
+			if err := p.add(env, regLoc(key, vn), backend.SZ(w)); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if sel.NoNLA {
-		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), SZ("1")); err != nil {
+		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), backend.SZ("1")); err != nil {
 			return nil, err
 		}
 	} else if readSZ(env, NLAKey, "Do not use NLA") != "1" {
@@ -282,7 +283,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	return p, nil
 }
 
-func (k qosDSCP) Vet(target string, l Loc, v Value) error {
+func (k qosDSCP) Vet(target string, l backend.Loc, v backend.Value) error {
 	if target == "" || strings.Contains(target, `\`) || hasControl(target) {
 		return fmt.Errorf("%s target %q is not a policy name", k.Name(), target)
 	}
@@ -295,11 +296,11 @@ func (k qosDSCP) Vet(target string, l Loc, v Value) error {
 		if v.IsAbsent() {
 			return regNumber(v)
 		}
-		if v.Type != TypeSZ || len(v.Data) > 256 {
+		if v.Type != backend.TypeSZ || len(v.Data) > 256 {
 			return fmt.Errorf("%s of %d bytes: %q is a short REG_SZ", v.Type, len(v.Data), nla.Name)
 		}
 		return nil
-	case l.Backend == BackendRegistry && strings.EqualFold(l.Path, pol) && l.Name != "" && len(l.Name) <= 16383 && !hasControl(l.Name):
+	case l.Backend == backend.BackendRegistry && strings.EqualFold(l.Path, pol) && l.Name != "" && len(l.Name) <= 16383 && !hasControl(l.Name):
 		// `remove` takes every value of the policy, whatever its name.
 		return regAnyValue(v)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // rssName is the knob's name, written in this file only: the rest of
@@ -223,7 +224,7 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	for _, s := range kvs {
-		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ)
+		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, backend.TypeSZ)
 		if err != nil {
 			return nil, err
 		}
@@ -234,7 +235,7 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	return p, nil
 }
 
-func (k rssKnob) Vet(target string, l Loc, v Value) error {
+func (k rssKnob) Vet(target string, l backend.Loc, v backend.Value) error {
 	var names []string
 	for _, kw := range rssKeywords {
 		names = append(names, kw.name)

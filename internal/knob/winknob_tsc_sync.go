@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // tscSyncName is the knob's name, written in this file only: the rest of
@@ -13,7 +14,7 @@ const tscSyncName = "tsc-sync-policy"
 
 func init() { register(tscSync{}) }
 
-var tscLoc = Loc{Backend: BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}
+var tscLoc = backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}
 
 type tscSync struct{ windowsKnob }
 
@@ -65,15 +66,15 @@ func (k tscSync) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	v := strings.ToLower(strings.TrimSpace(value))
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"read at boot: takes effect after a reboot"}}
 	if v == "remove" || v == "absent" || v == "delete" {
-		return p, p.add(env, tscLoc, Absent)
+		return p, p.add(env, tscLoc, backend.Absent)
 	}
 	if _, ok := tscPolicies[v]; !ok {
 		return nil, badinput.Errorf("invalid tsc-sync-policy %q: accepted default|legacy|enhanced|remove", value)
 	}
-	return p, p.add(env, tscLoc, Value{Type: TypeBCD, Data: []byte(v)})
+	return p, p.add(env, tscLoc, backend.Value{Type: backend.TypeBCD, Data: []byte(v)})
 }
 
-func (k tscSync) Vet(target string, l Loc, v Value) error {
+func (k tscSync) Vet(target string, l backend.Loc, v backend.Value) error {
 	if err := noTarget(k.Name(), target); err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (k tscSync) Vet(target string, l Loc, v Value) error {
 	if v.IsAbsent() {
 		return regNumber(v)
 	}
-	if _, ok := tscPolicies[strings.ToLower(string(v.Data))]; v.Type != TypeBCD || !ok {
+	if _, ok := tscPolicies[strings.ToLower(string(v.Data))]; v.Type != backend.TypeBCD || !ok {
 		return fmt.Errorf("%s %q is not a tscsyncpolicy (default, legacy, enhanced)", v.Type, v.Data)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -19,7 +20,9 @@ type windowsKnob struct{}
 
 func (windowsKnob) OS() string { return "windows" }
 
-func regLoc(key, name string) Loc { return Loc{Backend: BackendRegistry, Path: key, Name: name} }
+func regLoc(key, name string) backend.Loc {
+	return backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: name}
+}
 
 // parseUint32 reads 38, 0x26 or 26h.
 func parseUint32(s string) (uint32, error) {
@@ -58,7 +61,7 @@ func ensureKey(env *Env, p *Plan, key string) error {
 		k = k[:i]
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := p.add(env, regLoc(missing[i], ""), KeyValue); err != nil {
+		if err := p.add(env, regLoc(missing[i], ""), backend.KeyValue); err != nil {
 			return err
 		}
 	}
@@ -66,7 +69,7 @@ func ensureKey(env *Env, p *Plan, key string) error {
 }
 
 // regItem reads one registry value into a reading item.
-func regItem(env *Env, target string, l Loc, meaning func(Value) string) (Item, error) {
+func regItem(env *Env, target string, l backend.Loc, meaning func(backend.Value) string) (Item, error) {
 	v, err := env.read(l)
 	if err != nil {
 		return Item{}, err
@@ -131,8 +134,8 @@ func readSZ(env *Env, key, name string) string {
 }
 
 func adapters(env *Env) ([]adapter, error) {
-	keys, _, err := env.list(BackendRegistry, NetClassKey)
-	if errors.Is(err, ErrNotFound) {
+	keys, _, err := env.list(backend.BackendRegistry, NetClassKey)
+	if errors.Is(err, backend.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {

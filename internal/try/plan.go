@@ -12,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
@@ -375,7 +376,7 @@ func samePlan(a, b []knob.Change) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Loc != b[i].Loc || !knob.Same(a[i].New, b[i].New) {
+		if a[i].Loc != b[i].Loc || !backend.Same(a[i].New, b[i].New) {
 			return false
 		}
 	}

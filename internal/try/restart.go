@@ -10,6 +10,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // A network adapter reads its advanced properties (RSS, interrupt
@@ -100,11 +101,11 @@ func (x *experiment) planRestart() error {
 		}
 	}
 	read := func(name string) string {
-		b := x.env.Backends[knob.BackendRegistry]
+		b := x.env.Backends[backend.BackendRegistry]
 		if b == nil {
 			return ""
 		}
-		v, err := b.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: name})
+		v, err := b.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: name})
 		if err != nil || v.IsAbsent() {
 			return ""
 		}
