@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
@@ -16,7 +15,7 @@ import (
 // Windows': the verdict is not asserted, only that the run completes,
 // restores the value and writes its document.
 func TestTryPrioritySeparationWine(t *testing.T) {
-	reg := knob.Registry{}
+	reg := backend.Registry{}
 	loc := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
 	orig, err := reg.Read(loc)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // underKey is the real registry with HKLM moved under a test key of
 // HKCU, so the test fills "HKLM" without touching the machine's.
 type underKey struct {
-	r   knob.Registry
+	r   backend.Registry
 	key string
 }
 
@@ -51,7 +51,7 @@ func (u underKey) set(t *testing.T) (set func(path, name string, v backend.Value
 	return set, createKey
 }
 
-func removeTree(r knob.Registry, key string) {
+func removeTree(r backend.Registry, key string) {
 	keys, vals, err := r.List(key)
 	if err != nil {
 		return
@@ -92,7 +92,7 @@ func TestAuditRealRegistry(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d-%v-%d", c.build, c.server, c.global), func(t *testing.T) {
 			key := fmt.Sprintf(`HKCU\Software\latlab-test-%d-doctor-%d`, os.Getpid(), c.build)
-			t.Cleanup(func() { removeTree(knob.Registry{}, key) })
+			t.Cleanup(func() { removeTree(backend.Registry{}, key) })
 			u := underKey{key: key}
 			set, createKey := u.set(t)
 			windowsValues(set, createKey)

@@ -88,7 +88,7 @@ var ruleCases = []ruleCase{
 	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
 		win: func(env *knob.Env, _, _ *knobtest.Mem) {
 			env.Privileged = func() error { return errors.New("not elevated") }
-			env.Backends[backend.BackendBCD] = &knob.BCD{Run: func(...string) ([]byte, error) {
+			env.Backends[backend.BackendBCD] = &backend.BCD{Run: func(...string) ([]byte, error) {
 				return nil, errors.New("bcdedit /enum {current}: exit status 1: The boot configuration data store could not be opened.\r\nAccess is denied.")
 			}}
 		}},

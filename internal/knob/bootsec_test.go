@@ -14,7 +14,7 @@ import (
 // security facts given.
 func bcdEnv(sec BootSecurity, secErr error) *Env {
 	val := ""
-	b := &BCD{Run: func(args ...string) ([]byte, error) {
+	b := &backend.BCD{Run: func(args ...string) ([]byte, error) {
 		switch args[0] {
 		case "/enum":
 			out := "Windows Boot Loader\r\n-------------------\r\nidentifier              {current}\r\n"

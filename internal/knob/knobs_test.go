@@ -282,7 +282,7 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	objs, err := ParseBCDEnum(f)
+	objs, err := backend.ParseBCDEnum(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Errorf("path %q", v)
 	}
 	b, _ := os.ReadFile("testdata/bcdedit-enum-all.txt")
-	objs, err = ParseBCDEnum(strings.NewReader(string(b)))
+	objs, err = backend.ParseBCDEnum(strings.NewReader(string(b)))
 	if err != nil || len(objs) != 2 {
 		t.Fatalf("all: %d objects, %v", len(objs), err)
 	}
@@ -313,11 +313,11 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Error("tscsyncpolicy found where it is absent")
 	}
 	for _, bad := range []string{"", "-----\n", "x\n    continued\n"} {
-		if _, err := ParseBCDEnum(strings.NewReader(bad)); err == nil {
+		if _, err := backend.ParseBCDEnum(strings.NewReader(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}
-	if _, err := ParseBCDEnum(strings.NewReader("Windows Boot Loader\n---\n  orphan\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := backend.ParseBCDEnum(strings.NewReader("Windows Boot Loader\n---\n  orphan\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("orphan continuation: %v", err)
 	}
 }
@@ -329,7 +329,7 @@ func TestBCDBackend(t *testing.T) {
 	text := strings.ReplaceAll(string(cur), "tscsyncpolicy           Enhanced\r\n", "")
 	val := ""
 	var calls []string
-	b := &BCD{Run: func(args ...string) ([]byte, error) {
+	b := &backend.BCD{Run: func(args ...string) ([]byte, error) {
 		calls = append(calls, strings.Join(args, " "))
 		switch args[0] {
 		case "/enum":
@@ -585,7 +585,7 @@ func FuzzParseBCDEnum(f *testing.F) {
 	}
 	f.Add("H\n--\n a\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		objs, err := ParseBCDEnum(strings.NewReader(s))
+		objs, err := backend.ParseBCDEnum(strings.NewReader(s))
 		if err == nil && len(objs) == 0 {
 			t.Fatal("no objects and no error")
 		}

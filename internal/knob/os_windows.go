@@ -26,8 +26,8 @@ func newEnv(root string) *Env {
 	v := windows.RtlGetVersion()
 	e := &Env{
 		Backends: map[string]backend.Backend{
-			backend.BackendRegistry: Registry{},
-			backend.BackendBCD:      NewBCD(),
+			backend.BackendRegistry: backend.Registry{},
+			backend.BackendBCD:      backend.NewBCD(),
 		},
 		Build:        v.BuildNumber,
 		Server:       v.ProductType != 1, // VER_NT_WORKSTATION

@@ -15,11 +15,11 @@ import (
 func testKey(t *testing.T) string {
 	t.Helper()
 	key := fmt.Sprintf(`HKCU\Software\latlab-test-%d-%s`, os.Getpid(), t.Name())
-	t.Cleanup(func() { removeKey(Registry{}, key) })
+	t.Cleanup(func() { removeKey(backend.Registry{}, key) })
 	return key
 }
 
-func removeKey(r Registry, key string) {
+func removeKey(r backend.Registry, key string) {
 	keys, vals, err := r.List(key)
 	if err != nil {
 		return
@@ -34,7 +34,7 @@ func removeKey(r Registry, key string) {
 }
 
 func TestRegistryTypesRoundTrip(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
 	if v, err := r.Read(regLoc(key, "")); err != nil || !v.IsAbsent() {
 		t.Fatalf("fresh key: %v %v", v, err)
@@ -92,7 +92,7 @@ func TestRegistryTypesRoundTrip(t *testing.T) {
 // TestRegistryApplyRevert runs the journal over the real registry: a
 // DWORD and a REG_SZ that exist, a value and keys that do not.
 func TestRegistryApplyRevert(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
 	r.Write(regLoc(key, ""), backend.KeyValue)
 	r.Write(regLoc(key, "dw"), backend.DWORD(2))
@@ -153,7 +153,7 @@ func TestQueryDisplayPathsRuns(t *testing.T) {
 // Ndi\Params read through the real registry: an enum keyword and a
 // number keyword, as an INF writes them (REG_SZ throughout).
 func TestRegistryNdiParams(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
 	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: r}}
 	for _, k := range []string{key, key + `\Ndi`, key + `\Ndi\Params`, key + `\Ndi\Params\*NumRssQueues`, key + `\Ndi\Params\*NumRssQueues\Enum`, key + `\Ndi\Params\*MaxRssProcessors`} {

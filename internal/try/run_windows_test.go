@@ -25,7 +25,7 @@ var prioValue = backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM
 // 0x28 block. Under Wine this proves the registry path, not Windows
 // scheduling: the verdict is not asserted.
 func TestTryPrioritySeparationRegistry(t *testing.T) {
-	reg := knob.Registry{}
+	reg := backend.Registry{}
 	orig, err := reg.Read(prioValue)
 	if err != nil {
 		t.Fatal(err)

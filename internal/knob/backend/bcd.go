@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/systool"
 )
 
@@ -123,18 +122,18 @@ func (b *BCD) object(path string) (BCDObject, error) {
 	return objs[0], nil // bcdedit localises "identifier"; /enum {current} prints that one object
 }
 
-func (b *BCD) Read(l backend.Loc) (backend.Value, error) {
+func (b *BCD) Read(l Loc) (Value, error) {
 	o, err := b.object(l.Path)
 	if err != nil {
-		return backend.Value{}, err
+		return Value{}, err
 	}
 	if v, ok := o.Get(l.Name); ok {
-		return backend.Value{Type: backend.TypeBCD, Data: []byte(v)}, nil
+		return Value{Type: TypeBCD, Data: []byte(v)}, nil
 	}
-	return backend.Absent, nil
+	return Absent, nil
 }
 
-func (b *BCD) Write(l backend.Loc, v backend.Value) error {
+func (b *BCD) Write(l Loc, v Value) error {
 	var err error
 	if v.IsAbsent() {
 		_, err = b.Run("/deletevalue", l.Path, l.Name)
@@ -146,7 +145,7 @@ func (b *BCD) Write(l backend.Loc, v backend.Value) error {
 
 // CheckWrite reads the object: bcdedit refuses to open the store without
 // elevation, for reading as for writing.
-func (b *BCD) CheckWrite(l backend.Loc) error {
+func (b *BCD) CheckWrite(l Loc) error {
 	_, err := b.object(l.Path)
 	return err
 }

@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 
-	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/winapi"
 )
 
@@ -37,40 +36,40 @@ func notFound(err error) bool {
 	return errors.Is(err, registry.ErrNotExist) || errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND)
 }
 
-func (Registry) Read(l backend.Loc) (backend.Value, error) {
+func (Registry) Read(l Loc) (Value, error) {
 	root, sub, err := splitRoot(l.Path)
 	if err != nil {
-		return backend.Value{}, err
+		return Value{}, err
 	}
 	k, err := registry.OpenKey(root, sub, registry.QUERY_VALUE|wow64)
 	if notFound(err) {
-		return backend.Absent, nil
+		return Absent, nil
 	}
 	if err != nil {
-		return backend.Value{}, fmt.Errorf("open %s: %w", l.Path, err)
+		return Value{}, fmt.Errorf("open %s: %w", l.Path, err)
 	}
 	defer k.Close()
 	if l.Name == "" {
-		return backend.KeyValue, nil
+		return KeyValue, nil
 	}
 	buf := make([]byte, 256)
 	for {
 		n, typ, err := k.GetValue(l.Name, buf)
 		if notFound(err) {
-			return backend.Absent, nil
+			return Absent, nil
 		}
 		if errors.Is(err, registry.ErrShortBuffer) || errors.Is(err, windows.ERROR_MORE_DATA) || (err == nil && n > len(buf)) {
 			buf = make([]byte, n)
 			continue
 		}
 		if err != nil {
-			return backend.Value{}, fmt.Errorf("read %s: %w", l, err)
+			return Value{}, fmt.Errorf("read %s: %w", l, err)
 		}
-		return backend.Value{Type: backend.RegTypeName(typ), Data: append([]byte(nil), buf[:n]...)}, nil
+		return Value{Type: RegTypeName(typ), Data: append([]byte(nil), buf[:n]...)}, nil
 	}
 }
 
-func (r Registry) Write(l backend.Loc, v backend.Value) error {
+func (r Registry) Write(l Loc, v Value) error {
 	root, sub, err := splitRoot(l.Path)
 	if err != nil {
 		return err
@@ -109,7 +108,7 @@ func (r Registry) Write(l backend.Loc, v backend.Value) error {
 		}
 		return nil
 	}
-	typ, ok := backend.RegTypeNumber(v.Type)
+	typ, ok := RegTypeNumber(v.Type)
 	if !ok {
 		return fmt.Errorf("write %s: %s is not a registry type", l, v.Type)
 	}
@@ -129,7 +128,7 @@ func (r Registry) Write(l backend.Loc, v backend.Value) error {
 
 // CheckWrite opens the key (or, for a key still to be created, its
 // nearest existing parent) with the access the write needs.
-func (Registry) CheckWrite(l backend.Loc) error {
+func (Registry) CheckWrite(l Loc) error {
 	root, sub, err := splitRoot(l.Path)
 	if err != nil {
 		return err
@@ -159,7 +158,7 @@ func (Registry) List(path string) (keys, values []string, err error) {
 	}
 	k, err := registry.OpenKey(root, sub, registry.QUERY_VALUE|registry.ENUMERATE_SUB_KEYS|wow64)
 	if notFound(err) {
-		return nil, nil, fmt.Errorf("%s: %w", path, backend.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
