@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -20,14 +19,6 @@ func newNetCmd(io *IO) *cobra.Command {
 	}
 	cmd.AddCommand(newNetServeCmd(io), newNetUDPCmd(io), newNetTCPCmd(io), newNetRSSCmd(io))
 	return cmd
-}
-
-// netErr turns netload's input errors into usage errors (exit 2).
-func netErr(err error) error {
-	if badinput.Is(err) {
-		return err
-	}
-	return err
 }
 
 // checkOutputs checks before a long run that every file it will write can

@@ -87,7 +87,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	}
 	r, err := netload.RunRSS(ctx, run)
 	if err != nil {
-		return netErr(err)
+		return err
 	}
 	doc := r.Document()
 	doc.Settings = o.settings
