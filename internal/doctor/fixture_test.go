@@ -94,7 +94,7 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 // linuxEnv reads a fixture tree as the Linux knobs do under --root, with
 // an interface whose driver reports adaptive rx coalescing.
 func linuxEnv(root string) *knob.Env {
-	var c knob.Coalesce
+	var c backend.Coalesce
 	c[0], c[1], c[9] = 8, 0, 1 // rx-usecs 8, adaptive-rx on
 	return &knob.Env{Backends: map[string]backend.Backend{
 		backend.BackendFile:    knob.Files{Root: root},

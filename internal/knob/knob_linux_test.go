@@ -39,7 +39,7 @@ func TestRealProcReads(t *testing.T) {
 func TestEthtoolLoopbackUnsupported(t *testing.T) {
 	env := NewEnv("/")
 	_, err := env.read(backend.Loc{Backend: backend.BackendEthtool, Path: "lo", Name: "coalesce"})
-	if !errors.Is(err, ErrNotSupported) {
+	if !errors.Is(err, backend.ErrNotSupported) {
 		t.Fatalf("coalescing on lo: %v, want not supported", err)
 	}
 	_, err = coalescing{}.Plan(env, Selector{Iface: "lo"}, "rx-usecs=5")

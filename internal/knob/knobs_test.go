@@ -478,7 +478,7 @@ func TestScripts(t *testing.T) {
 		}
 		lin = append(lin, p.Changes...)
 	}
-	old := Coalesce{}
+	old := backend.Coalesce{}
 	newc := old
 	newc[0], newc[9] = 50, 1
 	lin = append(lin, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})

@@ -32,7 +32,7 @@ func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) 
 		ex.Text = []string{
 			"ethtool coalesce parameters (ETHTOOL_GCOALESCE/SCOALESCE). The NIC raises an interrupt after rx-usecs µs or rx-frames packets, whichever first;",
 			"0 µs with 1 frame interrupts per packet (lowest latency, most CPU); adaptive-rx lets the driver choose. Names as in ethtool -C:",
-			"  " + strings.Join(CoalesceNames(), " "),
+			"  " + strings.Join(backend.CoalesceNames(), " "),
 		}
 		return ex, nil
 	}
@@ -41,7 +41,7 @@ func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) 
 		return nil, err
 	}
 	for _, kv := range set {
-		ex.Text = append(ex.Text, fmt.Sprintf("%s = %d: %s", kv.Name, kv.Value, coalesceFields[kv.index].desc))
+		ex.Text = append(ex.Text, fmt.Sprintf("%s = %d: %s", kv.Name, kv.Value, backend.CoalesceFields()[kv.index].Desc))
 	}
 	return ex, nil
 }
@@ -57,13 +57,13 @@ func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
 		v, err := env.read(l)
 		if err != nil {
 			it := Item{Target: ifc, Value: "-", Meaning: err.Error()}
-			if errors.Is(err, ErrNotSupported) {
+			if errors.Is(err, backend.ErrNotSupported) {
 				it.Meaning = "not supported by the driver"
 			}
 			r.Items = append(r.Items, it)
 			continue
 		}
-		c, err := DecodeCoalesce(v)
+		c, err := backend.DecodeCoalesce(v)
 		if err != nil {
 			return nil, err
 		}
@@ -88,13 +88,13 @@ func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	l := coalesceLoc(sel.Iface)
 	v, err := env.read(l)
-	if errors.Is(err, ErrNotSupported) {
+	if errors.Is(err, backend.ErrNotSupported) {
 		return nil, badinput.Errorf("%s: the driver does not support interrupt coalescing settings (ethtool -c fails the same way)", sel.Iface)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c, err := DecodeCoalesce(v)
+	c, err := backend.DecodeCoalesce(v)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (k coalescing) Vet(target string, l backend.Loc, v backend.Value) error {
 	if len(v.Data) > 4096 {
 		return fmt.Errorf("%d bytes, more than coalesce parameters take", len(v.Data))
 	}
-	_, err := DecodeCoalesce(v)
+	_, err := backend.DecodeCoalesce(v)
 	return err
 }
 

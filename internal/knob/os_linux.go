@@ -14,7 +14,7 @@ func newEnv(root string) *Env {
 	return &Env{
 		Backends: map[string]backend.Backend{
 			backend.BackendFile:    Files{Root: root},
-			backend.BackendEthtool: newEthtool(root),
+			backend.BackendEthtool: backend.NewEthtool(root),
 		},
 		Privileged: func() error {
 			// Under a fixture root nothing of the system is written.

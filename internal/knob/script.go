@@ -366,20 +366,20 @@ func shScript(changes []Change) []string {
 				out = append(out, "# "+leftOut(c, "its interface name holds control characters"))
 				continue
 			}
-			co, err := DecodeCoalesce(c.New)
+			co, err := backend.DecodeCoalesce(c.New)
 			if err != nil {
 				out = append(out, "# "+comment(c.Loc.String()+": "+err.Error()))
 				continue
 			}
-			old, _ := DecodeCoalesce(c.Old)
+			old, _ := backend.DecodeCoalesce(c.Old)
 			args := []string{"ethtool", "-C", shQuote(c.Loc.Path)}
-			for i, f := range coalesceFields {
+			for i, f := range backend.CoalesceFields() {
 				if c.Old.IsAbsent() || old[i] != co[i] || c.Old.Type == "" {
 					v := fmt.Sprint(co[i])
-					if strings.HasPrefix(f.name, "adaptive-") {
-						v = onOff(co[i])
+					if strings.HasPrefix(f.Name, "adaptive-") {
+						v = backend.OnOff(co[i])
 					}
-					args = append(args, f.name, v)
+					args = append(args, f.Name, v)
 				}
 			}
 			out = append(out, strings.Join(args, " "))

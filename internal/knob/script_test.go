@@ -24,7 +24,7 @@ func TestScriptsAreInert(t *testing.T) {
 		{FormatSh, Change{Loc: fileLoc("proc/sys/x\nrm -rf /"), New: backend.FileValue("1\n")}, []string{"rm -rf /"}},
 		{FormatSh, Change{Loc: recoveryLoc, New: backend.FileValue("1\nreboot\n")}, []string{"reboot"}},
 		{FormatSh, Change{Loc: recoveryLoc, New: backend.FileValue("1\n"), Skip: "gone\nreboot"}, []string{"reboot"}},
-		{FormatSh, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0\nreboot", Name: "coalesce"}, New: Coalesce{}.Value()}, []string{"reboot", "reboot'"}},
+		{FormatSh, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0\nreboot", Name: "coalesce"}, New: backend.Coalesce{}.Value()}, []string{"reboot", "reboot'"}},
 		{FormatReg, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "a\"\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Evil]"), New: backend.DWORD(1)}, []string{`[HKEY_LOCAL_MACHINE\SOFTWARE\Evil]`}},
 		{FormatReg, Change{Loc: regLoc("HKLM\\SOFTWARE\\x\r\n[-HKEY_LOCAL_MACHINE\\SOFTWARE]", "v"), New: backend.DWORD(1)}, []string{`[-HKEY_LOCAL_MACHINE\SOFTWARE]`}},
 		{FormatReg, Change{Loc: regLoc(`-HKLM\SOFTWARE`, ""), New: backend.Absent}, []string{`[--HKLM\SOFTWARE]`, `[-HKLM\SOFTWARE]`}},
@@ -315,7 +315,7 @@ func FuzzScriptSh(f *testing.F) {
 		c := Change{Loc: backend.Loc{Backend: backend.BackendFile, Path: path}, New: backend.Value{Type: backend.TypeFile, Data: data}}
 		if kind&1 != 0 {
 			c.Loc = coalesceLoc(path)
-			c.New = Coalesce{uint32(len(data))}.Value()
+			c.New = backend.Coalesce{uint32(len(data))}.Value()
 		}
 		if kind&2 != 0 {
 			c.Skip = skip

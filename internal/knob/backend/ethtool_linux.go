@@ -1,10 +1,9 @@
-package knob
+package backend
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/safchain/ethtool"
 	"golang.org/x/sys/unix"
 )
@@ -14,7 +13,9 @@ import (
 // tests never change this machine's NICs by accident.
 type ethtoolBackend struct{ root string }
 
-func newEthtool(root string) backend.Backend { return ethtoolBackend{root: root} }
+// NewEthtool is the ethtool backend: coalescing settings of the network
+// interfaces, read and set through ethtool ioctls.
+func NewEthtool(root string) Backend { return ethtoolBackend{root: root} }
 
 func (b ethtoolBackend) open() (*ethtool.Ethtool, error) {
 	if b.root != "/" && b.root != "" {
@@ -33,20 +34,20 @@ func ethErr(iface string, err error) error {
 	return fmt.Errorf("%s: ethtool: %w", iface, err)
 }
 
-func (b ethtoolBackend) Read(l backend.Loc) (backend.Value, error) {
+func (b ethtoolBackend) Read(l Loc) (Value, error) {
 	e, err := b.open()
 	if err != nil {
-		return backend.Value{}, err
+		return Value{}, err
 	}
 	defer e.Close()
 	c, err := e.GetCoalesce(l.Path)
 	if err != nil {
-		return backend.Value{}, ethErr(l.Path, err)
+		return Value{}, ethErr(l.Path, err)
 	}
 	return fromEthtool(c).Value(), nil
 }
 
-func (b ethtoolBackend) Write(l backend.Loc, v backend.Value) error {
+func (b ethtoolBackend) Write(l Loc, v Value) error {
 	c, err := DecodeCoalesce(v)
 	if err != nil {
 		return err
@@ -62,7 +63,7 @@ func (b ethtoolBackend) Write(l backend.Loc, v backend.Value) error {
 	return nil
 }
 
-func (b ethtoolBackend) CheckWrite(l backend.Loc) error {
+func (b ethtoolBackend) CheckWrite(l Loc) error {
 	_, err := b.Read(l)
 	return err
 }
