@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"encoding/binary"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
@@ -82,7 +83,7 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 		Arms: map[string]compare.Arms{try.Kind: try.CompareInputs},
 	})
 	if err != nil {
-		if compare.IsInput(err) {
+		if badinput.Is(err) {
 			return Usage(err)
 		}
 		return err

@@ -139,7 +139,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		return err
 	}
 	po := probe.SleepOptions{Duration: o.Duration, Method: o.Method, Thread: probe.Thread{CPU: -1}}
-	if err := probe.ValidateSleep(po); err != nil {
+	if err := po.Validate(); err != nil {
 		return Usage(err)
 	}
 	if o.Settle >= o.Hold {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
@@ -94,7 +95,7 @@ func runDPCISR(ctx context.Context, o *DPCISROptions) error {
 
 // dpcisrErr makes the dpcisr commands' bad input a usage error (exit 2).
 func dpcisrErr(err error) error {
-	if dpcisr.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	}
 	return err

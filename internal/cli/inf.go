@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/inf"
 	"github.com/latlab/latlab/internal/outfile"
@@ -94,7 +95,7 @@ func runINF(ctx context.Context, o *INFOptions) error {
 		File: o.File, Device: o.Device, OS: o.OS, Product: o.Product, Arch: o.Arch, Lang: o.Lang,
 		Reg: o.RegOut != "",
 	})
-	if inf.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	} else if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -98,11 +97,6 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
 		return err
 	}
-	if o.During {
-		if _, err := exec.LookPath(o.Command[0]); err != nil {
-			return Usagef("command %q not found", o.Command[0])
-		}
-	}
 	human := o.IO.Out
 	if o.JSON {
 		human = o.IO.Err
@@ -113,6 +107,9 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 		run.Stdin, run.Stdout, run.Stderr = o.IO.In, o.IO.Err, o.IO.Err
 	} else if !o.Quiet {
 		run.OnInterval = func(at time.Duration, iv *irq.Interval) { report.IRQLine(human, at, iv) }
+	}
+	if err := run.Validate(); err != nil {
+		return err
 	}
 	res, err := irq.Run(ctx, run)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/outfile"
@@ -40,7 +41,7 @@ value (type and bytes, or absent) durably before writing, so
 			return Usagef("knob needs a subcommand: list, get, explain, set, revert, history or export")
 		},
 	}
-	cmd.AddCommand(newKnobListCmd(io), newKnobGetCmd(io), newKnobExplainCmd(io), newKnobSetCmd(io),
+	cmd.AddCommand(newKnobListCmd(io), newKnobGetCmd(io), newKnobExplainCmd(io), newKnobSetCmd(io, nil),
 		newKnobRevertCmd(io), newKnobHistoryCmd(io), newKnobExportCmd(io))
 	return cmd
 }
@@ -87,7 +88,7 @@ func knobErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if knob.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	}
 	return err
@@ -203,10 +204,20 @@ func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo 
 
 // --- set ---
 
-func newKnobSetCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
-	var dry bool
-	var format string
+// KnobSetOptions are the arguments and flags of `latlab knob set`.
+type KnobSetOptions struct {
+	KnobOptions
+	Name, Value string
+	DryRun      bool
+	Format      string
+}
+
+// newKnobSetCmd builds latlab knob set. runF, when set, is given the
+// options the arguments and flags map to instead of planning or changing
+// anything: the tests of the mapping.
+func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
+	so := &KnobSetOptions{KnobOptions: KnobOptions{IO: io}}
+	o := &so.KnobOptions
 	cmd := &cobra.Command{
 		Use:   "set NAME VALUE",
 		Short: "change a knob, recording the original value first (--dry-run shows what would change)",
@@ -218,18 +229,23 @@ func newKnobSetCmd(io *IO) *cobra.Command {
   latlab knob set irq-affinity 1 --irq 24`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKnobSet(cmd.Context(), o, args[0], args[1], dry, format)
+			so.Name, so.Value = args[0], args[1]
+			if runF != nil {
+				return runF(so)
+			}
+			return runKnobSet(cmd.Context(), so)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	selectorFlags(cmd.Flags(), &o.Sel, true)
-	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
-	cmd.Flags().StringVar(&format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
+	cmd.Flags().BoolVar(&so.DryRun, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
+	cmd.Flags().StringVar(&so.Format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
 	return knobCmd(cmd, o)
 }
 
-func runKnobSet(ctx context.Context, o *KnobOptions, name, value string, dry bool, format string) error {
-	res, err := knob.RunSet(ctx, knob.SetOptions{Knob: name, Value: value, Sel: o.Sel, DryRun: dry, Format: format,
+func runKnobSet(ctx context.Context, so *KnobSetOptions) error {
+	o := &so.KnobOptions
+	res, err := knob.RunSet(ctx, knob.SetOptions{Knob: so.Name, Value: so.Value, Sel: o.Sel, DryRun: so.DryRun, Format: so.Format,
 		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn, Unfinished: try.UnfinishedWarning})
 	if err != nil {
 		return knobErr(err)

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -22,14 +19,6 @@ func newNetCmd(io *IO) *cobra.Command {
 	}
 	cmd.AddCommand(newNetServeCmd(io), newNetUDPCmd(io), newNetTCPCmd(io), newNetRSSCmd(io))
 	return cmd
-}
-
-// netErr turns netload's input errors into usage errors (exit 2).
-func netErr(err error) error {
-	if errors.Is(err, netload.ErrInput) {
-		return Usagef("%s", netload.InputMessage(err))
-	}
-	return err
 }
 
 // checkOutputs checks before a long run that every file it will write can

@@ -71,16 +71,16 @@ run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
 }
 
 func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
-	if !(o.Share > 0 && o.Share <= 1) {
-		return Usagef("invalid --share %v: accepted a fraction in (0, 1]", o.Share)
+	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
+	if err := run.Validate(); err != nil {
+		return err
 	}
-	if o.EchoPort < 1 || o.EchoPort > 65535 {
+	if o.EchoPort < 1 || o.EchoPort > 65535 { // the flag always names a port
 		return Usagef("invalid --echo-port %d: accepted 1-65535", o.EchoPort)
 	}
 	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
 		return err
 	}
-	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
 	run.TraceDPC, run.NoTraceDPC = netload.DefaultDPCTracer()
 	if !o.JSON {
 		run.OnPhase = func(p netload.Profile) {
@@ -89,7 +89,7 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	}
 	r, err := netload.RunRSS(ctx, run)
 	if err != nil {
-		return netErr(err)
+		return err
 	}
 	doc := r.Document(host.Collect())
 	doc.Settings = o.settings

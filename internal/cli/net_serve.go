@@ -140,7 +140,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	st, err := netload.RunServe(ctx, so)
 	if err != nil {
-		return netErr(err)
+		return err
 	}
 	if o.JSON {
 		doc := netload.KindServe.New(host.Collect(), &st)

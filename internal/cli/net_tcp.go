@@ -80,14 +80,14 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	}
 	to := netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout, ETW: o.ETW}
 	if err := to.Validate(); err != nil { // before the output files are created
-		return netErr(err)
+		return err
 	}
 	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
 		return err
 	}
 	r, err := netload.RunTCP(ctx, to)
 	if err != nil {
-		return netErr(err)
+		return err
 	}
 	data, notes := netload.NewTCPData(r)
 	doc := netload.KindTCPDiscard.New(host.Collect(), data)

@@ -127,7 +127,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 		return err
 	}
 	if err := uo.Validate(); err != nil { // before -o is created
-		return netErr(err)
+		return err
 	}
 	if err := checkOutputs("", "", o.Out); err != nil {
 		return err
@@ -139,7 +139,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	}
 	r, err := netload.RunUDP(ctx, uo)
 	if err != nil {
-		return netErr(err)
+		return err
 	}
 	doc, data, err := udpDocument(r, p.Name, p.About, o.settings)
 	if err != nil {

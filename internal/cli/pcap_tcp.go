@@ -20,7 +20,9 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { pcapSubcommands = append(pcapSubcommands, newPcapTCPCmd) }
+func init() {
+	pcapSubcommands = append(pcapSubcommands, func(io *IO) *cobra.Command { return newPcapTCPCmd(io, nil) })
+}
 
 // PcapTCPOptions are the flags of `latlab pcap tcp`.
 type PcapTCPOptions struct {
@@ -36,7 +38,10 @@ type PcapTCPOptions struct {
 	settings map[string]string
 }
 
-func newPcapTCPCmd(io *IO) *cobra.Command {
+// newPcapTCPCmd builds latlab pcap tcp. runF, when set, is given the
+// options the flags map to instead of reading the capture: the tests of
+// the mapping.
+func newPcapTCPCmd(io *IO, runF func(*PcapTCPOptions) error) *cobra.Command {
 	o := &PcapTCPOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "tcp FILE",
@@ -59,6 +64,9 @@ Sequence numbers are relative, as Wireshark shows them.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runPcapTCP(cmd.Context(), o)
 		},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -59,7 +60,7 @@ func runReport(ctx context.Context, o *ReportOptions) error {
 			fmt.Fprintf(o.IO.Out, "wrote %d PNG plot%s to %s\n", len(res.PNGs), plural(len(res.PNGs)), res.PNGDir)
 		}
 	}
-	if report.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	}
 	return err

@@ -19,7 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { register(newSleepCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newSleepCmd(io, nil) }) }
 
 // SleepOptions are the flags of `latlab sleep`.
 type SleepOptions struct {
@@ -47,7 +47,9 @@ const (
 	defaultSleepGap     = 5 * time.Millisecond
 )
 
-func newSleepCmd(io *IO) *cobra.Command {
+// newSleepCmd builds latlab sleep. runF, when set, is given the options
+// the flags map to instead of running the probe: the tests of the mapping.
+func newSleepCmd(io *IO, runF func(*SleepOptions) error) *cobra.Command {
 	o := &SleepOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
@@ -71,6 +73,9 @@ only its later --samples mode pauses Sleep(100).)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runSleep(cmd.Context(), o)
 		},
 	}
@@ -119,8 +124,8 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		return Usagef("invalid --samples %d: want 0 (until Ctrl-C) or a positive count", o.Samples)
 	}
 	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
-	if err := probe.ValidateSleep(po); err != nil {
-		return Usage(err)
+	if err := po.Validate(); err != nil {
+		return err
 	}
 	for _, p := range []string{o.Raw, o.Out} {
 		if p != "" {

@@ -15,7 +15,6 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
-	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -150,28 +149,11 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, Usage(err)
 	}
-	for _, s := range append(steps, o.Reference) {
-		if err := timer.Validate(s); err != nil {
-			return nil, Usagef("invalid sweep value: %v", err)
-		}
-	}
 	steps, ref := sweep.WithReference(steps, o.Reference)
-	if o.Samples <= 0 {
-		return nil, Usagef("invalid --samples %d: want a positive count per step", o.Samples)
-	}
-	if o.Repeat <= 0 {
-		return nil, Usagef("invalid --repeat %d: want 1 or more passes", o.Repeat)
-	}
-	if o.Load < 0 || o.Load > 256 {
-		return nil, Usagef("invalid --load %d: want 0 to 256 busy threads", o.Load)
-	}
 	if o.Order != "random" && o.Order != "ascending" {
 		return nil, Usagef("invalid --order %q: accepted random or ascending", o.Order)
 	}
 	mode := sweep.Mode(o.Mode)
-	if mode != sweep.InProcess && mode != sweep.Separate {
-		return nil, Usagef("invalid --mode %q: accepted inprocess or separate", o.Mode)
-	}
 	rankBy, err := stats.ParseStatistic(o.RankBy)
 	if err != nil {
 		return nil, Usagef("invalid --rank-by: %v", err)
@@ -180,9 +162,13 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
-	if err := probe.ValidateSleep(po); err != nil {
-		return nil, Usage(err)
+	opts := sweep.Options{
+		Steps: steps, Reference: ref, Samples: o.Samples, Duration: o.Duration, Method: o.Method, Gap: o.Gap,
+		Settle: o.Settle, Random: o.Order == "random", Repeat: o.Repeat, Seed: o.Seed, Mode: mode, Load: o.Load, Thread: th,
+		RankBy: rankBy, LogSteps: logSteps,
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	for _, f := range []string{o.CSV, o.Out} {
 		if f != "" {
@@ -203,11 +189,8 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	pl := &sweepPlan{logSteps: logSteps, opts: sweep.Options{
-		Steps: steps, Reference: ref, Samples: o.Samples, Duration: o.Duration, Method: o.Method, Gap: o.Gap,
-		Settle: o.Settle, Random: o.Order == "random", Repeat: o.Repeat, Seed: seed, Mode: mode, Load: o.Load, Thread: th,
-		RankBy: rankBy, LogSteps: logSteps,
-	}}
+	opts.Seed = seed
+	pl := &sweepPlan{logSteps: logSteps, opts: opts}
 	pl.estim = pl.opts.Estimate()
 	if mode == sweep.Separate {
 		pl.opts.Holder = holdInChild

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
@@ -324,7 +325,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 }
 
 func tryErr(err error) error {
-	if try.IsInput(err) {
+	if badinput.Is(err) {
 		return Usage(err)
 	}
 	return err

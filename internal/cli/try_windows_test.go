@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
@@ -15,8 +15,8 @@ import (
 // Windows': the verdict is not asserted, only that the run completes,
 // restores the value and writes its document.
 func TestTryPrioritySeparationWine(t *testing.T) {
-	reg := knob.Registry{}
-	loc := knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+	reg := backend.Registry{}
+	loc := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
 	orig, err := reg.Read(loc)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestTryPrioritySeparationWine(t *testing.T) {
 	if len(r.Runs) != 4 || r.Scope != try.ScopeSystem || !r.Restore.Restored || !strings.Contains(r.Arms[1].Changes[len(r.Arms[1].Changes)-1].To, "REG_DWORD") {
 		t.Errorf("%d blocks, scope %s, restore %+v, changes %+v", len(r.Runs), r.Scope, r.Restore, r.Arms[1].Changes)
 	}
-	if v, err := reg.Read(loc); err != nil || !knob.Same(v, orig) {
+	if v, err := reg.Read(loc); err != nil || !backend.Same(v, orig) {
 		t.Errorf("after try the registry holds %s (%v), not %s", v, err, orig)
 	}
 }

@@ -17,11 +17,10 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
-	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { register(newWakeCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newWakeCmd(io, nil) }) }
 
 // WakeOptions are the flags of `latlab wake`.
 type WakeOptions struct {
@@ -46,7 +45,9 @@ type WakeOptions struct {
 	threadsSet bool
 }
 
-func newWakeCmd(io *IO) *cobra.Command {
+// newWakeCmd builds latlab wake. runF, when set, is given the options the
+// flags map to instead of running the probe: the tests of the mapping.
+func newWakeCmd(io *IO, runF func(*WakeOptions) error) *cobra.Command {
 	o := &WakeOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "wake",
@@ -83,6 +84,9 @@ compare runs with and without it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
 			o.threadsSet = cmd.Flags().Changed("threads")
+			if runF != nil {
+				return runF(o)
+			}
 			return runWake(cmd.Context(), o)
 		},
 	}
@@ -141,25 +145,15 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			fmt.Fprintf(o.IO.Err, "--explain: the measuring thread is pinned to CPU %d (--cpus chooses)\n", cpus[0])
 		}
 	}
-	if o.Loops < 0 {
-		return Usagef("invalid --loops %d: want a positive count (or 0 to use --duration)", o.Loops)
-	}
-	if o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio {
-		return Usagef("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
-	}
 	if o.DMALatency < -1 {
 		return Usagef("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", o.DMALatency)
 	}
+	wo := wakeOptions(o, cpus)
+	if err := wo.Validate(); err != nil {
+		return err
+	}
 	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
 		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
-	}
-	if o.Resolution != 0 {
-		if err := timer.Validate(o.Resolution); err != nil {
-			return Usagef("invalid --resolution: %v", err)
-		}
-	}
-	if o.Loops == 0 && o.Duration < o.Interval {
-		return Usagef("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
 	}
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
@@ -167,20 +161,6 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 				return err
 			}
 		}
-	}
-	prio := sched.Normal
-	if o.RTPrio > 0 {
-		prio = sched.Realtime
-	}
-	wo := probe.WakeOptions{
-		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
-		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution, Mlock: o.Mlock,
-	}
-	if o.DMALatency >= 0 {
-		wo.DMALatency = &o.DMALatency
-	}
-	if o.Explain {
-		wo.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
 	}
 	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
 		wo.OnStart = func() {
@@ -204,6 +184,25 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printWake(w, doc) })
+}
+
+// wakeOptions maps the flags to the probe's options.
+func wakeOptions(o *WakeOptions, cpus []int) probe.WakeOptions {
+	prio := sched.Normal
+	if o.RTPrio > 0 {
+		prio = sched.Realtime
+	}
+	wo := probe.WakeOptions{
+		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
+		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution, Mlock: o.Mlock,
+	}
+	if o.DMALatency >= 0 {
+		wo.DMALatency = &o.DMALatency
+	}
+	if o.Explain {
+		wo.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
+	}
+	return wo
 }
 
 func printWake(w io.Writer, doc *result.Document) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
@@ -53,7 +54,7 @@ func TestRunSampleBudget(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := run(t, compare.RunOptions{Files: []string{td("a.json"), claim}})
 	runtime.ReadMemStats(&after)
-	if !compare.IsInput(err) || !strings.Contains(err.Error(), "claim.json") || !strings.Contains(err.Error(), "10000000 samples, more than the 8388608") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "claim.json") || !strings.Contains(err.Error(), "10000000 samples, more than the 8388608") {
 		t.Errorf("10M claimed: %v, want bad input naming the file and the limit", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
@@ -71,7 +72,7 @@ func TestRunSampleBudget(t *testing.T) {
 		t.Fatalf("three files of 40,000: %v", err)
 	}
 	_, err = run(t, compare.RunOptions{Files: files})
-	if !compare.IsInput(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 131072") || !strings.Contains(err.Error(), infile.MaxFlag) {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 131072") || !strings.Contains(err.Error(), infile.MaxFlag) {
 		t.Errorf("four files of 40,000: %v, want the shared limit named", err)
 	}
 }

@@ -136,8 +136,9 @@ const (
 	TooFew       Outcome = "too few samples"
 )
 
-// ErrIncompatible marks inputs that cannot be compared; its message says why.
-var ErrIncompatible = errors.New("cannot compare")
+// ErrIncompatible marks inputs that cannot be compared; its message says
+// why. It is bad input (badinput.Is), the user's to fix.
+var ErrIncompatible = badinput.Wrap(errors.New("cannot compare"))
 
 // Compare compares every input against the first.
 func Compare(in []Input, o Options) (*Result, error) {

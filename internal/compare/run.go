@@ -15,20 +15,6 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// InputError is bad input to Run or ReadInputs: a file that cannot be
-// read, a statistic or an option out of range, an --expect-better that
-// names nothing compared. Its message says what was wrong and what is
-// accepted; the CLI exits 2.
-type InputError = badinput.Error
-
-func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
-
-// IsInput reports whether err is bad input: an InputError, or inputs that
-// cannot be compared (ErrIncompatible).
-func IsInput(err error) bool {
-	return badinput.Is(err) || errors.Is(err, ErrIncompatible)
-}
-
 // Arms turns a result that holds several arms (a try result) into one
 // input per arm, the baseline first, each labelled from label; the
 // samples it rebuilds from histograms are charged to b, the budget of
@@ -62,14 +48,14 @@ type RunOptions struct {
 // Result.Expectation.
 func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if len(o.Files) == 0 || (len(o.Files) == 1 && !o.hasArms(o.Files[0])) {
-		return nil, inputf("compare needs at least two result files (or one try result), got %d: e.g. latlab compare before.json after.json", len(o.Files))
+		return nil, badinput.Errorf("compare needs at least two result files (or one try result), got %d: e.g. latlab compare before.json after.json", len(o.Files))
 	}
 	by, err := stats.ParseStatistic(o.By)
 	if err != nil || by == stats.Stdev {
-		return nil, inputf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+		return nil, badinput.Errorf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
 	}
 	if !(o.Detect > 0 && o.Detect < 10) {
-		return nil, inputf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
+		return nil, badinput.Errorf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
 	}
 	expect := -1
 	if o.ExpectBetter != "" {
@@ -79,10 +65,10 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 			}
 		}
 		if expect < 0 && !strings.HasSuffix(o.ExpectBetter, "]") {
-			return nil, inputf("--expect-better %s is not one of the compared files", o.ExpectBetter)
+			return nil, badinput.Errorf("--expect-better %s is not one of the compared files", o.ExpectBetter)
 		}
 		if expect == 0 && !o.hasArms(o.Files[0]) {
-			return nil, inputf("--expect-better %s names the first file, the baseline the others are compared with", o.ExpectBetter)
+			return nil, badinput.Errorf("--expect-better %s names the first file, the baseline the others are compared with", o.ExpectBetter)
 		}
 	}
 	in, err := ReadInputs(o.Files)
@@ -174,7 +160,7 @@ func (o RunOptions) expand(in []Input, expect int, b *result.Budget) (out []Inpu
 			continue
 		}
 		if i == expect {
-			return nil, nil, -1, inputf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
+			return nil, nil, -1, badinput.Errorf("--expect-better %s is a %s result: name one of its arms, e.g. %s[VALUE]", name, x.Doc.Kind, x.Label)
 		}
 		xs, err := arms(x.Label, x.Doc, b)
 		if err != nil {
@@ -183,7 +169,7 @@ func (o RunOptions) expand(in []Input, expect int, b *result.Budget) (out []Inpu
 		for j, a := range xs {
 			if a.Label == name || (expect < 0 && strings.HasSuffix(name, "]") && filepath.Base(name) == a.Label) {
 				if j == 0 && len(out) == 0 {
-					return nil, nil, -1, inputf("--expect-better %s names the baseline the others are compared with", name)
+					return nil, nil, -1, badinput.Errorf("--expect-better %s names the baseline the others are compared with", name)
 				}
 				newExpect = len(out) + j
 			}
@@ -194,7 +180,7 @@ func (o RunOptions) expand(in []Input, expect int, b *result.Budget) (out []Inpu
 		}
 	}
 	if name != "" && newExpect < 0 {
-		return nil, nil, -1, inputf("--expect-better %s is not one of the compared files or arms", name)
+		return nil, nil, -1, badinput.Errorf("--expect-better %s is not one of the compared files or arms", name)
 	}
 	return out, from, newExpect, nil
 }
@@ -213,7 +199,7 @@ const maxRunsPerSide = 10000
 // ReadInputs reads one side per argument: a result file, a directory (its
 // *.json files, in name order) or a comma-separated list of files, the
 // last two being repeated runs of one side. Any unreadable or invalid file
-// is bad input (an InputError).
+// is bad input (a badinput.Error).
 func ReadInputs(args []string) ([]Input, error) {
 	var in []Input
 	for _, arg := range args {
@@ -243,7 +229,7 @@ func sideFiles(arg string) (files []string, label string, err error) {
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		ents, err := os.ReadDir(arg)
 		if err != nil {
-			return nil, "", inputf("cannot read the directory %s: %v", arg, err)
+			return nil, "", badinput.Errorf("cannot read the directory %s: %v", arg, err)
 		}
 		for _, e := range ents {
 			if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
@@ -251,13 +237,13 @@ func sideFiles(arg string) (files []string, label string, err error) {
 			}
 		}
 		if len(files) == 0 {
-			return nil, "", inputf("the directory %s holds no .json result files", arg)
+			return nil, "", badinput.Errorf("the directory %s holds no .json result files", arg)
 		}
 		label = filepath.Base(filepath.Clean(arg)) + "/"
 	} else if strings.Contains(arg, ",") {
 		for _, f := range strings.Split(arg, ",") {
 			if f = strings.TrimSpace(f); f == "" {
-				return nil, "", inputf("invalid list %q: an empty file name between commas (want A1.json,A2.json,...)", arg)
+				return nil, "", badinput.Errorf("invalid list %q: an empty file name between commas (want A1.json,A2.json,...)", arg)
 			}
 			files = append(files, f)
 		}
@@ -266,7 +252,7 @@ func sideFiles(arg string) (files []string, label string, err error) {
 		return []string{arg}, filepath.Base(arg), nil
 	}
 	if len(files) > maxRunsPerSide {
-		return nil, "", inputf("%s names %d result files: at most %d per side are read", arg, len(files), maxRunsPerSide)
+		return nil, "", badinput.Errorf("%s names %d result files: at most %d per side are read", arg, len(files), maxRunsPerSide)
 	}
 	return files, label, nil
 }
@@ -275,12 +261,12 @@ func readFile(f string) (*result.Document, error) {
 	d, err := result.ReadFile(f)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, inputf("cannot read %s: no such file", f)
+			return nil, badinput.Errorf("cannot read %s: no such file", f)
 		}
 		if errors.Is(err, result.ErrNotResult) {
 			return nil, badinput.Wrap(err)
 		}
-		return nil, inputf("cannot read %s: %v", f, err)
+		return nil, badinput.Errorf("cannot read %s: %v", f, err)
 	}
 	return d, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
@@ -114,7 +115,7 @@ func TestRunExpectation(t *testing.T) {
 	}
 }
 
-// Bad input is an InputError (or ErrIncompatible) whose message says what
+// Bad input is a badinput.Error (or ErrIncompatible) whose message says what
 // was wrong and what is accepted.
 func TestRunBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
@@ -150,7 +151,7 @@ func TestRunBadInput(t *testing.T) {
 		{"sleep group", compare.RunOptions{Files: []string{a + "," + b, a}}, "one file per side"},
 	} {
 		_, err := run(t, c.o)
-		if err == nil || !compare.IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want bad input saying %q", c.name, err, c.want)
 		}
 	}
@@ -158,10 +159,10 @@ func TestRunBadInput(t *testing.T) {
 
 // An error that is not about the input is not reported as bad input.
 func TestIsInput(t *testing.T) {
-	if compare.IsInput(errors.New("disk on fire")) || compare.IsInput(nil) {
+	if badinput.Is(errors.New("disk on fire")) || badinput.Is(nil) {
 		t.Error("IsInput of an unrelated error")
 	}
-	if !compare.IsInput(&compare.InputError{Err: errors.New("x")}) || !compare.IsInput(compare.ErrIncompatible) {
+	if !badinput.Is(badinput.Wrap(errors.New("x"))) || !badinput.Is(compare.ErrIncompatible) {
 		t.Error("IsInput of bad input")
 	}
 }

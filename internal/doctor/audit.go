@@ -4,22 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-// Verdict is what the audit concludes about a setting.
-type Verdict string
+// The check-up's vocabulary is the knob catalogue's: each knob declares
+// its verdict rules in its own file.
+type (
+	Verdict  = knob.Verdict
+	Case     = knob.Case
+	Instance = knob.Instance
+	Rule     = knob.Rule
+)
 
 // The verdicts, from good to bad, and unknown.
 const (
-	Default    Verdict = "default"    // the OS (or driver) default
-	Tuned      Verdict = "tuned"      // changed, to a value with a known meaning
-	Suspicious Verdict = "suspicious" // changed without evidence of benefit, or set where it has no effect
-	Harmful    Verdict = "harmful"    // the measured evidence says it hurts latency
-	Unknown    Verdict = "unknown"    // could not be read
+	Default    = knob.Default
+	Tuned      = knob.Tuned
+	Suspicious = knob.Suspicious
+	Harmful    = knob.Harmful
+	Unknown    = knob.Unknown
 )
 
 // Setting is one audited instance of a knob.
@@ -42,63 +48,6 @@ type Setting struct {
 	try      *Step // the latlab try experiment that measures it
 }
 
-// Case is what a verdict rule looks at: one instance of a knob as read,
-// with the host facts the knobs depend on.
-type Case struct {
-	Knob     string
-	Target   string
-	Value    string     // as the reading shows it
-	Meaning  string     // the reading's decoded meaning
-	Raw      knob.Value // the stored value; absent when not stored
-	Detail   any        // the reading item's detail (decoded structure)
-	Extra    []knob.Change
-	Warnings []string
-	Notes    []string // the reading's notes
-	Build    uint32   // Windows build (0 unknown)
-	Server   bool
-	// Empty: the knob has no instance here (no adapter with RSS, no
-	// QoS policy).
-	Empty bool
-	// ActiveScaling is the scaling each active display path uses
-	// (QueryDisplayConfig), for display-scaling: what a request is
-	// judged against.
-	ActiveScaling []uint32
-	// Err: the reading failed; Privilege names what it needs when the
-	// failure is a missing privilege ("Administrator", "root").
-	Err       error
-	Privilege string
-	// Group holds the instances a per-interface case stands for (the
-	// IRQs or rx queues of one network interface).
-	Group []Instance
-}
-
-// Instance is one member of a grouped case.
-type Instance struct {
-	Name      string
-	Value     string
-	Allowed   string // irq: smp_affinity_list
-	Delivered string // irq: effective_affinity_list
-	Online    int    // CPUs online
-	Steered   bool   // rps: a non-zero mask
-}
-
-// N is the stored value as a number (ok false when it is not one).
-func (c *Case) N() (uint64, bool) {
-	if c.Raw.IsAbsent() {
-		return 0, false
-	}
-	n, err := c.Raw.Uint()
-	return n, err == nil
-}
-
-// Text is the stored value as trimmed text.
-func (c *Case) Text() string {
-	if c.Raw.IsAbsent() {
-		return ""
-	}
-	return strings.TrimSpace(c.Raw.String())
-}
-
 // Audit reads every knob of the catalogue that belongs to osName through
 // env and judges each instance with the rules. Nothing is written.
 func Audit(env *knob.Env, osName string) []Setting {
@@ -117,7 +66,7 @@ func Audit(env *knob.Env, osName string) []Setting {
 // judge applies the first matching rule of the case's knob (the generic
 // rules for unreadable values come first).
 func judge(c *Case) Setting {
-	s := Setting{Knob: c.Knob, Target: c.Target, Value: c.Value, Meaning: c.Meaning, Default: defaultOf(c)}
+	s := Setting{Knob: c.Knob, Target: c.Target, Value: c.Value, Meaning: c.Meaning, Default: defaultOf(c.Knob, c)}
 	for i := range Rules {
 		r := &Rules[i]
 		if (r.Knob != "*" && r.Knob != c.Knob) || !r.Match(c) {
@@ -128,7 +77,7 @@ func judge(c *Case) Setting {
 			s.Evidence = r.Evidence(c)
 		}
 		if r.Next != nil {
-			s.next = r.Next(c)
+			s.next = (*Step)(r.Next(c))
 		}
 		s.try = tryStep(c, s)
 		switch {
@@ -160,19 +109,19 @@ func boolPtr(b bool) *bool { return &b }
 
 // collect reads one knob into cases.
 func collect(env *knob.Env, osName string, k knob.Knob) []*Case {
-	if f, ok := collectors[k.Name()]; ok {
-		return f(env, osName, k)
+	switch k.Checkup().Gather {
+	case knob.GatherRequests:
+		return collectDisplay(env, osName, k)
+	case knob.GatherQueueIRQs:
+		return collectIRQ(env, osName, k)
+	case knob.GatherRxQueues:
+		return collectRPS(env, osName, k)
+	case knob.GatherInterfaces:
+		return collectCoalescing(env, osName, k)
+	case knob.GatherOwn:
+		return collectSlack(env, osName, k)
 	}
 	return readCases(env, osName, k, knob.Selector{})
-}
-
-// collectors read the knobs whose instances the audit groups or filters.
-var collectors = map[string]func(env *knob.Env, osName string, k knob.Knob) []*Case{
-	"display-scaling": collectDisplay,
-	"irq-affinity":    collectIRQ,
-	"rps":             collectRPS,
-	"coalescing":      collectCoalescing,
-	"timer-slack":     collectSlack,
 }
 
 // collectSlack reads latlab's own slack: what the program that started it
@@ -213,7 +162,7 @@ func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*
 
 func fill(c *Case, it knob.Item, notes []string) {
 	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
-	c.Raw = knob.Absent
+	c.Raw = backend.Absent
 	if it.Raw != nil {
 		c.Raw = *it.Raw
 	}
@@ -270,7 +219,7 @@ func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
 		if len(active) > 0 {
 			// The same answer knob list gives: nothing stored, and
 			// what the active paths use.
-			c.Value = "none stored; in use: " + scalingNames(active)
+			c.Value = "none stored; in use: " + knob.ScalingNames(active)
 		}
 		cs = append(cs, c)
 	}
@@ -287,7 +236,7 @@ func physicalIfaces(env *knob.Env) []string {
 }
 
 func filesRoot(env *knob.Env) string {
-	if fb, ok := env.Backends[knob.BackendFile].(knob.Files); ok {
+	if fb, ok := env.Backends[backend.BackendFile].(knob.Files); ok {
 		return fb.Root
 	}
 	return ""
@@ -309,10 +258,10 @@ func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
 		}
 		var parts []string
 		for _, g := range c.Group {
-			parts = append(parts, fmt.Sprintf("%s:cpu%s", g.Name, orDash(g.Delivered)))
+			parts = append(parts, fmt.Sprintf("%s:cpu%s", g.Name, knob.OrDash(g.Delivered)))
 		}
 		c.Value = strings.Join(parts, " ")
-		c.Meaning = fmt.Sprintf("%d queue interrupts (irq:cpu delivered to); allowed CPUs %s", len(c.Group), allowedSummary(c.Group))
+		c.Meaning = fmt.Sprintf("%d queue interrupts (irq:cpu delivered to); allowed CPUs %s", len(c.Group), knob.AllowedSummary(c.Group))
 		cs = append(cs, c)
 	}
 	if len(cs) == 0 {
@@ -321,25 +270,6 @@ func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
 		cs = append(cs, c)
 	}
 	return cs
-}
-
-func allowedSummary(g []Instance) string {
-	seen := map[string]bool{}
-	var out []string
-	for _, i := range g {
-		if !seen[i.Allowed] {
-			seen[i.Allowed] = true
-			out = append(out, orDash(i.Allowed))
-		}
-	}
-	return strings.Join(out, " / ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func collectRPS(env *knob.Env, osName string, k knob.Knob) []*Case {
@@ -406,18 +336,11 @@ func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*Case {
 	return cs
 }
 
-// scalingNames names the distinct scalings of the active paths.
-func scalingNames(active []uint32) string {
-	var names []string
-	for _, n := range active {
-		sc, _ := knob.LookupScaling(n)
-		name := sc.Name
-		if name == "" {
-			name = fmt.Sprint(n)
-		}
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
+// defaultOf states a knob's OS default in the knob's own terms.
+func defaultOf(name string, c *Case) string {
+	k, err := knob.Lookup(name)
+	if err != nil || k.Checkup().Default == nil {
+		return ""
 	}
-	return strings.Join(names, ", ")
+	return k.Checkup().Default(c)
 }

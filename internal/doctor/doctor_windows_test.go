@@ -7,49 +7,51 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 )
 
 // underKey is the real registry with HKLM moved under a test key of
 // HKCU, so the test fills "HKLM" without touching the machine's.
 type underKey struct {
-	r   knob.Registry
+	r   backend.Registry
 	key string
 }
 
-func (u underKey) move(l knob.Loc) knob.Loc {
+func (u underKey) move(l backend.Loc) backend.Loc {
 	if rest, ok := strings.CutPrefix(l.Path, `HKLM\`); ok {
 		l.Path = u.key + `\` + rest
 	}
 	return l
 }
 
-func (u underKey) Read(l knob.Loc) (knob.Value, error) { return u.r.Read(u.move(l)) }
-func (u underKey) Write(l knob.Loc, v knob.Value) error {
+func (u underKey) Read(l backend.Loc) (backend.Value, error) { return u.r.Read(u.move(l)) }
+func (u underKey) Write(l backend.Loc, v backend.Value) error {
 	return fmt.Errorf("the audit must not write (%s)", l)
 }
-func (u underKey) CheckWrite(l knob.Loc) error {
+func (u underKey) CheckWrite(l backend.Loc) error {
 	return fmt.Errorf("the audit must not check writes (%s)", l)
 }
 func (u underKey) List(p string) ([]string, []string, error) {
-	return u.r.List(u.move(knob.Loc{Path: p}).Path)
+	return u.r.List(u.move(backend.Loc{Path: p}).Path)
 }
 
-func (u underKey) set(t *testing.T) (set func(path, name string, v knob.Value), createKey func(string)) {
+func (u underKey) set(t *testing.T) (set func(path, name string, v backend.Value), createKey func(string)) {
 	createKey = func(path string) {
-		if err := u.r.Write(u.move(knob.Loc{Backend: knob.BackendRegistry, Path: path}), knob.KeyValue); err != nil {
+		if err := u.r.Write(u.move(backend.Loc{Backend: backend.BackendRegistry, Path: path}), backend.KeyValue); err != nil {
 			t.Fatal(err)
 		}
 	}
-	set = func(path, name string, v knob.Value) {
+	set = func(path, name string, v backend.Value) {
 		createKey(path)
-		if err := u.r.Write(u.move(knob.Loc{Backend: knob.BackendRegistry, Path: path, Name: name}), v); err != nil {
+		if err := u.r.Write(u.move(backend.Loc{Backend: backend.BackendRegistry, Path: path, Name: name}), v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return set, createKey
 }
 
-func removeTree(r knob.Registry, key string) {
+func removeTree(r backend.Registry, key string) {
 	keys, vals, err := r.List(key)
 	if err != nil {
 		return
@@ -58,9 +60,9 @@ func removeTree(r knob.Registry, key string) {
 		removeTree(r, key+`\`+k)
 	}
 	for _, v := range vals {
-		r.Write(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: v}, knob.Absent)
+		r.Write(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: v}, backend.Absent)
 	}
-	r.Write(knob.Loc{Backend: knob.BackendRegistry, Path: key}, knob.Absent)
+	r.Write(backend.Loc{Backend: backend.BackendRegistry, Path: key}, backend.Absent)
 }
 
 // The Windows audit over the real registry (Wine's under test), filled
@@ -90,15 +92,15 @@ func TestAuditRealRegistry(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%d-%v-%d", c.build, c.server, c.global), func(t *testing.T) {
 			key := fmt.Sprintf(`HKCU\Software\latlab-test-%d-doctor-%d`, os.Getpid(), c.build)
-			t.Cleanup(func() { removeTree(knob.Registry{}, key) })
+			t.Cleanup(func() { removeTree(backend.Registry{}, key) })
 			u := underKey{key: key}
 			set, createKey := u.set(t)
 			windowsValues(set, createKey)
-			set(prioKey, "Win32PrioritySeparation", knob.DWORD(c.prio))
+			set(prioKey, "Win32PrioritySeparation", backend.DWORD(c.prio))
 			if c.global != 0 {
-				set(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(c.global))
+				set(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(c.global))
 			}
-			env := &knob.Env{Backends: map[string]knob.Backend{knob.BackendRegistry: u, knob.BackendBCD: knob.NewMem()},
+			env := &knob.Env{Backends: map[string]backend.Backend{backend.BackendRegistry: u, backend.BackendBCD: knobtest.NewMem()},
 				Build: c.build, Server: c.server, TickMs: 15.625, Privileged: func() error { return nil }}
 			ss := Audit(env, "windows")
 			if s := find(t, ss, "global-timer-resolution-requests", ""); s.Rule != c.gtrr {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -92,20 +94,20 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 // linuxEnv reads a fixture tree as the Linux knobs do under --root, with
 // an interface whose driver reports adaptive rx coalescing.
 func linuxEnv(root string) *knob.Env {
-	var c knob.Coalesce
+	var c backend.Coalesce
 	c[0], c[1], c[9] = 8, 0, 1 // rx-usecs 8, adaptive-rx on
-	return &knob.Env{Backends: map[string]knob.Backend{
-		knob.BackendFile:    knob.Files{Root: root},
-		knob.BackendEthtool: fakeEthtool{c.Value()},
+	return &knob.Env{Backends: map[string]backend.Backend{
+		backend.BackendFile:    knob.Files{Root: root},
+		backend.BackendEthtool: fakeEthtool{c.Value()},
 	}}
 }
 
 // fakeEthtool answers every coalescing read with one value.
-type fakeEthtool struct{ v knob.Value }
+type fakeEthtool struct{ v backend.Value }
 
-func (f fakeEthtool) Read(knob.Loc) (knob.Value, error) { return f.v, nil }
-func (fakeEthtool) Write(knob.Loc, knob.Value) error    { return errors.New("read-only fake") }
-func (fakeEthtool) CheckWrite(knob.Loc) error           { return errors.New("read-only fake") }
+func (f fakeEthtool) Read(backend.Loc) (backend.Value, error) { return f.v, nil }
+func (fakeEthtool) Write(backend.Loc, backend.Value) error    { return errors.New("read-only fake") }
+func (fakeEthtool) CheckWrite(backend.Loc) error              { return errors.New("read-only fake") }
 
 const (
 	prioKey     = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
@@ -119,30 +121,30 @@ const (
 )
 
 // ndiEnum declares an enum keyword in an adapter's Ndi\Params.
-func ndiEnum(set func(path, name string, v knob.Value), key, kw, def string, opts map[string]string) {
+func ndiEnum(set func(path, name string, v backend.Value), key, kw, def string, opts map[string]string) {
 	p := key + `\Ndi\Params\` + kw
-	set(p, "type", knob.SZ("enum"))
-	set(p, "default", knob.SZ(def))
+	set(p, "type", backend.SZ("enum"))
+	set(p, "default", backend.SZ(def))
 	for v, n := range opts {
-		set(p+`\Enum`, v, knob.SZ(n))
+		set(p+`\Enum`, v, backend.SZ(n))
 	}
 }
 
 // windowsValues fills a registry with a Windows 11 client at its
 // defaults: one Intel I210 adapter whose INF stored its defaults, one
 // display configuration, no QoS policy.
-func windowsValues(set func(path, name string, v knob.Value), createKey func(path string)) {
-	set(prioKey, "Win32PrioritySeparation", knob.DWORD(2))
+func windowsValues(set func(path, name string, v backend.Value), createKey func(path string)) {
+	set(prioKey, "Win32PrioritySeparation", backend.DWORD(2))
 	createKey(kernelKey)
-	set(profileKey, "SystemResponsiveness", knob.DWORD(20))
-	set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(4))
-	set(adapterKey, "DriverDesc", knob.SZ("Intel(R) Ethernet Controller I210"))
-	set(adapterKey, "NetCfgInstanceId", knob.SZ("{5D2B1A11-2C33-4F4B-9A66-0123456789AB}"))
-	set(adapterKey+`\Ndi`, "Service", knob.SZ("e1rexpress"))
-	set(adapterKey, "*RSS", knob.SZ("1"))
-	set(adapterKey, "*NumRssQueues", knob.SZ("2"))
-	set(adapterKey, "*InterruptModeration", knob.SZ("1"))
-	set(adapterKey, "ITR", knob.SZ("65535"))
+	set(profileKey, "SystemResponsiveness", backend.DWORD(20))
+	set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(4))
+	set(adapterKey, "DriverDesc", backend.SZ("Intel(R) Ethernet Controller I210"))
+	set(adapterKey, "NetCfgInstanceId", backend.SZ("{5D2B1A11-2C33-4F4B-9A66-0123456789AB}"))
+	set(adapterKey+`\Ndi`, "Service", backend.SZ("e1rexpress"))
+	set(adapterKey, "*RSS", backend.SZ("1"))
+	set(adapterKey, "*NumRssQueues", backend.SZ("2"))
+	set(adapterKey, "*InterruptModeration", backend.SZ("1"))
+	set(adapterKey, "ITR", backend.SZ("65535"))
 	ndiEnum(set, adapterKey, "*RSS", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
 	ndiEnum(set, adapterKey, "*NumRssQueues", "2", map[string]string{"1": "1 Queue", "2": "2 Queues", "4": "4 Queues"})
 	ndiEnum(set, adapterKey, "*InterruptModeration", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
@@ -151,11 +153,11 @@ func windowsValues(set func(path, name string, v knob.Value), createKey func(pat
 
 // windowsEnv is a Windows machine of the given build over an in-memory
 // registry and BCD store.
-func windowsEnv(build uint32, server bool) (*knob.Env, *knob.Mem, *knob.Mem) {
-	reg, bcd := knob.NewMem(), knob.NewMem()
+func windowsEnv(build uint32, server bool) (*knob.Env, *knobtest.Mem, *knobtest.Mem) {
+	reg, bcd := knobtest.NewMem(), knobtest.NewMem()
 	windowsValues(reg.Set, reg.CreateKey)
 	env := &knob.Env{
-		Backends: map[string]knob.Backend{knob.BackendRegistry: reg, knob.BackendBCD: bcd},
+		Backends: map[string]backend.Backend{backend.BackendRegistry: reg, backend.BackendBCD: bcd},
 		Build:    build, Server: server, TickMs: 15.625,
 		Privileged: func() error { return nil },
 	}
@@ -176,20 +178,20 @@ func find(t *testing.T, ss []Setting, name, target string) Setting {
 
 // noWrite fails the test on any write or write check.
 type noWrite struct {
-	b knob.Backend
+	b backend.Backend
 	t *testing.T
 }
 
-func (n noWrite) Read(l knob.Loc) (knob.Value, error) { return n.b.Read(l) }
-func (n noWrite) Write(l knob.Loc, v knob.Value) error {
+func (n noWrite) Read(l backend.Loc) (backend.Value, error) { return n.b.Read(l) }
+func (n noWrite) Write(l backend.Loc, v backend.Value) error {
 	n.t.Errorf("the audit wrote %s", l)
 	return errors.New("no writes")
 }
-func (n noWrite) CheckWrite(l knob.Loc) error {
+func (n noWrite) CheckWrite(l backend.Loc) error {
 	n.t.Errorf("the audit checked a write of %s", l)
 	return errors.New("no writes")
 }
-func (n noWrite) List(p string) ([]string, []string, error) { return n.b.(knob.Lister).List(p) }
+func (n noWrite) List(p string) ([]string, []string, error) { return n.b.(backend.Lister).List(p) }
 
 // snapshot is every file of a tree with its content.
 func snapshot(t *testing.T, root string) string {
@@ -204,4 +206,4 @@ func snapshot(t *testing.T, root string) string {
 	return b.String()
 }
 
-func knobAbsent() knob.Value { return knob.Absent }
+func knobAbsent() backend.Value { return backend.Absent }

@@ -2,16 +2,13 @@ package doctor
 
 import (
 	"sort"
+
+	"github.com/latlab/latlab/internal/knob"
 )
 
-// Step is a suggested next command.
-type Step struct {
-	Command string `json:"command"`
-	Why     string `json:"why"`
-	// Benefit orders the steps: the expected gain, highest first (a
-	// ranking, not a measurement).
-	Benefit int `json:"benefit"`
-}
+// Step is a suggested next command: a knob's rule suggests one as a
+// knob.NextStep, the probes and experiments here.
+type Step knob.NextStep
 
 // MaxSteps bounds the suggestions.
 const MaxSteps = 5

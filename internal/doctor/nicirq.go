@@ -79,13 +79,3 @@ func onlineCount(root string) int {
 	}
 	return len(c)
 }
-
-// cpuCount is the number of CPUs in a list such as 0-3,8 (0 when it
-// does not parse).
-func cpuCount(list string) int {
-	c, err := cpuset.ParseList(list)
-	if err != nil {
-		return 0
-	}
-	return len(c)
-}

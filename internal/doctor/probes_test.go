@@ -43,7 +43,7 @@ func TestNextSteps(t *testing.T) {
 		for _, rule := range Rules {
 			if rule.ID == id {
 				c := &Case{Knob: rule.Knob, Target: "0007 adapter", Raw: knobAbsent()}
-				s := Setting{next: rule.Next(c)}
+				s := Setting{next: (*Step)(rule.Next(c))}
 				r.Settings = append(r.Settings, s)
 			}
 		}

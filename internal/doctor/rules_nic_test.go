@@ -1,15 +1,19 @@
 package doctor
 
-import "github.com/latlab/latlab/internal/knob"
+import (
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
+)
 
 // The fixture's I210 as a PCI device, and the bench keywords its INF
 // declares (GamingPCSetup's bench: "MSI Mode", "RX & TX buffer 768",
 // "Adapter Power Savings Off").
 const i210Instance = `PCI\VEN_8086&DEV_1533&SUBSYS_00018086&REV_03\4&2A3B4C5D&0&00E4`
 
-func msiValue(v *knob.Value) win {
-	return func(_ *knob.Env, reg, _ *knob.Mem) {
-		reg.Set(adapterKey, "DeviceInstanceID", knob.SZ(i210Instance))
+func msiValue(v *backend.Value) win {
+	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
+		reg.Set(adapterKey, "DeviceInstanceID", backend.SZ(i210Instance))
 		key := knob.EnumKey + `\` + i210Instance + `\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties`
 		if v == nil {
 			reg.CreateKey(knob.EnumKey + `\` + i210Instance + `\Device Parameters`)
@@ -19,24 +23,24 @@ func msiValue(v *knob.Value) win {
 	}
 }
 
-func valuePtr(v knob.Value) *knob.Value { return &v }
+func valuePtr(v backend.Value) *backend.Value { return &v }
 
 // benchKeywords declares the buffer and power keywords on the I210 and
 // stores the given values.
 func benchKeywords(stored map[string]string) win {
-	return func(_ *knob.Env, reg, _ *knob.Mem) {
+	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
 		for kw, def := range map[string]string{"*ReceiveBuffers": "256", "*TransmitBuffers": "256"} {
 			p := adapterKey + `\Ndi\Params\` + kw
-			reg.Set(p, "type", knob.SZ("int"))
-			reg.Set(p, "default", knob.SZ(def))
-			reg.Set(p, "min", knob.SZ("80"))
-			reg.Set(p, "max", knob.SZ("2048"))
-			reg.Set(p, "step", knob.SZ("8"))
+			reg.Set(p, "type", backend.SZ("int"))
+			reg.Set(p, "default", backend.SZ(def))
+			reg.Set(p, "min", backend.SZ("80"))
+			reg.Set(p, "max", backend.SZ("2048"))
+			reg.Set(p, "step", backend.SZ("8"))
 		}
 		ndiEnum(reg.Set, adapterKey, "*EEE", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
 		ndiEnum(reg.Set, adapterKey, "SipsEnabled", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
 		for n, v := range stored {
-			reg.Set(adapterKey, n, knob.SZ(v))
+			reg.Set(adapterKey, n, backend.SZ(v))
 		}
 	}
 }
@@ -44,10 +48,10 @@ func benchKeywords(stored map[string]string) win {
 func init() {
 	ruleCases = append(ruleCases,
 		ruleCase{rule: "msi-none", knob: "msi-mode", verd: Default, reason: "no network adapter with a PCI device"},
-		ruleCase{rule: "msi-off", knob: "msi-mode", verd: Suspicious, reason: "RSS needs MSI-X", win: msiValue(valuePtr(knob.DWORD(0)))},
-		ruleCase{rule: "msi-on", knob: "msi-mode", verd: Default, reason: "as on the GamingPCSetup test bench", win: msiValue(valuePtr(knob.DWORD(1)))},
+		ruleCase{rule: "msi-off", knob: "msi-mode", verd: Suspicious, reason: "RSS needs MSI-X", win: msiValue(valuePtr(backend.DWORD(0)))},
+		ruleCase{rule: "msi-on", knob: "msi-mode", verd: Default, reason: "as on the GamingPCSetup test bench", win: msiValue(valuePtr(backend.DWORD(1)))},
 		ruleCase{rule: "msi-absent", knob: "msi-mode", verd: Default, reason: "the driver's INF did not ask for MSI", win: msiValue(nil)},
-		ruleCase{rule: "msi-other", knob: "msi-mode", verd: Suspicious, reason: "not 0 or 1", win: msiValue(valuePtr(knob.DWORD(2)))},
+		ruleCase{rule: "msi-other", knob: "msi-mode", verd: Suspicious, reason: "not 0 or 1", win: msiValue(valuePtr(backend.DWORD(2)))},
 
 		ruleCase{rule: "buffers-none", knob: "nic-buffers", verd: Default, reason: "no network adapter declares *ReceiveBuffers"},
 		ruleCase{rule: "buffers-out-of-range", knob: "nic-buffers", verd: Suspicious, reason: "*ReceiveBuffers=4096 is outside what the adapter declares (80-2048 in steps of 8)",
@@ -68,7 +72,7 @@ func init() {
 }
 
 // globalRSSOff is a machine whose netsh says RSS is disabled globally.
-func globalRSSOff(env *knob.Env, _, _ *knob.Mem) {
+func globalRSSOff(env *knob.Env, _, _ *knobtest.Mem) {
 	env.RSSState = func() (*knob.RSSState, error) {
 		return &knob.RSSState{Global: map[string]string{"Receive-Side Scaling State": "disabled"}}, nil
 	}

@@ -8,23 +8,25 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 )
 
 // win changes the default Windows machine of a rule case.
-type win func(env *knob.Env, reg, bcd *knob.Mem)
+type win func(env *knob.Env, reg, bcd *knobtest.Mem)
 
-func setReg(path, name string, v knob.Value) win {
-	return func(_ *knob.Env, reg, _ *knob.Mem) { reg.Set(path, name, v) }
+func setReg(path, name string, v backend.Value) win {
+	return func(_ *knob.Env, reg, _ *knobtest.Mem) { reg.Set(path, name, v) }
 }
 
 func delReg(path, name string) win {
-	return func(_ *knob.Env, reg, _ *knob.Mem) {
-		reg.Write(knob.Loc{Backend: knob.BackendRegistry, Path: path, Name: name}, knob.Absent)
+	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
+		reg.Write(backend.Loc{Backend: backend.BackendRegistry, Path: path, Name: name}, backend.Absent)
 	}
 }
 
 func build(b uint32, w ...win) win {
-	return func(env *knob.Env, reg, bcd *knob.Mem) {
+	return func(env *knob.Env, reg, bcd *knobtest.Mem) {
 		env.Build = b
 		for _, f := range w {
 			f(env, reg, bcd)
@@ -34,33 +36,33 @@ func build(b uint32, w ...win) win {
 
 // server is build b of Windows Server.
 func server(b uint32, w ...win) win {
-	return func(env *knob.Env, reg, bcd *knob.Mem) {
+	return func(env *knob.Env, reg, bcd *knobtest.Mem) {
 		env.Server = true
 		build(b, w...)(env, reg, bcd)
 	}
 }
 
 // noAdapters is a machine without network adapters.
-func noAdapters(env *knob.Env, reg, _ *knob.Mem) {
-	bare := knob.NewMem()
-	windowsValues(func(p, n string, v knob.Value) {
+func noAdapters(env *knob.Env, reg, _ *knobtest.Mem) {
+	bare := knobtest.NewMem()
+	windowsValues(func(p, n string, v backend.Value) {
 		if !strings.HasPrefix(p, knob.NetClassKey) {
 			bare.Set(p, n, v)
 		}
 	}, bare.CreateKey)
-	env.Backends[knob.BackendRegistry] = bare
+	env.Backends[backend.BackendRegistry] = bare
 }
 
 func qosPolicy(dscp string, nla bool) win {
-	return func(_ *knob.Env, reg, _ *knob.Mem) {
+	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
 		key := knob.QoSKey + `\voice`
 		for n, v := range map[string]string{"Version": "1.0", "Application Name": "game.exe", "Protocol": "UDP", "Local Port": "*",
 			"Local IP": "*", "Local IP Prefix Length": "*", "Remote Port": "*", "Remote IP": "*", "Remote IP Prefix Length": "*",
 			"DSCP Value": dscp, "Throttle Rate": "-1"} {
-			reg.Set(key, n, knob.SZ(v))
+			reg.Set(key, n, backend.SZ(v))
 		}
 		if nla {
-			reg.Set(knob.NLAKey, "Do not use NLA", knob.SZ("1"))
+			reg.Set(knob.NLAKey, "Do not use NLA", backend.SZ("1"))
 		}
 	}
 }
@@ -84,9 +86,9 @@ type ruleCase struct {
 
 var ruleCases = []ruleCase{
 	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
-		win: func(env *knob.Env, _, _ *knob.Mem) {
+		win: func(env *knob.Env, _, _ *knobtest.Mem) {
 			env.Privileged = func() error { return errors.New("not elevated") }
-			env.Backends[knob.BackendBCD] = &knob.BCD{Run: func(...string) ([]byte, error) {
+			env.Backends[backend.BackendBCD] = &backend.BCD{Run: func(...string) ([]byte, error) {
 				return nil, errors.New("bcdedit /enum {current}: exit status 1: The boot configuration data store could not be opened.\r\nAccess is denied.")
 			}}
 		}},
@@ -96,76 +98,76 @@ var ruleCases = []ruleCase{
 	{rule: "prisep-absent", knob: "win32-priority-separation", verd: Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
 		win: delReg(prioKey, "Win32PrioritySeparation")},
 	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: Suspicious, reason: "0x126 acts as 0x26",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
+		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
 	{rule: "prisep-default", knob: "win32-priority-separation", verd: Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
 	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: Tuned, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x26))},
+		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x26))},
 	{rule: "prisep-other", knob: "win32-priority-separation", verd: Tuned, reason: "0x28 = short, fixed quanta, foreground 18 units",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
+		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
 	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: Suspicious, reason: "the kernel reads a REG_DWORD",
-		win: setReg(prioKey, "Win32PrioritySeparation", knob.SZ("fast"))},
+		win: setReg(prioKey, "Win32PrioritySeparation", backend.SZ("fast"))},
 
 	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "set to 1, but build 19045 ignores it",
-		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
+		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
 	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "not one of the documented values 0 and 1",
-		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(2))},
+		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(2))},
 	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: Default, reason: "the Windows Server 2022 default: global again",
-		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1)))},
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
 	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: Tuned, reason: "changed from the Windows Server 2022 default 1: per process",
-		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(0)))},
+		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(0)))},
 	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: Tuned, reason: "global again",
-		win: setReg(kernelKey, "GlobalTimerResolutionRequests", knob.DWORD(1))},
+		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1))},
 	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
 
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
 	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
 	// latency, "unclear why", no throughput: not enough for harmful.
 	{rule: "nti-off", knob: "network-throttling-index", verd: Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
-		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(0xFFFFFFFF))},
+		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
 	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
-		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(80))},
+		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(80))},
 	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other received traffic is throttled to 10 packets per ms"},
 	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
-		win: setReg(profileKey, "NetworkThrottlingIndex", knob.DWORD(20))},
+		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(20))},
 
 	{rule: "tsc-default", knob: "tsc-sync-policy", verd: Default, reason: "HalpTscSyncPolicy 0"},
 	{rule: "tsc-set", knob: "tsc-sync-policy", verd: Suspicious, reason: "set to enhanced without a measured benefit",
-		win: func(_ *knob.Env, _, bcd *knob.Mem) {
-			bcd.Set("{current}", "tscsyncpolicy", knob.Value{Type: knob.TypeBCD, Data: []byte("Enhanced")})
+		win: func(_ *knob.Env, _, bcd *knobtest.Mem) {
+			bcd.Set("{current}", "tscsyncpolicy", backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")})
 		}},
 
 	{rule: "display-none", knob: "display-scaling", verd: Default, reason: "no configuration",
 		win: delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")},
 	{rule: "display-identity-fallback", knob: "display-scaling", verd: Suspicious, reason: "identity is requested but an active display uses aspect-ratio",
-		win: func(env *knob.Env, reg, _ *knob.Mem) {
-			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(1))
+		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
+			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(1))
 			env.Display = func() ([]knob.DisplayPath, error) {
 				return []knob.DisplayPath{{Scaling: 4, ScalingName: "aspect-ratio", RefreshHz: 144, Active: true}}, nil
 			}
 		}},
 	{rule: "display-unknown-value", knob: "display-scaling", verd: Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
-		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(7))},
+		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(7))},
 	{rule: "display-default", knob: "display-scaling", verd: Default, reason: "4 aspect-ratio"},
 	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
 	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
 	// at the native resolution every request came out as identity (1).
 	// The check-up called centered "tuned" there, where it has no effect.
 	{rule: "display-native", knob: "display-scaling", verd: Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
-		win: func(env *knob.Env, reg, _ *knob.Mem) {
-			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))
+		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
+			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))
 			env.Display = func() ([]knob.DisplayPath, error) {
 				return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 144, Active: true}}, nil
 			}
 		}},
 	{rule: "display-chosen", knob: "display-scaling", verd: Tuned, reason: "2 centered",
-		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", knob.DWORD(2))},
+		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))},
 
 	{rule: "rss-none", knob: "rss", verd: Default, reason: "no network adapter declares RSS", win: noAdapters},
 	{rule: "rss-off", knob: "rss", verd: Suspicious, reason: "one CPU processes all received packets",
-		win: setReg(adapterKey, "*RSS", knob.SZ("0"))},
+		win: setReg(adapterKey, "*RSS", backend.SZ("0"))},
 	{rule: "rss-default", knob: "rss", verd: Default, reason: "the driver's defaults"},
 	{rule: "rss-tuned", knob: "rss", verd: Tuned, reason: "*NumRssQueues=4 (default 2)",
-		win: setReg(adapterKey, "*NumRssQueues", knob.SZ("4"))},
+		win: setReg(adapterKey, "*NumRssQueues", backend.SZ("4"))},
 
 	{rule: "im-none", knob: "interrupt-moderation", verd: Default, reason: "no network adapter declares", win: noAdapters},
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
@@ -173,12 +175,12 @@ var ruleCases = []ruleCase{
 	// Medium was the better balance: a trade-off, not "changed without
 	// evidence of a benefit".
 	{rule: "im-off", knob: "interrupt-moderation", verd: Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium was its better overall balance",
-		win: setReg(adapterKey, "*InterruptModeration", knob.SZ("0"))},
+		win: setReg(adapterKey, "*InterruptModeration", backend.SZ("0"))},
 	{rule: "im-default", knob: "interrupt-moderation", verd: Default, reason: "ITR Adaptive (65535)"},
 	{rule: "im-medium", knob: "interrupt-moderation", verd: Tuned, reason: "the level the measurement found the best balance",
-		win: setReg(adapterKey, "ITR", knob.SZ("950"))},
+		win: setReg(adapterKey, "ITR", backend.SZ("950"))},
 	{rule: "im-tuned", knob: "interrupt-moderation", verd: Tuned, reason: "ITR Extreme (3600)",
-		win: setReg(adapterKey, "ITR", knob.SZ("3600"))},
+		win: setReg(adapterKey, "ITR", backend.SZ("3600"))},
 
 	{rule: "qos-none", knob: "qos-dscp", verd: Default, reason: "no QoS policy"},
 	{rule: "qos-ignored", knob: "qos-dscp", verd: Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},
@@ -367,7 +369,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 			t.Errorf("knob %s has no rules", k.Name())
 			continue
 		}
-		if !last.Match(&Case{Knob: k.Name(), Raw: knob.Absent}) {
+		if !last.Match(&Case{Knob: k.Name(), Raw: backend.Absent}) {
 			t.Errorf("the last rule of %s (%s) is not a catch-all", k.Name(), last.ID)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // tiny are probe sizes that keep a test fast: they check the check-up's
@@ -123,7 +124,7 @@ func TestAuditWritesNothing(t *testing.T) {
 	}
 	wenv, reg, _ := windowsEnv(22631, false)
 	regBefore := reg.Snapshot()
-	wenv.Backends[knob.BackendRegistry] = noWrite{reg, t}
+	wenv.Backends[backend.BackendRegistry] = noWrite{reg, t}
 	Audit(wenv, "windows")
 	if len(reg.Snapshot()) != len(regBefore) {
 		t.Errorf("the registry changed")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
@@ -53,7 +54,7 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	if len(st.AvailableClocksources) > 0 {
 		cs += " (available: " + strings.Join(st.AvailableClocksources, " ") + ")"
 	}
-	fs = append(fs, Fact{"clocksource", cs})
+	fs = append(fs, Fact{knob.ClocksourceName, cs})
 	tick := st.Tickless
 	if tick == "" {
 		tick = "unknown (no kernel config found)"

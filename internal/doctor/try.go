@@ -2,8 +2,8 @@ package doctor
 
 import (
 	"fmt"
-	"slices"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/try"
 )
 
@@ -21,7 +21,11 @@ func tryStep(c *Case, s Setting) *Step {
 	if !ok || !in.Live() || (in.Probe != try.ProbeSleep && in.Probe != try.ProbeWake) {
 		return nil
 	}
-	v := tryValue(c, s.Rule)
+	k, err := knob.Lookup(c.Knob)
+	if err != nil || k.Checkup().TryValue == nil {
+		return nil
+	}
+	v := k.Checkup().TryValue(c, s.Rule)
 	if v == "" {
 		return nil
 	}
@@ -34,25 +38,4 @@ func tryStep(c *Case, s Setting) *Step {
 		Why:     fmt.Sprintf("%s is %s: measure it against %s (the current value is restored after)", c.Knob, s.Verdict, v),
 		Benefit: benefit,
 	}
-}
-
-// tryValue is the default to try against the current value, in the
-// knob's terms; "" when an experiment would show nothing (a value with
-// the default's quanta) or could not be undone (a value that is not a
-// number).
-func tryValue(c *Case, rule string) string {
-	switch c.Knob {
-	case "win32-priority-separation":
-		if rule == "prisep-same-class" || rule == "prisep-unreadable" {
-			return ""
-		}
-		return fmt.Sprintf("0x%X", prisepDefault(c.Server))
-	case "timer-slack":
-		return "50us"
-	case "clocksource":
-		if c.Text() != "tsc" && slices.Contains(available(c), "tsc") {
-			return "tsc"
-		}
-	}
-	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/result"
@@ -67,10 +68,10 @@ func (o CaptureOptions) Validate() error {
 		return err
 	}
 	if o.Seconds < 1 || o.Seconds > 24*3600 {
-		return inputf("invalid --seconds %d: want 1 to 86400", o.Seconds)
+		return badinput.Errorf("invalid --seconds %d: want 1 to 86400", o.Seconds)
 	}
 	if o.Out == "" {
-		return inputf("missing -o FILE: where to write xperf's text report")
+		return badinput.Errorf("missing -o FILE: where to write xperf's text report")
 	}
 	return nil
 }
@@ -78,7 +79,7 @@ func (o CaptureOptions) Validate() error {
 // RunCapture traces DPCs and ISRs with xperf for o.Seconds (less if ctx
 // ends first: the trace is still stopped and exported), writes xperf's
 // report to o.Out, keeps the trace at o.Etl, and analyses the report.
-// Windows only, elevated; elsewhere an InputError.
+// Windows only, elevated; elsewhere a badinput.Error.
 func RunCapture(ctx context.Context, o CaptureOptions) (*CaptureResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -147,7 +148,7 @@ func (o CaptureOptions) WriteReport(text []byte) (*CaptureResult, error) {
 func findXperf() (string, error) {
 	p, err := systool.Path(systool.Xperf)
 	if err != nil {
-		return "", inputf("%v", err)
+		return "", badinput.Errorf("%v", err)
 	}
 	return p, nil
 }

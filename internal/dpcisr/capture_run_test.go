@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -68,10 +69,10 @@ func TestCaptureRun(t *testing.T) {
 
 	// A report that is no report, and a module it lacks, are bad input.
 	o.Module = "nosuch.sys"
-	if _, err := o.WriteReport([]byte(report)); !IsInput(err) || !strings.Contains(err.Error(), `no module "nosuch.sys"`) {
+	if _, err := o.WriteReport([]byte(report)); !badinput.Is(err) || !strings.Contains(err.Error(), `no module "nosuch.sys"`) {
 		t.Errorf("unknown module: %v", err)
 	}
-	if _, err := o.WriteReport(nil); !IsInput(err) || !strings.HasPrefix(err.Error(), "xperf's report: ") {
+	if _, err := o.WriteReport(nil); !badinput.Is(err) || !strings.HasPrefix(err.Error(), "xperf's report: ") {
 		t.Errorf("empty report: %v", err)
 	}
 }

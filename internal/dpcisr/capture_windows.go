@@ -1,6 +1,9 @@
 package dpcisr
 
-import "golang.org/x/sys/windows"
+import (
+	"github.com/latlab/latlab/internal/badinput"
+	"golang.org/x/sys/windows"
+)
 
 func captureSupported() error { return nil }
 
@@ -10,5 +13,5 @@ func checkElevated() error {
 	if windows.GetCurrentProcessToken().IsElevated() {
 		return nil
 	}
-	return inputf("dpcisr capture needs elevation: a kernel trace (xperf -on) requires an Administrator prompt; run latlab from one")
+	return badinput.Errorf("dpcisr capture needs elevation: a kernel trace (xperf -on) requires an Administrator prompt; run latlab from one")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"golang.org/x/sys/windows"
 )
 
@@ -26,7 +27,7 @@ func TestRunCaptureChecks(t *testing.T) {
 		{CaptureOptions{Seconds: 1, Out: out}, "install the Windows Performance Toolkit"},
 	} {
 		_, err := RunCapture(context.Background(), c.o)
-		if !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an input error with %q", c.o, err, c.want)
 		}
 	}

@@ -39,17 +39,6 @@ type Result struct {
 	watch *result.Document
 }
 
-// InputError is bad input: a file that cannot be read or is no report,
-// a module the report lacks, an option out of range. The CLI exits 2.
-type InputError = badinput.Error
-
-func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
-
-// IsInput reports whether err is bad input.
-func IsInput(err error) bool {
-	return badinput.Is(err)
-}
-
 // Run reads the report of o.File and keeps o.Module's histograms.
 func Run(_ context.Context, o Options) (*Result, error) {
 	r, err := readFile(o.File)
@@ -95,19 +84,19 @@ func (r *Result) PageDocument(facts host.Facts, settings map[string]string) *res
 }
 
 // readFile reads a report file within infile's bounds; every failure is
-// an InputError naming the file (and the line, for a text report).
+// a badinput.Error naming the file (and the line, for a text report).
 func readFile(path string) (*Report, error) {
 	if etlReport != nil && isETL(path) {
 		return etlReport(path)
 	}
 	f, err := infile.Open(path)
 	if err != nil {
-		return nil, inputf("cannot read %s: %w", path, unwrapPathErr(err))
+		return nil, badinput.Errorf("cannot read %s: %w", path, unwrapPathErr(err))
 	}
 	defer f.Close()
 	r, err := Read(f)
 	if err != nil {
-		return nil, inputf("%s: %w", path, err)
+		return nil, badinput.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
@@ -124,7 +113,7 @@ func filterModule(r *Report, file, module string) (*Report, error) {
 			return f, nil
 		}
 	}
-	return nil, inputf("%s: no module %q; the report has %s", file, module, strings.Join(r.ModuleNames(), ", "))
+	return nil, badinput.Errorf("%s: no module %q; the report has %s", file, module, strings.Join(r.ModuleNames(), ", "))
 }
 
 // watchDocument is the dpc watch document at path, read again; nil for
@@ -174,7 +163,7 @@ type CompareOptions struct {
 // Validate checks the options that need no file read.
 func (o CompareOptions) Validate() error {
 	if o.Labels != nil && len(o.Labels) != len(o.Files) {
-		return inputf("--labels has %d names for %d files: give one per file, comma-separated", len(o.Labels), len(o.Files))
+		return badinput.Errorf("--labels has %d names for %d files: give one per file, comma-separated", len(o.Labels), len(o.Files))
 	}
 	return nil
 }

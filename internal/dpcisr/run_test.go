@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -80,7 +81,7 @@ func TestRunPageDocument(t *testing.T) {
 	}
 }
 
-// Bad input is an InputError naming the file, and the line for a text
+// Bad input is a badinput.Error naming the file, and the line for a text
 // report.
 func TestRunBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
@@ -105,7 +106,7 @@ func TestRunBadInput(t *testing.T) {
 			`no module "ndis.sys"; the report has i8042prt.sys, kbdhid.sys`, false},
 	} {
 		res, err := Run(context.Background(), c.o)
-		if res != nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
 		}
 		var pe *ParseError
@@ -141,11 +142,11 @@ func TestRunCompare(t *testing.T) {
 		{CompareOptions{Files: []string{a, b}, Module: "nothere.sys"}, "no report has module nothere.sys"},
 	} {
 		c, err := RunCompare(ctx, bad.o)
-		if c != nil || !IsInput(err) || !strings.Contains(err.Error(), bad.want) {
+		if c != nil || !badinput.Is(err) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v, want an input error with %q", bad.o, err, bad.want)
 		}
 	}
-	if err := (CompareOptions{Files: []string{a}, Labels: []string{"a", "b"}}).Validate(); !IsInput(err) {
+	if err := (CompareOptions{Files: []string{a}, Labels: []string{"a", "b"}}).Validate(); !badinput.Is(err) {
 		t.Errorf("Validate: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etl"
 	"github.com/latlab/latlab/internal/etw"
@@ -80,7 +81,7 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 }
 
 func dpcisrInput(format string, a ...any) error {
-	return &dpcisr.InputError{Err: fmt.Errorf(format, a...)}
+	return badinput.Errorf(format, a...)
 }
 
 // walkETL reads the trace at path within infile's bounds.

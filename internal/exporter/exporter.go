@@ -153,7 +153,7 @@ func Validate(o Options) error {
 	for _, p := range o.Probes {
 		method := probe.SleepMethods()[0]
 		so := probe.SleepOptions{Duration: o.Interval, Samples: 1, Method: method}
-		if p == ProbeSleep && probe.ValidateSleep(so) != nil {
+		if p == ProbeSleep && so.Validate() != nil {
 			// Windows: kernel32 Sleep counts whole milliseconds.
 			return fmt.Errorf("invalid --interval %v for the sleep probe: %s takes whole milliseconds; give whole milliseconds or --probes wake", o.Interval, method)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -16,7 +17,7 @@ var (
 	slackDesc = prometheus.NewDesc("latlab_timer_slack_seconds",
 		"Linux timer slack of the exporter's threads (PR_GET_TIMERSLACK), inherited from the process that started it.", nil, nil)
 	clocksourceDesc = prometheus.NewDesc("latlab_clocksource_info",
-		"Linux clocksource in use (value 1); available lists the others the kernel offers.", []string{"clocksource", "available"}, nil)
+		"Linux clocksource in use (value 1); available lists the others the kernel offers.", []string{knob.ClocksourceName, "available"}, nil)
 	timerErrorDesc = prometheus.NewDesc("latlab_timer_read_errors_total",
 		"Failed reads of the timer state.", nil, nil)
 )

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -231,7 +232,7 @@ func TestINFWorkBound(t *testing.T) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"}); !IsInput(err) {
+	if _, err := Run(context.Background(), Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"}); !badinput.Is(err) {
 		t.Errorf("Run: err %v, want bad input", err)
 	}
 }

@@ -44,52 +44,41 @@ type Result struct {
 	Reg []byte
 }
 
-// InputError is bad input: an option out of range, an INF that cannot
-// be read or parsed, a device the INF does not list. The CLI exits 2.
-type InputError = badinput.Error
-
-func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
-
-// IsInput reports whether err is bad input.
-func IsInput(err error) bool {
-	return badinput.Is(err)
-}
-
 // Run reads the INF and follows its install chain: for every device
 // (List) or for Options.Device (Analyze).
 func Run(_ context.Context, o Options) (*Result, error) {
 	t, err := ParseTarget(o.OS, o.Product, o.Arch)
 	if err != nil {
-		return nil, inputf("invalid --os/--product/--arch: %w", err)
+		return nil, badinput.Errorf("invalid --os/--product/--arch: %w", err)
 	}
 	if o.Reg && o.Device == "" {
-		return nil, inputf("--reg-out needs --device: the .reg file adds one device's missing keywords")
+		return nil, badinput.Errorf("--reg-out needs --device: the .reg file adds one device's missing keywords")
 	}
 	f, err := parseFile(o.File)
 	var pe *ParseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, inputf("%s: %w", o.File, err)
+		return nil, badinput.Errorf("%s: %w", o.File, err)
 	case err != nil:
-		return nil, inputf("cannot read %s: %w", o.File, unwrapPathErr(err))
+		return nil, badinput.Errorf("cannot read %s: %w", o.File, unwrapPathErr(err))
 	}
 	if o.Lang != "" && f.Section("Strings."+o.Lang) == nil {
-		return nil, inputf("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
+		return nil, badinput.Errorf("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
 	}
 	load := includeLoader(o.File)
 	res := &Result{File: f}
 	if o.Device == "" {
 		if res.Listing, err = List(f, t, o.Lang, load); err != nil {
-			return nil, inputf("%s: %w", o.File, err)
+			return nil, badinput.Errorf("%s: %w", o.File, err)
 		}
 		return res, nil
 	}
 	if res.Device, err = Analyze(f, o.Device, t, o.Lang, load); err != nil {
-		return nil, inputf("%s: %w", o.File, err)
+		return nil, badinput.Errorf("%s: %w", o.File, err)
 	}
 	if o.Reg {
 		if len(res.Device.MissingRSS) == 0 {
-			return nil, inputf("%s: no RSS keyword that another install section of this INF installs is missing for %s on this Windows; no .reg file written", o.File, o.Device)
+			return nil, badinput.Errorf("%s: no RSS keyword that another install section of this INF installs is missing for %s on this Windows; no .reg file written", o.File, o.Device)
 		}
 		var b bytes.Buffer
 		if _, err := WriteReg(&b, res.Device); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/textdec"
@@ -71,7 +72,7 @@ func TestRunIncludeNextToTheFile(t *testing.T) {
 	}
 }
 
-// Every kind of bad input is an InputError naming what was wrong.
+// Every kind of bad input is a badinput.Error naming what was wrong.
 func TestRunBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
 	if err := os.WriteFile(dir+"/empty.inf", nil, 0o644); err != nil {
@@ -95,14 +96,14 @@ func TestRunBadInput(t *testing.T) {
 		o := runOpts("i225-like.inf", `PCI\VEN_8086&DEV_15F3`)
 		c.edit(&o)
 		res, err := Run(context.Background(), o)
-		if res != nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error with %q", c.name, err, c.want)
 		}
 	}
 	// The ambiguous device keeps its type for callers that list the lines.
 	_, err := Run(context.Background(), runOpts("e2f-like.inf", `PCI\VEN_8086&DEV_15F3`))
 	var ae *AmbiguousError
-	if !IsInput(err) || !errors.As(err, &ae) {
+	if !badinput.Is(err) || !errors.As(err, &ae) {
 		t.Errorf("ambiguous device: %T %v", err, err)
 	}
 }

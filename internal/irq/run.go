@@ -8,6 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Options are the work of `latlab irq watch`.
@@ -50,16 +53,33 @@ type Result struct {
 // has to exit before it is killed.
 const commandGrace = 5 * time.Second
 
+// Validate checks the watch's options, in the flag names of latlab irq
+// watch, for every caller; bad input is a badinput.Error.
+func (o Options) Validate() error {
+	switch {
+	case o.Interval <= 0:
+		return badinput.Errorf("invalid --interval %s: want a duration above 0", units.Duration(o.Interval))
+	case o.Duration < 0:
+		return badinput.Errorf("invalid --duration %s: want 0 (until stopped) or a duration above 0", units.Duration(o.Duration))
+	}
+	if len(o.Command) > 0 {
+		if _, err := exec.LookPath(o.Command[0]); err != nil {
+			return badinput.Errorf("command %q not found", o.Command[0])
+		}
+	}
+	return nil
+}
+
 // Run reads the counters every Interval until Duration has passed, ctx
 // is done or Command has ended, and sums what each CPU handled. One
 // reading is always taken at the end, so the total covers the whole
 // watch.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if o.Interval <= 0 {
+	if err := o.Validate(); err != nil {
 		if o.Watcher != nil {
 			o.Watcher.Close()
 		}
-		return nil, errors.New("irq.Run: the interval must be above 0")
+		return nil, err
 	}
 	w := o.Watcher
 	if w == nil {

@@ -4,18 +4,22 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 )
 
 // addAdapter adds a network adapter to the in-memory registry: its
 // driver service and, when rateEnum is not nil, an ITR enum.
-func addAdapter(m *Mem, index, name, service string, rateEnum map[string]string) string {
+func addAdapter(m *knobtest.Mem, index, name, service string, rateEnum map[string]string) string {
 	key := NetClassKey + `\` + index
-	m.Set(key, "DriverDesc", SZ(name))
-	m.Set(key, "*InterruptModeration", SZ("1"))
-	m.Set(key+`\Ndi`, "Service", SZ(service))
-	m.Set(key+`\Ndi\Params\ITR`, "type", SZ("enum"))
+	m.Set(key, "DriverDesc", backend.SZ(name))
+	m.Set(key, "*InterruptModeration", backend.SZ("1"))
+	m.Set(key+`\Ndi`, "Service", backend.SZ(service))
+	m.Set(key+`\Ndi\Params\ITR`, "type", backend.SZ("enum"))
 	for v, d := range rateEnum {
-		m.Set(key+`\Ndi\Params\ITR\Enum`, v, SZ(d))
+		m.Set(key+`\Ndi\Params\ITR\Enum`, v, backend.SZ(d))
 	}
 	return key
 }
@@ -39,7 +43,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 	if !strings.Contains(string(b), `"levels_from":"adapter"`) || !strings.Contains(string(b), `"level":"Medium"`) {
 		t.Errorf("JSON %s: want the level and where the levels come from", b)
 	}
-	reg.Set(NetClassKey+`\0007`, "ITR", SZ("250"))
+	reg.Set(NetClassKey+`\0007`, "ITR", backend.SZ("250"))
 	for _, c := range []struct{ in, want string }{
 		{"medium", "125"}, {"Extreme", "500"}, {"rate=minimal", "32"}, {"rate=64", "64"}, {"on,rate=off", "0"},
 	} {
@@ -49,14 +53,14 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 			continue
 		}
 		itr := p.Changes[len(p.Changes)-1]
-		if itr.Loc.Name != "ITR" || itr.New.String() != c.want || itr.New.Type != TypeSZ {
+		if itr.Loc.Name != "ITR" || itr.New.String() != c.want || itr.New.Type != backend.TypeSZ {
 			t.Errorf("%s: wrote %s=%s (%s), want ITR=%s", c.in, itr.Loc.Name, itr.New, itr.New.Type, c.want)
 		}
 	}
 	// The e2f driver has no Adaptive and no 950 (e1r/e1d's Medium).
 	for _, in := range []string{"adaptive", "rate=950", "rate=488"} {
 		_, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, in)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts Off 0, Minimal 32, Low 64, Medium 125, High 250, Extreme 500") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts Off 0, Minimal 32, Low 64, Medium 125, High 250, Extreme 500") {
 			t.Errorf("%s: %v, want an input error naming the adapter's levels", in, err)
 		}
 	}
@@ -70,7 +74,7 @@ func TestInterruptModerationAdapterLevels(t *testing.T) {
 func TestInterruptModerationFallback(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	addAdapter(reg, "0003", "Intel(R) Ethernet Connection (7) I219-V", "e1dexpress", nil)
-	reg.Set(NetClassKey+`\0003`, "ITR", SZ("65535"))
+	reg.Set(NetClassKey+`\0003`, "ITR", backend.SZ("65535"))
 	addAdapter(reg, "0004", "Contoso 10G", "contoso", nil)
 
 	r := get(t, env, "interrupt-moderation", Selector{Adapter: "I219"})
@@ -89,7 +93,7 @@ func TestInterruptModerationFallback(t *testing.T) {
 	}
 
 	// No enum and no known driver: a name cannot be turned into a number.
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "medium"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "give the driver's number as rate=N") {
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "medium"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "give the driver's number as rate=N") {
 		t.Errorf("unknown driver, name: %v", err)
 	}
 	p, err = plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=300")
@@ -99,10 +103,10 @@ func TestInterruptModerationFallback(t *testing.T) {
 
 	// A rate keyword of number type is checked against its min/max.
 	k := NetClassKey + `\0004\Ndi\Params\ITR`
-	reg.Set(k, "type", SZ("int"))
-	reg.Set(k, "min", SZ("100"))
-	reg.Set(k, "max", SZ("10000"))
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=50"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts 100-10000") {
+	reg.Set(k, "type", backend.SZ("int"))
+	reg.Set(k, "min", backend.SZ("100"))
+	reg.Set(k, "max", backend.SZ("10000"))
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "Contoso"}, "rate=50"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 100-10000") {
 		t.Errorf("int type out of range: %v", err)
 	}
 }
@@ -167,7 +171,7 @@ func TestInterruptModerationExplain(t *testing.T) {
 		t.Errorf("explain 488:\n%s", text)
 	}
 	for _, bad := range []string{"950", "on,fast,slow", "rate="} {
-		if _, err := k.Explain(bad, ExplainOptions{}); err == nil || !IsInput(err) {
+		if _, err := k.Explain(bad, ExplainOptions{}); err == nil || !badinput.Is(err) {
 			t.Errorf("explain %q: %v, want an input error", bad, err)
 		}
 	}
@@ -186,15 +190,15 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 		{"1", "*RssBaseProcNumber=3", "accepts 0-6 in steps of 2"},
 	} {
 		rtk := NetClassKey + `\0001\Ndi\Params\`
-		reg.Set(rtk+"*MaxRssProcessors", "type", SZ("int"))
-		reg.Set(rtk+"*MaxRssProcessors", "min", SZ("1"))
-		reg.Set(rtk+"*MaxRssProcessors", "max", SZ("8"))
-		reg.Set(rtk+"*RssBaseProcNumber", "type", SZ("int"))
-		reg.Set(rtk+"*RssBaseProcNumber", "min", SZ("0"))
-		reg.Set(rtk+"*RssBaseProcNumber", "max", SZ("6"))
-		reg.Set(rtk+"*RssBaseProcNumber", "step", SZ("2"))
+		reg.Set(rtk+"*MaxRssProcessors", "type", backend.SZ("int"))
+		reg.Set(rtk+"*MaxRssProcessors", "min", backend.SZ("1"))
+		reg.Set(rtk+"*MaxRssProcessors", "max", backend.SZ("8"))
+		reg.Set(rtk+"*RssBaseProcNumber", "type", backend.SZ("int"))
+		reg.Set(rtk+"*RssBaseProcNumber", "min", backend.SZ("0"))
+		reg.Set(rtk+"*RssBaseProcNumber", "max", backend.SZ("6"))
+		reg.Set(rtk+"*RssBaseProcNumber", "step", backend.SZ("2"))
 		_, err := plan(env, "rss", Selector{Adapter: c.adapter}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s on %s: %v, want an input error containing %q", c.value, c.adapter, err, c.want)
 		}
 	}
@@ -212,8 +216,8 @@ func TestRSSAgainstNdiParams(t *testing.T) {
 		t.Errorf("rss get detail %s: want what the adapter offers", b)
 	}
 	// *InterruptModeration is checked against its enum too.
-	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), Absent)
-	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
+	reg.Write(regLoc(NetClassKey+`\0007\Ndi\Params\*InterruptModeration\Enum`, "0"), backend.Absent)
+	if _, err := plan(env, "interrupt-moderation", Selector{Adapter: "7"}, "off"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "accepts 1 (Enabled)") {
 		t.Errorf("*InterruptModeration=0 not offered: %v", err)
 	}
 }
@@ -251,7 +255,7 @@ func FuzzParseModeration(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		mod, rate, err := parseModeration(s)
 		if err != nil {
-			if !IsInput(err) || strings.Contains(err.Error(), "\n") {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%q: %v", s, err)
 			}
 			return
@@ -260,7 +264,7 @@ func FuzzParseModeration(f *testing.F) {
 			t.Fatalf("%q: mod %d rate %q", s, mod, rate)
 		}
 		if rate != "" {
-			if _, _, err := rl.Resolve("x", rate); err != nil && !IsInput(err) {
+			if _, _, err := rl.Resolve("x", rate); err != nil && !badinput.Is(err) {
 				t.Fatalf("%q: %v", rate, err)
 			}
 		}

@@ -7,14 +7,16 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // add appends the change of l to v, reading the current value; a value
 // that already holds v is left out.
-func (p *Plan) add(env *Env, l Loc, v Value) error {
+func (p *Plan) add(env *Env, l backend.Loc, v backend.Value) error {
 	for _, c := range p.Changes {
 		if c.Loc == l {
-			if Same(c.New, v) && c.New.Type == v.Type {
+			if backend.Same(c.New, v) && c.New.Type == v.Type {
 				return nil // a key two values need
 			}
 			return fmt.Errorf("internal: %s changed twice in one plan", l)
@@ -22,7 +24,7 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 	}
 	// A registry value needs its key: create the missing ones first, so
 	// revert removes exactly what latlab added.
-	if l.Backend == BackendRegistry && l.Name != "" && !v.IsAbsent() {
+	if l.Backend == backend.BackendRegistry && l.Name != "" && !v.IsAbsent() {
 		if err := ensureKey(env, p, l.Path); err != nil {
 			return err
 		}
@@ -31,7 +33,7 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 	if err != nil {
 		return err
 	}
-	if Same(old, v) && old.Type == v.Type {
+	if backend.Same(old, v) && old.Type == v.Type {
 		return nil
 	}
 	p.Changes = append(p.Changes, Change{Loc: l, Old: old, New: v})
@@ -40,12 +42,12 @@ func (p *Plan) add(env *Env, l Loc, v Value) error {
 
 // addNumber adds the change of l to the number n, in the type the value
 // has now (def when it is absent), and returns the value it has now.
-func (p *Plan) addNumber(env *Env, l Loc, n uint64, def string) (Value, error) {
+func (p *Plan) addNumber(env *Env, l backend.Loc, n uint64, def string) (backend.Value, error) {
 	old, err := env.read(l)
 	if err != nil {
-		return Value{}, err
+		return backend.Value{}, err
 	}
-	return old, p.add(env, l, WithNumber(old, n, def))
+	return old, p.add(env, l, backend.WithNumber(old, n, def))
 }
 
 // Apply carries out a plan: it checks that every write can be made, then
@@ -78,7 +80,7 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 		if err != nil {
 			return fmt.Errorf("nothing was changed: %w", err)
 		}
-		if !Same(cur, c.Old) {
+		if !backend.Same(cur, c.Old) {
 			return fmt.Errorf("nothing was changed: %s changed while planning (now %s)", c.Loc, cur)
 		}
 	}
@@ -150,7 +152,7 @@ func rollback(env *Env, j *Journal, idx []int, cause error) error {
 	for k := len(idx) - 1; k >= 0; k-- {
 		e := &j.Entries[idx[k]]
 		cur, err := env.read(e.Loc)
-		if err == nil && Same(cur, e.Original) {
+		if err == nil && backend.Same(cur, e.Original) {
 			markReverted(e, "not applied: "+cause.Error())
 			continue
 		}
@@ -182,10 +184,10 @@ func markReverted(e *Entry, note string) {
 
 // Step is what Revert does (or would do) with one journal entry.
 type Step struct {
-	Entry  Entry  `json:"entry"`
-	Action string `json:"action"` // "restore", "already-original", "keep", "gone", "conflict", "refused"
-	Live   Value  `json:"live"`
-	Detail string `json:"detail,omitempty"`
+	Entry  Entry         `json:"entry"`
+	Action string        `json:"action"` // "restore", "already-original", "keep", "gone", "conflict", "refused"
+	Live   backend.Value `json:"live"`
+	Detail string        `json:"detail,omitempty"`
 }
 
 // ConflictError is a revert refused because a value was changed by
@@ -239,7 +241,7 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 		}
 	}
 	sort.Slice(open, func(a, b int) bool { return j.Entries[open[a]].ID > j.Entries[open[b]].ID })
-	sim := map[Loc]Value{}
+	sim := map[backend.Loc]backend.Value{}
 	var steps []Step
 	var conflicts, refused []Step
 	for _, i := range open {
@@ -264,7 +266,7 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", e.Guard.Loc, err)
 			}
-			if !Same(g, e.Guard.Value) {
+			if !backend.Same(g, e.Guard.Value) {
 				s.Action = "gone"
 				s.Detail = e.Guard.What
 				steps = append(steps, s)
@@ -272,20 +274,20 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 			}
 		}
 		switch {
-		case Same(cur, e.Original) && cur.Type == e.Original.Type:
+		case backend.Same(cur, e.Original) && cur.Type == e.Original.Type:
 			s.Action = "already-original"
 			if e.State == StatePending {
 				s.Detail = "the write never happened"
 			}
-		case e.Loc.Backend == BackendFile && cur.Type == TypeFile && strings.TrimSpace(string(cur.Data)) == "":
+		case e.Loc.Backend == backend.BackendFile && cur.Type == backend.TypeFile && strings.TrimSpace(string(cur.Data)) == "":
 			// No setting file is ever empty: a write that truncated first
 			// was cut short. The journal holds the value.
 			s.Action = "restore"
 			s.Detail = "the file was empty (a write was cut short); restored from the journal"
-		case cur.IsAbsent() && e.Loc.Backend == BackendFile:
+		case cur.IsAbsent() && e.Loc.Backend == backend.BackendFile:
 			s.Action = "gone"
 			s.Detail = "the setting no longer exists (its process exited or its device went away)"
-		case Same(cur, e.New):
+		case backend.Same(cur, e.New):
 			s.Action = "restore"
 		default:
 			s.Action = "restore"
@@ -299,7 +301,7 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 		// A key latlab created is deleted only when it will be empty: it
 		// may hold what someone else (or a change not being reverted)
 		// put there since, and that must stay.
-		if s.Action == "restore" && e.Original.IsAbsent() && e.Loc.Backend == BackendRegistry && e.Loc.Name == "" {
+		if s.Action == "restore" && e.Original.IsAbsent() && e.Loc.Backend == backend.BackendRegistry && e.Loc.Name == "" {
 			busy, err := keyKeepsContent(env, e.Loc.Path, sim)
 			if err != nil {
 				return nil, err
@@ -328,9 +330,9 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 // keyKeepsContent reports whether registry key will still hold a sub-key
 // or a value once the steps planned so far (sim: the value each touched
 // Loc will have) are carried out.
-func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
-	keys, vals, err := env.list(BackendRegistry, key)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+func keyKeepsContent(env *Env, key string, sim map[backend.Loc]backend.Value) (bool, error) {
+	keys, vals, err := env.list(backend.BackendRegistry, key)
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
 		return false, fmt.Errorf("list %s: %w", key, err)
 	}
 	// Registry names are case-insensitive.
@@ -343,7 +345,7 @@ func keyKeepsContent(env *Env, key string, sim map[Loc]Value) (bool, error) {
 		present[id(key, v)] = true
 	}
 	for l, v := range sim {
-		if l.Backend != BackendRegistry {
+		if l.Backend != backend.BackendRegistry {
 			continue
 		}
 		parent := l.Path
@@ -412,7 +414,7 @@ func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry)
 	for i := range j.Entries {
 		byID[j.Entries[i].ID] = i
 	}
-	unsaved := map[Loc]bool{} // settings of the entries marked since the last save
+	unsaved := map[backend.Loc]bool{} // settings of the entries marked since the last save
 	save := func() error {
 		if len(unsaved) == 0 {
 			return nil
@@ -490,7 +492,7 @@ func UndoChanges(env *Env, j *Journal) []Change {
 			switch {
 			case err != nil:
 				c.Skip = fmt.Sprintf("cannot tell whether it is still the same process (%v)", err)
-			case !Same(g, e.Guard.Value):
+			case !backend.Same(g, e.Guard.Value):
 				c.Skip = e.Guard.What
 			}
 		}

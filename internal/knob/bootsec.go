@@ -1,6 +1,10 @@
 package knob
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/knob/backend"
+)
 
 // BootSecurity is what a change of the boot configuration risks.
 // Microsoft, "BCD settings and BitLocker"
@@ -30,7 +34,7 @@ const bcdSource = `Microsoft, "BCD settings and BitLocker"`
 func BootWarning(env *Env, changes []Change) string {
 	bcd := false
 	for _, c := range changes {
-		bcd = bcd || c.Loc.Backend == BackendBCD
+		bcd = bcd || c.Loc.Backend == backend.BackendBCD
 	}
 	if !bcd || env == nil || env.BootSecurity == nil {
 		return ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -13,7 +14,7 @@ import (
 // security facts given.
 func bcdEnv(sec BootSecurity, secErr error) *Env {
 	val := ""
-	b := &BCD{Run: func(args ...string) ([]byte, error) {
+	b := &backend.BCD{Run: func(args ...string) ([]byte, error) {
 		switch args[0] {
 		case "/enum":
 			out := "Windows Boot Loader\r\n-------------------\r\nidentifier              {current}\r\n"
@@ -28,7 +29,7 @@ func bcdEnv(sec BootSecurity, secErr error) *Env {
 		}
 		return []byte("The operation completed successfully.\r\n"), nil
 	}}
-	return &Env{Backends: map[string]Backend{BackendBCD: b},
+	return &Env{Backends: map[string]backend.Backend{backend.BackendBCD: b},
 		BootSecurity: func() (BootSecurity, error) { return sec, secErr }}
 }
 
@@ -79,7 +80,7 @@ func TestBootWarning(t *testing.T) {
 		})
 	}
 	// A plan without a BCD change is not checked.
-	if w := BootWarning(bcdEnv(BootSecurity{BitLocker: true}, nil), []Change{{Loc: Loc{Backend: BackendRegistry}}}); w != "" {
+	if w := BootWarning(bcdEnv(BootSecurity{BitLocker: true}, nil), []Change{{Loc: backend.Loc{Backend: backend.BackendRegistry}}}); w != "" {
 		t.Errorf("registry change: %q", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -61,7 +62,7 @@ func RunExport(ctx context.Context, o ExportOptions) (*Export, error) {
 				// latlab's own timer slack (proc/self) is no setting of
 				// the machine's: a script cannot set it for anyone.
 				if it.Loc != nil && it.Raw != nil && !it.Raw.IsAbsent() && !strings.HasPrefix(it.Loc.Path, "proc/self/") {
-					x.Changes = append(x.Changes, Change{Loc: *it.Loc, Old: Absent, New: *it.Raw})
+					x.Changes = append(x.Changes, Change{Loc: *it.Loc, Old: backend.Absent, New: *it.Raw})
 				}
 				x.Changes = append(x.Changes, it.Extra...)
 			}

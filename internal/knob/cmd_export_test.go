@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -56,7 +57,7 @@ func TestRunExport(t *testing.T) {
 	if err != nil || len(x.Changes) != 1 || len(x.Skipped) != 1 || !strings.HasPrefix(x.Skipped[0], "journal entry 1 (line 2): damaged: ") {
 		t.Errorf("undo with a damaged entry: %v %+v", err, x)
 	}
-	if _, err := RunExport(context.Background(), ExportOptions{Format: "bat", Env: env, StateDir: state}); !IsInput(err) {
+	if _, err := RunExport(context.Background(), ExportOptions{Format: "bat", Env: env, StateDir: state}); !badinput.Is(err) {
 		t.Errorf("--format bat: %v, want an input error", err)
 	}
 }

@@ -14,7 +14,7 @@ type GetOptions struct {
 }
 
 // RunGet reads one knob of this OS, decoded, per instance. A knob of the
-// other OS is an InputError: only explain works on it here.
+// other OS is a badinput.Error: only explain works on it here.
 func RunGet(ctx context.Context, o GetOptions) (*Reading, error) {
 	k, err := lookupNative(o.Knob)
 	if err != nil {

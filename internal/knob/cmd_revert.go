@@ -1,6 +1,10 @@
 package knob
 
-import "context"
+import (
+	"context"
+
+	"github.com/latlab/latlab/internal/badinput"
+)
 
 // RevertOptions are the work of `latlab knob revert`.
 type RevertOptions struct {
@@ -33,9 +37,9 @@ type RevertOptions struct {
 func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 	switch {
 	case o.All && o.Knob != "":
-		return nil, inputf("give a knob name or --all, not both")
+		return nil, badinput.Errorf("give a knob name or --all, not both")
 	case !o.All && o.Knob == "":
-		return nil, inputf("revert needs a knob name or --all")
+		return nil, badinput.Errorf("revert needs a knob name or --all")
 	}
 	name := ""
 	if !o.All {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -20,7 +21,7 @@ func TestRunRevertBadInput(t *testing.T) {
 		{RevertOptions{Knob: "tcp-dsak"}, "did you mean tcp-dsack?"},
 	} {
 		c.o.StateDir = state
-		if res, err := RunRevert(context.Background(), c.o); res != nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if res, err := RunRevert(context.Background(), c.o); res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %+v %v, want an input error with %q", c.o, res, err, c.want)
 		}
 	}

@@ -3,6 +3,8 @@ package knob
 import (
 	"context"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // SetOptions are the work of `latlab knob set`.
@@ -17,7 +19,7 @@ type SetOptions struct {
 	DryRun bool
 	// Format is the script of a dry run: reg, ps1 or sh; "" = the
 	// knob's OS's (DefaultFormat). A real set writes no script, so a
-	// Format without DryRun is an InputError.
+	// Format without DryRun is a badinput.Error.
 	Format string
 	// Root is the filesystem root of the Linux backends (--root);
 	// StateDir the journal's directory ("" = DefaultStateDir(Root)).
@@ -43,7 +45,7 @@ type SetOptions struct {
 // what the system stored.
 func RunSet(ctx context.Context, o SetOptions) (*SetResult, error) {
 	if o.Format != "" && !o.DryRun {
-		return nil, inputf("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
+		return nil, badinput.Errorf("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
 	}
 	k, err := lookupNative(o.Knob)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -68,7 +69,7 @@ func TestRunSetBadInput(t *testing.T) {
 	} {
 		c.o.Env, c.o.StateDir = env, state
 		_, err := RunSet(context.Background(), c.o)
-		if !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an input error with %q", c.o, err, c.want)
 		}
 	}
@@ -116,7 +117,7 @@ func TestRunSetNotPrivileged(t *testing.T) {
 	env.Privileged = func() error { return errors.New("needs root") }
 	state := filepath.Join(testutil.TempDir(t), "state")
 	_, err := RunSet(context.Background(), SetOptions{Knob: n.name, Value: n.set, StateDir: state, Env: env})
-	if err == nil || err.Error() != "needs root" || IsInput(err) {
+	if err == nil || err.Error() != "needs root" || badinput.Is(err) {
 		t.Fatalf("set without the right: %v", err)
 	}
 	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // DISPLAYCONFIG_SCALING 1 is identity, not "No scaling": GPU control
@@ -28,7 +31,7 @@ func TestDisplayScalingNames(t *testing.T) {
 			t.Errorf("parseScaling(%q) = %d %v, want %d", in, n, err, want)
 		}
 	}
-	if _, err := parseScaling("no scaling"); err == nil || !IsInput(err) || !strings.Contains(err.Error(), `"No scaling" is 2 centered`) {
+	if _, err := parseScaling("no scaling"); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), `"No scaling" is 2 centered`) {
 		t.Errorf("no scaling: %v", err)
 	}
 
@@ -60,7 +63,7 @@ func TestDisplayScalingNames(t *testing.T) {
 // fallback the identity-scaling study describes: get says so.
 func TestDisplayScalingIdentityFallback(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
-	reg.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`, "Scaling", DWORD(1))
+	reg.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`, "Scaling", backend.DWORD(1))
 	env.Display = func() ([]DisplayPath, error) {
 		return ParsePathInfos(pathInfo(7, 0, 1, 5, 4, 60, 1, true), 1)
 	}
@@ -75,7 +78,7 @@ func TestDisplayScalingIdentityFallback(t *testing.T) {
 		}
 	}
 	// Stretched in use while stretched is requested: nothing to say.
-	reg.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`, "Scaling", DWORD(3))
+	reg.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`, "Scaling", backend.DWORD(3))
 	if r := get(t, env, "display-scaling", Selector{}); len(r.Notes) != 0 {
 		t.Errorf("notes %v without identity requested", r.Notes)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // FaultEnv is the environment variable that makes latlab exit abruptly
@@ -16,7 +18,7 @@ const FaultExitCode = 86
 // Env is what knobs read and write through: the backends of this OS (or
 // fakes in tests) and the facts about the host they depend on.
 type Env struct {
-	Backends map[string]Backend
+	Backends map[string]backend.Backend
 
 	// Windows facts.
 	Build  uint32  // OS build number; 0 = unknown
@@ -64,7 +66,7 @@ func (e *Env) CheckPrivileged() error {
 	return e.Privileged()
 }
 
-func (e *Env) backend(name string) (Backend, error) {
+func (e *Env) backend(name string) (backend.Backend, error) {
 	b, ok := e.Backends[name]
 	if !ok || b == nil {
 		return nil, fmt.Errorf("the %s backend is not available on %s", name, HostOS)
@@ -72,16 +74,16 @@ func (e *Env) backend(name string) (Backend, error) {
 	return b, nil
 }
 
-func (e *Env) read(l Loc) (Value, error) {
+func (e *Env) read(l backend.Loc) (backend.Value, error) {
 	b, err := e.backend(l.Backend)
 	if err != nil {
-		return Value{}, err
+		return backend.Value{}, err
 	}
 	return b.Read(l)
 }
 
 // write is every write to the system; it counts them for fault injection.
-func (e *Env) write(l Loc, v Value) error {
+func (e *Env) write(l backend.Loc, v backend.Value) error {
 	b, err := e.backend(l.Backend)
 	if err != nil {
 		return err
@@ -96,14 +98,14 @@ func (e *Env) write(l Loc, v Value) error {
 	return err
 }
 
-func (e *Env) list(backend, path string) (keys, values []string, err error) {
-	b, err := e.backend(backend)
+func (e *Env) list(name, path string) (keys, values []string, err error) {
+	b, err := e.backend(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, ok := b.(Lister)
+	l, ok := b.(backend.Lister)
 	if !ok {
-		return nil, nil, fmt.Errorf("the %s backend cannot list", backend)
+		return nil, nil, fmt.Errorf("the %s backend cannot list", name)
 	}
 	return l.List(path)
 }

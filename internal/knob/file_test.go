@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -28,7 +29,7 @@ func TestFileWriteNeverLosesTheValue(t *testing.T) {
 						panic(r)
 					}
 				}()
-				f.Write(recoveryLoc, FileValue("3\n"))
+				f.Write(recoveryLoc, backend.FileValue("3\n"))
 				t.Fatalf("no crash at %s", step)
 			}()
 			b, err := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"))
@@ -40,7 +41,7 @@ func TestFileWriteNeverLosesTheValue(t *testing.T) {
 	root := linuxTree(t)
 	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
 	os.Chmod(p, 0o640)
-	if err := (Files{Root: root}).Write(recoveryLoc, FileValue("3\n")); err != nil {
+	if err := (Files{Root: root}).Write(recoveryLoc, backend.FileValue("3\n")); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(p); HostOS == "linux" && st.Mode().Perm() != 0o640 { // Windows has no such modes

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -61,30 +63,30 @@ func snapshotTree(t testing.TB, root string) map[string]string {
 
 // windowsRegistry fills an in-memory registry like a Windows 11 machine
 // with an Intel I225-V (RSS keywords partly declared) and a Realtek NIC.
-func windowsRegistry() *Mem {
-	m := NewMem()
-	m.Set(prioKey, "Win32PrioritySeparation", DWORD(2))
+func windowsRegistry() *knobtest.Mem {
+	m := knobtest.NewMem()
+	m.Set(prioKey, "Win32PrioritySeparation", backend.DWORD(2))
 	m.CreateKey(`HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`)
-	m.Set(`HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`, "SystemResponsiveness", DWORD(20))
+	m.Set(`HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`, "SystemResponsiveness", backend.DWORD(20))
 	m.CreateKey(`HKLM\SOFTWARE\Policies\Microsoft\Windows`)
 	m.CreateKey(`HKLM\SYSTEM\CurrentControlSet\Services\Tcpip`)
 
 	i225 := NetClassKey + `\0007`
-	m.Set(i225, "DriverDesc", SZ("Intel(R) Ethernet Controller (3) I225-V"))
-	m.Set(i225, "NetCfgInstanceId", SZ("{5B1D2A3C-0000-4000-8000-0123456789AB}"))
-	m.Set(i225, "*RSS", SZ("1"))
-	m.Set(i225, "*NumRssQueues", SZ("4"))
-	m.Set(i225, "*InterruptModeration", SZ("1"))
-	m.Set(i225, "ITR", SZ("125"))
-	m.Set(i225+`\Ndi`, "Service", SZ("e2fexpress"))
+	m.Set(i225, "DriverDesc", backend.SZ("Intel(R) Ethernet Controller (3) I225-V"))
+	m.Set(i225, "NetCfgInstanceId", backend.SZ("{5B1D2A3C-0000-4000-8000-0123456789AB}"))
+	m.Set(i225, "*RSS", backend.SZ("1"))
+	m.Set(i225, "*NumRssQueues", backend.SZ("4"))
+	m.Set(i225, "*InterruptModeration", backend.SZ("1"))
+	m.Set(i225, "ITR", backend.SZ("125"))
+	m.Set(i225+`\Ndi`, "Service", backend.SZ("e2fexpress"))
 	// The enums as the e2f INFs (I225) declare them: ITR levels are
 	// driver codes (Medium 125 here, 950 on e1r/e1d), with no Adaptive.
 	ndiEnum := func(kw, desc string, opts map[string]string) {
 		k := i225 + `\Ndi\Params\` + kw
-		m.Set(k, "ParamDesc", SZ(desc))
-		m.Set(k, "type", SZ("enum"))
+		m.Set(k, "ParamDesc", backend.SZ(desc))
+		m.Set(k, "type", backend.SZ("enum"))
 		for v, d := range opts {
-			m.Set(k+`\Enum`, v, SZ(d))
+			m.Set(k+`\Enum`, v, backend.SZ(d))
 		}
 	}
 	ndiEnum("*RSS", "Receive Side Scaling", map[string]string{"0": "Disabled", "1": "Enabled"})
@@ -92,34 +94,34 @@ func windowsRegistry() *Mem {
 	ndiEnum("*InterruptModeration", "Interrupt Moderation", map[string]string{"0": "Disabled", "1": "Enabled"})
 	ndiEnum("ITR", "Interrupt Moderation Rate", map[string]string{"0": "Off", "32": "Minimal", "64": "Low", "125": "Medium", "250": "High", "500": "Extreme"})
 	rtk := NetClassKey + `\0001`
-	m.Set(rtk, "DriverDesc", SZ("Realtek PCIe GbE Family Controller"))
-	m.Set(rtk, "*RSS", SZ("1"))
-	m.Set(rtk, "*RSSProfile", SZ("4"))
-	m.Set(rtk, "*RssBaseProcNumber", SZ("0"))
-	m.Set(rtk, "*MaxRssProcessors", SZ("4"))
-	m.Set(rtk, "*NumaNodeId", SZ("65535"))
-	m.Set(rtk, "*RssBaseProcGroup", SZ("0"))
-	m.Set(rtk, "*RssMaxProcNumber", SZ("63"))
-	m.Set(rtk, "*RssMaxProcGroup", SZ("0"))
-	m.Set(rtk, "*NumRssQueues", SZ("2"))
+	m.Set(rtk, "DriverDesc", backend.SZ("Realtek PCIe GbE Family Controller"))
+	m.Set(rtk, "*RSS", backend.SZ("1"))
+	m.Set(rtk, "*RSSProfile", backend.SZ("4"))
+	m.Set(rtk, "*RssBaseProcNumber", backend.SZ("0"))
+	m.Set(rtk, "*MaxRssProcessors", backend.SZ("4"))
+	m.Set(rtk, "*NumaNodeId", backend.SZ("65535"))
+	m.Set(rtk, "*RssBaseProcGroup", backend.SZ("0"))
+	m.Set(rtk, "*RssMaxProcNumber", backend.SZ("63"))
+	m.Set(rtk, "*RssMaxProcGroup", backend.SZ("0"))
+	m.Set(rtk, "*NumRssQueues", backend.SZ("2"))
 	m.CreateKey(NetClassKey + `\Properties`)
 	wan := NetClassKey + `\0002`
-	m.Set(wan, "DriverDesc", SZ("WAN Miniport (IP)"))
+	m.Set(wan, "DriverDesc", backend.SZ("WAN Miniport (IP)"))
 
 	cfg := graphicsConfigKey + `\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00\00`
-	m.Set(cfg, "Scaling", DWORD(4))
-	m.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00`, "Scaling", DWORD(3))
+	m.Set(cfg, "Scaling", backend.DWORD(4))
+	m.Set(graphicsConfigKey+`\SIMULATED_8086_1234_00000000_00020000_0^A1B2C3\00`, "Scaling", backend.DWORD(3))
 	return m
 }
 
 // testEnv is an Env over the fixture tree and the in-memory registry and
 // BCD store, on a Windows 11 client.
-func testEnv(t testing.TB) (*Env, *Mem, *Mem, string) {
+func testEnv(t testing.TB) (*Env, *knobtest.Mem, *knobtest.Mem, string) {
 	root := linuxTree(t)
 	reg := windowsRegistry()
-	bcd := NewMem()
+	bcd := knobtest.NewMem()
 	env := &Env{
-		Backends: map[string]Backend{BackendFile: Files{Root: root}, BackendRegistry: reg, BackendBCD: bcd},
+		Backends: map[string]backend.Backend{backend.BackendFile: Files{Root: root}, backend.BackendRegistry: reg, backend.BackendBCD: bcd},
 		Build:    22631,
 		TickMs:   15.625,
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -22,8 +23,8 @@ func TestRevertCommandRefusesForgedEntry(t *testing.T) {
 	os.WriteFile(passwd, []byte(orig), 0o644)
 	state := testutil.TempDir(t)
 	knob.ForgeForTest(t, state, knob.Entry{Knob: "tcp-recovery",
-		Loc:      knob.Loc{Backend: knob.BackendFile, Path: "etc/passwd"},
-		Original: knob.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: knob.FileValue(orig)})
+		Loc:      backend.Loc{Backend: backend.BackendFile, Path: "etc/passwd"},
+		Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)})
 	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
 	if code != 3 || !strings.Contains(out, "journal entry 1 refused, left alone: /etc/passwd is not a value tcp-recovery writes") ||
 		!strings.Contains(errs, "latlab: not every change was reverted: journal entry 1 refused: /etc/passwd is not a value tcp-recovery writes\n") {

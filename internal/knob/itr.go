@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -187,11 +188,11 @@ func (r RateLevels) Resolve(adapterName, rate string) (n uint64, note string, er
 		if r.Source != "adapter" {
 			from = "latlab's " + r.Source + " table (the adapter declares none)"
 		}
-		return 0, "", inputf("%s level %q is not offered by %q: %s accepts %s", r.Keyword, rate, adapterName, from, levelList(r.Levels))
+		return 0, "", badinput.Errorf("%s level %q is not offered by %q: %s accepts %s", r.Keyword, rate, adapterName, from, levelList(r.Levels))
 	}
 	if numericType(r.Param.Type) {
 		if numErr != nil || num < 0 || num > 0xFFFFFFFF {
-			return 0, "", inputf("%s of %q is a number (%s), not %q", r.Keyword, adapterName, r.Param.Accepted(), rate)
+			return 0, "", badinput.Errorf("%s of %q is a number (%s), not %q", r.Keyword, adapterName, r.Param.Accepted(), rate)
 		}
 		if err := r.Param.CheckAgainst(adapterName, num); err != nil {
 			return 0, "", err
@@ -199,7 +200,7 @@ func (r RateLevels) Resolve(adapterName, rate string) (n uint64, note string, er
 		return uint64(num), "", nil
 	}
 	if numErr != nil || num < 0 || num > 0xFFFFFFFF {
-		return 0, "", inputf("%s of %q declares no levels and its driver (service %q) has no built-in table: the numbers are driver-specific, so give the driver's number as rate=N", r.Keyword, adapterName, r.Service)
+		return 0, "", badinput.Errorf("%s of %q declares no levels and its driver (service %q) has no built-in table: the numbers are driver-specific, so give the driver's number as rate=N", r.Keyword, adapterName, r.Service)
 	}
 	return uint64(num), fmt.Sprintf("%s=%d is not checked: %q declares no levels; the numbers are driver-specific", r.Keyword, num, adapterName), nil
 }

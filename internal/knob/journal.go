@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Entry states.
@@ -28,19 +31,19 @@ const (
 // Entry is one value latlab changed: where, what it was (type and bytes,
 // or absent), what latlab wrote, and how far the change got.
 type Entry struct {
-	ID         int        `json:"id"`
-	Set        int        `json:"set"` // the entries of one `knob set` share it
-	Time       time.Time  `json:"time"`
-	Knob       string     `json:"knob"`
-	Target     string     `json:"target,omitempty"`
-	Request    string     `json:"request"` // the value as the user gave it
-	Loc        Loc        `json:"loc"`
-	Original   Value      `json:"original"`
-	New        Value      `json:"new"`
-	Guard      *Guard     `json:"guard,omitempty"`
-	State      string     `json:"state"`
-	RevertedAt *time.Time `json:"reverted_at,omitempty"`
-	Note       string     `json:"note,omitempty"`
+	ID         int           `json:"id"`
+	Set        int           `json:"set"` // the entries of one `knob set` share it
+	Time       time.Time     `json:"time"`
+	Knob       string        `json:"knob"`
+	Target     string        `json:"target,omitempty"`
+	Request    string        `json:"request"` // the value as the user gave it
+	Loc        backend.Loc   `json:"loc"`
+	Original   backend.Value `json:"original"`
+	New        backend.Value `json:"new"`
+	Guard      *Guard        `json:"guard,omitempty"`
+	State      string        `json:"state"`
+	RevertedAt *time.Time    `json:"reverted_at,omitempty"`
+	Note       string        `json:"note,omitempty"`
 }
 
 // Open reports whether the entry may still differ from the original.
@@ -139,7 +142,7 @@ func OpenExistingJournal(dir string) (*Journal, error) {
 }
 
 func noJournal(dir string) error {
-	return inputf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
+	return badinput.Errorf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
 }
 
 // ReadJournal loads the journal in dir without locking it (for history

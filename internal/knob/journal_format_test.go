@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -176,8 +177,8 @@ func TestJournalFormat1(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"), []byte("5\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)
 	v1Journal(t, dir,
-		Entry{ID: 1, Set: 1, Knob: "tcp-recovery", Loc: recoveryLoc, Original: FileValue("1\n"), New: FileValue("5\n"), State: StateApplied},
-		Entry{ID: 2, Set: 2, Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: "Applied"},
+		Entry{ID: 1, Set: 1, Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: StateApplied},
+		Entry{ID: 2, Set: 2, Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: "Applied"},
 	)
 	j, err := OpenJournal(dir)
 	if err != nil {

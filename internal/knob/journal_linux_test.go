@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -37,7 +38,7 @@ func TestStateDirStrictModesAsRoot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: StateApplied}})
+		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
 		if err := j.Save(); err != nil {
 			t.Fatal(err)
 		}

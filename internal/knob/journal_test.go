@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -235,31 +236,31 @@ func TestRevertRestoresTypesAndDeletesAbsent(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, windowsSteps[:6])
-	if v, _ := reg.Read(prioLoc); v.Type != TypeDWORD || v.String() != "38" {
+	if v, _ := reg.Read(prioLoc); v.Type != backend.TypeDWORD || v.String() != "38" {
 		t.Errorf("Win32PrioritySeparation = %s %s", v.Type, v)
 	}
 	q := regLoc(NetClassKey+`\0007`, "*NumRssQueues")
-	if v, _ := reg.Read(q); v.Type != TypeSZ || v.String() != "2" {
+	if v, _ := reg.Read(q); v.Type != backend.TypeSZ || v.String() != "2" {
 		t.Errorf("*NumRssQueues = %s %q, want REG_SZ 2 (type kept)", v.Type, v)
 	}
 	base := regLoc(NetClassKey+`\0007`, "*RssBaseProcNumber")
-	if v, _ := reg.Read(base); v.Type != TypeSZ {
+	if v, _ := reg.Read(base); v.Type != backend.TypeSZ {
 		t.Errorf("new *RssBaseProcNumber is %s, want REG_SZ", v.Type)
 	}
 	pol := QoSKey + `\latlab game.exe`
-	if v, _ := reg.Read(regLoc(pol, "DSCP Value")); v.String() != "46" || v.Type != TypeSZ {
+	if v, _ := reg.Read(regLoc(pol, "DSCP Value")); v.String() != "46" || v.Type != backend.TypeSZ {
 		t.Errorf("DSCP Value = %s %q", v.Type, v)
 	}
 	if v, _ := reg.Read(regLoc(NLAKey, "Do not use NLA")); v.String() != "1" {
 		t.Errorf("Do not use NLA = %q", v)
 	}
 	revertAll(t, env, dir)
-	for _, l := range []Loc{base, regLoc(pol, ""), regLoc(QoSKey, ""), regLoc(NLAKey, ""), ntiLoc} {
+	for _, l := range []backend.Loc{base, regLoc(pol, ""), regLoc(QoSKey, ""), regLoc(NLAKey, ""), ntiLoc} {
 		if v, _ := reg.Read(l); !v.IsAbsent() {
 			t.Errorf("%s still exists after revert: %s", l, v)
 		}
 	}
-	if v, _ := reg.Read(q); v.Type != TypeSZ || v.String() != "4" {
+	if v, _ := reg.Read(q); v.Type != backend.TypeSZ || v.String() != "4" {
 		t.Errorf("*NumRssQueues after revert = %s %q", v.Type, v)
 	}
 }
@@ -268,7 +269,7 @@ func TestRevertConflict(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, windowsSteps[:1])
-	reg.Set(prioKey, "Win32PrioritySeparation", DWORD(0x28)) // someone else
+	reg.Set(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)) // someone else
 	j, err := OpenJournal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -313,11 +314,11 @@ func TestPendingEntryNeverWritten(t *testing.T) {
 // failAfter fails the n-th write, after CheckWrite passed: a partial plan
 // must be rolled back.
 type failAfter struct {
-	Backend
+	backend.Backend
 	n, count int
 }
 
-func (f *failAfter) Write(l Loc, v Value) error {
+func (f *failAfter) Write(l backend.Loc, v backend.Value) error {
 	f.count++
 	if f.count == f.n {
 		return errors.New("injected failure")
@@ -328,7 +329,7 @@ func (f *failAfter) Write(l Loc, v Value) error {
 func TestFailedWriteRollsBack(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	before := reg.Snapshot()
-	env.Backends[BackendRegistry] = &failAfter{Backend: reg, n: 5}
+	env.Backends[backend.BackendRegistry] = &failAfter{Backend: reg, n: 5}
 	dir := testutil.TempDir(t)
 	p, err := qosDSCP{}.Plan(env, Selector{App: "game.exe"}, "46")
 	if err != nil {
@@ -398,7 +399,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.add([]Entry{{Knob: "x", Loc: regLoc(`HKLM\A`, "B"), Original: SZ("é\x00"), New: Absent, State: StateApplied}})
+	j.add([]Entry{{Knob: "x", Loc: regLoc(`HKLM\A`, "B"), Original: backend.SZ("é\x00"), New: backend.Absent, State: StateApplied}})
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +408,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(j2.Entries) != 1 || string(j2.Entries[0].Original.Data) != string(SZ("é\x00").Data) || !j2.Entries[0].New.IsAbsent() {
+	if len(j2.Entries) != 1 || string(j2.Entries[0].Original.Data) != string(backend.SZ("é\x00").Data) || !j2.Entries[0].New.IsAbsent() {
 		t.Fatalf("round trip: %+v", j2.Entries)
 	}
 	if j2.NextID != 2 || j2.NextSet != 2 {
@@ -438,7 +439,7 @@ func TestJournalLock(t *testing.T) {
 	j.Close()
 }
 
-func journalEntry(t *testing.T, dir string, l Loc) Entry {
+func journalEntry(t *testing.T, dir string, l backend.Loc) Entry {
 	t.Helper()
 	j, err := ReadJournal(dir)
 	if err != nil {
@@ -518,9 +519,9 @@ func TestRevertAllKeepsForeignContent(t *testing.T) {
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"qos-dscp", Selector{App: "a.exe"}, "46"}})
 	mine := QoSKey + `\mine`
-	reg.Set(mine, "Application Name", SZ("mine.exe"))
-	reg.Set(mine, "DSCP Value", SZ("8"))
-	reg.Set(QoSKey, "Foreign", DWORD(1))
+	reg.Set(mine, "Application Name", backend.SZ("mine.exe"))
+	reg.Set(mine, "DSCP Value", backend.SZ("8"))
+	reg.Set(QoSKey, "Foreign", backend.DWORD(1))
 	steps, _ := revertAll(t, env, dir)
 	var actions []string
 	for _, s := range steps {
@@ -558,9 +559,9 @@ func TestRevertAllKeepsForeignContent(t *testing.T) {
 // 0 to timerslack_ns sets the default slack, 50 µs.
 type kernelFiles struct{ Files }
 
-func (k kernelFiles) Write(l Loc, v Value) error {
+func (k kernelFiles) Write(l backend.Loc, v backend.Value) error {
 	if strings.HasSuffix(l.Path, "/timerslack_ns") && strings.TrimSpace(string(v.Data)) == "0" {
-		v = FileValue("50000\n")
+		v = backend.FileValue("50000\n")
 	}
 	return k.Files.Write(l, v)
 }
@@ -569,7 +570,7 @@ func (k kernelFiles) Write(l Loc, v Value) error {
 // revert finds its own value and is no conflict.
 func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
 	env, _, _, root := testEnv(t)
-	env.Backends[BackendFile] = kernelFiles{Files{Root: root}}
+	env.Backends[backend.BackendFile] = kernelFiles{Files{Root: root}}
 	dir := testutil.TempDir(t)
 	slack := root + "/proc/4242/timerslack_ns"
 	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})

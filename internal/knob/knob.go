@@ -8,13 +8,21 @@
 // Journal durably before it writes anything, and Revert puts them back
 // byte for byte, also after a crash at any point. Decoding (Explain) is
 // pure and works on any OS. Only the backends are OS-specific.
+//
+// A knob is one file (winknob_*.go, linknob_*.go) and its test: the file
+// spells the knob's name once and holds its decoding, planning and Vet,
+// what the check-up knows of it (Checkup: its default and verdict rules)
+// and how a change of it takes effect for latlab try (Experiment). The
+// check-up, try and the exporter ask the catalogue; none keeps a table of
+// knobs of its own.
 package knob
 
 import (
-	"errors"
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Knob is one setting.
@@ -34,7 +42,11 @@ type Knob interface {
 	// leave there; otherwise it says why not. Apply vets every change and
 	// Revert every journal entry: the journal names places and bytes, and
 	// only the catalogue decides which of them latlab may write.
-	Vet(target string, l Loc, v Value) error
+	Vet(target string, l backend.Loc, v backend.Value) error
+	// Checkup is what the check-up (latlab doctor) knows of the knob.
+	Checkup() Checkup
+	// Experiment is how a change takes effect, for latlab try.
+	Experiment() Experiment
 }
 
 // Selector picks the instance of a per-instance knob (an adapter, an IRQ,
@@ -82,13 +94,13 @@ type Reading struct {
 
 // Item is one instance's current value.
 type Item struct {
-	Target   string   `json:"target,omitempty"`
-	Loc      *Loc     `json:"loc,omitempty"`
-	Raw      *Value   `json:"raw,omitempty"` // as stored, for export
-	Value    string   `json:"value"`
-	Meaning  string   `json:"meaning"`
-	Detail   any      `json:"detail,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Target   string         `json:"target,omitempty"`
+	Loc      *backend.Loc   `json:"loc,omitempty"`
+	Raw      *backend.Value `json:"raw,omitempty"` // as stored, for export
+	Value    string         `json:"value"`
+	Meaning  string         `json:"meaning"`
+	Detail   any            `json:"detail,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 	// Extra are further stored values of the same instance (all RSS
 	// keywords of an adapter) for export.
 	Extra []Change `json:"-"`
@@ -96,9 +108,9 @@ type Item struct {
 
 // Change is one write: Loc from Old to New.
 type Change struct {
-	Loc Loc   `json:"loc"`
-	Old Value `json:"old"`
-	New Value `json:"new"`
+	Loc backend.Loc   `json:"loc"`
+	Old backend.Value `json:"old"`
+	New backend.Value `json:"new"`
 	// Guard, when set, must still read the same for a revert to write:
 	// it tells the process whose timer slack was set from a later one
 	// that got the same PID.
@@ -110,9 +122,9 @@ type Change struct {
 
 // Guard is a value that identifies what a change was made to.
 type Guard struct {
-	Loc   Loc    `json:"loc"`
-	Value Value  `json:"value"`
-	What  string `json:"what"` // said when the guard no longer matches
+	Loc   backend.Loc   `json:"loc"`
+	Value backend.Value `json:"value"`
+	What  string        `json:"what"` // said when the guard no longer matches
 }
 
 // Plan is what `knob set` would do.
@@ -125,20 +137,6 @@ type Plan struct {
 	// Warnings are risks of the change the user must weigh before it is
 	// made (a BCD change under BitLocker without Secure Boot).
 	Warnings []string `json:"warnings,omitempty"`
-}
-
-// InputError is bad input: an unknown knob, adapter or value, an
-// out-of-range number, an unsupported build. The CLI exits 2.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
-
-// IsInput reports whether err is bad input.
-func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
 }
 
 var catalogue = map[string]Knob{}
@@ -171,7 +169,7 @@ func Native() []Knob {
 	return ks
 }
 
-// Lookup finds a knob by name; an unknown name is an InputError that
+// Lookup finds a knob by name; an unknown name is a badinput.Error that
 // suggests the nearest.
 func Lookup(name string) (Knob, error) {
 	if k, ok := catalogue[strings.ToLower(name)]; ok {
@@ -188,9 +186,9 @@ func Lookup(name string) (Knob, error) {
 		}
 	}
 	if best != "" && bestD <= max(3, len(name)/2) {
-		return nil, inputf("unknown knob %q: did you mean %s? (latlab knob list shows them all)", name, best)
+		return nil, badinput.Errorf("unknown knob %q: did you mean %s? (latlab knob list shows them all)", name, best)
 	}
-	return nil, inputf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
+	return nil, badinput.Errorf("unknown knob %q: accepted %s", name, strings.Join(names(), ", "))
 }
 
 // IsNative reports whether k can be read and set on this OS.

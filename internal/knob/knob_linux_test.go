@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -36,16 +38,16 @@ func TestRealProcReads(t *testing.T) {
 
 func TestEthtoolLoopbackUnsupported(t *testing.T) {
 	env := NewEnv("/")
-	_, err := env.read(Loc{Backend: BackendEthtool, Path: "lo", Name: "coalesce"})
-	if !errors.Is(err, ErrNotSupported) {
+	_, err := env.read(backend.Loc{Backend: backend.BackendEthtool, Path: "lo", Name: "coalesce"})
+	if !errors.Is(err, backend.ErrNotSupported) {
 		t.Fatalf("coalescing on lo: %v, want not supported", err)
 	}
 	_, err = coalescing{}.Plan(env, Selector{Iface: "lo"}, "rx-usecs=5")
-	if !IsInput(err) || !strings.Contains(err.Error(), "lo: the driver does not support interrupt coalescing") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "lo: the driver does not support interrupt coalescing") {
 		t.Fatalf("plan on lo: %v", err)
 	}
 	// Under a fixture root the real NICs are never touched.
-	_, err = NewEnv(testutil.TempDir(t)).read(Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"})
+	_, err = NewEnv(testutil.TempDir(t)).read(backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"})
 	if err == nil || !strings.Contains(err.Error(), "not available under --root") {
 		t.Fatalf("ethtool under a fixture root: %v", err)
 	}

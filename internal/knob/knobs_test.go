@@ -9,6 +9,8 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -44,7 +46,7 @@ func TestLookupSuggests(t *testing.T) {
 		"zzzzzzzzzzzzzzzzzzzzzzzz":  "accepted ",
 	} {
 		_, err := Lookup(in)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Lookup(%q) = %v, want %q", in, err, want)
 		}
 	}
@@ -93,7 +95,7 @@ func TestInputErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := plan(env, c.knob, c.sel, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("set %s %q %+v: %v, want an input error containing %q", c.knob, c.value, c.sel, err, c.want)
 		}
 	}
@@ -111,7 +113,7 @@ func TestGlobalTimerBuildGate(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("build %d server %v: %v", c.build, c.server, err)
 		}
-		if err != nil && (!IsInput(err) || !strings.Contains(err.Error(), "Windows 11 (build 22000+) and Server 2022 (20348+)")) {
+		if err != nil && (!badinput.Is(err) || !strings.Contains(err.Error(), "Windows 11 (build 22000+) and Server 2022 (20348+)")) {
 			t.Errorf("build %d: unclear refusal %v", c.build, err)
 		}
 	}
@@ -152,7 +154,7 @@ func TestQoSRemoveAndList(t *testing.T) {
 	pol := QoSKey + `\voice`
 	for n, v := range map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
 		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "*", "Remote IP Prefix Length": "*", "DSCP Value": "46", "Throttle Rate": "-1"} {
-		reg.Set(pol, n, SZ(v))
+		reg.Set(pol, n, backend.SZ(v))
 	}
 	r := get(t, env, "qos-dscp", Selector{})
 	if len(r.Items) != 1 || r.Items[0].Value != "DSCP 46 (EF)" || !strings.Contains(r.Items[0].Meaning, "voip.exe UDP") {
@@ -180,7 +182,7 @@ func TestPrioSepKnob(t *testing.T) {
 		t.Fatalf("reading %+v", r.Items[0])
 	}
 	p, err := plan(env, "win32-priority-separation", Selector{}, "long,fixed")
-	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != TypeDWORD {
+	if err != nil || p.Changes[0].New.String() != "24" || p.Changes[0].New.Type != backend.TypeDWORD {
 		t.Fatalf("plan by description: %+v %v", p, err)
 	}
 	// Fixed quanta with PsPrioritySeparation 2: equal quanta, boost 2.
@@ -192,16 +194,16 @@ func TestPrioSepKnob(t *testing.T) {
 	if len(p.Changes) != 0 {
 		t.Fatalf("setting the current value plans %d changes", len(p.Changes))
 	}
-	reg.Set(prioKey, "Win32PrioritySeparation", SZ("2")) // a hand-made REG_SZ keeps its type
+	reg.Set(prioKey, "Win32PrioritySeparation", backend.SZ("2")) // a hand-made REG_SZ keeps its type
 	p, _ = plan(env, "win32-priority-separation", Selector{}, "0x26")
-	if p.Changes[0].New.Type != TypeSZ {
+	if p.Changes[0].New.Type != backend.TypeSZ {
 		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
-	reg.Set(prioKey, "Win32PrioritySeparation", Value{Type: TypeBinary, Data: []byte{0x26}})
+	reg.Set(prioKey, "Win32PrioritySeparation", backend.Value{Type: backend.TypeBinary, Data: []byte{0x26}})
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {
 		t.Errorf("REG_BINARY value: %+v", it)
 	}
-	reg.Write(prioLoc, Absent)
+	reg.Write(prioLoc, backend.Absent)
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "(absent)" || !strings.HasPrefix(it.Meaning, "absent: ") {
 		t.Errorf("absent value: %+v", it)
 	}
@@ -280,7 +282,7 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	objs, err := ParseBCDEnum(f)
+	objs, err := backend.ParseBCDEnum(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +296,7 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Errorf("path %q", v)
 	}
 	b, _ := os.ReadFile("testdata/bcdedit-enum-all.txt")
-	objs, err = ParseBCDEnum(strings.NewReader(string(b)))
+	objs, err = backend.ParseBCDEnum(strings.NewReader(string(b)))
 	if err != nil || len(objs) != 2 {
 		t.Fatalf("all: %d objects, %v", len(objs), err)
 	}
@@ -311,11 +313,11 @@ func TestParseBCDEnum(t *testing.T) {
 		t.Error("tscsyncpolicy found where it is absent")
 	}
 	for _, bad := range []string{"", "-----\n", "x\n    continued\n"} {
-		if _, err := ParseBCDEnum(strings.NewReader(bad)); err == nil {
+		if _, err := backend.ParseBCDEnum(strings.NewReader(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}
-	if _, err := ParseBCDEnum(strings.NewReader("Windows Boot Loader\n---\n  orphan\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := backend.ParseBCDEnum(strings.NewReader("Windows Boot Loader\n---\n  orphan\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("orphan continuation: %v", err)
 	}
 }
@@ -327,7 +329,7 @@ func TestBCDBackend(t *testing.T) {
 	text := strings.ReplaceAll(string(cur), "tscsyncpolicy           Enhanced\r\n", "")
 	val := ""
 	var calls []string
-	b := &BCD{Run: func(args ...string) ([]byte, error) {
+	b := &backend.BCD{Run: func(args ...string) ([]byte, error) {
 		calls = append(calls, strings.Join(args, " "))
 		switch args[0] {
 		case "/enum":
@@ -343,7 +345,7 @@ func TestBCDBackend(t *testing.T) {
 		}
 		return []byte("The operation completed successfully.\r\n"), nil
 	}}
-	env := &Env{Backends: map[string]Backend{BackendBCD: b}}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendBCD: b}}
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tsc-sync-policy", Selector{}, "legacy"}})
 	if val != "legacy" {
@@ -426,7 +428,7 @@ func TestDisplayScaling(t *testing.T) {
 	if err != nil || len(p.Changes) != 2 {
 		t.Fatalf("plan %+v %v", p, err)
 	}
-	if _, err := plan(env, "display-scaling", Selector{Config: "NOPE"}, "1"); err == nil || !IsInput(err) {
+	if _, err := plan(env, "display-scaling", Selector{Config: "NOPE"}, "1"); err == nil || !badinput.Is(err) {
 		t.Errorf("unknown config: %v", err)
 	}
 }
@@ -466,8 +468,8 @@ func TestScripts(t *testing.T) {
 		}
 		changes = append(changes, p.Changes...)
 	}
-	changes = append(changes, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Bin"), New: Value{Type: TypeBinary, Data: []byte{1, 0xab}}},
-		Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Gone"), New: Absent}, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab\Old`, ""), New: Absent})
+	changes = append(changes, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Bin"), New: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 0xab}}},
+		Change{Loc: regLoc(`HKLM\SOFTWARE\latlab`, "Gone"), New: backend.Absent}, Change{Loc: regLoc(`HKLM\SOFTWARE\latlab\Old`, ""), New: backend.Absent})
 	var lin []Change
 	for _, s := range linuxSteps[:6] {
 		p, err := plan(env, s.knob, s.sel, s.value)
@@ -476,10 +478,10 @@ func TestScripts(t *testing.T) {
 		}
 		lin = append(lin, p.Changes...)
 	}
-	old := Coalesce{}
+	old := backend.Coalesce{}
 	newc := old
 	newc[0], newc[9] = 50, 1
-	lin = append(lin, Change{Loc: Loc{Backend: BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})
+	lin = append(lin, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"}, Old: old.Value(), New: newc.Value()})
 	g := goldie.New(t)
 	for _, f := range []string{FormatReg, FormatPS1} {
 		lines, err := Script(changes, f)
@@ -490,7 +492,7 @@ func TestScripts(t *testing.T) {
 	}
 	lines, _ := Script(lin, FormatSh)
 	g.Assert(t, "script-linux-sh", []byte(strings.Join(lines, "\n")+"\n"))
-	if _, err := Script(nil, "bat"); err == nil || !IsInput(err) {
+	if _, err := Script(nil, "bat"); err == nil || !badinput.Is(err) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
@@ -498,8 +500,8 @@ func TestScripts(t *testing.T) {
 // A change with Skip set is a comment in every format, never a write.
 func TestScriptSkip(t *testing.T) {
 	changes := []Change{
-		{Loc: fileLoc("proc/4242/timerslack_ns"), New: FileValue("50000\n"), Skip: "process 4242 has exited"},
-		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: DWORD(2), Skip: "gone"},
+		{Loc: fileLoc("proc/4242/timerslack_ns"), New: backend.FileValue("50000\n"), Skip: "process 4242 has exited"},
+		{Loc: regLoc(prioKey, "Win32PrioritySeparation"), New: backend.DWORD(2), Skip: "gone"},
 	}
 	for f, want := range map[string][]string{
 		FormatSh:  {"# /proc/4242/timerslack_ns: left alone: process 4242 has exited", `# HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl\Win32PrioritySeparation: left alone: gone`},
@@ -523,28 +525,28 @@ func TestScriptSkip(t *testing.T) {
 }
 
 func TestValueHelpers(t *testing.T) {
-	if v := SZ("4"); v.String() != "4" || len(v.Data) != 4 {
+	if v := backend.SZ("4"); v.String() != "4" || len(v.Data) != 4 {
 		t.Errorf("SZ: %x", v.Data)
 	}
-	if n, err := SZ(" 12 ").Uint(); err != nil || n != 12 {
+	if n, err := backend.SZ(" 12 ").Uint(); err != nil || n != 12 {
 		t.Errorf("Uint of SZ: %d %v", n, err)
 	}
-	if WithNumber(SZ("1"), 5, TypeDWORD).Type != TypeSZ || WithNumber(Absent, 5, TypeDWORD).Type != TypeDWORD || WithNumber(QWORD(1), 5, TypeSZ).Type != TypeQWORD {
+	if backend.WithNumber(backend.SZ("1"), 5, backend.TypeDWORD).Type != backend.TypeSZ || backend.WithNumber(backend.Absent, 5, backend.TypeDWORD).Type != backend.TypeDWORD || backend.WithNumber(backend.QWORD(1), 5, backend.TypeSZ).Type != backend.TypeQWORD {
 		t.Error("WithNumber does not keep the type")
 	}
-	if Same(FileValue("3\n"), FileValue("3")) || !Same(FileValue("3\n"), FileValue("3\n")) || Same(DWORD(1), SZ("1")) || !Same(Absent, Value{}) || Same(Absent, DWORD(0)) {
+	if backend.Same(backend.FileValue("3\n"), backend.FileValue("3")) || !backend.Same(backend.FileValue("3\n"), backend.FileValue("3\n")) || backend.Same(backend.DWORD(1), backend.SZ("1")) || !backend.Same(backend.Absent, backend.Value{}) || backend.Same(backend.Absent, backend.DWORD(0)) {
 		t.Error("Same")
 	}
-	if !Same(SZ("4"), Value{Type: TypeSZ, Data: []byte{'4', 0}}) || Same(SZ("4"), SZ("4 ")) {
+	if !backend.Same(backend.SZ("4"), backend.Value{Type: backend.TypeSZ, Data: []byte{'4', 0}}) || backend.Same(backend.SZ("4"), backend.SZ("4 ")) {
 		t.Error("a REG_SZ is the same with or without its terminating NUL, and only then")
 	}
-	if !Same(Value{Type: TypeBCD, Data: []byte("Enhanced")}, Value{Type: TypeBCD, Data: []byte("enhanced")}) {
+	if !backend.Same(backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")}, backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced")}) {
 		t.Error("BCD values differ only in case")
 	}
-	if RegTypeName(4) != TypeDWORD || RegTypeName(99) != "REG_TYPE_99" {
+	if backend.RegTypeName(4) != backend.TypeDWORD || backend.RegTypeName(99) != "REG_TYPE_99" {
 		t.Error("RegTypeName")
 	}
-	if n, ok := RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
+	if n, ok := backend.RegTypeNumber("REG_TYPE_99"); !ok || n != 99 {
 		t.Error("RegTypeNumber")
 	}
 }
@@ -583,7 +585,7 @@ func FuzzParseBCDEnum(f *testing.F) {
 	}
 	f.Add("H\n--\n a\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		objs, err := ParseBCDEnum(strings.NewReader(s))
+		objs, err := backend.ParseBCDEnum(strings.NewReader(s))
 		if err == nil && len(objs) == 0 {
 			t.Fatal("no objects and no error")
 		}
@@ -644,7 +646,7 @@ func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
 	vals := map[string]string{"Version": "1.0", "Application Name": "voip.exe", "Protocol": "UDP", "Local Port": "*", "Local IP": "*",
 		"Local IP Prefix Length": "*", "Remote Port": "5060:5080", "Remote IP": "192.0.2.0", "Remote IP Prefix Length": "24", "DSCP Value": "46", "Throttle Rate": "2000"}
 	for n, v := range vals {
-		reg.Set(pol, n, SZ(v))
+		reg.Set(pol, n, backend.SZ(v))
 	}
 	changed := func(sel Selector, value string) map[string]string {
 		t.Helper()
@@ -670,8 +672,8 @@ func TestQoSExistingPolicyKeepsFilters(t *testing.T) {
 		t.Errorf("protocol and remote IP: changes %v", got)
 	}
 	// A hand-made policy without some values does not get them added.
-	reg.Write(regLoc(pol, "Throttle Rate"), Absent)
-	reg.Write(regLoc(pol, "Application Name"), Absent)
+	reg.Write(regLoc(pol, "Throttle Rate"), backend.Absent)
+	reg.Write(regLoc(pol, "Application Name"), backend.Absent)
 	if got := changed(Selector{}, "0"); len(got) != 1 || got["DSCP Value"] != "46->0" {
 		t.Errorf("policy without Throttle Rate and Application Name: changes %v", got)
 	}

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // A network adapter's driver states, under <class key>\Ndi\Params\<kw>,
@@ -88,7 +91,7 @@ func readNdiParam(env *Env, adapterKey, kw string) (NdiParam, error) {
 			p.Step = n
 		}
 	}
-	_, names, err := env.list(BackendRegistry, key+`\Enum`)
+	_, names, err := env.list(backend.BackendRegistry, key+`\Enum`)
 	if err == nil {
 		if len(names) > maxNdiEnum {
 			names = names[:maxNdiEnum]
@@ -203,5 +206,5 @@ func (p NdiParam) CheckAgainst(adapterName string, n int64) error {
 	if p.Allows(n) {
 		return nil
 	}
-	return inputf("%s=%d is not offered by %q: its Ndi\\Params\\%s accepts %s", p.Keyword, n, adapterName, p.Keyword, p.Accepted())
+	return badinput.Errorf("%s=%d is not offered by %q: its Ndi\\Params\\%s accepts %s", p.Keyword, n, adapterName, p.Keyword, p.Accepted())
 }

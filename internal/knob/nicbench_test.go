@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -18,34 +21,34 @@ const i225Instance = `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03\6&1B2C3D4E&0&
 // the e2f INF does: buffers as int ranges, *EEE and a Realtek-style
 // keyword as enums, and its PCI device with the hardware key the INF
 // wrote (no Interrupt Management key yet).
-func benchAdapter(m *Mem, withInstanceID bool) {
+func benchAdapter(m *knobtest.Mem, withInstanceID bool) {
 	key := NetClassKey + `\0007`
 	if withInstanceID {
-		m.Set(key, "DeviceInstanceID", SZ(i225Instance))
+		m.Set(key, "DeviceInstanceID", backend.SZ(i225Instance))
 	}
-	m.Set(EnumKey+`\`+i225Instance, "Driver", SZ(`{4d36e972-e325-11ce-bfc1-08002be10318}\0007`))
+	m.Set(EnumKey+`\`+i225Instance, "Driver", backend.SZ(`{4d36e972-e325-11ce-bfc1-08002be10318}\0007`))
 	m.CreateKey(EnumKey + `\` + i225Instance + `\Device Parameters`)
 	for kw, def := range map[string]string{"*ReceiveBuffers": "256", "*TransmitBuffers": "512"} {
 		p := key + `\Ndi\Params\` + kw
-		m.Set(p, "type", SZ("int"))
-		m.Set(p, "default", SZ(def))
-		m.Set(p, "min", SZ("80"))
-		m.Set(p, "max", SZ("4096"))
-		m.Set(p, "step", SZ("8"))
+		m.Set(p, "type", backend.SZ("int"))
+		m.Set(p, "default", backend.SZ(def))
+		m.Set(p, "min", backend.SZ("80"))
+		m.Set(p, "max", backend.SZ("4096"))
+		m.Set(p, "step", backend.SZ("8"))
 	}
-	m.Set(key, "*ReceiveBuffers", SZ("256"))
+	m.Set(key, "*ReceiveBuffers", backend.SZ("256"))
 	for kw, def := range map[string]string{"*EEE": "1", "EnableGreenEthernet": "1"} {
 		p := key + `\Ndi\Params\` + kw
-		m.Set(p, "type", SZ("enum"))
-		m.Set(p, "default", SZ(def))
-		m.Set(p+`\Enum`, "0", SZ("Disabled"))
-		m.Set(p+`\Enum`, "1", SZ("Enabled"))
+		m.Set(p, "type", backend.SZ("enum"))
+		m.Set(p, "default", backend.SZ(def))
+		m.Set(p+`\Enum`, "0", backend.SZ("Disabled"))
+		m.Set(p+`\Enum`, "1", backend.SZ("Enabled"))
 	}
 	// A power keyword stored but not declared: not this adapter's.
-	m.Set(key, "GigaLite", SZ("1"))
+	m.Set(key, "GigaLite", backend.SZ("1"))
 }
 
-func roundTrip(t *testing.T, env *Env, reg *Mem, steps []setStep, check func()) {
+func roundTrip(t *testing.T, env *Env, reg *knobtest.Mem, steps []setStep, check func()) {
 	t.Helper()
 	before := reg.Snapshot()
 	dir := testutil.TempDir(t)
@@ -76,7 +79,7 @@ func TestMSIMode(t *testing.T) {
 		base := EnumKey + `\` + i225Instance + `\Device Parameters`
 		want := []string{base + `\Interrupt Management`, base + `\Interrupt Management\MessageSignaledInterruptProperties`, "MSISupported"}
 		if len(p.Changes) != 3 || p.Changes[0].Loc.Path != want[0] || p.Changes[1].Loc.Path != want[1] || p.Changes[2].Loc.Name != want[2] ||
-			p.Changes[2].New.Type != TypeDWORD || p.Changes[2].New.String() != "1" {
+			p.Changes[2].New.Type != backend.TypeDWORD || p.Changes[2].New.String() != "1" {
 			t.Fatalf("plan %+v, want %v", p.Changes, want)
 		}
 		if !strings.Contains(strings.Join(p.Notes, " "), "after a reboot") {
@@ -98,32 +101,32 @@ func TestMSIMode(t *testing.T) {
 func TestMSIModeRefusals(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	benchAdapter(reg, true)
-	reg.Set(NetClassKey+`\0001`, "DeviceInstanceID", SZ(`SWD\MSRRAS\MS_NDISWANIP`))
+	reg.Set(NetClassKey+`\0001`, "DeviceInstanceID", backend.SZ(`SWD\MSRRAS\MS_NDISWANIP`))
 	for _, c := range []struct{ sel, value, want string }{
 		{"Realtek", "on", "not a PCI device"},
 		{"7", "maybe", "accepted on (MSISupported=1) or off"},
 		{"", "on", "needs --adapter"},
 	} {
 		_, err := plan(env, "msi-mode", Selector{Adapter: c.sel}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.sel, c.value, err, c.want)
 		}
 	}
 	// Vet: only MSISupported and the keys on the way, below a device
 	// instance of three parts.
 	base := EnumKey + `\` + i225Instance + `\Device Parameters`
-	for _, l := range []Loc{
+	for _, l := range []backend.Loc{
 		regLoc(base+`\Interrupt Management\MessageSignaledInterruptProperties`, "MessageNumberLimit"),
 		regLoc(base+`\Interrupt Management\Affinity Policy`, "DevicePolicy"),
 		regLoc(EnumKey+`\PCI\VEN_8086\..\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties`, "MSISupported"),
 		regLoc(EnumKey+`\PCI\VEN_8086`, ""),
 		regLoc(NetClassKey+`\0007`, "MSISupported"),
 	} {
-		if err := (msiMode{}).Vet("Intel", l, DWORD(1)); err == nil {
+		if err := (msiMode{}).Vet("Intel", l, backend.DWORD(1)); err == nil {
 			t.Errorf("vet accepts %s", l)
 		}
 	}
-	if err := (msiMode{}).Vet("Intel", regLoc(base+`\Interrupt Management\MessageSignaledInterruptProperties`, "MSISupported"), SZ("x")); err == nil {
+	if err := (msiMode{}).Vet("Intel", regLoc(base+`\Interrupt Management\MessageSignaledInterruptProperties`, "MSISupported"), backend.SZ("x")); err == nil {
 		t.Error("vet accepts a REG_SZ that is no number")
 	}
 }
@@ -151,7 +154,7 @@ func TestNICBuffers(t *testing.T) {
 		{"rx=0", "not a count"},
 	} {
 		_, err := plan(env, "nic-buffers", Selector{Adapter: "7"}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.value, err, c.want)
 		}
 	}
@@ -163,7 +166,7 @@ func TestNICBuffers(t *testing.T) {
 		if r.Items[0].Value != "*ReceiveBuffers=768 *TransmitBuffers=768" {
 			t.Errorf("after set: %q", r.Items[0].Value)
 		}
-		if v, _ := reg.Read(regLoc(NetClassKey+`\0007`, "*TransmitBuffers")); v.Type != TypeSZ {
+		if v, _ := reg.Read(regLoc(NetClassKey+`\0007`, "*TransmitBuffers")); v.Type != backend.TypeSZ {
 			t.Errorf("*TransmitBuffers written as %s, want REG_SZ", v.Type)
 		}
 	})
@@ -181,7 +184,7 @@ func TestNICPowerSaving(t *testing.T) {
 		t.Fatalf("off: %+v %v", p, err)
 	}
 	for _, c := range p.Changes {
-		if c.New.String() != "0" || c.New.Type != TypeSZ || strings.EqualFold(c.Loc.Name, "GigaLite") {
+		if c.New.String() != "0" || c.New.Type != backend.TypeSZ || strings.EqualFold(c.Loc.Name, "GigaLite") {
 			t.Errorf("off writes %s=%s (%s)", c.Loc.Name, c.New, c.New.Type)
 		}
 	}
@@ -192,7 +195,7 @@ func TestNICPowerSaving(t *testing.T) {
 		{"quiet", "accepted off, default"},
 	} {
 		_, err := plan(env, "nic-power-saving", Selector{Adapter: "7"}, c.value)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.value, err, c.want)
 		}
 	}

@@ -3,6 +3,8 @@ package knob
 import (
 	"errors"
 	"os"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // HostOS is the OS latlab runs on: the knobs it can read and set.
@@ -10,9 +12,9 @@ const HostOS = "linux"
 
 func newEnv(root string) *Env {
 	return &Env{
-		Backends: map[string]Backend{
-			BackendFile:    Files{Root: root},
-			BackendEthtool: newEthtool(root),
+		Backends: map[string]backend.Backend{
+			backend.BackendFile:    Files{Root: root},
+			backend.BackendEthtool: backend.NewEthtool(root),
 		},
 		Privileged: func() error {
 			// Under a fixture root nothing of the system is written.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/systool"
 
 	"github.com/latlab/latlab/internal/timer"
@@ -24,9 +25,9 @@ const HostOS = "windows"
 func newEnv(root string) *Env {
 	v := windows.RtlGetVersion()
 	e := &Env{
-		Backends: map[string]Backend{
-			BackendRegistry: Registry{},
-			BackendBCD:      NewBCD(),
+		Backends: map[string]backend.Backend{
+			backend.BackendRegistry: backend.Registry{},
+			backend.BackendBCD:      backend.NewBCD(),
 		},
 		Build:        v.BuildNumber,
 		Server:       v.ProductType != 1, // VER_NT_WORKSTATION

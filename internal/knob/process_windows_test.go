@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -13,7 +14,7 @@ import (
 // registry (Wine's in CI): a DWORD that exists, one that does not, and a
 // QoS policy whose keys and REG_SZ values are all new.
 func TestCrashRecoveryRegistry(t *testing.T) {
-	r := knob.Registry{}
+	r := backend.Registry{}
 	policy := fmt.Sprintf("latlab-test-%d", testPID())
 	sets := [][]string{
 		{"knob", "set", "win32-priority-separation", "0x26"},
@@ -35,7 +36,7 @@ func TestCrashRecoveryRegistry(t *testing.T) {
 }
 
 // snapKey records a key, its values (type and bytes) and its sub-keys.
-func snapKey(t *testing.T, r knob.Registry, key string, s map[string]string) {
+func snapKey(t *testing.T, r backend.Registry, key string, s map[string]string) {
 	keys, vals, err := r.List(key)
 	if err != nil {
 		s["key "+strings.ToLower(key)] = "absent"
@@ -43,7 +44,7 @@ func snapKey(t *testing.T, r knob.Registry, key string, s map[string]string) {
 	}
 	s["key "+strings.ToLower(key)] = "exists"
 	for _, v := range vals {
-		val, err := r.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: v})
+		val, err := r.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: v})
 		if err != nil {
 			t.Fatal(err)
 		}

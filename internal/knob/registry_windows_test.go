@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -14,11 +15,11 @@ import (
 func testKey(t *testing.T) string {
 	t.Helper()
 	key := fmt.Sprintf(`HKCU\Software\latlab-test-%d-%s`, os.Getpid(), t.Name())
-	t.Cleanup(func() { removeKey(Registry{}, key) })
+	t.Cleanup(func() { removeKey(backend.Registry{}, key) })
 	return key
 }
 
-func removeKey(r Registry, key string) {
+func removeKey(r backend.Registry, key string) {
 	keys, vals, err := r.List(key)
 	if err != nil {
 		return
@@ -27,13 +28,13 @@ func removeKey(r Registry, key string) {
 		removeKey(r, key+`\`+k)
 	}
 	for _, v := range vals {
-		r.Write(regLoc(key, v), Absent)
+		r.Write(regLoc(key, v), backend.Absent)
 	}
-	r.Write(regLoc(key, ""), Absent)
+	r.Write(regLoc(key, ""), backend.Absent)
 }
 
 func TestRegistryTypesRoundTrip(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
 	if v, err := r.Read(regLoc(key, "")); err != nil || !v.IsAbsent() {
 		t.Fatalf("fresh key: %v %v", v, err)
@@ -41,17 +42,17 @@ func TestRegistryTypesRoundTrip(t *testing.T) {
 	if err := r.CheckWrite(regLoc(key+`\a\b`, "x")); err != nil {
 		t.Fatalf("CheckWrite below a missing key: %v", err)
 	}
-	if err := r.Write(regLoc(key, ""), KeyValue); err != nil {
+	if err := r.Write(regLoc(key, ""), backend.KeyValue); err != nil {
 		t.Fatal(err)
 	}
-	multi := SZ("a\x00b\x00")
-	multi.Type = TypeMultiSZ
-	expand := SZ(`%SystemRoot%\x`)
-	expand.Type = TypeExpandSZ
-	odd := Value{Type: TypeSZ, Data: []byte{'1', 0, '2', 0}} // REG_SZ without its NUL: kept as is
-	vals := map[string]Value{
-		"dword": DWORD(0x26), "sz": SZ("1"), "qword": QWORD(1 << 40), "binary": {Type: TypeBinary, Data: []byte{0, 1, 2, 0xff}},
-		"multi": multi, "expand": expand, "empty-binary": {Type: TypeBinary}, "odd-sz": odd, "big": SZ(strings.Repeat("x", 1000)),
+	multi := backend.SZ("a\x00b\x00")
+	multi.Type = backend.TypeMultiSZ
+	expand := backend.SZ(`%SystemRoot%\x`)
+	expand.Type = backend.TypeExpandSZ
+	odd := backend.Value{Type: backend.TypeSZ, Data: []byte{'1', 0, '2', 0}} // REG_SZ without its NUL: kept as is
+	vals := map[string]backend.Value{
+		"dword": backend.DWORD(0x26), "sz": backend.SZ("1"), "qword": backend.QWORD(1 << 40), "binary": {Type: backend.TypeBinary, Data: []byte{0, 1, 2, 0xff}},
+		"multi": multi, "expand": expand, "empty-binary": {Type: backend.TypeBinary}, "odd-sz": odd, "big": backend.SZ(strings.Repeat("x", 1000)),
 	}
 	for n, v := range vals {
 		if err := r.Write(regLoc(key, n), v); err != nil {
@@ -71,16 +72,16 @@ func TestRegistryTypesRoundTrip(t *testing.T) {
 	if err != nil || len(names) != len(vals) {
 		t.Fatalf("list: %v %v", names, err)
 	}
-	if err := r.Write(regLoc(key, "dword"), Absent); err != nil {
+	if err := r.Write(regLoc(key, "dword"), backend.Absent); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := r.Read(regLoc(key, "dword")); !v.IsAbsent() {
 		t.Fatal("deleted value still there")
 	}
-	if err := r.Write(regLoc(key, "never-existed"), Absent); err != nil {
+	if err := r.Write(regLoc(key, "never-existed"), backend.Absent); err != nil {
 		t.Fatalf("deleting an absent value: %v", err)
 	}
-	if err := r.Write(regLoc(key, ""), Absent); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if err := r.Write(regLoc(key, ""), backend.Absent); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("deleting a key with values: %v", err)
 	}
 	if _, _, err := r.List(key + `\missing`); err == nil {
@@ -91,21 +92,21 @@ func TestRegistryTypesRoundTrip(t *testing.T) {
 // TestRegistryApplyRevert runs the journal over the real registry: a
 // DWORD and a REG_SZ that exist, a value and keys that do not.
 func TestRegistryApplyRevert(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
-	r.Write(regLoc(key, ""), KeyValue)
-	r.Write(regLoc(key, "dw"), DWORD(2))
-	r.Write(regLoc(key, "sz"), SZ("4"))
-	env := &Env{Backends: map[string]Backend{BackendRegistry: r}}
+	r.Write(regLoc(key, ""), backend.KeyValue)
+	r.Write(regLoc(key, "dw"), backend.DWORD(2))
+	r.Write(regLoc(key, "sz"), backend.SZ("4"))
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: r}}
 	registerForTest(t, keyKnob{key: key})
 	p := &Plan{Knob: keyKnob{}.Name()}
 	if err := ensureKey(env, p, key+`\new\deeper`); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		l Loc
-		v Value
-	}{{regLoc(key, "dw"), DWORD(0x26)}, {regLoc(key, "sz"), SZ("2")}, {regLoc(key, "added"), SZ("x")}, {regLoc(key+`\new\deeper`, "v"), DWORD(1)}} {
+		l backend.Loc
+		v backend.Value
+	}{{regLoc(key, "dw"), backend.DWORD(0x26)}, {regLoc(key, "sz"), backend.SZ("2")}, {regLoc(key, "added"), backend.SZ("x")}, {regLoc(key+`\new\deeper`, "v"), backend.DWORD(1)}} {
 		if err := p.add(env, c.l, c.v); err != nil {
 			t.Fatal(err)
 		}
@@ -125,13 +126,13 @@ func TestRegistryApplyRevert(t *testing.T) {
 	if _, err := Revert(env, j, MatchAll, false); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := r.Read(regLoc(key, "dw")); v.Type != TypeDWORD || v.String() != "2" {
+	if v, _ := r.Read(regLoc(key, "dw")); v.Type != backend.TypeDWORD || v.String() != "2" {
 		t.Errorf("dw %s %s", v.Type, v)
 	}
-	if v, _ := r.Read(regLoc(key, "sz")); v.Type != TypeSZ || v.String() != "4" {
+	if v, _ := r.Read(regLoc(key, "sz")); v.Type != backend.TypeSZ || v.String() != "4" {
 		t.Errorf("sz %s %s", v.Type, v)
 	}
-	for _, l := range []Loc{regLoc(key, "added"), regLoc(key+`\new`, "")} {
+	for _, l := range []backend.Loc{regLoc(key, "added"), regLoc(key+`\new`, "")} {
 		if v, _ := r.Read(l); !v.IsAbsent() {
 			t.Errorf("%s left after revert", l)
 		}
@@ -152,24 +153,24 @@ func TestQueryDisplayPathsRuns(t *testing.T) {
 // Ndi\Params read through the real registry: an enum keyword and a
 // number keyword, as an INF writes them (REG_SZ throughout).
 func TestRegistryNdiParams(t *testing.T) {
-	r := Registry{}
+	r := backend.Registry{}
 	key := testKey(t)
-	env := &Env{Backends: map[string]Backend{BackendRegistry: r}}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: r}}
 	for _, k := range []string{key, key + `\Ndi`, key + `\Ndi\Params`, key + `\Ndi\Params\*NumRssQueues`, key + `\Ndi\Params\*NumRssQueues\Enum`, key + `\Ndi\Params\*MaxRssProcessors`} {
-		if err := r.Write(regLoc(k, ""), KeyValue); err != nil {
+		if err := r.Write(regLoc(k, ""), backend.KeyValue); err != nil {
 			t.Fatal(err)
 		}
 	}
 	q := key + `\Ndi\Params\*NumRssQueues`
 	for n, v := range map[string]string{"ParamDesc": "Maximum Number of RSS Queues", "type": "enum", "default": "2"} {
-		r.Write(regLoc(q, n), SZ(v))
+		r.Write(regLoc(q, n), backend.SZ(v))
 	}
 	for v, d := range map[string]string{"4": "4 Queues", "1": "1 Queue", "2": "2 Queues"} {
-		r.Write(regLoc(q+`\Enum`, v), SZ(d))
+		r.Write(regLoc(q+`\Enum`, v), backend.SZ(d))
 	}
 	m := key + `\Ndi\Params\*MaxRssProcessors`
 	for n, v := range map[string]string{"type": "int", "min": "1", "max": "8"} {
-		r.Write(regLoc(m, n), SZ(v))
+		r.Write(regLoc(m, n), backend.SZ(v))
 	}
 	p, err := readNdiParam(env, key, "*NumRssQueues")
 	if err != nil {

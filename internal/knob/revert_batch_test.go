@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -146,7 +147,7 @@ func TestRevertCrashInChainWithPendingEntry(t *testing.T) {
 			}
 			first := j.Entries[0]
 			orig := first.Original
-			j.add([]Entry{{Knob: "tcp-recovery", Request: "0", Loc: first.Loc, Original: first.New, New: FileValue("0\n"), State: StatePending}})
+			j.add([]Entry{{Knob: "tcp-recovery", Request: "0", Loc: first.Loc, Original: first.New, New: backend.FileValue("0\n"), State: StatePending}})
 			// newest first: tcp-recovery pending (marked), tcp-dsack restored,
 			// tcp-recovery restored: two writes
 			if err := j.Save(); err != nil {

@@ -1,11 +1,16 @@
 package knob
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+)
 
 // The Run functions of this package (RunList, RunGet, RunExplain, RunSet,
 // RunRevert, RunHistory, RunExport) are the work of the `latlab knob`
 // subcommands: the CLI maps its flags to their options, calls them and
-// writes the result. Bad input comes back as an InputError.
+// writes the result. Bad input comes back as a badinput.Error.
 
 // envOf is the environment a command reads and writes through: env when
 // a test gives one, else this machine's with the root of the Linux
@@ -33,7 +38,7 @@ func lookupNative(name string) (Knob, error) {
 		return nil, err
 	}
 	if !IsNative(k) {
-		return nil, inputf("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), HostOS, k.Name())
+		return nil, badinput.Errorf("%s is a %s setting: this is %s (latlab knob explain %s decodes its values on any OS)", k.Name(), k.OS(), HostOS, k.Name())
 	}
 	return k, nil
 }
@@ -41,9 +46,9 @@ func lookupNative(name string) (Knob, error) {
 // ShowValue renders a stored value as the knob commands print it: with
 // its type where the type says something (a registry DWORD), without
 // where it says nothing (a file's text, a BCD element).
-func ShowValue(v Value) string {
-	if v.IsAbsent() || v.Type == TypeKey || v.Type == TypeFile || v.Type == TypeBCD || v.Type == TypeEthCoalesce {
-		if v.Type == TypeKey {
+func ShowValue(v backend.Value) string {
+	if v.IsAbsent() || v.Type == backend.TypeKey || v.Type == backend.TypeFile || v.Type == backend.TypeBCD || v.Type == backend.TypeEthCoalesce {
+		if v.Type == backend.TypeKey {
 			return "(key exists)"
 		}
 		return v.String()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // native is a knob of this OS that the fixture environment (testEnv)
@@ -76,7 +78,7 @@ func TestRunGet(t *testing.T) {
 	}
 	for _, c := range []struct {
 		knob  string
-		value string // of the one instance; "" = an InputError is wanted
+		value string // of the one instance; "" = a badinput.Error is wanted
 		err   string
 	}{
 		{n.name, n.value, ""},
@@ -86,7 +88,7 @@ func TestRunGet(t *testing.T) {
 	} {
 		r, err := RunGet(context.Background(), GetOptions{Knob: c.knob, Env: env})
 		switch {
-		case c.value == "" && (!IsInput(err) || !strings.Contains(err.Error(), c.err)):
+		case c.value == "" && (!badinput.Is(err) || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("get %s: %v, want an input error with %q", c.knob, err, c.err)
 		case c.value != "" && err != nil:
 			t.Errorf("get %s: %v", c.knob, err)
@@ -101,7 +103,7 @@ func TestRunExplain(t *testing.T) {
 	for _, c := range []struct {
 		knob, value string
 		o           ExplainOptions
-		want        string // in the text; "" = an InputError with err
+		want        string // in the text; "" = a badinput.Error with err
 		err         string
 	}{
 		{"win32-priority-separation", "0x26", ExplainOptions{}, "short, variable quanta", ""},
@@ -114,7 +116,7 @@ func TestRunExplain(t *testing.T) {
 	} {
 		ex, err := RunExplain(context.Background(), c.knob, c.value, c.o)
 		if c.want == "" {
-			if !IsInput(err) || !strings.Contains(err.Error(), c.err) {
+			if !badinput.Is(err) || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("explain %s %q: %v, want an input error with %q", c.knob, c.value, err, c.err)
 			}
 			continue

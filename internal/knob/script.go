@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -28,7 +30,7 @@ func Script(changes []Change, format string) ([]string, error) {
 	case FormatSh:
 		return shScript(changes), nil
 	}
-	return nil, inputf("unknown format %q: accepted reg, ps1, sh", format)
+	return nil, badinput.Errorf("unknown format %q: accepted reg, ps1, sh", format)
 }
 
 // DefaultFormat is the natural script format of the knob's OS.
@@ -39,19 +41,19 @@ func DefaultFormat(os string) string {
 	return FormatSh
 }
 
-func regData(v Value) string {
+func regData(v backend.Value) string {
 	switch v.Type {
-	case TypeDWORD:
+	case backend.TypeDWORD:
 		if len(v.Data) == 4 {
 			return regfile.DWORD(binary.LittleEndian.Uint32(v.Data))
 		}
-	case TypeSZ:
+	case backend.TypeSZ:
 		s := v.String()
 		if !hasControl(s) {
 			return regfile.String(s)
 		}
 	}
-	t, _ := RegTypeNumber(v.Type)
+	t, _ := backend.RegTypeNumber(v.Type)
 	return regfile.Hex(t, v.Data)
 }
 
@@ -65,8 +67,8 @@ func regScript(changes []Change) []string {
 			continue
 		}
 		switch c.Loc.Backend {
-		case BackendRegistry:
-		case BackendBCD:
+		case backend.BackendRegistry:
+		case backend.BackendBCD:
 			out = append(out, "", "; not a registry value; run in an elevated prompt:", "; "+bcdLine(c, false))
 			cur = ""
 			continue
@@ -206,10 +208,10 @@ func ps1Script(changes []Change) []string {
 			continue
 		}
 		switch c.Loc.Backend {
-		case BackendBCD:
+		case backend.BackendBCD:
 			out = append(out, bcdLine(c, true))
 			continue
-		case BackendRegistry:
+		case backend.BackendRegistry:
 		default:
 			out = append(out, "# "+comment(c.Loc.String())+": not a registry value")
 			continue
@@ -238,22 +240,22 @@ func ps1Script(changes []Change) []string {
 		}
 		var typ, val string
 		switch c.New.Type {
-		case TypeDWORD:
+		case backend.TypeDWORD:
 			typ, val = "DWord", c.New.String()
-		case TypeQWORD:
+		case backend.TypeQWORD:
 			typ, val = "QWord", c.New.String()
-		case TypeSZ:
+		case backend.TypeSZ:
 			typ, val = "String", psString(c.New.String())
-		case TypeExpandSZ:
+		case backend.TypeExpandSZ:
 			typ, val = "ExpandString", psString(c.New.String())
-		case TypeMultiSZ:
+		case backend.TypeMultiSZ:
 			var qs []string
 			for _, s := range multiSZ(c.New.Data) {
 				qs = append(qs, psString(s))
 			}
 			typ, val = "MultiString", "@("+strings.Join(qs, ",")+")"
 		}
-		if typ == "" || (c.New.Type == TypeDWORD && len(c.New.Data) != 4) || (c.New.Type == TypeQWORD && len(c.New.Data) != 8) {
+		if typ == "" || (c.New.Type == backend.TypeDWORD && len(c.New.Data) != 4) || (c.New.Type == backend.TypeQWORD && len(c.New.Data) != 8) {
 			var bs []string
 			for _, b := range c.New.Data {
 				bs = append(bs, fmt.Sprintf("0x%02x", b))
@@ -293,7 +295,7 @@ func psString(s string) string {
 
 // multiSZ splits REG_MULTI_SZ data into its strings.
 func multiSZ(data []byte) []string {
-	s := strings.TrimRight(utf16String(data), "\x00")
+	s := strings.TrimRight(backend.UTF16String(data), "\x00")
 	if s == "" {
 		return []string{}
 	}
@@ -352,32 +354,32 @@ func shScript(changes []Change) []string {
 			continue
 		}
 		switch c.Loc.Backend {
-		case BackendFile:
+		case backend.BackendFile:
 			data := strings.TrimRight(string(c.New.Data), "\n")
 			if hasControl(c.Loc.String()) || hasControl(data) {
 				out = append(out, "# "+leftOut(c, "its path or value holds control characters"))
 				continue
 			}
 			out = append(out, fmt.Sprintf("printf '%%s\\n' %s > %s", shQuote(data), shQuote(c.Loc.String())))
-		case BackendEthtool:
+		case backend.BackendEthtool:
 			if hasControl(c.Loc.Path) {
 				out = append(out, "# "+leftOut(c, "its interface name holds control characters"))
 				continue
 			}
-			co, err := DecodeCoalesce(c.New)
+			co, err := backend.DecodeCoalesce(c.New)
 			if err != nil {
 				out = append(out, "# "+comment(c.Loc.String()+": "+err.Error()))
 				continue
 			}
-			old, _ := DecodeCoalesce(c.Old)
+			old, _ := backend.DecodeCoalesce(c.Old)
 			args := []string{"ethtool", "-C", shQuote(c.Loc.Path)}
-			for i, f := range coalesceFields {
+			for i, f := range backend.CoalesceFields() {
 				if c.Old.IsAbsent() || old[i] != co[i] || c.Old.Type == "" {
 					v := fmt.Sprint(co[i])
-					if strings.HasPrefix(f.name, "adaptive-") {
-						v = onOff(co[i])
+					if strings.HasPrefix(f.Name, "adaptive-") {
+						v = backend.OnOff(co[i])
 					}
-					args = append(args, f.name, v)
+					args = append(args, f.Name, v)
 				}
 			}
 			out = append(out, strings.Join(args, " "))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -20,20 +21,20 @@ func TestScriptsAreInert(t *testing.T) {
 		c      Change
 		never  []string // lines that must not appear
 	}{
-		{FormatSh, Change{Loc: fileLoc("proc/sys/x\nrm -rf /"), New: FileValue("1\n")}, []string{"rm -rf /"}},
-		{FormatSh, Change{Loc: recoveryLoc, New: FileValue("1\nreboot\n")}, []string{"reboot"}},
-		{FormatSh, Change{Loc: recoveryLoc, New: FileValue("1\n"), Skip: "gone\nreboot"}, []string{"reboot"}},
-		{FormatSh, Change{Loc: Loc{Backend: BackendEthtool, Path: "eth0\nreboot", Name: "coalesce"}, New: Coalesce{}.Value()}, []string{"reboot", "reboot'"}},
-		{FormatReg, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "a\"\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Evil]"), New: DWORD(1)}, []string{`[HKEY_LOCAL_MACHINE\SOFTWARE\Evil]`}},
-		{FormatReg, Change{Loc: regLoc("HKLM\\SOFTWARE\\x\r\n[-HKEY_LOCAL_MACHINE\\SOFTWARE]", "v"), New: DWORD(1)}, []string{`[-HKEY_LOCAL_MACHINE\SOFTWARE]`}},
-		{FormatReg, Change{Loc: regLoc(`-HKLM\SOFTWARE`, ""), New: Absent}, []string{`[--HKLM\SOFTWARE]`, `[-HKLM\SOFTWARE]`}},
-		{FormatReg, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: SZ("a\n[HKEY_LOCAL_MACHINE\\Evil]")}, []string{`[HKEY_LOCAL_MACHINE\Evil]`}},
-		{FormatReg, Change{Loc: tscLoc, New: Value{Type: TypeBCD, Data: []byte("x\n[HKEY_LOCAL_MACHINE\\Evil]")}}, []string{`[HKEY_LOCAL_MACHINE\Evil]`}},
-		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: SZ("a\u2019; Remove-Item C:\\ -Recurse; \u2019")}, nil},
-		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v'; Remove-Item C:\\ #"), New: DWORD(1)}, nil},
-		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: SZ("a\nRemove-Item C:\\")}, []string{`Remove-Item C:\`}},
-		{FormatPS1, Change{Loc: tscLoc, New: Value{Type: TypeBCD, Data: []byte("enhanced; Remove-Item C:\\")}}, nil},
-		{FormatPS1, Change{Loc: regLoc("HKLM\\SOFTWARE\\x\nRemove-Item C:\\", "v"), New: DWORD(1)}, []string{`Remove-Item C:\`}},
+		{FormatSh, Change{Loc: fileLoc("proc/sys/x\nrm -rf /"), New: backend.FileValue("1\n")}, []string{"rm -rf /"}},
+		{FormatSh, Change{Loc: recoveryLoc, New: backend.FileValue("1\nreboot\n")}, []string{"reboot"}},
+		{FormatSh, Change{Loc: recoveryLoc, New: backend.FileValue("1\n"), Skip: "gone\nreboot"}, []string{"reboot"}},
+		{FormatSh, Change{Loc: backend.Loc{Backend: backend.BackendEthtool, Path: "eth0\nreboot", Name: "coalesce"}, New: backend.Coalesce{}.Value()}, []string{"reboot", "reboot'"}},
+		{FormatReg, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "a\"\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Evil]"), New: backend.DWORD(1)}, []string{`[HKEY_LOCAL_MACHINE\SOFTWARE\Evil]`}},
+		{FormatReg, Change{Loc: regLoc("HKLM\\SOFTWARE\\x\r\n[-HKEY_LOCAL_MACHINE\\SOFTWARE]", "v"), New: backend.DWORD(1)}, []string{`[-HKEY_LOCAL_MACHINE\SOFTWARE]`}},
+		{FormatReg, Change{Loc: regLoc(`-HKLM\SOFTWARE`, ""), New: backend.Absent}, []string{`[--HKLM\SOFTWARE]`, `[-HKLM\SOFTWARE]`}},
+		{FormatReg, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: backend.SZ("a\n[HKEY_LOCAL_MACHINE\\Evil]")}, []string{`[HKEY_LOCAL_MACHINE\Evil]`}},
+		{FormatReg, Change{Loc: tscLoc, New: backend.Value{Type: backend.TypeBCD, Data: []byte("x\n[HKEY_LOCAL_MACHINE\\Evil]")}}, []string{`[HKEY_LOCAL_MACHINE\Evil]`}},
+		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: backend.SZ("a\u2019; Remove-Item C:\\ -Recurse; \u2019")}, nil},
+		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v'; Remove-Item C:\\ #"), New: backend.DWORD(1)}, nil},
+		{FormatPS1, Change{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: backend.SZ("a\nRemove-Item C:\\")}, []string{`Remove-Item C:\`}},
+		{FormatPS1, Change{Loc: tscLoc, New: backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced; Remove-Item C:\\")}}, nil},
+		{FormatPS1, Change{Loc: regLoc("HKLM\\SOFTWARE\\x\nRemove-Item C:\\", "v"), New: backend.DWORD(1)}, []string{`Remove-Item C:\`}},
 	}
 	for _, c := range cases {
 		lines, err := Script([]Change{c.c}, c.format)
@@ -52,7 +53,7 @@ func TestScriptsAreInert(t *testing.T) {
 		}
 	}
 	// The strings come back exactly.
-	lines, _ := Script([]Change{{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: SZ("a\u2019b\nc")}}, FormatPS1)
+	lines, _ := Script([]Change{{Loc: regLoc(`HKLM\SOFTWARE\x`, "v"), New: backend.SZ("a\u2019b\nc")}}, FormatPS1)
 	if want := `-Value ('a’’b'+[char]10+'c')`; !strings.Contains(lines[2], want) {
 		t.Errorf("ps1 string %q, want %q", lines[2], want)
 	}
@@ -138,12 +139,12 @@ func checkSh(lines []string, c Change) error {
 	switch {
 	case c.Skip != "":
 		return fmt.Errorf("a skipped change is a command: %q", l)
-	case c.Loc.Backend == BackendFile:
+	case c.Loc.Backend == backend.BackendFile:
 		want := []string{"printf", `%s\n`, strings.TrimRight(string(c.New.Data), "\n"), ">", c.Loc.String()}
 		if strings.Join(words, "\x00") != strings.Join(want, "\x00") {
 			return fmt.Errorf("words %q, want %q", words, want)
 		}
-	case c.Loc.Backend == BackendEthtool:
+	case c.Loc.Backend == backend.BackendEthtool:
 		if len(words) < 3 || words[0] != "ethtool" || words[1] != "-C" || words[2] != c.Loc.Path {
 			return fmt.Errorf("words %q, want ethtool -C %q ...", words, c.Loc.Path)
 		}
@@ -190,7 +191,7 @@ func checkReg(lines []string, c Change) error {
 		case strings.HasPrefix(l, "["):
 			keys++
 			key := regfile.LongRoot(c.Loc.Path)
-			if c.Loc.Backend != BackendRegistry || c.Skip != "" || (l != regfile.Key(key) && l != regfile.DeleteKey(key)) {
+			if c.Loc.Backend != backend.BackendRegistry || c.Skip != "" || (l != regfile.Key(key) && l != regfile.DeleteKey(key)) {
 				return fmt.Errorf("a key line %q that is not the change's key %q", l, key)
 			}
 			if strings.HasPrefix(l, "[-") != (c.Loc.Name == "" && c.New.IsAbsent()) {
@@ -277,11 +278,11 @@ func checkPS1(lines []string, c Change) error {
 		return fmt.Errorf("%q: %v", l, err)
 	}
 	switch c.Loc.Backend {
-	case BackendBCD:
+	case backend.BackendBCD:
 		if len(strs) < 2 || strs[0] != c.Loc.Path || strs[1] != c.Loc.Name {
 			return fmt.Errorf("bcdedit strings %q", strs)
 		}
-	case BackendRegistry:
+	case backend.BackendRegistry:
 		long := regfile.LongRoot(c.Loc.Path)
 		want := "Registry::" + long
 		if r, ok := strings.CutPrefix(long, `HKEY_LOCAL_MACHINE\`); ok {
@@ -311,10 +312,10 @@ func FuzzScriptSh(f *testing.F) {
 		f.Add(s, []byte("1\n"), uint8(1), s)
 	}
 	f.Fuzz(func(t *testing.T, path string, data []byte, kind uint8, skip string) {
-		c := Change{Loc: Loc{Backend: BackendFile, Path: path}, New: Value{Type: TypeFile, Data: data}}
+		c := Change{Loc: backend.Loc{Backend: backend.BackendFile, Path: path}, New: backend.Value{Type: backend.TypeFile, Data: data}}
 		if kind&1 != 0 {
 			c.Loc = coalesceLoc(path)
-			c.New = Coalesce{uint32(len(data))}.Value()
+			c.New = backend.Coalesce{uint32(len(data))}.Value()
 		}
 		if kind&2 != 0 {
 			c.Skip = skip
@@ -334,21 +335,21 @@ func fuzzRegChange(path, name string, data []byte, kind uint8, skip string) Chan
 	c := Change{Loc: regLoc(path, name)}
 	switch kind % 7 {
 	case 0:
-		c.New = Absent
+		c.New = backend.Absent
 	case 1:
-		c.New = Value{Type: TypeDWORD, Data: data}
+		c.New = backend.Value{Type: backend.TypeDWORD, Data: data}
 	case 2:
-		c.New = SZ(string(data))
+		c.New = backend.SZ(string(data))
 	case 3:
-		c.New = Value{Type: TypeMultiSZ, Data: utf16Bytes(strings.ReplaceAll(string(data), ";", "\x00") + "\x00")}
+		c.New = backend.Value{Type: backend.TypeMultiSZ, Data: backend.UTF16Bytes(strings.ReplaceAll(string(data), ";", "\x00") + "\x00")}
 	case 4:
-		c.New = Value{Type: TypeBinary, Data: data}
+		c.New = backend.Value{Type: backend.TypeBinary, Data: data}
 	case 5:
 		c.Loc.Name = ""
-		c.New = KeyValue
+		c.New = backend.KeyValue
 	case 6:
-		c.Loc = Loc{Backend: BackendBCD, Path: path, Name: name}
-		c.New = Value{Type: TypeBCD, Data: data}
+		c.Loc = backend.Loc{Backend: backend.BackendBCD, Path: path, Name: name}
+		c.New = backend.Value{Type: backend.TypeBCD, Data: data}
 	}
 	if kind&0x80 != 0 {
 		c.Skip = skip

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -91,13 +92,13 @@ func TestJournalSizeCapped(t *testing.T) {
 	defer func() { maxJournal = old }()
 	maxJournal = 4 << 10
 	for len(j.Entries) < 4 {
-		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: StateApplied}})
+		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
 	}
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
 	for len(j.Entries) < 20 {
-		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: FileValue("1\n"), New: FileValue("0\n"), State: StateApplied}})
+		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
 	}
 	if err := j.Save(); err == nil || !strings.Contains(err.Error(), "would grow over 4 KiB") {
 		t.Fatalf("save over the cap: %v", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -25,10 +27,10 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 	ForgeForTest(t, dir,
 		// New is what the file holds now, so the old revert saw "latlab's
 		// value, unchanged" and restored the "original".
-		Entry{Knob: "tcp-recovery", Loc: fileLoc("etc/passwd"), Original: FileValue("evil::0:0::/:/bin/sh\n" + orig), New: FileValue(orig)},
-		Entry{Knob: "irq-affinity", Target: "irq 24", Loc: fileLoc("proc/irq/24/../../../etc/passwd"), Original: FileValue("1\n"), New: FileValue(orig)},
-		Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: SZ(`C:\evil.exe`), New: Absent},
-		Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: FileValue("3\n"), New: FileValue("1\n")},
+		Entry{Knob: "tcp-recovery", Loc: fileLoc("etc/passwd"), Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)},
+		Entry{Knob: "irq-affinity", Target: "irq 24", Loc: fileLoc("proc/irq/24/../../../etc/passwd"), Original: backend.FileValue("1\n"), New: backend.FileValue(orig)},
+		Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: backend.SZ(`C:\evil.exe`), New: backend.Absent},
+		Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: backend.FileValue("3\n"), New: backend.FileValue("1\n")},
 	)
 	j, err := OpenJournal(dir)
 	if err != nil {
@@ -75,9 +77,9 @@ func TestRevertRefusesForeignOriginal(t *testing.T) {
 	env, _, bcd, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	ForgeForTest(t, dir,
-		Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: FileValue("1\nkernel.modprobe = /tmp/x\n"), New: FileValue("1\n")},
-		Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: Value{Type: TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: Absent},
-		Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: Value{Type: TypeBinary, Data: []byte{1, 2}}, New: DWORD(2)},
+		Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\nkernel.modprobe = /tmp/x\n"), New: backend.FileValue("1\n")},
+		Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: backend.Absent},
+		Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 2}}, New: backend.DWORD(2)},
 	)
 	j, _ := OpenJournal(dir)
 	_, err := Revert(env, j, MatchAll, true)
@@ -100,7 +102,7 @@ func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
 	env, _, _, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-dsack", Selector{}, "off"}})
-	ForgeForTest(t, dir, Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: FileValue("0\n"), New: Absent})
+	ForgeForTest(t, dir, Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: backend.FileValue("0\n"), New: backend.Absent})
 	j, _ := OpenJournal(dir)
 	steps, err := Revert(env, j, MatchAll, false)
 	j.Close()
@@ -122,30 +124,30 @@ func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
 func TestVet(t *testing.T) {
 	good := []struct {
 		knob, target string
-		l            Loc
-		v            Value
+		l            backend.Loc
+		v            backend.Value
 	}{
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue("50000\n")},
-		{"timer-slack", "pid 4242", slackGuardLoc("4242"), FileValue("98765")},
-		{"tcp-recovery", "", recoveryLoc, FileValue("1\n")},
-		{"tcp-dsack", "", dsackLoc, FileValue("0\n")},
-		{"clocksource", "", csCurrentLoc, FileValue("acpi_pm\n")},
-		{"irq-affinity", "irq 24", irqLoc("24"), FileValue("0-3,8\n")},
-		{"rps", "eth0", rpsLoc("eth0", "rx-3"), FileValue("00000000,00000003\n")},
-		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-1"), FileValue("0\n")},
-		{"coalescing", "eth0", coalesceLoc("eth0"), Coalesce{}.Value()},
-		{"win32-priority-separation", "", prioLoc, DWORD(0x26)},
-		{"win32-priority-separation", "", prioLoc, Absent},
-		{"win32-priority-separation", "", regLoc(prioKey, ""), Absent},
-		{"network-throttling-index", "", ntiLoc, SZ("10")},
-		{"tsc-sync-policy", "", tscLoc, Value{Type: TypeBCD, Data: []byte("Enhanced")}},
-		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\SIMULATED\00\00`, "Scaling"), DWORD(4)},
-		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "*NumRssQueues"), SZ("4")},
-		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007`, "ITR"), Absent},
-		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, "Anything"), DWORD(1)},
-		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, ""), KeyValue},
-		{"qos-dscp", "latlab a.exe", regLoc(`HKLM\SOFTWARE\Policies`, ""), Absent},
-		{"qos-dscp", "p", regLoc(NLAKey, "Do not use NLA"), SZ("1")},
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue("50000\n")},
+		{"timer-slack", "pid 4242", slackGuardLoc("4242"), backend.FileValue("98765")},
+		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1\n")},
+		{"tcp-dsack", "", dsackLoc, backend.FileValue("0\n")},
+		{"clocksource", "", csCurrentLoc, backend.FileValue("acpi_pm\n")},
+		{"irq-affinity", "irq 24", irqLoc("24"), backend.FileValue("0-3,8\n")},
+		{"rps", "eth0", rpsLoc("eth0", "rx-3"), backend.FileValue("00000000,00000003\n")},
+		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-1"), backend.FileValue("0\n")},
+		{"coalescing", "eth0", coalesceLoc("eth0"), backend.Coalesce{}.Value()},
+		{"win32-priority-separation", "", prioLoc, backend.DWORD(0x26)},
+		{"win32-priority-separation", "", prioLoc, backend.Absent},
+		{"win32-priority-separation", "", regLoc(prioKey, ""), backend.Absent},
+		{"network-throttling-index", "", ntiLoc, backend.SZ("10")},
+		{"tsc-sync-policy", "", tscLoc, backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")}},
+		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\SIMULATED\00\00`, "Scaling"), backend.DWORD(4)},
+		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "*NumRssQueues"), backend.SZ("4")},
+		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007`, "ITR"), backend.Absent},
+		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, "Anything"), backend.DWORD(1)},
+		{"qos-dscp", "latlab a.exe", regLoc(QoSKey+`\latlab a.exe`, ""), backend.KeyValue},
+		{"qos-dscp", "latlab a.exe", regLoc(`HKLM\SOFTWARE\Policies`, ""), backend.Absent},
+		{"qos-dscp", "p", regLoc(NLAKey, "Do not use NLA"), backend.SZ("1")},
 	}
 	for _, c := range good {
 		k, _ := Lookup(c.knob)
@@ -155,44 +157,44 @@ func TestVet(t *testing.T) {
 	}
 	bad := []struct {
 		knob, target string
-		l            Loc
-		v            Value
+		l            backend.Loc
+		v            backend.Value
 		want         string
 	}{
-		{"timer-slack", "pid 4242", fileLoc("proc/4243/timerslack_ns"), FileValue("1\n"), "not a value"},
-		{"timer-slack", "pid 4242/../1", fileLoc("proc/4242/../1/timerslack_ns"), FileValue("1\n"), "invalid --pid"},
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue(""), "empty"},
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), FileValue("-1\n"), "not a number"},
-		{"tcp-recovery", "", recoveryLoc, FileValue("1 2\n"), "not an integer"},
-		{"tcp-recovery", "", recoveryLoc, FileValue("1\n2\n"), "byte 0x0a"},
-		{"tcp-recovery", "", recoveryLoc, Absent, "not the content"},
-		{"tcp-recovery", "x", recoveryLoc, FileValue("1\n"), "no targets"},
-		{"tcp-dsack", "", recoveryLoc, FileValue("1\n"), "not a value"},
-		{"clocksource", "", csCurrentLoc, FileValue("tsc; reboot\n"), "not the name"},
-		{"irq-affinity", "irq 24", irqLoc("25"), FileValue("1\n"), "not a value"},
-		{"irq-affinity", "irq x", irqLoc("x"), FileValue("1\n"), "not irq N"},
-		{"irq-affinity", "irq 24", irqLoc("24"), FileValue("\n"), "empty"},
-		{"rps", "eth0", fileLoc("sys/class/net/eth0/queues/rx-0/../../../../../etc/x"), FileValue("0\n"), "not a value"},
-		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-0"), FileValue("0\n"), "not a value"},
-		{"rps", "../..", rpsLoc("../..", "rx-0"), FileValue("0\n"), "not an interface"},
-		{"rps", "eth0", rpsLoc("eth0", "tx-0"), FileValue("0\n"), "not a value"},
-		{"coalescing", "eth0", coalesceLoc("eth1"), Coalesce{}.Value(), "not a value"},
-		{"coalescing", "eth0", coalesceLoc("eth0"), FileValue("{}"), "not a coalesce value"},
-		{"win32-priority-separation", "", regLoc(prioKey, "Other"), DWORD(1), "not a value"},
-		{"win32-priority-separation", "", regLoc(`HKLM\SYSTEM`, ""), Absent, "not a value"},
-		{"win32-priority-separation", "", regLoc(prioKey+`\Sub`, ""), Absent, "not a value"},
-		{"win32-priority-separation", "", prioLoc, SZ("38; x"), "not a number"},
-		{"tsc-sync-policy", "", Loc{Backend: BackendBCD, Path: "{bootmgr}", Name: "path"}, Value{Type: TypeBCD, Data: []byte("x")}, "not a value"},
-		{"display-scaling", "", regLoc(graphicsConfigKey+`\a\b\c\d`, "Scaling"), DWORD(1), "not a value"},
-		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\OTHER\00`, "Scaling"), DWORD(1), "not a value"},
-		{"display-scaling", "", regLoc(graphicsConfigKey+`\a`, "Scaling"), Absent, "absent"},
-		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "DriverDesc"), SZ("x"), "not a value"},
-		{"rss", "I225-V", regLoc(NetClassKey+`\Properties`, "*RSS"), SZ("1"), "not a value"},
-		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007\Ndi`, "ITR"), SZ("1"), "not a value"},
-		{"qos-dscp", "a", regLoc(QoSKey+`\b`, "DSCP Value"), SZ("46"), "not a value"},
-		{"qos-dscp", `a\..\b`, regLoc(QoSKey+`\a\..\b`, "DSCP Value"), SZ("46"), "not a policy name"},
-		{"qos-dscp", "a", regLoc(QoSKey+`\a`, "Link"), Value{Type: TypeLink, Data: []byte{0, 0}}, "REG_LINK"},
-		{"qos-dscp", "a", regLoc(`HKLM\SOFTWARE`, ""), Absent, "not a value"},
+		{"timer-slack", "pid 4242", fileLoc("proc/4243/timerslack_ns"), backend.FileValue("1\n"), "not a value"},
+		{"timer-slack", "pid 4242/../1", fileLoc("proc/4242/../1/timerslack_ns"), backend.FileValue("1\n"), "invalid --pid"},
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue(""), "empty"},
+		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue("-1\n"), "not a number"},
+		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1 2\n"), "not an integer"},
+		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1\n2\n"), "byte 0x0a"},
+		{"tcp-recovery", "", recoveryLoc, backend.Absent, "not the content"},
+		{"tcp-recovery", "x", recoveryLoc, backend.FileValue("1\n"), "no targets"},
+		{"tcp-dsack", "", recoveryLoc, backend.FileValue("1\n"), "not a value"},
+		{"clocksource", "", csCurrentLoc, backend.FileValue("tsc; reboot\n"), "not the name"},
+		{"irq-affinity", "irq 24", irqLoc("25"), backend.FileValue("1\n"), "not a value"},
+		{"irq-affinity", "irq x", irqLoc("x"), backend.FileValue("1\n"), "not irq N"},
+		{"irq-affinity", "irq 24", irqLoc("24"), backend.FileValue("\n"), "empty"},
+		{"rps", "eth0", fileLoc("sys/class/net/eth0/queues/rx-0/../../../../../etc/x"), backend.FileValue("0\n"), "not a value"},
+		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-0"), backend.FileValue("0\n"), "not a value"},
+		{"rps", "../..", rpsLoc("../..", "rx-0"), backend.FileValue("0\n"), "not an interface"},
+		{"rps", "eth0", rpsLoc("eth0", "tx-0"), backend.FileValue("0\n"), "not a value"},
+		{"coalescing", "eth0", coalesceLoc("eth1"), backend.Coalesce{}.Value(), "not a value"},
+		{"coalescing", "eth0", coalesceLoc("eth0"), backend.FileValue("{}"), "not a coalesce value"},
+		{"win32-priority-separation", "", regLoc(prioKey, "Other"), backend.DWORD(1), "not a value"},
+		{"win32-priority-separation", "", regLoc(`HKLM\SYSTEM`, ""), backend.Absent, "not a value"},
+		{"win32-priority-separation", "", regLoc(prioKey+`\Sub`, ""), backend.Absent, "not a value"},
+		{"win32-priority-separation", "", prioLoc, backend.SZ("38; x"), "not a number"},
+		{"tsc-sync-policy", "", backend.Loc{Backend: backend.BackendBCD, Path: "{bootmgr}", Name: "path"}, backend.Value{Type: backend.TypeBCD, Data: []byte("x")}, "not a value"},
+		{"display-scaling", "", regLoc(graphicsConfigKey+`\a\b\c\d`, "Scaling"), backend.DWORD(1), "not a value"},
+		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\OTHER\00`, "Scaling"), backend.DWORD(1), "not a value"},
+		{"display-scaling", "", regLoc(graphicsConfigKey+`\a`, "Scaling"), backend.Absent, "absent"},
+		{"rss", "I225-V", regLoc(NetClassKey+`\0007`, "DriverDesc"), backend.SZ("x"), "not a value"},
+		{"rss", "I225-V", regLoc(NetClassKey+`\Properties`, "*RSS"), backend.SZ("1"), "not a value"},
+		{"interrupt-moderation", "I225-V", regLoc(NetClassKey+`\0007\Ndi`, "ITR"), backend.SZ("1"), "not a value"},
+		{"qos-dscp", "a", regLoc(QoSKey+`\b`, "DSCP Value"), backend.SZ("46"), "not a value"},
+		{"qos-dscp", `a\..\b`, regLoc(QoSKey+`\a\..\b`, "DSCP Value"), backend.SZ("46"), "not a policy name"},
+		{"qos-dscp", "a", regLoc(QoSKey+`\a`, "Link"), backend.Value{Type: backend.TypeLink, Data: []byte{0, 0}}, "REG_LINK"},
+		{"qos-dscp", "a", regLoc(`HKLM\SOFTWARE`, ""), backend.Absent, "not a value"},
 	}
 	for _, c := range bad {
 		k, _ := Lookup(c.knob)
@@ -203,9 +205,9 @@ func TestVet(t *testing.T) {
 	}
 	// No knob writes a file or a key outside its own.
 	for _, k := range All() {
-		for _, l := range []Loc{fileLoc("etc/passwd"), regLoc(`HKLM\SOFTWARE\Microsoft\Windows\CurrentVersion\Run`, "x"), {Backend: BackendBCD, Path: "{bootmgr}", Name: "path"}} {
+		for _, l := range []backend.Loc{fileLoc("etc/passwd"), regLoc(`HKLM\SOFTWARE\Microsoft\Windows\CurrentVersion\Run`, "x"), {Backend: backend.BackendBCD, Path: "{bootmgr}", Name: "path"}} {
 			for _, target := range []string{"", "x", "pid 1", "irq 1", "eth0"} {
-				if err := k.Vet(target, l, FileValue("1\n")); err == nil {
+				if err := k.Vet(target, l, backend.FileValue("1\n")); err == nil {
 					t.Errorf("%s accepts %s for %q", k.Name(), l, target)
 				}
 			}
@@ -248,9 +250,13 @@ func (keyKnob) Summary() string { return "any value below a test key" }
 func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
 	return &Explanation{Knob: "test-key"}, nil
 }
-func (keyKnob) Get(*Env, Selector) (*Reading, error)       { return &Reading{Knob: "test-key"}, nil }
-func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) { return nil, inputf("not settable") }
-func (k keyKnob) Vet(target string, l Loc, v Value) error {
+func (keyKnob) Get(*Env, Selector) (*Reading, error) { return &Reading{Knob: "test-key"}, nil }
+func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) {
+	return nil, badinput.Errorf("not settable")
+}
+func (keyKnob) Checkup() Checkup       { return Checkup{} }
+func (keyKnob) Experiment() Experiment { return Experiment{} }
+func (k keyKnob) Vet(target string, l backend.Loc, v backend.Value) error {
 	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
 		return notMine(k.Name(), target, l)
 	}

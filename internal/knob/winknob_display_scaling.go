@@ -3,15 +3,25 @@ package knob
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// displayScalingName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const displayScalingName = "display-scaling"
+
+func init() { register(displayScaling{}) }
 
 const graphicsConfigKey = `HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers\Configuration`
 
 type displayScaling struct{ windowsKnob }
 
-func (displayScaling) Name() string { return "display-scaling" }
+func (displayScaling) Name() string { return displayScalingName }
 func (displayScaling) Summary() string {
 	return "the scaling mode requested for each display configuration (GraphicsDrivers\\Configuration\\...\\Scaling)"
 }
@@ -27,13 +37,13 @@ func parseScaling(s string) (uint32, error) {
 		return n, nil
 	}
 	if strings.ReplaceAll(strings.ReplaceAll(v, "-", ""), " ", "") == "noscaling" {
-		return 0, inputf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
+		return 0, badinput.Errorf(`display-scaling %q is ambiguous: GPU control panels' "No scaling" is 2 centered (unscaled, centred); 1 identity is no transformation at all and exists only when source and target resolutions are equal`, s)
 	}
 	var acc []string
 	for _, sc := range scalings {
 		acc = append(acc, fmt.Sprintf("%d %s", sc.N, sc.Name))
 	}
-	return 0, inputf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
+	return 0, badinput.Errorf("invalid display-scaling %q: accepted %s", s, strings.Join(acc, ", "))
 }
 
 func scalingMeaning(n uint32) string {
@@ -50,7 +60,7 @@ type ScalingExplanation struct {
 }
 
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "display-scaling"}
+	ex := &Explanation{Knob: displayScalingName}
 	if value == "" {
 		ex.Text = []string{
 			`Scaling (REG_DWORD) under GraphicsDrivers\Configuration\<id>\...: the`,
@@ -89,11 +99,11 @@ func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, err
 
 // scalingLocs finds the Scaling values below the configuration key (they
 // sit two or three levels down: <id>\00 or <id>\00\00).
-func scalingLocs(env *Env, config string) ([]Loc, error) {
-	var out []Loc
+func scalingLocs(env *Env, config string) ([]backend.Loc, error) {
+	var out []backend.Loc
 	var walk func(key string, depth int) error
 	walk = func(key string, depth int) error {
-		keys, vals, err := env.list(BackendRegistry, key)
+		keys, vals, err := env.list(backend.BackendRegistry, key)
 		if err != nil {
 			return err
 		}
@@ -115,7 +125,7 @@ func scalingLocs(env *Env, config string) ([]Loc, error) {
 		return nil
 	}
 	if err := walk(graphicsConfigKey, 0); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, backend.ErrNotFound) {
 			return nil, nil
 		}
 		return nil, err
@@ -131,7 +141,7 @@ func (k displayScaling) Get(env *Env, sel Selector) (*Reading, error) {
 	r := &Reading{Knob: k.Name()}
 	requested := map[uint32]bool{}
 	for _, l := range locs {
-		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v Value) string {
+		it, err := regItem(env, strings.TrimPrefix(l.Path, graphicsConfigKey+`\`), l, func(v backend.Value) string {
 			n, err := v.Uint()
 			if err != nil {
 				return "unreadable: " + err.Error()
@@ -189,16 +199,132 @@ func (k displayScaling) Plan(env *Env, sel Selector, value string) (*Plan, error
 	}
 	if len(locs) == 0 {
 		if sel.Config != "" {
-			return nil, inputf("no display configuration %q with a Scaling value under %s", sel.Config, graphicsConfigKey)
+			return nil, badinput.Errorf("no display configuration %q with a Scaling value under %s", sel.Config, graphicsConfigKey)
 		}
 		return nil, fmt.Errorf("no Scaling values under %s: the display driver has stored no configuration", graphicsConfigKey)
 	}
 	p := &Plan{Knob: k.Name(), Target: sel.Config, Request: value,
 		Notes: []string{"a request: Windows applies it at the next mode change or sign-in; `latlab knob get display-scaling` shows what the active paths use"}}
 	for _, l := range locs {
-		if _, err := p.addNumber(env, l, uint64(n), TypeDWORD); err != nil {
+		if _, err := p.addNumber(env, l, uint64(n), backend.TypeDWORD); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+func (k displayScaling) Vet(target string, l backend.Loc, v backend.Value) error {
+	rest, ok := cutKey(l.Path, graphicsConfigKey)
+	if !strings.EqualFold(l.Path, graphicsConfigKey) && !ok {
+		return notMine(k.Name(), target, l)
+	}
+	var parts []string
+	if rest != "" {
+		parts = strings.Split(rest, `\`)
+	}
+	if l.Backend != backend.BackendRegistry || !strings.EqualFold(l.Name, "Scaling") || len(parts) > 3 || (target != "" && len(parts) == 0) {
+		return notMine(k.Name(), target, l)
+	}
+	for i, p := range parts {
+		if p == "" || (i == 0 && target != "" && !strings.HasPrefix(strings.ToLower(p), strings.ToLower(target))) {
+			return notMine(k.Name(), target, l)
+		}
+	}
+	if v.IsAbsent() {
+		return errors.New("absent: display-scaling changes only Scaling values that exist")
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of display-scaling: its default, how its
+// instances are read and the verdict rules.
+func (displayScaling) Checkup() Checkup {
+	return Checkup{Default: text("the driver's choice"), Gather: GatherRequests, Rules: displayScalingRules}
+}
+
+// Experiment is how a change of display-scaling takes effect for latlab try.
+func (displayScaling) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Windows applies it at the next display mode change or sign-in"}
+}
+
+var displayScalingRules = []Rule{
+	{ID: "display-none", Verdict: Default, When: "no Scaling values stored",
+		Match: func(c *Case) bool { return c.Empty },
+		Reason: func(c *Case) string {
+			if len(c.ActiveScaling) > 0 {
+				return "the display driver has stored no configuration; the active paths use " + ScalingNames(c.ActiveScaling) + " (QueryDisplayConfig)"
+			}
+			return "the display driver has stored no configuration"
+		}},
+	{ID: "display-identity-fallback", Verdict: Suspicious, When: "identity requested while an active path uses aspect-ratio",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return ok && n == 1 && noteWith(c, "identity (1) is requested") != ""
+		},
+		Reason: text("identity is requested but an active display uses aspect-ratio: identity needs equal source and target resolutions"),
+		Evidence: func(c *Case) string {
+			return noteWith(c, "identity (1) is requested")
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain display-scaling identity", Why: "an identity request fell back to aspect-ratio", Benefit: 25}
+		}},
+	{ID: "display-unknown-value", Verdict: Suspicious, When: "not a DISPLAYCONFIG_SCALING value",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			_, known := LookupScaling(uint32(n))
+			return !ok || !known
+		},
+		Reason: func(c *Case) string { return c.Meaning }},
+	{ID: "display-default", Verdict: Default, When: "preferred (128) or aspect-ratio (4)",
+		Match:  func(c *Case) bool { n, _ := c.N(); return n == 128 || n == 4 },
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			n, _ := c.N()
+			return explainText(displayScalingName, fmt.Sprint(n))
+		}},
+	// PC-Tuning ("What Is Identity Scaling and How Can You Use It?",
+	// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// at the native resolution every requested mode, identity, centered,
+	// full-screen or aspect ratio, with GPU or display scaling, came out
+	// as identity (1). When every active path uses identity, a request
+	// changes nothing: judged against the active mode, not the registry.
+	{ID: "display-native", Verdict: Suspicious, When: "identity, centered, stretched or custom requested while every active path uses identity",
+		Match: func(c *Case) bool {
+			if len(c.ActiveScaling) == 0 {
+				return false
+			}
+			for _, n := range c.ActiveScaling {
+				if n != 1 {
+					return false
+				}
+			}
+			return true
+		},
+		Reason: func(c *Case) string {
+			return c.Meaning + ", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here"
+		},
+		Evidence: func(c *Case) string { return quote(displayScalingName, "", "native resolution") }},
+	{ID: "display-chosen", Verdict: Tuned, When: "identity, centered, stretched or custom",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			n, _ := c.N()
+			return explainText(displayScalingName, fmt.Sprint(n))
+		}},
+}
+
+// ScalingNames names the distinct scalings of the active paths.
+func ScalingNames(active []uint32) string {
+	var names []string
+	for _, n := range active {
+		sc, _ := LookupScaling(n)
+		name := sc.Name
+		if name == "" {
+			name = fmt.Sprint(n)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

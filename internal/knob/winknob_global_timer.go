@@ -3,14 +3,22 @@ package knob
 import (
 	"fmt"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/timer"
 )
+
+// globalTimerName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const globalTimerName = "global-timer-resolution-requests"
+
+func init() { register(globalTimer{}) }
 
 var globalTimerLoc = regLoc(`HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, "GlobalTimerResolutionRequests")
 
 type globalTimer struct{ windowsKnob }
 
-func (globalTimer) Name() string { return "global-timer-resolution-requests" }
+func (globalTimer) Name() string { return globalTimerName }
 func (globalTimer) Summary() string {
 	return "whether one process's timer resolution request speeds up every process again (Windows 11 / Server 2022)"
 }
@@ -33,7 +41,7 @@ func GlobalTimerSupported(build uint32, server bool) bool {
 }
 
 func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "global-timer-resolution-requests"}
+	ex := &Explanation{Knob: globalTimerName}
 	if value == "" {
 		ex.Text = []string{
 			`Session Manager\kernel\GlobalTimerResolutionRequests (REG_DWORD), Windows 11 (build 22000+) and Server 2022 (20348+) only.`,
@@ -45,7 +53,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 	}
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
+		return nil, badinput.Errorf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
 	}
 	ex.Text = []string{fmt.Sprintf("%d: %s", n, globalMeaning(0, false, uint64(n), false))}
 	ex.Data = map[string]any{"value": n, "global": n == 1}
@@ -53,7 +61,7 @@ func (globalTimer) Explain(value string, o ExplainOptions) (*Explanation, error)
 }
 
 func (k globalTimer) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", globalTimerLoc, func(v Value) string {
+	it, err := regItem(env, "", globalTimerLoc, func(v backend.Value) string {
 		n, _ := v.Uint()
 		return globalMeaning(env.Build, env.Server, n, v.IsAbsent())
 	})
@@ -70,12 +78,94 @@ func (k globalTimer) Get(env *Env, sel Selector) (*Reading, error) {
 func (k globalTimer) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	n, ok := parseBool01(value)
 	if !ok {
-		return nil, inputf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
+		return nil, badinput.Errorf("invalid global-timer-resolution-requests %q: accepted 0|1", value)
 	}
 	if !GlobalTimerSupported(env.Build, env.Server) {
-		return nil, inputf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
+		return nil, badinput.Errorf("global-timer-resolution-requests exists only on Windows 11 (build 22000+) and Server 2022 (20348+); this is %s build %d", platform(env.Server), env.Build)
 	}
 	p := &Plan{Knob: k.Name(), Request: value, Notes: []string{"takes effect after a reboot"}}
-	_, err := p.addNumber(env, globalTimerLoc, uint64(n), TypeDWORD)
+	_, err := p.addNumber(env, globalTimerLoc, uint64(n), backend.TypeDWORD)
 	return p, err
+}
+
+func (k globalTimer) Vet(target string, l backend.Loc, v backend.Value) error {
+	return vetRegNumber(k.Name(), target, l, v, globalTimerLoc)
+}
+
+// Checkup is what the check-up knows of global-timer-resolution-requests: its default, how its
+// instances are read and the verdict rules.
+func (globalTimer) Checkup() Checkup {
+	return Checkup{Default: gtrrDefault, Gather: GatherReading, Rules: globalTimerRules}
+}
+
+// Experiment is how a change of global-timer-resolution-requests takes effect for latlab try.
+func (globalTimer) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "the kernel reads it at boot: it takes effect after a reboot"}
+}
+
+var globalTimerRules = []Rule{
+	{ID: "gtrr-ignored", Verdict: Suspicious, When: "set to non-zero on a build that ignores it",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return ok && n != 0 && c.Build != 0 && !GlobalTimerSupported(c.Build, c.Server)
+		},
+		Reason: func(c *Case) string {
+			return fmt.Sprintf("set to %s, but build %d ignores it: timer requests stay %s", c.Text(), c.Build, ruleWord(c.Build))
+		},
+		Evidence: func(c *Case) string { return noteWith(c, "ignores this value") },
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain global-timer-resolution-requests", Why: "it has no effect on this build", Benefit: 20}
+		}},
+	{ID: "gtrr-not-boolean", Verdict: Suspicious, When: "a value other than 0 or 1",
+		Match: func(c *Case) bool { n, ok := c.N(); return !c.Raw.IsAbsent() && (!ok || n > 1) },
+		Reason: func(c *Case) string {
+			return fmt.Sprintf("%s is not one of the documented values 0 and 1", c.Value)
+		},
+		Evidence: func(c *Case) string {
+			return quote(globalTimerName, "", "GlobalTimerResolutionRequests (REG_DWORD)")
+		}},
+	// PC-Tuning ("Fixing Timing Precision in Windows After The Great Rule
+	// Change", https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
+	// "the registry key is present and set to 1 by default on Windows
+	// Server 2022". There 1 is the default, and absent or 0 the change.
+	{ID: "gtrr-server-2022", Verdict: Default, When: "1 on Windows Server 2022 (build 20348), which ships it set to 1",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return ok && n == 1 && timer.GlobalKeyDefault(c.Build, c.Server) == 1
+		},
+		Reason: func(c *Case) string { return "the Windows Server 2022 default: " + c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote(globalTimerName, "", "Windows Server 2022 ships with it set to 1")
+		}},
+	{ID: "gtrr-server-2022-off", Verdict: Tuned, When: "absent or 0 on Windows Server 2022, which ships it set to 1",
+		Match: func(c *Case) bool {
+			n, ok := c.N()
+			return (c.Raw.IsAbsent() || (ok && n == 0)) && timer.GlobalKeyDefault(c.Build, c.Server) == 1
+		},
+		Reason: func(c *Case) string { return "changed from the Windows Server 2022 default 1: " + c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote(globalTimerName, "", "Windows Server 2022 ships with it set to 1")
+		},
+		IsDefault: func(*Case) *bool { return boolPtr(false) }},
+	{ID: "gtrr-on", Verdict: Tuned, When: "1 on a build that honours it",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
+		Reason:   func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string { return quote(globalTimerName, "", "Read at boot") }},
+	{ID: "gtrr-default", Verdict: Default, When: "absent or 0",
+		Match:  always,
+		Reason: func(c *Case) string { return "not set: " + c.Meaning }},
+}
+
+func ruleWord(build uint32) string {
+	if build < 19041 {
+		return "global"
+	}
+	return "per process"
+}
+
+func gtrrDefault(c *Case) string {
+	if timer.GlobalKeyDefault(c.Build, c.Server) == 1 {
+		return "1 (Windows Server 2022 ships it set)"
+	}
+	return "absent (0)"
 }

@@ -3,7 +3,16 @@ package knob
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// msiModeName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const msiModeName = "msi-mode"
+
+func init() { register(msiMode{}) }
 
 // msi-mode: whether a network adapter's PCI device asks for
 // message-signaled interrupts. The GamingPCSetup interrupt moderation
@@ -35,9 +44,7 @@ const (
 
 type msiMode struct{ windowsKnob }
 
-func init() { register(msiMode{}) }
-
-func (msiMode) Name() string { return "msi-mode" }
+func (msiMode) Name() string { return msiModeName }
 func (msiMode) Summary() string {
 	return "message-signaled interrupts of a network adapter's PCI device (MSISupported; after a reboot)"
 }
@@ -65,7 +72,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 		return id, nil
 	}
 	driver := strings.ToLower(NetClassKey[strings.LastIndexByte(NetClassKey, '\\')+1:] + `\` + a.Index)
-	ids, _, err := env.list(BackendRegistry, EnumKey+`\PCI`)
+	ids, _, err := env.list(backend.BackendRegistry, EnumKey+`\PCI`)
 	if err != nil {
 		return "", nil // no PCI enumerator readable: not a PCI device as far as can be told
 	}
@@ -73,7 +80,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 		ids = ids[:maxEnumIDs]
 	}
 	for _, id := range ids {
-		insts, _, err := env.list(BackendRegistry, EnumKey+`\PCI\`+id)
+		insts, _, err := env.list(backend.BackendRegistry, EnumKey+`\PCI\`+id)
 		if err != nil {
 			continue
 		}
@@ -91,7 +98,7 @@ func deviceInstance(env *Env, a adapter) (string, error) {
 	return "", nil
 }
 
-func msiLoc(instance string) Loc {
+func msiLoc(instance string) backend.Loc {
 	return regLoc(EnumKey+`\`+instance+`\`+msiSubkey, "MSISupported")
 }
 
@@ -101,7 +108,7 @@ type MSIDetail struct {
 	MessageNumberLimit string `json:"message_number_limit,omitempty"`
 }
 
-func msiMeaning(v Value) string {
+func msiMeaning(v backend.Value) string {
 	if v.IsAbsent() {
 		return "line-based interrupts: no MSISupported, the driver's INF did not ask for MSI"
 	}
@@ -124,11 +131,11 @@ func parseMSI(value string) (uint32, error) {
 	case "off", "0", "disabled", "line", "line-based":
 		return 0, nil
 	}
-	return 0, inputf("invalid msi-mode value %q: accepted on (MSISupported=1) or off (0, line-based)", value)
+	return 0, badinput.Errorf("invalid msi-mode value %q: accepted on (MSISupported=1) or off (0, line-based)", value)
 }
 
 func (msiMode) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "msi-mode"}
+	ex := &Explanation{Knob: msiModeName}
 	if value == "" {
 		ex.Text = []string{
 			"MSISupported (REG_DWORD) under the adapter's device key, Enum\\<instance>\\",
@@ -150,7 +157,7 @@ func (msiMode) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex.Text = []string{fmt.Sprintf("MSISupported=%d: %s", n, msiMeaning(DWORD(n))), "takes effect after a reboot"}
+	ex.Text = []string{fmt.Sprintf("MSISupported=%d: %s", n, msiMeaning(backend.DWORD(n))), "takes effect after a reboot"}
 	ex.Data = map[string]uint32{"MSISupported": n}
 	return ex, nil
 }
@@ -189,7 +196,7 @@ func (k msiMode) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("msi-mode needs --adapter NAME|INDEX (latlab knob get msi-mode lists them)")
+		return nil, badinput.Errorf("msi-mode needs --adapter NAME|INDEX (latlab knob get msi-mode lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -204,13 +211,89 @@ func (k msiMode) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, err
 	}
 	if !strings.HasPrefix(strings.ToUpper(inst), `PCI\`) {
-		return nil, inputf("%q is not a PCI device (no PCI device instance found): MSI mode applies to PCI devices only", a.Name)
+		return nil, badinput.Errorf("%q is not a PCI device (no PCI device instance found): MSI mode applies to PCI devices only", a.Name)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{
 		"takes effect after a reboot; a device without MSI support keeps line-based interrupts",
 	}}
-	if _, err := p.addNumber(env, msiLoc(inst), uint64(n), TypeDWORD); err != nil {
+	if _, err := p.addNumber(env, msiLoc(inst), uint64(n), backend.TypeDWORD); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+func (k msiMode) Vet(target string, l backend.Loc, v backend.Value) error {
+	if target == "" || l.Backend != backend.BackendRegistry {
+		return notMine(k.Name(), target, l)
+	}
+	rest, ok := cutKey(l.Path, EnumKey)
+	if !ok {
+		return notMine(k.Name(), target, l)
+	}
+	parts := strings.Split(rest, `\`)
+	if len(parts) < 4 || !validInstance(strings.Join(parts[:3], `\`)) {
+		return notMine(k.Name(), target, l)
+	}
+	below := parts[3:]
+	if len(below) > len(msiKeyLevels) {
+		return notMine(k.Name(), target, l)
+	}
+	for i, p := range below {
+		if !strings.EqualFold(p, msiKeyLevels[i]) {
+			return notMine(k.Name(), target, l)
+		}
+	}
+	if l.Name == "" {
+		// A key ensureKey adds on the way: created and deleted, no data.
+		if !(v.IsAbsent() || v.Type == backend.TypeKey) || len(v.Data) > 0 {
+			return fmt.Errorf("%s: a key, not a %s value", l, v.Type)
+		}
+		return nil
+	}
+	if len(below) != len(msiKeyLevels) || !strings.EqualFold(l.Name, "MSISupported") {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of msi-mode: its default, how its
+// instances are read and the verdict rules.
+func (msiMode) Checkup() Checkup {
+	return Checkup{Default: text("what the driver's INF writes (most MSI-capable NICs: 1)"), Gather: GatherReading, Rules: msiModeRules}
+}
+
+// Experiment is how a change of msi-mode takes effect for latlab try.
+func (msiMode) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Windows reads it when it assigns the device's resources: it takes effect after a reboot"}
+}
+
+var msiModeRules = []Rule{
+	{ID: "msi-none", Verdict: Default, When: "no PCI network adapter",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter with a PCI device")},
+	{ID: "msi-off", Verdict: Suspicious, When: "MSISupported 0",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 0 },
+		Reason:   text("line-based interrupts, set explicitly: RSS needs MSI-X to spread the adapter's interrupts over CPUs"),
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "must support MSI-X") },
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob explain msi-mode", Why: "MSI is off on " + c.Target, Benefit: 30}
+		}},
+	{ID: "msi-on", Verdict: Default, When: "MSISupported 1",
+		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
+		Reason:   func(c *Case) string { return c.Meaning + ", as on the GamingPCSetup test bench" },
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "Bench:") },
+		// Drivers of MSI-capable NICs write 1 from their INF; whether
+		// this 1 is theirs or someone's cannot be told from the value.
+		IsDefault: func(*Case) *bool { return nil }},
+	{ID: "msi-absent", Verdict: Default, When: "no MSISupported: the INF did not ask for MSI",
+		Match:    func(c *Case) bool { return c.Raw.IsAbsent() },
+		Reason:   func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string { return quote(msiModeName, "", "must support MSI-X") }},
+	{ID: "msi-other", Verdict: Suspicious, When: "any other value",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning }},
+}
+
+// msiKeyLevels are the keys below a device instance that msi-mode may
+// create on the way to MSISupported.
+var msiKeyLevels = strings.Split(msiSubkey, `\`)

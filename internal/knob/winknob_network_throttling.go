@@ -3,13 +3,22 @@ package knob
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// netThrottleName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const netThrottleName = "network-throttling-index"
+
+func init() { register(netThrottle{}) }
 
 var ntiLoc = regLoc(`HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`, "NetworkThrottlingIndex")
 
 type netThrottle struct{ windowsKnob }
 
-func (netThrottle) Name() string { return "network-throttling-index" }
+func (netThrottle) Name() string { return netThrottleName }
 func (netThrottle) Summary() string {
 	return "MMCSS limit on non-multimedia network packets per ms while multimedia plays (NetworkThrottlingIndex)"
 }
@@ -48,13 +57,13 @@ func parseNTI(s string) (uint32, error) {
 	}
 	n, err := parseUint32(s)
 	if err != nil || (n != ntiOff && (n < 1 || n > 70)) {
-		return 0, inputf("network-throttling-index %q is out of range: accepted 1-70 or off (0xFFFFFFFF)", s)
+		return 0, badinput.Errorf("network-throttling-index %q is out of range: accepted 1-70 or off (0xFFFFFFFF)", s)
 	}
 	return n, nil
 }
 
 func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "network-throttling-index"}
+	ex := &Explanation{Knob: netThrottleName}
 	if value == "" {
 		ex.Text = []string{
 			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, received packets of other network traffic are limited to N per ms.`,
@@ -79,7 +88,7 @@ func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error)
 }
 
 func (k netThrottle) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := regItem(env, "", ntiLoc, func(v Value) string {
+	it, err := regItem(env, "", ntiLoc, func(v backend.Value) string {
 		n, _ := v.Uint()
 		return ntiMeaning(n, v.IsAbsent())
 	})
@@ -98,6 +107,51 @@ func (k netThrottle) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if n == ntiOff {
 		p.Notes = append(p.Notes, "GamingPCSetup measured higher NDIS.sys DPC latency with throttling off on one Intel adapter (unexplained); measure before and after")
 	}
-	_, err = p.addNumber(env, ntiLoc, uint64(n), TypeDWORD)
+	_, err = p.addNumber(env, ntiLoc, uint64(n), backend.TypeDWORD)
 	return p, err
+}
+
+func (k netThrottle) Vet(target string, l backend.Loc, v backend.Value) error {
+	return vetRegNumber(k.Name(), target, l, v, ntiLoc)
+}
+
+// Checkup is what the check-up knows of network-throttling-index: its default, how its
+// instances are read and the verdict rules.
+func (netThrottle) Checkup() Checkup {
+	return Checkup{Default: text("10 (absent)"), Gather: GatherReading, Rules: netThrottleRules}
+}
+
+// Experiment is how a change of network-throttling-index takes effect for latlab try.
+func (netThrottle) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "MMCSS reads it when it starts: it takes effect after a reboot"}
+}
+
+var netThrottleRules = []Rule{
+	// GamingPCSetup's screenshots of one Intel adapter, which its author
+	// calls unexplained and which leave throughput out, do not make off
+	// harmful: it is a change without evidence of a benefit.
+	{ID: "nti-off", Verdict: Suspicious, When: "0xFFFFFFFF (throttling off)",
+		Match:  func(c *Case) bool { n, ok := c.N(); return ok && n == 0xFFFFFFFF },
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote(netThrottleName, "", "Measured (GamingPCSetup")
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob set network-throttling-index 10", Why: "back to the default, where GamingPCSetup measured lower NDIS.sys DPC latency on one adapter (needs a reboot; latlab knob revert undoes it)", Benefit: 30}
+		}},
+	{ID: "nti-ignored", Verdict: Suspicious, When: "outside 1-70 and not off",
+		Match:  func(c *Case) bool { n, ok := c.N(); return ok && (n < 1 || n > 70) },
+		Reason: func(c *Case) string { return c.Meaning },
+		Evidence: func(c *Case) string {
+			return quote(netThrottleName, "", "valid 1-70")
+		}},
+	{ID: "nti-default", Verdict: Default, When: "absent or 10",
+		Match:  func(c *Case) bool { n, ok := c.N(); return c.Raw.IsAbsent() || (ok && n == 10) },
+		Reason: text("while multimedia plays (MMCSS), other received traffic is throttled to 10 packets per ms, about 120 Mbit/s of 1500-byte packets"),
+		Evidence: func(c *Case) string {
+			return quote(netThrottleName, "", "Measured (GamingPCSetup")
+		}},
+	{ID: "nti-tuned", Verdict: Tuned, When: "another value in 1-70",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning }},
 }

@@ -4,7 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// nicBuffersName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const nicBuffersName = "nic-buffers"
+
+func init() { register(nicBuffers{}) }
 
 // nic-buffers: the receive and transmit descriptor counts of a network
 // adapter, the NDIS standardized keywords *ReceiveBuffers and
@@ -23,9 +32,7 @@ var bufferKeywords = []struct{ name, short, desc string }{
 
 type nicBuffers struct{ windowsKnob }
 
-func init() { register(nicBuffers{}) }
-
-func (nicBuffers) Name() string { return "nic-buffers" }
+func (nicBuffers) Name() string { return nicBuffersName }
 func (nicBuffers) Summary() string {
 	return "receive and transmit descriptors of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
 }
@@ -48,27 +55,27 @@ func parseBuffers(value string) ([]kv, error) {
 			}
 		}
 		if !ok || kw == "" {
-			return nil, inputf("invalid nic-buffers setting %q: %s", part, accepted)
+			return nil, badinput.Errorf("invalid nic-buffers setting %q: %s", part, accepted)
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil || n == 0 {
-			return nil, inputf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
+			return nil, badinput.Errorf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
 		}
 		for _, o := range out {
 			if o.key == kw {
-				return nil, inputf("nic-buffers %q sets %s twice: give it once", value, kw)
+				return nil, badinput.Errorf("nic-buffers %q sets %s twice: give it once", value, kw)
 			}
 		}
 		out = append(out, kv{kw, n})
 	}
 	if len(out) == 0 {
-		return nil, inputf("no nic-buffers setting given: %s", accepted)
+		return nil, badinput.Errorf("no nic-buffers setting given: %s", accepted)
 	}
 	return out, nil
 }
 
 func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "nic-buffers"}
+	ex := &Explanation{Knob: nicBuffersName}
 	if value == "" {
 		ex.Text = []string{
 			"*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key):",
@@ -161,7 +168,7 @@ func (k nicBuffers) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("nic-buffers needs --adapter NAME|INDEX (latlab knob get nic-buffers lists them)")
+		return nil, badinput.Errorf("nic-buffers needs --adapter NAME|INDEX (latlab knob get nic-buffers lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -180,14 +187,63 @@ func (k nicBuffers) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		// Unlike the RSS keywords, a buffer count the driver does not
 		// declare has no range to check and no known effect.
 		if !np.Declared {
-			return nil, inputf("%q does not declare %s in its Ndi\\Params: its driver offers no such setting", a.Name, s.key)
+			return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: its driver offers no such setting", a.Name, s.key)
 		}
 		if err := np.CheckAgainst(a.Name, int64(s.n)); err != nil {
 			return nil, err
 		}
-		if _, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ); err != nil {
+		if _, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, backend.TypeSZ); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+func (k nicBuffers) Vet(target string, l backend.Loc, v backend.Value) error {
+	var names []string
+	for _, b := range bufferKeywords {
+		names = append(names, b.name)
+	}
+	if target == "" || !adapterValue(l, names) {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of nic-buffers: its default, how its
+// instances are read and the verdict rules.
+func (nicBuffers) Checkup() Checkup {
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicBuffersRules}
+}
+
+// Experiment is how a change of nic-buffers takes effect for latlab try.
+func (nicBuffers) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+var nicBuffersRules = []Rule{
+	{ID: "buffers-none", Verdict: Default, When: "no adapter declares the buffer keywords",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter declares *ReceiveBuffers or *TransmitBuffers")},
+	{ID: "buffers-out-of-range", Verdict: Suspicious, When: "a stored count the adapter does not declare",
+		Match:  func(c *Case) bool { return len(c.Warnings) > 0 },
+		Reason: func(c *Case) string { return c.Meaning + "; " + strings.Join(c.Warnings, "; ") }},
+	{ID: "buffers-default", Verdict: Default, When: "nothing stored, or every count at its Ndi\\Params default",
+		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
+		Reason: func(c *Case) string { return c.Meaning }},
+	{ID: "buffers-tuned", Verdict: Tuned, When: "a count differs from its Ndi\\Params default",
+		Match: always,
+		Reason: func(c *Case) string {
+			if diff, _ := ndiDiffs(c); len(diff) > 0 {
+				return c.Meaning + "; changed from the driver's default: " + strings.Join(diff, ", ")
+			}
+			return c.Meaning
+		},
+		Evidence: func(c *Case) string { return quote(nicBuffersName, "", "Bench:") },
+		IsDefault: func(c *Case) *bool {
+			if _, known := ndiDiffs(c); !known {
+				return nil
+			}
+			return boolPtr(false)
+		}},
 }

@@ -5,7 +5,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// nicPowerSavingName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const nicPowerSavingName = "nic-power-saving"
+
+func init() { register(nicPowerSaving{}) }
 
 // nic-power-saving: the power-saving keywords of a network adapter. The
 // GamingPCSetup interrupt moderation measurements (djdallmann,
@@ -49,9 +58,7 @@ func powerKw(name string) (powerKeyword, bool) {
 
 type nicPowerSaving struct{ windowsKnob }
 
-func init() { register(nicPowerSaving{}) }
-
-func (nicPowerSaving) Name() string { return "nic-power-saving" }
+func (nicPowerSaving) Name() string { return nicPowerSavingName }
 func (nicPowerSaving) Summary() string {
 	return "power-saving features of a network adapter (*EEE, Green Ethernet, selective suspend...), those it declares"
 }
@@ -79,25 +86,25 @@ func parsePower(value string) (powerRequest, error) {
 		name, val, ok := strings.Cut(part, "=")
 		k, known := powerKw(name)
 		if !ok || !known {
-			return powerRequest{}, inputf("invalid nic-power-saving setting %q: %s", part, accepted)
+			return powerRequest{}, badinput.Errorf("invalid nic-power-saving setting %q: %s", part, accepted)
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil {
-			return powerRequest{}, inputf("%s=%s is not a number: the adapter's Ndi\\Params values are numbers", k.Name, val)
+			return powerRequest{}, badinput.Errorf("%s=%s is not a number: the adapter's Ndi\\Params values are numbers", k.Name, val)
 		}
 		if slices.ContainsFunc(r.kvs, func(x kv) bool { return x.key == k.Name }) {
-			return powerRequest{}, inputf("nic-power-saving %q sets %s twice: give it once", value, k.Name)
+			return powerRequest{}, badinput.Errorf("nic-power-saving %q sets %s twice: give it once", value, k.Name)
 		}
 		r.kvs = append(r.kvs, kv{k.Name, n})
 	}
 	if len(r.kvs) == 0 {
-		return powerRequest{}, inputf("no nic-power-saving setting given: %s", accepted)
+		return powerRequest{}, badinput.Errorf("no nic-power-saving setting given: %s", accepted)
 	}
 	return r, nil
 }
 
 func (nicPowerSaving) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "nic-power-saving"}
+	ex := &Explanation{Knob: nicPowerSavingName}
 	if value == "" {
 		ex.Text = []string{"Power-saving keywords of network adapters (REG_SZ under the class key; 0 off):"}
 		for _, k := range powerKeywords {
@@ -222,7 +229,7 @@ func (k nicPowerSaving) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("nic-power-saving needs --adapter NAME|INDEX (latlab knob get nic-power-saving lists them)")
+		return nil, badinput.Errorf("nic-power-saving needs --adapter NAME|INDEX (latlab knob get nic-power-saving lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -237,14 +244,14 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 		return nil, err
 	}
 	if len(nps) == 0 {
-		return nil, inputf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
+		return nil, badinput.Errorf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	set := func(np NdiParam, n uint64) error {
 		if err := np.CheckAgainst(a.Name, int64(n)); err != nil {
 			return err
 		}
-		_, err := p.addNumber(env, regLoc(a.Key, np.Keyword), n, TypeSZ)
+		_, err := p.addNumber(env, regLoc(a.Key, np.Keyword), n, backend.TypeSZ)
 		return err
 	}
 	for _, np := range nps {
@@ -275,11 +282,60 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 			for _, np := range nps {
 				ds = append(ds, np.Keyword)
 			}
-			return nil, inputf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
+			return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
 		}
 		if err := set(nps[i], s.n); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+func (k nicPowerSaving) Vet(target string, l backend.Loc, v backend.Value) error {
+	var names []string
+	for _, p := range powerKeywords {
+		names = append(names, p.Name)
+	}
+	if target == "" || !adapterValue(l, names) {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of nic-power-saving: its default, how its
+// instances are read and the verdict rules.
+func (nicPowerSaving) Checkup() Checkup {
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicPowerSavingRules}
+}
+
+// Experiment is how a change of nic-power-saving takes effect for latlab try.
+func (nicPowerSaving) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+var nicPowerSavingRules = []Rule{
+	{ID: "power-none", Verdict: Default, When: "no adapter declares a power-saving keyword",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter declares a power-saving keyword latlab knows")},
+	{ID: "power-default", Verdict: Default, When: "nothing stored, or every keyword at its Ndi\\Params default",
+		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
+		Reason: func(c *Case) string { return c.Meaning + ", the driver's defaults" }},
+	{ID: "power-off", Verdict: Tuned, When: "every declared keyword off",
+		Match:    func(c *Case) bool { return strings.HasPrefix(c.Meaning, "power saving off") },
+		Reason:   func(c *Case) string { return c.Meaning + ", as on the GamingPCSetup test bench" },
+		Evidence: func(c *Case) string { return quote(nicPowerSavingName, "", "Bench:") }},
+	{ID: "power-tuned", Verdict: Tuned, When: "another combination",
+		Match: always,
+		Reason: func(c *Case) string {
+			if diff, _ := ndiDiffs(c); len(diff) > 0 {
+				return fmt.Sprintf("%s; changed from the driver's default: %s", c.Meaning, strings.Join(diff, ", "))
+			}
+			return c.Meaning
+		},
+		IsDefault: func(c *Case) *bool {
+			if _, known := ndiDiffs(c); !known {
+				return nil
+			}
+			return boolPtr(false)
+		}},
 }

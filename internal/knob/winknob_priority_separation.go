@@ -4,8 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/prisep"
 )
+
+// prioSepName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const prioSepName = "win32-priority-separation"
+
+func init() { register(prioSep{}) }
 
 const prioKey = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
 
@@ -13,7 +21,7 @@ var prioLoc = regLoc(prioKey, "Win32PrioritySeparation")
 
 type prioSep struct{ windowsKnob }
 
-func (prioSep) Name() string { return "win32-priority-separation" }
+func (prioSep) Name() string { return prioSepName }
 func (prioSep) Summary() string {
 	return "quantum length and foreground boost of the scheduler (PriorityControl\\Win32PrioritySeparation)"
 }
@@ -32,11 +40,11 @@ func prioValue(s string, o prisep.Options) (uint32, error) {
 	}
 	q, err := prisep.ParseQuery(s)
 	if err != nil {
-		return 0, inputf("invalid win32-priority-separation %q: want a number (0x26, 38) or a description (short,variable,3:1)", s)
+		return 0, badinput.Errorf("invalid win32-priority-separation %q: want a number (0x26, 38) or a description (short,variable,3:1)", s)
 	}
 	m := prisep.Find(q, o)
 	if len(m) == 0 {
-		return 0, inputf("no Win32PrioritySeparation value is %s", s)
+		return 0, badinput.Errorf("no Win32PrioritySeparation value is %s", s)
 	}
 	return m[0].Effective, nil
 }
@@ -89,7 +97,7 @@ func wrapWords(first, indent string, words []string, width int) []string {
 
 func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	po := prisep.Options{Server: o.Server, TickMs: o.TickMs}
-	ex := &Explanation{Knob: "win32-priority-separation"}
+	ex := &Explanation{Knob: prioSepName}
 	pe := &PrioExplanation{}
 	if value != "" {
 		n, err := prioValue(value, po)
@@ -130,7 +138,7 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	if o.Find != "" {
 		q, err := prisep.ParseQuery(o.Find)
 		if err != nil {
-			return nil, &InputError{err.Error()}
+			return nil, badinput.Wrap(err)
 		}
 		pe.Find = o.Find
 		pe.Matches = prisep.Find(q, po)
@@ -209,6 +217,119 @@ func (k prioSep) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if n > 0x3F {
 		p.Notes = append(p.Notes, fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X", n, n&0x3F))
 	}
-	_, err = p.addNumber(env, prioLoc, uint64(n), TypeDWORD)
+	_, err = p.addNumber(env, prioLoc, uint64(n), backend.TypeDWORD)
 	return p, err
+}
+
+func (k prioSep) Vet(target string, l backend.Loc, v backend.Value) error {
+	return vetRegNumber(k.Name(), target, l, v, prioLoc)
+}
+
+// Checkup is what the check-up knows of win32-priority-separation: its default, how its
+// instances are read and the verdict rules.
+func (prioSep) Checkup() Checkup {
+	return Checkup{Default: func(c *Case) string { return fmt.Sprintf("0x%X (%s)", prisepDefault(c.Server), platformName(c.Server)) }, Gather: GatherReading, Rules: prioSepRules,
+		TryValue: prisepTry}
+}
+
+// Experiment is how a change of win32-priority-separation takes effect for latlab try.
+func (prioSep) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle, Probe: ProbeSleep}
+}
+
+var prioSepRules = []Rule{
+	{ID: "prisep-absent", Verdict: Default, When: "no value stored",
+		Match: func(c *Case) bool { return c.Raw.IsAbsent() },
+		Reason: func(c *Case) string {
+			return "absent: the kernel keeps its built-in default; Windows ships the value " + prisepDefaultClass(c)
+		},
+		Evidence: func(c *Case) string { return quote(prioSepName, "", "Windows ships") }},
+	{ID: "prisep-high-bits", Verdict: Suspicious, When: "bits above the low 6 are set",
+		Match: func(c *Case) bool { n, ok := c.N(); return ok && n > 0x3F },
+		Reason: func(c *Case) string {
+			n, _ := c.N()
+			return fmt.Sprintf("only the low 6 bits count: 0x%X acts as 0x%02X (%s); the extra bits suggest a value copied from a guide", n, n&0x3F, prisepClass(c))
+		},
+		Evidence: func(c *Case) string {
+			n, _ := c.N()
+			return quote(prioSepName, fmt.Sprint(n), "only the low 6 bits count")
+		}},
+	{ID: "prisep-default", Verdict: Default, When: "the platform default value (0x2 client, 0x18 server)",
+		Match: func(c *Case) bool { n, ok := c.N(); return ok && uint32(n) == prisepDefault(c.Server) },
+		Reason: func(c *Case) string {
+			return "the " + platformName(c.Server) + " default: " + prisepClass(c)
+		},
+		Evidence: func(c *Case) string { return quote(prioSepName, "", "Windows ships") }},
+	{ID: "prisep-same-class", Verdict: Tuned, When: "another value of the default's class",
+		Match: func(c *Case) bool { return prisepSameAsDefault(c) },
+		Reason: func(c *Case) string {
+			return fmt.Sprintf("%s: the same quanta as the %s default 0x%X, so no change in scheduling", prisepClass(c), platformName(c.Server), prisepDefault(c.Server))
+		},
+		Evidence: func(c *Case) string { return quote(prioSepName, "", "Windows ships") }},
+	{ID: "prisep-other", Verdict: Tuned, When: "any other value",
+		Match: func(c *Case) bool { _, ok := c.N(); return ok },
+		Reason: func(c *Case) string {
+			return fmt.Sprintf("%s, where the %s default 0x%X is %s", prisepClass(c), platformName(c.Server), prisepDefault(c.Server), prisepClassOf(prisep.Decode(prisepDefault(c.Server), prisep.Options{Server: c.Server, TickMs: prisepTick(c)})))
+		},
+		Evidence: func(c *Case) string { return quote(prioSepName, "", "Quantum units") }},
+	{ID: "prisep-unreadable", Verdict: Suspicious, When: "the stored value is not a number",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning + "; the kernel reads a REG_DWORD" }},
+}
+
+func platformName(server bool) string {
+	if server {
+		return "server"
+	}
+	return "client"
+}
+
+func prisepDefault(server bool) uint32 {
+	if server {
+		return 0x18
+	}
+	return 0x2
+}
+
+func prisepTick(c *Case) float64 {
+	if d, ok := c.Detail.(prisep.Decoded); ok {
+		return d.TickMs
+	}
+	return 0
+}
+
+func prisepClassOf(d prisep.Decoded) string {
+	return fmt.Sprintf("%s, %s quanta, foreground %d units (%s ms), background %d units (%s ms)",
+		d.Interval, d.Length, d.ForegroundUnits, prisep.FmtMs(d.ForegroundMs), d.BackgroundUnits, prisep.FmtMs(d.BackgroundMs))
+}
+
+func prisepClass(c *Case) string {
+	if d, ok := c.Detail.(prisep.Decoded); ok {
+		return d.Hex + " = " + prisepClassOf(d)
+	}
+	return c.Meaning
+}
+
+func prisepDefaultClass(c *Case) string {
+	d := prisep.Decode(prisepDefault(c.Server), prisep.Options{Server: c.Server, TickMs: prisepTick(c)})
+	return d.Hex + " = " + prisepClassOf(d)
+}
+
+func prisepSameAsDefault(c *Case) bool {
+	d, ok := c.Detail.(prisep.Decoded)
+	if !ok {
+		return false
+	}
+	def := prisep.Decode(prisepDefault(c.Server), prisep.Options{Server: c.Server, TickMs: d.TickMs})
+	return d.Interval == def.Interval && d.Length == def.Length && d.ForegroundUnits == def.ForegroundUnits && d.BackgroundUnits == def.BackgroundUnits
+}
+
+// prisepTry is the default to try against the current value; "" when an
+// experiment would show nothing (a value with the default's quanta) or
+// could not be undone (a value that is not a number).
+func prisepTry(c *Case, rule string) string {
+	if rule == "prisep-same-class" || rule == "prisep-unreadable" {
+		return ""
+	}
+	return fmt.Sprintf("0x%X", prisepDefault(c.Server))
 }

@@ -7,7 +7,16 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// qosDscpName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const qosDscpName = "qos-dscp"
+
+func init() { register(qosDSCP{}) }
 
 // QoSKey holds the Group Policy QoS policies, one sub-key each.
 const QoSKey = `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS`
@@ -17,7 +26,7 @@ const NLAKey = `HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\QoS`
 
 type qosDSCP struct{ windowsKnob }
 
-func (qosDSCP) Name() string { return "qos-dscp" }
+func (qosDSCP) Name() string { return qosDscpName }
 func (qosDSCP) Summary() string {
 	return "Group Policy QoS: the DSCP value Windows marks an application's packets with"
 }
@@ -27,7 +36,7 @@ var qosValueNames = []string{"Version", "Application Name", "Protocol", "Local P
 	"Remote Port", "Remote IP", "Remote IP Prefix Length", "DSCP Value", "Throttle Rate"}
 
 func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "qos-dscp"}
+	ex := &Explanation{Knob: qosDscpName}
 	if value == "" {
 		ex.Text = []string{
 			`Policy-based QoS under HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\<name>: REG_SZ values Version "1.0", Application Name, Protocol, Local/Remote Port, IP and prefix length, DSCP Value 0-63, Throttle Rate "-1".`,
@@ -48,7 +57,7 @@ func (qosDSCP) Explain(value string, o ExplainOptions) (*Explanation, error) {
 func parseDSCP(s string) (uint64, error) {
 	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 8)
 	if err != nil || n > 63 {
-		return 0, inputf("DSCP value %q is out of range: accepted 0-63 (or remove)", s)
+		return 0, badinput.Errorf("DSCP value %q is out of range: accepted 0-63 (or remove)", s)
 	}
 	return n, nil
 }
@@ -71,8 +80,8 @@ func dscpName(n uint64) string {
 
 func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 	r := &Reading{Knob: k.Name()}
-	names, _, err := env.list(BackendRegistry, QoSKey)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	names, _, err := env.list(backend.BackendRegistry, QoSKey)
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
 		return nil, err
 	}
 	for _, n := range names {
@@ -91,7 +100,7 @@ func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 			if !v.IsAbsent() {
 				vals[vn] = v.String()
 				it.Extra = append(it.Extra, Change{Loc: l, Old: v, New: v})
-				if v.Type != TypeSZ {
+				if v.Type != backend.TypeSZ {
 					it.Warnings = append(it.Warnings, fmt.Sprintf("%q is %s; Windows reads REG_SZ", vn, v.Type))
 				}
 			}
@@ -113,7 +122,7 @@ func (k qosDSCP) Get(env *Env, sel Selector) (*Reading, error) {
 		r.Items = append(r.Items, it)
 	}
 	if sel.Policy != "" && len(r.Items) == 0 {
-		return nil, inputf("no QoS policy %q under %s", sel.Policy, QoSKey)
+		return nil, badinput.Errorf("no QoS policy %q under %s", sel.Policy, QoSKey)
 	}
 	nla := readSZ(env, NLAKey, "Do not use NLA")
 	if nla == "1" {
@@ -138,12 +147,12 @@ func qosPort(s string) (string, error) {
 	lo, hi, isRange := strings.Cut(s, ":")
 	a, err := strconv.ParseUint(lo, 10, 16)
 	if err != nil || a == 0 {
-		return "", inputf("invalid port %q: accepted *, N or N:M (1-65535)", s)
+		return "", badinput.Errorf("invalid port %q: accepted *, N or N:M (1-65535)", s)
 	}
 	if isRange {
 		b, err := strconv.ParseUint(hi, 10, 16)
 		if err != nil || b < a {
-			return "", inputf("invalid port range %q: accepted N:M with N <= M", s)
+			return "", badinput.Errorf("invalid port range %q: accepted N:M with N <= M", s)
 		}
 	}
 	return s, nil
@@ -160,7 +169,7 @@ func qosIP(s string) (ip, prefix string, err error) {
 	if net.ParseIP(s) != nil {
 		return s, "*", nil
 	}
-	return "", "", inputf("invalid IP %q: accepted *, an address or address/prefix", s)
+	return "", "", badinput.Errorf("invalid IP %q: accepted *, an address or address/prefix", s)
 }
 
 func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
@@ -169,10 +178,10 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		name = "latlab " + path.Base(strings.ReplaceAll(sel.App, `\`, "/"))
 	}
 	if name == "" {
-		return nil, inputf("qos-dscp needs --policy NAME or --app EXE")
+		return nil, badinput.Errorf("qos-dscp needs --policy NAME or --app EXE")
 	}
 	if strings.ContainsAny(name, `\`) {
-		return nil, inputf("invalid policy name %q: it must not contain a backslash", name)
+		return nil, badinput.Errorf("invalid policy name %q: it must not contain a backslash", name)
 	}
 	key := QoSKey + `\` + name
 	exists, err := env.read(regLoc(key, ""))
@@ -182,25 +191,25 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	p := &Plan{Knob: k.Name(), Target: name, Request: value}
 	if strings.EqualFold(strings.TrimSpace(value), "remove") {
 		if exists.IsAbsent() {
-			return nil, inputf("no QoS policy %q under %s", name, QoSKey)
+			return nil, badinput.Errorf("no QoS policy %q under %s", name, QoSKey)
 		}
-		_, vals, err := env.list(BackendRegistry, key)
+		_, vals, err := env.list(backend.BackendRegistry, key)
 		if err != nil {
 			return nil, err
 		}
 		for _, vn := range vals {
-			if err := p.add(env, regLoc(key, vn), Absent); err != nil {
+			if err := p.add(env, regLoc(key, vn), backend.Absent); err != nil {
 				return nil, err
 			}
 		}
-		return p, p.add(env, regLoc(key, ""), Absent)
+		return p, p.add(env, regLoc(key, ""), backend.Absent)
 	}
 	dscp, err := parseDSCP(value)
 	if err != nil {
 		return nil, err
 	}
 	if exists.IsAbsent() && sel.App == "" {
-		return nil, inputf("a new QoS policy needs --app EXE (the program's file name, or * for all)")
+		return nil, badinput.Errorf("a new QoS policy needs --app EXE (the program's file name, or * for all)")
 	}
 	proto := strings.ToUpper(sel.Protocol)
 	switch proto {
@@ -208,7 +217,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		proto = "*"
 	case "TCP", "UDP":
 	default:
-		return nil, inputf("invalid --protocol %q: accepted tcp, udp or *", sel.Protocol)
+		return nil, badinput.Errorf("invalid --protocol %q: accepted tcp, udp or *", sel.Protocol)
 	}
 	lport, err := qosPort(sel.LocalPort)
 	if err != nil {
@@ -258,13 +267,13 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	for _, vn := range qosValueNames {
 		if w, ok := want[vn]; ok {
-			if err := p.add(env, regLoc(key, vn), SZ(w)); err != nil {
+			if err := p.add(env, regLoc(key, vn), backend.SZ(w)); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if sel.NoNLA {
-		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), SZ("1")); err != nil {
+		if err := p.add(env, regLoc(NLAKey, "Do not use NLA"), backend.SZ("1")); err != nil {
 			return nil, err
 		}
 	} else if readSZ(env, NLAKey, "Do not use NLA") != "1" {
@@ -272,4 +281,57 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	p.Notes = append(p.Notes, "Group Policy applies it at the next refresh (gpupdate /force) or sign-in; verify with latlab pcap dscp on a capture")
 	return p, nil
+}
+
+func (k qosDSCP) Vet(target string, l backend.Loc, v backend.Value) error {
+	if target == "" || strings.Contains(target, `\`) || hasControl(target) {
+		return fmt.Errorf("%s target %q is not a policy name", k.Name(), target)
+	}
+	pol := QoSKey + `\` + target
+	nla := regLoc(NLAKey, "Do not use NLA")
+	switch {
+	case createdKey(l, v, pol, NLAKey):
+		return nil
+	case sameRegLoc(l, nla):
+		if v.IsAbsent() {
+			return regNumber(v)
+		}
+		if v.Type != backend.TypeSZ || len(v.Data) > 256 {
+			return fmt.Errorf("%s of %d bytes: %q is a short REG_SZ", v.Type, len(v.Data), nla.Name)
+		}
+		return nil
+	case l.Backend == backend.BackendRegistry && strings.EqualFold(l.Path, pol) && l.Name != "" && len(l.Name) <= 16383 && !hasControl(l.Name):
+		// `remove` takes every value of the policy, whatever its name.
+		return regAnyValue(v)
+	}
+	return notMine(k.Name(), target, l)
+}
+
+// Checkup is what the check-up knows of qos-dscp: its default, how its
+// instances are read and the verdict rules.
+func (qosDSCP) Checkup() Checkup {
+	return Checkup{Default: text("no policy"), Gather: GatherReading, Rules: qosDscpRules}
+}
+
+// Experiment is how a change of qos-dscp takes effect for latlab try.
+func (qosDSCP) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Pending: "Group Policy applies it at the next refresh (gpupdate /force) or sign-in"}
+}
+
+var qosDscpRules = []Rule{
+	{ID: "qos-none", Verdict: Default, When: "no policy",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no QoS policy: Windows marks no packets")},
+	{ID: "qos-ignored", Verdict: Suspicious, When: "a policy Windows ignores (bad DSCP, Version, type)",
+		Match:  func(c *Case) bool { return len(c.Warnings) > 0 },
+		Reason: func(c *Case) string { return c.Value + ": " + strings.Join(c.Warnings, "; ") }},
+	{ID: "qos-no-nla", Verdict: Suspicious, When: `a policy without "Do not use NLA"`,
+		Match: func(c *Case) bool { return noteWith(c, "is not set") != "" },
+		Reason: func(c *Case) string {
+			return c.Value + " for " + c.Meaning + `, but "Do not use NLA" is not set: off a domain Windows does not apply it`
+		},
+		Evidence: func(c *Case) string { return noteWith(c, "is not set") }},
+	{ID: "qos-policy", Verdict: Tuned, When: "a policy that applies",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Value + " for " + c.Meaning }},
 }

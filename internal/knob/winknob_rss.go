@@ -4,7 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
+
+// rssName is the knob's name, written in this file only: the rest of
+// latlab asks the catalogue.
+const rssName = "rss"
+
+func init() { register(rssKnob{}) }
 
 type rssKeyword struct {
 	name     string
@@ -39,7 +48,7 @@ func rssKw(name string) (rssKeyword, bool) {
 
 type rssKnob struct{ windowsKnob }
 
-func (rssKnob) Name() string { return "rss" }
+func (rssKnob) Name() string { return rssName }
 func (rssKnob) Summary() string {
 	return "receive side scaling of a network adapter: queues and CPUs (NDIS *RSS keywords)"
 }
@@ -65,22 +74,22 @@ func parseRSS(value string) ([]kv, error) {
 			for _, k := range rssKeywords {
 				ns = append(ns, k.name)
 			}
-			return nil, inputf("invalid rss setting %q: want KEYWORD=N with KEYWORD one of %s (or on|off)", part, strings.Join(ns, ", "))
+			return nil, badinput.Errorf("invalid rss setting %q: want KEYWORD=N with KEYWORD one of %s (or on|off)", part, strings.Join(ns, ", "))
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil || n < k.min || n > k.max {
-			return nil, inputf("%s=%s is out of range: accepted %d-%d (%s)", k.name, val, k.min, k.max, k.desc)
+			return nil, badinput.Errorf("%s=%s is out of range: accepted %d-%d (%s)", k.name, val, k.min, k.max, k.desc)
 		}
 		out = append(out, kv{k.name, n})
 	}
 	if len(out) == 0 {
-		return nil, inputf("no rss setting given: want e.g. *NumRssQueues=4,*RssBaseProcNumber=2 or on|off")
+		return nil, badinput.Errorf("no rss setting given: want e.g. *NumRssQueues=4,*RssBaseProcNumber=2 or on|off")
 	}
 	return out, nil
 }
 
 func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: "rss"}
+	ex := &Explanation{Knob: rssName}
 	if value == "" {
 		ex.Text = []string{"NDIS standardized RSS keywords (REG_SZ numbers under the adapter's class key):"}
 		for _, k := range rssKeywords {
@@ -172,7 +181,7 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 
 func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Adapter == "" {
-		return nil, inputf("rss needs --adapter NAME|INDEX (latlab knob get rss lists them)")
+		return nil, badinput.Errorf("rss needs --adapter NAME|INDEX (latlab knob get rss lists them)")
 	}
 	a, err := findAdapter(env, sel.Adapter)
 	if err != nil {
@@ -205,17 +214,17 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	bg, mg := after["*RssBaseProcGroup"], after["*RssMaxProcGroup"]
 	if b, ok := after["*RssBaseProcNumber"]; ok {
 		if m, ok := after["*RssMaxProcNumber"]; ok && bg == mg && b > m {
-			return nil, inputf("*RssBaseProcNumber %d is above *RssMaxProcNumber %d: the base must not exceed the maximum", b, m)
+			return nil, badinput.Errorf("*RssBaseProcNumber %d is above *RssMaxProcNumber %d: the base must not exceed the maximum", b, m)
 		}
 	}
 	if bg > mg {
 		if _, ok := after["*RssMaxProcGroup"]; ok {
-			return nil, inputf("*RssBaseProcGroup %d is above *RssMaxProcGroup %d", bg, mg)
+			return nil, badinput.Errorf("*RssBaseProcGroup %d is above *RssMaxProcGroup %d", bg, mg)
 		}
 	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	for _, s := range kvs {
-		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, TypeSZ)
+		old, err := p.addNumber(env, regLoc(a.Key, s.key), s.n, backend.TypeSZ)
 		if err != nil {
 			return nil, err
 		}
@@ -224,4 +233,104 @@ func (k rssKnob) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+func (k rssKnob) Vet(target string, l backend.Loc, v backend.Value) error {
+	var names []string
+	for _, kw := range rssKeywords {
+		names = append(names, kw.name)
+	}
+	if target == "" || !adapterValue(l, names) {
+		return notMine(k.Name(), target, l)
+	}
+	return regNumber(v)
+}
+
+// Checkup is what the check-up knows of rss: its default, how its
+// instances are read and the verdict rules.
+func (rssKnob) Checkup() Checkup {
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: rssRules}
+}
+
+// Experiment is how a change of rss takes effect for latlab try.
+func (rssKnob) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Restart: true, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+var rssRules = []Rule{
+	{ID: "rss-global-off", Verdict: Suspicious, When: "the global Receive-Side Scaling State is disabled",
+		Match:    func(c *Case) bool { return globalRSS(c) == "disabled" },
+		Reason:   text("RSS is disabled globally (netsh int tcp show global): one CPU processes every adapter's received packets, whatever the keywords"),
+		Evidence: func(c *Case) string { return quote(rssName, "", `State": disabled`) },
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "netsh int tcp set global rss=enabled", Why: "RSS is disabled for every adapter", Benefit: 40}
+		}},
+	{ID: "rss-none", Verdict: Default, When: "no adapter offers RSS",
+		Match:  func(c *Case) bool { return c.Empty },
+		Reason: text("no network adapter declares RSS keywords")},
+	{ID: "rss-off", Verdict: Suspicious, When: "*RSS is 0",
+		Match:  func(c *Case) bool { return storedValue(c, "*RSS") == "0" },
+		Reason: text("RSS off: one CPU processes all received packets of this adapter"),
+		Evidence: func(c *Case) string {
+			return quote(rssName, "", "*RSS ")
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob get rss --adapter " + adapterIndex(c), Why: "RSS is off on " + c.Target, Benefit: 40}
+		}},
+	{ID: "rss-default", Verdict: Default, When: "every stored keyword at its Ndi\\Params default",
+		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return known && len(diff) == 0 },
+		Reason: func(c *Case) string { return c.Meaning + ", the driver's defaults" }},
+	{ID: "rss-tuned", Verdict: Tuned, When: "a keyword differs from its Ndi\\Params default, or has none",
+		Match: always,
+		Reason: func(c *Case) string {
+			diff, known := ndiDiffs(c)
+			if len(diff) > 0 {
+				return c.Meaning + "; changed from the driver's default: " + strings.Join(diff, ", ")
+			}
+			if !known {
+				return c.Meaning + "; the driver declares no defaults to compare with"
+			}
+			return c.Meaning
+		},
+		IsDefault: func(c *Case) *bool {
+			diff, known := ndiDiffs(c)
+			if !known && len(diff) == 0 {
+				return nil
+			}
+			return boolPtr(false)
+		}},
+}
+
+// ndiDiffs lists the RSS keywords stored with a value other than their
+// Ndi\Params default; known is false when a stored keyword has no default
+// to compare with.
+func ndiDiffs(c *Case) (diff []string, known bool) {
+	params := map[string]NdiParam{}
+	if m, ok := c.Detail.(map[string]any); ok {
+		if p, ok := m["ndi_params"].(map[string]NdiParam); ok {
+			params = p
+		}
+	}
+	known = true
+	for _, x := range c.Extra {
+		p, ok := params[x.Loc.Name]
+		v := strings.TrimSpace(x.Old.String())
+		switch {
+		case !ok || p.Default == "":
+			known = false
+		case p.Default != v:
+			diff = append(diff, fmt.Sprintf("%s=%s (default %s)", x.Loc.Name, v, p.Default))
+		}
+	}
+	return diff, known
+}
+
+// globalRSS is the global state the rss reading noted, "" when unknown.
+func globalRSS(c *Case) string {
+	for _, n := range c.Notes {
+		if v, ok := strings.CutPrefix(n, "global Receive-Side Scaling State (netsh int tcp show global): "); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -14,22 +16,13 @@ import (
 // winknob_*.go file; this file holds what several of them share. All of
 // it is plain logic over the backends, so it runs and is tested on any OS.
 
-func init() {
-	register(prioSep{})
-	register(globalTimer{})
-	register(netThrottle{})
-	register(tscSync{})
-	register(displayScaling{})
-	register(rssKnob{})
-	register(intModeration{})
-	register(qosDSCP{})
-}
-
 type windowsKnob struct{}
 
 func (windowsKnob) OS() string { return "windows" }
 
-func regLoc(key, name string) Loc { return Loc{Backend: BackendRegistry, Path: key, Name: name} }
+func regLoc(key, name string) backend.Loc {
+	return backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: name}
+}
 
 // parseUint32 reads 38, 0x26 or 26h.
 func parseUint32(s string) (uint32, error) {
@@ -68,7 +61,7 @@ func ensureKey(env *Env, p *Plan, key string) error {
 		k = k[:i]
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := p.add(env, regLoc(missing[i], ""), KeyValue); err != nil {
+		if err := p.add(env, regLoc(missing[i], ""), backend.KeyValue); err != nil {
 			return err
 		}
 	}
@@ -76,7 +69,7 @@ func ensureKey(env *Env, p *Plan, key string) error {
 }
 
 // regItem reads one registry value into a reading item.
-func regItem(env *Env, target string, l Loc, meaning func(Value) string) (Item, error) {
+func regItem(env *Env, target string, l backend.Loc, meaning func(backend.Value) string) (Item, error) {
 	v, err := env.read(l)
 	if err != nil {
 		return Item{}, err
@@ -141,8 +134,8 @@ func readSZ(env *Env, key, name string) string {
 }
 
 func adapters(env *Env) ([]adapter, error) {
-	keys, _, err := env.list(BackendRegistry, NetClassKey)
-	if errors.Is(err, ErrNotFound) {
+	keys, _, err := env.list(backend.BackendRegistry, NetClassKey)
+	if errors.Is(err, backend.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -197,12 +190,12 @@ func findAdapter(env *Env, want string) (adapter, error) {
 		return partial[0], nil
 	}
 	if len(partial) > 1 {
-		return adapter{}, inputf("adapter %q matches %d adapters: name one exactly or by index (%s)", want, len(partial), strings.Join(names, ", "))
+		return adapter{}, badinput.Errorf("adapter %q matches %d adapters: name one exactly or by index (%s)", want, len(partial), strings.Join(names, ", "))
 	}
 	if len(as) == 0 {
-		return adapter{}, inputf("unknown adapter %q: no network adapters found under %s", want, NetClassKey)
+		return adapter{}, badinput.Errorf("unknown adapter %q: no network adapters found under %s", want, NetClassKey)
 	}
-	return adapter{}, inputf("unknown adapter %q: accepted %s", want, strings.Join(names, ", "))
+	return adapter{}, badinput.Errorf("unknown adapter %q: accepted %s", want, strings.Join(names, ", "))
 }
 
 // selectAdapters returns the named adapter, or every adapter when none is named.

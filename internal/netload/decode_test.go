@@ -2,12 +2,12 @@ package netload
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
 )
@@ -240,7 +240,7 @@ func TestValidateUDP(t *testing.T) {
 		o := ok
 		c.mod(&o)
 		err := o.Validate()
-		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.flag) {
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("%+v: err %v, want an input error naming %s", o, err, c.flag)
 		}
 	}
@@ -264,7 +264,7 @@ func TestValidateTCP(t *testing.T) {
 		o := ok
 		c.mod(&o)
 		err := o.Validate()
-		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.flag) {
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("%+v: err %v, want an input error naming %s", o, err, c.flag)
 		}
 	}

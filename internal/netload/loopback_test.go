@@ -2,12 +2,12 @@ package netload
 
 import (
 	"context"
-	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
 )
@@ -127,7 +127,7 @@ func TestUDPUnreachablePeerIsInputError(t *testing.T) {
 	echo, _, _ := s.Addrs()
 	s.closeAll()
 	_, err = RunUDP(context.Background(), UDPOptions{To: echo, RatePPS: 50, Size: 160, Count: 5, DSCP: -1, HelloTimeout: time.Second})
-	if !errors.Is(err, ErrInput) {
+	if !badinput.Is(err) {
 		t.Fatalf("err = %v, want an input error", err)
 	}
 }
@@ -194,7 +194,7 @@ func TestTCPRefusedIsInputError(t *testing.T) {
 	_, d, _ := s.Addrs()
 	s.closeAll()
 	_, err = RunTCP(context.Background(), TCPOptions{To: d, Size: 10})
-	if !errors.Is(err, ErrInput) {
+	if !badinput.Is(err) {
 		t.Fatalf("err = %v, want input error", err)
 	}
 }
@@ -212,7 +212,7 @@ func TestListenPortInUse(t *testing.T) {
 		p = p*10 + int(c-'0')
 	}
 	_, err = Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: -1, DiscardPort: p, SinkPort: -1})
-	if !errors.Is(err, ErrInput) {
+	if !badinput.Is(err) {
 		t.Fatalf("err = %v, want input error", err)
 	}
 	t.Log(err)

@@ -6,25 +6,11 @@
 package netload
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
-
-// ErrInput marks errors caused by the user's input (an address that does
-// not answer, a port in use, a bad size): commands map it to exit code 2.
-var ErrInput = errors.New("bad input")
-
-func inputErr(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, a...))
-}
-
-// InputMessage strips the ErrInput prefix for the one-line message.
-func InputMessage(err error) string {
-	return strings.TrimPrefix(err.Error(), ErrInput.Error()+": ")
-}
 
 // ParseSize parses a byte count: 1500, 64k, 10MB, 10MiB, 1.5GB. Decimal
 // prefixes are powers of 1000 (as iperf3 and network tools report

@@ -3,6 +3,8 @@ package netload
 import (
 	"fmt"
 	"net"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // RouteInterface names the local interface the OS uses to reach host, by
@@ -11,7 +13,7 @@ import (
 func RouteInterface(host string) (name string, loopback bool, err error) {
 	c, err := net.Dial("udp", net.JoinHostPort(host, "9"))
 	if err != nil {
-		return "", false, inputErr("no route to %s: %v", host, err)
+		return "", false, badinput.Errorf("no route to %s: %v", host, err)
 	}
 	local := c.LocalAddr().(*net.UDPAddr).IP
 	c.Close()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/probe"
@@ -85,10 +86,26 @@ func (r *RSSResult) Document(facts host.Facts) *result.Document {
 // is how a game's flow and a bulk transfer spread over the queues.
 var rssProfiles = []string{"game", "bulk"}
 
+// Validate checks the experiment's options, in the flag names of latlab
+// net rss-experiment, for every caller; bad input is a badinput.Error.
+func (o RSSOptions) Validate() error {
+	if !(o.Share > 0 && o.Share <= 1) {
+		return badinput.Errorf("invalid --share %v: accepted a fraction in (0, 1]", o.Share)
+	}
+	// Without a peer the run starts its own server on a free port.
+	if (o.Peer != "" || o.EchoPort != 0) && (o.EchoPort < 1 || o.EchoPort > 65535) {
+		return badinput.Errorf("invalid --echo-port %d: accepted 1-65535", o.EchoPort)
+	}
+	return nil
+}
+
 // RunRSS runs each load against the echo server and reads the per-CPU
 // counters around it. When ctx ends during a phase, the result holds the
 // phases until then (that one included) and no error.
 func RunRSS(ctx context.Context, o RSSOptions) (*RSSResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	target := ""
 	host := o.Peer
 	if host == "" {

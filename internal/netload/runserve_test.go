@@ -2,10 +2,11 @@ package netload
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // RunServe says where it listens before serving and returns the totals
@@ -44,7 +45,7 @@ func TestRunServeBindError(t *testing.T) {
 	ready := false
 	_, err := RunServe(context.Background(), ServeOptions{Addr: "nowhere", EchoPort: -1, DiscardPort: 0, SinkPort: -1,
 		OnReady: func(string, string, string) { ready = true }})
-	if !errors.Is(err, ErrInput) || ready {
+	if !badinput.Is(err) || ready {
 		t.Fatalf("err %v, ready %v", err, ready)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
 )
 
@@ -102,34 +103,44 @@ type ServeStats struct {
 	TCPIdle    int64 `json:"tcp_idle_closed"`
 }
 
-// Listen binds every enabled server. Bind failures are the user's to fix
-// (another port, privileges), so they are input errors naming the flag.
-func Listen(o ServeOptions) (*Server, error) {
-	ip, err := netip.ParseAddr(o.Addr)
-	if err != nil {
-		return nil, inputErr("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
+// Validate checks the servers' options, in the flag names of latlab net
+// serve, for every caller; zero limits take the defaults. Bad input is a
+// badinput.Error.
+func (o ServeOptions) Validate() error {
+	if _, err := netip.ParseAddr(o.Addr); err != nil {
+		return badinput.Errorf("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
 	}
 	for _, p := range []struct {
 		v    int
 		flag string
 	}{{o.EchoPort, "--echo-port"}, {o.DiscardPort, "--discard-port"}, {o.SinkPort, "--sink-port"}} {
 		if p.v < -1 || p.v > 65535 {
-			return nil, inputErr("invalid %s %d: accepted 0-65535 (0 = any free port, -1 = off)", p.flag, p.v)
+			return badinput.Errorf("invalid %s %d: accepted 0-65535 (0 = any free port, -1 = off)", p.flag, p.v)
 		}
 	}
 	if o.EchoPort < 0 && o.DiscardPort < 0 && o.SinkPort < 0 {
-		return nil, inputErr("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
+		return badinput.Errorf("every server is off: enable at least one of --echo-port, --discard-port, --sink-port")
 	}
 	switch {
 	case o.EchoRate < 0 || o.EchoRate != o.EchoRate:
-		return nil, inputErr("invalid --echo-rate %v: want replies per second > 0", o.EchoRate)
+		return badinput.Errorf("invalid --echo-rate %v: want replies per second > 0", o.EchoRate)
 	case o.MaxConns < 0:
-		return nil, inputErr("invalid --max-conns %d: want 1 or more", o.MaxConns)
+		return badinput.Errorf("invalid --max-conns %d: want 1 or more", o.MaxConns)
 	case o.MaxPerPeer < 0:
-		return nil, inputErr("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+		return badinput.Errorf("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
 	case o.IdleTimeout < 0:
-		return nil, inputErr("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
+		return badinput.Errorf("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
 	}
+	return nil
+}
+
+// Listen binds every enabled server. Bind failures are the user's to fix
+// (another port, privileges), so they are input errors naming the flag.
+func Listen(o ServeOptions) (*Server, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	ip := netip.MustParseAddr(o.Addr)
 	s := &Server{onConn: o.OnConn, slots: newSlots(o.MaxConns, o.MaxPerPeer), idle: o.IdleTimeout, now: o.now}
 	if s.idle == 0 {
 		s.idle = DefaultIdleTimeout
@@ -169,13 +180,13 @@ func bindErr(service, flag string, ip netip.Addr, port int, err error) error {
 	where := netip.AddrPortFrom(ip, uint16(port)).String()
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE) || isWinErrno(err, 10048):
-		return inputErr("%s: %s is in use; choose another port with %s", service, where, flag)
+		return badinput.Errorf("%s: %s is in use; choose another port with %s", service, where, flag)
 	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || isWinErrno(err, 10013):
-		return inputErr("%s: no permission to bind %s (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose a port >= 1024 with %s", service, where, flag)
+		return badinput.Errorf("%s: no permission to bind %s (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose a port >= 1024 with %s", service, where, flag)
 	case errors.Is(err, syscall.EADDRNOTAVAIL) || isWinErrno(err, 10049):
-		return inputErr("%s: %s is not an address of this machine", service, ip)
+		return badinput.Errorf("%s: %s is not an address of this machine", service, ip)
 	}
-	return inputErr("%s: cannot bind %s: %v", service, where, err)
+	return badinput.Errorf("%s: cannot bind %s: %v", service, where, err)
 }
 
 // isWinErrno matches Winsock error numbers (WSAEADDRINUSE 10048, ...),

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/probe"
@@ -82,13 +83,13 @@ type TCPResult struct {
 func (o TCPOptions) Validate() error {
 	switch {
 	case o.To == "":
-		return inputErr("--to HOST:PORT is required (a TCP discard or sink server, e.g. latlab net serve)")
+		return badinput.Errorf("--to HOST:PORT is required (a TCP discard or sink server, e.g. latlab net serve)")
 	case o.Size <= 0:
-		return inputErr("invalid --size %d: want at least 1 byte, e.g. 10MB", o.Size)
+		return badinput.Errorf("invalid --size %d: want at least 1 byte, e.g. 10MB", o.Size)
 	case o.SampleEvery < 0:
-		return inputErr("invalid --sample-every %v: want 0 (off) or a period of at least 100us", o.SampleEvery)
+		return badinput.Errorf("invalid --sample-every %v: want 0 (off) or a period of at least 100us", o.SampleEvery)
 	case o.SampleEvery > 0 && o.SampleEvery < 100*time.Microsecond:
-		return inputErr("invalid --sample-every %v: too short, at least 100us (or 0 = off)", o.SampleEvery)
+		return badinput.Errorf("invalid --sample-every %v: too short, at least 100us (or 0 = off)", o.SampleEvery)
 	}
 	return nil
 }
@@ -96,7 +97,7 @@ func (o TCPOptions) Validate() error {
 func dialTCP(ctx context.Context, to string) (*net.TCPConn, error) {
 	host, port, err := net.SplitHostPort(to)
 	if err != nil || host == "" || port == "" {
-		return nil, inputErr("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:9", to)
+		return nil, badinput.Errorf("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:9", to)
 	}
 	d := net.Dialer{Timeout: 5 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", to)
@@ -104,15 +105,15 @@ func dialTCP(ctx context.Context, to string) (*net.TCPConn, error) {
 		var dnsErr *net.DNSError
 		switch {
 		case errors.As(err, &dnsErr):
-			return nil, inputErr("cannot resolve %q: %v", to, dnsErr.Err)
+			return nil, badinput.Errorf("cannot resolve %q: %v", to, dnsErr.Err)
 		case errors.Is(err, syscall.ECONNREFUSED) || isWinErrno(err, 10061):
-			return nil, inputErr("%s refused the connection: nothing listens there; start `latlab net serve` (TCP discard or sink) on the peer", to)
+			return nil, badinput.Errorf("%s refused the connection: nothing listens there; start `latlab net serve` (TCP discard or sink) on the peer", to)
 		case errors.Is(err, os.ErrDeadlineExceeded) || isTimeout(err):
-			return nil, inputErr("no answer from %s within 5s: check the address and firewall", to)
+			return nil, badinput.Errorf("no answer from %s within 5s: check the address and firewall", to)
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		}
-		return nil, inputErr("cannot connect to %s: %v", to, err)
+		return nil, badinput.Errorf("cannot connect to %s: %v", to, err)
 	}
 	return c.(*net.TCPConn), nil
 }

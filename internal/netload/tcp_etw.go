@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/etw"
 )
 
@@ -32,7 +33,7 @@ func startTCPTrace() (*etw.TCPTrace, error) {
 	var ae *etw.AccessError
 	switch {
 	case errors.Is(err, etw.ErrUnsupported):
-		return nil, inputErr("--etw is Windows-only (the Microsoft-Windows-TCPIP provider); on Linux the kernel's TCP_INFO samples are all there is")
+		return nil, badinput.Errorf("--etw is Windows-only (the Microsoft-Windows-TCPIP provider); on Linux the kernel's TCP_INFO samples are all there is")
 	case errors.As(err, &ae):
 		return nil, errors.New("--etw needs an elevated (Administrator) prompt: a trace session is a privileged operation")
 	case err != nil:

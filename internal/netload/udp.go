@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
@@ -126,32 +127,32 @@ func paceModeFor(period float64) paceMode {
 func (o UDPOptions) Validate() error {
 	switch {
 	case o.To == "":
-		return inputErr("--to HOST:PORT is required (a UDP echo server, e.g. latlab net serve)")
+		return badinput.Errorf("--to HOST:PORT is required (a UDP echo server, e.g. latlab net serve)")
 	case math.IsNaN(o.RatePPS) || o.RatePPS <= 0:
-		return inputErr("invalid --rate %v: want packets per second > 0", o.RatePPS)
+		return badinput.Errorf("invalid --rate %v: want packets per second > 0", o.RatePPS)
 	case o.RatePPS > 10_000_000:
-		return inputErr("invalid --rate %v: at most 10000000 packets per second", o.RatePPS)
+		return badinput.Errorf("invalid --rate %v: at most 10000000 packets per second", o.RatePPS)
 	case o.Size < HeaderLen || o.Size > MaxDatagram:
-		return inputErr("invalid --size %d: accepted %d (the probe header) to %d bytes", o.Size, HeaderLen, MaxDatagram)
+		return badinput.Errorf("invalid --size %d: accepted %d (the probe header) to %d bytes", o.Size, HeaderLen, MaxDatagram)
 	case o.Count < 0:
-		return inputErr("invalid --count %d: want a positive number (or 0 to use --duration)", o.Count)
+		return badinput.Errorf("invalid --count %d: want a positive number (or 0 to use --duration)", o.Count)
 	case o.Count == 0 && o.Duration <= 0:
-		return inputErr("give a positive --duration or --count")
+		return badinput.Errorf("give a positive --duration or --count")
 	case o.DSCP < -1 || o.DSCP > 63:
-		return inputErr("invalid --dscp %d: accepted 0-63, or -1 for unmarked", o.DSCP)
+		return badinput.Errorf("invalid --dscp %d: accepted 0-63, or -1 for unmarked", o.DSCP)
 	}
 	if t := o.Thread; t != nil {
 		if t.CPU < -1 || t.CPU >= sched.NumCPU() {
-			return inputErr("invalid --cpu %d: this machine has CPUs 0-%d (-1 = not pinned)", t.CPU, sched.NumCPU()-1)
+			return badinput.Errorf("invalid --cpu %d: this machine has CPUs 0-%d (-1 = not pinned)", t.CPU, sched.NumCPU()-1)
 		}
 		if t.Priority == sched.Realtime && (t.RTPrio < sched.MinRTPrio || t.RTPrio > sched.MaxRTPrio) {
-			return inputErr("invalid --rtprio %d: accepted %d-%d", t.RTPrio, sched.MinRTPrio, sched.MaxRTPrio)
+			return badinput.Errorf("invalid --rtprio %d: accepted %d-%d", t.RTPrio, sched.MinRTPrio, sched.MaxRTPrio)
 		}
 	}
 	if n := plannedPackets(o); n > MaxPackets {
-		return inputErr("%d packets planned (--rate x --duration): at most %d per run; shorten --duration", n, MaxPackets)
+		return badinput.Errorf("%d packets planned (--rate x --duration): at most %d per run; shorten --duration", n, MaxPackets)
 	} else if n < 1 {
-		return inputErr("--duration %v is shorter than one packet interval at %v packets/s", o.Duration, o.RatePPS)
+		return badinput.Errorf("--duration %v is shorter than one packet interval at %v packets/s", o.Duration, o.RatePPS)
 	}
 	return nil
 }
@@ -163,22 +164,22 @@ func plannedPackets(o UDPOptions) int64 {
 	return int64(math.Ceil(o.Duration.Seconds()*o.RatePPS - 1e-9))
 }
 
-// dialUDP resolves and connects, mapping the user's mistakes to ErrInput.
+// dialUDP resolves and connects, mapping the user's mistakes to a badinput.Error.
 func dialUDP(to string) (*net.UDPConn, error) {
 	host, port, err := net.SplitHostPort(to)
 	if err != nil || host == "" || port == "" {
-		return nil, inputErr("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:7 or [::1]:7", to)
+		return nil, badinput.Errorf("invalid address %q: want HOST:PORT, e.g. 127.0.0.1:7 or [::1]:7", to)
 	}
 	ra, err := net.ResolveUDPAddr("udp", to)
 	if err != nil {
-		return nil, inputErr("cannot resolve %q: %v", to, err)
+		return nil, badinput.Errorf("cannot resolve %q: %v", to, err)
 	}
 	if ra.Port == 0 {
-		return nil, inputErr("invalid address %q: port 0", to)
+		return nil, badinput.Errorf("invalid address %q: port 0", to)
 	}
 	c, err := net.DialUDP("udp", nil, ra)
 	if err != nil {
-		return nil, inputErr("cannot reach %s: %v", to, err)
+		return nil, badinput.Errorf("cannot reach %s: %v", to, err)
 	}
 	return c, nil
 }
@@ -198,7 +199,7 @@ func hello(c *net.UDPConn, run uint32, size int, timeout time.Duration) error {
 	for time.Now().Before(deadline) {
 		putHeader(buf, header{Run: run, Seq: helloSeq, Intended: clock.Now(), Sent: clock.Now()})
 		if _, err := c.Write(buf); err != nil && !isRefused(err) {
-			return inputErr("cannot send to %s: %v", c.RemoteAddr(), err)
+			return badinput.Errorf("cannot send to %s: %v", c.RemoteAddr(), err)
 		}
 		wait := time.Now().Add(200 * time.Millisecond)
 		if wait.After(deadline) {
@@ -209,19 +210,19 @@ func hello(c *net.UDPConn, run uint32, size int, timeout time.Duration) error {
 			n, err := c.Read(rbuf)
 			if err != nil {
 				if isRefused(err) {
-					return inputErr("%s refused UDP (ICMP port unreachable): nothing listens there; start `latlab net serve` on the peer", c.RemoteAddr())
+					return badinput.Errorf("%s refused UDP (ICMP port unreachable): nothing listens there; start `latlab net serve` on the peer", c.RemoteAddr())
 				}
 				break // timeout: send again
 			}
 			if h, err := parseHeader(rbuf[:n]); err == nil && h.Run == run && h.Seq == helloSeq {
 				if n != size {
-					return inputErr("%s echoed %d of %d bytes: not a UDP echo server", c.RemoteAddr(), n, size)
+					return badinput.Errorf("%s echoed %d of %d bytes: not a UDP echo server", c.RemoteAddr(), n, size)
 				}
 				return nil
 			}
 		}
 	}
-	return inputErr("no echo from %s within %s: start `latlab net serve` there (UDP echo) or check the address and firewall", c.RemoteAddr(), timeout)
+	return badinput.Errorf("no echo from %s within %s: start `latlab net serve` there (UDP echo) or check the address and firewall", c.RemoteAddr(), timeout)
 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

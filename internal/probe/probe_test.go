@@ -91,7 +91,7 @@ func TestValidateSleep(t *testing.T) {
 		{Duration: time.Millisecond, Samples: -1, Method: defaultMethod()},
 	}
 	for _, o := range bad {
-		if err := ValidateSleep(o); err == nil {
+		if err := o.Validate(); err == nil {
 			t.Errorf("accepted %+v", o)
 		}
 	}

@@ -102,6 +102,9 @@ const WakeWarmupNote = "the first wake-up of each thread is discarded as warm-up
 // document (WakeData.Explain); a trace that cannot start is a
 // *SetupError.
 func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
 	var tr *explain.Tracer
 	if o.Explain != nil {
 		o.KeepDeadlines = true

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
 )
 
@@ -68,23 +69,24 @@ type sleeper interface {
 // SleepMethods lists the methods on this OS; the first is the default.
 func SleepMethods() []string { return slices.Clone(sleepMethods) }
 
-// ValidateSleep checks options that do not depend on the running system.
-func ValidateSleep(o SleepOptions) error {
+// Validate checks options that do not depend on the running system, in
+// the flag names of latlab sleep; bad input is a badinput.Error.
+func (o SleepOptions) Validate() error {
 	if !slices.Contains(sleepMethods, o.Method) {
-		return fmt.Errorf("unknown --method %q: accepted on %s: %v", o.Method, runtime.GOOS, sleepMethods)
+		return badinput.Errorf("unknown --method %q: accepted on %s: %v", o.Method, runtime.GOOS, sleepMethods)
 	}
 	if o.Duration <= 0 {
-		return fmt.Errorf("--duration must be positive")
+		return badinput.Errorf("--duration must be positive")
 	}
 	if o.Samples < 0 {
-		return fmt.Errorf("--samples must be 0 (until Ctrl-C) or more")
+		return badinput.Errorf("--samples must be 0 (until Ctrl-C) or more")
 	}
-	return validateMethod(o)
+	return badinput.Wrap(validateMethod(o))
 }
 
 // Sleep runs the sleep probe.
 func Sleep(ctx context.Context, o SleepOptions) (*SleepResult, error) {
-	if err := ValidateSleep(o); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	res := &SleepResult{Method: o.Method, Requested: o.Duration}

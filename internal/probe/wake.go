@@ -8,8 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // WakeOptions configure the periodic wake-up probe (the cyclictest method):
@@ -46,6 +49,29 @@ type WakeOptions struct {
 type ExplainOptions struct {
 	Worst int
 	Above time.Duration
+}
+
+// Validate checks what a caller asks of the probe, in the flag names of
+// latlab wake: the rules hold for every caller, not only the command line.
+// Bad input is a badinput.Error.
+func (o WakeOptions) Validate() error {
+	switch {
+	case o.Loops < 0:
+		return badinput.Errorf("invalid --loops %d: want a positive count (or 0 to use --duration)", o.Loops)
+	case o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio:
+		return badinput.Errorf("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
+	case o.DMALatency != nil && *o.DMALatency < 0:
+		return badinput.Errorf("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", *o.DMALatency)
+	}
+	if o.Resolution != 0 {
+		if err := timer.Validate(o.Resolution); err != nil {
+			return badinput.Errorf("invalid --resolution: %v", err)
+		}
+	}
+	if o.Loops == 0 && o.Duration < o.Interval {
+		return badinput.Errorf("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
+	}
+	return nil
 }
 
 // SetupError is a failure to set the system up as WakeOptions asked

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
@@ -43,7 +44,7 @@ func TestRunSampleBudget(t *testing.T) {
 		t.Fatalf("three files of 10,000: %+v %v", res, err)
 	}
 	_, err = Run(context.Background(), Options{Files: files, Out: filepath.Join(dir, "four.html")})
-	if !IsInput(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 32768") || !strings.Contains(err.Error(), infile.MaxFlag) {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 32768") || !strings.Contains(err.Error(), infile.MaxFlag) {
 		t.Errorf("four files of 10,000: %v, want bad input naming the shared limit", err)
 	}
 }

@@ -467,7 +467,7 @@ func (r *Report) CheckPNGs(dir string, overwrite bool) error {
 		p := filepath.Join(dir, f.Name+".png")
 		if err := outfile.Check(p, overwrite); err != nil {
 			if badinput.Is(err) && strings.HasSuffix(err.Error(), "add --force to overwrite it") {
-				return inputf("%s exists: add --force to overwrite it, or give --png another directory", p)
+				return badinput.Errorf("%s exists: add --force to overwrite it, or give --png another directory", p)
 			}
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Each case of a list row: a knob of the other OS, one that could not be
@@ -34,7 +35,7 @@ func TestKnobList(t *testing.T) {
 // get prints one instance as lines, several as a table; warnings and
 // notes follow either.
 func TestKnobReading(t *testing.T) {
-	loc := &knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+	loc := &backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
 	var b bytes.Buffer
 	for _, r := range []*knob.Reading{
 		{Knob: "win32-priority-separation", Items: []knob.Item{{Loc: loc, Value: "0x26 (38)", Meaning: "short, variable quanta, 3:1",
@@ -53,7 +54,7 @@ func TestKnobReading(t *testing.T) {
 // in one line.
 func TestKnobSet(t *testing.T) {
 	plan := &knob.Plan{Knob: "irq-affinity", Target: "irq 30", Request: "1", Notes: []string{"a note"},
-		Changes: []knob.Change{{Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/irq/30/smp_affinity_list"}}}}
+		Changes: []knob.Change{{Loc: backend.Loc{Backend: backend.BackendFile, Path: "proc/irq/30/smp_affinity_list"}}}}
 	changes := []knob.Delta{{Where: "/proc/irq/30/smp_affinity_list", From: "0-1", To: "1"}}
 	var b bytes.Buffer
 	for _, r := range []*knob.SetResult{
@@ -73,21 +74,21 @@ func TestKnobSet(t *testing.T) {
 // to do says why; a dry run ends by saying it changed nothing, unless it
 // stopped (its error says why).
 func TestKnobRevert(t *testing.T) {
-	file := func(p string) knob.Loc { return knob.Loc{Backend: knob.BackendFile, Path: p} }
-	key := knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`}
+	file := func(p string) backend.Loc { return backend.Loc{Backend: backend.BackendFile, Path: p} }
+	key := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`}
 	e := knob.Entry{ID: 3, Knob: "irq-affinity", Target: "irq 30", Loc: file("proc/irq/30/smp_affinity_list"),
-		Original: knob.FileValue("0-1" + "\n"), New: knob.FileValue("1" + "\n")}
+		Original: backend.FileValue("0-1" + "\n"), New: backend.FileValue("1" + "\n")}
 	steps := []knob.Step{
-		{Entry: e, Action: "restore", Live: knob.FileValue("1" + "\n")},
-		{Entry: knob.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: knob.FileValue("1" + "\n")},
+		{Entry: e, Action: "restore", Live: backend.FileValue("1" + "\n")},
+		{Entry: knob.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: backend.FileValue("1" + "\n")},
 			Action: "already-original", Detail: "changed back by hand"},
-		{Entry: knob.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: knob.Absent, New: knob.KeyValue}, Action: "keep"},
+		{Entry: knob.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: backend.Absent, New: backend.KeyValue}, Action: "keep"},
 		{Entry: knob.Entry{ID: 5, Knob: "rps", Target: "eth1 rx-0", Loc: file("sys/class/net/eth1/queues/rx-0/rps_cpus")}, Action: "gone"},
-		{Entry: e, Action: "conflict", Live: knob.FileValue("0" + "\n")},
+		{Entry: e, Action: "conflict", Live: backend.FileValue("0" + "\n")},
 		{Entry: e, Action: "refused", Detail: "not a location of irq-affinity"},
-		{Entry: knob.Entry{Knob: "win32-priority-separation", Loc: knob.Loc{Backend: knob.BackendRegistry,
-			Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}, Original: knob.DWORD(2)},
-			Action: "restore", Live: knob.DWORD(38)},
+		{Entry: knob.Entry{Knob: "win32-priority-separation", Loc: backend.Loc{Backend: backend.BackendRegistry,
+			Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}, Original: backend.DWORD(2)},
+			Action: "restore", Live: backend.DWORD(38)},
 	}
 	var b bytes.Buffer
 	for _, r := range []*knob.RevertResult{
@@ -108,11 +109,11 @@ func TestKnobRevert(t *testing.T) {
 func TestKnobHistory(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local) // printed in local time
 	h := &knob.History{Journal: "/var/lib/latlab", Entries: []knob.Entry{
-		{ID: 1, Set: 1, Time: at, Knob: "tcp-recovery", Loc: knob.Loc{Backend: knob.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"},
-			Original: knob.FileValue("1\n"), New: knob.FileValue("5\n"), State: knob.StateReverted},
+		{ID: 1, Set: 1, Time: at, Knob: "tcp-recovery", Loc: backend.Loc{Backend: backend.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"},
+			Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: knob.StateReverted},
 		{ID: 2, Set: 2, Time: at.Add(time.Minute), Knob: "qos-dscp", Target: "latlab game.exe",
-			Loc:      knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`, Name: "DSCP Value"},
-			Original: knob.Absent, New: knob.SZ("46"), State: knob.StateApplied},
+			Loc:      backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`, Name: "DSCP Value"},
+			Original: backend.Absent, New: backend.SZ("46"), State: knob.StateApplied},
 	}}
 	var b bytes.Buffer
 	KnobHistory(&b, h)
@@ -124,9 +125,9 @@ func TestKnobHistory(t *testing.T) {
 // printed in the plan of a dry run and of a real set, wrapped at 80.
 func TestKnobSetWarning(t *testing.T) {
 	w := knob.BootWarning(&knob.Env{BootSecurity: func() (knob.BootSecurity, error) { return knob.BootSecurity{BitLocker: true}, nil }},
-		[]knob.Change{{Loc: knob.Loc{Backend: knob.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}})
+		[]knob.Change{{Loc: backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}})
 	plan := &knob.Plan{Knob: "tsc-sync-policy", Request: "enhanced", Warnings: []string{w},
-		Changes: []knob.Change{{Loc: knob.Loc{Backend: knob.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}}}
+		Changes: []knob.Change{{Loc: backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}}}
 	for _, dry := range []bool{true, false} {
 		var b bytes.Buffer
 		KnobSet(WithWidth(&b, 80), &knob.SetResult{DryRun: dry, Plan: plan, Changes: []knob.Delta{{Where: "bcd {current} tscsyncpolicy", From: "(absent)", To: "enhanced"}}})

@@ -9,18 +9,6 @@ import (
 	"github.com/latlab/latlab/internal/outfile"
 )
 
-// InputError is bad input to Run: no result, a file that cannot be read or
-// put in a report, an output that cannot be written. Its message says
-// what was wrong; the CLI exits 2.
-type InputError = badinput.Error
-
-func inputf(format string, a ...any) error { return badinput.Errorf(format, a...) }
-
-// IsInput reports whether err is bad input (an InputError).
-func IsInput(err error) bool {
-	return badinput.Is(err)
-}
-
 // Options are the inputs of `latlab report`.
 type Options struct {
 	// Files are the results, read as compare reads its sides
@@ -52,7 +40,7 @@ type Result struct {
 // (what was written) and the error.
 func Run(_ context.Context, o Options) (*Result, error) {
 	if len(o.Files) == 0 {
-		return nil, inputf("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
+		return nil, badinput.Errorf("report needs at least one result file: e.g. latlab report sleep.json -o report.html")
 	}
 	in, err := compare.ReadInputs(o.Files)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sweep"
@@ -73,7 +74,7 @@ func TestRunBadInput(t *testing.T) {
 		{"unwritable", Options{Files: []string{fixture("a.json")}, Out: filepath.Join(dir, "no", "r.html")}, "cannot write " + filepath.Join(dir, "no", "r.html")},
 	} {
 		res, err := Run(context.Background(), c.o)
-		if res != nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %+v %v, want bad input saying %q", c.name, res, err, c.want)
 		}
 	}
@@ -88,7 +89,7 @@ func TestRunPNGFailureReportsThePage(t *testing.T) {
 	out, notDir := filepath.Join(dir, "r.html"), filepath.Join(dir, "file")
 	os.WriteFile(notDir, nil, 0o644)
 	res, err := Run(context.Background(), Options{Files: []string{fixture("a.json")}, Out: out, PNG: notDir})
-	if err == nil || IsInput(err) || res == nil || res.Out != out || res.PNGDir != "" {
+	if err == nil || badinput.Is(err) || res == nil || res.Out != out || res.PNGDir != "" {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if _, err := os.Stat(out); err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
@@ -54,6 +55,34 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// MaxLoad bounds Options.Load: busy threads beside the measurement.
+const MaxLoad = 256
+
+// Validate checks the sweep's options, in the flag names of latlab sweep,
+// for every caller; bad input is a badinput.Error.
+func (o Options) Validate() error {
+	for _, s := range o.Steps {
+		if err := timer.Validate(s); err != nil {
+			return badinput.Errorf("invalid sweep value: %v", err)
+		}
+	}
+	switch {
+	case len(o.Steps) == 0:
+		return badinput.Errorf("no sweep values: give --from and --to")
+	case o.Reference < 0 || o.Reference >= len(o.Steps):
+		return badinput.Errorf("the reference is not one of the %d sweep values", len(o.Steps))
+	case o.Samples <= 0:
+		return badinput.Errorf("invalid --samples %d: want a positive count per step", o.Samples)
+	case o.Repeat <= 0:
+		return badinput.Errorf("invalid --repeat %d: want 1 or more passes", o.Repeat)
+	case o.Load < 0 || o.Load > MaxLoad:
+		return badinput.Errorf("invalid --load %d: want 0 to %d busy threads", o.Load, MaxLoad)
+	case o.Mode != InProcess && o.Mode != Separate:
+		return badinput.Errorf("invalid --mode %q: accepted inprocess or separate", o.Mode)
+	}
+	return probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread}.Validate()
+}
+
 // Step is one requested value's outcome over all passes.
 type Step struct {
 	RequestedNs int64 `json:"requested_ns"`
@@ -75,6 +104,9 @@ type Step struct {
 // Run is the work of `latlab sweep`: it measures every step Repeat
 // times and analyses the outcome (Analyze).
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	steps, err := measure(ctx, o)
 	if err != nil {

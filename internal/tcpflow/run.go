@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/capture"
 )
 
@@ -47,6 +48,16 @@ type Result struct {
 // connection at all).
 var ErrNoConnection = errors.New("no such TCP connection")
 
+// Validate checks the analysis' options for every caller; bad input is a
+// badinput.Error. (latlab pcap tcp's --top 0 means all connections, which
+// it maps to AllConnections.)
+func (o Options) Validate() error {
+	if o.Top < AllConnections {
+		return badinput.Errorf("invalid --top %d: want 0 (all) or a positive count", o.Top)
+	}
+	return nil
+}
+
 // Run follows every TCP connection of a capture. Memory grows with the
 // connections open at once (each holding what it has in flight), with a
 // fixed amount per closed connection (Wireshark's flow state, which a
@@ -55,6 +66,9 @@ var ErrNoConnection = errors.New("no such TCP connection")
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Scan == nil {
 		return nil, errors.New("tcpflow.Run: no capture to scan")
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 )
 
@@ -27,8 +28,8 @@ func TestTryInfoCoversCatalogue(t *testing.T) {
 			t.Errorf("%s: only timer slack applies to the probe's own thread", k.Name())
 		}
 	}
-	if len(infos) != len(knob.All())+1 {
-		t.Errorf("%d entries for %d knobs and timer-resolution", len(infos), len(knob.All()))
+	if len(infos()) != len(knob.All())+1 {
+		t.Errorf("%d entries for %d knobs and timer-resolution", len(infos()), len(knob.All()))
 	}
 }
 
@@ -37,15 +38,15 @@ func TestTryInfoCoversCatalogue(t *testing.T) {
 // that measure it by hand.
 func TestTryRefusalSaysWhyAndHow(t *testing.T) {
 	n := 0
-	for name := range infos {
-		in, _ := LookupInfo(name)
+	for _, in := range infos() {
+		name := in.Name
 		if in.Live() {
 			continue
 		}
 		n++
 		err := refusal(in, []string{"1"}, "latlab wake")
 		msg := err.Error()
-		if !IsInput(err) || strings.Contains(msg, "\n") {
+		if !badinput.Is(err) || strings.Contains(msg, "\n") {
 			t.Errorf("%s: %q: want one line of bad input", name, msg)
 		}
 		for _, want := range []string{name, "latlab wake -o before.json", "latlab knob set " + name + " 1", "latlab wake -o after.json", "latlab compare before.json after.json"} {

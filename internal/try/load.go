@@ -2,10 +2,10 @@ package try
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/netload"
 )
 
@@ -51,18 +51,18 @@ func validateLoad(p Probe) error {
 		return nil
 	case LoadUDP, LoadTCP:
 	default:
-		return inputf("unknown --load %q: accepted udp or tcp", l.Kind)
+		return badinput.Errorf("unknown --load %q: accepted udp or tcp", l.Kind)
 	}
 	if p.Kind != ProbeDPCISR {
-		return inputf("--load goes with --probe dpcisr (the udp probe is itself the traffic)")
+		return badinput.Errorf("--load goes with --probe dpcisr (the udp probe is itself the traffic)")
 	}
 	if l.To == "" {
-		return inputf("--load %s needs --to HOST:PORT of latlab net serve (its echo port for udp, its discard port for tcp)", l.Kind)
+		return badinput.Errorf("--load %s needs --to HOST:PORT of latlab net serve (its echo port for udp, its discard port for tcp)", l.Kind)
 	}
 	if l.Kind == LoadUDP {
 		o := netload.UDPOptions{To: l.To, RatePPS: l.Profile.RatePPS, Size: l.Profile.Size, DSCP: -1, Duration: time.Second}
 		if err := o.Validate(); err != nil {
-			return inputf("%s", netload.InputMessage(err))
+			return err
 		}
 	}
 	return nil
@@ -81,8 +81,8 @@ func runLoad(ctx context.Context, l Load, d time.Duration) (*LoadOutcome, error)
 		r, err := netload.RunUDP(ctx, netload.UDPOptions{To: l.To, RatePPS: l.Profile.RatePPS, Size: l.Profile.Size,
 			DSCP: -1, Duration: d, Drain: udpDrain})
 		if err != nil {
-			if errors.Is(err, netload.ErrInput) {
-				return nil, inputf("%s", netload.InputMessage(err))
+			if badinput.Is(err) {
+				return nil, err
 			}
 			return nil, err
 		}
@@ -103,8 +103,8 @@ func runLoad(ctx context.Context, l Load, d time.Duration) (*LoadOutcome, error)
 		}
 		// The block's end cuts the stream: that is how a TCP load ends.
 		if err != nil && lctx.Err() == nil {
-			if errors.Is(err, netload.ErrInput) {
-				return nil, inputf("%s", netload.InputMessage(err))
+			if badinput.Is(err) {
+				return nil, err
 			}
 			return nil, err
 		}

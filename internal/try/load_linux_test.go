@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
 )
@@ -96,7 +97,7 @@ func TestValidateLoad(t *testing.T) {
 		{Probe{Kind: ProbeDPCISR, Load: Load{Kind: LoadUDP, To: "127.0.0.1:7", Profile: netload.Profile{RatePPS: -1, Size: 64}}}, "rate"},
 	} {
 		err := validateLoad(c.p)
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p.Load, err, c.want)
 		}
 	}

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
@@ -178,36 +180,36 @@ func plan(o Options) (*experiment, error) {
 	case !in.Live():
 		return nil, refusal(in, o.Values, probeCommand(o.Probe))
 	case o.RestartAdapter:
-		return nil, inputf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation, nic-buffers, nic-power-saving on Windows); %s takes effect without", in.Name)
+		return nil, badinput.Errorf("--restart-adapter is for knobs that take effect when the network adapter restarts (rss, interrupt-moderation, nic-buffers, nic-power-saving on Windows); %s takes effect without", in.Name)
 	}
 	if o.Blocks == 0 {
 		o.Blocks = DefaultBlocks
 	}
 	switch {
 	case o.Blocks < 1 || o.Blocks > MaxBlocks:
-		return nil, inputf("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, MaxBlocks)
+		return nil, badinput.Errorf("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, MaxBlocks)
 	case o.BlockDuration < MinBlockDuration || o.BlockDuration > MaxBlockDuration:
-		return nil, inputf("invalid --block-duration %s: accepted %s to %s", o.BlockDuration, MinBlockDuration, MaxBlockDuration)
+		return nil, badinput.Errorf("invalid --block-duration %s: accepted %s to %s", o.BlockDuration, MinBlockDuration, MaxBlockDuration)
 	}
 	if o.Probe.Kind == ProbeWake && o.BlockDuration < o.Probe.Wake.Interval {
-		return nil, inputf("--block-duration %s is shorter than --interval %s", o.BlockDuration, o.Probe.Wake.Interval)
+		return nil, badinput.Errorf("--block-duration %s is shorter than --interval %s", o.BlockDuration, o.Probe.Wake.Interval)
 	}
 	switch o.Keep {
 	case "", KeepNone:
 		o.Keep = KeepNone
 	case KeepBest:
 		if in.Scope == ScopeProcess {
-			return nil, inputf("--keep best: %s is set on latlab's own measuring thread and ends with it; set it on a program with latlab knob set", in.Name)
+			return nil, badinput.Errorf("--keep best: %s is set on latlab's own measuring thread and ends with it; set it on a program with latlab knob set", in.Name)
 		}
 	default:
-		return nil, inputf("invalid --keep %q: accepted best or none", o.Keep)
+		return nil, badinput.Errorf("invalid --keep %q: accepted best or none", o.Keep)
 	}
 	by := o.By
 	if !o.BySet {
 		by = DefaultBy(o.Probe.Kind)
 	}
 	if o.Probe.Kind == ProbeDPCISR && !validDPCBy(by) {
-		return nil, inputf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
+		return nil, badinput.Errorf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
 	}
 	settle := o.Settle
 	if settle < 0 {
@@ -243,8 +245,8 @@ func plan(o Options) (*experiment, error) {
 	case in.Probe != o.Probe.Kind:
 		res.Notes = append(res.Notes, fmt.Sprintf("the %s probe is the one that shows what %s changes; this run measures with the %s probe", in.Probe, in.Name, o.Probe.Kind))
 	}
-	if in.Name == "timer-slack" && probePriority(o.Probe) == sched.Realtime {
-		res.Notes = append(res.Notes, "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only")
+	if in.RealtimeNote != "" && probePriority(o.Probe) == sched.Realtime {
+		res.Notes = append(res.Notes, in.RealtimeNote)
 	}
 	res.Order = Order(len(res.Arms), o.Blocks, o.Seed)
 	if in.Restart {
@@ -261,7 +263,7 @@ func plan(o Options) (*experiment, error) {
 // what a thread of latlab has anyway, each value for itself.
 func (x *experiment) processArms() error {
 	if x.opts.Sel != (knob.Selector{}) {
-		return inputf("%s applies to latlab's own measuring thread: --pid and the other selectors do not go with try (latlab knob set %s VALUE --pid PID sets another process's)", x.info.Name, x.info.Name)
+		return badinput.Errorf("%s applies to latlab's own measuring thread: --pid and the other selectors do not go with try (latlab knob set %s VALUE --pid PID sets another process's)", x.info.Name, x.info.Name)
 	}
 	base, label, err := processBaseline()
 	if err != nil {
@@ -274,11 +276,11 @@ func (x *experiment) processArms() error {
 			return err
 		}
 		if r == base {
-			return inputf("%s is the current %s: it is the baseline already; give other values", v, x.info.Name)
+			return badinput.Errorf("%s is the current %s: it is the baseline already; give other values", v, x.info.Name)
 		}
 		for _, a := range x.res.Arms[1:] {
 			if a.RequestNs == r.Nanoseconds() {
-				return inputf("%s and %s are the same request", a.Value, v)
+				return badinput.Errorf("%s and %s are the same request", a.Value, v)
 			}
 		}
 		x.res.Arms = append(x.res.Arms, Arm{Label: v, Value: v, RequestNs: r.Nanoseconds()})
@@ -313,14 +315,14 @@ func (x *experiment) systemArms() error {
 			return err
 		}
 		if len(p.Changes) == 0 {
-			return inputf("%s already holds %s: it is the baseline already; give other values", x.info.Name, v)
+			return badinput.Errorf("%s already holds %s: it is the baseline already; give other values", x.info.Name, v)
 		}
 		if x.res.Target == "" {
 			x.res.Target = p.Target
 		}
 		for _, a := range x.res.Arms[1:] {
 			if samePlan(a.plan, p.Changes) {
-				return inputf("%s and %s write the same values", a.Value, v)
+				return badinput.Errorf("%s and %s write the same values", a.Value, v)
 			}
 		}
 		a := Arm{Label: v, Value: v, plan: p.Changes}
@@ -374,7 +376,7 @@ func samePlan(a, b []knob.Change) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Loc != b[i].Loc || !knob.Same(a[i].New, b[i].New) {
+		if a[i].Loc != b[i].Loc || !backend.Same(a[i].New, b[i].New) {
 			return false
 		}
 	}

@@ -2,10 +2,10 @@ package try
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -109,8 +109,8 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 		o.Thread = &th
 		r, err := netload.RunUDP(ctx, o)
 		if err != nil {
-			if errors.Is(err, netload.ErrInput) {
-				return m, inputf("%s", netload.InputMessage(err))
+			if badinput.Is(err) {
+				return m, err
 			}
 			return m, fmt.Errorf("udp probe: %w", err)
 		}
@@ -124,7 +124,7 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			return err
 		})
 		if err != nil {
-			if IsInput(err) {
+			if badinput.Is(err) {
 				return m, err
 			}
 			return m, fmt.Errorf("dpcisr probe: %w", err)

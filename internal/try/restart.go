@@ -9,7 +9,9 @@ import (
 
 	"github.com/latlab/latlab/internal/lazy"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // A network adapter reads its advanced properties (RSS, interrupt
@@ -94,17 +96,17 @@ func (x *experiment) planRestart() error {
 				return fmt.Errorf("internal: %s writes %s, not under an adapter's key", x.info.Name, c.Loc)
 			}
 			if key != "" && !strings.EqualFold(k, key) {
-				return inputf("the values write to two adapters (%s and %s): --restart-adapter restarts one", key, k)
+				return badinput.Errorf("the values write to two adapters (%s and %s): --restart-adapter restarts one", key, k)
 			}
 			key = k
 		}
 	}
 	read := func(name string) string {
-		b := x.env.Backends[knob.BackendRegistry]
+		b := x.env.Backends[backend.BackendRegistry]
 		if b == nil {
 			return ""
 		}
-		v, err := b.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: name})
+		v, err := b.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: name})
 		if err != nil || v.IsAbsent() {
 			return ""
 		}

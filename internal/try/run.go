@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -250,7 +251,7 @@ func samePlanned(a *Arm, cs []knob.Change) error {
 	}
 	for i, c := range cs {
 		p := a.plan[i]
-		if c.Loc != p.Loc || !knob.Same(c.Old, p.Old) || c.Old.Type != p.Old.Type {
+		if c.Loc != p.Loc || !backend.Same(c.Old, p.Old) || c.Old.Type != p.Old.Type {
 			return fmt.Errorf("%s changed during the experiment (now %s, was %s; someone else changed it): stopped", c.Loc, knob.ShowValue(c.Old), knob.ShowValue(p.Old))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -80,7 +81,7 @@ func TestTryPlanChangesNothing(t *testing.T) {
 		{[]string{"kvm"}, `clocksource "kvm" is not available here`},
 	} {
 		_, err := Plan(treeOptions(root, state, c.values...))
-		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want bad input %q", c.values, err, c.want)
 		}
 	}

@@ -7,14 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
-var prioValue = knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+var prioValue = backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
 
 // try win32-priority-separation 0x28 against the real registry (Wine's in
 // CI): each 0x28 block runs with 0x28 stored, every other block and the
@@ -22,7 +25,7 @@ var prioValue = knob.Loc{Backend: knob.BackendRegistry, Path: `HKLM\SYSTEM\Curre
 // 0x28 block. Under Wine this proves the registry path, not Windows
 // scheduling: the verdict is not asserted.
 func TestTryPrioritySeparationRegistry(t *testing.T) {
-	reg := knob.Registry{}
+	reg := backend.Registry{}
 	orig, err := reg.Read(prioValue)
 	if err != nil {
 		t.Fatal(err)
@@ -38,9 +41,9 @@ func TestTryPrioritySeparationRegistry(t *testing.T) {
 		v, err := reg.Read(prioValue)
 		want := orig
 		if e.Arm == "0x28" {
-			want = knob.DWORD(0x28)
+			want = backend.DWORD(0x28)
 		}
-		if err != nil || !knob.Same(v, want) || v.Type != want.Type {
+		if err != nil || !backend.Same(v, want) || v.Type != want.Type {
 			t.Errorf("block %d of %s: the registry holds %s %s (%v), want %s %s", e.Block.Index, e.Arm, v.Type, v, err, want.Type, want)
 		}
 	}
@@ -48,7 +51,7 @@ func TestTryPrioritySeparationRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := reg.Read(prioValue); err != nil || !knob.Same(v, orig) || v.Type != orig.Type {
+	if v, err := reg.Read(prioValue); err != nil || !backend.Same(v, orig) || v.Type != orig.Type {
 		t.Fatalf("after the run the registry holds %s %s (%v), not the original %s %s", v.Type, v, err, orig.Type, orig)
 	}
 	if len(res.Runs) != 6 || !res.Restore.Restored {
@@ -63,7 +66,7 @@ func TestTryPrioritySeparationRegistry(t *testing.T) {
 	sets := map[int]bool{}
 	for _, e := range j.Entries {
 		sets[e.Set] = true
-		if e.State != knob.StateReverted || (e.Loc == prioValue && !knob.Same(e.New, knob.DWORD(0x28))) {
+		if e.State != knob.StateReverted || (e.Loc == prioValue && !backend.Same(e.New, backend.DWORD(0x28))) {
 			t.Errorf("entry %+v", e)
 		}
 	}
@@ -136,21 +139,21 @@ func TestTryDPCISRUnderWine(t *testing.T) {
 		Probe: Probe{Kind: ProbeDPCISR}}
 	res, err := Run(context.Background(), o)
 	var ue *etw.UnavailableError
-	if res != nil || !errors.As(err, &ue) || IsInput(err) {
+	if res != nil || !errors.As(err, &ue) || badinput.Is(err) {
 		t.Errorf("result %v, error %v: want the watch's UnavailableError before any block", res, err)
 	}
 }
 
 // rssEnv is a registry in memory with one network adapter, as --root
 // gives the Linux knobs a tree: nothing of the machine is read or written.
-func rssEnv() (*knob.Env, *knob.Mem, string) {
-	m := knob.NewMem()
+func rssEnv() (*knob.Env, *knobtest.Mem, string) {
+	m := knobtest.NewMem()
 	key := knob.NetClassKey + `\0007`
-	m.Set(key, "DriverDesc", knob.SZ("Intel(R) Ethernet Controller I225-V"))
-	m.Set(key, "NetCfgInstanceId", knob.SZ("{5A1C2B3D-0000-4000-8000-00000000A1B2}"))
-	m.Set(key, "*RSS", knob.SZ("1"))
-	m.Set(key, "*NumRssQueues", knob.SZ("2"))
-	env := &knob.Env{Backends: map[string]knob.Backend{knob.BackendRegistry: m}, Privileged: func() error { return nil }}
+	m.Set(key, "DriverDesc", backend.SZ("Intel(R) Ethernet Controller I225-V"))
+	m.Set(key, "NetCfgInstanceId", backend.SZ("{5A1C2B3D-0000-4000-8000-00000000A1B2}"))
+	m.Set(key, "*RSS", backend.SZ("1"))
+	m.Set(key, "*NumRssQueues", backend.SZ("2"))
+	env := &knob.Env{Backends: map[string]backend.Backend{backend.BackendRegistry: m}, Privileged: func() error { return nil }}
 	return env, m, key
 }
 
@@ -160,7 +163,7 @@ func rssEnv() (*knob.Env, *knob.Mem, string) {
 type recorder struct {
 	cmds    []string
 	pending int
-	reg     *knob.Mem
+	reg     *knobtest.Mem
 	key     string
 	values  []string // *NumRssQueues at each restart
 }
@@ -172,7 +175,7 @@ func (r *recorder) run(_ context.Context, argv []string) (string, error) {
 	case len(r.cmds) == 1 && strings.HasSuffix(script, "$a[0].Status"): // the lookup
 		return "Up\r\n", nil
 	case strings.HasSuffix(script, "Restart-NetAdapter -Confirm:$false"):
-		v, _ := r.reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: r.key, Name: "*NumRssQueues"})
+		v, _ := r.reg.Read(backend.Loc{Backend: backend.BackendRegistry, Path: r.key, Name: "*NumRssQueues"})
 		r.values = append(r.values, v.String())
 		r.pending = 1
 		return "", nil
@@ -242,7 +245,7 @@ func TestTryRestartAdapterCommands(t *testing.T) {
 	if res.Restart.Done != 4 || !res.Restore.Restored {
 		t.Errorf("restart %+v, restore %+v", res.Restart, res.Restore)
 	}
-	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+	if v, _ := reg.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
 		t.Errorf("after the run *NumRssQueues is %s, want the original 2", v)
 	}
 }
@@ -252,7 +255,7 @@ func TestTryRestartAdapterCommands(t *testing.T) {
 func TestTryRestartAdapterBadGUID(t *testing.T) {
 	for _, id := range []string{"", "{5A1C2B3D-0000-4000-8000-00000000A1B2}'; Remove-Item x; '", "{5A1C2B3D-0000-4000-8000-00000000A1B\u2019}", "*"} {
 		env, reg, key := rssEnv()
-		reg.Set(key, "NetCfgInstanceId", knob.SZ(id))
+		reg.Set(key, "NetCfgInstanceId", backend.SZ(id))
 		o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
 			Blocks: 2, BlockDuration: 10 * time.Millisecond, Seed: 3, RestartAdapter: true, Probe: Probe{Kind: ProbeDPCISR}}
 		if _, err := Plan(o); err == nil || !strings.Contains(err.Error(), "no interface GUID") {
@@ -269,7 +272,7 @@ func TestTryRestartAdapterRefusals(t *testing.T) {
 	env, reg, key := rssEnv()
 	o := Options{Knob: "rss", Values: []string{"*NumRssQueues=4"}, Sel: knob.Selector{Adapter: "7"}, Env: env, StateDir: testutil.TempDir(t),
 		Blocks: 2, BlockDuration: 10 * time.Millisecond, Settle: 0, Seed: 3, Probe: Probe{Kind: ProbeDPCISR}}
-	if _, err := Plan(o); err == nil || !IsInput(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
+	if _, err := Plan(o); err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "add --restart-adapter") {
 		t.Errorf("without the flag: %v", err)
 	}
 	if !etw.UnderWine() {
@@ -277,10 +280,10 @@ func TestTryRestartAdapterRefusals(t *testing.T) {
 	}
 	o.RestartAdapter = true
 	res, err := Run(context.Background(), o)
-	if res != nil || err == nil || IsInput(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
+	if res != nil || err == nil || badinput.Is(err) || !strings.Contains(err.Error(), "Restart-NetAdapter") || !strings.Contains(err.Error(), "Wine has none") {
 		t.Errorf("under Wine: %v, %v", res, err)
 	}
-	if v, _ := reg.Read(knob.Loc{Backend: knob.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
+	if v, _ := reg.Read(backend.Loc{Backend: backend.BackendRegistry, Path: key, Name: "*NumRssQueues"}); v.String() != "2" {
 		t.Errorf("*NumRssQueues is %s: the run changed it", v)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -11,8 +12,9 @@ import (
 // thread, so the measuring thread asks for the arm's value itself
 // (PR_SET_TIMERSLACK), the baseline's included, and nothing outside
 // latlab changes.
+var processName = knob.ProcessScoped("linux")
+
 const (
-	processName    = "timer-slack"
 	processExample = "1us or 50000"
 	processPlainNs = true
 	processWhat    = "the timer slack of latlab's measuring thread (PR_SET_TIMERSLACK), set for each block; it ends with the thread, nothing outside latlab changes"

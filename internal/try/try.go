@@ -11,11 +11,10 @@
 package try
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -27,9 +26,9 @@ const Kind = "try"
 
 // Probes try can measure a block with.
 const (
-	ProbeSleep  = "sleep"
+	ProbeSleep  = knob.ProbeSleep
 	ProbeWake   = "wake"
-	ProbeUDP    = "udp"
+	ProbeUDP    = knob.ProbeUDP
 	ProbeDPCISR = "dpcisr"
 )
 
@@ -109,20 +108,6 @@ type Event struct {
 	Done  bool
 }
 
-// InputError is bad input: an unknown or refused knob, a bad value or
-// option. The CLI exits 2.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputf(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
-
-// IsInput reports whether err is bad input (try's or a knob's).
-func IsInput(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie) || knob.IsInput(err)
-}
-
 // DefaultBy is the statistic a probe's verdict uses unless told: the tail
 // for periodic wake-ups (a missed deadline is what hurts), the median for
 // one-off sleeps and round trips.
@@ -177,45 +162,45 @@ func validateProbe(p Probe) error {
 	case ProbeSleep:
 		o := p.Sleep
 		o.Samples = 1
-		if err := probe.ValidateSleep(o); err != nil {
-			return inputf("%s", err.Error())
+		if err := o.Validate(); err != nil {
+			return err
 		}
 	case ProbeWake:
 		if p.Wake.Interval <= 0 {
-			return inputf("--interval must be positive")
+			return badinput.Errorf("--interval must be positive")
 		}
 	case ProbeUDP:
 		o := p.UDP
 		o.Duration, o.Count = time.Second, 0
 		if err := o.Validate(); err != nil {
-			return inputf("%s", netload.InputMessage(err))
+			return err
 		}
 	case ProbeDPCISR:
 		if dpcisrRefusal != "" {
-			return inputf("%s", dpcisrRefusal)
+			return badinput.Errorf("%s", dpcisrRefusal)
 		}
 	case "":
-		return inputf("--probe is required: sleep, wake, udp or dpcisr")
+		return badinput.Errorf("--probe is required: sleep, wake, udp or dpcisr")
 	default:
-		return inputf("unknown --probe %q: accepted sleep, wake, udp, dpcisr", p.Kind)
+		return badinput.Errorf("unknown --probe %q: accepted sleep, wake, udp, dpcisr", p.Kind)
 	}
 	return nil
 }
 
 func checkValues(values []string) error {
 	if len(values) == 0 {
-		return inputf("try needs a knob and at least one value to try: latlab try KNOB VALUE [VALUE...]")
+		return badinput.Errorf("try needs a knob and at least one value to try: latlab try KNOB VALUE [VALUE...]")
 	}
 	if len(values) > MaxValues {
-		return inputf("%d values: at most %d per experiment", len(values), MaxValues)
+		return badinput.Errorf("%d values: at most %d per experiment", len(values), MaxValues)
 	}
 	seen := map[string]bool{}
 	for _, v := range values {
 		if strings.TrimSpace(v) == "" {
-			return inputf("an empty value: give each value to try, e.g. 0x28")
+			return badinput.Errorf("an empty value: give each value to try, e.g. 0x28")
 		}
 		if seen[v] {
-			return inputf("value %s is given twice", v)
+			return badinput.Errorf("value %s is given twice", v)
 		}
 		seen[v] = true
 	}

@@ -1,10 +1,15 @@
-package knob
+// Package knobtest holds the test doubles of the knob backends: an in-memory
+// registry (and bcdedit) for tests on any OS. It imports only the backend
+// vocabulary, so the knob package's own tests can use it too.
+package knobtest
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Mem is a registry in memory: keys are case-insensitive paths, values
@@ -13,15 +18,15 @@ import (
 // knobs depend on it: a value needs its key, a key is deleted only empty.
 type Mem struct {
 	mu     sync.Mutex
-	keys   map[string]string // lower path -> path as created
-	vals   map[string]Value  // lower path + "\x00" + lower name
-	names  map[string]string // same key -> name as written
-	Denied map[string]bool   // lower key paths whose writes fail (as without admin rights)
+	keys   map[string]string        // lower path -> path as created
+	vals   map[string]backend.Value // lower path + "\x00" + lower name
+	names  map[string]string        // same key -> name as written
+	Denied map[string]bool          // lower key paths whose writes fail (as without admin rights)
 }
 
 // NewMem returns an empty in-memory registry.
 func NewMem() *Mem {
-	return &Mem{keys: map[string]string{}, vals: map[string]Value{}, names: map[string]string{}, Denied: map[string]bool{}}
+	return &Mem{keys: map[string]string{}, vals: map[string]backend.Value{}, names: map[string]string{}, Denied: map[string]bool{}}
 }
 
 func vkey(path, name string) string { return strings.ToLower(path) + "\x00" + strings.ToLower(name) }
@@ -44,7 +49,7 @@ func (m *Mem) createKey(path string) {
 }
 
 // Set stores a value, creating its key: for building test fixtures.
-func (m *Mem) Set(path, name string, v Value) {
+func (m *Mem) Set(path, name string, v backend.Value) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.createKey(path)
@@ -52,28 +57,28 @@ func (m *Mem) Set(path, name string, v Value) {
 	m.names[vkey(path, name)] = name
 }
 
-func (m *Mem) Read(l Loc) (Value, error) {
+func (m *Mem) Read(l backend.Loc) (backend.Value, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if l.Name == "" && l.Backend == BackendRegistry {
+	if l.Name == "" && l.Backend == backend.BackendRegistry {
 		if _, ok := m.keys[strings.ToLower(l.Path)]; ok {
-			return KeyValue, nil
+			return backend.KeyValue, nil
 		}
-		return Absent, nil
+		return backend.Absent, nil
 	}
 	if v, ok := m.vals[vkey(l.Path, l.Name)]; ok {
-		return Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}, nil
+		return backend.Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}, nil
 	}
-	return Absent, nil
+	return backend.Absent, nil
 }
 
-func (m *Mem) CheckWrite(l Loc) error {
+func (m *Mem) CheckWrite(l backend.Loc) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.checkWrite(l)
 }
 
-func (m *Mem) checkWrite(l Loc) error {
+func (m *Mem) checkWrite(l backend.Loc) error {
 	for p := strings.ToLower(l.Path); p != ""; {
 		if m.Denied[p] {
 			return fmt.Errorf("%s: access is denied", l)
@@ -87,14 +92,14 @@ func (m *Mem) checkWrite(l Loc) error {
 	return nil
 }
 
-func (m *Mem) Write(l Loc, v Value) error {
+func (m *Mem) Write(l backend.Loc, v backend.Value) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.checkWrite(l); err != nil {
 		return err
 	}
 	lp := strings.ToLower(l.Path)
-	if l.Name == "" && l.Backend == BackendRegistry {
+	if l.Name == "" && l.Backend == backend.BackendRegistry {
 		if !v.IsAbsent() {
 			m.createKey(l.Path)
 			return nil
@@ -113,7 +118,7 @@ func (m *Mem) Write(l Loc, v Value) error {
 		delete(m.keys, lp)
 		return nil
 	}
-	if _, ok := m.keys[lp]; !ok && l.Backend == BackendRegistry {
+	if _, ok := m.keys[lp]; !ok && l.Backend == backend.BackendRegistry {
 		return fmt.Errorf("%s: key does not exist", l.Path)
 	}
 	k := vkey(l.Path, l.Name)
@@ -122,7 +127,7 @@ func (m *Mem) Write(l Loc, v Value) error {
 		delete(m.names, k)
 		return nil
 	}
-	m.vals[k] = Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}
+	m.vals[k] = backend.Value{Type: v.Type, Data: append([]byte(nil), v.Data...)}
 	m.names[k] = l.Name
 	return nil
 }
@@ -133,7 +138,7 @@ func (m *Mem) List(path string) (keys, values []string, err error) {
 	defer m.mu.Unlock()
 	lp := strings.ToLower(path)
 	if _, ok := m.keys[lp]; !ok {
-		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %w", path, backend.ErrNotFound)
 	}
 	for k, orig := range m.keys {
 		if strings.HasPrefix(k, lp+`\`) && !strings.Contains(k[len(lp)+1:], `\`) {

@@ -1,4 +1,9 @@
-package knob
+// Package backend is the vocabulary of the places the knobs read and
+// write: a Loc (which backend, path, name), a Value as the OS stores it,
+// and the Backend interface that reads and writes them. It imports
+// nothing of the knobs, so the knob catalogue, its journal and the test
+// doubles (knobtest) can all build on it.
+package backend
 
 import (
 	"bytes"
@@ -123,7 +128,7 @@ func Same(a, b Value) bool {
 
 // SZ is a REG_SZ value: UTF-16LE with the terminating NUL, as the
 // registry stores it.
-func SZ(s string) Value { return Value{Type: TypeSZ, Data: utf16Bytes(s)} }
+func SZ(s string) Value { return Value{Type: TypeSZ, Data: UTF16Bytes(s)} }
 
 // DWORD is a REG_DWORD value.
 func DWORD(n uint32) Value {
@@ -145,7 +150,9 @@ func FileValue(s string) Value { return Value{Type: TypeFile, Data: []byte(s)} }
 // KeyValue stands for an existing registry key.
 var KeyValue = Value{Type: TypeKey}
 
-func utf16Bytes(s string) []byte {
+// UTF16Bytes is s as a registry string stores it: UTF-16LE with its
+// terminating NUL.
+func UTF16Bytes(s string) []byte {
 	u := utf16.Encode([]rune(s + "\x00"))
 	b := make([]byte, 2*len(u))
 	for i, c := range u {
@@ -154,7 +161,8 @@ func utf16Bytes(s string) []byte {
 	return b
 }
 
-func utf16String(b []byte) string {
+// UTF16String decodes a registry string, trailing NULs dropped.
+func UTF16String(b []byte) string {
 	u := make([]uint16, len(b)/2)
 	for i := range u {
 		u[i] = binary.LittleEndian.Uint16(b[2*i:])
@@ -174,9 +182,9 @@ func (v Value) String() string {
 	case TypeKey:
 		return "(key)"
 	case TypeSZ, TypeExpandSZ, TypeLink:
-		return utf16String(v.Data)
+		return UTF16String(v.Data)
 	case TypeMultiSZ:
-		s := utf16String(v.Data)
+		s := UTF16String(v.Data)
 		return strings.Join(strings.Split(strings.TrimRight(s, "\x00"), "\x00"), ";")
 	case TypeDWORD:
 		if len(v.Data) >= 4 {

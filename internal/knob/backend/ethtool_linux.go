@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import (
 	"errors"
@@ -13,7 +13,9 @@ import (
 // tests never change this machine's NICs by accident.
 type ethtoolBackend struct{ root string }
 
-func newEthtool(root string) Backend { return ethtoolBackend{root: root} }
+// NewEthtool is the ethtool backend: coalescing settings of the network
+// interfaces, read and set through ethtool ioctls.
+func NewEthtool(root string) Backend { return ethtoolBackend{root: root} }
 
 func (b ethtoolBackend) open() (*ethtool.Ethtool, error) {
 	if b.root != "/" && b.root != "" {

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/probe"
+)
+
+// The flag-to-Options mapping of a command, tested without running it: the
+// constructor's run function receives the options in place of the run.
+
+// runSeam executes cmd with args and reports whether its run function was
+// reached.
+func runSeam(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if !*called {
+		t.Fatalf("%v: the run function was not called", args)
+	}
+}
+
+func seamIO() *IO { return &IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}} }
+
+func TestSleepFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := SleepOptions{IO: io, Duration: time.Millisecond, Samples: defaultSleepSamples, Gap: defaultSleepGap,
+		Method: probe.SleepMethods()[0], Priority: "normal", RTPrio: 80, CPU: -1}
+	for _, c := range []struct {
+		args []string
+		want func(o *SleepOptions)
+	}{
+		{nil, func(*SleepOptions) {}},
+		{[]string{"--duration", "0.5ms", "--samples", "1000", "--gap", "0"}, func(o *SleepOptions) {
+			o.Duration, o.Samples, o.Gap = 500*time.Microsecond, 1000, 0
+		}},
+		{[]string{"--priority", "realtime", "--rtprio", "90", "--cpu", "1", "--json", "-o", "s.json", "--raw", "r.csv", "--live"}, func(o *SleepOptions) {
+			o.Priority, o.RTPrio, o.CPU, o.JSON, o.Out, o.Raw, o.Live = "realtime", 90, 1, true, "s.json", "r.csv", true
+		}},
+		{[]string{"--resolution", "1ms"}, func(o *SleepOptions) { o.Resolution = time.Millisecond }},
+	} {
+		want := base
+		c.want(&want)
+		var got *SleepOptions
+		called := false
+		runSeam(t, newSleepCmd(io, func(o *SleepOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+}
+
+func TestWakeFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := WakeOptions{IO: io, Interval: time.Millisecond, Duration: 10 * time.Second, Threads: 1, DMALatency: -1, HistMaxUs: 1000}
+	for _, c := range []struct {
+		args       []string
+		want       func(o *WakeOptions)
+		threadsSet bool
+	}{
+		{nil, func(*WakeOptions) {}, false},
+		{[]string{"--interval", "2ms", "--loops", "2000", "--threads", "2"}, func(o *WakeOptions) {
+			o.Interval, o.Loops, o.Threads = 2*time.Millisecond, 2000, 2
+		}, true},
+		{[]string{"--cpus", "0-1", "--rtprio", "80", "--mlock", "--dma-latency", "0", "--histfile", "h.txt", "--hist-max", "500"}, func(o *WakeOptions) {
+			o.CPUs, o.RTPrio, o.Mlock, o.DMALatency, o.HistFile, o.HistMaxUs = "0-1", 80, true, 0, "h.txt", 500
+		}, false},
+	} {
+		want := base
+		c.want(&want)
+		want.threadsSet = c.threadsSet
+		var got *WakeOptions
+		called := false
+		runSeam(t, newWakeCmd(io, func(o *WakeOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+}
+
+func TestKnobSetFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	for _, c := range []struct {
+		args []string
+		want KnobSetOptions
+	}{
+		{[]string{"win32-priority-separation", "0x26", "--dry-run"},
+			KnobSetOptions{Name: "win32-priority-separation", Value: "0x26", DryRun: true}},
+		{[]string{"rss", "*NumRssQueues=4", "--adapter", "7", "--json", "--state-dir", "/tmp/s"},
+			KnobSetOptions{KnobOptions: KnobOptions{JSON: true, StateDir: "/tmp/s", Sel: knob.Selector{Adapter: "7"}}, Name: "rss", Value: "*NumRssQueues=4"}},
+		{[]string{"qos-dscp", "46", "--app", "game.exe", "--protocol", "udp", "--no-nla", "--dry-run", "--format", "ps1"},
+			KnobSetOptions{KnobOptions: KnobOptions{Sel: knob.Selector{App: "game.exe", Protocol: "udp", NoNLA: true}}, Name: "qos-dscp", Value: "46", DryRun: true, Format: "ps1"}},
+		{[]string{"irq-affinity", "1", "--irq", "24"},
+			KnobSetOptions{KnobOptions: KnobOptions{Sel: knob.Selector{IRQ: "24"}}, Name: "irq-affinity", Value: "1"}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *KnobSetOptions
+		called := false
+		runSeam(t, newKnobSetCmd(io, func(o *KnobSetOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+}
+
+func TestPcapTCPFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := PcapTCPOptions{IO: io, File: "c.pcap", Stream: -1, Top: 10}
+	base.Dedup, base.DedupWindow = "auto", capture.DefaultDedupWindow
+	for _, c := range []struct {
+		args []string
+		want func(o *PcapTCPOptions)
+	}{
+		{[]string{"c.pcap"}, func(*PcapTCPOptions) {}},
+		{[]string{"c.pcap", "--stream", "0", "--events", "e.csv", "--graph", "t.svg", "--window-graph", "r.svg"}, func(o *PcapTCPOptions) {
+			o.Stream, o.Events, o.Graph, o.WindowGraph = 0, "e.csv", "t.svg", "r.svg"
+		}},
+		{[]string{"--filter", "port 443", "--json", "--top", "0", "--dedup", "off", "c.pcap"}, func(o *PcapTCPOptions) {
+			o.Filter, o.JSON, o.Top, o.Dedup = "port 443", true, 0, "off"
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *PcapTCPOptions
+		called := false
+		runSeam(t, newPcapTCPCmd(io, func(o *PcapTCPOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+}
