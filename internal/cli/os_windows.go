@@ -53,8 +53,14 @@ func timerLine(st *timer.Status) string {
 // dieBy ends the process after a second Ctrl-C with the status Windows
 // gives a process ended by Ctrl-C (STATUS_CONTROL_C_EXIT).
 func dieBy(os.Signal) {
-	os.Exit(0xC000013A)
+	// The NTSTATUS does not fit a 32-bit int as a constant; through int32
+	// it does, and ExitProcess takes the same 32 bits back as a UINT.
+	status := uint32(statusControlCExit)
+	os.Exit(int(int32(status)))
 }
+
+// statusControlCExit is STATUS_CONTROL_C_EXIT (winnt.h; scripts/windows-abi checks it).
+const statusControlCExit = 0xC000013A
 
 // dpcWatchPrivilege says what the watch needs when it is refused.
 const dpcWatchPrivilege = "dpc watch needs an elevated (Administrator) prompt: a kernel trace session is a privileged operation"
