@@ -292,12 +292,6 @@ func (s *Session) enable(pat string) error {
 	return nil
 }
 
-// Format is the format of an enabled event, nil if it is not enabled.
-func (s *Session) Format(system, name string) *Format { return s.byName[system+"/"+name] }
-
-// Clock names the session's trace clock.
-func (s *Session) Clock() string { return s.clock }
-
 // maxPagesPerDrain bounds one drain per CPU: a 4 MiB buffer is 1024
 // pages; what is left waits for the next drain.
 const maxPagesPerDrain = 4096
