@@ -57,3 +57,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	return run(ctx, o)
 }
+
+// live hands the closed intervals, oldest first, to OnInterval.
+func (o Options) live(ivs []Interval) {
+	if o.OnInterval == nil {
+		return
+	}
+	for _, iv := range ivs {
+		o.OnInterval(iv)
+	}
+}

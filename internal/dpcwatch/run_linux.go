@@ -62,13 +62,6 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	// second closes one poll after its end, when every CPU's buffer has
 	// been drained past it.
 	rec.Live(o.Every, pollEvery)
-	live := func(ivs []Interval) {
-		for _, iv := range ivs {
-			if o.OnInterval != nil {
-				o.OnInterval(iv)
-			}
-		}
-	}
 	for done := false; !done; {
 		select {
 		case <-poll.C:
@@ -79,7 +72,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 			if err := drain(); err != nil {
 				return nil, err
 			}
-			live(rec.Closed(clock.Now()))
+			o.live(rec.Closed(clock.Now()))
 		case <-end:
 			done = true
 		case <-ctx.Done():
@@ -98,7 +91,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		o.AfterStop()
 	}
 	// Every event is in: the seconds still open get their lines.
-	live(rec.Flush(now))
+	o.live(rec.Flush(now))
 	sum := rec.Summary(now)
 	if stopErr != nil {
 		sum.Notes = append(sum.Notes, stopErr.Error())

@@ -49,13 +49,6 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	start := etw.QPC()
 	rec = NewRecorder(s.Frequency(), start, etw.NewModules(mods))
 	rec.Live(o.Every, FlushLag)
-	live := func(ivs []Interval) {
-		for _, iv := range ivs {
-			if o.OnInterval != nil {
-				o.OnInterval(iv)
-			}
-		}
-	}
 	done := make(chan error, 1)
 	go func() { done <- s.Process() }()
 	if o.OnStart != nil {
@@ -75,7 +68,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	for !finished {
 		select {
 		case <-tick.C:
-			live(rec.Closed(etw.QPC()))
+			o.live(rec.Closed(etw.QPC()))
 		case <-end:
 			finished = true
 		case <-ctx.Done():
@@ -104,7 +97,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		return nil, procErr
 	}
 	// Every event is in: the seconds still open get their lines.
-	live(rec.Flush(now))
+	o.live(rec.Flush(now))
 	sum := rec.Summary(now)
 	if modErr != nil {
 		sum.Notes = append(sum.Notes, fmt.Sprintf("no module list (%v): routines are named from the trace's image events only", modErr))

@@ -96,12 +96,22 @@ func OpenJournal(dir string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lockAndRead(sd, dir, false)
+}
+
+// lockAndRead locks the opened state directory and reads its journal;
+// with mustExist a directory that holds none is an error (noJournal).
+// On error the lock and the directory are released.
+func lockAndRead(sd *stateDir, dir string, mustExist bool) (*Journal, error) {
 	unlock, err := sd.lock()
 	if err != nil {
 		sd.close()
 		return nil, fmt.Errorf("lock the journal in %s: %w", dir, err)
 	}
 	j, err := readJournal(sd)
+	if err == nil && mustExist && !j.found {
+		err = noJournal(dir)
+	}
 	if err != nil {
 		unlock()
 		sd.close()
@@ -123,22 +133,7 @@ func OpenExistingJournal(dir string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := sd.lock()
-	if err != nil {
-		sd.close()
-		return nil, fmt.Errorf("lock the journal in %s: %w", dir, err)
-	}
-	j, err := readJournal(sd)
-	if err == nil && !j.found {
-		err = noJournal(dir)
-	}
-	if err != nil {
-		unlock()
-		sd.close()
-		return nil, err
-	}
-	j.sd, j.unlock = sd, unlock
-	return j, nil
+	return lockAndRead(sd, dir, true)
 }
 
 func noJournal(dir string) error {
