@@ -136,6 +136,10 @@ type Checkup struct {
 	// latlab try, in the knob's terms; "" when an experiment would show
 	// nothing or could not be undone. Nil for a knob never suggested.
 	TryValue func(c *Case, rule string) string
+	// References are the values published tuning profiles set for the
+	// knob (tuned's latency-performance, network-latency, realtime...),
+	// which the rules cite.
+	References []Reference
 }
 
 // Scope says what a knob's value applies to during an experiment.
