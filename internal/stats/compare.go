@@ -1,0 +1,298 @@
+package stats
+
+import (
+	"slices"
+)
+
+// Verdict is the answer to one question: is a candidate B lower than a
+// baseline A, higher, or neither, where lower is better (latencies,
+// durations, overshoot). Commands say it in their own words.
+type Verdict int
+
+// Verdicts. TooFew is the zero value: no verdict until the evidence is in.
+const (
+	// TooFew: a piece of evidence the verdict needs is missing (too few
+	// samples for an interval of the statistic, too few rounds for the
+	// block test, no test possible).
+	TooFew Verdict = iota
+	// NoDifference: the evidence is there, but it does not all say the
+	// same thing at the significance level.
+	NoDifference
+	Better // every piece of evidence says B is lower
+	Worse  // every piece of evidence says B is higher
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case NoDifference:
+		return "no difference"
+	case Better:
+		return "better"
+	case Worse:
+		return "worse"
+	}
+	return "too few"
+}
+
+// Evidence is what one test says about B against A: whether it could say
+// anything, whether it is significant, and which way B lies (-1 lower, +1
+// higher, 0 neither).
+type Evidence struct {
+	Present     bool
+	Significant bool
+	Direction   int
+}
+
+// IntervalEvidence is a confidence interval of By(B) - By(A): significant
+// when it excludes 0, absent when there is none (nil: too few samples).
+func IntervalEvidence(ci *CI) Evidence {
+	switch {
+	case ci == nil:
+		return Evidence{}
+	case ci.Hi < 0:
+		return Evidence{Present: true, Significant: true, Direction: -1}
+	case ci.Lo > 0:
+		return Evidence{Present: true, Significant: true, Direction: 1}
+	}
+	return Evidence{Present: true}
+}
+
+// TestEvidence is a test's adjusted p-value against alpha, with the
+// direction the test's own statistic points.
+func TestEvidence(pAdjusted, alpha float64, direction int) Evidence {
+	return Evidence{Present: true, Significant: pAdjusted < alpha, Direction: direction}
+}
+
+// Evidence is the block test's say at alpha with its adjusted p: absent
+// when there are no rounds or too few for any p below alpha (MinP), and
+// its direction is the majority of the rounds' signs.
+func (t SignedRankTest) Evidence(pAdjusted, alpha float64) Evidence {
+	if t.Rounds == 0 || t.MinP >= alpha {
+		return Evidence{}
+	}
+	return TestEvidence(pAdjusted, alpha, sign(t.Higher-t.Lower))
+}
+
+func sign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+// Decide is the one verdict rule: TooFew when any evidence is absent,
+// Better (Worse) when every piece is significant and says B is lower
+// (higher), NoDifference otherwise.
+func Decide(ev ...Evidence) Verdict {
+	for _, e := range ev {
+		if !e.Present {
+			return TooFew
+		}
+	}
+	for _, dir := range []int{-1, 1} {
+		all := len(ev) > 0
+		for _, e := range ev {
+			all = all && e.Significant && e.Direction == dir
+		}
+		if all {
+			if dir < 0 {
+				return Better
+			}
+			return Worse
+		}
+	}
+	return NoDifference
+}
+
+// Rule names the evidence a Comparison's verdict asks for. Every rule
+// asks for the interval of the statistic; they differ in which test must
+// agree with it.
+type Rule int
+
+// Rules.
+const (
+	// IntervalAlone: the interval decides; the Mann-Whitney test is run
+	// and reported beside it (latlab compare, where the statistic may be
+	// a high percentile that a test of location does not speak for).
+	IntervalAlone Rule = iota
+	// IntervalAndRanks: the Holm-adjusted Mann-Whitney test must agree in
+	// direction (latlab sweep, where the best of many treatments looks good
+	// by chance and one outlier moves a mean a long way but a rank only by
+	// one). For Stdev the test compares absolute deviations from each
+	// sample's median, a rank test of spread (Brown-Forsythe's idea).
+	IntervalAndRanks
+	// IntervalAndRounds: the Holm-adjusted signed-rank test over the
+	// rounds of a blocked experiment (CompareOptions.Rounds) must agree
+	// (latlab try, where pooled samples cannot tell an effect from drift
+	// between blocks). The Mann-Whitney test is reported beside it.
+	IntervalAndRounds
+)
+
+// CompareOptions configure a comparison of B against a baseline A.
+type CompareOptions struct {
+	By    Statistic // the statistic whose difference is the effect
+	Alpha float64   // family-wise significance level; default 0.05
+	// Family is how many comparisons are made against the same baseline
+	// (default 1): the interval's level is 1 - Alpha/Family (Bonferroni),
+	// so that all the family's intervals hold together at 1 - Alpha.
+	Family     int
+	Seed       uint64 // of the bootstrap
+	Replicates int    // bootstrap replicates; 0: ReplicatesFor(level, 2000)
+	Rule       Rule
+	// Rounds are the per-round differences By(B's block) - By(A's block)
+	// of a blocked experiment, for IntervalAndRounds.
+	Rounds []float64
+}
+
+func (o CompareOptions) norm() CompareOptions {
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = 0.05
+	}
+	if o.Family < 1 {
+		o.Family = 1
+	}
+	return o
+}
+
+// Level is the confidence level of each interval of the family.
+func (o CompareOptions) Level() float64 {
+	o = o.norm()
+	return 1 - o.Alpha/float64(o.Family)
+}
+
+// Comparison is the answer of Compare.
+type Comparison struct {
+	NA, NB int
+	Level  float64 // of Interval
+	// MinSamples is the fewest samples per side that judge By at Level
+	// (MinSamples); with fewer on either side there is no Interval.
+	MinSamples int
+	// Effect is By(B) - By(A).
+	Effect float64
+	// Interval is the percentile-bootstrap interval of Effect, B and A
+	// resampled independently; nil with too few samples.
+	Interval *CI
+	// Test names the rank test of the pooled samples, MWU its result and
+	// PAdjusted its p Holm-adjusted over the family (AdjustFamily).
+	Test      string
+	MWU       MWU
+	PAdjusted float64
+	// Rounds is the block test of CompareOptions.Rounds (nil without
+	// them), RoundsPAdjusted its p Holm-adjusted over the family.
+	Rounds          *SignedRankTest
+	RoundsPAdjusted float64
+	Verdict         Verdict
+	rule            Rule
+	alpha           float64
+}
+
+// Compare compares B with the baseline A (samples in any order) and
+// decides by o.Rule at o.Alpha, as if it were the only comparison: for a
+// family against one baseline, set o.Family and call AdjustFamily.
+func Compare(a, b []int64, o CompareOptions) Comparison {
+	o = o.norm()
+	a, b = ascending(a), ascending(b)
+	level := o.Level()
+	c := Comparison{NA: len(a), NB: len(b), Level: level, MinSamples: MinSamples(o.By, level), rule: o.Rule, alpha: o.Alpha,
+		Test: "Mann-Whitney U"}
+	if len(a) > 0 && len(b) > 0 {
+		c.Effect = o.By.Of(b) - o.By.Of(a)
+	}
+	if min(len(a), len(b)) >= c.MinSamples {
+		reps := o.Replicates
+		if reps <= 0 {
+			reps = ReplicatesFor(level, 2000)
+		}
+		ci := Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}.DiffCI(a, b, o.By)
+		c.Interval = &ci
+	}
+	ta, tb := a, b
+	if o.Rule == IntervalAndRanks && o.By == Stdev {
+		ta, tb = absDev(a), absDev(b)
+		c.Test = "Mann-Whitney U on absolute deviations from the median"
+	}
+	m, err := MannWhitney(ta, tb)
+	if err != nil { // an empty side: nothing to test
+		m = MWU{P: 1}
+	}
+	c.MWU, c.PAdjusted = m, m.P
+	if o.Rule == IntervalAndRounds || o.Rounds != nil {
+		t := SignedRank(o.Rounds)
+		c.Rounds, c.RoundsPAdjusted = &t, t.P
+	}
+	c.decide()
+	return c
+}
+
+// LowerThanA reports whether the rank test finds B tending lower than A:
+// P(A > B) > 1/2, in the test's sense (ties count one half).
+func (c Comparison) LowerThanA() bool { return c.MWU.Superiority > 0.5 }
+
+func (c *Comparison) decide() {
+	ev := []Evidence{IntervalEvidence(c.Interval)}
+	switch c.rule {
+	case IntervalAndRanks:
+		dir := 0
+		switch s := c.MWU.Superiority; {
+		case s > 0.5:
+			dir = -1
+		case s < 0.5 && c.NA > 0 && c.NB > 0:
+			dir = 1
+		}
+		ev = append(ev, TestEvidence(c.PAdjusted, c.alpha, dir))
+	case IntervalAndRounds:
+		ev = append(ev, c.Rounds.Evidence(c.RoundsPAdjusted, c.alpha))
+	}
+	c.Verdict = Decide(ev...)
+}
+
+// AdjustFamily Holm-adjusts the p-values of comparisons made against one
+// baseline (the rank tests' over the family, and the block tests' over
+// the family) and decides each verdict again with them.
+func AdjustFamily(cs []Comparison) {
+	ps := make([]float64, len(cs))
+	for i := range cs {
+		ps[i] = cs[i].MWU.P
+	}
+	for i, p := range Holm(ps) {
+		cs[i].PAdjusted = p
+	}
+	var idx []int
+	ps = ps[:0]
+	for i := range cs {
+		if cs[i].Rounds != nil {
+			idx = append(idx, i)
+			ps = append(ps, cs[i].Rounds.P)
+		}
+	}
+	for k, p := range Holm(ps) {
+		cs[idx[k]].RoundsPAdjusted = p
+	}
+	for i := range cs {
+		cs[i].decide()
+	}
+}
+
+// ascending returns s if it is sorted, else a sorted copy.
+func ascending(s []int64) []int64 {
+	if slices.IsSorted(s) {
+		return s
+	}
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+// absDev returns |x - median(x)| of ascending samples: their spread, as a
+// rank test of scale compares it.
+func absDev(sorted []int64) []int64 {
+	m := QuantileSorted(sorted, 50)
+	out := make([]int64, len(sorted))
+	for i, v := range sorted {
+		out[i] = max(v-m, m-v)
+	}
+	return out
+}
