@@ -136,6 +136,15 @@ const (
 	TooFew       Outcome = "too few samples"
 )
 
+// outcomeWords says the engine's verdict (stats.Compare, interval alone)
+// in compare's words.
+var outcomeWords = map[stats.Verdict]Outcome{
+	stats.Better:       Faster,
+	stats.Worse:        Slower,
+	stats.NoDifference: NoDifference,
+	stats.TooFew:       TooFew,
+}
+
 // ErrIncompatible marks inputs that cannot be compared; its message says
 // why. It is bad input (badinput.Is), the user's to fix.
 var ErrIncompatible = badinput.Wrap(errors.New("cannot compare"))
@@ -206,16 +215,17 @@ func Compare(in []Input, o Options) (*Result, error) {
 		res.Runs = append(res.Runs, r)
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
-	var ps []float64
+	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
+	var cs []stats.Comparison
 	for j := 1; j < len(res.Runs); j++ {
-		p := comparePair(res.Runs[0], res.Runs[j], boot, o)
-		p.A, p.B = 0, j
-		res.Pairs = append(res.Pairs, p)
-		ps = append(ps, p.MWU.P)
+		cs = append(cs, stats.Compare(res.Runs[0].samples, res.Runs[j].samples, co))
 	}
-	for i, adj := range stats.Holm(ps) {
-		res.Pairs[i].PAdjusted = adj
-		res.Pairs[i].Verdict = verdict(res.Pairs[i], res.Runs[0], k, level, o)
+	stats.AdjustFamily(cs)
+	for j := 1; j < len(res.Runs); j++ {
+		p := comparePair(res.Runs[0], res.Runs[j], cs[j-1], boot, o)
+		p.A, p.B = 0, j
+		p.Verdict = verdict(p, res.Runs[0], k, level, o)
+		res.Pairs = append(res.Pairs, p)
 	}
 	res.Ranking = make([]int, len(res.Runs))
 	for i := range res.Ranking {
@@ -319,7 +329,10 @@ func rowStats(na, nb int) []stats.Statistic {
 	return append(st, stats.Mean)
 }
 
-func comparePair(a, b RunSummary, boot stats.Bootstrap, o Options) Pair {
+// comparePair fills in the pair of a and b from c, the engine's comparison
+// of their samples by o.By, and compares the other statistics of the table
+// with the same bootstrap.
+func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Options) Pair {
 	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples), perRun: a.goodput != nil}
 	sts := rowStats(len(a.samples), len(b.samples))
 	if !slices.Contains(sts, o.By) {
@@ -329,16 +342,19 @@ func comparePair(a, b RunSummary, boot stats.Bootstrap, o Options) Pair {
 	for _, st := range sts {
 		av, bv := st.Of(a.samples), st.Of(b.samples)
 		row := Row{Stat: st.String(), Unit: "ns", A: av, B: bv, RelChange: rel(bv-av, av)}
-		if need := stats.MinSamples(st, boot.Level); n < need {
-			row.NeedsSamples = need
-		} else {
+		need := stats.MinSamples(st, boot.Level)
+		switch {
+		case st == o.By:
+			row.Diff = c.Interval
+			p.ByDiff = c.Interval
+		case n >= need:
 			ci := boot.DiffCI(a.samples, b.samples, st)
 			row.Diff = &ci
 		}
-		p.Rows = append(p.Rows, row)
-		if st == o.By {
-			p.ByDiff = row.Diff
+		if row.Diff == nil {
+			row.NeedsSamples = need
 		}
+		p.Rows = append(p.Rows, row)
 	}
 	if p.perRun {
 		// Goodput is size/duration, so with equal sizes its tests repeat the
@@ -354,18 +370,11 @@ func comparePair(a, b RunSummary, boot stats.Bootstrap, o Options) Pair {
 		}
 		p.Rows = append(p.Rows, row)
 	}
-	p.MinSamples = stats.MinSamples(o.By, boot.Level)
-	p.MWU, _ = stats.MannWhitney(a.samples, b.samples)
+	p.MinSamples = c.MinSamples
+	p.MWU, p.PAdjusted = c.MWU, c.PAdjusted
 	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
-	switch {
-	case p.ByDiff == nil:
-		p.Outcome = TooFew
-	case p.ByDiff.Hi < 0:
-		p.Outcome = Faster
-	case p.ByDiff.Lo > 0:
-		p.Outcome = Slower
-	default:
-		p.Outcome = NoDifference
+	p.Outcome = outcomeWords[c.Verdict]
+	if c.Verdict == stats.NoDifference {
 		need := stats.SamplesToDetect(n, stats.SEFromCI(*p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
 		if need > 0 {
 			need = max(need, p.MinSamples) // the advice never goes below what a verdict needs
