@@ -145,6 +145,10 @@ type CompareOptions struct {
 	// Rounds are the per-round differences By(B's block) - By(A's block)
 	// of a blocked experiment, for IntervalAndRounds.
 	Rounds []float64
+	// TestOnly skips the interval, for a member of a family whose p-value
+	// counts in the adjustment but whose verdict nobody reads: its Verdict
+	// is TooFew.
+	TestOnly bool
 }
 
 func (o CompareOptions) norm() CompareOptions {
@@ -201,7 +205,7 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	if len(a) > 0 && len(b) > 0 {
 		c.Effect = o.By.Of(b) - o.By.Of(a)
 	}
-	if min(len(a), len(b)) >= c.MinSamples {
+	if !o.TestOnly && min(len(a), len(b)) >= c.MinSamples {
 		reps := o.Replicates
 		if reps <= 0 {
 			reps = ReplicatesFor(level, 2000)

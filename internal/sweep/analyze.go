@@ -145,8 +145,7 @@ func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 	if n, g := len(r.Steps), len(r.Treatments); g < n {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d requests were granted %d distinct values: requests granted the same value are one treatment (their samples pooled), ranked and tested as one", n, g))
 	}
-	testAgainstReference(r, rankBy)
-	r.Verdict = verdict(r, rankBy, seed)
+	r.Verdict = verdict(r, testAgainstReference(r, rankBy, seed))
 }
 
 // Group returns the treatments of steps: one per granted value (steps
@@ -186,47 +185,33 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// testAgainstReference runs the rank test of every treatment against the
-// reference's and Holm-adjusts the p-values over all of them.
-func testAgainstReference(r *Result, rankBy stats.Statistic) {
+// testAgainstReference compares every treatment with the reference's
+// (stats.Compare, interval and ranks), Holm-adjusting the rank tests'
+// p-values over all of them, and returns the best treatment's comparison
+// (its interval is the only one computed: the verdict is about the best).
+func testAgainstReference(r *Result, rankBy stats.Statistic, seed uint64) stats.Comparison {
 	ref := r.Treatments[r.ReferenceTreatment].samples
-	if rankBy == stats.Stdev {
-		ref = absDev(ref)
-	}
+	k := len(r.Treatments) - 1
 	var idx []int
-	var ps []float64
+	var cs []stats.Comparison
 	for ti := range r.Treatments {
 		if ti == r.ReferenceTreatment {
 			continue
 		}
-		x := r.Treatments[ti].samples
-		if rankBy == stats.Stdev {
-			x = absDev(x)
-		}
-		m, err := stats.MannWhitney(ref, x)
-		if err != nil {
-			m.P = 1
-		}
-		t := &r.Treatments[ti]
-		t.MannWhitneyP = m.P
-		t.LowerThanRef = m.Superiority > 0.5
+		o := stats.CompareOptions{By: rankBy, Alpha: Alpha, Family: k, Seed: seed, Rule: stats.IntervalAndRanks, TestOnly: ti != r.BestTreatment}
 		idx = append(idx, ti)
-		ps = append(ps, m.P)
+		cs = append(cs, stats.Compare(ref, r.Treatments[ti].samples, o))
 	}
-	for k, p := range stats.Holm(ps) {
-		r.Treatments[idx[k]].PHolm = p
+	stats.AdjustFamily(cs)
+	var best stats.Comparison
+	for i, c := range cs {
+		t := &r.Treatments[idx[i]]
+		t.MannWhitneyP, t.PHolm, t.LowerThanRef = c.MWU.P, c.PAdjusted, c.LowerThanA()
+		if idx[i] == r.BestTreatment {
+			best = c
+		}
 	}
-}
-
-// absDev returns |x - median(x)| of ascending samples: their spread, as a
-// rank test of scale (Brown-Forsythe's idea) compares it.
-func absDev(sorted []int64) []int64 {
-	m := stats.QuantileSorted(sorted, 50)
-	out := make([]int64, len(sorted))
-	for i, v := range sorted {
-		out[i] = max(v-m, m-v)
-	}
-	return out
+	return best
 }
 
 func cmpNaN(a, b float64) int {
@@ -253,7 +238,10 @@ func (t Treatment) Describe() string {
 	return fmt.Sprintf("granted %s (requests %s-%s, %d steps)", FormatRequest(t.GrantedNs), FormatRequest(t.FromNs), FormatRequest(t.ToNs), len(t.Steps))
 }
 
-func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
+// verdict says the engine's verdict of the best treatment against the
+// reference's (c) in sweep's words: distinguishable when it is better,
+// not distinguishable otherwise.
+func verdict(r *Result, c stats.Comparison) Verdict {
 	best, ref := r.Treatments[r.BestTreatment], r.Treatments[r.ReferenceTreatment]
 	refName := FormatRequest(r.Steps[r.Reference].RequestedNs)
 	if len(ref.Steps) > 1 {
@@ -263,25 +251,22 @@ func verdict(r *Result, rankBy stats.Statistic, seed uint64) Verdict {
 		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))}
 	}
 	k := len(r.Treatments) - 1
-	level := 1 - Alpha/float64(k)
-	lvl := pct(level) + " CI"
+	lvl := pct(c.Level) + " CI"
 	if k > 1 {
 		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
 	}
 	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, units.NsTrimmed(best.Summary.Value), units.NsTrimmed(ref.Summary.Value), refName)
 	head += sleepTicksNote(r, best, ref)
-	nb, nr := len(best.samples), len(ref.samples)
-	if need := stats.MinSamples(rankBy, level); min(nb, nr) < need {
+	if c.Interval == nil {
 		return Verdict{TooFew: true, Text: fmt.Sprintf("%s; no verdict, too few samples (%d and %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
-			head, nb, nr, r.RankBy, pct(level), need)}
+			head, c.NB, c.NA, r.RankBy, pct(c.Level), c.MinSamples)}
 	}
-	ci := stats.Bootstrap{Seed: seed, Level: level, Replicates: stats.ReplicatesFor(level, 2000)}.DiffCI(ref.samples, best.samples, rankBy)
-	v := Verdict{Diff: &ci}
-	mw := fmt.Sprintf("Mann-Whitney %s, Holm over %d", stats.FormatP(best.PHolm), k)
-	if rankBy == stats.Stdev {
-		mw = fmt.Sprintf("Mann-Whitney on deviations from the median %s, Holm over %d", stats.FormatP(best.PHolm), k)
+	ci := *c.Interval
+	v := Verdict{Diff: &ci, Distinguishable: c.Verdict == stats.Better}
+	mw := fmt.Sprintf("Mann-Whitney %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
+	if r.RankBy == stats.Stdev.String() {
+		mw = fmt.Sprintf("Mann-Whitney on deviations from the median %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
 	}
-	v.Distinguishable = ci.Hi < 0 && best.PHolm < Alpha && best.LowerThanRef
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
 			head, units.NsTrimmed(-ci.Estimate), units.NsTrimmed(-ci.Hi), units.NsTrimmed(-ci.Lo), lvl, mw)
