@@ -124,43 +124,35 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 		}
 	}
 	k := nArms - 1
-	level := 1 - Alpha/float64(k)
-	boot := stats.Bootstrap{Seed: seed, Replicates: stats.ReplicatesFor(level, 2000), Level: level}
-	minN := stats.MinSamples(by, level)
+	co := stats.CompareOptions{By: by, Alpha: Alpha, Family: k, Seed: seed, Rule: stats.IntervalAndRounds}
 	base := &res.Arms[0]
-	var mwP, blockP []float64
+	cs := make([]stats.Comparison, 0, k)
 	for j := 1; j < nArms; j++ {
-		a := &res.Arms[j]
-		v := &Verdict{By: by.String(), Level: level, MinSamples: minN}
-		if len(a.samples) > 0 && len(base.samples) > 0 {
-			v.MannWhitney, _ = stats.MannWhitney(base.samples, a.samples)
-			if min(len(a.samples), len(base.samples)) >= minN {
-				ci := boot.DiffCI(base.samples, a.samples, by)
-				v.Diff = &ci
-				if b := by.Of(base.samples); b != 0 {
-					v.RelChange = ci.Estimate / math.Abs(b)
-				}
+		co.Rounds = roundDiffs(stat, j)
+		cs = append(cs, stats.Compare(base.samples, res.Arms[j].samples, co))
+	}
+	stats.AdjustFamily(cs)
+	for j := 1; j < nArms; j++ {
+		a, c := &res.Arms[j], cs[j-1]
+		v := &Verdict{Outcome: outcomeWords[c.Verdict], By: by.String(), Level: c.Level, Diff: c.Interval, MinSamples: c.MinSamples,
+			MannWhitney: c.MWU, PHolm: c.PAdjusted, Blocks: blockTest(*c.Rounds, c.RoundsPAdjusted)}
+		if c.Interval != nil {
+			if b := by.Of(base.samples); b != 0 {
+				v.RelChange = c.Interval.Estimate / math.Abs(b)
 			}
-		} else {
-			v.MannWhitney.P = 1
 		}
-		v.Blocks = signedRank(roundDiffs(stat, j))
-		mwP = append(mwP, v.MannWhitney.P)
-		blockP = append(blockP, v.Blocks.P)
 		a.Verdict = v
-	}
-	for i, p := range stats.Holm(mwP) {
-		res.Arms[i+1].Verdict.PHolm = p
-	}
-	for i, p := range stats.Holm(blockP) {
-		res.Arms[i+1].Verdict.Blocks.PHolm = p
-	}
-	for j := 1; j < nArms; j++ {
-		a := &res.Arms[j]
-		a.Verdict.Outcome = outcome(a.Verdict)
 		a.Verdict.Text = verdictText(a, base, k)
 	}
 	return nil
+}
+
+// outcomeWords says the engine's verdict in try's words.
+var outcomeWords = map[stats.Verdict]Outcome{
+	stats.Better:       Better,
+	stats.Worse:        Worse,
+	stats.NoDifference: NoDifference,
+	stats.TooFew:       TooFew,
 }
 
 // roundDiffs are arm j's per-round statistic minus the baseline's, over
@@ -174,22 +166,6 @@ func roundDiffs(stat []map[int]float64, j int) []float64 {
 	}
 	slices.Sort(d)
 	return d
-}
-
-// outcome asks for both tests: the pooled samples' interval excludes no
-// change, and the rounds agree (block test, Holm-adjusted) in the same
-// direction.
-func outcome(v *Verdict) Outcome {
-	b := v.Blocks
-	switch {
-	case v.Diff == nil || b.Rounds == 0 || b.MinP >= Alpha:
-		return TooFew
-	case v.Diff.Hi < 0 && b.PHolm < Alpha && b.Lower > b.Higher:
-		return Better
-	case v.Diff.Lo > 0 && b.PHolm < Alpha && b.Higher > b.Lower:
-		return Worse
-	}
-	return NoDifference
 }
 
 func verdictText(a, base *Arm, k int) string {
@@ -248,108 +224,20 @@ func minRounds(alpha float64) int {
 }
 
 // exactRounds is the most rounds the signed-rank p is computed exactly for.
-const exactRounds = 100
+const exactRounds = stats.ExactSignedRankN
 
-// signedRank is the two-sided Wilcoxon signed-rank test of the
-// differences d against a median of 0; zeros are dropped and tied
-// magnitudes get their mean rank.
-func signedRank(d []float64) BlockTest {
-	var nz []float64
-	for _, x := range d {
-		if x != 0 && !math.IsNaN(x) {
-			nz = append(nz, x)
-		}
-	}
-	t := BlockTest{Rounds: len(d), P: 1, MinP: math.Min(1, 2*math.Pow(0.5, float64(len(d)))), Method: "Wilcoxon signed-rank over rounds (exact)"}
-	if len(d) > 0 {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		if len(s)%2 == 1 {
-			t.MedianDiff = s[len(s)/2]
-		} else {
-			t.MedianDiff = (s[len(s)/2-1] + s[len(s)/2]) / 2
-		}
-	}
-	n := len(nz)
-	if n == 0 {
-		return t
-	}
-	for _, x := range nz {
-		if x < 0 {
-			t.Lower++
-		} else {
-			t.Higher++
-		}
-	}
-	// Doubled mid-ranks of |d| are whole numbers.
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		x, y := math.Abs(nz[a]), math.Abs(nz[b])
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
-	rank2 := make([]int, n)
-	for i := 0; i < n; {
-		j := i
-		for j+1 < n && math.Abs(nz[idx[j+1]]) == math.Abs(nz[idx[i]]) {
-			j++
-		}
-		r := i + 1 + j + 1 // twice the mean of ranks i+1..j+1
-		for m := i; m <= j; m++ {
-			rank2[idx[m]] = r
-		}
-		i = j + 1
-	}
-	total, w := 0, 0
-	for i, x := range nz {
-		total += rank2[i]
-		if x > 0 {
-			w += rank2[i]
-		}
-	}
-	dev := math.Abs(float64(w) - float64(total)/2)
-	if n > exactRounds {
-		t.Method = "Wilcoxon signed-rank over rounds (normal approximation)"
-		var v float64
-		for _, r := range rank2 {
-			v += float64(r) * float64(r)
-		}
-		sd := math.Sqrt(v) / 2 // sum of (r/2)^2 for ranks r/2, times 4 for doubled W
-		z := (dev - 1) / sd    // continuity correction of one doubled unit
-		if z < 0 {
-			z = 0
-		}
-		t.P = math.Min(1, math.Erfc(z/math.Sqrt2))
-		return t
-	}
-	// Every sign pattern is equally likely: the distribution of W by
-	// dynamic programming over the ranks.
-	dist := make([]float64, total+1)
-	dist[0] = 1
-	hi := 0
-	for _, r := range rank2 {
-		for s := hi; s >= 0; s-- {
-			if dist[s] != 0 {
-				dist[s+r] += dist[s] / 2
-				dist[s] /= 2
-			}
-		}
-		hi += r
-	}
-	p := 0.0
-	for s, q := range dist {
-		if math.Abs(float64(s)-float64(total)/2) >= dev-1e-9 {
-			p += q
-		}
-	}
-	t.P = math.Min(1, p)
-	return t
+// signedRank is the block test of the per-round differences d
+// (stats.SignedRank), before any adjustment.
+func signedRank(d []float64) BlockTest { return blockTest(stats.SignedRank(d), 0) }
+
+// blockTest is the document's record of the block test t with its
+// Holm-adjusted p.
+func blockTest(t stats.SignedRankTest, pHolm float64) BlockTest {
+	return BlockTest{Rounds: t.Rounds, Lower: t.Lower, Higher: t.Higher, MedianDiff: t.MedianDiff, P: t.P, PHolm: pHolm, MinP: t.MinP, Method: t.Method}
+}
+
+// evidence is what the block test says for a verdict at Alpha.
+func (b BlockTest) evidence() stats.Evidence {
+	t := stats.SignedRankTest{Rounds: b.Rounds, Lower: b.Lower, Higher: b.Higher, MinP: b.MinP}
+	return t.Evidence(b.PHolm, Alpha)
 }

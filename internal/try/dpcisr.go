@@ -288,20 +288,23 @@ func dpcChiP(v *Verdict) float64 {
 	return 1
 }
 
-// dpcOutcome asks for both tests, as outcome does: the pooled buckets
-// differ (chi-squared, Holm) with the value's executions shorter at every
-// bound, and the rounds agree in the same direction.
+// dpcOutcome asks for both tests, as Analyze does (stats.Decide): the
+// pooled buckets differ (chi-squared, Holm) with the value's executions
+// shorter (longer) at every bound, and the rounds agree in the same
+// direction.
 func dpcOutcome(v *Verdict) Outcome {
-	b, s := v.Blocks, dpcSection(v)
-	switch {
-	case s == nil || s.Test == nil || b.Rounds == 0 || b.MinP >= Alpha:
-		return TooFew
-	case v.PHolm < Alpha && s.Direction[0] == "faster" && b.PHolm < Alpha && b.Lower > b.Higher:
-		return Better
-	case v.PHolm < Alpha && s.Direction[0] == "slower" && b.PHolm < Alpha && b.Higher > b.Lower:
-		return Worse
+	pooled := stats.Evidence{}
+	if s := dpcSection(v); s != nil && s.Test != nil {
+		dir := 0
+		switch s.Direction[0] {
+		case "faster":
+			dir = -1
+		case "slower":
+			dir = 1
+		}
+		pooled = stats.TestEvidence(v.PHolm, Alpha, dir)
 	}
-	return NoDifference
+	return outcomeWords[stats.Decide(pooled, v.Blocks.evidence())]
 }
 
 func dpcVerdictText(a, base *Arm, module string, k int) string {
