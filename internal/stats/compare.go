@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"slices"
 )
 
@@ -64,10 +65,12 @@ func TestEvidence(pAdjusted, alpha float64, direction int) Evidence {
 }
 
 // Evidence is the block test's say at alpha with its adjusted p: absent
-// when there are no rounds or too few for any p below alpha (MinP), and
-// its direction is the majority of the rounds' signs.
-func (t SignedRankTest) Evidence(pAdjusted, alpha float64) Evidence {
-	if t.Rounds == 0 || t.MinP >= alpha {
+// when there are no rounds or too few for any adjusted p below alpha
+// (minPAdjusted, the smallest it can reach: MinP for a test alone,
+// HolmFloor's in a family), and its direction is the majority of the
+// rounds' signs.
+func (t SignedRankTest) Evidence(pAdjusted, minPAdjusted, alpha float64) Evidence {
+	if t.Rounds == 0 || minPAdjusted >= alpha {
 		return Evidence{}
 	}
 	return TestEvidence(pAdjusted, alpha, sign(t.Higher-t.Lower))
@@ -191,6 +194,8 @@ type Comparison struct {
 	Verdict         Verdict
 	rule            Rule
 	alpha           float64
+	// roundsFloor is the smallest RoundsPAdjusted the family can give.
+	roundsFloor float64
 }
 
 // Compare compares B with the baseline A (samples in any order) and
@@ -225,7 +230,7 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	c.MWU, c.PAdjusted = m, m.P
 	if o.Rule == IntervalAndRounds || o.Rounds != nil {
 		t := SignedRank(o.Rounds)
-		c.Rounds, c.RoundsPAdjusted = &t, t.P
+		c.Rounds, c.RoundsPAdjusted, c.roundsFloor = &t, t.P, t.MinP
 	}
 	c.decide()
 	return c
@@ -248,7 +253,7 @@ func (c *Comparison) decide() {
 		}
 		ev = append(ev, TestEvidence(c.PAdjusted, c.alpha, dir))
 	case IntervalAndRounds:
-		ev = append(ev, c.Rounds.Evidence(c.RoundsPAdjusted, c.alpha))
+		ev = append(ev, c.Rounds.Evidence(c.RoundsPAdjusted, c.roundsFloor, c.alpha))
 	}
 	c.Verdict = Decide(ev...)
 }
@@ -265,19 +270,41 @@ func AdjustFamily(cs []Comparison) {
 		cs[i].PAdjusted = p
 	}
 	var idx []int
+	var minPs []float64
 	ps = ps[:0]
 	for i := range cs {
 		if cs[i].Rounds != nil {
 			idx = append(idx, i)
 			ps = append(ps, cs[i].Rounds.P)
+			minPs = append(minPs, cs[i].Rounds.MinP)
 		}
 	}
+	floors := HolmFloor(minPs)
 	for k, p := range Holm(ps) {
-		cs[idx[k]].RoundsPAdjusted = p
+		cs[idx[k]].RoundsPAdjusted, cs[idx[k]].roundsFloor = p, floors[k]
 	}
 	for i := range cs {
 		cs[i].decide()
 	}
+}
+
+// HolmFloor is the smallest Holm-adjusted p-value each test of a family
+// can reach, given the smallest raw p-value each can give (a test over a
+// few rounds cannot give less than 2/2^n, whatever the data). Holm
+// multiplies the smallest p of k by k and never adjusts a p below itself,
+// so test i's adjusted p is at least max(k * min(minP), minP[i]): when
+// that is not below alpha, the test cannot find anything and its
+// comparison has too few rounds for a verdict, not "no difference".
+func HolmFloor(minP []float64) []float64 {
+	lo := math.Inf(1)
+	for _, p := range minP {
+		lo = math.Min(lo, p)
+	}
+	out := make([]float64, len(minP))
+	for i, p := range minP {
+		out[i] = math.Min(1, math.Max(float64(len(minP))*lo, p))
+	}
+	return out
 }
 
 // ascending returns s if it is sorted, else a sorted copy.

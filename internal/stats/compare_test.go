@@ -189,3 +189,45 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// The smallest adjusted p a family's tests can reach: k times the family's
+// smallest, and never below a test's own.
+func TestHolmFloor(t *testing.T) {
+	for _, c := range []struct{ minP, want []float64 }{
+		{[]float64{2.0 / 64}, []float64{2.0 / 64}},
+		{[]float64{2.0 / 64, 2.0 / 64}, []float64{0.0625, 0.0625}},
+		{[]float64{2.0 / 512, 2.0 / 64}, []float64{4.0 / 512, 2.0 / 64}},
+		{[]float64{0.5, 0.5, 0.5}, []float64{1, 1, 1}},
+		{nil, []float64{}},
+	} {
+		got := HolmFloor(c.minP)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("HolmFloor(%v) = %v, want %v", c.minP, got, c.want)
+		}
+	}
+}
+
+// Six rounds all one way give p = 2/64 alone (a verdict), but in a family
+// of two no adjusted p can fall below 0.0625: too few rounds, not "no
+// difference".
+func TestAdjustFamilyRoundsTooFew(t *testing.T) {
+	six := []float64{-1, -2, -3, -4, -5, -6}
+	o := CompareOptions{By: Mean, Rule: IntervalAndRounds, Rounds: six, Family: 2}
+	cs := []Comparison{Compare(cmpA, cmpLo, o), Compare(cmpA, cmpLo, o)}
+	if cs[0].Verdict != Better {
+		t.Errorf("alone: %v, want better", cs[0].Verdict)
+	}
+	AdjustFamily(cs)
+	for _, c := range cs {
+		near(t, "adjusted block p", c.RoundsPAdjusted, 0.0625, 1e-12)
+		if c.Verdict != TooFew {
+			t.Errorf("in a family of two: %v, want too few", c.Verdict)
+		}
+	}
+	o.Rounds = append(six, -7)
+	cs = []Comparison{Compare(cmpA, cmpLo, o), Compare(cmpA, cmpLo, o)}
+	AdjustFamily(cs)
+	if cs[0].Verdict != Better {
+		t.Errorf("seven rounds in a family of two: %v, want better", cs[0].Verdict)
+	}
+}

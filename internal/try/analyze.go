@@ -190,7 +190,7 @@ func verdictText(a, base *Arm, k int) string {
 			return fmt.Sprintf("%s vs %s: no verdict, too few samples (%d per arm): judging %s needs at least %d", a.Label, base.Label, n, v.By, v.MinSamples)
 		}
 		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks",
-			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha))
+			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha, k))
 	case Better, Worse:
 		if v.Outcome == Worse {
 			rounds = fmt.Sprintf("higher in %d of %d rounds", b.Higher, b.Rounds)
@@ -214,10 +214,12 @@ func verdictText(a, base *Arm, k int) string {
 	return s
 }
 
-// minRounds is the fewest rounds whose block test can reach p < alpha.
-func minRounds(alpha float64) int {
+// minRounds is the fewest rounds whose block test can reach p < alpha
+// when it is one of k Holm-adjusted together (each with as many rounds):
+// its smallest p, 2/2^n, times k.
+func minRounds(alpha float64, k int) int {
 	n := 1
-	for 2/math.Pow(2, float64(n)) >= alpha {
+	for float64(k)*2/math.Pow(2, float64(n)) >= alpha {
 		n++
 	}
 	return n
@@ -236,8 +238,10 @@ func blockTest(t stats.SignedRankTest, pHolm float64) BlockTest {
 	return BlockTest{Rounds: t.Rounds, Lower: t.Lower, Higher: t.Higher, MedianDiff: t.MedianDiff, P: t.P, PHolm: pHolm, MinP: t.MinP, Method: t.Method}
 }
 
-// evidence is what the block test says for a verdict at Alpha.
-func (b BlockTest) evidence() stats.Evidence {
+// evidence is what the block test says for a verdict at Alpha, where
+// floor is the smallest adjusted p its family can give it
+// (stats.HolmFloor).
+func (b BlockTest) evidence(floor float64) stats.Evidence {
 	t := stats.SignedRankTest{Rounds: b.Rounds, Lower: b.Lower, Higher: b.Higher, MinP: b.MinP}
-	return t.Evidence(b.PHolm, Alpha)
+	return t.Evidence(b.PHolm, floor, Alpha)
 }

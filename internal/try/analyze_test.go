@@ -3,6 +3,7 @@ package try
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/host"
@@ -179,6 +180,33 @@ func TestDocumentTimerFromRun(t *testing.T) {
 		}
 		if d, _ := KindTry.Of(doc); d.Timer != want {
 			t.Errorf("timer %v, want %v", d.Timer, want)
+		}
+	}
+}
+
+// With several values the block test's p-values are Holm-adjusted, so the
+// fewest rounds that can reach p < 0.05 grow with them: with two values
+// the smallest adjusted p of 6 rounds is 2 * 2/2^6 = 0.0625. A large, clear
+// effect measured in 6 rounds then has no verdict ("too few", and how many
+// rounds would do), not "no difference", which it used to get. One value
+// with 6 rounds still gets its verdict.
+func TestTryTooFewRoundsForTheFamily(t *testing.T) {
+	for _, c := range []struct {
+		arms, rounds int
+		want         Outcome
+		text         string
+	}{
+		{3, 6, TooFew, "too few complete rounds (6): the block test cannot reach p < 0.05 with fewer than 7"},
+		{3, 7, Better, "value is better than current"},
+		{2, 6, Better, "value is better than current"},
+		{2, 5, TooFew, "too few complete rounds (5): the block test cannot reach p < 0.05 with fewer than 6"},
+	} {
+		r := simulate(Order(c.arms, c.rounds, 1), c.arms, 1, 100, 0, 100, 1e3, -50e3)
+		if err := Analyze(r, stats.Quantile(50), 1); err != nil {
+			t.Fatal(err)
+		}
+		if v := r.Arms[1].Verdict; v.Outcome != c.want || !strings.Contains(v.Text, c.text) {
+			t.Errorf("%d arms, %d rounds: %s: %s", c.arms, c.rounds, v.Outcome, v.Text)
 		}
 	}
 }

@@ -258,9 +258,14 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 	for i, q := range stats.Holm(blockP) {
 		res.Arms[i+1].Verdict.Blocks.PHolm = q
 	}
+	minP := make([]float64, k)
+	for j := 1; j < nArms; j++ {
+		minP[j-1] = res.Arms[j].Verdict.Blocks.MinP
+	}
+	floors := stats.HolmFloor(minP)
 	for j := 1; j < nArms; j++ {
 		a := &res.Arms[j]
-		a.Verdict.Outcome = dpcOutcome(a.Verdict)
+		a.Verdict.Outcome = dpcOutcome(a.Verdict, floors[j-1])
 		a.Verdict.Text = dpcVerdictText(a, base, res.Module, k)
 	}
 	return nil
@@ -291,8 +296,9 @@ func dpcChiP(v *Verdict) float64 {
 // dpcOutcome asks for both tests, as Analyze does (stats.Decide): the
 // pooled buckets differ (chi-squared, Holm) with the value's executions
 // shorter (longer) at every bound, and the rounds agree in the same
-// direction.
-func dpcOutcome(v *Verdict) Outcome {
+// direction. floor is the smallest adjusted p the block test can reach
+// (stats.HolmFloor).
+func dpcOutcome(v *Verdict, floor float64) Outcome {
 	pooled := stats.Evidence{}
 	if s := dpcSection(v); s != nil && s.Test != nil {
 		dir := 0
@@ -304,7 +310,7 @@ func dpcOutcome(v *Verdict) Outcome {
 		}
 		pooled = stats.TestEvidence(v.PHolm, Alpha, dir)
 	}
-	return outcomeWords[stats.Decide(pooled, v.Blocks.evidence())]
+	return outcomeWords[stats.Decide(pooled, v.Blocks.evidence(floor))]
 }
 
 func dpcVerdictText(a, base *Arm, module string, k int) string {
@@ -328,7 +334,7 @@ func dpcVerdictText(a, base *Arm, module string, k int) string {
 	switch v.Outcome {
 	case TooFew:
 		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks",
-			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha))
+			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha, k))
 	case Better, Worse:
 		d := "shorter"
 		if v.Outcome == Worse {
