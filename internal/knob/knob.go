@@ -23,6 +23,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/suggest"
 )
 
 // Knob is one setting.
@@ -177,7 +178,7 @@ func Lookup(name string) (Knob, error) {
 	}
 	best, bestD := "", 1<<30
 	for n := range catalogue {
-		d := editDistance(strings.ToLower(name), n)
+		d := suggest.Distance(strings.ToLower(name), n)
 		if strings.Contains(n, strings.ToLower(name)) && len(name) >= 3 {
 			d = min(d, 2)
 		}
@@ -200,24 +201,4 @@ func names() []string {
 		ns = append(ns, k.Name())
 	}
 	return ns
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
