@@ -218,7 +218,7 @@ func physicalIfaces(env *knob.Env) []string {
 }
 
 func filesRoot(env *knob.Env) string {
-	if fb, ok := env.Backends[backend.BackendFile].(knob.Files); ok {
+	if fb, ok := env.Backends[backend.BackendFile].(backend.Files); ok {
 		return fb.Root
 	}
 	return ""

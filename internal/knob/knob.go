@@ -4,10 +4,11 @@
 //
 // A knob turns a user's value into a Plan: the stored values (Locs) to
 // change, read through a Backend (the registry, bcdedit, files under the
-// --root directory, ethtool). Apply records every original value in the
-// Journal durably before it writes anything, and Revert puts them back
-// byte for byte, also after a crash at any point. Decoding (Explain) is
-// pure and works on any OS. Only the backends are OS-specific.
+// --root directory, ethtool; package backend). Apply records every
+// original value in the journal (package journal) durably before it
+// writes anything, and Revert puts them back byte for byte, also after a
+// crash at any point. Decoding (Explain) is pure and works on any OS.
+// Only the backends are OS-specific.
 //
 // A knob is one file (winknob_*.go, linknob_*.go) and its test: the file
 // spells the knob's name once and holds its decoding, planning and Vet,
@@ -23,6 +24,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
 	"github.com/latlab/latlab/internal/suggest"
 )
 
@@ -121,12 +123,9 @@ type Change struct {
 	Skip string `json:"skip,omitempty"`
 }
 
-// Guard is a value that identifies what a change was made to.
-type Guard struct {
-	Loc   backend.Loc   `json:"loc"`
-	Value backend.Value `json:"value"`
-	What  string        `json:"what"` // said when the guard no longer matches
-}
+// Guard is the journal's: a plan's change carries it into the entry that
+// records it. The knob files name it here.
+type Guard = journal.Guard
 
 // Plan is what `knob set` would do.
 type Plan struct {
