@@ -10,6 +10,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Microsoft Network Monitor capture files (.cap), versions 1.x and 2.x:
@@ -448,7 +449,7 @@ func (r *Reader) netmonSource(in io.Reader, limit int64) (io.ReaderAt, int64, er
 	}
 	if int64(buf.Len()) > limit {
 		return nil, 0, &FormatError{Offset: limit, Msg: fmt.Sprintf("a NetMon file that cannot seek (compressed, or a pipe) is read whole, and this one is more than the %s cap on input files (%s raises it)",
-			infile.FormatSize(limit), infile.MaxFlag), Read: true}
+			units.Size(limit), infile.MaxFlag), Read: true}
 	}
 	return bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil
 }

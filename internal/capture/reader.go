@@ -19,6 +19,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Format is the container format of a capture file.
@@ -212,7 +213,7 @@ func (d *inflated) Read(p []byte) (int, error) {
 	d.n += int64(n)
 	if d.n > d.max {
 		d.over = fmt.Errorf("decompressed, the capture is more than the %s cap on input files (%s raises it)",
-			infile.FormatSize(d.max), infile.MaxFlag)
+			units.Size(d.max), infile.MaxFlag)
 		return n - int(d.n-d.max), d.over
 	}
 	switch {

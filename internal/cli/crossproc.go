@@ -19,7 +19,6 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -206,10 +205,10 @@ func printCrossproc(w io.Writer, r *crossproc.Result) {
 	for _, row := range r.Rows {
 		req, granted := "nothing", "-"
 		if row.RequestedNs > 0 {
-			req, granted = timer.FormatMs(time.Duration(row.RequestedNs)), timer.FormatMs(time.Duration(row.ChildGrantedNs))
+			req, granted = units.MsPrecise(time.Duration(row.RequestedNs)), units.MsPrecise(time.Duration(row.ChildGrantedNs))
 		}
 		if win {
-			granted = timer.FormatMs(time.Duration(row.CurrentNs))
+			granted = units.MsPrecise(time.Duration(row.CurrentNs))
 		}
 		iso, glob, near := "", "", ""
 		if row.RequestedNs > 0 {
@@ -247,7 +246,7 @@ func timeGetTimeSteps(rows []crossproc.Row) string {
 	var vs []string
 	same := true
 	for i, row := range rows {
-		vs = append(vs, timer.FormatMs(time.Duration(row.TimeGetTimeNs)))
+		vs = append(vs, units.MsPrecise(time.Duration(row.TimeGetTimeNs)))
 		same = same && (i == 0 || row.TimeGetTimeNs == rows[0].TimeGetTimeNs)
 	}
 	if same {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/suggest"
 )
 
 // UsageError is bad input: a flag value, an argument, an unreadable file.
@@ -122,7 +123,7 @@ func flagSuggestions(c *cobra.Command, name string) []string {
 		if f.Hidden {
 			return
 		}
-		if levenshtein(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+		if suggest.Distance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
 			out = append(out, "--"+f.Name)
 		}
 	})
@@ -130,27 +131,6 @@ func flagSuggestions(c *cobra.Command, name string) []string {
 		out = out[:3]
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // oneLine keeps error output to a single line.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // addInputFlags binds the limits every reader of input files obeys
@@ -23,7 +24,7 @@ func addInputFlags(root *cobra.Command) {
 
 type maxInputValue struct{}
 
-func (maxInputValue) String() string { return infile.FormatSize(infile.Max()) }
+func (maxInputValue) String() string { return units.Size(infile.Max()) }
 func (maxInputValue) Type() string   { return "size" }
 func (maxInputValue) Set(s string) error {
 	n, err := netload.ParseSize(s)

@@ -16,7 +16,7 @@ const resolutionHelp = "timer slack to request for the measuring thread (PR_SET_
 func clockName() string { return "CLOCK_MONOTONIC" }
 
 func liveCall(method string, d time.Duration) string {
-	return fmt.Sprintf("%s(%s)", method, timer.FormatMs(d))
+	return fmt.Sprintf("%s(%s)", method, units.MsPrecise(d))
 }
 
 // liveLabel returns the appender of the first field of a --live line: the

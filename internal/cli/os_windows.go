@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 const resolutionHelp = "timer resolution to request for the run (NtSetTimerResolution), e.g. 0.5ms; 0 = none"
@@ -18,9 +19,9 @@ func liveCall(method string, d time.Duration) string {
 	case "sleep":
 		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
 	case "ntdelay":
-		return fmt.Sprintf("NtDelayExecution(%s)", timer.FormatMs(d))
+		return fmt.Sprintf("NtDelayExecution(%s)", units.MsPrecise(d))
 	}
-	return fmt.Sprintf("WaitableTimer(%s)", timer.FormatMs(d))
+	return fmt.Sprintf("WaitableTimer(%s)", units.MsPrecise(d))
 }
 
 // liveLabel returns the appender of the first field of a --live line: the
@@ -47,7 +48,7 @@ func timerLine(st *timer.Status) string {
 		why = "requests are global here, so it applies to every process"
 	}
 	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
-		timer.FormatMs(time.Duration(st.Current100ns)*100), timer.FormatMs(time.Duration(st.Finest100ns)*100), timer.FormatMs(time.Duration(st.Coarsest100ns)*100), why)
+		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
 }
 
 // dieBy ends the process after a second Ctrl-C with the status Windows

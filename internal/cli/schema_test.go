@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/result/resultschema"
 	"github.com/latlab/latlab/internal/testutil"
@@ -212,7 +213,7 @@ func TestSchemaRejects(t *testing.T) {
 // refuses a directory without a journal.
 func emptyJournal(t *testing.T) string {
 	dir := testutil.TempDir(t)
-	j, err := knob.OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
 		m.Method, units.Duration(r.Requested), d.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
 	if m.Thread.RequestedNs > 0 {
-		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", timer.FormatMs(time.Duration(m.Thread.RequestedNs)), timer.FormatMs(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
+		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", units.MsPrecise(time.Duration(m.Thread.RequestedNs)), units.MsPrecise(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
 	}
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))

@@ -216,9 +216,9 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 	if o.DryRun {
 		var vs []string
 		for _, s := range so.Steps {
-			vs = append(vs, sweep.FormatRequest(s.Nanoseconds()))
+			vs = append(vs, units.Request(s.Nanoseconds()))
 		}
-		fmt.Fprintf(o.IO.Out, "steps: %s\nreference: %s\n", strings.Join(vs, " "), sweep.FormatRequest(so.Steps[so.Reference].Nanoseconds()))
+		fmt.Fprintf(o.IO.Out, "steps: %s\nreference: %s\n", strings.Join(vs, " "), units.Request(so.Steps[so.Reference].Nanoseconds()))
 		return nil
 	}
 	var bar *progressbar.ProgressBar
@@ -257,7 +257,7 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 
 func printSweep(w io.Writer, r *sweep.Result) {
 	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
-		r.Method, sweep.FormatRequest(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
+		r.Method, units.Request(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
 	if r.Load > 0 {
 		fmt.Fprintf(w, ", %d busy threads", r.Load)
 	}
@@ -280,11 +280,11 @@ func printSweep(w io.Writer, r *sweep.Result) {
 	for _, ti := range r.TreatmentRanking {
 		t := r.Treatments[ti]
 		ov := t.Summary.Overshoot
-		req := sweep.FormatRequest(t.FromNs)
+		req := units.Request(t.FromNs)
 		if len(t.Steps) > 1 {
-			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(sweep.FormatRequest(t.FromNs), "ms"), sweep.FormatRequest(t.ToNs), len(t.Steps))
+			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(units.Request(t.FromNs), "ms"), units.Request(t.ToNs), len(t.Steps))
 		}
-		row := []string{fmt.Sprint(t.Rank), req, sweep.FormatRequest(t.GrantedNs)}
+		row := []string{fmt.Sprint(t.Rank), req, units.Request(t.GrantedNs)}
 		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
 		for _, st := range extra {
 			v := ov.P50

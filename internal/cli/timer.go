@@ -171,7 +171,7 @@ func printGrant(o *TimerSetOptions, g timer.Grant) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", timer.FormatMs(time.Duration(g.RequestedNs)), timer.FormatMs(time.Duration(g.GrantedNs)))
+		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", units.MsPrecise(time.Duration(g.RequestedNs)), units.MsPrecise(time.Duration(g.GrantedNs)))
 	}
 	if f, ok := o.IO.Out.(*os.File); ok {
 		f.Sync()

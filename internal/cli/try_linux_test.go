@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
@@ -88,7 +90,7 @@ func runLatlab(t *testing.T, env []string, args ...string) (int, string, string)
 // knob revert --all restores the tree exactly.
 func checkRecovery(t *testing.T, root, state string, orig map[string]string, what string) {
 	t.Helper()
-	j, err := knob.ReadJournal(state)
+	j, err := journal.Read(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func TestTryStaleRecordIsNotBlamed(t *testing.T) {
 	root := tryTree(t)
 	state := testutil.TempDir(t)
 	rec := `{"state":"running","command":"latlab try clocksource hpet","pid":1,"started":"2026-01-02T03:04:05Z","knob":"clocksource","first_entry":1}` + "\n"
-	if err := os.WriteFile(filepath.Join(state, knob.ExperimentFile), []byte(rec), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(state, journal.ExperimentFile), []byte(rec), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "--root", root, "knob", "set", "clocksource", "hpet", "--state-dir", state)

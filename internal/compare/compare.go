@@ -415,7 +415,7 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 			rel(d.Estimate, a.By)*100, lvl, mw) + small
 	}
 	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
-		FormatSigned(d.Estimate), FormatSigned(d.Lo), FormatSigned(d.Hi), lvl, mw)
+		units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi), lvl, mw)
 	n := min(p.ACount, p.BCount)
 	delta := o.Detect * math.Abs(a.By)
 	pc := o.Detect * 100
@@ -457,14 +457,6 @@ func (p Pair) nouns() nouns {
 		return nouns{"runs", "runs per side", "runs per side"}
 	}
 	return nouns{"samples", "per run", "samples per run"}
-}
-
-// FormatSigned is units.NsFixed with a + on positive values, for differences.
-func FormatSigned(v float64) string {
-	if v > 0 {
-		return "+" + units.NsFixed(v)
-	}
-	return units.NsFixed(v)
 }
 
 func pick(o Outcome, a, b float64) float64 {

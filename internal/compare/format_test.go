@@ -18,12 +18,6 @@ func TestFormatting(t *testing.T) {
 			t.Errorf("units.NsFixed(%v) = %q, want %q", v, got, want)
 		}
 	}
-	signed := map[float64]string{0: "0 ns", 2990: "+2.99 µs", -5910: "-5.91 µs", 1.352e6: "+1.352 ms"}
-	for v, want := range signed {
-		if got := FormatSigned(v); got != want {
-			t.Errorf("FormatSigned(%v) = %q, want %q", v, got, want)
-		}
-	}
 	for kind, want := range map[string]string{probe.KindSleep.Name(): "slept time", probe.KindWake.Name(): "wake-up latency", "udp": "udp"} {
 		if got := Quantity(kind); got != want {
 			t.Errorf("Quantity(%q) = %q, want %q", kind, got, want)

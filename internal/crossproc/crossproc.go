@@ -22,6 +22,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Event is one line the child writes: its request is in force ("set"), or
@@ -411,7 +412,7 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 		// baseline far below it means this process gets a finer timer,
 		// and no other process's request can show anything.
 		if def := float64(Expected(GlobalRule, DefaultInterval, d).MedianNs); base < 0.5*def {
-			return Verdict{Behaviour: Inconclusive, Text: fmt.Sprintf("inconclusive: with no request of its own this process already sleeps %s, far below the default tick's %s; close programs that raise the timer resolution and rerun", fmtMs(base), fmtMs(def))}
+			return Verdict{Behaviour: Inconclusive, Text: fmt.Sprintf("inconclusive: with no request of its own this process already sleeps %s, far below the default tick's %s; close programs that raise the timer resolution and rerun", units.MsFixed(base), units.MsFixed(def))}
 		}
 	}
 	informative, tracked := 0, 0
@@ -455,7 +456,7 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	v := Verdict{Behaviour: Inconclusive}
 	switch {
 	case informative == 0:
-		v.Text = fmt.Sprintf("inconclusive: no requested period separates the two rules (this process sleeps %s with no request); request periods further from the default", fmtMs(base))
+		v.Text = fmt.Sprintf("inconclusive: no requested period separates the two rules (this process sleeps %s with no request); request periods further from the default", units.MsFixed(base))
 		return v
 	case tracked == 0:
 		v.Behaviour = Isolated
@@ -472,7 +473,7 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 func describe(b Behaviour, f Facts, tracked, informative int, base float64) string {
 	if !f.Windows {
 		if b == Isolated {
-			return fmt.Sprintf("isolated: the other process's timer slack never changed this process's sleeps (0 of %d informative periods; median %s throughout), as on every Linux: timer slack is per thread", informative, fmtMs(base))
+			return fmt.Sprintf("isolated: the other process's timer slack never changed this process's sleeps (0 of %d informative periods; median %s throughout), as on every Linux: timer slack is per thread", informative, units.MsFixed(base))
 		}
 		return fmt.Sprintf("global: this process's sleeps followed the other process's timer slack in %d of %d periods; timer slack is per thread on Linux, so look for something else changing in step (a shared cgroup or a tuned profile)", tracked, informative)
 	}
@@ -490,5 +491,3 @@ func describe(b Behaviour, f Facts, tracked, informative int, base float64) stri
 	}
 	return fmt.Sprintf("old global behaviour (build %d, before Windows 10 2004): any process's timeBeginPeriod speeds up every process's Sleep (%d of %d informative periods)", f.Build, tracked, informative)
 }
-
-func fmtMs(ns float64) string { return fmt.Sprintf("%.3f ms", ns/1e6) }

@@ -10,24 +10,6 @@ import (
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-// The check-up's vocabulary is the knob catalogue's: each knob declares
-// its verdict rules in its own file.
-type (
-	Verdict  = knob.Verdict
-	Case     = knob.Case
-	Instance = knob.Instance
-	Rule     = knob.Rule
-)
-
-// The verdicts, from good to bad, and unknown.
-const (
-	Default    = knob.Default
-	Tuned      = knob.Tuned
-	Suspicious = knob.Suspicious
-	Harmful    = knob.Harmful
-	Unknown    = knob.Unknown
-)
-
 // Setting is one audited instance of a knob.
 type Setting struct {
 	Knob    string `json:"knob"`
@@ -37,9 +19,9 @@ type Setting struct {
 	Default string `json:"default"` // the OS default, in the knob's terms
 	// IsDefault says whether the value is the default; absent when that
 	// cannot be told.
-	IsDefault *bool   `json:"is_default,omitempty"`
-	Verdict   Verdict `json:"verdict"`
-	Reason    string  `json:"reason"`
+	IsDefault *bool        `json:"is_default,omitempty"`
+	Verdict   knob.Verdict `json:"verdict"`
+	Reason    string       `json:"reason"`
 	// Evidence is what the verdict rests on, quoted from the knob's own
 	// explanation or reading (the research behind the value).
 	Evidence string `json:"evidence,omitempty"`
@@ -65,7 +47,7 @@ func Audit(env *knob.Env, osName string) []Setting {
 
 // judge applies the first matching rule of the case's knob (the generic
 // rules for unreadable values come first).
-func judge(c *Case) Setting {
+func judge(c *knob.Case) Setting {
 	s := Setting{Knob: c.Knob, Target: c.Target, Value: c.Value, Meaning: c.Meaning, Default: defaultOf(c.Knob, c)}
 	for i := range Rules {
 		r := &Rules[i]
@@ -83,32 +65,32 @@ func judge(c *Case) Setting {
 		switch {
 		case r.IsDefault != nil:
 			s.IsDefault = r.IsDefault(c)
-		case r.Verdict == Default:
+		case r.Verdict == knob.Default:
 			s.IsDefault = boolPtr(true)
-		case r.Verdict != Unknown:
+		case r.Verdict != knob.Unknown:
 			s.IsDefault = boolPtr(false)
 		}
 		switch {
-		case r.Verdict == Unknown && c.Privilege != "":
+		case r.Verdict == knob.Unknown && c.Privilege != "":
 			s.Value = "unknown (needs " + c.Privilege + ")"
 		case s.Value != "":
 		case c.Empty:
 			s.Value = "(none)"
-		case r.Verdict == Unknown:
+		case r.Verdict == knob.Unknown:
 			s.Value = "unknown"
 		}
 		return s
 	}
 	// Every knob ends its rules with a catch-all; reaching here is a gap
 	// in the table, reported rather than hidden.
-	s.Rule, s.Verdict, s.Reason = "no-rule", Unknown, "latlab has no rule for this value"
+	s.Rule, s.Verdict, s.Reason = "no-rule", knob.Unknown, "latlab has no rule for this value"
 	return s
 }
 
 func boolPtr(b bool) *bool { return &b }
 
 // collect reads one knob into cases.
-func collect(env *knob.Env, osName string, k knob.Knob) []*Case {
+func collect(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
 	switch k.Checkup().Gather {
 	case knob.GatherRequests:
 		return collectDisplay(env, osName, k)
@@ -126,7 +108,7 @@ func collect(env *knob.Env, osName string, k knob.Knob) []*Case {
 
 // collectSlack reads latlab's own slack: what the program that started it
 // passed on, since slack is inherited over fork and exec.
-func collectSlack(env *knob.Env, osName string, k knob.Knob) []*Case {
+func collectSlack(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
 	cs := readCases(env, osName, k, knob.Selector{})
 	for _, c := range cs {
 		c.Target = "latlab's own"
@@ -134,19 +116,19 @@ func collectSlack(env *knob.Env, osName string, k knob.Knob) []*Case {
 	return cs
 }
 
-func baseCase(env *knob.Env, k knob.Knob) *Case {
-	return &Case{Knob: k.Name(), Build: env.Build, Server: env.Server}
+func baseCase(env *knob.Env, k knob.Knob) *knob.Case {
+	return &knob.Case{Knob: k.Name(), Build: env.Build, Server: env.Server}
 }
 
 // readCases is a knob's reading, one case per item.
-func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*Case {
+func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*knob.Case {
 	r, err := k.Get(env, sel)
 	if err != nil {
 		c := baseCase(env, k)
 		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
-		return []*Case{c}
+		return []*knob.Case{c}
 	}
-	var cs []*Case
+	var cs []*knob.Case
 	for _, it := range r.Items {
 		c := baseCase(env, k)
 		fill(c, it, r.Notes)
@@ -160,7 +142,7 @@ func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*
 	return cs
 }
 
-func fill(c *Case, it knob.Item, notes []string) {
+func fill(c *knob.Case, it knob.Item, notes []string) {
 	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
 	c.Raw = backend.Absent
 	if it.Raw != nil {
@@ -192,14 +174,14 @@ func privilegeFor(env *knob.Env, osName string, err error) string {
 // collectDisplay keeps the requested scalings (not the active paths, which
 // are facts about them) and numbers the configurations: their ids carry
 // the monitors' EDID serial numbers, which a shared check-up must not.
-func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*Case {
+func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
 	r, err := k.Get(env, knob.Selector{})
 	if err != nil {
 		c := baseCase(env, k)
 		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
-		return []*Case{c}
+		return []*knob.Case{c}
 	}
-	var cs []*Case
+	var cs []*knob.Case
 	var active []uint32
 	for _, it := range r.Items {
 		if it.Loc == nil {
@@ -236,22 +218,22 @@ func physicalIfaces(env *knob.Env) []string {
 }
 
 func filesRoot(env *knob.Env) string {
-	if fb, ok := env.Backends[backend.BackendFile].(knob.Files); ok {
+	if fb, ok := env.Backends[backend.BackendFile].(backend.Files); ok {
 		return fb.Root
 	}
 	return ""
 }
 
-func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
+func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
 	root := filesRoot(env)
 	online := onlineCount(root)
 	ni := netInfo(root)
-	var cs []*Case
+	var cs []*knob.Case
 	for _, ifc := range physicalNICs(ni) {
 		c := baseCase(env, k)
 		c.Target = ifc
 		for _, q := range queueIRQs(ni, ifc) {
-			c.Group = append(c.Group, Instance{Name: q.N, Allowed: q.Allowed, Delivered: q.Delivered, Online: online})
+			c.Group = append(c.Group, knob.Instance{Name: q.N, Allowed: q.Allowed, Delivered: q.Delivered, Online: online})
 		}
 		if len(c.Group) == 0 {
 			continue
@@ -272,8 +254,8 @@ func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*Case {
 	return cs
 }
 
-func collectRPS(env *knob.Env, osName string, k knob.Knob) []*Case {
-	var cs []*Case
+func collectRPS(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
+	var cs []*knob.Case
 	for _, ifc := range physicalIfaces(env) {
 		r, err := k.Get(env, knob.Selector{Iface: ifc})
 		if err != nil {
@@ -290,7 +272,7 @@ func collectRPS(env *knob.Env, osName string, k knob.Knob) []*Case {
 		var steered []string
 		for _, it := range r.Items {
 			on := !strings.HasPrefix(it.Meaning, "off")
-			c.Group = append(c.Group, Instance{Name: strings.TrimPrefix(it.Target, ifc+" "), Value: it.Value, Steered: on})
+			c.Group = append(c.Group, knob.Instance{Name: strings.TrimPrefix(it.Target, ifc+" "), Value: it.Value, Steered: on})
 			if on {
 				steered = append(steered, strings.TrimPrefix(it.Target, ifc+" ")+" "+it.Meaning)
 			}
@@ -312,8 +294,8 @@ func collectRPS(env *knob.Env, osName string, k knob.Knob) []*Case {
 	return cs
 }
 
-func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*Case {
-	var cs []*Case
+func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
+	var cs []*knob.Case
 	for _, ifc := range physicalIfaces(env) {
 		for _, c := range readCases(env, osName, k, knob.Selector{Iface: ifc}) {
 			if c.Err == nil && c.Detail == nil && !c.Empty {
@@ -337,7 +319,7 @@ func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*Case {
 }
 
 // defaultOf states a knob's OS default in the knob's own terms.
-func defaultOf(name string, c *Case) string {
+func defaultOf(name string, c *knob.Case) string {
 	k, err := knob.Lookup(name)
 	if err != nil || k.Checkup().Default == nil {
 		return ""

@@ -179,13 +179,13 @@ func tally(ss []Setting) Tally {
 	var t Tally
 	for _, s := range ss {
 		switch s.Verdict {
-		case Default:
+		case knob.Default:
 			t.Default++
-		case Tuned:
+		case knob.Tuned:
 			t.Tuned++
-		case Suspicious:
+		case knob.Suspicious:
 			t.Suspicious++
-		case Harmful:
+		case knob.Harmful:
 			t.Harmful++
 		default:
 			t.Unknown++

@@ -110,7 +110,7 @@ func TestAuditRealRegistry(t *testing.T) {
 				t.Errorf("Win32PrioritySeparation 0x%X: %s (%s), want %s", c.prio, s.Rule, s.Reason, c.prioRule)
 			}
 			for _, name := range []string{"rss", "interrupt-moderation"} {
-				if s := find(t, ss, name, ""); s.Verdict != Default || !strings.Contains(s.Target, "I210") {
+				if s := find(t, ss, name, ""); s.Verdict != knob.Default || !strings.Contains(s.Target, "I210") {
 					t.Errorf("%s: %+v", name, s)
 				}
 			}

@@ -97,7 +97,7 @@ func linuxEnv(root string) *knob.Env {
 	var c backend.Coalesce
 	c[0], c[1], c[9] = 8, 0, 1 // rx-usecs 8, adaptive-rx on
 	return &knob.Env{Backends: map[string]backend.Backend{
-		backend.BackendFile:    knob.Files{Root: root},
+		backend.BackendFile:    backend.Files{Root: root},
 		backend.BackendEthtool: fakeEthtool{c.Value()},
 	}}
 }

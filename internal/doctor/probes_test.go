@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -42,7 +43,7 @@ func TestNextSteps(t *testing.T) {
 	for _, id := range []string{"nti-off", "tsc-set", "im-off", "rack-off", "dsack-off", "gtrr-ignored"} {
 		for _, rule := range Rules {
 			if rule.ID == id {
-				c := &Case{Knob: rule.Knob, Target: "0007 adapter", Raw: knobAbsent()}
+				c := &knob.Case{Knob: rule.Knob, Target: "0007 adapter", Raw: knobAbsent()}
 				s := Setting{next: (*Step)(rule.Next(c))}
 				r.Settings = append(r.Settings, s)
 			}

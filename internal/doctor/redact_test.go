@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -49,7 +50,7 @@ func TestRedact(t *testing.T) {
 	r := &Result{Profile: Standard, OS: "linux",
 		Timer:    Timer{Facts: []Fact{{"note", "read on zq-box"}}},
 		Wake:     &Probe{Name: "wake", What: "by zqtester", Samples: []int64{1, 2, 3}},
-		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: Tuned, Reason: "r"}},
+		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: knob.Tuned, Reason: "r"}},
 		Next:     []Step{}}
 	doc, err := Document(host.Facts{}, r, map[string]string{"bundle": "/home/zqtester/out/checkup.zip", "root": "/", "quick": "true"})
 	if err != nil {

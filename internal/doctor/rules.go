@@ -12,16 +12,16 @@ import (
 // lists it.
 var Rules = append(anyKnob, knob.CheckupRules()...)
 
-var anyKnob = []Rule{
+var anyKnob = []knob.Rule{
 	// --- any knob ------------------------------------------------------
-	{ID: "needs-privilege", Knob: "*", Verdict: Unknown, When: "the value cannot be read without elevation",
-		Match: func(c *Case) bool { return c.Err != nil && c.Privilege != "" },
-		Reason: func(c *Case) string {
+	{ID: "needs-privilege", Knob: "*", Verdict: knob.Unknown, When: "the value cannot be read without elevation",
+		Match: func(c *knob.Case) bool { return c.Err != nil && c.Privilege != "" },
+		Reason: func(c *knob.Case) string {
 			return fmt.Sprintf("reading it needs %s; the check-up never asks for elevation (%s)", privilegeWords(c.Privilege), firstLine(c.Err.Error()))
 		}},
-	{ID: "unreadable", Knob: "*", Verdict: Unknown, When: "reading the value failed",
-		Match:  func(c *Case) bool { return c.Err != nil },
-		Reason: func(c *Case) string { return firstLine(c.Err.Error()) }},
+	{ID: "unreadable", Knob: "*", Verdict: knob.Unknown, When: "reading the value failed",
+		Match:  func(c *knob.Case) bool { return c.Err != nil },
+		Reason: func(c *knob.Case) string { return firstLine(c.Err.Error()) }},
 }
 
 // firstLine is an error's first line without the empty tail a command's

@@ -47,26 +47,26 @@ func benchKeywords(stored map[string]string) win {
 
 func init() {
 	ruleCases = append(ruleCases,
-		ruleCase{rule: "msi-none", knob: "msi-mode", verd: Default, reason: "no network adapter with a PCI device"},
-		ruleCase{rule: "msi-off", knob: "msi-mode", verd: Suspicious, reason: "RSS needs MSI-X", win: msiValue(valuePtr(backend.DWORD(0)))},
-		ruleCase{rule: "msi-on", knob: "msi-mode", verd: Default, reason: "as on the GamingPCSetup test bench", win: msiValue(valuePtr(backend.DWORD(1)))},
-		ruleCase{rule: "msi-absent", knob: "msi-mode", verd: Default, reason: "the driver's INF did not ask for MSI", win: msiValue(nil)},
-		ruleCase{rule: "msi-other", knob: "msi-mode", verd: Suspicious, reason: "not 0 or 1", win: msiValue(valuePtr(backend.DWORD(2)))},
+		ruleCase{rule: "msi-none", knob: "msi-mode", verd: knob.Default, reason: "no network adapter with a PCI device"},
+		ruleCase{rule: "msi-off", knob: "msi-mode", verd: knob.Suspicious, reason: "RSS needs MSI-X", win: msiValue(valuePtr(backend.DWORD(0)))},
+		ruleCase{rule: "msi-on", knob: "msi-mode", verd: knob.Default, reason: "as on the GamingPCSetup test bench", win: msiValue(valuePtr(backend.DWORD(1)))},
+		ruleCase{rule: "msi-absent", knob: "msi-mode", verd: knob.Default, reason: "the driver's INF did not ask for MSI", win: msiValue(nil)},
+		ruleCase{rule: "msi-other", knob: "msi-mode", verd: knob.Suspicious, reason: "not 0 or 1", win: msiValue(valuePtr(backend.DWORD(2)))},
 
-		ruleCase{rule: "buffers-none", knob: "nic-buffers", verd: Default, reason: "no network adapter declares *ReceiveBuffers"},
-		ruleCase{rule: "buffers-out-of-range", knob: "nic-buffers", verd: Suspicious, reason: "*ReceiveBuffers=4096 is outside what the adapter declares (80-2048 in steps of 8)",
+		ruleCase{rule: "buffers-none", knob: "nic-buffers", verd: knob.Default, reason: "no network adapter declares *ReceiveBuffers"},
+		ruleCase{rule: "buffers-out-of-range", knob: "nic-buffers", verd: knob.Suspicious, reason: "*ReceiveBuffers=4096 is outside what the adapter declares (80-2048 in steps of 8)",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "4096"})},
-		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: Default, reason: "256 receive descriptors",
+		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: knob.Default, reason: "256 receive descriptors",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "256"})},
-		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: Tuned, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
+		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: knob.Tuned, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "768", "*TransmitBuffers": "768"})},
 
-		ruleCase{rule: "power-none", knob: "nic-power-saving", verd: Default, reason: "no network adapter declares a power-saving keyword"},
-		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, the driver's defaults",
+		ruleCase{rule: "power-none", knob: "nic-power-saving", verd: knob.Default, reason: "no network adapter declares a power-saving keyword"},
+		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: knob.Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, the driver's defaults",
 			win: benchKeywords(nil)},
-		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, as on the GamingPCSetup test bench",
+		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: knob.Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, as on the GamingPCSetup test bench",
 			win: benchKeywords(map[string]string{"*EEE": "0", "SipsEnabled": "0"})},
-		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: Tuned, reason: "changed from the driver's default: *EEE=0 (default 1)",
+		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: knob.Tuned, reason: "changed from the driver's default: *EEE=0 (default 1)",
 			win: benchKeywords(map[string]string{"*EEE": "0"})},
 	)
 }
@@ -79,6 +79,6 @@ func globalRSSOff(env *knob.Env, _, _ *knobtest.Mem) {
 }
 
 func init() {
-	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: Suspicious,
+	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: knob.Suspicious,
 		reason: "RSS is disabled globally (netsh int tcp show global)", win: globalRSSOff})
 }

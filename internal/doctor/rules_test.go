@@ -74,7 +74,7 @@ type ruleCase struct {
 	knob   string
 	linux  map[string]string // changes to the Linux tree
 	win    win               // changes to the Windows machine (build 22631 client)
-	verd   Verdict
+	verd   knob.Verdict
 	reason string // part of the reason
 	value  string // part of the value, when it matters
 	// nic: the case needs a network interface read from /sys, which only
@@ -85,149 +85,149 @@ type ruleCase struct {
 }
 
 var ruleCases = []ruleCase{
-	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
+	{rule: "needs-privilege", knob: "tsc-sync-policy", verd: knob.Unknown, reason: "needs an elevated prompt (Administrator)", value: "unknown (needs Administrator)",
 		win: func(env *knob.Env, _, _ *knobtest.Mem) {
 			env.Privileged = func() error { return errors.New("not elevated") }
 			env.Backends[backend.BackendBCD] = &backend.BCD{Run: func(...string) ([]byte, error) {
 				return nil, errors.New("bcdedit /enum {current}: exit status 1: The boot configuration data store could not be opened.\r\nAccess is denied.")
 			}}
 		}},
-	{rule: "unreadable", knob: "tcp-recovery", verd: Unknown, reason: "does not exist on this kernel", value: "unknown",
+	{rule: "unreadable", knob: "tcp-recovery", verd: knob.Unknown, reason: "does not exist on this kernel", value: "unknown",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": ""}},
 
-	{rule: "prisep-absent", knob: "win32-priority-separation", verd: Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
+	{rule: "prisep-absent", knob: "win32-priority-separation", verd: knob.Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
 		win: delReg(prioKey, "Win32PrioritySeparation")},
-	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: Suspicious, reason: "0x126 acts as 0x26",
+	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: knob.Suspicious, reason: "0x126 acts as 0x26",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
-	{rule: "prisep-default", knob: "win32-priority-separation", verd: Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: Tuned, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
+	{rule: "prisep-default", knob: "win32-priority-separation", verd: knob.Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
+	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: knob.Tuned, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x26))},
-	{rule: "prisep-other", knob: "win32-priority-separation", verd: Tuned, reason: "0x28 = short, fixed quanta, foreground 18 units",
+	{rule: "prisep-other", knob: "win32-priority-separation", verd: knob.Tuned, reason: "0x28 = short, fixed quanta, foreground 18 units",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
-	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: Suspicious, reason: "the kernel reads a REG_DWORD",
+	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: knob.Suspicious, reason: "the kernel reads a REG_DWORD",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.SZ("fast"))},
 
-	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "set to 1, but build 19045 ignores it",
+	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: knob.Suspicious, reason: "set to 1, but build 19045 ignores it",
 		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
-	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: Suspicious, reason: "not one of the documented values 0 and 1",
+	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: knob.Suspicious, reason: "not one of the documented values 0 and 1",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(2))},
-	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: Default, reason: "the Windows Server 2022 default: global again",
+	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: knob.Default, reason: "the Windows Server 2022 default: global again",
 		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
-	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: Tuned, reason: "changed from the Windows Server 2022 default 1: per process",
+	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: knob.Tuned, reason: "changed from the Windows Server 2022 default 1: per process",
 		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(0)))},
-	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: Tuned, reason: "global again",
+	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: knob.Tuned, reason: "global again",
 		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1))},
-	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
+	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: knob.Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
 
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
 	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
 	// latency, "unclear why", no throughput: not enough for harmful.
-	{rule: "nti-off", knob: "network-throttling-index", verd: Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
+	{rule: "nti-off", knob: "network-throttling-index", verd: knob.Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
-	{rule: "nti-ignored", knob: "network-throttling-index", verd: Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
+	{rule: "nti-ignored", knob: "network-throttling-index", verd: knob.Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: Default, reason: "other received traffic is throttled to 10 packets per ms"},
-	{rule: "nti-tuned", knob: "network-throttling-index", verd: Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
+	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 packets per ms"},
+	{rule: "nti-tuned", knob: "network-throttling-index", verd: knob.Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(20))},
 
-	{rule: "tsc-default", knob: "tsc-sync-policy", verd: Default, reason: "HalpTscSyncPolicy 0"},
-	{rule: "tsc-set", knob: "tsc-sync-policy", verd: Suspicious, reason: "set to enhanced without a measured benefit",
+	{rule: "tsc-default", knob: "tsc-sync-policy", verd: knob.Default, reason: "HalpTscSyncPolicy 0"},
+	{rule: "tsc-set", knob: "tsc-sync-policy", verd: knob.Suspicious, reason: "set to enhanced without a measured benefit",
 		win: func(_ *knob.Env, _, bcd *knobtest.Mem) {
 			bcd.Set("{current}", "tscsyncpolicy", backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")})
 		}},
 
-	{rule: "display-none", knob: "display-scaling", verd: Default, reason: "no configuration",
+	{rule: "display-none", knob: "display-scaling", verd: knob.Default, reason: "no configuration",
 		win: delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")},
-	{rule: "display-identity-fallback", knob: "display-scaling", verd: Suspicious, reason: "identity is requested but an active display uses aspect-ratio",
+	{rule: "display-identity-fallback", knob: "display-scaling", verd: knob.Suspicious, reason: "identity is requested but an active display uses aspect-ratio",
 		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
 			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(1))
 			env.Display = func() ([]knob.DisplayPath, error) {
 				return []knob.DisplayPath{{Scaling: 4, ScalingName: "aspect-ratio", RefreshHz: 144, Active: true}}, nil
 			}
 		}},
-	{rule: "display-unknown-value", knob: "display-scaling", verd: Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
+	{rule: "display-unknown-value", knob: "display-scaling", verd: knob.Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(7))},
-	{rule: "display-default", knob: "display-scaling", verd: Default, reason: "4 aspect-ratio"},
+	{rule: "display-default", knob: "display-scaling", verd: knob.Default, reason: "4 aspect-ratio"},
 	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
 	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
 	// at the native resolution every request came out as identity (1).
 	// The check-up called centered "tuned" there, where it has no effect.
-	{rule: "display-native", knob: "display-scaling", verd: Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
+	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
 		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
 			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))
 			env.Display = func() ([]knob.DisplayPath, error) {
 				return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 144, Active: true}}, nil
 			}
 		}},
-	{rule: "display-chosen", knob: "display-scaling", verd: Tuned, reason: "2 centered",
+	{rule: "display-chosen", knob: "display-scaling", verd: knob.Tuned, reason: "2 centered",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))},
 
-	{rule: "rss-none", knob: "rss", verd: Default, reason: "no network adapter declares RSS", win: noAdapters},
-	{rule: "rss-off", knob: "rss", verd: Suspicious, reason: "one CPU processes all received packets",
+	{rule: "rss-none", knob: "rss", verd: knob.Default, reason: "no network adapter declares RSS", win: noAdapters},
+	{rule: "rss-off", knob: "rss", verd: knob.Suspicious, reason: "one CPU processes all received packets",
 		win: setReg(adapterKey, "*RSS", backend.SZ("0"))},
-	{rule: "rss-default", knob: "rss", verd: Default, reason: "the driver's defaults"},
-	{rule: "rss-tuned", knob: "rss", verd: Tuned, reason: "*NumRssQueues=4 (default 2)",
+	{rule: "rss-default", knob: "rss", verd: knob.Default, reason: "the driver's defaults"},
+	{rule: "rss-tuned", knob: "rss", verd: knob.Tuned, reason: "*NumRssQueues=4 (default 2)",
 		win: setReg(adapterKey, "*NumRssQueues", backend.SZ("4"))},
 
-	{rule: "im-none", knob: "interrupt-moderation", verd: Default, reason: "no network adapter declares", win: noAdapters},
+	{rule: "im-none", knob: "interrupt-moderation", verd: knob.Default, reason: "no network adapter declares", win: noAdapters},
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
 	// "Intel Interrupt Moderation"): Off ran the shortest NDIS DPCs and
 	// Medium was the better balance: a trade-off, not "changed without
 	// evidence of a benefit".
-	{rule: "im-off", knob: "interrupt-moderation", verd: Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium was its better overall balance",
+	{rule: "im-off", knob: "interrupt-moderation", verd: knob.Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium was its better overall balance",
 		win: setReg(adapterKey, "*InterruptModeration", backend.SZ("0"))},
-	{rule: "im-default", knob: "interrupt-moderation", verd: Default, reason: "ITR Adaptive (65535)"},
-	{rule: "im-medium", knob: "interrupt-moderation", verd: Tuned, reason: "the level the measurement found the best balance",
+	{rule: "im-default", knob: "interrupt-moderation", verd: knob.Default, reason: "ITR Adaptive (65535)"},
+	{rule: "im-medium", knob: "interrupt-moderation", verd: knob.Tuned, reason: "the level the measurement found the best balance",
 		win: setReg(adapterKey, "ITR", backend.SZ("950"))},
-	{rule: "im-tuned", knob: "interrupt-moderation", verd: Tuned, reason: "ITR Extreme (3600)",
+	{rule: "im-tuned", knob: "interrupt-moderation", verd: knob.Tuned, reason: "ITR Extreme (3600)",
 		win: setReg(adapterKey, "ITR", backend.SZ("3600"))},
 
-	{rule: "qos-none", knob: "qos-dscp", verd: Default, reason: "no QoS policy"},
-	{rule: "qos-ignored", knob: "qos-dscp", verd: Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},
-	{rule: "qos-no-nla", knob: "qos-dscp", verd: Suspicious, reason: `"Do not use NLA" is not set`, win: qosPolicy("46", false)},
-	{rule: "qos-policy", knob: "qos-dscp", verd: Tuned, reason: "DSCP 46 (EF) for game.exe UDP", win: qosPolicy("46", true)},
+	{rule: "qos-none", knob: "qos-dscp", verd: knob.Default, reason: "no QoS policy"},
+	{rule: "qos-ignored", knob: "qos-dscp", verd: knob.Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},
+	{rule: "qos-no-nla", knob: "qos-dscp", verd: knob.Suspicious, reason: `"Do not use NLA" is not set`, win: qosPolicy("46", false)},
+	{rule: "qos-policy", knob: "qos-dscp", verd: knob.Tuned, reason: "DSCP 46 (EF) for game.exe UDP", win: qosPolicy("46", true)},
 
-	{rule: "slack-default", knob: "timer-slack", verd: Default, reason: "50µs"},
-	{rule: "slack-changed", knob: "timer-slack", verd: Tuned, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
+	{rule: "slack-default", knob: "timer-slack", verd: knob.Default, reason: "50µs"},
+	{rule: "slack-changed", knob: "timer-slack", verd: knob.Tuned, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
 		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}, try: "latlab try timer-slack 50us --probe sleep"},
 
-	{rule: "rack-default", knob: "tcp-recovery", verd: Default, reason: "RACK loss detection"},
-	{rule: "rack-off", knob: "tcp-recovery", verd: Suspicious, reason: "RACK off: 3-duplicate-ACK loss detection",
+	{rule: "rack-default", knob: "tcp-recovery", verd: knob.Default, reason: "RACK loss detection"},
+	{rule: "rack-off", knob: "tcp-recovery", verd: knob.Suspicious, reason: "RACK off: 3-duplicate-ACK loss detection",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": "0\n"}},
-	{rule: "rack-options", knob: "tcp-recovery", verd: Tuned, reason: "rack+no-dupthresh",
+	{rule: "rack-options", knob: "tcp-recovery", verd: knob.Tuned, reason: "rack+no-dupthresh",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": "5\n"}},
 
-	{rule: "dsack-default", knob: "tcp-dsack", verd: Default, reason: "on (the default)"},
-	{rule: "dsack-off", knob: "tcp-dsack", verd: Suspicious, reason: "senders cannot undo spurious retransmissions",
+	{rule: "dsack-default", knob: "tcp-dsack", verd: knob.Default, reason: "on (the default)"},
+	{rule: "dsack-off", knob: "tcp-dsack", verd: knob.Suspicious, reason: "senders cannot undo spurious retransmissions",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_dsack": "0\n"}},
 
-	{rule: "cs-tsc", knob: "clocksource", verd: Default, reason: "time-stamp counter"},
-	{rule: "cs-slow-tsc-available", knob: "clocksource", verd: Suspicious, reason: "hpet is slow to read and tsc is available",
+	{rule: "cs-tsc", knob: "clocksource", verd: knob.Default, reason: "time-stamp counter"},
+	{rule: "cs-slow-tsc-available", knob: "clocksource", verd: knob.Suspicious, reason: "hpet is slow to read and tsc is available",
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "hpet\n",
 			"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n"}, try: "latlab try clocksource tsc --probe sleep"},
-	{rule: "cs-fast", knob: "clocksource", verd: Default, reason: "KVM's paravirtual clock",
+	{rule: "cs-fast", knob: "clocksource", verd: knob.Default, reason: "KVM's paravirtual clock",
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "kvm-clock\n"}},
-	{rule: "cs-slow", knob: "clocksource", verd: Default, reason: "no tsc is offered",
+	{rule: "cs-slow", knob: "clocksource", verd: knob.Default, reason: "no tsc is offered",
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "acpi_pm\n",
 			"sys/devices/system/clocksource/clocksource0/available_clocksource": "hpet acpi_pm \n"}},
 
-	{rule: "irq-none", knob: "irq-affinity", verd: Default, reason: "no network interface with MSI queue interrupts",
+	{rule: "irq-none", knob: "irq-affinity", verd: knob.Default, reason: "no network interface with MSI queue interrupts",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "irq-one-cpu", nic: true, knob: "irq-affinity", verd: Suspicious, reason: "all 2 queue interrupts of eth0 are delivered to CPU 0", value: "38:cpu0 39:cpu0",
+	{rule: "irq-one-cpu", nic: true, knob: "irq-affinity", verd: knob.Suspicious, reason: "all 2 queue interrupts of eth0 are delivered to CPU 0", value: "38:cpu0 39:cpu0",
 		linux: map[string]string{"proc/irq/38/effective_affinity_list": "0\n"}},
-	{rule: "irq-pinned", nic: true, knob: "irq-affinity", verd: Tuned, reason: "pinned (allowed CPUs 1 / 0-1)",
+	{rule: "irq-pinned", nic: true, knob: "irq-affinity", verd: knob.Tuned, reason: "pinned (allowed CPUs 1 / 0-1)",
 		linux: map[string]string{"proc/irq/38/smp_affinity_list": "1\n"}},
-	{rule: "irq-default", nic: true, knob: "irq-affinity", verd: Default, reason: "2 queue interrupts allowed on every CPU", value: "38:cpu1 39:cpu0"},
+	{rule: "irq-default", nic: true, knob: "irq-affinity", verd: knob.Default, reason: "2 queue interrupts allowed on every CPU", value: "38:cpu1 39:cpu0"},
 
-	{rule: "rps-none", knob: "rps", verd: Default, reason: "no network interface with rx queues",
+	{rule: "rps-none", knob: "rps", verd: knob.Default, reason: "no network interface with rx queues",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "rps-off", nic: true, knob: "rps", verd: Default, reason: "off: packets are processed on the interrupted CPU"},
-	{rule: "rps-set", nic: true, knob: "rps", verd: Tuned, reason: "rx-0 steered to CPUs 0-1",
+	{rule: "rps-off", nic: true, knob: "rps", verd: knob.Default, reason: "off: packets are processed on the interrupted CPU"},
+	{rule: "rps-set", nic: true, knob: "rps", verd: knob.Tuned, reason: "rx-0 steered to CPUs 0-1",
 		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
 
-	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
+	{rule: "coal-none", knob: "coalescing", verd: knob.Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+	{rule: "coal-read", nic: true, knob: "coalescing", verd: knob.Default, reason: "adaptive: the driver varies the rx interrupt delay"},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
@@ -256,9 +256,9 @@ func TestRules(t *testing.T) {
 				t.Errorf("no default stated")
 			}
 			switch {
-			case s.Verdict == Unknown && s.IsDefault != nil:
+			case s.Verdict == knob.Unknown && s.IsDefault != nil:
 				t.Errorf("an unknown value is said to be default=%v", *s.IsDefault)
-			case s.Verdict == Harmful || s.Verdict == Suspicious:
+			case s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious:
 				if s.IsDefault == nil || *s.IsDefault {
 					t.Errorf("a %s value is not the default", s.Verdict)
 				}
@@ -269,14 +269,14 @@ func TestRules(t *testing.T) {
 
 // auditRuleCase audits the machine of the rule case id and returns its
 // rule and the setting of its knob.
-func auditRuleCase(t *testing.T, id string) (*Rule, Setting) {
+func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 	t.Helper()
 	i := slices.IndexFunc(ruleCases, func(c ruleCase) bool { return c.rule == id })
 	if i < 0 {
 		t.Fatalf("no case of rule %s", id)
 	}
 	c := ruleCases[i]
-	var r *Rule
+	var r *knob.Rule
 	for i := range Rules {
 		if Rules[i].ID == c.rule {
 			r = &Rules[i]
@@ -359,7 +359,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 	}
 	// Each knob's rules end with a catch-all, so no value goes unjudged.
 	for _, k := range knob.All() {
-		var last *Rule
+		var last *knob.Rule
 		for i := range Rules {
 			if Rules[i].Knob == k.Name() {
 				last = &Rules[i]
@@ -369,7 +369,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 			t.Errorf("knob %s has no rules", k.Name())
 			continue
 		}
-		if !last.Match(&Case{Knob: k.Name(), Raw: backend.Absent}) {
+		if !last.Match(&knob.Case{Knob: k.Name(), Raw: backend.Absent}) {
 			t.Errorf("the last rule of %s (%s) is not a catch-all", k.Name(), last.ID)
 		}
 	}
@@ -382,7 +382,7 @@ func TestEveryRuleHasACase(t *testing.T) {
 // timer status on the same machine said Server 2022 ships with it set.
 func TestGlobalTimerServer2022ShipsSetTo1(t *testing.T) {
 	_, s := auditRuleCase(t, "gtrr-server-2022")
-	if s.Verdict != Default || s.IsDefault == nil || !*s.IsDefault || !strings.HasPrefix(s.Default, "1") {
+	if s.Verdict != knob.Default || s.IsDefault == nil || !*s.IsDefault || !strings.HasPrefix(s.Default, "1") {
 		t.Errorf("Server 2022 with its shipped 1: verdict %s, is_default %v, default %q", s.Verdict, s.IsDefault, s.Default)
 	}
 	_, s = auditRuleCase(t, "gtrr-server-2022-off")

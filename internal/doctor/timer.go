@@ -87,7 +87,7 @@ func DMALatencyMeaning(us int32) string {
 // WindowsTimerFacts puts a Windows timer status and the power-throttling
 // state of this process in words.
 func WindowsTimerFacts(st timer.Status, power string) []Fact {
-	ms := func(u uint32) string { return timer.FormatMs(time.Duration(u) * 100) }
+	ms := func(u uint32) string { return units.MsPrecise(time.Duration(u) * 100) }
 	fs := []Fact{{"resolution", fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution)",
 		ms(st.Current100ns), ms(st.Finest100ns), ms(st.Coarsest100ns))}}
 	switch {

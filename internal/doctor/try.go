@@ -11,8 +11,8 @@ import (
 // value is tuned or suspicious and latlab try can switch the knob live
 // with a probe that needs no peer, the current value is the baseline and
 // the default the value tried, the original back in place at the end.
-func tryStep(c *Case, s Setting) *Step {
-	if s.Verdict != Tuned && s.Verdict != Suspicious {
+func tryStep(c *knob.Case, s Setting) *Step {
+	if s.Verdict != knob.Tuned && s.Verdict != knob.Suspicious {
 		return nil
 	}
 	in, ok := try.LookupInfo(c.Knob)
@@ -30,7 +30,7 @@ func tryStep(c *Case, s Setting) *Step {
 		return nil
 	}
 	benefit := 25
-	if s.Verdict == Suspicious {
+	if s.Verdict == knob.Suspicious {
 		benefit = 50
 	}
 	return &Step{

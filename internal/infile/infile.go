@@ -15,8 +15,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"sync/atomic"
+
+	"github.com/latlab/latlab/internal/units"
 )
 
 // DefaultMax is the default cap on one input file. The largest document
@@ -67,9 +68,9 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	if e.Size < 0 {
-		return fmt.Sprintf("more than the %s cap on input files (%s raises it)", FormatSize(e.Max), MaxFlag)
+		return fmt.Sprintf("more than the %s cap on input files (%s raises it)", units.Size(e.Max), MaxFlag)
 	}
-	return fmt.Sprintf("%s, more than the %s cap on input files (%s raises it)", FormatSize(e.Size), FormatSize(e.Max), MaxFlag)
+	return fmt.Sprintf("%s, more than the %s cap on input files (%s raises it)", units.Size(e.Size), units.Size(e.Max), MaxFlag)
 }
 
 // NotRegularError is a path that names something other than a regular file.
@@ -203,22 +204,4 @@ func (l *limited) Read(p []byte) (int, error) {
 	}
 	l.pos += int64(n)
 	return n, err
-}
-
-// FormatSize renders a byte count in binary units: 1 GiB, 1.5 MiB, 512 B.
-func FormatSize(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	f, u := float64(n), 0
-	for f >= 1024 && u < len(units)-1 {
-		f /= 1024
-		u++
-	}
-	if u == 0 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	if len(s) > 2 && s[len(s)-2:] == ".0" {
-		s = s[:len(s)-2]
-	}
-	return s + " " + units[u]
 }

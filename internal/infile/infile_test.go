@@ -75,14 +75,6 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 1 << 30: "1 GiB", 3 << 29: "1.5 GiB"} {
-		if got := FormatSize(n); got != want {
-			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // A parser may read a file twice (dpcisr, when a report turns out not to
 // be UTF-8): File seeks, and the cap counts from the start of the file.
 func TestFileSeeks(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
@@ -55,7 +57,7 @@ func (p *Plan) addNumber(env *Env, l backend.Loc, n uint64, def string) (backend
 // after each write reads the value back into the entry (and the plan) and
 // marks the entry applied. If a write fails, the writes
 // already made are undone, so a plan is applied whole or not at all.
-func Apply(env *Env, j *Journal, p *Plan) error {
+func Apply(env *Env, j *journal.Journal, p *Plan) error {
 	if len(p.Changes) == 0 {
 		return nil
 	}
@@ -85,11 +87,11 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 		}
 	}
 	now := time.Now().UTC()
-	es := make([]Entry, len(p.Changes))
+	es := make([]journal.Entry, len(p.Changes))
 	for i, c := range p.Changes {
-		es[i] = Entry{Time: now, Knob: p.Knob, Target: p.Target, Request: p.Request, Loc: c.Loc, Original: c.Old, New: c.New, Guard: c.Guard, State: StatePending}
+		es[i] = journal.Entry{Time: now, Knob: p.Knob, Target: p.Target, Request: p.Request, Loc: c.Loc, Original: c.Old, New: c.New, Guard: c.Guard, State: journal.StatePending}
 	}
-	idx := j.add(es)
+	idx := j.Add(es)
 	if err := j.Save(); err != nil {
 		j.Entries = j.Entries[:len(j.Entries)-len(es)]
 		return fmt.Errorf("nothing was changed: %w", err)
@@ -109,7 +111,7 @@ func Apply(env *Env, j *Journal, p *Plan) error {
 			j.Entries[idx[i]].New = got
 			p.Changes[i].New = got
 		}
-		j.Entries[idx[i]].State = StateApplied
+		j.Entries[idx[i]].State = journal.StateApplied
 		if err := j.Save(); err != nil {
 			// The write is made and the journal still holds the pending
 			// entry with the original value: revert will restore it.
@@ -147,7 +149,7 @@ func vetPlan(p *Plan) error {
 }
 
 // rollback undoes the entries of a failed Apply, newest first.
-func rollback(env *Env, j *Journal, idx []int, cause error) error {
+func rollback(env *Env, j *journal.Journal, idx []int, cause error) error {
 	var failed []string
 	for k := len(idx) - 1; k >= 0; k-- {
 		e := &j.Entries[idx[k]]
@@ -175,16 +177,16 @@ func rollback(env *Env, j *Journal, idx []int, cause error) error {
 	return fmt.Errorf("nothing was changed: %w", cause)
 }
 
-func markReverted(e *Entry, note string) {
+func markReverted(e *journal.Entry, note string) {
 	t := time.Now().UTC()
-	e.State = StateReverted
+	e.State = journal.StateReverted
 	e.RevertedAt = &t
 	e.Note = note
 }
 
 // Step is what Revert does (or would do) with one journal entry.
 type Step struct {
-	Entry  Entry         `json:"entry"`
+	Entry  journal.Entry `json:"entry"`
 	Action string        `json:"action"` // "restore", "already-original", "keep", "gone", "conflict", "refused"
 	Live   backend.Value `json:"live"`
 	Detail string        `json:"detail,omitempty"`
@@ -210,7 +212,7 @@ func (e *ConflictError) Error() string {
 // entries may be open. Everything else was restored.
 type LeftAloneError struct {
 	Refused []Step
-	Damaged []Damage
+	Damaged []journal.Damage
 }
 
 func (e *LeftAloneError) Error() string {
@@ -233,7 +235,7 @@ func (e *LeftAloneError) Error() string {
 // Knob.Vet) is never written: its step is "refused" and the error a
 // LeftAloneError, unless a conflict stops the whole revert; damaged
 // journal lines make a LeftAloneError too. It writes nothing.
-func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+func PlanRevert(env *Env, j *journal.Journal, match func(*journal.Entry) bool, force bool) ([]Step, error) {
 	var open []int
 	for i := range j.Entries {
 		if j.Entries[i].Open() && match(&j.Entries[i]) {
@@ -276,7 +278,7 @@ func PlanRevert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]St
 		switch {
 		case backend.Same(cur, e.Original) && cur.Type == e.Original.Type:
 			s.Action = "already-original"
-			if e.State == StatePending {
+			if e.State == journal.StatePending {
 				s.Detail = "the write never happened"
 			}
 		case e.Loc.Backend == backend.BackendFile && cur.Type == backend.TypeFile && strings.TrimSpace(string(cur.Data)) == "":
@@ -368,8 +370,14 @@ func keyKeepsContent(env *Env, key string, sim map[backend.Loc]backend.Value) (b
 	return false, nil
 }
 
+// keepClosed is how many closed entries (reverted or gone) a revert keeps
+// in the journal for history; older ones are dropped when it saves, so
+// the journal, and every save of it, stays the size of what is in place
+// plus this. A variable for the tests.
+var keepClosed = 1000
+
 // Revert is RevertContext without a way to stop it.
-func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+func Revert(env *Env, j *journal.Journal, match func(*journal.Entry) bool, force bool) ([]Step, error) {
 	return RevertContext(context.Background(), env, j, match, force)
 }
 
@@ -386,7 +394,7 @@ func Revert(env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, 
 // either what it held when the revert began or the entry's original: the
 // next revert restores the first and marks the second, as if each entry
 // had been saved at once.
-func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry) bool, force bool) ([]Step, error) {
+func RevertContext(ctx context.Context, env *Env, j *journal.Journal, match func(*journal.Entry) bool, force bool) ([]Step, error) {
 	steps, err := PlanRevert(env, j, match, force)
 	var left *LeftAloneError
 	if err != nil && !errors.As(err, &left) {
@@ -420,11 +428,11 @@ func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry)
 			return nil
 		}
 		clear(unsaved)
-		j.pruneClosed(keepClosed)
+		j.PruneClosed(keepClosed)
 		byID = nil // pruning moved the entries
 		return j.Save()
 	}
-	entry := func(id int) *Entry {
+	entry := func(id int) *journal.Entry {
 		if byID == nil {
 			byID = map[int]int{}
 			for i := range j.Entries {
@@ -456,7 +464,7 @@ func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry)
 			markReverted(entry(s.Entry.ID), s.Detail)
 		case "gone":
 			e := entry(s.Entry.ID)
-			e.State = StateGone
+			e.State = journal.StateGone
 			e.Note = s.Detail
 		default:
 			continue
@@ -477,7 +485,7 @@ func RevertContext(ctx context.Context, env *Env, j *Journal, match func(*Entry)
 // longer matches (the process whose timer slack was set has exited, and
 // its PID may belong to another), or that the catalogue refuses, comes
 // with Skip set, as revert would leave it alone.
-func UndoChanges(env *Env, j *Journal) []Change {
+func UndoChanges(env *Env, j *journal.Journal) []Change {
 	var out []Change
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		e := j.Entries[i]
@@ -502,12 +510,12 @@ func UndoChanges(env *Env, j *Journal) []Change {
 }
 
 // MatchAll matches every entry.
-func MatchAll(*Entry) bool { return true }
+func MatchAll(*journal.Entry) bool { return true }
 
 // MatchKnob matches the entries of one knob (every knob when name is "")
 // and one target (every target when target is "").
-func MatchKnob(name, target string) func(*Entry) bool {
-	return func(e *Entry) bool {
+func MatchKnob(name, target string) func(*journal.Entry) bool {
+	return func(e *journal.Entry) bool {
 		return (name == "" || e.Knob == name) && (target == "" || strings.EqualFold(e.Target, target))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
@@ -38,7 +40,7 @@ func RunExport(ctx context.Context, o ExportOptions) (*Export, error) {
 	x := &Export{Undo: o.Undo, Format: format}
 	env := envOf(o.Env, o.Root)
 	if o.Undo {
-		j, err := ReadJournal(stateDirOf(o.StateDir, o.Root))
+		j, err := journal.Read(stateDirOf(o.StateDir, o.Root))
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,10 @@
 package knob
 
-import "context"
+import (
+	"context"
+
+	"github.com/latlab/latlab/internal/knob/journal"
+)
 
 // HistoryOptions are the work of `latlab knob history`.
 type HistoryOptions struct {
@@ -16,7 +20,7 @@ func RunHistory(ctx context.Context, o HistoryOptions) (*History, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	j, err := ReadJournal(stateDirOf(o.StateDir, o.Root))
+	j, err := journal.Read(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
 		return nil, err
 	}

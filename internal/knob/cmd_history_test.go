@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -37,7 +39,7 @@ func TestRunHistory(t *testing.T) {
 		t.Fatalf("%v %+v", err, h)
 	}
 	for i, e := range h.Entries {
-		if e.ID != i+1 || e.Knob != n.name || e.State != StateReverted {
+		if e.ID != i+1 || e.Knob != n.name || e.State != journal.StateReverted {
 			t.Errorf("entry %d: %+v", i, e)
 		}
 	}

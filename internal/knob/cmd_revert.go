@@ -3,6 +3,8 @@ package knob
 import (
 	"context"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 )
 
@@ -50,7 +52,7 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		name = k.Name()
 	}
 	env := envOf(o.Env, o.Root)
-	j, err := OpenExistingJournal(stateDirOf(o.StateDir, o.Root))
+	j, err := journal.OpenExisting(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
 		return nil, err
 	}

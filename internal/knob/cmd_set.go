@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 )
 
@@ -36,7 +38,7 @@ type SetOptions struct {
 	// in place ("" = nothing); undo is the command that reverts every
 	// change. latlab's is try.UnfinishedWarning: the experiment record
 	// is try's, and knob cannot import try, which drives knob.
-	Unfinished func(j *Journal, undo []string) (string, error)
+	Unfinished func(j *journal.Journal, undo []string) (string, error)
 }
 
 // RunSet changes a knob of this OS: it plans the change, records every
@@ -101,7 +103,7 @@ func apply(env *Env, o SetOptions, p *Plan, res *SetResult) error {
 	if err := env.CheckPrivileged(); err != nil {
 		return err
 	}
-	j, err := OpenJournal(stateDirOf(o.StateDir, o.Root))
+	j, err := journal.Open(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -99,8 +101,8 @@ func TestRunSet(t *testing.T) {
 	if v := getValue(t, env, n.name); v != n.got {
 		t.Errorf("%s is %s after the set, want %s", n.name, v, n.got)
 	}
-	j, err := ReadJournal(state)
-	if err != nil || len(j.Entries) != 1 || j.Entries[0].Knob != n.name || j.Entries[0].State != StateApplied {
+	j, err := journal.Read(state)
+	if err != nil || len(j.Entries) != 1 || j.Entries[0].Knob != n.name || j.Entries[0].State != journal.StateApplied {
 		t.Fatalf("journal: %v %+v", err, j)
 	}
 	res, err = RunSet(context.Background(), SetOptions{Knob: n.name, Value: n.set, StateDir: state, Env: env})
@@ -154,7 +156,7 @@ func TestRunSetWarnings(t *testing.T) {
 			var warned, asked []string
 			o := SetOptions{Knob: n.name, Value: n.other, Root: root, StateDir: state, Env: env,
 				Warn: func(s string) { warned = append(warned, s) },
-				Unfinished: func(j *Journal, undo []string) (string, error) {
+				Unfinished: func(j *journal.Journal, undo []string) (string, error) {
 					asked = undo
 					return c.msg, c.err
 				}}
@@ -180,7 +182,7 @@ func TestRunSetWarnings(t *testing.T) {
 // that its checksum fails.
 func damageEntry(t *testing.T, dir string, id int) {
 	t.Helper()
-	p := filepath.Join(dir, JournalFile)
+	p := filepath.Join(dir, journal.File)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package knob
 
-import "github.com/latlab/latlab/internal/result"
+import (
+	"github.com/latlab/latlab/internal/knob/journal"
+	"github.com/latlab/latlab/internal/result"
+)
 
 // The kinds of the knob commands' documents, one per subcommand. Before
 // they were latlab.result/1 documents they carried "schema":
@@ -70,16 +73,16 @@ type RevertResult struct {
 
 	// For the text: the target asked for, and the damaged journal
 	// entries, which were left alone.
-	Target  string   `json:"-"`
-	Damaged []Damage `json:"-"`
+	Target  string           `json:"-"`
+	Damaged []journal.Damage `json:"-"`
 }
 
 // History is the payload of a knob-history document.
 type History struct {
-	Journal    string   `json:"journal"` // the state directory
-	Entries    []Entry  `json:"entries"`
-	Damaged    []Damage `json:"damaged,omitempty"`
-	FileDamage string   `json:"file_damage,omitempty"`
+	Journal    string           `json:"journal"` // the state directory
+	Entries    []journal.Entry  `json:"entries"`
+	Damaged    []journal.Damage `json:"damaged,omitempty"`
+	FileDamage string           `json:"file_damage,omitempty"`
 }
 
 // Export is the payload of a knob-export document.

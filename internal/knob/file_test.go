@@ -6,51 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
 	"github.com/latlab/latlab/internal/testutil"
 )
-
-// A crash at any step of a write leaves the old or the new content,
-// never an empty file (which the next set would record as the original).
-func TestFileWriteNeverLosesTheValue(t *testing.T) {
-	for _, step := range []string{"opened", "written", "closed", "renamed"} {
-		t.Run(step, func(t *testing.T) {
-			root := linuxTree(t)
-			f := Files{Root: root}
-			fileWriteStep = func(s string) {
-				if s == step {
-					panic(crash{})
-				}
-			}
-			defer func() { fileWriteStep = nil }()
-			func() {
-				defer func() {
-					if r := recover(); r != nil && r != (crash{}) {
-						panic(r)
-					}
-				}()
-				f.Write(recoveryLoc, backend.FileValue("3\n"))
-				t.Fatalf("no crash at %s", step)
-			}()
-			b, err := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"))
-			if err != nil || (string(b) != "1\n" && string(b) != "3\n") {
-				t.Fatalf("crash at %s left %q (%v), want the old or the new value", step, b, err)
-			}
-		})
-	}
-	root := linuxTree(t)
-	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
-	os.Chmod(p, 0o640)
-	if err := (Files{Root: root}).Write(recoveryLoc, backend.FileValue("3\n")); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := os.Stat(p); HostOS == "linux" && st.Mode().Perm() != 0o640 { // Windows has no such modes
-		t.Errorf("mode after a write %v, want 0640 kept", st.Mode())
-	}
-	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 2 {
-		t.Errorf("files left beside it: %v", ents)
-	}
-}
 
 // set refuses to record an empty original: no setting file is ever
 // empty, so it was left by a write cut short, and its real value is in
@@ -64,7 +22,7 @@ func TestSetRefusesEmptyOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	defer j.Close()
 	err = Apply(env, j, pl)
 	if err == nil || !strings.Contains(err.Error(), "nothing was changed: /proc/sys/net/ipv4/tcp_recovery is empty") || !strings.Contains(err.Error(), "latlab knob revert tcp-recovery") {

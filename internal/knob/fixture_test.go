@@ -121,7 +121,7 @@ func testEnv(t testing.TB) (*Env, *knobtest.Mem, *knobtest.Mem, string) {
 	reg := windowsRegistry()
 	bcd := knobtest.NewMem()
 	env := &Env{
-		Backends: map[string]backend.Backend{backend.BackendFile: Files{Root: root}, backend.BackendRegistry: reg, backend.BackendBCD: bcd},
+		Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}, backend.BackendRegistry: reg, backend.BackendBCD: bcd},
 		Build:    22631,
 		TickMs:   15.625,
 	}

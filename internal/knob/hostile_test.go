@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
@@ -22,7 +24,7 @@ func TestRevertCommandRefusesForgedEntry(t *testing.T) {
 	const orig = "root:x:0:0:root:/root:/bin/sh\n"
 	os.WriteFile(passwd, []byte(orig), 0o644)
 	state := testutil.TempDir(t)
-	knob.ForgeForTest(t, state, knob.Entry{Knob: "tcp-recovery",
+	knob.ForgeForTest(t, state, journal.Entry{Knob: "tcp-recovery",
 		Loc:      backend.Loc{Backend: backend.BackendFile, Path: "etc/passwd"},
 		Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)})
 	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
@@ -42,7 +44,7 @@ func TestRevertCommandReportsUnknownState(t *testing.T) {
 	root := knob.LinuxTreeForTest(t)
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)
 	state := testutil.TempDir(t)
-	os.WriteFile(filepath.Join(state, knob.JournalFile), []byte(`{
+	os.WriteFile(filepath.Join(state, journal.File), []byte(`{
   "version": 1,
   "next_id": 2,
   "next_set": 2,

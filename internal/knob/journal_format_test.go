@@ -6,9 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/knob/journal"
 
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
@@ -28,7 +29,7 @@ func sampleJournal(t *testing.T) (env *Env, dir string, file []byte) {
 		{"tsc-sync-policy", Selector{}, "enhanced"},
 		{"win32-priority-separation", Selector{}, "0x26"},
 	})
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,64 +37,11 @@ func sampleJournal(t *testing.T) (env *Env, dir string, file []byte) {
 		t.Fatal(err)
 	}
 	j.Close()
-	file, err = os.ReadFile(filepath.Join(dir, JournalFile))
+	file, err = os.ReadFile(filepath.Join(dir, journal.File))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return env, dir, file
-}
-
-// Every single-bit flip of a journal is detected: the journal is refused,
-// or the flipped entry is reported damaged, or the file's checksum fails;
-// and an entry that is still used is exactly what was written. So no flip
-// can make revert restore a wrong value silently.
-func TestJournalEveryBitFlipIsDetected(t *testing.T) {
-	_, _, file := sampleJournal(t)
-	var orig Journal
-	if err := decodeJournal(&orig, file); err != nil || len(orig.Damaged) > 0 || orig.FileDamage != "" {
-		t.Fatalf("the sample journal itself: %v %v %q", err, orig.Damaged, orig.FileDamage)
-	}
-	byID := map[int]Entry{}
-	for _, e := range orig.Entries {
-		byID[e.ID] = e
-	}
-	if len(byID) < 5 {
-		t.Fatalf("only %d entries in the sample", len(byID))
-	}
-	flipped := bytes.Clone(file)
-	kinds := map[string]int{}
-	for i := range file {
-		for bit := range 8 {
-			flipped[i] ^= 1 << bit
-			var j Journal
-			err := decodeJournal(&j, flipped)
-			switch {
-			case err != nil:
-				kinds["refused"]++
-			case len(j.Damaged) > 0:
-				kinds["entry damaged"]++
-			case j.FileDamage != "":
-				kinds["file damaged"]++
-			default:
-				t.Fatalf("flip of bit %d of byte %d (%q) went unnoticed", bit, i, file[i])
-			}
-			if err == nil {
-				for _, e := range j.Entries {
-					if !reflect.DeepEqual(e, byID[e.ID]) {
-						t.Fatalf("flip of bit %d of byte %d: entry %d reads %+v, was %+v", bit, i, e.ID, e, byID[e.ID])
-					}
-				}
-				if len(j.Entries)+len(j.Damaged) < len(orig.Entries)-1 {
-					t.Fatalf("flip of bit %d of byte %d lost entries: %d used, %d damaged", bit, i, len(j.Entries), len(j.Damaged))
-				}
-				if j.NextID < orig.NextID || j.NextSet < orig.NextSet {
-					t.Fatalf("flip of bit %d of byte %d: counters %d %d, were %d %d: ids would be given twice", bit, i, j.NextID, j.NextSet, orig.NextID, orig.NextSet)
-				}
-			}
-			flipped[i] = file[i]
-		}
-	}
-	t.Logf("%d bytes, %d flips: %v", len(file), 8*len(file), kinds)
 }
 
 // A damaged entry is reported with its id and left alone; the others are
@@ -103,7 +51,7 @@ func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
 	env, _, _, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "3"}, {"tcp-dsack", Selector{}, "off"}})
-	p := filepath.Join(dir, JournalFile)
+	p := filepath.Join(dir, journal.File)
 	b, _ := os.ReadFile(p)
 	// One bit of the original of entry 2 (tcp_dsack "1\n", base64 MQo=).
 	lines := bytes.Split(b, []byte("\n"))
@@ -117,7 +65,7 @@ func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
 	lines[2][i+len(`"original":{"type":"file","data":"M`)] ^= 0x01
 	b = bytes.Join(lines, []byte("\n"))
 	os.WriteFile(p, b, 0o600)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +92,11 @@ func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
 	if !bytes.Contains(after, bytes.TrimSuffix(damagedLine, []byte(","))) {
 		t.Errorf("the damaged line was not kept:\n%s", after)
 	}
-	j, _ = ReadJournal(dir)
-	if len(j.Damaged) != 1 || j.FileDamage != "" || len(j.Entries) != 1 || j.Entries[0].State != StateReverted {
+	j, _ = journal.Read(dir)
+	if len(j.Damaged) != 1 || j.FileDamage != "" || len(j.Entries) != 1 || j.Entries[0].State != journal.StateReverted {
 		t.Errorf("after the revert: %+v %q %+v", j.Damaged, j.FileDamage, j.Entries)
 	}
-	j, _ = OpenJournal(dir)
+	j, _ = journal.Open(dir)
 	_, err = Revert(env, j, MatchAll, false)
 	j.Close()
 	if !errors.As(err, &left) {
@@ -157,13 +105,13 @@ func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
 }
 
 // v1Journal writes a format 1 journal, as latlab wrote before checksums.
-func v1Journal(t *testing.T, dir string, entries ...Entry) {
+func v1Journal(t *testing.T, dir string, entries ...journal.Entry) {
 	t.Helper()
 	b, err := json.MarshalIndent(map[string]any{"version": 1, "next_id": len(entries) + 1, "next_set": len(entries) + 1, "entries": entries}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, JournalFile), append(b, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, journal.File), append(b, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -177,10 +125,10 @@ func TestJournalFormat1(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"), []byte("5\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)
 	v1Journal(t, dir,
-		Entry{ID: 1, Set: 1, Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: StateApplied},
-		Entry{ID: 2, Set: 2, Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: "Applied"},
+		journal.Entry{ID: 1, Set: 1, Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: journal.StateApplied},
+		journal.Entry{ID: 2, Set: 2, Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: "Applied"},
 	)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +143,11 @@ func TestJournalFormat1(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")); string(got) != "1\n" {
 		t.Errorf("tcp_recovery %q, want the format 1 entry restored", got)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	b, _ := os.ReadFile(filepath.Join(dir, journal.File))
 	if !bytes.HasPrefix(b, []byte(`{"version":2,`)) {
 		t.Errorf("not rewritten in format 2:\n%s", b)
 	}
-	j, err = ReadJournal(dir)
+	j, err = journal.Read(dir)
 	if err != nil || len(j.Damaged) != 1 || j.Damaged[0].ID != 2 || j.NextID != 3 {
 		t.Errorf("format 2 after migration: %v %+v next %d", err, j.Damaged, j.NextID)
 	}
@@ -212,9 +160,9 @@ func TestJournalLineRemovedByHand(t *testing.T) {
 	_, dir, file := sampleJournal(t)
 	lines := bytes.Split(file, []byte("\n"))
 	cut := bytes.Join(append(lines[:len(lines)-3:len(lines)-3], lines[len(lines)-2:]...), []byte("\n"))
-	p := filepath.Join(dir, JournalFile)
+	p := filepath.Join(dir, journal.File)
 	os.WriteFile(p, cut, 0o600)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +173,7 @@ func TestJournalLineRemovedByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	if j.FileDamage != "" || len(j.Damaged) != 0 {
 		t.Fatalf("after a save: %q %+v", j.FileDamage, j.Damaged)
 	}

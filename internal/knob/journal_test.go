@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
+
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -67,7 +71,7 @@ func applySteps(t *testing.T, env *Env, dir string, steps []setStep) (crashed bo
 			t.Fatalf("plan %s %s: %v", s.knob, s.value, err)
 		}
 		func() {
-			j, err := OpenJournal(dir)
+			j, err := journal.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +94,7 @@ func revertAll(t *testing.T, env *Env, dir string) (steps []Step, crashed bool) 
 			crashed = true
 		}
 	}()
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +118,8 @@ func withFault(env *Env, k int) *Env {
 // turn, reverts, and checks the state equals the original exactly; then
 // the same with the crash inside the revert.
 func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*Env, func() map[string]string)) {
-	durable = false
-	defer func() { durable = true }()
+	safefile.Durable = false
+	defer func() { safefile.Durable = true }()
 	env, snap := fresh(t)
 	dir := testutil.TempDir(t)
 	orig := snap()
@@ -162,7 +166,7 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 			if diff := mapDiff(orig, snap()); diff != "" {
 				t.Fatalf("crash after write %d, then revert --all: %s", k, diff)
 			}
-			j, _ := ReadJournal(dir)
+			j, _ := journal.Read(dir)
 			for _, e := range j.Entries {
 				if e.Open() {
 					t.Errorf("entry %d still %s after revert", e.ID, e.State)
@@ -270,7 +274,7 @@ func TestRevertConflict(t *testing.T) {
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, windowsSteps[:1])
 	reg.Set(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)) // someone else
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,9 +299,9 @@ func TestPendingEntryNeverWritten(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	dir := testutil.TempDir(t)
 	// The original is recorded, then the crash comes before the write.
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	p, _ := prioSep{}.Plan(env, Selector{}, "0x26")
-	j.add([]Entry{{Knob: "win32-priority-separation", Loc: p.Changes[0].Loc, Original: p.Changes[0].Old, New: p.Changes[0].New, State: StatePending}})
+	j.Add([]journal.Entry{{Knob: "win32-priority-separation", Loc: p.Changes[0].Loc, Original: p.Changes[0].Old, New: p.Changes[0].New, State: journal.StatePending}})
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +339,7 @@ func TestFailedWriteRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	defer j.Close()
 	err = Apply(env, j, p)
 	if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
@@ -357,7 +361,7 @@ func TestNoPrivilegeNoChange(t *testing.T) {
 	env.Privileged = func() error { return errors.New("needs admin") }
 	dir := testutil.TempDir(t)
 	p, _ := prioSep{}.Plan(env, Selector{}, "0x26")
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	defer j.Close()
 	if err := Apply(env, j, p); err == nil {
 		t.Fatal("applied without privilege")
@@ -381,11 +385,11 @@ func TestNoPrivilegeNoChange(t *testing.T) {
 
 func TestDamagedJournalIsKept(t *testing.T) {
 	dir := testutil.TempDir(t)
-	p := filepath.Join(dir, JournalFile)
+	p := filepath.Join(dir, journal.File)
 	if err := os.WriteFile(p, []byte(`{"version":1,"entries":[{`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
+	if _, err := journal.Open(dir); err == nil || !strings.Contains(err.Error(), "damaged") {
 		t.Fatalf("damaged journal: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != `{"version":1,"entries":[{` {
@@ -395,16 +399,16 @@ func TestDamagedJournalIsKept(t *testing.T) {
 
 func TestJournalRoundTrip(t *testing.T) {
 	dir := testutil.TempDir(t)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.add([]Entry{{Knob: "x", Loc: regLoc(`HKLM\A`, "B"), Original: backend.SZ("é\x00"), New: backend.Absent, State: StateApplied}})
+	j.Add([]journal.Entry{{Knob: "x", Loc: regLoc(`HKLM\A`, "B"), Original: backend.SZ("é\x00"), New: backend.Absent, State: journal.StateApplied}})
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
-	j2, err := ReadJournal(dir)
+	j2, err := journal.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,24 +428,24 @@ func TestJournalRoundTrip(t *testing.T) {
 
 func TestJournalLock(t *testing.T) {
 	dir := testutil.TempDir(t)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "another latlab") {
+	if _, err := journal.Open(dir); err == nil || !strings.Contains(err.Error(), "another latlab") {
 		t.Fatalf("second open: %v", err)
 	}
 	j.Close()
-	j, err = OpenJournal(dir)
+	j, err = journal.Open(dir)
 	if err != nil {
 		t.Fatalf("after close: %v", err)
 	}
 	j.Close()
 }
 
-func journalEntry(t *testing.T, dir string, l backend.Loc) Entry {
+func journalEntry(t *testing.T, dir string, l backend.Loc) journal.Entry {
 	t.Helper()
-	j, err := ReadJournal(dir)
+	j, err := journal.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +455,7 @@ func journalEntry(t *testing.T, dir string, l backend.Loc) Entry {
 		}
 	}
 	t.Fatalf("no journal entry for %s", l)
-	return Entry{}
+	return journal.Entry{}
 }
 
 // Two policies share the QoS key the first one created: reverting only
@@ -468,7 +472,7 @@ func TestRevertKeepsSharedKeyLatlabCreated(t *testing.T) {
 	if e := journalEntry(t, dir, regLoc(QoSKey, "")); !e.Original.IsAbsent() || e.Target != "latlab a.exe" {
 		t.Fatalf("QoS key entry %+v: want it created by a.exe's change", e)
 	}
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,10 +500,10 @@ func TestRevertKeepsSharedKeyLatlabCreated(t *testing.T) {
 		t.Errorf("b.exe's policy lost its DSCP Value: %s", v)
 	}
 	e := journalEntry(t, dir, regLoc(QoSKey, ""))
-	if e.State != StateReverted || !strings.Contains(e.Note, "kept: holds values latlab did not add") {
+	if e.State != journal.StateReverted || !strings.Contains(e.Note, "kept: holds values latlab did not add") {
 		t.Errorf("QoS key entry %s %q: want reverted with the kept note", e.State, e.Note)
 	}
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	for _, e := range j.Entries {
 		if e.Target == "latlab a.exe" && e.Open() {
 			t.Errorf("a.exe entry %d (%s) still %s", e.ID, e.Loc, e.State)
@@ -547,7 +551,7 @@ func TestRevertAllKeepsForeignContent(t *testing.T) {
 	if d := mapDiff(before, after); d != "" {
 		t.Errorf("outside the QoS key: %s", d)
 	}
-	j, _ := ReadJournal(dir)
+	j, _ := journal.Read(dir)
 	for _, e := range j.Entries {
 		if e.Open() {
 			t.Errorf("entry %d (%s) still %s", e.ID, e.Loc, e.State)
@@ -557,7 +561,7 @@ func TestRevertAllKeepsForeignContent(t *testing.T) {
 
 // kernelFiles is the Files backend with one habit of the kernel: writing
 // 0 to timerslack_ns sets the default slack, 50 µs.
-type kernelFiles struct{ Files }
+type kernelFiles struct{ backend.Files }
 
 func (k kernelFiles) Write(l backend.Loc, v backend.Value) error {
 	if strings.HasSuffix(l.Path, "/timerslack_ns") && strings.TrimSpace(string(v.Data)) == "0" {
@@ -570,7 +574,7 @@ func (k kernelFiles) Write(l backend.Loc, v backend.Value) error {
 // revert finds its own value and is no conflict.
 func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
 	env, _, _, root := testEnv(t)
-	env.Backends[backend.BackendFile] = kernelFiles{Files{Root: root}}
+	env.Backends[backend.BackendFile] = kernelFiles{backend.Files{Root: root}}
 	dir := testutil.TempDir(t)
 	slack := root + "/proc/4242/timerslack_ns"
 	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
@@ -579,7 +583,7 @@ func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
 	if err != nil || len(p.Changes) != 1 || string(p.Changes[0].New.Data) != "0\n" {
 		t.Fatalf("plan %+v %v", p, err)
 	}
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,8 +594,8 @@ func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
 	if got := string(p.Changes[0].New.Data); got != "50000\n" {
 		t.Errorf("plan after apply says %q was written, the kernel holds 50000", got)
 	}
-	j, _ = ReadJournal(dir)
-	if e := j.Entries[len(j.Entries)-1]; string(e.New.Data) != "50000\n" || e.State != StateApplied {
+	j, _ = journal.Read(dir)
+	if e := j.Entries[len(j.Entries)-1]; string(e.New.Data) != "50000\n" || e.State != journal.StateApplied {
 		t.Fatalf("entry %+v: want New 50000 (read back), applied", e)
 	}
 	steps, _ := revertAll(t, env, dir) // fails the test on a conflict

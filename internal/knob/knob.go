@@ -4,10 +4,11 @@
 //
 // A knob turns a user's value into a Plan: the stored values (Locs) to
 // change, read through a Backend (the registry, bcdedit, files under the
-// --root directory, ethtool). Apply records every original value in the
-// Journal durably before it writes anything, and Revert puts them back
-// byte for byte, also after a crash at any point. Decoding (Explain) is
-// pure and works on any OS. Only the backends are OS-specific.
+// --root directory, ethtool; package backend). Apply records every
+// original value in the journal (package journal) durably before it
+// writes anything, and Revert puts them back byte for byte, also after a
+// crash at any point. Decoding (Explain) is pure and works on any OS.
+// Only the backends are OS-specific.
 //
 // A knob is one file (winknob_*.go, linknob_*.go) and its test: the file
 // spells the knob's name once and holds its decoding, planning and Vet,
@@ -23,6 +24,8 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
+	"github.com/latlab/latlab/internal/suggest"
 )
 
 // Knob is one setting.
@@ -120,12 +123,9 @@ type Change struct {
 	Skip string `json:"skip,omitempty"`
 }
 
-// Guard is a value that identifies what a change was made to.
-type Guard struct {
-	Loc   backend.Loc   `json:"loc"`
-	Value backend.Value `json:"value"`
-	What  string        `json:"what"` // said when the guard no longer matches
-}
+// Guard is the journal's: a plan's change carries it into the entry that
+// records it. The knob files name it here.
+type Guard = journal.Guard
 
 // Plan is what `knob set` would do.
 type Plan struct {
@@ -177,7 +177,7 @@ func Lookup(name string) (Knob, error) {
 	}
 	best, bestD := "", 1<<30
 	for n := range catalogue {
-		d := editDistance(strings.ToLower(name), n)
+		d := suggest.Distance(strings.ToLower(name), n)
 		if strings.Contains(n, strings.ToLower(name)) && len(name) >= 3 {
 			d = min(d, 2)
 		}
@@ -200,24 +200,4 @@ func names() []string {
 		ns = append(ns, k.Name())
 	}
 	return ns
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

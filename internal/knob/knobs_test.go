@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -351,7 +353,7 @@ func TestBCDBackend(t *testing.T) {
 	if val != "legacy" {
 		t.Fatalf("after set: %q (calls %v)", val, calls)
 	}
-	if j, _ := ReadJournal(dir); len(j.Entries) != 1 || string(j.Entries[0].New.Data) != "Legacy" {
+	if j, _ := journal.Read(dir); len(j.Entries) != 1 || string(j.Entries[0].New.Data) != "Legacy" {
 		t.Fatalf("journal %+v: want New as bcdedit shows it (Legacy)", j.Entries)
 	}
 	revertAll(t, env, dir)
@@ -621,7 +623,7 @@ func TestTimerSlackPIDReuse(t *testing.T) {
 	env, _, _, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
-	j, _ := ReadJournal(dir)
+	j, _ := journal.Read(dir)
 	if g := j.Entries[0].Guard; g == nil || string(g.Value.Data) != "98765" {
 		t.Fatalf("guard %+v: want the start time 98765", g)
 	}

@@ -13,7 +13,7 @@ const HostOS = "linux"
 func newEnv(root string) *Env {
 	return &Env{
 		Backends: map[string]backend.Backend{
-			backend.BackendFile:    Files{Root: root},
+			backend.BackendFile:    backend.Files{Root: root},
 			backend.BackendEthtool: backend.NewEthtool(root),
 		},
 		Privileged: func() error {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -112,7 +114,7 @@ func TestRegistryApplyRevert(t *testing.T) {
 		}
 	}
 	dir := testutil.TempDir(t)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
+
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -19,7 +23,7 @@ func irqJournal(t testing.TB, n int) (env *Env, root, dir string) {
 	t.Helper()
 	env, _, _, root = testEnv(t)
 	dir = testutil.TempDir(t)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +50,7 @@ func irqJournal(t testing.TB, n int) (env *Env, root, dir string) {
 		e := tmpl
 		e.Loc.Path = strings.Replace(tmpl.Loc.Path, "24", fmt.Sprint(irq), 1)
 		e.Target = strings.Replace(tmpl.Target, "24", fmt.Sprint(irq), 1)
-		j.add([]Entry{e})
+		j.Add([]journal.Entry{e})
 	}
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
@@ -67,7 +71,7 @@ func readFixture(t testing.TB, root, p string) string {
 // rewrite and fsync per entry made 2,000 entries take 9.8 s.
 func TestRevertSavesOnce(t *testing.T) {
 	env, root, dir := irqJournal(t, 50)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +80,10 @@ func TestRevertSavesOnce(t *testing.T) {
 	if err != nil || len(steps) != 50 {
 		t.Fatalf("%d steps, %v", len(steps), err)
 	}
-	if j.saves != 1 {
-		t.Errorf("%d saves for one revert of 50 changes, want 1", j.saves)
+	if j.Saves() != 1 {
+		t.Errorf("%d saves for one revert of 50 changes, want 1", j.Saves())
 	}
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	for _, e := range j.Entries {
 		if e.Open() {
 			t.Errorf("entry %d still %s", e.ID, e.State)
@@ -97,7 +101,7 @@ func TestRevertStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e := *env
 	e.writes, e.FaultAfter, e.Crash = 0, 3, cancel // the signal arrives during the third write
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +110,7 @@ func TestRevertStopsOnCancel(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "interrupted after 3 of 10 changes") || len(steps) != 3 {
 		t.Fatalf("%d steps, %v", len(steps), err)
 	}
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	open := 0
 	for _, e := range j.Entries {
 		if e.Open() {
@@ -121,7 +125,7 @@ func TestRevertStopsOnCancel(t *testing.T) {
 	if open != 7 {
 		t.Errorf("%d entries open, want 7", open)
 	}
-	j, _ = OpenJournal(dir)
+	j, _ = journal.Open(dir)
 	defer j.Close()
 	if steps, err := Revert(env, j, MatchAll, false); err != nil || len(steps) != 7 {
 		t.Errorf("the rest: %d steps, %v", len(steps), err)
@@ -134,20 +138,20 @@ func TestRevertStopsOnCancel(t *testing.T) {
 // ends with every original back and no conflict: the journal is saved
 // before the second write of a setting an unsaved entry names.
 func TestRevertCrashInChainWithPendingEntry(t *testing.T) {
-	durable = false
-	defer func() { durable = true }()
+	safefile.Durable = false
+	defer func() { safefile.Durable = true }()
 	for k := 1; k <= 3; k++ {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			env, _, _, root := testEnv(t)
 			dir := testutil.TempDir(t)
 			applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "5"}, {"tcp-dsack", Selector{}, "off"}})
-			j, err := OpenJournal(dir)
+			j, err := journal.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			first := j.Entries[0]
 			orig := first.Original
-			j.add([]Entry{{Knob: "tcp-recovery", Request: "0", Loc: first.Loc, Original: first.New, New: backend.FileValue("0\n"), State: StatePending}})
+			j.Add([]journal.Entry{{Knob: "tcp-recovery", Request: "0", Loc: first.Loc, Original: first.New, New: backend.FileValue("0\n"), State: journal.StatePending}})
 			// newest first: tcp-recovery pending (marked), tcp-dsack restored,
 			// tcp-recovery restored: two writes
 			if err := j.Save(); err != nil {
@@ -177,13 +181,13 @@ func TestRevertPrunesClosedEntries(t *testing.T) {
 	defer func(k int) { keepClosed = k }(keepClosed)
 	keepClosed = 5
 	env, _, dir := irqJournal(t, 20)
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	next := j.NextID
 	if _, err := Revert(env, j, MatchAll, false); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	if len(j.Entries) != 5 || j.NextID != next || j.Entries[0].ID != 16 {
 		t.Errorf("%d entries (first %d), next id %d, want 5 from 16 and %d", len(j.Entries), j.Entries[0].ID, j.NextID, next)
 	}
@@ -195,12 +199,12 @@ func TestRevertPrunesClosedEntries(t *testing.T) {
 // /proc file takes one write, so with it on the disk's sync time would
 // hide latlab's own work.
 func BenchmarkRevert2000(b *testing.B) {
-	durable = false
-	defer func() { durable = true }()
+	safefile.Durable = false
+	defer func() { safefile.Durable = true }()
 	for b.Loop() {
 		b.StopTimer()
 		env, _, dir := irqJournal(b, 2000)
-		j, err := OpenJournal(dir)
+		j, err := journal.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package knob
 import (
 	"fmt"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 )
@@ -58,7 +60,7 @@ func ShowValue(v backend.Value) string {
 
 // fileDamageWarning says that the journal file's checksum failed, when no
 // damaged entry explains it; "" when nothing does.
-func fileDamageWarning(dir, fileDamage string, damaged []Damage) string {
+func fileDamageWarning(dir, fileDamage string, damaged []journal.Damage) string {
 	if fileDamage != "" && len(damaged) == 0 {
 		return fmt.Sprintf("journal %s: %s; the entries that pass their own checksums are used", dir, fileDamage)
 	}
@@ -67,7 +69,7 @@ func fileDamageWarning(dir, fileDamage string, damaged []Damage) string {
 
 // journalWarnings say what is damaged in a journal; set, revert and
 // history go on with the rest.
-func journalWarnings(dir, fileDamage string, damaged []Damage) []string {
+func journalWarnings(dir, fileDamage string, damaged []journal.Damage) []string {
 	var out []string
 	if w := fileDamageWarning(dir, fileDamage, damaged); w != "" {
 		out = append(out, w)

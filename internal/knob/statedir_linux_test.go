@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -28,7 +30,7 @@ func TestStateDirLinkRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refusing state directory "+link+": it is a symbolic link") {
 		t.Fatalf("set through a state directory link: %v", err)
 	}
-	if _, err := os.Lstat(filepath.Join(real, JournalFile)); err == nil {
+	if _, err := os.Lstat(filepath.Join(real, journal.File)); err == nil {
 		t.Errorf("a journal was written where the link points")
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack")); string(b) != "1\n" {
@@ -81,77 +83,4 @@ func TestRevertWithoutJournalFails(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack")); string(b) != "1\n" {
 		t.Errorf("tcp_dsack %q after revert", b)
 	}
-}
-
-// As root, what lies above the state directory is checked as sshd's
-// StrictModes checks the directories above authorized_keys: root's and
-// not writable by group or others, except a sticky directory of root's
-// (/tmp); and no link on the path that another user owns.
-func TestStateDirParentsAsRoot(t *testing.T) {
-	testutil.NeedRoot(t)
-	mk := func(t *testing.T, mode os.FileMode, uid int) string {
-		parent := filepath.Join(testutil.TempDir(t), "parent")
-		if err := os.Mkdir(parent, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(parent, mode)
-		os.Chown(parent, uid, uid)
-		return filepath.Join(parent, "state")
-	}
-	for _, c := range []struct {
-		name string
-		mode os.FileMode
-		uid  int
-		want string
-	}{
-		{"root's", 0o755, 0, ""},
-		{"sticky like /tmp", 0o777 | os.ModeSticky, 0, ""},
-		{"another user's", 0o755, 65534, "is owned by uid 65534"},
-		{"another user's, sticky", 0o777 | os.ModeSticky, 65534, "is owned by uid 65534"},
-		{"writable by others", 0o777, 0, "is writable by group or others"},
-		{"writable by the group", 0o775, 0, "is writable by group or others"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := mk(t, c.mode, c.uid)
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			j, err := OpenJournal(dir)
-			if c.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				j.Close()
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), "the directory above it, "+filepath.Dir(dir)+", "+c.want) {
-				t.Errorf("%v, want %q", err, c.want)
-			}
-			if _, err := ReadJournal(dir); err == nil {
-				t.Errorf("read: no error")
-			}
-		})
-	}
-	t.Run("link of another user on the path", func(t *testing.T) {
-		base := testutil.TempDir(t)
-		real := filepath.Join(base, "real")
-		if err := os.MkdirAll(filepath.Join(real, "state"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		link := filepath.Join(base, "via")
-		symlink(t, real, link)
-		if err := os.Lchown(link, 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-		_, err := OpenJournal(filepath.Join(link, "state"))
-		if err == nil || !strings.Contains(err.Error(), link+" is a symbolic link owned by uid 65534") {
-			t.Errorf("%v", err)
-		}
-		os.Lchown(link, 0, 0)
-		j, err := OpenJournal(filepath.Join(link, "state"))
-		if err != nil {
-			t.Fatalf("root's link: %v", err)
-		}
-		j.Close()
-	})
 }

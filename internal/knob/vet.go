@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
@@ -26,7 +28,7 @@ var ErrEmptyFile = errors.New("the file is empty, which this setting never is")
 // vetEntry checks a journal entry against the catalogue: its knob exists,
 // its location is one the knob writes for its target, and its original
 // (and its guard) are values the knob could have found there.
-func vetEntry(e *Entry) error {
+func vetEntry(e *journal.Entry) error {
 	k, ok := catalogue[e.Knob]
 	if !ok {
 		return fmt.Errorf("unknown knob %q", e.Knob)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
@@ -27,12 +29,12 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 	ForgeForTest(t, dir,
 		// New is what the file holds now, so the old revert saw "latlab's
 		// value, unchanged" and restored the "original".
-		Entry{Knob: "tcp-recovery", Loc: fileLoc("etc/passwd"), Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)},
-		Entry{Knob: "irq-affinity", Target: "irq 24", Loc: fileLoc("proc/irq/24/../../../etc/passwd"), Original: backend.FileValue("1\n"), New: backend.FileValue(orig)},
-		Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: backend.SZ(`C:\evil.exe`), New: backend.Absent},
-		Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: backend.FileValue("3\n"), New: backend.FileValue("1\n")},
+		journal.Entry{Knob: "tcp-recovery", Loc: fileLoc("etc/passwd"), Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)},
+		journal.Entry{Knob: "irq-affinity", Target: "irq 24", Loc: fileLoc("proc/irq/24/../../../etc/passwd"), Original: backend.FileValue("1\n"), New: backend.FileValue(orig)},
+		journal.Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: backend.SZ(`C:\evil.exe`), New: backend.Absent},
+		journal.Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: backend.FileValue("3\n"), New: backend.FileValue("1\n")},
 	)
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 		t.Fatalf("tcp_recovery = %q, the unknown knob's entry was restored", b)
 	}
 	// The refused entries stay open: they were not restored.
-	j, _ = ReadJournal(dir)
+	j, _ = journal.Read(dir)
 	for _, e := range j.Entries {
 		if !e.Open() {
 			t.Errorf("entry %d closed as %s", e.ID, e.State)
@@ -77,11 +79,11 @@ func TestRevertRefusesForeignOriginal(t *testing.T) {
 	env, _, bcd, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	ForgeForTest(t, dir,
-		Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\nkernel.modprobe = /tmp/x\n"), New: backend.FileValue("1\n")},
-		Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: backend.Absent},
-		Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 2}}, New: backend.DWORD(2)},
+		journal.Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\nkernel.modprobe = /tmp/x\n"), New: backend.FileValue("1\n")},
+		journal.Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: backend.Absent},
+		journal.Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 2}}, New: backend.DWORD(2)},
 	)
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	_, err := Revert(env, j, MatchAll, true)
 	j.Close()
 	var left *LeftAloneError
@@ -102,8 +104,8 @@ func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
 	env, _, _, root := testEnv(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-dsack", Selector{}, "off"}})
-	ForgeForTest(t, dir, Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: backend.FileValue("0\n"), New: backend.Absent})
-	j, _ := OpenJournal(dir)
+	ForgeForTest(t, dir, journal.Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: backend.FileValue("0\n"), New: backend.Absent})
+	j, _ := journal.Open(dir)
 	steps, err := Revert(env, j, MatchAll, false)
 	j.Close()
 	var left *LeftAloneError
@@ -225,7 +227,7 @@ func TestApplyRefusesAnOriginalItCouldNotRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _ := OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	defer j.Close()
 	err = Apply(env, j, p)
 	if err == nil || !strings.Contains(err.Error(), "nothing was changed") || !strings.Contains(err.Error(), "could not restore") {

@@ -58,7 +58,7 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	var short []string
 	unit, div := units.BitrateUnit(a.GoodputP50)
 	for _, row := range p.Rows {
-		fv, fs := units.NsFixed, compare.FormatSigned
+		fv, fs := units.NsFixed, units.SignedNsFixed
 		if row.Unit == "bit/s" {
 			// Goodput gets its own table, in one unit, to stay narrow.
 			fv = func(v float64) string { return fmt.Sprintf("%.3f", v/div) }
@@ -113,7 +113,7 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			pp := r.Pairs[i-1]
 			diff = "-"
 			if d := pp.ByDiff; d != nil {
-				diff = compare.FormatSigned(d.Estimate) + " [" + compare.FormatSigned(d.Lo) + ", " + compare.FormatSigned(d.Hi) + "]"
+				diff = units.SignedNsFixed(d.Estimate) + " [" + units.SignedNsFixed(d.Lo) + ", " + units.SignedNsFixed(d.Hi) + "]"
 			}
 			p = stats.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)

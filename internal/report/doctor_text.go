@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -16,7 +17,7 @@ const pageWidth = 80
 
 // verdictOrder lists the settings worst first, so what needs attention
 // is read before what is fine.
-var verdictOrder = []doctor.Verdict{doctor.Harmful, doctor.Suspicious, doctor.Unknown, doctor.Tuned, doctor.Default}
+var verdictOrder = []knob.Verdict{knob.Harmful, knob.Suspicious, knob.Unknown, knob.Tuned, knob.Default}
 
 // DoctorText writes the check-up as a terminal page of at most 80
 // columns.
@@ -130,7 +131,7 @@ func (p *page) setting(s doctor.Setting) {
 	}
 	p.wrap(name+": "+s.Value, fmt.Sprintf("  %-11s", s.Verdict), strings.Repeat(" ", 13))
 	p.wrap(s.Reason, strings.Repeat(" ", 13), strings.Repeat(" ", 13))
-	if s.Evidence != "" && (s.Verdict == doctor.Harmful || s.Verdict == doctor.Suspicious) {
+	if s.Evidence != "" && (s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious) {
 		p.wrap("evidence: "+s.Evidence, strings.Repeat(" ", 13), strings.Repeat(" ", 15))
 	}
 }

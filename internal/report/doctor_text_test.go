@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -31,11 +32,11 @@ func testCheckup() *doctor.Result {
 			Threads: []doctor.ThreadStat{{CPU: 0, Summary: stats.Summary{P50: 1000}}, {CPU: 1}}, Verdict: "good: 99% of wake-ups within 200 µs of their deadline"}},
 		Overhead: &doctor.Overhead{ClockReadP50Ns: 30, ZeroWaitP50Ns: 5900},
 		Settings: []doctor.Setting{
-			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: doctor.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: doctor.Harmful, Reason: "off (0xFFFFFFFF): received packets are not throttled",
+			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: knob.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
+			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: knob.Harmful, Reason: "off (0xFFFFFFFF): received packets are not throttled",
 				Evidence: "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sys DPC latency was higher with throttling off."},
-			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: doctor.Suspicious, Reason: "x"},
-			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: doctor.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
+			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: knob.Suspicious, Reason: "x"},
+			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: knob.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
 		},
 		Next:  []doctor.Step{{Command: "latlab knob set network-throttling-index 10", Why: "back to the default (needs a reboot; latlab knob revert undoes it)", Benefit: 70}},
 		Notes: []string{"no realtime wake probe: thread 0: setting SCHED_FIFO needs root"},

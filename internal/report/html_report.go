@@ -306,7 +306,7 @@ func sweepTable(r *sweep.Result) htmlTable {
 		if s.Reference {
 			mark = strings.TrimPrefix(mark+", default", ", ")
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), sweep.FormatRequest(s.RequestedNs), sweep.FormatRequest(s.GrantedNs), fmt.Sprint(o.Count),
+		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), units.Request(s.RequestedNs), units.Request(s.GrantedNs), fmt.Sprint(o.Count),
 			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(o.P99)), units.Duration(time.Duration(o.Stdev)),
 			fmt.Sprintf("%s [%s, %s]", units.Duration(time.Duration(s.Summary.Value)), units.Duration(time.Duration(s.Summary.CI.Lo)), units.Duration(time.Duration(s.Summary.CI.Hi))), mark})
 	}

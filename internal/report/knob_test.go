@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/knob"
@@ -76,17 +78,17 @@ func TestKnobSet(t *testing.T) {
 func TestKnobRevert(t *testing.T) {
 	file := func(p string) backend.Loc { return backend.Loc{Backend: backend.BackendFile, Path: p} }
 	key := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`}
-	e := knob.Entry{ID: 3, Knob: "irq-affinity", Target: "irq 30", Loc: file("proc/irq/30/smp_affinity_list"),
+	e := journal.Entry{ID: 3, Knob: "irq-affinity", Target: "irq 30", Loc: file("proc/irq/30/smp_affinity_list"),
 		Original: backend.FileValue("0-1" + "\n"), New: backend.FileValue("1" + "\n")}
 	steps := []knob.Step{
 		{Entry: e, Action: "restore", Live: backend.FileValue("1" + "\n")},
-		{Entry: knob.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: backend.FileValue("1" + "\n")},
+		{Entry: journal.Entry{ID: 2, Knob: "tcp-recovery", Loc: file("proc/sys/net/ipv4/tcp_recovery"), Original: backend.FileValue("1" + "\n")},
 			Action: "already-original", Detail: "changed back by hand"},
-		{Entry: knob.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: backend.Absent, New: backend.KeyValue}, Action: "keep"},
-		{Entry: knob.Entry{ID: 5, Knob: "rps", Target: "eth1 rx-0", Loc: file("sys/class/net/eth1/queues/rx-0/rps_cpus")}, Action: "gone"},
+		{Entry: journal.Entry{ID: 4, Knob: "qos-dscp", Target: "latlab game.exe", Loc: key, Original: backend.Absent, New: backend.KeyValue}, Action: "keep"},
+		{Entry: journal.Entry{ID: 5, Knob: "rps", Target: "eth1 rx-0", Loc: file("sys/class/net/eth1/queues/rx-0/rps_cpus")}, Action: "gone"},
 		{Entry: e, Action: "conflict", Live: backend.FileValue("0" + "\n")},
 		{Entry: e, Action: "refused", Detail: "not a location of irq-affinity"},
-		{Entry: knob.Entry{Knob: "win32-priority-separation", Loc: backend.Loc{Backend: backend.BackendRegistry,
+		{Entry: journal.Entry{Knob: "win32-priority-separation", Loc: backend.Loc{Backend: backend.BackendRegistry,
 			Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}, Original: backend.DWORD(2)},
 			Action: "restore", Live: backend.DWORD(38)},
 	}
@@ -96,7 +98,7 @@ func TestKnobRevert(t *testing.T) {
 		{DryRun: true, Steps: steps[:1]},
 		{DryRun: true, Steps: steps[4:5], Error: "stopped"},
 		{},
-		{Target: "irq 31", Damaged: []knob.Damage{{Line: 3, ID: 2, Why: "its checksum does not match"}}},
+		{Target: "irq 31", Damaged: []journal.Damage{{Line: 3, ID: 2, Why: "its checksum does not match"}}},
 	} {
 		KnobRevert(&b, r)
 		b.WriteString("--\n")
@@ -108,12 +110,12 @@ func TestKnobRevert(t *testing.T) {
 // is; an empty one says where it looked.
 func TestKnobHistory(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local) // printed in local time
-	h := &knob.History{Journal: "/var/lib/latlab", Entries: []knob.Entry{
+	h := &knob.History{Journal: "/var/lib/latlab", Entries: []journal.Entry{
 		{ID: 1, Set: 1, Time: at, Knob: "tcp-recovery", Loc: backend.Loc{Backend: backend.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"},
-			Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: knob.StateReverted},
+			Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: journal.StateReverted},
 		{ID: 2, Set: 2, Time: at.Add(time.Minute), Knob: "qos-dscp", Target: "latlab game.exe",
 			Loc:      backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`, Name: "DSCP Value"},
-			Original: backend.Absent, New: backend.SZ("46"), State: knob.StateApplied},
+			Original: backend.Absent, New: backend.SZ("46"), State: journal.StateApplied},
 	}}
 	var b bytes.Buffer
 	KnobHistory(&b, h)

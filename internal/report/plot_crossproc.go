@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/latlab/latlab/internal/crossproc"
-	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // maxDotsPerRow bounds the sleeps drawn per requested period: enough to
@@ -164,5 +164,5 @@ func callName(r *crossproc.Result) string {
 	if r.Method == "sleep" {
 		return fmt.Sprintf("Sleep(%d)", r.DurationNs/1e6)
 	}
-	return fmt.Sprintf("%s(%s)", r.Method, sweep.FormatRequest(r.DurationNs))
+	return fmt.Sprintf("%s(%s)", r.Method, units.Request(r.DurationNs))
 }

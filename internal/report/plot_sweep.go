@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // SweepPlot draws the ranked statistic of the overshoot against the
@@ -33,7 +34,7 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Sleep %s overshoot vs requested %s", r.RankBy, r.What)
 	p.X.Label.Text = fmt.Sprintf("requested %s (%s)", r.What, xu)
-	p.Y.Label.Text = fmt.Sprintf("%s overshoot of a %s sleep (%s), 95%% CI", r.RankBy, sweep.FormatRequest(r.DurationNs), yu)
+	p.Y.Label.Text = fmt.Sprintf("%s overshoot of a %s sleep (%s), 95%% CI", r.RankBy, units.Request(r.DurationNs), yu)
 	if r.LogSteps {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -120,11 +121,11 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 		p.Legend.Add(label, sc)
 		return nil
 	}
-	if err := mark(r.Best, "best "+sweep.FormatRequest(r.Steps[r.Best].RequestedNs), 1); err != nil {
+	if err := mark(r.Best, "best "+units.Request(r.Steps[r.Best].RequestedNs), 1); err != nil {
 		return nil, err
 	}
 	if r.Reference != r.Best {
-		if err := mark(r.Reference, "default "+sweep.FormatRequest(r.Steps[r.Reference].RequestedNs), 2); err != nil {
+		if err := mark(r.Reference, "default "+units.Request(r.Steps[r.Reference].RequestedNs), 2); err != nil {
 			return nil, err
 		}
 	}

@@ -33,7 +33,7 @@ func TimerWho(w io.Writer, r *timer.WhoResult) {
 	}
 }
 
-func ms100ns(v int64) string { return timer.FormatMs(time.Duration(v) * 100) }
+func ms100ns(v int64) string { return units.MsPrecise(time.Duration(v) * 100) }
 
 func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 	if r.Current100ns > 0 { // not from a saved report

@@ -85,8 +85,8 @@ func tryVerdictTable(r *try.Result) htmlTable {
 		}
 		diff, ci := "-", "-"
 		if v.Diff != nil {
-			diff = signedNs(v.Diff.Estimate)
-			ci = fmt.Sprintf("[%s, %s] (%.1f%%)", signedNs(v.Diff.Lo), signedNs(v.Diff.Hi), v.Level*100)
+			diff = units.SignedNs(v.Diff.Estimate)
+			ci = fmt.Sprintf("[%s, %s] (%.1f%%)", units.SignedNs(v.Diff.Lo), units.SignedNs(v.Diff.Hi), v.Level*100)
 		}
 		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),
 			fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
@@ -109,14 +109,6 @@ func tryBlockTable(r *try.Result) htmlTable {
 			units.Duration(time.Duration(b.StartNs).Round(time.Millisecond)), strconv.Itoa(b.Count), stat, note})
 	}
 	return t
-}
-
-func signedNs(v float64) string {
-	s := units.Duration(time.Duration(math.Round(v)))
-	if v > 0 {
-		s = "+" + s
-	}
-	return s
 }
 
 // TryBlocksPlot draws the verdict's statistic of every block against the

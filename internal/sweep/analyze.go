@@ -233,9 +233,9 @@ func cmpNaN(a, b float64) int {
 // Describe names a treatment: its grant, and the requests that got it.
 func (t Treatment) Describe() string {
 	if len(t.Steps) == 1 {
-		return fmt.Sprintf("%s (granted %s)", FormatRequest(t.FromNs), FormatRequest(t.GrantedNs))
+		return fmt.Sprintf("%s (granted %s)", units.Request(t.FromNs), units.Request(t.GrantedNs))
 	}
-	return fmt.Sprintf("granted %s (requests %s-%s, %d steps)", FormatRequest(t.GrantedNs), FormatRequest(t.FromNs), FormatRequest(t.ToNs), len(t.Steps))
+	return fmt.Sprintf("granted %s (requests %s-%s, %d steps)", units.Request(t.GrantedNs), units.Request(t.FromNs), units.Request(t.ToNs), len(t.Steps))
 }
 
 // verdict says the engine's verdict of the best treatment against the
@@ -243,9 +243,9 @@ func (t Treatment) Describe() string {
 // not distinguishable otherwise.
 func verdict(r *Result, c stats.Comparison) Verdict {
 	best, ref := r.Treatments[r.BestTreatment], r.Treatments[r.ReferenceTreatment]
-	refName := FormatRequest(r.Steps[r.Reference].RequestedNs)
+	refName := units.Request(r.Steps[r.Reference].RequestedNs)
 	if len(ref.Steps) > 1 {
-		refName += fmt.Sprintf(" (granted %s with %d other requests)", FormatRequest(ref.GrantedNs), len(ref.Steps)-1)
+		refName += fmt.Sprintf(" (granted %s with %d other requests)", units.Request(ref.GrantedNs), len(ref.Steps)-1)
 	}
 	if r.BestTreatment == r.ReferenceTreatment {
 		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))}
@@ -295,9 +295,9 @@ func sleepTicksNote(r *Result, best, ref Treatment) string {
 		if n == 1 {
 			unit = "tick"
 		}
-		return fmt.Sprintf("%d %s = %s", n, unit, FormatRequest(int64(timer.SleepDuration(d, p))))
+		return fmt.Sprintf("%d %s = %s", n, unit, units.Request(int64(timer.SleepDuration(d, p))))
 	}
-	return fmt.Sprintf(" (floor(d/P)+1 ticks of the grant predict a %s sleep of %s vs %s)", FormatRequest(r.DurationNs), ticks(best), ticks(ref))
+	return fmt.Sprintf(" (floor(d/P)+1 ticks of the grant predict a %s sleep of %s vs %s)", units.Request(r.DurationNs), ticks(best), ticks(ref))
 }
 
 // whatResolution is Result.What of a Windows sweep.
@@ -309,17 +309,4 @@ func sorted(s []int64) []int64 {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c
-}
-
-// FormatRequest renders a request (or a sleep) in ms with up to 4
-// decimals (0.5068ms) from 0.1 ms, the unit timer-resolution tools use,
-// else in µs or ns.
-func FormatRequest(ns int64) string {
-	if ns >= 100_000 {
-		return units.Trim(float64(ns)/1e6, 4) + "ms"
-	}
-	if ns >= 1000 {
-		return units.Trim(float64(ns)/1e3, 3) + "µs"
-	}
-	return fmt.Sprintf("%dns", ns)
 }

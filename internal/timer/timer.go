@@ -7,8 +7,6 @@ package timer
 import (
 	"fmt"
 	"time"
-
-	"github.com/latlab/latlab/internal/units"
 )
 
 // Status is the timer state reported by `latlab timer status` and stored in
@@ -91,10 +89,4 @@ type RangeError struct{ D time.Duration }
 
 func (e *RangeError) Error() string {
 	return fmt.Sprintf("timer %s %s is out of range: accepted %s to %s", what, e.D, minRequest, maxRequest)
-}
-
-// FormatMs formats a duration in milliseconds with up to 6 decimals, the
-// unit timer tools traditionally use (0.5ms, 15.625ms, 0.001ms).
-func FormatMs(d time.Duration) string {
-	return units.Ms(d, 6) + "ms"
 }

@@ -57,21 +57,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestFormatMs(t *testing.T) {
-	cases := map[time.Duration]string{
-		500 * time.Microsecond:   "0.5ms",
-		15625 * time.Microsecond: "15.625ms",
-		time.Microsecond:         "0.001ms",
-		2 * time.Millisecond:     "2ms",
-		496 * time.Microsecond:   "0.496ms",
-	}
-	for d, want := range cases {
-		if got := FormatMs(d); got != want {
-			t.Errorf("FormatMs(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestQuery(t *testing.T) {
 	st, err := Query()
 	if err != nil {

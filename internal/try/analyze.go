@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -206,7 +205,7 @@ func verdictText(a, base *Arm, k int) string {
 	}
 	d := *v.Diff
 	s := fmt.Sprintf("%s vs %s: no difference at %s (%s [%s, %s], %s CI; Mann-Whitney %s%s; blocks: %s, %s%s)",
-		a.Label, base.Label, v.By, compare.FormatSigned(d.Estimate), compare.FormatSigned(d.Lo), compare.FormatSigned(d.Hi), lvl,
+		a.Label, base.Label, v.By, units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi), lvl,
 		stats.FormatP(v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
 	if (d.Hi < 0 || d.Lo > 0) && b.PHolm >= Alpha {
 		s += "; the pooled samples differ but the rounds do not agree: drift or noise between blocks, not the setting, can explain it"

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -17,7 +19,7 @@ func TestUnfinishedWarning(t *testing.T) {
 	root := tree(t)
 	state := filepath.Join(testutil.TempDir(t), "my state")
 	undo := []string{"latlab", "knob", "revert", "--all", "--state-dir", state}
-	j, err := knob.OpenJournal(state)
+	j, err := journal.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}

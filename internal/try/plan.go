@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/knob"
@@ -336,8 +338,8 @@ func (x *experiment) systemArms() error {
 	x.res.StateDir = dir
 	x.res.Writes = append(x.res.Writes,
 		fmt.Sprintf("%s: the original value of each change before it is made (%d changes in all, each reverted when its block ends)",
-			filepath.Join(dir, knob.JournalFile), total*x.opts.Blocks),
-		fmt.Sprintf("%s: which command made those changes, while it runs", filepath.Join(dir, knob.ExperimentFile)))
+			filepath.Join(dir, journal.File), total*x.opts.Blocks),
+		fmt.Sprintf("%s: which command made those changes, while it runs", filepath.Join(dir, journal.ExperimentFile)))
 	for _, a := range x.res.Arms[1:] {
 		for _, c := range a.Changes {
 			x.res.Writes = append(x.res.Writes, fmt.Sprintf("%s: %s -> %s before each %s block, back to %s after it", c.Where, c.From, c.To, a.Label, c.From))
@@ -351,7 +353,7 @@ func (x *experiment) systemArms() error {
 // not the original. A journal that cannot be read here (no privilege) is
 // left to the run, which opens it with its lock and checks again.
 func (x *experiment) checkUnfinished() error {
-	j, err := knob.ReadJournal(x.stateDir())
+	j, err := journal.Read(x.stateDir())
 	if err != nil {
 		return nil
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/journal"
 )
 
 // Record is what try keeps in the state directory while it runs
-// (knob.ExperimentFile). The journal holds the original values; the
+// (journal.ExperimentFile). The journal holds the original values; the
 // record only tells which of its entries an experiment made, so that the
 // next try or knob set can say that one did not finish.
 type Record struct {
@@ -30,7 +30,7 @@ const (
 	StateFinished = "finished"
 )
 
-func writeRecord(j *knob.Journal, r Record) error {
+func writeRecord(j *journal.Journal, r Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func writeRecord(j *knob.Journal, r Record) error {
 // Unfinished looks for an experiment that did not finish and left changes
 // in place: its record still says running and journal entries it made are
 // open. It returns nil when there is none.
-func Unfinished(j *knob.Journal) (*Record, []knob.Entry, error) {
+func Unfinished(j *journal.Journal) (*Record, []journal.Entry, error) {
 	b, err := j.ReadExperiment()
 	if err != nil || b == nil {
 		return nil, nil, err
@@ -68,7 +68,7 @@ func Unfinished(j *knob.Journal) (*Record, []knob.Entry, error) {
 // left nothing in place, finished: the changes made after it (a knob set
 // of the same knob) are not its. It needs the journal's lock; a journal
 // read without it is left alone.
-func CloseStale(j *knob.Journal) error {
+func CloseStale(j *journal.Journal) error {
 	b, err := j.ReadExperiment()
 	if err != nil || b == nil {
 		return err
@@ -83,8 +83,8 @@ func CloseStale(j *knob.Journal) error {
 
 // openEntries are the open entries of knob name (every knob when "") from
 // id first on.
-func openEntries(j *knob.Journal, first int, name string) []knob.Entry {
-	var out []knob.Entry
+func openEntries(j *journal.Journal, first int, name string) []journal.Entry {
+	var out []journal.Entry
 	for _, e := range j.Entries {
 		if e.ID >= first && e.Open() && (name == "" || e.Knob == name) {
 			out = append(out, e)
@@ -96,7 +96,7 @@ func openEntries(j *knob.Journal, first int, name string) []knob.Entry {
 // UnfinishedMessage says what an unfinished experiment left and how to
 // undo it; undo is the revert command (with the flags that chose the
 // journal).
-func UnfinishedMessage(r *Record, open []knob.Entry, undo string) string {
+func UnfinishedMessage(r *Record, open []journal.Entry, undo string) string {
 	what := r.Command
 	if r.PID > 0 {
 		what = fmt.Sprintf("\"%s\" (pid %d, started %s)", r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/probe"
@@ -59,14 +61,14 @@ func (x *experiment) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	var j *knob.Journal
+	var j *journal.Journal
 	var rec Record
 	if x.info.Scope == ScopeSystem {
 		if err := x.env.CheckPrivileged(); err != nil {
 			return nil, err
 		}
 		var err error
-		if j, err = knob.OpenJournal(x.stateDir()); err != nil {
+		if j, err = journal.Open(x.stateDir()); err != nil {
 			return nil, err
 		}
 		defer j.Close()
@@ -137,7 +139,7 @@ func (x *experiment) progress(b Block, done bool) {
 
 // block applies the arm's value, lets it settle, measures, and puts the
 // original back.
-func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *knob.Journal, first bool) (err error) {
+func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *journal.Journal, first bool) (err error) {
 	arm := &x.res.Arms[b.Arm]
 	if j != nil {
 		if err := x.checkOriginal(); err != nil {
@@ -260,7 +262,7 @@ func samePlanned(a *Arm, cs []knob.Change) error {
 
 // apply writes an arm's value through the journal (original first) and
 // returns the journal entries made.
-func (x *experiment) apply(j *knob.Journal, a *Arm) ([]int, error) {
+func (x *experiment) apply(j *journal.Journal, a *Arm) ([]int, error) {
 	p, err := x.k.Plan(x.env, x.opts.Sel, a.Value)
 	if err != nil {
 		return nil, err
@@ -283,11 +285,11 @@ func (x *experiment) apply(j *knob.Journal, a *Arm) ([]int, error) {
 }
 
 // revert restores the entries of one block.
-func (x *experiment) revert(j *knob.Journal, ids []int) error {
+func (x *experiment) revert(j *journal.Journal, ids []int) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := knob.Revert(x.env, j, func(e *knob.Entry) bool { return slices.Contains(ids, e.ID) }, false)
+	_, err := knob.Revert(x.env, j, func(e *journal.Entry) bool { return slices.Contains(ids, e.ID) }, false)
 	if err != nil {
 		return fmt.Errorf("restore %s: %w (%s)", x.info.Name, err, x.undoCommand(x.info.Name))
 	}
@@ -296,7 +298,7 @@ func (x *experiment) revert(j *knob.Journal, ids []int) error {
 
 // finish keeps the best value when asked and allowed, and marks the
 // record finished once nothing but a kept value is left in place.
-func (x *experiment) finish(j *knob.Journal, rec *Record, completed bool) error {
+func (x *experiment) finish(j *journal.Journal, rec *Record, completed bool) error {
 	res := x.res
 	res.Restore = &Restore{Restored: true, Text: fmt.Sprintf("%s restored to the original (%s)", x.info.Name, res.Arms[0].Current)}
 	if x.opts.Keep == KeepBest {
@@ -336,7 +338,7 @@ func (x *experiment) finish(j *knob.Journal, rec *Record, completed bool) error 
 	for _, id := range res.Restore.Entries {
 		kept[id] = true
 	}
-	var left []knob.Entry
+	var left []journal.Entry
 	for _, e := range openEntries(j, rec.FirstEntry, "") {
 		if !kept[e.ID] {
 			left = append(left, e)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
@@ -65,11 +67,11 @@ func TestTryPlanChangesNothing(t *testing.T) {
 	if !slices.Equal(res.Order, Order(3, 3, 7)) {
 		t.Errorf("order %v is not seed 7's", res.Order)
 	}
-	var journal bool
+	var named bool
 	for _, w := range res.Writes {
-		journal = journal || strings.Contains(w, filepath.Join(state, knob.JournalFile))
+		named = named || strings.Contains(w, filepath.Join(state, journal.File))
 	}
-	if !journal {
+	if !named {
 		t.Errorf("the plan does not name the journal it writes: %q", res.Writes)
 	}
 	for _, c := range []struct {
@@ -129,7 +131,7 @@ func TestTryRunRestoresAndJournals(t *testing.T) {
 	if !slices.Equal(seen, arms) {
 		t.Errorf("progress %v, want %v", seen, arms)
 	}
-	j, err := knob.ReadJournal(state)
+	j, err := journal.Read(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +139,11 @@ func TestTryRunRestoresAndJournals(t *testing.T) {
 		t.Errorf("%d journal entries, want one per hpet block", len(j.Entries))
 	}
 	for _, e := range j.Entries {
-		if e.State != knob.StateReverted || e.Original.String() != "tsc" || e.New.String() != "hpet" {
+		if e.State != journal.StateReverted || e.Original.String() != "tsc" || e.New.String() != "hpet" {
 			t.Errorf("entry %+v", e)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(state, knob.ExperimentFile))
+	b, err := os.ReadFile(filepath.Join(state, journal.ExperimentFile))
 	var rec Record
 	if err != nil || json.Unmarshal(b, &rec) != nil || rec.State != StateFinished || rec.FirstEntry != 1 || rec.Knob != "clocksource" {
 		t.Errorf("record %s (%v)", b, err)
@@ -185,7 +187,7 @@ func TestTryInterruptRestores(t *testing.T) {
 	if res.Arms[1].Complete != 0 || res.Arms[1].Summary != nil || res.Arms[1].Verdict.Outcome != TooFew {
 		t.Errorf("the interrupted block counted: %+v", res.Arms[1])
 	}
-	j, err := knob.ReadJournal(state)
+	j, err := journal.Read(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestTryKeepBest(t *testing.T) {
 		!strings.Contains(res.Restore.Text, "kept clocksource hpet: it was significantly better") || !strings.Contains(res.Restore.Undo, "latlab knob revert clocksource --root ") {
 		t.Fatalf("clocksource %q, restore %+v", read(t, root, csFile), res.Restore)
 	}
-	j, err := knob.OpenJournal(state)
+	j, err := journal.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +369,7 @@ func TestTryForeignChangeStops(t *testing.T) {
 	if read(t, root, csFile) != "acpi_pm\n" {
 		t.Errorf("someone else's value was overwritten: %q", read(t, root, csFile))
 	}
-	j, err := knob.OpenJournal(state)
+	j, err := journal.Open(state)
 	if err != nil {
 		t.Fatal(err)
 	}

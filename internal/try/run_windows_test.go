@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/knob/journal"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/etw"
@@ -57,7 +59,7 @@ func TestTryPrioritySeparationRegistry(t *testing.T) {
 	if len(res.Runs) != 6 || !res.Restore.Restored {
 		t.Fatalf("%d blocks, restore %+v", len(res.Runs), res.Restore)
 	}
-	j, err := knob.ReadJournal(state)
+	j, err := journal.Read(state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestTryPrioritySeparationRegistry(t *testing.T) {
 	sets := map[int]bool{}
 	for _, e := range j.Entries {
 		sets[e.Set] = true
-		if e.State != knob.StateReverted || (e.Loc == prioValue && !backend.Same(e.New, backend.DWORD(0x28))) {
+		if e.State != journal.StateReverted || (e.Loc == prioValue && !backend.Same(e.New, backend.DWORD(0x28))) {
 			t.Errorf("entry %+v", e)
 		}
 	}

@@ -81,3 +81,26 @@ func Us(us float64) string {
 	}
 	return fmt.Sprintf("%.1f µs", us)
 }
+
+// SignedNsFixed is NsFixed with a + on positive values, for differences
+// (+2.99 µs, -5.91 µs, 0 ns).
+func SignedNsFixed(v float64) string {
+	if v > 0 {
+		return "+" + NsFixed(v)
+	}
+	return NsFixed(v)
+}
+
+// SignedNs is Duration of v rounded to whole nanoseconds, with a + on
+// positive values, for differences (+1.5µs, -2.13ms, 0).
+func SignedNs(v float64) string {
+	s := Duration(time.Duration(math.Round(v)))
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// MsFixed writes ns nanoseconds in ms with three decimals whatever the
+// size (0.500 ms, 15.625 ms), so lines that compare sleeps line up.
+func MsFixed(ns float64) string { return fmt.Sprintf("%.3f ms", ns/1e6) }

@@ -63,3 +63,23 @@ func Bytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " B"
 }
+
+// Size writes a byte count in binary units with at most one decimal
+// (512 B, 1.5 KiB, 1 GiB), as size limits are set; Bytes is the decimal
+// spelling for amounts moved.
+func Size(n int64) string {
+	names := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(names)-1 {
+		f /= 1024
+		u++
+	}
+	if u == 0 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if len(s) > 2 && s[len(s)-2:] == ".0" {
+		s = s[:len(s)-2]
+	}
+	return s + " " + names[u]
+}

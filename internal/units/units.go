@@ -60,3 +60,20 @@ func Thousands(n int) string {
 	}
 	return s
 }
+
+// MsPrecise writes d in ms with up to 6 decimals and the unit, as timer
+// tools traditionally write requests and grants (0.5ms, 15.625ms, 0.001ms).
+func MsPrecise(d time.Duration) string { return Ms(d, 6) + "ms" }
+
+// Request writes a timer request (or a sleep) of ns nanoseconds in ms with
+// up to 4 decimals (0.5068ms) from 0.1 ms, the unit timer-resolution tools
+// use, else in µs (up to 3 decimals) or whole ns.
+func Request(ns int64) string {
+	if ns >= 100_000 {
+		return Trim(float64(ns)/1e6, 4) + "ms"
+	}
+	if ns >= 1000 {
+		return Trim(float64(ns)/1e3, 3) + "µs"
+	}
+	return fmt.Sprintf("%dns", ns)
+}

@@ -118,3 +118,78 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestSigned(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func(float64) string
+		v    float64
+		want string
+	}{
+		{"SignedNsFixed", SignedNsFixed, 0, "0 ns"},
+		{"SignedNsFixed", SignedNsFixed, 2990, "+2.99 µs"},
+		{"SignedNsFixed", SignedNsFixed, -5910, "-5.91 µs"},
+		{"SignedNsFixed", SignedNsFixed, 1.352e6, "+1.352 ms"},
+		{"SignedNsFixed", SignedNsFixed, math.NaN(), "-"},
+		{"SignedNs", SignedNs, 0, "0"},
+		{"SignedNs", SignedNs, 0.4, "+0"}, // rounds to zero, still an increase
+		{"SignedNs", SignedNs, 12.6, "+13ns"},
+		{"SignedNs", SignedNs, 1500, "+1.5µs"},
+		{"SignedNs", SignedNs, -2_130_000, "-2.13ms"},
+		{"SignedNs", SignedNs, 2.5e9, "+2.5s"},
+		{"MsFixed", MsFixed, 0, "0.000 ms"},
+		{"MsFixed", MsFixed, 500_000, "0.500 ms"},
+		{"MsFixed", MsFixed, 15_625_000, "15.625 ms"},
+		{"MsFixed", MsFixed, 1_000_400, "1.000 ms"},
+		{"MsFixed", MsFixed, 2e9, "2000.000 ms"},
+	} {
+		if got := c.f(c.v); got != c.want {
+			t.Errorf("%s(%v) = %q, want %q", c.name, c.v, got, c.want)
+		}
+	}
+}
+
+func TestTimerSpellings(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{MsPrecise(500 * time.Microsecond), "0.5ms"},
+		{MsPrecise(15625 * time.Microsecond), "15.625ms"},
+		{MsPrecise(time.Microsecond), "0.001ms"},
+		{MsPrecise(2 * time.Millisecond), "2ms"},
+		{MsPrecise(496 * time.Microsecond), "0.496ms"},
+		{Request(506_800), "0.5068ms"},
+		{Request(15_625_000), "15.625ms"},
+		{Request(100_000), "0.1ms"},
+		{Request(99_999), "99.999µs"},
+		{Request(1_000), "1µs"},
+		{Request(50_500), "50.5µs"},
+		{Request(999), "999ns"},
+		{Request(0), "0ns"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{1024, "1 KiB"},
+		{1536, "1.5 KiB"},
+		{1 << 30, "1 GiB"},
+		{3 << 29, "1.5 GiB"},
+		{256 << 20, "256 MiB"},
+		{1<<63 - 1, "8 EiB"},
+		{-5, "-5 B"},
+	} {
+		if got := Size(c.n); got != c.want {
+			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

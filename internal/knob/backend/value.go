@@ -1,6 +1,7 @@
 // Package backend is the vocabulary of the places the knobs read and
 // write: a Loc (which backend, path, name), a Value as the OS stores it,
-// and the Backend interface that reads and writes them. It imports
+// the Backend interface that reads and writes them, and the backends:
+// files under a root (Files), the registry, bcdedit and ethtool. It imports
 // nothing of the knobs, so the knob catalogue, its journal and the test
 // doubles (knobtest) can all build on it.
 package backend

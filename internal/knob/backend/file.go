@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
 )
 
 // Files reads and writes files under a root directory: /proc and /sys on
@@ -28,49 +28,49 @@ const maxFileRead = 64 << 10
 // (1-based, as proc(5) counts) of a /proc/PID/stat line.
 // A file that is not a regular file (a FIFO in a fixture tree would block
 // forever) or holds more than maxFileRead bytes is an error.
-func (f Files) Read(l backend.Loc) (backend.Value, error) {
+func (f Files) Read(l Loc) (Value, error) {
 	fh, err := f.open(l.Path, os.O_RDONLY|openNonblock)
 	if errors.Is(err, fs.ErrNotExist) {
-		return backend.Absent, nil
+		return Absent, nil
 	}
 	if err != nil {
-		return backend.Value{}, fmt.Errorf("read %s: %w", l, err)
+		return Value{}, fmt.Errorf("read %s: %w", l, err)
 	}
 	defer fh.Close()
 	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
-		return backend.Value{}, fmt.Errorf("read %s: not a regular file", l)
+		return Value{}, fmt.Errorf("read %s: not a regular file", l)
 	}
-	b, err := readLimited(fh, l.String(), maxFileRead)
-	var tl *tooLargeError
+	b, err := safefile.ReadLimited(fh, l.String(), maxFileRead)
+	var tl *safefile.TooLargeError
 	if errors.As(err, &tl) {
-		return backend.Value{}, fmt.Errorf("read %s: over %s, more than a setting file holds", l, sizeName(maxFileRead))
+		return Value{}, fmt.Errorf("read %s: over %s, more than a setting file holds", l, safefile.SizeName(maxFileRead))
 	}
 	if err != nil {
-		return backend.Value{}, err
+		return Value{}, err
 	}
 	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
 		return statField(l, b, n)
 	}
-	return backend.Value{Type: backend.TypeFile, Data: b}, nil
+	return Value{Type: TypeFile, Data: b}, nil
 }
 
 // statField picks a field of a /proc/PID/stat line; the command name (field
 // 2) is in parentheses and may hold spaces, so counting starts after it.
-func statField(l backend.Loc, b []byte, n string) (backend.Value, error) {
+func statField(l Loc, b []byte, n string) (Value, error) {
 	var i int
 	if _, err := fmt.Sscan(n, &i); err != nil || i < 3 {
-		return backend.Value{}, fmt.Errorf("read %s: bad field %q", l, n)
+		return Value{}, fmt.Errorf("read %s: bad field %q", l, n)
 	}
 	s := string(b)
 	p := strings.LastIndexByte(s, ')')
 	if p < 0 {
-		return backend.Value{}, fmt.Errorf("read %s: no command name in %q", l, s)
+		return Value{}, fmt.Errorf("read %s: no command name in %q", l, s)
 	}
 	fields := strings.Fields(s[p+1:])
 	if len(fields) < i-2 {
-		return backend.Value{}, fmt.Errorf("read %s: %d fields, want field %d", l, len(fields)+2, i)
+		return Value{}, fmt.Errorf("read %s: %d fields, want field %d", l, len(fields)+2, i)
 	}
-	return backend.Value{Type: backend.TypeFile, Data: []byte(fields[i-3])}, nil
+	return Value{Type: TypeFile, Data: []byte(fields[i-3])}, nil
 }
 
 // fileWriteStep, when set, is called between the steps of a write: the
@@ -90,7 +90,7 @@ func writeStep(step string) {
 // it, synced, renamed over it. Truncating and then writing would leave it
 // empty if the process died in between. Files are never created or
 // deleted: /proc and /sys files exist or the setting does not.
-func (f Files) Write(l backend.Loc, v backend.Value) error {
+func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
 	}
@@ -146,7 +146,7 @@ func fillAndRename(tmp *os.File, perm fs.FileMode, data []byte, rename func() er
 		return err
 	}
 	writeStep("written")
-	if err := syncFile(tmp); err != nil {
+	if err := safefile.Sync(tmp); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
@@ -163,7 +163,7 @@ func fillAndRename(tmp *os.File, perm fs.FileMode, data []byte, rename func() er
 
 // CheckWrite opens the file for writing without writing: it fails the
 // same way a write would for a missing file or a missing privilege.
-func (f Files) CheckWrite(l backend.Loc) error {
+func (f Files) CheckWrite(l Loc) error {
 	fh, err := f.open(l.Path, os.O_WRONLY|openNonblock)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -178,7 +178,7 @@ func (f Files) CheckWrite(l backend.Loc) error {
 func (f Files) List(path string) (dirs, files []string, err error) {
 	ents, err := f.readDir(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%s: %w", path, backend.ErrNotFound)
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
 	}
 	if err != nil {
 		return nil, nil, err

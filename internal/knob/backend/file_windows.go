@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import "os"
 

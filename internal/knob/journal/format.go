@@ -1,4 +1,4 @@
-package knob
+package journal
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package knob
+package journal
 
 import (
 	"crypto/rand"
@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
 )
 
 // stateDir is an open state directory. Every file in it is opened
@@ -182,7 +184,7 @@ func (d *stateDir) read(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(f, f.Name(), limit)
+	return safefile.ReadLimited(f, f.Name(), limit)
 }
 
 // lock takes an exclusive flock on journal.lock; the kernel drops it when
@@ -219,7 +221,7 @@ func (d *stateDir) replace(name string, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("journal: write %s: %w", f.Name(), err)
 	}
-	if err := syncFile(f); err != nil {
+	if err := safefile.Sync(f); err != nil {
 		return fmt.Errorf("journal: sync %s: %w", f.Name(), err)
 	}
 	if err := f.Close(); err != nil {
@@ -229,7 +231,7 @@ func (d *stateDir) replace(name string, data []byte) error {
 		return fmt.Errorf("journal: rename %s: %w", tmp, err)
 	}
 	ok = true
-	if !durable {
+	if !safefile.Durable {
 		return nil
 	}
 	if err := unix.Fsync(d.fd); err != nil {

@@ -1,4 +1,4 @@
-package knob
+package journal
 
 import (
 	"fmt"
@@ -79,11 +79,14 @@ func TestStrictACL(t *testing.T) {
 	}
 }
 
+// dsackLoc is where an entry of the tests says it changed a value.
+var dsackLoc = backend.Loc{Backend: backend.BackendFile, Path: "proc/sys/net/ipv4/tcp_dsack"}
+
 // The journal is read only up to maxJournal, with a message naming the
 // cap, and never written beyond what can be read back.
 func TestJournalSizeCapped(t *testing.T) {
 	dir := testutil.TempDir(t)
-	j, err := OpenJournal(dir)
+	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,36 +95,23 @@ func TestJournalSizeCapped(t *testing.T) {
 	defer func() { maxJournal = old }()
 	maxJournal = 4 << 10
 	for len(j.Entries) < 4 {
-		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
+		j.Add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
 	}
 	if err := j.Save(); err != nil {
 		t.Fatal(err)
 	}
 	for len(j.Entries) < 20 {
-		j.add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
+		j.Add([]Entry{{Knob: "tcp-dsack", Loc: dsackLoc, Original: backend.FileValue("1\n"), New: backend.FileValue("0\n"), State: StateApplied}})
 	}
 	if err := j.Save(); err == nil || !strings.Contains(err.Error(), "would grow over 4 KiB") {
 		t.Fatalf("save over the cap: %v", err)
 	}
-	p := filepath.Join(dir, JournalFile)
+	p := filepath.Join(dir, File)
 	if err := os.Truncate(p, maxJournal+1); err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("journal %s is over 4 KiB, the most latlab reads", p)
-	if _, err := ReadJournal(dir); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("read of an oversized journal: %v, want %q", err, want)
-	}
-}
-
-// A setting file is read only up to maxFileRead.
-func TestFileReadCapped(t *testing.T) {
-	root := linuxTree(t)
-	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
-	if err := os.Truncate(p, 1<<30); err != nil { // sparse: nothing is stored
-		t.Fatal(err)
-	}
-	_, err := Files{Root: root}.Read(recoveryLoc)
-	if err == nil || !strings.Contains(err.Error(), "over 64 KiB, more than a setting file holds") {
-		t.Fatalf("read of a 1 GiB setting file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package knob
+package journal
 
 import (
 	"os"
@@ -18,7 +18,7 @@ import (
 func TestStateDirCreatedPrivate(t *testing.T) {
 	keepsACLs(t)
 	dir := filepath.Join(testutil.TempDir(t), "state")
-	j, err := OpenJournal(dir)
+	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestStateDirStrictACL(t *testing.T) {
 		t.Skip("the ACL check applies to an elevated latlab only")
 	}
 	dir := keepsACLs(t)
-	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "S-1-1-0 may change it") || !strings.Contains(err.Error(), "fix: icacls") {
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "S-1-1-0 may change it") || !strings.Contains(err.Error(), "fix: icacls") {
 		t.Fatalf("open of a directory everyone may write: %v", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestStateDirSymlinksRefused(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Skipf("os.Symlink made no link here (%v)", err)
 	}
-	if _, err := OpenJournal(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("open with a planted lock link: %v", err)
 	}
 	if _, err := os.Lstat(target); err == nil {

@@ -1,4 +1,4 @@
-package knob
+package journal
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
 )
 
 // stateDir is the state directory. Windows has no openat for plain
@@ -184,7 +186,7 @@ func (d *stateDir) read(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(f, f.Name(), limit)
+	return safefile.ReadLimited(f, f.Name(), limit)
 }
 
 // lock takes an exclusive lock on journal.lock; Windows drops it when the
@@ -219,7 +221,7 @@ func (d *stateDir) replace(name string, data []byte) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("journal: write %s: %w", tmp.Name(), err)
 	}
-	if err := syncFile(tmp); err != nil {
+	if err := safefile.Sync(tmp); err != nil {
 		return fmt.Errorf("journal: sync %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Close(); err != nil {

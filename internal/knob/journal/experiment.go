@@ -1,9 +1,11 @@
-package knob
+package journal
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
 )
 
 // ExperimentFile is the record `latlab try` keeps beside the journal while
@@ -16,13 +18,13 @@ const ExperimentFile = "experiment.json"
 const maxExperiment = 64 << 10
 
 // WriteExperiment replaces the experiment record durably, as the journal
-// is replaced. It needs the journal's lock (OpenJournal).
+// is replaced. It needs the journal's lock (Open).
 func (j *Journal) WriteExperiment(b []byte) error {
 	if j.sd == nil {
 		return errors.New("internal: the journal was read without its lock: its experiment record cannot be written")
 	}
 	if len(b) > maxExperiment {
-		return fmt.Errorf("internal: an experiment record of %d bytes is over %s", len(b), sizeName(maxExperiment))
+		return fmt.Errorf("internal: an experiment record of %d bytes is over %s", len(b), safefile.SizeName(maxExperiment))
 	}
 	return j.sd.replace(ExperimentFile, b)
 }

@@ -1,17 +1,21 @@
-package knob
+// Package journal is the crash-safe record of every setting latlab
+// changed: each original value is written here durably before the
+// setting is, so a revert restores exactly. It keeps the journal file
+// and the state directory that holds it (owned and locked, never
+// through a link), and nothing of the knobs: the knob package applies
+// and reverts through it.
+package journal
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/internal/safefile"
 )
 
 // Entry states.
@@ -27,6 +31,15 @@ const (
 	// slack was set has exited); nothing to revert.
 	StateGone = "gone"
 )
+
+// Guard is a value that identifies what a change was made to; a revert
+// writes only while it still reads the same (the process whose timer
+// slack was set, by its start time).
+type Guard struct {
+	Loc   backend.Loc   `json:"loc"`
+	Value backend.Value `json:"value"`
+	What  string        `json:"what"` // said when the guard no longer matches
+}
 
 // Entry is one value latlab changed: where, what it was (type and bytes,
 // or absent), what latlab wrote, and how far the change got.
@@ -49,14 +62,14 @@ type Entry struct {
 // Open reports whether the entry may still differ from the original.
 func (e *Entry) Open() bool { return e.State == StatePending || e.State == StateApplied }
 
-// JournalFile is the journal's name in the state directory.
-const JournalFile = "journal.json"
+// File is the journal's name in the state directory.
+const File = "journal.json"
 
 // LockFile is the lock's name in the state directory.
 const LockFile = "journal.lock"
 
 // journalVersion is the format of journal.json that latlab writes (see
-// journal_format.go).
+// format.go).
 const journalVersion = 2
 
 // maxJournal bounds what latlab reads and writes of a journal: some
@@ -85,13 +98,17 @@ type Journal struct {
 	sd     *stateDir // nil when read without the lock
 	unlock func()
 	found  bool // journal.json existed when read
-	saves  int  // how many times Save wrote it (the tests count)
+	saves  int  // how many times Save wrote it
 }
 
-// OpenJournal loads the journal in dir, creating dir (0700) when needed,
+// Saves is how many times Save wrote the journal since it was opened: a
+// revert of many entries saves once, not once per entry.
+func (j *Journal) Saves() int { return j.saves }
+
+// Open loads the journal in dir, creating dir (0700) when needed,
 // and takes an exclusive lock on it that the OS releases when the process
 // dies. Close releases it.
-func OpenJournal(dir string) (*Journal, error) {
+func Open(dir string) (*Journal, error) {
 	sd, err := openStateDir(dir, true)
 	if err != nil {
 		return nil, err
@@ -121,11 +138,11 @@ func lockAndRead(sd *stateDir, dir string, mustExist bool) (*Journal, error) {
 	return j, nil
 }
 
-// OpenExistingJournal is OpenJournal for a revert: it creates nothing,
+// OpenExisting is Open for a revert: it creates nothing,
 // and a state directory without a journal is an error that says so. A
 // mistyped --state-dir (or a link repointed since the set) must not look
 // like a journal whose changes are all undone.
-func OpenExistingJournal(dir string) (*Journal, error) {
+func OpenExisting(dir string) (*Journal, error) {
 	sd, err := openStateDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, noJournal(dir)
@@ -140,9 +157,9 @@ func noJournal(dir string) error {
 	return badinput.Errorf("no journal in %s: latlab recorded no change there (is the --state-dir right?); nothing was reverted", dir)
 }
 
-// ReadJournal loads the journal in dir without locking it (for history
+// Read loads the journal in dir without locking it (for history
 // and export); a missing journal is empty.
-func ReadJournal(dir string) (*Journal, error) {
+func Read(dir string) (*Journal, error) {
 	sd, err := openStateDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Version: journalVersion, NextID: 1, NextSet: 1, dir: dir}, nil
@@ -156,14 +173,14 @@ func ReadJournal(dir string) (*Journal, error) {
 
 func readJournal(sd *stateDir) (*Journal, error) {
 	j := &Journal{Version: journalVersion, NextID: 1, NextSet: 1, dir: sd.path}
-	path := filepath.Join(sd.path, JournalFile)
-	b, err := sd.read(JournalFile, maxJournal)
+	path := filepath.Join(sd.path, File)
+	b, err := sd.read(File, maxJournal)
 	if errors.Is(err, fs.ErrNotExist) {
 		return j, nil
 	}
-	var tl *tooLargeError
+	var tl *safefile.TooLargeError
 	if errors.As(err, &tl) {
-		return nil, fmt.Errorf("journal %s is over %s, the most latlab reads (some 70,000 changes): it is left untouched; check it by hand and move it aside", path, sizeName(tl.limit))
+		return nil, fmt.Errorf("journal %s is over %s, the most latlab reads (some 70,000 changes): it is left untouched; check it by hand and move it aside", path, safefile.SizeName(tl.Limit))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
@@ -203,158 +220,16 @@ func (j *Journal) Save() error {
 		return err
 	}
 	if int64(len(b)) > maxJournal {
-		return fmt.Errorf("the journal in %s would grow over %s, the most latlab reads back; revert what is still in place and move journal.json aside", j.dir, sizeName(maxJournal))
+		return fmt.Errorf("the journal in %s would grow over %s, the most latlab reads back; revert what is still in place and move journal.json aside", j.dir, safefile.SizeName(maxJournal))
 	}
 	j.saves++
-	return j.sd.replace(JournalFile, b)
+	return j.sd.replace(File, b)
 }
 
-// durable is false only in the in-process crash tests, which simulate
-// thousands of crashes and check logic, not the disk; the process tests
-// run with it on.
-var durable = true
-
-// stateErr is an error opening the state directory at path, with the
-// path said once and, for a missing privilege, what to do.
-func stateErr(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if errors.Is(err, fs.ErrPermission) {
-		return fmt.Errorf("state directory %s: %v: %s", path, err, stateDirHint)
-	}
-	return fmt.Errorf("state directory %s: %w", path, err)
-}
-
-// tooLargeError is a file over the size latlab reads.
-type tooLargeError struct {
-	path  string
-	limit int64
-}
-
-func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%s is over %s, the most latlab reads", e.path, sizeName(e.limit))
-}
-
-// readLimited reads f to its end, refusing more than limit bytes (by its
-// size first, so a huge file is not read at all).
-func readLimited(f *os.File, path string, limit int64) ([]byte, error) {
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		return nil, &tooLargeError{path, limit}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(b)) > limit {
-		return nil, &tooLargeError{path, limit}
-	}
-	return b, nil
-}
-
-func sizeName(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// strictModes is sshd's StrictModes rule for a process running as root
-// (euid 0): the state directory and its files must be root's and
-// writable by no one else, since whoever can write them decides what
-// root's revert writes. uid and mode are the file's owner and permission
-// bits.
-func strictModes(path string, dir bool, uid, mode uint32, euid int) error {
-	if euid != 0 {
-		return nil
-	}
-	q := path
-	if strings.ContainsFunc(path, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@", r))
-	}) {
-		q = shQuote(path)
-	}
-	var why, fix []string
-	if uid != 0 {
-		why = append(why, fmt.Sprintf("owned by uid %d", uid))
-		fix = append(fix, "chown root "+q)
-	}
-	if mode&0o022 != 0 {
-		why = append(why, "writable by group or others")
-		fix = append(fix, "chmod go-w "+q)
-	}
-	if len(why) == 0 {
-		return nil
-	}
-	what := "file"
-	if dir {
-		what = "state directory"
-	}
-	return fmt.Errorf("refusing %s %s: %s; fix: %s",
-		what, path, strings.Join(why, " and "), strings.Join(fix, " && "))
-}
-
-// aceInfo is one entry of a Windows ACL.
-type aceInfo struct {
-	Type, Flags uint8
-	Mask        uint32
-	SID         string // of an allow or deny entry
-}
-
-// Well-known SIDs and ACL bits of the Windows check.
-const (
-	sidSystem         = "S-1-5-18"
-	sidAdministrators = "S-1-5-32-544"
-	sidTrustedInstall = "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
-	sidCreatorOwner   = "S-1-3-0"
-	aceAllowed        = 0
-	aceInheritOnly    = 0x8
-	// write data or add a file, append or add a sub-directory, delete a
-	// child, DELETE, WRITE_DAC, WRITE_OWNER, GENERIC_ALL, GENERIC_WRITE
-	fileWriteAccess = 0x2 | 0x4 | 0x40 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 | 0x40000000
-)
-
-// strictACL is the Windows form of strictModes for an elevated process:
-// the owner must be SYSTEM, Administrators, TrustedInstaller or this user
-// (self), and no entry of the ACL may let anyone else write, delete or
-// re-permit the file. A missing ACL grants everyone everything.
-func strictACL(path, owner string, aces []aceInfo, nullDACL bool, self string) error {
-	trusted := func(sid string) bool {
-		return sid == sidSystem || sid == sidAdministrators || sid == sidTrustedInstall || (self != "" && sid == self)
-	}
-	var why []string
-	if !trusted(owner) {
-		why = append(why, "owned by "+owner)
-	}
-	if nullDACL {
-		why = append(why, "it has no ACL (everyone may change it)")
-	}
-	for _, a := range aces {
-		if a.Type != aceAllowed || a.Flags&aceInheritOnly != 0 || a.Mask&fileWriteAccess == 0 || trusted(a.SID) || a.SID == sidCreatorOwner {
-			continue
-		}
-		why = append(why, fmt.Sprintf("%s may change it (access 0x%x)", a.SID, a.Mask))
-	}
-	if len(why) == 0 {
-		return nil
-	}
-	return fmt.Errorf(`refusing %s: %s; fix: icacls "%s" /setowner *S-1-5-32-544, then icacls "%s" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F`,
-		path, strings.Join(why, "; "), path, path)
-}
-
-// keepClosed is how many closed entries (reverted or gone) a revert keeps
-// in the journal for history; older ones are dropped when it saves, so
-// the journal, and every save of it, stays the size of what is in place
-// plus this. A variable for the tests.
-var keepClosed = 1000
-
-// pruneClosed drops all but the newest keep closed entries. Open entries
+// PruneClosed drops all but the newest keep closed entries (reverted or
+// gone), so the journal stays the size of what is in place plus keep. Open entries
 // are never dropped, nor the counters: ids are never handed out twice.
-func (j *Journal) pruneClosed(keep int) {
+func (j *Journal) PruneClosed(keep int) {
 	closed := 0
 	for i := range j.Entries {
 		if !j.Entries[i].Open() {
@@ -377,8 +252,9 @@ func (j *Journal) pruneClosed(keep int) {
 	j.Entries = out
 }
 
-// add appends entries with fresh ids under one new set number.
-func (j *Journal) add(es []Entry) []int {
+// Add appends entries with fresh ids under one new set number and
+// returns their indexes in Entries; Save records them.
+func (j *Journal) Add(es []Entry) []int {
 	set := j.NextSet
 	j.NextSet++
 	idx := make([]int, len(es))
@@ -394,11 +270,4 @@ func (j *Journal) add(es []Entry) []int {
 
 func errLocked(err error) error {
 	return fmt.Errorf("another latlab is changing settings right now (%v); try again when it has finished", err)
-}
-
-func syncFile(f *os.File) error {
-	if !durable {
-		return nil
-	}
-	return f.Sync()
 }

@@ -1,4 +1,4 @@
-package knob
+package backend
 
 import (
 	"errors"
@@ -8,8 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/latlab/latlab/internal/rootfs"
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/rootfs"
 )
 
 // kernelFile reports whether f lives on a file system the kernel makes

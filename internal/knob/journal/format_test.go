@@ -1,0 +1,96 @@
+package journal
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/knob/backend"
+)
+
+// sampleFile is a journal of entries of every kind (a file value with a
+// guard, registry values that existed and did not, a registry key, a BCD
+// element, a reverted entry with its time and note): small, since the
+// bit-flip test decodes it once per bit.
+func sampleFile(t *testing.T) []byte {
+	t.Helper()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	recovery := backend.Loc{Backend: backend.BackendFile, Path: "proc/sys/net/ipv4/tcp_recovery"}
+	slack := backend.Loc{Backend: backend.BackendFile, Path: "proc/4242/timerslack_ns"}
+	start := backend.Loc{Backend: backend.BackendFile, Path: "proc/4242/stat", Name: "stat-field:22"}
+	throttling := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`, Name: "NetworkThrottlingIndex"}
+	key := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\voice`}
+	tsc := backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}
+	prisep := backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, Name: "Win32PrioritySeparation"}
+	j := &Journal{Version: journalVersion, NextID: 1, NextSet: 1}
+	j.Add([]Entry{{Time: at, Knob: "tcp-recovery", Request: "rack,no-dupthresh", Loc: recovery, Original: backend.FileValue("1\n"), New: backend.FileValue("5\n"), State: StateApplied}})
+	j.Add([]Entry{{Time: at, Knob: "timer-slack", Target: "4242", Request: "1us", Loc: slack, Original: backend.FileValue("50000\n"), New: backend.FileValue("1000\n"),
+		Guard: &Guard{Loc: start, Value: backend.FileValue("123456"), What: "process 4242 has exited"}, State: StateApplied}})
+	j.Add([]Entry{{Time: at, Knob: "network-throttling-index", Request: "off", Loc: throttling, Original: backend.Absent, New: backend.DWORD(0xffffffff), State: StateApplied}})
+	j.Add([]Entry{
+		{Time: at, Knob: "qos-dscp", Target: "voice", Request: "46", Loc: key, Original: backend.Absent, New: backend.Value{Type: backend.TypeKey}, State: StatePending},
+	})
+	reverted := at.Add(time.Minute)
+	j.Add([]Entry{{Time: at, Knob: "tsc-sync-policy", Request: "enhanced", Loc: tsc, Original: backend.Absent, New: backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")},
+		State: StateReverted, RevertedAt: &reverted, Note: "restored"}})
+	j.Add([]Entry{{Time: at, Knob: "win32-priority-separation", Request: "0x26", Loc: prisep, Original: backend.DWORD(2), New: backend.DWORD(0x26), State: StateApplied}})
+	b, err := j.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every single-bit flip of a journal is detected: the journal is refused,
+// or the flipped entry is reported damaged, or the file's checksum fails;
+// and an entry that is still used is exactly what was written. So no flip
+// can make revert restore a wrong value silently.
+func TestJournalEveryBitFlipIsDetected(t *testing.T) {
+	file := sampleFile(t)
+	var orig Journal
+	if err := decodeJournal(&orig, file); err != nil || len(orig.Damaged) > 0 || orig.FileDamage != "" {
+		t.Fatalf("the sample journal itself: %v %v %q", err, orig.Damaged, orig.FileDamage)
+	}
+	byID := map[int]Entry{}
+	for _, e := range orig.Entries {
+		byID[e.ID] = e
+	}
+	if len(byID) < 5 {
+		t.Fatalf("only %d entries in the sample", len(byID))
+	}
+	flipped := bytes.Clone(file)
+	kinds := map[string]int{}
+	for i := range file {
+		for bit := range 8 {
+			flipped[i] ^= 1 << bit
+			var j Journal
+			err := decodeJournal(&j, flipped)
+			switch {
+			case err != nil:
+				kinds["refused"]++
+			case len(j.Damaged) > 0:
+				kinds["entry damaged"]++
+			case j.FileDamage != "":
+				kinds["file damaged"]++
+			default:
+				t.Fatalf("flip of bit %d of byte %d (%q) went unnoticed", bit, i, file[i])
+			}
+			if err == nil {
+				for _, e := range j.Entries {
+					if !reflect.DeepEqual(e, byID[e.ID]) {
+						t.Fatalf("flip of bit %d of byte %d: entry %d reads %+v, was %+v", bit, i, e.ID, e, byID[e.ID])
+					}
+				}
+				if len(j.Entries)+len(j.Damaged) < len(orig.Entries)-1 {
+					t.Fatalf("flip of bit %d of byte %d lost entries: %d used, %d damaged", bit, i, len(j.Entries), len(j.Damaged))
+				}
+				if j.NextID < orig.NextID || j.NextSet < orig.NextSet {
+					t.Fatalf("flip of bit %d of byte %d: counters %d %d, were %d %d: ids would be given twice", bit, i, j.NextID, j.NextSet, orig.NextID, orig.NextSet)
+				}
+			}
+			flipped[i] = file[i]
+		}
+	}
+	t.Logf("%d bytes, %d flips: %v", len(file), 8*len(file), kinds)
+}
