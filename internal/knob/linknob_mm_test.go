@@ -1,0 +1,285 @@
+package knob
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// The memory-management knobs (transparent-hugepages, numa-balancing,
+// swappiness, stat-interval, ksm) on fixture trees shaped as the kernel
+// prints the files.
+
+// mmEnv is an Env over a fixture tree holding files.
+func mmEnv(t *testing.T, files map[string]string) (*Env, string) {
+	t.Helper()
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, files)
+	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: Files{Root: root}}}, root
+}
+
+// setAndRevert sets value as `knob set` does, checks the files it left,
+// reverts and checks that the tree is back byte for byte.
+func setAndRevert(t *testing.T, env *Env, root, name, value string, want map[string]string) *Plan {
+	t.Helper()
+	before := snapshotTree(t, root)
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.Plan(env, Selector{}, value)
+	if err != nil {
+		t.Fatalf("plan %s %s: %v", name, value, err)
+	}
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := Apply(env, j, p); err != nil {
+		t.Fatalf("apply %s %s: %v", name, value, err)
+	}
+	after := snapshotTree(t, root)
+	for f, w := range want {
+		if after[f] != w {
+			t.Errorf("%s %s: %s = %q, want %q", name, value, f, after[f], w)
+		}
+	}
+	if _, err := Revert(env, j, MatchKnob(name, ""), false); err != nil {
+		t.Fatalf("revert %s: %v", name, err)
+	}
+	if got := snapshotTree(t, root); !maps.Equal(got, before) {
+		t.Errorf("%s %s: revert left %q, want %q", name, value, got, before)
+	}
+	return p
+}
+
+// wantBadInput checks that err is a bad-input error that says want.
+func wantBadInput(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	var bi *badinput.Error
+	if !errors.As(err, &bi) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error %v, want bad input saying %q", what, err, want)
+	}
+}
+
+const (
+	thpEnabledFile = "sys/kernel/mm/transparent_hugepage/enabled"
+	thpDefragFile  = "sys/kernel/mm/transparent_hugepage/defrag"
+)
+
+func thpTree(t *testing.T) (*Env, string) {
+	return mmEnv(t, map[string]string{
+		thpEnabledFile: "always [madvise] never\n",
+		thpDefragFile:  "always defer defer+madvise [madvise] never\n",
+	})
+}
+
+func TestTHPSetRevert(t *testing.T) {
+	cases := []struct {
+		value string
+		want  map[string]string
+		n     int // changes planned
+	}{
+		{"never", map[string]string{thpEnabledFile: "always madvise [never]\n", thpDefragFile: "always defer defer+madvise [madvise] never\n"}, 1},
+		{"enabled=always,defrag=defer+madvise", map[string]string{thpEnabledFile: "[always] madvise never\n", thpDefragFile: "always defer [defer+madvise] madvise never\n"}, 2},
+		{"defrag=never", map[string]string{thpEnabledFile: "always [madvise] never\n", thpDefragFile: "always defer defer+madvise madvise [never]\n"}, 1},
+		{"enabled=madvise,defrag=madvise", nil, 0}, // already so: nothing to do
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			env, root := thpTree(t)
+			p := setAndRevert(t, env, root, "transparent-hugepages", c.value, c.want)
+			if len(p.Changes) != c.n {
+				t.Fatalf("planned %d changes, want %d: %+v", len(p.Changes), c.n, p.Changes)
+			}
+			for _, ch := range p.Changes {
+				// The journal keeps the file as it was, the list.
+				if !strings.Contains(ch.Old.String(), "[") {
+					t.Errorf("%s: original %q is not the file as read", ch.Loc, ch.Old)
+				}
+			}
+		})
+	}
+}
+
+// TestTHPJournalWritesTheBareWord: the journal keeps the whole list the
+// file showed, and the revert hands the backend that list; what reaches
+// the file must be the bare word, as the kernel refuses a list.
+func TestTHPJournalWritesTheBareWord(t *testing.T) {
+	env, root := thpTree(t)
+	k, _ := Lookup("transparent-hugepages")
+	p, err := k.Plan(env, Selector{}, "never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.TempDir(t)
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := Apply(env, j, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(j.Entries[0].Original.Data); got != "always [madvise] never\n" {
+		t.Fatalf("journal original %q, want the file as it was", got)
+	}
+	rec := &recordingBackend{Backend: env.Backends[backend.BackendFile]}
+	env.Backends[backend.BackendFile] = rec
+	if _, err := Revert(env, j, MatchAll, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.writes) != 1 || rec.writes[0] != "always [madvise] never\n" {
+		t.Fatalf("revert wrote %q through the backend", rec.writes)
+	}
+	// The fixture tree shows what the kernel shows after "madvise".
+	if b, _ := os.ReadFile(filepath.Join(root, thpEnabledFile)); string(b) != "always [madvise] never\n" {
+		t.Errorf("enabled = %q", b)
+	}
+	// And a script of the undo writes the bare word too.
+	lines, err := Script([]Change{{Loc: thpEnabledLoc, Old: backend.FileValue("always madvise [never]\n"), New: j.Entries[0].Original}}, FormatSh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(lines, "\n"); !strings.Contains(s, "printf '%s\\n' 'madvise' > '/sys/kernel/mm/transparent_hugepage/enabled'") {
+		t.Errorf("script:\n%s", s)
+	}
+}
+
+type recordingBackend struct {
+	backend.Backend
+	writes []string
+}
+
+func (r *recordingBackend) Write(l backend.Loc, v backend.Value) error {
+	r.writes = append(r.writes, string(v.Data))
+	return r.Backend.Write(l, v)
+}
+
+func TestTHPGet(t *testing.T) {
+	env, _ := thpTree(t)
+	r := get(t, env, "transparent-hugepages", Selector{})
+	if len(r.Items) != 2 || r.Items[0].Target != "enabled" || r.Items[0].Value != "madvise" || r.Items[1].Target != "defrag" || r.Items[1].Value != "madvise" {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	if !strings.Contains(r.Items[0].Meaning, "choices: always madvise never") {
+		t.Errorf("meaning %q", r.Items[0].Meaning)
+	}
+	// A kernel without THP: a reading that says so, and nothing to set.
+	env, _ = mmEnv(t, map[string]string{"proc/sys/vm/swappiness": "60\n"})
+	r = get(t, env, "transparent-hugepages", Selector{})
+	if len(r.Items) != 2 || r.Items[0].Value != "absent" || !strings.Contains(r.Items[0].Meaning, "CONFIG_TRANSPARENT_HUGEPAGE") {
+		t.Fatalf("absent reading %+v", r.Items)
+	}
+	if _, err := plan(env, "transparent-hugepages", Selector{}, "never"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("plan on a kernel without THP: %v", err)
+	}
+}
+
+func TestTHPBadInput(t *testing.T) {
+	env, _ := thpTree(t)
+	for value, want := range map[string]string{
+		"sometimes":                   `enabled "sometimes" is not one of always|madvise|never`,
+		"defrag=defer+never":          "is not one of always|defer|defer+madvise|madvise|never",
+		"enabled=never,enabled=never": "enabled given twice",
+		"size=2M":                     "is not enabled=WORD or defrag=WORD",
+		"":                            "accepted never|madvise|always",
+		"defrag=madvise,":             "accepted",
+	} {
+		_, err := plan(env, "transparent-hugepages", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+}
+
+func TestTHPVet(t *testing.T) {
+	k, _ := Lookup("transparent-hugepages")
+	good := []struct {
+		l backend.Loc
+		v string
+	}{
+		{thpEnabledLoc, "always [madvise] never\n"},
+		{thpEnabledLoc, "never\n"},
+		{thpDefragLoc, "always defer defer+madvise [madvise] never\n"},
+		{thpDefragLoc, "defer+madvise\n"},
+	}
+	for _, c := range good {
+		if err := k.Vet("", c.l, backend.FileValue(c.v)); err != nil {
+			t.Errorf("Vet %s %q: %v", c.l, c.v, err)
+		}
+	}
+	bad := []struct {
+		target string
+		l      backend.Loc
+		v      string
+		want   string
+	}{
+		{"", fileLoc("sys/kernel/mm/transparent_hugepage/enabled"), "never\n", "not a value"}, // not written as a choice file
+		{"", fileLoc("etc/passwd"), "never\n", "not a value"},
+		{"", thpEnabledLoc, "defer\n", "not a enabled choice"},
+		{"", thpEnabledLoc, "always madvise never\n", "one choice bracketed"},
+		{"", thpEnabledLoc, "[always] [madvise] never\n", "one choice bracketed"},
+		{"", thpDefragLoc, "always;reboot\n", "not a defrag choice"},
+		{"x", thpDefragLoc, "never\n", "no targets"},
+		{"", thpDefragLoc, "", "empty"},
+	}
+	for _, c := range bad {
+		if err := k.Vet(c.target, c.l, backend.FileValue(c.v)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Vet %s %q: %v, want %q", c.l, c.v, err, c.want)
+		}
+	}
+}
+
+func TestChoiceFile(t *testing.T) {
+	for in, want := range map[string]string{
+		"always [madvise] never\n": "madvise",
+		"[always] madvise never":   "always",
+		"never\n":                  "never",
+		" defer+madvise ":          "defer+madvise",
+	} {
+		if got, err := ChosenWord(in); err != nil || got != want {
+			t.Errorf("ChosenWord(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "always madvise", "[always] [never]", "[always", "[]", "a ]b["} {
+		if got, err := ChosenWord(in); err == nil {
+			t.Errorf("ChosenWord(%q) = %q, want an error", in, got)
+		}
+	}
+	if b, err := moveBracket("always [madvise] never\n", "never"); err != nil || string(b) != "always madvise [never]\n" {
+		t.Errorf("moveBracket = %q, %v", b, err)
+	}
+	if _, err := moveBracket("always [madvise] never\n", "defer"); !errors.Is(err, os.ErrInvalid) {
+		t.Errorf("moveBracket to a word not listed: %v, want EINVAL as the kernel", err)
+	}
+	if b, err := moveBracket("madvise\n", "never"); err != nil || b != nil {
+		t.Errorf("moveBracket on a bare word = %q, %v; want nil (the word is written)", b, err)
+	}
+}
+
+func FuzzChosenWord(f *testing.F) {
+	for _, s := range []string{"always [madvise] never\n", "never", "[a] [b]", "a ]b[", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ChosenWord(s)
+		if err == nil && (w == "" || strings.ContainsAny(w, " \t[]")) {
+			t.Fatalf("ChosenWord(%q) = %q", s, w)
+		}
+		choices, chosen := choiceList(s)
+		if chosen != "" && !contains(choices, chosen) {
+			t.Fatalf("choiceList(%q): %q not among %q", s, chosen, choices)
+		}
+		if b, err := moveBracket(s, "never"); err == nil && b != nil && !strings.Contains(string(b), "[never]") {
+			t.Fatalf("moveBracket(%q) = %q", s, b)
+		}
+	})
+}
