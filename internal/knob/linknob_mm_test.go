@@ -2,6 +2,7 @@ package knob
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -282,4 +283,132 @@ func FuzzChosenWord(f *testing.F) {
 			t.Fatalf("moveBracket(%q) = %q", s, b)
 		}
 	})
+}
+
+// rulesFor reads a knob from files as the check-up does (one case per
+// item) and returns the first matching rule of each case, by target.
+func rulesFor(t *testing.T, name string, files map[string]string) map[string]string {
+	t.Helper()
+	env, _ := mmEnv(t, files)
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Get(env, Selector{})
+	if err != nil {
+		t.Fatalf("get %s: %v", name, err)
+	}
+	out := map[string]string{}
+	for _, it := range r.Items {
+		c := &Case{Knob: name, Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent, Detail: it.Detail, Notes: r.Notes}
+		if it.Raw != nil {
+			c.Raw = *it.Raw
+		}
+		out[it.Target] = "no rule"
+		for _, rule := range k.Checkup().Rules {
+			if rule.Match(c) {
+				out[it.Target] = rule.ID
+				if rule.Reason(c) == "" {
+					t.Errorf("%s: rule %s gives no reason", name, rule.ID)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func TestTHPRules(t *testing.T) {
+	cases := []struct{ enabled, defrag, wantE, wantD string }{
+		{"always madvise [never]\n", "always defer defer+madvise [madvise] never\n", "thp-never", "thp-defrag-default"},
+		{"[always] madvise never\n", "[always] defer defer+madvise madvise never\n", "thp-always", "thp-defrag-always"},
+		{"always [madvise] never\n", "always [defer] defer+madvise madvise never\n", "thp-madvise", "thp-set"},
+	}
+	for _, c := range cases {
+		got := rulesFor(t, "transparent-hugepages", map[string]string{thpEnabledFile: c.enabled, thpDefragFile: c.defrag})
+		if got["enabled"] != c.wantE || got["defrag"] != c.wantD {
+			t.Errorf("%q %q: rules %v, want %s %s", c.enabled, c.defrag, got, c.wantE, c.wantD)
+		}
+	}
+	if got := rulesFor(t, "transparent-hugepages", map[string]string{"proc/sys/vm/swappiness": "60\n"}); got["enabled"] != "thp-absent" {
+		t.Errorf("no THP: %v", got)
+	}
+}
+
+const numaFile = "proc/sys/kernel/numa_balancing"
+
+// numaTree is a machine with nodes NUMA nodes and numa_balancing value.
+func numaTree(nodes int, value string) map[string]string {
+	files := map[string]string{"sys/devices/system/node/possible": "0\n"}
+	for i := 0; i < nodes; i++ {
+		files[fmt.Sprintf("sys/devices/system/node/node%d/cpulist", i)] = "0-1\n"
+	}
+	if value != "" {
+		files[numaFile] = value
+	}
+	return files
+}
+
+func TestNUMABalancing(t *testing.T) {
+	env, root := mmEnv(t, numaTree(2, "1\n"))
+	r := get(t, env, "numa-balancing", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "1" || r.Items[0].Detail.(numaFacts).Nodes != 2 {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "numa-balancing", "off", map[string]string{numaFile: "0\n"})
+	setAndRevert(t, env, root, "numa-balancing", "on+tiering", map[string]string{numaFile: "3\n"})
+	// Tiering needs 5.18: an older kernel is told so before anything.
+	testutil.WriteTree(t, root, map[string]string{"proc/sys/kernel/osrelease": "5.15.0-91-generic\n"})
+	_, err := plan(env, "numa-balancing", Selector{}, "2")
+	wantBadInput(t, "tiering on 5.15", err, "needs Linux 5.18")
+	setAndRevert(t, env, root, "numa-balancing", "0", map[string]string{numaFile: "0\n"})
+	for value, want := range map[string]string{"4": "accepted 0|1|2|3", "yes please": "accepted", "": "accepted"} {
+		_, err := plan(env, "numa-balancing", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	// One node: the plan says the setting does nothing here.
+	env, _ = mmEnv(t, numaTree(1, "0\n"))
+	p, err := plan(env, "numa-balancing", Selector{}, "1")
+	if err != nil || len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "no effect") {
+		t.Errorf("one node: %+v, %v", p, err)
+	}
+	// A kernel without NUMA balancing.
+	env, _ = mmEnv(t, numaTree(1, ""))
+	if r := get(t, env, "numa-balancing", Selector{}); r.Items[0].Value != "absent" {
+		t.Errorf("absent: %+v", r.Items)
+	}
+	if _, err := plan(env, "numa-balancing", Selector{}, "0"); err == nil || !strings.Contains(err.Error(), "CONFIG_NUMA_BALANCING") {
+		t.Errorf("plan without the file: %v", err)
+	}
+	k, _ := Lookup("numa-balancing")
+	if err := k.Vet("", numaLoc, backend.FileValue("1\n")); err != nil {
+		t.Error(err)
+	}
+	if err := k.Vet("", fileLoc("proc/sys/kernel/numa_balancing_scan_delay_ms"), backend.FileValue("1\n")); err == nil {
+		t.Error("Vet took another file")
+	}
+	if err := k.Vet("", numaLoc, backend.FileValue("on\n")); err == nil {
+		t.Error("Vet took a word")
+	}
+}
+
+func TestNUMARules(t *testing.T) {
+	cases := []struct {
+		nodes int
+		value string
+		want  string
+	}{
+		{1, "0\n", "numa-one-node"},
+		{1, "1\n", "numa-one-node-on"},
+		{2, "0\n", "numa-off"},
+		{2, "1\n", "numa-on"},
+		{4, "2\n", "numa-other"},
+		{0, "1\n", "numa-on"}, // nodes unknown: judged as several
+		{2, "", "numa-absent"},
+	}
+	for _, c := range cases {
+		if got := rulesFor(t, "numa-balancing", numaTree(c.nodes, c.value))[""]; got != c.want {
+			t.Errorf("%d nodes, %q: rule %s, want %s", c.nodes, c.value, got, c.want)
+		}
+	}
 }
