@@ -412,3 +412,73 @@ func TestNUMARules(t *testing.T) {
 		}
 	}
 }
+
+const (
+	swappinessFile = "proc/sys/vm/swappiness"
+	swapsFile      = "proc/swaps"
+	swapsOne       = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/nvme0n1p3                          partition\t8388604\t\t0\t\t-2\n"
+	swapsNone      = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+)
+
+func TestSwappiness(t *testing.T) {
+	env, root := mmEnv(t, map[string]string{swappinessFile: "60\n", swapsFile: swapsOne})
+	r := get(t, env, "swappiness", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "60" || r.Items[0].Detail.(swapFacts).Devices != 1 {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "swappiness", "10", map[string]string{swappinessFile: "10\n"})
+	setAndRevert(t, env, root, "swappiness", "0", map[string]string{swappinessFile: "0\n"})
+	setAndRevert(t, env, root, "swappiness", "200", map[string]string{swappinessFile: "200\n"})
+	if p := setAndRevert(t, env, root, "swappiness", "60", nil); len(p.Changes) != 0 {
+		t.Errorf("setting the value it has planned %+v", p.Changes)
+	}
+	for value, want := range map[string]string{"201": "accepted 0-200", "-1": "accepted 0-200", "ten": "accepted", "": "accepted"} {
+		_, err := plan(env, "swappiness", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	testutil.WriteTree(t, root, map[string]string{"proc/sys/kernel/osrelease": "5.4.0-150-generic\n"})
+	_, err := plan(env, "swappiness", Selector{}, "150")
+	wantBadInput(t, "150 on 5.4", err, "takes 0-100")
+	setAndRevert(t, env, root, "swappiness", "100", map[string]string{swappinessFile: "100\n"})
+
+	k, _ := Lookup("swappiness")
+	if err := k.Vet("", swappinessLoc, backend.FileValue("60\n")); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		l backend.Loc
+		v string
+	}{{swapsLoc, "0\n"}, {swappinessLoc, "60 60\n"}, {swappinessLoc, ""}} {
+		if err := k.Vet("", c.l, backend.FileValue(c.v)); err == nil {
+			t.Errorf("Vet took %s %q", c.l, c.v)
+		}
+	}
+	env, _ = mmEnv(t, map[string]string{swapsFile: swapsNone})
+	if _, err := plan(env, "swappiness", Selector{}, "10"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("plan without the file: %v", err)
+	}
+}
+
+func TestSwappinessRules(t *testing.T) {
+	cases := []struct{ value, swaps, want string }{
+		{"60\n", swapsOne, "swappiness-default"},
+		{"10\n", swapsOne, "swappiness-low"},
+		{"0\n", swapsOne, "swappiness-low"},
+		{"100\n", swapsOne, "swappiness-high"},
+		{"100\n", swapsNone, "swappiness-no-swap"},
+		{"60\n", "", "swappiness-default"}, // /proc/swaps unreadable: judged on the value
+		{"", swapsOne, "swappiness-absent"},
+	}
+	for _, c := range cases {
+		files := map[string]string{}
+		if c.value != "" {
+			files[swappinessFile] = c.value
+		}
+		if c.swaps != "" {
+			files[swapsFile] = c.swaps
+		}
+		if got := rulesFor(t, "swappiness", files)[""]; got != c.want {
+			t.Errorf("%q with swaps %q: rule %s, want %s", c.value, c.swaps, got, c.want)
+		}
+	}
+}
