@@ -482,3 +482,48 @@ func TestSwappinessRules(t *testing.T) {
 		}
 	}
 }
+
+const statIntervalFile = "proc/sys/vm/stat_interval"
+
+func TestStatInterval(t *testing.T) {
+	env, root := mmEnv(t, map[string]string{statIntervalFile: "1\n"})
+	if r := get(t, env, "stat-interval", Selector{}); len(r.Items) != 1 || r.Items[0].Value != "1" || !strings.Contains(r.Items[0].Meaning, "every second") {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "stat-interval", "10", map[string]string{statIntervalFile: "10\n"})
+	setAndRevert(t, env, root, "stat-interval", "120s", map[string]string{statIntervalFile: "120\n"})
+	for value, want := range map[string]string{"0": "accepted whole seconds 1-3600", "3601": "1-3600", "1.5": "accepted", "10ms": "accepted", "": "accepted"} {
+		_, err := plan(env, "stat-interval", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	k, _ := Lookup("stat-interval")
+	if err := k.Vet("", statIntervalLoc, backend.FileValue("0\n")); err != nil {
+		t.Errorf("Vet refused an original the kernel can hold: %v", err)
+	}
+	if err := k.Vet("", fileLoc("proc/sys/vm/stat_refresh"), backend.FileValue("1\n")); err == nil {
+		t.Error("Vet took stat_refresh")
+	}
+	if err := k.Vet("", statIntervalLoc, backend.FileValue("10s\n")); err == nil {
+		t.Error("Vet took a value the kernel never shows")
+	}
+	env, _ = mmEnv(t, map[string]string{swappinessFile: "60\n"})
+	if r := get(t, env, "stat-interval", Selector{}); r.Items[0].Value != "absent" {
+		t.Errorf("absent: %+v", r.Items)
+	}
+}
+
+func TestStatIntervalRules(t *testing.T) {
+	for value, want := range map[string]string{"1\n": "stat-interval-default", "10\n": "stat-interval-long", "0\n": "stat-interval-zero", "x\n": "stat-interval-other", "": "stat-interval-absent"} {
+		files := map[string]string{swappinessFile: "60\n"}
+		if value != "" {
+			files[statIntervalFile] = value
+		}
+		if got := rulesFor(t, "stat-interval", files)[""]; got != want {
+			t.Errorf("%q: rule %s, want %s", value, got, want)
+		}
+	}
+	k, _ := Lookup("stat-interval")
+	if v := k.Checkup().TryValue(&Case{}, "stat-interval-long"); v != "1" {
+		t.Errorf("try value %q, want the default 1", v)
+	}
+}
