@@ -83,13 +83,19 @@ func readKSMFacts(env *Env) ksmFacts {
 		SleepMillisecs: ksmCount(env, "sleep_millisecs"), PagesToScan: ksmCount(env, "pages_to_scan")}
 }
 
-// mib is n pages in MiB, at this machine's page size.
-func mib(pages int64) float64 { return float64(pages) * float64(os.Getpagesize()) / (1 << 20) }
+// pagesSize is n pages in KiB or MiB, at this machine's page size.
+func pagesSize(pages int64) string {
+	b := float64(pages) * float64(os.Getpagesize())
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", b/(1<<20))
+}
 
 func (f ksmFacts) String() string {
 	var parts []string
 	if f.PagesShared >= 0 && f.PagesSharing >= 0 {
-		parts = append(parts, fmt.Sprintf("pages_shared %d, pages_sharing %d (%.1f MiB saved)", f.PagesShared, f.PagesSharing, mib(f.PagesSharing)))
+		parts = append(parts, fmt.Sprintf("pages_shared %d, pages_sharing %d (%s saved)", f.PagesShared, f.PagesSharing, pagesSize(f.PagesSharing)))
 	}
 	if f.PagesToScan >= 0 && f.SleepMillisecs >= 0 {
 		parts = append(parts, fmt.Sprintf("ksmd scans %d pages, then sleeps %d ms (sleep_millisecs)", f.PagesToScan, f.SleepMillisecs))
@@ -147,7 +153,7 @@ func (k ksm) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	}
 	f := readKSMFacts(env)
 	if n == 2 && len(p.Changes) > 0 && f.PagesSharing > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("unmerging gives back %d shared pages as private copies: about %.1f MiB more memory in use; if memory runs short the write fails and nothing is changed", f.PagesSharing, mib(f.PagesSharing)))
+		p.Notes = append(p.Notes, fmt.Sprintf("unmerging gives back %d shared pages as private copies: about %s more memory in use; if memory runs short the write fails and nothing is changed", f.PagesSharing, pagesSize(f.PagesSharing)))
 		if orig, _, _ := readText(env, ksmRunLoc); orig == "0" {
 			p.Warnings = append(p.Warnings, "a revert writes 0 back, which stops ksmd but does not merge the pages again: only run 1 merges")
 		}
