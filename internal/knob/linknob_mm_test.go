@@ -619,3 +619,37 @@ func TestKSMRules(t *testing.T) {
 		}
 	}
 }
+
+// mmFiles is a machine with every file of the memory-management knobs.
+func mmFiles() map[string]string {
+	files := map[string]string{
+		thpEnabledFile:                          "always [madvise] never\n",
+		thpDefragFile:                           "always defer defer+madvise [madvise] never\n",
+		numaFile:                                "1\n",
+		"sys/devices/system/node/node0/cpulist": "0\n",
+		"sys/devices/system/node/node1/cpulist": "1\n",
+		swappinessFile:                          "60\n",
+		swapsFile:                               swapsOne,
+		statIntervalFile:                        "1\n",
+	}
+	maps.Copy(files, ksmTree("1\n", "2560\n"))
+	return files
+}
+
+// TestMMCrashEverywhere: a crash after any write of a set or a revert of
+// these knobs loses nothing; a revert after it restores every file byte
+// for byte, the choice files included.
+func TestMMCrashEverywhere(t *testing.T) {
+	steps := []setStep{
+		{"transparent-hugepages", Selector{}, "enabled=never,defrag=defer"},
+		{"numa-balancing", Selector{}, "0"},
+		{"swappiness", Selector{}, "10"},
+		{"stat-interval", Selector{}, "10"},
+		{"ksm", Selector{}, "2"},
+		{"transparent-hugepages", Selector{}, "always"},
+	}
+	crashEverywhere(t, steps, func(t *testing.T) (*Env, func() map[string]string) {
+		env, root := mmEnv(t, mmFiles())
+		return env, func() map[string]string { return snapshotTree(t, root) }
+	})
+}

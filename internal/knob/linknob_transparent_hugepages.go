@@ -164,8 +164,7 @@ func (k thp) Get(env *Env, sel Selector) (*Reading, error) {
 	return r, nil
 }
 
-// Plan writes the bare word of each part asked for whose word in force
-// differs.
+// Plan changes each part asked for whose word in force differs.
 func (k thp) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	req, err := parseTHP(value)
 	if err != nil {
@@ -191,7 +190,18 @@ func (k thp) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if chosen != "" && !contains(choices, w) {
 			return nil, fmt.Errorf("nothing was changed: this kernel's %s offers %s, not %s", part.loc, strings.Join(choices, " "), w)
 		}
-		if err := p.add(env, part.loc, backend.FileValue(w+"\n")); err != nil {
+		// Plan the file as the kernel will show it, so a value found
+		// after a write cut short by a crash compares as latlab's own;
+		// the backend writes only the bracketed word.
+		v := backend.FileValue(w + "\n")
+		if chosen != "" {
+			list, err := moveBracket(s, w)
+			if err != nil {
+				return nil, err
+			}
+			v = backend.FileValue(string(list))
+		}
+		if err := p.add(env, part.loc, v); err != nil {
 			return nil, err
 		}
 	}
