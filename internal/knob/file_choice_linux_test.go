@@ -3,6 +3,7 @@ package knob
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -36,5 +37,32 @@ func TestChoiceFileKernelWrite(t *testing.T) {
 	n, _ := r.Read(buf)
 	if got := string(buf[:n]); got != "madvise\n" {
 		t.Fatalf("the kernel file got %q, want the bare word", got)
+	}
+}
+
+// TestRealMMReads reads the memory knobs on this machine (harmless): each
+// reads, says what it found, and its Vet accepts what the kernel shows,
+// so a set here would never be refused for an original it could not
+// restore.
+func TestRealMMReads(t *testing.T) {
+	env := NewEnv("/")
+	for _, name := range []string{"transparent-hugepages", "numa-balancing", "swappiness", "stat-interval", "ksm"} {
+		k, _ := Lookup(name)
+		r, err := k.Get(env, Selector{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, it := range r.Items {
+			if it.Meaning == "" || strings.Contains(it.Meaning, "unreadable") || strings.Contains(it.Meaning, "does not know") {
+				t.Errorf("%s %s: %q", name, it.Target, it.Meaning)
+			}
+			if it.Raw.IsAbsent() {
+				continue
+			}
+			if err := k.Vet("", *it.Loc, *it.Raw); err != nil {
+				t.Errorf("%s %s: Vet refuses what the kernel shows (%q): %v", name, it.Target, it.Raw.Data, err)
+			}
+		}
 	}
 }
