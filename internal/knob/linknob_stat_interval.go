@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -119,10 +120,13 @@ func (statInterval) Checkup() Checkup {
 		}}
 }
 
-// Experiment: the change applies from the next fold; the sleep probe
-// sees the kworker wake-ups it removes.
+// Experiment: the sleep probe sees the kworker wake-ups a longer
+// interval removes. A new interval applies once the works queued at the
+// old one have run (the shepherd requeues itself with the interval it
+// reads then), up to the old interval later: the settle covers tuned's
+// 10 s; try --settle covers a longer one.
 func (statInterval) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: 2 * DefaultSettle, Probe: ProbeSleep}
+	return Experiment{Scope: ScopeSystem, Settle: 10 * time.Second, Probe: ProbeSleep}
 }
 
 var statIntervalRules = []Rule{
