@@ -26,8 +26,11 @@ type Setting struct {
 	// explanation or reading (the research behind the value).
 	Evidence string `json:"evidence,omitempty"`
 	Rule     string `json:"rule"` // the rule that decided
-	next     *Step
-	try      *Step // the latlab try experiment that measures it
+	// References are the values published tuning profiles set for the
+	// knob (tuned's latency-performance...), which the rules cite.
+	References []knob.Reference `json:"references,omitempty"`
+	next       *Step
+	try        *Step // the latlab try experiment that measures it
 }
 
 // Audit reads every knob of the catalogue that belongs to osName through
@@ -49,6 +52,9 @@ func Audit(env *knob.Env, osName string) []Setting {
 // rules for unreadable values come first).
 func judge(c *knob.Case) Setting {
 	s := Setting{Knob: c.Knob, Target: c.Target, Value: c.Value, Meaning: c.Meaning, Default: defaultOf(c.Knob, c)}
+	if k, err := knob.Lookup(c.Knob); err == nil {
+		s.References = k.Checkup().References
+	}
 	for i := range Rules {
 		r := &Rules[i]
 		if (r.Knob != "*" && r.Knob != c.Knob) || !r.Match(c) {

@@ -82,6 +82,8 @@ type ruleCase struct {
 	nic bool
 	// try is the latlab try step the finding suggests ("" for none).
 	try string
+	// target picks the finding of a knob with several ("" the first).
+	target string
 }
 
 var ruleCases = []ruleCase{
@@ -228,6 +230,80 @@ var ruleCases = []ruleCase{
 	{rule: "coal-none", knob: "coalescing", verd: knob.Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: knob.Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+
+	{rule: "thp-absent", knob: "transparent-hugepages", verd: knob.Default, reason: "CONFIG_TRANSPARENT_HUGEPAGE", value: "absent"},
+	{rule: "thp-never", knob: "transparent-hugepages", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency sets [vm] transparent_hugepages=never", value: "never",
+		linux: thpFiles("always madvise [never]", "always defer defer+madvise [madvise] never")},
+	{rule: "thp-always", knob: "transparent-hugepages", verd: knob.Suspicious, reason: "2 MiB faults", value: "always",
+		linux: thpFiles("[always] madvise never", "always defer defer+madvise [madvise] never")},
+	{rule: "thp-madvise", knob: "transparent-hugepages", verd: knob.Default, reason: "only applications that ask", value: "madvise",
+		linux: thpFiles("always [madvise] never", "always defer defer+madvise [madvise] never")},
+	{rule: "thp-defrag-always", knob: "transparent-hugepages", target: "defrag", verd: knob.Suspicious, reason: "stalls to reclaim and compact", value: "always",
+		linux: thpFiles("always [madvise] never", "[always] defer defer+madvise madvise never")},
+	{rule: "thp-defrag-default", knob: "transparent-hugepages", target: "defrag", verd: knob.Default, reason: "the kernel's default", value: "madvise",
+		linux: thpFiles("always [madvise] never", "always defer defer+madvise [madvise] never")},
+	{rule: "thp-set", knob: "transparent-hugepages", target: "defrag", verd: knob.Tuned, reason: "in the background", value: "defer",
+		linux: thpFiles("always [madvise] never", "always [defer] defer+madvise madvise never")},
+
+	{rule: "numa-absent", knob: "numa-balancing", verd: knob.Default, reason: "CONFIG_NUMA_BALANCING", value: "absent"},
+	{rule: "numa-one-node", knob: "numa-balancing", verd: knob.Default, reason: "no effect here", value: "0",
+		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
+	{rule: "numa-one-node-on", knob: "numa-balancing", verd: knob.Suspicious, reason: "nowhere to move memory", value: "1",
+		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
+	{rule: "numa-off", knob: "numa-balancing", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency sets [sysctl] kernel.numa_balancing=0", value: "0",
+		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
+	{rule: "numa-on", knob: "numa-balancing", verd: knob.Default, reason: "hinting faults", value: "1",
+		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
+	{rule: "numa-other", knob: "numa-balancing", verd: knob.Tuned, reason: "memory tiering", value: "2",
+		linux: map[string]string{"proc/sys/kernel/numa_balancing": "2\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
+
+	{rule: "swappiness-absent", knob: "swappiness", verd: knob.Default, reason: "no vm.swappiness", value: "absent"},
+	{rule: "swappiness-no-swap", knob: "swappiness", verd: knob.Default, reason: "no swap is configured", value: "60",
+		linux: map[string]string{"proc/sys/vm/swappiness": "60\n", "proc/swaps": "Filename\tType\tSize\tUsed\tPriority\n"}},
+	{rule: "swappiness-default", knob: "swappiness", verd: knob.Default, reason: "tuned 2.20.0 latency-performance sets [sysctl] vm.swappiness=10", value: "60",
+		linux: swapFiles("60\n")},
+	{rule: "swappiness-low", knob: "swappiness", verd: knob.Tuned, reason: "costs page cache", value: "10",
+		linux: swapFiles("10\n")},
+	{rule: "swappiness-high", knob: "swappiness", verd: knob.Suspicious, reason: "major faults", value: "100",
+		linux: swapFiles("100\n")},
+	{rule: "swappiness-other", knob: "swappiness", verd: knob.Unknown, reason: "unreadable", value: "x",
+		linux: swapFiles("x\n")},
+
+	{rule: "stat-interval-absent", knob: "stat-interval", verd: knob.Default, reason: "no vm.stat_interval", value: "absent"},
+	{rule: "stat-interval-default", knob: "stat-interval", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] vm.stat_interval=10", value: "1",
+		linux: map[string]string{"proc/sys/vm/stat_interval": "1\n"}},
+	{rule: "stat-interval-zero", knob: "stat-interval", verd: knob.Suspicious, reason: "no delay", value: "0",
+		linux: map[string]string{"proc/sys/vm/stat_interval": "0\n"}},
+	{rule: "stat-interval-long", knob: "stat-interval", verd: knob.Tuned, reason: "every 10 s instead of every second", value: "10",
+		linux: map[string]string{"proc/sys/vm/stat_interval": "10\n"}, try: "latlab try stat-interval 1 --probe sleep"},
+	{rule: "stat-interval-other", knob: "stat-interval", verd: knob.Unknown, reason: "unreadable", value: "ten",
+		linux: map[string]string{"proc/sys/vm/stat_interval": "ten\n"}},
+
+	{rule: "ksm-absent", knob: "ksm", verd: knob.Default, reason: "CONFIG_KSM", value: "absent"},
+	{rule: "ksm-stopped-merged", knob: "ksm", verd: knob.Default, reason: "2560 pages are still merged", value: "0",
+		linux: ksmFiles("0\n", "2560\n")},
+	{rule: "ksm-stopped", knob: "ksm", verd: knob.Default, reason: "stopped (the default)", value: "0",
+		linux: ksmFiles("0\n", "0\n")},
+	{rule: "ksm-running", knob: "ksm", verd: knob.Suspicious, reason: "tuned 2.20.0 realtime-virtual-host sets [sysfs] /sys/kernel/mm/ksm/run=2", value: "1",
+		linux: ksmFiles("1\n", "2560\n")},
+	{rule: "ksm-unmerged", knob: "ksm", verd: knob.Tuned, reason: "no scanning", value: "2",
+		linux: ksmFiles("2\n", "0\n")},
+	{rule: "ksm-other", knob: "ksm", verd: knob.Unknown, reason: "does not know", value: "7",
+		linux: ksmFiles("7\n", "0\n")},
+}
+
+func thpFiles(enabled, defrag string) map[string]string {
+	return map[string]string{"sys/kernel/mm/transparent_hugepage/enabled": enabled + "\n", "sys/kernel/mm/transparent_hugepage/defrag": defrag + "\n"}
+}
+
+func swapFiles(swappiness string) map[string]string {
+	return map[string]string{"proc/sys/vm/swappiness": swappiness,
+		"proc/swaps": "Filename\tType\tSize\tUsed\tPriority\n/swapfile\tfile\t1048572\t0\t-2\n"}
+}
+
+func ksmFiles(run, sharing string) map[string]string {
+	return map[string]string{"sys/kernel/mm/ksm/run": run, "sys/kernel/mm/ksm/pages_sharing": sharing, "sys/kernel/mm/ksm/pages_shared": "40\n",
+		"sys/kernel/mm/ksm/sleep_millisecs": "20\n", "sys/kernel/mm/ksm/pages_to_scan": "100\n"}
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
@@ -302,7 +378,7 @@ func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 	} else {
 		ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
 	}
-	return r, find(t, ss, c.knob, "")
+	return r, find(t, ss, c.knob, c.target)
 }
 
 // Where a finding is tuned or suspicious and latlab try can switch the

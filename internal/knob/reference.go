@@ -36,3 +36,9 @@ func tunedRef(profile, section, key, value string) Reference {
 func (r Reference) Cite() string {
 	return fmt.Sprintf("%s %s %s sets [%s] %s=%s", r.Source, r.Version, r.Profile, r.Section, r.Key, r.Value)
 }
+
+// Short is the reference as a line of a check-up: "tuned 2.20.0
+// latency-performance: vm.swappiness=10".
+func (r Reference) Short() string {
+	return fmt.Sprintf("%s %s %s: %s=%s", r.Source, r.Version, r.Profile, r.Key, r.Value)
+}

@@ -356,6 +356,12 @@ func shScript(changes []Change) []string {
 		switch c.Loc.Backend {
 		case backend.BackendFile:
 			data := strings.TrimRight(string(c.New.Data), "\n")
+			if c.Loc.Name == backend.ChoiceName {
+				// The kernel takes the bare word, not the list it shows.
+				if w, err := backend.ChosenWord(data); err == nil {
+					data = w
+				}
+			}
 			if hasControl(c.Loc.String()) || hasControl(data) {
 				out = append(out, "# "+leftOut(c, "its path or value holds control characters"))
 				continue

@@ -157,7 +157,7 @@ td.v, td.r { overflow-wrap: anywhere; }
 .band-poor, .band-mediocre { border-left-color: #d55e00; }
 .band-good { border-left-color: #009e73; }
 details summary { cursor: pointer; color: #0072b2; }
-.evidence { color: #444; font-size: .85rem; margin: .2rem 0 0; }
+.evidence, .ref { color: #444; font-size: .85rem; margin: .2rem 0 0; }
 figure { margin: 1rem 0; }
 svg.plot { width: 100%; height: auto; display: block; }
 ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
@@ -204,7 +204,7 @@ footer { margin-top: 2rem; color: #777; font-size: .8rem; }
 <td class="v" data-label="value">{{.Value}}</td>
 <td class="v" data-label="default">{{.Default}}</td>
 <td data-label="is default">{{.IsDefaultText}}</td>
-<td class="r" data-label="reason">{{.Reason}}{{if .Evidence}}<details><summary>evidence</summary><p class="evidence">{{.Evidence}}</p></details>{{end}}</td>
+<td class="r" data-label="reason">{{.Reason}}{{if .Evidence}}<details><summary>evidence</summary><p class="evidence">{{.Evidence}}</p></details>{{end}}{{range .References}}<p class="ref">{{.Short}}</p>{{end}}</td>
 </tr>
 {{end}}</tbody></table></div>
 </section>

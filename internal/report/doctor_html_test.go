@@ -48,3 +48,20 @@ func TestDoctorHTML(t *testing.T) {
 		t.Errorf("settings out of order")
 	}
 }
+
+func TestDoctorHTMLReferences(t *testing.T) {
+	r := testCheckup()
+	r.Settings = append(r.Settings, doctor.Setting{Knob: "swappiness", Value: "60", Verdict: knob.Default, Reason: "the default",
+		References: []knob.Reference{{Source: "tuned", Version: "2.20.0", Profile: "latency-performance", Section: "sysctl", Key: "vm.swappiness", Value: "10"}}})
+	doc, err := doctor.Document(host.Facts{}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := DoctorHTML(&b, doc, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), `<p class="ref">`); n != 1 || !strings.Contains(b.String(), `<p class="ref">tuned 2.20.0 latency-performance: vm.swappiness=10</p>`) {
+		t.Errorf("%d reference lines, want the one", n)
+	}
+}

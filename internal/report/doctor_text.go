@@ -134,6 +134,9 @@ func (p *page) setting(s doctor.Setting) {
 	if s.Evidence != "" && (s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious) {
 		p.wrap("evidence: "+s.Evidence, strings.Repeat(" ", 13), strings.Repeat(" ", 15))
 	}
+	for _, r := range s.References {
+		p.wrap(r.Short(), strings.Repeat(" ", 13), strings.Repeat(" ", 15))
+	}
 }
 
 // wrapText breaks text at spaces into lines of at most width columns

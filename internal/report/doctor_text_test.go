@@ -89,3 +89,34 @@ func TestWrapText(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorTextReferences: a finding shows the tuning profiles its knob
+// cites, one short line each, within 80 columns.
+func TestDoctorTextReferences(t *testing.T) {
+	r := testCheckup()
+	r.Settings = []doctor.Setting{{Knob: "swappiness", Value: "60", Verdict: knob.Default, Reason: "the default",
+		References: []knob.Reference{
+			{Source: "tuned", Version: "2.20.0", Profile: "latency-performance", Section: "sysctl", Key: "vm.swappiness", Value: "10"},
+			{Source: "tuned", Version: "2.20.0", Profile: "a-profile-with-a-very-long-name-indeed", Section: "sysfs", Key: "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag", Value: "0"},
+		}}}
+	var b bytes.Buffer
+	DoctorText(&b, r)
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	if !strings.Contains(out, "\n             tuned 2.20.0 latency-performance: vm.swappiness=10\n") {
+		t.Errorf("no reference line:\n%s", out)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "tuned 2.20.0 a-profile-with-a-very-long-name-indeed: /sys/kernel/mm/transparent_hugepage/khugepaged/defrag=0") {
+		t.Errorf("the long reference was lost:\n%s", out)
+	}
+	r.Settings[0].References = nil
+	b.Reset()
+	DoctorText(&b, r)
+	if strings.Contains(b.String(), "tuned 2.20.0") {
+		t.Errorf("a finding without references shows one:\n%s", b.String())
+	}
+}

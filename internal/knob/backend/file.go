@@ -90,9 +90,29 @@ func writeStep(step string) {
 // it, synced, renamed over it. Truncating and then writing would leave it
 // empty if the process died in between. Files are never created or
 // deleted: /proc and /sys files exist or the setting does not.
+//
+// A Loc named ChoiceName is a file that lists its choices and brackets the
+// one in force ("always [madvise] never"): a write of such a list writes
+// the bracketed word, the only form the kernel takes, and in a --root
+// tree moves the bracket, as the kernel would then show the file.
 func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
+	}
+	var listed []byte // a --root tree's choice file with the bracket moved
+	if l.Name == ChoiceName {
+		word, err := ChosenWord(string(v.Data))
+		if err != nil {
+			return fmt.Errorf("write %s: %w", l, err)
+		}
+		// A kernel file is read only to check the word; a failed read
+		// leaves the check to the kernel and the write.
+		if cur, err := f.Read(l); err == nil && !cur.IsAbsent() {
+			if listed, err = MoveBracket(string(cur.Data), word); err != nil {
+				return fmt.Errorf("write %q to %s: %w", word, l, err)
+			}
+		}
+		v = FileValue(word + "\n")
 	}
 	fh, err := f.open(l.Path, os.O_WRONLY|openNonblock)
 	if err != nil {
@@ -102,7 +122,11 @@ func (f Files) Write(l Loc, v Value) error {
 	st, err := fh.Stat()
 	if err == nil && st.Mode().IsRegular() && !kernelFile(fh) {
 		fh.Close()
-		err = f.replace(l.Path, st.Mode().Perm(), v.Data)
+		data := v.Data
+		if listed != nil {
+			data = listed
+		}
+		err = f.replace(l.Path, st.Mode().Perm(), data)
 	} else if err == nil {
 		_, err = fh.Write(v.Data)
 		if cerr := fh.Close(); err == nil {
@@ -201,4 +225,60 @@ func (f Files) List(path string) (dirs, files []string, err error) {
 	sort.Strings(dirs)
 	sort.Strings(files)
 	return dirs, files, nil
+}
+
+// ChoiceName is the Loc name of a kernel file that lists its choices and
+// brackets the one in force (/sys/kernel/mm/transparent_hugepage/enabled
+// reads "always [madvise] never"). It is read whole, so the journal keeps
+// the file as it was; it is written as the bare word, as the kernel wants.
+const ChoiceName = "choice"
+
+// ChosenWord is the word a choice file's content stands for: the
+// bracketed one of a list, or a bare word.
+func ChosenWord(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 || strings.Count(s, "[") != 1 || strings.Count(s, "]") != 1 {
+			return "", fmt.Errorf("%q: not a list with one bracketed choice", s)
+		}
+		s = s[i+1 : i+j]
+	}
+	if s == "" || strings.ContainsAny(s, " \t[]") {
+		return "", fmt.Errorf("%q: not one choice", s)
+	}
+	return s, nil
+}
+
+// ChoiceList is the choices of a choice file's content and the one in
+// force ("" when none is bracketed: the file holds a bare word).
+func ChoiceList(s string) (choices []string, chosen string) {
+	for _, w := range strings.Fields(s) {
+		if strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") && len(w) > 2 {
+			w = w[1 : len(w)-1]
+			chosen = w
+		}
+		choices = append(choices, w)
+	}
+	return choices, chosen
+}
+
+// MoveBracket is a choice file's content with word bracketed instead, as
+// the kernel shows it after the write; nil when the file holds no list.
+// A word the list lacks is refused, as the kernel refuses it (EINVAL).
+func MoveBracket(cur, word string) ([]byte, error) {
+	choices, chosen := ChoiceList(cur)
+	if chosen == "" {
+		return nil, nil
+	}
+	found := false
+	for i, c := range choices {
+		if c == word {
+			choices[i], found = "["+c+"]", true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: not one of %s", fs.ErrInvalid, strings.Join(choices, " "))
+	}
+	return []byte(strings.Join(choices, " ") + "\n"), nil
 }

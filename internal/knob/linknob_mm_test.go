@@ -1,0 +1,656 @@
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// The memory-management knobs (transparent-hugepages, numa-balancing,
+// swappiness, stat-interval, ksm) on fixture trees shaped as the kernel
+// prints the files.
+
+// mmEnv is an Env over a fixture tree holding files.
+func mmEnv(t *testing.T, files map[string]string) (*Env, string) {
+	t.Helper()
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, files)
+	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+}
+
+// setAndRevert sets value as `knob set` does, checks the files it left,
+// reverts and checks that the tree is back byte for byte.
+func setAndRevert(t *testing.T, env *Env, root, name, value string, want map[string]string) *Plan {
+	t.Helper()
+	before := snapshotTree(t, root)
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.Plan(env, Selector{}, value)
+	if err != nil {
+		t.Fatalf("plan %s %s: %v", name, value, err)
+	}
+	dir := testutil.TempDir(t)
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := Apply(env, j, p); err != nil {
+		t.Fatalf("apply %s %s: %v", name, value, err)
+	}
+	after := snapshotTree(t, root)
+	for f, w := range want {
+		if after[f] != w {
+			t.Errorf("%s %s: %s = %q, want %q", name, value, f, after[f], w)
+		}
+	}
+	if _, err := Revert(env, j, MatchKnob(name, ""), false); err != nil {
+		t.Fatalf("revert %s: %v", name, err)
+	}
+	if got := snapshotTree(t, root); !maps.Equal(got, before) {
+		t.Errorf("%s %s: revert left %q, want %q", name, value, got, before)
+	}
+	return p
+}
+
+// wantBadInput checks that err is a bad-input error that says want.
+func wantBadInput(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	var bi *badinput.Error
+	if !errors.As(err, &bi) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error %v, want bad input saying %q", what, err, want)
+	}
+}
+
+const (
+	thpEnabledFile = "sys/kernel/mm/transparent_hugepage/enabled"
+	thpDefragFile  = "sys/kernel/mm/transparent_hugepage/defrag"
+)
+
+func thpTree(t *testing.T) (*Env, string) {
+	return mmEnv(t, map[string]string{
+		thpEnabledFile: "always [madvise] never\n",
+		thpDefragFile:  "always defer defer+madvise [madvise] never\n",
+	})
+}
+
+func TestTHPSetRevert(t *testing.T) {
+	cases := []struct {
+		value string
+		want  map[string]string
+		n     int // changes planned
+	}{
+		{"never", map[string]string{thpEnabledFile: "always madvise [never]\n", thpDefragFile: "always defer defer+madvise [madvise] never\n"}, 1},
+		{"enabled=always,defrag=defer+madvise", map[string]string{thpEnabledFile: "[always] madvise never\n", thpDefragFile: "always defer [defer+madvise] madvise never\n"}, 2},
+		{"defrag=never", map[string]string{thpEnabledFile: "always [madvise] never\n", thpDefragFile: "always defer defer+madvise madvise [never]\n"}, 1},
+		{"enabled=madvise,defrag=madvise", nil, 0}, // already so: nothing to do
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			env, root := thpTree(t)
+			p := setAndRevert(t, env, root, "transparent-hugepages", c.value, c.want)
+			if len(p.Changes) != c.n {
+				t.Fatalf("planned %d changes, want %d: %+v", len(p.Changes), c.n, p.Changes)
+			}
+			for _, ch := range p.Changes {
+				// The journal keeps the file as it was, the list.
+				if !strings.Contains(ch.Old.String(), "[") {
+					t.Errorf("%s: original %q is not the file as read", ch.Loc, ch.Old)
+				}
+			}
+		})
+	}
+}
+
+// TestTHPJournalWritesTheBareWord: the journal keeps the whole list the
+// file showed, and the revert hands the backend that list; what reaches
+// the file must be the bare word, as the kernel refuses a list.
+func TestTHPJournalWritesTheBareWord(t *testing.T) {
+	env, root := thpTree(t)
+	k, _ := Lookup("transparent-hugepages")
+	p, err := k.Plan(env, Selector{}, "never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.TempDir(t)
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := Apply(env, j, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(j.Entries[0].Original.Data); got != "always [madvise] never\n" {
+		t.Fatalf("journal original %q, want the file as it was", got)
+	}
+	rec := &recordingBackend{Backend: env.Backends[backend.BackendFile]}
+	env.Backends[backend.BackendFile] = rec
+	if _, err := Revert(env, j, MatchAll, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.writes) != 1 || rec.writes[0] != "always [madvise] never\n" {
+		t.Fatalf("revert wrote %q through the backend", rec.writes)
+	}
+	// The fixture tree shows what the kernel shows after "madvise".
+	if b, _ := os.ReadFile(filepath.Join(root, thpEnabledFile)); string(b) != "always [madvise] never\n" {
+		t.Errorf("enabled = %q", b)
+	}
+	// And a script of the undo writes the bare word too.
+	lines, err := Script([]Change{{Loc: thpEnabledLoc, Old: backend.FileValue("always madvise [never]\n"), New: j.Entries[0].Original}}, FormatSh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(lines, "\n"); !strings.Contains(s, "printf '%s\\n' 'madvise' > '/sys/kernel/mm/transparent_hugepage/enabled'") {
+		t.Errorf("script:\n%s", s)
+	}
+}
+
+type recordingBackend struct {
+	backend.Backend
+	writes []string
+}
+
+func (r *recordingBackend) Write(l backend.Loc, v backend.Value) error {
+	r.writes = append(r.writes, string(v.Data))
+	return r.Backend.Write(l, v)
+}
+
+func TestTHPGet(t *testing.T) {
+	env, _ := thpTree(t)
+	r := get(t, env, "transparent-hugepages", Selector{})
+	if len(r.Items) != 2 || r.Items[0].Target != "enabled" || r.Items[0].Value != "madvise" || r.Items[1].Target != "defrag" || r.Items[1].Value != "madvise" {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	if !strings.Contains(r.Items[0].Meaning, "choices: always madvise never") {
+		t.Errorf("meaning %q", r.Items[0].Meaning)
+	}
+	// A kernel without THP: a reading that says so, and nothing to set.
+	env, _ = mmEnv(t, map[string]string{"proc/sys/vm/swappiness": "60\n"})
+	r = get(t, env, "transparent-hugepages", Selector{})
+	if len(r.Items) != 2 || r.Items[0].Value != "absent" || !strings.Contains(r.Items[0].Meaning, "CONFIG_TRANSPARENT_HUGEPAGE") {
+		t.Fatalf("absent reading %+v", r.Items)
+	}
+	if _, err := plan(env, "transparent-hugepages", Selector{}, "never"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("plan on a kernel without THP: %v", err)
+	}
+}
+
+func TestTHPBadInput(t *testing.T) {
+	env, _ := thpTree(t)
+	for value, want := range map[string]string{
+		"sometimes":                   `enabled "sometimes" is not one of always|madvise|never`,
+		"defrag=defer+never":          "is not one of always|defer|defer+madvise|madvise|never",
+		"enabled=never,enabled=never": "enabled given twice",
+		"size=2M":                     "is not enabled=WORD or defrag=WORD",
+		"":                            "accepted never|madvise|always",
+		"defrag=madvise,":             "accepted",
+	} {
+		_, err := plan(env, "transparent-hugepages", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+}
+
+func TestTHPVet(t *testing.T) {
+	k, _ := Lookup("transparent-hugepages")
+	good := []struct {
+		l backend.Loc
+		v string
+	}{
+		{thpEnabledLoc, "always [madvise] never\n"},
+		{thpEnabledLoc, "never\n"},
+		{thpDefragLoc, "always defer defer+madvise [madvise] never\n"},
+		{thpDefragLoc, "defer+madvise\n"},
+	}
+	for _, c := range good {
+		if err := k.Vet("", c.l, backend.FileValue(c.v)); err != nil {
+			t.Errorf("Vet %s %q: %v", c.l, c.v, err)
+		}
+	}
+	bad := []struct {
+		target string
+		l      backend.Loc
+		v      string
+		want   string
+	}{
+		{"", fileLoc("sys/kernel/mm/transparent_hugepage/enabled"), "never\n", "not a value"}, // not written as a choice file
+		{"", fileLoc("etc/passwd"), "never\n", "not a value"},
+		{"", thpEnabledLoc, "defer\n", "not a enabled choice"},
+		{"", thpEnabledLoc, "always madvise never\n", "one choice bracketed"},
+		{"", thpEnabledLoc, "[always] [madvise] never\n", "one choice bracketed"},
+		{"", thpDefragLoc, "always;reboot\n", "not a defrag choice"},
+		{"x", thpDefragLoc, "never\n", "no targets"},
+		{"", thpDefragLoc, "", "empty"},
+	}
+	for _, c := range bad {
+		if err := k.Vet(c.target, c.l, backend.FileValue(c.v)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Vet %s %q: %v, want %q", c.l, c.v, err, c.want)
+		}
+	}
+}
+
+func TestChoiceFile(t *testing.T) {
+	for in, want := range map[string]string{
+		"always [madvise] never\n": "madvise",
+		"[always] madvise never":   "always",
+		"never\n":                  "never",
+		" defer+madvise ":          "defer+madvise",
+	} {
+		if got, err := backend.ChosenWord(in); err != nil || got != want {
+			t.Errorf("backend.ChosenWord(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "always madvise", "[always] [never]", "[always", "[]", "a ]b["} {
+		if got, err := backend.ChosenWord(in); err == nil {
+			t.Errorf("backend.ChosenWord(%q) = %q, want an error", in, got)
+		}
+	}
+	if b, err := backend.MoveBracket("always [madvise] never\n", "never"); err != nil || string(b) != "always madvise [never]\n" {
+		t.Errorf("moveBracket = %q, %v", b, err)
+	}
+	if _, err := backend.MoveBracket("always [madvise] never\n", "defer"); !errors.Is(err, os.ErrInvalid) {
+		t.Errorf("moveBracket to a word not listed: %v, want EINVAL as the kernel", err)
+	}
+	if b, err := backend.MoveBracket("madvise\n", "never"); err != nil || b != nil {
+		t.Errorf("moveBracket on a bare word = %q, %v; want nil (the word is written)", b, err)
+	}
+}
+
+func FuzzChosenWord(f *testing.F) {
+	for _, s := range []string{"always [madvise] never\n", "never", "[a] [b]", "a ]b[", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := backend.ChosenWord(s)
+		if err == nil && (w == "" || strings.ContainsAny(w, " \t[]")) {
+			t.Fatalf("backend.ChosenWord(%q) = %q", s, w)
+		}
+		choices, chosen := backend.ChoiceList(s)
+		if chosen != "" && !contains(choices, chosen) {
+			t.Fatalf("backend.ChoiceList(%q): %q not among %q", s, chosen, choices)
+		}
+		if b, err := backend.MoveBracket(s, "never"); err == nil && b != nil && !strings.Contains(string(b), "[never]") {
+			t.Fatalf("backend.MoveBracket(%q) = %q", s, b)
+		}
+	})
+}
+
+// rulesFor reads a knob from files as the check-up does (one case per
+// item) and returns the first matching rule of each case, by target.
+func rulesFor(t *testing.T, name string, files map[string]string) map[string]string {
+	t.Helper()
+	env, _ := mmEnv(t, files)
+	k, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Get(env, Selector{})
+	if err != nil {
+		t.Fatalf("get %s: %v", name, err)
+	}
+	out := map[string]string{}
+	for _, it := range r.Items {
+		c := &Case{Knob: name, Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent, Detail: it.Detail, Notes: r.Notes}
+		if it.Raw != nil {
+			c.Raw = *it.Raw
+		}
+		out[it.Target] = "no rule"
+		for _, rule := range k.Checkup().Rules {
+			if rule.Match(c) {
+				out[it.Target] = rule.ID
+				if rule.Reason(c) == "" {
+					t.Errorf("%s: rule %s gives no reason", name, rule.ID)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func TestTHPRules(t *testing.T) {
+	cases := []struct{ enabled, defrag, wantE, wantD string }{
+		{"always madvise [never]\n", "always defer defer+madvise [madvise] never\n", "thp-never", "thp-defrag-default"},
+		{"[always] madvise never\n", "[always] defer defer+madvise madvise never\n", "thp-always", "thp-defrag-always"},
+		{"always [madvise] never\n", "always [defer] defer+madvise madvise never\n", "thp-madvise", "thp-set"},
+	}
+	for _, c := range cases {
+		got := rulesFor(t, "transparent-hugepages", map[string]string{thpEnabledFile: c.enabled, thpDefragFile: c.defrag})
+		if got["enabled"] != c.wantE || got["defrag"] != c.wantD {
+			t.Errorf("%q %q: rules %v, want %s %s", c.enabled, c.defrag, got, c.wantE, c.wantD)
+		}
+	}
+	if got := rulesFor(t, "transparent-hugepages", map[string]string{"proc/sys/vm/swappiness": "60\n"}); got["enabled"] != "thp-absent" {
+		t.Errorf("no THP: %v", got)
+	}
+}
+
+const numaFile = "proc/sys/kernel/numa_balancing"
+
+// numaTree is a machine with nodes NUMA nodes and numa_balancing value.
+func numaTree(nodes int, value string) map[string]string {
+	files := map[string]string{"sys/devices/system/node/possible": "0\n"}
+	for i := 0; i < nodes; i++ {
+		files[fmt.Sprintf("sys/devices/system/node/node%d/cpulist", i)] = "0-1\n"
+	}
+	if value != "" {
+		files[numaFile] = value
+	}
+	return files
+}
+
+func TestNUMABalancing(t *testing.T) {
+	env, root := mmEnv(t, numaTree(2, "1\n"))
+	r := get(t, env, "numa-balancing", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "1" || r.Items[0].Detail.(numaFacts).Nodes != 2 {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "numa-balancing", "off", map[string]string{numaFile: "0\n"})
+	setAndRevert(t, env, root, "numa-balancing", "on+tiering", map[string]string{numaFile: "3\n"})
+	// Tiering needs 5.18: an older kernel is told so before anything.
+	testutil.WriteTree(t, root, map[string]string{"proc/sys/kernel/osrelease": "5.15.0-91-generic\n"})
+	_, err := plan(env, "numa-balancing", Selector{}, "2")
+	wantBadInput(t, "tiering on 5.15", err, "needs Linux 5.18")
+	setAndRevert(t, env, root, "numa-balancing", "0", map[string]string{numaFile: "0\n"})
+	for value, want := range map[string]string{"4": "accepted 0|1|2|3", "yes please": "accepted", "": "accepted"} {
+		_, err := plan(env, "numa-balancing", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	// One node: the plan says the setting does nothing here.
+	env, _ = mmEnv(t, numaTree(1, "0\n"))
+	p, err := plan(env, "numa-balancing", Selector{}, "1")
+	if err != nil || len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "no effect") {
+		t.Errorf("one node: %+v, %v", p, err)
+	}
+	// A kernel without NUMA balancing.
+	env, _ = mmEnv(t, numaTree(1, ""))
+	if r := get(t, env, "numa-balancing", Selector{}); r.Items[0].Value != "absent" {
+		t.Errorf("absent: %+v", r.Items)
+	}
+	if _, err := plan(env, "numa-balancing", Selector{}, "0"); err == nil || !strings.Contains(err.Error(), "CONFIG_NUMA_BALANCING") {
+		t.Errorf("plan without the file: %v", err)
+	}
+	k, _ := Lookup("numa-balancing")
+	if err := k.Vet("", numaLoc, backend.FileValue("1\n")); err != nil {
+		t.Error(err)
+	}
+	if err := k.Vet("", fileLoc("proc/sys/kernel/numa_balancing_scan_delay_ms"), backend.FileValue("1\n")); err == nil {
+		t.Error("Vet took another file")
+	}
+	if err := k.Vet("", numaLoc, backend.FileValue("on\n")); err == nil {
+		t.Error("Vet took a word")
+	}
+}
+
+func TestNUMARules(t *testing.T) {
+	cases := []struct {
+		nodes int
+		value string
+		want  string
+	}{
+		{1, "0\n", "numa-one-node"},
+		{1, "1\n", "numa-one-node-on"},
+		{2, "0\n", "numa-off"},
+		{2, "1\n", "numa-on"},
+		{4, "2\n", "numa-other"},
+		{0, "1\n", "numa-on"}, // nodes unknown: judged as several
+		{2, "", "numa-absent"},
+	}
+	for _, c := range cases {
+		if got := rulesFor(t, "numa-balancing", numaTree(c.nodes, c.value))[""]; got != c.want {
+			t.Errorf("%d nodes, %q: rule %s, want %s", c.nodes, c.value, got, c.want)
+		}
+	}
+}
+
+const (
+	swappinessFile = "proc/sys/vm/swappiness"
+	swapsFile      = "proc/swaps"
+	swapsOne       = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/nvme0n1p3                          partition\t8388604\t\t0\t\t-2\n"
+	swapsNone      = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+)
+
+func TestSwappiness(t *testing.T) {
+	env, root := mmEnv(t, map[string]string{swappinessFile: "60\n", swapsFile: swapsOne})
+	r := get(t, env, "swappiness", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "60" || r.Items[0].Detail.(swapFacts).Devices != 1 {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "swappiness", "10", map[string]string{swappinessFile: "10\n"})
+	setAndRevert(t, env, root, "swappiness", "0", map[string]string{swappinessFile: "0\n"})
+	setAndRevert(t, env, root, "swappiness", "200", map[string]string{swappinessFile: "200\n"})
+	if p := setAndRevert(t, env, root, "swappiness", "60", nil); len(p.Changes) != 0 {
+		t.Errorf("setting the value it has planned %+v", p.Changes)
+	}
+	for value, want := range map[string]string{"201": "accepted 0-200", "-1": "accepted 0-200", "ten": "accepted", "": "accepted"} {
+		_, err := plan(env, "swappiness", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	testutil.WriteTree(t, root, map[string]string{"proc/sys/kernel/osrelease": "5.4.0-150-generic\n"})
+	_, err := plan(env, "swappiness", Selector{}, "150")
+	wantBadInput(t, "150 on 5.4", err, "takes 0-100")
+	setAndRevert(t, env, root, "swappiness", "100", map[string]string{swappinessFile: "100\n"})
+
+	k, _ := Lookup("swappiness")
+	if err := k.Vet("", swappinessLoc, backend.FileValue("60\n")); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		l backend.Loc
+		v string
+	}{{swapsLoc, "0\n"}, {swappinessLoc, "60 60\n"}, {swappinessLoc, ""}} {
+		if err := k.Vet("", c.l, backend.FileValue(c.v)); err == nil {
+			t.Errorf("Vet took %s %q", c.l, c.v)
+		}
+	}
+	env, _ = mmEnv(t, map[string]string{swapsFile: swapsNone})
+	if _, err := plan(env, "swappiness", Selector{}, "10"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("plan without the file: %v", err)
+	}
+}
+
+func TestSwappinessRules(t *testing.T) {
+	cases := []struct{ value, swaps, want string }{
+		{"60\n", swapsOne, "swappiness-default"},
+		{"10\n", swapsOne, "swappiness-low"},
+		{"0\n", swapsOne, "swappiness-low"},
+		{"100\n", swapsOne, "swappiness-high"},
+		{"100\n", swapsNone, "swappiness-no-swap"},
+		{"60\n", "", "swappiness-default"}, // /proc/swaps unreadable: judged on the value
+		{"", swapsOne, "swappiness-absent"},
+	}
+	for _, c := range cases {
+		files := map[string]string{}
+		if c.value != "" {
+			files[swappinessFile] = c.value
+		}
+		if c.swaps != "" {
+			files[swapsFile] = c.swaps
+		}
+		if got := rulesFor(t, "swappiness", files)[""]; got != c.want {
+			t.Errorf("%q with swaps %q: rule %s, want %s", c.value, c.swaps, got, c.want)
+		}
+	}
+}
+
+const statIntervalFile = "proc/sys/vm/stat_interval"
+
+func TestStatInterval(t *testing.T) {
+	env, root := mmEnv(t, map[string]string{statIntervalFile: "1\n"})
+	if r := get(t, env, "stat-interval", Selector{}); len(r.Items) != 1 || r.Items[0].Value != "1" || !strings.Contains(r.Items[0].Meaning, "every second") {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	setAndRevert(t, env, root, "stat-interval", "10", map[string]string{statIntervalFile: "10\n"})
+	setAndRevert(t, env, root, "stat-interval", "120s", map[string]string{statIntervalFile: "120\n"})
+	for value, want := range map[string]string{"0": "accepted whole seconds 1-3600", "3601": "1-3600", "1.5": "accepted", "10ms": "accepted", "": "accepted"} {
+		_, err := plan(env, "stat-interval", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	k, _ := Lookup("stat-interval")
+	if err := k.Vet("", statIntervalLoc, backend.FileValue("0\n")); err != nil {
+		t.Errorf("Vet refused an original the kernel can hold: %v", err)
+	}
+	if err := k.Vet("", fileLoc("proc/sys/vm/stat_refresh"), backend.FileValue("1\n")); err == nil {
+		t.Error("Vet took stat_refresh")
+	}
+	if err := k.Vet("", statIntervalLoc, backend.FileValue("10s\n")); err == nil {
+		t.Error("Vet took a value the kernel never shows")
+	}
+	env, _ = mmEnv(t, map[string]string{swappinessFile: "60\n"})
+	if r := get(t, env, "stat-interval", Selector{}); r.Items[0].Value != "absent" {
+		t.Errorf("absent: %+v", r.Items)
+	}
+}
+
+func TestStatIntervalRules(t *testing.T) {
+	for value, want := range map[string]string{"1\n": "stat-interval-default", "10\n": "stat-interval-long", "0\n": "stat-interval-zero", "x\n": "stat-interval-other", "": "stat-interval-absent"} {
+		files := map[string]string{swappinessFile: "60\n"}
+		if value != "" {
+			files[statIntervalFile] = value
+		}
+		if got := rulesFor(t, "stat-interval", files)[""]; got != want {
+			t.Errorf("%q: rule %s, want %s", value, got, want)
+		}
+	}
+	k, _ := Lookup("stat-interval")
+	if v := k.Checkup().TryValue(&Case{}, "stat-interval-long"); v != "1" {
+		t.Errorf("try value %q, want the default 1", v)
+	}
+}
+
+const ksmRunFile = "sys/kernel/mm/ksm/run"
+
+func ksmTree(run, sharing string) map[string]string {
+	files := map[string]string{
+		"sys/kernel/mm/ksm/pages_shared":    "120\n",
+		"sys/kernel/mm/ksm/pages_sharing":   sharing,
+		"sys/kernel/mm/ksm/sleep_millisecs": "20\n",
+		"sys/kernel/mm/ksm/pages_to_scan":   "100\n",
+		"sys/kernel/mm/ksm/full_scans":      "7\n",
+	}
+	if run != "" {
+		files[ksmRunFile] = run
+	}
+	return files
+}
+
+func TestKSM(t *testing.T) {
+	env, root := mmEnv(t, ksmTree("1\n", "2560\n"))
+	r := get(t, env, "ksm", Selector{})
+	if len(r.Items) != 1 || r.Items[0].Value != "1" {
+		t.Fatalf("reading %+v", r.Items)
+	}
+	f := r.Items[0].Detail.(ksmFacts)
+	if f.PagesShared != 120 || f.PagesSharing != 2560 || f.SleepMillisecs != 20 || f.PagesToScan != 100 {
+		t.Errorf("facts %+v", f)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "pages_sharing 2560") || !strings.Contains(r.Notes[0], "sleeps 20 ms") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	// The context is read, never written: not even an export names it.
+	for _, it := range r.Items {
+		if it.Loc.Path != ksmRunFile {
+			t.Errorf("an item of %s", it.Loc)
+		}
+	}
+	p := setAndRevert(t, env, root, "ksm", "unmerge", map[string]string{ksmRunFile: "2\n"})
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "2560 shared pages") || len(p.Warnings) != 0 {
+		t.Errorf("plan of 2 from 1: notes %q warnings %q", p.Notes, p.Warnings)
+	}
+	setAndRevert(t, env, root, "ksm", "0", map[string]string{ksmRunFile: "0\n"})
+
+	// From 0 with merged pages, a revert of 2 cannot merge them again.
+	env, root = mmEnv(t, ksmTree("0\n", "2560\n"))
+	p = setAndRevert(t, env, root, "ksm", "2", map[string]string{ksmRunFile: "2\n"})
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "does not merge the pages again") {
+		t.Errorf("plan of 2 from 0: warnings %q", p.Warnings)
+	}
+	for value, want := range map[string]string{"3": "accepted 0|1|2", "start": "accepted", "": "accepted"} {
+		_, err := plan(env, "ksm", Selector{}, value)
+		wantBadInput(t, value, err, want)
+	}
+	k, _ := Lookup("ksm")
+	for _, v := range []string{"0\n", "1\n", "2\n"} {
+		if err := k.Vet("", ksmRunLoc, backend.FileValue(v)); err != nil {
+			t.Errorf("Vet %q: %v", v, err)
+		}
+	}
+	for _, c := range []struct {
+		l backend.Loc
+		v string
+	}{{ksmRunLoc, "3\n"}, {fileLoc("sys/kernel/mm/ksm/sleep_millisecs"), "20\n"}, {fileLoc("sys/kernel/mm/ksm/pages_sharing"), "0\n"}} {
+		if err := k.Vet("", c.l, backend.FileValue(c.v)); err == nil {
+			t.Errorf("Vet took %s %q", c.l, c.v)
+		}
+	}
+	// A kernel without KSM.
+	env, _ = mmEnv(t, map[string]string{swappinessFile: "60\n"})
+	if r := get(t, env, "ksm", Selector{}); r.Items[0].Value != "absent" || len(r.Notes) != 0 {
+		t.Errorf("absent: %+v", r)
+	}
+	if _, err := plan(env, "ksm", Selector{}, "2"); err == nil || !strings.Contains(err.Error(), "CONFIG_KSM") {
+		t.Errorf("plan without KSM: %v", err)
+	}
+}
+
+func TestKSMRules(t *testing.T) {
+	cases := []struct{ run, sharing, want string }{
+		{"0\n", "0\n", "ksm-stopped"},
+		{"0\n", "2560\n", "ksm-stopped-merged"},
+		{"0\n", "garbage\n", "ksm-stopped"},
+		{"1\n", "0\n", "ksm-running"},
+		{"2\n", "0\n", "ksm-unmerged"},
+		{"5\n", "0\n", "ksm-other"},
+		{"", "0\n", "ksm-absent"},
+	}
+	for _, c := range cases {
+		if got := rulesFor(t, "ksm", ksmTree(c.run, c.sharing))[""]; got != c.want {
+			t.Errorf("run %q sharing %q: rule %s, want %s", c.run, c.sharing, got, c.want)
+		}
+	}
+}
+
+// mmFiles is a machine with every file of the memory-management knobs.
+func mmFiles() map[string]string {
+	files := map[string]string{
+		thpEnabledFile:                          "always [madvise] never\n",
+		thpDefragFile:                           "always defer defer+madvise [madvise] never\n",
+		numaFile:                                "1\n",
+		"sys/devices/system/node/node0/cpulist": "0\n",
+		"sys/devices/system/node/node1/cpulist": "1\n",
+		swappinessFile:                          "60\n",
+		swapsFile:                               swapsOne,
+		statIntervalFile:                        "1\n",
+	}
+	maps.Copy(files, ksmTree("1\n", "2560\n"))
+	return files
+}
+
+// TestMMCrashEverywhere: a crash after any write of a set or a revert of
+// these knobs loses nothing; a revert after it restores every file byte
+// for byte, the choice files included.
+func TestMMCrashEverywhere(t *testing.T) {
+	steps := []setStep{
+		{"transparent-hugepages", Selector{}, "enabled=never,defrag=defer"},
+		{"numa-balancing", Selector{}, "0"},
+		{"swappiness", Selector{}, "10"},
+		{"stat-interval", Selector{}, "10"},
+		{"ksm", Selector{}, "2"},
+		{"transparent-hugepages", Selector{}, "always"},
+	}
+	crashEverywhere(t, steps, func(t *testing.T) (*Env, func() map[string]string) {
+		env, root := mmEnv(t, mmFiles())
+		return env, func() map[string]string { return snapshotTree(t, root) }
+	})
+}

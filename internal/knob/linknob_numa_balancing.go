@@ -1,0 +1,213 @@
+package knob
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+)
+
+func init() { register(numaBalancing{}) }
+
+// numaBalancingName is the knob's name, written in this file only: the
+// rest of latlab asks the catalogue.
+const numaBalancingName = "numa-balancing"
+
+type numaBalancing struct{ linuxKnob }
+
+func (numaBalancing) Name() string { return numaBalancingName }
+func (numaBalancing) Summary() string {
+	return "automatic NUMA balancing: the kernel unmaps pages to find which node uses them and moves them there (kernel.numa_balancing)"
+}
+
+var numaLoc = fileLoc("proc/sys/kernel/numa_balancing")
+
+const numaLacks = "automatic NUMA balancing (CONFIG_NUMA_BALANCING)"
+
+// The values are bits (Documentation/admin-guide/sysctl/kernel.rst):
+// NUMA_BALANCING_NORMAL 1, NUMA_BALANCING_MEMORY_TIERING 2 (Linux 5.18).
+const numaAccepted = "accepted 0|1|2|3 or off|on|tiering|on+tiering"
+
+func parseNUMA(s string) (int, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "0", "off":
+		return 0, true
+	case "1", "on", "normal":
+		return 1, true
+	case "2", "tiering":
+		return 2, true
+	case "3", "on+tiering", "normal+tiering":
+		return 3, true
+	}
+	return 0, false
+}
+
+func numaMeaning(s string) string {
+	switch s {
+	case "0":
+		return "off: memory stays on the node it was allocated on; no hinting faults"
+	case "1":
+		return "on (the default where there are several nodes): the kernel periodically unmaps a task's pages and moves those it then faults on to the task's node"
+	case "2":
+		return "memory tiering only: hot pages of slow memory nodes (CXL, persistent memory) are promoted to fast ones; no balancing between fast nodes"
+	case "3":
+		return "balancing between nodes and memory tiering"
+	}
+	return "a value latlab does not know: " + s
+}
+
+// numaFacts is the node count the reading carries for the check-up.
+type numaFacts struct {
+	// Nodes is the number of NUMA nodes (node* of
+	// /sys/devices/system/node), 0 when unknown.
+	Nodes int `json:"nodes"`
+}
+
+func (numaBalancing) Explain(value string, o ExplainOptions) (*Explanation, error) {
+	ex := &Explanation{Knob: numaBalancingName}
+	if value == "" {
+		ex.Text = []string{
+			"kernel.numa_balancing: 0 off, 1 on, 2 memory tiering (Linux 5.18 and later), 3 both; the kernel turns it on at boot only where there are several NUMA nodes.",
+			"on: " + numaMeaning("1") + ". The unmapping and the hinting faults it causes cost time at arbitrary moments, and a page being migrated stalls whoever touches it: tuned's network-latency profile turns it off (0).",
+			"off costs throughput when tasks move between nodes and leave their memory behind; pinning a workload to one node (numactl, cpusets) makes balancing unnecessary.",
+			"On a machine with one node there is nowhere to move memory: the setting has no effect there.",
+		}
+		return ex, nil
+	}
+	n, ok := parseNUMA(value)
+	if !ok {
+		return nil, badinput.Errorf("invalid numa-balancing %q: %s", value, numaAccepted)
+	}
+	ex.Text = []string{fmt.Sprintf("%d: %s", n, numaMeaning(strconv.Itoa(n)))}
+	ex.Data = map[string]any{"normal": n&1 != 0, "memory_tiering": n&2 != 0}
+	return ex, nil
+}
+
+// numaNodes counts the NUMA nodes; 0 when /sys/devices/system/node
+// cannot be listed.
+func numaNodes(env *Env) int {
+	dirs, _, err := env.list(backend.BackendFile, "sys/devices/system/node")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, d := range dirs {
+		if rest, ok := strings.CutPrefix(d, "node"); ok {
+			if _, err := strconv.ParseUint(rest, 10, 16); err == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (k numaBalancing) Get(env *Env, sel Selector) (*Reading, error) {
+	it, err := sysItem(env, numaLoc, numaLacks, numaMeaning)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reading{Knob: k.Name(), Items: []Item{it}}
+	nodes := numaNodes(env)
+	it.Detail = numaFacts{Nodes: nodes}
+	r.Items[0] = it
+	switch {
+	case nodes == 0:
+		r.Notes = append(r.Notes, "the NUMA nodes could not be counted (/sys/devices/system/node)")
+	case nodes == 1:
+		r.Notes = append(r.Notes, "this machine has one NUMA node: there is nowhere to move memory, so the setting has no effect")
+	default:
+		r.Notes = append(r.Notes, fmt.Sprintf("this machine has %d NUMA nodes", nodes))
+	}
+	return r, nil
+}
+
+func (k numaBalancing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
+	n, ok := parseNUMA(value)
+	if !ok {
+		return nil, badinput.Errorf("invalid numa-balancing %q: %s", value, numaAccepted)
+	}
+	if n >= 2 && kernelBelow(env, 5, 18) {
+		return nil, badinput.Errorf("invalid numa-balancing %q: memory tiering (2, 3) needs Linux 5.18 or later; this kernel takes 0|1", value)
+	}
+	if err := mustExist(env, numaLoc, numaLacks); err != nil {
+		return nil, err
+	}
+	p := &Plan{Knob: k.Name(), Request: value}
+	if nodes := numaNodes(env); nodes == 1 {
+		p.Notes = append(p.Notes, "this machine has one NUMA node: the setting has no effect here")
+	}
+	return p, p.add(env, numaLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
+}
+
+func (k numaBalancing) Vet(target string, l backend.Loc, v backend.Value) error {
+	if err := noTarget(k.Name(), target); err != nil {
+		return err
+	}
+	if l != numaLoc {
+		return notMine(k.Name(), target, l)
+	}
+	return fileInt(v)
+}
+
+var numaRefs = []Reference{tunedRef("network-latency", "sysctl", "kernel.numa_balancing", "0")}
+
+// Checkup is what the check-up knows of numa-balancing: the node count
+// decides whether it matters.
+func (numaBalancing) Checkup() Checkup {
+	return Checkup{
+		Default: func(c *Case) string {
+			if numaNodesOf(c) == 1 {
+				return "0 (one node)"
+			}
+			return "1 (several nodes)"
+		},
+		Gather: GatherReading, Rules: numaRules, References: numaRefs,
+	}
+}
+
+// Experiment: the probes of try neither migrate pages nor span nodes.
+func (numaBalancing) Experiment() Experiment {
+	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
+}
+
+func numaNodesOf(c *Case) int {
+	if f, ok := c.Detail.(numaFacts); ok {
+		return f.Nodes
+	}
+	return 0
+}
+
+var numaRules = []Rule{
+	absentRule("numa-absent"),
+	{ID: "numa-one-node", Verdict: Default, When: "0 on one NUMA node",
+		Match: func(c *Case) bool { return numaNodesOf(c) == 1 && c.Text() == "0" },
+		Reason: func(c *Case) string {
+			return "off, and one NUMA node: there is nowhere to move memory, so the setting has no effect here"
+		}},
+	{ID: "numa-one-node-on", Verdict: Suspicious, When: "on with one NUMA node",
+		Match: func(c *Case) bool { return numaNodesOf(c) == 1 },
+		Reason: func(c *Case) string {
+			return "set on a machine with one NUMA node, where there is nowhere to move memory (the kernel leaves it off on such machines); its scanning can still cost hinting faults"
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob set numa-balancing 0", Why: "NUMA balancing is on with one node, where it has nothing to balance (latlab knob revert numa-balancing undoes it)", Benefit: 10}
+		}},
+	{ID: "numa-off", Verdict: Tuned, When: "0 on several nodes",
+		Match: func(c *Case) bool { return c.Text() == "0" },
+		Reason: func(c *Case) string {
+			return "off, as " + numaRefs[0].Cite() + ": no hinting faults or page migrations; costs throughput when tasks run far from their memory"
+		}},
+	{ID: "numa-on", Verdict: Default, When: "1 on several nodes",
+		Match: func(c *Case) bool { return c.Text() == "1" },
+		Reason: func(c *Case) string {
+			return "on: hinting faults and page migrations stall tasks at arbitrary moments; " + numaRefs[0].Cite()
+		},
+		Next: func(c *Case) *NextStep {
+			return &NextStep{Command: "latlab knob set numa-balancing 0", Why: "NUMA balancing unmaps and migrates pages under running tasks (latlab knob revert numa-balancing undoes it)", Benefit: 15}
+		}},
+	{ID: "numa-other", Verdict: Tuned, When: "any other value",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning }},
+}
