@@ -28,7 +28,7 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  default    tcp-dsack: 1\n",
 		"\n  default    clocksource: tsc\n",
 		"latlab knob set tcp-recovery 1\n",
-		"settings: 7 read, nothing changed: 1 suspicious, 6 default",
+		"settings: 8 read, nothing changed: 1 suspicious, 7 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -225,6 +225,16 @@ var ruleCases = []ruleCase{
 	{rule: "rps-set", nic: true, knob: "rps", verd: Tuned, reason: "rx-0 steered to CPUs 0-1",
 		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
 
+	{rule: "governor-none", knob: "cpu-governor", verd: Default, reason: "no cpufreq: the hypervisor or firmware controls frequency", value: "(none)"},
+	{rule: "governor-performance", knob: "cpu-governor", verd: Tuned, reason: "tuned 2.20.0 latency-performance sets [cpu] governor=performance; the cost is power and heat",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance\n"}},
+	{rule: "governor-lowest", knob: "cpu-governor", verd: Suspicious, reason: "powersave pins the lowest frequency",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "powersave\n",
+			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}, try: "latlab try cpu-governor performance --probe sleep"},
+	{rule: "governor-dynamic", knob: "cpu-governor", verd: Default, reason: "follows the scheduler's load estimate (acpi-cpufreq); tuned 2.20.0 latency-performance sets [cpu] governor=performance",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "schedutil\n",
+			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}},
+
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},

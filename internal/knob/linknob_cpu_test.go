@@ -1,0 +1,276 @@
+package knob
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// cpuFiles is a 4-CPU Intel machine under intel_pstate (active mode,
+// HWP) and intel_idle, as its sysfs shows it: the file names, the
+// choices and the state table follow the kernel's intel_pstate and
+// intel_idle drivers (Skylake's C-state exit latencies, in µs, from
+// intel_idle.c's skl_cstates). CPU 3 has C8 disabled.
+func cpuFiles() map[string]string {
+	f := map[string]string{
+		"sys/devices/system/cpu/online":                      "0-3\n",
+		"sys/devices/system/cpu/possible":                    "0-3\n",
+		"sys/devices/system/cpu/cpuidle/current_driver":      "intel_idle\n",
+		"sys/devices/system/cpu/cpuidle/current_governor":    "menu\n",
+		"sys/devices/system/cpu/cpuidle/current_governor_ro": "menu\n",
+		"sys/devices/system/cpu/cpuidle/available_governors": "ladder menu teo \n",
+	}
+	states := []struct{ name, lat string }{{"POLL", "0"}, {"C1", "2"}, {"C1E", "10"}, {"C6", "85"}, {"C8", "200"}}
+	for _, c := range []string{"0", "1", "2", "3"} {
+		d := "sys/devices/system/cpu/cpu" + c + "/"
+		f[d+"cpufreq/scaling_governor"] = "powersave\n"
+		f[d+"cpufreq/scaling_driver"] = "intel_pstate\n"
+		f[d+"cpufreq/scaling_available_governors"] = "performance powersave\n"
+		f[d+"cpufreq/related_cpus"] = c + "\n"
+		f[d+"cpufreq/energy_performance_preference"] = "balance_performance\n"
+		f[d+"cpufreq/energy_performance_available_preferences"] = "default performance balance_performance balance_power power \n"
+		f[d+"power/energy_perf_bias"] = "6\n"
+		for i, s := range states {
+			sd := d + "cpuidle/state" + string(rune('0'+i)) + "/"
+			f[sd+"name"] = s.name + "\n"
+			f[sd+"latency"] = s.lat + "\n"
+			f[sd+"disable"] = "0\n"
+		}
+	}
+	f["sys/devices/system/cpu/cpu3/cpuidle/state4/disable"] = "1\n"
+	return f
+}
+
+// vmCPUFiles is this machine's sysfs (a 2-CPU KVM guest, Linux 6.1,
+// read 2026-11-27): no cpufreq, no energy_perf_bias, the haltpoll idle
+// driver and governor with its two states.
+func vmCPUFiles() map[string]string {
+	f := map[string]string{
+		"sys/devices/system/cpu/online":                      "0-1\n",
+		"sys/devices/system/cpu/cpuidle/current_driver":      "haltpoll\n",
+		"sys/devices/system/cpu/cpuidle/current_governor":    "haltpoll\n",
+		"sys/devices/system/cpu/cpuidle/current_governor_ro": "haltpoll\n",
+		"sys/devices/system/cpu/cpuidle/available_governors": "ladder menu haltpoll \n",
+	}
+	for _, c := range []string{"0", "1"} {
+		d := "sys/devices/system/cpu/cpu" + c + "/"
+		f[d+"power/pm_qos_resume_latency_us"] = "0\n"
+		f[d+"cpuidle/state0/name"] = "POLL\n"
+		f[d+"cpuidle/state0/latency"] = "0\n"
+		f[d+"cpuidle/state0/disable"] = "0\n"
+		f[d+"cpuidle/state1/name"] = "haltpoll idle\n"
+		f[d+"cpuidle/state1/latency"] = "1\n"
+		f[d+"cpuidle/state1/disable"] = "0\n"
+	}
+	return f
+}
+
+// cpuEnv is an Env over a tree of files, changed by changes ("" deletes).
+func cpuEnv(t *testing.T, files map[string]string, changes map[string]string) (*Env, string) {
+	t.Helper()
+	for p, c := range changes {
+		if c == "" {
+			delete(files, p)
+		} else {
+			files[p] = c
+		}
+	}
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, files)
+	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: Files{Root: root}}}, root
+}
+
+func targets(r *Reading) []string {
+	var out []string
+	for _, it := range r.Items {
+		out = append(out, it.Target+"="+it.Value)
+	}
+	return out
+}
+
+func TestCPUGovernorGet(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		want    string // targets=values
+		meaning string // of the first item
+		note    string
+	}{
+		{name: "one group", files: cpuFiles(), want: "cpu 0-3=powersave", meaning: "intel_pstate picks, steered by its energy preference", note: "cpu 0-3 available: performance powersave"},
+		{name: "grouped", files: cpuFiles(), changes: map[string]string{"sys/devices/system/cpu/cpu2/cpufreq/scaling_governor": "performance\n"},
+			want: "cpu 0-1,3=powersave cpu 2=performance"},
+		{name: "selected", files: cpuFiles(), sel: Selector{CPU: "1-2"}, want: "cpu 1-2=powersave"},
+		{name: "generic driver", files: cpuFiles(), changes: map[string]string{
+			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"},
+			want: "cpu 0=powersave cpu 1-3=powersave", meaning: "the lowest frequency allowed (scaling_min_freq) (acpi-cpufreq)"},
+		{name: "one CPU without", files: cpuFiles(), changes: map[string]string{"sys/devices/system/cpu/cpu3/cpufreq/scaling_governor": ""},
+			want: "cpu 0-2=powersave", note: "CPU 3: no cpufreq"},
+		{name: "virtual machine", files: vmCPUFiles(), want: "", note: noCpufreq},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, _ := cpuEnv(t, c.files, c.changes)
+			r := get(t, env, cpuGovernorName, c.sel)
+			if got := strings.Join(targets(r), " "); got != c.want {
+				t.Errorf("items %q, want %q", got, c.want)
+			}
+			if c.meaning != "" && (len(r.Items) == 0 || !strings.Contains(r.Items[0].Meaning, c.meaning)) {
+				t.Errorf("meaning %+v, want %q", r.Items, c.meaning)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", r.Notes, c.note)
+			}
+		})
+	}
+	// A group's other CPUs' files are exported too.
+	env, _ := cpuEnv(t, cpuFiles(), nil)
+	r := get(t, env, cpuGovernorName, Selector{})
+	if len(r.Items) != 1 || len(r.Items[0].Extra) != 3 || r.Items[0].Extra[2].Loc != cpuLoc(3, govRest) {
+		t.Errorf("extra of the group: %+v", r.Items)
+	}
+}
+
+func TestCPUGovernorPlan(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		value   string
+		target  string
+		paths   []string // the CPUs written
+		note    string
+		bad     string // part of the bad-input error
+	}{
+		{name: "all", files: cpuFiles(), value: "performance", paths: []string{"cpu0", "cpu1", "cpu2", "cpu3"}, note: "costs power and heat"},
+		{name: "selected", files: cpuFiles(), sel: Selector{CPU: "2"}, value: "performance", target: "cpu 2", paths: []string{"cpu2"}},
+		{name: "already", files: cpuFiles(), value: "powersave"},
+		{name: "shared policy", files: cpuFiles(), value: "performance", sel: Selector{CPU: "0"}, target: "cpu 0", paths: []string{"cpu0"},
+			changes: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/related_cpus": "0-1\n", "sys/devices/system/cpu/cpu1/cpufreq/related_cpus": "0-1\n"},
+			note:    "CPU 0 shares its frequency policy with CPUs 1 (related_cpus): the write changes them too"},
+		{name: "one write per policy", files: cpuFiles(), value: "performance", paths: []string{"cpu0", "cpu2", "cpu3"},
+			changes: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/related_cpus": "0-1\n", "sys/devices/system/cpu/cpu1/cpufreq/related_cpus": "0-1\n"}},
+		{name: "CPU without", files: cpuFiles(), value: "performance", paths: []string{"cpu0", "cpu1", "cpu2"},
+			changes: map[string]string{"sys/devices/system/cpu/cpu3/cpufreq/scaling_governor": ""}, note: "CPU 3: no cpufreq"},
+		{name: "not available", files: cpuFiles(), value: "schedutil", bad: `"schedutil" is not available on CPU 0: accepted performance, powersave`},
+		{name: "not a word", files: cpuFiles(), value: "perf ormance", bad: "accepted a governor name"},
+		{name: "empty", files: cpuFiles(), value: "", bad: "accepted a governor name"},
+		{name: "no such CPU", files: cpuFiles(), sel: Selector{CPU: "7"}, value: "performance", bad: "no CPU 7 under /sys/devices/system/cpu: accepted CPUs 0-3"},
+		{name: "bad list", files: cpuFiles(), sel: Selector{CPU: "x"}, value: "performance", bad: `invalid --cpu "x"`},
+		{name: "virtual machine", files: vmCPUFiles(), value: "performance", bad: noCpufreq},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, root := cpuEnv(t, c.files, c.changes)
+			before := snapshotTree(t, root)
+			p, err := plan(env, cpuGovernorName, c.sel, c.value)
+			if c.bad != "" {
+				if !badinput.Is(err) || !strings.Contains(err.Error(), c.bad) {
+					t.Fatalf("error %v, want bad input %q", err, c.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(before, snapshotTree(t, root)) {
+				t.Fatal("planning wrote")
+			}
+			var got []string
+			for _, ch := range p.Changes {
+				n, rest, ok := cpuOfLoc(ch.Loc)
+				if !ok || rest != govRest || string(ch.New.Data) != c.value+"\n" || string(ch.Old.Data) != "powersave\n" {
+					t.Errorf("change %+v", ch)
+				}
+				got = append(got, "cpu"+string(rune('0'+n)))
+			}
+			if strings.Join(got, " ") != strings.Join(c.paths, " ") || p.Target != c.target {
+				t.Errorf("writes %v target %q, want %v %q", got, p.Target, c.paths, c.target)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(p.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", p.Notes, c.note)
+			}
+		})
+	}
+}
+
+// TestCPUKnobsRoundTrip sets each per-CPU knob, twice for some, and
+// reverts: the tree is as it was, byte for byte, also with a crash after
+// any write.
+func TestCPUKnobsRoundTrip(t *testing.T) {
+	steps := []setStep{
+		{cpuGovernorName, Selector{}, "performance"},
+		{cpuGovernorName, Selector{CPU: "1"}, "powersave"},
+	}
+	crashEverywhere(t, steps, func(t *testing.T) (*Env, func() map[string]string) {
+		env, root := cpuEnv(t, cpuFiles(), nil)
+		return env, func() map[string]string { return snapshotTree(t, root) }
+	})
+}
+
+// revert --cpu restores the files of those CPUs only.
+func TestRevertCPU(t *testing.T) {
+	env, root := cpuEnv(t, cpuFiles(), nil)
+	state := testutil.TempDir(t)
+	if _, err := RunSet(context.Background(), SetOptions{Knob: cpuGovernorName, Value: "performance", StateDir: state, Env: env}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunRevert(context.Background(), RevertOptions{Knob: cpuGovernorName, CPU: "9-"}); !badinput.Is(err) {
+		t.Errorf("revert --cpu 9-: %v, want bad input", err)
+	}
+	res, err := RunRevert(context.Background(), RevertOptions{Knob: cpuGovernorName, CPU: "1,3", StateDir: state, Env: env})
+	if err != nil || len(res.Steps) != 2 {
+		t.Fatalf("revert --cpu 1,3: %v %+v", err, res)
+	}
+	snap := snapshotTree(t, root)
+	for c, want := range map[string]string{"0": "performance\n", "1": "powersave\n", "2": "performance\n", "3": "powersave\n"} {
+		if got := snap["sys/devices/system/cpu/cpu"+c+"/"+govRest]; got != want {
+			t.Errorf("cpu%s: %q, want %q", c, got, want)
+		}
+	}
+}
+
+func TestCPUKnobsVet(t *testing.T) {
+	fv := backend.FileValue
+	for _, c := range []struct {
+		knob, target string
+		loc          backend.Loc
+		v            backend.Value
+		ok           bool
+	}{
+		{cpuGovernorName, "", cpuLoc(0, govRest), fv("performance\n"), true},
+		{cpuGovernorName, "cpu 1-2", cpuLoc(2, govRest), fv("schedutil\n"), true},
+		{cpuGovernorName, "cpu 1-2", cpuLoc(3, govRest), fv("schedutil\n"), false},
+		{cpuGovernorName, "irq 3", cpuLoc(0, govRest), fv("performance\n"), false},
+		{cpuGovernorName, "", cpuLoc(0, "cpufreq/scaling_max_freq"), fv("4000000\n"), false},
+		{cpuGovernorName, "", fileLoc("sys/devices/system/cpu/cpu01/" + govRest), fv("performance\n"), false},
+		{cpuGovernorName, "", fileLoc("sys/devices/system/cpu/cpufreq/policy0/scaling_governor"), fv("performance\n"), false},
+		{cpuGovernorName, "", cpuLoc(0, govRest), fv("perf;rm -rf\n"), false},
+		{cpuGovernorName, "", cpuLoc(0, govRest), fv(""), false},
+	} {
+		k, _ := Lookup(c.knob)
+		if err := k.Vet(c.target, c.loc, c.v); (err == nil) != c.ok {
+			t.Errorf("%s vet %q %s %q: %v, want ok %v", c.knob, c.target, c.loc, c.v.Data, err, c.ok)
+		}
+	}
+}
+
+func TestCPUGovernorExplain(t *testing.T) {
+	k, _ := Lookup(cpuGovernorName)
+	ex, err := k.Explain("", ExplainOptions{})
+	if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), "latency-performance (and the network-latency") {
+		t.Fatalf("%v %q", err, ex)
+	}
+	ex, err = k.Explain("powersave", ExplainOptions{})
+	if err != nil || len(ex.Text) != 2 || !strings.Contains(ex.Text[1], "the driver picks, steered by its energy preference (energy_performance_preference)") {
+		t.Fatalf("%v %q", err, ex.Text)
+	}
+	if _, err := k.Explain("a/b", ExplainOptions{}); !badinput.Is(err) {
+		t.Errorf("explain a/b: %v", err)
+	}
+}
