@@ -28,7 +28,7 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  default    tcp-dsack: 1\n",
 		"\n  default    clocksource: tsc\n",
 		"latlab knob set tcp-recovery 1\n",
-		"settings: 8 read, nothing changed: 1 suspicious, 7 default",
+		"settings: 9 read, nothing changed: 1 suspicious, 8 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

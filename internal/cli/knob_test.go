@@ -121,8 +121,8 @@ func TestKnobList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	doc := payload(t, readDoc(t, out), knob.KindList)
-	if len(doc.Knobs) != 19 {
-		t.Errorf("%d knobs, want 19", len(doc.Knobs))
+	if len(doc.Knobs) != 20 {
+		t.Errorf("%d knobs, want 20", len(doc.Knobs))
 	}
 }
 

@@ -235,6 +235,14 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "schedutil\n",
 			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}},
 
+	{rule: "energy-none", knob: "energy-performance-preference", verd: Default, reason: "no energy_performance_preference and no energy_perf_bias", value: "(none)"},
+	{rule: "energy-performance", knob: "energy-performance-preference", verd: Tuned, reason: "as tuned 2.20.0 latency-performance sets [cpu] energy_perf_bias=performance; the cost is power and heat",
+		value: "0 (performance)", linux: map[string]string{"sys/devices/system/cpu/cpu0/power/energy_perf_bias": "0\n"}},
+	{rule: "energy-saving", knob: "energy-performance-preference", verd: Suspicious, reason: "saves power first: slowest to ramp up: wake-ups start at a low clock",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference": "power\n"}, try: "latlab try energy-performance-preference performance --probe sleep"},
+	{rule: "energy-balanced", knob: "energy-performance-preference", verd: Default, reason: "balanced, leaning to performance; tuned 2.20.0 latency-performance",
+		value: "6 (normal)", linux: map[string]string{"sys/devices/system/cpu/cpu0/power/energy_perf_bias": "6\n"}},
+
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},

@@ -204,6 +204,8 @@ func TestCPUGovernorPlan(t *testing.T) {
 // any write.
 func TestCPUKnobsRoundTrip(t *testing.T) {
 	steps := []setStep{
+		{energyPreferenceName, Selector{}, "balance_power"},
+		{energyPreferenceName, Selector{CPU: "2-3"}, "epb=0"},
 		{cpuGovernorName, Selector{}, "performance"},
 		{cpuGovernorName, Selector{CPU: "1"}, "powersave"},
 	}
@@ -252,6 +254,12 @@ func TestCPUKnobsVet(t *testing.T) {
 		{cpuGovernorName, "", fileLoc("sys/devices/system/cpu/cpufreq/policy0/scaling_governor"), fv("performance\n"), false},
 		{cpuGovernorName, "", cpuLoc(0, govRest), fv("perf;rm -rf\n"), false},
 		{cpuGovernorName, "", cpuLoc(0, govRest), fv(""), false},
+		{cpuGovernorName, "", cpuLoc(0, eppRest), fv("performance\n"), false},
+		{energyPreferenceName, "", cpuLoc(0, eppRest), fv("balance_performance\n"), true},
+		{energyPreferenceName, "cpu 3", cpuLoc(3, epbRest), fv("15\n"), true},
+		{energyPreferenceName, "", cpuLoc(0, epbRest), fv("16\n"), false},
+		{energyPreferenceName, "", cpuLoc(0, epbRest), fv("performance\n"), false},
+		{energyPreferenceName, "", cpuLoc(0, "power/pm_qos_resume_latency_us"), fv("0\n"), false},
 	} {
 		k, _ := Lookup(c.knob)
 		if err := k.Vet(c.target, c.loc, c.v); (err == nil) != c.ok {
@@ -272,5 +280,116 @@ func TestCPUGovernorExplain(t *testing.T) {
 	}
 	if _, err := k.Explain("a/b", ExplainOptions{}); !badinput.Is(err) {
 		t.Errorf("explain a/b: %v", err)
+	}
+}
+
+func TestEnergyPreferenceGet(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		want    string
+		note    string
+	}{
+		{name: "both hints", files: cpuFiles(), want: "cpu 0-3 epp=balance_performance cpu 0-3 epb=6 (normal)",
+			note: "cpu 0-3 epp available: default performance balance_performance balance_power power"},
+		{name: "grouped", files: cpuFiles(), changes: map[string]string{
+			"sys/devices/system/cpu/cpu1/" + eppRest: "performance\n", "sys/devices/system/cpu/cpu2/" + epbRest: "15\n"},
+			want: "cpu 0,2-3 epp=balance_performance cpu 1 epp=performance cpu 0-1,3 epb=6 (normal) cpu 2 epb=15 (power)"},
+		{name: "between levels", files: cpuFiles(), sel: Selector{CPU: "0"}, changes: map[string]string{"sys/devices/system/cpu/cpu0/" + epbRest: "5\n"},
+			want: "cpu 0 epp=balance_performance cpu 0 epb=5 (between balance-performance and the next level)"},
+		{name: "EPB only", files: cpuFiles(), changes: map[string]string{
+			"sys/devices/system/cpu/cpu0/" + eppRest: "", "sys/devices/system/cpu/cpu1/" + eppRest: "",
+			"sys/devices/system/cpu/cpu2/" + eppRest: "", "sys/devices/system/cpu/cpu3/" + eppRest: ""},
+			want: "cpu 0-3 epb=6 (normal)", note: "CPU 0-3: no energy_performance_preference"},
+		{name: "virtual machine", files: vmCPUFiles(), want: "", note: noEnergyHints},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, _ := cpuEnv(t, c.files, c.changes)
+			r := get(t, env, energyPreferenceName, c.sel)
+			if got := strings.Join(targets(r), " "); got != c.want {
+				t.Errorf("items %q, want %q", got, c.want)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", r.Notes, c.note)
+			}
+		})
+	}
+}
+
+func TestEnergyPreferencePlan(t *testing.T) {
+	noEPP := map[string]string{}
+	for _, c := range []string{"0", "1", "2", "3"} {
+		noEPP["sys/devices/system/cpu/cpu"+c+"/"+eppRest] = ""
+	}
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		value   string
+		writes  string // loc=value, space separated
+		note    string
+		bad     string
+	}{
+		{name: "a level sets both", files: cpuFiles(), sel: Selector{CPU: "1"}, value: "performance",
+			writes: "cpu1/" + eppRest + "=performance cpu1/" + epbRest + "=0", note: "costs power and heat"},
+		{name: "epb alone by name", files: cpuFiles(), sel: Selector{CPU: "2"}, value: "epb=balance-power", writes: "cpu2/" + epbRest + "=8"},
+		{name: "epp and epb", files: cpuFiles(), sel: Selector{CPU: "0"}, value: "epp=power,epb=0", writes: "cpu0/" + eppRest + "=power cpu0/" + epbRest + "=0"},
+		{name: "normal is default", files: cpuFiles(), sel: Selector{CPU: "3"}, value: "Normal", writes: "cpu3/" + eppRest + "=default"},
+		{name: "EPB only machine", files: cpuFiles(), changes: noEPP, sel: Selector{CPU: "0"}, value: "performance",
+			writes: "cpu0/" + epbRest + "=0", note: "only energy_perf_bias changes"},
+		{name: "epp on an EPB-only machine", files: cpuFiles(), changes: noEPP, value: "epp=performance", bad: "has no energy_performance_preference"},
+		{name: "not offered", files: cpuFiles(), value: "epp=balance_foo", bad: `"balance_foo" is not available on CPU 0: accepted default, performance`},
+		{name: "EBUSY under performance", files: cpuFiles(), sel: Selector{CPU: "1"}, value: "power",
+			changes: map[string]string{"sys/devices/system/cpu/cpu1/" + govRest: "performance\n"}, bad: "set cpu-governor powersave first"},
+		{name: "epb out of range", files: cpuFiles(), value: "epb=16", bad: "accepted 0-15"},
+		{name: "unknown level", files: cpuFiles(), value: "turbo", bad: "accepted performance, balance_performance"},
+		{name: "twice", files: cpuFiles(), value: "epb=1,epb=2", bad: `at "epb=2"`},
+		{name: "virtual machine", files: vmCPUFiles(), value: "performance", bad: noEnergyHints},
+		{name: "virtual machine epb", files: vmCPUFiles(), value: "epb=0", bad: "has no energy_perf_bias"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, _ := cpuEnv(t, c.files, c.changes)
+			p, err := plan(env, energyPreferenceName, c.sel, c.value)
+			if c.bad != "" {
+				if !badinput.Is(err) || !strings.Contains(err.Error(), c.bad) {
+					t.Fatalf("error %v, want bad input %q", err, c.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ch := range p.Changes {
+				got = append(got, strings.TrimPrefix(ch.Loc.Path, sysCPUDir+"/")+"="+strings.TrimSpace(string(ch.New.Data)))
+			}
+			if strings.Join(got, " ") != c.writes {
+				t.Errorf("writes %q, want %q", got, c.writes)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(p.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", p.Notes, c.note)
+			}
+		})
+	}
+}
+
+func TestEnergyPreferenceExplain(t *testing.T) {
+	k, _ := Lookup(energyPreferenceName)
+	for v, want := range map[string]string{
+		"":                  "none of its profiles sets energy_performance_preference",
+		"performance":       "EPP performance: clock up at once, whatever the power\nEPB 0 (performance): favours performance over energy",
+		"epb=7":             "EPB 7 (normal on Alder Lake-L/N and Raptor Lake-P)",
+		"epp=balance_power": "EPP balance_power: leans to saving power",
+	} {
+		ex, err := k.Explain(v, ExplainOptions{})
+		if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), want) {
+			t.Errorf("explain %q: %v %q, want %q", v, err, ex, want)
+		}
+	}
+	if _, err := k.Explain("epp=", ExplainOptions{}); !badinput.Is(err) {
+		t.Errorf("explain epp=: %v", err)
 	}
 }
