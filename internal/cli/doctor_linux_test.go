@@ -28,7 +28,7 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  default    tcp-dsack: 1\n",
 		"\n  default    clocksource: tsc\n",
 		"latlab knob set tcp-recovery 1\n",
-		"settings: 9 read, nothing changed: 1 suspicious, 8 default",
+		"settings: 10 read, nothing changed: 1 suspicious, 9 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

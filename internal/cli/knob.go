@@ -233,7 +233,8 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
   latlab knob set rss --adapter 7 '*NumRssQueues=4,*RssBaseProcNumber=2'
   latlab knob set qos-dscp 46 --app game.exe --protocol udp --no-nla
   latlab knob set tcp-recovery rack,no-dupthresh
-  latlab knob set irq-affinity 1 --irq 24`,
+  latlab knob set irq-affinity 1 --irq 24
+  latlab knob set cpu-idle-states 10us --cpu 2-3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so.Name, so.Value = args[0], args[1]

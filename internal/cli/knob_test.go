@@ -121,8 +121,8 @@ func TestKnobList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	doc := payload(t, readDoc(t, out), knob.KindList)
-	if len(doc.Knobs) != 20 {
-		t.Errorf("%d knobs, want 20", len(doc.Knobs))
+	if len(doc.Knobs) != 21 {
+		t.Errorf("%d knobs, want 21", len(doc.Knobs))
 	}
 }
 

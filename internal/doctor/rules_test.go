@@ -243,9 +243,23 @@ var ruleCases = []ruleCase{
 	{rule: "energy-balanced", knob: "energy-performance-preference", verd: Default, reason: "balanced, leaning to performance; tuned 2.20.0 latency-performance",
 		value: "6 (normal)", linux: map[string]string{"sys/devices/system/cpu/cpu0/power/energy_perf_bias": "6\n"}},
 
+	{rule: "idle-none", knob: "cpu-idle-states", verd: Default, reason: "no cpuidle states", value: "(none)"},
+	{rule: "idle-disabled", knob: "cpu-idle-states", verd: Tuned, reason: "C6, exit latency 85µs: disabled, so wake-ups never wait for it to be left; the cost is power and heat (tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3)",
+		value: "disabled", linux: idleState("C6", "85", "1"), try: "latlab try cpu-idle-states all --probe sleep"},
+	{rule: "idle-deep", knob: "cpu-idle-states", verd: Default, reason: "C8, exit latency 200µs: a wake-up from it can be that late; tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3",
+		value: "enabled", linux: idleState("C8", "200", "0")},
+	{rule: "idle-shallow", knob: "cpu-idle-states", verd: Default, reason: "haltpoll idle, exit latency 1µs: enabled",
+		value: "enabled", linux: idleState("haltpoll idle", "1", "0")},
+
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+}
+
+// idleState is CPU 0 with one idle state.
+func idleState(name, latency, disable string) map[string]string {
+	d := "sys/devices/system/cpu/cpu0/cpuidle/state0/"
+	return map[string]string{d + "name": name + "\n", d + "latency": latency + "\n", d + "disable": disable + "\n"}
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by

@@ -46,8 +46,8 @@ func cpuFiles() map[string]string {
 	return f
 }
 
-// vmCPUFiles is this machine's sysfs (a 2-CPU KVM guest, Linux 6.1,
-// read 2026-11-27): no cpufreq, no energy_perf_bias, the haltpoll idle
+// vmCPUFiles is this machine's sysfs (a 2-CPU KVM guest,
+// Linux 6.18, read 2026-11-27): no cpufreq, no energy_perf_bias, the haltpoll idle
 // driver and governor with its two states.
 func vmCPUFiles() map[string]string {
 	f := map[string]string{
@@ -208,6 +208,8 @@ func TestCPUKnobsRoundTrip(t *testing.T) {
 		{energyPreferenceName, Selector{CPU: "2-3"}, "epb=0"},
 		{cpuGovernorName, Selector{}, "performance"},
 		{cpuGovernorName, Selector{CPU: "1"}, "powersave"},
+		{cpuIdleStatesName, Selector{}, "10us"},
+		{cpuIdleStatesName, Selector{CPU: "3"}, "all"},
 	}
 	crashEverywhere(t, steps, func(t *testing.T) (*Env, func() map[string]string) {
 		env, root := cpuEnv(t, cpuFiles(), nil)
@@ -260,6 +262,14 @@ func TestCPUKnobsVet(t *testing.T) {
 		{energyPreferenceName, "", cpuLoc(0, epbRest), fv("16\n"), false},
 		{energyPreferenceName, "", cpuLoc(0, epbRest), fv("performance\n"), false},
 		{energyPreferenceName, "", cpuLoc(0, "power/pm_qos_resume_latency_us"), fv("0\n"), false},
+		{cpuIdleStatesName, "", cpuLoc(0, idleRest(3)), fv("1\n"), true},
+		{cpuIdleStatesName, "cpu 0-1", cpuLoc(1, idleRest(12)), fv("0\n"), true},
+		{cpuIdleStatesName, "cpu 0-1", cpuLoc(2, idleRest(1)), fv("0\n"), false},
+		{cpuIdleStatesName, "", cpuLoc(0, idleRest(1)), fv("2\n"), false},
+		{cpuIdleStatesName, "", cpuLoc(0, "cpuidle/state1/latency"), fv("1\n"), false},
+		{cpuIdleStatesName, "", cpuLoc(0, "cpuidle/state01/disable"), fv("1\n"), false},
+		{cpuIdleStatesName, "", cpuLoc(0, "cpuidle/state1/../../cpufreq/disable"), fv("1\n"), false},
+		{cpuIdleStatesName, "", fileLoc(cpuidleDir + "current_governor"), fv("menu\n"), false},
 	} {
 		k, _ := Lookup(c.knob)
 		if err := k.Vet(c.target, c.loc, c.v); (err == nil) != c.ok {
@@ -391,5 +401,117 @@ func TestEnergyPreferenceExplain(t *testing.T) {
 	}
 	if _, err := k.Explain("epp=", ExplainOptions{}); !badinput.Is(err) {
 		t.Errorf("explain epp=: %v", err)
+	}
+}
+
+func TestCPUIdleStatesGet(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		want    string
+		meaning string // of the last item
+		note    string
+	}{
+		{name: "intel grouped", files: cpuFiles(),
+			want: "cpu 0-2 state0=enabled cpu 0-2 state1=enabled cpu 0-2 state2=enabled cpu 0-2 state3=enabled cpu 0-2 state4=enabled " +
+				"cpu 3 state0=enabled cpu 3 state1=enabled cpu 3 state2=enabled cpu 3 state3=enabled cpu 3 state4=disabled",
+			meaning: "C8, exit latency 200µs", note: "driver intel_idle, governor menu: the CPU model's C-state table"},
+		{name: "selected", files: cpuFiles(), sel: Selector{CPU: "3"}, changes: map[string]string{"sys/devices/system/cpu/cpu3/cpuidle/state4/latency": "x\n"},
+			want:    "cpu 3 state0=enabled cpu 3 state1=enabled cpu 3 state2=enabled cpu 3 state3=enabled cpu 3 state4=disabled",
+			meaning: "C8, exit latency unknown"},
+		{name: "haltpoll", files: vmCPUFiles(), want: "cpu 0-1 state0=enabled cpu 0-1 state1=enabled",
+			meaning: "haltpoll idle, exit latency 1µs", note: "driver haltpoll, governor haltpoll: a KVM guest: polls, then halts"},
+		{name: "governor_ro only", files: vmCPUFiles(), changes: map[string]string{"sys/devices/system/cpu/cpuidle/current_governor": ""},
+			want: "cpu 0-1 state0=enabled cpu 0-1 state1=enabled", note: "driver haltpoll, governor haltpoll"},
+		{name: "no cpuidle", files: map[string]string{"sys/devices/system/cpu/cpu0/online": "1\n", "sys/devices/system/cpu/cpu1/online": "1\n"}, want: "", note: noCpuidle},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, _ := cpuEnv(t, c.files, c.changes)
+			r := get(t, env, cpuIdleStatesName, c.sel)
+			if got := strings.Join(targets(r), " "); got != c.want {
+				t.Errorf("items %q, want %q", got, c.want)
+			}
+			if c.meaning != "" && (len(r.Items) == 0 || r.Items[len(r.Items)-1].Meaning != c.meaning) {
+				t.Errorf("meaning %+v, want %q", r.Items, c.meaning)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", r.Notes, c.note)
+			}
+		})
+	}
+}
+
+func TestCPUIdleStatesPlan(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		changes map[string]string
+		sel     Selector
+		value   string
+		writes  string // cpuN/stateK=v, space separated
+		note    string
+		bad     string
+	}{
+		{name: "10us", files: cpuFiles(), value: "10us",
+			writes: "cpu0/state3=1 cpu0/state4=1 cpu1/state3=1 cpu1/state4=1 cpu2/state3=1 cpu2/state4=1 cpu3/state3=1",
+			note:   "above 10µs: C6 (85µs), C8 (200µs); the cost is power and heat"},
+		{name: "the bound itself stays", files: cpuFiles(), sel: Selector{CPU: "0"}, value: "85µs", writes: "cpu0/state4=1"},
+		{name: "fractions round down", files: cpuFiles(), sel: Selector{CPU: "0"}, value: "1.9us", writes: "cpu0/state1=1 cpu0/state2=1 cpu0/state3=1 cpu0/state4=1"},
+		{name: "all", files: cpuFiles(), value: "all", writes: "cpu3/state4=0"},
+		{name: "a bound re-enables", files: cpuFiles(), sel: Selector{CPU: "3"}, value: "1ms", writes: "cpu3/state4=0"},
+		{name: "haltpoll 0", files: vmCPUFiles(), value: "0", writes: "cpu0/state1=1 cpu1/state1=1", note: "haltpoll idle (1µs)"},
+		{name: "every state off", files: vmCPUFiles(), sel: Selector{CPU: "1"}, value: "0", writes: "cpu1/state0=1 cpu1/state1=1",
+			changes: map[string]string{"sys/devices/system/cpu/cpu1/cpuidle/state0/latency": "1\n"}, note: "CPU 1: every state is disabled"},
+		{name: "no unit", files: cpuFiles(), value: "10", bad: "give the unit, e.g. 10us"},
+		{name: "negative", files: cpuFiles(), value: "-1us", bad: "accepted a latency bound"},
+		{name: "words", files: cpuFiles(), value: "max-latency=10us", bad: "accepted a latency bound"},
+		{name: "unreadable latency", files: cpuFiles(), value: "10us", changes: map[string]string{"sys/devices/system/cpu/cpu2/cpuidle/state1/latency": "?\n"},
+			bad: "CPU 2 state1 (C1): its exit latency cannot be read"},
+		{name: "no cpuidle", files: map[string]string{"sys/devices/system/cpu/cpu0/online": "1\n"}, value: "all", bad: noCpuidle},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, _ := cpuEnv(t, c.files, c.changes)
+			p, err := plan(env, cpuIdleStatesName, c.sel, c.value)
+			if c.bad != "" {
+				if !badinput.Is(err) || !strings.Contains(err.Error(), c.bad) {
+					t.Fatalf("error %v, want bad input %q", err, c.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ch := range p.Changes {
+				s := strings.TrimPrefix(ch.Loc.Path, sysCPUDir+"/")
+				s = strings.Replace(strings.TrimSuffix(s, "/disable"), "/cpuidle/", "/", 1)
+				got = append(got, s+"="+strings.TrimSpace(string(ch.New.Data)))
+			}
+			if strings.Join(got, " ") != c.writes {
+				t.Errorf("writes %q, want %q", got, c.writes)
+			}
+			if c.note != "" && !strings.Contains(strings.Join(p.Notes, "\n"), c.note) {
+				t.Errorf("notes %q, want %q", p.Notes, c.note)
+			}
+		})
+	}
+}
+
+func TestCPUIdleStatesExplain(t *testing.T) {
+	k, _ := Lookup(cpuIdleStatesName)
+	for v, want := range map[string]string{
+		"":     "force_latency=cstate.id_no_zero:1|3: the exit latency of state1",
+		"20us": "20µs: states whose exit latency is above 20µs are disabled",
+		"ALL":  "every idle state enabled",
+	} {
+		ex, err := k.Explain(v, ExplainOptions{})
+		if err != nil || !strings.Contains(strings.Join(ex.Text, "\n"), want) {
+			t.Errorf("explain %q: %v %q, want %q", v, err, ex, want)
+		}
+	}
+	if _, err := k.Explain("2s", ExplainOptions{}); !badinput.Is(err) {
+		t.Errorf("explain 2s: %v", err)
 	}
 }
