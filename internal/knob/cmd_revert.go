@@ -52,6 +52,14 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		}
 		name = k.Name()
 	}
+	match := MatchKnob(name, o.Target)
+	if o.CPU != "" {
+		m, err := matchCPUs(o.CPU, match)
+		if err != nil {
+			return nil, err
+		}
+		match = m
+	}
 	env := envOf(o.Env, o.Root)
 	j, err := OpenExistingJournal(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
@@ -63,14 +71,6 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	match := MatchKnob(name, o.Target)
-	if o.CPU != "" {
-		m, err := matchCPUs(o.CPU, match)
-		if err != nil {
-			return nil, err
-		}
-		match = m
 	}
 	// A restore is a write like a set: a BCD element restored under
 	// BitLocker without Secure Boot risks the same recovery prompt.

@@ -3,6 +3,7 @@ package knob
 import (
 	"context"
 	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -217,19 +218,27 @@ func TestCPUKnobsRoundTrip(t *testing.T) {
 	})
 }
 
-// revert --cpu restores the files of those CPUs only.
+// revert --cpu restores the files of those CPUs only; a bad list is bad
+// input before the journal is opened.
 func TestRevertCPU(t *testing.T) {
 	env, root := cpuEnv(t, cpuFiles(), nil)
 	state := testutil.TempDir(t)
-	if _, err := RunSet(context.Background(), SetOptions{Knob: cpuGovernorName, Value: "performance", StateDir: state, Env: env}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := RunRevert(context.Background(), RevertOptions{Knob: cpuGovernorName, CPU: "9-"}); !badinput.Is(err) {
+	applySteps(t, env, state, []setStep{{cpuGovernorName, Selector{}, "performance"}})
+	if _, err := RunRevert(context.Background(), RevertOptions{Knob: cpuGovernorName, CPU: "9-", StateDir: filepath.Join(state, "none")}); !badinput.Is(err) {
 		t.Errorf("revert --cpu 9-: %v, want bad input", err)
 	}
-	res, err := RunRevert(context.Background(), RevertOptions{Knob: cpuGovernorName, CPU: "1,3", StateDir: state, Env: env})
-	if err != nil || len(res.Steps) != 2 {
-		t.Fatalf("revert --cpu 1,3: %v %+v", err, res)
+	match, err := matchCPUs("1,3", MatchKnob(cpuGovernorName, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJournal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	steps, err := Revert(env, j, match, false)
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("revert --cpu 1,3: %v %+v", err, steps)
 	}
 	snap := snapshotTree(t, root)
 	for c, want := range map[string]string{"0": "performance\n", "1": "powersave\n", "2": "performance\n", "3": "powersave\n"} {
@@ -514,4 +523,36 @@ func TestCPUIdleStatesExplain(t *testing.T) {
 	if _, err := k.Explain("2s", ExplainOptions{}); !badinput.Is(err) {
 		t.Errorf("explain 2s: %v", err)
 	}
+}
+
+// The set values of the per-CPU knobs: any input is a value or one
+// bad-input line, never a panic; what parses stays in range.
+func FuzzCPUKnobValues(f *testing.F) {
+	for _, s := range []string{"10us", "0", "all", "1.5ms", "10", "-1us", "performance", "epp=power,epb=0", "epb=balance-power", "epb=16", "epp=,", "=,=", "1e9h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if us, all, err := parseIdleBound(s); err != nil {
+			if !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: %v", s, err)
+			}
+		} else if !all && (us < 0 || us > 1_000_000) {
+			t.Fatalf("%q: bound %dµs", s, us)
+		}
+		r, err := parseEnergyRequest(s)
+		if err != nil {
+			if !badinput.Is(err) {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		if r.epb > 15 || r.epb < -1 || (r.epp == "" && r.epb < 0) {
+			t.Fatalf("%q: %+v", s, r)
+		}
+		if r.epp != "" {
+			if _, err := sysfsWord(backend.FileValue(r.epp)); err != nil {
+				t.Fatalf("%q: epp %q: %v", s, r.epp, err)
+			}
+		}
+	})
 }
