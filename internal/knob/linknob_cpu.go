@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -49,7 +50,7 @@ func cpuOfLoc(l backend.Loc) (n int, rest string, ok bool) {
 // must exist.
 func sysCPUs(env *Env, list string) ([]int, error) {
 	dirs, _, err := env.list(backend.BackendFile, sysCPUDir)
-	if err != nil {
+	if err != nil && !errors.Is(err, backend.ErrNotFound) {
 		return nil, fmt.Errorf("list CPUs: %w", err)
 	}
 	var cpus []int

@@ -114,6 +114,7 @@ func TestCPUGovernorGet(t *testing.T) {
 		{name: "one CPU without", files: cpuFiles(), changes: map[string]string{"sys/devices/system/cpu/cpu3/cpufreq/scaling_governor": ""},
 			want: "cpu 0-2=powersave", note: "CPU 3: no cpufreq"},
 		{name: "virtual machine", files: vmCPUFiles(), want: "", note: noCpufreq},
+		{name: "no /sys/devices/system/cpu", files: map[string]string{"proc/sys/net/ipv4/tcp_dsack": "1\n"}, want: "", note: noCpufreq},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, _ := cpuEnv(t, c.files, c.changes)
