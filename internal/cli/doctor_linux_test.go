@@ -28,7 +28,7 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  default    tcp-dsack: 1\n",
 		"\n  default    clocksource: tsc\n",
 		"latlab knob set tcp-recovery 1\n",
-		"settings: 13 read, nothing changed: 1 suspicious, 12 default",
+		"settings: 16 read, nothing changed: 1 suspicious, 15 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -83,6 +83,12 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 	}
 }
 
+// cpuFlag is the CPU list of the per-CPU knobs, for knob get and set
+// (latlab try has its own --cpu: the CPU its probe runs on).
+func cpuFlag(fs *pflag.FlagSet, s *knob.Selector) {
+	fs.StringVar(&s.CPU, "cpu", "", "CPU list, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
+}
+
 // knobErr maps knob errors to exit codes: bad input exits 2.
 func knobErr(err error) error {
 	if err == nil {
@@ -142,6 +148,7 @@ func newKnobGetCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
+	cpuFlag(cmd.Flags(), &o.Sel)
 	return knobCmd(cmd, o)
 }
 
@@ -226,7 +233,8 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
   latlab knob set rss --adapter 7 '*NumRssQueues=4,*RssBaseProcNumber=2'
   latlab knob set qos-dscp 46 --app game.exe --protocol udp --no-nla
   latlab knob set tcp-recovery rack,no-dupthresh
-  latlab knob set irq-affinity 1 --irq 24`,
+  latlab knob set irq-affinity 1 --irq 24
+  latlab knob set cpu-idle-states 10us --cpu 2-3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so.Name, so.Value = args[0], args[1]
@@ -238,6 +246,7 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	selectorFlags(cmd.Flags(), &o.Sel, true)
+	cpuFlag(cmd.Flags(), &o.Sel)
 	cmd.Flags().BoolVar(&so.DryRun, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
 	cmd.Flags().StringVar(&so.Format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
 	return knobCmd(cmd, o)
@@ -262,7 +271,7 @@ func runKnobSet(ctx context.Context, so *KnobSetOptions) error {
 func newKnobRevertCmd(io *IO) *cobra.Command {
 	o := &KnobOptions{IO: io}
 	var all, force, dry bool
-	var target string
+	var target, cpu string
 	cmd := &cobra.Command{
 		Use:   "revert NAME | --all",
 		Short: "restore the values latlab changed, byte for byte (also after a crash)",
@@ -270,7 +279,7 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
   latlab knob revert --all --dry-run`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ro := knob.RevertOptions{All: all, Target: target, Force: force, DryRun: dry}
+			ro := knob.RevertOptions{All: all, Target: target, CPU: cpu, Force: force, DryRun: dry}
 			if len(args) == 1 {
 				ro.Knob = args[0]
 			}
@@ -282,6 +291,7 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
 	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
+	cmd.Flags().StringVar(&cpu, "cpu", "", "only the changes of these CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
 	return knobCmd(cmd, o)
 }
 

@@ -227,6 +227,32 @@ var ruleCases = []ruleCase{
 	{rule: "rps-set", nic: true, knob: "rps", verd: knob.Tuned, reason: "rx-0 steered to CPUs 0-1",
 		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
 
+	{rule: "governor-none", knob: "cpu-governor", verd: knob.Default, reason: "no cpufreq: the hypervisor or firmware controls frequency", value: "(none)"},
+	{rule: "governor-performance", knob: "cpu-governor", verd: knob.Tuned, reason: "tuned 2.20.0 latency-performance sets [cpu] governor=performance; the cost is power and heat",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance\n"}},
+	{rule: "governor-lowest", knob: "cpu-governor", verd: knob.Suspicious, reason: "powersave pins the lowest frequency",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "powersave\n",
+			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}, try: "latlab try cpu-governor performance --probe sleep"},
+	{rule: "governor-dynamic", knob: "cpu-governor", verd: knob.Default, reason: "follows the scheduler's load estimate (acpi-cpufreq); tuned 2.20.0 latency-performance sets [cpu] governor=performance",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "schedutil\n",
+			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}},
+
+	{rule: "energy-none", knob: "energy-performance-preference", verd: knob.Default, reason: "no energy_performance_preference and no energy_perf_bias", value: "(none)"},
+	{rule: "energy-performance", knob: "energy-performance-preference", verd: knob.Tuned, reason: "as tuned 2.20.0 latency-performance sets [cpu] energy_perf_bias=performance; the cost is power and heat",
+		value: "0 (performance)", linux: map[string]string{"sys/devices/system/cpu/cpu0/power/energy_perf_bias": "0\n"}},
+	{rule: "energy-saving", knob: "energy-performance-preference", verd: knob.Suspicious, reason: "saves power first: slowest to ramp up: wake-ups start at a low clock",
+		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference": "power\n"}, try: "latlab try energy-performance-preference performance --probe sleep"},
+	{rule: "energy-balanced", knob: "energy-performance-preference", verd: knob.Default, reason: "balanced, leaning to performance; tuned 2.20.0 latency-performance",
+		value: "6 (normal)", linux: map[string]string{"sys/devices/system/cpu/cpu0/power/energy_perf_bias": "6\n"}},
+
+	{rule: "idle-none", knob: "cpu-idle-states", verd: knob.Default, reason: "no cpuidle states", value: "(none)"},
+	{rule: "idle-disabled", knob: "cpu-idle-states", verd: knob.Tuned, reason: "C6, exit latency 85µs: disabled, so wake-ups never wait for it to be left; the cost is power and heat (tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3)",
+		value: "disabled", linux: idleState("C6", "85", "1"), try: "latlab try cpu-idle-states all --probe sleep"},
+	{rule: "idle-deep", knob: "cpu-idle-states", verd: knob.Default, reason: "C8, exit latency 200µs: a wake-up from it can be that late; tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3",
+		value: "enabled", linux: idleState("C8", "200", "0")},
+	{rule: "idle-shallow", knob: "cpu-idle-states", verd: knob.Default, reason: "haltpoll idle, exit latency 1µs: enabled",
+		value: "enabled", linux: idleState("haltpoll idle", "1", "0")},
+
 	{rule: "coal-none", knob: "coalescing", verd: knob.Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: knob.Default, reason: "adaptive: the driver varies the rx interrupt delay"},
@@ -304,6 +330,12 @@ func swapFiles(swappiness string) map[string]string {
 func ksmFiles(run, sharing string) map[string]string {
 	return map[string]string{"sys/kernel/mm/ksm/run": run, "sys/kernel/mm/ksm/pages_sharing": sharing, "sys/kernel/mm/ksm/pages_shared": "40\n",
 		"sys/kernel/mm/ksm/sleep_millisecs": "20\n", "sys/kernel/mm/ksm/pages_to_scan": "100\n"}
+}
+
+// idleState is CPU 0 with one idle state.
+func idleState(name, latency, disable string) map[string]string {
+	d := "sys/devices/system/cpu/cpu0/cpuidle/state0/"
+	return map[string]string{d + "name": name + "\n", d + "latency": latency + "\n", d + "disable": disable + "\n"}
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by

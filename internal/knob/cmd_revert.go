@@ -17,6 +17,9 @@ type RevertOptions struct {
 	// Target keeps the changes of one target (adapter, irq 24, eth0
 	// rx-0, ...) as history shows it, in any case; "" = every target.
 	Target string
+	// CPU keeps the changes of the per-CPU files (/sys/devices/system/
+	// cpu/cpuN/...) of these CPUs, a list such as 0-3,8; "" = every CPU.
+	CPU string
 	// Force restores even values someone else changed after latlab.
 	Force bool
 	// DryRun works out the steps and writes nothing.
@@ -51,6 +54,14 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 		}
 		name = k.Name()
 	}
+	match := MatchKnob(name, o.Target)
+	if o.CPU != "" {
+		m, err := matchCPUs(o.CPU, match)
+		if err != nil {
+			return nil, err
+		}
+		match = m
+	}
 	env := envOf(o.Env, o.Root)
 	j, err := journal.OpenExisting(stateDirOf(o.StateDir, o.Root))
 	if err != nil {
@@ -63,7 +74,6 @@ func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	match := MatchKnob(name, o.Target)
 	// A restore is a write like a set: a BCD element restored under
 	// BitLocker without Secure Boot risks the same recovery prompt.
 	if o.Warn != nil {

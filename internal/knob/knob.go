@@ -60,6 +60,7 @@ type Selector struct {
 	Queue   string // Linux rx queue, e.g. rx-0
 	IRQ     string // Linux IRQ number
 	PID     string // Linux process id
+	CPU     string // Linux CPU list for the per-CPU knobs (0-3,8); "" = every CPU
 	Config  string // Windows display configuration id (GraphicsDrivers\Configuration\<id>)
 
 	// qos-dscp policy fields.
