@@ -3,6 +3,7 @@ package doctor
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,10 +97,56 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 func linuxEnv(root string) *knob.Env {
 	var c backend.Coalesce
 	c[0], c[1], c[9] = 8, 0, 1 // rx-usecs 8, adaptive-rx on
+	// systemd as a Debian machine has it: irqbalance installed, running.
+	sys := knobtest.NewSystemctl(map[string]backend.ServiceState{"irqbalance.service": {Active: "active", Enabled: "enabled"}})
 	return &knob.Env{Backends: map[string]backend.Backend{
 		backend.BackendFile:    knob.Files{Root: root},
 		backend.BackendEthtool: fakeEthtool{c.Value()},
+		backend.BackendService: sys.Backend(),
 	}}
+}
+
+// withUnit sets the state of a systemd unit of a Linux rule case; an
+// empty state uninstalls it.
+func withUnit(unit string, st backend.ServiceState) func(t *testing.T, env *knob.Env) {
+	return func(t *testing.T, env *knob.Env) {
+		sys := knobtest.NewSystemctl(map[string]backend.ServiceState{})
+		if st.Active != "" {
+			sys.Units[unit] = st
+		}
+		env.Backends[backend.BackendService] = sys.Backend()
+	}
+}
+
+// withoutSystemd is a machine where systemd does not run (a container).
+func withoutSystemd(t *testing.T, env *knob.Env) {
+	env.Backends[backend.BackendService] = &backend.Service{
+		Booted: func() error { return fmt.Errorf("systemd is not running: services are %w", backend.ErrUnavailable) },
+		Run:    func(...string) ([]byte, error) { t.Fatal("systemctl ran without systemd"); return nil, nil },
+	}
+}
+
+// withLatlabSet applies a knob change through latlab's journal in the
+// root's default state directory, as latlab knob set does.
+func withLatlabSet(name string, sel knob.Selector, value string) func(t *testing.T, env *knob.Env) {
+	return func(t *testing.T, env *knob.Env) {
+		k, err := knob.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := k.Plan(env, sel, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := knob.OpenJournal(knob.DefaultStateDir(env.Backends[backend.BackendFile].(knob.Files).Root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		if err := knob.Apply(env, j, p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // fakeEthtool answers every coalescing read with one value.

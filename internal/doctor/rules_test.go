@@ -82,6 +82,8 @@ type ruleCase struct {
 	nic bool
 	// try is the latlab try step the finding suggests ("" for none).
 	try string
+	// linEnv changes the Linux machine beyond its files (systemd).
+	linEnv func(t *testing.T, env *knob.Env)
 }
 
 var ruleCases = []ruleCase{
@@ -228,6 +230,20 @@ var ruleCases = []ruleCase{
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+
+	{rule: "irqb-unavailable", knob: "irqbalance", verd: Unknown, reason: "not available: systemd is not running", value: "not available",
+		linEnv: withoutSystemd},
+	{rule: "irqb-absent", knob: "irqbalance", verd: Default, reason: "not installed", value: "not installed",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{})},
+	{rule: "irqb-undoes-affinity", knob: "irqbalance", verd: Suspicious, reason: "while 1 IRQ affinities latlab set by hand are in place",
+		linEnv: withLatlabSet("irq-affinity", knob.Selector{IRQ: "38"}, "1")},
+	{rule: "irqb-banned", knob: "irqbalance", verd: Tuned, reason: "keeping interrupts off CPUs 1: as tuned 2.20.0 cpu-partitioning sets [irqbalance] banned_cpus=${isolated_cores}",
+		linux: map[string]string{"etc/default/irqbalance": "IRQBALANCE_BANNED_CPULIST=1\n"}},
+	{rule: "irqb-stopped-enabled", knob: "irqbalance", verd: Suspicious, reason: "starts again at the next boot",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "failed", Enabled: "enabled"})},
+	{rule: "irqb-stopped", knob: "irqbalance", verd: Tuned, reason: "affinities set by hand hold",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "inactive", Enabled: "disabled"})},
+	{rule: "irqb-running", knob: "irqbalance", verd: Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
@@ -300,7 +316,11 @@ func auditRuleCase(t *testing.T, id string) (*Rule, Setting) {
 		}
 		ss = Audit(env, "windows")
 	} else {
-		ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
+		env := linuxEnv(linuxTree(t, c.linux))
+		if c.linEnv != nil {
+			c.linEnv(t, env)
+		}
+		ss = Audit(env, "linux")
 	}
 	return r, find(t, ss, c.knob, "")
 }
