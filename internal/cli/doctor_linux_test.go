@@ -12,10 +12,11 @@ import (
 func TestDoctorRoot(t *testing.T) {
 	root := testutil.TempDir(t)
 	testutil.WriteTree(t, root, map[string]string{
-		"proc/sys/net/ipv4/tcp_recovery":                                    "0\n",
-		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
-		"proc/self/timerslack_ns":                                           "50000\n",
-		"sys/devices/system/cpu/online":                                     "0-1\n",
+		"proc/sys/net/ipv4/tcp_recovery": "0\n",
+		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
+		"proc/self/timerslack_ns":        "50000\n",
+		"proc/cmdline":                   "ro quiet\n",
+		"sys/devices/system/cpu/online":  "0-1\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
 	})
@@ -30,7 +31,8 @@ func TestDoctorRoot(t *testing.T) {
 		"latlab knob set tcp-recovery 1\n",
 		// Under --root no service is asked: irqbalance is not available.
 		"\n  unknown    irqbalance: not available\n",
-		"settings: 8 read, nothing changed: 1 suspicious, 1 unknown, 6 default",
+		"\n  default    isolation: none\n",
+		"settings: 9 read, nothing changed: 1 suspicious, 1 unknown, 7 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

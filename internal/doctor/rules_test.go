@@ -243,6 +243,15 @@ var ruleCases = []ruleCase{
 		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "failed", Enabled: "enabled"})},
 	{rule: "irqb-stopped", knob: "irqbalance", verd: Tuned, reason: "affinities set by hand hold",
 		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "inactive", Enabled: "disabled"})},
+	{rule: "iso-unreadable", knob: "isolation", verd: Unknown, reason: "/proc/cmdline does not exist", value: "unknown",
+		linux: map[string]string{"proc/cmdline": ""}},
+	{rule: "iso-nohz-ignored", knob: "isolation", verd: Suspicious, reason: "built without CONFIG_NO_HZ_FULL, so every CPU keeps its tick",
+		linux: map[string]string{"proc/cmdline": "ro nohz_full=1\n"}},
+	{rule: "iso-tick-kept", knob: "isolation", verd: Tuned, reason: "still take the tick and run RCU callbacks",
+		linux: map[string]string{"proc/cmdline": "ro isolcpus=1\n", "sys/devices/system/cpu/isolated": "1\n"}},
+	{rule: "iso-set", knob: "isolation", verd: Tuned, reason: "tick stopped on 1 when one task runs; RCU callbacks offloaded from 1",
+		linux: map[string]string{"proc/cmdline": "ro isolcpus=1 nohz_full=1 rcu_nocbs=1\n", "sys/devices/system/cpu/nohz_full": "1\n"}},
+	{rule: "iso-none", knob: "isolation", verd: Default, reason: "a note, not a fault", value: "none"},
 	{rule: "irqb-running", knob: "irqbalance", verd: Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
 }
 
