@@ -16,6 +16,7 @@ func TestDoctorRoot(t *testing.T) {
 		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
 		"proc/self/timerslack_ns":        "50000\n",
 		"proc/cmdline":                   "ro quiet\n",
+		"proc/sys/kernel/version":        "#1 SMP Tue Jan 9 2024\n",
 		"sys/devices/system/cpu/online":  "0-1\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
@@ -32,7 +33,8 @@ func TestDoctorRoot(t *testing.T) {
 		// Under --root no service is asked: irqbalance is not available.
 		"\n  unknown    irqbalance: not available\n",
 		"\n  default    isolation: none\n",
-		"settings: 9 read, nothing changed: 1 suspicious, 1 unknown, 7 default",
+		"\n  default    preemption: none or voluntary\n",
+		"settings: 10 read, nothing changed: 1 suspicious, 1 unknown, 8 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -28,6 +28,7 @@ func linuxFiles() map[string]string {
 		"proc/cmdline":                                                      "BOOT_IMAGE=/vmlinuz-6.1.0-18-amd64 root=UUID=0f3a ro quiet\n",
 		"sys/devices/system/cpu/online":                                     "0-1\n",
 		"sys/devices/system/cpu/isolated":                                   "\n",
+		"proc/sys/kernel/version":                                           "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc kvm-clock \n",
 		"sys/class/net/eth0/device/msi_irqs/37":                             "msix\n",

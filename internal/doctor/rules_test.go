@@ -252,6 +252,17 @@ var ruleCases = []ruleCase{
 	{rule: "iso-set", knob: "isolation", verd: Tuned, reason: "tick stopped on 1 when one task runs; RCU callbacks offloaded from 1",
 		linux: map[string]string{"proc/cmdline": "ro isolcpus=1 nohz_full=1 rcu_nocbs=1\n", "sys/devices/system/cpu/nohz_full": "1\n"}},
 	{rule: "iso-none", knob: "isolation", verd: Default, reason: "a note, not a fault", value: "none"},
+	{rule: "preempt-unknown", knob: "preemption", verd: Unknown, reason: "could be read", value: "unknown",
+		linux: map[string]string{"proc/sys/kernel/version": ""}},
+	{rule: "preempt-rt", knob: "preemption", verd: Tuned, reason: "PREEMPT_RT: spinlocks become sleeping locks", value: "PREEMPT_RT",
+		linux: map[string]string{"proc/sys/kernel/version": "#1 SMP PREEMPT_RT Debian 6.1.76-1 (2024-02-01)\n", "sys/kernel/realtime": "1\n"}},
+	{rule: "preempt-unread", knob: "preemption", verd: Unknown, reason: "debugfs is not mounted", value: "dynamic, unread"},
+	{rule: "preempt-switchable", knob: "preemption", verd: Default, reason: "this kernel switches to full at once", value: "voluntary (dynamic)",
+		linux: map[string]string{"sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}},
+	{rule: "preempt-fixed", knob: "preemption", verd: Default, reason: "only another kernel", value: "none or voluntary",
+		linux: map[string]string{"proc/sys/kernel/version": "#1 SMP Tue Jan 9 2024\n"}},
+	{rule: "preempt-full", knob: "preemption", verd: Tuned, reason: "full (dynamic): kernel code is preemptible everywhere", value: "full (dynamic)",
+		linux: map[string]string{"sys/kernel/debug/sched/preempt": "none voluntary (full) lazy \n"}},
 	{rule: "irqb-running", knob: "irqbalance", verd: Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
 }
 

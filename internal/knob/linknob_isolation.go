@@ -245,7 +245,7 @@ func (k isolation) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if isolationOf(cmd) == want {
 		return p, nil // already booted so: nothing to do
 	}
-	p.Manual = bootSteps(env, want)
+	p.Manual = bootSteps(env, isolationWord, "isolcpus=, nohz_full= and rcu_nocbs=", want)
 	p.Notes = append(p.Notes,
 		"tuned's cpu-partitioning writes the same from isolated_cores= in /etc/tuned/cpu-partitioning-variables.conf: "+isolationRefs[1].Cite(),
 		"after the reboot, latlab knob get isolation shows what the kernel took")
@@ -271,29 +271,34 @@ func isolationWord(w string) bool {
 }
 
 // withIsolation replaces the isolation words of a command line with want.
-func withIsolation(cmd, want string) string {
+func withIsolation(cmd, want string) string { return replaceWords(cmd, isolationWord, want) }
+
+// replaceWords drops the words of a command line that drop matches and
+// appends add.
+func replaceWords(cmd string, drop func(string) bool, add string) string {
 	var out []string
 	for _, w := range strings.Fields(cmd) {
-		if !isolationWord(w) {
+		if !drop(w) {
 			out = append(out, w)
 		}
 	}
-	if want != "" {
-		out = append(out, want)
+	if add != "" {
+		out = append(out, add)
 	}
 	return strings.Join(out, " ")
 }
 
-// bootSteps are the steps that put want (the isolation parameters; ""
-// for none) on the kernel command line, for the boot loader found:
-// GRUB's /etc/default/grub, else kernel-install's /etc/kernel/cmdline
-// (systemd-boot), else in general words.
-func bootSteps(env *Env, want string) []ManualStep {
+// bootSteps are the steps that put add on the kernel command line in
+// place of the words drop matches (named by dropped, for the general
+// step), for the boot loader found: GRUB's /etc/default/grub, else
+// kernel-install's /etc/kernel/cmdline (systemd-boot), else in general
+// words.
+func bootSteps(env *Env, drop func(string) bool, dropped, add string) []ManualStep {
 	reboot := ManualStep{Do: "reboot: the kernel reads its parameters only at boot"}
 	if v, err := env.read(grubDefaultLoc); err == nil && !v.IsAbsent() {
 		cur := shellVars(string(v.Data))["GRUB_CMDLINE_LINUX"]
 		return []ManualStep{
-			{Do: "in /etc/default/grub, set GRUB_CMDLINE_LINUX (now \"" + cur + "\") to", Line: "GRUB_CMDLINE_LINUX=\"" + withIsolation(cur, want) + "\""},
+			{Do: "in /etc/default/grub, set GRUB_CMDLINE_LINUX (now \"" + cur + "\") to", Line: "GRUB_CMDLINE_LINUX=\"" + replaceWords(cur, drop, add) + "\""},
 			{Do: "regenerate the GRUB configuration: update-grub on Debian and Ubuntu; grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL (where grubby --update-kernel=ALL --args=... does both steps)"},
 			reboot,
 		}
@@ -304,16 +309,16 @@ func bootSteps(env *Env, want string) []ManualStep {
 			cur = ""
 		}
 		return []ManualStep{
-			{Do: "write the new command line to /etc/kernel/cmdline (systemd-boot: kernel-install reads it):", Line: withIsolation(cur, want)},
+			{Do: "write the new command line to /etc/kernel/cmdline (systemd-boot: kernel-install reads it):", Line: replaceWords(cur, drop, add)},
 			{Do: "rebuild the running kernel's boot entry: kernel-install add \"$(uname -r)\" followed by the path of its image (/boot/vmlinuz-$(uname -r) on most distributions)"},
 			reboot,
 		}
 	}
-	do := "add to the kernel command line in your boot loader's configuration:"
-	if want == "" {
-		do = "remove isolcpus=, nohz_full= and rcu_nocbs= from the kernel command line in your boot loader's configuration"
+	do := "add to the kernel command line in your boot loader's configuration (in place of any " + dropped + "):"
+	if add == "" {
+		do = "remove " + dropped + " from the kernel command line in your boot loader's configuration"
 	}
-	return []ManualStep{{Do: do, Line: want}, reboot}
+	return []ManualStep{{Do: do, Line: add}, reboot}
 }
 
 // Vet refuses every write: the knob never writes.
