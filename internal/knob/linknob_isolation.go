@@ -51,10 +51,6 @@ var isolationRefs = []Reference{
 // order it shows them.
 var isolationParams = []string{"isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity", "nohz", "skew_tick"}
 
-// isolcpusFlags are the flags isolcpus= takes before its CPU list
-// (kernel-parameters.txt); without any, domain.
-var isolcpusFlags = []string{"domain", "nohz", "managed_irq"}
-
 // IsolationDetail is what a reading of isolation found.
 type IsolationDetail struct {
 	// Params are the isolation parameters of /proc/cmdline, by name.

@@ -54,12 +54,12 @@ func (s *Systemctl) Run(args ...string) ([]byte, error) {
 		return []byte(fmt.Sprintf("LoadState=%s\nActiveState=%s\nUnitFileState=%s\n", load, st.Active, enabled)), nil
 	}
 	if !ok {
-		return nil, fmt.Errorf("Failed to %s %s: Unit %s not found.", verb, unit, unit)
+		return nil, fmt.Errorf("systemctl %s %s: unit not found", verb, unit)
 	}
 	switch verb {
 	case "start":
 		if strings.HasPrefix(st.Enabled, "masked") {
-			return nil, fmt.Errorf("Failed to start %s: Unit %s is masked.", unit, unit)
+			return nil, fmt.Errorf("systemctl start %s: unit is masked", unit)
 		}
 		st.Active = "active"
 	case "stop":
@@ -68,7 +68,7 @@ func (s *Systemctl) Run(args ...string) ([]byte, error) {
 		}
 	case "enable":
 		if strings.HasPrefix(st.Enabled, "masked") {
-			return nil, fmt.Errorf("Failed to enable unit: Unit file %s is masked.", unit)
+			return nil, fmt.Errorf("systemctl enable %s: unit file is masked", unit)
 		}
 		if st.Enabled == "disabled" {
 			st.Enabled = "enabled"
