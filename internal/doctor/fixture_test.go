@@ -130,7 +130,7 @@ func withoutSystemd(t *testing.T, env *knob.Env) {
 }
 
 // withLatlabSet applies a knob change through latlab's journal in the
-// root's default state directory, as latlab knob set does.
+// root's state directory, as latlab knob set --root does on Linux.
 func withLatlabSet(name string, sel knob.Selector, value string) func(t *testing.T, env *knob.Env) {
 	return func(t *testing.T, env *knob.Env) {
 		k, err := knob.Lookup(name)
@@ -141,7 +141,9 @@ func withLatlabSet(name string, sel knob.Selector, value string) func(t *testing
 		if err != nil {
 			t.Fatal(err)
 		}
-		j, err := knob.OpenJournal(knob.DefaultStateDir(env.Backends[backend.BackendFile].(knob.Files).Root))
+		// The journal where a Linux latlab keeps it under the root, on
+		// any OS the test runs on.
+		j, err := knob.OpenJournal(env.Backends[backend.BackendFile].(knob.Files).Root + "/var/lib/latlab")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,7 @@ func latlabPinned(env *Env) int {
 	if !ok {
 		return 0
 	}
-	j, err := ReadJournal(DefaultStateDir(fb.Root))
+	j, err := ReadJournal(linuxStateDir(fb.Root))
 	if err != nil {
 		return 0
 	}
@@ -144,6 +144,15 @@ func latlabPinned(env *Env) int {
 		}
 	}
 	return n
+}
+
+// linuxStateDir is DefaultStateDir as Linux has it, on any OS: the
+// journal of the root's own latlab.
+func linuxStateDir(root string) string {
+	if root != "" && root != "/" {
+		return root + "/var/lib/latlab"
+	}
+	return "/var/lib/latlab"
 }
 
 func (k irqbalance) Get(env *Env, sel Selector) (*Reading, error) {
