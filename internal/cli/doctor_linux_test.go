@@ -12,10 +12,12 @@ import (
 func TestDoctorRoot(t *testing.T) {
 	root := testutil.TempDir(t)
 	testutil.WriteTree(t, root, map[string]string{
-		"proc/sys/net/ipv4/tcp_recovery":                                    "0\n",
-		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
-		"proc/self/timerslack_ns":                                           "50000\n",
-		"sys/devices/system/cpu/online":                                     "0-1\n",
+		"proc/sys/net/ipv4/tcp_recovery": "0\n",
+		"proc/sys/net/ipv4/tcp_dsack":    "1\n",
+		"proc/self/timerslack_ns":        "50000\n",
+		"proc/cmdline":                   "ro quiet\n",
+		"proc/sys/kernel/version":        "#1 SMP Tue Jan 9 2024\n",
+		"sys/devices/system/cpu/online":  "0-1\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
 	})
@@ -28,7 +30,11 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  default    tcp-dsack: 1\n",
 		"\n  default    clocksource: tsc\n",
 		"latlab knob set tcp-recovery 1\n",
-		"settings: 16 read, nothing changed: 1 suspicious, 15 default",
+		// Under --root no service is asked: irqbalance is not available.
+		"\n  unknown    irqbalance: not available\n",
+		"\n  default    isolation: none\n",
+		"\n  default    preemption: none or voluntary\n",
+		"settings: 19 read, nothing changed: 1 suspicious, 1 unknown, 17 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -250,7 +250,7 @@ func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
 				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
 		}
-		report.Table(w, []string{"module", "count", "total", "longest", "at", "CPU"}, rows)
+		report.Table(w, []string{report.HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
 	}
 	fmt.Fprintln(w)
 	printWrapped(w, "verdict: "+s.Verdict.Text)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/sebdah/goldie/v2"
+
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/etw"
@@ -50,6 +52,7 @@ func TestPrintDPCWatch(t *testing.T) {
 		"ndis.sys", "2500 µs", "0.450 s",
 		"verdict: likely drop-outs: ndis.sys ran a DPC for 2500 µs, 500 µs above 2 ms",
 		"histograms in xperf's buckets: latlab dpcisr w.json",
+		"\nDPC by longest execution:\n module ", // Windows names the driver module
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
@@ -130,5 +133,45 @@ func TestDPCWatchBadSeconds(t *testing.T) {
 	code, _, errs := runCLI(t, "dpc", "watch", "--seconds", "-3")
 	if code != 2 || !strings.Contains(errs, "invalid --seconds -3: want 0 (until Ctrl-C) to 86400") {
 		t.Errorf("exit %d %s", code, errs)
+	}
+}
+
+// linuxWatchResult is a finished watch of a Linux trace: NET_RX and TIMER
+// softirqs, a NIC queue's interrupt line and the local timer vector.
+func linuxWatchResult() *dpcwatch.Result {
+	r := dpcwatch.NewLinuxRecorder(0)
+	add := func(sec int, name, label string, endUs, dUs int64) {
+		r.AddNamed(sec, name, dpcwatch.Exec{CPU: uint16(endUs % 2), Start: (endUs - dUs) * 1000, End: endUs * 1000, Label: label})
+	}
+	for i := int64(1); i <= 300; i++ {
+		add(dpcwatch.Deferred, "NET_RX", "vec 3", i*1000, 3+i%5)
+		add(dpcwatch.Deferred, "TIMER", "vec 1", i*1000+300, 1)
+		add(dpcwatch.Interrupt, "virtio0-input.0 (IRQ 24)", "irq 24", i*1000+600, 2)
+		add(dpcwatch.Interrupt, "LOC (local_timer)", "vector 236", i*1000+800, 1)
+	}
+	add(dpcwatch.Deferred, "NET_RX", "vec 3", 350_000, 1200)
+	now := int64(400_000 * 1000)
+	return &dpcwatch.Result{Session: "latlab-dpcwatch", Report: r.Report(now), Summary: r.Summary(now)}
+}
+
+// On Linux the tables name their rows as Linux does: softirq vectors
+// and interrupt handlers, not Windows's driver modules.
+func TestPrintDPCWatchLinux(t *testing.T) {
+	var b bytes.Buffer
+	printDPCWatch(&b, linuxWatchResult(), "w.json")
+	out := b.String()
+	goldie.New(t).Assert(t, "dpc-watch-linux", b.Bytes())
+	for _, want := range []string{"\nsoftirq by longest execution:\n softirq ", "\nhardirq by longest execution:\n handler "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "module") {
+		t.Errorf("a Linux watch speaks of modules:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
 	}
 }

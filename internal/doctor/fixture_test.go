@@ -3,6 +3,7 @@ package doctor
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
 	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -24,7 +26,10 @@ func linuxFiles() map[string]string {
 		"proc/sys/net/ipv4/tcp_recovery":                                    "1\n",
 		"proc/sys/net/ipv4/tcp_dsack":                                       "1\n",
 		"proc/self/timerslack_ns":                                           "50000\n",
+		"proc/cmdline":                                                      "BOOT_IMAGE=/vmlinuz-6.1.0-18-amd64 root=UUID=0f3a ro quiet\n",
 		"sys/devices/system/cpu/online":                                     "0-1\n",
+		"sys/devices/system/cpu/isolated":                                   "\n",
+		"proc/sys/kernel/version":                                           "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\n",
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc kvm-clock \n",
 		"sys/class/net/eth0/device/msi_irqs/37":                             "msix\n",
@@ -96,10 +101,58 @@ func linuxTree(t testing.TB, changes map[string]string) string {
 func linuxEnv(root string) *knob.Env {
 	var c backend.Coalesce
 	c[0], c[1], c[9] = 8, 0, 1 // rx-usecs 8, adaptive-rx on
+	// systemd as a Debian machine has it: irqbalance installed, running.
+	sys := knobtest.NewSystemctl(map[string]backend.ServiceState{"irqbalance.service": {Active: "active", Enabled: "enabled"}})
 	return &knob.Env{Backends: map[string]backend.Backend{
 		backend.BackendFile:    backend.Files{Root: root},
 		backend.BackendEthtool: fakeEthtool{c.Value()},
+		backend.BackendService: sys.Backend(),
 	}}
+}
+
+// withUnit sets the state of a systemd unit of a Linux rule case; an
+// empty state uninstalls it.
+func withUnit(unit string, st backend.ServiceState) func(t *testing.T, env *knob.Env) {
+	return func(t *testing.T, env *knob.Env) {
+		sys := knobtest.NewSystemctl(map[string]backend.ServiceState{})
+		if st.Active != "" {
+			sys.Units[unit] = st
+		}
+		env.Backends[backend.BackendService] = sys.Backend()
+	}
+}
+
+// withoutSystemd is a machine where systemd does not run (a container).
+func withoutSystemd(t *testing.T, env *knob.Env) {
+	env.Backends[backend.BackendService] = &backend.Service{
+		Booted: func() error { return fmt.Errorf("systemd is not running: services are %w", backend.ErrUnavailable) },
+		Run:    func(...string) ([]byte, error) { t.Fatal("systemctl ran without systemd"); return nil, nil },
+	}
+}
+
+// withLatlabSet applies a knob change through latlab's journal in the
+// root's state directory, as latlab knob set --root does on Linux.
+func withLatlabSet(name string, sel knob.Selector, value string) func(t *testing.T, env *knob.Env) {
+	return func(t *testing.T, env *knob.Env) {
+		k, err := knob.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := k.Plan(env, sel, value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The journal where a Linux latlab keeps it under the root, on
+		// any OS the test runs on.
+		j, err := journal.Open(env.Backends[backend.BackendFile].(backend.Files).Root + "/var/lib/latlab")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		if err := knob.Apply(env, j, p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // fakeEthtool answers every coalescing read with one value.

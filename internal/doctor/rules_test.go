@@ -84,6 +84,8 @@ type ruleCase struct {
 	try string
 	// target picks the finding of a knob with several ("" the first).
 	target string
+	// linEnv changes the Linux machine beyond its files (systemd).
+	linEnv func(t *testing.T, env *knob.Env)
 }
 
 var ruleCases = []ruleCase{
@@ -316,6 +318,39 @@ var ruleCases = []ruleCase{
 		linux: ksmFiles("2\n", "0\n")},
 	{rule: "ksm-other", knob: "ksm", verd: knob.Unknown, reason: "does not know", value: "7",
 		linux: ksmFiles("7\n", "0\n")},
+	{rule: "irqb-unavailable", knob: "irqbalance", verd: knob.Unknown, reason: "not available: systemd is not running", value: "not available",
+		linEnv: withoutSystemd},
+	{rule: "irqb-absent", knob: "irqbalance", verd: knob.Default, reason: "not installed", value: "not installed",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{})},
+	{rule: "irqb-undoes-affinity", knob: "irqbalance", verd: knob.Suspicious, reason: "while 1 IRQ affinities latlab set by hand are in place",
+		linEnv: withLatlabSet("irq-affinity", knob.Selector{IRQ: "38"}, "1")},
+	{rule: "irqb-banned", knob: "irqbalance", verd: knob.Tuned, reason: "keeping interrupts off CPUs 1: as tuned 2.20.0 cpu-partitioning sets [irqbalance] banned_cpus=${isolated_cores}",
+		linux: map[string]string{"etc/default/irqbalance": "IRQBALANCE_BANNED_CPULIST=1\n"}},
+	{rule: "irqb-stopped-enabled", knob: "irqbalance", verd: knob.Suspicious, reason: "starts again at the next boot",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "failed", Enabled: "enabled"})},
+	{rule: "irqb-stopped", knob: "irqbalance", verd: knob.Tuned, reason: "affinities set by hand hold",
+		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "inactive", Enabled: "disabled"})},
+	{rule: "iso-unreadable", knob: "isolation", verd: knob.Unknown, reason: "/proc/cmdline does not exist", value: "unknown",
+		linux: map[string]string{"proc/cmdline": ""}},
+	{rule: "iso-nohz-ignored", knob: "isolation", verd: knob.Suspicious, reason: "built without CONFIG_NO_HZ_FULL, so every CPU keeps its tick",
+		linux: map[string]string{"proc/cmdline": "ro nohz_full=1\n"}},
+	{rule: "iso-tick-kept", knob: "isolation", verd: knob.Tuned, reason: "still take the tick and run RCU callbacks",
+		linux: map[string]string{"proc/cmdline": "ro isolcpus=1\n", "sys/devices/system/cpu/isolated": "1\n"}},
+	{rule: "iso-set", knob: "isolation", verd: knob.Tuned, reason: "tick stopped on 1 when one task runs; RCU callbacks offloaded from 1",
+		linux: map[string]string{"proc/cmdline": "ro isolcpus=1 nohz_full=1 rcu_nocbs=1\n", "sys/devices/system/cpu/nohz_full": "1\n"}},
+	{rule: "iso-none", knob: "isolation", verd: knob.Default, reason: "a note, not a fault", value: "none"},
+	{rule: "preempt-unknown", knob: "preemption", verd: knob.Unknown, reason: "could be read", value: "unknown",
+		linux: map[string]string{"proc/sys/kernel/version": ""}},
+	{rule: "preempt-rt", knob: "preemption", verd: knob.Tuned, reason: "PREEMPT_RT: spinlocks become sleeping locks", value: "PREEMPT_RT",
+		linux: map[string]string{"proc/sys/kernel/version": "#1 SMP PREEMPT_RT Debian 6.1.76-1 (2024-02-01)\n", "sys/kernel/realtime": "1\n"}},
+	{rule: "preempt-unread", knob: "preemption", verd: knob.Unknown, reason: "debugfs is not mounted", value: "dynamic, unread"},
+	{rule: "preempt-switchable", knob: "preemption", verd: knob.Default, reason: "this kernel switches to full at once", value: "voluntary (dynamic)",
+		linux: map[string]string{"sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}},
+	{rule: "preempt-fixed", knob: "preemption", verd: knob.Default, reason: "only another kernel", value: "none or voluntary",
+		linux: map[string]string{"proc/sys/kernel/version": "#1 SMP Tue Jan 9 2024\n"}},
+	{rule: "preempt-full", knob: "preemption", verd: knob.Tuned, reason: "full (dynamic): kernel code is preemptible everywhere", value: "full (dynamic)",
+		linux: map[string]string{"sys/kernel/debug/sched/preempt": "none voluntary (full) lazy \n"}},
+	{rule: "irqb-running", knob: "irqbalance", verd: knob.Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
 }
 
 func thpFiles(enabled, defrag string) map[string]string {
@@ -408,7 +443,11 @@ func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 		}
 		ss = Audit(env, "windows")
 	} else {
-		ss = Audit(linuxEnv(linuxTree(t, c.linux)), "linux")
+		env := linuxEnv(linuxTree(t, c.linux))
+		if c.linEnv != nil {
+			c.linEnv(t, env)
+		}
+		ss = Audit(env, "linux")
 	}
 	return r, find(t, ss, c.knob, c.target)
 }

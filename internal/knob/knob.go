@@ -138,6 +138,17 @@ type Plan struct {
 	// Warnings are risks of the change the user must weigh before it is
 	// made (a BCD change under BitLocker without Secure Boot).
 	Warnings []string `json:"warnings,omitempty"`
+	// Manual are the steps of a change latlab does not make itself (a
+	// kernel boot parameter: edit the boot loader's configuration,
+	// regenerate it, reboot), in order; such a plan has no Changes.
+	Manual []ManualStep `json:"manual,omitempty"`
+}
+
+// ManualStep is one step of a change latlab does not make itself: what
+// to do and, when there is one, the exact line to write or run.
+type ManualStep struct {
+	Do   string `json:"do"`
+	Line string `json:"line,omitempty"`
 }
 
 var catalogue = map[string]Knob{}

@@ -16,7 +16,7 @@ import (
 // Harmless reads of this machine's /proc and /sys.
 func TestRealProcReads(t *testing.T) {
 	env := NewEnv("/")
-	for _, name := range []string{"tcp-recovery", "tcp-dsack", "clocksource", "timer-slack", "irq-affinity", "rps"} {
+	for _, name := range []string{"tcp-recovery", "tcp-dsack", "clocksource", "timer-slack", "irq-affinity", "rps", "irqbalance", "isolation", "preemption"} {
 		k, _ := Lookup(name)
 		r, err := k.Get(env, Selector{})
 		if err != nil {

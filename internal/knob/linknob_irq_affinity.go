@@ -195,7 +195,7 @@ var irqAffinityRules = []Rule{
 		Reason: func(c *Case) string {
 			return fmt.Sprintf("queue interrupts of %s are pinned (allowed CPUs %s); irqbalance, if running, may move them", c.Target, AllowedSummary(c.Group))
 		},
-		Evidence: func(c *Case) string { return quote(irqAffinityName, "", "irqbalance") }},
+		Evidence: func(c *Case) string { return quote(irqAffinityName, "", "irqbalance rewrites") }},
 	{ID: "irq-default", Verdict: Default, When: "every queue interrupt allowed on all CPUs",
 		Match: always,
 		Reason: func(c *Case) string {

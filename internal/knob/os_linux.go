@@ -15,6 +15,7 @@ func newEnv(root string) *Env {
 		Backends: map[string]backend.Backend{
 			backend.BackendFile:    backend.Files{Root: root},
 			backend.BackendEthtool: backend.NewEthtool(root),
+			backend.BackendService: backend.NewService(root),
 		},
 		Privileged: func() error {
 			// Under a fixture root nothing of the system is written.

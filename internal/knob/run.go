@@ -49,7 +49,7 @@ func lookupNative(name string) (Knob, error) {
 // its type where the type says something (a registry DWORD), without
 // where it says nothing (a file's text, a BCD element).
 func ShowValue(v backend.Value) string {
-	if v.IsAbsent() || v.Type == backend.TypeKey || v.Type == backend.TypeFile || v.Type == backend.TypeBCD || v.Type == backend.TypeEthCoalesce {
+	if v.IsAbsent() || v.Type == backend.TypeKey || v.Type == backend.TypeFile || v.Type == backend.TypeBCD || v.Type == backend.TypeEthCoalesce || v.Type == backend.TypeService {
 		if v.Type == backend.TypeKey {
 			return "(key exists)"
 		}

@@ -389,9 +389,46 @@ func shScript(changes []Change) []string {
 				}
 			}
 			out = append(out, strings.Join(args, " "))
+		case backend.BackendService:
+			out = append(out, serviceLines(c)...)
 		default:
 			out = append(out, "# "+comment(c.Loc.String())+": not a Linux setting")
 		}
+	}
+	return out
+}
+
+// serviceLines are the systemctl commands that bring a unit from c.Old
+// to c.New, in the order the service backend runs them: stop, enable or
+// disable, start. From an absent or unknown Old (an export of the current
+// state) both the enablement and the activity are written.
+func serviceLines(c Change) []string {
+	if !backend.ValidUnit(c.Loc.Path) {
+		return []string{"# " + leftOut(c, "it is not a service unit name")}
+	}
+	want, err := backend.DecodeService(c.New)
+	if err != nil {
+		return []string{"# " + comment(c.Loc.String()+": "+err.Error())}
+	}
+	cur, err := backend.DecodeService(c.Old)
+	known := err == nil
+	unit := shQuote(c.Loc.Path)
+	var out []string
+	if !want.Running() && (!known || cur.Running()) {
+		out = append(out, "systemctl stop "+unit)
+	}
+	if !known || cur.Enabled != want.Enabled {
+		switch want.Enabled {
+		case "enabled":
+			out = append(out, "systemctl enable "+unit)
+		case "disabled":
+			out = append(out, "systemctl disable "+unit)
+		default:
+			out = append(out, "# "+comment(c.Loc.Path)+" is "+want.Enabled+" (left as it is)")
+		}
+	}
+	if want.Running() && (!known || !cur.Running()) {
+		out = append(out, "systemctl start "+unit)
 	}
 	return out
 }

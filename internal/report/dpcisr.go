@@ -217,8 +217,8 @@ func dpcisrTable(name string, sec dpcisr.Section, rows []dpcisrRow, watched bool
 		longest = "the longest execution the trace timed, or the highest non-empty bucket"
 	}
 	t := htmlTable{
-		Caption: fmt.Sprintf("%s: per module, longest first. Execution times in xperf's power-of-two µs buckets: longest is %s, p99 the bucket that holds it; where 1 ms or 2 ms falls inside a bucket, the share above it is the range the buckets allow", name, longest),
-		Header:  []string{"module", "count", "total time", "longest", "p99", "> 1 ms", "> 2 ms"},
+		Caption: fmt.Sprintf("%s: per %s, longest first. Execution times in xperf's power-of-two µs buckets: longest is %s, p99 the bucket that holds it; where 1 ms or 2 ms falls inside a bucket, the share above it is the range the buckets allow", name, HandlerColumn(sec.Name), longest),
+		Header:  []string{HandlerColumn(sec.Name), "count", "total time", "longest", "p99", "> 1 ms", "> 2 ms"},
 	}
 	usage := map[string]int64{}
 	for _, u := range sec.Usage {
@@ -235,7 +235,7 @@ func dpcisrTable(name string, sec dpcisr.Section, rows []dpcisrRow, watched bool
 		}
 		h := r.h
 		n := h.Sum()
-		name := h.Name()
+		name := histName(sec.Name, h)
 		if h.Label != "" {
 			name += " — " + h.Label
 		}
@@ -327,7 +327,7 @@ func dpcisrPanel(name string, rows []dpcisrRow) (CDFPanel, bool) {
 		if n <= 0 {
 			continue
 		}
-		cs := CDFSeries{Label: r.h.Name()}
+		cs := CDFSeries{Label: histName(name, r.h)}
 		var cum int64
 		for _, b := range r.h.Buckets {
 			cum += b.Count

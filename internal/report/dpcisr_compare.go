@@ -47,6 +47,9 @@ func DPCISRComparePanels(c *dpcisr.Comparison) []CDFPanel {
 // the thresholds, the chi-squared test and the verdict.
 func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	what := "all modules"
+	if len(c.Sections) > 0 && HandlerColumn(c.Sections[0].Name) != "module" {
+		what = "all softirqs and interrupt handlers"
+	}
 	if c.Module != "" {
 		what = c.Module
 	}

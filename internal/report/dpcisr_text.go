@@ -45,16 +45,21 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 			dpcisrUsage(w, s.Section)
 		}
 		if s.Overall != nil {
-			dpcisrHistogram(w, *s.Overall, unit)
+			dpcisrHistogram(w, s.Name, *s.Overall, unit)
 		}
 		for _, m := range s.Modules {
-			dpcisrHistogram(w, m, unit)
+			dpcisrHistogram(w, s.Name, m, unit)
 		}
 		if s.Check != nil {
-			fmt.Fprintf(w, "\nxperf's own check: all modules %d, total %d: %s\n", s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+			if all := histName(s.Name, dpcisr.Histogram{}); all != "(all modules)" {
+				// A Linux trace's check is latlab's, in xperf's terms.
+				fmt.Fprintf(w, "\ncheck: %s %d, total %d: %s\n", strings.Trim(all, "()"), s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+			} else {
+				fmt.Fprintf(w, "\nxperf's own check: all modules %d, total %d: %s\n", s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+			}
 		}
 		if s.Intervals != nil {
-			dpcisrIntervals(w, s.Intervals)
+			dpcisrIntervals(w, s.Name, s.Intervals)
 		}
 	}
 	for _, n := range r.Notes {
@@ -62,8 +67,8 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	}
 }
 
-func dpcisrHistogram(w io.Writer, h dpcisr.HistogramView, unit string) {
-	fmt.Fprintf(w, "\n%s", h.Name())
+func dpcisrHistogram(w io.Writer, section string, h dpcisr.HistogramView, unit string) {
+	fmt.Fprintf(w, "\n%s", histName(section, h.Histogram))
 	if h.Label != "" {
 		fmt.Fprintf(w, " — %s", h.Label)
 	}
@@ -99,7 +104,7 @@ func dpcisrUsage(w io.Writer, s dpcisr.Section) {
 		spanUs = float64(s.Span.ToUs - s.Span.FromUs)
 		span = fmt.Sprintf(" over %s", units.Duration(time.Duration(int64(spanUs*1000))))
 	}
-	fmt.Fprintf(w, "\nCPU time by module%s (xperf's usage table):\n", span)
+	fmt.Fprintf(w, "\nCPU time by %s%s (xperf's usage table):\n", HandlerColumn(s.Name), span)
 	rows := [][]string{}
 	for _, u := range s.UsageByTotal() {
 		busiest, bu := u.Busiest()
@@ -113,16 +118,16 @@ func dpcisrUsage(w io.Writer, s dpcisr.Section) {
 		}
 		rows = append(rows, []string{"  " + u.Module, fmt.Sprint(u.TotalUsec()), cpu, fmt.Sprint(max(bu, 0)), share})
 	}
-	Table(w, []string{"  module", "total µs", "busiest CPU", "µs there", "% of that CPU"}, rows)
+	Table(w, []string{"  " + HandlerColumn(s.Name), "total µs", "busiest CPU", "µs there", "% of that CPU"}, rows)
 }
 
-func dpcisrIntervals(w io.Writer, t *dpcisr.IntervalTable) {
+func dpcisrIntervals(w io.Writer, section string, t *dpcisr.IntervalTable) {
 	best, col, us, ok := t.Busiest()
 	if !ok {
 		return
 	}
-	fmt.Fprintf(w, "busiest %gs interval (all modules): CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals\n",
-		t.IntervalSec, t.CPU(col), best.StartMs, best.EndMs, us, best.Percent[col], len(t.Rows))
+	fmt.Fprintf(w, "busiest %gs interval %s: CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals\n",
+		t.IntervalSec, histName(section, dpcisr.Histogram{}), t.CPU(col), best.StartMs, best.EndMs, us, best.Percent[col], len(t.Rows))
 }
 
 // dpcisrP writes a percentile as its name has it: 50, 99.9.
@@ -131,4 +136,33 @@ func dpcisrP(f float64) string {
 		return fmt.Sprintf("%.0f", f)
 	}
 	return strings.TrimRight(fmt.Sprintf("%.3f", f), "0")
+}
+
+// HandlerColumn is what a section's rows are called, as the OS names
+// them: on Windows the driver module a DPC or ISR routine lies in; on
+// Linux a softirq vector (NET_RX, TIMER) or a hard interrupt's handler,
+// an interrupt line named by its device or an architecture vector
+// (LOC (local_timer)).
+func HandlerColumn(section string) string {
+	switch section {
+	case dpcisr.SoftIRQ:
+		return "softirq"
+	case dpcisr.HardIRQ:
+		return "handler"
+	}
+	return "module"
+}
+
+// histName is a histogram's name in a section: the module (handler), or
+// the overall one named after the section's rows.
+func histName(section string, h dpcisr.Histogram) string {
+	if h.Module == "" {
+		switch section {
+		case dpcisr.SoftIRQ:
+			return "(all softirqs)"
+		case dpcisr.HardIRQ:
+			return "(all handlers)"
+		}
+	}
+	return h.Name()
 }

@@ -3,11 +3,18 @@ package report
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The text of dpcisr and dpcisr compare, at full width and at 80
@@ -70,5 +77,65 @@ func TestDPCISRComparePanels(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A Linux trace (softirq and hardirq sections) names its rows as Linux
+// does, in the text and in the page's tables: softirq vectors and
+// interrupt handlers, "(all softirqs)" and "(all handlers)", never
+// Windows's modules.
+func TestDPCISRTextLinux(t *testing.T) {
+	r := dpcwatch.NewLinuxRecorder(0)
+	for i := int64(1); i <= 200; i++ {
+		r.AddNamed(dpcwatch.Deferred, "NET_RX", dpcwatch.Exec{CPU: uint16(i % 2), Start: i * 1_000_000, End: i*1_000_000 + (3+i%5)*1000, Label: "vec 3"})
+		r.AddNamed(dpcwatch.Interrupt, "LOC (local_timer)", dpcwatch.Exec{CPU: uint16(i % 2), Start: i*1_000_000 + 500_000, End: i*1_000_000 + 501_000, Label: "vector 236"})
+	}
+	res := &dpcisr.Result{File: "linux-watch.json", Report: r.Report(300_000_000)}
+	var b bytes.Buffer
+	DPCISRText(WithWidth(&b, 80), res)
+	goldie.New(t).Assert(t, "dpcisr-text-tracefs", b.Bytes())
+	out := b.String()
+	for _, want := range []string{"\n(all softirqs)\n", "\n(all handlers)\n", "\nNET_RX\n", "\nLOC (local_timer)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "module") {
+		t.Errorf("the text of a Linux trace speaks of modules:\n%s", out)
+	}
+	var page bytes.Buffer
+	if err := DPCISRPage(&page, "latlab dpc watch", "linux-watch.json", res.Document(host.Facts{OS: "linux"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"per softirq, longest first", "per handler, longest first", ">softirq<", ">handler<"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page.String(), ">module<") || strings.Contains(page.String(), "per module") {
+		t.Error("the page of a Linux trace speaks of modules")
+	}
+	// dpcisr compare of two such traces.
+	dir := testutil.TempDir(t)
+	var files []string
+	for _, n := range []string{"a.json", "b.json"} {
+		f := filepath.Join(dir, n)
+		var doc bytes.Buffer
+		if err := result.Write(&doc, res.Document(host.Facts{OS: "linux"})); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, doc.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	cmp, err := dpcisr.RunCompare(context.Background(), dpcisr.CompareOptions{Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cb bytes.Buffer
+	DPCISRCompareText(&cb, cmp)
+	if first, _, _ := strings.Cut(cb.String(), "\n"); !strings.Contains(first, "all softirqs and interrupt handlers") {
+		t.Errorf("compare heading %q", first)
 	}
 }

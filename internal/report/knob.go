@@ -78,6 +78,26 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 	if p.Target != "" {
 		target = " (" + p.Target + ")"
 	}
+	if len(p.Changes) == 0 && len(p.Manual) > 0 {
+		fmt.Fprintf(w, "%s%s: latlab does not make this change itself; the steps:\n", p.Knob, target)
+		for i, m := range p.Manual {
+			for _, l := range WrapHanging(fmt.Sprintf("%d. %s", i+1, m.Do), 3, 78) {
+				fmt.Fprintln(w, "  "+l)
+			}
+			if m.Line != "" {
+				// Never wrapped: it is to be copied as it is.
+				fmt.Fprintln(w, "       "+m.Line)
+			}
+		}
+		for _, n := range p.Notes {
+			printHanging(w, "note: "+n)
+		}
+		for _, wn := range p.Warnings {
+			printHanging(w, "warning: "+wn)
+		}
+		fmt.Fprintln(w, "nothing was changed")
+		return
+	}
 	if len(p.Changes) == 0 {
 		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", p.Knob, target, p.Request)
 		return

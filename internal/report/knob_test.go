@@ -145,3 +145,22 @@ func TestKnobSetWarning(t *testing.T) {
 		}
 	}
 }
+
+// A change latlab does not make itself (a boot parameter) prints its
+// steps, each line to copy unwrapped on a line of its own, and says that
+// nothing was changed.
+func TestKnobSetManual(t *testing.T) {
+	plan := &knob.Plan{Knob: "isolation", Request: "2-3",
+		Manual: []knob.ManualStep{
+			{Do: `in /etc/default/grub, set GRUB_CMDLINE_LINUX (now "console=ttyS0") to`, Line: `GRUB_CMDLINE_LINUX="console=ttyS0 isolcpus=managed_irq,domain,2-3 nohz_full=2-3 rcu_nocbs=2-3"`},
+			{Do: "regenerate the GRUB configuration: update-grub on Debian and Ubuntu; grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL"},
+			{Do: "reboot: the kernel reads its parameters only at boot"},
+		},
+		Notes: []string{"after the reboot, latlab knob get isolation shows what the kernel took"}}
+	var b bytes.Buffer
+	KnobSet(WithWidth(&b, 80), &knob.SetResult{Plan: plan})
+	goldie.New(t).Assert(t, "knob-set-manual", b.Bytes())
+	if !strings.Contains(b.String(), "\n       "+plan.Manual[0].Line+"\n") || !strings.HasSuffix(b.String(), "nothing was changed\n") {
+		t.Errorf("output:\n%s", b.String())
+	}
+}

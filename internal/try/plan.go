@@ -316,6 +316,9 @@ func (x *experiment) systemArms() error {
 		if err != nil {
 			return err
 		}
+		if len(p.Changes) == 0 && len(p.Manual) > 0 {
+			return badinput.Errorf("%s %s is a change latlab does not make itself (%s): it cannot be tried live; latlab knob set %s %s prints the steps", x.info.Name, v, p.Manual[len(p.Manual)-1].Do, x.info.Name, v)
+		}
 		if len(p.Changes) == 0 {
 			return badinput.Errorf("%s already holds %s: it is the baseline already; give other values", x.info.Name, v)
 		}

@@ -378,3 +378,17 @@ func TestTryForeignChangeStops(t *testing.T) {
 		t.Errorf("the change left open is not named: %+v %v", r, open)
 	}
 }
+
+// A value whose plan is steps latlab does not take itself (a boot
+// parameter) is refused as such, not as the baseline: preemption on a
+// PREEMPT_DYNAMIC kernel whose debugfs is not mounted.
+func TestTryRefusesManualSteps(t *testing.T) {
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, map[string]string{"proc/sys/kernel/version": "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\n"})
+	o := treeOptions(root, testutil.TempDir(t), "full")
+	o.Knob, o.Command = "preemption", "latlab try preemption"
+	_, err := Plan(o)
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "preemption full is a change latlab does not make itself") || strings.Contains(err.Error(), "baseline") {
+		t.Errorf("%v", err)
+	}
+}

@@ -51,7 +51,30 @@ func (f Files) Read(l Loc) (Value, error) {
 	if n, ok := strings.CutPrefix(l.Name, "stat-field:"); ok {
 		return statField(l, b, n)
 	}
+	if l.Name == NameSelected {
+		return selectedWord(l, b)
+	}
 	return Value{Type: TypeFile, Data: b}, nil
+}
+
+// NameSelected, as a file Loc's Name, reads only the word the kernel
+// marks as selected in a list such as "none voluntary (full) lazy"
+// (debugfs sched/preempt) or "always [madvise] never": what writing
+// the file takes back. A file of one bare word (a fixture tree latlab
+// wrote) reads as that word.
+const NameSelected = "selected"
+
+func selectedWord(l Loc, b []byte) (Value, error) {
+	words := strings.Fields(string(b))
+	for _, w := range words {
+		if len(w) > 2 && (w[0] == '(' && w[len(w)-1] == ')' || w[0] == '[' && w[len(w)-1] == ']') {
+			return FileValue(w[1:len(w)-1] + "\n"), nil
+		}
+	}
+	if len(words) == 1 {
+		return FileValue(words[0] + "\n"), nil
+	}
+	return Value{}, fmt.Errorf("read %s: no selected value in %q", l, strings.TrimSpace(string(b)))
 }
 
 // statField picks a field of a /proc/PID/stat line; the command name (field

@@ -22,6 +22,7 @@ const (
 	BackendFile     = "file"    // files under the --root directory (/proc, /sys)
 	BackendBCD      = "bcd"     // boot configuration data through bcdedit
 	BackendEthtool  = "ethtool" // ethtool ioctls on a network interface
+	BackendService  = "service" // a systemd service unit through systemctl
 )
 
 // Value types. Registry types keep their Windows names so a journal reads
@@ -40,6 +41,7 @@ const (
 	TypeFile        = "file"     // file content
 	TypeBCD         = "bcd"      // bcdedit element value as text
 	TypeEthCoalesce = "coalesce" // ethtool coalesce parameters, as JSON
+	TypeService     = "service"  // a systemd unit's state: "ACTIVE ENABLED" (ServiceState)
 )
 
 // regTypes maps Windows registry type numbers to names, in number order.
@@ -89,6 +91,8 @@ func (l Loc) String() string {
 		return l.Path + `\` + l.Name
 	case BackendBCD:
 		return "bcd " + l.Path + " " + l.Name
+	case BackendService:
+		return "systemd unit " + l.Path
 	}
 	return l.Backend + " " + l.Path + " " + l.Name
 }
@@ -123,6 +127,14 @@ func Same(a, b Value) bool {
 		return strings.EqualFold(string(a.Data), string(b.Data))
 	case TypeSZ, TypeExpandSZ:
 		return a.String() == b.String()
+	case TypeService:
+		// Stopped is stopped, whether systemd says inactive or failed:
+		// a stop leaves either, and neither can be made on purpose.
+		x, errA := DecodeService(a)
+		y, errB := DecodeService(b)
+		if errA == nil && errB == nil {
+			return x.Running() == y.Running() && x.Enabled == y.Enabled
+		}
 	}
 	return bytes.Equal(a.Data, b.Data)
 }
@@ -199,7 +211,7 @@ func (v Value) String() string {
 		if len(v.Data) >= 8 {
 			return fmt.Sprint(binary.LittleEndian.Uint64(v.Data))
 		}
-	case TypeFile, TypeBCD, TypeEthCoalesce:
+	case TypeFile, TypeBCD, TypeEthCoalesce, TypeService:
 		return strings.TrimRight(string(v.Data), "\n")
 	}
 	return fmt.Sprintf("hex:%x", v.Data)

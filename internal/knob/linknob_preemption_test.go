@@ -1,0 +1,172 @@
+package knob
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// Kernel version strings as uname -v prints them (scripts/mkcompile_h).
+const (
+	versionDynamic = "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)\n"
+	versionRT      = "#1 SMP PREEMPT_RT Debian 6.1.76-1 (2024-02-01)\n"
+	versionPreempt = "#1 SMP PREEMPT Tue Jan 9 2024\n"
+	versionPlain   = "#1 SMP Tue Jan 9 2024\n"
+	preemptFull    = "none voluntary (full) lazy \n" // sched_dynamic_show
+)
+
+func TestPreemptionGet(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		value string
+		model string
+		loc   bool
+	}{
+		{"dynamic read", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}, "voluntary (dynamic)", "voluntary", true},
+		{"dynamic lazy", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none voluntary full (lazy) \n"}, "lazy (dynamic)", "lazy", true},
+		{"debugfs not mounted", map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=full\n"}, "dynamic, unread", "", false},
+		{"rt", map[string]string{"proc/sys/kernel/version": versionRT, "sys/kernel/realtime": "1\n"}, "PREEMPT_RT", "rt", false},
+		{"rt with debugfs", map[string]string{"proc/sys/kernel/version": versionRT, "sys/kernel/debug/sched/preempt": "(full) lazy \n"}, "PREEMPT_RT (full)", "rt", true},
+		{"preempt build", map[string]string{"proc/sys/kernel/version": versionPreempt}, "full", "full", false},
+		{"plain build", map[string]string{"proc/sys/kernel/version": versionPlain}, "none or voluntary", "", false},
+		{"nothing", nil, "unknown", "", false},
+	} {
+		env, _ := isolationEnv(t, tc.files)
+		it := get(t, env, preemptionName, Selector{}).Items[0]
+		d := it.Detail.(PreemptionDetail)
+		if it.Value != tc.value || d.Model != tc.model || (it.Loc != nil) != tc.loc || it.Meaning == "" {
+			t.Errorf("%s: %q model %q loc %v (%s), want %q %q %v", tc.name, it.Value, d.Model, it.Loc, it.Meaning, tc.value, tc.model, tc.loc)
+		}
+		if tc.name == "debugfs not mounted" && (d.BootParam != "full" || !strings.Contains(it.Meaning, "mount -t debugfs none /sys/kernel/debug")) {
+			t.Errorf("%s: %+v %s", tc.name, d, it.Meaning)
+		}
+	}
+}
+
+// Set and revert write the bare model word, never the listing the file
+// shows, and revert puts back the model in force before.
+func TestPreemptionSetRevert(t *testing.T) {
+	env, root := isolationEnv(t, map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": preemptFull})
+	file := filepath.Join(root, "sys/kernel/debug/sched/preempt")
+	p, err := plan(env, preemptionName, Selector{}, "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 1 || string(p.Changes[0].Old.Data) != "full\n" || string(p.Changes[0].New.Data) != "none\n" {
+		t.Fatalf("plan: %+v", p.Changes)
+	}
+	lines, _ := Script(p.Changes, FormatSh)
+	if got := lines[len(lines)-1]; got != "printf '%s\\n' 'none' > '/sys/kernel/debug/sched/preempt'" {
+		t.Errorf("dry run: %s", got)
+	}
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{preemptionName, Selector{}, "none"}})
+	if b, _ := os.ReadFile(file); string(b) != "none\n" {
+		t.Errorf("after set the file holds %q, want the bare word", b)
+	}
+	// The kernel shows the listing again, with the new model selected.
+	testutil.WriteTree(t, root, map[string]string{"sys/kernel/debug/sched/preempt": "(none) voluntary full lazy \n"})
+	steps, _ := revertAll(t, env, dir)
+	if len(steps) != 1 || steps[0].Action != "restore" {
+		t.Fatalf("revert: %+v", steps)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "full\n" {
+		t.Errorf("after revert the file holds %q, want %q", b, "full\n")
+	}
+	if _, err := plan(env, preemptionName, Selector{}, "full"); err != nil {
+		t.Errorf("plan after revert: %v", err)
+	}
+}
+
+func TestPreemptionPlanRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		value  string
+		err    string // "" = a plan of manual steps
+		badIn  bool
+		manual string
+	}{
+		{"bad value", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": preemptFull}, "fast", "accepted none, voluntary, full, lazy", true, ""},
+		{"not offered", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}, "lazy", "accepted none, voluntary, full", true, ""},
+		{"fixed build", map[string]string{"proc/sys/kernel/version": versionPlain}, "full", "fixed when it is built", false, ""},
+		{"rt", map[string]string{"proc/sys/kernel/version": versionRT}, "none", "PREEMPT_RT kernel", true, ""},
+		{"debugfs not mounted", map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=none\n",
+			"etc/default/grub": "GRUB_CMDLINE_LINUX=\"quiet preempt=none\"\n"}, "full", "", false, `GRUB_CMDLINE_LINUX="quiet preempt=full"`},
+	} {
+		env, _ := isolationEnv(t, tc.files)
+		p, err := plan(env, preemptionName, Selector{}, tc.value)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || badinput.Is(err) != tc.badIn {
+				t.Errorf("%s: %v, want %q (bad input %v)", tc.name, err, tc.err, tc.badIn)
+			}
+			continue
+		}
+		if err != nil || len(p.Changes) != 0 || len(p.Manual) == 0 || p.Manual[0].Line != tc.manual {
+			t.Errorf("%s: %+v %v, want manual steps with %q", tc.name, p, err, tc.manual)
+		}
+	}
+}
+
+func TestPreemptionVet(t *testing.T) {
+	k := preemption{}
+	for _, tc := range []struct {
+		target, data string
+		loc          bool
+		ok           bool
+	}{
+		{"", "full\n", true, true},
+		{"", "lazy\n", true, true},
+		{"", "none voluntary (full) lazy \n", true, false},
+		{"", "fast\n", true, false},
+		{"x", "full\n", true, false},
+		{"", "full\n", false, false},
+	} {
+		l := preemptLoc
+		if !tc.loc {
+			l = fileLoc(preemptLoc.Path) // the whole listing, not the selected word
+		}
+		if err := k.Vet(tc.target, l, backend.FileValue(tc.data)); (err == nil) != tc.ok {
+			t.Errorf("Vet(%q, %s, %q) = %v", tc.target, l, tc.data, err)
+		}
+	}
+}
+
+func TestPreemptionRules(t *testing.T) {
+	rules := preemption{}.Checkup().Rules
+	for _, tc := range []struct {
+		files map[string]string
+		want  string
+	}{
+		{nil, "preempt-unknown"},
+		{map[string]string{"proc/sys/kernel/version": versionRT, "sys/kernel/realtime": "1\n"}, "preempt-rt"},
+		{map[string]string{"proc/sys/kernel/version": versionDynamic}, "preempt-unread"},
+		{map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}, "preempt-switchable"},
+		{map[string]string{"proc/sys/kernel/version": versionPlain}, "preempt-fixed"},
+		{map[string]string{"proc/sys/kernel/version": versionPreempt}, "preempt-fixed"},
+		{map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": preemptFull}, "preempt-full"},
+	} {
+		env, _ := isolationEnv(t, tc.files)
+		if got := firstRule(t, rules, caseOf(t, env, preemptionName)); got != tc.want {
+			t.Errorf("%v: rule %s, want %s", tc.files, got, tc.want)
+		}
+	}
+}
+
+// This machine's own reading never fails, whether debugfs is mounted or not.
+func TestPreemptionRealRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads this machine's /proc and /sys")
+	}
+	it := get(t, NewEnv("/"), preemptionName, Selector{}).Items[0]
+	if it.Value == "" || it.Meaning == "" {
+		t.Errorf("%+v", it)
+	}
+}
