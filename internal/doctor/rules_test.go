@@ -228,6 +228,16 @@ var ruleCases = []ruleCase{
 	{rule: "coal-none", knob: "coalescing", verd: Default, reason: "no network interface backed by a device",
 		linux: map[string]string{"sys/class/net/eth0/device": ""}},
 	{rule: "coal-read", nic: true, knob: "coalescing", verd: Default, reason: "adaptive: the driver varies the rx interrupt delay"},
+
+	{rule: "nmi-wd-absent", knob: "nmi-watchdog", verd: Default, reason: "this kernel has no lockup detector"},
+	{rule: "nmi-wd-all-off", knob: "nmi-watchdog", verd: Tuned, reason: "both lockup detectors off",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "0\n", "proc/sys/kernel/watchdog": "0\n"}},
+	{rule: "nmi-wd-off", knob: "nmi-watchdog", verd: Tuned, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.nmi_watchdog=0",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "0\n", "proc/sys/kernel/watchdog": "1\n"}},
+	{rule: "nmi-wd-on", knob: "nmi-watchdog", verd: Default, reason: "NMI watchdog on",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "1\n", "proc/sys/kernel/watchdog": "1\n"}},
+	{rule: "nmi-wd-other", knob: "nmi-watchdog", verd: Unknown, reason: "the kernel does not take",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "2\n"}},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
