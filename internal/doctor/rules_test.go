@@ -238,6 +238,14 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "1\n", "proc/sys/kernel/watchdog": "1\n"}},
 	{rule: "nmi-wd-other", knob: "nmi-watchdog", verd: Unknown, reason: "the kernel does not take",
 		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "2\n"}},
+
+	{rule: "timer-mig-absent", knob: "timer-migration", verd: Default, reason: "this kernel has no timer migration"},
+	{rule: "timer-mig-on", knob: "timer-migration", verd: Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.timer_migration=0",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "1\n"}},
+	{rule: "timer-mig-off", knob: "timer-migration", verd: Tuned, reason: "off: every timer fires on the CPU that armed it",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
+	{rule: "timer-mig-other", knob: "timer-migration", verd: Unknown, reason: "reads 7, a value the kernel does not take",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "7\n"}},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
