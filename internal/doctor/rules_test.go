@@ -246,6 +246,14 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
 	{rule: "timer-mig-other", knob: "timer-migration", verd: Unknown, reason: "reads 7, a value the kernel does not take",
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "7\n"}},
+
+	{rule: "rt-absent", knob: "rt-throttling", verd: Default, reason: "this kernel has no realtime bandwidth control"},
+	{rule: "rt-default", knob: "rt-throttling", verd: Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.sched_rt_runtime_us=-1",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "950000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+	{rule: "rt-off", knob: "rt-throttling", verd: Tuned, reason: "the risk: a runaway SCHED_FIFO thread",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "-1\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+	{rule: "rt-changed", knob: "rt-throttling", verd: Tuned, reason: "(50%)", value: "500000/1000000",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "500000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
