@@ -254,6 +254,12 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "-1\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
 	{rule: "rt-changed", knob: "rt-throttling", verd: Tuned, reason: "(50%)", value: "500000/1000000",
 		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "500000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+
+	{rule: "busy-absent", knob: "busy-poll", verd: Default, reason: "this kernel has no busy polling"},
+	{rule: "busy-off", knob: "busy-poll", verd: Default, reason: "tuned 2.20.0 network-latency sets [sysctl] net.core.busy_read=50 and busy_poll=50",
+		linux: map[string]string{"proc/sys/net/core/busy_poll": "0\n", "proc/sys/net/core/busy_read": "0\n"}},
+	{rule: "busy-on", knob: "busy-poll", verd: Tuned, reason: "reads spin up to 50 µs", value: "poll 50 µs, read 50 µs",
+		linux: map[string]string{"proc/sys/net/core/busy_poll": "50\n", "proc/sys/net/core/busy_read": "50\n"}},
 }
 
 // TestRules runs one case per rule: the knob's setting must be decided by
