@@ -186,6 +186,8 @@ func (k busyPoll) Get(env *Env, sel Selector) (*Reading, error) {
 	}{{s.Poll, busyPollLoc}, {s.Read, busyReadLoc}} {
 		if x.n < 0 {
 			r.Notes = append(r.Notes, sysctlAbsent(x.l, busyLacks))
+		} else {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s=%d", sysctlName(x.l), x.n))
 		}
 	}
 	r.Items = append(r.Items, it)

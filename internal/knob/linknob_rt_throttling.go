@@ -152,6 +152,7 @@ func (k rtThrottling) Get(env *Env, sel Selector) (*Reading, error) {
 	it.Value = b.String()
 	it.Detail = b
 	it.Extra = []Change{{Loc: rtPeriodLoc, Old: backend.Absent, New: pv}}
+	r.Notes = append(r.Notes, fmt.Sprintf("%s=%d, %s=%d", sysctlName(rtRuntimeLoc), b.Runtime, sysctlName(rtPeriodLoc), b.Period))
 	if b.Runtime < 0 {
 		it.Warnings = append(it.Warnings, "a runaway realtime thread can hold its CPU for ever")
 	}
@@ -227,10 +228,11 @@ func (rtThrottling) Checkup() Checkup {
 }
 
 // Experiment is how a change of rt-throttling takes effect for latlab
-// try: at once, but no probe shows it: a probe's thread sleeps far more
-// than 5% of every second, so it is never throttled.
+// try: at once, but no probe shows it: a probe's thread sleeps most of
+// the time, so it never runs a whole runtime and is never throttled.
 func (rtThrottling) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
+	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle,
+		Unprobed: "throttling stops realtime threads only once they have run the runtime of a period, and a probe's thread sleeps most of the time, so it never gets there"}
 }
 
 var rtThrottlingRefs = []Reference{
