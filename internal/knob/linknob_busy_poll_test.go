@@ -138,3 +138,25 @@ func TestBusyPollVet(t *testing.T) {
 		}
 	}
 }
+
+// Whatever parseBusy accepts names at least one file, each with a value
+// the kernel takes (0 to INT_MAX).
+func FuzzParseBusy(f *testing.F) {
+	for _, s := range []string{"50", "off", "poll=50,read=0", "read=50us", "poll=1,poll=2", "poll=", "=5", ","} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		poll, read, err := parseBusy(s)
+		if err != nil {
+			return
+		}
+		if poll == nil && read == nil {
+			t.Fatalf("%q: accepted, names nothing", s)
+		}
+		for _, p := range []*int64{poll, read} {
+			if p != nil && (*p < 0 || *p > sysctlIntMax) {
+				t.Fatalf("%q: %d", s, *p)
+			}
+		}
+	})
+}

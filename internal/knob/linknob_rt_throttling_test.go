@@ -244,3 +244,23 @@ func TestRTThrottlingVet(t *testing.T) {
 		}
 	}
 }
+
+// Whatever parseRT accepts is a pair the kernel takes: a period of 1 to
+// INT_MAX and a runtime of -1 or 1 to the period.
+func FuzzParseRT(f *testing.F) {
+	for _, s := range []string{"off", "default", "950000/1000000", "-1/5", "0/1", "3/2", " 1 / 1 ", "1/2147483648"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, periodSet, err := parseRT(s)
+		if err != nil {
+			return
+		}
+		if periodSet && (b.Period < 1 || b.Period > sysctlIntMax) {
+			t.Fatalf("%q: period %d", s, b.Period)
+		}
+		if b.Runtime != -1 && (b.Runtime < 1 || b.Runtime > b.Period) {
+			t.Fatalf("%q: runtime %d, period %d", s, b.Runtime, b.Period)
+		}
+	})
+}
