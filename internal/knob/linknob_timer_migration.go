@@ -40,7 +40,7 @@ func (timerMigration) Explain(value string, o ExplainOptions) (*Explanation, err
 	if value == "" {
 		ex.Text = []string{
 			"kernel.timer_migration (default 1): 1 on, 0 off.",
-			"On, a timer that is not pinned to its CPU is queued on another CPU when the CPU arming it is idle or not a housekeeping CPU for timers (nohz_full, isolcpus=nohz): timers of an isolated CPU, hrtimers such as a sleep's too, fire on a housekeeping CPU, which then sends the isolated CPU an interrupt to wake the sleeper. Idle CPUs are left alone longer, so they reach and keep deeper C-states (power).",
+			"On, a timer that is not pinned to its CPU may be queued on another CPU when the CPU arming it is idle or not a housekeeping CPU for timers (nohz_full, isolcpus=nohz): timers of an isolated CPU, hrtimers such as a sleep's too, can fire on a housekeeping CPU, which then sends the isolated CPU an interrupt to wake the sleeper. Idle CPUs are left alone longer, so they reach and keep deeper C-states (power).",
 			"Off, every timer fires where it was armed: a wake-up on an isolated CPU needs no other CPU, at the cost of more wake-ups of idle CPUs (power) and timer interrupts on the isolated ones. tuned's realtime and cpu-partitioning profiles set kernel.timer_migration=0.",
 		}
 		return ex, nil
