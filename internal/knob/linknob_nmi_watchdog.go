@@ -193,6 +193,9 @@ func (k nmiWatchdog) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		p.Notes = append(p.Notes, "kernel.watchdog is 0: both lockup detectors are off already")
 		return p, nil
 	}
+	if op.loc == nmiWdLoc && op.val == "1" && s.NMI != "1" && nmiWdReadOnly(env) {
+		return nil, fmt.Errorf("nothing was changed: %s is read-only while %s can be written: this kernel (or VM) has no hard lockup detector, so the NMI watchdog cannot be turned on", sysctlName(nmiWdLoc), sysctlName(wdLoc))
+	}
 	if op.loc == nmiWdLoc && op.val == "0" && s.Soft != "0" {
 		p.Notes = append(p.Notes, "the soft lockup detector and its per-CPU hrtimer keep running; off (kernel.watchdog=0) stops both")
 	}
@@ -200,6 +203,18 @@ func (k nmiWatchdog) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		p.Notes = append(p.Notes, "the cost: a CPU stuck with interrupts off is no longer detected")
 	}
 	return p, p.add(env, op.loc, backend.FileValue(op.val+"\n"))
+}
+
+// nmiWdReadOnly reports whether nmi_watchdog cannot be written while
+// kernel.watchdog can: the kernel makes the file read-only when it has no
+// hard lockup detector (a VM without a perf counter for it). Without the
+// privilege to write either, it cannot tell, and says no.
+func nmiWdReadOnly(env *Env) bool {
+	b, err := env.backend(backend.BackendFile)
+	if err != nil {
+		return false
+	}
+	return b.CheckWrite(wdLoc) == nil && b.CheckWrite(nmiWdLoc) != nil
 }
 
 func (k nmiWatchdog) Vet(target string, l backend.Loc, v backend.Value) error {

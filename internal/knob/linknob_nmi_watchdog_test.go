@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -156,5 +157,37 @@ func TestNMIWatchdogVet(t *testing.T) {
 		if err := k.Vet(c.target, c.l, backend.FileValue(c.v)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("vet %q %s %q: %v, want %q", c.target, c.l, c.v, err, c.want)
 		}
+	}
+}
+
+// readOnlyFiles is a file backend that cannot open one file for writing,
+// as the kernel makes nmi_watchdog 0444 where there is no hard lockup
+// detector (root writes any file of a fixture tree, so chmod cannot
+// show it).
+type readOnlyFiles struct {
+	Files
+	ro backend.Loc
+}
+
+func (f readOnlyFiles) CheckWrite(l backend.Loc) error {
+	if l == f.ro {
+		return errors.New("permission denied")
+	}
+	return f.Files.CheckWrite(l)
+}
+
+// A VM without a hard lockup detector: nmi-on says why it cannot be,
+// instead of a bare "permission denied" at the write.
+func TestNMIWatchdogOnWithoutDetector(t *testing.T) {
+	env, root := sysctlEnv(t, sysctlWith(nmiWdFiles, map[string]string{"proc/sys/kernel/nmi_watchdog": "0\n"}))
+	env.Backends[backend.BackendFile] = readOnlyFiles{Files{Root: root}, nmiWdLoc}
+	_, err := nmiWatchdog{}.Plan(env, Selector{}, "nmi-on")
+	if err == nil || !strings.Contains(err.Error(), "no hard lockup detector, so the NMI watchdog cannot be turned on") {
+		t.Errorf("nmi-on: %v", err)
+	}
+	// Without the privilege to write anything, nothing is concluded.
+	env.Backends[backend.BackendFile] = readOnlyFiles{Files{Root: root}, wdLoc}
+	if p, err := (nmiWatchdog{}).Plan(env, Selector{}, "nmi-on"); err != nil || len(p.Changes) != 1 {
+		t.Errorf("nmi-on with kernel.watchdog unwritable too: %+v %v", p, err)
 	}
 }
