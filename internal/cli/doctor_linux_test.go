@@ -34,7 +34,7 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  unknown    irqbalance: not available\n",
 		"\n  default    isolation: none\n",
 		"\n  default    preemption: none or voluntary\n",
-		"settings: 19 read, nothing changed: 1 suspicious, 1 unknown, 17 default",
+		"settings: 23 read, nothing changed: 1 suspicious, 1 unknown, 21 default",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

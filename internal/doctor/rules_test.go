@@ -351,6 +351,37 @@ var ruleCases = []ruleCase{
 	{rule: "preempt-full", knob: "preemption", verd: knob.Tuned, reason: "full (dynamic): kernel code is preemptible everywhere", value: "full (dynamic)",
 		linux: map[string]string{"sys/kernel/debug/sched/preempt": "none voluntary (full) lazy \n"}},
 	{rule: "irqb-running", knob: "irqbalance", verd: knob.Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
+	{rule: "nmi-wd-absent", knob: "nmi-watchdog", verd: knob.Default, reason: "this kernel has no lockup detector"},
+	{rule: "nmi-wd-all-off", knob: "nmi-watchdog", verd: knob.Tuned, reason: "both lockup detectors off",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "0\n", "proc/sys/kernel/watchdog": "0\n"}},
+	{rule: "nmi-wd-off", knob: "nmi-watchdog", verd: knob.Tuned, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.nmi_watchdog=0",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "0\n", "proc/sys/kernel/watchdog": "1\n"}},
+	{rule: "nmi-wd-on", knob: "nmi-watchdog", verd: knob.Default, reason: "NMI watchdog on",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "1\n", "proc/sys/kernel/watchdog": "1\n"}},
+	{rule: "nmi-wd-other", knob: "nmi-watchdog", verd: knob.Unknown, reason: "the kernel does not take",
+		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "2\n"}},
+
+	{rule: "timer-mig-absent", knob: "timer-migration", verd: knob.Default, reason: "this kernel has no timer migration"},
+	{rule: "timer-mig-on", knob: "timer-migration", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.timer_migration=0",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "1\n"}},
+	{rule: "timer-mig-off", knob: "timer-migration", verd: knob.Tuned, reason: "off: every timer fires on the CPU that armed it",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
+	{rule: "timer-mig-other", knob: "timer-migration", verd: knob.Unknown, reason: "reads 7, a value the kernel does not take",
+		linux: map[string]string{"proc/sys/kernel/timer_migration": "7\n"}},
+
+	{rule: "rt-absent", knob: "rt-throttling", verd: knob.Default, reason: "this kernel has no realtime bandwidth control"},
+	{rule: "rt-default", knob: "rt-throttling", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.sched_rt_runtime_us=-1",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "950000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+	{rule: "rt-off", knob: "rt-throttling", verd: knob.Tuned, reason: "the risk: a runaway SCHED_FIFO thread",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "-1\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+	{rule: "rt-changed", knob: "rt-throttling", verd: knob.Tuned, reason: "(50%)", value: "500000/1000000",
+		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "500000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
+
+	{rule: "busy-absent", knob: "busy-poll", verd: knob.Default, reason: "this kernel has no busy polling"},
+	{rule: "busy-off", knob: "busy-poll", verd: knob.Default, reason: "tuned 2.20.0 network-latency sets [sysctl] net.core.busy_read=50 and busy_poll=50",
+		linux: map[string]string{"proc/sys/net/core/busy_poll": "0\n", "proc/sys/net/core/busy_read": "0\n"}},
+	{rule: "busy-on", knob: "busy-poll", verd: knob.Tuned, reason: "reads spin up to 50 µs", value: "poll 50 µs, read 50 µs",
+		linux: map[string]string{"proc/sys/net/core/busy_poll": "50\n", "proc/sys/net/core/busy_read": "50\n"}},
 }
 
 func thpFiles(enabled, defrag string) map[string]string {

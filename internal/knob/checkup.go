@@ -182,6 +182,9 @@ type Experiment struct {
 	// Note, when set, is said of a run at realtime priority, where the
 	// knob has no effect.
 	RealtimeNote string
+	// Unprobed, for a knob with no Probe, says why none shows its effect
+	// and what would; "" says what fits the TCP knobs.
+	Unprobed string
 }
 
 // CheckupRules are the verdict rules of every knob of the catalogue, in

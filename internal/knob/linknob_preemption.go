@@ -54,7 +54,7 @@ func preemptMeaning(model string) string {
 	return "a model latlab does not know"
 }
 
-const rtMeaning = "PREEMPT_RT: spinlocks become sleeping locks and interrupt handlers run in threads, so almost all kernel code is preemptible and the worst case is bounded to tens of microseconds on suited hardware; throughput falls"
+const preemptRTMeaning = "PREEMPT_RT: spinlocks become sleeping locks and interrupt handlers run in threads, so almost all kernel code is preemptible and the worst case is bounded to tens of microseconds on suited hardware; throughput falls"
 
 // PreemptionDetail is what a reading of preemption found.
 type PreemptionDetail struct {
@@ -106,14 +106,14 @@ func (preemption) Explain(value string, o ExplainOptions) (*Explanation, error) 
 		for _, m := range preemptModels {
 			ex.Text = append(ex.Text, m.name+": "+m.meaning+".")
 		}
-		ex.Text = append(ex.Text, rtMeaning+".",
+		ex.Text = append(ex.Text, preemptRTMeaning+".",
 			"A kernel built with PREEMPT_DYNAMIC (uname -v says so) switches between none, voluntary, full (and lazy where the architecture has it) at boot with preempt=MODEL or at run time by writing the model to /sys/kernel/debug/sched/preempt, which shows the one in force in parentheses: none voluntary (full) lazy.",
 			"That file is on debugfs, which may not be mounted: mount -t debugfs none /sys/kernel/debug (as root) makes it readable; latlab does not mount it. Other kernels have their model fixed when built: PREEMPT in uname -v is full; none or voluntary are not told apart.")
 		return ex, nil
 	}
 	v := strings.ToLower(strings.TrimSpace(value))
 	if v == "rt" || v == "preempt_rt" {
-		ex.Text = []string{rtMeaning + "."}
+		ex.Text = []string{preemptRTMeaning + "."}
 		return ex, nil
 	}
 	if preemptMeaning(v) == preemptMeaning("?") {
@@ -167,7 +167,7 @@ func (k preemption) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	switch {
 	case d.Model == "rt":
-		it.Value, it.Meaning = "PREEMPT_RT", rtMeaning
+		it.Value, it.Meaning = "PREEMPT_RT", preemptRTMeaning
 		if d.Debugfs == "read" {
 			it.Value += " (" + strings.TrimSpace(string(v.Data)) + ")"
 		}

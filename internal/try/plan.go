@@ -242,6 +242,8 @@ func plan(o Options) (*experiment, error) {
 		return nil, err
 	}
 	switch {
+	case in.Probe == "" && in.Unprobed != "":
+		res.Notes = append(res.Notes, fmt.Sprintf("none of try's probes measures what %s changes: %s", in.Name, in.Unprobed))
 	case in.Probe == "":
 		res.Notes = append(res.Notes, fmt.Sprintf("none of try's probes measures what %s changes (TCP loss recovery): compare latlab net tcp-discard runs before and after", in.Name))
 	case in.Probe != o.Probe.Kind:

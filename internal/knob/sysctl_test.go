@@ -1,0 +1,89 @@
+package knob
+
+import (
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// sysctlEnv is an Env over a tree holding files (path -> content), as a
+// kernel prints them; a "" content leaves the file out.
+func sysctlEnv(t testing.TB, files map[string]string) (*Env, string) {
+	t.Helper()
+	root := testutil.TempDir(t)
+	fs := map[string]string{}
+	for p, c := range files {
+		if c != "" {
+			fs[p] = c
+		}
+	}
+	testutil.WriteTree(t, root, fs)
+	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+}
+
+// sysctlWith is files with changes over it ("" deletes).
+func sysctlWith(files map[string]string, changes map[string]string) map[string]string {
+	out := maps.Clone(files)
+	maps.Copy(out, changes)
+	return out
+}
+
+// sysctlChanges is a plan's writes as "path=value" in order.
+func sysctlChanges(p *Plan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		out = append(out, c.Loc.Path+"="+strings.TrimSpace(string(c.New.Data)))
+	}
+	return out
+}
+
+// sysctlRoundTrip sets value through the journal, checks the tree then holds
+// want (path -> content), reverts and checks the tree is as it was, byte
+// for byte.
+func sysctlRoundTrip(t *testing.T, files map[string]string, knob, value string, want map[string]string) {
+	t.Helper()
+	env, root := sysctlEnv(t, files)
+	before := snapshotTree(t, root)
+	dir := testutil.TempDir(t)
+	applySteps(t, env, dir, []setStep{{knob, Selector{}, value}})
+	after := snapshotTree(t, root)
+	for p, w := range want {
+		if after[p] != w {
+			t.Errorf("set %s %s: %s = %q, want %q", knob, value, p, after[p], w)
+		}
+	}
+	if _, c := revertAll(t, env, dir); c {
+		t.Fatal("revert crashed")
+	}
+	if d := mapDiff(before, snapshotTree(t, root)); d != "" {
+		t.Errorf("set %s %s, revert: %s", knob, value, d)
+	}
+}
+
+// sysctlBadInput checks err is an input error of one line holding want.
+func sysctlBadInput(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("%s: %v, want an input error containing %q", what, err, want)
+	}
+}
+
+// sysctlFailWrite is a file backend whose write number n fails, as the kernel
+// refuses a value (EINVAL) that passed every check before.
+type sysctlFailWrite struct {
+	backend.Files
+	n, count int
+}
+
+func (f *sysctlFailWrite) Write(l backend.Loc, v backend.Value) error {
+	f.count++
+	if f.count == f.n {
+		return errors.New("invalid argument")
+	}
+	return f.Files.Write(l, v)
+}
