@@ -281,6 +281,18 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	cancelStop := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer cancelStop()
 
+	raw, err := newRawSender(c)
+	if err != nil {
+		return nil, err
+	}
+	// No collection while the pacing thread is held (probe.HoldThread):
+	// its stop-the-world would wait for the hold, and the receiver with
+	// it. Everything the run keeps is allocated above. Turning it off
+	// stops the world and waits for a collection under way, so it comes
+	// before the schedule's start.
+	gc := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(gc)
+
 	period := 1e9 / o.RatePPS
 	start := clock.Now() + int64(time.Millisecond) // time to start the threads
 	recvDone := make(chan struct{})
@@ -311,15 +323,6 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	if o.Thread != nil {
 		th = *o.Thread
 	}
-	raw, err := newRawSender(c)
-	if err != nil {
-		return nil, err
-	}
-	// No collection while the pacing thread is held (probe.HoldThread):
-	// its stop-the-world would wait for the hold, and the receiver with
-	// it. Everything the run keeps is allocated above.
-	gc := debug.SetGCPercent(-1)
-	defer debug.SetGCPercent(gc)
 	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
 		var err error
