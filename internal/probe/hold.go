@@ -62,9 +62,5 @@ func (y *Yielder) Yield(h Held, now func() int64) Held {
 // µs on an idle machine.
 const yieldMargin = 200 * time.Microsecond
 
-// Held is a thread held by HoldThread; Release lets it go. It is a value,
-// so holding allocates nothing.
-type Held struct{ held }
-
 // holdHook, when set (tests), is told each hold and release.
 var holdHook func(holding bool)

@@ -50,8 +50,10 @@ func (h Held) Release() {
 	procUnpin()
 }
 
-// held is what Release restores: the thread's signal mask.
-type held struct {
+// Held is a thread held by HoldThread; Release lets it go. It is a value,
+// so holding allocates nothing. It keeps what Release restores: the
+// thread's signal mask.
+type Held struct {
 	old    unix.Sigset_t
 	masked bool
 }

@@ -20,7 +20,8 @@ func (Held) Release() {
 	}
 }
 
-type held struct{}
+// Held is a thread held by HoldThread; Release lets it go.
+type Held struct{}
 
 // yieldEvery bounds how long a measuring goroutine runs without entering
 // the scheduler: one that keeps its scheduler slot for 10 ms is preempted
