@@ -69,7 +69,7 @@ func TestPaceSchedule(t *testing.T) {
 			var next int64
 			var worst int64
 			var stop atomic.Bool
-			interrupted, _ := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64) {
+			interrupted, _ := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64, held bool) bool {
 				if i != next {
 					t.Fatalf("packet %d sent, want %d", i, next)
 				}
@@ -82,6 +82,7 @@ func TestPaceSchedule(t *testing.T) {
 				}
 				worst = max(worst, at-due)
 				f.t += 500 // the send itself
+				return true
 			})
 			if interrupted || next != c.n {
 				t.Fatalf("sent %d of %d, interrupted %v", next, c.n, interrupted)
@@ -104,7 +105,33 @@ func TestPaceSchedule(t *testing.T) {
 	var stop atomic.Bool
 	stop.Store(true)
 	f := &fakeTime{}
-	if stopped, _ := pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64) { t.Fatal("sent after stop") }); !stopped {
+	if stopped, _ := pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64, held bool) bool { t.Fatal("sent after stop"); return true }); !stopped {
 		t.Fatal("a stopped run is not reported as interrupted")
+	}
+}
+
+// A packet the held thread cannot send without waiting (its socket is
+// full) is sent again with the hold let go; the next one is tried held
+// again. Every packet goes out once.
+func TestPaceSendsUnheldWhenHeldSendDeclines(t *testing.T) {
+	f := &fakeTime{readCost: 10}
+	var stop atomic.Bool
+	type call struct {
+		i    int64
+		held bool
+	}
+	var calls []call
+	_, err := pace(f, f.now, paceSleep, 1000, 1000, 3, &stop, func(i, due, at int64, held bool) bool {
+		calls = append(calls, call{i, held})
+		return !held || i != 1 // packet 1 finds the socket full
+	})
+	want := []call{{0, true}, {1, true}, {1, false}, {2, true}}
+	if err != nil || len(calls) != len(want) {
+		t.Fatalf("calls %v, %v; want %v", calls, err, want)
+	}
+	for k := range want {
+		if calls[k] != want[k] {
+			t.Fatalf("calls %v, want %v", calls, want)
+		}
 	}
 }

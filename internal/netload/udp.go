@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -280,6 +281,18 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	cancelStop := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer cancelStop()
 
+	raw, err := newRawSender(c)
+	if err != nil {
+		return nil, err
+	}
+	// No collection while the pacing thread is held (probe.HoldThread):
+	// its stop-the-world would wait for the hold, and the receiver with
+	// it. Everything the run keeps is allocated above. Turning it off
+	// stops the world and waits for a collection under way, so it comes
+	// before the schedule's start.
+	gc := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(gc)
+
 	period := 1e9 / o.RatePPS
 	start := clock.Now() + int64(time.Millisecond) // time to start the threads
 	recvDone := make(chan struct{})
@@ -313,14 +326,23 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
 		buf := make([]byte, o.Size)
 		var err error
-		res.Interrupted, err = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64) {
+		res.Interrupted, err = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64, held bool) bool {
 			putHeader(buf, header{Run: run, Seq: uint64(i), Intended: due, Sent: t})
-			if _, err := c.Write(buf); err != nil {
+			if held {
+				done, err := raw.send(buf)
+				if !done {
+					return false
+				}
+				if err != nil {
+					sendErrs++
+				}
+			} else if _, err := c.Write(buf); err != nil {
 				sendErrs++
 			}
 			lag[i] = t - due
 			lastSend = t
 			sent.Store(i + 1)
+			return true
 		})
 		return err
 	})
@@ -355,11 +377,20 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 }
 
 // pace keeps the send schedule: packet i (0..n-1) is due at start +
-// i*period on now's timeline, and send(i, due, t) sends it at t, never
-// before due. A late packet is sent at once; the schedule does not shift.
-// It returns true when stop ended the run early, and the error of a wait
-// that failed, which ends the run.
-func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64)) (bool, error) {
+// i*period on now's timeline, and send(i, due, t, held) sends it at t,
+// never before due. A late packet is sent at once; the schedule does not
+// shift. It returns true when stop ended the run early, and the error of a
+// wait that failed, which ends the run.
+//
+// The thread is held (probe.HoldThread) for the run, as the wake probe's
+// is, and let go once per probe.Yielder period after a send: send is first
+// called with held true and must then not block nor use the runtime's
+// system calls; when it cannot send that way it returns false, and is
+// called again with held false, the hold let go meanwhile.
+func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64, held bool) bool) (bool, error) {
+	h := probe.HoldThread()
+	defer func() { h.Release() }()
+	y := probe.NewYielder(now())
 	var lastWake int64
 	for i := int64(0); i < n; i++ {
 		if stop.Load() {
@@ -383,7 +414,14 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 				return false, fmt.Errorf("pacing thread: %w", err)
 			}
 		}
-		send(i, due, now())
+		if !send(i, due, now(), true) {
+			h.Release()
+			send(i, due, now(), false)
+			h = probe.HoldThread()
+		}
+		if t, next := now(), start+int64(float64(i+1)*period); y.Due(t, next) {
+			h = y.Yield(h, now)
+		}
 	}
 	return false, nil
 }

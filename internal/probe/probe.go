@@ -93,16 +93,6 @@ func (b *sampleBuf) all() []int64 {
 	return append(out, b.cur...)
 }
 
-// yieldEvery bounds how long a measuring goroutine runs without entering
-// the scheduler. A goroutine on the same scheduler tick for 10 ms is
-// preempted by the runtime's sysmon with a signal, which interrupts the
-// wait being measured, and then reschedules the goroutine at its next
-// function call, wherever that falls. Yielding a little sooner, at a point
-// the loop chooses (between samples, with time to spare before the next
-// deadline), avoids both; the wait itself stays a raw system call, which
-// measured closer to cyclictest than a runtime-tracked one.
-const yieldEvery = 8 * time.Millisecond
-
 // quiet turns the garbage collector off for a run and restores it after.
 func quiet() (restore func()) {
 	runtime.GC()

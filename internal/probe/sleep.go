@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -138,7 +139,10 @@ func sleeperOverhead(s sleeper, method string) (Overhead, error) {
 func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load() bool }) (interrupted, dropped int, warmup int64, stopped bool, err error) {
 	d := o.Duration.Nanoseconds()
 	gap := o.Gap.Nanoseconds()
-	lastYield := clock.Now()
+	// Held for the whole loop: see Yielder.
+	h := HoldThread()
+	defer func() { h.Release() }()
+	y := NewYielder(clock.Now())
 	for i := -1; o.Samples == 0 || i < o.Samples; i++ {
 		if stop.Load() {
 			stopped = true
@@ -171,9 +175,9 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 				return interrupted, dropped, warmup, false, err
 			}
 		}
-		if now := clock.Now(); now-lastYield > int64(yieldEvery) {
-			runtime.Gosched()
-			lastYield = clock.Now()
+		// The next sample starts its own clock after the yield.
+		if y.Due(clock.Now(), math.MaxInt64) {
+			h = y.Yield(h, clock.Now)
 		}
 	}
 	return interrupted, dropped, warmup, stopped, nil

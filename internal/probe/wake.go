@@ -275,7 +275,8 @@ func advance(next, now, interval int64) (after, missed int64) {
 
 // wakeLoop is the timed loop: wait for next, timestamp, record, advance.
 // Deadlines that passed while the thread was late are skipped and counted,
-// never silently dropped. It does not allocate. stopped: it ended on stop,
+// never silently dropped. It does not allocate, and it holds its thread
+// (HoldThread) from start to end. stopped: it ended on stop,
 // not on the count or the time limit. It ends at the first wait that
 // fails, with its error.
 func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat, deadlines []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
@@ -284,7 +285,10 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 	if limit > 0 {
 		end = start + int64(limit)
 	}
-	lastYield := clock.Now()
+	// Held for the whole loop: see Yielder.
+	h := HoldThread()
+	defer func() { h.Release() }()
+	y := NewYielder(clock.Now())
 	for i := -1; i < loops; i++ {
 		if stop.Load() {
 			stopped = true
@@ -313,9 +317,8 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		if end >= 0 && now >= end {
 			break
 		}
-		if now-lastYield > int64(yieldEvery) && next-now > 200_000 {
-			runtime.Gosched()
-			lastYield = clock.Now()
+		if y.Due(now, next) {
+			h = y.Yield(h, clock.Now)
 		}
 	}
 	return n, overruns, interrupted, warmup, stopped, nil

@@ -1,0 +1,64 @@
+package probe
+
+import (
+	"time"
+	_ "unsafe" // for go:linkname
+
+	"golang.org/x/sys/unix"
+)
+
+// The runtime's pin, which sync.Pool uses: it raises the thread's lock
+// count, so neither sysmon's preemption nor a signal preempts the
+// goroutine until the matching unpin. The runtime keeps both callable by
+// linkname (go.dev/issue/67401).
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// HoldThread keeps the calling goroutine, locked to its thread, running
+// there without the Go scheduler until Release: the runtime does
+// not preempt it, and SIGURG (the runtime's preemption signal) is blocked
+// for the thread, so it stays pending instead of interrupting a wait.
+// Between the two the goroutine must not block in the runtime or make a
+// system call through package syscall (those may need the scheduler): raw
+// system calls, as the waits are (both of these are), and plain code
+// only. Other signals are delivered as usual.
+func HoldThread() Held {
+	var h Held
+	procPin() // first: the mask is the thread's, and a pinned goroutine stays on it
+	var set unix.Sigset_t
+	set.Val[0] = 1 << (unix.SIGURG - 1)
+	h.masked = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &h.old) == nil
+	if holdHook != nil {
+		holdHook(true)
+	}
+	return h
+}
+
+// Release lets the thread go: the runtime may preempt it again, and a
+// preemption signal that came meanwhile is delivered now.
+func (h Held) Release() {
+	if holdHook != nil {
+		holdHook(false)
+	}
+	if h.masked {
+		_ = unix.PthreadSigmask(unix.SIG_SETMASK, &h.old, nil)
+	}
+	procUnpin()
+}
+
+// Held is a thread held by HoldThread; Release lets it go. It is a value,
+// so holding allocates nothing. It keeps what Release restores: the
+// thread's signal mask.
+type Held struct {
+	old    unix.Sigset_t
+	masked bool
+}
+
+// yieldEvery is how often a held loop lets go (see Yielder): rarely, as
+// only a stop-the-world needs it, and a run has none (its garbage
+// collector is off).
+const yieldEvery = time.Second

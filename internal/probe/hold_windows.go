@@ -1,0 +1,31 @@
+package probe
+
+import "time"
+
+// HoldThread does nothing on Windows: the waits there are system calls the
+// runtime tracks, during which it does not preempt the goroutine, and a
+// pin would be unsafe across them (a wait that returns to find its P
+// taken must go through the scheduler).
+func HoldThread() Held {
+	if holdHook != nil {
+		holdHook(true)
+	}
+	return Held{}
+}
+
+// Release does nothing on Windows but tell the tests' hook.
+func (Held) Release() {
+	if holdHook != nil {
+		holdHook(false)
+	}
+}
+
+// Held is a thread held by HoldThread; Release lets it go.
+type Held struct{}
+
+// yieldEvery bounds how long a measuring goroutine runs without entering
+// the scheduler: one that keeps its scheduler slot for 10 ms is preempted
+// by the runtime's sysmon at its next function call, wherever that falls;
+// yielding a little sooner, at a point the loop chooses (between samples,
+// with time to spare before the next deadline), avoids that.
+const yieldEvery = 8 * time.Millisecond
