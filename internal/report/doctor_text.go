@@ -83,7 +83,12 @@ func tallyLine(r *doctor.Result) string {
 	return fmt.Sprintf("%d read, nothing changed: %s", len(r.Settings), strings.Join(parts, ", "))
 }
 
-type page struct{ w io.Writer }
+type page struct {
+	w io.Writer
+	// cited holds the knobs whose references the page has shown: a knob
+	// with several findings (one per CPU group, per file) cites once.
+	cited map[string]bool
+}
 
 func (p *page) line(s string) { fmt.Fprintln(p.w, s) }
 func (p *page) blank()        { fmt.Fprintln(p.w) }
@@ -134,9 +139,50 @@ func (p *page) setting(s doctor.Setting) {
 	if s.Evidence != "" && (s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious) {
 		p.wrap("evidence: "+s.Evidence, strings.Repeat(" ", 13), strings.Repeat(" ", 15))
 	}
-	for _, r := range s.References {
-		p.wrap(r.Short(), strings.Repeat(" ", 13), strings.Repeat(" ", 15))
+	if p.cited[s.Knob] {
+		return
 	}
+	if p.cited == nil {
+		p.cited = map[string]bool{}
+	}
+	p.cited[s.Knob] = true
+	for _, l := range referenceLines(s.References, s.Reason) {
+		p.wrap(l, strings.Repeat(" ", 13), strings.Repeat(" ", 15))
+	}
+}
+
+// referenceLines says what the tuning profiles a finding's knob cites set,
+// leaving out what the reason already quotes, one line per value with the
+// profiles that set it: "tuned 2.20.0 cpu-partitioning, powersave:
+// kernel.nmi_watchdog=0". The document keeps every reference.
+func referenceLines(refs []knob.Reference, reason string) []string {
+	type group struct {
+		head, setting string
+		profiles      []string
+	}
+	var groups []*group
+	for _, r := range refs {
+		if strings.Contains(reason, r.Cite()) {
+			continue
+		}
+		head, setting := r.Source+" "+r.Version, r.Key+"="+r.Value
+		var g *group
+		for _, x := range groups {
+			if x.head == head && x.setting == setting {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{head: head, setting: setting}
+			groups = append(groups, g)
+		}
+		g.profiles = append(g.profiles, r.Profile)
+	}
+	out := make([]string, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g.head+" "+strings.Join(g.profiles, ", ")+": "+g.setting)
+	}
+	return out
 }
 
 // wrapText breaks text at spaces into lines of at most width columns

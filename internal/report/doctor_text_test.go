@@ -113,6 +113,32 @@ func TestDoctorTextReferences(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "tuned 2.20.0 a-profile-with-a-very-long-name-indeed: /sys/kernel/mm/transparent_hugepage/khugepaged/defrag=0") {
 		t.Errorf("the long reference was lost:\n%s", out)
 	}
+	// A second finding of the knob does not cite again; a reference the
+	// reason quotes is not repeated; profiles that set the same value
+	// share a line.
+	ref := func(profile, value string) knob.Reference {
+		return knob.Reference{Source: "tuned", Version: "2.20.0", Profile: profile, Section: "sysctl", Key: "kernel.nmi_watchdog", Value: value}
+	}
+	refs := []knob.Reference{ref("realtime", "0"), ref("cpu-partitioning", "0"), ref("powersave", "0"), ref("other", "1")}
+	r.Settings = []doctor.Setting{
+		{Knob: "nmi-watchdog", Value: "1", Verdict: knob.Default, Reason: "on; " + refs[0].Cite(), References: refs},
+		{Knob: "nmi-watchdog", Target: "again", Value: "1", Verdict: knob.Default, Reason: "on", References: refs},
+	}
+	b.Reset()
+	DoctorText(&b, r)
+	out = b.String()
+	for _, want := range []string{
+		"\n             tuned 2.20.0 cpu-partitioning, powersave: kernel.nmi_watchdog=0\n",
+		"\n             tuned 2.20.0 other: kernel.nmi_watchdog=1\n",
+	} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("want %q once:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "tuned 2.20.0 realtime:") || strings.Contains(out, "realtime, ") {
+		t.Errorf("the reference the reason quotes is repeated:\n%s", out)
+	}
+	r.Settings = r.Settings[1:]
 	r.Settings[0].References = nil
 	b.Reset()
 	DoctorText(&b, r)
