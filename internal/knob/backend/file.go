@@ -65,16 +65,14 @@ func (f Files) Read(l Loc) (Value, error) {
 const NameSelected = "selected"
 
 func selectedWord(l Loc, b []byte) (Value, error) {
-	words := strings.Fields(string(b))
-	for _, w := range words {
-		if len(w) > 2 && (w[0] == '(' && w[len(w)-1] == ')' || w[0] == '[' && w[len(w)-1] == ']') {
-			return FileValue(w[1:len(w)-1] + "\n"), nil
-		}
+	choices, chosen := ChoiceList(string(b))
+	if chosen == "" && len(choices) == 1 {
+		chosen = choices[0]
 	}
-	if len(words) == 1 {
-		return FileValue(words[0] + "\n"), nil
+	if chosen == "" {
+		return Value{}, fmt.Errorf("read %s: no selected value in %q", l, strings.TrimSpace(string(b)))
 	}
-	return Value{}, fmt.Errorf("read %s: no selected value in %q", l, strings.TrimSpace(string(b)))
+	return FileValue(chosen + "\n"), nil
 }
 
 // statField picks a field of a /proc/PID/stat line; the command name (field
@@ -274,16 +272,25 @@ func ChosenWord(s string) (string, error) {
 }
 
 // ChoiceList is the choices of a choice file's content and the one in
-// force ("" when none is bracketed: the file holds a bare word).
+// force ("" when none is marked: the file holds a bare word).
 func ChoiceList(s string) (choices []string, chosen string) {
 	for _, w := range strings.Fields(s) {
-		if strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") && len(w) > 2 {
-			w = w[1 : len(w)-1]
-			chosen = w
+		if m, ok := marked(w); ok {
+			w, chosen = m, m
 		}
 		choices = append(choices, w)
 	}
 	return choices, chosen
+}
+
+// marked is the word inside the marks a kernel list puts around the
+// choice in force: brackets ("always [madvise] never") or, in debugfs's
+// sched/preempt, parentheses ("none voluntary (full) lazy").
+func marked(w string) (string, bool) {
+	if len(w) > 2 && (w[0] == '[' && w[len(w)-1] == ']' || w[0] == '(' && w[len(w)-1] == ')') {
+		return w[1 : len(w)-1], true
+	}
+	return "", false
 }
 
 // MoveBracket is a choice file's content with word bracketed instead, as
