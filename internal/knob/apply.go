@@ -125,7 +125,7 @@ func Apply(env *Env, j *journal.Journal, p *Plan) error {
 // journal entries made of it: a revert must never refuse what Apply
 // recorded.
 func vetPlan(p *Plan) error {
-	k, ok := catalogue[p.Knob]
+	k, ok := catalogue()[p.Knob]
 	if !ok {
 		return fmt.Errorf("internal: a plan of unknown knob %q", p.Knob)
 	}

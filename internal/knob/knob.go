@@ -21,6 +21,7 @@ package knob
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -151,14 +152,28 @@ type ManualStep struct {
 	Line string `json:"line,omitempty"`
 }
 
-var catalogue = map[string]Knob{}
+// registered holds the knobs in the order their files' init functions
+// ran; catalogue indexes them by name on first use. Indexing calls every
+// knob's Name, code spread over the binary: done in init it paged that in
+// on every start, `latlab version` and each shell completion included.
+var registered []Knob
 
-func register(k Knob) { catalogue[k.Name()] = k }
+var catalogue = sync.OnceValue(func() map[string]Knob {
+	m := make(map[string]Knob, len(registered))
+	for _, k := range registered {
+		m[k.Name()] = k
+	}
+	return m
+})
+
+// register adds k to the catalogue; only init functions call it, before
+// the first use of catalogue.
+func register(k Knob) { registered = append(registered, k) }
 
 // All returns every knob, sorted by OS then name.
 func All() []Knob {
-	ks := make([]Knob, 0, len(catalogue))
-	for _, k := range catalogue {
+	ks := make([]Knob, 0, len(catalogue()))
+	for _, k := range catalogue() {
 		ks = append(ks, k)
 	}
 	sort.Slice(ks, func(i, j int) bool {
@@ -184,11 +199,11 @@ func Native() []Knob {
 // Lookup finds a knob by name; an unknown name is a badinput.Error that
 // suggests the nearest.
 func Lookup(name string) (Knob, error) {
-	if k, ok := catalogue[strings.ToLower(name)]; ok {
+	if k, ok := catalogue()[strings.ToLower(name)]; ok {
 		return k, nil
 	}
 	best, bestD := "", 1<<30
-	for n := range catalogue {
+	for n := range catalogue() {
 		d := suggest.Distance(strings.ToLower(name), n)
 		if strings.Contains(n, strings.ToLower(name)) && len(name) >= 3 {
 			d = min(d, 2)

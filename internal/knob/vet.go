@@ -29,7 +29,7 @@ var ErrEmptyFile = errors.New("the file is empty, which this setting never is")
 // its location is one the knob writes for its target, and its original
 // (and its guard) are values the knob could have found there.
 func vetEntry(e *journal.Entry) error {
-	k, ok := catalogue[e.Knob]
+	k, ok := catalogue()[e.Knob]
 	if !ok {
 		return fmt.Errorf("unknown knob %q", e.Knob)
 	}

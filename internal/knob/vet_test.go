@@ -267,6 +267,6 @@ func (k keyKnob) Vet(target string, l backend.Loc, v backend.Value) error {
 
 // registerForTest adds k to the catalogue for the test.
 func registerForTest(t *testing.T, k Knob) {
-	register(k)
-	t.Cleanup(func() { delete(catalogue, k.Name()) })
+	catalogue()[k.Name()] = k
+	t.Cleanup(func() { delete(catalogue(), k.Name()) })
 }
