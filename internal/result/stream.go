@@ -144,10 +144,16 @@ func (s *Stream) Close(rest any, notes []string) error {
 }
 
 // indented returns v's JSON indented as Write indents it at that depth
-// (prefix). encoding/json's own indentation runs its full syntax scanner
-// over every byte, which took most of the time of writing a large
-// document; its output needs none of that.
+// (prefix), written directly (appendIndented). Before, it was encoded by
+// encoding/json and then indented; encoding/json's own indentation runs
+// its full syntax scanner over every byte, which took most of the time
+// of writing a large document.
 func (s *Stream) indented(v any, prefix string) ([]byte, error) {
+	if direct {
+		out, err := appendIndented(s.out[:0], v, prefix)
+		s.out = out
+		return out, err
+	}
 	s.buf.Reset()
 	if err := s.enc.Encode(v); err != nil {
 		return nil, err
