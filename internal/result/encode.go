@@ -3,13 +3,13 @@ package result
 import (
 	"encoding"
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // appendIndented appends v's JSON indented as Write indents it at that
@@ -28,28 +28,45 @@ func appendIndented(dst []byte, v any, prefix string) ([]byte, error) {
 	if !rv.IsValid() {
 		return append(dst, "null"...), nil
 	}
+	w := jsonWriter{prefix: prefix}
 	e := encoderOf(rv.Type())
-	w := jsonWriter{dst: dst, prefix: prefix}
-	err := e.encode(&w, rv, 0)
-	return w.dst, err
+	switch {
+	case e.fallback:
+		return e.marshal(&w, dst, rv, 0)
+	case e.kind == reflect.Pointer:
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		return e.elem.encode(&w, dst, rv.UnsafePointer(), 0, true)
+	default:
+		// a copy to point into: not addressable, as encoding/json sees it
+		c := reflect.New(rv.Type())
+		c.Elem().Set(rv)
+		return e.encode(&w, dst, c.UnsafePointer(), 0, false)
+	}
 }
 
+// jsonWriter is what the encoders share while writing one value. The
+// output itself is passed along and returned (dst), not kept here:
+// a slice stored through a pointer costs a write barrier for every
+// append while the collector runs.
 type jsonWriter struct {
-	dst    []byte
 	prefix string
 	nl     []byte // a new line, the prefix and the deepest indentation so far
 }
 
 // newline appends a line break and the indentation of depth.
-func (w *jsonWriter) newline(depth int) {
-	if len(w.nl) == 0 {
-		w.nl = append(append(w.nl, '\n'), w.prefix...)
-	}
+func (w *jsonWriter) newline(dst []byte, depth int) []byte {
 	n := 1 + len(w.prefix) + 2*depth
-	for len(w.nl) < n {
-		w.nl = append(w.nl, ' ', ' ')
+	if len(w.nl) < n {
+		if len(w.nl) == 0 {
+			w.nl = append(append(w.nl, '\n'), w.prefix...)
+		}
+		for len(w.nl) < n {
+			w.nl = append(w.nl, ' ', ' ')
+		}
 	}
-	w.dst = append(w.dst, w.nl[:n]...)
+	return append(dst, w.nl[:n]...)
 }
 
 // encoder writes values of one type.
@@ -62,7 +79,7 @@ type encoder struct {
 }
 
 type fieldEncoder struct {
-	index     int
+	offset    uintptr
 	key       string // `"name": `
 	omitEmpty bool
 	omitZero  bool
@@ -150,7 +167,7 @@ func (e *encoder) plan(building map[reflect.Type]*encoder) {
 				e.fallback = true
 				return
 			}
-			f := fieldEncoder{index: i, key: `"` + name + `": `, e: planEncoder(sf.Type, building)}
+			f := fieldEncoder{offset: sf.Offset, key: `"` + name + `": `, e: planEncoder(sf.Type, building)}
 			for o := range strings.SplitSeq(opts, ",") {
 				switch o {
 				case "omitempty":
@@ -189,123 +206,171 @@ func plainName(s string) bool {
 	return s != ""
 }
 
-func (e *encoder) encode(w *jsonWriter, v reflect.Value, depth int) error {
+// encode writes the value of e's type at p. addr: the value is
+// addressable as encoding/json sees it (reached through a pointer or a
+// slice), so that a method on its pointer is used as encoding/json uses
+// it. Values are read through p (unsafe) rather than reflect.Value: a
+// connection is about 80 fields, and reflect.Value's checks and copies
+// cost as much as encoding/json's own encoding.
+func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int, addr bool) ([]byte, error) {
 	if e.fallback {
-		return e.marshal(w, v, depth)
+		v := reflect.NewAt(e.typ, p)
+		if !addr {
+			v = v.Elem()
+		}
+		return e.marshal(w, dst, v, depth)
 	}
 	switch e.kind {
 	case reflect.Bool:
-		w.dst = strconv.AppendBool(w.dst, v.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		w.dst = strconv.AppendInt(w.dst, v.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		w.dst = strconv.AppendUint(w.dst, v.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		return appendFloat(w, v.Float(), e.typ.Bits())
+		dst = strconv.AppendBool(dst, *(*bool)(p))
+	case reflect.Int:
+		dst = strconv.AppendInt(dst, int64(*(*int)(p)), 10)
+	case reflect.Int8:
+		dst = strconv.AppendInt(dst, int64(*(*int8)(p)), 10)
+	case reflect.Int16:
+		dst = strconv.AppendInt(dst, int64(*(*int16)(p)), 10)
+	case reflect.Int32:
+		dst = strconv.AppendInt(dst, int64(*(*int32)(p)), 10)
+	case reflect.Int64:
+		dst = strconv.AppendInt(dst, *(*int64)(p), 10)
+	case reflect.Uint:
+		dst = strconv.AppendUint(dst, uint64(*(*uint)(p)), 10)
+	case reflect.Uint8:
+		dst = strconv.AppendUint(dst, uint64(*(*uint8)(p)), 10)
+	case reflect.Uint16:
+		dst = strconv.AppendUint(dst, uint64(*(*uint16)(p)), 10)
+	case reflect.Uint32:
+		dst = strconv.AppendUint(dst, uint64(*(*uint32)(p)), 10)
+	case reflect.Uint64:
+		dst = strconv.AppendUint(dst, *(*uint64)(p), 10)
+	case reflect.Uintptr:
+		dst = strconv.AppendUint(dst, uint64(*(*uintptr)(p)), 10)
+	case reflect.Float32:
+		return appendFloat(dst, float64(*(*float32)(p)), 32)
+	case reflect.Float64:
+		return appendFloat(dst, *(*float64)(p), 64)
 	case reflect.String:
-		appendString(w, v.String())
+		dst = appendString(dst, *(*string)(p))
 	case reflect.Pointer:
-		if v.IsNil() {
-			w.dst = append(w.dst, "null"...)
-			return nil
+		q := *(*unsafe.Pointer)(p)
+		if q == nil {
+			return append(dst, "null"...), nil
 		}
-		return e.elem.encode(w, v.Elem(), depth)
+		return e.elem.encode(w, dst, q, depth, true)
 	case reflect.Slice:
-		if v.IsNil() {
-			w.dst = append(w.dst, "null"...)
-			return nil
+		h := (*sliceHeader)(p)
+		if h.data == nil {
+			return append(dst, "null"...), nil
 		}
-		return e.list(w, v, depth)
+		return e.list(w, dst, h.data, h.len, depth, true)
 	case reflect.Array:
-		return e.list(w, v, depth)
+		return e.list(w, dst, p, e.typ.Len(), depth, addr)
 	case reflect.Struct:
-		w.dst = append(w.dst, '{')
+		dst = append(dst, '{')
 		n := 0
 		for i := range e.fields {
 			f := &e.fields[i]
-			fv := v.Field(f.index)
-			if f.omitEmpty && isEmpty(fv) || f.omitZero && fv.IsZero() {
+			fp := unsafe.Add(p, f.offset)
+			if f.omitEmpty && f.e.empty(fp) || f.omitZero && reflect.NewAt(f.e.typ, fp).Elem().IsZero() {
 				continue
 			}
 			if n > 0 {
-				w.dst = append(w.dst, ',')
+				dst = append(dst, ',')
 			}
-			w.newline(depth + 1)
-			w.dst = append(w.dst, f.key...)
-			if err := f.e.encode(w, fv, depth+1); err != nil {
-				return err
+			dst = w.newline(dst, depth+1)
+			dst = append(dst, f.key...)
+			var err error
+			if dst, err = f.e.encode(w, dst, fp, depth+1, addr); err != nil {
+				return dst, err
 			}
 			n++
 		}
 		if n > 0 {
-			w.newline(depth)
+			dst = w.newline(dst, depth)
 		}
-		w.dst = append(w.dst, '}')
+		dst = append(dst, '}')
 	}
-	return nil
+	return dst, nil
 }
 
-func (e *encoder) list(w *jsonWriter, v reflect.Value, depth int) error {
-	n := v.Len()
+// sliceHeader is how a slice is laid out in memory.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func (e *encoder) list(w *jsonWriter, dst []byte, p unsafe.Pointer, n, depth int, addr bool) ([]byte, error) {
 	if n == 0 {
-		w.dst = append(w.dst, "[]"...)
-		return nil
+		return append(dst, "[]"...), nil
 	}
-	w.dst = append(w.dst, '[')
+	size := e.elem.typ.Size()
+	dst = append(dst, '[')
 	for i := range n {
 		if i > 0 {
-			w.dst = append(w.dst, ',')
+			dst = append(dst, ',')
 		}
-		w.newline(depth + 1)
-		if err := e.elem.encode(w, v.Index(i), depth+1); err != nil {
-			return err
+		dst = w.newline(dst, depth+1)
+		var err error
+		if dst, err = e.elem.encode(w, dst, unsafe.Add(p, uintptr(i)*size), depth+1, addr); err != nil {
+			return dst, err
 		}
 	}
-	w.newline(depth)
-	w.dst = append(w.dst, ']')
-	return nil
+	dst = w.newline(dst, depth)
+	dst = append(dst, ']')
+	return dst, nil
 }
 
-// marshal writes v with encoding/json, indented at depth. An addressable
-// value is marshalled through its address, so that methods on the
-// pointer are used as encoding/json uses them.
-func (e *encoder) marshal(w *jsonWriter, v reflect.Value, depth int) error {
-	var x any
-	if v.CanAddr() {
-		x = v.Addr().Interface()
-	} else if v.CanInterface() {
-		x = v.Interface()
-	} else {
-		return fmt.Errorf("result: cannot write a value of %s", e.typ)
-	}
-	b, err := json.Marshal(x)
+// marshal writes v with encoding/json, indented at depth.
+func (e *encoder) marshal(w *jsonWriter, dst []byte, v reflect.Value, depth int) ([]byte, error) {
+	b, err := json.Marshal(v.Interface())
 	if err != nil {
-		return err
+		return dst, err
 	}
 	p := w.prefix
 	for range depth {
 		p += "  "
 	}
-	w.dst = indent(w.dst, b, p, "  ")
-	return nil
+	return indent(dst, b, p, "  "), nil
 }
 
-func isEmpty(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
+// empty says whether the value at p is empty as omitempty means it:
+// false, 0, a nil pointer or interface, nothing in an array, slice, map
+// or string.
+func (e *encoder) empty(p unsafe.Pointer) bool {
+	switch e.kind {
+	case reflect.Bool:
+		return !*(*bool)(p)
+	case reflect.String:
+		return len(*(*string)(p)) == 0
+	case reflect.Slice:
+		return (*sliceHeader)(p).len == 0
+	case reflect.Array:
+		return e.typ.Len() == 0
+	case reflect.Pointer:
+		return *(*unsafe.Pointer)(p) == nil
+	case reflect.Float32:
+		return *(*float32)(p) == 0 // -0 too, as encoding/json
+	case reflect.Float64:
+		return *(*float64)(p) == 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		for i := range e.typ.Size() {
+			if *(*byte)(unsafe.Add(p, i)) != 0 {
+				return false
+			}
+		}
+		return true
+	case reflect.Map, reflect.Interface:
+		v := reflect.NewAt(e.typ, p).Elem()
+		return v.IsNil() || v.Kind() == reflect.Map && v.Len() == 0
 	}
 	return false
 }
 
 // appendFloat writes f as encoding/json does.
-func appendFloat(w *jsonWriter, f float64, bits int) error {
+func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, bits)}
+		return dst, &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, bits)}
 	}
 	abs := math.Abs(f)
 	format := byte('f')
@@ -314,7 +379,7 @@ func appendFloat(w *jsonWriter, f float64, bits int) error {
 			format = 'e'
 		}
 	}
-	b := strconv.AppendFloat(w.dst, f, format, -1, bits)
+	b := strconv.AppendFloat(dst, f, format, -1, bits)
 	if format == 'e' {
 		// clean up e-09 to e-9
 		n := len(b)
@@ -323,23 +388,21 @@ func appendFloat(w *jsonWriter, f float64, bits int) error {
 			b = b[:n-1]
 		}
 	}
-	w.dst = b
-	return nil
+	return b, nil
 }
 
 // appendString writes s quoted: as it is when nothing in it needs an
 // escape (HTML's characters are escaped, as encoding/json escapes them),
 // else as encoding/json writes it.
-func appendString(w *jsonWriter, s string) {
+func appendString(dst []byte, s string) []byte {
 	for i := range len(s) {
 		c := s[i]
 		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
 			b, _ := json.Marshal(s) // a string always marshals
-			w.dst = append(w.dst, b...)
-			return
+			return append(dst, b...)
 		}
 	}
-	w.dst = append(w.dst, '"')
-	w.dst = append(w.dst, s...)
-	w.dst = append(w.dst, '"')
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }

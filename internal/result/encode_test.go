@@ -37,6 +37,8 @@ type encOdd struct {
 
 type encScalars struct {
 	B       bool
+	BO      bool `json:",omitempty"`
+	MarshA  [1]ptrMarshaler
 	I       int
 	I8      int8
 	I16     int16 `json:"i16"`
@@ -82,7 +84,7 @@ type encScalars struct {
 
 func genScalars(t *rapid.T) encScalars {
 	s := encScalars{
-		B: rapid.Bool().Draw(t, "b"), I: rapid.Int().Draw(t, "i"), I8: rapid.Int8().Draw(t, "i8"),
+		B: rapid.Bool().Draw(t, "b"), BO: rapid.Bool().Draw(t, "bo"), I: rapid.Int().Draw(t, "i"), I8: rapid.Int8().Draw(t, "i8"),
 		I16: rapid.Int16().Draw(t, "i16"), I32: rapid.Int32().Draw(t, "i32"), I64: rapid.Int64().Draw(t, "i64"),
 		U: rapid.Uint().Draw(t, "u"), U8: rapid.Uint8().Draw(t, "u8"), U16: rapid.Uint16().Draw(t, "u16"),
 		U32: rapid.Uint32().Draw(t, "u32"), U64: rapid.Uint64().Draw(t, "u64"),
