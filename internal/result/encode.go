@@ -84,6 +84,10 @@ type fieldEncoder struct {
 	omitEmpty bool
 	omitZero  bool
 	e         *encoder
+	// leaf: the field's kind when it is an integer or a bool written
+	// as it is, which the struct writes without a call (most of a
+	// connection's fields); else reflect.Invalid.
+	leaf reflect.Kind
 }
 
 var (
@@ -168,6 +172,13 @@ func (e *encoder) plan(building map[reflect.Type]*encoder) {
 				return
 			}
 			f := fieldEncoder{offset: sf.Offset, key: `"` + name + `": `, e: planEncoder(sf.Type, building)}
+			switch k := f.e.kind; k {
+			case reflect.Bool, reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64:
+				// a scalar's plan is complete: it holds no other type
+				if !f.e.fallback {
+					f.leaf = k
+				}
+			}
 			for o := range strings.SplitSeq(opts, ",") {
 				switch o {
 				case "omitempty":
@@ -279,9 +290,22 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 			}
 			dst = w.newline(dst, depth+1)
 			dst = append(dst, f.key...)
-			var err error
-			if dst, err = f.e.encode(w, dst, fp, depth+1, addr); err != nil {
-				return dst, err
+			switch f.leaf {
+			case reflect.Int64:
+				dst = strconv.AppendInt(dst, *(*int64)(fp), 10)
+			case reflect.Uint64:
+				dst = strconv.AppendUint(dst, *(*uint64)(fp), 10)
+			case reflect.Int:
+				dst = strconv.AppendInt(dst, int64(*(*int)(fp)), 10)
+			case reflect.Uint:
+				dst = strconv.AppendUint(dst, uint64(*(*uint)(fp)), 10)
+			case reflect.Bool:
+				dst = strconv.AppendBool(dst, *(*bool)(fp))
+			default:
+				var err error
+				if dst, err = f.e.encode(w, dst, fp, depth+1, addr); err != nil {
+					return dst, err
+				}
 			}
 			n++
 		}
@@ -373,6 +397,16 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 		return dst, &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, bits)}
 	}
 	abs := math.Abs(f)
+	// An integer (a mean of equal samples, a rate of 0) small enough
+	// that neighbouring values differ by less than 1 is written with the
+	// same digits, without the shortest-decimal search.
+	limit := 1e15
+	if bits == 32 {
+		limit = 1e6
+	}
+	if abs < limit && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
+		return strconv.AppendInt(dst, int64(f), 10), nil
+	}
 	format := byte('f')
 	if abs != 0 {
 		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
