@@ -32,44 +32,46 @@ type encOdd struct {
 	TimeZ  time.Time `json:",omitzero"`
 	Quoted int       `json:",string"`
 	Odd    int       `json:"odd name!"`
-	Bad    int       `json:"bad\"name"`
+	//lint:ignore SA5008 a malformed tag, as encoding/json reads it
+	Bad int `json:"bad\"name"`
 }
 
 type encScalars struct {
-	B       bool
-	BO      bool `json:",omitempty"`
-	MarshA  [1]ptrMarshaler
-	I       int
-	I8      int8
-	I16     int16 `json:"i16"`
-	I32     int32
-	I64     int64 `json:"i64,omitempty"`
-	U       uint
-	U8      uint8
-	U16     uint16
-	U32     uint32 `json:",omitempty"`
-	U64     uint64
-	F32     float32
-	F64     float64 `json:"f64"`
-	F64O    float64 `json:"f64o,omitempty"`
-	S       string
-	SO      string `json:",omitempty"`
-	Bytes   []byte
-	BArr    [3]byte
-	Arr0    [0]int
-	Arr     [2]float64
-	ArrO    [0]int `json:",omitempty"`
-	Ints    []int
-	IntsO   []int `json:",omitempty"`
-	IntsZ   []int `json:",omitzero"`
-	PtrPtr  **int
-	PtrO    *int `json:",omitempty"`
-	Time    time.Time
-	Dur     time.Duration
-	Marsh   ptrMarshaler
-	MarshP  *ptrMarshaler
-	Text    textKey
-	ByText  map[textKey]int
+	B      bool
+	BO     bool `json:",omitempty"`
+	MarshA [1]ptrMarshaler
+	I      int
+	I8     int8
+	I16    int16 `json:"i16"`
+	I32    int32
+	I64    int64 `json:"i64,omitempty"`
+	U      uint
+	U8     uint8
+	U16    uint16
+	U32    uint32 `json:",omitempty"`
+	U64    uint64
+	F32    float32
+	F64    float64 `json:"f64"`
+	F64O   float64 `json:"f64o,omitempty"`
+	S      string
+	SO     string `json:",omitempty"`
+	Bytes  []byte
+	BArr   [3]byte
+	Arr0   [0]int
+	Arr    [2]float64
+	ArrO   [0]int `json:",omitempty"`
+	Ints   []int
+	IntsO  []int `json:",omitempty"`
+	IntsZ  []int `json:",omitzero"`
+	PtrPtr **int
+	PtrO   *int `json:",omitempty"`
+	Time   time.Time
+	Dur    time.Duration
+	Marsh  ptrMarshaler
+	MarshP *ptrMarshaler
+	Text   textKey
+	ByText map[textKey]int
+	//lint:ignore SA5008 the field named "-", as encoding/json reads it
 	Dash    int `json:"-,"`
 	Skip    int `json:"-"`
 	Nested  struct{ A, B []string }
