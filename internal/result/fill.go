@@ -177,4 +177,7 @@ func omits(tag string) bool {
 var (
 	fill   = fillLists
 	indent = appendIndent
+	// direct: a Stream writes its values with appendIndented; else
+	// encoding/json encodes them and indent indents them.
+	direct = true
 )

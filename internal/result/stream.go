@@ -1,7 +1,6 @@
 package result
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -20,13 +19,18 @@ import (
 // comes first in data, and notes after data. Read accepts it like any
 // other document.
 type Stream struct {
-	w   *bufio.Writer
-	buf bytes.Buffer // compact JSON of one value
-	out []byte       // the same, indented
+	w io.Writer
+	// out is what is yet to be written to w: values are encoded into it
+	// directly, and it goes to w once it holds streamFlush bytes.
+	out []byte
+	buf bytes.Buffer // compact JSON of one value (encoded by encoding/json)
+	ind []byte       // the same, indented
 	enc *json.Encoder
 	n   int
 	err error
 }
+
+const streamFlush = 256 << 10
 
 // Indentation of the list's elements: inside the document, data and the
 // list.
@@ -56,7 +60,7 @@ func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
 	if kinds[d.Kind] == nil {
 		return nil, fmt.Errorf("result: kind %q is not registered", d.Kind)
 	}
-	s := &Stream{w: bufio.NewWriterSize(w, 256<<10)}
+	s := &Stream{w: w, out: make([]byte, 0, streamFlush+64<<10)}
 	s.enc = json.NewEncoder(&s.buf)
 	env := streamEnvelope{Schema: d.Schema, Kind: d.Kind, Created: d.Created, Tool: d.Tool, Host: d.Host, Settings: d.Settings}
 	if env.Settings == nil {
@@ -74,10 +78,10 @@ func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.w.Write(head)
-	s.w.WriteString(",\n  \"data\": {\n    ")
-	s.w.Write(k)
-	s.w.WriteString(": [")
+	s.out = append(s.out, head...)
+	s.out = append(s.out, ",\n  \"data\": {\n    "...)
+	s.out = append(s.out, k...)
+	s.out = append(s.out, ": ["...)
 	return s, nil
 }
 
@@ -87,17 +91,37 @@ func (s *Stream) Add(v any) error {
 		return s.err
 	}
 	fill(reflect.ValueOf(v))
-	b, err := s.indented(v, streamElemPrefix)
+	mark := len(s.out)
+	if s.n > 0 {
+		s.out = append(s.out, ',')
+	}
+	s.out = append(s.out, "\n"+streamElemPrefix...)
+	var err error
+	if direct {
+		s.out, err = appendIndented(s.out, v, streamElemPrefix)
+	} else {
+		var b []byte
+		if b, err = s.indented(v, streamElemPrefix); err == nil {
+			s.out = append(s.out, b...)
+		}
+	}
 	if err != nil {
+		s.out = s.out[:mark]
 		return err // v itself, not the output: the stream can go on
 	}
-	if s.n > 0 {
-		s.w.WriteByte(',')
-	}
-	s.w.WriteString("\n" + streamElemPrefix)
-	_, s.err = s.w.Write(b)
 	s.n++
+	if len(s.out) >= streamFlush {
+		s.flush()
+	}
 	return s.err
+}
+
+// flush writes what is buffered to w.
+func (s *Stream) flush() {
+	if s.err == nil && len(s.out) > 0 {
+		_, s.err = s.w.Write(s.out)
+	}
+	s.out = s.out[:0]
 }
 
 // Close ends the list, writes rest (a value that marshals to a JSON
@@ -108,9 +132,9 @@ func (s *Stream) Close(rest any, notes []string) error {
 		return s.err
 	}
 	if s.n > 0 {
-		s.w.WriteString("\n    ")
+		s.write("\n    ")
 	}
-	s.w.WriteByte(']')
+	s.write("]")
 	fill(reflect.ValueOf(rest))
 	b, err := s.indented(rest, streamRestPrefix)
 	if err != nil {
@@ -120,10 +144,10 @@ func (s *Stream) Close(rest any, notes []string) error {
 		return fmt.Errorf("result: the rest of a streamed payload is not a JSON object: %.40q", b)
 	}
 	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
-		s.w.WriteString(",")
-		s.w.Write(b[1:]) // its fields, then the brace that closes data
+		s.write(",")
+		s.out = append(s.out, b[1:]...) // its fields, then the brace that closes data
 	} else {
-		s.w.WriteString("\n  }")
+		s.write("\n  }")
 	}
 	if notes == nil {
 		notes = []string{} // never null, as Write writes it
@@ -132,10 +156,10 @@ func (s *Stream) Close(rest any, notes []string) error {
 	if err != nil {
 		return err
 	}
-	s.w.WriteString(",\n  \"notes\": ")
-	s.w.Write(nb)
-	s.w.WriteString("\n}\n")
-	s.err = s.w.Flush()
+	s.write(",\n  \"notes\": ")
+	s.out = append(s.out, nb...)
+	s.write("\n}\n")
+	s.flush()
 	if s.err == nil {
 		s.err = errors.New("result: stream already closed")
 		return nil
@@ -143,17 +167,25 @@ func (s *Stream) Close(rest any, notes []string) error {
 	return s.err
 }
 
+func (s *Stream) write(b string) { s.out = append(s.out, b...) }
+
 // indented returns v's JSON indented as Write indents it at that depth
-// (prefix). encoding/json's own indentation runs its full syntax scanner
-// over every byte, which took most of the time of writing a large
-// document; its output needs none of that.
+// (prefix), written directly (appendIndented). Before, it was encoded by
+// encoding/json and then indented; encoding/json's own indentation runs
+// its full syntax scanner over every byte, which took most of the time
+// of writing a large document.
 func (s *Stream) indented(v any, prefix string) ([]byte, error) {
+	if direct {
+		var err error
+		s.ind, err = appendIndented(s.ind[:0], v, prefix)
+		return s.ind, err
+	}
 	s.buf.Reset()
 	if err := s.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	s.out = indent(s.out[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
-	return s.out, nil
+	s.ind = indent(s.ind[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
+	return s.ind, nil
 }
 
 // appendIndent appends src, compact JSON as encoding/json writes it (no

@@ -31,7 +31,8 @@ type Options struct {
 	// with most payload, found in a second pass over the capture.
 	Graph bool
 	// OnConn, if set, receives each connection as it closes. An error
-	// stops the scan, and Run returns it.
+	// stops the scan, and Run returns it. The Connection is Run's own,
+	// reused for the next one: OnConn copies what it keeps.
 	OnConn func(*Connection) error
 }
 
@@ -105,23 +106,26 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			gr.add(fr, t0)
 		}
 	}
+	// j is the summary of the connection that closed: one for the run,
+	// not one on the heap for each of 100,000 connections.
+	j := new(Connection)
 	a.OnClose = func(c *Conn) {
 		if !wanted(c) {
 			return
 		}
-		j := NewConnection(c)
+		*j = NewConnection(c)
 		if gr != nil {
 			gr.closed(c)
 		}
 		r.Totals.Connections++
 		r.Totals.add(&j.AToB)
 		r.Totals.add(&j.BToA)
-		top.add(&j)
+		top.add(j)
 		if b := j.PayloadBytes(); best < 0 || b > bestBytes || b == bestBytes && j.Stream < best {
 			best, bestBytes = j.Stream, b
 		}
 		if o.OnConn != nil && sinkErr == nil {
-			if sinkErr = o.OnConn(&j); sinkErr != nil {
+			if sinkErr = o.OnConn(j); sinkErr != nil {
 				cancel()
 			}
 		}

@@ -1,0 +1,62 @@
+package result_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/latlab/latlab/internal/cli"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// shortCapture returns a capture of short connections from
+// scripts/pcapgen (as scripts/bench-pcap-tcp makes them), size bytes of
+// it, or the capture LATLAB_BENCH_PCAP names.
+func shortCapture(tb testing.TB, size string) string {
+	if p := os.Getenv("LATLAB_BENCH_PCAP"); p != "" {
+		return p
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		tb.Skip("needs the go command to run scripts/pcapgen")
+	}
+	path := filepath.Join(testutil.TempDir(tb), "short.pcap")
+	gen := exec.Command(gobin, "run", "./scripts/pcapgen", "-o", path, "-size", size, "-seed", "1",
+		"-active", "200", "-conn-bytes", "3000", "-gap", "200us")
+	gen.Dir = "../.."
+	if out, err := gen.CombinedOutput(); err != nil {
+		tb.Fatalf("pcapgen: %v\n%s", err, out)
+	}
+	return path
+}
+
+// BenchmarkPcapTCP is `pcap tcp` on a capture of thousands of short
+// connections, with the tables and with --json: the document's cost is
+// the difference (scripts/bench-pcap-tcp's goal: --json at >= 0.6x the
+// tables' speed).
+func BenchmarkPcapTCP(b *testing.B) {
+	capture := shortCapture(b, "20MB")
+	st, err := os.Stat(capture)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"tables", []string{"pcap", "tcp", capture}},
+		{"json", []string{"pcap", "tcp", capture, "--json"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if code := cli.Run(context.Background(), c.args, &cli.IO{Out: io.Discard, Err: io.Discard}); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
+	}
+}

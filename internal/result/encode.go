@@ -1,0 +1,442 @@
+package result
+
+import (
+	"encoding"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// appendIndented appends v's JSON indented as Write indents it at that
+// depth (prefix, then two spaces a level): what encoding/json's Marshal
+// followed by appendIndent would write, in one pass. A streamed document
+// writes 100,000 connections or more; encoding each with encoding/json
+// and then indenting the result went over every byte twice and took most
+// of the time of writing the document.
+//
+// What it works out for each type is planned once (an encoder). Types it
+// does not write itself (maps, interfaces, embedded structs, types with
+// their own MarshalJSON or MarshalText, the ",string" option) are
+// marshalled by encoding/json and indented, at their depth.
+func appendIndented(dst []byte, v any, prefix string) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return append(dst, "null"...), nil
+	}
+	w := jsonWriter{prefix: prefix}
+	e := encoderOf(rv.Type())
+	switch {
+	case e.fallback:
+		return e.marshal(&w, dst, rv, 0)
+	case e.kind == reflect.Pointer:
+		if rv.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		return e.elem.encode(&w, dst, rv.UnsafePointer(), 0, true)
+	default:
+		// a copy to point into: not addressable, as encoding/json sees it
+		c := reflect.New(rv.Type())
+		c.Elem().Set(rv)
+		return e.encode(&w, dst, c.UnsafePointer(), 0, false)
+	}
+}
+
+// jsonWriter is what the encoders share while writing one value. The
+// output itself is passed along and returned (dst), not kept here:
+// a slice stored through a pointer costs a write barrier for every
+// append while the collector runs.
+type jsonWriter struct {
+	prefix string
+	nl     []byte // a new line, the prefix and the deepest indentation so far
+}
+
+// newline appends a line break and the indentation of depth.
+func (w *jsonWriter) newline(dst []byte, depth int) []byte {
+	n := 1 + len(w.prefix) + 2*depth
+	if len(w.nl) < n {
+		if len(w.nl) == 0 {
+			w.nl = append(append(w.nl, '\n'), w.prefix...)
+		}
+		for len(w.nl) < n {
+			w.nl = append(w.nl, ' ', ' ')
+		}
+	}
+	return append(dst, w.nl[:n]...)
+}
+
+// encoder writes values of one type.
+type encoder struct {
+	kind     reflect.Kind
+	typ      reflect.Type
+	fallback bool // encoding/json writes it
+	fields   []fieldEncoder
+	elem     *encoder // pointer, slice, array
+}
+
+type fieldEncoder struct {
+	offset    uintptr
+	key       string // `"name": `
+	omitEmpty bool
+	omitZero  bool
+	e         *encoder
+	// leaf: the field's kind when it is an integer or a bool written
+	// as it is, which the struct writes without a call (most of a
+	// connection's fields); else reflect.Invalid.
+	leaf reflect.Kind
+}
+
+var (
+	encoders   sync.Map // reflect.Type -> *encoder, complete
+	encodersMu sync.Mutex
+)
+
+func encoderOf(t reflect.Type) *encoder {
+	if e, ok := encoders.Load(t); ok {
+		return e.(*encoder)
+	}
+	encodersMu.Lock()
+	defer encodersMu.Unlock()
+	building := map[reflect.Type]*encoder{}
+	e := planEncoder(t, building)
+	for t, e := range building {
+		encoders.Store(t, e)
+	}
+	return e
+}
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// planEncoder works out t's encoder, and those of the types it holds,
+// into building; a type that contains itself finds its own encoder
+// there, complete by the time a value is written.
+func planEncoder(t reflect.Type, building map[reflect.Type]*encoder) *encoder {
+	if e, ok := encoders.Load(t); ok {
+		return e.(*encoder)
+	}
+	if e, ok := building[t]; ok {
+		return e
+	}
+	e := &encoder{kind: t.Kind(), typ: t}
+	building[t] = e
+	e.plan(building)
+	return e
+}
+
+func (e *encoder) plan(building map[reflect.Type]*encoder) {
+	t := e.typ
+	if t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
+		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		e.fallback = true
+		return
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.String:
+	case reflect.Pointer:
+		e.elem = planEncoder(t.Elem(), building)
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			e.fallback = true // base64, or a byte array's numbers
+			return
+		}
+		e.elem = planEncoder(t.Elem(), building)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if sf.Anonymous {
+				e.fallback = true // encoding/json's rules for promoted fields
+				return
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			tag := sf.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if name == "" {
+				name = sf.Name
+			}
+			if !plainName(name) {
+				e.fallback = true
+				return
+			}
+			f := fieldEncoder{offset: sf.Offset, key: `"` + name + `": `, e: planEncoder(sf.Type, building)}
+			switch k := f.e.kind; k {
+			case reflect.Bool, reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64:
+				// a scalar's plan is complete: it holds no other type
+				if !f.e.fallback {
+					f.leaf = k
+				}
+			}
+			for o := range strings.SplitSeq(opts, ",") {
+				switch o {
+				case "omitempty":
+					f.omitEmpty = true
+				case "omitzero":
+					f.omitZero = true
+					if _, ok := sf.Type.MethodByName("IsZero"); ok {
+						e.fallback = true
+						return
+					}
+					if _, ok := reflect.PointerTo(sf.Type).MethodByName("IsZero"); ok {
+						e.fallback = true
+						return
+					}
+				case "string":
+					e.fallback = true
+					return
+				}
+			}
+			e.fields = append(e.fields, f)
+		}
+	default: // maps, interfaces, and what encoding/json refuses
+		e.fallback = true
+	}
+}
+
+// plainName: a key written as it is, without escapes, and one
+// encoding/json takes from a tag as it is.
+func plainName(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// encode writes the value of e's type at p. addr: the value is
+// addressable as encoding/json sees it (reached through a pointer or a
+// slice), so that a method on its pointer is used as encoding/json uses
+// it. Values are read through p (unsafe) rather than reflect.Value: a
+// connection is about 80 fields, and reflect.Value's checks and copies
+// cost as much as encoding/json's own encoding.
+func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int, addr bool) ([]byte, error) {
+	if e.fallback {
+		v := reflect.NewAt(e.typ, p)
+		if !addr {
+			v = v.Elem()
+		}
+		return e.marshal(w, dst, v, depth)
+	}
+	switch e.kind {
+	case reflect.Bool:
+		dst = strconv.AppendBool(dst, *(*bool)(p))
+	case reflect.Int:
+		dst = strconv.AppendInt(dst, int64(*(*int)(p)), 10)
+	case reflect.Int8:
+		dst = strconv.AppendInt(dst, int64(*(*int8)(p)), 10)
+	case reflect.Int16:
+		dst = strconv.AppendInt(dst, int64(*(*int16)(p)), 10)
+	case reflect.Int32:
+		dst = strconv.AppendInt(dst, int64(*(*int32)(p)), 10)
+	case reflect.Int64:
+		dst = strconv.AppendInt(dst, *(*int64)(p), 10)
+	case reflect.Uint:
+		dst = strconv.AppendUint(dst, uint64(*(*uint)(p)), 10)
+	case reflect.Uint8:
+		dst = strconv.AppendUint(dst, uint64(*(*uint8)(p)), 10)
+	case reflect.Uint16:
+		dst = strconv.AppendUint(dst, uint64(*(*uint16)(p)), 10)
+	case reflect.Uint32:
+		dst = strconv.AppendUint(dst, uint64(*(*uint32)(p)), 10)
+	case reflect.Uint64:
+		dst = strconv.AppendUint(dst, *(*uint64)(p), 10)
+	case reflect.Uintptr:
+		dst = strconv.AppendUint(dst, uint64(*(*uintptr)(p)), 10)
+	case reflect.Float32:
+		return appendFloat(dst, float64(*(*float32)(p)), 32)
+	case reflect.Float64:
+		return appendFloat(dst, *(*float64)(p), 64)
+	case reflect.String:
+		dst = appendString(dst, *(*string)(p))
+	case reflect.Pointer:
+		q := *(*unsafe.Pointer)(p)
+		if q == nil {
+			return append(dst, "null"...), nil
+		}
+		return e.elem.encode(w, dst, q, depth, true)
+	case reflect.Slice:
+		h := (*sliceHeader)(p)
+		if h.data == nil {
+			return append(dst, "null"...), nil
+		}
+		return e.list(w, dst, h.data, h.len, depth, true)
+	case reflect.Array:
+		return e.list(w, dst, p, e.typ.Len(), depth, addr)
+	case reflect.Struct:
+		dst = append(dst, '{')
+		n := 0
+		for i := range e.fields {
+			f := &e.fields[i]
+			fp := unsafe.Add(p, f.offset)
+			if f.omitEmpty && f.e.empty(fp) || f.omitZero && reflect.NewAt(f.e.typ, fp).Elem().IsZero() {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = w.newline(dst, depth+1)
+			dst = append(dst, f.key...)
+			switch f.leaf {
+			case reflect.Int64:
+				dst = strconv.AppendInt(dst, *(*int64)(fp), 10)
+			case reflect.Uint64:
+				dst = strconv.AppendUint(dst, *(*uint64)(fp), 10)
+			case reflect.Int:
+				dst = strconv.AppendInt(dst, int64(*(*int)(fp)), 10)
+			case reflect.Uint:
+				dst = strconv.AppendUint(dst, uint64(*(*uint)(fp)), 10)
+			case reflect.Bool:
+				dst = strconv.AppendBool(dst, *(*bool)(fp))
+			default:
+				var err error
+				if dst, err = f.e.encode(w, dst, fp, depth+1, addr); err != nil {
+					return dst, err
+				}
+			}
+			n++
+		}
+		if n > 0 {
+			dst = w.newline(dst, depth)
+		}
+		dst = append(dst, '}')
+	}
+	return dst, nil
+}
+
+// sliceHeader is how a slice is laid out in memory.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func (e *encoder) list(w *jsonWriter, dst []byte, p unsafe.Pointer, n, depth int, addr bool) ([]byte, error) {
+	if n == 0 {
+		return append(dst, "[]"...), nil
+	}
+	size := e.elem.typ.Size()
+	dst = append(dst, '[')
+	for i := range n {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = w.newline(dst, depth+1)
+		var err error
+		if dst, err = e.elem.encode(w, dst, unsafe.Add(p, uintptr(i)*size), depth+1, addr); err != nil {
+			return dst, err
+		}
+	}
+	dst = w.newline(dst, depth)
+	dst = append(dst, ']')
+	return dst, nil
+}
+
+// marshal writes v with encoding/json, indented at depth.
+func (e *encoder) marshal(w *jsonWriter, dst []byte, v reflect.Value, depth int) ([]byte, error) {
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return dst, err
+	}
+	p := w.prefix
+	for range depth {
+		p += "  "
+	}
+	return indent(dst, b, p, "  "), nil
+}
+
+// empty says whether the value at p is empty as omitempty means it:
+// false, 0, a nil pointer or interface, nothing in an array, slice, map
+// or string.
+func (e *encoder) empty(p unsafe.Pointer) bool {
+	switch e.kind {
+	case reflect.Bool:
+		return !*(*bool)(p)
+	case reflect.String:
+		return len(*(*string)(p)) == 0
+	case reflect.Slice:
+		return (*sliceHeader)(p).len == 0
+	case reflect.Array:
+		return e.typ.Len() == 0
+	case reflect.Pointer:
+		return *(*unsafe.Pointer)(p) == nil
+	case reflect.Float32:
+		return *(*float32)(p) == 0 // -0 too, as encoding/json
+	case reflect.Float64:
+		return *(*float64)(p) == 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		for i := range e.typ.Size() {
+			if *(*byte)(unsafe.Add(p, i)) != 0 {
+				return false
+			}
+		}
+		return true
+	case reflect.Map, reflect.Interface:
+		v := reflect.NewAt(e.typ, p).Elem()
+		return v.IsNil() || v.Kind() == reflect.Map && v.Len() == 0
+	}
+	return false
+}
+
+// appendFloat writes f as encoding/json does.
+func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, bits)}
+	}
+	abs := math.Abs(f)
+	// An integer (a mean of equal samples, a rate of 0) small enough
+	// that neighbouring values differ by less than 1 is written with the
+	// same digits, without the shortest-decimal search.
+	limit := 1e15
+	if bits == 32 {
+		limit = 1e6
+	}
+	if abs < limit && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
+		return strconv.AppendInt(dst, int64(f), 10), nil
+	}
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b := strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// appendString writes s quoted: as it is when nothing in it needs an
+// escape (HTML's characters are escaped, as encoding/json escapes them),
+// else as encoding/json writes it.
+func appendString(dst []byte, s string) []byte {
+	for i := range len(s) {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			b, _ := json.Marshal(s) // a string always marshals
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
