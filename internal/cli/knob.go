@@ -203,9 +203,7 @@ func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo 
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindExplain.New(host.Collect(), ex), o.settings)
 	}
-	for _, l := range ex.Text {
-		fmt.Fprintln(o.IO.Out, l)
-	}
+	report.KnobExplain(o.IO.Out, ex)
 	return nil
 }
 

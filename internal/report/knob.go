@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
 )
@@ -40,15 +41,16 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 	if k, err := knob.Lookup(r.Knob); err == nil {
 		summary = k.Summary()
 	}
-	fmt.Fprintf(w, "%s: %s\n", r.Knob, summary)
+	wrapTo(w, r.Knob+": "+summary, "", "  ")
 	if len(r.Items) == 1 && r.Items[0].Target == "" {
 		it := r.Items[0]
 		if it.Loc != nil {
 			fmt.Fprintf(w, "  where    %s\n", it.Loc)
 		}
-		fmt.Fprintf(w, "  value    %s\n  meaning  %s\n", it.Value, it.Meaning)
+		wrapTo(w, it.Value, "  value    ", "           ")
+		wrapTo(w, it.Meaning, "  meaning  ", "           ")
 		for _, wn := range it.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", wn)
+			wrapTo(w, "warning: "+wn, "  ", "    ")
 		}
 	} else if len(r.Items) == 0 {
 		fmt.Fprintln(w, "  (no instances)")
@@ -65,7 +67,24 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		wrapTo(w, "note: "+n, "", "  ")
+	}
+}
+
+// KnobExplain prints `knob explain`: each line of the explanation within
+// 80 columns, a wrapped line indented under its own.
+func KnobExplain(w io.Writer, ex *knob.ExplainResult) {
+	for _, l := range ex.Text {
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		wrapTo(w, l, lead, lead+"  ")
+	}
+}
+
+// wrapTo writes text within the page's 80 columns: the first line after
+// first, the rest after indent.
+func wrapTo(w io.Writer, text, first, indent string) {
+	for _, l := range wrapText(text, first, indent, pageWidth) {
+		fmt.Fprintln(w, l)
 	}
 }
 
