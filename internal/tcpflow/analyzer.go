@@ -138,12 +138,12 @@ type Frame struct {
 // afterwards is the part of Wireshark's flow state that a later segment
 // needs to get Wireshark's flags and stream number (closedConn: about 200
 // bytes with its map entry, plus 4 bytes per segment still
-// unacknowledged, usually none). Memory thus grows with the connections
-// open at once (each holding what it has in flight) plus that little per
-// closed connection.
+// unacknowledged, usually none; no allocation of its own: see
+// closedSet). Memory thus grows with the connections open at once (each
+// holding what it has in flight) plus that little per closed connection.
 type Analyzer struct {
 	conns  map[connKey]*Conn
-	closed map[connKey]closedConn
+	closed closedSet
 	// last is the open connection of the latest segment (conns[lastKey]):
 	// segments come in bursts of one connection, and comparing its
 	// endpoints is cheaper than hashing a 64-byte key.
@@ -167,11 +167,49 @@ type Analyzer struct {
 	// it, to show that the per-frame flags do not depend on when a
 	// connection is closed.
 	closeAtOnce bool
+	// ReuseConns lets the Analyzer reuse a connection's memory once it
+	// has closed and OnClose has returned: the *Conn handed to OnClose
+	// (and Frame.Conn) must not be kept beyond the call. Connections are
+	// then allocated in slabs and recycled, so that 100,000 short
+	// connections are not 100,000 objects for the garbage collector to
+	// trace and free, and their buffers are reused while small. A
+	// connection whose timeline is kept is never reused (its Timeline
+	// outlives it).
+	ReuseConns bool
+	slab       []connState  // the rest of the latest slab (ReuseConns)
+	free       []*connState // closed connections to reuse (ReuseConns)
+	hs         []HandshakeOptions
+}
+
+// connSlab is how many connections a slab holds; hsSlab, how many
+// handshakes.
+const (
+	connSlab = 64
+	hsSlab   = 256
+)
+
+// maxKeptBuf is the most elements of a buffer a recycled connection
+// keeps: the buffers of a short connection are reused, those of a long
+// one go back to the garbage collector, so that a reused connection costs
+// what a new one would, give or take that.
+const maxKeptBuf = 64
+
+// newHandshake returns zeroed room for a SYN's options, from a slab: the
+// options outlive their connection (DirStats, thus Connection, points at
+// them), so the slab is never reused, only let go by the garbage collector
+// once nothing points into it.
+func (a *Analyzer) newHandshake() *HandshakeOptions {
+	if len(a.hs) == 0 {
+		a.hs = make([]HandshakeOptions, hsSlab)
+	}
+	h := &a.hs[0]
+	a.hs = a.hs[1:]
+	return h
 }
 
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{conns: map[connKey]*Conn{}, closed: map[connKey]closedConn{}}
+	return &Analyzer{conns: map[connKey]*Conn{}}
 }
 
 // endingConn is a connection that ended, due to be closed at due unless
@@ -205,8 +243,14 @@ func (a *Analyzer) retireDue(now int64) {
 		e := a.ending[0]
 		a.ending[0] = endingConn{} // the array outlives the slice: let the Conn go
 		a.ending = a.ending[1:]
+		if e.c.replaced {
+			// Replaced by a new connection on the same ports (and closed
+			// then): this was the last reference to it.
+			a.recycle(e.c)
+			continue
+		}
 		if a.conns[e.k] != e.c {
-			continue // replaced by a new connection on the same ports
+			continue // no longer open (Finish)
 		}
 		if due := e.c.LastNs + a.closeGrace(e.c); due > now {
 			a.ending = append(a.ending, endingConn{e.k, e.c, due}) // it had more segments
@@ -223,7 +267,81 @@ func (a *Analyzer) retire(k connKey, c *Conn) {
 	if a.last == c {
 		a.last = nil
 	}
-	a.closed[k] = closedConnOf(k, c)
+	a.closed.put(k, closedConnOf(k, c))
+	a.recycle(c)
+}
+
+// recycle keeps the memory of c, which has closed and which nothing
+// refers to any more (not conns, last, ending, nor, with ReuseConns, the
+// caller), for a new connection.
+func (a *Analyzer) recycle(c *Conn) {
+	if c.st == nil || c.timeline {
+		return
+	}
+	st := c.st
+	st.reset() // c is st.c: now a new connection's
+	a.free = append(a.free, st)
+}
+
+// reset makes st a new connection's state, keeping its buffers' memory
+// if small.
+func (st *connState) reset() {
+	var keep [2]Dir
+	for i := range st.d {
+		d, k := &st.d[i], &keep[i]
+		k.seen = keepBuf(d.seen)
+		k.recent = keepBuf(d.recent)
+		k.inflight = keepBuf(d.inflight)
+		k.rtx = keepBuf(d.rtx)
+		k.unacked.ends = keepBuf(d.unacked.ends)
+		k.rack.segs = keepBuf(d.rack.segs)
+	}
+	*st = connState{}
+	for i := range st.d {
+		d, k := &st.d[i], &keep[i]
+		*d = initialDir()
+		d.seen, d.recent, d.inflight, d.rtx = k.seen, k.recent, k.inflight, k.rtx
+		d.unacked.ends, d.rack.segs = k.unacked.ends, k.rack.segs
+	}
+}
+
+// keepBuf returns b emptied, or nil if it is large.
+func keepBuf[T any](b []T) []T {
+	if cap(b) > maxKeptBuf {
+		return nil
+	}
+	return b[:0]
+}
+
+// allocConn returns a new connection's state: a recycled one, or the next
+// of a slab (ReuseConns), or else one of its own.
+func (a *Analyzer) allocConn() *connState {
+	if !a.ReuseConns {
+		st := &connState{}
+		for i := range st.d {
+			st.d[i] = initialDir()
+		}
+		return st
+	}
+	if n := len(a.free); n > 0 {
+		st := a.free[n-1]
+		a.free[n-1] = nil
+		a.free = a.free[:n-1]
+		st.c.st = st
+		return st
+	}
+	if len(a.slab) == 0 {
+		a.slab = make([]connState, connSlab)
+		for i := range a.slab {
+			for j := range a.slab[i].d {
+				a.slab[i].d[j] = initialDir()
+			}
+		}
+	}
+	st := &a.slab[0]
+	a.slab = a.slab[1:]
+	st.c.st = st
+	return st
 }
 
 // Finish closes every open connection (OnClose) in stream order.
@@ -238,9 +356,10 @@ func (a *Analyzer) Finish() {
 		a.close(c)
 	}
 	a.conns = map[connKey]*Conn{}
-	a.closed = map[connKey]closedConn{}
+	a.closed = closedSet{}
 	a.ending = nil
 	a.last = nil
+	a.slab, a.free, a.hs = nil, nil, nil
 }
 
 func (a *Analyzer) close(c *Conn) {
@@ -261,11 +380,11 @@ type connState struct {
 }
 
 func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
-	st := &connState{c: Conn{Stream: a.streams, A: Endpoint{s.Src, s.SrcPort}, B: Endpoint{s.Dst, s.DstPort}, FirstNs: s.TimeNs}}
+	st := a.allocConn()
 	c := &st.c
+	c.Stream, c.A, c.B, c.FirstNs = a.streams, Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}, s.TimeNs
 	a.streams++
 	for i := range c.dir {
-		st.d[i] = initialDir()
 		c.dir[i] = &st.d[i]
 	}
 	if a.KeepTimeline != nil && a.KeepTimeline(c.Stream) {
@@ -273,9 +392,14 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 	}
 	if old := a.conns[k]; old != nil {
 		a.close(old)
+		if old.ended {
+			old.replaced = true // ending holds it: recycled when it leaves
+		} else {
+			a.recycle(old)
+		}
 	}
-	if len(a.closed) > 0 {
-		delete(a.closed, k)
+	if a.closed.len() > 0 {
+		a.closed.del(k)
 	}
 	a.conns[k] = c
 	a.last, a.lastKey = c, k
@@ -296,7 +420,7 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 	late := false
 	if c == nil {
-		if t, ok := a.closed[k]; ok {
+		if t, ok := a.closed.get(k); ok {
 			c, late = t.revive(k), true
 		} else {
 			c = a.newConn(k, s)
@@ -374,7 +498,7 @@ func (a *Analyzer) Add(s *Segment) {
 		fwd.winScale = sh
 	}
 	if s.Flags&SYN != 0 {
-		fwd.handshake(s, o)
+		fwd.handshake(s, o, a.newHandshake())
 		// verify_tcp_window_scaling
 		if fwd.winScale == -1 {
 			fwd.winScale, rev.winScale = -2, -2
@@ -420,7 +544,7 @@ func (a *Analyzer) Add(s *Segment) {
 	switch {
 	case c.closed:
 		if late {
-			a.closed[k] = closedConnOf(k, c)
+			a.closed.put(k, closedConnOf(k, c))
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true

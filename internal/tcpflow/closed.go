@@ -73,3 +73,50 @@ func (t *closedConn) revive(k connKey) *Conn {
 	}
 	return c
 }
+
+// closedSet is the closed connections by key. The map holds an index into
+// one slice rather than the closedConn itself: a Go map stores a value
+// above 128 bytes apart, one allocation per closed connection for the
+// garbage collector to trace.
+type closedSet struct {
+	idx  map[connKey]int
+	all  []closedConn
+	free []int // indexes into all that a deletion left unused
+}
+
+func (s *closedSet) len() int { return len(s.idx) }
+
+func (s *closedSet) get(k connKey) (*closedConn, bool) {
+	i, ok := s.idx[k]
+	if !ok {
+		return nil, false
+	}
+	return &s.all[i], true
+}
+
+func (s *closedSet) put(k connKey, t closedConn) {
+	if i, ok := s.idx[k]; ok {
+		s.all[i] = t
+		return
+	}
+	if s.idx == nil {
+		s.idx = map[connKey]int{}
+	}
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.all[i] = t
+		s.idx[k] = i
+		return
+	}
+	s.idx[k] = len(s.all)
+	s.all = append(s.all, t)
+}
+
+func (s *closedSet) del(k connKey) {
+	if i, ok := s.idx[k]; ok {
+		delete(s.idx, k)
+		s.all[i] = closedConn{} // let its unacknowledged list go
+		s.free = append(s.free, i)
+	}
+}

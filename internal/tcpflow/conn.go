@@ -26,6 +26,8 @@ type Conn struct {
 	timeline   bool
 	ended      bool // both FINs acknowledged, or a RST seen
 	closed     bool
+	replaced   bool       // closed for a new connection on the same ports while ending
+	st         *connState // the slab slot to recycle it into (Analyzer.ReuseConns), or nil
 }
 
 // Dir returns the state of one direction: 0 is A->B, 1 is B->A.
@@ -216,8 +218,8 @@ type HandshakeOptions struct {
 	ECN           bool `json:"ecn_setup,omitempty"` // ECE+CWR on the SYN / ECE on the SYN-ACK
 }
 
-func (d *Dir) handshake(s *Segment, o *TCPOptions) {
-	h := &HandshakeOptions{WindowScale: -1, SACKPermitted: o.SACKPermitted, Timestamps: o.HasTS}
+func (d *Dir) handshake(s *Segment, o *TCPOptions, h *HandshakeOptions) {
+	*h = HandshakeOptions{WindowScale: -1, SACKPermitted: o.SACKPermitted, Timestamps: o.HasTS}
 	if o.HasMSS {
 		h.MSS = int(o.MSS)
 	}
@@ -504,9 +506,13 @@ func (c *Conn) finish() {
 		for i := range d.rtx {
 			d.finishRtx(&d.rtx[i])
 		}
-		d.rtx = nil
-		d.inflight = nil
-		d.seen = nil
+		if c.st != nil {
+			// To be reused (Analyzer.ReuseConns): connState.reset
+			// keeps the buffers if small.
+			d.rtx, d.inflight, d.seen = d.rtx[:0], d.inflight[:0], d.seen[:0]
+		} else {
+			d.rtx, d.inflight, d.seen = nil, nil, nil
+		}
 		st := &d.Stats
 		st.Rack.finish(&d.rack)
 		if d.haveCum && d.cumAck > d.firstAck {

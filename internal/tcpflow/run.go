@@ -81,6 +81,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ev = newEventWriter(o.Events)
 	}
 	a := NewAnalyzer()
+	// Nothing below keeps a *Conn beyond OnFrame or OnClose: OnClose
+	// copies the connection into j (its handshake options live apart
+	// from the Conn), the events are written from the Frame at once, and
+	// the graph's connection, whose Timeline it keeps, is never reused.
+	a.ReuseConns = true
 	var gr *Graph
 	if o.Graph && o.Stream >= 0 {
 		gr = &Graph{Stream: o.Stream}
@@ -113,7 +118,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if !wanted(c) {
 			return
 		}
-		*j = NewConnection(c)
+		*j = connectionOf(c)
+		if o.OnConn != nil || top.wants(j) {
+			j.A, j.B = c.A.String(), c.B.String()
+		}
 		if gr != nil {
 			gr.closed(c)
 		}
@@ -170,6 +178,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 			gr = &Graph{Stream: best}
 			a2 := NewAnalyzer()
+			a2.ReuseConns = true // as for a
 			a2.KeepTimeline = func(s int) bool { return s == best }
 			a2.OnFrame = func(fr *Frame) {
 				if fr.Conn.Stream == best {

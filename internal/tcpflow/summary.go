@@ -33,7 +33,16 @@ type Connection struct {
 
 // NewConnection summarises a closed connection.
 func NewConnection(c *Conn) Connection {
-	j := Connection{Stream: c.Stream, A: c.A.String(), B: c.B.String(), FirstNs: c.FirstNs, LastNs: c.LastNs,
+	j := connectionOf(c)
+	j.A, j.B = c.A.String(), c.B.String()
+	return j
+}
+
+// connectionOf is NewConnection without the endpoints' text, which costs
+// two strings (four allocations) per connection: Run writes them only
+// for the connections something keeps.
+func connectionOf(c *Conn) Connection {
+	j := Connection{Stream: c.Stream, FirstNs: c.FirstNs, LastNs: c.LastNs,
 		DurationNs: c.LastNs - c.FirstNs, InitialRTTNs: c.InitialRTT(), AToB: c.Dir(0).Stats, BToA: c.Dir(1).Stats}
 	j.Spurious = [2]uint64{j.AToB.Spurious(), j.BToA.Spurious()}
 	return j
@@ -144,6 +153,11 @@ type topConns struct {
 
 // AllConnections as Options.Top keeps every connection in Result.Top.
 const AllConnections = -1
+
+// wants reports whether add would keep c.
+func (t *topConns) wants(c *Connection) bool {
+	return t.n == AllConnections || t.n > 0 && (len(t.kept) < t.n || worse(&t.kept[0], c))
+}
 
 func (t *topConns) add(c *Connection) {
 	switch {
