@@ -75,48 +75,58 @@ func (t *closedConn) revive(k connKey) *Conn {
 }
 
 // closedSet is the closed connections by key. The map holds an index into
-// one slice rather than the closedConn itself: a Go map stores a value
-// above 128 bytes apart, one allocation per closed connection for the
-// garbage collector to trace.
+// chunks of closedConn rather than the closedConn itself: a Go map stores
+// a value above 128 bytes apart, one allocation per closed connection for
+// the garbage collector to trace. Chunks, not one slice, so that growing
+// copies nothing and leaves no slack beyond the last chunk.
 type closedSet struct {
-	idx  map[connKey]int
-	all  []closedConn
-	free []int // indexes into all that a deletion left unused
+	idx    map[connKey]int
+	chunks [][]closedConn // closedChunk each
+	n      int            // indexes handed out
+	free   []int          // indexes a deletion left unused
 }
 
+const closedChunk = 1024
+
 func (s *closedSet) len() int { return len(s.idx) }
+
+func (s *closedSet) at(i int) *closedConn { return &s.chunks[i/closedChunk][i%closedChunk] }
 
 func (s *closedSet) get(k connKey) (*closedConn, bool) {
 	i, ok := s.idx[k]
 	if !ok {
 		return nil, false
 	}
-	return &s.all[i], true
+	return s.at(i), true
 }
 
 func (s *closedSet) put(k connKey, t closedConn) {
 	if i, ok := s.idx[k]; ok {
-		s.all[i] = t
+		*s.at(i) = t
 		return
 	}
 	if s.idx == nil {
 		s.idx = map[connKey]int{}
 	}
+	var i int
 	if n := len(s.free); n > 0 {
-		i := s.free[n-1]
+		i = s.free[n-1]
 		s.free = s.free[:n-1]
-		s.all[i] = t
-		s.idx[k] = i
-		return
+	} else {
+		if s.n%closedChunk == 0 {
+			s.chunks = append(s.chunks, make([]closedConn, closedChunk))
+		}
+		i = s.n
+		s.n++
 	}
-	s.idx[k] = len(s.all)
-	s.all = append(s.all, t)
+	*s.at(i) = t
+	s.idx[k] = i
 }
 
 func (s *closedSet) del(k connKey) {
 	if i, ok := s.idx[k]; ok {
 		delete(s.idx, k)
-		s.all[i] = closedConn{} // let its unacknowledged list go
+		*s.at(i) = closedConn{} // let its unacknowledged list go
 		s.free = append(s.free, i)
 	}
 }
