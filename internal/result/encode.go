@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -52,21 +53,6 @@ func appendIndented(dst []byte, v any, prefix string) ([]byte, error) {
 // append while the collector runs.
 type jsonWriter struct {
 	prefix string
-	nl     []byte // a new line, the prefix and the deepest indentation so far
-}
-
-// newline appends a line break and the indentation of depth.
-func (w *jsonWriter) newline(dst []byte, depth int) []byte {
-	n := 1 + len(w.prefix) + 2*depth
-	if len(w.nl) < n {
-		if len(w.nl) == 0 {
-			w.nl = append(append(w.nl, '\n'), w.prefix...)
-		}
-		for len(w.nl) < n {
-			w.nl = append(w.nl, ' ', ' ')
-		}
-	}
-	return append(dst, w.nl[:n]...)
 }
 
 // encoder writes values of one type.
@@ -76,11 +62,83 @@ type encoder struct {
 	fallback bool // encoding/json writes it
 	fields   []fieldEncoder
 	elem     *encoder // pointer, slice, array
+	// lines: a struct's field lines at the prefixes and depths it was
+	// written at, each set immutable once stored
+	lines atomic.Pointer[[]*fieldLines]
+}
+
+// fieldLines is what a struct or a list writes between its values at
+// one prefix and depth, worked out once: each field's comma, line
+// break, indentation and key in one slice, so that a field costs one
+// append before its value rather than four. A list has one line, for
+// each of its elements.
+type fieldLines struct {
+	prefix string
+	depth  int
+	buf    []byte
+	// at: field i's line is buf[at[i]:at[i+1]], `,\n` + prefix +
+	// indentation + `"key": `; the first field written leaves out the comma
+	at []int
+	// end: the line break and indentation before the closing brace
+	end []byte
+}
+
+// maxFieldLines bounds the sets kept per struct type; a type written at
+// more prefixes and depths than that works its lines out at each value.
+const maxFieldLines = 8
+
+// linesAt returns the lines of e's fields (a struct) or elements (a
+// slice or array) at prefix and depth (of its brackets).
+func (e *encoder) linesAt(prefix string, depth int) *fieldLines {
+	for {
+		old := e.lines.Load()
+		if old != nil {
+			for _, l := range *old {
+				if l.depth == depth && l.prefix == prefix {
+					return l
+				}
+			}
+		}
+		l := e.planLines(prefix, depth)
+		var sets []*fieldLines
+		if old != nil {
+			if len(*old) >= maxFieldLines {
+				return l
+			}
+			sets = append(sets, *old...)
+		}
+		sets = append(sets, l)
+		if e.lines.CompareAndSwap(old, &sets) {
+			return l
+		}
+	}
+}
+
+func (e *encoder) planLines(prefix string, depth int) *fieldLines {
+	l := &fieldLines{prefix: prefix, depth: depth, at: make([]int, 0, len(e.fields)+1)}
+	nl := "\n" + prefix + strings.Repeat("  ", depth)
+	keys := []string{""} // a list's elements: a line of their own
+	if e.kind == reflect.Struct {
+		keys = keys[:0]
+		for _, f := range e.fields {
+			keys = append(keys, f.key)
+		}
+	}
+	for _, k := range keys {
+		l.at = append(l.at, len(l.buf))
+		l.buf = append(l.buf, ',')
+		l.buf = append(l.buf, nl...)
+		l.buf = append(l.buf, "  "...)
+		l.buf = append(l.buf, k...)
+	}
+	l.at = append(l.at, len(l.buf))
+	l.end = []byte(nl)
+	return l
 }
 
 type fieldEncoder struct {
 	offset    uintptr
-	key       string // `"name": `
+	key       string // `"name": `, in the lines of its struct
 	omitEmpty bool
 	omitZero  bool
 	e         *encoder
@@ -278,18 +336,16 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 		return e.list(w, dst, p, e.typ.Len(), depth, addr)
 	case reflect.Struct:
 		dst = append(dst, '{')
-		n := 0
+		l := e.linesAt(w.prefix, depth)
+		comma := 1 // the first field written has none
 		for i := range e.fields {
 			f := &e.fields[i]
 			fp := unsafe.Add(p, f.offset)
 			if f.omitEmpty && f.e.empty(fp) || f.omitZero && reflect.NewAt(f.e.typ, fp).Elem().IsZero() {
 				continue
 			}
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = w.newline(dst, depth+1)
-			dst = append(dst, f.key...)
+			dst = append(dst, l.buf[l.at[i]+comma:l.at[i+1]]...)
+			comma = 0
 			switch f.leaf {
 			case reflect.Int64:
 				dst = strconv.AppendInt(dst, *(*int64)(fp), 10)
@@ -307,10 +363,9 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 					return dst, err
 				}
 			}
-			n++
 		}
-		if n > 0 {
-			dst = w.newline(dst, depth)
+		if comma == 0 {
+			dst = append(dst, l.end...)
 		}
 		dst = append(dst, '}')
 	}
@@ -328,18 +383,21 @@ func (e *encoder) list(w *jsonWriter, dst []byte, p unsafe.Pointer, n, depth int
 		return append(dst, "[]"...), nil
 	}
 	size := e.elem.typ.Size()
+	l := e.linesAt(w.prefix, depth)
+	line := l.buf[l.at[0]:l.at[1]]
 	dst = append(dst, '[')
 	for i := range n {
-		if i > 0 {
-			dst = append(dst, ',')
+		if i == 0 {
+			dst = append(dst, line[1:]...) // no comma before the first
+		} else {
+			dst = append(dst, line...)
 		}
-		dst = w.newline(dst, depth+1)
 		var err error
 		if dst, err = e.elem.encode(w, dst, unsafe.Add(p, uintptr(i)*size), depth+1, addr); err != nil {
 			return dst, err
 		}
 	}
-	dst = w.newline(dst, depth)
+	dst = append(dst, l.end...)
 	dst = append(dst, ']')
 	return dst, nil
 }

@@ -3,8 +3,10 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,6 +210,58 @@ func TestAppendIndentedErrors(t *testing.T) {
 		want, _ := json.Marshal(v)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%#v: %s, %v; want %s", v, got, err, want)
+		}
+	}
+}
+
+// A struct's field lines (and a list's) are worked out per prefix and
+// depth and kept for a few of them: a type written at more prefixes and depths than
+// are kept, at one and then at another and back, from several
+// goroutines at once, is written each time as json.Indent indents it.
+func TestAppendIndentedFieldLinesPerPrefixAndDepth(t *testing.T) {
+	type node struct {
+		Name string `json:"name"`
+		N    int    `json:"n,omitempty"`
+		Vals []int  `json:"vals"`
+		Next *node  `json:"next,omitempty"`
+	}
+	var v *node
+	for i := range 2 * maxFieldLines {
+		v = &node{Name: "x", N: i % 2, Vals: make([]int, i%3), Next: v}
+	}
+	want, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prefixes []string
+	for i := range 2 * maxFieldLines {
+		prefixes = append(prefixes, strings.Repeat(" ", i), strings.Repeat("\t", i%3))
+	}
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			for range 3 {
+				for _, p := range prefixes {
+					got, err := appendIndented(nil, v, p)
+					var ind bytes.Buffer
+					if err == nil {
+						err = json.Indent(&ind, want, p, "  ")
+					}
+					if err == nil && !bytes.Equal(got, ind.Bytes()) {
+						err = fmt.Errorf("prefix %q:\ngot  %q\nwant %q", p, got, ind.Bytes())
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
