@@ -204,6 +204,17 @@ func always(*Case) bool { return true }
 
 func text(s string) func(*Case) string { return func(*Case) string { return s } }
 
+// tryAfter is a TryValue that suggests trying value against the current
+// one when the finding was decided by rule, and nothing otherwise.
+func tryAfter(rule, value string) func(*Case, string) string {
+	return func(_ *Case, r string) string {
+		if r == rule {
+			return value
+		}
+		return ""
+	}
+}
+
 func boolPtr(b bool) *bool { return &b }
 
 // The evidence a verdict quotes comes from the knobs themselves: their

@@ -327,12 +327,7 @@ func (cpuIdleStates) Checkup() Checkup {
 		Gather:     GatherReading,
 		Rules:      cpuIdleStatesRules,
 		References: cpuIdleStatesRefs,
-		TryValue: func(c *Case, rule string) string {
-			if rule == "idle-disabled" {
-				return "all"
-			}
-			return ""
-		},
+		TryValue:   tryAfter("idle-disabled", "all"),
 	}
 }
 

@@ -372,12 +372,7 @@ func (energyPreference) Checkup() Checkup {
 		Gather:     GatherReading,
 		Rules:      energyPreferenceRules,
 		References: energyPreferenceRefs,
-		TryValue: func(c *Case, rule string) string {
-			if rule == "energy-saving" {
-				return "performance"
-			}
-			return ""
-		},
+		TryValue:   tryAfter("energy-saving", "performance"),
 	}
 }
 

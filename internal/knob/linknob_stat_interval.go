@@ -112,12 +112,8 @@ var statIntervalRefs = []Reference{
 // Checkup is what the check-up knows of stat-interval.
 func (statInterval) Checkup() Checkup {
 	return Checkup{Default: text("1"), Gather: GatherReading, Rules: statIntervalRules, References: statIntervalRefs,
-		TryValue: func(c *Case, rule string) string {
-			if rule == "stat-interval-long" {
-				return "1" // the default, against the longer interval
-			}
-			return ""
-		}}
+		// the default, against the longer interval
+		TryValue: tryAfter("stat-interval-long", "1")}
 }
 
 // Experiment: the sleep probe sees the kworker wake-ups a longer

@@ -102,12 +102,7 @@ func (k timerMigration) Vet(target string, l backend.Loc, v backend.Value) error
 func (timerMigration) Checkup() Checkup {
 	return Checkup{Default: text("1 (on)"), Gather: GatherReading, Rules: timerMigrationRules,
 		References: timerMigrationRefs,
-		TryValue: func(c *Case, rule string) string {
-			if rule == "timer-mig-off" {
-				return "1"
-			}
-			return ""
-		}}
+		TryValue:   tryAfter("timer-mig-off", "1")}
 }
 
 // Experiment is how a change of timer-migration takes effect for latlab

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
@@ -148,24 +147,9 @@ type fieldEncoder struct {
 	leaf reflect.Kind
 }
 
-var (
-	encoders   sync.Map // reflect.Type -> *encoder, complete
-	encodersMu sync.Mutex
-)
+var encoders typeCache[encoder]
 
-func encoderOf(t reflect.Type) *encoder {
-	if e, ok := encoders.Load(t); ok {
-		return e.(*encoder)
-	}
-	encodersMu.Lock()
-	defer encodersMu.Unlock()
-	building := map[reflect.Type]*encoder{}
-	e := planEncoder(t, building)
-	for t, e := range building {
-		encoders.Store(t, e)
-	}
-	return e
-}
+func encoderOf(t reflect.Type) *encoder { return encoders.of(t, planEncoder) }
 
 var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
@@ -176,8 +160,8 @@ var (
 // into building; a type that contains itself finds its own encoder
 // there, complete by the time a value is written.
 func planEncoder(t reflect.Type, building map[reflect.Type]*encoder) *encoder {
-	if e, ok := encoders.Load(t); ok {
-		return e.(*encoder)
+	if e, ok := encoders.load(t); ok {
+		return e
 	}
 	if e, ok := building[t]; ok {
 		return e

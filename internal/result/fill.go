@@ -40,30 +40,47 @@ type fieldFiller struct {
 	f     *filler // nil when the field's type holds nothing to fill
 }
 
-var (
-	fillers   sync.Map // reflect.Type -> *filler, complete
-	fillersMu sync.Mutex
-)
+var fillers typeCache[filler]
 
-func fillerOf(t reflect.Type) *filler {
-	if f, ok := fillers.Load(t); ok {
-		return f.(*filler)
+func fillerOf(t reflect.Type) *filler { return fillers.of(t, plan) }
+
+// typeCache holds per-type plans (fillers, encoders). A plan is worked
+// out with those of the types it holds, recursive ones included, and the
+// set is published only once complete, so a reader never sees a plan
+// still being built.
+type typeCache[P any] struct {
+	m  sync.Map // reflect.Type -> *P, complete
+	mu sync.Mutex
+}
+
+// load is t's plan when it is complete.
+func (c *typeCache[P]) load(t reflect.Type) (*P, bool) {
+	p, ok := c.m.Load(t)
+	if !ok {
+		return nil, false
 	}
-	fillersMu.Lock()
-	defer fillersMu.Unlock()
-	building := map[reflect.Type]*filler{}
-	f := plan(t, building)
-	for t, f := range building {
-		fillers.Store(t, f)
+	return p.(*P), true
+}
+
+func (c *typeCache[P]) of(t reflect.Type, plan func(reflect.Type, map[reflect.Type]*P) *P) *P {
+	if p, ok := c.load(t); ok {
+		return p
 	}
-	return f
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	building := map[reflect.Type]*P{}
+	p := plan(t, building)
+	for t, p := range building {
+		c.m.Store(t, p)
+	}
+	return p
 }
 
 // plan works out t's filler, and those of the types it holds, into
 // building.
 func plan(t reflect.Type, building map[reflect.Type]*filler) *filler {
-	if f, ok := fillers.Load(t); ok {
-		return f.(*filler)
+	if f, ok := fillers.load(t); ok {
+		return f
 	}
 	if f, ok := building[t]; ok {
 		return f
