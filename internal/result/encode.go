@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -68,16 +70,16 @@ type encoder struct {
 
 // fieldLines is what a struct or a list writes between its values at
 // one prefix and depth, worked out once: each field's comma, line
-// break, indentation and key in one slice, so that a field costs one
+// break, indentation and key in one string, so that a field costs one
 // append before its value rather than four. A list has one line, for
 // each of its elements.
 type fieldLines struct {
 	prefix string
 	depth  int
-	buf    []byte
-	// at: field i's line is buf[at[i]:at[i+1]], `,\n` + prefix +
-	// indentation + `"key": `; the first field written leaves out the comma
-	at []int
+	// line: field i's line, `,\n` + prefix + indentation + `"key": `;
+	// the first field written leaves out the comma. The lines are cut
+	// from one string.
+	line []string
 	// end: the line break and indentation before the closing brace
 	end []byte
 }
@@ -114,7 +116,6 @@ func (e *encoder) linesAt(prefix string, depth int) *fieldLines {
 }
 
 func (e *encoder) planLines(prefix string, depth int) *fieldLines {
-	l := &fieldLines{prefix: prefix, depth: depth, at: make([]int, 0, len(e.fields)+1)}
 	nl := "\n" + prefix + strings.Repeat("  ", depth)
 	keys := []string{""} // a list's elements: a line of their own
 	if e.kind == reflect.Struct {
@@ -123,15 +124,21 @@ func (e *encoder) planLines(prefix string, depth int) *fieldLines {
 			keys = append(keys, f.key)
 		}
 	}
+	var b strings.Builder
+	at := make([]int, 0, len(keys)+1)
 	for _, k := range keys {
-		l.at = append(l.at, len(l.buf))
-		l.buf = append(l.buf, ',')
-		l.buf = append(l.buf, nl...)
-		l.buf = append(l.buf, "  "...)
-		l.buf = append(l.buf, k...)
+		at = append(at, b.Len())
+		b.WriteByte(',')
+		b.WriteString(nl)
+		b.WriteString("  ")
+		b.WriteString(k)
 	}
-	l.at = append(l.at, len(l.buf))
-	l.end = []byte(nl)
+	at = append(at, b.Len())
+	all := b.String()
+	l := &fieldLines{prefix: prefix, depth: depth, line: make([]string, len(keys)), end: []byte(nl)}
+	for i := range keys {
+		l.line[i] = all[at[i]:at[i+1]]
+	}
 	return l
 }
 
@@ -285,7 +292,7 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 	case reflect.Int32:
 		dst = strconv.AppendInt(dst, int64(*(*int32)(p)), 10)
 	case reflect.Int64:
-		dst = strconv.AppendInt(dst, *(*int64)(p), 10)
+		dst = appendInt(dst, *(*int64)(p))
 	case reflect.Uint:
 		dst = strconv.AppendUint(dst, uint64(*(*uint)(p)), 10)
 	case reflect.Uint8:
@@ -295,7 +302,7 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 	case reflect.Uint32:
 		dst = strconv.AppendUint(dst, uint64(*(*uint32)(p)), 10)
 	case reflect.Uint64:
-		dst = strconv.AppendUint(dst, *(*uint64)(p), 10)
+		dst = appendUint(dst, *(*uint64)(p))
 	case reflect.Uintptr:
 		dst = strconv.AppendUint(dst, uint64(*(*uintptr)(p)), 10)
 	case reflect.Float32:
@@ -320,27 +327,35 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 		return e.list(w, dst, p, e.typ.Len(), depth, addr)
 	case reflect.Struct:
 		dst = append(dst, '{')
-		l := e.linesAt(w.prefix, depth)
+		lines := e.linesAt(w.prefix, depth)
 		comma := 1 // the first field written has none
-		for i := range e.fields {
-			f := &e.fields[i]
+		fields := e.fields
+		if len(lines.line) < len(fields) {
+			panic("result: a struct's lines do not match its fields")
+		}
+		for i := range fields {
+			f := &fields[i]
 			fp := unsafe.Add(p, f.offset)
 			if f.omitEmpty && f.e.empty(fp) || f.omitZero && reflect.NewAt(f.e.typ, fp).Elem().IsZero() {
 				continue
 			}
-			dst = append(dst, l.buf[l.at[i]+comma:l.at[i+1]]...)
+			dst = append(dst, lines.line[i][comma:]...)
 			comma = 0
 			switch f.leaf {
 			case reflect.Int64:
-				dst = strconv.AppendInt(dst, *(*int64)(fp), 10)
+				dst = appendInt(dst, *(*int64)(fp))
 			case reflect.Uint64:
-				dst = strconv.AppendUint(dst, *(*uint64)(fp), 10)
+				dst = appendUint(dst, *(*uint64)(fp))
 			case reflect.Int:
-				dst = strconv.AppendInt(dst, int64(*(*int)(fp)), 10)
+				dst = appendInt(dst, int64(*(*int)(fp)))
 			case reflect.Uint:
-				dst = strconv.AppendUint(dst, uint64(*(*uint)(fp)), 10)
+				dst = appendUint(dst, uint64(*(*uint)(fp)))
 			case reflect.Bool:
-				dst = strconv.AppendBool(dst, *(*bool)(fp))
+				if *(*bool)(fp) {
+					dst = append(dst, "true"...)
+				} else {
+					dst = append(dst, "false"...)
+				}
 			default:
 				var err error
 				if dst, err = f.e.encode(w, dst, fp, depth+1, addr); err != nil {
@@ -349,7 +364,7 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 			}
 		}
 		if comma == 0 {
-			dst = append(dst, l.end...)
+			dst = append(dst, lines.end...)
 		}
 		dst = append(dst, '}')
 	}
@@ -368,7 +383,7 @@ func (e *encoder) list(w *jsonWriter, dst []byte, p unsafe.Pointer, n, depth int
 	}
 	size := e.elem.typ.Size()
 	l := e.linesAt(w.prefix, depth)
-	line := l.buf[l.at[0]:l.at[1]]
+	line := l.line[0]
 	dst = append(dst, '[')
 	for i := range n {
 		if i == 0 {
@@ -420,12 +435,16 @@ func (e *encoder) empty(p unsafe.Pointer) bool {
 		return *(*float64)(p) == 0
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		for i := range e.typ.Size() {
-			if *(*byte)(unsafe.Add(p, i)) != 0 {
-				return false
-			}
+		switch e.typ.Size() {
+		case 8:
+			return *(*uint64)(p) == 0
+		case 4:
+			return *(*uint32)(p) == 0
+		case 2:
+			return *(*uint16)(p) == 0
+		default:
+			return *(*uint8)(p) == 0
 		}
-		return true
 	case reflect.Map, reflect.Interface:
 		v := reflect.NewAt(e.typ, p).Elem()
 		return v.IsNil() || v.Kind() == reflect.Map && v.Len() == 0
@@ -447,7 +466,7 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 		limit = 1e6
 	}
 	if abs < limit && f == math.Trunc(f) && !(f == 0 && math.Signbit(f)) {
-		return strconv.AppendInt(dst, int64(f), 10), nil
+		return appendInt(dst, int64(f)), nil
 	}
 	format := byte('f')
 	if abs != 0 {
@@ -481,4 +500,56 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// appendInt and appendUint write an integer in decimal, as strconv does,
+// into dst's own memory: strconv formats into a buffer of its own and
+// copies it, and a connection writes about 100 integers, most of them
+// 0 or a single digit.
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		return appendDigits(append(dst, '-'), uint64(-v)) // -MinInt64 is itself, as a uint64 too
+	}
+	return appendUint(dst, uint64(v))
+}
+
+func appendUint(dst []byte, v uint64) []byte {
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return appendDigits(dst, v)
+}
+
+// twoDigits holds "00" to "99".
+const twoDigits = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// pow10[i] is 10**i.
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// appendDigits writes v > 0.
+func appendDigits(dst []byte, v uint64) []byte {
+	n := bits.Len64(v) * 1233 >> 12 // log10(2) is about 1233/4096
+	if v >= pow10[n] {
+		n++
+	}
+	at := len(dst)
+	dst = slices.Grow(dst, n)[:at+n]
+	b := dst[at:]
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = twoDigits[r], twoDigits[r+1]
+		v = q
+	}
+	if v >= 10 {
+		b[0], b[1] = twoDigits[v*2], twoDigits[v*2+1]
+	} else {
+		b[0] = byte('0' + v)
+	}
+	return dst
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -264,4 +265,40 @@ func TestAppendIndentedFieldLinesPerPrefixAndDepth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// appendInt and appendUint write what strconv writes, at every number of
+// digits and at each side of every power of ten.
+func TestAppendIntAsStrconv(t *testing.T) {
+	ints := []int64{0, 1, -1, 9, -9, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	uints := []uint64{0, 1, 9, math.MaxUint64, math.MaxUint64 - 1, 1 << 63}
+	for p := uint64(10); ; p *= 10 {
+		uints = append(uints, p-1, p, p+1)
+		if p <= math.MaxInt64/10 {
+			ints = append(ints, int64(p-1), int64(p), int64(p+1), -int64(p-1), -int64(p), -int64(p+1))
+		}
+		if p > math.MaxUint64/10 {
+			break
+		}
+	}
+	for _, v := range ints {
+		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for _, v := range uints {
+		if got, want := string(appendUint([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Errorf("appendUint(%d) = %q, want %q", v, got, want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		v := rapid.Int64().Draw(t, "v")
+		if got, want := string(appendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", v, got, want)
+		}
+		u := rapid.Uint64().Draw(t, "u")
+		if got, want := string(appendUint(nil, u)), strconv.FormatUint(u, 10); got != want {
+			t.Fatalf("appendUint(%d) = %q, want %q", u, got, want)
+		}
+	})
 }
