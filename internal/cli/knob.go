@@ -67,11 +67,11 @@ func knobCommonFlags(fs *pflag.FlagSet, o *KnobOptions, state bool) {
 func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 	fs.StringVar(&s.Adapter, "adapter", "", "Windows network adapter: name, class index (7) or GUID (rss, interrupt-moderation, msi-mode, nic-buffers, nic-power-saving)")
 	fs.StringVar(&s.Iface, "iface", "", "Linux network interface (rps, coalescing)")
-	fs.StringVar(&s.Queue, "queue", "", "rx queue, e.g. rx-0 (rps; default all)")
-	fs.StringVar(&s.IRQ, "irq", "", "IRQ number (irq-affinity)")
-	fs.StringVar(&s.PID, "pid", "", "process id (timer-slack)")
-	fs.StringVar(&s.Config, "config", "", "display configuration id or its prefix (display-scaling)")
-	fs.StringVar(&s.Policy, "policy", "", "QoS policy name (qos-dscp)")
+	fs.StringVar(&s.Queue, "queue", "", "Linux rx queue, e.g. rx-0 (rps; default all)")
+	fs.StringVar(&s.IRQ, "irq", "", "Linux IRQ number (irq-affinity)")
+	fs.StringVar(&s.PID, "pid", "", "Linux process id (timer-slack)")
+	fs.StringVar(&s.Config, "config", "", "Windows display configuration id or its prefix (display-scaling)")
+	fs.StringVar(&s.Policy, "policy", "", "Windows QoS policy name (qos-dscp)")
 	if set {
 		fs.StringVar(&s.App, "app", "", "qos-dscp: the program, e.g. game.exe (* for all)")
 		fs.StringVar(&s.Protocol, "protocol", "", "qos-dscp: tcp, udp or * (default *)")
@@ -86,7 +86,7 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 // cpuFlag is the CPU list of the per-CPU knobs, for knob get and set
 // (latlab try has its own --cpu: the CPU its probe runs on).
 func cpuFlag(fs *pflag.FlagSet, s *knob.Selector) {
-	fs.StringVar(&s.CPU, "cpu", "", "CPU list, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
+	fs.StringVar(&s.CPU, "cpu", "", "Linux CPU list, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
 }
 
 // knobErr maps knob errors to exit codes: bad input exits 2.
@@ -289,7 +289,7 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
 	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
-	cmd.Flags().StringVar(&cpu, "cpu", "", "only the changes of these CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
+	cmd.Flags().StringVar(&cpu, "cpu", "", "only the changes of these Linux CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
 	return knobCmd(cmd, o)
 }
 
