@@ -329,12 +329,8 @@ func (e *encoder) encode(w *jsonWriter, dst []byte, p unsafe.Pointer, depth int,
 		dst = append(dst, '{')
 		lines := e.linesAt(w.prefix, depth)
 		comma := 1 // the first field written has none
-		fields := e.fields
-		if len(lines.line) < len(fields) {
-			panic("result: a struct's lines do not match its fields")
-		}
-		for i := range fields {
-			f := &fields[i]
+		for i := range e.fields {
+			f := &e.fields[i]
 			fp := unsafe.Add(p, f.offset)
 			if f.omitEmpty && f.e.empty(fp) || f.omitZero && reflect.NewAt(f.e.typ, fp).Elem().IsZero() {
 				continue
