@@ -112,9 +112,10 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 }
 
 func printTCP(w io.Writer, d *netload.TCPData) {
-	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes) %s -> %s\n", units.Bytes(d.Written), d.Written, d.Local, d.Peer)
-	fmt.Fprintf(w, "connect %s; written in %s; delivered (peer closed) after %s: goodput %s\n",
-		units.Ns(d.ConnectNs), units.Ns(d.WriteNs), units.Ns(d.WallNs), units.Bitrate(d.GoodputBps))
+	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes)\n", units.Bytes(d.Written), d.Written)
+	fmt.Fprintf(w, "from %s\n  to %s\n", d.Local, d.Peer)
+	fmt.Fprintf(w, "connect %s; written in %s\n", units.Ns(d.ConnectNs), units.Ns(d.WriteNs))
+	fmt.Fprintf(w, "delivered (peer closed) after %s: goodput %s\n", units.Ns(d.WallNs), units.Bitrate(d.GoodputBps))
 	if d.SinkBytes >= 0 {
 		fmt.Fprintf(w, "the sink confirmed %d bytes received (first to last byte %s)\n", d.SinkBytes, units.Ns(d.SinkTransferNs))
 	} else {
@@ -132,18 +133,39 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	fmt.Fprintf(w, "\nTCP state, %s every %s: %d samples\n", d.SampleMethod, units.Ns(d.SampleEveryNs), len(d.Samples))
 	var rows [][]string
 	var absent []string
+	prefixes := map[byte]bool{} // the SI prefixes of the values written shortened
 	for _, f := range netload.Fields() {
 		st, ok := d.FieldStats[f.String()]
 		if !ok {
 			absent = append(absent, f.String())
 			continue
 		}
-		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		rows = append(rows, []string{f.String(), i(st.First), i(st.Min), i(st.P50), i(st.Max), i(st.Last)})
+		row := []string{f.String()}
+		for _, v := range []int64{st.First, st.Min, st.P50, st.Max, st.Last} {
+			c := units.Compact(v)
+			if c != strconv.FormatInt(v, 10) {
+				prefixes[c[len(c)-1]] = true
+			}
+			row = append(row, c)
+		}
+		rows = append(rows, row)
 	}
+	// Delivery rates and byte counts reach 11 digits: written whole, five
+	// columns of them do not fit 80 columns.
 	report.Table(w, []string{"field", "first", "min", "p50", "max", "last"}, rows)
+	if len(prefixes) > 0 {
+		var used []string
+		for i, p := range "kMGTPE" {
+			if prefixes[byte(p)] {
+				used = append(used, fmt.Sprintf("%c = 10^%d", p, 3*(i+1)))
+			}
+		}
+		fmt.Fprintf(w, "shortened: %s (--csv and --json hold every value whole)\n", strings.Join(used, ", "))
+	}
 	fmt.Fprintf(w, "\nsamples where a retransmission counter grew: %d\n", d.RetransSamples)
 	if len(absent) > 0 {
-		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
+		for _, l := range report.WrapHanging("not reported by this kernel (absent, not zero): "+strings.Join(absent, ", "), 2, 80) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }

@@ -100,6 +100,9 @@ func linuxTCPInfo(n int) []byte {
 	b[liRetransmits] = 1
 	le.PutUint32(b[liSndMss:], 1448)
 	le.PutUint32(b[liUnacked:], 10)
+	le.PutUint32(b[liSacked:], 3)
+	le.PutUint32(b[liLost:], 2)
+	le.PutUint32(b[liRetrans:], 1)
 	le.PutUint32(b[liRtt:], 250)
 	le.PutUint32(b[liRttvar:], 40)
 	le.PutUint32(b[liSndSsthresh:], linuxInfiniteSsthresh)
@@ -123,7 +126,7 @@ func TestDecodeLinuxTCPInfoByKernelLength(t *testing.T) {
 		present []Field
 		absent  []Field
 	}{
-		{104, []Field{FCwnd, FRTT, FRTTVar, FTotalRetrans, FReordering, FUnacked, FRetransmits}, []Field{FMinRTT, FDeliveryRate, FBytesSent, FBytesInFlight, FSndWnd, FSsthresh}},
+		{104, []Field{FCwnd, FRTT, FRTTVar, FTotalRetrans, FReordering, FUnacked, FRetransmits, FPacketsInFlight}, []Field{FMinRTT, FDeliveryRate, FBytesSent, FBytesInFlight, FSndWnd, FSsthresh}},
 		{168, []Field{FMinRTT, FDeliveryRate}, []Field{FBytesSent, FBytesRetrans, FBytesInFlight, FSndWnd}},
 		{216, []Field{FBytesSent, FBytesRetrans, FBytesInFlight}, []Field{FSndWnd}},
 		{280, []Field{FSndWnd}, []Field{FSndLimTransRwin, FSndLimTimeCwnd, FSndLimBytesSnd, FBytesReordered, FDupAcksIn}},
@@ -144,7 +147,7 @@ func TestDecodeLinuxTCPInfoByKernelLength(t *testing.T) {
 		}
 	}
 	s, _ := DecodeLinuxTCPInfo(linuxTCPInfo(280))
-	for f, v := range map[Field]int64{FCwnd: 14480, FRTT: 250, FMinRTT: 200, FBytesInFlight: 120000 - 5000 - 100000, FDeliveryRate: 12500000, FSndWnd: 65535, FRetransmits: 1} {
+	for f, v := range map[Field]int64{FCwnd: 14480, FRTT: 250, FMinRTT: 200, FBytesInFlight: 120000 - 5000 - 100000, FDeliveryRate: 12500000, FSndWnd: 65535, FRetransmits: 1, FPacketsInFlight: 10 - (3 + 2) + 1} {
 		if got, _ := s.Get(f); got != v {
 			t.Errorf("%s = %d, want %d", f, got, v)
 		}

@@ -13,26 +13,30 @@ type Field int
 
 // The fields, normalised to bytes, µs and counts.
 const (
-	FCwnd            Field = iota // congestion window, bytes (Linux: snd_cwnd x snd_mss)
-	FSsthresh                     // slow-start threshold, bytes; absent while "infinite"
-	FSndWnd                       // peer's advertised send window, bytes
-	FRTT                          // smoothed RTT, µs
-	FRTTVar                       // RTT variance, µs
-	FMinRTT                       // minimum RTT, µs
-	FRetransmits                  // Linux: retransmissions of the current unacknowledged segment
-	FTotalRetrans                 // Linux: segments retransmitted in total
-	FBytesRetrans                 // bytes retransmitted in total
-	FReordering                   // Linux: reordering metric, segments
-	FBytesReordered               // Windows: bytes that arrived out of order
-	FDeliveryRate                 // Linux: delivery rate estimate, bytes/s
-	FBytesInFlight                // bytes sent and not yet acknowledged
-	FUnacked                      // Linux: segments sent and not yet acknowledged
-	FBytesSent                    // bytes sent including retransmissions
-	FDupAcksIn                    // Windows: duplicate ACKs received
-	FFastRetrans                  // Windows: fast retransmit invocations
-	FTimeoutEpisodes              // Windows: retransmission timeout episodes
-	FSynRetrans                   // Windows: SYN retransmissions
-	FMSS                          // maximum segment size, bytes
+	FCwnd           Field = iota // congestion window, bytes (Linux: snd_cwnd x snd_mss)
+	FSsthresh                    // slow-start threshold, bytes; absent while "infinite"
+	FSndWnd                      // peer's advertised send window, bytes
+	FRTT                         // smoothed RTT, µs
+	FRTTVar                      // RTT variance, µs
+	FMinRTT                      // minimum RTT, µs
+	FRetransmits                 // Linux: retransmissions of the current unacknowledged segment
+	FTotalRetrans                // Linux: segments retransmitted in total
+	FBytesRetrans                // bytes retransmitted in total
+	FReordering                  // Linux: reordering metric, segments
+	FBytesReordered              // Windows: bytes that arrived out of order
+	FDeliveryRate                // Linux: delivery rate estimate, bytes/s
+	FBytesInFlight               // bytes sent and not yet acknowledged (Linux: snd_nxt - snd_una, SACKed bytes included)
+	FUnacked                     // Linux: segments sent and not yet acknowledged
+	// Linux: segments in flight as the kernel counts them against the
+	// congestion window (tcp_packets_in_flight): sent and not acked,
+	// less those SACKed or marked lost, plus those retransmitted.
+	FPacketsInFlight
+	FBytesSent       // bytes sent including retransmissions
+	FDupAcksIn       // Windows: duplicate ACKs received
+	FFastRetrans     // Windows: fast retransmit invocations
+	FTimeoutEpisodes // Windows: retransmission timeout episodes
+	FSynRetrans      // Windows: SYN retransmissions
+	FMSS             // maximum segment size, bytes
 	// Windows TCP_INFO_v1: what limited sending, after RFC 4898's
 	// SndLim* statistics: the receiver's window (Rwin), the congestion
 	// window (Cwnd) or the sender itself (Snd, e.g. the application or
@@ -53,7 +57,7 @@ const (
 var fieldNames = [numFields]string{
 	"cwnd_bytes", "ssthresh_bytes", "snd_wnd_bytes", "rtt_us", "rttvar_us", "min_rtt_us",
 	"retransmits", "total_retrans", "bytes_retrans", "reordering", "bytes_reordered",
-	"delivery_rate_bytes_per_s", "bytes_in_flight", "unacked_segments", "bytes_sent",
+	"delivery_rate_bytes_per_s", "bytes_in_flight", "unacked_segments", "packets_in_flight", "bytes_sent",
 	"dup_acks_in", "fast_retrans", "timeout_episodes", "syn_retrans", "mss_bytes",
 	"snd_lim_trans_rwin", "snd_lim_time_rwin_ms", "snd_lim_bytes_rwin",
 	"snd_lim_trans_cwnd", "snd_lim_time_cwnd_ms", "snd_lim_bytes_cwnd",
@@ -108,7 +112,10 @@ func (s *TCPState) Map() map[string]int64 {
 const (
 	liRetransmits  = 2   // u8
 	liSndMss       = 16  // u32
-	liUnacked      = 24  // u32
+	liUnacked      = 24  // u32, packets_out
+	liSacked       = 28  // u32, sacked_out
+	liLost         = 32  // u32, lost_out
+	liRetrans      = 36  // u32, retrans_out
 	liRtt          = 68  // u32, µs
 	liRttvar       = 72  // u32, µs
 	liSndSsthresh  = 76  // u32, segments
@@ -154,6 +161,11 @@ func DecodeLinuxTCPInfo(b []byte) (TCPState, error) {
 	s.set(FTotalRetrans, u32(liTotalRetrans))
 	s.set(FReordering, u32(liReordering))
 	s.set(FUnacked, u32(liUnacked))
+	// tcp_packets_in_flight(): packets_out - (sacked_out + lost_out) +
+	// retrans_out, what tcp_cwnd_test compares with snd_cwnd
+	if in := u32(liUnacked) - u32(liSacked) - u32(liLost) + u32(liRetrans); in >= 0 {
+		s.set(FPacketsInFlight, in)
+	}
 	if len(b) >= liMinRtt+4 {
 		s.set(FMinRTT, u32(liMinRtt))
 	}

@@ -77,3 +77,32 @@ func Request(ns int64) string {
 	}
 	return fmt.Sprintf("%dns", ns)
 }
+
+// Compact writes n exactly below 10,000,000 and above that with four
+// significant digits and an SI prefix of 1000 (k, M, G, T, P, E): a
+// column of counts up to 10^18 then stays 7 characters wide.
+// Compact(654829) is "654829", Compact(15232000000) is "15.23G".
+func Compact(n int64) string {
+	if n > -10_000_000 && n < 10_000_000 {
+		return strconv.FormatInt(n, 10)
+	}
+	v := math.Abs(float64(n))
+	i := 0
+	// 999,950,000 rounds to 1000M: 1.000G instead
+	for v >= 999.95 && i < len(siPrefixes)-1 {
+		v /= 1000
+		i++
+	}
+	// 4 significant digits: 3 decimals below 10, 2 below 100, 1 below 1000
+	decimals := 3
+	for t := 9.9995; v >= t && decimals > 0; t *= 10 {
+		decimals--
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if n < 0 {
+		s = "-" + s
+	}
+	return s + siPrefixes[i]
+}
+
+var siPrefixes = [...]string{"", "k", "M", "G", "T", "P", "E"}

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/netload"
+)
+
+// The TCP state table fits 80 columns with the largest values a transfer
+// reports (an 11-digit delivery rate, a byte count in the terabytes) and
+// IPv6 endpoints; the values it shortens are named under it, and the
+// fields the kernel left out wrap.
+func TestPrintTCPFits80Columns(t *testing.T) {
+	big := netload.FieldStat{First: 15_232_000_000, Min: 4_568_581_395, P50: 4_745_144_927, Max: 1_234_567_890_123, Last: 9_999_999, N: 3}
+	d := &netload.TCPData{
+		TCPResult: &netload.TCPResult{
+			Peer: "[2001:db8:85a3::8a2e:370:7334]:9009", Local: "[2001:db8:85a3::8a2e:370:7335]:54321",
+			Written: 1_000_000_000_000, ConnectNs: 310_837, WriteNs: 3_915_900_000, WallNs: 4_803_400_000,
+			GoodputBps: 16.655e9, SinkBytes: 1_000_000_000_000, SinkTransferNs: 4_466_400_000,
+			SampleMethod: "getsockopt(TCP_INFO)", SampleEveryNs: 1_000_000,
+		},
+		FieldStats: map[string]netload.FieldStat{},
+		Samples:    []map[string]int64{{"t_ns": 1}},
+	}
+	for _, f := range netload.Fields() {
+		if f.String() != "bytes_reordered" && f.String() != "dup_acks_in" && !strings.HasPrefix(f.String(), "snd_lim") {
+			d.FieldStats[f.String()] = big
+		}
+	}
+	var b strings.Builder
+	printTCP(&b, d)
+	out := b.String()
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	for _, want := range []string{
+		" delivery_rate_bytes_per_s  15.23G  4.569G  4.745G  1.235T  9999999",
+		"shortened: G = 10^9, T = 10^12 (--csv and --json hold every value whole)",
+		"not reported by this kernel (absent, not zero): bytes_reordered, dup_acks_in,\n  snd_lim_trans_rwin,",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
