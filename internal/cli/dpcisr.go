@@ -89,7 +89,7 @@ func runDPCISR(ctx context.Context, o *DPCISROptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, res.Document(host.Collect()), o.settings)
 	}
-	report.DPCISRText(o.IO.Out, res)
+	humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRText(w, res) })
 	return nil
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -86,7 +87,7 @@ func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, dpcisr.KindCompare.New(host.Collect(), c), o.settings)
 	}
-	report.DPCISRCompareText(o.IO.Out, c)
+	humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRCompareText(w, c) })
 	if o.Plot != "" {
 		fmt.Fprintf(o.IO.Out, "\nplot: %s\n", o.Plot)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -108,7 +109,7 @@ func runINF(ctx context.Context, o *INFOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, res.Document(host.Collect()), o.settings)
 	}
-	report.INF(o.IO.Out, res)
+	humanOut(o.IO.Out, func(w io.Writer) { report.INF(w, res) })
 	if o.RegOut != "" {
 		report.INFRegWritten(o.IO.Out, o.RegOut, res.Device)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,7 +130,7 @@ func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindList.New(host.Collect(), l), o.settings)
 	}
-	report.KnobList(o.IO.Out, l)
+	humanOut(o.IO.Out, func(w io.Writer) { report.KnobList(w, l) })
 	return nil
 }
 
@@ -160,7 +161,7 @@ func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindGet.New(host.Collect(), r), o.settings)
 	}
-	report.KnobReading(o.IO.Out, r)
+	humanOut(o.IO.Out, func(w io.Writer) { report.KnobReading(w, r) })
 	return nil
 }
 
@@ -260,7 +261,7 @@ func runKnobSet(ctx context.Context, so *KnobSetOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindSet.New(host.Collect(), res), o.settings)
 	}
-	report.KnobSet(o.IO.Out, res)
+	humanOut(o.IO.Out, func(w io.Writer) { report.KnobSet(w, res) })
 	return nil
 }
 
@@ -304,7 +305,7 @@ func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) e
 			return werr
 		}
 	} else {
-		report.KnobRevert(o.IO.Out, res)
+		humanOut(o.IO.Out, func(w io.Writer) { report.KnobRevert(w, res) })
 	}
 	return err // a conflict names the value and the way out (--force)
 }
@@ -334,7 +335,7 @@ func runKnobHistory(ctx context.Context, o *KnobOptions) error {
 	for _, w := range h.Warnings() {
 		o.warn(w)
 	}
-	report.KnobHistory(o.IO.Out, h)
+	humanOut(o.IO.Out, func(w io.Writer) { report.KnobHistory(w, h) })
 	return nil
 }
 

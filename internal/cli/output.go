@@ -29,8 +29,16 @@ func emitResult(o *IO, doc *result.Document, outFile string, asJSON bool, human 
 	if asJSON {
 		return result.Write(o.Out, doc)
 	}
-	human(o.Out)
+	humanOut(o.Out, human)
 	return nil
+}
+
+// humanOut runs print with w's prose wrapped to w's width (a terminal's,
+// or $COLUMNS): tables fit it by themselves, lines of text do not.
+func humanOut(w io.Writer, print func(io.Writer)) {
+	l := report.WrapLines(w)
+	print(l)
+	_ = l.Flush() // w's own errors are w's to report, as with print
 }
 
 // writePlot renders a plot in the format its file name asks for (.svg or

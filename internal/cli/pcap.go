@@ -127,7 +127,7 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 // prep, when set, finishes the document before it is written.
 func (p *pcapInput) emit(o *IO, kind fmt.Stringer, settings map[string]string, data any, notes []string, human func(io.Writer), prep func(*result.Document) error) error {
 	if !p.JSON && p.Out == "" {
-		human(o.Out)
+		humanOut(o.Out, human)
 		return nil
 	}
 	doc, err := result.New(host.Collect(), kind.String(), data)

@@ -153,7 +153,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 		}
 	}
 	if !o.JSON {
-		printPcapTCP(o.IO.Out, o, res, notes)
+		humanOut(o.IO.Out, func(w io.Writer) { printPcapTCP(w, o, res, notes) })
 	}
 	return readErrorExit(o.File, res.Capture)
 }

@@ -17,10 +17,19 @@ func runCLIWidth(t *testing.T, cols int, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// Tables fit an 80-column terminal (wrapping text, leaving out columns from
-// the right), and no output line ends in spaces, at any width.
-func TestTablesFitTheTerminal(t *testing.T) {
+// Output fits an 80-column terminal: tables wrap their text and leave out
+// columns from the right, lines of prose wrap with a hanging indent, and
+// no output line ends in spaces, at any width.
+func TestOutputFitsTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.json", "b.json"} {
+		if code, _, errs := runCLI(t, "sleep", "--samples", "40", "--gap", "0", "-o", dir+"/"+name); code != 0 {
+			t.Fatalf("sleep -o %s: exit %d: %s", name, code, errs)
+		}
+	}
 	cmds := [][]string{
+		{"compare", dir + "/a.json", dir + "/b.json"},
+		{"knob", "history", "--state-dir", dir},
 		{"knob", "list"},
 		{"knob", "explain", "win32-priority-separation", "--table"},
 		{"dpcisr", "../dpcisr/testdata/xperf-dpcisr-im-extreme.txt"},
@@ -39,33 +48,12 @@ func TestTablesFitTheTerminal(t *testing.T) {
 				t.Fatalf("%q: exit %d: %s", args, code, errs)
 			}
 			what := strings.Join(args, " ")
-			checkLines(t, what, out, 1<<20)
-			if cols > 0 {
-				for _, tab := range tableBlocks(out) {
-					checkLines(t, what, tab, cols)
-				}
+			if cols == 0 {
+				cols = 1 << 20 // a pipe: tables and lines at their full width
 			}
+			checkLines(t, what, out, cols)
 		}
 	}
-}
-
-// tableBlocks are the tables in out: from the header line above a rule of
-// ─ to the next blank line.
-func tableBlocks(out string) []string {
-	lines := strings.Split(out, "\n")
-	var blocks []string
-	for i := 1; i < len(lines); i++ {
-		if !strings.HasPrefix(lines[i], "──") {
-			continue
-		}
-		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) != "" {
-			j++
-		}
-		blocks = append(blocks, strings.Join(lines[i-1:j], "\n"))
-		i = j
-	}
-	return blocks
 }
 
 func TestOutputWidth(t *testing.T) {

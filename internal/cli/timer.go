@@ -65,7 +65,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, timer.KindStatus.New(host.Collect(), &st), o.settings)
 	}
-	printTimerStatus(o.IO.Out, &st)
+	humanOut(o.IO.Out, func(w io.Writer) { printTimerStatus(w, &st) })
 	return nil
 }
 

@@ -112,7 +112,7 @@ func newTable() table.Writer {
 
 // WrapHanging wraps l at spaces to max columns, keeping its own spacing
 // (the padding of a column); continuation lines start at column indent. A
-// word wider than the line stays whole.
+// word wider than the line stays whole, on a line of its own.
 func WrapHanging(l string, indent, max int) []string {
 	l = strings.TrimRight(l, " ")
 	indent = min(indent, max/2)
@@ -129,8 +129,12 @@ func WrapHanging(l string, indent, max int) []string {
 			}
 			col += text.RuneWidth(r)
 		}
-		if cut < 0 {
-			break
+		if cut < 0 { // a word wider than the line: whole, on its own
+			j := strings.IndexByte(l[first:], ' ')
+			if j < 0 {
+				break
+			}
+			cut = first + j
 		}
 		out = append(out, strings.TrimRight(l[:cut], " "))
 		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestLineWrapper(t *testing.T) {
+	long := "verdict: d2.json vs d1.json: no detectable difference at this sample size " +
+		"(p50 -1.44 µs [-7.46 µs, +1.91 µs], 95% CI, Mann-Whitney p = 0.108)"
+	for _, c := range []struct {
+		name  string
+		cols  int
+		write []string
+		want  string
+	}{
+		{"no width: as it is", 0, []string{long + "\n"}, long + "\n"},
+		{"a short line", 80, []string{"short\n"}, "short\n"},
+		{"prose wraps with a hanging indent", 40, []string{long + "\n"},
+			"verdict: d2.json vs d1.json: no\n  detectable difference at this sample\n  size (p50 -1.44 µs [-7.46 µs, +1.91\n  µs], 95% CI, Mann-Whitney p = 0.108)\n"},
+		{"indented line keeps its indentation", 20, []string{"    one two three four five\n"},
+			"    one two three\n      four five\n"},
+		{"lines written in pieces", 20, []string{"one two ", "three four ", "five six\nseven\n"},
+			"one two three four\n  five six\nseven\n"},
+		{"a word wider than the line stays whole", 10, []string{"a 0123456789abcdef b\n"},
+			"a\n  0123456789abcdef\n  b\n"},
+		{"a live line passes as it is", 10, []string{"\rp50 1 p99 2 max 3 n 4\n"}, "\rp50 1 p99 2 max 3 n 4\n"},
+		{"the last line without a break", 20, []string{"one two three four five"}, "one two three four\n  five"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			l := WrapLines(WithWidth(&b, c.cols))
+			for _, s := range c.write {
+				fmt.Fprint(l, s)
+			}
+			if err := l.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != c.want {
+				t.Errorf("got\n%q\nwant\n%q", b.String(), c.want)
+			}
+			for _, line := range strings.Split(b.String(), "\n") {
+				if c.cols > 0 && len([]rune(line)) > c.cols && !strings.Contains(line, "0123456789abcdef") && !strings.Contains(line, "\r") {
+					t.Errorf("line wider than %d: %q", c.cols, line)
+				}
+			}
+		})
+	}
+	if w := WidthOf(WrapLines(WithWidth(new(strings.Builder), 72))); w != 72 {
+		t.Errorf("width %d through the wrapper, want 72", w)
+	}
+}
