@@ -12,6 +12,7 @@ import (
 
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -99,8 +100,10 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
 		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
+	// the human lines, wrapped to a terminal's width; each ends its line
+	hw := report.WrapLines(o.IO.Out)
 	if !o.Quiet && !o.JSON {
-		w := o.IO.Out
+		w := hw
 		var mu sync.Mutex // connections end on their own goroutines
 		so.OnConn = func(c netload.ConnStats) {
 			mu.Lock()
@@ -127,7 +130,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 					parts = append(parts, p[0]+" "+p[1])
 				}
 			}
-			fmt.Fprintf(o.IO.Out, "latlab net serve: %s\n", strings.Join(parts, ", "))
+			fmt.Fprintf(hw, "latlab net serve: %s\n", strings.Join(parts, ", "))
 			if o.Duration > 0 {
 				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", units.Duration(o.Duration))
 			} else {
@@ -147,14 +150,14 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		doc.Settings = o.settings
 		return result.WriteLine(o.IO.Out, doc)
 	}
-	fmt.Fprintf(o.IO.Out, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
+	fmt.Fprintf(hw, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
 		st.EchoPackets, units.Bytes(st.EchoBytes), st.DiscardConns, units.Bytes(st.DiscardBytes),
 		st.SinkConns, units.Bytes(st.SinkBytes))
 	if st.EchoLoops+st.EchoOverRate > 0 {
-		fmt.Fprintf(o.IO.Out, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
+		fmt.Fprintf(hw, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
 	}
 	if st.TCPRefused+st.TCPEvicted+st.TCPIdle > 0 {
-		fmt.Fprintf(o.IO.Out, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
+		fmt.Fprintf(hw, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
 	}
 	return nil
 }
