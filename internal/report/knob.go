@@ -105,7 +105,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 			}
 			if m.Line != "" {
 				// Never wrapped: it is to be copied as it is.
-				fmt.Fprintln(w, "       "+m.Line)
+				Verbatim(w, "       "+m.Line)
 			}
 		}
 		for _, n := range p.Notes {
@@ -138,12 +138,13 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 	if r.DryRun {
 		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])
 		for _, l := range r.Script {
-			fmt.Fprintln(w, "  "+l)
+			Verbatim(w, "  "+l)
 		}
 		fmt.Fprintln(w, "\ndry run: nothing was changed")
 		return
 	}
-	fmt.Fprintf(w, "original values recorded in %s\nundo with: %s\n", r.Journal, knob.CommandLine(r.Undo))
+	fmt.Fprintf(w, "original values recorded in %s\n", r.Journal)
+	Verbatim(w, "undo with: "+knob.CommandLine(r.Undo))
 }
 
 // KnobRevert prints `knob revert`: the damaged journal entries left

@@ -78,3 +78,18 @@ func (l *LineWrapper) emit(newline bool) {
 	}
 	_, l.err = io.WriteString(l.w, b.String())
 }
+
+// Verbatim writes line to w whole, never wrapped: a command or a line of
+// a script, to be copied as it is.
+func Verbatim(w io.Writer, line string) {
+	if l, ok := w.(*LineWrapper); ok {
+		if l.err == nil && len(l.line) > 0 {
+			l.emit(false) // what was begun on this line, as it is
+		}
+		if l.err == nil {
+			_, l.err = io.WriteString(l.w, line+"\n")
+		}
+		return
+	}
+	io.WriteString(w, line+"\n")
+}

@@ -51,3 +51,21 @@ func TestLineWrapper(t *testing.T) {
 		t.Errorf("width %d through the wrapper, want 72", w)
 	}
 }
+
+// A script line or a command is written whole, however narrow the
+// terminal, after what was begun on its line.
+func TestVerbatim(t *testing.T) {
+	var b strings.Builder
+	l := WrapLines(WithWidth(&b, 20))
+	fmt.Fprint(l, "equivalent commands:\n  ")
+	Verbatim(l, "printf '%s\\n' '10' > '/proc/sys/vm/swappiness'")
+	fmt.Fprint(l, "dry run: nothing was changed at all\n")
+	Verbatim(new(strings.Builder), "to a plain writer")
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "equivalent commands:\n  printf '%s\\n' '10' > '/proc/sys/vm/swappiness'\ndry run: nothing was\n  changed at all\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
