@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // runCLIWidth is runCLI with stdout cols columns wide.
@@ -21,7 +22,7 @@ func runCLIWidth(t *testing.T, cols int, args ...string) (int, string, string) {
 // columns from the right, lines of prose wrap with a hanging indent, and
 // no output line ends in spaces, at any width.
 func TestOutputFitsTheTerminal(t *testing.T) {
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	for _, name := range []string{"a.json", "b.json"} {
 		if code, _, errs := runCLI(t, "sleep", "--samples", "40", "--gap", "0", "-o", dir+"/"+name); code != 0 {
 			t.Fatalf("sleep -o %s: exit %d: %s", name, code, errs)
