@@ -72,11 +72,18 @@ func TestExplainNamesTheHog(t *testing.T) {
 	if len(d.Explain) != 10 {
 		t.Fatalf("%d explained", len(d.Explain))
 	}
-	named := 0
+	named, busy := 0, 0
 	for _, x := range d.Explain {
 		if x.CPU != cpu || x.LatencyNs <= 0 {
 			t.Errorf("%+v", x)
 		}
+		if idleFor(x.Ran)*2 > x.LatencyNs {
+			// The CPU sat idle for most of it: the timer itself came late
+			// (on a VM, the host ran something else), which no thread of
+			// this machine caused and the explanation rightly says.
+			continue
+		}
+		busy++
 		for _, r := range x.Ran {
 			if r.Kind == explain.KindThread && inProcess(r.PID, hog.Process.Pid) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
 				named++
@@ -84,19 +91,33 @@ func TestExplainNamesTheHog(t *testing.T) {
 			}
 		}
 	}
-	// The worst wake-ups waited for the hog: it is named, with its pid
-	// and its priority (nice -20: prio 100), for a tenth of the latency or
-	// more. A majority, neither all nor most of the latency: on a machine
-	// loaded with other work (CI, other builds) the hog shares the CPU
-	// with them, and a worst wake-up can be someone else's doing; on an
-	// idle machine it holds the CPU for nearly all of it.
-	if named*2 <= len(d.Explain) {
+	// The worst wake-ups that waited for something on this CPU waited
+	// for the hog: it is named, with its pid and its priority (nice -20:
+	// prio 100), for a tenth of the latency or more. A majority, neither
+	// all nor most of the latency: on a machine loaded with other work
+	// (CI, other builds) the hog shares the CPU with them, and a worst
+	// wake-up can be someone else's doing; on an idle machine it holds the
+	// CPU for nearly all of it. At least 3 of the 10 must be such, or the
+	// test shows nothing.
+	if busy < 3 || named*2 <= busy {
 		for _, x := range d.Explain {
 			t.Logf("%d ns: %+v (cause %s)", x.LatencyNs, x.Ran, x.Cause)
 		}
-		t.Errorf("the hog (pid %d) held the CPU in %d of %d", hog.Process.Pid, named, len(d.Explain))
+		t.Errorf("the hog (pid %d) held the CPU in %d of the %d worst wake-ups that were not idle time (of %d)",
+			hog.Process.Pid, named, busy, len(d.Explain))
 	}
 	if d.ExplainNext == "" || len(d.ExplainTotals) == 0 {
 		t.Errorf("next %q totals %v", d.ExplainNext, d.ExplainTotals)
 	}
+}
+
+// idleFor is how long the CPU's idle task ran in ran.
+func idleFor(ran []explain.Ran) int64 {
+	var ns int64
+	for _, r := range ran {
+		if r.Kind == explain.KindIdle {
+			ns += r.DurationNs
+		}
+	}
+	return ns
 }
