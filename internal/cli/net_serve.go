@@ -100,11 +100,12 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	}
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
 		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
-	// the human lines, wrapped to a terminal's width; each ends its line
+	// the human lines, wrapped to a terminal's width; each ends its line,
+	// under mu: connections end on their own goroutines
 	hw := report.WrapLines(o.IO.Out)
+	var mu sync.Mutex
 	if !o.Quiet && !o.JSON {
 		w := hw
-		var mu sync.Mutex // connections end on their own goroutines
 		so.OnConn = func(c netload.ConnStats) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -130,7 +131,9 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 					parts = append(parts, p[0]+" "+p[1])
 				}
 			}
+			mu.Lock()
 			fmt.Fprintf(hw, "latlab net serve: %s\n", strings.Join(parts, ", "))
+			mu.Unlock()
 			if o.Duration > 0 {
 				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", units.Duration(o.Duration))
 			} else {

@@ -155,7 +155,7 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	report.Table(w, []string{"field", "first", "min", "p50", "max", "last"}, rows)
 	if len(prefixes) > 0 {
 		var used []string
-		for i, p := range "kMGTPE" {
+		for i, p := range units.SIPrefixes {
 			if prefixes[byte(p)] {
 				used = append(used, fmt.Sprintf("%c = 10^%d", p, 3*(i+1)))
 			}
@@ -164,8 +164,6 @@ func printTCP(w io.Writer, d *netload.TCPData) {
 	}
 	fmt.Fprintf(w, "\nsamples where a retransmission counter grew: %d\n", d.RetransSamples)
 	if len(absent) > 0 {
-		for _, l := range report.WrapHanging("not reported by this kernel (absent, not zero): "+strings.Join(absent, ", "), 2, 80) {
-			fmt.Fprintln(w, l)
-		}
+		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
 	}
 }

@@ -1,16 +1,18 @@
 package cli
 
 import (
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
 )
 
-// The TCP state table fits 80 columns with the largest values a transfer
-// reports (an 11-digit delivery rate, a byte count in the terabytes) and
-// IPv6 endpoints; the values it shortens are named under it, and the
-// fields the kernel left out wrap.
+// On an 80-column terminal the TCP state table fits with the largest
+// values a transfer reports (an 11-digit delivery rate, a byte count in
+// the terabytes) and IPv6 endpoints; the values it shortens are named
+// under it, and the fields the kernel left out wrap.
 func TestPrintTCPFits80Columns(t *testing.T) {
 	big := netload.FieldStat{First: 15_232_000_000, Min: 4_568_581_395, P50: 4_745_144_927, Max: 1_234_567_890_123, Last: 9_999_999, N: 3}
 	d := &netload.TCPData{
@@ -29,7 +31,7 @@ func TestPrintTCPFits80Columns(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	printTCP(&b, d)
+	humanOut(report.WithWidth(&b, 80), func(w io.Writer) { printTCP(w, d) })
 	out := b.String()
 	for i, l := range strings.Split(out, "\n") {
 		if n := len([]rune(l)); n > 80 {

@@ -89,7 +89,7 @@ func Compact(n int64) string {
 	v := math.Abs(float64(n))
 	i := 0
 	// 999,950,000 rounds to 1000M: 1.000G instead
-	for v >= 999.95 && i < len(siPrefixes)-1 {
+	for v >= 999.95 && i < len(SIPrefixes) {
 		v /= 1000
 		i++
 	}
@@ -102,7 +102,12 @@ func Compact(n int64) string {
 	if n < 0 {
 		s = "-" + s
 	}
-	return s + siPrefixes[i]
+	if i > 0 {
+		s += SIPrefixes[i-1 : i]
+	}
+	return s
 }
 
-var siPrefixes = [...]string{"", "k", "M", "G", "T", "P", "E"}
+// SIPrefixes are the prefixes Compact writes, each 1000 times the one
+// before it: k is 10^3, E 10^18.
+const SIPrefixes = "kMGTPE"
