@@ -157,8 +157,8 @@ func TestCompareBadInput(t *testing.T) {
 		"stdev is no rank": {"compare", a, a, "--by", "stdev"},
 	}
 	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --duration",
-		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab dev reads; accepted: compare, crossproc, doctor, `,
-		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (dev) reads latlab.result/1; update latlab to read it"}
+		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab ` + result.Version() + ` reads; accepted: compare, crossproc, doctor, `,
+		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (" + result.Version() + ") reads latlab.result/1; update latlab to read it"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
