@@ -46,8 +46,11 @@ func inProcess(tid, pid int) bool {
 }
 
 // Known answer: a CPU hog pinned to the measured CPU is what held the CPU
-// in the worst wake-ups, named by its pid.
-func TestExplainNamesTheHog(t *testing.T) {
+// in the worst wake-ups, named by its pid. Other packages' tests running
+// beside it (pinned and realtime threads among them) would share the CPU
+// with the hog and be named instead: it runs in the serial tier.
+func TestExplainNamesTheHogSerial(t *testing.T) {
+	testutil.Serial(t)
 	testutil.NeedRoot(t)
 	if _, err := os.Stat("/sys/kernel/tracing"); err != nil {
 		if testutil.Required() {

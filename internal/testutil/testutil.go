@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,28 @@ func WriteTree(t testing.TB, root string, files map[string]string) {
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// SerialEnv is set to 1 by scripts/test's serial tier, which runs the
+// tests that judge scheduling alone, after the parallel runs:
+//
+//	LATLAB_SERIAL_TESTS=1 go test -p 1 -count=1 -run 'Serial$' ./...
+const SerialEnv = "LATLAB_SERIAL_TESTS"
+
+// Serial marks a test that judges how the OS scheduled threads (who held
+// a CPU while a wake-up waited, how late it came). Beside other packages'
+// tests on a 2-CPU machine their threads become part of the answer, so
+// such a test runs only in the serial tier; elsewhere (go test ./..., the
+// race run) it skips and says where it runs, also under
+// LATLAB_REQUIRE_ALL=1: it is not missing a tool, it runs in a later step.
+// Its name ends in "Serial", which is how the tier's -run finds it.
+func Serial(t testing.TB) {
+	t.Helper()
+	if name, _, _ := strings.Cut(t.Name(), "/"); !strings.HasSuffix(name, "Serial") {
+		t.Fatalf("%s judges scheduling: its name must end in Serial, or scripts/test's serial tier (-run 'Serial$') never runs it", name)
+	}
+	if os.Getenv(SerialEnv) != "1" {
+		t.Skipf("judges scheduling: runs alone in scripts/test's serial tier (%s=1 go test -p 1 -run 'Serial$' ./...), not beside other packages' tests", SerialEnv)
 	}
 }
