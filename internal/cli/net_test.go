@@ -62,7 +62,7 @@ func udpWorks(t *testing.T) bool {
 		c.Close()
 		return true
 	}
-	if !underWine() || !strings.Contains(err.Error(), "10045") {
+	if !testutil.UnderWine() || !strings.Contains(err.Error(), "10045") {
 		t.Fatal(err)
 	}
 	return false

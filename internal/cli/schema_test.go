@@ -152,6 +152,10 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 	// Documents made where a command cannot run here.
 	srv := netServer(t, udpWorks(t))
 	code, out, errs := runCLI(t, "net", "tcp-discard", "--to", srv.Sink, "--size", "64KiB", "--json")
+	for try := 1; code != 0 && try < 3 && testutil.WineIOIncomplete(errs); try++ {
+		t.Logf("tcp-discard, try %d, hit Wine's fault: %s", try, errs)
+		code, out, errs = runCLI(t, "net", "tcp-discard", "--to", srv.Sink, "--size", "64KiB", "--json")
+	}
 	if code != 0 {
 		t.Fatalf("tcp-discard: exit %d: %s", code, errs)
 	}

@@ -3,12 +3,14 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Under Wine there is no powercfg: the current resolution, and one line
 // saying why the requesters are unknown.
 func TestTimerWhoUnderWine(t *testing.T) {
-	if !underWine() {
+	if !testutil.UnderWine() {
 		t.Skip("not Wine: powercfg /energy on a real Windows is the CI job's")
 	}
 	code, out, errs := runCLI(t, "timer", "who", "--seconds", "1")

@@ -60,7 +60,7 @@ func TestTryRefusesRebootKnobWindows(t *testing.T) {
 // Under Wine the kernel trace of the dpcisr probe cannot start: the
 // watch's own one line, exit 3, before any block.
 func TestTryDPCISRUnderWine(t *testing.T) {
-	if !underWine() {
+	if !testutil.UnderWine() {
 		t.Skip("not Wine: a real kernel trace is the CI job's, not a unit test's")
 	}
 	code, out, errs := runCLI(t, "try", "timer-resolution", "1ms", "--probe", "dpcisr", "--blocks", "2", "--block-duration", "10ms")

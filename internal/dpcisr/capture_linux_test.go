@@ -15,5 +15,3 @@ func TestRunCaptureIsWindowsOnly(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
-
-func underWine() bool { return false }

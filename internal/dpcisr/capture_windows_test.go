@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
-	"golang.org/x/sys/windows"
 )
 
 // Options are checked before xperf is looked for; without xperf (as
@@ -31,11 +30,4 @@ func TestRunCaptureChecks(t *testing.T) {
 			t.Errorf("%+v: %v, want an input error with %q", c.o, err, c.want)
 		}
 	}
-}
-
-// underWine reports whether ntdll exports wine_get_version, which only
-// Wine's does: Wine's NT layer lacks what os.RemoveAll uses, so a
-// temporary folder stays there and only there.
-func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }

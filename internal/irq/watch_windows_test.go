@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // pdhCStatusNoObject is PDH_CSTATUS_NO_OBJECT: the performance object
@@ -18,7 +20,7 @@ func TestWindowsWatcher(t *testing.T) {
 	w, err := NewWatcher(WatchOptions{})
 	if err != nil {
 		var pe pdhError
-		if underWine() && errors.As(err, &pe) && pe.status == pdhCStatusNoObject {
+		if testutil.UnderWine() && errors.As(err, &pe) && pe.status == pdhCStatusNoObject {
 			t.Logf("Wine has no processor counters: %v", err)
 			return
 		}
@@ -49,7 +51,7 @@ func TestWindowsWatcher(t *testing.T) {
 // which sets WINEPREFIX: a false positive would hide a Windows failure
 // above, a false negative fail the suite under Wine.
 func TestUnderWineDetection(t *testing.T) {
-	if byEnv := os.Getenv("WINEPREFIX") != ""; underWine() != byEnv {
-		t.Fatalf("wine_get_version found: %v; WINEPREFIX set: %v", underWine(), byEnv)
+	if byEnv := os.Getenv("WINEPREFIX") != ""; testutil.UnderWine() != byEnv {
+		t.Fatalf("wine_get_version found: %v; WINEPREFIX set: %v", testutil.UnderWine(), byEnv)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // needUDP skips UDP tests where Go cannot open a UDP socket: under Wine,
@@ -22,7 +23,7 @@ func needUDP(t *testing.T) {
 		c.Close()
 		return
 	}
-	if underWine() && strings.Contains(err.Error(), "10045") {
+	if testutil.UnderWine() && strings.Contains(err.Error(), "10045") {
 		t.Skipf("UDP sockets unavailable under Wine: %v", err)
 	}
 	t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // serve starts a server with o on loopback until the test ends.
@@ -147,7 +149,7 @@ func dialFrom(t *testing.T, from string, addr string, n int) []net.Conn {
 	for i := 0; i < n; i++ {
 		c, err := d.Dial("tcp", addr)
 		if err != nil {
-			if underWine() {
+			if testutil.UnderWine() {
 				t.Skipf("connecting from %s under Wine: %v", from, err)
 			}
 			t.Fatalf("dial from %s: %v", from, err)

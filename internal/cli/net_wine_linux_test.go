@@ -1,4 +1,0 @@
-package cli
-
-// underWine is false on Linux: no Wine gap is tolerated here.
-func underWine() bool { return false }
