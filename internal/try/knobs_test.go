@@ -6,32 +6,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
-	"github.com/latlab/latlab/internal/knob"
 )
-
-// Every knob of the catalogue says whether try can switch it live: a new
-// knob without an entry fails here, not in a user's experiment.
-func TestTryInfoCoversCatalogue(t *testing.T) {
-	for _, k := range knob.All() {
-		in, ok := LookupInfo(k.Name())
-		if !ok {
-			t.Errorf("%s: no entry in try's table", k.Name())
-			continue
-		}
-		if in.OS != k.OS() {
-			t.Errorf("%s: try says %s, the catalogue %s", k.Name(), in.OS, k.OS())
-		}
-		if in.Live() && in.Settle <= 0 {
-			t.Errorf("%s: live but no settle time", k.Name())
-		}
-		if in.Scope == ScopeProcess && k.Name() != "timer-slack" {
-			t.Errorf("%s: only timer slack applies to the probe's own thread", k.Name())
-		}
-	}
-	if len(infos()) != len(knob.All())+1 {
-		t.Errorf("%d entries for %d knobs and timer-resolution", len(infos()), len(knob.All()))
-	}
-}
 
 // A knob that takes effect only after a reboot, a sign-in or an adapter
 // restart is refused in one line that says why and gives the two runs
