@@ -60,6 +60,37 @@ func TestMeasuredTable(t *testing.T) {
 	}
 }
 
+// measuredRow is a row of the measured table.
+type measuredRow struct {
+	interval, length string
+	fg, bg           int
+}
+
+// measuredTable reads testdata/win32prisep-measured-0-271.csv by value.
+func measuredTable(t *testing.T) map[uint32]measuredRow {
+	t.Helper()
+	f, err := os.Open("testdata/win32prisep-measured-0-271.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 273 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	out := map[uint32]measuredRow{}
+	for _, r := range rows[1:] {
+		v, err1 := strconv.ParseUint(r[0], 10, 32)
+		fg, err2 := strconv.Atoi(r[4])
+		bg, err3 := strconv.Atoi(r[5])
+		if err1 != nil || err2 != nil || err3 != nil || bg == 0 {
+			t.Fatalf("row %v", r)
+		}
+		out[uint32(v)] = measuredRow{r[2], r[3], fg, bg}
+	}
+	return out
+}
+
 func TestSeedExamples(t *testing.T) {
 	tests := []struct {
 		v              uint32
@@ -98,17 +129,24 @@ func TestSeedExamples(t *testing.T) {
 	}
 }
 
-// PsPrioritySeparation is the low 2 bits, 3 acting as 2, as the kernel
-// normalises it; the boost is that value whatever the quantum type.
+// The foreground boost of every value, client and server, is the
+// PsPrioritySeparation the measured table shows: a variable-quanta row
+// gives foreground = (PsPrioritySeparation + 1) x background, so the
+// value with the same low 2 bits and variable quanta (BB = 01) measures
+// it for a fixed-quanta value too. The boost does not depend on the
+// quantum type or the edition (Windows Internals, in the package doc).
 func TestBoostEveryClass(t *testing.T) {
+	measured := measuredTable(t)
 	for _, server := range []bool{false, true} {
-		for _, d := range Table(Options{Server: server}) {
-			want := int(d.Effective & 3)
-			if want == 3 {
-				want = 2
+		for v := range uint32(272) {
+			m := measured[v&^0xC|0x4]
+			if m.length != "Variable" || m.fg%m.bg != 0 {
+				t.Fatalf("%#x: the measured row of its variable sibling is %+v", v, m)
 			}
+			want := m.fg/m.bg - 1
+			d := Decode(v, Options{Server: server})
 			if d.ForegroundBoost != want || d.PsPrioritySeparation != want {
-				t.Errorf("%s (server=%v): boost %d, PsPrioritySeparation %d, want %d", d.Hex, server, d.ForegroundBoost, d.PsPrioritySeparation, want)
+				t.Errorf("%s (server=%v): boost %d, PsPrioritySeparation %d; the measured table says %d", d.Hex, server, d.ForegroundBoost, d.PsPrioritySeparation, want)
 			}
 		}
 	}
