@@ -247,9 +247,22 @@ func FuzzAppendIndent(f *testing.F) {
 }
 
 // encoding/json never writes these, but appendIndent must not fail on
-// them: closing brackets beyond the depth, strings never closed.
+// them: closing brackets beyond the depth go on their own lines at the
+// prefix, a string never closed is copied to the end, and no byte of the
+// input is lost.
 func TestAppendIndentMalformed(t *testing.T) {
-	for _, src := range []string{`}}]`, `{"a":1}}}`, `"abc`, `"a\`, `["a\\`, `[`} {
-		_ = appendIndent(nil, []byte(src), "  ", "  ")
+	for src, want := range map[string]string{
+		`}}]`:       "\n  }\n  }\n  ]",
+		`{"a":1}}}`: "{\n    \"a\": 1\n  }\n  }\n  }",
+		`"abc`:      `"abc`,
+		`"a\`:       `"a\`,
+		`["a\\`:     "[\n    \"a\\\\",
+		`[`:         "[\n    ",
+		`[1,}`:      "[\n    1,\n    \n  }",
+	} {
+		got := string(appendIndent([]byte("x"), []byte(src), "  ", "  "))
+		if got != "x"+want {
+			t.Errorf("appendIndent(%q) = %q, want %q", src, got[1:], want)
+		}
 	}
 }
