@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -11,44 +13,154 @@ import (
 // The research latlab implements, as users meet it in the help and the
 // README: each claim here once contradicted its source.
 
-// MeasureSleep (valleyofdoom/TimerResolution,
-// https://github.com/valleyofdoom/TimerResolution/blob/main/MeasureSleep/MeasureSleep.cpp)
-// pauses Sleep(1000) between iterations, as in the version PC-Tuning's
-// research quotes ("Sleep(1000); // pause for a second between
-// iterations"); only its later --samples mode pauses Sleep(100). The help
-// and the README said "MeasureSleep uses 100 ms".
-func TestMeasureSleepPauseIsSourced(t *testing.T) {
-	code, out, _ := runCLI(t, "sleep", "--help")
-	if code != 0 {
-		t.Fatalf("sleep --help: exit %d", code)
+// A figure of the research, as the texts users and maintainers read state
+// it: every statement of the claim's shape (the patterns, over the README,
+// docs/ with the command reference, and the Go sources with their help
+// texts and comments) must give the research's figure. Each claim once
+// contradicted its source in a text; the patterns catch any sentence of
+// that shape, not only the sentence that was wrong.
+type researchClaim struct {
+	name   string
+	source string // the research's words, and where they are
+	// Each pattern captures the figure (fig) and, where the figure
+	// depends on it, the key (key) that chooses it in want.
+	patterns []*regexp.Regexp
+	want     map[string]float64 // key ("" without one) -> the research's figure
+}
+
+var researchClaims = []researchClaim{
+	{
+		// MeasureSleep (valleyofdoom/TimerResolution, MeasureSleep.cpp)
+		// as research 000:158 quotes it: "Sleep(1000); // pause for a
+		// second between iterations" (its later --samples mode pauses
+		// Sleep(100), which texts say in a clause of its own). The help
+		// and the README once said "MeasureSleep uses 100 ms".
+		name:   "MeasureSleep's pause between iterations",
+		source: `000:158 "Sleep(1000); // pause for a second between iterations"`,
+		patterns: []*regexp.Regexp{
+			regexp.MustCompile(`MeasureSleep\b[^.;]{0,80}?\bpaus\w* (?:for )?(?:Sleep\()?(?P<fig>\d+(?:\.\d+)?)`),
+			regexp.MustCompile(`MeasureSleep (?:uses|waits|sleeps) (?P<fig>\d+(?:\.\d+)?) ?ms`),
+		},
+		want: map[string]float64{"": 1000},
+	},
+	{
+		// Sleep(1) at a 1 ms interval before Windows 10 2004, as Bruce
+		// Dawson measured it (research 002:36: "2.0 on Windows XP, then
+		// 1.0 on Windows 7/8, and is apparently back to 2.0"): 2 ticks on
+		// XP, 1 on 7 and 8, in ms or in ticks. The README once gave two
+		// ticks for every build before 2004.
+		name:   "Sleep(1) at 1 ms on Windows XP, 7 and 8",
+		source: `002:36 "2.0 on Windows XP, then 1.0 on Windows 7/8"`,
+		patterns: []*regexp.Regexp{
+			regexp.MustCompile(`\b(?P<fig>\d+(?:\.\d+)?|one|two|three)(?: ?(?:ms|ticks?)(?:[^.;()\d]|Windows 1[01]){0,40}?\b| )on Windows (?P<key>XP|7 and 8|7/8)\b`),
+			regexp.MustCompile(`\bWindows (?P<key>XP|7 and 8|7/8) (?:slept|took|lasts?|sleeps) (?P<fig>\d+(?:\.\d+)?|one|two|three)`),
+			regexp.MustCompile(`\b(?P<fig>\d+(?:\.\d+)?|one|two|three) ?(?:ms|ticks?) \(Windows (?P<key>XP|7 and 8|7/8)\b`),
+		},
+		want: map[string]float64{"XP": 2, "7 and 8": 1, "7/8": 1},
+	},
+}
+
+// figures returns the figure a match m of pattern re states and the one
+// the research gives for its key (NaN for a key the research has none of).
+func (c researchClaim) figures(re *regexp.Regexp, m []string) (got, want float64) {
+	fig, key := m[re.SubexpIndex("fig")], ""
+	if i := re.SubexpIndex("key"); i >= 0 {
+		key = m[i]
 	}
-	readme := readmeText(t)
-	for name, text := range map[string]string{"sleep --help": out, "README": readme} {
-		flat := strings.Join(strings.Fields(text), " ")
-		if strings.Contains(flat, "MeasureSleep uses 100 ms") || strings.Contains(flat, "MeasureSleep pauses 100 ms") {
-			t.Errorf("%s: MeasureSleep's pause is Sleep(1000), Sleep(100) only with --samples", name)
+	got, ok := map[string]float64{"one": 1, "two": 2, "three": 3}[fig]
+	if !ok {
+		got, _ = strconv.ParseFloat(fig, 64)
+	}
+	want, ok = c.want[key]
+	if !ok {
+		want = math.NaN()
+	}
+	return got, want
+}
+
+func TestClaimsHoldResearchFigures(t *testing.T) {
+	texts := claimTexts(t)
+	for _, c := range researchClaims {
+		found := 0
+		for name, text := range texts {
+			for _, re := range c.patterns {
+				for _, m := range re.FindAllStringSubmatch(text, -1) {
+					found++
+					if got, want := c.figures(re, m); got != want {
+						t.Errorf("%s: %q: %s says %v (research %s)", name, m[0], c.name, want, c.source)
+					}
+				}
+			}
 		}
-		if !strings.Contains(flat, "Sleep(1000)") {
-			t.Errorf("%s does not name MeasureSleep's Sleep(1000)", name)
+		if found == 0 {
+			t.Errorf("%s: no text states it: a pattern that matches nothing checks nothing", c.name)
+		}
+		t.Logf("%s: %d statements", c.name, found)
+	}
+}
+
+// The patterns hold a wrong figure, in each shape, against the research.
+func TestClaimPatternsCatchWrongFigures(t *testing.T) {
+	for _, s := range []string{
+		"MeasureSleep uses 100 ms between iterations",
+		"MeasureSleep pauses Sleep(100) between samples",
+		"(MeasureSleep, valleyofdoom/TimerResolution, pauses 500 ms between samples",
+		"Sleep(1) took 2.0 ms, as on Windows 7 and 8",
+		"Windows XP slept 1.0 ms there",
+		"1 tick = 1 ms (Windows XP, as Bruce Dawson measured)",
+		"three ticks on Windows XP, 2 on Windows 7 and 8",
+	} {
+		wrong := false
+		for _, c := range researchClaims {
+			for _, re := range c.patterns {
+				for _, m := range re.FindAllStringSubmatch(s, -1) {
+					if got, want := c.figures(re, m); got != want {
+						wrong = true
+					}
+				}
+			}
+		}
+		if !wrong {
+			t.Errorf("%q passes", s)
 		}
 	}
 }
 
-// Bruce Dawson measured Sleep(1) at a 1 ms interval at 2.0 ms on Windows
-// 10 and XP and 1.0 ms on Windows 7 and 8 ("Windows Timer Resolution: The
-// Great Rule Change",
-// https://randomascii.wordpress.com/2020/10/04/windows-timer-resolution-the-great-rule-change/).
-// The README said "two ticks at 1 ms" for every build before 2004.
-func TestREADMESleepBefore2004IsPerVersion(t *testing.T) {
-	flat := strings.Join(strings.Fields(readmeText(t)), " ")
-	if strings.Contains(flat, "(two ticks at 1 ms, since the call starts just after a tick") {
-		t.Error("README claims two ticks at 1 ms for every build before 2004")
+// claimTexts are the README, every page of docs/ (the command reference
+// too) and the Go sources (help texts and comments), by path, each
+// flattened: comment markers, Markdown links' targets and backticks
+// dropped, white space made single spaces.
+func claimTexts(t *testing.T) map[string]string {
+	t.Helper()
+	link := regexp.MustCompile(`\]\([^)\s]*\)`)
+	comment := regexp.MustCompile(`(?m)^\s*//`)
+	out := map[string]string{}
+	add := func(p string) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := comment.ReplaceAllString(string(b), " ")
+		s = link.ReplaceAllString(s, "]")
+		s = strings.NewReplacer("`", "", "[", "", "]", "").Replace(s)
+		out[p] = strings.Join(strings.Fields(s), " ")
 	}
-	for _, want := range []string{"2.0 ms, as on Windows XP", "Windows 7 and 8 slept 1.0 ms"} {
-		if !strings.Contains(flat, want) {
-			t.Errorf("README lacks %q", want)
+	add("../../README.md")
+	for _, dir := range []string{"../../docs", "../../internal", "../../cmd"} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go")) {
+				add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
+	return out
 }
 
 // Users cannot know what "the seed research" is: every mention names its
