@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -29,10 +30,13 @@ func TestRunLive(t *testing.T) {
 	if r.OS != knob.HostOS || r.Sleep == nil || r.Wake == nil || r.Overhead == nil {
 		t.Fatalf("result %+v", r)
 	}
-	if len(r.Sleep.Samples) != int(r.Sleep.Summary.Count) || r.Sleep.Summary.Count == 0 || len(r.Wake.Samples) == 0 {
-		t.Errorf("samples: sleep %d of %d, wake %d", len(r.Sleep.Samples), r.Sleep.Summary.Count, len(r.Wake.Samples))
+	// The sleep probe takes its 3 samples however busy the machine is;
+	// how many wake-ups 5 ms give depends on it (other packages' tests
+	// run beside this one), so the wake probe is held to its own count.
+	if len(r.Sleep.Samples) != 3 || r.Sleep.Summary.Count != 3 || len(r.Wake.Samples) != int(r.Wake.Summary.Count) {
+		t.Errorf("samples: sleep %d of %d, wake %d of %d", len(r.Sleep.Samples), r.Sleep.Summary.Count, len(r.Wake.Samples), r.Wake.Summary.Count)
 	}
-	if !strings.Contains(r.Wake.What, "a 1ms periodic wake-up") || r.Wake.Band == "" || r.Sleep.Verdict == "" {
+	if !strings.Contains(r.Wake.What, fmt.Sprintf("a 1ms periodic wake-up, %d times", len(r.Wake.Samples))) || r.Wake.Band == "" || r.Sleep.Verdict == "" {
 		t.Errorf("wake %q band %q, sleep verdict %q", r.Wake.What, r.Wake.Band, r.Sleep.Verdict)
 	}
 	if len(r.Timer.Facts) < 3 {
