@@ -80,7 +80,7 @@ func runCompare(ctx context.Context, o *CompareOptions) error {
 	res, err := compare.Run(ctx, compare.RunOptions{
 		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, ExpectBetter: o.ExpectBetter,
 		// A try result stands for its arms.
-		Arms: map[string]compare.Arms{try.Kind: try.CompareInputs},
+		Arms: map[string]compare.Arms{try.Kind.Name(): try.CompareInputs},
 	})
 	if err != nil {
 		if badinput.Is(err) {

@@ -263,7 +263,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			return tryErr(err)
 		}
 		if o.JSON {
-			doc := try.KindTry.New(host.Collect(), &try.Data{Result: *res})
+			doc := try.Kind.New(host.Collect(), &try.Data{Result: *res})
 			doc.Settings = o.settings
 			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
 			return result.Write(o.IO.Out, doc)

@@ -21,7 +21,7 @@ import (
 )
 
 // arms is what the CLI passes: a try result stands for its arms.
-var arms = map[string]compare.Arms{try.Kind: try.CompareInputs}
+var arms = map[string]compare.Arms{try.Kind.Name(): try.CompareInputs}
 
 func td(name string) string { return filepath.Join("testdata", name) }
 

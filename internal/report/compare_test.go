@@ -28,7 +28,7 @@ func TestCompareTextGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := compare.Run(context.Background(), compare.RunOptions{Files: c.files, By: "p50", Seed: 1, Detect: 0.05,
-				Arms: map[string]compare.Arms{try.Kind: try.CompareInputs}})
+				Arms: map[string]compare.Arms{try.Kind.Name(): try.CompareInputs}})
 			if err != nil {
 				t.Fatal(err)
 			}

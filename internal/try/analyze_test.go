@@ -178,7 +178,7 @@ func TestDocumentTimerFromRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := KindTry.Of(doc); d.Timer != want {
+		if d, _ := Kind.Of(doc); d.Timer != want {
 			t.Errorf("timer %v, want %v", d.Timer, want)
 		}
 	}

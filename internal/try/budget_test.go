@@ -47,7 +47,7 @@ func TestArmsShareTheBudget(t *testing.T) {
 		t.Errorf("%d samples charged, want 120000", b.Used())
 	}
 	// The same blocks through CompareInputs, on a budget half used.
-	doc := KindTry.New(host.Facts{}, &Data{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Result: *histBlocks(t, 4, 30_000)})
+	doc := Kind.New(host.Facts{}, &Data{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1_000_000}, Result: *histBlocks(t, 4, 30_000)})
 	b = result.NewBudget()
 	if _, err := ArmSamples(histBlocks(t, 2, 30_000), 0, b); err != nil {
 		t.Fatal(err)

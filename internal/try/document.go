@@ -24,8 +24,8 @@ type Data struct {
 	Result
 }
 
-// KindTry is the document `latlab try --json` writes.
-var KindTry = result.Register[Data](Kind, "a setting measured as an experiment: arms, blocks in the order run, verdicts (latlab try)")
+// Kind is the document `latlab try --json` writes.
+var Kind = result.Register[Data]("try", "a setting measured as an experiment: arms, blocks in the order run, verdicts (latlab try)")
 
 // Measured says how the samples were taken.
 func (d *Data) Measured() *probe.Measurement { return &d.Measurement }
@@ -72,7 +72,7 @@ func Document(facts host.Facts, res *Result, settings map[string]string) (*resul
 		notes = append(notes, fmt.Sprintf("%d samples: each block keeps a histogram instead of its raw samples (more than %d in all)", total, result.MaxSamples))
 	}
 	data.Result = *res
-	doc := KindTry.New(facts, data)
+	doc := Kind.New(facts, data)
 	doc.Settings = settings
 	doc.Notes = append(append(doc.Notes, notes...), res.Notes...)
 	return doc, nil
@@ -80,10 +80,10 @@ func Document(facts host.Facts, res *Result, settings map[string]string) (*resul
 
 // Read returns the Result of a try document.
 func Read(doc *result.Document) (*Result, error) {
-	if doc.Kind != Kind {
+	if doc.Kind != Kind.Name() {
 		return nil, fmt.Errorf("a %s result, not a try result", doc.Kind)
 	}
-	d, ok := KindTry.Of(doc)
+	d, ok := Kind.Of(doc)
 	if !ok {
 		return nil, fmt.Errorf("unreadable try data: a %T payload", doc.Data)
 	}
@@ -161,7 +161,7 @@ func CompareInputs(label string, doc *result.Document, budget *result.Budget) ([
 // armDocument is a document of the probe's kind holding one arm's samples,
 // with the try document's envelope and measurement.
 func armDocument(doc *result.Document, kind string, s []int64) (*result.Document, error) {
-	td, _ := KindTry.Of(doc)
+	td, _ := Kind.Of(doc)
 	s = slices.Clone(s)
 	var sum stats.Summary
 	if len(s) > 0 {

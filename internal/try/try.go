@@ -21,9 +21,6 @@ import (
 	"github.com/latlab/latlab/internal/stats"
 )
 
-// Kind is the result document kind of `latlab try`.
-const Kind = "try"
-
 // Probes try can measure a block with.
 const (
 	ProbeSleep  = knob.ProbeSleep
