@@ -1,4 +1,4 @@
-package result_test
+package cli
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/latlab/latlab/internal/cli"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -34,8 +33,8 @@ func shortCapture(tb testing.TB, size string) string {
 }
 
 // BenchmarkPcapTCP is `pcap tcp` on a capture of thousands of short
-// connections, with the tables and with --json: the document's cost is
-// the difference (scripts/bench-pcap-tcp's goal: --json at >= 0.6x the
+// connections, with the tables and with --json: the document's cost
+// (package result's streamed JSON) is the difference (scripts/bench-pcap-tcp's goal: --json at >= 0.6x the
 // tables' speed).
 func BenchmarkPcapTCP(b *testing.B) {
 	capture := shortCapture(b, "20MB")
@@ -53,7 +52,7 @@ func BenchmarkPcapTCP(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(st.Size())
 			for b.Loop() {
-				if code := cli.Run(context.Background(), c.args, &cli.IO{Out: io.Discard, Err: io.Discard}); code != 0 {
+				if code := Run(context.Background(), c.args, &IO{Out: io.Discard, Err: io.Discard}); code != 0 {
 					b.Fatalf("exit %d", code)
 				}
 			}
