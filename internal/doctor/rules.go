@@ -37,7 +37,3 @@ func privilegeWords(p string) string {
 	}
 	return p
 }
-
-// --- win32-priority-separation helpers -------------------------------------
-
-// --- adapter helpers ---------------------------------------------------------
