@@ -127,23 +127,9 @@ func doctorProbe(p *doctor.Probe) (doctorProbeView, error) {
 
 // Parsed on first use: parsing at start-up would cost every command.
 var doctorTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("doctor").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="referrer" content="no-referrer">
-<title>{{.Title}}</title>
-<style>
-:root { color-scheme: light; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.45; margin: 0 auto; padding: 1rem; max-width: 64rem; color: #1b1b1b; background: #fff; font-size: 16px; }
-h1 { font-size: 1.5rem; margin: .2rem 0; }
-h2 { font-size: 1.2rem; margin: 2rem 0 .4rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
+	return template.Must(template.New("doctor").Parse(pageHead + `h2 { font-size: 1.2rem; margin: 2rem 0 .4rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
 h3 { font-size: 1.05rem; margin: 1.2rem 0 .2rem; }
 .sub, .note, figcaption { color: #555; font-size: .9rem; }
-.verdict { background: #eef5fb; border-left: 4px solid #0072b2; padding: .5rem .7rem; margin: .4rem 0; overflow-wrap: anywhere; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .6rem 0; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .5rem; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
 td.k { font-family: ui-monospace, monospace; white-space: nowrap; }
@@ -158,10 +144,7 @@ td.v, td.r { overflow-wrap: anywhere; }
 .band-good { border-left-color: #009e73; }
 details summary { cursor: pointer; color: #0072b2; }
 .evidence, .ref { color: #444; font-size: .85rem; margin: .2rem 0 0; }
-figure { margin: 1rem 0; }
-svg.plot { width: 100%; height: auto; display: block; }
 ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
-footer { margin-top: 2rem; color: #777; font-size: .8rem; }
 @media (max-width: 40rem) {
   table.settings thead { display: none; }
   table.settings, table.settings tbody, table.settings tr, table.settings td { display: block; width: auto; }
@@ -169,10 +152,7 @@ footer { margin-top: 2rem; color: #777; font-size: .8rem; }
   table.settings td { border: none; padding: .15rem .3rem; }
   table.settings td::before { content: attr(data-label) ": "; color: #666; font-size: .8rem; }
 }
-</style>
-</head>
-<body>
-<header>
+` + pageBody + `<header>
 <h1>{{.Title}}</h1>
 <p class="sub">{{.Subtitle}}</p>
 <p class="verdict">settings: {{.Tally}}</p>

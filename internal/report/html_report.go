@@ -507,41 +507,21 @@ func inlineSVG(b []byte) string {
 
 // Parsed on first use: parsing at start-up would cost every command.
 var reportTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="referrer" content="no-referrer">
-<title>{{.Title}}</title>
-<style>
-:root { color-scheme: light; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.45; margin: 0 auto; padding: 1rem; max-width: 64rem; color: #1b1b1b; background: #fff; font-size: 16px; }
-h1 { font-size: 1.5rem; margin: .2rem 0; }
-h2 { font-size: 1.2rem; margin: 2rem 0 .2rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; overflow-wrap: anywhere; }
+	return template.Must(template.New("report").Parse(pageHead + `h2 { font-size: 1.2rem; margin: 2rem 0 .2rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; overflow-wrap: anywhere; }
 .sub { color: #555; font-size: .9rem; margin: 0 0 .6rem; }
-.verdict { background: #eef5fb; border-left: 4px solid #0072b2; padding: .5rem .7rem; margin: .4rem 0; overflow-wrap: anywhere; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .6rem 0; }
 table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; color: #555; padding: .2rem 0; caption-side: top; }
 th, td { padding: .2rem .5rem; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 td.k { text-align: left; font-family: ui-monospace, monospace; }
 td.v { text-align: left; white-space: normal; overflow-wrap: anywhere; }
-figure { margin: 1rem 0; }
 figcaption { color: #555; font-size: .85rem; }
-svg.plot { width: 100%; height: auto; display: block; }
 details { margin: .6rem 0; }
 summary { cursor: pointer; color: #0072b2; }
 nav ol { padding-left: 1.2rem; }
 nav a, summary { overflow-wrap: anywhere; }
 .note { color: #555; font-size: .9rem; }
-footer { margin-top: 2rem; color: #777; font-size: .8rem; }
-</style>
-</head>
-<body>
-<header>
+` + pageBody + `<header>
 <h1>{{.Title}}</h1>
 <p class="sub">generated {{.Generated}} by latlab {{.Version}}; percentiles are nearest-rank (values that occurred); lower is better</p>
 <nav><ol>{{range .Sections}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ol></nav>
