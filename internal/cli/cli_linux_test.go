@@ -86,7 +86,8 @@ func TestWakeRealtimeMlockDMA(t *testing.T) {
 
 // On Linux timer slack is per thread: a real child process's slack never
 // changes this process's sleeps, so the experiment must say isolated.
-func TestCrossprocLinuxIsolated(t *testing.T) {
+func TestCrossprocLinuxIsolatedSerial(t *testing.T) {
+	testutil.Serial(t) // the verdict is on sleeps beside the other process's requests
 	r := crossprocRun(t)
 	if r.Verdict.Behaviour != crossproc.Isolated {
 		t.Fatalf("verdict %+v", r.Verdict)

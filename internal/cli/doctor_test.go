@@ -142,6 +142,7 @@ func TestDoctorBundle(t *testing.T) {
 	defer zr.Close()
 	id := doctor.CurrentIdentity()
 	var names []string
+	wakeCount := -1
 	for _, f := range zr.File {
 		names = append(names, f.Name)
 		rc, err := f.Open()
@@ -150,6 +151,21 @@ func TestDoctorBundle(t *testing.T) {
 		}
 		b, _ := io.ReadAll(io.LimitReader(rc, 50<<20))
 		rc.Close()
+		if f.Name == "doctor.json" {
+			var d struct {
+				Data struct {
+					Wake struct {
+						Summary struct {
+							Count int `json:"count"`
+						} `json:"summary"`
+					} `json:"wake"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(b, &d); err != nil {
+				t.Fatalf("doctor.json: %v", err)
+			}
+			wakeCount = d.Data.Wake.Summary.Count
+		}
 		s := strings.ToLower(string(b))
 		if h := strings.ToLower(strings.TrimRight(id.Home, `/\`)); len(h) > 1 &&
 			(strings.Contains(s, h) || strings.Contains(s, strings.ReplaceAll(h, `\`, `\\`))) {
@@ -166,8 +182,15 @@ func TestDoctorBundle(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(names, " ") != "README.txt doctor.json doctor.html sleep-overshoot-ns.txt wake-lateness-ns.txt" {
-		t.Errorf("bundle files %v", names)
+	// A probe's samples file is there when it measured something: how
+	// many wake-ups 3 s give depends on how busy the machine is (other
+	// packages' tests run beside this one), so doctor.json says.
+	want := "README.txt doctor.json doctor.html sleep-overshoot-ns.txt"
+	if wakeCount > 0 {
+		want += " wake-lateness-ns.txt"
+	}
+	if strings.Join(names, " ") != want {
+		t.Errorf("bundle files %v, want %s (%d wake-ups)", names, want, wakeCount)
 	}
 	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<h1>latlab check-up</h1>") {
 		t.Errorf("--html: %v", err)
