@@ -130,7 +130,7 @@ var ruleCases = []ruleCase{
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
 	{rule: "nti-ignored", knob: "network-throttling-index", verd: knob.Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 packets per ms"},
+	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 received packets per ms, about 120 Mbit/s (15 MB/s"},
 	{rule: "nti-tuned", knob: "network-throttling-index", verd: knob.Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(20))},
 
