@@ -278,7 +278,7 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
 	{rule: "numa-one-node-on", knob: "numa-balancing", verd: knob.Suspicious, reason: "nowhere to move memory", value: "1",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
-	{rule: "numa-off", knob: "numa-balancing", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency sets [sysctl] kernel.numa_balancing=0", value: "0",
+	{rule: "numa-off", knob: "numa-balancing", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency and hpc-compute set [sysctl] kernel.numa_balancing=0 (throughput-performance too, on Marvell ThunderX only", value: "0",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
 	{rule: "numa-on", knob: "numa-balancing", verd: knob.Default, reason: "hinting faults", value: "1",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
