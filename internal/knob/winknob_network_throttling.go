@@ -148,7 +148,7 @@ func (netThrottle) Experiment() Experiment {
 var netThrottleRules = []Rule{
 	// GamingPCSetup's screenshots of one Intel adapter, which its author
 	// calls unexplained and which leave throughput out, do not make off
-	// harmful: it is a change without evidence of a benefit.
+	// more than suspicious: it is a change without evidence of a benefit.
 	{ID: "nti-off", Verdict: Suspicious, When: "0xFFFFFFFF (throttling off)",
 		Match:  func(c *Case) bool { n, ok := c.N(); return ok && n == 0xFFFFFFFF },
 		Reason: func(c *Case) string { return c.Meaning },
