@@ -125,7 +125,7 @@ var ruleCases = []ruleCase{
 
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
 	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
-	// latency, "unclear why", no throughput: not enough for harmful.
+	// latency, "unclear why", no throughput: suspicious, not more.
 	{rule: "nti-off", knob: "network-throttling-index", verd: knob.Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
 	{rule: "nti-ignored", knob: "network-throttling-index", verd: knob.Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
@@ -154,9 +154,10 @@ var ruleCases = []ruleCase{
 	{rule: "display-default", knob: "display-scaling", verd: knob.Default, reason: "4 aspect-ratio"},
 	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
 	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
-	// at the native resolution every request came out as identity (1).
+	// at the native resolution (and at a CRU-made one) every request came
+	// out as identity (1).
 	// The check-up called centered "tuned" there, where it has no effect.
-	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
+	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: when the monitor is sent the desktop's resolution (the native one, or one made with CRU) any scaling request becomes identity, so this one has no effect here",
 		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
 			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))
 			env.Display = func() ([]knob.DisplayPath, error) {
@@ -432,7 +433,7 @@ func TestRules(t *testing.T) {
 			switch {
 			case s.Verdict == knob.Unknown && s.IsDefault != nil:
 				t.Errorf("an unknown value is said to be default=%v", *s.IsDefault)
-			case s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious:
+			case s.Verdict == knob.Suspicious:
 				if s.IsDefault == nil || *s.IsDefault {
 					t.Errorf("a %s value is not the default", s.Verdict)
 				}
