@@ -39,7 +39,7 @@ func newDoctorCmd(io *IO) *cobra.Command {
 wake probe with the tool's own overhead, and an audit of every setting of the
 knob catalogue for this OS, read live and never changed: its value, what it
 means, whether it is the default, and a verdict (default, tuned, suspicious,
-harmful, unknown) with the evidence it rests on. It ends with at most five
+unknown) with the evidence it rests on. It ends with at most five
 next steps. It needs no elevation: what it cannot read it lists as unknown.
 
 --quick keeps it under about 4 s; --thorough takes about a minute: longer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
@@ -33,6 +34,9 @@ type PcapTCPOptions struct {
 	Events      string
 	Graph       string
 	WindowGraph string
+	// ETWResult is a tcp-discard --etw document whose D-SACK count the
+	// capture checks.
+	ETWResult string
 	pcapInput
 
 	settings map[string]string
@@ -76,6 +80,7 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	fs.StringVar(&o.Events, "events", "", "write per-frame events to this CSV file (time,flow,frame,event,seq,ack,detail)")
 	fs.StringVar(&o.Graph, "graph", "", "tcptrace-style time-sequence graph of one connection's main data direction (.svg or .png)")
 	fs.StringVar(&o.WindowGraph, "window-graph", "", "bytes in flight and the RACK reordering window over time (.svg or .png)")
+	fs.StringVar(&o.ETWResult, "etw-result", "", "compare the D-SACKs TcpReceiveSack counted in this `RUN.json` of net tcp-discard --etw with those the peer sent on the same connection here (matched by ports)")
 	o.pcapInput.bind(cmd, "only connections with an endpoint matching: host|src|dst ADDR[/BITS], port|sport|dport N")
 	return cmd
 }
@@ -92,6 +97,17 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	}
 	if o.Top < 0 {
 		return Usagef("invalid --top %d: want 0 (all) or a positive count", o.Top)
+	}
+	var dsack *netload.DSackRun
+	var dsackConn *tcpflow.Connection
+	if o.ETWResult != "" {
+		d, err := result.ReadFile(o.ETWResult)
+		if err != nil {
+			return Usagef("--etw-result %s: %v", o.ETWResult, err)
+		}
+		if dsack, err = netload.DSackRunOf(d); err != nil {
+			return Usagef("--etw-result %s: %v", o.ETWResult, err)
+		}
 	}
 	run := tcpflow.Options{
 		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
@@ -128,6 +144,19 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 		defer doc.abandon()
 		run.OnConn = doc.add
 	}
+	if dsack != nil {
+		next := run.OnConn
+		run.OnConn = func(c *tcpflow.Connection) error {
+			if _, ok := dsack.Match(c); ok && (dsackConn == nil || c.PayloadBytes() > dsackConn.PayloadBytes()) {
+				cp := *c
+				dsackConn = &cp
+			}
+			if next != nil {
+				return next(c)
+			}
+			return nil
+		}
+	}
 	res, err := tcpflow.Run(ctx, run)
 	if err != nil {
 		if doc != nil && doc.s != nil { // end the document that was begun
@@ -154,6 +183,9 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	}
 	if !o.JSON {
 		humanOut(o.IO.Out, func(w io.Writer) { printPcapTCP(w, o, res, notes) })
+	}
+	if dsack != nil {
+		printDSackWire(o.IO.Out, o.IO.Err, o.JSON, dsack, dsackConn)
 	}
 	return readErrorExit(o.File, res.Capture)
 }
@@ -367,4 +399,26 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 		return "no options"
 	}
 	return strings.Join(p, " ")
+}
+
+// printDSackWire prints what --etw-result's comparison found: after the
+// tables, or on stderr with --json (the document is the capture's).
+func printDSackWire(out, errw io.Writer, json bool, r *netload.DSackRun, c *tcpflow.Connection) {
+	w := out
+	if json {
+		w = errw
+	}
+	fmt.Fprintf(w, "\nD-SACKs of the --etw-result connection (%s -> %s):\n", r.Local, r.Peer)
+	if c == nil {
+		fmt.Fprintln(w, "  not in this capture (no connection with both its ports)")
+		return
+	}
+	if err := r.CompareCapture(c); err != nil {
+		fmt.Fprintf(w, "  %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer\n", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks)
+	for _, l := range report.WrapHanging("  "+r.DSack.Wire, 4, 80) {
+		fmt.Fprintln(w, l)
+	}
 }

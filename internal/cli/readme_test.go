@@ -292,3 +292,29 @@ func TestREADMEFixtureExamplesOutput(t *testing.T) {
 		}
 	}
 }
+
+// The `knob explain` examples of the pages print what latlab prints: an
+// explanation depends on no system, so the page cannot keep an old one (a
+// page once showed "NDIS DPCs ran longer at higher levels" after the
+// explanation had changed).
+func TestDocsKnobExplainExamplesOutput(t *testing.T) {
+	n := 0
+	for _, c := range readmeCommands(t) {
+		if len(c.args) < 3 || c.args[0] != "latlab" || c.args[1] != "knob" || c.args[2] != "explain" || c.cut {
+			continue
+		}
+		n++
+		_, out, errs := runCLI(t, c.args[1:]...)
+		got := strings.TrimRight(out+errs, "\n")
+		want := c.out
+		for len(want) > 0 && strings.TrimSpace(want[len(want)-1]) == "" {
+			want = want[:len(want)-1]
+		}
+		if got != strings.Join(want, "\n") {
+			t.Errorf("%s:%d: latlab %s prints\n%s\nthe page shows\n%s", c.file, c.line, strings.Join(c.args[1:], " "), got, strings.Join(want, "\n"))
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d knob explain examples found", n)
+	}
+}

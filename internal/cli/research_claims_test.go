@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The research latlab implements, as users meet it in the help and the
@@ -196,4 +199,63 @@ func readmeText(t *testing.T) string {
 		all.WriteString("\n")
 	}
 	return all.String()
+}
+
+// Bruce Dawson: since Windows 10 2004 "There is still an effect" of one
+// process's request on another's sleeps (research 002:2, 12 ms at a 6 ms
+// interval, 002:42), and timeBeginPeriod still sets the global timer
+// interrupt interval (002:36). The help said other processes were "only
+// affected when GlobalTimerResolutionRequests is set".
+func TestTimerSetHelpSaysWhatARequestStillChanges(t *testing.T) {
+	_, out, _ := runCLI(t, "timer", "set", "--help")
+	flat := strings.Join(strings.Fields(out), " ")
+	if strings.Contains(flat, "other processes are only affected") {
+		t.Error("timer set --help: other processes are affected even per process")
+	}
+	for _, want := range []string{"still sets the system's timer interrupt", "about 12 ms at a 6 ms interval"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("timer set --help lacks %q", want)
+		}
+	}
+}
+
+// PC-Tuning measured Sleep(1) at 1.4968 ms with a 0.5 ms resolution and
+// 1.0125 ms at 0.5068 ms (research 000:202, 000:262, 000:275): one tick
+// more than rounding up to whole ticks gives (1.0 ms at 0.5 ms), which is
+// the floor(1/P)+1 rule of timer.SleepTicks. The guide said Sleep "rounds
+// up to whole ticks".
+func TestDocsSleepFollowsTheOneMoreTickRule(t *testing.T) {
+	flat := strings.Join(strings.Fields(readmeText(t)), " ")
+	if strings.Contains(flat, "rounds up to whole ticks") {
+		t.Error("the docs say Sleep rounds up to whole ticks")
+	}
+	for _, c := range []struct {
+		p        time.Duration
+		measured time.Duration // PC-Tuning's Sleep(1)
+		words    string
+	}{
+		{500 * time.Microsecond, 1_496_800, "about 1.5 ms (3 ticks) at a 0.5 ms resolution"},
+		{506_800, 1_012_480, "about 1.0 ms (2 ticks) at 0.5068 ms"},
+	} {
+		pred := timer.SleepDuration(time.Millisecond, c.p)
+		if d := (pred - c.measured).Abs(); d > c.p/10 {
+			t.Errorf("the rule gives %v at %v, PC-Tuning measured %v", pred, c.p, c.measured)
+		}
+		if !strings.Contains(flat, c.words) {
+			t.Errorf("the docs lack %q", c.words)
+		}
+	}
+}
+
+// GamingPCSetup's I225-V procedure adds registry values and answers "why
+// can't we just edit the .inf" with the signed catalog (research 004:242-244
+// in the saved page); inf.md said the procedure edits the INF.
+func TestDocsI225ProcedureAddsKeys(t *testing.T) {
+	flat := strings.Join(strings.Fields(readmeText(t)), " ")
+	if strings.Contains(flat, "procedure edits it") {
+		t.Error("the docs say GamingPCSetup's procedure edits the INF")
+	}
+	if !strings.Contains(flat, "procedure also adds the keys to the adapter's registry key rather than editing the INF") {
+		t.Error("inf.md does not say the procedure adds registry keys")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The expected curves follow the research's measurements (Bruce Dawson,
@@ -116,5 +117,22 @@ func TestExpectedOnOldBuilds(t *testing.T) {
 	v := Classify(rows, ms, Facts{Windows: true, Build: 7601})
 	if rows[1].Informative || v.Behaviour != Inconclusive {
 		t.Errorf("Windows 7 at 4 ms decided %+v (row %+v)", v, rows[1])
+	}
+}
+
+// The figures the per-process explanations quote (timer.OtherSleeps:
+// Bruce Dawson's 12 ms at a 6 ms interval and 8 or 16 ms at 8 ms, research
+// 002:42-43) are the sleeps this model predicts, so the words and the
+// expected curve of `latlab crossproc` cannot drift apart.
+func TestQuotedOtherSleepsAreTheModels(t *testing.T) {
+	for _, o := range timer.OtherSleeps {
+		e := Expected(Isolated2004, o.Interval, time.Millisecond)
+		var got []time.Duration
+		for _, x := range e.Outcomes {
+			got = append(got, time.Duration(x.SleepNs))
+		}
+		if !slices.Equal(got, o.Sleeps) {
+			t.Errorf("at %v the model predicts %v, the explanations quote %v", o.Interval, got, o.Sleeps)
+		}
 	}
 }

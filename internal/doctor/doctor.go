@@ -123,7 +123,6 @@ type Tally struct {
 	Default    int `json:"default"`
 	Tuned      int `json:"tuned"`
 	Suspicious int `json:"suspicious"`
-	Harmful    int `json:"harmful"`
 	Unknown    int `json:"unknown"`
 }
 
@@ -185,8 +184,6 @@ func tally(ss []Setting) Tally {
 			t.Tuned++
 		case knob.Suspicious:
 			t.Suspicious++
-		case knob.Harmful:
-			t.Harmful++
 		default:
 			t.Unknown++
 		}

@@ -125,12 +125,12 @@ var ruleCases = []ruleCase{
 
 	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
 	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
-	// latency, "unclear why", no throughput: not enough for harmful.
+	// latency, "unclear why", no throughput: suspicious, not more.
 	{rule: "nti-off", knob: "network-throttling-index", verd: knob.Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
 	{rule: "nti-ignored", knob: "network-throttling-index", verd: knob.Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 packets per ms"},
+	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 received packets per ms, about 120 Mbit/s (15 MB/s"},
 	{rule: "nti-tuned", knob: "network-throttling-index", verd: knob.Tuned, reason: "20 received packets per ms, about 240 Mbit/s",
 		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(20))},
 
@@ -154,9 +154,10 @@ var ruleCases = []ruleCase{
 	{rule: "display-default", knob: "display-scaling", verd: knob.Default, reason: "4 aspect-ratio"},
 	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
 	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
-	// at the native resolution every request came out as identity (1).
+	// at the native resolution (and at a CRU-made one) every request came
+	// out as identity (1).
 	// The check-up called centered "tuned" there, where it has no effect.
-	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here",
+	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: when the monitor is sent the desktop's resolution (the native one, or one made with CRU) any scaling request becomes identity, so this one has no effect here",
 		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
 			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))
 			env.Display = func() ([]knob.DisplayPath, error) {
@@ -178,10 +179,10 @@ var ruleCases = []ruleCase{
 	// "Intel Interrupt Moderation"): Off ran the shortest NDIS DPCs and
 	// Medium was the better balance: a trade-off, not "changed without
 	// evidence of a benefit".
-	{rule: "im-off", knob: "interrupt-moderation", verd: knob.Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium was its better overall balance",
+	{rule: "im-off", knob: "interrupt-moderation", verd: knob.Tuned, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium seemed to it the least impact on games",
 		win: setReg(adapterKey, "*InterruptModeration", backend.SZ("0"))},
 	{rule: "im-default", knob: "interrupt-moderation", verd: knob.Default, reason: "ITR Adaptive (65535)"},
-	{rule: "im-medium", knob: "interrupt-moderation", verd: knob.Tuned, reason: "the level the measurement found the best balance",
+	{rule: "im-medium", knob: "interrupt-moderation", verd: knob.Tuned, reason: "seemed the least impact on games on the one adapter it measured",
 		win: setReg(adapterKey, "ITR", backend.SZ("950"))},
 	{rule: "im-tuned", knob: "interrupt-moderation", verd: knob.Tuned, reason: "ITR Extreme (3600)",
 		win: setReg(adapterKey, "ITR", backend.SZ("3600"))},
@@ -278,7 +279,7 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
 	{rule: "numa-one-node-on", knob: "numa-balancing", verd: knob.Suspicious, reason: "nowhere to move memory", value: "1",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0-1\n"}},
-	{rule: "numa-off", knob: "numa-balancing", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency sets [sysctl] kernel.numa_balancing=0", value: "0",
+	{rule: "numa-off", knob: "numa-balancing", verd: knob.Tuned, reason: "tuned 2.20.0 network-latency and hpc-compute set [sysctl] kernel.numa_balancing=0 (throughput-performance too, on Marvell ThunderX only", value: "0",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "0\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
 	{rule: "numa-on", knob: "numa-balancing", verd: knob.Default, reason: "hinting faults", value: "1",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "1\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
@@ -432,7 +433,7 @@ func TestRules(t *testing.T) {
 			switch {
 			case s.Verdict == knob.Unknown && s.IsDefault != nil:
 				t.Errorf("an unknown value is said to be default=%v", *s.IsDefault)
-			case s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious:
+			case s.Verdict == knob.Suspicious:
 				if s.IsDefault == nil || *s.IsDefault {
 					t.Errorf("a %s value is not the default", s.Verdict)
 				}

@@ -12,10 +12,29 @@ import (
 // with per-segment tracking", and a bug: a "sanity check" in TcpReceiveSack
 // is coded so that "genuine D-SACKs are not recognized as such", so
 // "tuning of things such as the 'reorder window' does not take place"
-// (still in build 22000.376). RFC 8985 grows the reorder window
+// (still in build 22000.376); his October 2022 update: "Windows 11 22H2
+// corrects the D-SACK recognition problem" (build 22621), so the bug is
+// named only for a 22000.x build. RFC 8985 grows the reorder window
 // (RACK.reo_wnd_mult) when D-SACKs show that retransmissions were
 // spurious; a build whose TcpReceiveSack counts D-SACKs and whose
-// TcpSendTrackerUpdateReoWnd raises the multiplier recognises them.
+// TcpSendTrackerUpdateReoWnd raises the multiplier recognises them. Even
+// then, Nebbett's trace with recognition working shows that Windows 11
+// does not undo the congestion-window cut after a retransmission a D-SACK
+// shows to be spurious, so reordering still costs a sender throughput.
+// TcpReceiveSack's DSackCount "accurately reflects the number of D-SACKs
+// (as observed in the raw packet data)" when recognition works: zero
+// counted proves the bug only if the peer sent D-SACKs, which a capture
+// of the same connection shows (CompareWire).
+
+// Windows builds of the D-SACK recognition bug: Windows 11's first
+// release (22000.x) has it, 22H2 (22621) fixed it.
+const (
+	BuildDSackBug   = 22000
+	BuildDSackFixed = 22621
+)
+
+// NoCwndUndo is what recognising D-SACKs does not fix on Windows 11.
+const NoCwndUndo = "Windows 11 does not undo the congestion-window cut after a retransmission a D-SACK shows spurious (Nebbett), so reordering still costs throughput"
 
 // NamedTCPEvents are the Windows 11 TCP/IP events latlab finds by name in
 // the machine's manifest (their IDs and layouts are not published).
@@ -114,18 +133,28 @@ type DSackReport struct {
 	Adapted       bool           `json:"adapted"`
 	MaxMultiplier uint64         `json:"max_multiplier"`
 	Counts        map[string]int `json:"counts"`
-	Verdict       string         `json:"verdict"`
+	// Build is the Windows build the events came from (0: unknown).
+	Build   uint32 `json:"build,omitempty"`
+	Verdict string `json:"verdict"`
+	// WireDSacks are the D-SACK blocks a capture of the same connection
+	// shows the peer sending, and Wire what comparing them with DSacks
+	// says (CompareWire; absent without a capture).
+	WireDSacks *uint64 `json:"wire_dsacks,omitempty"`
+	Wire       string  `json:"wire_verdict,omitempty"`
 }
 
 // Verdicts of a D-SACK report.
 const (
 	VerdictDSackRecognised = "this build recognises D-SACKs"
-	VerdictDSackBug        = "D-SACKs never adapted the reorder window (the Windows 11 22000.x TcpReceiveSack sanity-check bug)"
+	VerdictDSackBug        = "D-SACKs never adapted the reorder window (the Windows 11 22000.x TcpReceiveSack sanity-check bug, fixed in 22H2)"
+	VerdictDSackNoneFixed  = "no D-SACK counted on a build that recognises them (Windows 11 22H2, 22621, fixed the 22000.x bug): the peer most likely sent none"
+	VerdictDSackNoneBuild  = "no D-SACK counted and the reorder window never adapted: on Windows 11 22000.x that is the TcpReceiveSack sanity-check bug (fixed in 22H2, 22621)"
 )
 
-// AnalyzeDSack reads a connection's named events.
-func AnalyzeDSack(c *TCPConnection) *DSackReport {
-	r := &DSackReport{Counts: map[string]int{}}
+// AnalyzeDSack reads a connection's named events, recorded on Windows
+// build (0: unknown).
+func AnalyzeDSack(c *TCPConnection, build uint32) *DSackReport {
+	r := &DSackReport{Counts: map[string]int{}, Build: build}
 	if c == nil {
 		r.Verdict = "no connection events"
 		return r
@@ -171,13 +200,41 @@ func AnalyzeDSack(c *TCPConnection) *DSackReport {
 	case !r.Seen:
 		r.Verdict = "no Windows 11 loss-recovery event for this connection: the build's TCPIP manifest has none of them by name, or they could not be read (Windows 10 writes none)"
 	case r.DSacks > 0 || r.Adapted:
-		r.Verdict = fmt.Sprintf("%s: %d D-SACKs in %d TcpReceiveSack events; the reorder window changed %d times (multiplier up to %d)",
-			VerdictDSackRecognised, r.DSacks, r.ReceiveSacks, r.Changes, r.MaxMultiplier)
+		r.Verdict = fmt.Sprintf("%s: %d D-SACKs in %d TcpReceiveSack events; the reorder window changed %d times (multiplier up to %d); %s",
+			VerdictDSackRecognised, r.DSacks, r.ReceiveSacks, r.Changes, r.MaxMultiplier, NoCwndUndo)
 	case retrans > 0 && reordering:
-		r.Verdict = fmt.Sprintf("%s: %d retransmissions under reordering, 0 D-SACKs counted in %d TcpReceiveSack events, multiplier never above %d; a Linux peer answers spurious retransmissions with D-SACKs (tcp_dsack=1, its default)",
-			VerdictDSackBug, retrans, r.ReceiveSacks, r.MaxMultiplier)
+		what := fmt.Sprintf("%d retransmissions under reordering, 0 D-SACKs counted in %d TcpReceiveSack events, multiplier never above %d", retrans, r.ReceiveSacks, r.MaxMultiplier)
+		switch {
+		case build >= BuildDSackFixed:
+			r.Verdict = fmt.Sprintf("%s: %s on build %d; a capture of the connection shows whether the peer sent any (latlab pcap tcp --etw-result)", VerdictDSackNoneFixed, what, build)
+		case build >= BuildDSackBug:
+			r.Verdict = fmt.Sprintf("%s: %s on build %d; a Linux peer answers spurious retransmissions with D-SACKs (tcp_dsack=1, its default), which a capture of the connection confirms (latlab pcap tcp --etw-result)",
+				VerdictDSackBug, what, build)
+		default:
+			r.Verdict = fmt.Sprintf("%s: %s; the build is not known to be 22000.x, and only a capture of the connection shows whether the peer sent D-SACKs (latlab pcap tcp --etw-result)", VerdictDSackNoneBuild, what)
+		}
 	default:
 		r.Verdict = "nothing to judge: no retransmission under reordering in this run; a peer that reorders (docs/commands/net.md: latlab net serve behind netem reorder) provokes them"
 	}
 	return r
+}
+
+// CompareWire holds the D-SACKs TcpReceiveSack counted against wire, the
+// D-SACK blocks a capture of the same connection shows the peer sending:
+// Nebbett compared DSackCount with the raw packets, and when recognition
+// works the two agree. It sets WireDSacks and Wire.
+func (r *DSackReport) CompareWire(wire uint64) {
+	r.WireDSacks = &wire
+	switch {
+	case wire == 0 && r.DSacks == 0:
+		r.Wire = "the capture shows no D-SACK from the peer: there was nothing to recognise, so zero counted says nothing about this build"
+	case wire == 0:
+		r.Wire = fmt.Sprintf("TcpReceiveSack counted %d D-SACKs but the capture shows none from the peer: the capture is not of this connection, or missed packets", r.DSacks)
+	case r.DSacks == 0:
+		r.Wire = fmt.Sprintf("the peer sent %d D-SACKs (capture) and TcpReceiveSack counted none: this build does not recognise D-SACKs", wire)
+	case r.DSacks == wire:
+		r.Wire = fmt.Sprintf("TcpReceiveSack counted all %d D-SACKs the capture shows: recognition works", wire)
+	default:
+		r.Wire = fmt.Sprintf("TcpReceiveSack counted %d D-SACKs where the capture shows %d: a capture taken elsewhere on the path can see a different set", r.DSacks, wire)
+	}
 }

@@ -87,11 +87,11 @@ func TestDSackRecognised(t *testing.T) {
 	if c.Counts["TcpReceiveSack"] != 1 || c.Counts["TcpSendTrackerUpdateReoWnd"] != 2 || c.Counts["TcpSomethingElse"] != 0 {
 		t.Fatalf("counts %v", c.Counts)
 	}
-	r := AnalyzeDSack(c)
+	r := AnalyzeDSack(c, 22621)
 	if !r.Seen || r.DSacks != 1 || !r.Adapted || r.Changes != 1 || r.MaxMultiplier != 2 || len(r.Updates) != 2 || r.Updates[1].Reownd != 500 {
 		t.Fatalf("report %+v", r)
 	}
-	if !strings.HasPrefix(r.Verdict, VerdictDSackRecognised+": 1 D-SACKs in 1 TcpReceiveSack events") {
+	if !strings.HasPrefix(r.Verdict, VerdictDSackRecognised+": 1 D-SACKs in 1 TcpReceiveSack events") || !strings.Contains(r.Verdict, "does not undo the congestion-window cut") {
 		t.Errorf("verdict %q", r.Verdict)
 	}
 	if r.Counts["SackReorderingDetected"] != 1 || r.Counts["LossRecoverySend"] != 1 || r.Counts["TcpTcbExpireTimer"] != 1 {
@@ -100,7 +100,9 @@ func TestDSackRecognised(t *testing.T) {
 }
 
 // The 22000.x bug: retransmissions under reordering, D-SACKs from the peer
-// not counted, the window never adapted.
+// not counted, the window never adapted. Nebbett: "Windows 11 22H2
+// corrects the D-SACK recognition problem" (research 001:54), so the bug
+// is named only on a 22000.x build (22000.376 had it, 001:7).
 func TestDSackBug(t *testing.T) {
 	withFakeManifest(t)
 	c := trace(t,
@@ -109,16 +111,59 @@ func TestDSackBug(t *testing.T) {
 		sackEv(5, 0), sackEv(6, 0),
 		reoEv(7, 1, 250, 1, 0, 0),
 	)
-	r := AnalyzeDSack(c)
-	if r.DSacks != 0 || r.Adapted || r.Changes != 0 {
-		t.Fatalf("report %+v", r)
+	for _, tc := range []struct {
+		build   uint32
+		verdict string
+		not     string
+	}{
+		{22000, VerdictDSackBug + ": 2 retransmissions under reordering, 0 D-SACKs counted in 2 TcpReceiveSack events", ""},
+		{22621, VerdictDSackNoneFixed, "sanity-check bug)"},
+		{26100, VerdictDSackNoneFixed, "sanity-check bug)"},
+		{0, VerdictDSackNoneBuild, "sanity-check bug)"},
+	} {
+		r := AnalyzeDSack(c, tc.build)
+		if r.DSacks != 0 || r.Adapted || r.Changes != 0 {
+			t.Fatalf("report %+v", r)
+		}
+		if !strings.HasPrefix(r.Verdict, tc.verdict) {
+			t.Errorf("build %d: verdict %q, want %q", tc.build, r.Verdict, tc.verdict)
+		}
+		if tc.not != "" && strings.Contains(r.Verdict, tc.not) {
+			t.Errorf("build %d: verdict %q names the bug", tc.build, r.Verdict)
+		}
+		if !strings.Contains(r.Verdict, "pcap tcp --etw-result") {
+			t.Errorf("build %d: verdict %q does not say how to check the wire", tc.build, r.Verdict)
+		}
 	}
-	if !strings.HasPrefix(r.Verdict, VerdictDSackBug+": 2 retransmissions under reordering, 0 D-SACKs counted in 2 TcpReceiveSack events") {
-		t.Errorf("verdict %q", r.Verdict)
+	if !strings.Contains(VerdictDSackBug, "fixed in 22H2") {
+		t.Errorf("%q does not say 22H2 fixed it", VerdictDSackBug)
 	}
 	// No reordering, no retransmission: nothing to judge.
-	if r := AnalyzeDSack(trace(t, sackEv(1, 0))); !strings.HasPrefix(r.Verdict, "nothing to judge") {
+	if r := AnalyzeDSack(trace(t, sackEv(1, 0)), 22000); !strings.HasPrefix(r.Verdict, "nothing to judge") {
 		t.Errorf("quiet run: %q", r.Verdict)
+	}
+}
+
+// DSackCount "accurately reflects the number of D-SACKs (as observed in the
+// raw packet data) when D-SACK recognition is working" (research 001:52):
+// the comparison with a capture of the same connection is what proves or
+// clears the bug.
+func TestDSackCompareWire(t *testing.T) {
+	for _, tc := range []struct {
+		counted, wire uint64
+		want          string
+	}{
+		{0, 0, "nothing to recognise"},
+		{0, 5, "the peer sent 5 D-SACKs (capture) and TcpReceiveSack counted none: this build does not recognise D-SACKs"},
+		{5, 5, "counted all 5 D-SACKs the capture shows: recognition works"},
+		{3, 5, "counted 3 D-SACKs where the capture shows 5"},
+		{2, 0, "the capture is not of this connection"},
+	} {
+		r := &DSackReport{DSacks: tc.counted}
+		r.CompareWire(tc.wire)
+		if r.WireDSacks == nil || *r.WireDSacks != tc.wire || !strings.Contains(r.Wire, tc.want) {
+			t.Errorf("%d counted, %d on the wire: %q, want %q", tc.counted, tc.wire, r.Wire, tc.want)
+		}
 	}
 }
 
@@ -132,7 +177,7 @@ func TestDecodeFallsBackToWindows10Layouts(t *testing.T) {
 	if c.Counts["TcpLossRecoveryEntry"] != 1 || c.Counts["TcpReceiveSack"] != 0 {
 		t.Fatalf("counts %v", c.Counts)
 	}
-	if r := AnalyzeDSack(c); r.Seen || !strings.HasPrefix(r.Verdict, "no Windows 11 loss-recovery event") {
+	if r := AnalyzeDSack(c, 0); r.Seen || !strings.HasPrefix(r.Verdict, "no Windows 11 loss-recovery event") {
 		t.Errorf("report %+v", r)
 	}
 }

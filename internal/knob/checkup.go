@@ -15,12 +15,15 @@ import (
 // Verdict is what the check-up concludes about a setting.
 type Verdict string
 
-// The verdicts, from good to bad, and unknown.
+// The verdicts, from good to bad, and unknown. There is no "harmful":
+// none of the research latlab follows measures a setting's state hurting
+// latency without a caveat that makes it a trade-off or unexplained
+// (GamingPCSetup's NetworkThrottlingIndex, "unclear why", is suspicious),
+// so no rule could earn it.
 const (
 	Default    Verdict = "default"    // the OS (or driver) default
 	Tuned      Verdict = "tuned"      // changed, to a value with a known meaning
 	Suspicious Verdict = "suspicious" // changed without evidence of benefit, or set where it has no effect
-	Harmful    Verdict = "harmful"    // the measured evidence says it hurts latency
 	Unknown    Verdict = "unknown"    // could not be read
 )
 

@@ -33,6 +33,9 @@ type Env struct {
 	// RSSState reads the global and per-adapter RSS state (netsh,
 	// Get-NetAdapterRss); nil where there is none.
 	RSSState func() (*RSSState, error)
+	// TaskOffload reads the global TaskOffload state ("enabled",
+	// "disabled"); nil where there is none.
+	TaskOffload func() (string, error)
 	// BootSecurity reads whether BitLocker protects the system drive and
 	// whether Secure Boot is on, which decide what a BCD change risks;
 	// nil where there is no boot configuration to change.

@@ -87,9 +87,11 @@ var itrMeasured = ITRMeasured{
 	},
 	Findings: []string{
 		"a higher level means fewer interrupts; Adaptive depends on the load",
-		"NDIS DPC times did not scale equally with the level (\"each setting didn't scale equally\"): Off had the shortest (85% within 2 µs) and Extreme the longest (most 8-32 µs), but Low's DPCs (most 2-8 µs) ran longer than Medium's and Adaptive's (most within 4 µs)",
+		"the levels changed NDIS DPC times more than ISR times (\"more of an impact on DPC latency processing times over ISR\")",
+		"NDIS DPC times did not scale equally with the level (\"each setting didn't scale equally\"): Off had the shortest (85% within 2 µs) and Extreme the longest (most 8-32 µs); most of Low's DPCs took 2-8 µs where most of Medium's and Adaptive's took 4 µs or less, yet theirs reached 16 µs (34% and 24%) where Low's stopped at 8 µs",
+		"how the NDIS DPCs spread across cores varied between runs; their times did not",
 		"disabling *InterruptModeration gave the same numbers as ITR Off",
-		"Medium had the least impact on games while keeping DPC latency low: 90% of DPCs within 1 µs for high-volume small UDP packets (gaming; its TCP run gave Medium 30%)",
+		"Medium seemed to the researcher to have the least impact on games while keeping DPC latency low: 90% of DPCs within 1 µs for high-volume small UDP packets (gaming; its TCP run gave Medium 30%); one adapter was measured, and another driver's Medium is another number",
 	},
 }
 
@@ -111,10 +113,15 @@ func itrEvidence() []string {
 	out = append(out,
 		"  A higher level means fewer interrupts (Adaptive depends on the load), but",
 		"  DPC times did not scale equally: Off ran the shortest NDIS DPCs, Extreme",
-		"  the longest, and Low's ran longer than Medium's and Adaptive's.",
-		"  Disabling *InterruptModeration measured the same as ITR Off. Medium had",
-		"  the least impact on games: 90% of DPCs within 1 µs for high-volume small",
-		"  UDP packets (gaming; the TCP run above gave Medium 30%).",
+		"  the longest; most of Low's took 2-8 µs where most of Medium's and",
+		"  Adaptive's took 4 µs or less, yet theirs reached 16 µs (34% and 24%)",
+		"  and Low's stopped at 8 µs. The levels moved DPC times more than ISR",
+		"  times; how the DPCs spread across cores varied between runs.",
+		"  Disabling *InterruptModeration measured the same as ITR Off. Medium",
+		"  seemed to have the least impact on games: 90% of DPCs within 1 µs for",
+		"  high-volume small UDP packets (gaming; the TCP run above gave Medium",
+		"  30%). One adapter was measured; another driver's Medium is another",
+		"  number.",
 		"  Source: github.com/djdallmann/GamingPCSetup, CONTENT/RESEARCH/NETWORK",
 		"  /README.md, \"Intel Interrupt Moderation\"")
 	return out

@@ -713,3 +713,31 @@ func TestTscSyncExplainHasTheHiddenValueCaveat(t *testing.T) {
 		t.Errorf("no caveat: %s", all)
 	}
 }
+
+// GamingPCSetup gives the default's rate as "10,000 received packets per
+// second which is roughly ~15Mbps with 1500byte Ethernet MTU" (research
+// 003:86): 10,000 x 1500 bytes is 15 MB/s, 120 Mbit/s. latlab says both
+// next to each other, so the research's 15 and latlab's 120 are one rate.
+// It also names the vendor difference (003:98) and the MMCSS article the
+// "while multimedia plays" wording comes from (003:88).
+func TestNTIRateIsTheResearchsInMegabytes(t *testing.T) {
+	const perSecond = 10 * 1000
+	mbit := float64(perSecond*1500*8) / 1e6
+	if mbit != 120 || ntiMbit(10) != mbit {
+		t.Fatalf("10 packets/ms of 1500 bytes: %v Mbit/s, ntiMbit %v", mbit, ntiMbit(10))
+	}
+	rate := ntiRate(10)
+	for _, want := range []string{"about 120 Mbit/s (15 MB/s", `GamingPCSetup's "~15Mbps" is these megabytes`} {
+		if !strings.Contains(rate, want) {
+			t.Errorf("%q lacks %q", rate, want)
+		}
+	}
+	ex, _ := netThrottle{}.Explain("", ExplainOptions{})
+	text := strings.Join(ex.Text, " ")
+	for _, want := range []string{"1.5 x N MB/s", "Intel adapters mostly within 1-2 µs, Realtek higher (most within 4 µs, some near 32 µs)",
+		"Multimedia Class Scheduler Service (MMCSS) Vista Multimedia Playback and Network Throughput"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explain lacks %q:\n%s", want, text)
+		}
+	}
+}

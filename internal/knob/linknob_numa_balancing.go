@@ -70,7 +70,7 @@ func (numaBalancing) Explain(value string, o ExplainOptions) (*Explanation, erro
 	if value == "" {
 		ex.Text = []string{
 			"kernel.numa_balancing: 0 off, 1 on, 2 memory tiering (Linux 5.18 and later), 3 both; the kernel turns it on at boot only where there are several NUMA nodes.",
-			"on: " + numaMeaning("1") + ". The unmapping and the hinting faults it causes cost time at arbitrary moments, and a page being migrated stalls whoever touches it: tuned's network-latency profile turns it off (0).",
+			"on: " + numaMeaning("1") + ". The unmapping and the hinting faults it causes cost time at arbitrary moments, and a page being migrated stalls whoever touches it: " + numaCite() + ".",
 			"off costs throughput when tasks move between nodes and leave their memory behind; pinning a workload to one node (numactl, cpusets) makes balancing unnecessary.",
 			"On a machine with one node there is nowhere to move memory: the setting has no effect there.",
 		}
@@ -151,7 +151,26 @@ func (k numaBalancing) Vet(target string, l backend.Loc, v backend.Value) error 
 	return fileInt(v)
 }
 
-var numaRefs = []Reference{tunedRef("network-latency", "sysctl", "kernel.numa_balancing", "0")}
+var numaRefs = []Reference{
+	tunedRef("network-latency", "sysctl", "kernel.numa_balancing", "0"),
+	tunedRef("hpc-compute", "sysctl", "kernel.numa_balancing", "0"),
+}
+
+// numaThunderX is throughput-performance's setting, which applies only on
+// Marvell ThunderX (its [sysctl.thunderx] section matches aarch64 and the
+// ThunderX CPU): cited in words, not among the references, whose lines
+// would drop the condition.
+var numaThunderX = tunedRef("throughput-performance", "sysctl.thunderx", "kernel.numa_balancing", "0")
+
+// numaCite says which tuned profiles turn NUMA balancing off: "tuned
+// 2.20.0 network-latency and hpc-compute set [sysctl]
+// kernel.numa_balancing=0 (throughput-performance too, on Marvell ThunderX
+// only)".
+func numaCite() string {
+	r := numaRefs[0]
+	return fmt.Sprintf("%s %s %s and %s set [%s] %s=%s (%s too, on Marvell ThunderX only: its [%s] section)",
+		r.Source, r.Version, r.Profile, numaRefs[1].Profile, r.Section, r.Key, r.Value, numaThunderX.Profile, numaThunderX.Section)
+}
 
 // Checkup is what the check-up knows of numa-balancing: the node count
 // decides whether it matters.
@@ -197,12 +216,12 @@ var numaRules = []Rule{
 	{ID: "numa-off", Verdict: Tuned, When: "0 on several nodes",
 		Match: func(c *Case) bool { return c.Text() == "0" },
 		Reason: func(c *Case) string {
-			return "off, as " + numaRefs[0].Cite() + ": no hinting faults or page migrations; costs throughput when tasks run far from their memory"
+			return "off, as " + numaCite() + ": no hinting faults or page migrations; costs throughput when tasks run far from their memory"
 		}},
 	{ID: "numa-on", Verdict: Default, When: "1 on several nodes",
 		Match: func(c *Case) bool { return c.Text() == "1" },
 		Reason: func(c *Case) string {
-			return "on: hinting faults and page migrations stall tasks at arbitrary moments; " + numaRefs[0].Cite()
+			return "on: hinting faults and page migrations stall tasks at arbitrary moments; " + numaCite()
 		},
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set numa-balancing 0", Why: "NUMA balancing unmaps and migrates pages under running tasks (latlab knob revert numa-balancing undoes it)", Benefit: 15}

@@ -34,6 +34,7 @@ func newEnv(root string) *Env {
 		TickMs:       15.625,
 		Display:      QueryDisplayPaths,
 		RSSState:     ReadRSSState,
+		TaskOffload:  ReadTaskOffload,
 		BootSecurity: bootSecurity,
 		Privileged: func() error {
 			if !windows.GetCurrentProcessToken().IsElevated() {

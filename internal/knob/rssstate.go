@@ -271,6 +271,9 @@ func addRSSState(env *Env, r *Reading) {
 		if strings.EqualFold(a.Enabled, "False") && storedKeyword(it, "*RSS") == "1" {
 			it.Warnings = append(it.Warnings, "*RSS is 1 but Get-NetAdapterRss says Enabled False: the driver or the global state keeps RSS off")
 		}
+		if w := emptyTableWarning(a); w != "" {
+			it.Warnings = append(it.Warnings, w)
+		}
 	}
 }
 
@@ -296,4 +299,17 @@ func rssStateExplain() []string {
 		"  consecutive CPUs from the base the driver runs on; at ~300 kb/s of game",
 		"  traffic one CPU did the work, two at 1 Gbit/s.",
 	}
+}
+
+// emptyTableWarning is the I225-V symptom GamingPCSetup describes (its
+// question: the adapter "supports RSS, MSI and MSI-X but why is my
+// indirection table missing"): RSS enabled and no indirection table, so
+// NDIS spreads nothing across CPUs. Its cause there was the INF leaving out
+// the RSS keys NDIS 6.x needs for the table; "" when the adapter does not
+// show the symptom.
+func emptyTableWarning(a AdapterRSS) string {
+	if !strings.EqualFold(a.Enabled, "True") || len(a.IndirectionTable) > 0 {
+		return ""
+	}
+	return "RSS is enabled but Get-NetAdapterRss shows no indirection table: received packets are not spread over CPUs. GamingPCSetup saw this on the I225-V, whose INF leaves out RSS keys; its procedure enables RSS and TaskOffload globally and adds the RSS keys (*NumRssQueues, *RSSProfile, *RssBaseProcNumber, *MaxRssProcessors and others) to the adapter's key (latlab knob set rss), then restarts the adapter"
 }

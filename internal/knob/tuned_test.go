@@ -134,3 +134,43 @@ func TestTunedReferences(t *testing.T) {
 		}
 	}
 }
+
+// numa-balancing cited network-latency alone; hpc-compute sets it in
+// [sysctl] too, and throughput-performance only in the section its
+// Marvell ThunderX match applies ([sysctl.thunderx]), which the words say.
+func TestNUMABalancingProfiles(t *testing.T) {
+	dir := tunedProfiles(t)
+	tp := tunedProfile(t, dir, numaThunderX.Profile, 0)
+	if got := tp[numaThunderX.Section][numaThunderX.Key]; got != numaThunderX.Value {
+		t.Errorf("%s [%s] %s = %q, want %s", numaThunderX.Profile, numaThunderX.Section, numaThunderX.Key, got, numaThunderX.Value)
+	}
+	if got, ok := tp["sysctl"][numaThunderX.Key]; ok {
+		t.Errorf("%s sets [sysctl] %s=%s for every machine: cite it as a reference", numaThunderX.Profile, numaThunderX.Key, got)
+	}
+	var profiles []string
+	for _, r := range numaRefs {
+		profiles = append(profiles, r.Profile)
+	}
+	// Every latency or compute profile whose own file sets it to 0 in
+	// [sysctl] (not through an include) is cited.
+	for _, name := range []string{"network-latency", "hpc-compute", "latency-performance", "realtime", "cpu-partitioning", "throughput-performance"} {
+		b, err := os.ReadFile(filepath.Join(dir, name, "tuned.conf"))
+		if err != nil {
+			continue
+		}
+		sec := ""
+		for _, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "[") {
+				sec = l
+			}
+			if k, v, ok := strings.Cut(l, "="); ok && sec == "[sysctl]" && strings.TrimSpace(k) == "kernel.numa_balancing" && strings.TrimSpace(v) == "0" &&
+				!strings.Contains(strings.Join(profiles, " "), name) {
+				t.Errorf("%s sets kernel.numa_balancing=0 but numa-balancing does not cite it", name)
+			}
+		}
+	}
+	if c := numaCite(); !strings.Contains(c, "network-latency and hpc-compute") || !strings.Contains(c, "throughput-performance too, on Marvell ThunderX only") {
+		t.Errorf("numaCite: %q", c)
+	}
+}

@@ -59,6 +59,28 @@ type ScalingExplanation struct {
 	Note string `json:"note,omitempty"`
 }
 
+// identityStudy is what PC-Tuning's identity-scaling study found about
+// when a request takes effect ("What Is Identity Scaling and How Can You
+// Use It?"): its table has every request come out as identity at the
+// native resolution and at a lower resolution made with Custom Resolution
+// Utility, and take effect only at a lower resolution set in the GPU
+// control panel; GPU or display scaling mattered only with two or more
+// detailed resolutions in CRU; the monitor's on-screen display tells
+// identity from GPU scaling. The display-native rule quotes it whole.
+var identityStudy = []string{
+	"In PC-Tuning's study every request (identity, centered, full-screen, aspect",
+	"  ratio; GPU or display scaling) came out as identity whenever the monitor",
+	"  was sent the desktop's resolution: at the native resolution and at a",
+	"  lower one made with Custom Resolution Utility (CRU); only a lower",
+	"  resolution set in the GPU control panel took the request. Under identity",
+	"  the value has no effect. GPU or display scaling made a difference only",
+	"  with two or more detailed resolutions in CRU, GPU scaling and the wanted",
+	"  one not topmost. To check by eye: under identity the monitor's on-screen",
+	"  display shows the desktop's resolution; another one means the GPU scales",
+	"  (github.com/valleyofdoom/PC-Tuning, docs/research.md, \"What Is Identity",
+	"  Scaling and How Can You Use It?\").",
+}
+
 func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: displayScalingName}
 	if value == "" {
@@ -73,11 +95,8 @@ func (displayScaling) Explain(value string, o ExplainOptions) (*Explanation, err
 			`Identity is not the GPU control panel's "No scaling" (that is centered).`,
 			identityFallback[0], identityFallback[1],
 			"The value is only a request: `knob get display-scaling` also shows what",
-			"  each active path uses (QueryDisplayConfig). At the native resolution",
-			"  every request (identity, centered, full-screen, aspect ratio; GPU or",
-			"  display scaling) came out as identity in PC-Tuning's study, so there",
-			"  the value has no effect (github.com/valleyofdoom/PC-Tuning,",
-			"  docs/research.md, \"What Is Identity Scaling and How Can You Use It?\").")
+			"  each active path uses (QueryDisplayConfig).")
+		ex.Text = append(ex.Text, identityStudy...)
 		ex.Data = map[string]any{"scalings": scalings}
 		return ex, nil
 	}
@@ -284,10 +303,12 @@ var displayScalingRules = []Rule{
 		}},
 	// PC-Tuning ("What Is Identity Scaling and How Can You Use It?",
 	// https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
-	// at the native resolution every requested mode, identity, centered,
+	// at the native resolution, and at a lower resolution made with Custom
+	// Resolution Utility, every requested mode, identity, centered,
 	// full-screen or aspect ratio, with GPU or display scaling, came out
-	// as identity (1). When every active path uses identity, a request
-	// changes nothing: judged against the active mode, not the registry.
+	// as identity (1): whenever the monitor was sent the desktop's
+	// resolution. When every active path uses identity, a request changes
+	// nothing: judged against the active mode, not the registry.
 	{ID: "display-native", Verdict: Suspicious, When: "identity, centered, stretched or custom requested while every active path uses identity",
 		Match: func(c *Case) bool {
 			if len(c.ActiveScaling) == 0 {
@@ -301,9 +322,9 @@ var displayScalingRules = []Rule{
 			return true
 		},
 		Reason: func(c *Case) string {
-			return c.Meaning + ", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here"
+			return c.Meaning + ", but every active path uses identity: when the monitor is sent the desktop's resolution (the native one, or one made with CRU) any scaling request becomes identity, so this one has no effect here"
 		},
-		Evidence: func(c *Case) string { return quote(displayScalingName, "", "native resolution") }},
+		Evidence: func(c *Case) string { return strings.Join(strings.Fields(strings.Join(identityStudy, " ")), " ") }},
 	{ID: "display-chosen", Verdict: Tuned, When: "identity, centered, stretched or custom",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning },

@@ -6,6 +6,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // netThrottleName is the knob's name, written in this file only: the rest of
@@ -39,7 +40,7 @@ const ntiEvidence = "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sy
 
 func ntiMeaning(n uint64, absent bool) string {
 	if absent {
-		return "absent: the default 10 applies (10 received packets per ms, about 120 Mbit/s of 1500-byte packets, while multimedia plays)"
+		return "absent: the default 10 applies (" + ntiRate(10) + ", while multimedia plays)"
 	}
 	if n == ntiOff {
 		return "off (0xFFFFFFFF): received packets are not throttled; GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)"
@@ -47,8 +48,24 @@ func ntiMeaning(n uint64, absent bool) string {
 	if n < 1 || n > 70 {
 		return fmt.Sprintf("%d is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented", n)
 	}
-	return fmt.Sprintf("%d received packets per ms, about %d Mbit/s of 1500-byte packets, while multimedia plays", n, n*12)
+	return ntiRate(n) + ", while multimedia plays"
 }
+
+// ntiRate words N received packets per ms as a rate of 1500-byte packets,
+// in megabits and megabytes per second: 10 is 10,000 packets a second,
+// 15 MB/s, 120 Mbit/s. GamingPCSetup writes the default's rate as "roughly
+// ~15Mbps with 1500byte Ethernet MTU": its 15 are the megabytes, so latlab
+// gives both, and a reader of the research is not left with two numbers.
+func ntiRate(n uint64) string {
+	mb := units.Trim(ntiMbit(n)/8, 1) + " MB/s"
+	if n == 10 {
+		mb += "; GamingPCSetup's \"~15Mbps\" is these megabytes"
+	}
+	return fmt.Sprintf("%d received packets per ms, about %s Mbit/s (%s) of 1500-byte packets", n, units.Trim(ntiMbit(n), 1), mb)
+}
+
+// ntiMbit is N packets per ms of 1500 bytes in Mbit/s.
+func ntiMbit(n uint64) float64 { return float64(n) * 1500 * 8 * 1000 / 1e6 }
 
 func parseNTI(s string) (uint32, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -67,8 +84,10 @@ func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error)
 	if value == "" {
 		ex.Text = []string{
 			`Multimedia\SystemProfile\NetworkThrottlingIndex (REG_DWORD): while MMCSS-registered multimedia plays, received packets of other network traffic are limited to N per ms.`,
-			"Default 10 (absent), valid 1-70, 0xFFFFFFFF turns throttling off. N packets/ms of 1500 bytes is about 12 x N Mbit/s.",
+			"Default 10 (absent), valid 1-70, 0xFFFFFFFF turns throttling off. N packets/ms of 1500 bytes is about 12 x N Mbit/s (1.5 x N MB/s): the default's 10,000 packets a second are 120 Mbit/s, the \"~15Mbps\" GamingPCSetup gives in megabytes per second.",
 			ntiEvidence + " Needs a reboot.",
+			"GamingPCSetup also saw NDIS.sys DPC times differ by vendor: Intel adapters mostly within 1-2 µs, Realtek higher (most within 4 µs, some near 32 µs) with most network optimisations applied.",
+			"For what is throttled while multimedia plays, GamingPCSetup points to Mark Russinovich's article \"Multimedia Class Scheduler Service (MMCSS) Vista Multimedia Playback and Network Throughput\"; its own notes give the purpose: keeping network processing from disturbing real-time audio.",
 			"Source: https://github.com/djdallmann/GamingPCSetup/blob/master/CONTENT/RESEARCH/NETWORK/README.md",
 		}
 		return ex, nil
@@ -81,7 +100,7 @@ func (netThrottle) Explain(value string, o ExplainOptions) (*Explanation, error)
 	data := map[string]any{"value": n, "off": n == ntiOff}
 	if n != ntiOff {
 		data["packets_per_ms"] = n
-		data["mbit_per_s_at_1500_bytes"] = float64(n) * 1500 * 8 * 1000 / 1e6
+		data["mbit_per_s_at_1500_bytes"] = ntiMbit(uint64(n))
 	}
 	ex.Data = data
 	return ex, nil
@@ -129,7 +148,7 @@ func (netThrottle) Experiment() Experiment {
 var netThrottleRules = []Rule{
 	// GamingPCSetup's screenshots of one Intel adapter, which its author
 	// calls unexplained and which leave throughput out, do not make off
-	// harmful: it is a change without evidence of a benefit.
+	// more than suspicious: it is a change without evidence of a benefit.
 	{ID: "nti-off", Verdict: Suspicious, When: "0xFFFFFFFF (throttling off)",
 		Match:  func(c *Case) bool { n, ok := c.N(); return ok && n == 0xFFFFFFFF },
 		Reason: func(c *Case) string { return c.Meaning },
@@ -147,7 +166,7 @@ var netThrottleRules = []Rule{
 		}},
 	{ID: "nti-default", Verdict: Default, When: "absent or 10",
 		Match:  func(c *Case) bool { n, ok := c.N(); return c.Raw.IsAbsent() || (ok && n == 10) },
-		Reason: text("while multimedia plays (MMCSS), other received traffic is throttled to 10 packets per ms, about 120 Mbit/s of 1500-byte packets"),
+		Reason: text("while multimedia plays (MMCSS), other received traffic is throttled to " + ntiRate(10)),
 		Evidence: func(c *Case) string {
 			return quote(netThrottleName, "", "Measured (GamingPCSetup")
 		}},

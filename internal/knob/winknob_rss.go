@@ -95,8 +95,9 @@ func (rssKnob) Explain(value string, o ExplainOptions) (*Explanation, error) {
 		for _, k := range rssKeywords {
 			ex.Text = append(ex.Text, fmt.Sprintf("  %-19s %d-%d  %s", k.name, k.min, k.max, k.desc))
 		}
-		ex.Text = append(ex.Text, "Drivers that declare only *RSS and *NumRssQueues in their INF (the Intel I225-V) hide the advanced ones from the Advanced tab.")
+		ex.Text = append(ex.Text, "Drivers that declare only *RSS and *NumRssQueues in their INF (the Intel I225-V) hide the advanced ones from the Advanced tab; GamingPCSetup found the I225-V's RSS indirection table missing (Get-NetAdapterRss shows none) until it added the keys, with RSS and TaskOffload enabled globally. knob get rss warns when RSS is enabled and the table is empty, and notes the global TaskOffload state.")
 		ex.Text = append(ex.Text, rssStateExplain()...)
+		ex.Text = append(ex.Text, "PC-Tuning also warns that the CPUs a driver's queues take (consecutive from the base) are CPUs another driver or a realtime program could have used; it saw at most two busy during online matches.")
 		return ex, nil
 	}
 	kvs, err := parseRSS(value)
@@ -168,7 +169,7 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 			it.Meaning = "RSS on"
 		}
 		if supports && len(missing) > 0 {
-			it.Warnings = append(it.Warnings, fmt.Sprintf("advanced RSS keywords missing: %s: the driver's INF does not declare them, so the Advanced tab cannot set them and NDIS uses its defaults (the I225-V case); latlab can add them as REG_SZ, whether the driver honours them must be measured", strings.Join(missing, ", ")))
+			it.Warnings = append(it.Warnings, fmt.Sprintf("advanced RSS keywords missing: %s: the driver's INF does not declare them, so the Advanced tab cannot set them; on the I225-V GamingPCSetup found the RSS indirection table missing this way, and its procedure adds the keys to the adapter's registry key; latlab can add them as REG_SZ, whether the driver honours them must be measured (Get-NetAdapterRss shows the table)", strings.Join(missing, ", ")))
 		}
 		if it.Value == "" {
 			it.Value = "(no values stored: driver defaults)"
@@ -176,6 +177,7 @@ func (k rssKnob) Get(env *Env, sel Selector) (*Reading, error) {
 		r.Items = append(r.Items, it)
 	}
 	addRSSState(env, r)
+	addTaskOffload(env, r)
 	return r, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/host"
 )
 
 // TCPEvents are the Microsoft-Windows-TCPIP provider's events of one
@@ -59,7 +60,7 @@ func stopTCPTrace(tr *etw.TCPTrace, r *TCPResult) *TCPEvents {
 	ev.Conn = etw.ForConnection(evs, local, peer, freq)
 	ev.Notes = append(ev.Notes, ev.Conn.Notes...)
 	if ev.Conn.Found {
-		ev.DSack = etw.AnalyzeDSack(ev.Conn)
+		ev.DSack = etw.AnalyzeDSack(ev.Conn, host.Collect().Build)
 	}
 	return ev
 }

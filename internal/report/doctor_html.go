@@ -138,7 +138,6 @@ td.v, td.r { overflow-wrap: anywhere; }
 .b-default { background: #e3f2e9; color: #1d5e3a; }
 .b-tuned { background: #e4eef8; color: #164b78; }
 .b-suspicious { background: #fdf0d8; color: #7a4a00; }
-.b-harmful { background: #fbe0dc; color: #8a1f11; }
 .b-unknown { background: #ececec; color: #444; }
 .band-poor, .band-mediocre { border-left-color: #d55e00; }
 .band-good { border-left-color: #009e73; }

@@ -33,7 +33,7 @@ func TestDoctorHTML(t *testing.T) {
 		t.Errorf("%d plots, want 4", n)
 	}
 	for _, want := range []string{`content="default-src 'none'`, `name="viewport"`, "@media (max-width: 40rem)",
-		`<span class="badge b-harmful">harmful</span>`, "<summary>evidence</summary>", "Measured (GamingPCSetup, xperf, one Intel adapter)",
+		`<span class="badge b-suspicious">suspicious</span>`, "<summary>evidence</summary>", "Measured (GamingPCSetup, xperf, one Intel adapter)",
 		"<code>latlab knob set network-throttling-index 10</code>", "&lt;script&gt;", "a &amp; b", "settings: 5 read"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -44,7 +44,7 @@ func TestDoctorHTML(t *testing.T) {
 		t.Errorf("the page has a script or a link out")
 	}
 	// Worst first.
-	if h, d := strings.Index(page, "b-harmful"), strings.Index(page, `class="badge b-default"`); h < 0 || d < h {
+	if h, d := strings.Index(page, `class="badge b-suspicious"`), strings.Index(page, `class="badge b-default"`); h < 0 || d < h {
 		t.Errorf("settings out of order")
 	}
 }

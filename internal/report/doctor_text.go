@@ -17,7 +17,7 @@ const pageWidth = 80
 
 // verdictOrder lists the settings worst first, so what needs attention
 // is read before what is fine.
-var verdictOrder = []knob.Verdict{knob.Harmful, knob.Suspicious, knob.Unknown, knob.Tuned, knob.Default}
+var verdictOrder = []knob.Verdict{knob.Suspicious, knob.Unknown, knob.Tuned, knob.Default}
 
 // DoctorText writes the check-up as a terminal page of at most 80
 // columns.
@@ -75,7 +75,7 @@ func tallyLine(r *doctor.Result) string {
 	for _, x := range []struct {
 		n    int
 		name string
-	}{{c.Harmful, "harmful"}, {c.Suspicious, "suspicious"}, {c.Unknown, "unknown"}, {c.Tuned, "tuned"}, {c.Default, "default"}} {
+	}{{c.Suspicious, "suspicious"}, {c.Unknown, "unknown"}, {c.Tuned, "tuned"}, {c.Default, "default"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
 		}
@@ -136,7 +136,7 @@ func (p *page) setting(s doctor.Setting) {
 	}
 	p.wrap(name+": "+s.Value, fmt.Sprintf("  %-11s", s.Verdict), strings.Repeat(" ", 13))
 	p.wrap(s.Reason, strings.Repeat(" ", 13), strings.Repeat(" ", 13))
-	if s.Evidence != "" && (s.Verdict == knob.Harmful || s.Verdict == knob.Suspicious) {
+	if s.Evidence != "" && s.Verdict == knob.Suspicious {
 		p.wrap("evidence: "+s.Evidence, strings.Repeat(" ", 13), strings.Repeat(" ", 15))
 	}
 	if p.cited[s.Knob] {

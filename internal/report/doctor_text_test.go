@@ -33,7 +33,7 @@ func testCheckup() *doctor.Result {
 		Overhead: &doctor.Overhead{ClockReadP50Ns: 30, ZeroWaitP50Ns: 5900},
 		Settings: []doctor.Setting{
 			{Knob: "win32-priority-separation", Value: "0x2 (2)", Verdict: knob.Default, Reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: knob.Harmful, Reason: "off (0xFFFFFFFF): received packets are not throttled",
+			{Knob: "network-throttling-index", Value: "4294967295 (REG_DWORD)", Verdict: knob.Suspicious, Reason: "off (0xFFFFFFFF): received packets are not throttled",
 				Evidence: "Measured (GamingPCSetup, xperf, one Intel adapter): NDIS.sys DPC latency was higher with throttling off."},
 			{Knob: "qos-dscp", Target: `a policy named with_an_unbroken_word_longer_than_any_terminal_line_can_hold_at_all_really_yes`, Value: "DSCP 46 (EF)", Verdict: knob.Suspicious, Reason: "x"},
 			{Knob: "tsc-sync-policy", Value: "unknown (needs Administrator)", Verdict: knob.Unknown, Reason: "reading it needs an elevated prompt (Administrator)"},
@@ -41,7 +41,7 @@ func testCheckup() *doctor.Result {
 		Next:  []doctor.Step{{Command: "latlab knob set network-throttling-index 10", Why: "back to the default (needs a reboot; latlab knob revert undoes it)", Benefit: 70}},
 		Notes: []string{"no realtime wake probe: thread 0: setting SCHED_FIFO needs root"},
 	}
-	r.Counts = doctor.Tally{Default: 1, Harmful: 1, Suspicious: 1, Unknown: 1}
+	r.Counts = doctor.Tally{Default: 1, Suspicious: 2, Unknown: 1}
 	return r
 }
 
@@ -54,12 +54,12 @@ func TestDoctorTextFits80Columns(t *testing.T) {
 			t.Errorf("line of %d columns (or a trailing space): %q", n, l)
 		}
 	}
-	// Worst first; the evidence of the harmful and suspicious verdicts.
-	h, s, u, d := strings.Index(out, "  harmful"), strings.Index(out, "  suspicious"), strings.Index(out, "  unknown"), strings.Index(out, "  default")
-	if h < 0 || !(h < s && s < u && u < d) {
+	// Worst first; the evidence of the suspicious verdicts.
+	s, u, d := strings.Index(out, "  suspicious"), strings.Index(out, "  unknown"), strings.Index(out, "  default")
+	if s < 0 || !(s < u && u < d) || strings.Contains(out, "harmful") {
 		t.Errorf("settings out of order:\n%s", out)
 	}
-	for _, want := range []string{"evidence: Measured (GamingPCSetup, xperf, one Intel adapter)", "settings: 4 read, nothing changed: 1 harmful, 1 suspicious, 1 unknown, 1 default",
+	for _, want := range []string{"evidence: Measured (GamingPCSetup, xperf, one Intel adapter)", "settings: 4 read, nothing changed: 2 suspicious, 1 unknown, 1 default",
 		"tsc-sync-policy: unknown (needs Administrator)", "CPU 0: p50 1µs", "  1. latlab knob set network-throttling-index 10", "note: no realtime wake probe"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q:\n%s", want, out)

@@ -57,16 +57,12 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		return
 	}
 	var procs, kernel []timer.TimerRequest
-	ordinary := 0
 	for _, q := range e.Requests {
 		if q.Kernel {
 			kernel = append(kernel, q)
 			continue
 		}
 		procs = append(procs, q)
-		if q.Ordinary() {
-			ordinary++
-		}
 	}
 	if len(procs) > 0 {
 		fmt.Fprintf(w, "\n%d outstanding timer requests by processes (powercfg /energy), finest first:\n", len(procs))
@@ -80,8 +76,8 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 	if e.Labels != "" {
 		printHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)")
 	}
-	if ordinary > 0 {
-		printHanging(w, fmt.Sprintf("%d of the processes show 15.625ms (156250): since Windows 10 2004 powercfg lists an ordinary process's request at the default period, because it changes only that process's own timers, not the platform's (Bruce Dawson, \"Windows Timer Resolution: The Great Rule Change\")", ordinary))
+	if n := e.HiddenRequests(); n > 0 {
+		printHanging(w, fmt.Sprintf("powercfg reads the current resolution as 15.625ms (156250) although %d of the processes request finer: since Windows 10 2004 the report gives 156250 there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", n))
 	}
 	if len(kernel) > 0 {
 		printHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system")

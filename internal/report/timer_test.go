@@ -52,16 +52,18 @@ func TestTimerWhoWindows(t *testing.T) {
 	}
 }
 
-// After Windows 10 2004 powercfg lists an ordinary process's request at
-// 156250 and drivers' requests apart: the output says both, and puts the
-// System process's request in its own table.
+// After Windows 10 2004 the energy report reads the system's current
+// resolution as 156250 unless a driver holds a request, and still lists
+// each requesting process with its own period (readers' comments on Bruce
+// Dawson's post, research 002:107-108 and 002:234); timeBeginPeriod still
+// sets the global timer interrupt interval (002:36, 002:230). The note
+// once said powercfg listed a process's request at 156250. Drivers'
+// requests are printed apart.
 func TestTimerWhoAfter2004(t *testing.T) {
 	in := "Platform Timer Resolution:Platform Timer Resolution\n" +
-		"  Current Timer Resolution (100ns units) 10000\n  Maximum Timer Period (100ns units) 156250\n" +
+		"  Current Timer Resolution (100ns units) 156250\n  Maximum Timer Period (100ns units) 156250\n" +
 		"Platform Timer Resolution:Outstanding Timer Request\n" +
-		"  Requested Period 156250\n  Requesting Process ID 5120\n  Requesting Process Path \\Device\\HarddiskVolume3\\Games\\game.exe\n" +
-		"Platform Timer Resolution:Outstanding Timer Request\n" +
-		"  Requested Period 10000\n  Requesting Process ID 4\n  Requesting Process Path \\SystemRoot\\system32\\ntoskrnl.exe\n"
+		"  Requested Period 10000\n  Requesting Process ID 5120\n  Requesting Process Path \\Device\\HarddiskVolume3\\Games\\game.exe\n"
 	rep, err := timer.ParseEnergyReport(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
@@ -71,14 +73,43 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	out := strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
 		"1 outstanding timer requests by processes",
-		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
-		"1 of the processes show 15.625ms (156250): since Windows 10 2004 powercfg lists an ordinary process's request at the default period",
+		"game.exe 5120 1ms",
+		"powercfg reads the current resolution as 15.625ms (156250) although 1 of the processes request finer",
+		"still lists each process with the period it asked for",
+		"The requests still set the timer interrupt",
 		"The Great Rule Change",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "lists an ordinary process's request at the default period") {
+		t.Errorf("says powercfg lists a process's request at 156250:\n%s", b.String())
+	}
+
+	// A driver's request: the current resolution follows it, no note.
+	in = "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"  Current Timer Resolution (100ns units) 10000\n  Maximum Timer Period (100ns units) 156250\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"  Requested Period 10000\n  Requesting Process ID 5120\n  Requesting Process Path \\Device\\HarddiskVolume3\\Games\\game.exe\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"  Requested Period 10000\n  Requesting Process ID 4\n  Requesting Process Path \\SystemRoot\\system32\\ntoskrnl.exe\n"
+	if rep, err = timer.ParseEnergyReport(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
+	out = strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{
+		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
 		"listed apart from processes': they belong to no process, so they set the resolution for the whole system",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
+	}
+	if strings.Contains(out, "reads the current resolution as 15.625ms") {
+		t.Errorf("a note although the current resolution is 1 ms:\n%s", b.String())
 	}
 	if strings.Index(b.String(), "game.exe") > strings.Index(b.String(), "ntoskrnl.exe") {
 		t.Errorf("the kernel request is not apart:\n%s", b.String())

@@ -79,14 +79,28 @@ type TimerRequest struct {
 // 15.625 ms, 64 Hz.
 const DefaultPeriod100ns = 156250
 
-// Ordinary reports whether powercfg shows the request at the default
-// period: since Windows 10 2004 that is what it lists for an ordinary
-// process's request, which changes that process's own timers but no
-// longer the platform's (Bruce Dawson, "Windows Timer Resolution: The
-// Great Rule Change", randomascii.wordpress.com, 2020-10-04; PC-Tuning,
-// "Fixing Timing Precision in Windows After The Great Rule Change").
-func (r TimerRequest) Ordinary() bool {
-	return !r.Kernel && r.Period100ns != nil && *r.Period100ns == DefaultPeriod100ns
+// HiddenRequests counts the process requests finer than the current
+// resolution when the report gives that as the default 156250. Since
+// Windows 10 2004 powercfg reads the system's current resolution as 156250
+// unless a driver holds a request, while it still lists each requesting
+// process with the period it asked for: a reader's comment on Bruce
+// Dawson's "Windows Timer Resolution: The Great Rule Change"
+// (randomascii.wordpress.com, 2020-10-04), and another's on a driver's
+// ExSetTimerResolution showing where a program's request does not. The
+// requests still set the timer interrupt (Dawson: "timeBeginPeriod still
+// sets the global timer interrupt interval, on all versions"); only other
+// processes' sleeps no longer follow it.
+func (e *EnergyReport) HiddenRequests() int {
+	if e.CurrentPeriod100ns == nil || *e.CurrentPeriod100ns != DefaultPeriod100ns {
+		return 0
+	}
+	n := 0
+	for _, q := range e.Requests {
+		if !q.Kernel && q.Period100ns != nil && *q.Period100ns < DefaultPeriod100ns {
+			n++
+		}
+	}
+	return n
 }
 
 // isKernel: the System process, or a driver image.

@@ -1,6 +1,12 @@
 package timer
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/units"
+)
 
 // Windows builds that change how far a timer resolution request reaches.
 const (
@@ -69,8 +75,10 @@ func (s Scope) Lines() []string {
 			"  opts out with PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION")
 		return out
 	default:
-		out = append(out, "timer requests: per-process (Windows 10 2004+): a request only speeds up",
-			"  the process that made it")
+		out = append(out, "timer requests: per-process (Windows 10 2004+): a request still sets the",
+			"  system's timer interrupt, but only the requester's sleeps follow it;",
+			"  another process's sleeps keep near 15.625 ms in whole intervals",
+			"  ("+otherSleepsFigures()+": Bruce Dawson)")
 	}
 	val := "absent"
 	if s.KeyValue != nil {
@@ -133,13 +141,57 @@ func GlobalRequestsMeaning(build uint32, server bool, key *uint32) string {
 	case build == 0 && set:
 		return fmt.Sprintf("global where the build reads GlobalTimerResolutionRequests=%d (Windows 11 22000+, Server 2022 20348+): any process's timer resolution request raises the resolution for every process, as before Windows 10 2004; %s", *key, OccludedCaveat)
 	case build == 0:
-		return "per process from Windows 10 2004: a timer resolution request only speeds up the process that made it (before 2004 requests are global whatever GlobalTimerResolutionRequests says)"
+		return "per process from Windows 10 2004: " + PerProcessEffect() + " (before 2004 requests are global whatever GlobalTimerResolutionRequests says)"
 	case build < BuildPerProcess:
 		return fmt.Sprintf("global: build %d predates Windows 10 2004 (19041), so any process's timer resolution request raises the resolution for every process, whatever GlobalTimerResolutionRequests says", build)
 	case set && GlobalKeySupported(build, server):
 		return fmt.Sprintf("global again: GlobalTimerResolutionRequests=%d is honoured on build %d, so any process's timer resolution request raises the resolution for every process, as before Windows 10 2004; %s", *key, build, OccludedCaveat)
 	case set:
-		return fmt.Sprintf("per process: GlobalTimerResolutionRequests=%d is ignored by build %d (Windows 11 22000+ and Server 2022 20348+ read it), so a timer resolution request only speeds up the process that made it", *key, build)
+		return fmt.Sprintf("per process: GlobalTimerResolutionRequests=%d is ignored by build %d (Windows 11 22000+ and Server 2022 20348+ read it), so %s", *key, build, PerProcessEffect())
 	}
-	return fmt.Sprintf("per process (Windows 10 2004+, build %d): a timer resolution request only speeds up the process that made it", build)
+	return fmt.Sprintf("per process (Windows 10 2004+, build %d): %s", build, PerProcessEffect())
+}
+
+// OtherSleeps is what Bruce Dawson measured Sleep(1) to take on Windows
+// 10 2004 in a process that requested nothing while another process held
+// timeBeginPeriod(Interval) ("Windows Timer Resolution: The Great Rule
+// Change", randomascii.wordpress.com, 2020-10-04, its [Updated] section):
+// about 12 ms (two intervals) at 6 ms, and at 8 ms one interval a fifth
+// of the time and two the rest. So a request still reaches other
+// processes ("There is still an effect"): their sleeps imitate the default
+// 15.625 ms in whole intervals of the interval in force. The timeBeginPeriod
+// call still sets the system's timer interrupt interval on every version
+// (Dawson: "timeBeginPeriod still sets the global timer interrupt
+// interval, on all versions"). crossproc.Expected models this, and its
+// tests hold the model to these figures.
+var OtherSleeps = []struct {
+	Interval time.Duration
+	Sleeps   []time.Duration // the lengths seen, shortest first
+}{
+	{6 * time.Millisecond, []time.Duration{12 * time.Millisecond}},
+	{8 * time.Millisecond, []time.Duration{8 * time.Millisecond, 16 * time.Millisecond}},
+}
+
+// otherSleepsFigures words OtherSleeps: "12 ms at a 6 ms interval, 8 or
+// 16 ms at 8 ms".
+func otherSleepsFigures() string {
+	var parts []string
+	for i, o := range OtherSleeps {
+		var ss []string
+		for _, d := range o.Sleeps {
+			ss = append(ss, units.Ms(d, 0))
+		}
+		at := units.Ms(o.Interval, 0) + " ms"
+		if i == 0 {
+			at = "a " + at + " interval"
+		}
+		parts = append(parts, strings.Join(ss, " or ")+" ms at "+at)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PerProcessEffect is what a timer resolution request does since Windows
+// 10 2004 where requests are per process (see OtherSleeps).
+func PerProcessEffect() string {
+	return "a timer resolution request still sets the system's timer interrupt, but only the requester's sleeps follow it; another process's sleeps keep near the default 15.625 ms in whole intervals (Bruce Dawson measured Sleep(1) at " + otherSleepsFigures() + ")"
 }

@@ -85,3 +85,26 @@ func TestGlobalKeyMeaningHasTheOccludedCaveat(t *testing.T) {
 		}
 	}
 }
+
+// Bruce Dawson: after Windows 10 2004 "There is still an effect" of one
+// process's request on another's sleeps (research 002:2): Sleep(1) took
+// about 12 ms with another process at timeBeginPeriod(6), and one or two
+// intervals at 8 ms (002:42-43); timeBeginPeriod still sets the global
+// timer interrupt interval (002:36). The per-process wording said only
+// the requester was affected.
+func TestPerProcessMeaningSaysWhatStillChanges(t *testing.T) {
+	zero := uint32(0)
+	one := uint32(1)
+	for _, got := range []string{GlobalRequestsMeaning(19045, false, nil), GlobalRequestsMeaning(0, false, nil),
+		GlobalRequestsMeaning(19045, false, &one), GlobalRequestsMeaning(22631, false, &zero),
+		strings.Join(strings.Fields(strings.Join(RequestScope(19045, false, nil).Lines(), " ")), " ")} {
+		for _, want := range []string{"still sets the system's timer interrupt", "12 ms at a 6 ms interval, 8 or 16 ms at 8 ms"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("lacks %q: %q", want, got)
+			}
+		}
+		if strings.Contains(got, "only speeds up") {
+			t.Errorf("says only the requester is affected: %q", got)
+		}
+	}
+}

@@ -9,9 +9,10 @@ import (
 // The process-scoped knob on Windows is the timer resolution request
 // (NtSetTimerResolution): latlab holds the arm's request through the
 // settle time and the block and releases it after; the baseline makes
-// none. Since Windows 10 2004 a request speeds up only the process that
-// holds it (unless GlobalTimerResolutionRequests is set), so it applies to
-// the probe, which runs in this process.
+// none. Since Windows 10 2004 the sleeps of the process that holds a
+// request follow it and other processes' keep near the default tick
+// (unless GlobalTimerResolutionRequests is set: timer.PerProcessEffect),
+// so it applies to the probe, which runs in this process.
 const (
 	processName    = "timer-resolution"
 	processExample = "0.5ms"
