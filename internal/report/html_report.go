@@ -477,7 +477,7 @@ func (r *Report) CheckPNGs(dir string, overwrite bool) error {
 
 // WritePNGs writes every figure as DIR/NAME.png and returns the paths.
 func (r *Report) WritePNGs(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir); err != nil {
 		return nil, err
 	}
 	var out []string
