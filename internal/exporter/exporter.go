@@ -174,6 +174,9 @@ func Validate(o Options) error {
 		return fmt.Errorf("invalid idle timeout %v: want a positive duration", o.IdleTimeout)
 	}
 	if o.WebConfig != "" {
+		if err := checkWebConfigOwner(o.WebConfig); err != nil {
+			return err
+		}
 		if err := web.Validate(o.WebConfig); err != nil {
 			return fmt.Errorf("invalid --tls-config %s: %v", o.WebConfig, err)
 		}
