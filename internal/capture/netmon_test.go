@@ -164,6 +164,7 @@ func readAll(t testing.TB, r io.Reader) ([]readRec, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rd.Close()
 	var out []readRec
 	var d Decoder
 	for {
