@@ -128,6 +128,16 @@ func MkdirAll(path string) error {
 	return mkdirAll(path)
 }
 
+// CheckDir refuses, before any work, a directory MkdirAll would refuse
+// to create or write in: the directories of path that exist are checked
+// as MkdirAll will check them.
+func CheckDir(path string) error {
+	if path == "" {
+		return badinput.Errorf("an output directory name is empty")
+	}
+	return checkDir(path)
+}
+
 // WriteBytes writes b to path, through Create and Commit.
 func WriteBytes(path string, b []byte) error {
 	return Write(path, func(w io.Writer) error {

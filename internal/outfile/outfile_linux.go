@@ -74,6 +74,24 @@ func openDirCreate(path, name string, create bool) (int, string, error) {
 	return fd, name, nil
 }
 
+// checkDir checks the deepest directory of path that exists (and every
+// one above it) as mkdirAll would.
+func checkDir(path string) error {
+	name := filepath.Clean(path)
+	for {
+		if _, err := os.Lstat(name); err == nil || name == filepath.Dir(name) {
+			break
+		}
+		name = filepath.Dir(name)
+	}
+	fd, _, err := openDirCreate(path, name, false)
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	return nil
+}
+
 // mkdirAll creates the directory path and what is missing above it, as
 // openDir would check them, before anything is created in one.
 func mkdirAll(path string) error {

@@ -200,6 +200,9 @@ func TestParentLinkRefusedAsRoot(t *testing.T) {
 		}
 	}
 	for _, d := range []string{filepath.Join(out, "pngs"), filepath.Join(out, "a", "b"), filepath.Join(rootDirLink, "pngs")} {
+		if err := CheckDir(d); !badinput.Is(err) {
+			t.Errorf("CheckDir(%s): %v", d, err)
+		}
 		if err := MkdirAll(d); !badinput.Is(err) {
 			t.Errorf("MkdirAll(%s): %v", d, err)
 		}
@@ -214,6 +217,9 @@ func TestParentLinkRefusedAsRoot(t *testing.T) {
 	// root's own link in root's own directory is followed.
 	mine := filepath.Join(base, "mine")
 	if err := os.Symlink(victim, mine); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(filepath.Join(mine, "pngs")); err != nil {
 		t.Fatal(err)
 	}
 	if err := MkdirAll(filepath.Join(mine, "pngs")); err != nil {

@@ -91,6 +91,9 @@ func (w *windowsFile) abort() {
 	}
 }
 
+// checkDir has nothing to check before the folder is made: see mkdirAll.
+func checkDir(string) error { return nil }
+
 // mkdirAll creates a folder and what is missing above it. Windows has no
 // openat to walk a path by descriptors; the files written in it are
 // checked one by one by targetState.
