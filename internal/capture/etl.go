@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 
 	"github.com/latlab/latlab/internal/etl"
@@ -16,6 +17,20 @@ const FormatETL Format = "etl"
 // makes of its packet events, written as the scan reads it; otherwise it
 // is r. stop ends the conversion when the scan ends early.
 func fromETL(r io.Reader) (out io.Reader, isETL bool, stop func()) {
+	// A file that can seek is handed on as it is, positioned where it
+	// was: NetMon is read at offsets of the file, and a wrapper that
+	// cannot seek made it read whole into memory.
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if cur, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			head := make([]byte, etl.SniffSize)
+			n, _ := io.ReadFull(rs, head)
+			if _, err := rs.Seek(cur, io.SeekStart); err != nil {
+				r = io.MultiReader(bytes.NewReader(head[:n]), rs)
+			} else if !etl.Sniff(head[:n]) {
+				return rs, false, func() {}
+			}
+		}
+	}
 	br := bufio.NewReaderSize(r, etl.SniffSize)
 	head, _ := br.Peek(etl.SniffSize)
 	if !etl.Sniff(head) {

@@ -164,6 +164,7 @@ func readAll(t testing.TB, r io.Reader) ([]readRec, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rd.Close()
 	var out []readRec
 	var d Decoder
 	for {
@@ -290,8 +291,8 @@ func readFile(t testing.TB, name string) []readRec {
 // onlyReader hides a reader's Seek: the input of a pipe.
 type onlyReader struct{ io.Reader }
 
-// A NetMon file that cannot seek (a pipe, or compressed) is read whole
-// into memory, up to the cap, with the same result.
+// A NetMon file that cannot seek (a pipe, or compressed) is copied to a
+// temporary file, up to the cap, with the same result.
 func TestNetMonWithoutSeek(t *testing.T) {
 	b, err := os.ReadFile("testdata/netmon/ssh-netmon2.cap")
 	if err != nil {

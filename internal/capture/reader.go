@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -102,6 +103,8 @@ type Reader struct {
 	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
 	nm          *netmonReader
 	old         *oldPcap // a pcap format version pcapgo refuses
+	tmp         *os.File // a NetMon file's temporary copy (netmonSource)
+	tmpRemoved  bool     // tmp's name was removed when it was made
 }
 
 // maxPcapRecord is the longest record read past pcapgo (libpcap's and
@@ -324,9 +327,11 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 		rd.format = FormatNetMon
 		src, size, err := rd.netmonSource(r, max)
 		if err != nil {
+			rd.Close()
 			return nil, err
 		}
 		if rd.nm, err = openNetMon(src, size); err != nil {
+			rd.Close()
 			return nil, err
 		}
 	default:

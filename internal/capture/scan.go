@@ -156,6 +156,7 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer rd.Close()
 	if opt.DedupWindow <= 0 {
 		opt.DedupWindow = DefaultDedupWindow
 	}

@@ -69,7 +69,7 @@ is the systemd unit.`,
 	fs.StringVar(&o.Probes, "probes", "wake,sleep", "probes to run in turn: wake, sleep or both")
 	fs.IntVar(&o.CPU, "cpu", -1, "pin the probe thread to this CPU (labels the histograms); -1 = not pinned")
 	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 for the probe thread alone (Windows: TIME_CRITICAL in its class); 0 = normal")
-	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections served at once; more wait to be accepted")
+	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections open at once; one not being answered gives its slot to a newcomer")
 	durationFlag(fs, &o.SettingsEvery, "settings-every", exporter.DefaultSettingsEvery, "how often to read the settings (and, on Linux, the timer state)")
 	fs.StringVar(&o.TLSConfig, "tls-config", "", "Prometheus web configuration file: TLS and basic auth, as node_exporter's --web.config.file")
 	cmd.AddCommand(newExporterInstallCmd(o), newExporterUninstallCmd(io))

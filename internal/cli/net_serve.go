@@ -30,6 +30,7 @@ type NetServeOptions struct {
 	EchoRate    float64
 	MaxConns    int
 	MaxPerPeer  int
+	MaxPerNet   int
 	IdleTimeout time.Duration
 
 	settings map[string]string
@@ -60,9 +61,9 @@ answers everything (echo, discard, daytime, quote, chargen, time), or that
 is its own reply coming back (a loop through another echo server), and
 answers one source address at most --echo-rate times a second. The TCP
 servers take --max-conns connections, at most --max-per-peer from one
-address, close one silent for --idle-timeout, and when full give the slot of
-the longest-idle connection of the busiest address to a newcomer from a
-less busy one.`,
+address and --max-per-net from one network (a /24 or a /64), close one
+silent for --idle-timeout, and when full give the slot of the longest-idle
+connection of the busiest address to a newcomer from a less busy one.`,
 		Example: `  sudo latlab net serve
   latlab net serve --echo-port 7007 --discard-port 9009 --sink-port 9010
   latlab net serve --listen 0.0.0.0 --duration 2h`,
@@ -83,6 +84,7 @@ less busy one.`,
 	fs.Float64Var(&o.EchoRate, "echo-rate", netload.DefaultEchoRate, "most echo replies per second to one source address")
 	fs.IntVar(&o.MaxConns, "max-conns", netload.DefaultMaxConns, "most TCP connections at once, both servers together")
 	fs.IntVar(&o.MaxPerPeer, "max-per-peer", netload.DefaultMaxPerPeer, "most TCP connections from one address")
+	fs.IntVar(&o.MaxPerNet, "max-per-net", netload.DefaultMaxPerNet, "most TCP connections from one network (a /24 or a /64)")
 	durationFlag(fs, &o.IdleTimeout, "idle-timeout", time.Duration(netload.DefaultIdleTimeout), "close a TCP connection that sends nothing this long")
 	return cmd
 }
@@ -95,11 +97,13 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		return Usagef("invalid --max-conns %d: want 1 or more", o.MaxConns)
 	case o.MaxPerPeer <= 0:
 		return Usagef("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+	case o.MaxPerNet <= 0:
+		return Usagef("invalid --max-per-net %d: want 1 or more", o.MaxPerNet)
 	case o.IdleTimeout <= 0:
 		return Usagef("invalid --idle-timeout %s: want a duration above 0, e.g. 30s", o.IdleTimeout)
 	}
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
-		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
+		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, MaxPerNet: o.MaxPerNet, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
 	// the human lines, wrapped to a terminal's width; each ends its line,
 	// under mu: connections end on their own goroutines
 	hw := report.WrapLines(o.IO.Out)

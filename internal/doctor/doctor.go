@@ -19,6 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/tracefs"
 )
 
 // Kind is the document `latlab doctor --json` writes; its payload is the
@@ -154,6 +155,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r := &Result{Profile: o.Profile, OS: o.OS, Settings: []Setting{}, Next: []Step{}}
 	if r.Profile == "" {
 		r.Profile = Standard
+	}
+	if o.Root == "/" {
+		// Tracing a `dpc watch` or `wake --explain` killed with SIGKILL
+		// left running (its instance) and mounted (its private tracefs):
+		// removed once its process is gone, and said.
+		for _, l := range tracefs.RemoveLeftovers() {
+			r.Notes = append(r.Notes, l.String())
+		}
 	}
 	o.progress("timer")
 	st, stErr := o.Timer()

@@ -20,7 +20,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/exporter-toolkit/web"
-	"golang.org/x/net/netutil"
 
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
@@ -62,7 +61,7 @@ type Options struct {
 	RTPrio        int           // SCHED_FIFO priority (Windows: realtime class); 0 = normal
 	SettingsEvery time.Duration
 	WebConfig     string // exporter-toolkit web configuration file (TLS, basic auth)
-	// MaxConns bounds the HTTP connections served at once (0:
+	// MaxConns bounds the HTTP connections open at once (0:
 	// DefaultMaxConns); IdleTimeout closes idle keep-alive connections
 	// (0: DefaultIdleTimeout).
 	MaxConns    int
@@ -174,6 +173,9 @@ func Validate(o Options) error {
 		return fmt.Errorf("invalid idle timeout %v: want a positive duration", o.IdleTimeout)
 	}
 	if o.WebConfig != "" {
+		if err := checkWebConfigOwner(o.WebConfig); err != nil {
+			return err
+		}
 		if err := web.Validate(o.WebConfig); err != nil {
 			return fmt.Errorf("invalid --tls-config %s: %v", o.WebConfig, err)
 		}
@@ -282,7 +284,7 @@ func (e *Exporter) Run(ctx context.Context) error {
 	if maxConns == 0 {
 		maxConns = DefaultMaxConns
 	}
-	l = netutil.LimitListener(l, maxConns)
+	l = newConnLimiter(l, maxConns)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, 2)
@@ -306,7 +308,8 @@ func (e *Exporter) Run(ctx context.Context) error {
 		go func() { e.settings.poll(ctx, e.o.SettingsEvery, log); errs <- nil }()
 	}
 	srv := &http.Server{
-		Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: e.o.idleTimeout(),
+		Handler: slotHandler(e.Handler()), ConnContext: connContext,
+		ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: e.o.idleTimeout(),
 		// Connection errors (a client speaking HTTP to the TLS port, a
 		// scanner) are not the exporter's failures.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),

@@ -13,15 +13,19 @@ import (
 
 // Defaults of the HTTP server.
 const (
-	// DefaultMaxConns bounds the connections served at once: idle
+	// DefaultMaxConns bounds the connections open at once: idle
 	// keep-alive connections used to pile up until a low file limit
-	// starved a real scrape (55 were enough). Further connections wait
-	// in the kernel's accept queue.
+	// starved a real scrape (55 were enough). A newcomer takes the slot
+	// of a connection that is not being answered (conns.go), or waits
+	// in the kernel's accept queue when every one is.
 	DefaultMaxConns = 64
 	// DefaultIdleTimeout closes a keep-alive connection idle this long;
 	// above Prometheus's usual scrape intervals, so a scraper keeps its
 	// connection.
 	DefaultIdleTimeout = 2 * time.Minute
+	// readHeaderTimeout is the time a request's header may take to
+	// arrive: a scraper sends it in one packet.
+	readHeaderTimeout = 5 * time.Second
 )
 
 // Basic auth checks a password with bcrypt (some 57 ms of CPU), before

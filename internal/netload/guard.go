@@ -31,6 +31,21 @@ const (
 	repeatWindow = int64(1e9)
 	// maxEchoSources bounds the per-source state (forged sources are free).
 	maxEchoSources = 4096
+	// maxEchoFlows bounds the per address-and-port state the same way;
+	// flows beyond it share one record, which only mutes sooner.
+	maxEchoFlows = 4096
+	// maxForeignReplies is the replies one peer address and port gets in
+	// repeatWindow for datagrams that are not fresh latlab probes. A
+	// service that answers whatever it is sent (daytime, chargen, a
+	// responder on any port, with any payload) turns one forged datagram
+	// into a loop at the speed of the round trip (76,847 echoes in 5 s
+	// through a responder on port 17013); a flow that keeps answering
+	// past this count within the window is taken for one and muted until
+	// it has been silent for a window. latlab's own probes carry a run id
+	// and a rising sequence number, which no loop produces, and are
+	// bounded by the rate alone; any other use of the echo gets this many
+	// replies a second per flow.
+	maxForeignReplies = 1000
 	// maxRemembered bounds the replies remembered across every source
 	// (some 40 MiB). A reply that cannot be remembered is not sent, so
 	// the loop check is never skipped; the oldest are forgotten after
@@ -55,6 +70,9 @@ type echoGuard struct {
 
 	sources    map[netip.Addr]*echoSource
 	overflow   echoSource // shared by sources beyond maxEchoSources
+	flows      map[netip.AddrPort]*echoFlow
+	flowFull   echoFlow // shared by flows beyond maxEchoFlows
+	flowSweep  int64
 	lastSweep  int64
 	remembered int   // replies remembered, over every source
 	maxRemem   int   // maxRemembered; lower in tests
@@ -74,6 +92,36 @@ type echoSource struct {
 	count  map[uint64]int32 // live replies by key
 }
 
+// echoFlow counts the replies to one peer address and port.
+type echoFlow struct {
+	start   int64 // ns the current window began
+	replies int   // replies in it to datagrams that were not fresh probes
+	muted   int64 // ns until which the flow is a loop; renewed by each datagram
+	last    int64 // ns of its last datagram
+	probed  bool  // run and seq hold the last probe seen
+	run     uint32
+	seq     uint64
+}
+
+// freshProbe says whether payload is a latlab probe that moves its flow
+// on: the first of a run, or a sequence number past the last one (the
+// hello probes use their own number). A loop returns old probes or
+// other bytes, never a rising sequence of one run.
+func (f *echoFlow) freshProbe(payload []byte, shared bool) bool {
+	h, err := parseHeader(payload)
+	if err != nil {
+		return false
+	}
+	if shared || h.Seq == helloSeq {
+		return true
+	}
+	if f.probed && h.Run == f.run && h.Seq <= f.seq {
+		return false
+	}
+	f.probed, f.run, f.seq = true, h.Run, h.Seq
+	return true
+}
+
 type echoSent struct {
 	key uint64 // hash of the destination address, port and payload
 	at  int64
@@ -84,7 +132,7 @@ func newEchoGuard(self netip.AddrPort, rate float64) *echoGuard {
 		rate = DefaultEchoRate
 	}
 	g := &echoGuard{self: unmap(self), rate: rate, burst: max(rate, 10), seed: maphash.MakeSeed(),
-		sources: map[netip.Addr]*echoSource{}, maxRemem: maxRemembered}
+		sources: map[netip.Addr]*echoSource{}, flows: map[netip.AddrPort]*echoFlow{}, maxRemem: maxRemembered}
 	if g.self.Addr().IsUnspecified() {
 		g.local = map[netip.Addr]bool{}
 		if addrs, err := net.InterfaceAddrs(); err == nil {
@@ -136,6 +184,22 @@ func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
 	k := g.key(from, payload)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	f, shared := g.flow(from, now)
+	f.last = now
+	if now < f.muted {
+		f.muted = now + repeatWindow
+		return echoLoop
+	}
+	probe := f.freshProbe(payload, shared)
+	if !probe {
+		if now-f.start > repeatWindow {
+			f.start, f.replies = now, 0
+		}
+		if f.replies >= maxForeignReplies {
+			f.muted = now + repeatWindow
+			return echoLoop
+		}
+	}
 	s := g.source(from.Addr(), now)
 	g.expire(s, now)
 	if s.count[k] > 0 {
@@ -156,7 +220,34 @@ func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
 	s.sent = append(s.sent, echoSent{key: k, at: now})
 	s.count[k]++
 	g.remembered++
+	if !probe {
+		f.replies++
+	}
 	return echoAnswer
+}
+
+// flow returns the record of a peer address and port, making room for a
+// new one by forgetting those silent for a window (neither muted nor
+// counting any more); shared is set for the record flows beyond
+// maxEchoFlows share.
+func (g *echoGuard) flow(ap netip.AddrPort, now int64) (*echoFlow, bool) {
+	if f, ok := g.flows[ap]; ok {
+		return f, false
+	}
+	if len(g.flows) >= maxEchoFlows && now-g.flowSweep > repeatWindow/10 {
+		g.flowSweep = now
+		for k, f := range g.flows {
+			if now-f.last > repeatWindow && now >= f.muted {
+				delete(g.flows, k)
+			}
+		}
+	}
+	if len(g.flows) >= maxEchoFlows {
+		return &g.flowFull, true
+	}
+	f := &echoFlow{start: now}
+	g.flows[ap] = f
+	return f, false
 }
 
 // expire forgets the replies to s older than repeatWindow.
@@ -222,16 +313,21 @@ func (g *echoGuard) source(a netip.Addr, now int64) *echoSource {
 
 // TCP connection slots. Without limits, 5,000 idle connections held every
 // slot and real clients were refused. Now each peer address may hold only
-// so many connections, a connection silent for the idle timeout is
-// closed, and when every slot is taken a newcomer takes the slot of the
-// longest-idle connection of the busiest peer, as long as that peer holds
-// more connections than the newcomer's would after it, or that connection
-// has been idle for minIdleToEvict.
+// so many connections, and each source network (a /24 of IPv4, a /64 of
+// IPv6: what one host or one user of a host can draw addresses from;
+// every 127.0.0.x is this host's) only so many more, so 128 loopback
+// addresses cannot hold every slot; a connection silent for the idle
+// timeout is closed; and when every slot (or its network's share) is
+// taken a newcomer takes the slot of the longest-idle connection of the
+// busiest peer (of its network), as long as that peer holds more
+// connections than the newcomer's would after it, or that connection has
+// been idle for minIdleToEvict.
 
 // Defaults of the TCP servers.
 const (
 	DefaultMaxConns    = 128
 	DefaultMaxPerPeer  = 16
+	DefaultMaxPerNet   = 32   // a quarter of the slots: four networks to fill them
 	DefaultIdleTimeout = 60e9 // ns
 	minIdleToEvict     = int64(1e9)
 )
@@ -240,6 +336,7 @@ const (
 const (
 	slotOK = iota
 	slotPerPeer
+	slotPerNet
 	slotFull
 )
 
@@ -247,56 +344,95 @@ type slots struct {
 	mu      sync.Mutex
 	max     int
 	perPeer int
+	perNet  int
 	conns   map[*slot]struct{}
 	byPeer  map[netip.Addr]int
+	byNet   map[netip.Prefix]int
 }
 
 type slot struct {
 	c       net.Conn
 	peer    netip.Addr
+	net     netip.Prefix
 	last    int64 // ns of the last activity; under slots.mu
 	evicted bool  // its slot went to a newcomer; under slots.mu
 }
 
-func newSlots(max, perPeer int) *slots {
+func newSlots(max, perPeer, perNet int) *slots {
 	if max <= 0 {
 		max = DefaultMaxConns
 	}
 	if perPeer <= 0 {
 		perPeer = DefaultMaxPerPeer
 	}
-	return &slots{max: max, perPeer: perPeer, conns: map[*slot]struct{}{}, byPeer: map[netip.Addr]int{}}
+	if perNet <= 0 {
+		perNet = DefaultMaxPerNet
+	}
+	return &slots{max: max, perPeer: perPeer, perNet: perNet, conns: map[*slot]struct{}{},
+		byPeer: map[netip.Addr]int{}, byNet: map[netip.Prefix]int{}}
+}
+
+// sourceNet is the network a peer address is counted in: its /24 (IPv4)
+// or /64 (IPv6).
+func sourceNet(a netip.Addr) netip.Prefix {
+	bits := 64
+	if a.Is4() {
+		bits = 24
+	}
+	p, _ := a.Prefix(bits)
+	return p
 }
 
 // admit gives c a slot, closing the connection it evicts if any; nil and
 // the reason when c is refused.
 func (s *slots) admit(c net.Conn, peer netip.Addr, now int64) (*slot, int) {
 	peer = peer.Unmap()
+	pnet := sourceNet(peer)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.byPeer[peer]
 	if n >= s.perPeer {
 		return nil, slotPerPeer
 	}
-	if len(s.conns) >= s.max {
-		var victim *slot
-		for v := range s.conns {
-			if victim == nil || s.byPeer[v.peer] > s.byPeer[victim.peer] ||
-				(s.byPeer[v.peer] == s.byPeer[victim.peer] && v.last < victim.last) {
-				victim = v
-			}
+	switch {
+	case s.byNet[pnet] >= s.perNet:
+		if !s.evict(n, now, func(v *slot) bool { return v.net == pnet }) {
+			return nil, slotPerNet
 		}
-		if victim == nil || !(s.byPeer[victim.peer] > n+1 || now-victim.last >= minIdleToEvict) {
+	case len(s.conns) >= s.max:
+		if !s.evict(n, now, func(*slot) bool { return true }) {
 			return nil, slotFull
 		}
-		victim.evicted = true
-		s.drop(victim)
-		victim.c.Close()
 	}
-	sl := &slot{c: c, peer: peer, last: now}
+	sl := &slot{c: c, peer: peer, net: pnet, last: now}
 	s.conns[sl] = struct{}{}
 	s.byPeer[peer]++
+	s.byNet[pnet]++
 	return sl, slotOK
+}
+
+// evict frees the slot of the longest-idle connection of the busiest peer
+// among those in, for a newcomer whose peer holds n: only when that peer
+// holds more than the newcomer's would after it, or the connection has
+// been idle for minIdleToEvict. It says whether a slot was freed.
+func (s *slots) evict(n int, now int64, in func(*slot) bool) bool {
+	var victim *slot
+	for v := range s.conns {
+		if !in(v) {
+			continue
+		}
+		if victim == nil || s.byPeer[v.peer] > s.byPeer[victim.peer] ||
+			(s.byPeer[v.peer] == s.byPeer[victim.peer] && v.last < victim.last) {
+			victim = v
+		}
+	}
+	if victim == nil || !(s.byPeer[victim.peer] > n+1 || now-victim.last >= minIdleToEvict) {
+		return false
+	}
+	victim.evicted = true
+	s.drop(victim)
+	victim.c.Close()
+	return true
 }
 
 // touch records activity on a connection.
@@ -321,6 +457,9 @@ func (s *slots) drop(sl *slot) {
 	delete(s.conns, sl)
 	if s.byPeer[sl.peer]--; s.byPeer[sl.peer] <= 0 {
 		delete(s.byPeer, sl.peer)
+	}
+	if s.byNet[sl.net]--; s.byNet[sl.net] <= 0 {
+		delete(s.byNet, sl.net)
 	}
 }
 

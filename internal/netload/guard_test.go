@@ -97,7 +97,7 @@ func pipeConn(t *testing.T) net.Conn {
 }
 
 func TestSlots(t *testing.T) {
-	s := newSlots(4, 3)
+	s := newSlots(4, 3, 0)
 	p1, p2, p3 := netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.3"), netip.MustParseAddr("127.0.0.4")
 	const t0 = int64(1e12)
 	var held []*slot
@@ -204,5 +204,56 @@ func TestEchoGuardRememberedBounded(t *testing.T) {
 	}
 	if g.remembered != 1 {
 		t.Fatalf("%d remembered after the window, want 1", g.remembered)
+	}
+}
+
+// latlab's own probes, fresh sequence numbers of one run, are bounded by
+// the rate alone: a bulk flow from one port is never taken for a loop; a
+// flow that repeats its probes or sends other bytes gets maxForeignReplies
+// a window, then is muted until it has been quiet for one.
+func TestEchoGuardFlows(t *testing.T) {
+	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 1e9)
+	client := netip.MustParseAddrPort("127.0.0.1:40000")
+	b := make([]byte, HeaderLen)
+	now := int64(1e12)
+	for i := range uint64(20 * maxForeignReplies) {
+		putHeader(b, header{Run: 7, Seq: i})
+		if v := g.check(client, b, now); v != echoAnswer {
+			t.Fatalf("probe %d: %d", i, v)
+		}
+		now += 11_000
+	}
+	other := netip.MustParseAddrPort("127.0.0.1:17013")
+	for i := range maxForeignReplies + 10 {
+		v := g.check(other, fmt.Appendf(nil, "it is %d o'clock", i), now)
+		if want := echoAnswer; i >= maxForeignReplies {
+			want = echoLoop
+			if v != want {
+				t.Fatalf("reply %d: %d, want a loop", i, v)
+			}
+		} else if v != want {
+			t.Fatalf("reply %d: %d", i, v)
+		}
+		now += 10_000
+	}
+	// Muted while it keeps talking, answered again after a quiet window.
+	if v := g.check(other, []byte("still?"), now+repeatWindow/2); v != echoLoop {
+		t.Fatalf("after half a window: %d", v)
+	}
+	if v := g.check(other, []byte("again"), now+3*repeatWindow); v != echoAnswer {
+		t.Fatalf("after a quiet window: %d", v)
+	}
+	// A probe that comes back (a loop through a responder that keeps the
+	// header) counts like any other bytes.
+	back := netip.MustParseAddrPort("127.0.0.1:40001")
+	now += 4 * repeatWindow
+	putHeader(b, header{Run: 9, Seq: 5})
+	g.check(back, b, now)
+	for i := range maxForeignReplies + 1 {
+		b2 := append(append([]byte{}, b...), byte(i), byte(i>>8))
+		v := g.check(back, b2, now+int64(i)*1000+1)
+		if i == maxForeignReplies && v != echoLoop {
+			t.Fatalf("a returning probe is never taken for a loop: %d", v)
+		}
 	}
 }

@@ -31,9 +31,10 @@ type ServeOptions struct {
 	// EchoRate bounds the echo's replies per second to one source address
 	// (0: DefaultEchoRate).
 	EchoRate float64
-	// MaxConns bounds the TCP connections of both servers together, and
-	// MaxPerPeer those from one address (0: the defaults).
-	MaxConns, MaxPerPeer int
+	// MaxConns bounds the TCP connections of both servers together,
+	// MaxPerPeer those from one address, and MaxPerNet those from one
+	// source network, a /24 or a /64 (0: the defaults).
+	MaxConns, MaxPerPeer, MaxPerNet int
 	// IdleTimeout closes a TCP connection silent this long (0: the
 	// default, DefaultIdleTimeout).
 	IdleTimeout time.Duration
@@ -128,6 +129,8 @@ func (o ServeOptions) Validate() error {
 		return badinput.Errorf("invalid --max-conns %d: want 1 or more", o.MaxConns)
 	case o.MaxPerPeer < 0:
 		return badinput.Errorf("invalid --max-per-peer %d: want 1 or more", o.MaxPerPeer)
+	case o.MaxPerNet < 0:
+		return badinput.Errorf("invalid --max-per-net %d: want 1 or more", o.MaxPerNet)
 	case o.IdleTimeout < 0:
 		return badinput.Errorf("invalid --idle-timeout %v: want a duration > 0", o.IdleTimeout)
 	}
@@ -141,7 +144,7 @@ func Listen(o ServeOptions) (*Server, error) {
 		return nil, err
 	}
 	ip := netip.MustParseAddr(o.Addr)
-	s := &Server{onConn: o.OnConn, slots: newSlots(o.MaxConns, o.MaxPerPeer), idle: o.IdleTimeout, now: o.now}
+	s := &Server{onConn: o.OnConn, slots: newSlots(o.MaxConns, o.MaxPerPeer, o.MaxPerNet), idle: o.IdleTimeout, now: o.now}
 	if s.idle == 0 {
 		s.idle = DefaultIdleTimeout
 	}

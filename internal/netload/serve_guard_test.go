@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -160,15 +161,15 @@ func dialFrom(t *testing.T, from string, addr string, n int) []net.Conn {
 	return cs
 }
 
-// 200 idle connections from 20 addresses (any 127/8 address is loopback)
-// take every slot; a real tcp-discard still gets through, because it takes
-// the slot of the longest-idle connection of the busiest peer. It used to
-// be refused while the idle ones held their slots.
+// 200 idle connections from 20 addresses in 20 networks (any 127/8
+// address is loopback) take every slot; a real tcp-discard still gets
+// through, because it takes the slot of the longest-idle connection of the
+// busiest peer. It used to be refused while the idle ones held their slots.
 func TestTCPDiscardGetsThroughFlood(t *testing.T) {
 	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: 0, SinkPort: -1})
 	_, discard, _ := s.Addrs()
 	for p := 2; p < 22; p++ {
-		dialFrom(t, fmt.Sprintf("127.0.0.%d", p), discard, 10)
+		dialFrom(t, fmt.Sprintf("127.0.%d.2", p), discard, 10)
 	}
 	waitFor(t, "every slot taken", func() bool { return s.slots.count() == DefaultMaxConns })
 	const size = 1_000_000
@@ -239,5 +240,97 @@ func TestTCPAcceptErrorDoesNotStopServer(t *testing.T) {
 	_, discard, _ := s.Addrs()
 	if _, err := RunTCP(context.Background(), TCPOptions{To: discard, Size: 1000, Timeout: 10 * time.Second}); err != nil {
 		t.Fatalf("after a failed accept: %v", err)
+	}
+}
+
+// Issue 40: one datagram naming a responder that answers everything with
+// bytes of its own, on no standard port, looped without end (76,847
+// echoes in 5 s, none counted as a loop). Now the flow is muted once it
+// has had maxForeignReplies replies within the window. The responder stops
+// by itself after 3 s or 20x that many datagrams, so the old behaviour
+// fails rather than hangs.
+func TestEchoLoopThroughAnyResponderStops(t *testing.T) {
+	needUDP(t)
+	s := serve(t, ServeOptions{EchoPort: 0, DiscardPort: -1, SinkPort: -1})
+	echo, _, _ := s.Addrs()
+	r, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.LocalAddr().(*net.UDPAddr).Port < 1024 {
+		t.Skip("the responder needs a port no reflector list names")
+	}
+	to := addrPort(t, echo)
+	// The forged datagram: as if the responder had asked.
+	if _, err := r.WriteToUDPAddrPort([]byte("what time is it?"), to); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 2048)
+	got := 0
+	deadline := time.Now().Add(3 * time.Second)
+	for got < 20*maxForeignReplies && time.Now().Before(deadline) {
+		_ = r.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		if _, err := r.Read(buf); err != nil {
+			break // silence: the loop was cut
+		}
+		got++
+		// A different answer every time, as daytime or chargen give.
+		if _, err := r.WriteToUDPAddrPort([]byte(fmt.Sprintf("it is %d o'clock", got)), to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if got > maxForeignReplies || st.EchoLoops == 0 {
+		t.Fatalf("the responder got %d echoes (%+v): want at most %d, then the flow muted", got, st, maxForeignReplies)
+	}
+}
+
+// Issue 40: 128 busy connections from 128 addresses of one /24 (one per
+// address, so the per-address limit never bites, and none idle, so none
+// can be evicted) held every slot, and a connection from elsewhere was
+// refused. Now one network holds at most DefaultMaxPerNet slots and the
+// newcomer gets one of the rest.
+func TestTCPPerNetworkLimit(t *testing.T) {
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: 0, SinkPort: -1})
+	_, discard, _ := s.Addrs()
+	var flood []net.Conn
+	for p := 2; p < 2+DefaultMaxConns; p++ {
+		flood = append(flood, dialFrom(t, fmt.Sprintf("127.0.0.%d", p), discard, 1)...)
+	}
+	// Keep every one of them busy until the test ends.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			for _, c := range flood {
+				_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+				_, _ = c.Write([]byte{0})
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	waitFor(t, "the flood to be admitted or refused", func() bool {
+		st := s.Stats()
+		return int(st.TCPRefused)+s.slots.count() >= DefaultMaxConns
+	})
+	if n := s.slots.count(); n > DefaultMaxPerNet {
+		t.Errorf("one /24 holds %d slots, want at most %d", n, DefaultMaxPerNet)
+	}
+	c := dialFrom(t, "127.0.1.1", discard, 1)[0]
+	if _, err := c.Write([]byte("real work")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the connection from another network was closed: %v (%+v)", err, s.Stats())
 	}
 }

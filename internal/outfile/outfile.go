@@ -117,6 +117,27 @@ func Write(path string, fill func(io.Writer) error) error {
 	return f.Commit()
 }
 
+// MkdirAll creates the directory path (0755) and what is missing above
+// it, for outputs that are a directory of files (--png). On Linux, as
+// root, every directory on the way is checked before anything is created
+// in it, by the rule Create applies to an output file's directory.
+func MkdirAll(path string) error {
+	if path == "" {
+		return badinput.Errorf("an output directory name is empty")
+	}
+	return mkdirAll(path)
+}
+
+// CheckDir refuses, before any work, a directory MkdirAll would refuse
+// to create or write in: the directories of path that exist are checked
+// as MkdirAll will check them.
+func CheckDir(path string) error {
+	if path == "" {
+		return badinput.Errorf("an output directory name is empty")
+	}
+	return checkDir(path)
+}
+
 // WriteBytes writes b to path, through Create and Commit.
 func WriteBytes(path string, b []byte) error {
 	return Write(path, func(w io.Writer) error {

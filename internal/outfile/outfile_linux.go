@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/safedir"
 )
 
 // euid is the effective user; a variable so tests can check root's rules.
@@ -28,15 +30,32 @@ type linuxFile struct {
 // openDir opens the directory path is in and, as root, refuses one that
 // someone else could change: it must be root's and not writable by group
 // or others, unless sticky (like /tmp), where others cannot rename or
-// remove root's files. The check is on the opened descriptor, so it holds
-// for the directory the file is written in whatever the path becomes.
+// remove root's files. Every directory above it is held to the same rule
+// and the path is walked from / without following a link root does not
+// own (internal/safedir), so no one can steer the write elsewhere by a
+// link or a rename further up. The check is on the opened descriptor, so
+// it holds for the directory the file is written in whatever the path
+// becomes.
 func openDir(path string) (int, string, error) {
-	name := filepath.Dir(filepath.Clean(path))
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, "", badinputf("cannot write %s: %v", path, &os.PathError{Op: "open", Path: name, Err: err})
+	return openDirCreate(path, filepath.Dir(filepath.Clean(path)), false)
+}
+
+// openDirCreate opens name (for the file path, or for a directory to
+// create) as openDir does, creating what is missing when create is set.
+func openDirCreate(path, name string, create bool) (int, string, error) {
+	root := euid() == 0
+	fd, err := safedir.Open(name, safedir.Options{Create: create, Perm: 0o755, LastPerm: 0o755, Strict: root})
+	var r *safedir.Refusal
+	if errors.As(err, &r) {
+		return -1, "", refusal(path, "a directory on its way: "+r.Error())
 	}
-	if euid() != 0 {
+	if err != nil && create {
+		return -1, "", fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	if err != nil {
+		return -1, "", badinputf("cannot write %s: %v", path, err)
+	}
+	if !root {
 		return fd, name, nil
 	}
 	var st unix.Stat_t
@@ -53,6 +72,35 @@ func openDir(path string) (int, string, error) {
 		return -1, "", refusal(path, fmt.Sprintf("its directory %s is writable by group or others and not sticky; fix: chmod go-w %s", name, name))
 	}
 	return fd, name, nil
+}
+
+// checkDir checks the deepest directory of path that exists (and every
+// one above it) as mkdirAll would.
+func checkDir(path string) error {
+	name := filepath.Clean(path)
+	for {
+		if _, err := os.Lstat(name); err == nil || name == filepath.Dir(name) {
+			break
+		}
+		name = filepath.Dir(name)
+	}
+	fd, _, err := openDirCreate(path, name, false)
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	return nil
+}
+
+// mkdirAll creates the directory path and what is missing above it, as
+// openDir would check them, before anything is created in one.
+func mkdirAll(path string) error {
+	fd, _, err := openDirCreate(path, filepath.Clean(path), true)
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	return nil
 }
 
 // targetState looks at the target without following it: it may be absent

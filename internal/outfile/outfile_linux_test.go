@@ -143,3 +143,119 @@ func TestRootDirectoryRules(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40: a link planted in a directory further up the path. nobody owns
+// /tmp/n and plants /tmp/n/out -> a directory of root's; root's output
+// to /tmp/n/out/report.html (with or without --force) and --png
+// /tmp/n/out/pngs must write nothing there. A link root owns, in a
+// directory of root's, is still followed.
+func TestParentLinkRefusedAsRoot(t *testing.T) {
+	testutil.NeedRoot(t)
+	base := testutil.TempDir(t)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(base, "root-owned")
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(victim, "report.html"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := filepath.Join(base, "n")
+	if err := os.Mkdir(n, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(n, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(n, "out")
+	if err := os.Symlink(victim, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(out, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	// The same link, owned by nobody, in a directory of root's.
+	rootDirLink := filepath.Join(base, "via-nobody-link")
+	if err := os.Symlink(victim, rootDirLink); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(rootDirLink, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		filepath.Join(out, "report.html"),
+		filepath.Join(out, "new.html"),
+		filepath.Join(rootDirLink, "report.html"),
+		filepath.Join(out, "sub", "..", "report.html"),
+	} {
+		for _, force := range []bool{true, false} {
+			if err := Check(p, force); !badinput.Is(err) {
+				t.Errorf("Check(%s, %v): %v", p, force, err)
+			}
+		}
+		if err := WriteBytes(p, []byte("owned")); !badinput.Is(err) || !strings.Contains(err.Error(), "refusing to write") {
+			t.Errorf("WriteBytes(%s): %v", p, err)
+		}
+	}
+	for _, d := range []string{filepath.Join(out, "pngs"), filepath.Join(out, "a", "b"), filepath.Join(rootDirLink, "pngs")} {
+		if err := CheckDir(d); !badinput.Is(err) {
+			t.Errorf("CheckDir(%s): %v", d, err)
+		}
+		if err := MkdirAll(d); !badinput.Is(err) {
+			t.Errorf("MkdirAll(%s): %v", d, err)
+		}
+	}
+	if got := read(t, filepath.Join(victim, "report.html")); got != "precious" {
+		t.Errorf("victim became %q", got)
+	}
+	if ents, _ := os.ReadDir(victim); len(ents) != 1 {
+		t.Errorf("written in the victim directory: %v", ents)
+	}
+
+	// root's own link in root's own directory is followed.
+	mine := filepath.Join(base, "mine")
+	if err := os.Symlink(victim, mine); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(filepath.Join(mine, "pngs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(mine, "pngs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBytes(filepath.Join(mine, "pngs", "a.png"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(victim, "pngs", "a.png")); got != "x" {
+		t.Errorf("through root's link: %q", got)
+	}
+}
+
+// MkdirAll as root refuses a directory on the way another user owns
+// before it creates anything in it.
+func TestMkdirAllChecksFirstAsRoot(t *testing.T) {
+	testutil.NeedRoot(t)
+	base := testutil.TempDir(t)
+	n := filepath.Join(base, "n")
+	if err := os.Mkdir(n, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(n, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	err := MkdirAll(filepath.Join(n, "a", "b"))
+	if !badinput.Is(err) || !strings.Contains(err.Error(), n+" is owned by uid 65534") {
+		t.Errorf("%v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(n, "a")); err == nil {
+		t.Errorf("created inside nobody's directory")
+	}
+	if err := MkdirAll(filepath.Join(base, "x", "y")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(base, "x", "y")); err != nil || !st.IsDir() {
+		t.Fatalf("%v %v", st, err)
+	}
+}

@@ -90,3 +90,16 @@ func (w *windowsFile) abort() {
 		w.f = nil
 	}
 }
+
+// checkDir has nothing to check before the folder is made: see mkdirAll.
+func checkDir(string) error { return nil }
+
+// mkdirAll creates a folder and what is missing above it. Windows has no
+// openat to walk a path by descriptors; the files written in it are
+// checked one by one by targetState.
+func mkdirAll(path string) error {
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	return nil
+}

@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -457,10 +459,17 @@ func (r *Report) WriteHTML(w io.Writer) error {
 }
 
 // CheckPNGs refuses, before anything is written, a DIR/NAME.png that
-// WritePNGs could not write (a link, a FIFO), or that exists unless
-// overwrite is set. A DIR that does not exist yet holds nothing to check.
+// WritePNGs could not write (a link, a FIFO, a directory on the way root
+// must not trust), or that exists unless overwrite is set. A DIR that
+// does not exist yet holds nothing to check but the directories above it.
 func (r *Report) CheckPNGs(dir string, overwrite bool) error {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Not there yet: the directories on its way are checked now
+		// as they will be when it is created.
+		return outfile.CheckDir(dir)
+	}
+	if err != nil || !st.IsDir() {
 		return nil
 	}
 	for _, f := range r.Figures() {
@@ -477,7 +486,7 @@ func (r *Report) CheckPNGs(dir string, overwrite bool) error {
 
 // WritePNGs writes every figure as DIR/NAME.png and returns the paths.
 func (r *Report) WritePNGs(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := outfile.MkdirAll(dir); err != nil {
 		return nil, err
 	}
 	var out []string

@@ -34,7 +34,8 @@ type Options struct {
 }
 
 // InstancePrefix begins the name of every instance a session creates:
-// latlab-PID-N. Open removes those whose process is gone.
+// latlab-PID-START-N (START: the process's start time, so a reused pid is
+// not taken for it). Open removes those whose process is gone.
 const InstancePrefix = "latlab-"
 
 // CPUMask is tracing_cpumask's form of cpus on a machine of n CPUs:

@@ -105,6 +105,9 @@ func Open(o Options) (_ *Session, err error) {
 			_ = s.Close()
 		}
 	}()
+	// What sessions killed with SIGKILL left (stale_linux.go).
+	RemoveLeftovers()
+	me := self()
 	if !o.PrivateMount {
 		s.Root = findMount()
 	}
@@ -113,7 +116,7 @@ func Open(o Options) (_ *Session, err error) {
 		// process that finds tracefs there while this session runs would
 		// lose it when Close unmounts; nobody else uses a directory of
 		// ours.
-		dir, err := os.MkdirTemp("", privateMountPrefix)
+		dir, err := os.MkdirTemp("", privateMountPrefix+me.String()+"-")
 		if err != nil {
 			return nil, fmt.Errorf("tracefs mount point: %w", err)
 		}
@@ -126,11 +129,10 @@ func Open(o Options) (_ *Session, err error) {
 		}
 		s.Root, s.mounted = dir, dir
 	}
-	removeStale(s.Root)
 	if s.Layout, err = readLayout(filepath.Join(s.Root, "events", "header_page")); err != nil {
 		return nil, err
 	}
-	s.Name = fmt.Sprintf("%s%d-%d", InstancePrefix, os.Getpid(), seq.Add(1))
+	s.Name = fmt.Sprintf("%s%s-%d", InstancePrefix, me, seq.Add(1))
 	dir := filepath.Join(s.Root, "instances", s.Name)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if errors.Is(err, os.ErrPermission) {
@@ -218,28 +220,6 @@ func readLayout(p string) (PageLayout, error) {
 	}
 	defer f.Close()
 	return ParseHeaderPage(f)
-}
-
-// removeStale removes instances of sessions whose process is gone (one
-// killed with SIGKILL could not clean up).
-func removeStale(root string) {
-	ents, err := os.ReadDir(filepath.Join(root, "instances"))
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), InstancePrefix)
-		if !ok {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if err != nil || pid <= 0 || pid == os.Getpid() {
-			continue
-		}
-		if unix.Kill(pid, 0) == unix.ESRCH {
-			_ = unix.Rmdir(filepath.Join(root, "instances", e.Name()))
-		}
-	}
 }
 
 func (s *Session) write(name, v string) error {

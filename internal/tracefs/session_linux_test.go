@@ -224,3 +224,129 @@ func TestSessionSIGINT(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40: a session killed with SIGKILL left its instance tracing and
+// its private mount for ever; the next run removed the instance but never
+// the mount. Now both names say which process made them, and the next
+// session removes both once that process is gone.
+func TestSessionSIGKILLLeftoversRemoved(t *testing.T) {
+	needTracing(t)
+	if os.Getenv("LATLAB_TRACEFS_HELPER") == "kill" {
+		s, err := Open(Options{Events: []string{"sched/sched_switch"}, PrivateMount: true, BufferKB: 256})
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s %s\n", s.Dir, s.Root)
+		time.Sleep(time.Minute) // until killed; bounded if the parent fails
+		os.Exit(1)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSessionSIGKILLLeftoversRemoved$")
+	cmd.Env = append(os.Environ(), "LATLAB_TRACEFS_HELPER=kill")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 512)
+	n, _ := out.Read(line)
+	f := strings.Fields(string(line[:n]))
+	if len(f) != 2 || f[0] == "ERR" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("helper: %q", line[:n])
+	}
+	dir, root := f[0], f[1]
+	pid := cmd.Process.Pid
+	if !strings.Contains(filepath.Base(root), fmt.Sprintf("%s%d-", privateMountPrefix, pid)) ||
+		!strings.HasPrefix(filepath.Base(dir), fmt.Sprintf("%s%d-", InstancePrefix, pid)) {
+		t.Errorf("the names %s and %s do not say process %d made them", dir, root, pid)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if !isMountPoint(t, root) {
+		t.Fatalf("%s: the killed session's mount is already gone", root)
+	}
+	if on, err := os.ReadFile(filepath.Join(dir, "tracing_on")); err != nil || strings.TrimSpace(string(on)) != "1" {
+		t.Fatalf("the killed session's instance: tracing_on %q %v", on, err)
+	}
+	// The next run.
+	s, err := Open(Options{Events: []string{"sched/sched_switch"}, PrivateMount: true, BufferKB: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if isMountPoint(t, root) {
+		t.Errorf("the next run left the killed session's mount at %s", root)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("the next run left the mount point %s: %v", root, err)
+	}
+	if _, err := os.Stat(s.Dir); err != nil {
+		t.Errorf("the next run's own instance: %v", err)
+	}
+}
+
+// A killed session's instance in the shared mount is removed by
+// RemoveLeftovers (what `latlab doctor` runs), and an instance whose pid
+// is alive but started at another time (a reused pid) counts as gone.
+func TestRemoveLeftoversInstances(t *testing.T) {
+	needTracing(t)
+	// A mount of tracefs of its own, named as no session names one: it
+	// stands for the shared /sys/kernel/tracing.
+	root := testutil.TempDir(t)
+	if err := unix.Mount("nodev", root, "tracefs", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(root, unix.MNT_DETACH) })
+	me := self()
+	alive := filepath.Join(root, "instances", fmt.Sprintf("%s%s-99", InstancePrefix, me))
+	reused := filepath.Join(root, "instances", fmt.Sprintf("%s%d-%d-99", InstancePrefix, os.Getppid(), 1))
+	for _, p := range []string{alive, reused} {
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Rmdir(p) })
+	}
+	got := RemoveLeftovers()
+	if _, err := os.Stat(alive); err != nil {
+		t.Errorf("this process's instance was removed: %v", err)
+	}
+	if _, err := os.Stat(reused); !os.IsNotExist(err) {
+		t.Errorf("an instance of a reused pid was kept: %v", err)
+	}
+	found := false
+	for _, l := range got {
+		found = found || l.Path == reused && l.Err == nil
+	}
+	if !found {
+		t.Errorf("RemoveLeftovers said %v", got)
+	}
+}
+
+func TestOwnerNames(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want owner
+		ok   bool
+	}{
+		{"latlab-12-3456-1", owner{12, 3456}, true},
+		{"latlab-12-1", owner{12, 0}, true},
+		{"latlab-x-1", owner{}, false},
+		{"other-12-1", owner{}, false},
+		{"latlab-12-0-1", owner{}, false},
+	} {
+		got, ok := instanceOwner(c.name)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: %v %v, want %v %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+	if st, ok := procStart(os.Getpid()); !ok || st == 0 {
+		t.Fatalf("own start time: %d %v", st, ok)
+	}
+	if self().gone() {
+		t.Error("this process is gone")
+	}
+}

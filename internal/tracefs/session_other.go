@@ -18,3 +18,11 @@ func (s *Session) Close() error { return nil }
 
 // Lost is 0 off Linux.
 func (s *Session) Lost() int64 { return 0 }
+
+// Leftover is tracing a killed session left behind (Linux only).
+type Leftover struct{}
+
+func (Leftover) String() string { return "" }
+
+// RemoveLeftovers has nothing to remove off Linux.
+func RemoveLeftovers() []Leftover { return nil }

@@ -104,6 +104,10 @@ type Service struct {
 // it as root, so never from PATH.
 var systemctlPaths = []string{"/usr/bin/systemctl", "/bin/systemctl"}
 
+// systemctlEnv is the whole environment systemctl gets: no pager, no
+// colours, untranslated messages, and a PATH of root's own directories.
+var systemctlEnv = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0"}
+
 // NewService is the service backend of this machine: systemctl, when
 // systemd runs it (sd_booted(3): /run/systemd/system exists). Under a
 // fixture --root it is not available, so tests never touch this
@@ -131,7 +135,12 @@ func NewService(root string) *Service {
 				return nil, fmt.Errorf("systemctl is %w: not in %s", ErrUnavailable, strings.Join(systemctlPaths, " or "))
 			}
 			cmd := exec.Command(exe, args...)
-			cmd.Env = append(os.Environ(), "SYSTEMD_PAGER=", "LC_ALL=C")
+			// latlab runs it as root: nothing of the caller's
+			// environment (SYSTEMD_* settings, an editor, LD_*, a
+			// PATH) nor its working directory (which another user may
+			// own) reaches it.
+			cmd.Env = systemctlEnv
+			cmd.Dir = "/"
 			out, err := cmd.Output()
 			if err != nil {
 				var ee *exec.ExitError

@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/internal/knob/internal/safefile"
+	"github.com/latlab/latlab/internal/safedir"
 )
 
 // stateDir is an open state directory. Every file in it is opened
@@ -24,37 +24,34 @@ type stateDir struct {
 	fd   int
 }
 
-// openStateDir opens (with create, first creates: 0700) the state
-// directory and checks it as StrictModes would.
+// openStateDir opens (with create, first creates: 0700, and 0755 for
+// what is missing above it) the state directory and checks it as
+// StrictModes would. The path is walked from / one directory at a time
+// without following a link (internal/safedir): as root every directory
+// above the state directory is checked before anything is created in it,
+// so a link or a directory another user controls on the way is refused
+// before root creates a thing there.
 func openStateDir(path string, create bool) (*stateDir, error) {
-	if create {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, stateErr(path, err)
-		}
-		if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, stateErr(path, err)
-		}
-	}
-	// O_NOFOLLOW: the directory itself is never a link, which whoever
-	// owns the link could repoint at another journal (or none) between
-	// a set and its revert.
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) && isLink(path) {
+	// The state directory itself is never a link, which whoever owns
+	// the link could repoint at another journal (or none) between a set
+	// and its revert.
+	if isLink(path) {
 		return nil, fmt.Errorf("refusing state directory %s: it is a symbolic link, which latlab never follows there; give the directory itself", path)
 	}
-	if err != nil {
+	fd, err := safedir.Open(path, safedir.Options{Create: create, Perm: 0o755, LastPerm: 0o700, Strict: os.Geteuid() == 0})
+	var r *safedir.Refusal
+	switch {
+	case errors.As(err, &r):
+		return nil, parentRefusal(path, r)
+	case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) && isLink(path):
+		return nil, fmt.Errorf("refusing state directory %s: it is a symbolic link, which latlab never follows there; give the directory itself", path)
+	case err != nil:
 		return nil, stateErr(path, err)
 	}
 	d := &stateDir{path: path, fd: fd}
 	if err := d.check(fd, path, true); err != nil {
 		d.close()
 		return nil, err
-	}
-	if os.Geteuid() == 0 {
-		if err := checkStatePath(path, fd); err != nil {
-			d.close()
-			return nil, err
-		}
 	}
 	return d, nil
 }
@@ -64,75 +61,22 @@ func isLink(path string) bool {
 	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }
 
-// checkStatePath applies sshd's StrictModes rule to what lies above the
-// state directory, as sshd's safe_path() does for authorized_keys (every
-// directory from the file up to / must be owned by root or the user and
-// not writable by group or others): whoever could rename a directory
-// above it could swap in a journal of their own. One exception, safe
+// parentRefusal says why a directory (or link) above the state directory
+// is refused. The rule is sshd's StrictModes for what lies above
+// authorized_keys (safe_path(): every directory up to / owned by root and
+// not writable by group or others), as whoever could rename a directory
+// above it could swap in a journal of their own; with one exception, safe
 // for this use: a sticky directory owned by root (/tmp), where others may
-// add entries but cannot rename or remove root's. Running as root, "root
-// or the user" is root.
-//
-// The directories checked are the ones above the opened directory (each
-// ".." in turn up to /), so a path that changes meanwhile changes nothing;
-// and every link on the path as given must be root's, since a link's
-// owner can repoint it.
-func checkStatePath(path string, fd int) error {
-	for p := filepath.Dir(filepath.Clean(path)); ; p = filepath.Dir(p) {
-		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			if sys, _ := st.Sys().(*syscall.Stat_t); sys != nil && sys.Uid != 0 {
-				return fmt.Errorf("refusing state directory %s: %s is a symbolic link owned by uid %d, who can repoint it; give a path without it", path, p, sys.Uid)
-			}
-		}
-		if p == filepath.Dir(p) {
-			break
-		}
-	}
-	cur := fd
-	defer func() {
-		if cur != fd {
-			unix.Close(cur)
-		}
-	}()
-	name := filepath.Clean(path)
-	for {
-		var here, up unix.Stat_t
-		if err := unix.Fstat(cur, &here); err != nil {
-			return fmt.Errorf("state directory %s: %w", path, err)
-		}
-		pfd, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("state directory %s: the directory above %s: %w", path, name, err)
-		}
-		if err := unix.Fstat(pfd, &up); err != nil {
-			unix.Close(pfd)
-			return fmt.Errorf("state directory %s: %w", path, err)
-		}
-		if up.Dev == here.Dev && up.Ino == here.Ino { // at /
-			unix.Close(pfd)
-			return nil
-		}
-		if cur != fd {
-			unix.Close(cur)
-		}
-		cur = pfd
-		name = filepath.Dir(name)
-		if err := parentModes(path, name, up.Uid, up.Mode); err != nil {
-			return err
-		}
-	}
-}
-
-// parentModes is the rule of checkStatePath for one directory above the
-// state directory.
-func parentModes(path, parent string, uid, mode uint32) error {
+// add entries but cannot rename or remove root's. A link on the path must
+// be root's, since a link's owner can repoint it.
+func parentRefusal(path string, r *safedir.Refusal) error {
 	switch {
-	case uid != 0:
-		return fmt.Errorf("refusing state directory %s: the directory above it, %s, is owned by uid %d, who could swap the journal; fix: chown root %s, or use a state directory under root's", path, parent, uid, parent)
-	case mode&0o022 != 0 && mode&unix.S_ISVTX == 0:
-		return fmt.Errorf("refusing state directory %s: the directory above it, %s, is writable by group or others, who could swap the journal; fix: chmod go-w %s", path, parent, parent)
+	case r.Link:
+		return fmt.Errorf("refusing state directory %s: %s is a symbolic link owned by uid %d, who can repoint it; give a path without it", path, r.Dir, r.Uid)
+	case r.Uid != 0:
+		return fmt.Errorf("refusing state directory %s: the directory above it, %s, is owned by uid %d, who could swap the journal; fix: chown root %s, or use a state directory under root's", path, r.Dir, r.Uid, r.Dir)
 	}
-	return nil
+	return fmt.Errorf("refusing state directory %s: the directory above it, %s, is writable by group or others, who could swap the journal; fix: chmod go-w %s", path, r.Dir, r.Dir)
 }
 
 // stateDirHint is what a permission error on the state directory needs.

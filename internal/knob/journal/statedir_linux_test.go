@@ -199,3 +199,50 @@ func TestStateDirParentsAsRoot(t *testing.T) {
 		j.Close()
 	})
 }
+
+// Issue 40: a state directory asked for through nobody's link, or below a
+// directory nobody owns, is refused before root creates anything on the
+// way: nothing appears in the link's target nor in nobody's directory.
+func TestStateDirCheckedBeforeCreatedAsRoot(t *testing.T) {
+	testutil.NeedRoot(t)
+	base := testutil.TempDir(t)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(base, "root-owned")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := filepath.Join(base, "n")
+	if err := os.Mkdir(n, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(n, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "out")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	nlink := filepath.Join(n, "out")
+	if err := os.Symlink(target, nlink); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(link, "a", "b"), link + " is a symbolic link owned by uid 65534"},
+		{filepath.Join(nlink, "a", "b"), "the directory above it, " + n + ", is owned by uid 65534"},
+		{filepath.Join(n, "a", "b"), "the directory above it, " + n + ", is owned by uid 65534"},
+	} {
+		if _, err := Open(c.dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%s): %v, want %q", c.dir, err, c.want)
+		}
+	}
+	for _, d := range []string{target, n} {
+		if ents, err := os.ReadDir(d); err != nil || len(ents) > 1 || len(ents) == 1 && ents[0].Name() != "out" {
+			t.Errorf("%s holds %v (%v)", d, ents, err)
+		}
+	}
+}
