@@ -4,6 +4,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/knobtest"
+	"strings"
 )
 
 // The fixture's I210 as a PCI device, and the bench keywords its INF
@@ -71,14 +72,16 @@ func init() {
 	)
 }
 
-// globalRSSOff is a machine whose netsh says RSS is disabled globally.
+// globalRSSOff is a machine whose MSFT_NetOffloadGlobalSetting says RSS
+// is disabled globally, in the JSON PowerShell prints in any language.
 func globalRSSOff(env *knob.Env, _, _ *knobtest.Mem) {
 	env.RSSState = func() (*knob.RSSState, error) {
-		return &knob.RSSState{Global: map[string]string{"Receive-Side Scaling State": "disabled"}}, nil
+		g, err := knob.ParseOffloadGlobal(strings.NewReader(`{"ReceiveSideScaling":0,"ReceiveSegmentCoalescing":1}`))
+		return &knob.RSSState{Offload: g}, err
 	}
 }
 
 func init() {
 	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: knob.Suspicious,
-		reason: "RSS is disabled globally (netsh int tcp show global)", win: globalRSSOff})
+		reason: "RSS is disabled globally (MSFT_NetOffloadGlobalSetting ReceiveSideScaling)", win: globalRSSOff})
 }

@@ -15,22 +15,23 @@ import (
 // rssCommandTimeout bounds each command; PowerShell takes seconds to start.
 const rssCommandTimeout = 30 * time.Second
 
-// ReadRSSState runs netsh and Get-NetAdapterRss by their System32 paths
-// (never through PATH) and parses their output. A command that fails is
-// said in Errors; the other's result stays.
+// ReadRSSState runs PowerShell by its System32 path (never through PATH)
+// for MSFT_NetOffloadGlobalSetting and Get-NetAdapterRss and parses their
+// output. A command that fails is said in Errors; the other's result
+// stays.
 func ReadRSSState() (*RSSState, error) {
 	s := &RSSState{}
-	out, err := runTool(systool.Netsh, "interface", "tcp", "show", "global")
-	if err == nil {
-		s.Global, err = ParseTCPGlobal(bytes.NewReader(out))
-	}
-	if err != nil {
-		s.Errors = append(s.Errors, "netsh interface tcp show global: "+err.Error())
-	}
 	if winapi.UnderWine() {
 		// Wine's powershell.exe runs no script.
-		s.Errors = append(s.Errors, "Get-NetAdapterRss: not available under Wine")
+		s.Errors = append(s.Errors, "MSFT_NetOffloadGlobalSetting and Get-NetAdapterRss: not available under Wine")
 		return s, nil
+	}
+	out, err := runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command", OffloadGlobalScript)
+	if err == nil {
+		s.Offload, err = ParseOffloadGlobal(bytes.NewReader(out))
+	}
+	if err != nil {
+		s.Errors = append(s.Errors, "MSFT_NetOffloadGlobalSetting: "+err.Error())
 	}
 	out, err = runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command",
 		// The module's own list view (BaseProcessor: [Group:Number] and the
