@@ -557,7 +557,9 @@ func enableDebugPrivilege() error {
 	}
 	tp := windows.Tokenprivileges{PrivilegeCount: 1}
 	tp.Privileges[0] = windows.LUIDAndAttributes{Luid: luid, Attributes: windows.SE_PRIVILEGE_ENABLED}
-	if err := windows.AdjustTokenPrivileges(tok, false, &tp, 0, nil, nil); err != nil {
+	// ERROR_NOT_ALL_ASSIGNED (the token lacks the privilege) is a failure
+	// too, though the call itself succeeds.
+	if err := winapi.AdjustTokenPrivileges(tok, &tp); err != nil {
 		return fmt.Errorf("AdjustTokenPrivileges(SeDebugPrivilege): %w", err)
 	}
 	return nil
