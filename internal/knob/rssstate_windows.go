@@ -46,7 +46,8 @@ func ReadRSSState() (*RSSState, error) {
 	return s, nil
 }
 
-// runTool runs a System32 tool by its path (systool), never through PATH.
+// runTool runs a System32 tool by its path (systool), never through PATH,
+// PowerShell with only the system's module folder on PSModulePath.
 func runTool(name string, args ...string) ([]byte, error) {
 	exe, err := systool.Path(name)
 	if err != nil {
@@ -55,6 +56,9 @@ func runTool(name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), rssCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
+	if cmd.Env, err = systool.Env(name); err != nil {
+		return nil, err
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &capped{&out, maxStateOutput}, &capped{&errOut, 4 << 10}
 	if err := cmd.Run(); err != nil {
