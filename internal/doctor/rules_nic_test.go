@@ -4,6 +4,8 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/knobtest"
+	"strconv"
+	"strings"
 )
 
 // The fixture's I210 as a PCI device, and the bench keywords its INF
@@ -40,6 +42,11 @@ func benchKeywords(stored map[string]string) win {
 		ndiEnum(reg.Set, adapterKey, "*EEE", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
 		ndiEnum(reg.Set, adapterKey, "SipsEnabled", "1", map[string]string{"0": "Disabled", "1": "Enabled"})
 		for n, v := range stored {
+			if n == "PnPCapabilities" { // REG_DWORD, not a keyword
+				d, _ := strconv.ParseUint(v, 10, 32)
+				reg.Set(adapterKey, n, backend.DWORD(uint32(d)))
+				continue
+			}
 			reg.Set(adapterKey, n, backend.SZ(v))
 		}
 	}
@@ -56,29 +63,31 @@ func init() {
 		ruleCase{rule: "buffers-none", knob: "nic-buffers", verd: knob.Default, reason: "no network adapter declares *ReceiveBuffers"},
 		ruleCase{rule: "buffers-out-of-range", knob: "nic-buffers", verd: knob.Suspicious, reason: "*ReceiveBuffers=4096 is outside what the adapter declares (80-2048 in steps of 8)",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "4096"})},
-		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: knob.Default, reason: "256 receive descriptors",
+		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: knob.Default, reason: "256 receive buffers",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "256"})},
 		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: knob.Tuned, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "768", "*TransmitBuffers": "768"})},
 
 		ruleCase{rule: "power-none", knob: "nic-power-saving", verd: knob.Default, reason: "no network adapter declares a power-saving keyword"},
-		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: knob.Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, the driver's defaults",
+		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: knob.Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, Device Manager turn-off, the driver's defaults",
 			win: benchKeywords(nil)},
-		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: knob.Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, as on the GamingPCSetup test bench",
-			win: benchKeywords(map[string]string{"*EEE": "0", "SipsEnabled": "0"})},
+		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: knob.Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, Device Manager turn-off, as on the GamingPCSetup test bench",
+			win: benchKeywords(map[string]string{"*EEE": "0", "SipsEnabled": "0", "PnPCapabilities": "24"})},
 		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: knob.Tuned, reason: "changed from the driver's default: *EEE=0 (default 1)",
 			win: benchKeywords(map[string]string{"*EEE": "0"})},
 	)
 }
 
-// globalRSSOff is a machine whose netsh says RSS is disabled globally.
+// globalRSSOff is a machine whose MSFT_NetOffloadGlobalSetting says RSS
+// is disabled globally, in the JSON PowerShell prints in any language.
 func globalRSSOff(env *knob.Env, _, _ *knobtest.Mem) {
 	env.RSSState = func() (*knob.RSSState, error) {
-		return &knob.RSSState{Global: map[string]string{"Receive-Side Scaling State": "disabled"}}, nil
+		g, err := knob.ParseOffloadGlobal(strings.NewReader(`{"ReceiveSideScaling":0,"ReceiveSegmentCoalescing":1}`))
+		return &knob.RSSState{Offload: g}, err
 	}
 }
 
 func init() {
 	ruleCases = append(ruleCases, ruleCase{rule: "rss-global-off", knob: "rss", verd: knob.Suspicious,
-		reason: "RSS is disabled globally (netsh int tcp show global)", win: globalRSSOff})
+		reason: "RSS is disabled globally (MSFT_NetOffloadGlobalSetting ReceiveSideScaling)", win: globalRSSOff})
 }

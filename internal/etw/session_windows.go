@@ -5,6 +5,7 @@ package etw
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -185,7 +186,6 @@ var (
 	consumers          sync.Map // id -> *Session
 	nextConsumer       atomic.Uintptr
 	errTraceNotStarted = errors.New("session not started")
-	privateSessionGUID = windows.GUID{Data1: 0x6c61746c, Data2: 0x6162, Data3: 0x4450, Data4: [8]byte{0x43, 0x77, 0x61, 0x74, 0x63, 0x68, 0x00, 0x01}}
 )
 
 // UnderWine reports whether this is Wine, whose advapi32 has the
@@ -246,32 +246,36 @@ func newProperties(name string, guid windows.GUID, mode, flags uint32) []byte {
 
 func props(b []byte) *eventTraceProperties { return (*eventTraceProperties)(unsafe.Pointer(&b[0])) }
 
-// privateSessionName is the session latlab starts on Windows 8 and later,
-// so that it does not need the NT Kernel Logger.
-const privateSessionName = "latlab dpc watch"
-
 // StartKernel starts a real-time session of the kernel provider with the
-// given flags: a private system-logger session where Windows allows
-// several (8 and later), else the NT Kernel Logger. A private session
-// left by a latlab that was killed is stopped and started again; the NT
-// Kernel Logger of another tool is not touched: a *HeldError names it.
+// given flags: a private system-logger session named with this process's
+// id where Windows allows several (8 and later), else the NT Kernel
+// Logger. Sessions of latlabs that were killed are stopped first; a live
+// latlab's session, and the NT Kernel Logger of another tool, are not
+// touched: a *HeldError names the holders, a *LimitError says Windows'
+// limit is reached. LATLAB_NT_KERNEL_LOGGER=1 skips the private session
+// (the path of Windows 7, tested on newer Windows).
 func StartKernel(flags uint32) (*Session, error) {
 	if UnderWine() {
 		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows kernel sessions; run latlab on Windows"}
 	}
-	if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
-		return s, nil
-	} else if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
-		// A leftover that cannot be stopped leaves the NT Kernel Logger.
-		if stopByName(privateSessionName) == nil {
-			if s, err := start(privateSessionName, privateSessionGUID, eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags); err == nil {
-				return s, nil
-			}
+	pid := windows.GetCurrentProcessId()
+	name := SessionName(KernelSessionBase, pid)
+	var limited bool
+	if os.Getenv("LATLAB_NT_KERNEL_LOGGER") != "1" {
+		stopStale(KernelSessionBase, pid)
+		s, err := start(name, sysGUID(SessionGUID(pid)), eventTraceRealTimeMode|eventTraceSystemLoggerMode, flags)
+		switch {
+		case err == nil:
+			return s, nil
+		case errors.Is(err, windows.ERROR_ALREADY_EXISTS):
+			return nil, fmt.Errorf("this latlab runs a kernel trace already: %w", err)
+		case errors.Is(err, windows.ERROR_ACCESS_DENIED):
+			return nil, &AccessError{Op: "starting a kernel trace session"}
+		case errors.Is(err, errorNoSystemResources):
+			limited = true // every system-logger slot taken: try the NT Kernel Logger's
+		case errors.As(err, new(*UnavailableError)):
+			return nil, err
 		}
-	} else if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
-		return nil, &AccessError{Op: "starting a kernel trace session"}
-	} else if u := (*UnavailableError)(nil); errors.As(err, &u) {
-		return nil, err
 	}
 	// Before Windows 8, or every system-logger slot taken: the NT Kernel
 	// Logger.
@@ -283,10 +287,46 @@ func StartKernel(flags uint32) (*Session, error) {
 		return nil, &AccessError{Op: "starting the NT Kernel Logger"}
 	case errors.Is(err, windows.ERROR_ALREADY_EXISTS), errors.Is(err, errorNoSystemResources):
 		all, _ := QuerySessions() // unlisted holders: HeldError gives the logman advice instead
+		if limited {
+			return nil, &LimitError{Session: name, Kernel: true, Holders: KernelHolders(all)}
+		}
 		return nil, &HeldError{Sessions: KernelHolders(all)}
 	}
 	return nil, err
 }
+
+// stopStale stops the sessions of base whose latlab is gone. What cannot
+// be listed or stopped is left: the start that follows says what is wrong.
+func stopStale(base string, self uint32) {
+	all, err := QuerySessions()
+	if err != nil {
+		return
+	}
+	for _, name := range StaleSessions(all, base, self, processAlive) {
+		_ = stopByName(name)
+	}
+}
+
+// processAlive reports whether process pid runs: OpenProcess finds it and
+// GetExitCodeProcess says STILL_ACTIVE. A process latlab may not open
+// (another user's, a protected one) exists: alive.
+func processAlive(pid uint32) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		// ERROR_INVALID_PARAMETER: no process has that id.
+		return !errors.Is(err, windows.ERROR_INVALID_PARAMETER)
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if err := windows.GetExitCodeProcess(h, &code); err != nil {
+		return true
+	}
+	return code == stillActive
+}
+
+// stillActive is STILL_ACTIVE (minwinbase.h: STATUS_PENDING, 259), the exit
+// code of a process that has not ended.
+const stillActive = 259
 
 func sysGUID(g GUID) windows.GUID {
 	return windows.GUID{Data1: g.Data1, Data2: g.Data2, Data3: g.Data3, Data4: g.Data4}
@@ -517,7 +557,9 @@ func enableDebugPrivilege() error {
 	}
 	tp := windows.Tokenprivileges{PrivilegeCount: 1}
 	tp.Privileges[0] = windows.LUIDAndAttributes{Luid: luid, Attributes: windows.SE_PRIVILEGE_ENABLED}
-	if err := windows.AdjustTokenPrivileges(tok, false, &tp, 0, nil, nil); err != nil {
+	// ERROR_NOT_ALL_ASSIGNED (the token lacks the privilege) is a failure
+	// too, though the call itself succeeds.
+	if err := winapi.AdjustTokenPrivileges(tok, &tp); err != nil {
 		return fmt.Errorf("AdjustTokenPrivileges(SeDebugPrivilege): %w", err)
 	}
 	return nil
@@ -528,24 +570,25 @@ func Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
 
 const eventControlCodeEnableProvider = 1
 
-// StartProvider starts a real-time session named name that records one
-// manifest provider at level with the keywords matchAny (EnableTraceEx2).
-// A session of that name left by a latlab that was killed is stopped and
-// started again.
-func StartProvider(name string, provider GUID, level uint8, matchAny uint64) (*Session, error) {
+// StartProvider starts a real-time session of base and this process's id
+// that records one manifest provider at level with the keywords matchAny
+// (EnableTraceEx2). Sessions of base left by latlabs that were killed are
+// stopped first; a live latlab's is not touched.
+func StartProvider(base string, provider GUID, level uint8, matchAny uint64) (*Session, error) {
 	if UnderWine() {
 		return nil, &UnavailableError{Reason: "Wine does not implement Event Tracing for Windows sessions; run latlab on Windows"}
 	}
+	pid := windows.GetCurrentProcessId()
+	name := SessionName(base, pid)
+	stopStale(base, pid)
 	s, err := start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
-	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
-		if err := stopByName(name); err != nil {
-			return nil, err
-		}
-		s, err = start(name, windows.GUID{}, eventTraceRealTimeMode, 0)
-	}
 	switch {
 	case errors.Is(err, windows.ERROR_ACCESS_DENIED):
 		return nil, &AccessError{Op: "starting a trace session"}
+	case errors.Is(err, errorNoSystemResources):
+		return nil, &LimitError{Session: name}
+	case errors.Is(err, windows.ERROR_ALREADY_EXISTS):
+		return nil, fmt.Errorf("this latlab runs the session %q already: %w", name, err)
 	case err != nil:
 		return nil, err
 	}

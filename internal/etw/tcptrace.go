@@ -9,9 +9,6 @@ import (
 // MaxTCPEvents bounds the events a TCP trace keeps (all connections).
 const MaxTCPEvents = 1_000_000
 
-// tcpTraceSession is the session name of a TCP trace.
-const tcpTraceSession = "latlab tcpip"
-
 // TCPTrace records the TCP/IP provider's events while a transfer runs.
 type TCPTrace struct {
 	s       *Session
@@ -34,7 +31,7 @@ type TCPTrace struct {
 // keywords carry the Windows 10 ones. Events latlab does not read are
 // dropped as they arrive.
 func StartTCPTrace() (*TCPTrace, error) {
-	s, err := StartProvider(tcpTraceSession, TCPIPGUID, 5, TCPIPKeywordAll)
+	s, err := StartProvider(TCPSessionBase, TCPIPGUID, 5, TCPIPKeywordAll)
 	if err != nil {
 		return nil, err
 	}

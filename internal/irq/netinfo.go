@@ -52,7 +52,7 @@ type RSS struct {
 	IndirTable []uint32          `json:"indirection_table,omitempty"`
 	Coalesce   map[string]uint32 `json:"coalesce,omitempty"`
 	// Windows (registry, as Get-NetAdapterRss shows): *RSS, *NumRssQueues,
-	// *RSSBaseProcNumber, *MaxRssProcessors, *RSSProfile ...
+	// *RssBaseProcNumber, *MaxRssProcessors, *RSSProfile ...
 	Settings map[string]string `json:"settings,omitempty"`
 	Errors   []string          `json:"errors,omitempty"`
 }

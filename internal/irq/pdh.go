@@ -29,21 +29,27 @@ type pdhItem struct {
 	Value  float64
 }
 
-// pdhItemSize is sizeof(PDH_FMT_COUNTERVALUE_ITEM_W) on 64-bit Windows:
-// szName (pointer, 8), FmtValue.CStatus (4), padding (4), the value union
-// (8; a double with PDH_FMT_DOUBLE).
+// pdhItemSize is sizeof(PDH_FMT_COUNTERVALUE_ITEM_W), on 64-bit and on
+// 32-bit Windows alike: szName (a pointer: 8 bytes, or 4 and 4 of
+// padding), FmtValue.CStatus (4), padding (4), the value union (8; a double
+// with PDH_FMT_DOUBLE), the union aligned to 8 on both (its double and
+// LONGLONG). Only the pointer's width differs between the two.
 const pdhItemSize = 24
 
-// The offsets of FmtValue.CStatus and of the value union in an item.
+// The offsets of FmtValue.CStatus and of the value union in an item
+// (scripts/windows-abi checks both layouts against pdh.h).
 const (
 	pdhItemStatusOffset = 8
 	pdhItemValueOffset  = 16
 )
 
 // decodePDHItems decodes the buffer PdhGetFormattedCounterArrayW filled:
-// count items, whose name pointers point into the same buffer, which
-// starts at address base.
-func decodePDHItems(buf []byte, base uint64, count int) ([]pdhItem, error) {
+// count items, whose name pointers (ptrSize bytes: 8 on 64-bit Windows, 4
+// on 32-bit) point into the same buffer, which starts at address base.
+func decodePDHItems(buf []byte, base uint64, count, ptrSize int) ([]pdhItem, error) {
+	if ptrSize != 4 && ptrSize != 8 {
+		return nil, fmt.Errorf("PDH array: pointers of %d bytes, want 4 or 8", ptrSize)
+	}
 	if count < 0 || count*pdhItemSize > len(buf) {
 		return nil, fmt.Errorf("PDH array: %d items do not fit in %d bytes", count, len(buf))
 	}
@@ -52,6 +58,9 @@ func decodePDHItems(buf []byte, base uint64, count int) ([]pdhItem, error) {
 	for i := range items {
 		off := i * pdhItemSize
 		ptr := le.Uint64(buf[off:])
+		if ptrSize == 4 {
+			ptr = uint64(le.Uint32(buf[off:])) // the next 4 bytes are padding
+		}
 		items[i].Status = le.Uint32(buf[off+pdhItemStatusOffset:])
 		items[i].Value = math.Float64frombits(le.Uint64(buf[off+pdhItemValueOffset:]))
 		if ptr < base || ptr-base >= uint64(len(buf)) {
@@ -153,6 +162,9 @@ func RSSProfileName(v string) string {
 	return v
 }
 
-// RSSRegistryValues are the adapter values Get-NetAdapterRss reports.
+// RSSRegistryValues are the adapter values Get-NetAdapterRss reports, in
+// the spelling of Microsoft's "Standardized INF Keywords for RSS". Registry
+// value names are case-insensitive: each name is here once, whatever case
+// a driver's INF writes it in.
 var RSSRegistryValues = []string{"*RSS", "*NumRssQueues", "*RSSProfile", "*RssBaseProcGroup", "*RssBaseProcNumber",
-	"*MaxRssProcessors", "*RssMaxProcGroup", "*RssMaxProcNumber", "*NumaNodeId", "*RSSBaseProcNumber"}
+	"*MaxRssProcessors", "*RssMaxProcGroup", "*RssMaxProcNumber", "*NumaNodeId"}

@@ -11,7 +11,12 @@ import (
 // pdhBuffer lays out a PdhGetFormattedCounterArrayW result as Windows does
 // on amd64: the PDH_FMT_COUNTERVALUE_ITEM_W array, then the instance names
 // (UTF-16, NUL-terminated) the items point to, all in one buffer at base.
-func pdhBuffer(base uint64, items []pdhItem) []byte {
+func pdhBuffer(base uint64, items []pdhItem) []byte { return pdhBufferPtr(base, items, 8) }
+
+// pdhBufferPtr lays it out with pointers of ptrSize bytes: on 32-bit
+// Windows the name pointer is 4 bytes and 4 bytes of padding follow it
+// (pdh.h under i686 mingw-w64: size 24, CStatus at 8, the value at 16).
+func pdhBufferPtr(base uint64, items []pdhItem, ptrSize int) []byte {
 	names := []byte{}
 	offs := []int{}
 	for _, it := range items {
@@ -24,7 +29,12 @@ func pdhBuffer(base uint64, items []pdhItem) []byte {
 	buf := make([]byte, len(items)*pdhItemSize, len(items)*pdhItemSize+len(names))
 	for i, it := range items {
 		o := i * pdhItemSize
-		binary.LittleEndian.PutUint64(buf[o:], base+uint64(offs[i]))
+		if ptrSize == 4 {
+			binary.LittleEndian.PutUint32(buf[o:], uint32(base)+uint32(offs[i]))
+			binary.LittleEndian.PutUint32(buf[o+4:], 0xcafef00d) // padding: ignored
+		} else {
+			binary.LittleEndian.PutUint64(buf[o:], base+uint64(offs[i]))
+		}
 		binary.LittleEndian.PutUint32(buf[o+8:], it.Status)
 		binary.LittleEndian.PutUint32(buf[o+12:], 0xdeadbeef) // padding: ignored
 		binary.LittleEndian.PutUint64(buf[o+16:], math.Float64bits(it.Value))
@@ -35,7 +45,7 @@ func pdhBuffer(base uint64, items []pdhItem) []byte {
 func TestDecodePDHItems(t *testing.T) {
 	want := []pdhItem{{"0,0", 0, 1523.5}, {"0,1", 1, 80}, {"0,_Total", 0, 1603.5}, {"_Total", 0, 1603.5}, {"1,2", 0xC0000BC6, 0}}
 	const base = 0x1f0000
-	got, err := decodePDHItems(pdhBuffer(base, want), base, len(want))
+	got, err := decodePDHItems(pdhBuffer(base, want), base, len(want), 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +53,23 @@ func TestDecodePDHItems(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("item %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	// windows/386: a 4-byte name pointer and padding where amd64 has the
+	// pointer's high half.
+	got32, err := decodePDHItems(pdhBufferPtr(base, want, 4), base, len(want), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if got32[i] != want[i] {
+			t.Fatalf("32-bit item %d: %+v, want %+v", i, got32[i], want[i])
+		}
+	}
+	if _, err := decodePDHItems(pdhBufferPtr(base, want, 4), base, len(want), 8); err == nil {
+		t.Error("a 32-bit array read with 64-bit pointers passed")
+	}
+	if _, err := decodePDHItems(pdhBuffer(base, want), base, len(want), 2); err == nil {
+		t.Error("2-byte pointers accepted")
 	}
 	// Rows: rates become counts over the interval, invalid data is absent,
 	// totals are not CPUs, group 1 processor 2 is CPU 66.
@@ -60,14 +87,14 @@ func TestDecodePDHItems(t *testing.T) {
 
 func TestDecodePDHItemsRejectsBadPointers(t *testing.T) {
 	buf := pdhBuffer(0x1000, []pdhItem{{"0,0", 0, 1}})
-	if _, err := decodePDHItems(buf, 0x9000, 1); err == nil || !strings.Contains(err.Error(), "outside the buffer") {
+	if _, err := decodePDHItems(buf, 0x9000, 1, 8); err == nil || !strings.Contains(err.Error(), "outside the buffer") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := decodePDHItems(buf[:10], 0x1000, 1); err == nil {
+	if _, err := decodePDHItems(buf[:10], 0x1000, 1, 8); err == nil {
 		t.Fatal("short buffer accepted")
 	}
 	cut := pdhBuffer(0x1000, []pdhItem{{"0,0", 0, 1}})
-	if _, err := decodePDHItems(cut[:len(cut)-2], 0x1000, 1); err == nil || !strings.Contains(err.Error(), "NUL") {
+	if _, err := decodePDHItems(cut[:len(cut)-2], 0x1000, 1, 8); err == nil || !strings.Contains(err.Error(), "NUL") {
 		t.Fatalf("unterminated name: %v", err)
 	}
 }
@@ -94,6 +121,20 @@ func FuzzDecodePDHItems(f *testing.F) {
 		if n > 1000 {
 			return
 		}
-		_, _ = decodePDHItems(b, 0x1000, n)
+		_, _ = decodePDHItems(b, 0x1000, n, 8)
+		_, _ = decodePDHItems(b, 0x1000, n, 4)
 	})
+}
+
+// Registry value names are case-insensitive: a name listed twice in two
+// spellings (*RssBaseProcNumber and *RSSBaseProcNumber) is one value read
+// twice.
+func TestRSSRegistryValuesOnce(t *testing.T) {
+	seen := map[string]string{}
+	for _, v := range RSSRegistryValues {
+		if prev, ok := seen[strings.ToLower(v)]; ok {
+			t.Errorf("%s and %s are one registry value", prev, v)
+		}
+		seen[strings.ToLower(v)] = v
+	}
 }

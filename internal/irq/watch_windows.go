@@ -125,7 +125,7 @@ func formattedArray(h uintptr) ([]pdhItem, error) {
 	if r != 0 {
 		return nil, pdhError{"PdhGetFormattedCounterArrayW", r}
 	}
-	return decodePDHItems(buf, uint64(uintptr(unsafe.Pointer(&buf[0]))), int(count))
+	return decodePDHItems(buf, uint64(uintptr(unsafe.Pointer(&buf[0]))), int(count), int(unsafe.Sizeof(uintptr(0))))
 }
 
 func (w *winWatcher) Network() *NetInfo { return w.net }

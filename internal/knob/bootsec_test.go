@@ -3,6 +3,7 @@ package knob
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,10 +46,16 @@ func TestBootWarning(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"bitlocker without secure boot", BootSecurity{BitLocker: true}, nil, "BitLocker protects the system drive and Secure Boot is off: this boot-configuration change can make the next boot ask for the BitLocker recovery key"},
-		{"unknown", BootSecurity{}, errors.New("Get-CimInstance: access denied"), "could not check BitLocker and Secure Boot (Get-CimInstance: access denied)"},
-		{"secure boot", BootSecurity{BitLocker: true, SecureBoot: true}, nil, ""},
-		{"no bitlocker", BootSecurity{}, nil, ""},
+		{"bitlocker without secure boot", BootSecurity{BitLocker: true, Profiles: [][]int{{0, 2, 4, 11}}}, nil, "BitLocker protects the system drive and Secure Boot is off: this boot-configuration change can make the next boot ask for the BitLocker recovery key"},
+		{"unknown", BootSecurity{}, errors.New("Get-CimInstance: access denied"), "could not check BitLocker's key protectors (Get-CimInstance: access denied)"},
+		// Secure Boot on, but the protector made with the legacy profile:
+		// BitLocker still validates the BCD itself.
+		{"secure boot, legacy profile", BootSecurity{BitLocker: true, SecureBoot: true, Profiles: [][]int{{0, 2, 4, 11}}}, nil,
+			"BitLocker protects the system drive and Secure Boot is on but BitLocker does not use it: its TPM protector's validation profile is PCRs 0, 2, 4, 11, without PCR 7"},
+		{"secure boot, one of two protectors legacy", BootSecurity{BitLocker: true, SecureBoot: true, Profiles: [][]int{{7, 11}, {0, 2, 4, 11}}}, nil, "PCRs 7, 11; 0, 2, 4, 11, without PCR 7"},
+		{"no tpm protector", BootSecurity{BitLocker: true, SecureBoot: true}, nil, "no TPM key protector binds PCR 7"},
+		{"pcr 7 bound", BootSecurity{BitLocker: true, SecureBoot: true, Profiles: [][]int{{7, 11}}}, nil, ""},
+		{"no bitlocker", BootSecurity{Profiles: [][]int{{0, 2, 4, 11}}}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,4 +108,50 @@ func TestBootWarningRevert(t *testing.T) {
 			t.Errorf("dry run %v: warnings %q", dry, warned)
 		}
 	}
+}
+
+// The JSON of BitLockerScript, as PowerShell prints it in any language.
+func TestParseBitLocker(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want BootSecurity
+		bind bool
+	}{
+		{`{"ProtectionStatus":0,"Protectors":[]}`, BootSecurity{}, false},
+		{"\ufeff" + `{"ProtectionStatus":1,"Protectors":[{"Type":1,"PCRs":[7,11]}]}` + "\r\n", BootSecurity{BitLocker: true, Profiles: [][]int{{7, 11}}}, true},
+		{`{"ProtectionStatus":1,"Protectors":[{"Type":4,"PCRs":[0,2,4,11]}]}`, BootSecurity{BitLocker: true, Profiles: [][]int{{0, 2, 4, 11}}}, false},
+		{`{"ProtectionStatus":2,"Protectors":[{"Type":1,"PCRs":[7,11]},{"Type":5,"PCRs":[7,11]}]}`, BootSecurity{BitLocker: true, Profiles: [][]int{{7, 11}, {7, 11}}}, true},
+	} {
+		var s BootSecurity
+		if err := ParseBitLocker(strings.NewReader(tc.in), &s); err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if s.BitLocker != tc.want.BitLocker || fmt.Sprint(s.Profiles) != fmt.Sprint(tc.want.Profiles) || s.PCR7Bound() != tc.bind {
+			t.Errorf("%q: %+v (PCR 7 bound %v)", tc.in, s, s.PCR7Bound())
+		}
+	}
+	for _, bad := range []string{"", "1", `{"Protectors":[]}`, `{"ProtectionStatus":3}`, `{"ProtectionStatus":1,"Protectors":[{"Type":1,"PCRs":[24]}]}`,
+		"Get-CimInstance : Zugriff verweigert"} {
+		var s BootSecurity
+		if err := ParseBitLocker(strings.NewReader(bad), &s); err == nil {
+			t.Errorf("%q accepted: %+v", bad, s)
+		}
+	}
+}
+
+func FuzzParseBitLocker(f *testing.F) {
+	f.Add(`{"ProtectionStatus":1,"Protectors":[{"Type":1,"PCRs":[7,11]}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var s BootSecurity
+		if ParseBitLocker(strings.NewReader(in), &s) == nil {
+			for _, p := range s.Profiles {
+				for _, r := range p {
+					if r < 0 || r > 23 {
+						t.Fatalf("PCR %d", r)
+					}
+				}
+			}
+		}
+	})
 }

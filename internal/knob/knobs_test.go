@@ -324,6 +324,26 @@ func TestParseBCDEnum(t *testing.T) {
 	}
 }
 
+// bcdedit translates the heading, "identifier" and yes/no values
+// (testdata/bcdedit.PROVENANCE): the element is found all the same, in
+// the one object of /enum {current}.
+func TestBCDAnyLanguage(t *testing.T) {
+	for _, lang := range []string{"", "-de", "-fr"} {
+		out, err := os.ReadFile("testdata/bcdedit-enum-current" + lang + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &backend.BCD{Run: func(args ...string) ([]byte, error) { return out, nil }}
+		v, err := b.Read(backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"})
+		if err != nil || string(v.Data) != "Enhanced" {
+			t.Errorf("%s: tscsyncpolicy %q, %v", lang, v.Data, err)
+		}
+		if v, err := b.Read(backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "useplatformclock"}); err != nil || !v.IsAbsent() {
+			t.Errorf("%s: absent element read as %q, %v", lang, v.Data, err)
+		}
+	}
+}
+
 // TestBCDBackend drives the bcdedit backend with a fake bcdedit that keeps
 // the element in memory and prints it in bcdedit's layout.
 func TestBCDBackend(t *testing.T) {

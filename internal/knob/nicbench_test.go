@@ -131,6 +131,28 @@ func TestMSIModeRefusals(t *testing.T) {
 	}
 }
 
+// nic-buffers quotes Microsoft's table of editable standardized keywords,
+// which calls *ReceiveBuffers a number of receive descriptors and
+// *TransmitBuffers a size in bytes: neither is latlab's to redefine.
+func TestNICBuffersExplainQuotesTable(t *testing.T) {
+	k, _ := Lookup("nic-buffers")
+	ex, err := k.Explain("", ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(strings.Join(ex.Text, " ")), " ")
+	for _, want := range []string{
+		`Microsoft, "Keywords that can be edited"`,
+		`*ReceiveBuffers: "The number of receive descriptors used by the miniport adapter.`,
+		`*TransmitBuffers: "The size, in bytes, of the transmit buffers that the hardware can support.`,
+		"Ndi\\Params of each keyword (ParamDesc, type, min, max, step)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, strings.Join(ex.Text, "\n"))
+		}
+	}
+}
+
 func TestNICBuffers(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	benchAdapter(reg, true)
@@ -139,10 +161,10 @@ func TestNICBuffers(t *testing.T) {
 		t.Fatalf("items %+v, want the one adapter that declares them", r.Items)
 	}
 	it := r.Items[0]
-	if it.Value != "*ReceiveBuffers=256" || it.Meaning != "256 receive descriptors, 512 transmit descriptors (driver default)" {
+	if it.Value != "*ReceiveBuffers=256" || it.Meaning != "256 receive buffers, 512 transmit buffers (driver default)" {
 		t.Errorf("reading %q / %q", it.Value, it.Meaning)
 	}
-	if !strings.Contains(strings.Join(r.Notes, " "), "*TransmitBuffers accepts 80-4096 in steps of 8") {
+	if !strings.Contains(strings.Join(r.Notes, " "), "*TransmitBuffers is type int, accepts 80-4096 in steps of 8 (its driver's Ndi\\Params)") {
 		t.Errorf("notes %v", r.Notes)
 	}
 	for _, c := range []struct{ value, want string }{
@@ -151,7 +173,7 @@ func TestNICBuffers(t *testing.T) {
 		{"rx=64", "accepts 80-4096"},
 		{"rx=768,rx=512", "twice"},
 		{"big", "accepted N (both)"},
-		{"rx=0", "not a count"},
+		{"rx=0", "not a positive whole number"},
 	} {
 		_, err := plan(env, "nic-buffers", Selector{Adapter: "7"}, c.value)
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
@@ -176,14 +198,22 @@ func TestNICPowerSaving(t *testing.T) {
 	env, reg, _, _ := testEnv(t)
 	benchAdapter(reg, true)
 	r := get(t, env, "nic-power-saving", Selector{})
-	if len(r.Items) != 1 || r.Items[0].Meaning != "power saving on: *EEE Enabled, EnableGreenEthernet Enabled" {
+	if len(r.Items) != 1 || r.Items[0].Meaning != "power saving on: *EEE Enabled, EnableGreenEthernet Enabled, Device Manager turn-off" {
 		t.Fatalf("reading %+v: want the declared keywords only (not GigaLite)", r.Items)
 	}
 	p, err := plan(env, "nic-power-saving", Selector{Adapter: "7"}, "off")
-	if err != nil || len(p.Changes) != 2 {
+	if err != nil || len(p.Changes) != 3 {
 		t.Fatalf("off: %+v %v", p, err)
 	}
 	for _, c := range p.Changes {
+		if c.Loc.Name == "PnPCapabilities" {
+			// Device Manager's "Allow the computer to turn off this device
+			// to save power" cleared: KB 2740020's 24.
+			if c.New.String() != "24" || c.New.Type != backend.TypeDWORD || !c.Old.IsAbsent() {
+				t.Errorf("off writes PnPCapabilities=%s (%s) over %s", c.New, c.New.Type, c.Old)
+			}
+			continue
+		}
 		if c.New.String() != "0" || c.New.Type != backend.TypeSZ || strings.EqualFold(c.Loc.Name, "GigaLite") {
 			t.Errorf("off writes %s=%s (%s)", c.Loc.Name, c.New, c.New.Type)
 		}
@@ -199,17 +229,22 @@ func TestNICPowerSaving(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.value, err, c.want)
 		}
 	}
-	if _, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "off"); err == nil || !strings.Contains(err.Error(), "declares none") {
-		t.Errorf("adapter without power keywords: %v", err)
+	// An adapter without power keywords still has Device Manager's box.
+	if p, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "off"); err != nil || len(p.Changes) != 1 || p.Changes[0].Loc.Name != "PnPCapabilities" || p.Changes[0].New.String() != "24" {
+		t.Errorf("adapter without power keywords: %+v %v", p, err)
+	}
+	if _, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "*EEE=0"); err == nil || !strings.Contains(err.Error(), "does not declare *EEE") {
+		t.Errorf("a keyword the adapter does not declare: %v", err)
 	}
 	roundTrip(t, env, reg, []setStep{{"nic-power-saving", Selector{Adapter: "7"}, "off"}}, func() {
 		r := get(t, env, "nic-power-saving", Selector{Adapter: "7"})
-		if r.Items[0].Meaning != "power saving off: *EEE Disabled, EnableGreenEthernet Disabled" {
+		if r.Items[0].Meaning != "power saving off: *EEE Disabled, EnableGreenEthernet Disabled, Device Manager turn-off" || !strings.Contains(r.Items[0].Value, "PnPCapabilities=24") {
 			t.Errorf("after off: %q", r.Items[0].Meaning)
 		}
-		// default puts the driver's defaults back as stored values.
+		// default puts the driver's defaults back as stored values, and
+		// KB 2740020's default 0 for PnPCapabilities.
 		p, err := plan(env, "nic-power-saving", Selector{Adapter: "7"}, "default")
-		if err != nil || len(p.Changes) != 2 || p.Changes[0].New.String() != "1" {
+		if err != nil || len(p.Changes) != 3 || p.Changes[0].New.String() != "1" || p.Changes[2].New.String() != "0" {
 			t.Errorf("default: %+v %v", p, err)
 		}
 	})

@@ -1,14 +1,11 @@
 package knob
 
 import (
-	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
@@ -62,33 +59,20 @@ func DefaultStateDir(root string) string {
 
 // bootSecurity reads Secure Boot's state from the registry
 // (SecureBoot\State UEFISecureBootEnabled; absent on a legacy-BIOS boot,
-// which has none) and BitLocker's protection of the system drive from
-// WMI's Win32_EncryptableVolume (ProtectionStatus 1 = on, 0 = off), which
-// Windows editions without the BitLocker PowerShell module have too.
+// which has none) and BitLocker's protection of the system drive and its
+// TPM protectors' validation profiles from WMI's Win32_EncryptableVolume
+// (BitLockerScript), which Windows editions without the BitLocker
+// PowerShell module have too.
 func bootSecurity() (BootSecurity, error) {
 	var s BootSecurity
-	if k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\SecureBoot\State`, registry.QUERY_VALUE); err == nil {
+	if k, err := registry.OpenKey(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\SecureBoot\State`, registry.QUERY_VALUE|registry.WOW64_64KEY); err == nil {
 		v, _, err := k.GetIntegerValue("UEFISecureBootEnabled")
 		k.Close()
 		s.SecureBoot = err == nil && v == 1
 	}
-	exe, err := systool.Path(systool.PowerShell)
-	if err != nil {
-		return s, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	const script = `(Get-CimInstance -Namespace root/cimv2/Security/MicrosoftVolumeEncryption -ClassName Win32_EncryptableVolume -ErrorAction Stop | Where-Object { $_.DriveLetter -eq $env:SystemDrive }).ProtectionStatus`
-	out, err := exec.CommandContext(ctx, exe, "-NoProfile", "-NonInteractive", "-Command", script).Output()
+	out, err := runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command", BitLockerScript)
 	if err != nil {
 		return s, fmt.Errorf("Win32_EncryptableVolume through PowerShell: %w", err)
 	}
-	switch st := strings.TrimSpace(string(out)); st {
-	case "1":
-		s.BitLocker = true
-	case "0", "": // not protected, or not an encryptable volume
-	default:
-		return s, fmt.Errorf("Win32_EncryptableVolume ProtectionStatus %q of the system drive", st)
-	}
-	return s, nil
+	return s, ParseBitLocker(bytes.NewReader(out), &s)
 }

@@ -189,3 +189,26 @@ func TestRegistryNdiParams(t *testing.T) {
 		t.Errorf("undeclared keyword %+v %v", p, err)
 	}
 }
+
+// A key latlab created is deleted through RegDeleteKeyExW in the 64-bit
+// view, the view every open uses.
+func TestRegistryDeleteKey64(t *testing.T) {
+	r := backend.Registry{}
+	key := testKey(t)
+	if err := r.Write(regLoc(key+`\made`, ""), backend.KeyValue); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.Read(regLoc(key+`\made`, "")); err != nil || v.IsAbsent() {
+		t.Fatalf("created key: %v %v", v, err)
+	}
+	if err := r.Write(regLoc(key+`\made`, ""), backend.Absent); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.Read(regLoc(key+`\made`, "")); err != nil || !v.IsAbsent() {
+		t.Fatalf("deleted key still there: %v %v", v, err)
+	}
+	// Deleting it again: gone is as good as deleted.
+	if err := r.Write(regLoc(key+`\made`, ""), backend.Absent); err != nil {
+		t.Errorf("second delete: %v", err)
+	}
+}

@@ -2,42 +2,113 @@ package knob
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 )
 
 // What RSS does on a Windows machine is decided in three places: the
-// global TCP setting ("Receive-Side Scaling State" of `netsh int tcp show
-// global`: off, no adapter spreads receive processing whatever its
-// keywords), the adapter's keywords (the rss knob), and what NDIS made of
+// global TCP/IP offload setting (MSFT_NetOffloadGlobalSetting's
+// ReceiveSideScaling, the state `netsh int tcp show global` and
+// Get-NetOffloadGlobalSetting show: off, no adapter spreads receive
+// processing whatever its keywords), the adapter's keywords (the rss knob), and what NDIS made of
 // them (Get-NetAdapterRss: the base and maximum processor, the profile,
 // the processors and the indirection table that maps hash buckets to
 // CPUs). The I225-V procedure of the research (GamingPCSetup, djdallmann;
 // PC-Tuning, valleyofdoom: "the amount of RSS queues determines the amount
 // of consecutive CPUs that the network driver is scheduled on") is
 // checked against the last. The parsers are pure functions over the
-// commands' text output; rssstate_windows.go runs the commands.
+// commands' output; rssstate_windows.go runs the commands. No parser reads
+// a label Windows translates: netsh prints its names in the display
+// language ("Receive-Side Scaling State" is another phrase on a German
+// Windows), so the global state comes from the CIM class as JSON, whose
+// property names and numbers are the same in every language, and
+// Get-NetAdapterRss's list view shows property names, never translated.
 
 // maxStateOutput bounds what is read of a command's output.
 const maxStateOutput = 1 << 20
 
 // RSSState is the machine's RSS state as Windows reports it.
 type RSSState struct {
-	// Global are the "TCP Global Parameters" of netsh, by name.
-	Global   map[string]string `json:"tcp_global,omitempty"`
-	Adapters []AdapterRSS      `json:"adapters,omitempty"`
+	// Offload is the global TCP/IP offload setting.
+	Offload  *OffloadGlobal `json:"offload_global,omitempty"`
+	Adapters []AdapterRSS   `json:"adapters,omitempty"`
 	// Errors say which command failed and why.
 	Errors []string `json:"errors,omitempty"`
 }
 
-// GlobalRSS is the global Receive-Side Scaling State ("enabled",
+// OffloadGlobal is MSFT_NetOffloadGlobalSetting (root/StandardCimv2), the
+// class behind Get-NetOffloadGlobalSetting: "enabled", "disabled", or the
+// number when it is neither.
+type OffloadGlobal struct {
+	ReceiveSideScaling       string `json:"receive_side_scaling,omitempty"`
+	ReceiveSegmentCoalescing string `json:"receive_segment_coalescing,omitempty"`
+}
+
+// GlobalRSS is the global Receive-Side Scaling state ("enabled",
 // "disabled"), "" when unknown.
 func (s *RSSState) GlobalRSS() string {
-	if s == nil {
+	if s == nil || s.Offload == nil {
 		return ""
 	}
-	return strings.ToLower(s.Global["Receive-Side Scaling State"])
+	return s.Offload.ReceiveSideScaling
+}
+
+// OffloadGlobalScript prints MSFT_NetOffloadGlobalSetting as JSON. The
+// CIM instance gives the properties' numbers, not the names the NetTCPIP
+// module's enumerations map them to, and ConvertTo-Json writes them as
+// they are, in any display language.
+const OffloadGlobalScript = `Get-CimInstance -Namespace root/StandardCimv2 -ClassName MSFT_NetOffloadGlobalSetting -ErrorAction Stop | Select-Object ReceiveSideScaling,ReceiveSegmentCoalescing | ConvertTo-Json -Compress`
+
+// ParseOffloadGlobal reads OffloadGlobalScript's output: one JSON object
+// (or an array of one) whose ReceiveSideScaling and
+// ReceiveSegmentCoalescing are EnabledDisabledEnum numbers, Disabled 0 and
+// Enabled 1 (Microsoft, MSFT_NetOffloadGlobalSetting and
+// Set-NetOffloadGlobalSetting: "-ReceiveSideScaling <EnabledDisabledEnum>
+// {Disabled | Enabled}").
+func ParseOffloadGlobal(r io.Reader) (*OffloadGlobal, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxStateOutput))
+	if err != nil {
+		return nil, fmt.Errorf("MSFT_NetOffloadGlobalSetting: %w", err)
+	}
+	b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\ufeff")))
+	type raw struct {
+		ReceiveSideScaling       *json.Number
+		ReceiveSegmentCoalescing *json.Number
+	}
+	var one raw
+	if len(b) > 0 && b[0] == '[' {
+		var all []raw
+		if err := json.Unmarshal(b, &all); err != nil || len(all) != 1 {
+			return nil, fmt.Errorf("MSFT_NetOffloadGlobalSetting: want one JSON object, got %q", clip(string(b)))
+		}
+		one = all[0]
+	} else if err := json.Unmarshal(b, &one); err != nil {
+		return nil, fmt.Errorf("MSFT_NetOffloadGlobalSetting: want a JSON object, got %q", clip(string(b)))
+	}
+	if one.ReceiveSideScaling == nil {
+		return nil, fmt.Errorf("MSFT_NetOffloadGlobalSetting: no ReceiveSideScaling in %q", clip(string(b)))
+	}
+	return &OffloadGlobal{
+		ReceiveSideScaling:       enabledDisabled(one.ReceiveSideScaling),
+		ReceiveSegmentCoalescing: enabledDisabled(one.ReceiveSegmentCoalescing),
+	}, nil
+}
+
+// enabledDisabled names an EnabledDisabledEnum number.
+func enabledDisabled(n *json.Number) string {
+	if n == nil {
+		return ""
+	}
+	switch n.String() {
+	case "0":
+		return "disabled"
+	case "1":
+		return "enabled"
+	}
+	return clip(n.String())
 }
 
 // AdapterRSS is one adapter of Get-NetAdapterRss.
@@ -90,32 +161,6 @@ func (a AdapterRSS) Summary() string {
 		parts = append(parts, fmt.Sprintf("indirection table: %d entries over %s", len(a.IndirectionTable), strings.Join(cpus, " ")))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// ParseTCPGlobal reads `netsh interface tcp show global`: "Name : value"
-// lines under "TCP Global Parameters" (Microsoft, "netsh interface tcp"
-// documentation; the names as Windows 10 and 11 print them in English).
-func ParseTCPGlobal(r io.Reader) (map[string]string, error) {
-	out := map[string]string{}
-	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
-	sc.Buffer(make([]byte, 4096), 64<<10)
-	for sc.Scan() {
-		// The name is padded to the colon: "Initial RTO   : 1000"; a
-		// message such as "not found: ..." has no space before it.
-		k, v, ok := strings.Cut(sc.Text(), " : ")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || strings.HasPrefix(k, "-") || len(out) >= 64 {
-			continue
-		}
-		out[clip(k)] = clip(v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("netsh output: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("netsh output: no \"Name : value\" line")
-	}
-	return out, nil
 }
 
 // ParseNetAdapterRSS reads Get-NetAdapterRss in PowerShell's list format:
@@ -246,13 +291,13 @@ func addRSSState(env *Env, r *Reading) {
 		return
 	}
 	if g := s.GlobalRSS(); g != "" {
-		r.Notes = append(r.Notes, "global Receive-Side Scaling State (netsh int tcp show global): "+g)
+		r.Notes = append(r.Notes, globalRSSNote+g)
 		if g != "enabled" {
 			r.Notes = append(r.Notes, "RSS is off for every adapter whatever its keywords: netsh int tcp set global rss=enabled turns it on")
 		}
 	}
-	if v := s.Global["Receive Segment Coalescing State"]; v != "" {
-		r.Notes = append(r.Notes, "Receive Segment Coalescing State (netsh): "+strings.ToLower(v))
+	if s.Offload != nil && s.Offload.ReceiveSegmentCoalescing != "" {
+		r.Notes = append(r.Notes, "global Receive Segment Coalescing (MSFT_NetOffloadGlobalSetting): "+s.Offload.ReceiveSegmentCoalescing)
 	}
 	r.Notes = append(r.Notes, s.Errors...)
 	for i := range r.Items {
@@ -277,6 +322,10 @@ func addRSSState(env *Env, r *Reading) {
 	}
 }
 
+// globalRSSNote starts the note of the global RSS state, which the rule
+// rss-global-off reads back.
+const globalRSSNote = "global Receive-Side Scaling (MSFT_NetOffloadGlobalSetting): "
+
 // storedKeyword is the stored value of an adapter keyword of an item.
 func storedKeyword(it *Item, kw string) string {
 	for _, x := range it.Extra {
@@ -291,8 +340,9 @@ func storedKeyword(it *Item, kw string) string {
 // the keywords.
 func rssStateExplain() []string {
 	return []string{
-		"Outside the keywords: netsh int tcp show global (\"Receive-Side Scaling",
-		"  State\": disabled keeps RSS off for every adapter) and Get-NetAdapterRss",
+		"Outside the keywords: the global ReceiveSideScaling of",
+		"  MSFT_NetOffloadGlobalSetting (Get-NetOffloadGlobalSetting; netsh int tcp",
+		"  show global): Disabled keeps RSS off for every adapter; and Get-NetAdapterRss",
 		"  (base and max processor, profile, the processors NDIS chose and the",
 		"  indirection table of hash buckets to CPUs); knob get rss shows both.",
 		"PC-Tuning (valleyofdoom): the number of RSS queues is the number of",

@@ -8,22 +8,65 @@ import (
 
 // The fixtures are written in Microsoft's documented layout, not captured
 // (testdata/rssstate.PROVENANCE).
-func TestParseTCPGlobal(t *testing.T) {
-	f, err := os.Open("testdata/netsh-tcp-global.txt")
+func TestParseOffloadGlobal(t *testing.T) {
+	f, err := os.Open("testdata/offload-global.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	g, err := ParseTCPGlobal(f)
+	g, err := ParseOffloadGlobal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &RSSState{Global: g}
-	if s.GlobalRSS() != "enabled" || g["Receive Segment Coalescing State"] != "enabled" || g["Initial RTO"] != "1000" || len(g) != 13 {
-		t.Errorf("parsed %q", g)
+	s := &RSSState{Offload: g}
+	if s.GlobalRSS() != "enabled" || g.ReceiveSegmentCoalescing != "enabled" {
+		t.Errorf("parsed %+v", g)
 	}
-	if _, err := ParseTCPGlobal(strings.NewReader("The following command was not found: interface tcp show global.\r\n")); err == nil {
-		t.Error("an error message parsed as parameters")
+	for _, tc := range []struct{ in, rss, rsc string }{
+		{`{"ReceiveSideScaling":0,"ReceiveSegmentCoalescing":0}`, "disabled", "disabled"},
+		{"\ufeff[{\"ReceiveSideScaling\":1}]\r\n", "enabled", ""},
+		{`{"ReceiveSideScaling":7,"ReceiveSegmentCoalescing":1}`, "7", "enabled"},
+	} {
+		g, err := ParseOffloadGlobal(strings.NewReader(tc.in))
+		if err != nil || g.ReceiveSideScaling != tc.rss || g.ReceiveSegmentCoalescing != tc.rsc {
+			t.Errorf("%q: %+v %v", tc.in, g, err)
+		}
+	}
+	for _, bad := range []string{
+		"", "Get-CimInstance : Ungültige Klasse", `{"ReceiveSegmentCoalescing":1}`, `[]`,
+		`[{"ReceiveSideScaling":1},{"ReceiveSideScaling":0}]`, `{"ReceiveSideScaling":"Enabled"}`,
+	} {
+		if g, err := ParseOffloadGlobal(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q parsed as %+v", bad, g)
+		}
+	}
+}
+
+// netsh translates its labels: on a German or French Windows the global
+// state read by the English label came back empty and rss-global-off never
+// fired. The CIM class's JSON is the same in every language.
+func TestGlobalRSSAnyLanguage(t *testing.T) {
+	for _, lang := range []string{"en", "de", "fr"} {
+		g, err := ParseOffloadGlobal(strings.NewReader(`{"ReceiveSideScaling":0,"ReceiveSegmentCoalescing":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := os.ReadFile(map[string]string{"en": "testdata/get-netadapterrss.txt", "de": "testdata/get-netadapterrss-de.txt", "fr": "testdata/get-netadapterrss-fr.txt"}[lang])
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, err := ParseNetAdapterRSS(strings.NewReader(string(a)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &RSSState{Offload: g, Adapters: as}
+		if s.GlobalRSS() != "disabled" {
+			t.Errorf("%s: global %q", lang, s.GlobalRSS())
+		}
+		if len(as) != 2 || as[0].Summary() != "enabled true, 2 queues, profile NUMAStatic, base 0:2, max 2 processors, indirection table: 16 entries over 0:2 0:3" ||
+			as[1].Enabled != "False" || !strings.HasSuffix(as[1].Name, " 2") {
+			t.Errorf("%s: adapters %+v", lang, as)
+		}
 	}
 }
 
@@ -67,13 +110,13 @@ func FuzzParseNetAdapterRSS(f *testing.F) {
 	})
 }
 
-func FuzzParseTCPGlobal(f *testing.F) {
-	b, _ := os.ReadFile("testdata/netsh-tcp-global.txt")
+func FuzzParseOffloadGlobal(f *testing.F) {
+	b, _ := os.ReadFile("testdata/offload-global.json")
 	f.Add(string(b))
 	f.Fuzz(func(t *testing.T, s string) {
-		g, err := ParseTCPGlobal(strings.NewReader(s))
-		if err == nil && len(g) == 0 {
-			t.Fatal("no parameters and no error")
+		g, err := ParseOffloadGlobal(strings.NewReader(s))
+		if err == nil && g.ReceiveSideScaling == "" {
+			t.Fatal("no state and no error")
 		}
 	})
 }
@@ -83,20 +126,19 @@ func TestRSSReadingWithState(t *testing.T) {
 	env, _, _, _ := testEnv(t)
 	state := func(global string) func() (*RSSState, error) {
 		return func() (*RSSState, error) {
-			g, _ := os.ReadFile("testdata/netsh-tcp-global.txt")
 			a, _ := os.ReadFile("testdata/get-netadapterrss.txt")
-			gl, err := ParseTCPGlobal(strings.NewReader(strings.Replace(string(g), "State          : enabled", "State          : "+global, 1)))
+			gl, err := ParseOffloadGlobal(strings.NewReader(`{"ReceiveSideScaling":` + global + `,"ReceiveSegmentCoalescing":1}`))
 			if err != nil {
 				return nil, err
 			}
 			as, err := ParseNetAdapterRSS(strings.NewReader(string(a)))
-			return &RSSState{Global: gl, Adapters: as}, err
+			return &RSSState{Offload: gl, Adapters: as}, err
 		}
 	}
-	env.RSSState = state("enabled")
+	env.RSSState = state("1")
 	r := get(t, env, "rss", Selector{})
 	notes := strings.Join(r.Notes, "\n")
-	if !strings.Contains(notes, "global Receive-Side Scaling State (netsh int tcp show global): enabled") || strings.Contains(notes, "RSS is off for every adapter") {
+	if !strings.Contains(notes, "global Receive-Side Scaling (MSFT_NetOffloadGlobalSetting): enabled") || strings.Contains(notes, "RSS is off for every adapter") {
 		t.Errorf("notes %v", r.Notes)
 	}
 	for _, it := range r.Items {
@@ -114,7 +156,7 @@ func TestRSSReadingWithState(t *testing.T) {
 			}
 		}
 	}
-	env.RSSState = state("disabled")
+	env.RSSState = state("0")
 	r = get(t, env, "rss", Selector{})
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "RSS is off for every adapter whatever its keywords") {
 		t.Errorf("global off not said: %v", r.Notes)

@@ -15,22 +15,23 @@ import (
 // rssCommandTimeout bounds each command; PowerShell takes seconds to start.
 const rssCommandTimeout = 30 * time.Second
 
-// ReadRSSState runs netsh and Get-NetAdapterRss by their System32 paths
-// (never through PATH) and parses their output. A command that fails is
-// said in Errors; the other's result stays.
+// ReadRSSState runs PowerShell by its System32 path (never through PATH)
+// for MSFT_NetOffloadGlobalSetting and Get-NetAdapterRss and parses their
+// output. A command that fails is said in Errors; the other's result
+// stays.
 func ReadRSSState() (*RSSState, error) {
 	s := &RSSState{}
-	out, err := runTool(systool.Netsh, "interface", "tcp", "show", "global")
-	if err == nil {
-		s.Global, err = ParseTCPGlobal(bytes.NewReader(out))
-	}
-	if err != nil {
-		s.Errors = append(s.Errors, "netsh interface tcp show global: "+err.Error())
-	}
 	if winapi.UnderWine() {
 		// Wine's powershell.exe runs no script.
-		s.Errors = append(s.Errors, "Get-NetAdapterRss: not available under Wine")
+		s.Errors = append(s.Errors, "MSFT_NetOffloadGlobalSetting and Get-NetAdapterRss: not available under Wine")
 		return s, nil
+	}
+	out, err := runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command", OffloadGlobalScript)
+	if err == nil {
+		s.Offload, err = ParseOffloadGlobal(bytes.NewReader(out))
+	}
+	if err != nil {
+		s.Errors = append(s.Errors, "MSFT_NetOffloadGlobalSetting: "+err.Error())
 	}
 	out, err = runTool(systool.PowerShell, "-NoProfile", "-NonInteractive", "-Command",
 		// The module's own list view (BaseProcessor: [Group:Number] and the
@@ -45,7 +46,8 @@ func ReadRSSState() (*RSSState, error) {
 	return s, nil
 }
 
-// runTool runs a System32 tool by its path (systool), never through PATH.
+// runTool runs a System32 tool by its path (systool), never through PATH,
+// PowerShell with only the system's module folder on PSModulePath.
 func runTool(name string, args ...string) ([]byte, error) {
 	exe, err := systool.Path(name)
 	if err != nil {
@@ -54,6 +56,9 @@ func runTool(name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), rssCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
+	if cmd.Env, err = systool.Env(name); err != nil {
+		return nil, err
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &capped{&out, maxStateOutput}, &capped{&errOut, 4 << 10}
 	if err := cmd.Run(); err != nil {

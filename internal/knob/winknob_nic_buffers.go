@@ -15,26 +15,38 @@ const nicBuffersName = "nic-buffers"
 
 func init() { register(nicBuffers{}) }
 
-// nic-buffers: the receive and transmit descriptor counts of a network
-// adapter, the NDIS standardized keywords *ReceiveBuffers and
-// *TransmitBuffers (Microsoft, "Standardized INF Keywords for General
-// Configuration": REG_SZ numbers whose range the driver's INF states in
-// Ndi\Params as min, max and step). The GamingPCSetup interrupt
-// moderation measurements (djdallmann, CONTENT/RESEARCH/NETWORK/README.md)
-// ran with "RX & TX buffer 768" and name rx/tx buffers among the factors
-// their results "may be dependant" on. The counts are descriptors in the
-// NIC's rings, not bytes.
+// nic-buffers: the NDIS standardized keywords *ReceiveBuffers and
+// *TransmitBuffers of a network adapter, REG_SZ numbers whose range the
+// driver's INF states in Ndi\Params (type, min, max, step). Microsoft's
+// table of standardized keywords that can be edited
+// (learn.microsoft.com/windows-hardware/drivers/network/keywords-that-can-be-edited)
+// describes them differently: *ReceiveBuffers is "the number of receive
+// descriptors used by the miniport adapter", *TransmitBuffers "the size,
+// in bytes, of the transmit buffers that the hardware can support", which
+// is "hardware-dependent"; so latlab quotes the table and the driver's own
+// Ndi\Params (its ParamDesc, type and range) and calls neither a count of
+// its own. The GamingPCSetup interrupt moderation measurements
+// (djdallmann, CONTENT/RESEARCH/NETWORK/README.md) ran with "RX & TX
+// buffer 768" and name rx/tx buffers among the factors their results "may
+// be dependant" on.
 
-var bufferKeywords = []struct{ name, short, desc string }{
-	{"*ReceiveBuffers", "rx", "receive descriptors"},
-	{"*TransmitBuffers", "tx", "transmit descriptors"},
+// bufferKeywords: each keyword's short name and what Microsoft's table
+// says of it.
+var bufferKeywords = []struct{ name, short, desc, quote string }{
+	{"*ReceiveBuffers", "rx", "receive buffers",
+		`"The number of receive descriptors used by the miniport adapter. ... if the value is too small, the miniport adapter may run out of receive buffers under heavy load. If the value is too large, system resources are wasted."`},
+	{"*TransmitBuffers", "tx", "transmit buffers",
+		`"The size, in bytes, of the transmit buffers that the hardware can support. This size is hardware-dependent and can include data buffers, buffer descriptors, and so on."`},
 }
+
+// keywordsSource is the page bufferKeywords quote.
+const keywordsSource = `Microsoft, "Keywords that can be edited" (standardized INF keywords for NDIS)`
 
 type nicBuffers struct{ windowsKnob }
 
 func (nicBuffers) Name() string { return nicBuffersName }
 func (nicBuffers) Summary() string {
-	return "receive and transmit descriptors of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
+	return "receive and transmit buffers of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
 }
 
 // parseBuffers reads "768" (both), "rx=768,tx=512" or
@@ -59,7 +71,7 @@ func parseBuffers(value string) ([]kv, error) {
 		}
 		n, err := strconv.ParseUint(strings.TrimSpace(val), 10, 32)
 		if err != nil || n == 0 {
-			return nil, badinput.Errorf("%s=%s is not a count of descriptors: %s", kw, val, accepted)
+			return nil, badinput.Errorf("%s=%s is not a positive whole number: %s", kw, val, accepted)
 		}
 		for _, o := range out {
 			if o.key == kw {
@@ -77,18 +89,20 @@ func parseBuffers(value string) ([]kv, error) {
 func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: nicBuffersName}
 	if value == "" {
-		ex.Text = []string{
-			"*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key):",
-			"  the number of descriptors in the NIC's receive and transmit rings, not",
-			"  bytes. More receive descriptors absorb longer bursts without drops and",
-			"  hold more memory; the range is the driver's own (its Ndi\\Params min, max",
-			"  and step), and set checks a value against it.",
+		ex.Text = wrapWords("", "  ", strings.Fields("*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key), as "+keywordsSource+" describes them:"), 80)
+		for _, b := range bufferKeywords {
+			ex.Text = append(ex.Text, wrapWords("  ", "    ", strings.Fields(b.name+": "+b.quote), 80)...)
+		}
+		ex.Text = append(ex.Text,
+			"What this adapter accepts is its driver's own: the Ndi\\Params of each",
+			"  keyword (ParamDesc, type, min, max, step); knob get shows them and set",
+			"  checks a value against them.",
 			"Bench: GamingPCSetup (djdallmann) measured with \"RX & TX buffer 768\";",
 			"  it names rx/tx buffers among what its DPC results may depend on, and",
 			"  measured no other size.",
 			"Takes effect when the adapter restarts.",
 			"Values: N (both), rx=N, tx=N; e.g. latlab knob set nic-buffers 768 --adapter 7",
-		}
+		)
 		return ex, nil
 	}
 	kvs, err := parseBuffers(value)
@@ -98,7 +112,7 @@ func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) 
 	for _, s := range kvs {
 		for _, b := range bufferKeywords {
 			if b.name == s.key {
-				ex.Text = append(ex.Text, fmt.Sprintf("%s=%d: %d %s", s.key, s.n, s.n, b.desc))
+				ex.Text = append(ex.Text, wrapWords("", "  ", strings.Fields(fmt.Sprintf("%s=%d: %d %s; %s: %s", s.key, s.n, s.n, b.desc, keywordsSource, b.quote)), 80)...)
 			}
 		}
 	}
@@ -146,8 +160,8 @@ func (k nicBuffers) Get(env *Env, sel Selector) (*Reading, error) {
 			if n, err := strconv.ParseInt(cur, 10, 64); err == nil && np.Declared && !np.Allows(n) {
 				it.Warnings = append(it.Warnings, fmt.Sprintf("%s=%s is outside what the adapter declares (%s)", b.name, cur, np.Accepted()))
 			}
-			if acc := np.Accepted(); acc != "" {
-				r.Notes = append(r.Notes, fmt.Sprintf("%s: %s accepts %s (its Ndi\\Params)", a.Name, b.name, acc))
+			if acc := np.Accepted(); acc != "" || np.Desc != "" {
+				r.Notes = append(r.Notes, ndiNote(a.Name, b.name, np))
 			}
 		}
 		if len(meaning) == 0 {
@@ -246,4 +260,20 @@ var nicBuffersRules = []Rule{
 			}
 			return boolPtr(false)
 		}},
+}
+
+// ndiNote says what the driver's Ndi\Params declare of a keyword: its
+// ParamDesc (the name the Advanced tab shows), type and range.
+func ndiNote(adapter, kw string, np NdiParam) string {
+	var what []string
+	if np.Desc != "" {
+		what = append(what, fmt.Sprintf("%q", np.Desc))
+	}
+	if np.Type != "" {
+		what = append(what, "type "+strings.ToLower(np.Type))
+	}
+	if acc := np.Accepted(); acc != "" {
+		what = append(what, "accepts "+acc)
+	}
+	return fmt.Sprintf("%s: %s is %s (its driver's Ndi\\Params)", adapter, kw, strings.Join(what, ", "))
 }

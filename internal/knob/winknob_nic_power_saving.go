@@ -23,16 +23,27 @@ func init() { register(nicPowerSaving{}) }
 // "disable any power-saving features" in an adapter's Advanced tab. The
 // keywords differ between drivers, so latlab reads and changes only those
 // an adapter declares in its Ndi\Params (what its Advanced tab shows).
+// What most guides change is another setting: Device Manager's Power
+// Management tab, "Allow the computer to turn off this device to save
+// power", the adapter's PnPCapabilities value (Microsoft KB 2740020,
+// "Information about power management setting on a network adapter":
+// under the adapter's class key, "type 24 ... A value of 24 will prevent
+// Windows from turning off the network adapter"; 0, the default, leaves
+// power management on). The KB says what it does: Windows never turns an
+// adapter off for being idle; the box decides whether the adapter is put
+// to sleep (D3) or halted when the computer sleeps.
 
 // powerKeyword is one power-saving keyword latlab knows.
 type powerKeyword struct {
 	Name, Desc string
 }
 
-// powerKeywords: the NDIS standardized ones (Microsoft, "Standardized INF
-// Keywords for Power Management": *SelectiveSuspend,
-// *DeviceSleepOnDisconnect) and the vendor keywords of the Intel and
-// Realtek INFs for the same features. 0 turns each off.
+// powerKeywords: the NDIS standardized ones (*SelectiveSuspend: Microsoft,
+// "Standardized INF Keywords for NDIS Selective Suspend",
+// learn.microsoft.com/windows-hardware/drivers/network/standardized-inf-keywords-for-ndis-selective-suspend;
+// *DeviceSleepOnDisconnect: "Standardized INF Keywords for Power
+// Management") and the vendor keywords of the Intel and Realtek INFs for
+// the same features. 0 turns each off.
 var powerKeywords = []powerKeyword{
 	{"*EEE", "Energy-Efficient Ethernet (802.3az): link sleeps idle"},
 	{"AdvancedEEE", "Realtek's Advanced EEE"},
@@ -46,6 +57,23 @@ var powerKeywords = []powerKeyword{
 	{"ReduceSpeedOnPowerDown", "Intel's reduce link speed during standby"},
 	{"EnableDynamicPowerGating", "Intel's dynamic power gating"},
 }
+
+// pnpCapabilities is the adapter's REG_DWORD behind Device Manager's
+// "Allow the computer to turn off this device to save power"; pnpNoTurnOff
+// (24, 0x18) is the value KB 2740020 gives to clear the box. The KB's
+// further combinations (0x100 all three boxes checked, 0x110 only this
+// one, 0x118 this one cleared) agree: the box is clear when both bits of
+// 0x18 are set.
+const (
+	pnpCapabilities = "PnPCapabilities"
+	pnpNoTurnOff    = 0x18
+)
+
+// pnpShort names the setting in a reading's on/off lists.
+const pnpShort = "Device Manager turn-off"
+
+// pnpDesc is what the Power Management tab calls the setting.
+const pnpDesc = "Allow the computer to turn off this device to save power (PnPCapabilities)"
 
 func powerKw(name string) (powerKeyword, bool) {
 	for _, k := range powerKeywords {
@@ -80,11 +108,15 @@ func parsePower(value string) (powerRequest, error) {
 	for _, k := range powerKeywords {
 		names = append(names, k.Name)
 	}
+	names = append(names, pnpCapabilities)
 	accepted := "accepted off, default, or KEYWORD=N with KEYWORD one of " + strings.Join(names, ", ")
 	var r powerRequest
 	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
 		name, val, ok := strings.Cut(part, "=")
 		k, known := powerKw(name)
+		if strings.EqualFold(strings.TrimSpace(name), pnpCapabilities) {
+			k, known = powerKeyword{pnpCapabilities, pnpDesc}, true
+		}
 		if !ok || !known {
 			return powerRequest{}, badinput.Errorf("invalid nic-power-saving setting %q: %s", part, accepted)
 		}
@@ -112,6 +144,14 @@ func (nicPowerSaving) Explain(value string, o ExplainOptions) (*Explanation, err
 		}
 		ex.Text = append(ex.Text,
 			"latlab reads and sets only the keywords an adapter declares in Ndi\\Params.",
+			"*SelectiveSuspend: Microsoft, \"Standardized INF Keywords for NDIS Selective",
+			"  Suspend\": an idle adapter is suspended (D3) and woken on activity.",
+			"Device Manager's Power Management tab, \"Allow the computer to turn off this",
+			"  device to save power\", is PnPCapabilities (REG_DWORD, the adapter's class",
+			"  key); Microsoft KB 2740020: 24 (0x18) clears it, 0 (the default) leaves",
+			"  power management on. Per the KB, Windows never turns an adapter off for",
+			"  idling: the box decides whether the computer's sleep puts the adapter to",
+			"  sleep (D3) or halts it. off sets it, with the keywords; default sets 0.",
 			"Bench: GamingPCSetup (djdallmann) measured with \"Adapter Power Savings Off\".",
 			"  PC-Tuning (valleyofdoom) says to \"disable any power-saving features\".",
 			"  Neither measured an adapter's power saving on against off.",
@@ -177,7 +217,11 @@ func (k nicPowerSaving) Get(env *Env, sel Selector) (*Reading, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(nps) == 0 {
+		pv, err := env.read(regLoc(a.Key, pnpCapabilities))
+		if err != nil {
+			return nil, err
+		}
+		if len(nps) == 0 && pv.IsAbsent() {
 			if sel.Adapter != "" {
 				r.Notes = append(r.Notes, fmt.Sprintf("%s declares none of latlab's power-saving keywords in Ndi\\Params", a.Name))
 			}
@@ -208,6 +252,15 @@ func (k nicPowerSaving) Get(env *Env, sel Selector) (*Reading, error) {
 			} else {
 				on = append(on, desc)
 			}
+		}
+		if !pv.IsAbsent() {
+			parts = append(parts, pnpCapabilities+"="+pv.String())
+			it.Extra = append(it.Extra, Change{Loc: regLoc(a.Key, pnpCapabilities), Old: pv, New: pv})
+		}
+		if n, err := parseUint32(pv.String()); err == nil && n&pnpNoTurnOff == pnpNoTurnOff {
+			off = append(off, pnpShort)
+		} else {
+			on = append(on, pnpShort)
 		}
 		switch {
 		case len(on) == 0:
@@ -243,9 +296,6 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 	if err != nil {
 		return nil, err
 	}
-	if len(nps) == 0 {
-		return nil, badinput.Errorf("%q declares none of latlab's power-saving keywords in its Ndi\\Params (latlab knob explain nic-power-saving lists them)", a.Name)
-	}
 	p := &Plan{Knob: k.Name(), Target: a.Name, Request: value, Notes: []string{"takes effect when the adapter restarts (disable and enable it, or reboot)"}}
 	set := func(np NdiParam, n uint64) error {
 		if err := np.CheckAgainst(a.Name, int64(n)); err != nil {
@@ -275,7 +325,33 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 			}
 		}
 	}
+	// Device Manager's box: off clears it (keeping the value's other bits),
+	// default sets KB 2740020's default 0 where a value is stored.
+	pnp := regLoc(a.Key, pnpCapabilities)
+	pv, err := env.read(pnp)
+	if err != nil {
+		return nil, err
+	}
+	old, _ := parseUint32(pv.String()) // absent: 0
+	switch req.all {
+	case "off":
+		if _, err := p.addNumber(env, pnp, uint64(old|pnpNoTurnOff), backend.TypeDWORD); err != nil {
+			return nil, err
+		}
+	case "default":
+		if !pv.IsAbsent() {
+			if _, err := p.addNumber(env, pnp, 0, backend.TypeDWORD); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, s := range req.kvs {
+		if s.key == pnpCapabilities {
+			if _, err := p.addNumber(env, pnp, s.n, backend.TypeDWORD); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		i := slices.IndexFunc(nps, func(np NdiParam) bool { return strings.EqualFold(np.Keyword, s.key) })
 		if i < 0 {
 			var ds []string
@@ -296,6 +372,7 @@ func (k nicPowerSaving) Vet(target string, l backend.Loc, v backend.Value) error
 	for _, p := range powerKeywords {
 		names = append(names, p.Name)
 	}
+	names = append(names, pnpCapabilities)
 	if target == "" || !adapterValue(l, names) {
 		return notMine(k.Name(), target, l)
 	}

@@ -262,8 +262,8 @@ func (rssKnob) Experiment() Experiment {
 var rssRules = []Rule{
 	{ID: "rss-global-off", Verdict: Suspicious, When: "the global Receive-Side Scaling State is disabled",
 		Match:    func(c *Case) bool { return globalRSS(c) == "disabled" },
-		Reason:   text("RSS is disabled globally (netsh int tcp show global): one CPU processes every adapter's received packets, whatever the keywords"),
-		Evidence: func(c *Case) string { return quote(rssName, "", `State": disabled`) },
+		Reason:   text("RSS is disabled globally (MSFT_NetOffloadGlobalSetting ReceiveSideScaling): one CPU processes every adapter's received packets, whatever the keywords"),
+		Evidence: func(c *Case) string { return quote(rssName, "", "Disabled keeps RSS off") },
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "netsh int tcp set global rss=enabled", Why: "RSS is disabled for every adapter", Benefit: 40}
 		}},
@@ -330,7 +330,7 @@ func ndiDiffs(c *Case) (diff []string, known bool) {
 // globalRSS is the global state the rss reading noted, "" when unknown.
 func globalRSS(c *Case) string {
 	for _, n := range c.Notes {
-		if v, ok := strings.CutPrefix(n, "global Receive-Side Scaling State (netsh int tcp show global): "); ok {
+		if v, ok := strings.CutPrefix(n, globalRSSNote); ok {
 			return v
 		}
 	}

@@ -126,7 +126,9 @@ func TestKnobHistory(t *testing.T) {
 // A plan's warning (a BCD change under BitLocker without Secure Boot) is
 // printed in the plan of a dry run and of a real set, wrapped at 80.
 func TestKnobSetWarning(t *testing.T) {
-	w := knob.BootWarning(&knob.Env{BootSecurity: func() (knob.BootSecurity, error) { return knob.BootSecurity{BitLocker: true}, nil }},
+	w := knob.BootWarning(&knob.Env{BootSecurity: func() (knob.BootSecurity, error) {
+		return knob.BootSecurity{BitLocker: true, Profiles: [][]int{{0, 2, 4, 11}}}, nil
+	}},
 		[]knob.Change{{Loc: backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}})
 	plan := &knob.Plan{Knob: "tsc-sync-policy", Request: "enhanced", Warnings: []string{w},
 		Changes: []knob.Change{{Loc: backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "tscsyncpolicy"}}}}

@@ -16,7 +16,9 @@ const (
 	threadPriorityHighest      = 2
 )
 
-// NumCPU is the number of logical processors in this process's group.
+// NumCPU is the number of active logical processors in every processor
+// group of the machine (GetActiveProcessorCount of each group), not only
+// in this process's group; never fewer than runtime.NumCPU.
 func NumCPU() int {
 	n := 0
 	for _, c := range processorGroups() {

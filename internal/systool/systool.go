@@ -76,3 +76,27 @@ func XperfIn(roots []string, exists func(string) bool) (string, error) {
 	}
 	return "", fmt.Errorf("xperf.exe not found in the Windows Kits (%s): install the Windows Performance Toolkit (part of the Windows ADK and the Windows SDK) and run again", strings.Join(tried, ", "))
 }
+
+// PowerShellEnv is the environment of a PowerShell latlab starts: environ
+// with PSModulePath replaced by the one module folder Windows installs
+// under the system directory sysdir (System32\WindowsPowerShell\v1.0\Modules,
+// $PSHOME\Modules, which holds NetAdapter, NetTCPIP and CimCmdlets).
+// -NoProfile still loads modules on first use through PSModulePath, whose
+// first folder is in the user's Documents: an elevated latlab would
+// otherwise run a module any program of the user could plant there.
+// Administrators alone may write under the system directory. Environment
+// names are case-insensitive on Windows: every spelling is dropped.
+func PowerShellEnv(environ []string, sysdir string) ([]string, error) {
+	if !IsAbs(sysdir) {
+		return nil, fmt.Errorf("the system directory %q is not an absolute path", sysdir)
+	}
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, "PSModulePath") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PSModulePath="+strings.TrimRight(sysdir, `\/`)+`\WindowsPowerShell\v1.0\Modules`), nil
+}

@@ -55,3 +55,26 @@ func TestIsAbs(t *testing.T) {
 		}
 	}
 }
+
+// An elevated PowerShell gets the system's module folder alone: the
+// user's Documents folder (first on the default PSModulePath), Program
+// Files' and any other spelling of the name are gone.
+func TestPowerShellEnv(t *testing.T) {
+	env := []string{
+		`PATH=C:\Windows\system32`,
+		`PSModulePath=C:\Users\u\Documents\WindowsPowerShell\Modules;C:\Program Files\WindowsPowerShell\Modules;C:\Windows\system32\WindowsPowerShell\v1.0\Modules`,
+		`psmodulepath=C:\Users\u\evil`,
+		`USERPROFILE=C:\Users\u`,
+	}
+	got, err := PowerShellEnv(env, `C:\Windows\system32\`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`PATH=C:\Windows\system32`, `USERPROFILE=C:\Users\u`, `PSModulePath=C:\Windows\system32\WindowsPowerShell\v1.0\Modules`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("environment\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := PowerShellEnv(env, `Windows\system32`); err == nil {
+		t.Error("a relative system directory accepted")
+	}
+}

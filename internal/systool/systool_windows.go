@@ -21,6 +21,20 @@ func Path(name string) (string, error) {
 	return InSystemDir(dir, name)
 }
 
+// Env is the environment to run tool name with: for PowerShell, this
+// process's with PSModulePath limited to the system's module folder
+// (PowerShellEnv); nil (this process's own) for the others.
+func Env(name string) ([]string, error) {
+	if name != PowerShell {
+		return nil, nil
+	}
+	dir, err := windows.GetSystemDirectory()
+	if err != nil {
+		return nil, fmt.Errorf("GetSystemDirectory: %w", err)
+	}
+	return PowerShellEnv(os.Environ(), dir)
+}
+
 // kitsRoots reads the Windows Kits installed roots, newest kit first. The
 // Kits' installer is 32-bit: its key lies in the 32-bit registry view.
 func kitsRoots() []string {

@@ -111,12 +111,21 @@ func setResolution(units uint32, set bool) (uint32, error) {
 	if lookup != nil {
 		return 0, fmt.Errorf("NtSetTimerResolution: %w", lookup)
 	}
-	// STATUS_TIMER_RESOLUTION_NOT_SET (0xC0000245) on release means there
-	// was nothing to release.
-	if st != 0 {
-		return cur, fmt.Errorf("NtSetTimerResolution(%d, %v): NTSTATUS 0x%08x", units, set, uint32(st))
+	return cur, resolutionStatus(uint32(st), units, set)
+}
+
+// statusTimerResolutionNotSet is STATUS_TIMER_RESOLUTION_NOT_SET
+// (ntstatus.h, 0xC0000245; scripts/windows-abi compares it).
+const statusTimerResolutionNotSet = 0xC0000245
+
+// resolutionStatus is NtSetTimerResolution's NTSTATUS as an error.
+// STATUS_TIMER_RESOLUTION_NOT_SET on a release means this process held no
+// request: there was nothing to release, which is what release wants.
+func resolutionStatus(st, units uint32, set bool) error {
+	if st == 0 || (!set && st == statusTimerResolutionNotSet) {
+		return nil
 	}
-	return cur, nil
+	return fmt.Errorf("NtSetTimerResolution(%d, %v): NTSTATUS 0x%08x", units, set, st)
 }
 
 func set(d time.Duration) (*Request, error) {

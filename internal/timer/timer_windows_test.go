@@ -45,3 +45,22 @@ func TestWinmm(t *testing.T) {
 		t.Error("timeBeginPeriod(0) accepted")
 	}
 }
+
+// A release with nothing to release (STATUS_TIMER_RESOLUTION_NOT_SET) is
+// not an error; on a request, or any other status, it is.
+func TestResolutionStatus(t *testing.T) {
+	for _, tc := range []struct {
+		st   uint32
+		set  bool
+		fail bool
+	}{
+		{0, true, false}, {0, false, false},
+		{0xC0000245, false, false},
+		{0xC0000245, true, true},
+		{0xC000000D, false, true}, // STATUS_INVALID_PARAMETER
+	} {
+		if err := resolutionStatus(tc.st, 5000, tc.set); (err != nil) != tc.fail {
+			t.Errorf("status %#x set %v: %v", tc.st, tc.set, err)
+		}
+	}
+}

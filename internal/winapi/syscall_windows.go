@@ -38,6 +38,12 @@ package winapi
 
 //sys	RegSetValueEx(key windows.Handle, name *uint16, reserved uint32, vtype uint32, data *byte, size uint32) (regerrno error) = advapi32.RegSetValueExW
 
+// advapi32: a key deleted in the registry view every open uses
+// (KEY_WOW64_64KEY): registry.DeleteKey calls RegDeleteKeyW, which takes
+// no access mask, so a 32-bit latlab would delete in the 32-bit view.
+
+//sys	RegDeleteKeyEx(key windows.Handle, subkey *uint16, access uint32, reserved uint32) (regerrno error) = advapi32.RegDeleteKeyExW
+
 // user32: the display paths and the scaling each one uses.
 
 //sys	GetDisplayConfigBufferSizes(flags uint32, numPaths *uint32, numModes *uint32) (rc error) = user32.GetDisplayConfigBufferSizes?

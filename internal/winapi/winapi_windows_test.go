@@ -105,3 +105,40 @@ func TestGroupAffinityLayout(t *testing.T) {
 		t.Errorf("GroupAffinity: size %d, Group at %d, Reserved at %d; want 16, 8, 10", s, o1, o2)
 	}
 }
+
+// AdjustTokenPrivileges succeeds when it enabled none of the privileges
+// asked for and says so only in the last error: that is a failure.
+func TestAdjustResult(t *testing.T) {
+	for _, tc := range []struct {
+		r1   uintptr
+		last error
+		want error
+	}{
+		{1, windows.Errno(0), nil},
+		{1, windows.ERROR_NOT_ALL_ASSIGNED, windows.ERROR_NOT_ALL_ASSIGNED},
+		{0, windows.ERROR_ACCESS_DENIED, windows.ERROR_ACCESS_DENIED},
+		{0, windows.Errno(0), windows.ERROR_INVALID_PARAMETER},
+	} {
+		if got := adjustResult(tc.r1, tc.last); !errors.Is(got, tc.want) || (tc.want == nil) != (got == nil) {
+			t.Errorf("adjustResult(%d, %v) = %v, want %v", tc.r1, tc.last, got, tc.want)
+		}
+	}
+	// The real call on this process's token: enabling a privilege it
+	// holds succeeds; the answer is either nil or ERROR_NOT_ALL_ASSIGNED,
+	// never a silent success for a privilege the token lacks.
+	var tok windows.Token
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok); err != nil {
+		t.Skip(err)
+	}
+	defer tok.Close()
+	var luid windows.LUID
+	name, _ := windows.UTF16PtrFromString("SeChangeNotifyPrivilege") // every token holds it
+	if err := windows.LookupPrivilegeValue(nil, name, &luid); err != nil {
+		t.Skip(err)
+	}
+	tp := windows.Tokenprivileges{PrivilegeCount: 1}
+	tp.Privileges[0] = windows.LUIDAndAttributes{Luid: luid, Attributes: windows.SE_PRIVILEGE_ENABLED}
+	if err := AdjustTokenPrivileges(tok, &tp); err != nil {
+		t.Errorf("enabling SeChangeNotifyPrivilege: %v", err)
+	}
+}

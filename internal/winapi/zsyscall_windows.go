@@ -52,6 +52,7 @@ var (
 	procOpenTraceW                   = modadvapi32.NewProc("OpenTraceW")
 	procProcessTrace                 = modadvapi32.NewProc("ProcessTrace")
 	procQueryAllTracesW              = modadvapi32.NewProc("QueryAllTracesW")
+	procRegDeleteKeyExW              = modadvapi32.NewProc("RegDeleteKeyExW")
 	procRegSetValueExW               = modadvapi32.NewProc("RegSetValueExW")
 	procStartTraceW                  = modadvapi32.NewProc("StartTraceW")
 	procCreateWaitableTimerExW       = modkernel32.NewProc("CreateWaitableTimerExW")
@@ -132,6 +133,14 @@ func QueryAllTraces(properties *uintptr, count uint32, found *uint32) (winerr er
 	r0, _, _ := syscall.SyscallN(procQueryAllTracesW.Addr(), uintptr(unsafe.Pointer(properties)), uintptr(count), uintptr(unsafe.Pointer(found)))
 	if r0 != 0 {
 		winerr = syscall.Errno(r0)
+	}
+	return
+}
+
+func RegDeleteKeyEx(key windows.Handle, subkey *uint16, access uint32, reserved uint32) (regerrno error) {
+	r0, _, _ := syscall.SyscallN(procRegDeleteKeyExW.Addr(), uintptr(key), uintptr(unsafe.Pointer(subkey)), uintptr(access), uintptr(reserved))
+	if r0 != 0 {
+		regerrno = syscall.Errno(r0)
 	}
 	return
 }

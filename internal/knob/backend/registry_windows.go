@@ -92,7 +92,9 @@ func (r Registry) Write(l Loc, v Value) error {
 		} else if notFound(err) {
 			return nil
 		}
-		if err := registry.DeleteKey(root, sub); err != nil && !notFound(err) {
+		// In the same (64-bit) view as every open: registry.DeleteKey has
+		// no access mask, so a 32-bit latlab would delete in the 32-bit view.
+		if err := deleteKey(root, sub); err != nil && !notFound(err) {
 			return fmt.Errorf("delete key %s: %w", l.Path, err)
 		}
 		return nil
@@ -171,4 +173,14 @@ func (Registry) List(path string) (keys, values []string, err error) {
 		return nil, nil, fmt.Errorf("list %s: %w", path, err)
 	}
 	return keys, values, nil
+}
+
+// deleteKey deletes the empty key sub of root in the 64-bit registry view
+// (RegDeleteKeyExW with KEY_WOW64_64KEY).
+func deleteKey(root registry.Key, sub string) error {
+	p, err := windows.UTF16PtrFromString(sub)
+	if err != nil {
+		return err
+	}
+	return winapi.RegDeleteKeyEx(windows.Handle(root), p, wow64, 0)
 }
