@@ -408,6 +408,14 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
+	a.opts = ParseOptions(s.Options)
+	a.addParsed(s, &a.opts)
+}
+
+// addParsed analyses one segment whose options o has parsed already
+// (s.Options is not read again). o must stay unchanged until the next
+// segment: the Frame points at it.
+func (a *Analyzer) addParsed(s *Segment, o *TCPOptions) {
 	a.retireDue(s.TimeNs)
 	var k connKey
 	var c *Conn
@@ -487,8 +495,6 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 
 	// Options.
-	a.opts = ParseOptions(s.Options)
-	o := &a.opts
 	fr.Opts = o
 	if o.HasWScale {
 		sh := int(o.WScale)
