@@ -138,13 +138,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
-	st, err := scanInStages(ctx, o.Scan, func(b *segBatch) {
+	st, err := scanInStages(ctx, o.Scan, a.table.hashKey, func(b *segBatch) {
 		t0 = b.t0
 		if sinkErr != nil {
 			return // the scan is stopping: nothing more is wanted
 		}
 		for i := range b.segs {
-			a.addParsed(&b.segs[i], &b.opts[i])
+			a.addParsed(&b.segs[i], &b.opts[i], &b.keys[i], b.hashes[i])
 		}
 	})
 	r.Totals.TCPFragments += st.tcpFragments

@@ -25,9 +25,11 @@ const (
 // (Segment.Options is nil: the bytes belonged to the reader's buffer,
 // which the next frame overwrites).
 type segBatch struct {
-	segs []Segment
-	opts []TCPOptions
-	t0   int64 // the first frame's time (capture.Record.StartNs)
+	segs   []Segment
+	opts   []TCPOptions
+	keys   []connKey
+	hashes []uint64 // the keys' hashes (connTable.hashKey)
+	t0     int64    // the first frame's time (capture.Record.StartNs)
 }
 
 // stagedScan is what the scan stage returns: the capture's statistics
@@ -42,11 +44,12 @@ type stagedScan struct {
 // returns when the scan has ended and add has seen every batch. A panic
 // in the scan is raised again in the caller's goroutine, as if the scan
 // had run there.
-func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), add func(*segBatch)) (stagedScan, error) {
+func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), hash func(*connKey) uint64, add func(*segBatch)) (stagedScan, error) {
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
-		free <- &segBatch{segs: make([]Segment, 0, stageBatch), opts: make([]TCPOptions, 0, stageBatch)}
+		free <- &segBatch{segs: make([]Segment, 0, stageBatch), opts: make([]TCPOptions, 0, stageBatch),
+			keys: make([]connKey, 0, stageBatch), hashes: make([]uint64, 0, stageBatch)}
 	}
 	var (
 		res     stagedScan
@@ -76,11 +79,13 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 			}
 			b.opts = append(b.opts, ParseOptions(s.Options))
 			s.Options = nil
+			b.keys = append(b.keys, keyOf(s))
+			b.hashes = append(b.hashes, hash(&b.keys[len(b.keys)-1]))
 			b.t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
 			if len(b.segs) == cap(b.segs) {
 				full <- b
 				b = <-free
-				b.segs, b.opts = b.segs[:0], b.opts[:0]
+				b.segs, b.opts, b.keys, b.hashes = b.segs[:0], b.opts[:0], b.keys[:0], b.hashes[:0]
 			}
 		})
 		res.Stats = st

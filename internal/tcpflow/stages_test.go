@@ -27,10 +27,16 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 	}
 	var got []Segment
 	batches := 0
-	st, err := scanInStages(context.Background(), g.scan, func(b *segBatch) {
+	tab := newConnTable()
+	st, err := scanInStages(context.Background(), g.scan, tab.hashKey, func(b *segBatch) {
 		batches++
-		if len(b.segs) != len(b.opts) {
-			t.Errorf("batch of %d segments with %d options", len(b.segs), len(b.opts))
+		if len(b.segs) != len(b.opts) || len(b.segs) != len(b.keys) || len(b.segs) != len(b.hashes) {
+			t.Errorf("batch of %d segments with %d options, %d keys, %d hashes", len(b.segs), len(b.opts), len(b.keys), len(b.hashes))
+		}
+		for i := range b.segs {
+			if k := keyOf(&b.segs[i]); b.keys[i] != k || b.hashes[i] != tab.hashKey(&k) {
+				t.Errorf("segment %d: key %v hash %x, want %v %x", i, b.keys[i], b.hashes[i], k, tab.hashKey(&k))
+			}
 		}
 		got = append(got, b.segs...)
 	})
@@ -62,8 +68,9 @@ func TestStagesRaiseAScanPanicInTheCaller(t *testing.T) {
 			t.Fatalf("recovered %v", p)
 		}
 	}()
+	tab := newConnTable()
 	scanInStages(context.Background(), func(context.Context, capture.Handler) (*capture.Stats, error) {
 		panic("bad frame")
-	}, func(*segBatch) {})
+	}, tab.hashKey, func(*segBatch) {})
 	t.Fatal("no panic")
 }
