@@ -135,3 +135,49 @@ func TestPaceSendsUnheldWhenHeldSendDeclines(t *testing.T) {
 		}
 	}
 }
+
+// preemptingTime is fakeTime whose clock jumps (the thread lost the CPU)
+// at the readings listed in jumps.
+type preemptingTime struct {
+	fakeTime
+	reads int
+	jumps map[int]int64
+}
+
+func (p *preemptingTime) now() int64 {
+	p.reads++
+	p.t += p.readCost + p.jumps[p.reads]
+	return p.t
+}
+
+// A spin that was preempted turns spinning off for a while: the
+// following sends sleep to their send time (no wake-up a margin early),
+// more of them after each further preempted spin, and spinning resumes
+// after that.
+func TestPaceStopsSpinningWhenPreempted(t *testing.T) {
+	period := 7_812_500.0
+	p := &preemptingTime{fakeTime: fakeTime{readCost: 10}, jumps: map[int]int64{}}
+	start := int64(time.Millisecond)
+	// the first spin is preempted: the clock jumps 1 ms on its second reading
+	p.jumps[5] = int64(time.Millisecond)
+	var stop atomic.Bool
+	var dues []int64
+	if _, err := pace(p, p.now, paceSpin, start, period, 40, &stop, func(i, due, at int64, held bool) bool {
+		dues = append(dues, due)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	early := 0 // wake-ups a spin margin before their packet's time
+	for i, w := range p.waits {
+		if w < dues[i] {
+			early++
+			if i >= 1 && i <= spinBackoffMin {
+				t.Errorf("send %d woke %d ns early: spinning should be off after the preempted spin", i, dues[i]-w)
+			}
+		}
+	}
+	if want := 40 - spinBackoffMin; early != want {
+		t.Errorf("%d sends spun, want %d (all but the %d after the preempted spin)", early, want, spinBackoffMin)
+	}
+}

@@ -35,5 +35,3 @@ func (r *tcpInfoReader) read() (TCPState, error) {
 	}
 	return DecodeLinuxTCPInfo(r.buf[:n])
 }
-
-func (r *tcpInfoReader) close() {}

@@ -51,5 +51,3 @@ func (r *tcpInfoReader) read() (TCPState, error) {
 		return DecodeWindowsTCPInfo(r.buf[:got])
 	}
 }
-
-func (r *tcpInfoReader) close() {}

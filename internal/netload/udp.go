@@ -251,7 +251,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	mode := paceModeFor(1e9 / o.RatePPS)
 	switch mode {
 	case paceSpin:
-		res.PacerMethod += fmt.Sprintf(", waking %s early and spinning to the send time", SpinMargin)
+		res.PacerMethod += fmt.Sprintf(", waking %s early and spinning to the send time while spins are not preempted", SpinMargin)
 	case paceBurst:
 		res.PacerMethod += fmt.Sprintf(", waking at most once per %s and sending every packet due", SpinMargin)
 		res.BurstEveryNs = int64(SpinMargin)
@@ -392,6 +392,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 	defer func() { h.Release() }()
 	y := probe.NewYielder(now())
 	var lastWake int64
+	sp := spinner{backoff: spinBackoffMin}
 	for i := int64(0); i < n; i++ {
 		if stop.Load() {
 			return true, nil
@@ -401,8 +402,12 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 			var err error
 			switch mode {
 			case paceSpin:
-				_, err = w.WaitUntil(due - int64(SpinMargin))
-				for now() < due {
+				if sp.off > 0 {
+					sp.off--
+					_, err = w.WaitUntil(due)
+				} else {
+					_, err = w.WaitUntil(due - int64(SpinMargin))
+					sp.spin(now, due)
 				}
 			case paceSleep:
 				_, err = w.WaitUntil(due)
@@ -424,6 +429,50 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 		}
 	}
 	return false, nil
+}
+
+// A spin the scheduler preempted costs the packet what it was meant to
+// save: at normal priority on a busy machine the thread that spins uses
+// its share of the CPU, is put back behind the load in the middle of the
+// spin, and sends a time slice late (a lost round: send lag p99 26 times
+// cyclictest's). Waking at the send time instead lets the scheduler's
+// preference for a thread that slept do its work. So the pacer spins only
+// while its spins are not preempted: after one that was, it sleeps to the
+// send time for spinBackoffMin sends, twice as many after each further
+// preempted spin (up to spinBackoffMax), then tries a spin again; a
+// clean spin halves the next back-off.
+const (
+	// spinPreempted is a gap between two clock readings of a spin that
+	// only losing the CPU explains (a reading takes tens of ns).
+	spinPreempted  = int64(20 * time.Microsecond)
+	spinBackoffMin = 16
+	spinBackoffMax = 4096
+)
+
+// spinner is the pacing thread's spinning state (paceSpin).
+type spinner struct {
+	off     int64 // sends left that sleep to the send time instead of spinning
+	backoff int64 // how many the next preempted spin turns off
+}
+
+// spin waits on the clock until due. A gap between two readings longer
+// than spinPreempted (the thread lost the CPU) stops spinning for a while.
+func (s *spinner) spin(now func() int64, due int64) {
+	prev := now()
+	preempted := false
+	for prev < due {
+		t := now()
+		if t-prev > spinPreempted {
+			preempted = true
+		}
+		prev = t
+	}
+	if preempted {
+		s.off = s.backoff
+		s.backoff = min(2*s.backoff, spinBackoffMax)
+	} else {
+		s.backoff = max(s.backoff/2, spinBackoffMin)
+	}
 }
 
 // AchievedRatePPS is the send rate actually reached.

@@ -11,18 +11,25 @@ import (
 // connections spent about 17% of their time in the collector).
 func TestNewConnIsOneAllocation(t *testing.T) {
 	a := NewAnalyzer()
-	a.conns = make(map[connKey]*Conn, 4096) // no growth while counting
+	a.table.slots = make([]connSlot, 8192) // no growth while counting
+	a.table.mask = 8191
 	port := uint16(1)
 	s := &Segment{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), DstPort: 443}
 	allocs := testing.AllocsPerRun(1000, func() {
 		s.SrcPort = port
 		port++
-		a.newConn(keyOf(s), s)
+		k := keyOf(s)
+		a.newConn(k, a.table.hashKey(&k), s)
 	})
 	if allocs > 1 {
 		t.Fatalf("a new connection takes %v allocations, want 1", allocs)
 	}
-	c := a.conns[keyOf(s)]
+	k := keyOf(s)
+	sl := a.table.find(a.table.hashKey(&k), &k)
+	if sl == nil {
+		t.Fatal("the last connection is not in the table")
+	}
+	c := sl.conn
 	if c == nil || c.Dir(0) == c.Dir(1) || c.Dir(0).rack.mult != 1 || c.Dir(1).flow.winScale != -1 {
 		t.Fatalf("directions not set up: %+v", c)
 	}

@@ -142,15 +142,16 @@ type Frame struct {
 // closedSet). Memory thus grows with the connections open at once (each
 // holding what it has in flight) plus that little per closed connection.
 type Analyzer struct {
-	conns  map[connKey]*Conn
+	table  connTable // open and closed connections by key
 	closed closedSet
-	// last is the open connection of the latest segment (conns[lastKey]):
-	// segments come in bursts of one connection, and comparing its
-	// endpoints is cheaper than hashing a 64-byte key.
-	last    *Conn
-	lastKey connKey
-	ending  []endingConn // connections that ended, oldest first, waiting out the grace period
-	streams int
+	// last is the open connection of the latest segment (table's under
+	// lastKey): segments come in bursts of one connection, and comparing
+	// its endpoints is cheaper than a lookup.
+	last     *Conn
+	lastKey  connKey
+	lastHash uint64
+	ending   []endingConn // connections that ended, oldest first, waiting out the grace period
+	streams  int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
 	// reused: copy what you keep.
 	OnFrame func(*Frame)
@@ -209,13 +210,14 @@ func (a *Analyzer) newHandshake() *HandshakeOptions {
 
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
-	return &Analyzer{conns: map[connKey]*Conn{}}
+	return &Analyzer{table: newConnTable()}
 }
 
 // endingConn is a connection that ended, due to be closed at due unless
 // more of its segments arrive.
 type endingConn struct {
 	k   connKey
+	h   uint64 // k's hash
 	c   *Conn
 	due int64
 }
@@ -249,26 +251,36 @@ func (a *Analyzer) retireDue(now int64) {
 			a.recycle(e.c)
 			continue
 		}
-		if a.conns[e.k] != e.c {
+		if sl := a.table.find(e.h, &e.k); sl == nil || sl.conn != e.c {
 			continue // no longer open (Finish)
 		}
 		if due := e.c.LastNs + a.closeGrace(e.c); due > now {
-			a.ending = append(a.ending, endingConn{e.k, e.c, due}) // it had more segments
+			a.ending = append(a.ending, endingConn{e.k, e.h, e.c, due}) // it had more segments
 			continue
 		}
-		a.retire(e.k, e.c)
+		a.retire(e.k, e.h, e.c)
 	}
 }
 
 // retire closes c, which has ended, and keeps only its Wireshark state.
-func (a *Analyzer) retire(k connKey, c *Conn) {
+func (a *Analyzer) retire(k connKey, h uint64, c *Conn) {
 	a.close(c)
-	delete(a.conns, k)
+	sl := a.table.slot(h, &k)
+	a.table.setConn(sl, nil)
 	if a.last == c {
 		a.last = nil
 	}
-	a.closed.put(k, closedConnOf(k, c))
+	a.putClosed(sl, closedConnOf(k, c))
 	a.recycle(c)
+}
+
+// putClosed stores t as the closed connection of sl's key.
+func (a *Analyzer) putClosed(sl *connSlot, t closedConn) {
+	if sl.closed != 0 {
+		*a.closed.at(sl.closed - 1) = t
+		return
+	}
+	a.table.setClosed(sl, a.closed.add(t)+1)
 }
 
 // recycle keeps the memory of c, which has closed and which nothing
@@ -346,16 +358,16 @@ func (a *Analyzer) allocConn() *connState {
 
 // Finish closes every open connection (OnClose) in stream order.
 func (a *Analyzer) Finish() {
-	open := make([]*Conn, 0, len(a.conns))
-	for _, c := range a.conns {
-		open = append(open, c)
-	}
+	open := make([]*Conn, 0, a.table.open)
+	a.table.each(func(c *Conn) { open = append(open, c) })
 	// stream order for deterministic output
 	slices.SortFunc(open, func(x, y *Conn) int { return cmp.Compare(x.Stream, y.Stream) })
 	for _, c := range open {
 		a.close(c)
 	}
-	a.conns = map[connKey]*Conn{}
+	seed := a.table.seed // the scan stage may still hash with it
+	a.table = newConnTable()
+	a.table.seed = seed
 	a.closed = closedSet{}
 	a.ending = nil
 	a.last = nil
@@ -379,7 +391,7 @@ type connState struct {
 	d [2]Dir
 }
 
-func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
+func (a *Analyzer) newConn(k connKey, h uint64, s *Segment) *Conn {
 	st := a.allocConn()
 	c := &st.c
 	c.Stream, c.A, c.B, c.FirstNs = a.streams, Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}, s.TimeNs
@@ -390,7 +402,8 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 	if a.KeepTimeline != nil && a.KeepTimeline(c.Stream) {
 		c.timeline = true
 	}
-	if old := a.conns[k]; old != nil {
+	if sl := a.table.find(h, &k); sl != nil && sl.conn != nil {
+		old := sl.conn
 		a.close(old)
 		if old.ended {
 			old.replaced = true // ending holds it: recycled when it leaves
@@ -398,32 +411,47 @@ func (a *Analyzer) newConn(k connKey, s *Segment) *Conn {
 			a.recycle(old)
 		}
 	}
-	if a.closed.len() > 0 {
-		a.closed.del(k)
+	sl := a.table.slot(h, &k)
+	if sl.closed != 0 {
+		a.closed.del(sl.closed - 1)
+		a.table.setClosed(sl, 0)
 	}
-	a.conns[k] = c
-	a.last, a.lastKey = c, k
+	a.table.setConn(sl, c)
+	a.last, a.lastKey, a.lastHash = c, k, h
 	return c
 }
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
+	a.opts = ParseOptions(s.Options)
+	k := keyOf(s)
+	a.addParsed(s, &a.opts, &k, a.table.hashKey(&k))
+}
+
+// addParsed analyses one segment whose options o has parsed already
+// (s.Options is not read again), whose key is *key and the key's hash h
+// (connTable.hashKey). o must stay unchanged until the next segment: the
+// Frame points at it.
+func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) {
 	a.retireDue(s.TimeNs)
 	var k connKey
 	var c *Conn
+	var closed int32
 	if l := a.last; l != nil && l.carries(s) {
-		k, c = a.lastKey, l
+		k, h, c = a.lastKey, a.lastHash, l
 	} else {
-		k = keyOf(s)
-		c = a.conns[k]
-		a.last, a.lastKey = c, k
+		k = *key
+		if sl := a.table.find(h, &k); sl != nil {
+			c, closed = sl.conn, sl.closed
+		}
+		a.last, a.lastKey, a.lastHash = c, k, h
 	}
 	late := false
 	if c == nil {
-		if t, ok := a.closed.get(k); ok {
-			c, late = t.revive(k), true
+		if closed != 0 {
+			c, late = a.closed.at(closed-1).revive(k), true
 		} else {
-			c = a.newConn(k, s)
+			c = a.newConn(k, h, s)
 		}
 	}
 	fr := &a.fr
@@ -437,7 +465,7 @@ func (a *Analyzer) Add(s *Segment) {
 	// base of the conversation starts a new one).
 	if s.Flags&(SYN|ACK) == SYN && fwd.baseSet {
 		if s.Seq != fwd.baseSeq {
-			c = a.newConn(k, s)
+			c = a.newConn(k, h, s)
 			d = 0
 			fwd, rev = c.dir[0], c.dir[1]
 			fr.Flags |= FlagReusedPorts
@@ -487,8 +515,6 @@ func (a *Analyzer) Add(s *Segment) {
 	}
 
 	// Options.
-	a.opts = ParseOptions(s.Options)
-	o := &a.opts
 	fr.Opts = o
 	if o.HasWScale {
 		sh := int(o.WScale)
@@ -544,14 +570,14 @@ func (a *Analyzer) Add(s *Segment) {
 	switch {
 	case c.closed:
 		if late {
-			a.closed.put(k, closedConnOf(k, c))
+			a.putClosed(a.table.slot(h, &k), closedConnOf(k, c))
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true
 		if a.closeAtOnce {
-			a.retire(k, c)
+			a.retire(k, h, c)
 		} else {
-			a.ending = append(a.ending, endingConn{k, c, c.LastNs + a.closeGrace(c)})
+			a.ending = append(a.ending, endingConn{k, h, c, c.LastNs + a.closeGrace(c)})
 		}
 	}
 }

@@ -74,41 +74,25 @@ func (t *closedConn) revive(k connKey) *Conn {
 	return c
 }
 
-// closedSet is the closed connections by key. The map holds an index into
-// chunks of closedConn rather than the closedConn itself: a Go map stores
-// a value above 128 bytes apart, one allocation per closed connection for
-// the garbage collector to trace. Chunks, not one slice, so that growing
-// copies nothing and leaves no slack beyond the last chunk.
+// closedSet holds the closed connections' state; the Analyzer's
+// connTable finds it by key (connSlot.closed). Chunks of closedConn
+// rather than a value per closed connection: one allocation per 1024,
+// not one per connection for the garbage collector to trace. Chunks, not
+// one slice, so that growing copies nothing and leaves no slack beyond
+// the last chunk.
 type closedSet struct {
-	idx    map[connKey]int
 	chunks [][]closedConn // closedChunk each
 	n      int            // indexes handed out
-	free   []int          // indexes a deletion left unused
+	free   []int32        // indexes a deletion left unused
 }
 
 const closedChunk = 1024
 
-func (s *closedSet) len() int { return len(s.idx) }
+func (s *closedSet) at(i int32) *closedConn { return &s.chunks[i/closedChunk][i%closedChunk] }
 
-func (s *closedSet) at(i int) *closedConn { return &s.chunks[i/closedChunk][i%closedChunk] }
-
-func (s *closedSet) get(k connKey) (*closedConn, bool) {
-	i, ok := s.idx[k]
-	if !ok {
-		return nil, false
-	}
-	return s.at(i), true
-}
-
-func (s *closedSet) put(k connKey, t closedConn) {
-	if i, ok := s.idx[k]; ok {
-		*s.at(i) = t
-		return
-	}
-	if s.idx == nil {
-		s.idx = map[connKey]int{}
-	}
-	var i int
+// add stores t and returns its index.
+func (s *closedSet) add(t closedConn) int32 {
+	var i int32
 	if n := len(s.free); n > 0 {
 		i = s.free[n-1]
 		s.free = s.free[:n-1]
@@ -116,17 +100,15 @@ func (s *closedSet) put(k connKey, t closedConn) {
 		if s.n%closedChunk == 0 {
 			s.chunks = append(s.chunks, make([]closedConn, closedChunk))
 		}
-		i = s.n
+		i = int32(s.n)
 		s.n++
 	}
 	*s.at(i) = t
-	s.idx[k] = i
+	return i
 }
 
-func (s *closedSet) del(k connKey) {
-	if i, ok := s.idx[k]; ok {
-		delete(s.idx, k)
-		*s.at(i) = closedConn{} // let its unacknowledged list go
-		s.free = append(s.free, i)
-	}
+// del frees index i for another closed connection.
+func (s *closedSet) del(i int32) {
+	*s.at(i) = closedConn{} // let its unacknowledged list go
+	s.free = append(s.free, i)
 }

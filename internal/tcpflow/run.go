@@ -138,19 +138,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
-	var seg Segment
-	st, err := o.Scan(ctx, func(rec *capture.Record, p *capture.Packet) {
-		t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
-		if !FromCapture(rec, p, &seg) {
-			if p.Proto == 6 && p.Fragment {
-				r.Totals.TCPFragments++
-			} else {
-				r.Totals.NonTCP++
-			}
-			return
+	st, err := scanInStages(ctx, o.Scan, a.table.hashKey, func(b *segBatch) {
+		t0 = b.t0
+		if sinkErr != nil {
+			return // the scan is stopping: nothing more is wanted
 		}
-		a.Add(&seg)
+		for i := range b.segs {
+			a.addParsed(&b.segs[i], &b.opts[i], &b.keys[i], b.hashes[i])
+		}
 	})
+	r.Totals.TCPFragments += st.tcpFragments
+	r.Totals.NonTCP += st.nonTCP
 	if err != nil {
 		return r, err
 	}
@@ -163,7 +161,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return r, err
 		}
 	}
-	r.Capture = st
+	r.Capture = st.Stats
 	r.Totals.AfterClose = after.Packets
 	r.Totals.add(&after)
 	if after.Packets > 0 {
@@ -186,6 +184,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				}
 			}
 			a2.OnClose = gr.closed
+			var seg Segment
 			if _, err := o.Scan(ctx, func(rec *capture.Record, p *capture.Packet) {
 				if FromCapture(rec, p, &seg) {
 					a2.Add(&seg)

@@ -1,0 +1,76 @@
+package tcpflow
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/capture"
+)
+
+// The analysis stage sees every segment the scan produced, in capture
+// order, over many batches, with the options parsed as Add would.
+func TestStagesKeepEverySegmentInOrder(t *testing.T) {
+	g := generated{n: 3000, open: 40, payload: func(i int) int { return 1 + i*37%1400 }}
+	var want []Segment
+	if _, err := g.scan(context.Background(), func(rec *capture.Record, p *capture.Packet) {
+		var s Segment
+		if FromCapture(rec, p, &s) {
+			s.Options = nil
+			want = append(want, s)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 4*stageBatch {
+		t.Fatalf("only %d segments: too few to cross batches", len(want))
+	}
+	var got []Segment
+	batches := 0
+	tab := newConnTable()
+	st, err := scanInStages(context.Background(), g.scan, tab.hashKey, func(b *segBatch) {
+		batches++
+		if len(b.segs) != len(b.opts) || len(b.segs) != len(b.keys) || len(b.segs) != len(b.hashes) {
+			t.Errorf("batch of %d segments with %d options, %d keys, %d hashes", len(b.segs), len(b.opts), len(b.keys), len(b.hashes))
+		}
+		for i := range b.segs {
+			if k := keyOf(&b.segs[i]); b.keys[i] != k || b.hashes[i] != tab.hashKey(&k) {
+				t.Errorf("segment %d: key %v hash %x, want %v %x", i, b.keys[i], b.hashes[i], k, tab.hashKey(&k))
+			}
+		}
+		got = append(got, b.segs...)
+	})
+	if err != nil || st.Stats == nil {
+		t.Fatalf("scan: %v, stats %v", err, st.Stats)
+	}
+	if batches < 4 {
+		t.Errorf("%d batches", batches)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d segments, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Options != nil || g.Frame != w.Frame || g.TimeNs != w.TimeNs || g.Src != w.Src || g.Dst != w.Dst ||
+			g.SrcPort != w.SrcPort || g.DstPort != w.DstPort || g.Seq != w.Seq || g.Ack != w.Ack ||
+			g.Flags != w.Flags || g.Window != w.Window || g.Len != w.Len {
+			t.Fatalf("segment %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// A panic in the scan's goroutine is raised in the caller's, where the
+// command's own recovery can see it, not in a goroutine that kills the
+// process.
+func TestStagesRaiseAScanPanicInTheCaller(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "bad frame") {
+			t.Fatalf("recovered %v", p)
+		}
+	}()
+	tab := newConnTable()
+	scanInStages(context.Background(), func(context.Context, capture.Handler) (*capture.Stats, error) {
+		panic("bad frame")
+	}, tab.hashKey, func(*segBatch) {})
+	t.Fatal("no panic")
+}

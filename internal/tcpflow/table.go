@@ -1,0 +1,153 @@
+package tcpflow
+
+import "hash/maphash"
+
+// connTable finds a connection by its key: the open connection, the
+// closed one's state (an index into closedSet's chunks), or both (a late
+// segment revives a closed connection while a new one may reuse its
+// ports). One table for both, so that a segment of a connection not seen
+// before costs one probe, not a miss in the open connections' map, another
+// in the closed ones' and a deletion; and the key's hash is computed by the
+// scan stage (hashKey), not by the analysis. Open addressing with linear
+// probing, a slot a cache line: a lookup usually touches one line.
+//
+// The hash is seeded at random for each Analyzer (hash/maphash, the
+// runtime's own map hash), so a capture crafted to collide cannot turn
+// the lookups into a scan of the table.
+type connTable struct {
+	slots  []connSlot
+	mask   uint64
+	used   int // slots holding a key
+	open   int // slots with an open connection
+	closed int // slots with a closed connection's state
+	seed   maphash.Seed
+}
+
+// connSlot is a key and what the analysis holds under it. h is the key's
+// hash with its lowest bit set: 0 marks an empty slot.
+type connSlot struct {
+	h      uint64
+	key    connKey
+	conn   *Conn // the open connection, nil if none
+	closed int32 // 1 + the closed connection's index in closedSet, 0 if none
+}
+
+const connTableMin = 1024
+
+func newConnTable() connTable {
+	return connTable{slots: make([]connSlot, connTableMin), mask: connTableMin - 1, seed: maphash.MakeSeed()}
+}
+
+// hashKey is k's hash for find and slot. It reads only the seed, which
+// never changes: the scan stage calls it concurrently with the analysis.
+func (t *connTable) hashKey(k *connKey) uint64 { return maphash.Comparable(t.seed, *k) | 1 }
+
+// find returns k's slot, or nil. The pointer is good until the next call
+// of slot or release.
+func (t *connTable) find(h uint64, k *connKey) *connSlot {
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		if s.h == h && s.key == *k {
+			return s
+		}
+		if s.h == 0 {
+			return nil
+		}
+	}
+}
+
+// slot returns k's slot, adding an empty one if there is none. The
+// pointer is good until the next call of slot or release.
+func (t *connTable) slot(h uint64, k *connKey) *connSlot {
+	if s := t.find(h, k); s != nil {
+		return s
+	}
+	if (t.used+1)*4 > len(t.slots)*3 { // at most 3/4 full
+		t.grow()
+	}
+	i := h & t.mask
+	for t.slots[i].h != 0 {
+		i = (i + 1) & t.mask
+	}
+	s := &t.slots[i]
+	*s = connSlot{h: h, key: *k}
+	t.used++
+	return s
+}
+
+func (t *connTable) grow() {
+	old := t.slots
+	t.slots = make([]connSlot, 2*len(old))
+	t.mask = uint64(len(t.slots) - 1)
+	for i := range old {
+		if o := &old[i]; o.h != 0 {
+			j := o.h & t.mask
+			for t.slots[j].h != 0 {
+				j = (j + 1) & t.mask
+			}
+			t.slots[j] = *o
+		}
+	}
+}
+
+// setConn and setClosed change what a slot holds, keeping the counts.
+func (t *connTable) setConn(s *connSlot, c *Conn) {
+	switch {
+	case s.conn == nil && c != nil:
+		t.open++
+	case s.conn != nil && c == nil:
+		t.open--
+	}
+	s.conn = c
+}
+
+func (t *connTable) setClosed(s *connSlot, idx int32) {
+	switch {
+	case s.closed == 0 && idx != 0:
+		t.closed++
+	case s.closed != 0 && idx == 0:
+		t.closed--
+	}
+	s.closed = idx
+}
+
+// release removes s if it holds nothing any more, moving back the slots
+// after it that would no longer be found (deletion without tombstones).
+func (t *connTable) release(s *connSlot) {
+	if s.conn != nil || s.closed != 0 {
+		return
+	}
+	i := (s.h & t.mask) // any index in s's run works as a start; find s's own
+	for &t.slots[i] != s {
+		i = (i + 1) & t.mask
+	}
+	t.used--
+	for {
+		t.slots[i] = connSlot{}
+		j := i
+		for {
+			j = (j + 1) & t.mask
+			n := &t.slots[j]
+			if n.h == 0 {
+				return
+			}
+			// n may move into the hole at i unless its home lies
+			// cyclically in (i, j].
+			home := n.h & t.mask
+			if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+				t.slots[i] = *n
+				i = j
+				break
+			}
+		}
+	}
+}
+
+// each calls fn with every open connection.
+func (t *connTable) each(fn func(*Conn)) {
+	for i := range t.slots {
+		if c := t.slots[i].conn; c != nil {
+			fn(c)
+		}
+	}
+}
