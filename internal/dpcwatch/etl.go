@@ -65,6 +65,9 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rec == nil && rd.Damaged > 0 {
+		return nil, dpcisrInput("%s: no DPC or ISR events in the buffers read, and %s", path, rd.Unreadable())
+	}
 	if rec == nil {
 		return nil, dpcisrInput("%s holds no DPC or ISR events (PerfInfo DPC, ThreadedDPC, TimerDPC, ISR, MSI ISR): record with wpr -start CPU, or xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT", path)
 	}
@@ -76,6 +79,9 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 	s := rec.Summary(last)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, etw.NewModules(mods).Len()))
 	rep.Notes = append(rep.Notes, s.Notes...)
+	if u := rd.Unreadable(); u != "" {
+		rep.Notes = append(rep.Notes, "the .etl trace: "+u)
+	}
 	rep.Notes = append(rep.Notes, rd.Notes()...)
 	return rep, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // Packet capture events. Their layouts are the templates of the
@@ -62,6 +64,18 @@ type PacketCounts struct {
 	NDIS, PktMon int // frames
 	Skipped      int // events that held no frame latlab reads (other media, damaged)
 	SkipReason   string
+	// Notes say what could not be read: packet events skipped, damaged
+	// buffers.
+	Notes []string
+}
+
+// IsPacketEvent reports whether an event carries a packet: NDIS-PacketCapture
+// 1001 (a fragment of a frame) or PktMon 160 and 170 (a packet, a dropped
+// packet). pktmon's component and configuration events carry none.
+func IsPacketEvent(rec *Record) bool {
+	return rec.Kind == HeaderEvent &&
+		(rec.Provider == NDISPacketCaptureGUID && rec.ID == ndisFragmentID ||
+			rec.Provider == PktMonGUID && (rec.ID == pktmonPacketID || rec.ID == pktmonDropID))
 }
 
 // Packets calls fn for every frame of the trace's NDIS-PacketCapture and
@@ -169,6 +183,17 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 	})
 	if len(pending) > 0 {
 		skip("an NDIS frame whose last fragment is missing")
+	}
+	if err == nil && pc.Skipped > 0 && pc.NDIS+pc.PktMon == 0 {
+		// A packet trace none of whose packets could be read is not an
+		// empty capture.
+		err = badinput.Errorf("none of its %d packet events holds a frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason)
+	}
+	if pc.Skipped > 0 {
+		pc.Notes = append(pc.Notes, fmt.Sprintf("%d packet events hold no frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason))
+	}
+	if u := rd.Unreadable(); u != "" {
+		pc.Notes = append(pc.Notes, "the .etl trace: "+u)
 	}
 	return rd, pc, err
 }

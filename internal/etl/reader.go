@@ -206,6 +206,7 @@ type Reader struct {
 	LostFlags  int // buffers flagged as following lost events or buffers
 	// inflated counts the bytes of the buffers read, decompressed.
 	inflated    int64
+	laterEvents int64 // events read after the first buffer
 	firstDamage string
 	notes       []string
 	dropped     int
@@ -242,7 +243,7 @@ var errStop = errors.New("stop")
 // bad input too, with the first one's reason: never an empty answer.
 func (rd *Reader) Walk(fn func(*Record) error) error {
 	err := rd.walk(fn)
-	if err == nil && rd.Damaged > 0 && rd.Buffers <= 1 {
+	if err == nil && rd.Damaged > 0 && rd.laterEvents == 0 {
 		return badinput.Errorf("none of its %d event buffers could be read: %s", rd.Damaged, rd.firstDamage)
 	}
 	return err
@@ -459,6 +460,9 @@ func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) 
 		}
 		if rec.PointerSize == 0 && rd.Logfile != nil {
 			rec.PointerSize = int(rd.Logfile.PointerSize)
+		}
+		if rd.Buffers > 1 {
+			rd.laterEvents++
 		}
 		if err := fn(rec); err != nil {
 			return err

@@ -194,7 +194,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 			case len(tcpEvents) < etw.MaxTCPEvents:
 				tcpEvents = append(tcpEvents, e)
 			}
-		case rec.Provider == NDISPacketCaptureGUID || rec.Provider == PktMonGUID:
+		case IsPacketEvent(rec):
 			packets++
 		}
 		return nil
@@ -202,7 +202,11 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Events: n, Providers: []Provider{}, Modules: []Module{}, Uses: []Use{}, Notes: rd.Notes()}
+	s := &Summary{Events: n, Providers: []Provider{}, Modules: []Module{}, Uses: []Use{}}
+	if u := rd.Unreadable(); u != "" {
+		s.Notes = append(s.Notes, u)
+	}
+	s.Notes = append(s.Notes, rd.Notes()...)
 	if lf := rd.Logfile; lf != nil {
 		s.Header = Facts{
 			OS: fmt.Sprintf("%d.%d", lf.OSMajor, lf.OSMinor), Build: lf.Build, CPUs: lf.CPUs,
@@ -254,7 +258,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 		s.Uses = append(s.Uses, Use{"latlab dpcisr FILE", fmt.Sprintf("%d DPC and ISR events, attributed through %d kernel modules", dpc, len(s.Modules))})
 	}
 	if packets > 0 {
-		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet capture events (NDIS-PacketCapture, PktMon)", packets)})
+		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet events (NDIS-PacketCapture 1001, PktMon 160 and 170)", packets)})
 	}
 	s.TCP = tcpConns(tcpEvents, rd.Logfile)
 	if tcpBad > 0 {
