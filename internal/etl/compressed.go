@@ -27,7 +27,9 @@ func decompressBuffer(b []byte, limit int) ([]byte, error) {
 	case size > limit:
 		return nil, fmt.Errorf("its header says it holds %d bytes uncompressed, more than the trace's buffers hold (%d)", size, limit)
 	}
-	full := make([]byte, BufferHeaderSize, size)
+	// The output grows as it decodes: a header that claims a large size
+	// costs no large allocation unless the bytes decode to it.
+	full := make([]byte, BufferHeaderSize, min(size, BufferHeaderSize+16*len(b)))
 	copy(full, b[:BufferHeaderSize])
 	out, err := lz77Decompress(b[BufferHeaderSize:], full, size)
 	if err != nil {

@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -197,6 +198,12 @@ type Reader struct {
 	r   io.Reader
 	off int64
 
+	// Context, if set, stops the walk between buffers when it is done
+	// (Ctrl-C): Walk then returns nil with Interrupted set, and what was
+	// read until then stands.
+	Context     context.Context
+	Interrupted bool
+
 	// Logfile is the trace's header, known once the first buffer is read.
 	Logfile *Logfile
 	// Counts of what was read and what was skipped.
@@ -243,7 +250,7 @@ var errStop = errors.New("stop")
 // bad input too, with the first one's reason: never an empty answer.
 func (rd *Reader) Walk(fn func(*Record) error) error {
 	err := rd.walk(fn)
-	if err == nil && rd.Damaged > 0 && rd.laterEvents == 0 {
+	if err == nil && rd.Damaged > 0 && rd.laterEvents == 0 && !rd.Interrupted {
 		return badinput.Errorf("none of its %d event buffers could be read: %s", rd.Damaged, rd.firstDamage)
 	}
 	return err
@@ -284,6 +291,10 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 	var buf []byte
 	max := infile.Max()
 	for {
+		if rd.Context != nil && rd.Context.Err() != nil {
+			rd.Interrupted = true
+			return nil
+		}
 		start := rd.off
 		n, err := io.ReadFull(rd.r, hdr)
 		rd.off += int64(n)
@@ -344,6 +355,11 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 		compressed := bh.Flags&bufferFlagCompressed != 0
 		if compressed {
 			rd.Compressed++
+			// The header says the size the buffer decodes to: what it
+			// would add to the bytes read is checked before decoding.
+			if want := int64(binary.LittleEndian.Uint32(buf[0x30:])); want <= int64(rd.inflateLimit()) && rd.inflated+want > max {
+				return fmt.Errorf("its buffers hold %w", &infile.TooLargeError{Size: -1, Max: max})
+			}
 			d, err := decompressBuffer(buf, rd.inflateLimit())
 			if err != nil {
 				if rd.Buffers == 0 {
