@@ -652,8 +652,7 @@ func (r *Record) classic() bool {
 // setKernel fills the provider and opcode of a classic kernel event from
 // its hook id.
 func (r *Record) setKernel() {
-	c := kernelClass(r.HookID)
-	r.Provider = c.guid
+	r.Provider = kernelClassGUID(r.HookID)
 	r.Opcode = uint8(r.HookID)
 }
 
