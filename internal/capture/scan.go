@@ -88,11 +88,13 @@ type Stats struct {
 	ReadError   *FormatError   `json:"read_error,omitempty"` // where reading stopped early
 	Comments    int            `json:"packets_with_comments,omitempty"`
 	Interrupted bool           `json:"interrupted,omitempty"` // the scan was stopped (ScanOptions.Context)
+	// ETLNotes say what an .etl trace's conversion could not read.
+	ETLNotes []string `json:"etl_notes,omitempty"`
 }
 
 // Notes turns the counters into sentences for the reader.
 func (s *Stats) Notes() []string {
-	var n []string
+	n := append([]string(nil), s.ETLNotes...)
 	if s.Dedup {
 		n = append(n, fmt.Sprintf("duplicates dropped: %d copies of packets seen just before were not analysed (%s); --dedup off keeps them", s.Dropped, s.DedupReason))
 	}
@@ -150,8 +152,8 @@ func Scan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, error) {
 // runScan is Scan that also returns its scanner, whose look-ahead tests
 // inspect.
 func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error) {
-	r, isETL, stop := fromETL(r)
-	defer stop()
+	r, isETL, stopETL := fromETL(r)
+	defer stopETL()
 	rd, err := newReader(r, opt.MaxBytes)
 	if err != nil {
 		return nil, nil, err
@@ -196,6 +198,7 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 		s.record(&rec)
 	}
 	s.flush()
+	st.ETLNotes = stopETL()
 	st.Incomplete = s.dec.frag.incomplete()
 	st.FileBytes = rd.Pos()
 	return st, s, nil

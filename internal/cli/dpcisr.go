@@ -87,10 +87,14 @@ func runDPCISR(ctx context.Context, o *DPCISROptions) error {
 		}
 	}
 	if o.JSON {
-		return writeDoc(o.IO, res.Document(host.Collect()), o.settings)
+		err = writeDoc(o.IO, res.Document(host.Collect()), o.settings)
+	} else {
+		humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRText(report.TerminalSafe(w), res) })
 	}
-	humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRText(w, res) })
-	return nil
+	if err == nil && res.Report.Interrupted {
+		return errInterrupted
+	}
+	return err
 }
 
 // dpcisrErr makes the dpcisr commands' bad input a usage error (exit 2).

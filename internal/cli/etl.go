@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -57,8 +58,17 @@ func runETL(ctx context.Context, o *ETLOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeDoc(o.IO, s.Document(host.Collect()), o.settings)
+		err = writeDoc(o.IO, s.Document(host.Collect()), o.settings)
+	} else {
+		humanOut(o.IO.Out, func(w io.Writer) { report.ETL(report.TerminalSafe(w), s) })
 	}
-	report.ETL(o.IO.Out, s)
-	return nil
+	if err == nil && s.Interrupted {
+		return errInterrupted
+	}
+	return err
 }
+
+// errInterrupted ends a read of a trace that Ctrl-C stopped, after what
+// was read is written marked interrupted: exit status 130, as a shell
+// gives a command that SIGINT ended.
+var errInterrupted = &ExitStatusError{Code: 130}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/latlab/latlab/internal/buildinfo"
+	"github.com/latlab/latlab/internal/dpcwatch"
 )
 
 // IO is where a command reads and writes.
@@ -155,6 +156,8 @@ func ExitCode(err error) int {
 		return 0
 	case errors.As(err, &xe):
 		return xe.Code
+	case errors.Is(err, dpcwatch.ErrInterrupted):
+		return 130
 	case errors.As(err, &ee):
 		return 1
 	case isUsage(err):

@@ -133,7 +133,7 @@ func (o CaptureOptions) WriteReport(text []byte) (*CaptureResult, error) {
 	if err := outfile.WriteBytes(o.Out, text); err != nil {
 		return nil, err
 	}
-	r, err := readFile(o.Out)
+	r, err := readFile(context.Background(), o.Out) // a text report: read at once
 	if err != nil {
 		return nil, fmt.Errorf("xperf's report: %w", err)
 	}

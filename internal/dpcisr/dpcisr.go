@@ -58,6 +58,9 @@ type Report struct {
 	// their buckets, percentages that disagree with their counts, blocks
 	// taken as DPC because no heading preceded them.
 	Notes []string `json:"notes,omitempty"`
+	// Interrupted says the read of an .etl trace was stopped (Ctrl-C):
+	// the report covers what was read until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Section is the DPC or the ISR half of a report. A hand-edited file may

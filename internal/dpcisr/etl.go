@@ -1,6 +1,7 @@
 package dpcisr
 
 import (
+	"context"
 	"io"
 
 	"github.com/latlab/latlab/internal/etl"
@@ -14,10 +15,12 @@ const EncodingETL = "etl"
 // etlReport reads a report from an .etl trace. Package dpcwatch registers
 // it: it owns the recorder that sums executions into xperf's buckets, and
 // it imports this package.
-var etlReport func(path string) (*Report, error)
+// ctx stops the read (Ctrl-C): the report then covers what was read,
+// with Interrupted set.
+var etlReport func(ctx context.Context, path string) (*Report, error)
 
 // RegisterETL sets the reader of .etl traces.
-func RegisterETL(f func(path string) (*Report, error)) { etlReport = f }
+func RegisterETL(f func(ctx context.Context, path string) (*Report, error)) { etlReport = f }
 
 // isETL reports whether the file at path starts like an .etl trace.
 func isETL(path string) bool {

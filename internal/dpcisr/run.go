@@ -40,8 +40,8 @@ type Result struct {
 }
 
 // Run reads the report of o.File and keeps o.Module's histograms.
-func Run(_ context.Context, o Options) (*Result, error) {
-	r, err := readFile(o.File)
+func Run(ctx context.Context, o Options) (*Result, error) {
+	r, err := readFile(ctx, o.File)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +85,9 @@ func (r *Result) PageDocument(facts host.Facts, settings map[string]string) *res
 
 // readFile reads a report file within infile's bounds; every failure is
 // a badinput.Error naming the file (and the line, for a text report).
-func readFile(path string) (*Report, error) {
+func readFile(ctx context.Context, path string) (*Report, error) {
 	if etlReport != nil && isETL(path) {
-		return etlReport(path)
+		return etlReport(ctx, path)
 	}
 	f, err := infile.Open(path)
 	if err != nil {
@@ -169,13 +169,13 @@ func (o CompareOptions) Validate() error {
 }
 
 // RunCompare reads every report and compares them (see Compare).
-func RunCompare(_ context.Context, o CompareOptions) (*Comparison, error) {
+func RunCompare(ctx context.Context, o CompareOptions) (*Comparison, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	var runs []Labeled
 	for i, f := range o.Files {
-		r, err := readFile(f)
+		r, err := readFile(ctx, f)
 		if err != nil {
 			return nil, err
 		}

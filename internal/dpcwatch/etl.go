@@ -1,6 +1,8 @@
 package dpcwatch
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -17,13 +19,21 @@ import (
 // the routines are attributed with the trace's own Image events.
 func init() { dpcisr.RegisterETL(ReportFromETL) }
 
+// MaxModules bounds the kernel images kept from a trace's Image events
+// (a kernel trace lists a few hundred, twice: at its start and in the
+// rundown at its end); reaching it is noted.
+const MaxModules = 16384
+
 // ReportFromETL reads the trace at path in two passes: the kernel-mode
 // images of every Image event first (a wpr trace lists them in the rundown
-// at its end as well as its start), then the executions.
-func ReportFromETL(path string) (*dpcisr.Report, error) {
+// at its end as well as its start), then the executions. ctx stops either
+// pass between buffers (Ctrl-C): the report then covers what was read,
+// with Interrupted set.
+func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	var mods []etw.Module
-	var loads int
-	_, err := walkETL(path, func(_ *etl.Reader, r *etl.Record) {
+	seen := map[etw.Module]bool{}
+	var capped int
+	rd, err := walkETL(ctx, path, func(_ *etl.Reader, r *etl.Record) {
 		if r.Provider != etw.ImageGUID || !r.Kernel {
 			return
 		}
@@ -31,15 +41,29 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 		if !ok || err != nil || im.Unload || (im.PID != 0 && im.Base < 1<<63) {
 			return
 		}
-		loads++
-		mods = append(mods, etw.Module{Name: im.Name(), Base: im.Base, Size: im.Size})
+		m := etw.Module{Name: im.Name(), Base: im.Base, Size: im.Size}
+		if len(m.Name) > etl.MaxModuleName {
+			m.Name = m.Name[:etl.MaxModuleName]
+		}
+		if seen[m] {
+			return
+		}
+		if len(mods) >= MaxModules {
+			capped++
+			return
+		}
+		seen[m] = true
+		mods = append(mods, m)
 	})
 	if err != nil {
 		return nil, err
 	}
+	if rd.Interrupted {
+		return nil, interrupted(path, "while reading its kernel images, before any DPC or ISR event")
+	}
 	var rec *Recorder
 	var first, last int64
-	rd, err := walkETL(path, func(rd *etl.Reader, r *etl.Record) {
+	rd, err = walkETL(ctx, path, func(rd *etl.Reader, r *etl.Record) {
 		if r.Provider != etw.PerfInfoGUID || !r.Kernel {
 			return
 		}
@@ -65,6 +89,12 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rec == nil && rd.Interrupted {
+		return nil, interrupted(path, "before any DPC or ISR event")
+	}
+	if rec == nil && rd.Damaged > 0 {
+		return nil, dpcisrInput("%s: no DPC or ISR events in the buffers read, and %s", path, rd.Unreadable())
+	}
 	if rec == nil {
 		return nil, dpcisrInput("%s holds no DPC or ISR events (PerfInfo DPC, ThreadedDPC, TimerDPC, ISR, MSI ISR): record with wpr -start CPU, or xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT", path)
 	}
@@ -75,7 +105,17 @@ func ReportFromETL(path string) (*dpcisr.Report, error) {
 	rep.Encoding = dpcisr.EncodingETL
 	s := rec.Summary(last)
 	rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, etw.NewModules(mods).Len()))
+	if rd.Interrupted {
+		rep.Interrupted = true
+		rep.Notes = append([]string{fmt.Sprintf("interrupted after %d buffers: the report covers the DPC and ISR events read until then", rd.Buffers)}, rep.Notes...)
+	}
+	if capped > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("more than %d kernel images: %d further ones are not used to attribute routines", MaxModules, capped))
+	}
 	rep.Notes = append(rep.Notes, s.Notes...)
+	if u := rd.Unreadable(); u != "" {
+		rep.Notes = append(rep.Notes, "the .etl trace: "+u)
+	}
 	rep.Notes = append(rep.Notes, rd.Notes()...)
 	return rep, nil
 }
@@ -84,14 +124,24 @@ func dpcisrInput(format string, a ...any) error {
 	return badinput.Errorf(format, a...)
 }
 
-// walkETL reads the trace at path within infile's bounds.
-func walkETL(path string, fn func(*etl.Reader, *etl.Record)) (*etl.Reader, error) {
+// ErrInterrupted is a read stopped (Ctrl-C) before it found anything to
+// report.
+var ErrInterrupted = errors.New("interrupted")
+
+func interrupted(path, when string) error {
+	return fmt.Errorf("%s: %w %s", path, ErrInterrupted, when)
+}
+
+// walkETL reads the trace at path within infile's bounds; ctx stops it
+// between buffers.
+func walkETL(ctx context.Context, path string, fn func(*etl.Reader, *etl.Record)) (*etl.Reader, error) {
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, dpcisrInput("cannot read %s: %v", path, err)
 	}
 	defer f.Close()
 	rd := etl.NewReader(io.Reader(f))
+	rd.Context = ctx
 	err = rd.Walk(func(r *etl.Record) error { fn(rd, r); return nil })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -2,51 +2,41 @@ package etl
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 )
 
 // Compressed buffers (BufferFlag 0x40: sessions in
-// EVENT_TRACE_COMPRESSED_MODE, Windows 8 and later). Microsoft does not
-// publish their layout. latlab reads them as dissect.etl does (run on
-// traces written by this package's tests, it reads exactly this): the
-// buffer header stays as it is, BufferSize is the buffer's size in the
-// file, Offset (0x30) is where the compressed bytes end, and the bytes
-// from the end of the header to there are the buffer's events compressed
-// with plain LZXpress ([MS-XCA] 2.4). Should those bytes not decode so,
-// they are tried as LZXpress Huffman ([MS-XCA] 2.2.4), with SavedOffset as
-// the events' end. No real compressed trace was at hand to confirm either:
-// see docs/commands/etl.md.
-
-var errCompressedLayout = errors.New("its bytes decode neither as plain LZXpress nor as LZXpress Huffman")
+// EVENT_TRACE_COMPRESSED_MODE, Windows 8 and later; pktmon, PerfView and
+// wpr write them by default). Microsoft does not publish their layout;
+// real traces (pktmon captures of Windows 10 and 11, see
+// testdata/corpus.tsv) have it so: the 72-byte buffer header stays
+// uncompressed; BufferSize is the buffer's size in the file, not rounded;
+// Offset (0x30) and SavedOffset are the size the buffer had before it
+// was compressed; the bytes from the end of the header to BufferSize are
+// the events compressed with plain LZXpress ([MS-XCA] 2.4), and they
+// decode to exactly Offset - 72 bytes.
 
 // decompressBuffer returns a compressed buffer as an uncompressed one: its
-// header, then the events, with SavedOffset their end.
-func decompressBuffer(b []byte, bh Buffer) ([]byte, error) {
-	end := int(binary.LittleEndian.Uint32(b[0x30:]))
-	if end < BufferHeaderSize || end > len(b) {
-		return nil, fmt.Errorf("its compressed bytes end at %d, outside its %d bytes", end, len(b))
+// header, then the events, whose end is the returned slice's length. limit
+// bounds the uncompressed size (the trace's own buffer size).
+func decompressBuffer(b []byte, limit int) ([]byte, error) {
+	size := int(binary.LittleEndian.Uint32(b[0x30:]))
+	switch {
+	case size < BufferHeaderSize:
+		return nil, fmt.Errorf("its header says it holds %d bytes uncompressed, less than its own 72-byte header", size)
+	case size > limit:
+		return nil, fmt.Errorf("its header says it holds %d bytes uncompressed, more than the trace's buffers hold (%d)", size, limit)
 	}
-	in := b[BufferHeaderSize:end]
-	out, err := lz77Decompress(in, MaxBufferSize-BufferHeaderSize)
-	if err != nil || !eventsStart(out) {
-		saved := int(bh.SavedOffset)
-		if saved <= BufferHeaderSize || saved > MaxBufferSize {
-			return nil, errCompressedLayout
-		}
-		h, herr := xpressDecompress(in, saved-BufferHeaderSize)
-		if herr != nil || !eventsStart(h) {
-			return nil, errCompressedLayout
-		}
-		out = h
+	// The output grows as it decodes: a header that claims a large size
+	// costs no large allocation unless the bytes decode to it.
+	full := make([]byte, BufferHeaderSize, min(size, BufferHeaderSize+16*len(b)))
+	copy(full, b[:BufferHeaderSize])
+	out, err := lz77Decompress(b[BufferHeaderSize:], full, size)
+	if err != nil {
+		return nil, err
 	}
-	full := make([]byte, 0, BufferHeaderSize+len(out))
-	full = append(full, b[:BufferHeaderSize]...)
-	return append(full, out...), nil
-}
-
-// eventsStart reports whether b starts with a trace header's marker (or
-// is empty: a buffer without events).
-func eventsStart(b []byte) bool {
-	return len(b) == 0 || (len(b) >= 4 && b[3]&markerTraceHeader != 0)
+	if len(out) != size {
+		return nil, fmt.Errorf("its LZXpress bytes decode to %d bytes, its header says %d", len(out)-BufferHeaderSize, size-BufferHeaderSize)
+	}
+	return out, nil
 }

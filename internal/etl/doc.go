@@ -15,7 +15,10 @@
 //     Chappell, "WMI_BUFFER_HEADER" (studies/windows/km/ntoskrnl/api/etw/
 //     tracelog/wmi_buffer_header.htm); NTWMI.H of the Windows 10 WDK.
 //   - After the buffer header come events, each aligned to 8 bytes, up to
-//     SavedOffset. Every event starts with 4 bytes that say which header
+//     Offset (SavedOffset says less in the first buffer of Windows 10/11
+//     traces and 0 in Windows 7's: see bufferSize). A buffer flagged
+//     compressed (0x40) holds them in plain LZXpress (compressed.go).
+//     Every event starts with 4 bytes that say which header
 //     follows: the third byte is the header type, the fourth has its high
 //     bit set. Chappell, "Trace Headers" (tracelog/traceheaders.htm):
 //     0x01/0x02 SYSTEM_TRACE_HEADER (32/64-bit data), 0x03/0x04 its
@@ -37,5 +40,8 @@
 // Every read is bounded: a buffer larger than MaxBufferSize, a buffer
 // whose fields contradict each other, or an event that runs past its
 // buffer is skipped with a note naming its file offset, and reading goes
-// on at the next buffer.
+// on at the next buffer; a compressed buffer decodes to at most the
+// trace's own buffer size, and the decoded bytes count against infile's
+// cap. The layout is checked on the real traces of testdata/corpus.tsv
+// (scripts/verify-etl).
 package etl

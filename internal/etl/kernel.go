@@ -71,6 +71,15 @@ func kernelClass(hook uint16) class {
 	return class{name: fmt.Sprintf("kernel group 0x%02x", hook>>8)}
 }
 
+// kernelClassGUID is kernelClass(hook).guid, without naming an unknown
+// group: it runs once per kernel event.
+func kernelClassGUID(hook uint16) etw.GUID {
+	if c, ok := kernelHooks()[hook]; ok {
+		return c.guid
+	}
+	return kernelGroups()[uint8(hook>>8)].guid
+}
+
 // Provider names of manifest providers latlab reads, by GUID, for the
 // summary (a TraceLogging provider names itself in its events).
 var providerNames = sync.OnceValue(func() map[etw.GUID]string {

@@ -12,13 +12,15 @@ import (
 // shared half byte, a byte, a 16-bit or a 32-bit word). The stream ends
 // where the input does, at a match flag or where flags are due.
 
-// lz77Decompress decodes in, producing at most max bytes.
-func lz77Decompress(in []byte, max int) ([]byte, error) {
-	var out []byte
+// lz77Decompress decodes in, appending to out until out holds max bytes
+// (what follows in the input is ignored: a buffer's compressed bytes may be
+// followed by padding) or the input ends.
+func lz77Decompress(in, out []byte, max int) ([]byte, error) {
+	base := len(out)
 	var flags uint32
 	flagCount := 0
 	pos, lastHalf := 0, -1
-	for {
+	for len(out) < max {
 		if flagCount == 0 {
 			if pos+4 > len(in) {
 				return out, nil // the input ends where flags are due
@@ -31,9 +33,6 @@ func lz77Decompress(in []byte, max int) ([]byte, error) {
 		if flags&(1<<uint(flagCount)) == 0 {
 			if pos >= len(in) {
 				return out, nil
-			}
-			if len(out) >= max {
-				return nil, fmt.Errorf("%w: more than %d bytes", ErrLZ77Corrupt, max)
 			}
 			out = append(out, in[pos])
 			pos++
@@ -89,14 +88,15 @@ func lz77Decompress(in []byte, max int) ([]byte, error) {
 			length += 7
 		}
 		length += 3
-		if offset > len(out) {
-			return nil, fmt.Errorf("%w: a match %d bytes back after only %d bytes", ErrLZ77Corrupt, offset, len(out))
+		if offset > len(out)-base {
+			return nil, fmt.Errorf("%w: a match %d bytes back after only %d bytes", ErrLZ77Corrupt, offset, len(out)-base)
 		}
 		if length > max-len(out) {
-			return nil, fmt.Errorf("%w: more than %d bytes", ErrLZ77Corrupt, max)
+			length = max - len(out) // the rest is past what the caller wants
 		}
 		for i := 0; i < length; i++ {
 			out = append(out, out[len(out)-offset])
 		}
 	}
+	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
 )
 
 // Packet capture events. Their layouts are the templates of the
@@ -24,14 +26,19 @@ import (
 //     (UInt16 each), Payload. PacketType (PKTMON_PACKET_TYPE): 1 Ethernet,
 //     2 Wi-Fi, 3 IP. Event 170 is the same for a dropped packet.
 const (
-	ndisFragmentID   = 1001
-	pktmonPacketID   = 160
-	pktmonDropID     = 170
-	kwMediaWWAN      = 0x200
-	kwMedia80211     = 0x10000
-	kwPacketStart    = 0x40000000
-	kwPacketEnd      = 0x80000000
-	maxPacket        = 262144 // the largest snap length pcap readers take
+	ndisFragmentID = 1001
+	pktmonPacketID = 160
+	pktmonDropID   = 170
+	kwMediaWWAN    = 0x200
+	kwMedia80211   = 0x10000
+	kwPacketStart  = 0x40000000
+	kwPacketEnd    = 0x80000000
+	maxPacket      = 262144 // the largest snap length pcap readers take
+	// Unfinished NDIS frames are held per interface until their last
+	// fragment: at most one per interface (a new first fragment drops the
+	// one before), maxPacket bytes each, and these in all.
+	maxPendingIfaces = 256
+	maxPendingBytes  = 16 << 20
 	linkEthernet     = 1
 	linkRaw          = 101
 	linkIEEE80211    = 105
@@ -62,6 +69,18 @@ type PacketCounts struct {
 	NDIS, PktMon int // frames
 	Skipped      int // events that held no frame latlab reads (other media, damaged)
 	SkipReason   string
+	// Notes say what could not be read: packet events skipped, damaged
+	// buffers.
+	Notes []string
+}
+
+// IsPacketEvent reports whether an event carries a packet: NDIS-PacketCapture
+// 1001 (a fragment of a frame) or PktMon 160 and 170 (a packet, a dropped
+// packet). pktmon's component and configuration events carry none.
+func IsPacketEvent(rec *Record) bool {
+	return rec.Kind == HeaderEvent &&
+		(rec.Provider == NDISPacketCaptureGUID && rec.ID == ndisFragmentID ||
+			rec.Provider == PktMonGUID && (rec.ID == pktmonPacketID || rec.ID == pktmonDropID))
 }
 
 // Packets calls fn for every frame of the trace's NDIS-PacketCapture and
@@ -73,6 +92,11 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 	var headerTS int64
 	haveHeader := false
 	pending := map[uint32][]byte{} // NDIS fragments of an unfinished frame, by interface
+	pendingBytes := 0
+	drop := func(ifx uint32) {
+		pendingBytes -= len(pending[ifx])
+		delete(pending, ifx)
+	}
 	skip := func(why string) {
 		pc.Skipped++
 		if pc.SkipReason == "" {
@@ -107,21 +131,26 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 			frag := b[12 : 12+int(le.Uint32(b[8:]))]
 			kw := rec.Keyword
 			if kw&kwPacketStart != 0 {
-				delete(pending, ifx)
+				drop(ifx)
 			}
 			if kw&kwPacketEnd == 0 {
 				if kw&kwPacketStart != 0 || pending[ifx] != nil {
 					if len(pending[ifx])+len(frag) > maxPacket {
-						delete(pending, ifx)
+						drop(ifx)
 						skip(fmt.Sprintf("NDIS frame at offset %d spans more than %d bytes", rec.Offset, maxPacket))
 						return nil
 					}
+					if pending[ifx] == nil && len(pending) >= maxPendingIfaces || pendingBytes+len(frag) > maxPendingBytes {
+						skip(fmt.Sprintf("NDIS fragment at offset %d: more than %d interfaces or %d bytes of unfinished frames", rec.Offset, maxPendingIfaces, maxPendingBytes))
+						return nil
+					}
 					pending[ifx] = append(pending[ifx], frag...)
+					pendingBytes += len(frag)
 					return nil
 				}
 			} else if p := pending[ifx]; p != nil {
 				frag = append(p, frag...)
-				delete(pending, ifx)
+				drop(ifx)
 			}
 			lt := uint16(linkEthernet)
 			switch {
@@ -169,6 +198,17 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 	})
 	if len(pending) > 0 {
 		skip("an NDIS frame whose last fragment is missing")
+	}
+	if err == nil && pc.Skipped > 0 && pc.NDIS+pc.PktMon == 0 {
+		// A packet trace none of whose packets could be read is not an
+		// empty capture.
+		err = badinput.Errorf("none of its %d packet events holds a frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason)
+	}
+	if pc.Skipped > 0 {
+		pc.Notes = append(pc.Notes, fmt.Sprintf("%d packet events hold no frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason))
+	}
+	if u := rd.Unreadable(); u != "" {
+		pc.Notes = append(pc.Notes, "the .etl trace: "+u)
 	}
 	return rd, pc, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/infile"
 )
 
 // udpFrame is an Ethernet/IPv4/UDP frame with the given DSCP.
@@ -172,6 +173,10 @@ func FuzzPackets(f *testing.F) {
 	f.Add(b)
 	b, _ = writePktMon(f)
 	f.Add(b)
+	comp, _, _ := writeDPCISRWith(8, true)
+	f.Add(comp)
+	defer infile.Reset()
+	infile.SetMax(4 << 20) // as FuzzReader
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var out bytes.Buffer
 		_, _ = WritePcapng(bytes.NewReader(b), &out)

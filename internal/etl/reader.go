@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,15 +9,17 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/infile"
 )
 
 // Sizes and bounds of the format.
 const (
 	BufferHeaderSize = 0x48
-	// MaxBufferSize bounds one trace buffer. ETW's own limit on a
-	// session's buffers is 1 MB to 16 MB depending on the Windows
-	// version; a larger size is a damaged header.
-	MaxBufferSize = 64 << 20
+	// MaxBufferSize bounds one trace buffer: 16 MB, the most ETW gives a
+	// session's buffers since Windows 8 (1 MB before), per the
+	// BufferSize member of EVENT_TRACE_PROPERTIES in Microsoft's
+	// documentation. A larger size is a damaged or crafted header.
+	MaxBufferSize = 16 << 20
 	// MaxNotes bounds the notes a damaged file can produce; the count of
 	// damaged buffers and events is kept past it.
 	MaxNotes = 20
@@ -29,6 +32,9 @@ const (
 	bufferFlagBufferLost = 0x0004
 	bufferFlagProcIndex  = 0x0020
 	bufferFlagCompressed = 0x0040
+
+	// modeCompressed is EVENT_TRACE_COMPRESSED_MODE of LogFileMode.
+	modeCompressed = 0x04000000
 )
 
 // Trace header types: the third byte of every event (Chappell, "Trace
@@ -149,6 +155,7 @@ type Buffer struct {
 	Offset      int64 // in the file
 	Size        uint32
 	SavedOffset uint32
+	Filled      uint32 // Offset (0x30): the bytes the buffer holds
 	TimeStamp   int64
 	Sequence    int64
 	ClockType   uint8
@@ -166,6 +173,7 @@ func parseBuffer(b []byte, off int64) Buffer {
 		Offset:      off,
 		Size:        le.Uint32(b[0:]),
 		SavedOffset: le.Uint32(b[4:]),
+		Filled:      le.Uint32(b[0x30:]),
 		TimeStamp:   int64(le.Uint64(b[0x10:])),
 		Sequence:    int64(le.Uint64(b[0x18:])),
 		ClockType:   uint8(clock & 7),
@@ -190,6 +198,12 @@ type Reader struct {
 	r   io.Reader
 	off int64
 
+	// Context, if set, stops the walk between buffers when it is done
+	// (Ctrl-C): Walk then returns nil with Interrupted set, and what was
+	// read until then stands.
+	Context     context.Context
+	Interrupted bool
+
 	// Logfile is the trace's header, known once the first buffer is read.
 	Logfile *Logfile
 	// Counts of what was read and what was skipped.
@@ -197,8 +211,12 @@ type Reader struct {
 	Damaged    int // buffers skipped, and buffers cut short by a damaged event
 	Compressed int // compressed buffers
 	LostFlags  int // buffers flagged as following lost events or buffers
-	notes      []string
-	dropped    int
+	// inflated counts the bytes of the buffers read, decompressed.
+	inflated    int64
+	laterEvents int64 // events read after the first buffer
+	firstDamage string
+	notes       []string
+	dropped     int
 }
 
 // NewReader reads the file from r.
@@ -228,11 +246,55 @@ var errStop = errors.New("stop")
 // reuses its buffer); fn copies what it keeps. An error
 // from fn ends the walk and is returned. A file whose first buffer is not
 // an ETW trace buffer is bad input (badinput); damage after it is noted
-// and skipped.
+// and skipped, and a trace none of whose event buffers could be read is
+// bad input too, with the first one's reason: never an empty answer.
 func (rd *Reader) Walk(fn func(*Record) error) error {
+	err := rd.walk(fn)
+	if err == nil && rd.Damaged > 0 && rd.laterEvents == 0 && !rd.Interrupted {
+		return badinput.Errorf("none of its %d event buffers could be read: %s", rd.Damaged, rd.firstDamage)
+	}
+	return err
+}
+
+// damaged counts a buffer that could not be read (or was cut short) and
+// notes why.
+func (rd *Reader) damaged(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	if rd.Damaged == 0 {
+		rd.firstDamage = msg
+	}
+	rd.Damaged++
+	rd.notef("%s", msg)
+}
+
+// Unreadable says how many buffers could not be read, where the first is
+// and why ("" when every buffer was read).
+func (rd *Reader) Unreadable() string {
+	if rd.Damaged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of its buffers could not be read (or were cut short); the first: %s", rd.Damaged, rd.firstDamage)
+}
+
+// inflateLimit is the most bytes a buffer decompresses to: the trace's
+// own buffer size (the log file header's BufferSize), or MaxBufferSize
+// before the header is known or when it says more.
+func (rd *Reader) inflateLimit() int {
+	if lf := rd.Logfile; lf != nil && lf.BufferSize >= BufferHeaderSize && lf.BufferSize <= MaxBufferSize {
+		return int(lf.BufferSize)
+	}
+	return MaxBufferSize
+}
+
+func (rd *Reader) walk(fn func(*Record) error) error {
 	hdr := make([]byte, BufferHeaderSize)
 	var buf []byte
+	max := infile.Max()
 	for {
+		if rd.Context != nil && rd.Context.Err() != nil {
+			rd.Interrupted = true
+			return nil
+		}
 		start := rd.off
 		n, err := io.ReadFull(rd.r, hdr)
 		rd.off += int64(n)
@@ -257,52 +319,68 @@ func (rd *Reader) Walk(fn func(*Record) error) error {
 		if why != "" && rd.Buffers == 0 {
 			return badinput.Errorf("not an .etl trace: the first buffer's header %s", why)
 		}
-		if why != "" {
-			if rd.Logfile == nil || rd.Logfile.BufferSize < BufferHeaderSize || rd.Logfile.BufferSize > MaxBufferSize {
-				rd.notef("buffer at offset %d: %s; the rest of the file is not read", start, why)
-				rd.Damaged++
+		bufSize := int(bh.Size)
+		if why != "" && (bh.Size < BufferHeaderSize || bh.Size > MaxBufferSize) {
+			// A size that cannot be: the buffer is skipped as one of the
+			// trace's size when all its buffers have that size (not in a
+			// compressed trace, whose buffers' sizes vary).
+			lf := rd.Logfile
+			if lf == nil || lf.BufferSize < BufferHeaderSize || lf.BufferSize > MaxBufferSize || lf.LogFileMode&modeCompressed != 0 {
+				rd.damaged("buffer at offset %d: %s; the rest of the file is not read", start, why)
 				return nil
 			}
-			rd.notef("buffer at offset %d: %s; skipped as one buffer of the trace's size %d", start, why, rd.Logfile.BufferSize)
-			rd.Damaged++
-			size = rd.Logfile.BufferSize
+			why += fmt.Sprintf("; skipped as one buffer of the trace's size %d", lf.BufferSize)
+			bufSize = int(lf.BufferSize)
 		}
-		buf, n, err = readBuffer(rd.r, buf[:0], hdr, int(size))
+		buf, n, err = readBuffer(rd.r, buf[:0], hdr, bufSize)
 		rd.off += int64(n)
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			if rd.Buffers == 0 {
-				return badinput.Errorf("not an .etl trace: the first buffer says %d bytes, the file ends after %d", size, BufferHeaderSize+n)
+				return badinput.Errorf("not an .etl trace: the first buffer says %d bytes, the file ends after %d", bh.Size, BufferHeaderSize+n)
 			}
-			rd.notef("buffer at offset %d: %d bytes, the file ends after %d; skipped", start, size, BufferHeaderSize+n)
-			rd.Damaged++
+			rd.damaged("buffer at offset %d: %d bytes, the file ends after %d", start, bufSize, BufferHeaderSize+n)
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("reading the buffer at offset %d: %w", start, err)
 		}
 		if why != "" {
+			if bufSize == int(bh.Size) {
+				why += "; skipped"
+			}
+			rd.damaged("buffer at offset %d: %s", start, why)
 			continue
+		}
+		data, inflated := buf, int64(bh.Size)
+		compressed := bh.Flags&bufferFlagCompressed != 0
+		if compressed {
+			rd.Compressed++
+			// The header says the size the buffer decodes to: what it
+			// would add to the bytes read is checked before decoding.
+			if want := int64(binary.LittleEndian.Uint32(buf[0x30:])); want <= int64(rd.inflateLimit()) && rd.inflated+want > max {
+				return fmt.Errorf("its buffers hold %w", &infile.TooLargeError{Size: -1, Max: max})
+			}
+			d, err := decompressBuffer(buf, rd.inflateLimit())
+			if err != nil {
+				if rd.Buffers == 0 {
+					return badinput.Errorf("not a readable .etl trace: the first buffer is compressed and %v", err)
+				}
+				rd.damaged("compressed buffer at offset %d: %v; skipped", start, err)
+				continue
+			}
+			data, size, inflated = d, len(d), int64(len(d))
+		}
+		// Decompressed bytes count against the cap on input files, as the
+		// bytes of an uncompressed trace would.
+		rd.inflated += inflated
+		if rd.inflated > max {
+			return fmt.Errorf("its buffers hold %w", &infile.TooLargeError{Size: -1, Max: max})
 		}
 		rd.Buffers++
 		if bh.Flags&(bufferFlagEventsLost|bufferFlagBufferLost) != 0 {
 			rd.LostFlags++
 		}
-		data := buf
-		if bh.Flags&bufferFlagCompressed != 0 {
-			rd.Compressed++
-			d, err := decompressBuffer(buf, bh)
-			if err != nil {
-				if rd.Buffers == 1 {
-					return badinput.Errorf("not a readable .etl trace: the first buffer is compressed and %v", err)
-				}
-				rd.notef("compressed buffer at offset %d: %v; skipped", start, err)
-				rd.Damaged++
-				continue
-			}
-			data = d
-			bh.SavedOffset = uint32(len(d))
-		}
-		if err := rd.events(data, bh, bh.Flags&bufferFlagCompressed != 0, fn); err != nil {
+		if err := rd.events(data[:size], bh, compressed, fn); err != nil {
 			if err == errStop {
 				return nil
 			}
@@ -333,26 +411,38 @@ func readBuffer(r io.Reader, buf, hdr []byte, size int) ([]byte, int, error) {
 	return buf, read, nil
 }
 
-// bufferSize checks a buffer header and returns its size, or why it
-// cannot be read.
-func (rd *Reader) bufferSize(bh Buffer) (uint32, string) {
+// bufferSize checks a buffer header and returns where its events end, or
+// why it cannot be read.
+//
+// The events end at Offset (0x30), the bytes the buffer holds. SavedOffset
+// is the same in every buffer but the first: there, in Windows 10 and 11
+// traces, SavedOffset ends after the log file header and Offset after one
+// or two more events of the logger's own EventTrace class (hook 0x0050,
+// and in some a PerfInfo event), well-formed and time-stamped after the
+// header; in Windows 7 traces SavedOffset is 0 while Offset ends after the
+// header. Offset is then the buffer's fill, as in every other buffer, and
+// the events up to it are the trace's: dissect.etl reads to Offset too,
+// and the corpus (testdata/corpus.tsv) agrees with it so. SavedOffset is
+// taken only when Offset is out of the buffer's bounds.
+func (rd *Reader) bufferSize(bh Buffer) (int, string) {
 	switch {
 	case bh.Size < BufferHeaderSize:
 		return 0, fmt.Sprintf("says the buffer is %d bytes, less than its own 72-byte header", bh.Size)
 	case bh.Size > MaxBufferSize:
 		return 0, fmt.Sprintf("says the buffer is %d bytes, more than the %d a trace buffer can be", bh.Size, MaxBufferSize)
-	case bh.Flags&bufferFlagCompressed == 0 && (bh.SavedOffset < BufferHeaderSize || bh.SavedOffset > bh.Size):
-		return 0, fmt.Sprintf("says its events end at %d, outside its %d bytes", bh.SavedOffset, bh.Size)
+	case bh.Flags&bufferFlagCompressed != 0:
+		return 0, "" // decompressBuffer checks Offset
+	case bh.Filled >= BufferHeaderSize && bh.Filled <= bh.Size:
+		return int(bh.Filled), ""
+	case bh.SavedOffset >= BufferHeaderSize && bh.SavedOffset <= bh.Size:
+		return int(bh.SavedOffset), ""
 	}
-	return bh.Size, ""
+	return 0, fmt.Sprintf("says its events end at %d (Offset) or %d (SavedOffset), outside its %d bytes", bh.Filled, bh.SavedOffset, bh.Size)
 }
 
 // events walks the events of one buffer.
 func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) error) error {
-	end := int(bh.SavedOffset)
-	if end > len(b) {
-		end = len(b)
-	}
+	end := len(b)
 	first := rd.Buffers == 1 && rd.Logfile == nil
 	for pos := BufferHeaderSize; pos+4 <= end; {
 		marker := binary.LittleEndian.Uint32(b[pos:])
@@ -370,11 +460,10 @@ func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) 
 				return badinput.Errorf("not an .etl trace: the first event (offset %d) %v", rec.Offset, err)
 			}
 			if compressed {
-				rd.notef("event %d bytes into the compressed buffer at offset %d: %v; the rest of the buffer is skipped", pos, bh.Offset, err)
+				rd.damaged("event %d bytes into the compressed buffer at offset %d: %v; the rest of the buffer is skipped", pos, bh.Offset, err)
 			} else {
-				rd.notef("event at offset %d: %v; the rest of its buffer (offset %d) is skipped", rec.Offset, err, bh.Offset)
+				rd.damaged("event at offset %d: %v; the rest of its buffer (offset %d) is skipped", rec.Offset, err, bh.Offset)
 			}
-			rd.Damaged++
 			return nil
 		}
 		if first {
@@ -387,6 +476,9 @@ func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) 
 		}
 		if rec.PointerSize == 0 && rd.Logfile != nil {
 			rec.PointerSize = int(rd.Logfile.PointerSize)
+		}
+		if rd.Buffers > 1 {
+			rd.laterEvents++
 		}
 		if err := fn(rec); err != nil {
 			return err
@@ -560,8 +652,7 @@ func (r *Record) classic() bool {
 // setKernel fills the provider and opcode of a classic kernel event from
 // its hook id.
 func (r *Record) setKernel() {
-	c := kernelClass(r.HookID)
-	r.Provider = c.guid
+	r.Provider = kernelClassGUID(r.HookID)
 	r.Opcode = uint8(r.HookID)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"path/filepath"
 	"sort"
 	"time"
@@ -35,6 +36,9 @@ type Summary struct {
 	// Uses are the latlab commands that can read the trace.
 	Uses  []Use    `json:"uses"`
 	Notes []string `json:"notes,omitempty"`
+	// Interrupted says the read was stopped (Ctrl-C): the summary covers
+	// what was read until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Facts are the trace header's facts.
@@ -124,9 +128,29 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	return s, nil
 }
 
-// Summarize reads a trace from r.
+// Bounds of the summary's tables: a crafted trace cannot make them grow
+// without end. Each is far above what a real trace holds (a kernel trace
+// lists a few hundred images and a few dozen providers); reaching one is
+// noted.
+const (
+	MaxProviders = 4096
+	// MaxCounts bounds the opcode and event id counts of all providers
+	// together (a kernel and CLR trace of the corpus has about 600);
+	// events past it count in their provider's total only.
+	MaxCounts  = 8192
+	MaxModules = 16384
+	// MaxModuleName bounds an image's file name (Windows paths reach 32767
+	// UTF-16 units; kernel images are named far shorter).
+	MaxModuleName = 1024
+	// MaxTCBs bounds the TCP control blocks whose events are counted.
+	MaxTCBs = 65536
+)
+
+// Summarize reads a trace from r; ctx stops it between buffers (Ctrl-C),
+// and the summary then covers what was read, marked Interrupted.
 func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	rd := NewReader(r)
+	rd.Context = ctx
 	type key struct {
 		g      etw.GUID
 		kernel bool
@@ -141,42 +165,64 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	mods := map[Module]bool{}
 	var dpc, packets int64
 	var n int64
-	var tcpEvents []etw.TCPEvent
+	var capped struct {
+		provEvents, countEvents, mods, names, tcbs int64
+	}
+	var counts int
+	tcp := newTCPCounter()
 	var tcpBad int
 	var tcpBadMsg string
 	err := rd.Walk(func(rec *Record) error {
 		n++
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
 		k := key{g: rec.Provider, kernel: rec.Kernel}
 		if rec.Kernel && rec.Provider == (etw.GUID{}) {
 			k.hook = uint8(rec.HookID >> 8)
 		}
 		a := provs[k]
-		if a == nil {
-			a = &acc{ops: map[int]int64{}, classic: rec.classic()}
-			a.p.GUID, a.p.Kernel = GUIDString(rec.Provider), rec.Kernel
-			if rec.Kernel {
-				a.p.Name = kernelClass(rec.HookID).name
-			} else {
-				a.p.Name = ProviderName(rec.Provider)
-			}
-			provs[k] = a
-		}
-		if a.p.Name == "" {
-			a.p.Name = rec.ProviderTraitsName()
-		}
-		a.p.Events++
-		if rec.classic() {
-			a.ops[int(rec.Opcode)]++
+		if a == nil && len(provs) >= MaxProviders {
+			capped.provEvents++
 		} else {
-			a.ops[int(rec.ID)]++
+			if a == nil {
+				a = &acc{ops: map[int]int64{}, classic: rec.classic()}
+				a.p.GUID, a.p.Kernel = GUIDString(rec.Provider), rec.Kernel
+				if rec.Kernel {
+					a.p.Name = kernelClass(rec.HookID).name
+				} else {
+					a.p.Name = ProviderName(rec.Provider)
+				}
+				provs[k] = a
+			}
+			if a.p.Name == "" {
+				a.p.Name = clipRunes(rec.ProviderTraitsName(), MaxModuleName)
+			}
+			a.p.Events++
+			v := int(rec.ID)
+			if rec.classic() {
+				v = int(rec.Opcode)
+			}
+			if _, ok := a.ops[v]; ok || counts < MaxCounts {
+				if !ok {
+					counts++
+				}
+				a.ops[v]++
+			} else {
+				capped.countEvents++
+			}
 		}
 		switch {
 		case rec.Kernel && rec.Provider == etw.ImageGUID:
 			if im, ok, err := etw.DecodeImage(&rec.Event); ok && err == nil && !im.Unload && im.PID == 0 {
-				mods[Module{Name: im.Name(), File: im.FileName, Base: im.Base, Size: im.Size}] = true
+				file := im.FileName
+				if len(file) > MaxModuleName {
+					file = clipRunes(file, MaxModuleName)
+					capped.names++
+				}
+				m := Module{Name: clipRunes(im.Name(), MaxModuleName), File: file, Base: im.Base, Size: im.Size}
+				if mods[m] || len(mods) < MaxModules {
+					mods[m] = true
+				} else {
+					capped.mods++
+				}
 			}
 		case rec.Kernel && rec.Provider == etw.PerfInfoGUID:
 			if _, ok, _ := etw.DecodePerfInfo(&rec.Event); ok {
@@ -191,10 +237,10 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 				if tcpBadMsg == "" {
 					tcpBadMsg = fmt.Sprintf("offset %d: %v", rec.Offset, err)
 				}
-			case len(tcpEvents) < etw.MaxTCPEvents:
-				tcpEvents = append(tcpEvents, e)
+			default:
+				tcp.add(e)
 			}
-		case rec.Provider == NDISPacketCaptureGUID || rec.Provider == PktMonGUID:
+		case IsPacketEvent(rec):
 			packets++
 		}
 		return nil
@@ -202,7 +248,26 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{Events: n, Providers: []Provider{}, Modules: []Module{}, Uses: []Use{}, Notes: rd.Notes()}
+	s := &Summary{Events: n, Providers: []Provider{}, Modules: []Module{}, Uses: []Use{}, Interrupted: rd.Interrupted}
+	if rd.Interrupted {
+		s.Notes = append(s.Notes, fmt.Sprintf("interrupted after %d buffers and %d events: the summary covers those", rd.Buffers, n))
+	}
+	if u := rd.Unreadable(); u != "" {
+		s.Notes = append(s.Notes, u)
+	}
+	s.Notes = append(s.Notes, rd.Notes()...)
+	if capped.provEvents > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("more than %d providers: %d events of further providers are counted in the total only", MaxProviders, capped.provEvents))
+	}
+	if capped.countEvents > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("more than %d opcodes and event ids in all: %d events are counted in their provider's total only", MaxCounts, capped.countEvents))
+	}
+	if capped.mods > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("more than %d kernel images: %d further image events are not listed", MaxModules, capped.mods))
+	}
+	if capped.names > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d image file names longer than %d characters are cut there", capped.names, MaxModuleName))
+	}
 	if lf := rd.Logfile; lf != nil {
 		s.Header = Facts{
 			OS: fmt.Sprintf("%d.%d", lf.OSMajor, lf.OSMinor), Build: lf.Build, CPUs: lf.CPUs,
@@ -254,42 +319,110 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 		s.Uses = append(s.Uses, Use{"latlab dpcisr FILE", fmt.Sprintf("%d DPC and ISR events, attributed through %d kernel modules", dpc, len(s.Modules))})
 	}
 	if packets > 0 {
-		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet capture events (NDIS-PacketCapture, PktMon)", packets)})
+		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet events (NDIS-PacketCapture 1001, PktMon 160 and 170)", packets)})
 	}
-	s.TCP = tcpConns(tcpEvents, rd.Logfile)
+	s.TCP = tcp.conns()
+	s.Notes = append(s.Notes, tcp.notes...)
 	if tcpBad > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d Microsoft-Windows-TCPIP events could not be decoded; the first at %s", tcpBad, tcpBadMsg))
 	}
-	if len(tcpEvents) > 0 {
-		s.Uses = append(s.Uses, Use{"latlab etl FILE", fmt.Sprintf("%d Microsoft-Windows-TCPIP events in %d connection(s), decoded as net tcp-discard --etw decodes them (above)", len(tcpEvents), len(s.TCP))})
+	if tcp.events > 0 {
+		s.Uses = append(s.Uses, Use{"latlab etl FILE", fmt.Sprintf("%d Microsoft-Windows-TCPIP events in %d connection(s), decoded as net tcp-discard --etw decodes them (above)", tcp.events, len(s.TCP))})
 	}
 	return s, nil
+}
+
+// clipRunes cuts s to at most n runes.
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
 }
 
 // Document is the result document of the summary, stamped with the
 // facts of the machine that read the trace.
 func (s *Summary) Document(h host.Facts) *result.Document { return Kind.New(h, s) }
 
-// tcpConns groups TCP/IP events by connection, as ForConnection does for
-// tcp-discard's own connection.
-func tcpConns(evs []etw.TCPEvent, lf *Logfile) []TCPConn {
-	var out []TCPConn
-	seen := map[string]bool{}
-	var freq int64
-	if lf != nil {
-		freq = lf.Frequency()
+// tcpCounter groups TCP/IP events by connection as etw.ForConnection does
+// for tcp-discard's own connection, in one pass and without keeping the
+// events: a connection is found by its first TcpConnectTcbComplete event
+// (1033), which gives its Tcb; its events are the others with that Tcb,
+// wherever they are in the trace.
+type tcpCounter struct {
+	events int64
+	byTcb  map[uint64]*tcbCount
+	order  []tcpKey // connections in the order their 1033 event came
+	seen   map[tcpKey]bool
+	tcbOf  map[tcpKey]uint64 // by the normalised addresses: the first 1033's Tcb
+	capped int64
+	notes  []string
+}
+
+type tcpKey struct{ local, remote netip.AddrPort }
+
+type tcbCount struct {
+	total  int
+	counts map[string]int
+}
+
+func newTCPCounter() *tcpCounter {
+	return &tcpCounter{byTcb: map[uint64]*tcbCount{}, seen: map[tcpKey]bool{}, tcbOf: map[tcpKey]uint64{}}
+}
+
+func (t *tcpCounter) add(e etw.TCPEvent) {
+	t.events++
+	norm := func(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }
+	if e.ID == 1033 {
+		k := tcpKey{e.Local, e.Remote}
+		if !t.seen[k] && len(t.order) < MaxTCPConns {
+			t.seen[k] = true
+			t.order = append(t.order, k)
+		}
+		nk := tcpKey{norm(e.Local), norm(e.Remote)}
+		if _, ok := t.tcbOf[nk]; !ok && len(t.tcbOf) < MaxTCPConns {
+			t.tcbOf[nk] = e.Tcb
+		}
+		return
 	}
-	for _, e := range evs {
-		if e.ID != 1033 || len(out) >= MaxTCPConns {
-			continue
+	c := t.byTcb[e.Tcb]
+	if c == nil {
+		if len(t.byTcb) >= MaxTCBs {
+			t.capped++
+			return
 		}
-		key := e.Local.String() + " " + e.Remote.String()
-		if seen[key] {
-			continue
+		c = &tcbCount{counts: map[string]int{}}
+		t.byTcb[e.Tcb] = c
+	}
+	c.total++
+	c.counts[e.Name]++
+}
+
+func (t *tcpCounter) conns() []TCPConn {
+	var out []TCPConn
+	norm := func(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }
+	for _, k := range t.order {
+		c := TCPConn{Local: k.local.String(), Remote: k.remote.String(), Counts: map[string]int{}}
+		if n := t.byTcb[t.tcbOf[tcpKey{norm(k.local), norm(k.remote)}]]; n != nil {
+			c.Events = n.total
+			for name, v := range n.counts {
+				c.Counts[name] = v
+			}
 		}
-		seen[key] = true
-		c := etw.ForConnection(evs, e.Local, e.Remote, freq)
-		out = append(out, TCPConn{Local: e.Local.String(), Remote: e.Remote.String(), Events: c.Total, Counts: c.Counts})
+		out = append(out, c)
+	}
+	if len(t.order) >= MaxTCPConns {
+		t.notes = append(t.notes, fmt.Sprintf("the first %d TCP connections are listed", MaxTCPConns))
+	}
+	if t.capped > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("more than %d TCP control blocks: %d events of further ones are not counted", MaxTCBs, t.capped))
 	}
 	return out
 }

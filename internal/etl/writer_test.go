@@ -29,7 +29,7 @@ type traceWriter struct {
 	cur     []byte
 	seq     int64
 	// compress writes the event buffers compressed (plain LZXpress), in
-	// the layout compressed.go reads.
+	// the layout of Windows' compressed buffers (compressed.go).
 	compress bool
 }
 
@@ -71,17 +71,14 @@ func (w *traceWriter) flush(typ, flags uint16) {
 		b = append(b, 0xff)
 	}
 	if w.compress && typ != headerBufType {
+		// As Windows writes them: the header as it was, BufferSize the
+		// compressed buffer's size in the file, Offset and SavedOffset its
+		// size before compression, then the plain LZXpress bytes.
 		c := lz77Compress(b[BufferHeaderSize:saved])
-		end := BufferHeaderSize + len(c)
-		size := (end + 7) &^ 7
 		h := append([]byte(nil), b[:BufferHeaderSize]...)
-		le.PutUint32(h[0:], uint32(size))
-		le.PutUint32(h[0x30:], uint32(end))
+		le.PutUint32(h[0:], uint32(BufferHeaderSize+len(c)))
 		le.PutUint16(h[0x34:], flags|bufferFlagCompressed)
 		b = append(h, c...)
-		for len(b) < size {
-			b = append(b, 0)
-		}
 	}
 	w.bufs = append(w.bufs, b)
 	w.seq++
