@@ -38,7 +38,7 @@ func newDoctorCmd(io *IO) *cobra.Command {
 		Long: `The check-up latlab runs with no arguments: the timer state, a sleep probe, a
 wake probe with the tool's own overhead, and an audit of every setting of the
 knob catalogue for this OS, read live and never changed: its value, what it
-means, whether it is the default, and a verdict (default, tuned, suspicious,
+means, whether it is the default, and a verdict (default, changed, suspicious,
 harmful, unknown) with the evidence it rests on. It ends with at most five
 next steps. It needs no elevation: what it cannot read it lists as unknown.
 

@@ -121,7 +121,7 @@ type Overhead = probe.Overhead
 // Tally counts the settings by verdict.
 type Tally struct {
 	Default    int `json:"default"`
-	Tuned      int `json:"tuned"`
+	Changed    int `json:"changed"`
 	Suspicious int `json:"suspicious"`
 	Harmful    int `json:"harmful"`
 	Unknown    int `json:"unknown"`
@@ -181,8 +181,8 @@ func tally(ss []Setting) Tally {
 		switch s.Verdict {
 		case knob.Default:
 			t.Default++
-		case knob.Tuned:
-			t.Tuned++
+		case knob.Changed:
+			t.Changed++
 		case knob.Suspicious:
 			t.Suspicious++
 		case knob.Harmful:

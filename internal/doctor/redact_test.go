@@ -57,7 +57,7 @@ func TestRedact(t *testing.T) {
 	r := &Result{Profile: Standard, OS: "linux",
 		Timer:    Timer{Facts: []Fact{{"note", "read on zq-box"}}},
 		Wake:     &Probe{Name: "wake", What: "by zqtester", Samples: []int64{1, 2, 3}},
-		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: knob.Tuned, Reason: "r"}},
+		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: knob.Changed, Reason: "r"}},
 		Next:     []Step{}}
 	doc, err := Document(host.Facts{}, r, map[string]string{"bundle": "/home/zqtester/out/checkup.zip", "root": "/", "quick": "true"})
 	if err != nil {

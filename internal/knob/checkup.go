@@ -18,7 +18,7 @@ type Verdict string
 // The verdicts, from good to bad, and unknown.
 const (
 	Default    Verdict = "default"    // the OS (or driver) default
-	Tuned      Verdict = "tuned"      // changed, to a value with a known meaning
+	Changed    Verdict = "changed"    // changed from the default, to a value with a known meaning
 	Suspicious Verdict = "suspicious" // changed without evidence of benefit, or set where it has no effect
 	Harmful    Verdict = "harmful"    // the measured evidence says it hurts latency
 	Unknown    Verdict = "unknown"    // could not be read

@@ -352,7 +352,7 @@ var cpuIdleStatesRules = []Rule{
 		Match:     func(c *Case) bool { return c.Empty },
 		Reason:    text(noCpuidle),
 		IsDefault: func(c *Case) *bool { return nil }},
-	{ID: "idle-disabled", Verdict: Tuned, When: "a disabled state",
+	{ID: "idle-disabled", Verdict: Changed, When: "a disabled state",
 		Match: func(c *Case) bool { d, ok := idleDetail(c); return ok && d.Disabled },
 		Reason: func(c *Case) string {
 			return c.Meaning + ": disabled, so wake-ups never wait for it to be left; the cost is power and heat (" + cpuIdleStatesRefs[0].Cite() + ")"

@@ -194,7 +194,7 @@ var timerSlackRules = []Rule{
 		Match:    func(c *Case) bool { return c.Text() == "50000" },
 		Reason:   text("50µs: normal threads' timers may fire up to 50µs late so the kernel can batch wake-ups"),
 		Evidence: func(c *Case) string { return quote(timerSlackName, "", "50µs by default") }},
-	{ID: "slack-changed", Verdict: Tuned, When: "another value",
+	{ID: "slack-changed", Verdict: Changed, When: "another value",
 		Match: always,
 		Reason: func(c *Case) string {
 			return "latlab inherited this slack from the program that started it: " + c.Meaning

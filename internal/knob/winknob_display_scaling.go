@@ -304,7 +304,7 @@ var displayScalingRules = []Rule{
 			return c.Meaning + ", but every active path uses identity: at the native resolution any scaling request becomes identity, so this one has no effect here"
 		},
 		Evidence: func(c *Case) string { return quote(displayScalingName, "", "native resolution") }},
-	{ID: "display-chosen", Verdict: Tuned, When: "identity, centered, stretched or custom",
+	{ID: "display-chosen", Verdict: Changed, When: "identity, centered, stretched or custom",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string {
