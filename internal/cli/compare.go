@@ -26,7 +26,8 @@ type CompareOptions struct {
 	JSON         bool
 	Out          string
 
-	settings map[string]string
+	settings    map[string]string
+	detectAsked bool
 }
 
 func newCompareCmd(io *IO) *cobra.Command {
@@ -63,6 +64,7 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.settings = settingsOf(cmd.Flags())
+			o.detectAsked = cmd.Flags().Changed("detect")
 			return runCompare(cmd.Context(), o)
 		},
 	}
@@ -78,7 +80,7 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 
 func runCompare(ctx context.Context, o *CompareOptions) error {
 	res, err := compare.Run(ctx, compare.RunOptions{
-		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, ExpectBetter: o.ExpectBetter,
+		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, DetectAsked: o.detectAsked, ExpectBetter: o.ExpectBetter,
 		// A try result stands for its arms.
 		Arms: map[string]compare.Arms{try.Kind: try.CompareInputs},
 	})
