@@ -76,7 +76,7 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	fs.StringVar(&o.Events, "events", "", "write per-frame events to this CSV file (time,flow,frame,event,seq,ack,detail)")
 	fs.StringVar(&o.Graph, "graph", "", "tcptrace-style time-sequence graph of one connection's main data direction (.svg or .png)")
 	fs.StringVar(&o.WindowGraph, "window-graph", "", "bytes in flight and the RACK reordering window over time (.svg or .png)")
-	o.pcapInput.bind(cmd, "only connections with an endpoint matching: host|src|dst ADDR[/BITS], port|sport|dport N")
+	o.pcapInput.bind(cmd, "only connections one of whose directions matches a tcpdump filter, e.g. \"port 443 and not net 10.0.0.0/8\" (as pcap dscp)")
 	return cmd
 }
 
