@@ -74,7 +74,7 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 	fs.Float64Var(&o.Detect, "detect", 0.05, "relative change the sample-size advice is for (0.05 = 5%)")
 	fs.StringVar(&o.ExpectBetter, "expect-better", "", "exit 1 unless this file is significantly better (lower --by) than the first")
 	fs.BoolVar(&o.JSON, "json", false, "write the comparison as a result document (kind compare)")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 

@@ -178,7 +178,7 @@ func (d *pcapTCPDocument) begin() error {
 		d.file = f
 		w = append(w, f)
 	}
-	if d.o.JSON {
+	if d.o.JSON && d.o.Out == "" { // -o: the document goes to the file only
 		w = append(w, d.o.IO.Out)
 	}
 	doc, err := result.StreamDocument(host.Collect(), KindPcapTCP.Name())
@@ -213,6 +213,8 @@ func (d *pcapTCPDocument) close(res *tcpflow.Result, notes []string) error {
 	if d.file != nil {
 		if cerr := d.file.Commit(); err == nil && cerr != nil {
 			err = cerr
+		} else if cerr == nil {
+			wrote(d.o.IO, d.o.Out)
 		}
 		d.file = nil
 	}
