@@ -432,11 +432,30 @@ func TestFilter(t *testing.T) {
 			t.Errorf("%q: %v, want %v", expr, got, want)
 		}
 	}
-	for _, bad := range []string{"host", "port x", "bogus", "host 300.1.1.1"} {
+	for _, bad := range []string{"host", "port x", "bogus", "host 300.1.1.1", "(", "(host 10.0.0.1", "host 10.0.0.1)",
+		"host 10.0.0.1 and", "not", "port 70000", "portrange 9-3", "portrange 9", "tcp src", "or port 1",
+		"ip6 host 10.0.0.1", "host 10.0.0.0/8", "dst port and", strings.Repeat("(", 200) + "tcp" + strings.Repeat(")", 200)} {
 		if _, err := ParseFilter(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		} else if !strings.Contains(err.Error(), "accepted:") {
+			t.Errorf("%q: %v does not say what is accepted", bad, err)
 		}
 	}
+}
+
+// FuzzParseFilter: any expression is parsed or refused, never a panic, and
+// a parsed one matches without one.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{"dst port 7007", "not (host 10.0.0.1 or net fe80::/10) && tcp", "src or dst portrange 1-9", "ip proto 17", "host 1.2.3.4 or 5.6.7.8"} {
+		f.Add(s)
+	}
+	k := FlowKey{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.MustParseAddr("fe80::1"), SrcPort: 1, DstPort: 7007, Proto: 6}
+	f.Fuzz(func(t *testing.T, s string) {
+		flt, err := ParseFilter(s)
+		if err == nil {
+			flt.Match(k)
+		}
+	})
 }
 
 // FuzzScan reads arbitrary bytes as a capture: plain, pcapng with pktmon

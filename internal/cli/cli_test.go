@@ -57,7 +57,7 @@ func defaultMethodFlag() string { return probe.SleepMethods()[0] }
 // takes whole milliseconds).
 func TestSleepJSON(t *testing.T) {
 	for _, d := range []string{"1ms", "2ms"} {
-		code, out, errs := runCLI(t, "sleep", "--samples", "50", "--gap", "1ms", "--duration", d, "--json")
+		code, out, errs := runCLI(t, "sleep", "--samples", "50", "--gap", "1ms", "--sleep-length", d, "--json")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
@@ -77,7 +77,7 @@ func TestSleepJSON(t *testing.T) {
 		if s.Measurement.WarmupNs <= 0 || s.Overhead.ZeroWaitMethod == "" || s.Histogram.Data == "" || s.Timer == nil {
 			t.Errorf("document incomplete: %+v", s)
 		}
-		if doc.Settings["duration"] == "" || doc.Settings["samples"] != "50" {
+		if doc.Settings["sleep-length"] == "" || doc.Settings["samples"] != "50" {
 			t.Errorf("settings %v", doc.Settings)
 		}
 		if doc.Host.OS == "" || doc.Host.LogicalCPUs == 0 {
@@ -143,13 +143,13 @@ func TestTimerStatusJSON(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	cases := [][]string{
-		{"sleep", "--duration", "-1ms"},
-		{"sleep", "--duration", "1parsec"},
-		{"sleep", "--duration", "5"},
+		{"sleep", "--sleep-length", "-1ms"},
+		{"sleep", "--sleep-length", "1parsec"},
+		{"sleep", "--sleep-length", "5"},
 		{"sleep", "--samples", "x"},
 		{"sleep", "--samples", "-3"},
 		{"sleep", "--resolution", "5s"},
-		{"sleep", "--cpu", "999"},
+		{"sleep", "--cpus", "999"},
 		{"sleep", "--method", "busyloop"},
 		{"sleep", "--priority", "urgent"},
 		{"sleep", "--priority", "realtime", "--rtprio", "0"},

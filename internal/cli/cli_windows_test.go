@@ -11,8 +11,8 @@ import (
 
 func badInputOS() [][]string {
 	return [][]string{
-		{"sleep", "--method", "sleep", "--duration", "0.5ms"},
-		{"sleep", "--method", "sleep", "--duration", "1.5ms"},
+		{"sleep", "--method", "sleep", "--sleep-length", "0.5ms"},
+		{"sleep", "--method", "sleep", "--sleep-length", "1.5ms"},
 		{"sleep", "--method", "nanosleep"},
 		{"wake", "--dma-latency", "0"},
 	}
@@ -30,7 +30,7 @@ func checkTimerStatusJSON(t *testing.T, m map[string]any) {
 // code paths, not Windows timing).
 func TestSleepMethodsWindows(t *testing.T) {
 	for _, m := range []string{"sleep", "waitable", "ntdelay"} {
-		code, out, errs := runCLI(t, "sleep", "--samples", "5", "--method", m, "--duration", "2ms", "--resolution", "1ms", "--priority", "high", "--cpu", "0")
+		code, out, errs := runCLI(t, "sleep", "--samples", "5", "--method", m, "--sleep-length", "2ms", "--resolution", "1ms", "--priority", "high", "--cpus", "0")
 		if code != 0 || !strings.Contains(out, "granted") {
 			t.Fatalf("%s: exit %d: %s\n%s", m, code, errs, out)
 		}

@@ -26,7 +26,8 @@ type CompareOptions struct {
 	JSON         bool
 	Out          string
 
-	settings map[string]string
+	settings    map[string]string
+	detectAsked bool
 }
 
 func newCompareCmd(io *IO) *cobra.Command {
@@ -63,6 +64,7 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.settings = settingsOf(cmd.Flags())
+			o.detectAsked = cmd.Flags().Changed("detect")
 			return runCompare(cmd.Context(), o)
 		},
 	}
@@ -72,13 +74,13 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 	fs.Float64Var(&o.Detect, "detect", 0.05, "relative change the sample-size advice is for (0.05 = 5%)")
 	fs.StringVar(&o.ExpectBetter, "expect-better", "", "exit 1 unless this file is significantly better (lower --by) than the first")
 	fs.BoolVar(&o.JSON, "json", false, "write the comparison as a result document (kind compare)")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 
 func runCompare(ctx context.Context, o *CompareOptions) error {
 	res, err := compare.Run(ctx, compare.RunOptions{
-		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, ExpectBetter: o.ExpectBetter,
+		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, DetectAsked: o.detectAsked, ExpectBetter: o.ExpectBetter,
 		// A try result stands for its arms.
 		Arms: map[string]compare.Arms{try.Kind.Name(): try.CompareInputs},
 	})

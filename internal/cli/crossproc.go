@@ -49,7 +49,7 @@ func newCrossprocCmd(io *IO) *cobra.Command {
 		Long: `Starts a child latlab that requests, in turn, each of --periods (whole ms:
 timeBeginPeriod(i) on Windows, its own timer slack on Linux) and holds it for
 --hold, reporting each change over a pipe. This process requests nothing and,
-during each hold, measures its own sleep of --duration (Sleep(1) on Windows),
+during each hold, measures its own sleep of --sleep-length (Sleep(1) on Windows),
 and on Windows NtQueryTimerResolution's current interval and the granularity
 of its own timeGetTime. A first hold with no request gives the baseline.
 
@@ -76,11 +76,12 @@ document and drawn in the plot.`,
 	fs.StringVar(&o.Periods, "periods", "1-15", "what the other process requests, in whole ms: a list such as 1-15 or 1,2,5,10 (requested in ascending order)")
 	durationFlag(fs, &o.Hold, "hold", 4*time.Second, "how long each request is held and measured")
 	durationFlagZero(fs, &o.Settle, "settle", 100*time.Millisecond, "wait after the other process reports its request, before measuring")
-	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "the sleep measured in this process")
+	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep measured in this process asks for")
+	oldSpelling(fs, io.Err, "duration", "sleep-length", sleepLengthWhy)
 	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
 	fs.StringVar(&o.Plot, "plot", "", "write a plot of this process's sleep vs the other's request (FILE.svg or FILE.png)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind crossproc) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Child, "child", false, "run as the requesting child (reads 'set NS' / 'release' lines on stdin)")
 	_ = fs.MarkHidden("child")
 	return cmd

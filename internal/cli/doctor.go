@@ -59,7 +59,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 	fs.BoolVar(&o.Quick, "quick", false, "shorter probes: about 4 s in all")
 	fs.BoolVar(&o.Thorough, "thorough", false, "about a minute: longer probes, realtime where allowed, each CPU")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
 	fs.StringVar(&o.Bundle, "bundle", "", "write a .zip with the document, the page and the raw samples, with nothing personal, for a forum post or a bug report")
 	return cmd
@@ -100,11 +100,13 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 		if err := writeFileWith(o.HTML, func(w io.Writer) error { return report.DoctorHTML(w, doc, r) }); err != nil {
 			return err
 		}
+		wrote(o.IO, o.HTML)
 	}
 	if o.Bundle != "" {
 		if err := writeFileWith(o.Bundle, func(w io.Writer) error { return report.DoctorBundle(w, doc, r, doctor.CurrentIdentity()) }); err != nil {
 			return err
 		}
+		wrote(o.IO, o.Bundle)
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r) })
 }

@@ -47,7 +47,7 @@ type DPCWatchOptions struct {
 func newDPCWatchCmd(io *IO) *cobra.Command {
 	o := &DPCWatchOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "watch [--seconds N]",
+		Use:   "watch [--duration D]",
 		Short: "trace every DPC and ISR (Linux: softirq, hard IRQ) per driver (elevated/root)",
 		Long: `Windows, from an elevated (Administrator) prompt. No Windows Performance
 Toolkit is needed: latlab starts a kernel trace session itself (Event Tracing
@@ -58,7 +58,7 @@ module that holds it (the loaded-module list, and the trace's image events).
 A line per second names the module with the longest DPC and ISR of that second.
 It counts events by their own time stamps, and comes 1.5 s after its second
 ends: the trace delivers each CPU's events late and out of order.
-At the end (--seconds, or Ctrl-C) it prints per module the count, the total
+At the end (--duration, or Ctrl-C) it prints per module the count, the total
 time and the longest execution with when and on which CPU it ran, and a
 verdict in LatencyMon's terms: the highest DPC and ISR routine execution times,
 whose, and how far above 1 ms and 2 ms.
@@ -77,7 +77,7 @@ the system vectors ("LOC (local_timer)", "RES (reschedule)", "CAL
 (call_function)", ...); section "softirq" each softirq vector (NET_RX,
 TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
 --cpus restricts the trace to some CPUs.`,
-		Example: `  latlab dpc watch --seconds 30
+		Example: `  latlab dpc watch --duration 30s
   latlab dpc watch -o idle.json --html idle.html
   latlab dpcisr compare idle.json game.json --module ndis.sys`,
 		Args: cobra.NoArgs,
@@ -87,18 +87,18 @@ TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&o.Seconds, "seconds", 0, "stop after N seconds (0 = until Ctrl-C)")
+	secondsDurationFlag(fs, io.Err, &o.Seconds, 0, "stop after this long, e.g. 30s (0 = until Ctrl-C)")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no line per second")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind dpcisr) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.HTML, "html", "", "also write a self-contained HTML page of the result to this file")
-	fs.StringVar(&o.CPUs, "cpus", "", "Linux: trace only these CPUs, e.g. 1 or 0,2-3 (default all)")
+	cpusFlag(fs, &o.CPUs, "Linux: trace only these CPUs, e.g. 1 or 0,2-3 (default all)")
 	return cmd
 }
 
 func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if o.Seconds < 0 || o.Seconds > 24*3600 {
-		return Usagef("invalid --seconds %d: want 0 (until Ctrl-C) to 86400", o.Seconds)
+		return Usagef("invalid --duration %ds: want 0 (until Ctrl-C) to 24h", o.Seconds)
 	}
 	if err := checkOutputs("", "", o.Out, o.HTML); err != nil {
 		return err
@@ -151,7 +151,11 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if label == "" {
 		label = "dpc watch"
 	}
-	return writeFileWith(o.HTML, func(w io.Writer) error { return report.DPCISRPage(w, "latlab dpc watch", label, doc) })
+	if err := writeFileWith(o.HTML, func(w io.Writer) error { return report.DPCISRPage(w, "latlab dpc watch", label, doc) }); err != nil {
+		return err
+	}
+	wrote(o.IO, o.HTML)
+	return nil
 }
 
 // dpcWatchErr maps the watch's failures to one line each: an OS with no

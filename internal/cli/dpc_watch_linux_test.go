@@ -16,7 +16,7 @@ func TestDPCWatchLinux(t *testing.T) {
 	testutil.NeedRoot(t)
 	dir := testutil.TempDir(t)
 	a, b, page := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "a.html")
-	code, out, errs := runCLI(t, "dpc", "watch", "--seconds", "1", "-o", a, "--html", page)
+	code, out, errs := runCLI(t, "dpc", "watch", "--duration", "1s", "-o", a, "--html", page)
 	if code != 0 || !strings.Contains(out, "softirqs and") || !strings.Contains(out, "hardirq by longest execution") ||
 		!strings.Contains(out, "LOC (local_timer)") || !strings.Contains(out, "verdict: ") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
@@ -26,7 +26,7 @@ func TestDPCWatchLinux(t *testing.T) {
 			t.Errorf("wider than 80 columns: %q", l)
 		}
 	}
-	if code, out, errs = runCLI(t, "dpc", "watch", "--seconds", "1", "--quiet", "--cpus", "0", "-o", b); code != 0 {
+	if code, out, errs = runCLI(t, "dpc", "watch", "--duration", "1s", "--quiet", "--cpus", "0", "-o", b); code != 0 {
 		t.Fatalf("--cpus 0: exit %d %s%s", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "dpcisr", a)

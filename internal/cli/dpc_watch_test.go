@@ -130,8 +130,8 @@ func TestDPCISRReadsWatchDocument(t *testing.T) {
 }
 
 func TestDPCWatchBadSeconds(t *testing.T) {
-	code, _, errs := runCLI(t, "dpc", "watch", "--seconds", "-3")
-	if code != 2 || !strings.Contains(errs, "invalid --seconds -3: want 0 (until Ctrl-C) to 86400") {
+	code, _, errs := runCLI(t, "dpc", "watch", "--duration", "-3s")
+	if code != 2 || !strings.Contains(errs, `invalid value "-3s" for --duration: must not be negative`) {
 		t.Errorf("exit %d %s", code, errs)
 	}
 }

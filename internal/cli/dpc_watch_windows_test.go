@@ -13,7 +13,7 @@ func TestDPCWatchUnderWine(t *testing.T) {
 	if !testutil.UnderWine() {
 		t.Skip("not Wine: a real kernel trace is the CI job's, not a unit test's")
 	}
-	code, out, errs := runCLI(t, "dpc", "watch", "--seconds", "1", "--quiet")
+	code, out, errs := runCLI(t, "dpc", "watch", "--duration", "1s", "--quiet")
 	if code != 3 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "tracing unavailable: Wine does not implement") {
 		t.Errorf("exit %d %q %q", code, out, errs)
 	}

@@ -54,7 +54,7 @@ dpc watch document, and the modules' distributions plotted.`,
   latlab dpcisr out.txt --json > dpcisr.json
   latlab dpcisr watch.json --html watch.html
   latlab dpcisr compare extreme.txt off.txt --labels Extreme,Off --module ndis.sys
-  latlab dpcisr capture --seconds 30 -o out.txt`,
+  latlab dpcisr capture --duration 30s -o out.txt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]

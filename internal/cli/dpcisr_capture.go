@@ -29,12 +29,12 @@ type DPCISRCaptureOptions struct {
 func newDPCISRCaptureCmd(io *IO) *cobra.Command {
 	o := &DPCISRCaptureOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "capture --seconds N -o out.txt",
+		Use:   "capture --duration D -o out.txt",
 		Short: "trace DPCs and ISRs with xperf for N seconds and analyse the report (Windows, elevated)",
 		Long: `Windows only, and it needs an elevated (Administrator) prompt: starting a kernel
 trace is a privileged operation.
 
-Runs 'xperf -on ` + dpcisr.KernelFlags + `', waits --seconds, stops the
+Runs 'xperf -on ` + dpcisr.KernelFlags + `', waits --duration, stops the
 trace into an .etl in a temporary folder ('xperf -d'), exports it with
 'xperf -i trace.etl -o out.txt -a dpcisr', and prints the analysis as
 'latlab dpcisr out.txt' would. xperf comes with the Windows Performance Toolkit
@@ -44,9 +44,9 @@ analysed.
 Unlike the measuring commands, -o names xperf's text report (the file
 'latlab dpcisr' and 'latlab dpcisr compare' read); the result document (kind
 dpcisr) goes to stdout with --json and to a file with --result.`,
-		Example: `  latlab dpcisr capture --seconds 30 -o idle.txt
-  latlab dpcisr capture --seconds 60 -o load.txt --etl load.etl --module ndis.sys
-  latlab dpcisr capture --seconds 30 -o idle.txt --result idle.json`,
+		Example: `  latlab dpcisr capture --duration 30s -o idle.txt
+  latlab dpcisr capture --duration 60s -o load.txt --etl load.etl --module ndis.sys
+  latlab dpcisr capture --duration 30s -o idle.txt --result idle.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -54,7 +54,7 @@ dpcisr) goes to stdout with --json and to a file with --result.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&o.Seconds, "seconds", 30, "how long to trace")
+	secondsDurationFlag(fs, io.Err, &o.Seconds, 30, "how long to trace, e.g. 30s")
 	fs.StringVarP(&o.Out, "output", "o", "", "write xperf's text report to this file (required; not the result document: see --result)")
 	fs.StringVar(&o.Result, "result", "", "also write the result document (kind dpcisr) to this file")
 	fs.StringVar(&o.Etl, "etl", "", "also keep the kernel trace (.etl) at this path")

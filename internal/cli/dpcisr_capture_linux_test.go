@@ -6,7 +6,7 @@ import (
 )
 
 func TestDPCISRCaptureIsWindowsOnly(t *testing.T) {
-	code, _, errs := runCLI(t, "dpcisr", "capture", "--seconds", "1", "-o", "x.txt")
+	code, _, errs := runCLI(t, "dpcisr", "capture", "--duration", "1s", "-o", "x.txt")
 	if code != 2 || !strings.Contains(errs, "dpcisr capture is Windows-only") {
 		t.Errorf("exit %d: %s", code, errs)
 	}

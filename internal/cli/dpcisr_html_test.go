@@ -97,12 +97,12 @@ func TestDPCWatchHTMLFlag(t *testing.T) {
 	if err := os.WriteFile(page, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = runCLI(t, "dpc", "watch", "--seconds", "1", "--html", page)
+	code, _, errs = runCLI(t, "dpc", "watch", "--duration", "1s", "--html", page)
 	if code != 2 || !strings.Contains(errs, page+" exists: add --force") || readFile(t, page) != "keep" {
 		t.Errorf("existing --html: exit %d %s", code, errs)
 	}
 	missing := filepath.Join(dir, "no-such-dir", "p.html")
-	code, _, errs = runCLI(t, "dpc", "watch", "--seconds", "1", "--html", missing)
+	code, _, errs = runCLI(t, "dpc", "watch", "--duration", "1s", "--html", missing)
 	if code != 2 || !strings.Contains(errs, "cannot write "+missing) {
 		t.Errorf("unwritable --html: exit %d %s", code, errs)
 	}

@@ -36,14 +36,14 @@ func TestUsageErrorClasses(t *testing.T) {
 		{"unknown flag, near one", []string{"sleep", "--sample", "5"}, "unknown flag --sample; did you mean --samples?"},
 		{"unknown shorthand", []string{"sleep", "-z"}, "unknown flag -z (see"},
 		{"unknown shorthand in a group", []string{"sleep", "-zq"}, "unknown flag -z in -zq"},
-		{"flag without its value", []string{"sleep", "--output"}, "--output needs a value: also write the result document"},
+		{"flag without its value", []string{"sleep", "--output"}, "--output needs a value: write the result document"},
 		{"bad flag syntax", []string{"sleep", "---x"}, "bad flag syntax: ---x"},
 		{"whole number", []string{"sleep", "--samples", "x"}, `invalid value "x" for --samples: want a whole number`},
 		{"unsigned", []string{"sweep", "--seed", "-1"}, `invalid value "-1" for --seed: want a whole number`},
 		{"out of range", []string{"sweep", "--seed", "99999999999999999999999"}, "want a whole number in range"},
 		{"number", []string{"compare", "--detect", "x"}, `invalid value "x" for --detect: want a number`},
 		{"boolean", []string{"wake", "--json=maybe"}, `invalid value "maybe" for --json: want true or false`},
-		{"latlab's own value type", []string{"sleep", "--duration", "1"}, `invalid value "1" for --duration: needs a unit`},
+		{"latlab's own value type", []string{"sleep", "--sleep-length", "1"}, `invalid value "1" for --sleep-length: needs a unit`},
 	}
 	for _, tc := range tests {
 		code, out, errs := runCLI(t, tc.args...)

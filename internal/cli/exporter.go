@@ -27,7 +27,7 @@ type ExporterOptions struct {
 	Interval      time.Duration
 	Duty          string
 	Probes        string
-	CPU           int
+	CPUs          string
 	RTPrio        int
 	MaxConns      int
 	SettingsEvery time.Duration
@@ -35,7 +35,7 @@ type ExporterOptions struct {
 }
 
 // exporterFlags are the flags install passes on to the service.
-var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpu", "rtprio", "settings-every", "tls-config", "max-conns"}
+var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpus", "rtprio", "settings-every", "tls-config", "max-conns"}
 
 func newExporterCmd(io *IO) *cobra.Command {
 	o := &ExporterOptions{IO: io}
@@ -55,7 +55,7 @@ at boot and logs to the event log; on Linux, packaging/latlab-exporter.service
 is the systemd unit.`,
 		Example: `  latlab exporter
   latlab exporter --listen :9977 --tls-config web.yml
-  latlab exporter --duty 1% --probes wake --cpu 2 --rtprio 80
+  latlab exporter --duty 1% --probes wake --cpus 2 --rtprio 80
   latlab exporter install --listen :9977      (Windows, elevated)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,7 +67,8 @@ is the systemd unit.`,
 	durationFlag(fs, &o.Interval, "interval", exporter.DefaultInterval, "wake-up period, and the length of each sleep, inside a burst")
 	fs.StringVar(&o.Duty, "duty", "2%", "share of each 1s cycle spent measuring, which bounds the probe's CPU share (0.1%-50%)")
 	fs.StringVar(&o.Probes, "probes", "wake,sleep", "probes to run in turn: wake, sleep or both")
-	fs.IntVar(&o.CPU, "cpu", -1, "pin the probe thread to this CPU (labels the histograms); -1 = not pinned")
+	cpusFlag(fs, &o.CPUs, "pin the probe thread to this CPU, e.g. 2 (a list of one; labels the histograms)")
+	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 for the probe thread alone (Windows: TIME_CRITICAL in its class); 0 = normal")
 	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections open at once; one not being answered gives its slot to a newcomer")
 	durationFlag(fs, &o.SettingsEvery, "settings-every", exporter.DefaultSettingsEvery, "how often to read the settings (and, on Linux, the timer state)")
@@ -160,9 +161,12 @@ func changedFlags(fs *pflag.FlagSet, names []string) []string {
 
 func (o *ExporterOptions) options() (exporter.Options, error) {
 	eo := exporter.Defaults()
-	eo.Listen, eo.Interval, eo.CPU, eo.RTPrio = o.Listen, o.Interval, o.CPU, o.RTPrio
+	cpu, err := pinnedCPU(o.CPUs)
+	if err != nil {
+		return eo, err
+	}
+	eo.Listen, eo.Interval, eo.CPU, eo.RTPrio = o.Listen, o.Interval, cpu, o.RTPrio
 	eo.SettingsEvery, eo.WebConfig, eo.MaxConns = o.SettingsEvery, o.TLSConfig, o.MaxConns
-	var err error
 	if eo.Duty, err = exporter.ParseDuty(o.Duty); err != nil {
 		return eo, Usage(err)
 	}

@@ -26,7 +26,7 @@ func TestExporterBadInput(t *testing.T) {
 		{[]string{"exporter", "--listen", "9977"}, "invalid --listen \"9977\": want host:port"},
 		{[]string{"exporter", "--interval", "1us"}, "invalid --interval 1µs: accepted 10µs to 100ms"},
 		{[]string{"exporter", "--interval", "1"}, "needs a unit"},
-		{[]string{"exporter", "--cpu", "4096"}, "invalid --cpu 4096"},
+		{[]string{"exporter", "--cpus", "4096"}, "invalid --cpus: cpu 4096 does not exist"},
 		{[]string{"exporter", "--rtprio", "100"}, "invalid --rtprio 100"},
 		{[]string{"exporter", "--settings-every", "10ms"}, "invalid --settings-every 10ms"},
 		{[]string{"exporter", "--tls-config", "no-such-web-config.yml"}, "invalid --tls-config no-such-web-config.yml"},
@@ -47,7 +47,7 @@ func TestChangedFlags(t *testing.T) {
 	fs.StringVar(&listen, "listen", "127.0.0.1:9977", "")
 	fs.StringVar(&duty, "duty", "2%", "")
 	fs.IntVar(&cpu, "cpu", -1, "")
-	if err := fs.Parse([]string{"--cpu", "2", "--listen=:9977"}); err != nil {
+	if err := fs.Parse([]string{"--cpus", "2", "--listen=:9977"}); err != nil {
 		t.Fatal(err)
 	}
 	got := changedFlags(fs, []string{"listen", "duty", "cpu", "missing"})
@@ -60,7 +60,7 @@ func TestChangedFlags(t *testing.T) {
 // again, they give the same options.
 func TestInstallFlagsRoundTrip(t *testing.T) {
 	args := []string{"--listen", ":9977", "--interval", "1.234567ms", "--duty", "2.5%", "--probes", "wake",
-		"--cpu", "0", "--settings-every", "90s", "--tls-config", "web.yml"}
+		"--cpus", "0", "--settings-every", "90s", "--tls-config", "web.yml"}
 	parse := func(args []string) *cobra.Command {
 		cmd := newExporterCmd(&IO{Root: "/"})
 		if err := cmd.ParseFlags(args); err != nil {

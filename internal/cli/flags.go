@@ -74,7 +74,7 @@ func durationFlagZero(fs *pflag.FlagSet, p *time.Duration, name string, def time
 func settingsOf(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == "help" {
+		if f.Name == "help" || isOldSpelling(f) {
 			return
 		}
 		m[f.Name] = f.Value.String()

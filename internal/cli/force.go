@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/latlab/latlab/internal/outfile"
@@ -24,6 +27,10 @@ var outputFlags = []string{
 // With or without --force it refuses what latlab never writes
 // (outfile.Check): a link, a FIFO or device (os.DevNull excepted), a
 // missing directory, and, as root, a directory others could change.
+// inputArgs annotates a command whose arguments are input files: the
+// guard names a missing one before an output that exists.
+const inputArgs = "latlab-input-args"
+
 func guardOutputs(c *cobra.Command) {
 	var flags []*pflag.Flag
 	for _, n := range outputFlags {
@@ -37,6 +44,18 @@ func guardOutputs(c *cobra.Command) {
 	force := c.Flags().Bool("force", false, "overwrite output files that exist")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Annotations[inputArgs] != "" {
+			// What is missing of the input is the first thing wrong,
+			// before a report.html that the run would replace.
+			for _, a := range args {
+				if a == "-" {
+					continue
+				}
+				if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
+					return Usagef("cannot read %s: no such file", a)
+				}
+			}
+		}
 		for _, f := range flags {
 			if err := refuseOverwrite(f, *force); err != nil {
 				return err

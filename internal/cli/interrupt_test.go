@@ -41,7 +41,7 @@ func TestSleepInterruptedIsMarked(t *testing.T) {
 	errw := &cancelAfterLines{n: 5, cancel: cancel}
 	var out bytes.Buffer
 	const planned = 100_000 // minutes of sleeping: only the cancel ends the run
-	code := Run(ctx, []string{"sleep", "--live", "--json", "--samples", "100000", "--gap", "0", "--duration", "1ms"},
+	code := Run(ctx, []string{"sleep", "--live", "--json", "--samples", "100000", "--gap", "0", "--sleep-length", "1ms"},
 		&IO{In: strings.NewReader(""), Out: &out, Err: errw})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errw.buf.String())

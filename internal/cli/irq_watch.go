@@ -84,7 +84,7 @@ a latlab net udp profile); otherwise prints a line per interval until
 	fs.BoolVar(&o.Quiet, "quiet", false, "no line per interval")
 	fs.StringVar(&o.Plot, "plot", "", "per-CPU bar plot of the totals to FILE.svg or FILE.png")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind irq) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 

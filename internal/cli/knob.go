@@ -84,10 +84,11 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 	}
 }
 
-// cpuFlag is the CPU list of the per-CPU knobs, for knob get and set
-// (latlab try has its own --cpu: the CPU its probe runs on).
-func cpuFlag(fs *pflag.FlagSet, s *knob.Selector) {
-	fs.StringVar(&s.CPU, "cpu", "", "Linux CPU list, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
+// cpuFlag is --cpus, the CPU list of the per-CPU knobs, for knob get and
+// set (--cpu before).
+func cpuFlag(fs *pflag.FlagSet, note io.Writer, s *knob.Selector) {
+	cpusFlag(fs, &s.CPU, "Linux CPUs, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
+	oldSpelling(fs, note, "cpu", "cpus", "")
 }
 
 // knobErr maps knob errors to exit codes: bad input exits 2.
@@ -149,7 +150,7 @@ func newKnobGetCmd(io *IO) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
-	cpuFlag(cmd.Flags(), &o.Sel)
+	cpuFlag(cmd.Flags(), io.Err, &o.Sel)
 	return knobCmd(cmd, o)
 }
 
@@ -225,15 +226,16 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
 	so := &KnobSetOptions{KnobOptions: KnobOptions{IO: io}}
 	o := &so.KnobOptions
 	cmd := &cobra.Command{
-		Use:   "set NAME VALUE",
-		Short: "change a knob, recording the original value first (--dry-run shows what would change)",
+		Use:         "set NAME VALUE",
+		Annotations: map[string]string{negativeArgs: "values"},
+		Short:       "change a knob, recording the original value first (--dry-run shows what would change)",
 		Example: `  latlab knob set win32-priority-separation 0x26 --dry-run
   latlab knob set win32-priority-separation short,variable,3:1
   latlab knob set rss --adapter 7 '*NumRssQueues=4,*RssBaseProcNumber=2'
   latlab knob set qos-dscp 46 --app game.exe --protocol udp --no-nla
   latlab knob set tcp-recovery rack,no-dupthresh
   latlab knob set irq-affinity 1 --irq 24
-  latlab knob set cpu-idle-states 10us --cpu 2-3`,
+  latlab knob set cpu-idle-states 10us --cpus 2-3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so.Name, so.Value = args[0], args[1]
@@ -245,7 +247,7 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	selectorFlags(cmd.Flags(), &o.Sel, true)
-	cpuFlag(cmd.Flags(), &o.Sel)
+	cpuFlag(cmd.Flags(), io.Err, &o.Sel)
 	cmd.Flags().BoolVar(&so.DryRun, "dry-run", false, "show what would change and the equivalent .reg / shell lines; change nothing")
 	cmd.Flags().StringVar(&so.Format, "format", "", "script format of --dry-run: reg, ps1 or sh (default: reg on Windows, sh on Linux)")
 	return knobCmd(cmd, o)
@@ -290,7 +292,8 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
 	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
-	cmd.Flags().StringVar(&cpu, "cpu", "", "only the changes of these Linux CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
+	cpusFlag(cmd.Flags(), &cpu, "only the changes of these Linux CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
+	oldSpelling(cmd.Flags(), io.Err, "cpu", "cpus", "")
 	return knobCmd(cmd, o)
 }
 

@@ -62,11 +62,11 @@ run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
 	fs := cmd.Flags()
 	fs.StringVar(&o.Peer, "peer", "", "host running latlab net serve (default: a local server on 127.0.0.1)")
 	fs.IntVar(&o.EchoPort, "echo-port", 7, "UDP echo port on --peer")
-	durationFlag(fs, &o.Duration, "duration", 5*time.Second, "length of each phase")
+	durationFlag(fs, &o.Duration, "duration", 5*time.Second, "how long each phase lasts")
 	fs.Float64Var(&o.Share, "share", 0.05, "a CPU counts as handling network work with at least this share of it")
 	fs.StringVar(&o.Plot, "plot", "", "per-CPU bar plot of both phases to FILE.svg or FILE.png")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind rss-experiment) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 

@@ -68,7 +68,7 @@ retransmissions marked.`,
 	fs.StringVar(&o.CSV, "csv", "", "write every TCP state sample to this CSV file")
 	fs.StringVar(&o.Graph, "graph", "", "plot cwnd / send window / RTT over time to FILE.svg or FILE.png")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind tcp-discard) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.ETW, "etw", false, "Windows, elevated: also record the connection's TCP/IP events (ETW)")
 	return cmd
 }

@@ -86,7 +86,7 @@ func TestNetBadInputExit2(t *testing.T) {
 		{[]string{"net", "udp", "--to", srv.Echo, "--size", "10"}, "--size"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--count", "-1"}, "--count"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--dscp", "64"}, "--dscp"},
-		{[]string{"net", "udp", "--to", srv.Echo, "--cpu", "4096"}, "--cpu"},
+		{[]string{"net", "udp", "--to", srv.Echo, "--cpus", "4096"}, "--cpus"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--priority", "urgent"}, "--priority"},
 		{[]string{"net", "udp", "--to", srv.Echo, "--priority", "realtime", "--rtprio", "0"}, "--rtprio"},
 		{[]string{"net", "udp", "--to", "nonsense"}, "nonsense"},
@@ -143,7 +143,7 @@ func TestNetUDPResultDocument(t *testing.T) {
 	if d.Thread.CPU != -1 || d.Thread.Priority != "normal" {
 		t.Fatalf("pacing thread %+v, want normal priority, not pinned", d.Thread)
 	}
-	code, stdout, _ = runCLI(t, "net", "udp", "--to", srv.Echo, "--rate", "500", "--size", "100", "--count", "50", "--cpu", "0")
+	code, stdout, _ = runCLI(t, "net", "udp", "--to", srv.Echo, "--rate", "500", "--size", "100", "--count", "50", "--cpus", "0")
 	if code != 0 || !strings.Contains(stdout, "echoed 50") || !strings.Contains(stdout, "send schedule: p99 error") ||
 		!strings.Contains(stdout, "pacing thread: priority normal, pinned to CPU 0") {
 		t.Fatalf("human output (exit %d):\n%s", code, stdout)

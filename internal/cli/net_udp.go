@@ -14,7 +14,6 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -31,12 +30,13 @@ type NetUDPOptions struct {
 	Drain    time.Duration
 	Priority string
 	RTPrio   int
-	CPU      int
+	CPUs     string
 	JSON     bool
 	Out      string
 
 	rateSet, sizeSet bool
 	settings         map[string]string
+	changed          func(flag string) bool
 }
 
 func newNetUDPCmd(io *IO) *cobra.Command {
@@ -63,7 +63,7 @@ the intended send time, the send lag (actual - intended), RFC 3550
 interarrival jitter of the echoed stream, loss, duplicates and reordering
 (RFC 4737: arrived below the next expected sequence number).
 
---priority, --rtprio and --cpu set up the pacing thread as latlab sleep sets
+--priority, --rtprio and --cpus set up the pacing thread as latlab sleep sets
 up its measuring thread: a late wake-up of that thread is send lag.
 
 --dscp N marks the datagrams (Linux: IP_TOS / IPV6_TCLASS). Windows ignores
@@ -72,11 +72,12 @@ latlab knob set qos-dscp.`,
 		Example: `  latlab net udp --to 127.0.0.1:7
   latlab net udp --to 192.0.2.10:7 --profile voice --duration 60s --dscp 46
   latlab net udp --to 127.0.0.1:7007 --rate 1000 --size 200 --json -o udp.json
-  latlab net udp --to 192.0.2.10:7 --priority realtime --rtprio 80 --cpu 1`,
+  latlab net udp --to 192.0.2.10:7 --priority realtime --rtprio 80 --cpus 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
 			o.rateSet, o.sizeSet = cmd.Flags().Changed("rate"), cmd.Flags().Changed("size")
+			o.changed = cmd.Flags().Changed
 			return runNetUDP(cmd.Context(), o)
 		},
 	}
@@ -89,11 +90,11 @@ latlab knob set qos-dscp.`,
 	fs.Int64Var(&o.Count, "count", 0, "send exactly this many packets instead of --duration")
 	fs.IntVar(&o.DSCP, "dscp", -1, "DiffServ code point 0-63 to mark packets with (46 = EF); -1 = unmarked")
 	durationFlag(fs, &o.Drain, "drain", time.Second, "how long to wait for echoes after the last send")
-	fs.StringVar(&o.Priority, "priority", "normal", "priority of the pacing thread: normal, high or realtime")
-	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
-	fs.IntVar(&o.CPU, "cpu", -1, "pin the pacing thread to this CPU (-1 = not pinned)")
+	priorityFlags(fs, &o.Priority, &o.RTPrio, "the pacing thread")
+	cpusFlag(fs, &o.CPUs, "pin the pacing thread to this CPU, e.g. 2 (a list of one)")
+	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind udp) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 
@@ -113,11 +114,11 @@ func (o *NetUDPOptions) udpOptions() (netload.UDPOptions, netload.Profile, error
 		size = &o.Size
 	}
 	p = p.Override(rate, size)
-	prio, err := sched.ParsePriority(o.Priority)
+	t, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, 0)
 	if err != nil {
-		return netload.UDPOptions{}, p, Usagef("invalid --priority: %v", err)
+		return netload.UDPOptions{}, p, err
 	}
-	th := &probe.Thread{Priority: prio, RTPrio: o.RTPrio, CPU: o.CPU}
+	th := &t
 	return netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain, Thread: th}, p, nil
 }
 

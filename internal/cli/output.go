@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/latlab/latlab/internal/outfile"
@@ -18,12 +19,17 @@ func writeDoc(o *IO, doc *result.Document, settings map[string]string) error {
 }
 
 // emitResult is how a measuring command ends: the document goes to the
-// --output file when one was named, then either the JSON to stdout or the
-// human form.
+// --output file when one was named (and then only there: -o with --json
+// prints nothing more), stderr saying where; else the JSON to stdout with
+// --json; else the human form.
 func emitResult(o *IO, doc *result.Document, outFile string, asJSON bool, human func(io.Writer)) error {
 	if outFile != "" {
 		if err := result.WriteFile(outFile, doc); err != nil {
 			return err
+		}
+		wrote(o, outFile)
+		if asJSON {
+			return nil
 		}
 	}
 	if asJSON {
@@ -31,6 +37,15 @@ func emitResult(o *IO, doc *result.Document, outFile string, asJSON bool, human 
 	}
 	humanOut(o.Out, human)
 	return nil
+}
+
+// outputHelp is -o of every command that writes a result document.
+const outputHelp = "write the result document to this file (with --json, to the file only)"
+
+// wrote says on stderr that a file was written: never stdout, which may
+// be a pipe that takes the document or the human summary.
+func wrote(o *IO, path string) {
+	fmt.Fprintf(o.Err, "wrote %s\n", path)
 }
 
 // humanOut runs print with w's prose wrapped to w's width (a terminal's,

@@ -65,7 +65,7 @@ func (p *pcapInput) bind(cmd *cobra.Command, filterHelp string) {
 	fs := cmd.Flags()
 	fs.StringVar(&p.Filter, "filter", "", filterHelp)
 	fs.BoolVar(&p.JSON, "json", false, "write the result document to stdout")
-	fs.StringVarP(&p.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&p.Out, "output", "o", "", outputHelp)
 	// --dedup takes its value like every other string flag, so that
 	// "--dedup off" and "--dedup=off" both work (a flag with a default for
 	// no value would leave "off" as a second file argument).

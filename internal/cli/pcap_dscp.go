@@ -54,7 +54,7 @@ no packet matches): the scriptable "is my QoS policy working?" check.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Expect, "expect", "", "DSCP every matching packet must carry: 0-63 or a name (EF, AF41, CS1, ...); exit 1 if not")
-	o.pcapInput.bind(cmd, "only flows matching: host|src|dst ADDR[/BITS], port|sport|dport N, tcp, udp, icmp, proto N")
+	o.pcapInput.bind(cmd, "only flows matching a tcpdump filter, e.g. \"dst port 7007 and not host 10.0.0.1\" (host, net, port, portrange, src/dst, ip/ip6/tcp/udp/icmp, and/or/not, parentheses)")
 	return cmd
 }
 

@@ -210,7 +210,7 @@ func (d *pcapTCPDocument) begin() error {
 		d.file = f
 		w = append(w, f)
 	}
-	if d.o.JSON {
+	if d.o.JSON && d.o.Out == "" { // -o: the document goes to the file only
 		w = append(w, d.o.IO.Out)
 	}
 	doc, err := result.StreamDocument(host.Collect(), KindPcapTCP.Name())
@@ -245,6 +245,8 @@ func (d *pcapTCPDocument) close(res *tcpflow.Result, notes []string) error {
 	if d.file != nil {
 		if cerr := d.file.Commit(); err == nil && cerr != nil {
 			err = cerr
+		} else if cerr == nil {
+			wrote(d.o.IO, d.o.Out)
 		}
 		d.file = nil
 	}
@@ -308,6 +310,12 @@ func printPcapTCP(w io.Writer, o *PcapTCPOptions, res *tcpflow.Result, notes []s
 	fmt.Fprintf(w, "%s: %s, %d frames, %d TCP segments in %d connection(s), %s\n", o.File, st.Format, st.Frames, t.Segments, t.Connections, spanLabel(st))
 	fmt.Fprintf(w, "retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
 		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
+	if t.LostSegments > 0 || t.AckedUnseen > 0 {
+		// A capture that dropped packets (tcpdump's "dropped by kernel")
+		// hides retransmissions too: what is counted is what was seen.
+		fmt.Fprintf(w, "the capture missed segments: at least %d not seen (%d gap%s in the sequence numbers, Wireshark's \"previous segment not captured\"; %d ACK%s of data never seen): retransmission and loss figures are lower bounds\n",
+			t.LostSegments, t.LostSegments, plural(int(t.LostSegments)), t.AckedUnseen, plural(int(t.AckedUnseen)))
+	}
 	if o.Top > 0 && t.Connections > o.Top {
 		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", o.Top, t.Connections)
 	}

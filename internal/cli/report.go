@@ -39,7 +39,8 @@ be mailed or attached as is. It reads well on a phone. --png DIR also writes
 every plot as a PNG file.`,
 		Example: `  latlab report sleep.json -o report.html
   latlab report before.json after.json sweep.json crossproc.json -o report.html --png plots`,
-		Args: cobra.ArbitraryArgs,
+		Args:        cobra.ArbitraryArgs,
+		Annotations: map[string]string{inputArgs: "files"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.Force, _ = cmd.Flags().GetBool("force")

@@ -72,3 +72,16 @@ func TestReportBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A missing input is named before the report.html of an earlier run, which
+// --force would only have let the run fail later.
+func TestReportMissingInputBeforeExistingOutput(t *testing.T) {
+	dir := testutil.TempDir(t)
+	out := filepath.Join(dir, "report.html")
+	os.WriteFile(out, []byte("old"), 0o644)
+	missing := filepath.Join(dir, "nosuch.json")
+	code, _, errs := runCLI(t, "report", missing, "-o", out)
+	if code != 2 || !strings.Contains(errs, "nosuch.json") || strings.Contains(errs, "report.html") {
+		t.Errorf("exit %d: %q, want the missing input named first", code, errs)
+	}
+}

@@ -132,7 +132,7 @@ var ownSignals atomic.Bool
 // Run is Main with a caller-supplied context and IO, for tests.
 func Run(ctx context.Context, args []string, io *IO) int {
 	root := NewRoot(io)
-	root.SetArgs(args)
+	root.SetArgs(separateNegativeArgs(root, args))
 	root.SetIn(io.In)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

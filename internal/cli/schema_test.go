@@ -114,7 +114,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"timer status", []string{"timer", "status", "--json"}, false},
 		{"timer who", []string{"timer", "who", "--json"}, false},
 		{"timer set", []string{"timer", "set", "1ms", "--for", "10ms", "--json"}, true},
-		{"sleep", []string{"sleep", "--samples", "20", "--gap", "0", "--duration", "1ms", "--json"}, false},
+		{"sleep", []string{"sleep", "--samples", "20", "--gap", "0", "--sleep-length", "1ms", "--json"}, false},
 		{"wake", []string{"wake", "--loops", "50", "--json"}, false},
 		{"sweep", append(append([]string{}, shortSweep...), "--json"), false},
 		{"crossproc", []string{"crossproc", "--periods", "1", "--hold", "300ms", "--settle", "20ms", "--json"}, false},
@@ -185,7 +185,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 // null where latlab writes a list, fail it.
 func TestSchemaRejects(t *testing.T) {
 	s := compileSchema(t)
-	code, out, errs := runCLI(t, "sleep", "--samples", "5", "--gap", "0", "--duration", "1ms", "--json")
+	code, out, errs := runCLI(t, "sleep", "--samples", "5", "--gap", "0", "--sleep-length", "1ms", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

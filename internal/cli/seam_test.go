@@ -37,17 +37,21 @@ func seamIO() *IO { return &IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}} }
 func TestSleepFlagsToOptions(t *testing.T) {
 	io := seamIO()
 	base := SleepOptions{IO: io, Duration: time.Millisecond, Samples: defaultSleepSamples, Gap: defaultSleepGap,
-		Method: probe.SleepMethods()[0], Priority: "normal", RTPrio: 80, CPU: -1}
+		Method: probe.SleepMethods()[0], Priority: "normal", RTPrio: 80}
 	for _, c := range []struct {
 		args []string
 		want func(o *SleepOptions)
 	}{
 		{nil, func(*SleepOptions) {}},
-		{[]string{"--duration", "0.5ms", "--samples", "1000", "--gap", "0"}, func(o *SleepOptions) {
+		{[]string{"--sleep-length", "0.5ms", "--samples", "1000", "--gap", "0"}, func(o *SleepOptions) {
 			o.Duration, o.Samples, o.Gap = 500*time.Microsecond, 1000, 0
 		}},
-		{[]string{"--priority", "realtime", "--rtprio", "90", "--cpu", "1", "--json", "-o", "s.json", "--raw", "r.csv", "--live"}, func(o *SleepOptions) {
-			o.Priority, o.RTPrio, o.CPU, o.JSON, o.Out, o.Raw, o.Live = "realtime", 90, 1, true, "s.json", "r.csv", true
+		// The old spellings set the same options.
+		{[]string{"--duration", "0.5ms", "--cpu", "1"}, func(o *SleepOptions) {
+			o.Duration, o.CPUs = 500*time.Microsecond, "1"
+		}},
+		{[]string{"--priority", "realtime", "--rtprio", "90", "--cpus", "1", "--json", "-o", "s.json", "--raw", "r.csv", "--live"}, func(o *SleepOptions) {
+			o.Priority, o.RTPrio, o.CPUs, o.JSON, o.Out, o.Raw, o.Live = "realtime", 90, "1", true, "s.json", "r.csv", true
 		}},
 		{[]string{"--resolution", "1ms"}, func(o *SleepOptions) { o.Resolution = time.Millisecond }},
 	} {
@@ -56,7 +60,7 @@ func TestSleepFlagsToOptions(t *testing.T) {
 		var got *SleepOptions
 		called := false
 		runSeam(t, newSleepCmd(io, func(o *SleepOptions) error { got, called = o, true; return nil }), c.args, &called)
-		got.settings = nil
+		got.settings, got.changed = nil, nil
 		if !reflect.DeepEqual(want, *got) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}
@@ -65,7 +69,7 @@ func TestSleepFlagsToOptions(t *testing.T) {
 
 func TestWakeFlagsToOptions(t *testing.T) {
 	io := seamIO()
-	base := WakeOptions{IO: io, Interval: time.Millisecond, Duration: 10 * time.Second, Threads: 1, DMALatency: -1, HistMaxUs: 1000}
+	base := WakeOptions{IO: io, Interval: time.Millisecond, Duration: 10 * time.Second, Threads: 1, DMALatency: -1, HistMaxUs: 1000, Priority: "normal", RTPrio: 80}
 	for _, c := range []struct {
 		args       []string
 		want       func(o *WakeOptions)
@@ -85,7 +89,7 @@ func TestWakeFlagsToOptions(t *testing.T) {
 		var got *WakeOptions
 		called := false
 		runSeam(t, newWakeCmd(io, func(o *WakeOptions) error { got, called = o, true; return nil }), c.args, &called)
-		got.settings = nil
+		got.settings, got.changed = nil, nil
 		if !reflect.DeepEqual(want, *got) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -31,13 +30,14 @@ type SleepOptions struct {
 	Resolution time.Duration
 	Priority   string
 	RTPrio     int
-	CPU        int
+	CPUs       string
 	Live       bool
 	JSON       bool
 	Out        string
 	Raw        string
 
 	settings map[string]string
+	changed  func(flag string) bool
 }
 
 // Defaults: 120 samples with a 5 ms gap finish in under 5 s even on
@@ -55,7 +55,7 @@ func newSleepCmd(io *IO, runF func(*SleepOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sleep",
 		Short: "measure how long the OS really sleeps when asked to sleep (MeasureSleep done right)",
-		Long: `Repeatedly asks the OS to sleep for --duration and measures how long it really
+		Long: `Repeatedly asks the OS to sleep for --sleep-length and measures how long it really
 slept with ` + clockName() + `. Reports the slept time and the overshoot
 (slept - requested) with exact percentiles, plus the timer state.
 
@@ -67,12 +67,13 @@ the default 120 samples finish in under 5 s even at Windows' default
 Sleep(1000) between samples, as in the version PC-Tuning's research quotes;
 only its later --samples mode pauses Sleep(100).)`,
 		Example: `  latlab sleep
-  latlab sleep --duration 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
+  latlab sleep --sleep-length 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
   latlab sleep --resolution 0.5ms --live
-  latlab sleep --priority realtime --cpu 1 --json > sleep.json`,
+  latlab sleep --priority realtime --cpus 1 --json > sleep.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			o.changed = cmd.Flags().Changed
 			if runF != nil {
 				return runF(o)
 			}
@@ -80,32 +81,33 @@ only its later --samples mode pauses Sleep(100).)`,
 		},
 	}
 	fs := cmd.Flags()
-	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "how long each sleep asks for (e.g. 1ms, 500us, 0.5ms, 2ms)")
+	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep asks for (e.g. 1ms, 500us, 0.5ms, 2ms)")
+	oldSpelling(fs, io.Err, "duration", "sleep-length", sleepLengthWhy)
 	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C")
 	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "unmeasured pause between samples")
 	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
-	fs.StringVar(&o.Priority, "priority", "normal", "normal, high or realtime")
-	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
-	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring thread")
+	cpusFlag(fs, &o.CPUs, pinHelp)
+	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.Raw, "raw", "", "write every sample to this CSV file (index,slept_ns,overshoot_ns)")
 	return cmd
 }
 
-// threadFromFlags validates the thread flags shared by sleep and wake.
-func threadFromFlags(priority string, rtprio, cpu int, resolution time.Duration) (probe.Thread, error) {
-	p, err := sched.ParsePriority(priority)
+// threadFromFlags validates the thread flags shared by the commands that
+// measure with one thread: --priority, --rtprio, --cpus, --resolution.
+// changed says which flags were given (nil: none).
+func threadFromFlags(changed func(string) bool, priority string, rtprio int, cpus string, resolution time.Duration) (probe.Thread, error) {
+	p, rtprio, err := priorityOf(changed, priority, rtprio)
 	if err != nil {
-		return probe.Thread{}, Usagef("invalid --priority: %v", err)
+		return probe.Thread{}, err
 	}
-	if p == sched.Realtime && (rtprio < sched.MinRTPrio || rtprio > sched.MaxRTPrio) {
-		return probe.Thread{}, Usagef("invalid --rtprio %d: accepted %d-%d", rtprio, sched.MinRTPrio, sched.MaxRTPrio)
-	}
-	if cpu < -1 || cpu >= sched.NumCPU() {
-		return probe.Thread{}, Usagef("invalid --cpu %d: this machine has CPUs 0-%d", cpu, sched.NumCPU()-1)
+	cpu, err := pinnedCPU(cpus)
+	if err != nil {
+		return probe.Thread{}, err
 	}
 	if resolution != 0 {
 		if err := timer.Validate(resolution); err != nil {
@@ -116,7 +118,7 @@ func threadFromFlags(priority string, rtprio, cpu int, resolution time.Duration)
 }
 
 func runSleep(ctx context.Context, o *SleepOptions) error {
-	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, o.Resolution)
+	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, o.Resolution)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type SweepOptions struct {
 	RankBy        string
 	Priority      string
 	RTPrio        int
-	CPU           int
+	CPUs          string
 	CSV           string
 	Plot          string
 	JSON          bool
@@ -49,6 +49,7 @@ type SweepOptions struct {
 	stepSet       bool
 	perDecadeSet  bool
 	settings      map[string]string
+	changed       func(flag string) bool
 	progressForce bool // tests: draw the progress bar on a non-terminal
 }
 
@@ -60,7 +61,7 @@ func newSweepCmd(io *IO) *cobra.Command {
 		Short: "micro-adjust: measure sleep overshoot over a range of " + sweep.What + " requests and rank them",
 		Long: `For each value from --from to --to (linear --step, or --steps-per-decade
 logarithmic steps) latlab requests that ` + sweep.What + `, waits --settle, and
-measures --samples sleeps of --duration. Steps run in random order in each of
+measures --samples sleeps of --sleep-length. Steps run in random order in each of
 --repeat passes (so drift over time does not masquerade as an effect). Each
 step's overshoot (slept - requested) is summarised. Requests the OS granted
 the same value are one treatment (Windows snaps requests to hardware steps):
@@ -88,6 +89,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			o.changed = cmd.Flags().Changed
 			o.stepSet = cmd.Flags().Changed("step")
 			o.perDecadeSet = cmd.Flags().Changed("steps-per-decade")
 			return runSweep(cmd.Context(), o)
@@ -100,7 +102,8 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
 	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten instead of --step (0 = linear)")
 	durationFlag(fs, &o.Reference, "reference", sweep.DefaultReference, "the default choice the best step is compared with (always measured)")
 	fs.IntVar(&o.Samples, "samples", 50, "sleeps measured per step and pass")
-	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "the sleep being measured")
+	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep measured asks for")
+	oldSpelling(fs, io.Err, "duration", "sleep-length", sleepLengthWhy)
 	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
 	durationFlagZero(fs, &o.Gap, "gap", 2*time.Millisecond, "unmeasured pause between samples")
 	durationFlagZero(fs, &o.Settle, "settle", sweep.DefaultSettle, "wait after each request before measuring")
@@ -110,13 +113,13 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.`,
 	fs.StringVar(&o.Mode, "mode", "inprocess", "who holds each request: inprocess or separate")
 	fs.IntVar(&o.Load, "load", 0, "busy-loop threads running during the sweep")
 	fs.StringVar(&o.RankBy, "rank-by", "mean", "statistic of the overshoot to rank by: mean, p50, p99, stdev (ties by stdev)")
-	fs.StringVar(&o.Priority, "priority", "normal", "measuring thread priority: normal, high or realtime")
-	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
-	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring thread")
+	cpusFlag(fs, &o.CPUs, pinHelp)
+	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.StringVar(&o.CSV, "csv", "", "write one row per step (micro-adjust-benchmark.ps1 columns first)")
 	fs.StringVar(&o.Plot, "plot", "", "write a plot of overshoot vs request (FILE.svg or FILE.png)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind sweep) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan and the run-time estimate, measure nothing")
 	return cmd
 }
@@ -158,7 +161,7 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, Usagef("invalid --rank-by: %v", err)
 	}
-	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, 0)
+	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestSweepProgressBar(t *testing.T) {
 	o := &SweepOptions{IO: &IO{Out: &out, Err: &errb}, From: 500 * time.Microsecond, To: 600 * time.Microsecond, Step: 100 * time.Microsecond,
 		stepSet: true, Reference: sweep.DefaultReference, Samples: 2, Duration: time.Millisecond, Method: defaultMethodFlag(),
 		Gap: time.Millisecond, Order: "ascending", Repeat: 1, Seed: 1, Mode: "inprocess", RankBy: "mean", Priority: "normal",
-		RTPrio: 80, CPU: -1, settings: map[string]string{}, progressForce: true}
+		RTPrio: 80, settings: map[string]string{}, progressForce: true}
 	if err := runSweep(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestPlanSweepLogSteps(t *testing.T) {
 		return &SweepOptions{From: time.Microsecond, To: 100 * time.Microsecond, Step: step, PerDecade: perDecade,
 			stepSet: stepSet, perDecadeSet: perDecadeSet, Reference: 50 * time.Microsecond, Samples: 2,
 			Duration: time.Millisecond, Method: defaultMethodFlag(), Order: "ascending", Repeat: 1, Seed: 1,
-			Mode: "inprocess", RankBy: "mean", Priority: "normal", RTPrio: 80, CPU: -1}
+			Mode: "inprocess", RankBy: "mean", Priority: "normal", RTPrio: 80}
 	}
 	cases := []struct {
 		name string

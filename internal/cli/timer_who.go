@@ -27,7 +27,7 @@ type TimerWhoOptions struct {
 func newTimerWhoCmd(io *IO) *cobra.Command {
 	o := &TimerWhoOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "who [--seconds N]",
+		Use:   "who [--duration D]",
 		Short: "who holds timer requests: resolution (Windows), DMA latency and slack (Linux)",
 		Long: `Windows: the current timer resolution (NtQueryTimerResolution) and every
 process with an outstanding timer-resolution request, as 'powercfg /energy
@@ -38,10 +38,10 @@ without one only the current resolution is shown.
 Linux: the processes holding /dev/cpu_dma_latency open (each open file is a
 PM QoS CPU latency request), the limit in force (reading it needs root), and
 the processes whose timer slack is not the kernel's default of 50 µs
-(/proc/PID/timerslack_ns, the main thread's). With --seconds N the holders are
+(/proc/PID/timerslack_ns, the main thread's). With --duration D the holders are
 looked for once a second for N seconds.`,
 		Example: `  latlab timer who
-  latlab timer who --seconds 30
+  latlab timer who --duration 30s
   latlab timer who --json -o who.json
   latlab timer who --report energy-report.html`,
 		Args: cobra.NoArgs,
@@ -51,10 +51,10 @@ looked for once a second for N seconds.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&o.Seconds, "seconds", timer.WhoDefaultSeconds, "window: the powercfg trace (Windows) or the watch (Linux; 0 = look once)")
+	secondsDurationFlag(fs, io.Err, &o.Seconds, timer.WhoDefaultSeconds, "how long to look: the powercfg trace (Windows) or the watch (Linux; 0 = look once)")
 	fs.StringVar(&o.Report, "report", "", "read this saved powercfg /energy report (XML, HTML or text) instead of looking")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind timer-who) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	return cmd
 }
 
@@ -79,14 +79,14 @@ func runTimerWho(ctx context.Context, o *TimerWhoOptions) error {
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) { report.TimerWho(out, w) })
 }
 
-// timerWhoErr maps Who's errors: bad --seconds and an unreadable --report
+// timerWhoErr maps Who's errors: bad --duration and an unreadable --report
 // are bad input (exit 2), anything else a failure to look.
 func timerWhoErr(err error) error {
 	var we *timer.WindowError
 	var re *timer.ReportError
 	switch {
 	case errors.As(err, &we):
-		return Usagef("invalid --seconds %d: want 0 to %d", we.Seconds, timer.MaxWhoSeconds)
+		return Usagef("invalid --duration %ds: want 0 to %ds", we.Seconds, timer.MaxWhoSeconds)
 	case errors.As(err, &re) && re.Open:
 		return Usagef("cannot read %s: %v", re.Path, unwrapPathErr(re.Err))
 	case errors.As(err, &re):

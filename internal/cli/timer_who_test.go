@@ -6,8 +6,8 @@ import (
 )
 
 func TestTimerWhoBadSeconds(t *testing.T) {
-	code, _, errs := runCLI(t, "timer", "who", "--seconds", "99999")
-	if code != 2 || !strings.Contains(errs, "invalid --seconds 99999: want 0 to 3600") {
+	code, _, errs := runCLI(t, "timer", "who", "--duration", "99999s")
+	if code != 2 || !strings.Contains(errs, "invalid --duration 99999s: want 0 to 3600s") {
 		t.Errorf("exit %d %s", code, errs)
 	}
 }

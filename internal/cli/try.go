@@ -51,7 +51,7 @@ type TryOptions struct {
 	Interval time.Duration
 	Priority string
 	RTPrio   int
-	CPU      int
+	CPUs     string
 	To       string
 	Profile  string
 	Rate     float64
@@ -60,6 +60,7 @@ type TryOptions struct {
 	Load     string
 
 	settings                       map[string]string
+	changed                        func(flag string) bool
 	settleSet, bySet, seedSet      bool
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
@@ -72,8 +73,9 @@ func newTryCmd(io *IO) *cobra.Command {
 	o := &TryOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
-		Use:   "try KNOB VALUE [VALUE...]",
-		Short: "a setting change as a randomized, reverted experiment with a verdict",
+		Use:         "try KNOB VALUE [VALUE...]",
+		Annotations: map[string]string{negativeArgs: "values"},
+		Short:       "a setting change as a randomized, reverted experiment with a verdict",
 		Long: `Measures whether a setting helps: the current value (the baseline) and each
 VALUE are the arms. The run is cut into --blocks rounds; each round runs every
 arm once, for --block-duration, in a random order drawn from --seed. Before
@@ -114,13 +116,17 @@ knob set says so.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
 			f := cmd.Flags()
+			o.changed = f.Changed
 			o.settleSet, o.bySet, o.seedSet = f.Changed("settle"), f.Changed("by"), f.Changed("seed")
-			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("duration")
+			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("sleep-length")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
 			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
 			o.loadSet = f.Changed("load")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
+				if isOldSpelling(fl) {
+					return // its new name is visited too
+				}
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
 			})
 			return runTry(cmd.Context(), o, args[0], args[1:])
@@ -144,18 +150,19 @@ knob set says so.`,
 	fs.BoolVar(&o.Restart, "restart-adapter", false, "for the adapter knobs (rss, interrupt-moderation, nic-buffers, nic-power-saving; Windows): restart the network adapter after each change and each restore")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan (order, time, what would be written); change nothing")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind try) to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.HTML, "html", "", "write a self-contained HTML page: per-arm distributions and the blocks in run order")
 	fs.StringVar(&o.StateDir, "state-dir", "", "where the journal lives (default %ProgramData%\\latlab or /var/lib/latlab)")
 	selectorFlags(fs, &o.Sel, false)
 	// The probe's own flags, as latlab sleep, wake and net udp name them.
-	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "sleep probe: how long each sleep asks for")
+	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "sleep probe: how long each sleep asks for")
+	oldSpelling(fs, io.Err, "duration", "sleep-length", sleepLengthWhy)
 	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "sleep probe: unmeasured pause between samples")
 	fs.StringVar(&o.Method, "method", methods[0], "sleep probe: "+strings.Join(methods, ", "))
 	durationFlag(fs, &o.Interval, "interval", time.Millisecond, "wake probe: wake-up period")
-	fs.StringVar(&o.Priority, "priority", "normal", "measuring thread: normal, high or realtime")
-	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
-	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
+	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring thread")
+	cpusFlag(fs, &o.CPUs, pinHelp)
+	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.StringVar(&o.To, "to", "", "udp probe: HOST:PORT of a UDP echo server (latlab net serve)")
 	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
@@ -185,7 +192,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 	if o.Blocks < 1 {
 		return to, Usagef("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, try.MaxBlocks)
 	}
-	th, err := threadFromFlags(o.Priority, o.RTPrio, o.CPU, 0)
+	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, 0)
 	if err != nil {
 		return to, err
 	}
@@ -194,7 +201,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 	case try.ProbeSleep:
 		p.Sleep = probe.SleepOptions{Duration: o.Duration, Gap: o.Gap, Method: o.Method, Thread: th}
 	case try.ProbeWake:
-		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{o.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
+		p.Wake = probe.WakeOptions{Interval: o.Interval, CPUs: []int{th.CPU}, Priority: th.Priority, RTPrio: th.RTPrio}
 	case try.ProbeUDP:
 		pr, err := netload.LookupProfile(o.Profile)
 		if err != nil {
@@ -230,7 +237,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		set         bool
 		name, probe string
 	}{
-		{o.durationSet, "duration", try.ProbeSleep}, {o.gapSet, "gap", try.ProbeSleep}, {o.methodSet, "method", try.ProbeSleep},
+		{o.durationSet, "sleep-length", try.ProbeSleep}, {o.gapSet, "gap", try.ProbeSleep}, {o.methodSet, "method", try.ProbeSleep},
 		{o.intervalSet, "interval", try.ProbeWake},
 		{o.toSet, "to", try.ProbeUDP}, {o.profileSet, "profile", try.ProbeUDP}, {o.rateSet, "rate", try.ProbeUDP}, {o.sizeSet, "size", try.ProbeUDP},
 		{o.moduleSet, "module", try.ProbeDPCISR}, {o.loadSet, "load", try.ProbeDPCISR},
@@ -299,6 +306,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		if err := writeTryHTML(o.HTML, doc); err != nil {
 			return err
 		}
+		wrote(o.IO, o.HTML)
 	}
 	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTry(w, res) }); err != nil {
 		return err

@@ -29,8 +29,8 @@ func TestTryBadInput(t *testing.T) {
 		{[]string{"try", native, "1us", "1us"}, "value 1us is given twice"},
 		{[]string{"try", native, "1us", "--probe", "ping"}, `unknown --probe "ping": accepted sleep, wake, udp, dpcisr`},
 		// An unknown probe is named before flags that would not go with it.
-		{[]string{"try", native, "1us", "--probe", "ping", "--duration", "1ms"}, `unknown --probe "ping": accepted sleep, wake, udp, dpcisr`},
-		{[]string{"try", native, "1us", "--probe", "wake", "--duration", "1ms", "--to", "x:7"}, "--duration, --to do(es) not go with --probe wake"},
+		{[]string{"try", native, "1us", "--probe", "ping", "--sleep-length", "1ms"}, `unknown --probe "ping": accepted sleep, wake, udp, dpcisr`},
+		{[]string{"try", native, "1us", "--probe", "wake", "--sleep-length", "1ms", "--to", "x:7"}, "--sleep-length, --to do(es) not go with --probe wake"},
 		{[]string{"try", native, "1us", "--probe", "udp", "--interval", "1ms", "--module", "m"}, "--interval, --module do(es) not go with --probe udp"},
 		{[]string{"try", native, "1us", "--module", "ndis.sys"}, "--module do(es) not go with --probe sleep"},
 		{[]string{"try", native, "1us", "--keep", "all"}, `invalid --keep "all": accepted best or none`},

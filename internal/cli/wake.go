@@ -30,6 +30,7 @@ type WakeOptions struct {
 	Loops      int
 	Threads    int
 	CPUs       string
+	Priority   string
 	RTPrio     int
 	Mlock      bool
 	DMALatency int
@@ -42,6 +43,7 @@ type WakeOptions struct {
 	ExplainAbv time.Duration
 
 	settings   map[string]string
+	changed    func(flag string) bool
 	threadsSet bool
 }
 
@@ -84,6 +86,7 @@ compare runs with and without it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
 			o.threadsSet = cmd.Flags().Changed("threads")
+			o.changed = cmd.Flags().Changed
 			if runF != nil {
 				return runF(o)
 			}
@@ -95,15 +98,15 @@ compare runs with and without it.`,
 	durationFlag(fs, &o.Duration, "duration", 10*time.Second, "how long to run (ignored with --loops)")
 	fs.IntVar(&o.Loops, "loops", 0, "number of wake-ups per thread instead of --duration")
 	fs.IntVar(&o.Threads, "threads", 1, "number of measuring threads (unpinned)")
-	fs.StringVar(&o.CPUs, "cpus", "", "one thread pinned to each listed CPU, e.g. 0,2-3")
-	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 (Windows: realtime class); 0 = normal scheduling")
+	cpusFlag(fs, &o.CPUs, "one thread pinned to each listed CPU, e.g. 0,2-3")
+	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring threads (Windows: realtime is the realtime class)")
 	fs.BoolVar(&o.Mlock, "mlock", false, "lock memory (mlockall) so page faults cannot add latency (Linux; noted and ignored on Windows)")
 	fs.IntVar(&o.DMALatency, "dma-latency", -1, "hold /dev/cpu_dma_latency at this many µs while running (Linux); -1 = leave the system alone")
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
 	fs.StringVar(&o.HistFile, "histfile", "", "write a histogram in cyclictest -h format to this file")
 	fs.IntVar(&o.HistMaxUs, "hist-max", 1000, "largest bucket of --histfile in µs (cyclictest -h N)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
-	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
+	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPU and say what delayed the worst 10 wake-ups")
 	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every wake-up later than this (e.g. 100us) instead of the worst 10")
 	return cmd
@@ -148,7 +151,11 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	if o.DMALatency < -1 {
 		return Usagef("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", o.DMALatency)
 	}
-	wo := wakeOptions(o, cpus)
+	prio, rtprio, err := priorityOf(o.changed, o.Priority, o.RTPrio)
+	if err != nil {
+		return err
+	}
+	wo := wakeOptions(o, cpus, prio, rtprio)
 	if err := wo.Validate(); err != nil {
 		return err
 	}
@@ -187,14 +194,10 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 }
 
 // wakeOptions maps the flags to the probe's options.
-func wakeOptions(o *WakeOptions, cpus []int) probe.WakeOptions {
-	prio := sched.Normal
-	if o.RTPrio > 0 {
-		prio = sched.Realtime
-	}
+func wakeOptions(o *WakeOptions, cpus []int, prio sched.Priority, rtprio int) probe.WakeOptions {
 	wo := probe.WakeOptions{
 		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
-		Priority: prio, RTPrio: o.RTPrio, Resolution: o.Resolution, Mlock: o.Mlock,
+		Priority: prio, RTPrio: rtprio, Resolution: o.Resolution, Mlock: o.Mlock,
 	}
 	if o.DMALatency >= 0 {
 		wo.DMALatency = &o.DMALatency

@@ -44,6 +44,9 @@ type Options struct {
 	Replicates int     // bootstrap replicates per interval (0 = enough for the level)
 	Alpha      float64 // family-wise significance level, default 0.05
 	Detect     float64 // relative change the sample-size advice is for, default 0.05
+	// DetectAsked says the user chose Detect (--detect): only then is it
+	// "the change you asked about".
+	DetectAsked bool
 	// Budget is charged with the samples rebuilt from the inputs'
 	// histograms; nil: a budget of this comparison's own. A command that
 	// reads its inputs before comparing them passes the one it used.
@@ -408,7 +411,10 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	case Faster, Slower:
 		small := ""
 		if r := math.Abs(rel(d.Estimate, a.By)); r < o.Detect {
-			small = fmt.Sprintf("; detectable, but smaller than the %.0f%% change you asked about", o.Detect*100)
+			small = fmt.Sprintf("; detectable, but smaller than %.0f%%, the change --detect sets by default", o.Detect*100)
+			if o.DetectAsked {
+				small = fmt.Sprintf("; detectable, but smaller than the %.0f%% change you asked about", o.Detect*100)
+			}
 		}
 		return fmt.Sprintf("%s is %s at %s by %s [%s, %s] (%+.1f%%, %s CI), %s", p.BLabel, p.Outcome, p.ByName,
 			units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), units.NsFixed(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),

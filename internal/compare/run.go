@@ -30,9 +30,10 @@ type RunOptions struct {
 	Files []string
 	// By names the statistic of the verdict and the ranking: p50, p90,
 	// p99, p99.9 (any pN) or mean.
-	By     string
-	Seed   uint64
-	Detect float64 // relative change the sample-size advice is for
+	By          string
+	Seed        uint64
+	Detect      float64 // relative change the sample-size advice is for
+	DetectAsked bool    // the user chose Detect (--detect)
 	// ExpectBetter names the file (path or base name) or the arm
 	// ("file.json[VALUE]") that should be significantly better than the
 	// first; empty for no expectation.
@@ -98,7 +99,7 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 		}
 		labels[in[i].Label] = true
 	}
-	r, err := Compare(in, Options{By: by, Seed: o.Seed, Detect: o.Detect, Budget: budget})
+	r, err := Compare(in, Options{By: by, Seed: o.Seed, Detect: o.Detect, DetectAsked: o.DetectAsked, Budget: budget})
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
+	"github.com/latlab/latlab/internal/try"
 )
 
 // Setting is one audited instance of a knob.
@@ -29,8 +32,11 @@ type Setting struct {
 	// References are the values published tuning profiles set for the
 	// knob (tuned's latency-performance...), which the rules cite.
 	References []knob.Reference `json:"references,omitempty"`
-	next       *Step
-	try        *Step // the latlab try experiment that measures it
+	// Journal is the entry of latlab's own journal when latlab changed the
+	// setting and has not put it back (a `latlab try` that was killed).
+	Journal *JournalEntry `json:"journal,omitempty"`
+	next    *Step
+	try     *Step // the latlab try experiment that measures it
 }
 
 // Audit reads every knob of the catalogue that belongs to osName through
@@ -45,7 +51,43 @@ func Audit(env *knob.Env, osName string) []Setting {
 			out = append(out, judge(c))
 		}
 	}
+	if j := knob.ReadJournal(env); j != nil {
+		if r, open, err := try.Unfinished(j); err == nil && r != nil {
+			markUnfinished(out, r, open)
+		}
+	}
 	return out
+}
+
+// JournalEntry is what the check-up says of a change latlab itself made.
+type JournalEntry struct {
+	ID       int    `json:"id"`
+	Time     string `json:"time"`     // RFC 3339
+	Request  string `json:"request"`  // the value latlab set, as it was asked
+	Original string `json:"original"` // what `latlab knob revert` puts back
+}
+
+// markUnfinished tells the settings an experiment left changed (a
+// `latlab try` killed before it could restore them) from the ones someone
+// chose: such a value is not one to measure against the old one, but a
+// change latlab left behind, which knob revert takes back exactly.
+func markUnfinished(ss []Setting, r *try.Record, open []journal.Entry) {
+	for i := range ss {
+		s := &ss[i]
+		for _, e := range open {
+			if e.Knob != s.Knob || (e.Target != "" && s.Target != "" && e.Target != s.Target) {
+				continue
+			}
+			s.Journal = &JournalEntry{ID: e.ID, Time: e.Time.UTC().Format(time.RFC3339), Request: e.Request, Original: e.Original.String()}
+			s.Reason = fmt.Sprintf("latlab changed this itself: %q set it to %s (journal entry %d, %s) and stopped before restoring %s; %s",
+				r.Command, e.Request, e.ID, e.Time.UTC().Format("2006-01-02 15:04 UTC"), e.Original.String(), s.Reason)
+			s.try = nil
+			s.next = &Step{Command: "latlab knob revert",
+				Why:     fmt.Sprintf("an experiment latlab did not finish left %s changed (journal entry %d): revert puts back %s", s.Knob, e.ID, e.Original.String()),
+				Benefit: 90}
+			break
+		}
+	}
 }
 
 // judge applies the first matching rule of the case's knob (the generic

@@ -122,7 +122,7 @@ type Overhead = probe.Overhead
 // Tally counts the settings by verdict.
 type Tally struct {
 	Default    int `json:"default"`
-	Tuned      int `json:"tuned"`
+	Changed    int `json:"changed"`
 	Suspicious int `json:"suspicious"`
 	Unknown    int `json:"unknown"`
 }
@@ -189,8 +189,8 @@ func tally(ss []Setting) Tally {
 		switch s.Verdict {
 		case knob.Default:
 			t.Default++
-		case knob.Tuned:
-			t.Tuned++
+		case knob.Changed:
+			t.Changed++
 		case knob.Suspicious:
 			t.Suspicious++
 		default:

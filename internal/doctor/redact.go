@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/latlab/latlab/internal/lazy"
 
@@ -77,9 +78,83 @@ func (id Identity) homeREs() []*regexp.Regexp {
 	return out
 }
 
-// wordRE matches name as a whole word (not inside kvm-clock for "vm").
-func wordRE(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[^\pL\pN_.-])` + regexp.QuoteMeta(name) + `($|[^\pL\pN_-])`)
+// A host or user name is replaced only where it is a whole token: a
+// maximal run of the characters a host name is made of (letters, digits,
+// '-', '_' and '.'), less the dots that end a sentence. On a host named
+// "vm", vm.swappiness and kvm-clock are one token each and stay. A host
+// name of letters alone is matched in the case the OS reports it, since it
+// may be a word latlab itself prints ("fold the VM counters" on a host
+// named "vm"); a name with a digit or a sign is no word, and text may
+// print it in either case (Windows upper-cases host names). User names are
+// matched in any case: Windows accounts are case-insensitive.
+func tokenMatcher(name string, anyCase bool) func(tok string) bool {
+	letters := !anyCase
+	for _, r := range name {
+		if !unicode.IsLetter(r) {
+			letters = false
+			break
+		}
+	}
+	if letters {
+		return func(tok string) bool { return tok == name }
+	}
+	return func(tok string) bool { return strings.EqualFold(tok, name) }
+}
+
+func isTokenRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'
+}
+
+// replaceTokens replaces every whole token of s that match accepts with
+// with, and reports whether one was found.
+func replaceTokens(s string, match func(string) bool, with string) (string, bool) {
+	var b strings.Builder
+	found := false
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if !isTokenRune(rs[i]) {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && isTokenRune(rs[j]) {
+			j++
+		}
+		tok := string(rs[i:j])
+		core := strings.TrimRight(tok, ".")
+		if core != "" && match(core) {
+			b.WriteString(with)
+			b.WriteString(tok[len(core):])
+			found = true
+		} else {
+			b.WriteString(tok)
+		}
+		i = j
+	}
+	return b.String(), found
+}
+
+// nameRule is one name to take out as a whole token.
+type nameRule struct {
+	match func(string) bool
+	with  string
+	what  string
+}
+
+func (id Identity) nameRules() []nameRule {
+	var out []nameRule
+	if identifying(id.User) {
+		out = append(out, nameRule{tokenMatcher(id.User, true), "<user>", "user name " + id.User})
+	}
+	if identifying(id.Host) {
+		out = append(out, nameRule{tokenMatcher(id.Host, false), "<host>", "host name " + id.Host})
+		// The short name of a fully qualified host.
+		if short, _, ok := strings.Cut(id.Host, "."); ok && identifying(short) {
+			out = append(out, nameRule{tokenMatcher(short, false), "<host>", "host name " + id.Host})
+		}
+	}
+	return out
 }
 
 // Redactor returns the function that takes the identity out of a string.
@@ -93,16 +168,7 @@ func (id Identity) Redactor() func(string) string {
 		rules = append(rules, rule{re, "~$1"})
 	}
 	rules = append(rules, rule{reUnixHome(), "/home/<user>"}, rule{reWinHome(), `${1}Users\<user>`}, rule{reMAC(), "<mac>"})
-	if identifying(id.User) {
-		rules = append(rules, rule{wordRE(id.User), "${1}<user>${2}"})
-	}
-	if identifying(id.Host) {
-		rules = append(rules, rule{wordRE(id.Host), "${1}<host>${2}"})
-		// The short name of a fully qualified host.
-		if short, _, ok := strings.Cut(id.Host, "."); ok && identifying(short) {
-			rules = append(rules, rule{wordRE(short), "${1}<host>${2}"})
-		}
-	}
+	names := id.nameRules()
 	return func(s string) string {
 		for _, r := range rules {
 			// Adjacent matches share the separator between them, so a
@@ -114,6 +180,9 @@ func (id Identity) Redactor() func(string) string {
 				}
 				s = t
 			}
+		}
+		for _, n := range names {
+			s, _ = replaceTokens(s, n.match, n.with)
 		}
 		return s
 	}
@@ -130,11 +199,10 @@ func (id Identity) Leaks(b []byte) []string {
 			break
 		}
 	}
-	if identifying(id.User) && wordRE(id.User).MatchString(s) {
-		out = append(out, "user name "+id.User)
-	}
-	if identifying(id.Host) && wordRE(id.Host).MatchString(s) {
-		out = append(out, "host name "+id.Host)
+	for _, n := range id.nameRules() {
+		if _, found := replaceTokens(s, n.match, n.with); found && !slices.Contains(out, n.what) {
+			out = append(out, n.what)
+		}
 	}
 	if reMAC().MatchString(s) {
 		out = append(out, "a MAC address")

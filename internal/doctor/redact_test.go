@@ -30,6 +30,13 @@ func TestRedactor(t *testing.T) {
 		{win, "policy of desktop-7qx2 for bob", "policy of <host> for <user>"},
 		// Names that are also latlab's words stay: they identify no one.
 		{Identity{User: "root", Host: "vm", Home: "/root"}, "unknown (needs root) on kvm-clock, /root/x, /rootfs", "unknown (needs root) on kvm-clock, ~/x, /rootfs"},
+		// Host names that are also words: only whole tokens go, in the
+		// case the OS reports a name of letters alone.
+		{Identity{Host: "vm"}, "vm.swappiness 10; fold the VM counters; kvm-clock; vm-1; on vm.", "vm.swappiness 10; fold the VM counters; kvm-clock; vm-1; on <host>."},
+		{Identity{Host: "irq"}, "irq-affinity of irq 24 (/proc/irq/24/smp_affinity), irqbalance", "irq-affinity of <host> 24 (/proc/<host>/24/smp_affinity), irqbalance"},
+		{Identity{Host: "net"}, "net.core.busy_poll, net.ipv4.tcp_sack, latlab net udp", "net.core.busy_poll, net.ipv4.tcp_sack, latlab <host> udp"},
+		{Identity{Host: "game"}, "game.exe, the game profile, Game Mode", "game.exe, the <host> profile, Game Mode"},
+		{Identity{Host: "vm-7"}, "on VM-7 and vm-7.local", "on <host> and vm-7.local"},
 		{Identity{User: "Administrator", Home: `C:\Users\Administrator`}, "unknown (needs Administrator)", "unknown (needs Administrator)"},
 	} {
 		if got := c.id.Redactor()(c.in); got != c.want {
@@ -50,7 +57,7 @@ func TestRedact(t *testing.T) {
 	r := &Result{Profile: Standard, OS: "linux",
 		Timer:    Timer{Facts: []Fact{{"note", "read on zq-box"}}},
 		Wake:     &Probe{Name: "wake", What: "by zqtester", Samples: []int64{1, 2, 3}},
-		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: knob.Tuned, Reason: "r"}},
+		Settings: []Setting{{Knob: "qos-dscp", Target: "zqtester's policy", Value: "DSCP 46", Meaning: "/home/zqtester/game.exe udp", Verdict: knob.Changed, Reason: "r"}},
 		Next:     []Step{}}
 	doc, err := Document(host.Facts{}, r, map[string]string{"bundle": "/home/zqtester/out/checkup.zip", "root": "/", "quick": "true"})
 	if err != nil {

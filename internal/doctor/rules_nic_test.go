@@ -65,15 +65,15 @@ func init() {
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "4096"})},
 		ruleCase{rule: "buffers-default", knob: "nic-buffers", verd: knob.Default, reason: "256 receive buffers",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "256"})},
-		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: knob.Tuned, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
+		ruleCase{rule: "buffers-tuned", knob: "nic-buffers", verd: knob.Changed, reason: "changed from the driver's default: *ReceiveBuffers=768 (default 256), *TransmitBuffers=768 (default 256)",
 			win: benchKeywords(map[string]string{"*ReceiveBuffers": "768", "*TransmitBuffers": "768"})},
 
 		ruleCase{rule: "power-none", knob: "nic-power-saving", verd: knob.Default, reason: "no network adapter declares a power-saving keyword"},
 		ruleCase{rule: "power-default", knob: "nic-power-saving", verd: knob.Default, reason: "power saving on: *EEE Enabled, SipsEnabled Enabled, Device Manager turn-off, the driver's defaults",
 			win: benchKeywords(nil)},
-		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: knob.Tuned, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, Device Manager turn-off, as on the GamingPCSetup test bench",
+		ruleCase{rule: "power-off", knob: "nic-power-saving", verd: knob.Changed, reason: "power saving off: *EEE Disabled, SipsEnabled Disabled, Device Manager turn-off, as on the GamingPCSetup test bench",
 			win: benchKeywords(map[string]string{"*EEE": "0", "SipsEnabled": "0", "PnPCapabilities": "24"})},
-		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: knob.Tuned, reason: "changed from the driver's default: *EEE=0 (default 1)",
+		ruleCase{rule: "power-tuned", knob: "nic-power-saving", verd: knob.Changed, reason: "changed from the driver's default: *EEE=0 (default 1)",
 			win: benchKeywords(map[string]string{"*EEE": "0"})},
 	)
 }

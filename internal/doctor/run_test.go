@@ -58,7 +58,7 @@ func TestRunLive(t *testing.T) {
 		t.Errorf("%d next steps", n)
 	}
 	c := r.Counts
-	if c.Default+c.Tuned+c.Suspicious+c.Unknown != len(r.Settings) {
+	if c.Default+c.Changed+c.Suspicious+c.Unknown != len(r.Settings) {
 		t.Errorf("counts %+v of %d settings", c, len(r.Settings))
 	}
 }

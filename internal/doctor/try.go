@@ -8,11 +8,11 @@ import (
 )
 
 // tryStep is the experiment that measures a changed setting: where a
-// value is tuned or suspicious and latlab try can switch the knob live
+// value is changed or suspicious and latlab try can switch the knob live
 // with a probe that needs no peer, the current value is the baseline and
 // the default the value tried, the original back in place at the end.
 func tryStep(c *knob.Case, s Setting) *Step {
-	if s.Verdict != knob.Tuned && s.Verdict != knob.Suspicious {
+	if s.Verdict != knob.Changed && s.Verdict != knob.Suspicious {
 		return nil
 	}
 	in, ok := try.LookupInfo(c.Knob)

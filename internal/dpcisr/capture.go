@@ -68,7 +68,7 @@ func (o CaptureOptions) Validate() error {
 		return err
 	}
 	if o.Seconds < 1 || o.Seconds > 24*3600 {
-		return badinput.Errorf("invalid --seconds %d: want 1 to 86400", o.Seconds)
+		return badinput.Errorf("invalid --duration %ds: want 1s to 24h", o.Seconds)
 	}
 	if o.Out == "" {
 		return badinput.Errorf("missing -o FILE: where to write xperf's text report")

@@ -158,7 +158,7 @@ func Validate(o Options) error {
 		}
 	}
 	if o.CPU < -1 || o.CPU >= sched.NumCPU() {
-		return fmt.Errorf("invalid --cpu %d: this machine has CPUs 0-%d (-1: not pinned)", o.CPU, sched.NumCPU()-1)
+		return fmt.Errorf("invalid --cpus %d: this machine has CPUs 0-%d", o.CPU, sched.NumCPU()-1)
 	}
 	if o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio {
 		return fmt.Errorf("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)

@@ -22,7 +22,7 @@ type Verdict string
 // so no rule could earn it.
 const (
 	Default    Verdict = "default"    // the OS (or driver) default
-	Tuned      Verdict = "tuned"      // changed, to a value with a known meaning
+	Changed    Verdict = "changed"    // changed from the default, to a value with a known meaning
 	Suspicious Verdict = "suspicious" // changed without evidence of benefit, or set where it has no effect
 	Unknown    Verdict = "unknown"    // could not be read
 )

@@ -41,6 +41,10 @@ type Env struct {
 	// nil where there is no boot configuration to change.
 	BootSecurity func() (BootSecurity, error)
 
+	// OwnSlack is this thread's timer slack in ns (Linux, PR_GET_TIMERSLACK);
+	// nil under a fixture root.
+	OwnSlack func() (int64, error)
+
 	// FaultAfter > 0 calls Crash right after that many writes.
 	FaultAfter int
 	Crash      func()

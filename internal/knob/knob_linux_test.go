@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 // Harmless reads of this machine's /proc and /sys.
@@ -85,5 +87,64 @@ func TestRealTimerSlack(t *testing.T) {
 	steps, _ := revertAll(t, env, dir)
 	if len(steps) != 1 || steps[0].Action != "gone" {
 		t.Fatalf("revert of an exited process: %+v", steps)
+	}
+}
+
+// The kernel shows /proc/self/timerslack_ns to a thread other than the main
+// one only with CAP_SYS_NICE, and Go runs a read on any thread: a normal
+// user's `knob get timer-slack` failed where cat read the file. The test
+// takes CAP_SYS_NICE from one thread (capabilities are per thread), which
+// then ends with its goroutine.
+func TestTimerSlackReadWithoutCapSysNice(t *testing.T) {
+	type got struct {
+		r   *Reading
+		err error
+		why string
+	}
+	ch := make(chan got, 1)
+	var work func()
+	work = func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		if unix.Gettid() == unix.Getpid() {
+			// The main thread may always read its own file: hold it
+			// while another thread does the work.
+			done := make(chan struct{})
+			go func() { work(); close(done) }()
+			<-done
+			return
+		}
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var data [2]unix.CapUserData
+		if err := unix.Capget(&hdr, &data[0]); err != nil {
+			ch <- got{why: "capget: " + err.Error()}
+			return
+		}
+		data[0].Effective &^= 1 << unix.CAP_SYS_NICE
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			ch <- got{why: "capset: " + err.Error()}
+			return
+		}
+		if _, err := os.ReadFile("/proc/self/timerslack_ns"); err == nil {
+			ch <- got{why: "this kernel shows the file to any thread"}
+			return
+		}
+		k, _ := Lookup("timer-slack")
+		r, err := k.Get(NewEnv("/"), Selector{})
+		ch <- got{r: r, err: err}
+	}
+	go work()
+	g := <-ch
+	if g.why != "" {
+		t.Skip(g.why)
+	}
+	if g.err != nil {
+		t.Fatalf("knob get timer-slack without CAP_SYS_NICE: %v", g.err)
+	}
+	want, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.r.Items[0].Value; !strings.Contains(v, "("+strconv.Itoa(want)+" ns)") {
+		t.Errorf("value %q, this thread's slack is %d ns", v, want)
 	}
 }

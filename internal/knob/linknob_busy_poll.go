@@ -284,7 +284,7 @@ var busyPollRules = []Rule{
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + busyCite() + ", trading a spinning CPU (CPU time, power) for the interrupt and wake-up"
 		}},
-	{ID: "busy-on", Verdict: Tuned, When: "either above 0",
+	{ID: "busy-on", Verdict: Changed, When: "either above 0",
 		Match: always,
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + busyCite()

@@ -276,7 +276,7 @@ var cpuGovernorRules = []Rule{
 		Match:     func(c *Case) bool { return c.Empty },
 		Reason:    text(noCpufreq + "; there is no governor to set"),
 		IsDefault: func(c *Case) *bool { return nil }},
-	{ID: "governor-performance", Verdict: Tuned, When: "performance",
+	{ID: "governor-performance", Verdict: Changed, When: "performance",
 		Match: func(c *Case) bool { return c.Text() == "performance" },
 		Reason: func(c *Case) string {
 			return c.Meaning + ", as " + cpuGovernorRefs[0].Cite() + "; the cost is power and heat"

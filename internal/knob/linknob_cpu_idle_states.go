@@ -65,7 +65,7 @@ func (cpuIdleStates) Explain(value string, o ExplainOptions) (*Explanation, erro
 			"Deep states save the most power and take the longest to leave: a wake-up from a state with a 200µs exit latency is up to 200µs late. Disabling them removes that wait, at a cost in power and heat, and fewer turbo boosts on CPUs that share a power budget.",
 			"tuned 2.20.0's latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3: the exit latency of state1 (or 3µs if state1 has none or reads 0) written to /dev/cpu_dma_latency, which tuned keeps open while it runs, so the governor skips every state that takes longer to leave.",
 			"latlab writes the disable files instead: they last until latlab knob revert cpu-idle-states (or a reboot), whether or not anything keeps running.",
-			"Set VALUE: a latency bound with its unit (0, 10us, 100us, 1ms): every state whose exit latency is above it is disabled, every other state enabled, on each CPU (--cpu LIST for some); all enables every state.",
+			"Set VALUE: a latency bound with its unit (0, 10us, 100us, 1ms): every state whose exit latency is above it is disabled, every other state enabled, on each CPU (--cpus LIST for some); all enables every state.",
 			haltpollExplained,
 		}
 		return ex, nil
@@ -352,7 +352,7 @@ var cpuIdleStatesRules = []Rule{
 		Match:     func(c *Case) bool { return c.Empty },
 		Reason:    text(noCpuidle),
 		IsDefault: func(c *Case) *bool { return nil }},
-	{ID: "idle-disabled", Verdict: Tuned, When: "a disabled state",
+	{ID: "idle-disabled", Verdict: Changed, When: "a disabled state",
 		Match: func(c *Case) bool { d, ok := idleDetail(c); return ok && d.Disabled },
 		Reason: func(c *Case) string {
 			return c.Meaning + ": disabled, so wake-ups never wait for it to be left; the cost is power and heat (" + cpuIdleStatesRefs[0].Cite() + ")"

@@ -422,7 +422,7 @@ var energyPreferenceRules = []Rule{
 		Match:     func(c *Case) bool { return c.Empty },
 		Reason:    text(noEnergyHints),
 		IsDefault: func(c *Case) *bool { return nil }},
-	{ID: "energy-performance", Verdict: Tuned, When: "EPP performance or EPB 0",
+	{ID: "energy-performance", Verdict: Changed, When: "EPP performance or EPB 0",
 		Match: func(c *Case) bool { _, l := energyHint(c); return l == 0 },
 		Reason: func(c *Case) string {
 			return c.Meaning + ", as " + energyPreferenceRefs[0].Cite() + "; the cost is power and heat"

@@ -183,7 +183,7 @@ var irqAffinityRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab irq watch", Why: "all queue interrupts of " + c.Target + " land on one CPU", Benefit: 40}
 		}},
-	{ID: "irq-pinned", Verdict: Tuned, When: "a queue interrupt allowed on fewer CPUs than are online",
+	{ID: "irq-pinned", Verdict: Changed, When: "a queue interrupt allowed on fewer CPUs than are online",
 		Match: func(c *Case) bool {
 			for _, g := range c.Group {
 				if g.Online > 0 && g.Allowed != "" && cpuCount(g.Allowed) < g.Online {

@@ -325,7 +325,7 @@ var irqbalanceRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set irqbalance off", Why: "irqbalance would undo the IRQ affinities set by hand (latlab knob revert irqbalance restores it); or ban those CPUs in IRQBALANCE_BANNED_CPULIST", Benefit: 30}
 		}},
-	{ID: "irqb-banned", Verdict: Tuned, When: "running with banned CPUs",
+	{ID: "irqb-banned", Verdict: Changed, When: "running with banned CPUs",
 		Match: func(c *Case) bool { d := irqbalanceOf(c); return d.Running && irqbalanceBanned(d) != "" },
 		Reason: func(c *Case) string {
 			return "running and keeping interrupts off " + irqbalanceBanned(irqbalanceOf(c)) + ": as " + irqbalanceRefs[0].Cite() + " does for its isolated cores"
@@ -338,7 +338,7 @@ var irqbalanceRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set irqbalance off", Why: "irqbalance is stopped but starts again at boot", Benefit: 10}
 		}},
-	{ID: "irqb-stopped", Verdict: Tuned, When: "stopped",
+	{ID: "irqb-stopped", Verdict: Changed, When: "stopped",
 		Match: func(c *Case) bool { return !irqbalanceOf(c).Running },
 		Reason: func(c *Case) string {
 			return "stopped: interrupts stay where they were last put, affinities set by hand hold, and nothing spreads the interrupt load (the cost: a busy device's interrupts may all land on one CPU)"

@@ -356,7 +356,7 @@ var isolationRules = []Rule{
 			}
 			return "nohz_full=" + d.Params["nohz_full"] + " is on the command line but " + why + ", so every CPU keeps its tick"
 		}},
-	{ID: "iso-tick-kept", Verdict: Tuned, When: "isolcpus without nohz_full or rcu_nocbs",
+	{ID: "iso-tick-kept", Verdict: Changed, When: "isolcpus without nohz_full or rcu_nocbs",
 		Match: func(c *Case) bool {
 			d := isolationDetailOf(c)
 			return d.IsolCPUs != "" && d.Params["nohz_full"] == "" && d.Params["rcu_nocbs"] == ""
@@ -367,7 +367,7 @@ var isolationRules = []Rule{
 				"tuned's cpu-partitioning adds nohz_full= and rcu_nocbs= for its isolated cores (" + isolationRefs[1].Cite() + ")"
 		},
 		Evidence: func(c *Case) string { return quote(isolationName, "", "still takes the tick") }},
-	{ID: "iso-set", Verdict: Tuned, When: "isolation parameters given",
+	{ID: "iso-set", Verdict: Changed, When: "isolation parameters given",
 		Match: func(c *Case) bool { return len(isolationDetailOf(c).Params) > 0 },
 		Reason: func(c *Case) string {
 			s := c.Meaning + "; isolated CPUs do no general work, so throughput falls with their number"

@@ -218,7 +218,7 @@ var ksmRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set ksm 2", Why: "ksmd is scanning and merging pages (latlab knob revert ksm restarts it)", Benefit: 15}
 		}},
-	{ID: "ksm-unmerged", Verdict: Tuned, When: "2",
+	{ID: "ksm-unmerged", Verdict: Changed, When: "2",
 		Match: func(c *Case) bool { return c.Text() == "2" },
 		Reason: func(c *Case) string {
 			return "stopped and unmerged, as " + ksmRefs[0].Cite() + ": no scanning and no shared pages to fault on"

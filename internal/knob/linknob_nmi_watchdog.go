@@ -258,7 +258,7 @@ var nmiWatchdogRules = []Rule{
 		Match:     func(c *Case) bool { return c.Raw.IsAbsent() },
 		Reason:    func(c *Case) string { return c.Meaning + "; nothing to tune" },
 		IsDefault: func(*Case) *bool { return nil }},
-	{ID: "nmi-wd-all-off", Verdict: Tuned, When: "kernel.watchdog 0",
+	{ID: "nmi-wd-all-off", Verdict: Changed, When: "kernel.watchdog 0",
 		Match: func(c *Case) bool { return nmiWdOf(c).Watchdog == "0" },
 		Reason: func(c *Case) string {
 			return c.Meaning + "; the cost: a CPU stuck with interrupts off, or hogged by one thread, is no longer reported"
@@ -266,7 +266,7 @@ var nmiWatchdogRules = []Rule{
 		Evidence: func(c *Case) string {
 			return quote(nmiWatchdogName, "", "only off (kernel.watchdog=0) stops the timer")
 		}},
-	{ID: "nmi-wd-off", Verdict: Tuned, When: "kernel.nmi_watchdog 0",
+	{ID: "nmi-wd-off", Verdict: Changed, When: "kernel.nmi_watchdog 0",
 		Match: func(c *Case) bool { return c.Text() == "0" },
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + nmiWatchdogRefs[0].Cite() + " (cpu-partitioning and powersave too): no perf-counter NMIs; the cost: hard lockups are no longer detected"

@@ -213,7 +213,7 @@ var numaRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set numa-balancing 0", Why: "NUMA balancing is on with one node, where it has nothing to balance (latlab knob revert numa-balancing undoes it)", Benefit: 10}
 		}},
-	{ID: "numa-off", Verdict: Tuned, When: "0 on several nodes",
+	{ID: "numa-off", Verdict: Changed, When: "0 on several nodes",
 		Match: func(c *Case) bool { return c.Text() == "0" },
 		Reason: func(c *Case) string {
 			return "off, as " + numaCite() + ": no hinting faults or page migrations; costs throughput when tasks run far from their memory"
@@ -226,7 +226,7 @@ var numaRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set numa-balancing 0", Why: "NUMA balancing unmaps and migrates pages under running tasks (latlab knob revert numa-balancing undoes it)", Benefit: 15}
 		}},
-	{ID: "numa-other", Verdict: Tuned, When: "any other value",
+	{ID: "numa-other", Verdict: Changed, When: "any other value",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning }},
 }

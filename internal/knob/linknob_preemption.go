@@ -267,7 +267,7 @@ var preemptionRules = []Rule{
 	{ID: "preempt-unknown", Verdict: Unknown, When: "neither debugfs nor uname -v readable",
 		Match:  func(c *Case) bool { return c.Value == "unknown" },
 		Reason: func(c *Case) string { return c.Meaning }},
-	{ID: "preempt-rt", Verdict: Tuned, When: "a PREEMPT_RT kernel",
+	{ID: "preempt-rt", Verdict: Changed, When: "a PREEMPT_RT kernel",
 		Match:    func(c *Case) bool { return preemptionOf(c).Model == "rt" },
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return quote(preemptionName, "", "tens of microseconds") }},
@@ -292,7 +292,7 @@ var preemptionRules = []Rule{
 		Reason: func(c *Case) string {
 			return c.Meaning + "; fixed when the kernel was built: only another kernel (PREEMPT_DYNAMIC or PREEMPT_RT) changes it"
 		}},
-	{ID: "preempt-full", Verdict: Tuned, When: "full or lazy on a kernel that switches",
+	{ID: "preempt-full", Verdict: Changed, When: "full or lazy on a kernel that switches",
 		Match:     always,
 		Reason:    func(c *Case) string { return c.Value + ": " + c.Meaning },
 		Evidence:  func(c *Case) string { return quote(preemptionName, "", "full: kernel code is preemptible everywhere") },

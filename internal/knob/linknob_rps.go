@@ -215,7 +215,7 @@ var rpsRules = []Rule{
 		},
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return quote(rpsName, "", "0 (the default)") }},
-	{ID: "rps-set", Verdict: Tuned, When: "a CPU mask on some rx queue",
+	{ID: "rps-set", Verdict: Changed, When: "a CPU mask on some rx queue",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning }},
 }

@@ -257,7 +257,7 @@ var rtThrottlingRules = []Rule{
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + rtThrottlingRefs[0].Cite() + ", so a realtime thread is never stopped mid-period, at the risk of a runaway one holding its CPU"
 		}},
-	{ID: "rt-off", Verdict: Tuned, When: "-1 (off)",
+	{ID: "rt-off", Verdict: Changed, When: "-1 (off)",
 		Match: func(c *Case) bool { b, _ := rtOf(c); return b.Runtime < 0 },
 		Reason: func(c *Case) string {
 			return "throttling off, as " + rtThrottlingRefs[0].Cite() + "; the risk: a runaway SCHED_FIFO thread (latlab wake --priority runs one) holds its CPU for ever, kernel threads included"
@@ -265,7 +265,7 @@ var rtThrottlingRules = []Rule{
 		Evidence: func(c *Case) string {
 			return quote(rtThrottlingName, "", "A runaway SCHED_FIFO thread then holds its CPU")
 		}},
-	{ID: "rt-changed", Verdict: Tuned, When: "another runtime or period",
+	{ID: "rt-changed", Verdict: Changed, When: "another runtime or period",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning }},
 }

@@ -140,7 +140,7 @@ var statIntervalRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set stat-interval 1", Why: "the VM statistics work runs without pause (latlab knob revert stat-interval undoes it)", Benefit: 40}
 		}},
-	{ID: "stat-interval-long", Verdict: Tuned, When: "more than 1 s",
+	{ID: "stat-interval-long", Verdict: Changed, When: "more than 1 s",
 		Match: func(c *Case) bool { n, err := strconv.Atoi(c.Text()); return err == nil && n > 1 },
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + statIntervalRefs[0].Cite()

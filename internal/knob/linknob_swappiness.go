@@ -172,7 +172,7 @@ var swappinessRules = []Rule{
 		Reason: func(c *Case) string {
 			return "the default: a swapped-out page costs a major fault (a disk read) when touched; " + swappinessRefs[0].Cite()
 		}},
-	{ID: "swappiness-low", Verdict: Tuned, When: "below 60",
+	{ID: "swappiness-low", Verdict: Changed, When: "below 60",
 		Match: func(c *Case) bool { n, ok := c.N(); return ok && n < 60 },
 		Reason: func(c *Case) string {
 			return c.Meaning + ", as " + swappinessRefs[0].Cite() + "; costs page cache (file reads) under memory pressure"

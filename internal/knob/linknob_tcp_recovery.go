@@ -171,7 +171,7 @@ var tcpRecoveryRules = []Rule{
 		Next: func(c *Case) *NextStep {
 			return &NextStep{Command: "latlab knob set tcp-recovery 1", Why: "RACK is off (applies at once; latlab knob revert tcp-recovery undoes it)", Benefit: 45}
 		}},
-	{ID: "rack-options", Verdict: Tuned, When: "RACK with options",
+	{ID: "rack-options", Verdict: Changed, When: "RACK with options",
 		Match:    always,
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return explainText(tcpRecoveryName, c.Text()) }},

@@ -127,7 +127,7 @@ var timerMigrationRules = []Rule{
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + timerMigrationRefs[0].Cite() + " (cpu-partitioning too) to keep wake-ups on isolated CPUs local"
 		}},
-	{ID: "timer-mig-off", Verdict: Tuned, When: "0",
+	{ID: "timer-mig-off", Verdict: Changed, When: "0",
 		Match: func(c *Case) bool { return c.Text() == "0" },
 		Reason: func(c *Case) string {
 			return c.Meaning + "; " + timerMigrationRefs[0].Cite() + " (cpu-partitioning too)"

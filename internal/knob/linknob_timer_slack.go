@@ -1,7 +1,9 @@
 package knob
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +83,14 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		return nil, err
 	}
 	s, v, err := readText(env, l)
+	if err != nil && sel.PID == "" && env.OwnSlack != nil && errors.Is(err, fs.ErrPermission) {
+		// The kernel shows /proc/PID/timerslack_ns to a thread other than
+		// PID's main one only with CAP_SYS_NICE, even in the same process,
+		// and Go runs this on any of its threads: `cat` reads it, latlab
+		// did not. Every thread inherits the slack of the one that started
+		// it, so the calling thread's own slack is the process's.
+		return ownSlackReading(env, l, target)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +108,18 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 		r.Notes = append(r.Notes, "this is latlab's own slack; --pid PID reads another process")
 	}
 	return r, nil
+}
+
+// ownSlackReading is latlab's own slack read with PR_GET_TIMERSLACK.
+func ownSlackReading(env *Env, l backend.Loc, target string) (*Reading, error) {
+	ns, err := env.OwnSlack()
+	if err != nil {
+		return nil, err
+	}
+	it := Item{Target: target, Loc: &l, Value: fmt.Sprintf("%s (%d ns)", time.Duration(ns), ns), Meaning: slackMeaning(ns)}
+	return &Reading{Knob: timerSlackName, Items: []Item{it}, Notes: []string{
+		"this is latlab's own slack (prctl PR_GET_TIMERSLACK: /proc/self/timerslack_ns is shown to another thread of a process only with CAP_SYS_NICE); --pid PID reads another process",
+	}}, nil
 }
 
 func (k timerSlack) Plan(env *Env, sel Selector, value string) (*Plan, error) {
@@ -172,7 +194,7 @@ var timerSlackRules = []Rule{
 		Match:    func(c *Case) bool { return c.Text() == "50000" },
 		Reason:   text("50µs: normal threads' timers may fire up to 50µs late so the kernel can batch wake-ups"),
 		Evidence: func(c *Case) string { return quote(timerSlackName, "", "50µs by default") }},
-	{ID: "slack-changed", Verdict: Tuned, When: "another value",
+	{ID: "slack-changed", Verdict: Changed, When: "another value",
 		Match: always,
 		Reason: func(c *Case) string {
 			return "latlab inherited this slack from the program that started it: " + c.Meaning

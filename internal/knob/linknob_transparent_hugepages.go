@@ -273,7 +273,7 @@ func thpIs(target, word string) func(c *Case) bool {
 
 var thpRules = []Rule{
 	absentRule("thp-absent"),
-	{ID: "thp-never", Verdict: Tuned, When: "enabled is never",
+	{ID: "thp-never", Verdict: Changed, When: "enabled is never",
 		Match: thpIs("enabled", "never"),
 		Reason: func(c *Case) string {
 			return "off, as " + thpRefs[0].Cite() + ": no 2 MiB faults, collapsing or compaction stalls; costs TLB misses (throughput) for large working sets"
@@ -303,7 +303,7 @@ var thpRules = []Rule{
 	{ID: "thp-defrag-default", Verdict: Default, When: "defrag is madvise",
 		Match:  thpIs("defrag", "madvise"),
 		Reason: func(c *Case) string { return c.Meaning }},
-	{ID: "thp-set", Verdict: Tuned, When: "any other choice",
+	{ID: "thp-set", Verdict: Changed, When: "any other choice",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning }},
 }

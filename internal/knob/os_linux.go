@@ -2,7 +2,10 @@ package knob
 
 import (
 	"errors"
+	"fmt"
 	"os"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/internal/knob/backend"
 )
@@ -11,7 +14,7 @@ import (
 const HostOS = "linux"
 
 func newEnv(root string) *Env {
-	return &Env{
+	e := &Env{
 		Backends: map[string]backend.Backend{
 			backend.BackendFile:    backend.Files{Root: root},
 			backend.BackendEthtool: backend.NewEthtool(root),
@@ -28,6 +31,16 @@ func newEnv(root string) *Env {
 			return nil
 		},
 	}
+	if root == "/" || root == "" {
+		e.OwnSlack = func() (int64, error) {
+			n, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+			if err != nil {
+				return 0, fmt.Errorf("prctl(PR_GET_TIMERSLACK): %w", err)
+			}
+			return int64(n), nil
+		}
+	}
+	return e
 }
 
 // DefaultStateDir is where the journal lives: /var/lib/latlab, or

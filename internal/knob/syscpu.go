@@ -47,7 +47,7 @@ func cpuOfLoc(l backend.Loc) (n int, rest string, ok bool) {
 }
 
 // sysCPUs lists the CPUs under /sys/devices/system/cpu (cpu0, cpu1...),
-// ascending; with list (the --cpu selector) only those, each of which
+// ascending; with list (the --cpus selector) only those, each of which
 // must exist.
 func sysCPUs(env *Env, list string) ([]int, error) {
 	dirs, _, err := env.list(backend.BackendFile, sysCPUDir)
@@ -66,7 +66,7 @@ func sysCPUs(env *Env, list string) ([]int, error) {
 	}
 	want, err := cpuset.ParseList(list)
 	if err != nil || len(want) == 0 {
-		return nil, badinput.Errorf("invalid --cpu %q: accepted a CPU list, e.g. 0-3,8", list)
+		return nil, badinput.Errorf("invalid --cpus %q: accepted a CPU list, e.g. 0-3,8", list)
 	}
 	for _, c := range want {
 		if !slices.Contains(cpus, c) {
@@ -77,7 +77,7 @@ func sysCPUs(env *Env, list string) ([]int, error) {
 }
 
 // cpuTarget is the target a plan names its CPUs by: "" for every CPU,
-// "cpu LIST" for those --cpu chose.
+// "cpu LIST" for those --cpus chose.
 func cpuTarget(list string, cpus []int) string {
 	if list == "" {
 		return ""
@@ -195,7 +195,7 @@ func cpufreqPolicies(env *Env, cpus []int) (lead []int, notes []string) {
 func matchCPUs(list string, match func(*journal.Entry) bool) (func(*journal.Entry) bool, error) {
 	cpus, err := cpuset.ParseList(list)
 	if err != nil || len(cpus) == 0 {
-		return nil, badinput.Errorf("invalid --cpu %q: accepted a CPU list, e.g. 0-3,8", list)
+		return nil, badinput.Errorf("invalid --cpus %q: accepted a CPU list, e.g. 0-3,8", list)
 	}
 	return func(e *journal.Entry) bool {
 		n, _, ok := cpuOfLoc(e.Loc)

@@ -165,7 +165,7 @@ func TestCPUGovernorPlan(t *testing.T) {
 		{name: "not a word", files: cpuFiles(), value: "perf ormance", bad: "accepted a governor name"},
 		{name: "empty", files: cpuFiles(), value: "", bad: "accepted a governor name"},
 		{name: "no such CPU", files: cpuFiles(), sel: Selector{CPU: "7"}, value: "performance", bad: "no CPU 7 under /sys/devices/system/cpu: accepted CPUs 0-3"},
-		{name: "bad list", files: cpuFiles(), sel: Selector{CPU: "x"}, value: "performance", bad: `invalid --cpu "x"`},
+		{name: "bad list", files: cpuFiles(), sel: Selector{CPU: "x"}, value: "performance", bad: `invalid --cpus "x"`},
 		{name: "virtual machine", files: vmCPUFiles(), value: "performance", bad: noCpufreq},
 	} {
 		t.Run(c.name, func(t *testing.T) {

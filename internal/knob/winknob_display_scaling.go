@@ -325,7 +325,7 @@ var displayScalingRules = []Rule{
 			return c.Meaning + ", but every active path uses identity: when the monitor is sent the desktop's resolution (the native one, or one made with CRU) any scaling request becomes identity, so this one has no effect here"
 		},
 		Evidence: func(c *Case) string { return strings.Join(strings.Fields(strings.Join(identityStudy, " ")), " ") }},
-	{ID: "display-chosen", Verdict: Tuned, When: "identity, centered, stretched or custom",
+	{ID: "display-chosen", Verdict: Changed, When: "identity, centered, stretched or custom",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string {

@@ -137,7 +137,7 @@ var globalTimerRules = []Rule{
 		Evidence: func(c *Case) string {
 			return quote(globalTimerName, "", "Windows Server 2022 ships with it set to 1")
 		}},
-	{ID: "gtrr-server-2022-off", Verdict: Tuned, When: "absent or 0 on Windows Server 2022, which ships it set to 1",
+	{ID: "gtrr-server-2022-off", Verdict: Changed, When: "absent or 0 on Windows Server 2022, which ships it set to 1",
 		Match: func(c *Case) bool {
 			n, ok := c.N()
 			return (c.Raw.IsAbsent() || (ok && n == 0)) && timer.GlobalKeyDefault(c.Build, c.Server) == 1
@@ -147,7 +147,7 @@ var globalTimerRules = []Rule{
 			return quote(globalTimerName, "", "Windows Server 2022 ships with it set to 1")
 		},
 		IsDefault: func(*Case) *bool { return boolPtr(false) }},
-	{ID: "gtrr-on", Verdict: Tuned, When: "1 on a build that honours it",
+	{ID: "gtrr-on", Verdict: Changed, When: "1 on a build that honours it",
 		Match:    func(c *Case) bool { n, ok := c.N(); return ok && n == 1 },
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return quote(globalTimerName, "", "Read at boot") }},

@@ -366,7 +366,7 @@ var interruptModerationRules = []Rule{
 	// shortest NDIS DPCs (85% within 2 µs) for 29 times Extreme's
 	// interrupts, and Medium "seemed" to the researcher to have the least
 	// impact on games.
-	{ID: "im-off", Verdict: Tuned, When: "*InterruptModeration 0 or rate level Off",
+	{ID: "im-off", Verdict: Changed, When: "*InterruptModeration 0 or rate level Off",
 		Match: func(c *Case) bool { return moderationOff(c) },
 		Reason: func(c *Case) string {
 			return fmt.Sprintf("moderation off, a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85%% within 2 µs) for the most interrupts (%s against %s at Extreme); Medium seemed to it the least impact on games",
@@ -382,11 +382,11 @@ var interruptModerationRules = []Rule{
 			return len(c.Extra) == 0 || (known && len(diff) == 0)
 		},
 		Reason: func(c *Case) string { return c.Meaning }},
-	{ID: "im-medium", Verdict: Tuned, When: "rate level Medium",
+	{ID: "im-medium", Verdict: Changed, When: "rate level Medium",
 		Match:    func(c *Case) bool { return moderationLevel(c) == "Medium" },
 		Reason:   func(c *Case) string { return c.Meaning + ": " + mediumCaveat },
 		Evidence: func(c *Case) string { return itrMeasurement() }},
-	{ID: "im-tuned", Verdict: Tuned, When: "another level or setting",
+	{ID: "im-tuned", Verdict: Changed, When: "another level or setting",
 		Match:    always,
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return itrMeasurement() },

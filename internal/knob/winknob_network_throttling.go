@@ -170,7 +170,7 @@ var netThrottleRules = []Rule{
 		Evidence: func(c *Case) string {
 			return quote(netThrottleName, "", "Measured (GamingPCSetup")
 		}},
-	{ID: "nti-tuned", Verdict: Tuned, When: "another value in 1-70",
+	{ID: "nti-tuned", Verdict: Changed, When: "another value in 1-70",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Meaning }},
 }

@@ -245,7 +245,7 @@ var nicBuffersRules = []Rule{
 	{ID: "buffers-default", Verdict: Default, When: "nothing stored, or every count at its Ndi\\Params default",
 		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
 		Reason: func(c *Case) string { return c.Meaning }},
-	{ID: "buffers-tuned", Verdict: Tuned, When: "a count differs from its Ndi\\Params default",
+	{ID: "buffers-tuned", Verdict: Changed, When: "a count differs from its Ndi\\Params default",
 		Match: always,
 		Reason: func(c *Case) string {
 			if diff, _ := ndiDiffs(c); len(diff) > 0 {

@@ -397,11 +397,11 @@ var nicPowerSavingRules = []Rule{
 	{ID: "power-default", Verdict: Default, When: "nothing stored, or every keyword at its Ndi\\Params default",
 		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return len(c.Extra) == 0 || (known && len(diff) == 0) },
 		Reason: func(c *Case) string { return c.Meaning + ", the driver's defaults" }},
-	{ID: "power-off", Verdict: Tuned, When: "every declared keyword off",
+	{ID: "power-off", Verdict: Changed, When: "every declared keyword off",
 		Match:    func(c *Case) bool { return strings.HasPrefix(c.Meaning, "power saving off") },
 		Reason:   func(c *Case) string { return c.Meaning + ", as on the GamingPCSetup test bench" },
 		Evidence: func(c *Case) string { return quote(nicPowerSavingName, "", "Bench:") }},
-	{ID: "power-tuned", Verdict: Tuned, When: "another combination",
+	{ID: "power-tuned", Verdict: Changed, When: "another combination",
 		Match: always,
 		Reason: func(c *Case) string {
 			if diff, _ := ndiDiffs(c); len(diff) > 0 {

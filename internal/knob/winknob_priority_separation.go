@@ -260,13 +260,13 @@ var prioSepRules = []Rule{
 			return "the " + platformName(c.Server) + " default: " + prisepClass(c)
 		},
 		Evidence: func(c *Case) string { return quote(prioSepName, "", "Windows ships") }},
-	{ID: "prisep-same-class", Verdict: Tuned, When: "another value of the default's class",
+	{ID: "prisep-same-class", Verdict: Changed, When: "another value of the default's class",
 		Match: func(c *Case) bool { return prisepSameAsDefault(c) },
 		Reason: func(c *Case) string {
 			return fmt.Sprintf("%s: the same quanta as the %s default 0x%X, so no change in scheduling", prisepClass(c), platformName(c.Server), prisepDefault(c.Server))
 		},
 		Evidence: func(c *Case) string { return quote(prioSepName, "", "Windows ships") }},
-	{ID: "prisep-other", Verdict: Tuned, When: "any other value",
+	{ID: "prisep-other", Verdict: Changed, When: "any other value",
 		Match: func(c *Case) bool { _, ok := c.N(); return ok },
 		Reason: func(c *Case) string {
 			return fmt.Sprintf("%s, where the %s default 0x%X is %s", prisepClass(c), platformName(c.Server), prisepDefault(c.Server), prisepClassOf(prisep.Decode(prisepDefault(c.Server), prisep.Options{Server: c.Server, TickMs: prisepTick(c)})))

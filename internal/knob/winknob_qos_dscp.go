@@ -331,7 +331,7 @@ var qosDscpRules = []Rule{
 			return c.Value + " for " + c.Meaning + `, but "Do not use NLA" is not set: off a domain Windows does not apply it`
 		},
 		Evidence: func(c *Case) string { return noteWith(c, "is not set") }},
-	{ID: "qos-policy", Verdict: Tuned, When: "a policy that applies",
+	{ID: "qos-policy", Verdict: Changed, When: "a policy that applies",
 		Match:  always,
 		Reason: func(c *Case) string { return c.Value + " for " + c.Meaning }},
 }

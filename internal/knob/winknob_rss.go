@@ -282,7 +282,7 @@ var rssRules = []Rule{
 	{ID: "rss-default", Verdict: Default, When: "every stored keyword at its Ndi\\Params default",
 		Match:  func(c *Case) bool { diff, known := ndiDiffs(c); return known && len(diff) == 0 },
 		Reason: func(c *Case) string { return c.Meaning + ", the driver's defaults" }},
-	{ID: "rss-tuned", Verdict: Tuned, When: "a keyword differs from its Ndi\\Params default, or has none",
+	{ID: "rss-tuned", Verdict: Changed, When: "a keyword differs from its Ndi\\Params default, or has none",
 		Match: always,
 		Reason: func(c *Case) string {
 			diff, known := ndiDiffs(c)

@@ -144,7 +144,7 @@ func (o UDPOptions) Validate() error {
 	}
 	if t := o.Thread; t != nil {
 		if t.CPU < -1 || t.CPU >= sched.NumCPU() {
-			return badinput.Errorf("invalid --cpu %d: this machine has CPUs 0-%d (-1 = not pinned)", t.CPU, sched.NumCPU()-1)
+			return badinput.Errorf("invalid --cpus %d: this machine has CPUs 0-%d", t.CPU, sched.NumCPU()-1)
 		}
 		if t.Priority == sched.Realtime && (t.RTPrio < sched.MinRTPrio || t.RTPrio > sched.MaxRTPrio) {
 			return badinput.Errorf("invalid --rtprio %d: accepted %d-%d", t.RTPrio, sched.MinRTPrio, sched.MaxRTPrio)

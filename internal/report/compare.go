@@ -106,6 +106,7 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 
 func compareRanking(w io.Writer, r *compare.Result) {
 	rows := [][]string{}
+	var settings []string
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
 		diff, p, out := "baseline", "", ""
@@ -119,7 +120,18 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			out = string(pp.Outcome)
 		}
 		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, out, run.Settings})
+			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, out})
+		if run.Settings != "" {
+			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
+		}
 	}
-	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "", "settings"}, rows)
+	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
+	// The settings are lines of their own: as a column they made the
+	// table wider than any terminal.
+	if len(settings) > 0 {
+		fmt.Fprintln(w, "settings that differ:")
+		for _, s := range settings {
+			fmt.Fprintln(w, "  "+s)
+		}
+	}
 }

@@ -39,7 +39,7 @@ func TestDoctorBundle(t *testing.T) {
 	id := doctor.Identity{User: "zqtester", Host: "zq-box", Home: `C:\Users\zqtester`}
 	r := testCheckup()
 	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: "zqtester", Value: "DSCP 46 (EF)",
-		Meaning: `C:\Users\zqtester\Games\game.exe UDP`, Verdict: knob.Tuned, Reason: "DSCP 46 (EF) for C:\\Users\\zqtester\\Games\\game.exe"})
+		Meaning: `C:\Users\zqtester\Games\game.exe UDP`, Verdict: knob.Changed, Reason: "DSCP 46 (EF) for C:\\Users\\zqtester\\Games\\game.exe"})
 	r.Notes = append(r.Notes, "measured on zq-box, adapter 00:1a:2b:3c:4d:5e")
 	doc, err := doctor.Document(host.Facts{}, r, map[string]string{"bundle": `C:\Users\zqtester\Desktop\checkup.zip`, "html": "", "quick": "false"})
 	if err != nil {

@@ -136,7 +136,7 @@ td.k { font-family: ui-monospace, monospace; white-space: nowrap; }
 td.v, td.r { overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: .7rem; font-size: .8rem; font-weight: 600; white-space: nowrap; }
 .b-default { background: #e3f2e9; color: #1d5e3a; }
-.b-tuned { background: #e4eef8; color: #164b78; }
+.b-changed { background: #e4eef8; color: #164b78; }
 .b-suspicious { background: #fdf0d8; color: #7a4a00; }
 .b-unknown { background: #ececec; color: #444; }
 .band-poor, .band-mediocre { border-left-color: #d55e00; }

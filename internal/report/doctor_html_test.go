@@ -13,7 +13,7 @@ import (
 func testDoctorPage(t *testing.T) string {
 	t.Helper()
 	r := testCheckup()
-	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: `<script>alert("x")</script>`, Value: "DSCP 46", Verdict: knob.Tuned, Reason: "a & b"})
+	r.Settings = append(r.Settings, doctor.Setting{Knob: "qos-dscp", Target: `<script>alert("x")</script>`, Value: "DSCP 46", Verdict: knob.Changed, Reason: "a & b"})
 	doc, err := doctor.Document(host.Facts{}, r, map[string]string{"quick": "false"})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ const pageWidth = 80
 
 // verdictOrder lists the settings worst first, so what needs attention
 // is read before what is fine.
-var verdictOrder = []knob.Verdict{knob.Suspicious, knob.Unknown, knob.Tuned, knob.Default}
+var verdictOrder = []knob.Verdict{knob.Suspicious, knob.Unknown, knob.Changed, knob.Default}
 
 // DoctorText writes the check-up as a terminal page of at most 80
 // columns.
@@ -75,7 +75,7 @@ func tallyLine(r *doctor.Result) string {
 	for _, x := range []struct {
 		n    int
 		name string
-	}{{c.Suspicious, "suspicious"}, {c.Unknown, "unknown"}, {c.Tuned, "tuned"}, {c.Default, "default"}} {
+	}{{c.Suspicious, "suspicious"}, {c.Unknown, "unknown"}, {c.Changed, "changed"}, {c.Default, "default"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
 		}

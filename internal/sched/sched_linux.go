@@ -11,7 +11,7 @@ import (
 )
 
 // NumCPU is the number of CPUs the kernel knows (not only those in this
-// process's affinity mask), so --cpu N names the same CPU as cyclictest -a N.
+// process's affinity mask), so --cpus N names the same CPU as cyclictest -a N.
 func NumCPU() int {
 	n := runtime.NumCPU()
 	var set unix.CPUSet

@@ -83,6 +83,12 @@ type Totals struct {
 	TCPFragments        int    `json:"tcp_fragments_skipped,omitempty"`
 	AfterClose          uint64 `json:"segments_after_close,omitempty"`
 	MalformedOptions    uint64 `json:"malformed_options,omitempty"`
+	// What the capture did not see: segments after a gap in the sequence
+	// numbers (Wireshark's tcp.analysis.lost_segment, "previous segment
+	// not captured"), each at least one segment missed, and ACKs of data
+	// never seen (tcp.analysis.ack_lost_segment).
+	LostSegments uint64 `json:"lost_segments"`
+	AckedUnseen  uint64 `json:"acked_unseen"`
 }
 
 func (t *Totals) add(d *DirStats) {
@@ -101,6 +107,8 @@ func (t *Totals) add(d *DirStats) {
 	t.RackAvoidHonour += d.Rack.AvoidedHonouring
 	t.RackAvoidIgnore += d.Rack.AvoidedIgnoring
 	t.MalformedOptions += d.MalformedOptions
+	t.LostSegments += d.LostSegments
+	t.AckedUnseen += d.AckedUnseen
 }
 
 // Summary is the part of the result that is complete only at the end of

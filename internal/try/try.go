@@ -146,7 +146,7 @@ func probeCommand(p Probe) string {
 		}
 		return "latlab net udp --to " + to
 	case ProbeDPCISR:
-		return "latlab dpc watch --seconds 60"
+		return "latlab dpc watch --duration 60s"
 	}
 	return "latlab sleep"
 }

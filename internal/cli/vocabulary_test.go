@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// vocabulary is what each flag name means, in every command that has it:
+// its type and words its help must say. A new command that gives a name
+// another meaning fails here, and so does one that brings back a retired
+// name (retired: the old spellings, which live on only hidden).
+var vocabulary = map[string]struct {
+	typ  string
+	help string // a regular expression the help must match
+	not  string // and one it must not ("": none)
+}{
+	// How long a run (or each of its phases or blocks) lasts.
+	"duration": {"duration", `(?i)how long|stop after`, `(?i)each sleep|the sleep`},
+	// The length of one sleep.
+	"sleep-length": {"duration", `each sleep`, ""},
+	"cpus":         {"cpus", `(?i)CPU`, ""},
+	"priority":     {"string", `normal, high or realtime`, ""},
+	"rtprio":       {"int", `SCHED_FIFO priority`, ""},
+	"interval":     {"duration", `(?i)period|interval|every|between`, ""},
+	"output":       {"string", `(?i)file`, ""},
+	"json":         {"bool", `(?i)json|document`, ""},
+	"force":        {"bool", `overwrite`, ""},
+	"dry-run":      {"bool", `(?i)change nothing|measure nothing|would`, ""},
+}
+
+// exceptions are flags that mean something else than the table says, each
+// with the reason it stays.
+var exceptions = map[string]string{
+	// Restores over a change someone made after latlab: the journal's
+	// recovery messages print this command, so renaming it would break
+	// what earlier versions told users to run.
+	"latlab knob revert --force": "revert over a later change",
+}
+
+// retired are names no command shows any more: each lives on as a hidden
+// old spelling of its new name.
+var retired = map[string]string{"cpu": "cpus", "seconds": "duration"}
+
+func TestCommandTreeVocabulary(t *testing.T) {
+	root := NewRoot(&IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	walk(root, func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			where := c.CommandPath() + " --" + f.Name
+			if isOldSpelling(f) {
+				if !f.Hidden {
+					t.Errorf("%s: an old spelling is shown in the help", where)
+				}
+				return
+			}
+			if f.Hidden {
+				return
+			}
+			if to, ok := retired[f.Name]; ok {
+				t.Errorf("%s: a retired name; the flag is --%s now", where, to)
+			}
+			v, ok := vocabulary[f.Name]
+			if _, except := exceptions[where]; !ok || except {
+				return
+			}
+			if f.Value.Type() != v.typ {
+				t.Errorf("%s is a %s, everywhere else a %s", where, f.Value.Type(), v.typ)
+			}
+			if !regexp.MustCompile(v.help).MatchString(f.Usage) {
+				t.Errorf("%s: help %q does not say %s", where, f.Usage, v.help)
+			}
+			if v.not != "" && regexp.MustCompile(v.not).MatchString(f.Usage) {
+				t.Errorf("%s: help %q means something else (%s)", where, f.Usage, v.not)
+			}
+			if f.Name == "output" && f.Shorthand != "o" {
+				t.Errorf("%s: -o is its short name everywhere", where)
+			}
+			if f.Shorthand == "o" && f.Name != "output" {
+				t.Errorf("%s: -o is --output everywhere", where)
+			}
+		})
+	})
+}
+
+// The old spellings still work, with one line on stderr naming the new
+// one, and set what the new name sets.
+func TestOldSpellingsStillWork(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"sleep", "--duration", "2ms", "--samples", "3", "--gap", "0", "--json"}, "latlab: --duration is now --sleep-length, the length of one sleep"},
+		{[]string{"sleep", "--cpu", "0", "--samples", "3", "--gap", "0", "--json"}, "latlab: --cpu is now --cpus\n"},
+		{[]string{"knob", "get", "cpu-governor", "--cpu", "0", "--json"}, "latlab: --cpu is now --cpus\n"},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != 0 && !strings.Contains(c.args[0], "knob") {
+			t.Errorf("%v: exit %d: %s", c.args, code, errs)
+		}
+		if strings.Count(errs, c.note) != 1 {
+			t.Errorf("%v: stderr %q lacks the note %q once", c.args, errs, c.note)
+		}
+		if strings.Contains(out, "is now --") {
+			t.Errorf("%v: the note went to stdout", c.args)
+		}
+		if c.args[0] == "sleep" {
+			doc := readDoc(t, out)
+			if c.args[1] == "--duration" && doc.Settings["sleep-length"] != "2ms" {
+				t.Errorf("%v: settings %v", c.args, doc.Settings)
+			}
+			if c.args[1] == "--cpu" && doc.Settings["cpus"] != "0" {
+				t.Errorf("%v: settings %v", c.args, doc.Settings)
+			}
+			if _, ok := doc.Settings[c.args[1][2:]]; ok {
+				t.Errorf("%v: the document records the old spelling: %v", c.args, doc.Settings)
+			}
+		}
+	}
+}
+
+// knob set and try take values that begin with '-' (rt-throttling -1),
+// before or after their flags.
+func TestNegativeValuesAreArguments(t *testing.T) {
+	root := NewRoot(&IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
+	for _, c := range []struct{ in, want string }{
+		{"knob set rt-throttling -1 --dry-run", "knob set --dry-run -- rt-throttling -1"},
+		{"knob set --dry-run rt-throttling -1 --format sh", "knob set --dry-run --format sh -- rt-throttling -1"},
+		{"knob set --state-dir /x timer-slack -5 --pid 1", "knob set --state-dir /x --pid 1 -- timer-slack -5"},
+		{"try rt-throttling -1 -o t.json --blocks 2", "try -o t.json --blocks 2 -- rt-throttling -1"},
+		{"knob set rt-throttling -- -1", "knob set rt-throttling -- -1"},
+		{"sleep --samples 3", "sleep --samples 3"},
+	} {
+		if got := strings.Join(separateNegativeArgs(root, strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("%q -> %q, want %q", c.in, got, c.want)
+		}
+	}
+	code, out, errs := runCLI(t, "knob", "set", "rt-throttling", "-1", "--dry-run")
+	if code != 0 || !strings.Contains(out, "-> -1") {
+		t.Errorf("knob set rt-throttling -1 --dry-run: exit %d: %s%s", code, out, errs)
+	}
+}
+
+// -o FILE writes the document to the file only, whatever the command, and
+// stderr says where; without --json the human summary still goes to stdout.
+func TestOutputGoesToTheFileOnly(t *testing.T) {
+	dir := testutil.TempDir(t)
+	for i, args := range [][]string{
+		{"sleep", "--samples", "3", "--gap", "0", "--json"},
+		{"sleep", "--samples", "3", "--gap", "0"},
+	} {
+		file := filepath.Join(dir, fmt.Sprintf("out%d.json", i))
+		code, out, errs := runCLI(t, append(args, "-o", file)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), `"kind": "sleep"`) {
+			t.Errorf("%v -o: the file holds %q (%v)", args, b, err)
+		}
+		json := slices.Contains(args, "--json")
+		if json && out != "" || !json && (out == "" || strings.Contains(out, `"kind"`)) {
+			t.Errorf("%v -o: stdout %q", args, out)
+		}
+		if !strings.Contains(errs, "wrote "+file+"\n") {
+			t.Errorf("%v -o: stderr %q does not say what was written", args, errs)
+		}
+	}
+}
