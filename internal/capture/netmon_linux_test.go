@@ -2,12 +2,15 @@ package capture
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -67,6 +70,19 @@ func checkFramesTshark(t *testing.T, path string) {
 	}
 	for _, d := range compareDecode(t, path) {
 		t.Errorf("%s %s", path, d)
+	}
+	// The same frames read in place from the file, and from a temporary
+	// copy when compressed.
+	f, err := infile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, r := range map[string]io.Reader{"the file": f, "zstd": bytes.NewReader(compress(t, CompressionZstd, b))} {
+		again, err := readAll(t, r)
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Errorf("%s read from %s: %d frames (%v), not the %d frames read from memory", path, name, len(again), err, len(got))
+		}
 	}
 }
 

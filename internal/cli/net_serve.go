@@ -163,6 +163,9 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	if st.EchoLoops+st.EchoOverRate > 0 {
 		fmt.Fprintf(hw, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
 	}
+	if st.EchoFlowsMuted > 0 {
+		fmt.Fprintf(hw, "note: %d times a peer (address and port) answered every echo, over %d a second, and was muted as a loop\n", st.EchoFlowsMuted, netload.MaxForeignReplies)
+	}
 	if st.TCPRefused+st.TCPEvicted+st.TCPIdle > 0 {
 		fmt.Fprintf(hw, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
 	}

@@ -34,7 +34,7 @@ const (
 	// maxEchoFlows bounds the per address-and-port state the same way;
 	// flows beyond it share one record, which only mutes sooner.
 	maxEchoFlows = 4096
-	// maxForeignReplies is the replies one peer address and port gets in
+	// MaxForeignReplies is the replies one peer address and port gets in
 	// repeatWindow for datagrams that are not fresh latlab probes. A
 	// service that answers whatever it is sent (daytime, chargen, a
 	// responder on any port, with any payload) turns one forged datagram
@@ -45,7 +45,7 @@ const (
 	// and a rising sequence number, which no loop produces, and are
 	// bounded by the rate alone; any other use of the echo gets this many
 	// replies a second per flow.
-	maxForeignReplies = 1000
+	MaxForeignReplies = 1000
 	// maxRemembered bounds the replies remembered across every source
 	// (some 40 MiB). A reply that cannot be remembered is not sent, so
 	// the loop check is never skipped; the oldest are forgotten after
@@ -73,6 +73,7 @@ type echoGuard struct {
 	flows      map[netip.AddrPort]*echoFlow
 	flowFull   echoFlow // shared by flows beyond maxEchoFlows
 	flowSweep  int64
+	muted      int64 // flows muted as loops, ever
 	lastSweep  int64
 	remembered int   // replies remembered, over every source
 	maxRemem   int   // maxRemembered; lower in tests
@@ -195,8 +196,10 @@ func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
 		if now-f.start > repeatWindow {
 			f.start, f.replies = now, 0
 		}
-		if f.replies >= maxForeignReplies {
+		if f.replies >= MaxForeignReplies {
 			f.muted = now + repeatWindow
+			f.replies = 0 // counted afresh once the flow is heard again
+			g.muted++
 			return echoLoop
 		}
 	}
@@ -224,6 +227,13 @@ func (g *echoGuard) check(from netip.AddrPort, payload []byte, now int64) int {
 		f.replies++
 	}
 	return echoAnswer
+}
+
+// mutedFlows is the number of times a flow was muted as a loop.
+func (g *echoGuard) mutedFlows() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.muted
 }
 
 // flow returns the record of a peer address and port, making room for a

@@ -209,14 +209,14 @@ func TestEchoGuardRememberedBounded(t *testing.T) {
 
 // latlab's own probes, fresh sequence numbers of one run, are bounded by
 // the rate alone: a bulk flow from one port is never taken for a loop; a
-// flow that repeats its probes or sends other bytes gets maxForeignReplies
+// flow that repeats its probes or sends other bytes gets MaxForeignReplies
 // a window, then is muted until it has been quiet for one.
 func TestEchoGuardFlows(t *testing.T) {
 	g := newEchoGuard(netip.MustParseAddrPort("127.0.0.1:7007"), 1e9)
 	client := netip.MustParseAddrPort("127.0.0.1:40000")
 	b := make([]byte, HeaderLen)
 	now := int64(1e12)
-	for i := range uint64(20 * maxForeignReplies) {
+	for i := range uint64(20 * MaxForeignReplies) {
 		putHeader(b, header{Run: 7, Seq: i})
 		if v := g.check(client, b, now); v != echoAnswer {
 			t.Fatalf("probe %d: %d", i, v)
@@ -224,9 +224,9 @@ func TestEchoGuardFlows(t *testing.T) {
 		now += 11_000
 	}
 	other := netip.MustParseAddrPort("127.0.0.1:17013")
-	for i := range maxForeignReplies + 10 {
+	for i := range MaxForeignReplies + 10 {
 		v := g.check(other, fmt.Appendf(nil, "it is %d o'clock", i), now)
-		if want := echoAnswer; i >= maxForeignReplies {
+		if want := echoAnswer; i >= MaxForeignReplies {
 			want = echoLoop
 			if v != want {
 				t.Fatalf("reply %d: %d, want a loop", i, v)
@@ -235,6 +235,9 @@ func TestEchoGuardFlows(t *testing.T) {
 			t.Fatalf("reply %d: %d", i, v)
 		}
 		now += 10_000
+	}
+	if g.mutedFlows() != 1 {
+		t.Errorf("%d flows muted, want 1", g.mutedFlows())
 	}
 	// Muted while it keeps talking, answered again after a quiet window.
 	if v := g.check(other, []byte("still?"), now+repeatWindow/2); v != echoLoop {
@@ -249,10 +252,10 @@ func TestEchoGuardFlows(t *testing.T) {
 	now += 4 * repeatWindow
 	putHeader(b, header{Run: 9, Seq: 5})
 	g.check(back, b, now)
-	for i := range maxForeignReplies + 1 {
+	for i := range MaxForeignReplies + 1 {
 		b2 := append(append([]byte{}, b...), byte(i), byte(i>>8))
 		v := g.check(back, b2, now+int64(i)*1000+1)
-		if i == maxForeignReplies && v != echoLoop {
+		if i == MaxForeignReplies && v != echoLoop {
 			t.Fatalf("a returning probe is never taken for a loop: %d", v)
 		}
 	}

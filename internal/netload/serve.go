@@ -96,6 +96,10 @@ type ServeStats struct {
 	EchoLoops int64 `json:"echo_dropped_loop"`
 	// Datagrams not answered because their source was over --echo-rate.
 	EchoOverRate int64 `json:"echo_dropped_rate"`
+	// Peers (an address and a port) muted for answering every echo: more
+	// than 1,000 replies in a second to datagrams that were not fresh
+	// latlab probes (their datagrams count in EchoLoops from then on).
+	EchoFlowsMuted int64 `json:"echo_flows_muted"`
 	// TCP connections refused (the peer at --max-per-peer, or every slot
 	// taken by a peer no busier), closed to give their slot to another
 	// peer, and closed after --idle-timeout without data.
@@ -327,9 +331,17 @@ func (s *Server) Stats() ServeStats {
 		EchoPackets: s.echoPackets.Load(), EchoBytes: s.echoBytes.Load(),
 		DiscardConns: s.discardConns.Load(), DiscardBytes: s.discardBytes.Load(),
 		SinkConns: s.sinkConns.Load(), SinkBytes: s.sinkBytes.Load(),
-		EchoLoops: s.echoLoops.Load(), EchoOverRate: s.echoOverRate.Load(),
+		EchoLoops: s.echoLoops.Load(), EchoOverRate: s.echoOverRate.Load(), EchoFlowsMuted: s.guardMuted(),
 		TCPRefused: s.tcpRefused.Load(), TCPEvicted: s.tcpEvicted.Load(), TCPIdle: s.tcpIdle.Load(),
 	}
+}
+
+// guardMuted is the number of flows the echo guard muted as loops.
+func (s *Server) guardMuted() int64 {
+	if s.guard == nil {
+		return 0
+	}
+	return s.guard.mutedFlows()
 }
 
 // serveEcho returns datagrams to their senders unchanged (RFC 862),

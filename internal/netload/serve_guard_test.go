@@ -246,7 +246,7 @@ func TestTCPAcceptErrorDoesNotStopServer(t *testing.T) {
 // Issue 40: one datagram naming a responder that answers everything with
 // bytes of its own, on no standard port, looped without end (76,847
 // echoes in 5 s, none counted as a loop). Now the flow is muted once it
-// has had maxForeignReplies replies within the window. The responder stops
+// has had MaxForeignReplies replies within the window. The responder stops
 // by itself after 3 s or 20x that many datagrams, so the old behaviour
 // fails rather than hangs.
 func TestEchoLoopThroughAnyResponderStops(t *testing.T) {
@@ -269,7 +269,7 @@ func TestEchoLoopThroughAnyResponderStops(t *testing.T) {
 	buf := make([]byte, 2048)
 	got := 0
 	deadline := time.Now().Add(3 * time.Second)
-	for got < 20*maxForeignReplies && time.Now().Before(deadline) {
+	for got < 20*MaxForeignReplies && time.Now().Before(deadline) {
 		_ = r.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		if _, err := r.Read(buf); err != nil {
 			break // silence: the loop was cut
@@ -281,8 +281,8 @@ func TestEchoLoopThroughAnyResponderStops(t *testing.T) {
 		}
 	}
 	st := s.Stats()
-	if got > maxForeignReplies || st.EchoLoops == 0 {
-		t.Fatalf("the responder got %d echoes (%+v): want at most %d, then the flow muted", got, st, maxForeignReplies)
+	if got > MaxForeignReplies || st.EchoLoops == 0 || st.EchoFlowsMuted != 1 {
+		t.Fatalf("the responder got %d echoes (%+v): want at most %d, then the flow muted", got, st, MaxForeignReplies)
 	}
 }
 

@@ -20,6 +20,11 @@
 //   - ".." is taken by name (as filepath.Clean takes it), never through a
 //     link's target.
 //
+// openat2(2) with RESOLVE_NO_SYMLINKS would refuse every link, root's own
+// (/var/run -> /run) too, and checks no owner; so each component is
+// opened by openat with O_PATH|O_NOFOLLOW|O_DIRECTORY, which every Linux
+// latlab runs on has, and a link is judged and followed by hand.
+//
 // A directory that does not exist is created (when asked) only after its
 // parent passed the rules, with mkdirat relative to the parent's
 // descriptor, and is then opened without following a link like any
