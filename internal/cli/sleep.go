@@ -65,13 +65,21 @@ starts in the same timer tick that ended the previous one, short enough that
 the default 120 samples finish in under 5 s even at Windows' default
 15.625 ms timer interval. (MeasureSleep, valleyofdoom/TimerResolution, pauses
 Sleep(1000) between samples, as in the version PC-Tuning's research quotes;
-only its later --samples mode pauses Sleep(100).)`,
+only its later --samples mode pauses Sleep(100).)
+
+--live prints each sample as it is taken and runs until Ctrl-C (or for
+--samples, when given); the summary follows.`,
 		Example: `  latlab sleep
   latlab sleep --duration 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
   latlab sleep --resolution 0.5ms --live
   latlab sleep --priority realtime --cpu 1 --json > sleep.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Live && !cmd.Flags().Changed("samples") {
+				// Watching is open-ended: --live alone runs until Ctrl-C,
+				// as the check-up's next step promises.
+				_ = cmd.Flags().Set("samples", "0")
+			}
 			o.settings = settingsOf(cmd.Flags())
 			if runF != nil {
 				return runF(o)
@@ -81,14 +89,14 @@ only its later --samples mode pauses Sleep(100).)`,
 	}
 	fs := cmd.Flags()
 	durationFlag(fs, &o.Duration, "duration", time.Millisecond, "how long each sleep asks for (e.g. 1ms, 500us, 0.5ms, 2ms)")
-	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C")
+	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C (the default with --live)")
 	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "unmeasured pause between samples")
 	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
 	fs.StringVar(&o.Priority, "priority", "normal", "normal, high or realtime")
 	fs.IntVar(&o.RTPrio, "rtprio", 80, "SCHED_FIFO priority for --priority realtime (Linux, 1-99)")
 	fs.IntVar(&o.CPU, "cpu", -1, "pin the measuring thread to this CPU")
-	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style)")
+	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style), until Ctrl-C unless --samples is given")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&o.Raw, "raw", "", "write every sample to this CSV file (index,slept_ns,overshoot_ns)")
