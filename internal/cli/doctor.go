@@ -23,6 +23,7 @@ type DoctorOptions struct {
 	Out      string
 	HTML     string
 	Bundle   string
+	All      bool
 
 	settings map[string]string
 }
@@ -61,6 +62,7 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", "also write the result document to this file")
 	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
+	fs.BoolVar(&o.All, "all", false, "show every finding in full (the default folds what needs no attention)")
 	fs.StringVar(&o.Bundle, "bundle", "", "write a .zip with the document, the page and the raw samples, with nothing personal, for a forum post or a bug report")
 	return cmd
 }
@@ -106,5 +108,5 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 			return err
 		}
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r) })
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r, o.All) })
 }

@@ -1,0 +1,50 @@
+package doctor
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/latlab/latlab/internal/explain"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
+)
+
+// notTraced is the line the check-up shows when it cannot trace.
+const notTraced = "not traced: run as root (sudo latlab) and the check-up names what delayed the worst wake-ups"
+
+// findCause runs a second, traced wake run of o.CauseDuration, a thread
+// pinned to each CPU of o.CauseCPUs (default: every CPU this process may
+// use, at most maxCauseCPUs), and names what held the CPUs in its worst
+// wake-ups. The check-up's own figures come from the first, untraced run.
+func findCause(ctx context.Context, o Options) *Cause {
+	if os.Geteuid() != 0 {
+		return &Cause{Missing: notTraced}
+	}
+	cpus := o.CauseCPUs
+	if len(cpus) == 0 {
+		for c := 0; c < sched.NumCPU() && len(cpus) < maxCauseCPUs; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	wo := probe.WakeOptions{Interval: o.WakeInterval, Duration: o.CauseDuration, CPUs: cpus,
+		Explain: &probe.ExplainOptions{Worst: explainWorst}}
+	_, doc, err := probe.RunWake(ctx, wo)
+	if err != nil {
+		return &Cause{Missing: "not traced: " + err.Error()}
+	}
+	d := doc.Data.(*probe.WakeData)
+	c := CauseOf(d.Explain)
+	c.Source = "tracefs"
+	s := d.Summary
+	c.Traced, c.TracedOverruns = &s, d.Overruns
+	c.Explained = d.Explain
+	c.Run = tracedRun(o.CauseDuration, cpus, len(d.Explain), s)
+	for _, n := range doc.Notes {
+		// What the trace lacks (lost events); its method is said once.
+		if strings.HasPrefix(n, "explain:") && n != "explain: "+explain.Method {
+			c.Notes = append(c.Notes, n)
+		}
+	}
+	return &c
+}
