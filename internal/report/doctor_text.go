@@ -119,39 +119,52 @@ func DoctorText(w io.Writer, r *doctor.Result, all bool) {
 // briefSteps is how many next steps the folded page shows.
 const briefSteps = 3
 
+// summaryRow is one line of the summary: a label and its text, wrapped
+// to at most lines terminal lines.
+type summaryRow struct {
+	label, text string
+	lines       int
+}
+
+// summaryRows are the summary after the verdict: the wake-ups, the
+// sleeps, the settings by class and the cause, for the terminal and the
+// page alike.
+func summaryRows(r *doctor.Result) []summaryRow {
+	var rows []summaryRow
+	if w := r.Wake; w != nil {
+		s := w.Summary
+		rows = append(rows, summaryRow{"wake-ups", fmt.Sprintf("p99 %s, max %s, %d missed periods: %s", short(s.P99), short(s.Max), w.Overruns, orDash(w.Band)), 1})
+	}
+	if sl := r.Sleep; sl != nil {
+		s := sl.Summary
+		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", short(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1})
+	}
+	rows = append(rows, summaryRow{"settings", classCounts(r), 1})
+	if c := r.Cause; c != nil {
+		switch {
+		case c.Missing != "":
+			rows = append(rows, summaryRow{"cause", c.Missing, 2})
+		case c.Source == "tracefs":
+			rows = append(rows, summaryRow{"cause", c.Text + " (from a second, traced run: see cause below)", 2})
+		default:
+			rows = append(rows, summaryRow{"cause", c.Text, 2})
+		}
+	}
+	return rows
+}
+
 // DoctorSummary is the check-up's answer in at most six lines of at most
 // 80 columns: the verdict, the wake-ups, the sleeps, the settings by
 // class (every class, zeros too) and the cause of the worst wake-ups.
 func DoctorSummary(r *doctor.Result) []string {
-	var out []string
-	add := func(label, text string, max int) {
-		ls := wrapText(text, fmt.Sprintf("  %-10s", label), strings.Repeat(" ", 12), pageWidth)
-		if len(ls) > max {
-			ls = ls[:max]
-			ls[max-1] = Clip(ls[max-1]+" ...", pageWidth)
+	out := []string{wrapText(r.Verdict.Text, "", "  ", pageWidth)[0]}
+	for _, row := range summaryRows(r) {
+		ls := wrapText(row.text, fmt.Sprintf("  %-10s", row.label), strings.Repeat(" ", 12), pageWidth)
+		if len(ls) > row.lines {
+			ls = ls[:row.lines]
+			ls[row.lines-1] = Clip(ls[row.lines-1]+" ...", pageWidth)
 		}
 		out = append(out, ls...)
-	}
-	out = append(out, wrapText(r.Verdict.Text, "", "  ", pageWidth)[0])
-	if w := r.Wake; w != nil {
-		s := w.Summary
-		add("wake-ups", fmt.Sprintf("p99 %s, max %s, %d missed periods: %s", short(s.P99), short(s.Max), w.Overruns, orDash(w.Band)), 1)
-	}
-	if sl := r.Sleep; sl != nil {
-		s := sl.Summary
-		add("sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", short(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1)
-	}
-	add("settings", classCounts(r), 1)
-	if c := r.Cause; c != nil {
-		if c.Missing != "" {
-			add("cause", c.Missing, 2)
-		} else {
-			text := c.Text
-			if c.Source == "tracefs" {
-				text += " (from a second, traced run: see cause below)"
-			}
-			add("cause", text, 2)
-		}
 	}
 	return out
 }
