@@ -51,8 +51,8 @@ func testCheckup() *doctor.Result {
 	r.Counts = doctor.Tally{Default: 1, Harmful: 1, Suspicious: 1, Unknown: 1}
 	r.Verdict = doctor.OverallVerdict(r)
 	r.Cause = &doctor.Cause{Source: "etw", Kind: "driver", Name: "ndis.sys",
-		Text: "driver ndis.sys: most DPC+ISR time (12.5 ms in 3.0 s); longest DPC 1.2 ms by ndis.sys: over 1 ms, drop-outs possible",
-		Run:  "a 3s DPC/ISR watch after the probes (latlab dpc watch's trace)",
+		Text:    "driver ndis.sys: most DPC+ISR time (12.5 ms in 3.0 s); longest DPC 1.2 ms by ndis.sys: over 1 ms, drop-outs possible",
+		Run:     "a 3s DPC/ISR watch after the probes (latlab dpc watch's trace)",
 		Drivers: []doctor.DriverTime{{Module: "ndis.sys", DPCUs: 12000, ISRUs: 500, TotalUs: 12500, Count: 900}},
 		Longest: &doctor.Longest{Section: "DPC", Module: "ndis.sys", MaxUs: 1200, Level: "over-1ms", Verdict: "drop-outs possible: ndis.sys ran a DPC for 1.2 ms"}}
 	return r
