@@ -41,3 +41,30 @@ func TestDoctorRoot(t *testing.T) {
 		}
 	}
 }
+
+// doctor --against lists what differs from a tuned profile with the
+// commands that make it the profile's; an unknown profile is bad input
+// that lists the profiles.
+func TestDoctorAgainst(t *testing.T) {
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"proc/sys/vm/swappiness":        "60\n",
+		"proc/cmdline":                  "ro quiet\n",
+		"sys/devices/system/cpu/online": "0-1\n",
+	})
+	code, out, errs := runCLI(t, "--root", root, "doctor", "--against", "network-latency")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"against tuned 2.20.0 network-latency (with latency-performance): ",
+		"\n  differs      swappiness: 60; the profile sets [sysctl] vm.swappiness=10\n               (latency-performance)\n               latlab knob set swappiness 10\n",
+		"add skew_tick=1 to the kernel command line"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI(t, "doctor", "--against", "latency")
+	if code != 2 || out != "" || !strings.Contains(errs, `unknown profile "latency"`) || !strings.Contains(errs, "latency-performance, network-latency") {
+		t.Errorf("unknown profile: exit %d, %q %q", code, out, errs)
+	}
+}

@@ -124,6 +124,9 @@ type Result struct {
 	Verdict Overall `json:"verdict"`
 	// Cause is what delayed the worst wake-ups (Options.Cause).
 	Cause *Cause `json:"cause,omitempty"`
+	// Against is the settings set beside a tuning profile (doctor
+	// --against).
+	Against *Against `json:"against,omitempty"`
 	// ElapsedNs is how long the check-up took.
 	ElapsedNs int64 `json:"elapsed_ns"`
 }
