@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/explain"
@@ -77,14 +76,6 @@ type Longest struct {
 	Level   string  `json:"level"` // dpc watch's verdict level
 	Verdict string  `json:"verdict"`
 }
-
-// explainWorst is how many of the traced run's worst wake-ups are
-// explained, as wake --explain does by default.
-const explainWorst = 10
-
-// maxCauseCPUs bounds the CPUs the traced run measures: a thread and a
-// trace buffer each.
-const maxCauseCPUs = 8
 
 // culprit is one thing that held a CPU in the explained wake-ups.
 type culprit struct {
@@ -218,13 +209,6 @@ func cpuList(cpus []int) string {
 		s[i] = fmt.Sprint(c)
 	}
 	return strings.Join(s, ",")
-}
-
-// tracedRun says which run a Linux cause came from, with its figures to
-// set beside the check-up's.
-func tracedRun(d time.Duration, cpus []int, n int, s stats.Summary) string {
-	return fmt.Sprintf("the %d worst wake-ups of a second, traced %s run on CPU %s (p99 %s, max %s; the figures above are untraced)",
-		n, units.Duration(d), cpuList(cpus), units.NsShort(float64(s.P99)), units.NsShort(float64(s.Max)))
 }
 
 // DPCCause names, from a DPC/ISR watch's summary, the driver with the

@@ -2,12 +2,16 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // notTraced is the line the check-up shows when it cannot trace.
@@ -47,4 +51,19 @@ func findCause(ctx context.Context, o Options) *Cause {
 		}
 	}
 	return &c
+}
+
+// explainWorst is how many of the traced run's worst wake-ups are
+// explained, as wake --explain does by default.
+const explainWorst = 10
+
+// maxCauseCPUs bounds the CPUs the traced run measures: a thread and a
+// trace buffer each.
+const maxCauseCPUs = 8
+
+// tracedRun says which run a Linux cause came from, with its figures to
+// set beside the check-up's.
+func tracedRun(d time.Duration, cpus []int, n int, s stats.Summary) string {
+	return fmt.Sprintf("the %d worst wake-ups of a second, traced %s run on CPU %s (p99 %s, max %s; the figures above are untraced)",
+		n, units.Duration(d), cpuList(cpus), units.NsShort(float64(s.P99)), units.NsShort(float64(s.Max)))
 }
