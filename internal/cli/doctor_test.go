@@ -33,7 +33,7 @@ func init() {
 // 80-column page; --all shows the overhead and every finding in full.
 func TestDoctor(t *testing.T) {
 	folded := []string{"  wake-ups  p99 ", "\n  sleep     ", "\n  settings  ", " harmful, ", " suspicious, ", "\n  cause     ",
-		"\n\ntimer (", "\nsleep: ", "\nwake: every 1.00ms x", "\nsettings (", " read, nothing changed; --all", "\nnext", "\n  1. latlab "}
+		"\n\ntimer (", "\nsleep: ", "\nwake: every 1ms x", "\nsettings (", " read, nothing changed; --all", "\nnext", "\n  1. latlab "}
 	full := []string{"  wake-ups  p99 ", "\n\ntimer (", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
 		"\ntool overhead: clock read ", "\nsettings: ", " read, nothing changed: ", "\nnext\n  1. latlab "}
 	for _, c := range []struct {

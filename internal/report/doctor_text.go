@@ -137,7 +137,7 @@ func summaryRows(r *doctor.Result) []summaryRow {
 	}
 	if sl := r.Sleep; sl != nil {
 		s := sl.Summary
-		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", short(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1})
+		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", units.Ns(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1})
 	}
 	rows = append(rows, summaryRow{"settings", classCounts(r), 1})
 	if c := r.Cause; c != nil {
@@ -265,10 +265,10 @@ func (p *page) brief(pr *doctor.Probe, withVerdict bool) {
 	var head string
 	if pr.IntervalNs > 0 {
 		head = fmt.Sprintf("%s: every %s x%d: late p50 %s, p99 %s, max %s; %d missed", pr.Name,
-			short(pr.IntervalNs), s.Count, short(s.P50), short(s.P99), short(s.Max), pr.Overruns)
+			units.Ns(pr.IntervalNs), s.Count, short(s.P50), short(s.P99), short(s.Max), pr.Overruns)
 	} else {
 		head = fmt.Sprintf("%s: %s(%s) x%d: overshoot p50 %s, p99 %s, max %s", pr.Name,
-			pr.Method, short(pr.RequestNs), s.Count, short(s.P50), short(s.P99), short(s.Max))
+			pr.Method, units.Ns(pr.RequestNs), s.Count, short(s.P50), short(s.P99), short(s.Max))
 	}
 	p.wrap(head, "", "  ")
 	if withVerdict {
