@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -66,5 +68,21 @@ func TestDoctorAgainst(t *testing.T) {
 	code, out, errs = runCLI(t, "doctor", "--against", "latency")
 	if code != 2 || out != "" || !strings.Contains(errs, `unknown profile "latency"`) || !strings.Contains(errs, "latency-performance, network-latency") {
 		t.Errorf("unknown profile: exit %d, %q %q", code, out, errs)
+	}
+}
+
+// --against --json: a doctor document with the comparison, every item.
+func TestDoctorAgainstJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "doctor", "--against", "realtime", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := payload(t, doc, doctor.Kind)
+	if r.Against == nil || r.Against.Profile != "realtime" || len(r.Against.Items) < 8 || r.Wake != nil {
+		t.Errorf("against %+v, wake %v", r.Against, r.Wake)
 	}
 }

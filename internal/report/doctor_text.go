@@ -288,6 +288,12 @@ func (p *page) cause(c *doctor.Cause, all bool) {
 		p.wrap(l, "  ", "    ")
 	}
 	for _, n := range c.Notes {
+		if !all {
+			// What the trace lacks qualifies the cause: the first note,
+			// in a line.
+			p.line(Clip("  note: "+n, pageWidth))
+			break
+		}
 		p.wrap("note: "+n, "  ", "    ")
 	}
 }
