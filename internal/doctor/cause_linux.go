@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
@@ -27,9 +29,7 @@ func findCause(ctx context.Context, o Options) *Cause {
 	}
 	cpus := o.CauseCPUs
 	if len(cpus) == 0 {
-		for c := 0; c < sched.NumCPU() && len(cpus) < maxCauseCPUs; c++ {
-			cpus = append(cpus, c)
-		}
+		cpus = allowedCPUs()
 	}
 	wo := probe.WakeOptions{Interval: o.WakeInterval, Duration: o.CauseDuration, CPUs: cpus,
 		Explain: &probe.ExplainOptions{Worst: explainWorst}}
@@ -66,4 +66,24 @@ const maxCauseCPUs = 8
 func tracedRun(d time.Duration, cpus []int, n int, s stats.Summary) string {
 	return fmt.Sprintf("the %d worst wake-ups of a second, traced %s run on CPU %s (p99 %s, max %s; the figures above are untraced)",
 		n, units.Duration(d), cpuList(cpus), units.NsShort(float64(s.P99)), units.NsShort(float64(s.Max)))
+}
+
+// allowedCPUs are the CPUs this process may run on (taskset, cgroup
+// cpusets), at most maxCauseCPUs of them.
+func allowedCPUs() []int {
+	var cpus []int
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		for c := 0; c < len(set)*64 && len(cpus) < maxCauseCPUs; c++ {
+			if set.IsSet(c) {
+				cpus = append(cpus, c)
+			}
+		}
+	}
+	if len(cpus) == 0 {
+		for c := 0; c < sched.NumCPU() && len(cpus) < maxCauseCPUs; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
 }
