@@ -284,7 +284,11 @@ func (p *page) brief(pr *doctor.Probe, withVerdict bool) {
 // the explained wake-ups; else the three longest).
 func (p *page) cause(c *doctor.Cause, all bool) {
 	p.wrap("cause: "+c.Run, "", "  ")
-	for _, l := range causeLines(c, all) {
+	lines := causeLines(c, all)
+	if !all && len(c.Notes) > 0 && len(lines) > 2 {
+		lines = lines[:2] // room for the note
+	}
+	for _, l := range lines {
 		p.wrap(l, "  ", "    ")
 	}
 	for _, n := range c.Notes {

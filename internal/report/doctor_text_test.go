@@ -245,3 +245,19 @@ func TestDoctorSummaryNotTraced(t *testing.T) {
 		t.Errorf("summary:\n%s", got)
 	}
 }
+
+// A note on what the trace lacks takes the third culprit's line: the
+// folded page keeps its length.
+func TestDoctorTextCauseNote(t *testing.T) {
+	r := vmCheckup(t)
+	var b bytes.Buffer
+	DoctorText(&b, r, false)
+	before := strings.Count(b.String(), "\n")
+	r.Cause.Notes = []string{"explain: the ring buffer lost 12 events; explanations near the loss may miss what ran", "another note"}
+	b.Reset()
+	DoctorText(&b, r, false)
+	out := b.String()
+	if n := strings.Count(out, "\n"); n != before || !strings.Contains(out, "\n  note: explain: the ring buffer lost 12 events") || strings.Contains(out, "another note") {
+		t.Errorf("%d lines (before %d):\n%s", n, before, out)
+	}
+}
