@@ -67,8 +67,8 @@ type Options struct {
 
 	// Cause, after the probes, names what delayed the worst wake-ups:
 	// on Linux as root a second wake run of CauseDuration, traced (wake
-	// --explain), with a thread on each of CauseCPUs (nil: every CPU, at
-	// most 8); on Windows as administrator a DPC/ISR watch of
+	// --explain), with a thread on each of CauseCPUs (nil: each CPU this
+	// process may use, at most 8); on Windows as administrator a DPC/ISR watch of
 	// CauseDuration. Without the privilege the result says how to get it.
 	Cause         bool
 	CauseDuration time.Duration
