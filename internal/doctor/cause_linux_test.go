@@ -107,10 +107,12 @@ func TestCheckupNamesTheHog(t *testing.T) {
 	if !strings.Contains(c.Run, "traced") || !strings.Contains(c.Run, "untraced") {
 		t.Errorf("the cause does not say which run it came from: %q", c.Run)
 	}
-	// The check-up's figures are the untraced run's: 300 ms of wake-ups,
-	// not the traced 1.5 s.
-	if r.Wake.Summary.Count >= c.Traced.Count {
-		t.Errorf("the wake figures (%d wake-ups) are not the untraced run's (traced %d)", r.Wake.Summary.Count, c.Traced.Count)
+	// The check-up's figures are the untraced run's, the traced run's
+	// stand beside them. (Not compared by size: with the hog on its CPU
+	// the traced run may take fewer wake-ups in 1.5 s than the unpinned
+	// one in 300 ms.)
+	if *c.Traced == r.Wake.Summary || !strings.Contains(c.Run, "p99 ") {
+		t.Errorf("the wake figures are the traced run's: %+v, run %q", r.Wake.Summary, c.Run)
 	}
 }
 
