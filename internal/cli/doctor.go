@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/report"
 )
 
@@ -23,6 +24,8 @@ type DoctorOptions struct {
 	Out      string
 	HTML     string
 	Bundle   string
+	All      bool
+	Against  string
 
 	settings map[string]string
 }
@@ -43,9 +46,23 @@ unknown) with the evidence it rests on. It ends with at most five
 next steps. It needs no elevation: what it cannot read it lists as unknown.
 
 --quick keeps it under about 4 s; --thorough takes about a minute: longer
-probes, a realtime probe where allowed, a probe on each CPU.`,
+probes, a realtime probe where allowed, a probe on each CPU.
+
+The page answers first: six lines of summary (the verdict, the wake-ups, the
+sleeps, the settings counted by class, the cause), then the evidence, with
+what needs no attention folded; --all shows every finding in full. As root
+on Linux the check-up traces a second, short wake run (the machinery of
+wake --explain) and names what held the CPU in its worst wake-ups; as
+administrator on Windows a few seconds of dpc watch name the driver with the
+most DPC and ISR time.
+
+--against PROFILE (Linux) sets the audited settings beside a tuned profile
+latlab cites, as tuned-adm verify does: every setting that differs, with the
+latlab knob set command that makes it the profile's. It runs no probes.`,
 		Example: `  latlab
   latlab doctor --quick
+  latlab doctor --all
+  latlab doctor --against latency-performance
   latlab doctor --json -o checkup.json
   latlab doctor --html checkup.html
   latlab doctor --thorough --bundle checkup.zip`,
@@ -61,6 +78,8 @@ probes, a realtime probe where allowed, a probe on each CPU.`,
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
+	fs.StringVar(&o.Against, "against", "", "Linux: list every audited setting that differs from this tuned profile (latency-performance, ...), with its latlab knob set command; no probes")
+	fs.BoolVar(&o.All, "all", false, "show every finding in full (the default folds what needs no attention)")
 	fs.StringVar(&o.Bundle, "bundle", "", "write a .zip with the document, the page and the raw samples, with nothing personal, for a forum post or a bug report")
 	return cmd
 }
@@ -74,6 +93,9 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 		profile = doctor.Quick
 	case o.Thorough:
 		profile = doctor.Thorough
+	}
+	if o.Against != "" {
+		return runDoctorAgainst(ctx, o)
 	}
 	for _, p := range []string{o.Out, o.HTML, o.Bundle} {
 		if p != "" {
@@ -108,5 +130,41 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 		}
 		wrote(o.IO, o.Bundle)
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r) })
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r, o.All) })
+}
+
+// runDoctorAgainst is doctor --against: the settings audit set beside a
+// tuned profile, without probes.
+func runDoctorAgainst(ctx context.Context, o *DoctorOptions) error {
+	switch {
+	case knob.HostOS != "linux":
+		return Usagef("--against compares with tuned's profiles, which are Linux's")
+	case o.Quick || o.Thorough || o.HTML != "" || o.Bundle != "" || o.All:
+		return Usagef("--against compares the settings only: it takes no --quick, --thorough, --all, --html or --bundle")
+	}
+	if err := doctor.CheckProfile(o.Against); err != nil {
+		return err
+	}
+	if o.Out != "" {
+		if err := checkWritable(o.Out); err != nil {
+			return err
+		}
+	}
+	opts := doctor.Options{Profile: doctor.Standard, Root: o.IO.Root}
+	r, err := doctor.Run(ctx, opts)
+	if err != nil {
+		return err
+	}
+	root := o.IO.Root
+	if root == "" {
+		root = "/"
+	}
+	if r.Against, err = doctor.CompareAgainst(knob.NewEnv(root), knob.HostOS, r.Settings, o.Against, doctor.Cmdline(root)); err != nil {
+		return err
+	}
+	doc, err := doctor.Document(host.Collect(), r, o.settings)
+	if err != nil {
+		return err
+	}
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorAgainstText(w, r.Against) })
 }

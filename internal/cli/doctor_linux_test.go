@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -21,7 +23,7 @@ func TestDoctorRoot(t *testing.T) {
 		"sys/devices/system/clocksource/clocksource0/current_clocksource":   "tsc\n",
 		"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet\n",
 	})
-	code, out, errs := runCLI(t, "--root", root, "doctor")
+	code, out, errs := runCLI(t, "--root", root, "doctor", "--all")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -34,10 +36,53 @@ func TestDoctorRoot(t *testing.T) {
 		"\n  unknown    irqbalance: not available\n",
 		"\n  default    isolation: none\n",
 		"\n  default    preemption: none or voluntary\n",
-		"settings: 23 read, nothing changed: 1 suspicious, 1 unknown, 21 default",
+		"settings: 23 read, none altered: 1 suspicious, 0 changed, 21",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// doctor --against lists what differs from a tuned profile with the
+// commands that make it the profile's; an unknown profile is bad input
+// that lists the profiles.
+func TestDoctorAgainst(t *testing.T) {
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"proc/sys/vm/swappiness":        "60\n",
+		"proc/cmdline":                  "ro quiet\n",
+		"sys/devices/system/cpu/online": "0-1\n",
+	})
+	code, out, errs := runCLI(t, "--root", root, "doctor", "--against", "network-latency")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"against tuned 2.20.0 network-latency (with latency-performance): ",
+		"\n  differs      swappiness: 60; the profile sets [sysctl] vm.swappiness=10\n               (latency-performance)\n               latlab knob set swappiness 10\n",
+		"add skew_tick=1 to the kernel command line"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI(t, "doctor", "--against", "latency")
+	if code != 2 || out != "" || !strings.Contains(errs, `unknown profile "latency"`) || !strings.Contains(errs, "latency-performance, network-latency") {
+		t.Errorf("unknown profile: exit %d, %q %q", code, out, errs)
+	}
+}
+
+// --against --json: a doctor document with the comparison, every item.
+func TestDoctorAgainstJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "doctor", "--against", "realtime", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := payload(t, doc, doctor.Kind)
+	if r.Against == nil || r.Against.Profile != "realtime" || len(r.Against.Items) < 8 || r.Wake != nil {
+		t.Errorf("against %+v, wake %v", r.Against, r.Wake)
 	}
 }

@@ -24,20 +24,30 @@ func init() {
 	doctorSizes = func(o *doctor.Options) {
 		o.SleepSamples, o.SleepGap = 3, 0
 		o.WakeDuration, o.ExtraDuration = 5*time.Millisecond, 3*time.Millisecond
+		o.CauseDuration = 30 * time.Millisecond
 	}
 }
 
-// The check-up runs end to end: timer, sleep, wake, overhead, the
-// settings and the next steps, in that order, on an 80-column page.
+// The check-up runs end to end: the summary first, then the timer,
+// sleep, wake, the settings and the next steps, in that order, on an
+// 80-column page; --all shows the overhead and every finding in full.
 func TestDoctor(t *testing.T) {
-	for _, args := range [][]string{{"doctor"}, {}, {"doctor", "--quick"}, {"doctor", "--thorough"}} {
+	folded := []string{"  wake-ups  p99 ", "\n  sleep     ", "\n  settings  ", " harmful, ", " suspicious, ", "\n  cause     ",
+		"\n\ntimer (", "\nsleep: ", "\nwake: every 1ms x", "\nsettings (", " read, none altered; --all", "\nnext", "\n  1. latlab "}
+	full := []string{"  wake-ups  p99 ", "\n\ntimer (", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
+		"\ntool overhead: clock read ", "\nsettings: ", " read, none altered: ", "\nnext\n  1. latlab "}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{{[]string{"doctor"}, folded}, {nil, folded}, {[]string{"doctor", "--quick"}, folded}, {[]string{"doctor", "--thorough"}, folded},
+		{[]string{"doctor", "--all"}, full}} {
+		args := c.args
 		code, out, errs := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errs)
 		}
 		last := -1
-		for _, want := range []string{"latlab check-up (", "\ntimer\n", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
-			"\ntool overhead: clock read ", "\nsettings: ", " read, nothing changed: ", "\nnext\n  1. latlab "} {
+		for _, want := range c.want {
 			i := strings.Index(out, want)
 			if i <= last {
 				t.Fatalf("%v: output lacks %q after byte %d:\n%s", args, want, last, out)
@@ -51,10 +61,13 @@ func TestDoctor(t *testing.T) {
 		}
 		found := false
 		for _, verdict := range []string{"good:", "fair:", "mediocre:", "poor:"} {
-			found = found || strings.Contains(out, "\n  "+verdict)
+			found = found || strings.HasPrefix(out, verdict)
 		}
 		if !found {
 			t.Errorf("%v: no wake verdict:\n%s", args, out)
+		}
+		if summary, _, _ := strings.Cut(out, "\n\n"); strings.Count(summary, "\n") >= 6 {
+			t.Errorf("%v: a summary of more than 6 lines:\n%s", args, summary)
 		}
 	}
 }

@@ -52,7 +52,9 @@ func TestSleepFlagsToOptions(t *testing.T) {
 		}},
 		{[]string{"--priority", "realtime", "--rtprio", "90", "--cpus", "1", "--json", "-o", "s.json", "--raw", "r.csv", "--live"}, func(o *SleepOptions) {
 			o.Priority, o.RTPrio, o.CPUs, o.JSON, o.Out, o.Raw, o.Live = "realtime", 90, "1", true, "s.json", "r.csv", true
+			o.Samples = 0 // --live alone runs until Ctrl-C
 		}},
+		{[]string{"--live", "--samples", "50"}, func(o *SleepOptions) { o.Live, o.Samples = true, 50 }},
 		{[]string{"--resolution", "1ms"}, func(o *SleepOptions) { o.Resolution = time.Millisecond }},
 	} {
 		want := base

@@ -65,13 +65,21 @@ starts in the same timer tick that ended the previous one, short enough that
 the default 120 samples finish in under 5 s even at Windows' default
 15.625 ms timer interval. (MeasureSleep, valleyofdoom/TimerResolution, pauses
 Sleep(1000) between samples, as in the version PC-Tuning's research quotes;
-only its later --samples mode pauses Sleep(100).)`,
+only its later --samples mode pauses Sleep(100).)
+
+--live prints each sample as it is taken and runs until Ctrl-C (or for
+--samples, when given); the summary follows.`,
 		Example: `  latlab sleep
   latlab sleep --sleep-length 0.5ms --method ` + methods[len(methods)-1] + ` --samples 1000
   latlab sleep --resolution 0.5ms --live
   latlab sleep --priority realtime --cpus 1 --json > sleep.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Live && !cmd.Flags().Changed("samples") {
+				// Watching is open-ended: --live alone runs until Ctrl-C,
+				// as the check-up's next step promises.
+				_ = cmd.Flags().Set("samples", "0")
+			}
 			o.settings = settingsOf(cmd.Flags())
 			o.changed = cmd.Flags().Changed
 			if runF != nil {
@@ -83,14 +91,14 @@ only its later --samples mode pauses Sleep(100).)`,
 	fs := cmd.Flags()
 	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep asks for (e.g. 1ms, 500us, 0.5ms, 2ms)")
 	oldSpelling(fs, io.Err, "duration", "sleep-length", sleepLengthWhy)
-	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C")
+	fs.IntVar(&o.Samples, "samples", defaultSleepSamples, "measured samples after the warm-up; 0 = until Ctrl-C (the default with --live)")
 	durationFlagZero(fs, &o.Gap, "gap", defaultSleepGap, "unmeasured pause between samples")
 	fs.StringVar(&o.Method, "method", methods[0], "sleep primitive: "+strings.Join(methods, ", "))
 	durationFlagZero(fs, &o.Resolution, "resolution", 0, resolutionHelp)
 	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring thread")
 	cpusFlag(fs, &o.CPUs, pinHelp)
 	oldSpelling(fs, io.Err, "cpu", "cpus", "")
-	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style)")
+	fs.BoolVar(&o.Live, "live", false, "print every sample as it is taken (MeasureSleep style), until Ctrl-C unless --samples is given")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.Raw, "raw", "", "write every sample to this CSV file (index,slept_ns,overshoot_ns)")

@@ -65,24 +65,34 @@ type Options struct {
 	Timer func() (timer.Status, error)
 	// Progress, when set, is told what the check-up is doing.
 	Progress func(step string)
+
+	// Cause, after the probes, names what delayed the worst wake-ups:
+	// on Linux as root a second wake run of CauseDuration, traced (wake
+	// --explain), with a thread on each of CauseCPUs (nil: each CPU this
+	// process may use, at most 8); on Windows as administrator a DPC/ISR watch of
+	// CauseDuration. Without the privilege the result says how to get it.
+	Cause         bool
+	CauseDuration time.Duration
+	CauseCPUs     []int
 }
 
 // ForProfile returns the options of a profile with the probe sizes it
 // stands for.
 func ForProfile(p Profile) Options {
-	o := Options{Profile: p, SleepGap: 2 * time.Millisecond, WakeInterval: time.Millisecond}
+	o := Options{Profile: p, SleepGap: 2 * time.Millisecond, WakeInterval: time.Millisecond, Cause: true}
 	switch p {
 	case Quick:
 		// 30 sleeps take under 1 s even at Windows' 15.625 ms default tick.
-		o.SleepSamples, o.WakeDuration = 30, time.Second
+		o.SleepSamples, o.WakeDuration, o.CauseDuration = 30, time.Second, time.Second
 	case Thorough:
 		o.SleepSamples, o.WakeDuration = 600, 20*time.Second
 		o.Realtime, o.PerCPU, o.ExtraDuration = true, true, 15*time.Second
+		o.CauseDuration = 10 * time.Second
 	default:
 		o.Profile = Standard
 		// The check-up as it always was: about 1 s of sleeps and 3 s of
-		// wake-ups.
-		o.SleepSamples, o.WakeDuration = 60, 3*time.Second
+		// wake-ups; then 2 s traced for the cause, where allowed.
+		o.SleepSamples, o.WakeDuration, o.CauseDuration = 60, 3*time.Second, 2*time.Second
 	}
 	return o
 }
@@ -111,6 +121,13 @@ type Result struct {
 	Overhead *Overhead `json:"overhead,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
 	Counts   Tally     `json:"counts"`
+	// Verdict is the check-up's answer in one sentence.
+	Verdict Overall `json:"verdict"`
+	// Cause is what delayed the worst wake-ups (Options.Cause).
+	Cause *Cause `json:"cause,omitempty"`
+	// Against is the settings set beside a tuning profile (doctor
+	// --against).
+	Against *Against `json:"against,omitempty"`
 	// ElapsedNs is how long the check-up took.
 	ElapsedNs int64 `json:"elapsed_ns"`
 }
@@ -175,6 +192,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := runProbes(ctx, o, r, st); err != nil {
 		return nil, err
 	}
+	if o.Cause && o.CauseDuration > 0 && r.Wake != nil && ctx.Err() == nil {
+		o.progress("tracing the cause")
+		r.Cause = findCause(ctx, o)
+	}
+	r.Verdict = OverallVerdict(r)
 	r.Next = NextSteps(r)
 	r.ElapsedNs = time.Since(start).Nanoseconds()
 	if ctx.Err() != nil {

@@ -35,6 +35,9 @@ func NextSteps(r *Result) []Step {
 			steps = append(steps, Step{Command: "latlab wake --rtprio 80 --mlock", Why: "the wake-up tail passed 200 µs: see whether priority fixes it", Benefit: 30})
 		}
 	}
+	if s, ok := causeStep(r); ok {
+		steps = append(steps, s)
+	}
 	if r.Profile != Thorough {
 		steps = append(steps, Step{Command: "latlab doctor --thorough", Why: "a minute of probes: longer, realtime where allowed, and on each CPU", Benefit: 15})
 	}
@@ -52,4 +55,27 @@ func NextSteps(r *Result) []Step {
 		out = append(out, s)
 	}
 	return out
+}
+
+// causeStep leads late wake-ups to their cause: wake --explain on Linux
+// (as root: sudo when the check-up was not), dpc watch from an elevated
+// prompt on Windows. Each outranks the longer wake run of its band.
+func causeStep(r *Result) (Step, bool) {
+	if r.Wake == nil {
+		return Step{}, false
+	}
+	benefit := map[string]int{"poor": 85, "mediocre": 65, "fair": 35}[r.Wake.Band]
+	if benefit == 0 {
+		return Step{}, false
+	}
+	if r.OS == "windows" {
+		return Step{Command: "latlab dpc watch", Benefit: benefit,
+			Why: "from an elevated (administrator) prompt: the driver with the most DPC and ISR time and the longest one, live"}, true
+	}
+	cmd := "sudo latlab wake --explain"
+	if r.Cause != nil && r.Cause.Source != "" {
+		cmd = "latlab wake --explain" // the check-up ran as root
+	}
+	return Step{Command: cmd, Benefit: benefit,
+		Why: "what ran on the CPU in each of the 10 worst wake-ups, and the knob for it"}, true
 }

@@ -51,3 +51,12 @@ func SleepVerdict(over stats.Summary, st timer.Status) string {
 	}
 	return "sleeps overshoot by more than the timer slack explains: the CPU was busy or slow to leave an idle state"
 }
+
+// Cmdline is the kernel command line under root, "" when unreadable.
+func Cmdline(root string) string {
+	b, err := rootfs.ReadFile(root, "proc/cmdline")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

@@ -43,3 +43,6 @@ func powerThrottling() string {
 func SleepVerdict(over stats.Summary, st timer.Status) string {
 	return WindowsSleepVerdict(over, st)
 }
+
+// Cmdline is "" on Windows: it has no kernel command line to compare.
+func Cmdline(string) string { return "" }

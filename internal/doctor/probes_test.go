@@ -53,8 +53,25 @@ func TestNextSteps(t *testing.T) {
 	if len(steps) != MaxSteps {
 		t.Fatalf("%d steps: %+v", len(steps), steps)
 	}
-	if steps[0].Command != "latlab wake --duration 60s" || steps[1].Command != "latlab knob set tcp-recovery 1" {
+	// Late wake-ups lead to their cause first: wake --explain (with sudo,
+	// the check-up having traced nothing), then a longer run.
+	if steps[0].Command != "sudo latlab wake --explain" || steps[1].Command != "latlab wake --duration 60s" ||
+		steps[2].Command != "latlab knob set tcp-recovery 1" {
 		t.Errorf("order %+v", steps)
+	}
+	r.Cause = &Cause{Source: "tracefs"}
+	if s := NextSteps(r); s[0].Command != "latlab wake --explain" {
+		t.Errorf("as root: %+v", s[0])
+	}
+	r.OS = "windows"
+	if s := NextSteps(r); s[0].Command != "latlab dpc watch" || !strings.Contains(s[0].Why, "administrator") {
+		t.Errorf("windows: %+v", s[0])
+	}
+	r.OS, r.Wake.Band = "linux", "good"
+	for _, s := range NextSteps(r) {
+		if strings.Contains(s.Command, "--explain") {
+			t.Errorf("timely wake-ups lead to their cause: %+v", s)
+		}
 	}
 	seen := map[string]bool{}
 	for i, s := range steps {

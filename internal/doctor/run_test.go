@@ -17,7 +17,7 @@ import (
 func tiny(o Options) Options {
 	o.SleepSamples, o.SleepGap = 3, 0
 	o.WakeDuration, o.WakeInterval = 5*time.Millisecond, time.Millisecond
-	o.ExtraDuration = 3 * time.Millisecond
+	o.ExtraDuration, o.CauseDuration = 3*time.Millisecond, 30*time.Millisecond
 	return o
 }
 
@@ -60,6 +60,10 @@ func TestRunLive(t *testing.T) {
 	c := r.Counts
 	if c.Default+c.Changed+c.Suspicious+c.Unknown != len(r.Settings) {
 		t.Errorf("counts %+v of %d settings", c, len(r.Settings))
+	}
+	// A cause, or one line saying how to get one; and the verdict.
+	if r.Cause == nil || (r.Cause.Missing == "") == (r.Cause.Text == "") || r.Verdict.Text == "" || r.Verdict.Band != r.Wake.Band {
+		t.Errorf("cause %+v, verdict %+v", r.Cause, r.Verdict)
 	}
 }
 

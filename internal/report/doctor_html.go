@@ -29,12 +29,18 @@ type doctorSettingView struct {
 	IsDefaultText string
 }
 
-// DoctorHTML writes a check-up as one self-contained page: inline CSS and
+// DoctorHTML writes a check-up as one self-contained page, the answer
+// first (the verdict, the summary of the terminal page, the cause and the
+// next steps), the evidence below: inline CSS and
 // SVG, no script, a Content-Security-Policy that forbids every load, and
 // a layout that stacks the settings table on a phone's narrow screen.
 func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	data := struct {
 		Title, Subtitle, Tally string
+		Verdict                doctor.Overall
+		Summary                [][2]string
+		Cause                  *doctor.Cause
+		CauseLines             []string
 		Facts                  []doctor.Fact
 		Probes                 []doctorProbeView
 		Overhead               string
@@ -42,7 +48,13 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 		Next                   []doctor.Step
 		Notes                  []string
 		Host                   [][2]string
-	}{Title: "latlab check-up", Tally: tallyLine(r), Facts: r.Timer.Facts, Next: r.Next, Notes: r.Notes}
+	}{Title: "latlab check-up", Tally: tallyLine(r), Verdict: r.Verdict, Facts: r.Timer.Facts, Next: r.Next, Notes: r.Notes}
+	for _, row := range summaryRows(r) {
+		data.Summary = append(data.Summary, [2]string{row.label, row.text})
+	}
+	if r.Cause != nil && r.Cause.Missing == "" {
+		data.Cause, data.CauseLines = r.Cause, causeLines(r.Cause, true)
+	}
 	data.Subtitle = fmt.Sprintf("%s profile on %s, %s, latlab %s", r.Profile, orUnknown(doc.Host.OSVersion),
 		doc.Created.Format(time.RFC3339), doc.Tool.Version)
 	data.Host = factsOf(&result.Document{Host: doc.Host})
@@ -140,6 +152,9 @@ td.v, td.r { overflow-wrap: anywhere; }
 .b-suspicious { background: #fdf0d8; color: #7a4a00; }
 .b-unknown { background: #ececec; color: #444; }
 .band-poor, .band-mediocre { border-left-color: #d55e00; }
+#verdict { font-size: 1.15rem; font-weight: 600; margin: .6rem 0; }
+table.summary td.k { font-weight: 600; }
+#summary h2 { margin-top: .8rem; }
 .band-good { border-left-color: #009e73; }
 details summary { cursor: pointer; color: #0072b2; }
 .evidence, .ref { color: #444; font-size: .85rem; margin: .2rem 0 0; }
@@ -154,8 +169,15 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
 ` + pageBody + `<header>
 <h1>{{.Title}}</h1>
 <p class="sub">{{.Subtitle}}</p>
-<p class="verdict">settings: {{.Tally}}</p>
 </header>
+<section id="summary">
+<p class="verdict band-{{.Verdict.Band}}" id="verdict">{{.Verdict.Text}}</p>
+<div class="scroll"><table class="summary"><tbody>{{range .Summary}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>
+{{end}}</tbody></table></div>
+{{if .Next}}<h2>Next steps</h2>
+<ol class="next">{{range .Next}}<li><code>{{.Command}}</code><br><span class="sub">{{.Why}}</span></li>
+{{end}}</ol>{{end}}
+</section>
 <main>
 <section id="timer">
 <h2>Timer</h2>
@@ -172,9 +194,15 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
 {{end}}{{range .Notes}}<p class="note">note: {{.}}</p>
 {{end}}{{end}}{{if .Overhead}}<p class="note">{{.Overhead}}</p>{{end}}
 </section>
+{{if .Cause}}<section id="cause">
+<h2>Cause</h2>
+<p class="sub">{{.Cause.Run}}</p>
+<ul>{{range .CauseLines}}<li>{{.}}</li>
+{{end}}</ul>{{range .Cause.Notes}}<p class="note">note: {{.}}</p>{{end}}
+</section>{{end}}
 <section id="settings">
 <h2>Settings</h2>
-<p class="sub">read live and never changed; the evidence is quoted from latlab's knob catalogue</p>
+<p class="sub">{{.Tally}}; read live, the evidence quoted from latlab's knob catalogue</p>
 <div class="scroll"><table class="settings">
 <thead><tr><th>verdict</th><th>knob</th><th>value</th><th>default</th><th>is default</th><th>reason</th></tr></thead>
 <tbody>{{range .Settings}}<tr>
@@ -187,11 +215,6 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
 </tr>
 {{end}}</tbody></table></div>
 </section>
-{{if .Next}}<section id="next">
-<h2>Next steps</h2>
-<ol class="next">{{range .Next}}<li><code>{{.Command}}</code><br><span class="sub">{{.Why}}</span></li>
-{{end}}</ol>
-</section>{{end}}
 {{if .Notes}}<section id="notes">{{range .Notes}}<p class="note">note: {{.}}</p>{{end}}</section>{{end}}
 <details><summary>host</summary><div class="scroll"><table><tbody>{{range .Host}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
 </main>

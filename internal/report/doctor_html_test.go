@@ -34,7 +34,8 @@ func TestDoctorHTML(t *testing.T) {
 	}
 	for _, want := range []string{`content="default-src 'none'`, `name="viewport"`, "@media (max-width: 40rem)",
 		`<span class="badge b-suspicious">suspicious</span>`, "<summary>evidence</summary>", "Measured (GamingPCSetup, xperf, one Intel adapter)",
-		"<code>latlab knob set network-throttling-index 10</code>", "&lt;script&gt;", "a &amp; b", "settings: 5 read"} {
+		"<code>latlab knob set network-throttling-index 10</code>", "&lt;script&gt;", "a &amp; b", "5 read, none altered: ",
+		"driver ndis.sys: most DPC", "drop-outs possible: ndis.sys ran a DPC for 1.2 ms"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -42,6 +43,17 @@ func TestDoctorHTML(t *testing.T) {
 	bare := strings.ReplaceAll(page, "http://www.w3.org/", "") // SVG's namespaces
 	if strings.Contains(bare, "<script") || strings.Contains(bare, "http:") || strings.Contains(bare, "https:") {
 		t.Errorf("the page has a script or a link out")
+	}
+	// The answer first: the verdict, the summary and the next steps come
+	// before the evidence (timer, probes, cause, settings).
+	last := -1
+	for _, want := range []string{`id="verdict">mediocre: some wake-ups`, `<td class="k">wake-ups</td>`, `<td class="k">cause</td>`,
+		"Next steps", `<section id="timer">`, `<section id="probes">`, `<section id="cause">`, `<section id="settings">`} {
+		i := strings.Index(page, want)
+		if i <= last {
+			t.Errorf("%q is not after byte %d", want, last)
+		}
+		last = max(last, i)
 	}
 	// Worst first.
 	if h, d := strings.Index(page, `class="badge b-suspicious"`), strings.Index(page, `class="badge b-default"`); h < 0 || d < h {

@@ -20,45 +20,92 @@ const pageWidth = 80
 var verdictOrder = []knob.Verdict{knob.Suspicious, knob.Unknown, knob.Changed, knob.Default}
 
 // DoctorText writes the check-up as a terminal page of at most 80
-// columns.
-func DoctorText(w io.Writer, r *doctor.Result) {
+// columns, the answer first: the summary (verdict, wake-ups, sleep,
+// settings counts, cause), then the evidence. Without all it folds what
+// needs no attention (a changed or unread setting takes a line, the
+// defaults one list, three next steps) so that the page fits a terminal;
+// with all it shows every finding in full. The document keeps everything
+// either way.
+func DoctorText(w io.Writer, r *doctor.Result, all bool) {
 	p := &page{w: w}
-	p.line(fmt.Sprintf("latlab check-up (%s, %s)", r.Profile, r.OS))
+	for _, l := range DoctorSummary(r) {
+		p.line(l)
+	}
 	p.blank()
-	p.line("timer")
+	p.line(fmt.Sprintf("timer (%s check-up, %s)", r.Profile, r.OS))
 	for _, f := range r.Timer.Facts {
 		p.fact(f.Name, f.Value)
 	}
-	if r.Sleep != nil {
+	if all {
+		if r.Sleep != nil {
+			p.blank()
+			p.probe(r.Sleep)
+		}
+		if r.Wake != nil {
+			p.blank()
+			p.probe(r.Wake)
+		}
+		for i := range r.Extra {
+			p.blank()
+			p.probe(&r.Extra[i])
+		}
+	} else {
 		p.blank()
-		p.probe(r.Sleep)
+		if r.Sleep != nil {
+			p.brief(r.Sleep, true)
+		}
+		if r.Wake != nil {
+			p.brief(r.Wake, false)
+		}
+		for i := range r.Extra {
+			p.brief(&r.Extra[i], false)
+		}
 	}
-	if r.Wake != nil {
-		p.blank()
-		p.probe(r.Wake)
-	}
-	for i := range r.Extra {
-		p.blank()
-		p.probe(&r.Extra[i])
-	}
-	if r.Overhead != nil {
+	if r.Overhead != nil && all {
 		p.blank()
 		p.wrap(fmt.Sprintf("tool overhead: clock read %s, zero-length wait %s (p50): the floor latlab itself adds to a sample",
 			units.Duration(time.Duration(r.Overhead.ClockReadP50Ns)), units.Duration(time.Duration(r.Overhead.ZeroWaitP50Ns))), "", "  ")
 	}
+	if r.Cause != nil && r.Cause.Missing == "" {
+		if all {
+			p.blank()
+		}
+		p.cause(r.Cause, all)
+	}
 	p.blank()
-	p.wrap("settings: "+tallyLine(r), "", "  ")
+	if all {
+		p.wrap("settings: "+tallyLine(r), "", "  ")
+	} else {
+		p.line(fmt.Sprintf("settings (%d read, none altered; --all shows each in full)", len(r.Settings)))
+	}
+	var defaults []doctor.Setting
 	for _, v := range verdictOrder {
 		for _, s := range r.Settings {
-			if s.Verdict == v {
+			switch {
+			case s.Verdict != v:
+			case all || v == knob.Suspicious:
 				p.setting(s)
+			case v == knob.Default:
+				defaults = append(defaults, s)
+			default:
+				p.folded(s)
 			}
 		}
 	}
+	if len(defaults) > 0 {
+		p.wrap(defaultList(defaults), fmt.Sprintf("  %-11s", knob.Default), strings.Repeat(" ", 13))
+	}
 	if len(r.Next) > 0 {
 		p.blank()
-		p.line("next")
+		if !all && len(r.Next) > briefSteps {
+			p.line(fmt.Sprintf("next (%d of %d; --all shows every one)", briefSteps, len(r.Next)))
+		} else {
+			p.line("next")
+		}
 		for i, s := range r.Next {
+			if !all && i == briefSteps {
+				break
+			}
 			p.wrap(s.Command, fmt.Sprintf("  %d. ", i+1), "     ")
 			p.wrap(s.Why, "     ", "     ")
 		}
@@ -69,18 +116,100 @@ func DoctorText(w io.Writer, r *doctor.Result) {
 	}
 }
 
-func tallyLine(r *doctor.Result) string {
-	c := r.Counts
-	var parts []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.Suspicious, "suspicious"}, {c.Unknown, "unknown"}, {c.Changed, "changed"}, {c.Default, "default"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
+// briefSteps is how many next steps the folded page shows.
+const briefSteps = 3
+
+// summaryRow is one line of the summary: a label and its text, wrapped
+// to at most lines terminal lines.
+type summaryRow struct {
+	label, text string
+	lines       int
+}
+
+// summaryRows are the summary after the verdict: the wake-ups, the
+// sleeps, the settings by class and the cause, for the terminal and the
+// page alike.
+func summaryRows(r *doctor.Result) []summaryRow {
+	var rows []summaryRow
+	if w := r.Wake; w != nil {
+		s := w.Summary
+		rows = append(rows, summaryRow{"wake-ups", fmt.Sprintf("p99 %s, max %s, %d missed periods: %s", short(s.P99), short(s.Max), w.Overruns, orDash(w.Band)), 1})
+	}
+	if sl := r.Sleep; sl != nil {
+		s := sl.Summary
+		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", units.Ns(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1})
+	}
+	rows = append(rows, summaryRow{"settings", classCounts(r), 1})
+	if c := r.Cause; c != nil {
+		switch {
+		case c.Missing != "":
+			rows = append(rows, summaryRow{"cause", c.Missing, 2})
+		case c.Source == "tracefs":
+			rows = append(rows, summaryRow{"cause", c.Text + " (from a second, traced run: see cause below)", 2})
+		default:
+			rows = append(rows, summaryRow{"cause", c.Text, 2})
 		}
 	}
-	return fmt.Sprintf("%d read, nothing changed: %s", len(r.Settings), strings.Join(parts, ", "))
+	return rows
+}
+
+// DoctorSummary is the check-up's answer in at most six lines of at most
+// 80 columns: the verdict, the wake-ups, the sleeps, the settings by
+// class (every class, zeros too) and the cause of the worst wake-ups.
+func DoctorSummary(r *doctor.Result) []string {
+	out := []string{wrapText(r.Verdict.Text, "", "  ", pageWidth)[0]}
+	for _, row := range summaryRows(r) {
+		ls := wrapText(row.text, fmt.Sprintf("  %-10s", row.label), strings.Repeat(" ", 12), pageWidth)
+		if len(ls) > row.lines {
+			ls = ls[:row.lines]
+			ls[row.lines-1] = Clip(ls[row.lines-1]+" ...", pageWidth)
+		}
+		out = append(out, ls...)
+	}
+	return out
+}
+
+// short is a duration in three significant digits (1.92ms, 497µs).
+func short(ns int64) string { return units.NsShort(float64(ns)) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// classCounts names every class of finding with its count, zeros too,
+// worst first.
+func classCounts(r *doctor.Result) string {
+	c := r.Counts
+	return fmt.Sprintf("%d %s, %d %s, %d %s, %d %s", c.Suspicious, knob.Suspicious,
+		c.Changed, knob.Changed, c.Default, knob.Default, c.Unknown, knob.Unknown)
+}
+
+func tallyLine(r *doctor.Result) string {
+	return fmt.Sprintf("%d read, none altered: %s", len(r.Settings), classCounts(r))
+}
+
+// defaultList is the default findings in one list: each knob once, with
+// how many instances when more than one.
+func defaultList(ss []doctor.Setting) string {
+	n := map[string]int{}
+	var order []string
+	for _, s := range ss {
+		if n[s.Knob] == 0 {
+			order = append(order, s.Knob)
+		}
+		n[s.Knob]++
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = k
+		if n[k] > 1 {
+			parts[i] += fmt.Sprintf(" (%d)", n[k])
+		}
+	}
+	return fmt.Sprintf("%d: %s", len(ss), strings.Join(parts, ", "))
 }
 
 type page struct {
@@ -127,6 +256,85 @@ func (p *page) probe(pr *doctor.Probe) {
 	for _, n := range pr.Notes {
 		p.wrap("note: "+n, "  ", "    ")
 	}
+}
+
+// brief is a probe in two lines, and its verdict when withVerdict (the
+// summary already gives the wake probe's).
+func (p *page) brief(pr *doctor.Probe, withVerdict bool) {
+	s := pr.Summary
+	var head string
+	if pr.IntervalNs > 0 {
+		head = fmt.Sprintf("%s: every %s x%d: late p50 %s, p99 %s, max %s; %d missed", pr.Name,
+			units.Ns(pr.IntervalNs), s.Count, short(s.P50), short(s.P99), short(s.Max), pr.Overruns)
+	} else {
+		head = fmt.Sprintf("%s: %s(%s) x%d: overshoot p50 %s, p99 %s, max %s", pr.Name,
+			pr.Method, units.Ns(pr.RequestNs), s.Count, short(s.P50), short(s.P99), short(s.Max))
+	}
+	p.wrap(head, "", "  ")
+	if withVerdict {
+		p.wrap(pr.Verdict, "  ", "  ")
+	}
+	for _, n := range pr.Notes {
+		p.wrap("note: "+n, "  ", "    ")
+	}
+}
+
+// cause is the traced cause's evidence: which run it came from, and
+// what held the CPU longest in the worst wake-ups (all: each culprit of
+// the explained wake-ups; else the three longest).
+func (p *page) cause(c *doctor.Cause, all bool) {
+	p.wrap("cause: "+c.Run, "", "  ")
+	lines := causeLines(c, all)
+	if !all && len(c.Notes) > 0 && len(lines) > 2 {
+		lines = lines[:2] // room for the note
+	}
+	for _, l := range lines {
+		p.wrap(l, "  ", "    ")
+	}
+	for _, n := range c.Notes {
+		if !all {
+			// What the trace lacks qualifies the cause: the first note,
+			// in a line.
+			p.line(Clip("  note: "+n, pageWidth))
+			break
+		}
+		p.wrap("note: "+n, "  ", "    ")
+	}
+}
+
+// causeLines are a cause's culprits, most first: the threads, handlers
+// and softirqs of the explained wake-ups, or the drivers of a DPC watch.
+func causeLines(c *doctor.Cause, all bool) []string {
+	limit := 3
+	if all {
+		limit = 1 << 30
+	}
+	var out []string
+	if c.Longest != nil {
+		out = append(out, "longest: "+c.Longest.Verdict)
+	}
+	for _, d := range c.Drivers {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s: DPC %s, ISR %s, %d executions", d.Module, units.Us(d.DPCUs), units.Us(d.ISRUs), d.Count))
+	}
+	for _, t := range doctor.Culprits(c.Explained) {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// folded is a finding in one line: verdict, name, value.
+func (p *page) folded(s doctor.Setting) {
+	name := s.Knob
+	if s.Target != "" {
+		name += " (" + s.Target + ")"
+	}
+	p.line(Clip(fmt.Sprintf("  %-11s%s: %s", s.Verdict, name, s.Value), pageWidth))
 }
 
 func (p *page) setting(s doctor.Setting) {

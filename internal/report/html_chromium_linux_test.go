@@ -65,18 +65,19 @@ type chromiumLoad struct {
 
 // loadInChromium opens a local file in headless Chromium with every network
 // request sent to a recording proxy, and returns the rendered DOM, the
-// console messages and the requests.
-func loadInChromium(t *testing.T, chromium, page string) chromiumLoad {
+// console messages and the requests; extra are more flags (a window size).
+func loadInChromium(t *testing.T, chromium, page string, extra ...string) chromiumLoad {
 	t.Helper()
 	proxy, seen := recordingProxy(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--no-first-run", "--user-data-dir="+testutil.TempDir(t),
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--user-data-dir=" + testutil.TempDir(t),
 		"--disable-features=NetworkTimeServiceQuerying", // the browser's clock check, not the page's
-		"--proxy-server=http://"+proxy, "--proxy-bypass-list=<-loopback>",
-		"--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+page)
+		"--proxy-server=http://" + proxy, "--proxy-bypass-list=<-loopback>",
+		"--enable-logging=stderr", "--v=0", "--dump-dom"}
+	args = append(append(args, extra...), "file://"+page)
+	cmd := exec.CommandContext(ctx, chromium, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
