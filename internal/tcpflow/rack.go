@@ -10,7 +10,8 @@ import "sort"
 // for a sender that ignores D-SACK (reo_wnd_mult stays 1): Gary Nebbett
 // found Windows 11 22000.x to be such a sender, its window "completely
 // inadequate" ("Windows 11 TCP/IP Congestion Control Improvements",
-// https://gary-nebbett.blogspot.com/2022/01/windows-11-tcpip-congestion-control.html).
+// https://gary-nebbett.blogspot.com/2022/01/windows-11-tcpip-congestion-control.html);
+// his October 2022 update says 22H2 corrects it.
 //
 // Times are those of the capture, so the replay is exact for a capture
 // taken at the sender and approximate elsewhere.
