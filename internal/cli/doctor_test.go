@@ -23,7 +23,7 @@ import (
 func init() {
 	doctorSizes = func(o *doctor.Options) {
 		o.SleepSamples, o.SleepGap = 3, 0
-		o.WakeDuration, o.ExtraDuration = 5*time.Millisecond, 3*time.Millisecond
+		o.WakeDuration, o.ExtraDuration = 20*time.Millisecond, 3*time.Millisecond
 		o.CauseDuration = 30 * time.Millisecond
 	}
 }
