@@ -62,15 +62,17 @@ type Set struct {
 	NoChange bool
 }
 
-// Place is a stored value at a location, for Vet.
+// Place is a stored value at a location, for Vet, and the target (a
+// plan's) it is vetted for; "" for a knob without instances.
 type Place struct {
-	Loc   backend.Loc
-	Value backend.Value
+	Loc    backend.Loc
+	Value  backend.Value
+	Target string
 }
 
 // File is a Place of the file backend.
 func File(path, content string) Place {
-	return Place{backend.Loc{Backend: backend.BackendFile, Path: path}, backend.FileValue(content)}
+	return Place{Loc: backend.Loc{Backend: backend.BackendFile, Path: path}, Value: backend.FileValue(content)}
 }
 
 // Rule is a tree's change and the rule its reading reaches.
@@ -83,7 +85,7 @@ type Rule struct {
 var outside = []Place{
 	File("etc/shadow", "root::0:0:99999:7:::\n"),
 	File("proc/sys/kernel/core_pattern", "|/tmp/x\n"),
-	{backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Services\x`, Name: "ImagePath"}, backend.SZ(`C:\x.exe`)},
+	{Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Services\x`, Name: "ImagePath"}, Value: backend.SZ(`C:\x.exe`)},
 }
 
 // RunFiles runs the suite on c.
@@ -204,8 +206,8 @@ func vet(t *testing.T, k knob.Knob, c Files) {
 		t.Error("no foreign place: name the knob's neighbours Vet must refuse")
 	}
 	for _, p := range append(slices.Clone(c.Foreign), outside...) {
-		if err := k.Vet("", p.Loc, p.Value); err == nil {
-			t.Errorf("Vet takes %s = %q", p.Loc, p.Value)
+		if err := k.Vet(p.Target, p.Loc, p.Value); err == nil {
+			t.Errorf("Vet takes %s = %q for %q", p.Loc, p.Value, p.Target)
 		}
 	}
 }
