@@ -7,7 +7,11 @@
 // Now is cheap, does not allocate and may be called from measurement loops.
 package clock
 
-import "slices"
+import (
+	"context"
+	"slices"
+	"time"
+)
 
 // Source describes where timestamps come from, for result documents.
 func Source() string { return source() }
@@ -49,4 +53,21 @@ func ticksToNanos(ticks, freq int64) int64 {
 	sec := ticks / freq
 	rem := ticks % freq
 	return sec*1e9 + rem*1e9/freq
+}
+
+// Pause waits d, or less when ctx ends first, and then returns ctx's
+// error: the settle time between a change and a measurement, never a
+// measurement itself (the runtime's timer, not the clock above).
+func Pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

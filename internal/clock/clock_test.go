@@ -1,7 +1,10 @@
 package clock
 
 import (
+	"context"
+	"errors"
 	"testing"
+	"time"
 )
 
 func TestNowIsMonotonic(t *testing.T) {
@@ -76,5 +79,23 @@ func TestMinMedian(t *testing.T) {
 func BenchmarkNow(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = Now()
+	}
+}
+
+// Pause ends early with the context's error, and without one after d.
+func TestPause(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := Pause(ctx, time.Millisecond); err != nil {
+		t.Errorf("a 1ms pause: %v", err)
+	}
+	if err := Pause(ctx, 0); err != nil {
+		t.Errorf("no pause: %v", err)
+	}
+	cancel()
+	if err := Pause(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled hour's pause: %v", err)
+	}
+	if err := Pause(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("no pause, cancelled: %v", err)
 	}
 }

@@ -1,8 +1,6 @@
 package knob
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -40,25 +38,7 @@ func linuxTree(t testing.TB) string {
 // snapshotTree reads every file of a tree.
 func snapshotTree(t testing.TB, root string) map[string]string {
 	t.Helper()
-	s := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			s[filepath.ToSlash(rel)] = string(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return testutil.SnapshotTree(t, root)
 }
 
 // windowsRegistry fills an in-memory registry like a Windows 11 machine

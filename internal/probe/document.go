@@ -51,6 +51,18 @@ func (c *Counts) SetCounts(requested, measured int64, stopped bool) {
 	c.RequestedCount, c.MeasuredCount = requested, measured
 }
 
+// SleepsRun is what the documents of experiments on sleeps (crossproc,
+// sweep) hold besides their result: how the sleeps were measured, and the
+// timer state after the run, absent when it could not be read. Embedded,
+// its fields sit beside the result's in the payload.
+type SleepsRun struct {
+	Timer       *timer.Status `json:"timer,omitempty"`
+	Measurement Measurement   `json:"measurement"`
+}
+
+// TimerState is the timer state after the run, nil when unknown.
+func (d *SleepsRun) TimerState() *timer.Status { return d.Timer }
+
 // SleepData is the payload of a sleep document. Summary is of the slept
 // time, Overshoot of slept - requested.
 type SleepData struct {

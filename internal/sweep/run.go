@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
@@ -193,7 +194,7 @@ func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) erro
 			return err
 		}
 		granted = g
-		if err := wait(ctx, o.Settle); err != nil {
+		if err := clock.Pause(ctx, o.Settle); err != nil {
 			release()
 			return err
 		}
@@ -226,20 +227,6 @@ func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) erro
 	st.Passes++
 	st.Interrupt += res.Interrupted
 	return nil
-}
-
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // startLoad runs n busy-looping threads until the returned function is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/probe"
 )
 
@@ -19,7 +20,7 @@ const DefaultReference = 50 * time.Microsecond
 // It takes effect at once; the settle wait is kept so that runs on both OSes
 // follow the same protocol.
 func inProcessStep(ctx context.Context, po probe.SleepOptions, r, settle time.Duration) (*probe.SleepResult, time.Duration, int64, error) {
-	if err := wait(ctx, settle); err != nil {
+	if err := clock.Pause(ctx, settle); err != nil {
 		return nil, 0, 0, err
 	}
 	po.Thread.Resolution = r

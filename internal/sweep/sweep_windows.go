@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/timer"
 )
@@ -26,7 +27,7 @@ func inProcessStep(ctx context.Context, po probe.SleepOptions, r, settle time.Du
 		return nil, 0, 0, err
 	}
 	defer req.Release()
-	if err := wait(ctx, settle); err != nil {
+	if err := clock.Pause(ctx, settle); err != nil {
 		return nil, 0, 0, err
 	}
 	cur := currentResolution()

@@ -66,6 +66,32 @@ func NeedRoot(t testing.TB) {
 	}
 }
 
+// SnapshotTree reads every file of the tree under root: slash-separated
+// path below root -> content, the form WriteTree takes, so a test can
+// compare a tree with what it was, byte for byte.
+func SnapshotTree(t testing.TB, root string) map[string]string {
+	t.Helper()
+	s := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			s[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // WriteTree writes files (slash-separated path under root -> content)
 // with their directories: a fixture tree shaped like /proc and /sys, or
 // a registry export's folder.

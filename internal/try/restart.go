@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/lazy"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -191,7 +192,7 @@ func (x *experiment) restartAdapter(ctx context.Context) error {
 		if time.Since(start) >= LinkTimeout {
 			return fmt.Errorf("network adapter %q restarted but its link is not up after %s (status %q): check the cable or the link partner", r.Adapter, LinkTimeout, status)
 		}
-		if err := wait(ctx, linkPoll); err != nil {
+		if err := clock.Pause(ctx, linkPoll); err != nil {
 			return fmt.Errorf("waiting for the link of network adapter %q: %w", r.Adapter, err)
 		}
 	}

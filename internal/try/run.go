@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/knob/journal"
 
 	"github.com/latlab/latlab/internal/knob"
@@ -168,7 +169,7 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *jo
 		return fmt.Errorf("request the timer for %s: %w", arm.Label, err)
 	}
 	defer release()
-	if err := wait(ctx, x.settle); err != nil {
+	if err := clock.Pause(ctx, x.settle); err != nil {
 		b.Note = "stopped while settling"
 		return nil
 	}
@@ -211,21 +212,6 @@ func (x *experiment) restartAfter(ctx context.Context, after string) error {
 		return fmt.Errorf("after %s: %w", after, err)
 	}
 	return nil
-}
-
-// wait lets a change settle; it is not a measurement.
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // checkOriginal makes sure the system still holds what it held when the

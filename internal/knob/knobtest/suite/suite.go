@@ -1,0 +1,296 @@
+// Package suite is the conformance suite every knob of files (procfs,
+// sysfs) runs from its own test file, the way restic's backends run one
+// generic test suite: the explanation; the reading of a fixture tree;
+// Plan, Apply and Revert giving the tree back byte for byte; Vet taking
+// the knob's own places and values and refusing others'; every check-up
+// rule reached by a case, the last a catch-all; the experiment facts
+// latlab try needs.
+//
+// It is a package of its own, beside knobtest's test doubles, because it
+// imports package knob, whose internal tests import knobtest: the files
+// that run it are external tests (package knob_test).
+package suite
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/journal"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// Files is a knob of files under a fixture root, and what it must do
+// there.
+type Files struct {
+	Knob string // the catalogue name
+	Sel  knob.Selector
+	// Tree is the fixture: path below the root -> content.
+	Tree map[string]string
+	// Explain are values the knob must decode; "" (the general
+	// explanation) is always tried.
+	Explain []string
+	// Set are values to set and the files each leaves; every one is
+	// reverted, and the tree must then be as it was.
+	Set []Set
+	// Bad are values Plan must refuse as bad input, each with a part of
+	// the message that says what is accepted.
+	Bad map[string]string
+	// Foreign are places and values Vet must refuse: the knob's
+	// neighbours, and values the kernel never shows.
+	Foreign []Place
+	// Rules are trees (Tree with these files replaced; "" removes one)
+	// and the check-up rule each one's reading must reach. Together they
+	// must reach every rule of the knob.
+	Rules []Rule
+	// More marks a further fixture of a knob (another kernel, say) whose
+	// main one reaches every rule and names the foreign places: here the
+	// Rules and Foreign given are checked, and none are required.
+	More bool
+}
+
+// Set is a value and the files it leaves (paths below the root; only
+// those named are checked). NoChange: the tree holds it already, so the
+// plan has no change.
+type Set struct {
+	Value    string
+	Files    map[string]string
+	NoChange bool
+}
+
+// Place is a stored value at a location, for Vet, and the target (a
+// plan's) it is vetted for; "" for a knob without instances.
+type Place struct {
+	Loc    backend.Loc
+	Value  backend.Value
+	Target string
+}
+
+// File is a Place of the file backend.
+func File(path, content string) Place {
+	return Place{Loc: backend.Loc{Backend: backend.BackendFile, Path: path}, Value: backend.FileValue(content)}
+}
+
+// Rule is a tree's change and the rule its reading reaches.
+type Rule struct {
+	Files map[string]string
+	Rule  string
+}
+
+// outside are places no knob of files may write, whatever its Vet.
+var outside = []Place{
+	File("etc/shadow", "root::0:0:99999:7:::\n"),
+	File("proc/sys/kernel/core_pattern", "|/tmp/x\n"),
+	{Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKLM\SYSTEM\CurrentControlSet\Services\x`, Name: "ImagePath"}, Value: backend.SZ(`C:\x.exe`)},
+}
+
+// RunFiles runs the suite on c.
+func RunFiles(t *testing.T, c Files) {
+	t.Helper()
+	k, err := knob.Lookup(c.Knob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Name() != c.Knob {
+		t.Fatalf("%s is an alias of %s: run the suite on the name", c.Knob, k.Name())
+	}
+	t.Run("explain", func(t *testing.T) { explain(t, k, c) })
+	t.Run("get", func(t *testing.T) { get(t, k, c) })
+	t.Run("set and revert", func(t *testing.T) { setAndRevert(t, k, c) })
+	t.Run("bad values", func(t *testing.T) { bad(t, k, c) })
+	t.Run("vet", func(t *testing.T) { vet(t, k, c) })
+	t.Run("rules", func(t *testing.T) { rules(t, k, c) })
+	t.Run("experiment", func(t *testing.T) { Experiment(t, k) })
+}
+
+// env is an Env over a fixture root holding tree.
+func env(t *testing.T, tree map[string]string) (*knob.Env, string) {
+	t.Helper()
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, tree)
+	return &knob.Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+}
+
+func explain(t *testing.T, k knob.Knob, c Files) {
+	for _, v := range append([]string{""}, c.Explain...) {
+		e, err := k.Explain(v, knob.ExplainOptions{})
+		if err != nil {
+			t.Errorf("explain %q: %v", v, err)
+			continue
+		}
+		if e.Knob != k.Name() || len(e.Text) == 0 || strings.TrimSpace(strings.Join(e.Text, "")) == "" {
+			t.Errorf("explain %q: knob %q, text %q", v, e.Knob, e.Text)
+		}
+	}
+}
+
+func get(t *testing.T, k knob.Knob, c Files) {
+	e, _ := env(t, c.Tree)
+	r, err := k.Get(e, c.Sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Knob != k.Name() || len(r.Items) == 0 {
+		t.Fatalf("reading of %s: %+v", r.Knob, r)
+	}
+	for _, it := range r.Items {
+		if it.Value == "" || it.Meaning == "" || strings.Contains(it.Meaning, "unreadable") {
+			t.Errorf("%s: value %q meaning %q", it.Target, it.Value, it.Meaning)
+		}
+	}
+}
+
+func setAndRevert(t *testing.T, k knob.Knob, c Files) {
+	if len(c.Set) == 0 {
+		t.Fatal("no value to set")
+	}
+	e, root := env(t, c.Tree)
+	before := testutil.SnapshotTree(t, root)
+	for _, s := range c.Set {
+		p, err := k.Plan(e, c.Sel, s.Value)
+		if err != nil {
+			t.Errorf("plan %q: %v", s.Value, err)
+			continue
+		}
+		if (len(p.Changes) == 0) != s.NoChange {
+			t.Errorf("plan %q: %d changes", s.Value, len(p.Changes))
+		}
+		// Vet takes what the plan writes and what it finds there: Apply
+		// and Revert vet every change.
+		for _, ch := range p.Changes {
+			for _, v := range []backend.Value{ch.New, ch.Old} {
+				if err := k.Vet(p.Target, ch.Loc, v); err != nil {
+					t.Errorf("plan %q: Vet refuses its own %s = %q: %v", s.Value, ch.Loc, v, err)
+				}
+			}
+		}
+		j, err := journal.Open(testutil.TempDir(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := knob.Apply(e, j, p); err != nil {
+			t.Errorf("apply %q: %v", s.Value, err)
+		}
+		after := testutil.SnapshotTree(t, root)
+		for f, want := range s.Files {
+			if after[f] != want {
+				t.Errorf("set %q: %s = %q, want %q", s.Value, f, after[f], want)
+			}
+		}
+		if _, err := knob.Revert(e, j, knob.MatchKnob(k.Name(), ""), false); err != nil {
+			t.Errorf("revert %q: %v", s.Value, err)
+		}
+		j.Close()
+		if got := testutil.SnapshotTree(t, root); !maps.Equal(got, before) {
+			t.Errorf("set %q and revert: the tree is %q, was %q", s.Value, got, before)
+		}
+	}
+}
+
+func bad(t *testing.T, k knob.Knob, c Files) {
+	e, _ := env(t, c.Tree)
+	for v, want := range c.Bad {
+		_, err := k.Plan(e, c.Sel, v)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("plan %q: %v, want one line of bad input saying %q", v, err, want)
+		}
+	}
+}
+
+func vet(t *testing.T, k knob.Knob, c Files) {
+	if len(c.Foreign) == 0 && !c.More {
+		t.Error("no foreign place: name the knob's neighbours Vet must refuse")
+	}
+	for _, p := range append(slices.Clone(c.Foreign), outside...) {
+		if err := k.Vet(p.Target, p.Loc, p.Value); err == nil {
+			t.Errorf("Vet takes %s = %q for %q", p.Loc, p.Value, p.Target)
+		}
+	}
+}
+
+func rules(t *testing.T, k knob.Knob, c Files) {
+	rs := k.Checkup().Rules
+	if len(rs) == 0 {
+		t.Fatal("no check-up rules")
+	}
+	if last := rs[len(rs)-1]; !last.Match(&knob.Case{Knob: k.Name(), Raw: backend.Absent}) {
+		t.Errorf("the last rule, %s, is not a catch-all", last.ID)
+	}
+	reached := map[string]bool{}
+	for _, rc := range c.Rules {
+		tree := maps.Clone(c.Tree)
+		for f, content := range rc.Files {
+			if content == "" {
+				delete(tree, f)
+			} else {
+				tree[f] = content
+			}
+		}
+		got := Judge(t, k, tree, c.Sel)
+		for target, id := range got {
+			reached[id] = true
+			if id != rc.Rule {
+				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, id, rc.Rule)
+			}
+		}
+	}
+	for _, r := range rs {
+		if !reached[r.ID] && !c.More {
+			t.Errorf("no case reaches rule %s (%s)", r.ID, r.When)
+		}
+	}
+}
+
+// Judge reads k on tree and returns, per target, the first of the knob's
+// rules that matches the reading, as the check-up takes it; each must
+// give a reason.
+func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector) map[string]string {
+	t.Helper()
+	e, _ := env(t, tree)
+	r, err := k.Get(e, sel)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	out := map[string]string{}
+	for _, it := range r.Items {
+		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
+			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes}
+		if it.Raw != nil {
+			c.Raw = *it.Raw
+		}
+		out[it.Target] = "no rule"
+		for _, rule := range k.Checkup().Rules {
+			if rule.Match(c) {
+				out[it.Target] = rule.ID
+				if rule.Reason(c) == "" {
+					t.Errorf("rule %s gives no reason", rule.ID)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Experiment checks what latlab try reads of k: a scope it knows, a
+// settle time for a change it switches live, a probe it has (or none,
+// with the reason said by Unprobed or the TCP default).
+func Experiment(t *testing.T, k knob.Knob) {
+	t.Helper()
+	e := k.Experiment()
+	live := e.Pending == "" && !e.Restart
+	switch {
+	case e.Scope != knob.ScopeProcess && e.Scope != knob.ScopeSystem:
+		t.Errorf("%s: scope %q", k.Name(), e.Scope)
+	case live && e.Settle <= 0:
+		t.Errorf("%s: changes live but settles in %v", k.Name(), e.Settle)
+	case e.Probe != "" && e.Probe != knob.ProbeSleep && e.Probe != knob.ProbeUDP:
+		t.Errorf("%s: probe %q is not one of try's", k.Name(), e.Probe)
+	case e.Probe != "" && e.Unprobed != "":
+		t.Errorf("%s: has probe %s and says none shows its effect: %q", k.Name(), e.Probe, e.Unprobed)
+	}
+}
