@@ -40,7 +40,7 @@ func TestDocItemsCompared(t *testing.T) {
 	}
 	for _, line := range []string{
 		"internal/x  EVENT_A  typeA  doc=learn.microsoft.com/a\n", // no value
-		"internal/x  EVENT_A  typeA  doc=68\n",                     // no source
+		"internal/x  EVENT_A  typeA  doc=68\n",                    // no source
 		"internal/x  EVENT_A  typeA  doc=\"open learn\n",
 	} {
 		write(list, line)
