@@ -47,6 +47,11 @@ const (
 	// count/countPropertyIndex u16 16, length/lengthPropertyIndex u16 18,
 	// Reserved u32 20: 24 bytes.
 	propInfoSize = 24
+	piFlags      = 0
+	piNameOffset = 4
+	piInType     = 8
+	piCount      = 16
+	piLength     = 18
 )
 
 // PROPERTY_FLAGS (tdh.h: MinGW-w64 declares 0x1 to 0x10).
@@ -170,8 +175,8 @@ func ParseEventInfo(b []byte) (*EventInfo, error) {
 	}
 	for i := 0; i < int(n); i++ {
 		p := b[teiProperties+i*propInfoSize:]
-		pi := PropInfo{Flags: le.Uint32(p), InType: le.Uint16(p[8:]), Count: le.Uint16(p[16:]), Length: le.Uint16(p[18:])}
-		pi.Name, err = utf16At(b, le.Uint32(p[4:]))
+		pi := PropInfo{Flags: le.Uint32(p[piFlags:]), InType: le.Uint16(p[piInType:]), Count: le.Uint16(p[piCount:]), Length: le.Uint16(p[piLength:])}
+		pi.Name, err = utf16At(b, le.Uint32(p[piNameOffset:]))
 		if err != nil {
 			return nil, fmt.Errorf("property %d: %w", i, err)
 		}

@@ -24,6 +24,21 @@ type DisplayPath struct {
 // PathInfoSize is sizeof(DISPLAYCONFIG_PATH_INFO).
 const PathInfoSize = 72
 
+const (
+	// DISPLAYCONFIG_PATH_INFO (wingdi.h; scripts/windows-abi compares
+	// each): the source's id, the target info, the flags.
+	pathSourceID = 8
+	pathTarget   = 20
+	pathFlags    = 68
+	// DISPLAYCONFIG_PATH_TARGET_INFO, from the target info's start.
+	targetID           = 8
+	targetOutputTech   = 16
+	targetRotation     = 20
+	targetScaling      = 24
+	targetRefreshRate  = 28
+	targetAvailableOff = 40
+)
+
 // ParsePathInfos decodes n DISPLAYCONFIG_PATH_INFO structures as
 // QueryDisplayConfig fills them:
 //
@@ -40,18 +55,18 @@ func ParsePathInfos(b []byte, n int) ([]DisplayPath, error) {
 	paths := make([]DisplayPath, n)
 	for i := range paths {
 		p := b[i*PathInfoSize : (i+1)*PathInfoSize]
-		t := p[20:]
+		t := p[pathTarget:]
 		d := DisplayPath{
 			AdapterLUID:      uint64(le.Uint32(t[4:]))<<32 | uint64(le.Uint32(t[0:])),
-			SourceID:         le.Uint32(p[8:]),
-			TargetID:         le.Uint32(t[8:]),
-			OutputTechnology: le.Uint32(t[16:]),
-			Rotation:         le.Uint32(t[20:]),
-			Scaling:          le.Uint32(t[24:]),
-			TargetAvailable:  le.Uint32(t[40:]) != 0,
-			Active:           le.Uint32(p[68:])&1 != 0,
+			SourceID:         le.Uint32(p[pathSourceID:]),
+			TargetID:         le.Uint32(t[targetID:]),
+			OutputTechnology: le.Uint32(t[targetOutputTech:]),
+			Rotation:         le.Uint32(t[targetRotation:]),
+			Scaling:          le.Uint32(t[targetScaling:]),
+			TargetAvailable:  le.Uint32(t[targetAvailableOff:]) != 0,
+			Active:           le.Uint32(p[pathFlags:])&1 != 0,
 		}
-		if num, den := le.Uint32(t[28:]), le.Uint32(t[32:]); den != 0 {
+		if num, den := le.Uint32(t[targetRefreshRate:]), le.Uint32(t[targetRefreshRate+4:]); den != 0 {
 			d.RefreshHz = float64(num) / float64(den)
 		}
 		sc, _ := LookupScaling(d.Scaling)
