@@ -159,6 +159,9 @@ func (s *tcpSampler) finish() {
 func readReply(c *net.TCPConn, sm *tcpSampler) (string, error) {
 	var b [256]byte
 	n := 0
+	if sm != nil {
+		sm.armed = 0 // a write deadline it set is not a read deadline: arm anew
+	}
 	for n < len(b) {
 		sm.arm(c.SetReadDeadline)
 		k, err := c.Read(b[n:])
