@@ -167,15 +167,17 @@ func runTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
 		return nil, err
 	}
 	start := clock.Now()
-	// The TCP state is sampled by the writer itself, between writes and
-	// while a write or the wait for the peer's reply is blocked (a
-	// deadline at the next sample's due time interrupts it), not by a
-	// thread of its own: a sampling thread woke a thousand times a second
-	// on CPUs the sender and the receiver were using, and its
+	// The TCP state is sampled by the writer itself, between writes, not
+	// by a thread of its own: a sampling thread woke a thousand times a
+	// second on CPUs the sender and the receiver were using, and its
 	// getsockopt(TCP_INFO) waited for the socket lock the sender held
 	// through each write, which cost about a tenth of the throughput on
 	// two CPUs. Between writes the lock is free and the CPU is the
-	// writer's anyway.
+	// writer's anyway. Only when writes block for long (a slow path: a
+	// write took more than half a period) does a deadline at each due
+	// time bring a blocked write back to take the sample, for a second
+	// after each such write; on a fast path that deadline's timer would
+	// wake another thread every period for nothing.
 	var sm *tcpSampler
 	if o.SampleEvery > 0 {
 		sm = newTCPSampler(ctx, res, c, rc, start, o.SampleEvery)
@@ -188,10 +190,16 @@ func runTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
 		if r := o.Size - res.Written; r < n {
 			n = r
 		}
-		sm.arm(c.SetWriteDeadline)
+		t := clock.Now()
+		if sm.slowPath(t) {
+			sm.arm(c.SetWriteDeadline)
+		}
 		k, err := c.Write(buf[:n])
 		res.Written += int64(k)
-		if sm.take(clock.Now()) && errors.Is(err, os.ErrDeadlineExceeded) {
+		now := clock.Now()
+		interrupted := sm.take(now) && errors.Is(err, os.ErrDeadlineExceeded)
+		sm.blocked(now, now-t, interrupted)
+		if interrupted {
 			continue // the sampler's deadline: the write goes on
 		}
 		if err != nil {

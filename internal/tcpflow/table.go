@@ -9,7 +9,9 @@ import "hash/maphash"
 // before costs one probe, not a miss in the open connections' map, another
 // in the closed ones' and a deletion; and the key's hash is computed by the
 // scan stage (hashKey), not by the analysis. Open addressing with linear
-// probing, a slot a cache line: a lookup usually touches one line.
+// probing, a slot a cache line: a lookup usually touches one line. A key
+// stays once added: a closed connection's state is kept for the whole
+// capture (see closed.go), so a slot never empties.
 //
 // The hash is seeded at random for each Analyzer (hash/maphash, the
 // runtime's own map hash), so a capture crafted to collide cannot turn
@@ -109,38 +111,6 @@ func (t *connTable) setClosed(s *connSlot, idx int32) {
 		t.closed--
 	}
 	s.closed = idx
-}
-
-// release removes s if it holds nothing any more, moving back the slots
-// after it that would no longer be found (deletion without tombstones).
-func (t *connTable) release(s *connSlot) {
-	if s.conn != nil || s.closed != 0 {
-		return
-	}
-	i := (s.h & t.mask) // any index in s's run works as a start; find s's own
-	for &t.slots[i] != s {
-		i = (i + 1) & t.mask
-	}
-	t.used--
-	for {
-		t.slots[i] = connSlot{}
-		j := i
-		for {
-			j = (j + 1) & t.mask
-			n := &t.slots[j]
-			if n.h == 0 {
-				return
-			}
-			// n may move into the hole at i unless its home lies
-			// cyclically in (i, j].
-			home := n.h & t.mask
-			if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-				t.slots[i] = *n
-				i = j
-				break
-			}
-		}
-	}
 }
 
 // each calls fn with every open connection.
