@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/testutil"
 
@@ -172,6 +174,31 @@ func TestOutputGoesToTheFileOnly(t *testing.T) {
 		}
 		if !strings.Contains(errs, "wrote "+file+"\n") {
 			t.Errorf("%v -o: stderr %q does not say what was written", args, errs)
+		}
+	}
+}
+
+// Ctrl-C, everywhere: the command stops, undoes what it changed, prints
+// what it measured, and latlab exits 130 (sweep exited 3, try 0).
+func TestInterruptExits130(t *testing.T) {
+	state := testutil.TempDir(t)
+	for _, args := range [][]string{
+		{"sleep", "--samples", "0", "--gap", "0"},
+		{"wake", "--duration", "1h"},
+		{"sweep", "--samples", "2000", "--settle", "0"},
+		{"try", "timer-slack", "1us", "--probe", "sleep", "--blocks", "50", "--state-dir", state},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		timer := time.AfterFunc(700*time.Millisecond, func() { cancel(&Interrupted{Signal: os.Interrupt}) })
+		var out, errs bytes.Buffer
+		code := Run(ctx, args, &IO{In: strings.NewReader(""), Out: &out, Err: &errs, Root: "/"})
+		timer.Stop()
+		cancel(nil)
+		if code != 130 {
+			t.Errorf("%v interrupted: exit %d, want 130\n%s%s", args, code, out.String(), errs.String())
+		}
+		if !strings.Contains(errs.String(), "latlab: interrupted") {
+			t.Errorf("%v interrupted: stderr %q does not say so", args, errs.String())
 		}
 	}
 }
