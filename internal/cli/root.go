@@ -31,6 +31,9 @@ type IO struct {
 	// read /proc and /sys under (global flag --root, default "/"). It is a
 	// testing aid: tests point it at a fixture tree.
 	Root string
+
+	// progressForce draws the progress line on a non-terminal (tests).
+	progressForce bool
 }
 
 // commands holds the constructors of the top-level commands; each command
@@ -156,6 +159,10 @@ func Run(ctx context.Context, args []string, io *IO) int {
 	root.SetArgs(separateNegativeArgs(root, args))
 	root.SetIn(io.In)
 	err := root.ExecuteContext(ctx)
+	var xe *ExitStatusError
+	if errors.As(err, &xe) {
+		return xe.Code // a child's status (timer set -- COMMAND), signals included
+	}
 	if code, ok := interruptedCode(ctx); ok {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
@@ -167,10 +174,6 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		return 0
 	}
 	code := ExitCode(err)
-	var xe *ExitStatusError
-	if errors.As(err, &xe) {
-		return code // the child already said what went wrong
-	}
 	fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
 	return code
 }

@@ -278,7 +278,8 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		printTryPlan(o.IO.Out, res, o)
 		return nil
 	}
-	if _, err := try.Plan(to); err != nil { // bad input before any file is created
+	plan, err := try.Plan(to) // bad input before any file is created
+	if err != nil {
 		return tryErr(err)
 	}
 	for _, p := range []string{o.Out, o.HTML} {
@@ -288,13 +289,19 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			}
 		}
 	}
+	// What would make the run useless is said before the wait, not
+	// after it: too few blocks for any verdict, a probe that does not
+	// show what the knob changes.
+	warnTryPlan(o.IO.Err, plan)
+	stop := progressLine(o.IO, "try", time.Duration(plan.EstimateNs))
 	to.Progress = func(e try.Event) {
-		if e.Done {
-			return
+		if e.Done || o.IO.progressForce || isTerminal(o.IO.Err) {
+			return // the progress line shows it
 		}
 		fmt.Fprintf(o.IO.Err, "block %d/%d: %s\n", e.Block.Index+1, e.Total, e.Arm)
 	}
 	res, runErr := try.Run(ctx, to)
+	stop()
 	if res == nil {
 		return tryErr(runErr)
 	}
@@ -354,6 +361,25 @@ const tryWidth = 80
 func wrapOut(w io.Writer, line string, indent int) {
 	for _, l := range report.WrapHanging(line, indent, tryWidth) {
 		fmt.Fprintln(w, l)
+	}
+}
+
+// warnTryPlan says, before an experiment measures, what would leave it
+// without an answer.
+func warnTryPlan(w io.Writer, plan *try.Result) {
+	var warn []string
+	if need := try.MinBlocks(len(plan.Arms)); plan.Blocks < need {
+		warn = append(warn, fmt.Sprintf("%d blocks per arm cannot give a verdict: the block test needs at least %d to reach p < %.2f (--blocks %d)", plan.Blocks, need, try.Alpha, need))
+	}
+	for _, n := range plan.Notes {
+		if strings.HasPrefix(n, "none of try's probes measures") || strings.HasPrefix(n, "the ") && strings.Contains(n, "probe is the one that shows") {
+			warn = append(warn, n)
+		}
+	}
+	for _, m := range warn {
+		for _, l := range report.WrapHanging("warning: "+m, 2, tryWidth) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }
 

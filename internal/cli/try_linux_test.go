@@ -304,3 +304,14 @@ func TestTryRestartAdapterNotForThisKnob(t *testing.T) {
 		t.Errorf("exit %d %q %q", code, out, errs)
 	}
 }
+
+// Too few blocks for any verdict is said before the first block, not
+// after the run.
+func TestTryWarnsBeforeMeasuring(t *testing.T) {
+	code, _, errs := runCLI(t, "try", "timer-slack", "1us", "--probe", "sleep", "--blocks", "2", "--block-duration", "50ms",
+		"--settle", "0", "--gap", "0", "--state-dir", testutil.TempDir(t))
+	warn, first := strings.Index(errs, "warning: 2 blocks per arm cannot give a verdict"), strings.Index(errs, "block 1/")
+	if code != 0 || warn < 0 || first < 0 || warn > first {
+		t.Errorf("exit %d; the warning must come before the first block:\n%s", code, errs)
+	}
+}

@@ -169,12 +169,21 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			}
 		}
 	}
-	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
+	length := o.Duration
+	if o.Loops > 0 {
+		length = time.Duration(o.Loops) * o.Interval
+	}
+	stop := func() {}
+	if length >= 2*time.Second {
 		wo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
+			if !o.JSON {
+				fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(length))
+			}
+			stop = progressLine(o.IO, "wake", length)
 		}
 	}
 	r, doc, err := probe.RunWake(ctx, wo)
+	stop()
 	var setup *probe.SetupError
 	switch {
 	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
