@@ -202,3 +202,26 @@ func TestInterruptExits130(t *testing.T) {
 		}
 	}
 }
+
+// wake and sleep answer first in the check-up's words and units: the
+// verdict and the percentiles with their units, never bare µs.
+func TestWakeAndSleepSpeakTheCheckupsWords(t *testing.T) {
+	for _, args := range [][]string{
+		{"wake", "--loops", "200"},
+		{"sleep", "--samples", "20", "--gap", "0"},
+	} {
+		code, out, errs := runCLIWidth(t, 80, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		lines := strings.Split(out, "\n")
+		head := strings.Join(lines[:min(len(lines), 8)], "\n")
+		if !regexp.MustCompile(`verdict: (good|fair|mediocre|poor|most of|sleeps)`).MatchString(head) ||
+			!regexp.MustCompile(`p50 [0-9.]+(ns|µs|ms|s),`).MatchString(head) {
+			t.Errorf("%v: the first lines do not give the verdict and figures with units:\n%s", args, head)
+		}
+		if strings.Contains(out, "in µs") || strings.Contains(out, "(µs)") || strings.Contains(out, "(ms)") {
+			t.Errorf("%v: a table in bare units:\n%s", args, out)
+		}
+	}
+}
