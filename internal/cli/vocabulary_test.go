@@ -200,6 +200,10 @@ func TestInterruptExits130(t *testing.T) {
 		if !strings.Contains(errs.String(), "latlab: interrupted") {
 			t.Errorf("%v interrupted: stderr %q does not say so", args, errs.String())
 		}
+		// What was measured is printed, marked interrupted.
+		if args[0] == "sweep" && !strings.Contains(out.String(), "latlab sweep: interrupted: ") {
+			t.Errorf("sweep interrupted printed nothing of what it measured:\n%s", out.String())
+		}
 	}
 }
 
