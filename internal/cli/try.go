@@ -143,6 +143,7 @@ knob set says so.`,
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
+	fs.Lookup("settle").DefValue = "" // the knob's, not the flag's 1s: help must not say "(default 1s)"
 	fs.StringVar(&o.By, "by", "", "statistic of the verdict: p50, p90, p99, p99.9, mean (default p99 for wake, p50 otherwise)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
@@ -269,6 +270,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		if err != nil {
 			return tryErr(err)
 		}
+		o.settings["settle"] = units.Duration(time.Duration(res.SettleNs))
 		if o.JSON {
 			doc := try.KindTry.New(host.Collect(), &try.Data{Result: *res})
 			doc.Settings = o.settings
@@ -282,6 +284,9 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 	if err != nil {
 		return tryErr(err)
 	}
+	// The settle the run uses (the knob's unless --settle was given) is
+	// the one the document's settings record, not the flag's default.
+	o.settings["settle"] = units.Duration(time.Duration(plan.SettleNs))
 	for _, p := range []string{o.Out, o.HTML} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {
