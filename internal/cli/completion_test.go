@@ -87,8 +87,8 @@ func TestCompleteCPUs(t *testing.T) {
 			t.Errorf("--cpus %q: %q %s, want %q", tc.typed, got, dir, tc.want)
 		}
 	}
-	if got, _ := complete(t, "sleep", "--cpus", ""); !slices.Equal(got, []string{"0", "1", "2", "3"}) {
-		t.Errorf("--cpu: %q", got)
+	if got, _ := complete(t, "sleep", "--cpus", ""); !slices.Equal(got, []string{"0-3", "0", "1", "2", "3"}) {
+		t.Errorf("sleep --cpus: %q", got)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -107,10 +108,15 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	opts := doctor.ForProfile(profile)
 	opts.Root = o.IO.Root
 	doctorSizes(&opts)
-	if profile == doctor.Thorough && !o.JSON {
-		fmt.Fprintln(o.IO.Err, "latlab: the thorough check-up measures for about a minute")
+	stop := func() {}
+	if profile == doctor.Thorough {
+		if !o.JSON {
+			fmt.Fprintln(o.IO.Err, "latlab: the thorough check-up measures for about a minute")
+		}
+		stop = progressLine(o.IO, "check-up", time.Minute)
 	}
 	r, err := doctor.Run(ctx, opts)
+	stop()
 	if err != nil {
 		return err
 	}

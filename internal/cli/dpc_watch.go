@@ -118,14 +118,20 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if !o.Quiet {
 		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
 	}
+	stop := func() {}
 	opts.OnStart = func(session string) {
 		until := "until Ctrl-C"
 		if o.Seconds > 0 {
 			until = fmt.Sprintf("for %ds; Ctrl-C ends early", o.Seconds)
 		}
 		fmt.Fprintf(o.IO.Err, "%s %s ...\n", dpcWatchWhat(session), until)
+		if o.Quiet {
+			// Without its line per second the watch shows its progress.
+			stop = progressLine(o.IO, "dpc watch", time.Duration(o.Seconds)*time.Second)
+		}
 	}
 	r, err := dpcwatch.Run(ctx, opts)
+	stop()
 	if err != nil {
 		return dpcWatchErr(err)
 	}

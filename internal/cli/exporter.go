@@ -30,6 +30,7 @@ type ExporterOptions struct {
 	CPUs          string
 	RTPrio        int
 	MaxConns      int
+	Duration      time.Duration
 	SettingsEvery time.Duration
 	TLSConfig     string
 }
@@ -70,6 +71,7 @@ is the systemd unit.`,
 	cpusFlag(fs, &o.CPUs, "pin the probe thread to this CPU, e.g. 2 (a list of one; labels the histograms)")
 	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.IntVar(&o.RTPrio, "rtprio", 0, "SCHED_FIFO priority 1-99 for the probe thread alone (Windows: TIME_CRITICAL in its class); 0 = normal")
+	durationFlagZero(cmd.Flags(), &o.Duration, "duration", 0, "stop after this long (0 = until Ctrl-C or the service stops)")
 	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections open at once; one not being answered gives its slot to a newcomer")
 	durationFlag(fs, &o.SettingsEvery, "settings-every", exporter.DefaultSettingsEvery, "how often to read the settings (and, on Linux, the timer state)")
 	fs.StringVar(&o.TLSConfig, "tls-config", "", "Prometheus web configuration file: TLS and basic auth, as node_exporter's --web.config.file")
@@ -195,7 +197,16 @@ func runExporter(ctx context.Context, o *ExporterOptions) error {
 	eo.Ready = func(a net.Addr) {
 		fmt.Fprintf(o.IO.Out, "latlab exporter: listening on %s (/metrics, /healthz); Ctrl-C stops\n", a)
 	}
-	return exporter.Run(ctx, eo)
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	err = exporter.Run(ctx, eo)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil // --duration ran out: the end asked for
+	}
+	return err
 }
 
 // auditedSettings reads the settings as the check-up's audit judges them,

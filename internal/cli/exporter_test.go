@@ -47,7 +47,7 @@ func TestChangedFlags(t *testing.T) {
 	fs.StringVar(&listen, "listen", "127.0.0.1:9977", "")
 	fs.StringVar(&duty, "duty", "2%", "")
 	fs.IntVar(&cpu, "cpu", -1, "")
-	if err := fs.Parse([]string{"--cpus", "2", "--listen=:9977"}); err != nil {
+	if err := fs.Parse([]string{"--cpu", "2", "--listen=:9977"}); err != nil {
 		t.Fatal(err)
 	}
 	got := changedFlags(fs, []string{"listen", "duty", "cpu", "missing"})

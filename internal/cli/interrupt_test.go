@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -36,15 +37,16 @@ func (c *cancelAfterLines) Write(p []byte) (int, error) {
 // and says so: interrupted, the requested and the measured count, in the
 // document and the output.
 func TestSleepInterruptedIsMarked(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errw := &cancelAfterLines{n: 5, cancel: cancel}
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	defer cancelCause(nil)
+	// As Ctrl-C does: the signal is the cause.
+	errw := &cancelAfterLines{n: 5, cancel: func() { cancelCause(&Interrupted{Signal: os.Interrupt}) }}
 	var out bytes.Buffer
 	const planned = 100_000 // minutes of sleeping: only the cancel ends the run
 	code := Run(ctx, []string{"sleep", "--live", "--json", "--samples", "100000", "--gap", "0", "--sleep-length", "1ms"},
 		&IO{In: strings.NewReader(""), Out: &out, Err: errw})
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errw.buf.String())
+	if code != 130 {
+		t.Fatalf("exit %d, want 130 (interrupted): %s", code, errw.buf.String())
 	}
 	doc := readDoc(t, out.String())
 	d := payload(t, doc, probe.KindSleep)

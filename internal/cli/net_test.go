@@ -119,9 +119,12 @@ func TestNetUDPResultDocument(t *testing.T) {
 	srv := netServer(t, true)
 	dir := testutil.TempDir(t)
 	out := filepath.Join(dir, "udp.json")
-	code, stdout, stderr := runCLI(t, "net", "udp", "--to", srv.Echo, "--profile", "voice", "--count", "20", "--json", "-o", out)
+	code, stdout, stderr := runCLI(t, "net", "udp", "--to", srv.Echo, "--profile", "voice", "--count", "20", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "net", "udp", "--to", srv.Echo, "--profile", "voice", "--count", "20", "-o", out); code != 0 {
+		t.Fatalf("-o: exit %d: %s", code, stderr)
 	}
 	doc, err := result.Read(strings.NewReader(stdout))
 	if err != nil {

@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/report"
@@ -82,4 +85,39 @@ func writeFileWith(path string, f func(io.Writer) error) error {
 // is the --force guard's question, asked before.
 func checkWritable(path string) error {
 	return outfile.Check(path, true)
+}
+
+// progressLine shows, on a terminal's stderr, a live line for a run of
+// about total that lasts more than 2 s: elapsed and estimated time left.
+// On a pipe, or for a short run, it shows nothing. stop clears the line.
+func progressLine(o *IO, what string, total time.Duration) (stop func()) {
+	if total <= 2*time.Second || !(o.progressForce || isTerminal(o.Err)) {
+		return func() {}
+	}
+	bar := progressbar.NewOptions64(total.Milliseconds(),
+		progressbar.OptionSetWriter(o.Err), progressbar.OptionSetDescription(what),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetWidth(20))
+	start := time.Now()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second) // seldom: a probe may be measuring meanwhile
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = bar.Set64(min(time.Since(start).Milliseconds(), total.Milliseconds()-1))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		_ = bar.Finish()
+	}
 }

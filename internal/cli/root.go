@@ -32,6 +32,9 @@ type IO struct {
 	// read /proc and /sys under (global flag --root, default "/"). It is a
 	// testing aid: tests point it at a fixture tree.
 	Root string
+
+	// progressForce draws the progress line on a non-terminal (tests).
+	progressForce bool
 }
 
 // commands holds the constructors of the top-level commands; each command
@@ -104,13 +107,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // where it cannot see the cancel must not make latlab unkillable but by
 // SIGKILL.
 func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancelCause := context.WithCancelCause(context.Background())
+	cancel := func() { cancelCause(nil) }
 	c := make(chan os.Signal, 2) // both signals, however close together
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
-		case <-c:
-			cancel()
+		case s := <-c:
+			cancelCause(&Interrupted{Signal: s})
 		case <-ctx.Done():
 			signal.Stop(c)
 			return
@@ -129,20 +133,48 @@ func signalContext() (context.Context, context.CancelFunc) {
 // on the second, with the command's status.
 var ownSignals atomic.Bool
 
+// Interrupted is the cause of a context that SIGINT (Ctrl-C) or SIGTERM
+// cancelled.
+type Interrupted struct{ Signal os.Signal }
+
+func (e *Interrupted) Error() string { return "interrupted by " + e.Signal.String() }
+
+// interruptedCode is the exit status of a run a signal stopped: 128 + the
+// signal's number, as a shell reports a process the signal killed (130
+// for Ctrl-C), after the command stopped, undid what it changed and
+// printed what it measured, marked interrupted.
+func interruptedCode(ctx context.Context) (int, bool) {
+	var in *Interrupted
+	if !errors.As(context.Cause(ctx), &in) {
+		return 0, false
+	}
+	if s, ok := in.Signal.(syscall.Signal); ok {
+		return 128 + int(s), true
+	}
+	return 130, true
+}
+
 // Run is Main with a caller-supplied context and IO, for tests.
 func Run(ctx context.Context, args []string, io *IO) int {
 	root := NewRoot(io)
 	root.SetArgs(separateNegativeArgs(root, args))
 	root.SetIn(io.In)
 	err := root.ExecuteContext(ctx)
+	var xe *ExitStatusError
+	if errors.As(err, &xe) {
+		return xe.Code // a child's status (timer set -- COMMAND), signals included
+	}
+	if code, ok := interruptedCode(ctx); ok {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
+		}
+		fmt.Fprintln(io.Err, "latlab: interrupted")
+		return code
+	}
 	if err == nil {
 		return 0
 	}
 	code := ExitCode(err)
-	var xe *ExitStatusError
-	if errors.As(err, &xe) {
-		return code // the child already said what went wrong
-	}
 	fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
 	return code
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
@@ -188,10 +189,16 @@ func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
+	// The answer first, in the check-up's words and units.
+	o := d.Overshoot
+	fmt.Fprintf(w, "overshoot (slept - requested): p50 %s, p99 %s, max %s\n", units.Ns(o.P50), units.Ns(o.P99), units.Ns(o.Max))
+	if d.Timer != nil {
+		fmt.Fprintf(w, "verdict: %s\n", doctor.SleepVerdict(o, *d.Timer))
+	}
 	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", units.Duration(time.Duration(m.WarmupNs)))
 	report.SummaryTable(w,
-		report.Column{Title: "slept", Summary: d.Summary, Unit: report.Ms},
-		report.Column{Title: "overshoot", Summary: d.Overshoot, Unit: report.Us})
+		report.Column{Title: "slept", Summary: d.Summary, Unit: report.WithUnit},
+		report.Column{Title: "overshoot", Summary: d.Overshoot, Unit: report.WithUnit})
 	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
 		units.Duration(time.Duration(d.Overhead.ClockReadP50Ns)), d.Overhead.ZeroWaitMethod,
 		units.Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)), m.Interrupted)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -242,6 +243,9 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
+			if res != nil {
+				printSweepInterrupted(o.IO.Out, res)
+			}
 			return fmt.Errorf("sweep interrupted: %w", err)
 		}
 		return fmt.Errorf("sweep: %w", err)
@@ -260,6 +264,23 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSweep(w, res) })
+}
+
+// printSweepInterrupted prints what an interrupted sweep measured: each
+// step done, unranked.
+func printSweepInterrupted(w io.Writer, r *sweep.Result) {
+	fmt.Fprintf(w, "latlab sweep: interrupted: %d of %d step passes measured; a partial sweep is not ranked\n", len(r.Steps), r.Planned)
+	if len(r.Steps) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, st := range r.Steps {
+		s := stats.Summarize(st.Samples)
+		rows = append(rows, []string{units.Request(st.RequestedNs), units.Ns(st.GrantedNs), strconv.Itoa(len(st.Samples)),
+			units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max)})
+	}
+	fmt.Fprintln(w)
+	report.Table(w, []string{"requested", "granted", "samples", "overshoot p50", "p99", "max"}, rows)
 }
 
 func printSweep(w io.Writer, r *sweep.Result) {

@@ -143,6 +143,7 @@ knob set says so.`,
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
+	fs.Lookup("settle").DefValue = "" // the knob's, not the flag's 1s: help must not say "(default 1s)"
 	fs.StringVar(&o.By, "by", "", "statistic of the verdict: p50, p90, p99, p99.9, mean (default p99 for wake, p50 otherwise)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
@@ -269,6 +270,7 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		if err != nil {
 			return tryErr(err)
 		}
+		o.settings["settle"] = units.Duration(time.Duration(res.SettleNs))
 		if o.JSON {
 			doc := try.Kind.New(host.Collect(), &try.Data{Result: *res})
 			doc.Settings = o.settings
@@ -278,9 +280,13 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 		printTryPlan(o.IO.Out, res, o)
 		return nil
 	}
-	if _, err := try.Plan(to); err != nil { // bad input before any file is created
+	plan, err := try.Plan(to) // bad input before any file is created
+	if err != nil {
 		return tryErr(err)
 	}
+	// The settle the run uses (the knob's unless --settle was given) is
+	// the one the document's settings record, not the flag's default.
+	o.settings["settle"] = units.Duration(time.Duration(plan.SettleNs))
 	for _, p := range []string{o.Out, o.HTML} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {
@@ -288,13 +294,19 @@ func runTry(ctx context.Context, o *TryOptions, name string, values []string) er
 			}
 		}
 	}
+	// What would make the run useless is said before the wait, not
+	// after it: too few blocks for any verdict, a probe that does not
+	// show what the knob changes.
+	warnTryPlan(o.IO.Err, plan)
+	stop := progressLine(o.IO, "try", time.Duration(plan.EstimateNs))
 	to.Progress = func(e try.Event) {
-		if e.Done {
-			return
+		if e.Done || o.IO.progressForce || isTerminal(o.IO.Err) {
+			return // the progress line shows it
 		}
 		fmt.Fprintf(o.IO.Err, "block %d/%d: %s\n", e.Block.Index+1, e.Total, e.Arm)
 	}
 	res, runErr := try.Run(ctx, to)
+	stop()
 	if res == nil {
 		return tryErr(runErr)
 	}
@@ -354,6 +366,25 @@ const tryWidth = 80
 func wrapOut(w io.Writer, line string, indent int) {
 	for _, l := range report.WrapHanging(line, indent, tryWidth) {
 		fmt.Fprintln(w, l)
+	}
+}
+
+// warnTryPlan says, before an experiment measures, what would leave it
+// without an answer.
+func warnTryPlan(w io.Writer, plan *try.Result) {
+	var warn []string
+	if need := try.MinBlocks(len(plan.Arms)); plan.Blocks < need {
+		warn = append(warn, fmt.Sprintf("%d blocks per arm cannot give a verdict: the block test needs at least %d to reach p < %.2f (--blocks %d)", plan.Blocks, need, try.Alpha, need))
+	}
+	for _, n := range plan.Notes {
+		if strings.HasPrefix(n, "none of try's probes measures") || strings.HasPrefix(n, "the ") && strings.Contains(n, "probe is the one that shows") {
+			warn = append(warn, n)
+		}
+	}
+	for _, m := range warn {
+		for _, l := range report.WrapHanging("warning: "+m, 2, tryWidth) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }
 

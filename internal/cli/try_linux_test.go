@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/knob/journal"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
 )
 
 const tryCS = "sys/devices/system/clocksource/clocksource0/current_clocksource"
@@ -305,5 +308,36 @@ func TestTryRestartAdapterNotForThisKnob(t *testing.T) {
 	code, out, errs := runCLI(t, "try", "timer-slack", "1us", "--restart-adapter")
 	if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--restart-adapter is for knobs that take effect when the network adapter restarts") {
 		t.Errorf("exit %d %q %q", code, out, errs)
+	}
+}
+
+// Too few blocks for any verdict is said before the first block, not
+// after the run.
+func TestTryWarnsBeforeMeasuring(t *testing.T) {
+	code, _, errs := runCLI(t, "try", "timer-slack", "1us", "--probe", "sleep", "--blocks", "2", "--block-duration", "50ms",
+		"--settle", "0", "--gap", "0", "--state-dir", testutil.TempDir(t))
+	warn, first := strings.Index(errs, "warning: 2 blocks per arm cannot give a verdict"), strings.Index(errs, "block 1/")
+	if code != 0 || warn < 0 || first < 0 || warn > first {
+		t.Errorf("exit %d; the warning must come before the first block:\n%s", code, errs)
+	}
+}
+
+// The settle a try prints is the one its document records: the knob's
+// when --settle is not given, not the flag's default.
+func TestTrySettleIsTheRecordedOne(t *testing.T) {
+	code, out, errs := runCLI(t, "try", "timer-slack", "1us", "--probe", "sleep", "--dry-run", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	doc := readDoc(t, out)
+	var d struct {
+		SettleNs int64 `json:"settle_ns"`
+	}
+	b, _ := json.Marshal(doc.Data)
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	if want := units.Duration(time.Duration(d.SettleNs)); doc.Settings["settle"] != want {
+		t.Errorf("settings say settle %q, the plan %q", doc.Settings["settle"], want)
 	}
 }

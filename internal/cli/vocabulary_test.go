@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/testutil"
 
@@ -172,6 +174,58 @@ func TestOutputGoesToTheFileOnly(t *testing.T) {
 		}
 		if !strings.Contains(errs, "wrote "+file+"\n") {
 			t.Errorf("%v -o: stderr %q does not say what was written", args, errs)
+		}
+	}
+}
+
+// Ctrl-C, everywhere: the command stops, undoes what it changed, prints
+// what it measured, and latlab exits 130 (sweep exited 3, try 0).
+func TestInterruptExits130(t *testing.T) {
+	state := testutil.TempDir(t)
+	for _, args := range [][]string{
+		{"sleep", "--samples", "0", "--gap", "0"},
+		{"wake", "--duration", "1h"},
+		{"sweep", "--samples", "2000", "--settle", "0"},
+		{"try", "timer-slack", "1us", "--probe", "sleep", "--blocks", "50", "--state-dir", state},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		timer := time.AfterFunc(700*time.Millisecond, func() { cancel(&Interrupted{Signal: os.Interrupt}) })
+		var out, errs bytes.Buffer
+		code := Run(ctx, args, &IO{In: strings.NewReader(""), Out: &out, Err: &errs, Root: "/"})
+		timer.Stop()
+		cancel(nil)
+		if code != 130 {
+			t.Errorf("%v interrupted: exit %d, want 130\n%s%s", args, code, out.String(), errs.String())
+		}
+		if !strings.Contains(errs.String(), "latlab: interrupted") {
+			t.Errorf("%v interrupted: stderr %q does not say so", args, errs.String())
+		}
+		// What was measured is printed, marked interrupted.
+		if args[0] == "sweep" && !strings.Contains(out.String(), "latlab sweep: interrupted: ") {
+			t.Errorf("sweep interrupted printed nothing of what it measured:\n%s", out.String())
+		}
+	}
+}
+
+// wake and sleep answer first in the check-up's words and units: the
+// verdict and the percentiles with their units, never bare µs.
+func TestWakeAndSleepSpeakTheCheckupsWords(t *testing.T) {
+	for _, args := range [][]string{
+		{"wake", "--loops", "200"},
+		{"sleep", "--samples", "20", "--gap", "0"},
+	} {
+		code, out, errs := runCLIWidth(t, 80, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		lines := strings.Split(out, "\n")
+		head := strings.Join(lines[:min(len(lines), 8)], "\n")
+		if !regexp.MustCompile(`verdict: (good|fair|mediocre|poor|most of|sleeps)`).MatchString(head) ||
+			!regexp.MustCompile(`p50 [0-9.]+(ns|µs|ms|s),`).MatchString(head) {
+			t.Errorf("%v: the first lines do not give the verdict and figures with units:\n%s", args, head)
+		}
+		if strings.Contains(out, "in µs") || strings.Contains(out, "(µs)") || strings.Contains(out, "(ms)") {
+			t.Errorf("%v: a table in bare units:\n%s", args, out)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
@@ -169,12 +170,21 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			}
 		}
 	}
-	if !o.JSON && o.Loops == 0 && o.Duration >= 2*time.Second {
+	length := o.Duration
+	if o.Loops > 0 {
+		length = time.Duration(o.Loops) * o.Interval
+	}
+	stop := func() {}
+	if length >= 2*time.Second {
 		wo.OnStart = func() {
-			fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(o.Duration))
+			if !o.JSON {
+				fmt.Fprintf(o.IO.Err, "measuring for %s (Ctrl-C stops early) ...\n", units.Duration(length))
+			}
+			stop = progressLine(o.IO, "wake", length)
 		}
 	}
 	r, doc, err := probe.RunWake(ctx, wo)
+	stop()
 	var setup *probe.SetupError
 	switch {
 	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
@@ -224,15 +234,20 @@ func printWake(w io.Writer, doc *result.Document) {
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}
-	fmt.Fprintln(w, "latency = wake time - deadline, in µs")
-	fmt.Fprintln(w)
-	hdr := []string{"thread", "cpu", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "overruns"}
+	// The answer first, in the check-up's words and units.
+	s := d.Summary
+	fmt.Fprintf(w, "lateness (wake time - deadline): p50 %s, p99 %s, max %s; %d missed period%s\n",
+		units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max), d.Overruns, plural(int(d.Overruns)))
+	_, verdict := doctor.WakeVerdict(s, d.Overruns, time.Duration(m.IntervalNs))
+	fmt.Fprintf(w, "verdict: %s\n\n", verdict)
+	// p90 and p99.9 are in the document: with a unit in each cell the
+	// table fits 80 columns with these.
+	hdr := []string{"thread", "cpu", "count", "min", "p50", "p99", "max", "mean", "missed"}
 	var rows [][]string
 	row := func(name, cpu string, s stats.Summary, over int64) []string {
-		u := report.Us
+		u := report.WithUnit
 		return []string{name, cpu, strconv.FormatInt(s.Count, 10), u.Format(float64(s.Min)), u.Format(float64(s.P50)),
-			u.Format(float64(s.P90)), u.Format(float64(s.P99)), u.Format(float64(s.P999)), u.Format(float64(s.Max)),
-			u.Format(s.Mean), strconv.FormatInt(over, 10)}
+			u.Format(float64(s.P99)), u.Format(float64(s.Max)), u.Format(s.Mean), strconv.FormatInt(over, 10)}
 	}
 	for i, t := range d.Threads {
 		cpu := "-"

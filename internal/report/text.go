@@ -4,6 +4,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/latlab/latlab/internal/units"
 	"io"
 	"math"
 	"strconv"
@@ -25,12 +26,18 @@ type Unit struct {
 var (
 	Ms = Unit{"ms", 1e6, 4}
 	Us = Unit{"µs", 1e3, 1}
+	// WithUnit writes each value with its own unit (1.077ms, 76.8µs), as
+	// the check-up does, instead of bare numbers under a unit heading.
+	WithUnit = Unit{}
 )
 
 // Format renders ns in the unit.
 func (u Unit) Format(ns float64) string {
 	if math.IsNaN(ns) {
 		return "-"
+	}
+	if u.Ns == 0 {
+		return units.Ns(int64(math.Round(ns)))
 	}
 	return strconv.FormatFloat(ns/u.Ns, 'f', u.Decimals, 64)
 }
@@ -73,7 +80,11 @@ func value(s stats.Summary, row string) float64 {
 func SummaryTable(w io.Writer, cols ...Column) {
 	spec := tableSpec{header: []string{""}, right: []bool{false}}
 	for _, c := range cols {
-		spec.header = append(spec.header, fmt.Sprintf("%s (%s)", c.Title, c.Unit.Name))
+		if c.Unit.Name == "" {
+			spec.header = append(spec.header, c.Title)
+		} else {
+			spec.header = append(spec.header, fmt.Sprintf("%s (%s)", c.Title, c.Unit.Name))
+		}
 		spec.right = append(spec.right, true)
 	}
 	for _, r := range SummaryRows {

@@ -45,6 +45,10 @@ type Result struct {
 	Verdict            Verdict     `json:"verdict"`
 	Notes              []string    `json:"notes,omitempty"`
 	ElapsedNs          int64       `json:"elapsed_ns"`
+	// Interrupted: Ctrl-C stopped the sweep; Steps are the ones measured
+	// (in full) of Planned step passes, and nothing is ranked.
+	Interrupted bool `json:"interrupted,omitempty"`
+	Planned     int  `json:"planned,omitempty"`
 	// timerAfter is the timer state Run read at its end; nil when unread.
 	timerAfter *timer.Status
 }

@@ -110,6 +110,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	start := time.Now()
 	steps, err := measure(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the steps measured so far, unranked (a partial
+		// sweep has not measured every step the ranking compares).
+		var done []Step
+		for _, st := range steps {
+			if st.Passes > 0 {
+				done = append(done, st)
+			}
+		}
+		return &Result{Steps: done, What: What, Method: o.Method, DurationNs: o.Duration.Nanoseconds(),
+			Interrupted: true, Planned: len(o.Steps) * max(1, o.Repeat), ElapsedNs: time.Since(start).Nanoseconds()}, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -168,10 +180,10 @@ func measure(ctx context.Context, o Options) ([]Step, error) {
 	for _, order := range Order(len(o.Steps), o.Random, o.Seed, o.Repeat) {
 		for _, i := range order {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return steps, err
 			}
 			if err := measureStep(ctx, o, o.Steps[i], &steps[i]); err != nil {
-				return nil, fmt.Errorf("step %s: %w", o.Steps[i], err)
+				return steps, fmt.Errorf("step %s: %w", o.Steps[i], err)
 			}
 			done++
 			if o.Progress != nil {

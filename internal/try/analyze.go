@@ -244,3 +244,9 @@ func (b BlockTest) evidence(floor float64) stats.Evidence {
 	t := stats.SignedRankTest{Rounds: b.Rounds, Lower: b.Lower, Higher: b.Higher, MinP: b.MinP}
 	return t.Evidence(b.PHolm, floor, Alpha)
 }
+
+// MinBlocks is the fewest blocks per arm with which an experiment of
+// nArms arms (the baseline included) can reach a verdict at all: fewer,
+// and every comparison ends "no verdict, too few complete rounds". The
+// command says so before it measures.
+func MinBlocks(nArms int) int { return minRounds(Alpha, max(1, nArms-1)) }
