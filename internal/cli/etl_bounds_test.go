@@ -68,3 +68,26 @@ func TestETLReadsStopAtCtrlC(t *testing.T) {
 		t.Errorf("dpcisr: exit %d, %s%s", code, out, errs)
 	}
 }
+
+// dpcisr says "no DPC or ISR events" of a trace only when there are none:
+// a trace with unreadable buffers says which and why.
+func TestDPCISRNamesUnreadableBuffers(t *testing.T) {
+	b, err := os.ReadFile(etlData + "lxcore_kernel.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[2*8192+0x48+2] = 0x7f // the third buffer's first event: an unknown header type
+	path := filepath.Join(testutil.TempDir(t), "damaged.etl")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "dpcisr", path)
+	if code != 2 || !strings.Contains(errs, "no DPC or ISR events in the buffers read, and 1 of its buffers could not be read") ||
+		!strings.Contains(errs, "event at offset 16456") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	code, out, _ := runCLI(t, "etl", path)
+	if code != 0 || !strings.Contains(out, "1 of its buffers could not be") {
+		t.Errorf("etl: exit %d: %s", code, out)
+	}
+}

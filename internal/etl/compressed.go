@@ -18,8 +18,10 @@ import (
 
 // decompressBuffer returns a compressed buffer as an uncompressed one: its
 // header, then the events, whose end is the returned slice's length. limit
-// bounds the uncompressed size (the trace's own buffer size).
-func decompressBuffer(b []byte, limit int) ([]byte, error) {
+// bounds the uncompressed size (the trace's own buffer size). The result
+// is written into dst's array when it is large enough (the reader reuses
+// one for every buffer).
+func decompressBuffer(dst, b []byte, limit int) ([]byte, error) {
 	size := int(binary.LittleEndian.Uint32(b[0x30:]))
 	switch {
 	case size < BufferHeaderSize:
@@ -29,8 +31,11 @@ func decompressBuffer(b []byte, limit int) ([]byte, error) {
 	}
 	// The output grows as it decodes: a header that claims a large size
 	// costs no large allocation unless the bytes decode to it.
-	full := make([]byte, BufferHeaderSize, min(size, BufferHeaderSize+16*len(b)))
-	copy(full, b[:BufferHeaderSize])
+	full := dst[:0]
+	if cap(full) < BufferHeaderSize {
+		full = make([]byte, 0, min(size, BufferHeaderSize+16*len(b)))
+	}
+	full = append(full, b[:BufferHeaderSize]...)
 	out, err := lz77Decompress(b[BufferHeaderSize:], full, size)
 	if err != nil {
 		return nil, err

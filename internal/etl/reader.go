@@ -214,6 +214,8 @@ type Reader struct {
 	// inflated counts the bytes of the buffers read, decompressed.
 	inflated    int64
 	laterEvents int64 // events read after the first buffer
+	rec         Record
+	inflatedBuf []byte // the last decompressed buffer's array, reused
 	firstDamage string
 	notes       []string
 	dropped     int
@@ -360,7 +362,7 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 			if want := int64(binary.LittleEndian.Uint32(buf[0x30:])); want <= int64(rd.inflateLimit()) && rd.inflated+want > max {
 				return fmt.Errorf("its buffers hold %w", &infile.TooLargeError{Size: -1, Max: max})
 			}
-			d, err := decompressBuffer(buf, rd.inflateLimit())
+			d, err := decompressBuffer(rd.inflatedBuf, buf, rd.inflateLimit())
 			if err != nil {
 				if rd.Buffers == 0 {
 					return badinput.Errorf("not a readable .etl trace: the first buffer is compressed and %v", err)
@@ -368,6 +370,7 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 				rd.damaged("compressed buffer at offset %d: %v; skipped", start, err)
 				continue
 			}
+			rd.inflatedBuf = d
 			data, size, inflated = d, len(d), int64(len(d))
 		}
 		// Decompressed bytes count against the cap on input files, as the
@@ -449,7 +452,10 @@ func (rd *Reader) events(b []byte, bh Buffer, compressed bool, fn func(*Record) 
 		if marker == 0 || marker == 0xffffffff {
 			break // the unused rest of the buffer
 		}
-		rec := &Record{Offset: bh.Offset + int64(pos)}
+		// One record serves every event: fn may keep it only until it
+		// returns (see Walk).
+		rec := &rd.rec
+		*rec = Record{Offset: bh.Offset + int64(pos)}
 		if compressed {
 			rec.Offset = bh.Offset // no file offset of its own
 		}
