@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Every doc= item states its value, and a value off the documented one
 // fails the check: a doc= source is compared, not only printed.
 func TestDocItemsCompared(t *testing.T) {
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	list := filepath.Join(dir, "list")
 	write := func(p, s string) {
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
