@@ -207,9 +207,10 @@ func TestRTThrottlingSecondWriteRefused(t *testing.T) {
 	}
 }
 
-func TestRTThrottlingSetRevert(t *testing.T) {
-	sysctlRoundTrip(t, rtDefaultFiles, rtThrottlingName, "off", map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "-1\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"})
-	sysctlRoundTrip(t, rtFiles("-1", "1000000"), rtThrottlingName, "default", map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "950000\n"})
+// A crash after any write of a set leaves what revert undoes (the
+// conformance suite, linknob_rt_throttling_conform_test.go, sets and
+// reverts without one).
+func TestRTThrottlingCrashEverywhere(t *testing.T) {
 	crashEverywhere(t, []setStep{{rtThrottlingName, Selector{}, "100000/200000"}, {rtThrottlingName, Selector{}, "off"}, {rtThrottlingName, Selector{}, "1900000/2000000"}},
 		func(t *testing.T) (*Env, func() map[string]string) {
 			env, root := sysctlEnv(t, rtDefaultFiles)
@@ -217,7 +218,9 @@ func TestRTThrottlingSetRevert(t *testing.T) {
 		})
 }
 
-func TestRTThrottlingVet(t *testing.T) {
+// The conformance suite vets what its plans write and find; these are
+// further originals the kernel can hold, which Revert may put back.
+func TestRTThrottlingVetOriginals(t *testing.T) {
 	k := rtThrottling{}
 	for _, c := range []struct {
 		l backend.Loc
@@ -225,23 +228,6 @@ func TestRTThrottlingVet(t *testing.T) {
 	}{{rtRuntimeLoc, "-1\n"}, {rtRuntimeLoc, "950000\n"}, {rtRuntimeLoc, "0\n"}, {rtPeriodLoc, "1\n"}, {rtPeriodLoc, "2147483647\n"}} {
 		if err := k.Vet("", c.l, backend.FileValue(c.v)); err != nil {
 			t.Errorf("%s %q: %v", c.l, c.v, err)
-		}
-	}
-	for _, c := range []struct {
-		target string
-		l      backend.Loc
-		v      string
-		want   string
-	}{
-		{"", rtRuntimeLoc, "-2\n", "outside -1..2147483647"},
-		{"", rtPeriodLoc, "0\n", "outside 1..2147483647"},
-		{"", rtPeriodLoc, "2147483648\n", "outside"},
-		{"", rtRuntimeLoc, "950000 1\n", "not an integer"},
-		{"", fileLoc("proc/sys/kernel/sched_rr_timeslice_ms"), "100\n", "not a value"},
-		{"x", rtPeriodLoc, "1000000\n", "no targets"},
-	} {
-		if err := k.Vet(c.target, c.l, backend.FileValue(c.v)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("vet %q %s %q: %v, want %q", c.target, c.l, c.v, err, c.want)
 		}
 	}
 }

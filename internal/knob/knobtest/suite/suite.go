@@ -75,10 +75,13 @@ func File(path, content string) Place {
 	return Place{Loc: backend.Loc{Backend: backend.BackendFile, Path: path}, Value: backend.FileValue(content)}
 }
 
-// Rule is a tree's change and the rule its reading reaches.
+// Rule is a tree's change and the rule its reading reaches: Rule for
+// every target, or ByTarget's rule for each target of a knob whose
+// targets are judged apart.
 type Rule struct {
-	Files map[string]string
-	Rule  string
+	Files    map[string]string
+	Rule     string
+	ByTarget map[string]string
 }
 
 // outside are places no knob of files may write, whatever its Vet.
@@ -233,8 +236,12 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 		got := Judge(t, k, tree, c.Sel)
 		for target, id := range got {
 			reached[id] = true
-			if id != rc.Rule {
-				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, id, rc.Rule)
+			want := rc.Rule
+			if rc.ByTarget != nil {
+				want = rc.ByTarget[target]
+			}
+			if id != want {
+				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, id, want)
 			}
 		}
 	}

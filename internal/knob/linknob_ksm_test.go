@@ -1,0 +1,61 @@
+package knob_test
+
+import (
+	"testing"
+
+	"github.com/latlab/latlab/internal/knob/knobtest/suite"
+)
+
+const (
+	ksmRunFile     = "sys/kernel/mm/ksm/run"
+	ksmSharingFile = "sys/kernel/mm/ksm/pages_sharing"
+)
+
+func TestKSMConforms(t *testing.T) {
+	tree := map[string]string{
+		ksmRunFile:                          "1\n",
+		"sys/kernel/mm/ksm/pages_shared":    "120\n",
+		ksmSharingFile:                      "2560\n",
+		"sys/kernel/mm/ksm/sleep_millisecs": "20\n",
+		"sys/kernel/mm/ksm/pages_to_scan":   "100\n",
+		"sys/kernel/mm/ksm/full_scans":      "7\n",
+	}
+	suite.RunFiles(t, suite.Files{
+		Knob:    "ksm",
+		Tree:    tree,
+		Explain: []string{"0", "1", "2", "unmerge"},
+		Set: []suite.Set{
+			{Value: "unmerge", Files: map[string]string{ksmRunFile: "2\n"}},
+			{Value: "0", Files: map[string]string{ksmRunFile: "0\n"}},
+			{Value: "1", NoChange: true},
+		},
+		Bad: map[string]string{"3": "accepted 0|1|2", "start": "accepted", "": "accepted"},
+		Foreign: []suite.Place{
+			suite.File(ksmRunFile, "3\n"),
+			suite.File("sys/kernel/mm/ksm/sleep_millisecs", "20\n"),
+			suite.File(ksmSharingFile, "0\n"),
+		},
+		Rules: []suite.Rule{
+			{Files: map[string]string{ksmRunFile: "0\n", ksmSharingFile: "0\n"}, Rule: "ksm-stopped"},
+			{Files: map[string]string{ksmRunFile: "0\n"}, Rule: "ksm-stopped-merged"},
+			{Files: map[string]string{ksmRunFile: "0\n", ksmSharingFile: "garbage\n"}, Rule: "ksm-stopped"},
+			{Files: map[string]string{ksmSharingFile: "0\n"}, Rule: "ksm-running"},
+			{Files: map[string]string{ksmRunFile: "2\n", ksmSharingFile: "0\n"}, Rule: "ksm-unmerged"},
+			{Files: map[string]string{ksmRunFile: "5\n", ksmSharingFile: "0\n"}, Rule: "ksm-other"},
+			{Files: map[string]string{ksmRunFile: "", ksmSharingFile: "0\n"}, Rule: "ksm-absent"},
+		},
+	})
+	// From 0 with merged pages: 2 is a change too.
+	stopped := map[string]string{ksmRunFile: "0\n"}
+	for f, c := range tree {
+		if _, ok := stopped[f]; !ok {
+			stopped[f] = c
+		}
+	}
+	suite.RunFiles(t, suite.Files{
+		Knob: "ksm",
+		Tree: stopped,
+		Set:  []suite.Set{{Value: "2", Files: map[string]string{ksmRunFile: "2\n"}}},
+		More: true,
+	})
+}
