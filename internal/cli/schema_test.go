@@ -117,7 +117,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"sleep", []string{"sleep", "--samples", "20", "--gap", "0", "--sleep-length", "1ms", "--json"}, false},
 		{"wake", []string{"wake", "--loops", "50", "--json"}, false},
 		{"sweep", append(append([]string{}, shortSweep...), "--json"), false},
-		{"crossproc", []string{"crossproc", "--periods", "1", "--hold", "300ms", "--settle", "20ms", "--json"}, false},
+		{"crossproc", []string{"crossproc", "--periods", "1", "--hold", "1s", "--settle", "20ms", "--json"}, false},
 		{"compare", []string{"compare", a, b, "--json"}, false},
 		{"doctor", []string{"doctor", "--quick", "--json"}, false},
 		{"dpcisr", []string{"dpcisr", dpcisrData + "xperf-dpcisr-written-layout.txt", "--json"}, false},
