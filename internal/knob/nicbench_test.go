@@ -233,7 +233,7 @@ func TestNICPowerSaving(t *testing.T) {
 	if p, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "off"); err != nil || len(p.Changes) != 1 || p.Changes[0].Loc.Name != "PnPCapabilities" || p.Changes[0].New.String() != "24" {
 		t.Errorf("adapter without power keywords: %+v %v", p, err)
 	}
-	if _, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "*EEE=0"); err == nil || !strings.Contains(err.Error(), "does not declare *EEE") {
+	if _, err := plan(env, "nic-power-saving", Selector{Adapter: "Realtek"}, "*EEE=0"); err == nil || !strings.Contains(err.Error(), "declares none of latlab's power-saving keywords") {
 		t.Errorf("a keyword the adapter does not declare: %v", err)
 	}
 	roundTrip(t, env, reg, []setStep{{"nic-power-saving", Selector{Adapter: "7"}, "off"}}, func() {

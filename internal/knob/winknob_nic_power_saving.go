@@ -358,6 +358,9 @@ func (k nicPowerSaving) Plan(env *Env, sel Selector, value string) (*Plan, error
 			for _, np := range nps {
 				ds = append(ds, np.Keyword)
 			}
+			if len(ds) == 0 {
+				return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: it declares none of latlab's power-saving keywords (PnPCapabilities=N and off still apply)", a.Name, s.key)
+			}
 			return nil, badinput.Errorf("%q does not declare %s in its Ndi\\Params: it declares %s", a.Name, s.key, strings.Join(ds, ", "))
 		}
 		if err := set(nps[i], s.n); err != nil {

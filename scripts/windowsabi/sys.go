@@ -83,7 +83,7 @@ func goWidth(t string) (int, error) {
 	case t == "bool":
 		return -1, nil
 	}
-	return 0, fmt.Errorf("Go type %s: no width known", t)
+	return 0, fmt.Errorf("the Go type %s has no known width", t)
 }
 
 // failretConst names the header constant each declaration's failure
