@@ -91,7 +91,7 @@ func TestTCPCountsMatchForConnection(t *testing.T) {
 	addr := func(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
 	for c := range 50 {
 		l, r := addr(fmt.Sprintf("192.0.2.1:%d", 40000+c)), addr("192.0.2.2:9")
-		tcb := uint64(0xffff0000 + c%40) // some connections share a Tcb (reused)
+		tcb := uint64(0xffff0000) + uint64(c%40) // some connections share a Tcb (reused)
 		evs = append(evs, etw.TCPEvent{ID: 1351, Name: "TcpDataTransferRetransmitRound", Tcb: tcb})
 		evs = append(evs, etw.TCPEvent{ID: 1033, Name: "TcpConnectTcbComplete", Tcb: tcb, Local: l, Remote: r})
 		for k := range c % 7 {
