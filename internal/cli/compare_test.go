@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
@@ -293,5 +294,33 @@ func TestCompareSidesBadInput(t *testing.T) {
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want[name]) {
 			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
 		}
+	}
+}
+
+// The settings that differ between runs are lines under the ranking, not
+// a column that made the table 300 columns wide (or, fitted to a terminal,
+// left out): at 80 columns every line fits and every setting is there.
+func TestCompareSettingsFit80(t *testing.T) {
+	dir := testutil.TempDir(t)
+	var files []string
+	for i, extra := range [][]string{nil, {"--method", probe.SleepMethods()[len(probe.SleepMethods())-1], "--priority", "high"}, {"--resolution", "1us"}} {
+		f := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
+		args := append([]string{"sleep", "--samples", "25", "--gap", "0", "-o", f}, extra...)
+		if code, _, errs := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		files = append(files, f)
+	}
+	code, out, errs := runCLIWidth(t, 80, append([]string{"compare"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+	if !strings.Contains(out, "settings that differ:") || !strings.Contains(out, "--priority high") {
+		t.Errorf("the settings are not shown:\n%s", out)
 	}
 }

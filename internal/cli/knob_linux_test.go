@@ -332,3 +332,12 @@ func TestKnobRevertWithoutJournal(t *testing.T) {
 		t.Errorf("exit %d, %q %q", code, out, errs)
 	}
 }
+
+// knob set takes a value that begins with '-': rt-throttling -1 was
+// "unknown flag -1".
+func TestKnobSetNegativeValue(t *testing.T) {
+	code, out, errs := runCLI(t, "knob", "set", "rt-throttling", "-1", "--dry-run")
+	if code != 0 || !strings.Contains(out, "-> -1") {
+		t.Errorf("knob set rt-throttling -1 --dry-run: exit %d: %s%s", code, out, errs)
+	}
+}

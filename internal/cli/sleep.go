@@ -174,6 +174,7 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		if err := writeFileWith(o.Raw, r.WriteCSV); err != nil {
 			return err
 		}
+		wrote(o.IO, o.Raw)
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSleep(w, doc, r) })
 }

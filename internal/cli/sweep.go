@@ -257,11 +257,13 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		if err := writeFileWith(o.CSV, func(w io.Writer) error { return sweep.WriteCSV(w, res) }); err != nil {
 			return err
 		}
+		wrote(o.IO, o.CSV)
 	}
 	if o.Plot != "" {
 		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.SweepPlot(res, format) }); err != nil {
 			return err
 		}
+		wrote(o.IO, o.Plot)
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSweep(w, res) })
 }

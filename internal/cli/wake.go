@@ -199,6 +199,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 		if err := writeFileWith(o.HistFile, func(w io.Writer) error { return r.WriteCyclictestHist(w, o.HistMaxUs, o.DMALatency) }); err != nil {
 			return err
 		}
+		wrote(o.IO, o.HistFile)
 	}
 	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printWake(w, doc) })
 }

@@ -147,4 +147,9 @@ func TestTimerSlackReadWithoutCapSysNice(t *testing.T) {
 	if v := g.r.Items[0].Value; !strings.Contains(v, "("+strconv.Itoa(want)+" ns)") {
 		t.Errorf("value %q, this thread's slack is %d ns", v, want)
 	}
+	// The stored value as the file shows it: the check-up's rules read it
+	// (without it, 50µs was judged changed from the default 50µs).
+	if raw := g.r.Items[0].Raw; raw == nil || string(raw.Data) != strconv.Itoa(want)+"\n" {
+		t.Errorf("raw %+v, want the file's %d", raw, want)
+	}
 }

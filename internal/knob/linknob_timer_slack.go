@@ -116,7 +116,10 @@ func ownSlackReading(env *Env, l backend.Loc, target string) (*Reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := Item{Target: target, Loc: &l, Value: fmt.Sprintf("%s (%d ns)", time.Duration(ns), ns), Meaning: slackMeaning(ns)}
+	// The value as the file would have shown it, for the rules that
+	// read the stored value.
+	raw := backend.FileValue(strconv.FormatInt(ns, 10) + "\n")
+	it := Item{Target: target, Loc: &l, Raw: &raw, Value: fmt.Sprintf("%s (%d ns)", time.Duration(ns), ns), Meaning: slackMeaning(ns)}
 	return &Reading{Knob: timerSlackName, Items: []Item{it}, Notes: []string{
 		"this is latlab's own slack (prctl PR_GET_TIMERSLACK: /proc/self/timerslack_ns is shown to another thread of a process only with CAP_SYS_NICE); --pid PID reads another process",
 	}}, nil
