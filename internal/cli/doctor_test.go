@@ -32,7 +32,7 @@ func init() {
 // sleep, wake, the settings and the next steps, in that order, on an
 // 80-column page; --all shows the overhead and every finding in full.
 func TestDoctor(t *testing.T) {
-	folded := []string{"  wake-ups  p99 ", "\n  sleep     ", "\n  settings  ", " harmful, ", " suspicious, ", "\n  cause     ",
+	folded := []string{"  wake-ups  p99 ", "\n  sleep     ", "\n  settings  ", " suspicious, ", " changed, ", "\n  cause     ",
 		"\n\ntimer (", "\nsleep: ", "\nwake: every 1ms x", "\nsettings (", " read, none altered; --all", "\nnext", "\n  1. latlab "}
 	full := []string{"  wake-ups  p99 ", "\n\ntimer (", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
 		"\ntool overhead: clock read ", "\nsettings: ", " read, none altered: ", "\nnext\n  1. latlab "}
