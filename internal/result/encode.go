@@ -407,7 +407,7 @@ func (e *encoder) marshal(w *jsonWriter, dst []byte, v reflect.Value, depth int)
 	for range depth {
 		p += "  "
 	}
-	return indent(dst, b, p, "  "), nil
+	return appendIndent(dst, b, p, "  "), nil
 }
 
 // empty says whether the value at p is empty as omitempty means it:
