@@ -5,37 +5,50 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/cli"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // pinned are the examples run: the page and the command line as the page
 // shows it after "$ ". Each runs from the repository root, on its test
 // data, with nothing of the machine in its output.
-var pinned = []struct{ page, command string }{
-	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation 0x26"},
-	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,variable,2:1"},
-	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,fixed,3:1"},
-	{"docs/commands/knob.md", "latlab knob explain display-scaling 1"},
-	{"docs/commands/knob.md", "latlab knob explain interrupt-moderation medium"},
-	{"docs/commands/inf.md", `latlab inf internal/inf/testdata/e2f-like.inf --device "PCI\VEN_8086&DEV_15F3"`},
-	{"docs/commands/pcap.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`},
-	{"README.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`},
-	{"docs/commands/dpcisr.md", "latlab dpcisr internal/dpcisr/testdata/xperf-dpcisr-keyboard-ps2-vs-usb.txt"},
-	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-im-extreme.txt internal/dpcisr/testdata/xperf-dpcisr-im-off.txt --labels Extreme,Off --module ndis.sys"},
-	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-written-layout.txt internal/dpcisr/testdata/watch-synthetic.json --module ndis.sys --labels xperf,etw"},
-	{"docs/commands/etl.md", "latlab etl internal/etl/testdata/lxcore_kernel.etl"},
-	{"docs/result-document.md", "latlab compare internal/result/testdata/sleep-document.golden internal/result/testdata/refused/unknown-kind.json"},
-	{"docs/result-document.md", "latlab compare internal/result/testdata/sleep-document.golden internal/result/testdata/refused/newer-schema.json"},
+var pinned = []struct {
+	page, command string
+	// writes: the command writes a file; it runs in a directory of
+	// its own, holding copies of the files it reads.
+	writes bool
+}{
+	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation 0x26", false},
+	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,variable,2:1", false},
+	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,fixed,3:1", false},
+	{"docs/commands/knob.md", "latlab knob explain display-scaling 1", false},
+	{"docs/commands/knob.md", "latlab knob explain interrupt-moderation medium", false},
+	{"docs/commands/inf.md", `latlab inf internal/inf/testdata/e2f-like.inf --device "PCI\VEN_8086&DEV_15F3"`, false},
+	{"docs/commands/pcap.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`, false},
+	{"README.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`, false},
+	{"docs/commands/pcap.md", "latlab pcap tcp internal/tcpflow/testdata/ssh.pcap --events events.csv", true},
+	{"README.md", "latlab pcap tcp internal/tcpflow/testdata/ssh.pcap --events events.csv", true},
+	{"docs/commands/inf.md", `latlab inf internal/inf/testdata/e2f-like.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --reg-out add-rss.reg`, true},
+	{"docs/commands/dpcisr.md", "latlab dpcisr internal/dpcisr/testdata/xperf-dpcisr-keyboard-ps2-vs-usb.txt", false},
+	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-im-extreme.txt internal/dpcisr/testdata/xperf-dpcisr-im-off.txt --labels Extreme,Off --module ndis.sys", false},
+	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-written-layout.txt internal/dpcisr/testdata/watch-synthetic.json --module ndis.sys --labels xperf,etw", false},
+	{"docs/commands/etl.md", "latlab etl internal/etl/testdata/lxcore_kernel.etl", false},
+	{"docs/result-document.md", "latlab compare internal/result/testdata/sleep-document.golden internal/result/testdata/refused/unknown-kind.json", false},
+	{"docs/result-document.md", "latlab compare internal/result/testdata/sleep-document.golden internal/result/testdata/refused/newer-schema.json", false},
 }
 
 func TestExamplesShowWhatTheCommandPrints(t *testing.T) {
-	t.Chdir("../..")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range pinned {
 		t.Run(p.command, func(t *testing.T) {
-			page, err := os.ReadFile(p.page)
+			page, err := os.ReadFile(filepath.Join(root, p.page))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,6 +59,11 @@ func TestExamplesShowWhatTheCommandPrints(t *testing.T) {
 			args, err := split(strings.TrimPrefix(p.command, "latlab "))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if p.writes {
+				t.Chdir(inDirOfItsOwn(t, root, args))
+			} else {
+				t.Chdir(root)
 			}
 			var out bytes.Buffer
 			cli.Run(context.Background(), args, &cli.IO{Out: &out, Err: &out})
@@ -63,6 +81,27 @@ func TestExamplesShowWhatTheCommandPrints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inDirOfItsOwn returns a new directory holding a copy of each file of
+// root that args name, at the same relative path.
+func inDirOfItsOwn(t *testing.T, root string, args []string) string {
+	t.Helper()
+	dir := testutil.TempDir(t)
+	for _, a := range args {
+		b, err := os.ReadFile(filepath.Join(root, a))
+		if err != nil || !strings.Contains(a, "/") {
+			continue
+		}
+		to := filepath.Join(dir, filepath.FromSlash(a))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // example returns the output shown after "$ command" in a code block of
