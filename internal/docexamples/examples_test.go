@@ -22,6 +22,9 @@ var pinned = []struct {
 	// its own, holding copies of the files it reads.
 	writes bool
 }{
+	{"docs/commands/README.md", "latlab slep", false},
+	{"docs/commands/README.md", "latlab sleep --sample 50", false},
+	{"docs/commands/README.md", "latlab timer set", false},
 	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation 0x26", false},
 	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,variable,2:1", false},
 	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,fixed,3:1", false},
