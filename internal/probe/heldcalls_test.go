@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -98,6 +99,55 @@ func TestHeldCodeNeverBlocksInTheRuntime(t *testing.T) {
 				t.Errorf("%s: %s is called while the thread is held: make sure it never blocks in the runtime (no channel, lock, scheduler, allocation that can wait for the collector, or syscall package call), then add it to heldSafe", c.file, call)
 			}
 		}
+	}
+}
+
+// Every function that holds a thread is in heldCode: a new held loop
+// fails until its calls are checked.
+func TestHeldCodeListsEveryHolder(t *testing.T) {
+	listed := map[string]bool{}
+	for _, c := range heldCode {
+		for _, f := range c.funcs {
+			listed[filepath.Dir(c.file)+"/"+f] = true
+		}
+	}
+	files, err := filepath.Glob("../*/*.go") // every package of internal/
+	if err != nil {
+		t.Fatal(err)
+	}
+	holders := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		dir := filepath.ToSlash(filepath.Dir(file))
+		if dir == "../probe" {
+			dir = "."
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if name := exprString(c.Fun); name == "HoldThread" || name == "probe.HoldThread" {
+						holders++
+						if !listed[dir+"/"+fd.Name.Name] {
+							t.Errorf("%s: %s holds the thread but is not in heldCode", file, fd.Name.Name)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if holders < 4 {
+		t.Fatalf("%d calls of HoldThread found: the search is out of date", holders)
 	}
 }
 
