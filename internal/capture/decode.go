@@ -9,21 +9,25 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// Skip says why a frame was not decoded down to its IP header.
+// Skip says why a frame was not decoded down to its IP header. Its
+// String, the reason as reports write it, is each constant's line
+// comment (skip_string.go).
 type Skip uint8
+
+//go:generate go run golang.org/x/tools/cmd/stringer@v0.52.0 -type=Skip -linecomment -output=skip_string.go
 
 // Reasons a frame is not analysed.
 const (
-	SkipNone        Skip = iota
-	SkipLinkType         // link type latlab does not decode
-	SkipNonIP            // ARP, LLDP, IPX, ...: not IPv4 or IPv6
-	SkipMalformed        // a header that contradicts itself
-	SkipSnaplenLink      // cut (by the snap length) before the IP header ends
+	SkipNone Skip = iota //
+	// SkipLinkType: a link type latlab does not decode.
+	SkipLinkType // unsupported link type
+	// SkipNonIP: ARP, LLDP, IPX, ...: not IPv4 or IPv6.
+	SkipNonIP // not IP
+	// SkipMalformed: a header that contradicts itself.
+	SkipMalformed // malformed
+	// SkipSnaplenLink: cut (by the snap length) before the IP header ends.
+	SkipSnaplenLink // cut before the IP header ends
 )
-
-var skipNames = [...]string{"", "unsupported link type", "not IP", "malformed", "cut before the IP header ends"}
-
-func (s Skip) String() string { return skipNames[s] }
 
 // Packet is what the analyses need from one frame, decoded in place
 // (no allocation per packet). Slices point into the record's data.

@@ -2,21 +2,9 @@ package probe
 
 import (
 	"time"
-	_ "unsafe" // for go:linkname
 
 	"golang.org/x/sys/unix"
 )
-
-// The runtime's pin, which sync.Pool uses: it raises the thread's lock
-// count, so neither sysmon's preemption nor a signal preempts the
-// goroutine until the matching unpin. The runtime keeps both callable by
-// linkname (go.dev/issue/67401).
-//
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
 
 // HoldThread keeps the calling goroutine, locked to its thread, running
 // there without the Go scheduler until Release: the runtime does

@@ -3,23 +3,29 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
-// UseBefore makes documents be written as before fillLists was planned
-// per type, appendIndent replaced json.Indent and appendIndented wrote
-// streamed values in one pass: every field of every value walked by
-// reflection, encoded by encoding/json and indented by json.Indent. It
-// returns the function that restores the current code.
-func UseBefore() (restore func()) {
-	f, i, d := fill, indent, direct
-	fill = fillListsReflect
-	direct = false
-	indent = func(dst, src []byte, prefix, ind string) []byte {
-		var b bytes.Buffer
-		if err := json.Indent(&b, src, prefix, ind); err != nil {
-			panic(err)
-		}
-		return append(dst, b.Bytes()...)
+// AppendValue is how a Stream writes each value (appendValue).
+func AppendValue(dst []byte, v any, prefix string) ([]byte, error) {
+	return appendValue(dst, v, prefix)
+}
+
+// AppendValueBefore is how a Stream wrote each value before fillLists
+// was planned per type, appendIndent replaced json.Indent and
+// appendIndented wrote values in one pass: every field walked by
+// reflection (fillListsReflect), encoded by encoding/json and indented by
+// json.Indent.
+func AppendValueBefore(dst []byte, v any, prefix string) ([]byte, error) {
+	fillListsReflect(reflect.ValueOf(v))
+	var c bytes.Buffer
+	enc := json.NewEncoder(&c)
+	if err := enc.Encode(v); err != nil {
+		return dst, err
 	}
-	return func() { fill, indent, direct = f, i, d }
+	var b bytes.Buffer
+	if err := json.Indent(&b, bytes.TrimRight(c.Bytes(), "\n"), prefix, "  "); err != nil {
+		return dst, err
+	}
+	return append(dst, b.Bytes()...), nil
 }

@@ -187,14 +187,3 @@ func omits(tag string) bool {
 	}
 	return false
 }
-
-// fill and indent are what documents are written with; a test puts the
-// implementations they replaced in their place to show that a whole
-// document comes out byte for byte the same.
-var (
-	fill   = fillLists
-	indent = appendIndent
-	// direct: a Stream writes its values with appendIndented; else
-	// encoding/json encodes them and indent indents them.
-	direct = true
-)

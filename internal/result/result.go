@@ -141,7 +141,7 @@ func encode(enc *json.Encoder, d *Document) error {
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
-	fill(reflect.ValueOf(out.Data))
+	fillLists(reflect.ValueOf(out.Data))
 	return enc.Encode(&out)
 }
 

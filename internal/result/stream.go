@@ -23,9 +23,7 @@ type Stream struct {
 	// out is what is yet to be written to w: values are encoded into it
 	// directly, and it goes to w once it holds streamFlush bytes.
 	out []byte
-	buf bytes.Buffer // compact JSON of one value (encoded by encoding/json)
-	ind []byte       // the same, indented
-	enc *json.Encoder
+	ind []byte // one value, indented (indented)
 	n   int
 	err error
 }
@@ -61,7 +59,6 @@ func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
 		return nil, fmt.Errorf("result: kind %q is not registered", d.Kind)
 	}
 	s := &Stream{w: w, out: make([]byte, 0, streamFlush+64<<10)}
-	s.enc = json.NewEncoder(&s.buf)
 	env := streamEnvelope{Schema: d.Schema, Kind: d.Kind, Created: d.Created, Tool: d.Tool, Host: d.Host, Settings: d.Settings}
 	if env.Settings == nil {
 		env.Settings = map[string]string{}
@@ -90,22 +87,13 @@ func (s *Stream) Add(v any) error {
 	if s.err != nil {
 		return s.err
 	}
-	fill(reflect.ValueOf(v))
 	mark := len(s.out)
 	if s.n > 0 {
 		s.out = append(s.out, ',')
 	}
 	s.out = append(s.out, "\n"+streamElemPrefix...)
 	var err error
-	if direct {
-		s.out, err = appendIndented(s.out, v, streamElemPrefix)
-	} else {
-		var b []byte
-		if b, err = s.indented(v, streamElemPrefix); err == nil {
-			s.out = append(s.out, b...)
-		}
-	}
-	if err != nil {
+	if s.out, err = appendValue(s.out, v, streamElemPrefix); err != nil {
 		s.out = s.out[:mark]
 		return err // v itself, not the output: the stream can go on
 	}
@@ -135,7 +123,6 @@ func (s *Stream) Close(rest any, notes []string) error {
 		s.write("\n    ")
 	}
 	s.write("]")
-	fill(reflect.ValueOf(rest))
 	b, err := s.indented(rest, streamRestPrefix)
 	if err != nil {
 		return err
@@ -170,22 +157,23 @@ func (s *Stream) Close(rest any, notes []string) error {
 func (s *Stream) write(b string) { s.out = append(s.out, b...) }
 
 // indented returns v's JSON indented as Write indents it at that depth
-// (prefix), written directly (appendIndented). Before, it was encoded by
-// encoding/json and then indented; encoding/json's own indentation runs
-// its full syntax scanner over every byte, which took most of the time
-// of writing a large document.
+// (prefix), lists and maps that are nil filled first (appendValue).
 func (s *Stream) indented(v any, prefix string) ([]byte, error) {
-	if direct {
-		var err error
-		s.ind, err = appendIndented(s.ind[:0], v, prefix)
-		return s.ind, err
-	}
-	s.buf.Reset()
-	if err := s.enc.Encode(v); err != nil {
-		return nil, err
-	}
-	s.ind = indent(s.ind[:0], bytes.TrimRight(s.buf.Bytes(), "\n"), prefix, "  ")
-	return s.ind, nil
+	var err error
+	s.ind, err = appendValue(s.ind[:0], v, prefix)
+	return s.ind, err
+}
+
+// appendValue appends v's JSON, indented at the depth of prefix, as
+// encoding/json would marshal it and json.Indent indent it, after
+// filling v's nil lists and maps as Write does: fillLists, then
+// appendIndented. Before, every field of every value was walked by
+// reflection, encoded by encoding/json and indented by json.Indent; the
+// tests keep that code (fillListsReflect, appendValueBefore) and show
+// the output of both the same, byte for byte, on real captures.
+func appendValue(dst []byte, v any, prefix string) ([]byte, error) {
+	fillLists(reflect.ValueOf(v))
+	return appendIndented(dst, v, prefix)
 }
 
 // appendIndent appends src, compact JSON as encoding/json writes it (no
