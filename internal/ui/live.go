@@ -181,7 +181,8 @@ func rolling(vals []int64) Stat {
 func (l *live) snapshot() (Snapshot, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := Snapshot{Status: l.status, Series: slices.Clone(l.series), Edges: histEdges(), Hist: slices.Clone(l.hist[:]),
+	s := Snapshot{Status: l.status, Series: append([]Point{}, l.series...), // [] before the first point, not null
+		Edges: histEdges(), Hist: slices.Clone(l.hist[:]),
 		Total: [2]int64{int64(len(l.all[exporter.ProbeWake])), int64(len(l.all[exporter.ProbeSleep]))}}
 	return s, l.tick
 }

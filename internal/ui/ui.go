@@ -77,6 +77,9 @@ type Server struct {
 	clients int
 	idle    chan struct{} // a value when the last client leaves
 	recMu   sync.Mutex
+	// wrap, when set, wraps the handler Run serves: a test adds its own
+	// routes and instruments the page's script.
+	wrap func(http.Handler) http.Handler
 }
 
 // New opens the listener on a free loopback port and makes the token.
@@ -145,7 +148,11 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}
 	}()
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	h := s.Handler()
+	if s.wrap != nil {
+		h = s.wrap(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.l) }()

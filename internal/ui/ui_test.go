@@ -254,3 +254,16 @@ func TestRecord(t *testing.T) {
 		}
 	}
 }
+
+// The first event, before the first point, has an empty series, not
+// null: the page reads its length.
+func TestFirstSnapshotEmptySeries(t *testing.T) {
+	snap, _ := newLive(time.Millisecond).snapshot()
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"series":[]`) {
+		t.Errorf("first event %s", b)
+	}
+}

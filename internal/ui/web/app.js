@@ -49,7 +49,7 @@
     el("status").textContent = s.status;
     el("wake-total").textContent = String(s.total[0]);
     el("sleep-total").textContent = String(s.total[1]);
-    var pts = s.series;
+    var pts = s.series || [];
     if (pts.length > 0) {
       var last = pts[pts.length - 1];
       show("wake", last.wake);
@@ -69,7 +69,7 @@
     hx.push(s.hist_edges_ns[s.hist.length] / 1000); hy.push(0);
     histPlot.setData([hx, hy]);
   };
-  es.onerror = function () { el("status").textContent = "disconnected: the server stopped or is restarting"; };
+  es.onerror = function () { el("status").textContent = "connection lost: reconnecting (latlab ui may have stopped)"; };
   el("record").addEventListener("click", function () {
     el("recorded").textContent = "recording...";
     fetch("/record" + q, { method: "POST" }).then(function (r) { return r.json(); }).then(function (a) {
