@@ -85,11 +85,11 @@ func runUI(ctx context.Context, o *UIOptions) error {
 		return err
 	}
 	facts := host.Collect()
-	summary, settings, err := report.DoctorSections(r)
+	summary, evidence, err := report.DoctorSections(r)
 	if err != nil {
 		return err
 	}
-	srv, err := ui.New(ui.Options{Probe: po, Summary: summary, Settings: settings, Style: report.DoctorStyle(),
+	srv, err := ui.New(ui.Options{Probe: po, Summary: summary, Evidence: evidence, Style: report.DoctorStyle(),
 		Subtitle: fmt.Sprintf("quick check-up on %s at %s, then live", facts.OSVersion, time.Now().Format("15:04:05")),
 		Host:     facts, RecordDir: o.RecordDir})
 	if err != nil {

@@ -26,15 +26,20 @@ type doctorProbeView struct {
 
 // doctorSectionsView is what the summary and settings sections show.
 type doctorSectionsView struct {
-	Tally    string
-	Verdict  doctor.Overall
-	Summary  [][2]string
-	Settings []doctorSettingView
-	Next     []doctor.Step
+	Cause      *doctor.Cause
+	CauseLines []string
+	Tally      string
+	Verdict    doctor.Overall
+	Summary    [][2]string
+	Settings   []doctorSettingView
+	Next       []doctor.Step
 }
 
 // fillSections adds the summary rows and the settings, worst first.
 func fillSections(data *doctorSectionsView, r *doctor.Result) {
+	if r.Cause != nil && r.Cause.Missing == "" {
+		data.Cause, data.CauseLines = r.Cause, causeLines(r.Cause, true)
+	}
 	for _, row := range summaryRows(r) {
 		data.Summary = append(data.Summary, [2]string{row.label, row.text})
 	}
@@ -66,8 +71,6 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	data := struct {
 		doctorSectionsView
 		Title, Subtitle string
-		Cause           *doctor.Cause
-		CauseLines      []string
 		Facts           []doctor.Fact
 		Probes          []doctorProbeView
 		Overhead        string
@@ -76,9 +79,6 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	}{Title: "latlab check-up", Facts: r.Timer.Facts, Notes: r.Notes,
 		doctorSectionsView: doctorSectionsView{Tally: tallyLine(r), Verdict: r.Verdict, Next: r.Next}}
 	fillSections(&data.doctorSectionsView, r)
-	if r.Cause != nil && r.Cause.Missing == "" {
-		data.Cause, data.CauseLines = r.Cause, causeLines(r.Cause, true)
-	}
 	data.Subtitle = fmt.Sprintf("%s profile on %s, %s, latlab %s", r.Profile, orUnknown(doc.Host.OSVersion),
 		doc.Created.Format(time.RFC3339), doc.Tool.Version)
 	data.Host = factsOf(&result.Document{Host: doc.Host})
@@ -172,12 +172,7 @@ var doctorTemplate = sync.OnceValue(func() *template.Template {
 {{end}}{{range .Notes}}<p class="note">note: {{.}}</p>
 {{end}}{{end}}{{if .Overhead}}<p class="note">{{.Overhead}}</p>{{end}}
 </section>
-{{if .Cause}}<section id="cause">
-<h2>Cause</h2>
-<p class="sub">{{.Cause.Run}}</p>
-<ul>{{range .CauseLines}}<li>{{.}}</li>
-{{end}}</ul>{{range .Cause.Notes}}<p class="note">note: {{.}}</p>{{end}}
-</section>{{end}}
+{{template "cause" .}}
 {{template "settings" .}}
 {{if .Notes}}<section id="notes">{{range .Notes}}<p class="note">note: {{.}}</p>{{end}}</section>{{end}}
 <details><summary>host</summary><div class="scroll"><table><tbody>{{range .Host}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
@@ -220,7 +215,12 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
 
 // doctorSections are the parts of the check-up page the live view
 // (latlab ui) shows too: the answer and the settings table.
-const doctorSections = `{{define "summary"}}<section id="summary">
+const doctorSections = `{{define "cause"}}{{if .Cause}}<section id="cause">
+<h2>Cause</h2>
+<p class="sub">{{.Cause.Run}}</p>
+<ul>{{range .CauseLines}}<li>{{.}}</li>
+{{end}}</ul>{{range .Cause.Notes}}<p class="note">note: {{.}}</p>{{end}}
+</section>{{end}}{{end}}{{define "summary"}}<section id="summary">
 <p class="verdict band-{{.Verdict.Band}}" id="verdict">{{.Verdict.Text}}</p>
 <div class="scroll"><table class="summary"><tbody>{{range .Summary}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>
 {{end}}</tbody></table></div>
@@ -244,18 +244,21 @@ const doctorSections = `{{define "summary"}}<section id="summary">
 </section>{{end}}`
 
 // DoctorSections renders the check-up's answer (the verdict, the summary,
-// the next steps) and its settings table as the check-up page does, for
-// a page of latlab's own that shows them beside other things (latlab
-// ui); DoctorStyle styles them.
-func DoctorSections(r *doctor.Result) (summary, settings template.HTML, err error) {
+// the next steps) and its evidence (the cause the summary points to, the
+// settings table) as the check-up page does, for a page of latlab's own
+// that shows them beside other things (latlab ui); DoctorStyle styles
+// them.
+func DoctorSections(r *doctor.Result) (summary, evidence template.HTML, err error) {
 	data := doctorSectionsView{Verdict: r.Verdict, Next: r.Next, Tally: tallyLine(r)}
 	fillSections(&data, r)
 	var a, b bytes.Buffer
 	if err := doctorTemplate().ExecuteTemplate(&a, "summary", data); err != nil {
 		return "", "", fmt.Errorf("render check-up summary: %w", err)
 	}
-	if err := doctorTemplate().ExecuteTemplate(&b, "settings", data); err != nil {
-		return "", "", fmt.Errorf("render check-up settings: %w", err)
+	for _, name := range []string{"cause", "settings"} {
+		if err := doctorTemplate().ExecuteTemplate(&b, name, data); err != nil {
+			return "", "", fmt.Errorf("render check-up %s: %w", name, err)
+		}
 	}
 	return template.HTML(a.String()), template.HTML(b.String()), nil //nolint:gosec // html/template escaped them
 }

@@ -30,9 +30,9 @@ func (s *Server) renderPage() ([]byte, error) {
 	err := pageTemplate.Execute(&b, struct {
 		Token             string
 		Subtitle          string
-		Summary, Settings template.HTML
+		Summary, Evidence template.HTML
 		Duty              string
-	}{Token: s.token, Subtitle: s.o.Subtitle, Summary: s.o.Summary, Settings: s.o.Settings,
+	}{Token: s.token, Subtitle: s.o.Subtitle, Summary: s.o.Summary, Evidence: s.o.Evidence,
 		Duty: fmt.Sprintf("%g%%", s.o.Probe.Duty*100)})
 	if err != nil {
 		return nil, fmt.Errorf("render the live page: %w", err)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/latlab/latlab/internal/exporter"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/outfile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -45,10 +46,11 @@ type Options struct {
 	// Probe are the probe thread's options (duty, interval, probes);
 	// Observe is set by the server.
 	Probe exporter.Options
-	// Summary and Settings are the check-up's answer and settings table
+	// Summary and Evidence are the check-up's answer and its cause and
+	// settings table
 	// (report.DoctorSections), Style their style sheet
 	// (report.DoctorStyle); empty when there is no check-up.
-	Summary, Settings template.HTML
+	Summary, Evidence template.HTML
 	Style             string
 	// Subtitle says what was measured where.
 	Subtitle string
@@ -340,7 +342,7 @@ func (s *Server) Record(now time.Time) ([]string, error) {
 		doc := probe.KindWake.New(s.o.Host, d)
 		doc.Notes = append(doc.Notes, note)
 		p := filepath.Join(s.o.RecordDir, "latlab-ui-"+stamp+"-wake.json")
-		if err := result.WriteFile(p, doc); err != nil {
+		if err := writeNew(p, doc); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
@@ -362,7 +364,7 @@ func (s *Server) Record(now time.Time) ([]string, error) {
 		doc := probe.KindSleep.New(s.o.Host, d)
 		doc.Notes = append(doc.Notes, note)
 		p := filepath.Join(s.o.RecordDir, "latlab-ui-"+stamp+"-sleep.json")
-		if err := result.WriteFile(p, doc); err != nil {
+		if err := writeNew(p, doc); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
@@ -371,4 +373,13 @@ func (s *Server) Record(now time.Time) ([]string, error) {
 		return nil, errors.New("nothing measured yet: record again in a few seconds")
 	}
 	return paths, nil
+}
+
+// writeNew writes a record's document; an existing file (a second record
+// in the same second) is refused, never replaced.
+func writeNew(path string, doc *result.Document) error {
+	if err := outfile.Check(path, false); err != nil {
+		return err
+	}
+	return result.WriteFile(path, doc)
 }

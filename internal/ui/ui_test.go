@@ -253,6 +253,14 @@ func TestRecord(t *testing.T) {
 			t.Errorf("%s: %d values, raw %v, %v", kind, len(v), raw, err)
 		}
 	}
+	// A second record in the same second replaces nothing.
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := s.Record(at); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.Record(at); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a second record at the same time wrote %q, %v", p, err)
+	}
 }
 
 // The first event, before the first point, has an empty series, not
