@@ -69,7 +69,13 @@
     hx.push(s.hist_edges_ns[s.hist.length] / 1000); hy.push(0);
     histPlot.setData([hx, hy]);
   };
-  es.onerror = function () { el("status").textContent = "connection lost: reconnecting (latlab ui may have stopped)"; };
+  // EventSource reconnects by itself; say so only when it has not within
+  // two seconds, so a brief reconnect does not flash a warning.
+  es.onerror = function () {
+    setTimeout(function () {
+      if (es.readyState !== EventSource.OPEN) { el("status").textContent = "connection lost: reconnecting (latlab ui may have stopped)"; }
+    }, 2000);
+  };
   el("record").addEventListener("click", function () {
     el("recorded").textContent = "recording...";
     fetch("/record" + q, { method: "POST" }).then(function (r) { return r.json(); }).then(function (a) {
