@@ -35,6 +35,9 @@ type doubleClickEnv struct {
 	Dir  string             // where the page goes: Documents, else the temp folder
 	Open func(string) error // opens a file in the default browser
 	Now  func() time.Time
+	// Live runs the live view (latlab ui), its records going to dir;
+	// nil when there is none.
+	Live func(ctx context.Context, io *IO, dir string) error
 }
 
 // doubleClick is what a double-clicked latlab.exe does: instead of
@@ -54,8 +57,22 @@ func doubleClick(ctx context.Context, io *IO, env doubleClickEnv) error {
 		}
 	}
 	fmt.Fprintln(io.Out, "\nlatlab is a command-line tool: open a terminal and run `latlab --help`")
-	fmt.Fprint(io.Out, "to see everything it can do. Press Enter to close this window.")
-	_, _ = bufio.NewReader(io.In).ReadString('\n')
+	fmt.Fprintln(io.Out, "to see everything it can do.")
+	in := bufio.NewReader(io.In)
+	if env.Live != nil {
+		fmt.Fprint(io.Out, "\nNext: watch the latency live in the browser (latlab ui, read-only):\n"+
+			"type L and press Enter. Press Enter alone to close this window.")
+		if l, _ := in.ReadString('\n'); strings.EqualFold(strings.TrimSpace(l), "l") {
+			if lerr := env.Live(ctx, io, env.Dir); lerr != nil {
+				fmt.Fprintf(io.Out, "\nthe live view failed: %v\n", lerr)
+			}
+			fmt.Fprint(io.Out, "\nPress Enter to close this window.")
+			_, _ = in.ReadString('\n')
+		}
+		return err
+	}
+	fmt.Fprint(io.Out, "Press Enter to close this window.")
+	_, _ = in.ReadString('\n')
 	return err
 }
 

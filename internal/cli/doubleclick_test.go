@@ -65,3 +65,32 @@ func TestDoubleClickSavesOpensAndWaits(t *testing.T) {
 		}
 	}
 }
+
+// After the check-up, the double-click offers the live view: L and Enter
+// runs it (with the records beside the check-up's page), Enter alone
+// closes.
+func TestDoubleClickOffersLiveView(t *testing.T) {
+	for _, c := range []struct {
+		input string
+		want  bool
+	}{{"l\n\n", true}, {"L\n\n", true}, {"\n", false}, {"q\n", false}} {
+		dir := testutil.TempDir(t)
+		var out strings.Builder
+		var liveDir string
+		called := false
+		io := &IO{In: strings.NewReader(c.input), Out: &out, Err: &out, Root: "/"}
+		err := doubleClick(context.Background(), io, doubleClickEnv{
+			Dir: dir, Open: func(string) error { return nil }, Now: time.Now,
+			Live: func(_ context.Context, _ *IO, d string) error { called, liveDir = true, d; return nil },
+		})
+		if err != nil {
+			t.Fatalf("%q: %v", c.input, err)
+		}
+		if called != c.want || (called && liveDir != dir) {
+			t.Errorf("input %q: live view run %v (dir %q), want %v", c.input, called, liveDir, c.want)
+		}
+		if !strings.Contains(out.String(), "latlab ui") {
+			t.Errorf("the live view is not offered:\n%s", out.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"syscall"
 	"unsafe"
@@ -32,7 +33,7 @@ func doubleClickDefaults() doubleClickEnv {
 	if err != nil || dir == "" {
 		dir = os.TempDir()
 	}
-	return doubleClickEnv{Dir: dir, Open: shellOpen, Now: nowLocal}
+	return doubleClickEnv{Dir: dir, Open: shellOpen, Now: nowLocal, Live: liveFromDoubleClick}
 }
 
 // shellOpen opens a file with its default program, as a double-click in
@@ -44,4 +45,11 @@ func shellOpen(path string) error {
 		return err
 	}
 	return windows.ShellExecute(0, verb, file, nil, nil, windows.SW_SHOWNORMAL)
+}
+
+// liveFromDoubleClick is the double-click's next step: the live view,
+// opened in the browser, until the console window's Ctrl-C or a minute
+// after the page closes; records go where the check-up's page went.
+func liveFromDoubleClick(ctx context.Context, io *IO, dir string) error {
+	return runUI(ctx, &UIOptions{IO: io, Duty: "2%", RecordDir: dir})
 }

@@ -102,8 +102,9 @@ func placeholders(c *cobra.Command) []string {
 // the few that deliberately are not.
 func TestOutputFlagsComplete(t *testing.T) {
 	notFiles := map[string]string{
-		"png":   "a directory; report names the files in it",
-		"force": "this guard's own flag",
+		"png":        "a directory; report names the files in it",
+		"record-dir": "a directory; ui names the files in it by the time, and never replaces one",
+		"force":      "this guard's own flag",
 	}
 	has := func(s string, words ...string) bool {
 		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })

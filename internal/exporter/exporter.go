@@ -77,6 +77,11 @@ type Options struct {
 	// Ready, when set, is called with the address being served once the
 	// listener is open.
 	Ready func(addr net.Addr)
+	// Observe, when set, receives each burst's samples after the burst
+	// (wake: latencies; sleep: slept times, ns) and the wake-ups missed.
+	// It runs on the probe thread between bursts and must not keep
+	// samples: the buffer is reused.
+	Observe func(probe string, samples []int64, overruns int64)
 }
 
 // Defaults returns the options of a plain `latlab exporter`.
@@ -242,6 +247,19 @@ func New(o Options) (*Exporter, error) {
 		}
 	}
 	return e, nil
+}
+
+// Probe runs the probes alone, without the HTTP server or the settings
+// reader, until ctx ends: o.Observe receives every burst. The live view
+// (latlab ui) measures this way, at the exporter's duty.
+func Probe(ctx context.Context, o Options) error {
+	if o.Listen == "" {
+		o.Listen = DefaultListen // never opened; Validate wants one
+	}
+	if err := Validate(o); err != nil {
+		return err
+	}
+	return newProber(o, newMetrics(o)).run(ctx)
 }
 
 // Registry is the exporter's registry, for tests and benchmarks.

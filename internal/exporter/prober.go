@@ -190,6 +190,9 @@ func (p *prober) loop(ctx context.Context, w probe.Waiter, s *probe.Sleeper) err
 		case ProbeSleep:
 			p.m.observeSleep(buf[:n])
 		}
+		if p.o.Observe != nil {
+			p.o.Observe(name, buf[:n], overruns)
+		}
 		cpu := threadCPU() - cpu0
 		// The rest of the process keeps running during the pause, so
 		// the length is worked out again after it until the cycle is

@@ -24,6 +24,39 @@ type doctorProbeView struct {
 	SVGs    []template.HTML
 }
 
+// doctorSectionsView is what the summary and settings sections show.
+type doctorSectionsView struct {
+	Cause      *doctor.Cause
+	CauseLines []string
+	Tally      string
+	Verdict    doctor.Overall
+	Summary    [][2]string
+	Settings   []doctorSettingView
+	Next       []doctor.Step
+}
+
+// fillSections adds the summary rows and the settings, worst first.
+func fillSections(data *doctorSectionsView, r *doctor.Result) {
+	if r.Cause != nil && r.Cause.Missing == "" {
+		data.Cause, data.CauseLines = r.Cause, causeLines(r.Cause, true)
+	}
+	for _, row := range summaryRows(r) {
+		data.Summary = append(data.Summary, [2]string{row.label, row.text})
+	}
+	for _, v := range verdictOrder {
+		for _, s := range r.Settings {
+			if s.Verdict != v {
+				continue
+			}
+			d := "cannot tell"
+			if s.IsDefault != nil {
+				d = map[bool]string{true: "yes", false: "no"}[*s.IsDefault]
+			}
+			data.Settings = append(data.Settings, doctorSettingView{Setting: s, IsDefaultText: d})
+		}
+	}
+}
+
 type doctorSettingView struct {
 	doctor.Setting
 	IsDefaultText string
@@ -36,25 +69,16 @@ type doctorSettingView struct {
 // a layout that stacks the settings table on a phone's narrow screen.
 func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	data := struct {
-		Title, Subtitle, Tally string
-		Verdict                doctor.Overall
-		Summary                [][2]string
-		Cause                  *doctor.Cause
-		CauseLines             []string
-		Facts                  []doctor.Fact
-		Probes                 []doctorProbeView
-		Overhead               string
-		Settings               []doctorSettingView
-		Next                   []doctor.Step
-		Notes                  []string
-		Host                   [][2]string
-	}{Title: "latlab check-up", Tally: tallyLine(r), Verdict: r.Verdict, Facts: r.Timer.Facts, Next: r.Next, Notes: r.Notes}
-	for _, row := range summaryRows(r) {
-		data.Summary = append(data.Summary, [2]string{row.label, row.text})
-	}
-	if r.Cause != nil && r.Cause.Missing == "" {
-		data.Cause, data.CauseLines = r.Cause, causeLines(r.Cause, true)
-	}
+		doctorSectionsView
+		Title, Subtitle string
+		Facts           []doctor.Fact
+		Probes          []doctorProbeView
+		Overhead        string
+		Notes           []string
+		Host            [][2]string
+	}{Title: "latlab check-up", Facts: r.Timer.Facts, Notes: r.Notes,
+		doctorSectionsView: doctorSectionsView{Tally: tallyLine(r), Verdict: r.Verdict, Next: r.Next}}
+	fillSections(&data.doctorSectionsView, r)
 	data.Subtitle = fmt.Sprintf("%s profile on %s, %s, latlab %s", r.Profile, orUnknown(doc.Host.OSVersion),
 		doc.Created.Format(time.RFC3339), doc.Tool.Version)
 	data.Host = factsOf(&result.Document{Host: doc.Host})
@@ -75,18 +99,6 @@ func DoctorHTML(w io.Writer, doc *result.Document, r *doctor.Result) error {
 	if r.Overhead != nil {
 		data.Overhead = fmt.Sprintf("tool overhead: clock read %s, zero-length wait %s (p50): the floor latlab itself adds to a sample",
 			units.Duration(time.Duration(r.Overhead.ClockReadP50Ns)), units.Duration(time.Duration(r.Overhead.ZeroWaitP50Ns)))
-	}
-	for _, v := range verdictOrder {
-		for _, s := range r.Settings {
-			if s.Verdict != v {
-				continue
-			}
-			d := "cannot tell"
-			if s.IsDefault != nil {
-				d = map[bool]string{true: "yes", false: "no"}[*s.IsDefault]
-			}
-			data.Settings = append(data.Settings, doctorSettingView{Setting: s, IsDefaultText: d})
-		}
 	}
 	var b bytes.Buffer
 	if err := doctorTemplate().Execute(&b, data); err != nil {
@@ -139,7 +151,40 @@ func doctorProbe(p *doctor.Probe) (doctorProbeView, error) {
 
 // Parsed on first use: parsing at start-up would cost every command.
 var doctorTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("doctor").Parse(pageHead + `h2 { font-size: 1.2rem; margin: 2rem 0 .4rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
+	return template.Must(template.New("doctor").Parse(pageHead + doctorStyle + pageBody + `<header>
+<h1>{{.Title}}</h1>
+<p class="sub">{{.Subtitle}}</p>
+</header>
+{{template "summary" .}}
+<main>
+<section id="timer">
+<h2>Timer</h2>
+<div class="scroll"><table><tbody>{{range .Facts}}<tr><td class="k">{{.Name}}</td><td class="v">{{.Value}}</td></tr>
+{{end}}</tbody></table></div>
+</section>
+<section id="probes">
+<h2>Probes</h2>
+{{range .Probes}}<h3>{{.Title}}</h3>
+<p class="sub">{{.What}}</p>
+<p class="verdict band-{{.Band}}">{{.Verdict}}</p>
+<div class="scroll"><table><tbody>{{range .Rows}}<tr><td class="k">{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</tbody></table></div>
+{{range .SVGs}}<figure>{{.}}</figure>
+{{end}}{{range .Notes}}<p class="note">note: {{.}}</p>
+{{end}}{{end}}{{if .Overhead}}<p class="note">{{.Overhead}}</p>{{end}}
+</section>
+{{template "cause" .}}
+{{template "settings" .}}
+{{if .Notes}}<section id="notes">{{range .Notes}}<p class="note">note: {{.}}</p>{{end}}</section>{{end}}
+<details><summary>host</summary><div class="scroll"><table><tbody>{{range .Host}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
+</main>
+<footer>latlab check-up: one self-contained file; it loads nothing from the network.</footer>
+</body>
+</html>
+` + doctorSections))
+})
+
+// doctorStyle is the check-up page's own rules, after pageStyle.
+const doctorStyle = `h2 { font-size: 1.2rem; margin: 2rem 0 .4rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; }
 h3 { font-size: 1.05rem; margin: 1.2rem 0 .2rem; }
 .sub, .note, figcaption { color: #555; font-size: .9rem; }
 table { border-collapse: collapse; font-size: .9rem; font-variant-numeric: tabular-nums; }
@@ -166,41 +211,23 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
   table.settings td { border: none; padding: .15rem .3rem; }
   table.settings td::before { content: attr(data-label) ": "; color: #666; font-size: .8rem; }
 }
-` + pageBody + `<header>
-<h1>{{.Title}}</h1>
-<p class="sub">{{.Subtitle}}</p>
-</header>
-<section id="summary">
+`
+
+// doctorSections are the parts of the check-up page the live view
+// (latlab ui) shows too: the answer and the settings table.
+const doctorSections = `{{define "cause"}}{{if .Cause}}<section id="cause">
+<h2>Cause</h2>
+<p class="sub">{{.Cause.Run}}</p>
+<ul>{{range .CauseLines}}<li>{{.}}</li>
+{{end}}</ul>{{range .Cause.Notes}}<p class="note">note: {{.}}</p>{{end}}
+</section>{{end}}{{end}}{{define "summary"}}<section id="summary">
 <p class="verdict band-{{.Verdict.Band}}" id="verdict">{{.Verdict.Text}}</p>
 <div class="scroll"><table class="summary"><tbody>{{range .Summary}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>
 {{end}}</tbody></table></div>
 {{if .Next}}<h2>Next steps</h2>
 <ol class="next">{{range .Next}}<li><code>{{.Command}}</code><br><span class="sub">{{.Why}}</span></li>
 {{end}}</ol>{{end}}
-</section>
-<main>
-<section id="timer">
-<h2>Timer</h2>
-<div class="scroll"><table><tbody>{{range .Facts}}<tr><td class="k">{{.Name}}</td><td class="v">{{.Value}}</td></tr>
-{{end}}</tbody></table></div>
-</section>
-<section id="probes">
-<h2>Probes</h2>
-{{range .Probes}}<h3>{{.Title}}</h3>
-<p class="sub">{{.What}}</p>
-<p class="verdict band-{{.Band}}">{{.Verdict}}</p>
-<div class="scroll"><table><tbody>{{range .Rows}}<tr><td class="k">{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</tbody></table></div>
-{{range .SVGs}}<figure>{{.}}</figure>
-{{end}}{{range .Notes}}<p class="note">note: {{.}}</p>
-{{end}}{{end}}{{if .Overhead}}<p class="note">{{.Overhead}}</p>{{end}}
-</section>
-{{if .Cause}}<section id="cause">
-<h2>Cause</h2>
-<p class="sub">{{.Cause.Run}}</p>
-<ul>{{range .CauseLines}}<li>{{.}}</li>
-{{end}}</ul>{{range .Cause.Notes}}<p class="note">note: {{.}}</p>{{end}}
-</section>{{end}}
-<section id="settings">
+</section>{{end}}{{define "settings"}}<section id="settings">
 <h2>Settings</h2>
 <p class="sub">{{.Tally}}; read live, the evidence quoted from latlab's knob catalogue</p>
 <div class="scroll"><table class="settings">
@@ -214,12 +241,28 @@ ol.next code { font-size: .95rem; overflow-wrap: anywhere; }
 <td class="r" data-label="reason">{{.Reason}}{{if .Evidence}}<details><summary>evidence</summary><p class="evidence">{{.Evidence}}</p></details>{{end}}{{range .References}}<p class="ref">{{.Short}}</p>{{end}}</td>
 </tr>
 {{end}}</tbody></table></div>
-</section>
-{{if .Notes}}<section id="notes">{{range .Notes}}<p class="note">note: {{.}}</p>{{end}}</section>{{end}}
-<details><summary>host</summary><div class="scroll"><table><tbody>{{range .Host}}<tr><td class="k">{{index . 0}}</td><td class="v">{{index . 1}}</td></tr>{{end}}</tbody></table></div></details>
-</main>
-<footer>latlab check-up: one self-contained file; it loads nothing from the network.</footer>
-</body>
-</html>
-`))
-})
+</section>{{end}}`
+
+// DoctorSections renders the check-up's answer (the verdict, the summary,
+// the next steps) and its evidence (the cause the summary points to, the
+// settings table) as the check-up page does, for a page of latlab's own
+// that shows them beside other things (latlab ui); DoctorStyle styles
+// them.
+func DoctorSections(r *doctor.Result) (summary, evidence template.HTML, err error) {
+	data := doctorSectionsView{Verdict: r.Verdict, Next: r.Next, Tally: tallyLine(r)}
+	fillSections(&data, r)
+	var a, b bytes.Buffer
+	if err := doctorTemplate().ExecuteTemplate(&a, "summary", data); err != nil {
+		return "", "", fmt.Errorf("render check-up summary: %w", err)
+	}
+	for _, name := range []string{"cause", "settings"} {
+		if err := doctorTemplate().ExecuteTemplate(&b, name, data); err != nil {
+			return "", "", fmt.Errorf("render check-up %s: %w", name, err)
+		}
+	}
+	return template.HTML(a.String()), template.HTML(b.String()), nil //nolint:gosec // html/template escaped them
+}
+
+// DoctorStyle is the check-up page's style sheet, for a page that loads
+// it as a file rather than inline.
+func DoctorStyle() string { return pageStyle + doctorStyle }

@@ -15,7 +15,10 @@ const pageHead = `<!DOCTYPE html>
 <meta name="referrer" content="no-referrer">
 <title>{{.Title}}</title>
 <style>
-:root { color-scheme: light; }
+` + pageStyle
+
+// pageStyle is the style every page shares.
+const pageStyle = `:root { color-scheme: light; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.45; margin: 0 auto; padding: 1rem; max-width: 64rem; color: #1b1b1b; background: #fff; font-size: 16px; }
 h1 { font-size: 1.5rem; margin: .2rem 0; }
 .verdict { background: #eef5fb; border-left: 4px solid #0072b2; padding: .5rem .7rem; margin: .4rem 0; overflow-wrap: anywhere; }

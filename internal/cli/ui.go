@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/doctor"
+	"github.com/latlab/latlab/internal/exporter"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/ui"
+)
+
+func init() { register(newUICmd) }
+
+// UIOptions are the flags of `latlab ui`.
+type UIOptions struct {
+	IO        *IO
+	NoBrowser bool
+	Duty      string
+	Duration  time.Duration
+	RecordDir string
+}
+
+func newUICmd(io *IO) *cobra.Command {
+	o := &UIOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "ui",
+		Short: "the check-up and live wake-up latency in the browser, on this machine only",
+		Long: `Runs the quick check-up, then serves one page on 127.0.0.1 at a free port and
+opens it in the default browser: the check-up's verdict, summary and next
+steps at the top, the settings below, and live panels updated every second
+(wake-up lateness as a rolling p50/p99/max series and a histogram, sleep
+overshoot), measured by the exporter's low-duty probes (--duty). "Record the
+session" writes wake and sleep documents that latlab compare and latlab
+report read.
+
+The page is private and read-only: its URL carries a random token every
+request needs, only the loopback Host is answered, and nothing on the page
+changes a setting. It loads nothing from the network. The server stops on
+Ctrl-C, after --duration, or a minute after the last page closes.
+
+Not in this version: DPC/ISR time per driver or handler (latlab dpc watch
+shows it in the terminal).`,
+		Example: `  latlab ui
+  latlab ui --no-browser
+  latlab ui --duty 1% --duration 10m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runUI(cmd.Context(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.NoBrowser, "no-browser", false, "print the URL instead of opening the browser")
+	fs.StringVar(&o.Duty, "duty", "2%", "share of each 1s cycle the probes measure, which bounds their CPU share (0.1%-50%)")
+	durationFlagZero(fs, &o.Duration, "duration", 0, "stop after this long (0 = until Ctrl-C or a minute after the last page closes)")
+	fs.StringVar(&o.RecordDir, "record-dir", ".", "directory the record action writes its documents into")
+	return cmd
+}
+
+func runUI(ctx context.Context, o *UIOptions) error {
+	duty, err := exporter.ParseDuty(o.Duty)
+	if err != nil {
+		return Usage(err)
+	}
+	if fi, err := os.Stat(o.RecordDir); err != nil || !fi.IsDir() {
+		return Usagef("invalid --record-dir %q: want an existing directory", o.RecordDir)
+	}
+	po := exporter.Defaults()
+	po.Duty = duty
+	if err := exporter.Validate(po); err != nil {
+		return Usage(err)
+	}
+	fmt.Fprintln(o.IO.Err, "latlab ui: running the quick check-up (about 4 s)")
+	opts := doctor.ForProfile(doctor.Quick)
+	opts.Root = o.IO.Root
+	doctorSizes(&opts)
+	r, err := doctor.Run(ctx, opts)
+	if err != nil {
+		return err
+	}
+	facts := host.Collect()
+	summary, evidence, err := report.DoctorSections(r)
+	if err != nil {
+		return err
+	}
+	srv, err := ui.New(ui.Options{Probe: po, Summary: summary, Evidence: evidence, Style: report.DoctorStyle(),
+		Subtitle: fmt.Sprintf("quick check-up on %s at %s, then live", facts.OSVersion, time.Now().Format("15:04:05")),
+		Host:     facts, RecordDir: o.RecordDir})
+	if err != nil {
+		return err
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	url := srv.URL()
+	if o.NoBrowser {
+		fmt.Fprintln(o.IO.Out, url)
+	} else {
+		fmt.Fprintf(o.IO.Out, "latlab ui: opening %s\n", url)
+		if err := ui.OpenBrowser(url); err != nil {
+			fmt.Fprintf(o.IO.Err, "latlab ui: could not open the browser (%v): open the URL above\n", err)
+		}
+	}
+	fmt.Fprintln(o.IO.Err, "latlab ui: Ctrl-C stops; it also stops a minute after the last page closes")
+	err = srv.Run(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad flags of latlab ui are bad input, said in one line before the
+// check-up runs.
+func TestUIBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ui", "--duty", "90%"}, "invalid --duty"},
+		{[]string{"ui", "--duty", "x"}, "invalid --duty"},
+		{[]string{"ui", "--record-dir", "/nonexistent/latlab"}, "invalid --record-dir"},
+		{[]string{"ui", "extra"}, "ui"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "check-up") {
+			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
+		}
+	}
+}
