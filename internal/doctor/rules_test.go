@@ -362,6 +362,14 @@ var ruleCases = []ruleCase{
 	{rule: "nmi-wd-other", knob: "nmi-watchdog", verd: knob.Unknown, reason: "the kernel does not take",
 		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "2\n"}},
 
+	{rule: "autogroup-absent", knob: "sched-autogroup", verd: knob.Default, reason: "this kernel has no autogroup scheduling", value: "absent"},
+	{rule: "autogroup-on", knob: "sched-autogroup", verd: knob.Default, reason: "tuned 2.20.0 postgresql sets [sysctl] kernel.sched_autogroup_enabled=0",
+		linux: map[string]string{"proc/sys/kernel/sched_autogroup_enabled": "1\n"}},
+	{rule: "autogroup-off", knob: "sched-autogroup", verd: knob.Changed, reason: "nice values rank them system-wide",
+		linux: map[string]string{"proc/sys/kernel/sched_autogroup_enabled": "0\n"}},
+	{rule: "autogroup-other", knob: "sched-autogroup", verd: knob.Unknown, reason: "reads 7, a value the kernel does not take",
+		linux: map[string]string{"proc/sys/kernel/sched_autogroup_enabled": "7\n"}},
+
 	{rule: "timer-mig-absent", knob: "timer-migration", verd: knob.Default, reason: "this kernel has no timer migration"},
 	{rule: "timer-mig-on", knob: "timer-migration", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.timer_migration=0",
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "1\n"}},

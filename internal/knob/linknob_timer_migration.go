@@ -1,8 +1,6 @@
 package knob
 
-import (
-	"github.com/latlab/latlab/internal/knob/backend"
-)
+import ()
 
 func init() { register(timerMigrationKnob) }
 
@@ -26,7 +24,7 @@ var timerMigrationKnob = &intSysctl{
 	},
 	numbered: true,
 	data:     boolData,
-	vet:      func(v backend.Value) error { return vetSysctlInt(v, 0, 1) },
+	vet:      vetBool01,
 	notes: func(env *Env, n int) []string {
 		if n == 0 {
 			return []string{"the cost: idle CPUs wake for their own timers (power)"}

@@ -171,3 +171,6 @@ func intRange(lo, hi int) func(string) (int, bool) {
 
 // boolData is the Data of a 0|1 knob's explained value.
 func boolData(n int) map[string]any { return map[string]any{"enabled": n == 1} }
+
+// vetBool01 takes what a 0|1 sysctl file can hold.
+func vetBool01(v backend.Value) error { return vetSysctlInt(v, 0, 1) }
