@@ -33,10 +33,10 @@ func TestClocksourceConforms(t *testing.T) {
 		},
 		// A machine without the file fails the reading: no rule judges it.
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "cs-tsc"},
-			{Files: map[string]string{csCurrentFile: "hpet\n"}, Rule: "cs-slow-tsc-available"},
-			{Files: map[string]string{csCurrentFile: "kvm-clock\n", csAvailableFile: "kvm-clock tsc hpet acpi_pm \n"}, Rule: "cs-fast"},
-			{Files: map[string]string{csCurrentFile: "acpi_pm\n", csAvailableFile: "hpet acpi_pm \n"}, Rule: "cs-slow"},
+			{Files: map[string]string{}, Rule: "cs-tsc", Reason: "time-stamp counter"},
+			{Files: map[string]string{csCurrentFile: "hpet\n"}, Rule: "cs-slow-tsc-available", Reason: "hpet is slow to read and tsc is available"},
+			{Files: map[string]string{csCurrentFile: "kvm-clock\n", csAvailableFile: "kvm-clock tsc hpet acpi_pm \n"}, Rule: "cs-fast", Reason: "KVM's paravirtual clock"},
+			{Files: map[string]string{csCurrentFile: "acpi_pm\n", csAvailableFile: "hpet acpi_pm \n"}, Rule: "cs-slow", Reason: "no tsc is offered"},
 			// available_clocksource unreadable: tsc cannot be offered
 			{Files: map[string]string{csCurrentFile: "hpet\n", csAvailableFile: ""}, Rule: "cs-slow"},
 		},

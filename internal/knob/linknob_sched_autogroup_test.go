@@ -28,10 +28,10 @@ func TestSchedAutogroupConforms(t *testing.T) {
 			onCPU0, // the knob has no targets
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "autogroup-on"},
-			{Files: map[string]string{autogroupFile: "0\n"}, Rule: "autogroup-off"},
-			{Files: map[string]string{autogroupFile: "7\n"}, Rule: "autogroup-other"},
-			{Files: map[string]string{autogroupFile: ""}, Rule: "autogroup-absent"},
+			{Files: map[string]string{}, Rule: "autogroup-on", Reason: "tuned 2.20.0 postgresql sets [sysctl] kernel.sched_autogroup_enabled=0"},
+			{Files: map[string]string{autogroupFile: "0\n"}, Rule: "autogroup-off", Reason: "nice values rank them system-wide"},
+			{Files: map[string]string{autogroupFile: "7\n"}, Rule: "autogroup-other", Reason: "reads 7, a value the kernel does not take"},
+			{Files: map[string]string{autogroupFile: ""}, Rule: "autogroup-absent", Reason: "this kernel has no autogroup scheduling"},
 		},
 	})
 	// From 0 (written without a newline, as by echo -n) back on.

@@ -31,8 +31,8 @@ func TestTCPDsackConforms(t *testing.T) {
 		// A kernel without the file fails the reading (and doctor says
 		// so, unreadable): no rule judges it.
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "dsack-default"},
-			{Files: map[string]string{dsackFile: "0\n"}, Rule: "dsack-off"},
+			{Files: map[string]string{}, Rule: "dsack-default", Reason: "on (the default)"},
+			{Files: map[string]string{dsackFile: "0\n"}, Rule: "dsack-off", Reason: "senders cannot undo spurious retransmissions"},
 		},
 	})
 }

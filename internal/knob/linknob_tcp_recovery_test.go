@@ -23,10 +23,10 @@ func TestTCPRecoveryConforms(t *testing.T) {
 			suite.File(recoveryFile, "rack\n"),
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "rack-default"},
-			{Files: map[string]string{recoveryFile: "0\n"}, Rule: "rack-off"},
+			{Files: map[string]string{}, Rule: "rack-default", Reason: "RACK loss detection"},
+			{Files: map[string]string{recoveryFile: "0\n"}, Rule: "rack-off", Reason: "RACK off: 3-duplicate-ACK loss detection"},
 			{Files: map[string]string{recoveryFile: "4\n"}, Rule: "rack-off"},
-			{Files: map[string]string{recoveryFile: "5\n"}, Rule: "rack-options"},
+			{Files: map[string]string{recoveryFile: "5\n"}, Rule: "rack-options", Reason: "rack+no-dupthresh"},
 			{Files: map[string]string{recoveryFile: "x\n"}, Rule: "rack-options"},
 		},
 	})
