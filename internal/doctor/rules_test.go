@@ -270,27 +270,8 @@ var ruleCases = []ruleCase{
 	{rule: "numa-other", knob: "numa-balancing", verd: knob.Changed, reason: "memory tiering", value: "2",
 		linux: map[string]string{"proc/sys/kernel/numa_balancing": "2\n", "sys/devices/system/node/node0/cpulist": "0\n", "sys/devices/system/node/node1/cpulist": "1\n"}},
 
-	{rule: "swappiness-absent", knob: "swappiness", verd: knob.Default, reason: "no vm.swappiness", value: "absent"},
-	{rule: "swappiness-no-swap", knob: "swappiness", verd: knob.Default, reason: "no swap is configured", value: "60",
-		linux: map[string]string{"proc/sys/vm/swappiness": "60\n", "proc/swaps": "Filename\tType\tSize\tUsed\tPriority\n"}},
-	{rule: "swappiness-default", knob: "swappiness", verd: knob.Default, reason: "tuned 2.20.0 latency-performance sets [sysctl] vm.swappiness=10", value: "60",
-		linux: swapFiles("60\n")},
-	{rule: "swappiness-low", knob: "swappiness", verd: knob.Changed, reason: "costs page cache", value: "10",
-		linux: swapFiles("10\n")},
-	{rule: "swappiness-high", knob: "swappiness", verd: knob.Suspicious, reason: "major faults", value: "100",
-		linux: swapFiles("100\n")},
-	{rule: "swappiness-other", knob: "swappiness", verd: knob.Unknown, reason: "unreadable", value: "x",
-		linux: swapFiles("x\n")},
-
-	{rule: "stat-interval-absent", knob: "stat-interval", verd: knob.Default, reason: "no vm.stat_interval", value: "absent"},
-	{rule: "stat-interval-default", knob: "stat-interval", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] vm.stat_interval=10", value: "1",
-		linux: map[string]string{"proc/sys/vm/stat_interval": "1\n"}},
-	{rule: "stat-interval-zero", knob: "stat-interval", verd: knob.Suspicious, reason: "no delay", value: "0",
-		linux: map[string]string{"proc/sys/vm/stat_interval": "0\n"}},
 	{rule: "stat-interval-long", knob: "stat-interval", verd: knob.Changed, reason: "every 10 s instead of every second", value: "10",
 		linux: map[string]string{"proc/sys/vm/stat_interval": "10\n"}, try: "latlab try stat-interval 1 --probe sleep"},
-	{rule: "stat-interval-other", knob: "stat-interval", verd: knob.Unknown, reason: "unreadable", value: "ten",
-		linux: map[string]string{"proc/sys/vm/stat_interval": "ten\n"}},
 
 	{rule: "ksm-absent", knob: "ksm", verd: knob.Default, reason: "CONFIG_KSM", value: "absent"},
 	{rule: "ksm-stopped-merged", knob: "ksm", verd: knob.Default, reason: "2560 pages are still merged", value: "0",
@@ -346,13 +327,8 @@ var ruleCases = []ruleCase{
 	{rule: "nmi-wd-other", knob: "nmi-watchdog", verd: knob.Unknown, reason: "the kernel does not take",
 		linux: map[string]string{"proc/sys/kernel/nmi_watchdog": "2\n"}},
 
-	{rule: "timer-mig-absent", knob: "timer-migration", verd: knob.Default, reason: "this kernel has no timer migration"},
-	{rule: "timer-mig-on", knob: "timer-migration", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.timer_migration=0",
-		linux: map[string]string{"proc/sys/kernel/timer_migration": "1\n"}},
 	{rule: "timer-mig-off", knob: "timer-migration", verd: knob.Changed, reason: "off: every timer fires on the CPU that armed it",
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
-	{rule: "timer-mig-other", knob: "timer-migration", verd: knob.Unknown, reason: "reads 7, a value the kernel does not take",
-		linux: map[string]string{"proc/sys/kernel/timer_migration": "7\n"}},
 
 	{rule: "rt-absent", knob: "rt-throttling", verd: knob.Default, reason: "this kernel has no realtime bandwidth control"},
 	{rule: "rt-default", knob: "rt-throttling", verd: knob.Default, reason: "tuned 2.20.0 realtime sets [sysctl] kernel.sched_rt_runtime_us=-1",
@@ -361,12 +337,6 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "-1\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
 	{rule: "rt-changed", knob: "rt-throttling", verd: knob.Changed, reason: "(50%)", value: "500000/1000000",
 		linux: map[string]string{"proc/sys/kernel/sched_rt_runtime_us": "500000\n", "proc/sys/kernel/sched_rt_period_us": "1000000\n"}},
-
-	{rule: "busy-absent", knob: "busy-poll", verd: knob.Default, reason: "this kernel has no busy polling"},
-	{rule: "busy-off", knob: "busy-poll", verd: knob.Default, reason: "tuned 2.20.0 network-latency sets [sysctl] net.core.busy_read=50 and busy_poll=50",
-		linux: map[string]string{"proc/sys/net/core/busy_poll": "0\n", "proc/sys/net/core/busy_read": "0\n"}},
-	{rule: "busy-on", knob: "busy-poll", verd: knob.Changed, reason: "reads spin up to 50 µs", value: "poll 50 µs, read 50 µs",
-		linux: map[string]string{"proc/sys/net/core/busy_poll": "50\n", "proc/sys/net/core/busy_read": "50\n"}},
 }
 
 func thpFiles(enabled, defrag string) map[string]string {
