@@ -308,11 +308,6 @@ func swapFiles(swappiness string) map[string]string {
 		"proc/swaps": "Filename\tType\tSize\tUsed\tPriority\n/swapfile\tfile\t1048572\t0\t-2\n"}
 }
 
-func ksmFiles(run, sharing string) map[string]string {
-	return map[string]string{"sys/kernel/mm/ksm/run": run, "sys/kernel/mm/ksm/pages_sharing": sharing, "sys/kernel/mm/ksm/pages_shared": "40\n",
-		"sys/kernel/mm/ksm/sleep_millisecs": "20\n", "sys/kernel/mm/ksm/pages_to_scan": "100\n"}
-}
-
 // idleState is CPU 0 with one idle state.
 func idleState(name, latency, disable string) map[string]string {
 	d := "sys/devices/system/cpu/cpu0/cpuidle/state0/"
