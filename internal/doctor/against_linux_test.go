@@ -120,7 +120,7 @@ func TestCompareAgainst(t *testing.T) {
 	}
 
 	_, err = CompareAgainst(env, "linux", settings, "latency-performace", cmdline)
-	if !badinput.Is(err) || !strings.Contains(err.Error(), "latency-performance, network-latency, powersave, realtime") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "latency-performance, network-latency, postgresql, powersave, realtime") {
 		t.Errorf("unknown profile: %v", err)
 	}
 }

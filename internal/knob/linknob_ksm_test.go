@@ -36,13 +36,13 @@ func TestKSMConforms(t *testing.T) {
 			suite.File(ksmSharingFile, "0\n"),
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{ksmRunFile: "0\n", ksmSharingFile: "0\n"}, Rule: "ksm-stopped"},
-			{Files: map[string]string{ksmRunFile: "0\n"}, Rule: "ksm-stopped-merged"},
+			{Files: map[string]string{ksmRunFile: "0\n", ksmSharingFile: "0\n"}, Rule: "ksm-stopped", Reason: "stopped (the default)"},
+			{Files: map[string]string{ksmRunFile: "0\n"}, Rule: "ksm-stopped-merged", Reason: "2560 pages are still merged"},
 			{Files: map[string]string{ksmRunFile: "0\n", ksmSharingFile: "garbage\n"}, Rule: "ksm-stopped"},
-			{Files: map[string]string{ksmSharingFile: "0\n"}, Rule: "ksm-running"},
-			{Files: map[string]string{ksmRunFile: "2\n", ksmSharingFile: "0\n"}, Rule: "ksm-unmerged"},
-			{Files: map[string]string{ksmRunFile: "5\n", ksmSharingFile: "0\n"}, Rule: "ksm-other"},
-			{Files: map[string]string{ksmRunFile: "", ksmSharingFile: "0\n"}, Rule: "ksm-absent"},
+			{Files: map[string]string{ksmSharingFile: "0\n"}, Rule: "ksm-running", Reason: "tuned 2.20.0 realtime-virtual-host sets [sysfs] /sys/kernel/mm/ksm/run=2"},
+			{Files: map[string]string{ksmRunFile: "2\n", ksmSharingFile: "0\n"}, Rule: "ksm-unmerged", Reason: "no scanning"},
+			{Files: map[string]string{ksmRunFile: "5\n", ksmSharingFile: "0\n"}, Rule: "ksm-other", Reason: "does not know"},
+			{Files: map[string]string{ksmRunFile: "", ksmSharingFile: "0\n"}, Rule: "ksm-absent", Reason: "CONFIG_KSM"},
 		},
 	})
 	// From 0 with merged pages: 2 is a change too.

@@ -44,11 +44,11 @@ func TestNMIWatchdogConforms(t *testing.T) {
 			wd("x", "0\n"), // the knob has no targets
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "nmi-wd-on"},
-			{Files: map[string]string{nmiWdFile: "0\n"}, Rule: "nmi-wd-off"},
-			{Files: map[string]string{nmiWdFile: "0\n", wdFile: "0\n"}, Rule: "nmi-wd-all-off"},
-			{Files: map[string]string{nmiWdFile: "2\n"}, Rule: "nmi-wd-other"},
-			{Files: map[string]string{nmiWdFile: "", wdFile: "", "proc/sys/kernel/soft_watchdog": "", "proc/sys/kernel/watchdog_thresh": ""}, Rule: "nmi-wd-absent"},
+			{Files: map[string]string{}, Rule: "nmi-wd-on", Reason: "NMI watchdog on"},
+			{Files: map[string]string{nmiWdFile: "0\n"}, Rule: "nmi-wd-off", Reason: "tuned 2.20.0 realtime sets [sysctl] kernel.nmi_watchdog=0"},
+			{Files: map[string]string{nmiWdFile: "0\n", wdFile: "0\n"}, Rule: "nmi-wd-all-off", Reason: "both lockup detectors off"},
+			{Files: map[string]string{nmiWdFile: "2\n"}, Rule: "nmi-wd-other", Reason: "the kernel does not take"},
+			{Files: map[string]string{nmiWdFile: "", wdFile: "", "proc/sys/kernel/soft_watchdog": "", "proc/sys/kernel/watchdog_thresh": ""}, Rule: "nmi-wd-absent", Reason: "this kernel has no lockup detector"},
 		},
 	})
 	// The original is restored byte for byte, whatever its spelling.

@@ -9,17 +9,53 @@ import (
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-func init() { register(numaBalancing{}) }
+func init() { register(numaBalancingKnob) }
 
 // numaBalancingName is the knob's name, written in this file only: the
 // rest of latlab asks the catalogue.
 const numaBalancingName = "numa-balancing"
 
-type numaBalancing struct{ linuxKnob }
-
-func (numaBalancing) Name() string { return numaBalancingName }
-func (numaBalancing) Summary() string {
-	return "automatic NUMA balancing: the kernel unmaps pages to find which node uses them and moves them there (kernel.numa_balancing)"
+var numaBalancingKnob = &intSysctl{
+	name:     numaBalancingName,
+	summary:  "automatic NUMA balancing: the kernel unmaps pages to find which node uses them and moves them there (kernel.numa_balancing)",
+	loc:      numaLoc,
+	lacks:    numaLacks,
+	parse:    parseNUMA,
+	accepted: numaAccepted,
+	meaning:  numaMeaning,
+	explain: []string{
+		"kernel.numa_balancing: 0 off, 1 on, 2 memory tiering (Linux 5.18 and later), 3 both; the kernel turns it on at boot only where there are several NUMA nodes.",
+		"on: " + numaMeaning("1") + ". The unmapping and the hinting faults it causes cost time at arbitrary moments, and a page being migrated stalls whoever touches it: " + numaCite() + ".",
+		"off costs throughput when tasks move between nodes and leave their memory behind; pinning a workload to one node (numactl, cpusets) makes balancing unnecessary.",
+		"On a machine with one node there is nowhere to move memory: the setting has no effect there.",
+	},
+	numbered: true,
+	data:     func(n int) map[string]any { return map[string]any{"normal": n&1 != 0, "memory_tiering": n&2 != 0} },
+	refuse: func(env *Env, n int, value string) error {
+		if n >= 2 && kernelBelow(env, 5, 18) {
+			return badinput.Errorf("invalid numa-balancing %q: memory tiering (2, 3) needs Linux 5.18 or later; this kernel takes 0|1", value)
+		}
+		return nil
+	},
+	notes: func(env *Env, n int) []string {
+		if nodes := numaNodes(env); nodes == 1 {
+			return []string{"this machine has one NUMA node: the setting has no effect here"}
+		}
+		return nil
+	},
+	facts: numaFactsOf,
+	// the node count decides whether it matters
+	checkup: Checkup{
+		Default: func(c *Case) string {
+			if numaNodesOf(c) == 1 {
+				return "0 (one node)"
+			}
+			return "1 (several nodes)"
+		},
+		Gather: GatherReading, Rules: numaRules, References: numaRefs,
+	},
+	// the probes of try neither migrate pages nor span nodes
+	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
 }
 
 var numaLoc = fileLoc("proc/sys/kernel/numa_balancing")
@@ -65,26 +101,6 @@ type numaFacts struct {
 	Nodes int `json:"nodes"`
 }
 
-func (numaBalancing) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: numaBalancingName}
-	if value == "" {
-		ex.Text = []string{
-			"kernel.numa_balancing: 0 off, 1 on, 2 memory tiering (Linux 5.18 and later), 3 both; the kernel turns it on at boot only where there are several NUMA nodes.",
-			"on: " + numaMeaning("1") + ". The unmapping and the hinting faults it causes cost time at arbitrary moments, and a page being migrated stalls whoever touches it: " + numaCite() + ".",
-			"off costs throughput when tasks move between nodes and leave their memory behind; pinning a workload to one node (numactl, cpusets) makes balancing unnecessary.",
-			"On a machine with one node there is nowhere to move memory: the setting has no effect there.",
-		}
-		return ex, nil
-	}
-	n, ok := parseNUMA(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid numa-balancing %q: %s", value, numaAccepted)
-	}
-	ex.Text = []string{fmt.Sprintf("%d: %s", n, numaMeaning(strconv.Itoa(n)))}
-	ex.Data = map[string]any{"normal": n&1 != 0, "memory_tiering": n&2 != 0}
-	return ex, nil
-}
-
 // numaNodes counts the NUMA nodes; 0 when /sys/devices/system/node
 // cannot be listed.
 func numaNodes(env *Env) int {
@@ -103,15 +119,10 @@ func numaNodes(env *Env) int {
 	return n
 }
 
-func (k numaBalancing) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := sysItem(env, numaLoc, numaLacks, numaMeaning)
-	if err != nil {
-		return nil, err
-	}
-	r := &Reading{Knob: k.Name(), Items: []Item{it}}
+// numaFactsOf adds the NUMA node count to the reading.
+func numaFactsOf(env *Env, r *Reading) {
 	nodes := numaNodes(env)
-	it.Detail = numaFacts{Nodes: nodes}
-	r.Items[0] = it
+	r.Items[0].Detail = numaFacts{Nodes: nodes}
 	switch {
 	case nodes == 0:
 		r.Notes = append(r.Notes, "the NUMA nodes could not be counted (/sys/devices/system/node)")
@@ -120,35 +131,6 @@ func (k numaBalancing) Get(env *Env, sel Selector) (*Reading, error) {
 	default:
 		r.Notes = append(r.Notes, fmt.Sprintf("this machine has %d NUMA nodes", nodes))
 	}
-	return r, nil
-}
-
-func (k numaBalancing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
-	n, ok := parseNUMA(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid numa-balancing %q: %s", value, numaAccepted)
-	}
-	if n >= 2 && kernelBelow(env, 5, 18) {
-		return nil, badinput.Errorf("invalid numa-balancing %q: memory tiering (2, 3) needs Linux 5.18 or later; this kernel takes 0|1", value)
-	}
-	if err := mustExist(env, numaLoc, numaLacks); err != nil {
-		return nil, err
-	}
-	p := &Plan{Knob: k.Name(), Request: value}
-	if nodes := numaNodes(env); nodes == 1 {
-		p.Notes = append(p.Notes, "this machine has one NUMA node: the setting has no effect here")
-	}
-	return p, p.add(env, numaLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
-}
-
-func (k numaBalancing) Vet(target string, l backend.Loc, v backend.Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != numaLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return fileInt(v)
 }
 
 var numaRefs = []Reference{
@@ -170,25 +152,6 @@ func numaCite() string {
 	r := numaRefs[0]
 	return fmt.Sprintf("%s %s %s and %s set [%s] %s=%s (%s too, on Marvell ThunderX only: its [%s] section)",
 		r.Source, r.Version, r.Profile, numaRefs[1].Profile, r.Section, r.Key, r.Value, numaThunderX.Profile, numaThunderX.Section)
-}
-
-// Checkup is what the check-up knows of numa-balancing: the node count
-// decides whether it matters.
-func (numaBalancing) Checkup() Checkup {
-	return Checkup{
-		Default: func(c *Case) string {
-			if numaNodesOf(c) == 1 {
-				return "0 (one node)"
-			}
-			return "1 (several nodes)"
-		},
-		Gather: GatherReading, Rules: numaRules, References: numaRefs,
-	}
-}
-
-// Experiment: the probes of try neither migrate pages nor span nodes.
-func (numaBalancing) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
 }
 
 func numaNodesOf(c *Case) int {

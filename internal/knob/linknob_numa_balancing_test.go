@@ -30,13 +30,13 @@ func TestNUMABalancingConforms(t *testing.T) {
 			suite.File(numaFile, "on\n"),
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{node1: "", numaFile: "0\n"}, Rule: "numa-one-node"},
-			{Files: map[string]string{node1: ""}, Rule: "numa-one-node-on"},
-			{Files: map[string]string{numaFile: "0\n"}, Rule: "numa-off"},
-			{Files: map[string]string{}, Rule: "numa-on"},
-			{Files: map[string]string{"sys/devices/system/node/node2/cpulist": "0-1\n", "sys/devices/system/node/node3/cpulist": "0-1\n", numaFile: "2\n"}, Rule: "numa-other"},
+			{Files: map[string]string{node1: "", numaFile: "0\n"}, Rule: "numa-one-node", Reason: "no effect here"},
+			{Files: map[string]string{node1: ""}, Rule: "numa-one-node-on", Reason: "nowhere to move memory"},
+			{Files: map[string]string{numaFile: "0\n"}, Rule: "numa-off", Reason: "tuned 2.20.0 network-latency and hpc-compute set [sysctl] kernel.numa_balancing=0 (throughput-performance too, on Marvell ThunderX only"},
+			{Files: map[string]string{}, Rule: "numa-on", Reason: "hinting faults"},
+			{Files: map[string]string{"sys/devices/system/node/node2/cpulist": "0-1\n", "sys/devices/system/node/node3/cpulist": "0-1\n", numaFile: "2\n"}, Rule: "numa-other", Reason: "memory tiering"},
 			{Files: map[string]string{node0: "", node1: ""}, Rule: "numa-on"}, // nodes unknown: judged as several
-			{Files: map[string]string{numaFile: ""}, Rule: "numa-absent"},
+			{Files: map[string]string{numaFile: ""}, Rule: "numa-absent", Reason: "CONFIG_NUMA_BALANCING"},
 		},
 	})
 	// Tiering needs 5.18: an older kernel is told so before anything.

@@ -40,10 +40,10 @@ func TestRTThrottlingConforms(t *testing.T) {
 			period("x", "1000000\n"), // the knob has no targets
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "rt-default"},
-			{Files: map[string]string{rtRuntimeFile: "-1\n"}, Rule: "rt-off"},
-			{Files: map[string]string{rtRuntimeFile: "500000\n"}, Rule: "rt-changed"},
-			{Files: map[string]string{rtRuntimeFile: "", rtPeriodFile: ""}, Rule: "rt-absent"},
+			{Files: map[string]string{}, Rule: "rt-default", Reason: "tuned 2.20.0 realtime sets [sysctl] kernel.sched_rt_runtime_us=-1"},
+			{Files: map[string]string{rtRuntimeFile: "-1\n"}, Rule: "rt-off", Reason: "the risk: a runaway SCHED_FIFO thread"},
+			{Files: map[string]string{rtRuntimeFile: "500000\n"}, Rule: "rt-changed", Reason: "(50%)"},
+			{Files: map[string]string{rtRuntimeFile: "", rtPeriodFile: ""}, Rule: "rt-absent", Reason: "this kernel has no realtime bandwidth control"},
 		},
 	})
 	// From off, written without newlines, back to the default.

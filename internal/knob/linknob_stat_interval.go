@@ -5,22 +5,37 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/latlab/latlab/internal/badinput"
-	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-func init() { register(statInterval{}) }
+func init() { register(statIntervalKnob) }
 
 // statIntervalName is the knob's name, written in this file only: the
 // rest of latlab asks the catalogue.
 const statIntervalName = "stat-interval"
 
-type statInterval struct{ linuxKnob }
-
-func (statInterval) Name() string { return statIntervalName }
-func (statInterval) Summary() string {
-	return "seconds between the per-CPU folds of the VM statistics, each a kworker wake-up on every busy CPU (vm.stat_interval)"
+var statIntervalKnob = &intSysctl{
+	name:     statIntervalName,
+	summary:  "seconds between the per-CPU folds of the VM statistics, each a kworker wake-up on every busy CPU (vm.stat_interval)",
+	loc:      statIntervalLoc,
+	lacks:    statIntervalLacks,
+	parse:    parseStatInterval,
+	accepted: statIntervalAccepted,
+	meaning:  statIntervalMeaning,
+	explain: []string{
+		"vm.stat_interval: the seconds between updates of the VM statistics, 1 by default (Documentation/admin-guide/sysctl/vm.rst).",
+		"The kernel counts memory events per CPU and folds the counts into the global ones every interval: a shepherd work looks at every CPU each interval and queues the vmstat_update work on each CPU whose counters changed. So every busy CPU is interrupted by a kworker once a second, a wake-up that preempts whatever runs there.",
+		"A longer interval makes those wake-ups rarer: tuned's realtime and cpu-partitioning profiles set 10. The cost: /proc/vmstat, /proc/meminfo and the counters memory reclaim reads approximately lag by up to the interval.",
+	},
+	data: func(n int) map[string]any { return map[string]any{"seconds": n} },
+	checkup: Checkup{Default: text("1"), Gather: GatherReading, Rules: statIntervalRules, References: statIntervalRefs,
+		// the default, against the longer interval
+		TryValue: tryAfter("stat-interval-long", "1")},
+	// The sleep probe sees the kworker wake-ups a longer interval
+	// removes. A new interval applies once the works queued at the old
+	// one have run (the shepherd requeues itself with the interval it
+	// reads then), up to the old interval later: the settle covers
+	// tuned's 10 s; try --settle covers a longer one.
+	experiment: Experiment{Scope: ScopeSystem, Settle: 10 * time.Second, Probe: ProbeSleep},
 }
 
 var statIntervalLoc = fileLoc("proc/sys/vm/stat_interval")
@@ -55,74 +70,9 @@ func statIntervalMeaning(s string) string {
 	return fmt.Sprintf("%d s: a kworker folds the VM counters on each busy CPU every %d s instead of every second; /proc/vmstat and /proc/meminfo lag up to %d s", n, n, n)
 }
 
-func (statInterval) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: statIntervalName}
-	if value == "" {
-		ex.Text = []string{
-			"vm.stat_interval: the seconds between updates of the VM statistics, 1 by default (Documentation/admin-guide/sysctl/vm.rst).",
-			"The kernel counts memory events per CPU and folds the counts into the global ones every interval: a shepherd work looks at every CPU each interval and queues the vmstat_update work on each CPU whose counters changed. So every busy CPU is interrupted by a kworker once a second, a wake-up that preempts whatever runs there.",
-			"A longer interval makes those wake-ups rarer: tuned's realtime and cpu-partitioning profiles set 10. The cost: /proc/vmstat, /proc/meminfo and the counters memory reclaim reads approximately lag by up to the interval.",
-		}
-		return ex, nil
-	}
-	n, ok := parseStatInterval(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid stat-interval %q: %s", value, statIntervalAccepted)
-	}
-	ex.Text = []string{statIntervalMeaning(strconv.Itoa(n))}
-	ex.Data = map[string]any{"seconds": n}
-	return ex, nil
-}
-
-func (k statInterval) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := sysItem(env, statIntervalLoc, statIntervalLacks, statIntervalMeaning)
-	if err != nil {
-		return nil, err
-	}
-	return &Reading{Knob: k.Name(), Items: []Item{it}}, nil
-}
-
-func (k statInterval) Plan(env *Env, sel Selector, value string) (*Plan, error) {
-	n, ok := parseStatInterval(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid stat-interval %q: %s", value, statIntervalAccepted)
-	}
-	if err := mustExist(env, statIntervalLoc, statIntervalLacks); err != nil {
-		return nil, err
-	}
-	p := &Plan{Knob: k.Name(), Request: value}
-	return p, p.add(env, statIntervalLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
-}
-
-func (k statInterval) Vet(target string, l backend.Loc, v backend.Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != statIntervalLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return fileInt(v)
-}
-
 var statIntervalRefs = []Reference{
 	tunedRef("realtime", "sysctl", "vm.stat_interval", "10"),
 	tunedRef("cpu-partitioning", "sysctl", "vm.stat_interval", "10"),
-}
-
-// Checkup is what the check-up knows of stat-interval.
-func (statInterval) Checkup() Checkup {
-	return Checkup{Default: text("1"), Gather: GatherReading, Rules: statIntervalRules, References: statIntervalRefs,
-		// the default, against the longer interval
-		TryValue: tryAfter("stat-interval-long", "1")}
-}
-
-// Experiment: the sleep probe sees the kworker wake-ups a longer
-// interval removes. A new interval applies once the works queued at the
-// old one have run (the shepherd requeues itself with the interval it
-// reads then), up to the old interval later: the settle covers tuned's
-// 10 s; try --settle covers a longer one.
-func (statInterval) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: 10 * time.Second, Probe: ProbeSleep}
 }
 
 var statIntervalRules = []Rule{

@@ -24,11 +24,11 @@ func TestStatIntervalConforms(t *testing.T) {
 			suite.File(statIntervalFile, "10s\n"),
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "stat-interval-default"},
+			{Files: map[string]string{}, Rule: "stat-interval-default", Reason: "tuned 2.20.0 realtime sets [sysctl] vm.stat_interval=10"},
 			{Files: map[string]string{statIntervalFile: "10\n"}, Rule: "stat-interval-long"},
-			{Files: map[string]string{statIntervalFile: "0\n"}, Rule: "stat-interval-zero"},
-			{Files: map[string]string{statIntervalFile: "x\n"}, Rule: "stat-interval-other"},
-			{Files: map[string]string{statIntervalFile: ""}, Rule: "stat-interval-absent"},
+			{Files: map[string]string{statIntervalFile: "0\n"}, Rule: "stat-interval-zero", Reason: "no delay"},
+			{Files: map[string]string{statIntervalFile: "x\n"}, Rule: "stat-interval-other", Reason: "unreadable"},
+			{Files: map[string]string{statIntervalFile: ""}, Rule: "stat-interval-absent", Reason: "no vm.stat_interval"},
 		},
 	})
 }

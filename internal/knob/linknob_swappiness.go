@@ -6,20 +6,44 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
-	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-func init() { register(swappiness{}) }
+func init() { register(swappinessKnob) }
 
 // swappinessName is the knob's name, written in this file only: the rest
 // of latlab asks the catalogue.
 const swappinessName = "swappiness"
 
-type swappiness struct{ linuxKnob }
-
-func (swappiness) Name() string { return swappinessName }
-func (swappiness) Summary() string {
-	return "how readily the kernel swaps anonymous memory out rather than drop page cache, 0-200 (vm.swappiness)"
+var swappinessKnob = &intSysctl{
+	name:     swappinessName,
+	summary:  "how readily the kernel swaps anonymous memory out rather than drop page cache, 0-200 (vm.swappiness)",
+	loc:      swappinessLoc,
+	lacks:    swappinessLacks,
+	parse:    intRange(0, 200),
+	accepted: "accepted 0-200 (0-100 before Linux 5.8)",
+	meaning:  swappinessMeaning,
+	explain: []string{
+		"vm.swappiness: the relative cost of swapping anonymous memory against dropping page cache, 0-200 (Linux 5.8 and later; 0-100 before); 60 by default.",
+		"For latency: a page of a waiting program that was swapped out comes back through a major page fault, a disk read of milliseconds. A low value keeps anonymous memory resident longer, at the cost of a smaller page cache (more file reads) under memory pressure; tuned's latency-performance and throughput-performance profiles set 10. Only mlock keeps a program's memory resident for sure.",
+		"Without swap (none in /proc/swaps) anonymous memory is never swapped, whatever the value.",
+	},
+	data: func(n int) map[string]any { return map[string]any{"swappiness": n} },
+	refuse: func(env *Env, n int, value string) error {
+		if n > 100 && kernelBelow(env, 5, 8) {
+			return badinput.Errorf("invalid swappiness %q: this kernel (before Linux 5.8) takes 0-100", value)
+		}
+		return nil
+	},
+	notes: func(env *Env, n int) []string {
+		if swapDevices(env) == 0 {
+			return []string{"no swap is configured: the value matters once swap is added"}
+		}
+		return nil
+	},
+	facts:   swapFactsOf,
+	checkup: Checkup{Default: text("60"), Gather: GatherReading, Rules: swappinessRules, References: swappinessRefs},
+	// no probe of try is swapped out, so none shows a change
+	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
 }
 
 var (
@@ -57,25 +81,6 @@ type swapFacts struct {
 	Devices int `json:"swap_devices"`
 }
 
-func (swappiness) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: swappinessName}
-	if value == "" {
-		ex.Text = []string{
-			"vm.swappiness: the relative cost of swapping anonymous memory against dropping page cache, 0-200 (Linux 5.8 and later; 0-100 before); 60 by default.",
-			"For latency: a page of a waiting program that was swapped out comes back through a major page fault, a disk read of milliseconds. A low value keeps anonymous memory resident longer, at the cost of a smaller page cache (more file reads) under memory pressure; tuned's latency-performance and throughput-performance profiles set 10. Only mlock keeps a program's memory resident for sure.",
-			"Without swap (none in /proc/swaps) anonymous memory is never swapped, whatever the value.",
-		}
-		return ex, nil
-	}
-	n, ok := parseIntIn(value, 0, 200)
-	if !ok {
-		return nil, badinput.Errorf("invalid swappiness %q: accepted 0-200 (0-100 before Linux 5.8)", value)
-	}
-	ex.Text = []string{swappinessMeaning(strconv.Itoa(n))}
-	ex.Data = map[string]any{"swappiness": n}
-	return ex, nil
-}
-
 // swapDevices counts the swap areas of /proc/swaps (a header line, then
 // one line each); -1 when it cannot be read.
 func swapDevices(env *Env) int {
@@ -92,64 +97,21 @@ func swapDevices(env *Env) int {
 	return n
 }
 
-func (k swappiness) Get(env *Env, sel Selector) (*Reading, error) {
-	it, err := sysItem(env, swappinessLoc, swappinessLacks, swappinessMeaning)
-	if err != nil {
-		return nil, err
-	}
+// swapFactsOf adds the swap areas of /proc/swaps to the reading.
+func swapFactsOf(env *Env, r *Reading) {
 	dev := swapDevices(env)
-	it.Detail = swapFacts{Devices: dev}
-	r := &Reading{Knob: k.Name(), Items: []Item{it}}
+	r.Items[0].Detail = swapFacts{Devices: dev}
 	switch {
 	case dev == 0:
 		r.Notes = append(r.Notes, "no swap is configured (/proc/swaps): anonymous memory is never swapped, whatever the value")
 	case dev > 0:
 		r.Notes = append(r.Notes, fmt.Sprintf("%d swap area(s) in /proc/swaps", dev))
 	}
-	return r, nil
-}
-
-func (k swappiness) Plan(env *Env, sel Selector, value string) (*Plan, error) {
-	n, ok := parseIntIn(value, 0, 200)
-	if !ok {
-		return nil, badinput.Errorf("invalid swappiness %q: accepted 0-200 (0-100 before Linux 5.8)", value)
-	}
-	if n > 100 && kernelBelow(env, 5, 8) {
-		return nil, badinput.Errorf("invalid swappiness %q: this kernel (before Linux 5.8) takes 0-100", value)
-	}
-	if err := mustExist(env, swappinessLoc, swappinessLacks); err != nil {
-		return nil, err
-	}
-	p := &Plan{Knob: k.Name(), Request: value}
-	if swapDevices(env) == 0 {
-		p.Notes = append(p.Notes, "no swap is configured: the value matters once swap is added")
-	}
-	return p, p.add(env, swappinessLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
-}
-
-func (k swappiness) Vet(target string, l backend.Loc, v backend.Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != swappinessLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return fileInt(v)
 }
 
 var swappinessRefs = []Reference{
 	tunedRef("latency-performance", "sysctl", "vm.swappiness", "10"),
 	tunedRef("throughput-performance", "sysctl", "vm.swappiness", "10"),
-}
-
-// Checkup is what the check-up knows of swappiness.
-func (swappiness) Checkup() Checkup {
-	return Checkup{Default: text("60"), Gather: GatherReading, Rules: swappinessRules, References: swappinessRefs}
-}
-
-// Experiment: no probe of try is swapped out, so none shows a change.
-func (swappiness) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
 }
 
 func swapOf(c *Case) int {

@@ -31,15 +31,15 @@ func TestSwappinessConforms(t *testing.T) {
 			suite.File(swappinessFile, ""),
 		},
 		Rules: []suite.Rule{
-			{Files: map[string]string{}, Rule: "swappiness-default"},
-			{Files: map[string]string{swappinessFile: "10\n"}, Rule: "swappiness-low"},
+			{Files: map[string]string{}, Rule: "swappiness-default", Reason: "tuned 2.20.0 latency-performance sets [sysctl] vm.swappiness=10"},
+			{Files: map[string]string{swappinessFile: "10\n"}, Rule: "swappiness-low", Reason: "costs page cache"},
 			{Files: map[string]string{swappinessFile: "0\n"}, Rule: "swappiness-low"},
-			{Files: map[string]string{swappinessFile: "100\n"}, Rule: "swappiness-high"},
-			{Files: map[string]string{swappinessFile: "100\n", swapsFile: swapsNone}, Rule: "swappiness-no-swap"},
+			{Files: map[string]string{swappinessFile: "100\n"}, Rule: "swappiness-high", Reason: "major faults"},
+			{Files: map[string]string{swappinessFile: "100\n", swapsFile: swapsNone}, Rule: "swappiness-no-swap", Reason: "no swap is configured"},
 			// /proc/swaps unreadable: judged on the value
 			{Files: map[string]string{swapsFile: ""}, Rule: "swappiness-default"},
-			{Files: map[string]string{swappinessFile: ""}, Rule: "swappiness-absent"},
-			{Files: map[string]string{swappinessFile: "x\n"}, Rule: "swappiness-other"},
+			{Files: map[string]string{swappinessFile: ""}, Rule: "swappiness-absent", Reason: "no vm.swappiness"},
+			{Files: map[string]string{swappinessFile: "x\n"}, Rule: "swappiness-other", Reason: "unreadable"},
 		},
 	})
 	// Before Linux 5.8 the kernel takes 0-100.

@@ -1,23 +1,42 @@
 package knob
 
-import (
-	"fmt"
+import ()
 
-	"github.com/latlab/latlab/internal/badinput"
-	"github.com/latlab/latlab/internal/knob/backend"
-)
-
-func init() { register(timerMigration{}) }
+func init() { register(timerMigrationKnob) }
 
 // timerMigrationName is the knob's name, written in this file only: the
 // rest of latlab asks the catalogue.
 const timerMigrationName = "timer-migration"
 
-type timerMigration struct{ linuxKnob }
-
-func (timerMigration) Name() string { return timerMigrationName }
-func (timerMigration) Summary() string {
-	return "whether timers armed on idle or isolated CPUs move to busy ones (kernel.timer_migration)"
+var timerMigrationKnob = &intSysctl{
+	name:     timerMigrationName,
+	summary:  "whether timers armed on idle or isolated CPUs move to busy ones (kernel.timer_migration)",
+	loc:      timerMigLoc,
+	lacks:    timerMigLacks,
+	absent:   absentSysctlName,
+	parse:    parseBool01,
+	accepted: "accepted 0|1|on|off",
+	meaning:  timerMigMeaning,
+	explain: []string{
+		"kernel.timer_migration (default 1): 1 on, 0 off.",
+		"On, a timer that is not pinned to its CPU may be queued on another CPU when the CPU arming it is idle or not a housekeeping CPU for timers (nohz_full, isolcpus=nohz): timers of an isolated CPU, hrtimers such as a sleep's too, can fire on a housekeeping CPU, which then sends the isolated CPU an interrupt to wake the sleeper. Idle CPUs are left alone longer, so they reach and keep deeper C-states (power).",
+		"Off, every timer fires where it was armed: a wake-up on an isolated CPU needs no other CPU, at the cost of more wake-ups of idle CPUs (power) and timer interrupts on the isolated ones. tuned's realtime and cpu-partitioning profiles set kernel.timer_migration=0.",
+	},
+	numbered: true,
+	data:     boolData,
+	vet:      vetBool01,
+	notes: func(env *Env, n int) []string {
+		if n == 0 {
+			return []string{"the cost: idle CPUs wake for their own timers (power)"}
+		}
+		return nil
+	},
+	checkup: Checkup{Default: text("1 (on)"), Gather: GatherReading, Rules: timerMigrationRules,
+		References: timerMigrationRefs,
+		TryValue:   tryAfter("timer-mig-off", "1")},
+	// A change takes effect at once, for the timers armed after it; the
+	// sleep probe's timers are.
+	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle, Probe: ProbeSleep},
 }
 
 var (
@@ -33,83 +52,6 @@ func timerMigMeaning(s string) string {
 		return "off: every timer fires on the CPU that armed it, so a wake-up stays on its CPU; idle CPUs wake for their own timers (power) and isolated CPUs take their own timer interrupts"
 	}
 	return "a value the kernel does not take (0 or 1)"
-}
-
-func (timerMigration) Explain(value string, o ExplainOptions) (*Explanation, error) {
-	ex := &Explanation{Knob: timerMigrationName}
-	if value == "" {
-		ex.Text = []string{
-			"kernel.timer_migration (default 1): 1 on, 0 off.",
-			"On, a timer that is not pinned to its CPU may be queued on another CPU when the CPU arming it is idle or not a housekeeping CPU for timers (nohz_full, isolcpus=nohz): timers of an isolated CPU, hrtimers such as a sleep's too, can fire on a housekeeping CPU, which then sends the isolated CPU an interrupt to wake the sleeper. Idle CPUs are left alone longer, so they reach and keep deeper C-states (power).",
-			"Off, every timer fires where it was armed: a wake-up on an isolated CPU needs no other CPU, at the cost of more wake-ups of idle CPUs (power) and timer interrupts on the isolated ones. tuned's realtime and cpu-partitioning profiles set kernel.timer_migration=0.",
-		}
-		return ex, nil
-	}
-	n, ok := parseBool01(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid timer-migration %q: accepted 0|1|on|off", value)
-	}
-	ex.Text = []string{fmt.Sprintf("%d: %s", n, timerMigMeaning(fmt.Sprint(n)))}
-	ex.Data = map[string]any{"enabled": n == 1}
-	return ex, nil
-}
-
-func (k timerMigration) Get(env *Env, sel Selector) (*Reading, error) {
-	s, v, err := readText(env, timerMigLoc)
-	if err != nil {
-		return nil, err
-	}
-	r := &Reading{Knob: k.Name()}
-	if v.IsAbsent() {
-		it := item("", timerMigLoc, v, sysctlAbsent(timerMigLoc, timerMigLacks))
-		it.Value = "absent"
-		r.Items = append(r.Items, it)
-		return r, nil
-	}
-	r.Items = append(r.Items, item("", timerMigLoc, v, timerMigMeaning(s)))
-	return r, nil
-}
-
-func (k timerMigration) Plan(env *Env, sel Selector, value string) (*Plan, error) {
-	n, ok := parseBool01(value)
-	if !ok {
-		return nil, badinput.Errorf("invalid timer-migration %q: accepted 0|1|on|off", value)
-	}
-	if _, v, err := readText(env, timerMigLoc); err != nil {
-		return nil, err
-	} else if v.IsAbsent() {
-		return nil, fmt.Errorf("nothing was changed: %s", sysctlAbsent(timerMigLoc, timerMigLacks))
-	}
-	p := &Plan{Knob: k.Name(), Request: value}
-	if n == 0 {
-		p.Notes = append(p.Notes, "the cost: idle CPUs wake for their own timers (power)")
-	}
-	return p, p.add(env, timerMigLoc, backend.FileValue(fmt.Sprintf("%d\n", n)))
-}
-
-func (k timerMigration) Vet(target string, l backend.Loc, v backend.Value) error {
-	if err := noTarget(k.Name(), target); err != nil {
-		return err
-	}
-	if l != timerMigLoc {
-		return notMine(k.Name(), target, l)
-	}
-	return vetSysctlInt(v, 0, 1)
-}
-
-// Checkup is what the check-up knows of timer-migration: its default, how
-// its instances are read, the verdict rules and whose advice they cite.
-func (timerMigration) Checkup() Checkup {
-	return Checkup{Default: text("1 (on)"), Gather: GatherReading, Rules: timerMigrationRules,
-		References: timerMigrationRefs,
-		TryValue:   tryAfter("timer-mig-off", "1")}
-}
-
-// Experiment is how a change of timer-migration takes effect for latlab
-// try: at once, for the timers armed after it; the sleep probe's timers
-// are.
-func (timerMigration) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle, Probe: ProbeSleep}
 }
 
 var timerMigrationRefs = []Reference{

@@ -9,7 +9,7 @@ import (
 var timerMigFiles = map[string]string{"proc/sys/kernel/timer_migration": "1\n"}
 
 func TestTimerMigrationExplain(t *testing.T) {
-	k := timerMigration{}
+	k := timerMigrationKnob
 	for in, want := range map[string]string{
 		"0":   "0: off: every timer fires on the CPU that armed it",
 		"off": "0: off",
@@ -33,23 +33,23 @@ func TestTimerMigrationGetPlan(t *testing.T) {
 		{"", "absent", "kernel.timer_migration does not exist: this kernel has no timer migration"},
 	} {
 		env, _ := sysctlEnv(t, map[string]string{"proc/sys/kernel/timer_migration": c.content})
-		r, err := timerMigration{}.Get(env, Selector{})
+		r, err := timerMigrationKnob.Get(env, Selector{})
 		if err != nil || len(r.Items) != 1 || r.Items[0].Value != c.value || !strings.HasPrefix(r.Items[0].Meaning, c.meaning) {
 			t.Errorf("get %q: %+v %v", c.content, r, err)
 		}
 	}
 	env, _ := sysctlEnv(t, timerMigFiles)
-	p, err := timerMigration{}.Plan(env, Selector{}, "off")
+	p, err := timerMigrationKnob.Plan(env, Selector{}, "off")
 	if err != nil || !slices.Equal(sysctlChanges(p), []string{"proc/sys/kernel/timer_migration=0"}) || !strings.Contains(strings.Join(p.Notes, ";"), "power") {
 		t.Errorf("plan off: %+v %v", p, err)
 	}
-	if p, err := (timerMigration{}).Plan(env, Selector{}, "1"); err != nil || len(p.Changes) != 0 {
+	if p, err := timerMigrationKnob.Plan(env, Selector{}, "1"); err != nil || len(p.Changes) != 0 {
 		t.Errorf("plan 1 over 1: %+v %v", p, err)
 	}
-	_, err = timerMigration{}.Plan(env, Selector{}, "maybe")
+	_, err = timerMigrationKnob.Plan(env, Selector{}, "maybe")
 	sysctlBadInput(t, "plan maybe", err, "invalid timer-migration \"maybe\": accepted 0|1|on|off")
 	env, _ = sysctlEnv(t, map[string]string{})
-	if _, err := (timerMigration{}).Plan(env, Selector{}, "0"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if _, err := timerMigrationKnob.Plan(env, Selector{}, "0"); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("plan on a kernel without the file: %v", err)
 	}
 }

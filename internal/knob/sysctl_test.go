@@ -42,29 +42,6 @@ func sysctlChanges(p *Plan) []string {
 	return out
 }
 
-// sysctlRoundTrip sets value through the journal, checks the tree then holds
-// want (path -> content), reverts and checks the tree is as it was, byte
-// for byte.
-func sysctlRoundTrip(t *testing.T, files map[string]string, knob, value string, want map[string]string) {
-	t.Helper()
-	env, root := sysctlEnv(t, files)
-	before := snapshotTree(t, root)
-	dir := testutil.TempDir(t)
-	applySteps(t, env, dir, []setStep{{knob, Selector{}, value}})
-	after := snapshotTree(t, root)
-	for p, w := range want {
-		if after[p] != w {
-			t.Errorf("set %s %s: %s = %q, want %q", knob, value, p, after[p], w)
-		}
-	}
-	if _, c := revertAll(t, env, dir); c {
-		t.Fatal("revert crashed")
-	}
-	if d := mapDiff(before, snapshotTree(t, root)); d != "" {
-		t.Errorf("set %s %s, revert: %s", knob, value, d)
-	}
-}
-
 // sysctlBadInput checks err is an input error of one line holding want.
 func sysctlBadInput(t *testing.T, what string, err error, want string) {
 	t.Helper()

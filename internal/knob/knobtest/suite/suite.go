@@ -77,11 +77,13 @@ func File(path, content string) Place {
 
 // Rule is a tree's change and the rule its reading reaches: Rule for
 // every target, or ByTarget's rule for each target of a knob whose
-// targets are judged apart.
+// targets are judged apart. Reason, when set, is a part of the reason the
+// rule gives (for every target).
 type Rule struct {
 	Files    map[string]string
 	Rule     string
 	ByTarget map[string]string
+	Reason   string
 }
 
 // outside are places no knob of files may write, whatever its Vet.
@@ -234,14 +236,17 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 			}
 		}
 		got := Judge(t, k, tree, c.Sel)
-		for target, id := range got {
-			reached[id] = true
+		for target, j := range got {
+			reached[j.Rule] = true
 			want := rc.Rule
 			if rc.ByTarget != nil {
 				want = rc.ByTarget[target]
 			}
-			if id != want {
-				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, id, want)
+			if j.Rule != want {
+				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, j.Rule, want)
+			}
+			if !strings.Contains(j.Reason, rc.Reason) {
+				t.Errorf("%v: %s: rule %s says %q, want it to say %q", rc.Files, target, j.Rule, j.Reason, rc.Reason)
 			}
 		}
 	}
@@ -252,28 +257,32 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
+// Judgement is the rule a target's reading reaches and the reason it
+// gives.
+type Judgement struct{ Rule, Reason string }
+
 // Judge reads k on tree and returns, per target, the first of the knob's
 // rules that matches the reading, as the check-up takes it; each must
 // give a reason.
-func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector) map[string]string {
+func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector) map[string]Judgement {
 	t.Helper()
 	e, _ := env(t, tree)
 	r, err := k.Get(e, sel)
 	if err != nil {
 		t.Fatalf("get: %v", err)
 	}
-	out := map[string]string{}
+	out := map[string]Judgement{}
 	for _, it := range r.Items {
 		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
 			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes}
 		if it.Raw != nil {
 			c.Raw = *it.Raw
 		}
-		out[it.Target] = "no rule"
+		out[it.Target] = Judgement{Rule: "no rule"}
 		for _, rule := range k.Checkup().Rules {
 			if rule.Match(c) {
-				out[it.Target] = rule.ID
-				if rule.Reason(c) == "" {
+				out[it.Target] = Judgement{Rule: rule.ID, Reason: rule.Reason(c)}
+				if out[it.Target].Reason == "" {
 					t.Errorf("rule %s gives no reason", rule.ID)
 				}
 				break
