@@ -32,6 +32,25 @@ func runSeam(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
 	}
 }
 
+// runSeamRefused executes cmd with bad args and checks that validation
+// refused them as a usage error before the run function was reached.
+func runSeamRefused(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.ExecuteContext(context.Background())
+	if err == nil {
+		t.Fatalf("%v: accepted", args)
+	}
+	if code := ExitCode(err); code != 2 {
+		t.Errorf("%v: exit code %d, want 2 (%v)", args, code, err)
+	}
+	if *called {
+		t.Errorf("%v: the run function was called with flags validation refuses (%v)", args, err)
+	}
+}
+
 func seamIO() *IO { return &IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}} }
 
 func TestSleepFlagsToOptions(t *testing.T) {
@@ -91,10 +110,23 @@ func TestWakeFlagsToOptions(t *testing.T) {
 		var got *WakeOptions
 		called := false
 		runSeam(t, newWakeCmd(io, func(o *WakeOptions) error { got, called = o, true; return nil }), c.args, &called)
-		got.settings, got.changed = nil, nil
+		got.settings, got.changed, got.probe = nil, nil, probe.WakeOptions{}
 		if !reflect.DeepEqual(want, *got) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}
+	}
+	for _, args := range [][]string{
+		{"--dma-latency", "-2"},
+		{"--threads", "0"},
+		{"--threads", "2", "--cpus", "0"},
+		{"--hist-max", "0"},
+		{"--loops", "-1"},
+		{"--duration", "1ms", "--interval", "2ms"},
+		{"--explain-above", "-1ms"},
+		{"--rtprio", "100"},
+	} {
+		called := false
+		runSeamRefused(t, newWakeCmd(seamIO(), func(*WakeOptions) error { called = true; return nil }), args, &called)
 	}
 }
 
