@@ -81,10 +81,21 @@ func TestSleepFlagsToOptions(t *testing.T) {
 		var got *SleepOptions
 		called := false
 		runSeam(t, newSleepCmd(io, func(o *SleepOptions) error { got, called = o, true; return nil }), c.args, &called)
-		got.settings, got.changed = nil, nil
+		got.settings, got.changed, got.probe = nil, nil, probe.SleepOptions{}
 		if !reflect.DeepEqual(want, *got) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}
+	}
+	for _, args := range [][]string{
+		{"--samples", "-1"},
+		{"--method", "no-such-method"},
+		{"--rtprio", "100"},
+		{"--priority", "sometimes"},
+		{"--cpus", "0-1"},
+		{"--resolution", "1h"},
+	} {
+		called := false
+		runSeamRefused(t, newSleepCmd(seamIO(), func(*SleepOptions) error { called = true; return nil }), args, &called)
 	}
 }
 
