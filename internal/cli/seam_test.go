@@ -189,9 +189,53 @@ func TestPcapTCPFlagsToOptions(t *testing.T) {
 		var got *PcapTCPOptions
 		called := false
 		runSeam(t, newPcapTCPCmd(io, func(o *PcapTCPOptions) error { got, called = o, true; return nil }), c.args, &called)
-		got.settings = nil
+		got.settings, got.filter, got.dedup = nil, nil, ""
 		if !reflect.DeepEqual(want, *got) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}
+	}
+	for _, args := range [][]string{
+		{"c.pcap", "--top", "-1"},
+		{"c.pcap", "--graph", "t.bmp"},
+		{"c.pcap", "--window-graph", "r.txt"},
+		{"c.pcap", "--filter", "port"},
+		{"c.pcap", "--dedup", "sometimes"},
+	} {
+		called := false
+		runSeamRefused(t, newPcapTCPCmd(seamIO(), func(*PcapTCPOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestPcapDSCPFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := PcapDSCPOptions{IO: io, File: "c.pcap"}
+	base.Dedup, base.DedupWindow = "auto", capture.DefaultDedupWindow
+	for _, c := range []struct {
+		args []string
+		want func(o *PcapDSCPOptions)
+	}{
+		{[]string{"c.pcap"}, func(*PcapDSCPOptions) {}},
+		{[]string{"c.pcap", "--filter", "udp port 3074", "--expect", "EF", "--json", "--dedup", "on", "--dedup-window", "2ms"}, func(o *PcapDSCPOptions) {
+			o.Filter, o.Expect, o.JSON, o.Dedup, o.DedupWindow = "udp port 3074", "EF", true, "on", 2*time.Millisecond
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *PcapDSCPOptions
+		called := false
+		runSeam(t, newPcapDSCPCmd(io, func(o *PcapDSCPOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings, got.filter, got.dedup = nil, nil, ""
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"c.pcap", "--expect", "64"},
+		{"c.pcap", "--expect", "NOPE"},
+		{"c.pcap", "--filter", "host"},
+		{"c.pcap", "--dedup", "maybe"},
+	} {
+		called := false
+		runSeamRefused(t, newPcapDSCPCmd(seamIO(), func(*PcapDSCPOptions) error { called = true; return nil }), args, &called)
 	}
 }
