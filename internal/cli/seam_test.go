@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 )
 
@@ -237,5 +238,45 @@ func TestPcapDSCPFlagsToOptions(t *testing.T) {
 	} {
 		called := false
 		runSeamRefused(t, newPcapDSCPCmd(seamIO(), func(*PcapDSCPOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestNetUDPFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := NetUDPOptions{IO: io, To: "127.0.0.1:7", Profile: "game", Duration: 10 * time.Second, DSCP: -1, Drain: time.Second, Priority: "normal", RTPrio: 80}
+	for _, c := range []struct {
+		args []string
+		want func(o *NetUDPOptions)
+	}{
+		{[]string{"--to", "127.0.0.1:7"}, func(*NetUDPOptions) {}},
+		{[]string{"--to", "127.0.0.1:7", "--profile", "voice", "--rate", "1000", "--size", "200", "--count", "50", "--dscp", "46", "--drain", "2s", "--json", "-o", "u.json"}, func(o *NetUDPOptions) {
+			o.Profile, o.Rate, o.Size, o.Count, o.DSCP, o.Drain, o.JSON, o.Out = "voice", 1000, 200, 50, 46, 2*time.Second, true, "u.json"
+			o.rateSet, o.sizeSet = true, true
+		}},
+		{[]string{"--to", "127.0.0.1:7", "--priority", "realtime", "--rtprio", "70", "--cpu", "0"}, func(o *NetUDPOptions) {
+			o.Priority, o.RTPrio, o.CPUs = "realtime", 70, "0"
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *NetUDPOptions
+		called := false
+		runSeam(t, newNetUDPCmd(io, func(o *NetUDPOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings, got.changed, got.probe, got.profile = nil, nil, netload.UDPOptions{}, netload.Profile{}
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		nil, // --to is required
+		{"--to", "127.0.0.1:7", "--profile", "opera"},
+		{"--to", "127.0.0.1:7", "--rate", "0"},
+		{"--to", "127.0.0.1:7", "--size", "1"},
+		{"--to", "127.0.0.1:7", "--count", "-1"},
+		{"--to", "127.0.0.1:7", "--dscp", "64"},
+		{"--to", "127.0.0.1:7", "--rtprio", "100"},
+	} {
+		called := false
+		runSeamRefused(t, newNetUDPCmd(seamIO(), func(*NetUDPOptions) error { called = true; return nil }), args, &called)
 	}
 }
