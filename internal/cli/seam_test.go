@@ -280,3 +280,37 @@ func TestNetUDPFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newNetUDPCmd(seamIO(), func(*NetUDPOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestNetTCPFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := NetTCPOptions{IO: io, To: "127.0.0.1:9", Size: "10MB", SampleEvery: time.Millisecond, Timeout: 2 * time.Minute}
+	for _, c := range []struct {
+		args []string
+		want func(o *NetTCPOptions)
+	}{
+		{[]string{"--to", "127.0.0.1:9"}, func(*NetTCPOptions) {}},
+		{[]string{"--to", "127.0.0.1:9", "--size", "1GB", "--sample-every", "0", "--timeout", "5s", "--csv", "t.csv", "--graph", "t.svg", "--json", "-o", "t.json", "--etw"}, func(o *NetTCPOptions) {
+			o.Size, o.SampleEvery, o.Timeout, o.CSV, o.Graph, o.JSON, o.Out, o.ETW = "1GB", 0, 5*time.Second, "t.csv", "t.svg", true, "t.json", true
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *NetTCPOptions
+		called := false
+		runSeam(t, newNetTCPCmd(io, func(o *NetTCPOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings, got.probe = nil, netload.TCPOptions{}
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		nil, // --to is required
+		{"--to", "127.0.0.1:9", "--size", "lots"},
+		{"--to", "127.0.0.1:9", "--size", "0"},
+		{"--to", "127.0.0.1:9", "--sample-every", "10us"},
+		{"--to", "127.0.0.1:9", "--graph", "t.gif"},
+	} {
+		called := false
+		runSeamRefused(t, newNetTCPCmd(seamIO(), func(*NetTCPOptions) error { called = true; return nil }), args, &called)
+	}
+}
