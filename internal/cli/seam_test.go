@@ -314,3 +314,73 @@ func TestNetTCPFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newNetTCPCmd(seamIO(), func(*NetTCPOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestNetServeFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := NetServeOptions{IO: io, Listen: "127.0.0.1", EchoPort: 7, DiscardPort: 9, SinkPort: 9009, Duration: time.Hour,
+		EchoRate: netload.DefaultEchoRate, MaxConns: netload.DefaultMaxConns, MaxPerPeer: netload.DefaultMaxPerPeer,
+		MaxPerNet: netload.DefaultMaxPerNet, IdleTimeout: time.Duration(netload.DefaultIdleTimeout)}
+	for _, c := range []struct {
+		args []string
+		want func(o *NetServeOptions)
+	}{
+		{nil, func(*NetServeOptions) {}},
+		{[]string{"--listen", "0.0.0.0", "--echo-port", "7007", "--discard-port", "-1", "--sink-port", "0", "--duration", "0", "--json", "--quiet",
+			"--echo-rate", "50", "--max-conns", "8", "--max-per-peer", "2", "--max-per-net", "4", "--idle-timeout", "5s"}, func(o *NetServeOptions) {
+			o.Listen, o.EchoPort, o.DiscardPort, o.SinkPort, o.Duration, o.JSON, o.Quiet = "0.0.0.0", 7007, -1, 0, 0, true, true
+			o.EchoRate, o.MaxConns, o.MaxPerPeer, o.MaxPerNet, o.IdleTimeout = 50, 8, 2, 4, 5*time.Second
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *NetServeOptions
+		called := false
+		runSeam(t, newNetServeCmd(io, func(o *NetServeOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--echo-rate", "0"},
+		{"--max-conns", "0"},
+		{"--max-per-peer", "-1"},
+		{"--max-per-net", "0"},
+	} {
+		called := false
+		runSeamRefused(t, newNetServeCmd(seamIO(), func(*NetServeOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestNetRSSFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := NetRSSOptions{IO: io, EchoPort: 7, Duration: 5 * time.Second, Share: 0.05}
+	for _, c := range []struct {
+		args []string
+		want func(o *NetRSSOptions)
+	}{
+		{nil, func(*NetRSSOptions) {}},
+		{[]string{"--peer", "192.0.2.10", "--echo-port", "7007", "--duration", "10s", "--share", "0.1", "--plot", "rss.svg", "--json", "-o", "r.json"}, func(o *NetRSSOptions) {
+			o.Peer, o.EchoPort, o.Duration, o.Share, o.Plot, o.JSON, o.Out = "192.0.2.10", 7007, 10*time.Second, 0.1, "rss.svg", true, "r.json"
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *NetRSSOptions
+		called := false
+		runSeam(t, newNetRSSCmd(io, func(o *NetRSSOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings, got.probe = nil, netload.RSSOptions{}
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--echo-port", "0"},
+		{"--echo-port", "70000"},
+		{"--share", "2"},
+		{"--plot", "rss.jpg"},
+	} {
+		called := false
+		runSeamRefused(t, newNetRSSCmd(seamIO(), func(*NetRSSOptions) error { called = true; return nil }), args, &called)
+	}
+}
