@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // The flag-to-Options mapping of a command, tested without running it: the
@@ -383,4 +384,63 @@ func TestNetRSSFlagsToOptions(t *testing.T) {
 		called := false
 		runSeamRefused(t, newNetRSSCmd(seamIO(), func(*NetRSSOptions) error { called = true; return nil }), args, &called)
 	}
+}
+
+func TestTimerFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	var st *TimerStatusOptions
+	called := false
+	runSeam(t, newTimerStatusCmd(io, func(o *TimerStatusOptions) error { st, called = o, true; return nil }), []string{"--json"}, &called)
+	if st.settings = nil; !reflect.DeepEqual(*st, TimerStatusOptions{IO: io, JSON: true}) {
+		t.Errorf("timer status --json: got %+v", *st)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want TimerSetOptions
+	}{
+		{[]string{"0.5ms"}, TimerSetOptions{Value: 500 * time.Microsecond}},
+		{[]string{"1ms", "--for", "60s", "--json"}, TimerSetOptions{Value: time.Millisecond, For: time.Minute, JSON: true}},
+		{[]string{"1ms", "--", "sleep", "1"}, TimerSetOptions{Value: time.Millisecond, Command: []string{"sleep", "1"}}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *TimerSetOptions
+		called := false
+		runSeam(t, newTimerSetCmd(io, func(o *TimerSetOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"soon"},
+		{"1h"}, // outside the range any OS grants
+		{"1ms", "sleep"},
+		{"1ms", "--"},
+	} {
+		called := false
+		runSeamRefused(t, newTimerSetCmd(seamIO(), func(*TimerSetOptions) error { called = true; return nil }), args, &called)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want TimerWhoOptions
+	}{
+		{nil, TimerWhoOptions{Seconds: timer.WhoDefaultSeconds}},
+		{[]string{"--duration", "30s", "--json", "-o", "w.json"}, TimerWhoOptions{Seconds: 30, JSON: true, Out: "w.json"}},
+		{[]string{"--report", "energy.html"}, TimerWhoOptions{Seconds: timer.WhoDefaultSeconds, Report: "energy.html"}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *TimerWhoOptions
+		called := false
+		runSeam(t, newTimerWhoCmd(io, func(o *TimerWhoOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	called = false
+	runSeamRefused(t, newTimerWhoCmd(seamIO(), func(*TimerWhoOptions) error { called = true; return nil }), []string{"--duration", "100h"}, &called)
 }
