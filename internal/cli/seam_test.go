@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -443,4 +444,50 @@ func TestTimerFlagsToOptions(t *testing.T) {
 	}
 	called = false
 	runSeamRefused(t, newTimerWhoCmd(seamIO(), func(*TimerWhoOptions) error { called = true; return nil }), []string{"--duration", "100h"}, &called)
+}
+
+func TestSweepFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := SweepOptions{IO: io, From: sweep.DefaultFrom, To: sweep.DefaultTo, Step: sweep.DefaultStep, PerDecade: sweep.DefaultPerDecade,
+		Reference: sweep.DefaultReference, Samples: 50, Duration: time.Millisecond, Method: probe.SleepMethods()[0], Gap: 2 * time.Millisecond,
+		Settle: sweep.DefaultSettle, Order: "random", Repeat: 1, Mode: "inprocess", RankBy: "mean", Priority: "normal", RTPrio: 80}
+	for _, c := range []struct {
+		args []string
+		want func(o *SweepOptions)
+	}{
+		{nil, func(*SweepOptions) {}},
+		{[]string{"--from", "0.5ms", "--to", "0.52ms", "--step", "0.01ms", "--samples", "200", "--load", "2", "--csv", "s.csv", "--plot", "s.svg", "--dry-run"}, func(o *SweepOptions) {
+			o.From, o.To, o.Step, o.Samples, o.Load, o.CSV, o.Plot, o.DryRun = 500*time.Microsecond, 520*time.Microsecond, 10*time.Microsecond, 200, 2, "s.csv", "s.svg", true
+			o.stepSet = true
+		}},
+		{[]string{"--from", "1us", "--to", "100us", "--steps-per-decade", "4", "--order", "ascending", "--repeat", "2", "--seed", "7", "--rank-by", "p99", "--json"}, func(o *SweepOptions) {
+			o.From, o.To, o.PerDecade, o.Order, o.Repeat, o.Seed, o.RankBy, o.JSON = time.Microsecond, 100*time.Microsecond, 4, "ascending", 2, 7, "p99", true
+			o.perDecadeSet = true
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *SweepOptions
+		called := false
+		runSeam(t, newSweepCmd(io, func(o *SweepOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if got.plan == nil {
+			t.Errorf("%v: no plan", c.args)
+		}
+		got.settings, got.changed, got.plan = nil, nil, nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--step", "0.1ms", "--steps-per-decade", "4"},
+		{"--steps-per-decade", "0"},
+		{"--order", "sideways"},
+		{"--rank-by", "median-ish"},
+		{"--mode", "elsewhere"},
+		{"--plot", "s.bmp"},
+		{"--from", "2ms", "--to", "1ms"},
+	} {
+		called := false
+		runSeamRefused(t, newSweepCmd(seamIO(), func(*SweepOptions) error { called = true; return nil }), args, &called)
+	}
 }
