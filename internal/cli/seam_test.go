@@ -15,6 +15,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/try"
 )
 
 // The flag-to-Options mapping of a command, tested without running it: the
@@ -489,5 +490,53 @@ func TestSweepFlagsToOptions(t *testing.T) {
 	} {
 		called := false
 		runSeamRefused(t, newSweepCmd(seamIO(), func(*SweepOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestTryFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := TryOptions{IO: io, Knob: "timer-slack", Values: []string{"1us"}, Probe: try.ProbeSleep, Blocks: try.DefaultBlocks,
+		BlockDuration: time.Second, Settle: try.DefaultSettle, Keep: try.KeepNone, Duration: time.Millisecond, Gap: defaultSleepGap,
+		Method: probe.SleepMethods()[0], Interval: time.Millisecond, Priority: "normal", RTPrio: 80, Profile: "game"}
+	for _, c := range []struct {
+		args []string
+		want func(o *TryOptions)
+	}{
+		{[]string{"timer-slack", "1us"}, func(*TryOptions) {}},
+		{[]string{"timer-slack", "1us", "2us", "--blocks", "12", "--by", "p99", "--seed", "3", "--settle", "2s", "--keep", "best", "--dry-run", "--html", "t.html"}, func(o *TryOptions) {
+			o.Values, o.Blocks, o.By, o.Seed, o.Settle, o.Keep, o.DryRun, o.HTML = []string{"1us", "2us"}, 12, "p99", 3, 2*time.Second, "best", true, "t.html"
+			o.bySet, o.seedSet, o.settleSet = true, true, true
+		}},
+		{[]string{"timer-slack", "1us", "--probe", "wake", "--interval", "2ms", "--cpus", "0"}, func(o *TryOptions) {
+			o.Probe, o.Interval, o.CPUs, o.intervalSet = try.ProbeWake, 2*time.Millisecond, "0", true
+		}},
+		{[]string{"timer-slack", "1us", "--probe", "udp", "--to", "127.0.0.1:7", "--rate", "64", "--iface", "eth0"}, func(o *TryOptions) {
+			o.Probe, o.To, o.Rate, o.toSet, o.rateSet = try.ProbeUDP, "127.0.0.1:7", 64, true, true
+			o.Sel.Iface = "eth0"
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *TryOptions
+		called := false
+		runSeam(t, newTryCmd(io, func(o *TryOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if got.try.Knob != got.Knob || !reflect.DeepEqual(got.try.Values, got.Values) {
+			t.Errorf("%v: try.Options name %s %v", c.args, got.try.Knob, got.try.Values)
+		}
+		got.settings, got.changed, got.command, got.try = nil, nil, nil, try.Options{}
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"timer-slack", "1us", "--by", "stdev"},
+		{"timer-slack", "1us", "--blocks", "0"},
+		{"timer-slack", "1us", "--to", "127.0.0.1:7"}, // a udp flag with the sleep probe
+		{"timer-slack", "1us", "--probe", "udp", "--to", "127.0.0.1:7", "--profile", "opera"},
+		{"timer-slack", "1us", "--probe", "dpcisr", "--load", "ftp"},
+		{"timer-slack", "1us", "--rtprio", "100"},
+	} {
+		called := false
+		runSeamRefused(t, newTryCmd(seamIO(), func(*TryOptions) error { called = true; return nil }), args, &called)
 	}
 }
