@@ -540,3 +540,41 @@ func TestTryFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newTryCmd(seamIO(), func(*TryOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestCrossprocFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := CrossprocOptions{IO: io, Periods: "1-15", Hold: 4 * time.Second, Settle: 100 * time.Millisecond, Duration: time.Millisecond, Method: probe.SleepMethods()[0]}
+	for _, c := range []struct {
+		args    []string
+		want    func(o *CrossprocOptions)
+		periods int
+	}{
+		{nil, func(*CrossprocOptions) {}, 15},
+		{[]string{"--periods", "1,2,5ms,10", "--hold", "2s", "--settle", "0", "--sleep-length", "2ms", "--plot", "c.svg", "--json", "-o", "c.json"}, func(o *CrossprocOptions) {
+			o.Periods, o.Hold, o.Settle, o.Duration, o.Plot, o.JSON, o.Out = "1,2,5ms,10", 2*time.Second, 0, 2*time.Millisecond, "c.svg", true, "c.json"
+		}, 4},
+	} {
+		want := base
+		c.want(&want)
+		var got *CrossprocOptions
+		called := false
+		runSeam(t, newCrossprocCmd(io, func(o *CrossprocOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if len(got.periods) != c.periods {
+			t.Errorf("%v: %d periods, want %d", c.args, len(got.periods), c.periods)
+		}
+		got.settings, got.periods = nil, nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--periods", "0-3"},
+		{"--periods", "1-2000"},
+		{"--hold", "1s", "--settle", "1s"},
+		{"--method", "no-such-method"},
+		{"--plot", "c.tiff"},
+	} {
+		called := false
+		runSeamRefused(t, newCrossprocCmd(seamIO(), func(*CrossprocOptions) error { called = true; return nil }), args, &called)
+	}
+}
