@@ -578,3 +578,33 @@ func TestCrossprocFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newCrossprocCmd(seamIO(), func(*CrossprocOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestCompareFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	for _, c := range []struct {
+		args []string
+		want CompareOptions
+	}{
+		{[]string{"a.json", "b.json"}, CompareOptions{Files: []string{"a.json", "b.json"}, By: "p50", Seed: 1, Detect: 0.05}},
+		{[]string{"a.json", "b.json", "c.json", "--by", "p99", "--seed", "9", "--detect", "0.1", "--expect-better", "c.json", "--json", "-o", "c.out"},
+			CompareOptions{Files: []string{"a.json", "b.json", "c.json"}, By: "p99", Seed: 9, Detect: 0.1, ExpectBetter: "c.json", JSON: true, Out: "c.out", detectAsked: true}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *CompareOptions
+		called := false
+		runSeam(t, newCompareCmd(io, func(o *CompareOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"a.json", "b.json", "--by", "stdev"},
+		{"a.json", "b.json", "--by", "median-ish"},
+		{"a.json", "b.json", "--detect", "0"},
+	} {
+		called := false
+		runSeamRefused(t, newCompareCmd(seamIO(), func(*CompareOptions) error { called = true; return nil }), args, &called)
+	}
+}
