@@ -608,3 +608,42 @@ func TestCompareFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newCompareCmd(seamIO(), func(*CompareOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestDoctorFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	cases := []struct {
+		args []string
+		want DoctorOptions
+	}{
+		{nil, DoctorOptions{}},
+		{[]string{"--quick", "--all", "--json", "-o", "d.json", "--html", "d.html", "--bundle", "d.zip"},
+			DoctorOptions{Quick: true, All: true, JSON: true, Out: "d.json", HTML: "d.html", Bundle: "d.zip"}},
+		{[]string{"--thorough"}, DoctorOptions{Thorough: true}},
+	}
+	if knob.HostOS == "linux" {
+		cases = append(cases, struct {
+			args []string
+			want DoctorOptions
+		}{[]string{"--against", "latency-performance", "--json"}, DoctorOptions{Against: "latency-performance", JSON: true}})
+	}
+	for _, c := range cases {
+		want := c.want
+		want.IO = io
+		var got *DoctorOptions
+		called := false
+		runSeam(t, newDoctorCmd(io, func(o *DoctorOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--quick", "--thorough"},
+		{"--against", "no-such-profile"},
+		{"--against", "latency-performance", "--all"},
+		{"--against", "latency-performance", "--quick"},
+	} {
+		called := false
+		runSeamRefused(t, newDoctorCmd(seamIO(), func(*DoctorOptions) error { called = true; return nil }), args, &called)
+	}
+}
