@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -645,5 +646,76 @@ func TestDoctorFlagsToOptions(t *testing.T) {
 	} {
 		called := false
 		runSeamRefused(t, newDoctorCmd(seamIO(), func(*DoctorOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestDPCWatchFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	for _, c := range []struct {
+		args []string
+		want DPCWatchOptions
+		cpus []int
+	}{
+		{nil, DPCWatchOptions{}, nil},
+		{[]string{"--duration", "30s", "--quiet", "--json", "-o", "w.json", "--html", "w.html", "--cpus", "0"},
+			DPCWatchOptions{Seconds: 30, Quiet: true, JSON: true, Out: "w.json", HTML: "w.html", CPUs: "0"}, []int{0}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *DPCWatchOptions
+		called := false
+		runSeam(t, newDPCWatchCmd(io, func(o *DPCWatchOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if !reflect.DeepEqual(got.cpus, c.cpus) {
+			t.Errorf("%v: cpus %v, want %v", c.args, got.cpus, c.cpus)
+		}
+		got.settings, got.cpus = nil, nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--duration", "25h"},
+		{"--cpus", "9999"},
+		{"--cpus", "x"},
+	} {
+		called := false
+		runSeamRefused(t, newDPCWatchCmd(seamIO(), func(*DPCWatchOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestIRQWatchFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	self, err := os.Executable() // a command that exists on every OS
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want IRQWatchOptions
+	}{
+		{nil, IRQWatchOptions{Interval: time.Second}},
+		{[]string{"--interval", "500ms", "--duration", "10s", "--all", "--quiet", "--plot", "i.svg", "--json", "-o", "i.json"},
+			IRQWatchOptions{Interval: 500 * time.Millisecond, Duration: 10 * time.Second, All: true, Quiet: true, Plot: "i.svg", JSON: true, Out: "i.json"}},
+		{[]string{"--during", "--", self, "-test.run=none"}, IRQWatchOptions{Interval: time.Second, During: true, Command: []string{self, "-test.run=none"}}},
+	} {
+		want := c.want
+		want.IO = io
+		var got *IRQWatchOptions
+		called := false
+		runSeam(t, newIRQWatchCmd(io, func(o *IRQWatchOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--during"},
+		{"--", self},
+		{"stray"},
+		{"--during", "--", "no-such-command-latlab"},
+		{"--plot", "i.pdf"},
+	} {
+		called := false
+		runSeamRefused(t, newIRQWatchCmd(seamIO(), func(*IRQWatchOptions) error { called = true; return nil }), args, &called)
 	}
 }
