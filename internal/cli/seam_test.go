@@ -719,3 +719,47 @@ func TestIRQWatchFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newIRQWatchCmd(seamIO(), func(*IRQWatchOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestINFFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := INFOptions{IO: io, File: "e2f.inf", OS: "10.0.22631", Product: "workstation", Arch: "amd64"}
+	dev := `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`
+	for _, c := range []struct {
+		args []string
+		want func(o *INFOptions)
+	}{
+		{[]string{"e2f.inf"}, func(*INFOptions) {}},
+		{[]string{"e2f.inf", "--device", dev, "--reg-out", "add.reg", "--os", "10.0.20348", "--product", "server", "--arch", "arm64", "--lang", "0407", "--json"}, func(o *INFOptions) {
+			o.Device, o.RegOut, o.OS, o.Product, o.Arch, o.Lang, o.JSON = dev, "add.reg", "10.0.20348", "server", "arm64", "0407", true
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *INFOptions
+		called := false
+		runSeam(t, newINFCmd(io, func(o *INFOptions) error { got, called = o, true; return nil }), c.args, &called)
+		got.settings = nil
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"e2f.inf", "--reg-out", "add.reg"},
+		{"e2f.inf", "--product", "laptop"},
+		{"e2f.inf", "--arch", "mips"},
+		{"e2f.inf", "--os", "ten"},
+	} {
+		called := false
+		runSeamRefused(t, newINFCmd(seamIO(), func(*INFOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestETLFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	var got *ETLOptions
+	called := false
+	runSeam(t, newETLCmd(io, func(o *ETLOptions) error { got, called = o, true; return nil }), []string{"trace.etl", "--json"}, &called)
+	if got.settings = nil; !reflect.DeepEqual(*got, ETLOptions{IO: io, File: "trace.etl", JSON: true}) {
+		t.Errorf("got %+v", *got)
+	}
+}
