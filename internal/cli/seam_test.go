@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -761,5 +762,54 @@ func TestETLFlagsToOptions(t *testing.T) {
 	runSeam(t, newETLCmd(io, func(o *ETLOptions) error { got, called = o, true; return nil }), []string{"trace.etl", "--json"}, &called)
 	if got.settings = nil; !reflect.DeepEqual(*got, ETLOptions{IO: io, File: "trace.etl", JSON: true}) {
 		t.Errorf("got %+v", *got)
+	}
+}
+
+func TestDPCISRFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	var got *DPCISROptions
+	called := false
+	runSeam(t, newDPCISRCmd(io, func(o *DPCISROptions) error { got, called = o, true; return nil }), []string{"out.txt", "--module", "ndis.sys", "--json", "--html", "o.html"}, &called)
+	if got.settings = nil; !reflect.DeepEqual(*got, DPCISROptions{IO: io, File: "out.txt", Module: "ndis.sys", JSON: true, HTML: "o.html"}) {
+		t.Errorf("dpcisr: got %+v", *got)
+	}
+
+	var cmp *DPCISRCompareOptions
+	called = false
+	runSeam(t, newDPCISRCompareCmd(io, func(o *DPCISRCompareOptions) error { cmp, called = o, true; return nil }),
+		[]string{"a.txt", "b.txt", "--labels", "Extreme,Off", "--module", "ndis.sys", "--plot", "cdf.svg", "--json"}, &called)
+	want := DPCISRCompareOptions{IO: io, Files: []string{"a.txt", "b.txt"}, Labels: []string{"Extreme", "Off"}, Module: "ndis.sys", Plot: "cdf.svg", JSON: true}
+	if cmp.settings = nil; !reflect.DeepEqual(*cmp, want) {
+		t.Errorf("dpcisr compare:\n got %+v\nwant %+v", *cmp, want)
+	}
+	for _, args := range [][]string{
+		{"a.txt", "b.txt", "--labels", "one"},
+		{"a.txt", "b.txt", "--plot", "cdf.jpeg"},
+	} {
+		called := false
+		runSeamRefused(t, newDPCISRCompareCmd(seamIO(), func(*DPCISRCompareOptions) error { called = true; return nil }), args, &called)
+	}
+
+	refused := [][]string{
+		{"--duration", "0", "-o", "out.txt"},
+		{"--duration", "30s"}, // no -o
+		{"-o", "out.txt", "--result", "out.txt"},
+	}
+	if runtime.GOOS == "windows" {
+		var capt *DPCISRCaptureOptions
+		called = false
+		runSeam(t, newDPCISRCaptureCmd(io, func(o *DPCISRCaptureOptions) error { capt, called = o, true; return nil }),
+			[]string{"--duration", "60s", "-o", "load.txt", "--etl", "load.etl", "--result", "load.json", "--module", "ndis.sys", "--json"}, &called)
+		want := DPCISRCaptureOptions{IO: io, Seconds: 60, Out: "load.txt", Etl: "load.etl", Result: "load.json", Module: "ndis.sys", JSON: true}
+		if capt.settings = nil; !reflect.DeepEqual(*capt, want) {
+			t.Errorf("dpcisr capture:\n got %+v\nwant %+v", *capt, want)
+		}
+	} else {
+		// xperf is Windows': capturing is refused here before the hook.
+		refused = append(refused, []string{"--duration", "60s", "-o", "load.txt"})
+	}
+	for _, args := range refused {
+		called := false
+		runSeamRefused(t, newDPCISRCaptureCmd(seamIO(), func(*DPCISRCaptureOptions) error { called = true; return nil }), args, &called)
 	}
 }
