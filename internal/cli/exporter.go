@@ -17,7 +17,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 )
 
-func init() { register(newExporterCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newExporterCmd(io, nil) }) }
 
 // ExporterOptions are the flags of `latlab exporter` and its install
 // subcommand.
@@ -33,12 +33,17 @@ type ExporterOptions struct {
 	Duration      time.Duration
 	SettingsEvery time.Duration
 	TLSConfig     string
+
+	// exporter is what the flags ask of the exporter, set by options.
+	exporter exporter.Options
 }
 
 // exporterFlags are the flags install passes on to the service.
 var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpus", "rtprio", "settings-every", "tls-config", "max-conns"}
 
-func newExporterCmd(io *IO) *cobra.Command {
+// newExporterCmd builds latlab exporter. runF, when set, is given the
+// options the flags map to instead of serving: the tests of the mapping.
+func newExporterCmd(io *IO, runF func(*ExporterOptions) error) *cobra.Command {
 	o := &ExporterOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -60,6 +65,14 @@ is the systemd unit.`,
   latlab exporter install --listen :9977      (Windows, elevated)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			eo, err := o.options()
+			if err != nil {
+				return err
+			}
+			o.exporter = eo
+			if runF != nil {
+				return runF(o)
+			}
 			return runExporter(cmd.Context(), o)
 		},
 	}
@@ -183,10 +196,7 @@ func (o *ExporterOptions) options() (exporter.Options, error) {
 }
 
 func runExporter(ctx context.Context, o *ExporterOptions) error {
-	eo, err := o.options()
-	if err != nil {
-		return err
-	}
+	eo := o.exporter
 	if exporter.IsService() {
 		return exporter.RunService(exporter.ServiceName, func(ctx context.Context, log *slog.Logger) error {
 			eo.Logger = log
@@ -202,7 +212,7 @@ func runExporter(ctx context.Context, o *ExporterOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	err = exporter.Run(ctx, eo)
+	err := exporter.Run(ctx, eo)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil // --duration ran out: the end asked for
 	}

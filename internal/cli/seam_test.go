@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/exporter"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
@@ -811,5 +812,43 @@ func TestDPCISRFlagsToOptions(t *testing.T) {
 	for _, args := range refused {
 		called := false
 		runSeamRefused(t, newDPCISRCaptureCmd(seamIO(), func(*DPCISRCaptureOptions) error { called = true; return nil }), args, &called)
+	}
+}
+
+func TestExporterFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	base := ExporterOptions{IO: io, Listen: exporter.DefaultListen, Interval: exporter.DefaultInterval, Duty: "2%", Probes: "wake,sleep",
+		MaxConns: exporter.DefaultMaxConns, SettingsEvery: exporter.DefaultSettingsEvery}
+	for _, c := range []struct {
+		args []string
+		want func(o *ExporterOptions)
+	}{
+		{nil, func(*ExporterOptions) {}},
+		{[]string{"--listen", ":9977", "--duty", "1%", "--probes", "wake", "--cpus", "0", "--rtprio", "80", "--max-conns", "4", "--duration", "5s", "--settings-every", "90s"}, func(o *ExporterOptions) {
+			o.Listen, o.Duty, o.Probes, o.CPUs, o.RTPrio, o.MaxConns, o.Duration, o.SettingsEvery = ":9977", "1%", "wake", "0", 80, 4, 5*time.Second, 90*time.Second
+		}},
+	} {
+		want := base
+		c.want(&want)
+		var got *ExporterOptions
+		called := false
+		runSeam(t, newExporterCmd(io, func(o *ExporterOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if got.exporter.Listen != got.Listen {
+			t.Errorf("%v: exporter options listen on %q", c.args, got.exporter.Listen)
+		}
+		got.exporter = exporter.Options{}
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--listen", "nowhere"},
+		{"--duty", "90%"},
+		{"--probes", "ping"},
+		{"--cpus", "0-1"},
+		{"--tls-config", "no-such-web.yml"},
+	} {
+		called := false
+		runSeamRefused(t, newExporterCmd(seamIO(), func(*ExporterOptions) error { called = true; return nil }), args, &called)
 	}
 }
