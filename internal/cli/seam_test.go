@@ -852,3 +852,20 @@ func TestExporterFlagsToOptions(t *testing.T) {
 		runSeamRefused(t, newExporterCmd(seamIO(), func(*ExporterOptions) error { called = true; return nil }), args, &called)
 	}
 }
+
+func TestReportAndVersionFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	var r *ReportOptions
+	called := false
+	runSeam(t, newReportCmd(io, func(o *ReportOptions) error { r, called = o, true; return nil }),
+		[]string{"a.json", "b.json", "-o", "r.html", "--png", "plots", "--title", "before and after"}, &called)
+	if want := (ReportOptions{IO: io, Files: []string{"a.json", "b.json"}, Out: "r.html", PNG: "plots", Title: "before and after"}); !reflect.DeepEqual(*r, want) {
+		t.Errorf("report:\n got %+v\nwant %+v", *r, want)
+	}
+	var v *VersionOptions
+	called = false
+	runSeam(t, newVersionCmd(io, func(o *VersionOptions) error { v, called = o, true; return nil }), []string{"--json"}, &called)
+	if !reflect.DeepEqual(*v, VersionOptions{IO: io, JSON: true}) {
+		t.Errorf("version: got %+v", *v)
+	}
+}
