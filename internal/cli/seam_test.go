@@ -869,3 +869,69 @@ func TestReportAndVersionFlagsToOptions(t *testing.T) {
 		t.Errorf("version: got %+v", *v)
 	}
 }
+
+func TestKnobSubcommandsFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	ko := KnobOptions{IO: io}
+
+	var l *KnobListOptions
+	called := false
+	runSeam(t, newKnobListCmd(io, func(o *KnobListOptions) error { l, called = o, true; return nil }), []string{"--all", "--json"}, &called)
+	if l.settings = nil; !reflect.DeepEqual(*l, KnobListOptions{KnobOptions: KnobOptions{IO: io, JSON: true}, All: true}) {
+		t.Errorf("list: got %+v", *l)
+	}
+
+	var g *KnobGetOptions
+	called = false
+	runSeam(t, newKnobGetCmd(io, func(o *KnobGetOptions) error { g, called = o, true; return nil }), []string{"irq-affinity", "--irq", "24", "--cpu", "0-3"}, &called)
+	if g.settings = nil; !reflect.DeepEqual(*g, KnobGetOptions{KnobOptions: KnobOptions{IO: io, Sel: knob.Selector{IRQ: "24", CPU: "0-3"}}, Name: "irq-affinity"}) {
+		t.Errorf("get: got %+v", *g)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want KnobExplainOptions
+	}{
+		{[]string{"win32-priority-separation", "0x26"}, KnobExplainOptions{KnobOptions: ko, Name: "win32-priority-separation", Value: "0x26",
+			Tick: 15625 * time.Microsecond, Explain: knob.ExplainOptions{TickMs: 15.625}}},
+		{[]string{"win32-priority-separation", "--find", "short,variable,3:1", "--table", "--server", "--tick", "1ms"}, KnobExplainOptions{KnobOptions: ko, Name: "win32-priority-separation",
+			Tick: time.Millisecond, Explain: knob.ExplainOptions{TickMs: 1, Find: "short,variable,3:1", Table: true, Server: true}}},
+	} {
+		var x *KnobExplainOptions
+		called := false
+		runSeam(t, newKnobExplainCmd(io, func(o *KnobExplainOptions) error { x, called = o, true; return nil }), c.args, &called)
+		if x.settings = nil; !reflect.DeepEqual(*x, c.want) {
+			t.Errorf("explain %v:\n got %+v\nwant %+v", c.args, *x, c.want)
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		want KnobRevertOptions
+	}{
+		{[]string{"win32-priority-separation"}, KnobRevertOptions{KnobOptions: ko, Name: "win32-priority-separation"}},
+		{[]string{"--all", "--dry-run", "--force", "--target", "eth0 rx-0", "--cpus", "0-3", "--state-dir", "/tmp/s", "--json"},
+			KnobRevertOptions{KnobOptions: KnobOptions{IO: io, JSON: true, StateDir: "/tmp/s"}, All: true, DryRun: true, Force: true, Target: "eth0 rx-0", CPUs: "0-3"}},
+	} {
+		var r *KnobRevertOptions
+		called := false
+		runSeam(t, newKnobRevertCmd(io, func(o *KnobRevertOptions) error { r, called = o, true; return nil }), c.args, &called)
+		if r.settings = nil; !reflect.DeepEqual(*r, c.want) {
+			t.Errorf("revert %v:\n got %+v\nwant %+v", c.args, *r, c.want)
+		}
+	}
+
+	var h *KnobOptions
+	called = false
+	runSeam(t, newKnobHistoryCmd(io, func(o *KnobOptions) error { h, called = o, true; return nil }), []string{"--state-dir", "/tmp/s"}, &called)
+	if h.settings = nil; !reflect.DeepEqual(*h, KnobOptions{IO: io, StateDir: "/tmp/s"}) {
+		t.Errorf("history: got %+v", *h)
+	}
+
+	var x *KnobExportOptions
+	called = false
+	runSeam(t, newKnobExportCmd(io, func(o *KnobExportOptions) error { x, called = o, true; return nil }), []string{"--undo", "--format", "ps1", "-o", "undo.ps1"}, &called)
+	if x.settings = nil; !reflect.DeepEqual(*x, KnobExportOptions{KnobOptions: ko, Undo: true, Format: "ps1", Out: "undo.ps1"}) {
+		t.Errorf("export: got %+v", *x)
+	}
+}
