@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -934,4 +935,19 @@ func TestKnobSubcommandsFlagsToOptions(t *testing.T) {
 	if x.settings = nil; !reflect.DeepEqual(*x, KnobExportOptions{KnobOptions: ko, Undo: true, Format: "ps1", Out: "undo.ps1"}) {
 		t.Errorf("export: got %+v", *x)
 	}
+}
+
+// exporter install checks the exporter's flags before anything touches
+// the service manager, on either OS.
+func TestExporterInstallValidatesFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"exporter", "install", "--duty", "90%"},
+		{"exporter", "install", "--listen", "nowhere"},
+	} {
+		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, "invalid --") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+	called := false
+	runSeam(t, newExporterUninstallCmd(seamIO(), func(*IO) error { called = true; return nil }), nil, &called)
 }
