@@ -13,7 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/try"
 )
 
-func init() { register(newCompareCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newCompareCmd(io, nil) }) }
 
 // CompareOptions are the flags of `latlab compare`.
 type CompareOptions struct {
@@ -30,7 +30,10 @@ type CompareOptions struct {
 	detectAsked bool
 }
 
-func newCompareCmd(io *IO) *cobra.Command {
+// newCompareCmd builds latlab compare. runF, when set, is given the
+// options the arguments and flags map to instead of comparing: the tests
+// of the mapping.
+func newCompareCmd(io *IO, runF func(*CompareOptions) error) *cobra.Command {
 	o := &CompareOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "compare A B [more ...]",
@@ -65,6 +68,12 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 			o.Files = args
 			o.settings = settingsOf(cmd.Flags())
 			o.detectAsked = cmd.Flags().Changed("detect")
+			if err := o.runOptions().Validate(); err != nil {
+				return Usage(err)
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runCompare(cmd.Context(), o)
 		},
 	}
@@ -78,12 +87,17 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
 	return cmd
 }
 
-func runCompare(ctx context.Context, o *CompareOptions) error {
-	res, err := compare.Run(ctx, compare.RunOptions{
+// runOptions maps the flags to compare.Run's options.
+func (o *CompareOptions) runOptions() compare.RunOptions {
+	return compare.RunOptions{
 		Files: o.Files, By: o.By, Seed: o.Seed, Detect: o.Detect, DetectAsked: o.detectAsked, ExpectBetter: o.ExpectBetter,
 		// A try result stands for its arms.
 		Arms: map[string]compare.Arms{try.Kind.Name(): try.CompareInputs},
-	})
+	}
+}
+
+func runCompare(ctx context.Context, o *CompareOptions) error {
+	res, err := compare.Run(ctx, o.runOptions())
 	if err != nil {
 		if badinput.Is(err) {
 			return Usage(err)

@@ -22,7 +22,7 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { register(newCrossprocCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newCrossprocCmd(io, nil) }) }
 
 // CrossprocOptions are the flags of `latlab crossproc`.
 type CrossprocOptions struct {
@@ -38,9 +38,12 @@ type CrossprocOptions struct {
 	Child    bool
 
 	settings map[string]string
+	periods  []time.Duration // --periods, parsed by validate
 }
 
-func newCrossprocCmd(io *IO) *cobra.Command {
+// newCrossprocCmd builds latlab crossproc. runF, when set, is given the
+// options the flags map to instead of running: the tests of the mapping.
+func newCrossprocCmd(io *IO, runF func(*CrossprocOptions) error) *cobra.Command {
 	o := &CrossprocOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
@@ -68,6 +71,12 @@ document and drawn in the plot.`,
 			o.settings = settingsOf(cmd.Flags())
 			if o.Child {
 				return runCrossprocChild(o)
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return runCrossproc(cmd.Context(), o)
 		},
@@ -133,12 +142,16 @@ func runCrossprocChild(o *CrossprocOptions) error {
 	return <-errc
 }
 
-func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
+// crossprocThread is the measuring thread: unpinned, normal priority.
+var crossprocThread = probe.Thread{CPU: -1}
+
+// validate checks the flags before anything runs.
+func (o *CrossprocOptions) validate() error {
 	periods, err := parsePeriods(o.Periods)
 	if err != nil {
 		return err
 	}
-	po := probe.SleepOptions{Duration: o.Duration, Method: o.Method, Thread: probe.Thread{CPU: -1}}
+	po := probe.SleepOptions{Duration: o.Duration, Method: o.Method, Thread: crossprocThread}
 	if err := po.Validate(); err != nil {
 		return Usage(err)
 	}
@@ -149,13 +162,18 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 		if _, err := report.PlotFormat(o.Plot); err != nil {
 			return Usage(err)
 		}
-		if err := checkWritable(o.Plot); err != nil {
-			return err
-		}
 	}
-	if o.Out != "" {
-		if err := checkWritable(o.Out); err != nil {
-			return err
+	o.periods = periods
+	return nil
+}
+
+func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
+	periods := o.periods
+	for _, p := range []string{o.Plot, o.Out} {
+		if p != "" {
+			if err := checkWritable(p); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintf(o.IO.Err, "latlab crossproc: baseline + %d requests by another process, %s each: about %s\n",
@@ -164,7 +182,7 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	if err != nil {
 		return err
 	}
-	copt := crossproc.Options{Requester: cmd, Periods: periods, Hold: o.Hold, Settle: o.Settle, Duration: o.Duration, Method: o.Method, Thread: po.Thread}
+	copt := crossproc.Options{Requester: cmd, Periods: periods, Hold: o.Hold, Settle: o.Settle, Duration: o.Duration, Method: o.Method, Thread: crossprocThread}
 	if isTerminal(o.IO.Err) {
 		bar := progressbar.NewOptions(len(periods)+1, progressbar.OptionSetWriter(o.IO.Err), progressbar.OptionSetDescription("crossproc"),
 			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())

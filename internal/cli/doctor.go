@@ -14,7 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { register(newDoctorCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newDoctorCmd(io, nil) }) }
 
 // DoctorOptions are the flags of `latlab doctor` (and of bare `latlab`).
 type DoctorOptions struct {
@@ -34,7 +34,10 @@ type DoctorOptions struct {
 // doctorSizes lets tests shrink the probes; it leaves them alone.
 var doctorSizes = func(*doctor.Options) {}
 
-func newDoctorCmd(io *IO) *cobra.Command {
+// newDoctorCmd builds latlab doctor. runF, when set, is given the options
+// the flags map to instead of running the check-up: the tests of the
+// mapping.
+func newDoctorCmd(io *IO, runF func(*DoctorOptions) error) *cobra.Command {
 	o := &DoctorOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -70,6 +73,12 @@ latlab knob set command that makes it the profile's. It runs no probes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runDoctor(cmd.Context(), o)
 		},
 	}
@@ -85,11 +94,28 @@ latlab knob set command that makes it the profile's. It runs no probes.`,
 	return cmd
 }
 
+// validate checks the flags before anything runs.
+func (o *DoctorOptions) validate() error {
+	if o.Quick && o.Thorough {
+		return Usagef("--quick and --thorough exclude each other: give one")
+	}
+	if o.Against == "" {
+		return nil
+	}
+	switch {
+	case knob.HostOS != "linux":
+		return Usagef("--against compares with tuned's profiles, which are Linux's")
+	case o.Quick || o.Thorough || o.HTML != "" || o.Bundle != "" || o.All:
+		return Usagef("--against compares the settings only: it takes no --quick, --thorough, --all, --html or --bundle")
+	}
+	return doctor.CheckProfile(o.Against)
+}
+
+// runDoctor runs the check-up the options ask for; validate has checked
+// them (bare latlab and the double-click start pass only valid ones).
 func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	profile := doctor.Standard
 	switch {
-	case o.Quick && o.Thorough:
-		return Usagef("--quick and --thorough exclude each other: give one")
 	case o.Quick:
 		profile = doctor.Quick
 	case o.Thorough:
@@ -142,15 +168,6 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 // runDoctorAgainst is doctor --against: the settings audit set beside a
 // tuned profile, without probes.
 func runDoctorAgainst(ctx context.Context, o *DoctorOptions) error {
-	switch {
-	case knob.HostOS != "linux":
-		return Usagef("--against compares with tuned's profiles, which are Linux's")
-	case o.Quick || o.Thorough || o.HTML != "" || o.Bundle != "" || o.All:
-		return Usagef("--against compares the settings only: it takes no --quick, --thorough, --all, --html or --bundle")
-	}
-	if err := doctor.CheckProfile(o.Against); err != nil {
-		return err
-	}
 	if o.Out != "" {
 		if err := checkWritable(o.Out); err != nil {
 			return err

@@ -27,7 +27,7 @@ func newDPCCmd(io *IO) *cobra.Command {
 		Short: "live DPC/ISR (Linux: softirq and hard IRQ) time per driver from a kernel trace",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newDPCWatchCmd(io))
+	cmd.AddCommand(newDPCWatchCmd(io, nil))
 	return cmd
 }
 
@@ -42,9 +42,12 @@ type DPCWatchOptions struct {
 	CPUs    string
 
 	settings map[string]string
+	cpus     []int // --cpus, parsed by validate
 }
 
-func newDPCWatchCmd(io *IO) *cobra.Command {
+// newDPCWatchCmd builds latlab dpc watch. runF, when set, is given the
+// options the flags map to instead of tracing: the tests of the mapping.
+func newDPCWatchCmd(io *IO, runF func(*DPCWatchOptions) error) *cobra.Command {
 	o := &DPCWatchOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "watch [--duration D]",
@@ -83,6 +86,12 @@ TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runDPCWatch(cmd.Context(), o)
 		},
 	}
@@ -96,10 +105,22 @@ TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
 	return cmd
 }
 
-func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
+// validate checks the flags before anything runs.
+func (o *DPCWatchOptions) validate() error {
 	if o.Seconds < 0 || o.Seconds > 24*3600 {
 		return Usagef("invalid --duration %ds: want 0 (until Ctrl-C) to 24h", o.Seconds)
 	}
+	if o.CPUs != "" {
+		cpus, err := sched.ParseCPUList(o.CPUs, sched.NumCPU())
+		if err != nil {
+			return Usagef("invalid --cpus: %v", err)
+		}
+		o.cpus = cpus
+	}
+	return nil
+}
+
+func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if err := checkOutputs("", "", o.Out, o.HTML); err != nil {
 		return err
 	}
@@ -107,14 +128,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	if o.JSON {
 		live = o.IO.Err
 	}
-	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second}
-	if o.CPUs != "" {
-		cpus, err := sched.ParseCPUList(o.CPUs, sched.NumCPU())
-		if err != nil {
-			return Usagef("invalid --cpus: %v", err)
-		}
-		opts.CPUs = cpus
-	}
+	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second, CPUs: o.cpus}
 	if !o.Quiet {
 		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { register(newDPCISRCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newDPCISRCmd(io, nil) }) }
 
 // DPCISROptions are the flags of `latlab dpcisr FILE`.
 type DPCISROptions struct {
@@ -27,7 +27,10 @@ type DPCISROptions struct {
 	settings map[string]string
 }
 
-func newDPCISRCmd(io *IO) *cobra.Command {
+// newDPCISRCmd builds latlab dpcisr. runF, when set, is given the options
+// the argument and flags map to instead of reading the report: the tests
+// of the mapping. The report is the only input, checked as it is read.
+func newDPCISRCmd(io *IO, runF func(*DPCISROptions) error) *cobra.Command {
 	o := &DPCISROptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "dpcisr FILE",
@@ -59,6 +62,9 @@ dpc watch document, and the modules' distributions plotted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runDPCISR(cmd.Context(), o)
 		},
 	}
@@ -66,7 +72,7 @@ dpc watch document, and the modules' distributions plotted.`,
 	fs.StringVar(&o.Module, "module", "", "show only this module (case-insensitive, e.g. ndis.sys)")
 	fs.BoolVar(&o.JSON, "json", false, "write the analysed report as JSON")
 	fs.StringVar(&o.HTML, "html", "", "also write a self-contained HTML page of the report to this file")
-	cmd.AddCommand(newDPCISRCompareCmd(io), newDPCISRCaptureCmd(io))
+	cmd.AddCommand(newDPCISRCompareCmd(io, nil), newDPCISRCaptureCmd(io, nil))
 	return cmd
 }
 

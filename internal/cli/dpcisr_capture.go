@@ -26,7 +26,10 @@ type DPCISRCaptureOptions struct {
 	settings map[string]string
 }
 
-func newDPCISRCaptureCmd(io *IO) *cobra.Command {
+// newDPCISRCaptureCmd builds latlab dpcisr capture. runF, when set, is
+// given the options the flags map to instead of tracing: the tests of the
+// mapping.
+func newDPCISRCaptureCmd(io *IO, runF func(*DPCISRCaptureOptions) error) *cobra.Command {
 	o := &DPCISRCaptureOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "capture --duration D -o out.txt",
@@ -50,6 +53,12 @@ dpcisr) goes to stdout with --json and to a file with --result.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runDPCISRCapture(cmd.Context(), o)
 		},
 	}
@@ -72,15 +81,20 @@ func (o *DPCISRCaptureOptions) options() dpcisr.CaptureOptions {
 	}
 }
 
-func runDPCISRCapture(ctx context.Context, o *DPCISRCaptureOptions) error {
-	co := o.options()
-	if err := co.Validate(); err != nil {
+// validate checks the flags (and that this system can capture) before
+// anything runs.
+func (o *DPCISRCaptureOptions) validate() error {
+	if err := o.options().Validate(); err != nil {
 		return dpcisrErr(err)
 	}
 	if o.Result != "" && filepath.Clean(o.Result) == filepath.Clean(o.Out) {
 		return Usagef("--result %s is also -o: -o is xperf's text report, --result the result document; give two files", o.Result)
 	}
-	res, err := dpcisr.RunCapture(ctx, co)
+	return nil
+}
+
+func runDPCISRCapture(ctx context.Context, o *DPCISRCaptureOptions) error {
+	res, err := dpcisr.RunCapture(ctx, o.options())
 	if err != nil {
 		return dpcisrErr(err)
 	}

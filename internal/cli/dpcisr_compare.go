@@ -24,7 +24,10 @@ type DPCISRCompareOptions struct {
 	settings map[string]string
 }
 
-func newDPCISRCompareCmd(io *IO) *cobra.Command {
+// newDPCISRCompareCmd builds latlab dpcisr compare. runF, when set, is
+// given the options the arguments and flags map to instead of comparing:
+// the tests of the mapping.
+func newDPCISRCompareCmd(io *IO, runF func(*DPCISRCompareOptions) error) *cobra.Command {
 	o := &DPCISRCompareOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "compare A.txt B.txt [C.txt ...]",
@@ -55,6 +58,12 @@ of thousands of DPCs even a negligible difference is "significant".`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runDPCISRCompare(cmd.Context(), o)
 		},
 	}
@@ -66,15 +75,24 @@ of thousands of DPCs even a negligible difference is "significant".`,
 	return cmd
 }
 
-func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
-	co := dpcisr.CompareOptions{Files: o.Files, Labels: o.Labels, Module: o.Module}
-	if err := co.Validate(); err != nil {
+// compareOptions maps the arguments and flags to dpcisr's options.
+func (o *DPCISRCompareOptions) compareOptions() dpcisr.CompareOptions {
+	return dpcisr.CompareOptions{Files: o.Files, Labels: o.Labels, Module: o.Module}
+}
+
+// validate checks the flags before anything runs.
+func (o *DPCISRCompareOptions) validate() error {
+	if err := o.compareOptions().Validate(); err != nil {
 		return dpcisrErr(err)
 	}
 	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
 		return Usagef("invalid --plot: %v", err)
 	}
-	c, err := dpcisr.RunCompare(ctx, co)
+	return nil
+}
+
+func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
+	c, err := dpcisr.RunCompare(ctx, o.compareOptions())
 	if err != nil {
 		return dpcisrErr(err)
 	}

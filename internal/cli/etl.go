@@ -11,7 +11,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { register(newETLCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newETLCmd(io, nil) }) }
 
 // ETLOptions are the flags of `latlab etl`.
 type ETLOptions struct {
@@ -22,7 +22,10 @@ type ETLOptions struct {
 	settings map[string]string
 }
 
-func newETLCmd(io *IO) *cobra.Command {
+// newETLCmd builds latlab etl. runF, when set, is given the options the
+// argument and flags map to instead of reading the trace: the tests of the
+// mapping. The trace is the only input, checked as it is read.
+func newETLCmd(io *IO, runF func(*ETLOptions) error) *cobra.Command {
 	o := &ETLOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "etl FILE.etl",
@@ -45,6 +48,9 @@ other class: the log file header event in the first buffer included.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runETL(cmd.Context(), o)
 		},
 	}

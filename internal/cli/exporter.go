@@ -17,7 +17,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 )
 
-func init() { register(newExporterCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newExporterCmd(io, nil) }) }
 
 // ExporterOptions are the flags of `latlab exporter` and its install
 // subcommand.
@@ -33,12 +33,17 @@ type ExporterOptions struct {
 	Duration      time.Duration
 	SettingsEvery time.Duration
 	TLSConfig     string
+
+	// exporter is what the flags ask of the exporter, set by options.
+	exporter exporter.Options
 }
 
 // exporterFlags are the flags install passes on to the service.
 var exporterFlags = []string{"listen", "interval", "duty", "probes", "cpus", "rtprio", "settings-every", "tls-config", "max-conns"}
 
-func newExporterCmd(io *IO) *cobra.Command {
+// newExporterCmd builds latlab exporter. runF, when set, is given the
+// options the flags map to instead of serving: the tests of the mapping.
+func newExporterCmd(io *IO, runF func(*ExporterOptions) error) *cobra.Command {
 	o := &ExporterOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -60,6 +65,14 @@ is the systemd unit.`,
   latlab exporter install --listen :9977      (Windows, elevated)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			eo, err := o.options()
+			if err != nil {
+				return err
+			}
+			o.exporter = eo
+			if runF != nil {
+				return runF(o)
+			}
 			return runExporter(cmd.Context(), o)
 		},
 	}
@@ -75,11 +88,14 @@ is the systemd unit.`,
 	fs.IntVar(&o.MaxConns, "max-conns", exporter.DefaultMaxConns, "HTTP connections open at once; one not being answered gives its slot to a newcomer")
 	durationFlag(fs, &o.SettingsEvery, "settings-every", exporter.DefaultSettingsEvery, "how often to read the settings (and, on Linux, the timer state)")
 	fs.StringVar(&o.TLSConfig, "tls-config", "", "Prometheus web configuration file: TLS and basic auth, as node_exporter's --web.config.file")
-	cmd.AddCommand(newExporterInstallCmd(o), newExporterUninstallCmd(io))
+	cmd.AddCommand(newExporterInstallCmd(o, nil), newExporterUninstallCmd(io, nil))
 	return cmd
 }
 
-func newExporterInstallCmd(o *ExporterOptions) *cobra.Command {
+// newExporterInstallCmd builds latlab exporter install. runF, when set, is
+// given the options the flags map to, checked, instead of installing: the
+// tests of the mapping.
+func newExporterInstallCmd(o *ExporterOptions, runF func(*ExporterOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "install",
 		Short: "register the exporter as a Windows service with these flags, and start it",
@@ -91,8 +107,13 @@ location. Needs an elevated prompt. Linux uses the systemd unit instead.`,
   latlab exporter install --listen :9977 --tls-config C:\ProgramData\latlab\web.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := o.options(); err != nil {
+			eo, err := o.options()
+			if err != nil {
 				return err
+			}
+			o.exporter = eo
+			if runF != nil {
+				return runF(o)
 			}
 			exe, err := os.Executable()
 			if err != nil {
@@ -118,12 +139,18 @@ location. Needs an elevated prompt. Linux uses the systemd unit instead.`,
 	}
 }
 
-func newExporterUninstallCmd(io *IO) *cobra.Command {
+// newExporterUninstallCmd builds latlab exporter uninstall. runF, when
+// set, is called instead of removing the service: it takes no flags of its
+// own, so the hook is given the command's IO.
+func newExporterUninstallCmd(io *IO, runF func(*IO) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "uninstall",
 		Short: "stop and remove the Windows service and its event-log source",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(io)
+			}
 			if err := serviceError(exporter.UninstallService(exporter.DefaultService)); err != nil {
 				return err
 			}
@@ -183,10 +210,7 @@ func (o *ExporterOptions) options() (exporter.Options, error) {
 }
 
 func runExporter(ctx context.Context, o *ExporterOptions) error {
-	eo, err := o.options()
-	if err != nil {
-		return err
-	}
+	eo := o.exporter
 	if exporter.IsService() {
 		return exporter.RunService(exporter.ServiceName, func(ctx context.Context, log *slog.Logger) error {
 			eo.Logger = log
@@ -202,7 +226,7 @@ func runExporter(ctx context.Context, o *ExporterOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	err = exporter.Run(ctx, eo)
+	err := exporter.Run(ctx, eo)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil // --duration ran out: the end asked for
 	}

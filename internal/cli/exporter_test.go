@@ -62,7 +62,7 @@ func TestInstallFlagsRoundTrip(t *testing.T) {
 	args := []string{"--listen", ":9977", "--interval", "1.234567ms", "--duty", "2.5%", "--probes", "wake",
 		"--cpus", "0", "--settings-every", "90s", "--tls-config", "web.yml"}
 	parse := func(args []string) *cobra.Command {
-		cmd := newExporterCmd(&IO{Root: "/"})
+		cmd := newExporterCmd(&IO{Root: "/"}, nil)
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
@@ -100,11 +100,10 @@ func TestSystemdUnitExecStart(t *testing.T) {
 	if len(args) < 2 || args[0] != "/usr/bin/latlab" || args[1] != "exporter" {
 		t.Fatalf("ExecStart=%s", exec)
 	}
-	o := &ExporterOptions{IO: &IO{Root: "/"}}
-	cmd := newExporterCmd(o.IO)
-	if err := cmd.ParseFlags(args[2:]); err != nil {
-		t.Fatalf("ExecStart flags: %v", err)
-	}
+	// Through the run hook, so the flags' values are validated too.
+	called := false
+	cmd := newExporterCmd(&IO{Root: "/"}, func(*ExporterOptions) error { called = true; return nil })
+	runSeam(t, cmd, args[2:], &called)
 }
 
 // lineWriter hands the first line written to it to a channel and keeps

@@ -13,7 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { register(newINFCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newINFCmd(io, nil) }) }
 
 // INFOptions are the flags of `latlab inf`.
 type INFOptions struct {
@@ -30,7 +30,10 @@ type INFOptions struct {
 	settings map[string]string
 }
 
-func newINFCmd(io *IO) *cobra.Command {
+// newINFCmd builds latlab inf. runF, when set, is given the options the
+// argument and flags map to instead of reading the INF: the tests of the
+// mapping.
+func newINFCmd(io *IO, runF func(*INFOptions) error) *cobra.Command {
 	o := &INFOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "inf FILE.inf",
@@ -77,6 +80,12 @@ different install sections, latlab lists those lines instead of picking one.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.infOptions().Validate(); err != nil {
+				return Usage(err)
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runINF(cmd.Context(), o)
 		},
 	}
@@ -91,11 +100,16 @@ different install sections, latlab lists those lines instead of picking one.`,
 	return cmd
 }
 
-func runINF(ctx context.Context, o *INFOptions) error {
-	res, err := inf.Run(ctx, inf.Options{
+// infOptions maps the argument and flags to inf.Run's options.
+func (o *INFOptions) infOptions() inf.Options {
+	return inf.Options{
 		File: o.File, Device: o.Device, OS: o.OS, Product: o.Product, Arch: o.Arch, Lang: o.Lang,
 		Reg: o.RegOut != "",
-	})
+	}
+}
+
+func runINF(ctx context.Context, o *INFOptions) error {
+	res, err := inf.Run(ctx, o.infOptions())
 	if badinput.Is(err) {
 		return Usage(err)
 	} else if err != nil {

@@ -15,6 +15,6 @@ func newIRQCmd(io *IO) *cobra.Command {
 			return Usagef("irq needs a subcommand: watch")
 		},
 	}
-	cmd.AddCommand(newIRQWatchCmd(io))
+	cmd.AddCommand(newIRQWatchCmd(io, nil))
 	return cmd
 }

@@ -33,7 +33,9 @@ type IRQWatchOptions struct {
 	settings map[string]string
 }
 
-func newIRQWatchCmd(io *IO) *cobra.Command {
+// newIRQWatchCmd builds latlab irq watch. runF, when set, is given the
+// options the flags map to instead of watching: the tests of the mapping.
+func newIRQWatchCmd(io *IO, runF func(*IRQWatchOptions) error) *cobra.Command {
 	o := &IRQWatchOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "watch [--interval 1s] [--during -- COMMAND ARGS...]",
@@ -73,6 +75,12 @@ a latlab net udp profile); otherwise prints a line per interval until
 			if !o.During && len(o.Command) > 0 {
 				return Usagef("a command after -- needs --during")
 			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runIRQWatch(cmd.Context(), o)
 		},
 	}
@@ -92,6 +100,18 @@ a latlab net udp profile); otherwise prints a line per interval until
 // the default 1 s); a longer watch stores only the total. A variable so a
 // test can exceed it quickly.
 var maxStoredIntervals = 600
+
+// validate checks the flags before anything runs: irq.Options.Validate
+// holds the rules of --interval, --duration and the command.
+func (o *IRQWatchOptions) validate() error {
+	if err := (irq.Options{Interval: o.Interval, Duration: o.Duration, Command: o.Command}).Validate(); err != nil {
+		return err
+	}
+	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
+		return Usagef("invalid --plot: %v", err)
+	}
+	return nil
+}
 
 func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {

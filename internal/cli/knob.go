@@ -42,8 +42,8 @@ value (type and bytes, or absent) durably before writing, so
 			return Usagef("knob needs a subcommand: list, get, explain, set, revert, history or export")
 		},
 	}
-	cmd.AddCommand(newKnobListCmd(io), newKnobGetCmd(io), newKnobExplainCmd(io), newKnobSetCmd(io, nil),
-		newKnobRevertCmd(io), newKnobHistoryCmd(io), newKnobExportCmd(io))
+	cmd.AddCommand(newKnobListCmd(io, nil), newKnobGetCmd(io, nil), newKnobExplainCmd(io, nil), newKnobSetCmd(io, nil),
+		newKnobRevertCmd(io, nil), newKnobHistoryCmd(io, nil), newKnobExportCmd(io, nil))
 	return cmd
 }
 
@@ -107,24 +107,36 @@ func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", 
 
 // --- list ---
 
-func newKnobListCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
-	var all bool
+// KnobListOptions are the flags of `latlab knob list`.
+type KnobListOptions struct {
+	KnobOptions
+	All bool
+}
+
+// newKnobListCmd builds latlab knob list. runF, when set, is given the
+// options the flags map to instead of reading the knobs: the tests of the
+// mapping.
+func newKnobListCmd(io *IO, runF func(*KnobListOptions) error) *cobra.Command {
+	lo := &KnobListOptions{KnobOptions: KnobOptions{IO: io}}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "every knob on this OS with its current value and what it means",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKnobList(cmd.Context(), o, all)
+			if runF != nil {
+				return runF(lo)
+			}
+			return runKnobList(cmd.Context(), lo)
 		},
 	}
-	knobCommonFlags(cmd.Flags(), o, false)
-	cmd.Flags().BoolVar(&all, "all", false, "also list the other OS's knobs (names and summaries; explain works on them)")
-	return knobCmd(cmd, o)
+	knobCommonFlags(cmd.Flags(), &lo.KnobOptions, false)
+	cmd.Flags().BoolVar(&lo.All, "all", false, "also list the other OS's knobs (names and summaries; explain works on them)")
+	return knobCmd(cmd, &lo.KnobOptions)
 }
 
-func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
-	l, err := knob.RunList(ctx, knob.ListOptions{All: all, Root: o.IO.Root})
+func runKnobList(ctx context.Context, lo *KnobListOptions) error {
+	o := &lo.KnobOptions
+	l, err := knob.RunList(ctx, knob.ListOptions{All: lo.All, Root: o.IO.Root})
 	if err != nil {
 		return err
 	}
@@ -137,8 +149,18 @@ func runKnobList(ctx context.Context, o *KnobOptions, all bool) error {
 
 // --- get ---
 
-func newKnobGetCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
+// KnobGetOptions are the argument and flags of `latlab knob get`.
+type KnobGetOptions struct {
+	KnobOptions
+	Name string
+}
+
+// newKnobGetCmd builds latlab knob get. runF, when set, is given the
+// options the argument and flags map to instead of reading the knob: the
+// tests of the mapping.
+func newKnobGetCmd(io *IO, runF func(*KnobGetOptions) error) *cobra.Command {
+	gop := &KnobGetOptions{KnobOptions: KnobOptions{IO: io}}
+	o := &gop.KnobOptions
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "the current value of a knob, decoded",
@@ -146,7 +168,13 @@ func newKnobGetCmd(io *IO) *cobra.Command {
   latlab knob get rss --adapter "Intel(R) Ethernet Controller (3) I225-V"
   latlab knob get irq-affinity --irq 24 --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runKnobGet(cmd.Context(), o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gop.Name = args[0]
+			if runF != nil {
+				return runF(gop)
+			}
+			return runKnobGet(cmd.Context(), gop)
+		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
 	selectorFlags(cmd.Flags(), &o.Sel, false)
@@ -154,8 +182,9 @@ func newKnobGetCmd(io *IO) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
-func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
-	r, err := knob.RunGet(ctx, knob.GetOptions{Knob: name, Sel: o.Sel, Root: o.IO.Root})
+func runKnobGet(ctx context.Context, gop *KnobGetOptions) error {
+	o := &gop.KnobOptions
+	r, err := knob.RunGet(ctx, knob.GetOptions{Knob: gop.Name, Sel: o.Sel, Root: o.IO.Root})
 	if err != nil {
 		return knobErr(err)
 	}
@@ -168,10 +197,20 @@ func runKnobGet(ctx context.Context, o *KnobOptions, name string) error {
 
 // --- explain ---
 
-func newKnobExplainCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
-	var eo knob.ExplainOptions
-	var tick time.Duration
+// KnobExplainOptions are the arguments and flags of `latlab knob explain`.
+type KnobExplainOptions struct {
+	KnobOptions
+	Name, Value string
+	Explain     knob.ExplainOptions
+	Tick        time.Duration
+}
+
+// newKnobExplainCmd builds latlab knob explain. runF, when set, is given
+// the options the arguments and flags map to instead of explaining: the
+// tests of the mapping.
+func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Command {
+	xo := &KnobExplainOptions{KnobOptions: KnobOptions{IO: io}}
+	o := &xo.KnobOptions
 	cmd := &cobra.Command{
 		Use:   "explain NAME [VALUE]",
 		Short: "decode a value without touching the system (any knob, on any OS)",
@@ -181,24 +220,28 @@ func newKnobExplainCmd(io *IO) *cobra.Command {
   latlab knob explain tcp-recovery 5`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			value := ""
+			xo.Name = args[0]
 			if len(args) == 2 {
-				value = args[1]
+				xo.Value = args[1]
 			}
-			eo.TickMs = float64(tick) / 1e6
-			return runKnobExplain(cmd.Context(), o, args[0], value, eo)
+			xo.Explain.TickMs = float64(xo.Tick) / 1e6
+			if runF != nil {
+				return runF(xo)
+			}
+			return runKnobExplain(cmd.Context(), xo)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, false)
-	cmd.Flags().BoolVar(&eo.Server, "server", false, "win32-priority-separation: Windows Server platform defaults (long, fixed)")
-	durationFlag(cmd.Flags(), &tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
-	cmd.Flags().BoolVar(&eo.Table, "table", false, "win32-priority-separation: print all 64 classes")
-	cmd.Flags().StringVar(&eo.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
+	cmd.Flags().BoolVar(&xo.Explain.Server, "server", false, "win32-priority-separation: Windows Server platform defaults (long, fixed)")
+	durationFlag(cmd.Flags(), &xo.Tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
+	cmd.Flags().BoolVar(&xo.Explain.Table, "table", false, "win32-priority-separation: print all 64 classes")
+	cmd.Flags().StringVar(&xo.Explain.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
 	return knobCmd(cmd, o)
 }
 
-func runKnobExplain(ctx context.Context, o *KnobOptions, name, value string, eo knob.ExplainOptions) error {
-	ex, err := knob.RunExplain(ctx, name, value, eo)
+func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
+	o := &xo.KnobOptions
+	ex, err := knob.RunExplain(ctx, xo.Name, xo.Value, xo.Explain)
 	if err != nil {
 		return knobErr(err)
 	}
@@ -269,10 +312,20 @@ func runKnobSet(ctx context.Context, so *KnobSetOptions) error {
 
 // --- revert ---
 
-func newKnobRevertCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
-	var all, force, dry bool
-	var target, cpu string
+// KnobRevertOptions are the argument and flags of `latlab knob revert`.
+type KnobRevertOptions struct {
+	KnobOptions
+	Name               string
+	All, Force, DryRun bool
+	Target, CPUs       string
+}
+
+// newKnobRevertCmd builds latlab knob revert. runF, when set, is given the
+// options the argument and flags map to instead of restoring anything: the
+// tests of the mapping.
+func newKnobRevertCmd(io *IO, runF func(*KnobRevertOptions) error) *cobra.Command {
+	rvo := &KnobRevertOptions{KnobOptions: KnobOptions{IO: io}}
+	o := &rvo.KnobOptions
 	cmd := &cobra.Command{
 		Use:   "revert NAME | --all",
 		Short: "restore the values latlab changed, byte for byte (also after a crash)",
@@ -280,25 +333,29 @@ func newKnobRevertCmd(io *IO) *cobra.Command {
   latlab knob revert --all --dry-run`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ro := knob.RevertOptions{All: all, Target: target, CPU: cpu, Force: force, DryRun: dry}
 			if len(args) == 1 {
-				ro.Knob = args[0]
+				rvo.Name = args[0]
 			}
-			return runKnobRevert(cmd.Context(), o, ro)
+			if runF != nil {
+				return runF(rvo)
+			}
+			return runKnobRevert(cmd.Context(), rvo)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
-	cmd.Flags().BoolVar(&all, "all", false, "revert every change latlab made that is still in place")
-	cmd.Flags().BoolVar(&force, "force", false, "restore even values someone else changed after latlab")
-	cmd.Flags().BoolVar(&dry, "dry-run", false, "show what would be restored; change nothing")
-	cmd.Flags().StringVar(&target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
-	cpusFlag(cmd.Flags(), &cpu, "only the changes of these Linux CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
+	cmd.Flags().BoolVar(&rvo.All, "all", false, "revert every change latlab made that is still in place")
+	cmd.Flags().BoolVar(&rvo.Force, "force", false, "restore even values someone else changed after latlab")
+	cmd.Flags().BoolVar(&rvo.DryRun, "dry-run", false, "show what would be restored; change nothing")
+	cmd.Flags().StringVar(&rvo.Target, "target", "", "only the changes of this target (adapter, irq 24, eth0 rx-0, ...), as history shows it; with --all of every knob")
+	cpusFlag(cmd.Flags(), &rvo.CPUs, "only the changes of these Linux CPUs' files, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states)")
 	oldSpelling(cmd.Flags(), io.Err, "cpu", "cpus", "")
 	return knobCmd(cmd, o)
 }
 
-func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) error {
-	ro.Root, ro.StateDir, ro.Warn = o.IO.Root, o.StateDir, o.warn
+func runKnobRevert(ctx context.Context, rvo *KnobRevertOptions) error {
+	o := &rvo.KnobOptions
+	ro := knob.RevertOptions{Knob: rvo.Name, All: rvo.All, Target: rvo.Target, CPU: rvo.CPUs, Force: rvo.Force, DryRun: rvo.DryRun,
+		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn}
 	res, err := knob.RunRevert(ctx, ro)
 	if res == nil {
 		return knobErr(err)
@@ -315,13 +372,21 @@ func runKnobRevert(ctx context.Context, o *KnobOptions, ro knob.RevertOptions) e
 
 // --- history ---
 
-func newKnobHistoryCmd(io *IO) *cobra.Command {
+// newKnobHistoryCmd builds latlab knob history. runF, when set, is given
+// the options the flags map to instead of reading the journal: the tests
+// of the mapping.
+func newKnobHistoryCmd(io *IO, runF func(*KnobOptions) error) *cobra.Command {
 	o := &KnobOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "every change latlab made: when, what, from and to, and whether it is still in place",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runKnobHistory(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return runKnobHistory(cmd.Context(), o)
+		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
 	return knobCmd(cmd, o)
@@ -344,10 +409,18 @@ func runKnobHistory(ctx context.Context, o *KnobOptions) error {
 
 // --- export ---
 
-func newKnobExportCmd(io *IO) *cobra.Command {
-	o := &KnobOptions{IO: io}
-	var format, out string
-	var undo bool
+// KnobExportOptions are the flags of `latlab knob export`.
+type KnobExportOptions struct {
+	KnobOptions
+	Format, Out string
+	Undo        bool
+}
+
+// newKnobExportCmd builds latlab knob export. runF, when set, is given the
+// options the flags map to instead of exporting: the tests of the mapping.
+func newKnobExportCmd(io *IO, runF func(*KnobExportOptions) error) *cobra.Command {
+	xo := &KnobExportOptions{KnobOptions: KnobOptions{IO: io}}
+	o := &xo.KnobOptions
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "the current values as a script (.reg, PowerShell, shell), or with --undo the script that undoes latlab's changes",
@@ -355,18 +428,23 @@ func newKnobExportCmd(io *IO) *cobra.Command {
   latlab knob export --undo --format ps1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runKnobExport(cmd.Context(), o, format, out, undo)
+			if runF != nil {
+				return runF(xo)
+			}
+			return runKnobExport(cmd.Context(), xo)
 		},
 	}
 	knobCommonFlags(cmd.Flags(), o, true)
-	cmd.Flags().StringVar(&format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of stdout (a .reg file as regedit writes them: UTF-16LE with BOM, CRLF)")
-	cmd.Flags().BoolVar(&undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
+	cmd.Flags().StringVar(&xo.Format, "format", "", "reg, ps1 or sh (default: reg on Windows, sh on Linux)")
+	cmd.Flags().StringVarP(&xo.Out, "output", "o", "", "write to FILE instead of stdout (a .reg file as regedit writes them: UTF-16LE with BOM, CRLF)")
+	cmd.Flags().BoolVar(&xo.Undo, "undo", false, "the script that restores the original values of latlab's changes still in place")
 	return knobCmd(cmd, o)
 }
 
-func runKnobExport(ctx context.Context, o *KnobOptions, format, out string, undo bool) error {
-	x, err := knob.RunExport(ctx, knob.ExportOptions{Undo: undo, Format: format, Root: o.IO.Root, StateDir: o.StateDir})
+func runKnobExport(ctx context.Context, xo *KnobExportOptions) error {
+	o := &xo.KnobOptions
+	out := xo.Out
+	x, err := knob.RunExport(ctx, knob.ExportOptions{Undo: xo.Undo, Format: xo.Format, Root: o.IO.Root, StateDir: o.StateDir})
 	if err != nil {
 		return knobErr(err)
 	}

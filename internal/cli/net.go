@@ -17,7 +17,7 @@ func newNetCmd(io *IO) *cobra.Command {
 			return Usagef("net needs a subcommand: serve, udp, tcp-discard or rss-experiment")
 		},
 	}
-	cmd.AddCommand(newNetServeCmd(io), newNetUDPCmd(io), newNetTCPCmd(io), newNetRSSCmd(io))
+	cmd.AddCommand(newNetServeCmd(io, nil), newNetUDPCmd(io, nil), newNetTCPCmd(io, nil), newNetRSSCmd(io, nil))
 	return cmd
 }
 

@@ -28,9 +28,14 @@ type NetRSSOptions struct {
 	Out      string
 
 	settings map[string]string
+	// probe is what the flags ask of the experiment, set by validate.
+	probe netload.RSSOptions
 }
 
-func newNetRSSCmd(io *IO) *cobra.Command {
+// newNetRSSCmd builds latlab net rss-experiment. runF, when set, is given
+// the options the flags map to instead of running: the tests of the
+// mapping.
+func newNetRSSCmd(io *IO, runF func(*NetRSSOptions) error) *cobra.Command {
 	o := &NetRSSOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "rss-experiment",
@@ -56,6 +61,12 @@ run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runNetRSS(cmd.Context(), o)
 		},
 	}
@@ -70,7 +81,9 @@ run latlab net serve --listen ADDR on another machine and give --peer ADDR.`,
 	return cmd
 }
 
-func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
+// validate checks the flags and maps them to the experiment's options
+// (o.probe), before anything runs.
+func (o *NetRSSOptions) validate() error {
 	run := netload.RSSOptions{Peer: o.Peer, EchoPort: o.EchoPort, Duration: o.Duration, Share: o.Share, Root: o.IO.Root}
 	if err := run.Validate(); err != nil {
 		return err
@@ -78,6 +91,15 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	if o.EchoPort < 1 || o.EchoPort > 65535 { // the flag always names a port
 		return Usagef("invalid --echo-port %d: accepted 1-65535", o.EchoPort)
 	}
+	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
+		return Usagef("invalid --plot: %v", err)
+	}
+	o.probe = run
+	return nil
+}
+
+func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
+	run := o.probe
 	if err := checkOutputs("--plot", o.Plot, o.Out); err != nil {
 		return err
 	}

@@ -36,7 +36,9 @@ type NetServeOptions struct {
 	settings map[string]string
 }
 
-func newNetServeCmd(io *IO) *cobra.Command {
+// newNetServeCmd builds latlab net serve. runF, when set, is given the
+// options the flags map to instead of serving: the tests of the mapping.
+func newNetServeCmd(io *IO, runF func(*NetServeOptions) error) *cobra.Command {
 	o := &NetServeOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -70,6 +72,12 @@ connection of the busiest address to a newcomer from a less busy one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runNetServe(cmd.Context(), o)
 		},
 	}
@@ -89,7 +97,8 @@ connection of the busiest address to a newcomer from a less busy one.`,
 	return cmd
 }
 
-func runNetServe(ctx context.Context, o *NetServeOptions) error {
+// validate checks the flags before anything runs.
+func (o *NetServeOptions) validate() error {
 	switch {
 	case !(o.EchoRate > 0):
 		return Usagef("invalid --echo-rate %v: want replies per second above 0", o.EchoRate)
@@ -102,6 +111,10 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	case o.IdleTimeout <= 0:
 		return Usagef("invalid --idle-timeout %s: want a duration above 0, e.g. 30s", o.IdleTimeout)
 	}
+	return nil
+}
+
+func runNetServe(ctx context.Context, o *NetServeOptions) error {
 	so := netload.ServeOptions{Addr: o.Listen, EchoPort: o.EchoPort, DiscardPort: o.DiscardPort, SinkPort: o.SinkPort,
 		EchoRate: o.EchoRate, MaxConns: o.MaxConns, MaxPerPeer: o.MaxPerPeer, MaxPerNet: o.MaxPerNet, IdleTimeout: o.IdleTimeout, Duration: o.Duration}
 	// the human lines, wrapped to a terminal's width; each ends its line,

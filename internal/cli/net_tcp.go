@@ -30,9 +30,13 @@ type NetTCPOptions struct {
 	ETW         bool
 
 	settings map[string]string
+	// probe is what the flags ask of the sender, set by validate.
+	probe netload.TCPOptions
 }
 
-func newNetTCPCmd(io *IO) *cobra.Command {
+// newNetTCPCmd builds latlab net tcp-discard. runF, when set, is given the
+// options the flags map to instead of sending: the tests of the mapping.
+func newNetTCPCmd(io *IO, runF func(*NetTCPOptions) error) *cobra.Command {
 	o := &NetTCPOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "tcp-discard --to HOST:PORT",
@@ -57,6 +61,12 @@ retransmissions marked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runNetTCP(cmd.Context(), o)
 		},
 	}
@@ -73,15 +83,26 @@ retransmissions marked.`,
 	return cmd
 }
 
-func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
+// validate checks the flags and maps them to the sender's options
+// (o.probe), before anything runs.
+func (o *NetTCPOptions) validate() error {
 	size, err := netload.ParseSize(o.Size)
 	if err != nil {
 		return Usagef("invalid --size: %v", err)
 	}
 	to := netload.TCPOptions{To: o.To, Size: size, SampleEvery: o.SampleEvery, Timeout: o.Timeout, ETW: o.ETW}
-	if err := to.Validate(); err != nil { // before the output files are created
+	if err := to.Validate(); err != nil {
 		return err
 	}
+	if _, err := report.PlotFormat(o.Graph); o.Graph != "" && err != nil {
+		return Usagef("invalid --graph: %v", err)
+	}
+	o.probe = to
+	return nil
+}
+
+func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
+	to := o.probe
 	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
 		return err
 	}

@@ -37,9 +37,14 @@ type NetUDPOptions struct {
 	rateSet, sizeSet bool
 	settings         map[string]string
 	changed          func(flag string) bool
+	// probe and profile are what the flags ask for, set by validate.
+	probe   netload.UDPOptions
+	profile netload.Profile
 }
 
-func newNetUDPCmd(io *IO) *cobra.Command {
+// newNetUDPCmd builds latlab net udp. runF, when set, is given the options
+// the flags map to instead of sending: the tests of the mapping.
+func newNetUDPCmd(io *IO, runF func(*NetUDPOptions) error) *cobra.Command {
 	o := &NetUDPOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "udp --to HOST:PORT",
@@ -78,6 +83,12 @@ latlab knob set qos-dscp.`,
 			o.settings = settingsOf(cmd.Flags())
 			o.rateSet, o.sizeSet = cmd.Flags().Changed("rate"), cmd.Flags().Changed("size")
 			o.changed = cmd.Flags().Changed
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runNetUDP(cmd.Context(), o)
 		},
 	}
@@ -122,14 +133,22 @@ func (o *NetUDPOptions) udpOptions() (netload.UDPOptions, netload.Profile, error
 	return netload.UDPOptions{To: o.To, RatePPS: p.RatePPS, Size: p.Size, Duration: o.Duration, Count: o.Count, DSCP: o.DSCP, Drain: o.Drain, Thread: th}, p, nil
 }
 
-func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
+// validate checks the flags and maps them to the probe's options
+// (o.probe, o.profile), before anything runs.
+func (o *NetUDPOptions) validate() error {
 	uo, p, err := o.udpOptions()
 	if err != nil {
 		return err
 	}
-	if err := uo.Validate(); err != nil { // before -o is created
+	if err := uo.Validate(); err != nil {
 		return err
 	}
+	o.probe, o.profile = uo, p
+	return nil
+}
+
+func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
+	uo, p := o.probe, o.profile
 	if err := checkOutputs("", "", o.Out); err != nil {
 		return err
 	}

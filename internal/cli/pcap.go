@@ -57,7 +57,8 @@ type pcapInput struct {
 	Dedup       string
 	DedupWindow time.Duration
 
-	filter *capture.Filter // --filter, parsed
+	filter *capture.Filter   // --filter, parsed
+	dedup  capture.DedupMode // --dedup, parsed
 }
 
 // bind adds the shared flags; filterHelp says what --filter selects.
@@ -83,21 +84,27 @@ func (p *pcapInput) fileArg(cmd *cobra.Command, args []string) error {
 	return cobra.ExactArgs(1)(cmd, args)
 }
 
-// options checks --filter and --dedup and returns how to scan; ctx
-// (Ctrl-C) stops the scan, and the results then cover what was read.
-func (p *pcapInput) options(ctx context.Context) (capture.ScanOptions, error) {
+// validate checks --filter and --dedup, before anything runs.
+func (p *pcapInput) validate() error {
 	if p.Filter != "" {
 		f, err := capture.ParseFilter(p.Filter)
 		if err != nil {
-			return capture.ScanOptions{}, Usagef("invalid --filter: %v", err)
+			return Usagef("invalid --filter: %v", err)
 		}
 		p.filter = f
 	}
 	m, err := capture.ParseDedupMode(p.Dedup)
 	if err != nil {
-		return capture.ScanOptions{}, Usagef("invalid --dedup %q: %v", p.Dedup, err)
+		return Usagef("invalid --dedup %q: %v", p.Dedup, err)
 	}
-	return capture.ScanOptions{Dedup: m, DedupWindow: p.DedupWindow, Context: ctx}, nil
+	p.dedup = m
+	return nil
+}
+
+// options says how to scan, from the flags validate checked; ctx
+// (Ctrl-C) stops the scan, and the results then cover what was read.
+func (p *pcapInput) options(ctx context.Context) capture.ScanOptions {
+	return capture.ScanOptions{Dedup: p.dedup, DedupWindow: p.DedupWindow, Context: ctx}
 }
 
 // scanFile runs a capture scan over path. An unreadable file is a usage

@@ -14,7 +14,9 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { pcapSubcommands = append(pcapSubcommands, newPcapDSCPCmd) }
+func init() {
+	pcapSubcommands = append(pcapSubcommands, func(io *IO) *cobra.Command { return newPcapDSCPCmd(io, nil) })
+}
 
 // KindPcapDSCP is the document `latlab pcap dscp --json` writes.
 var KindPcapDSCP = dscp.KindDoc
@@ -29,7 +31,10 @@ type PcapDSCPOptions struct {
 	settings map[string]string
 }
 
-func newPcapDSCPCmd(io *IO) *cobra.Command {
+// newPcapDSCPCmd builds latlab pcap dscp. runF, when set, is given the
+// options the flags map to instead of reading the capture: the tests of
+// the mapping.
+func newPcapDSCPCmd(io *IO, runF func(*PcapDSCPOptions) error) *cobra.Command {
 	o := &PcapDSCPOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "dscp FILE",
@@ -50,6 +55,12 @@ no packet matches): the scriptable "is my QoS policy working?" check.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runPcapDSCP(cmd.Context(), o)
 		},
 	}
@@ -58,11 +69,21 @@ no packet matches): the scriptable "is my QoS policy working?" check.`,
 	return cmd
 }
 
-func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
-	opt, err := o.options(ctx)
-	if err != nil {
+// validate checks the flags before anything runs.
+func (o *PcapDSCPOptions) validate() error {
+	if err := o.pcapInput.validate(); err != nil {
 		return err
 	}
+	if o.Expect != "" {
+		if _, err := capture.ParseDSCP(o.Expect); err != nil {
+			return Usagef("invalid --expect: %v", err)
+		}
+	}
+	return nil
+}
+
+func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
+	opt := o.options(ctx)
 	res, err := dscp.Run(ctx, dscp.Options{
 		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
 			opt.Context = ctx

@@ -68,6 +68,9 @@ Sequence numbers are relative, as Wireshark shows them.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -85,9 +88,9 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	return cmd
 }
 
-func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
-	opt, err := o.options(ctx)
-	if err != nil {
+// validate checks the flags before anything runs.
+func (o *PcapTCPOptions) validate() error {
+	if err := o.pcapInput.validate(); err != nil {
 		return err
 	}
 	for _, g := range []struct{ flag, path string }{{"--graph", o.Graph}, {"--window-graph", o.WindowGraph}} {
@@ -98,6 +101,11 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	if o.Top < 0 {
 		return Usagef("invalid --top %d: want 0 (all) or a positive count", o.Top)
 	}
+	return nil
+}
+
+func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
+	opt := o.options(ctx)
 	var dsack *netload.DSackRun
 	var dsackConn *tcpflow.Connection
 	if o.ETWResult != "" {

@@ -10,7 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func init() { register(newReportCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newReportCmd(io, nil) }) }
 
 // ReportOptions are the flags of `latlab report`.
 type ReportOptions struct {
@@ -22,7 +22,10 @@ type ReportOptions struct {
 	Force bool // the guard's --force: PNGs may replace files in --png
 }
 
-func newReportCmd(io *IO) *cobra.Command {
+// newReportCmd builds latlab report. runF, when set, is given the options
+// the arguments and flags map to instead of writing the report: the tests
+// of the mapping. The files are the only input, checked as they are read.
+func newReportCmd(io *IO, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "report R.json [more.json ...] -o report.html",
@@ -44,6 +47,9 @@ every plot as a PNG file.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			o.Force, _ = cmd.Flags().GetBool("force")
+			if runF != nil {
+				return runF(o)
+			}
 			return runReport(cmd.Context(), o)
 		},
 	}

@@ -39,6 +39,8 @@ type SleepOptions struct {
 
 	settings map[string]string
 	changed  func(flag string) bool
+	// probe is what the flags ask of the probe, set by validate.
+	probe probe.SleepOptions
 }
 
 // Defaults: 120 samples with a 5 ms gap finish in under 5 s even on
@@ -83,6 +85,9 @@ only its later --samples mode pauses Sleep(100).)
 			}
 			o.settings = settingsOf(cmd.Flags())
 			o.changed = cmd.Flags().Changed
+			if err := o.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -126,7 +131,9 @@ func threadFromFlags(changed func(string) bool, priority string, rtprio int, cpu
 	return probe.Thread{Priority: p, RTPrio: rtprio, CPU: cpu, Resolution: resolution}, nil
 }
 
-func runSleep(ctx context.Context, o *SleepOptions) error {
+// validate checks the flags and maps them to the probe's options
+// (o.probe), before anything runs.
+func (o *SleepOptions) validate() error {
 	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, o.Resolution)
 	if err != nil {
 		return err
@@ -134,10 +141,12 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 	if o.Samples < 0 {
 		return Usagef("invalid --samples %d: want 0 (until Ctrl-C) or a positive count", o.Samples)
 	}
-	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
-	if err := po.Validate(); err != nil {
-		return err
-	}
+	o.probe = probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: th}
+	return o.probe.Validate()
+}
+
+func runSleep(ctx context.Context, o *SleepOptions) error {
+	po := o.probe
 	for _, p := range []string{o.Raw, o.Out} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {

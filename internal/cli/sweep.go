@@ -19,7 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { register(newSweepCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newSweepCmd(io, nil) }) }
 
 // SweepOptions are the flags of `latlab sweep`.
 type SweepOptions struct {
@@ -52,9 +52,14 @@ type SweepOptions struct {
 	settings      map[string]string
 	changed       func(flag string) bool
 	progressForce bool // tests: draw the progress bar on a non-terminal
+	// plan is what the flags ask for, set by planSweep before the run.
+	plan *sweepPlan
 }
 
-func newSweepCmd(io *IO) *cobra.Command {
+// newSweepCmd builds latlab sweep. runF, when set, is given the options
+// the flags map to (with the plan checked) instead of sweeping: the tests
+// of the mapping.
+func newSweepCmd(io *IO, runF func(*SweepOptions) error) *cobra.Command {
 	o := &SweepOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
@@ -97,6 +102,14 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 			o.changed = cmd.Flags().Changed
 			o.stepSet = cmd.Flags().Changed("step")
 			o.perDecadeSet = cmd.Flags().Changed("steps-per-decade")
+			pl, err := planSweep(o)
+			if err != nil {
+				return err
+			}
+			o.plan = pl
+			if runF != nil {
+				return runF(o)
+			}
 			return runSweep(cmd.Context(), o)
 		},
 	}
@@ -178,19 +191,9 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	for _, f := range []string{o.CSV, o.Out} {
-		if f != "" {
-			if err := checkWritable(f); err != nil {
-				return nil, err
-			}
-		}
-	}
 	if o.Plot != "" {
 		if _, err := report.PlotFormat(o.Plot); err != nil {
 			return nil, Usage(err)
-		}
-		if err := checkWritable(o.Plot); err != nil {
-			return nil, err
 		}
 	}
 	seed := o.Seed
@@ -210,9 +213,13 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 }
 
 func runSweep(ctx context.Context, o *SweepOptions) error {
-	pl, err := planSweep(o)
-	if err != nil {
-		return err
+	pl := o.plan
+	for _, f := range []string{o.CSV, o.Out, o.Plot} {
+		if f != "" {
+			if err := checkWritable(f); err != nil {
+				return err
+			}
+		}
 	}
 	so := pl.opts
 	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",

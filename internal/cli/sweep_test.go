@@ -76,6 +76,11 @@ func TestSweepProgressBar(t *testing.T) {
 		stepSet: true, Reference: sweep.DefaultReference, Samples: 2, Duration: time.Millisecond, Method: defaultMethodFlag(),
 		Gap: time.Millisecond, Order: "ascending", Repeat: 1, Seed: 1, Mode: "inprocess", RankBy: "mean", Priority: "normal",
 		RTPrio: 80, settings: map[string]string{}, progressForce: true}
+	pl, err := planSweep(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.plan = pl
 	if err := runSweep(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func newTimerCmd(io *IO) *cobra.Command {
 			return Usagef("timer needs a subcommand: status, set or who")
 		},
 	}
-	cmd.AddCommand(newTimerStatusCmd(io), newTimerSetCmd(io), newTimerWhoCmd(io))
+	cmd.AddCommand(newTimerStatusCmd(io, nil), newTimerSetCmd(io, nil), newTimerWhoCmd(io, nil))
 	return cmd
 }
 
@@ -40,7 +40,10 @@ type TimerStatusOptions struct {
 	settings map[string]string
 }
 
-func newTimerStatusCmd(io *IO) *cobra.Command {
+// newTimerStatusCmd builds latlab timer status. runF, when set, is given
+// the options the flags map to instead of querying: the tests of the
+// mapping.
+func newTimerStatusCmd(io *IO, runF func(*TimerStatusOptions) error) *cobra.Command {
 	o := &TimerStatusOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -50,6 +53,9 @@ func newTimerStatusCmd(io *IO) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if runF != nil {
+				return runF(o)
+			}
 			return runTimerStatus(o)
 		},
 	}
@@ -86,7 +92,10 @@ type ExitStatusError struct{ Code int }
 
 func (e *ExitStatusError) Error() string { return fmt.Sprintf("command exited with status %d", e.Code) }
 
-func newTimerSetCmd(io *IO) *cobra.Command {
+// newTimerSetCmd builds latlab timer set. runF, when set, is given the
+// options the arguments and flags map to instead of holding a request:
+// the tests of the mapping.
+func newTimerSetCmd(io *IO, runF func(*TimerSetOptions) error) *cobra.Command {
 	o := &TimerSetOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "set R [--for D] [-- COMMAND ARGS...]",
@@ -132,6 +141,12 @@ COMMAND included; latlab only waits for it.`,
 				}
 			}
 			o.settings = settingsOf(cmd.Flags())
+			if err := timer.Validate(o.Value); err != nil {
+				return Usage(err)
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runTimerSet(cmd.Context(), o)
 		},
 	}

@@ -24,7 +24,9 @@ type TimerWhoOptions struct {
 	settings map[string]string
 }
 
-func newTimerWhoCmd(io *IO) *cobra.Command {
+// newTimerWhoCmd builds latlab timer who. runF, when set, is given the
+// options the flags map to instead of looking: the tests of the mapping.
+func newTimerWhoCmd(io *IO, runF func(*TimerWhoOptions) error) *cobra.Command {
 	o := &TimerWhoOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "who [--duration D]",
@@ -47,6 +49,12 @@ looked for once a second for N seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
+			if err := o.whoOptions().Validate(); err != nil {
+				return timerWhoErr(err)
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runTimerWho(cmd.Context(), o)
 		},
 	}
@@ -58,11 +66,13 @@ looked for once a second for N seconds.`,
 	return cmd
 }
 
+// whoOptions maps the flags to timer.Who's options.
+func (o *TimerWhoOptions) whoOptions() timer.WhoOptions {
+	return timer.WhoOptions{Seconds: o.Seconds, Root: o.IO.Root, Report: o.Report}
+}
+
 func runTimerWho(ctx context.Context, o *TimerWhoOptions) error {
-	run := timer.WhoOptions{Seconds: o.Seconds, Root: o.IO.Root, Report: o.Report}
-	if err := run.Validate(); err != nil {
-		return timerWhoErr(err)
-	}
+	run := o.whoOptions()
 	if err := checkOutputs("", "", o.Out); err != nil {
 		return err
 	}

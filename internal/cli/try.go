@@ -23,11 +23,13 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-func init() { register(newTryCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newTryCmd(io, nil) }) }
 
 // TryOptions are the flags of `latlab try`.
 type TryOptions struct {
 	IO            *IO
+	Knob          string   // the first argument
+	Values        []string // the arguments after it
 	Probe         string
 	Blocks        int
 	BlockDuration time.Duration
@@ -67,9 +69,14 @@ type TryOptions struct {
 	toSet, profileSet, moduleSet   bool
 	loadSet                        bool
 	command                        []string
+	// try is what the flags ask of the experiment, set before the run.
+	try try.Options
 }
 
-func newTryCmd(io *IO) *cobra.Command {
+// newTryCmd builds latlab try. runF, when set, is given the options the
+// arguments and flags map to instead of planning or running: the tests of
+// the mapping.
+func newTryCmd(io *IO, runF func(*TryOptions) error) *cobra.Command {
 	o := &TryOptions{IO: io}
 	methods := probe.SleepMethods()
 	cmd := &cobra.Command{
@@ -129,7 +136,16 @@ knob set says so.`,
 				}
 				o.command = append(o.command, "--"+fl.Name, fl.Value.String())
 			})
-			return runTry(cmd.Context(), o, args[0], args[1:])
+			o.Knob, o.Values = args[0], args[1:]
+			to, err := o.tryOptions(o.Knob, o.Values)
+			if err != nil {
+				return err
+			}
+			o.try = to
+			if runF != nil {
+				return runF(o)
+			}
+			return runTry(cmd.Context(), o)
 		},
 	}
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -258,12 +274,9 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 	return to, nil
 }
 
-func runTry(ctx context.Context, o *TryOptions, name string, values []string) error {
-	to, err := o.tryOptions(name, values)
-	if err != nil {
-		return err
-	}
-	o.settings["knob"], o.settings["values"] = name, strings.Join(values, " ")
+func runTry(ctx context.Context, o *TryOptions) error {
+	to := o.try
+	o.settings["knob"], o.settings["values"] = o.Knob, strings.Join(o.Values, " ")
 	o.settings["seed"] = fmt.Sprint(to.Seed)
 	if o.DryRun {
 		res, err := try.Plan(to)

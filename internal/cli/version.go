@@ -10,7 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 )
 
-func init() { register(newVersionCmd) }
+func init() { register(func(io *IO) *cobra.Command { return newVersionCmd(io, nil) }) }
 
 // VersionOptions are the flags of `latlab version`.
 type VersionOptions struct {
@@ -18,13 +18,18 @@ type VersionOptions struct {
 	JSON bool
 }
 
-func newVersionCmd(io *IO) *cobra.Command {
+// newVersionCmd builds latlab version. runF, when set, is given the
+// options the flags map to instead of printing: the tests of the mapping.
+func newVersionCmd(io *IO, runF func(*VersionOptions) error) *cobra.Command {
 	o := &VersionOptions{IO: io}
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "the version, commit, Go version and platform of this latlab",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return runVersion(o, buildinfo.Get())
 		},
 	}

@@ -46,6 +46,8 @@ type WakeOptions struct {
 	settings   map[string]string
 	changed    func(flag string) bool
 	threadsSet bool
+	// probe is what the flags ask of the probe, set by validate.
+	probe probe.WakeOptions
 }
 
 // newWakeCmd builds latlab wake. runF, when set, is given the options the
@@ -88,6 +90,9 @@ compare runs with and without it.`,
 			o.settings = settingsOf(cmd.Flags())
 			o.threadsSet = cmd.Flags().Changed("threads")
 			o.changed = cmd.Flags().Changed
+			if err := o.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -113,7 +118,9 @@ compare runs with and without it.`,
 	return cmd
 }
 
-func runWake(ctx context.Context, o *WakeOptions) error {
+// validate checks the flags and maps them to the probe's options
+// (o.probe), before anything runs.
+func (o *WakeOptions) validate() error {
 	cpus := []int{}
 	switch {
 	case o.CPUs != "":
@@ -145,23 +152,27 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 			return Usagef("--explain traces the measured CPUs: give --cpus for --threads %d", o.Threads)
 		}
 		cpus = []int{sched.NumCPU() - 1}
-		if !o.JSON {
-			fmt.Fprintf(o.IO.Err, "--explain: the measuring thread is pinned to CPU %d (--cpus chooses)\n", cpus[0])
-		}
-	}
-	if o.DMALatency < -1 {
-		return Usagef("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", o.DMALatency)
 	}
 	prio, rtprio, err := priorityOf(o.changed, o.Priority, o.RTPrio)
 	if err != nil {
 		return err
 	}
-	wo := wakeOptions(o, cpus, prio, rtprio)
-	if err := wo.Validate(); err != nil {
+	// The probe's Validate holds the rules every caller shares
+	// (--dma-latency, --loops, --rtprio, --resolution, --duration).
+	o.probe = wakeOptions(o, cpus, prio, rtprio)
+	if err := o.probe.Validate(); err != nil {
 		return err
 	}
 	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
 		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
+	}
+	return nil
+}
+
+func runWake(ctx context.Context, o *WakeOptions) error {
+	wo := o.probe
+	if o.Explain && o.CPUs == "" && !o.JSON {
+		fmt.Fprintf(o.IO.Err, "--explain: the measuring thread is pinned to CPU %d (--cpus chooses)\n", wo.CPUs[0])
 	}
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
@@ -210,7 +221,7 @@ func wakeOptions(o *WakeOptions, cpus []int, prio sched.Priority, rtprio int) pr
 		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
 		Priority: prio, RTPrio: rtprio, Resolution: o.Resolution, Mlock: o.Mlock,
 	}
-	if o.DMALatency >= 0 {
+	if o.DMALatency != -1 { // -1 leaves the system alone; Validate refuses other negatives
 		wo.DMALatency = &o.DMALatency
 	}
 	if o.Explain {

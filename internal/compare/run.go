@@ -43,6 +43,19 @@ type RunOptions struct {
 	Arms map[string]Arms
 }
 
+// Validate checks the options that need no file read: --by and --detect.
+// Bad input is a badinput.Error.
+func (o RunOptions) Validate() error {
+	by, err := stats.ParseStatistic(o.By)
+	if err != nil || by == stats.Stdev {
+		return badinput.Errorf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+	}
+	if !(o.Detect > 0 && o.Detect < 10) {
+		return badinput.Errorf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
+	}
+	return nil
+}
+
 // Run is the work of `latlab compare`: it checks the options, reads the
 // sides, expands results that hold arms, names every input uniquely and
 // compares each with the first. Whether --expect-better holds is
@@ -51,13 +64,10 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if len(o.Files) == 0 || (len(o.Files) == 1 && !o.hasArms(o.Files[0])) {
 		return nil, badinput.Errorf("compare needs at least two result files (or one try result), got %d: e.g. latlab compare before.json after.json", len(o.Files))
 	}
-	by, err := stats.ParseStatistic(o.By)
-	if err != nil || by == stats.Stdev {
-		return nil, badinput.Errorf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
-	if !(o.Detect > 0 && o.Detect < 10) {
-		return nil, badinput.Errorf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
-	}
+	by, _ := stats.ParseStatistic(o.By)
 	expect := -1
 	if o.ExpectBetter != "" {
 		for i, f := range o.Files {

@@ -44,16 +44,26 @@ type Result struct {
 	Reg []byte
 }
 
+// Validate checks the options that need no file read: the target
+// (--os, --product, --arch) and --reg-out's need of --device. Bad input is
+// a badinput.Error.
+func (o Options) Validate() error {
+	if _, err := ParseTarget(o.OS, o.Product, o.Arch); err != nil {
+		return badinput.Errorf("invalid --os/--product/--arch: %w", err)
+	}
+	if o.Reg && o.Device == "" {
+		return badinput.Errorf("--reg-out needs --device: the .reg file adds one device's missing keywords")
+	}
+	return nil
+}
+
 // Run reads the INF and follows its install chain: for every device
 // (List) or for Options.Device (Analyze).
 func Run(_ context.Context, o Options) (*Result, error) {
-	t, err := ParseTarget(o.OS, o.Product, o.Arch)
-	if err != nil {
-		return nil, badinput.Errorf("invalid --os/--product/--arch: %w", err)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
-	if o.Reg && o.Device == "" {
-		return nil, badinput.Errorf("--reg-out needs --device: the .reg file adds one device's missing keywords")
-	}
+	t, _ := ParseTarget(o.OS, o.Product, o.Arch)
 	f, err := parseFile(o.File)
 	var pe *ParseError
 	switch {
