@@ -20,8 +20,8 @@ func TestRunCaptureChecks(t *testing.T) {
 		o    CaptureOptions
 		want string
 	}{
-		{CaptureOptions{Seconds: 0, Out: out}, "invalid --seconds 0: want 1 to 86400"},
-		{CaptureOptions{Seconds: 86401, Out: out}, "invalid --seconds 86401"},
+		{CaptureOptions{Seconds: 0, Out: out}, "invalid --duration 0s: want 1s to 24h"},
+		{CaptureOptions{Seconds: 86401, Out: out}, "invalid --duration 86401s"},
 		{CaptureOptions{Seconds: 1}, "missing -o FILE"},
 		{CaptureOptions{Seconds: 1, Out: out}, "install the Windows Performance Toolkit"},
 	} {
