@@ -65,17 +65,20 @@ func TestSleepFlagsToOptions(t *testing.T) {
 	io := seamIO()
 	base := SleepOptions{IO: io, Duration: time.Millisecond, Samples: defaultSleepSamples, Gap: defaultSleepGap,
 		Method: probe.SleepMethods()[0], Priority: "normal", RTPrio: 80}
+	subMs := probe.SleepMethods()[len(probe.SleepMethods())-1]
 	for _, c := range []struct {
 		args []string
 		want func(o *SleepOptions)
 	}{
 		{nil, func(*SleepOptions) {}},
-		{[]string{"--sleep-length", "0.5ms", "--samples", "1000", "--gap", "0"}, func(o *SleepOptions) {
-			o.Duration, o.Samples, o.Gap = 500*time.Microsecond, 1000, 0
+		// Sub-millisecond sleeps need a method that takes them (Windows'
+		// default, kernel32 Sleep, takes whole milliseconds): the last one.
+		{[]string{"--sleep-length", "0.5ms", "--samples", "1000", "--gap", "0", "--method", subMs}, func(o *SleepOptions) {
+			o.Duration, o.Samples, o.Gap, o.Method = 500*time.Microsecond, 1000, 0, subMs
 		}},
 		// The old spellings set the same options.
-		{[]string{"--duration", "0.5ms", "--cpu", "1"}, func(o *SleepOptions) {
-			o.Duration, o.CPUs = 500*time.Microsecond, "1"
+		{[]string{"--duration", "0.5ms", "--cpu", "1", "--method", subMs}, func(o *SleepOptions) {
+			o.Duration, o.CPUs, o.Method = 500*time.Microsecond, "1", subMs
 		}},
 		{[]string{"--priority", "realtime", "--rtprio", "90", "--cpus", "1", "--json", "-o", "s.json", "--raw", "r.csv", "--live"}, func(o *SleepOptions) {
 			o.Priority, o.RTPrio, o.CPUs, o.JSON, o.Out, o.Raw, o.Live = "realtime", 90, "1", true, "s.json", "r.csv", true
