@@ -66,16 +66,50 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 	}
 	defer func() { _ = hog.Process.Kill(); _ = hog.Wait() }()
 	time.Sleep(100 * time.Millisecond) // pinned and spinning
-	_, doc, err := RunWake(context.Background(), WakeOptions{Interval: time.Millisecond, Duration: 1500 * time.Millisecond,
-		CPUs: []int{cpu}, Explain: &ExplainOptions{Worst: 10}})
-	if err != nil {
-		t.Fatal(err)
+	// The worst wake-ups that waited for something on this CPU waited
+	// for the hog: it is named, with its pid and its priority (nice -20:
+	// prio 100), for a tenth of the latency or more. A majority, neither
+	// all nor most of the latency: on a machine loaded with other work
+	// the hog shares the CPU with it, and a worst wake-up can be someone
+	// else's doing; on an idle machine it holds the CPU for nearly all of
+	// it. At least 3 of the 10 must be such, or the run shows nothing: on
+	// a VM the worst wake-ups of a run can all be timers the host
+	// delivered late to an idle CPU (seen: 9 of 10 at 4.5 ms, the CPU idle
+	// throughout). Such a run is repeated, up to three times; a run that
+	// shows enough and names someone else fails at once.
+	var last *WakeData
+	for attempt := 1; attempt <= 3; attempt++ {
+		_, doc, err := RunWake(context.Background(), WakeOptions{Interval: time.Millisecond, Duration: 1500 * time.Millisecond,
+			CPUs: []int{cpu}, Explain: &ExplainOptions{Worst: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := doc.Data.(*WakeData)
+		last = d
+		if len(d.Explain) != 10 {
+			t.Fatalf("%d explained", len(d.Explain))
+		}
+		if d.ExplainNext == "" || len(d.ExplainTotals) == 0 {
+			t.Errorf("next %q totals %v", d.ExplainNext, d.ExplainTotals)
+		}
+		named, busy := hogShare(t, d, cpu, hog.Process.Pid)
+		if busy >= 3 && named*2 > busy {
+			return
+		}
+		if busy >= 3 {
+			logExplained(t, d)
+			t.Fatalf("the hog (pid %d) held the CPU in %d of the %d worst wake-ups that were not idle time (of %d)",
+				hog.Process.Pid, named, busy, len(d.Explain))
+		}
+		t.Logf("attempt %d: only %d of the worst wake-ups were not idle time; again", attempt, busy)
 	}
-	d := doc.Data.(*WakeData)
-	if len(d.Explain) != 10 {
-		t.Fatalf("%d explained", len(d.Explain))
-	}
-	named, busy := 0, 0
+	logExplained(t, last)
+	t.Errorf("three runs showed fewer than 3 worst wake-ups that were not idle time")
+}
+
+// hogShare counts the worst wake-ups of d that were not mostly idle time
+// (busy), and among them those the hog held the CPU for (named).
+func hogShare(t *testing.T, d *WakeData, cpu, hogPID int) (named, busy int) {
 	for _, x := range d.Explain {
 		if x.CPU != cpu || x.LatencyNs <= 0 {
 			t.Errorf("%+v", x)
@@ -88,29 +122,18 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 		}
 		busy++
 		for _, r := range x.Ran {
-			if r.Kind == explain.KindThread && inProcess(r.PID, hog.Process.Pid) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
+			if r.Kind == explain.KindThread && inProcess(r.PID, hogPID) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
 				named++
 				break
 			}
 		}
 	}
-	// The worst wake-ups that waited for something on this CPU waited
-	// for the hog: it is named, with its pid and its priority (nice -20:
-	// prio 100), for a tenth of the latency or more. A majority, neither
-	// all nor most of the latency: on a machine loaded with other work
-	// (CI, other builds) the hog shares the CPU with them, and a worst
-	// wake-up can be someone else's doing; on an idle machine it holds the
-	// CPU for nearly all of it. At least 3 of the 10 must be such, or the
-	// test shows nothing.
-	if busy < 3 || named*2 <= busy {
-		for _, x := range d.Explain {
-			t.Logf("%d ns: %+v (cause %s)", x.LatencyNs, x.Ran, x.Cause)
-		}
-		t.Errorf("the hog (pid %d) held the CPU in %d of the %d worst wake-ups that were not idle time (of %d)",
-			hog.Process.Pid, named, busy, len(d.Explain))
-	}
-	if d.ExplainNext == "" || len(d.ExplainTotals) == 0 {
-		t.Errorf("next %q totals %v", d.ExplainNext, d.ExplainTotals)
+	return named, busy
+}
+
+func logExplained(t *testing.T, d *WakeData) {
+	for _, x := range d.Explain {
+		t.Logf("%d ns: %+v (cause %s)", x.LatencyNs, x.Ran, x.Cause)
 	}
 }
 
