@@ -25,6 +25,7 @@ type UIOptions struct {
 	Duty      string
 	Duration  time.Duration
 	RecordDir string
+	NoDPC     bool
 }
 
 func newUICmd(io *IO) *cobra.Command {
@@ -36,17 +37,17 @@ func newUICmd(io *IO) *cobra.Command {
 opens it in the default browser: the check-up's verdict, summary and next
 steps at the top, the settings below, and live panels updated every second
 (wake-up lateness as a rolling p50/p99/max series and a histogram, sleep
-overshoot), measured by the exporter's low-duty probes (--duty). "Record the
-session" writes wake and sleep documents that latlab compare and latlab
-report read.
+overshoot), measured by the exporter's low-duty probes (--duty). Elevated
+(Administrator on Windows, root on Linux), a panel lists the drivers with
+the most DPC and ISR time (on Linux the softirqs and hard interrupt
+handlers), the longest single one and its verdict, from latlab dpc watch's
+machinery (--no-dpc leaves it off). "Record the session" writes wake and
+sleep documents that latlab compare and latlab report read.
 
 The page is private and read-only: its URL carries a random token every
 request needs, only the loopback Host is answered, and nothing on the page
 changes a setting. It loads nothing from the network. The server stops on
-Ctrl-C, after --duration, or a minute after the last page closes.
-
-Not in this version: DPC/ISR time per driver or handler (latlab dpc watch
-shows it in the terminal).`,
+Ctrl-C, after --duration, or a minute after the last page closes.`,
 		Example: `  latlab ui
   latlab ui --no-browser
   latlab ui --duty 1% --duration 10m`,
@@ -60,6 +61,7 @@ shows it in the terminal).`,
 	fs.StringVar(&o.Duty, "duty", "2%", "share of each 1s cycle the probes measure, which bounds their CPU share (0.1%-50%)")
 	durationFlagZero(fs, &o.Duration, "duration", 0, "stop after this long (0 = until Ctrl-C or a minute after the last page closes)")
 	fs.StringVar(&o.RecordDir, "record-dir", ".", "directory the record action writes its documents into")
+	fs.BoolVar(&o.NoDPC, "no-dpc", false, "leave the DPC and ISR (softirq and hard interrupt) watch off")
 	return cmd
 }
 
@@ -91,7 +93,7 @@ func runUI(ctx context.Context, o *UIOptions) error {
 	}
 	srv, err := ui.New(ui.Options{Probe: po, Summary: summary, Evidence: evidence, Style: report.DoctorStyle(),
 		Subtitle: fmt.Sprintf("quick check-up on %s at %s, then live", facts.OSVersion, time.Now().Format("15:04:05")),
-		Host:     facts, RecordDir: o.RecordDir})
+		Host:     facts, RecordDir: o.RecordDir, NoDPC: o.NoDPC})
 	if err != nil {
 		return err
 	}

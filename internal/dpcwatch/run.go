@@ -26,6 +26,10 @@ type Options struct {
 	// by their own time stamps, once the interval's events have all
 	// arrived: FlushLag after its end, or when the watch ends.
 	OnInterval func(Interval)
+	// OnSummary, when set, receives the summary of the watch so far
+	// after each live period: the live view's table of drivers (or
+	// handlers) and its verdict.
+	OnSummary func(Summary)
 	// OnStart, when set, is called once the session runs.
 	OnStart func(session string)
 	// CPUs restricts a Linux watch to these CPUs; nil watches all.
@@ -56,6 +60,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Every = time.Second
 	}
 	return run(ctx, o)
+}
+
+// period hands what closed by now (ticks) to OnInterval and the summary
+// so far to OnSummary.
+func (o Options) period(rec *Recorder, now int64) {
+	o.live(rec.Closed(now))
+	if o.OnSummary != nil {
+		o.OnSummary(rec.Summary(now))
+	}
 }
 
 // live hands the closed intervals, oldest first, to OnInterval.

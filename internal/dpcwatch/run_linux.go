@@ -72,7 +72,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 			if err := drain(); err != nil {
 				return nil, err
 			}
-			o.live(rec.Closed(clock.Now()))
+			o.period(rec, clock.Now())
 		case <-end:
 			done = true
 		case <-ctx.Done():

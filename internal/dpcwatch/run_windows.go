@@ -68,7 +68,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	for !finished {
 		select {
 		case <-tick.C:
-			o.live(rec.Closed(etw.QPC()))
+			o.period(rec, etw.QPC())
 		case <-end:
 			finished = true
 		case <-ctx.Done():

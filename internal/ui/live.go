@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/exporter"
 	"github.com/latlab/latlab/internal/result"
 )
@@ -59,6 +60,7 @@ type Snapshot struct {
 	Edges  []int64  `json:"hist_edges_ns"` // histBins+1 bin edges
 	Hist   []int64  `json:"hist"`          // wake-up lateness counts, whole session
 	Total  [2]int64 `json:"total"`         // wake, sleep samples, whole session
+	DPC    DPCPanel `json:"dpc"`
 }
 
 // live collects the probe thread's bursts and turns them into the page's
@@ -74,11 +76,13 @@ type live struct {
 	status   string
 	tick     chan struct{} // closed and replaced at each new point
 	started  time.Time
+	dpc      DPCPanel
 }
 
 func newLive(interval time.Duration) *live {
 	return &live{interval: interval.Nanoseconds(), recent: map[string][]burst{}, all: map[string][]int64{},
-		tick: make(chan struct{}), status: "starting the probes", started: time.Now()}
+		tick: make(chan struct{}), status: "starting the probes", started: time.Now(),
+		dpc: DPCPanel{Status: "starting the watch", Rows: []DPCRow{}}}
 }
 
 // observe is exporter.Options.Observe: it runs on the probe thread
@@ -104,6 +108,21 @@ func (l *live) observe(probe string, samples []int64, overruns int64) {
 		}
 	}
 	l.status = "measuring"
+}
+
+// dpcSummary is dpcwatch.Options.OnSummary: the watch's figures so far.
+func (l *live) dpcSummary(s dpcwatch.Summary) {
+	p := dpcPanel(s)
+	l.mu.Lock()
+	l.dpc = p
+	l.mu.Unlock()
+}
+
+// dpcStopped records why the DPC and ISR watch is not running.
+func (l *live) dpcStopped(p DPCPanel) {
+	l.mu.Lock()
+	l.dpc = p
+	l.mu.Unlock()
 }
 
 // fail records that the probes stopped.
@@ -183,7 +202,9 @@ func (l *live) snapshot() (Snapshot, <-chan struct{}) {
 	defer l.mu.Unlock()
 	s := Snapshot{Status: l.status, Series: append([]Point{}, l.series...), // [] before the first point, not null
 		Edges: histEdges(), Hist: slices.Clone(l.hist[:]),
-		Total: [2]int64{int64(len(l.all[exporter.ProbeWake])), int64(len(l.all[exporter.ProbeSleep]))}}
+		Total: [2]int64{int64(len(l.all[exporter.ProbeWake])), int64(len(l.all[exporter.ProbeSleep]))},
+		DPC:   l.dpc}
+	s.DPC.Rows = slices.Clone(l.dpc.Rows)
 	return s, l.tick
 }
 

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/exporter"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/outfile"
@@ -61,6 +62,9 @@ type Options struct {
 	// Idle is how long after the last page closes the server stops; 0
 	// is DefaultIdle.
 	Idle time.Duration
+	// NoDPC leaves the DPC and ISR watch off (--no-dpc): the panel says
+	// so.
+	NoDPC bool
 	// Logger receives failures of the probe thread; nil discards them.
 	Logger *slog.Logger
 }
@@ -136,6 +140,11 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		}
 	}()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.watchDPC(ctx)
+	}()
 	ticked := make(chan struct{})
 	go func() {
 		defer close(ticked)
@@ -184,11 +193,30 @@ loop:
 	defer scancel()
 	_ = srv.Shutdown(sctx)
 	<-probed
+	<-watched
 	<-ticked
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// watchDPC runs dpc watch's machinery for the panel until ctx ends: on
+// Windows DPC and ISR time per driver, on Linux softirq and hard
+// interrupt handler time, each with the longest single one and its
+// verdict. Unelevated, the panel says what adds it.
+func (s *Server) watchDPC(ctx context.Context) {
+	if s.o.NoDPC {
+		s.live.dpcStopped(DPCPanel{Status: "not watched (--no-dpc)", Rows: []DPCRow{}})
+		return
+	}
+	_, err := dpcwatch.Run(ctx, dpcwatch.Options{Every: time.Second, OnSummary: s.live.dpcSummary})
+	switch {
+	case err != nil:
+		s.live.dpcStopped(dpcUnavailable(err))
+	case ctx.Err() == nil:
+		s.live.dpcStopped(DPCPanel{Status: "the watch ended", Rows: []DPCRow{}})
+	}
 }
 
 // Handler serves the page, its assets, the events and record, each

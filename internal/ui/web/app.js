@@ -68,7 +68,33 @@
     for (var i = 0; i < s.hist.length; i++) { hx.push(s.hist_edges_ns[i] / 1000); hy.push(s.hist[i]); }
     hx.push(s.hist_edges_ns[s.hist.length] / 1000); hy.push(0);
     histPlot.setData([hx, hy]);
+    showDPC(s.dpc);
   };
+  // The DPC and ISR panel: text only (textContent), never markup from the
+  // server.
+  function usText(v) { return v >= 1000 ? (v / 1000).toPrecision(3) + " ms" : v.toPrecision(3) + " µs"; }
+  function showDPC(d) {
+    if (!d) { return; }
+    el("dpc-status").textContent = d.status;
+    el("dpc-seconds").textContent = d.seconds ? d.seconds.toFixed(0) : "0";
+    if (d.sections && d.sections[0]) {
+      el("dpc-title").textContent = d.sections[0] + " and " + d.sections[1] + " time";
+      el("dpc-who").textContent = d.sections[0] === "DPC" ? "driver" : "handler";
+    }
+    el("dpc-verdict").textContent = d.watching ? (d.verdict.text || "-") : "-";
+    var body = el("dpc-rows");
+    while (body.firstChild) { body.removeChild(body.firstChild); }
+    (d.rows || []).forEach(function (r) {
+      var tr = document.createElement("tr");
+      [r.section, r.module, String(r.count), usText(r.total_us), usText(r.max_us)].forEach(function (v, i) {
+        var td = document.createElement("td");
+        if (i < 2) { td.className = "k"; }
+        td.textContent = v;
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+  }
   // EventSource reconnects by itself; say so only when it has not within
   // two seconds, so a brief reconnect does not flash a warning.
   es.onerror = function () {
