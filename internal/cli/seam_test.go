@@ -954,3 +954,38 @@ func TestExporterInstallValidatesFirst(t *testing.T) {
 	called := false
 	runSeam(t, newExporterUninstallCmd(seamIO(), func(*IO) error { called = true; return nil }), nil, &called)
 }
+
+func TestUIFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	dir := os.TempDir()
+	for _, c := range []struct {
+		args []string
+		want UIOptions
+		duty float64
+	}{
+		{nil, UIOptions{Duty: "2%", RecordDir: "."}, 0.02},
+		{[]string{"--no-browser", "--duty", "1%", "--duration", "10m", "--record-dir", dir, "--no-dpc"},
+			UIOptions{NoBrowser: true, Duty: "1%", Duration: 10 * time.Minute, RecordDir: dir, NoDPC: true}, 0.01},
+	} {
+		var got *UIOptions
+		called := false
+		runSeam(t, newUICmd(io, func(o *UIOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if got.probe.Duty != c.duty || got.probe.Interval == 0 {
+			t.Errorf("%v: probe options %+v, want duty %g", c.args, got.probe, c.duty)
+		}
+		got.probe = exporter.Options{}
+		want := c.want
+		want.IO = io
+		if !reflect.DeepEqual(want, *got) {
+			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"--duty", "90%"},
+		{"--duty", "lots"},
+		{"--record-dir", "/no/such/dir"},
+	} {
+		called := false
+		runSeamRefused(t, newUICmd(seamIO(), func(*UIOptions) error { called = true; return nil }), args, &called)
+	}
+}

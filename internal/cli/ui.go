@@ -16,7 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/ui"
 )
 
-func init() { register(newUICmd) }
+func init() { register(func(io *IO) *cobra.Command { return newUICmd(io, nil) }) }
 
 // UIOptions are the flags of `latlab ui`.
 type UIOptions struct {
@@ -26,9 +26,13 @@ type UIOptions struct {
 	Duration  time.Duration
 	RecordDir string
 	NoDPC     bool
+
+	probe exporter.Options // from --duty, once validated
 }
 
-func newUICmd(io *IO) *cobra.Command {
+// newUICmd builds latlab ui. runF, when set, is given the validated
+// options instead of serving: the tests of the mapping.
+func newUICmd(io *IO, runF func(*UIOptions) error) *cobra.Command {
 	o := &UIOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "ui",
@@ -53,6 +57,12 @@ Ctrl-C, after --duration, or a minute after the last page closes.`,
   latlab ui --duty 1% --duration 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runUI(cmd.Context(), o)
 		},
 	}
@@ -65,7 +75,8 @@ Ctrl-C, after --duration, or a minute after the last page closes.`,
 	return cmd
 }
 
-func runUI(ctx context.Context, o *UIOptions) error {
+// validate checks the flags before anything runs: a usage error each.
+func (o *UIOptions) validate() error {
 	duty, err := exporter.ParseDuty(o.Duty)
 	if err != nil {
 		return Usage(err)
@@ -78,6 +89,12 @@ func runUI(ctx context.Context, o *UIOptions) error {
 	if err := exporter.Validate(po); err != nil {
 		return Usage(err)
 	}
+	o.probe = po
+	return nil
+}
+
+func runUI(ctx context.Context, o *UIOptions) error {
+	po := o.probe
 	fmt.Fprintln(o.IO.Err, "latlab ui: running the quick check-up (about 4 s)")
 	opts := doctor.ForProfile(doctor.Quick)
 	opts.Root = o.IO.Root
