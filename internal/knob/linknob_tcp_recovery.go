@@ -50,6 +50,10 @@ func decodeRecovery(n uint64) []string {
 
 func parseRecovery(s string) (uint64, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		// Not 0: an empty value is a mistake, and 0 turns RACK off.
+		return 0, fmt.Errorf("empty value: accepted 0-7 or rack,static-reo-wnd,no-dupthresh (or none)")
+	}
 	if n, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), map[bool]int{true: 16, false: 10}[strings.HasPrefix(s, "0x")], 32); err == nil {
 		if n > 7 {
 			return 0, fmt.Errorf("%d is out of range: accepted 0-7 (bits 1 rack, 2 static-reo-wnd, 4 no-dupthresh)", n)
@@ -172,7 +176,10 @@ var tcpRecoveryRules = []Rule{
 			return &NextStep{Command: "latlab knob set tcp-recovery 1", Why: "RACK is off (applies at once; latlab knob revert tcp-recovery undoes it)", Benefit: 45}
 		}},
 	{ID: "rack-options", Verdict: Changed, When: "RACK with options",
-		Match:    always,
+		Match:    func(c *Case) bool { _, ok := c.N(); return ok },
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return explainText(tcpRecoveryName, c.Text()) }},
+	{ID: "rack-unreadable", Verdict: Unknown, When: "not a number",
+		Match:  always,
+		Reason: func(c *Case) string { return c.Meaning }},
 }

@@ -17,7 +17,8 @@ func TestTCPRecoveryConforms(t *testing.T) {
 			{Value: "0x7", Files: map[string]string{recoveryFile: "7\n"}},
 			{Value: "rack", NoChange: true},
 		},
-		Bad: map[string]string{"8": "accepted 0-7", "rack,fast": "accepted 0-7 or rack,static-reo-wnd,no-dupthresh"},
+		// An empty value is refused, not taken as 0 (RACK off).
+		Bad: map[string]string{"8": "accepted 0-7", "rack,fast": "accepted 0-7 or rack,static-reo-wnd,no-dupthresh", "": "empty value", " ": "empty value"},
 		Foreign: []suite.Place{
 			suite.File(dsackFile, "1\n"),
 			suite.File(recoveryFile, "rack\n"),
@@ -27,7 +28,7 @@ func TestTCPRecoveryConforms(t *testing.T) {
 			{Files: map[string]string{recoveryFile: "0\n"}, Rule: "rack-off", Reason: "RACK off: 3-duplicate-ACK loss detection"},
 			{Files: map[string]string{recoveryFile: "4\n"}, Rule: "rack-off"},
 			{Files: map[string]string{recoveryFile: "5\n"}, Rule: "rack-options", Reason: "rack+no-dupthresh"},
-			{Files: map[string]string{recoveryFile: "x\n"}, Rule: "rack-options"},
+			{Files: map[string]string{recoveryFile: "x\n"}, Rule: "rack-unreadable", Reason: "unreadable: x"},
 		},
 	})
 }
