@@ -16,7 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/ui"
 )
 
-func init() { register(newUICmd) }
+func init() { register(func(io *IO) *cobra.Command { return newUICmd(io, nil) }) }
 
 // UIOptions are the flags of `latlab ui`.
 type UIOptions struct {
@@ -25,9 +25,14 @@ type UIOptions struct {
 	Duty      string
 	Duration  time.Duration
 	RecordDir string
+
+	probe exporter.Options // the live probes' options, set by validate
 }
 
-func newUICmd(io *IO) *cobra.Command {
+// newUICmd builds latlab ui. runF, when set, is given the options the
+// flags map to instead of running the check-up and serving the page: the
+// tests of the mapping.
+func newUICmd(io *IO, runF func(*UIOptions) error) *cobra.Command {
 	o := &UIOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "ui",
@@ -52,6 +57,12 @@ shows it in the terminal).`,
   latlab ui --duty 1% --duration 10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return runUI(cmd.Context(), o)
 		},
 	}
@@ -63,7 +74,9 @@ shows it in the terminal).`,
 	return cmd
 }
 
-func runUI(ctx context.Context, o *UIOptions) error {
+// validate checks the flags before anything runs, and sets the probes'
+// options from them.
+func (o *UIOptions) validate() error {
 	duty, err := exporter.ParseDuty(o.Duty)
 	if err != nil {
 		return Usage(err)
@@ -76,6 +89,13 @@ func runUI(ctx context.Context, o *UIOptions) error {
 	if err := exporter.Validate(po); err != nil {
 		return Usage(err)
 	}
+	o.probe = po
+	return nil
+}
+
+// runUI runs the check-up and serves the page; validate has checked the
+// flags.
+func runUI(ctx context.Context, o *UIOptions) error {
 	fmt.Fprintln(o.IO.Err, "latlab ui: running the quick check-up (about 4 s)")
 	opts := doctor.ForProfile(doctor.Quick)
 	opts.Root = o.IO.Root
@@ -89,7 +109,7 @@ func runUI(ctx context.Context, o *UIOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, err := ui.New(ui.Options{Probe: po, Summary: summary, Evidence: evidence, Style: report.DoctorStyle(),
+	srv, err := ui.New(ui.Options{Probe: o.probe, Summary: summary, Evidence: evidence, Style: report.DoctorStyle(),
 		Subtitle: fmt.Sprintf("quick check-up on %s at %s, then live", facts.OSVersion, time.Now().Format("15:04:05")),
 		Host:     facts, RecordDir: o.RecordDir})
 	if err != nil {
