@@ -22,13 +22,7 @@ import (
 // needs root and a kernel with tracefs.
 func needTracing(t *testing.T) {
 	t.Helper()
-	testutil.NeedRoot(t)
-	if _, err := os.Stat("/sys/kernel/tracing"); err != nil {
-		if testutil.Required() {
-			t.Fatal("this test needs tracefs (LATLAB_REQUIRE_ALL=1)")
-		}
-		t.Skip("no tracefs in this kernel")
-	}
+	testutil.NeedTracing(t)
 }
 
 func isMountPoint(t *testing.T, dir string) bool {
