@@ -21,6 +21,7 @@ var missingArgs = map[string]string{
 	"latlab knob set":       "knob set needs a knob name and a value, e.g. latlab knob set win32-priority-separation 0x26 --dry-run",
 	"latlab pcap dscp":      "pcap dscp needs a capture file (.pcap or .pcapng), e.g. latlab pcap dscp capture.pcapng",
 	"latlab pcap tcp":       "pcap tcp needs a capture file (.pcap or .pcapng), e.g. latlab pcap tcp capture.pcapng",
+	"latlab report":         "report needs at least one result file, e.g. latlab report sleep.json -o report.html",
 	"latlab timer set":      "timer set needs a resolution, e.g. 1ms: latlab timer set 1ms",
 	"latlab try":            "try needs a knob and at least one value to try against the current one, e.g. latlab try timer-slack 1us --probe sleep",
 }

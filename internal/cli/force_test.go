@@ -75,7 +75,7 @@ func TestEveryOutputFlagKeepsExistingFile(t *testing.T) {
 			if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab ")), placeholders(c)...)
+			args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab ")), placeholders(t, c, dir)...)
 			args = append(args, "--"+name, file)
 			code, _, errs := runCLI(t, args...)
 			if code != 2 || !strings.Contains(errs, file+" exists: add --force") || readFile(t, file) != "keep" {
@@ -89,11 +89,21 @@ func TestEveryOutputFlagKeepsExistingFile(t *testing.T) {
 	}
 }
 
-// placeholders are the fewest arguments c's validator accepts.
-func placeholders(c *cobra.Command) []string {
+// placeholders are the fewest arguments c's validator accepts. Input
+// files exist (an empty file in dir): the guard names a missing input
+// before an output.
+func placeholders(t *testing.T, c *cobra.Command, dir string) []string {
+	t.Helper()
+	arg := "x"
+	if c.Annotations[inputArgs] != "" {
+		arg = filepath.Join(dir, "input")
+		if err := os.WriteFile(arg, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var args []string
 	for c.Args != nil && c.Args(c, args) != nil && len(args) < 4 {
-		args = append(args, "x")
+		args = append(args, arg)
 	}
 	return args
 }

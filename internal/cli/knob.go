@@ -282,6 +282,9 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so.Name, so.Value = args[0], args[1]
+			if err := so.setOptions().Validate(); err != nil {
+				return knobErr(err)
+			}
 			if runF != nil {
 				return runF(so)
 			}
@@ -296,10 +299,16 @@ func newKnobSetCmd(io *IO, runF func(*KnobSetOptions) error) *cobra.Command {
 	return knobCmd(cmd, o)
 }
 
+// setOptions is the set the arguments and flags ask for.
+func (so *KnobSetOptions) setOptions() knob.SetOptions {
+	o := &so.KnobOptions
+	return knob.SetOptions{Knob: so.Name, Value: so.Value, Sel: o.Sel, DryRun: so.DryRun, Format: so.Format,
+		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn, Unfinished: try.UnfinishedWarning}
+}
+
 func runKnobSet(ctx context.Context, so *KnobSetOptions) error {
 	o := &so.KnobOptions
-	res, err := knob.RunSet(ctx, knob.SetOptions{Knob: so.Name, Value: so.Value, Sel: o.Sel, DryRun: so.DryRun, Format: so.Format,
-		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn, Unfinished: try.UnfinishedWarning})
+	res, err := knob.RunSet(ctx, so.setOptions())
 	if err != nil {
 		return knobErr(err)
 	}
@@ -336,6 +345,9 @@ func newKnobRevertCmd(io *IO, runF func(*KnobRevertOptions) error) *cobra.Comman
 			if len(args) == 1 {
 				rvo.Name = args[0]
 			}
+			if err := rvo.revertOptions().Validate(); err != nil {
+				return knobErr(err)
+			}
 			if runF != nil {
 				return runF(rvo)
 			}
@@ -352,11 +364,16 @@ func newKnobRevertCmd(io *IO, runF func(*KnobRevertOptions) error) *cobra.Comman
 	return knobCmd(cmd, o)
 }
 
+// revertOptions is the revert the argument and flags ask for.
+func (rvo *KnobRevertOptions) revertOptions() knob.RevertOptions {
+	o := &rvo.KnobOptions
+	return knob.RevertOptions{Knob: rvo.Name, All: rvo.All, Target: rvo.Target, CPU: rvo.CPUs, Force: rvo.Force, DryRun: rvo.DryRun,
+		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn}
+}
+
 func runKnobRevert(ctx context.Context, rvo *KnobRevertOptions) error {
 	o := &rvo.KnobOptions
-	ro := knob.RevertOptions{Knob: rvo.Name, All: rvo.All, Target: rvo.Target, CPU: rvo.CPUs, Force: rvo.Force, DryRun: rvo.DryRun,
-		Root: o.IO.Root, StateDir: o.StateDir, Warn: o.warn}
-	res, err := knob.RunRevert(ctx, ro)
+	res, err := knob.RunRevert(ctx, rvo.revertOptions())
 	if res == nil {
 		return knobErr(err)
 	}
@@ -428,6 +445,9 @@ func newKnobExportCmd(io *IO, runF func(*KnobExportOptions) error) *cobra.Comman
   latlab knob export --undo --format ps1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := xo.exportOptions().Validate(); err != nil {
+				return knobErr(err)
+			}
 			if runF != nil {
 				return runF(xo)
 			}
@@ -441,10 +461,16 @@ func newKnobExportCmd(io *IO, runF func(*KnobExportOptions) error) *cobra.Comman
 	return knobCmd(cmd, o)
 }
 
+// exportOptions is the export the flags ask for.
+func (xo *KnobExportOptions) exportOptions() knob.ExportOptions {
+	o := &xo.KnobOptions
+	return knob.ExportOptions{Undo: xo.Undo, Format: xo.Format, Root: o.IO.Root, StateDir: o.StateDir}
+}
+
 func runKnobExport(ctx context.Context, xo *KnobExportOptions) error {
 	o := &xo.KnobOptions
 	out := xo.Out
-	x, err := knob.RunExport(ctx, knob.ExportOptions{Undo: xo.Undo, Format: xo.Format, Root: o.IO.Root, StateDir: o.StateDir})
+	x, err := knob.RunExport(ctx, xo.exportOptions())
 	if err != nil {
 		return knobErr(err)
 	}

@@ -31,7 +31,7 @@ func TestEveryOutputFlagRefusesLinksAndFIFOs(t *testing.T) {
 				continue
 			}
 			checked[name] = true
-			base := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab ")), placeholders(c)...)
+			base := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab ")), placeholders(t, c, dir)...)
 			ext := ".json"
 			if name == "bundle" {
 				ext = ".zip"

@@ -20,7 +20,7 @@ import (
 func init() { register(newPcapCmd) }
 
 // KindPcapTCP is the document `latlab pcap tcp --json` writes.
-var KindPcapTCP = tcpflow.KindDoc
+var KindPcapTCP = tcpflow.Kind
 
 // pcapSubcommands are added by the pcap_*.go files.
 var pcapSubcommands []func(*IO) *cobra.Command

@@ -19,7 +19,7 @@ func init() {
 }
 
 // KindPcapDSCP is the document `latlab pcap dscp --json` writes.
-var KindPcapDSCP = dscp.KindDoc
+var KindPcapDSCP = dscp.Kind
 
 // PcapDSCPOptions are the flags of `latlab pcap dscp`.
 type PcapDSCPOptions struct {

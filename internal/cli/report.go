@@ -24,7 +24,9 @@ type ReportOptions struct {
 
 // newReportCmd builds latlab report. runF, when set, is given the options
 // the arguments and flags map to instead of writing the report: the tests
-// of the mapping. The files are the only input, checked as they are read.
+// of the mapping. At least one file is needed (checked with the arguments,
+// before anything runs); the files themselves are checked as they are
+// read.
 func newReportCmd(io *IO, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{IO: io}
 	cmd := &cobra.Command{
@@ -42,7 +44,7 @@ be mailed or attached as is. It reads well on a phone. --png DIR also writes
 every plot as a PNG file.`,
 		Example: `  latlab report sleep.json -o report.html
   latlab report before.json after.json sweep.json crossproc.json -o report.html --png plots`,
-		Args:        cobra.ArbitraryArgs,
+		Args:        cobra.MinimumNArgs(1),
 		Annotations: map[string]string{inputArgs: "files"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

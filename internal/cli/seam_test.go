@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -60,6 +62,16 @@ func runSeamRefused(t *testing.T, cmd *cobra.Command, args []string, called *boo
 }
 
 func seamIO() *IO { return &IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}} }
+
+// seamTree puts cmd, built with its run function, in a tree finished as
+// latlab's is (argument checks, the --force guard), for the validation
+// done there rather than in the command's own RunE.
+func seamTree(io *IO, cmd *cobra.Command) *cobra.Command {
+	root := &cobra.Command{Use: "latlab", Args: cobra.NoArgs, SilenceUsage: true, SilenceErrors: true}
+	root.AddCommand(cmd)
+	finish(root, io)
+	return root
+}
 
 func TestSleepFlagsToOptions(t *testing.T) {
 	io := seamIO()
@@ -866,11 +878,49 @@ func TestReportAndVersionFlagsToOptions(t *testing.T) {
 	if want := (ReportOptions{IO: io, Files: []string{"a.json", "b.json"}, Out: "r.html", PNG: "plots", Title: "before and after"}); !reflect.DeepEqual(*r, want) {
 		t.Errorf("report:\n got %+v\nwant %+v", *r, want)
 	}
+	// No file at all is refused with the arguments, before the run
+	// function and before the guard of an existing report.html.
+	dir := testutil.TempDir(t)
+	existing := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(existing, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"report"}, {"report", "-o", existing}} {
+		called = false
+		root := seamTree(io, newReportCmd(io, func(*ReportOptions) error { called = true; return nil }))
+		runSeamRefused(t, root, args, &called)
+		if code, errs := runTree(seamTree(io, newReportCmd(io, func(*ReportOptions) error { return nil })), args...); code != 2 ||
+			!strings.Contains(errs, "report needs at least one result file") {
+			t.Errorf("%v: exit %d %q, want the missing file named", args, code, errs)
+		}
+	}
 	var v *VersionOptions
 	called = false
 	runSeam(t, newVersionCmd(io, func(o *VersionOptions) error { v, called = o, true; return nil }), []string{"--json"}, &called)
 	if !reflect.DeepEqual(*v, VersionOptions{IO: io, JSON: true}) {
 		t.Errorf("version: got %+v", *v)
+	}
+}
+
+func TestUIFlagsToOptions(t *testing.T) {
+	io := seamIO()
+	dir := testutil.TempDir(t)
+	var u *UIOptions
+	called := false
+	runSeam(t, newUICmd(io, func(o *UIOptions) error { u, called = o, true; return nil }),
+		[]string{"--no-browser", "--duty", "1%", "--duration", "10m", "--record-dir", dir, "--no-dpc"}, &called)
+	probe := exporter.Defaults()
+	probe.Duty = 0.01
+	if want := (UIOptions{IO: io, NoBrowser: true, Duty: "1%", Duration: 10 * time.Minute, RecordDir: dir, NoDPC: true, probe: probe}); !reflect.DeepEqual(*u, want) {
+		t.Errorf("ui:\n got %+v\nwant %+v", *u, want)
+	}
+	for _, args := range [][]string{
+		{"--duty", "90%"},
+		{"--duty", "x"},
+		{"--record-dir", filepath.Join(dir, "missing")},
+	} {
+		called := false
+		runSeamRefused(t, newUICmd(seamIO(), func(*UIOptions) error { called = true; return nil }), args, &called)
 	}
 }
 
@@ -940,6 +990,29 @@ func TestKnobSubcommandsFlagsToOptions(t *testing.T) {
 	}
 }
 
+// The knob commands' flag rules that need nothing of the system refuse
+// before the run function: --format without --dry-run or naming no
+// script, a knob name with --all or neither, a bad --cpus list.
+func TestKnobSubcommandsValidateFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"win32-priority-separation", "0x26", "--format", "reg"},
+		{"win32-priority-separation", "0x26", "--dry-run", "--format", "bat"},
+	} {
+		called := false
+		runSeamRefused(t, newKnobSetCmd(seamIO(), func(*KnobSetOptions) error { called = true; return nil }), args, &called)
+	}
+	for _, args := range [][]string{
+		nil,
+		{"win32-priority-separation", "--all"},
+		{"--all", "--cpus", "x"},
+	} {
+		called := false
+		runSeamRefused(t, newKnobRevertCmd(seamIO(), func(*KnobRevertOptions) error { called = true; return nil }), args, &called)
+	}
+	called := false
+	runSeamRefused(t, newKnobExportCmd(seamIO(), func(*KnobExportOptions) error { called = true; return nil }), []string{"--format", "bat"}, &called)
+}
+
 // exporter install checks the exporter's flags before anything touches
 // the service manager, on either OS.
 func TestExporterInstallValidatesFirst(t *testing.T) {
@@ -953,39 +1026,4 @@ func TestExporterInstallValidatesFirst(t *testing.T) {
 	}
 	called := false
 	runSeam(t, newExporterUninstallCmd(seamIO(), func(*IO) error { called = true; return nil }), nil, &called)
-}
-
-func TestUIFlagsToOptions(t *testing.T) {
-	io := seamIO()
-	dir := os.TempDir()
-	for _, c := range []struct {
-		args []string
-		want UIOptions
-		duty float64
-	}{
-		{nil, UIOptions{Duty: "2%", RecordDir: "."}, 0.02},
-		{[]string{"--no-browser", "--duty", "1%", "--duration", "10m", "--record-dir", dir, "--no-dpc"},
-			UIOptions{NoBrowser: true, Duty: "1%", Duration: 10 * time.Minute, RecordDir: dir, NoDPC: true}, 0.01},
-	} {
-		var got *UIOptions
-		called := false
-		runSeam(t, newUICmd(io, func(o *UIOptions) error { got, called = o, true; return nil }), c.args, &called)
-		if got.probe.Duty != c.duty || got.probe.Interval == 0 {
-			t.Errorf("%v: probe options %+v, want duty %g", c.args, got.probe, c.duty)
-		}
-		got.probe = exporter.Options{}
-		want := c.want
-		want.IO = io
-		if !reflect.DeepEqual(want, *got) {
-			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
-		}
-	}
-	for _, args := range [][]string{
-		{"--duty", "90%"},
-		{"--duty", "lots"},
-		{"--record-dir", "/no/such/dir"},
-	} {
-		called := false
-		runSeamRefused(t, newUICmd(seamIO(), func(*UIOptions) error { called = true; return nil }), args, &called)
-	}
 }

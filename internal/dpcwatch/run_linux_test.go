@@ -63,13 +63,7 @@ func snapshot(t *testing.T) map[string]uint64 {
 // saw begin before C whose exit came after the stop. Loopback UDP traffic
 // during the watch makes NET_RX softirqs.
 func TestWatchAgreesWithProcCounters(t *testing.T) {
-	testutil.NeedRoot(t)
-	if _, err := os.Stat("/sys/kernel/tracing"); err != nil {
-		if testutil.Required() {
-			t.Fatal("this test needs tracefs (LATLAB_REQUIRE_ALL=1)")
-		}
-		t.Skip("no tracefs")
-	}
+	testutil.NeedTracing(t)
 	var a, b, c, d map[string]uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -65,7 +65,7 @@ func TestRunUntrackedFlows(t *testing.T) {
 	if s := r.Shortfall(); !strings.HasSuffix(s, "and 32748 more flow(s); and 150 packets of flows not tracked (more than 65536) [CS1 (8) x150, EF (46) x150]") {
 		t.Errorf("shortfall ends %q", s[max(0, len(s)-120):])
 	}
-	b, err := json.Marshal(KindDoc.New(host.Facts{}, &r.Data))
+	b, err := json.Marshal(Kind.New(host.Facts{}, &r.Data))
 	if err != nil || !bytes.Contains(b, []byte(`"untracked":{"max_flows":65536,"packets":300`)) {
 		t.Errorf("the document does not say what was not tracked (%v)", err)
 	}

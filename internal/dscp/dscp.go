@@ -8,9 +8,9 @@ import (
 	"github.com/latlab/latlab/internal/result"
 )
 
-// KindDoc is the document `latlab pcap dscp --json` writes. Older
+// Kind is the document `latlab pcap dscp --json` writes. Older
 // documents kept the flows at the top level; Moved reads them.
-var KindDoc = result.Register[Data]("pcap-dscp", "DSCP and ECN marks per flow in a capture, and whether they met --expect (latlab pcap dscp)",
+var Kind = result.Register[Data]("pcap-dscp", "DSCP and ECN marks per flow in a capture, and whether they met --expect (latlab pcap dscp)",
 	result.Moved("flows"))
 
 // Data is the document's payload: how the capture was read, the filter,

@@ -40,18 +40,12 @@ func TestWebConfigOwnershipAsRoot(t *testing.T) {
 	good := write(filepath.Join(base, "etc"), 0, 0o600)
 	nobodyDir := filepath.Join(base, "n")
 	inNobodys := write(nobodyDir, 0, 0o600)
-	if err := os.Chown(nobodyDir, 65534, 65534); err != nil {
+	if err := os.Chown(nobodyDir, testutil.Nobody, testutil.Nobody); err != nil {
 		t.Fatal(err)
 	}
-	nobodyFile := write(filepath.Join(base, "f"), 65534, 0o600)
+	nobodyFile := write(filepath.Join(base, "f"), testutil.Nobody, 0o600)
 	open := write(filepath.Join(base, "w"), 0, 0o666)
-	link := filepath.Join(base, "via")
-	if err := os.Symlink(filepath.Join(base, "etc"), link); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Lchown(link, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	link := testutil.SymlinkOwned(t, filepath.Join(base, "etc"), filepath.Join(base, "via"), testutil.Nobody)
 	for _, c := range []struct{ path, want string }{
 		{good, ""},
 		{inNobodys, "its directory " + nobodyDir + " is owned by uid 65534"},

@@ -1,11 +1,11 @@
 package irq
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Options.Validate holds for every caller of Run, in the flag names of
@@ -20,12 +20,6 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{Interval: time.Second, Duration: -time.Second}, "invalid --duration -1s"},
 		{Options{Interval: time.Second, Command: []string{"no-such-command-latlab"}}, `command "no-such-command-latlab" not found`},
 	} {
-		err := c.o.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%+v: %v", c.o, err)
-		case c.want != "" && (!badinput.Is(err) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%+v: %v, want bad input with %q", c.o, err, c.want)
-		}
+		testutil.CheckBadInput(t, fmt.Sprintf("%+v", c.o), c.o.Validate(), c.want)
 	}
 }

@@ -25,11 +25,23 @@ type ExportOptions struct {
 	Env *Env
 }
 
+// Validate checks, before anything is read, that Format ("" or) names a
+// script format. Its errors are badinput.Errors.
+func (o ExportOptions) Validate() error {
+	if o.Format == "" {
+		return nil
+	}
+	return checkFormat(o.Format)
+}
+
 // RunExport renders the current values of every knob of this OS, or the
 // undo of latlab's changes, as a script. What cannot go in (a knob that
 // cannot be read, a damaged journal entry, a change revert would leave
 // alone) is named in Skipped; the script says why in a comment.
 func RunExport(ctx context.Context, o ExportOptions) (*Export, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	format := o.Format
 	if format == "" {
 		format = DefaultFormat(HostOS)

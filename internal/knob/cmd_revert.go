@@ -35,16 +35,31 @@ type RevertOptions struct {
 	Warn func(string)
 }
 
+// Validate checks what needs nothing of the system, before anything runs:
+// a knob name or All, not both, and CPU's list. Its errors are
+// badinput.Errors.
+func (o RevertOptions) Validate() error {
+	switch {
+	case o.All && o.Knob != "":
+		return badinput.Errorf("give a knob name or --all, not both")
+	case !o.All && o.Knob == "":
+		return badinput.Errorf("revert needs a knob name or --all")
+	}
+	if o.CPU != "" {
+		if _, err := matchCPUs(o.CPU, MatchKnob("", "")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // RunRevert restores the original values of the changes in the journal
 // that are still in place, newest first, byte for byte. A revert that
 // stops (a value someone else changed, an entry left alone) returns its
 // result, with the steps it took and the error, and the error.
 func RunRevert(ctx context.Context, o RevertOptions) (*RevertResult, error) {
-	switch {
-	case o.All && o.Knob != "":
-		return nil, badinput.Errorf("give a knob name or --all, not both")
-	case !o.All && o.Knob == "":
-		return nil, badinput.Errorf("revert needs a knob name or --all")
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	name := ""
 	if !o.All {

@@ -41,13 +41,26 @@ type SetOptions struct {
 	Unfinished func(j *journal.Journal, undo []string) (string, error)
 }
 
+// Validate checks what needs nothing of the system, before anything runs:
+// a Format goes with DryRun and names a script format. Its errors are
+// badinput.Errors.
+func (o SetOptions) Validate() error {
+	if o.Format == "" {
+		return nil
+	}
+	if !o.DryRun {
+		return badinput.Errorf("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
+	}
+	return checkFormat(o.Format)
+}
+
 // RunSet changes a knob of this OS: it plans the change, records every
 // original value durably in the journal, then writes (Apply). A dry run
 // only plans, and renders the plan as a script. The result's Changes are
 // what the system stored.
 func RunSet(ctx context.Context, o SetOptions) (*SetResult, error) {
-	if o.Format != "" && !o.DryRun {
-		return nil, badinput.Errorf("--format goes with --dry-run (it picks the script the dry run prints: reg, ps1 or sh); a real set writes no script")
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	k, err := lookupNative(o.Knob)
 	if err != nil {

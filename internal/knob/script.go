@@ -30,7 +30,16 @@ func Script(changes []Change, format string) ([]string, error) {
 	case FormatSh:
 		return shScript(changes), nil
 	}
-	return nil, badinput.Errorf("unknown format %q: accepted reg, ps1, sh", format)
+	return nil, checkFormat(format)
+}
+
+// checkFormat says whether format names a script format Script renders.
+func checkFormat(format string) error {
+	switch format {
+	case FormatReg, FormatPS1, FormatSh:
+		return nil
+	}
+	return badinput.Errorf("unknown format %q: accepted reg, ps1, sh", format)
 }
 
 // DefaultFormat is the natural script format of the knob's OS.

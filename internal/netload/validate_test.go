@@ -1,10 +1,9 @@
 package netload
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The RSS experiment's and the servers' options are checked for every
@@ -24,11 +23,6 @@ func TestRSSAndServeOptionsValidate(t *testing.T) {
 		{"serve off", ServeOptions{Addr: "::1", EchoPort: -1, DiscardPort: -1, SinkPort: -1}.Validate(), "every server is off"},
 		{"serve conns", ServeOptions{Addr: "::1", MaxConns: -1}.Validate(), "invalid --max-conns -1"},
 	} {
-		switch {
-		case c.want == "" && c.err != nil:
-			t.Errorf("%s: %v", c.name, c.err)
-		case c.want != "" && (!badinput.Is(c.err) || !strings.Contains(c.err.Error(), c.want)):
-			t.Errorf("%s: %v, want bad input with %q", c.name, c.err, c.want)
-		}
+		testutil.CheckBadInput(t, c.name, c.err, c.want)
 	}
 }

@@ -103,17 +103,7 @@ func TestRootDirectoryRules(t *testing.T) {
 	}
 	base := testutil.TempDir(t)
 	mk := func(name string, mode os.FileMode, uid int) string {
-		d := filepath.Join(base, name)
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(d, mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(d, uid, -1); err != nil {
-			t.Fatal(err)
-		}
-		return d
+		return testutil.MkdirOwned(t, filepath.Join(base, name), mode, uid)
 	}
 	for _, c := range []struct {
 		dir  string
@@ -123,8 +113,8 @@ func TestRootDirectoryRules(t *testing.T) {
 		{mk("tmp", 0o777|os.ModeSticky, 0), ""},
 		{mk("world", 0o777, 0), "writable by group or others and not sticky; fix: chmod go-w"},
 		{mk("group", 0o775, 0), "writable by group or others"},
-		{mk("nobody", 0o755, 65534), "belongs to uid 65534"},
-		{mk("nobody-tmp", 0o777|os.ModeSticky, 65534), "belongs to uid 65534"},
+		{mk("nobody", 0o755, testutil.Nobody), "belongs to uid 65534"},
+		{mk("nobody-tmp", 0o777|os.ModeSticky, testutil.Nobody), "belongs to uid 65534"},
 	} {
 		p := filepath.Join(c.dir, "report.html")
 		err := WriteBytes(p, []byte("x"))
@@ -162,28 +152,10 @@ func TestParentLinkRefusedAsRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(victim, "report.html"), []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n := filepath.Join(base, "n")
-	if err := os.Mkdir(n, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(n, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(n, "out")
-	if err := os.Symlink(victim, out); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Lchown(out, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	n := testutil.MkdirOwned(t, filepath.Join(base, "n"), 0o755, testutil.Nobody)
+	out := testutil.SymlinkOwned(t, victim, filepath.Join(n, "out"), testutil.Nobody)
 	// The same link, owned by nobody, in a directory of root's.
-	rootDirLink := filepath.Join(base, "via-nobody-link")
-	if err := os.Symlink(victim, rootDirLink); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Lchown(rootDirLink, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	rootDirLink := testutil.SymlinkOwned(t, victim, filepath.Join(base, "via-nobody-link"), testutil.Nobody)
 	for _, p := range []string{
 		filepath.Join(out, "report.html"),
 		filepath.Join(out, "new.html"),
@@ -238,13 +210,7 @@ func TestParentLinkRefusedAsRoot(t *testing.T) {
 func TestMkdirAllChecksFirstAsRoot(t *testing.T) {
 	testutil.NeedRoot(t)
 	base := testutil.TempDir(t)
-	n := filepath.Join(base, "n")
-	if err := os.Mkdir(n, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(n, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	n := testutil.MkdirOwned(t, filepath.Join(base, "n"), 0o755, testutil.Nobody)
 	err := MkdirAll(filepath.Join(n, "a", "b"))
 	if !badinput.Is(err) || !strings.Contains(err.Error(), n+" is owned by uid 65534") {
 		t.Errorf("%v", err)

@@ -3,46 +3,17 @@ package probe
 import (
 	"context"
 	"os"
-	"os/exec"
-	"runtime"
-	"strconv"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
-// hogEnv makes the test binary a CPU hog pinned to the CPU it names.
-const hogEnv = "LATLAB_TEST_HOG_CPU"
-
 func TestMain(m *testing.M) {
-	if c := os.Getenv(hogEnv); c != "" {
-		cpu, _ := strconv.Atoi(c)
-		// Affinity and nice are per thread: the spinning one's.
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		_ = unix.SchedSetaffinity(0, &set)
-		// Nice -20 against the measuring thread's 0: the hog wins the CPU
-		// for whole slices, and the wake-ups wait for it.
-		_ = unix.Setpriority(unix.PRIO_PROCESS, 0, -20)
-		deadline := time.Now().Add(30 * time.Second) // never outlives a lost parent
-		for x := 0; time.Now().Before(deadline); x++ {
-			_ = x * x
-		}
-		os.Exit(0)
-	}
+	testutil.HogMain()
 	os.Exit(m.Run())
-}
-
-// inProcess reports whether thread tid belongs to process pid.
-func inProcess(tid, pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid))
-	return err == nil
 }
 
 // Known answer: a CPU hog pinned to the measured CPU is what held the CPU
@@ -51,21 +22,9 @@ func inProcess(tid, pid int) bool {
 // with the hog and be named instead: it runs in the serial tier.
 func TestExplainNamesTheHogSerial(t *testing.T) {
 	testutil.Serial(t)
-	testutil.NeedRoot(t)
-	if _, err := os.Stat("/sys/kernel/tracing"); err != nil {
-		if testutil.Required() {
-			t.Fatal("this test needs tracefs (LATLAB_REQUIRE_ALL=1)")
-		}
-		t.Skip("no tracefs")
-	}
+	testutil.NeedTracing(t)
 	cpu := sched.NumCPU() - 1
-	hog := exec.Command(os.Args[0], "-test.run=^$")
-	hog.Env = append(os.Environ(), hogEnv+"="+strconv.Itoa(cpu))
-	if err := hog.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = hog.Process.Kill(); _ = hog.Wait() }()
-	time.Sleep(100 * time.Millisecond) // pinned and spinning
+	hog := testutil.StartHog(t, cpu, testutil.HogOptions{})
 	// The worst wake-ups that waited for something on this CPU waited
 	// for the hog: it is named, with its pid and its priority (nice -20:
 	// prio 100), for a tenth of the latency or more. A majority, neither
@@ -92,14 +51,14 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 		if d.ExplainNext == "" || len(d.ExplainTotals) == 0 {
 			t.Errorf("next %q totals %v", d.ExplainNext, d.ExplainTotals)
 		}
-		named, busy := hogShare(t, d, cpu, hog.Process.Pid)
+		named, busy := hogShare(t, d, cpu, hog.Pid)
 		if busy >= 3 && named*2 > busy {
 			return
 		}
 		if busy >= 3 {
 			logExplained(t, d)
 			t.Fatalf("the hog (pid %d) held the CPU in %d of the %d worst wake-ups that were not idle time (of %d)",
-				hog.Process.Pid, named, busy, len(d.Explain))
+				hog.Pid, named, busy, len(d.Explain))
 		}
 		t.Logf("attempt %d: only %d of the worst wake-ups were not idle time; again", attempt, busy)
 	}
@@ -122,7 +81,7 @@ func hogShare(t *testing.T, d *WakeData, cpu, hogPID int) (named, busy int) {
 		}
 		busy++
 		for _, r := range x.Ran {
-			if r.Kind == explain.KindThread && inProcess(r.PID, hogPID) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
+			if r.Kind == explain.KindThread && testutil.InProcess(r.PID, hogPID) && r.Prio == 100 && r.DurationNs*10 > x.LatencyNs {
 				named++
 				break
 			}

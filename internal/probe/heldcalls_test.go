@@ -49,7 +49,6 @@ var heldSafe = map[string]string{
 	"h.Release":        "the end of the hold",
 	"procPin":          "the hold",
 	"procUnpin":        "the end of the hold",
-	"holdHook":         "nil outside the tests",
 	"y.Due":            "heldCode",
 	"y.Yield":          "lets go of the hold before runtime.Gosched",
 	"runtime.Gosched":  "called by Yield between Release and HoldThread: not held",

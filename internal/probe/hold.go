@@ -61,6 +61,3 @@ func (y *Yielder) Yield(h Held, now func() int64) Held {
 // yields: the scheduler's round trip through another thread takes tens of
 // µs on an idle machine.
 const yieldMargin = 200 * time.Microsecond
-
-// holdHook, when set (tests), is told each hold and release.
-var holdHook func(holding bool)

@@ -20,18 +20,12 @@ func HoldThread() Held {
 	var set unix.Sigset_t
 	set.Val[0] = 1 << (unix.SIGURG - 1)
 	h.masked = unix.PthreadSigmask(unix.SIG_BLOCK, &set, &h.old) == nil
-	if holdHook != nil {
-		holdHook(true)
-	}
 	return h
 }
 
 // Release lets the thread go: the runtime may preempt it again, and a
 // preemption signal that came meanwhile is delivered now.
 func (h Held) Release() {
-	if holdHook != nil {
-		holdHook(false)
-	}
 	if h.masked {
 		_ = unix.PthreadSigmask(unix.SIG_SETMASK, &h.old, nil)
 	}

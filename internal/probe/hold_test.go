@@ -1,14 +1,9 @@
 package probe
 
 import (
-	"errors"
 	"math"
-	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/latlab/latlab/internal/clock"
 )
 
 func TestYielderDue(t *testing.T) {
@@ -32,117 +27,4 @@ func TestYielderDue(t *testing.T) {
 			t.Errorf("%s: Due(%d, %d) = %v, want %v", c.name, c.now, c.next, got, c.want)
 		}
 	}
-}
-
-// A yield lets go, goes through the scheduler, holds again and starts
-// the next period.
-func TestYielderYield(t *testing.T) {
-	var log []bool
-	defer watchHolds(&log)()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	y := NewYielder(0)
-	h := HoldThread()
-	h = y.Yield(h, func() int64 { return 42 })
-	h.Release()
-	if want := []bool{true, false, true, false}; !equalBools(log, want) {
-		t.Errorf("holds and releases %v, want %v", log, want)
-	}
-	if y.last != 42 || y.Due(42+y.Every, math.MaxInt64) || !y.Due(43+y.Every, math.MaxInt64) {
-		t.Errorf("after a yield at 42 the period counts from %d", y.last)
-	}
-}
-
-// The timed loops wait only while their thread is held, and let it go
-// however they end: the hold is what keeps the runtime from preempting
-// the measuring thread mid-run and from interrupting its waits.
-func TestLoopsWaitHeld(t *testing.T) {
-	var log []bool
-	defer watchHolds(&log)()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var stop atomic.Bool
-	lat := make([]int64, 5)
-	cases := []struct {
-		name string
-		run  func(w *heldWaiter) error
-	}{
-		{"wake", func(w *heldWaiter) error {
-			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
-			return err
-		}},
-		{"wake burst", func(w *heldWaiter) error {
-			_, _, _, err := WakeBurst(w, clock.Now(), time.Millisecond, 0, lat)
-			return err
-		}},
-		{"wake, failed wait", func(w *heldWaiter) error {
-			w.fail = 3
-			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
-			return err
-		}},
-		{"sleep", func(w *heldWaiter) error {
-			_, _, _, _, err := sleepLoop(w, SleepOptions{Duration: time.Millisecond, Gap: time.Millisecond, Samples: 5}, newSampleBuf(5), &stop)
-			return err
-		}},
-		{"sleep, failed sleep", func(w *heldWaiter) error {
-			w.fail = 4
-			_, _, _, _, err := sleepLoop(w, SleepOptions{Duration: time.Millisecond, Samples: 5}, newSampleBuf(5), &stop)
-			return err
-		}},
-	}
-	for _, c := range cases {
-		log = log[:0]
-		w := &heldWaiter{log: &log}
-		err := c.run(w)
-		if (w.fail > 0) != errors.Is(err, errWait) {
-			t.Errorf("%s: %v", c.name, err)
-		}
-		if w.calls == 0 || w.unheld > 0 {
-			t.Errorf("%s: %d of %d waits without the hold", c.name, w.unheld, w.calls)
-		}
-		if len(log) == 0 || len(log)%2 != 0 || log[len(log)-1] {
-			t.Errorf("%s: holds and releases %v: not let go at the end", c.name, log)
-		}
-	}
-}
-
-// heldWaiter returns at once and notes the waits made without the hold;
-// wait number fail (from 1) fails.
-type heldWaiter struct {
-	log                 *[]bool
-	calls, unheld, fail int
-}
-
-func (w *heldWaiter) WaitUntil(int64) (int, error) {
-	w.calls++
-	if l := *w.log; len(l) == 0 || !l[len(l)-1] {
-		w.unheld++
-	}
-	if w.calls == w.fail {
-		return 0, errWait
-	}
-	return 0, nil
-}
-
-func (w *heldWaiter) Close()                   {}
-func (w *heldWaiter) sleep(int64) (int, error) { return w.WaitUntil(0) }
-func (w *heldWaiter) close()                   {}
-
-// watchHolds logs each hold (true) and release (false) until the returned
-// function is called.
-func watchHolds(log *[]bool) func() {
-	holdHook = func(holding bool) { *log = append(*log, holding) }
-	return func() { holdHook = nil }
-}
-
-func equalBools(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

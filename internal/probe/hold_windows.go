@@ -6,19 +6,10 @@ import "time"
 // runtime tracks, during which it does not preempt the goroutine, and a
 // pin would be unsafe across them (a wait that returns to find its P
 // taken must go through the scheduler).
-func HoldThread() Held {
-	if holdHook != nil {
-		holdHook(true)
-	}
-	return Held{}
-}
+func HoldThread() Held { return Held{} }
 
-// Release does nothing on Windows but tell the tests' hook.
-func (Held) Release() {
-	if holdHook != nil {
-		holdHook(false)
-	}
-}
+// Release does nothing on Windows.
+func (Held) Release() {}
 
 // Held is a thread held by HoldThread; Release lets it go.
 type Held struct{}

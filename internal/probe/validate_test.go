@@ -1,11 +1,10 @@
 package probe
 
 import (
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // WakeOptions.Validate holds for every caller (the check-up, try, the
@@ -30,12 +29,6 @@ func TestWakeOptionsValidate(t *testing.T) {
 	} {
 		o := ok
 		c.edit(&o)
-		err := o.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (!badinput.Is(err) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want bad input with %q", c.name, err, c.want)
-		}
+		testutil.CheckBadInput(t, c.name, o.Validate(), c.want)
 	}
 }

@@ -85,20 +85,12 @@ func TestOpenStrictAsRoot(t *testing.T) {
 	base := testutil.TempDir(t)
 	os.Chmod(base, 0o755)
 	mk := func(name string, mode os.FileMode, uid int) string {
-		d := filepath.Join(base, name)
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(d, mode)
-		os.Chown(d, uid, uid)
-		return d
+		return testutil.MkdirOwned(t, filepath.Join(base, name), mode, uid)
 	}
-	nobody := mk("nobody", 0o755, 65534)
+	nobody := mk("nobody", 0o755, testutil.Nobody)
 	group := mk("group", 0o775, 0)
 	sticky := mk("sticky", 0o777|os.ModeSticky, 0)
-	link := filepath.Join(base, "link")
-	os.Symlink(sticky, link)
-	os.Lchown(link, 65534, 65534)
+	link := testutil.SymlinkOwned(t, sticky, filepath.Join(base, "link"), testutil.Nobody)
 	for _, c := range []struct {
 		path string
 		want Refusal

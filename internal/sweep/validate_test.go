@@ -1,12 +1,11 @@
 package sweep
 
 import (
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Options.Validate holds for every caller of Run, not only the command
@@ -31,12 +30,6 @@ func TestOptionsValidate(t *testing.T) {
 	} {
 		o := ok
 		c.edit(&o)
-		err := o.Validate()
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (!badinput.Is(err) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: %v, want bad input with %q", c.name, err, c.want)
-		}
+		testutil.CheckBadInput(t, c.name, o.Validate(), c.want)
 	}
 }

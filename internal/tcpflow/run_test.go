@@ -191,7 +191,7 @@ func TestRunStreamedDocumentReadsBack(t *testing.T) {
 	pr, pw := io.Pipe()
 	var sent uint64
 	go func() {
-		doc, err := result.StreamDocument(host.Facts{}, Kind)
+		doc, err := result.StreamDocument(host.Facts{}, Kind.Name())
 		if err != nil {
 			pw.CloseWithError(err)
 			return
@@ -214,7 +214,7 @@ func TestRunStreamedDocumentReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, ok := KindDoc.Of(d)
+	data, ok := Kind.Of(d)
 	if !ok {
 		t.Fatalf("a %s document holding %T", d.Kind, d.Data)
 	}

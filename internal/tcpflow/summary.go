@@ -10,11 +10,9 @@ import (
 	"github.com/latlab/latlab/internal/result"
 )
 
-// Kind is the result-document kind of `latlab pcap tcp`.
-const Kind = "pcap-tcp"
-
-// KindDoc is that kind, registered with its payload (Data).
-var KindDoc = result.Register[Data](Kind, "TCP loss recovery per connection in a capture, as Wireshark flags it (latlab pcap tcp)")
+// Kind is the document `latlab pcap tcp --json` writes; its payload is a
+// Data.
+var Kind = result.Register[Data]("pcap-tcp", "TCP loss recovery per connection in a capture, as Wireshark flags it (latlab pcap tcp)")
 
 // Connection is one connection in the result: what is kept of it once it
 // has closed.

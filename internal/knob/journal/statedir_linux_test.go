@@ -213,20 +213,8 @@ func TestStateDirCheckedBeforeCreatedAsRoot(t *testing.T) {
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	n := filepath.Join(base, "n")
-	if err := os.Mkdir(n, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(n, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(base, "out")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Lchown(link, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	n := testutil.MkdirOwned(t, filepath.Join(base, "n"), 0o755, testutil.Nobody)
+	link := testutil.SymlinkOwned(t, target, filepath.Join(base, "out"), testutil.Nobody)
 	nlink := filepath.Join(n, "out")
 	if err := os.Symlink(target, nlink); err != nil {
 		t.Fatal(err)
