@@ -1,5 +1,6 @@
 // Package capture reads packet captures (pcap and pcapng, through gopacket's
-// pure-Go pcapgo readers, and Network Monitor's .cap files), decodes the link, network and transport headers
+// pure-Go pcapgo readers, the records of pcap 2.4 files in place (pcap24),
+// and Network Monitor's .cap files), decodes the link, network and transport headers
 // that latlab analyses, and keeps per-flow tables. Reading is streaming: a
 // Reader holds one record at a time, so memory grows with the flows and the
 // data in flight that the analyses keep, never with the file size.
