@@ -205,11 +205,13 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 // cannot be read leaves no partial document behind.
 //
 // The connections are encoded and written in a goroutine of their own:
-// with 100,000 short connections the document is larger than the
-// capture, and encoding and writing it in the analysis' goroutine made
-// that stage, the slower of the two, half as fast again. They cross in
-// batches of copies, in order, so the document is the same byte for byte;
-// the batches go round between two channels, which bounds the memory.
+// with 100,000 short connections the document (374 MB) is larger than
+// the capture (305 MB), and encoding and writing it took the analysis'
+// goroutine, the slower of the two stages, time it could not analyse in.
+// They cross in batches of copies, in order, so the document is the same
+// byte for byte; the batches go round between two channels, which bounds
+// the memory. A panic in the encoder is raised again in the caller's
+// goroutine (drain), where the command's recovery sees it.
 type pcapTCPDocument struct {
 	o    *PcapTCPOptions
 	s    *result.Stream
@@ -220,6 +222,7 @@ type pcapTCPDocument struct {
 	free  chan []tcpflow.Connection
 	done  chan struct{}         // closed when the encoder has returned
 	err   atomic.Pointer[error] // the encoder's first error
+	panic any                   // the encoder's panic (read after done)
 }
 
 const (
@@ -265,18 +268,27 @@ func (d *pcapTCPDocument) begin() error {
 // batches end or one fails (the rest are then dropped).
 func (d *pcapTCPDocument) encode() {
 	defer close(d.done)
-	failed := false
 	for b := range d.full {
-		for i := range b {
-			if failed {
-				break
-			}
-			if err := d.s.Add(&b[i]); err != nil {
-				d.err.Store(&err)
-				failed = true
-			}
+		if d.err.Load() == nil {
+			d.encodeBatch(b)
 		}
 		d.free <- b[:0]
+	}
+}
+
+func (d *pcapTCPDocument) encodeBatch(b []tcpflow.Connection) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.panic = p
+			err := fmt.Errorf("encoding the document: %v", p)
+			d.err.Store(&err)
+		}
+	}()
+	for i := range b {
+		if err := d.s.Add(&b[i]); err != nil {
+			d.err.Store(&err)
+			return
+		}
 	}
 }
 
@@ -309,6 +321,9 @@ func (d *pcapTCPDocument) drain() error {
 	close(d.full)
 	<-d.done
 	d.full, d.batch = nil, nil
+	if d.panic != nil {
+		panic(d.panic)
+	}
 	if e := d.err.Load(); e != nil {
 		return *e
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +115,26 @@ func TestPcapTCPDocumentWriteFails(t *testing.T) {
 	if !bytes.Equal(a, b) || data.Connections[4999].Stream != 4999 {
 		t.Fatalf("the connections of the document differ from those of the file")
 	}
+}
+
+// panickyWriter panics on its first write.
+type panickyWriter struct{}
+
+func (panickyWriter) Write([]byte) (int, error) { panic("the writer broke") }
+
+// A panic while the document is written, in the encoder's goroutine, is
+// raised again in the command's, as it was when the document was written
+// there: the caller can recover it, and the process does not die with a
+// goroutine's panic that nothing could catch.
+func TestPcapTCPDocumentPanicReachesTheCaller(t *testing.T) {
+	capFile := filepath.Join(testutil.TempDir(t), "many.pcap")
+	manyConnsPcap(t, capFile, 2000) // more than one flush of the stream
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "the writer broke") {
+			t.Fatalf("recovered %v, want the writer's panic", p)
+		}
+	}()
+	Run(context.Background(), []string{"pcap", "tcp", capFile, "--json"},
+		&IO{In: strings.NewReader(""), Out: panickyWriter{}, Err: io.Discard})
+	t.Fatal("no panic")
 }
