@@ -20,7 +20,7 @@ import (
 // runOutput is everything Run produces for a capture, as text: the
 // result (the tables' numbers and the document's totals), every
 // connection handed to OnConn (the document's list), the events and
-// the error.
+// the error; then the result of a run as the tables' (the top 3).
 func runOutput(t *testing.T, scan func(context.Context, capture.Handler) (*capture.Stats, error), inline bool) string {
 	t.Helper()
 	inlineStages = inline
@@ -33,7 +33,13 @@ func runOutput(t *testing.T, scan func(context.Context, capture.Handler) (*captu
 	if jerr != nil {
 		t.Fatal(jerr)
 	}
-	return fmt.Sprintf("error: %v\nresult: %s\nconnections:\n%s\nevents:\n%s", err, doc, conns.Bytes(), events.Bytes())
+	// as the tables run: the top 3, nothing streamed
+	top, terr := Run(context.Background(), Options{Scan: scan, Stream: -1, Top: 3})
+	tdoc, jerr := json.Marshal(top)
+	if jerr != nil {
+		t.Fatal(jerr)
+	}
+	return fmt.Sprintf("error: %v\nresult: %s\nconnections:\n%s\nevents:\n%s\ntop 3: %v %s", err, doc, conns.Bytes(), events.Bytes(), terr, tdoc)
 }
 
 // bytesScan scans the capture held in data.
