@@ -1,5 +1,6 @@
 // Package capture reads packet captures (pcap and pcapng, through gopacket's
-// pure-Go pcapgo readers, and Network Monitor's .cap files), decodes the link, network and transport headers
+// pure-Go pcapgo readers, the records of pcap 2.4 files in place (pcap24),
+// and Network Monitor's .cap files), decodes the link, network and transport headers
 // that latlab analyses, and keeps per-flow tables. Reading is streaming: a
 // Reader holds one record at a time, so memory grows with the flows and the
 // data in flight that the analyses keep, never with the file size.
@@ -92,7 +93,7 @@ type Reader struct {
 	format      Format
 	cr          *countReader
 	br          *bufio.Reader
-	pcap        *pcapgo.Reader
+	fast        *pcap24 // a pcap file of version 2.4
 	ng          *pcapgo.NgReader
 	gate        *ngGate // what pcapgo reads a pcapng file through
 	frame       int
@@ -100,7 +101,7 @@ type Reader struct {
 	file        *countReader // the file as given
 	compression string       // "" or a Compression* name
 	linkType    layers.LinkType
-	long        []byte // a pcap record pcapgo refused: captured length above the length on the wire
+	long        []byte // a pcap record longer than the read buffer (pcap24)
 	nm          *netmonReader
 	old         *oldPcap // a pcap format version pcapgo refuses
 	tmp         *os.File // a NetMon file's temporary copy (netmonSource)
@@ -300,12 +301,14 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 			_, _ = rd.br.Discard(24)
 			break
 		}
+		fast := newPcap24(hdr) // before pcapgo reads past hdr
 		p, err := pcapgo.NewReader(rd.br)
 		if err != nil {
 			return nil, &FormatError{Offset: 0, Msg: "pcap file header: " + err.Error()}
 		}
-		rd.pcap = p
 		rd.linkType = p.LinkType()
+		fast.linkType = rd.linkType
+		rd.fast = fast
 	case le == magicNgBlock:
 		rd.format = FormatPcapNG
 		rd.gate = newNgGate(rd)
@@ -388,46 +391,10 @@ func (r *Reader) Next(rec *Record) error {
 	if r.old != nil {
 		return r.nextOld(rec, start)
 	}
-	if r.pcap != nil {
-		return r.nextPcap(rec, start)
+	if r.fast != nil {
+		return r.nextPcap24(rec, start)
 	}
 	return r.nextNg(rec, start)
-}
-
-func (r *Reader) nextPcap(rec *Record, start int64) error {
-	data, ci, err := r.pcap.ZeroCopyReadPacketData()
-	if err != nil && r.failed(start) == nil && ci.CaptureLength > ci.Length && ci.CaptureLength <= maxPcapRecord {
-		// pcapgo refuses a record that claims fewer bytes on the wire
-		// than it holds (tcpdump's tests/aoe-oobr-1.pcap); tshark reads
-		// it whole and flags it. pcapgo stops after the record header,
-		// in r.br: the data follows.
-		if cap(r.long) < ci.CaptureLength {
-			r.long = make([]byte, ci.CaptureLength)
-		}
-		r.long = r.long[:ci.CaptureLength]
-		switch _, err = io.ReadFull(r.br, r.long); err {
-		case nil:
-			data = r.long
-		case io.EOF: // the header was there: the record is cut off
-			err = io.ErrUnexpectedEOF
-		}
-	}
-	if err != nil {
-		if fe := r.failed(start); fe != nil {
-			return fe
-		}
-		switch {
-		case err == io.EOF: // pcapgo says EOF only at a record boundary
-			return io.EOF
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return &FormatError{Offset: start, Msg: "record header or data ends early", Truncated: true}
-		}
-		return &FormatError{Offset: start, Msg: "corrupt record: " + err.Error()}
-	}
-	r.frame++
-	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ci.Timestamp.UnixNano(), CapLen: ci.CaptureLength,
-		OrigLen: ci.Length, LinkType: r.linkType, Data: data}
-	return nil
 }
 
 func (r *Reader) nextNg(rec *Record, start int64) error {

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // BenchmarkRunFile runs the analysis (as the tables do: Top 10) on the
 // capture named by LATLAB_BENCH_PCAP, e.g. one from scripts/pcapgen.
+// cpu-ns/op counts both stages' CPU time.
 func BenchmarkRunFile(b *testing.B) {
 	path := os.Getenv("LATLAB_BENCH_PCAP")
 	if path == "" {
@@ -20,6 +22,8 @@ func BenchmarkRunFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(fi.Size())
+	cpu := testutil.ProcessCPU()
+	defer func() { testutil.ReportCPU(b, cpu) }()
 	for range b.N {
 		f, err := os.Open(path)
 		if err != nil {

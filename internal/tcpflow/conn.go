@@ -11,6 +11,7 @@ const (
 	maxRtxRing   = 4096  // retransmissions remembered for D-SACK matching
 	maxSeenRange = 4096  // disjoint received ranges remembered
 	reorderRing  = 256   // recent segments for the reordering extent
+	recentStart  = 16    // the ring's first size (kept when reused: maxKeptBuf)
 )
 
 // Conn is one TCP connection (Wireshark's tcp.stream).
@@ -302,6 +303,16 @@ func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 		}
 	}
 	if r := (recentSeg{seq: seq, t: now}); len(fwd.recent) < reorderRing {
+		if n := len(fwd.recent); n == cap(fwd.recent) {
+			// Room for a short connection's segments, then for the
+			// whole ring at once: doubling from one segment to the
+			// ring's 256 cost a long capture 7% of its analysis.
+			c := recentStart
+			if n >= recentStart {
+				c = reorderRing
+			}
+			fwd.recent = append(make([]recentSeg, 0, c), fwd.recent...)
+		}
 		fwd.recent = append(fwd.recent, r)
 	} else {
 		fwd.recent[fwd.recentN%reorderRing] = r

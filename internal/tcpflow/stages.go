@@ -32,6 +32,10 @@ type segBatch struct {
 	t0     int64    // the first frame's time (capture.Record.StartNs)
 }
 
+// inlineStages (tests) runs the two stages in one goroutine, one segment
+// at a time: the sequential analysis the staged one must equal.
+var inlineStages bool
+
 // stagedScan is what the scan stage returns: the capture's statistics
 // and its count of the frames that carried no analysable TCP segment.
 type stagedScan struct {
@@ -56,6 +60,29 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		err     error
 		panicky any
 	)
+	if inlineStages {
+		b := <-free
+		st, err := scan(ctx, func(rec *capture.Record, p *capture.Packet) {
+			b.segs, b.opts, b.keys, b.hashes = b.segs[:1], b.opts[:0], b.keys[:0], b.hashes[:0]
+			s := &b.segs[0]
+			if !FromCapture(rec, p, s) {
+				if p.Proto == 6 && p.Fragment {
+					res.tcpFragments++
+				} else {
+					res.nonTCP++
+				}
+				return
+			}
+			b.opts = append(b.opts, ParseOptions(s.Options))
+			s.Options = nil
+			b.keys = append(b.keys, keyOf(s))
+			b.hashes = append(b.hashes, hash(&b.keys[0]))
+			b.t0 = rec.StartNs
+			add(b)
+		})
+		res.Stats = st
+		return res, err
+	}
 	go func() {
 		defer close(full)
 		defer func() {

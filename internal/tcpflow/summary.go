@@ -160,9 +160,23 @@ type topConns struct {
 // AllConnections as Options.Top keeps every connection in Result.Top.
 const AllConnections = -1
 
-// wants reports whether add would keep c.
-func (t *topConns) wants(c *Connection) bool {
-	return t.n == AllConnections || t.n > 0 && (len(t.kept) < t.n || worse(&t.kept[0], c))
+// wantsConn reports whether add would keep the connection of that
+// payload (both directions) and stream.
+func (t *topConns) wantsConn(payload uint64, stream int) bool {
+	if t.n == AllConnections {
+		return true
+	}
+	if t.n <= 0 {
+		return false
+	}
+	if len(t.kept) < t.n {
+		return true
+	}
+	// worse(&t.kept[0], the connection)
+	if b := t.kept[0].PayloadBytes(); b != payload {
+		return b < payload
+	}
+	return t.kept[0].Stream > stream
 }
 
 func (t *topConns) add(c *Connection) {

@@ -1,0 +1,103 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// pcap24 reads the records of a pcap file of format version 2.4 (the
+// one every current writer produces) in place: each record's data is a
+// slice of the read buffer (Reader.br), not a copy. pcapgo reads the file
+// header (and refuses what it does not accept); its record reader copied
+// every record from the buffer into one of its own, which cost a tenth of
+// the analysis of a long capture. The checks are pcapgo's, with the same
+// words: a captured length above the snap length (or libpcap's largest,
+// whichever is larger) is corrupt, and a record that claims fewer bytes
+// on the wire than it holds is read whole, as tshark reads it, up to
+// maxPcapRecord.
+type pcap24 struct {
+	order    binary.ByteOrder
+	factor   uint32 // to nanoseconds: 1000 (µs magic) or 1 (ns magic)
+	snaplen  uint32
+	linkType layers.LinkType
+}
+
+// newPcap24 reads what pcap24 needs from the 24-byte file header h, whose
+// magic has been checked (pcapgo checks the rest, and sets linkType).
+func newPcap24(h []byte) *pcap24 {
+	p := &pcap24{order: binary.LittleEndian, factor: 1000}
+	if m := binary.BigEndian.Uint32(h); m == magicPcapUs || m == magicPcapNs {
+		p.order = binary.BigEndian
+	}
+	if p.order.Uint32(h) == magicPcapNs {
+		p.factor = 1
+	}
+	p.snaplen = p.order.Uint32(h[16:])
+	return p
+}
+
+// maxCapLen is the longest record taken (pcapgo's rule): the snap length,
+// or libpcap's largest snap length if the file's is smaller, since
+// writers that do not truncate to the length they declare exist.
+func (p *pcap24) maxCapLen() uint32 { return max(p.snaplen, maxPcapRecord) }
+
+// nextPcap24 reads the record at start.
+func (r *Reader) nextPcap24(rec *Record, start int64) error {
+	p := r.fast
+	h, err := r.br.Peek(16)
+	if err != nil {
+		if fe := r.failed(start); fe != nil {
+			return fe
+		}
+		if len(h) == 0 && err == io.EOF {
+			return io.EOF
+		}
+		return &FormatError{Offset: start, Msg: "record header or data ends early", Truncated: true}
+	}
+	sec, frac := p.order.Uint32(h), p.order.Uint32(h[4:])
+	incl, orig := p.order.Uint32(h[8:]), p.order.Uint32(h[12:])
+	if incl > p.maxCapLen() {
+		return &FormatError{Offset: start, Msg: fmt.Sprintf("corrupt record: capture length exceeds snap length: %d > %d", incl, p.snaplen)}
+	}
+	if incl > orig && incl > maxPcapRecord {
+		return &FormatError{Offset: start, Msg: fmt.Sprintf("corrupt record: capture length exceeds original packet length: %d > %d", incl, orig)}
+	}
+	var data []byte
+	if n := 16 + int(incl); n <= r.br.Size() {
+		b, err := r.br.Peek(n)
+		if err != nil {
+			if fe := r.failed(start); fe != nil {
+				return fe
+			}
+			return &FormatError{Offset: start, Msg: "record header or data ends early", Truncated: true}
+		}
+		data = b[16:n:n]
+		_, _ = r.br.Discard(n)
+	} else {
+		// Above the buffer (a snap length beyond libpcap's): read in
+		// chunks, the slice growing with the bytes that are really
+		// there, so that a length in a small file cannot make the
+		// reader allocate gigabytes.
+		_, _ = r.br.Discard(16)
+		var buf bytes.Buffer
+		buf.Grow(maxPcapRecord)
+		if m, err := io.CopyN(&buf, r.br, int64(incl)); err != nil || m < int64(incl) {
+			if fe := r.failed(start); fe != nil {
+				return fe
+			}
+			return &FormatError{Offset: start, Msg: "record header or data ends early", Truncated: true}
+		}
+		r.long = buf.Bytes()
+		data = r.long
+	}
+	r.frame++
+	// pcapgo's arithmetic: the fraction times the factor in 32 bits.
+	ns := int64(sec)*1e9 + int64(frac*p.factor)
+	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ns, CapLen: int(incl),
+		OrigLen: int(orig), LinkType: p.linkType, Data: data}
+	return nil
+}
