@@ -104,6 +104,9 @@ func TestMsAndUs(t *testing.T) {
 		{Us(12.54), "12.5 µs"},
 		{Us(250.4), "250 µs"},
 		{Us(12345), "12.3 ms"},
+		{MsSignificant(1_068_400, 4), "1.068ms"},
+		{MsSignificant(15_626_000, 4), "15.63ms"},
+		{MsSignificant(16_000_000, 4), "16ms"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
