@@ -161,7 +161,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	doc.Notes = append(doc.Notes, r.Summary.Notes...)
 	// The document first: a page that cannot be written must not cost
 	// the trace.
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printDPCWatch(w, r, o.Out) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DPCWatch(w, r, o.Out) }); err != nil {
 		return err
 	}
 	if o.HTML == "" {
@@ -238,50 +238,3 @@ func printWrapped(w io.Writer, s string) {
 
 // maxModuleRows bounds the per-section tables; the document has them all.
 const maxModuleRows = 10
-
-func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
-	s := r.Summary
-	secs := s.Sections()
-	var n [2]int64
-	for i, sec := range secs {
-		for _, m := range sec.Stats {
-			n[i] += m.Count
-		}
-	}
-	if s.SoftIRQ != nil || s.HardIRQ != nil {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d softirqs and %d hard interrupts\n", s.Seconds, n[0], n[1])
-		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
-	} else {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, n[0], n[1])
-		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
-	}
-	for _, secn := range secs {
-		sec := struct {
-			name string
-			ms   []dpcwatch.ModuleStat
-		}{secn.Name, secn.Stats}
-		if len(sec.ms) == 0 {
-			fmt.Fprintf(w, "\nno %ss\n", sec.name)
-			continue
-		}
-		fmt.Fprintf(w, "\n%s by longest execution:\n", sec.name)
-		rows := [][]string{}
-		for i, m := range sec.ms {
-			if i == maxModuleRows {
-				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
-				break
-			}
-			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
-				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
-		}
-		report.Table(w, []string{report.HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
-	}
-	fmt.Fprintln(w)
-	printWrapped(w, "verdict: "+s.Verdict.Text)
-	for _, n := range s.Notes {
-		printWrapped(w, "note: "+n)
-	}
-	if file != "" {
-		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
-	}
-}

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
@@ -39,30 +36,6 @@ func watchResult() *dpcwatch.Result {
 	add(etw.KindDPC, 0xfffff80400300010, 450_000, 2500)
 	now := int64(500_000 * 10)
 	return &dpcwatch.Result{Session: "latlab dpc watch", Report: r.Report(now), Summary: r.Summary(now)}
-}
-
-func TestPrintDPCWatch(t *testing.T) {
-	var b bytes.Buffer
-	printDPCWatch(&b, watchResult(), "w.json")
-	out := b.String()
-	for _, want := range []string{
-		"latlab dpc watch: 0.5 s, 801 DPCs and 400 ISRs\n",
-		`session "latlab dpc watch"; 3 modules known`,
-		"DPC by longest execution:",
-		"ndis.sys", "2500 µs", "0.450 s",
-		"verdict: likely drop-outs: ndis.sys ran a DPC for 2500 µs, 500 µs above 2 ms",
-		"histograms in xperf's buckets: latlab dpcisr w.json",
-		"\nDPC by longest execution:\n module ", // Windows names the driver module
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if utf8.RuneCountInString(l) > 80 {
-			t.Errorf("wider than 80: %q", l)
-		}
-	}
 }
 
 func TestDPCLine(t *testing.T) {
@@ -133,45 +106,5 @@ func TestDPCWatchBadSeconds(t *testing.T) {
 	code, _, errs := runCLI(t, "dpc", "watch", "--duration", "-3s")
 	if code != 2 || !strings.Contains(errs, `invalid value "-3s" for --duration: must not be negative`) {
 		t.Errorf("exit %d %s", code, errs)
-	}
-}
-
-// linuxWatchResult is a finished watch of a Linux trace: NET_RX and TIMER
-// softirqs, a NIC queue's interrupt line and the local timer vector.
-func linuxWatchResult() *dpcwatch.Result {
-	r := dpcwatch.NewLinuxRecorder(0)
-	add := func(sec int, name, label string, endUs, dUs int64) {
-		r.AddNamed(sec, name, dpcwatch.Exec{CPU: uint16(endUs % 2), Start: (endUs - dUs) * 1000, End: endUs * 1000, Label: label})
-	}
-	for i := int64(1); i <= 300; i++ {
-		add(dpcwatch.Deferred, "NET_RX", "vec 3", i*1000, 3+i%5)
-		add(dpcwatch.Deferred, "TIMER", "vec 1", i*1000+300, 1)
-		add(dpcwatch.Interrupt, "virtio0-input.0 (IRQ 24)", "irq 24", i*1000+600, 2)
-		add(dpcwatch.Interrupt, "LOC (local_timer)", "vector 236", i*1000+800, 1)
-	}
-	add(dpcwatch.Deferred, "NET_RX", "vec 3", 350_000, 1200)
-	now := int64(400_000 * 1000)
-	return &dpcwatch.Result{Session: "latlab-dpcwatch", Report: r.Report(now), Summary: r.Summary(now)}
-}
-
-// On Linux the tables name their rows as Linux does: softirq vectors
-// and interrupt handlers, not Windows's driver modules.
-func TestPrintDPCWatchLinux(t *testing.T) {
-	var b bytes.Buffer
-	printDPCWatch(&b, linuxWatchResult(), "w.json")
-	out := b.String()
-	goldie.New(t).Assert(t, "dpc-watch-linux", b.Bytes())
-	for _, want := range []string{"\nsoftirq by longest execution:\n softirq ", "\nhardirq by longest execution:\n handler "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "module") {
-		t.Errorf("a Linux watch speaks of modules:\n%s", out)
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if utf8.RuneCountInString(l) > 80 {
-			t.Errorf("wider than 80: %q", l)
-		}
 	}
 }

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// maxModuleRows bounds the per-section tables; the document has them all.
+const maxModuleRows = 10
+
+// DPCWatch prints `dpc watch`: the counts, each section's handlers by
+// longest execution, the verdict and notes, and the command that shows
+// the histograms of the document written to file (none: no document).
+func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
+	s := r.Summary
+	secs := s.Sections()
+	var n [2]int64
+	for i, sec := range secs {
+		for _, m := range sec.Stats {
+			n[i] += m.Count
+		}
+	}
+	if s.SoftIRQ != nil || s.HardIRQ != nil {
+		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d softirqs and %d hard interrupts\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
+	} else {
+		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
+	}
+	for _, secn := range secs {
+		sec := struct {
+			name string
+			ms   []dpcwatch.ModuleStat
+		}{secn.Name, secn.Stats}
+		if len(sec.ms) == 0 {
+			fmt.Fprintf(w, "\nno %ss\n", sec.name)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s by longest execution:\n", sec.name)
+		rows := [][]string{}
+		for i, m := range sec.ms {
+			if i == maxModuleRows {
+				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
+				break
+			}
+			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
+				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
+		}
+		Table(w, []string{HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
+	}
+	fmt.Fprintln(w)
+	printHanging(w, "verdict: "+s.Verdict.Text)
+	for _, n := range s.Notes {
+		printHanging(w, "note: "+n)
+	}
+	if file != "" {
+		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
+	}
+}
