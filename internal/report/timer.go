@@ -19,6 +19,12 @@ func TimerStatus(w io.Writer, st *timer.Status) {
 	}
 }
 
+// TimerGrant prints the human line of `timer set`: what was asked for
+// and what the OS granted.
+func TimerGrant(w io.Writer, g timer.Grant) {
+	fmt.Fprintf(w, "requested %s, granted %s\n", units.MsPrecise(time.Duration(g.RequestedNs)), units.MsPrecise(time.Duration(g.GrantedNs)))
+}
+
 // TimerWho prints `timer who`: the requesters powercfg listed (a Windows
 // result, also one read from a saved report on Linux) or the holders of
 // /dev/cpu_dma_latency and timer slack (Linux), then the notes.
