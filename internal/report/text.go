@@ -4,11 +4,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/latlab/latlab/internal/units"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/units"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -168,4 +169,12 @@ func Paren(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
+}
+
+// plural is the "s" of a count other than one.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
