@@ -13,6 +13,7 @@ import (
 
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/timer"
@@ -291,7 +292,7 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 		t.Errorf("sleep document: thread %+v, notes %q", th, doc.Notes)
 	}
 	var b bytes.Buffer
-	printSleep(&b, doc, sr)
+	report.Sleep(&b, doc, sr)
 	if !strings.Contains(b.String(), "priority high,") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) {
 		t.Errorf("sleep output:\n%s", b.String())
 	}
@@ -311,7 +312,7 @@ func TestDocumentsNoteLoweredPriority(t *testing.T) {
 		t.Errorf("wake document: the note %d times, threads %+v", n, th)
 	}
 	b.Reset()
-	printWake(&b, doc)
+	report.Wake(&b, doc)
 	if !strings.Contains(b.String(), ", high priority, ") || !strings.Contains(b.String(), "note: "+setup.PriorityNote) || strings.Contains(b.String(), probe.WakeWarmupNote) {
 		t.Errorf("wake output:\n%s", b.String())
 	}

@@ -228,13 +228,5 @@ func dpcLine(iv dpcwatch.Interval, width int) string {
 	return l
 }
 
-// printWrapped prints a sentence in lines of 80 columns at most, the
-// continuation indented.
-func printWrapped(w io.Writer, s string) {
-	for _, l := range report.WrapHanging(s, 2, 80) {
-		fmt.Fprintln(w, l)
-	}
-}
-
 // maxModuleRows bounds the per-section tables; the document has them all.
 const maxModuleRows = 10

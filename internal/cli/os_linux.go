@@ -39,17 +39,6 @@ func liveLabel(o *SleepOptions) func([]byte) []byte {
 	return func(dst []byte) []byte { return append(dst, label...) }
 }
 
-func timerLine(st *timer.Status) string {
-	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, units.Ns(st.TimerSlackNs), st.Clocksource)
-	if st.Tickless != "" {
-		s += ", tickless " + st.Tickless
-	}
-	if st.ConfigHZ > 0 {
-		s += fmt.Sprintf(", CONFIG_HZ=%d", st.ConfigHZ)
-	}
-	return s
-}
-
 // dieBy ends the process by sig, as if latlab had not caught it, so that
 // a shell sees the signal (bash stops a script on a child's SIGINT). If
 // the signal was ignored when latlab started, it exits 128+sig instead.

@@ -38,19 +38,6 @@ func liveLabel(*SleepOptions) func([]byte) []byte {
 	}
 }
 
-// scopeOf is st's request scope; documents written before latlab
-// recorded it get it worked out from the same facts.
-func scopeOf(st *timer.Status) timer.Scope { return st.EffectiveScope() }
-
-func timerLine(st *timer.Status) string {
-	why := "since build 19041 the current value does not prove this process gets it"
-	if scopeOf(st).Global {
-		why = "requests are global here, so it applies to every process"
-	}
-	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
-		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
-}
-
 // dieBy ends the process after a second Ctrl-C with the status Windows
 // gives a process ended by Ctrl-C (STATUS_CONTROL_C_EXIT).
 func dieBy(os.Signal) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // timerStatusOS prints the facts of a Windows Status.
@@ -40,4 +41,17 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 	for _, l := range sc.Lines() {
 		fmt.Fprintln(w, l)
 	}
+}
+
+// timerLine is the timer facts of a sleep or wake run in one line: on
+// Windows the system timer interval now, its range, and whether it
+// reaches this process (documents written before latlab recorded the
+// scope get it worked out from the same facts).
+func timerLine(st *timer.Status) string {
+	why := "since build 19041 the current value does not prove this process gets it"
+	if st.EffectiveScope().Global {
+		why = "requests are global here, so it applies to every process"
+	}
+	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
+		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
 }

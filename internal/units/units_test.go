@@ -107,6 +107,8 @@ func TestMsAndUs(t *testing.T) {
 		{MsSignificant(1_068_400, 4), "1.068ms"},
 		{MsSignificant(15_626_000, 4), "15.63ms"},
 		{MsSignificant(16_000_000, 4), "16ms"},
+		{UsFixed(12_345), "12.3 µs"},
+		{UsFixed(1_500_000), "1500.0 µs"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
