@@ -52,9 +52,9 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 		Table(w, []string{HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
 	}
 	fmt.Fprintln(w)
-	printHanging(w, "verdict: "+s.Verdict.Text)
+	writeHanging(w, "verdict: "+s.Verdict.Text, 2)
 	for _, n := range s.Notes {
-		printHanging(w, "note: "+n)
+		writeHanging(w, "note: "+n, 2)
 	}
 	if file != "" {
 		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)

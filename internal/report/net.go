@@ -142,14 +142,10 @@ func TCPEvents(w io.Writer, t *netload.TCPEvents) {
 	if d := t.DSack; d != nil {
 		fmt.Fprintf(w, "  D-SACKs counted: %d in %d TcpReceiveSack events\n", d.DSacks, d.ReceiveSacks)
 		fmt.Fprintf(w, "  reorder window: %d updates, %d changes, adapted %v\n", len(d.Updates), d.Changes, d.Adapted)
-		for _, l := range WrapHanging("  verdict: "+d.Verdict, 4, 80) {
-			fmt.Fprintln(w, l)
-		}
+		writeHanging(w, "  verdict: "+d.Verdict, 4)
 	}
 	for _, n := range t.Notes {
-		for _, l := range WrapHanging("  note: "+strings.TrimSpace(n), 4, 80) {
-			fmt.Fprintln(w, l)
-		}
+		writeHanging(w, "  note: "+strings.TrimSpace(n), 4)
 	}
 }
 

@@ -135,7 +135,5 @@ func DSackWire(w io.Writer, r *netload.DSackRun, c *tcpflow.Connection, err erro
 		return
 	}
 	fmt.Fprintf(w, "  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer\n", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks)
-	for _, l := range WrapHanging("  "+r.DSack.Wire, 4, 80) {
-		fmt.Fprintln(w, l)
-	}
+	writeHanging(w, "  "+r.DSack.Wire, 4)
 }

@@ -154,6 +154,14 @@ func WrapHanging(l string, indent, max int) []string {
 	return append(out, l)
 }
 
+// writeHanging writes line within 80 columns (WrapHanging), its
+// continuation lines indented indent columns.
+func writeHanging(w io.Writer, line string, indent int) {
+	for _, l := range WrapHanging(line, indent, 80) {
+		fmt.Fprintln(w, l)
+	}
+}
+
 // Clip cuts s to n characters, the last an ellipsis.
 func Clip(s string, n int) string {
 	r := []rune(s)

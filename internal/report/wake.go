@@ -134,7 +134,7 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 	}
 	if d.ExplainNext != "" {
 		fmt.Fprintln(w)
-		printHanging(w, "next step: "+d.ExplainNext)
+		writeHanging(w, "next step: "+d.ExplainNext, 2)
 	}
 }
 
