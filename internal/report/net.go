@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
@@ -212,4 +213,45 @@ func threadDesc(t probe.ThreadSetup) string {
 		s += ", not pinned"
 	}
 	return s
+}
+
+// NetServeConn is the line `net serve` prints as a connection ends: the
+// service, the peer, the bytes, the transfer's time and rate, the error.
+func NetServeConn(w io.Writer, c netload.ConnStats) {
+	line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, units.Bytes(c.Bytes))
+	if c.TransferNs > 0 {
+		line += fmt.Sprintf(" in %s (%s)", units.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
+	}
+	if c.Error != "" {
+		line += "; " + c.Error
+	}
+	fmt.Fprintln(w, line)
+}
+
+// NetServeReady is the line `net serve` prints once it listens: each
+// service's address ("": not served).
+func NetServeReady(w io.Writer, echo, discard, sink string) {
+	var parts []string
+	for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
+		if p[1] != "" {
+			parts = append(parts, p[0]+" "+p[1])
+		}
+	}
+	fmt.Fprintf(w, "latlab net serve: %s\n", strings.Join(parts, ", "))
+}
+
+// NetServeTotals prints what `net serve` served, and what it would not.
+func NetServeTotals(w io.Writer, st *netload.ServeStats) {
+	fmt.Fprintf(w, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
+		st.EchoPackets, units.Bytes(st.EchoBytes), st.DiscardConns, units.Bytes(st.DiscardBytes),
+		st.SinkConns, units.Bytes(st.SinkBytes))
+	if st.EchoLoops+st.EchoOverRate > 0 {
+		fmt.Fprintf(w, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
+	}
+	if st.EchoFlowsMuted > 0 {
+		fmt.Fprintf(w, "note: %d times a peer (address and port) answered every echo, over %d a second, and was muted as a loop\n", st.EchoFlowsMuted, netload.MaxForeignReplies)
+	}
+	if st.TCPRefused+st.TCPEvicted+st.TCPIdle > 0 {
+		fmt.Fprintf(w, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
+	}
 }
