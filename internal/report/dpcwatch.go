@@ -24,10 +24,10 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 		}
 	}
 	if s.SoftIRQ != nil || s.HardIRQ != nil {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d softirqs and %d hard interrupts\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "latlab dpc watch: %s, %d softirqs and %d hard interrupts\n", units.Seconds(s.Seconds, 1), n[0], n[1])
 		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
 	} else {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, n[0], n[1])
+		fmt.Fprintf(w, "latlab dpc watch: %s, %d DPCs and %d ISRs\n", units.Seconds(s.Seconds, 1), n[0], n[1])
 		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
 	}
 	for _, secn := range secs {
@@ -47,7 +47,7 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 				break
 			}
 			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
-				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
+				units.Seconds(m.MaxAtS, 3), fmt.Sprint(m.MaxCPU)})
 		}
 		Table(w, []string{HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
 	}

@@ -100,7 +100,7 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 	}
 	fmt.Fprintf(w, "\nwhy the worst %d wake-ups were late (what ran on the measured CPU between\nthe deadline and the thread's time stamp):\n", len(d.Explain))
 	for i, x := range d.Explain {
-		fmt.Fprintf(w, "\n#%d CPU %d at %.3f s: latency %s\n", i+1, x.CPU, x.AtS, us(x.LatencyNs))
+		fmt.Fprintf(w, "\n#%d CPU %d at %s: latency %s\n", i+1, x.CPU, units.Seconds(x.AtS, 3), us(x.LatencyNs))
 		fmt.Fprintf(w, "  %-44s %12s\n", "timer interrupt latency (to hrtimer expiry):", us(x.TimerLatencyNs))
 		fmt.Fprintf(w, "  %-44s %12s\n", "wake-up to running (sched_wakeup to switch):", us(x.WakeToRunNs))
 		if x.WakeToRunNs >= 0 {

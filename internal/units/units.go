@@ -118,3 +118,10 @@ const SIPrefixes = "kMGTPE"
 func MsSignificant(d time.Duration, digits int) string {
 	return strconv.FormatFloat(float64(d)/1e6, 'g', digits, 64) + "ms"
 }
+
+// Seconds writes s seconds with decimals fixed decimals and the unit
+// after a space, as the traces' time stamps and lengths are written:
+// Seconds(0.45, 3) is "0.450 s".
+func Seconds(s float64, decimals int) string {
+	return strconv.FormatFloat(s, 'f', decimals, 64) + " s"
+}

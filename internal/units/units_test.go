@@ -108,6 +108,8 @@ func TestMsAndUs(t *testing.T) {
 		{MsSignificant(15_626_000, 4), "15.63ms"},
 		{MsSignificant(16_000_000, 4), "16ms"},
 		{UsFixed(12_345), "12.3 µs"},
+		{Seconds(0.45, 3), "0.450 s"},
+		{Seconds(12, 1), "12.0 s"},
 		{UsFixed(1_500_000), "1500.0 µs"},
 	} {
 		if c.got != c.want {
