@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
-	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newDPCCmd) }
@@ -130,7 +128,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	}
 	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second, CPUs: o.cpus}
 	if !o.Quiet {
-		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
+		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, report.DPCWatchLine(iv, 80)) }
 	}
 	stop := func() {}
 	opts.OnStart = func(session string) {
@@ -190,42 +188,6 @@ func dpcWatchErr(err error) error {
 		return errors.New(dpcWatchPrivilege)
 	}
 	return err
-}
-
-// dpcLine is the live line of one interval, at most width runes: module
-// names are shortened first, then the ISR part goes.
-func dpcLine(iv dpcwatch.Interval, width int) string {
-	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
-		if s.Count == 0 || s.ByMax == nil {
-			return fmt.Sprintf("%s 0", name)
-		}
-		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), report.Clip(s.ByMax.Module, n))
-		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
-			p += fmt.Sprintf(", most time %s", report.Clip(s.ByTime.Module, n))
-		}
-		return p
-	}
-	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
-	// Shorter names first, then without the module of most time, then
-	// without the ISRs.
-	names := iv.Names
-	if names[0] == "" {
-		names = [2]string{"DPC", "ISR"}
-	}
-	for _, v := range []struct {
-		n    int
-		most bool
-	}{{40, true}, {16, true}, {16, false}, {12, false}} {
-		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part(names[0], iv.DPC, v.n, v.most), part(names[1], iv.ISR, v.n, v.most))
-		if fits(l) {
-			return l
-		}
-	}
-	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
-	if !fits(l) {
-		l = string([]rune(l)[:width])
-	}
-	return l
 }
 
 // maxModuleRows bounds the per-section tables; the document has them all.

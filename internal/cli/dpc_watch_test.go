@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
@@ -36,41 +35,6 @@ func watchResult() *dpcwatch.Result {
 	add(etw.KindDPC, 0xfffff80400300010, 450_000, 2500)
 	now := int64(500_000 * 10)
 	return &dpcwatch.Result{Session: "latlab dpc watch", Report: r.Report(now), Summary: r.Summary(now)}
-}
-
-func TestDPCLine(t *testing.T) {
-	top := func(m string, us float64) *dpcwatch.Top { return &dpcwatch.Top{Module: m, MaxUs: us, SumUs: us} }
-	tests := []struct {
-		name string
-		iv   dpcwatch.Interval
-		want string
-	}{
-		{"quiet second", dpcwatch.Interval{ToS: 1}, "[    1s] DPC 0 | ISR 0"},
-		{"one module", dpcwatch.Interval{ToS: 2, DPC: dpcwatch.SectionInterval{Count: 4210, ByMax: top("ndis.sys", 212), ByTime: top("ndis.sys", 212)},
-			ISR: dpcwatch.SectionInterval{Count: 900, ByMax: top("USBPORT.SYS", 40), ByTime: top("USBPORT.SYS", 40)}},
-			"[    2s] DPC 4210, max 212 µs ndis.sys | ISR 900, max 40.0 µs USBPORT.SYS"},
-		{"most time elsewhere", dpcwatch.Interval{ToS: 3, DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("nvlddmkm.sys", 1500), ByTime: top("ndis.sys", 3000)}},
-			"[    3s] DPC 10, max 1500 µs nvlddmkm.sys, most time ndis.sys | ISR 0"},
-		{"long names are shortened, the module of most time goes", dpcwatch.Interval{ToS: 4,
-			DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("a-very-long-vendor-driver-name-x64.sys", 15000), ByTime: top("another-long-vendor-driver.sys", 1)},
-			ISR: dpcwatch.SectionInterval{Count: 3, ByMax: top("yet-another-long-name.sys", 5), ByTime: top("yet-another-long-name.sys", 5)}},
-			"[    4s] DPC 10, max 15.0 ms a-very-long… | ISR 3, max 5.0 µs yet-another…"},
-		{"names of 16 fit without the most-time module", dpcwatch.Interval{ToS: 5,
-			DPC: dpcwatch.SectionInterval{Count: 10, ByMax: top("rt640x64-long.sys", 15000), ByTime: top("nvlddmkm-long.sys", 1)},
-			ISR: dpcwatch.SectionInterval{Count: 3, ByMax: top("USBPORT.SYS", 5), ByTime: top("USBPORT.SYS", 5)}},
-			"[    5s] DPC 10, max 15.0 ms rt640x64-long.s… | ISR 3, max 5.0 µs USBPORT.SYS"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := dpcLine(tt.iv, 80)
-			if got != tt.want {
-				t.Errorf("\ngot  %q\nwant %q", got, tt.want)
-			}
-			if utf8.RuneCountInString(got) > 80 {
-				t.Errorf("%d runes", utf8.RuneCountInString(got))
-			}
-		})
-	}
 }
 
 // A watch's document is a dpcisr report: 'dpcisr' prints it and 'dpcisr

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/units"
@@ -59,4 +60,40 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 	if file != "" {
 		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
 	}
+}
+
+// DPCWatchLine is the live line of one interval, at most width runes: module
+// names are shortened first, then the ISR part goes.
+func DPCWatchLine(iv dpcwatch.Interval, width int) string {
+	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
+		if s.Count == 0 || s.ByMax == nil {
+			return fmt.Sprintf("%s 0", name)
+		}
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), Clip(s.ByMax.Module, n))
+		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
+			p += fmt.Sprintf(", most time %s", Clip(s.ByTime.Module, n))
+		}
+		return p
+	}
+	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
+	// Shorter names first, then without the module of most time, then
+	// without the ISRs.
+	names := iv.Names
+	if names[0] == "" {
+		names = [2]string{"DPC", "ISR"}
+	}
+	for _, v := range []struct {
+		n    int
+		most bool
+	}{{40, true}, {16, true}, {16, false}, {12, false}} {
+		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part(names[0], iv.DPC, v.n, v.most), part(names[1], iv.ISR, v.n, v.most))
+		if fits(l) {
+			return l
+		}
+	}
+	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
+	if !fits(l) {
+		l = string([]rune(l)[:width])
+	}
+	return l
 }
