@@ -189,6 +189,3 @@ func dpcWatchErr(err error) error {
 	}
 	return err
 }
-
-// maxModuleRows bounds the per-section tables; the document has them all.
-const maxModuleRows = 10

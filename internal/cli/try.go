@@ -372,9 +372,6 @@ func writeTryHTML(path string, doc *result.Document) error {
 	return writeFileWith(path, r.WriteHTML)
 }
 
-// tryWidth is the width the verdicts and plan lines wrap at.
-const tryWidth = 80
-
 func rateIf(set bool, v float64) *float64 {
 	if !set {
 		return nil
