@@ -110,6 +110,9 @@ func TestMsAndUs(t *testing.T) {
 		{UsFixed(12_345), "12.3 µs"},
 		{Seconds(0.45, 3), "0.450 s"},
 		{Seconds(12, 1), "12.0 s"},
+		{KiBCeil(1), "1 KiB"},
+		{KiBCeil(20_000), "20 KiB"},
+		{KiBCeil(2048), "2 KiB"},
 		{UsFixed(1_500_000), "1500.0 µs"},
 	} {
 		if c.got != c.want {
