@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/internal/report"
 )
 
 func badInputOS() [][]string {
@@ -69,11 +71,11 @@ func TestWakeMlockNotedWindows(t *testing.T) {
 
 // --live names the call as MeasureSleep does: Sleep(1), not Sleep(n=1).
 func TestLiveCallWindows(t *testing.T) {
-	if got := liveCall("sleep", time.Millisecond); got != "Sleep(1)" {
+	if got := report.LiveCall("sleep", time.Millisecond); got != "Sleep(1)" {
 		t.Errorf("liveCall = %q, want Sleep(1)", got)
 	}
 	o := &SleepOptions{Duration: time.Millisecond, Method: "sleep"}
-	line := string(appendLiveLine(liveLabel(o)(nil), liveCall(o.Method, o.Duration), 15_510_000, 1_000_000))
+	line := string(report.AppendLiveLine(liveLabel(o)(nil), report.LiveCall(o.Method, o.Duration), 15_510_000, 1_000_000))
 	if !regexp.MustCompile(`^Resolution: \d+\.\d{6}ms, Sleep\(1\) slept 15\.510000ms \(delta: 14\.510000\)\n$`).MatchString(line) {
 		t.Errorf("live line %q", line)
 	}

@@ -7,17 +7,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
-	"github.com/latlab/latlab/internal/units"
 )
 
 const resolutionHelp = "timer slack to request for the measuring thread (PR_SET_TIMERSLACK), e.g. 1us; 0 = leave as is"
 
 func clockName() string { return "CLOCK_MONOTONIC" }
-
-func liveCall(method string, d time.Duration) string {
-	return fmt.Sprintf("%s(%s)", method, units.MsPrecise(d))
-}
 
 // liveLabel returns the appender of the first field of a --live line: the
 // measuring thread's timer slack. It cannot change during a run (only the
@@ -35,7 +31,7 @@ func liveLabel(o *SleepOptions) func([]byte) []byte {
 	if o.Priority == "realtime" {
 		slack = 0 // the kernel ignores slack for realtime threads
 	}
-	label := appendMsLabel(nil, "Slack", float64(slack)/1e6)
+	label := report.AppendLiveLabel(nil, "Slack", float64(slack)/1e6)
 	return func(dst []byte) []byte { return append(dst, label...) }
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -189,43 +188,16 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 // MeasureSleep's format.
 func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 	bw := bufio.NewWriter(w)
-	call := liveCall(o.Method, o.Duration)
+	call := report.LiveCall(o.Method, o.Duration)
 	req := o.Duration.Nanoseconds()
 	label := liveLabel(o)
 	var line []byte
 	for v := range ch {
-		line = appendLiveLine(label(line[:0]), call, v, req)
+		line = report.AppendLiveLine(label(line[:0]), call, v, req)
 		bw.Write(line)
 		if len(ch) == 0 {
 			bw.Flush()
 		}
 	}
 	bw.Flush()
-}
-
-// appendMsLabel appends the first field of a --live line, "Resolution:
-// 0.499200ms": a negative ms (the value could not be read) prints as "?".
-func appendMsLabel(dst []byte, name string, ms float64) []byte {
-	dst = append(dst, name...)
-	dst = append(dst, ": "...)
-	if ms < 0 {
-		return append(dst, '?')
-	}
-	dst = strconv.AppendFloat(dst, ms, 'f', 6, 64)
-	return append(dst, "ms"...)
-}
-
-// appendLiveLine appends the rest of a --live line after the label. The
-// format is MeasureSleep's, printf("Resolution: %lfms, Sleep(1) slept
-// %lfms (delta: %lf)\n"): six decimals, so that scripts written for
-// MeasureSleep read latlab's lines. It runs while the probe measures with
-// the garbage collector off, so it only appends.
-func appendLiveLine(dst []byte, call string, sleptNs, requestedNs int64) []byte {
-	dst = append(dst, ", "...)
-	dst = append(dst, call...)
-	dst = append(dst, " slept "...)
-	dst = strconv.AppendFloat(dst, float64(sleptNs)/1e6, 'f', 6, 64)
-	dst = append(dst, "ms (delta: "...)
-	dst = strconv.AppendFloat(dst, float64(sleptNs-requestedNs)/1e6, 'f', 6, 64)
-	return append(dst, ")\n"...)
 }

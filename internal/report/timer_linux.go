@@ -42,3 +42,9 @@ func timerLine(st *timer.Status) string {
 	}
 	return s
 }
+
+// LiveCall names the measured call in a --live line: the method and the
+// request in ms, "nanosleep(1ms)".
+func LiveCall(method string, d time.Duration) string {
+	return fmt.Sprintf("%s(%s)", method, units.MsPrecise(d))
+}

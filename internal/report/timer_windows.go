@@ -55,3 +55,16 @@ func timerLine(st *timer.Status) string {
 	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
 		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
 }
+
+// LiveCall names the measured call in a --live line as MeasureSleep
+// does: "Sleep(1)" (whole ms, as Sleep takes them), else the call and the
+// request in ms.
+func LiveCall(method string, d time.Duration) string {
+	switch method {
+	case "sleep":
+		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
+	case "ntdelay":
+		return fmt.Sprintf("NtDelayExecution(%s)", units.MsPrecise(d))
+	}
+	return fmt.Sprintf("WaitableTimer(%s)", units.MsPrecise(d))
+}
