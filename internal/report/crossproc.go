@@ -95,6 +95,7 @@ func expectedCell(e *crossproc.Expectation) string {
 	return strings.Join(vs, "/") + "ms"
 }
 
+// expectedNote is the rule this OS and build follow, in words.
 func expectedNote(r crossproc.Rule) string {
 	switch r {
 	case crossproc.Isolated2004:

@@ -46,6 +46,7 @@ func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []str
 	}
 }
 
+// connRows are the rows of a connection's table, A -> B beside B -> A.
 func connRows(c *tcpflow.Connection) [][]string {
 	d := [2]*tcpflow.DirStats{&c.AToB, &c.BToA}
 	row := func(name string, f func(s *tcpflow.DirStats) string) []string {
@@ -95,6 +96,8 @@ func connRows(c *tcpflow.Connection) [][]string {
 	}
 }
 
+// handshakeLabel is the options of a SYN: MSS, window scale, SACK,
+// time stamps and ECN.
 func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 	if h == nil {
 		return "(not seen)"

@@ -28,6 +28,8 @@ func TryPlanWarnings(w io.Writer, plan *try.Result) {
 	}
 }
 
+// tryHead is the first line of try's output and of its plan: the knob,
+// the arms and blocks, the probe and verdict, the seed that repeats it.
 func tryHead(w io.Writer, r *try.Result) {
 	writeHanging(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
 		r.Knob, Paren(r.Target), len(r.Arms), r.Blocks, units.Duration(time.Duration(r.BlockDurationNs)), units.Duration(time.Duration(r.SettleNs)),
