@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/report"
 )
 
 func badInputOS() [][]string {
@@ -69,59 +69,13 @@ func TestWakeMlockNotedWindows(t *testing.T) {
 	t.Errorf("no --mlock note: %q", doc.Notes)
 }
 
-// timer status says when GlobalTimerResolutionRequests brings the global
-// behaviour back, instead of the per-process line, and when the key has
-// no effect.
-func TestTimerStatusGlobalKeyWindows(t *testing.T) {
-	u := func(v uint32) *uint32 { return &v }
-	b := func(v bool) *bool { return &v }
-	tests := []struct {
-		build     uint32
-		server    bool
-		key       *uint32
-		want, not []string
-	}{
-		{22631, false, u(1), []string{"timer requests: global: GlobalTimerResolutionRequests=1", "pre-2004 behaviour", "Server 2022 ships with it set to 1", "with global requests it applies"},
-			[]string{"per-process", "does not prove"}},
-		{20348, true, u(1), []string{"timer requests: global: GlobalTimerResolutionRequests=1"}, []string{"per-process"}},
-		{22631, false, nil, []string{"per-process", "absent; 1 and a restart", "Server 2022 ships with it set to 1"}, []string{"no effect"}},
-		{19045, false, u(1), []string{"per-process", "set to 1; it has no effect on this build"}, []string{"brings back"}},
-		{18363, false, nil, []string{"global (before Windows 10 2004)", "no effect on this build"}, []string{"per-process"}},
-	}
-	for _, tc := range tests {
-		st := timer.Status{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 10000, Build: tc.build, Server: b(tc.server), GlobalValue: tc.key}
-		var sb strings.Builder
-		printTimerStatus(&sb, &st)
-		out := sb.String()
-		for _, w := range tc.want {
-			if !strings.Contains(out, w) {
-				t.Errorf("build %d key %v: lacks %q:\n%s", tc.build, tc.key, w, out)
-			}
-		}
-		for _, w := range tc.not {
-			if strings.Contains(out, w) {
-				t.Errorf("build %d key %v: has %q:\n%s", tc.build, tc.key, w, out)
-			}
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if len(l) > 80 {
-				t.Errorf("line wider than 80 columns: %q", l)
-			}
-		}
-	}
-	code, out, errs := runCLI(t, "timer", "status", "--json")
-	if code != 0 || !strings.Contains(out, `"request_scope"`) {
-		t.Errorf("timer status --json: exit %d %s\n%s", code, errs, out)
-	}
-}
-
 // --live names the call as MeasureSleep does: Sleep(1), not Sleep(n=1).
 func TestLiveCallWindows(t *testing.T) {
-	if got := liveCall("sleep", time.Millisecond); got != "Sleep(1)" {
+	if got := report.LiveCall("sleep", time.Millisecond); got != "Sleep(1)" {
 		t.Errorf("liveCall = %q, want Sleep(1)", got)
 	}
 	o := &SleepOptions{Duration: time.Millisecond, Method: "sleep"}
-	line := string(appendLiveLine(liveLabel(o)(nil), liveCall(o.Method, o.Duration), 15_510_000, 1_000_000))
+	line := string(report.AppendLiveLine(liveLabel(o)(nil), report.LiveCall(o.Method, o.Duration), 15_510_000, 1_000_000))
 	if !regexp.MustCompile(`^Resolution: \d+\.\d{6}ms, Sleep\(1\) slept 15\.510000ms \(delta: 14\.510000\)\n$`).MatchString(line) {
 		t.Errorf("live line %q", line)
 	}
@@ -130,3 +84,11 @@ func TestLiveCallWindows(t *testing.T) {
 // tryKnob and tryValue are a process-scope experiment of this OS: it
 // changes nothing outside the test's process.
 const tryKnob, tryValue = "timer-resolution", "1ms"
+
+// timer status --json names the scope of timer requests on this build.
+func TestTimerStatusJSONWindows(t *testing.T) {
+	code, out, errs := runCLI(t, "timer", "status", "--json")
+	if code != 0 || !strings.Contains(out, `"request_scope"`) {
+		t.Errorf("timer status --json: exit %d %s\n%s", code, errs, out)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
-	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(newDPCCmd) }
@@ -130,7 +128,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	}
 	opts := dpcwatch.Options{Duration: time.Duration(o.Seconds) * time.Second, CPUs: o.cpus}
 	if !o.Quiet {
-		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, dpcLine(iv, 80)) }
+		opts.OnInterval = func(iv dpcwatch.Interval) { fmt.Fprintln(live, report.DPCWatchLine(iv, 80)) }
 	}
 	stop := func() {}
 	opts.OnStart = func(session string) {
@@ -161,7 +159,7 @@ func runDPCWatch(ctx context.Context, o *DPCWatchOptions) error {
 	doc.Notes = append(doc.Notes, r.Summary.Notes...)
 	// The document first: a page that cannot be written must not cost
 	// the trace.
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printDPCWatch(w, r, o.Out) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DPCWatch(w, r, o.Out) }); err != nil {
 		return err
 	}
 	if o.HTML == "" {
@@ -190,98 +188,4 @@ func dpcWatchErr(err error) error {
 		return errors.New(dpcWatchPrivilege)
 	}
 	return err
-}
-
-// dpcLine is the live line of one interval, at most width runes: module
-// names are shortened first, then the ISR part goes.
-func dpcLine(iv dpcwatch.Interval, width int) string {
-	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
-		if s.Count == 0 || s.ByMax == nil {
-			return fmt.Sprintf("%s 0", name)
-		}
-		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), report.Clip(s.ByMax.Module, n))
-		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
-			p += fmt.Sprintf(", most time %s", report.Clip(s.ByTime.Module, n))
-		}
-		return p
-	}
-	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
-	// Shorter names first, then without the module of most time, then
-	// without the ISRs.
-	names := iv.Names
-	if names[0] == "" {
-		names = [2]string{"DPC", "ISR"}
-	}
-	for _, v := range []struct {
-		n    int
-		most bool
-	}{{40, true}, {16, true}, {16, false}, {12, false}} {
-		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part(names[0], iv.DPC, v.n, v.most), part(names[1], iv.ISR, v.n, v.most))
-		if fits(l) {
-			return l
-		}
-	}
-	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
-	if !fits(l) {
-		l = string([]rune(l)[:width])
-	}
-	return l
-}
-
-// printWrapped prints a sentence in lines of 80 columns at most, the
-// continuation indented.
-func printWrapped(w io.Writer, s string) {
-	for _, l := range report.WrapHanging(s, 2, 80) {
-		fmt.Fprintln(w, l)
-	}
-}
-
-// maxModuleRows bounds the per-section tables; the document has them all.
-const maxModuleRows = 10
-
-func printDPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
-	s := r.Summary
-	secs := s.Sections()
-	var n [2]int64
-	for i, sec := range secs {
-		for _, m := range sec.Stats {
-			n[i] += m.Count
-		}
-	}
-	if s.SoftIRQ != nil || s.HardIRQ != nil {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d softirqs and %d hard interrupts\n", s.Seconds, n[0], n[1])
-		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
-	} else {
-		fmt.Fprintf(w, "latlab dpc watch: %.1f s, %d DPCs and %d ISRs\n", s.Seconds, n[0], n[1])
-		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
-	}
-	for _, secn := range secs {
-		sec := struct {
-			name string
-			ms   []dpcwatch.ModuleStat
-		}{secn.Name, secn.Stats}
-		if len(sec.ms) == 0 {
-			fmt.Fprintf(w, "\nno %ss\n", sec.name)
-			continue
-		}
-		fmt.Fprintf(w, "\n%s by longest execution:\n", sec.name)
-		rows := [][]string{}
-		for i, m := range sec.ms {
-			if i == maxModuleRows {
-				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
-				break
-			}
-			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
-				fmt.Sprintf("%.3f s", m.MaxAtS), fmt.Sprint(m.MaxCPU)})
-		}
-		report.Table(w, []string{report.HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
-	}
-	fmt.Fprintln(w)
-	printWrapped(w, "verdict: "+s.Verdict.Text)
-	for _, n := range s.Notes {
-		printWrapped(w, "note: "+n)
-	}
-	if file != "" {
-		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -58,7 +59,7 @@ func TestSleepInterruptedIsMarked(t *testing.T) {
 		t.Errorf("document lacks \"interrupted\": true")
 	}
 	var b bytes.Buffer
-	printSleep(&b, doc, &probe.SleepResult{Requested: time.Duration(d.Measurement.RequestedNs)})
+	report.Sleep(&b, doc, &probe.SleepResult{Requested: time.Duration(d.Measurement.RequestedNs)})
 	if !strings.Contains(b.String(), "interrupted: ") || !strings.Contains(b.String(), " of 100000 planned samples measured") {
 		t.Errorf("output does not say the run was interrupted:\n%s", b.String())
 	}
@@ -80,7 +81,7 @@ func TestSleepCompleteIsNotInterrupted(t *testing.T) {
 			t.Errorf("samples %d: interrupted %v, requested %d, measured %d", c.samples, d.Interrupted, d.RequestedCount, d.MeasuredCount)
 		}
 		var b bytes.Buffer
-		printSleep(&b, doc, r)
+		report.Sleep(&b, doc, r)
 		if strings.Contains(b.String(), "interrupted:") {
 			t.Errorf("samples %d: output says interrupted:\n%s", c.samples, b.String())
 		}
@@ -108,7 +109,7 @@ func TestWakeInterruptedIsMarked(t *testing.T) {
 			t.Errorf("interrupted %v (want %v), requested %d, measured %d", d.Interrupted, c.want, d.RequestedCount, d.MeasuredCount)
 		}
 		var b bytes.Buffer
-		printWake(&b, doc)
+		report.Wake(&b, doc)
 		if got := strings.Contains(b.String(), "interrupted: 4 of 2000 planned wake-ups measured"); got != c.want {
 			t.Errorf("output says interrupted: %v, want %v:\n%s", got, c.want, b.String())
 		}

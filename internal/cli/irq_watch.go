@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +13,6 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/units"
 )
 
 // IRQWatchOptions are the flags of `latlab irq watch`.
@@ -150,13 +148,11 @@ func runIRQWatch(ctx context.Context, o *IRQWatchOptions) error {
 			return err
 		}
 	}
-	err = emitResult(o.IO, doc, o.Out, o.JSON, func(out io.Writer) {
-		if o.During {
-			fmt.Fprintf(out, "latlab irq watch: %s ran %s\n", strings.Join(o.Command, " "), units.Ns(total.EndNs-total.StartNs))
-		}
-		report.IRQTotal(out, total, o.All)
-		report.NetInfo(out, res.Network)
-	})
+	var during []string // the command the watch ran for, with --during
+	if o.During {
+		during = o.Command
+	}
+	err = emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.IRQWatch(w, res, during, o.All) })
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/host"
-	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/units"
@@ -129,49 +127,8 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 			return err
 		}
 	}
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printRSS(w, data) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.NetRSS(w, data) }); err != nil {
 		return err
 	}
 	return ctx.Err()
-}
-
-func printRSS(w io.Writer, d *netload.RSSResult) {
-	where := d.Interface
-	if where == "" {
-		where = "?"
-	}
-	fmt.Fprintf(w, "latlab net rss-experiment: echo server %s via %s\n\n", d.Peer, where)
-	if len(d.Phases) == 0 {
-		fmt.Fprintln(w, "no phase completed")
-		return
-	}
-	cpus := d.Phases[0].Interval.CPUs
-	hdr := []string{"phase", "sent", "lost", "rate/s", "rtt p50", "rtt p99"}
-	for _, c := range cpus {
-		hdr = append(hdr, fmt.Sprintf("cpu%d", c))
-	}
-	hdr = append(hdr, "busy CPUs", "queues")
-	var rows [][]string
-	for _, ph := range d.Phases {
-		row := []string{ph.Profile, strconv.FormatInt(ph.Sent, 10), strconv.FormatInt(ph.Lost, 10),
-			strconv.FormatFloat(ph.AchievedPPS, 'f', 0, 64), units.Ns(ph.RTT.P50), units.Ns(ph.RTT.P99)}
-		total := 0.0
-		for _, v := range ph.WorkPerCPU {
-			total += v
-		}
-		for _, v := range ph.WorkPerCPU {
-			share := "0%"
-			if total > 0 {
-				share = strconv.FormatFloat(100*v/total, 'f', 0, 64) + "%"
-			}
-			row = append(row, share)
-		}
-		row = append(row, irq.FormatCPUList(ph.BusyCPUs), strconv.Itoa(len(ph.QueuesUsed)))
-		rows = append(rows, row)
-	}
-	report.Table(w, hdr, rows)
-	fmt.Fprintf(w, "cpuN: share of the network work (%s)\n\n", d.Phases[0].WorkRole)
-	for _, s := range d.Verdict {
-		fmt.Fprintln(w, "- "+s)
-	}
 }

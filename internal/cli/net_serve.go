@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -126,14 +125,7 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		so.OnConn = func(c netload.ConnStats) {
 			mu.Lock()
 			defer mu.Unlock()
-			line := fmt.Sprintf("%s %s: %s", c.Service, c.Remote, units.Bytes(c.Bytes))
-			if c.TransferNs > 0 {
-				line += fmt.Sprintf(" in %s (%s)", units.Duration(time.Duration(c.TransferNs)), units.Bitrate(float64(c.Bytes)*8/(float64(c.TransferNs)/1e9)))
-			}
-			if c.Error != "" {
-				line += "; " + c.Error
-			}
-			fmt.Fprintln(w, line)
+			report.NetServeConn(w, c)
 		}
 	}
 	so.OnReady = func(echo, discard, sink string) {
@@ -142,14 +134,8 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 			doc.Settings = o.settings
 			_ = result.WriteLine(o.IO.Out, doc)
 		} else {
-			var parts []string
-			for _, p := range [][2]string{{"UDP echo", echo}, {"TCP discard", discard}, {"TCP sink", sink}} {
-				if p[1] != "" {
-					parts = append(parts, p[0]+" "+p[1])
-				}
-			}
 			mu.Lock()
-			fmt.Fprintf(hw, "latlab net serve: %s\n", strings.Join(parts, ", "))
+			report.NetServeReady(hw, echo, discard, sink)
 			mu.Unlock()
 			if o.Duration > 0 {
 				fmt.Fprintf(o.IO.Err, "serving for %s (Ctrl-C stops)\n", units.Duration(o.Duration))
@@ -170,17 +156,6 @@ func runNetServe(ctx context.Context, o *NetServeOptions) error {
 		doc.Settings = o.settings
 		return result.WriteLine(o.IO.Out, doc)
 	}
-	fmt.Fprintf(hw, "totals: UDP echo %d datagrams (%s), TCP discard %d connections (%s), TCP sink %d connections (%s)\n",
-		st.EchoPackets, units.Bytes(st.EchoBytes), st.DiscardConns, units.Bytes(st.DiscardBytes),
-		st.SinkConns, units.Bytes(st.SinkBytes))
-	if st.EchoLoops+st.EchoOverRate > 0 {
-		fmt.Fprintf(hw, "not echoed: %d datagrams that would loop, %d over --echo-rate\n", st.EchoLoops, st.EchoOverRate)
-	}
-	if st.EchoFlowsMuted > 0 {
-		fmt.Fprintf(hw, "note: %d times a peer (address and port) answered every echo, over %d a second, and was muted as a loop\n", st.EchoFlowsMuted, netload.MaxForeignReplies)
-	}
-	if st.TCPRefused+st.TCPEvicted+st.TCPIdle > 0 {
-		fmt.Fprintf(hw, "TCP: %d connections refused, %d closed for a less busy peer, %d closed idle\n", st.TCPRefused, st.TCPEvicted, st.TCPIdle)
-	}
+	report.NetServeTotals(hw, &st)
 	return nil
 }

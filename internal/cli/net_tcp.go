@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +10,6 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/units"
 )
 
 // NetTCPOptions are the flags of `latlab net tcp-discard`.
@@ -126,65 +122,8 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 			return err
 		}
 	}
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTCP(w, data); printTCPEvents(w, r.Events) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.NetTCPDiscard(w, data); report.TCPEvents(w, r.Events) }); err != nil {
 		return err
 	}
 	return r.Delivered()
-}
-
-func printTCP(w io.Writer, d *netload.TCPData) {
-	fmt.Fprintf(w, "latlab net tcp-discard: %s (%d bytes)\n", units.Bytes(d.Written), d.Written)
-	fmt.Fprintf(w, "from %s\n  to %s\n", d.Local, d.Peer)
-	fmt.Fprintf(w, "connect %s; written in %s\n", units.Ns(d.ConnectNs), units.Ns(d.WriteNs))
-	fmt.Fprintf(w, "delivered (peer closed) after %s: goodput %s\n", units.Ns(d.WallNs), units.Bitrate(d.GoodputBps))
-	if d.SinkBytes >= 0 {
-		fmt.Fprintf(w, "the sink confirmed %d bytes received (first to last byte %s)\n", d.SinkBytes, units.Ns(d.SinkTransferNs))
-	} else {
-		fmt.Fprintln(w, "the peer is a plain discard server: it confirms nothing (a latlab sink does)")
-	}
-	if d.SampleEveryNs == 0 {
-		return
-	}
-	if d.SampleError != "" {
-		fmt.Fprintf(w, "TCP state sampling failed: %s\n", d.SampleError)
-	}
-	if len(d.Samples) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nTCP state, %s every %s: %d samples\n", d.SampleMethod, units.Ns(d.SampleEveryNs), len(d.Samples))
-	var rows [][]string
-	var absent []string
-	prefixes := map[byte]bool{} // the SI prefixes of the values written shortened
-	for _, f := range netload.Fields() {
-		st, ok := d.FieldStats[f.String()]
-		if !ok {
-			absent = append(absent, f.String())
-			continue
-		}
-		row := []string{f.String()}
-		for _, v := range []int64{st.First, st.Min, st.P50, st.Max, st.Last} {
-			c := units.Compact(v)
-			if c != strconv.FormatInt(v, 10) {
-				prefixes[c[len(c)-1]] = true
-			}
-			row = append(row, c)
-		}
-		rows = append(rows, row)
-	}
-	// Delivery rates and byte counts reach 11 digits: written whole, five
-	// columns of them do not fit 80 columns.
-	report.Table(w, []string{"field", "first", "min", "p50", "max", "last"}, rows)
-	if len(prefixes) > 0 {
-		var used []string
-		for i, p := range units.SIPrefixes {
-			if prefixes[byte(p)] {
-				used = append(used, fmt.Sprintf("%c = 10^%d", p, 3*(i+1)))
-			}
-		}
-		fmt.Fprintf(w, "shortened: %s (--csv and --json hold every value whole)\n", strings.Join(used, ", "))
-	}
-	fmt.Fprintf(w, "\nsamples where a retransmission counter grew: %d\n", d.RetransSamples)
-	if len(absent) > 0 {
-		fmt.Fprintf(w, "not reported by this kernel (absent, not zero): %s\n", strings.Join(absent, ", "))
-	}
 }

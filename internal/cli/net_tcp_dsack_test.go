@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -32,7 +33,7 @@ func TestTCPETWDSackVerdict(t *testing.T) {
 	conn := etw.ForConnection(evs, loc, rem, 1000)
 	tr := &netload.TCPEvents{Conn: conn, DSack: etw.AnalyzeDSack(conn, 22000)}
 	var b bytes.Buffer
-	printTCPEvents(&b, tr)
+	report.TCPEvents(&b, tr)
 	out := b.String()
 	for _, want := range []string{"D-SACKs counted: 0 in 1 TcpReceiveSack events", "reorder window: 1 updates, 0 changes, adapted false",
 		"verdict: D-SACKs never adapted the reorder window (the Windows 11 22000.x"} {

@@ -10,6 +10,7 @@ import (
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -23,7 +24,7 @@ func TestTCPETWReport(t *testing.T) {
 	}
 	tr := &netload.TCPEvents{Conn: etw.ForConnection(evs, loc, rem, 10_000_000), Notes: []string{"a trace note"}}
 	var b bytes.Buffer
-	printTCPEvents(&b, tr)
+	report.TCPEvents(&b, tr)
 	for _, want := range []string{"TcpDataTransferRetransmitRound   1", "TcpRack                          1", "last RACK reordering window (RackReoWind): 4"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in\n%s", want, b.String())
@@ -62,7 +63,7 @@ func TestTCPETWReport(t *testing.T) {
 	// Without --etw nothing changes.
 	var none *netload.TCPEvents
 	n := b.Len()
-	printTCPEvents(&b, none)
+	report.TCPEvents(&b, none)
 	plain, notes := netload.NewTCPData(&netload.TCPResult{SinkBytes: 1})
 	if none.Retransmissions() != nil || plain.ETW != nil || len(notes) != 0 || b.Len() != n {
 		t.Error("no trace did something")

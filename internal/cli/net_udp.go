@@ -11,7 +11,6 @@ import (
 
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/units"
@@ -165,7 +164,7 @@ func runNetUDP(ctx context.Context, o *NetUDPOptions) error {
 	if err != nil {
 		return err
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printUDP(w, data) })
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.NetUDP(w, data) })
 }
 
 func udpDocument(r *netload.UDPResult, profile, about string, settings map[string]string) (*result.Document, *netload.UDPData, error) {
@@ -177,69 +176,4 @@ func udpDocument(r *netload.UDPResult, profile, about string, settings map[strin
 	doc.Settings = settings
 	doc.Notes = append(doc.Notes, notes...)
 	return doc, data, nil
-}
-
-// printUDP prints a run from the document's payload.
-func printUDP(w io.Writer, d *netload.UDPData) {
-	shape := fmt.Sprintf("%.0f packets/s of %d B", d.RatePPS, d.Size)
-	if d.Profile != "" {
-		shape = d.Profile + " profile: " + d.ProfileAbout
-	}
-	fmt.Fprintf(w, "latlab net udp: %s -> %s, %s\n", d.Local, d.Peer, shape)
-	fmt.Fprintf(w, "sent %d of %d planned (%.1f/s achieved, %.1f/s intended), echoed %d, lost %d (%.2f%%), duplicates %d, reordered %d",
-		d.Sent, d.Planned, d.AchievedPPS, d.RatePPS, d.Received, d.Lost, 100*d.LossRatio, d.Dups, d.Reorder)
-	if d.SendErrors > 0 {
-		fmt.Fprintf(w, ", send errors %d", d.SendErrors)
-	}
-	if d.Foreign > 0 {
-		fmt.Fprintf(w, ", %d foreign datagrams ignored", d.Foreign)
-	}
-	fmt.Fprintln(w)
-	if d.Summary == nil {
-		fmt.Fprintln(w, "no echo came back")
-		return
-	}
-	fmt.Fprintf(w, "jitter (RFC 3550): %s\n\n", units.Ns(int64(d.JitterNs)))
-	report.SummaryTable(w,
-		report.Column{Title: "round trip", Summary: *d.Summary, Unit: report.Us},
-		report.Column{Title: "from schedule", Summary: *d.CorrectedSummary, Unit: report.Us},
-		report.Column{Title: "send lag", Summary: d.SendLag, Unit: report.Us},
-	)
-	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")
-	verdict := "the generator held its schedule"
-	if d.BurstEveryNs > 0 {
-		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(d.BurstEveryNs))
-	}
-	switch {
-	case d.SendLag.P99 >= 1_000_000:
-		verdict = "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
-	case d.SendLag.P99 >= 100_000+d.BurstEveryNs:
-		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", units.Ns(100_000+d.BurstEveryNs))
-	}
-	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", units.Ns(d.SendLag.P99), units.Ns(d.SendLag.Max), verdict)
-	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))
-	if d.DSCP != nil {
-		state := "not applied"
-		if d.DSCP.Applied {
-			state = "applied"
-		}
-		fmt.Fprintf(w, "dscp %d %s: %s\n", d.DSCP.Requested, state, d.DSCP.Note)
-	}
-	if d.Interrupted {
-		fmt.Fprintln(w, "interrupted: the counts cover the packets sent until then")
-	}
-}
-
-// threadDesc describes what a pacing thread got.
-func threadDesc(t probe.ThreadSetup) string {
-	s := "priority " + t.Priority
-	if t.RTPrio > 0 {
-		s += fmt.Sprintf(" (rtprio %d)", t.RTPrio)
-	}
-	if t.CPU >= 0 {
-		s += fmt.Sprintf(", pinned to CPU %d", t.CPU)
-	} else {
-		s += ", not pinned"
-	}
-	return s
 }

@@ -7,17 +7,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
-	"github.com/latlab/latlab/internal/units"
 )
 
 const resolutionHelp = "timer slack to request for the measuring thread (PR_SET_TIMERSLACK), e.g. 1us; 0 = leave as is"
 
 func clockName() string { return "CLOCK_MONOTONIC" }
-
-func liveCall(method string, d time.Duration) string {
-	return fmt.Sprintf("%s(%s)", method, units.MsPrecise(d))
-}
 
 // liveLabel returns the appender of the first field of a --live line: the
 // measuring thread's timer slack. It cannot change during a run (only the
@@ -35,19 +31,8 @@ func liveLabel(o *SleepOptions) func([]byte) []byte {
 	if o.Priority == "realtime" {
 		slack = 0 // the kernel ignores slack for realtime threads
 	}
-	label := appendMsLabel(nil, "Slack", float64(slack)/1e6)
+	label := report.AppendLiveLabel(nil, "Slack", float64(slack)/1e6)
 	return func(dst []byte) []byte { return append(dst, label...) }
-}
-
-func timerLine(st *timer.Status) string {
-	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, units.Ns(st.TimerSlackNs), st.Clocksource)
-	if st.Tickless != "" {
-		s += ", tickless " + st.Tickless
-	}
-	if st.ConfigHZ > 0 {
-		s += fmt.Sprintf(", CONFIG_HZ=%d", st.ConfigHZ)
-	}
-	return s
 }
 
 // dieBy ends the process by sig, as if latlab had not caught it, so that

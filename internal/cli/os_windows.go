@@ -3,26 +3,15 @@ package cli
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/timer"
-	"github.com/latlab/latlab/internal/units"
 )
 
 const resolutionHelp = "timer resolution to request for the run (NtSetTimerResolution), e.g. 0.5ms; 0 = none"
 
 func clockName() string { return "QueryPerformanceCounter" }
-
-func liveCall(method string, d time.Duration) string {
-	switch method {
-	case "sleep":
-		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
-	case "ntdelay":
-		return fmt.Sprintf("NtDelayExecution(%s)", units.MsPrecise(d))
-	}
-	return fmt.Sprintf("WaitableTimer(%s)", units.MsPrecise(d))
-}
 
 // liveLabel returns the appender of the first field of a --live line: the
 // current system timer interval, queried for each line as MeasureSleep
@@ -32,23 +21,10 @@ func liveLabel(*SleepOptions) func([]byte) []byte {
 	return func(dst []byte) []byte {
 		_, _, cur, err := timer.QueryResolution()
 		if err != nil {
-			return appendMsLabel(dst, "Resolution", -1)
+			return report.AppendLiveLabel(dst, "Resolution", -1)
 		}
-		return appendMsLabel(dst, "Resolution", float64(cur)/1e4)
+		return report.AppendLiveLabel(dst, "Resolution", float64(cur)/1e4)
 	}
-}
-
-// scopeOf is st's request scope; documents written before latlab
-// recorded it get it worked out from the same facts.
-func scopeOf(st *timer.Status) timer.Scope { return st.EffectiveScope() }
-
-func timerLine(st *timer.Status) string {
-	why := "since build 19041 the current value does not prove this process gets it"
-	if scopeOf(st).Global {
-		why = "requests are global here, so it applies to every process"
-	}
-	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
-		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
 }
 
 // dieBy ends the process after a second Ctrl-C with the status Windows

@@ -12,7 +12,6 @@ import (
 	"github.com/latlab/latlab/internal/capture"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
-	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/tcpflow"
 )
@@ -149,15 +148,6 @@ func (p *pcapInput) emit(o *IO, kind fmt.Stringer, settings map[string]string, d
 		}
 	}
 	return emitResult(o, doc, p.Out, p.JSON, human)
-}
-
-// spanLabel says how long a capture lasted and when it began.
-func spanLabel(st *capture.Stats) string { return report.CaptureSpan(st) }
-
-func printNotes(w io.Writer, notes []string) {
-	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
 }
 
 // readErrorExit is the error returned after printing the results of a file

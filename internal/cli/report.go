@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -64,10 +63,7 @@ every plot as a PNG file.`,
 func runReport(ctx context.Context, o *ReportOptions) error {
 	res, err := report.Run(ctx, report.Options{Files: o.Files, Out: o.Out, PNG: o.PNG, Title: o.Title, Force: o.Force})
 	if res != nil {
-		fmt.Fprintf(o.IO.Out, "wrote %s (%d result%s, %d plot%s, %d KiB)\n", res.Out, res.Results, plural(res.Results), res.Plots, plural(res.Plots), (res.Bytes+1023)/1024)
-		if res.PNGDir != "" {
-			fmt.Fprintf(o.IO.Out, "wrote %d PNG plot%s to %s\n", len(res.PNGs), plural(len(res.PNGs)), res.PNGDir)
-		}
+		report.Wrote(o.IO.Out, res)
 	}
 	if badinput.Is(err) {
 		return Usage(err)

@@ -5,18 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
-	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/timer"
-	"github.com/latlab/latlab/internal/units"
 )
 
 func init() { register(func(io *IO) *cobra.Command { return newSleepCmd(io, nil) }) }
@@ -185,107 +181,23 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		}
 		wrote(o.IO, o.Raw)
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printSleep(w, doc, r) })
-}
-
-func printSleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
-	d := doc.Data.(*probe.SleepData)
-	m := d.Measurement
-	fmt.Fprintf(w, "latlab sleep: %s(%s) x %d, gap %s, priority %s, %s\n",
-		m.Method, units.Duration(r.Requested), d.Summary.Count, doc.Settings["gap"], describePriority(m.Thread), describeCPU(m.Thread.CPU))
-	if m.Thread.RequestedNs > 0 {
-		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", units.MsPrecise(time.Duration(m.Thread.RequestedNs)), units.MsPrecise(time.Duration(m.Thread.GrantedNs)), m.Thread.ResolutionNote)
-	}
-	if d.Timer != nil {
-		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
-	}
-	// The answer first, in the check-up's words and units.
-	o := d.Overshoot
-	fmt.Fprintf(w, "overshoot (slept - requested): p50 %s, p99 %s, max %s\n", units.Ns(o.P50), units.Ns(o.P99), units.Ns(o.Max))
-	if d.Timer != nil {
-		fmt.Fprintf(w, "verdict: %s\n", doctor.SleepVerdict(o, *d.Timer))
-	}
-	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", units.Duration(time.Duration(m.WarmupNs)))
-	report.SummaryTable(w,
-		report.Column{Title: "slept", Summary: d.Summary, Unit: report.WithUnit},
-		report.Column{Title: "overshoot", Summary: d.Overshoot, Unit: report.WithUnit})
-	fmt.Fprintf(w, "\ntool overhead: clock read %s, zero-length %s %s (p50); interrupted waits %d\n",
-		units.Duration(time.Duration(d.Overhead.ClockReadP50Ns)), d.Overhead.ZeroWaitMethod,
-		units.Duration(time.Duration(d.Overhead.ZeroWaitP50Ns)), m.Interrupted)
-	if l := interruptedLine(d.Counts, "samples"); l != "" {
-		fmt.Fprintln(w, l)
-	}
-	for _, n := range doc.Notes {
-		if !strings.HasPrefix(n, "first sample") {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-	}
-}
-
-// interruptedLine says what an interrupted sleep or wake run measured, or
-// "" when it was not interrupted; unit names its samples.
-func interruptedLine(c probe.Counts, unit string) string {
-	if !c.Interrupted {
-		return ""
-	}
-	return fmt.Sprintf("interrupted: %d of %d planned %s measured before the run was stopped;\n  the statistics cover those", c.MeasuredCount, c.RequestedCount, unit)
-}
-
-func describePriority(t *probe.ThreadSetup) string {
-	if t.Priority == "realtime" && t.RTPrio > 0 {
-		return fmt.Sprintf("realtime (%d)", t.RTPrio)
-	}
-	return t.Priority
-}
-
-func describeCPU(cpu int) string {
-	if cpu < 0 {
-		return "not pinned"
-	}
-	return fmt.Sprintf("pinned to CPU %d", cpu)
+	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.Sleep(w, doc, r) })
 }
 
 // printLive writes one line per sample as samples arrive, in
 // MeasureSleep's format.
 func printLive(w io.Writer, ch <-chan int64, o *SleepOptions) {
 	bw := bufio.NewWriter(w)
-	call := liveCall(o.Method, o.Duration)
+	call := report.LiveCall(o.Method, o.Duration)
 	req := o.Duration.Nanoseconds()
 	label := liveLabel(o)
 	var line []byte
 	for v := range ch {
-		line = appendLiveLine(label(line[:0]), call, v, req)
+		line = report.AppendLiveLine(label(line[:0]), call, v, req)
 		bw.Write(line)
 		if len(ch) == 0 {
 			bw.Flush()
 		}
 	}
 	bw.Flush()
-}
-
-// appendMsLabel appends the first field of a --live line, "Resolution:
-// 0.499200ms": a negative ms (the value could not be read) prints as "?".
-func appendMsLabel(dst []byte, name string, ms float64) []byte {
-	dst = append(dst, name...)
-	dst = append(dst, ": "...)
-	if ms < 0 {
-		return append(dst, '?')
-	}
-	dst = strconv.AppendFloat(dst, ms, 'f', 6, 64)
-	return append(dst, "ms"...)
-}
-
-// appendLiveLine appends the rest of a --live line after the label. The
-// format is MeasureSleep's, printf("Resolution: %lfms, Sleep(1) slept
-// %lfms (delta: %lf)\n"): six decimals, so that scripts written for
-// MeasureSleep read latlab's lines. It runs while the probe measures with
-// the garbage collector off, so it only appends.
-func appendLiveLine(dst []byte, call string, sleptNs, requestedNs int64) []byte {
-	dst = append(dst, ", "...)
-	dst = append(dst, call...)
-	dst = append(dst, " slept "...)
-	dst = strconv.AppendFloat(dst, float64(sleptNs)/1e6, 'f', 6, 64)
-	dst = append(dst, "ms (delta: "...)
-	dst = strconv.AppendFloat(dst, float64(sleptNs-requestedNs)/1e6, 'f', 6, 64)
-	return append(dst, ")\n"...)
 }

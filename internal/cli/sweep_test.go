@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -179,41 +177,6 @@ func TestPlanSweepLogSteps(t *testing.T) {
 		}
 		if pl.logSteps != c.log {
 			t.Errorf("%s: logarithmic %v, want %v", c.name, pl.logSteps, c.log)
-		}
-	}
-}
-
-// Requests granted the same value are printed as one row (one treatment),
-// and the table fits 80 columns.
-func TestPrintSweepTreatments(t *testing.T) {
-	res := &sweep.Result{What: "timer resolution", Method: "sleep", DurationNs: 1e6, Repeat: 1, Order: "random", Mode: sweep.InProcess, Seed: 1}
-	for i := 0; i < 11; i++ {
-		req := int64(500_000 + 200*i)
-		g, base := int64(496_000), int64(480_000)
-		if req >= 501_400 {
-			g, base = 501_300, 20_000
-		}
-		s := sweep.Step{RequestedNs: req, GrantedNs: g, CurrentNs: g, Reference: i == 0}
-		for j := int64(0); j < 30; j++ {
-			s.Samples = append(s.Samples, base+(j*7919)%5000)
-		}
-		res.Steps = append(res.Steps, s)
-	}
-	sweep.Analyze(res, stats.Mean, 1)
-	var b bytes.Buffer
-	printSweep(&b, res)
-	out := b.String()
-	for _, want := range []string{"0.5014-0.502ms (4)", "0.5-0.5012ms (7)", "11 requests, 2 granted values", "best granted 0.5013ms"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if n := strings.Count(out, "0.496ms"); n < 1 || strings.Count(out, "\n 2 ") != 1 {
-		t.Errorf("the reference treatment is not one row:\n%s", out)
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, " ") && utf8.RuneCountInString(strings.TrimRight(l, " ")) > 80 {
-			t.Errorf("table line wider than 80 columns: %q", l)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func runTimerStatus(o *TimerStatusOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, timer.KindStatus.New(host.Collect(), &st), o.settings)
 	}
-	humanOut(o.IO.Out, func(w io.Writer) { printTimerStatus(w, &st) })
+	humanOut(o.IO.Out, func(w io.Writer) { report.TimerStatus(w, &st) })
 	return nil
 }
 
@@ -163,7 +163,7 @@ func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
 	res, err := timer.Hold(ctx, timer.HoldOptions{
 		Resolution: o.Value, For: o.For, Command: o.Command,
 		Stdin: o.IO.In, Stdout: o.IO.Out, Stderr: o.IO.Err,
-		Granted: func(g timer.Grant) error { return printGrant(o, g) },
+		Granted: func(g timer.Grant) error { return emitGrant(o, g) },
 	})
 	var re *timer.RangeError
 	var ce *timer.CommandError
@@ -178,9 +178,9 @@ func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
 	return nil
 }
 
-// printGrant says what was granted, once it is in force: a parent
+// emitGrant says what was granted, once it is in force: a parent
 // process (sweep --mode separate) waits for the --json line.
-func printGrant(o *TimerSetOptions, g timer.Grant) error {
+func emitGrant(o *TimerSetOptions, g timer.Grant) error {
 	if o.JSON {
 		doc := timer.KindGrant.New(host.Collect(), &g)
 		doc.Settings = o.settings
@@ -188,7 +188,7 @@ func printGrant(o *TimerSetOptions, g timer.Grant) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(o.IO.Out, "requested %s, granted %s\n", units.MsPrecise(time.Duration(g.RequestedNs)), units.MsPrecise(time.Duration(g.GrantedNs)))
+		humanOut(o.IO.Out, func(w io.Writer) { report.TimerGrant(w, g) })
 	}
 	if f, ok := o.IO.Out.(*os.File); ok {
 		f.Sync()
@@ -202,5 +202,3 @@ func printGrant(o *TimerSetOptions, g timer.Grant) error {
 	}
 	return nil
 }
-
-func printTimerStatus(w io.Writer, st *timer.Status) { report.TimerStatus(w, st) }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/internal/badinput"
-	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
@@ -290,7 +289,7 @@ func runTry(ctx context.Context, o *TryOptions) error {
 			doc.Notes = append([]string{"dry run: the plan only; nothing was measured or changed"}, res.Notes...)
 			return result.Write(o.IO.Out, doc)
 		}
-		printTryPlan(o.IO.Out, res, o)
+		report.TryPlan(o.IO.Out, res, o.Out, o.HTML)
 		return nil
 	}
 	plan, err := try.Plan(to) // bad input before any file is created
@@ -310,7 +309,7 @@ func runTry(ctx context.Context, o *TryOptions) error {
 	// What would make the run useless is said before the wait, not
 	// after it: too few blocks for any verdict, a probe that does not
 	// show what the knob changes.
-	warnTryPlan(o.IO.Err, plan)
+	report.TryPlanWarnings(o.IO.Err, plan)
 	stop := progressLine(o.IO, "try", time.Duration(plan.EstimateNs))
 	to.Progress = func(e try.Event) {
 		if e.Done || o.IO.progressForce || isTerminal(o.IO.Err) {
@@ -333,7 +332,7 @@ func runTry(ctx context.Context, o *TryOptions) error {
 		}
 		wrote(o.IO, o.HTML)
 	}
-	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { printTry(w, res) }); err != nil {
+	if err := emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.Try(w, res) }); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -371,188 +370,6 @@ func writeTryHTML(path string, doc *result.Document) error {
 		return err
 	}
 	return writeFileWith(path, r.WriteHTML)
-}
-
-// tryWidth is the width the verdicts and plan lines wrap at.
-const tryWidth = 80
-
-func wrapOut(w io.Writer, line string, indent int) {
-	for _, l := range report.WrapHanging(line, indent, tryWidth) {
-		fmt.Fprintln(w, l)
-	}
-}
-
-// warnTryPlan says, before an experiment measures, what would leave it
-// without an answer.
-func warnTryPlan(w io.Writer, plan *try.Result) {
-	var warn []string
-	if need := try.MinBlocks(len(plan.Arms)); plan.Blocks < need {
-		warn = append(warn, fmt.Sprintf("%d blocks per arm cannot give a verdict: the block test needs at least %d to reach p < %.2f (--blocks %d)", plan.Blocks, need, try.Alpha, need))
-	}
-	for _, n := range plan.Notes {
-		if strings.HasPrefix(n, "none of try's probes measures") || strings.HasPrefix(n, "the ") && strings.Contains(n, "probe is the one that shows") {
-			warn = append(warn, n)
-		}
-	}
-	for _, m := range warn {
-		for _, l := range report.WrapHanging("warning: "+m, 2, tryWidth) {
-			fmt.Fprintln(w, l)
-		}
-	}
-}
-
-func printTryHead(w io.Writer, r *try.Result) {
-	wrapOut(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
-		r.Knob, report.Paren(r.Target), len(r.Arms), r.Blocks, units.Duration(time.Duration(r.BlockDurationNs)), units.Duration(time.Duration(r.SettleNs)),
-		r.Probe, r.By, r.Seed, r.Seed), 2)
-}
-
-func printTryPlan(w io.Writer, r *try.Result, o *TryOptions) {
-	printTryHead(w, r)
-	fmt.Fprintf(w, "about %s in all\n\narms:\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
-	for _, a := range r.Arms {
-		switch {
-		case a.Baseline:
-			wrapOut(w, fmt.Sprintf("  %-10s %s (the baseline)", a.Label, a.Current), 13)
-		case len(a.Changes) == 0:
-			wrapOut(w, fmt.Sprintf("  %-10s request %s", a.Label, units.Duration(time.Duration(a.RequestNs))), 13)
-		default:
-			for i, c := range a.Changes {
-				l := a.Label
-				if i > 0 {
-					l = ""
-				}
-				wrapOut(w, fmt.Sprintf("  %-10s %s: %s -> %s", l, c.Where, c.From, c.To), 13)
-			}
-		}
-	}
-	fmt.Fprintln(w, "\norder:")
-	n := len(r.Arms)
-	for round := 0; round*n < len(r.Order); round++ {
-		var names []string
-		for _, a := range r.Order[round*n : round*n+n] {
-			l := r.Arms[a].Label
-			if a != 0 && r.Restart != nil {
-				l += " (restart, block, restore, restart)"
-			}
-			names = append(names, l)
-		}
-		wrapOut(w, fmt.Sprintf("  round %d: %s", round+1, strings.Join(names, ", ")), 4)
-	}
-	if rs := r.Restart; rs != nil {
-		wrapOut(w, fmt.Sprintf("\nadapter restarts: %d, each of %q by its interface alias (NAME), looked up first with:", rs.Planned, rs.Adapter), 2)
-		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + units.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
-			wrapOut(w, "  "+c, 4)
-		}
-	}
-	fmt.Fprintln(w, "\nwould write:")
-	for _, s := range r.Writes {
-		wrapOut(w, "  "+s, 4)
-	}
-	for _, f := range []struct{ flag, path string }{{"-o", o.Out}, {"--html", o.HTML}} {
-		if f.path != "" {
-			wrapOut(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4)
-		}
-	}
-	for _, n := range r.Notes {
-		wrapOut(w, "note: "+n, 2)
-	}
-	fmt.Fprintln(w, "\ndry run: nothing was changed")
-}
-
-func printTry(w io.Writer, r *try.Result) {
-	printTryHead(w, r)
-	fmt.Fprintln(w)
-	var cols []report.Column
-	for _, a := range r.Arms {
-		if a.Summary == nil {
-			continue
-		}
-		cols = append(cols, report.Column{Title: a.Label, Summary: *a.Summary, Unit: tryUnit(r)})
-	}
-	if len(cols) > 0 {
-		fmt.Fprintf(w, "%s of the complete blocks:\n", r.Quantity)
-		report.SummaryTable(w, cols...)
-		fmt.Fprintln(w)
-	}
-	if r.Probe == try.ProbeDPCISR {
-		printTryDPC(w, r)
-	}
-	for _, a := range r.Arms {
-		if a.Baseline {
-			wrapOut(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
-		}
-	}
-	for _, a := range r.Arms[1:] {
-		if a.Verdict != nil {
-			wrapOut(w, "- "+a.Verdict.Text, 2)
-		}
-	}
-	if r.Stopped != "" {
-		wrapOut(w, "stopped: "+r.Stopped, 2)
-	}
-	if r.Restore != nil {
-		wrapOut(w, r.Restore.Text, 2)
-	}
-	if rs := r.Restart; rs != nil {
-		wrapOut(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
-			rs.Adapter, rs.GUID, rs.Done, rs.Planned, units.Duration(time.Duration(rs.WaitedNs))), 2)
-	}
-	for _, n := range r.Notes {
-		wrapOut(w, "note: "+n, 2)
-	}
-}
-
-// printTryDPC shows the module the dpcisr verdicts follow and its DPC
-// times per arm, pooled over the complete blocks, in xperf's buckets.
-func printTryDPC(w io.Writer, r *try.Result) {
-	if r.Module == "" {
-		wrapOut(w, "no DPC was recorded in the complete blocks", 2)
-		fmt.Fprintln(w)
-		return
-	}
-	why := "the module with the most DPC time in the run"
-	if r.ModuleGiven != "" {
-		why = "--module"
-	}
-	wrapOut(w, fmt.Sprintf("DPC (Linux: softirq) times of %s (%s), complete blocks pooled:", r.Module, why), 2)
-	shown := map[string]bool{}
-	for _, a := range r.Arms[1:] {
-		if a.Verdict == nil || a.Verdict.DPCISR == nil {
-			continue
-		}
-		for _, sc := range a.Verdict.DPCISR.Sections {
-			if !dpcisr.Deferred(sc.Name) {
-				continue
-			}
-			for _, rd := range sc.Runs {
-				if shown[rd.Label] {
-					continue
-				}
-				shown[rd.Label] = true
-				line := fmt.Sprintf("  %-10s %d executions", rd.Label, rd.Summary.Count)
-				for _, q := range rd.Summary.Quantiles {
-					if q.P == 50 || q.P == 99 {
-						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
-					}
-				}
-				if rd.Summary.Max != nil {
-					line += ", max in " + rd.Summary.Max.Range()
-				}
-				wrapOut(w, line, 13)
-			}
-		}
-	}
-	fmt.Fprintln(w)
-}
-
-// tryUnit shows sleep times in ms (a sleep is about a millisecond) and
-// latencies in µs.
-func tryUnit(r *try.Result) report.Unit {
-	if r.Probe == try.ProbeSleep {
-		return report.Ms
-	}
-	return report.Us
 }
 
 func rateIf(set bool, v float64) *float64 {

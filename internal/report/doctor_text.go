@@ -393,43 +393,21 @@ func referenceLines(refs []knob.Reference, reason string) []string {
 	return out
 }
 
-// wrapText breaks text at spaces into lines of at most width columns
-// (runes); a word longer than a line is cut.
+// wrapText is WrapHanging for a page that must hold 80 columns whatever
+// it quotes: text after first, continued after indent (spaces), and a
+// word longer than any line (a path, a hash) cut into pieces that fit
+// instead of left whole.
 func wrapText(text, first, indent string, width int) []string {
-	var out []string
-	line, prefix := first, first
-	n := utf8.RuneCountInString
-	for _, word := range strings.Fields(text) {
-		for n(indent)+n(word) > width {
-			// A word too long for any line: cut it where the line ends.
-			room := width - n(line)
-			if line != prefix {
-				room--
+	room := width - max(utf8.RuneCountInString(first), len(indent))
+	var words []string
+	for _, w := range strings.Fields(text) {
+		for r := []rune(w); ; r = r[room:] {
+			if room <= 0 || len(r) <= room {
+				words = append(words, string(r))
+				break
 			}
-			if room <= 0 {
-				out = append(out, line)
-				line, prefix = indent, indent
-				continue
-			}
-			r := []rune(word)
-			if line != prefix {
-				line += " "
-			}
-			out = append(out, line+string(r[:room]))
-			line, prefix, word = indent, indent, string(r[room:])
-		}
-		switch {
-		case line == prefix:
-			line += word
-		case n(line)+1+n(word) <= width:
-			line += " " + word
-		default:
-			out = append(out, line)
-			line, prefix = indent+word, indent
+			words = append(words, string(r[:room]))
 		}
 	}
-	if line != prefix || len(out) == 0 {
-		out = append(out, strings.TrimRight(line, " "))
-	}
-	return out
+	return WrapHanging(first+strings.Join(words, " "), len(indent), width)
 }

@@ -75,7 +75,7 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			line = "a tracefs trace of latlab dpc watch on Linux"
 		}
 		if w != nil {
-			line += fmt.Sprintf(", %.1f s, %d events, %d modules known", w.Seconds, w.Events, w.Modules)
+			line += fmt.Sprintf(", %s, %d events, %d modules known", units.Seconds(w.Seconds, 1), w.Events, w.Modules)
 		}
 		s.Verdicts = append(s.Verdicts, line)
 	} else {
@@ -90,8 +90,8 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		for _, sec := range w.Sections() {
 			if len(sec.Stats) > 0 {
 				m := sec.Stats[0]
-				s.Verdicts = append(s.Verdicts, fmt.Sprintf("longest %s: %s, %s at %.3f s on CPU %d (%s routine %s)",
-					sec.Name, m.Module, units.Us(m.MaxUs), m.MaxAtS, m.MaxCPU, m.MaxKind, m.MaxRoutine))
+				s.Verdicts = append(s.Verdicts, fmt.Sprintf("longest %s: %s, %s at %s on CPU %d (%s routine %s)",
+					sec.Name, m.Module, units.Us(m.MaxUs), units.Seconds(m.MaxAtS, 3), m.MaxCPU, m.MaxKind, m.MaxRoutine))
 			}
 		}
 	}

@@ -68,9 +68,7 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 			l += fmt.Sprintf("; %d not marked as --expect requires", r.UntrackedOffending)
 		}
 		fmt.Fprintln(w)
-		for _, line := range WrapHanging(l, 2, 80) {
-			fmt.Fprintln(w, line)
-		}
+		writeHanging(w, l, 2)
 	}
 	if len(r.Offending) > 0 {
 		fmt.Fprintln(w, "\n! = carries packets not marked as --expect requires")

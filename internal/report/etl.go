@@ -32,9 +32,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		{"events", strconv.FormatInt(s.Events, 10)},
 	}
 	for _, r := range rows {
-		for _, l := range WrapHanging(fmt.Sprintf("%-9s %s", r[0], r[1]), 10, 80) {
-			fmt.Fprintln(w, l)
-		}
+		writeHanging(w, fmt.Sprintf("%-9s %s", r[0], r[1]), 10)
 	}
 	fmt.Fprintf(w, "\nevents per provider or kernel class (%d)\n", len(s.Providers))
 	for _, p := range s.Providers {
@@ -64,9 +62,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 	if len(s.TCP) > 0 {
 		fmt.Fprintf(w, "\nTCP/IP events per connection (%d)\n", len(s.TCP))
 		for _, c := range s.TCP {
-			for _, l := range WrapHanging(fmt.Sprintf("  %s -> %s: %d events", c.Local, c.Remote, c.Events), 6, 80) {
-				fmt.Fprintln(w, l)
-			}
+			writeHanging(w, fmt.Sprintf("  %s -> %s: %d events", c.Local, c.Remote, c.Events), 6)
 			names := make([]string, 0, len(c.Counts))
 			for n := range c.Counts {
 				names = append(names, n)
@@ -90,9 +86,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		}
 	}
 	for _, n := range s.Notes {
-		for _, l := range WrapHanging("note: "+n, 6, 80) {
-			fmt.Fprintln(w, l)
-		}
+		writeHanging(w, "note: "+n, 6)
 	}
 }
 

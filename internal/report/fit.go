@@ -70,7 +70,11 @@ func (s tableSpec) write(w io.Writer) {
 					gone = append(gone, h)
 				}
 				note := fmt.Sprintf("(not shown, for lack of width: %s)", strings.Join(gone, ", "))
-				for _, l := range wrapWords(note, cols) {
+				lines := []string{note}
+				if cols > 0 {
+					lines = WrapHanging(note, 0, cols)
+				}
+				for _, l := range lines {
 					fmt.Fprintln(w, l)
 				}
 			}
@@ -180,25 +184,4 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n") + "\n"
-}
-
-// wrapWords wraps s at spaces to cols columns (0: one line).
-func wrapWords(s string, cols int) []string {
-	if cols <= 0 {
-		return []string{s}
-	}
-	var out []string
-	cur := ""
-	for _, w := range strings.Fields(s) {
-		if cur != "" && text.StringWidthWithoutEscSequences(cur)+1+text.StringWidthWithoutEscSequences(w) > cols {
-			out = append(out, cur)
-			cur = w
-			continue
-		}
-		if cur != "" {
-			cur += " "
-		}
-		cur += w
-	}
-	return append(out, cur)
 }

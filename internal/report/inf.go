@@ -156,48 +156,24 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each
-// starting with indent.
+// starting with indent (WrapHanging: an item is one word).
 func infWrapList(indent string, items []string) string {
 	if len(items) == 0 {
 		return indent + "none\n"
 	}
-	var b strings.Builder
-	line := indent
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
-		if line != indent && len(line)+1+len(it) > 80 {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += it
-	}
-	b.WriteString(line + "\n")
-	return b.String()
+	return strings.Join(WrapHanging(indent+strings.Join(items, ", "), len(indent), 80), "\n") + "\n"
 }
 
-// infWrapText breaks text at spaces into lines of at most 80 columns;
-// lines after the first are indented two more columns.
+// infWrapText breaks text at spaces into lines of at most 80 columns
+// (WrapHanging); lines after the first keep indent, or are indented two
+// columns when there is none.
 func infWrapText(indent, text string) string {
-	var b strings.Builder
-	line, next := indent, indent
+	if strings.TrimSpace(text) == "" {
+		return indent + "\n"
+	}
+	next := len(indent)
 	if indent == "" {
-		next = "  "
+		next = 2
 	}
-	for _, word := range strings.Fields(text) {
-		if line != indent && line != next && len(line)+1+len(word) > 80 {
-			b.WriteString(line + "\n")
-			line = next
-		}
-		if line != indent && line != next {
-			line += " "
-		}
-		line += word
-	}
-	b.WriteString(line + "\n")
-	return b.String()
+	return strings.Join(WrapHanging(indent+strings.Join(strings.Fields(text), " "), next, 80), "\n") + "\n"
 }

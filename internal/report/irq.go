@@ -55,6 +55,17 @@ func irqRowShown(r irq.Row, all bool) bool {
 	return false
 }
 
+// IRQWatch prints `irq watch`: with during (--during's command) the
+// command and how long it ran, then the per-CPU table of the whole watch
+// (all: every row) and the network devices' interrupts.
+func IRQWatch(w io.Writer, r *irq.Result, during []string, all bool) {
+	if len(during) > 0 {
+		fmt.Fprintf(w, "latlab irq watch: %s ran %s\n", strings.Join(during, " "), units.Ns(r.Total.EndNs-r.Total.StartNs))
+	}
+	IRQTotal(w, r.Total, all)
+	NetInfo(w, r.Network)
+}
+
 // IRQTotal prints a per-CPU table of an interval; all shows every row with
 // a non-zero total, not only the network rows and the main counters.
 func IRQTotal(w io.Writer, iv *irq.Interval, all bool) {

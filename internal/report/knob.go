@@ -109,10 +109,10 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 			}
 		}
 		for _, n := range p.Notes {
-			printHanging(w, "note: "+n)
+			writeHanging(w, "note: "+n, 2)
 		}
 		for _, wn := range p.Warnings {
-			printHanging(w, "warning: "+wn)
+			writeHanging(w, "warning: "+wn, 2)
 		}
 		fmt.Fprintln(w, "nothing was changed")
 		return
@@ -133,7 +133,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, wn := range p.Warnings {
-		printHanging(w, "warning: "+wn)
+		writeHanging(w, "warning: "+wn, 2)
 	}
 	if r.DryRun {
 		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])

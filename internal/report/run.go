@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/outfile"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Options are the inputs of `latlab report`.
@@ -32,6 +35,15 @@ type Result struct {
 	// all written; PNGs are their paths.
 	PNGDir string
 	PNGs   []string
+}
+
+// Wrote prints what `report` wrote: the HTML file, what it holds and
+// its size, then the PNG plots.
+func Wrote(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "wrote %s (%d result%s, %d plot%s, %s)\n", r.Out, r.Results, plural(r.Results), r.Plots, plural(r.Plots), units.KiBCeil(int64(r.Bytes)))
+	if r.PNGDir != "" {
+		fmt.Fprintf(w, "wrote %d PNG plot%s to %s\n", len(r.PNGs), plural(len(r.PNGs)), r.PNGDir)
+	}
 }
 
 // Run is the work of `latlab report`: it reads the results, builds the

@@ -4,11 +4,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/latlab/latlab/internal/units"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/units"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -153,6 +154,14 @@ func WrapHanging(l string, indent, max int) []string {
 	return append(out, l)
 }
 
+// writeHanging writes line within 80 columns (WrapHanging), its
+// continuation lines indented indent columns.
+func writeHanging(w io.Writer, line string, indent int) {
+	for _, l := range WrapHanging(line, indent, 80) {
+		fmt.Fprintln(w, l)
+	}
+}
+
 // Clip cuts s to n characters, the last an ellipsis.
 func Clip(s string, n int) string {
 	r := []rune(s)
@@ -168,4 +177,12 @@ func Paren(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
+}
+
+// plural is the "s" of a count other than one.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

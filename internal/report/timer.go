@@ -19,6 +19,12 @@ func TimerStatus(w io.Writer, st *timer.Status) {
 	}
 }
 
+// TimerGrant prints the human line of `timer set`: what was asked for
+// and what the OS granted.
+func TimerGrant(w io.Writer, g timer.Grant) {
+	fmt.Fprintf(w, "requested %s, granted %s\n", units.MsPrecise(time.Duration(g.RequestedNs)), units.MsPrecise(time.Duration(g.GrantedNs)))
+}
+
 // TimerWho prints `timer who`: the requesters powercfg listed (a Windows
 // result, also one read from a saved report on Linux) or the holders of
 // /dev/cpu_dma_latency and timer slack (Linux), then the notes.
@@ -29,7 +35,7 @@ func TimerWho(w io.Writer, r *timer.WhoResult) {
 		timerWhoLinux(w, r)
 	}
 	for _, n := range r.Notes {
-		printHanging(w, "note: "+n)
+		writeHanging(w, "note: "+n, 2)
 	}
 }
 
@@ -41,7 +47,7 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 			ms100ns(int64(r.Current100ns)), ms100ns(int64(r.Finest100ns)), ms100ns(int64(r.Coarsest100ns)))
 	}
 	if r.Energy == nil {
-		printHanging(w, "requesters: unknown: "+r.EnergyError)
+		writeHanging(w, "requesters: unknown: "+r.EnergyError, 2)
 		return
 	}
 	e := r.Energy
@@ -74,13 +80,13 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 	}
 	fmt.Fprintln(w, "(paths in --json)")
 	if e.Labels != "" {
-		printHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)")
+		writeHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)", 2)
 	}
 	if n := e.HiddenRequests(); n > 0 {
-		printHanging(w, fmt.Sprintf("powercfg reads the current resolution as 15.625ms (156250) although %d of the processes request finer: since Windows 10 2004 the report gives 156250 there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", n))
+		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as 15.625ms (156250) although %d of the processes request finer: since Windows 10 2004 the report gives 156250 there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", n), 2)
 	}
 	if len(kernel) > 0 {
-		printHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system")
+		writeHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system", 2)
 	} else {
 		fmt.Fprintln(w, "no kernel-mode request (a driver's ExSetTimerResolution) listed")
 	}
@@ -113,7 +119,7 @@ func timerWhoLinux(w io.Writer, r *timer.WhoResult) {
 	if d != nil {
 		switch {
 		case d.EffectiveUs == nil:
-			printHanging(w, fmt.Sprintf("/dev/cpu_dma_latency: limit in force unknown (%s)", d.EffectiveError))
+			writeHanging(w, fmt.Sprintf("/dev/cpu_dma_latency: limit in force unknown (%s)", d.EffectiveError), 2)
 		case *d.EffectiveUs == timer.NoDMALimit:
 			fmt.Fprintln(w, "/dev/cpu_dma_latency: no limit in force")
 		default:
@@ -149,7 +155,7 @@ func timerWhoLinux(w io.Writer, r *timer.WhoResult) {
 		Table(w, []string{"process", "pid", "slack", "policy"}, rows)
 	}
 	if len(rt) > 0 {
-		printHanging(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), Clip(strings.Join(rt, ", "), 400)))
+		writeHanging(w, fmt.Sprintf("%d realtime processes (no slack): %s", len(rt), Clip(strings.Join(rt, ", "), 400)), 2)
 	}
 }
 
@@ -167,12 +173,4 @@ func joinInts(v []int) string {
 		s = append(s, fmt.Sprint(i))
 	}
 	return strings.Join(s, ", ")
-}
-
-// printHanging prints a sentence in lines of 80 columns at most, cut at
-// spaces, the continuation lines indented by 2.
-func printHanging(w io.Writer, s string) {
-	for _, l := range WrapHanging(s, 2, 80) {
-		fmt.Fprintln(w, l)
-	}
 }

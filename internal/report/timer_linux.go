@@ -28,3 +28,23 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 		fmt.Fprintf(w, "high-resolution timers: %v\n", *st.HighResTimers)
 	}
 }
+
+// timerLine is the timer facts of a sleep or wake run in one line: on
+// Linux the clock's resolution, this thread's slack, the clocksource and
+// the tick.
+func timerLine(st *timer.Status) string {
+	s := fmt.Sprintf("clock_getres %dns, timer slack %s (this thread), clocksource %s", st.ClockResNs, units.Ns(st.TimerSlackNs), st.Clocksource)
+	if st.Tickless != "" {
+		s += ", tickless " + st.Tickless
+	}
+	if st.ConfigHZ > 0 {
+		s += fmt.Sprintf(", CONFIG_HZ=%d", st.ConfigHZ)
+	}
+	return s
+}
+
+// LiveCall names the measured call in a --live line: the method and the
+// request in ms, "nanosleep(1ms)".
+func LiveCall(method string, d time.Duration) string {
+	return fmt.Sprintf("%s(%s)", method, units.MsPrecise(d))
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // timerStatusOS prints the facts of a Windows Status.
@@ -16,7 +17,7 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 		// The rule PC-Tuning and Bruce Dawson measured (timer.SleepTicks):
 		// 0.5 ms gives 3 ticks, 1.5 ms; 0.5068 ms gives 2, 1.0136 ms.
 		words, _ := timer.SleepPredictionOn(st.Build, time.Millisecond, time.Duration(st.Current100ns)*100)
-		for i, l := range wrapWords("predicted: "+words, 78) {
+		for i, l := range WrapHanging("predicted: "+words, 0, 78) {
 			if i > 0 {
 				l = "  " + l
 			}
@@ -40,4 +41,30 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 	for _, l := range sc.Lines() {
 		fmt.Fprintln(w, l)
 	}
+}
+
+// timerLine is the timer facts of a sleep or wake run in one line: on
+// Windows the system timer interval now, its range, and whether it
+// reaches this process (documents written before latlab recorded the
+// scope get it worked out from the same facts).
+func timerLine(st *timer.Status) string {
+	why := "since build 19041 the current value does not prove this process gets it"
+	if st.EffectiveScope().Global {
+		why = "requests are global here, so it applies to every process"
+	}
+	return fmt.Sprintf("current %s, finest %s, coarsest %s (NtQueryTimerResolution; %s)",
+		units.MsPrecise(time.Duration(st.Current100ns)*100), units.MsPrecise(time.Duration(st.Finest100ns)*100), units.MsPrecise(time.Duration(st.Coarsest100ns)*100), why)
+}
+
+// LiveCall names the measured call in a --live line as MeasureSleep
+// does: "Sleep(1)" (whole ms, as Sleep takes them), else the call and the
+// request in ms.
+func LiveCall(method string, d time.Duration) string {
+	switch method {
+	case "sleep":
+		return fmt.Sprintf("Sleep(%d)", d/time.Millisecond)
+	case "ntdelay":
+		return fmt.Sprintf("NtDelayExecution(%s)", units.MsPrecise(d))
+	}
+	return fmt.Sprintf("WaitableTimer(%s)", units.MsPrecise(d))
 }

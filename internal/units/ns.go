@@ -104,3 +104,8 @@ func SignedNs(v float64) string {
 // MsFixed writes ns nanoseconds in ms with three decimals whatever the
 // size (0.500 ms, 15.625 ms), so lines that compare sleeps line up.
 func MsFixed(ns float64) string { return fmt.Sprintf("%.3f ms", ns/1e6) }
+
+// UsFixed writes ns nanoseconds in µs with one decimal whatever the size
+// (12.3 µs, 1500.0 µs), as rtla timerlat's auto-analysis writes the parts
+// of a latency.
+func UsFixed(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }

@@ -83,3 +83,7 @@ func Size(n int64) string {
 	}
 	return s + " " + names[u]
 }
+
+// KiBCeil writes a file's size in whole KiB, rounded up as du rounds a
+// file's blocks: 1 byte is "1 KiB", 20 000 bytes "20 KiB".
+func KiBCeil(n int64) string { return strconv.FormatInt((n+1023)/1024, 10) + " KiB" }

@@ -111,3 +111,17 @@ func Compact(n int64) string {
 // SIPrefixes are the prefixes Compact writes, each 1000 times the one
 // before it: k is 10^3, E 10^18.
 const SIPrefixes = "kMGTPE"
+
+// MsSignificant writes d in ms with digits significant digits and the
+// unit, for columns that must stay narrow: MsSignificant(1_068_400, 4) is
+// "1.068ms", MsSignificant(15_626_000, 4) is "15.63ms".
+func MsSignificant(d time.Duration, digits int) string {
+	return strconv.FormatFloat(float64(d)/1e6, 'g', digits, 64) + "ms"
+}
+
+// Seconds writes s seconds with decimals fixed decimals and the unit
+// after a space, as the traces' time stamps and lengths are written:
+// Seconds(0.45, 3) is "0.450 s".
+func Seconds(s float64, decimals int) string {
+	return strconv.FormatFloat(s, 'f', decimals, 64) + " s"
+}

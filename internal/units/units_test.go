@@ -104,6 +104,16 @@ func TestMsAndUs(t *testing.T) {
 		{Us(12.54), "12.5 µs"},
 		{Us(250.4), "250 µs"},
 		{Us(12345), "12.3 ms"},
+		{MsSignificant(1_068_400, 4), "1.068ms"},
+		{MsSignificant(15_626_000, 4), "15.63ms"},
+		{MsSignificant(16_000_000, 4), "16ms"},
+		{UsFixed(12_345), "12.3 µs"},
+		{Seconds(0.45, 3), "0.450 s"},
+		{Seconds(12, 1), "12.0 s"},
+		{KiBCeil(1), "1 KiB"},
+		{KiBCeil(20_000), "20 KiB"},
+		{KiBCeil(2048), "2 KiB"},
+		{UsFixed(1_500_000), "1500.0 µs"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

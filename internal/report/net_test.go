@@ -1,12 +1,10 @@
-package cli
+package report
 
 import (
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/netload"
-	"github.com/latlab/latlab/internal/report"
 )
 
 // On an 80-column terminal the TCP state table fits with the largest
@@ -31,7 +29,11 @@ func TestPrintTCPFits80Columns(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	humanOut(report.WithWidth(&b, 80), func(w io.Writer) { printTCP(w, d) })
+	l := WrapLines(WithWidth(&b, 80))
+	NetTCPDiscard(l, d)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	out := b.String()
 	for i, l := range strings.Split(out, "\n") {
 		if n := len([]rune(l)); n > 80 {

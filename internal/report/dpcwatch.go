@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// maxModuleRows bounds the per-section tables; the document has them all.
+const maxModuleRows = 10
+
+// DPCWatch prints `dpc watch`: the counts, each section's handlers by
+// longest execution, the verdict and notes, and the command that shows
+// the histograms of the document written to file (none: no document).
+func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
+	s := r.Summary
+	secs := s.Sections()
+	var n [2]int64
+	for i, sec := range secs {
+		for _, m := range sec.Stats {
+			n[i] += m.Count
+		}
+	}
+	if s.SoftIRQ != nil || s.HardIRQ != nil {
+		fmt.Fprintf(w, "latlab dpc watch: %s, %d softirqs and %d hard interrupts\n", units.Seconds(s.Seconds, 1), n[0], n[1])
+		fmt.Fprintf(w, "tracefs instance %q; %d handlers seen\n", r.Session, s.Modules)
+	} else {
+		fmt.Fprintf(w, "latlab dpc watch: %s, %d DPCs and %d ISRs\n", units.Seconds(s.Seconds, 1), n[0], n[1])
+		fmt.Fprintf(w, "session %q; %d modules known\n", r.Session, s.Modules)
+	}
+	for _, secn := range secs {
+		sec := struct {
+			name string
+			ms   []dpcwatch.ModuleStat
+		}{secn.Name, secn.Stats}
+		if len(sec.ms) == 0 {
+			fmt.Fprintf(w, "\nno %ss\n", sec.name)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s by longest execution:\n", sec.name)
+		rows := [][]string{}
+		for i, m := range sec.ms {
+			if i == maxModuleRows {
+				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
+				break
+			}
+			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
+				units.Seconds(m.MaxAtS, 3), fmt.Sprint(m.MaxCPU)})
+		}
+		Table(w, []string{HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
+	}
+	fmt.Fprintln(w)
+	writeHanging(w, "verdict: "+s.Verdict.Text, 2)
+	for _, n := range s.Notes {
+		writeHanging(w, "note: "+n, 2)
+	}
+	if file != "" {
+		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
+	}
+}
+
+// DPCWatchLine is the live line of one interval, at most width runes: module
+// names are shortened first, then the ISR part goes.
+func DPCWatchLine(iv dpcwatch.Interval, width int) string {
+	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
+		if s.Count == 0 || s.ByMax == nil {
+			return fmt.Sprintf("%s 0", name)
+		}
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), Clip(s.ByMax.Module, n))
+		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
+			p += fmt.Sprintf(", most time %s", Clip(s.ByTime.Module, n))
+		}
+		return p
+	}
+	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
+	// Shorter names first, then without the module of most time, then
+	// without the ISRs.
+	names := iv.Names
+	if names[0] == "" {
+		names = [2]string{"DPC", "ISR"}
+	}
+	for _, v := range []struct {
+		n    int
+		most bool
+	}{{40, true}, {16, true}, {16, false}, {12, false}} {
+		l := fmt.Sprintf("[%5.0fs] %s | %s", iv.ToS, part(names[0], iv.DPC, v.n, v.most), part(names[1], iv.ISR, v.n, v.most))
+		if fits(l) {
+			return l
+		}
+	}
+	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
+	if !fits(l) {
+		l = string([]rune(l)[:width])
+	}
+	return l
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// SweepInterrupted prints what an interrupted sweep measured: each
+// step done, unranked.
+func SweepInterrupted(w io.Writer, r *sweep.Result) {
+	fmt.Fprintf(w, "latlab sweep: interrupted: %d of %d step passes measured; a partial sweep is not ranked\n", len(r.Steps), r.Planned)
+	if len(r.Steps) == 0 {
+		return
+	}
+	var rows [][]string
+	for _, st := range r.Steps {
+		s := stats.Summarize(st.Samples)
+		rows = append(rows, []string{units.Request(st.RequestedNs), units.Ns(st.GrantedNs), strconv.Itoa(len(st.Samples)),
+			units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max)})
+	}
+	fmt.Fprintln(w)
+	Table(w, []string{"requested", "granted", "samples", "overshoot p50", "p99", "max"}, rows)
+}
+
+// Sweep prints `sweep`: one ranked row per granted value, the verdict,
+// the seed that repeats the run and the notes.
+func Sweep(w io.Writer, r *sweep.Result) {
+	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
+		r.Method, units.Request(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
+	if r.Load > 0 {
+		fmt.Fprintf(w, ", %d busy threads", r.Load)
+	}
+	fmt.Fprintf(w, "\n\n")
+	curDiffers := 0
+	for _, s := range r.Steps {
+		if s.CurrentNs > 0 && s.CurrentNs != s.GrantedNs {
+			curDiffers++
+		}
+	}
+	// One row per treatment (the requests granted one value). Columns are
+	// kept to what fits 80 columns; the CSV and JSON hold every statistic.
+	hdr := []string{"#", "requested", "granted", "n", r.RankBy + " [95% CI]"}
+	extra := []string{"p99"}
+	if r.RankBy == "p99" {
+		extra = []string{"p50"}
+	}
+	hdr = append(append(hdr, extra...), "")
+	var rows [][]string
+	for _, ti := range r.TreatmentRanking {
+		t := r.Treatments[ti]
+		ov := t.Summary.Overshoot
+		req := units.Request(t.FromNs)
+		if len(t.Steps) > 1 {
+			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(units.Request(t.FromNs), "ms"), units.Request(t.ToNs), len(t.Steps))
+		}
+		row := []string{fmt.Sprint(t.Rank), req, units.Request(t.GrantedNs)}
+		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
+		for _, st := range extra {
+			v := ov.P50
+			if st == "p99" {
+				v = ov.P99
+			}
+			row = append(row, units.NsShort(float64(v)))
+		}
+		mark := ""
+		switch {
+		case ti == r.BestTreatment && t.Reference:
+			mark = "best, default"
+		case ti == r.BestTreatment:
+			mark = "best"
+		case t.Reference:
+			mark = "default"
+		}
+		rows = append(rows, append(row, mark))
+	}
+	Table(w, hdr, rows)
+	if len(r.Treatments) < len(r.Steps) {
+		fmt.Fprintf(w, "\n%d requests, %d granted values: a row is one granted value (requested from-to (steps)), its samples pooled\n",
+			len(r.Steps), len(r.Treatments))
+	}
+	if curDiffers > 0 {
+		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
+	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

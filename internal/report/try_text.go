@@ -1,0 +1,191 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/try"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// TryPlanWarnings says, before an experiment measures, what would leave it
+// without an answer.
+func TryPlanWarnings(w io.Writer, plan *try.Result) {
+	var warn []string
+	if need := try.MinBlocks(len(plan.Arms)); plan.Blocks < need {
+		warn = append(warn, fmt.Sprintf("%d blocks per arm cannot give a verdict: the block test needs at least %d to reach p < %.2f (--blocks %d)", plan.Blocks, need, try.Alpha, need))
+	}
+	for _, n := range plan.Notes {
+		if strings.HasPrefix(n, "none of try's probes measures") || strings.HasPrefix(n, "the ") && strings.Contains(n, "probe is the one that shows") {
+			warn = append(warn, n)
+		}
+	}
+	for _, m := range warn {
+		writeHanging(w, "warning: "+m, 2)
+	}
+}
+
+// tryHead is the first line of try's output and of its plan: the knob,
+// the arms and blocks, the probe and verdict, the seed that repeats it.
+func tryHead(w io.Writer, r *try.Result) {
+	writeHanging(w, fmt.Sprintf("latlab try %s%s: %d arms x %d blocks of %s, settle %s, %s probe, verdict by %s; block order seed %d (--seed %d repeats it)",
+		r.Knob, Paren(r.Target), len(r.Arms), r.Blocks, units.Duration(time.Duration(r.BlockDurationNs)), units.Duration(time.Duration(r.SettleNs)),
+		r.Probe, r.By, r.Seed, r.Seed), 2)
+}
+
+// TryPlan prints `try --dry-run`: the head, the arms and what each
+// changes, the order of the blocks, the adapter restarts, the files the
+// run would write (out: -o, html: --html; none: ""), the notes.
+func TryPlan(w io.Writer, r *try.Result, out, html string) {
+	tryHead(w, r)
+	fmt.Fprintf(w, "about %s in all\n\narms:\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	for _, a := range r.Arms {
+		switch {
+		case a.Baseline:
+			writeHanging(w, fmt.Sprintf("  %-10s %s (the baseline)", a.Label, a.Current), 13)
+		case len(a.Changes) == 0:
+			writeHanging(w, fmt.Sprintf("  %-10s request %s", a.Label, units.Duration(time.Duration(a.RequestNs))), 13)
+		default:
+			for i, c := range a.Changes {
+				l := a.Label
+				if i > 0 {
+					l = ""
+				}
+				writeHanging(w, fmt.Sprintf("  %-10s %s: %s -> %s", l, c.Where, c.From, c.To), 13)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\norder:")
+	n := len(r.Arms)
+	for round := 0; round*n < len(r.Order); round++ {
+		var names []string
+		for _, a := range r.Order[round*n : round*n+n] {
+			l := r.Arms[a].Label
+			if a != 0 && r.Restart != nil {
+				l += " (restart, block, restore, restart)"
+			}
+			names = append(names, l)
+		}
+		writeHanging(w, fmt.Sprintf("  round %d: %s", round+1, strings.Join(names, ", ")), 4)
+	}
+	if rs := r.Restart; rs != nil {
+		writeHanging(w, fmt.Sprintf("\nadapter restarts: %d, each of %q by its interface alias (NAME), looked up first with:", rs.Planned, rs.Adapter), 2)
+		for _, c := range []string{rs.Lookup, rs.Restart, rs.Status + " (until Up, at most " + units.Duration(time.Duration(rs.LinkTimeoutNs)) + ")"} {
+			writeHanging(w, "  "+c, 4)
+		}
+	}
+	fmt.Fprintln(w, "\nwould write:")
+	for _, s := range r.Writes {
+		writeHanging(w, "  "+s, 4)
+	}
+	for _, f := range []struct{ flag, path string }{{"-o", out}, {"--html", html}} {
+		if f.path != "" {
+			writeHanging(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4)
+		}
+	}
+	for _, n := range r.Notes {
+		writeHanging(w, "note: "+n, 2)
+	}
+	fmt.Fprintln(w, "\ndry run: nothing was changed")
+}
+
+// Try prints `try`: the head, each arm's statistics over the complete
+// blocks (and the DPC times of the dpcisr probe), then the verdicts, how
+// the run stopped, what was restored, the restarts and the notes.
+func Try(w io.Writer, r *try.Result) {
+	tryHead(w, r)
+	fmt.Fprintln(w)
+	var cols []Column
+	for _, a := range r.Arms {
+		if a.Summary == nil {
+			continue
+		}
+		cols = append(cols, Column{Title: a.Label, Summary: *a.Summary, Unit: tryUnit(r)})
+	}
+	if len(cols) > 0 {
+		fmt.Fprintf(w, "%s of the complete blocks:\n", r.Quantity)
+		SummaryTable(w, cols...)
+		fmt.Fprintln(w)
+	}
+	if r.Probe == try.ProbeDPCISR {
+		tryDPC(w, r)
+	}
+	for _, a := range r.Arms {
+		if a.Baseline {
+			writeHanging(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
+		}
+	}
+	for _, a := range r.Arms[1:] {
+		if a.Verdict != nil {
+			writeHanging(w, "- "+a.Verdict.Text, 2)
+		}
+	}
+	if r.Stopped != "" {
+		writeHanging(w, "stopped: "+r.Stopped, 2)
+	}
+	if r.Restore != nil {
+		writeHanging(w, r.Restore.Text, 2)
+	}
+	if rs := r.Restart; rs != nil {
+		writeHanging(w, fmt.Sprintf("network adapter %q (%s) restarted %d of %d planned times; the longest wait for its link was %s",
+			rs.Adapter, rs.GUID, rs.Done, rs.Planned, units.Duration(time.Duration(rs.WaitedNs))), 2)
+	}
+	for _, n := range r.Notes {
+		writeHanging(w, "note: "+n, 2)
+	}
+}
+
+// tryDPC shows the module the dpcisr verdicts follow and its DPC
+// times per arm, pooled over the complete blocks, in xperf's buckets.
+func tryDPC(w io.Writer, r *try.Result) {
+	if r.Module == "" {
+		writeHanging(w, "no DPC was recorded in the complete blocks", 2)
+		fmt.Fprintln(w)
+		return
+	}
+	why := "the module with the most DPC time in the run"
+	if r.ModuleGiven != "" {
+		why = "--module"
+	}
+	writeHanging(w, fmt.Sprintf("DPC (Linux: softirq) times of %s (%s), complete blocks pooled:", r.Module, why), 2)
+	shown := map[string]bool{}
+	for _, a := range r.Arms[1:] {
+		if a.Verdict == nil || a.Verdict.DPCISR == nil {
+			continue
+		}
+		for _, sc := range a.Verdict.DPCISR.Sections {
+			if !dpcisr.Deferred(sc.Name) {
+				continue
+			}
+			for _, rd := range sc.Runs {
+				if shown[rd.Label] {
+					continue
+				}
+				shown[rd.Label] = true
+				line := fmt.Sprintf("  %-10s %d executions", rd.Label, rd.Summary.Count)
+				for _, q := range rd.Summary.Quantiles {
+					if q.P == 50 || q.P == 99 {
+						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
+					}
+				}
+				if rd.Summary.Max != nil {
+					line += ", max in " + rd.Summary.Max.Range()
+				}
+				writeHanging(w, line, 13)
+			}
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// tryUnit shows sleep times in ms (a sleep is about a millisecond) and
+// latencies in µs.
+func tryUnit(r *try.Result) Unit {
+	if r.Probe == try.ProbeSleep {
+		return Ms
+	}
+	return Us
+}
