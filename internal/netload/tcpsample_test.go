@@ -103,3 +103,30 @@ func TestTCPTimeoutWhileSampling(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 }
+
+// Reading the TCP state, once per period on the writing goroutine,
+// allocates nothing.
+func TestTCPInfoReadAllocates0(t *testing.T) {
+	c, err := net.Dial("tcp", stalledPeer(t, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newTCPInfoReader(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.read(); err != nil {
+		if tcpInfoMayBeMissing(err.Error()) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(100, func() { _, _ = r.read() }); a != 0 {
+		t.Errorf("a TCP state read allocates %.0f times, want 0", a)
+	}
+}
