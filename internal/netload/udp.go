@@ -388,9 +388,10 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 // system calls; when it cannot send that way it returns false, and is
 // called again with held false, the hold let go meanwhile.
 func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64, held bool) bool) (bool, error) {
+	y := probe.NewYielder(now())
+	defer y.Stop()
 	h := probe.HoldThread()
 	defer func() { h.Release() }()
-	y := probe.NewYielder(now())
 	var lastWake int64
 	sp := spinner{backoff: spinBackoffMin}
 	for i := int64(0); i < n; i++ {

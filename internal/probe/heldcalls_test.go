@@ -63,8 +63,10 @@ var heldSafe = map[string]string{
 	"w.WaitUntil":      "a Waiter: heldCode (linuxWaiter.WaitUntil)",
 	"send": "the paced sender (udp.go): while held it writes with rawSender.send " +
 		"(heldCode), and with net.Conn.Write only when pace says it is not held",
-	"probe.NewYielder":    "arithmetic",
-	"NewYielder":          "arithmetic",
+	"probe.NewYielder":    "called before HoldThread: starts the heartbeat goroutine, not held",
+	"NewYielder":          "called before HoldThread: starts the heartbeat goroutine, not held",
+	"y.Stop":              "deferred before HoldThread, so it runs after Release: not held",
+	"heartbeat.last.Load": "an atomic load",
 	"stop.Load":           "an atomic load",
 	"clock.Now":           "the vDSO clock (runtimeNanotime)",
 	"runtimeNanotime":     "runtime.nanotime: nosplit, no lock, no system call through the runtime",

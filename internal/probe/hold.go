@@ -2,7 +2,11 @@ package probe
 
 import (
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/latlab/latlab/internal/clock"
 )
 
 // A timed loop and the Go scheduler
@@ -26,25 +30,95 @@ import (
 // instead of interrupting the wait. Nothing in the process needs the P
 // meanwhile (GOMAXPROCS is raised by one for the run and the garbage
 // collector is off), except a stop-the-world, which waits for the hold to
-// be let go: the loop lets go and yields once per Yielder period, at a
-// point with time to spare before the next deadline.
+// be let go. A loop used to let go and yield once a second, needed or not,
+// and under load that yield was what cyclictest's loop does not have: a
+// hand-off through another thread that has to get a CPU first, now and
+// then for longer than a period (missed wake-ups, and loaded maxima of
+// tens of ms). Now it yields only when something waits: a heartbeat
+// goroutine notes the time every beatEvery, and a stop-the-world stops it
+// with everything else, so a heartbeat older than beatStale means the rest
+// of the process is waiting for the measuring thread (or, on a machine so
+// busy that the heartbeat got no CPU for that long, might be). The loop
+// then yields at a point with time to spare before the next deadline, at
+// most once per Every.
 
 // Yielder decides when a held loop lets go of its thread for a moment:
-// once Every has passed since the last time, and only when the next
-// deadline is more than Margin away.
+// when the heartbeat is stale (Linux; on Windows once per yieldEvery, see
+// there), once Every has passed since the last time, and only when the
+// next deadline is more than Margin away. NewYielder starts it and Stop
+// ends it, both outside the hold.
 type Yielder struct {
 	Every, Margin int64 // ns
 	last          int64
+	beat          bool // yield only on a stale heartbeat
 }
 
-// NewYielder starts the period at now, with this OS's yield period.
+// heartbeat is one goroutine for the process that notes the time every
+// beatEvery while some Yielder uses it, and sleeps on wake while none
+// does: starting and stopping a loop allocates nothing.
+var heartbeat struct {
+	once  sync.Once
+	users atomic.Int32
+	wake  chan struct{} // capacity 1
+	last  atomic.Int64  // clock ns of the last beat
+}
+
+const (
+	beatEvery = 100 * time.Millisecond
+	// beatStale is a heartbeat's age at which the loop takes the rest of
+	// the process for stopped: three beats missed.
+	beatStale = 3 * beatEvery
+)
+
+func startHeartbeat() {
+	heartbeat.once.Do(func() {
+		heartbeat.wake = make(chan struct{}, 1)
+		go beat()
+	})
+	heartbeat.last.Store(clock.Now())
+	if heartbeat.users.Add(1) == 1 {
+		select {
+		case heartbeat.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func beat() {
+	for {
+		if heartbeat.users.Load() == 0 {
+			<-heartbeat.wake
+		}
+		time.Sleep(beatEvery)
+		heartbeat.last.Store(clock.Now())
+	}
+}
+
+// NewYielder starts the period at now, with this OS's yield period, and
+// the heartbeat where the OS's loops hold their thread. Call it before
+// the hold, and Stop after it.
 func NewYielder(now int64) Yielder {
-	return Yielder{Every: int64(yieldEvery), Margin: int64(yieldMargin), last: now}
+	y := Yielder{Every: int64(yieldEvery), Margin: int64(yieldMargin), last: now, beat: holdsThread}
+	if y.beat {
+		startHeartbeat()
+	}
+	return y
+}
+
+// Stop lets the heartbeat sleep once no loop uses it.
+func (y *Yielder) Stop() {
+	if y.beat {
+		heartbeat.users.Add(-1)
+		y.beat = false
+	}
 }
 
 // Due says whether to yield now, with the next deadline at next.
 func (y *Yielder) Due(now, next int64) bool {
-	return now-y.last > y.Every && next-now > y.Margin
+	if now-y.last <= y.Every || next-now <= y.Margin {
+		return false
+	}
+	return !y.beat || now-heartbeat.last.Load() > int64(beatStale)
 }
 
 // Yield lets go of h, goes through the scheduler and holds the thread

@@ -286,9 +286,10 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		end = start + int64(limit)
 	}
 	// Held for the whole loop: see Yielder.
+	y := NewYielder(clock.Now())
+	defer y.Stop()
 	h := HoldThread()
 	defer func() { h.Release() }()
-	y := NewYielder(clock.Now())
 	for i := -1; i < loops; i++ {
 		if stop.Load() {
 			stopped = true
