@@ -383,7 +383,8 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 // wait that failed, which ends the run.
 //
 // The thread is held (probe.HoldThread) for the run, as the wake probe's
-// is, and let go once per probe.Yielder period after a send: send is first
+// is, and let go for a wait when a stop-the-world waits for it
+// (probe.Yielder.WaitUntil); send is first
 // called with held true and must then not block nor use the runtime's
 // system calls; when it cannot send that way it returns false, and is
 // called again with held false, the hold let go meanwhile.
@@ -405,15 +406,15 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 			case paceSpin:
 				if sp.off > 0 {
 					sp.off--
-					_, err = w.WaitUntil(due)
+					_, err = y.WaitUntil(&h, w, due, now)
 				} else {
-					_, err = w.WaitUntil(due - int64(SpinMargin))
+					_, err = y.WaitUntil(&h, w, due-int64(SpinMargin), now)
 					sp.spin(now, due)
 				}
 			case paceSleep:
-				_, err = w.WaitUntil(due)
+				_, err = y.WaitUntil(&h, w, due, now)
 			case paceBurst:
-				_, err = w.WaitUntil(max(due, lastWake+int64(SpinMargin)))
+				_, err = y.WaitUntil(&h, w, max(due, lastWake+int64(SpinMargin)), now)
 				lastWake = now()
 			}
 			if err != nil {
@@ -425,9 +426,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 			send(i, due, now(), false)
 			h = probe.HoldThread()
 		}
-		if t, next := now(), start+int64(float64(i+1)*period); y.Due(t, next) {
-			h = y.Yield(h, now)
-		}
+		y.Plan(now(), start+int64(float64(i+1)*period))
 	}
 	return false, nil
 }

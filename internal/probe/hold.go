@@ -39,8 +39,12 @@ import (
 // with everything else, so a heartbeat older than beatStale means the rest
 // of the process is waiting for the measuring thread (or, on a machine so
 // busy that the heartbeat got no CPU for that long, might be). The loop
-// then yields at a point with time to spare before the next deadline, at
-// most once per Every.
+// then yields at most once per Every, and the yield is its next wait
+// itself (Yielder.WaitUntil): let go of the hold and made as a system call
+// the runtime sees, so the stop-the-world takes the P while the thread
+// sleeps, and a yield on a late heartbeat with nothing waiting costs
+// nothing: a hand-off through another thread (runtime.Gosched) at the
+// moments the process gets the least CPU is what it must not be.
 
 // Yielder decides when a held loop lets go of its thread for a moment:
 // when the heartbeat is stale (Linux; on Windows once per yieldEvery, see
@@ -51,6 +55,7 @@ type Yielder struct {
 	Every, Margin int64 // ns
 	last          int64
 	beat          bool // yield only on a stale heartbeat
+	pending       bool // Plan found a yield due: the next WaitUntil yields
 }
 
 // heartbeat is one goroutine for the process that notes the time every
@@ -129,6 +134,46 @@ func (y *Yielder) Yield(h Held, now func() int64) Held {
 	h = HoldThread()
 	y.last = now()
 	return h
+}
+
+// Plan notes whether a yield is due (Due), for the loop's next WaitUntil.
+func (y *Yielder) Plan(now, next int64) {
+	if y.Due(now, next) {
+		y.pending = true
+	}
+}
+
+// visibleWaiter is a Waiter that can also wait through the runtime's
+// system call path (entersyscall), where a stop-the-world can take the
+// thread's P while it sleeps.
+type visibleWaiter interface {
+	waitVisible(deadline int64) (interrupted int, err error)
+}
+
+// WaitUntil waits for deadline with w, the hold h kept. When Plan found a
+// yield due, that wait is the yield: the hold is let go for it and the
+// wait made as a system call the runtime sees, so a stop-the-world takes
+// the P while the thread sleeps and gives it back (or another idle one)
+// when it wakes, with no hand-off through another thread as Yield's
+// runtime.Gosched needs; and when nothing waits after all (a heartbeat
+// late on a busy machine), the wait costs no more than a raw one. A
+// Waiter that cannot (the tests' fakes) yields through Yield first. now
+// is the time to count the next period from.
+func (y *Yielder) WaitUntil(h *Held, w Waiter, deadline int64, now func() int64) (int, error) {
+	if !y.pending {
+		return w.WaitUntil(deadline)
+	}
+	y.pending = false
+	vw, ok := w.(visibleWaiter)
+	if !ok {
+		*h = y.Yield(*h, now)
+		return w.WaitUntil(deadline)
+	}
+	h.Release()
+	k, err := vw.waitVisible(deadline)
+	*h = HoldThread()
+	y.last = now()
+	return k, err
 }
 
 // yieldMargin is the least time to the next deadline at which a loop

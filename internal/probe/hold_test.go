@@ -210,3 +210,73 @@ func TestHeldLoopLetsAStopTheWorldThrough(t *testing.T) {
 		t.Error("the collector finished without the held loop letting go")
 	}
 }
+
+// A loop that waits with Yielder.WaitUntil lets a stop-the-world through
+// on the wait after Plan found a yield due: on Linux the wait is then a
+// system call the runtime sees, during which the collector takes the P.
+func TestWaitingLoopLetsAStopTheWorldThrough(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	var stop atomic.Bool
+	errs := make(chan error, 1)
+	held := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		w, err := NewWaiter()
+		if err != nil {
+			close(held)
+			errs <- err
+			return
+		}
+		defer w.Close()
+		y := NewYielder(clock.Now())
+		defer y.Stop()
+		y.Every = 0
+		h := HoldThread()
+		close(held)
+		for !stop.Load() {
+			if _, err = y.WaitUntil(&h, w, clock.Now()+int64(time.Millisecond), clock.Now); err != nil {
+				break
+			}
+			y.Plan(clock.Now(), math.MaxInt64)
+		}
+		h.Release()
+		errs <- err
+	}()
+	<-held
+	runtime.GC() // stops the world: returns once the loop let go
+	stop.Store(true)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Waiter that cannot wait through the runtime's system call path (a
+// test's fake) yields through the scheduler before the wait, once per
+// Plan that found a yield due.
+func TestYielderWaitUntilFallsBackToYield(t *testing.T) {
+	var log []bool
+	defer watchHolds(&log)()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w := &heldWaiter{log: &log}
+	y := Yielder{Every: 10, Margin: 5}
+	h := HoldThread()
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 0 }); err != nil {
+		t.Fatal(err)
+	}
+	y.Plan(100, math.MaxInt64) // due
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 100 }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 100 }); err != nil {
+		t.Fatal(err)
+	}
+	h.Release()
+	if want := []bool{true, false, true, false}; !equalBools(log, want) {
+		t.Errorf("holds and releases %v, want %v (one yield)", log, want)
+	}
+	if w.calls != 3 || w.unheld != 0 {
+		t.Errorf("%d waits, %d of them without the hold; want 3, all held", w.calls, w.unheld)
+	}
+}

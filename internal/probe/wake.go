@@ -295,7 +295,7 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			stopped = true
 			break
 		}
-		k, err := w.WaitUntil(next)
+		k, err := y.WaitUntil(&h, w, next, clock.Now)
 		interrupted += k
 		if err != nil {
 			return n, overruns, interrupted, warmup, false, err
@@ -318,9 +318,7 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		if end >= 0 && now >= end {
 			break
 		}
-		if y.Due(now, next) {
-			h = y.Yield(h, clock.Now)
-		}
+		y.Plan(now, next)
 	}
 	return n, overruns, interrupted, warmup, stopped, nil
 }
