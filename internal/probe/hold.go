@@ -71,8 +71,12 @@ var heartbeat struct {
 const (
 	beatEvery = 100 * time.Millisecond
 	// beatStale is a heartbeat's age at which the loop takes the rest of
-	// the process for stopped: three beats missed.
-	beatStale = 3 * beatEvery
+	// the process for stopped: ten beats missed, the second a
+	// stop-the-world waited before. Shorter, a busy machine that kept the
+	// heartbeat's thread off the CPUs that long made the loop yield just
+	// when a thread it may need back for its P (a realtime one's, from a
+	// normal-priority one) is slowest to come.
+	beatStale = time.Second
 )
 
 func startHeartbeat() {
