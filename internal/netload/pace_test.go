@@ -162,7 +162,8 @@ func TestPaceStopsSpinningWhenPreempted(t *testing.T) {
 	p.jumps[5] = int64(time.Millisecond)
 	var stop atomic.Bool
 	var dues []int64
-	if _, err := pace(p, p.now, paceSpin, start, period, 40, &stop, func(i, due, at int64, held bool) bool {
+	n := int64(spinBackoffMin + 24)
+	if _, err := pace(p, p.now, paceSpin, start, period, n, &stop, func(i, due, at int64, held bool) bool {
 		dues = append(dues, due)
 		return true
 	}); err != nil {
@@ -177,7 +178,7 @@ func TestPaceStopsSpinningWhenPreempted(t *testing.T) {
 			}
 		}
 	}
-	if want := 40 - spinBackoffMin; early != want {
+	if want := int(n) - spinBackoffMin; early != want {
 		t.Errorf("%d sends spun, want %d (all but the %d after the preempted spin)", early, want, spinBackoffMin)
 	}
 }

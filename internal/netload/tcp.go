@@ -173,40 +173,20 @@ func runTCP(ctx context.Context, o TCPOptions) (*TCPResult, error) {
 	// getsockopt(TCP_INFO) waited for the socket lock the sender held
 	// through each write, which cost about a tenth of the throughput on
 	// two CPUs. Between writes the lock is free and the CPU is the
-	// writer's anyway. Only when writes block for long (a slow path: a
-	// write took more than half a period) does a deadline at each due
-	// time bring a blocked write back to take the sample, for a second
-	// after each such write; on a fast path that deadline's timer would
-	// wake another thread every period for nothing.
+	// writer's anyway. A write that blocks comes back for its sample on
+	// time: on Linux by waiting for room in the socket buffer with a
+	// timeout at the next due time, as iperf3's loop does (writeStream);
+	// on Windows by a write deadline at each due time, set only on a slow
+	// path (a write took more than half a period) for a second after each
+	// such write, since on a fast path that deadline's timer would wake
+	// another thread every period for nothing.
 	var sm *tcpSampler
 	if o.SampleEvery > 0 {
 		sm = newTCPSampler(ctx, res, c, rc, start, o.SampleEvery)
 	}
 
 	buf := make([]byte, 128<<10)
-	var werr error
-	for res.Written < o.Size {
-		n := int64(len(buf))
-		if r := o.Size - res.Written; r < n {
-			n = r
-		}
-		t := clock.Now()
-		if sm.slowPath(t) {
-			sm.arm(c.SetWriteDeadline)
-		}
-		k, err := c.Write(buf[:n])
-		res.Written += int64(k)
-		now := clock.Now()
-		interrupted := sm.take(now) && errors.Is(err, os.ErrDeadlineExceeded)
-		sm.blocked(now, now-t, interrupted)
-		if interrupted {
-			continue // the sampler's deadline: the write goes on
-		}
-		if err != nil {
-			werr = err
-			break
-		}
-	}
+	werr := writeStream(ctx, c, rc, sm, o.Size, buf, res)
 	res.WriteNs = clock.Now() - start
 	if werr == nil {
 		werr = c.CloseWrite()

@@ -24,7 +24,6 @@ type tcpSampler struct {
 	every   int64
 	next    int64 // due time of the next sample (clock ns)
 	armed   int64 // the due time the connection's deadline is set to, 0 none
-	slowEnd int64 // writes arm deadlines until then (clock ns): see blocked
 	stopped bool  // an error or MaxTCPSamples: no more samples
 	present uint32
 	samples []TCPSample
@@ -44,36 +43,12 @@ func newTCPSampler(ctx context.Context, res *TCPResult, c *net.TCPConn, rc sysca
 	return s
 }
 
-// blocked tells the sampler how long the last write took and whether
-// the sampler's deadline interrupted it. One that took more than half a
-// period, or was interrupted, makes the writes of the next second arm a
-// deadline (a slow path blocks some writes for long and lets the ones
-// between through at once); once a second has passed without, writes no
-// longer arm it.
-func (s *tcpSampler) blocked(now, ns int64, interrupted bool) {
-	if s == nil || s.stopped {
-		return
-	}
-	if interrupted || 2*ns > s.every {
-		s.slowEnd = now + slowHold
-	}
-	if now >= s.slowEnd && s.armed != 0 {
-		s.disarm()
-	}
-}
-
-// slowHold is how long writes arm deadlines after one blocked (blocked).
-const slowHold = int64(time.Second)
-
-// slowPath reports whether writes arm deadlines now (see blocked).
-func (s *tcpSampler) slowPath(now int64) bool { return s != nil && now < s.slowEnd }
-
 // arm sets the connection's deadline (set: its SetWriteDeadline or
 // SetReadDeadline) to the next sample's due time, so that a write or read
 // blocked then returns to let the sample be taken: always for the wait
-// for the peer's reply, for writes only after one was slow (blocked). A
-// context that is done keeps the deadline its AfterFunc set (now): arming
-// never delays a cancellation by more than one period.
+// for the peer's reply, for writes only on Windows after one was slow
+// (writeStream). A context that is done keeps the deadline its AfterFunc
+// set (now): arming never delays a cancellation by more than one period.
 func (s *tcpSampler) arm(set func(time.Time) error) {
 	if s == nil || s.stopped || s.armed == s.next || s.ctx.Err() != nil {
 		return

@@ -10,7 +10,7 @@ import (
 
 // stalledPeer accepts one connection and reads nothing for stall, then
 // everything until the sender closes, and closes too.
-func stalledPeer(t *testing.T, stall time.Duration) string {
+func stalledPeer(t testing.TB, stall time.Duration) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,5 +101,57 @@ func TestTCPTimeoutWhileSampling(t *testing.T) {
 	}
 	if r == nil || r.Written == 0 || r.Written >= 1<<30 {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// Reading the TCP state, once per period on the writing goroutine,
+// allocates nothing.
+func TestTCPInfoReadAllocates0(t *testing.T) {
+	c, err := net.Dial("tcp", stalledPeer(t, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newTCPInfoReader(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.read(); err != nil {
+		if tcpInfoMayBeMissing(err.Error()) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(100, func() { _, _ = r.read() }); a != 0 {
+		t.Errorf("a TCP state read allocates %.0f times, want 0", a)
+	}
+}
+
+// BenchmarkTCPInfoRead is the cost of one TCP state sample, which the
+// writer pays once per period (1 ms by default).
+func BenchmarkTCPInfoRead(b *testing.B) {
+	c, err := net.Dial("tcp", stalledPeer(b, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := newTCPInfoReader(rc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.read(); err != nil {
+		b.Skip(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = r.read()
 	}
 }

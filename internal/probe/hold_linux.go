@@ -40,7 +40,12 @@ type Held struct {
 	masked bool
 }
 
-// yieldEvery is how often a held loop lets go (see Yielder): rarely, as
-// only a stop-the-world needs it, and a run has none (its garbage
-// collector is off).
+// yieldEvery is the least time between two yields of a held loop (see
+// Yielder), which yields only when the heartbeat says the rest of the
+// process waits: rarely, as only a stop-the-world needs it, and a run has
+// none of its own (its garbage collector is off).
 const yieldEvery = time.Second
+
+// holdsThread: the loops hold their thread, so a Yielder keeps a
+// heartbeat to know when to let go.
+const holdsThread = true

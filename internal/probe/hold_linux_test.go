@@ -49,7 +49,7 @@ func TestHoldThreadBlocksPreemptionSignal(t *testing.T) {
 func TestYielderYield(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	y := NewYielder(0)
+	y := Yielder{Every: int64(yieldEvery), Margin: int64(yieldMargin)} // no heartbeat: Due counts the period only
 	h := HoldThread()
 	heldAtNow := false
 	h = y.Yield(h, func() int64 { heldAtNow = held(); return 42 })
@@ -139,3 +139,33 @@ func (w *heldWaiter) WaitUntil(int64) (int, error) {
 func (w *heldWaiter) Close()                   {}
 func (w *heldWaiter) sleep(int64) (int, error) { return w.WaitUntil(0) }
 func (w *heldWaiter) close()                   {}
+
+// A Waiter that cannot wait through the runtime's system call path (a
+// test's fake) yields through the scheduler before the wait, once per
+// Plan that found a yield due.
+func TestYielderWaitUntilFallsBackToYield(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w := &heldWaiter{}
+	y := Yielder{Every: 10, Margin: 5}
+	h := HoldThread()
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 0 }); err != nil {
+		t.Fatal(err)
+	}
+	y.Plan(100, math.MaxInt64) // due
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 100 }); err != nil {
+		t.Fatal(err)
+	}
+	yielded := y.last
+	if _, err := y.WaitUntil(&h, w, 0, func() int64 { return 200 }); err != nil {
+		t.Fatal(err)
+	}
+	h.Release()
+	// A yield starts the next period at the clock it read: 100, once.
+	if yielded != 100 || y.last != 100 {
+		t.Errorf("the period starts at %d after the planned yield, %d after the next wait; want 100 both (one yield)", yielded, y.last)
+	}
+	if w.calls != 3 || w.unheld != 0 {
+		t.Errorf("%d waits, %d of them without the hold; want 3, all held", w.calls, w.unheld)
+	}
+}

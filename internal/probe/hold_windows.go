@@ -20,3 +20,7 @@ type Held struct{}
 // yielding a little sooner, at a point the loop chooses (between samples,
 // with time to spare before the next deadline), avoids that.
 const yieldEvery = 8 * time.Millisecond
+
+// holdsThread: nothing is held on Windows, and a Yielder yields once per
+// yieldEvery without a heartbeat.
+const holdsThread = false

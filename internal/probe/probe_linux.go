@@ -93,6 +93,28 @@ func (w *linuxWaiter) WaitUntil(deadline int64) (int, error) { return sleepUntil
 
 func (w *linuxWaiter) Close() {}
 
+var _ visibleWaiter = (*linuxWaiter)(nil)
+
+// waitVisible is WaitUntil through the runtime's system call path
+// (Syscall6: entersyscall), for a yield (Yielder.WaitUntil): only while
+// the thread is not held.
+func (w *linuxWaiter) waitVisible(deadline int64) (int, error) {
+	w.ts = unix.NsecToTimespec(deadline)
+	n := 0
+	for {
+		_, _, e := unix.Syscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME,
+			uintptr(unsafe.Pointer(&w.ts)), 0, 0, 0)
+		switch e {
+		case 0:
+			return n, nil
+		case unix.EINTR:
+			n++
+		default:
+			return n, fmt.Errorf("clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME): %w", e)
+		}
+	}
+}
+
 // calibrationGuard sets the thread's timer slack to 1 ns while the overhead
 // is calibrated and returns a function restoring it.
 func calibrationGuard() func() {

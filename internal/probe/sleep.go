@@ -140,9 +140,10 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 	d := o.Duration.Nanoseconds()
 	gap := o.Gap.Nanoseconds()
 	// Held for the whole loop: see Yielder.
+	y := NewYielder(clock.Now())
+	defer y.Stop()
 	h := HoldThread()
 	defer func() { h.Release() }()
-	y := NewYielder(clock.Now())
 	for i := -1; o.Samples == 0 || i < o.Samples; i++ {
 		if stop.Load() {
 			stopped = true

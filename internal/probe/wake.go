@@ -286,15 +286,16 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		end = start + int64(limit)
 	}
 	// Held for the whole loop: see Yielder.
+	y := NewYielder(clock.Now())
+	defer y.Stop()
 	h := HoldThread()
 	defer func() { h.Release() }()
-	y := NewYielder(clock.Now())
 	for i := -1; i < loops; i++ {
 		if stop.Load() {
 			stopped = true
 			break
 		}
-		k, err := w.WaitUntil(next)
+		k, err := y.WaitUntil(&h, w, next, clock.Now)
 		interrupted += k
 		if err != nil {
 			return n, overruns, interrupted, warmup, false, err
@@ -317,9 +318,7 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		if end >= 0 && now >= end {
 			break
 		}
-		if y.Due(now, next) {
-			h = y.Yield(h, clock.Now)
-		}
+		y.Plan(now, next)
 	}
 	return n, overruns, interrupted, warmup, stopped, nil
 }
