@@ -47,6 +47,9 @@ type Files struct {
 	// and the check-up rule each one's reading must reach. Together they
 	// must reach every rule of the knob.
 	Rules []Rule
+	// Env, when set, adds to the Env over the fixture tree what the knob
+	// reads beyond files (a systemd, say), for every part of the suite.
+	Env func(t *testing.T, e *knob.Env)
 	// More marks a further fixture of a knob (another kernel, say) whose
 	// main one reaches every rule and names the foreign places: here the
 	// Rules and Foreign given are checked, and none are required.
@@ -80,7 +83,9 @@ func File(path, content string) Place {
 // targets are judged apart. Reason, when set, is a part of the reason the
 // rule gives (for every target).
 type Rule struct {
-	Files    map[string]string
+	Files map[string]string
+	// Env changes the machine beyond its files, after Files.Env.
+	Env      func(t *testing.T, e *knob.Env)
 	Rule     string
 	ByTarget map[string]string
 	Reason   string
@@ -112,12 +117,18 @@ func RunFiles(t *testing.T, c Files) {
 	t.Run("experiment", func(t *testing.T) { Experiment(t, k) })
 }
 
-// env is an Env over a fixture root holding tree.
-func env(t *testing.T, tree map[string]string) (*knob.Env, string) {
+// env is an Env over a fixture root holding tree, changed by the edits.
+func env(t *testing.T, tree map[string]string, edits ...func(*testing.T, *knob.Env)) (*knob.Env, string) {
 	t.Helper()
 	root := testutil.TempDir(t)
 	testutil.WriteTree(t, root, tree)
-	return &knob.Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+	e := &knob.Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}
+	for _, f := range edits {
+		if f != nil {
+			f(t, e)
+		}
+	}
+	return e, root
 }
 
 func explain(t *testing.T, k knob.Knob, c Files) {
@@ -134,7 +145,7 @@ func explain(t *testing.T, k knob.Knob, c Files) {
 }
 
 func get(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree)
+	e, _ := env(t, c.Tree, c.Env)
 	r, err := k.Get(e, c.Sel)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +164,7 @@ func setAndRevert(t *testing.T, k knob.Knob, c Files) {
 	if len(c.Set) == 0 {
 		t.Fatal("no value to set")
 	}
-	e, root := env(t, c.Tree)
+	e, root := env(t, c.Tree, c.Env)
 	before := testutil.SnapshotTree(t, root)
 	for _, s := range c.Set {
 		p, err := k.Plan(e, c.Sel, s.Value)
@@ -197,7 +208,7 @@ func setAndRevert(t *testing.T, k knob.Knob, c Files) {
 }
 
 func bad(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree)
+	e, _ := env(t, c.Tree, c.Env)
 	for v, want := range c.Bad {
 		_, err := k.Plan(e, c.Sel, v)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -235,7 +246,7 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 				tree[f] = content
 			}
 		}
-		got := Judge(t, k, tree, c.Sel)
+		got := Judge(t, k, tree, c.Sel, c.Env, rc.Env)
 		for target, j := range got {
 			reached[j.Rule] = true
 			want := rc.Rule
@@ -263,26 +274,34 @@ type Judgement struct{ Rule, Reason string }
 
 // Judge reads k on tree and returns, per target, the first of the knob's
 // rules that matches the reading, as the check-up takes it; each must
-// give a reason.
-func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector) map[string]Judgement {
+// give a reason. A reading without items is one case, Empty, as the
+// check-up takes it (its target is "").
+func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector, edits ...func(*testing.T, *knob.Env)) map[string]Judgement {
 	t.Helper()
-	e, _ := env(t, tree)
+	e, _ := env(t, tree, edits...)
 	r, err := k.Get(e, sel)
 	if err != nil {
 		t.Fatalf("get: %v", err)
 	}
-	out := map[string]Judgement{}
+	var cases []*knob.Case
 	for _, it := range r.Items {
 		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
 			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes}
 		if it.Raw != nil {
 			c.Raw = *it.Raw
 		}
-		out[it.Target] = Judgement{Rule: "no rule"}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes})
+	}
+	out := map[string]Judgement{}
+	for _, c := range cases {
+		out[c.Target] = Judgement{Rule: "no rule"}
 		for _, rule := range k.Checkup().Rules {
 			if rule.Match(c) {
-				out[it.Target] = Judgement{Rule: rule.ID, Reason: rule.Reason(c)}
-				if out[it.Target].Reason == "" {
+				out[c.Target] = Judgement{Rule: rule.ID, Reason: rule.Reason(c)}
+				if out[c.Target].Reason == "" {
 					t.Errorf("rule %s gives no reason", rule.ID)
 				}
 				break
