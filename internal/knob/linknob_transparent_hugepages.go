@@ -199,7 +199,7 @@ func (k thp) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			v = backend.FileValue(string(list))
+			v = backend.FileValue(string(list) + "\n") // s is trimmed
 		}
 		if err := p.add(env, part.loc, v); err != nil {
 			return nil, err
