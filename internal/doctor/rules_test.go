@@ -192,7 +192,6 @@ var ruleCases = []ruleCase{
 	{rule: "qos-no-nla", knob: "qos-dscp", verd: knob.Suspicious, reason: `"Do not use NLA" is not set`, win: qosPolicy("46", false)},
 	{rule: "qos-policy", knob: "qos-dscp", verd: knob.Changed, reason: "DSCP 46 (EF) for game.exe UDP", win: qosPolicy("46", true)},
 
-	{rule: "slack-default", knob: "timer-slack", verd: knob.Default, reason: "50µs"},
 	{rule: "slack-changed", knob: "timer-slack", verd: knob.Changed, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
 		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}, try: "latlab try timer-slack 50us --probe sleep"},
 

@@ -129,7 +129,6 @@ func TestVet(t *testing.T) {
 		l            backend.Loc
 		v            backend.Value
 	}{
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue("50000\n")},
 		{"timer-slack", "pid 4242", slackGuardLoc("4242"), backend.FileValue("98765")},
 		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1\n")},
 		{"tcp-dsack", "", dsackLoc, backend.FileValue("0\n")},
@@ -163,10 +162,6 @@ func TestVet(t *testing.T) {
 		v            backend.Value
 		want         string
 	}{
-		{"timer-slack", "pid 4242", fileLoc("proc/4243/timerslack_ns"), backend.FileValue("1\n"), "not a value"},
-		{"timer-slack", "pid 4242/../1", fileLoc("proc/4242/../1/timerslack_ns"), backend.FileValue("1\n"), "invalid --pid"},
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue(""), "empty"},
-		{"timer-slack", "pid 4242", fileLoc("proc/4242/timerslack_ns"), backend.FileValue("-1\n"), "not a number"},
 		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1 2\n"), "not an integer"},
 		{"tcp-recovery", "", recoveryLoc, backend.FileValue("1\n2\n"), "byte 0x0a"},
 		{"tcp-recovery", "", recoveryLoc, backend.Absent, "not the content"},
