@@ -99,17 +99,10 @@ var ruleCases = []ruleCase{
 	{rule: "unreadable", knob: "tcp-recovery", verd: knob.Unknown, reason: "does not exist on this kernel", value: "unknown",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": ""}},
 
-	{rule: "prisep-absent", knob: "win32-priority-separation", verd: knob.Default, reason: "built-in default; Windows ships the value 0x2 = short, variable",
-		win: delReg(prioKey, "Win32PrioritySeparation")},
 	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: knob.Suspicious, reason: "0x126 acts as 0x26",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
-	{rule: "prisep-default", knob: "win32-priority-separation", verd: knob.Default, reason: "the client default: 0x2 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms)"},
-	{rule: "prisep-same-class", knob: "win32-priority-separation", verd: knob.Changed, reason: "0x26 = short, variable quanta, foreground 18 units (93.75 ms), background 6 units (31.25 ms): the same quanta as the client default 0x2",
-		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x26))},
 	{rule: "prisep-other", knob: "win32-priority-separation", verd: knob.Changed, reason: "0x28 = short, fixed quanta, foreground 18 units",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
-	{rule: "prisep-unreadable", knob: "win32-priority-separation", verd: knob.Suspicious, reason: "the kernel reads a REG_DWORD",
-		win: setReg(prioKey, "Win32PrioritySeparation", backend.SZ("fast"))},
 
 	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: knob.Suspicious, reason: "set to 1, but build 19045 ignores it",
 		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},

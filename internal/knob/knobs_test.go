@@ -67,7 +67,6 @@ func TestInputErrors(t *testing.T) {
 	}{
 		{"network-throttling-index", Selector{}, "71", "accepted 1-70 or off"},
 		{"network-throttling-index", Selector{}, "0", "accepted 1-70 or off"},
-		{"win32-priority-separation", Selector{}, "0x1FFFFFFFF", "want a number"},
 		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
 		{"rss", Selector{Adapter: "7"}, "*RSSProfile=9", "accepted 1-6"},
 		{"rss", Selector{Adapter: "7"}, "*NumaNodeId=65536", "accepted 0-65535"},
@@ -189,15 +188,6 @@ func TestPrioSepKnob(t *testing.T) {
 	p, err = plan(env, "win32-priority-separation", Selector{}, "long,fixed,3:1")
 	if err != nil || p.Changes[0].New.String() != "26" {
 		t.Fatalf("plan long,fixed,3:1: %+v %v", p, err)
-	}
-	p, _ = plan(env, "win32-priority-separation", Selector{}, "2")
-	if len(p.Changes) != 0 {
-		t.Fatalf("setting the current value plans %d changes", len(p.Changes))
-	}
-	reg.Set(prioKey, "Win32PrioritySeparation", backend.SZ("2")) // a hand-made REG_SZ keeps its type
-	p, _ = plan(env, "win32-priority-separation", Selector{}, "0x26")
-	if p.Changes[0].New.Type != backend.TypeSZ {
-		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
 	reg.Set(prioKey, "Win32PrioritySeparation", backend.Value{Type: backend.TypeBinary, Data: []byte{0x26}})
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {

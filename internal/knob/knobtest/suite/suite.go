@@ -12,6 +12,7 @@
 package suite
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -101,6 +102,66 @@ var outside = []Place{
 // RunFiles runs the suite on c.
 func RunFiles(t *testing.T, c Files) {
 	t.Helper()
+	sp := spec{Knob: c.Knob, Sel: c.Sel, Explain: c.Explain, Bad: c.Bad, Foreign: c.Foreign, More: c.More, Env: c.Env}
+	sp.newEnv = func(t *testing.T, rule int) (*knob.Env, func() map[string]string) {
+		tree := c.Tree
+		var edit func(*testing.T, *knob.Env)
+		if rule >= 0 {
+			tree = maps.Clone(c.Tree)
+			for f, content := range c.Rules[rule].Files {
+				if content == "" {
+					delete(tree, f)
+				} else {
+					tree[f] = content
+				}
+			}
+			edit = c.Rules[rule].Env
+		}
+		e, root := env(t, tree, c.Env, edit)
+		return e, func() map[string]string { return testutil.SnapshotTree(t, root) }
+	}
+	for _, st := range c.Set {
+		sp.Set = append(sp.Set, setSpec{Value: st.Value, Want: st.Files, NoChange: st.NoChange})
+	}
+	for _, r := range c.Rules {
+		sp.Rules = append(sp.Rules, ruleSpec{What: fmt.Sprint(r.Files), Rule: r.Rule, ByTarget: r.ByTarget, Reason: r.Reason})
+	}
+	run(t, sp)
+}
+
+// spec is what the suite checks of a knob, whatever its backend: newEnv
+// makes the machine (rule -1: the fixture; otherwise with rule case
+// rule's changes) and a snapshot of what the knob may change there.
+type spec struct {
+	Knob    string
+	Sel     knob.Selector
+	Env     func(*testing.T, *knob.Env)
+	newEnv  func(t *testing.T, rule int) (*knob.Env, func() map[string]string)
+	Explain []string
+	Set     []setSpec
+	Bad     map[string]string
+	Foreign []Place
+	Rules   []ruleSpec
+	More    bool
+}
+
+// setSpec: Want holds snapshot entries after the set; absentEntry says
+// the entry must be gone.
+type setSpec struct {
+	Value    string
+	Want     map[string]string
+	NoChange bool
+}
+
+type ruleSpec struct {
+	What, Rule, Reason string
+	ByTarget           map[string]string
+}
+
+const absentEntry = "\x00absent"
+
+func run(t *testing.T, c spec) {
+	t.Helper()
 	k, err := knob.Lookup(c.Knob)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +192,7 @@ func env(t *testing.T, tree map[string]string, edits ...func(*testing.T, *knob.E
 	return e, root
 }
 
-func explain(t *testing.T, k knob.Knob, c Files) {
+func explain(t *testing.T, k knob.Knob, c spec) {
 	for _, v := range append([]string{""}, c.Explain...) {
 		e, err := k.Explain(v, knob.ExplainOptions{})
 		if err != nil {
@@ -144,8 +205,8 @@ func explain(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func get(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree, c.Env)
+func get(t *testing.T, k knob.Knob, c spec) {
+	e, _ := c.newEnv(t, -1)
 	r, err := k.Get(e, c.Sel)
 	if err != nil {
 		t.Fatal(err)
@@ -160,12 +221,12 @@ func get(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func setAndRevert(t *testing.T, k knob.Knob, c Files) {
+func setAndRevert(t *testing.T, k knob.Knob, c spec) {
 	if len(c.Set) == 0 {
 		t.Fatal("no value to set")
 	}
-	e, root := env(t, c.Tree, c.Env)
-	before := testutil.SnapshotTree(t, root)
+	e, snap := c.newEnv(t, -1)
+	before := snap()
 	for _, s := range c.Set {
 		p, err := k.Plan(e, c.Sel, s.Value)
 		if err != nil {
@@ -191,24 +252,27 @@ func setAndRevert(t *testing.T, k knob.Knob, c Files) {
 		if err := knob.Apply(e, j, p); err != nil {
 			t.Errorf("apply %q: %v", s.Value, err)
 		}
-		after := testutil.SnapshotTree(t, root)
-		for f, want := range s.Files {
-			if after[f] != want {
-				t.Errorf("set %q: %s = %q, want %q", s.Value, f, after[f], want)
+		after := snap()
+		for f, want := range s.Want {
+			got, ok := after[f]
+			if want == absentEntry && ok {
+				t.Errorf("set %q: %s = %q, want it absent", s.Value, f, got)
+			} else if want != absentEntry && got != want {
+				t.Errorf("set %q: %s = %q, want %q", s.Value, f, got, want)
 			}
 		}
 		if _, err := knob.Revert(e, j, knob.MatchKnob(k.Name(), ""), false); err != nil {
 			t.Errorf("revert %q: %v", s.Value, err)
 		}
 		j.Close()
-		if got := testutil.SnapshotTree(t, root); !maps.Equal(got, before) {
-			t.Errorf("set %q and revert: the tree is %q, was %q", s.Value, got, before)
+		if got := snap(); !maps.Equal(got, before) {
+			t.Errorf("set %q and revert: the machine is %q, was %q", s.Value, got, before)
 		}
 	}
 }
 
-func bad(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree, c.Env)
+func bad(t *testing.T, k knob.Knob, c spec) {
+	e, _ := c.newEnv(t, -1)
 	for v, want := range c.Bad {
 		_, err := k.Plan(e, c.Sel, v)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -217,7 +281,7 @@ func bad(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func vet(t *testing.T, k knob.Knob, c Files) {
+func vet(t *testing.T, k knob.Knob, c spec) {
 	if len(c.Foreign) == 0 && !c.More {
 		t.Error("no foreign place: name the knob's neighbours Vet must refuse")
 	}
@@ -228,7 +292,7 @@ func vet(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func rules(t *testing.T, k knob.Knob, c Files) {
+func rules(t *testing.T, k knob.Knob, c spec) {
 	rs := k.Checkup().Rules
 	if len(rs) == 0 {
 		t.Fatal("no check-up rules")
@@ -237,16 +301,9 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 		t.Errorf("the last rule, %s, is not a catch-all", last.ID)
 	}
 	reached := map[string]bool{}
-	for _, rc := range c.Rules {
-		tree := maps.Clone(c.Tree)
-		for f, content := range rc.Files {
-			if content == "" {
-				delete(tree, f)
-			} else {
-				tree[f] = content
-			}
-		}
-		got := Judge(t, k, tree, c.Sel, c.Env, rc.Env)
+	for i, rc := range c.Rules {
+		e, _ := c.newEnv(t, i)
+		got := judge(t, k, e, c.Sel)
 		for target, j := range got {
 			reached[j.Rule] = true
 			want := rc.Rule
@@ -254,10 +311,10 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 				want = rc.ByTarget[target]
 			}
 			if j.Rule != want {
-				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, j.Rule, want)
+				t.Errorf("%s: %s reaches rule %s, want %s", rc.What, target, j.Rule, want)
 			}
 			if !strings.Contains(j.Reason, rc.Reason) {
-				t.Errorf("%v: %s: rule %s says %q, want it to say %q", rc.Files, target, j.Rule, j.Reason, rc.Reason)
+				t.Errorf("%s: %s: rule %s says %q, want it to say %q", rc.What, target, j.Rule, j.Reason, rc.Reason)
 			}
 		}
 	}
@@ -272,13 +329,12 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 // gives.
 type Judgement struct{ Rule, Reason string }
 
-// Judge reads k on tree and returns, per target, the first of the knob's
-// rules that matches the reading, as the check-up takes it; each must
-// give a reason. A reading without items is one case, Empty, as the
+// judge reads k through e and returns, per target, the first of the
+// knob's rules that matches the reading, as the check-up takes it; each
+// must give a reason. A reading without items is one case, Empty, as the
 // check-up takes it (its target is "").
-func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector, edits ...func(*testing.T, *knob.Env)) map[string]Judgement {
+func judge(t *testing.T, k knob.Knob, e *knob.Env, sel knob.Selector) map[string]Judgement {
 	t.Helper()
-	e, _ := env(t, tree, edits...)
 	r, err := k.Get(e, sel)
 	if err != nil {
 		t.Fatalf("get: %v", err)
@@ -286,14 +342,14 @@ func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector,
 	var cases []*knob.Case
 	for _, it := range r.Items {
 		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
-			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes}
+			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes, Build: e.Build, Server: e.Server}
 		if it.Raw != nil {
 			c.Raw = *it.Raw
 		}
 		cases = append(cases, c)
 	}
 	if len(cases) == 0 {
-		cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes})
+		cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes, Build: e.Build, Server: e.Server})
 	}
 	out := map[string]Judgement{}
 	for _, c := range cases {
