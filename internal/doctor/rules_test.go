@@ -104,34 +104,10 @@ var ruleCases = []ruleCase{
 	{rule: "prisep-other", knob: "win32-priority-separation", verd: knob.Changed, reason: "0x28 = short, fixed quanta, foreground 18 units",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x28)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
 
-	{rule: "gtrr-ignored", knob: "global-timer-resolution-requests", verd: knob.Suspicious, reason: "set to 1, but build 19045 ignores it",
-		win: build(19045, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
-	{rule: "gtrr-not-boolean", knob: "global-timer-resolution-requests", verd: knob.Suspicious, reason: "not one of the documented values 0 and 1",
-		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(2))},
 	{rule: "gtrr-server-2022", knob: "global-timer-resolution-requests", verd: knob.Default, reason: "the Windows Server 2022 default: global again",
 		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1)))},
 	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: knob.Changed, reason: "changed from the Windows Server 2022 default 1: per process",
 		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(0)))},
-	{rule: "gtrr-on", knob: "global-timer-resolution-requests", verd: knob.Changed, reason: "global again",
-		win: setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(1))},
-	{rule: "gtrr-default", knob: "global-timer-resolution-requests", verd: knob.Default, reason: "not set: per process (Windows 10 2004+, build 22631)"},
-
-	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
-	// "NetworkThrottlingIndex"): one Intel adapter's NDIS.sys DPC
-	// latency, "unclear why", no throughput: suspicious, not more.
-	{rule: "nti-off", knob: "network-throttling-index", verd: knob.Suspicious, reason: "GamingPCSetup measured higher NDIS.sys DPC latency this way on one Intel adapter (unexplained; throughput not measured)",
-		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(0xFFFFFFFF))},
-	{rule: "nti-ignored", knob: "network-throttling-index", verd: knob.Suspicious, reason: "80 is outside 1-70, the range GamingPCSetup gives; what MMCSS does with it is not documented",
-		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(80))},
-	{rule: "nti-default", knob: "network-throttling-index", verd: knob.Default, reason: "other received traffic is throttled to 10 received packets per ms, about 120 Mbit/s (15 MB/s"},
-	{rule: "nti-tuned", knob: "network-throttling-index", verd: knob.Changed, reason: "20 received packets per ms, about 240 Mbit/s",
-		win: setReg(profileKey, "NetworkThrottlingIndex", backend.DWORD(20))},
-
-	{rule: "tsc-default", knob: "tsc-sync-policy", verd: knob.Default, reason: "HalpTscSyncPolicy 0"},
-	{rule: "tsc-set", knob: "tsc-sync-policy", verd: knob.Suspicious, reason: "set to enhanced without a measured benefit",
-		win: func(_ *knob.Env, _, bcd *knobtest.Mem) {
-			bcd.Set("{current}", "tscsyncpolicy", backend.Value{Type: backend.TypeBCD, Data: []byte("Enhanced")})
-		}},
 
 	{rule: "display-none", knob: "display-scaling", verd: knob.Default, reason: "no configuration",
 		win: delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")},

@@ -65,8 +65,6 @@ func TestInputErrors(t *testing.T) {
 		value string
 		want  string
 	}{
-		{"network-throttling-index", Selector{}, "71", "accepted 1-70 or off"},
-		{"network-throttling-index", Selector{}, "0", "accepted 1-70 or off"},
 		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
 		{"rss", Selector{Adapter: "7"}, "*RSSProfile=9", "accepted 1-6"},
 		{"rss", Selector{Adapter: "7"}, "*NumaNodeId=65536", "accepted 0-65535"},
@@ -79,7 +77,6 @@ func TestInputErrors(t *testing.T) {
 		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
 		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},
 		{"qos-dscp", Selector{App: "a.exe", RemotePort: "70000"}, "46", "invalid port"},
-		{"tsc-sync-policy", Selector{}, "fast", "accepted default|legacy|enhanced|remove"},
 		{"display-scaling", Selector{}, "6", "accepted 1 identity"},
 		{"tcp-recovery", Selector{}, "8", "accepted 0-7"},
 		{"tcp-recovery", Selector{}, "rack,turbo", `unknown flag "turbo"`},
