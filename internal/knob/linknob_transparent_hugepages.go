@@ -257,7 +257,7 @@ func (thp) Checkup() Checkup {
 			}
 			return "always or madvise (the kernel's build option)"
 		},
-		Gather: GatherReading, Rules: thpRules, References: thpRefs,
+		Rules: thpRules, References: thpRefs,
 	}
 }
 

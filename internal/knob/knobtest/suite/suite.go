@@ -329,30 +329,39 @@ func rules(t *testing.T, k knob.Knob, c spec) {
 // gives.
 type Judgement struct{ Rule, Reason string }
 
-// judge reads k through e and returns, per target, the first of the
-// knob's rules that matches the reading, as the check-up takes it; each
-// must give a reason. A reading without items is one case, Empty, as the
-// check-up takes it (its target is "").
+// judge reads k through e as the check-up does (knob.Cases) and returns,
+// per target, the first of the knob's rules that matches, each with a
+// reason; a failed reading is the rule "error", the check-up's generic
+// rules' business. A knob that gathers no cases of its own is read with
+// sel, one case per item, one Empty case for none (target "").
 func judge(t *testing.T, k knob.Knob, e *knob.Env, sel knob.Selector) map[string]Judgement {
 	t.Helper()
-	r, err := k.Get(e, sel)
-	if err != nil {
-		t.Fatalf("get: %v", err)
-	}
 	var cases []*knob.Case
-	for _, it := range r.Items {
-		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
-			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes, Build: e.Build, Server: e.Server}
-		if it.Raw != nil {
-			c.Raw = *it.Raw
+	if _, own := k.(knob.CaseGatherer); own || sel == (knob.Selector{}) {
+		cases = knob.Cases(e, k)
+	} else {
+		r, err := k.Get(e, sel)
+		if err != nil {
+			t.Fatalf("get: %v", err)
 		}
-		cases = append(cases, c)
-	}
-	if len(cases) == 0 {
-		cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes, Build: e.Build, Server: e.Server})
+		for _, it := range r.Items {
+			c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
+				Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes, Build: e.Build, Server: e.Server}
+			if it.Raw != nil {
+				c.Raw = *it.Raw
+			}
+			cases = append(cases, c)
+		}
+		if len(cases) == 0 {
+			cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes, Build: e.Build, Server: e.Server})
+		}
 	}
 	out := map[string]Judgement{}
 	for _, c := range cases {
+		if c.Err != nil {
+			out[c.Target] = Judgement{Rule: "error", Reason: c.Err.Error()}
+			continue
+		}
 		out[c.Target] = Judgement{Rule: "no rule"}
 		for _, rule := range k.Checkup().Rules {
 			if rule.Match(c) {
