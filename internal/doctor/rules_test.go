@@ -168,20 +168,6 @@ var ruleCases = []ruleCase{
 		linux: map[string]string{"sys/devices/system/clocksource/clocksource0/current_clocksource": "hpet\n",
 			"sys/devices/system/clocksource/clocksource0/available_clocksource": "tsc hpet acpi_pm \n"}, try: "latlab try clocksource tsc --probe sleep"},
 
-	{rule: "irq-none", knob: "irq-affinity", verd: knob.Default, reason: "no network interface with MSI queue interrupts",
-		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "irq-one-cpu", nic: true, knob: "irq-affinity", verd: knob.Suspicious, reason: "all 2 queue interrupts of eth0 are delivered to CPU 0", value: "38:cpu0 39:cpu0",
-		linux: map[string]string{"proc/irq/38/effective_affinity_list": "0\n"}},
-	{rule: "irq-pinned", nic: true, knob: "irq-affinity", verd: knob.Changed, reason: "pinned (allowed CPUs 1 / 0-1)",
-		linux: map[string]string{"proc/irq/38/smp_affinity_list": "1\n"}},
-	{rule: "irq-default", nic: true, knob: "irq-affinity", verd: knob.Default, reason: "2 queue interrupts allowed on every CPU", value: "38:cpu1 39:cpu0"},
-
-	{rule: "rps-none", knob: "rps", verd: knob.Default, reason: "no network interface with rx queues",
-		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "rps-off", nic: true, knob: "rps", verd: knob.Default, reason: "off: packets are processed on the interrupted CPU"},
-	{rule: "rps-set", nic: true, knob: "rps", verd: knob.Changed, reason: "rx-0 steered to CPUs 0-1",
-		linux: map[string]string{"sys/class/net/eth0/queues/rx-0/rps_cpus": "3\n"}},
-
 	{rule: "governor-lowest", knob: "cpu-governor", verd: knob.Suspicious, reason: "powersave pins the lowest frequency",
 		linux: map[string]string{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "powersave\n",
 			"sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq\n"}, try: "latlab try cpu-governor performance --probe sleep"},
