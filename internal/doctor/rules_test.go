@@ -84,8 +84,6 @@ type ruleCase struct {
 	try string
 	// target picks the finding of a knob with several ("" the first).
 	target string
-	// linEnv changes the Linux machine beyond its files (systemd).
-	linEnv func(t *testing.T, env *knob.Env)
 }
 
 var ruleCases = []ruleCase{
@@ -199,20 +197,6 @@ var ruleCases = []ruleCase{
 	{rule: "stat-interval-long", knob: "stat-interval", verd: knob.Changed, reason: "every 10 s instead of every second", value: "10",
 		linux: map[string]string{"proc/sys/vm/stat_interval": "10\n"}, try: "latlab try stat-interval 1 --probe sleep"},
 
-	{rule: "irqb-unavailable", knob: "irqbalance", verd: knob.Unknown, reason: "not available: systemd is not running", value: "not available",
-		linEnv: withoutSystemd},
-	{rule: "irqb-absent", knob: "irqbalance", verd: knob.Default, reason: "not installed", value: "not installed",
-		linEnv: withUnit("irqbalance.service", backend.ServiceState{})},
-	{rule: "irqb-undoes-affinity", knob: "irqbalance", verd: knob.Suspicious, reason: "while 1 IRQ affinities latlab set by hand are in place",
-		linEnv: withLatlabSet("irq-affinity", knob.Selector{IRQ: "38"}, "1")},
-	{rule: "irqb-banned", knob: "irqbalance", verd: knob.Changed, reason: "keeping interrupts off CPUs 1: as tuned 2.20.0 cpu-partitioning sets [irqbalance] banned_cpus=${isolated_cores}",
-		linux: map[string]string{"etc/default/irqbalance": "IRQBALANCE_BANNED_CPULIST=1\n"}},
-	{rule: "irqb-stopped-enabled", knob: "irqbalance", verd: knob.Suspicious, reason: "starts again at the next boot",
-		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "failed", Enabled: "enabled"})},
-	{rule: "irqb-stopped", knob: "irqbalance", verd: knob.Changed, reason: "affinities set by hand hold",
-		linEnv: withUnit("irqbalance.service", backend.ServiceState{Active: "inactive", Enabled: "disabled"})},
-	{rule: "irqb-running", knob: "irqbalance", verd: knob.Default, reason: "moves interrupts between CPUs every 10 s", value: "active, enabled"},
-
 	{rule: "timer-mig-off", knob: "timer-migration", verd: knob.Changed, reason: "off: every timer fires on the CPU that armed it",
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
 }
@@ -303,9 +287,6 @@ func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 		ss = Audit(env, "windows")
 	} else {
 		env := linuxEnv(linuxTree(t, c.linux))
-		if c.linEnv != nil {
-			c.linEnv(t, env)
-		}
 		ss = Audit(env, "linux")
 	}
 	return r, find(t, ss, c.knob, c.target)

@@ -51,6 +51,10 @@ type Files struct {
 	// Env, when set, adds to the Env over the fixture tree what the knob
 	// reads beyond files (a systemd, say), for every part of the suite.
 	Env func(t *testing.T, e *knob.Env)
+	// Extra are places beyond the files the knob writes through another
+	// backend (a service's state): after set and revert each must read as
+	// before. Set's Files may name them by Loc.String().
+	Extra []backend.Loc
 	// More marks a further fixture of a knob (another kernel, say) whose
 	// main one reaches every rule and names the foreign places: here the
 	// Rules and Foreign given are checked, and none are required.
@@ -118,7 +122,21 @@ func RunFiles(t *testing.T, c Files) {
 			edit = c.Rules[rule].Env
 		}
 		e, root := env(t, tree, c.Env, edit)
-		return e, func() map[string]string { return testutil.SnapshotTree(t, root) }
+		return e, func() map[string]string {
+			snap := testutil.SnapshotTree(t, root)
+			for _, l := range c.Extra {
+				b, ok := e.Backends[l.Backend]
+				if !ok {
+					t.Fatalf("no %s backend for %s", l.Backend, l)
+				}
+				v, err := b.Read(l)
+				if err != nil {
+					t.Fatalf("read %s: %v", l, err)
+				}
+				snap[l.String()] = v.String()
+			}
+			return snap
+		}
 	}
 	for _, st := range c.Set {
 		sp.Set = append(sp.Set, setSpec{Value: st.Value, Want: st.Files, NoChange: st.NoChange})
