@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -77,9 +76,6 @@ type ruleCase struct {
 	verd   knob.Verdict
 	reason string // part of the reason
 	value  string // part of the value, when it matters
-	// nic: the case needs a network interface read from /sys, which only
-	// the Linux build maps (irq.ReadNetInfo).
-	nic bool
 	// try is the latlab try step the finding suggests ("" for none).
 	try string
 	// target picks the finding of a knob with several ("" the first).
@@ -176,10 +172,6 @@ var ruleCases = []ruleCase{
 	{rule: "idle-disabled", knob: "cpu-idle-states", verd: knob.Changed, reason: "C6, exit latency 85µs: disabled, so wake-ups never wait for it to be left; the cost is power and heat (tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3)",
 		value: "disabled", linux: idleState("C6", "85", "1"), try: "latlab try cpu-idle-states all --probe sleep"},
 
-	{rule: "coal-none", knob: "coalescing", verd: knob.Default, reason: "no network interface backed by a device",
-		linux: map[string]string{"sys/class/net/eth0/device": ""}},
-	{rule: "coal-read", nic: true, knob: "coalescing", verd: knob.Default, reason: "adaptive: the driver varies the rx interrupt delay"},
-
 	{rule: "thp-absent", knob: "transparent-hugepages", verd: knob.Default, reason: "CONFIG_TRANSPARENT_HUGEPAGE", value: "absent"},
 	{rule: "thp-never", knob: "transparent-hugepages", verd: knob.Changed, reason: "tuned 2.20.0 network-latency sets [vm] transparent_hugepages=never", value: "never",
 		linux: thpFiles("always madvise [never]", "always defer defer+madvise [madvise] never")},
@@ -270,9 +262,6 @@ func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 	}
 	if r == nil {
 		t.Fatalf("no rule %s", c.rule)
-	}
-	if c.nic && runtime.GOOS != "linux" {
-		t.Skip("network interfaces are mapped from /sys on Linux only")
 	}
 	k, err := knob.Lookup(c.knob)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 const irq38 = "proc/irq/38/smp_affinity_list"
 
 func TestIRQAffinityConforms(t *testing.T) {
+	linuxNICs(t)
 	as := func(p suite.Place, target string) suite.Place { p.Target = target; return p }
 	suite.RunFiles(t, suite.Files{
 		Knob:    "irq-affinity",

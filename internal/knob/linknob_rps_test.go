@@ -8,6 +8,7 @@ import (
 )
 
 func TestRPSConforms(t *testing.T) {
+	linuxNICs(t)
 	as := func(p suite.Place, target string) suite.Place { p.Target = target; return p }
 	suite.RunFiles(t, suite.Files{
 		Knob:    "rps",

@@ -1,6 +1,10 @@
 package knob_test
 
-import "maps"
+import (
+	"maps"
+	"runtime"
+	"testing"
+)
 
 const (
 	eth0Dev = "sys/class/net/eth0/device/"
@@ -39,3 +43,12 @@ func virtioNIC(changes map[string]string) map[string]string {
 
 // noDevice removes eth0's device: no interface is physical.
 var noDevice = map[string]string{eth0Dev + "msi_irqs/37": "", eth0Dev + "msi_irqs/38": "", eth0Dev + "msi_irqs/39": ""}
+
+// linuxNICs skips a test that needs the check-up's map of network
+// interfaces, which only the Linux build reads from /sys
+// (irq.ReadNetInfo).
+func linuxNICs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("network interfaces are mapped from /sys on Linux only")
+	}
+}
