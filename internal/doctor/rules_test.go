@@ -41,17 +41,6 @@ func server(b uint32, w ...win) win {
 	}
 }
 
-// noAdapters is a machine without network adapters.
-func noAdapters(env *knob.Env, reg, _ *knobtest.Mem) {
-	bare := knobtest.NewMem()
-	windowsValues(func(p, n string, v backend.Value) {
-		if !strings.HasPrefix(p, knob.NetClassKey) {
-			bare.Set(p, n, v)
-		}
-	}, bare.CreateKey)
-	env.Backends[backend.BackendRegistry] = bare
-}
-
 func qosPolicy(dscp string, nla bool) win {
 	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
 		key := knob.QoSKey + `\voice`
@@ -129,26 +118,6 @@ var ruleCases = []ruleCase{
 		}},
 	{rule: "display-chosen", knob: "display-scaling", verd: knob.Changed, reason: "2 centered",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))},
-
-	{rule: "rss-none", knob: "rss", verd: knob.Default, reason: "no network adapter declares RSS", win: noAdapters},
-	{rule: "rss-off", knob: "rss", verd: knob.Suspicious, reason: "one CPU processes all received packets",
-		win: setReg(adapterKey, "*RSS", backend.SZ("0"))},
-	{rule: "rss-default", knob: "rss", verd: knob.Default, reason: "the driver's defaults"},
-	{rule: "rss-tuned", knob: "rss", verd: knob.Changed, reason: "*NumRssQueues=4 (default 2)",
-		win: setReg(adapterKey, "*NumRssQueues", backend.SZ("4"))},
-
-	{rule: "im-none", knob: "interrupt-moderation", verd: knob.Default, reason: "no network adapter declares", win: noAdapters},
-	// GamingPCSetup (djdallmann, CONTENT/RESEARCH/NETWORK/README.md,
-	// "Intel Interrupt Moderation"): Off ran the shortest NDIS DPCs and
-	// Medium was the better balance: a trade-off, not "changed without
-	// evidence of a benefit".
-	{rule: "im-off", knob: "interrupt-moderation", verd: knob.Changed, reason: "a trade-off: GamingPCSetup measured the shortest NDIS DPCs at Off (85% within 2 µs) for the most interrupts (2,650,000 against 92,000 at Extreme); Medium seemed to it the least impact on games",
-		win: setReg(adapterKey, "*InterruptModeration", backend.SZ("0"))},
-	{rule: "im-default", knob: "interrupt-moderation", verd: knob.Default, reason: "ITR Adaptive (65535)"},
-	{rule: "im-medium", knob: "interrupt-moderation", verd: knob.Changed, reason: "seemed the least impact on games on the one adapter it measured",
-		win: setReg(adapterKey, "ITR", backend.SZ("950"))},
-	{rule: "im-tuned", knob: "interrupt-moderation", verd: knob.Changed, reason: "ITR Extreme (3600)",
-		win: setReg(adapterKey, "ITR", backend.SZ("3600"))},
 
 	{rule: "qos-none", knob: "qos-dscp", verd: knob.Default, reason: "no QoS policy"},
 	{rule: "qos-ignored", knob: "qos-dscp", verd: knob.Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},

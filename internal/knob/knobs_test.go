@@ -66,13 +66,8 @@ func TestInputErrors(t *testing.T) {
 		want  string
 	}{
 		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
-		{"rss", Selector{Adapter: "7"}, "*RSSProfile=9", "accepted 1-6"},
-		{"rss", Selector{Adapter: "7"}, "*NumaNodeId=65536", "accepted 0-65535"},
-		{"rss", Selector{Adapter: "7"}, "*Foo=1", "KEYWORD one of"},
-		{"rss", Selector{Adapter: "7"}, "*RssBaseProcNumber=8,*RssMaxProcNumber=4", "must not exceed"},
 		{"rss", Selector{}, "on", "needs --adapter"},
 		{"rss", Selector{Adapter: "Controller"}, "on", "matches 2 adapters"},
-		{"interrupt-moderation", Selector{Adapter: "7"}, "rate=ludicrous", `Enum accepts Off 0, Minimal 32, Low 64`},
 		{"qos-dscp", Selector{App: "a.exe"}, "64", "accepted 0-63"},
 		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
 		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},

@@ -321,7 +321,7 @@ func rules(t *testing.T, k knob.Knob, c spec) {
 	reached := map[string]bool{}
 	for i, rc := range c.Rules {
 		e, _ := c.newEnv(t, i)
-		got := judge(t, k, e, c.Sel)
+		got := judge(t, k, e)
 		for target, j := range got {
 			reached[j.Rule] = true
 			want := rc.Rule
@@ -347,33 +347,13 @@ func rules(t *testing.T, k knob.Knob, c spec) {
 // gives.
 type Judgement struct{ Rule, Reason string }
 
-// judge reads k through e as the check-up does (knob.Cases) and returns,
-// per target, the first of the knob's rules that matches, each with a
-// reason; a failed reading is the rule "error", the check-up's generic
-// rules' business. A knob that gathers no cases of its own is read with
-// sel, one case per item, one Empty case for none (target "").
-func judge(t *testing.T, k knob.Knob, e *knob.Env, sel knob.Selector) map[string]Judgement {
+// judge reads k through e as the check-up does (knob.Cases, whatever
+// the selector the rest of the suite uses) and returns, per target, the
+// first of the knob's rules that matches, each with a reason; a failed
+// reading is the rule "error", the check-up's generic rules' business.
+func judge(t *testing.T, k knob.Knob, e *knob.Env) map[string]Judgement {
 	t.Helper()
-	var cases []*knob.Case
-	if _, own := k.(knob.CaseGatherer); own || sel == (knob.Selector{}) {
-		cases = knob.Cases(e, k)
-	} else {
-		r, err := k.Get(e, sel)
-		if err != nil {
-			t.Fatalf("get: %v", err)
-		}
-		for _, it := range r.Items {
-			c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
-				Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes, Build: e.Build, Server: e.Server}
-			if it.Raw != nil {
-				c.Raw = *it.Raw
-			}
-			cases = append(cases, c)
-		}
-		if len(cases) == 0 {
-			cases = append(cases, &knob.Case{Knob: k.Name(), Raw: backend.Absent, Empty: true, Notes: r.Notes, Build: e.Build, Server: e.Server})
-		}
-	}
+	cases := knob.Cases(e, k)
 	out := map[string]Judgement{}
 	for _, c := range cases {
 		if c.Err != nil {
