@@ -67,8 +67,6 @@ type ruleCase struct {
 	value  string // part of the value, when it matters
 	// try is the latlab try step the finding suggests ("" for none).
 	try string
-	// target picks the finding of a knob with several ("" the first).
-	target string
 }
 
 var ruleCases = []ruleCase{
@@ -141,29 +139,11 @@ var ruleCases = []ruleCase{
 	{rule: "idle-disabled", knob: "cpu-idle-states", verd: knob.Changed, reason: "C6, exit latency 85µs: disabled, so wake-ups never wait for it to be left; the cost is power and heat (tuned 2.20.0 latency-performance sets [cpu] force_latency=cstate.id_no_zero:1|3)",
 		value: "disabled", linux: idleState("C6", "85", "1"), try: "latlab try cpu-idle-states all --probe sleep"},
 
-	{rule: "thp-absent", knob: "transparent-hugepages", verd: knob.Default, reason: "CONFIG_TRANSPARENT_HUGEPAGE", value: "absent"},
-	{rule: "thp-never", knob: "transparent-hugepages", verd: knob.Changed, reason: "tuned 2.20.0 network-latency sets [vm] transparent_hugepages=never", value: "never",
-		linux: thpFiles("always madvise [never]", "always defer defer+madvise [madvise] never")},
-	{rule: "thp-always", knob: "transparent-hugepages", verd: knob.Suspicious, reason: "2 MiB faults", value: "always",
-		linux: thpFiles("[always] madvise never", "always defer defer+madvise [madvise] never")},
-	{rule: "thp-madvise", knob: "transparent-hugepages", verd: knob.Default, reason: "only applications that ask", value: "madvise",
-		linux: thpFiles("always [madvise] never", "always defer defer+madvise [madvise] never")},
-	{rule: "thp-defrag-always", knob: "transparent-hugepages", target: "defrag", verd: knob.Suspicious, reason: "stalls to reclaim and compact", value: "always",
-		linux: thpFiles("always [madvise] never", "[always] defer defer+madvise madvise never")},
-	{rule: "thp-defrag-default", knob: "transparent-hugepages", target: "defrag", verd: knob.Default, reason: "the kernel's default", value: "madvise",
-		linux: thpFiles("always [madvise] never", "always defer defer+madvise [madvise] never")},
-	{rule: "thp-set", knob: "transparent-hugepages", target: "defrag", verd: knob.Changed, reason: "in the background", value: "defer",
-		linux: thpFiles("always [madvise] never", "always [defer] defer+madvise madvise never")},
-
 	{rule: "stat-interval-long", knob: "stat-interval", verd: knob.Changed, reason: "every 10 s instead of every second", value: "10",
 		linux: map[string]string{"proc/sys/vm/stat_interval": "10\n"}, try: "latlab try stat-interval 1 --probe sleep"},
 
 	{rule: "timer-mig-off", knob: "timer-migration", verd: knob.Changed, reason: "off: every timer fires on the CPU that armed it",
 		linux: map[string]string{"proc/sys/kernel/timer_migration": "0\n"}, try: "latlab try timer-migration 1 --probe sleep"},
-}
-
-func thpFiles(enabled, defrag string) map[string]string {
-	return map[string]string{"sys/kernel/mm/transparent_hugepage/enabled": enabled + "\n", "sys/kernel/mm/transparent_hugepage/defrag": defrag + "\n"}
 }
 
 func swapFiles(swappiness string) map[string]string {
@@ -247,7 +227,7 @@ func auditRuleCase(t *testing.T, id string) (*knob.Rule, Setting) {
 		env := linuxEnv(linuxTree(t, c.linux))
 		ss = Audit(env, "linux")
 	}
-	return r, find(t, ss, c.knob, c.target)
+	return r, find(t, ss, c.knob, "")
 }
 
 // Where a finding is tuned or suspicious and latlab try can switch the
