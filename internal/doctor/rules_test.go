@@ -41,20 +41,6 @@ func server(b uint32, w ...win) win {
 	}
 }
 
-func qosPolicy(dscp string, nla bool) win {
-	return func(_ *knob.Env, reg, _ *knobtest.Mem) {
-		key := knob.QoSKey + `\voice`
-		for n, v := range map[string]string{"Version": "1.0", "Application Name": "game.exe", "Protocol": "UDP", "Local Port": "*",
-			"Local IP": "*", "Local IP Prefix Length": "*", "Remote Port": "*", "Remote IP": "*", "Remote IP Prefix Length": "*",
-			"DSCP Value": dscp, "Throttle Rate": "-1"} {
-			reg.Set(key, n, backend.SZ(v))
-		}
-		if nla {
-			reg.Set(knob.NLAKey, "Do not use NLA", backend.SZ("1"))
-		}
-	}
-}
-
 // ruleCases hold one case per rule of the table: the machine, and what
 // the audit must say about the knob.
 type ruleCase struct {
@@ -116,11 +102,6 @@ var ruleCases = []ruleCase{
 		}},
 	{rule: "display-chosen", knob: "display-scaling", verd: knob.Changed, reason: "2 centered",
 		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))},
-
-	{rule: "qos-none", knob: "qos-dscp", verd: knob.Default, reason: "no QoS policy"},
-	{rule: "qos-ignored", knob: "qos-dscp", verd: knob.Suspicious, reason: `DSCP Value "99" is not 0-63: the policy is ignored`, win: qosPolicy("99", true)},
-	{rule: "qos-no-nla", knob: "qos-dscp", verd: knob.Suspicious, reason: `"Do not use NLA" is not set`, win: qosPolicy("46", false)},
-	{rule: "qos-policy", knob: "qos-dscp", verd: knob.Changed, reason: "DSCP 46 (EF) for game.exe UDP", win: qosPolicy("46", true)},
 
 	{rule: "slack-changed", knob: "timer-slack", verd: knob.Changed, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
 		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}, try: "latlab try timer-slack 50us --probe sleep"},

@@ -68,7 +68,6 @@ func TestInputErrors(t *testing.T) {
 		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
 		{"rss", Selector{}, "on", "needs --adapter"},
 		{"rss", Selector{Adapter: "Controller"}, "on", "matches 2 adapters"},
-		{"qos-dscp", Selector{App: "a.exe"}, "64", "accepted 0-63"},
 		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
 		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},
 		{"qos-dscp", Selector{App: "a.exe", RemotePort: "70000"}, "46", "invalid port"},

@@ -168,10 +168,6 @@ func TestVet(t *testing.T) {
 		{"display-scaling", "", regLoc(graphicsConfigKey+`\a\b\c\d`, "Scaling"), backend.DWORD(1), "not a value"},
 		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\OTHER\00`, "Scaling"), backend.DWORD(1), "not a value"},
 		{"display-scaling", "", regLoc(graphicsConfigKey+`\a`, "Scaling"), backend.Absent, "absent"},
-		{"qos-dscp", "a", regLoc(QoSKey+`\b`, "DSCP Value"), backend.SZ("46"), "not a value"},
-		{"qos-dscp", `a\..\b`, regLoc(QoSKey+`\a\..\b`, "DSCP Value"), backend.SZ("46"), "not a policy name"},
-		{"qos-dscp", "a", regLoc(QoSKey+`\a`, "Link"), backend.Value{Type: backend.TypeLink, Data: []byte{0, 0}}, "REG_LINK"},
-		{"qos-dscp", "a", regLoc(`HKLM\SOFTWARE`, ""), backend.Absent, "not a value"},
 	}
 	for _, c := range bad {
 		k, _ := Lookup(c.knob)

@@ -86,12 +86,12 @@ func RunRegistry(t *testing.T, c Registry) {
 					m = bcd
 				}
 				switch {
-				case v.Value.Type == backend.TypeKey || (v.Loc.Name == "" && v.Loc.Backend == backend.BackendRegistry):
-					m.CreateKey(v.Loc.Path)
-				case v.Value.IsAbsent():
+				case v.Value.IsAbsent(): // a value, or an emptied key
 					if err := m.Write(v.Loc, backend.Absent); err != nil {
 						t.Fatal(err)
 					}
+				case v.Value.Type == backend.TypeKey || (v.Loc.Name == "" && v.Loc.Backend == backend.BackendRegistry):
+					m.CreateKey(v.Loc.Path)
 				default:
 					m.Set(v.Loc.Path, v.Loc.Name, v.Value)
 				}
