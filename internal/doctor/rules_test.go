@@ -76,33 +76,6 @@ var ruleCases = []ruleCase{
 	{rule: "gtrr-server-2022-off", knob: "global-timer-resolution-requests", verd: knob.Changed, reason: "changed from the Windows Server 2022 default 1: per process",
 		win: server(20348, setReg(kernelKey, "GlobalTimerResolutionRequests", backend.DWORD(0)))},
 
-	{rule: "display-none", knob: "display-scaling", verd: knob.Default, reason: "no configuration",
-		win: delReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling")},
-	{rule: "display-identity-fallback", knob: "display-scaling", verd: knob.Suspicious, reason: "identity is requested but an active display uses aspect-ratio",
-		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
-			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(1))
-			env.Display = func() ([]knob.DisplayPath, error) {
-				return []knob.DisplayPath{{Scaling: 4, ScalingName: "aspect-ratio", RefreshHz: 144, Active: true}}, nil
-			}
-		}},
-	{rule: "display-unknown-value", knob: "display-scaling", verd: knob.Suspicious, reason: "not a DISPLAYCONFIG_SCALING value",
-		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(7))},
-	{rule: "display-default", knob: "display-scaling", verd: knob.Default, reason: "4 aspect-ratio"},
-	// PC-Tuning, "What Is Identity Scaling and How Can You Use It?"
-	// (https://github.com/valleyofdoom/PC-Tuning/blob/main/docs/research.md):
-	// at the native resolution (and at a CRU-made one) every request came
-	// out as identity (1).
-	// The check-up called centered "tuned" there, where it has no effect.
-	{rule: "display-native", knob: "display-scaling", verd: knob.Suspicious, reason: "requested 2 centered: unscaled, centred: what GPU control panels call \"No scaling\", but every active path uses identity: when the monitor is sent the desktop's resolution (the native one, or one made with CRU) any scaling request becomes identity, so this one has no effect here",
-		win: func(env *knob.Env, reg, _ *knobtest.Mem) {
-			reg.Set(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))
-			env.Display = func() ([]knob.DisplayPath, error) {
-				return []knob.DisplayPath{{Scaling: 1, ScalingName: "identity", RefreshHz: 144, Active: true}}, nil
-			}
-		}},
-	{rule: "display-chosen", knob: "display-scaling", verd: knob.Changed, reason: "2 centered",
-		win: setReg(graphicsKey+`\`+displayID+`\00\00`, "Scaling", backend.DWORD(2))},
-
 	{rule: "slack-changed", knob: "timer-slack", verd: knob.Changed, reason: "inherited this slack from the program that started it: timers may fire up to 1µs late",
 		linux: map[string]string{"proc/self/timerslack_ns": "1000\n"}, try: "latlab try timer-slack 50us --probe sleep"},
 

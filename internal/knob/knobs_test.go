@@ -71,7 +71,6 @@ func TestInputErrors(t *testing.T) {
 		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
 		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},
 		{"qos-dscp", Selector{App: "a.exe", RemotePort: "70000"}, "46", "invalid port"},
-		{"display-scaling", Selector{}, "6", "accepted 1 identity"},
 		{"tcp-recovery", Selector{}, "8", "accepted 0-7"},
 		{"tcp-recovery", Selector{}, "rack,turbo", `unknown flag "turbo"`},
 		{"clocksource", Selector{}, "jiffies", "accepted tsc, hpet, acpi_pm"},

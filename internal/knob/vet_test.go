@@ -165,9 +165,6 @@ func TestVet(t *testing.T) {
 		{"tcp-dsack", "", recoveryLoc, backend.FileValue("1\n"), "not a value"},
 		{"clocksource", "", csCurrentLoc, backend.FileValue("tsc; reboot\n"), "not the name"},
 		{"rps", "eth0 rx-1", rpsLoc("eth0", "rx-0"), backend.FileValue("0\n"), "not a value"},
-		{"display-scaling", "", regLoc(graphicsConfigKey+`\a\b\c\d`, "Scaling"), backend.DWORD(1), "not a value"},
-		{"display-scaling", "SIM", regLoc(graphicsConfigKey+`\OTHER\00`, "Scaling"), backend.DWORD(1), "not a value"},
-		{"display-scaling", "", regLoc(graphicsConfigKey+`\a`, "Scaling"), backend.Absent, "absent"},
 	}
 	for _, c := range bad {
 		k, _ := Lookup(c.knob)
