@@ -1,6 +1,7 @@
 package knob_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/knob"
@@ -41,8 +42,11 @@ func TestRSSConforms(t *testing.T) {
 			{Values: []suite.Value{i210Keyword("*RSS", "0")}, Rule: "rss-off", Reason: "one CPU processes all received packets"},
 			{Values: []suite.Value{i210Keyword("*NumRssQueues", "4")}, Rule: "rss-tuned", Reason: "*NumRssQueues=4 (default 2)"},
 			{Env: func(t *testing.T, e *knob.Env) {
+				// MSFT_NetOffloadGlobalSetting as PowerShell prints it
+				// in JSON, in any language.
 				e.RSSState = func() (*knob.RSSState, error) {
-					return &knob.RSSState{Offload: &knob.OffloadGlobal{ReceiveSideScaling: "disabled"}}, nil
+					g, err := knob.ParseOffloadGlobal(strings.NewReader(`{"ReceiveSideScaling":0,"ReceiveSegmentCoalescing":1}`))
+					return &knob.RSSState{Offload: g}, err
 				}
 			}, Rule: "rss-global-off", Reason: "RSS is disabled globally"},
 			{Env: noAdapters, Rule: "rss-none", Reason: "no network adapter declares RSS"},
