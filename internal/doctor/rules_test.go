@@ -230,6 +230,11 @@ func TestEveryRuleHasACase(t *testing.T) {
 			t.Errorf("a conformance test names %s: %v", n, err)
 		}
 	}
+	for _, k := range knob.All() {
+		if !conformed[k.Name()] {
+			t.Errorf("knob %s runs no conformance suite (knobtest/suite) from its test file", k.Name())
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range Rules {
 		if seen[r.ID] {

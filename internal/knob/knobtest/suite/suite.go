@@ -1,10 +1,16 @@
-// Package suite is the conformance suite every knob of files (procfs,
-// sysfs) runs from its own test file, the way restic's backends run one
-// generic test suite: the explanation; the reading of a fixture tree;
-// Plan, Apply and Revert giving the tree back byte for byte; Vet taking
-// the knob's own places and values and refusing others'; every check-up
-// rule reached by a case, the last a catch-all; the experiment facts
-// latlab try needs.
+// Package suite is the conformance suite every knob runs from its own
+// test file, the way restic's backends run one generic test suite: the
+// explanation; the reading of a fixture; Plan, Apply and Revert giving the
+// machine back byte for byte, values that were absent absent again; Vet
+// taking the knob's own places and values and refusing others'; every
+// check-up rule reached by a case, as the check-up reads the knob
+// (knob.Cases), the last rule a catch-all; the experiment facts latlab
+// try needs.
+//
+// RunFiles runs it on a knob of files (procfs, sysfs) over a fixture
+// tree, with what it reads beyond files (a systemd, a driver) added by an
+// Env hook; RunRegistry on a knob of the Windows registry or the BCD
+// store over an in-memory registry, on any OS.
 //
 // It is a package of its own, beside knobtest's test doubles, because it
 // imports package knob, whose internal tests import knobtest: the files
