@@ -41,8 +41,10 @@ func server(b uint32, w ...win) win {
 	}
 }
 
-// ruleCases hold one case per rule of the table: the machine, and what
-// the audit must say about the knob.
+// ruleCases are the machines whose audit checks what the check-up adds to
+// a knob's rule: the rules for any knob, the try step a finding suggests,
+// the is-default of a platform's shipped value. Every knob's own rules are
+// reached beside it, by its conformance test (knobtest/suite).
 type ruleCase struct {
 	rule   string
 	knob   string
