@@ -563,12 +563,10 @@ func TestClocksourceExplain(t *testing.T) {
 	}
 }
 
-func TestExplainEveryKnob(t *testing.T) {
+// Every knob says what it is and where it runs (its conformance test
+// checks its explanations).
+func TestEveryKnobHasASummary(t *testing.T) {
 	for _, k := range All() {
-		ex, err := k.Explain("", ExplainOptions{})
-		if err != nil || len(ex.Text) == 0 {
-			t.Errorf("%s: general explanation %v %v", k.Name(), ex, err)
-		}
 		if k.Summary() == "" || (k.OS() != "windows" && k.OS() != "linux") {
 			t.Errorf("%s: summary or OS missing", k.Name())
 		}

@@ -199,7 +199,7 @@ func run(t *testing.T, c spec) {
 	t.Run("bad values", func(t *testing.T) { bad(t, k, c) })
 	t.Run("vet", func(t *testing.T) { vet(t, k, c) })
 	t.Run("rules", func(t *testing.T) { rules(t, k, c) })
-	t.Run("experiment", func(t *testing.T) { Experiment(t, k) })
+	t.Run("experiment", func(t *testing.T) { experiment(t, k) })
 }
 
 // env is an Env over a fixture root holding tree, changed by the edits.
@@ -380,10 +380,10 @@ func judge(t *testing.T, k knob.Knob, e *knob.Env) map[string]Judgement {
 	return out
 }
 
-// Experiment checks what latlab try reads of k: a scope it knows, a
+// experiment checks what latlab try reads of k: a scope it knows, a
 // settle time for a change it switches live, a probe it has (or none,
 // with the reason said by Unprobed or the TCP default).
-func Experiment(t *testing.T, k knob.Knob) {
+func experiment(t *testing.T, k knob.Knob) {
 	t.Helper()
 	e := k.Experiment()
 	live := e.Pending == "" && !e.Restart
