@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/knob"
-	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/journal"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -137,66 +136,16 @@ func judge(c *knob.Case) Setting {
 
 func boolPtr(b bool) *bool { return &b }
 
-// collect reads one knob into cases.
+// collect reads one knob into cases (knob.Cases) and names the privilege
+// each failed reading lacks.
 func collect(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	switch k.Checkup().Gather {
-	case knob.GatherRequests:
-		return collectDisplay(env, osName, k)
-	case knob.GatherQueueIRQs:
-		return collectIRQ(env, osName, k)
-	case knob.GatherRxQueues:
-		return collectRPS(env, osName, k)
-	case knob.GatherInterfaces:
-		return collectCoalescing(env, osName, k)
-	case knob.GatherOwn:
-		return collectSlack(env, osName, k)
-	}
-	return readCases(env, osName, k, knob.Selector{})
-}
-
-// collectSlack reads latlab's own slack: what the program that started it
-// passed on, since slack is inherited over fork and exec.
-func collectSlack(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	cs := readCases(env, osName, k, knob.Selector{})
+	cs := knob.Cases(env, k)
 	for _, c := range cs {
-		c.Target = "latlab's own"
+		if c.Err != nil && c.Privilege == "" {
+			c.Privilege = privilegeFor(env, osName, c.Err)
+		}
 	}
 	return cs
-}
-
-func baseCase(env *knob.Env, k knob.Knob) *knob.Case {
-	return &knob.Case{Knob: k.Name(), Build: env.Build, Server: env.Server}
-}
-
-// readCases is a knob's reading, one case per item.
-func readCases(env *knob.Env, osName string, k knob.Knob, sel knob.Selector) []*knob.Case {
-	r, err := k.Get(env, sel)
-	if err != nil {
-		c := baseCase(env, k)
-		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
-		return []*knob.Case{c}
-	}
-	var cs []*knob.Case
-	for _, it := range r.Items {
-		c := baseCase(env, k)
-		fill(c, it, r.Notes)
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		c := baseCase(env, k)
-		c.Empty, c.Notes = true, r.Notes
-		cs = append(cs, c)
-	}
-	return cs
-}
-
-func fill(c *knob.Case, it knob.Item, notes []string) {
-	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
-	c.Raw = backend.Absent
-	if it.Raw != nil {
-		c.Raw = *it.Raw
-	}
-	c.Detail, c.Extra, c.Warnings, c.Notes = it.Detail, it.Extra, it.Warnings, notes
 }
 
 // privilegeFor names the privilege a failed read lacks, or "" when the
@@ -215,155 +164,6 @@ func privilegeFor(env *knob.Env, osName string, err error) string {
 		return "Administrator"
 	}
 	return "root"
-}
-
-// --- grouped and filtered collectors ---------------------------------------
-
-// collectDisplay keeps the requested scalings (not the active paths, which
-// are facts about them) and numbers the configurations: their ids carry
-// the monitors' EDID serial numbers, which a shared check-up must not.
-func collectDisplay(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	r, err := k.Get(env, knob.Selector{})
-	if err != nil {
-		c := baseCase(env, k)
-		c.Err, c.Privilege = err, privilegeFor(env, osName, err)
-		return []*knob.Case{c}
-	}
-	var cs []*knob.Case
-	var active []uint32
-	for _, it := range r.Items {
-		if it.Loc == nil {
-			if p, ok := it.Detail.(knob.DisplayPath); ok {
-				active = append(active, p.Scaling)
-			}
-			continue // an active path (QueryDisplayConfig)
-		}
-		c := baseCase(env, k)
-		fill(c, it, r.Notes)
-		c.Target = fmt.Sprintf("configuration %d", len(cs)+1)
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		c := baseCase(env, k)
-		c.Empty, c.Notes = true, r.Notes
-		if len(active) > 0 {
-			// The same answer knob list gives: nothing stored, and
-			// what the active paths use.
-			c.Value = "none stored; in use: " + knob.ScalingNames(active)
-		}
-		cs = append(cs, c)
-	}
-	for _, c := range cs {
-		c.ActiveScaling = active
-	}
-	return cs
-}
-
-// physicalIfaces are the network interfaces backed by a device (not lo,
-// bridges, ifb): the ones with queues, IRQs and coalescing.
-func physicalIfaces(env *knob.Env) []string {
-	return physicalNICs(netInfo(filesRoot(env)))
-}
-
-func filesRoot(env *knob.Env) string {
-	if fb, ok := env.Backends[backend.BackendFile].(backend.Files); ok {
-		return fb.Root
-	}
-	return ""
-}
-
-func collectIRQ(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	root := filesRoot(env)
-	online := onlineCount(root)
-	ni := netInfo(root)
-	var cs []*knob.Case
-	for _, ifc := range physicalNICs(ni) {
-		c := baseCase(env, k)
-		c.Target = ifc
-		for _, q := range queueIRQs(ni, ifc) {
-			c.Group = append(c.Group, knob.Instance{Name: q.N, Allowed: q.Allowed, Delivered: q.Delivered, Online: online})
-		}
-		if len(c.Group) == 0 {
-			continue
-		}
-		var parts []string
-		for _, g := range c.Group {
-			parts = append(parts, fmt.Sprintf("%s:cpu%s", g.Name, knob.OrDash(g.Delivered)))
-		}
-		c.Value = strings.Join(parts, " ")
-		c.Meaning = fmt.Sprintf("%d queue interrupts (irq:cpu delivered to); allowed CPUs %s", len(c.Group), knob.AllowedSummary(c.Group))
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		c := baseCase(env, k)
-		c.Empty = true
-		cs = append(cs, c)
-	}
-	return cs
-}
-
-func collectRPS(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	var cs []*knob.Case
-	for _, ifc := range physicalIfaces(env) {
-		r, err := k.Get(env, knob.Selector{Iface: ifc})
-		if err != nil {
-			c := baseCase(env, k)
-			c.Target, c.Err, c.Privilege = ifc, err, privilegeFor(env, osName, err)
-			cs = append(cs, c)
-			continue
-		}
-		if len(r.Items) == 0 {
-			continue // no rx queues in sysfs (kernels without CONFIG_RPS)
-		}
-		c := baseCase(env, k)
-		c.Target = ifc
-		var steered []string
-		for _, it := range r.Items {
-			on := !strings.HasPrefix(it.Meaning, "off")
-			c.Group = append(c.Group, knob.Instance{Name: strings.TrimPrefix(it.Target, ifc+" "), Value: it.Value, Steered: on})
-			if on {
-				steered = append(steered, strings.TrimPrefix(it.Target, ifc+" ")+" "+it.Meaning)
-			}
-		}
-		if len(steered) == 0 {
-			c.Value = fmt.Sprintf("0 on %d rx queue(s)", len(r.Items))
-			c.Meaning = "off: packets are processed on the interrupted CPU"
-		} else {
-			c.Value = fmt.Sprintf("set on %d of %d rx queue(s)", len(steered), len(r.Items))
-			c.Meaning = strings.Join(steered, "; ")
-		}
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		c := baseCase(env, k)
-		c.Empty = true
-		cs = append(cs, c)
-	}
-	return cs
-}
-
-func collectCoalescing(env *knob.Env, osName string, k knob.Knob) []*knob.Case {
-	var cs []*knob.Case
-	for _, ifc := range physicalIfaces(env) {
-		for _, c := range readCases(env, osName, k, knob.Selector{Iface: ifc}) {
-			if c.Err == nil && c.Detail == nil && !c.Empty {
-				// The reading keeps a failed interface as an item whose
-				// meaning is the error.
-				c.Err = errors.New(c.Meaning)
-				if c.Meaning == "not supported by the driver" {
-					c.Err = fmt.Errorf("the driver of %s does not support coalescing settings (ethtool -c fails the same way)", ifc)
-				}
-			}
-			c.Target = ifc
-			cs = append(cs, c)
-		}
-	}
-	if len(cs) == 0 {
-		c := baseCase(env, k)
-		c.Empty = true
-		cs = append(cs, c)
-	}
-	return cs
 }
 
 // defaultOf states a knob's OS default in the knob's own terms.

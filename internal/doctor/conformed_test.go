@@ -10,7 +10,8 @@ import (
 )
 
 // conformedKnobs are the knobs whose rule cases live beside the knob, in
-// its conformance test: a suite.Files literal of internal/knob's tests
+// its conformance test: a suite.Files or suite.Registry literal of
+// internal/knob's tests
 // that names the knob and is not marked More. The suite fails there
 // unless its cases reach every rule of the knob, so doctor needs no case
 // of its own for them.
@@ -32,7 +33,7 @@ func conformedKnobs(t *testing.T) map[string]bool {
 			if !ok {
 				return true
 			}
-			if sel, ok := lit.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Files" || !isIdent(sel.X, "suite") {
+			if sel, ok := lit.Type.(*ast.SelectorExpr); !ok || (sel.Sel.Name != "Files" && sel.Sel.Name != "Registry") || !isIdent(sel.X, "suite") {
 				return true
 			}
 			name, more := "", false

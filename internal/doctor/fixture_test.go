@@ -3,7 +3,6 @@ package doctor
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,26 +107,6 @@ func linuxEnv(root string) *knob.Env {
 		backend.BackendEthtool: fakeEthtool{c.Value()},
 		backend.BackendService: sys.Backend(),
 	}}
-}
-
-// withUnit sets the state of a systemd unit of a Linux rule case; an
-// empty state uninstalls it.
-func withUnit(unit string, st backend.ServiceState) func(t *testing.T, env *knob.Env) {
-	return func(t *testing.T, env *knob.Env) {
-		sys := knobtest.NewSystemctl(map[string]backend.ServiceState{})
-		if st.Active != "" {
-			sys.Units[unit] = st
-		}
-		env.Backends[backend.BackendService] = sys.Backend()
-	}
-}
-
-// withoutSystemd is a machine where systemd does not run (a container).
-func withoutSystemd(t *testing.T, env *knob.Env) {
-	env.Backends[backend.BackendService] = &backend.Service{
-		Booted: func() error { return fmt.Errorf("systemd is not running: services are %w", backend.ErrUnavailable) },
-		Run:    func(...string) ([]byte, error) { t.Fatal("systemctl ran without systemd"); return nil, nil },
-	}
 }
 
 // withLatlabSet applies a knob change through latlab's journal in the

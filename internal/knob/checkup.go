@@ -44,20 +44,24 @@ type Case struct {
 	// Empty: the knob has no instance here (no adapter with RSS, no
 	// QoS policy).
 	Empty bool
-	// ActiveScaling is the scaling each active display path uses
-	// (QueryDisplayConfig), for display-scaling: what a request is
-	// judged against.
-	ActiveScaling []uint32
 	// Err: the reading failed; Privilege names what it needs when the
 	// failure is a missing privilege ("Administrator", "root").
 	Err       error
 	Privilege string
-	// Group holds the instances a per-interface case stands for (the
-	// IRQs or rx queues of one network interface).
-	Group []Instance
 }
 
-// Instance is one member of a grouped case.
+// QueueGroup is the Detail of a case that stands for the queues of one
+// network interface: its queue interrupts (irq-affinity) or its rx queues
+// (rps).
+type QueueGroup []Instance
+
+// queueGroup is a case's group of queues (nil for any other case).
+func queueGroup(c *Case) QueueGroup {
+	g, _ := c.Detail.(QueueGroup)
+	return g
+}
+
+// Instance is one queue of a QueueGroup.
 type Instance struct {
 	Name      string
 	Value     string
@@ -113,28 +117,13 @@ type Rule struct {
 	IsDefault func(c *Case) *bool
 }
 
-// Gather says how the check-up reads a knob's instances.
-type Gather int
-
-// The ways to gather: most knobs are read as they are; the others are
-// grouped or filtered by the check-up.
-const (
-	GatherReading    Gather = iota // one case per item of the reading
-	GatherOwn                      // latlab's own value (inherited from the program that started it)
-	GatherRequests                 // the stored requests, judged against the active display paths
-	GatherQueueIRQs                // the queue interrupts of each physical network interface
-	GatherRxQueues                 // the rx queues of each physical network interface
-	GatherInterfaces               // one reading per physical network interface
-)
-
 // Checkup is what the check-up knows of a knob.
 type Checkup struct {
 	// Default states the knob's OS default in its own terms.
 	Default func(c *Case) string
 	// Rules are the knob's verdict rules, most specific first, ending
 	// with a catch-all.
-	Rules  []Rule
-	Gather Gather
+	Rules []Rule
 	// TryValue is the default to try against the current value with
 	// latlab try, in the knob's terms; "" when an experiment would show
 	// nothing or could not be undone. Nil for a knob never suggested.

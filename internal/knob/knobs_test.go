@@ -65,35 +65,19 @@ func TestInputErrors(t *testing.T) {
 		value string
 		want  string
 	}{
-		{"network-throttling-index", Selector{}, "71", "accepted 1-70 or off"},
-		{"network-throttling-index", Selector{}, "0", "accepted 1-70 or off"},
-		{"win32-priority-separation", Selector{}, "0x1FFFFFFFF", "want a number"},
 		{"rss", Selector{Adapter: "Broadcom"}, "on", `unknown adapter "Broadcom": accepted "Realtek PCIe GbE Family Controller" (0001)`},
-		{"rss", Selector{Adapter: "7"}, "*RSSProfile=9", "accepted 1-6"},
-		{"rss", Selector{Adapter: "7"}, "*NumaNodeId=65536", "accepted 0-65535"},
-		{"rss", Selector{Adapter: "7"}, "*Foo=1", "KEYWORD one of"},
-		{"rss", Selector{Adapter: "7"}, "*RssBaseProcNumber=8,*RssMaxProcNumber=4", "must not exceed"},
 		{"rss", Selector{}, "on", "needs --adapter"},
 		{"rss", Selector{Adapter: "Controller"}, "on", "matches 2 adapters"},
-		{"interrupt-moderation", Selector{Adapter: "7"}, "rate=ludicrous", `Enum accepts Off 0, Minimal 32, Low 64`},
-		{"qos-dscp", Selector{App: "a.exe"}, "64", "accepted 0-63"},
 		{"qos-dscp", Selector{Policy: "nope"}, "remove", "no QoS policy"},
 		{"qos-dscp", Selector{App: "a.exe", Protocol: "icmp"}, "46", "accepted tcp, udp or *"},
 		{"qos-dscp", Selector{App: "a.exe", RemotePort: "70000"}, "46", "invalid port"},
-		{"tsc-sync-policy", Selector{}, "fast", "accepted default|legacy|enhanced|remove"},
-		{"display-scaling", Selector{}, "6", "accepted 1 identity"},
 		{"tcp-recovery", Selector{}, "8", "accepted 0-7"},
 		{"tcp-recovery", Selector{}, "rack,turbo", `unknown flag "turbo"`},
 		{"clocksource", Selector{}, "jiffies", "accepted tsc, hpet, acpi_pm"},
-		{"irq-affinity", Selector{IRQ: "24"}, "0-7", "CPU 4 is not online: accepted CPUs 0-3"},
 		{"irq-affinity", Selector{IRQ: "99"}, "1", "no IRQ 99"},
 		{"irq-affinity", Selector{}, "1", "needs --irq"},
 		{"rps", Selector{Iface: "wlan0"}, "1", `unknown interface "wlan0": accepted eth0, lo`},
-		{"rps", Selector{Iface: "eth0"}, "0xzz", "invalid rps mask"},
-		{"timer-slack", Selector{PID: "4242"}, "-5", "must not be negative"},
-		{"timer-slack", Selector{PID: "4242"}, "11s", "out of range"},
 		{"timer-slack", Selector{PID: "999"}, "1us", "no process 999"},
-		{"coalescing", Selector{Iface: "eth0"}, "rx-usec=5", "unknown coalescing parameter"},
 	}
 	for _, c := range cases {
 		_, err := plan(env, c.knob, c.sel, c.value)
@@ -191,15 +175,6 @@ func TestPrioSepKnob(t *testing.T) {
 	p, err = plan(env, "win32-priority-separation", Selector{}, "long,fixed,3:1")
 	if err != nil || p.Changes[0].New.String() != "26" {
 		t.Fatalf("plan long,fixed,3:1: %+v %v", p, err)
-	}
-	p, _ = plan(env, "win32-priority-separation", Selector{}, "2")
-	if len(p.Changes) != 0 {
-		t.Fatalf("setting the current value plans %d changes", len(p.Changes))
-	}
-	reg.Set(prioKey, "Win32PrioritySeparation", backend.SZ("2")) // a hand-made REG_SZ keeps its type
-	p, _ = plan(env, "win32-priority-separation", Selector{}, "0x26")
-	if p.Changes[0].New.Type != backend.TypeSZ {
-		t.Errorf("type not kept: %s", p.Changes[0].New.Type)
 	}
 	reg.Set(prioKey, "Win32PrioritySeparation", backend.Value{Type: backend.TypeBinary, Data: []byte{0x26}})
 	if it := get(t, env, "win32-priority-separation", Selector{}).Items[0]; it.Value != "hex:26 (REG_BINARY)" || !strings.HasPrefix(it.Meaning, "unreadable: ") || it.Detail != nil {
@@ -588,12 +563,10 @@ func TestClocksourceExplain(t *testing.T) {
 	}
 }
 
-func TestExplainEveryKnob(t *testing.T) {
+// Every knob says what it is and where it runs (its conformance test
+// checks its explanations).
+func TestEveryKnobHasASummary(t *testing.T) {
 	for _, k := range All() {
-		ex, err := k.Explain("", ExplainOptions{})
-		if err != nil || len(ex.Text) == 0 {
-			t.Errorf("%s: general explanation %v %v", k.Name(), ex, err)
-		}
 		if k.Summary() == "" || (k.OS() != "windows" && k.OS() != "linux") {
 			t.Errorf("%s: summary or OS missing", k.Name())
 		}

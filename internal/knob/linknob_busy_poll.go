@@ -248,7 +248,7 @@ func (k busyPoll) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of busy-poll: its default, how its
 // instances are read, the verdict rules and whose advice they cite.
 func (busyPoll) Checkup() Checkup {
-	return Checkup{Default: text(busyDefaults), Gather: GatherReading, Rules: busyPollRules, References: busyPollRefs}
+	return Checkup{Default: text(busyDefaults), Rules: busyPollRules, References: busyPollRefs}
 }
 
 // Experiment is how a change of busy-poll takes effect for latlab try:

@@ -100,7 +100,7 @@ func (k clocksource) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of clocksource: its default, how its
 // instances are read and the verdict rules.
 func (clocksource) Checkup() Checkup {
-	return Checkup{Default: text("the kernel's best-rated (tsc where stable)"), Gather: GatherReading, Rules: clocksourceRules,
+	return Checkup{Default: text("the kernel's best-rated (tsc where stable)"), Rules: clocksourceRules,
 		TryValue: clocksourceTry}
 }
 

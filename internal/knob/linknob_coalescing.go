@@ -120,12 +120,39 @@ func (k coalescing) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of coalescing: its default, how its
 // instances are read and the verdict rules.
 func (coalescing) Checkup() Checkup {
-	return Checkup{Default: text("the driver's"), Gather: GatherInterfaces, Rules: coalescingRules}
+	return Checkup{Default: text("the driver's"), Rules: coalescingRules}
 }
 
 // Experiment is how a change of coalescing takes effect for latlab try.
 func (coalescing) Experiment() Experiment {
 	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+// Cases gathers the check-up's cases of coalescing: one reading per
+// physical network interface; an interface the driver cannot report on is
+// a failed case.
+func (k coalescing) Cases(env *Env) []*Case {
+	var cs []*Case
+	for _, ifc := range physicalIfaces(env) {
+		for _, c := range readCases(env, k, Selector{Iface: ifc}) {
+			if c.Err == nil && c.Detail == nil && !c.Empty {
+				// The reading keeps a failed interface as an item whose
+				// meaning is the error.
+				c.Err = errors.New(c.Meaning)
+				if c.Meaning == "not supported by the driver" {
+					c.Err = fmt.Errorf("the driver of %s does not support coalescing settings (ethtool -c fails the same way)", ifc)
+				}
+			}
+			c.Target = ifc
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 var coalescingRules = []Rule{

@@ -241,7 +241,7 @@ func (k cpuGovernor) Vet(target string, l backend.Loc, v backend.Value) error {
 func (cpuGovernor) Checkup() Checkup {
 	return Checkup{
 		Default: text("the kernel's build default: schedutil on most distributions, powersave under intel_pstate"),
-		Gather:  GatherReading, Rules: cpuGovernorRules,
+		Rules:   cpuGovernorRules,
 		TryValue: func(c *Case, rule string) string {
 			if d, ok := c.Detail.(GovernorDetail); ok && c.Text() != "performance" && (len(d.Available) == 0 || slices.Contains(d.Available, "performance")) {
 				return "performance"

@@ -324,7 +324,6 @@ func (k cpuIdleStates) Vet(target string, l backend.Loc, v backend.Value) error 
 func (cpuIdleStates) Checkup() Checkup {
 	return Checkup{
 		Default:    text("every state enabled"),
-		Gather:     GatherReading,
 		Rules:      cpuIdleStatesRules,
 		References: cpuIdleStatesRefs,
 		TryValue:   tryAfter("idle-disabled", "all"),

@@ -369,7 +369,6 @@ func (k energyPreference) Vet(target string, l backend.Loc, v backend.Value) err
 func (energyPreference) Checkup() Checkup {
 	return Checkup{
 		Default:    text("EPP the firmware's (usually balance_performance); EPB 6 (normal)"),
-		Gather:     GatherReading,
 		Rules:      energyPreferenceRules,
 		References: energyPreferenceRefs,
 		TryValue:   tryAfter("energy-saving", "performance"),

@@ -151,7 +151,37 @@ func (k irqAffinity) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of irq-affinity: its default, how its
 // instances are read and the verdict rules.
 func (irqAffinity) Checkup() Checkup {
-	return Checkup{Default: text("all CPUs"), Gather: GatherQueueIRQs, Rules: irqAffinityRules}
+	return Checkup{Default: text("all CPUs"), Rules: irqAffinityRules}
+}
+
+// Cases gathers the check-up's cases of irq-affinity: one per physical
+// network interface, standing for its queue interrupts (a QueueGroup);
+// the configuration and link interrupts are left out.
+func (k irqAffinity) Cases(env *Env) []*Case {
+	online := onlineCount(env)
+	ni := netInfo(filesRoot(env))
+	var cs []*Case
+	for _, ifc := range physicalNICs(ni) {
+		q := queueIRQs(ni, ifc, online)
+		if len(q) == 0 {
+			continue
+		}
+		c := baseCase(env, k)
+		c.Target, c.Detail = ifc, q
+		var parts []string
+		for _, g := range q {
+			parts = append(parts, fmt.Sprintf("%s:cpu%s", g.Name, orDash(g.Delivered)))
+		}
+		c.Value = strings.Join(parts, " ")
+		c.Meaning = fmt.Sprintf("%d queue interrupts (irq:cpu delivered to); allowed CPUs %s", len(q), allowedSummary(q))
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // Experiment is how a change of irq-affinity takes effect for latlab try.
@@ -166,18 +196,19 @@ var irqAffinityRules = []Rule{
 		IsDefault: func(c *Case) *bool { return nil }},
 	{ID: "irq-one-cpu", Verdict: Suspicious, When: "several queue interrupts, all delivered to one CPU of several",
 		Match: func(c *Case) bool {
-			if len(c.Group) < 2 || c.Group[0].Online < 2 {
+			q := queueGroup(c)
+			if len(q) < 2 || q[0].Online < 2 {
 				return false
 			}
-			for _, g := range c.Group {
-				if g.Delivered == "" || g.Delivered != c.Group[0].Delivered || cpuCount(g.Delivered) != 1 {
+			for _, g := range q {
+				if g.Delivered == "" || g.Delivered != q[0].Delivered || cpuCount(g.Delivered) != 1 {
 					return false
 				}
 			}
 			return true
 		},
 		Reason: func(c *Case) string {
-			return fmt.Sprintf("all %d queue interrupts of %s are delivered to CPU %s: one CPU services the whole interface", len(c.Group), c.Target, c.Group[0].Delivered)
+			return fmt.Sprintf("all %d queue interrupts of %s are delivered to CPU %s: one CPU services the whole interface", len(queueGroup(c)), c.Target, queueGroup(c)[0].Delivered)
 		},
 		Evidence: func(c *Case) string { return quote(irqAffinityName, "", "effective_affinity_list") },
 		Next: func(c *Case) *NextStep {
@@ -185,7 +216,7 @@ var irqAffinityRules = []Rule{
 		}},
 	{ID: "irq-pinned", Verdict: Changed, When: "a queue interrupt allowed on fewer CPUs than are online",
 		Match: func(c *Case) bool {
-			for _, g := range c.Group {
+			for _, g := range queueGroup(c) {
 				if g.Online > 0 && g.Allowed != "" && cpuCount(g.Allowed) < g.Online {
 					return true
 				}
@@ -193,13 +224,13 @@ var irqAffinityRules = []Rule{
 			return false
 		},
 		Reason: func(c *Case) string {
-			return fmt.Sprintf("queue interrupts of %s are pinned (allowed CPUs %s); irqbalance, if running, may move them", c.Target, AllowedSummary(c.Group))
+			return fmt.Sprintf("queue interrupts of %s are pinned (allowed CPUs %s); irqbalance, if running, may move them", c.Target, allowedSummary(queueGroup(c)))
 		},
 		Evidence: func(c *Case) string { return quote(irqAffinityName, "", "irqbalance rewrites") }},
 	{ID: "irq-default", Verdict: Default, When: "every queue interrupt allowed on all CPUs",
 		Match: always,
 		Reason: func(c *Case) string {
-			return fmt.Sprintf("%d queue interrupts allowed on every CPU; the kernel delivers each to one of them", len(c.Group))
+			return fmt.Sprintf("%d queue interrupts allowed on every CPU; the kernel delivers each to one of them", len(queueGroup(c)))
 		},
 		Evidence: func(c *Case) string { return quote(irqAffinityName, "", "effective_affinity_list") }},
 }
@@ -214,19 +245,19 @@ func cpuCount(list string) int {
 	return len(c)
 }
 
-func AllowedSummary(g []Instance) string {
+func allowedSummary(g []Instance) string {
 	seen := map[string]bool{}
 	var out []string
 	for _, i := range g {
 		if !seen[i.Allowed] {
 			seen[i.Allowed] = true
-			out = append(out, OrDash(i.Allowed))
+			out = append(out, orDash(i.Allowed))
 		}
 	}
 	return strings.Join(out, " / ")
 }
 
-func OrDash(s string) string {
+func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}

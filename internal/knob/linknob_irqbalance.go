@@ -276,8 +276,7 @@ func (k irqbalance) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of irqbalance: its default, how it
 // is read and the verdict rules.
 func (irqbalance) Checkup() Checkup {
-	return Checkup{Default: text("running and enabled, where installed"), Gather: GatherReading,
-		Rules: irqbalanceRules, References: irqbalanceRefs}
+	return Checkup{Default: text("running and enabled, where installed"), Rules: irqbalanceRules, References: irqbalanceRefs}
 }
 
 // Experiment is how a change of irqbalance takes effect for latlab try:

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/journal"
 	"github.com/latlab/latlab/internal/knob/knobtest"
@@ -32,38 +31,6 @@ func serviceEnv(t *testing.T, st *backend.ServiceState) (*Env, *knobtest.Systemc
 	sys := knobtest.NewSystemctl(units)
 	env := &Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}, backend.BackendService: sys.Backend()}}
 	return env, sys, root
-}
-
-// firstRule is the rule of rules the check-up would apply to c.
-func firstRule(t *testing.T, rules []Rule, c *Case) string {
-	t.Helper()
-	for _, r := range rules {
-		if r.Match(c) {
-			if r.Reason(c) == "" {
-				t.Errorf("rule %s: empty reason", r.ID)
-			}
-			if r.Evidence != nil && r.Evidence(c) == "" {
-				t.Errorf("rule %s: its evidence quotes nothing", r.ID)
-			}
-			return r.ID
-		}
-	}
-	return ""
-}
-
-// caseOf is the check-up's case of a knob's single reading item.
-func caseOf(t *testing.T, env *Env, name string) *Case {
-	t.Helper()
-	r := get(t, env, name, Selector{})
-	if len(r.Items) != 1 {
-		t.Fatalf("%s: %d items, want 1", name, len(r.Items))
-	}
-	it := r.Items[0]
-	c := &Case{Knob: name, Target: it.Target, Value: it.Value, Meaning: it.Meaning, Detail: it.Detail, Notes: r.Notes, Raw: backend.Absent}
-	if it.Raw != nil {
-		c.Raw = *it.Raw
-	}
-	return c
 }
 
 func TestParseServiceShow(t *testing.T) {
@@ -172,7 +139,6 @@ func TestIrqbalancePlan(t *testing.T) {
 		{&backend.ServiceState{Active: "failed", Enabled: "enabled"}, "off", "failed disabled", ""},
 		{&backend.ServiceState{Active: "active", Enabled: "static"}, "off", "inactive static", ""},
 		{&backend.ServiceState{Active: "inactive", Enabled: "masked"}, "on", "", "masked: latlab does not unmask"},
-		{&backend.ServiceState{Active: "active", Enabled: "enabled"}, "sometimes", "", "accepted on|off"},
 		{nil, "off", "", "irqbalance.service is not installed: there is nothing to stop"},
 	} {
 		env, sys, _ := serviceEnv(t, tc.from)
@@ -181,9 +147,6 @@ func TestIrqbalancePlan(t *testing.T) {
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: %v, want %q", name, err, tc.err)
-			}
-			if tc.value == "sometimes" && !badinput.Is(err) {
-				t.Errorf("%s: not a bad-input error", name)
 			}
 			continue
 		}
@@ -274,28 +237,12 @@ func TestIrqbalanceRollback(t *testing.T) {
 	}
 }
 
+// Vet takes every state the unit may be found in (the conformance test
+// refuses the others).
 func TestIrqbalanceVet(t *testing.T) {
-	k := irqbalance{}
-	ok := svc("active", "enabled").Value()
-	for _, tc := range []struct {
-		target string
-		l      backend.Loc
-		v      backend.Value
-		want   bool
-	}{
-		{"", irqbalanceLoc, ok, true},
-		{"", irqbalanceLoc, svc("failed", "static").Value(), true},
-		{"", irqbalanceLoc, svc("active", "-").Value(), true},
-		{"x", irqbalanceLoc, ok, false},
-		{"", backend.Loc{Backend: backend.BackendService, Path: "sshd.service"}, ok, false},
-		{"", fileLoc("etc/default/irqbalance"), backend.FileValue("active enabled"), false},
-		{"", irqbalanceLoc, backend.Absent, false},
-		{"", irqbalanceLoc, backend.Value{Type: backend.TypeService, Data: []byte("active enabled now")}, false},
-		{"", irqbalanceLoc, backend.Value{Type: backend.TypeService, Data: []byte("running enabled")}, false},
-		{"", irqbalanceLoc, backend.FileValue("active enabled"), false},
-	} {
-		if err := k.Vet(tc.target, tc.l, tc.v); (err == nil) != tc.want {
-			t.Errorf("Vet(%q, %s, %s) = %v, want ok=%v", tc.target, tc.l, tc.v, err, tc.want)
+	for _, st := range []backend.ServiceState{svc("active", "enabled"), svc("failed", "static"), svc("active", "-")} {
+		if err := (irqbalance{}).Vet("", irqbalanceLoc, st.Value()); err != nil {
+			t.Errorf("Vet(%v) = %v", st, err)
 		}
 	}
 }
@@ -314,47 +261,6 @@ func TestIrqbalanceScript(t *testing.T) {
 		lines, _ := Script([]Change{{Loc: loc, Old: tc.old, New: tc.new}}, FormatSh)
 		if got := strings.Join(lines[3:], "\n"); got != tc.want {
 			t.Errorf("%s -> %s:\n%s\nwant\n%s", tc.old, tc.new, got, tc.want)
-		}
-	}
-}
-
-func TestIrqbalanceRules(t *testing.T) {
-	rules := irqbalance{}.Checkup().Rules
-	type setup struct {
-		st     *backend.ServiceState
-		banned bool
-		pinned bool
-		noSys  bool
-	}
-	running, stopped := svc("active", "enabled"), svc("inactive", "disabled")
-	stoppedEnabled := svc("inactive", "enabled")
-	for _, tc := range []struct {
-		s    setup
-		want string
-	}{
-		{setup{st: &running, noSys: true}, "irqb-unavailable"},
-		{setup{}, "irqb-absent"},
-		{setup{st: &running, pinned: true}, "irqb-undoes-affinity"},
-		{setup{st: &running, pinned: true, banned: true}, "irqb-undoes-affinity"},
-		{setup{st: &running, banned: true}, "irqb-banned"},
-		{setup{st: &stoppedEnabled}, "irqb-stopped-enabled"},
-		{setup{st: &stopped}, "irqb-stopped"},
-		{setup{st: &running}, "irqb-running"},
-	} {
-		env, _, root := serviceEnv(t, tc.s.st)
-		if tc.s.banned {
-			testutil.WriteTree(t, root, map[string]string{"etc/default/irqbalance": "IRQBALANCE_BANNED_CPULIST=3\n"})
-		}
-		if tc.s.pinned {
-			// An affinity set through latlab, in the journal the
-			// check-up finds under the root.
-			applySteps(t, env, linuxStateDir(root), []setStep{{irqAffinityName, Selector{IRQ: "24"}, "1"}})
-		}
-		if tc.s.noSys {
-			env.Backends[backend.BackendService].(*backend.Service).Booted = func() error { return backend.ErrUnavailable }
-		}
-		if got := firstRule(t, rules, caseOf(t, env, irqbalanceName)); got != tc.want {
-			t.Errorf("%+v: rule %s, want %s", tc.s, got, tc.want)
 		}
 	}
 }

@@ -325,7 +325,7 @@ func (k isolation) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of isolation: its default, how it
 // is read and the verdict rules.
 func (isolation) Checkup() Checkup {
-	return Checkup{Default: text("none"), Gather: GatherReading, Rules: isolationRules, References: isolationRefs}
+	return Checkup{Default: text("none"), Rules: isolationRules, References: isolationRefs}
 }
 
 // Experiment: a change needs a reboot, which try cannot do between

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -71,29 +70,19 @@ func TestIsolationPlan(t *testing.T) {
 		value string
 		steps int
 		line  string // the first step's line
-		err   string
 	}{
 		{"grub", map[string]string{"proc/cmdline": "ro\n", "etc/default/grub": grub}, "2-3", 3,
-			`GRUB_CMDLINE_LINUX="console=ttyS0 isolcpus=managed_irq,domain,2-3 nohz_full=2-3 rcu_nocbs=2-3"`, ""},
-		{"grub none", map[string]string{"proc/cmdline": "ro isolcpus=1\n", "etc/default/grub": grub}, "none", 3, `GRUB_CMDLINE_LINUX="console=ttyS0"`, ""},
+			`GRUB_CMDLINE_LINUX="console=ttyS0 isolcpus=managed_irq,domain,2-3 nohz_full=2-3 rcu_nocbs=2-3"`},
+		{"grub none", map[string]string{"proc/cmdline": "ro isolcpus=1\n", "etc/default/grub": grub}, "none", 3, `GRUB_CMDLINE_LINUX="console=ttyS0"`},
 		{"systemd-boot", map[string]string{"proc/cmdline": "ro\n", "etc/kernel/cmdline": "root=/dev/sda2 rw\n"}, "3", 3,
-			"root=/dev/sda2 rw isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3", ""},
-		{"other", map[string]string{"proc/cmdline": "ro\n"}, "1-2", 2, "isolcpus=managed_irq,domain,1-2 nohz_full=1-2 rcu_nocbs=1-2", ""},
-		{"already", map[string]string{"proc/cmdline": "ro isolcpus=managed_irq,domain,2 nohz_full=2 rcu_nocbs=2\n"}, "2", 0, "", ""},
-		{"already none", map[string]string{"proc/cmdline": "ro\n"}, "none", 0, "", ""},
-		{"all CPUs", map[string]string{"proc/cmdline": "ro\n"}, "0-3", 0, "", "leaves no CPU"},
-		{"offline", map[string]string{"proc/cmdline": "ro\n"}, "7", 0, "", "CPU 7 is not online"},
-		{"garbage", map[string]string{"proc/cmdline": "ro\n"}, "two", 0, "", "accepted a CPU list"},
+			"root=/dev/sda2 rw isolcpus=managed_irq,domain,3 nohz_full=3 rcu_nocbs=3"},
+		{"other", map[string]string{"proc/cmdline": "ro\n"}, "1-2", 2, "isolcpus=managed_irq,domain,1-2 nohz_full=1-2 rcu_nocbs=1-2"},
+		{"already", map[string]string{"proc/cmdline": "ro isolcpus=managed_irq,domain,2 nohz_full=2 rcu_nocbs=2\n"}, "2", 0, ""},
+		{"already none", map[string]string{"proc/cmdline": "ro\n"}, "none", 0, ""},
 	} {
 		env, root := isolationEnv(t, tc.files)
 		before := snapshotTree(t, root)
 		p, err := plan(env, isolationName, Selector{}, tc.value)
-		if tc.err != "" {
-			if !badinput.Is(err) || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: %v, want bad input %q", tc.name, err, tc.err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -115,30 +104,6 @@ func TestIsolationPlan(t *testing.T) {
 	}
 	if k := (isolation{}); k.Experiment().Pending == "" {
 		t.Error("isolation needs a reboot: try must refuse it")
-	}
-	if err := (isolation{}).Vet("", cmdlineLoc, backend.FileValue("ro\n")); err == nil {
-		t.Error("Vet let isolation write /proc/cmdline")
-	}
-}
-
-func TestIsolationRules(t *testing.T) {
-	rules := isolation{}.Checkup().Rules
-	for _, tc := range []struct {
-		files map[string]string
-		want  string
-	}{
-		{nil, "iso-unreadable"},
-		{map[string]string{"proc/cmdline": "ro nohz_full=2-3\n"}, "iso-nohz-ignored"},
-		{map[string]string{"proc/cmdline": "ro nohz_full=2-3\n", "sys/devices/system/cpu/nohz_full": "(null)\n"}, "iso-nohz-ignored"},
-		{map[string]string{"proc/cmdline": "ro isolcpus=2-3\n", "sys/devices/system/cpu/isolated": "2-3\n"}, "iso-tick-kept"},
-		{map[string]string{"proc/cmdline": "ro isolcpus=2-3 rcu_nocbs=2-3\n"}, "iso-set"},
-		{map[string]string{"proc/cmdline": partitionedCmdline, "sys/devices/system/cpu/nohz_full": "2-3\n"}, "iso-set"},
-		{map[string]string{"proc/cmdline": "ro quiet\n"}, "iso-none"},
-	} {
-		env, _ := isolationEnv(t, tc.files)
-		if got := firstRule(t, rules, caseOf(t, env, isolationName)); got != tc.want {
-			t.Errorf("%v: rule %s, want %s", tc.files, got, tc.want)
-		}
 	}
 }
 

@@ -182,7 +182,7 @@ var ksmRefs = []Reference{tunedRef("realtime-virtual-host", "sysfs", "/sys/kerne
 
 // Checkup is what the check-up knows of ksm.
 func (ksm) Checkup() Checkup {
-	return Checkup{Default: text("0"), Gather: GatherReading, Rules: ksmRules, References: ksmRefs}
+	return Checkup{Default: text("0"), Rules: ksmRules, References: ksmRefs}
 }
 
 // Experiment: ksmd scans registered memory, which no probe of try has.

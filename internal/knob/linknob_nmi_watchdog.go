@@ -230,8 +230,7 @@ func (k nmiWatchdog) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of nmi-watchdog: its default, how
 // its instances are read, the verdict rules and whose advice they cite.
 func (nmiWatchdog) Checkup() Checkup {
-	return Checkup{Default: text("1 (0 in KVM guests and where there is no hard lockup detector)"), Gather: GatherReading,
-		Rules: nmiWatchdogRules, References: nmiWatchdogRefs}
+	return Checkup{Default: text("1 (0 in KVM guests and where there is no hard lockup detector)"), Rules: nmiWatchdogRules, References: nmiWatchdogRefs}
 }
 
 // Experiment is how a change of nmi-watchdog takes effect for latlab try.

@@ -52,7 +52,7 @@ var numaBalancingKnob = &intSysctl{
 			}
 			return "1 (several nodes)"
 		},
-		Gather: GatherReading, Rules: numaRules, References: numaRefs,
+		Rules: numaRules, References: numaRefs,
 	},
 	// the probes of try neither migrate pages nor span nodes
 	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},

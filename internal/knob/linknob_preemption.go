@@ -247,7 +247,7 @@ func (k preemption) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of preemption: its default, how it
 // is read and the verdict rules.
 func (preemption) Checkup() Checkup {
-	return Checkup{Default: text("the kernel's build (voluntary on most distributions' PREEMPT_DYNAMIC kernels, full on some)"), Gather: GatherReading, Rules: preemptionRules}
+	return Checkup{Default: text("the kernel's build (voluntary on most distributions' PREEMPT_DYNAMIC kernels, full on some)"), Rules: preemptionRules}
 }
 
 // Experiment: a switch through debugfs takes effect at once; wake-ups

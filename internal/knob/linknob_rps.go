@@ -192,12 +192,56 @@ func (k rps) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of rps: its default, how its
 // instances are read and the verdict rules.
 func (rps) Checkup() Checkup {
-	return Checkup{Default: text("0 (off)"), Gather: GatherRxQueues, Rules: rpsRules}
+	return Checkup{Default: text("0 (off)"), Rules: rpsRules}
 }
 
 // Experiment is how a change of rps takes effect for latlab try.
 func (rps) Experiment() Experiment {
 	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle, Probe: ProbeUDP}
+}
+
+// Cases gathers the check-up's cases of rps: one per physical network
+// interface with rx queues, standing for them (a QueueGroup).
+func (k rps) Cases(env *Env) []*Case {
+	var cs []*Case
+	for _, ifc := range physicalIfaces(env) {
+		r, err := k.Get(env, Selector{Iface: ifc})
+		if err != nil {
+			c := baseCase(env, k)
+			c.Target, c.Err = ifc, err
+			cs = append(cs, c)
+			continue
+		}
+		if len(r.Items) == 0 {
+			continue // no rx queues in sysfs (kernels without CONFIG_RPS)
+		}
+		c := baseCase(env, k)
+		c.Target = ifc
+		var q QueueGroup
+		var steered []string
+		for _, it := range r.Items {
+			on := !strings.HasPrefix(it.Meaning, "off")
+			q = append(q, Instance{Name: strings.TrimPrefix(it.Target, ifc+" "), Value: it.Value, Steered: on})
+			if on {
+				steered = append(steered, strings.TrimPrefix(it.Target, ifc+" ")+" "+it.Meaning)
+			}
+		}
+		c.Detail = q
+		if len(steered) == 0 {
+			c.Value = fmt.Sprintf("0 on %d rx queue(s)", len(r.Items))
+			c.Meaning = "off: packets are processed on the interrupted CPU"
+		} else {
+			c.Value = fmt.Sprintf("set on %d of %d rx queue(s)", len(steered), len(r.Items))
+			c.Meaning = strings.Join(steered, "; ")
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty = true
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 var rpsRules = []Rule{
@@ -206,7 +250,7 @@ var rpsRules = []Rule{
 		Reason: text("no network interface with rx queues was found")},
 	{ID: "rps-off", Verdict: Default, When: "0 on every rx queue",
 		Match: func(c *Case) bool {
-			for _, g := range c.Group {
+			for _, g := range queueGroup(c) {
 				if g.Steered {
 					return false
 				}

@@ -223,8 +223,7 @@ func (k rtThrottling) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of rt-throttling: its default, how
 // its instances are read, the verdict rules and whose advice they cite.
 func (rtThrottling) Checkup() Checkup {
-	return Checkup{Default: text("950000/1000000 µs (0.95 s of every second)"), Gather: GatherReading,
-		Rules: rtThrottlingRules, References: rtThrottlingRefs}
+	return Checkup{Default: text("950000/1000000 µs (0.95 s of every second)"), Rules: rtThrottlingRules, References: rtThrottlingRefs}
 }
 
 // Experiment is how a change of rt-throttling takes effect for latlab

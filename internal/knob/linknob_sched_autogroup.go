@@ -28,7 +28,7 @@ var schedAutogroupKnob = &intSysctl{
 	numbered: true,
 	data:     boolData,
 	vet:      vetBool01,
-	checkup: Checkup{Default: text("1 (on)"), Gather: GatherReading, Rules: schedAutogroupRules,
+	checkup: Checkup{Default: text("1 (on)"), Rules: schedAutogroupRules,
 		References: schedAutogroupRefs},
 	// The grouping shows only against CPU load in another session, which
 	// try's probes do not make.

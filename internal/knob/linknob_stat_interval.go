@@ -27,7 +27,7 @@ var statIntervalKnob = &intSysctl{
 		"A longer interval makes those wake-ups rarer: tuned's realtime and cpu-partitioning profiles set 10. The cost: /proc/vmstat, /proc/meminfo and the counters memory reclaim reads approximately lag by up to the interval.",
 	},
 	data: func(n int) map[string]any { return map[string]any{"seconds": n} },
-	checkup: Checkup{Default: text("1"), Gather: GatherReading, Rules: statIntervalRules, References: statIntervalRefs,
+	checkup: Checkup{Default: text("1"), Rules: statIntervalRules, References: statIntervalRefs,
 		// the default, against the longer interval
 		TryValue: tryAfter("stat-interval-long", "1")},
 	// The sleep probe sees the kworker wake-ups a longer interval

@@ -41,7 +41,7 @@ var swappinessKnob = &intSysctl{
 		return nil
 	},
 	facts:   swapFactsOf,
-	checkup: Checkup{Default: text("60"), Gather: GatherReading, Rules: swappinessRules, References: swappinessRefs},
+	checkup: Checkup{Default: text("60"), Rules: swappinessRules, References: swappinessRefs},
 	// no probe of try is swapped out, so none shows a change
 	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
 }

@@ -21,7 +21,7 @@ var tcpDsackKnob = &intSysctl{
 	explain:    []string{"net.ipv4.tcp_dsack: 1 (default) on, 0 off.", "on: " + dsackMeaning("1"), "off: " + dsackMeaning("0")},
 	numbered:   true,
 	data:       boolData,
-	checkup:    Checkup{Default: text("1"), Gather: GatherReading, Rules: tcpDsackRules},
+	checkup:    Checkup{Default: text("1"), Rules: tcpDsackRules},
 	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
 }
 

@@ -154,7 +154,7 @@ func (k tcpRecovery) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of tcp-recovery: its default, how its
 // instances are read and the verdict rules.
 func (tcpRecovery) Checkup() Checkup {
-	return Checkup{Default: text("1"), Gather: GatherReading, Rules: tcpRecoveryRules}
+	return Checkup{Default: text("1"), Rules: tcpRecoveryRules}
 }
 
 // Experiment is how a change of tcp-recovery takes effect for latlab try.

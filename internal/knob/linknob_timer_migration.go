@@ -31,7 +31,7 @@ var timerMigrationKnob = &intSysctl{
 		}
 		return nil
 	},
-	checkup: Checkup{Default: text("1 (on)"), Gather: GatherReading, Rules: timerMigrationRules,
+	checkup: Checkup{Default: text("1 (on)"), Rules: timerMigrationRules,
 		References: timerMigrationRefs,
 		TryValue:   tryAfter("timer-mig-off", "1")},
 	// A change takes effect at once, for the timers armed after it; the

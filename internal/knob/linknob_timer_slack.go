@@ -183,13 +183,24 @@ func (k timerSlack) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of timer-slack: its default, how its
 // instances are read and the verdict rules.
 func (timerSlack) Checkup() Checkup {
-	return Checkup{Default: func(*Case) string { return "50µs" }, Gather: GatherOwn, Rules: timerSlackRules,
+	return Checkup{Default: func(*Case) string { return "50µs" }, Rules: timerSlackRules,
 		TryValue: func(*Case, string) string { return "50us" }}
 }
 
 // Experiment is how a change of timer-slack takes effect for latlab try.
 func (timerSlack) Experiment() Experiment {
 	return Experiment{Scope: ScopeProcess, Settle: 100 * time.Millisecond, Probe: ProbeSleep, RealtimeNote: "SCHED_FIFO threads have no timer slack: at realtime priority the arms differ in name only"}
+}
+
+// Cases gathers the check-up's case of timer-slack: latlab's own slack,
+// what the program that started it passed on (slack is inherited over
+// fork and exec).
+func (k timerSlack) Cases(env *Env) []*Case {
+	cs := readCases(env, k, Selector{})
+	for _, c := range cs {
+		c.Target = "latlab's own"
+	}
+	return cs
 }
 
 var timerSlackRules = []Rule{

@@ -199,7 +199,7 @@ func (k thp) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			v = backend.FileValue(string(list))
+			v = backend.FileValue(string(list) + "\n") // s is trimmed
 		}
 		if err := p.add(env, part.loc, v); err != nil {
 			return nil, err
@@ -257,7 +257,7 @@ func (thp) Checkup() Checkup {
 			}
 			return "always or madvise (the kernel's build option)"
 		},
-		Gather: GatherReading, Rules: thpRules, References: thpRefs,
+		Rules: thpRules, References: thpRefs,
 	}
 }
 

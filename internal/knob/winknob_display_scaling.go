@@ -258,7 +258,7 @@ func (k displayScaling) Vet(target string, l backend.Loc, v backend.Value) error
 // Checkup is what the check-up knows of display-scaling: its default, how its
 // instances are read and the verdict rules.
 func (displayScaling) Checkup() Checkup {
-	return Checkup{Default: text("the driver's choice"), Gather: GatherRequests, Rules: displayScalingRules}
+	return Checkup{Default: text("the driver's choice"), Rules: displayScalingRules}
 }
 
 // Experiment is how a change of display-scaling takes effect for latlab try.
@@ -266,12 +266,63 @@ func (displayScaling) Experiment() Experiment {
 	return Experiment{Scope: ScopeSystem, Pending: "Windows applies it at the next display mode change or sign-in"}
 }
 
+// ActiveScaling is the Detail of a display-scaling case: the scaling each
+// active display path uses (QueryDisplayConfig), what a stored request
+// is judged against.
+type ActiveScaling []uint32
+
+func activeScaling(c *Case) ActiveScaling {
+	a, _ := c.Detail.(ActiveScaling)
+	return a
+}
+
+// Cases gathers the check-up's cases of display-scaling: the stored
+// requests (not the active paths, which are facts about them), numbered:
+// their ids carry the monitors' EDID serial numbers, which a shared
+// check-up must not.
+func (k displayScaling) Cases(env *Env) []*Case {
+	r, err := k.Get(env, Selector{})
+	if err != nil {
+		c := baseCase(env, k)
+		c.Err = err
+		return []*Case{c}
+	}
+	var cs []*Case
+	var active ActiveScaling
+	for _, it := range r.Items {
+		if it.Loc == nil {
+			if p, ok := it.Detail.(DisplayPath); ok {
+				active = append(active, p.Scaling)
+			}
+			continue // an active path (QueryDisplayConfig)
+		}
+		c := baseCase(env, k)
+		fill(c, it, r.Notes)
+		c.Target = fmt.Sprintf("configuration %d", len(cs)+1)
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		c := baseCase(env, k)
+		c.Empty, c.Notes = true, r.Notes
+		if len(active) > 0 {
+			// The same answer knob list gives: nothing stored, and
+			// what the active paths use.
+			c.Value = "none stored; in use: " + scalingNames(active)
+		}
+		cs = append(cs, c)
+	}
+	for _, c := range cs {
+		c.Detail = active
+	}
+	return cs
+}
+
 var displayScalingRules = []Rule{
 	{ID: "display-none", Verdict: Default, When: "no Scaling values stored",
 		Match: func(c *Case) bool { return c.Empty },
 		Reason: func(c *Case) string {
-			if len(c.ActiveScaling) > 0 {
-				return "the display driver has stored no configuration; the active paths use " + ScalingNames(c.ActiveScaling) + " (QueryDisplayConfig)"
+			if len(activeScaling(c)) > 0 {
+				return "the display driver has stored no configuration; the active paths use " + scalingNames(activeScaling(c)) + " (QueryDisplayConfig)"
 			}
 			return "the display driver has stored no configuration"
 		}},
@@ -311,10 +362,10 @@ var displayScalingRules = []Rule{
 	// nothing: judged against the active mode, not the registry.
 	{ID: "display-native", Verdict: Suspicious, When: "identity, centered, stretched or custom requested while every active path uses identity",
 		Match: func(c *Case) bool {
-			if len(c.ActiveScaling) == 0 {
+			if len(activeScaling(c)) == 0 {
 				return false
 			}
-			for _, n := range c.ActiveScaling {
+			for _, n := range activeScaling(c) {
 				if n != 1 {
 					return false
 				}
@@ -335,7 +386,7 @@ var displayScalingRules = []Rule{
 }
 
 // ScalingNames names the distinct scalings of the active paths.
-func ScalingNames(active []uint32) string {
+func scalingNames(active []uint32) string {
 	var names []string
 	for _, n := range active {
 		sc, _ := LookupScaling(n)

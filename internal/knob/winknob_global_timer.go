@@ -95,7 +95,7 @@ func (k globalTimer) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of global-timer-resolution-requests: its default, how its
 // instances are read and the verdict rules.
 func (globalTimer) Checkup() Checkup {
-	return Checkup{Default: gtrrDefault, Gather: GatherReading, Rules: globalTimerRules}
+	return Checkup{Default: gtrrDefault, Rules: globalTimerRules}
 }
 
 // Experiment is how a change of global-timer-resolution-requests takes effect for latlab try.

@@ -350,7 +350,7 @@ func (k intModeration) Vet(target string, l backend.Loc, v backend.Value) error 
 // Checkup is what the check-up knows of interrupt-moderation: its default, how its
 // instances are read and the verdict rules.
 func (intModeration) Checkup() Checkup {
-	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: interruptModerationRules}
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Rules: interruptModerationRules}
 }
 
 // Experiment is how a change of interrupt-moderation takes effect for latlab try.

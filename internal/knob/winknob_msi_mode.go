@@ -259,7 +259,7 @@ func (k msiMode) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of msi-mode: its default, how its
 // instances are read and the verdict rules.
 func (msiMode) Checkup() Checkup {
-	return Checkup{Default: text("what the driver's INF writes (most MSI-capable NICs: 1)"), Gather: GatherReading, Rules: msiModeRules}
+	return Checkup{Default: text("what the driver's INF writes (most MSI-capable NICs: 1)"), Rules: msiModeRules}
 }
 
 // Experiment is how a change of msi-mode takes effect for latlab try.

@@ -137,7 +137,7 @@ func (k netThrottle) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of network-throttling-index: its default, how its
 // instances are read and the verdict rules.
 func (netThrottle) Checkup() Checkup {
-	return Checkup{Default: text("10 (absent)"), Gather: GatherReading, Rules: netThrottleRules}
+	return Checkup{Default: text("10 (absent)"), Rules: netThrottleRules}
 }
 
 // Experiment is how a change of network-throttling-index takes effect for latlab try.

@@ -227,7 +227,7 @@ func (k nicBuffers) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of nic-buffers: its default, how its
 // instances are read and the verdict rules.
 func (nicBuffers) Checkup() Checkup {
-	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicBuffersRules}
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Rules: nicBuffersRules}
 }
 
 // Experiment is how a change of nic-buffers takes effect for latlab try.

@@ -385,7 +385,7 @@ func (k nicPowerSaving) Vet(target string, l backend.Loc, v backend.Value) error
 // Checkup is what the check-up knows of nic-power-saving: its default, how its
 // instances are read and the verdict rules.
 func (nicPowerSaving) Checkup() Checkup {
-	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: nicPowerSavingRules}
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Rules: nicPowerSavingRules}
 }
 
 // Experiment is how a change of nic-power-saving takes effect for latlab try.

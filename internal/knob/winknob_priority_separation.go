@@ -228,7 +228,7 @@ func (k prioSep) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of win32-priority-separation: its default, how its
 // instances are read and the verdict rules.
 func (prioSep) Checkup() Checkup {
-	return Checkup{Default: func(c *Case) string { return fmt.Sprintf("0x%X (%s)", prisepDefault(c.Server), platformName(c.Server)) }, Gather: GatherReading, Rules: prioSepRules,
+	return Checkup{Default: func(c *Case) string { return fmt.Sprintf("0x%X (%s)", prisepDefault(c.Server), platformName(c.Server)) }, Rules: prioSepRules,
 		TryValue: prisepTry}
 }
 

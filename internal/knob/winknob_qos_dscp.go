@@ -310,7 +310,7 @@ func (k qosDSCP) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of qos-dscp: its default, how its
 // instances are read and the verdict rules.
 func (qosDSCP) Checkup() Checkup {
-	return Checkup{Default: text("no policy"), Gather: GatherReading, Rules: qosDscpRules}
+	return Checkup{Default: text("no policy"), Rules: qosDscpRules}
 }
 
 // Experiment is how a change of qos-dscp takes effect for latlab try.

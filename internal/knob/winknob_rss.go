@@ -251,7 +251,7 @@ func (k rssKnob) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of rss: its default, how its
 // instances are read and the verdict rules.
 func (rssKnob) Checkup() Checkup {
-	return Checkup{Default: text("the driver's Ndi\\Params default"), Gather: GatherReading, Rules: rssRules}
+	return Checkup{Default: text("the driver's Ndi\\Params default"), Rules: rssRules}
 }
 
 // Experiment is how a change of rss takes effect for latlab try.

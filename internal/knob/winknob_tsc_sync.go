@@ -93,7 +93,7 @@ func (k tscSync) Vet(target string, l backend.Loc, v backend.Value) error {
 // Checkup is what the check-up knows of tsc-sync-policy: its default, how its
 // instances are read and the verdict rules.
 func (tscSync) Checkup() Checkup {
-	return Checkup{Default: text("default (absent)"), Gather: GatherReading, Rules: tscSyncRules}
+	return Checkup{Default: text("default (absent)"), Rules: tscSyncRules}
 }
 
 // Experiment is how a change of tsc-sync-policy takes effect for latlab try.

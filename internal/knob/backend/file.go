@@ -115,7 +115,9 @@ func writeStep(step string) {
 // A Loc named ChoiceName is a file that lists its choices and brackets the
 // one in force ("always [madvise] never"): a write of such a list writes
 // the bracketed word, the only form the kernel takes, and in a --root
-// tree moves the bracket, as the kernel would then show the file.
+// tree moves the bracket, as the kernel would then show the file. A Loc
+// named NameSelected is written so too: the bare word to the kernel, the
+// list with its mark moved in a --root tree.
 func (f Files) Write(l Loc, v Value) error {
 	if v.IsAbsent() {
 		return fmt.Errorf("%s: a kernel setting file cannot be deleted", l)
@@ -134,6 +136,15 @@ func (f Files) Write(l Loc, v Value) error {
 			}
 		}
 		v = FileValue(word + "\n")
+	}
+	if l.Name == NameSelected {
+		// The same in a --root tree for a list whose selection is read
+		// (debugfs's sched/preempt): the mark moves to the word written.
+		if cur, err := f.Read(Loc{Backend: l.Backend, Path: l.Path}); err == nil && !cur.IsAbsent() {
+			if listed, err = MoveBracket(string(cur.Data), strings.TrimSpace(string(v.Data))); err != nil {
+				return fmt.Errorf("write %q to %s: %w", strings.TrimSpace(string(v.Data)), l, err)
+			}
+		}
 	}
 	fh, err := f.open(l.Path, os.O_WRONLY|openNonblock)
 	if err != nil {
@@ -293,22 +304,48 @@ func marked(w string) (string, bool) {
 	return "", false
 }
 
-// MoveBracket is a choice file's content with word bracketed instead, as
-// the kernel shows it after the write; nil when the file holds no list.
-// A word the list lacks is refused, as the kernel refuses it (EINVAL).
+// MoveBracket is a choice file's content with word marked instead, as
+// the kernel shows it after the write, in the marks and the spacing the
+// file uses ("none voluntary (full) lazy \n" stays so laid out); nil when
+// the file holds no list. A word the list lacks is refused, as the kernel
+// refuses it (EINVAL).
 func MoveBracket(cur, word string) ([]byte, error) {
 	choices, chosen := ChoiceList(cur)
 	if chosen == "" {
 		return nil, nil
 	}
+	open, shut := "[", "]"
+	if strings.Contains(cur, "("+chosen+")") {
+		open, shut = "(", ")"
+	}
+	var out strings.Builder
 	found := false
-	for i, c := range choices {
-		if c == word {
-			choices[i], found = "["+c+"]", true
+	for i := 0; i < len(cur); {
+		j := i
+		for j < len(cur) && !isSpace(cur[j]) {
+			j++
 		}
+		if j == i {
+			out.WriteByte(cur[i])
+			i++
+			continue
+		}
+		w := cur[i:j]
+		if m, ok := marked(w); ok {
+			w = m
+		}
+		if w == word {
+			w, found = open+w+shut, true
+		}
+		out.WriteString(w)
+		i = j
 	}
 	if !found {
 		return nil, fmt.Errorf("%w: not one of %s", fs.ErrInvalid, strings.Join(choices, " "))
 	}
-	return []byte(strings.Join(choices, " ") + "\n"), nil
+	return []byte(out.String()), nil
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
 }

@@ -1,10 +1,16 @@
-// Package suite is the conformance suite every knob of files (procfs,
-// sysfs) runs from its own test file, the way restic's backends run one
-// generic test suite: the explanation; the reading of a fixture tree;
-// Plan, Apply and Revert giving the tree back byte for byte; Vet taking
-// the knob's own places and values and refusing others'; every check-up
-// rule reached by a case, the last a catch-all; the experiment facts
-// latlab try needs.
+// Package suite is the conformance suite every knob runs from its own
+// test file, the way restic's backends run one generic test suite: the
+// explanation; the reading of a fixture; Plan, Apply and Revert giving the
+// machine back byte for byte, values that were absent absent again; Vet
+// taking the knob's own places and values and refusing others'; every
+// check-up rule reached by a case, as the check-up reads the knob
+// (knob.Cases), the last rule a catch-all; the experiment facts latlab
+// try needs.
+//
+// RunFiles runs it on a knob of files (procfs, sysfs) over a fixture
+// tree, with what it reads beyond files (a systemd, a driver) added by an
+// Env hook; RunRegistry on a knob of the Windows registry or the BCD
+// store over an in-memory registry, on any OS.
 //
 // It is a package of its own, beside knobtest's test doubles, because it
 // imports package knob, whose internal tests import knobtest: the files
@@ -12,6 +18,7 @@
 package suite
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -47,6 +54,13 @@ type Files struct {
 	// and the check-up rule each one's reading must reach. Together they
 	// must reach every rule of the knob.
 	Rules []Rule
+	// Env, when set, adds to the Env over the fixture tree what the knob
+	// reads beyond files (a systemd, say), for every part of the suite.
+	Env func(t *testing.T, e *knob.Env)
+	// Extra are places beyond the files the knob writes through another
+	// backend (a service's state): after set and revert each must read as
+	// before. Set's Files may name them by Loc.String().
+	Extra []backend.Loc
 	// More marks a further fixture of a knob (another kernel, say) whose
 	// main one reaches every rule and names the foreign places: here the
 	// Rules and Foreign given are checked, and none are required.
@@ -80,7 +94,9 @@ func File(path, content string) Place {
 // targets are judged apart. Reason, when set, is a part of the reason the
 // rule gives (for every target).
 type Rule struct {
-	Files    map[string]string
+	Files map[string]string
+	// Env changes the machine beyond its files, after Files.Env.
+	Env      func(t *testing.T, e *knob.Env)
 	Rule     string
 	ByTarget map[string]string
 	Reason   string
@@ -96,6 +112,80 @@ var outside = []Place{
 // RunFiles runs the suite on c.
 func RunFiles(t *testing.T, c Files) {
 	t.Helper()
+	sp := spec{Knob: c.Knob, Sel: c.Sel, Explain: c.Explain, Bad: c.Bad, Foreign: c.Foreign, More: c.More, Env: c.Env}
+	sp.newEnv = func(t *testing.T, rule int) (*knob.Env, func() map[string]string) {
+		tree := c.Tree
+		var edit func(*testing.T, *knob.Env)
+		if rule >= 0 {
+			tree = maps.Clone(c.Tree)
+			for f, content := range c.Rules[rule].Files {
+				if content == "" {
+					delete(tree, f)
+				} else {
+					tree[f] = content
+				}
+			}
+			edit = c.Rules[rule].Env
+		}
+		e, root := env(t, tree, c.Env, edit)
+		return e, func() map[string]string {
+			snap := testutil.SnapshotTree(t, root)
+			for _, l := range c.Extra {
+				b, ok := e.Backends[l.Backend]
+				if !ok {
+					t.Fatalf("no %s backend for %s", l.Backend, l)
+				}
+				v, err := b.Read(l)
+				if err != nil {
+					t.Fatalf("read %s: %v", l, err)
+				}
+				snap[l.String()] = v.String()
+			}
+			return snap
+		}
+	}
+	for _, st := range c.Set {
+		sp.Set = append(sp.Set, setSpec{Value: st.Value, Want: st.Files, NoChange: st.NoChange})
+	}
+	for _, r := range c.Rules {
+		sp.Rules = append(sp.Rules, ruleSpec{What: fmt.Sprint(r.Files), Rule: r.Rule, ByTarget: r.ByTarget, Reason: r.Reason})
+	}
+	run(t, sp)
+}
+
+// spec is what the suite checks of a knob, whatever its backend: newEnv
+// makes the machine (rule -1: the fixture; otherwise with rule case
+// rule's changes) and a snapshot of what the knob may change there.
+type spec struct {
+	Knob    string
+	Sel     knob.Selector
+	Env     func(*testing.T, *knob.Env)
+	newEnv  func(t *testing.T, rule int) (*knob.Env, func() map[string]string)
+	Explain []string
+	Set     []setSpec
+	Bad     map[string]string
+	Foreign []Place
+	Rules   []ruleSpec
+	More    bool
+}
+
+// setSpec: Want holds snapshot entries after the set; absentEntry says
+// the entry must be gone.
+type setSpec struct {
+	Value    string
+	Want     map[string]string
+	NoChange bool
+}
+
+type ruleSpec struct {
+	What, Rule, Reason string
+	ByTarget           map[string]string
+}
+
+const absentEntry = "\x00absent"
+
+func run(t *testing.T, c spec) {
+	t.Helper()
 	k, err := knob.Lookup(c.Knob)
 	if err != nil {
 		t.Fatal(err)
@@ -109,18 +199,24 @@ func RunFiles(t *testing.T, c Files) {
 	t.Run("bad values", func(t *testing.T) { bad(t, k, c) })
 	t.Run("vet", func(t *testing.T) { vet(t, k, c) })
 	t.Run("rules", func(t *testing.T) { rules(t, k, c) })
-	t.Run("experiment", func(t *testing.T) { Experiment(t, k) })
+	t.Run("experiment", func(t *testing.T) { experiment(t, k) })
 }
 
-// env is an Env over a fixture root holding tree.
-func env(t *testing.T, tree map[string]string) (*knob.Env, string) {
+// env is an Env over a fixture root holding tree, changed by the edits.
+func env(t *testing.T, tree map[string]string, edits ...func(*testing.T, *knob.Env)) (*knob.Env, string) {
 	t.Helper()
 	root := testutil.TempDir(t)
 	testutil.WriteTree(t, root, tree)
-	return &knob.Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+	e := &knob.Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}
+	for _, f := range edits {
+		if f != nil {
+			f(t, e)
+		}
+	}
+	return e, root
 }
 
-func explain(t *testing.T, k knob.Knob, c Files) {
+func explain(t *testing.T, k knob.Knob, c spec) {
 	for _, v := range append([]string{""}, c.Explain...) {
 		e, err := k.Explain(v, knob.ExplainOptions{})
 		if err != nil {
@@ -133,8 +229,8 @@ func explain(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func get(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree)
+func get(t *testing.T, k knob.Knob, c spec) {
+	e, _ := c.newEnv(t, -1)
 	r, err := k.Get(e, c.Sel)
 	if err != nil {
 		t.Fatal(err)
@@ -149,12 +245,12 @@ func get(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func setAndRevert(t *testing.T, k knob.Knob, c Files) {
+func setAndRevert(t *testing.T, k knob.Knob, c spec) {
 	if len(c.Set) == 0 {
 		t.Fatal("no value to set")
 	}
-	e, root := env(t, c.Tree)
-	before := testutil.SnapshotTree(t, root)
+	e, snap := c.newEnv(t, -1)
+	before := snap()
 	for _, s := range c.Set {
 		p, err := k.Plan(e, c.Sel, s.Value)
 		if err != nil {
@@ -180,24 +276,27 @@ func setAndRevert(t *testing.T, k knob.Knob, c Files) {
 		if err := knob.Apply(e, j, p); err != nil {
 			t.Errorf("apply %q: %v", s.Value, err)
 		}
-		after := testutil.SnapshotTree(t, root)
-		for f, want := range s.Files {
-			if after[f] != want {
-				t.Errorf("set %q: %s = %q, want %q", s.Value, f, after[f], want)
+		after := snap()
+		for f, want := range s.Want {
+			got, ok := after[f]
+			if want == absentEntry && ok {
+				t.Errorf("set %q: %s = %q, want it absent", s.Value, f, got)
+			} else if want != absentEntry && got != want {
+				t.Errorf("set %q: %s = %q, want %q", s.Value, f, got, want)
 			}
 		}
 		if _, err := knob.Revert(e, j, knob.MatchKnob(k.Name(), ""), false); err != nil {
 			t.Errorf("revert %q: %v", s.Value, err)
 		}
 		j.Close()
-		if got := testutil.SnapshotTree(t, root); !maps.Equal(got, before) {
-			t.Errorf("set %q and revert: the tree is %q, was %q", s.Value, got, before)
+		if got := snap(); !maps.Equal(got, before) {
+			t.Errorf("set %q and revert: the machine is %q, was %q", s.Value, got, before)
 		}
 	}
 }
 
-func bad(t *testing.T, k knob.Knob, c Files) {
-	e, _ := env(t, c.Tree)
+func bad(t *testing.T, k knob.Knob, c spec) {
+	e, _ := c.newEnv(t, -1)
 	for v, want := range c.Bad {
 		_, err := k.Plan(e, c.Sel, v)
 		if !badinput.Is(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -206,7 +305,7 @@ func bad(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func vet(t *testing.T, k knob.Knob, c Files) {
+func vet(t *testing.T, k knob.Knob, c spec) {
 	if len(c.Foreign) == 0 && !c.More {
 		t.Error("no foreign place: name the knob's neighbours Vet must refuse")
 	}
@@ -217,7 +316,7 @@ func vet(t *testing.T, k knob.Knob, c Files) {
 	}
 }
 
-func rules(t *testing.T, k knob.Knob, c Files) {
+func rules(t *testing.T, k knob.Knob, c spec) {
 	rs := k.Checkup().Rules
 	if len(rs) == 0 {
 		t.Fatal("no check-up rules")
@@ -226,16 +325,9 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 		t.Errorf("the last rule, %s, is not a catch-all", last.ID)
 	}
 	reached := map[string]bool{}
-	for _, rc := range c.Rules {
-		tree := maps.Clone(c.Tree)
-		for f, content := range rc.Files {
-			if content == "" {
-				delete(tree, f)
-			} else {
-				tree[f] = content
-			}
-		}
-		got := Judge(t, k, tree, c.Sel)
+	for i, rc := range c.Rules {
+		e, _ := c.newEnv(t, i)
+		got := judge(t, k, e)
 		for target, j := range got {
 			reached[j.Rule] = true
 			want := rc.Rule
@@ -243,10 +335,10 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 				want = rc.ByTarget[target]
 			}
 			if j.Rule != want {
-				t.Errorf("%v: %s reaches rule %s, want %s", rc.Files, target, j.Rule, want)
+				t.Errorf("%s: %s reaches rule %s, want %s", rc.What, target, j.Rule, want)
 			}
 			if !strings.Contains(j.Reason, rc.Reason) {
-				t.Errorf("%v: %s: rule %s says %q, want it to say %q", rc.Files, target, j.Rule, j.Reason, rc.Reason)
+				t.Errorf("%s: %s: rule %s says %q, want it to say %q", rc.What, target, j.Rule, j.Reason, rc.Reason)
 			}
 		}
 	}
@@ -261,28 +353,24 @@ func rules(t *testing.T, k knob.Knob, c Files) {
 // gives.
 type Judgement struct{ Rule, Reason string }
 
-// Judge reads k on tree and returns, per target, the first of the knob's
-// rules that matches the reading, as the check-up takes it; each must
-// give a reason.
-func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector) map[string]Judgement {
+// judge reads k through e as the check-up does (knob.Cases, whatever
+// the selector the rest of the suite uses) and returns, per target, the
+// first of the knob's rules that matches, each with a reason; a failed
+// reading is the rule "error", the check-up's generic rules' business.
+func judge(t *testing.T, k knob.Knob, e *knob.Env) map[string]Judgement {
 	t.Helper()
-	e, _ := env(t, tree)
-	r, err := k.Get(e, sel)
-	if err != nil {
-		t.Fatalf("get: %v", err)
-	}
+	cases := knob.Cases(e, k)
 	out := map[string]Judgement{}
-	for _, it := range r.Items {
-		c := &knob.Case{Knob: k.Name(), Target: it.Target, Value: it.Value, Meaning: it.Meaning, Raw: backend.Absent,
-			Detail: it.Detail, Extra: it.Extra, Warnings: it.Warnings, Notes: r.Notes}
-		if it.Raw != nil {
-			c.Raw = *it.Raw
+	for _, c := range cases {
+		if c.Err != nil {
+			out[c.Target] = Judgement{Rule: "error", Reason: c.Err.Error()}
+			continue
 		}
-		out[it.Target] = Judgement{Rule: "no rule"}
+		out[c.Target] = Judgement{Rule: "no rule"}
 		for _, rule := range k.Checkup().Rules {
 			if rule.Match(c) {
-				out[it.Target] = Judgement{Rule: rule.ID, Reason: rule.Reason(c)}
-				if out[it.Target].Reason == "" {
+				out[c.Target] = Judgement{Rule: rule.ID, Reason: rule.Reason(c)}
+				if out[c.Target].Reason == "" {
 					t.Errorf("rule %s gives no reason", rule.ID)
 				}
 				break
@@ -292,10 +380,10 @@ func Judge(t *testing.T, k knob.Knob, tree map[string]string, sel knob.Selector)
 	return out
 }
 
-// Experiment checks what latlab try reads of k: a scope it knows, a
+// experiment checks what latlab try reads of k: a scope it knows, a
 // settle time for a change it switches live, a probe it has (or none,
 // with the reason said by Unprobed or the TCP default).
-func Experiment(t *testing.T, k knob.Knob) {
+func experiment(t *testing.T, k knob.Knob) {
 	t.Helper()
 	e := k.Experiment()
 	live := e.Pending == "" && !e.Restart

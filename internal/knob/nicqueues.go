@@ -1,22 +1,17 @@
-package doctor
+package knob
 
 import (
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
-// nicIRQ is one queue interrupt of a network interface.
-type nicIRQ struct {
-	N         string
-	Allowed   string // smp_affinity_list
-	Delivered string // effective_affinity_list
-}
+// The knobs judged per network interface (irq-affinity, rps, coalescing)
+// gather their check-up cases over the physical interfaces that /sys
+// describes, as irq.ReadNetInfo maps them.
 
 // physicalNICs are the interfaces backed by a device (not lo, bridges,
 // ifb, veth), in the order sysfs lists them.
@@ -33,15 +28,27 @@ func physicalNICs(ni *irq.NetInfo) []string {
 	return out
 }
 
+// physicalIfaces are the physical network interfaces of env's root.
+func physicalIfaces(env *Env) []string {
+	return physicalNICs(netInfo(filesRoot(env)))
+}
+
+func filesRoot(env *Env) string {
+	if fb, ok := env.Backends[backend.BackendFile].(backend.Files); ok {
+		return fb.Root
+	}
+	return ""
+}
+
 // queueIRQs are an interface's interrupts that serve its queues: those
 // irq.ReadNetInfo maps to the device, without the configuration and link
 // interrupts.
-func queueIRQs(ni *irq.NetInfo, ifc string) []nicIRQ {
+func queueIRQs(ni *irq.NetInfo, ifc string, online int) QueueGroup {
 	f := ni.Iface(ifc)
 	if f == nil {
 		return nil
 	}
-	var out []nicIRQ
+	var out QueueGroup
 	for _, q := range f.IRQs {
 		action := ""
 		if len(q.Actions) > 0 {
@@ -50,7 +57,7 @@ func queueIRQs(ni *irq.NetInfo, ifc string) []nicIRQ {
 		if strings.HasSuffix(action, "config") || action == ifc {
 			continue
 		}
-		n := nicIRQ{N: strconv.Itoa(q.IRQ), Allowed: cpuset.FormatList(q.Affinity)}
+		n := Instance{Name: strconv.Itoa(q.IRQ), Allowed: cpuset.FormatList(q.Affinity), Online: online}
 		if len(q.Effective) > 0 {
 			n.Delivered = cpuset.FormatList(q.Effective)
 		}
@@ -59,21 +66,13 @@ func queueIRQs(ni *irq.NetInfo, ifc string) []nicIRQ {
 	return out
 }
 
-// maxSysfsRead bounds a read of one /proc or /sys file.
-const maxSysfsRead = 64 << 10
-
 // onlineCount is the number of online CPUs, 0 when unknown.
-func onlineCount(root string) int {
-	f, err := os.Open(filepath.Join(root, "sys", "devices", "system", "cpu", "online"))
+func onlineCount(env *Env) int {
+	s, _, err := readText(env, fileLoc("sys/devices/system/cpu/online"))
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSysfsRead))
-	if err != nil {
-		return 0
-	}
-	c, err := cpuset.ParseList(strings.TrimSpace(string(b)))
+	c, err := cpuset.ParseList(s)
 	if err != nil {
 		return 0
 	}
