@@ -65,14 +65,17 @@ func knobCommonFlags(fs *pflag.FlagSet, o *KnobOptions, state bool) {
 	}
 }
 
+// selectorFlags are the flags that say which instance of a knob a
+// command means; each help names the knobs that declare the flag
+// (knob.Selecting; generated into selectorKnobs).
 func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
-	fs.StringVar(&s.Adapter, "adapter", "", "Windows network adapter: name, class index (7) or GUID (rss, interrupt-moderation, msi-mode, nic-buffers, nic-power-saving)")
-	fs.StringVar(&s.Iface, "iface", "", "Linux network interface (rps, coalescing)")
-	fs.StringVar(&s.Queue, "queue", "", "Linux rx queue, e.g. rx-0 (rps; default all)")
-	fs.StringVar(&s.IRQ, "irq", "", "Linux IRQ number (irq-affinity)")
-	fs.StringVar(&s.PID, "pid", "", "Linux process id (timer-slack)")
-	fs.StringVar(&s.Config, "config", "", "Windows display configuration id or its prefix (display-scaling)")
-	fs.StringVar(&s.Policy, "policy", "", "Windows QoS policy name (qos-dscp)")
+	fs.StringVar(&s.Adapter, knob.SelAdapter, "", "Windows network adapter: name, class index (7) or GUID ("+selectorKnobs[knob.SelAdapter]+")")
+	fs.StringVar(&s.Iface, knob.SelIface, "", "Linux network interface ("+selectorKnobs[knob.SelIface]+")")
+	fs.StringVar(&s.Queue, knob.SelQueue, "", "Linux rx queue, e.g. rx-0 ("+selectorKnobs[knob.SelQueue]+"; default all)")
+	fs.StringVar(&s.IRQ, knob.SelIRQ, "", "Linux IRQ number ("+selectorKnobs[knob.SelIRQ]+")")
+	fs.StringVar(&s.PID, knob.SelPID, "", "Linux process id ("+selectorKnobs[knob.SelPID]+")")
+	fs.StringVar(&s.Config, knob.SelConfig, "", "Windows display configuration id or its prefix ("+selectorKnobs[knob.SelConfig]+")")
+	fs.StringVar(&s.Policy, knob.SelPolicy, "", "Windows QoS policy name ("+selectorKnobs[knob.SelPolicy]+")")
 	if set {
 		fs.StringVar(&s.App, "app", "", "qos-dscp: the program, e.g. game.exe (* for all)")
 		fs.StringVar(&s.Protocol, "protocol", "", "qos-dscp: tcp, udp or * (default *)")
@@ -87,7 +90,7 @@ func selectorFlags(fs *pflag.FlagSet, s *knob.Selector, set bool) {
 // cpuFlag is --cpus, the CPU list of the per-CPU knobs, for knob get and
 // set (--cpu before).
 func cpuFlag(fs *pflag.FlagSet, note io.Writer, s *knob.Selector) {
-	cpusFlag(fs, &s.CPU, "Linux CPUs, e.g. 0-3,8 (cpu-governor, energy-performance-preference, cpu-idle-states; default all)")
+	cpusFlag(fs, &s.CPU, "Linux CPUs, e.g. 0-3,8 ("+selectorKnobs[knob.SelCPUs]+"; default all)")
 	oldSpelling(fs, note, "cpu", "cpus", "")
 }
 

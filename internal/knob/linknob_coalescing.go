@@ -22,6 +22,9 @@ func coalesceLoc(iface string) backend.Loc {
 }
 
 func (coalescing) Name() string { return coalescingName }
+
+// Selectors are the selector flags coalescing reads.
+func (coalescing) Selectors() []string { return []string{SelIface} }
 func (coalescing) Summary() string {
 	return "interrupt coalescing of a network interface: how long and how many packets the NIC waits before interrupting (ethtool -c/-C)"
 }

@@ -19,6 +19,9 @@ const cpuGovernorName = "cpu-governor"
 type cpuGovernor struct{ linuxKnob }
 
 func (cpuGovernor) Name() string { return cpuGovernorName }
+
+// Selectors are the selector flags cpuGovernor reads.
+func (cpuGovernor) Selectors() []string { return []string{SelCPUs} }
 func (cpuGovernor) Summary() string {
 	return "how each CPU picks its clock frequency (cpufreq/scaling_governor)"
 }

@@ -22,6 +22,9 @@ const cpuIdleStatesName = "cpu-idle-states"
 type cpuIdleStates struct{ linuxKnob }
 
 func (cpuIdleStates) Name() string { return cpuIdleStatesName }
+
+// Selectors are the selector flags cpuIdleStates reads.
+func (cpuIdleStates) Selectors() []string { return []string{SelCPUs} }
 func (cpuIdleStates) Summary() string {
 	return "which idle states (C-states) CPUs may enter (cpuidle/stateN/disable)"
 }

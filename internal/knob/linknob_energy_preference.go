@@ -20,6 +20,9 @@ const energyPreferenceName = "energy-performance-preference"
 type energyPreference struct{ linuxKnob }
 
 func (energyPreference) Name() string { return energyPreferenceName }
+
+// Selectors are the selector flags energyPreference reads.
+func (energyPreference) Selectors() []string { return []string{SelCPUs} }
 func (energyPreference) Summary() string {
 	return "energy/speed hints: EPP and energy_perf_bias"
 }

@@ -20,6 +20,9 @@ const irqAffinityName = "irq-affinity"
 type irqAffinity struct{ linuxKnob }
 
 func (irqAffinity) Name() string { return irqAffinityName }
+
+// Selectors are the selector flags irqAffinity reads.
+func (irqAffinity) Selectors() []string { return []string{SelIRQ} }
 func (irqAffinity) Summary() string {
 	return "which CPUs may service an interrupt (/proc/irq/N/smp_affinity_list)"
 }

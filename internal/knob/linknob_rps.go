@@ -19,6 +19,9 @@ const rpsName = "rps"
 type rps struct{ linuxKnob }
 
 func (rps) Name() string { return rpsName }
+
+// Selectors are the selector flags rps reads.
+func (rps) Selectors() []string { return []string{SelIface, SelQueue} }
 func (rps) Summary() string {
 	return "receive packet steering: CPUs that do protocol processing for an rx queue (rps_cpus)"
 }

@@ -21,6 +21,9 @@ func init() { register(timerSlack{}) }
 type timerSlack struct{ linuxKnob }
 
 func (timerSlack) Name() string { return timerSlackName }
+
+// Selectors are the selector flags timerSlack reads.
+func (timerSlack) Selectors() []string { return []string{SelPID} }
 func (timerSlack) Summary() string {
 	return "how late the kernel may fire a process's timers to batch wake-ups (/proc/PID/timerslack_ns)"
 }

@@ -22,6 +22,9 @@ const graphicsConfigKey = `HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers
 type displayScaling struct{ windowsKnob }
 
 func (displayScaling) Name() string { return displayScalingName }
+
+// Selectors are the selector flags displayScaling reads.
+func (displayScaling) Selectors() []string { return []string{SelConfig} }
 func (displayScaling) Summary() string {
 	return "the scaling mode requested for each display configuration (GraphicsDrivers\\Configuration\\...\\Scaling)"
 }

@@ -20,6 +20,9 @@ func init() { register(intModeration{}) }
 type intModeration struct{ windowsKnob }
 
 func (intModeration) Name() string { return interruptModerationName }
+
+// Selectors are the selector flags intModeration reads.
+func (intModeration) Selectors() []string { return []string{SelAdapter} }
 func (intModeration) Summary() string {
 	return "interrupt moderation of a network adapter: on/off and the driver's rate level (*InterruptModeration, ITR)"
 }

@@ -45,6 +45,9 @@ const (
 type msiMode struct{ windowsKnob }
 
 func (msiMode) Name() string { return msiModeName }
+
+// Selectors are the selector flags msiMode reads.
+func (msiMode) Selectors() []string { return []string{SelAdapter} }
 func (msiMode) Summary() string {
 	return "message-signaled interrupts of a network adapter's PCI device (MSISupported; after a reboot)"
 }

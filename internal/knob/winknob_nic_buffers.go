@@ -45,6 +45,9 @@ const keywordsSource = `Microsoft, "Keywords that can be edited" (standardized I
 type nicBuffers struct{ windowsKnob }
 
 func (nicBuffers) Name() string { return nicBuffersName }
+
+// Selectors are the selector flags nicBuffers reads.
+func (nicBuffers) Selectors() []string { return []string{SelAdapter} }
 func (nicBuffers) Summary() string {
 	return "receive and transmit buffers of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
 }

@@ -87,6 +87,9 @@ func powerKw(name string) (powerKeyword, bool) {
 type nicPowerSaving struct{ windowsKnob }
 
 func (nicPowerSaving) Name() string { return nicPowerSavingName }
+
+// Selectors are the selector flags nicPowerSaving reads.
+func (nicPowerSaving) Selectors() []string { return []string{SelAdapter} }
 func (nicPowerSaving) Summary() string {
 	return "power-saving features of a network adapter (*EEE, Green Ethernet, selective suspend...), those it declares"
 }

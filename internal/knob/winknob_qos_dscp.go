@@ -27,6 +27,10 @@ const NLAKey = `HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\QoS`
 type qosDSCP struct{ windowsKnob }
 
 func (qosDSCP) Name() string { return qosDscpName }
+
+// Selectors are the selector flags qosDSCP reads.
+func (qosDSCP) Selectors() []string { return []string{SelPolicy} }
+
 func (qosDSCP) Summary() string {
 	return "Group Policy QoS: the DSCP value Windows marks an application's packets with"
 }

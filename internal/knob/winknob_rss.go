@@ -49,6 +49,9 @@ func rssKw(name string) (rssKeyword, bool) {
 type rssKnob struct{ windowsKnob }
 
 func (rssKnob) Name() string { return rssName }
+
+// Selectors are the selector flags rssKnob reads.
+func (rssKnob) Selectors() []string { return []string{SelAdapter} }
 func (rssKnob) Summary() string {
 	return "receive side scaling of a network adapter: queues and CPUs (NDIS *RSS keywords)"
 }

@@ -31,6 +31,23 @@ func TestPagesAreCurrent(t *testing.T) {
 	}
 }
 
+// The generated Go files hold what the catalogue gives now.
+func TestFilesAreCurrent(t *testing.T) {
+	files, err := Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(root, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != f.Text {
+			t.Errorf("%s is not what the knob catalogue gives: run go run ./scripts/knobdoc", f.Path)
+		}
+	}
+}
+
 // Every knob has its row, every rule its row, in the catalogue's order.
 func TestTablesCoverTheCatalogue(t *testing.T) {
 	knobs := knobTable()

@@ -1,6 +1,8 @@
 // Command knobdoc rewrites the tables of docs/commands/ that come from the
-// knob catalogue (internal/knobdoc), between their marker comments. Run
-// it from the repository root after changing a knob's summary or rules:
+// knob catalogue (internal/knobdoc), between their marker comments, and
+// the Go files made from it (the selector flags' knob lists). Run it from
+// the repository root after changing a knob's summary, rules or
+// selectors:
 //
 //	go run ./scripts/knobdoc
 package main
@@ -26,6 +28,15 @@ func main() {
 			fail(fmt.Errorf("%s: %w", b.Page, err))
 		}
 		if err := os.WriteFile(b.Page, out, 0o644); err != nil {
+			fail(err)
+		}
+	}
+	files, err := knobdoc.Files()
+	if err != nil {
+		fail(err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f.Path, []byte(f.Text), 0o644); err != nil {
 			fail(err)
 		}
 	}
