@@ -8,7 +8,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // helpWidth is the width every line of --help fits in, whatever the
@@ -46,7 +46,7 @@ func setHelp(root *cobra.Command) {
 func writeUsage(w io.Writer, c *cobra.Command) {
 	fmt.Fprint(w, "Usage:\n")
 	if c.Runnable() {
-		writeLines(w, report.WrapHanging("  "+c.UseLine(), 4, helpWidth))
+		writeLines(w, textwrap.Hanging("  "+c.UseLine(), 4, helpWidth))
 	}
 	if c.HasAvailableSubCommands() {
 		fmt.Fprintf(w, "  %s [command]\n", c.CommandPath())
@@ -71,7 +71,7 @@ func writeUsage(w io.Writer, c *cobra.Command) {
 		for _, s := range c.Commands() {
 			if s.IsAvailableCommand() || s.Name() == "help" {
 				line := fmt.Sprintf("  %-*s  %s", pad, s.Name(), s.Short)
-				writeLines(w, report.WrapHanging(line, pad+4, helpWidth))
+				writeLines(w, textwrap.Hanging(line, pad+4, helpWidth))
 			}
 		}
 	}
@@ -92,7 +92,7 @@ func writeUsage(w io.Writer, c *cobra.Command) {
 // wrap (one long word) is wrapped here with its hanging indent.
 func writeFlagUsages(w io.Writer, s string) {
 	for _, l := range strings.Split(strings.TrimRight(s, " \n"), "\n") {
-		writeLines(w, report.WrapHanging(l, usageColumn(l), helpWidth))
+		writeLines(w, textwrap.Hanging(l, usageColumn(l), helpWidth))
 	}
 }
 
@@ -131,7 +131,7 @@ func wrapProse(l string, max int) []string {
 	if rest := l[indent:]; strings.HasPrefix(rest, "- ") || strings.HasPrefix(rest, "* ") {
 		indent += 2
 	}
-	return report.WrapHanging(l, indent, max)
+	return textwrap.Hanging(l, indent, max)
 }
 
 // wrapExample fits an example command line: a trailing "# comment" moves to

@@ -15,6 +15,7 @@ import (
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -89,9 +90,9 @@ Server 2022); on Linux slack is per thread, so it is a control.
 --load N runs N busy threads during the sweep: rank under load, idle sweeps
 mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 
-` + strings.Join(report.WrapHanging("Ranking: "+sweep.RankingReason+".", 0, 78), "\n") + `
+` + strings.Join(textwrap.Hanging("Ranking: "+sweep.RankingReason+".", 0, 78), "\n") + `
 
-` + strings.Join(report.WrapHanging(sweep.PopulationFindings+".", 0, 78), "\n"),
+` + strings.Join(textwrap.Hanging(sweep.PopulationFindings+".", 0, 78), "\n"),
 		Example: `  latlab sweep                                     # the research's 0.5-0.8ms micro-adjust (Windows)
   latlab sweep --from 0.5ms --to 0.52ms --step 0.0002ms --samples 200 --load 2 --csv sweep.csv --plot sweep.svg
   latlab sweep --from 1ns --to 100us --steps-per-decade 4 --json > slack.json   # Linux timer slack`,

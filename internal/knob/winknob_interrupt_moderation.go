@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -97,7 +98,7 @@ func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, erro
 			for _, l := range f.Levels {
 				items = append(items, l.Name+" "+l.Value)
 			}
-			ex.Text = append(ex.Text, wrapList(fmt.Sprintf("  %-22s", f.Family+" ("+f.Adapters+"):"), items)...)
+			ex.Text = append(ex.Text, textwrap.List(fmt.Sprintf("  %-22s", f.Family+" ("+f.Adapters+"):"), items, 80)...)
 		}
 		ex.Text = append(ex.Text,
 			"latlab shows and accepts each adapter's own Ndi\\Params\\ITR\\Enum; these",
@@ -133,7 +134,7 @@ func (intModeration) Explain(value string, o ExplainOptions) (*Explanation, erro
 					}
 				}
 			}
-			ex.Text = append(ex.Text, wrapList("ITR "+rate+": ", ms)...)
+			ex.Text = append(ex.Text, textwrap.List("ITR "+rate+": ", ms, 80)...)
 			if len(me.Matches) < len(itrFamilies) {
 				var missing []string
 				for _, f := range itrFamilies {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // nicBuffersName is the knob's name, written in this file only: the rest of
@@ -92,9 +93,9 @@ func parseBuffers(value string) ([]kv, error) {
 func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	ex := &Explanation{Knob: nicBuffersName}
 	if value == "" {
-		ex.Text = wrapWords("", "  ", strings.Fields("*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key), as "+keywordsSource+" describes them:"), 80)
+		ex.Text = textwrap.Hanging("*ReceiveBuffers and *TransmitBuffers (REG_SZ under the adapter's class key), as "+keywordsSource+" describes them:", 2, 80)
 		for _, b := range bufferKeywords {
-			ex.Text = append(ex.Text, wrapWords("  ", "    ", strings.Fields(b.name+": "+b.quote), 80)...)
+			ex.Text = append(ex.Text, textwrap.Hanging("  "+b.name+": "+b.quote, 4, 80)...)
 		}
 		ex.Text = append(ex.Text,
 			"What this adapter accepts is its driver's own: the Ndi\\Params of each",
@@ -115,7 +116,7 @@ func (nicBuffers) Explain(value string, o ExplainOptions) (*Explanation, error) 
 	for _, s := range kvs {
 		for _, b := range bufferKeywords {
 			if b.name == s.key {
-				ex.Text = append(ex.Text, wrapWords("", "  ", strings.Fields(fmt.Sprintf("%s=%d: %d %s; %s: %s", s.key, s.n, s.n, b.desc, keywordsSource, b.quote)), 80)...)
+				ex.Text = append(ex.Text, textwrap.Hanging(fmt.Sprintf("%s=%d: %d %s; %s: %s", s.key, s.n, s.n, b.desc, keywordsSource, b.quote), 2, 80)...)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/knob/prisep"
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // prioSepName is the knob's name, written in this file only: the rest of
@@ -76,25 +77,6 @@ func prioLines(d prisep.Decoded) []string {
 	return append(out, fmt.Sprintf("  foreground wait boost: +%d priority level(s)", d.ForegroundBoost))
 }
 
-// wrapWords joins words into lines of at most width columns (a longer
-// word gets a line of its own); lines after the first start with indent.
-func wrapWords(first, indent string, words []string, width int) []string {
-	var out []string
-	line, empty := first, true
-	for _, w := range words {
-		if !empty && len(line)+1+len(w) > width {
-			out = append(out, line)
-			line, empty = indent, true
-		}
-		if line != "" && !strings.HasSuffix(line, " ") {
-			line += " "
-		}
-		line += w
-		empty = false
-	}
-	return append(out, line)
-}
-
 func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 	po := prisep.Options{Server: o.Server, TickMs: o.TickMs}
 	ex := &Explanation{Knob: prioSepName}
@@ -112,7 +94,7 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 		}
 		bits := fmt.Sprintf("bits %s = interval %s%s, length %s%s, PsPrioritySeparation %d",
 			d.Binary, d.Interval, dflt(d.IntervalDefault), d.Length, dflt(d.LengthDefault), d.PsPrioritySeparation)
-		ex.Text = append(ex.Text, wrapWords("", "  ", strings.Fields(bits), 80)...)
+		ex.Text = append(ex.Text, textwrap.Hanging(bits, 2, 80)...)
 		ex.Text = append(ex.Text, fmt.Sprintf("ms at a %s ms clock interval (3 units per tick); %s platform defaults", prisep.FmtMs(d.TickMs), platform(o.Server)))
 		ex.Text = append(ex.Text, prioBoostEvidence...)
 	} else if o.Find == "" {
@@ -150,7 +132,7 @@ func (prioSep) Explain(value string, o ExplainOptions) (*Explanation, error) {
 		}
 		best := pe.Matches[0]
 		ex.Text = append(ex.Text, fmt.Sprintf("%s: use %s (states interval and length explicitly)", o.Find, best.Hex))
-		ex.Text = append(ex.Text, wrapWords("  all matches:", "    ", hs, 80)...)
+		ex.Text = append(ex.Text, textwrap.Hanging("  all matches: "+strings.Join(hs, " "), 4, 80)...)
 		ex.Text = append(ex.Text, fmt.Sprintf("  and every value with the same low 6 bits (0x%X, 0x%X, ...)", best.Effective|0x40, best.Effective|0x80))
 		if q.Length != "" && q.Setting != "" {
 			ex.Text = append(ex.Text, prioLines(best)[1:]...)

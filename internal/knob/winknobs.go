@@ -88,29 +88,6 @@ func platform(server bool) string {
 	return "client"
 }
 
-// wrapList joins items after head, continuing on lines indented to the
-// head's width, so that no line passes 80 columns.
-func wrapList(head string, items []string) []string {
-	var out []string
-	line := head
-	pad := strings.Repeat(" ", len(head))
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
-		if line != head && line != pad && len(line)+1+len(it) > 80 {
-			out = append(out, line)
-			line = pad
-		}
-		if line == head || line == pad {
-			line += it
-		} else {
-			line += " " + it
-		}
-	}
-	return append(out, line)
-}
-
 // Network adapters: shared by the rss and interrupt-moderation knobs.
 
 // NetClassKey is the device class key of network adapters.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -393,7 +394,7 @@ func referenceLines(refs []knob.Reference, reason string) []string {
 	return out
 }
 
-// wrapText is WrapHanging for a page that must hold 80 columns whatever
+// wrapText is textwrap.Hanging for a page that must hold 80 columns whatever
 // it quotes: text after first, continued after indent (spaces), and a
 // word longer than any line (a path, a hash) cut into pieces that fit
 // instead of left whole.
@@ -409,5 +410,5 @@ func wrapText(text, first, indent string, width int) []string {
 			words = append(words, string(r[:room]))
 		}
 	}
-	return WrapHanging(first+strings.Join(words, " "), len(indent), width)
+	return textwrap.Hanging(first+strings.Join(words, " "), len(indent), width)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/etl"
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -50,7 +51,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 			parts = append(parts, fmt.Sprintf("%d: %d", c.Value, c.Events))
 		}
 		if len(parts) > 0 {
-			for _, l := range WrapHanging(label+" "+strings.Join(parts, ", "), 6, 80-4) {
+			for _, l := range textwrap.Hanging(label+" "+strings.Join(parts, ", "), 6, 80-4) {
 				fmt.Fprintln(w, "    "+l)
 			}
 		}
@@ -80,7 +81,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 	} else {
 		fmt.Fprintln(w, "latlab commands that read this trace")
 		for _, u := range s.Uses {
-			for _, l := range WrapHanging(fmt.Sprintf("%s: %s", u.Command, u.Reads), 4, 78) {
+			for _, l := range textwrap.Hanging(fmt.Sprintf("%s: %s", u.Command, u.Reads), 4, 78) {
 				fmt.Fprintln(w, "  "+l)
 			}
 		}

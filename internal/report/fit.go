@@ -7,6 +7,8 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // widthWriter is an output that knows how many columns it has.
@@ -72,7 +74,7 @@ func (s tableSpec) write(w io.Writer) {
 				note := fmt.Sprintf("(not shown, for lack of width: %s)", strings.Join(gone, ", "))
 				lines := []string{note}
 				if cols > 0 {
-					lines = WrapHanging(note, 0, cols)
+					lines = textwrap.Hanging(note, 0, cols)
 				}
 				for _, l := range lines {
 					fmt.Fprintln(w, l)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // INF prints what `latlab inf` found: the listing of every device, or
@@ -156,16 +157,16 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each
-// starting with indent (WrapHanging: an item is one word).
+// starting with indent (textwrap.Hanging: an item is one word).
 func infWrapList(indent string, items []string) string {
 	if len(items) == 0 {
 		return indent + "none\n"
 	}
-	return strings.Join(WrapHanging(indent+strings.Join(items, ", "), len(indent), 80), "\n") + "\n"
+	return strings.Join(textwrap.Hanging(indent+strings.Join(items, ", "), len(indent), 80), "\n") + "\n"
 }
 
 // infWrapText breaks text at spaces into lines of at most 80 columns
-// (WrapHanging); lines after the first keep indent, or are indented two
+// (textwrap.Hanging); lines after the first keep indent, or are indented two
 // columns when there is none.
 func infWrapText(indent, text string) string {
 	if strings.TrimSpace(text) == "" {
@@ -175,5 +176,5 @@ func infWrapText(indent, text string) string {
 	if indent == "" {
 		next = 2
 	}
-	return strings.Join(WrapHanging(indent+strings.Join(strings.Fields(text), " "), next, 80), "\n") + "\n"
+	return strings.Join(textwrap.Hanging(indent+strings.Join(strings.Fields(text), " "), next, 80), "\n") + "\n"
 }

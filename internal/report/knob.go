@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // KnobList prints `knob list`: one row per knob with its value and what
@@ -100,7 +101,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 	if len(p.Changes) == 0 && len(p.Manual) > 0 {
 		fmt.Fprintf(w, "%s%s: latlab does not make this change itself; the steps:\n", p.Knob, target)
 		for i, m := range p.Manual {
-			for _, l := range WrapHanging(fmt.Sprintf("%d. %s", i+1, m.Do), 3, 78) {
+			for _, l := range textwrap.Hanging(fmt.Sprintf("%d. %s", i+1, m.Do), 3, 78) {
 				fmt.Fprintln(w, "  "+l)
 			}
 			if m.Line != "" {

@@ -7,8 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -122,42 +122,10 @@ func newTable() table.Writer {
 	return t
 }
 
-// WrapHanging wraps l at spaces to max columns, keeping its own spacing
-// (the padding of a column); continuation lines start at column indent. A
-// word wider than the line stays whole, on a line of its own.
-func WrapHanging(l string, indent, max int) []string {
-	l = strings.TrimRight(l, " ")
-	indent = min(indent, max/2)
-	var out []string
-	for text.StringWidthWithoutEscSequences(l) > max {
-		first := len(l) - len(strings.TrimLeft(l, " "))
-		cut, col := -1, 0
-		for i, r := range l {
-			if col > max {
-				break
-			}
-			if r == ' ' && i > first {
-				cut = i
-			}
-			col += text.RuneWidth(r)
-		}
-		if cut < 0 { // a word wider than the line: whole, on its own
-			j := strings.IndexByte(l[first:], ' ')
-			if j < 0 {
-				break
-			}
-			cut = first + j
-		}
-		out = append(out, strings.TrimRight(l[:cut], " "))
-		l = strings.Repeat(" ", indent) + strings.TrimLeft(l[cut:], " ")
-	}
-	return append(out, l)
-}
-
-// writeHanging writes line within 80 columns (WrapHanging), its
+// writeHanging writes line within 80 columns (textwrap.Hanging), its
 // continuation lines indented indent columns.
 func writeHanging(w io.Writer, line string, indent int) {
-	for _, l := range WrapHanging(line, indent, 80) {
+	for _, l := range textwrap.Hanging(line, indent, 80) {
 		fmt.Fprintln(w, l)
 	}
 }

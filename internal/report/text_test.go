@@ -37,17 +37,3 @@ func TestSummaryTable(t *testing.T) {
 		}
 	}
 }
-
-func TestWrapHanging(t *testing.T) {
-	got := WrapHanging("  compare    say with statistics whether results differ (bootstrap CIs, Mann-Whitney, KS)", 13, 60)
-	want := []string{
-		"  compare    say with statistics whether results differ",
-		"             (bootstrap CIs, Mann-Whitney, KS)",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got %q", got)
-	}
-	if got := WrapHanging("  "+strings.Repeat("x", 90), 4, 80); len(got) != 1 {
-		t.Errorf("a word wider than the line: %q", got)
-	}
-}

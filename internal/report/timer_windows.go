@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -17,7 +18,7 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 		// The rule PC-Tuning and Bruce Dawson measured (timer.SleepTicks):
 		// 0.5 ms gives 3 ticks, 1.5 ms; 0.5068 ms gives 2, 1.0136 ms.
 		words, _ := timer.SleepPredictionOn(st.Build, time.Millisecond, time.Duration(st.Current100ns)*100)
-		for i, l := range WrapHanging("predicted: "+words, 0, 78) {
+		for i, l := range textwrap.Hanging("predicted: "+words, 0, 78) {
 			if i > 0 {
 				l = "  " + l
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/latlab/latlab/internal/textwrap"
 )
 
 // LineWrapper is a human output whose lines are wrapped to the width of
@@ -71,7 +73,7 @@ func (l *LineWrapper) emit(newline bool) {
 		b.WriteString(s)
 	} else {
 		indent := len(s) - len(strings.TrimLeft(s, " ")) + 2
-		b.WriteString(strings.Join(WrapHanging(s, indent, l.cols), "\n"))
+		b.WriteString(strings.Join(textwrap.Hanging(s, indent, l.cols), "\n"))
 	}
 	if newline {
 		b.WriteByte('\n')
