@@ -157,12 +157,12 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each
-// starting with indent (textwrap.Hanging: an item is one word).
+// starting with indent (textwrap.List: an item is never cut).
 func infWrapList(indent string, items []string) string {
 	if len(items) == 0 {
 		return indent + "none\n"
 	}
-	return strings.Join(textwrap.Hanging(indent+strings.Join(items, ", "), len(indent), 80), "\n") + "\n"
+	return strings.Join(textwrap.List(indent, items, 80), "\n") + "\n"
 }
 
 // infWrapText breaks text at spaces into lines of at most 80 columns
