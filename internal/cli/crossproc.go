@@ -51,9 +51,10 @@ func newCrossprocCmd(io *IO, runF func(*CrossprocOptions) error) *cobra.Command 
 		Long: `Starts a child latlab that requests, in turn, each of --periods (whole ms:
 timeBeginPeriod(i) on Windows, its own timer slack on Linux) and holds it for
 --hold, reporting each change over a pipe. This process requests nothing and,
-during each hold, measures its own sleep of --sleep-length (Sleep(1) on Windows),
-and on Windows NtQueryTimerResolution's current interval and the granularity
-of its own timeGetTime. A first hold with no request gives the baseline.
+during each hold, measures its own sleep of --sleep-length (Sleep(1) on
+Windows), and on Windows NtQueryTimerResolution's current interval and the
+granularity of its own timeGetTime. A first hold with no request gives the
+baseline.
 
 Each hold's median is compared with two expected curves: global (the sleep
 follows the other process's interval: before Windows 10 2004, or with

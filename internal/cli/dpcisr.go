@@ -36,8 +36,9 @@ func newDPCISRCmd(io *IO, runF func(*DPCISROptions) error) *cobra.Command {
 		Use:   "dpcisr FILE",
 		Short: "read an xperf DPC/ISR report: per-driver execution-time distributions",
 		Long: `Reads the text report that 'xperf -i trace.etl -o out.txt -a dpcisr' writes (or
-the JSON document of 'latlab dpc watch' or 'latlab dpcisr capture') and prints, for the DPC and the ISR section and for every module (driver), the count,
-the histogram with percentages and cumulative percentages, the buckets that hold
+the JSON document of 'latlab dpc watch' or 'latlab dpcisr capture') and prints,
+for the DPC and the ISR section and for every module (driver), the count, the
+histogram with percentages and cumulative percentages, the buckets that hold
 p50, p90, p99 and p99.9, the most common bucket and the highest non-empty one.
 
 xperf's buckets are powers of two (0-1, 1-2, 2-4 ... µs), so a percentile is

@@ -39,16 +39,16 @@ func newINFCmd(io *IO, runF func(*INFOptions) error) *cobra.Command {
 		Use:   "inf FILE.inf",
 		Short: "which advanced properties (keywords) a driver INF installs for a device, and which RSS keywords it leaves out",
 		Long: `Reads a driver INF the way Windows' SetupAPI does and follows a device's install
-chain: [Manufacturer] -> the models section whose TargetOSVersion decoration best
-matches --os/--product/--arch -> the device's install section (with the platform
-extension Windows picks) -> every AddReg= line, Include= and Needs= -> the HKR
-Ndi\Params\<keyword> entries (ParamDesc, type, default, min, max, enum values)
-and the HKR,,<keyword> values the driver reads.
+chain: [Manufacturer] -> the models section whose TargetOSVersion decoration
+best matches --os/--product/--arch -> the device's install section (with the
+platform extension Windows picks) -> every AddReg= line, Include= and Needs= ->
+the HKR Ndi\Params\<keyword> entries (ParamDesc, type, default, min, max, enum
+values) and the HKR,,<keyword> values the driver reads.
 
 With --device it prints the keywords the device gets on that Windows and which
-standardized RSS keywords (*RSSProfile, *MaxRssProcessors, *RssBaseProcNumber ...)
-other install sections of the same INF install but the device's does not: the
-reason an adapter shows no RSS processor settings on client Windows. Each is
+standardized RSS keywords (*RSSProfile, *MaxRssProcessors, *RssBaseProcNumber
+...) other install sections of the same INF install but the device's does not:
+the reason an adapter shows no RSS processor settings on client Windows. Each is
 taken from the closest donor: the same device under another decoration (another
 product type or build), then a sibling adapter whose install section installs
 the same driver (in the same models section first), then any other install

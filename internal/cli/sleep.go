@@ -54,9 +54,9 @@ func newSleepCmd(io *IO, runF func(*SleepOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sleep",
 		Short: "measure how long the OS really sleeps when asked to sleep (MeasureSleep done right)",
-		Long: `Repeatedly asks the OS to sleep for --sleep-length and measures how long it really
-slept with ` + clockName() + `. Reports the slept time and the overshoot
-(slept - requested) with exact percentiles, plus the timer state.
+		Long: `Repeatedly asks the OS to sleep for --sleep-length and measures how long it
+really slept with ` + clockName() + `. Reports the slept time and the
+overshoot (slept - requested) with exact percentiles, plus the timer state.
 
 The first sample is a warm-up and is discarded. Between samples latlab pauses
 for --gap (default 5ms) without measuring: long enough that a sample never

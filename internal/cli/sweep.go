@@ -67,8 +67,8 @@ func newSweepCmd(io *IO, runF func(*SweepOptions) error) *cobra.Command {
 		Short: "micro-adjust: measure sleep overshoot over a range of " + sweep.What + " requests and rank them",
 		Long: `For each value from --from to --to (linear --step, or --steps-per-decade
 logarithmic steps) latlab requests that ` + sweep.What + `, waits --settle, and
-measures --samples sleeps of --sleep-length. Steps run in random order in each of
---repeat passes (so drift over time does not masquerade as an effect). Each
+measures --samples sleeps of --sleep-length. Steps run in random order in each
+of --repeat passes (so drift over time does not masquerade as an effect). Each
 step's overshoot (slept - requested) is summarised. Requests the OS granted
 the same value are one treatment (Windows snaps requests to hardware steps):
 their samples are pooled and they are ranked as one. Treatments are ranked by
