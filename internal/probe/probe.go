@@ -9,6 +9,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -67,7 +68,24 @@ func newSampleBuf(n int) *sampleBuf {
 	if n <= 0 {
 		n = chunkSamples
 	}
-	return &sampleBuf{cur: make([]int64, 0, n)}
+	cur := make([]int64, n)
+	prefault(cur)
+	return &sampleBuf{cur: cur[:0]}
+}
+
+// prefault writes one word in each page of s. A large buffer fresh from the
+// OS has its pages mapped at their first write: without a memory lock a
+// wake run at 1 ms took one minor page fault on its measuring thread every
+// 512 samples (6 in 3 s), inside the timed loop. Written before the run,
+// they are mapped before it. The values are overwritten by the loop.
+func prefault(s []int64) {
+	step := os.Getpagesize() / 8
+	for i := 0; i < len(s); i += step {
+		s[i] = -1
+	}
+	if len(s) > 0 {
+		s[len(s)-1] = -1
+	}
 }
 
 func (b *sampleBuf) add(v int64) {

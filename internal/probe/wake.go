@@ -193,9 +193,11 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 					}
 				}
 				lat := make([]int64, loops)
+				prefault(lat)
 				var dl []int64
 				if o.KeepDeadlines {
 					dl = make([]int64, loops)
+					prefault(dl)
 					th.TID = threadID()
 				}
 				signal()
