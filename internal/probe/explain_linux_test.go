@@ -31,11 +31,12 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 	// all nor most of the latency: on a machine loaded with other work
 	// the hog shares the CPU with it, and a worst wake-up can be someone
 	// else's doing; on an idle machine it holds the CPU for nearly all of
-	// it. At least 3 of the 10 must be such, or the run shows nothing: on
+	// it. At least 2 of the 10 must be such, or the run shows nothing: on
 	// a VM the worst wake-ups of a run can all be timers the host
-	// delivered late to an idle CPU (seen: 9 of 10 at 4.5 ms, the CPU idle
-	// throughout). Such a run is repeated, up to three times; a run that
-	// shows enough and names someone else fails at once.
+	// delivered late to an idle CPU (seen: 8 to 10 of 10 at 4.5 ms, the
+	// CPU idle throughout, in runs where the others waited for the hog).
+	// Such a run is repeated, up to three times; a run that shows enough
+	// and names someone else fails at once.
 	var last *WakeData
 	for attempt := 1; attempt <= 3; attempt++ {
 		_, doc, err := RunWake(context.Background(), WakeOptions{Interval: time.Millisecond, Duration: 1500 * time.Millisecond,
@@ -52,10 +53,10 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 			t.Errorf("next %q totals %v", d.ExplainNext, d.ExplainTotals)
 		}
 		named, busy := hogShare(t, d, cpu, hog.Pid)
-		if busy >= 3 && named*2 > busy {
+		if busy >= 2 && named*2 > busy {
 			return
 		}
-		if busy >= 3 {
+		if busy >= 2 {
 			logExplained(t, d)
 			t.Fatalf("the hog (pid %d) held the CPU in %d of the %d worst wake-ups that were not idle time (of %d)",
 				hog.Pid, named, busy, len(d.Explain))
@@ -63,7 +64,7 @@ func TestExplainNamesTheHogSerial(t *testing.T) {
 		t.Logf("attempt %d: only %d of the worst wake-ups were not idle time; again", attempt, busy)
 	}
 	logExplained(t, last)
-	t.Errorf("three runs showed fewer than 3 worst wake-ups that were not idle time")
+	t.Errorf("three runs showed fewer than 2 worst wake-ups that were not idle time")
 }
 
 // hogShare counts the worst wake-ups of d that were not mostly idle time
