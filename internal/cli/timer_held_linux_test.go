@@ -178,6 +178,12 @@ func TestTimerSetTerminalCtrlC(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.await(t, "INT 1")
+	// The command handling its copy says nothing about latlab's: on a
+	// loaded machine latlab's SIGINT can still wait for a thread, and a
+	// SIGTERM sent now could reach latlab's handler first. Wait until the
+	// kernel has delivered it, then give the runtime time to queue it.
+	awaitDelivered(t, h.cmd.Process.Pid, syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
 	// SIGTERM is forwarded; latlab handles its signals in order, so a
 	// second SIGINT it might send the command would arrive before it.
 	h.cmd.Process.Signal(syscall.SIGTERM)
@@ -186,5 +192,39 @@ func TestTimerSetTerminalCtrlC(t *testing.T) {
 	}
 	if code := h.exit(t); code != 143 {
 		t.Errorf("exit %d, want 143 (the second signal)", code)
+	}
+}
+
+// awaitDelivered waits until signal s is no longer pending for process
+// pid, neither process-wide (ShdPnd) nor for its main thread (SigPnd):
+// a thread has taken it and run latlab's handler.
+func awaitDelivered(t *testing.T, pid int, s syscall.Signal) {
+	t.Helper()
+	bit := uint64(1) << (uint(s) - 1)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := uint64(0)
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok || (k != "ShdPnd" && k != "SigPnd") {
+				continue
+			}
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatalf("/proc/%d/status %s: %v", pid, k, err)
+			}
+			pending |= n
+		}
+		if pending&bit == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("signal %v still pending for pid %d after a minute", s, pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
