@@ -28,7 +28,7 @@ func readSome(c net.Conn, buf []byte, got func(int)) (eof bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	const maxReads = 64 // 8 MiB of 128 KiB reads, about a millisecond
+	const maxReads = 32 // up to 8 MiB, about a millisecond
 	var rerr error
 	err = rc.Read(func(fd uintptr) bool {
 		for range maxReads {
