@@ -14,11 +14,11 @@ import (
 // runtime's netpoller only when there is nothing to read (EAGAIN).
 // Through net.Conn each read took the runtime's system call path
 // (entersyscall and exitsyscall), and with it, per GB from net
-// tcp-discard, ~800-1,700 wake-ups of the runtime's sysmon thread and
-// ~400-2,000 futex calls handing the goroutine between threads, on a
-// machine whose two CPUs the sender and the receiver share (now ~10 of
-// each). It returns after maxReads reads even while data keeps coming:
-// a Close of c waits for RawConn.Read to return.
+// tcp-discard, 800-1,700 wake-ups of the runtime's sysmon thread and
+// 400-2,000 futex calls handing the goroutine between threads, on a
+// machine whose two CPUs the sender and the receiver share (now 2-22
+// and 8-10). It returns after maxReads reads even while data keeps
+// coming: a Close of c waits for RawConn.Read to return.
 func readSome(c net.Conn, buf []byte, got func(int)) (eof bool, err error) {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
