@@ -382,32 +382,45 @@ func (s *Server) serveTCP(sl *slot, sink bool) ConnStats {
 		counter, conns = &s.sinkBytes, &s.sinkConns
 	}
 	conns.Add(1)
+	// Reads of 256 KiB: with iperf3's 128 KiB, transfers from net
+	// tcp-discard on a busy 2-CPU machine were 9% slower (median of 11
+	// alternating rounds). The read deadline is set once and moved only
+	// when it expires while data still came in: set before every read,
+	// it was a change to the runtime's timers per read.
 	buf := make([]byte, 256<<10)
 	var first, last int64
-	for {
-		_ = c.SetReadDeadline(time.Now().Add(s.idle))
-		n, err := c.Read(buf)
-		if n > 0 {
-			last = clock.Now()
-			if first == 0 {
-				first = last
-			}
-			st.Bytes += int64(n)
-			counter.Add(int64(n))
-			s.slots.touch(sl, s.now())
+	got := func(n int) {
+		last = clock.Now()
+		if first == 0 {
+			first = last
 		}
-		if err == io.EOF {
+		st.Bytes += int64(n)
+		counter.Add(int64(n))
+		s.slots.touch(sl, s.now())
+	}
+	start := clock.Now()
+	_ = c.SetReadDeadline(time.Now().Add(s.idle))
+	for {
+		eof, err := readSome(c, buf, got)
+		if eof { // the peer closed its side
 			break
 		}
+		if err == nil {
+			continue
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// Silent for s.idle since the last byte (or the start)?
+			quiet := clock.Now() - max(last, start)
+			if left := s.idle - time.Duration(quiet); left > 0 {
+				_ = c.SetReadDeadline(time.Now().Add(left))
+				continue
+			}
 			s.tcpIdle.Add(1)
 			st.Error = fmt.Sprintf("closed after %s without data", s.idle)
 			break
 		}
-		if err != nil {
-			st.Error = err.Error()
-			break
-		}
+		st.Error = err.Error()
+		break
 	}
 	if first != 0 {
 		st.TransferNs = last - first
@@ -426,4 +439,17 @@ func ParseSinkReply(line string) (bytes, transferNs int64, err error) {
 		return 0, 0, fmt.Errorf("not a sink report: %q", line)
 	}
 	return bytes, transferNs, nil
+}
+
+// readConn reads c once through net.Conn, handing the byte count to got,
+// and says whether the peer closed its side.
+func readConn(c net.Conn, buf []byte, got func(int)) (eof bool, err error) {
+	n, err := c.Read(buf)
+	if n > 0 {
+		got(n)
+	}
+	if err == io.EOF {
+		return true, nil
+	}
+	return false, err
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,6 +210,66 @@ func TestTCPIdleTimeout(t *testing.T) {
 		t.Fatalf("read from an idle connection: %v, want the server to close it", err)
 	}
 	waitFor(t, "the idle close counted", func() bool { return s.Stats().TCPIdle == 1 })
+}
+
+// The idle timeout counts from the last byte: a connection that sends a
+// byte every tenth of the timeout for longer than the timeout stays open
+// (the read deadline is set once and moved when it expires).
+func TestTCPIdleTimeoutFromLastByte(t *testing.T) {
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: -1, SinkPort: 0, IdleTimeout: time.Second})
+	_, _, sink := s.Addrs()
+	c := dialFrom(t, "127.0.0.1", sink, 1)[0].(*net.TCPConn)
+	const n = 15
+	for range n {
+		if _, err := c.Write([]byte{'x'}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := c.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	reply, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _, err := ParseSinkReply(strings.TrimSpace(string(reply))); err != nil || b != n {
+		t.Fatalf("sink replied %q (%v), want %d bytes", reply, err, n)
+	}
+	if k := s.Stats().TCPIdle; k != 0 {
+		t.Errorf("%d connections closed as idle, want 0", k)
+	}
+}
+
+// The server stops while a peer is still sending: closing a connection
+// waits for a read in progress, so the sink's reads must come back.
+func TestTCPServeStopsWhileSending(t *testing.T) {
+	s, err := Listen(ServeOptions{Addr: "127.0.0.1", EchoPort: -1, DiscardPort: -1, SinkPort: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { s.Serve(ctx); close(done) }()
+	_, _, sink := s.Addrs()
+	c := dialFrom(t, "127.0.0.1", sink, 1)[0]
+	go func() {
+		buf := make([]byte, 128<<10)
+		for {
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	waitFor(t, "data at the sink", func() bool { return s.Stats().SinkBytes > 8<<20 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop within 10s while a peer was sending")
+	}
 }
 
 // flakyListener fails its first Accept, as accept(2) does when the
