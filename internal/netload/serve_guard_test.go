@@ -214,9 +214,10 @@ func TestTCPIdleTimeout(t *testing.T) {
 
 // The idle timeout counts from the last byte: a connection that sends a
 // byte every tenth of the timeout for longer than the timeout stays open
-// (the read deadline is set once and moved when it expires).
+// (the read deadline is set once and moved when it expires). The margin
+// is wide: a pause of 2 s between two writes would fail it.
 func TestTCPIdleTimeoutFromLastByte(t *testing.T) {
-	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: -1, SinkPort: 0, IdleTimeout: time.Second})
+	s := serve(t, ServeOptions{EchoPort: -1, DiscardPort: -1, SinkPort: 0, IdleTimeout: 2 * time.Second})
 	_, _, sink := s.Addrs()
 	c := dialFrom(t, "127.0.0.1", sink, 1)[0].(*net.TCPConn)
 	const n = 15
@@ -224,7 +225,7 @@ func TestTCPIdleTimeoutFromLastByte(t *testing.T) {
 		if _, err := c.Write([]byte{'x'}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
 	}
 	if err := c.CloseWrite(); err != nil {
 		t.Fatal(err)
