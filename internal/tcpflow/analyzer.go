@@ -1,8 +1,8 @@
 package tcpflow
 
 import (
-	"bytes"
 	"cmp"
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"time"
@@ -83,7 +83,10 @@ func keyOf(s *Segment) connKey {
 	if s.Dst.Is4() {
 		v4 |= 2
 	}
-	if c := bytes.Compare(src[:], dst[:]); c > 0 || c == 0 && sp > dp {
+	// The addresses compared as bytes.Compare would, 8 bytes at a time.
+	sh, dh := binary.BigEndian.Uint64(src[:8]), binary.BigEndian.Uint64(dst[:8])
+	sl, dl := binary.BigEndian.Uint64(src[8:]), binary.BigEndian.Uint64(dst[8:])
+	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
 		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}
 	}
 	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}
