@@ -315,14 +315,13 @@ func (st *connState) reset() {
 		k.inflight = keepBuf(d.inflight)
 		k.rtx = keepBuf(d.rtx)
 		k.unacked.ends = keepBuf(d.unacked.ends)
-		k.rack.segs = keepBuf(d.rack.segs)
 	}
 	*st = connState{}
 	for i := range st.d {
 		d, k := &st.d[i], &keep[i]
 		*d = initialDir()
 		d.seen, d.recent, d.inflight, d.rtx = k.seen, k.recent, k.inflight, k.rtx
-		d.unacked.ends, d.rack.segs = k.unacked.ends, k.rack.segs
+		d.unacked.ends = k.unacked.ends
 	}
 }
 
