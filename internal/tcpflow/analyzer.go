@@ -1,8 +1,8 @@
 package tcpflow
 
 import (
-	"bytes"
 	"cmp"
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"time"
@@ -74,19 +74,28 @@ func (c *Conn) carries(s *Segment) bool {
 }
 
 func keyOf(s *Segment) connKey {
-	src, dst := s.Src.As16(), s.Dst.As16()
-	sp, dp := s.SrcPort, s.DstPort
+	k, _ := keyOfAddrs(s.Src, s.Dst, s.SrcPort, s.DstPort)
+	return k
+}
+
+// keyOfAddrs is the key of a segment from src to dst, and whether src is
+// the key's b endpoint.
+func keyOfAddrs(srcA, dstA netip.Addr, sp, dp uint16) (connKey, bool) {
+	src, dst := srcA.As16(), dstA.As16()
 	v4 := uint8(0)
-	if s.Src.Is4() {
+	if srcA.Is4() {
 		v4 |= 1
 	}
-	if s.Dst.Is4() {
+	if dstA.Is4() {
 		v4 |= 2
 	}
-	if c := bytes.Compare(src[:], dst[:]); c > 0 || c == 0 && sp > dp {
-		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}
+	// The addresses compared as bytes.Compare would, 8 bytes at a time.
+	sh, dh := binary.BigEndian.Uint64(src[:8]), binary.BigEndian.Uint64(dst[:8])
+	sl, dl := binary.BigEndian.Uint64(src[8:]), binary.BigEndian.Uint64(dst[8:])
+	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
+		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}, true
 	}
-	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}
+	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}, false
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -306,14 +315,13 @@ func (st *connState) reset() {
 		k.inflight = keepBuf(d.inflight)
 		k.rtx = keepBuf(d.rtx)
 		k.unacked.ends = keepBuf(d.unacked.ends)
-		k.rack.segs = keepBuf(d.rack.segs)
 	}
 	*st = connState{}
 	for i := range st.d {
 		d, k := &st.d[i], &keep[i]
 		*d = initialDir()
 		d.seen, d.recent, d.inflight, d.rtx = k.seen, k.recent, k.inflight, k.rtx
-		d.unacked.ends, d.rack.segs = k.unacked.ends, k.rack.segs
+		d.unacked.ends = k.unacked.ends
 	}
 }
 

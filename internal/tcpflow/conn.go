@@ -53,7 +53,7 @@ type Dir struct {
 	seen      [][2]int64  // disjoint sorted ranges of data seen, above the cumulative ACK
 	recent    []recentSeg // ring of the last reorderRing data segments, grown as needed
 	recentN   int
-	inflight  []sentSeg // new data sent, not yet cumulatively acked (Karn RTT)
+	inflight  []sentSeg // new data sent, not yet cumulatively acked (Karn RTT, RACK)
 	rtx       []rtxRec  // ring of recent retransmissions (D-SACK matching)
 	rtxNext   int
 	cumAck    int64 // highest cumulative ACK from the other side, unwrapped
@@ -178,11 +178,16 @@ type recentSeg struct {
 	t   int64
 }
 
+// sentSeg is a segment of new data in flight: for the RTT samples of
+// Karn's rule (t) and for the RACK replay (xmit, sacked), in one array
+// (Dir.inflight) since both follow the same segments.
 type sentSeg struct {
 	seq, end int64
-	t        int64
-	rtx      bool
+	t        int64 // first transmission
+	xmit     int64 // latest transmission (RACK's xmit_ts)
 	frame    int
+	rtx      bool // retransmitted
+	sacked   bool
 }
 
 type rtxRec struct {
@@ -296,7 +301,7 @@ func (c *Conn) dataSent(fwd, rev *Dir, s *Segment, fr *Frame, seq, end int64) {
 	}
 	if !overlap && !acked {
 		if len(fwd.inflight) < maxInflight {
-			fwd.inflight = append(fwd.inflight, sentSeg{seq: seq, end: end, t: now, frame: s.Frame})
+			fwd.inflight = append(fwd.inflight, sentSeg{seq: seq, end: end, t: now, xmit: now, frame: s.Frame})
 			if n := len(fwd.inflight); n > 1 && fwd.inflight[n-2].seq > seq {
 				sort.Slice(fwd.inflight, func(i, j int) bool { return fwd.inflight[i].seq < fwd.inflight[j].seq })
 			}
@@ -410,9 +415,7 @@ func (c *Conn) ackSent(fwd, rev *Dir, s *Segment, fr *Frame) {
 			fr.RTTNs = now - last.t
 			rev.Stats.RTT.add(fr.RTTNs)
 		}
-		if k > 0 {
-			rev.inflight = append(rev.inflight[:0], rev.inflight[k:]...)
-		}
+		// rev.rack.onAck, below, removes them from rev.inflight.
 		// forget received ranges below the cumulative ACK
 		i := 0
 		for i < len(rev.seen) && rev.seen[i][1] <= ack {

@@ -27,21 +27,13 @@ type rackState struct {
 	inRecovery     bool
 	recoveryPoint  int64
 	sndNxt         int64
-	segsSacked     int
-	segs           []rackSeg
+	segsSacked     int // segments of Dir.inflight SACKed
 
 	dsackRounds, recoveries uint64
 	maxMult                 int
 	maxWnd                  int64
 
 	timeline []TimelinePoint
-}
-
-type rackSeg struct {
-	seq, end int64
-	xmit     int64
-	rtx      bool
-	sacked   bool
 }
 
 // TimelinePoint is the sender's state after an event, for --window-graph.
@@ -83,25 +75,24 @@ func (r *rackState) reoWnd(honour bool) int64 {
 	return w
 }
 
+// onSend follows a data segment sent: new data, which Conn.dataSent has
+// added to d.inflight (the segments RACK tracks are those), or a
+// retransmission (rtx) of data there, marked retransmitted by
+// Dir.noteRtx.
 func (r *rackState) onSend(seq, end, now int64, rtx bool, d *Dir, keep bool) {
 	if end > r.sndNxt {
 		r.sndNxt = end
 	}
 	if rtx {
-		i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].end > seq })
-		for ; i < len(r.segs) && r.segs[i].seq < end; i++ {
-			r.segs[i].rtx = true
-			r.segs[i].xmit = now
+		segs := d.inflight
+		i := sort.Search(len(segs), func(i int) bool { return segs[i].end > seq })
+		for ; i < len(segs) && segs[i].seq < end; i++ {
+			segs[i].xmit = now
 		}
 		if !r.inRecovery {
 			r.inRecovery = true
 			r.recoveryPoint = r.sndNxt
 			r.recoveries++
-		}
-	} else if len(r.segs) < maxInflight {
-		r.segs = append(r.segs, rackSeg{seq: seq, end: end, xmit: now})
-		if n := len(r.segs); n > 1 && r.segs[n-2].seq > seq {
-			sort.Slice(r.segs, func(i, j int) bool { return r.segs[i].seq < r.segs[j].seq })
 		}
 	}
 	if keep {
@@ -125,7 +116,7 @@ func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir,
 	// and reveal reordering. (RACK.xmit_ts and end_seq serve step 5's loss
 	// detection, which the replay does not run: it computes when the
 	// original would have been marked lost, in atRetransmit.)
-	deliver := func(s *rackSeg) {
+	deliver := func(s *sentSeg) {
 		rtt := now - s.xmit
 		if s.rtx && r.haveRTT && rtt < r.minRTT {
 			// ambiguous: probably the original's ACK
@@ -147,30 +138,31 @@ func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir,
 			r.reorderingSeen = true
 		}
 	}
+	// The segments cumulatively acknowledged leave d.inflight here
+	// (Conn.ackSent has taken its RTT sample from them).
+	segs := d.inflight
 	k := 0
-	for k < len(r.segs) && r.segs[k].end <= cum {
-		if !r.segs[k].sacked {
-			deliver(&r.segs[k])
+	for k < len(segs) && segs[k].end <= cum {
+		if segs[k].sacked {
+			r.segsSacked--
+		} else {
+			deliver(&segs[k])
 		}
 		k++
 	}
 	if k > 0 {
-		r.segs = append(r.segs[:0], r.segs[k:]...)
+		segs = append(segs[:0], segs[k:]...)
+		d.inflight = segs
 	}
 	for _, b := range blocks {
-		i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].end > b[0] })
-		for ; i < len(r.segs) && r.segs[i].seq < b[1]; i++ {
-			s := &r.segs[i]
+		i := sort.Search(len(segs), func(i int) bool { return segs[i].end > b[0] })
+		for ; i < len(segs) && segs[i].seq < b[1]; i++ {
+			s := &segs[i]
 			if !s.sacked && s.seq >= b[0] && s.end <= b[1] {
 				s.sacked = true
+				r.segsSacked++
 				deliver(s)
 			}
-		}
-	}
-	r.segsSacked = 0
-	for i := range r.segs {
-		if r.segs[i].sacked {
-			r.segsSacked++
 		}
 	}
 	// Step 4: RACK_update_reo_wnd.

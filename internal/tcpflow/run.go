@@ -146,13 +146,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
+	// The segment and its options, which the Frame points at: they stay
+	// unchanged until the next segment, as addParsed wants.
+	var seg Segment
+	var opts TCPOptions
 	st, err := scanInStages(ctx, o.Scan, a.table.hashKey, func(b *segBatch) {
 		t0 = b.t0
 		if sinkErr != nil {
 			return // the scan is stopping: nothing more is wanted
 		}
 		for i := range b.segs {
-			a.addParsed(&b.segs[i], &b.opts[i], &b.keys[i], b.hashes[i])
+			e := &b.segs[i]
+			e.segment(&seg)
+			opts = ParseOptions(e.opt[:e.nopt])
+			a.addParsed(&seg, &opts, &e.key, e.hash)
 		}
 	})
 	r.Totals.TCPFragments += st.tcpFragments

@@ -1,6 +1,7 @@
 package tcpflow
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -13,9 +14,11 @@ import (
 func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 	g := generated{n: 3000, open: 40, payload: func(i int) int { return 1 + i*37%1400 }}
 	var want []Segment
+	var wantOpts [][]byte
 	if _, err := g.scan(context.Background(), func(rec *capture.Record, p *capture.Packet) {
 		var s Segment
 		if FromCapture(rec, p, &s) {
+			wantOpts = append(wantOpts, append([]byte(nil), s.Options...))
 			s.Options = nil
 			want = append(want, s)
 		}
@@ -26,19 +29,21 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 		t.Fatalf("only %d segments: too few to cross batches", len(want))
 	}
 	var got []Segment
+	var gotOpts [][]byte
 	batches := 0
 	tab := newConnTable()
 	st, err := scanInStages(context.Background(), g.scan, tab.hashKey, func(b *segBatch) {
 		batches++
-		if len(b.segs) != len(b.opts) || len(b.segs) != len(b.keys) || len(b.segs) != len(b.hashes) {
-			t.Errorf("batch of %d segments with %d options, %d keys, %d hashes", len(b.segs), len(b.opts), len(b.keys), len(b.hashes))
-		}
 		for i := range b.segs {
-			if k := keyOf(&b.segs[i]); b.keys[i] != k || b.hashes[i] != tab.hashKey(&k) {
-				t.Errorf("segment %d: key %v hash %x, want %v %x", i, b.keys[i], b.hashes[i], k, tab.hashKey(&k))
+			e := &b.segs[i]
+			var s Segment
+			e.segment(&s)
+			if k := keyOf(&s); e.key != k || e.hash != tab.hashKey(&k) {
+				t.Errorf("segment %d: key %v hash %x, want %v %x", i, e.key, e.hash, k, tab.hashKey(&k))
 			}
+			got = append(got, s)
+			gotOpts = append(gotOpts, append([]byte(nil), e.opt[:e.nopt]...))
 		}
-		got = append(got, b.segs...)
 	})
 	if err != nil || st.Stats == nil {
 		t.Fatalf("scan: %v, stats %v", err, st.Stats)
@@ -55,6 +60,9 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 			g.SrcPort != w.SrcPort || g.DstPort != w.DstPort || g.Seq != w.Seq || g.Ack != w.Ack ||
 			g.Flags != w.Flags || g.Window != w.Window || g.Len != w.Len {
 			t.Fatalf("segment %d: %+v, want %+v", i, got[i], want[i])
+		}
+		if !bytes.Equal(gotOpts[i], wantOpts[i]) {
+			t.Fatalf("segment %d: options %x, want %x", i, gotOpts[i], wantOpts[i])
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package tcpflow
 
-import "hash/maphash"
+import (
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+)
 
 // connTable finds a connection by its key: the open connection, the
 // closed one's state (an index into closedSet's chunks), or both (a late
@@ -13,16 +17,19 @@ import "hash/maphash"
 // stays once added: a closed connection's state is kept for the whole
 // capture (see closed.go), so a slot never empties.
 //
-// The hash is seeded at random for each Analyzer (hash/maphash, the
-// runtime's own map hash), so a capture crafted to collide cannot turn
-// the lookups into a scan of the table.
+// The hash is seeded at random for each Analyzer, so a capture crafted
+// to collide cannot turn the lookups into a scan of the table. It is the
+// multiply-and-fold mixing of wyhash (which the Go runtime's own map hash
+// uses where the CPU has no AES instructions) over the key's words, by
+// hand: hash/maphash over the key struct hashed it field by field, and
+// cost the scan stage more than decoding the frame.
 type connTable struct {
 	slots  []connSlot
 	mask   uint64
 	used   int // slots holding a key
 	open   int // slots with an open connection
 	closed int // slots with a closed connection's state
-	seed   maphash.Seed
+	seed   [6]uint64
 }
 
 // connSlot is a key and what the analysis holds under it. h is the key's
@@ -37,12 +44,34 @@ type connSlot struct {
 const connTableMin = 1024
 
 func newConnTable() connTable {
-	return connTable{slots: make([]connSlot, connTableMin), mask: connTableMin - 1, seed: maphash.MakeSeed()}
+	return connTable{slots: make([]connSlot, connTableMin), mask: connTableMin - 1, seed: newSeed()}
 }
 
 // hashKey is k's hash for find and slot. It reads only the seed, which
 // never changes: the scan stage calls it concurrently with the analysis.
-func (t *connTable) hashKey(k *connKey) uint64 { return maphash.Comparable(t.seed, *k) | 1 }
+func (t *connTable) hashKey(k *connKey) uint64 {
+	s := &t.seed
+	le := binary.LittleEndian
+	h := mix(le.Uint64(k.a[:8])^s[0], le.Uint64(k.a[8:])^s[1])
+	h ^= mix(le.Uint64(k.b[:8])^s[2], le.Uint64(k.b[8:])^s[3])
+	h = mix(h^s[4], uint64(k.ap)|uint64(k.bp)<<16|uint64(k.v4)<<32^s[5])
+	return h | 1
+}
+
+// mix is wyhash's mixing step: the two halves of a*b folded together.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// newSeed returns random seeds for hashKey (math/rand/v2's generator is
+// seeded by the runtime from the OS's random source).
+func newSeed() (s [6]uint64) {
+	for i := range s {
+		s[i] = rand.Uint64()
+	}
+	return s
+}
 
 // find returns k's slot, or nil. The pointer is good until the next call
 // of slot or release.
