@@ -32,7 +32,7 @@ type segBatch struct {
 // what Segment holds, in 128 bytes (two cache lines) instead of the 232
 // a Segment, its parsed options, its key and its hash took. Every byte
 // written by one core and read by the other crosses between their
-// caches, and on a long capture the crossing cost a third of the CPU
+// caches, and on a long capture the crossing cost a quarter of the CPU
 // time: the addresses are the key's (rev says which way the segment
 // goes), and the options are their bytes, parsed by the analysis.
 type stagedSeg struct {
