@@ -59,9 +59,12 @@ func applyThread(p Priority, rtprio int) (Priority, func(), error) {
 			_ = unix.SchedSetAttr(0, old, 0)
 			return Normal, nil, err
 		}
+		// The measuring thread goes back first: a thread the runtime
+		// starts from it after that starts normal, and restore's last
+		// pass then sees no FIFO thread left.
 		return Realtime, func() {
-			others.restore()
 			_ = unix.SchedSetAttr(0, old, 0)
+			others.restore()
 		}, nil
 	}
 }
@@ -161,21 +164,38 @@ func (pt *processThreads) tids() ([]int, error) {
 
 // restore gives every thread its attributes from before; a thread started
 // since (FIFO by inheritance) gets those of the measuring thread before
-// it was raised, the process's normal policy.
+// it was raised, the process's normal policy. Like realtimeOthers it
+// reads the task list until a pass changes no thread: a thread still FIFO
+// can start one while the others are put back, and the new one, FIFO by
+// inheritance, is not in the list the pass read.
 func (pt *processThreads) restore() {
-	tids, err := pt.tids()
-	if err != nil {
-		return
-	}
-	for _, tid := range tids {
-		if tid == pt.self {
-			continue
+	for pass := 0; pass < 10; pass++ {
+		tids, err := pt.tids()
+		if err != nil {
+			return
 		}
-		a := pt.before[tid]
-		if a == nil {
-			a = pt.dflt
+		changed := 0
+		for _, tid := range tids {
+			if tid == pt.self {
+				continue
+			}
+			want := pt.before[tid]
+			if want == nil {
+				want = pt.dflt
+			}
+			cur, err := unix.SchedGetAttr(tid, 0)
+			if err != nil {
+				continue // the thread ended meanwhile
+			}
+			if cur.Policy == want.Policy && cur.Priority == want.Priority && cur.Nice == want.Nice {
+				continue
+			}
+			_ = unix.SchedSetAttr(tid, want, 0)
+			changed++
 		}
-		_ = unix.SchedSetAttr(tid, a, 0)
+		if changed == 0 {
+			return
+		}
 	}
 }
 
