@@ -56,16 +56,9 @@ func applyThread(p Priority, rtprio int) (Priority, func(), error) {
 		// one level below.
 		others, err := realtimeOthers(unix.Gettid(), otherRTPrio(rtprio), old)
 		if err != nil {
-			_ = unix.SchedSetAttr(0, old, 0)
-			return Normal, nil, err
+			return Normal, nil, err // realtimeOthers put every thread back
 		}
-		// The measuring thread goes back first: a thread the runtime
-		// starts from it after that starts normal, and restore's last
-		// pass then sees no FIFO thread left.
-		return Realtime, func() {
-			_ = unix.SchedSetAttr(0, old, 0)
-			others.restore()
-		}, nil
+		return Realtime, others.restore, nil
 	}
 }
 
@@ -99,7 +92,8 @@ func otherThreads(rtprio int) string {
 func otherRTPrio(rtprio int) int { return max(rtprio-1, MinRTPrio) }
 
 // processThreads is what realtimeOthers changed: each thread's attributes
-// before, and what a thread that did not exist then is restored to.
+// before, and what the measuring thread (self) and a thread that did not
+// exist then are restored to.
 type processThreads struct {
 	task   string // /proc/self/task
 	self   int
@@ -164,11 +158,14 @@ func (pt *processThreads) tids() ([]int, error) {
 
 // restore gives every thread its attributes from before; a thread started
 // since (FIFO by inheritance) gets those of the measuring thread before
-// it was raised, the process's normal policy. Like realtimeOthers it
-// reads the task list until a pass changes no thread: a thread still FIFO
-// can start one while the others are put back, and the new one, FIFO by
-// inheritance, is not in the list the pass read.
+// it was raised, the process's normal policy. The measuring thread goes
+// back first, so that a thread the runtime starts from it after that
+// starts normal. Like realtimeOthers it then reads the task list until a
+// pass changes no thread: a thread still FIFO can start one while the
+// others are put back, and the new one, FIFO by inheritance, is not in
+// the list the pass read.
 func (pt *processThreads) restore() {
+	_ = unix.SchedSetAttr(pt.self, pt.dflt, 0)
 	for pass := 0; pass < 10; pass++ {
 		tids, err := pt.tids()
 		if err != nil {
