@@ -150,9 +150,17 @@ func finite(f float64) float64 {
 }
 
 // checkIndented: appendIndented writes what encoding/json's Marshal and
-// json.Indent write, at both depths a Stream writes.
+// json.Indent write, at both depths a Stream writes, and appendCompact
+// what Marshal writes.
 func checkIndented(t *rapid.T, v any) {
 	want, werr := json.Marshal(v)
+	got, err := appendCompact([]byte("x"), v)
+	if (err != nil) != (werr != nil) {
+		t.Fatalf("compact: error %v, encoding/json's %v", err, werr)
+	}
+	if werr == nil && !bytes.Equal(got[1:], want) {
+		t.Fatalf("compact:\ngot  %.300q\nwant %.300q", got[1:], want)
+	}
 	for _, p := range []string{"", "      "} {
 		got, err := appendIndented([]byte("x"), v, p)
 		if (err != nil) != (werr != nil) {
@@ -201,9 +209,10 @@ func TestAppendIndentedErrors(t *testing.T) {
 	for _, v := range []any{math.NaN(), &encScalars{F64: math.Inf(1)}, []float32{float32(math.Inf(-1))},
 		struct{ C chan int }{}, &struct{ F func() }{}} {
 		_, err := appendIndented(nil, v, "")
+		_, cerr := appendCompact(nil, v)
 		_, werr := json.Marshal(v)
-		if err == nil || werr == nil || err.Error() != werr.Error() {
-			t.Errorf("%T: error %v, encoding/json's %v", v, err, werr)
+		if err == nil || werr == nil || err.Error() != werr.Error() || cerr == nil || cerr.Error() != werr.Error() {
+			t.Errorf("%T: error %v (compact %v), encoding/json's %v", v, err, cerr, werr)
 		}
 	}
 	for _, v := range []any{nil, (*encScalars)(nil), []int(nil), struct{}{}} {
@@ -211,6 +220,9 @@ func TestAppendIndentedErrors(t *testing.T) {
 		want, _ := json.Marshal(v)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%#v: %s, %v; want %s", v, got, err, want)
+		}
+		if got, err = appendCompact(nil, v); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%#v compact: %s, %v; want %s", v, got, err, want)
 		}
 	}
 }

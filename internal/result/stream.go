@@ -14,10 +14,15 @@ import (
 // Stream writes a document whose payload holds a list too long to keep in
 // memory (the connections of a large capture): the envelope first, then
 // the list one element at a time, then the rest of the payload and the
-// notes. What it writes is what Write would write for the whole document,
-// indented the same way, except for the order of the fields: the list
-// comes first in data, and notes after data. Read accepts it like any
-// other document.
+// notes. What it writes is the document Write would write, indented the
+// same way, but for two things. The order of the fields: the list comes
+// first in data, and notes after data. And each element of the list is
+// written on a line of its own, compact, as encoding/json's Marshal
+// writes it: a line a connection suits line tools (grep, head, split,
+// jq -c) on a document larger than memory, and the indentation was two
+// fifths of the bytes, whose write to the page cache was the largest cost
+// of writing 100,000 connections. Read accepts it like any other
+// document.
 type Stream struct {
 	w io.Writer
 	// out is what is yet to be written to w: values are encoded into it
@@ -92,8 +97,9 @@ func (s *Stream) Add(v any) error {
 		s.out = append(s.out, ',')
 	}
 	s.out = append(s.out, "\n"+streamElemPrefix...)
+	fillLists(reflect.ValueOf(v)) // nil lists and maps as Write writes them
 	var err error
-	if s.out, err = appendValue(s.out, v, streamElemPrefix); err != nil {
+	if s.out, err = appendCompact(s.out, v); err != nil {
 		s.out = s.out[:mark]
 		return err // v itself, not the output: the stream can go on
 	}

@@ -109,6 +109,32 @@ func TestStreamIsWhatWriteWrites(t *testing.T) {
 	}
 }
 
+// Each element of the list is on a line of its own, as encoding/json's
+// Marshal writes it, so that line tools can split the list.
+func TestStreamWritesAnElementALine(t *testing.T) {
+	items := streamItems(7)
+	doc := streamed(t, streamEnvelopeDoc(t), items, &streamRest{Count: 7}, nil)
+	var lines []string
+	for l := range strings.Lines(string(doc)) {
+		if strings.HasPrefix(l, "      {") {
+			lines = append(lines, strings.TrimSuffix(strings.TrimSuffix(l, "\n"), ","))
+		}
+	}
+	if len(lines) != len(items) {
+		t.Fatalf("%d element lines, want %d:\n%s", len(lines), len(items), doc)
+	}
+	for i := range items {
+		fillLists(reflect.ValueOf(&items[i]))
+		want, err := json.Marshal(&items[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimPrefix(lines[i], "      "); got != string(want) {
+			t.Errorf("element %d:\n%s\nwant\n%s", i, got, want)
+		}
+	}
+}
+
 // A document with many elements and notes, read back as it is written
 // (through a pipe: neither side holds the text whole), gives back every
 // element, the rest of the payload and the notes.
