@@ -182,3 +182,61 @@ func TestPaceStopsSpinningWhenPreempted(t *testing.T) {
 		t.Errorf("%d sends spun, want %d (all but the %d after the preempted spin)", early, want, spinBackoffMin)
 	}
 }
+
+// lateTime is fakeTime whose wake-ups listed in late come that much
+// after their deadline (the scheduler ran another thread first).
+type lateTime struct {
+	fakeTime
+	late map[int]int64 // by wait, from 0
+}
+
+func (l *lateTime) WaitUntil(d int64) (int, error) {
+	l.wakeLate = l.late[len(l.waits)]
+	return l.fakeTime.WaitUntil(d)
+}
+
+// A wake-up that comes after the send time it was to spin toward turns
+// spinning off as a preempted spin does; one that comes late but before
+// the send time, with time left to spin, does not.
+func TestPaceStopsSpinningWhenWokenLate(t *testing.T) {
+	period := 7_812_500.0
+	for _, c := range []struct {
+		name  string
+		late  int64
+		wantN int // sends that spun
+		n     int64
+	}{
+		{"after the send time", int64(SpinMargin) + 1_000, 24, spinBackoffMin + 24},
+		{"within the margin", int64(SpinMargin) / 2, spinBackoffMin + 24, spinBackoffMin + 24},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &lateTime{fakeTime: fakeTime{readCost: 10}, late: map[int]int64{0: c.late}}
+			var stop atomic.Bool
+			var dues []int64
+			if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, c.n, &stop, func(i, due, at int64, held bool) bool {
+				dues = append(dues, due)
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			spun := 0 // wake-ups planned a spin margin before their packet's time
+			for i, w := range l.waits {
+				if w-c.late*boolInt(i == 0) < dues[i] {
+					spun++
+				}
+			}
+			// the late first send counts as spun (it woke to spin); then
+			// spinBackoffMin sends sleep to their time
+			if want := c.wantN; spun != want {
+				t.Errorf("%d sends spun, want %d", spun, want)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -447,6 +447,19 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // with 128 (a second at the game's rate) it tries three (0, 129, 386),
 // and the p99 is left to the wake-ups, as cyclictest's is. On an idle
 // machine one preempted spin costs a second of sleeping to the send time.
+//
+// A spin that is never preempted still costs its CPU time, and
+// on Linux's EEVDF scheduler (6.6 and later) that cost shows at the next
+// wake-up instead. A thread at normal priority that woke 100 µs early and
+// spun ran 95 µs a period (perf sched, 5 s beside two CPU hogs), and 1%
+// of its wake-ups waited 2.9 ms or more for the CPU (p99 of the
+// scheduling delay; cyclictest, running 4 µs a period, 24 µs): the hog
+// kept the CPU to the end of its slice, probably because EEVDF places a
+// waking thread by the CPU time it is owed, and one that spins is often
+// owed none. So a
+// wake-up that came after the send time turns spinning off as a
+// preempted spin does. On an idle machine no wake-up comes 100 µs late,
+// and the spin stays.
 const (
 	// spinPreempted is a gap between two clock readings of a spin that
 	// only losing the CPU explains (a reading takes tens of ns).
@@ -462,10 +475,12 @@ type spinner struct {
 }
 
 // spin waits on the clock until due. A gap between two readings longer
-// than spinPreempted (the thread lost the CPU) stops spinning for a while.
+// than spinPreempted (the thread lost the CPU) stops spinning for a while,
+// and so does a wake-up that came at or after due, with no time left to
+// spin (see spinBackoffMin).
 func (s *spinner) spin(now func() int64, due int64) {
 	prev := now()
-	preempted := false
+	preempted := prev >= due
 	for prev < due {
 		t := now()
 		if t-prev > spinPreempted {
