@@ -98,7 +98,9 @@ func (s *closedSet) add(t closedConn) int32 {
 		s.free = s.free[:n-1]
 	} else {
 		if s.n%closedChunk == 0 {
-			s.chunks = append(s.chunks, make([]closedConn, closedChunk))
+			c := make([]closedConn, closedChunk)
+			writeFirst(c) // 180 kB: the first touch must be a write (see writeFirst)
+			s.chunks = append(s.chunks, c)
 		}
 		i = int32(s.n)
 		s.n++

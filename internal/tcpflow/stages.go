@@ -98,7 +98,9 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
-		free <- &segBatch{segs: make([]stagedSeg, 0, stageBatch)}
+		segs := make([]stagedSeg, stageBatch)
+		writeFirst(segs) // 64 kB each (see writeFirst)
+		free <- &segBatch{segs: segs[:0]}
 	}
 	var (
 		res     stagedScan
