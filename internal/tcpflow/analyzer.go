@@ -46,23 +46,33 @@ type Endpoint struct {
 // for an IPv6 zone, which addresses decoded from packets never have), so
 // that the maps keyed by it hash and compare plain bytes and the garbage
 // collector need not scan their keys.
+//
+// The addresses are held as two words each, not as 16 bytes: the key is
+// built, hashed, compared and turned back into addresses a word at a time,
+// and a [16]byte written in words and then copied in 16-byte moves (as the
+// compiler copies arrays) stalled each copy on a failed store forward:
+// such copies were most of keyOfAddrs's and connKey.endpoint's time.
 type connKey struct {
-	a, b   [16]byte // IPv4 addresses as IPv4-mapped IPv6
+	a, b   [2]uint64 // IPv4 addresses as IPv4-mapped IPv6, big-endian halves (As16's bytes 0-7, 8-15)
 	ap, bp uint16
 	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
 // endpoint returns the key's endpoint i (0: a, 1: b).
 func (k *connKey) endpoint(i int) Endpoint {
-	addr, port, v4 := k.a, k.ap, k.v4&1 != 0
+	addr, port, v4 := &k.a, k.ap, k.v4&1 != 0
 	if i == 1 {
-		addr, port, v4 = k.b, k.bp, k.v4&2 != 0
+		addr, port, v4 = &k.b, k.bp, k.v4&2 != 0
 	}
-	e := Endpoint{Addr: netip.AddrFrom16(addr), Port: port}
 	if v4 {
-		e.Addr = e.Addr.Unmap()
+		var a4 [4]byte
+		binary.BigEndian.PutUint32(a4[:], uint32(addr[1]))
+		return Endpoint{Addr: netip.AddrFrom4(a4), Port: port}
 	}
-	return e
+	var a16 [16]byte
+	binary.BigEndian.PutUint64(a16[:8], addr[0])
+	binary.BigEndian.PutUint64(a16[8:], addr[1])
+	return Endpoint{Addr: netip.AddrFrom16(a16), Port: port}
 }
 
 // carries reports whether s is a segment of c, in either direction.
@@ -82,6 +92,10 @@ func keyOf(s *Segment) connKey {
 // the key's b endpoint.
 func keyOfAddrs(srcA, dstA netip.Addr, sp, dp uint16) (connKey, bool) {
 	src, dst := srcA.As16(), dstA.As16()
+	be := binary.BigEndian
+	// The addresses compared as bytes.Compare would, a word at a time.
+	sh, dh := be.Uint64(src[:8]), be.Uint64(dst[:8])
+	sl, dl := be.Uint64(src[8:]), be.Uint64(dst[8:])
 	v4 := uint8(0)
 	if srcA.Is4() {
 		v4 |= 1
@@ -89,13 +103,10 @@ func keyOfAddrs(srcA, dstA netip.Addr, sp, dp uint16) (connKey, bool) {
 	if dstA.Is4() {
 		v4 |= 2
 	}
-	// The addresses compared as bytes.Compare would, 8 bytes at a time.
-	sh, dh := binary.BigEndian.Uint64(src[:8]), binary.BigEndian.Uint64(dst[:8])
-	sl, dl := binary.BigEndian.Uint64(src[8:]), binary.BigEndian.Uint64(dst[8:])
 	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
-		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}, true
+		return connKey{a: [2]uint64{dh, dl}, b: [2]uint64{sh, sl}, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}, true
 	}
-	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}, false
+	return connKey{a: [2]uint64{sh, sl}, b: [2]uint64{dh, dl}, ap: sp, bp: dp, v4: v4}, false
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.

@@ -74,8 +74,14 @@ func (e *stagedSeg) segment(s *Segment) {
 	if e.rev {
 		a, b = b, a
 	}
-	*s = Segment{Frame: e.frame, TimeNs: e.timeNs, Src: a.Addr, Dst: b.Addr, SrcPort: a.Port, DstPort: b.Port,
-		Seq: e.seq, Ack: e.ack, Flags: e.flags, Window: e.window, Len: e.plen}
+	// Field by field, not *s = Segment{...}: the compiler built the
+	// literal on the stack in small stores and copied it in 16-byte
+	// moves, each waiting on a failed store forward (most of this
+	// function's time).
+	s.Frame, s.TimeNs, s.Len = e.frame, e.timeNs, e.plen
+	s.Src, s.Dst, s.SrcPort, s.DstPort = a.Addr, b.Addr, a.Port, b.Port
+	s.Seq, s.Ack, s.Flags, s.Window = e.seq, e.ack, e.flags, e.window
+	s.Options = nil
 }
 
 // inlineStages (tests) runs the two stages in one goroutine, one segment

@@ -1,7 +1,6 @@
 package tcpflow
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
 	"unsafe"
@@ -52,9 +51,8 @@ func newConnTable() connTable {
 // never changes: the scan stage calls it concurrently with the analysis.
 func (t *connTable) hashKey(k *connKey) uint64 {
 	s := &t.seed
-	le := binary.LittleEndian
-	h := mix(le.Uint64(k.a[:8])^s[0], le.Uint64(k.a[8:])^s[1])
-	h ^= mix(le.Uint64(k.b[:8])^s[2], le.Uint64(k.b[8:])^s[3])
+	h := mix(k.a[0]^s[0], k.a[1]^s[1])
+	h ^= mix(k.b[0]^s[2], k.b[1]^s[3])
 	h = mix(h^s[4], uint64(k.ap)|uint64(k.bp)<<16|uint64(k.v4)<<32^s[5])
 	return h | 1
 }
