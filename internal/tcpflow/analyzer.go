@@ -52,17 +52,21 @@ type Endpoint struct {
 // and a [16]byte written in words and then copied in 16-byte moves (as the
 // compiler copies arrays) stalled each copy on a failed store forward:
 // such copies were most of keyOfAddrs's and connKey.endpoint's time.
+// For the same reason the two ports are one word: written as two 16-bit
+// halves, they were read back by the hash as one 32-bit load, which
+// waited on a failed store forward (a quarter of the long capture's CPU
+// once the stalls before it were gone).
 type connKey struct {
-	a, b   [2]uint64 // IPv4 addresses as IPv4-mapped IPv6, big-endian halves (As16's bytes 0-7, 8-15)
-	ap, bp uint16
-	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
+	a, b  [2]uint64 // IPv4 addresses as IPv4-mapped IPv6, big-endian halves (As16's bytes 0-7, 8-15)
+	ports uint32    // a's port | b's port<<16
+	v4    uint8     // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
 // endpoint returns the key's endpoint i (0: a, 1: b).
 func (k *connKey) endpoint(i int) Endpoint {
-	addr, port, v4 := &k.a, k.ap, k.v4&1 != 0
+	addr, port, v4 := &k.a, uint16(k.ports), k.v4&1 != 0
 	if i == 1 {
-		addr, port, v4 = &k.b, k.bp, k.v4&2 != 0
+		addr, port, v4 = &k.b, uint16(k.ports>>16), k.v4&2 != 0
 	}
 	if v4 {
 		var a4 [4]byte
@@ -84,29 +88,38 @@ func (c *Conn) carries(s *Segment) bool {
 }
 
 func keyOf(s *Segment) connKey {
-	k, _ := keyOfAddrs(s.Src, s.Dst, s.SrcPort, s.DstPort)
+	var k connKey
+	k.set(s.Src, s.Dst, s.SrcPort, s.DstPort)
 	return k
 }
 
-// keyOfAddrs is the key of a segment from src to dst, and whether src is
-// the key's b endpoint.
-func keyOfAddrs(srcA, dstA netip.Addr, sp, dp uint16) (connKey, bool) {
-	src, dst := srcA.As16(), dstA.As16()
-	be := binary.BigEndian
+// set makes k the key of a segment from src to dst, and returns whether
+// src is the key's b endpoint. It writes k's fields in place: a key
+// returned by value was written in small stores and copied in 16-byte
+// moves, which waited on a failed store forward.
+func (k *connKey) set(src, dst netip.Addr, sp, dp uint16) bool {
+	sh, sl, s4 := addrWords(src)
+	dh, dl, d4 := addrWords(dst)
 	// The addresses compared as bytes.Compare would, a word at a time.
-	sh, dh := be.Uint64(src[:8]), be.Uint64(dst[:8])
-	sl, dl := be.Uint64(src[8:]), be.Uint64(dst[8:])
-	v4 := uint8(0)
-	if srcA.Is4() {
-		v4 |= 1
-	}
-	if dstA.Is4() {
-		v4 |= 2
-	}
 	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
-		return connKey{a: [2]uint64{dh, dl}, b: [2]uint64{sh, sl}, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}, true
+		k.a[0], k.a[1], k.b[0], k.b[1], k.ports, k.v4 = dh, dl, sh, sl, uint32(dp)|uint32(sp)<<16, d4|s4<<1
+		return true
 	}
-	return connKey{a: [2]uint64{sh, sl}, b: [2]uint64{dh, dl}, ap: sp, bp: dp, v4: v4}, false
+	k.a[0], k.a[1], k.b[0], k.b[1], k.ports, k.v4 = sh, sl, dh, dl, uint32(sp)|uint32(dp)<<16, s4|d4<<1
+	return false
+}
+
+// addrWords returns a's 16 bytes (an IPv4 address mapped, as As16 gives
+// it) as two big-endian words, and 1 if a is IPv4. An IPv4 address goes
+// through As4: the 16-byte array As16 returns was copied in 16-byte moves
+// that waited on a failed store forward, most of keyOfAddrs's time.
+func addrWords(a netip.Addr) (hi, lo uint64, v4 uint8) {
+	if a.Is4() {
+		b := a.As4()
+		return 0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(b[:])), 1
+	}
+	b := a.As16()
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), 0
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -442,7 +455,7 @@ func (a *Analyzer) newConn(k connKey, h uint64, s *Segment) *Conn {
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
-	a.opts = ParseOptions(s.Options)
+	a.opts.parse(s.Options)
 	k := keyOf(s)
 	a.addParsed(s, &a.opts, &k, a.table.hashKey(&k))
 }

@@ -55,7 +55,7 @@ func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, hash func(*conn
 		return false
 	}
 	h := p.TCPHeader
-	e.key, e.rev = keyOfAddrs(p.Src, p.Dst, p.SrcPort, p.DstPort)
+	e.rev = e.key.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
 	e.hash = hash(&e.key)
 	e.timeNs, e.frame, e.plen = rec.TimeNs, rec.Frame, p.TCPPayloadLen
 	e.seq, e.ack = binary.BigEndian.Uint32(h[4:8]), binary.BigEndian.Uint32(h[8:12])

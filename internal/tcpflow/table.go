@@ -53,7 +53,7 @@ func (t *connTable) hashKey(k *connKey) uint64 {
 	s := &t.seed
 	h := mix(k.a[0]^s[0], k.a[1]^s[1])
 	h ^= mix(k.b[0]^s[2], k.b[1]^s[3])
-	h = mix(h^s[4], uint64(k.ap)|uint64(k.bp)<<16|uint64(k.v4)<<32^s[5])
+	h = mix(h^s[4], uint64(k.ports)|uint64(k.v4)<<32^s[5])
 	return h | 1
 }
 
