@@ -343,7 +343,7 @@ func (st *connState) reset() {
 	*st = connState{}
 	for i := range st.d {
 		d, k := &st.d[i], &keep[i]
-		*d = initialDir()
+		d.init()
 		d.seen, d.recent, d.inflight, d.rtx = k.seen, k.recent, k.inflight, k.rtx
 		d.unacked.ends = k.unacked.ends
 	}
@@ -378,7 +378,7 @@ func (a *Analyzer) allocConn() *connState {
 		a.slab = make([]connState, connSlab)
 		for i := range a.slab {
 			for j := range a.slab[i].d {
-				a.slab[i].d[j] = initialDir()
+				a.slab[i].d[j].init()
 			}
 		}
 	}
