@@ -303,17 +303,18 @@ func (a *Analyzer) retire(k connKey, h uint64, c *Conn) {
 	if a.last == c {
 		a.last = nil
 	}
-	a.putClosed(sl, closedConnOf(k, c))
+	a.putClosed(sl, k, c)
 	a.recycle(c)
 }
 
-// putClosed stores t as the closed connection of sl's key.
-func (a *Analyzer) putClosed(sl *connSlot, t closedConn) {
-	if sl.closed != 0 {
-		*a.closed.at(sl.closed - 1) = t
-		return
+// putClosed stores c's state as the closed connection of sl's key, k.
+func (a *Analyzer) putClosed(sl *connSlot, k connKey, c *Conn) {
+	i := sl.closed - 1
+	if sl.closed == 0 {
+		i = a.closed.add()
+		a.table.setClosed(sl, i+1)
 	}
-	a.table.setClosed(sl, a.closed.add(t)+1)
+	a.closed.at(i).set(k, c)
 }
 
 // recycle keeps the memory of c, which has closed and which nothing
@@ -602,7 +603,7 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 	switch {
 	case c.closed:
 		if late {
-			a.putClosed(a.table.slot(h, &k), closedConnOf(k, c))
+			a.putClosed(a.table.slot(h, &k), k, c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true
