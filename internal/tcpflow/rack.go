@@ -52,7 +52,8 @@ const (
 	maxTimeline   = 200000
 )
 
-func newRack() rackState { return rackState{mult: 1} }
+// init makes r, which is zero, a new direction's RACK state.
+func (r *rackState) init() { r.mult = 1 }
 
 // reoWnd is RACK_update_reo_wnd's result (RFC 8985 6.2 step 4, last part).
 func (r *rackState) reoWnd(honour bool) int64 {

@@ -158,7 +158,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		for i := range b.segs {
 			e := &b.segs[i]
 			e.segment(&seg)
-			opts = ParseOptions(e.opt[:e.nopt])
+			opts.parse(e.opt[:e.nopt])
 			a.addParsed(&seg, &opts, &e.key, e.hash)
 		}
 	})

@@ -55,7 +55,7 @@ func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, hash func(*conn
 		return false
 	}
 	h := p.TCPHeader
-	e.key, e.rev = keyOfAddrs(p.Src, p.Dst, p.SrcPort, p.DstPort)
+	e.rev = e.key.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
 	e.hash = hash(&e.key)
 	e.timeNs, e.frame, e.plen = rec.TimeNs, rec.Frame, p.TCPPayloadLen
 	e.seq, e.ack = binary.BigEndian.Uint32(h[4:8]), binary.BigEndian.Uint32(h[8:12])
@@ -74,8 +74,14 @@ func (e *stagedSeg) segment(s *Segment) {
 	if e.rev {
 		a, b = b, a
 	}
-	*s = Segment{Frame: e.frame, TimeNs: e.timeNs, Src: a.Addr, Dst: b.Addr, SrcPort: a.Port, DstPort: b.Port,
-		Seq: e.seq, Ack: e.ack, Flags: e.flags, Window: e.window, Len: e.plen}
+	// Field by field, not *s = Segment{...}: the compiler built the
+	// literal on the stack in small stores and copied it in 16-byte
+	// moves, each waiting on a failed store forward (most of this
+	// function's time).
+	s.Frame, s.TimeNs, s.Len = e.frame, e.timeNs, e.plen
+	s.Src, s.Dst, s.SrcPort, s.DstPort = a.Addr, b.Addr, a.Port, b.Port
+	s.Seq, s.Ack, s.Flags, s.Window = e.seq, e.ack, e.flags, e.window
+	s.Options = nil
 }
 
 // inlineStages (tests) runs the two stages in one goroutine, one segment
@@ -98,7 +104,9 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
-		free <- &segBatch{segs: make([]stagedSeg, 0, stageBatch)}
+		segs := make([]stagedSeg, stageBatch)
+		writeFirst(segs) // 64 kB each (see writeFirst)
+		free <- &segBatch{segs: segs[:0]}
 	}
 	var (
 		res     stagedScan

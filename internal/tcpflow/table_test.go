@@ -21,7 +21,7 @@ func TestConnTableAgainstAMap(t *testing.T) {
 		conns := make([]Conn, 8)
 		keyN := func(n int) connKey {
 			var k connKey
-			k.a[0], k.a[1], k.ap = byte(n), byte(n>>8), uint16(n>>16)
+			k.a[1], k.ports = uint64(n&0xffff), uint32(n>>16)
 			if _, ok := hashOf[k]; !ok {
 				// homes distinct home slots, near the end of the table so
 				// that runs wrap around
