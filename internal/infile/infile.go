@@ -158,11 +158,7 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
-	var r io.Reader = f
-	if st.Mode().IsRegular() {
-		r = regularReader(f)
-	}
-	return &File{f: f, l: &limited{r: r, max: Max()}}, nil
+	return &File{f: f, l: &limited{r: f, max: Max()}}, nil
 }
 
 // Read reads up to the cap; beyond it, it returns a *TooLargeError.
