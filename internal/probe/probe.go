@@ -52,6 +52,11 @@ type ThreadSetup struct {
 	RequestedNs    int64  `json:"resolution_requested_ns,omitempty"`
 	GrantedNs      int64  `json:"resolution_granted_ns,omitempty"`
 	ResolutionNote string `json:"resolution_note,omitempty"`
+	// SliceNs: the fair scheduler's time slice the thread asked for and
+	// got (Linux 6.12 and later; net udp's pacing thread), 0 for the
+	// kernel's default; SliceNote says why a request failed.
+	SliceNs   int64  `json:"slice_ns,omitempty"`
+	SliceNote string `json:"slice_note,omitempty"`
 }
 
 // sampleBuf stores samples without allocating per sample: a bounded run

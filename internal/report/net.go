@@ -212,6 +212,12 @@ func threadDesc(t probe.ThreadSetup) string {
 	} else {
 		s += ", not pinned"
 	}
+	if t.SliceNs > 0 {
+		s += ", time slice " + units.Duration(time.Duration(t.SliceNs))
+	}
+	if t.SliceNote != "" {
+		s += " (" + t.SliceNote + ")"
+	}
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/netload"
+	"github.com/latlab/latlab/internal/probe"
 )
 
 // On an 80-column terminal the TCP state table fits with the largest
@@ -47,6 +48,25 @@ func TestPrintTCPFits80Columns(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The pacing thread's line says what the thread got, its time slice too
+// when it asked for one, and why a request failed.
+func TestThreadDesc(t *testing.T) {
+	for _, c := range []struct {
+		t    probe.ThreadSetup
+		want string
+	}{
+		{probe.ThreadSetup{CPU: -1, Priority: "normal"}, "priority normal, not pinned"},
+		{probe.ThreadSetup{CPU: 0, Priority: "normal", SliceNs: 100_000}, "priority normal, pinned to CPU 0, time slice 100µs"},
+		{probe.ThreadSetup{CPU: 1, Priority: "realtime", RTPrio: 80}, "priority realtime (rtprio 80), pinned to CPU 1"},
+		{probe.ThreadSetup{CPU: -1, Priority: "normal", SliceNote: "the default slice: sched_setattr(slice 100µs): operation not permitted"},
+			"priority normal, not pinned (the default slice: sched_setattr(slice 100µs): operation not permitted)"},
+	} {
+		if got := threadDesc(c.t); got != c.want {
+			t.Errorf("threadDesc(%+v) = %q, want %q", c.t, got, c.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -132,4 +133,72 @@ func TestOtherRTPrio(t *testing.T) {
 			t.Errorf("otherRTPrio(%d) = %d, want %d", c.in, got, c.want)
 		}
 	}
+}
+
+// onOwnThread runs fn on a thread of its own, which ends with it (the
+// goroutine exits locked), so that what fn changes dies with the thread.
+func onOwnThread(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		fn()
+	}()
+	<-done
+}
+
+// A fair thread's slice request is in force once RequestSlice returns, as
+// sched_getattr reports it (Linux 6.12 and later; before, the kernel
+// reports no slice and the answer is 0), and its nice value is kept. A
+// SCHED_FIFO thread is left alone.
+func TestRequestSlice(t *testing.T) {
+	onOwnThread(func() {
+		before, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 3); err != nil {
+			t.Error(err)
+			return
+		}
+		got, err := RequestSlice(100 * time.Microsecond)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		want := 100 * time.Microsecond
+		if before.Runtime == 0 {
+			want = 0 // a kernel before 6.12: no fair slice to report
+			t.Logf("this kernel reports no fair slice (before 6.12): checking the request is harmless only")
+		}
+		if got != want {
+			t.Errorf("slice in force %v, want %v", got, want)
+		}
+		a, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if a.Nice != 3 || a.Policy != unix.SCHED_NORMAL {
+			t.Errorf("after the request: policy %d nice %d, want SCHED_NORMAL (0) nice 3", a.Policy, a.Nice)
+		}
+	})
+	if os.Geteuid() != 0 {
+		t.Log("not root: the SCHED_FIFO case needs CAP_SYS_NICE and is not checked")
+		return
+	}
+	onOwnThread(func() {
+		if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1}, 0); err != nil {
+			t.Error(err)
+			return
+		}
+		got, err := RequestSlice(100 * time.Microsecond)
+		if err != nil || got != 0 {
+			t.Errorf("SCHED_FIFO thread: slice %v, %v; want 0, nil", got, err)
+		}
+		if a, err := unix.SchedGetAttr(0, 0); err != nil || a.Policy != unix.SCHED_FIFO || a.Priority != 1 {
+			t.Errorf("SCHED_FIFO thread changed: %+v, %v", a, err)
+		}
+	})
 }

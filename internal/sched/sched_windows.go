@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/windows"
 
@@ -160,3 +161,7 @@ func lockMemory() (func(), error) {
 func holdDMALatency(int) (func(), error) {
 	return nil, fmt.Errorf("--dma-latency is Linux-only (/dev/cpu_dma_latency); on Windows limit C-states in the power plan instead: %w", ErrUnsupported)
 }
+
+// RequestSlice does nothing on Windows, whose scheduler has no per-thread
+// slice a thread may ask for: it returns 0, no slice in force.
+func RequestSlice(time.Duration) (time.Duration, error) { return 0, nil }
