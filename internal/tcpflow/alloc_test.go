@@ -11,7 +11,7 @@ import (
 // connections spent about 17% of their time in the collector).
 func TestNewConnIsOneAllocation(t *testing.T) {
 	a := NewAnalyzer()
-	a.table.slots = make([]connSlot, 8192) // no growth while counting
+	a.table.slots = make([]connIndex, 8192) // no growth while counting
 	a.table.mask = 8191
 	port := uint16(1)
 	s := &Segment{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), DstPort: 443}

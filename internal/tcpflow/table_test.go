@@ -7,7 +7,8 @@ import (
 
 // The table against a map, through random additions and changes, with
 // hashes chosen to collide (few distinct home slots, runs that wrap
-// around the end, growth while they do).
+// around the end, growth while they do), over more keys than a chunk of
+// entries holds.
 func TestConnTableAgainstAMap(t *testing.T) {
 	for _, homes := range []uint64{1, 3, 64, 1 << 20} {
 		rng := rand.New(rand.NewPCG(1, homes))
@@ -70,6 +71,11 @@ func TestConnTableAgainstAMap(t *testing.T) {
 					if v.closed != 0 {
 						closed++
 					}
+				}
+				visited := 0
+				tab.each(func(*Conn) { visited++ })
+				if visited != open {
+					t.Fatalf("homes %d, op %d: each visited %d connections, want %d", homes, op, visited, open)
 				}
 				if tab.used != len(model) || tab.open != open || tab.closed != closed {
 					t.Fatalf("homes %d, op %d: counts used %d open %d closed %d, want %d %d %d",
