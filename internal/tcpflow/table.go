@@ -23,13 +23,15 @@ import (
 // share a cache line where a slot holding the entry took a whole one;
 // the slots hold no pointer for the garbage collector to scan; and
 // growing moves 16-byte slots while the entries stay where they are
-// (chunks, not one slice doubled and copied: that touched as many pages
-// again as it saved). With 100,497 short connections the slots grow to
+// (chunks, not one slice doubled and copied: that took as many page
+// faults as the 64-byte slots). With 100,497 short connections the slots grow to
 // 256k, 4 MB where 64-byte slots took 16 MB, and the entries take 5.6 MB
-// once: about 3,000 fewer page faults of 16,000 (growing the table was
-// over half of the tenth of the CPU spent in page faults), and MEASURED.
-// An index is 32 bits: 4 billion connections take more than 200 GB of
-// capture.
+// once: 12,800 page faults instead of 16,000 (growing the table was over
+// half of the tenth of the CPU spent in page faults), and in 31
+// alternating rounds the median CPU went from 0.215 to 0.208 s and the
+// wall time from 0.132 to 0.118 s; the long capture's did not change.
+// An index is 32 bits: the slots of 4 billion connections alone would
+// take 128 GB.
 //
 // The hash is seeded at random for each Analyzer, so a capture crafted
 // to collide cannot turn the lookups into a scan of the table. It is the
