@@ -30,6 +30,8 @@ import (
 // half of the tenth of the CPU spent in page faults), and in 31
 // alternating rounds the median CPU went from 0.215 to 0.208 s and the
 // wall time from 0.132 to 0.118 s; the long capture's did not change.
+// Slots of 8 bytes (the hash's top half as a tag, the hash kept in the
+// entry for growing) took 650 fewer faults but measured no faster.
 // An index is 32 bits: the slots of 4 billion connections alone would
 // take 128 GB.
 //
