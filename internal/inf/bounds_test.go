@@ -315,3 +315,24 @@ func TestINFValuesAndEnums(t *testing.T) {
 		t.Errorf("E's choices %v ... %v, want 0, 1, 3 ... %d in numeric order", e.Values[:3], e.Values[n/2], n-1)
 	}
 }
+
+// Every section is found by its own name, whatever white space of
+// Unicode's its name ends in: an ANSI file's 0xA0 is a no-break space,
+// which the parser keeps in a name and strings.TrimSpace would cut.
+func TestSectionFoundByItsOwnName(t *testing.T) {
+	for _, in := range []string{
+		"[String\xa0]\nM=m\n[I]\nNeeds=N0\n[N0]\n",
+		"[A\u00a0]\nx=1\n[\u00a0B]\ny=2\n",
+		"[C\u2003]\nz=3\n",
+	} {
+		f := parseString(t, in)
+		if len(f.Sections) == 0 {
+			t.Fatalf("%q: no sections", in)
+		}
+		for _, s := range f.Sections {
+			if f.Section(s.Name) != s {
+				t.Errorf("%q: section %q is not found by its own name", in, s.Name)
+			}
+		}
+	}
+}

@@ -208,7 +208,10 @@ func unquote(s string) string {
 
 // Section returns the section named name, ignoring case.
 func (f *File) Section(name string) *Section {
-	return f.byName[strings.ToLower(strings.TrimSpace(name))]
+	// trimmed as the parser trims a section's name (isSpace): with
+	// strings.TrimSpace, which also trims a no-break space, a section
+	// named with one at its end was not found by its own name
+	return f.byName[strings.ToLower(strings.TrimFunc(name, isSpace))]
 }
 
 // Strings returns the value of %key% for the language (a LANGID such as
