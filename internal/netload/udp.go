@@ -448,20 +448,20 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // and the p99 is left to the wake-ups, as cyclictest's is. On an idle
 // machine one preempted spin costs a second of sleeping to the send time.
 //
-// A spin that is never preempted still costs its CPU time, and
-// on Linux's EEVDF scheduler (6.6 and later) that cost shows at the next
-// wake-up instead. A thread at normal priority that woke 100 µs early and
-// spun ran 95 µs a period (perf sched, 5 s beside two CPU hogs), and 1%
-// of its wake-ups waited 2.9 ms or more for the CPU (p99 of the
+// A spin that is never preempted still costs its CPU time, and on
+// Linux's EEVDF scheduler (6.6 and later) that cost shows at the next
+// wake-up instead. A thread at normal priority that woke 100 µs early
+// and spun ran 95 µs a period (perf sched, 5 s beside two CPU hogs), and
+// 1% of its wake-ups waited 2.9 ms or more for the CPU (p99 of the
 // scheduling delay; cyclictest, running 4 µs a period, 24 µs): the hog
 // kept the CPU to the end of its slice, probably because EEVDF places a
 // waking thread by the CPU time it is owed, and one that spins is often
-// owed none. So a
-// wake-up that came after the send time turns spinning off as a
-// preempted spin does. On an idle machine no wake-up comes 100 µs late,
-// and the spin stays. The pacing thread's short slice (paceSlice) makes
-// late wake-ups rare; in 8 alternating loaded rounds the slice alone still
-// lost one (send lag p99 745 µs), the slice with this back-off none of 24.
+// owed none. So a wake-up that came after the send time turns spinning
+// off as a preempted spin does. On an idle machine no wake-up comes
+// 100 µs late, and the spin stays. The pacing thread's short slice
+// (paceSlice) makes late wake-ups rare; in 8 alternating loaded rounds
+// the slice alone still lost one (send lag p99 745 µs), the slice with
+// this back-off none of 24.
 const (
 	// spinPreempted is a gap between two clock readings of a spin that
 	// only losing the CPU explains (a reading takes tens of ns).

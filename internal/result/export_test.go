@@ -6,7 +6,8 @@ import (
 	"reflect"
 )
 
-// AppendValue is how a Stream writes each value (appendValue).
+// AppendValue is how a Stream writes a value indented (appendValue); its
+// list's elements are the same values without the white space.
 func AppendValue(dst []byte, v any, prefix string) ([]byte, error) {
 	return appendValue(dst, v, prefix)
 }
