@@ -10,13 +10,14 @@ import (
 )
 
 // onPacedThread runs fn on a fresh OS thread set up as t asks (probe's
-// thread runner), with the wake probe's absolute-deadline wait. A thread
+// thread runner), with the wake probe's absolute-deadline wait and what
+// the thread obtained. A thread
 // that does not ask for a timer resolution gets paceResolution.
 //
 // GOMAXPROCS is raised by one for the run: the Linux wait is a raw system
 // call that keeps the thread's scheduler slot while it sleeps, which would
 // otherwise starve the goroutines receiving echoes or writing the stream.
-func onPacedThread(t probe.Thread, fn func(w probe.Waiter) error) (probe.ThreadSetup, error) {
+func onPacedThread(t probe.Thread, fn func(w probe.Waiter, got probe.ThreadSetup) error) (probe.ThreadSetup, error) {
 	prev := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(prev + 1)
 	defer runtime.GOMAXPROCS(prev)
@@ -25,7 +26,7 @@ func onPacedThread(t probe.Thread, fn func(w probe.Waiter) error) (probe.ThreadS
 	}
 	var slice time.Duration
 	var sliceErr error
-	setup, err := probe.OnThread(t, func(probe.ThreadSetup) error {
+	setup, err := probe.OnThread(t, func(got probe.ThreadSetup) error {
 		// The thread ends with the run (probe.OnThread), and its
 		// slice with it.
 		slice, sliceErr = sched.RequestSlice(paceSlice)
@@ -34,7 +35,7 @@ func onPacedThread(t probe.Thread, fn func(w probe.Waiter) error) (probe.ThreadS
 			return fmt.Errorf("pacing thread: %w", err)
 		}
 		defer w.Close()
-		return fn(w)
+		return fn(w, got)
 	})
 	setup.SliceNs = int64(slice)
 	if sliceErr != nil {

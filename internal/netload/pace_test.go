@@ -69,7 +69,7 @@ func TestPaceSchedule(t *testing.T) {
 			var next int64
 			var worst int64
 			var stop atomic.Bool
-			interrupted, _ := pace(f, f.now, c.mode, start, c.period, c.n, &stop, func(i, due, at int64, held bool) bool {
+			interrupted, _ := pace(f, f.now, c.mode, start, c.period, c.n, &stop, fixedSpinner(c.period), func(i, due, at int64, held bool) bool {
 				if i != next {
 					t.Fatalf("packet %d sent, want %d", i, next)
 				}
@@ -105,7 +105,7 @@ func TestPaceSchedule(t *testing.T) {
 	var stop atomic.Bool
 	stop.Store(true)
 	f := &fakeTime{}
-	if stopped, _ := pace(f, f.now, paceBurst, 0, 1000, 10, &stop, func(i, due, at int64, held bool) bool { t.Fatal("sent after stop"); return true }); !stopped {
+	if stopped, _ := pace(f, f.now, paceBurst, 0, 1000, 10, &stop, fixedSpinner(1000), func(i, due, at int64, held bool) bool { t.Fatal("sent after stop"); return true }); !stopped {
 		t.Fatal("a stopped run is not reported as interrupted")
 	}
 }
@@ -121,7 +121,7 @@ func TestPaceSendsUnheldWhenHeldSendDeclines(t *testing.T) {
 		held bool
 	}
 	var calls []call
-	_, err := pace(f, f.now, paceSleep, 1000, 1000, 3, &stop, func(i, due, at int64, held bool) bool {
+	_, err := pace(f, f.now, paceSleep, 1000, 1000, 3, &stop, fixedSpinner(1000), func(i, due, at int64, held bool) bool {
 		calls = append(calls, call{i, held})
 		return !held || i != 1 // packet 1 finds the socket full
 	})
@@ -163,7 +163,7 @@ func TestPaceStopsSpinningWhenPreempted(t *testing.T) {
 	var stop atomic.Bool
 	var dues []int64
 	n := int64(spinBackoffMin + 24)
-	if _, err := pace(p, p.now, paceSpin, start, period, n, &stop, func(i, due, at int64, held bool) bool {
+	if _, err := pace(p, p.now, paceSpin, start, period, n, &stop, fixedSpinner(period), func(i, due, at int64, held bool) bool {
 		dues = append(dues, due)
 		return true
 	}); err != nil {
@@ -215,7 +215,7 @@ func TestPaceStopsSpinningWhenWokenLate(t *testing.T) {
 			l := &lateTime{fakeTime: fakeTime{readCost: 10}, late: map[int]int64{0: c.late}}
 			var stop atomic.Bool
 			var dues []int64
-			if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, c.n, &stop, func(i, due, at int64, held bool) bool {
+			if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, c.n, &stop, fixedSpinner(period), func(i, due, at int64, held bool) bool {
 				dues = append(dues, due)
 				return true
 			}); err != nil {
@@ -233,5 +233,77 @@ func TestPaceStopsSpinningWhenWokenLate(t *testing.T) {
 				t.Errorf("%d sends spun, want %d", spun, want)
 			}
 		})
+	}
+}
+
+// fixedSpinner is the spinning state of a thread at normal priority.
+func fixedSpinner(period float64) *spinner {
+	s := newSpinner(period, false)
+	return &s
+}
+
+// A realtime pacer widens its margin after a wake-up later than the
+// margin allowed for, so that the next late wake-up of that size still
+// spins to its send time; the margin then shrinks back toward SpinMargin,
+// is bounded, and the thread never stops spinning.
+func TestPaceRealtimeWidensMargin(t *testing.T) {
+	period := 7_812_500.0
+	late := int64(130 * time.Microsecond) // a virtual CPU's exit from idle
+	l := &lateTime{fakeTime: fakeTime{readCost: 10}, late: map[int]int64{3: late, 10: late, 50: int64(5 * time.Millisecond)}}
+	sp := newSpinner(period, true)
+	var stop atomic.Bool
+	var dues, sentAt []int64
+	n := int64(60)
+	if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, n, &stop, &sp, func(i, due, at int64, held bool) bool {
+		dues, sentAt = append(dues, due), append(sentAt, at)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	margin := func(i int) int64 { return dues[i] - l.asked[i] }
+	for i := range dues {
+		if margin(i) <= 0 {
+			t.Fatalf("send %d slept to its send time: a realtime pacer always spins", i)
+		}
+	}
+	if m := margin(3); m != int64(SpinMargin) {
+		t.Errorf("send 3 woke %d ns early, want the first margin %d", m, SpinMargin)
+	}
+	if lag := sentAt[3] - dues[3]; lag <= 0 {
+		t.Errorf("send 3, woken %d ns after its margin, was sent %d ns after its time, want late", late, lag)
+	}
+	// the next wake-up allows for the late one, and the same lateness
+	// then still leaves time to spin
+	if m, want := margin(4), late+marginGuard; m < want || m > want+100 {
+		t.Errorf("send 4 woke %d ns early, want %d (the lateness plus the guard, plus a clock reading)", m, want)
+	}
+	if m := margin(9); m >= late+marginGuard || m <= int64(SpinMargin) {
+		t.Errorf("send 9 woke %d ns early: the margin should shrink toward %d, not below", m, SpinMargin)
+	}
+	if lag := sentAt[10] - dues[10]; lag < 0 || lag > 1000 {
+		t.Errorf("send 10, woken %d ns late again, was sent %d ns after its time, want on time", late, lag)
+	}
+	// a wake-up later than the cap widens the margin only to the cap
+	if m, want := margin(51), int64(500*time.Microsecond); m != want {
+		t.Errorf("after a 5 ms late wake-up the margin is %d ns, want the cap %d", m, want)
+	}
+	if sp.widest != int64(500*time.Microsecond) {
+		t.Errorf("widest margin %d, want the cap", sp.widest)
+	}
+}
+
+// The cap is an eighth of the period when that is below maxSpinMargin.
+func TestSpinnerMaxMargin(t *testing.T) {
+	for _, c := range []struct {
+		period float64
+		want   int64
+	}{
+		{7_812_500, maxSpinMargin},
+		{2_000_000, 250_000},
+		{800_000, int64(SpinMargin)},
+	} {
+		if got := newSpinner(c.period, true).maxMargin; got != c.want {
+			t.Errorf("period %.0f ns: cap %d, want %d", c.period, got, c.want)
+		}
 	}
 }

@@ -78,6 +78,10 @@ type UDPResult struct {
 	// wakes at most this often and sends every packet due, so send lags up
 	// to it are by design.
 	BurstEveryNs int64 `json:"burst_every_ns,omitempty"`
+	// SpinMarginMaxNs is the widest margin a realtime pacing thread woke
+	// before a send time by (it widens after late wake-ups); 0 when the
+	// margin was fixed (SpinMargin) or the thread did not spin.
+	SpinMarginMaxNs int64 `json:"spin_margin_max_ns,omitempty"`
 	// Thread is what the pacing thread got: priority, CPU, timer slack.
 	Thread      probe.ThreadSetup `json:"thread"`
 	ClockSource string            `json:"clock_source"`
@@ -250,8 +254,6 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 		PacerMethod: PacerMethod(), ClockSource: clock.Source()}
 	mode := paceModeFor(1e9 / o.RatePPS)
 	switch mode {
-	case paceSpin:
-		res.PacerMethod += fmt.Sprintf(", waking %s early and spinning to the send time while spins are not preempted", SpinMargin)
 	case paceBurst:
 		res.PacerMethod += fmt.Sprintf(", waking at most once per %s and sending every packet due", SpinMargin)
 		res.BurstEveryNs = int64(SpinMargin)
@@ -323,10 +325,12 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	if o.Thread != nil {
 		th = *o.Thread
 	}
-	res.Thread, err = onPacedThread(th, func(w probe.Waiter) error {
+	var sp spinner
+	res.Thread, err = onPacedThread(th, func(w probe.Waiter, got probe.ThreadSetup) error {
 		buf := make([]byte, o.Size)
+		sp = newSpinner(period, got.Priority == sched.Realtime.String())
 		var err error
-		res.Interrupted, err = pace(w, clock.Now, mode, start, period, n, &stop, func(i, due, t int64, held bool) bool {
+		res.Interrupted, err = pace(w, clock.Now, mode, start, period, n, &stop, &sp, func(i, due, t int64, held bool) bool {
 			putHeader(buf, header{Run: run, Seq: uint64(i), Intended: due, Sent: t})
 			if held {
 				done, err := raw.send(buf)
@@ -348,6 +352,12 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if mode == paceSpin {
+		res.PacerMethod += sp.describe()
+		if sp.adapt {
+			res.SpinMarginMaxNs = sp.widest
+		}
 	}
 	sendDone.Store(true)
 	if got.Load() >= sent.Load() {
@@ -388,13 +398,12 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 // called with held true and must then not block nor use the runtime's
 // system calls; when it cannot send that way it returns false, and is
 // called again with held false, the hold let go meanwhile.
-func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, send func(i, due, t int64, held bool) bool) (bool, error) {
+func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period float64, n int64, stop *atomic.Bool, sp *spinner, send func(i, due, t int64, held bool) bool) (bool, error) {
 	y := probe.NewYielder(now())
 	defer y.Stop()
 	h := probe.HoldThread()
 	defer func() { h.Release() }()
 	var lastWake int64
-	sp := spinner{backoff: spinBackoffMin}
 	for i := int64(0); i < n; i++ {
 		if stop.Load() {
 			return true, nil
@@ -408,7 +417,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 					sp.off--
 					_, err = y.WaitUntil(&h, w, due, now)
 				} else {
-					_, err = y.WaitUntil(&h, w, due-int64(SpinMargin), now)
+					_, err = y.WaitUntil(&h, w, due-sp.margin, now)
 					sp.spin(now, due)
 				}
 			case paceSleep:
@@ -470,18 +479,70 @@ const (
 	spinBackoffMax = 4096
 )
 
+// At realtime priority neither reason to stop spinning holds: only a
+// thread of higher priority preempts a spin, and a realtime thread's
+// wake-up waits for no thread at normal priority whatever it spent. What
+// makes its sends late is a wake-up later than the margin: on an idle
+// 2-CPU guest 1% of the wake-ups of cyclictest's SCHED_FIFO thread came
+// 119-134 µs late (the virtual CPU's exit from idle), and a pacer that
+// woke 100 µs early sent with a p99 of 121-139 µs, 0.96-1.14x cyclictest's
+// lateness in 5 alternating rounds. So a realtime pacer (spinner.adapt)
+// spins on every send and widens its margin to the latest wake-up's
+// lateness plus marginGuard as soon as a wake-up comes later than the
+// margin allowed for; the margin then shrinks back toward SpinMargin by
+// 1/marginDecay of its excess a send (at 128 Hz, to half in about 3 s),
+// so that a single slow wake-up does not keep it spinning longer for the
+// rest of the run. It never exceeds maxSpinMargin, nor an eighth of the
+// period (paceModeFor spins only at periods of 8 margins or more): a
+// wake-up later than that is sent late, as before.
+const (
+	marginGuard   = int64(20 * time.Microsecond)
+	marginDecay   = 512
+	maxSpinMargin = int64(500 * time.Microsecond)
+)
+
 // spinner is the pacing thread's spinning state (paceSpin).
 type spinner struct {
 	off     int64 // sends left that sleep to the send time instead of spinning
 	backoff int64 // how many the next preempted spin turns off
+	margin  int64 // how long before the send time the thread wakes
+	// adapt: a realtime thread, whose margin follows its late wake-ups
+	// (see marginGuard), and which never stops spinning
+	adapt     bool
+	maxMargin int64 // the widest margin adapt may reach
+	widest    int64 // the widest margin used
+}
+
+// newSpinner returns the spinning state for a send period (ns); adapt as
+// the thread runs at realtime priority.
+func newSpinner(period float64, adapt bool) spinner {
+	return spinner{backoff: spinBackoffMin, margin: int64(SpinMargin), adapt: adapt,
+		maxMargin: max(int64(SpinMargin), min(maxSpinMargin, int64(period/8))), widest: int64(SpinMargin)}
+}
+
+// describe says how the thread paced its sends (UDPResult.PacerMethod).
+func (s *spinner) describe() string {
+	if !s.adapt {
+		return fmt.Sprintf(", waking %s early and spinning to the send time while spins are not preempted", SpinMargin)
+	}
+	return fmt.Sprintf(", waking %s early, more after a late wake-up (up to %s; %s at most in this run), and spinning to the send time",
+		SpinMargin, time.Duration(s.maxMargin), time.Duration(s.widest))
 }
 
 // spin waits on the clock until due. A gap between two readings longer
 // than spinPreempted (the thread lost the CPU) stops spinning for a while,
 // and so does a wake-up that came at or after due, with no time left to
-// spin (see spinBackoffMin).
+// spin (see spinBackoffMin). An adapting spinner instead widens its
+// margin after a wake-up later than it allowed for.
 func (s *spinner) spin(now func() int64, due int64) {
 	prev := now()
+	if s.adapt {
+		s.adjust(prev - (due - s.margin))
+		for prev < due {
+			prev = now()
+		}
+		return
+	}
 	preempted := prev >= due
 	for prev < due {
 		t := now()
@@ -496,6 +557,17 @@ func (s *spinner) spin(now func() int64, due int64) {
 	} else {
 		s.backoff = max(s.backoff/2, spinBackoffMin)
 	}
+}
+
+// adjust sets the margin for the next wake-up from this one's lateness
+// (ns after the time it asked for).
+func (s *spinner) adjust(late int64) {
+	if want := late + marginGuard; want > s.margin {
+		s.margin = min(want, s.maxMargin)
+		s.widest = max(s.widest, s.margin)
+		return
+	}
+	s.margin -= (s.margin - int64(SpinMargin)) / marginDecay
 }
 
 // AchievedRatePPS is the send rate actually reached.
