@@ -36,7 +36,7 @@ var heldCode = []struct {
 	{"probe_linux.go", []string{"sleep", "sleepUntil", "WaitUntil"}},
 	{"../clock/clock_linux.go", []string{"now"}},
 	{"../clock/clock_nolinkname_linux.go", []string{"now"}},
-	{"../netload/udp.go", []string{"pace", "spin"}},
+	{"../netload/udp.go", []string{"pace", "spin", "adjust"}},
 	{"../netload/rawsend_linux.go", []string{"send"}},
 }
 
@@ -62,6 +62,7 @@ var heldSafe = map[string]string{
 	"sleepUntil":      "heldCode",
 	"buf.add":         "heldCode",
 	"sp.spin":         "heldCode",
+	"s.adjust":        "heldCode",
 	"s.sleep":         "a sleeper: heldCode (linuxSleeper.sleep)",
 	"w.WaitUntil":     "a Waiter: heldCode (linuxWaiter.WaitUntil)",
 	"send": "the paced sender (udp.go): while held it writes with rawSender.send " +
