@@ -190,3 +190,70 @@ func TestVetRefusesMalformedAdapterKeys(t *testing.T) {
 		}
 	}
 }
+
+// msi-mode's Vet took MSISupported below any device instance: a forged
+// entry could turn MSI off on the graphics card, or on another adapter.
+// Only the target adapter's device, as Plan finds it (its class key's
+// DeviceInstanceID, else the instance whose Driver names the class key),
+// is restored.
+func TestRevertRefusesAnotherDevicesMSI(t *testing.T) {
+	const gpu = `PCI\VEN_10DE&DEV_2484&SUBSYS_146B10DE&REV_A1\4&2B4C6D8E&0&0008`
+	const gone = `PCI\VEN_8086&DEV_1533&SUBSYS_00008086&REV_03\6&99999999&0&00E4`
+	msi := func(inst string) string { return EnumKey + `\` + inst + `\` + msiSubkey }
+	for _, withID := range []bool{true, false} {
+		env, reg, _, _ := testEnv(t)
+		benchAdapter(reg, withID)
+		reg.Set(EnumKey+`\`+gpu, "Driver", backend.SZ(`{4d36e968-e325-11ce-bfc1-08002be10318}\0000`))
+		reg.Set(msi(gpu), "MSISupported", backend.DWORD(1))
+		before := reg.Snapshot()
+		dir := testutil.TempDir(t)
+		applySteps(t, env, dir, []setStep{{"msi-mode", Selector{Adapter: "7"}, "on"}})
+		bad := []struct {
+			e    journal.Entry
+			want string
+		}{
+			{journal.Entry{Knob: "msi-mode", Target: i225Name, Loc: regLoc(msi(gpu), "MSISupported"), Original: backend.DWORD(0), New: backend.DWORD(1)},
+				`device ` + gpu + ` is not that adapter's (` + i225Instance + `)`},
+			{journal.Entry{Knob: "msi-mode", Target: i225Name, Loc: regLoc(EnumKey+`\`+gpu+`\Device Parameters\Interrupt Management`, ""), Original: backend.KeyValue, New: backend.Absent},
+				`device ` + gpu + ` is not that adapter's`},
+			{journal.Entry{Knob: "msi-mode", Target: rtkName, Loc: regLoc(msi(i225Instance), "MSISupported"), Original: backend.DWORD(0), New: backend.DWORD(1)},
+				"is not that adapter's (it has none)"},
+			{journal.Entry{Knob: "msi-mode", Target: "Intel", Loc: regLoc(msi(i225Instance), "MSISupported"), Original: backend.DWORD(0), New: backend.DWORD(1)},
+				"no network adapter has that DriverDesc now"},
+			{journal.Entry{Knob: "msi-mode", Target: i225Name, Loc: regLoc(EnumKey+`\`+gone+`\Device Parameters`, ""), Original: backend.KeyValue, New: backend.Absent},
+				gone + " no longer exists"},
+		}
+		var es []journal.Entry
+		for _, b := range bad {
+			es = append(es, b.e)
+		}
+		ForgeForTest(t, dir, es...)
+		j, err := journal.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := len(j.Entries) - len(bad) + 1
+		steps, err := Revert(env, j, MatchAll, true)
+		j.Close()
+		var left *LeftAloneError
+		if !errors.As(err, &left) || len(left.Refused) != len(bad) {
+			t.Fatalf("withID=%v: revert: %v, want %d entries left alone", withID, err, len(bad))
+		}
+		for _, s := range steps {
+			i := s.Entry.ID - first
+			if i < 0 {
+				if s.Action == "refused" {
+					t.Errorf("withID=%v: the applied %s refused: %s", withID, s.Entry.Loc, s.Detail)
+				}
+				continue
+			}
+			if s.Action != "refused" || !strings.Contains(s.Detail, bad[i].want) {
+				t.Errorf("withID=%v: %s for %q: %s %q, want refused saying %q", withID, s.Entry.Loc, s.Entry.Target, s.Action, s.Detail, bad[i].want)
+			}
+		}
+		// The applied change is undone, and nothing forged was written.
+		if d := mapDiff(before, reg.Snapshot()); d != "" {
+			t.Errorf("withID=%v: after revert: %s", withID, d)
+		}
+	}
+}
