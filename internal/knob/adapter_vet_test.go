@@ -2,6 +2,7 @@ package knob
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -255,5 +256,23 @@ func TestRevertRefusesAnotherDevicesMSI(t *testing.T) {
 		if d := mapDiff(before, reg.Snapshot()); d != "" {
 			t.Errorf("withID=%v: after revert: %s", withID, d)
 		}
+	}
+}
+
+// Every knob that takes --adapter names its target by DriverDesc, which
+// only the registry ties to a key: each must check that there.
+func TestAdapterKnobsVetLive(t *testing.T) {
+	n := 0
+	for _, k := range All() {
+		if !slices.Contains(SelectorsOf(k), SelAdapter) {
+			continue
+		}
+		n++
+		if _, ok := k.(liveVetter); !ok {
+			t.Errorf("%s selects an adapter but has no VetLive", k.Name())
+		}
+	}
+	if n != len(classKeyKnobs)+1 { // and msi-mode
+		t.Errorf("%d knobs select an adapter, the tests here know %d", n, len(classKeyKnobs)+1)
 	}
 }
