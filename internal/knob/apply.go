@@ -61,7 +61,7 @@ func Apply(env *Env, j *journal.Journal, p *Plan) error {
 	if len(p.Changes) == 0 {
 		return nil
 	}
-	if err := vetPlan(p); err != nil {
+	if err := vetPlan(env, p); err != nil {
 		return err
 	}
 	if env.Privileged != nil {
@@ -124,21 +124,21 @@ func Apply(env *Env, j *journal.Journal, p *Plan) error {
 // vetPlan checks a plan against its knob, as Revert will check the
 // journal entries made of it: a revert must never refuse what Apply
 // recorded.
-func vetPlan(p *Plan) error {
+func vetPlan(env *Env, p *Plan) error {
 	k, ok := catalogue()[p.Knob]
 	if !ok {
 		return fmt.Errorf("internal: a plan of unknown knob %q", p.Knob)
 	}
 	for _, c := range p.Changes {
-		if err := k.Vet(p.Target, c.Loc, c.New); err != nil {
+		if err := vetChange(env, k, p.Target, c.Loc, c.New); err != nil {
 			return fmt.Errorf("internal: %s planned a write it may not make: %w", p.Knob, err)
 		}
 		if c.Guard != nil {
-			if err := k.Vet(p.Target, c.Guard.Loc, c.Guard.Value); err != nil {
+			if err := vetChange(env, k, p.Target, c.Guard.Loc, c.Guard.Value); err != nil {
 				return fmt.Errorf("internal: %s guard: %w", p.Knob, err)
 			}
 		}
-		if err := k.Vet(p.Target, c.Loc, c.Old); err != nil {
+		if err := vetChange(env, k, p.Target, c.Loc, c.Old); err != nil {
 			if errors.Is(err, ErrEmptyFile) {
 				return fmt.Errorf("nothing was changed: %s is empty, which it never is: a write to it was cut short; if latlab changed it, 'latlab knob revert %s' restores it from the journal", c.Loc, p.Knob)
 			}
@@ -248,7 +248,7 @@ func PlanRevert(env *Env, j *journal.Journal, match func(*journal.Entry) bool, f
 	var conflicts, refused []Step
 	for _, i := range open {
 		e := j.Entries[i]
-		if err := vetEntry(&e); err != nil {
+		if err := vetEntry(env, &e); err != nil {
 			s := Step{Entry: e, Action: "refused", Detail: err.Error()}
 			steps = append(steps, s)
 			refused = append(refused, s)
@@ -493,7 +493,7 @@ func UndoChanges(env *Env, j *journal.Journal) []Change {
 			continue
 		}
 		c := Change{Loc: e.Loc, Old: e.New, New: e.Original}
-		if err := vetEntry(&e); err != nil {
+		if err := vetEntry(env, &e); err != nil {
 			c.Skip = fmt.Sprintf("journal entry %d refused: %v", e.ID, err)
 		} else if e.Guard != nil {
 			g, err := env.read(e.Guard.Loc)

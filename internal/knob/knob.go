@@ -45,7 +45,10 @@ type Knob interface {
 	// for target, the Plan's Target, and v a value the knob can find or
 	// leave there; otherwise it says why not. Apply vets every change and
 	// Revert every journal entry: the journal names places and bytes, and
-	// only the catalogue decides which of them latlab may write.
+	// only the catalogue decides which of them latlab may write. Vet sees
+	// the location alone; a knob whose target only the machine ties to a
+	// location (an adapter named by its DriverDesc) also has VetLive
+	// (liveVetter), which Apply and Revert call after Vet.
 	Vet(target string, l backend.Loc, v backend.Value) error
 	// Checkup is what the check-up (latlab doctor) knows of the knob.
 	Checkup() Checkup

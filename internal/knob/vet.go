@@ -27,19 +27,42 @@ var ErrEmptyFile = errors.New("the file is empty, which this setting never is")
 
 // vetEntry checks a journal entry against the catalogue: its knob exists,
 // its location is one the knob writes for its target, and its original
-// (and its guard) are values the knob could have found there.
-func vetEntry(e *journal.Entry) error {
+// (and its guard) are values the knob could have found there. For a knob
+// whose target is tied to its locations by the machine (a liveVetter),
+// env's backends are asked too.
+func vetEntry(env *Env, e *journal.Entry) error {
 	k, ok := catalogue()[e.Knob]
 	if !ok {
 		return fmt.Errorf("unknown knob %q", e.Knob)
 	}
-	if err := k.Vet(e.Target, e.Loc, e.Original); err != nil {
+	if err := vetChange(env, k, e.Target, e.Loc, e.Original); err != nil {
 		return err
 	}
 	if e.Guard != nil {
-		if err := k.Vet(e.Target, e.Guard.Loc, e.Guard.Value); err != nil {
+		if err := vetChange(env, k, e.Target, e.Guard.Loc, e.Guard.Value); err != nil {
 			return fmt.Errorf("guard: %w", err)
 		}
+	}
+	return nil
+}
+
+// liveVetter is a knob whose Vet cannot tie a location to the target by
+// the location alone: the target names a network adapter by its
+// DriverDesc, and which class sub-key (0007) or device instance is that
+// adapter's is a fact of the machine. VetLive checks it there, through
+// the backend the knob's Plan reads, after Vet has passed: a journal
+// entry that names the keyword of another adapter is refused.
+type liveVetter interface {
+	VetLive(env *Env, target string, l backend.Loc, v backend.Value) error
+}
+
+// vetChange is Vet, then VetLive for a knob that has it.
+func vetChange(env *Env, k Knob, target string, l backend.Loc, v backend.Value) error {
+	if err := k.Vet(target, l, v); err != nil {
+		return err
+	}
+	if lv, ok := k.(liveVetter); ok {
+		return lv.VetLive(env, target, l, v)
 	}
 	return nil
 }
@@ -236,14 +259,27 @@ func cutKey(path, key string) (string, bool) {
 	return path[len(key)+1:], true
 }
 
-// adapterValue reports whether l is a value named one of names in an
-// adapter's class key (NetClassKey\NNNN).
-func adapterValue(l backend.Loc, names []string) bool {
+// adapterKeyOf returns the adapter class key (NetClassKey\NNNN) that l
+// is in: exactly four ASCII digits below the class key, as the class
+// installer names its sub-keys, and nothing further down.
+func adapterKeyOf(l backend.Loc) (string, bool) {
 	idx, ok := cutKey(l.Path, NetClassKey)
 	if l.Backend != backend.BackendRegistry || !ok || len(idx) != 4 {
-		return false
+		return "", false
 	}
-	if _, err := strconv.ParseUint(idx, 10, 16); err != nil {
+	for i := 0; i < len(idx); i++ {
+		if idx[i] < '0' || idx[i] > '9' {
+			return "", false
+		}
+	}
+	return NetClassKey + `\` + idx, true
+}
+
+// adapterValue reports whether l is a value named one of names in an
+// adapter's class key (NetClassKey\NNNN). Which adapter's is for
+// vetAdapterLive to say.
+func adapterValue(l backend.Loc, names []string) bool {
+	if _, ok := adapterKeyOf(l); !ok {
 		return false
 	}
 	for _, n := range names {
@@ -252,6 +288,44 @@ func adapterValue(l backend.Loc, names []string) bool {
 		}
 	}
 	return false
+}
+
+// vetAdapterLive checks that the class key l is in belongs to the adapter
+// target names: Plan takes its target from the key's DriverDesc
+// (findAdapter, adapters), so the key's DriverDesc must be the target.
+// Two adapters of one model share a DriverDesc, and a target cannot tell
+// them apart; any other adapter's key is refused.
+//
+// When the key is gone (the adapter was removed), whose it was cannot be
+// told: an absent v (restoring means deleting what is not there) is let
+// through, as revert then writes nothing; any other value is refused
+// rather than written into a key that names no adapter.
+func vetAdapterLive(env *Env, knob, target string, l backend.Loc, v backend.Value) error {
+	key, ok := adapterKeyOf(l)
+	if !ok {
+		return notMine(knob, target, l)
+	}
+	kv, err := env.read(regLoc(key, ""))
+	if err != nil {
+		return fmt.Errorf("cannot tell whose adapter key %s is: %w", key, err)
+	}
+	if kv.IsAbsent() {
+		if v.IsAbsent() {
+			return nil
+		}
+		return fmt.Errorf("%s: %s no longer exists (the adapter was removed), and %s writes no value where no adapter is", l, key, knob)
+	}
+	d, err := env.read(regLoc(key, "DriverDesc"))
+	if err != nil {
+		return fmt.Errorf("cannot tell whose adapter key %s is: %w", key, err)
+	}
+	if d.IsAbsent() || d.String() == "" {
+		return fmt.Errorf("%s is not a value %s writes for %q: %s has no DriverDesc, so it is no adapter's", l, knob, target, key)
+	}
+	if desc := d.String(); desc != target {
+		return fmt.Errorf("%s is not a value %s writes for %q: %s is the key of adapter %q", l, knob, target, key, desc)
+	}
+	return nil
 }
 
 // hasControl reports whether s holds a control character (C0, DEL, C1),

@@ -351,6 +351,12 @@ func (k intModeration) Vet(target string, l backend.Loc, v backend.Value) error 
 	return regNumber(v)
 }
 
+// VetLive checks that the class key is the target adapter's: Vet takes
+// any adapter's.
+func (k intModeration) VetLive(env *Env, target string, l backend.Loc, v backend.Value) error {
+	return vetAdapterLive(env, k.Name(), target, l, v)
+}
+
 // Checkup is what the check-up knows of interrupt-moderation: its default, how its
 // instances are read and the verdict rules.
 func (intModeration) Checkup() Checkup {

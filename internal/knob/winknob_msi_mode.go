@@ -259,6 +259,60 @@ func (k msiMode) Vet(target string, l backend.Loc, v backend.Value) error {
 	return regNumber(v)
 }
 
+// VetLive checks that the device instance is the target adapter's, as
+// Plan finds it (deviceInstance of the adapters whose DriverDesc is the
+// target): Vet takes any device instance's. When the instance is gone,
+// an absent v is let through (revert deletes what is not there); any
+// other value is refused rather than written, since a key write would
+// make the device's key again.
+func (k msiMode) VetLive(env *Env, target string, l backend.Loc, v backend.Value) error {
+	rest, ok := cutKey(l.Path, EnumKey)
+	parts := strings.Split(rest, `\`)
+	if !ok || len(parts) < 4 {
+		return notMine(k.Name(), target, l)
+	}
+	inst := strings.Join(parts[:3], `\`)
+	kv, err := env.read(regLoc(EnumKey+`\`+inst, ""))
+	if err != nil {
+		return fmt.Errorf("cannot tell whose device %s is: %w", inst, err)
+	}
+	if kv.IsAbsent() {
+		if v.IsAbsent() {
+			return nil
+		}
+		return fmt.Errorf("%s: device %s no longer exists, and %s writes no value where no device is", l, inst, k.Name())
+	}
+	as, err := adapters(env)
+	if err != nil {
+		return fmt.Errorf("cannot tell whose device %s is: %w", inst, err)
+	}
+	named := 0
+	var theirs []string
+	for _, a := range as {
+		if a.Name != target {
+			continue
+		}
+		named++
+		id, err := deviceInstance(env, a)
+		if err != nil {
+			return fmt.Errorf("cannot tell whose device %s is: %w", inst, err)
+		}
+		if strings.EqualFold(id, inst) {
+			return nil
+		}
+		if id != "" {
+			theirs = append(theirs, id)
+		}
+	}
+	switch {
+	case named == 0:
+		return fmt.Errorf("%s is not a value %s writes for %q: no network adapter has that DriverDesc now", l, k.Name(), target)
+	case len(theirs) == 0:
+		return fmt.Errorf("%s is not a value %s writes for %q: device %s is not that adapter's (it has none)", l, k.Name(), target, inst)
+	}
+	return fmt.Errorf("%s is not a value %s writes for %q: device %s is not that adapter's (%s)", l, k.Name(), target, inst, strings.Join(theirs, ", "))
+}
+
 // Checkup is what the check-up knows of msi-mode: its default, how its
 // instances are read and the verdict rules.
 func (msiMode) Checkup() Checkup {

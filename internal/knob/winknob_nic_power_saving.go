@@ -385,6 +385,12 @@ func (k nicPowerSaving) Vet(target string, l backend.Loc, v backend.Value) error
 	return regNumber(v)
 }
 
+// VetLive checks that the class key is the target adapter's: Vet takes
+// any adapter's.
+func (k nicPowerSaving) VetLive(env *Env, target string, l backend.Loc, v backend.Value) error {
+	return vetAdapterLive(env, k.Name(), target, l, v)
+}
+
 // Checkup is what the check-up knows of nic-power-saving: its default, how its
 // instances are read and the verdict rules.
 func (nicPowerSaving) Checkup() Checkup {
