@@ -291,8 +291,9 @@ func TestCompareSidesBadInput(t *testing.T) {
 		"empty list member": "empty file name", "missing in list": "no such file", "mixed kinds": "same kind"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
-		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want[name]) {
-			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
+		testutil.CheckBadExit(t, name, code, errs, want[name])
+		if out != "" {
+			t.Errorf("%s: stdout %q", name, out)
 		}
 	}
 }

@@ -84,9 +84,7 @@ func TestDPCISRJSONAndModule(t *testing.T) {
 		t.Errorf("quantiles %+v", q)
 	}
 	code, _, errs = runCLI(t, "dpcisr", dpcisrData+"xperf-dpcisr-keyboard-ps2-vs-usb.txt", "--module", "ndis.sys")
-	if code != 2 || !strings.Contains(errs, `no module "ndis.sys"; the report has i8042prt.sys, kbdhid.sys`) {
-		t.Errorf("unknown module: %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "unknown module", code, errs, `no module "ndis.sys"; the report has i8042prt.sys, kbdhid.sys`)
 }
 
 func TestDPCISRBadInput(t *testing.T) {
@@ -106,9 +104,7 @@ func TestDPCISRBadInput(t *testing.T) {
 	}
 	for name, c := range cases {
 		code, _, errs := runCLI(t, "dpcisr", c.path)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%s: exit %d, stderr %q, want one line with %q", name, code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, name, code, errs, c.want)
 	}
 }
 

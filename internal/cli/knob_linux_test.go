@@ -139,9 +139,7 @@ func TestKnobLinuxBadInput(t *testing.T) {
 		{[]string{"knob", "get", "irq-affinity", "--irq", "77"}, `no IRQ "77"`},
 	} {
 		code, _, errs := runCLI(t, append([]string{"--root", root}, c.args...)...)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
 }
 
