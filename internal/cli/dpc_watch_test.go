@@ -36,14 +36,10 @@ func TestDPCISRReadsWatchDocument(t *testing.T) {
 	// A document of another kind is refused in one line.
 	other := "../result/testdata/sleep-document.golden"
 	code, _, errs = runCLI(t, "dpcisr", "compare", xperf, other)
-	if code != 2 || !strings.Contains(errs, `a result document of kind "sleep", not "dpcisr"`) {
-		t.Errorf("exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "a sleep document", code, errs, `a result document of kind "sleep", not "dpcisr"`)
 }
 
 func TestDPCWatchBadSeconds(t *testing.T) {
 	code, _, errs := runCLI(t, "dpc", "watch", "--duration", "-3s")
-	if code != 2 || !strings.Contains(errs, `invalid value "-3s" for --duration: must not be negative`) {
-		t.Errorf("exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "--duration -3s", code, errs, `invalid value "-3s" for --duration: must not be negative`)
 }
