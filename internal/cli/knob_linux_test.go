@@ -182,9 +182,7 @@ func TestKnobTimerSlackNoFile(t *testing.T) {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack", "--pid", "999")
-	if code != 2 || !strings.Contains(errs, "no process 999 (no /proc/999/timerslack_ns)") {
-		t.Errorf("--pid 999: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "--pid 999", code, errs, "no process 999 (no /proc/999/timerslack_ns)")
 }
 
 // knob history reads at most the journal cap, and says so.

@@ -117,9 +117,7 @@ func TestReportPNGDirRefusesLinks(t *testing.T) {
 	}
 	// An existing PNG needs --force.
 	code, _, errs := runCLI(t, "report", "s.json", "-o", "second.html", "--png", "plots")
-	if code != 2 || !strings.Contains(errs, "exists: add --force to overwrite it, or give --png another directory") {
-		t.Errorf("existing PNG: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "existing PNG", code, errs, "exists: add --force to overwrite it, or give --png another directory")
 	if _, err := os.Stat("second.html"); err == nil {
 		t.Errorf("the HTML was written before the PNGs were refused")
 	}

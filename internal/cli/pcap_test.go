@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,13 +100,12 @@ func TestPcapUnreadable(t *testing.T) {
 	}
 	for _, sub := range []string{"dscp", "tcp"} {
 		code, _, errs := runCLI(t, "pcap", sub, junk)
-		if code != 2 || !strings.Contains(errs, "at byte 0") || !strings.Contains(errs, "unknown magic") {
-			t.Errorf("%s junk: exit %d %q", sub, code, errs)
+		testutil.CheckBadExit(t, sub+" junk", code, errs, "at byte 0")
+		if !strings.Contains(errs, "unknown magic") {
+			t.Errorf("%s junk: %q lacks unknown magic", sub, errs)
 		}
 		code, _, errs = runCLI(t, "pcap", sub, filepath.Join(dir, "missing.pcap"))
-		if code != 2 {
-			t.Errorf("%s missing: exit %d %q", sub, code, errs)
-		}
+		testutil.CheckBadExit(t, sub+" missing", code, errs, "missing.pcap")
 	}
 	b, err := os.ReadFile(sshPcap)
 	if err != nil {
@@ -124,9 +124,7 @@ func TestPcapUnreadable(t *testing.T) {
 	corrupt := filepath.Join(dir, "corrupt.pcap")
 	os.WriteFile(corrupt, bad, 0o644)
 	code, _, errs = runCLI(t, "pcap", "dscp", corrupt)
-	if code != 2 || !strings.Contains(errs, "at byte 24") {
-		t.Errorf("corrupt: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "corrupt", code, errs, "at byte 24")
 	// the document says where reading stopped
 	code, out, _ = runCLI(t, "pcap", "tcp", corrupt, "--json")
 	var d struct {
@@ -261,9 +259,7 @@ func TestPcapTCPDocumentToBothOutputs(t *testing.T) {
 		t.Fatalf("kind %s (%v), payload %T, notes %q", d.Kind, ok, d.Data, d.Notes)
 	}
 	code, _, errs = runCLI(t, "compare", file, file)
-	if code != 2 || !strings.Contains(errs, "no single distribution") {
-		t.Errorf("compare: exit %d %q; want 2, a pcap-tcp result holds no distribution", code, errs)
-	}
+	testutil.CheckBadExit(t, "compare of pcap-tcp results, which hold no distribution", code, errs, "no single distribution")
 	code, out, _ = runCLI(t, "pcap", "tcp", closing, "--json", "--filter", "port 9")
 	if code != 0 || !strings.Contains(out, `"connections": [],`) {
 		t.Errorf("no connection: exit %d\n%s", code, out)
@@ -409,13 +405,12 @@ func TestPcapInputChecks(t *testing.T) {
 	dir := testutil.TempDir(t)
 	for _, sub := range []string{"dscp", "tcp"} {
 		code, _, errs := runCLI(t, "pcap", sub, dir)
-		if code != 2 || !strings.Contains(errs, "cannot read "+dir+": a directory, not a file") || strings.Contains(errs, "empty") {
-			t.Errorf("%s DIR: exit %d %q", sub, code, errs)
+		testutil.CheckBadExit(t, sub+" DIR", code, errs, "cannot read "+dir+": a directory, not a file")
+		if strings.Contains(errs, "empty") {
+			t.Errorf("%s DIR: %q", sub, errs)
 		}
 		code, _, errs = runCLI(t, "--max-input-size", "1KiB", "pcap", sub, sshPcap)
-		if code != 2 || !strings.Contains(errs, "more than the 1 KiB cap on input files (--max-input-size raises it)") {
-			t.Errorf("%s over the cap: exit %d %q", sub, code, errs)
-		}
+		testutil.CheckBadExit(t, sub+" over the cap", code, errs, "more than the 1 KiB cap on input files (--max-input-size raises it)")
 	}
 }
 
@@ -453,8 +448,9 @@ func TestPcapDedupFlagSpellings(t *testing.T) {
 	// also when the file became the value
 	for _, args := range [][]string{{file, "--dedup"}, {"--dedup", file}} {
 		code, _, errs := runCLI(t, append([]string{"pcap", "tcp"}, args...)...)
-		if code != 2 || !strings.Contains(errs, "--dedup") || !strings.Contains(errs, "off") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%q: exit %d %q", args, code, errs)
+		testutil.CheckBadExit(t, fmt.Sprintf("%q", args), code, errs, "--dedup")
+		if !strings.Contains(errs, "off") {
+			t.Errorf("%q: %q does not name the values", args, errs)
 		}
 	}
 }
@@ -478,8 +474,8 @@ func TestPcapCompressed(t *testing.T) {
 		}
 		// the file (about 8.5 KiB) is within 10 KiB, its 12.5 KiB decompressed are not
 		code, out, errs = runCLI(t, "--max-input-size", "10KiB", "pcap", "dscp", file)
-		if code != 2 || !strings.Contains(errs, "reading stopped at byte") || !strings.Contains(errs, "decompressed, the capture is more than the 10 KiB cap on input files (--max-input-size raises it)") ||
-			!strings.Contains(out, "IP packets") {
+		testutil.CheckBadExit(t, ext+" over the cap once decompressed", code, errs, "decompressed, the capture is more than the 10 KiB cap on input files (--max-input-size raises it)")
+		if !strings.Contains(errs, "reading stopped at byte") || !strings.Contains(out, "IP packets") {
 			t.Errorf("%s over the cap once decompressed: exit %d\n%s%s", ext, code, out, errs)
 		}
 	}
