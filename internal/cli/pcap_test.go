@@ -84,11 +84,17 @@ func TestPcapDSCPExpect(t *testing.T) {
 	if code, _, errs := runCLI(t, "pcap", "dscp", sshPcap, "--filter", "udp", "--expect", "EF"); code != 1 || !strings.Contains(errs, "no packet matched") {
 		t.Errorf("nothing matches: exit %d %s", code, errs)
 	}
-	for _, bad := range [][]string{{"--expect", "AF44"}, {"--expect", "64"}, {"--filter", "port x"}, {"--dedup", "maybe"}} {
-		code, _, errs := runCLI(t, append([]string{"pcap", "dscp", sshPcap}, bad...)...)
-		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q", bad, code, errs)
-		}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--expect", "AF44"}, `invalid --expect: unknown DSCP "AF44"`},
+		{[]string{"--expect", "64"}, "invalid --expect: DSCP 64 out of range"},
+		{[]string{"--filter", "port x"}, `invalid --filter: invalid filter: invalid port "x"`},
+		{[]string{"--dedup", "maybe"}, `invalid --dedup "maybe": want auto, on or off`},
+	} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "dscp", sshPcap}, c.args...)...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
 }
 
@@ -192,15 +198,20 @@ func TestPcapTCP(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	for _, bad := range [][]string{{"--stream", "7", "--graph", svg}, {"--graph", filepath.Join(dir, "x.gif")}, {"--top", "-1"}} {
-		code, _, errs := runCLI(t, append([]string{"pcap", "tcp", sshPcap}, bad...)...)
-		if code != 2 {
-			t.Errorf("%v: exit %d %q", bad, code, errs)
-		}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// a new graph file: with svg, which exists, the refusal would be the missing --force
+		{[]string{"--stream", "7", "--graph", filepath.Join(dir, "s7.svg")}, "--stream 7: no such TCP connection in " + sshPcap},
+		{[]string{"--graph", filepath.Join(dir, "x.gif")}, "invalid --graph: plot file"},
+		{[]string{"--top", "-1"}, "invalid --top -1"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"pcap", "tcp", sshPcap}, c.args...)...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
-	if code, _, _ := runCLI(t, "pcap"); code != 2 {
-		t.Errorf("pcap without subcommand: exit %d", code)
-	}
+	code, _, errs = runCLI(t, "pcap")
+	testutil.CheckBadExit(t, "pcap without subcommand", code, errs, "missing subcommand: accepted dscp or tcp")
 }
 
 // Segments after a connection closed are counted once: in the totals and
