@@ -16,7 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/testutil"
 )
 
-func badInputOS() [][]string { return nil }
+func badInputOS() []badCase { return nil }
 
 func checkTimerStatusJSON(t *testing.T, m map[string]any) {
 	for _, k := range []string{"clock_res_ns", "default_timer_slack_ns", "clocksource"} {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -141,15 +142,17 @@ func TestDPCISRCompare(t *testing.T) {
 		t.Errorf("self-comparison %+v", c.Sections[0])
 	}
 
-	for _, bad := range [][]string{
-		{"dpcisr", "compare", a},
-		{"dpcisr", "compare", a, b, "--labels", "one"},
-		{"dpcisr", "compare", a, b, "--plot", "x.pdf"},
-		{"dpcisr", "compare", a, b, "--module", "nothere.sys"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dpcisr", "compare", a}, "dpcisr compare needs two or more reports"},
+		{[]string{"dpcisr", "compare", a, b, "--labels", "one"}, "--labels has 1 names for 2 files"},
+		{[]string{"dpcisr", "compare", a, b, "--plot", "x.pdf"}, `invalid --plot: plot file "x.pdf"`},
+		{[]string{"dpcisr", "compare", a, b, "--module", "nothere.sys"}, "no report has module nothere.sys"},
 	} {
-		if code, _, errs := runCLI(t, bad...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%v: exit %d %q", bad, code, errs)
-		}
+		code, _, errs := runCLI(t, c.args...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args[2:]), code, errs, c.want)
 	}
 }
 

@@ -127,8 +127,9 @@ func TestMissingArgumentSentences(t *testing.T) {
 			t.Errorf("%s needs arguments but has no sentence in missingArgs", c.CommandPath())
 		}
 		code, _, errs := runCLI(t, strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab "))...)
-		if code != 2 || !strings.Contains(errs, " needs ") || !strings.Contains(errs, "e.g. ") {
-			t.Errorf("%s without arguments: exit %d %q", c.CommandPath(), code, errs)
+		testutil.CheckBadExit(t, c.CommandPath()+" without arguments", code, errs, " needs ")
+		if !strings.Contains(errs, "e.g. ") {
+			t.Errorf("%s without arguments: %q gives no example", c.CommandPath(), errs)
 		}
 	})
 	for path := range missingArgs {
