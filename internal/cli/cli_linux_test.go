@@ -16,7 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/testutil"
 )
 
-func badInputOS() [][]string { return nil }
+func badInputOS() []badCase { return nil }
 
 func checkTimerStatusJSON(t *testing.T, m map[string]any) {
 	for _, k := range []string{"clock_res_ns", "default_timer_slack_ns", "clocksource"} {
@@ -205,9 +205,8 @@ func TestWakeExplain(t *testing.T) {
 			t.Errorf("wider than 80 columns: %q", l)
 		}
 	}
-	if code, _, errs = runCLI(t, "wake", "--threads", "2", "--explain"); code != 2 || !strings.Contains(errs, "--explain traces the measured CPUs") {
-		t.Errorf("exit %d %q", code, errs)
-	}
+	code, _, errs = runCLI(t, "wake", "--threads", "2", "--explain")
+	testutil.CheckBadExit(t, "--explain with --threads", code, errs, "--explain traces the measured CPUs")
 }
 
 // tryKnob and tryValue are a process-scope experiment of this OS: it

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -141,46 +142,49 @@ func TestTimerStatusJSON(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	cases := [][]string{
-		{"sleep", "--sleep-length", "-1ms"},
-		{"sleep", "--sleep-length", "1parsec"},
-		{"sleep", "--sleep-length", "5"},
-		{"sleep", "--samples", "x"},
-		{"sleep", "--samples", "-3"},
-		{"sleep", "--resolution", "5s"},
-		{"sleep", "--cpus", "999"},
-		{"sleep", "--method", "busyloop"},
-		{"sleep", "--priority", "urgent"},
-		{"sleep", "--priority", "realtime", "--rtprio", "0"},
-		{"wake", "--interval", "0"},
-		{"wake", "--cpus", "0-999"},
-		{"wake", "--threads", "0"},
-		{"wake", "--rtprio", "100"},
-		{"wake", "--duration", "1ms", "--interval", "2ms"},
-		{"timer", "set", "1parsec"},
-		{"timer", "set", "5s"},
-		{"timer", "set", "1ms", "extra"},
-		{"timer", "set", "1ms", "--", "no-such-command-latlab"},
-		{"timer"},
-		{"nosuchcommand"},
-		{"sleep", "--nosuchflag"},
-		{"sleep", "extra-arg"},
+	cases := []badCase{
+		{[]string{"sleep", "--sleep-length", "-1ms"}, `invalid value "-1ms" for --sleep-length`},
+		{[]string{"sleep", "--sleep-length", "1parsec"}, `invalid value "1parsec" for --sleep-length`},
+		{[]string{"sleep", "--sleep-length", "5"}, `invalid value "5" for --sleep-length: needs a unit`},
+		{[]string{"sleep", "--samples", "x"}, `invalid value "x" for --samples: want a whole number`},
+		{[]string{"sleep", "--samples", "-3"}, "invalid --samples -3"},
+		{[]string{"sleep", "--resolution", "5s"}, "invalid --resolution: timer "}, // slack or resolution
+		{[]string{"sleep", "--cpus", "999"}, "invalid --cpus: cpu 999 does not exist"},
+		{[]string{"sleep", "--method", "busyloop"}, `unknown --method "busyloop"`},
+		{[]string{"sleep", "--priority", "urgent"}, `unknown priority "urgent"`},
+		{[]string{"sleep", "--priority", "realtime", "--rtprio", "0"}, "invalid --rtprio 0"},
+		{[]string{"wake", "--interval", "0"}, `invalid value "0" for --interval`},
+		{[]string{"wake", "--cpus", "0-999"}, "invalid --cpus: cpu "},
+		{[]string{"wake", "--threads", "0"}, "invalid --threads 0"},
+		{[]string{"wake", "--rtprio", "100"}, "invalid --rtprio 100"},
+		{[]string{"wake", "--duration", "1ms", "--interval", "2ms"}, "--duration 1ms is shorter than --interval 2ms"},
+		{[]string{"timer", "set", "1parsec"}, `invalid resolution "1parsec"`},
+		{[]string{"timer", "set", "5s"}, "5s is out of range"},
+		{[]string{"timer", "set", "1ms", "extra"}, `unexpected argument "extra"`},
+		{[]string{"timer", "set", "1ms", "--", "no-such-command-latlab"}, `command "no-such-command-latlab" not found`},
+		{[]string{"timer"}, "timer needs a subcommand"},
+		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
+		{[]string{"sleep", "--nosuchflag"}, "unknown flag --nosuchflag"},
+		{[]string{"sleep", "extra-arg"}, `sleep takes no arguments, got "extra-arg"`},
 	}
 	cases = append(cases, badInputOS()...)
-	for _, args := range cases {
-		code, out, errs := runCLI(t, args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errs)
-			continue
-		}
+	for _, c := range cases {
+		code, out, errs := runCLI(t, c.args...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 		if out != "" {
-			t.Errorf("%v: wrote to stdout: %q", args, out)
+			t.Errorf("%v: wrote to stdout: %q", c.args, out)
 		}
-		lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "latlab: ") {
-			t.Errorf("%v: want one error line, got %q", args, errs)
+		if !strings.HasPrefix(errs, "latlab: ") {
+			t.Errorf("%v: %q does not start with latlab: ", c.args, errs)
 		}
 	}
+}
+
+// badCase is a command line latlab refuses as bad input, and what the
+// one line must say.
+type badCase struct {
+	args []string
+	want string
 }
 
 func TestExitCodes(t *testing.T) {
@@ -307,8 +311,9 @@ func TestUnwritableOutputsFailBeforeMeasuring(t *testing.T) {
 		}()
 		select {
 		case r := <-ch:
-			if r.code != 2 || r.out != "" || !strings.Contains(r.err, "cannot write") || strings.Count(r.err, "\n") != 1 {
-				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the file", args, r.code, r.out, r.err)
+			testutil.CheckBadExit(t, fmt.Sprint(args), r.code, r.err, "cannot write "+args[len(args)-1])
+			if r.out != "" {
+				t.Errorf("%v: stdout %q", args, r.out)
 			}
 		case <-time.After(time.Minute):
 			t.Fatalf("%v: still running after a minute: it measures before checking its output file", args)

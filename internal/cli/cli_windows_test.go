@@ -9,12 +9,12 @@ import (
 	"github.com/latlab/latlab/internal/report"
 )
 
-func badInputOS() [][]string {
-	return [][]string{
-		{"sleep", "--method", "sleep", "--sleep-length", "0.5ms"},
-		{"sleep", "--method", "sleep", "--sleep-length", "1.5ms"},
-		{"sleep", "--method", "nanosleep"},
-		{"wake", "--dma-latency", "0"},
+func badInputOS() []badCase {
+	return []badCase{
+		{[]string{"sleep", "--method", "sleep", "--sleep-length", "0.5ms"}, "--method sleep takes whole milliseconds (kernel32 Sleep); 500µs is not"},
+		{[]string{"sleep", "--method", "sleep", "--sleep-length", "1.5ms"}, "--method sleep takes whole milliseconds (kernel32 Sleep); 1.5ms is not"},
+		{[]string{"sleep", "--method", "nanosleep"}, `unknown --method "nanosleep": accepted on windows`},
+		{[]string{"wake", "--dma-latency", "0"}, "--dma-latency is Linux-only"},
 	}
 }
 

@@ -159,14 +159,16 @@ func TestCompareBadInput(t *testing.T) {
 	}
 	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --duration",
 		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab ` + result.Version() + ` reads; accepted: compare, crossproc, doctor, `,
-		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (" + result.Version() + ") reads latlab.result/1; update latlab to read it"}
+		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (" + result.Version() + ") reads latlab.result/1; update latlab to read it",
+		"one file":     "compare needs at least two result files", "not json": "junk.json: not a latlab result document",
+		"bad --by": `invalid --by "p200"`, "expect unknown": "--expect-better x.json is not one of the compared files",
+		"expect baseline": "names the first file, the baseline", "bad --detect": "invalid --detect 0",
+		"stdev is no rank": `invalid --by "stdev"`}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
-		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
-		}
-		if w := wantIn[name]; w != "" && !strings.Contains(errs, w) {
-			t.Errorf("%s: %q lacks %q", name, errs, w)
+		testutil.CheckBadExit(t, name, code, errs, wantIn[name])
+		if out != "" {
+			t.Errorf("%s: stdout %q", name, out)
 		}
 	}
 }
@@ -291,8 +293,9 @@ func TestCompareSidesBadInput(t *testing.T) {
 		"empty list member": "empty file name", "missing in list": "no such file", "mixed kinds": "same kind"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
-		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want[name]) {
-			t.Errorf("%s: exit %d out %q err %q", name, code, out, errs)
+		testutil.CheckBadExit(t, name, code, errs, want[name])
+		if out != "" {
+			t.Errorf("%s: stdout %q", name, out)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -51,17 +52,21 @@ func crossprocRun(t *testing.T, extra ...string) *crossproc.Result {
 }
 
 func TestCrossprocBadInput(t *testing.T) {
-	for _, args := range [][]string{
-		{"crossproc", "--periods", "0"},
-		{"crossproc", "--periods", "5-1"},
-		{"crossproc", "--periods", "x"},
-		{"crossproc", "--hold", "0"},
-		{"crossproc", "--hold", "100ms", "--settle", "200ms"},
-		{"crossproc", "--plot", "c.jpg"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"crossproc", "--periods", "0"}, `invalid --periods "0"`},
+		{[]string{"crossproc", "--periods", "5-1"}, `invalid --periods "5-1"`},
+		{[]string{"crossproc", "--periods", "x"}, `invalid --periods "x": want whole milliseconds 1-1000`},
+		{[]string{"crossproc", "--hold", "0"}, `invalid value "0" for --hold`},
+		{[]string{"crossproc", "--hold", "100ms", "--settle", "200ms"}, "--settle 200ms must be shorter than --hold 100ms"},
+		{[]string{"crossproc", "--plot", "c.jpg"}, `plot file "c.jpg": accepted names end in .svg or .png`},
 	} {
-		code, out, errs := runCLI(t, args...)
-		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%v: exit %d out %q err %q", args, code, out, errs)
+		code, out, errs := runCLI(t, c.args...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
+		if out != "" {
+			t.Errorf("%v: stdout %q", c.args, out)
 		}
 	}
 }

@@ -114,6 +114,14 @@ func (o *DoctorOptions) validate() error {
 // runDoctor runs the check-up the options ask for; validate has checked
 // them (bare latlab and the double-click start pass only valid ones).
 func runDoctor(ctx context.Context, o *DoctorOptions) error {
+	_, err := checkup(ctx, o)
+	return err
+}
+
+// checkup is runDoctor returning the check-up's result too (nil with
+// --against), for the double-click to hand on to the live view instead of
+// having it run a second check-up.
+func checkup(ctx context.Context, o *DoctorOptions) (*doctor.Result, error) {
 	profile := doctor.Standard
 	switch {
 	case o.Quick:
@@ -122,12 +130,12 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 		profile = doctor.Thorough
 	}
 	if o.Against != "" {
-		return runDoctorAgainst(ctx, o)
+		return nil, runDoctorAgainst(ctx, o)
 	}
 	for _, p := range []string{o.Out, o.HTML, o.Bundle} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -144,25 +152,25 @@ func runDoctor(ctx context.Context, o *DoctorOptions) error {
 	r, err := doctor.Run(ctx, opts)
 	stop()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	doc, err := doctor.Document(host.Collect(), r, o.settings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if o.HTML != "" {
 		if err := writeFileWith(o.HTML, func(w io.Writer) error { return report.DoctorHTML(w, doc, r) }); err != nil {
-			return err
+			return nil, err
 		}
 		wrote(o.IO, o.HTML)
 	}
 	if o.Bundle != "" {
 		if err := writeFileWith(o.Bundle, func(w io.Writer) error { return report.DoctorBundle(w, doc, r, doctor.CurrentIdentity()) }); err != nil {
-			return err
+			return nil, err
 		}
 		wrote(o.IO, o.Bundle)
 	}
-	return emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r, o.All) })
+	return r, emitResult(o.IO, doc, o.Out, o.JSON, func(w io.Writer) { report.DoctorText(w, r, o.All) })
 }
 
 // runDoctorAgainst is doctor --against: the settings audit set beside a

@@ -125,13 +125,15 @@ func TestDoctorJSON(t *testing.T) {
 
 func TestDoctorBadInput(t *testing.T) {
 	code, out, errs := runCLI(t, "doctor", "--quick", "--thorough")
-	if code != 2 || out != "" || !strings.Contains(errs, "--quick and --thorough exclude each other") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	testutil.CheckBadExit(t, "--quick --thorough", code, errs, "--quick and --thorough exclude each other")
+	if out != "" {
+		t.Errorf("--quick --thorough: stdout %q", out)
 	}
 	bad := testutil.TempDir(t) + "/no-such-dir/x.json"
 	code, out, errs = runCLI(t, "doctor", "-o", bad)
-	if code != 2 || out != "" || !strings.Contains(errs, "cannot write") {
-		t.Errorf("-o %s: exit %d, stdout %q, stderr %q", bad, code, out, errs)
+	testutil.CheckBadExit(t, "-o "+bad, code, errs, "cannot write")
+	if out != "" {
+		t.Errorf("-o %s: stdout %q", bad, out)
 	}
 }
 

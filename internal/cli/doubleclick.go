@@ -35,19 +35,23 @@ type doubleClickEnv struct {
 	Dir  string             // where the page goes: Documents, else the temp folder
 	Open func(string) error // opens a file in the default browser
 	Now  func() time.Time
-	// Live runs the live view (latlab ui), its records going to dir;
-	// nil when there is none.
-	Live func(ctx context.Context, io *IO, dir string) error
+	// Live runs the live view (runUI: opened in the browser, until the
+	// console window's Ctrl-C or a minute after the page closes) with
+	// validated options that carry the check-up just run, and its records
+	// going where the check-up's page went; nil when there is none.
+	Live func(ctx context.Context, o *UIOptions) error
 }
 
 // doubleClick is what a double-clicked latlab.exe does: instead of
 // flashing a help text in a console that closes at once, it runs the
 // check-up, writes its HTML page to a file a person can find again, opens it,
-// says where it is and keeps the window open until Enter.
+// says where it is and keeps the window open until Enter. The live view it
+// offers next shows that check-up rather than running one of its own.
 func doubleClick(ctx context.Context, io *IO, env doubleClickEnv) error {
 	name := fmt.Sprintf("latlab-checkup-%s.html", env.Now().Format("20060102-150405"))
 	path := filepath.Join(env.Dir, name)
-	err := runDoctor(ctx, &DoctorOptions{IO: io, HTML: path})
+	r, err := checkup(ctx, &DoctorOptions{IO: io, HTML: path})
+	done := env.Now()
 	if err != nil {
 		fmt.Fprintf(io.Out, "\nthe check-up failed: %v\n", err)
 	} else {
@@ -63,7 +67,12 @@ func doubleClick(ctx context.Context, io *IO, env doubleClickEnv) error {
 		fmt.Fprint(io.Out, "\nNext: watch the latency live in the browser (latlab ui, read-only):\n"+
 			"type L and press Enter. Press Enter alone to close this window.")
 		if l, _ := in.ReadString('\n'); strings.EqualFold(strings.TrimSpace(l), "l") {
-			if lerr := env.Live(ctx, io, env.Dir); lerr != nil {
+			o := &UIOptions{IO: io, Duty: "2%", RecordDir: env.Dir, checkup: r, checkupAt: done}
+			lerr := o.validate()
+			if lerr == nil {
+				lerr = env.Live(ctx, o)
+			}
+			if lerr != nil {
 				fmt.Fprintf(io.Out, "\nthe live view failed: %v\n", lerr)
 			}
 			fmt.Fprint(io.Out, "\nPress Enter to close this window.")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -77,20 +78,54 @@ func TestDoubleClickOffersLiveView(t *testing.T) {
 		dir := testutil.TempDir(t)
 		var out strings.Builder
 		var liveDir string
-		called := false
+		called, handed := false, false
 		io := &IO{In: strings.NewReader(c.input), Out: &out, Err: &out, Root: "/"}
 		err := doubleClick(context.Background(), io, doubleClickEnv{
 			Dir: dir, Open: func(string) error { return nil }, Now: time.Now,
-			Live: func(_ context.Context, _ *IO, d string) error { called, liveDir = true, d; return nil },
+			Live: func(_ context.Context, o *UIOptions) error {
+				called, liveDir, handed = true, o.RecordDir, o.checkup != nil
+				return nil
+			},
 		})
 		if err != nil {
 			t.Fatalf("%q: %v", c.input, err)
 		}
-		if called != c.want || (called && liveDir != dir) {
-			t.Errorf("input %q: live view run %v (dir %q), want %v", c.input, called, liveDir, c.want)
+		if called != c.want || (called && (liveDir != dir || !handed)) {
+			t.Errorf("input %q: live view run %v (dir %q, check-up handed on %v), want %v", c.input, called, liveDir, handed, c.want)
 		}
 		if !strings.Contains(out.String(), "latlab ui") {
 			t.Errorf("the live view is not offered:\n%s", out.String())
 		}
+	}
+}
+
+// The check-up runs once on the double-click path, the live view
+// included: latlab ui shows the check-up the double-click has just run
+// instead of running its own quick one.
+func TestDoubleClickChecksUpOnce(t *testing.T) {
+	sizes := doctorSizes
+	t.Cleanup(func() { doctorSizes = sizes })
+	runs := 0
+	doctorSizes = func(o *doctor.Options) { runs++; sizes(o) }
+
+	dir := testutil.TempDir(t)
+	var out strings.Builder
+	io := &IO{In: strings.NewReader("l\n\n"), Out: &out, Err: &out, Root: "/"}
+	err := doubleClick(context.Background(), io, doubleClickEnv{
+		Dir: dir, Open: func(string) error { return nil }, Now: time.Now,
+		// The real live view, briefly, without a browser or the DPC watch.
+		Live: func(ctx context.Context, o *UIOptions) error {
+			o.NoBrowser, o.NoDPC, o.Duration = true, true, 200*time.Millisecond
+			return runUI(ctx, o)
+		},
+	})
+	if err != nil {
+		t.Fatalf("doubleClick: %v\n%s", err, out.String())
+	}
+	if runs != 1 || strings.Contains(out.String(), "running the quick check-up") {
+		t.Errorf("the check-up ran %d times:\n%s", runs, out.String())
+	}
+	if !strings.Contains(out.String(), "http://127.0.0.1:") || strings.Contains(out.String(), "the live view failed") {
+		t.Errorf("the live view did not run:\n%s", out.String())
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"syscall"
 	"unsafe"
@@ -33,7 +32,7 @@ func doubleClickDefaults() doubleClickEnv {
 	if err != nil || dir == "" {
 		dir = os.TempDir()
 	}
-	return doubleClickEnv{Dir: dir, Open: shellOpen, Now: nowLocal, Live: liveFromDoubleClick}
+	return doubleClickEnv{Dir: dir, Open: shellOpen, Now: nowLocal, Live: runUI}
 }
 
 // shellOpen opens a file with its default program, as a double-click in
@@ -45,11 +44,4 @@ func shellOpen(path string) error {
 		return err
 	}
 	return windows.ShellExecute(0, verb, file, nil, nil, windows.SW_SHOWNORMAL)
-}
-
-// liveFromDoubleClick is the double-click's next step: the live view,
-// opened in the browser, until the console window's Ctrl-C or a minute
-// after the page closes; records go where the check-up's page went.
-func liveFromDoubleClick(ctx context.Context, io *IO, dir string) error {
-	return runUI(ctx, &UIOptions{IO: io, Duty: "2%", RecordDir: dir})
 }

@@ -43,7 +43,6 @@ func TestDPCWatchLinux(t *testing.T) {
 	if code, out, errs = runCLI(t, "report", a, "-o", filepath.Join(dir, "r.html")); code != 0 {
 		t.Errorf("report: exit %d %s%s", code, out, errs)
 	}
-	if code, _, errs = runCLI(t, "dpc", "watch", "--cpus", "999"); code != 2 || !strings.Contains(errs, "invalid --cpus") {
-		t.Errorf("--cpus 999: exit %d %q", code, errs)
-	}
+	code, _, errs = runCLI(t, "dpc", "watch", "--cpus", "999")
+	testutil.CheckBadExit(t, "--cpus 999", code, errs, "invalid --cpus")
 }

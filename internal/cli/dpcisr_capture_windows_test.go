@@ -2,8 +2,9 @@ package cli
 
 import (
 	"os"
-	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Without xperf (as under Wine): exit 2, naming the toolkit to install.
@@ -12,7 +13,5 @@ func TestDPCISRCaptureWithoutXperf(t *testing.T) {
 	t.Setenv("ProgramFiles", os.TempDir())
 	t.Setenv("ProgramFiles(x86)", os.TempDir())
 	code, _, errs := runCLI(t, "dpcisr", "capture", "--duration", "1s", "-o", os.TempDir()+`\x.txt`)
-	if code != 2 || !strings.Contains(errs, "Windows Performance Toolkit") {
-		t.Errorf("exit %d: %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "dpcisr capture without xperf", code, errs, "Windows Performance Toolkit")
 }

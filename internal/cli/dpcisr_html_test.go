@@ -67,8 +67,9 @@ func TestDPCISRHTMLForce(t *testing.T) {
 	}
 	in := dpcisrData + "xperf-dpcisr-im-off.txt"
 	code, _, errs := runCLI(t, "dpcisr", in, "--html", page)
-	if code != 2 || !strings.Contains(errs, page+" exists: add --force to overwrite it, or give --html another file") || readFile(t, page) != "keep" {
-		t.Fatalf("exit %d %s", code, errs)
+	testutil.CheckBadExit(t, "existing --html", code, errs, page+" exists: add --force to overwrite it, or give --html another file")
+	if readFile(t, page) != "keep" {
+		t.Fatalf("the existing page was overwritten")
 	}
 	code, out, errs := runCLI(t, "dpcisr", in, "--html", page, "--force", "--json")
 	if code != 0 || !strings.HasPrefix(out, "{") || !strings.HasPrefix(readFile(t, page), "<!DOCTYPE html>") {
@@ -77,9 +78,7 @@ func TestDPCISRHTMLForce(t *testing.T) {
 	// Bad input is refused before the page is created.
 	bad := filepath.Join(dir, "bad.html")
 	code, _, errs = runCLI(t, "dpcisr", in, "--html", bad, "--module", "nosuch.sys")
-	if code != 2 || !strings.Contains(errs, `no module "nosuch.sys"`) {
-		t.Fatalf("exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "--module nosuch.sys", code, errs, `no module "nosuch.sys"`)
 	if _, err := os.Stat(bad); err == nil {
 		t.Error("a page was created for bad input")
 	}
@@ -90,20 +89,17 @@ func TestDPCISRHTMLForce(t *testing.T) {
 func TestDPCWatchHTMLFlag(t *testing.T) {
 	dir := testutil.TempDir(t)
 	code, _, errs := runCLI(t, "dpc", "watch", "--html")
-	if code != 2 || !strings.Contains(errs, "--html") {
-		t.Errorf("--html without a file: exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "--html without a file", code, errs, "--html")
 	page := filepath.Join(dir, "p.html")
 	if err := os.WriteFile(page, []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = runCLI(t, "dpc", "watch", "--duration", "1s", "--html", page)
-	if code != 2 || !strings.Contains(errs, page+" exists: add --force") || readFile(t, page) != "keep" {
-		t.Errorf("existing --html: exit %d %s", code, errs)
+	testutil.CheckBadExit(t, "existing --html", code, errs, page+" exists: add --force")
+	if readFile(t, page) != "keep" {
+		t.Errorf("existing --html: the page was overwritten")
 	}
 	missing := filepath.Join(dir, "no-such-dir", "p.html")
 	code, _, errs = runCLI(t, "dpc", "watch", "--duration", "1s", "--html", missing)
-	if code != 2 || !strings.Contains(errs, "cannot write "+missing) {
-		t.Errorf("unwritable --html: exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "unwritable --html", code, errs, "cannot write "+missing)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -84,9 +85,7 @@ func TestDPCISRJSONAndModule(t *testing.T) {
 		t.Errorf("quantiles %+v", q)
 	}
 	code, _, errs = runCLI(t, "dpcisr", dpcisrData+"xperf-dpcisr-keyboard-ps2-vs-usb.txt", "--module", "ndis.sys")
-	if code != 2 || !strings.Contains(errs, `no module "ndis.sys"; the report has i8042prt.sys, kbdhid.sys`) {
-		t.Errorf("unknown module: %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "unknown module", code, errs, `no module "ndis.sys"; the report has i8042prt.sys, kbdhid.sys`)
 }
 
 func TestDPCISRBadInput(t *testing.T) {
@@ -106,9 +105,7 @@ func TestDPCISRBadInput(t *testing.T) {
 	}
 	for name, c := range cases {
 		code, _, errs := runCLI(t, "dpcisr", c.path)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%s: exit %d, stderr %q, want one line with %q", name, code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, name, code, errs, c.want)
 	}
 }
 
@@ -145,15 +142,17 @@ func TestDPCISRCompare(t *testing.T) {
 		t.Errorf("self-comparison %+v", c.Sections[0])
 	}
 
-	for _, bad := range [][]string{
-		{"dpcisr", "compare", a},
-		{"dpcisr", "compare", a, b, "--labels", "one"},
-		{"dpcisr", "compare", a, b, "--plot", "x.pdf"},
-		{"dpcisr", "compare", a, b, "--module", "nothere.sys"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dpcisr", "compare", a}, "dpcisr compare needs two or more reports"},
+		{[]string{"dpcisr", "compare", a, b, "--labels", "one"}, "--labels has 1 names for 2 files"},
+		{[]string{"dpcisr", "compare", a, b, "--plot", "x.pdf"}, `invalid --plot: plot file "x.pdf"`},
+		{[]string{"dpcisr", "compare", a, b, "--module", "nothere.sys"}, "no report has module nothere.sys"},
 	} {
-		if code, _, errs := runCLI(t, bad...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%v: exit %d %q", bad, code, errs)
-		}
+		code, _, errs := runCLI(t, c.args...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args[2:]), code, errs, c.want)
 	}
 }
 

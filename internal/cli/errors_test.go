@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Each way a command line can be wrong exits 2 with a message that says
@@ -47,11 +48,9 @@ func TestUsageErrorClasses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		code, out, errs := runCLI(t, tc.args...)
-		if code != 2 || !strings.Contains(errs, tc.want) {
-			t.Errorf("%s: %q: exit %d, stderr %q; want 2 and %q", tc.class, tc.args, code, errs, tc.want)
-		}
-		if strings.Count(errs, "\n") != 1 || out != "" {
-			t.Errorf("%s: want one line on stderr and nothing on stdout: %q / %q", tc.class, errs, out)
+		testutil.CheckBadExit(t, fmt.Sprintf("%s: %q", tc.class, tc.args), code, errs, tc.want)
+		if out != "" {
+			t.Errorf("%s: want nothing on stdout: %q", tc.class, out)
 		}
 	}
 }
@@ -128,8 +127,9 @@ func TestMissingArgumentSentences(t *testing.T) {
 			t.Errorf("%s needs arguments but has no sentence in missingArgs", c.CommandPath())
 		}
 		code, _, errs := runCLI(t, strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab "))...)
-		if code != 2 || !strings.Contains(errs, " needs ") || !strings.Contains(errs, "e.g. ") {
-			t.Errorf("%s without arguments: exit %d %q", c.CommandPath(), code, errs)
+		testutil.CheckBadExit(t, c.CommandPath()+" without arguments", code, errs, " needs ")
+		if !strings.Contains(errs, "e.g. ") {
+			t.Errorf("%s without arguments: %q gives no example", c.CommandPath(), errs)
 		}
 	})
 	for path := range missingArgs {

@@ -82,9 +82,9 @@ func TestDPCISRNamesUnreadableBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "dpcisr", path)
-	if code != 2 || !strings.Contains(errs, "no DPC or ISR events in the buffers read, and 1 of its buffers could not be read") ||
-		!strings.Contains(errs, "event at offset 16456") {
-		t.Errorf("exit %d: %s", code, errs)
+	testutil.CheckBadExit(t, "a trace with a damaged buffer", code, errs, "no DPC or ISR events in the buffers read, and 1 of its buffers could not be read")
+	if !strings.Contains(errs, "event at offset 16456") {
+		t.Errorf("the damaged event is not named: %s", errs)
 	}
 	code, out, _ := runCLI(t, "etl", path)
 	if code != 0 || !strings.Contains(out, "1 of its buffers could not be") {

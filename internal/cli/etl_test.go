@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The traces live with the reader: two REAL traces written by Windows and
@@ -74,9 +76,7 @@ func TestETLJSON(t *testing.T) {
 
 func TestETLBadInput(t *testing.T) {
 	code, _, errs := runCLI(t, "etl", etlData+"README.md")
-	if code != 2 || !strings.Contains(errs, "not an .etl trace") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-		t.Errorf("exit %d: %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "not a trace", code, errs, "not an .etl trace")
 }
 
 // The written DPC/ISR trace: per CPU four rounds of 15 executions (10
@@ -129,9 +129,7 @@ func TestDPCISRFromETL(t *testing.T) {
 		t.Errorf("compare: exit %d: %s %s", code, out, errs)
 	}
 	code, _, errs = runCLI(t, "dpcisr", etlData+"lxcore_kernel.etl")
-	if code != 2 || !strings.Contains(errs, "holds no DPC or ISR events") {
-		t.Errorf("a trace without DPCs: exit %d: %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "a trace without DPCs", code, errs, "holds no DPC or ISR events")
 }
 
 // netsh trace capture=yes and pktmon traces go through the capture

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,9 +37,8 @@ func TestReportKeepsExistingFile(t *testing.T) {
 		t.Fatalf("--force: exit %d: %s", code, errs)
 	}
 	// The same for the result document of a measurement.
-	if code, _, errs := runCLI(t, "sleep", "--samples", "3", "--gap", "0", "-o", "s.json"); code != 2 || !strings.Contains(errs, "s.json exists") {
-		t.Fatalf("sleep -o over a file: exit %d: %s", code, errs)
-	}
+	code, _, errs = runCLI(t, "sleep", "--samples", "3", "--gap", "0", "-o", "s.json")
+	testutil.CheckBadExit(t, "sleep -o over a file", code, errs, "s.json exists")
 	// A device is not a file to keep.
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.String("output", os.DevNull, "")
@@ -78,8 +78,9 @@ func TestEveryOutputFlagKeepsExistingFile(t *testing.T) {
 			args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "latlab ")), placeholders(t, c, dir)...)
 			args = append(args, "--"+name, file)
 			code, _, errs := runCLI(t, args...)
-			if code != 2 || !strings.Contains(errs, file+" exists: add --force") || readFile(t, file) != "keep" {
-				t.Errorf("%q: exit %d %q", args, code, errs)
+			testutil.CheckBadExit(t, fmt.Sprintf("%q", args), code, errs, file+" exists: add --force")
+			if readFile(t, file) != "keep" {
+				t.Errorf("%q: the file was overwritten", args)
 			}
 			checked++
 		}

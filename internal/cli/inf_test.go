@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -175,9 +176,7 @@ func TestINFBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%v: exit %d, stderr %q, want one line with %q", c.args[1:], code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, fmt.Sprint(c.args[1:]), code, errs, c.want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,10 +85,17 @@ func TestIRQWatchDuring(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want the command's 3", code)
 	}
-	for _, bad := range [][]string{{"irq", "watch", "--during"}, {"irq", "watch", "--", "sleep", "1"}, {"irq", "watch", "--plot", "a.gif"}, {"irq", "watch", "--interval", "0"}} {
-		if code, _, _ := runCLI(t, bad...); code != 2 {
-			t.Errorf("%v: exit %d, want 2", bad, code)
-		}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"irq", "watch", "--during"}, "--during needs a command after --"},
+		{[]string{"irq", "watch", "--", "sleep", "1"}, "a command after -- needs --during"},
+		{[]string{"irq", "watch", "--plot", "a.gif"}, `invalid --plot: plot file "a.gif"`},
+		{[]string{"irq", "watch", "--interval", "0"}, `invalid value "0" for --interval`},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
 }
 

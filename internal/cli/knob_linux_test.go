@@ -139,9 +139,7 @@ func TestKnobLinuxBadInput(t *testing.T) {
 		{[]string{"knob", "get", "irq-affinity", "--irq", "77"}, `no IRQ "77"`},
 	} {
 		code, _, errs := runCLI(t, append([]string{"--root", root}, c.args...)...)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
 }
 
@@ -184,9 +182,7 @@ func TestKnobTimerSlackNoFile(t *testing.T) {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack", "--pid", "999")
-	if code != 2 || !strings.Contains(errs, "no process 999 (no /proc/999/timerslack_ns)") {
-		t.Errorf("--pid 999: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "--pid 999", code, errs, "no process 999 (no /proc/999/timerslack_ns)")
 }
 
 // knob history reads at most the journal cap, and says so.

@@ -121,7 +121,5 @@ func TestPcapTCPETWResultComparesDSacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "pcap", "tcp", capture, "--etw-result", noETW)
-	if code != 2 || !strings.Contains(errs, "no D-SACK report") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-		t.Errorf("exit %d: %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "an ETW result without D-SACK", code, errs, "no D-SACK report")
 }

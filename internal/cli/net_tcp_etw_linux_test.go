@@ -1,13 +1,15 @@
 package cli
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 func TestNetTCPETWIsWindowsOnly(t *testing.T) {
 	code, out, errs := runCLI(t, "net", "tcp-discard", "--to", "127.0.0.1:9", "--etw")
-	if code != 2 || out != "" || !strings.Contains(errs, "--etw is Windows-only") {
-		t.Errorf("exit %d %q %q", code, out, errs)
+	testutil.CheckBadExit(t, "--etw", code, errs, "--etw is Windows-only")
+	if out != "" {
+		t.Errorf("--etw: stdout %q", out)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,9 +79,7 @@ func TestEveryOutputFlagRefusesLinksAndFIFOs(t *testing.T) {
 				case <-time.After(30 * time.Second):
 					t.Fatalf("%q hangs", args)
 				}
-				if r.code != 2 || !strings.Contains(r.errs, "refusing to write "+out+": it is "+want) {
-					t.Errorf("%s %q: exit %d %q", attack, args, r.code, r.errs)
-				}
+				testutil.CheckBadExit(t, fmt.Sprintf("%s %q", attack, args), r.code, r.errs, "refusing to write "+out+": it is "+want)
 				if readFile(t, victim) != "precious" {
 					t.Fatalf("%s %q: the victim was overwritten", attack, args)
 				}
@@ -117,9 +116,7 @@ func TestReportPNGDirRefusesLinks(t *testing.T) {
 	}
 	// An existing PNG needs --force.
 	code, _, errs := runCLI(t, "report", "s.json", "-o", "second.html", "--png", "plots")
-	if code != 2 || !strings.Contains(errs, "exists: add --force to overwrite it, or give --png another directory") {
-		t.Errorf("existing PNG: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "existing PNG", code, errs, "exists: add --force to overwrite it, or give --png another directory")
 	if _, err := os.Stat("second.html"); err == nil {
 		t.Errorf("the HTML was written before the PNGs were refused")
 	}

@@ -16,13 +16,9 @@ import (
 // allowed; /dev/null then reads as an empty file.
 func TestPcapSpecialFile(t *testing.T) {
 	code, _, errs := runCLI(t, "pcap", "dscp", "/dev/null")
-	if code != 2 || !strings.Contains(errs, "/dev/null: a character device, not a regular file (--allow-special-files reads it)") {
-		t.Errorf("/dev/null: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "/dev/null", code, errs, "/dev/null: a character device, not a regular file (--allow-special-files reads it)")
 	code, _, errs = runCLI(t, "pcap", "dscp", "--allow-special-files", "/dev/null")
-	if code != 2 || !strings.Contains(errs, "empty file") {
-		t.Errorf("/dev/null allowed: exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "/dev/null allowed", code, errs, "empty file")
 }
 
 // A capture that missed packets: frames cut out of a real capture with

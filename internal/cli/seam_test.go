@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -1020,9 +1021,8 @@ func TestExporterInstallValidatesFirst(t *testing.T) {
 		{"exporter", "install", "--duty", "90%"},
 		{"exporter", "install", "--listen", "nowhere"},
 	} {
-		if code, _, errs := runCLI(t, args...); code != 2 || !strings.Contains(errs, "invalid --") {
-			t.Errorf("%v: exit %d, %q", args, code, errs)
-		}
+		code, _, errs := runCLI(t, args...)
+		testutil.CheckBadExit(t, fmt.Sprint(args), code, errs, "invalid --")
 	}
 	called := false
 	runSeam(t, newExporterUninstallCmd(seamIO(), func(*IO) error { called = true; return nil }), nil, &called)

@@ -3,13 +3,13 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 func TestTimerWhoBadSeconds(t *testing.T) {
 	code, _, errs := runCLI(t, "timer", "who", "--duration", "99999s")
-	if code != 2 || !strings.Contains(errs, "invalid --duration 99999s: want 0 to 3600s") {
-		t.Errorf("exit %d %s", code, errs)
-	}
+	testutil.CheckBadExit(t, "--duration 99999s", code, errs, "invalid --duration 99999s: want 0 to 3600s")
 }
 
 // A saved report is read on any OS; a file that is not one is bad input.
@@ -19,7 +19,5 @@ func TestTimerWhoReport(t *testing.T) {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
 	}
 	code, _, errs = runCLI(t, "timer", "who", "--report", "../timer/testdata/energy-report-akinshin.PROVENANCE")
-	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "no 'Platform Timer Resolution' entry") {
-		t.Errorf("exit %d %q", code, errs)
-	}
+	testutil.CheckBadExit(t, "a file that is no report", code, errs, "no 'Platform Timer Resolution' entry")
 }

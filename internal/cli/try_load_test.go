@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // --load belongs to the dpcisr probe and takes --to (and for udp the
@@ -19,9 +22,7 @@ func TestTryLoadFlags(t *testing.T) {
 		{[]string{"try", "timer-slack", "1us", "--probe", "dpcisr", "--load", "udp", "--to", "127.0.0.1:7", "--profile", "nope"}, "invalid --profile"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, errs, c.want)
-		}
+		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)
 	}
 	// With its flags right, a dpcisr load gets as far as the probe's own
 	// refusal off Windows.

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Bad flags of latlab ui are bad input, said in one line before the
@@ -18,8 +21,9 @@ func TestUIBadInput(t *testing.T) {
 		{[]string{"ui", "extra"}, "ui"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "check-up") {
-			t.Errorf("%q: exit %d, stderr %q", c.args, code, errs)
+		testutil.CheckBadExit(t, fmt.Sprintf("%q", c.args), code, errs, c.want)
+		if strings.Contains(errs, "check-up") {
+			t.Errorf("%q: the check-up ran: %q", c.args, errs)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/latlab/latlab/internal/units"
@@ -70,7 +71,25 @@ func (e *TooLargeError) Error() string {
 	if e.Size < 0 {
 		return fmt.Sprintf("more than the %s cap on input files (%s raises it)", units.Size(e.Max), MaxFlag)
 	}
-	return fmt.Sprintf("%s, more than the %s cap on input files (%s raises it)", units.Size(e.Size), units.Size(e.Max), MaxFlag)
+	size, limit := aboveCap(e.Size, e.Max)
+	return fmt.Sprintf("%s, more than the %s cap on input files (%s raises it)", size, limit, MaxFlag)
+}
+
+// aboveCap writes size and max (size > max) so that the size reads larger
+// than the cap. Rounded to one decimal, as units.Size writes them, both
+// can read "1 GiB" (a 1 100 002 004-byte file under the 1 GiB cap), and
+// "1 MiB" reads no larger than "1024 KiB"; so the decimals grow, to three,
+// until the size reads larger, and when even three hide the difference
+// both are written in bytes.
+func aboveCap(size, max int64) (string, string) {
+	for d := 1; d <= 3; d++ {
+		s, sv := units.SizeDecimals(size, d)
+		m, mv := units.SizeDecimals(max, d)
+		if sv > mv {
+			return s, m
+		}
+	}
+	return strconv.FormatInt(size, 10) + " B", strconv.FormatInt(max, 10) + " B"
 }
 
 // NotRegularError is a path that names something other than a regular file.

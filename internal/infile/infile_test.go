@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,6 +74,59 @@ func TestOpen(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// The too-large error never shows the size equal to the cap: rounded as
+// units.Size rounds, a 1 100 002 004-byte file under the 1 GiB cap would
+// read "1 GiB, more than the 1 GiB cap".
+func TestTooLargeErrorText(t *testing.T) {
+	const tail = " cap on input files (--max-input-size raises it)"
+	for _, c := range []struct {
+		size, max int64
+		want      string
+	}{
+		{2048, 1024, "2 KiB, more than the 1 KiB"},
+		{3 << 29, 1 << 30, "1.5 GiB, more than the 1 GiB"},
+		{1_100_002_004, 1 << 30, "1.02 GiB, more than the 1 GiB"},
+		{1<<30 + 1<<20, 1 << 30, "1.001 GiB, more than the 1 GiB"},
+		{1<<30 + 1, 1 << 30, "1073741825 B, more than the 1073741824 B"},
+		{1530, 1500, "1.49 KiB, more than the 1.46 KiB"},
+		// Different units that stand for the same bytes: 1 MiB is 1024 KiB.
+		{1 << 20, 1<<20 - 1, "1 MiB, more than the 1023.999 KiB"},
+		{1 << 20, 1<<20 - 100, "1 MiB, more than the 1023.9 KiB"},
+		{1024, 1023, "1 KiB, more than the 1023 B"},
+		{1000, 999, "1000 B, more than the 999 B"},
+		{-1, 1 << 30, "more than the 1 GiB"},
+	} {
+		got := (&TooLargeError{Size: c.size, Max: c.max}).Error()
+		if got != c.want+tail {
+			t.Errorf("%d over %d: %q, want %q", c.size, c.max, got, c.want+tail)
+		}
+	}
+	// Around caps of every size, the size always reads larger than the cap.
+	for _, max := range []int64{1000, 1024, 1500, 1<<20 - 1, 1 << 20, 1 << 30, 3 << 29, 5<<40 + 7} {
+		for _, over := range []int64{1, 2, 100, 1023, 1024, max / 1000, max / 100, max / 20, max} {
+			if over <= 0 {
+				continue
+			}
+			msg := (&TooLargeError{Size: max + over, Max: max}).Error()
+			size, limit, ok := strings.Cut(strings.TrimSuffix(msg, tail), ", more than the ")
+			if !ok || bytesOf(t, size) <= bytesOf(t, limit) {
+				t.Errorf("%d over %d: %q", max+over, max, msg)
+			}
+		}
+	}
+}
+
+// bytesOf reads "1.5 KiB" back as 1536.
+func bytesOf(t *testing.T, s string) float64 {
+	num, unit, _ := strings.Cut(s, " ")
+	v, err := strconv.ParseFloat(num, 64)
+	shift := map[string]int{"B": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40}[unit]
+	if err != nil || (shift == 0 && unit != "B") {
+		t.Fatalf("not a size: %q", s)
+	}
+	return v * float64(int64(1)<<shift)
 }
 
 // A parser may read a file twice (dpcisr, when a report turns out not to

@@ -2,6 +2,7 @@ package units
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -68,6 +69,15 @@ func Bytes(n int64) string {
 // (512 B, 1.5 KiB, 1 GiB), as size limits are set; Bytes is the decimal
 // spelling for amounts moved.
 func Size(n int64) string {
+	s, _ := SizeDecimals(n, 1)
+	return s
+}
+
+// SizeDecimals writes n as Size does but with up to decimals decimals
+// (at least one), and returns the number of bytes the text stands for:
+// 1 048 575 bytes is "1024 KiB" to three decimals, which stands for
+// 1 048 576.
+func SizeDecimals(n int64, decimals int) (string, float64) {
 	names := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	f, u := float64(n), 0
 	for f >= 1024 && u < len(names)-1 {
@@ -75,13 +85,11 @@ func Size(n int64) string {
 		u++
 	}
 	if u == 0 {
-		return strconv.FormatInt(n, 10) + " B"
+		return strconv.FormatInt(n, 10) + " B", float64(n)
 	}
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	if len(s) > 2 && s[len(s)-2:] == ".0" {
-		s = s[:len(s)-2]
-	}
-	return s + " " + names[u]
+	s := Trim(f, decimals)
+	v, _ := strconv.ParseFloat(s, 64)
+	return s + " " + names[u], math.Ldexp(v, 10*u)
 }
 
 // KiBCeil writes a file's size in whole KiB, rounded up as du rounds a

@@ -204,6 +204,29 @@ func TestSize(t *testing.T) {
 	}
 }
 
+func TestSizeDecimals(t *testing.T) {
+	for _, c := range []struct {
+		n     int64
+		d     int
+		want  string
+		bytes float64
+	}{
+		{1023, 3, "1023 B", 1023},
+		{1530, 1, "1.5 KiB", 1536},
+		{1530, 2, "1.49 KiB", 1.49 * 1024},
+		{1_100_002_004, 1, "1 GiB", 1 << 30},
+		{1_100_002_004, 2, "1.02 GiB", 1.02 * (1 << 30)},
+		{1_100_002_004, 3, "1.024 GiB", 1.024 * (1 << 30)},
+		{1<<20 - 1, 2, "1024 KiB", 1 << 20},
+		{1<<20 - 1, 3, "1023.999 KiB", 1023.999 * 1024},
+	} {
+		got, b := SizeDecimals(c.n, c.d)
+		if got != c.want || b != c.bytes {
+			t.Errorf("SizeDecimals(%d, %d) = %q %v, want %q %v", c.n, c.d, got, b, c.want, c.bytes)
+		}
+	}
+}
+
 func TestCompact(t *testing.T) {
 	for _, c := range []struct {
 		n    int64
