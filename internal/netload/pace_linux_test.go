@@ -2,6 +2,7 @@ package netload
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/latlab/latlab/internal/probe"
@@ -44,5 +45,22 @@ func TestUDPPacingThreadLinux(t *testing.T) {
 	r := run(&probe.Thread{CPU: 0, Priority: sched.Realtime, RTPrio: 10})
 	if r.Thread.Priority != "realtime" || r.Thread.RTPrio != 10 || r.Thread.CPU != 0 || r.Thread.GrantedNs != 0 || r.Thread.SliceNs != 0 {
 		t.Fatalf("thread %+v, want realtime 10 on CPU 0 without slack or slice", r.Thread)
+	}
+}
+
+// threadSwitches reads the calling thread's involuntary switches, as
+// getrusage(RUSAGE_THREAD) through x/sys/unix reports them.
+func TestThreadSwitches(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var ru threadUsage
+	got := threadSwitches(&ru)
+	var want unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &want); err != nil {
+		t.Fatal(err)
+	}
+	// the thread may be switched out between the two calls, never back
+	if got < 0 || got > want.Nivcsw {
+		t.Fatalf("threadSwitches = %d, getrusage's ru_nivcsw %d", got, want.Nivcsw)
 	}
 }

@@ -197,48 +197,135 @@ func (l *lateTime) WaitUntil(d int64) (int, error) {
 	return l.fakeTime.WaitUntil(d)
 }
 
-// A wake-up that comes after the send time it was to spin toward turns
-// spinning off as a preempted spin does; one that comes late but before
-// the send time, with time left to spin, does not.
+// On a calm CPU a wake-up later than the widest margin turns spinning
+// off as a preempted spin does, one later than the margin but within the
+// widest widens the margin, and one within the margin changes nothing.
+// On a busy CPU (or where switches are not counted) any wake-up with no
+// time left to spin turns spinning off, and the margin stays.
 func TestPaceStopsSpinningWhenWokenLate(t *testing.T) {
 	period := 7_812_500.0
 	for _, c := range []struct {
-		name  string
-		late  int64
-		wantN int // sends that spun
-		n     int64
+		name   string
+		calm   bool
+		late   int64
+		wantN  int   // sends that spun
+		margin int64 // the second spun send's margin
 	}{
-		{"after the send time", int64(SpinMargin) + 1_000, 24, spinBackoffMin + 24},
-		{"within the margin", int64(SpinMargin) / 2, spinBackoffMin + 24, spinBackoffMin + 24},
+		{"calm, beyond the widest margin", true, int64(600 * time.Microsecond), 24, int64(SpinMargin)},
+		{"calm, within the widest margin", true, int64(300 * time.Microsecond), spinBackoffMin + 24, int64(320 * time.Microsecond)},
+		{"calm, within the margin", true, int64(SpinMargin) / 2, spinBackoffMin + 24, int64(SpinMargin)},
+		{"busy, after the send time", false, int64(SpinMargin) + 1_000, 24, int64(SpinMargin)},
+		{"busy, within the margin", false, int64(SpinMargin) / 2, spinBackoffMin + 24, int64(SpinMargin)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := &lateTime{fakeTime: fakeTime{readCost: 10}, late: map[int]int64{0: c.late}}
+			sp := fixedSpinner(period)
+			if c.calm {
+				sp.switches = func(*threadUsage) int64 { return 7 }
+			}
 			var stop atomic.Bool
 			var dues []int64
-			if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, c.n, &stop, fixedSpinner(period), func(i, due, at int64, held bool) bool {
+			if _, err := pace(l, l.now, paceSpin, int64(time.Millisecond), period, spinBackoffMin+24, &stop, sp, func(i, due, at int64, held bool) bool {
 				dues = append(dues, due)
 				return true
 			}); err != nil {
 				t.Fatal(err)
 			}
-			spun := 0 // wake-ups asked for a spin margin before their packet's time
+			var spun []int // wake-ups asked for a spin margin before their packet's time
 			for i, d := range l.asked {
 				if d < dues[i] {
-					spun++
+					spun = append(spun, i)
 				}
 			}
 			// the late first send counts as spun (it woke to spin); then
 			// spinBackoffMin sends sleep to their time
-			if want := c.wantN; spun != want {
+			if len(spun) != c.wantN {
+				t.Fatalf("%d sends spun, want %d", len(spun), c.wantN)
+			}
+			i := spun[1]
+			if m := dues[i] - l.asked[i]; m < c.margin || m > c.margin+100 {
+				t.Errorf("send %d woke %d ns early, want %d", i, m, c.margin)
+			}
+		})
+	}
+}
+
+// gapTime is fakeTime whose first reading at or after gapAt comes 1 ms
+// after the one before: a gap in a spin.
+type gapTime struct {
+	fakeTime
+	gapAt  int64
+	gapped bool
+}
+
+func (g *gapTime) now() int64 {
+	t := g.fakeTime.now()
+	if !g.gapped && t >= g.gapAt {
+		g.gapped = true
+		g.t += int64(time.Millisecond)
+	}
+	return g.t
+}
+
+// A gap in a spin on a calm CPU turns spinning off only if the thread was
+// switched out for another meanwhile: a gap with no switch was the
+// hypervisor's. On a busy CPU, or where switches are not counted, every
+// gap does.
+func TestPaceSpinGapWithoutSwitch(t *testing.T) {
+	period := 7_812_500.0
+	start := int64(time.Millisecond)
+	for _, c := range []struct {
+		name     string
+		switches func(g *gapTime, n int64) int64 // n: the calls so far
+		wantSpun int
+	}{
+		{"calm, no switch", func(*gapTime, int64) int64 { return 7 }, spinBackoffMin + 24},
+		{"calm, switched out", func(g *gapTime, _ int64) int64 {
+			if g.gapped {
+				return 8
+			}
+			return 7
+		}, 24},
+		{"not counted", func(*gapTime, int64) int64 { return -1 }, 24},
+		// switched out before every send: the CPU is busy
+		{"busy, no switch", func(_ *gapTime, n int64) int64 { return n }, 24},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// the 21st send's spin (from 100 µs before its time) is
+			// interrupted halfway
+			g := &gapTime{fakeTime: fakeTime{readCost: 10}, gapAt: start + int64(20*period) - int64(SpinMargin)/2}
+			sp := newSpinner(period, false)
+			calls := int64(0)
+			sp.switches = func(*threadUsage) int64 { calls++; return c.switches(g, calls) }
+			var stop atomic.Bool
+			var dues []int64
+			if _, err := pace(g, g.now, paceSpin, start, period, spinBackoffMin+44, &stop, &sp, func(i, due, at int64, held bool) bool {
+				dues = append(dues, due)
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !g.gapped {
+				t.Fatal("no gap")
+			}
+			spun := 0
+			for i, w := range g.waits {
+				if w < dues[i] {
+					spun++
+				}
+			}
+			if want := c.wantSpun + 20; spun != want {
 				t.Errorf("%d sends spun, want %d", spun, want)
 			}
 		})
 	}
 }
 
-// fixedSpinner is the spinning state of a thread at normal priority.
+// fixedSpinner is the spinning state of a thread at normal priority
+// whose switches are not counted: every gap in a spin is a preemption.
 func fixedSpinner(period float64) *spinner {
 	s := newSpinner(period, false)
+	s.switches = func(*threadUsage) int64 { return -1 }
 	return &s
 }
 

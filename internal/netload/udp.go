@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"net"
 	"runtime/debug"
 	"sync/atomic"
@@ -78,9 +79,9 @@ type UDPResult struct {
 	// wakes at most this often and sends every packet due, so send lags up
 	// to it are by design.
 	BurstEveryNs int64 `json:"burst_every_ns,omitempty"`
-	// SpinMarginMaxNs is the widest margin a realtime pacing thread woke
-	// before a send time by (it widens after late wake-ups); 0 when the
-	// margin was fixed (SpinMargin) or the thread did not spin.
+	// SpinMarginMaxNs is the widest margin the pacing thread woke before
+	// a send time by (it widens after late wake-ups); 0 when the thread
+	// did not spin.
 	SpinMarginMaxNs int64 `json:"spin_margin_max_ns,omitempty"`
 	// Thread is what the pacing thread got: priority, CPU, timer slack.
 	Thread      probe.ThreadSetup `json:"thread"`
@@ -355,9 +356,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	}
 	if mode == paceSpin {
 		res.PacerMethod += sp.describe()
-		if sp.adapt {
-			res.SpinMarginMaxNs = sp.widest
-		}
+		res.SpinMarginMaxNs = sp.widest
 	}
 	sendDone.Store(true)
 	if got.Load() >= sent.Load() {
@@ -416,6 +415,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 				if sp.off > 0 {
 					sp.off--
 					_, err = y.WaitUntil(&h, w, due, now)
+					sp.observe()
 				} else {
 					_, err = y.WaitUntil(&h, w, due-sp.margin, now)
 					sp.spin(now, due)
@@ -454,8 +454,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // 16 sends a 5 s game round (640 sends) under load tried, and lost, six
 // spins (sends 0, 17, 50, 115, 244, 501), 0.94%, one short of its p99;
 // with 128 (a second at the game's rate) it tries three (0, 129, 386),
-// and the p99 is left to the wake-ups, as cyclictest's is. On an idle
-// machine one preempted spin costs a second of sleeping to the send time.
+// and the p99 is left to the wake-ups, as cyclictest's is.
 //
 // A spin that is never preempted still costs its CPU time, and on
 // Linux's EEVDF scheduler (6.6 and later) that cost shows at the next
@@ -466,23 +465,48 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // kept the CPU to the end of its slice, probably because EEVDF places a
 // waking thread by the CPU time it is owed, and one that spins is often
 // owed none. So a wake-up that came after the send time turns spinning
-// off as a preempted spin does. On an idle machine no wake-up comes
-// 100 µs late, and the spin stays. The pacing thread's short slice
+// off as a preempted spin does. The pacing thread's short slice
 // (paceSlice) makes late wake-ups rare; in 8 alternating loaded rounds
 // the slice alone still lost one (send lag p99 745 µs), the slice with
 // this back-off none of 24.
+//
+// Both rules are for a busy CPU; on an idle one they undo what the spin
+// is for. On an idle 2-CPU guest 0-5 of the game profile's spins in 5 s
+// had a gap over 20 µs with no switch to another thread (the
+// hypervisor's, or an interrupt's), and 1% of the wake-ups of even
+// cyclictest's SCHED_FIFO thread came 104-180 µs late (the virtual CPU's
+// exit from idle): each turned spinning off for a second or more, and
+// the send lag's p50 was 35-146 µs. So the thread counts the sends that
+// followed an involuntary switch of its own (threadSwitches: 7-22 of 640
+// in 5 s on the idle guest; beside two CPU hogs a round was calm for its
+// first 15 spins at most), and while at most calmSwitches of its
+// latest 64 did (calm), a gap stops spinning only if the thread was
+// switched out during it, and a wake-up later than the margin widens the
+// margin (as a realtime thread's, below) instead; a wake-up later than
+// the widest margin stops spinning, and any back-off sets the margin back
+// to SpinMargin. Where the switches are not counted (Windows) the thread
+// is never calm. Idle, in 3 alternating rounds of each profile, the send
+// lag's p50 went from 67-146 µs to 0.2-0.5 µs and its p99 from 151-212
+// µs to 1-32 µs (one round 162); beside two hogs, in 33 alternating
+// rounds, this rule lost 2 rounds and the one before it 1 (send lag p99
+// over cyclictest's lateness; the host was busy then, cyclictest's p99
+// reaching 0.5-1 ms in the same batches).
 const (
 	// spinPreempted is a gap between two clock readings of a spin that
 	// only losing the CPU explains (a reading takes tens of ns).
 	spinPreempted  = int64(20 * time.Microsecond)
 	spinBackoffMin = 128
 	spinBackoffMax = 4096
+	// calmSwitches: at most this many of the latest 64 sends followed an
+	// involuntary switch of the pacing thread on a calm CPU
+	calmSwitches = 8
 )
 
 // At realtime priority neither reason to stop spinning holds: only a
 // thread of higher priority preempts a spin, and a realtime thread's
 // wake-up waits for no thread at normal priority whatever it spent. What
-// makes its sends late is a wake-up later than the margin: on an idle
+// makes its sends late is a wake-up later than the margin (and a calm
+// thread's at normal priority, above): on an idle
 // 2-CPU guest 1% of the wake-ups of cyclictest's SCHED_FIFO thread came
 // 119-134 µs late (the virtual CPU's exit from idle), and a pacer that
 // woke 100 µs early sent with a p99 of 121-139 µs, 0.96-1.14x cyclictest's
@@ -509,54 +533,97 @@ type spinner struct {
 	// adapt: a realtime thread, whose margin follows its late wake-ups
 	// (see marginGuard), and which never stops spinning
 	adapt     bool
-	maxMargin int64 // the widest margin adapt may reach
+	maxMargin int64 // the widest margin
 	widest    int64 // the widest margin used
+	// switches reads the thread's involuntary switches into usage
+	// (threadSwitches, or a test's count): -1 where they are not counted
+	switches     func(*threadUsage) int64
+	usage        threadUsage
+	lastSwitches int64  // at the latest send; -1 if not counted
+	recent       uint64 // a bit a send, the latest lowest: 1 if the thread was switched out since the send before
 }
 
 // newSpinner returns the spinning state for a send period (ns); adapt as
 // the thread runs at realtime priority.
 func newSpinner(period float64, adapt bool) spinner {
 	return spinner{backoff: spinBackoffMin, margin: int64(SpinMargin), adapt: adapt,
-		maxMargin: max(int64(SpinMargin), min(maxSpinMargin, int64(period/8))), widest: int64(SpinMargin)}
+		maxMargin: max(int64(SpinMargin), min(maxSpinMargin, int64(period/8))), widest: int64(SpinMargin),
+		switches: threadSwitches, lastSwitches: -1}
 }
 
 // describe says how the thread paced its sends (UDPResult.PacerMethod).
 func (s *spinner) describe() string {
 	if !s.adapt {
-		return fmt.Sprintf(", waking %s early and spinning to the send time while spins are not preempted", SpinMargin)
+		return fmt.Sprintf(", waking %s early (more after a late wake-up while no other thread takes the CPU: up to %s; %s at most in this run) and spinning to the send time while spins are not preempted",
+			SpinMargin, time.Duration(s.maxMargin), time.Duration(s.widest))
 	}
 	return fmt.Sprintf(", waking %s early, more after a late wake-up (up to %s; %s at most in this run), and spinning to the send time",
 		SpinMargin, time.Duration(s.maxMargin), time.Duration(s.widest))
 }
 
-// spin waits on the clock until due. A gap between two readings longer
-// than spinPreempted (the thread lost the CPU) stops spinning for a while,
-// and so does a wake-up that came at or after due, with no time left to
-// spin (see spinBackoffMin). An adapting spinner instead widens its
-// margin after a wake-up later than it allowed for.
+// observe notes whether the thread was switched out for another since
+// the send before (s.recent), and returns its count of switches.
+func (s *spinner) observe() int64 {
+	if s.adapt {
+		return -1
+	}
+	sw := s.switches(&s.usage)
+	switched := uint64(0)
+	if sw < 0 || s.lastSwitches >= 0 && sw != s.lastSwitches {
+		switched = 1
+	}
+	s.recent = s.recent<<1 | switched
+	s.lastSwitches = sw
+	return sw
+}
+
+// calm reports whether the thread has had its CPU to itself of late: its
+// switches are counted, and few of its latest sends followed one.
+func (s *spinner) calm() bool {
+	return s.lastSwitches >= 0 && bits.OnesCount64(s.recent) <= calmSwitches
+}
+
+// spin waits on the clock until due, having woken to spin s.margin
+// before it, and sets what the next sends do: a gap between two readings
+// longer than spinPreempted (the thread lost the CPU) stops spinning for
+// a while, and so does a wake-up with no time left to spin (see
+// spinBackoffMin); a calm thread's and a realtime thread's margin widens
+// after a late wake-up instead.
 func (s *spinner) spin(now func() int64, due int64) {
 	prev := now()
-	if s.adapt {
-		s.adjust(prev - (due - s.margin))
-		for prev < due {
-			prev = now()
-		}
-		return
-	}
-	preempted := prev >= due
+	late := prev - (due - s.margin) // after the wake-up asked for
+	sw := s.observe()
+	gap := false
 	for prev < due {
 		t := now()
 		if t-prev > spinPreempted {
-			preempted = true
+			gap = true
 		}
 		prev = t
 	}
-	if preempted {
-		s.off = s.backoff
-		s.backoff = min(2*s.backoff, spinBackoffMax)
-	} else {
+	switch {
+	case s.adapt:
+		s.adjust(late)
+	case s.calm():
+		if late > s.maxMargin || gap && s.switches(&s.usage) != sw {
+			s.backOff()
+			return
+		}
+		s.backoff = max(s.backoff/2, spinBackoffMin)
+		s.adjust(late)
+	case gap || late >= s.margin:
+		s.backOff()
+	default:
 		s.backoff = max(s.backoff/2, spinBackoffMin)
 	}
+}
+
+// backOff turns spinning off for the next s.backoff sends, doubles the
+// back-off after it and sets the margin back to SpinMargin.
+func (s *spinner) backOff() {
+	s.off = s.backoff
+	s.backoff = min(2*s.backoff, spinBackoffMax)
+	s.margin = int64(SpinMargin)
 }
 
 // adjust sets the margin for the next wake-up from this one's lateness
