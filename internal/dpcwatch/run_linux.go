@@ -96,11 +96,18 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if stopErr != nil {
 		sum.Notes = append(sum.Notes, stopErr.Error())
 	}
-	if n := s.Lost(); n > 0 {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("the ring buffer lost %d events: the counts are lower bounds", n))
+	lost := s.Lost()
+	if lost > 0 {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("the ring buffer lost %d events: the counts are lower bounds", lost))
 	}
 	if tr.Unmatched > 0 {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("%d exits without their entry (handlers that began before the trace, or lost events) are not counted", tr.Unmatched))
+		// With nothing lost, an exit without its entry is a handler that
+		// was running when tracing started.
+		why := "handlers that began before the trace"
+		if lost > 0 {
+			why += ", or lost events"
+		}
+		sum.Notes = append(sum.Notes, fmt.Sprintf("%d exits without their entry (%s) are not counted", tr.Unmatched, why))
 	}
 	name := s.Name
 	if err := s.Close(); err != nil {

@@ -86,8 +86,11 @@ func TestWatchAgreesWithProcCounters(t *testing.T) {
 	if res.Report.Source != dpcisr.SourceTracefs || len(res.Report.Sections) == 0 || res.Report.Sections[0].Name != dpcisr.SoftIRQ {
 		t.Fatalf("report %+v", res.Report)
 	}
+	// Lost events make the counts lower bounds. An exit without its entry
+	// (a handler running when tracing started, more likely on a busy
+	// machine) is within the bounds' slack below.
 	for _, n := range res.Summary.Notes {
-		if strings.Contains(n, "lost") {
+		if strings.HasPrefix(n, "the ring buffer lost") {
 			t.Fatalf("events lost: %s", n)
 		}
 	}
