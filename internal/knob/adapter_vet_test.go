@@ -78,12 +78,7 @@ func TestRevertRefusesAnotherAdaptersKey(t *testing.T) {
 	dir := testutil.TempDir(t)
 	ForgeForTest(t, dir, es...)
 
-	j, err := journal.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := Revert(env, j, MatchAll, true)
-	j.Close()
+	steps, err := revertJournal(t, env, dir, true)
 	var left *LeftAloneError
 	if !errors.As(err, &left) || len(left.Refused) != len(bad) {
 		t.Fatalf("revert: %v, want %d entries left alone", err, len(bad))
@@ -121,7 +116,7 @@ func TestRevertRefusesAnotherAdaptersKey(t *testing.T) {
 	}
 
 	// export --undo leaves the refused entries out too.
-	j, _ = journal.Read(dir)
+	j, _ := journal.Read(dir)
 	for _, c := range UndoChanges(env, j) {
 		for _, f := range bad {
 			if c.Loc == f.e.Loc && !strings.Contains(c.Skip, "refused") {

@@ -34,12 +34,7 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 		journal.Entry{Knob: "win32-priority-separation", Loc: regLoc(run, "evil"), Original: backend.SZ(`C:\evil.exe`), New: backend.Absent},
 		journal.Entry{Knob: "no-such-knob", Loc: recoveryLoc, Original: backend.FileValue("3\n"), New: backend.FileValue("1\n")},
 	)
-	j, err := journal.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := Revert(env, j, MatchAll, true)
-	j.Close()
+	steps, err := revertJournal(t, env, dir, true)
 	var left *LeftAloneError
 	if !errors.As(err, &left) || len(left.Refused) != 4 {
 		t.Fatalf("revert of forged entries: %v, want 4 left alone", err)
@@ -59,7 +54,7 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 		t.Fatalf("tcp_recovery = %q, the unknown knob's entry was restored", b)
 	}
 	// The refused entries stay open: they were not restored.
-	j, _ = journal.Read(dir)
+	j, _ := journal.Read(dir)
 	for _, e := range j.Entries {
 		if !e.Open() {
 			t.Errorf("entry %d closed as %s", e.ID, e.State)
@@ -83,9 +78,7 @@ func TestRevertRefusesForeignOriginal(t *testing.T) {
 		journal.Entry{Knob: "tsc-sync-policy", Loc: tscLoc, Original: backend.Value{Type: backend.TypeBCD, Data: []byte("enhanced /set {bootmgr} path \\evil.efi")}, New: backend.Absent},
 		journal.Entry{Knob: "win32-priority-separation", Loc: prioLoc, Original: backend.Value{Type: backend.TypeBinary, Data: []byte{1, 2}}, New: backend.DWORD(2)},
 	)
-	j, _ := journal.Open(dir)
-	_, err := Revert(env, j, MatchAll, true)
-	j.Close()
+	_, err := revertJournal(t, env, dir, true)
 	var left *LeftAloneError
 	if !errors.As(err, &left) || len(left.Refused) != 3 {
 		t.Fatalf("revert: %v, want 3 left alone", err)
@@ -105,9 +98,7 @@ func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-dsack", Selector{}, "off"}})
 	ForgeForTest(t, dir, journal.Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: backend.FileValue("0\n"), New: backend.Absent})
-	j, _ := journal.Open(dir)
-	steps, err := Revert(env, j, MatchAll, false)
-	j.Close()
+	steps, err := revertJournal(t, env, dir, false)
 	var left *LeftAloneError
 	if !errors.As(err, &left) || len(left.Refused) != 1 || !strings.Contains(err.Error(), "not every change was reverted: journal entry 2 refused: /etc/shadow is not a value tcp-dsack writes") {
 		t.Fatalf("revert: %v", err)
@@ -237,4 +228,16 @@ func (k keyKnob) Vet(target string, l backend.Loc, v backend.Value) error {
 func registerForTest(t *testing.T, k Knob) {
 	catalogue()[k.Name()] = k
 	t.Cleanup(func() { delete(catalogue(), k.Name()) })
+}
+
+// revertJournal reverts every entry of the journal in dir, as knob revert
+// does (force as given).
+func revertJournal(t *testing.T, env *Env, dir string, force bool) ([]Step, error) {
+	t.Helper()
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	return Revert(env, j, MatchAll, force)
 }

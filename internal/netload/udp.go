@@ -553,12 +553,12 @@ func newSpinner(period float64, adapt bool) spinner {
 
 // describe says how the thread paced its sends (UDPResult.PacerMethod).
 func (s *spinner) describe() string {
-	if !s.adapt {
-		return fmt.Sprintf(", waking %s early (more after a late wake-up while no other thread takes the CPU: up to %s; %s at most in this run) and spinning to the send time while spins are not preempted",
-			SpinMargin, time.Duration(s.maxMargin), time.Duration(s.widest))
-	}
-	return fmt.Sprintf(", waking %s early, more after a late wake-up (up to %s; %s at most in this run), and spinning to the send time",
+	d := fmt.Sprintf(", waking %s early, more after a late wake-up (up to %s; %s at most in this run), and spinning to the send time",
 		SpinMargin, time.Duration(s.maxMargin), time.Duration(s.widest))
+	if !s.adapt {
+		d += " while spins are not preempted; the margin widens only while no other thread takes the CPU"
+	}
+	return d
 }
 
 // observe notes whether the thread was switched out for another since
