@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -34,6 +35,16 @@ func findCause(ctx context.Context, o Options) *Cause {
 	wo := probe.WakeOptions{Interval: o.WakeInterval, Duration: o.CauseDuration, CPUs: cpus,
 		Explain: &probe.ExplainOptions{Worst: explainWorst}}
 	_, doc, err := probe.RunWake(ctx, wo)
+	if nw := (*probe.NoWakeupsError)(nil); errors.As(err, &nw) && len(nw.Explained) > 0 {
+		// Held off the CPU for the whole run: the one case where naming
+		// what held it matters most, from the trace of that one wait.
+		c := CauseOf(nw.Explained)
+		c.Source = "tracefs"
+		c.Explained = nw.Explained
+		c.Run = fmt.Sprintf("a traced %s run on CPU %s that measured no wake-up: its threads' first wake-ups came up to %s late, after the run's end (the figures above are untraced)",
+			units.Duration(o.CauseDuration), cpuList(cpus), units.NsShort(float64(nw.WarmupNs)))
+		return &c
+	}
 	if err != nil {
 		return &Cause{Missing: "not traced: " + err.Error()}
 	}

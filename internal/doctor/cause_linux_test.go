@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // in all as a nice -20 thread that never sleeps. It runs in the serial
 // tier all the same: in a race run beside other packages' tests the
 // traced run, pinned beside the hog, once measured no wake-up at all in
-// its 1.5 s ("not traced: no wake-ups were measured").
+// its 1.5 s (then "not traced"; the warm-up's trace names the hog now).
 func TestCheckupNamesTheHogSerial(t *testing.T) {
 	testutil.Serial(t)
 	testutil.NeedTracing(t)
@@ -48,7 +48,11 @@ func TestCheckupNamesTheHogSerial(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := r.Cause
-	if c == nil || c.Missing != "" || c.Source != "tracefs" || c.Traced == nil || len(c.Explained) == 0 {
+	// Beside the hog the traced run may measure no wake-up at all (its
+	// thread's first came after the run's end): the cause then comes from
+	// the trace of that one wait, and the run says so.
+	starved := c != nil && c.Traced == nil && strings.Contains(c.Run, "measured no wake-up")
+	if c == nil || c.Missing != "" || c.Source != "tracefs" || (c.Traced == nil && !starved) || len(c.Explained) == 0 {
 		t.Fatalf("no traced cause: %+v", c)
 	}
 	comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(hog.Pid), "comm"))
@@ -70,6 +74,9 @@ func TestCheckupNamesTheHogSerial(t *testing.T) {
 	// stand beside them. (Not compared by size: with the hog on its CPU
 	// the traced run may take fewer wake-ups in 1.5 s than the unpinned
 	// one in 300 ms.)
+	if starved {
+		return
+	}
 	if *c.Traced == r.Wake.Summary || !strings.Contains(c.Run, "p99 ") {
 		t.Errorf("the wake figures are the traced run's: %+v, run %q", r.Wake.Summary, c.Run)
 	}

@@ -137,6 +137,10 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	}
 	st, stErr := timer.Query()
 	doc, err := WakeDocument(host.Collect(), r, st, stErr, o.DMALatency)
+	if nw := (*NoWakeupsError)(nil); errors.As(err, &nw) && tl != nil {
+		nw.Explained = explainWarmups(tl, r, warmupSamples(r))
+		return r, nil, nw
+	}
 	if err != nil || tl == nil {
 		return r, doc, err
 	}
@@ -145,11 +149,10 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	if note != "" {
 		doc.Notes = append(doc.Notes, note)
 	}
-	var first int64
-	if len(r.Threads) > 0 && len(r.Threads[0].Deadlines) > 0 {
-		first = r.Threads[0].Deadlines[0]
-	}
-	d.Explain = tl.Explain(samples, first, explain.Policy)
+	// A thread held off its CPU for the whole run measured nothing; its
+	// warm-up is then its only wake-up, and the worst of the run.
+	warm := warmupSamples(r)
+	d.Explain = append(explainWarmups(tl, r, warm), tl.Explain(samples, r.Start, explain.Policy)...)
 	d.ExplainTotals = explain.Totals(d.Explain)
 	slack := int64(0)
 	if stErr == nil {
@@ -230,7 +233,7 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 		data.Threads = append(data.Threads, th)
 	}
 	if len(all) == 0 {
-		return nil, errors.New("no wake-ups were measured")
+		return nil, &NoWakeupsError{WarmupNs: latestWarmup(r)}
 	}
 	data.Measurement = Measurement{
 		Method: WakeMethod, IntervalNs: interval, WarmupNs: r.Threads[0].WarmupNs, Interrupted: intr,
@@ -269,6 +272,107 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 	if dmaLatency != nil {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", *dmaLatency))
 	}
+	for i, t := range r.Threads {
+		if len(t.Latencies) == 0 && t.WarmupNs > 0 {
+			doc.Notes = append(doc.Notes, starvedNote(i, t))
+		}
+	}
 	doc.Notes = append(doc.Notes, r.Notes...)
 	return doc, nil
+}
+
+// NoWakeupsError is a wake run that measured no wake-up. When the threads'
+// first wake-ups (the warm-up, left out of the statistics) came after the
+// run's end, WarmupNs is the latest one's lateness: something held the
+// CPUs the whole run, and with --explain Explained says what.
+type NoWakeupsError struct {
+	WarmupNs  int64
+	Explained []explain.Wakeup
+}
+
+func (e *NoWakeupsError) Error() string {
+	s := "no wake-ups were measured"
+	if e.WarmupNs <= 0 {
+		return s
+	}
+	s += fmt.Sprintf(": the first wake-up, which is discarded as warm-up, came %s after its deadline, after the run's end",
+		units.NsShort(float64(e.WarmupNs)))
+	if top, cpu, ok := topRan(e.Explained); ok {
+		s += fmt.Sprintf("; %s held CPU %d for %s of that wait", ranName(top), cpu, units.NsShort(float64(top.DurationNs)))
+	}
+	return s
+}
+
+// latestWarmup is the largest warm-up lateness of r's threads.
+func latestWarmup(r *WakeResult) int64 {
+	var w int64
+	for _, t := range r.Threads {
+		w = max(w, t.WarmupNs)
+	}
+	return w
+}
+
+// starvedNote says that thread i measured nothing because its first
+// wake-up came after the run's end: a thread held off its CPU for the
+// whole run, which its empty statistics would otherwise hide.
+func starvedNote(i int, t WakeThread) string {
+	where := ""
+	if t.Setup.CPU >= 0 {
+		where = fmt.Sprintf(" (CPU %d)", t.Setup.CPU)
+	}
+	return fmt.Sprintf("thread %d%s measured no wake-up: its first, the warm-up, came %s after its deadline, after the run's end",
+		i, where, units.NsShort(float64(t.WarmupNs)))
+}
+
+// warmupSamples are the warm-up wake-ups of the threads that measured
+// none, to explain beside the measured ones: each is the longest wait of
+// its thread, and the only trace of what held its CPU.
+func warmupSamples(r *WakeResult) []explain.Sample {
+	var out []explain.Sample
+	for i, t := range r.Threads {
+		if len(t.Latencies) == 0 && t.WarmupNs > 0 && t.TID > 0 && t.Setup.CPU >= 0 {
+			out = append(out, explain.Sample{Thread: i, CPU: t.Setup.CPU, TID: t.TID, Deadline: r.Start, Latency: t.WarmupNs})
+		}
+	}
+	return out
+}
+
+// explainWarmups explains the warm-up wake-ups ws, each marked as one.
+func explainWarmups(tl *explain.Timeline, r *WakeResult, ws []explain.Sample) []explain.Wakeup {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := tl.Explain(ws, r.Start, explain.Policy)
+	for i := range out {
+		if out[i].Note == "" {
+			out[i].Note = WarmupNote
+		} else {
+			out[i].Note = WarmupNote + "; " + out[i].Note
+		}
+	}
+	return out
+}
+
+// WarmupNote marks an explained wake-up that is a thread's warm-up.
+const WarmupNote = "the thread's first wake-up (the warm-up, not in the statistics): it came after the run's end, so the thread measured nothing"
+
+// topRan is what held a CPU longest in the explained wake-ups ws, the
+// idle task aside, and that CPU.
+func topRan(ws []explain.Wakeup) (top explain.Ran, cpu int, ok bool) {
+	for _, w := range ws {
+		for _, r := range w.Ran {
+			if r.Kind != explain.KindIdle && r.DurationNs > top.DurationNs {
+				top, cpu, ok = r, w.CPU, true
+			}
+		}
+	}
+	return top, cpu, ok
+}
+
+// ranName is "thread stress (pid 4123)", "irq virtio0", "softirq NET_RX".
+func ranName(r explain.Ran) string {
+	if r.Kind == explain.KindThread {
+		return fmt.Sprintf("thread %s (pid %d)", r.Name, r.PID)
+	}
+	return r.Kind + " " + r.Name
 }

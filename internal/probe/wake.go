@@ -103,6 +103,8 @@ type WakeResult struct {
 	Threads  []WakeThread
 	Overhead Overhead
 	Elapsed  time.Duration
+	// Start is the threads' first deadline, their warm-up's (clock.Now).
+	Start int64
 	// Notes say what of WakeOptions' system setup could not be done.
 	Notes []string
 }
@@ -224,6 +226,7 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 	started.Done()
 	done.Wait()
 	res.Elapsed = time.Duration(clock.Now() - start)
+	res.Start = start
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("thread %d: %w", i, err)
