@@ -31,6 +31,11 @@ func TestInputLimits(t *testing.T) {
 		{[]string{"compare", a, b, "--max-input-size", "1KiB"}, "more than the 1 KiB cap on input files (--max-input-size raises it)\n"},
 		// (compare and report take a directory as a group of results)
 		{[]string{"inf", dir}, "a directory, not a file"},
+		// etl reads the trace in its own package: the same errors, exit 2
+		{[]string{"etl", os.DevNull}, "latlab: cannot read " + os.DevNull + ": a character device, not a regular file (--allow-special-files reads it)\n"},
+		{[]string{"etl", dir}, "latlab: cannot read " + dir + ": a directory, not a file\n"},
+		{[]string{"etl", filepath.Join(dir, "none.etl")}, "latlab: cannot read " + filepath.Join(dir, "none.etl") + ": "},
+		{[]string{"etl", a}, "latlab: " + a + ": not an .etl trace"},
 		{[]string{"compare", a, b, "--max-input-size", "-1"}, `invalid value "-1" for --max-input-size`},
 		{[]string{"compare", a, b, "--max-input-size", "1MiB"}, ""},
 		{[]string{"compare", a, b}, ""},

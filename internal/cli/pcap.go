@@ -120,7 +120,10 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 	if err != nil {
 		var fe *capture.FormatError
 		if errors.As(err, &fe) {
-			return nil, Usagef("%s: not a readable capture %s", path, fe.Error())
+			if fe.Truncated { // "file truncated: the record at byte 0 ..."
+				return nil, Usagef("%s: not a readable capture: %s", path, fe.Error())
+			}
+			return nil, Usagef("%s: not a readable capture %s", path, fe.Error()) // "at byte N: ..."
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

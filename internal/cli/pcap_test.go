@@ -104,6 +104,10 @@ func TestPcapUnreadable(t *testing.T) {
 	if err := os.WriteFile(junk, []byte("this is not a capture"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	one := filepath.Join(dir, "one.pcap")
+	if err := os.WriteFile(one, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, sub := range []string{"dscp", "tcp"} {
 		code, _, errs := runCLI(t, "pcap", sub, junk)
 		testutil.CheckBadExit(t, sub+" junk", code, errs, "at byte 0")
@@ -112,6 +116,8 @@ func TestPcapUnreadable(t *testing.T) {
 		}
 		code, _, errs = runCLI(t, "pcap", sub, filepath.Join(dir, "missing.pcap"))
 		testutil.CheckBadExit(t, sub+" missing", code, errs, "missing.pcap")
+		code, _, errs = runCLI(t, "pcap", sub, one)
+		testutil.CheckBadExit(t, sub+" one byte", code, errs, one+": not a readable capture: file truncated: the record at byte 0 is incomplete")
 	}
 	b, err := os.ReadFile(sshPcap)
 	if err != nil {

@@ -2,13 +2,15 @@ package etl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/netip"
-	"path/filepath"
 	"sort"
 	"time"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/etw"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
@@ -117,12 +119,17 @@ type Options struct {
 func Run(ctx context.Context, o Options) (*Summary, error) {
 	f, err := infile.Open(o.File)
 	if err != nil {
-		return nil, err
+		// A missing, unreadable or refused file is the user's input, as
+		// for every command that reads a file: exit 2, naming it.
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, badinput.Errorf("cannot read %s: %w", o.File, err)
 	}
 	defer f.Close()
 	s, err := Summarize(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(o.File), err)
+		return nil, fmt.Errorf("%s: %w", o.File, err)
 	}
 	s.File = o.File
 	return s, nil
