@@ -35,15 +35,15 @@ type aliasValue struct {
 }
 
 func (a *aliasValue) Set(s string) error {
-	if !a.said && a.note != nil {
-		a.said = true
-		fmt.Fprintf(a.note, "latlab: --%s is now --%s%s\n", a.old, a.new, a.why)
-	}
 	if a.conv != nil {
 		s = a.conv(s)
 	}
 	if err := a.Value.Set(s); err != nil {
-		return err
+		return err // the error's one line alone, as for any bad value
+	}
+	if !a.said && a.note != nil {
+		a.said = true
+		fmt.Fprintf(a.note, "latlab: --%s is now --%s%s\n", a.old, a.new, a.why)
 	}
 	a.to.Changed = true // the command asks the new name
 	return nil

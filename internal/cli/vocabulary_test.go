@@ -94,6 +94,13 @@ func TestCommandTreeVocabulary(t *testing.T) {
 	})
 }
 
+// An old spelling given a bad value is bad input like any other: one
+// line, the error, without the note on the new name.
+func TestOldSpellingBadValue(t *testing.T) {
+	code, _, errs := runCLI(t, "sleep", "--duration", "abc")
+	testutil.CheckBadExit(t, "sleep --duration abc", code, errs, `latlab: invalid value "abc" for --duration: want a duration with a unit`)
+}
+
 // The old spellings still work, with one line on stderr naming the new
 // one, and set what the new name sets.
 func TestOldSpellingsStillWork(t *testing.T) {
