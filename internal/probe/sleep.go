@@ -12,6 +12,7 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // SleepOptions configure the sleep probe: ask the OS to sleep Duration,
@@ -77,7 +78,10 @@ func (o SleepOptions) Validate() error {
 		return badinput.Errorf("unknown --method %q: accepted on %s: %v", o.Method, runtime.GOOS, sleepMethods)
 	}
 	if o.Duration <= 0 {
-		return badinput.Errorf("--duration must be positive")
+		return badinput.Errorf("invalid --sleep-length %s: must be positive", units.Duration(o.Duration))
+	}
+	if o.Duration > MaxWait {
+		return badinput.Errorf("invalid --sleep-length %s: accepted up to %s (%s)", units.Duration(o.Duration), units.Duration(MaxWait), maxWaitWhy)
 	}
 	if o.Samples < 0 {
 		return badinput.Errorf("--samples must be 0 (until Ctrl-C) or more")

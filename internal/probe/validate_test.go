@@ -26,9 +26,28 @@ func TestWakeOptionsValidate(t *testing.T) {
 		{"dma zero", func(o *WakeOptions) { o.DMALatency = &zero }, ""},
 		{"short", func(o *WakeOptions) { o.Duration = 500 * time.Microsecond }, "--duration 500µs is shorter than --interval 1ms"},
 		{"short with loops", func(o *WakeOptions) { o.Duration, o.Loops = 0, 10 }, ""},
+		{"longest interval", func(o *WakeOptions) { o.Interval = time.Second }, ""},
+		{"interval too long", func(o *WakeOptions) { o.Interval, o.Duration = 1500*time.Millisecond, time.Hour },
+			"invalid --interval 1.5s: accepted up to 1s (Ctrl-C ends a run only after the wait in progress)"},
 	} {
 		o := ok
 		c.edit(&o)
 		testutil.CheckBadInput(t, c.name, o.Validate(), c.want)
+	}
+}
+
+// A sleep longer than MaxWait is refused, in the flag names of latlab
+// sleep; MaxWait itself is accepted.
+func TestSleepOptionsValidateLength(t *testing.T) {
+	method := SleepMethods()[0]
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{time.Second, ""},
+		{time.Hour, "invalid --sleep-length 3600s: accepted up to 1s (Ctrl-C ends a run only after the wait in progress)"},
+		{-time.Millisecond, "invalid --sleep-length -1ms: must be positive"},
+	} {
+		testutil.CheckBadInput(t, c.d.String(), SleepOptions{Duration: c.d, Samples: 1, Method: method}.Validate(), c.want)
 	}
 }

@@ -51,11 +51,21 @@ type ExplainOptions struct {
 	Above time.Duration
 }
 
+// MaxWait bounds one wait of the probes (wake's --interval, sleep's
+// --sleep-length): a wait in progress cannot be cut short (Ctrl-C ends a
+// run after its current wait), and a longer one is no latency
+// measurement. rtla timerlat refuses a period longer than 1 s too.
+const MaxWait = time.Second
+
+const maxWaitWhy = "Ctrl-C ends a run only after the wait in progress"
+
 // Validate checks what a caller asks of the probe, in the flag names of
 // latlab wake: the rules hold for every caller, not only the command line.
 // Bad input is a badinput.Error.
 func (o WakeOptions) Validate() error {
 	switch {
+	case o.Interval > MaxWait:
+		return badinput.Errorf("invalid --interval %s: accepted up to %s (%s)", units.Duration(o.Interval), units.Duration(MaxWait), maxWaitWhy)
 	case o.Loops < 0:
 		return badinput.Errorf("invalid --loops %d: want a positive count (or 0 to use --duration)", o.Loops)
 	case o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio:
