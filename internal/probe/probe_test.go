@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -395,5 +396,51 @@ func TestLoopsEndOnFailedWait(t *testing.T) {
 	}
 	if _, err := (&Sleeper{s: &failingWaiter{n: 1}}).Overhead(); !errors.Is(err, errWait) {
 		t.Errorf("Sleeper.Overhead: %v", err)
+	}
+}
+
+// gapSleeper records the length of each wait and sets stop at the n-th.
+type gapSleeper struct {
+	waits []int64
+	n     int
+	stop  *atomic.Bool
+}
+
+func (s *gapSleeper) sleep(d int64) (int, error) {
+	s.waits = append(s.waits, d)
+	if len(s.waits) == s.n {
+		s.stop.Store(true)
+	}
+	return 0, nil
+}
+
+func (s *gapSleeper) close() {}
+
+// The gap between samples, which is not measured, waits in slices of at
+// most gapSlice, so that a stop during an hour-long gap ends the run
+// after one slice; the samples' own waits stay whole.
+func TestSleepGapStopsWithinASlice(t *testing.T) {
+	var stop atomic.Bool
+	s := &gapSleeper{n: 5, stop: &stop}
+	o := SleepOptions{Duration: 250 * time.Millisecond, Gap: time.Hour, Samples: 3}
+	_, _, _, stopped, err := sleepLoop(s, o, newSampleBuf(3), &stop)
+	if err != nil || !stopped {
+		t.Fatalf("stopped %v, err %v", stopped, err)
+	}
+	// the warm-up's sleep, then gap slices until the stop
+	want := []int64{int64(250 * time.Millisecond), gapSlice, gapSlice, gapSlice, gapSlice}
+	if !slices.Equal(s.waits, want) {
+		t.Errorf("waits %v, want %v", s.waits, want)
+	}
+	// A gap that is not a whole number of slices ends with the rest.
+	stop.Store(false)
+	s = &gapSleeper{stop: &stop}
+	o = SleepOptions{Duration: time.Millisecond, Gap: 250 * time.Millisecond, Samples: 1}
+	if _, _, _, _, err := sleepLoop(s, o, newSampleBuf(1), &stop); err != nil {
+		t.Fatal(err)
+	}
+	ms := int64(time.Millisecond)
+	if want := []int64{ms, gapSlice, gapSlice, 50 * ms, ms, gapSlice, gapSlice, 50 * ms}; !slices.Equal(s.waits, want) {
+		t.Errorf("waits %v, want %v", s.waits, want)
 	}
 }

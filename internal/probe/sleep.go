@@ -137,6 +137,10 @@ func sleeperOverhead(s sleeper, method string) (Overhead, error) {
 	return o, err
 }
 
+// gapSlice is the longest single wait of a gap between samples: whole
+// milliseconds, as Windows' Sleep method needs.
+const gapSlice = int64(100 * time.Millisecond)
+
 // sleepLoop is the timed loop. It allocates only when an unbounded run
 // fills a chunk, and never prints. stopped: it ended on stop, not on the
 // sample count. It ends at the first sleep that fails, with its error.
@@ -173,8 +177,10 @@ func sleepLoop(s sleeper, o SleepOptions, buf *sampleBuf, stop interface{ Load()
 				}
 			}
 		}
-		if gap > 0 {
-			n, err := s.sleep(gap)
+		// The gap is not measured: it waits in slices, so that Ctrl-C
+		// ends a run with a long gap within one slice.
+		for left := gap; left > 0 && !stop.Load(); left -= gapSlice {
+			n, err := s.sleep(min(left, gapSlice))
 			interrupted += n
 			if err != nil {
 				return interrupted, dropped, warmup, false, err
