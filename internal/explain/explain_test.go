@@ -2,35 +2,20 @@ package explain
 
 import (
 	"encoding/binary"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/tracefs"
+	"github.com/latlab/latlab/internal/tracefs/tracefstest"
 )
-
-func format(t *testing.T, system, file string) *tracefs.Format {
-	t.Helper()
-	f, err := os.Open("../tracefs/testdata/" + file + ".format")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fm, err := tracefs.ParseFormat(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm.System = system
-	return fm
-}
 
 // A hand-made timeline with a known answer: the deadline at 1,000 ns, a
 // thread "hog" (pid 77, nice 0) on the CPU since before it, the timer
 // expiring at 1,100, the measuring thread (tid 5) woken at 1,110, IRQ 24
 // from 1,200 to 1,300, the switch to tid 5 at 2,000, its stamp at 2,050.
 func TestExplainKnownTimeline(t *testing.T) {
-	sw, wk := format(t, "sched", "sched_sched_switch"), format(t, "sched", "sched_sched_wakeup")
-	tm, hin := format(t, "timer", "timer_hrtimer_expire_entry"), format(t, "irq", "irq_irq_handler_entry")
+	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
+	tm, hin := tracefstest.Format(t, "timer", "timer_hrtimer_expire_entry"), tracefstest.Format(t, "irq", "irq_irq_handler_entry")
 	hout := &tracefs.Format{System: "irq", Name: "irq_handler_exit", ID: 226, Fields: []tracefs.Field{{Name: "irq", Offset: 8, Size: 4, Signed: true}}}
 	rec := func(f *tracefs.Format, n int) []byte {
 		b := make([]byte, n)
@@ -125,7 +110,7 @@ func TestNextStep(t *testing.T) {
 // A thread preempted before its wait began is never woken: the wake-up
 // of its previous wait (before the deadline) is not taken for this one.
 func TestExplainNeverSlept(t *testing.T) {
-	sw, wk := format(t, "sched", "sched_sched_switch"), format(t, "sched", "sched_sched_wakeup")
+	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
 	b := func(f *tracefs.Format, n int) []byte {
 		d := make([]byte, n)
 		binary.LittleEndian.PutUint16(d, f.ID)

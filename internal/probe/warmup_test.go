@@ -3,7 +3,6 @@ package probe
 import (
 	"encoding/binary"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/tracefs"
+	"github.com/latlab/latlab/internal/tracefs/tracefstest"
 )
 
 // A thread whose first wake-up came after the run's end measured nothing:
@@ -56,7 +56,7 @@ func TestWakeDocumentStarvedThread(t *testing.T) {
 // only wake-up of a starved thread, is explained as one, and names the hog
 // for 1.5 s of the 1.6 s wait.
 func TestExplainWarmups(t *testing.T) {
-	sw, wk := traceFormat(t, "sched", "sched_sched_switch"), traceFormat(t, "sched", "sched_sched_wakeup")
+	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
 	rec := func(f *tracefs.Format, n int) []byte {
 		b := make([]byte, n)
 		binary.LittleEndian.PutUint16(b, f.ID)
@@ -99,20 +99,4 @@ func TestExplainWarmups(t *testing.T) {
 	if s := warmupSamples(r); len(s) != 1 || s[0].TID != 5 || s[0].Deadline != start || s[0].Latency != 1_550_000_000 {
 		t.Errorf("samples %+v", s)
 	}
-}
-
-// traceFormat is one of tracefs's recorded event formats.
-func traceFormat(t *testing.T, system, file string) *tracefs.Format {
-	t.Helper()
-	f, err := os.Open("../tracefs/testdata/" + file + ".format")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fm, err := tracefs.ParseFormat(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fm.System = system
-	return fm
 }
