@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -35,5 +38,33 @@ func TestSummaryTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A thread held off its CPU for the whole run measured nothing: its row
+// shows no figures (not zeros, which would read as perfect wake-ups), and
+// the note says why, beside the thread that measured.
+func TestWakeStarvedThread(t *testing.T) {
+	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{
+		{Setup: probe.ThreadSetup{CPU: 0}, Latencies: []int64{50_000, 60_000}},
+		{Setup: probe.ThreadSetup{CPU: 1}, WarmupNs: 1_600_000_000}}}
+	doc, err := probe.WakeDocument(host.Facts{}, wr, timer.Status{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Wake(&b, doc)
+	out := b.String()
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "T1 ") {
+			row = l
+		}
+	}
+	if f := strings.Fields(row); len(f) != 9 || f[2] != "0" || f[3] != "-" || f[6] != "-" {
+		t.Errorf("the starved thread's row %q, in:\n%s", row, out)
+	}
+	if !strings.Contains(out, "note: thread 1 (CPU 1) measured no wake-up: its first, the warm-up, came 1.60s after its deadline") {
+		t.Errorf("no note on the starved thread:\n%s", out)
 	}
 }

@@ -47,6 +47,9 @@ func Wake(w io.Writer, doc *result.Document) {
 	var rows [][]string
 	row := func(name, cpu string, s stats.Summary, over int64) []string {
 		u := WithUnit
+		if s.Count == 0 { // a thread held off its CPU for the run: a note says so
+			return []string{name, cpu, "0", "-", "-", "-", "-", "-", strconv.FormatInt(over, 10)}
+		}
 		return []string{name, cpu, strconv.FormatInt(s.Count, 10), u.Format(float64(s.Min)), u.Format(float64(s.P50)),
 			u.Format(float64(s.P99)), u.Format(float64(s.Max)), u.Format(s.Mean), strconv.FormatInt(over, 10)}
 	}
