@@ -42,8 +42,9 @@ func TestSummaryTable(t *testing.T) {
 }
 
 // A thread held off its CPU for the whole run measured nothing: its row
-// shows no figures (not zeros, which would read as perfect wake-ups), and
-// the note says why, beside the thread that measured.
+// shows no figures (not zeros, which would read as perfect wake-ups), the
+// verdict counts its wait, and the note says why, beside the thread that
+// measured.
 func TestWakeStarvedThread(t *testing.T) {
 	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{
 		{Setup: probe.ThreadSetup{CPU: 0}, Latencies: []int64{50_000, 60_000}},
@@ -63,6 +64,9 @@ func TestWakeStarvedThread(t *testing.T) {
 	}
 	if f := strings.Fields(row); len(f) != 9 || f[2] != "0" || f[3] != "-" || f[6] != "-" {
 		t.Errorf("the starved thread's row %q, in:\n%s", row, out)
+	}
+	if !strings.Contains(out, "verdict: poor: some wake-ups came later than a 240 Hz frame") {
+		t.Errorf("the verdict does not count the starved thread's wait:\n%s", out)
 	}
 	if !strings.Contains(out, "note: thread 1 (CPU 1) measured no wake-up: its first, the warm-up, came 1.60s after its deadline") {
 		t.Errorf("no note on the starved thread:\n%s", out)

@@ -39,7 +39,15 @@ func Wake(w io.Writer, doc *result.Document) {
 	s := d.Summary
 	fmt.Fprintf(w, "lateness (wake time - deadline): p50 %s, p99 %s, max %s; %d missed period%s\n",
 		units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max), d.Overruns, plural(int(d.Overruns)))
-	_, verdict := doctor.WakeVerdict(s, d.Overruns, time.Duration(m.IntervalNs))
+	// A thread held off its CPU for the whole run has no figures; its one
+	// wake-up, the warm-up, is the run's latest, and the verdict counts it.
+	judged := s
+	for _, t := range d.Threads {
+		if t.Summary.Count == 0 {
+			judged.Max = max(judged.Max, t.WarmupNs)
+		}
+	}
+	_, verdict := doctor.WakeVerdict(judged, d.Overruns, time.Duration(m.IntervalNs))
 	fmt.Fprintf(w, "verdict: %s\n\n", verdict)
 	// p90 and p99.9 are in the document: with a unit in each cell the
 	// table fits 80 columns with these.
