@@ -139,6 +139,10 @@ func TestCompareBadInput(t *testing.T) {
 	result.WriteFile(sf, sw)
 	unknown := filepath.Join(dir, "unknown.json")
 	os.WriteFile(unknown, []byte(`{"schema":"latlab.result/1","kind":"sleeep","data":{}}`), 0o644)
+	// A forged document: no sleep lasts less than nothing.
+	negative := probe.KindSleep.New(host.Facts{}, &probe.SleepData{Measurement: probe.Measurement{RequestedNs: 1e6}, Samples: []int64{1e6, -5}})
+	nf := filepath.Join(dir, "negative.json")
+	result.WriteFile(nf, negative)
 	newer := filepath.Join(dir, "newer.json")
 	os.WriteFile(newer, []byte(`{"schema":"latlab.result/2","kind":"sleep","data":{}}`), 0o644)
 	cases := map[string][]string{
@@ -156,14 +160,15 @@ func TestCompareBadInput(t *testing.T) {
 		"expect baseline":  {"compare", a, b2, "--expect-better", a},
 		"bad --detect":     {"compare", a, a, "--detect", "0"},
 		"stdev is no rank": {"compare", a, a, "--by", "stdev"},
+		"negative":         {"compare", a, nf},
 	}
-	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --duration",
+	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --sleep-length",
 		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab ` + result.Version() + ` reads; accepted: compare, crossproc, doctor, `,
 		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (" + result.Version() + ") reads latlab.result/1; update latlab to read it",
 		"one file":     "compare needs at least two result files", "not json": "junk.json: not a latlab result document",
 		"bad --by": `invalid --by "p200"`, "expect unknown": "--expect-better x.json is not one of the compared files",
 		"expect baseline": "names the first file, the baseline", "bad --detect": "invalid --detect 0",
-		"stdev is no rank": `invalid --by "stdev"`}
+		"stdev is no rank": `invalid --by "stdev"`, "negative": "negative.json: a sleep result with data.samples_ns[1] is -5: a slept time is never negative"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
 		testutil.CheckBadExit(t, name, code, errs, wantIn[name])

@@ -269,7 +269,7 @@ func Compatible(in []Input) error {
 		}
 		ma, mb := ka.Measured(), kb.Measured()
 		if ma.RequestedNs != mb.RequestedNs {
-			return fmt.Errorf("%w: %s slept %s and %s %s: the slept times are not comparable; compare runs with the same --duration", ErrIncompatible,
+			return fmt.Errorf("%w: %s slept %s and %s %s: the slept times are not comparable; compare runs with the same --sleep-length", ErrIncompatible,
 				a.Label, dur(ma.RequestedNs), b.Label, dur(mb.RequestedNs))
 		}
 		if ma.IntervalNs != mb.IntervalNs {

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"fmt"
+
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
@@ -83,7 +85,23 @@ type SleepData struct {
 
 // Values returns the slept times (result.Sampled).
 func (d *SleepData) Values(b *result.Budget) ([]int64, bool, error) {
+	if err := nonNegative(d.Samples, "a slept time"); err != nil {
+		return nil, false, err
+	}
 	return result.Values(d.Samples, &d.Histogram, b)
+}
+
+// nonNegative refuses samples below zero: a slept time is the difference
+// of two readings of a monotonic clock, and a wake-up never comes before
+// its deadline (the wait is resumed until it has passed), so a document
+// holding one was not written by latlab as it stands.
+func nonNegative(samples []int64, what string) error {
+	for i, v := range samples {
+		if v < 0 {
+			return fmt.Errorf("data.samples_ns[%d] is %d: %s is never negative", i, v, what)
+		}
+	}
+	return nil
 }
 
 // Measured says how the samples were taken.
@@ -121,6 +139,9 @@ type WakeData struct {
 
 // Values returns the wake-up latencies (result.Sampled).
 func (d *WakeData) Values(b *result.Budget) ([]int64, bool, error) {
+	if err := nonNegative(d.Samples, "a wake-up's lateness"); err != nil {
+		return nil, false, err
+	}
 	return result.Values(d.Samples, &d.Histogram, b)
 }
 
