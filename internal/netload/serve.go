@@ -113,7 +113,11 @@ type ServeStats struct {
 // badinput.Error.
 func (o ServeOptions) Validate() error {
 	if _, err := netip.ParseAddr(o.Addr); err != nil {
-		return badinput.Errorf("invalid listen address %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
+		if ap, err := netip.ParseAddrPort(o.Addr); err == nil {
+			// "127.0.0.1:5201": each server has its own port flag
+			return badinput.Errorf("invalid --listen %q: give the address alone (--listen %s) and the ports with --echo-port and --discard-port", o.Addr, ap.Addr())
+		}
+		return badinput.Errorf("invalid --listen %q: want an IP such as 127.0.0.1, ::1 or 0.0.0.0", o.Addr)
 	}
 	for _, p := range []struct {
 		v    int
