@@ -122,6 +122,11 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 			p.Notes = append(p.Notes, t.Setup.PriorityNote)
 		}
 	}
+	starved, longest := wr.Starved()
+	if len(all) == 0 {
+		return nil, nil, &probe.NoWakeupsError{WarmupNs: longest}
+	}
+	p.Notes = append(p.Notes, starved...)
 	p.Samples, p.Overruns = all, over
 	p.Summary = stats.Summarize(all)
 	every := fmt.Sprintf("a %s periodic wake-up", units.Ns(wo.Interval.Nanoseconds()))
@@ -137,7 +142,11 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 	default:
 		p.What = fmt.Sprintf("%s, %d times: lateness (wake time - deadline)", every, p.Summary.Count)
 	}
-	p.Band, p.Verdict = WakeVerdict(p.Summary, over, wo.Interval)
+	// A thread held off its CPU for the run has no samples; its one
+	// wait, the warm-up, is the probe's latest wake-up, and is judged.
+	judged := p.Summary
+	judged.Max = max(judged.Max, longest)
+	p.Band, p.Verdict = WakeVerdict(judged, over, wo.Interval)
 	ov := wr.Overhead
 	return p, &ov, nil
 }

@@ -272,11 +272,8 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 	if dmaLatency != nil {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", *dmaLatency))
 	}
-	for i, t := range r.Threads {
-		if len(t.Latencies) == 0 && t.WarmupNs > 0 {
-			doc.Notes = append(doc.Notes, starvedNote(i, t))
-		}
-	}
+	starved, _ := r.Starved()
+	doc.Notes = append(doc.Notes, starved...)
 	doc.Notes = append(doc.Notes, r.Notes...)
 	return doc, nil
 }
@@ -310,6 +307,20 @@ func latestWarmup(r *WakeResult) int64 {
 		w = max(w, t.WarmupNs)
 	}
 	return w
+}
+
+// Starved says which threads measured nothing because their first
+// wake-up, the warm-up, came after the run's end, a note for each, and the
+// longest such wait (0: none): a thread held off its CPU for the whole
+// run, which its empty statistics would otherwise hide.
+func (r *WakeResult) Starved() (notes []string, longestNs int64) {
+	for i, t := range r.Threads {
+		if len(t.Latencies) == 0 && t.WarmupNs > 0 {
+			notes = append(notes, starvedNote(i, t))
+			longestNs = max(longestNs, t.WarmupNs)
+		}
+	}
+	return notes, longestNs
 }
 
 // starvedNote says that thread i measured nothing because its first

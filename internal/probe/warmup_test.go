@@ -100,3 +100,23 @@ func TestExplainWarmups(t *testing.T) {
 		t.Errorf("samples %+v", s)
 	}
 }
+
+// Starved names each thread that measured nothing after a warm-up, and
+// the longest such wait: what the check-up and try judge beside the
+// samples.
+func TestWakeResultStarved(t *testing.T) {
+	r := &WakeResult{Threads: []WakeThread{
+		{Setup: ThreadSetup{CPU: 0}, WarmupNs: 2e9},
+		{Setup: ThreadSetup{CPU: 1}, WarmupNs: 10, Latencies: []int64{5}},
+		{Setup: ThreadSetup{CPU: -1}, WarmupNs: 3e9},
+		{Setup: ThreadSetup{CPU: 2}}, // stopped before its first wake-up
+	}}
+	notes, longest := r.Starved()
+	want := []string{
+		"thread 0 (CPU 0) measured no wake-up: its first, the warm-up, came 2.00s after its deadline, after the run's end",
+		"thread 2 measured no wake-up: its first, the warm-up, came 3.00s after its deadline, after the run's end",
+	}
+	if !slices.Equal(notes, want) || longest != 3e9 {
+		t.Errorf("notes %q, longest %d", notes, longest)
+	}
+}

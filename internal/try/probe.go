@@ -21,6 +21,7 @@ type measured struct {
 	setup       probe.ThreadSetup
 	overhead    *probe.Overhead
 	warmupNs    int64
+	starved     bool           // wake: the thread's only wake-up, the warm-up, is the sample
 	report      *dpcisr.Report // dpcisr
 	load        *LoadOutcome   // dpcisr with a load
 }
@@ -90,6 +91,7 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			m.overruns += th.Overruns
 			m.interrupted += th.Interrupted
 		}
+		m.samples, m.starved = starvedSample(r, m.samples)
 		m.setup, m.warmupNs = r.Threads[0].Setup, r.Threads[0].WarmupNs
 		m.method = "absolute-deadline wake-ups every " + o.Interval.String()
 		if calibrate {
@@ -137,4 +139,17 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}
 	return m, nil
+}
+
+// starvedSample is the block's samples when its thread was held off its
+// CPU for the whole block: no wake-up came before the block's end, and
+// the one that came after it (the warm-up, never a sample otherwise) is
+// then the block's only sample. Left empty, the block would be left out
+// as incomplete, and an arm that starves the thread would lose exactly
+// its worst blocks.
+func starvedSample(r *probe.WakeResult, samples []int64) ([]int64, bool) {
+	if _, longest := r.Starved(); len(samples) == 0 && longest > 0 {
+		return []int64{longest}, true
+	}
+	return samples, false
 }

@@ -181,6 +181,9 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *jo
 		return fmt.Errorf("block %d (%s): %w", b.Index+1, arm.Label, err)
 	}
 	b.Samples, b.Count = m.samples, len(m.samples)
+	if m.starved {
+		b.Note = "the thread was held off its CPU for the whole block: its one wake-up, the warm-up, is the block's sample"
+	}
 	b.Interrupted, b.Overruns, b.Lost = m.interrupted, m.overruns, m.lost
 	b.GrantedNs = granted.Nanoseconds()
 	if x.info.Scope == ScopeProcess && b.GrantedNs == 0 {
