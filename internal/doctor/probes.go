@@ -123,10 +123,17 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 		}
 	}
 	starved, longest := wr.Starved()
-	if len(all) == 0 {
-		return nil, nil, &probe.NoWakeupsError{WarmupNs: longest}
+	switch {
+	case len(all) == 0 && longest > 0:
+		// Held off the CPU for the whole probe: its one wake-up, the
+		// warm-up, is the probe's only sample, and a poor one.
+		all = []int64{longest}
+		p.Notes = append(p.Notes, "the thread was held off its CPU for the whole probe: its one wake-up, the warm-up that is otherwise discarded, is the sample")
+	case len(all) == 0:
+		return nil, nil, &probe.NoWakeupsError{}
+	default:
+		p.Notes = append(p.Notes, starved...)
 	}
-	p.Notes = append(p.Notes, starved...)
 	p.Samples, p.Overruns = all, over
 	p.Summary = stats.Summarize(all)
 	every := fmt.Sprintf("a %s periodic wake-up", units.Ns(wo.Interval.Nanoseconds()))
