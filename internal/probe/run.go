@@ -233,7 +233,8 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 		data.Threads = append(data.Threads, th)
 	}
 	if len(all) == 0 {
-		return nil, &NoWakeupsError{WarmupNs: latestWarmup(r)}
+		_, longest := r.Starved()
+		return nil, &NoWakeupsError{WarmupNs: longest}
 	}
 	data.Measurement = Measurement{
 		Method: WakeMethod, IntervalNs: interval, WarmupNs: r.Threads[0].WarmupNs, Interrupted: intr,
@@ -300,15 +301,6 @@ func (e *NoWakeupsError) Error() string {
 	return s
 }
 
-// latestWarmup is the largest warm-up lateness of r's threads.
-func latestWarmup(r *WakeResult) int64 {
-	var w int64
-	for _, t := range r.Threads {
-		w = max(w, t.WarmupNs)
-	}
-	return w
-}
-
 // Starved says which threads measured nothing because their first
 // wake-up, the warm-up, came after the run's end, a note for each, and the
 // longest such wait (0: none): a thread held off its CPU for the whole
@@ -323,9 +315,7 @@ func (r *WakeResult) Starved() (notes []string, longestNs int64) {
 	return notes, longestNs
 }
 
-// starvedNote says that thread i measured nothing because its first
-// wake-up came after the run's end: a thread held off its CPU for the
-// whole run, which its empty statistics would otherwise hide.
+// starvedNote is Starved's note on thread i.
 func starvedNote(i int, t WakeThread) string {
 	where := ""
 	if t.Setup.CPU >= 0 {
