@@ -40,10 +40,22 @@ func TestPrefaultMapsPagesBeforeTheFill(t *testing.T) {
 	if got := fill(fresh); got == 0 {
 		t.Skip("filling a fresh 8 MB buffer took no page faults here (pages already mapped): nothing to compare")
 	}
-	s := make([]int64, n)
-	prefault(s)
-	if got := fill(s); got != 0 {
-		t.Errorf("filling a prefaulted buffer took %d minor page faults, want 0", got)
+	// A fault during the fill can also be the thread's own: the kernel
+	// writing a signal frame (the runtime's preemption signal) onto
+	// signal stack pages not touched before, seen once in CI under load
+	// (2 faults). Without prefault every attempt faults, so one clean
+	// fill in three shows that prefault mapped the buffer.
+	var faults []int64
+	for range 3 {
+		s := make([]int64, n)
+		prefault(s)
+		got := fill(s)
+		if got == 0 {
+			runtime.KeepAlive(fresh)
+			return
+		}
+		faults = append(faults, got)
 	}
+	t.Errorf("filling a prefaulted buffer took %v minor page faults in 3 attempts, want 0 in one", faults)
 	runtime.KeepAlive(fresh)
 }
