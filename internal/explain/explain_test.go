@@ -23,17 +23,9 @@ func TestExplainKnownTimeline(t *testing.T) {
 		return b
 	}
 	switchTo := func(pid int32, comm string, prio int32) []byte {
-		b := rec(sw, 64)
-		copy(b[40:], comm)
-		binary.LittleEndian.PutUint32(b[56:], uint32(pid))
-		binary.LittleEndian.PutUint32(b[60:], uint32(prio))
-		return b
+		return tracefstest.SchedSwitch(t, sw, pid, comm, prio)
 	}
-	wake := func(pid int32) []byte {
-		b := rec(wk, 36)
-		binary.LittleEndian.PutUint32(b[24:], uint32(pid))
-		return b
-	}
+	wake := func(pid int32) []byte { return tracefstest.SchedWakeup(t, wk, pid) }
 	irq := func(f *tracefs.Format, n uint32, name string) []byte {
 		b := rec(f, 16)
 		binary.LittleEndian.PutUint32(b[8:], n)
@@ -111,19 +103,9 @@ func TestNextStep(t *testing.T) {
 // of its previous wait (before the deadline) is not taken for this one.
 func TestExplainNeverSlept(t *testing.T) {
 	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
-	b := func(f *tracefs.Format, n int) []byte {
-		d := make([]byte, n)
-		binary.LittleEndian.PutUint16(d, f.ID)
-		return d
-	}
-	wake := b(wk, 36)
-	binary.LittleEndian.PutUint32(wake[24:], 5)
-	toHog := b(sw, 64)
-	copy(toHog[40:], "hog")
-	binary.LittleEndian.PutUint32(toHog[56:], 77)
-	binary.LittleEndian.PutUint32(toHog[60:], 120)
-	toMe := b(sw, 64)
-	binary.LittleEndian.PutUint32(toMe[56:], 5)
+	wake := tracefstest.SchedWakeup(t, wk, 5)
+	toHog := tracefstest.SchedSwitch(t, sw, 77, "hog", 120)
+	toMe := tracefstest.SchedSwitch(t, sw, 5, "", 0)
 	tl := NewTimeline()
 	tl.Add(tracefs.Event{CPU: 0, TS: 500, Format: wk, Data: wake}) // the previous wait's
 	tl.Add(tracefs.Event{CPU: 0, TS: 600, Format: sw, Data: toHog})

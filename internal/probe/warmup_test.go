@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -57,26 +56,12 @@ func TestWakeDocumentStarvedThread(t *testing.T) {
 // for 1.5 s of the 1.6 s wait.
 func TestExplainWarmups(t *testing.T) {
 	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
-	rec := func(f *tracefs.Format, n int) []byte {
-		b := make([]byte, n)
-		binary.LittleEndian.PutUint16(b, f.ID)
-		return b
-	}
-	switchTo := func(pid int32, comm string) []byte {
-		b := rec(sw, 64)
-		copy(b[40:], comm)
-		binary.LittleEndian.PutUint32(b[56:], uint32(pid))
-		binary.LittleEndian.PutUint32(b[60:], 100)
-		return b
-	}
-	wake := rec(wk, 36)
-	binary.LittleEndian.PutUint32(wake[24:], 5)
 	const start = int64(time.Second)
 	tl := explain.NewTimeline()
-	tl.Add(tracefs.Event{CPU: 0, TS: start - 1000, Format: sw, Data: switchTo(77, "hog")})
-	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_500_000_000, Format: wk, Data: wake})
-	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_500_000_100, Format: sw, Data: switchTo(5, "latlab")})
-	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_600_000_000, Format: sw, Data: switchTo(0, "swapper/0")})
+	tl.Add(tracefs.Event{CPU: 0, TS: start - 1000, Format: sw, Data: tracefstest.SchedSwitch(t, sw, 77, "hog", 100)})
+	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_500_000_000, Format: wk, Data: tracefstest.SchedWakeup(t, wk, 5)})
+	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_500_000_100, Format: sw, Data: tracefstest.SchedSwitch(t, sw, 5, "latlab", 100)})
+	tl.Add(tracefs.Event{CPU: 0, TS: start + 1_600_000_000, Format: sw, Data: tracefstest.SchedSwitch(t, sw, 0, "swapper/0", 120)})
 
 	r := &WakeResult{Start: start, Threads: []WakeThread{{Setup: ThreadSetup{CPU: 0}, TID: 5, WarmupNs: 1_550_000_000}}}
 	ws := explainWarmups(tl, r, warmupSamples(r))
