@@ -127,3 +127,21 @@ func TestWakeCancelledAtOnce(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// Ctrl-C before the first sample says so in one line, with the exit
+// status of an interrupted run; a run interrupted after its first sample
+// reports what it measured (above).
+func TestInterruptedBeforeTheFirstSample(t *testing.T) {
+	for _, args := range [][]string{
+		{"sleep", "--samples", "5", "--sleep-length", "1ms"},
+		{"wake", "--loops", "5"},
+	} {
+		ctx, cancelCause := context.WithCancelCause(context.Background())
+		cancelCause(&Interrupted{Signal: os.Interrupt})
+		var out, errb bytes.Buffer
+		code := Run(ctx, args, &IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		if code != 130 || errb.String() != "latlab: interrupted before the first sample\n" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

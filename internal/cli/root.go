@@ -19,6 +19,7 @@ import (
 
 	"github.com/latlab/latlab/internal/buildinfo"
 	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/probe"
 )
 
 // IO is where a command reads and writes.
@@ -165,7 +166,12 @@ func Run(ctx context.Context, args []string, io *IO) int {
 		return xe.Code // a child's status (timer set -- COMMAND), signals included
 	}
 	if code, ok := interruptedCode(ctx); ok {
-		if err != nil && !errors.Is(err, context.Canceled) {
+		switch {
+		case stoppedBeforeASample(err):
+			// "no samples were taken" is what the signal did: one line
+			fmt.Fprintln(io.Err, "latlab: interrupted before the first sample")
+			return code
+		case err != nil && !errors.Is(err, context.Canceled):
 			fmt.Fprintf(io.Err, "latlab: %s\n", oneLine(err.Error()))
 		}
 		fmt.Fprintln(io.Err, "latlab: interrupted")
@@ -201,4 +207,12 @@ func ExitCode(err error) int {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// stoppedBeforeASample says that err is a probe's "nothing measured" and
+// nothing else: no wake-up came late past the run's end (that is a
+// finding, said in full).
+func stoppedBeforeASample(err error) bool {
+	var nw *probe.NoWakeupsError
+	return errors.Is(err, probe.ErrNoSamples) || errors.As(err, &nw) && nw.WarmupNs == 0
 }
