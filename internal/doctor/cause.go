@@ -134,7 +134,7 @@ func Culprits(ws []explain.Wakeup) []string {
 	cs, total := culprits(ws)
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, fmt.Sprintf("%s on CPU %s: %s in %d %s (%.0f%%)", culpritName(c.kind, c.name, c.pid),
+		out = append(out, fmt.Sprintf("%s on CPU %s: %s in %d %s (%.0f%%)", explain.Name(c.kind, c.name, c.pid),
 			cpuList(c.cpuList()), units.NsShort(float64(c.ns)), c.wakeups, plural(c.wakeups, "wake-up", "wake-ups"),
 			100*float64(c.ns)/float64(max(total, 1))))
 	}
@@ -158,7 +158,7 @@ func CauseOf(ws []explain.Wakeup) Cause {
 	}
 	if top != nil && top.ns*10 >= total {
 		c := Cause{Kind: top.kind, Name: top.name, PID: top.pid, SharePct: 100 * float64(top.ns) / float64(total), CPUs: top.cpuList()}
-		c.Text = fmt.Sprintf("%s on CPU %s: %.0f%% of the lateness", culpritName(c.Kind, c.Name, c.PID), cpuList(c.CPUs), c.SharePct)
+		c.Text = fmt.Sprintf("%s on CPU %s: %.0f%% of the lateness", explain.Name(c.Kind, c.Name, c.PID), cpuList(c.CPUs), c.SharePct)
 		return c
 	}
 	// Nothing else ran for long: the kind of delay most explanations name.
@@ -188,18 +188,6 @@ func CauseOf(ws []explain.Wakeup) Cause {
 		c.Text = "nothing on the traced CPUs held them for a tenth of the lateness"
 	}
 	return c
-}
-
-// culpritName is "thread stress-ng (pid 4123)", "hard irq virtio0-input.0
-// (IRQ 24)", "softirq NET_RX".
-func culpritName(kind, name string, pid int) string {
-	switch kind {
-	case explain.KindThread:
-		return fmt.Sprintf("thread %s (pid %d)", name, pid)
-	case explain.KindIRQ:
-		return "hard irq " + name
-	}
-	return kind + " " + name
 }
 
 // cpuList spells CPUs as "1" or "0,1".

@@ -339,6 +339,18 @@ func (t *Timeline) explain(s Sample, first int64, policy func(int) string) Wakeu
 	return w
 }
 
+// Name is what held a CPU in a sentence: "thread stress-ng (pid 4123)",
+// "hard irq virtio0-input.0 (IRQ 24)", "softirq NET_RX", "idle idle".
+func Name(kind, name string, pid int) string {
+	switch kind {
+	case KindThread:
+		return fmt.Sprintf("thread %s (pid %d)", name, pid)
+	case KindIRQ:
+		return "hard irq " + name
+	}
+	return kind + " " + name
+}
+
 // cause names the main cause of one late wake-up: what held the CPU
 // longest, else the timer's own delay, else the way back to user space.
 func cause(w Wakeup) string {

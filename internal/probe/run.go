@@ -296,7 +296,7 @@ func (e *NoWakeupsError) Error() string {
 	s += fmt.Sprintf(": the first wake-up, which is discarded as warm-up, came %s after its deadline, after the run's end",
 		units.NsShort(float64(e.WarmupNs)))
 	if top, cpu, ok := topRan(e.Explained); ok {
-		s += fmt.Sprintf("; %s held CPU %d for %s of that wait", ranName(top), cpu, units.NsShort(float64(top.DurationNs)))
+		s += fmt.Sprintf("; %s held CPU %d for %s of that wait", explain.Name(top.Kind, top.Name, top.PID), cpu, units.NsShort(float64(top.DurationNs)))
 	}
 	return s
 }
@@ -368,12 +368,4 @@ func topRan(ws []explain.Wakeup) (top explain.Ran, cpu int, ok bool) {
 		}
 	}
 	return top, cpu, ok
-}
-
-// ranName is "thread stress (pid 4123)", "irq virtio0", "softirq NET_RX".
-func ranName(r explain.Ran) string {
-	if r.Kind == explain.KindThread {
-		return fmt.Sprintf("thread %s (pid %d)", r.Name, r.PID)
-	}
-	return r.Kind + " " + r.Name
 }

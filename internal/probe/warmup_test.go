@@ -51,9 +51,9 @@ func TestWakeDocumentStarvedThread(t *testing.T) {
 
 // Known answer: the measuring thread (tid 5) on CPU 0 waits from the
 // start at 1 s; a thread "hog" (pid 77) holds the CPU from before it to
-// 2.5 s, when the measuring thread is woken, and runs 100 ns later. Its warm-up, the
-// only wake-up of a starved thread, is explained as one, and names the hog
-// for 1.5 s of the 1.6 s wait.
+// 2.5 s, when the measuring thread is woken, and runs 100 ns later. Its
+// warm-up, the only wake-up of a starved thread, is explained as one, and
+// names the hog for 1.5 s of the 1.55 s wait.
 func TestExplainWarmups(t *testing.T) {
 	sw, wk := tracefstest.Format(t, "sched", "sched_sched_switch"), tracefstest.Format(t, "sched", "sched_sched_wakeup")
 	const start = int64(time.Second)
