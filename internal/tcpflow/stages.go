@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 
 	"github.com/latlab/latlab/internal/capture"
 )
@@ -22,11 +23,27 @@ const (
 	stageBatches = 8
 )
 
-// segBatch is a run of segments, each as stagedSeg.
+// segBatch is a run of segments, each as stagedSeg, padded to whole
+// cache lines (lineAlone): unpadded, two batches shared a line, and the
+// scan stage's write of one batch's length for each segment it added
+// took the line from the analysis, which was reading the other batch.
 type segBatch struct {
+	batch
+	_ [lineAlone - unsafe.Sizeof(batch{})%lineAlone]byte
+}
+
+type batch struct {
 	segs []stagedSeg
 	t0   int64 // the first frame's time (capture.Record.StartNs)
 }
+
+// lineAlone is the cache line (64 bytes on amd64 and arm64, the widest
+// of what latlab runs on) that state written by one stage and read by
+// the other fills whole. The Go allocator places an object whose size is
+// a multiple of 64 at a multiple of 64, so no other object shares its
+// lines: padded to it, such state costs the other core a miss only when
+// it changes, not whenever an unrelated neighbour does.
+const lineAlone = 64
 
 // stagedSeg is a segment as it crosses from the scan to the analysis:
 // what Segment holds, in 128 bytes (two cache lines) instead of the 232
@@ -50,13 +67,13 @@ type stagedSeg struct {
 
 // stage fills e from a decoded packet, as FromCapture fills a Segment;
 // false when the packet is not an analysable TCP segment.
-func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, hash func(*connKey) uint64) bool {
+func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, seed *hashSeed) bool {
 	if p.TCPHeader == nil || p.Fragment && !p.Reassembled {
 		return false
 	}
 	h := p.TCPHeader
 	e.rev = e.key.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
-	e.hash = hash(&e.key)
+	e.hash = seed.hash(&e.key)
 	e.timeNs, e.frame, e.plen = rec.TimeNs, rec.Frame, p.TCPPayloadLen
 	e.seq, e.ack = binary.BigEndian.Uint32(h[4:8]), binary.BigEndian.Uint32(h[8:12])
 	e.flags, e.window = uint16(h[13])|uint16(h[12]&1)<<8, binary.BigEndian.Uint16(h[14:16])
@@ -100,13 +117,13 @@ type stagedScan struct {
 // returns when the scan has ended and add has seen every batch. A panic
 // in the scan is raised again in the caller's goroutine, as if the scan
 // had run there.
-func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), hash func(*connKey) uint64, add func(*segBatch)) (stagedScan, error) {
+func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), seed *hashSeed, add func(*segBatch)) (stagedScan, error) {
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
 		segs := make([]stagedSeg, stageBatch)
 		writeFirst(segs) // 64 kB each (see writeFirst)
-		free <- &segBatch{segs: segs[:0]}
+		free <- &segBatch{batch: batch{segs: segs[:0]}}
 	}
 	var (
 		res     stagedScan
@@ -117,7 +134,7 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		b := <-free
 		b.segs = b.segs[:1]
 		st, err := scan(ctx, func(rec *capture.Record, p *capture.Packet) {
-			if !stage(rec, p, &b.segs[0], hash) {
+			if !stage(rec, p, &b.segs[0], seed) {
 				if p.Proto == 6 && p.Fragment {
 					res.tcpFragments++
 				} else {
@@ -131,6 +148,7 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		res.Stats = st
 		return res, err
 	}
+	sc := &stager{stagerState: stagerState{seed: seed, full: full, free: free}}
 	go func() {
 		defer close(full)
 		defer func() {
@@ -138,29 +156,12 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 				panicky = p
 			}
 		}()
-		b := <-free
+		sc.b = <-free
 		var st *capture.Stats
-		st, err = scan(ctx, func(rec *capture.Record, p *capture.Packet) {
-			b.segs = b.segs[:len(b.segs)+1]
-			if !stage(rec, p, &b.segs[len(b.segs)-1], hash) {
-				b.segs = b.segs[:len(b.segs)-1]
-				if p.Proto == 6 && p.Fragment {
-					res.tcpFragments++
-				} else {
-					res.nonTCP++
-				}
-				return
-			}
-			b.t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
-			if len(b.segs) == cap(b.segs) {
-				full <- b
-				b = <-free
-				b.segs = b.segs[:0]
-			}
-		})
-		res.Stats = st
-		if len(b.segs) > 0 {
-			full <- b
+		st, err = scan(ctx, sc.handle)
+		res.Stats, res.tcpFragments, res.nonTCP = st, sc.tcpFragments, sc.nonTCP
+		if len(sc.b.segs) > 0 {
+			full <- sc.b
 		}
 	}()
 	for b := range full {
@@ -171,4 +172,41 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		panic(fmt.Sprintf("capture scan: %v", panicky))
 	}
 	return res, err
+}
+
+// stager is the scan stage's state, padded to whole cache lines
+// (lineAlone): the scan updates it for every frame, and as variables of
+// the scan's closure it sat on the heap beside the analysis' own, which
+// the analysis writes.
+type stager struct {
+	stagerState
+	_ [lineAlone - unsafe.Sizeof(stagerState{})%lineAlone]byte
+}
+
+type stagerState struct {
+	b                    *segBatch // being filled
+	seed                 *hashSeed
+	full, free           chan *segBatch
+	tcpFragments, nonTCP int
+}
+
+// handle stages one frame's segment (capture.Handler).
+func (sc *stager) handle(rec *capture.Record, p *capture.Packet) {
+	b := sc.b
+	b.segs = b.segs[:len(b.segs)+1]
+	if !stage(rec, p, &b.segs[len(b.segs)-1], sc.seed) {
+		b.segs = b.segs[:len(b.segs)-1]
+		if p.Proto == 6 && p.Fragment {
+			sc.tcpFragments++
+		} else {
+			sc.nonTCP++
+		}
+		return
+	}
+	b.t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
+	if len(b.segs) == cap(b.segs) {
+		sc.full <- b
+		sc.b = <-sc.free
+		sc.b.segs = sc.b.segs[:0]
+	}
 }
