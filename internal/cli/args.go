@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
@@ -166,6 +169,9 @@ func checkRequiredFlags(c *cobra.Command) {
 		if err := cmd.ValidateFlagGroups(); err != nil {
 			return Usagef("%s: %s (see '%s --help')", name(cmd), oneLine(err.Error()), cmd.CommandPath())
 		}
+		if err := checkRoot(cmd); err != nil {
+			return err
+		}
 		if preE != nil {
 			return preE(cmd, args)
 		}
@@ -174,4 +180,25 @@ func checkRequiredFlags(c *cobra.Command) {
 		}
 		return nil
 	}
+}
+
+// checkRoot refuses a --root (the tests' fixture trees) that is not a
+// directory: every read below it would fail, and each reader would then
+// report its file absent ("this kernel has no vm.swappiness"), a wrong
+// answer where the input was wrong.
+func checkRoot(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("root")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	why := "not a directory"
+	fi, err := os.Stat(f.Value.String())
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		why = pe.Err.Error()
+	} else if err != nil {
+		why = err.Error()
+	} else if fi.IsDir() {
+		return nil
+	}
+	return Usagef("--root %s: %s (a directory holding proc/ and sys/ is accepted)", f.Value.String(), why)
 }

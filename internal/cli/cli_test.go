@@ -166,6 +166,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
 		{[]string{"sleep", "--nosuchflag"}, "unknown flag --nosuchflag"},
 		{[]string{"sleep", "extra-arg"}, `sleep takes no arguments, got "extra-arg"`},
+		{[]string{"knob", "get", "swappiness", "--root", "/no/such/root"}, "--root /no/such/root: "},
+		{[]string{"knob", "list", "--root", "cli_test.go"}, "--root cli_test.go: not a directory"},
 	}
 	cases = append(cases, badInputOS()...)
 	for _, c := range cases {
