@@ -2,6 +2,7 @@ package knob_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // QoS policy whose keys and REG_SZ values are all new.
 func TestCrashRecoveryRegistry(t *testing.T) {
 	r := backend.Registry{}
-	policy := fmt.Sprintf("latlab-test-%d", testPID())
+	policy := fmt.Sprintf("latlab-test-%d", os.Getpid())
 	sets := [][]string{
 		{"knob", "set", "win32-priority-separation", "0x26"},
 		{"knob", "set", "network-throttling-index", "off"},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/latlab/latlab/internal/knob/journal"
 
-	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -198,36 +197,6 @@ func TestApplyRefusesAnOriginalItCouldNotRestore(t *testing.T) {
 	if b, _ := os.ReadFile(rec); string(b) != "1 2\n" {
 		t.Fatalf("file changed: %q", b)
 	}
-}
-
-// keyKnob is a knob of the tests that writes anything below one key.
-type keyKnob struct {
-	windowsKnob
-	key string
-}
-
-func (keyKnob) Name() string    { return "test-key" }
-func (keyKnob) Summary() string { return "any value below a test key" }
-func (keyKnob) Explain(string, ExplainOptions) (*Explanation, error) {
-	return &Explanation{Knob: "test-key"}, nil
-}
-func (keyKnob) Get(*Env, Selector) (*Reading, error) { return &Reading{Knob: "test-key"}, nil }
-func (keyKnob) Plan(*Env, Selector, string) (*Plan, error) {
-	return nil, badinput.Errorf("not settable")
-}
-func (keyKnob) Checkup() Checkup       { return Checkup{} }
-func (keyKnob) Experiment() Experiment { return Experiment{} }
-func (k keyKnob) Vet(target string, l backend.Loc, v backend.Value) error {
-	if _, ok := cutKey(l.Path, k.key); !ok && !strings.EqualFold(l.Path, k.key) {
-		return notMine(k.Name(), target, l)
-	}
-	return nil
-}
-
-// registerForTest adds k to the catalogue for the test.
-func registerForTest(t *testing.T, k Knob) {
-	catalogue()[k.Name()] = k
-	t.Cleanup(func() { delete(catalogue(), k.Name()) })
 }
 
 // revertJournal reverts every entry of the journal in dir, as knob revert

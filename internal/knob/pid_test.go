@@ -1,5 +1,0 @@
-package knob_test
-
-import "os"
-
-func testPID() int { return os.Getpid() }
