@@ -198,19 +198,5 @@ func (x *experiment) restartAdapter(ctx context.Context) error {
 	}
 }
 
-// limitedBuffer keeps the first limit bytes written to it: a command's
-// output is a name or a status, and anything longer is not read.
-type limitedBuffer struct {
-	b     []byte
-	limit int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.limit - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
 // errNoRestart is returned where no adapter can be restarted.
 var errNoRestart = errors.New("restarting a network adapter needs Windows' NetAdapter PowerShell module (Restart-NetAdapter)")

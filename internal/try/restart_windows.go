@@ -43,3 +43,17 @@ func runCommand(ctx context.Context, argv []string) (string, error) {
 	}
 	return string(out.b), nil
 }
+
+// limitedBuffer keeps the first limit bytes written to it: a command's
+// output is a name or a status, and anything longer is not read.
+type limitedBuffer struct {
+	b     []byte
+	limit int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.limit - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
