@@ -262,6 +262,14 @@ func Compatible(in []Input) error {
 		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
 	}
 	for _, b := range in[1:] {
+		ua, oka := a.Doc.Data.(*netload.UDPData)
+		ub, okb := b.Doc.Data.(*netload.UDPData)
+		if oka && okb && ua.ReceiveTimes != ub.ReceiveTimes {
+			return fmt.Errorf("%w: %s timed echo arrivals by %s and %s by %s: their round trips are not comparable (one holds the receiving thread's wake-up); compare runs timed alike (data.receive_times)", ErrIncompatible,
+				a.Label, arrival(ua.ReceiveTimes), b.Label, arrival(ub.ReceiveTimes))
+		}
+	}
+	for _, b := range in[1:] {
 		ka, oka := a.Doc.Data.(measured)
 		kb, okb := b.Doc.Data.(measured)
 		if !oka || !okb {
@@ -281,6 +289,15 @@ func Compatible(in []Input) error {
 }
 
 func dur(ns int64) string { return time.Duration(ns).String() }
+
+// arrival names a udp document's receive_times, which documents written
+// before it was recorded lack (they timed arrivals at the read).
+func arrival(how string) string {
+	if how == "" {
+		return "an unrecorded method (a document from before latlab recorded it)"
+	}
+	return how
+}
 
 // Quantity names what a kind's values are, for headings and axis labels.
 func Quantity(kind string) string {

@@ -120,3 +120,46 @@ func TestPerRunIncompatible(t *testing.T) {
 		t.Errorf("an unfinished transfer: %v", err)
 	}
 }
+
+// udpDoc is a udp document whose echo arrivals were timed as how says.
+func udpDoc(t *testing.T, how string) *result.Document {
+	t.Helper()
+	rtt := make([]int64, 200)
+	for i := range rtt {
+		rtt[i] = 50_000 + int64(i%13)*1000
+	}
+	r := &netload.UDPResult{RatePPS: 128, Size: 256, Planned: 200, Sent: 200, Received: 200,
+		RTT: rtt, FromIntended: rtt, SendLag: make([]int64, 200), ReceiveTimes: how}
+	data, _, err := netload.NewUDPData(r, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := result.Write(&b, netload.KindUDP.New(host.Facts{}, data)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := result.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A round trip that ends at the kernel's receive stamp leaves out the
+// receiving thread's wake-up, which one that ends at the read holds:
+// comparing the two would report the change of method as a change of
+// latency.
+func TestUDPArrivalTimedAlike(t *testing.T) {
+	kernel, read := udpDoc(t, "the kernel's receive time stamp (SO_TIMESTAMPNS)"), udpDoc(t, "the read's return")
+	_, err := Compare([]Input{{Label: "a", Doc: kernel}, {Label: "b", Doc: read}}, Options{By: stats.Quantile(50)})
+	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "not comparable") || !strings.Contains(err.Error(), "SO_TIMESTAMPNS") {
+		t.Fatalf("kernel against read times: %v", err)
+	}
+	old := udpDoc(t, "")
+	if _, err := Compare([]Input{{Label: "a", Doc: kernel}, {Label: "b", Doc: old}}, Options{By: stats.Quantile(50)}); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "unrecorded") {
+		t.Fatalf("kernel against a document without receive_times: %v", err)
+	}
+	if _, err := Compare([]Input{{Label: "a", Doc: kernel}, {Label: "b", Doc: udpDoc(t, "the kernel's receive time stamp (SO_TIMESTAMPNS)")}}, Options{By: stats.Quantile(50)}); err != nil {
+		t.Fatalf("two kernel-timed runs: %v", err)
+	}
+}

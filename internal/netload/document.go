@@ -52,6 +52,10 @@ type UDPData struct {
 	Samples            []int64           `json:"samples_ns,omitzero"`
 	CorrectedSummary   *stats.Summary    `json:"corrected_summary,omitempty"`
 	CorrectedHistogram *result.Histogram `json:"corrected_histogram,omitempty"`
+	// ReceiverWake is how long after the kernel's receive time stamp the
+	// receiving goroutine read each echo (absent where the kernel does not
+	// stamp): this host's scheduling, left out of the round trip.
+	ReceiverWake *stats.Summary `json:"receiver_wake,omitempty"`
 }
 
 // NewUDPData summarises a result for the document; notes are what the
@@ -63,7 +67,7 @@ func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string
 		d.LossRatio = float64(r.Lost) / float64(r.Sent)
 	}
 	d.Measurement = probe.Measurement{
-		Method:         "UDP echo round trip: echo arrival - send time, both on this host's clock; sends paced by " + r.PacerMethod,
+		Method:         "UDP echo round trip: echo arrival - send time, both on this host's clock; arrival from " + r.ReceiveTimes + "; sends paced by " + r.PacerMethod,
 		IntervalNs:     int64(1e9 / r.RatePPS),
 		ElapsedNs:      r.ElapsedNs,
 		ClockSource:    r.ClockSource,
@@ -90,6 +94,14 @@ func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string
 	notes = append(notes,
 		"summary, histogram and samples_ns: round-trip time; corrected_summary: latency from the intended send time (no coordinated omission)",
 		"jitter: RFC 3550 interarrival jitter of the echoed stream (round-trip transit times)")
+	if len(r.ReceiverWake) > 0 {
+		s := stats.Summarize(r.ReceiverWake)
+		d.ReceiverWake = &s
+		notes = append(notes, "receiver_wake: the receiving goroutine's read - the kernel's receive time stamp, per echo; not part of the round trip")
+	}
+	if r.ReceiveStampsMissing > 0 {
+		notes = append(notes, fmt.Sprintf("%d echoes came without a usable kernel receive stamp and are timed by the receiving goroutine's read (receive_stamps_missing)", r.ReceiveStampsMissing))
+	}
 	if r.Interrupted {
 		notes = append(notes, "interrupted before the planned packet count")
 	}

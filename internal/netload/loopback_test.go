@@ -80,6 +80,7 @@ func TestUDPGameProfileLoopback(t *testing.T) {
 	if len(r.RTT) != n || len(r.SendLag) != n || len(r.FromIntended) != n {
 		t.Fatalf("per-packet records: rtt %d lag %d intended %d", len(r.RTT), len(r.SendLag), len(r.FromIntended))
 	}
+	checkReceiveTimes(t, r)
 	for i, v := range r.RTT {
 		// The schedule is never ahead of the actual send, so the latency
 		// from the intended send time is at least the round trip.

@@ -60,6 +60,15 @@ type UDPResult struct {
 	Foreign  int64   `json:"foreign"` // datagrams that were not this run's probes
 	// SendErrors counts sends the OS refused (buffer full, ICMP unreachable).
 	SendErrors int64 `json:"send_errors"`
+	// ReceiveTimes says where an echo's arrival time comes from: the
+	// kernel's receive time stamp (Linux), or the receiving goroutine's
+	// clock when its read returned.
+	ReceiveTimes string `json:"receive_times"`
+	// ReceiveStampsMissing counts echoes timed by the receiving goroutine
+	// although the kernel stamps them: no stamp came with the datagram,
+	// or it was in the future or over a second old (the wall clock was
+	// stepped).
+	ReceiveStampsMissing int64 `json:"receive_stamps_missing,omitempty"`
 
 	JitterNs float64 `json:"jitter_ns"` // RFC 3550 interarrival jitter, final value
 
@@ -69,6 +78,9 @@ type UDPResult struct {
 	RTT          []int64 `json:"-"`
 	FromIntended []int64 `json:"-"`
 	SendLag      []int64 `json:"-"`
+	// ReceiverWake: the receiving goroutine's read - the kernel's receive
+	// time stamp, per echo timed by its stamp (not in RTT).
+	ReceiverWake []int64 `json:"-"`
 
 	SendElapsedNs int64  `json:"send_elapsed_ns"` // first intended send to last actual send
 	ElapsedNs     int64  `json:"elapsed_ns"`      // including the drain
@@ -266,6 +278,11 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	// by this host before they reach the network.
 	_ = c.SetReadBuffer(4 << 20)
 	_ = c.SetWriteBuffer(4 << 20)
+	rx := newRxStamper(c) // before the hello: every echo queued from then on is stamped
+	res.ReceiveTimes = userReceiveTimes
+	if rxStamping(rx) {
+		res.ReceiveTimes = rxStampMethod
+	}
 	run := randomRun()
 	if err := hello(c, run, o.Size, o.HelloTimeout); err != nil {
 		return nil, err
@@ -277,6 +294,11 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	res.Planned = n
 	tr := newTracker(run, uint64(n))
 	lag := make([]int64, n)
+	var wake []int64
+	if rxStamping(rx) {
+		wake = make([]int64, 0, n)
+	}
+	var stampsMissing int64
 
 	var sent, got atomic.Int64
 	var sendDone atomic.Bool
@@ -304,13 +326,24 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 		defer close(recvDone)
 		rbuf := make([]byte, MaxDatagram)
 		for {
-			k, err := c.Read(rbuf)
+			k, kernelNs, err := rx.read(rbuf)
+			wall := time.Now().UnixNano() // the wall clock first: the stamp is on it
 			now := clock.Now()
 			if err != nil {
 				if isRefused(err) {
 					continue // an ICMP error from a lost peer; the loss shows in the counts
 				}
 				return // deadline (drain over) or closed
+			}
+			if wake != nil {
+				if d := wall - kernelNs; kernelNs != 0 && d >= 0 && d <= maxRxDelay {
+					now -= d
+					if len(wake) < cap(wake) { // more than n: duplicates
+						wake = append(wake, d)
+					}
+				} else {
+					stampsMissing++
+				}
 			}
 			tr.add(rbuf[:k], now)
 			got.Store(tr.unique)
@@ -382,8 +415,20 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	res.Dups, res.Reorder, res.Foreign = tr.dups, tr.reordered, tr.foreign
 	res.JitterNs = tr.jitter
 	res.RTT, res.FromIntended = tr.rtt, tr.intended
+	res.ReceiverWake, res.ReceiveStampsMissing = wake, stampsMissing
 	return res, nil
 }
+
+// userReceiveTimes is ReceiveTimes where the kernel does not stamp.
+const userReceiveTimes = "the receiving goroutine's clock when its read returned (after Go's network poller woke it)"
+
+// maxRxDelay bounds how old a kernel receive stamp may be when the
+// receiving goroutine reads it: an older one (or one in the future) means
+// the wall clock, which the stamp is on, was stepped between the two.
+const maxRxDelay = int64(time.Second)
+
+// rxStamping says whether r's echoes carry the kernel's receive stamp.
+func rxStamping(r *rxStamper) bool { return rxStampMethod != "" && r.stamping() }
 
 // pace keeps the send schedule: packet i (0..n-1) is due at start +
 // i*period on now's timeline, and send(i, due, t, held) sends it at t,

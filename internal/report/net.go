@@ -177,6 +177,16 @@ func NetUDP(w io.Writer, d *netload.UDPData) {
 		Column{Title: "send lag", Summary: d.SendLag, Unit: Us},
 	)
 	fmt.Fprintf(w, "\nround trip = echo arrival - actual send; from schedule = echo arrival - intended send; send lag = actual - intended send\n")
+	if rw := d.ReceiverWake; rw != nil {
+		fmt.Fprintf(w, "echo arrival: the kernel's receive stamp; the receiving goroutine read the echoes %s later at p50, %s at p99, %s at most (not in the round trip)",
+			units.Ns(rw.P50), units.Ns(rw.P99), units.Ns(rw.Max))
+		if d.ReceiveStampsMissing > 0 {
+			fmt.Fprintf(w, "; %d echoes without a usable stamp timed at the read", d.ReceiveStampsMissing)
+		}
+		fmt.Fprintln(w)
+	} else if d.ReceiveTimes != "" {
+		fmt.Fprintf(w, "echo arrival: %s\n", d.ReceiveTimes)
+	}
 	verdict := "the generator held its schedule"
 	if d.BurstEveryNs > 0 {
 		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(d.BurstEveryNs))
