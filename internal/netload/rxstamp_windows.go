@@ -4,8 +4,9 @@ import "net"
 
 // rxStampMethod names where an echo's arrival time comes from on Windows:
 // the receiving goroutine's clock when the read returns. (Windows 10 2004
-// and later can stamp received datagrams, SIO_TIMESTAMPING; latlab does
-// not use it yet.)
+// and later can stamp received UDP datagrams in QPC units between the
+// miniport and NDIS, SIO_TIMESTAMPING, once a system-wide setting allows
+// it; latlab does not use it yet.)
 const rxStampMethod = ""
 
 // rxStamper reads echoes; on Windows without a kernel time stamp.
