@@ -55,9 +55,10 @@ var flagValues = map[string]cobra.CompletionFunc{
 	"expect-better": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
 	},
-	"state-dir": dirs,
-	"png":       dirs,
-	"root":      dirs,
+	"state-dir":   dirs,
+	"png":         dirs,
+	"root":        dirs,
+	"include-dir": dirs,
 }
 
 // argValues complete positional arguments, by command path.

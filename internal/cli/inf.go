@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,9 @@ type INFOptions struct {
 	Lang    string
 	RegOut  string
 	JSON    bool
+	// IncludeDirs: where Include= files are looked for after the INF's own
+	// folder (--include-dir), before %SystemRoot%\INF on Windows.
+	IncludeDirs []string
 
 	settings map[string]string
 }
@@ -41,7 +45,9 @@ func newINFCmd(io *IO, runF func(*INFOptions) error) *cobra.Command {
 		Long: `Reads a driver INF the way Windows' SetupAPI does and follows a device's install
 chain: [Manufacturer] -> the models section whose TargetOSVersion decoration
 best matches --os/--product/--arch -> the device's install section (with the
-platform extension Windows picks) -> every AddReg= line, Include= and Needs= ->
+platform extension Windows picks) -> every AddReg= line, Include= (from the
+INF's folder, then --include-dir, then %SystemRoot%\INF on Windows) and
+Needs= ->
 the HKR Ndi\Params\<keyword> entries (ParamDesc, type, default, min, max, enum
 values) and the HKR,,<keyword> values the driver reads.
 
@@ -96,6 +102,7 @@ different install sections, latlab lists those lines instead of picking one.`,
 	fs.StringVar(&o.Arch, "arch", "amd64", "amd64, x86, arm64, arm or ia64")
 	fs.StringVar(&o.Lang, "lang", "", "LANGID of a localized [Strings.LANGID] section, e.g. 0407")
 	fs.StringVar(&o.RegOut, "reg-out", "", "with --device: write a .reg file adding the missing RSS keywords")
+	fs.StringArrayVar(&o.IncludeDirs, "include-dir", nil, `a folder holding the system INFs that Include= names, looked in after the INF's own folder (repeatable; on Windows %SystemRoot%\INF comes last)`)
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	return cmd
 }
@@ -104,7 +111,7 @@ different install sections, latlab lists those lines instead of picking one.`,
 func (o *INFOptions) infOptions() inf.Options {
 	return inf.Options{
 		File: o.File, Device: o.Device, OS: o.OS, Product: o.Product, Arch: o.Arch, Lang: o.Lang,
-		Reg: o.RegOut != "",
+		Reg: o.RegOut != "", IncludeDirs: append(slices.Clone(o.IncludeDirs), inf.SystemINFDirs()...),
 	}
 }
 

@@ -141,6 +141,25 @@ func TestINFIncludeNextToTheFile(t *testing.T) {
 	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "Include=common-ndi.inf not analysed: common-ndi.inf: line 2: not text") {
 		t.Errorf("broken include: notes %v", rep.Notes)
 	}
+
+	// --include-dir: machine.inf, a system INF, from a copy of the
+	// system's INF folder; the one next to the INF still comes first.
+	sys := testutil.TempDir(t)
+	if err := os.WriteFile(sys+"/machine.inf", []byte("[Version]\nSignature=\"$Windows NT$\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sys+"/common-ndi.inf", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, append(args, "--include-dir", sys)...)
+	rep.Notes = nil
+	if err := json.Unmarshal(jsonData(t, out), &rep); code != 0 || err != nil {
+		t.Fatalf("--include-dir: exit %d %v: %s", code, err, errs)
+	}
+	notes = strings.Join(rep.Notes, "\n")
+	if strings.Contains(notes, "machine.inf") || !strings.Contains(notes, "common-ndi.inf: line 2: not text") {
+		t.Errorf("--include-dir: notes %v", rep.Notes)
+	}
 }
 
 func TestINFBadInput(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,14 @@ import (
 
 // Options are the work of `latlab inf`.
 type Options struct {
-	// File is the INF; the files its Include= lines name are read from
-	// the same folder, as SetupAPI reads them from the driver package.
+	// File is the INF. The files its Include= lines name are read from
+	// the same folder first, then from IncludeDirs in order.
 	File string
+	// IncludeDirs are where the system-supplied INFs that Include= names
+	// are ("one or more additional system-supplied INF files", Microsoft's
+	// INF DDInstall section): %SystemRoot%\INF on Windows (SystemINFDirs),
+	// or a copy of it given with --include-dir.
+	IncludeDirs []string
 	// Device is the hardware ID to analyse; empty lists every device.
 	Device string
 	// OS, Product and Arch are the Windows the decorations are matched
@@ -75,7 +81,7 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	if o.Lang != "" && f.Section("Strings."+o.Lang) == nil {
 		return nil, badinput.Errorf("%s has no [Strings.%s]; its languages: %s", o.File, o.Lang, orNone(f.Languages()))
 	}
-	load := includeLoader(o.File)
+	load := includeLoader(o.File, o.IncludeDirs)
 	res := &Result{File: f}
 	if o.Device == "" {
 		if res.Listing, err = List(f, t, o.Lang, load); err != nil {
@@ -109,21 +115,35 @@ func (r *Result) Document(facts host.Facts) *result.Document {
 }
 
 // includeLoader reads the INFs that Include= names from the folder of
-// path. Their failures become notes of the analysis, so they name the
-// file but not the folder.
-func includeLoader(path string) Loader {
+// path, then from dirs. Their failures become notes of the analysis, so
+// they name the file but not the folder of path.
+func includeLoader(path string, dirs []string) Loader {
 	dir := filepath.Dir(path)
 	return func(name string) (*File, error) {
-		p := filepath.Join(dir, filepath.Base(name))
-		g, err := parseFile(p)
-		var pe *ParseError
-		switch {
-		case errors.As(err, &pe):
-			return nil, fmt.Errorf("%s: %v", filepath.Base(p), err)
-		case err != nil:
-			return nil, fmt.Errorf("not found next to %s", filepath.Base(path))
+		base := filepath.Base(name)
+		for _, d := range append([]string{dir}, dirs...) {
+			p := filepath.Join(d, base)
+			g, err := parseFile(p)
+			shown := p // an include directory is named whole
+			if d == dir {
+				shown = base
+			}
+			var pe *ParseError
+			switch {
+			case errors.As(err, &pe):
+				return nil, fmt.Errorf("%s: %v", shown, err)
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("%s: %v", shown, unwrapPathErr(err))
+			}
+			return g, nil
 		}
-		return g, nil
+		where := "next to " + filepath.Base(path)
+		if len(dirs) > 0 {
+			where += " or in " + strings.Join(dirs, ", ")
+		}
+		return nil, fmt.Errorf("not found %s", where)
 	}
 }
 

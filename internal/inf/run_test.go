@@ -72,6 +72,40 @@ func TestRunIncludeNextToTheFile(t *testing.T) {
 	}
 }
 
+// Include= names system-supplied INFs: not next to the INF, they are
+// read from the include directories in order, and a miss names them all.
+func TestRunIncludeFromIncludeDirs(t *testing.T) {
+	pkg, sys, other := testutil.TempDir(t), testutil.TempDir(t), testutil.TempDir(t)
+	for _, c := range []struct{ from, to string }{
+		{"testdata/rtl-like-utf16.inf", pkg + "/rtl-like-utf16.inf"},
+		{"testdata/common-ndi.inf", sys + "/common-ndi.inf"},
+	} {
+		b, err := os.ReadFile(c.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(c.to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(dirs ...string) string {
+		t.Helper()
+		o := runOpts("", `PCI\VEN_10EC&DEV_8125`)
+		o.File, o.OS, o.IncludeDirs = pkg+"/rtl-like-utf16.inf", "10.0.19045", dirs
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(res.Device.Notes, "\n")
+	}
+	if notes := run(other, sys); strings.Contains(notes, "common-ndi.inf not analysed") {
+		t.Errorf("common-ndi.inf in the second include directory was not read:\n%s", notes)
+	}
+	if notes := run(other); !strings.Contains(notes, "Include=common-ndi.inf not analysed: not found next to rtl-like-utf16.inf or in "+other) {
+		t.Errorf("notes: %s", notes)
+	}
+}
+
 // Every kind of bad input is a badinput.Error naming what was wrong.
 func TestRunBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
