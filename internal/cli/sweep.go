@@ -117,7 +117,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 	durationFlag(fs, &o.From, "from", sweep.DefaultFrom, "first value to request")
 	durationFlag(fs, &o.To, "to", sweep.DefaultTo, "last value to request")
 	durationFlagZero(fs, &o.Step, "step", sweep.DefaultStep, "linear step between requests")
-	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten instead of --step (0 = linear)")
+	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten, instead of the linear --step")
 	durationFlag(fs, &o.Reference, "reference", sweep.DefaultReference, "the default choice the best step is compared with (always measured)")
 	fs.IntVar(&o.Samples, "samples", 50, "sleeps measured per step and pass")
 	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep measured asks for")
