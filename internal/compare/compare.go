@@ -295,6 +295,16 @@ func Quantity(kind string) string {
 	return kind
 }
 
+// notMeasured are the flags that choose where results go, how inputs are
+// read, or what is printed, never what was measured: two runs that differ
+// only in them are the same experiment (a run written with --force once
+// showed "--force false" as what distinguished it).
+var notMeasured = map[string]bool{
+	"json": true, "output": true, "raw": true, "histfile": true, "hist-max": true, "live": true,
+	"seed": true, "root": true, "force": true, "allow-special-files": true, "max-input-size": true,
+	"csv": true, "graph": true, "html": true, "plot": true, "dry-run": true,
+}
+
 // distinguishing lists the settings in which d differs from the first run,
 // so a ranked table shows what each candidate was.
 func distinguishing(d, first *result.Document) string {
@@ -305,8 +315,7 @@ func distinguishing(d, first *result.Document) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		switch k {
-		case "json", "output", "raw", "histfile", "live", "seed", "root":
+		if notMeasured[k] {
 			continue
 		}
 		if first.Settings[k] != d.Settings[k] {
