@@ -134,7 +134,7 @@ func TestRunBadInput(t *testing.T) {
 		{"try without arms", compare.RunOptions{Files: []string{td("try.json")}}, "compare needs at least two result files"},
 		{"bad --by", compare.RunOptions{Files: []string{a, b}, By: "p200"}, `invalid --by "p200": accepted p50, p90, p99, p99.9 (any pN) or mean`},
 		{"stdev", compare.RunOptions{Files: []string{a, b}, By: "stdev"}, `invalid --by "stdev"`},
-		{"bad --detect", compare.RunOptions{Files: []string{a, b}, Detect: -1}, "invalid --detect -1: want a relative change such as 0.05 (5%)"},
+		{"bad --detect", compare.RunOptions{Files: []string{a, b}, Detect: -1}, "invalid --detect -1: want a relative change above 0 and below 10, such as 0.05 (5%)"},
 		{"expect unknown", compare.RunOptions{Files: []string{a, b}, ExpectBetter: "x.json"}, "--expect-better x.json is not one of the compared files"},
 		{"expect baseline", compare.RunOptions{Files: []string{a, b}, ExpectBetter: "a.json"}, "--expect-better a.json names the first file, the baseline"},
 		{"expect a try", compare.RunOptions{Files: []string{td("try.json")}, ExpectBetter: "try.json", Arms: arms},
