@@ -469,8 +469,13 @@ func (r *Report) CheckPNGs(dir string, overwrite bool) error {
 		// as they will be when it is created.
 		return outfile.CheckDir(dir)
 	}
-	if err != nil || !st.IsDir() {
-		return nil
+	if err != nil {
+		return nil // WritePNGs says what is wrong, after the page
+	}
+	if !st.IsDir() {
+		// Found before any work, as for -o: it once wrote the page, then
+		// failed with exit 3 on a --png that named the page itself.
+		return badinput.Errorf("--png %s is not a directory: give a directory for the PNG plots (created when missing)", dir)
 	}
 	for _, f := range r.Figures() {
 		p := filepath.Join(dir, f.Name+".png")

@@ -83,16 +83,17 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
-// When the PNGs cannot be written the page still was: Run says both.
-func TestRunPNGFailureReportsThePage(t *testing.T) {
+// A --png that names a file is refused before any work, as -o is: the
+// page is not written.
+func TestRunPNGNotADirectory(t *testing.T) {
 	dir := testutil.TempDir(t)
 	out, notDir := filepath.Join(dir, "r.html"), filepath.Join(dir, "file")
 	os.WriteFile(notDir, nil, 0o644)
 	res, err := Run(context.Background(), Options{Files: []string{fixture("a.json")}, Out: out, PNG: notDir})
-	if err == nil || badinput.Is(err) || res == nil || res.Out != out || res.PNGDir != "" {
-		t.Fatalf("%+v %v", res, err)
+	if res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), "--png "+notDir+" is not a directory") {
+		t.Fatalf("%+v %v, want bad input", res, err)
 	}
-	if _, err := os.Stat(out); err != nil {
-		t.Error(err)
+	if _, err := os.Stat(out); err == nil {
+		t.Error("bad input wrote the page")
 	}
 }
