@@ -107,7 +107,9 @@ func knobErr(err error) error {
 }
 
 // warn tells the user, on stderr, what a knob command goes on past.
-func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
+func (o *KnobOptions) warn(msg string) {
+	errProse(o.IO.Err, func(w io.Writer) { fmt.Fprintf(w, "warning: %s\n", msg) })
+}
 
 // --- list ---
 

@@ -222,12 +222,14 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 	}
 	so := pl.opts
-	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
-		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
-		units.Duration(pl.estim.Round(time.Millisecond)))
-	if pl.warning != "" {
-		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
-	}
+	errProse(o.IO.Err, func(w io.Writer) {
+		fmt.Fprintf(w, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
+			len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
+			units.Duration(pl.estim.Round(time.Millisecond)))
+		if pl.warning != "" {
+			fmt.Fprintf(w, "warning: %s\n", pl.warning)
+		}
+	})
 	if o.DryRun {
 		var vs []string
 		for _, s := range so.Steps {
