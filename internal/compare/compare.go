@@ -250,6 +250,14 @@ func Compare(in []Input, o Options) (*Result, error) {
 	return res, nil
 }
 
+// severalDistributions says where a kind keeps its distributions, for the
+// kinds that have several; other kinds (irq, doctor, ...) hold counts or
+// facts, and "one per step" would be wrong of them.
+var severalDistributions = map[string]string{
+	"sweep":     " (a sweep has one per step)",
+	"crossproc": " (a crossproc has one per period the other process requested)",
+}
+
 // Compatible checks that the inputs measure the same quantity.
 func Compatible(in []Input) error {
 	a := in[0]
@@ -259,7 +267,7 @@ func Compatible(in []Input) error {
 		}
 	}
 	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
-		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
+		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])
 	}
 	for _, b := range in[1:] {
 		ka, oka := a.Doc.Data.(measured)
