@@ -152,6 +152,11 @@ type sweepPlan struct {
 func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	var steps []time.Duration
 	var err error
+	if o.DryRun && o.JSON {
+		// the plan is text; --json was dropped without a word, and stdout
+		// had text where a document was asked for
+		return nil, Usagef("--dry-run prints the plan as text, not a result document: drop --json")
+	}
 	logSteps := o.PerDecade > 0
 	if o.perDecadeSet && o.PerDecade <= 0 {
 		return nil, Usagef("--steps-per-decade %d gives zero steps: want 1 or more", o.PerDecade)
@@ -236,6 +241,13 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 			vs = append(vs, units.Request(s.Nanoseconds()))
 		}
 		fmt.Fprintf(o.IO.Out, "steps: %s\nreference: %s\n", strings.Join(vs, " "), units.Request(so.Steps[so.Reference].Nanoseconds()))
+		// What the run would write, as try's plan says: a dry run writes
+		// none of it.
+		for _, f := range []struct{ path, what string }{{o.Out, "the result document (-o)"}, {o.CSV, "one row per step (--csv)"}, {o.Plot, "the plot (--plot)"}} {
+			if f.path != "" {
+				fmt.Fprintf(o.IO.Out, "would write %s: %s\n", f.path, f.what)
+			}
+		}
 		return nil
 	}
 	var bar *progressbar.ProgressBar
