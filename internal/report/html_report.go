@@ -190,13 +190,18 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 	cols := []string{q}
 	sums := []stats.Summary{stats.SummarizeSorted(sorted)}
 	var overhead *probe.Overhead
+	// A run stopped by Ctrl-C is said as the text output says it: the
+	// page once showed 105 of 100,000 planned samples as a whole run.
+	stopped := ""
 	switch data := d.Data.(type) {
 	case *probe.SleepData:
 		cols, sums = append(cols, "overshoot"), append(sums, data.Overshoot)
 		overhead = &data.Overhead
+		stopped = interruptedLine(data.Counts, "samples")
 	case *probe.WakeData:
 		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
 		overhead = &data.Overhead
+		stopped = interruptedLine(data.Counts, "wake-ups")
 	case *netload.UDPData:
 		if data.CorrectedSummary != nil {
 			cols, sums = append(cols, "from the intended send time"), append(sums, *data.CorrectedSummary)
@@ -217,6 +222,9 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 				units.Duration(time.Duration(overhead.ClockReadP50Ns)), units.Duration(time.Duration(overhead.ZeroWaitP50Ns)))
 		}
 		s.Verdicts = append(s.Verdicts, line)
+	}
+	if stopped != "" {
+		s.Verdicts = append(s.Verdicts, strings.ReplaceAll(stopped, "\n  ", " "))
 	}
 	ser := []Dist{{Name: x.Label, Sorted: sorted}}
 	s.Figures = append(s.Figures,

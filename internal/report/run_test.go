@@ -9,7 +9,9 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -95,5 +97,30 @@ func TestRunPNGNotADirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("bad input wrote the page")
+	}
+}
+
+// A run stopped by Ctrl-C says so on the page, as in the text output.
+func TestRunSaysARunWasInterrupted(t *testing.T) {
+	dir := testutil.TempDir(t)
+	data := &probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1e6}}
+	samples := make([]int64, 30)
+	for i := range samples {
+		samples[i] = 1_050_000 + int64(i)*1000
+	}
+	data.Samples = samples
+	data.Summary = stats.Summarize(samples)
+	data.SetCounts(100000, int64(len(samples)), true)
+	in := filepath.Join(dir, "int.json")
+	if err := result.WriteFile(in, probe.KindSleep.New(host.Facts{}, data)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if _, err := Run(context.Background(), Options{Files: []string{in}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "interrupted: 30 of 100000 planned samples measured before the run was stopped; the statistics cover those") {
+		t.Error("the page does not say the run was interrupted")
 	}
 }
