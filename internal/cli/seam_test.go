@@ -864,6 +864,7 @@ func TestExporterFlagsToOptions(t *testing.T) {
 		{"--probes", "ping"},
 		{"--cpus", "0-1"},
 		{"--tls-config", "no-such-web.yml"},
+		{"--max-conns", "0"}, // net serve refuses it too; it meant 64 here
 	} {
 		called := false
 		runSeamRefused(t, newExporterCmd(seamIO(), func(*ExporterOptions) error { called = true; return nil }), args, &called)
