@@ -127,7 +127,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 	durationFlagZero(fs, &o.Settle, "settle", sweep.DefaultSettle, "wait after each request before measuring")
 	fs.StringVar(&o.Order, "order", "random", "step order in each pass: random or ascending")
 	fs.IntVar(&o.Repeat, "repeat", 1, "passes over all steps")
-	fs.Uint64Var(&o.Seed, "seed", 0, "seed for the random order and the bootstrap (0 = from the clock; the seed used is recorded)")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed for the random order and the bootstrap (default: a new one, recorded and printed so the run can be repeated)")
 	fs.StringVar(&o.Mode, "mode", "inprocess", "who holds each request: inprocess or separate")
 	fs.IntVar(&o.Load, "load", 0, "busy-loop threads running during the sweep")
 	fs.StringVar(&o.RankBy, "rank-by", "mean", "statistic of the overshoot to rank by: mean, p50, p99, stdev (ties by stdev)")
@@ -201,8 +201,13 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 			return nil, Usage(err)
 		}
 	}
-	seed := o.Seed
-	if seed == 0 {
+	// A seed given is used as given, 0 included, as try's and compare's
+	// are (0 once meant "from the clock" here alone).
+	seed, given := o.Seed, o.Seed != 0 // options built without flags: a seed is one given
+	if o.changed != nil {
+		given = o.changed("seed")
+	}
+	if !given {
 		seed = uint64(time.Now().UnixNano())
 	}
 	opts.Seed = seed
