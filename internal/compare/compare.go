@@ -215,6 +215,12 @@ func Compare(in []Input, o Options) (*Result, error) {
 		if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
 		}
+		// A run stopped by Ctrl-C is compared on what it measured, and
+		// said to be one, as sleep and wake say it.
+		if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().Interrupted {
+			n := c.RunCounts()
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: %d of %d planned measured; its statistics cover those", x.Label, n.MeasuredCount, n.RequestedCount))
+		}
 		res.Runs = append(res.Runs, r)
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
@@ -237,6 +239,38 @@ func TestRunLabelsSameNamesAfterArms(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%v: labels %q, want %q", c.files, got, c.want)
+		}
+	}
+}
+
+// A run stopped by Ctrl-C is compared on what it measured, and a note
+// says it was cut short, as the sleep and wake outputs say it.
+func TestRunNotesAnInterruptedRun(t *testing.T) {
+	doc, err := result.ReadFile(td("a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc.Data.(*probe.SleepData)
+	d.SetCounts(100000, int64(len(d.Samples)), true)
+	f := filepath.Join(testutil.TempDir(t), "int.json")
+	if err := result.WriteFile(f, doc); err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(t, compare.RunOptions{Files: []string{f, td("b.json")}, Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "int.json was interrupted: 300 of 100000 planned measured; its statistics cover those"
+	if !slices.Contains(r.Notes, want) {
+		t.Errorf("notes %q, want %q", r.Notes, want)
+	}
+	r, err = run(t, compare.RunOptions{Files: []string{td("a.json"), td("b.json")}, Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "interrupted") {
+			t.Errorf("a complete run noted: %q", n)
 		}
 	}
 }
