@@ -158,6 +158,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"wake", "--threads", "0"}, "invalid --threads 0"},
 		{[]string{"wake", "--rtprio", "100"}, "invalid --rtprio 100"},
 		{[]string{"wake", "--duration", "1ms", "--interval", "2ms"}, "--duration 1ms is shorter than --interval 2ms"},
+		{[]string{"wake", "--hist-max", "100"}, "--hist-max sizes the histogram of --histfile: give --histfile FILE too"},
+		// counts whose buffers cannot fit in memory (they crashed the
+		// process out of memory before the first sample)
+		{[]string{"wake", "--loops", "99999999999"}, "invalid --loops 99999999999: accepted up to"},
+		{[]string{"wake", "--duration", "1000h"}, "invalid --duration 3600000s: accepted up to"},
+		{[]string{"sleep", "--samples", "99999999999"}, "invalid --samples 99999999999: accepted up to"},
 		{[]string{"timer", "set", "1parsec"}, `invalid resolution "1parsec"`},
 		{[]string{"timer", "set", "5s"}, "5s is out of range"},
 		{[]string{"timer", "set", "1ms", "extra"}, `unexpected argument "extra"`},

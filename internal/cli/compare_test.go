@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -137,6 +138,9 @@ func TestCompareBadInput(t *testing.T) {
 	sw := sweep.Kind.New(host.Facts{}, &sweep.Data{})
 	sf := filepath.Join(dir, "sweep.json")
 	result.WriteFile(sf, sw)
+	// counts, not samples: the sweep's "one per step" was said of it too
+	irqf := filepath.Join(dir, "irq.json")
+	result.WriteFile(irqf, irq.KindWatch.New(host.Facts{}, &irq.WatchData{}))
 	unknown := filepath.Join(dir, "unknown.json")
 	os.WriteFile(unknown, []byte(`{"schema":"latlab.result/1","kind":"sleeep","data":{}}`), 0o644)
 	// A forged document: no sleep lasts less than nothing.
@@ -152,6 +156,7 @@ func TestCompareBadInput(t *testing.T) {
 		"not json":         {"compare", a, junk},
 		"kinds":            {"compare", a, wf},
 		"no distribution":  {"compare", sf, sf},
+		"irq":              {"compare", irqf, irqf},
 		"durations":        {"compare", a, b2},
 		"unknown kind":     {"compare", a, unknown},
 		"newer schema":     {"compare", newer, a},
@@ -163,7 +168,8 @@ func TestCompareBadInput(t *testing.T) {
 		"negative":         {"compare", a, nf},
 	}
 	wantIn := map[string]string{"missing": "no such file", "empty": "empty", "kinds": "same kind", "durations": "same --sleep-length",
-		"no distribution": "no single distribution", "unknown kind": `unknown.json: kind "sleeep" is not one latlab ` + result.Version() + ` reads; accepted: compare, crossproc, doctor, `,
+		"no distribution": "sweep results hold no single distribution (a sweep has one per step)",
+		"irq":             "irq results hold no single distribution; compare takes", "unknown kind": `unknown.json: kind "sleeep" is not one latlab ` + result.Version() + ` reads; accepted: compare, crossproc, doctor, `,
 		"newer schema": "newer.json: schema latlab.result/2 is from a newer latlab: this one (" + result.Version() + ") reads latlab.result/1; update latlab to read it",
 		"one file":     "compare needs at least two result files", "not json": "junk.json: not a latlab result document",
 		"bad --by": `invalid --by "p200"`, "expect unknown": "--expect-better x.json is not one of the compared files",

@@ -191,6 +191,9 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 	}
 	res, err := crossproc.Run(ctx, copt)
 	if err != nil {
+		if res != nil && ctx.Err() != nil {
+			humanOut(o.IO.Out, func(w io.Writer) { report.CrossprocInterrupted(w, res) })
+		}
 		return err
 	}
 	doc := res.Document(host.Collect())

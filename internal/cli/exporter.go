@@ -196,6 +196,10 @@ func (o *ExporterOptions) options() (exporter.Options, error) {
 	}
 	eo.Listen, eo.Interval, eo.CPU, eo.RTPrio = o.Listen, o.Interval, cpu, o.RTPrio
 	eo.SettingsEvery, eo.WebConfig, eo.MaxConns = o.SettingsEvery, o.TLSConfig, o.MaxConns
+	if o.MaxConns < 1 {
+		// as net serve's --max-conns: 0 was taken as the default, 64
+		return eo, Usagef("invalid --max-conns %d: want 1 or more", o.MaxConns)
+	}
 	if eo.Duty, err = exporter.ParseDuty(o.Duty); err != nil {
 		return eo, Usage(err)
 	}

@@ -93,6 +93,7 @@ func TestIRQWatchDuring(t *testing.T) {
 		{[]string{"irq", "watch", "--", "sleep", "1"}, "a command after -- needs --during"},
 		{[]string{"irq", "watch", "--plot", "a.gif"}, `invalid --plot: plot file "a.gif"`},
 		{[]string{"irq", "watch", "--interval", "0"}, `invalid value "0" for --interval`},
+		{[]string{"irq", "watch", "--interval", "1us"}, "invalid --interval 1µs: accepted 10ms or more"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		testutil.CheckBadExit(t, fmt.Sprint(c.args), code, errs, c.want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -106,7 +107,9 @@ func knobErr(err error) error {
 }
 
 // warn tells the user, on stderr, what a knob command goes on past.
-func (o *KnobOptions) warn(msg string) { fmt.Fprintf(o.IO.Err, "warning: %s\n", msg) }
+func (o *KnobOptions) warn(msg string) {
+	errProse(o.IO.Err, func(w io.Writer) { fmt.Fprintf(w, "warning: %s\n", msg) })
+}
 
 // --- list ---
 
@@ -215,8 +218,9 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 	xo := &KnobExplainOptions{KnobOptions: KnobOptions{IO: io}}
 	o := &xo.KnobOptions
 	cmd := &cobra.Command{
-		Use:   "explain NAME [VALUE]",
-		Short: "decode a value without touching the system (any knob, on any OS)",
+		Use:         "explain NAME [VALUE]",
+		Annotations: map[string]string{negativeArgs: "values"}, // as set: rt-throttling -1
+		Short:       "decode a value without touching the system (any knob, on any OS)",
 		Example: `  latlab knob explain win32-priority-separation 0x26
   latlab knob explain win32-priority-separation --find short,variable,3:1
   latlab knob explain win32-priority-separation --table --server
@@ -225,6 +229,10 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 		RunE: func(cmd *cobra.Command, args []string) error {
 			xo.Name = args[0]
 			if len(args) == 2 {
+				if strings.TrimSpace(args[1]) == "" {
+					// else it silently explained the knob instead of a value
+					return Usagef("knob explain %s: the VALUE is empty: give one, or none to explain the knob", args[0])
+				}
 				xo.Value = args[1]
 			}
 			xo.Explain.TickMs = float64(xo.Tick) / 1e6

@@ -104,7 +104,9 @@ func runNetRSS(ctx context.Context, o *NetRSSOptions) error {
 	run.TraceDPC, run.NoTraceDPC = netload.DefaultDPCTracer()
 	if !o.JSON {
 		run.OnPhase = func(p netload.Profile) {
-			fmt.Fprintf(o.IO.Err, "phase %s: %s for %s ...\n", p.Name, p.About, units.Duration(o.Duration))
+			errProse(o.IO.Err, func(w io.Writer) {
+				fmt.Fprintf(w, "phase %s: %s for %s ...\n", p.Name, p.About, units.Duration(o.Duration))
+			})
 		}
 	}
 	r, err := netload.RunRSS(ctx, run)

@@ -499,6 +499,19 @@ func TestSweepFlagsToOptions(t *testing.T) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, *got, want)
 		}
 	}
+	// A seed given is used as given, 0 included, as try's and compare's
+	// are; without --seed the plan draws one.
+	for _, c := range []struct {
+		args  []string
+		fixed bool
+	}{{[]string{"--seed", "0"}, true}, {[]string{"--seed", "7"}, true}, {nil, false}} {
+		var got *SweepOptions
+		called := false
+		runSeam(t, newSweepCmd(seamIO(), func(o *SweepOptions) error { got, called = o, true; return nil }), c.args, &called)
+		if c.fixed && got.plan.opts.Seed != got.Seed || !c.fixed && got.plan.opts.Seed == 0 {
+			t.Errorf("%v: the plan's seed is %d", c.args, got.plan.opts.Seed)
+		}
+	}
 	for _, args := range [][]string{
 		{"--step", "0.1ms", "--steps-per-decade", "4"},
 		{"--steps-per-decade", "0"},
@@ -864,6 +877,7 @@ func TestExporterFlagsToOptions(t *testing.T) {
 		{"--probes", "ping"},
 		{"--cpus", "0-1"},
 		{"--tls-config", "no-such-web.yml"},
+		{"--max-conns", "0"}, // net serve refuses it too; it meant 64 here
 	} {
 		called := false
 		runSeamRefused(t, newExporterCmd(seamIO(), func(*ExporterOptions) error { called = true; return nil }), args, &called)

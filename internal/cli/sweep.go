@@ -117,7 +117,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 	durationFlag(fs, &o.From, "from", sweep.DefaultFrom, "first value to request")
 	durationFlag(fs, &o.To, "to", sweep.DefaultTo, "last value to request")
 	durationFlagZero(fs, &o.Step, "step", sweep.DefaultStep, "linear step between requests")
-	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten instead of --step (0 = linear)")
+	fs.IntVar(&o.PerDecade, "steps-per-decade", sweep.DefaultPerDecade, "logarithmic steps per factor of ten, instead of the linear --step")
 	durationFlag(fs, &o.Reference, "reference", sweep.DefaultReference, "the default choice the best step is compared with (always measured)")
 	fs.IntVar(&o.Samples, "samples", 50, "sleeps measured per step and pass")
 	durationFlag(fs, &o.Duration, "sleep-length", time.Millisecond, "how long each sleep measured asks for")
@@ -127,7 +127,7 @@ mislead. --csv writes micro-adjust-benchmark.ps1's columns first.
 	durationFlagZero(fs, &o.Settle, "settle", sweep.DefaultSettle, "wait after each request before measuring")
 	fs.StringVar(&o.Order, "order", "random", "step order in each pass: random or ascending")
 	fs.IntVar(&o.Repeat, "repeat", 1, "passes over all steps")
-	fs.Uint64Var(&o.Seed, "seed", 0, "seed for the random order and the bootstrap (0 = from the clock; the seed used is recorded)")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed for the random order and the bootstrap (default: a new one, recorded and printed so the run can be repeated)")
 	fs.StringVar(&o.Mode, "mode", "inprocess", "who holds each request: inprocess or separate")
 	fs.IntVar(&o.Load, "load", 0, "busy-loop threads running during the sweep")
 	fs.StringVar(&o.RankBy, "rank-by", "mean", "statistic of the overshoot to rank by: mean, p50, p99, stdev (ties by stdev)")
@@ -152,6 +152,11 @@ type sweepPlan struct {
 func planSweep(o *SweepOptions) (*sweepPlan, error) {
 	var steps []time.Duration
 	var err error
+	if o.DryRun && o.JSON {
+		// the plan is text; --json was dropped without a word, and stdout
+		// had text where a document was asked for
+		return nil, Usagef("--dry-run prints the plan as text, not a result document: drop --json")
+	}
 	logSteps := o.PerDecade > 0
 	if o.perDecadeSet && o.PerDecade <= 0 {
 		return nil, Usagef("--steps-per-decade %d gives zero steps: want 1 or more", o.PerDecade)
@@ -196,8 +201,13 @@ func planSweep(o *SweepOptions) (*sweepPlan, error) {
 			return nil, Usage(err)
 		}
 	}
-	seed := o.Seed
-	if seed == 0 {
+	// A seed given is used as given, 0 included, as try's and compare's
+	// are (0 once meant "from the clock" here alone).
+	seed, given := o.Seed, o.Seed != 0 // options built without flags: a seed is one given
+	if o.changed != nil {
+		given = o.changed("seed")
+	}
+	if !given {
 		seed = uint64(time.Now().UnixNano())
 	}
 	opts.Seed = seed
@@ -222,18 +232,27 @@ func runSweep(ctx context.Context, o *SweepOptions) error {
 		}
 	}
 	so := pl.opts
-	fmt.Fprintf(o.IO.Err, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
-		len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
-		units.Duration(pl.estim.Round(time.Millisecond)))
-	if pl.warning != "" {
-		fmt.Fprintf(o.IO.Err, "warning: %s\n", pl.warning)
-	}
+	errProse(o.IO.Err, func(w io.Writer) {
+		fmt.Fprintf(w, "latlab sweep: %d %s values x %d pass(es) x %d samples of %s(%s), settle %s, %s order, mode %s: estimated %s\n",
+			len(so.Steps), sweep.What, so.Repeat, so.Samples, so.Method, units.Duration(so.Duration), units.Duration(so.Settle), o.Order, so.Mode,
+			units.Duration(pl.estim.Round(time.Millisecond)))
+		if pl.warning != "" {
+			fmt.Fprintf(w, "warning: %s\n", pl.warning)
+		}
+	})
 	if o.DryRun {
 		var vs []string
 		for _, s := range so.Steps {
 			vs = append(vs, units.Request(s.Nanoseconds()))
 		}
 		fmt.Fprintf(o.IO.Out, "steps: %s\nreference: %s\n", strings.Join(vs, " "), units.Request(so.Steps[so.Reference].Nanoseconds()))
+		// What the run would write, as try's plan says: a dry run writes
+		// none of it.
+		for _, f := range []struct{ path, what string }{{o.Out, "the result document (-o)"}, {o.CSV, "one row per step (--csv)"}, {o.Plot, "the plot (--plot)"}} {
+			if f.path != "" {
+				fmt.Fprintf(o.IO.Out, "would write %s: %s\n", f.path, f.what)
+			}
+		}
 		return nil
 	}
 	var bar *progressbar.ProgressBar

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,12 +133,14 @@ func TestSweepBadInput(t *testing.T) {
 		"plot":            {"sweep", "--plot", "x.gif"},
 		"too many":        {"sweep", "--from", "0.5ms", "--to", "0.8ms", "--step", "1ns"},
 		"out of range":    {"sweep", "--from", "0.5ms", "--to", "2s", "--step", "1s"},
+		"dry-run json":    {"sweep", "--dry-run", "--json"},
 	}
 	want := map[string]string{"reversed": "reversed", "zero step": "zero steps", "zero per decade": "zero steps",
 		"both": "give either --step or --steps-per-decade, not both", "order": `invalid --order "sideways"`,
 		"mode": `invalid --mode "both"`, "rank-by": `unknown statistic "fastest"`, "samples": "invalid --samples 0",
 		"repeat": "invalid --repeat 0", "load": "invalid --load -1", "plot": `plot file "x.gif": accepted names end in .svg or .png`,
-		"too many": "makes 300001 steps: at most 5000 are accepted", "out of range": "1.0005s is out of range: accepted"}
+		"too many": "makes 300001 steps: at most 5000 are accepted", "out of range": "1.0005s is out of range: accepted",
+		"dry-run json": "--dry-run prints the plan as text, not a result document: drop --json"}
 	for name, args := range cases {
 		code, out, errs := runCLI(t, args...)
 		testutil.CheckBadExit(t, name, code, errs, want[name])
@@ -150,6 +154,16 @@ func TestSweepDryRun(t *testing.T) {
 	code, out, errs := runCLI(t, "sweep", "--from", "0.5ms", "--to", "0.51ms", "--step", "0.002ms", "--dry-run")
 	if code != 0 || !strings.Contains(out, "0.506ms") || !strings.Contains(errs, "estimated") {
 		t.Fatalf("exit %d out %q err %q", code, out, errs)
+	}
+	// The files the run would write are named, and none is written.
+	dir := testutil.TempDir(t)
+	doc, csv := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.csv")
+	code, out, errs = runCLI(t, "sweep", "--from", "0.5ms", "--to", "0.51ms", "--step", "0.002ms", "--dry-run", "-o", doc, "--csv", csv)
+	if code != 0 || !strings.Contains(out, "would write "+doc+": the result document (-o)\n") || !strings.Contains(out, "would write "+csv+": one row per step (--csv)\n") {
+		t.Fatalf("exit %d out %q err %q", code, out, errs)
+	}
+	if _, err := os.Stat(doc); err == nil {
+		t.Error("a dry run wrote the document")
 	}
 }
 

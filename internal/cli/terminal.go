@@ -28,3 +28,15 @@ func outputWidth(w io.Writer, columns string) int {
 	}
 	return 0
 }
+
+// errProse runs print with stderr's lines of prose wrapped to its width (a
+// terminal's, or $COLUMNS): a plan or a warning said before the work is
+// read on the terminal as the results are. Error lines ("latlab: ...")
+// stay one line and do not come here.
+func errProse(stderr io.Writer, print func(io.Writer)) {
+	w := stderr
+	if report.WidthOf(w) <= 0 {
+		w = report.WithWidth(stderr, outputWidth(stderr, os.Getenv("COLUMNS")))
+	}
+	humanOut(w, print)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/testutil"
@@ -62,6 +63,25 @@ func TestOutputWidth(t *testing.T) {
 	for columns, want := range map[string]int{"": 0, "80": 80, "132": 132, "x": 0, "-5": 0} {
 		if got := outputWidth(&b, columns); got != want {
 			t.Errorf("COLUMNS=%q: %d, want %d", columns, got, want)
+		}
+	}
+}
+
+// What a command says on stderr before its work (a plan, an estimate, a
+// warning) fits the terminal too: the sweep's estimate was one line of
+// 130 columns.
+func TestStderrProseFitsTheTerminal(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	code, _, errs := runCLI(t, "sweep", "--dry-run", "--samples", "40")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "latlab sweep: ") {
+		t.Fatalf("no estimate: %q", errs)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(errs, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
 		}
 	}
 }

@@ -147,6 +147,9 @@ func TestNegativeValuesAreArguments(t *testing.T) {
 		{"knob set --state-dir /x timer-slack -5 --pid 1", "knob set --state-dir /x --pid 1 -- timer-slack -5"},
 		{"try rt-throttling -1 -o t.json --blocks 2", "try -o t.json --blocks 2 -- rt-throttling -1"},
 		{"knob set rt-throttling -- -1", "knob set rt-throttling -- -1"},
+		// explain decodes what set takes: "unknown flag -1" before
+		{"knob explain rt-throttling -1", "knob explain -- rt-throttling -1"},
+		{"knob explain --json swappiness -5", "knob explain --json -- swappiness -5"},
 		{"sleep --samples 3", "sleep --samples 3"},
 	} {
 		if got := strings.Join(separateNegativeArgs(root, strings.Fields(c.in)), " "); got != c.want {

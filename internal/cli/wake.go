@@ -160,6 +160,11 @@ func (o *WakeOptions) validate() error {
 	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
 		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
 	}
+	if o.changed != nil && o.changed("hist-max") && o.HistFile == "" {
+		// cyclictest's -h N both sizes and asks for the histogram; here
+		// the size alone would be dropped without a word.
+		return Usagef("--hist-max sizes the histogram of --histfile: give --histfile FILE too")
+	}
 	return nil
 }
 

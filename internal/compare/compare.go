@@ -215,6 +215,12 @@ func Compare(in []Input, o Options) (*Result, error) {
 		if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
 		}
+		// A run stopped by Ctrl-C is compared on what it measured, and
+		// said to be one, as sleep and wake say it.
+		if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().Interrupted {
+			n := c.RunCounts()
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: %d of %d planned measured; its statistics cover those", x.Label, n.MeasuredCount, n.RequestedCount))
+		}
 		res.Runs = append(res.Runs, r)
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
@@ -250,6 +256,14 @@ func Compare(in []Input, o Options) (*Result, error) {
 	return res, nil
 }
 
+// severalDistributions says where a kind keeps its distributions, for the
+// kinds that have several; other kinds (irq, doctor, ...) hold counts or
+// facts, and "one per step" would be wrong of them.
+var severalDistributions = map[string]string{
+	"sweep":     " (a sweep has one per step)",
+	"crossproc": " (a crossproc has one per period the other process requested)",
+}
+
 // Compatible checks that the inputs measure the same quantity.
 func Compatible(in []Input) error {
 	a := in[0]
@@ -259,7 +273,7 @@ func Compatible(in []Input) error {
 		}
 	}
 	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
-		return fmt.Errorf("%w: %s results hold no single distribution (a %s has one per step or condition); compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, a.Doc.Kind)
+		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])
 	}
 	for _, b := range in[1:] {
 		ua, oka := a.Doc.Data.(*netload.UDPData)
@@ -312,6 +326,16 @@ func Quantity(kind string) string {
 	return kind
 }
 
+// notMeasured are the flags that choose where results go, how inputs are
+// read, or what is printed, never what was measured: two runs that differ
+// only in them are the same experiment (a run written with --force once
+// showed "--force false" as what distinguished it).
+var notMeasured = map[string]bool{
+	"json": true, "output": true, "raw": true, "histfile": true, "hist-max": true, "live": true,
+	"seed": true, "root": true, "force": true, "allow-special-files": true, "max-input-size": true,
+	"csv": true, "graph": true, "html": true, "plot": true, "dry-run": true,
+}
+
 // distinguishing lists the settings in which d differs from the first run,
 // so a ranked table shows what each candidate was.
 func distinguishing(d, first *result.Document) string {
@@ -322,8 +346,7 @@ func distinguishing(d, first *result.Document) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		switch k {
-		case "json", "output", "raw", "histfile", "live", "seed", "root":
+		if notMeasured[k] {
 			continue
 		}
 		if first.Settings[k] != d.Settings[k] {

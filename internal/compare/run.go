@@ -51,7 +51,7 @@ func (o RunOptions) Validate() error {
 		return badinput.Errorf("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
 	}
 	if !(o.Detect > 0 && o.Detect < 10) {
-		return badinput.Errorf("invalid --detect %v: want a relative change such as 0.05 (5%%)", o.Detect)
+		return badinput.Errorf("invalid --detect %v: want a relative change above 0 and below 10, such as 0.05 (5%%)", o.Detect)
 	}
 	return nil
 }

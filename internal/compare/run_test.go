@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
@@ -134,7 +136,7 @@ func TestRunBadInput(t *testing.T) {
 		{"try without arms", compare.RunOptions{Files: []string{td("try.json")}}, "compare needs at least two result files"},
 		{"bad --by", compare.RunOptions{Files: []string{a, b}, By: "p200"}, `invalid --by "p200": accepted p50, p90, p99, p99.9 (any pN) or mean`},
 		{"stdev", compare.RunOptions{Files: []string{a, b}, By: "stdev"}, `invalid --by "stdev"`},
-		{"bad --detect", compare.RunOptions{Files: []string{a, b}, Detect: -1}, "invalid --detect -1: want a relative change such as 0.05 (5%)"},
+		{"bad --detect", compare.RunOptions{Files: []string{a, b}, Detect: -1}, "invalid --detect -1: want a relative change above 0 and below 10, such as 0.05 (5%)"},
 		{"expect unknown", compare.RunOptions{Files: []string{a, b}, ExpectBetter: "x.json"}, "--expect-better x.json is not one of the compared files"},
 		{"expect baseline", compare.RunOptions{Files: []string{a, b}, ExpectBetter: "a.json"}, "--expect-better a.json names the first file, the baseline"},
 		{"expect a try", compare.RunOptions{Files: []string{td("try.json")}, ExpectBetter: "try.json", Arms: arms},
@@ -237,6 +239,38 @@ func TestRunLabelsSameNamesAfterArms(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%v: labels %q, want %q", c.files, got, c.want)
+		}
+	}
+}
+
+// A run stopped by Ctrl-C is compared on what it measured, and a note
+// says it was cut short, as the sleep and wake outputs say it.
+func TestRunNotesAnInterruptedRun(t *testing.T) {
+	doc, err := result.ReadFile(td("a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc.Data.(*probe.SleepData)
+	d.SetCounts(100000, int64(len(d.Samples)), true)
+	f := filepath.Join(testutil.TempDir(t), "int.json")
+	if err := result.WriteFile(f, doc); err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(t, compare.RunOptions{Files: []string{f, td("b.json")}, Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "int.json was interrupted: 300 of 100000 planned measured; its statistics cover those"
+	if !slices.Contains(r.Notes, want) {
+		t.Errorf("notes %q, want %q", r.Notes, want)
+	}
+	r, err = run(t, compare.RunOptions{Files: []string{td("a.json"), td("b.json")}, Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "interrupted") {
+			t.Errorf("a complete run noted: %q", n)
 		}
 	}
 }

@@ -155,6 +155,10 @@ type Result struct {
 	Rule    Rule    `json:"expected_rule"`
 	Rows    []Row   `json:"rows"` // baseline first
 	Verdict Verdict `json:"verdict"`
+	// Planned is the number of holds planned (the baseline included) when
+	// ctx stopped the run: Rows then holds the complete ones. 0 for a run
+	// that ended on its own.
+	Planned int `json:"-"`
 	// timerAfter is the timer state Run read once the requester had
 	// stopped; nil when unread.
 	timerAfter *timer.Status
@@ -232,7 +236,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if s := firstLine(childErr.String()); s != "" {
 			err = fmt.Errorf("%w (requester: %s)", err, s)
 		}
-		return nil, fmt.Errorf("crossproc: %w", err)
+		return res, fmt.Errorf("crossproc: %w", err) // res: the holds done before ctx ended, or nil
 	}
 	stop()
 	if st, err := timer.Query(); err == nil {
@@ -286,6 +290,19 @@ func run(ctx context.Context, c requester, o Options) (*Result, error) {
 		}
 	}
 	total := len(o.Periods) + 1
+	// stopped is the outcome of a run ctx ended: the complete holds, with
+	// the verdict on those, so that Ctrl-C does not throw away what was
+	// measured (it did: only "interrupted" was printed).
+	stopped := func(err error) (*Result, error) {
+		if ctx.Err() == nil || len(res.Rows) == 0 {
+			return nil, err
+		}
+		f := HostFacts()
+		res.Rule = f.ExpectedRule()
+		res.Verdict = Classify(res.Rows, o.Duration, f)
+		res.Planned = total
+		return res, err
+	}
 	base, err := measure(ctx, o)
 	if err != nil {
 		return nil, err
@@ -296,25 +313,25 @@ func run(ctx context.Context, c requester, o Options) (*Result, error) {
 	}
 	for i, p := range o.Periods {
 		if _, err := fmt.Fprintf(c.in, "set %d\n", p.Nanoseconds()); err != nil {
-			return nil, fmt.Errorf("tell the requester: %w", err)
+			return stopped(fmt.Errorf("tell the requester: %w", err))
 		}
 		ev, err := next()
 		if err != nil {
-			return nil, err
+			return stopped(err)
 		}
 		if ev.Event != "set" {
-			return nil, fmt.Errorf("the requester could not request %s: %s", p, ev.Error)
+			return stopped(fmt.Errorf("the requester could not request %s: %s", p, ev.Error))
 		}
 		row, err := measure(ctx, o)
 		if err != nil {
-			return nil, err
+			return stopped(err)
 		}
 		row.RequestedNs, row.ChildGrantedNs = ev.RequestedNs, ev.GrantedNs
 		if _, err := fmt.Fprintln(c.in, "release"); err != nil {
-			return nil, fmt.Errorf("tell the requester: %w", err)
+			return stopped(fmt.Errorf("tell the requester: %w", err))
 		}
 		if ev, err := next(); err != nil || ev.Event != "released" {
-			return nil, fmt.Errorf("the requester did not release %s: %v %s", p, err, ev.Error)
+			return stopped(fmt.Errorf("the requester did not release %s: %v %s", p, err, ev.Error))
 		}
 		res.Rows = append(res.Rows, row)
 		if o.Progress != nil {

@@ -103,3 +103,24 @@ func TestRunRequesterMissing(t *testing.T) {
 		t.Fatal("no error without a requester")
 	}
 }
+
+// A run stopped by ctx keeps the complete holds, with the verdict on
+// them, and says how many were planned: Ctrl-C once threw them away. The
+// progress callback cancels after the second hold, within the third.
+func TestRunStoppedKeepsTheHoldsDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Run(ctx, Options{Requester: requesterCmd(t, "serve"), Periods: []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond},
+		Hold: 100 * time.Millisecond, Duration: time.Millisecond, Method: probe.SleepMethods()[0], Thread: probe.Thread{CPU: -1},
+		Progress: func(done, total int) {
+			if done == 2 {
+				cancel()
+			}
+		}})
+	if err == nil || ctx.Err() == nil {
+		t.Fatalf("err %v, want the run stopped", err)
+	}
+	if r == nil || len(r.Rows) != 2 || r.Planned != 4 || r.Verdict.Text == "" || r.Rows[1].RequestedNs != 1e6 {
+		t.Fatalf("result %+v, want the baseline and 1ms of 4 holds, with a verdict", r)
+	}
+}

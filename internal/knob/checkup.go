@@ -175,7 +175,8 @@ type Experiment struct {
 	// knob has no effect.
 	RealtimeNote string
 	// Unprobed, for a knob with no Probe, says why none shows its effect
-	// and what would; "" says what fits the TCP knobs.
+	// and what would; "" says what fits the TCP knobs, and only them
+	// (swappiness once got their "TCP loss recovery" note).
 	Unprobed string
 }
 

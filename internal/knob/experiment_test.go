@@ -1,18 +1,21 @@
-package knob_test
+package knob
 
 import (
+	"strings"
 	"testing"
-
-	"github.com/latlab/latlab/internal/knob"
 )
 
-// Only timer slack applies to the probe's own thread; every other knob
-// changes the system through the journal. (Each knob's conformance test
-// checks the rest of what latlab try reads of it.)
-func TestOnlyTimerSlackIsProcessScoped(t *testing.T) {
-	for _, k := range knob.All() {
-		if s := k.Experiment().Scope; (s == knob.ScopeProcess) != (k.Name() == "timer-slack") {
-			t.Errorf("%s: scope %s; only timer-slack applies to the probe's own thread", k.Name(), s)
+// A knob that try can run but no probe of try measures says why, in its
+// own words: the fallback note is about TCP loss recovery, and
+// swappiness, ksm, numa-balancing and transparent-hugepages once got it.
+func TestUnprobedKnobsSayWhy(t *testing.T) {
+	for _, k := range All() {
+		e := k.Experiment()
+		if e.Probe != "" || e.Pending != "" || e.Unprobed != "" {
+			continue
+		}
+		if !strings.HasPrefix(k.Name(), "tcp-") {
+			t.Errorf("%s: no probe of try measures it and Experiment.Unprobed does not say why", k.Name())
 		}
 	}
 }

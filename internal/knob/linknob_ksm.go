@@ -187,7 +187,8 @@ func (ksm) Checkup() Checkup {
 
 // Experiment: ksmd scans registered memory, which no probe of try has.
 func (ksm) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
+	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle,
+		Unprobed: "ksmd scans memory programs register with madvise(MADV_MERGEABLE), which no probe of try has: compare the workload's runs, and ksmd's CPU time"}
 }
 
 func ksmSharing(c *Case) int64 {

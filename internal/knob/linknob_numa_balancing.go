@@ -55,7 +55,8 @@ var numaBalancingKnob = &intSysctl{
 		Rules: numaRules, References: numaRefs,
 	},
 	// the probes of try neither migrate pages nor span nodes
-	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
+	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle,
+		Unprobed: "its hinting faults and page moves come to programs whose memory is on another node, and the probes of try neither span nodes nor migrate pages: compare the workload's runs (numa_hint_faults, numa_pages_migrated in /proc/vmstat)"},
 }
 
 var numaLoc = fileLoc("proc/sys/kernel/numa_balancing")

@@ -43,7 +43,8 @@ var swappinessKnob = &intSysctl{
 	facts:   swapFactsOf,
 	checkup: Checkup{Default: text("60"), Rules: swappinessRules, References: swappinessRefs},
 	// no probe of try is swapped out, so none shows a change
-	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle},
+	experiment: Experiment{Scope: ScopeSystem, Settle: DefaultSettle,
+		Unprobed: "it decides what is reclaimed under memory pressure, and no probe of try is swapped out: run the workload under its usual memory load and compare (major faults: pgmajfault in /proc/vmstat)"},
 }
 
 var (

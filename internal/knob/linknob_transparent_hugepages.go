@@ -264,7 +264,8 @@ func (thp) Checkup() Checkup {
 // Experiment is how a change takes effect for latlab try: at once for new
 // faults, but no probe of try faults in memory, so none shows it.
 func (thp) Experiment() Experiment {
-	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle}
+	return Experiment{Scope: ScopeSystem, Settle: DefaultSettle,
+		Unprobed: "it changes the page faults and compaction stalls of programs that fault in memory, and no probe of try does while it measures: compare the workload's runs (thp_fault_alloc, compact_stall in /proc/vmstat)"}
 }
 
 func thpIs(target, word string) func(c *Case) bool {

@@ -235,6 +235,8 @@ func TestValidateUDP(t *testing.T) {
 		{func(o *UDPOptions) { o.Duration = 0 }, "--duration"},
 		{func(o *UDPOptions) { o.RatePPS = 1; o.Duration = 1 }, "--duration"}, // no packet is due within 1 ns
 		{func(o *UDPOptions) { o.RatePPS = 1e7; o.Duration = 10e9 }, "--duration"},
+		// a --count too large names --count, not the --duration it replaces
+		{func(o *UDPOptions) { o.Count = 999999999999 }, "invalid --count 999999999999: at most"},
 		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: sched.NumCPU()} }, "--cpu"},
 		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: -2} }, "--cpu"},
 		{func(o *UDPOptions) { o.Thread = &probe.Thread{CPU: -1, Priority: sched.Realtime} }, "--rtprio"},

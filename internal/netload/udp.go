@@ -167,7 +167,9 @@ func (o UDPOptions) Validate() error {
 			return badinput.Errorf("invalid --rtprio %d: accepted %d-%d", t.RTPrio, sched.MinRTPrio, sched.MaxRTPrio)
 		}
 	}
-	if n := plannedPackets(o); n > MaxPackets {
+	if n := plannedPackets(o); n > MaxPackets && o.Count > 0 {
+		return badinput.Errorf("invalid --count %d: at most %d packets per run", o.Count, MaxPackets)
+	} else if n > MaxPackets {
 		return badinput.Errorf("%d packets planned (--rate x --duration): at most %d per run; shorten --duration", n, MaxPackets)
 	} else if n < 1 {
 		return badinput.Errorf("--duration %v is shorter than one packet interval at %v packets/s", o.Duration, o.RatePPS)

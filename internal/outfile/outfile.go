@@ -45,6 +45,15 @@ func Check(path string, overwrite bool) error {
 	if exists && !overwrite {
 		return badinput.Errorf("%s exists: add --force to overwrite it", path)
 	}
+	// The directory may refuse a new file (read-only, /proc, no
+	// permission): found by creating the temporary file Create would and
+	// removing it, not after the run (try -o under /proc failed only once
+	// every block had been measured).
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	f.Abort()
 	return nil
 }
 

@@ -225,3 +225,20 @@ func TestMkdirAllChecksFirstAsRoot(t *testing.T) {
 		t.Fatalf("%v %v", st, err)
 	}
 }
+
+// A directory that takes no new file is refused by Check, before the work
+// whose result would go there: /proc exists and is root's, and no file
+// can be created in it, even by root. Check leaves nothing behind.
+func TestCheckFindsADirectoryThatTakesNoFile(t *testing.T) {
+	err := Check("/proc/latlab-no-such-result.json", true)
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "cannot write /proc/latlab-no-such-result.json") {
+		t.Errorf("got %v, want bad input: cannot write", err)
+	}
+	dir := testutil.TempDir(t)
+	if err := Check(filepath.Join(dir, "r.json"), false); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("Check left %v", left)
+	}
+}

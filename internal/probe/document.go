@@ -53,6 +53,10 @@ func (c *Counts) SetCounts(requested, measured int64, stopped bool) {
 	c.RequestedCount, c.MeasuredCount = requested, measured
 }
 
+// RunCounts is c: through it a reader of any payload that embeds Counts
+// (sleep, wake) learns whether the run was cut short.
+func (c *Counts) RunCounts() Counts { return *c }
+
 // SleepsRun is what the documents of experiments on sleeps (crossproc,
 // sweep) hold besides their result: how the sleeps were measured, and the
 // timer state after the run, absent when it could not be read. Embedded,

@@ -59,6 +59,40 @@ func TestSleepDocumentTimerState(t *testing.T) {
 	}
 }
 
+// The timer slack in a document is the measuring thread's: the state is
+// read on another thread, and a run at --resolution 1us was printed and
+// judged with that thread's default 50 µs. A realtime thread (no slack,
+// read as 0) and a run that asked for none keep what was read.
+func TestDocumentTimerSlackIsTheMeasuringThreads(t *testing.T) {
+	asked := ThreadSetup{RequestedNs: 1000, GrantedNs: 1000}
+	for _, c := range []struct {
+		name  string
+		setup ThreadSetup
+		read  int64
+		want  int64
+	}{
+		{"asked 1us", asked, 50_000, 1000},
+		{"asked nothing", ThreadSetup{}, 50_000, 50_000},
+		{"realtime", asked, 0, 0},
+	} {
+		st := timer.Status{TimerSlackNs: c.read}
+		sd, err := SleepDocument(host.Facts{}, &SleepResult{Requested: time.Millisecond, Slept: []int64{1_100_000}, Setup: c.setup}, 1, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wr := &WakeResult{Interval: time.Millisecond, Planned: 1, Threads: []WakeThread{{Setup: c.setup, Latencies: []int64{20_000}}}}
+		wd, err := WakeDocument(host.Facts{}, wr, st, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := KindSleep.Of(sd)
+		w, _ := KindWake.Of(wd)
+		if s.Timer.TimerSlackNs != c.want || w.Timer.TimerSlackNs != c.want {
+			t.Errorf("%s: sleep %d, wake %d, want %d", c.name, s.Timer.TimerSlackNs, w.Timer.TimerSlackNs, c.want)
+		}
+	}
+}
+
 // RunWake pools the threads, counts the planned wake-ups of all of them
 // and notes the DMA latency it held.
 func TestRunWakeDocument(t *testing.T) {

@@ -86,6 +86,9 @@ func (o SleepOptions) Validate() error {
 	if o.Samples < 0 {
 		return badinput.Errorf("--samples must be 0 (until Ctrl-C) or more")
 	}
+	if o.Samples > MaxSamples {
+		return badinput.Errorf("invalid --samples %d: accepted up to %d (every sample is kept in memory), or 0 to run until Ctrl-C", o.Samples, MaxSamples)
+	}
 	return badinput.Wrap(validateMethod(o))
 }
 

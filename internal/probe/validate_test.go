@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -27,6 +28,19 @@ func TestWakeOptionsValidate(t *testing.T) {
 		{"short", func(o *WakeOptions) { o.Duration = 500 * time.Microsecond }, "--duration 500µs is shorter than --interval 1ms"},
 		{"short with loops", func(o *WakeOptions) { o.Duration, o.Loops = 0, 10 }, ""},
 		{"longest interval", func(o *WakeOptions) { o.Interval = time.Second }, ""},
+		// Every wake-up is kept in a buffer allocated before the run: a
+		// count beyond MaxSamples crashed the process out of memory.
+		{"loops at the bound", func(o *WakeOptions) { o.Loops = MaxSamples }, ""},
+		{"loops too many", func(o *WakeOptions) { o.Loops = 99999999999 },
+			"invalid --loops 99999999999: accepted up to 134217728 wake-ups per thread with 1 thread(s)"},
+		{"loops too many for two threads", func(o *WakeOptions) { o.Loops, o.CPUs = MaxSamples, []int{0, 1} },
+			"accepted up to 67108864 wake-ups per thread with 2 thread(s)"},
+		{"loops too many with deadlines", func(o *WakeOptions) { o.Loops, o.KeepDeadlines = MaxSamples, true },
+			"accepted up to 67108864 wake-ups per thread"},
+		{"duration too long", func(o *WakeOptions) { o.Duration = 1000 * time.Hour },
+			"invalid --duration 3600000s: accepted up to 134217.727s at --interval 1ms with 1 thread(s)"},
+		{"duration huge at 1us", func(o *WakeOptions) { o.Interval, o.Duration = time.Microsecond, 100000*time.Hour },
+			"invalid --duration 360000000s"},
 		{"interval too long", func(o *WakeOptions) { o.Interval, o.Duration = 1500*time.Millisecond, time.Hour },
 			"invalid --interval 1.5s: accepted up to 1s (Ctrl-C ends a run only after the wait in progress)"},
 	} {
@@ -49,5 +63,21 @@ func TestSleepOptionsValidateLength(t *testing.T) {
 		{-time.Millisecond, "invalid --sleep-length -1ms: must be positive"},
 	} {
 		testutil.CheckBadInput(t, c.d.String(), SleepOptions{Duration: c.d, Samples: 1, Method: method}.Validate(), c.want)
+	}
+}
+
+// Every sample is kept in a buffer allocated before the run: a count
+// beyond MaxSamples crashed the process out of memory.
+func TestSleepOptionsValidateSamples(t *testing.T) {
+	method := SleepMethods()[0]
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{0, ""},
+		{MaxSamples, ""},
+		{99999999999, "invalid --samples 99999999999: accepted up to 134217728 (every sample is kept in memory), or 0 to run until Ctrl-C"},
+	} {
+		testutil.CheckBadInput(t, fmt.Sprint(c.n), SleepOptions{Duration: time.Millisecond, Samples: c.n, Method: method}.Validate(), c.want)
 	}
 }

@@ -59,6 +59,13 @@ const MaxWait = time.Second
 
 const maxWaitWhy = "Ctrl-C ends a run only after the wait in progress"
 
+// MaxSamples bounds the samples one run keeps in memory. The probes keep
+// every sample (8 bytes, 16 with deadlines) in buffers allocated before the
+// run, so that the timed loop never allocates: without a bound, --loops or
+// --duration beyond the machine's memory crashed the process before the
+// first wake-up. 1<<27 samples are 1 GiB: 37 hours of wake-ups at 1 ms.
+const MaxSamples = 1 << 27
+
 // Validate checks what a caller asks of the probe, in the flag names of
 // latlab wake: the rules hold for every caller, not only the command line.
 // Bad input is a badinput.Error.
@@ -80,6 +87,22 @@ func (o WakeOptions) Validate() error {
 	}
 	if o.Loops == 0 && o.Duration < o.Interval {
 		return badinput.Errorf("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
+	}
+	return o.validateSize()
+}
+
+// validateSize refuses a run whose samples would not fit MaxSamples.
+func (o WakeOptions) validateSize() error {
+	per := MaxSamples / max(len(o.CPUs), 1)
+	if o.KeepDeadlines {
+		per /= 2
+	}
+	if o.Loops > per {
+		return badinput.Errorf("invalid --loops %d: accepted up to %d wake-ups per thread with %d thread(s) (every one is kept in memory)", o.Loops, per, max(len(o.CPUs), 1))
+	}
+	if o.Loops == 0 && o.Interval > 0 && o.Duration/o.Interval >= time.Duration(per) {
+		return badinput.Errorf("invalid --duration %s: accepted up to %s at --interval %s with %d thread(s) (every wake-up is kept in memory)",
+			units.Duration(o.Duration), units.Duration(time.Duration(per-1)*o.Interval), units.Duration(o.Interval), max(len(o.CPUs), 1))
 	}
 	return nil
 }

@@ -10,6 +10,13 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
+// CrossprocInterrupted prints what a crossproc run stopped by Ctrl-C
+// measured: the complete holds and the verdict on them, then what was cut.
+func CrossprocInterrupted(w io.Writer, r *crossproc.Result) {
+	Crossproc(w, r)
+	fmt.Fprintf(w, "interrupted: %d of %d holds (the baseline included) measured before the run was stopped; the verdict covers those\n", len(r.Rows), r.Planned)
+}
+
 // Crossproc prints `crossproc`: what this process slept while another
 // held each request, against what each rule predicts, then the verdict.
 func Crossproc(w io.Writer, r *crossproc.Result) {

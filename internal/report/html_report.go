@@ -190,13 +190,18 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 	cols := []string{q}
 	sums := []stats.Summary{stats.SummarizeSorted(sorted)}
 	var overhead *probe.Overhead
+	// A run stopped by Ctrl-C is said as the text output says it: the
+	// page once showed 105 of 100,000 planned samples as a whole run.
+	stopped := ""
 	switch data := d.Data.(type) {
 	case *probe.SleepData:
 		cols, sums = append(cols, "overshoot"), append(sums, data.Overshoot)
 		overhead = &data.Overhead
+		stopped = interruptedLine(data.Counts, "samples")
 	case *probe.WakeData:
 		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
 		overhead = &data.Overhead
+		stopped = interruptedLine(data.Counts, "wake-ups")
 	case *netload.UDPData:
 		if data.CorrectedSummary != nil {
 			cols, sums = append(cols, "from the intended send time"), append(sums, *data.CorrectedSummary)
@@ -217,6 +222,9 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 				units.Duration(time.Duration(overhead.ClockReadP50Ns)), units.Duration(time.Duration(overhead.ZeroWaitP50Ns)))
 		}
 		s.Verdicts = append(s.Verdicts, line)
+	}
+	if stopped != "" {
+		s.Verdicts = append(s.Verdicts, strings.ReplaceAll(stopped, "\n  ", " "))
 	}
 	ser := []Dist{{Name: x.Label, Sorted: sorted}}
 	s.Figures = append(s.Figures,
@@ -469,8 +477,13 @@ func (r *Report) CheckPNGs(dir string, overwrite bool) error {
 		// as they will be when it is created.
 		return outfile.CheckDir(dir)
 	}
-	if err != nil || !st.IsDir() {
-		return nil
+	if err != nil {
+		return nil // WritePNGs says what is wrong, after the page
+	}
+	if !st.IsDir() {
+		// Found before any work, as for -o: it once wrote the page, then
+		// failed with exit 3 on a --png that named the page itself.
+		return badinput.Errorf("--png %s is not a directory: give a directory for the PNG plots (created when missing)", dir)
 	}
 	for _, f := range r.Figures() {
 		p := filepath.Join(dir, f.Name+".png")

@@ -206,10 +206,13 @@ func KnobHistory(w io.Writer, h *knob.History) {
 		if e.Target != "" {
 			label += " (" + e.Target + ")"
 		}
-		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), e.Time.Local().Format("2006-01-02 15:04:05"), label,
-			clip(e.Loc.String(), 60), clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), e.State})
+		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), label, e.State,
+			clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), clip(e.Loc.String(), 60), e.Time.Local().Format("2006-01-02 15:04:05")})
 	}
-	TableLeft(w, []string{"id", "set", "time", "knob", "where", "original", "latlab wrote", "state"}, rows)
+	// A narrow terminal drops the last columns: whether a change is in
+	// force and what it changed come first, where and when last (at 80
+	// columns the state once fell off the end).
+	TableLeft(w, []string{"id", "set", "knob", "state", "original", "latlab wrote", "where", "time"}, rows)
 	fmt.Fprintf(w, "journal: %s\n", h.Journal)
 }
 

@@ -121,6 +121,15 @@ func TestKnobHistory(t *testing.T) {
 	KnobHistory(&b, h)
 	KnobHistory(&b, &knob.History{Journal: "/var/lib/latlab"})
 	goldie.New(t).Assert(t, "knob-history", b.Bytes())
+
+	// At 80 columns the state and the values stay; where and when go.
+	var narrow bytes.Buffer
+	KnobHistory(WithWidth(&narrow, 80), h)
+	for _, want := range []string{"reverted", "applied", "(absent)", "46 (REG_SZ)", "(not shown, for lack of width: "} {
+		if !strings.Contains(narrow.String(), want) {
+			t.Errorf("at 80 columns, no %q in\n%s", want, narrow.String())
+		}
+	}
 }
 
 // A plan's warning (a BCD change under BitLocker without Secure Boot) is

@@ -9,7 +9,9 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -83,16 +85,42 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
-// When the PNGs cannot be written the page still was: Run says both.
-func TestRunPNGFailureReportsThePage(t *testing.T) {
+// A --png that names a file is refused before any work, as -o is: the
+// page is not written.
+func TestRunPNGNotADirectory(t *testing.T) {
 	dir := testutil.TempDir(t)
 	out, notDir := filepath.Join(dir, "r.html"), filepath.Join(dir, "file")
 	os.WriteFile(notDir, nil, 0o644)
 	res, err := Run(context.Background(), Options{Files: []string{fixture("a.json")}, Out: out, PNG: notDir})
-	if err == nil || badinput.Is(err) || res == nil || res.Out != out || res.PNGDir != "" {
-		t.Fatalf("%+v %v", res, err)
+	if res != nil || !badinput.Is(err) || !strings.Contains(err.Error(), "--png "+notDir+" is not a directory") {
+		t.Fatalf("%+v %v, want bad input", res, err)
 	}
-	if _, err := os.Stat(out); err != nil {
-		t.Error(err)
+	if _, err := os.Stat(out); err == nil {
+		t.Error("bad input wrote the page")
+	}
+}
+
+// A run stopped by Ctrl-C says so on the page, as in the text output.
+func TestRunSaysARunWasInterrupted(t *testing.T) {
+	dir := testutil.TempDir(t)
+	data := &probe.SleepData{Measurement: probe.Measurement{Method: "nanosleep", RequestedNs: 1e6}}
+	samples := make([]int64, 30)
+	for i := range samples {
+		samples[i] = 1_050_000 + int64(i)*1000
+	}
+	data.Samples = samples
+	data.Summary = stats.Summarize(samples)
+	data.SetCounts(100000, int64(len(samples)), true)
+	in := filepath.Join(dir, "int.json")
+	if err := result.WriteFile(in, probe.KindSleep.New(host.Facts{}, data)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if _, err := Run(context.Background(), Options{Files: []string{in}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "interrupted: 30 of 100000 planned samples measured before the run was stopped; the statistics cover those") {
+		t.Error("the page does not say the run was interrupted")
 	}
 }

@@ -22,7 +22,7 @@ func SweepInterrupted(w io.Writer, r *sweep.Result) {
 	var rows [][]string
 	for _, st := range r.Steps {
 		s := stats.Summarize(st.Samples)
-		rows = append(rows, []string{units.Request(st.RequestedNs), units.Ns(st.GrantedNs), strconv.Itoa(len(st.Samples)),
+		rows = append(rows, []string{units.Request(st.RequestedNs), units.Request(st.GrantedNs), strconv.Itoa(len(st.Samples)),
 			units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max)})
 	}
 	fmt.Fprintln(w)

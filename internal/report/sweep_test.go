@@ -44,3 +44,22 @@ func TestPrintSweepTreatments(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted sweep writes its granted values as the ranked table
+// does (0.1ms, not 100µs beside a requested 0.1ms).
+func TestSweepInterruptedUnits(t *testing.T) {
+	r := &sweep.Result{Interrupted: true, Planned: 3, Steps: []sweep.Step{
+		{RequestedNs: 100_000, GrantedNs: 100_000, Samples: []int64{20_000, 30_000}},
+		{RequestedNs: 1000, GrantedNs: 1000, Samples: []int64{20_000}},
+	}}
+	var b bytes.Buffer
+	SweepInterrupted(&b, r)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && strings.HasPrefix(f[0], "0.1") && f[1] != "0.1ms" {
+			t.Errorf("granted %q beside requested %q:\n%s", f[1], f[0], b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "0.1ms") {
+		t.Errorf("no row of 0.1ms:\n%s", b.String())
+	}
+}

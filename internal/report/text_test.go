@@ -72,3 +72,21 @@ func TestWakeStarvedThread(t *testing.T) {
 		t.Errorf("no note on the starved thread:\n%s", out)
 	}
 }
+
+// wake says what --resolution was granted, as sleep does (the measuring
+// thread's slack in its timer line is probe's test).
+func TestWakeTimerRequest(t *testing.T) {
+	setup := probe.ThreadSetup{CPU: -1, RequestedNs: 1000, GrantedNs: 1000, ResolutionNote: "timer slack of the measuring thread"}
+	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{{Setup: setup, Latencies: []int64{20_000, 21_000}}}}
+	doc, err := probe.WakeDocument(host.Facts{}, wr, timer.Status{TimerSlackNs: 50_000, Clocksource: "tsc"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Wake(&b, doc)
+	for _, want := range []string{"timer request: 0.001ms -> granted 0.001ms (timer slack of the measuring thread)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in:\n%s", want, b.String())
+		}
+	}
+}

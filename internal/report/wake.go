@@ -32,6 +32,11 @@ func Wake(w io.Writer, doc *result.Document) {
 		}
 	}
 	fmt.Fprintf(w, "latlab wake: %d thread(s), interval %s, %s, %s\n", len(d.Threads), units.Duration(time.Duration(m.IntervalNs)), prio, m.Method)
+	// --resolution's grant, as sleep prints it (every thread asks the same)
+	if len(d.Threads) > 0 && d.Threads[0].RequestedNs > 0 {
+		t := d.Threads[0]
+		fmt.Fprintf(w, "timer request: %s -> granted %s (%s)\n", units.MsPrecise(time.Duration(t.RequestedNs)), units.MsPrecise(time.Duration(t.GrantedNs)), t.ResolutionNote)
+	}
 	if d.Timer != nil {
 		fmt.Fprintf(w, "timer: %s\n", timerLine(d.Timer))
 	}

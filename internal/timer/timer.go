@@ -31,7 +31,7 @@ type Status struct {
 
 	// Linux.
 	ClockResNs            int64    `json:"clock_res_ns,omitempty"`   // clock_getres(CLOCK_MONOTONIC)
-	TimerSlackNs          int64    `json:"timer_slack_ns,omitempty"` // this thread's slack
+	TimerSlackNs          int64    `json:"timer_slack_ns,omitempty"` // this thread's slack (in a probe's document, the measuring thread's)
 	DefaultTimerSlackNs   int64    `json:"default_timer_slack_ns,omitempty"`
 	Clocksource           string   `json:"clocksource,omitempty"`
 	AvailableClocksources []string `json:"available_clocksources,omitempty"`
