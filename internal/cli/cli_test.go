@@ -174,6 +174,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sleep", "extra-arg"}, `sleep takes no arguments, got "extra-arg"`},
 		{[]string{"knob", "get", "swappiness", "--root", "/no/such/root"}, "--root /no/such/root: "},
 		{[]string{"knob", "list", "--root", "cli_test.go"}, "--root cli_test.go: not a directory"},
+		{[]string{"sleep", "-o", "-"}, `--output -: give a file name ("-" is not standard output here); --json writes the document to standard output`},
+		{[]string{"wake", "--histfile", "-"}, `--histfile -: give a file name ("-" is not standard output here)`},
 	}
 	cases = append(cases, badInputOS()...)
 	for _, c := range cases {

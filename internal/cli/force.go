@@ -70,6 +70,15 @@ func refuseOverwrite(f *pflag.Flag, force bool) error {
 	if path == "" {
 		return nil
 	}
+	if path == "-" {
+		// Many tools read "-" as standard output; latlab would have
+		// written a file named "-" in the current directory.
+		msg := "--%s -: give a file name (\"-\" is not standard output here)"
+		if f.Name == "output" {
+			msg += "; --json writes the document to standard output"
+		}
+		return Usagef(msg, f.Name)
+	}
 	// outfile.Check looks at the path itself, not where a link leads: a
 	// link (even dangling) or a FIFO is refused with or without --force.
 	err := outfile.Check(path, force)
