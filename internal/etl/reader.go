@@ -438,6 +438,12 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 			}
 			return err
 		}
+		if rd.Logfile == nil {
+			// Every later event is read with the header's clock and
+			// pointer size: a first buffer without it (no event in it)
+			// is not a trace.
+			return badinput.Errorf("not an .etl trace: the first buffer (%d bytes) holds no event, where a trace's first event is its log file header", size)
+		}
 	}
 }
 

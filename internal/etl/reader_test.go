@@ -201,11 +201,17 @@ func TestNotATraceIsBadInput(t *testing.T) {
 		"first size":       setU32(good, 0, 3),
 		"first truncated":  good[:2000],
 		"no logfile event": setU32(good, BufferHeaderSize+4, 0x05010020), // hook 0x0501, not the header
+		// no event at all in the first buffer: the later ones were read
+		// without a header (nil Logfile: a panic in Packets)
+		"first buffer empty": setU32(good, BufferHeaderSize, 0xffffffff),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Summarize(context.Background(), bytes.NewReader(b))
 			if err == nil || !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err %v (bad input %v)", err, badinput.Is(err))
+			}
+			if _, _, err := Packets(bytes.NewReader(b), func(*Packet) error { return nil }); !badinput.Is(err) {
+				t.Fatalf("Packets: err %v", err)
 			}
 		})
 	}
