@@ -31,3 +31,23 @@ func TestDpcisrOfACutTraceSaysItIsCut(t *testing.T) {
 	code, _, errs := runCLI(t, "dpcisr", f)
 	testutil.CheckBadExit(t, "dpcisr of a cut trace", code, errs, "holds 2 of the 4 buffers its header says the logger wrote")
 }
+
+// pcap of an .etl trace that holds no packets, or that fails before its
+// first packet, is one line and exit 2: before, a kernel trace was
+// "0 frames, empty" with exit 0, and a cut pktmon trace printed an
+// empty report above the error.
+func TestPcapOfAnETLWithoutPackets(t *testing.T) {
+	for _, c := range []struct{ name, file, want string }{
+		{"kernel trace", etlData + "ShutdownPerfDiagLogger.etl", "without NDIS-PacketCapture or PktMon events"},
+		{"pktmon trace cut in its first buffer", cutCopy(t, etlData+"written-pktmon.etl", 100), "the first buffer says 8192 bytes, the file ends after 100"},
+		{"ndis trace cut after its first buffer", cutCopy(t, etlData+"written-ndis.etl", 8192), "holds 1 of the 2 buffers"},
+	} {
+		for _, sub := range []string{"dscp", "tcp"} {
+			code, out, errs := runCLI(t, "pcap", sub, c.file)
+			testutil.CheckBadExit(t, "pcap "+sub+" of a "+c.name, code, errs, c.want)
+			if out != "" {
+				t.Errorf("pcap %s of a %s printed %q", sub, c.name, out)
+			}
+		}
+	}
+}
