@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/testutil"
@@ -48,6 +51,45 @@ func TestPcapOfAnETLWithoutPackets(t *testing.T) {
 			if out != "" {
 				t.Errorf("pcap %s of a %s printed %q", sub, c.name, out)
 			}
+		}
+	}
+}
+
+// A capture that goes bad before its first frame is one line and exit 2,
+// for both subcommands: before, a pcap cut inside its first record was a
+// report of "0 frames, empty" with exit 0, and a first record too long
+// for its snap length an empty report above the error. A capture of its
+// file header alone (tcpdump that saw nothing) is still an empty answer.
+func TestPcapWithNoFrameBeforeTheDamage(t *testing.T) {
+	const ssh = "../capture/testdata/ssh.pcap"
+	b, err := os.ReadFile(ssh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(testutil.TempDir(t), "long.pcap")
+	c := bytes.Clone(b)
+	binary.LittleEndian.PutUint32(c[32:], 1<<20) // the first record's captured length, above the 65535 snap length
+	if err := os.WriteFile(long, c, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, file, want string }{
+		{"pcap cut inside its first record", cutCopy(t, ssh, 100), "the record at byte 24 is incomplete (record header or data ends early); no frame before it"},
+		{"pcapng cut inside its interface block", cutCopy(t, "../tcpflow/testdata/corpus/zeek/tcp/retransmit-timeout.pcapng", 140), "no frame before it"},
+		{"first record longer than the snap length", long, "at byte 24: corrupt record: capture length exceeds snap length: 1048576 > 65535; no frame before it"},
+	} {
+		for _, sub := range []string{"dscp", "tcp"} {
+			code, out, errs := runCLI(t, "pcap", sub, c.file)
+			testutil.CheckBadExit(t, "pcap "+sub+" of a "+c.name, code, errs, c.want)
+			if out != "" {
+				t.Errorf("pcap %s of a %s printed %q", sub, c.name, out)
+			}
+		}
+	}
+	header := cutCopy(t, ssh, 24)
+	for _, sub := range []string{"dscp", "tcp"} {
+		code, out, errs := runCLI(t, "pcap", sub, header)
+		if code != 0 || !strings.Contains(out, "0 frames") {
+			t.Errorf("pcap %s of a file header alone: exit %d, %q %q", sub, code, out, errs)
 		}
 	}
 }
