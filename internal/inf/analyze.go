@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/textdec"
 )
 
 // RSSKeywords are the standardized INF keywords for receive side scaling
@@ -411,12 +413,19 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 	// Each install section is followed once, however many models lines
 	// name it, and all of them share one bound on the work.
 	resolved := map[*Section]bool{}
+	listed := 0
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
 		for _, c := range cands {
 			sl := SectionListing{Candidate: c, Describe: c.Decoration.Describe(), Chosen: best != nil && best.Section == c.Section, Devices: []DeviceListing{}}
 			models, notes := f.models(c.Section, lang)
+			for _, md := range models {
+				listed += 1 + len(md.HardwareIDs)
+			}
+			if listed > MaxListed {
+				return nil, &ParseError{Line: f.Section(c.Section).Line, Msg: fmt.Sprintf("its models sections list more than %d devices and IDs (the limit was reached in [%s]): expected a driver INF's models sections, which list far fewer", MaxListed, textdec.Clip(c.Section))}
+			}
 			l.note(notes...)
 			for _, md := range models {
 				inst := md.InstallSection
