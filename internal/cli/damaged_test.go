@@ -93,3 +93,19 @@ func TestPcapWithNoFrameBeforeTheDamage(t *testing.T) {
 		}
 	}
 }
+
+// A trace whose header is damaged is not recognised as one and is read
+// as text: the error names every form dpcisr reads, not only xperf's
+// text report (which made an .etl seem not accepted).
+func TestDpcisrOfADamagedHeaderNamesEveryForm(t *testing.T) {
+	b, err := os.ReadFile(etlData + "written-dpcisr-64.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(testutil.TempDir(t), "zeroed.etl")
+	if err := os.WriteFile(f, append(make([]byte, 16), b[16:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "dpcisr", f)
+	testutil.CheckBadExit(t, "dpcisr of a trace with a zeroed header", code, errs, "expected the text report of 'xperf -a dpcisr', a latlab dpcisr JSON document or an .etl trace")
+}
