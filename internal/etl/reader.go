@@ -282,8 +282,8 @@ func (rd *Reader) missingWhy() string {
 	return fmt.Sprintf("the file holds %d of the %d buffers its header says the logger wrote: it is cut short (copied while the trace was recording?)", rd.inFile, rd.inFile+rd.Missing)
 }
 
-// atEnd checks, once the file ends at a buffer boundary, that it holds
-// every buffer its header says the logger wrote. Modes that leave fewer
+// atEnd checks, once the file ends, that it holds every buffer its
+// header says the logger wrote (a buffer it cuts short is not held). Modes that leave fewer
 // in the file by design, and compressed traces (whose count no trace of
 // this repository shows against a real one), are not checked.
 func (rd *Reader) atEnd() {
@@ -389,6 +389,7 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 				return badinput.Errorf("not an .etl trace: the first buffer says %d bytes, the file ends after %d", bh.Size, BufferHeaderSize+n)
 			}
 			rd.damaged("buffer at offset %d: %d bytes, the file ends after %d", start, bufSize, BufferHeaderSize+n)
+			rd.atEnd() // how many more the logger wrote
 			return nil
 		}
 		if err != nil {

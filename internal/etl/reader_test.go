@@ -158,6 +158,7 @@ func TestCutAtABufferBoundary(t *testing.T) {
 		{"written trace, half", good[:2*buf], "", 2},
 		{"written trace, a partial header after the last buffer", good[:2*buf+10], "", 2},
 		{"written trace, first buffer only", good[:buf], "the file holds 1 of the 4 buffers", 3},
+		{"written trace, cut inside its third buffer", good[:2*buf+100], "", 2},
 		{"circular file, first buffer only", setU32(good, mode, 0x2)[:buf], "", 0},
 		{"new-file mode, half", setU32(good, mode, 0x8)[:2*buf], "", 0},
 	}
@@ -174,7 +175,7 @@ func TestCutAtABufferBoundary(t *testing.T) {
 			if rd.Missing != c.missing {
 				t.Errorf("Missing %d, want %d", rd.Missing, c.missing)
 			}
-			if u := rd.Unreadable(); (c.missing > 0) != strings.Contains(u, "cut short") {
+			if u := rd.Unreadable(); (c.missing > 0) != strings.Contains(u, fmt.Sprintf("the file holds %d of the", rd.inFile)) {
 				t.Errorf("Unreadable %q with %d buffers missing", u, c.missing)
 			}
 		})
