@@ -130,6 +130,25 @@ func scanFile(path string, opt capture.ScanOptions, fn capture.Handler) (*captur
 	return st, nil
 }
 
+// scan is scanFile for a subcommand. A capture that went bad before its
+// first frame (cut inside its first record, a first record no reader
+// takes) is the error alone when only the human report was asked for,
+// not a report of an empty capture above it; a result document (--json,
+// -o) is still written, and says where reading stopped.
+func (p *pcapInput) scan(path string, opt capture.ScanOptions, fn capture.Handler) (*capture.Stats, error) {
+	st, err := scanFile(path, opt, fn)
+	if err != nil || p.JSON || p.Out != "" {
+		return st, err
+	}
+	if fe := st.ReadError; fe != nil && st.Frames == 0 {
+		if fe.Truncated {
+			return nil, Usagef("%s: not a readable capture: %s; no frame before it", path, fe.Error())
+		}
+		return nil, Usagef("%s: not a readable capture %s; no frame before it", path, fe.Error())
+	}
+	return st, nil
+}
+
 // emit ends a pcap command: the result document (kind, with data as its
 // payload) to -o and --json, or the human form. The document is built
 // only when asked for: for a capture of many connections it is large.

@@ -87,7 +87,7 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 	res, err := dscp.Run(ctx, dscp.Options{
 		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
 			opt.Context = ctx
-			return scanFile(o.File, opt, h)
+			return o.scan(o.File, opt, h)
 		},
 		Filter: o.filter, FilterText: o.Filter, Expect: o.Expect,
 	})

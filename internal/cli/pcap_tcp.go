@@ -117,7 +117,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	run := tcpflow.Options{
 		Scan: func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
 			opt.Context = ctx
-			return scanFile(o.File, opt, h)
+			return o.scan(o.File, opt, h)
 		},
 		Filter: o.filter, FilterText: o.Filter, Stream: o.Stream,
 		Top:   o.Top,

@@ -67,7 +67,7 @@ var (
 // size of the file.
 func Parse(r io.Reader) (*Report, error) {
 	var rep *Report
-	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr'", func(l *textdec.Lines) error {
+	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr', a latlab dpcisr JSON document or an .etl trace", func(l *textdec.Lines) error {
 		p := &parser{src: &source{l: l}, rep: &Report{Source: SourceXperf}}
 		if err := p.run(); err != nil {
 			return err

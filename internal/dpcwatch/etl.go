@@ -92,7 +92,8 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	if rec == nil && rd.Interrupted {
 		return nil, interrupted(path, "before any DPC or ISR event")
 	}
-	if rec == nil && rd.Damaged > 0 {
+	if rec == nil && (rd.Damaged > 0 || rd.Missing > 0) {
+		// the events may be in the buffers it could not read
 		return nil, dpcisrInput("%s: no DPC or ISR events in the buffers read, and %s", path, rd.Unreadable())
 	}
 	if rec == nil {

@@ -133,6 +133,46 @@ func TestUndecodablePacketEventsAreAnError(t *testing.T) {
 	}
 }
 
+// A trace of neither packet provider is not a capture of no packets (a
+// kernel trace read by pcap was "0 frames, empty", exit 0), while a
+// pktmon trace that saw no traffic is: its stream is a section header
+// alone. A trace that fails before its first packet writes nothing, so
+// the capture reader fails at the first byte instead of reading an
+// empty capture that breaks off.
+func TestPacketTracesWithoutPackets(t *testing.T) {
+	kernel, _, _ := writeDPCISR(8)
+	pktmon, _ := writePktMon(t)
+	w := newTraceWriter(8, 8192, 4, "PktMon")
+	w.event(PktMonGUID, 20, 0, 0, 0x10, 1, 2, testStartQPC+10, make([]byte, 32)) // a component event
+	quiet := w.bytes()
+	for _, c := range []struct {
+		name   string
+		b      []byte
+		err    string // bad input naming this
+		stream int    // bytes of pcapng written
+	}{
+		{"kernel trace", kernel, "without NDIS-PacketCapture or PktMon events", 0},
+		{"real kernel trace", fixture(t, "ShutdownPerfDiagLogger.etl"), "without NDIS-PacketCapture or PktMon events", 0},
+		{"pktmon trace that saw no traffic", quiet, "", 48},
+		{"pktmon trace cut in its first buffer", pktmon[:100], "the first buffer says 8192 bytes", 0},
+		{"pktmon trace cut after its first buffer", pktmon[:8192], "cut short", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			_, err := WritePcapng(bytes.NewReader(c.b), &out)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatal(err)
+			case c.err != "" && (!badinput.Is(err) || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("err %v, want bad input naming %q", err, c.err)
+			}
+			if out.Len() != c.stream {
+				t.Errorf("%d bytes of pcapng, want %d", out.Len(), c.stream)
+			}
+		})
+	}
+}
+
 // pktmon's component and configuration events are not packet events:
 // the summary recommends pcap only for a trace with packets.
 func TestPacketEventsAreOnlyThoseWithPackets(t *testing.T) {

@@ -112,12 +112,16 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 		d := ts - headerTS
 		return lf.StartTime.Add(time.Duration(d/f)*time.Second + time.Duration(d%f)*time.Second/time.Duration(f))
 	}
+	providerEvents := 0 // events of the two packet providers, packets or not
 	err := rd.Walk(func(rec *Record) error {
 		if !haveHeader {
 			headerTS, haveHeader = rec.Timestamp, true
 		}
 		if rec.Kind != HeaderEvent {
 			return nil
+		}
+		if rec.Provider == NDISPacketCaptureGUID || rec.Provider == PktMonGUID {
+			providerEvents++
 		}
 		le := binary.LittleEndian
 		switch {
@@ -199,10 +203,16 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 	if len(pending) > 0 {
 		skip("an NDIS frame whose last fragment is missing")
 	}
-	if err == nil && pc.Skipped > 0 && pc.NDIS+pc.PktMon == 0 {
+	switch {
+	case err != nil:
+	case pc.Skipped > 0 && pc.NDIS+pc.PktMon == 0:
 		// A packet trace none of whose packets could be read is not an
 		// empty capture.
 		err = badinput.Errorf("none of its %d packet events holds a frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason)
+	case providerEvents == 0:
+		// Nor is a trace of other providers (a kernel trace): a capture
+		// that saw no traffic still holds the providers' other events.
+		err = badinput.Errorf("an .etl trace without NDIS-PacketCapture or PktMon events, so no packets: packet traces are those of 'netsh trace start capture=yes' and 'pktmon start --capture' ('latlab etl FILE' lists what this one holds)")
 	}
 	if pc.Skipped > 0 {
 		pc.Notes = append(pc.Notes, fmt.Sprintf("%d packet events hold no frame latlab reads; the first: %s", pc.Skipped, pc.SkipReason))
@@ -220,15 +230,8 @@ func Packets(r io.Reader, fn func(*Packet) error) (*Reader, PacketCounts, error)
 // reader takes them like any capture.
 func WritePcapng(r io.Reader, w io.Writer) (PacketCounts, error) {
 	pw := &pcapngWriter{w: w, ifaces: map[string]uint32{}}
-	pw.block(0x0a0d0d0a, func(b []byte) []byte {
-		b = binary.LittleEndian.AppendUint32(b, 0x1a2b3c4d)
-		b = binary.LittleEndian.AppendUint16(b, 1)
-		b = binary.LittleEndian.AppendUint16(b, 0)
-		b = binary.LittleEndian.AppendUint64(b, ^uint64(0)) // section length unknown
-		b = option(b, 4, []byte("latlab etl"))              // shb_userappl
-		return option(b, 0, nil)
-	})
 	_, pc, err := Packets(r, func(p *Packet) error {
+		pw.section()
 		id := pw.iface(p.Iface, p.LinkType)
 		ns := uint64(p.Time.UnixNano())
 		pw.block(6, func(b []byte) []byte {
@@ -251,16 +254,37 @@ func WritePcapng(r io.Reader, w io.Writer) (PacketCounts, error) {
 		return pw.err
 	})
 	if err == nil {
+		pw.section() // a capture of no packets
 		err = pw.err
 	}
 	return pc, err
 }
 
 type pcapngWriter struct {
-	w      io.Writer
-	buf    []byte
-	ifaces map[string]uint32
-	err    error
+	w       io.Writer
+	buf     []byte
+	ifaces  map[string]uint32
+	err     error
+	started bool
+}
+
+// section writes the section header block, once. It waits for the first
+// packet (or the end of a trace read whole): a trace that fails before
+// any packet then fails the stream at its first byte, an unreadable file
+// to the capture reader, not a capture that breaks off after its header.
+func (pw *pcapngWriter) section() {
+	if pw.started {
+		return
+	}
+	pw.started = true
+	pw.block(0x0a0d0d0a, func(b []byte) []byte {
+		b = binary.LittleEndian.AppendUint32(b, 0x1a2b3c4d)
+		b = binary.LittleEndian.AppendUint16(b, 1)
+		b = binary.LittleEndian.AppendUint16(b, 0)
+		b = binary.LittleEndian.AppendUint64(b, ^uint64(0)) // section length unknown
+		b = option(b, 4, []byte("latlab etl"))              // shb_userappl
+		return option(b, 0, nil)
+	})
 }
 
 func (pw *pcapngWriter) iface(name string, lt uint16) uint32 {

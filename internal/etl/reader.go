@@ -33,7 +33,14 @@ const (
 	bufferFlagProcIndex  = 0x0020
 	bufferFlagCompressed = 0x0040
 
-	// modeCompressed is EVENT_TRACE_COMPRESSED_MODE of LogFileMode.
+	// LogFileMode (evntrace.h's logging mode constants): the file modes
+	// whose file may hold fewer buffers than the header's BuffersWritten
+	// (a circular file overwrites, appending and new-file modes spread a
+	// session over several files or runs), and
+	// EVENT_TRACE_COMPRESSED_MODE.
+	modeCircular   = 0x00000002
+	modeAppend     = 0x00000004
+	modeNewFile    = 0x00000008
 	modeCompressed = 0x04000000
 )
 
@@ -207,13 +214,18 @@ type Reader struct {
 	// Logfile is the trace's header, known once the first buffer is read.
 	Logfile *Logfile
 	// Counts of what was read and what was skipped.
-	Buffers    int
-	Damaged    int // buffers skipped, and buffers cut short by a damaged event
+	Buffers int
+	Damaged int // buffers skipped, and buffers cut short by a damaged event
+	// Missing counts the buffers the log file header says the logger
+	// wrote that are not in the file: it ends at a buffer boundary before
+	// them (a copy of a trace still recording, a file cut short).
+	Missing    int
 	Compressed int // compressed buffers
 	LostFlags  int // buffers flagged as following lost events or buffers
 	// inflated counts the bytes of the buffers read, decompressed.
 	inflated    int64
 	laterEvents int64 // events read after the first buffer
+	inFile      int   // buffers whose bytes the file holds, read or skipped
 	rec         Record
 	inflatedBuf []byte // the last decompressed buffer's array, reused
 	firstDamage string
@@ -248,14 +260,40 @@ var errStop = errors.New("stop")
 // reuses its buffer); fn copies what it keeps. An error
 // from fn ends the walk and is returned. A file whose first buffer is not
 // an ETW trace buffer is bad input (badinput); damage after it is noted
-// and skipped, and a trace none of whose event buffers could be read is
-// bad input too, with the first one's reason: never an empty answer.
+// and skipped, and a trace none of whose event buffers could be read, or
+// that holds none of them (cut after the first buffer), is bad input too,
+// with the reason: never an empty answer.
 func (rd *Reader) Walk(fn func(*Record) error) error {
 	err := rd.walk(fn)
-	if err == nil && rd.Damaged > 0 && rd.laterEvents == 0 && !rd.Interrupted {
-		return badinput.Errorf("none of its %d event buffers could be read: %s", rd.Damaged, rd.firstDamage)
+	if err != nil || rd.laterEvents > 0 || rd.Interrupted {
+		return err
 	}
-	return err
+	switch {
+	case rd.Damaged > 0:
+		return badinput.Errorf("none of its %d event buffers could be read: %s", rd.Damaged, rd.firstDamage)
+	case rd.Missing > 0:
+		return badinput.Errorf("no event after the trace header: %s", rd.missingWhy())
+	}
+	return nil
+}
+
+// missingWhy says how many buffers the file lacks.
+func (rd *Reader) missingWhy() string {
+	return fmt.Sprintf("the file holds %d of the %d buffers its header says the logger wrote: it is cut short (copied while the trace was recording?)", rd.inFile, rd.inFile+rd.Missing)
+}
+
+// atEnd checks, once the file ends, that it holds every buffer its
+// header says the logger wrote (a buffer it cuts short is not held). Modes that leave fewer
+// in the file by design, and compressed traces (whose count no trace of
+// this repository shows against a real one), are not checked.
+func (rd *Reader) atEnd() {
+	lf := rd.Logfile
+	if lf == nil || lf.LogFileMode&(modeCircular|modeAppend|modeNewFile|modeCompressed) != 0 {
+		return
+	}
+	if n := int64(lf.BuffersWritten) - int64(rd.inFile); n > 0 {
+		rd.Missing = int(n) // Unreadable reports it
+	}
 }
 
 // damaged counts a buffer that could not be read (or was cut short) and
@@ -270,12 +308,20 @@ func (rd *Reader) damaged(format string, a ...any) {
 }
 
 // Unreadable says how many buffers could not be read, where the first is
-// and why ("" when every buffer was read).
+// and why, and how many the file lacks ("" when every buffer the logger
+// wrote was read).
 func (rd *Reader) Unreadable() string {
-	if rd.Damaged == 0 {
-		return ""
+	var s string
+	if rd.Damaged > 0 {
+		s = fmt.Sprintf("%d of its buffers could not be read (or were cut short); the first: %s", rd.Damaged, rd.firstDamage)
 	}
-	return fmt.Sprintf("%d of its buffers could not be read (or were cut short); the first: %s", rd.Damaged, rd.firstDamage)
+	if rd.Missing > 0 {
+		if s != "" {
+			s += "; and "
+		}
+		s += rd.missingWhy()
+	}
+	return s
 }
 
 // inflateLimit is the most bytes a buffer decompresses to: the trace's
@@ -304,6 +350,7 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 			if rd.Buffers == 0 {
 				return badinput.Errorf("an empty file: an .etl trace starts with a 72-byte trace buffer header")
 			}
+			rd.atEnd()
 			return nil
 		}
 		if err == io.ErrUnexpectedEOF {
@@ -311,6 +358,7 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 				return badinput.Errorf("%d bytes: an .etl trace starts with a 72-byte trace buffer header", n)
 			}
 			rd.notef("offset %d: %d bytes after the last buffer, less than a buffer header; ignored", start, n)
+			rd.atEnd()
 			return nil
 		}
 		if err != nil {
@@ -341,11 +389,13 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 				return badinput.Errorf("not an .etl trace: the first buffer says %d bytes, the file ends after %d", bh.Size, BufferHeaderSize+n)
 			}
 			rd.damaged("buffer at offset %d: %d bytes, the file ends after %d", start, bufSize, BufferHeaderSize+n)
+			rd.atEnd() // how many more the logger wrote
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("reading the buffer at offset %d: %w", start, err)
 		}
+		rd.inFile++
 		if why != "" {
 			if bufSize == int(bh.Size) {
 				why += "; skipped"
@@ -388,6 +438,12 @@ func (rd *Reader) walk(fn func(*Record) error) error {
 				return nil
 			}
 			return err
+		}
+		if rd.Logfile == nil {
+			// Every later event is read with the header's clock and
+			// pointer size: a first buffer without it (no event in it)
+			// is not a trace.
+			return badinput.Errorf("not an .etl trace: the first buffer (%d bytes) holds no event, where a trace's first event is its log file header", size)
 		}
 	}
 }

@@ -136,6 +136,52 @@ func TestDamagedBuffersAreSkippedWithANote(t *testing.T) {
 	}
 }
 
+// A file that ends at a buffer boundary before the buffers its header
+// says the logger wrote (BuffersWritten of TRACE_LOGFILE_HEADER) is cut
+// short: a note when events were read, bad input when nothing but the
+// header was. Modes that leave fewer buffers in the file by design
+// (circular, append, new file) are not judged by the count.
+func TestCutAtABufferBoundary(t *testing.T) {
+	good, _, _ := writeDPCISR(8)
+	const buf = 4096
+	mode := BufferHeaderSize + 0x20 + 32 // LogFileMode of the header event's payload
+	lx := fixture(t, "lxcore_kernel.etl")
+	cases := []struct {
+		name    string
+		b       []byte
+		err     string // bad input naming this
+		missing int
+	}{
+		{"real trace, complete", lx, "", 0},
+		{"real trace, first buffer only", lx[:8192], "the file holds 1 of the 3 buffers its header says the logger wrote", 2},
+		{"written trace, complete", good, "", 0},
+		{"written trace, half", good[:2*buf], "", 2},
+		{"written trace, a partial header after the last buffer", good[:2*buf+10], "", 2},
+		{"written trace, first buffer only", good[:buf], "the file holds 1 of the 4 buffers", 3},
+		{"written trace, cut inside its third buffer", good[:2*buf+100], "", 2},
+		{"circular file, first buffer only", setU32(good, mode, 0x2)[:buf], "", 0},
+		{"new-file mode, half", setU32(good, mode, 0x8)[:2*buf], "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rd := NewReader(bytes.NewReader(c.b))
+			err := rd.Walk(func(*Record) error { return nil })
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatal(err)
+			case c.err != "" && (err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("err %v, want bad input naming %q", err, c.err)
+			}
+			if rd.Missing != c.missing {
+				t.Errorf("Missing %d, want %d", rd.Missing, c.missing)
+			}
+			if u := rd.Unreadable(); (c.missing > 0) != strings.Contains(u, fmt.Sprintf("the file holds %d of the", rd.inFile)) {
+				t.Errorf("Unreadable %q with %d buffers missing", u, c.missing)
+			}
+		})
+	}
+}
+
 // countIn counts the records whose offset lies in [from, to).
 func countIn(recs []*Record, from, to int64) int {
 	n := 0
@@ -156,11 +202,17 @@ func TestNotATraceIsBadInput(t *testing.T) {
 		"first size":       setU32(good, 0, 3),
 		"first truncated":  good[:2000],
 		"no logfile event": setU32(good, BufferHeaderSize+4, 0x05010020), // hook 0x0501, not the header
+		// no event at all in the first buffer: the later ones were read
+		// without a header (nil Logfile: a panic in Packets)
+		"first buffer empty": setU32(good, BufferHeaderSize, 0xffffffff),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Summarize(context.Background(), bytes.NewReader(b))
 			if err == nil || !badinput.Is(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err %v (bad input %v)", err, badinput.Is(err))
+			}
+			if _, _, err := Packets(bytes.NewReader(b), func(*Packet) error { return nil }); !badinput.Is(err) {
+				t.Fatalf("Packets: err %v", err)
 			}
 		})
 	}

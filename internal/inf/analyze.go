@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/textdec"
 )
 
 // RSSKeywords are the standardized INF keywords for receive side scaling
@@ -411,12 +413,19 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 	// Each install section is followed once, however many models lines
 	// name it, and all of them share one bound on the work.
 	resolved := map[*Section]bool{}
+	listed := 0
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
 		best, cands := f.Choose(m, t)
 		for _, c := range cands {
 			sl := SectionListing{Candidate: c, Describe: c.Decoration.Describe(), Chosen: best != nil && best.Section == c.Section, Devices: []DeviceListing{}}
 			models, notes := f.models(c.Section, lang)
+			for _, md := range models {
+				listed += 1 + len(md.HardwareIDs)
+			}
+			if listed > MaxListed {
+				return nil, &ParseError{Line: f.Section(c.Section).Line, Msg: fmt.Sprintf("its models sections list more than %d devices and IDs (the limit was reached in [%s]): expected a driver INF's models sections, which list far fewer", MaxListed, textdec.Clip(c.Section))}
+			}
 			l.note(notes...)
 			for _, md := range models {
 				inst := md.InstallSection
@@ -437,8 +446,51 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 		}
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
+	if err := noDevice(l); err != nil {
+		return nil, err
+	}
 	l.notes.finish(&l.Notes)
 	return l, nil
+}
+
+// noDevice is the error of a listing without a device: every models
+// section [Manufacturer] names is missing (a file cut short) or empty.
+// Windows installs nothing from such an INF, and a listing of none is
+// no answer.
+func noDevice(l *Listing) error {
+	var missing, empty []string
+	for _, m := range l.Manufacturers {
+		for _, s := range m.Sections {
+			if len(s.Devices) > 0 {
+				return nil
+			}
+			if s.Exists {
+				empty = append(empty, "["+s.Section+"]")
+			} else {
+				missing = append(missing, "["+s.Section+"]")
+			}
+		}
+	}
+	var why []string
+	if len(missing) > 0 {
+		why = append(why, fmt.Sprintf("the file has none of %s (cut short?)", firstOf(missing)))
+	}
+	if len(empty) > 0 {
+		verb := "list"
+		if len(empty) == 1 {
+			verb = "lists"
+		}
+		why = append(why, fmt.Sprintf("%s %s no device", firstOf(empty), verb))
+	}
+	return fmt.Errorf("no device in the models sections [Manufacturer] names: %s; expected models lines Description = InstallSection, HardwareID", strings.Join(why, ", and "))
+}
+
+// firstOf joins the first three names, and counts the rest.
+func firstOf(names []string) string {
+	if len(names) > 3 {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (l *Listing) note(notes ...string) {

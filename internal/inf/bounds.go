@@ -26,6 +26,23 @@ const (
 	// MaxNotes bounds the notes kept for one parse, install section,
 	// listing or device report; the rest are counted in a last note.
 	MaxNotes = 1000
+	// MaxEntries and MaxFields bound the entries (the lines of its
+	// sections) and their comma-separated fields one INF may hold.
+	// MaxInput bytes of short lines are millions of entries, each kept
+	// with its fields: 30 MiB of "a=b,c" lines made a listing take 5.4 GB
+	// and 32 s, and one models line of 15 million hardware IDs 12 GB.
+	MaxEntries = 1 << 19
+	MaxFields  = 1 << 20
+	// MaxExpanded bounds the bytes %strkey% substitution produces for one
+	// INF: a string value may be long, and a short line can name it many
+	// times (a 1 MiB file naming a 1 MiB string 5,000 times asked for
+	// 5 GB). A listing or a device of the INFs in testdata expands to
+	// less than a third of the file's size.
+	MaxExpanded = 2 * MaxInput
+	// MaxListed bounds the devices, and their hardware and compatible
+	// IDs, one listing reports over every models section it shows: each
+	// is kept, and printed, on its own line.
+	MaxListed = 1 << 18
 )
 
 // work counts the entries an analysis has processed (MaxApplied).

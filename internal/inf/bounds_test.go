@@ -336,3 +336,79 @@ func TestSectionFoundByItsOwnName(t *testing.T) {
 		}
 	}
 }
+
+// Files within MaxInput that cost far more than their size: many short
+// entries (30 MiB of "a=b,c" took 5.4 GB to list), one line of millions
+// of fields (12 GB), a long string named many times (a 1 MiB file asked
+// for 5 GB), and many models lines. Each is refused naming its limit,
+// with the work in proportion to the limit, not to what the file asks.
+func TestINFSizeBounds(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	head := "[Version]\n[Manufacturer]\nX=M\n[M]\n"
+	for _, c := range []struct {
+		name, inf, want string
+	}{
+		{"entries", head + strings.Repeat("a=b,c\n", MaxEntries+1), fmt.Sprintf("line %d: more than %d entries", MaxEntries+4, MaxEntries)},
+		{"fields of one line", head + "d=I" + strings.Repeat(",a", MaxFields) + "\n", "line 5: more than"},
+		{"fields of many lines", head + strings.Repeat("d=I"+strings.Repeat(",a", 99)+"\n", MaxFields/100+1), fmt.Sprintf("%d fields in its sections", MaxFields)},
+	} {
+		_, err := Parse(strings.NewReader(c.inf), "hostile.inf")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want one with %q", c.name, err, c.want)
+		}
+	}
+	// Models lines within the parse bounds, beyond what a listing shows.
+	f := parseString(t, head+strings.Repeat("d=I,PCI\\VEN_1,PCI\\CC_02\n", MaxListed/3+1))
+	if _, err := List(f, tg, "", nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("list more than %d devices and IDs (the limit was reached in [M])", MaxListed)) {
+		t.Errorf("models: err %v", err)
+	}
+	// A 64 KiB string named MaxExpanded/64Ki+1 times in one line: the
+	// substitution stops at the bound instead of producing every copy,
+	// and the listing is refused.
+	long := head + "d=I" + strings.Repeat(",%X%", MaxExpanded/(64<<10)+1) + "\n[Strings]\nX=\"" + strings.Repeat("a", 64<<10) + "\"\n"
+	f = parseString(t, long)
+	if _, err := List(f, tg, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Overexpanded() || f.expanded > MaxExpanded+1 {
+		t.Errorf("expanded %d bytes (overexpanded %v), want the bound %d", f.expanded, f.Overexpanded(), MaxExpanded)
+	}
+	dir := testutil.TempDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "x.inf"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{File: filepath.Join(dir, "x.inf"), OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "tokens expand to more than 64 MiB") {
+		t.Errorf("Run: err %v", err)
+	}
+}
+
+// Each %strkey% was looked up by scanning its [Strings] section: 20,000
+// strings named by 20,000 models lines took 5 s (quadratic). The section
+// is indexed once; the first entry of a key is the one used, as before.
+func TestINFStringsIndexed(t *testing.T) {
+	const n = 20000
+	var b strings.Builder
+	b.WriteString("[Version]\n[Manufacturer]\nX=M\n[M]\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%%K%d%%=I,PCI\\VEN_%d\n", n-1, i)
+	}
+	b.WriteString("[Strings]\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "k%d=\"device %d\"\n", i, i)
+	}
+	b.WriteString("K19999=\"a second entry of the key\"\n")
+	f := parseString(t, b.String())
+	l, err := List(f, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := l.Manufacturers[0].Sections[0].Devices
+	if len(ds) != n || ds[0].Description != "device 19999" || ds[n-1].Description != "device 19999" {
+		t.Fatalf("%d devices, first %+v", len(ds), ds[0])
+	}
+	// the index is built once per section, not once per lookup
+	if len(f.strs) != 1 || len(f.strs["strings"]) != n {
+		t.Errorf("index %d sections, %d strings", len(f.strs), len(f.strs["strings"]))
+	}
+}

@@ -36,6 +36,12 @@ type File struct {
 	// section, unterminated quotes.
 	Notes []string
 	notes noteSet
+	// strs indexes each [Strings] section once it is first read: a scan
+	// of the section per %strkey% made a file of many strings and many
+	// tokens quadratic (0.8 MB took 5 s).
+	strs map[string]map[string]string
+	// expanded counts the bytes Expand produced (MaxExpanded).
+	expanded int64
 }
 
 // Section is one [name] and its lines.
@@ -72,6 +78,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 	f := &File{Name: name, Encoding: string(enc), byName: map[string]*Section{}}
 	f.Lines = len(phys)
 	var cur *Section
+	entries, fields := 0, 0
 	for i := 0; i < len(phys); i++ {
 		start := i + 1
 		body, openQuote := stripComment(phys[i])
@@ -114,7 +121,13 @@ func Parse(r io.Reader, name string) (*File, error) {
 			f.notef(start, "text before the first section ignored")
 			continue
 		}
-		cur.Lines = append(cur.Lines, splitLine(t, start))
+		l, ok := splitLine(t, start, MaxFields-fields)
+		entries++
+		fields += len(l.Fields)
+		if !ok || entries > MaxEntries {
+			return nil, &ParseError{Line: start, Msg: fmt.Sprintf("more than %d entries or %d fields in its sections: expected a driver INF", MaxEntries, MaxFields)}
+		}
+		cur.Lines = append(cur.Lines, l)
 	}
 	if len(f.Sections) == 0 {
 		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d lines: expected an INF file", f.Lines)}
@@ -146,14 +159,18 @@ func stripComment(s string) (string, bool) {
 	return s, in
 }
 
-// splitLine splits "key = a, "b,c", d" into its key and fields.
-func splitLine(t string, num int) Line {
+// splitLine splits "key = a, "b,c", d" into its key and fields; false
+// when it has more than max fields.
+func splitLine(t string, num, max int) (Line, bool) {
 	l := Line{Num: num}
 	if k := indexUnquoted(t, '='); k >= 0 {
 		l.Key, l.HasKey = unquote(strings.TrimFunc(t[:k], isSpace)), true
 		t = t[k+1:]
 	}
 	for {
+		if len(l.Fields) >= max {
+			return l, false
+		}
 		k := indexUnquoted(t, ',')
 		if k < 0 {
 			l.Fields = append(l.Fields, unquote(strings.TrimFunc(t, isSpace)))
@@ -165,7 +182,7 @@ func splitLine(t string, num int) Line {
 	if !l.HasKey && len(l.Fields) == 1 && l.Fields[0] == "" {
 		l.Fields = nil
 	}
-	return l
+	return l, true
 }
 
 func indexUnquoted(s string, c byte) int {
@@ -227,17 +244,25 @@ func (f *File) String(key, lang string) (string, bool) {
 }
 
 func (f *File) lookupString(section, key string) (string, bool) {
-	s := f.byName[section]
-	if s == nil {
-		return "", false
-	}
-	for _, l := range s.Lines {
-		if l.HasKey && strings.ToLower(l.Key) == key {
-			// %% in a string value is a literal percent sign.
-			return strings.ReplaceAll(strings.Join(l.Fields, ", "), "%%", "%"), true
+	m, ok := f.strs[section]
+	if !ok {
+		if s := f.byName[section]; s != nil {
+			m = map[string]string{}
+			for _, l := range s.Lines {
+				k := strings.ToLower(l.Key)
+				if _, dup := m[k]; l.HasKey && !dup { // the first entry of a key counts
+					// %% in a string value is a literal percent sign.
+					m[k] = strings.ReplaceAll(strings.Join(l.Fields, ", "), "%%", "%")
+				}
+			}
 		}
+		if f.strs == nil {
+			f.strs = map[string]map[string]string{}
+		}
+		f.strs[section] = m
 	}
-	return "", false
+	v, ok := m[key]
+	return v, ok
 }
 
 // Languages lists the LANGIDs of the localized [Strings.xxxx] sections.
@@ -252,11 +277,15 @@ func (f *File) Languages() []string {
 }
 
 // Expand substitutes %token% from the string sections; %% is a literal %.
-// An undefined token is left as written, as SetupAPI does.
+// An undefined token is left as written, as SetupAPI does. All the
+// substitutions of one File produce at most MaxExpanded bytes (a token
+// can name a long string, and a short line can name it many times): past
+// that, s comes back as it is and Overexpanded says so.
 func (f *File) Expand(s, lang string) string {
-	if !strings.ContainsRune(s, '%') {
+	if !strings.ContainsRune(s, '%') || f.Overexpanded() {
 		return s
 	}
+	in := s
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(s, '%')
@@ -275,11 +304,21 @@ func (f *File) Expand(s, lang string) string {
 		case tok == "":
 			b.WriteByte('%')
 		case ok:
+			if f.expanded+int64(b.Len()+len(v)) > MaxExpanded {
+				f.expanded = MaxExpanded + 1
+				return in
+			}
 			b.WriteString(v)
 		default:
 			b.WriteString(s[i : i+2+j])
 		}
 		s = s[i+2+j:]
 	}
+	f.expanded += int64(b.Len())
 	return b.String()
 }
+
+// Overexpanded reports whether substitution reached MaxExpanded, after
+// which strings were left unexpanded: what was read from them is not the
+// INF's.
+func (f *File) Overexpanded() bool { return f.expanded > MaxExpanded }

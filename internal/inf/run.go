@@ -63,6 +63,15 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// overexpanded is the error of an INF whose %strkey% tokens expanded past
+// MaxExpanded: the answer was read from strings left unexpanded.
+func overexpanded(name string, f *File) error {
+	if !f.Overexpanded() {
+		return nil
+	}
+	return badinput.Errorf("%s: its %%strkey%% tokens expand to more than %d MiB: expected [Strings] values named a few times each", name, MaxExpanded>>20)
+}
+
 // Run reads the INF and follows its install chain: for every device
 // (List) or for Options.Device (Analyze).
 func Run(_ context.Context, o Options) (*Result, error) {
@@ -87,10 +96,13 @@ func Run(_ context.Context, o Options) (*Result, error) {
 		if res.Listing, err = List(f, t, o.Lang, load); err != nil {
 			return nil, badinput.Errorf("%s: %w", o.File, err)
 		}
-		return res, nil
+		return res, overexpanded(o.File, f)
 	}
 	if res.Device, err = Analyze(f, o.Device, t, o.Lang, load); err != nil {
 		return nil, badinput.Errorf("%s: %w", o.File, err)
+	}
+	if err := overexpanded(o.File, f); err != nil {
+		return nil, err
 	}
 	if o.Reg {
 		if len(res.Device.MissingRSS) == 0 {

@@ -112,6 +112,19 @@ func TestRunBadInput(t *testing.T) {
 	if err := os.WriteFile(dir+"/empty.inf", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An INF cut short after [Manufacturer]: its models sections are
+	// gone, and a listing of no device was an answer with exit 0.
+	full, err := os.ReadFile("testdata/e1r63-like.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/cut.inf", full[:1024], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emptyModels := "[Version]\nSignature=\"$WINDOWS NT$\"\n[Manufacturer]\nIntel=Intel,NTamd64\n[Intel.NTamd64]\n; nothing\n"
+	if err := os.WriteFile(dir+"/nodevice.inf", []byte(emptyModels), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		edit func(*Options)
@@ -126,6 +139,8 @@ func TestRunBadInput(t *testing.T) {
 		{"device", func(o *Options) { o.Device = `PCI\VEN_1234&DEV_0001` }, `device "PCI\\VEN_1234&DEV_0001" is in no models section`},
 		{"nothing missing", func(o *Options) { o.Product, o.Reg = "server", true }, "no RSS keyword that another install section of this INF installs is missing"},
 		{"loop", func(o *Options) { o.File, o.Device = "testdata/loop.inf", "" }, "loop.inf: line 15: Needs loop"},
+		{"cut short", func(o *Options) { o.File, o.Device = dir+"/cut.inf", "" }, "no device in the models sections [Manufacturer] names: the file has none of [Intel.NTamd64.6.2], [Intel.NTamd64.6.2.1] (cut short?)"},
+		{"empty models section", func(o *Options) { o.File, o.Device = dir+"/nodevice.inf", "" }, "[Intel.NTamd64] lists no device"},
 	} {
 		o := runOpts("i225-like.inf", `PCI\VEN_8086&DEV_15F3`)
 		c.edit(&o)
@@ -135,7 +150,7 @@ func TestRunBadInput(t *testing.T) {
 		}
 	}
 	// The ambiguous device keeps its type for callers that list the lines.
-	_, err := Run(context.Background(), runOpts("e2f-like.inf", `PCI\VEN_8086&DEV_15F3`))
+	_, err = Run(context.Background(), runOpts("e2f-like.inf", `PCI\VEN_8086&DEV_15F3`))
 	var ae *AmbiguousError
 	if !badinput.Is(err) || !errors.As(err, &ae) {
 		t.Errorf("ambiguous device: %T %v", err, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/outfile"
+	"github.com/latlab/latlab/internal/textdec"
 )
 
 // Schema is the identifier and major version of the document format.
@@ -184,16 +185,18 @@ func notResult(format string, a ...any) error {
 
 // checkSchema says how a document of schema s is read: as a
 // latlab.result/1 document (nil), as a former kind's document (its
-// kind), or not at all.
+// kind), or not at all. The messages quote s clipped: it is the file's,
+// and may be megabytes.
 func checkSchema(s string) (*kindInfo, error) {
+	q := textdec.Clip(s)
 	switch {
 	case s == Schema:
 		return nil, nil
 	case strings.HasPrefix(s, SchemaPrefix):
 		if n, err := strconv.Atoi(strings.TrimPrefix(s, SchemaPrefix)); err == nil && n > major {
-			return nil, &docError{kind: ErrNewer, msg: fmt.Sprintf("schema %s is from a newer latlab: this one (%s) reads %s; update latlab to read it", s, Version(), Schema)}
+			return nil, &docError{kind: ErrNewer, msg: fmt.Sprintf("schema %s is from a newer latlab: this one (%s) reads %s; update latlab to read it", q, Version(), Schema)}
 		}
-		return nil, notResult("schema %q is not one latlab writes (want %s)", s, Schema)
+		return nil, notResult("schema %q is not one latlab writes (want %s)", q, Schema)
 	case formerly[s] != nil:
 		return formerly[s], nil
 	case s == "":
@@ -204,9 +207,9 @@ func checkSchema(s string) (*kindInfo, error) {
 		accepted += " (and the older " + strings.Join(f, ", ") + ")"
 	}
 	if strings.HasPrefix(s, "latlab.") {
-		return nil, notResult("schema %s is a layout of earlier latlab versions that this one does not read: it reads %s; run the command that wrote it again", s, accepted)
+		return nil, notResult("schema %s is a layout of earlier latlab versions that this one does not read: it reads %s; run the command that wrote it again", q, accepted)
 	}
-	return nil, notResult("schema %q; latlab reads %s", s, accepted)
+	return nil, notResult("schema %q; latlab reads %s", q, accepted)
 }
 
 func lookupKind(name string) (*kindInfo, error) {
@@ -216,7 +219,7 @@ func lookupKind(name string) (*kindInfo, error) {
 	if name == "" {
 		return nil, notResult("no kind")
 	}
-	return nil, &docError{kind: ErrUnknownKind, msg: fmt.Sprintf("kind %q is not one latlab %s reads; accepted: %s", name, Version(), strings.Join(KindNames(), ", "))}
+	return nil, &docError{kind: ErrUnknownKind, msg: fmt.Sprintf("kind %q is not one latlab %s reads; accepted: %s", textdec.Clip(name), Version(), strings.Join(KindNames(), ", "))}
 }
 
 // Read parses and checks a document: a registered kind, a schema of this

@@ -196,6 +196,23 @@ func TestReadRejects(t *testing.T) {
 	}
 }
 
+// A schema or kind of megabytes was quoted whole: the "one line" of a
+// bad document was as long as the file. The messages quote 60 bytes.
+func TestReadClipsWhatItQuotes(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	for _, c := range []struct{ in, want string }{
+		{`{"schema":"other` + long + `","kind":"sleep"}`, `schema "otherxxx`},
+		{`{"schema":"latlab.result/` + long + `","kind":"sleep"}`, `is not one latlab writes`},
+		{`{"schema":"latlab.` + long + `","kind":"sleep"}`, `is a layout of earlier latlab versions`},
+		{`{"schema":"latlab.result/1","kind":"` + long + `","data":{}}`, `kind "xxx`},
+	} {
+		_, err := Read(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "...") || len(err.Error()) > 1000 {
+			t.Errorf("%s: error of %d bytes", c.want, len(errString(err)))
+		}
+	}
+}
+
 // An unknown kind names every kind this latlab reads.
 func TestUnknownKindListsTheKinds(t *testing.T) {
 	_, err := Read(strings.NewReader(`{"schema":"latlab.result/1","kind":"fancy","data":{}}`))
@@ -407,4 +424,11 @@ func TestNewStampsTheGivenHost(t *testing.T) {
 			t.Errorf("%s: host %+v, want %+v", name, got, h)
 		}
 	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -110,11 +110,13 @@ func decode16(b []byte, bigEndian bool, skip int) (string, Encoding, error) {
 func countNewlines16(b []byte, bigEndian bool) int {
 	n := 0
 	for i := 0; i+1 < len(b); i += 2 {
-		c := b[i]
+		// the unit 0x000A exactly: or-ing its bytes also took U+0A0A,
+		// U+020A and the like for line feeds
+		u := uint16(b[i]) | uint16(b[i+1])<<8
 		if bigEndian {
-			c = b[i+1]
+			u = uint16(b[i])<<8 | uint16(b[i+1])
 		}
-		if c == '\n' && (b[i]|b[i+1]) == '\n' {
+		if u == '\n' {
 			n++
 		}
 	}

@@ -56,6 +56,11 @@ func TestBinary(t *testing.T) {
 		{"ansi with control", []byte("caf\xe9\x01"), 1, 4},
 		{"utf-16 odd length", append(le("ab", true), 'c'), 1, 6},
 		{"utf-16 with nul", le("a\x00b", true), 1, 4},
+		// U+0A0A and U+020A are not line feeds: the line of an odd last
+		// byte counted them as such (FuzzScan: the stream said line 1,
+		// ReadLines line 2)
+		{"utf-16be odd length after U+0A0A", []byte{0xFE, 0xFF, 0x0A, 0x0A, 0x0A}, 1, 4},
+		{"utf-16le odd length after U+020A", append(le("\u020a\n\u0a0a", true), 'x'), 2, 8},
 	} {
 		_, _, err := Decode(c.in)
 		var be *BinaryError
