@@ -338,7 +338,7 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 			return nil, err
 		}
 	default:
-		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d), pcapng (0a0d0d0a) or NetMon (RTSS, GMBU) capture", be)}
+		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("unknown magic number %08x: not a pcap (a1b2c3d4, a1b23c4d), pcapng (0a0d0d0a) or NetMon (RTSS, GMBU) capture, nor an .etl trace", be)}
 	}
 	return rd, nil
 }

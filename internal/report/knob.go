@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/textwrap"
@@ -19,9 +20,9 @@ func KnobList(w io.Writer, l *knob.List) {
 		case e.OS != l.OS:
 			val = "(" + e.OS + ")"
 		case e.Error != "":
-			val, meaning = "?", e.Error
+			val, meaning = "?", visible(e.Error)
 		case e.Reading != nil && len(e.Reading.Items) == 1:
-			val, meaning = e.Reading.Items[0].Value, e.Reading.Items[0].Meaning
+			val, meaning = visible(e.Reading.Items[0].Value), visible(e.Reading.Items[0].Meaning)
 		case e.Reading != nil && len(e.Reading.Items) == 0:
 			val = "none found"
 		case e.Reading != nil:
@@ -48,8 +49,8 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 		if it.Loc != nil {
 			fmt.Fprintf(w, "  where    %s\n", it.Loc)
 		}
-		wrapTo(w, it.Value, "  value    ", "           ")
-		wrapTo(w, it.Meaning, "  meaning  ", "           ")
+		wrapTo(w, visible(it.Value), "  value    ", "           ")
+		wrapTo(w, visible(it.Meaning), "  meaning  ", "           ")
 		for _, wn := range it.Warnings {
 			wrapTo(w, "warning: "+wn, "  ", "    ")
 		}
@@ -58,7 +59,7 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 	} else {
 		var rows [][]string
 		for _, it := range r.Items {
-			rows = append(rows, []string{it.Target, clip(it.Value, 72), it.Meaning})
+			rows = append(rows, []string{visible(it.Target), clip(visible(it.Value), 72), visible(it.Meaning)})
 		}
 		TableLeft(w, []string{"target", "value", "meaning"}, rows)
 		for _, it := range r.Items {
@@ -227,3 +228,31 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// visible escapes what a terminal would act on instead of showing: the
+// control characters and invalid UTF-8 of a value read from a file that
+// someone else may have written (an escape sequence in a sysfs or
+// registry value must not reach the terminal). Anything else is left as
+// it is.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || hidden(r) {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "\\x%02x", c)
+			}
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// hidden says whether a terminal acts on r instead of showing it: the C0
+// and C1 controls and DEL.
+func hidden(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }

@@ -175,3 +175,26 @@ func TestKnobSetManual(t *testing.T) {
 		t.Errorf("output:\n%s", b.String())
 	}
 }
+
+// A value read from a file someone else wrote reaches the terminal with
+// its control characters escaped: an escape sequence in a setting file
+// must not act on the terminal of whoever runs knob get.
+func TestKnobValuesShowControlCharacters(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"60", "60"},
+		{"unreadable: \x01\x1b[2J", `unreadable: \x01\x1b[2J`},
+		{"caf\xc3\xa9 \xff", `café \xff`},
+		{"\u009b31m", `\xc2\x9b31m`},
+		{"µs", "µs"},
+	} {
+		if got := visible(c.in); got != c.want {
+			t.Errorf("visible(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	r := &knob.Reading{Knob: "swappiness", Items: []knob.Item{{Value: "\x1b]0;owned\x07", Meaning: "unreadable: \x1b]0;owned\x07"}}}
+	var b strings.Builder
+	KnobReading(&b, r)
+	if strings.ContainsAny(b.String(), "\x1b\x07") {
+		t.Errorf("control characters reached the output: %q", b.String())
+	}
+}

@@ -122,7 +122,7 @@ func decodeJournal(j *Journal, b []byte) error {
 	}
 	lines := bytes.Split(b, []byte("\n"))
 	if len(lines) < 2 {
-		return fmt.Errorf("it is not a journal (%d lines)", len(lines))
+		return fmt.Errorf("it is not a journal (one line; a journal has a header and a footer line at least)")
 	}
 	header, footer, body := lines[0], lines[len(lines)-1], lines[1:len(lines)-1]
 	fileOK := false
