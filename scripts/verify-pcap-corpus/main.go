@@ -24,8 +24,8 @@
 //	go run ./scripts/verify-pcap-corpus [-j 2] [-v] DIR|FILE|URL[#SUBDIR]...
 //
 // It exits 1 when a frame disagrees for a reason of class tcpflow, or
-// latlab refuses a file tshark reads or stops reading it earlier, so that
-// it can gate a release.
+// latlab refuses a file in which tshark decodes IP packets or stops
+// reading one earlier, so that it can gate a release.
 package main
 
 import (
@@ -627,7 +627,7 @@ func flagDiff(l, t frameView) string {
 func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool {
 	classes := map[string]*class{}
 	var tsReads, whole, partial, frames, agree, refusedFrames int
-	var refused, stopped []string
+	var refused, stopped, notPackets []string
 	undecoded := map[string]*class{}
 	add := func(m map[string]*class, k, path string, n int, ex string) {
 		c := m[k]
@@ -650,6 +650,12 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 		}
 		tsReads++
 		switch {
+		case r.refused && r.frames == 0 && !r.anyIP():
+			// tshark made frames of something that holds no IP packet
+			// (it reads a kernel .etl trace's bytes as MPEG): a file
+			// latlab refuses as no capture is no difference.
+			notPackets = append(notPackets, fmt.Sprintf("%s: %s", r.path, r.latlabErr))
+			continue
 		case r.refused:
 			refused = append(refused, fmt.Sprintf("%s (%d TCP frames): %s", r.path, r.frames, r.latlabErr))
 			refusedFrames += r.frames
@@ -680,6 +686,9 @@ func report(w io.Writer, results []*fileResult, verbose bool, examples int) bool
 	}
 	fmt.Fprintf(w, "\nfiles: %d candidates, %d read by tshark\n", len(results), tsReads)
 	fmt.Fprintf(w, "latlab: %d read whole, %d up to a bad record, %d refused\n", whole, partial, len(refused))
+	for _, s := range notPackets {
+		fmt.Fprintf(w, "  refused, and no IP packet in tshark's reading either: %s\n", s)
+	}
 	for _, s := range refused {
 		fmt.Fprintf(w, "  refused: %s\n", s)
 	}
@@ -743,4 +752,14 @@ func printClasses(w io.Writer, title string, classes map[string]*class) {
 			fmt.Fprintf(w, "           e.g. %s\n", e)
 		}
 	}
+}
+
+// anyIP says whether tshark decoded an IPv4 or IPv6 packet in any frame.
+func (r *fileResult) anyIP() bool {
+	for _, f := range r.ts {
+		if strings.Contains(f.protocols+":", ":ip:") || strings.Contains(f.protocols+":", ":ipv6:") {
+			return true
+		}
+	}
+	return false
 }
