@@ -31,8 +31,8 @@ func TestWakeOptionsValidate(t *testing.T) {
 		// Every wake-up is kept in a buffer allocated before the run: a
 		// count beyond MaxSamples crashed the process out of memory.
 		{"loops at the bound", func(o *WakeOptions) { o.Loops = MaxSamples }, ""},
-		{"loops too many", func(o *WakeOptions) { o.Loops = 99999999999 },
-			"invalid --loops 99999999999: accepted up to 134217728 wake-ups per thread with 1 thread(s)"},
+		{"loops too many", func(o *WakeOptions) { o.Loops = 2000000000 },
+			"invalid --loops 2000000000: accepted up to 134217728 wake-ups per thread with 1 thread(s)"},
 		{"loops too many for two threads", func(o *WakeOptions) { o.Loops, o.CPUs = MaxSamples, []int{0, 1} },
 			"accepted up to 67108864 wake-ups per thread with 2 thread(s)"},
 		{"loops too many with deadlines", func(o *WakeOptions) { o.Loops, o.KeepDeadlines = MaxSamples, true },
@@ -76,7 +76,7 @@ func TestSleepOptionsValidateSamples(t *testing.T) {
 	}{
 		{0, ""},
 		{MaxSamples, ""},
-		{99999999999, "invalid --samples 99999999999: accepted up to 134217728 (every sample is kept in memory), or 0 to run until Ctrl-C"},
+		{2000000000, "invalid --samples 2000000000: accepted up to 134217728 (every sample is kept in memory), or 0 to run until Ctrl-C"},
 	} {
 		testutil.CheckBadInput(t, fmt.Sprint(c.n), SleepOptions{Duration: time.Millisecond, Samples: c.n, Method: method}.Validate(), c.want)
 	}
