@@ -117,7 +117,7 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	if u := rd.Unreadable(); u != "" {
 		rep.Notes = append(rep.Notes, "the .etl trace: "+u)
 	}
-	rep.Notes = append(rep.Notes, rd.Notes()...)
+	rep.Notes = append(rep.Notes, rd.NotesBesideUnreadable()...)
 	return rep, nil
 }
 

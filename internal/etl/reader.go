@@ -244,6 +244,18 @@ func (rd *Reader) Notes() []string {
 	return rd.notes
 }
 
+// NotesBesideUnreadable are Notes without the first damaged buffer's,
+// which Unreadable already quotes: for a caller that prints both.
+func (rd *Reader) NotesBesideUnreadable() []string {
+	notes := rd.Notes()
+	for i, n := range notes {
+		if rd.Damaged > 0 && n == rd.firstDamage {
+			return append(notes[:i:i], notes[i+1:]...)
+		}
+	}
+	return notes
+}
+
 func (rd *Reader) notef(format string, a ...any) {
 	if len(rd.notes) >= MaxNotes {
 		rd.dropped++

@@ -339,3 +339,17 @@ func TestInstanceAndMessageHeaders(t *testing.T) {
 		}
 	}
 }
+
+// The summary quotes the first damaged buffer once: in the count of
+// damaged buffers, not again as a note of its own.
+func TestSummaryQuotesTheFirstDamageOnce(t *testing.T) {
+	b := fixture(t, "lxcore_kernel.etl")
+	s, err := Summarize(context.Background(), bytes.NewReader(b[:20000]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	if strings.Count(notes, "the file ends after 3616") != 1 {
+		t.Errorf("the damage is quoted %d times:\n%s", strings.Count(notes, "the file ends after 3616"), notes)
+	}
+}

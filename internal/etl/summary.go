@@ -262,7 +262,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	if u := rd.Unreadable(); u != "" {
 		s.Notes = append(s.Notes, u)
 	}
-	s.Notes = append(s.Notes, rd.Notes()...)
+	s.Notes = append(s.Notes, rd.NotesBesideUnreadable()...)
 	if capped.provEvents > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("more than %d providers: %d events of further providers are counted in the total only", MaxProviders, capped.provEvents))
 	}
