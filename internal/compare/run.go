@@ -93,9 +93,16 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Files of the same name in different folders are each named with
+	// their folder: the first keeping the bare name read as if it were
+	// the only one.
+	bare := map[string]int{}
+	for i := range in {
+		bare[in[i].Label]++
+	}
 	labels := map[string]bool{}
 	for i := range in {
-		if labels[in[i].Label] { // two files of the same name in different folders
+		if labels[in[i].Label] || bare[in[i].Label] > 1 {
 			arg := o.Files[from[i].file]
 			first := strings.Split(arg, ",")[0]
 			label := in[i].Label

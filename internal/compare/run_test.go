@@ -50,7 +50,7 @@ func TestRunPayloadGolden(t *testing.T) {
 		files []string
 	}{
 		{"two", []string{td("a.json"), td("b.json")}},
-		// other/a.json shares a.json's name: labelled by its folder.
+		// other/a.json shares a.json's name: both are labelled by their folder.
 		{"ranking", []string{td("a.json"), td("b.json"), td("c.json"), td("other/a.json")}},
 		{"toofew", []string{td("a.json"), td("one.json")}},
 		{"perrun", []string{td("tcp/before"), td("tcp/after")}},
@@ -218,14 +218,15 @@ func TestRunLabelsSameNamesAfterArms(t *testing.T) {
 		files []string
 		want  []string
 	}{
+		// Every file of a shared name is named with its folder, the first too.
 		{[]string{tries[0], td("a.json"), td("other/a.json")},
-			[]string{"try.json[current]", "try.json[1us]", "a.json", filepath.Join("other", "a.json")}},
+			[]string{"try.json[current]", "try.json[1us]", filepath.Join("testdata", "a.json"), filepath.Join("other", "a.json")}},
 		{[]string{td("a.json"), tries[0], td("other/a.json")},
-			[]string{"a.json", "try.json[current]", "try.json[1us]", filepath.Join("other", "a.json")}},
+			[]string{filepath.Join("testdata", "a.json"), "try.json[current]", "try.json[1us]", filepath.Join("other", "a.json")}},
 		// Arms of y/z/try.json take z; the same file named again, y/./try.json,
 		// takes its whole path.
 		{[]string{tries[0], tries[1], tries[2], filepath.Join(dir, "y", ".", "try.json")},
-			[]string{"try.json[current]", "try.json[1us]", arm("y", "current"), arm("y", "1us"),
+			[]string{arm("x", "current"), arm("x", "1us"), arm("y", "current"), arm("y", "1us"),
 				arm("z", "current"), arm("z", "1us"), arm(filepath.Join(dir, "y"), "current"), arm(filepath.Join(dir, "y"), "1us")}},
 	} {
 		r, err := run(t, compare.RunOptions{Files: c.files, Arms: arms})
