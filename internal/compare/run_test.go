@@ -85,6 +85,9 @@ func slashLabels(r *compare.Result) {
 		p := &r.Pairs[i]
 		p.ALabel, p.BLabel, p.Verdict = filepath.ToSlash(p.ALabel), filepath.ToSlash(p.BLabel), filepath.ToSlash(p.Verdict)
 	}
+	for i := range r.Notes { // "3 comparisons against testdata/a.json"
+		r.Notes[i] = filepath.ToSlash(r.Notes[i])
+	}
 }
 
 func TestRunExpectation(t *testing.T) {

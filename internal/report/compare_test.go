@@ -39,6 +39,9 @@ func TestCompareTextGolden(t *testing.T) {
 			for i := range r.Pairs {
 				r.Pairs[i].Verdict = filepath.ToSlash(r.Pairs[i].Verdict)
 			}
+			for i := range r.Notes { // "3 comparisons against testdata/a.json"
+				r.Notes[i] = filepath.ToSlash(r.Notes[i])
+			}
 			var b bytes.Buffer
 			CompareText(&b, r)
 			goldie.New(t).Assert(t, "compare-"+c.name, b.Bytes())
