@@ -329,7 +329,10 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 		rbuf := make([]byte, MaxDatagram)
 		for {
 			k, kernelNs, err := rx.read(rbuf)
-			wall := time.Now().UnixNano() // the wall clock first: the stamp is on it
+			var wall int64
+			if wake != nil {
+				wall = time.Now().UnixNano() // the wall clock first: the stamp is on it
+			}
 			now := clock.Now()
 			if err != nil {
 				if isRefused(err) {
