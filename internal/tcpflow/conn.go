@@ -47,26 +47,26 @@ type Dir struct {
 
 	// latlab's own tracking, in unwrapped sequence numbers relative to
 	// the ISN (seq 1 = first data byte).
-	ref       int64 // unwrap reference
-	haveHigh  bool
-	high      int64       // highest end of data seen
-	seen      [][2]int64  // disjoint sorted ranges of data seen, above the cumulative ACK
-	recent    []recentSeg // ring of the last reorderRing data segments, grown as needed
-	recentN   int
-	inflight  []sentSeg // new data sent, not yet cumulatively acked (Karn RTT, RACK)
-	rtx       []rtxRec  // ring of recent retransmissions (D-SACK matching)
-	rtxNext   int
+	ref      int64 // unwrap reference
+	haveHigh bool
+	high     int64       // highest end of data seen
+	seen     [][2]int64  // disjoint sorted ranges of data seen, above the cumulative ACK
+	recent   []recentSeg // ring of the last reorderRing data segments, grown as needed
+	recentN  int
+	inflight []sentSeg // new data sent, not yet cumulatively acked (Karn RTT, RACK)
+	rtx      []rtxRec  // ring of recent retransmissions (D-SACK matching)
+	rtxNext  int
 	// rtxUncovered counts the entries of rtx no ACK or SACK has covered
 	// yet (valid, coverT 0): an ACK looks for delivery evidence only
 	// when there are some. Looking at every remembered retransmission on
 	// every ACK cost a tenth of the analysis of long connections, each
 	// with a few hundred retransmissions, and up to 4096 on each ACK.
 	rtxUncovered int
-	cumAck    int64 // highest cumulative ACK from the other side, unwrapped
-	haveCum   bool
-	firstAck  int64
-	lastAckNs int64
-	sackedNow int64 // bytes SACKed above the cumulative ACK in the latest ACK
+	cumAck       int64 // highest cumulative ACK from the other side, unwrapped
+	haveCum      bool
+	firstAck     int64
+	lastAckNs    int64
+	sackedNow    int64 // bytes SACKed above the cumulative ACK in the latest ACK
 
 	rack rackState
 }
