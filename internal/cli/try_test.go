@@ -40,7 +40,7 @@ func TestTryBadInput(t *testing.T) {
 		{[]string{"try", native, "1us", "--by", "stdev"}, `invalid --by "stdev"`},
 		{[]string{"try", native, "1us", "--interval", "2ms"}, "--interval do(es) not go with --probe sleep"},
 		{[]string{"try", native, "1us", "--probe", "udp"}, "--to HOST:PORT is required"},
-		{[]string{"try", native, "1us", "--block-duration", "1ms"}, "invalid --block-duration 1ms: accepted 10ms to 1h0m0s"},
+		{[]string{"try", native, "1us", "--block-duration", "1ms"}, "invalid --block-duration 1ms: accepted 10ms to 1h"},
 		{[]string{"try", native, "1us", "--pid", "1"}, "applies to latlab's own measuring thread"},
 		{[]string{"try", native, "soon"}, "invalid " + native + ` "soon"`},
 	} {

@@ -24,6 +24,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/timer"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Defaults of `latlab exporter`.
@@ -142,7 +143,7 @@ func Validate(o Options) error {
 		return fmt.Errorf("invalid --listen %q: the host must be an IP address or localhost", o.Listen)
 	}
 	if o.Interval < MinInterval || o.Interval > MaxInterval {
-		return fmt.Errorf("invalid --interval %v: accepted %v to %v", o.Interval, MinInterval, MaxInterval)
+		return fmt.Errorf("invalid --interval %s: accepted %s to %s", units.FlagDuration(o.Interval), units.FlagDuration(MinInterval), units.FlagDuration(MaxInterval))
 	}
 	if !(o.Duty >= MinDuty && o.Duty <= MaxDuty) {
 		return fmt.Errorf("invalid --duty %g%%: accepted %g%% to %g%%", o.Duty*100, MinDuty*100, MaxDuty*100)
@@ -169,7 +170,7 @@ func Validate(o Options) error {
 		return fmt.Errorf("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
 	}
 	if o.SettingsEvery < MinSettingsEvery || o.SettingsEvery > MaxSettingsEvery {
-		return fmt.Errorf("invalid --settings-every %v: accepted %v to %v", o.SettingsEvery, MinSettingsEvery, MaxSettingsEvery)
+		return fmt.Errorf("invalid --settings-every %s: accepted %s to %s", units.FlagDuration(o.SettingsEvery), units.FlagDuration(MinSettingsEvery), units.FlagDuration(MaxSettingsEvery))
 	}
 	if o.MaxConns < 0 {
 		return fmt.Errorf("invalid --max-conns %d: want 1 or more (0: %d)", o.MaxConns, DefaultMaxConns)

@@ -93,7 +93,7 @@ func TestValidate(t *testing.T) {
 			"invalid --interval 1.5ms for the sleep probe: sleep takes whole milliseconds; give whole milliseconds or --probes wake"},
 		{"cpu", func(o *Options) { o.CPU = 4096 }, "invalid --cpus 4096"},
 		{"rtprio", func(o *Options) { o.RTPrio = 100 }, "accepted 0 (normal) or 1-99"},
-		{"settings-every", func(o *Options) { o.SettingsEvery = time.Millisecond }, "invalid --settings-every 1ms: accepted 1s to 24h0m0s"},
+		{"settings-every", func(o *Options) { o.SettingsEvery = time.Millisecond }, "invalid --settings-every 1ms: accepted 1s to 24h"},
 		{"missing web config", func(o *Options) { o.WebConfig = bad }, "invalid --tls-config " + bad},
 	} {
 		if tc.name == "sleep interval" && probe.SleepMethods()[0] != "sleep" {

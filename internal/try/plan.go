@@ -18,6 +18,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // Result is an experiment, planned or run: the Data of a try document.
@@ -191,10 +192,10 @@ func plan(o Options) (*experiment, error) {
 	case o.Blocks < 1 || o.Blocks > MaxBlocks:
 		return nil, badinput.Errorf("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, MaxBlocks)
 	case o.BlockDuration < MinBlockDuration || o.BlockDuration > MaxBlockDuration:
-		return nil, badinput.Errorf("invalid --block-duration %s: accepted %s to %s", o.BlockDuration, MinBlockDuration, MaxBlockDuration)
+		return nil, badinput.Errorf("invalid --block-duration %s: accepted %s to %s", units.FlagDuration(o.BlockDuration), units.FlagDuration(MinBlockDuration), units.FlagDuration(MaxBlockDuration))
 	}
 	if o.Probe.Kind == ProbeWake && o.BlockDuration < o.Probe.Wake.Interval {
-		return nil, badinput.Errorf("--block-duration %s is shorter than --interval %s", o.BlockDuration, o.Probe.Wake.Interval)
+		return nil, badinput.Errorf("--block-duration %s is shorter than --interval %s", units.FlagDuration(o.BlockDuration), units.FlagDuration(o.Probe.Wake.Interval))
 	}
 	switch o.Keep {
 	case "", KeepNone:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,22 @@ func Duration(d time.Duration) string {
 		return trimZeros(fmt.Sprintf("%.4f", ns/1e6)) + "ms"
 	}
 	return trimZeros(fmt.Sprintf("%.3f", ns/1e9)) + "s"
+}
+
+// FlagDuration formats d as the duration flags take it, Go's form
+// without its zero minutes and seconds: 1h, 1h30m, 2m, 1m30s, 10ms (Go
+// writes an hour as 1h0m0s, and Duration as 3600s). Bounds quoted in a
+// message about a flag use it, so that what it says is accepted can be
+// typed back as written.
+func FlagDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 func trimZeros(s string) string {

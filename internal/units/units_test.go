@@ -29,6 +29,32 @@ func TestDuration(t *testing.T) {
 	}
 }
 
+func TestFlagDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{time.Hour, "1h"},
+		{24 * time.Hour, "24h"},
+		{90 * time.Minute, "1h30m"},
+		{10 * time.Minute, "10m"},
+		{90 * time.Second, "1m30s"},
+		{time.Hour + 500*time.Millisecond, "1h0m0.5s"},
+		{time.Second, "1s"},
+		{10 * time.Millisecond, "10ms"},
+		{0, "0s"},
+	} {
+		got := FlagDuration(c.d)
+		if got != c.want {
+			t.Errorf("FlagDuration(%v) = %q, want %q", c.d, got, c.want)
+		}
+		// what it prints is what the flags parse back
+		if back, err := time.ParseDuration(got); err != nil || back != c.d {
+			t.Errorf("FlagDuration(%v) = %q parses back as %v, %v", c.d, got, back, err)
+		}
+	}
+}
+
 // Each variant keeps the spelling its outputs' golden files hold.
 func TestVariants(t *testing.T) {
 	nan := math.NaN()
