@@ -106,6 +106,14 @@ const (
 	maxPeriods  = 200
 )
 
+// maxHold bounds --hold. A hold keeps every sleep it measured in memory
+// (a sorted copy too, for its percentiles): 10 minutes of 1 ms sleeps
+// are 600,000, of the shortest sleeps Linux gives (about 60 µs each) 10
+// million, 160 MB. A timer request takes effect within a tick, so a
+// longer hold measures nothing new; with 200 periods a run of 10-minute
+// holds already takes 33 hours.
+const maxHold = 10 * time.Minute
+
 // parsePeriods reads "1-15" or "1,2,5,10" (whole milliseconds, each number
 // optionally followed by ms): the list syntax of CPU lists. The periods
 // come back ascending without duplicates, the order they are requested in.
@@ -154,6 +162,9 @@ func (o *CrossprocOptions) validate() error {
 	po := probe.SleepOptions{Duration: o.Duration, Method: o.Method, Thread: crossprocThread}
 	if err := po.Validate(); err != nil {
 		return Usage(err)
+	}
+	if o.Hold > maxHold {
+		return Usagef("invalid --hold %s: accepted up to %s (each hold keeps its sleeps in memory)", units.FlagDuration(o.Hold), units.FlagDuration(maxHold))
 	}
 	if o.Settle >= o.Hold {
 		return Usagef("--settle %s must be shorter than --hold %s", units.Duration(o.Settle), units.Duration(o.Hold))

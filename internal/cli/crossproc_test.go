@@ -60,6 +60,7 @@ func TestCrossprocBadInput(t *testing.T) {
 		{[]string{"crossproc", "--periods", "5-1"}, `invalid --periods "5-1"`},
 		{[]string{"crossproc", "--periods", "x"}, `invalid --periods "x": want whole milliseconds 1-1000`},
 		{[]string{"crossproc", "--hold", "0"}, `invalid value "0" for --hold`},
+		{[]string{"crossproc", "--hold", "1000h"}, "invalid --hold 1000h: accepted up to 10m (each hold keeps its sleeps in memory)"},
 		{[]string{"crossproc", "--hold", "100ms", "--settle", "200ms"}, "--settle 200ms must be shorter than --hold 100ms"},
 		{[]string{"crossproc", "--plot", "c.jpg"}, `plot file "c.jpg": accepted names end in .svg or .png`},
 	} {
