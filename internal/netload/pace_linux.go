@@ -22,7 +22,7 @@ func threadSwitches(ru *threadUsage) int64 {
 	if _, _, e := unix.RawSyscall(unix.SYS_GETRUSAGE, rusageThread, uintptr(unsafe.Pointer(ru)), 0); e != 0 {
 		return -1
 	}
-	return ru.Nivcsw
+	return int64(ru.Nivcsw) // int32 on 386
 }
 
 // threadUsage is what threadSwitches reads into.

@@ -60,7 +60,7 @@ func TestThreadSwitches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the thread may be switched out between the two calls, never back
-	if got < 0 || got > want.Nivcsw {
+	if got < 0 || got > int64(want.Nivcsw) {
 		t.Fatalf("threadSwitches = %d, getrusage's ru_nivcsw %d", got, want.Nivcsw)
 	}
 }

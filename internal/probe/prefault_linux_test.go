@@ -14,7 +14,7 @@ func threadMinorFaults(t *testing.T) int64 {
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
 		t.Fatalf("getrusage: %v", err)
 	}
-	return ru.Minflt
+	return int64(ru.Minflt) // int32 on 386
 }
 
 // A buffer filled after prefault takes no page faults on the filling
