@@ -131,21 +131,13 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		panicky any
 	)
 	if inlineStages {
+		// The same stager, its batch one segment long, handing each
+		// segment to add at once.
 		b := <-free
-		b.segs = b.segs[:1]
-		st, err := scan(ctx, func(rec *capture.Record, p *capture.Packet) {
-			if !stage(rec, p, &b.segs[0], seed) {
-				if p.Proto == 6 && p.Fragment {
-					res.tcpFragments++
-				} else {
-					res.nonTCP++
-				}
-				return
-			}
-			b.t0 = rec.StartNs
-			add(b)
-		})
-		res.Stats = st
+		b.segs = b.segs[:0:1]
+		sc := &stager{stagerState: stagerState{b: b, seed: seed, add: add}}
+		st, err := scan(ctx, sc.handle)
+		res.Stats, res.tcpFragments, res.nonTCP = st, sc.tcpFragments, sc.nonTCP
 		return res, err
 	}
 	sc := &stager{stagerState: stagerState{seed: seed, full: full, free: free}}
@@ -187,6 +179,7 @@ type stagerState struct {
 	b                    *segBatch // being filled
 	seed                 *hashSeed
 	full, free           chan *segBatch
+	add                  func(*segBatch) // inlineStages: the analysis, called with each full batch
 	tcpFragments, nonTCP int
 }
 
@@ -205,6 +198,11 @@ func (sc *stager) handle(rec *capture.Record, p *capture.Packet) {
 	}
 	b.t0 = rec.StartNs // --events and graph times count from the first frame, as Wireshark's do
 	if len(b.segs) == cap(b.segs) {
+		if sc.add != nil {
+			sc.add(b)
+			b.segs = b.segs[:0]
+			return
+		}
 		sc.full <- b
 		sc.b = <-sc.free
 		sc.b.segs = sc.b.segs[:0]
