@@ -43,15 +43,14 @@ var flagValues = map[string]cobra.CompletionFunc{
 	"cpus":     completeCPUList,
 
 	// Files latlab writes or reads, by the extensions it uses.
-	"plot":         files("svg", "png"),
-	"graph":        files("svg", "png"),
-	"window-graph": files("svg", "png"),
-	"csv":          files("csv"),
-	"events":       files("csv"),
-	"raw":          files("csv"),
-	"result":       files("json"),
-	"reg-out":      files("reg"),
-	"etl":          files("etl"),
+	"plot":        files("svg", "png"),
+	"window-plot": files("svg", "png"),
+	"csv":         files("csv"),
+	"events":      files("csv"),
+	"raw":         files("csv"),
+	"result":      files("json"),
+	"reg-out":     files("reg"),
+	"etl":         files("etl"),
 	"expect-better": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return []cobra.Completion{"json"}, cobra.ShellCompDirectiveFilterFileExt
 	},

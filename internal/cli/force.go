@@ -15,7 +15,7 @@ import (
 // writes. A test checks that every flag whose help says it writes a file is
 // here (or deliberately not).
 var outputFlags = []string{
-	"output", "plot", "graph", "window-graph", "csv", "events", "raw",
+	"output", "plot", "window-plot", "csv", "events", "raw",
 	"histfile", "result", "reg-out", "etl", "html",
 	"bundle",
 }

@@ -20,7 +20,7 @@ type NetTCPOptions struct {
 	SampleEvery time.Duration
 	Timeout     time.Duration
 	CSV         string
-	Graph       string
+	Plot        string
 	JSON        bool
 	Out         string
 	ETW         bool
@@ -50,10 +50,10 @@ MinRttUs, BytesReordered, DupAcksIn, FastRetrans, TimeoutEpisodes, SynRetrans,
 BytesRetrans, and the SndLim* counts, times and bytes of sending limited by
 the receive window, the congestion window or the sender; v0 before 1809 has
 no SndLim*). Fields the kernel does not report are absent, never zero.
---csv writes every sample, --graph FILE.svg|png plots the windows and RTT with
+--csv writes every sample, --plot FILE.svg|png plots the windows and RTT with
 retransmissions marked.`,
 		Example: `  latlab net tcp-discard --to 127.0.0.1:9 --size 10MB
-  latlab net tcp-discard --to 192.0.2.10:9009 --size 100MB --graph tcp.svg --csv tcp.csv`,
+  latlab net tcp-discard --to 192.0.2.10:9009 --size 100MB --plot tcp.svg --csv tcp.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -72,10 +72,11 @@ retransmissions marked.`,
 	durationFlagZero(fs, &o.SampleEvery, "sample-every", time.Millisecond, "TCP state sampling period (0 = no sampling)")
 	durationFlag(fs, &o.Timeout, "timeout", 2*time.Minute, "give up when the transfer takes longer")
 	fs.StringVar(&o.CSV, "csv", "", "write every TCP state sample to this CSV file")
-	fs.StringVar(&o.Graph, "graph", "", "plot cwnd / send window / RTT over time to FILE.svg or FILE.png")
+	fs.StringVar(&o.Plot, "plot", "", "plot cwnd / send window / RTT over time to FILE.svg or FILE.png")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind tcp-discard) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.ETW, "etw", false, "Windows, elevated: also record the connection's TCP/IP events (ETW)")
+	oldSpelling(fs, io.Err, "graph", "plot", "")
 	return cmd
 }
 
@@ -90,8 +91,8 @@ func (o *NetTCPOptions) validate() error {
 	if err := to.Validate(); err != nil {
 		return err
 	}
-	if _, err := report.PlotFormat(o.Graph); o.Graph != "" && err != nil {
-		return Usagef("invalid --graph: %v", err)
+	if _, err := report.PlotFormat(o.Plot); o.Plot != "" && err != nil {
+		return Usagef("invalid --plot: %v", err)
 	}
 	o.probe = to
 	return nil
@@ -99,7 +100,7 @@ func (o *NetTCPOptions) validate() error {
 
 func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 	to := o.probe
-	if err := checkOutputs("--graph", o.Graph, o.CSV, o.Out); err != nil {
+	if err := checkOutputs("--plot", o.Plot, o.CSV, o.Out); err != nil {
 		return err
 	}
 	r, err := netload.RunTCP(ctx, to)
@@ -115,10 +116,10 @@ func runNetTCP(ctx context.Context, o *NetTCPOptions) error {
 			return err
 		}
 	}
-	if o.Graph != "" {
+	if o.Plot != "" {
 		g := report.TCPDiscardGraph(r)
 		g.Retrans = append(g.Retrans, r.Events.Retransmissions()...)
-		if err := writePlot(o.Graph, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
+		if err := writePlot(o.Plot, func(format string) ([]byte, error) { return report.TCPGraphPlot(g, format) }); err != nil {
 			return err
 		}
 	}

@@ -96,7 +96,7 @@ func TestNetBadInputExit2(t *testing.T) {
 		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--size", "0"}, "--size"},
 		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--size", "-1MB"}, "--size"},
 		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--sample-every", "50us"}, "--sample-every"},
-		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--graph", "x.jpg"}, "x.jpg"},
+		{[]string{"net", "tcp-discard", "--to", srv.Sink, "--plot", "x.jpg"}, "x.jpg"},
 		{[]string{"net", "tcp-discard", "--to", "127.0.0.1:1"}, "127.0.0.1:1"},
 		{[]string{"net", "serve", "--echo-port", "-1", "--discard-port", "-1", "--sink-port", "-1"}, "--echo-port"},
 		{[]string{"net", "serve", "--listen", "localhost"}, "localhost"},
@@ -158,7 +158,7 @@ func TestNetTCPDiscardOutputs(t *testing.T) {
 	srv := netServer(t, udpWorks(t))
 	dir := testutil.TempDir(t)
 	csv, svg, png := filepath.Join(dir, "s.csv"), filepath.Join(dir, "g.svg"), filepath.Join(dir, "g.png")
-	code, stdout, stderr := runCLI(t, "net", "tcp-discard", "--to", srv.Sink, "--size", "2MB", "--csv", csv, "--graph", svg)
+	code, stdout, stderr := runCLI(t, "net", "tcp-discard", "--to", srv.Sink, "--size", "2MB", "--csv", csv, "--plot", svg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -176,7 +176,7 @@ func TestNetTCPDiscardOutputs(t *testing.T) {
 	if s := readFile(t, svg); !strings.Contains(s, "<svg") {
 		t.Fatal("graph is not SVG")
 	}
-	code, stdout, stderr = runCLI(t, "net", "tcp-discard", "--to", srv.Discard, "--size", "64KiB", "--graph", png, "--json")
+	code, stdout, stderr = runCLI(t, "net", "tcp-discard", "--to", srv.Discard, "--size", "64KiB", "--plot", png, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

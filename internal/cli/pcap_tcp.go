@@ -24,13 +24,13 @@ func init() {
 
 // PcapTCPOptions are the flags of `latlab pcap tcp`.
 type PcapTCPOptions struct {
-	IO          *IO
-	File        string
-	Stream      int
-	Top         int
-	Events      string
-	Graph       string
-	WindowGraph string
+	IO         *IO
+	File       string
+	Stream     int
+	Top        int
+	Events     string
+	Plot       string
+	WindowPlot string
 	// ETWResult is a tcp-discard --etw document whose D-SACK count the
 	// capture checks.
 	ETWResult string
@@ -59,7 +59,7 @@ Per-frame flags have the meanings of Wireshark's tcp.analysis fields (the
 same algorithm), so --events can be checked against Wireshark frame by frame.
 Sequence numbers are relative, as Wireshark shows them.`,
 		Example: `  latlab pcap tcp capture.pcapng
-  latlab pcap tcp capture.pcap --stream 0 --events events.csv --graph tseq.svg --window-graph rack.svg
+  latlab pcap tcp capture.pcap --stream 0 --events events.csv --plot tseq.svg --window-plot rack.svg
   latlab pcap tcp capture.pcap --filter "port 443" --json > tcp.json`,
 		Args: o.pcapInput.fileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,10 +78,12 @@ Sequence numbers are relative, as Wireshark shows them.`,
 	fs.IntVar(&o.Stream, "stream", -1, "only this connection (Wireshark's tcp.stream number); graphs default to the one with most data")
 	fs.IntVar(&o.Top, "top", 10, "connections shown in detail in the table (most payload bytes first); 0 = all")
 	fs.StringVar(&o.Events, "events", "", "write per-frame events to this CSV file (time,flow,frame,event,seq,ack,detail)")
-	fs.StringVar(&o.Graph, "graph", "", "tcptrace-style time-sequence graph of one connection's main data direction (.svg or .png)")
-	fs.StringVar(&o.WindowGraph, "window-graph", "", "bytes in flight and the RACK reordering window over time (.svg or .png)")
+	fs.StringVar(&o.Plot, "plot", "", "tcptrace-style time-sequence graph of one connection's main data direction (.svg or .png)")
+	fs.StringVar(&o.WindowPlot, "window-plot", "", "bytes in flight and the RACK reordering window over time (.svg or .png)")
 	fs.StringVar(&o.ETWResult, "etw-result", "", "compare the D-SACKs TcpReceiveSack counted in this `RUN.json` of net tcp-discard --etw with those the peer sent on the same connection here (matched by ports)")
 	o.pcapInput.bind(cmd, "only connections with an endpoint matching: host|src|dst ADDR[/BITS], port|sport|dport N")
+	oldSpelling(fs, io.Err, "graph", "plot", "")
+	oldSpelling(fs, io.Err, "window-graph", "window-plot", "")
 	return cmd
 }
 
@@ -90,7 +92,7 @@ func (o *PcapTCPOptions) validate() error {
 	if err := o.pcapInput.validate(); err != nil {
 		return err
 	}
-	for _, g := range []struct{ flag, path string }{{"--graph", o.Graph}, {"--window-graph", o.WindowGraph}} {
+	for _, g := range []struct{ flag, path string }{{"--plot", o.Plot}, {"--window-plot", o.WindowPlot}} {
 		if _, err := report.PlotFormat(g.path); g.path != "" && err != nil {
 			return Usagef("invalid %s: %v", g.flag, err) // before the scan, not after it
 		}
@@ -121,7 +123,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 		},
 		Filter: o.filter, FilterText: o.Filter, Stream: o.Stream,
 		Top:   o.Top,
-		Graph: o.Graph != "" || o.WindowGraph != "",
+		Graph: o.Plot != "" || o.WindowPlot != "",
 	}
 	if o.Top == 0 {
 		run.Top = tcpflow.AllConnections
@@ -182,7 +184,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 		}
 	}
 	if g := res.Graph; g != nil {
-		if err := writeTCPGraphs(g, o.Graph, o.WindowGraph); err != nil {
+		if err := writeTCPGraphs(g, o.Plot, o.WindowPlot); err != nil {
 			return err
 		}
 	}

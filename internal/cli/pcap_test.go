@@ -160,12 +160,35 @@ type tcpDoc struct {
 	Data tcpflow.Data `json:"data"`
 }
 
+// --graph and --window-graph, the names of pcap tcp's and net
+// tcp-discard's charts before --plot meant a chart everywhere, still
+// write them, each with one note naming the new flag.
+func TestPcapTCPOldPlotSpellings(t *testing.T) {
+	dir := testutil.TempDir(t)
+	svg, png := filepath.Join(dir, "tseq.svg"), filepath.Join(dir, "rack.png")
+	code, _, errs := runCLI(t, "pcap", "tcp", sshPcap, "--graph", svg, "--window-graph", png)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, note := range []string{"latlab: --graph is now --plot\n", "latlab: --window-graph is now --window-plot\n"} {
+		if strings.Count(errs, note) != 1 {
+			t.Errorf("stderr %q lacks %q once", errs, note)
+		}
+	}
+	if s := readFile(t, svg); !strings.Contains(s, "relative sequence number") {
+		t.Errorf("--graph wrote no time-sequence graph (%d bytes)", len(s))
+	}
+	if p := readFile(t, png); !strings.HasPrefix(p, "\x89PNG") {
+		t.Errorf("--window-graph wrote no PNG")
+	}
+}
+
 func TestPcapTCP(t *testing.T) {
 	dir := testutil.TempDir(t)
 	ev := filepath.Join(dir, "events.csv")
 	svg := filepath.Join(dir, "tseq.svg")
 	png := filepath.Join(dir, "rack.png")
-	code, out, errs := runCLI(t, "pcap", "tcp", sshPcap, "--json", "--events", ev, "--graph", svg, "--window-graph", png)
+	code, out, errs := runCLI(t, "pcap", "tcp", sshPcap, "--json", "--events", ev, "--plot", svg, "--window-plot", png)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -209,8 +232,8 @@ func TestPcapTCP(t *testing.T) {
 		want string
 	}{
 		// a new graph file: with svg, which exists, the refusal would be the missing --force
-		{[]string{"--stream", "7", "--graph", filepath.Join(dir, "s7.svg")}, "--stream 7: no such TCP connection in " + sshPcap},
-		{[]string{"--graph", filepath.Join(dir, "x.gif")}, "invalid --graph: plot file"},
+		{[]string{"--stream", "7", "--plot", filepath.Join(dir, "s7.svg")}, "--stream 7: no such TCP connection in " + sshPcap},
+		{[]string{"--plot", filepath.Join(dir, "x.gif")}, "invalid --plot: plot file"},
 		{[]string{"--top", "-1"}, "invalid --top -1"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"pcap", "tcp", sshPcap}, c.args...)...)

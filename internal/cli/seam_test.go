@@ -201,8 +201,8 @@ func TestPcapTCPFlagsToOptions(t *testing.T) {
 		want func(o *PcapTCPOptions)
 	}{
 		{[]string{"c.pcap"}, func(*PcapTCPOptions) {}},
-		{[]string{"c.pcap", "--stream", "0", "--events", "e.csv", "--graph", "t.svg", "--window-graph", "r.svg"}, func(o *PcapTCPOptions) {
-			o.Stream, o.Events, o.Graph, o.WindowGraph = 0, "e.csv", "t.svg", "r.svg"
+		{[]string{"c.pcap", "--stream", "0", "--events", "e.csv", "--plot", "t.svg", "--window-plot", "r.svg"}, func(o *PcapTCPOptions) {
+			o.Stream, o.Events, o.Plot, o.WindowPlot = 0, "e.csv", "t.svg", "r.svg"
 		}},
 		{[]string{"--filter", "port 443", "--json", "--top", "0", "--dedup", "off", "c.pcap"}, func(o *PcapTCPOptions) {
 			o.Filter, o.JSON, o.Top, o.Dedup = "port 443", true, 0, "off"
@@ -220,8 +220,8 @@ func TestPcapTCPFlagsToOptions(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"c.pcap", "--top", "-1"},
-		{"c.pcap", "--graph", "t.bmp"},
-		{"c.pcap", "--window-graph", "r.txt"},
+		{"c.pcap", "--plot", "t.bmp"},
+		{"c.pcap", "--window-plot", "r.txt"},
 		{"c.pcap", "--filter", "port"},
 		{"c.pcap", "--dedup", "sometimes"},
 	} {
@@ -312,8 +312,8 @@ func TestNetTCPFlagsToOptions(t *testing.T) {
 		want func(o *NetTCPOptions)
 	}{
 		{[]string{"--to", "127.0.0.1:9"}, func(*NetTCPOptions) {}},
-		{[]string{"--to", "127.0.0.1:9", "--size", "1GB", "--sample-every", "0", "--timeout", "5s", "--csv", "t.csv", "--graph", "t.svg", "--json", "-o", "t.json", "--etw"}, func(o *NetTCPOptions) {
-			o.Size, o.SampleEvery, o.Timeout, o.CSV, o.Graph, o.JSON, o.Out, o.ETW = "1GB", 0, 5*time.Second, "t.csv", "t.svg", true, "t.json", true
+		{[]string{"--to", "127.0.0.1:9", "--size", "1GB", "--sample-every", "0", "--timeout", "5s", "--csv", "t.csv", "--plot", "t.svg", "--json", "-o", "t.json", "--etw"}, func(o *NetTCPOptions) {
+			o.Size, o.SampleEvery, o.Timeout, o.CSV, o.Plot, o.JSON, o.Out, o.ETW = "1GB", 0, 5*time.Second, "t.csv", "t.svg", true, "t.json", true
 		}},
 	} {
 		want := base
@@ -331,7 +331,7 @@ func TestNetTCPFlagsToOptions(t *testing.T) {
 		{"--to", "127.0.0.1:9", "--size", "lots"},
 		{"--to", "127.0.0.1:9", "--size", "0"},
 		{"--to", "127.0.0.1:9", "--sample-every", "10us"},
-		{"--to", "127.0.0.1:9", "--graph", "t.gif"},
+		{"--to", "127.0.0.1:9", "--plot", "t.gif"},
 	} {
 		called := false
 		runSeamRefused(t, newNetTCPCmd(seamIO(), func(*NetTCPOptions) error { called = true; return nil }), args, &called)

@@ -39,6 +39,8 @@ var vocabulary = map[string]struct {
 	"json":         {"bool", `(?i)json|document`, ""},
 	"force":        {"bool", `overwrite`, ""},
 	"dry-run":      {"bool", `(?i)change nothing|measure nothing|would`, ""},
+	// A chart of the run, its format from the file's extension.
+	"plot": {"string", `svg.*png`, ""},
 }
 
 // exceptions are flags that mean something else than the table says, each
@@ -52,7 +54,7 @@ var exceptions = map[string]string{
 
 // retired are names no command shows any more: each lives on as a hidden
 // old spelling of its new name.
-var retired = map[string]string{"cpu": "cpus", "seconds": "duration"}
+var retired = map[string]string{"cpu": "cpus", "seconds": "duration", "graph": "plot", "window-graph": "window-plot"}
 
 func TestCommandTreeVocabulary(t *testing.T) {
 	root := NewRoot(&IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})

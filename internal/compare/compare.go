@@ -333,7 +333,8 @@ func Quantity(kind string) string {
 var notMeasured = map[string]bool{
 	"json": true, "output": true, "raw": true, "histfile": true, "hist-max": true, "live": true,
 	"seed": true, "root": true, "force": true, "allow-special-files": true, "max-input-size": true,
-	"csv": true, "graph": true, "html": true, "plot": true, "dry-run": true,
+	"csv": true, "html": true, "plot": true, "window-plot": true, "dry-run": true,
+	"graph": true, "window-graph": true, // the names of --plot and --window-plot in older documents
 }
 
 // distinguishing lists the settings in which d differs from the first run,

@@ -16,7 +16,7 @@ type Series struct {
 	X, Y []float64
 }
 
-// TCPGraph is the data of `net tcp-discard --graph`: window sizes over
+// TCPGraph is the data of `net tcp-discard --plot`: window sizes over
 // time in one panel, RTT in another, retransmissions marked in both.
 type TCPGraph struct {
 	Title   string

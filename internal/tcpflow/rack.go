@@ -36,7 +36,7 @@ type rackState struct {
 	timeline []TimelinePoint
 }
 
-// TimelinePoint is the sender's state after an event, for --window-graph.
+// TimelinePoint is the sender's state after an event, for --window-plot.
 type TimelinePoint struct {
 	TimeNs        int64 `json:"t_ns"`
 	InFlight      int64 `json:"bytes_in_flight"`
