@@ -1,0 +1,318 @@
+package regfile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// Reading a .reg file, as regedit imports one (Microsoft, "How to add,
+// modify, or delete registry subkeys and values by using a .reg file"):
+// a header line ("Windows Registry Editor Version 5.00", or REGEDIT4 for
+// the older format), then keys in brackets, [-KEY] deleting one, each
+// followed by its values: "name"=data, or @=data for the key's default
+// value, where data is "a string", dword:XXXXXXXX, hex:bb,bb,...
+// (REG_BINARY), hex(N):bb,... (registry type N: 2 REG_EXPAND_SZ, 7
+// REG_MULTI_SZ, b REG_QWORD) or - (the value is deleted). A list of
+// bytes ending in a backslash goes on on the next line; a line starting
+// with a semicolon is a comment. Tweak files found on the web are
+// hand-written as often as exported, so what regedit would not import
+// (text after a value, a value outside a key, a key under an unknown
+// root) is skipped with a note naming the line, never guessed at.
+
+// MaxInput bounds the .reg file read: regedit's own exports of whole
+// hives are larger, but a file of tweaks is kilobytes.
+const MaxInput = 32 << 20
+
+// Bounds on what one file may hold, each kept in memory: values (each
+// with its data), and the notes on lines skipped (the rest are counted
+// in a last note).
+const (
+	MaxValues = 1 << 18
+	MaxNotes  = 100
+)
+
+// File is a .reg file read.
+type File struct {
+	Header   string           // as written: Windows Registry Editor Version 5.00 or REGEDIT4
+	Encoding textdec.Encoding // of the file's bytes
+	Sections []Section        // in the file's order; a key named twice is two sections
+	Notes    []string         // lines skipped, and why
+	Values   int              // values in all keys
+}
+
+// Section is one [KEY] or [-KEY] line and the values below it.
+type Section struct {
+	Line   int
+	Path   string // the root spelled short: HKLM\SOFTWARE\...
+	Delete bool   // [-KEY]: the key and everything below it are deleted
+	Values []Value
+}
+
+// Value is one value line.
+type Value struct {
+	Line    int
+	Name    string // "" for the default value (@)
+	Default bool   // @=
+	Delete  bool   // "name"=-: the value is deleted
+	Type    uint32 // registry type number (1 REG_SZ, 4 REG_DWORD...)
+	// Data is what the registry stores: a string as UTF-16LE with its
+	// terminating NUL, a DWORD as 4 little-endian bytes, hex data as
+	// written.
+	Data []byte
+}
+
+// shortRoots spell each root key as latlab's registry paths do.
+var shortRoots = map[string]string{
+	"HKEY_LOCAL_MACHINE": "HKLM", "HKLM": "HKLM",
+	"HKEY_CURRENT_USER": "HKCU", "HKCU": "HKCU",
+	"HKEY_USERS": "HKU", "HKU": "HKU",
+	"HKEY_CLASSES_ROOT": "HKCR", "HKCR": "HKCR",
+	"HKEY_CURRENT_CONFIG": "HKCC", "HKCC": "HKCC",
+}
+
+// ShortRoot spells the root of a key path short (HKEY_LOCAL_MACHINE\X ->
+// HKLM\X); false when the root is none of the five.
+func ShortRoot(path string) (string, bool) {
+	root, rest, ok := strings.Cut(path, `\`)
+	short, known := shortRoots[strings.ToUpper(root)]
+	if !known {
+		return path, false
+	}
+	if !ok {
+		return short, true
+	}
+	return short + `\` + rest, true
+}
+
+const want = `a .reg file ("Windows Registry Editor Version 5.00" or "REGEDIT4" on its first line)`
+
+// Read reads a .reg file of at most MaxInput bytes. A file that is not
+// one (no header line, binary, too large) is a badinput error; lines
+// regedit would not import are skipped with a note.
+func Read(r io.Reader) (*File, error) {
+	lines, enc, err := textdec.ReadLines(r, MaxInput, want)
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	f := &File{Encoding: enc}
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	h := strings.TrimSpace(lines[i]) // ReadLines refuses a blank file
+	if !strings.EqualFold(h, Header) && !strings.EqualFold(h, "REGEDIT4") {
+		return nil, badinput.Errorf("line %d: %q is not a .reg header: expected %s", i+1, textdec.Clip(h), want)
+	}
+	f.Header = h
+	skipped := 0
+	note := func(line int, format string, a ...any) {
+		if len(f.Notes) < MaxNotes {
+			f.Notes = append(f.Notes, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, a...))
+		} else {
+			skipped++
+		}
+	}
+	var key *Section    // nil before the first key, and below one skipped
+	keySkipped := false // the last key line was skipped
+	for i++; i < len(lines); i++ {
+		n := i + 1
+		s := strings.TrimSpace(lines[i])
+		// a value's list of bytes goes on after a trailing backslash
+		for strings.HasSuffix(s, `\`) && (strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@")) && i+1 < len(lines) {
+			i++
+			s = s[:len(s)-1] + strings.TrimSpace(lines[i])
+		}
+		switch {
+		case s == "" || strings.HasPrefix(s, ";"):
+		case strings.HasPrefix(s, "["):
+			key, keySkipped = nil, true
+			end := strings.LastIndexByte(s, ']')
+			if end < 0 || strings.TrimSpace(s[end+1:]) != "" && !strings.HasPrefix(strings.TrimSpace(s[end+1:]), ";") {
+				note(n, "not a key line (%q): its values are skipped", textdec.Clip(s))
+				continue
+			}
+			p, del := s[1:end], false
+			if strings.HasPrefix(p, "-") {
+				p, del = p[1:], true
+			}
+			p = strings.TrimRight(p, `\`)
+			short, ok := ShortRoot(p)
+			if !ok || p == "" {
+				note(n, "key %q is under no registry root (HKEY_LOCAL_MACHINE, HKEY_CURRENT_USER, HKEY_USERS, HKEY_CLASSES_ROOT, HKEY_CURRENT_CONFIG): its values are skipped", textdec.Clip(p))
+				continue
+			}
+			f.Sections = append(f.Sections, Section{Line: n, Path: short, Delete: del})
+			key, keySkipped = &f.Sections[len(f.Sections)-1], false
+		case strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@"):
+			v, err := parseValue(s)
+			if err != nil {
+				note(n, "%v (%q): skipped", err, textdec.Clip(s))
+				continue
+			}
+			if key == nil {
+				if keySkipped {
+					note(n, "a value below a key skipped above: skipped")
+				} else {
+					note(n, "a value outside a key: skipped")
+				}
+				continue
+			}
+			if key.Delete {
+				note(n, "a value below a deleted key: skipped")
+				continue
+			}
+			if f.Values == MaxValues {
+				return nil, badinput.Errorf("line %d: more than %d values: expected %s of tweaks", n, MaxValues, want)
+			}
+			v.Line = n
+			key.Values = append(key.Values, v)
+			f.Values++
+		default:
+			note(n, "neither a key, a value nor a comment (%q): skipped", textdec.Clip(s))
+		}
+	}
+	if skipped > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d more lines skipped", skipped))
+	}
+	return f, nil
+}
+
+// parseValue reads a value line: "name"=data or @=data.
+func parseValue(s string) (Value, error) {
+	var v Value
+	rest := s
+	if strings.HasPrefix(s, "@") {
+		v.Default, rest = true, s[1:]
+	} else {
+		name, after, err := quoted(s)
+		if err != nil {
+			return v, fmt.Errorf("value name: %w", err)
+		}
+		v.Name, rest = name, after
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, "=") {
+		return v, fmt.Errorf("no = after the value name")
+	}
+	data := strings.TrimSpace(rest[1:])
+	lower := strings.ToLower(data)
+	switch {
+	case data == "-":
+		v.Delete = true
+	case strings.HasPrefix(data, `"`):
+		str, after, err := quoted(data)
+		if err != nil {
+			return v, fmt.Errorf("string data: %w", err)
+		}
+		if strings.TrimSpace(after) != "" {
+			return v, fmt.Errorf("text after the string data")
+		}
+		v.Type, v.Data = 1, utf16Bytes(str)
+	case strings.HasPrefix(lower, "dword:"):
+		d := data[len("dword:"):]
+		end := strings.IndexFunc(d, func(r rune) bool { return !isHex(r) })
+		if end < 0 {
+			end = len(d)
+		}
+		if end >= 1 && end <= 8 && strings.TrimSpace(d[end:]) != "" {
+			return v, fmt.Errorf("text after the dword data")
+		}
+		if end < 1 || end > 8 || end < len(d) {
+			return v, fmt.Errorf("dword data is 1 to 8 hex digits")
+		}
+		n, err := strconv.ParseUint(d[:end], 16, 32)
+		if err != nil {
+			return v, fmt.Errorf("dword data is 1 to 8 hex digits")
+		}
+		v.Type, v.Data = 4, binary.LittleEndian.AppendUint32(nil, uint32(n))
+	case strings.HasPrefix(lower, "hex"):
+		t, list, ok := strings.Cut(data[len("hex"):], ":")
+		if !ok {
+			return v, fmt.Errorf("hex data without a colon")
+		}
+		v.Type = 3 // hex: is REG_BINARY
+		if t != "" {
+			if len(t) < 3 || t[0] != '(' || t[len(t)-1] != ')' {
+				return v, fmt.Errorf("hex type %q is not (N)", t)
+			}
+			n, err := strconv.ParseUint(t[1:len(t)-1], 16, 32)
+			if err != nil {
+				return v, fmt.Errorf("hex type %q is not a hex number", t)
+			}
+			v.Type = uint32(n)
+		}
+		b, err := hexBytes(list)
+		if err != nil {
+			return v, err
+		}
+		v.Data = b
+	default:
+		return v, fmt.Errorf(`data is none of "string", dword:, hex:, hex(N): or -`)
+	}
+	return v, nil
+}
+
+// quoted reads the string that s opens with a quote, with regedit's two
+// escapes (\\ and \"), and returns what follows its closing quote.
+func quoted(s string) (string, string, error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			return b.String(), s[i+1:], nil
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == '"') {
+				i++
+				b.WriteByte(s[i])
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", fmt.Errorf("no closing quote")
+}
+
+func isHex(r rune) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' }
+
+// hexBytes reads "01,ab, ff": bytes of two hex digits (one is taken too)
+// separated by commas; "" is no bytes.
+func hexBytes(list string) ([]byte, error) {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return []byte{}, nil
+	}
+	parts := strings.Split(list, ",")
+	b := make([]byte, 0, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" && i == len(parts)-1 {
+			break // a trailing comma
+		}
+		n, err := strconv.ParseUint(p, 16, 8)
+		if err != nil || len(p) > 2 {
+			return nil, fmt.Errorf("hex byte %d (%q) is not two hex digits", i+1, textdec.Clip(p))
+		}
+		b = append(b, byte(n))
+	}
+	return b, nil
+}
+
+// utf16Bytes is s as the registry stores a string: UTF-16LE with its
+// terminating NUL.
+func utf16Bytes(s string) []byte {
+	u := utf16.Encode([]rune(s + "\x00"))
+	b := make([]byte, 0, 2*len(u))
+	for _, c := range u {
+		b = binary.LittleEndian.AppendUint16(b, c)
+	}
+	return b
+}
