@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/outfile"
+	"github.com/latlab/latlab/internal/regfile"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -207,9 +210,14 @@ func runKnobGet(ctx context.Context, gop *KnobGetOptions) error {
 type KnobExplainOptions struct {
 	KnobOptions
 	Name, Value string
+	RegFile     string // a .reg file to decode instead of a knob's value
 	Explain     knob.ExplainOptions
 	Tick        time.Duration
 }
+
+// isRegFile says whether explain's first argument names a .reg file: no
+// knob's name ends so.
+func isRegFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg), ".reg") }
 
 // newKnobExplainCmd builds latlab knob explain. runF, when set, is given
 // the options the arguments and flags map to instead of explaining: the
@@ -218,16 +226,31 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 	xo := &KnobExplainOptions{KnobOptions: KnobOptions{IO: io}}
 	o := &xo.KnobOptions
 	cmd := &cobra.Command{
-		Use:         "explain NAME [VALUE]",
+		Use:         "explain NAME [VALUE] | explain FILE.reg",
 		Annotations: map[string]string{negativeArgs: "values"}, // as set: rt-throttling -1
-		Short:       "decode a value without touching the system (any knob, on any OS)",
+		Short:       "decode a value without touching the system (any knob, on any OS), or a .reg file of tweaks",
+		Long: `Decodes a value of a knob (or, with no VALUE, the knob and its values) without
+reading or changing anything on this machine.
+
+Given a .reg file (a file of registry tweaks, as regedit exports them or as
+they are shared), it says which of its values are settings latlab knows, each
+decoded by its knob as above, and lists the others as settings latlab has no
+evidence on: it decodes nothing it has no evidence for. Lines regedit would
+not import are listed with why. Nothing is imported.`,
 		Example: `  latlab knob explain win32-priority-separation 0x26
+  latlab knob explain tweaks.reg
   latlab knob explain win32-priority-separation --find short,variable,3:1
   latlab knob explain win32-priority-separation --table --server
   latlab knob explain tcp-recovery 5`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			xo.Name = args[0]
+			if isRegFile(args[0]) {
+				if len(args) == 2 {
+					return Usagef("knob explain %s: a .reg file takes no VALUE", args[0])
+				}
+				xo.RegFile = args[0]
+			}
 			if len(args) == 2 {
 				if strings.TrimSpace(args[1]) == "" {
 					// else it silently explained the knob instead of a value
@@ -252,6 +275,9 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 
 func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 	o := &xo.KnobOptions
+	if xo.RegFile != "" {
+		return runKnobExplainReg(xo)
+	}
 	ex, err := knob.RunExplain(ctx, xo.Name, xo.Value, xo.Explain)
 	if err != nil {
 		return knobErr(err)
@@ -260,6 +286,30 @@ func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 		return writeDoc(o.IO, knob.KindExplain.New(host.Collect(), ex), o.settings)
 	}
 	report.KnobExplain(o.IO.Out, ex)
+	return nil
+}
+
+// runKnobExplainReg decodes a .reg file: nothing is read from, or
+// written to, the registry.
+func runKnobExplainReg(xo *KnobExplainOptions) error {
+	o := &xo.KnobOptions
+	f, err := infile.Open(xo.RegFile)
+	if err != nil {
+		return Usagef("cannot read %s: %v", xo.RegFile, unwrapPathErr(err))
+	}
+	defer f.Close()
+	rf, err := regfile.Read(f)
+	if err != nil {
+		if badinput.Is(err) {
+			return Usagef("%s: %v", xo.RegFile, err)
+		}
+		return fmt.Errorf("%s: %w", xo.RegFile, err)
+	}
+	x := knob.ExplainRegFile(filepath.Base(xo.RegFile), rf, xo.Explain)
+	if o.JSON {
+		return writeDoc(o.IO, knob.KindExplainReg.New(host.Collect(), x), o.settings)
+	}
+	humanOut(o.IO.Out, func(w io.Writer) { report.KnobRegFile(w, x) })
 	return nil
 }
 

@@ -171,3 +171,56 @@ func TestKnobHistoryEmptyJSON(t *testing.T) {
 		t.Fatalf("history of an empty journal:\n%s", out)
 	}
 }
+
+// knob explain FILE.reg decodes a file of tweaks: the values latlab
+// knows, by their knobs, and the rest listed as unknown; the document
+// carries the same; what is not a .reg file is bad input.
+func TestKnobExplainRegFile(t *testing.T) {
+	const tweaks = "../regfile/testdata/tweaks.reg"
+	code, out, errs := runCLI(t, "knob", "explain", tweaks)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if first := strings.SplitN(out, "\n", 2)[0]; !strings.HasPrefix(first, "tweaks.reg: 12 values and 1 deleted key in 7 key lines: latlab knows 6 of") {
+		t.Errorf("first line %q", first)
+	}
+	for _, want := range []string{"network-throttling-index (line 8)", "0x26 (38): short, variable quanta",
+		"settings latlab has no evidence on (7)", "SystemResponsiveness = dword 0x00000000 (0)", "line 36: a value below a key skipped above"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	code, out, errs = runCLI(t, "knob", "explain", tweaks, "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errs)
+	}
+	if doc := readDoc(t, out); doc.Kind != knob.KindExplainReg.Name() {
+		t.Errorf("kind %q", doc.Kind)
+	}
+	var x knob.RegExplanation
+	if err := json.Unmarshal(jsonData(t, out), &x); err != nil || len(x.Known) != 6 || len(x.Unknown) != 7 || x.Known[1].Knob != "win32-priority-separation" {
+		t.Errorf("%v: %+v", err, x)
+	}
+
+	dir := testutil.TempDir(t)
+	notReg := filepath.Join(dir, "notes.reg")
+	if err := os.WriteFile(notReg, []byte("reg add HKLM\\X /v y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{tweaks, "5"}, "a .reg file takes no VALUE"},
+		{[]string{filepath.Join(dir, "absent.reg")}, "cannot read " + filepath.Join(dir, "absent.reg")},
+		{[]string{notReg}, `line 1: "reg add HKLM\\X /v y" is not a .reg header`},
+	} {
+		code, _, errs := runCLI(t, append([]string{"knob", "explain"}, c.args...)...)
+		testutil.CheckBadExit(t, strings.Join(c.args, " "), code, errs, c.want)
+	}
+}

@@ -129,6 +129,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"knob list", []string{"knob", "list", "--all", "--json"}, false},
 		{"knob explain", []string{"knob", "explain", "win32-priority-separation", "0x26", "--json"}, false},
 		{"knob explain without a value", []string{"knob", "explain", "tcp-recovery", "--json"}, false},
+		{"knob explain a .reg file", []string{"knob", "explain", "../regfile/testdata/tweaks.reg", "--json"}, false},
 		{"knob history", []string{"knob", "history", "--state-dir", testutil.TempDir(t), "--json"}, false},
 		{"knob export --undo", []string{"knob", "export", "--undo", "--state-dir", testutil.TempDir(t), "--json"}, false},
 		{"knob revert --all", []string{"knob", "revert", "--all", "--state-dir", emptyJournal(t), "--json"}, false},

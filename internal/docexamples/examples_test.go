@@ -31,6 +31,7 @@ var pinned = []struct {
 	{"docs/commands/knob.md", "latlab knob explain win32-priority-separation --find long,fixed,3:1", false},
 	{"docs/commands/knob.md", "latlab knob explain display-scaling 1", false},
 	{"docs/commands/knob.md", "latlab knob explain interrupt-moderation medium", false},
+	{"docs/commands/knob.md", "latlab knob explain internal/regfile/testdata/wine-export-systemprofile.reg", false},
 	{"docs/commands/inf.md", `latlab inf internal/inf/testdata/e2f-like.inf --device "PCI\VEN_8086&DEV_15F3"`, false},
 	{"docs/commands/pcap.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`, false},
 	{"README.md", `latlab pcap dscp internal/capture/testdata/ssh.pcap --filter "port 22" --expect AF21`, false},

@@ -10,13 +10,14 @@ import (
 // "latlab.knob/1" in shapes of their own; those are not read back (no
 // command reads them).
 var (
-	KindList    = result.Register[List]("knob-list", "every knob with its current value and meaning (latlab knob list)")
-	KindGet     = result.Register[Reading]("knob-get", "one knob's current value, decoded, per instance (latlab knob get)")
-	KindExplain = result.Register[ExplainResult]("knob-explain", "a knob value decoded without touching the system (latlab knob explain)")
-	KindSet     = result.Register[SetResult]("knob-set", "a knob change, or what it would change (latlab knob set)")
-	KindRevert  = result.Register[RevertResult]("knob-revert", "the restore steps of a revert (latlab knob revert)")
-	KindHistory = result.Register[History]("knob-history", "every change in the journal and whether it is still in place (latlab knob history)")
-	KindExport  = result.Register[Export]("knob-export", "current values, or the undo of latlab's changes, as a script (latlab knob export)")
+	KindList       = result.Register[List]("knob-list", "every knob with its current value and meaning (latlab knob list)")
+	KindGet        = result.Register[Reading]("knob-get", "one knob's current value, decoded, per instance (latlab knob get)")
+	KindExplain    = result.Register[ExplainResult]("knob-explain", "a knob value decoded without touching the system (latlab knob explain)")
+	KindExplainReg = result.Register[RegExplanation]("knob-explain-reg", "what a .reg file of tweaks changes, decoded without touching the system (latlab knob explain FILE.reg)")
+	KindSet        = result.Register[SetResult]("knob-set", "a knob change, or what it would change (latlab knob set)")
+	KindRevert     = result.Register[RevertResult]("knob-revert", "the restore steps of a revert (latlab knob revert)")
+	KindHistory    = result.Register[History]("knob-history", "every change in the journal and whether it is still in place (latlab knob history)")
+	KindExport     = result.Register[Export]("knob-export", "current values, or the undo of latlab's changes, as a script (latlab knob export)")
 )
 
 // List is the payload of a knob-list document.

@@ -69,16 +69,29 @@ func vetChange(env *Env, k Knob, target string, l backend.Loc, v backend.Value) 
 
 func notMine(knob, target string, l backend.Loc) error {
 	if target != "" {
-		return fmt.Errorf("%s is not a value %s writes for %q", l, knob, target)
+		return &notMineError{fmt.Sprintf("%s is not a value %s writes for %q", l, knob, target)}
 	}
-	return fmt.Errorf("%s is not a value %s writes", l, knob)
+	return &notMineError{fmt.Sprintf("%s is not a value %s writes", l, knob)}
 }
 
 func noTarget(knob, target string) error {
 	if target != "" {
-		return fmt.Errorf("%s has no targets, the entry names %q", knob, target)
+		return &notMineError{fmt.Sprintf("%s has no targets, the entry names %q", knob, target)}
 	}
 	return nil
+}
+
+// notMineError is Vet's word that a location (with the target given) is
+// not one the knob writes at all, as against a value it would not write
+// there: ExplainRegFile then asks the next knob.
+type notMineError struct{ msg string }
+
+func (e *notMineError) Error() string { return e.msg }
+
+// isNotMine reports whether Vet's err is a notMineError.
+func isNotMine(err error) bool {
+	var nm *notMineError
+	return errors.As(err, &nm)
 }
 
 // maxSettingFile bounds a kernel setting's text: the longest, an rps mask

@@ -289,7 +289,7 @@ func (k qosDSCP) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 
 func (k qosDSCP) Vet(target string, l backend.Loc, v backend.Value) error {
 	if target == "" || strings.Contains(target, `\`) || hasControl(target) {
-		return fmt.Errorf("%s target %q is not a policy name", k.Name(), target)
+		return &notMineError{fmt.Sprintf("%s target %q is not a policy name", k.Name(), target)}
 	}
 	pol := QoSKey + `\` + target
 	nla := regLoc(NLAKey, "Do not use NLA")

@@ -1,0 +1,211 @@
+package knob
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/regfile"
+)
+
+// What a .reg file of tweaks would change, decoded without touching the
+// system: the work of `latlab knob explain FILE.reg`. Each value (and
+// each deleted key) is offered to the Windows knobs' Vet, the catalogue's
+// word on where each knob writes: a value one of them writes is decoded
+// by that knob, as `knob explain` decodes it, and every other value is
+// listed as one latlab has no evidence on, never guessed at.
+
+// RegExplanation is the payload of a knob-explain-reg document.
+type RegExplanation struct {
+	File     string `json:"file"`
+	Header   string `json:"header"`
+	Encoding string `json:"encoding"`
+	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY])
+	Values   int    `json:"values"` // value lines read
+	// Known are the values (and deleted keys) a latlab knob writes, in
+	// the file's order; Unknown the rest.
+	Known   []RegEntry `json:"known"`
+	Unknown []RegEntry `json:"unknown"`
+	Notes   []string   `json:"notes,omitempty"` // the lines skipped, and why
+}
+
+// RegEntry is one value of the file, or one key it deletes.
+type RegEntry struct {
+	Line int         `json:"line"`
+	Loc  backend.Loc `json:"loc"` // Name "" for a deleted key
+	// Value is what the file writes there: absent when it deletes it.
+	Value      backend.Value `json:"value"`
+	KeyDeleted bool          `json:"key_deleted,omitempty"` // [-KEY]
+	// Path is the note on how the key was read, when not as written
+	// (ControlSet001 as CurrentControlSet).
+	Path string `json:"path_note,omitempty"`
+	Knob string `json:"knob,omitempty"`
+	// Text is the knob's explanation of the value; Refused, why latlab
+	// would not write this value there (the knob's Vet).
+	Text    []string `json:"text,omitempty"`
+	Refused string   `json:"refused,omitempty"`
+}
+
+// controlSet matches a numbered control set, which an export of an
+// offline hive names where a live one says CurrentControlSet.
+var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(\d{3})(\\|$)`)
+
+// ExplainRegFile decodes what the .reg file f (read from name) writes.
+func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
+	x := &RegExplanation{File: name, Header: f.Header, Encoding: string(f.Encoding), Keys: len(f.Sections),
+		Values: f.Values, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+	for _, s := range f.Sections {
+		path, note := s.Path, ""
+		if m := controlSet.FindStringSubmatch(path); m != nil {
+			path = `HKLM\SYSTEM\CurrentControlSet` + path[len(m[0])-len(m[2]):]
+			note = fmt.Sprintf("ControlSet%s read as CurrentControlSet, the control set Windows boots unless HKLM\\SYSTEM\\Select says otherwise", m[1])
+		}
+		if s.Delete {
+			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note}
+			x.add(explainDeletedKey(e))
+			continue
+		}
+		for _, v := range s.Values {
+			e := RegEntry{Line: v.Line, Loc: regLoc(path, v.Name), Path: note}
+			e.Value = backend.Value{Type: backend.RegTypeName(v.Type), Data: v.Data}
+			if v.Delete {
+				e.Value = backend.Absent
+			}
+			if !v.Default { // no knob writes a key's default value
+				e = explainRegValue(e, o)
+			}
+			x.add(e)
+		}
+	}
+	return x
+}
+
+func (x *RegExplanation) add(e RegEntry) {
+	if e.Knob != "" {
+		x.Known = append(x.Known, e)
+	} else {
+		x.Unknown = append(x.Unknown, e)
+	}
+}
+
+// windowsKnobs are the catalogue's Windows knobs by name.
+func windowsKnobs() []Knob {
+	var ks []Knob
+	for _, k := range All() {
+		if k.OS() == "windows" {
+			ks = append(ks, k)
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].Name() < ks[j].Name() })
+	return ks
+}
+
+// regTargets are the targets a knob's Vet may need to own l: none (the
+// machine-wide knobs), the adapter's class index (the NIC keywords), a
+// QoS policy's name, a device instance (msi-mode).
+func regTargets(l backend.Loc) []string {
+	ts := []string{""}
+	if key, ok := adapterKeyOf(l); ok {
+		ts = append(ts, key[len(key)-4:])
+	}
+	if rest, ok := cutKey(l.Path, QoSKey); ok {
+		ts = append(ts, strings.SplitN(rest, `\`, 2)[0])
+	}
+	if rest, ok := cutKey(l.Path, EnumKey); ok {
+		if parts := strings.Split(rest, `\`); len(parts) >= 3 {
+			ts = append(ts, strings.Join(parts[:3], `\`))
+		}
+	}
+	return ts
+}
+
+// regOwner is the knob that writes a location, the target its Vet owned
+// it for, and, when not nil, why it would not write the value there.
+type regOwner struct {
+	knob    Knob
+	target  string
+	refusal error
+}
+
+// owner finds the knob that writes l; nil when none does.
+func owner(l backend.Loc, v backend.Value) *regOwner {
+	for _, k := range windowsKnobs() {
+		for _, t := range regTargets(l) {
+			if err := k.Vet(t, l, v); err == nil || !isNotMine(err) {
+				return &regOwner{knob: k, target: t, refusal: err}
+			}
+		}
+	}
+	return nil
+}
+
+// regNumberKnob is a knob whose one registry value is a number that is
+// the knob's value itself, which Explain decodes.
+type regNumberKnob interface{ regNumberLoc() backend.Loc }
+
+func (netThrottle) regNumberLoc() backend.Loc { return ntiLoc }
+func (prioSep) regNumberLoc() backend.Loc     { return prioLoc }
+func (globalTimer) regNumberLoc() backend.Loc { return globalTimerLoc }
+
+func explainRegValue(e RegEntry, o ExplainOptions) RegEntry {
+	w := owner(e.Loc, e.Value)
+	if w == nil {
+		return e
+	}
+	k := w.knob
+	e.Knob = k.Name()
+	switch {
+	case w.refusal != nil:
+		e.Refused = w.refusal.Error()
+		e.Text = []string{k.Summary()}
+		return e
+	case e.Value.IsAbsent():
+		e.Text = []string{"deleted: " + defaultOf(k), k.Summary()}
+		return e
+	}
+	if rk, ok := k.(regNumberKnob); ok && sameRegLoc(e.Loc, rk.regNumberLoc()) {
+		if e.Value.Type != backend.TypeDWORD {
+			e.Text = []string{fmt.Sprintf("a %s where Windows keeps a REG_DWORD: what Windows makes of it is documented nowhere latlab knows of, so latlab does not decode it", e.Value.Type), k.Summary()}
+			return e
+		}
+		if n, err := e.Value.Uint(); err == nil {
+			ex, err := k.Explain(fmt.Sprint(n), o)
+			if err == nil {
+				e.Text = ex.Text
+				return e
+			}
+			e.Refused = err.Error()
+		}
+	}
+	e.Text = []string{k.Summary()}
+	if _, isAdapter := adapterKeyOf(e.Loc); isAdapter && w.target != "" {
+		e.Text = append(e.Text, fmt.Sprintf("the keyword %s of the network adapter at class index %s: what a value means is its driver's (latlab inf shows the INF's values and default)", e.Loc.Name, w.target))
+		return e
+	}
+	e.Text = append(e.Text, fmt.Sprintf("a value latlab knob set %s writes; latlab knob explain %s decodes the knob's values", k.Name(), k.Name()))
+	return e
+}
+
+// explainDeletedKey says which knob's value a deleted key holds: Vet
+// owns a key that is a knob's key or one of its parents (the keys Plan
+// may create).
+func explainDeletedKey(e RegEntry) RegEntry {
+	w := owner(e.Loc, backend.Absent)
+	if w == nil || w.refusal != nil {
+		return e
+	}
+	k := w.knob
+	e.Knob = k.Name()
+	e.Text = []string{"the key holds the value of " + k.Name() + ", which its deletion deletes: " + defaultOf(k), k.Summary()}
+	return e
+}
+
+// defaultOf states a knob's OS default, as the check-up does.
+func defaultOf(k Knob) string {
+	if d := k.Checkup().Default; d != nil {
+		return "the default applies (" + d(&Case{Knob: k.Name(), Raw: backend.Absent}) + ")"
+	}
+	return "the default applies"
+}

@@ -1,0 +1,111 @@
+package knob
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/regfile"
+)
+
+func explainRegTestdata(t *testing.T, name string) *RegExplanation {
+	t.Helper()
+	path := filepath.Join("..", "regfile", "testdata", name)
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, err := regfile.Read(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ExplainRegFile(name, f, ExplainOptions{})
+}
+
+// Each value of a tweak file goes to the knob that writes it, decoded as
+// knob explain decodes it; every other value is listed as unknown.
+func TestExplainRegFile(t *testing.T) {
+	x := explainRegTestdata(t, "tweaks.reg")
+	type row struct {
+		line       int
+		knob, text string
+	}
+	var known []row
+	for _, e := range x.Known {
+		known = append(known, row{e.Line, e.Knob, strings.Join(e.Text, " ")})
+	}
+	want := []row{
+		{8, "network-throttling-index", "off (0xFFFFFFFF): received packets are not throttled"},
+		{13, "win32-priority-separation", "0x26 (38): short, variable quanta"},
+		{16, "global-timer-resolution-requests", "1: global where the build reads GlobalTimerResolutionRequests=1"},
+		{19, "interrupt-moderation", "the keyword *InterruptModeration of the network adapter at class index 0007"},
+		{20, "rss", "the keyword *RSS of the network adapter at class index 0007"},
+		{21, "nic-buffers", "the keyword *ReceiveBuffers of the network adapter at class index 0007"},
+	}
+	if len(known) != len(want) {
+		t.Fatalf("known %+v", known)
+	}
+	for i, w := range want {
+		if known[i].line != w.line || known[i].knob != w.knob || !strings.Contains(known[i].text, w.text) {
+			t.Errorf("known %d = %+v, want %+v", i, known[i], w)
+		}
+	}
+	if p := x.Known[1]; !strings.Contains(p.Path, "ControlSet001 read as CurrentControlSet") || p.Loc.Path != `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl` {
+		t.Errorf("ControlSet001: %+v", p)
+	}
+	var unknown []string
+	for _, e := range x.Unknown {
+		unknown = append(unknown, e.Loc.Name)
+	}
+	wantUnknown := []string{"SystemResponsiveness", "TcpAckFrequency", "TCPNoDelay", "TcpAckFrequency", "", "MouseSpeed", "SmoothMouseXCurve"}
+	if strings.Join(unknown, ",") != strings.Join(wantUnknown, ",") {
+		t.Errorf("unknown %q, want %q", unknown, wantUnknown)
+	}
+	if d := x.Unknown[4]; !d.KeyDeleted || d.Loc.Path != `HKLM\SOFTWARE\Policies\Microsoft\Windows\Psched` {
+		t.Errorf("deleted key %+v", d)
+	}
+	if x.Keys != 7 || x.Values != 12 || len(x.Notes) != 5 {
+		t.Errorf("keys %d values %d notes %q", x.Keys, x.Values, x.Notes)
+	}
+}
+
+// Deleting a value or a key that holds a knob's value restores the
+// knob's default; a value the knob would not write there is refused,
+// with the knob's reason.
+func TestExplainRegDeletionsAndRefusals(t *testing.T) {
+	text := regfile.Header + "\n" +
+		`[HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile]` + "\n" +
+		`"NetworkThrottlingIndex"=-` + "\n" +
+		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\PriorityControl]` + "\n" +
+		`"Win32PrioritySeparation"="26"` + "\n" +
+		`[-HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia]` + "\n" +
+		`[HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile]` + "\n" +
+		`@=dword:1` + "\n" +
+		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\0001]` + "\n" +
+		`"*RSS"=hex:01` + "\n"
+	f, err := regfile.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ExplainRegFile("t.reg", f, ExplainOptions{})
+	if len(x.Known) != 4 || len(x.Unknown) != 1 {
+		t.Fatalf("known %+v unknown %+v", x.Known, x.Unknown)
+	}
+	if e := x.Known[0]; e.Knob != "network-throttling-index" || !e.Value.IsAbsent() || !strings.Contains(e.Text[0], "deleted: the default applies (10 (absent))") {
+		t.Errorf("deleted value %+v", e)
+	}
+	if e := x.Known[1]; e.Knob != "win32-priority-separation" || !strings.Contains(e.Text[0], "a REG_SZ where Windows keeps a REG_DWORD") {
+		t.Errorf("REG_SZ where a DWORD goes: %+v", e)
+	}
+	if e := x.Known[2]; e.Knob != "network-throttling-index" || !e.KeyDeleted || !strings.Contains(e.Text[0], "the key holds the value of network-throttling-index") {
+		t.Errorf("deleted parent key %+v", e)
+	}
+	if e := x.Known[3]; e.Knob != "rss" || e.Refused == "" {
+		t.Errorf("binary data where rss writes a number: %+v", e)
+	}
+	if e := x.Unknown[0]; e.Loc.Name != "" || e.Knob != "" {
+		t.Errorf("default value %+v", e)
+	}
+}

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/knob/backend"
+)
+
+// KnobRegFile prints `knob explain FILE.reg`: how many of the file's
+// values latlab knows, then each of them decoded by its knob, then the
+// values it has no evidence on, then the lines the file's reader skipped.
+// Paths, names and data come from the file, which anyone may have
+// written: they are shown through visible.
+func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
+	what := count(x.Values, "value")
+	if deleted := len(x.Known) + len(x.Unknown) - x.Values; deleted > 0 {
+		what += " and " + count(deleted, "deleted key")
+	}
+	wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
+		visible(x.File), what, count(x.Keys, "key line"), len(x.Known), len(x.Unknown)), "", "  ")
+	if len(x.Notes) > 0 {
+		wrapTo(w, fmt.Sprintf("%s skipped: regedit would not import them (below)", count(len(x.Notes), "line")), "", "  ")
+	}
+	for _, e := range x.Known {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%s (line %d)\n", e.Knob, e.Line)
+		regEntryLines(w, e, "  ")
+		if e.Refused != "" {
+			wrapTo(w, "latlab would not write this there: "+visible(e.Refused), "  ", "    ")
+		}
+		for _, l := range e.Text {
+			lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			wrapTo(w, l, "  "+lead, "    "+lead)
+		}
+	}
+	if len(x.Unknown) > 0 {
+		fmt.Fprintln(w)
+		wrapTo(w, fmt.Sprintf("settings latlab has no evidence on (%d): not decoded, neither a gain nor a harm shown", len(x.Unknown)), "", "  ")
+		for _, e := range x.Unknown {
+			fmt.Fprintf(w, "  line %d\n", e.Line)
+			regEntryLines(w, e, "    ")
+		}
+	}
+	if len(x.Notes) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "lines skipped")
+		for _, n := range x.Notes {
+			wrapTo(w, visible(n), "  ", "    ")
+		}
+	}
+}
+
+// regEntryLines writes an entry's key (wrapped at backslashes) and what
+// the file writes there.
+func regEntryLines(w io.Writer, e knob.RegEntry, indent string) {
+	for _, l := range splitPath(visible(e.Loc.Path), pageWidth-len(indent)) {
+		fmt.Fprintln(w, indent+l)
+	}
+	if e.Path != "" {
+		wrapTo(w, "("+e.Path+")", indent, indent+"  ")
+	}
+	if e.KeyDeleted {
+		fmt.Fprintln(w, indent+"  the key is deleted, with everything below it")
+		return
+	}
+	name := visible(e.Loc.Name)
+	if name == "" {
+		name = "@ (the key's default value)"
+	}
+	wrapTo(w, name+" = "+regData(e.Value), indent+"  ", indent+"    ")
+}
+
+// splitPath cuts a registry path into lines of at most width, at
+// backslashes where it can (each further line starts with one).
+func splitPath(p string, width int) []string {
+	var lines []string
+	for len([]rune(p)) > width {
+		cut := strings.LastIndex(string([]rune(p)[:width]), `\`)
+		if cut <= 0 {
+			cut = len(string([]rune(p)[:width]))
+		}
+		lines = append(lines, p[:cut])
+		p = p[cut:]
+	}
+	return append(lines, p)
+}
+
+// regData shows a value as a .reg file states it, in short.
+func regData(v backend.Value) string {
+	d := v.Data
+	switch v.Type {
+	case backend.TypeAbsent, "":
+		return "deleted"
+	case backend.TypeDWORD:
+		if len(d) == 4 {
+			n := binary.LittleEndian.Uint32(d)
+			return fmt.Sprintf("dword 0x%08x (%d)", n, n)
+		}
+	case backend.TypeQWORD:
+		if len(d) == 8 {
+			n := binary.LittleEndian.Uint64(d)
+			return fmt.Sprintf("qword 0x%016x (%d)", n, n)
+		}
+	case backend.TypeSZ:
+		return fmt.Sprintf("%q", visible(v.String()))
+	case backend.TypeExpandSZ, backend.TypeMultiSZ:
+		return fmt.Sprintf("%s %q", v.Type, visible(v.String()))
+	}
+	const show = 16
+	var b strings.Builder
+	for i, c := range d[:min(len(d), show)] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%02x", c)
+	}
+	if len(d) > show {
+		fmt.Fprintf(&b, ",… (%d bytes)", len(d))
+	}
+	return v.Type + " hex:" + b.String()
+}
