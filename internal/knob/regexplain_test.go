@@ -109,3 +109,33 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		t.Errorf("default value %+v", e)
 	}
 }
+
+// FuzzExplainRegFile: whatever a .reg file holds, every value is either
+// known or unknown, never lost, and nothing panics.
+func FuzzExplainRegFile(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "regfile", "testdata", "*.reg"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(regfile.Header + "\n[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Enum\\PCI\\VEN_1\\3&1\\Device Parameters\\Interrupt Management\\MessageSignaledInterruptProperties]\n\"MSISupported\"=dword:1\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Microsoft\\Windows\\QoS\\game]\n\"DSCP Value\"=\"46\"\n[-HKEY_LOCAL_MACHINE\\SYSTEM\\ControlSet002]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rf, err := regfile.Read(strings.NewReader(string(b)))
+		if err != nil {
+			return
+		}
+		x := ExplainRegFile("f.reg", rf, ExplainOptions{})
+		deleted := 0
+		for _, s := range rf.Sections {
+			if s.Delete {
+				deleted++
+			}
+		}
+		if len(x.Known)+len(x.Unknown) != rf.Values+deleted {
+			t.Fatalf("%d known + %d unknown, from %d values and %d deleted keys", len(x.Known), len(x.Unknown), rf.Values, deleted)
+		}
+	})
+}

@@ -125,9 +125,21 @@ func Read(r io.Reader) (*File, error) {
 		n := i + 1
 		s := strings.TrimSpace(lines[i])
 		// a value's list of bytes goes on after a trailing backslash
-		for strings.HasSuffix(s, `\`) && (strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@")) && i+1 < len(lines) {
-			i++
-			s = s[:len(s)-1] + strings.TrimSpace(lines[i])
+		// (joined once: a file of continued lines must not cost their
+		// square)
+		if strings.HasSuffix(s, `\`) && (strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@")) && i+1 < len(lines) {
+			var b strings.Builder
+			b.WriteString(s[:len(s)-1])
+			for i+1 < len(lines) {
+				i++
+				next := strings.TrimSpace(lines[i])
+				more := strings.HasSuffix(next, `\`)
+				b.WriteString(strings.TrimSuffix(next, `\`))
+				if !more {
+					break
+				}
+			}
+			s = b.String()
 		}
 		switch {
 		case s == "" || strings.HasPrefix(s, ";"):

@@ -200,3 +200,26 @@ func TestReadNotesBounded(t *testing.T) {
 		t.Errorf("%d notes, last %q", len(f.Notes), f.Notes[len(f.Notes)-1])
 	}
 }
+
+// Bytes continued over several lines join into one value; the join is
+// linear in the lines (BenchmarkReadContinued: 2 million lines).
+func TestReadContinuedLines(t *testing.T) {
+	f, err := Read(strings.NewReader("REGEDIT4\n[HKEY_CURRENT_USER\\X]\n\"a\"=hex:00,\\\n  01,\\\n\t02,\\\n  03\n\"b\"=dword:1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.Sections[0].Values
+	if len(v) != 2 || !bytes.Equal(v[0].Data, []byte{0, 1, 2, 3}) || v[1].Line != 7 {
+		t.Errorf("%+v", v)
+	}
+}
+
+func BenchmarkReadContinued(b *testing.B) {
+	text := "REGEDIT4\n[HKEY_CURRENT_USER\\X]\n\"a\"=hex:00,\\\n" + strings.Repeat("  01,\\\n", 2_000_000) + "  02\n"
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := Read(strings.NewReader(text)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
