@@ -412,3 +412,41 @@ func TestINFStringsIndexed(t *testing.T) {
 		t.Errorf("index %d sections, %d strings", len(f.strs), len(f.strs["strings"]))
 	}
 }
+
+// An AddReg line's data is its fifth field alone unless its type is a
+// list: Intel's NETwLv64.inf ends `Type, 0, "enum",` with a comma, which
+// made the keyword's type "enum,". REG_MULTI_SZ and binary data keep every
+// field; a REG_DWORD given as bytes is their number, low byte first.
+func TestINFValueFields(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	f := parseString(t, hostileHead+`[I]
+AddReg=R
+[R]
+HKR, Ndi\Params\WirelessMode, Type,    0, "enum",
+HKR, Ndi\Params\WirelessMode, Default, 0x00000002, "34", "x" ; NOCLOBBER, a string
+HKR, Ndi\Params\WirelessMode\Enum, "34", 0, "6. 802.11a/b/g",
+HKR,, Expand, 0x00020000, "%%SystemRoot%%\a", b
+HKR,, Multi,  0x00010000, "a", "b", ""
+HKR,, Bin,    0x00000001, 01, 02
+HKR,, Dword,  0x00010001, 7,
+HKR,, Bytes,  0x00010001, 01, 02, 00, 00
+HKR,, NotBytes, 0x00010001, 1, zz
+HKR,, Empty,  0
+`)
+	in, err := f.Resolve("I", tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := in.Keyword("WirelessMode")
+	if k == nil || k.Type != "enum" || k.Default != "34" || len(k.Values) != 1 || k.Values[0].Desc != "6. 802.11a/b/g" {
+		t.Errorf("WirelessMode = %+v, want type enum, default 34, one choice", k)
+	}
+	want := map[string]string{"Expand": `%SystemRoot%\a`, "Multi": "a,b,", "Bin": "01,02", "Dword": "7", "Bytes": "513", "NotBytes": "1,zz", "Empty": ""}
+	got := map[string]string{}
+	for _, v := range in.Values {
+		got[v.Name] = v.Data
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+}
