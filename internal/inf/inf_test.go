@@ -811,3 +811,60 @@ HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
 		t.Error("ambiguous in the chosen section, and no error")
 	}
 }
+
+// A donor that writes a keyword's value without its Ndi\Params definition
+// (Broadcom's b57nd60a.inf writes HKR,,*RSS,0,"1" alone for some adapters)
+// gets the value in the .reg file, and no empty Ndi\Params key it never made.
+func TestINFRegFileValueOnlyDonor(t *testing.T) {
+	f := parseString(t, `[Version]
+Signature="$Windows NT$"
+[Manufacturer]
+%M%=B,NTamd64
+[B.NTamd64]
+%A%=A_inst,PCI\VEN_14E4&DEV_1677
+%B%=B_inst,PCI\VEN_14E4&DEV_167A
+[A_inst]
+AddReg=Common
+[A_inst.Services]
+AddService=b57nd60a,2,Svc
+[B_inst]
+AddReg=Common,RSSValue,Queues
+[B_inst.Services]
+AddService=b57nd60a,2,Svc
+[Common]
+HKR,Ndi\Params\*SpeedDuplex,ParamDesc,,"Speed"
+[RSSValue]
+HKR, , *RSS,                            0, "1"
+[Queues]
+HKR, Ndi\Params\*NumRssQueues, ParamDesc, , "Queues"
+HKR, Ndi\Params\*NumRssQueues\enum, "1", , "1 Queue"
+[Strings]
+M=Broadcom
+A=a
+B=b
+`)
+	rep, err := Analyze(f, `PCI\VEN_14E4&DEV_1677&SUBSYS_128810CF&REV_01`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.MissingRSS, []string{"*RSS", "*NumRSSQueues"}) {
+		t.Fatalf("missing %v", rep.MissingRSS)
+	}
+	var b bytes.Buffer
+	if n, err := WriteReg(&b, rep); err != nil || n != 2 {
+		t.Fatalf("%d %v", n, err)
+	}
+	s := b.String()
+	base := `[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\NNNN`
+	for _, want := range []string{
+		base + "]\r\n\"*RSS\"=\"1\"\r\n; [B_inst] writes the value only, no Ndi\\Params\\*RSS: the Advanced tab does not show it\r\n",
+		base + `\Ndi\Params\*NumRssQueues]` + "\r\n\"ParamDesc\"=\"Queues\"\r\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf(".reg lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, `\Ndi\Params\*RSS]`) {
+		t.Errorf(".reg makes an Ndi\\Params\\*RSS key the donor never made:\n%s", s)
+	}
+}
