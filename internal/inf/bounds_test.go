@@ -237,6 +237,46 @@ func TestINFWorkBound(t *testing.T) {
 	}
 }
 
+// The work a large real INF takes is within the bound: Broadcom's bxnd.inf
+// (549 KB) has 577 install sections each naming a dozen AddReg sections,
+// 349,495 entries for a listing, a third of the former bound. This INF of
+// the same shape, twice as many install sections naming about 1,200 entries
+// each (1.4 million, past the former 1<<20), lists and reports a device.
+func TestINFWorkOfALargeRealShape(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	const sections, regs = 1200, 12
+	var b strings.Builder
+	b.WriteString("[Version]\n[Manufacturer]\n%M%=A,NTamd64\n[Strings]\nM=m\n[A.NTamd64]\n")
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "d%d=I%d,PCI\\VEN_14E4&DEV_%04X\n", i, i, i)
+	}
+	names := make([]string, regs)
+	for r := range names {
+		names[r] = fmt.Sprintf("R%d", r)
+	}
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "[I%d]\nAddReg=%s\n", i, strings.Join(names, ","))
+	}
+	for _, n := range names {
+		b.WriteString(addregBody(n, 10)) // 20 lines of 5 fields
+	}
+	f := parseString(t, b.String())
+	w := &work{}
+	l, err := list(f, tg, "", nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.entries <= 1<<20 || w.entries > MaxApplied {
+		t.Errorf("%d entries processed, want more than the former bound of %d and at most %d", w.entries, 1<<20, MaxApplied)
+	}
+	if got := len(l.Manufacturers[0].Sections[0].Devices); got != sections {
+		t.Errorf("%d devices listed, want %d", got, sections)
+	}
+	if _, err := Analyze(f, `PCI\VEN_14E4&DEV_0001`, tg, "", nil); err != nil {
+		t.Errorf("Analyze: %v", err)
+	}
+}
+
 // A note per bad line was kept however many lines there were (and each
 // searched the notes before it): notes stop at MaxNotes, and a last note
 // counts the rest.
