@@ -868,3 +868,56 @@ B=b
 		t.Errorf(".reg makes an Ndi\\Params\\*RSS key the donor never made:\n%s", s)
 	}
 }
+
+// An ANSI INF's [Strings.LANGID] sections are in their language's ANSI
+// code page, as Windows in that language reads them: Intel's e1r63x64.inf
+// writes [Strings.0804] in GBK, which read as Windows-1252 came out as
+// "½ûÓÃ" for 禁用. The GBK line holds each byte Windows-1252 leaves
+// undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D).
+func TestINFANSICodePages(t *testing.T) {
+	f := load(t, "ansi-codepages.inf")
+	if f.Encoding != "windows-1252" {
+		t.Fatalf("encoding %s, want windows-1252", f.Encoding)
+	}
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct{ lang, want string }{
+		{"", "Off"},
+		{"0804", "禁用 丂亶亸亹仢"},
+		{"0404", "停用"},
+		{"0411", "オフ"},
+		{"0412", "비활성화됨"},
+		{"0419", "Выкл."},
+		{"0405", "Vypnuto, Nejnižší"},
+		{"0408", "Απενεργοποίηση"},
+		{"041F", "Kapalı"},
+		{"040D", "כבוי"},
+		{"0401", "إيقاف"},
+		{"041E", "ปิด"},
+		{"0407", "Aus (Übertragung)"},
+		{"0C1A", "Искључено"},
+		{"041A", "Isključeno"},
+		{"0409", "Off"}, // no [Strings.0409]: [Strings]
+	} {
+		in, err := f.Resolve("Install", tg, c.lang, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := in.Keyword("Mode")
+		if k == nil || len(k.Values) != 1 || k.Values[0].Desc != c.want {
+			t.Errorf("--lang %q: Mode = %+v, want the choice %q", c.lang, k, c.want)
+		}
+	}
+}
+
+// A UTF-8 or UTF-16 INF's strings are read as they are, whatever the
+// language.
+func TestINFUnicodeStringsNotRecoded(t *testing.T) {
+	f := parseString(t, hostileHead+"[I]\nAddReg=R\n[R]\nHKR,Ndi\\Params\\M\\enum,\"0\",0,%Off%\n[Strings.0804]\nOff=\"禁用\"\n")
+	in, err := f.Resolve("I", mustTarget(t, "10.0.22631", "workstation"), "0804", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := in.Keyword("M"); k == nil || len(k.Values) != 1 || k.Values[0].Desc != "禁用" {
+		t.Errorf("M = %+v, want 禁用", k)
+	}
+}

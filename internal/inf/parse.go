@@ -250,11 +250,12 @@ func (f *File) lookupString(section, key string) (string, bool) {
 	if !ok {
 		if s := f.byName[section]; s != nil {
 			m = map[string]string{}
+			cp := f.stringsCodePage(section)
 			for _, l := range s.Lines {
 				k := strings.ToLower(l.Key)
 				if _, dup := m[k]; l.HasKey && !dup { // the first entry of a key counts
 					// %% in a string value is a literal percent sign.
-					m[k] = strings.ReplaceAll(strings.Join(l.Fields, ", "), "%%", "%")
+					m[k] = recode(strings.ReplaceAll(strings.Join(l.Fields, ", "), "%%", "%"), cp)
 				}
 			}
 		}
