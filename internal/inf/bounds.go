@@ -35,15 +35,18 @@ const (
 	// listing or device report; the rest are counted in a last note.
 	// The eleven real network INFs measured (docs/commands/inf.md) make
 	// at most 10 (Broadcom's bcmwl63.inf: an Include= and a Needs= per
-	// install section naming a file not beside it).
+	// install section naming a file not beside it), Cirrus Logic's audio
+	// CL_Audio.inf (2.6 MB) 64.
 	MaxNotes = 1000
 	// MaxEntries and MaxFields bound the entries (the lines of its
 	// sections) and their comma-separated fields one INF may hold.
 	// MaxInput bytes of short lines are millions of entries, each kept
 	// with its fields: 30 MiB of "a=b,c" lines made a listing take 5.4 GB
 	// and 32 s, and one models line of 15 million hardware IDs 12 GB.
-	// Real INFs are far below: Broadcom's bcmwl63.inf (1.1 MB, UTF-16)
-	// has 14,854 entries, Intel's NETwLv64.inf (785 KB) 29,945 fields.
+	// Real INFs are far below: IDT's audio STWRT64.INF (2.75 MB, UTF-16),
+	// the largest measured, has 21,749 entries and 55,965 fields; of the
+	// network INFs, Broadcom's bcmwl63.inf (1.1 MB, UTF-16) has the most
+	// entries, 14,854, and Intel's NETwLv64.inf (785 KB) fields, 29,945.
 	MaxEntries = 1 << 19
 	MaxFields  = 1 << 20
 	// MaxExpanded bounds the bytes %strkey% substitution produces for one

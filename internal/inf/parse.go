@@ -23,8 +23,8 @@ import (
 type ParseError = textdec.LineError
 
 // MaxInput bounds what Parse reads; the largest inbox INFs are a few MiB,
-// the largest vendor network INF measured 1.7 MB (Realtek's Netrtle.inf
-// 5.810, UTF-16).
+// the largest vendor INFs measured 2.75 MB (IDT's audio STWRT64.INF,
+// UTF-16) and, of network INFs, 1.7 MB (Realtek's Netrtle.inf 5.810).
 const MaxInput = 32 << 20
 
 // File is a parsed INF.
