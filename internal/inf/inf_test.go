@@ -921,3 +921,53 @@ func TestINFUnicodeStringsNotRecoded(t *testing.T) {
 		t.Errorf("M = %+v, want 禁用", k)
 	}
 }
+
+// A listing shows each models section's install sections with the platform
+// extension of the architecture the section is for: Cirrus Logic's
+// CL_Audio.inf lists [HDAudio.X] in an ntx86 and an ntamd64 models section,
+// and the x86 rows showed [HDAudio.X.ntamd64], which x86 Windows never
+// installs. An undecorated section is for x86; NT$ARCH$ is the target's.
+func TestINFListInstallSectionPerArch(t *testing.T) {
+	f := parseString(t, `[Version]
+Signature="$Windows NT$"
+[Manufacturer]
+%M%=M,ntx86.6.1,ntamd64.6.1,NTarm64
+%N%=N
+[M.ntx86.6.1]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[M.ntamd64.6.1]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[M.NTarm64]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[N]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4214
+[HDAudio.X.ntx86]
+AddReg=R
+[HDAudio.X.ntamd64]
+AddReg=R
+[HDAudio.X]
+AddReg=R
+[R]
+HKR,Ndi\Params\K,ParamDesc,,"k"
+[Strings]
+M=Cirrus
+N=Other
+D=Audio
+`)
+	l, err := List(f, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range l.Manufacturers {
+		for _, s := range m.Sections {
+			for _, d := range s.Devices {
+				got[s.Section] = d.InstallSection
+			}
+		}
+	}
+	want := map[string]string{"M.ntx86.6.1": "HDAudio.X.ntx86", "M.ntamd64.6.1": "HDAudio.X.ntamd64", "M.NTarm64": "HDAudio.X", "N": "HDAudio.X.ntx86"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("install sections %v, want %v", got, want)
+	}
+}
