@@ -295,3 +295,27 @@ func TestINFListPublishedSample(t *testing.T) {
 		}
 	}
 }
+
+// A models section Windows would use that lists nothing says so: Marvell's
+// yk60x64.inf leaves [Marvell.NTamd64.6.1] empty so that its devices,
+// listed for 6.0, install on no later Windows. The listing showed the
+// section's header and nothing under it.
+func TestINFListEmptyChosenSection(t *testing.T) {
+	p := testutil.TempDir(t) + "/empty.inf"
+	const src = "[Version]\r\nSignature=\"$Windows NT$\"\r\n[Manufacturer]\r\n%M%=M,NTamd64.6.1,NTamd64.6.0\r\n" +
+		"[M.NTamd64.6.1]\r\n;Empty section\r\n[M.NTamd64.6.0]\r\n%D%=I,PCI\\VEN_11AB&DEV_4381\r\n[I]\r\n[Strings]\r\nM=Marvell\r\nD=Yukon\r\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "inf", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if want := "=> [M.NTamd64.6.1] amd64, Windows 6.1+; used on this Windows lists no device: this INF installs none on this Windows [M.NTamd64.6.0]"; !strings.Contains(flat, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if strings.Count(out, "lists no device") != 1 {
+		t.Errorf("want one section said to list no device:\n%s", out)
+	}
+}

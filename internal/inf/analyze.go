@@ -427,13 +427,14 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 				return nil, &ParseError{Line: f.Section(c.Section).Line, Msg: fmt.Sprintf("its models sections list more than %d devices and IDs (the limit was reached in [%s]): expected a driver INF's models sections, which list far fewer", MaxListed, textdec.Clip(c.Section))}
 			}
 			l.note(notes...)
+			st := sectionTarget(c.Decoration, t)
 			for _, md := range models {
 				inst := md.InstallSection
-				if s := f.installSection(md.InstallSection, t); s != nil {
+				if s := f.installSection(md.InstallSection, st); s != nil {
 					inst = s.Name
 					if !resolved[s] {
 						resolved[s] = true
-						in, err := f.resolve(md.InstallSection, t, lang, load, w)
+						in, err := f.resolve(md.InstallSection, st, lang, load, w)
 						if err != nil {
 							return nil, err
 						}
@@ -451,6 +452,24 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 	}
 	l.notes.finish(&l.Notes)
 	return l, nil
+}
+
+// sectionTarget is t on the architecture a models section is for, whose
+// install sections take that architecture's platform extension: Cirrus
+// Logic's CL_Audio.inf lists the same install sections in
+// [MfgModelSection.ntx86.6.1] and [MfgModelSection.ntamd64.6.1], and x86
+// Windows installs [HDAudio....ntx86] from the first, not the .ntamd64
+// that the target's architecture picks. An undecorated or plain NT
+// models section is for x86; NT$ARCH$ stands for the target's.
+func sectionTarget(d Decoration, t Target) Target {
+	switch {
+	case d.ArchPlaceholder:
+	case d.Arch != "":
+		t.Arch = d.Arch
+	default:
+		t.Arch = "x86"
+	}
+	return t
 }
 
 // noDevice is the error of a listing without a device: every models

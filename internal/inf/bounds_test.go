@@ -237,6 +237,46 @@ func TestINFWorkBound(t *testing.T) {
 	}
 }
 
+// The work a large real INF takes is within the bound: Broadcom's bxnd.inf
+// (549 KB) has 577 install sections each naming a dozen AddReg sections,
+// 349,495 entries for a listing, a third of the former bound. This INF of
+// the same shape, twice as many install sections naming about 1,200 entries
+// each (1.4 million, past the former 1<<20), lists and reports a device.
+func TestINFWorkOfALargeRealShape(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	const sections, regs = 1200, 12
+	var b strings.Builder
+	b.WriteString("[Version]\n[Manufacturer]\n%M%=A,NTamd64\n[Strings]\nM=m\n[A.NTamd64]\n")
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "d%d=I%d,PCI\\VEN_14E4&DEV_%04X\n", i, i, i)
+	}
+	names := make([]string, regs)
+	for r := range names {
+		names[r] = fmt.Sprintf("R%d", r)
+	}
+	for i := 0; i < sections; i++ {
+		fmt.Fprintf(&b, "[I%d]\nAddReg=%s\n", i, strings.Join(names, ","))
+	}
+	for _, n := range names {
+		b.WriteString(addregBody(n, 10)) // 20 lines of 5 fields
+	}
+	f := parseString(t, b.String())
+	w := &work{}
+	l, err := list(f, tg, "", nil, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.entries <= 1<<20 || w.entries > MaxApplied {
+		t.Errorf("%d entries processed, want more than the former bound of %d and at most %d", w.entries, 1<<20, MaxApplied)
+	}
+	if got := len(l.Manufacturers[0].Sections[0].Devices); got != sections {
+		t.Errorf("%d devices listed, want %d", got, sections)
+	}
+	if _, err := Analyze(f, `PCI\VEN_14E4&DEV_0001`, tg, "", nil); err != nil {
+		t.Errorf("Analyze: %v", err)
+	}
+}
+
 // A note per bad line was kept however many lines there were (and each
 // searched the notes before it): notes stop at MaxNotes, and a last note
 // counts the rest.
@@ -410,5 +450,43 @@ func TestINFStringsIndexed(t *testing.T) {
 	// the index is built once per section, not once per lookup
 	if len(f.strs) != 1 || len(f.strs["strings"]) != n {
 		t.Errorf("index %d sections, %d strings", len(f.strs), len(f.strs["strings"]))
+	}
+}
+
+// An AddReg line's data is its fifth field alone unless its type is a
+// list: Intel's NETwLv64.inf ends `Type, 0, "enum",` with a comma, which
+// made the keyword's type "enum,". REG_MULTI_SZ and binary data keep every
+// field; a REG_DWORD given as bytes is their number, low byte first.
+func TestINFValueFields(t *testing.T) {
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	f := parseString(t, hostileHead+`[I]
+AddReg=R
+[R]
+HKR, Ndi\Params\WirelessMode, Type,    0, "enum",
+HKR, Ndi\Params\WirelessMode, Default, 0x00000002, "34", "x" ; NOCLOBBER, a string
+HKR, Ndi\Params\WirelessMode\Enum, "34", 0, "6. 802.11a/b/g",
+HKR,, Expand, 0x00020000, "%%SystemRoot%%\a", b
+HKR,, Multi,  0x00010000, "a", "b", ""
+HKR,, Bin,    0x00000001, 01, 02
+HKR,, Dword,  0x00010001, 7,
+HKR,, Bytes,  0x00010001, 01, 02, 00, 00
+HKR,, NotBytes, 0x00010001, 1, zz
+HKR,, Empty,  0
+`)
+	in, err := f.Resolve("I", tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := in.Keyword("WirelessMode")
+	if k == nil || k.Type != "enum" || k.Default != "34" || len(k.Values) != 1 || k.Values[0].Desc != "6. 802.11a/b/g" {
+		t.Errorf("WirelessMode = %+v, want type enum, default 34, one choice", k)
+	}
+	want := map[string]string{"Expand": `%SystemRoot%\a`, "Multi": "a,b,", "Bin": "01,02", "Dword": "7", "Bytes": "513", "NotBytes": "1,zz", "Empty": ""}
+	got := map[string]string{}
+	for _, v := range in.Values {
+		got[v.Name] = v.Data
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("values %v, want %v", got, want)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // install chain of whatever parses never panics or loops.
 func FuzzINFParse(f *testing.F) {
 	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf", "e2f-like.inf", "e1r63-like.inf",
-		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf"} {
+		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf", "ansi-codepages.inf"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -47,6 +47,8 @@ func FuzzINFParse(f *testing.F) {
 				}
 			}
 		}
+		// the localized strings of an ANSI file are read in another code page
+		_, _ = List(file, tg, "0804", nil)
 	})
 }
 

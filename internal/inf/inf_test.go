@@ -811,3 +811,163 @@ HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
 		t.Error("ambiguous in the chosen section, and no error")
 	}
 }
+
+// A donor that writes a keyword's value without its Ndi\Params definition
+// (Broadcom's b57nd60a.inf writes HKR,,*RSS,0,"1" alone for some adapters)
+// gets the value in the .reg file, and no empty Ndi\Params key it never made.
+func TestINFRegFileValueOnlyDonor(t *testing.T) {
+	f := parseString(t, `[Version]
+Signature="$Windows NT$"
+[Manufacturer]
+%M%=B,NTamd64
+[B.NTamd64]
+%A%=A_inst,PCI\VEN_14E4&DEV_1677
+%B%=B_inst,PCI\VEN_14E4&DEV_167A
+[A_inst]
+AddReg=Common
+[A_inst.Services]
+AddService=b57nd60a,2,Svc
+[B_inst]
+AddReg=Common,RSSValue,Queues
+[B_inst.Services]
+AddService=b57nd60a,2,Svc
+[Common]
+HKR,Ndi\Params\*SpeedDuplex,ParamDesc,,"Speed"
+[RSSValue]
+HKR, , *RSS,                            0, "1"
+[Queues]
+HKR, Ndi\Params\*NumRssQueues, ParamDesc, , "Queues"
+HKR, Ndi\Params\*NumRssQueues\enum, "1", , "1 Queue"
+[Strings]
+M=Broadcom
+A=a
+B=b
+`)
+	rep, err := Analyze(f, `PCI\VEN_14E4&DEV_1677&SUBSYS_128810CF&REV_01`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.MissingRSS, []string{"*RSS", "*NumRSSQueues"}) {
+		t.Fatalf("missing %v", rep.MissingRSS)
+	}
+	var b bytes.Buffer
+	if n, err := WriteReg(&b, rep); err != nil || n != 2 {
+		t.Fatalf("%d %v", n, err)
+	}
+	s := b.String()
+	base := `[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\NNNN`
+	for _, want := range []string{
+		base + "]\r\n\"*RSS\"=\"1\"\r\n; [B_inst] writes the value only, no Ndi\\Params\\*RSS: the Advanced tab does not show it\r\n",
+		base + `\Ndi\Params\*NumRssQueues]` + "\r\n\"ParamDesc\"=\"Queues\"\r\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf(".reg lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, `\Ndi\Params\*RSS]`) {
+		t.Errorf(".reg makes an Ndi\\Params\\*RSS key the donor never made:\n%s", s)
+	}
+}
+
+// An ANSI INF's [Strings.LANGID] sections are in their language's ANSI
+// code page, as Windows in that language reads them: Intel's e1r63x64.inf
+// writes [Strings.0804] in GBK, which read as Windows-1252 came out as
+// "½ûÓÃ" for 禁用. The GBK line holds each byte Windows-1252 leaves
+// undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D).
+func TestINFANSICodePages(t *testing.T) {
+	f := load(t, "ansi-codepages.inf")
+	if f.Encoding != "windows-1252" {
+		t.Fatalf("encoding %s, want windows-1252", f.Encoding)
+	}
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct{ lang, want string }{
+		{"", "Off"},
+		{"0804", "禁用 丂亶亸亹仢"},
+		{"0404", "停用"},
+		{"0411", "オフ"},
+		{"0412", "비활성화됨"},
+		{"0419", "Выкл."},
+		{"0405", "Vypnuto, Nejnižší"},
+		{"0408", "Απενεργοποίηση"},
+		{"041F", "Kapalı"},
+		{"040D", "כבוי"},
+		{"0401", "إيقاف"},
+		{"041E", "ปิด"},
+		{"0407", "Aus (Übertragung)"},
+		{"0C1A", "Искључено"},
+		{"041A", "Isključeno"},
+		{"0409", "Off"}, // no [Strings.0409]: [Strings]
+	} {
+		in, err := f.Resolve("Install", tg, c.lang, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := in.Keyword("Mode")
+		if k == nil || len(k.Values) != 1 || k.Values[0].Desc != c.want {
+			t.Errorf("--lang %q: Mode = %+v, want the choice %q", c.lang, k, c.want)
+		}
+	}
+}
+
+// A UTF-8 or UTF-16 INF's strings are read as they are, whatever the
+// language.
+func TestINFUnicodeStringsNotRecoded(t *testing.T) {
+	f := parseString(t, hostileHead+"[I]\nAddReg=R\n[R]\nHKR,Ndi\\Params\\M\\enum,\"0\",0,%Off%\n[Strings.0804]\nOff=\"禁用\"\n")
+	in, err := f.Resolve("I", mustTarget(t, "10.0.22631", "workstation"), "0804", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := in.Keyword("M"); k == nil || len(k.Values) != 1 || k.Values[0].Desc != "禁用" {
+		t.Errorf("M = %+v, want 禁用", k)
+	}
+}
+
+// A listing shows each models section's install sections with the platform
+// extension of the architecture the section is for: Cirrus Logic's
+// CL_Audio.inf lists [HDAudio.X] in an ntx86 and an ntamd64 models section,
+// and the x86 rows showed [HDAudio.X.ntamd64], which x86 Windows never
+// installs. An undecorated section is for x86; NT$ARCH$ is the target's.
+func TestINFListInstallSectionPerArch(t *testing.T) {
+	f := parseString(t, `[Version]
+Signature="$Windows NT$"
+[Manufacturer]
+%M%=M,ntx86.6.1,ntamd64.6.1,NTarm64
+%N%=N
+[M.ntx86.6.1]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[M.ntamd64.6.1]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[M.NTarm64]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4213
+[N]
+%D%=HDAudio.X,HDAUDIO\FUNC_01&VEN_1013&DEV_4214
+[HDAudio.X.ntx86]
+AddReg=R
+[HDAudio.X.ntamd64]
+AddReg=R
+[HDAudio.X]
+AddReg=R
+[R]
+HKR,Ndi\Params\K,ParamDesc,,"k"
+[Strings]
+M=Cirrus
+N=Other
+D=Audio
+`)
+	l, err := List(f, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range l.Manufacturers {
+		for _, s := range m.Sections {
+			for _, d := range s.Devices {
+				got[s.Section] = d.InstallSection
+			}
+		}
+	}
+	want := map[string]string{"M.ntx86.6.1": "HDAudio.X.ntx86", "M.ntamd64.6.1": "HDAudio.X.ntamd64", "M.NTarm64": "HDAudio.X", "N": "HDAudio.X.ntx86"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("install sections %v, want %v", got, want)
+	}
+}

@@ -224,12 +224,57 @@ type Keyword struct {
 // Loader opens an INF named by Include= (e.g. from the same folder).
 type Loader func(name string) (*File, error)
 
-// Registry flags of AddReg lines that change what a line does.
+// Registry flags of AddReg lines that change what a line does
+// (FLG_ADDREG_* in setupapi.h).
 const (
-	flgDelVal   = 0x00000004
-	flgKeyOnly  = 0x00000010
-	flgTypeMask = 0xFFFF0001
+	flgBinValueType = 0x00000001
+	flgDelVal       = 0x00000004
+	flgKeyOnly      = 0x00000010
+	flgTypeMask     = 0xFFFF0001
+	flgTypeMultiSz  = 0x00010000
+	flgTypeDWORD    = 0x00010001
 )
+
+// valueData is the data an AddReg line writes, from its fifth field on
+// ([value][,[value]...] in Microsoft's INF AddReg directive). Only a
+// REG_MULTI_SZ value is a list of strings and a binary one a list of
+// bytes; a string value (REG_SZ, REG_EXPAND_SZ), and a REG_DWORD given as
+// one number, is the fifth field alone (as Wine's reimplementation of
+// SetupAPI reads it, SetupGetStringField of field 5): Intel's
+// NETwLv64.inf writes `HKR, Ndi\Params\WirelessMode, Type, 0, "enum",`,
+// whose type is "enum", not "enum,". A REG_DWORD given as up to four hex
+// bytes (an empty one is 0) is their number, low byte first; other lists
+// are kept as written.
+func valueData(f *File, l Line, flags uint32, lang string) string {
+	if len(l.Fields) <= 4 {
+		return ""
+	}
+	typ := flags & flgTypeMask
+	list := typ == flgTypeMultiSz || flags&flgBinValueType != 0
+	if !list || (typ == flgTypeDWORD && len(l.Fields) == 5) {
+		return f.Expand(l.Fields[4], lang)
+	}
+	data := make([]string, 0, len(l.Fields)-4)
+	for _, v := range l.Fields[4:] {
+		data = append(data, f.Expand(v, lang))
+	}
+	if typ == flgTypeDWORD && len(data) <= 4 {
+		var v uint64
+		for i, b := range data {
+			b = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(b)), "0x")
+			if b == "" {
+				continue // an empty byte is 0
+			}
+			x, err := strconv.ParseUint(b, 16, 8)
+			if err != nil {
+				return strings.Join(data, ",")
+			}
+			v |= x << (8 * i)
+		}
+		return strconv.FormatUint(v, 10)
+	}
+	return strings.Join(data, ",")
+}
 
 // Resolve follows DDInstall section name for t: the platform extension
 // Windows picks (.NT<arch>, .NT, none), Include/Needs (loops are errors),
@@ -526,11 +571,7 @@ func (r *resolver) addreg(f *File, s *Section) error {
 			r.notef(f, l.Num, "[%s] flags %q are not a number; skipped", s.Name, textdec.Clip(rawFlags))
 			continue
 		}
-		var data []string
-		for _, v := range l.Fields[min(4, len(l.Fields)):] {
-			data = append(data, f.Expand(v, r.lang))
-		}
-		val := strings.Join(data, ",")
+		val := valueData(f, l, flags, r.lang)
 		low := strings.ToLower(subkey)
 		switch {
 		case low == "ndi" && strings.EqualFold(name, "Service"):

@@ -45,7 +45,7 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 	line("; must implement a keyword for it to have an effect: check with Get-NetAdapterRss afterwards.")
 	n := 0
 	for _, name := range rep.MissingRSS {
-		k, _ := rep.DonorOf(name)
+		k, d := rep.DonorOf(name)
 		if k == nil {
 			continue
 		}
@@ -55,6 +55,14 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 		if v := instanceValue(k); v != "" {
 			line("%s", regfile.Key(base))
 			line("%s=%s", regfile.String(k.Name), v)
+			if !k.defined() {
+				// Broadcom's b57nd60a.inf: a sibling writes
+				// HKR,,*RSS,0,"1" and no Ndi\Params\*RSS, so the
+				// keyword is set but not in the Advanced tab. An empty
+				// key here would be one the donor never made.
+				line("; [%s] writes the value only, no Ndi\\Params\\%s: the Advanced tab does not show it", d.InstallSection, k.Name)
+				continue
+			}
 			b.WriteString("\r\n")
 		}
 		line("%s", regfile.Key(base+`\Ndi\Params\`+k.Name))
@@ -83,6 +91,13 @@ func WriteReg(w io.Writer, rep *DeviceReport) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// defined reports whether the INF writes anything under the keyword's
+// Ndi\Params key.
+func (k *Keyword) defined() bool {
+	return k.ParamDesc != "" || k.Type != "" || k.Default != "" || k.Min != "" || k.Max != "" || k.Step != "" || k.Base != "" ||
+		k.Optional != "" || len(k.Other) > 0 || len(k.Values) > 0
 }
 
 // matchingID is the ID Windows records as the adapter's MatchingDeviceId:

@@ -65,8 +65,14 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 					rows = append(rows, []string{"   " + id, inst, fmt.Sprint(d.Line)})
 				}
 			}
-			if len(rows) > 0 {
+			switch {
+			case len(rows) > 0:
 				TableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
+			case s.Chosen:
+				// Marvell's yk60x64.inf: an empty [Marvell.NTamd64.6.1]
+				// keeps the devices of [Marvell.NTamd64.6.0] off Windows 7
+				// and later
+				fmt.Fprint(w, infWrapText("   ", "lists no device: this INF installs none on this Windows"))
 			}
 		}
 	}

@@ -331,12 +331,20 @@ func (l *Lines) check(b []byte) bool {
 }
 
 // ansiTable is built on first use: at start-up it would cost every command.
+// The five bytes Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90,
+// 0x9D) are the C1 controls of the same number, as Windows' own table
+// (bestfit1252.txt) and the WHATWG index map them, not U+FFFD: every byte
+// keeps its own rune, so a reader can get the bytes back and read them in
+// another code page (an ANSI INF's [Strings.0804] is GBK).
 var ansiTable = sync.OnceValue(func() (t *[256]string) {
 	t = new([256]string)
 	dec := charmap.Windows1252.NewDecoder()
 	for i := range t {
 		s, _ := dec.Bytes([]byte{byte(i)})
 		t[i] = string(s)
+		if t[i] == "\uFFFD" {
+			t[i] = string(rune(i))
+		}
 	}
 	return t
 })

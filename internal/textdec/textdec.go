@@ -9,10 +9,10 @@ package textdec
 import (
 	"bytes"
 	"fmt"
+	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/charmap"
 )
 
 // Encoding names the encoding a file was decoded from.
@@ -58,11 +58,13 @@ func Decode(b []byte) (string, Encoding, error) {
 	if err := checkControl(b, 0); err != nil {
 		return "", ANSI, err
 	}
-	s, err := charmap.Windows1252.NewDecoder().Bytes(b)
-	if err != nil {
-		return "", ANSI, fmt.Errorf("decoding as Windows-1252: %w", err)
+	table := ansiTable()
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for _, c := range b {
+		sb.WriteString(table[c])
 	}
-	return string(s), ANSI, nil
+	return sb.String(), ANSI, nil
 }
 
 // looksUTF16LE: ASCII text in UTF-16LE has a zero in every odd byte.
@@ -150,4 +152,29 @@ func isBadControl(r rune) bool {
 		return false
 	}
 	return true
+}
+
+// ansiBytes maps each rune of the Windows-1252 table back to its byte.
+var ansiBytes = sync.OnceValue(func() map[rune]byte {
+	m := make(map[rune]byte, 256)
+	for i, s := range ansiTable() {
+		m[[]rune(s)[0]] = byte(i)
+	}
+	return m
+})
+
+// ANSIBytes returns the bytes that ANSI decoding turned into s, so that
+// they can be read in another code page; ok is false when s holds a rune
+// Windows-1252 decoding does not produce.
+func ANSIBytes(s string) (b []byte, ok bool) {
+	m := ansiBytes()
+	b = make([]byte, 0, len(s))
+	for _, r := range s {
+		c, ok := m[r]
+		if !ok {
+			return nil, false
+		}
+		b = append(b, c)
+	}
+	return b, true
 }

@@ -1,9 +1,12 @@
 package textdec
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 func le(s string, bom bool) []byte {
@@ -67,5 +70,34 @@ func TestBinary(t *testing.T) {
 		if !errors.As(err, &be) || be.Line != c.line || be.Offset != c.offset {
 			t.Errorf("%s: %v (want line %d offset %d)", c.name, err, c.line, c.offset)
 		}
+	}
+}
+
+// Every byte of an ANSI file decodes to its own rune and back, the five
+// Windows-1252 leaves undefined included (U+FFFD lost which byte it was:
+// GBK text read as ANSI could not be recovered).
+func TestANSIRoundTrip(t *testing.T) {
+	all := make([]byte, 0, 224)
+	for c := 0x20; c < 0x100; c++ {
+		all = append(all, byte(c))
+	}
+	all = append(all, '\t', '\r', '\n')
+	s, enc, err := Decode(all)
+	if err != nil || enc != ANSI {
+		t.Fatalf("%v %s", err, enc)
+	}
+	for _, c := range []byte{0x81, 0x8d, 0x8f, 0x90, 0x9d} {
+		if !strings.ContainsRune(s, rune(c)) {
+			t.Errorf("byte %#x is not U+%04X", c, c)
+		}
+	}
+	if strings.ContainsRune(s, utf8.RuneError) {
+		t.Error("a byte decoded to U+FFFD")
+	}
+	if back, ok := ANSIBytes(s); !ok || !bytes.Equal(back, all) {
+		t.Errorf("ANSIBytes = %x %v, want the bytes read", back, ok)
+	}
+	if _, ok := ANSIBytes("€ 中"); ok {
+		t.Error("ANSIBytes of a rune Windows-1252 has no byte for: ok")
 	}
 }
