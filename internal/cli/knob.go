@@ -215,9 +215,15 @@ type KnobExplainOptions struct {
 	Tick        time.Duration
 }
 
-// isRegFile says whether explain's first argument names a .reg file: no
-// knob's name ends so.
-func isRegFile(arg string) bool { return strings.HasSuffix(strings.ToLower(arg), ".reg") }
+// isRegFile says whether explain's first argument names a .reg file or a
+// batch file (.bat, .cmd) of reg commands: no knob's name ends so.
+func isRegFile(arg string) bool {
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".reg", ".bat", ".cmd":
+		return true
+	}
+	return false
+}
 
 // newKnobExplainCmd builds latlab knob explain. runF, when set, is given
 // the options the arguments and flags map to instead of explaining: the
@@ -226,19 +232,22 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 	xo := &KnobExplainOptions{KnobOptions: KnobOptions{IO: io}}
 	o := &xo.KnobOptions
 	cmd := &cobra.Command{
-		Use:         "explain NAME [VALUE] | explain FILE.reg",
+		Use:         "explain NAME [VALUE] | explain FILE.reg|.bat|.cmd",
 		Annotations: map[string]string{negativeArgs: "values"}, // as set: rt-throttling -1
-		Short:       "decode a value without touching the system (any knob, on any OS), or a .reg file of tweaks",
+		Short:       "decode a value without touching the system (any knob, on any OS), or a .reg or .bat file of tweaks",
 		Long: `Decodes a value of a knob (or, with no VALUE, the knob and its values) without
 reading or changing anything on this machine.
 
 Given a .reg file (a file of registry tweaks, as regedit exports them or as
-they are shared), it says which of its values are settings latlab knows, each
-decoded by its knob as above, and lists the others as settings latlab has no
-evidence on: it decodes nothing it has no evidence for. Lines regedit would
-not import are listed with why. Nothing is imported.`,
+they are shared), or a batch file (.bat, .cmd) of reg add and reg delete
+commands, it says which of its values are settings latlab knows, each decoded
+by its knob as above, and lists the others as settings latlab has no evidence
+on: it decodes nothing it has no evidence for. Lines regedit would not import,
+and reg commands whose key or data only the running script knows, are listed
+with why. Nothing is imported or run.`,
 		Example: `  latlab knob explain win32-priority-separation 0x26
   latlab knob explain tweaks.reg
+  latlab knob explain optimize.bat
   latlab knob explain win32-priority-separation --find short,variable,3:1
   latlab knob explain win32-priority-separation --table --server
   latlab knob explain tcp-recovery 5`,
@@ -247,7 +256,7 @@ not import are listed with why. Nothing is imported.`,
 			xo.Name = args[0]
 			if isRegFile(args[0]) {
 				if len(args) == 2 {
-					return Usagef("knob explain %s: a .reg file takes no VALUE", args[0])
+					return Usagef("knob explain %s: a file of tweaks takes no VALUE", args[0])
 				}
 				xo.RegFile = args[0]
 			}
@@ -298,7 +307,11 @@ func runKnobExplainReg(xo *KnobExplainOptions) error {
 		return Usagef("cannot read %s: %v", xo.RegFile, unwrapPathErr(err))
 	}
 	defer f.Close()
-	rf, err := regfile.Read(f)
+	read := regfile.Read
+	if !strings.EqualFold(filepath.Ext(xo.RegFile), ".reg") {
+		read = regfile.ReadBatch
+	}
+	rf, err := read(f)
 	if err != nil {
 		if badinput.Is(err) {
 			return Usagef("%s: %v", xo.RegFile, err)

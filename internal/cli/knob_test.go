@@ -207,6 +207,12 @@ func TestKnobExplainRegFile(t *testing.T) {
 		t.Errorf("%v: %+v", err, x)
 	}
 
+	code, out, errs = runCLI(t, "knob", "explain", "../regfile/testdata/tweaks.bat")
+	if code != 0 || !strings.HasPrefix(out, "tweaks.bat: 12 values and 1 deleted key in 13 reg commands: latlab knows 4 of") ||
+		!strings.Contains(out, "5 other lines of the script hold no reg add or reg delete") {
+		t.Errorf("tweaks.bat: exit %d: %s%s", code, out, errs)
+	}
+
 	dir := testutil.TempDir(t)
 	notReg := filepath.Join(dir, "notes.reg")
 	if err := os.WriteFile(notReg, []byte("reg add HKLM\\X /v y\n"), 0o644); err != nil {
@@ -216,7 +222,7 @@ func TestKnobExplainRegFile(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{tweaks, "5"}, "a .reg file takes no VALUE"},
+		{[]string{tweaks, "5"}, "a file of tweaks takes no VALUE"},
 		{[]string{filepath.Join(dir, "absent.reg")}, "cannot read " + filepath.Join(dir, "absent.reg")},
 		{[]string{notReg}, `line 1: "reg add HKLM\\X /v y" is not a .reg header`},
 	} {

@@ -22,8 +22,12 @@ type RegExplanation struct {
 	File     string `json:"file"`
 	Header   string `json:"header"`
 	Encoding string `json:"encoding"`
-	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY])
+	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY]), or reg commands
 	Values   int    `json:"values"` // value lines read
+	// Batch: the file is a batch file, read for its reg add and reg
+	// delete commands; OtherLines counts its lines that hold none.
+	Batch      bool `json:"batch,omitempty"`
+	OtherLines int  `json:"other_lines,omitempty"`
 	// Known are the values (and deleted keys) a latlab knob writes, in
 	// the file's order; Unknown the rest.
 	Known   []RegEntry `json:"known"`
@@ -55,7 +59,7 @@ var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(\d{3})(\\|$)`
 // ExplainRegFile decodes what the .reg file f (read from name) writes.
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
 	x := &RegExplanation{File: name, Header: f.Header, Encoding: string(f.Encoding), Keys: len(f.Sections),
-		Values: f.Values, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+		Values: f.Values, Batch: f.Batch, OtherLines: f.Other, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
 	for _, s := range f.Sections {
 		path, note := s.Path, ""
 		if m := controlSet.FindStringSubmatch(path); m != nil {

@@ -45,6 +45,10 @@ type File struct {
 	Sections []Section        // in the file's order; a key named twice is two sections
 	Notes    []string         // lines skipped, and why
 	Values   int              // values in all keys
+	// Batch: read from the reg commands of a batch file (ReadBatch),
+	// each command a section; Other counts its lines that hold none.
+	Batch bool
+	Other int
 }
 
 // Section is one [KEY] or [-KEY] line and the values below it.

@@ -20,10 +20,20 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 	if deleted := len(x.Known) + len(x.Unknown) - x.Values; deleted > 0 {
 		what += " and " + count(deleted, "deleted key")
 	}
+	where := count(x.Keys, "key line")
+	if x.Batch {
+		where = count(x.Keys, "reg command")
+	}
 	wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
-		visible(x.File), what, count(x.Keys, "key line"), len(x.Known), len(x.Unknown)), "", "  ")
-	if len(x.Notes) > 0 {
+		visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
+	switch {
+	case x.Batch && len(x.Notes) > 0:
+		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "reg command")), "", "  ")
+	case len(x.Notes) > 0:
 		wrapTo(w, fmt.Sprintf("%s skipped: regedit would not import them (below)", count(len(x.Notes), "line")), "", "  ")
+	}
+	if x.OtherLines > 0 {
+		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
 	}
 	for _, e := range x.Known {
 		fmt.Fprintln(w)
@@ -47,7 +57,11 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 	}
 	if len(x.Notes) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "lines skipped")
+		if x.Batch {
+			fmt.Fprintln(w, "reg commands skipped")
+		} else {
+			fmt.Fprintln(w, "lines skipped")
+		}
 		for _, n := range x.Notes {
 			wrapTo(w, visible(n), "  ", "    ")
 		}

@@ -1,0 +1,317 @@
+package regfile
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// Reading the registry changes of a batch file: tweaks travel as .bat and
+// .cmd scripts as often as .reg files, each change a reg.exe command
+// (Microsoft, "reg add" and "reg delete"):
+//
+//	reg add KEY [/v NAME | /ve] [/t TYPE] [/s SEP] [/d DATA] [/f] [/reg:32|64]
+//	reg delete KEY [/v NAME | /ve | /va] [/f] [/reg:32|64]
+//
+// A command may follow others on its line (&, &&, ||), behind a launcher
+// (PowerRun.exe /SW:0 Reg.exe add ...) and before a redirection (>nul
+// 2>&1). Its words are split as reg.exe's C runtime splits them
+// (CommandLineToArgvW's rules); a batch variable (%VAR%, %%i) in the key
+// or the data is a value the script only knows when it runs, so that
+// command is skipped with a note, as is a remote key (\\HOST\...).
+// Every other line (netsh, bcdedit, powershell, echo...) is counted, not
+// read.
+
+// ReadBatch reads the reg add and reg delete commands of a batch file of
+// at most MaxInput bytes into a File: each command a section of its own.
+// File.Batch is set and File.Other counts the lines that hold no reg
+// command.
+func ReadBatch(r io.Reader) (*File, error) {
+	lines, enc, err := textdec.ReadLines(r, MaxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands")
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	f := &File{Encoding: enc, Batch: true}
+	skipped := 0
+	for i, l := range lines {
+		n := i + 1
+		found := false
+		for _, cmd := range splitCommands(l) {
+			args := argv(cmd)
+			at := regCommand(args)
+			if at < 0 {
+				continue
+			}
+			found = true
+			s, err := regArgs(args[at:])
+			if err != nil {
+				if len(f.Notes) < MaxNotes {
+					f.Notes = append(f.Notes, fmt.Sprintf("line %d: %v (%q): skipped", n, err, textdec.Clip(strings.TrimSpace(cmd))))
+				} else {
+					skipped++
+				}
+				continue
+			}
+			if f.Values+len(s.Values) > MaxValues {
+				return nil, badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", n, MaxValues)
+			}
+			s.Line = n
+			for j := range s.Values {
+				s.Values[j].Line = n
+			}
+			f.Values += len(s.Values)
+			f.Sections = append(f.Sections, s)
+		}
+		if !found && strings.TrimSpace(l) != "" {
+			f.Other++
+		}
+	}
+	if skipped > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
+	}
+	return f, nil
+}
+
+// splitCommands cuts a line at the &, && and || that chain commands,
+// outside double quotes; a caret escapes the next character.
+func splitCommands(l string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '^':
+			if !quoted {
+				i++
+			}
+		case '"':
+			quoted = !quoted
+		case '&', '|':
+			if !quoted {
+				out = append(out, l[start:i])
+				if i+1 < len(l) && l[i+1] == l[i] {
+					i++
+				}
+				start = i + 1
+			}
+		}
+	}
+	return append(out, l[start:])
+}
+
+// argv splits a command into words as CommandLineToArgvW does: white
+// space separates words outside double quotes; 2n backslashes before a
+// quote are n backslashes and the quote opens or closes, 2n+1 are n and
+// a literal quote; other backslashes are themselves. Redirections (>nul,
+// 2>&1) end the words.
+func argv(cmd string) []string {
+	var words []string
+	var b strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '\\':
+			n := 0
+			for i < len(cmd) && cmd[i] == '\\' {
+				n++
+				i++
+			}
+			if i < len(cmd) && cmd[i] == '"' {
+				b.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					b.WriteByte('"')
+				} else {
+					quoted = !quoted
+				}
+			} else {
+				b.WriteString(strings.Repeat(`\`, n))
+				i--
+			}
+			in = true
+		case c == '^' && !quoted && i+1 < len(cmd): // cmd.exe's escape
+			i++
+			b.WriteByte(cmd[i])
+			in = true
+		case c == '"':
+			quoted, in = !quoted, true
+		case (c == ' ' || c == '\t') && !quoted:
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		case c == '>' && !quoted:
+			if in && (b.String() == "1" || b.String() == "2") { // 2>nul
+				b.Reset()
+				in = false
+			}
+			if in {
+				words = append(words, b.String())
+			}
+			return words
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	return words
+}
+
+// regCommand finds reg.exe's verb in args: the index of the word after
+// "reg" (any path, any case, with or without .exe) that is add or
+// delete; -1 when there is none.
+func regCommand(args []string) int {
+	for i := 0; i+1 < len(args); i++ {
+		name := strings.ToLower(path.Base(strings.ReplaceAll(args[i], `\`, "/")))
+		if name != "reg" && name != "reg.exe" {
+			continue
+		}
+		switch strings.ToLower(args[i+1]) {
+		case "add", "delete":
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// regArgs reads "add KEY ..." or "delete KEY ..." into a section.
+func regArgs(args []string) (Section, error) {
+	var s Section
+	verb := strings.ToLower(args[0])
+	if len(args) < 2 {
+		return s, fmt.Errorf("reg %s without a key", verb)
+	}
+	key := strings.TrimRight(args[1], `\`)
+	switch {
+	case strings.HasPrefix(key, `\\`):
+		return s, fmt.Errorf("a key on another machine")
+	case strings.Contains(key, "%"):
+		return s, fmt.Errorf("the key holds a batch variable, known only when the script runs")
+	}
+	short, ok := ShortRoot(key)
+	if !ok {
+		return s, fmt.Errorf("key %q is under no registry root (HKLM, HKCU, HKU, HKCR, HKCC)", textdec.Clip(key))
+	}
+	s.Path = short
+	var v Value
+	named, typ, data, haveData, sep, all := false, "REG_SZ", "", false, `\0`, false
+	for i := 2; i < len(args); i++ {
+		a := strings.ToLower(args[i])
+		next := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%s without its value", args[i])
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch a {
+		case "/v":
+			v.Name, err = next()
+			named = true
+		case "/ve":
+			v.Default, named = true, true
+		case "/va":
+			all = true
+		case "/t":
+			typ, err = next()
+			typ = strings.ToUpper(typ)
+		case "/d":
+			data, err = next()
+			haveData = true
+		case "/s":
+			sep, err = next()
+		case "/f", "/reg:32", "/reg:64":
+		default:
+			return s, fmt.Errorf("%q is not an argument of reg %s", textdec.Clip(args[i]), verb)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	if verb == "delete" {
+		switch {
+		case all:
+			return s, fmt.Errorf("reg delete /va deletes every value of the key, which a script does not list")
+		case named:
+			v.Delete = true
+			s.Values = []Value{v}
+		default:
+			s.Delete = true
+		}
+		return s, nil
+	}
+	if !named {
+		// reg add KEY alone creates the key: no value to explain
+		return s, nil
+	}
+	if strings.Contains(data, "%") {
+		return s, fmt.Errorf("the data holds a batch variable, known only when the script runs")
+	}
+	if err := typedData(&v, typ, data, haveData, sep); err != nil {
+		return s, err
+	}
+	s.Values = []Value{v}
+	return s, nil
+}
+
+// typedData stores data as reg add stores it for the type: a DWORD or
+// QWORD from decimal or 0x hex, binary from hex digits, strings as
+// UTF-16LE with their NUL, a multi-string split at sep.
+func typedData(v *Value, typ, data string, haveData bool, sep string) error {
+	switch typ {
+	case "REG_SZ", "REG_EXPAND_SZ":
+		v.Type, v.Data = 1, utf16Bytes(data)
+		if typ == "REG_EXPAND_SZ" {
+			v.Type = 2
+		}
+	case "REG_MULTI_SZ":
+		if sep == "" {
+			sep = `\0`
+		}
+		var b []byte
+		for _, p := range strings.Split(data, sep) {
+			b = append(b, utf16Bytes(p)...)
+		}
+		v.Type, v.Data = 7, append(b, 0, 0)
+	case "REG_DWORD", "REG_DWORD_LITTLE_ENDIAN", "REG_QWORD":
+		if !haveData {
+			data = "0"
+		}
+		bits := 32
+		if typ == "REG_QWORD" {
+			bits = 64
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(data), 0, bits)
+		if err != nil {
+			return fmt.Errorf("%s data %q is not a %d-bit number (decimal, or hex with 0x)", typ, textdec.Clip(data), bits)
+		}
+		if bits == 32 {
+			v.Type, v.Data = 4, binary.LittleEndian.AppendUint32(nil, uint32(n))
+		} else {
+			v.Type, v.Data = 11, binary.LittleEndian.AppendUint64(nil, n)
+		}
+	case "REG_BINARY", "REG_NONE":
+		b, err := hex.DecodeString(data)
+		if err != nil {
+			return fmt.Errorf("%s data %q is not hex digits", typ, textdec.Clip(data))
+		}
+		v.Type, v.Data = 3, b
+		if typ == "REG_NONE" {
+			v.Type = 0
+		}
+	default:
+		return fmt.Errorf("type %q is none of REG_SZ, REG_EXPAND_SZ, REG_MULTI_SZ, REG_DWORD, REG_QWORD, REG_BINARY, REG_NONE", textdec.Clip(typ))
+	}
+	return nil
+}

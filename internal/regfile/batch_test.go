@@ -1,0 +1,153 @@
+package regfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The reg commands of a batch file become sections; what the script
+// only knows when it runs is skipped with a note; other lines are
+// counted.
+func TestReadBatch(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tweaks.bat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadBatch(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		line   int
+		path   string
+		name   string
+		del    bool
+		typ    uint32
+		data   []byte
+		keyDel bool
+	}
+	var got []row
+	for _, s := range f.Sections {
+		if s.Delete {
+			got = append(got, row{line: s.Line, path: s.Path, keyDel: true})
+			continue
+		}
+		for _, v := range s.Values {
+			name := v.Name
+			if v.Default {
+				name = "@"
+			}
+			got = append(got, row{v.Line, s.Path, name, v.Delete, v.Type, v.Data, false})
+		}
+	}
+	const sp = `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`
+	const x = `HKLM\SOFTWARE\latlab-test`
+	dw := func(n uint32) []byte { return binary.LittleEndian.AppendUint32(nil, n) }
+	want := []row{
+		{4, sp, "NetworkThrottlingIndex", false, 4, dw(0xFFFFFFFF), false},
+		{5, sp, "SystemResponsiveness", false, 4, dw(0), false},
+		{6, `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, "Win32PrioritySeparation", false, 4, dw(0x26), false},
+		{7, `HKCU\Console`, "QuickEdit", false, 4, dw(0), false},
+		{8, `HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, "GlobalTimerResolutionRequests", false, 4, dw(1), false},
+		{10, sp, "NetworkThrottlingIndex", true, 0, nil, false},
+		{11, `HKLM\SOFTWARE\Policies\Microsoft\Windows\Psched`, "", false, 0, nil, true},
+		{12, `HKCU\Control Panel\Desktop`, "MenuShowDelay", false, 1, utf16Bytes("0"), false},
+		{13, x, "Multi", false, 7, append(append(utf16Bytes("a"), utf16Bytes("b")...), 0, 0), false},
+		{14, x, "Bin", false, 3, []byte{1, 2, 0xff}, false},
+		{15, x, "Q", false, 11, binary.LittleEndian.AppendUint64(nil, 1), false},
+		{16, x, "@", false, 1, utf16Bytes(`default "quoted"`), false},
+		{18, x, "Caret", false, 1, utf16Bytes("a&b"), false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries:\n%+v", len(got), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.line != w.line || g.path != w.path || g.name != w.name || g.del != w.del || g.keyDel != w.keyDel || g.typ != w.typ || !bytes.Equal(g.data, w.data) {
+			t.Errorf("entry %d = %+v, want %+v", i, g, w)
+		}
+	}
+	wantNotes := []string{
+		"line 9: the key holds a batch variable, known only when the script runs",
+		`line 17: REG_DWORD data "notanumber" is not a 32-bit number`,
+	}
+	if len(f.Notes) != len(wantNotes) {
+		t.Fatalf("notes %q", f.Notes)
+	}
+	for i, w := range wantNotes {
+		if !strings.HasPrefix(f.Notes[i], w) {
+			t.Errorf("note %q, want %q", f.Notes[i], w)
+		}
+	}
+	// @echo off, two comments, bcdedit, netsh
+	if !f.Batch || f.Other != 5 || f.Values != 12 {
+		t.Errorf("batch %v other %d values %d", f.Batch, f.Other, f.Values)
+	}
+}
+
+func TestArgv(t *testing.T) {
+	for in, want := range map[string]string{
+		`reg add "a b" /v x`:    `reg|add|a b|/v|x`,
+		`a\\"b c"`:              `a\b c`,
+		`a\"b`:                  `a"b`,
+		`a\\\"b`:                `a\"b`,
+		`C:\dir\ x`:             `C:\dir\|x`,
+		`reg add k /f >nul`:     `reg|add|k|/f`,
+		`reg add k /f 2>nul`:    `reg|add|k|/f`,
+		`reg add k /d "a>b" /f`: `reg|add|k|/d|a>b|/f`,
+		`reg add k /d x^>y`:     `reg|add|k|/d|x>y`,
+		`  reg   add	k  `:       `reg|add|k`,
+		`reg add k /d ""`:       `reg|add|k|/d|`,
+	} {
+		if got := strings.Join(argv(in), "|"); got != want {
+			t.Errorf("argv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRegArgsRefuses(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{`reg add`, "reg add without a key"},
+		{`reg add \\host\HKLM\X /v a /d 1`, "a key on another machine"},
+		{`reg add HKXX\X /v a`, `key "HKXX\\X" is under no registry root`},
+		{`reg add HKLM\X /v`, "/v without its value"},
+		{`reg add HKLM\X /v a /q`, `"/q" is not an argument of reg add`},
+		{`reg add HKLM\X /v a /t REG_LINK /d x`, `type "REG_LINK" is none of`},
+		{`reg add HKLM\X /v a /t REG_BINARY /d xyz`, `REG_BINARY data "xyz" is not hex digits`},
+		{`reg add HKLM\X /v a /d %VAL%`, "the data holds a batch variable"},
+		{`reg delete HKLM\X /va /f`, "reg delete /va deletes every value"},
+	} {
+		args := argv(c.cmd)
+		_, err := regArgs(args[regCommand(args):])
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.cmd, err, c.want)
+		}
+	}
+}
+
+// FuzzReadBatch: any input is read or refused, never a panic.
+func FuzzReadBatch(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tweaks.bat"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`reg add "HKLM\X" /v "a\\\"" /t REG_MULTI_SZ /s , /d "a,b,,c" /f & reg delete HKCU\Y /ve`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := ReadBatch(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, s := range got.Sections {
+			n += len(s.Values)
+		}
+		if n != got.Values {
+			t.Fatalf("%d values in sections, Values %d", n, got.Values)
+		}
+	})
+}
