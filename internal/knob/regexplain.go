@@ -145,13 +145,18 @@ func owner(l backend.Loc, v backend.Value) *regOwner {
 	return nil
 }
 
-// regNumberKnob is a knob whose one registry value is a number that is
-// the knob's value itself, which Explain decodes.
-type regNumberKnob interface{ regNumberLoc() backend.Loc }
+// regNumberKnob is a knob whose registry value, at the locations
+// storesNumber accepts, is a number that is the knob's value itself,
+// which Explain decodes.
+type regNumberKnob interface{ storesNumber(l backend.Loc) bool }
 
-func (netThrottle) regNumberLoc() backend.Loc { return ntiLoc }
-func (prioSep) regNumberLoc() backend.Loc     { return prioLoc }
-func (globalTimer) regNumberLoc() backend.Loc { return globalTimerLoc }
+func (netThrottle) storesNumber(l backend.Loc) bool { return sameRegLoc(l, ntiLoc) }
+func (prioSep) storesNumber(l backend.Loc) bool     { return sameRegLoc(l, prioLoc) }
+func (globalTimer) storesNumber(l backend.Loc) bool { return sameRegLoc(l, globalTimerLoc) }
+
+// MSISupported of any device instance (Vet has placed it): Microsoft
+// documents the value alike for every PCI device.
+func (msiMode) storesNumber(l backend.Loc) bool { return strings.EqualFold(l.Name, "MSISupported") }
 
 func explainRegValue(e RegEntry, o ExplainOptions) RegEntry {
 	w := owner(e.Loc, e.Value)
@@ -169,7 +174,7 @@ func explainRegValue(e RegEntry, o ExplainOptions) RegEntry {
 		e.Text = []string{"deleted: " + defaultOf(k), k.Summary()}
 		return e
 	}
-	if rk, ok := k.(regNumberKnob); ok && sameRegLoc(e.Loc, rk.regNumberLoc()) {
+	if rk, ok := k.(regNumberKnob); ok && rk.storesNumber(e.Loc) {
 		if e.Value.Type != backend.TypeDWORD {
 			e.Text = []string{fmt.Sprintf("a %s where Windows keeps a REG_DWORD: what Windows makes of it is documented nowhere latlab knows of, so latlab does not decode it", e.Value.Type), k.Summary()}
 			return e

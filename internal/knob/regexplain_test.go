@@ -84,13 +84,15 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		`[HKEY_LOCAL_MACHINE\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile]` + "\n" +
 		`@=dword:1` + "\n" +
 		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\0001]` + "\n" +
-		`"*RSS"=hex:01` + "\n"
+		`"*RSS"=hex:01` + "\n" +
+		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Enum\PCI\VEN_10DE&DEV_2204\4&1&0&0008\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties]` + "\n" +
+		`"MSISupported"=dword:00000001` + "\n"
 	f, err := regfile.Read(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := ExplainRegFile("t.reg", f, ExplainOptions{})
-	if len(x.Known) != 4 || len(x.Unknown) != 1 {
+	if len(x.Known) != 5 || len(x.Unknown) != 1 {
 		t.Fatalf("known %+v unknown %+v", x.Known, x.Unknown)
 	}
 	if e := x.Known[0]; e.Knob != "network-throttling-index" || !e.Value.IsAbsent() || !strings.Contains(e.Text[0], "deleted: the default applies (10 (absent))") {
@@ -104,6 +106,9 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 	}
 	if e := x.Known[3]; e.Knob != "rss" || e.Refused == "" {
 		t.Errorf("binary data where rss writes a number: %+v", e)
+	}
+	if e := x.Known[4]; e.Knob != "msi-mode" || !strings.HasPrefix(e.Text[0], "MSISupported=1: MSI requested") {
+		t.Errorf("MSISupported of a device: %+v", e)
 	}
 	if e := x.Unknown[0]; e.Loc.Name != "" || e.Knob != "" {
 		t.Errorf("default value %+v", e)
