@@ -60,6 +60,7 @@ var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(\d{3})(\\|$)`
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
 	x := &RegExplanation{File: name, Header: f.Header, Encoding: string(f.Encoding), Keys: len(f.Sections),
 		Values: f.Values, Batch: f.Batch, OtherLines: f.Other, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+	ks := windowsKnobs()
 	for _, s := range f.Sections {
 		path, note := s.Path, ""
 		if m := controlSet.FindStringSubmatch(path); m != nil {
@@ -68,7 +69,7 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		}
 		if s.Delete {
 			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note}
-			x.add(explainDeletedKey(e))
+			x.add(explainDeletedKey(ks, e))
 			continue
 		}
 		for _, v := range s.Values {
@@ -78,7 +79,7 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 				e.Value = backend.Absent
 			}
 			if !v.Default { // no knob writes a key's default value
-				e = explainRegValue(e, o)
+				e = explainRegValue(ks, e, o)
 			}
 			x.add(e)
 		}
@@ -133,9 +134,9 @@ type regOwner struct {
 	refusal error
 }
 
-// owner finds the knob that writes l; nil when none does.
-func owner(l backend.Loc, v backend.Value) *regOwner {
-	for _, k := range windowsKnobs() {
+// owner finds the knob of ks that writes l; nil when none does.
+func owner(ks []Knob, l backend.Loc, v backend.Value) *regOwner {
+	for _, k := range ks {
 		for _, t := range regTargets(l) {
 			if err := k.Vet(t, l, v); err == nil || !isNotMine(err) {
 				return &regOwner{knob: k, target: t, refusal: err}
@@ -158,8 +159,8 @@ func (globalTimer) storesNumber(l backend.Loc) bool { return sameRegLoc(l, globa
 // documents the value alike for every PCI device.
 func (msiMode) storesNumber(l backend.Loc) bool { return strings.EqualFold(l.Name, "MSISupported") }
 
-func explainRegValue(e RegEntry, o ExplainOptions) RegEntry {
-	w := owner(e.Loc, e.Value)
+func explainRegValue(ks []Knob, e RegEntry, o ExplainOptions) RegEntry {
+	w := owner(ks, e.Loc, e.Value)
 	if w == nil {
 		return e
 	}
@@ -200,8 +201,8 @@ func explainRegValue(e RegEntry, o ExplainOptions) RegEntry {
 // explainDeletedKey says which knob's value a deleted key holds: Vet
 // owns a key that is a knob's key or one of its parents (the keys Plan
 // may create).
-func explainDeletedKey(e RegEntry) RegEntry {
-	w := owner(e.Loc, backend.Absent)
+func explainDeletedKey(ks []Knob, e RegEntry) RegEntry {
+	w := owner(ks, e.Loc, backend.Absent)
 	if w == nil || w.refusal != nil {
 		return e
 	}
