@@ -72,27 +72,10 @@ type Value struct {
 	Data []byte
 }
 
-// shortRoots spell each root key as latlab's registry paths do.
-var shortRoots = map[string]string{
-	"HKEY_LOCAL_MACHINE": "HKLM", "HKLM": "HKLM",
-	"HKEY_CURRENT_USER": "HKCU", "HKCU": "HKCU",
-	"HKEY_USERS": "HKU", "HKU": "HKU",
-	"HKEY_CLASSES_ROOT": "HKCR", "HKCR": "HKCR",
-	"HKEY_CURRENT_CONFIG": "HKCC", "HKCC": "HKCC",
-}
-
 // ShortRoot spells the root of a key path short (HKEY_LOCAL_MACHINE\X ->
 // HKLM\X); false when the root is none of the five.
 func ShortRoot(path string) (string, bool) {
-	root, rest, ok := strings.Cut(path, `\`)
-	short, known := shortRoots[strings.ToUpper(root)]
-	if !known {
-		return path, false
-	}
-	if !ok {
-		return short, true
-	}
-	return short + `\` + rest, true
+	return withRoot(path, func(short, _ string) string { return short })
 }
 
 const want = `a .reg file ("Windows Registry Editor Version 5.00" or "REGEDIT4" on its first line)`

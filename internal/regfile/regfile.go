@@ -18,27 +18,33 @@ const Header = "Windows Registry Editor Version 5.00"
 // driver settings live in a numbered sub-key (0000, 0001 ...).
 const NetClassKey = `HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}`
 
-// roots are the root keys by their short and long names; a .reg file
-// needs the long one.
-var roots = map[string]string{
-	"HKLM": "HKEY_LOCAL_MACHINE", "HKEY_LOCAL_MACHINE": "HKEY_LOCAL_MACHINE",
-	"HKCU": "HKEY_CURRENT_USER", "HKEY_CURRENT_USER": "HKEY_CURRENT_USER",
-	"HKU": "HKEY_USERS", "HKEY_USERS": "HKEY_USERS",
-	"HKCR": "HKEY_CLASSES_ROOT", "HKEY_CLASSES_ROOT": "HKEY_CLASSES_ROOT",
-	"HKCC": "HKEY_CURRENT_CONFIG", "HKEY_CURRENT_CONFIG": "HKEY_CURRENT_CONFIG",
+// rootNames are the five root keys, short and long: latlab's paths spell
+// them short, a .reg file needs them long.
+var rootNames = [...]struct{ short, long string }{
+	{"HKLM", "HKEY_LOCAL_MACHINE"}, {"HKCU", "HKEY_CURRENT_USER"}, {"HKU", "HKEY_USERS"},
+	{"HKCR", "HKEY_CLASSES_ROOT"}, {"HKCC", "HKEY_CURRENT_CONFIG"},
+}
+
+// withRoot respells the root of path as pick chooses from its names;
+// false when the root is none of the five.
+func withRoot(path string, pick func(short, long string) string) (string, bool) {
+	root, rest, ok := strings.Cut(path, `\`)
+	for _, r := range rootNames {
+		if strings.EqualFold(root, r.short) || strings.EqualFold(root, r.long) {
+			if !ok {
+				return pick(r.short, r.long), true
+			}
+			return pick(r.short, r.long) + `\` + rest, true
+		}
+	}
+	return path, false
 }
 
 // LongRoot spells the root of a key path in full (HKLM\X ->
 // HKEY_LOCAL_MACHINE\X), as regedit requires in a .reg file.
 func LongRoot(path string) string {
-	root, rest, ok := strings.Cut(path, `\`)
-	if long, known := roots[strings.ToUpper(root)]; known {
-		root = long
-	}
-	if !ok {
-		return root
-	}
-	return root + `\` + rest
+	p, _ := withRoot(path, func(_, long string) string { return long })
+	return p
 }
 
 // Key is the line that opens (creates) a key.
