@@ -158,7 +158,9 @@ func summaryRows(r *doctor.Result) []summaryRow {
 // 80 columns: the verdict, the wake-ups, the sleeps, the settings by
 // class (every class, zeros too) and the cause of the worst wake-ups.
 func DoctorSummary(r *doctor.Result) []string {
-	out := []string{wrapText(r.Verdict.Text, "", "  ", pageWidth)[0]}
+	// The verdict fits one line (OverallVerdict); one that does not is
+	// wrapped whole, never cut to its first line.
+	out := wrapText(r.Verdict.Text, "", "  ", pageWidth)
 	for _, row := range summaryRows(r) {
 		ls := wrapText(row.text, fmt.Sprintf("  %-10s", row.label), strings.Repeat(" ", 12), pageWidth)
 		if len(ls) > row.lines {

@@ -261,3 +261,19 @@ func TestDoctorTextCauseNote(t *testing.T) {
 		t.Errorf("%d lines (before %d):\n%s", n, before, out)
 	}
 }
+
+// A verdict too long for one line is wrapped whole: the first line alone
+// once ended "...small audio buffers; no", the rest of the sentence lost.
+func TestDoctorSummaryKeepsTheWholeVerdict(t *testing.T) {
+	r := vmCheckup(t)
+	r.Verdict.Text = "mediocre: some wake-ups are late enough to break small audio buffers; no suspicious setting"
+	s := DoctorSummary(r)
+	if !strings.HasPrefix(s[1], "  suspicious setting") {
+		t.Errorf("summary:\n%s", strings.Join(s, "\n"))
+	}
+	for _, l := range s {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+}
