@@ -60,7 +60,9 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 		found := false
-		for _, verdict := range []string{"good:", "fair:", "mediocre:", "poor:"} {
+		// The tiny probes here (20 wake-ups) are too few for a band of
+		// p99 unless a wake-up was over 4 ms late or missed its period.
+		for _, verdict := range []string{"too few wake-ups to judge their tail;", "mediocre:", "poor:"} {
 			found = found || strings.HasPrefix(out, verdict)
 		}
 		if !found {

@@ -103,6 +103,7 @@ func TestOverallVerdict(t *testing.T) {
 		{"good", Tally{Suspicious: 2, Changed: 1}, "good: wake-ups are timely; 2 suspicious settings"},
 		{"fair", Tally{Suspicious: 1}, "fair: wake-ups mostly timely, with a tail over 200 µs; 1 suspicious setting"},
 		{"fair", Tally{Suspicious: 99}, "fair: wake-ups mostly timely, with a tail over 200 µs; 99 suspicious settings"},
+		{TooFewBand, Tally{}, "too few wake-ups to judge their tail; no suspicious setting"},
 		{"", Tally{}, "no wake probe; no suspicious setting"},
 	} {
 		r := &Result{Counts: c.counts}

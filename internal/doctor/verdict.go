@@ -7,7 +7,8 @@ import (
 // Overall is the check-up's answer in one sentence: how timely wake-ups
 // are (the wake probe's band) and whether a setting needs attention.
 type Overall struct {
-	// Band is the wake probe's band (good, fair, mediocre, poor); ""
+	// Band is the wake probe's band (good, fair, mediocre, poor, too
+	// few); ""
 	// when there was no wake probe.
 	Band string `json:"band,omitempty"`
 	Text string `json:"text"`
@@ -30,6 +31,8 @@ func OverallVerdict(r *Result) Overall {
 		o.Text = "fair: wake-ups mostly timely, with a tail over 200 µs"
 	case "good":
 		o.Text = "good: wake-ups are timely"
+	case TooFewBand:
+		o.Text = "too few wake-ups to judge their tail"
 	default:
 		o.Text = "no wake probe"
 	}
