@@ -39,9 +39,12 @@ func readDMALatency(root string) string {
 	return DMALatencyMeaning(int32(binary.NativeEndian.Uint32(b[:])))
 }
 
-// SleepVerdict explains a Linux sleep overshoot: mostly the timer slack
-// of normal threads.
+// SleepVerdict explains a Linux sleep overshoot (with enough sleeps for
+// its p50, tooFewSleeps): mostly the timer slack of normal threads.
 func SleepVerdict(over stats.Summary, st timer.Status) string {
+	if s, few := tooFewSleeps(over); few {
+		return s
+	}
 	slack := st.TimerSlackNs
 	if slack > 0 && over.P50 >= slack/2 && over.P50 < slack*3 {
 		return fmt.Sprintf("most of the overshoot is the %s timer slack of normal threads; `latlab timer set 1us -- CMD` or realtime priority removes it", units.Ns(slack))

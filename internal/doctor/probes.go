@@ -103,6 +103,19 @@ func sleepProbe(ctx context.Context, o Options, st timer.Status) (*Probe, error)
 	return p, nil
 }
 
+// tooFewSleeps is the sleep verdict of a run with fewer sleeps than its
+// p50, which every sleep verdict explains, needs (stats.MinSamples: 20,
+// as compare requires to judge a p50), and false for a run with enough:
+// `latlab sleep --samples 3` explained its overshoot by the timer slack
+// from three sleeps.
+func tooFewSleeps(over stats.Summary) (string, bool) {
+	need := stats.MinSamples(stats.Quantile(50), 0.95)
+	if over.Count >= int64(need) {
+		return "", false
+	}
+	return fmt.Sprintf("too few sleeps to explain the overshoot: %d measured, p50 needs at least %d", over.Count, need), true
+}
+
 // TooFewBand is the wake band of a run with too few wake-ups for the
 // p99 the other bands rest on (WakeVerdict).
 const TooFewBand = "too few"

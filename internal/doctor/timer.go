@@ -121,7 +121,10 @@ func WindowsSleepVerdict(over stats.Summary, st timer.Status) string {
 	const req = time.Millisecond
 	cur := time.Duration(st.Current100ns) * 100
 	slept := req + time.Duration(over.P50)
-	if cur <= 0 || over.Count == 0 {
+	if s, few := tooFewSleeps(over); few {
+		return s
+	}
+	if cur <= 0 {
 		if over.P50 < 100_000 {
 			return "Sleep(1) ends close to 1 ms"
 		}
