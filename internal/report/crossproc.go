@@ -49,6 +49,8 @@ func Crossproc(w io.Writer, r *crossproc.Result) {
 			iso, glob = expectedCell(row.ExpectedIsolated), expectedCell(row.ExpectedGlobal)
 			mixed = mixed || strings.Contains(iso+glob, "/")
 			switch {
+			case !row.Informative && row.Slept.Count < crossproc.MinSleepsPerRow:
+				near = "(too few)"
 			case !row.Informative:
 				near = "(same)"
 			case row.Tracked:
