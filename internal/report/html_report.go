@@ -318,7 +318,7 @@ func sweepTable(r *sweep.Result) htmlTable {
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), units.Request(s.RequestedNs), units.Request(s.GrantedNs), fmt.Sprint(o.Count),
 			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(o.P99)), units.Duration(time.Duration(o.Stdev)),
-			fmt.Sprintf("%s [%s, %s]", units.Duration(time.Duration(s.Summary.Value)), units.Duration(time.Duration(s.Summary.CI.Lo)), units.Duration(time.Duration(s.Summary.CI.Hi))), mark})
+			sweepValueCI(s.Summary, func(v float64) string { return units.Duration(time.Duration(v)) }), mark})
 	}
 	return t
 }

@@ -53,6 +53,7 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	}
 	hdr = append(append(hdr, extra...), "")
 	var rows [][]string
+	few := false
 	for _, ti := range r.TreatmentRanking {
 		t := r.Treatments[ti]
 		ov := t.Summary.Overshoot
@@ -61,7 +62,10 @@ func Sweep(w io.Writer, r *sweep.Result) {
 			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(units.Request(t.FromNs), "ms"), units.Request(t.ToNs), len(t.Steps))
 		}
 		row := []string{fmt.Sprint(t.Rank), req, units.Request(t.GrantedNs)}
-		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
+		row = append(row, fmt.Sprint(ov.Count), sweepValueCI(t.Summary, units.NsShort))
+		if t.Summary.CI == nil {
+			few = true
+		}
 		for _, st := range extra {
 			v := ov.P50
 			if st == "p99" {
@@ -81,6 +85,10 @@ func Sweep(w io.Writer, r *sweep.Result) {
 		rows = append(rows, append(row, mark))
 	}
 	Table(w, hdr, rows)
+	if few {
+		fmt.Fprintf(w, "\n[-]: no interval, too few samples for %s (needs %d per treatment; --samples, --repeat)\n",
+			r.RankBy, sweepMinSamples(r.RankBy))
+	}
 	if len(r.Treatments) < len(r.Steps) {
 		fmt.Fprintf(w, "\n%d requests, %d granted values: a row is one granted value (requested from-to (steps)), its samples pooled\n",
 			len(r.Steps), len(r.Treatments))
@@ -93,4 +101,23 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// sweepValueCI is a ranked value with its interval, "[-]" without one
+// (too few samples: sweep.StepSummary).
+func sweepValueCI(s sweep.StepSummary, f func(float64) string) string {
+	if s.CI == nil {
+		return f(s.Value) + " [-]"
+	}
+	return f(s.Value) + " [" + f(s.CI.Lo) + ", " + f(s.CI.Hi) + "]"
+}
+
+// sweepMinSamples is how many samples a treatment needs for an interval
+// of the statistic named rankBy at 95%.
+func sweepMinSamples(rankBy string) int {
+	st, err := stats.ParseStatistic(rankBy)
+	if err != nil {
+		return stats.MinPerSide
+	}
+	return stats.MinSamples(st, 0.95)
 }

@@ -45,6 +45,45 @@ func TestPrintSweepTreatments(t *testing.T) {
 	}
 }
 
+// A treatment with too few samples for an interval shows its value with
+// [-] and a line says what it needs, as compare does; with enough, the
+// interval and no such line.
+func TestPrintSweepNoIntervalFromFewSamples(t *testing.T) {
+	for _, c := range []struct {
+		rankBy stats.Statistic
+		n      int64
+		want   []string
+		not    []string
+	}{
+		{stats.Mean, 5, []string{" [-] ", "[-]: no interval, too few samples for mean (needs 20 per treatment"}, []string{"µs, "}},
+		{stats.Quantile(99), 30, []string{" [-] ", "too few samples for p99 (needs 368 per treatment"}, nil},
+		{stats.Mean, 30, []string{"µs, "}, []string{"[-]"}},
+	} {
+		res := &sweep.Result{What: "timer slack", Method: "nanosleep", DurationNs: 1e6, Repeat: 1, Order: "random", Mode: sweep.InProcess, Seed: 1}
+		for i := int64(0); i < 2; i++ {
+			s := sweep.Step{RequestedNs: 1000 + 49_000*i, GrantedNs: 1000 + 49_000*i, Reference: i == 1}
+			for j := int64(0); j < c.n; j++ {
+				s.Samples = append(s.Samples, 20_000+50_000*i+(j*7919)%5000)
+			}
+			res.Steps = append(res.Steps, s)
+		}
+		sweep.Analyze(res, c.rankBy, 1)
+		var b bytes.Buffer
+		Sweep(&b, res)
+		out := b.String()
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s of %d: output lacks %q:\n%s", c.rankBy, c.n, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(out, w) {
+				t.Errorf("%s of %d: output has %q:\n%s", c.rankBy, c.n, w, out)
+			}
+		}
+	}
+}
+
 // An interrupted sweep writes its granted values as the ranked table
 // does (0.1ms, not 100µs beside a requested 0.1ms).
 func TestSweepInterruptedUnits(t *testing.T) {

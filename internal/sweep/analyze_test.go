@@ -124,6 +124,47 @@ func TestSweepTooFewSamples(t *testing.T) {
 	}
 }
 
+// A step's interval needs the samples compare needs for one
+// (stats.MinSamples): 20 for a mean, 368 for a p99. With fewer the
+// percentile bootstrap undercovers, so there is none (CI nil; the JSON
+// omits it, the CSV leaves its cells empty) and the value stands alone.
+func TestStepIntervalNeedsSamples(t *testing.T) {
+	for _, c := range []struct {
+		rankBy stats.Statistic
+		n      int
+		want   bool
+	}{
+		{stats.Mean, 5, false},
+		{stats.Mean, 19, false},
+		{stats.Mean, 20, true},
+		{stats.Quantile(50), 20, true},
+		{stats.Quantile(99), 50, false},
+		{stats.Quantile(99), 367, false},
+		{stats.Quantile(99), 368, true},
+		{stats.Stdev, 20, true},
+	} {
+		r := rand.New(rand.NewPCG(1, 1))
+		res := &Result{Steps: sameDistribution(r, 2, c.n)}
+		Analyze(res, c.rankBy, 1)
+		for _, st := range res.Steps {
+			if got := st.Summary.CI != nil; got != c.want {
+				t.Errorf("%s of %d samples: interval %v, want %v", c.rankBy, c.n, got, c.want)
+			}
+			if want := c.rankBy.Of(sorted(st.Samples)); st.Summary.Value != want {
+				t.Errorf("%s of %d samples: value %g, want %g", c.rankBy, c.n, st.Summary.Value, want)
+			}
+		}
+		var b strings.Builder
+		if err := WriteCSV(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		row := strings.Split(strings.Split(b.String(), "\n")[1], ",")
+		if empty := row[10] == "" && row[11] == ""; empty == c.want {
+			t.Errorf("%s of %d samples: CSV interval %q %q", c.rankBy, c.n, row[10], row[11])
+		}
+	}
+}
+
 // The document carries the sweep as its payload, how it was measured, and
 // the run's notes before the one on overshoot.
 func TestDocument(t *testing.T) {
