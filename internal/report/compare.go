@@ -11,24 +11,25 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-// CompareText writes `latlab compare`'s human output: for two runs the
-// table of statistics with their intervals and the tests, for more a
-// ranking and one verdict per run; then the notes.
+// CompareText writes `latlab compare`'s human output, the answer first:
+// the verdict (one per run against the first for more than two), then
+// the evidence: for two runs the table of statistics with their
+// intervals and the tests, for more the ranking; then the notes.
 func CompareText(w io.Writer, r *compare.Result) {
 	what := "runs"
 	if r.PerRun {
 		what = "sides"
 	}
-	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
+	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
 	if len(r.Runs) == 2 {
+		fmt.Fprintf(w, "verdict: %s\n\n", r.Pairs[0].Verdict)
 		comparePair(w, r, r.Pairs[0])
-		fmt.Fprintf(w, "\nverdict: %s\n", r.Pairs[0].Verdict)
 	} else {
-		compareRanking(w, r)
-		fmt.Fprintln(w)
 		for _, p := range r.Pairs {
 			fmt.Fprintf(w, "- %s\n", p.Verdict)
 		}
+		fmt.Fprintln(w)
+		compareRanking(w, r)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
