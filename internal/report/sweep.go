@@ -29,15 +29,16 @@ func SweepInterrupted(w io.Writer, r *sweep.Result) {
 	Table(w, []string{"requested", "granted", "samples", "overshoot p50", "p99", "max"}, rows)
 }
 
-// Sweep prints `sweep`: one ranked row per granted value, the verdict,
-// the seed that repeats the run and the notes.
+// Sweep prints `sweep`, the answer first: the head and the verdict, then
+// one ranked row per granted value, the seed that repeats the run and
+// the notes.
 func Sweep(w io.Writer, r *sweep.Result) {
 	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
 		r.Method, units.Request(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
 	if r.Load > 0 {
 		fmt.Fprintf(w, ", %d busy threads", r.Load)
 	}
-	fmt.Fprintf(w, "\n\n")
+	fmt.Fprintf(w, "\nverdict: %s\n\n", r.Verdict.Text)
 	curDiffers := 0
 	for _, s := range r.Steps {
 		if s.CurrentNs > 0 && s.CurrentNs != s.GrantedNs {
@@ -96,8 +97,7 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	if curDiffers > 0 {
 		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
-	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
+	fmt.Fprintf(w, "\nseed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -30,6 +30,10 @@ func TestPrintSweepTreatments(t *testing.T) {
 	var b bytes.Buffer
 	Sweep(&b, res)
 	out := b.String()
+	// The verdict first, on the line after the head.
+	if l := strings.Split(out, "\n"); len(l) < 2 || !strings.HasPrefix(l[0], "latlab sweep: ") || !strings.HasPrefix(l[1], "verdict: best granted 0.5013ms") {
+		t.Errorf("the verdict is not under the head:\n%s", out)
+	}
 	for _, want := range []string{"0.5014-0.502ms (4)", "0.5-0.5012ms (7)", "11 requests, 2 granted values", "best granted 0.5013ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
