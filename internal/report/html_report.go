@@ -198,10 +198,16 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 		cols, sums = append(cols, "overshoot"), append(sums, data.Overshoot)
 		overhead = &data.Overhead
 		stopped = interruptedLine(data.Counts, "samples")
+		// The verdict the text output gives, first.
+		if v := SleepVerdict(data); v != "" {
+			s.Verdicts = append(s.Verdicts, "verdict: "+v)
+		}
 	case *probe.WakeData:
 		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
 		overhead = &data.Overhead
 		stopped = interruptedLine(data.Counts, "wake-ups")
+		_, v := WakeVerdict(data)
+		s.Verdicts = append(s.Verdicts, "verdict: "+v)
 	case *netload.UDPData:
 		if data.CorrectedSummary != nil {
 			cols, sums = append(cols, "from the intended send time"), append(sums, *data.CorrectedSummary)
