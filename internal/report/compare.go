@@ -36,13 +36,8 @@ func CompareText(w io.Writer, r *compare.Result) {
 	}
 }
 
-// levelPct renders a confidence level as a percentage with no trailing
-// zeros: 0.95 as 95%, a Bonferroni-adjusted 0.98333 as 98.33%.
-func levelPct(level float64) string {
-	s := fmt.Sprintf("%.2f", level*100)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s + "%"
-}
+// levelPct renders a confidence level as a percentage (stats.FormatLevel).
+func levelPct(level float64) string { return stats.FormatLevel(level) }
 
 func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	a, b := r.Runs[p.A], r.Runs[p.B]

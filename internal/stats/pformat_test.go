@@ -12,3 +12,14 @@ func TestFormatP(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatLevel(t *testing.T) {
+	for _, c := range []struct {
+		level float64
+		want  string
+	}{{0.95, "95%"}, {0.975, "97.5%"}, {1 - 0.05/3, "98.33%"}, {0.99, "99%"}, {0.999, "99.9%"}, {1 - 0.05/6, "99.17%"}} {
+		if got := FormatLevel(c.level); got != c.want {
+			t.Errorf("%g: %q, want %q", c.level, got, c.want)
+		}
+	}
+}

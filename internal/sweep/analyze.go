@@ -331,7 +331,7 @@ func sleepTicksNote(r *Result, best, ref Treatment) string {
 // whatResolution is Result.What of a Windows sweep.
 const whatResolution = "timer resolution"
 
-func pct(level float64) string { return fmt.Sprintf("%.2f%%", level*100) }
+func pct(level float64) string { return stats.FormatLevel(level) }
 
 func sorted(s []int64) []int64 {
 	c := slices.Clone(s)

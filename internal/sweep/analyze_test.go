@@ -96,7 +96,7 @@ func TestStepsGrantedTheSameAreOneTreatment(t *testing.T) {
 		}
 	}
 	if !res.Verdict.Distinguishable || !strings.Contains(res.Verdict.Text, "granted 0.5013ms (requests 0.5014ms-0.502ms, 4 steps)") ||
-		!strings.Contains(res.Verdict.Text, "Holm over 1") || !strings.Contains(res.Verdict.Text, "(95.00% CI)") {
+		!strings.Contains(res.Verdict.Text, "Holm over 1") || !strings.Contains(res.Verdict.Text, "(95% CI)") {
 		t.Errorf("verdict %+v", res.Verdict)
 	}
 	if !strings.Contains(strings.Join(res.Notes, " "), "11 requests were granted 2 distinct values") {
