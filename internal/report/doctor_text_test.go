@@ -277,3 +277,16 @@ func TestDoctorSummaryKeepsTheWholeVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A p99 of fewer than 100 samples is the maximum: the page shows the
+// maximum alone.
+func TestDoctorTailOf(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{60, "max 2.54ms"}, {99, "max 2.54ms"}, {100, "p99 1.00ms, max 2.54ms"}, {2254, "p99 1.00ms, max 2.54ms"}} {
+		if got := tailOf(stats.Summary{Count: c.n, P99: 1_000_000, Max: 2_540_000}, short); got != c.want {
+			t.Errorf("%d samples: %q, want %q", c.n, got, c.want)
+		}
+	}
+}
