@@ -52,6 +52,14 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	if r.RankBy == "p99" {
 		extra = []string{"p50"}
 	}
+	// A p99 of fewer than 100 samples is the maximum (nearest rank): the
+	// default 50 samples a step once showed their maximum as "p99". Then
+	// the column is the maximum, and says so.
+	for _, t := range r.Treatments {
+		if extra[0] == "p99" && t.Summary.Overshoot.Count < 100 {
+			extra[0] = "max"
+		}
+	}
 	hdr = append(append(hdr, extra...), "")
 	var rows [][]string
 	few := false
@@ -69,8 +77,11 @@ func Sweep(w io.Writer, r *sweep.Result) {
 		}
 		for _, st := range extra {
 			v := ov.P50
-			if st == "p99" {
+			switch st {
+			case "p99":
 				v = ov.P99
+			case "max":
+				v = ov.Max
 			}
 			row = append(row, units.NsShort(float64(v)))
 		}

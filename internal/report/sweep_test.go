@@ -59,9 +59,12 @@ func TestPrintSweepNoIntervalFromFewSamples(t *testing.T) {
 		want   []string
 		not    []string
 	}{
-		{stats.Mean, 5, []string{" [-] ", "[-]: no interval, too few samples for mean (needs 20 per treatment"}, []string{"µs, "}},
-		{stats.Quantile(99), 30, []string{" [-] ", "too few samples for p99 (needs 368 per treatment"}, nil},
-		{stats.Mean, 30, []string{"µs, "}, []string{"[-]"}},
+		// Fewer than 100 samples: the p99 column would be the maximum,
+		// and is headed max.
+		{stats.Mean, 5, []string{" [-] ", "[-]: no interval, too few samples for mean (needs 20 per treatment", "     max"}, []string{"µs, ", "p99"}},
+		{stats.Quantile(99), 30, []string{" [-] ", "too few samples for p99 (needs 368 per treatment", "     p50"}, nil},
+		{stats.Mean, 30, []string{"µs, ", "     max"}, []string{"[-]", "p99"}},
+		{stats.Mean, 100, []string{"µs, ", "     p99"}, []string{"[-]", "max"}},
 	} {
 		res := &sweep.Result{What: "timer slack", Method: "nanosleep", DurationNs: 1e6, Repeat: 1, Order: "random", Mode: sweep.InProcess, Seed: 1}
 		for i := int64(0); i < 2; i++ {
