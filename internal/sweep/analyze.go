@@ -276,7 +276,25 @@ func verdict(r *Result, c stats.Comparison) Verdict {
 		refName += fmt.Sprintf(" (granted %s with %d other requests)", units.Request(ref.GrantedNs), len(ref.Steps)-1)
 	}
 	if r.BestTreatment == r.ReferenceTreatment {
-		return Verdict{Text: fmt.Sprintf("the default choice %s is itself the best treatment (%s overshoot %s)", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))}
+		// Ranked first by its value alone: no test compares it with the
+		// next, so it is not called better than the others. With too few
+		// samples for the statistic even the ranking says nothing (5
+		// sleeps a step once made the default "the best treatment").
+		head := fmt.Sprintf("the default choice %s ranks first (%s overshoot %s): no other treatment was lower", refName, r.RankBy, units.NsTrimmed(ref.Summary.Value))
+		st, err := stats.ParseStatistic(r.RankBy)
+		if err != nil {
+			return Verdict{Text: head}
+		}
+		level := 1 - Alpha/float64(max(len(r.Treatments)-1, 1))
+		fewest := int64(math.MaxInt64)
+		for _, t := range r.Treatments {
+			fewest = min(fewest, t.Summary.Overshoot.Count)
+		}
+		if need := stats.MinSamples(st, level); fewest < int64(need) {
+			return Verdict{TooFew: true, Text: fmt.Sprintf("%s; no verdict, too few samples (fewest %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
+				head, fewest, r.RankBy, pct(level), need)}
+		}
+		return Verdict{Text: head}
 	}
 	k := len(r.Treatments) - 1
 	lvl := pct(c.Level) + " CI"

@@ -232,3 +232,31 @@ func TestRankingOnPCTuningsMeasurements(t *testing.T) {
 		t.Errorf("RankingReason does not name the figures: %q", RankingReason)
 	}
 }
+
+// The default ranked first is said to rank first, not to be better than
+// the others (no test compares it with them), and with too few samples
+// for the statistic the verdict says so.
+func TestReferenceRanksFirst(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		tooFew bool
+		want   string
+	}{
+		{5, true, "the default choice 0.5ms ranks first (mean overshoot 10µs): no other treatment was lower; no verdict, too few samples (fewest 5): judging mean at 97.5% needs at least 20 per treatment (--samples, --repeat)"},
+		{50, false, "the default choice 0.5ms ranks first (mean overshoot 10µs): no other treatment was lower"},
+	} {
+		var steps []Step
+		for i := int64(0); i < 3; i++ {
+			st := Step{RequestedNs: 500_000 + 10_000*i, GrantedNs: 500_000 + 10_000*i, Reference: i == 0}
+			for j := 0; j < c.n; j++ {
+				st.Samples = append(st.Samples, 10_000+100_000*i)
+			}
+			steps = append(steps, st)
+		}
+		res := &Result{Steps: steps}
+		Analyze(res, stats.Mean, 1)
+		if res.Verdict.TooFew != c.tooFew || res.Verdict.Distinguishable || res.Verdict.Text != c.want {
+			t.Errorf("%d samples: %+v, want %q", c.n, res.Verdict, c.want)
+		}
+	}
+}
