@@ -103,6 +103,14 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 func compareRanking(w io.Writer, r *compare.Result) {
 	rows := [][]string{}
 	var settings []string
+	// A p99 of fewer than 100 samples is their maximum (nearest rank):
+	// then the column is the maximum, and says so, as sweep's does.
+	tail, tailOf := "p99", func(s stats.Summary) int64 { return s.P99 }
+	for _, run := range r.Runs {
+		if run.Summary.Count < 100 {
+			tail, tailOf = "max", func(s stats.Summary) int64 { return s.Max }
+		}
+	}
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
 		diff, p, out := "baseline", "", ""
@@ -116,12 +124,12 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			out = string(pp.Outcome)
 		}
 		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, out})
+			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), diff, p, out})
 		if run.Settings != "" {
 			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
 		}
 	}
-	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
+	Table(w, []string{"#", "run", "n", "p50", tail, "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
 	// The settings are lines of their own: as a column they made the
 	// table wider than any terminal.
 	if len(settings) > 0 {
