@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -344,5 +345,41 @@ func TestVersionCommandAndFlag(t *testing.T) {
 	doc := readDoc(t, js)
 	if in := payload(t, doc, result.KindVersion); code != 0 || in.Version == "" || in.Platform == "" || doc.Tool.Version != in.Version {
 		t.Fatalf("version --json: exit %d: %s", code, js)
+	}
+}
+
+// The sleep and wake documents carry the verdict their text prints (and
+// the wake band), so a reader of --json gets the same answer.
+func TestSleepWakeDocumentsCarryTheVerdict(t *testing.T) {
+	dir := testutil.TempDir(t)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"sleep", []string{"sleep", "--samples", "3", "--gap", "0"}},
+		{"wake", []string{"wake", "--loops", "3"}},
+	} {
+		file := filepath.Join(dir, c.name+".json")
+		code, out, errs := runCLI(t, append(c.args, "-o", file)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errs)
+		}
+		_, text, _ := strings.Cut(out, "\nverdict: ")
+		text, _, _ = strings.Cut(text, "\n")
+		doc := readDoc(t, readFile(t, file))
+		var verdict, band string
+		switch c.name {
+		case "sleep":
+			verdict = payload(t, doc, probe.KindSleep).Verdict
+		default:
+			d := payload(t, doc, probe.KindWake)
+			verdict, band = d.Verdict, d.Band
+			if band == "" {
+				t.Errorf("wake: no band in the document")
+			}
+		}
+		if text == "" || verdict != text {
+			t.Errorf("%s: the text says %q, the document %q:\n%s", c.name, text, verdict, out)
+		}
 	}
 }

@@ -187,8 +187,12 @@ func runCrossproc(ctx context.Context, o *CrossprocOptions) error {
 			}
 		}
 	}
-	fmt.Fprintf(o.IO.Err, "latlab crossproc: baseline + %d requests by another process, %s each: about %s\n",
-		len(periods), units.Duration(o.Hold), units.Duration(time.Duration(len(periods)+1)*o.Hold))
+	// The plan, wrapped to stderr's width as sweep's is: at --hold 300ms
+	// it was 83 columns.
+	errProse(o.IO.Err, func(w io.Writer) {
+		fmt.Fprintf(w, "latlab crossproc: baseline + %d requests by another process, %s each: about %s\n",
+			len(periods), units.Duration(o.Hold), units.Duration(time.Duration(len(periods)+1)*o.Hold))
+	})
 	cmd, err := latlabCommand(context.WithoutCancel(ctx), "crossproc", "--child")
 	if err != nil {
 		return err

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -121,6 +125,25 @@ func TestParsePeriods(t *testing.T) {
 		p, err := parsePeriods(in)
 		if err == nil || ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "CPU") {
 			t.Errorf("%q: %v %v, want a usage error containing %q", in, p, err, want)
+		}
+	}
+}
+
+// The plan on stderr wraps to its width, as sweep's does: at --hold 300ms
+// it was one line of 83 columns.
+func TestCrossprocPlanFitsStderr(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"crossproc", "--periods", "1", "--hold", "300ms", "--settle", "20ms"},
+		&IO{In: strings.NewReader(""), Out: report.WithWidth(&out, 80), Err: report.WithWidth(&errb, 80)})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "latlab crossproc: baseline + 1 requests") {
+		t.Errorf("no plan on stderr: %q", errb.String())
+	}
+	for _, l := range strings.Split(errb.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("stderr line of %d columns: %q", n, l)
 		}
 	}
 }

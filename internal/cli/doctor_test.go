@@ -31,10 +31,12 @@ func init() {
 // The check-up runs end to end: the summary first, then the timer,
 // sleep, wake, the settings and the next steps, in that order, on an
 // 80-column page; --all shows the overhead and every finding in full.
+// The tiny probes have too few wake-ups for a p99: the summary gives the
+// maximum.
 func TestDoctor(t *testing.T) {
-	folded := []string{"  wake-ups  p99 ", "\n  sleep     ", "\n  settings  ", " suspicious, ", " changed, ", "\n  cause     ",
+	folded := []string{"  wake-ups  max ", "\n  sleep     ", "\n  settings  ", " suspicious, ", " changed, ", "\n  cause     ",
 		"\n\ntimer (", "\nsleep: ", "\nwake: every 1ms x", "\nsettings (", " read, none altered; --all", "\nnext", "\n  1. latlab "}
-	full := []string{"  wake-ups  p99 ", "\n\ntimer (", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
+	full := []string{"  wake-ups  max ", "\n\ntimer (", "\nsleep: asking ", "\nwake: a 1ms periodic wake-up, ",
 		"\ntool overhead: clock read ", "\nsettings: ", " read, none altered: ", "\nnext\n  1. latlab "}
 	for _, c := range []struct {
 		args []string
@@ -60,7 +62,9 @@ func TestDoctor(t *testing.T) {
 			}
 		}
 		found := false
-		for _, verdict := range []string{"good:", "fair:", "mediocre:", "poor:"} {
+		// The tiny probes here (20 wake-ups) are too few for a band of
+		// p99 unless a wake-up was over 4 ms late or missed its period.
+		for _, verdict := range []string{"too few wake-ups to judge their tail;", "mediocre:", "poor:"} {
 			found = found || strings.HasPrefix(out, verdict)
 		}
 		if !found {

@@ -175,6 +175,9 @@ func runSleep(ctx context.Context, o *SleepOptions) error {
 		return err
 	}
 	doc.Settings = o.settings
+	// The document carries the verdict the text prints.
+	d := doc.Data.(*probe.SleepData)
+	d.Verdict = report.SleepVerdict(d)
 	if o.Raw != "" {
 		if err := writeFileWith(o.Raw, r.WriteCSV); err != nil {
 			return err

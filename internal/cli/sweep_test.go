@@ -43,8 +43,9 @@ func TestSweepEndToEnd(t *testing.T) {
 		if s.Passes != 2 || len(s.Samples) != 8 || s.Summary.Overshoot.Count != 8 || s.GrantedNs <= 0 {
 			t.Errorf("step %d: passes %d samples %d granted %d", s.RequestedNs, s.Passes, len(s.Samples), s.GrantedNs)
 		}
-		if !(s.Summary.CI.Lo <= s.Summary.Value && s.Summary.Value <= s.Summary.CI.Hi) {
-			t.Errorf("step %d: value outside its CI %+v", s.RequestedNs, s.Summary.CI)
+		// 8 samples are too few for an interval of the mean (20).
+		if s.Summary.CI != nil {
+			t.Errorf("step %d: an interval from 8 samples %+v", s.RequestedNs, s.Summary.CI)
 		}
 	}
 	for _, tr := range r.Treatments {

@@ -205,6 +205,9 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 		return err
 	}
 	doc.Settings = o.settings
+	// The document carries the band and verdict the text prints.
+	d := doc.Data.(*probe.WakeData)
+	d.Band, d.Verdict = report.WakeVerdict(d)
 	if o.HistFile != "" {
 		if err := writeFileWith(o.HistFile, func(w io.Writer) error { return r.WriteCyclictestHist(w, o.HistMaxUs, o.DMALatency) }); err != nil {
 			return err

@@ -251,7 +251,7 @@ func Compare(in []Input, o Options) (*Result, error) {
 		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
 	}
 	if k > 1 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %.2f%% level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, level*100))
+		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %s level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, stats.FormatLevel(level)))
 	}
 	return res, nil
 }
@@ -436,9 +436,9 @@ func rel(d, base float64) float64 {
 }
 
 func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
-	lvl := fmt.Sprintf("%.0f%%", (1-o.Alpha)*100)
+	lvl := stats.FormatLevel(1 - o.Alpha)
 	if k > 1 {
-		lvl = fmt.Sprintf("%.2f%%", level*100)
+		lvl = stats.FormatLevel(level)
 	}
 	if p.Outcome == TooFew {
 		return tooFewVerdict(p, lvl)

@@ -416,12 +416,16 @@ type Facts struct {
 // as whole intervals allow; Linux: the baseline, slack being per thread).
 // A period is informative when the two expected medians differ by at
 // least a quarter of the larger (Windows) or half the baseline (Linux),
-// and tracked when the measured median is nearer the global one. Global:
-// at least two thirds of the informative periods tracked; isolated: none
-// did.
+// and its median and the baseline's rest on MinSleepsPerRow sleeps or
+// more; tracked when the measured median is nearer the global one.
+// Global: at least two thirds of the informative periods tracked;
+// isolated: none did.
 func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	if len(rows) < 2 {
 		return Verdict{Behaviour: Inconclusive, Text: "no requests were measured"}
+	}
+	if n := rows[0].Slept.Count; n < MinSleepsPerRow {
+		return Verdict{Behaviour: Inconclusive, Text: fmt.Sprintf("inconclusive: too few sleeps with no request (%d): a median needs at least %d; hold each request longer (--hold)", n, MinSleepsPerRow)}
 	}
 	base := float64(rows[0].Slept.P50)
 	if f.Windows {
@@ -432,7 +436,7 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 			return Verdict{Behaviour: Inconclusive, Text: fmt.Sprintf("inconclusive: with no request of its own this process already sleeps %s, far below the default tick's %s; close programs that raise the timer resolution and rerun", units.MsFixed(base), units.MsFixed(def))}
 		}
 	}
-	informative, tracked := 0, 0
+	informative, tracked, few := 0, 0, 0
 	for i := 1; i < len(rows); i++ {
 		r := &rows[i]
 		interval := time.Duration(r.RequestedNs)
@@ -462,6 +466,10 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 		if math.Abs(ge-ie) < minGap {
 			continue
 		}
+		if r.Slept.Count < MinSleepsPerRow {
+			few++
+			continue
+		}
 		r.Informative = true
 		informative++
 		got := float64(r.Slept.P50)
@@ -472,6 +480,9 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	}
 	v := Verdict{Behaviour: Inconclusive}
 	switch {
+	case informative == 0 && few > 0:
+		v.Text = fmt.Sprintf("inconclusive: too few sleeps while the other process held its request (fewest %d): a median needs at least %d; hold each request longer (--hold)", fewest(rows[1:]), MinSleepsPerRow)
+		return v
 	case informative == 0:
 		v.Text = fmt.Sprintf("inconclusive: no requested period separates the two rules (this process sleeps %s with no request); request periods further from the default", units.MsFixed(base))
 		return v
@@ -485,6 +496,21 @@ func Classify(rows []Row, d time.Duration, f Facts) Verdict {
 	}
 	v.Text = describe(v.Behaviour, f, tracked, informative, base)
 	return v
+}
+
+// MinSleepsPerRow is the fewest sleeps a median of Classify rests on:
+// stats.MinSamples of p50, as compare requires to judge one. A 15 ms
+// --hold gave 4 sleeps with no request and 5 at 1 ms, and the verdict
+// still called the behaviour isolated.
+var MinSleepsPerRow = int64(stats.MinSamples(stats.Quantile(50), 0.95))
+
+// fewest is the smallest sleep count of rows.
+func fewest(rows []Row) int64 {
+	n := int64(math.MaxInt64)
+	for _, r := range rows {
+		n = min(n, r.Slept.Count)
+	}
+	return n
 }
 
 func describe(b Behaviour, f Facts, tracked, informative int, base float64) string {

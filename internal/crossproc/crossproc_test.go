@@ -14,11 +14,12 @@ import (
 
 const ms = int64(time.Millisecond)
 
-// rows builds a baseline and one row per period with the given median sleeps.
+// rows builds a baseline and one row per period with the given median
+// sleeps, each of 100 sleeps.
 func rows(base int64, periods []int64, p50 []int64) []Row {
-	r := []Row{{Slept: stats.Summary{P50: base}}}
+	r := []Row{{Slept: stats.Summary{Count: 100, P50: base}}}
 	for i, p := range periods {
-		r = append(r, Row{RequestedNs: p * ms, Slept: stats.Summary{P50: p50[i]}})
+		r = append(r, Row{RequestedNs: p * ms, Slept: stats.Summary{Count: 100, P50: p50[i]}})
 	}
 	return r
 }
@@ -73,6 +74,45 @@ func TestClassifyLinux(t *testing.T) {
 	v = Classify(rows(1070000, []int64{1, 5, 10}, []int64{2000000, 6000000, 11000000}), time.Millisecond, Facts{})
 	if v.Behaviour != Global {
 		t.Errorf("followed slack: %+v", v)
+	}
+}
+
+// A median of a few sleeps is no evidence either way: a 15 ms --hold gave
+// 4 sleeps with no request and 5 and 8 with one, and the verdict still
+// said isolated. Each row needs MinSleepsPerRow (20).
+func TestClassifyTooFewSleeps(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		counts   []int64 // baseline first
+		windows  bool
+		want     Behaviour
+		text     string
+		informed []bool // per request
+	}{
+		{"few with no request", []int64{4, 5, 8}, false, Inconclusive, "inconclusive: too few sleeps with no request (4): a median needs at least 20", nil},
+		{"few with no request, Windows", []int64{19, 100, 100}, true, Inconclusive, "too few sleeps with no request (19)", nil},
+		{"every request few", []int64{100, 5, 8}, false, Inconclusive, "inconclusive: too few sleeps while the other process held its request (fewest 5): a median needs at least 20", []bool{false, false}},
+		{"one request few", []int64{100, 5, 20}, false, Isolated, "isolated: the other process's timer slack never changed this process's sleeps (0 of 1 informative periods", []bool{false, true}},
+		{"enough", []int64{20, 20, 20}, false, Isolated, "(0 of 2 informative periods", []bool{true, true}},
+	} {
+		r := rows(1083000, []int64{1, 2}, []int64{1084000, 1083000})
+		base := int64(1083000)
+		if c.windows {
+			base = 15625000
+			r = rows(base, []int64{1, 2}, []int64{15625000, 15625000})
+		}
+		for i := range r {
+			r[i].Slept.Count = c.counts[i]
+		}
+		v := Classify(r, time.Millisecond, Facts{Windows: c.windows, Build: 19045})
+		if v.Behaviour != c.want || !strings.Contains(v.Text, c.text) {
+			t.Errorf("%s: %s %q", c.name, v.Behaviour, v.Text)
+		}
+		for i, want := range c.informed {
+			if r[i+1].Informative != want {
+				t.Errorf("%s: request %d informative %v", c.name, i+1, r[i+1].Informative)
+			}
+		}
 	}
 }
 

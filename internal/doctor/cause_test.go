@@ -3,6 +3,7 @@ package doctor
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/explain"
@@ -87,23 +88,29 @@ func TestDPCCause(t *testing.T) {
 }
 
 // The overall verdict: the wake band first, then the worst class of
-// setting found.
+// setting found, in one line of at most 80 columns for every band and any
+// two-digit count (the page's first line shows it whole).
 func TestOverallVerdict(t *testing.T) {
 	for _, c := range []struct {
 		band   string
 		counts Tally
 		want   string
 	}{
-		{"poor", Tally{Default: 20}, "poor: some wake-ups came later than a 240 Hz frame (4 ms); no suspicious setting"},
+		{"poor", Tally{Default: 20}, "poor: some wake-ups later than a 240 Hz frame (4 ms); no suspicious setting"},
+		{"poor", Tally{Suspicious: 99}, "poor: some wake-ups later than a 240 Hz frame (4 ms); 99 suspicious settings"},
+		{"mediocre", Tally{}, "mediocre: some wake-ups too late for small audio buffers; no suspicious setting"},
+		{"mediocre", Tally{Suspicious: 99}, "mediocre: some wake-ups too late for small audio buffers; 99 suspicious settings"},
 		{"good", Tally{Suspicious: 2, Changed: 1}, "good: wake-ups are timely; 2 suspicious settings"},
-		{"fair", Tally{Suspicious: 1}, "fair: wake-ups are mostly timely, with a tail over 200 µs; 1 suspicious setting"},
+		{"fair", Tally{Suspicious: 1}, "fair: wake-ups mostly timely, with a tail over 200 µs; 1 suspicious setting"},
+		{"fair", Tally{Suspicious: 99}, "fair: wake-ups mostly timely, with a tail over 200 µs; 99 suspicious settings"},
+		{TooFewBand, Tally{}, "too few wake-ups to judge their tail; no suspicious setting"},
 		{"", Tally{}, "no wake probe; no suspicious setting"},
 	} {
 		r := &Result{Counts: c.counts}
 		if c.band != "" {
 			r.Wake = &Probe{Band: c.band}
 		}
-		if got := OverallVerdict(r); got.Text != c.want || got.Band != c.band || len(got.Text) > 80 {
+		if got := OverallVerdict(r); got.Text != c.want || got.Band != c.band || utf8.RuneCountInString(got.Text) > 80 {
 			t.Errorf("%s %+v: %+v, want %q", c.band, c.counts, got, c.want)
 		}
 	}

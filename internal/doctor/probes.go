@@ -25,7 +25,7 @@ type Probe struct {
 	Summary  stats.Summary `json:"summary"`
 	Overruns int64         `json:"missed_periods,omitempty"`
 	Threads  []ThreadStat  `json:"threads,omitempty"` // per-CPU probe
-	Band     string        `json:"band,omitempty"`    // good, fair, mediocre, poor (wake)
+	Band     string        `json:"band,omitempty"`    // good, fair, mediocre, poor, too few (wake)
 	Verdict  string        `json:"verdict"`
 	Notes    []string      `json:"notes,omitempty"`
 	// Samples are the raw values (ns) behind Summary: the bundle carries
@@ -103,6 +103,23 @@ func sleepProbe(ctx context.Context, o Options, st timer.Status) (*Probe, error)
 	return p, nil
 }
 
+// tooFewSleeps is the sleep verdict of a run with fewer sleeps than its
+// p50, which every sleep verdict explains, needs (stats.MinSamples: 20,
+// as compare requires to judge a p50), and false for a run with enough:
+// `latlab sleep --samples 3` explained its overshoot by the timer slack
+// from three sleeps.
+func tooFewSleeps(over stats.Summary) (string, bool) {
+	need := stats.MinSamples(stats.Quantile(50), 0.95)
+	if over.Count >= int64(need) {
+		return "", false
+	}
+	return fmt.Sprintf("too few sleeps to explain the overshoot: %d measured, p50 needs at least %d", over.Count, need), true
+}
+
+// TooFewBand is the wake band of a run with too few wake-ups for the
+// p99 the other bands rest on (WakeVerdict).
+const TooFewBand = "too few"
+
 func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions) (*Probe, *Overhead, error) {
 	wr, err := probe.Wake(ctx, wo)
 	if err != nil {
@@ -161,13 +178,25 @@ func wakeProbe(ctx context.Context, o Options, name string, wo probe.WakeOptions
 // WakeVerdict puts a wake-up distribution of a periodic loop with the
 // given interval in terms of common deadlines: a 1 ms audio buffer, a
 // 4 ms (240 Hz) frame. It returns the band and the sentence.
+//
+// A wake-up over 4 ms late or a missed period is evidence however few
+// wake-ups were measured. The other bands speak of the 99th percentile,
+// which needs stats.MinSamples of p99 (368) before a distribution-free
+// interval for it ends on a measured wake-up: with fewer (a 50 ms run
+// has 50), p99 is the maximum, and "99% within 200 µs" would rest on
+// nothing. Then the band is TooFewBand and the sentence says how many
+// the run had and needed.
 func WakeVerdict(s stats.Summary, overruns int64, interval time.Duration) (band, text string) {
+	need := stats.MinSamples(stats.Quantile(99), 0.95)
 	switch {
 	case s.Max > int64(4*time.Millisecond):
 		return "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms); something on this machine holds the CPU or the timer"
 	case overruns > 0:
 		return "mediocre", fmt.Sprintf("mediocre: %d missed periods: some wake-ups (up to %s late) came after the next %s deadline had passed, enough to break small audio buffers",
 			overruns, units.Ns(s.Max), units.Ns(interval.Nanoseconds()))
+	case s.Count < int64(need):
+		return TooFewBand, fmt.Sprintf("too few wake-ups to judge the tail: %d measured, p99 needs at least %d (a longer run); none missed its period, the latest was %s late",
+			s.Count, need, units.Ns(s.Max))
 	case s.P99 > int64(time.Millisecond):
 		return "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late, enough to break small audio buffers"
 	case s.P99 > int64(200*time.Microsecond):

@@ -17,18 +17,27 @@ func TestWakeVerdict(t *testing.T) {
 		band     string
 		want     string
 	}{
-		{stats.Summary{P99: 150 * us, Max: 5000 * us}, 0, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
-		{stats.Summary{P99: 150 * us, Max: 5000 * us}, 2, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
+		{stats.Summary{Count: 1000, P99: 150 * us, Max: 5000 * us}, 0, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
+		{stats.Summary{Count: 1000, P99: 150 * us, Max: 5000 * us}, 2, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
 		// Missed periods with nothing near 4 ms late: their own message.
-		{stats.Summary{P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods: some wake-ups (up to 1.5ms late) came after the next 1ms deadline had passed"},
-		{stats.Summary{P99: 1500 * us, Max: 3000 * us}, 0, "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late"},
-		{stats.Summary{P99: 300 * us, Max: 900 * us}, 0, "fair", "fair:"},
-		{stats.Summary{P99: 150 * us, Max: 900 * us}, 0, "good", "good:"},
+		{stats.Summary{Count: 1000, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods: some wake-ups (up to 1.5ms late) came after the next 1ms deadline had passed"},
+		{stats.Summary{Count: 1000, P99: 1500 * us, Max: 3000 * us}, 0, "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late"},
+		{stats.Summary{Count: 1000, P99: 300 * us, Max: 900 * us}, 0, "fair", "fair:"},
+		{stats.Summary{Count: 1000, P99: 150 * us, Max: 900 * us}, 0, "good", "good:"},
+		{stats.Summary{Count: 368, P99: 150 * us, Max: 900 * us}, 0, "good", "good:"},
+		// Too few wake-ups for a p99 (it is the maximum): no band of the
+		// tail, however good or bad the few look; a wake-up past 4 ms or
+		// a missed period is evidence at any count.
+		{stats.Summary{Count: 3, P99: 70 * us, Max: 70 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 3 measured, p99 needs at least 368 (a longer run); none missed its period, the latest was 70µs late"},
+		{stats.Summary{Count: 367, P99: 300 * us, Max: 300 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 367 measured"},
+		{stats.Summary{Count: 50, P99: 1500 * us, Max: 1500 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 50 measured"},
+		{stats.Summary{Count: 3, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods"},
+		{stats.Summary{Count: 0, Max: 5000 * us}, 0, "poor", "poor:"},
 	}
 	for _, c := range cases {
 		band, got := WakeVerdict(c.s, c.overruns, time.Millisecond)
 		if band != c.band || !strings.HasPrefix(got, c.want) {
-			t.Errorf("p99 %d max %d overruns %d: %s %q, want %s %q", c.s.P99, c.s.Max, c.overruns, band, got, c.band, c.want)
+			t.Errorf("n %d p99 %d max %d overruns %d: %s %q, want %s %q", c.s.Count, c.s.P99, c.s.Max, c.overruns, band, got, c.band, c.want)
 		}
 		if c.s.Max <= 4000*us && strings.Contains(got, "4 ms") {
 			t.Errorf("max %d, yet the verdict speaks of 4 ms: %q", c.s.Max, got)

@@ -109,3 +109,27 @@ func TestDefaultTickVerdictFollowsTheTimerRule(t *testing.T) {
 		}
 	}
 }
+
+// A sleep verdict explains the p50 overshoot, so it needs the samples a
+// p50 needs (20): from three sleeps `latlab sleep --samples 3` said most
+// of the overshoot was the timer slack. With 20 it explains again.
+func TestSleepVerdictNeedsSamples(t *testing.T) {
+	st := timer.Status{TimerSlackNs: 50_000, Current100ns: 10000}
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "too few sleeps to explain the overshoot: 0 measured, p50 needs at least 20"},
+		{3, "too few sleeps to explain the overshoot: 3 measured, p50 needs at least 20"},
+		{19, "too few sleeps to explain the overshoot: 19 measured, p50 needs at least 20"},
+		{20, ""},
+		{1000, ""},
+	} {
+		over := stats.Summary{Count: c.n, P50: 68_000, P99: 90_000, Max: 90_000}
+		for name, got := range map[string]string{"SleepVerdict": SleepVerdict(over, st), "WindowsSleepVerdict": WindowsSleepVerdict(over, st)} {
+			if c.want != "" && got != c.want || c.want == "" && strings.HasPrefix(got, "too few") {
+				t.Errorf("%s, %d sleeps: %q, want %q", name, c.n, got, c.want)
+			}
+		}
+	}
+}

@@ -59,6 +59,9 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 	if tick == "" {
 		tick = "unknown (no kernel config found)"
 	}
+	if c := timer.TickConfig(tick); c != "" {
+		tick += " (" + c + ")"
+	}
 	if st.NohzFullCPUs != "" {
 		tick += ", nohz_full CPUs " + st.NohzFullCPUs
 	}
@@ -67,7 +70,7 @@ func LinuxTimerFacts(st timer.Status, dma string) []Fact {
 		fs = append(fs, Fact{"HZ", fmt.Sprintf("%d (a tick every %s)", st.ConfigHZ, units.Ns(int64(time.Second)/int64(st.ConfigHZ)))})
 	}
 	if st.HighResTimers != nil {
-		fs = append(fs, Fact{"high-res timers", yesNo(*st.HighResTimers)})
+		fs = append(fs, Fact{"high-res timers", timer.HighResConfig(*st.HighResTimers)})
 	}
 	return append(fs, Fact{"cpu_dma_latency", dma})
 }
@@ -121,7 +124,10 @@ func WindowsSleepVerdict(over stats.Summary, st timer.Status) string {
 	const req = time.Millisecond
 	cur := time.Duration(st.Current100ns) * 100
 	slept := req + time.Duration(over.P50)
-	if cur <= 0 || over.Count == 0 {
+	if s, few := tooFewSleeps(over); few {
+		return s
+	}
+	if cur <= 0 {
 		if over.P50 < 100_000 {
 			return "Sleep(1) ends close to 1 ms"
 		}
@@ -185,11 +191,4 @@ func TimerRule(build uint32, server bool, global *uint32) string {
 		return "unknown: the build could not be read"
 	}
 	return timer.GlobalRequestsMeaning(build, server, global)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

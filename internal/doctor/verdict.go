@@ -7,14 +7,16 @@ import (
 // Overall is the check-up's answer in one sentence: how timely wake-ups
 // are (the wake probe's band) and whether a setting needs attention.
 type Overall struct {
-	// Band is the wake probe's band (good, fair, mediocre, poor); ""
+	// Band is the wake probe's band (good, fair, mediocre, poor, too
+	// few); ""
 	// when there was no wake probe.
 	Band string `json:"band,omitempty"`
 	Text string `json:"text"`
 }
 
 // OverallVerdict puts the wake probe's band and the settings' counts in
-// one sentence short enough for the first line of the page.
+// one sentence short enough for the first line of the page: each band's
+// words fit 80 columns with "; 99 suspicious settings" after them.
 func OverallVerdict(r *Result) Overall {
 	o := Overall{}
 	if r.Wake != nil {
@@ -22,13 +24,15 @@ func OverallVerdict(r *Result) Overall {
 	}
 	switch o.Band {
 	case "poor":
-		o.Text = "poor: some wake-ups came later than a 240 Hz frame (4 ms)"
+		o.Text = "poor: some wake-ups later than a 240 Hz frame (4 ms)"
 	case "mediocre":
-		o.Text = "mediocre: some wake-ups are late enough to break small audio buffers"
+		o.Text = "mediocre: some wake-ups too late for small audio buffers"
 	case "fair":
-		o.Text = "fair: wake-ups are mostly timely, with a tail over 200 µs"
+		o.Text = "fair: wake-ups mostly timely, with a tail over 200 µs"
 	case "good":
 		o.Text = "good: wake-ups are timely"
+	case TooFewBand:
+		o.Text = "too few wake-ups to judge their tail"
 	default:
 		o.Text = "no wake probe"
 	}

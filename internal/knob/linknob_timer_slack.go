@@ -44,9 +44,14 @@ func parseNs(s string) (int64, error) {
 	return int64(d), nil
 }
 
+// slackMeaning is what a slack read from a task means. 0 is what a
+// realtime thread reads (the kernel keeps no slack for SCHED_FIFO,
+// SCHED_RR and SCHED_DEADLINE); only written does 0 reset a thread to its
+// default, which `knob get --pid` of a realtime kernel thread once said
+// of the value it read.
 func slackMeaning(ns int64) string {
 	if ns == 0 {
-		return "0: resets the thread to its default slack when written"
+		return "no slack: timers fire on time (realtime threads read 0); writing 0 instead resets a normal thread to its default"
 	}
 	return fmt.Sprintf("timers may fire up to %s late so the kernel can batch wake-ups (default 50µs; realtime threads have none)", time.Duration(ns))
 }
@@ -65,7 +70,11 @@ func (timerSlack) Explain(value string, o ExplainOptions) (*Explanation, error) 
 	if err != nil {
 		return nil, badinput.Errorf("invalid timer-slack %q: %v", value, err)
 	}
-	ex.Text = []string{fmt.Sprintf("%d ns: %s", ns, slackMeaning(ns))}
+	meaning := slackMeaning(ns)
+	if ns == 0 { // a value to write: what writing it does
+		meaning = "resets the thread to its default slack when written (a realtime thread keeps none)"
+	}
+	ex.Text = []string{fmt.Sprintf("%d ns: %s", ns, meaning)}
 	ex.Data = map[string]any{"timerslack_ns": ns}
 	return ex, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // The kinds of the net commands' documents. Older documents kept the
@@ -56,6 +57,36 @@ type UDPData struct {
 	// receiving goroutine read each echo (absent where the kernel does not
 	// stamp): this host's scheduling, left out of the round trip.
 	ReceiverWake *stats.Summary `json:"receiver_wake,omitempty"`
+	// ScheduleVerdict says whether the generator held its schedule
+	// (ScheduleVerdict), as the text output does.
+	ScheduleVerdict string `json:"schedule_verdict,omitempty"`
+}
+
+// ScheduleVerdict says whether the generator held its schedule, judged
+// by the send lag's p99 (burstEveryNs: the lag bursts allow by design).
+// The p99 needs stats.MinSamples of it (368 sends) before it says more
+// than the maximum does: `net udp --count 5` once said "the generator
+// held its schedule" of a p99 that was the largest of five lags; with
+// fewer sends the verdict says what the largest lag shows and no more.
+func ScheduleVerdict(lag stats.Summary, burstEveryNs int64) string {
+	held := "the generator held its schedule"
+	if burstEveryNs > 0 {
+		held += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(burstEveryNs))
+	}
+	slow := 100_000 + burstEveryNs
+	if need := stats.MinSamples(stats.Quantile(99), 0.95); lag.Count < int64(need) {
+		if lag.Max < slow {
+			return fmt.Sprintf("each of the %d sends left within %s of its schedule; too few to judge the p99 (it needs %d)", lag.Count, units.Ns(slow), need)
+		}
+		return fmt.Sprintf("too few sends to judge the schedule's p99: %d, it needs %d; the largest lag was %s", lag.Count, need, units.Ns(lag.Max))
+	}
+	switch {
+	case lag.P99 >= 1_000_000:
+		return "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
+	case lag.P99 >= slow:
+		return fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", units.Ns(slow))
+	}
+	return held
 }
 
 // NewUDPData summarises a result for the document; notes are what the
@@ -63,6 +94,7 @@ type UDPData struct {
 func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string, err error) {
 	d = &UDPData{Profile: profile, ProfileAbout: about, UDPResult: r, AchievedPPS: r.AchievedRatePPS(),
 		SendLag: stats.Summarize(r.SendLag)}
+	d.ScheduleVerdict = ScheduleVerdict(d.SendLag, r.BurstEveryNs)
 	if r.Sent > 0 {
 		d.LossRatio = float64(r.Lost) / float64(r.Sent)
 	}

@@ -85,6 +85,10 @@ type SleepData struct {
 	// exact tests; omitted above result.MaxSamples (the histogram
 	// remains).
 	Samples []int64 `json:"samples_ns,omitzero"`
+	// Verdict is the verdict line the text output prints (the
+	// check-up's words for the overshoot); absent without the timer
+	// state, which it rests on.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // Values returns the slept times (result.Sampled).
@@ -139,6 +143,10 @@ type WakeData struct {
 	Explain       []explain.Wakeup `json:"explain,omitempty"`
 	ExplainTotals []explain.Cause  `json:"explain_totals,omitempty"`
 	ExplainNext   string           `json:"explain_next_step,omitempty"`
+	// Band and Verdict are the check-up's band (good, fair, mediocre,
+	// poor, too few) and the verdict line the text output prints.
+	Band    string `json:"band,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // Values returns the wake-up latencies (result.Sampled).

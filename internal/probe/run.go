@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/latlab/latlab/internal/explain"
@@ -91,10 +92,41 @@ func SleepDocument(facts host.Facts, r *SleepResult, requested int, st timer.Sta
 	if r.LiveDropped > 0 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%d live lines not printed (terminal too slow); all samples are in the statistics", r.LiveDropped))
 	}
-	if len(r.Slept) < 1000 {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("%d samples: p99.9 needs at least 1000 to differ from the maximum", len(r.Slept)))
+	if n := MaxPercentilesNote(len(r.Slept), "samples"); n != "" {
+		doc.Notes = append(doc.Notes, n)
 	}
 	return doc, nil
+}
+
+// MaxPercentilesNote says which printed percentiles of n samples are the
+// maximum itself, "" when none is: a nearest-rank p-th percentile is the
+// largest sample until n reaches 100/(100-p) (10 for p90, 100 for p99,
+// 1000 for p99.9). A run of 7 sleeps once said only that p99.9 needed
+// 1000, beside a p90 and a p99 that were the maximum too. unit names the
+// samples (samples, wake-ups).
+func MaxPercentilesNote(n int, unit string) string {
+	var parts []string
+	for _, q := range []struct {
+		name string
+		need int
+	}{{"p90", 10}, {"p99", 100}, {"p99.9", 1000}} {
+		if n >= q.need {
+			continue
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%s needs at least %d", q.name, q.need))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s at least %d", q.name, q.need))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+	default:
+		parts = []string{strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]}
+	}
+	return fmt.Sprintf("%d %s: %s to differ from the maximum", n, unit, parts[0])
 }
 
 // SleepWarmupNote is the sleep document's note on the discarded first
@@ -288,6 +320,9 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 	}
 	if dmaLatency != nil {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("/dev/cpu_dma_latency held at %dus during the run", *dmaLatency))
+	}
+	if n := MaxPercentilesNote(len(all), "wake-ups"); n != "" {
+		doc.Notes = append(doc.Notes, n)
 	}
 	starved, _ := r.Starved()
 	doc.Notes = append(doc.Notes, starved...)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 )
 
@@ -32,7 +34,7 @@ func TestRunSleep(t *testing.T) {
 	if d.Measurement.RequestedNs != time.Millisecond.Nanoseconds() || d.Measurement.Method != defaultMethod() {
 		t.Errorf("measurement %+v", d.Measurement)
 	}
-	for _, want := range []string{SleepWarmupNote(r.WarmupNs), "7 samples: p99.9 needs at least 1000 to differ from the maximum"} {
+	for _, want := range []string{SleepWarmupNote(r.WarmupNs), "7 samples: p90 needs at least 10, p99 at least 100 and p99.9 at least 1000 to differ from the maximum"} {
 		if !slices.Contains(doc.Notes, want) {
 			t.Errorf("notes %q lack %q", doc.Notes, want)
 		}
@@ -117,5 +119,41 @@ func TestRunWakeDocument(t *testing.T) {
 	wr := &WakeResult{Interval: time.Millisecond, Planned: 1, Threads: []WakeThread{{Latencies: []int64{50_000}}}}
 	if doc, err = WakeDocument(host.Facts{}, wr, timer.Status{}, nil, &held); err != nil || !slices.Contains(doc.Notes, "/dev/cpu_dma_latency held at 10us during the run") {
 		t.Errorf("notes %q, err %v", doc.Notes, err)
+	}
+}
+
+// The note names every printed percentile that is still the maximum.
+func TestMaxPercentilesNote(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "1 samples: p90 needs at least 10, p99 at least 100 and p99.9 at least 1000 to differ from the maximum"},
+		{9, "9 samples: p90 needs at least 10, p99 at least 100 and p99.9 at least 1000 to differ from the maximum"},
+		{10, "10 samples: p99 needs at least 100 and p99.9 at least 1000 to differ from the maximum"},
+		{99, "99 samples: p99 needs at least 100 and p99.9 at least 1000 to differ from the maximum"},
+		{100, "100 samples: p99.9 needs at least 1000 to differ from the maximum"},
+		{999, "999 samples: p99.9 needs at least 1000 to differ from the maximum"},
+		{1000, ""},
+	} {
+		if got := MaxPercentilesNote(c.n, "samples"); got != c.want {
+			t.Errorf("%d: %q, want %q", c.n, got, c.want)
+		}
+		// The thresholds are where nearest rank leaves the maximum.
+		if c.n >= 2 {
+			s := make([]int64, c.n)
+			for i := range s {
+				s[i] = int64(i)
+			}
+			for _, q := range []struct {
+				p    float64
+				name string
+			}{{90, "p90 "}, {99, "p99 "}, {99.9, "p99.9 "}} {
+				atMax := stats.QuantileSorted(s, q.p) == s[c.n-1]
+				if said := strings.Contains(c.want, q.name); said != atMax {
+					t.Errorf("%d: %s at the maximum %v, note says %v", c.n, q.name, atMax, said)
+				}
+			}
+		}
 	}
 }

@@ -11,37 +11,33 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-// CompareText writes `latlab compare`'s human output: for two runs the
-// table of statistics with their intervals and the tests, for more a
-// ranking and one verdict per run; then the notes.
+// CompareText writes `latlab compare`'s human output, the answer first:
+// the verdict (one per run against the first for more than two), then
+// the evidence: for two runs the table of statistics with their
+// intervals and the tests, for more the ranking; then the notes.
 func CompareText(w io.Writer, r *compare.Result) {
 	what := "runs"
 	if r.PerRun {
 		what = "sides"
 	}
-	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
+	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
 	if len(r.Runs) == 2 {
+		fmt.Fprintf(w, "verdict: %s\n\n", r.Pairs[0].Verdict)
 		comparePair(w, r, r.Pairs[0])
-		fmt.Fprintf(w, "\nverdict: %s\n", r.Pairs[0].Verdict)
 	} else {
-		compareRanking(w, r)
-		fmt.Fprintln(w)
 		for _, p := range r.Pairs {
 			fmt.Fprintf(w, "- %s\n", p.Verdict)
 		}
+		fmt.Fprintln(w)
+		compareRanking(w, r)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 
-// levelPct renders a confidence level as a percentage with no trailing
-// zeros: 0.95 as 95%, a Bonferroni-adjusted 0.98333 as 98.33%.
-func levelPct(level float64) string {
-	s := fmt.Sprintf("%.2f", level*100)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s + "%"
-}
+// levelPct renders a confidence level as a percentage (stats.FormatLevel).
+func levelPct(level float64) string { return stats.FormatLevel(level) }
 
 func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	a, b := r.Runs[p.A], r.Runs[p.B]
@@ -107,6 +103,14 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 func compareRanking(w io.Writer, r *compare.Result) {
 	rows := [][]string{}
 	var settings []string
+	// A p99 of fewer than 100 samples is their maximum (nearest rank):
+	// then the column is the maximum, and says so, as sweep's does.
+	tail, tailOf := "p99", func(s stats.Summary) int64 { return s.P99 }
+	for _, run := range r.Runs {
+		if run.Summary.Count < 100 {
+			tail, tailOf = "max", func(s stats.Summary) int64 { return s.Max }
+		}
+	}
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
 		diff, p, out := "baseline", "", ""
@@ -120,12 +124,12 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			out = string(pp.Outcome)
 		}
 		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, out})
+			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), diff, p, out})
 		if run.Settings != "" {
 			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
 		}
 	}
-	Table(w, []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
+	Table(w, []string{"#", "run", "n", "p50", tail, "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
 	// The settings are lines of their own: as a column they made the
 	// table wider than any terminal.
 	if len(settings) > 0 {

@@ -23,6 +23,9 @@ func TestCompareTextGolden(t *testing.T) {
 		{"two", []string{td("a.json"), td("b.json")}},
 		{"ranking", []string{td("a.json"), td("b.json"), td("c.json"), td("other/a.json")}},
 		{"toofew", []string{td("a.json"), td("one.json")}},
+		// A run of fewer than 100 samples: the ranking's p99 column would
+		// be its maximum, and is the maximum, headed max.
+		{"ranking-few", []string{td("a.json"), td("b.json"), td("one.json")}},
 		{"perrun", []string{td("tcp/before"), td("tcp/after")}},
 		{"try", []string{td("try.json")}},
 	} {

@@ -17,11 +17,17 @@ func CrossprocInterrupted(w io.Writer, r *crossproc.Result) {
 	fmt.Fprintf(w, "interrupted: %d of %d holds (the baseline included) measured before the run was stopped; the verdict covers those\n", len(r.Rows), r.Planned)
 }
 
-// Crossproc prints `crossproc`: what this process slept while another
-// held each request, against what each rule predicts, then the verdict.
+// Crossproc prints `crossproc`, the answer first: the head, the verdict
+// and what this build should do, then what this process slept while
+// another held each request, against what each rule predicts.
 func Crossproc(w io.Writer, r *crossproc.Result) {
-	fmt.Fprintf(w, "latlab crossproc: this process, requesting nothing, sleeps %s(%s) while another process holds each request for %s (%s)\n\n",
+	fmt.Fprintf(w, "latlab crossproc: this process, requesting nothing, sleeps %s(%s) while another process holds each request for %s (%s)\n",
 		r.Method, units.Duration(time.Duration(r.DurationNs)), units.Duration(time.Duration(r.HoldNs)), r.Requester)
+	fmt.Fprintf(w, "verdict: %s\n", r.Verdict.Text)
+	if n := expectedNote(r.Rule); n != "" {
+		fmt.Fprintf(w, "expected: %s\n", n)
+	}
+	fmt.Fprintln(w)
 	win := false
 	for _, row := range r.Rows {
 		win = win || row.CurrentNs > 0 || row.TimeGetTimeNs > 0
@@ -49,6 +55,8 @@ func Crossproc(w io.Writer, r *crossproc.Result) {
 			iso, glob = expectedCell(row.ExpectedIsolated), expectedCell(row.ExpectedGlobal)
 			mixed = mixed || strings.Contains(iso+glob, "/")
 			switch {
+			case !row.Informative && row.Slept.Count < crossproc.MinSleepsPerRow:
+				near = "(too few)"
 			case !row.Informative:
 				near = "(same)"
 			case row.Tracked:
@@ -61,17 +69,15 @@ func Crossproc(w io.Writer, r *crossproc.Result) {
 		rows = append(rows, []string{req, granted, fmt.Sprint(s.Count), units.MsSignificant(time.Duration(s.P50), 4), units.MsSignificant(time.Duration(s.P99), 4), iso, glob, near})
 	}
 	Table(w, hdr, rows)
-	fmt.Fprintln(w)
+	if mixed || win {
+		fmt.Fprintln(w)
+	}
 	if mixed {
 		fmt.Fprintln(w, "a/b: some sleeps take a, the rest b (the plot and the JSON give the shares)")
 	}
 	if win {
 		fmt.Fprintf(w, "this process's timeGetTime stepped every %s\n", timeGetTimeSteps(r.Rows))
 	}
-	if n := expectedNote(r.Rule); n != "" {
-		fmt.Fprintf(w, "expected: %s\n", n)
-	}
-	fmt.Fprintf(w, "verdict: %s\n", r.Verdict.Text)
 }
 
 // timeGetTimeSteps summarises the step of this process's timeGetTime over

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/knob"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -134,11 +135,11 @@ func summaryRows(r *doctor.Result) []summaryRow {
 	var rows []summaryRow
 	if w := r.Wake; w != nil {
 		s := w.Summary
-		rows = append(rows, summaryRow{"wake-ups", fmt.Sprintf("p99 %s, max %s, %d missed periods: %s", short(s.P99), short(s.Max), w.Overruns, orDash(w.Band)), 1})
+		rows = append(rows, summaryRow{"wake-ups", fmt.Sprintf("%s, %d missed periods: %s", tailOf(s, short), w.Overruns, orDash(w.Band)), 1})
 	}
 	if sl := r.Sleep; sl != nil {
 		s := sl.Summary
-		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, p99 %s, max %s", units.Ns(sl.RequestNs), short(s.P50), short(s.P99), short(s.Max)), 1})
+		rows = append(rows, summaryRow{"sleep", fmt.Sprintf("%s asked: overshoot p50 %s, %s", units.Ns(sl.RequestNs), short(s.P50), tailOf(s, short)), 1})
 	}
 	rows = append(rows, summaryRow{"settings", classCounts(r), 1})
 	if c := r.Cause; c != nil {
@@ -158,7 +159,9 @@ func summaryRows(r *doctor.Result) []summaryRow {
 // 80 columns: the verdict, the wake-ups, the sleeps, the settings by
 // class (every class, zeros too) and the cause of the worst wake-ups.
 func DoctorSummary(r *doctor.Result) []string {
-	out := []string{wrapText(r.Verdict.Text, "", "  ", pageWidth)[0]}
+	// The verdict fits one line (OverallVerdict); one that does not is
+	// wrapped whole, never cut to its first line.
+	out := wrapText(r.Verdict.Text, "", "  ", pageWidth)
 	for _, row := range summaryRows(r) {
 		ls := wrapText(row.text, fmt.Sprintf("  %-10s", row.label), strings.Repeat(" ", 12), pageWidth)
 		if len(ls) > row.lines {
@@ -172,6 +175,19 @@ func DoctorSummary(r *doctor.Result) []string {
 
 // short is a duration in three significant digits (1.92ms, 497µs).
 func short(ns int64) string { return units.NsShort(float64(ns)) }
+
+// duration is a duration in full (1.0713ms).
+func duration(ns int64) string { return units.Duration(time.Duration(ns)) }
+
+// tailOf is a probe's tail, "p99 X, max Y", without the p99 while it is
+// still the maximum (fewer than 100 samples): the standard check-up's 60
+// sleeps once read "p99 38.4ms, max 38.4ms", a p99 that was one sleep.
+func tailOf(s stats.Summary, f func(int64) string) string {
+	if s.Count < 100 {
+		return "max " + f(s.Max)
+	}
+	return fmt.Sprintf("p99 %s, max %s", f(s.P99), f(s.Max))
+}
 
 func orDash(s string) string {
 	if s == "" {
@@ -244,14 +260,13 @@ func (p *page) fact(name, value string) {
 func (p *page) probe(pr *doctor.Probe) {
 	p.wrap(pr.Name+": "+pr.What, "", "  ")
 	s := pr.Summary
-	line := fmt.Sprintf("p50 %s, p99 %s, max %s", units.Duration(time.Duration(s.P50)), units.Duration(time.Duration(s.P99)), units.Duration(time.Duration(s.Max)))
+	line := fmt.Sprintf("p50 %s, %s", duration(s.P50), tailOf(s, duration))
 	if pr.IntervalNs > 0 {
 		line += fmt.Sprintf("; %d missed periods", pr.Overruns)
 	}
 	p.wrap(line, "  ", "  ")
 	for _, t := range pr.Threads {
-		p.wrap(fmt.Sprintf("CPU %d: p50 %s, p99 %s, max %s, %d missed", t.CPU, units.Duration(time.Duration(t.Summary.P50)),
-			units.Duration(time.Duration(t.Summary.P99)), units.Duration(time.Duration(t.Summary.Max)), t.Overruns), "    ", "      ")
+		p.wrap(fmt.Sprintf("CPU %d: p50 %s, %s, %d missed", t.CPU, duration(t.Summary.P50), tailOf(t.Summary, duration), t.Overruns), "    ", "      ")
 	}
 	p.wrap(pr.Verdict, "  ", "  ")
 	for _, n := range pr.Notes {
@@ -265,11 +280,11 @@ func (p *page) brief(pr *doctor.Probe, withVerdict bool) {
 	s := pr.Summary
 	var head string
 	if pr.IntervalNs > 0 {
-		head = fmt.Sprintf("%s: every %s x%d: late p50 %s, p99 %s, max %s; %d missed", pr.Name,
-			units.Ns(pr.IntervalNs), s.Count, short(s.P50), short(s.P99), short(s.Max), pr.Overruns)
+		head = fmt.Sprintf("%s: every %s x%d: late p50 %s, %s; %d missed", pr.Name,
+			units.Ns(pr.IntervalNs), s.Count, short(s.P50), tailOf(s, short), pr.Overruns)
 	} else {
-		head = fmt.Sprintf("%s: %s(%s) x%d: overshoot p50 %s, p99 %s, max %s", pr.Name,
-			pr.Method, units.Ns(pr.RequestNs), s.Count, short(s.P50), short(s.P99), short(s.Max))
+		head = fmt.Sprintf("%s: %s(%s) x%d: overshoot p50 %s, %s", pr.Name,
+			pr.Method, units.Ns(pr.RequestNs), s.Count, short(s.P50), tailOf(s, short))
 	}
 	p.wrap(head, "", "  ")
 	if withVerdict {

@@ -261,3 +261,32 @@ func TestDoctorTextCauseNote(t *testing.T) {
 		t.Errorf("%d lines (before %d):\n%s", n, before, out)
 	}
 }
+
+// A verdict too long for one line is wrapped whole: the first line alone
+// once ended "...small audio buffers; no", the rest of the sentence lost.
+func TestDoctorSummaryKeepsTheWholeVerdict(t *testing.T) {
+	r := vmCheckup(t)
+	r.Verdict.Text = "mediocre: some wake-ups are late enough to break small audio buffers; no suspicious setting"
+	s := DoctorSummary(r)
+	if !strings.HasPrefix(s[1], "  suspicious setting") {
+		t.Errorf("summary:\n%s", strings.Join(s, "\n"))
+	}
+	for _, l := range s {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+}
+
+// A p99 of fewer than 100 samples is the maximum: the page shows the
+// maximum alone.
+func TestDoctorTailOf(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{60, "max 2.54ms"}, {99, "max 2.54ms"}, {100, "p99 1.00ms, max 2.54ms"}, {2254, "p99 1.00ms, max 2.54ms"}} {
+		if got := tailOf(stats.Summary{Count: c.n, P99: 1_000_000, Max: 2_540_000}, short); got != c.want {
+			t.Errorf("%d samples: %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -198,10 +198,16 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 		cols, sums = append(cols, "overshoot"), append(sums, data.Overshoot)
 		overhead = &data.Overhead
 		stopped = interruptedLine(data.Counts, "samples")
+		// The verdict the text output gives, first.
+		if v := SleepVerdict(data); v != "" {
+			s.Verdicts = append(s.Verdicts, "verdict: "+v)
+		}
 	case *probe.WakeData:
 		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
 		overhead = &data.Overhead
 		stopped = interruptedLine(data.Counts, "wake-ups")
+		_, v := WakeVerdict(data)
+		s.Verdicts = append(s.Verdicts, "verdict: "+v)
 	case *netload.UDPData:
 		if data.CorrectedSummary != nil {
 			cols, sums = append(cols, "from the intended send time"), append(sums, *data.CorrectedSummary)
@@ -318,7 +324,7 @@ func sweepTable(r *sweep.Result) htmlTable {
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), units.Request(s.RequestedNs), units.Request(s.GrantedNs), fmt.Sprint(o.Count),
 			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(o.P99)), units.Duration(time.Duration(o.Stdev)),
-			fmt.Sprintf("%s [%s, %s]", units.Duration(time.Duration(s.Summary.Value)), units.Duration(time.Duration(s.Summary.CI.Lo)), units.Duration(time.Duration(s.Summary.CI.Hi))), mark})
+			sweepValueCI(s.Summary, func(v float64) string { return units.Duration(time.Duration(v)) }), mark})
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -15,12 +16,14 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/crossproc"
+	"github.com/latlab/latlab/internal/doctor"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/sweep"
 	"github.com/latlab/latlab/internal/testutil"
+	"github.com/latlab/latlab/internal/timer"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -254,4 +257,35 @@ func TestCrossprocTableColumns(t *testing.T) {
 	check(false)
 	r.Rows[1].CurrentNs = 1e6
 	check(true)
+}
+
+// A sleep or wake run's section says the verdict its text output says:
+// the report once gave only the method line there.
+func TestReportSleepWakeVerdicts(t *testing.T) {
+	sleep := sleepDoc(1, 1.07e6)
+	sleep.Data.(*probe.SleepData).Verdict = "most of the overshoot is the 50µs timer slack of normal threads"
+	old := sleepDoc(2, 1.07e6) // a document written before the verdict was kept
+	old.Data.(*probe.SleepData).Timer = &timer.Status{TimerSlackNs: 50_000, Current100ns: 10000}
+	lat := make([]int64, 50)
+	for i := range lat {
+		lat[i] = 70_000
+	}
+	wake := probe.KindWake.New(host.Facts{}, &probe.WakeData{Measurement: probe.Measurement{Method: "clock_nanosleep", IntervalNs: 1e6},
+		Summary: stats.Summarize(lat), Samples: lat})
+	r, err := BuildReport([]ReportInput{{Label: "s.json", Doc: sleep}, {Label: "old.json", Doc: old}, {Label: "w.json", Doc: wake}}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	for _, want := range []string{"verdict: most of the overshoot is the 50µs timer slack of normal threads",
+		"verdict: " + doctor.SleepVerdict(old.Data.(*probe.SleepData).Overshoot, *old.Data.(*probe.SleepData).Timer),
+		"verdict: too few wake-ups to judge the tail: 50 measured"} {
+		if !strings.Contains(h, html.EscapeString(want)) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
 }

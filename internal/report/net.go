@@ -187,15 +187,9 @@ func NetUDP(w io.Writer, d *netload.UDPData) {
 	} else if d.ReceiveTimes != "" {
 		fmt.Fprintf(w, "echo arrival: %s\n", d.ReceiveTimes)
 	}
-	verdict := "the generator held its schedule"
-	if d.BurstEveryNs > 0 {
-		verdict += fmt.Sprintf(" (sending in bursts at most every %s: up to that much lag is by design)", units.Ns(d.BurstEveryNs))
-	}
-	switch {
-	case d.SendLag.P99 >= 1_000_000:
-		verdict = "the generator fell behind its schedule (p99 send lag >= 1 ms): the rate is more than this machine sends, or it was busy; 'from schedule' shows what a receiver would have seen"
-	case d.SendLag.P99 >= 100_000+d.BurstEveryNs:
-		verdict = fmt.Sprintf("send lag p99 is over %s: the machine is busy or the pacing thread wakes late; compare round trip with 'from schedule'", units.Ns(100_000+d.BurstEveryNs))
+	verdict := d.ScheduleVerdict
+	if verdict == "" { // a document written before it was kept
+		verdict = netload.ScheduleVerdict(d.SendLag, d.BurstEveryNs)
 	}
 	fmt.Fprintf(w, "send schedule: p99 error %s, max %s: %s\n", units.Ns(d.SendLag.P99), units.Ns(d.SendLag.Max), verdict)
 	fmt.Fprintf(w, "pacing thread: %s\n", threadDesc(d.Thread))

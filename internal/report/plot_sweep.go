@@ -25,8 +25,12 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	maxX, maxY := 0.0, 0.0
 	for _, s := range r.Steps {
 		maxX = math.Max(maxX, float64(s.RequestedNs))
-		if !math.IsNaN(s.Summary.CI.Hi) {
-			maxY = math.Max(maxY, s.Summary.CI.Hi)
+		hi := s.Summary.Value
+		if ci := s.Summary.CI; ci != nil {
+			hi = ci.Hi
+		}
+		if !math.IsNaN(hi) {
+			maxY = math.Max(maxY, hi)
 		}
 	}
 	xu, xd := nsUnit(maxX)
@@ -47,8 +51,11 @@ func SweepPlot(r *sweep.Result, format string) ([]byte, error) {
 	var e errPts
 	for _, s := range r.Steps {
 		e.XYs = append(e.XYs, plotter.XY{X: float64(s.RequestedNs) / xd, Y: s.Summary.Value / yd})
-		e.YErrors = append(e.YErrors, struct{ Low, High float64 }{
-			Low: (s.Summary.Value - s.Summary.CI.Lo) / yd, High: (s.Summary.CI.Hi - s.Summary.Value) / yd})
+		var bar struct{ Low, High float64 } // none without an interval
+		if ci := s.Summary.CI; ci != nil {
+			bar.Low, bar.High = (s.Summary.Value-ci.Lo)/yd, (ci.Hi-s.Summary.Value)/yd
+		}
+		e.YErrors = append(e.YErrors, bar)
 	}
 	line, pts, err := plotter.NewLinePoints(e.XYs)
 	if err != nil {

@@ -29,8 +29,8 @@ func Sleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	// The answer first, in the check-up's words and units.
 	o := d.Overshoot
 	fmt.Fprintf(w, "overshoot (slept - requested): p50 %s, p99 %s, max %s\n", units.Ns(o.P50), units.Ns(o.P99), units.Ns(o.Max))
-	if d.Timer != nil {
-		fmt.Fprintf(w, "verdict: %s\n", doctor.SleepVerdict(o, *d.Timer))
+	if v := SleepVerdict(d); v != "" {
+		fmt.Fprintf(w, "verdict: %s\n", v)
 	}
 	fmt.Fprintf(w, "warm-up: first sample (%s) discarded\n\n", units.Duration(time.Duration(m.WarmupNs)))
 	SummaryTable(w,
@@ -47,6 +47,20 @@ func Sleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+}
+
+// SleepVerdict is the verdict line of a sleep document: the one it
+// carries, else the check-up's words for its overshoot (a document
+// written before sleep documents carried it), "" without the timer
+// state it rests on.
+func SleepVerdict(d *probe.SleepData) string {
+	switch {
+	case d.Verdict != "":
+		return d.Verdict
+	case d.Timer == nil:
+		return ""
+	}
+	return doctor.SleepVerdict(d.Overshoot, *d.Timer)
 }
 
 // interruptedLine says what an interrupted sleep or wake run measured, or

@@ -29,15 +29,16 @@ func SweepInterrupted(w io.Writer, r *sweep.Result) {
 	Table(w, []string{"requested", "granted", "samples", "overshoot p50", "p99", "max"}, rows)
 }
 
-// Sweep prints `sweep`: one ranked row per granted value, the verdict,
-// the seed that repeats the run and the notes.
+// Sweep prints `sweep`, the answer first: the head and the verdict, then
+// one ranked row per granted value, the seed that repeats the run and
+// the notes.
 func Sweep(w io.Writer, r *sweep.Result) {
 	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
 		r.Method, units.Request(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
 	if r.Load > 0 {
 		fmt.Fprintf(w, ", %d busy threads", r.Load)
 	}
-	fmt.Fprintf(w, "\n\n")
+	fmt.Fprintf(w, "\nverdict: %s\n\n", r.Verdict.Text)
 	curDiffers := 0
 	for _, s := range r.Steps {
 		if s.CurrentNs > 0 && s.CurrentNs != s.GrantedNs {
@@ -51,8 +52,17 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	if r.RankBy == "p99" {
 		extra = []string{"p50"}
 	}
+	// A p99 of fewer than 100 samples is the maximum (nearest rank): the
+	// default 50 samples a step once showed their maximum as "p99". Then
+	// the column is the maximum, and says so.
+	for _, t := range r.Treatments {
+		if extra[0] == "p99" && t.Summary.Overshoot.Count < 100 {
+			extra[0] = "max"
+		}
+	}
 	hdr = append(append(hdr, extra...), "")
 	var rows [][]string
+	few := false
 	for _, ti := range r.TreatmentRanking {
 		t := r.Treatments[ti]
 		ov := t.Summary.Overshoot
@@ -61,11 +71,17 @@ func Sweep(w io.Writer, r *sweep.Result) {
 			req = fmt.Sprintf("%s-%s (%d)", strings.TrimSuffix(units.Request(t.FromNs), "ms"), units.Request(t.ToNs), len(t.Steps))
 		}
 		row := []string{fmt.Sprint(t.Rank), req, units.Request(t.GrantedNs)}
-		row = append(row, fmt.Sprint(ov.Count), units.NsShort(t.Summary.Value)+" ["+units.NsShort(t.Summary.CI.Lo)+", "+units.NsShort(t.Summary.CI.Hi)+"]")
+		row = append(row, fmt.Sprint(ov.Count), sweepValueCI(t.Summary, units.NsShort))
+		if t.Summary.CI == nil {
+			few = true
+		}
 		for _, st := range extra {
 			v := ov.P50
-			if st == "p99" {
+			switch st {
+			case "p99":
 				v = ov.P99
+			case "max":
+				v = ov.Max
 			}
 			row = append(row, units.NsShort(float64(v)))
 		}
@@ -81,6 +97,10 @@ func Sweep(w io.Writer, r *sweep.Result) {
 		rows = append(rows, append(row, mark))
 	}
 	Table(w, hdr, rows)
+	if few {
+		fmt.Fprintf(w, "\n[-]: no interval, too few samples for %s (needs %d per treatment; --samples, --repeat)\n",
+			r.RankBy, sweepMinSamples(r.RankBy))
+	}
 	if len(r.Treatments) < len(r.Steps) {
 		fmt.Fprintf(w, "\n%d requests, %d granted values: a row is one granted value (requested from-to (steps)), its samples pooled\n",
 			len(r.Steps), len(r.Treatments))
@@ -88,9 +108,27 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	if curDiffers > 0 {
 		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict.Text)
-	fmt.Fprintf(w, "seed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
+	fmt.Fprintf(w, "\nseed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// sweepValueCI is a ranked value with its interval, "[-]" without one
+// (too few samples: sweep.StepSummary).
+func sweepValueCI(s sweep.StepSummary, f func(float64) string) string {
+	if s.CI == nil {
+		return f(s.Value) + " [-]"
+	}
+	return f(s.Value) + " [" + f(s.CI.Lo) + ", " + f(s.CI.Hi) + "]"
+}
+
+// sweepMinSamples is how many samples a treatment needs for an interval
+// of the statistic named rankBy at 95%.
+func sweepMinSamples(rankBy string) int {
+	st, err := stats.ParseStatistic(rankBy)
+	if err != nil {
+		return stats.MinPerSide
+	}
+	return stats.MinSamples(st, 0.95)
 }

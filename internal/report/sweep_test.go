@@ -30,6 +30,10 @@ func TestPrintSweepTreatments(t *testing.T) {
 	var b bytes.Buffer
 	Sweep(&b, res)
 	out := b.String()
+	// The verdict first, on the line after the head.
+	if l := strings.Split(out, "\n"); len(l) < 2 || !strings.HasPrefix(l[0], "latlab sweep: ") || !strings.HasPrefix(l[1], "verdict: best granted 0.5013ms") {
+		t.Errorf("the verdict is not under the head:\n%s", out)
+	}
 	for _, want := range []string{"0.5014-0.502ms (4)", "0.5-0.5012ms (7)", "11 requests, 2 granted values", "best granted 0.5013ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -41,6 +45,48 @@ func TestPrintSweepTreatments(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, " ") && utf8.RuneCountInString(strings.TrimRight(l, " ")) > 80 {
 			t.Errorf("table line wider than 80 columns: %q", l)
+		}
+	}
+}
+
+// A treatment with too few samples for an interval shows its value with
+// [-] and a line says what it needs, as compare does; with enough, the
+// interval and no such line.
+func TestPrintSweepNoIntervalFromFewSamples(t *testing.T) {
+	for _, c := range []struct {
+		rankBy stats.Statistic
+		n      int64
+		want   []string
+		not    []string
+	}{
+		// Fewer than 100 samples: the p99 column would be the maximum,
+		// and is headed max.
+		{stats.Mean, 5, []string{" [-] ", "[-]: no interval, too few samples for mean (needs 20 per treatment", "     max"}, []string{"µs, ", "p99"}},
+		{stats.Quantile(99), 30, []string{" [-] ", "too few samples for p99 (needs 368 per treatment", "     p50"}, nil},
+		{stats.Mean, 30, []string{"µs, ", "     max"}, []string{"[-]", "p99"}},
+		{stats.Mean, 100, []string{"µs, ", "     p99"}, []string{"[-]", "max"}},
+	} {
+		res := &sweep.Result{What: "timer slack", Method: "nanosleep", DurationNs: 1e6, Repeat: 1, Order: "random", Mode: sweep.InProcess, Seed: 1}
+		for i := int64(0); i < 2; i++ {
+			s := sweep.Step{RequestedNs: 1000 + 49_000*i, GrantedNs: 1000 + 49_000*i, Reference: i == 1}
+			for j := int64(0); j < c.n; j++ {
+				s.Samples = append(s.Samples, 20_000+50_000*i+(j*7919)%5000)
+			}
+			res.Steps = append(res.Steps, s)
+		}
+		sweep.Analyze(res, c.rankBy, 1)
+		var b bytes.Buffer
+		Sweep(&b, res)
+		out := b.String()
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s of %d: output lacks %q:\n%s", c.rankBy, c.n, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(out, w) {
+				t.Errorf("%s of %d: output has %q:\n%s", c.rankBy, c.n, w, out)
+			}
 		}
 	}
 }

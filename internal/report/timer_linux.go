@@ -16,7 +16,11 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 	fmt.Fprintf(w, "timer slack:   %s (this thread), default %s; realtime threads have none\n", units.Duration(time.Duration(st.TimerSlackNs)), units.Duration(time.Duration(st.DefaultTimerSlackNs)))
 	fmt.Fprintf(w, "clocksource:   %s (available: %s)\n", st.Clocksource, strings.Join(st.AvailableClocksources, " "))
 	if st.Tickless != "" {
-		fmt.Fprintf(w, "tick mode:     %s\n", st.Tickless)
+		tick := st.Tickless
+		if c := timer.TickConfig(tick); c != "" {
+			tick += " (" + c + ")"
+		}
+		fmt.Fprintf(w, "tick mode:     %s\n", tick)
 	}
 	if st.NohzFullCPUs != "" {
 		fmt.Fprintf(w, "nohz_full:     %s\n", st.NohzFullCPUs)
@@ -25,7 +29,7 @@ func timerStatusOS(w io.Writer, st *timer.Status) {
 		fmt.Fprintf(w, "CONFIG_HZ:     %d\n", st.ConfigHZ)
 	}
 	if st.HighResTimers != nil {
-		fmt.Fprintf(w, "high-resolution timers: %v\n", *st.HighResTimers)
+		fmt.Fprintf(w, "high-resolution timers: %s\n", timer.HighResConfig(*st.HighResTimers))
 	}
 }
 

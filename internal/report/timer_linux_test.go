@@ -16,9 +16,9 @@ func TestTimerStatusLinux(t *testing.T) {
 	want := `clock_getres(CLOCK_MONOTONIC): 1ns
 timer slack:   50µs (this thread), default 50µs; realtime threads have none
 clocksource:   tsc (available: tsc hpet)
-tick mode:     idle
+tick mode:     idle (CONFIG_NO_HZ_IDLE)
 CONFIG_HZ:     250
-high-resolution timers: true
+high-resolution timers: built in (CONFIG_HIGH_RES_TIMERS=y)
 warning: the clocksource is not tsc
 `
 	if b.String() != want {

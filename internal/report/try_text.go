@@ -92,11 +92,17 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	fmt.Fprintln(w, "\ndry run: nothing was changed")
 }
 
-// Try prints `try`: the head, each arm's statistics over the complete
-// blocks (and the DPC times of the dpcisr probe), then the verdicts, how
-// the run stopped, what was restored, the restarts and the notes.
+// Try prints `try`, the answer first: the head and the verdicts, then
+// each arm's statistics over the complete blocks (and the DPC times of
+// the dpcisr probe), how the run stopped, what was restored, the restarts
+// and the notes.
 func Try(w io.Writer, r *try.Result) {
 	tryHead(w, r)
+	for _, a := range r.Arms[1:] {
+		if a.Verdict != nil {
+			writeHanging(w, "- "+a.Verdict.Text, 2)
+		}
+	}
 	fmt.Fprintln(w)
 	var cols []Column
 	for _, a := range r.Arms {
@@ -116,11 +122,6 @@ func Try(w io.Writer, r *try.Result) {
 	for _, a := range r.Arms {
 		if a.Baseline {
 			writeHanging(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
-		}
-	}
-	for _, a := range r.Arms[1:] {
-		if a.Verdict != nil {
-			writeHanging(w, "- "+a.Verdict.Text, 2)
 		}
 	}
 	if r.Stopped != "" {

@@ -44,15 +44,7 @@ func Wake(w io.Writer, doc *result.Document) {
 	s := d.Summary
 	fmt.Fprintf(w, "lateness (wake time - deadline): p50 %s, p99 %s, max %s; %d missed period%s\n",
 		units.Ns(s.P50), units.Ns(s.P99), units.Ns(s.Max), d.Overruns, plural(int(d.Overruns)))
-	// A thread held off its CPU for the whole run has no figures; its one
-	// wake-up, the warm-up, is the run's latest, and the verdict counts it.
-	judged := s
-	for _, t := range d.Threads {
-		if t.Summary.Count == 0 {
-			judged.Max = max(judged.Max, t.WarmupNs)
-		}
-	}
-	_, verdict := doctor.WakeVerdict(judged, d.Overruns, time.Duration(m.IntervalNs))
+	_, verdict := WakeVerdict(d)
 	fmt.Fprintf(w, "verdict: %s\n\n", verdict)
 	// p90 and p99.9 are in the document: with a unit in each cell the
 	// table fits 80 columns with these.
@@ -177,4 +169,22 @@ func ranName(r explain.Ran) string {
 		s += fmt.Sprintf(" x%d", r.Count)
 	}
 	return s
+}
+
+// WakeVerdict is the band and verdict line of a wake document: the ones
+// it carries, else the check-up's (a document written before wake
+// documents carried them).
+func WakeVerdict(d *probe.WakeData) (band, text string) {
+	if d.Verdict != "" {
+		return d.Band, d.Verdict
+	}
+	// A thread held off its CPU for the whole run has no figures; its one
+	// wake-up, the warm-up, is the run's latest, and the verdict counts it.
+	judged := d.Summary
+	for _, t := range d.Threads {
+		if t.Summary.Count == 0 {
+			judged.Max = max(judged.Max, t.WarmupNs)
+		}
+	}
+	return doctor.WakeVerdict(judged, d.Overruns, time.Duration(d.Measurement.IntervalNs))
 }

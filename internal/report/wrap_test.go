@@ -1,9 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/latlab/latlab/internal/capture"
+	"github.com/latlab/latlab/internal/tcpflow"
 )
 
 func TestLineWrapper(t *testing.T) {
@@ -67,5 +72,21 @@ func TestVerbatim(t *testing.T) {
 	want := "equivalent commands:\n  printf '%s\\n' '10' > '/proc/sys/vm/swappiness'\ndry run: nothing was\n  changed at all\n"
 	if b.String() != want {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// pcap tcp's legend is one paragraph a line, so that at 80 columns each
+// wraps with its continuation indented: broken by hand at 130 columns, a
+// sentence once went on at the margin ("new data arriving below...").
+func TestPcapTCPLegendWraps(t *testing.T) {
+	var b bytes.Buffer
+	w := WrapLines(WithWidth(&b, 80))
+	PcapTCP(w, "capture.pcap", 0, &tcpflow.Result{Summary: tcpflow.Summary{Capture: &capture.Stats{Format: "pcap"}}}, nil)
+	w.Flush()
+	legend := b.String()[strings.Index(b.String(), "\nA is the endpoint"):]
+	for _, l := range strings.Split(strings.TrimSpace(legend), "\n") {
+		if utf8.RuneCountInString(l) > 80 || !strings.HasPrefix(l, "A is ") && !strings.HasPrefix(l, "RTT is ") && !strings.HasPrefix(l, "  ") {
+			t.Errorf("legend line %q:\n%s", l, legend)
+		}
 	}
 }

@@ -65,3 +65,23 @@ func MinSamples(st Statistic, level float64) int {
 	n := int(math.Ceil(math.Log((1-level)/2)/math.Log(q) - 1e-9))
 	return max(n, MinPerSide)
 }
+
+// BelowMax is the fewest samples in which st is not simply their largest
+// (or, for a low percentile, their smallest): for a nearest-rank p-th
+// percentile ceil(100/(100-p)) (10 for p90, 100 for p99, 1000 for p99.9;
+// floor(100/p)+1 below p50),
+// 2 for the mean and the stdev. A statistic of fewer samples is an extreme
+// under another name.
+func BelowMax(st Statistic) int {
+	if st.kind != statQuantile {
+		return 2
+	}
+	switch p := st.p; {
+	case p <= 0 || p >= 100:
+		return math.MaxInt
+	case p < 50: // rank ceil(p/100 n) passes 1 once n > 100/p
+		return max(int(math.Floor(100/p+1e-9))+1, 2)
+	default: // rank ceil(p/100 n) falls below n once n >= 100/(100-p)
+		return max(int(math.Ceil(100/(100-p)-1e-9)), 2)
+	}
+}

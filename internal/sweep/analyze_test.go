@@ -96,7 +96,7 @@ func TestStepsGrantedTheSameAreOneTreatment(t *testing.T) {
 		}
 	}
 	if !res.Verdict.Distinguishable || !strings.Contains(res.Verdict.Text, "granted 0.5013ms (requests 0.5014ms-0.502ms, 4 steps)") ||
-		!strings.Contains(res.Verdict.Text, "Holm over 1") || !strings.Contains(res.Verdict.Text, "(95.00% CI)") {
+		!strings.Contains(res.Verdict.Text, "Holm over 1") || !strings.Contains(res.Verdict.Text, "(95% CI)") {
 		t.Errorf("verdict %+v", res.Verdict)
 	}
 	if !strings.Contains(strings.Join(res.Notes, " "), "11 requests were granted 2 distinct values") {
@@ -121,6 +121,47 @@ func TestSweepTooFewSamples(t *testing.T) {
 	Analyze(res, stats.Quantile(99), 1)
 	if res.Verdict.Distinguishable || !res.Verdict.TooFew || !strings.Contains(res.Verdict.Text, "too few samples (50 and 50)") {
 		t.Errorf("p99 of 50 samples: %+v", res.Verdict)
+	}
+}
+
+// A step's interval needs the samples compare needs for one
+// (stats.MinSamples): 20 for a mean, 368 for a p99. With fewer the
+// percentile bootstrap undercovers, so there is none (CI nil; the JSON
+// omits it, the CSV leaves its cells empty) and the value stands alone.
+func TestStepIntervalNeedsSamples(t *testing.T) {
+	for _, c := range []struct {
+		rankBy stats.Statistic
+		n      int
+		want   bool
+	}{
+		{stats.Mean, 5, false},
+		{stats.Mean, 19, false},
+		{stats.Mean, 20, true},
+		{stats.Quantile(50), 20, true},
+		{stats.Quantile(99), 50, false},
+		{stats.Quantile(99), 367, false},
+		{stats.Quantile(99), 368, true},
+		{stats.Stdev, 20, true},
+	} {
+		r := rand.New(rand.NewPCG(1, 1))
+		res := &Result{Steps: sameDistribution(r, 2, c.n)}
+		Analyze(res, c.rankBy, 1)
+		for _, st := range res.Steps {
+			if got := st.Summary.CI != nil; got != c.want {
+				t.Errorf("%s of %d samples: interval %v, want %v", c.rankBy, c.n, got, c.want)
+			}
+			if want := c.rankBy.Of(sorted(st.Samples)); st.Summary.Value != want {
+				t.Errorf("%s of %d samples: value %g, want %g", c.rankBy, c.n, st.Summary.Value, want)
+			}
+		}
+		var b strings.Builder
+		if err := WriteCSV(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		row := strings.Split(strings.Split(b.String(), "\n")[1], ",")
+		if empty := row[10] == "" && row[11] == ""; empty == c.want {
+			t.Errorf("%s of %d samples: CSV interval %q %q", c.rankBy, c.n, row[10], row[11])
+		}
 	}
 }
 
@@ -189,5 +230,33 @@ func TestRankingOnPCTuningsMeasurements(t *testing.T) {
 	}
 	if !strings.Contains(RankingReason, "0.9996 ms") || !strings.Contains(RankingReason, "0.5068 ms") {
 		t.Errorf("RankingReason does not name the figures: %q", RankingReason)
+	}
+}
+
+// The default ranked first is said to rank first, not to be better than
+// the others (no test compares it with them), and with too few samples
+// for the statistic the verdict says so.
+func TestReferenceRanksFirst(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		tooFew bool
+		want   string
+	}{
+		{5, true, "the default choice 0.5ms ranks first (mean overshoot 10µs): no other treatment was lower; no verdict, too few samples (fewest 5): judging mean at 97.5% needs at least 20 per treatment (--samples, --repeat)"},
+		{50, false, "the default choice 0.5ms ranks first (mean overshoot 10µs): no other treatment was lower"},
+	} {
+		var steps []Step
+		for i := int64(0); i < 3; i++ {
+			st := Step{RequestedNs: 500_000 + 10_000*i, GrantedNs: 500_000 + 10_000*i, Reference: i == 0}
+			for j := 0; j < c.n; j++ {
+				st.Samples = append(st.Samples, 10_000+100_000*i)
+			}
+			steps = append(steps, st)
+		}
+		res := &Result{Steps: steps}
+		Analyze(res, stats.Mean, 1)
+		if res.Verdict.TooFew != c.tooFew || res.Verdict.Distinguishable || res.Verdict.Text != c.want {
+			t.Errorf("%d samples: %+v, want %q", c.n, res.Verdict, c.want)
+		}
 	}
 }

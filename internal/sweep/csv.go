@@ -24,13 +24,17 @@ func WriteCSV(w io.Writer, r *Result) error {
 		if s.CurrentNs > 0 {
 			cur = ms(float64(s.CurrentNs))
 		}
+		lo, hi := "", "" // no interval: too few samples for one
+		if ci := s.Summary.CI; ci != nil {
+			lo, hi = ms(ci.Lo), ms(ci.Hi)
+		}
 		ref := "0"
 		if s.Reference {
 			ref = "1"
 		}
 		fmt.Fprintf(bw, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%d,%s\n",
 			strconv.FormatFloat(float64(s.RequestedNs)/1e6, 'f', -1, 64), ms(o.Mean), ms(o.Stdev), ms(float64(s.GrantedNs)), cur,
-			ms(float64(o.P50)), ms(float64(o.P99)), ms(float64(o.Max)), r.RankBy, ms(s.Summary.Value), ms(s.Summary.CI.Lo), ms(s.Summary.CI.Hi),
+			ms(float64(o.P50)), ms(float64(o.P99)), ms(float64(o.Max)), r.RankBy, ms(s.Summary.Value), lo, hi,
 			o.Count, s.Rank, ref)
 	}
 	return bw.Flush()

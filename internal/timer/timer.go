@@ -35,12 +35,41 @@ type Status struct {
 	DefaultTimerSlackNs   int64    `json:"default_timer_slack_ns,omitempty"`
 	Clocksource           string   `json:"clocksource,omitempty"`
 	AvailableClocksources []string `json:"available_clocksources,omitempty"`
-	Tickless              string   `json:"tickless,omitempty"` // "idle", "full", "periodic" when known
-	NohzFullCPUs          string   `json:"nohz_full_cpus,omitempty"`
-	ConfigHZ              int      `json:"config_hz,omitempty"`
-	HighResTimers         *bool    `json:"high_res_timers,omitempty"`
+	// Tickless is the tick mode the kernel was built for (its config:
+	// TickConfig names the option), or "full" when nohz_full CPUs are set.
+	Tickless     string `json:"tickless,omitempty"` // "idle", "full", "periodic" when known
+	NohzFullCPUs string `json:"nohz_full_cpus,omitempty"`
+	ConfigHZ     int    `json:"config_hz,omitempty"`
+	// HighResTimers is CONFIG_HIGH_RES_TIMERS of the kernel's build config:
+	// built in, which the boot parameter highres=off can still turn off.
+	HighResTimers *bool `json:"high_res_timers,omitempty"`
 
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// TickConfig names the kernel build option a Linux tick mode (Status
+// Tickless) was read from, "" for one read at run time (nohz_full CPUs)
+// or unknown: the output says the build's option, not a mode the kernel
+// reported (the boot parameter nohz=off makes an idle-tickless build
+// periodic).
+func TickConfig(tickless string) string {
+	switch tickless {
+	case "idle":
+		return "CONFIG_NO_HZ_IDLE"
+	case "periodic":
+		return "CONFIG_HZ_PERIODIC"
+	case "full (when nohz_full= is set)":
+		return "CONFIG_NO_HZ_FULL"
+	}
+	return ""
+}
+
+// HighResConfig words Status HighResTimers as the build option it is.
+func HighResConfig(built bool) string {
+	if built {
+		return "built in (CONFIG_HIGH_RES_TIMERS=y)"
+	}
+	return "not built in (CONFIG_HIGH_RES_TIMERS not set)"
 }
 
 // Query reads the timer state of this machine (and, on Linux, of the

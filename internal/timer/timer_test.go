@@ -64,3 +64,18 @@ func TestQuery(t *testing.T) {
 	}
 	checkStatus(t, st)
 }
+
+// The tick mode and high-resolution timers come from the kernel's build
+// config, and the output names the option (a boot parameter can still
+// turn either off).
+func TestTickAndHighResConfigNames(t *testing.T) {
+	for tick, want := range map[string]string{"idle": "CONFIG_NO_HZ_IDLE", "periodic": "CONFIG_HZ_PERIODIC",
+		"full (when nohz_full= is set)": "CONFIG_NO_HZ_FULL", "full": "", "": ""} {
+		if got := TickConfig(tick); got != want {
+			t.Errorf("TickConfig(%q) = %q, want %q", tick, got, want)
+		}
+	}
+	if HighResConfig(true) != "built in (CONFIG_HIGH_RES_TIMERS=y)" || HighResConfig(false) != "not built in (CONFIG_HIGH_RES_TIMERS not set)" {
+		t.Errorf("HighResConfig: %q, %q", HighResConfig(true), HighResConfig(false))
+	}
+}

@@ -46,6 +46,10 @@ type Verdict struct {
 	// chi-squared p, Holm-adjusted, is PHolm.
 	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
 	Text   string             `json:"text"`
+	// fewestPerBlock and needPerBlock: the rounds compared block
+	// statistics that were their blocks' maxima (fewer samples a block
+	// than stats.BelowMax of By), so the block test is left out.
+	fewestPerBlock, needPerBlock int
 }
 
 // BlockTest compares the value's block with the baseline's block of the
@@ -91,6 +95,10 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 	for i := range res.Arms {
 		res.Arms[i].Complete = 0
 	}
+	// The block test compares each block's statistic: a p99 of a block of
+	// 50 wake-ups is its maximum, and the rounds would compare maxima
+	// under the name p99.
+	fewest := math.MaxInt
 	for i := range res.Runs {
 		b := &res.Runs[i]
 		if b.Arm < 0 || b.Arm >= nArms {
@@ -109,6 +117,7 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 			continue
 		}
 		res.Arms[b.Arm].Complete++
+		fewest = min(fewest, len(sorted))
 		perArm[b.Arm] = append(perArm[b.Arm], s...)
 		stat[b.Arm][b.Round] = b.Stat
 	}
@@ -126,8 +135,12 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 	co := stats.CompareOptions{By: by, Alpha: Alpha, Family: k, Seed: seed, Rule: stats.IntervalAndRounds}
 	base := &res.Arms[0]
 	cs := make([]stats.Comparison, 0, k)
+	need := stats.BelowMax(by)
 	for j := 1; j < nArms; j++ {
 		co.Rounds = roundDiffs(stat, j)
+		if fewest < need {
+			co.Rounds = nil // no block test: the verdict is too few
+		}
 		cs = append(cs, stats.Compare(base.samples, res.Arms[j].samples, co))
 	}
 	stats.AdjustFamily(cs)
@@ -139,6 +152,9 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 			if b := by.Of(base.samples); b != 0 {
 				v.RelChange = c.Interval.Estimate / math.Abs(b)
 			}
+		}
+		if fewest < need {
+			v.fewestPerBlock, v.needPerBlock = fewest, need
 		}
 		a.Verdict = v
 		a.Verdict.Text = verdictText(a, base, k)
@@ -187,6 +203,10 @@ func verdictText(a, base *Arm, k int) string {
 		}
 		if v.Diff == nil {
 			return fmt.Sprintf("%s vs %s: no verdict, too few samples (%d per arm): judging %s needs at least %d", a.Label, base.Label, n, v.By, v.MinSamples)
+		}
+		if v.needPerBlock > 0 {
+			return fmt.Sprintf("%s vs %s: no verdict, too few samples a block for the block test (fewest %d): a block's %s is its maximum below %d; use a longer --block-duration",
+				a.Label, base.Label, v.fewestPerBlock, v.By, v.needPerBlock)
 		}
 		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks",
 			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha, k))

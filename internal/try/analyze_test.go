@@ -210,3 +210,28 @@ func TestTryTooFewRoundsForTheFamily(t *testing.T) {
 		}
 	}
 }
+
+// The block test compares each block's statistic: a p99 of a block of 50
+// samples is its maximum, so with fewer samples a block than that
+// percentile needs (stats.BelowMax: 100 for p99) there is no block test
+// and no verdict, even with samples enough in all for the interval.
+func TestTryBlockStatisticNeedsSamples(t *testing.T) {
+	for _, c := range []struct {
+		by       stats.Statistic
+		perBlock int
+		want     Outcome
+		text     string
+	}{
+		{stats.Quantile(99), 60, TooFew, "value vs current: no verdict, too few samples a block for the block test (fewest 60): a block's p99 is its maximum below 100; use a longer --block-duration"},
+		{stats.Quantile(99), 100, Better, "value is better than current at p99"},
+		{stats.Quantile(50), 60, Better, "value is better than current at p50"},
+	} {
+		r := simulate(Order(2, 8, 1), 2, 1, c.perBlock, 0, 100, 1e3, -50e3)
+		if err := Analyze(r, c.by, 1); err != nil {
+			t.Fatal(err)
+		}
+		if v := r.Arms[1].Verdict; v.Outcome != c.want || !strings.HasPrefix(v.Text, c.text) {
+			t.Errorf("%s, %d a block: %s: %s", c.by, c.perBlock, v.Outcome, v.Text)
+		}
+	}
+}
