@@ -190,6 +190,13 @@ func TestKnobExplainRegFile(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// a key's values under it once; the control set's note once
+	if n := strings.Count(out, `\{11111111-2222-3333-4444-555555555555}`); n != 1 {
+		t.Errorf("the interface key shown %d times:\n%s", n, out)
+	}
+	if n := strings.Count(out, "ControlSet001 read as CurrentControlSet"); n != 1 {
+		t.Errorf("the control set's note shown %d times", n)
+	}
 	for i, l := range strings.Split(out, "\n") {
 		if n := len([]rune(l)); n > 80 {
 			t.Errorf("line %d has %d columns: %q", i+1, n, l)

@@ -184,6 +184,12 @@ func regCommand(args []string) int {
 	return -1
 }
 
+// hasVariable says whether s holds what cmd.exe replaces when the line
+// runs: %VAR%, %1, %~1, %%i, or !VAR! under delayed expansion.
+func hasVariable(s string) bool {
+	return strings.Contains(s, "%") || strings.Count(s, "!") >= 2
+}
+
 // regArgs reads "add KEY ..." or "delete KEY ..." into a section.
 func regArgs(args []string) (Section, error) {
 	var s Section
@@ -195,7 +201,7 @@ func regArgs(args []string) (Section, error) {
 	switch {
 	case strings.HasPrefix(key, `\\`):
 		return s, fmt.Errorf("a key on another machine")
-	case strings.Contains(key, "%"):
+	case hasVariable(key):
 		return s, fmt.Errorf("the key holds a batch variable, known only when the script runs")
 	}
 	short, ok := ShortRoot(key)
@@ -255,7 +261,7 @@ func regArgs(args []string) (Section, error) {
 		// reg add KEY alone creates the key: no value to explain
 		return s, nil
 	}
-	if strings.Contains(data, "%") {
+	if hasVariable(data) {
 		return s, fmt.Errorf("the data holds a batch variable, known only when the script runs")
 	}
 	if err := typedData(&v, typ, data, haveData, sep); err != nil {

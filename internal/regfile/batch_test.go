@@ -119,6 +119,8 @@ func TestRegArgsRefuses(t *testing.T) {
 		{`reg add HKLM\X /v a /t REG_LINK /d x`, `type "REG_LINK" is none of`},
 		{`reg add HKLM\X /v a /t REG_BINARY /d xyz`, `REG_BINARY data "xyz" is not hex digits`},
 		{`reg add HKLM\X /v a /d %VAL%`, "the data holds a batch variable"},
+		{`reg add "!key!" /v a /d 1`, "the key holds a batch variable"},
+		{`reg add HKU\%~1\X /v a /d 1`, "the key holds a batch variable"},
 		{`reg delete HKLM\X /va /f`, "reg delete /va deletes every value"},
 	} {
 		args := argv(c.cmd)

@@ -32,6 +32,15 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 	case len(x.Notes) > 0:
 		wrapTo(w, fmt.Sprintf("%s skipped: regedit would not import them (below)", count(len(x.Notes), "line")), "", "  ")
 	}
+	// A key read otherwise than written (ControlSet001) is said once,
+	// not under each of its values.
+	seen := map[string]bool{}
+	for _, e := range append(append([]knob.RegEntry{}, x.Known...), x.Unknown...) {
+		if e.Path != "" && !seen[e.Path] {
+			seen[e.Path] = true
+			wrapTo(w, e.Path, "", "  ")
+		}
+	}
 	if x.OtherLines > 0 {
 		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
 	}
@@ -50,9 +59,16 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 	if len(x.Unknown) > 0 {
 		fmt.Fprintln(w)
 		wrapTo(w, fmt.Sprintf("settings latlab has no evidence on (%d): not decoded, neither a gain nor a harm shown", len(x.Unknown)), "", "  ")
-		for _, e := range x.Unknown {
-			fmt.Fprintf(w, "  line %d\n", e.Line)
-			regEntryLines(w, e, "    ")
+		// the values of one key, one after the other, under it once
+		for i, e := range x.Unknown {
+			if i == 0 || e.KeyDeleted || x.Unknown[i-1].KeyDeleted || !strings.EqualFold(e.Loc.Path, x.Unknown[i-1].Loc.Path) {
+				keyLines(w, e.Loc.Path, "  ")
+			}
+			if e.KeyDeleted {
+				fmt.Fprintf(w, "    line %d: the key is deleted, with everything below it\n", e.Line)
+				continue
+			}
+			wrapTo(w, fmt.Sprintf("line %d: %s", e.Line, valueText(e)), "    ", "      ")
 		}
 	}
 	if len(x.Notes) > 0 {
@@ -71,21 +87,28 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 // regEntryLines writes an entry's key (wrapped at backslashes) and what
 // the file writes there.
 func regEntryLines(w io.Writer, e knob.RegEntry, indent string) {
-	for _, l := range splitPath(visible(e.Loc.Path), pageWidth-len(indent)) {
-		fmt.Fprintln(w, indent+l)
-	}
-	if e.Path != "" {
-		wrapTo(w, "("+e.Path+")", indent, indent+"  ")
-	}
+	keyLines(w, e.Loc.Path, indent)
 	if e.KeyDeleted {
 		fmt.Fprintln(w, indent+"  the key is deleted, with everything below it")
 		return
 	}
+	wrapTo(w, valueText(e), indent+"  ", indent+"    ")
+}
+
+// keyLines writes a key's path, cut at backslashes to fit.
+func keyLines(w io.Writer, path, indent string) {
+	for _, l := range splitPath(visible(path), pageWidth-len(indent)) {
+		fmt.Fprintln(w, indent+l)
+	}
+}
+
+// valueText is "name = data" of a value the file writes.
+func valueText(e knob.RegEntry) string {
 	name := visible(e.Loc.Name)
 	if name == "" {
 		name = "@ (the key's default value)"
 	}
-	wrapTo(w, name+" = "+regData(e.Value), indent+"  ", indent+"    ")
+	return name + " = " + regData(e.Value)
 }
 
 // splitPath cuts a registry path into lines of at most width, at
