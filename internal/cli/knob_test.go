@@ -221,6 +221,13 @@ func TestKnobExplainRegFile(t *testing.T) {
 	}
 
 	dir := testutil.TempDir(t)
+	empty := filepath.Join(dir, "empty.reg")
+	if err := os.WriteFile(empty, []byte("REGEDIT4\r\n[HKEY_CURRENT_USER\\X]\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "knob", "explain", empty); code != 0 || out != "empty.reg: no registry change to decode: no key with a value or a deletion\n" {
+		t.Errorf("a file of no change: exit %d, %q", code, out)
+	}
 	notReg := filepath.Join(dir, "notes.reg")
 	if err := os.WriteFile(notReg, []byte("reg add HKLM\\X /v y\n"), 0o644); err != nil {
 		t.Fatal(err)

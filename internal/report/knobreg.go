@@ -16,34 +16,7 @@ import (
 // Paths, names and data come from the file, which anyone may have
 // written: they are shown through visible.
 func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
-	what := count(x.Values, "value")
-	if deleted := len(x.Known) + len(x.Unknown) - x.Values; deleted > 0 {
-		what += " and " + count(deleted, "deleted key")
-	}
-	where := count(x.Keys, "key line")
-	if x.Batch {
-		where = count(x.Keys, "reg command")
-	}
-	wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
-		visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
-	switch {
-	case x.Batch && len(x.Notes) > 0:
-		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "reg command")), "", "  ")
-	case len(x.Notes) > 0:
-		wrapTo(w, fmt.Sprintf("%s skipped: regedit would not import them (below)", count(len(x.Notes), "line")), "", "  ")
-	}
-	// A key read otherwise than written (ControlSet001) is said once,
-	// not under each of its values.
-	seen := map[string]bool{}
-	for _, e := range append(append([]knob.RegEntry{}, x.Known...), x.Unknown...) {
-		if e.Path != "" && !seen[e.Path] {
-			seen[e.Path] = true
-			wrapTo(w, e.Path, "", "  ")
-		}
-	}
-	if x.OtherLines > 0 {
-		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
-	}
+	regFileHead(w, x)
 	for _, e := range x.Known {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "%s (line %d)\n", e.Knob, e.Line)
@@ -81,6 +54,47 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 		for _, n := range x.Notes {
 			wrapTo(w, visible(n), "  ", "    ")
 		}
+	}
+}
+
+// regFileHead writes the answer (how many of the file's values latlab
+// knows), then what was skipped, what was read otherwise than written
+// and, of a batch file, how many lines hold no reg command.
+func regFileHead(w io.Writer, x *knob.RegExplanation) {
+	switch {
+	case len(x.Known)+len(x.Unknown) == 0 && x.Batch:
+		wrapTo(w, visible(x.File)+": no registry change to decode: no reg add or reg delete command with a value or a deletion", "", "  ")
+	case len(x.Known)+len(x.Unknown) == 0:
+		wrapTo(w, visible(x.File)+": no registry change to decode: no key with a value or a deletion", "", "  ")
+	default:
+		what := count(x.Values, "value")
+		if deleted := len(x.Known) + len(x.Unknown) - x.Values; deleted > 0 {
+			what += " and " + count(deleted, "deleted key")
+		}
+		where := count(x.Keys, "key line")
+		if x.Batch {
+			where = count(x.Keys, "reg command")
+		}
+		wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
+			visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
+	}
+	switch {
+	case x.Batch && len(x.Notes) > 0:
+		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "reg command")), "", "  ")
+	case len(x.Notes) > 0:
+		wrapTo(w, fmt.Sprintf("%s skipped: regedit would not import them (below)", count(len(x.Notes), "line")), "", "  ")
+	}
+	// A key read otherwise than written (ControlSet001) is said once,
+	// not under each of its values.
+	seen := map[string]bool{}
+	for _, e := range append(append([]knob.RegEntry{}, x.Known...), x.Unknown...) {
+		if e.Path != "" && !seen[e.Path] {
+			seen[e.Path] = true
+			wrapTo(w, e.Path, "", "  ")
+		}
+	}
+	if x.OtherLines > 0 {
+		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
 	}
 }
 
