@@ -191,11 +191,34 @@ func explainRegValue(ks []Knob, e RegEntry, o ExplainOptions) RegEntry {
 	}
 	e.Text = []string{k.Summary()}
 	if _, isAdapter := adapterKeyOf(e.Loc); isAdapter && w.target != "" {
+		// the adapter knobs decode KEYWORD=VALUE, as knob explain takes it
+		where := fmt.Sprintf("(the network adapter at class index %s; latlab inf shows what its driver's INF accepts)", w.target)
+		in := e.Loc.Name + "=" + e.Value.String()
+		if kw, ok := k.(keywordInput); ok {
+			in = kw.keywordInput(e.Loc.Name, e.Value.String())
+		}
+		if ex, err := k.Explain(in, o); err == nil {
+			e.Text = append(append([]string{}, ex.Text...), where)
+			return e
+		}
 		e.Text = append(e.Text, fmt.Sprintf("the keyword %s of the network adapter at class index %s: what a value means is its driver's (latlab inf shows the INF's values and default)", e.Loc.Name, w.target))
 		return e
 	}
 	e.Text = append(e.Text, fmt.Sprintf("a value latlab knob set %s writes; latlab knob explain %s decodes the knob's values", k.Name(), k.Name()))
 	return e
+}
+
+// keywordInput is an adapter knob whose Explain does not take an NDIS
+// keyword as KEYWORD=VALUE: it says what Explain takes for one.
+type keywordInput interface{ keywordInput(name, value string) string }
+
+// keywordInput: *InterruptModeration's value is on or off (1, 0); every
+// other keyword interrupt-moderation writes is the driver's rate.
+func (intModeration) keywordInput(name, value string) string {
+	if strings.EqualFold(name, "*InterruptModeration") {
+		return value
+	}
+	return "rate=" + value
 }
 
 // explainDeletedKey says which knob's value a deleted key holds: Vet

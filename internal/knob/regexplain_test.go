@@ -40,9 +40,9 @@ func TestExplainRegFile(t *testing.T) {
 		{8, "network-throttling-index", "off (0xFFFFFFFF): received packets are not throttled"},
 		{13, "win32-priority-separation", "0x26 (38): short, variable quanta"},
 		{16, "global-timer-resolution-requests", "1: global where the build reads GlobalTimerResolutionRequests=1"},
-		{19, "interrupt-moderation", "the keyword *InterruptModeration of the network adapter at class index 0007"},
-		{20, "rss", "the keyword *RSS of the network adapter at class index 0007"},
-		{21, "nic-buffers", "the keyword *ReceiveBuffers of the network adapter at class index 0007"},
+		{19, "interrupt-moderation", "*InterruptModeration=0: disabled: an interrupt per packet (the network adapter at class index 0007"},
+		{20, "rss", "*RSS=1: receive side scaling: 1 on, 0 off (the network adapter at class index 0007"},
+		{21, "nic-buffers", "*ReceiveBuffers=2048: 2048 receive buffers"},
 	}
 	if len(known) != len(want) {
 		t.Fatalf("known %+v", known)
@@ -85,6 +85,7 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		`@=dword:1` + "\n" +
 		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\0001]` + "\n" +
 		`"*RSS"=hex:01` + "\n" +
+		`"ITR"="950"` + "\n" +
 		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Enum\PCI\VEN_10DE&DEV_2204\4&1&0&0008\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties]` + "\n" +
 		`"MSISupported"=dword:00000001` + "\n"
 	f, err := regfile.Read(strings.NewReader(text))
@@ -92,7 +93,7 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := ExplainRegFile("t.reg", f, ExplainOptions{})
-	if len(x.Known) != 5 || len(x.Unknown) != 1 {
+	if len(x.Known) != 6 || len(x.Unknown) != 1 {
 		t.Fatalf("known %+v unknown %+v", x.Known, x.Unknown)
 	}
 	if e := x.Known[0]; e.Knob != "network-throttling-index" || !e.Value.IsAbsent() || !strings.Contains(e.Text[0], "deleted: the default applies (10 (absent))") {
@@ -107,7 +108,10 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 	if e := x.Known[3]; e.Knob != "rss" || e.Refused == "" {
 		t.Errorf("binary data where rss writes a number: %+v", e)
 	}
-	if e := x.Known[4]; e.Knob != "msi-mode" || !strings.HasPrefix(e.Text[0], "MSISupported=1: MSI requested") {
+	if e := x.Known[4]; e.Knob != "interrupt-moderation" || !strings.HasPrefix(e.Text[0], "ITR 950: Medium 950 on e1r/e1d") {
+		t.Errorf("an ITR rate: %+v", e)
+	}
+	if e := x.Known[5]; e.Knob != "msi-mode" || !strings.HasPrefix(e.Text[0], "MSISupported=1: MSI requested") {
 		t.Errorf("MSISupported of a device: %+v", e)
 	}
 	if e := x.Unknown[0]; e.Loc.Name != "" || e.Knob != "" {
