@@ -210,7 +210,9 @@ func explainRegValue(ks []Knob, e RegEntry, o ExplainOptions) RegEntry {
 
 // keywordInput is an adapter knob whose Explain does not take an NDIS
 // keyword as KEYWORD=VALUE: it says what Explain takes for one.
-type keywordInput interface{ keywordInput(name, value string) string }
+type keywordInput interface {
+	keywordInput(name, value string) string
+}
 
 // keywordInput: *InterruptModeration's value is on or off (1, 0); every
 // other keyword interrupt-moderation writes is the driver's rate.
