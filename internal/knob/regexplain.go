@@ -146,18 +146,29 @@ func owner(ks []Knob, l backend.Loc, v backend.Value) *regOwner {
 	return nil
 }
 
-// regNumberKnob is a knob whose registry value, at the locations
-// storesNumber accepts, is a number that is the knob's value itself,
-// which Explain decodes.
-type regNumberKnob interface{ storesNumber(l backend.Loc) bool }
+// regInputer is a registry knob that decodes a value a .reg file writes
+// at l: regInput is what its Explain takes for v, or why it decodes no
+// such value ("" and a reason), or neither when the knob decodes no
+// single value there (a QoS policy's match conditions). Each knob's
+// file holds its own.
+type regInputer interface {
+	regInput(l backend.Loc, v backend.Value) (in, why string)
+}
 
-func (netThrottle) storesNumber(l backend.Loc) bool { return sameRegLoc(l, ntiLoc) }
-func (prioSep) storesNumber(l backend.Loc) bool     { return sameRegLoc(l, prioLoc) }
-func (globalTimer) storesNumber(l backend.Loc) bool { return sameRegLoc(l, globalTimerLoc) }
-
-// MSISupported of any device instance (Vet has placed it): Microsoft
-// documents the value alike for every PCI device.
-func (msiMode) storesNumber(l backend.Loc) bool { return strings.EqualFold(l.Name, "MSISupported") }
+// dwordInput is regInput of a value Windows keeps as a REG_DWORD at want.
+func dwordInput(l backend.Loc, v backend.Value, want backend.Loc) (string, string) {
+	if !sameRegLoc(l, want) {
+		return "", ""
+	}
+	if v.Type != backend.TypeDWORD {
+		return "", fmt.Sprintf("a %s where Windows keeps a REG_DWORD: what Windows makes of it is documented nowhere latlab knows of, so latlab does not decode it", v.Type)
+	}
+	n, err := v.Uint()
+	if err != nil {
+		return "", err.Error()
+	}
+	return fmt.Sprint(n), ""
+}
 
 func explainRegValue(ks []Knob, e RegEntry, o ExplainOptions) RegEntry {
 	w := owner(ks, e.Loc, e.Value)
@@ -175,52 +186,35 @@ func explainRegValue(ks []Knob, e RegEntry, o ExplainOptions) RegEntry {
 		e.Text = []string{"deleted: " + defaultOf(k), k.Summary()}
 		return e
 	}
-	if rk, ok := k.(regNumberKnob); ok && rk.storesNumber(e.Loc) {
-		if e.Value.Type != backend.TypeDWORD {
-			e.Text = []string{fmt.Sprintf("a %s where Windows keeps a REG_DWORD: what Windows makes of it is documented nowhere latlab knows of, so latlab does not decode it", e.Value.Type), k.Summary()}
+	_, isAdapter := adapterKeyOf(e.Loc)
+	if ri, ok := k.(regInputer); ok {
+		switch in, why := ri.regInput(e.Loc, e.Value); {
+		case why != "":
+			e.Text = []string{why, k.Summary()}
 			return e
-		}
-		if n, err := e.Value.Uint(); err == nil {
-			ex, err := k.Explain(fmt.Sprint(n), o)
-			if err == nil {
-				e.Text = ex.Text
-				return e
+		case in != "":
+			ex, err := k.Explain(in, o)
+			if err != nil {
+				e.Refused = err.Error()
+				break
 			}
-			e.Refused = err.Error()
+			e.Text = ex.Text
+			if isAdapter && w.target != "" {
+				e.Text = append(append([]string{}, ex.Text...), fmt.Sprintf("(the network adapter at class index %s; latlab inf shows what its driver's INF accepts)", w.target))
+			}
+			return e
 		}
 	}
 	e.Text = []string{k.Summary()}
-	if _, isAdapter := adapterKeyOf(e.Loc); isAdapter && w.target != "" {
-		// the adapter knobs decode KEYWORD=VALUE, as knob explain takes it
-		where := fmt.Sprintf("(the network adapter at class index %s; latlab inf shows what its driver's INF accepts)", w.target)
-		in := e.Loc.Name + "=" + e.Value.String()
-		if kw, ok := k.(keywordInput); ok {
-			in = kw.keywordInput(e.Loc.Name, e.Value.String())
-		}
-		if ex, err := k.Explain(in, o); err == nil {
-			e.Text = append(append([]string{}, ex.Text...), where)
-			return e
-		}
+	if e.Refused != "" { // the knob's Explain refused the value: its reason says it
+		return e
+	}
+	if isAdapter && w.target != "" {
 		e.Text = append(e.Text, fmt.Sprintf("the keyword %s of the network adapter at class index %s: what a value means is its driver's (latlab inf shows the INF's values and default)", e.Loc.Name, w.target))
 		return e
 	}
 	e.Text = append(e.Text, fmt.Sprintf("a value latlab knob set %s writes; latlab knob explain %s decodes the knob's values", k.Name(), k.Name()))
 	return e
-}
-
-// keywordInput is an adapter knob whose Explain does not take an NDIS
-// keyword as KEYWORD=VALUE: it says what Explain takes for one.
-type keywordInput interface {
-	keywordInput(name, value string) string
-}
-
-// keywordInput: *InterruptModeration's value is on or off (1, 0); every
-// other keyword interrupt-moderation writes is the driver's rate.
-func (intModeration) keywordInput(name, value string) string {
-	if strings.EqualFold(name, "*InterruptModeration") {
-		return value
-	}
-	return "rate=" + value
 }
 
 // explainDeletedKey says which knob's value a deleted key holds: Vet

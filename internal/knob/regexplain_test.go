@@ -86,6 +86,7 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Control\Class\{4d36e972-e325-11ce-bfc1-08002be10318}\0001]` + "\n" +
 		`"*RSS"=hex:01` + "\n" +
 		`"ITR"="950"` + "\n" +
+		`"*RSS"="7"` + "\n" +
 		`[HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Enum\PCI\VEN_10DE&DEV_2204\4&1&0&0008\Device Parameters\Interrupt Management\MessageSignaledInterruptProperties]` + "\n" +
 		`"MSISupported"=dword:00000001` + "\n"
 	f, err := regfile.Read(strings.NewReader(text))
@@ -93,7 +94,7 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := ExplainRegFile("t.reg", f, ExplainOptions{})
-	if len(x.Known) != 6 || len(x.Unknown) != 1 {
+	if len(x.Known) != 7 || len(x.Unknown) != 1 {
 		t.Fatalf("known %+v unknown %+v", x.Known, x.Unknown)
 	}
 	if e := x.Known[0]; e.Knob != "network-throttling-index" || !e.Value.IsAbsent() || !strings.Contains(e.Text[0], "deleted: the default applies (10 (absent))") {
@@ -111,7 +112,10 @@ func TestExplainRegDeletionsAndRefusals(t *testing.T) {
 	if e := x.Known[4]; e.Knob != "interrupt-moderation" || !strings.HasPrefix(e.Text[0], "ITR 950: Medium 950 on e1r/e1d") {
 		t.Errorf("an ITR rate: %+v", e)
 	}
-	if e := x.Known[5]; e.Knob != "msi-mode" || !strings.HasPrefix(e.Text[0], "MSISupported=1: MSI requested") {
+	if e := x.Known[5]; e.Knob != "rss" || e.Refused != "*RSS=7 is out of range: accepted 0-1 (receive side scaling: 1 on, 0 off)" || len(e.Text) != 1 {
+		t.Errorf("a value the knob's Explain refuses: %+v", e)
+	}
+	if e := x.Known[6]; e.Knob != "msi-mode" || !strings.HasPrefix(e.Text[0], "MSISupported=1: MSI requested") {
 		t.Errorf("MSISupported of a device: %+v", e)
 	}
 	if e := x.Unknown[0]; e.Loc.Name != "" || e.Knob != "" {

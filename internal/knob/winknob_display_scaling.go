@@ -29,6 +29,15 @@ func (displayScaling) Summary() string {
 	return "the scaling mode requested for each display configuration (GraphicsDrivers\\Configuration\\...\\Scaling)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile).
+func (displayScaling) regInput(l backend.Loc, v backend.Value) (string, string) {
+	if !strings.EqualFold(l.Name, "Scaling") {
+		return "", ""
+	}
+	return dwordInput(l, v, l)
+}
+
 func parseScaling(s string) (uint32, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	for _, sc := range scalings {

@@ -23,6 +23,12 @@ func (globalTimer) Summary() string {
 	return "whether one process's timer resolution request speeds up every process again (Windows 11 / Server 2022)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile).
+func (globalTimer) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return dwordInput(l, v, globalTimerLoc)
+}
+
 // globalMeaning is timer.GlobalRequestsMeaning of a stored value: one
 // meaning per build for knob get, knob list, knob explain and the
 // check-up.

@@ -28,6 +28,16 @@ func (intModeration) Summary() string {
 	return "interrupt moderation of a network adapter: on/off and the driver's rate level (*InterruptModeration, ITR)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): *InterruptModeration's value is on or off (1, 0);
+// every other keyword the knob writes is the driver's rate.
+func (intModeration) regInput(l backend.Loc, v backend.Value) (string, string) {
+	if strings.EqualFold(l.Name, "*InterruptModeration") {
+		return v.String(), ""
+	}
+	return "rate=" + v.String(), ""
+}
+
 var rateKeywords = []string{"ITR", "*InterruptModerationRate", "InterruptModerationRate"}
 
 // rateKeyword finds the adapter's rate keyword and its levels: its own

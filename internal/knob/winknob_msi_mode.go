@@ -52,6 +52,16 @@ func (msiMode) Summary() string {
 	return "message-signaled interrupts of a network adapter's PCI device (MSISupported; after a reboot)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): MSISupported of any device instance, which Microsoft
+// documents alike for every PCI device.
+func (msiMode) regInput(l backend.Loc, v backend.Value) (string, string) {
+	if !strings.EqualFold(l.Name, "MSISupported") {
+		return "", ""
+	}
+	return dwordInput(l, v, l)
+}
+
 // validInstance reports whether id is a device instance path as Windows
 // forms them: enumerator\device id\instance, printable, no empty part.
 func validInstance(id string) bool {

@@ -24,6 +24,12 @@ func (netThrottle) Summary() string {
 	return "MMCSS limit on non-multimedia network packets per ms while multimedia plays (NetworkThrottlingIndex)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile).
+func (netThrottle) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return dwordInput(l, v, ntiLoc)
+}
+
 const ntiOff = 0xFFFFFFFF
 
 // The evidence on NetworkThrottlingIndex is GamingPCSetup's (djdallmann,

@@ -53,6 +53,12 @@ func (nicBuffers) Summary() string {
 	return "receive and transmit buffers of a network adapter (NDIS *ReceiveBuffers, *TransmitBuffers)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): the keyword as KEYWORD=VALUE.
+func (nicBuffers) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return l.Name + "=" + v.String(), ""
+}
+
 // parseBuffers reads "768" (both), "rx=768,tx=512" or
 // "*ReceiveBuffers=768".
 func parseBuffers(value string) ([]kv, error) {

@@ -94,6 +94,12 @@ func (nicPowerSaving) Summary() string {
 	return "power-saving features of a network adapter (*EEE, Green Ethernet, selective suspend...), those it declares"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): the keyword as KEYWORD=VALUE.
+func (nicPowerSaving) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return l.Name + "=" + v.String(), ""
+}
+
 // powerRequest is a parsed value: off (every declared keyword to 0),
 // default (every declared keyword to its Ndi\Params default), or single
 // keywords.

@@ -27,6 +27,12 @@ func (prioSep) Summary() string {
 	return "quantum length and foreground boost of the scheduler (PriorityControl\\Win32PrioritySeparation)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile).
+func (prioSep) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return dwordInput(l, v, prioLoc)
+}
+
 // PrioExplanation is the JSON of `knob explain win32-priority-separation`.
 type PrioExplanation struct {
 	*prisep.Decoded

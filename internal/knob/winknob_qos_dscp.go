@@ -35,6 +35,16 @@ func (qosDSCP) Summary() string {
 	return "Group Policy QoS: the DSCP value Windows marks an application's packets with"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): a policy's DSCP Value; its other values say which
+// packets it marks.
+func (qosDSCP) regInput(l backend.Loc, v backend.Value) (string, string) {
+	if !strings.EqualFold(l.Name, "DSCP Value") {
+		return "", ""
+	}
+	return v.String(), ""
+}
+
 // qosValueNames are the values of a policy, in the order gpedit writes them.
 var qosValueNames = []string{"Version", "Application Name", "Protocol", "Local Port", "Local IP", "Local IP Prefix Length",
 	"Remote Port", "Remote IP", "Remote IP Prefix Length", "DSCP Value", "Throttle Rate"}

@@ -56,6 +56,12 @@ func (rssKnob) Summary() string {
 	return "receive side scaling of a network adapter: queues and CPUs (NDIS *RSS keywords)"
 }
 
+// regInput is what Explain takes for a value a .reg file writes
+// (ExplainRegFile): the keyword as KEYWORD=VALUE.
+func (rssKnob) regInput(l backend.Loc, v backend.Value) (string, string) {
+	return l.Name + "=" + v.String(), ""
+}
+
 type kv struct {
 	key string
 	n   uint64
