@@ -47,14 +47,18 @@ type RegEntry struct {
 	Path string `json:"path_note,omitempty"`
 	Knob string `json:"knob,omitempty"`
 	// Text is the knob's explanation of the value; Refused, why latlab
-	// would not write this value there (the knob's Vet).
+	// would not write this value there (the knob's Vet, or its Explain
+	// refusing the value).
 	Text    []string `json:"text,omitempty"`
 	Refused string   `json:"refused,omitempty"`
 }
 
-// controlSet matches a numbered control set, which an export of an
-// offline hive names where a live one says CurrentControlSet.
-var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(\d{3})(\\|$)`)
+// controlSet matches ControlSet001, which an export of an offline hive
+// names where a live one says CurrentControlSet: Windows boots the
+// control set HKLM\SYSTEM\Select\Current names, 1 on a machine that has
+// not fallen back to its last known good set. The others (002, a backup)
+// are left as written.
+var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(001)(\\|$)`)
 
 // ExplainRegFile decodes what the .reg file f (read from name) writes.
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
@@ -65,7 +69,7 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		path, note := s.Path, ""
 		if m := controlSet.FindStringSubmatch(path); m != nil {
 			path = `HKLM\SYSTEM\CurrentControlSet` + path[len(m[0])-len(m[2]):]
-			note = fmt.Sprintf("ControlSet%s read as CurrentControlSet, the control set Windows boots unless HKLM\\SYSTEM\\Select says otherwise", m[1])
+			note = fmt.Sprintf("ControlSet%s read as CurrentControlSet, the control set Windows boots unless HKLM\\SYSTEM\\Select\\Current says otherwise", m[1])
 		}
 		if s.Delete {
 			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note}
