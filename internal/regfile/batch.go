@@ -43,7 +43,14 @@ func ReadBatch(r io.Reader) (*File, error) {
 	for i, l := range lines {
 		n := i + 1
 		found := false
+		if isComment(l) {
+			f.Other++
+			continue
+		}
 		for _, cmd := range splitCommands(l) {
+			if isComment(cmd) || isEcho(cmd) {
+				continue // a reg command in a comment or an echo is not run
+			}
 			args := argv(cmd)
 			at := regCommand(args)
 			if at < 0 {
@@ -77,6 +84,26 @@ func ReadBatch(r io.Reader) (*File, error) {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
 	}
 	return f, nil
+}
+
+// isComment says whether a batch line (or command) is a comment: rem or
+// a label-like ::, after any @ and white space.
+func isComment(l string) bool {
+	t := strings.TrimLeft(l, " \t@")
+	return strings.HasPrefix(t, "::") || firstWord(t, "rem")
+}
+
+// isEcho says whether a command prints its words (echo reg add ...)
+// instead of running them.
+func isEcho(cmd string) bool { return firstWord(strings.TrimLeft(cmd, " \t@"), "echo") }
+
+// firstWord says whether s starts with the word w (any case), followed by
+// white space, a dot or nothing (echo. prints an empty line).
+func firstWord(s, w string) bool {
+	if len(s) < len(w) || !strings.EqualFold(s[:len(w)], w) {
+		return false
+	}
+	return len(s) == len(w) || strings.ContainsRune(" \t.:", rune(s[len(w)]))
 }
 
 // splitCommands cuts a line at the &, && and || that chain commands,

@@ -89,6 +89,19 @@ func TestReadBatch(t *testing.T) {
 	}
 }
 
+// Commented-out and echoed reg commands are not read.
+func TestReadBatchComments(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader(":: reg add HKLM\\A /v x /d 1 /f\r\n@REM reg add HKLM\\B /v x /d 1\r\n" +
+		"  rem reg delete HKLM\\C /f\r\necho reg add HKLM\\D /v x /d 1\r\necho.\r\n" +
+		"remark.exe & reg add HKLM\\E /v x /d 1 /f\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || f.Sections[0].Path != `HKLM\E` || f.Other != 5 {
+		t.Errorf("sections %+v, other lines %d", f.Sections, f.Other)
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
 		`reg add "a b" /v x`:    `reg|add|a b|/v|x`,
