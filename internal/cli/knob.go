@@ -211,6 +211,7 @@ type KnobExplainOptions struct {
 	KnobOptions
 	Name, Value string
 	RegFile     string // a .reg file to decode instead of a knob's value
+	Current     bool   // with RegFile: read what each value is now (Windows)
 	Explain     knob.ExplainOptions
 	Tick        time.Duration
 }
@@ -268,6 +269,9 @@ with why. Nothing is imported or run.`,
 				xo.Value = args[1]
 			}
 			xo.Explain.TickMs = float64(xo.Tick) / 1e6
+			if xo.Current && xo.RegFile == "" {
+				return Usagef("--current is for a .reg or batch file: knob get reads a knob's current value")
+			}
 			if runF != nil {
 				return runF(xo)
 			}
@@ -279,13 +283,14 @@ with why. Nothing is imported or run.`,
 	durationFlag(cmd.Flags(), &xo.Tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
 	cmd.Flags().BoolVar(&xo.Explain.Table, "table", false, "win32-priority-separation: print all 64 classes")
 	cmd.Flags().StringVar(&xo.Explain.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
+	cmd.Flags().BoolVar(&xo.Current, "current", false, "with a .reg or batch file, on Windows: also read each value as this machine has it now, and count what an import would change")
 	return knobCmd(cmd, o)
 }
 
 func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 	o := &xo.KnobOptions
 	if xo.RegFile != "" {
-		return runKnobExplainReg(xo)
+		return runKnobExplainReg(ctx, xo)
 	}
 	ex, err := knob.RunExplain(ctx, xo.Name, xo.Value, xo.Explain)
 	if err != nil {
@@ -300,7 +305,7 @@ func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 
 // runKnobExplainReg decodes a .reg file: nothing is read from, or
 // written to, the registry.
-func runKnobExplainReg(xo *KnobExplainOptions) error {
+func runKnobExplainReg(ctx context.Context, xo *KnobExplainOptions) error {
 	o := &xo.KnobOptions
 	f, err := infile.Open(xo.RegFile)
 	if err != nil {
@@ -318,7 +323,11 @@ func runKnobExplainReg(xo *KnobExplainOptions) error {
 		}
 		return fmt.Errorf("%s: %w", xo.RegFile, err)
 	}
-	x := knob.ExplainRegFile(filepath.Base(xo.RegFile), rf, xo.Explain)
+	x, err := knob.RunExplainRegFile(ctx, knob.RegFileOptions{Name: filepath.Base(xo.RegFile), File: rf, Explain: xo.Explain,
+		Current: xo.Current, Root: o.IO.Root})
+	if err != nil {
+		return knobErr(err)
+	}
 	if o.JSON {
 		return writeDoc(o.IO, knob.KindExplainReg.New(host.Collect(), x), o.settings)
 	}

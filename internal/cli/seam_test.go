@@ -30,9 +30,19 @@ import (
 
 // runSeam executes cmd with args and reports whether its run function was
 // reached.
+// noArgs makes nil args an empty list: cobra reads a nil list as "take
+// os.Args", which are the test binary's own flags (-test.run ...), so a
+// case of no arguments failed or passed by how go test was called.
+func noArgs(args []string) []string {
+	if args == nil {
+		return []string{}
+	}
+	return args
+}
+
 func runSeam(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
 	t.Helper()
-	cmd.SetArgs(args)
+	cmd.SetArgs(noArgs(args))
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
@@ -47,7 +57,7 @@ func runSeam(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
 // refused them as a usage error before the run function was reached.
 func runSeamRefused(t *testing.T, cmd *cobra.Command, args []string, called *bool) {
 	t.Helper()
-	cmd.SetArgs(args)
+	cmd.SetArgs(noArgs(args))
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	err := cmd.ExecuteContext(context.Background())

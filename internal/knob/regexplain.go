@@ -1,11 +1,13 @@
 package knob
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/regfile"
 )
@@ -33,6 +35,12 @@ type RegExplanation struct {
 	Known   []RegEntry `json:"known"`
 	Unknown []RegEntry `json:"unknown"`
 	Notes   []string   `json:"notes,omitempty"` // the lines skipped, and why
+	// Current: each entry's Now was read from this machine's registry
+	// (knob explain --current); Changes counts the entries an import
+	// would change, Same those already as the file writes them.
+	Current bool `json:"current,omitempty"`
+	Changes int  `json:"changes,omitempty"`
+	Same    int  `json:"same,omitempty"`
 }
 
 // RegEntry is one value of the file, or one key it deletes.
@@ -51,6 +59,38 @@ type RegEntry struct {
 	// refusing the value).
 	Text    []string `json:"text,omitempty"`
 	Refused string   `json:"refused,omitempty"`
+	// Now is the value at Loc on this machine (ReadCurrent), and
+	// NowError why it could not be read.
+	Now      *backend.Value `json:"now,omitempty"`
+	NowError string         `json:"now_error,omitempty"`
+}
+
+// ReadCurrent reads, with read (the registry backend), what each entry's
+// location holds now, and counts the entries an import of the file would
+// change: a deleted key or value that exists, a value that differs.
+// Nothing is written.
+func (x *RegExplanation) ReadCurrent(read func(backend.Loc) (backend.Value, error)) {
+	x.Current = true
+	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
+		for i := range list {
+			e := &list[i]
+			v, err := read(e.Loc)
+			if err != nil {
+				e.NowError = err.Error()
+				continue
+			}
+			e.Now = &v
+			same := backend.Same(v, e.Value)
+			if e.KeyDeleted {
+				same = v.IsAbsent()
+			}
+			if same {
+				x.Same++
+			} else {
+				x.Changes++
+			}
+		}
+	}
 }
 
 // controlSet matches ControlSet001, which an export of an offline hive
@@ -59,6 +99,39 @@ type RegEntry struct {
 // not fallen back to its last known good set. The others (002, a backup)
 // are left as written.
 var controlSet = regexp.MustCompile(`(?i)^HKLM\\SYSTEM\\ControlSet(001)(\\|$)`)
+
+// RegFileOptions are the work of `latlab knob explain FILE.reg`.
+type RegFileOptions struct {
+	Name    string        // the file's name, as shown
+	File    *regfile.File // as read (regfile.Read, ReadBatch)
+	Explain ExplainOptions
+	// Current reads each location as this machine has it now (Windows:
+	// the registry backend of Env, or of this machine); nothing is
+	// written.
+	Current bool
+	Env     *Env
+	Root    string
+}
+
+// RunExplainRegFile decodes a file of tweaks, and with o.Current reads
+// what each of its values is now.
+func RunExplainRegFile(ctx context.Context, o RegFileOptions) (*RegExplanation, error) {
+	if o.Current && o.Env == nil && HostOS != "windows" {
+		return nil, badinput.Errorf("--current reads this machine's registry: on Windows only (the file is decoded without it)")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := ExplainRegFile(o.Name, o.File, o.Explain)
+	if o.Current {
+		reg, ok := envOf(o.Env, o.Root).Backends[backend.BackendRegistry]
+		if !ok {
+			return nil, badinput.Errorf("--current reads this machine's registry, which this environment has none of")
+		}
+		x.ReadCurrent(reg.Read)
+	}
+	return x, nil
+}
 
 // ExplainRegFile decodes what the .reg file f (read from name) writes.
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {

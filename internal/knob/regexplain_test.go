@@ -1,11 +1,16 @@
 package knob
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/knob/knobtest"
 	"github.com/latlab/latlab/internal/regfile"
 )
 
@@ -151,4 +156,43 @@ func FuzzExplainRegFile(f *testing.F) {
 			t.Fatalf("%d known + %d unknown, from %d values and %d deleted keys", len(x.Known), len(x.Unknown), rf.Values, deleted)
 		}
 	})
+}
+
+// --current reads what each location holds now and counts what an import
+// would change; nothing is written.
+func TestExplainRegFileCurrent(t *testing.T) {
+	mem := knobtest.NewMem()
+	const sp = `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`
+	mem.Set(sp, "NetworkThrottlingIndex", backend.DWORD(10))
+	mem.Set(sp, "SystemResponsiveness", backend.DWORD(0))
+	mem.CreateKey(`HKLM\SOFTWARE\Policies\Microsoft\Windows\Psched`)
+	before := mem.Snapshot()
+	text := regfile.Header + "\n[" + regfile.LongRoot(sp) + "]\n" +
+		`"NetworkThrottlingIndex"=dword:ffffffff` + "\n" + // 10 now: a change
+		`"SystemResponsiveness"=dword:00000000` + "\n" + // the same
+		`"NoLazyMode"=-` + "\n" + // absent already: the same
+		`[-HKEY_LOCAL_MACHINE\SOFTWARE\Policies\Microsoft\Windows\Psched]` + "\n" + // exists: a change
+		`[-HKEY_LOCAL_MACHINE\SOFTWARE\Policies\Microsoft\Windows\Gone]` + "\n" // absent already
+	f, err := regfile.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: mem}}
+	x, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.reg", File: f, Current: true, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.Current || x.Changes != 2 || x.Same != 3 {
+		t.Errorf("changes %d same %d", x.Changes, x.Same)
+	}
+	if n := x.Known[0].Now; n == nil || n.String() != "10" {
+		t.Errorf("NetworkThrottlingIndex now %v", n)
+	}
+	if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {
+		t.Errorf("the registry changed:\n%v\n%v", before, mem.Snapshot())
+	}
+	// without a registry to read, --current is refused, not ignored
+	if _, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.reg", File: f, Current: true, Env: &Env{}}); !badinput.Is(err) {
+		t.Errorf("no registry: %v", err)
+	}
 }

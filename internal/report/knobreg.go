@@ -38,7 +38,7 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 				keyLines(w, e.Loc.Path, "  ")
 			}
 			if e.KeyDeleted {
-				fmt.Fprintf(w, "    line %d: the key is deleted, with everything below it\n", e.Line)
+				wrapTo(w, fmt.Sprintf("line %d: the key is deleted, with everything below it%s", e.Line, nowText(e)), "    ", "      ")
 				continue
 			}
 			wrapTo(w, fmt.Sprintf("line %d: %s", e.Line, valueText(e)), "    ", "      ")
@@ -78,6 +78,14 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 		wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
 			visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
 	}
+	if x.Current {
+		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same
+		line := fmt.Sprintf("on this machine an import would change %d of them; %d are already as the file writes them", x.Changes, x.Same)
+		if unread > 0 {
+			line += fmt.Sprintf("; %d could not be read", unread)
+		}
+		wrapTo(w, line, "", "  ")
+	}
 	switch {
 	case x.Batch && len(x.Notes) > 0:
 		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "reg command")), "", "  ")
@@ -103,10 +111,30 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 func regEntryLines(w io.Writer, e knob.RegEntry, indent string) {
 	keyLines(w, e.Loc.Path, indent)
 	if e.KeyDeleted {
-		fmt.Fprintln(w, indent+"  the key is deleted, with everything below it")
+		fmt.Fprintln(w, indent+"  the key is deleted, with everything below it"+nowText(e))
 		return
 	}
 	wrapTo(w, valueText(e), indent+"  ", indent+"    ")
+}
+
+// nowText is what the entry's location holds on this machine, when it
+// was read (knob explain --current).
+func nowText(e knob.RegEntry) string {
+	switch {
+	case e.NowError != "":
+		return " (now: unreadable: " + visible(e.NowError) + ")"
+	case e.Now == nil:
+		return ""
+	case e.KeyDeleted && e.Now.IsAbsent():
+		return " (now: absent already)"
+	case e.KeyDeleted:
+		return " (now: it exists)"
+	case backend.Same(*e.Now, e.Value):
+		return " (now: the same)"
+	case e.Now.IsAbsent():
+		return " (now: absent)"
+	}
+	return " (now: " + regData(*e.Now) + ")"
 }
 
 // keyLines writes a key's path, cut at backslashes to fit.
@@ -122,7 +150,7 @@ func valueText(e knob.RegEntry) string {
 	if name == "" {
 		name = "@ (the key's default value)"
 	}
-	return name + " = " + regData(e.Value)
+	return name + " = " + regData(e.Value) + nowText(e)
 }
 
 // splitPath cuts a registry path into lines of at most width, at
