@@ -245,7 +245,8 @@ commands, it says which of its values are settings latlab knows, each decoded
 by its knob as above, and lists the others as settings latlab has no evidence
 on: it decodes nothing it has no evidence for. Lines regedit would not import,
 and reg commands whose key or data only the running script knows, are listed
-with why. Nothing is imported or run.`,
+with why. Nothing is imported or run. On Windows, --current also reads each
+value as this machine has it now and counts what an import would change.`,
 		Example: `  latlab knob explain win32-priority-separation 0x26
   latlab knob explain tweaks.reg
   latlab knob explain optimize.bat
@@ -303,8 +304,8 @@ func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 	return nil
 }
 
-// runKnobExplainReg decodes a .reg file: nothing is read from, or
-// written to, the registry.
+// runKnobExplainReg decodes a .reg or batch file: nothing is written to
+// the registry, which only --current reads.
 func runKnobExplainReg(ctx context.Context, xo *KnobExplainOptions) error {
 	o := &xo.KnobOptions
 	f, err := infile.Open(xo.RegFile)
