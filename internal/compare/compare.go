@@ -240,8 +240,18 @@ func Compare(in []Input, o Options) (*Result, error) {
 	for i := range res.Ranking {
 		res.Ranking[i] = i
 	}
+	// A run with fewer samples than judging By needs ranks after every
+	// run that has them: its point estimate decides nothing (a 1-sample
+	// run ranked first by its one sleep while its outcome said too few).
+	need := int64(stats.MinSamples(o.By, level))
 	slices.SortStableFunc(res.Ranking, func(a, b int) int {
 		ra, rb := res.Runs[a], res.Runs[b]
+		if ea, eb := ra.Summary.Count >= need, rb.Summary.Count >= need; ea != eb {
+			if ea {
+				return -1
+			}
+			return 1
+		}
 		if ra.By != rb.By {
 			return cmp.Compare(ra.By, rb.By)
 		}

@@ -57,6 +57,24 @@ func TestTooFewSamplesNoVerdict(t *testing.T) {
 	}
 }
 
+// A run too small to judge ranks after the runs that can be judged,
+// however low its point estimate: the ranking is no verdict the pairs do
+// not give.
+func TestTooFewRanksLast(t *testing.T) {
+	in := []Input{
+		{Label: "base.json", Doc: sleepDoc(100, 2e6, 1e5, 1)},
+		{Label: "one.json", Doc: sleepDoc(1, 1e5, 0, 2)}, // the lowest p50, from one sleep
+		{Label: "fast.json", Doc: sleepDoc(100, 1e6, 1e5, 3)},
+	}
+	r, err := Compare(in, Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Ranking; len(got) != 3 || got[0] != 2 || got[1] != 0 || got[2] != 1 {
+		t.Errorf("ranking %v, want fast, base, then the 1-sample run", got)
+	}
+}
+
 // The rule: 20 per side for any statistic; for a percentile, enough that a
 // distribution-free interval for it at the comparison's level ends on an
 // observed sample, not past the largest (or smallest) one.
