@@ -100,17 +100,21 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P))
 }
 
+// runCounts are the sample counts of a comparison's runs.
+func runCounts(r *compare.Result) []int64 {
+	var n []int64
+	for _, run := range r.Runs {
+		n = append(n, run.Summary.Count)
+	}
+	return n
+}
+
 func compareRanking(w io.Writer, r *compare.Result) {
 	rows := [][]string{}
 	var settings []string
 	// A p99 of fewer than 100 samples is their maximum (nearest rank):
 	// then the column is the maximum, and says so, as sweep's does.
-	tail, tailOf := "p99", func(s stats.Summary) int64 { return s.P99 }
-	for _, run := range r.Runs {
-		if run.Summary.Count < 100 {
-			tail, tailOf = "max", func(s stats.Summary) int64 { return s.Max }
-		}
-	}
+	tail, tailOf := p99Column(runCounts(r)...)
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
 		diff, p, out := "baseline", "", ""

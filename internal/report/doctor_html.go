@@ -119,14 +119,19 @@ func doctorProbe(p *doctor.Probe) (doctorProbeView, error) {
 	s := p.Summary
 	v := doctorProbeView{Title: p.Name, What: p.What, Verdict: p.Verdict, Band: p.Band, Notes: p.Notes, Rows: [][2]string{
 		{"count", fmt.Sprint(s.Count)}, {"min", units.Duration(time.Duration(s.Min))}, {"p50", units.Duration(time.Duration(s.P50))},
-		{"p99", units.Duration(time.Duration(s.P99))}, {"max", units.Duration(time.Duration(s.Max))},
 	}}
+	// no p99 row while the p99 is the maximum (fewer than 100 samples), as
+	// the text's tailOf leaves it out
+	if s.Count >= 100 {
+		v.Rows = append(v.Rows, [2]string{"p99", units.Duration(time.Duration(s.P99))})
+	}
+	v.Rows = append(v.Rows, [2]string{"max", units.Duration(time.Duration(s.Max))})
 	if p.IntervalNs > 0 {
 		v.Rows = append(v.Rows, [2]string{"missed periods", fmt.Sprint(p.Overruns)})
 	}
 	for _, t := range p.Threads {
-		v.Rows = append(v.Rows, [2]string{fmt.Sprintf("CPU %d", t.CPU), fmt.Sprintf("p50 %s, p99 %s, max %s, %d missed",
-			units.Duration(time.Duration(t.Summary.P50)), units.Duration(time.Duration(t.Summary.P99)), units.Duration(time.Duration(t.Summary.Max)), t.Overruns)})
+		v.Rows = append(v.Rows, [2]string{fmt.Sprintf("CPU %d", t.CPU), fmt.Sprintf("p50 %s, %s, %d missed",
+			units.Duration(time.Duration(t.Summary.P50)), tailOf(t.Summary, duration), t.Overruns)})
 	}
 	if len(p.Samples) == 0 {
 		return v, nil

@@ -189,6 +189,18 @@ func tailOf(s stats.Summary, f func(int64) string) string {
 	return fmt.Sprintf("p99 %s, max %s", f(s.P99), f(s.Max))
 }
 
+// p99Column is the heading and the value of a table's tail column over
+// the runs counted: the p99, or the maximum, headed so, when any run has
+// fewer than 100 samples (its p99 is then its maximum, nearest rank).
+func p99Column(counts ...int64) (string, func(stats.Summary) int64) {
+	for _, n := range counts {
+		if n < 100 {
+			return "max", func(s stats.Summary) int64 { return s.Max }
+		}
+	}
+	return "p99", func(s stats.Summary) int64 { return s.P99 }
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"

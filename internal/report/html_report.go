@@ -310,8 +310,13 @@ func summaryTable(caption string, cols []string, sums []stats.Summary) htmlTable
 }
 
 func sweepTable(r *sweep.Result) htmlTable {
+	var counts []int64
+	for _, s := range r.Steps {
+		counts = append(counts, s.Summary.Overshoot.Count)
+	}
+	tail, tailOf := p99Column(counts...)
 	t := htmlTable{Caption: fmt.Sprintf("steps ranked by %s overshoot (95%% bootstrap CI), %d pass(es), %s order, mode %s", r.RankBy, r.Repeat, r.Order, r.Mode),
-		Header: []string{"rank", "requested", "granted", "n", "mean", "p50", "p99", "stdev", r.RankBy + " [95% CI]", ""}}
+		Header: []string{"rank", "requested", "granted", "n", "mean", "p50", tail, "stdev", r.RankBy + " [95% CI]", ""}}
 	for _, i := range r.Ranking {
 		s := r.Steps[i]
 		o := s.Summary.Overshoot
@@ -323,7 +328,7 @@ func sweepTable(r *sweep.Result) htmlTable {
 			mark = strings.TrimPrefix(mark+", default", ", ")
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), units.Request(s.RequestedNs), units.Request(s.GrantedNs), fmt.Sprint(o.Count),
-			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(o.P99)), units.Duration(time.Duration(o.Stdev)),
+			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(tailOf(o))), units.Duration(time.Duration(o.Stdev)),
 			sweepValueCI(s.Summary, func(v float64) string { return units.Duration(time.Duration(v)) }), mark})
 	}
 	return t
@@ -341,7 +346,12 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 	if win {
 		t.Header = append(t.Header, "current", "timeGetTime step")
 	}
-	t.Header = append(t.Header, "n", "slept p50", "p99", "if isolated", "if global", "followed")
+	var counts []int64
+	for _, row := range r.Rows {
+		counts = append(counts, row.Slept.Count)
+	}
+	tail, tailOf := p99Column(counts...)
+	t.Header = append(t.Header, "n", "slept p50", tail, "if isolated", "if global", "followed")
 	for _, row := range r.Rows {
 		req, g, iso, exp, fol := "nothing", "-", "", "", ""
 		if row.RequestedNs > 0 {
@@ -357,14 +367,15 @@ func crossprocTable(r *crossproc.Result) htmlTable {
 			cells = append(cells, units.Duration(time.Duration(row.CurrentNs)), units.Duration(time.Duration(row.TimeGetTimeNs)))
 		}
 		t.Rows = append(t.Rows, append(cells, fmt.Sprint(row.Slept.Count),
-			units.Duration(time.Duration(row.Slept.P50)), units.Duration(time.Duration(row.Slept.P99)), iso, exp, fol))
+			units.Duration(time.Duration(row.Slept.P50)), units.Duration(time.Duration(tailOf(row.Slept))), iso, exp, fol))
 	}
 	return t
 }
 
 func compareTable(r *compare.Result) htmlTable {
+	tail, tailOf := p99Column(runCounts(r)...)
 	t := htmlTable{Caption: fmt.Sprintf("%s, ranked by %s; intervals at %.4g%%", r.Quantity, r.By, r.Level*100),
-		Header: []string{"#", "run", "n", "p50", "p99", "mean", r.By + " vs first [CI]", "Mann-Whitney", "KS D", "outcome"}}
+		Header: []string{"#", "run", "n", "p50", tail, "mean", r.By + " vs first [CI]", "Mann-Whitney", "KS D", "outcome"}}
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
 		diff, p, ks, out := "baseline", "", "", ""
@@ -377,7 +388,7 @@ func compareTable(r *compare.Result) htmlTable {
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(run.Summary.P99)), units.NsFixed(run.Summary.Mean), diff, p, ks, out})
+			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), diff, p, ks, out})
 	}
 	return t
 }
