@@ -185,10 +185,7 @@ func roundDiffs(stat []map[int]float64, j int) []float64 {
 
 func verdictText(a, base *Arm, k int) string {
 	v := a.Verdict
-	lvl := fmt.Sprintf("%.0f%%", v.Level*100)
-	if k > 1 {
-		lvl = fmt.Sprintf("%.1f%%", v.Level*100)
-	}
+	lvl := stats.FormatLevel(v.Level) // as compare writes a level
 	holm := ""
 	if k > 1 {
 		holm = " (Holm)"
@@ -229,6 +226,11 @@ func verdictText(a, base *Arm, k int) string {
 		stats.FormatP(v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
 	if (d.Hi < 0 || d.Lo > 0) && b.PHolm >= Alpha {
 		s += "; the pooled samples differ but the rounds do not agree: drift or noise between blocks, not the setting, can explain it"
+	}
+	if v.PHolm < Alpha {
+		// Mann-Whitney weighs the whole distributions: "no difference at
+		// p50" beside "p < 0.001" read as a contradiction
+		s += fmt.Sprintf("; Mann-Whitney finds the distributions differ, somewhere other than their %s", v.By)
 	}
 	return s
 }
