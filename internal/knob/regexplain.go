@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -172,7 +171,7 @@ func (x *RegExplanation) add(e RegEntry) {
 	}
 }
 
-// windowsKnobs are the catalogue's Windows knobs by name.
+// windowsKnobs are the catalogue's Windows knobs, by name (All's order).
 func windowsKnobs() []Knob {
 	var ks []Knob
 	for _, k := range All() {
@@ -180,7 +179,6 @@ func windowsKnobs() []Knob {
 			ks = append(ks, k)
 		}
 	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].Name() < ks[j].Name() })
 	return ks
 }
 

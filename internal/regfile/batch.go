@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/textdec"
 )
 
@@ -304,7 +305,7 @@ func regArgs(args []string) (Section, error) {
 func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 	switch typ {
 	case "REG_SZ", "REG_EXPAND_SZ":
-		v.Type, v.Data = 1, utf16Bytes(data)
+		v.Type, v.Data = 1, backend.UTF16Bytes(data)
 		if typ == "REG_EXPAND_SZ" {
 			v.Type = 2
 		}
@@ -314,7 +315,7 @@ func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 		}
 		var b []byte
 		for _, p := range strings.Split(data, sep) {
-			b = append(b, utf16Bytes(p)...)
+			b = append(b, backend.UTF16Bytes(p)...)
 		}
 		v.Type, v.Data = 7, append(b, 0, 0)
 	case "REG_DWORD", "REG_DWORD_LITTLE_ENDIAN", "REG_QWORD":

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // The reg commands of a batch file become sections; what the script
@@ -55,12 +57,12 @@ func TestReadBatch(t *testing.T) {
 		{8, `HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, "GlobalTimerResolutionRequests", false, 4, dw(1), false},
 		{10, sp, "NetworkThrottlingIndex", true, 0, nil, false},
 		{11, `HKLM\SOFTWARE\Policies\Microsoft\Windows\Psched`, "", false, 0, nil, true},
-		{12, `HKCU\Control Panel\Desktop`, "MenuShowDelay", false, 1, utf16Bytes("0"), false},
-		{13, x, "Multi", false, 7, append(append(utf16Bytes("a"), utf16Bytes("b")...), 0, 0), false},
+		{12, `HKCU\Control Panel\Desktop`, "MenuShowDelay", false, 1, backend.UTF16Bytes("0"), false},
+		{13, x, "Multi", false, 7, append(append(backend.UTF16Bytes("a"), backend.UTF16Bytes("b")...), 0, 0), false},
 		{14, x, "Bin", false, 3, []byte{1, 2, 0xff}, false},
 		{15, x, "Q", false, 11, binary.LittleEndian.AppendUint64(nil, 1), false},
-		{16, x, "@", false, 1, utf16Bytes(`default "quoted"`), false},
-		{18, x, "Caret", false, 1, utf16Bytes("a&b"), false},
+		{16, x, "@", false, 1, backend.UTF16Bytes(`default "quoted"`), false},
+		{18, x, "Caret", false, 1, backend.UTF16Bytes("a&b"), false},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d entries:\n%+v", len(got), got)

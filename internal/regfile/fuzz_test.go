@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // format writes f back as a .reg file with the writer's functions: what
@@ -27,13 +29,13 @@ func format(f *File) string {
 				name = String(v.Name)
 			}
 			var data string
-			str := utf16String(v.Data)
+			str := backend.UTF16String(v.Data)
 			switch {
 			case v.Delete:
 				data = "-"
 			case v.Type == 4 && len(v.Data) == 4:
 				data = DWORD(binary.LittleEndian.Uint32(v.Data))
-			case v.Type == 1 && bytes.Equal(utf16Bytes(str), v.Data) && !strings.ContainsAny(str, "\x00\r\n"):
+			case v.Type == 1 && bytes.Equal(backend.UTF16Bytes(str), v.Data) && !strings.ContainsAny(str, "\x00\r\n"):
 				data = String(str)
 			default:
 				data = Hex(v.Type, v.Data)
@@ -42,19 +44,6 @@ func format(f *File) string {
 		}
 	}
 	return b.String()
-}
-
-// utf16String decodes registry string bytes up to the terminating NUL.
-func utf16String(b []byte) string {
-	u := make([]rune, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		c := binary.LittleEndian.Uint16(b[i:])
-		if c == 0 {
-			break
-		}
-		u = append(u, rune(c))
-	}
-	return string(u)
 }
 
 func sameFile(a, b *File) bool {

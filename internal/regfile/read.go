@@ -6,9 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 	"github.com/latlab/latlab/internal/textdec"
 )
 
@@ -213,7 +213,7 @@ func parseValue(s string) (Value, error) {
 		if strings.TrimSpace(after) != "" {
 			return v, fmt.Errorf("text after the string data")
 		}
-		v.Type, v.Data = 1, utf16Bytes(str)
+		v.Type, v.Data = 1, backend.UTF16Bytes(str)
 	case strings.HasPrefix(lower, "dword:"):
 		d := data[len("dword:"):]
 		end := strings.IndexFunc(d, func(r rune) bool { return !isHex(r) })
@@ -303,15 +303,4 @@ func hexBytes(list string) ([]byte, error) {
 		b = append(b, byte(n))
 	}
 	return b, nil
-}
-
-// utf16Bytes is s as the registry stores a string: UTF-16LE with its
-// terminating NUL.
-func utf16Bytes(s string) []byte {
-	u := utf16.Encode([]rune(s + "\x00"))
-	b := make([]byte, 0, 2*len(u))
-	for _, c := range u {
-		b = binary.LittleEndian.AppendUint16(b, c)
-	}
-	return b
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/knob/backend"
+
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -55,12 +57,12 @@ func TestReadRegeditExport(t *testing.T) {
 		{sp + `\NetworkThrottlingIndex`, 4, []byte{0xff, 0xff, 0xff, 0xff}},
 		{sp + `\SystemResponsiveness`, 4, []byte{0, 0, 0, 0}},
 		{sp + `\Paths\Blob`, 3, blob},
-		{sp + `\Paths\Exp`, 2, utf16Bytes(`%SystemRoot%\System32\drivers\etc`)},
-		{sp + `\Paths\Multi`, 7, append(utf16Bytes("one\x00two\x00C:\\Quoted \"x\""), 0, 0)},
+		{sp + `\Paths\Exp`, 2, backend.UTF16Bytes(`%SystemRoot%\System32\drivers\etc`)},
+		{sp + `\Paths\Multi`, 7, append(backend.UTF16Bytes("one\x00two\x00C:\\Quoted \"x\""), 0, 0)},
 		{sp + `\Paths\Q`, 11, binary.LittleEndian.AppendUint64(nil, 0x123456789abcdef0)},
-		{sp + `\Tasks\Games\Scheduling Category`, 1, utf16Bytes("High")},
+		{sp + `\Tasks\Games\Scheduling Category`, 1, backend.UTF16Bytes("High")},
 		{sp + `\Tasks\Games\GPU Priority`, 4, []byte{8, 0, 0, 0}},
-		{sp + `\Tasks\Games\`, 1, utf16Bytes("the default value")},
+		{sp + `\Tasks\Games\`, 1, backend.UTF16Bytes("the default value")},
 	} {
 		v, ok := got[c.name]
 		if !ok {
@@ -129,8 +131,8 @@ func TestReadValueLines(t *testing.T) {
 		want Value
 		err  string
 	}{
-		{`"A"="x\"y\\z"`, Value{Name: "A", Type: 1, Data: utf16Bytes(`x"y\z`)}, ""},
-		{`@="v"`, Value{Default: true, Type: 1, Data: utf16Bytes("v")}, ""},
+		{`"A"="x\"y\\z"`, Value{Name: "A", Type: 1, Data: backend.UTF16Bytes(`x"y\z`)}, ""},
+		{`@="v"`, Value{Default: true, Type: 1, Data: backend.UTF16Bytes("v")}, ""},
 		{`"A" = dword:0000000A`, Value{Name: "A", Type: 4, Data: []byte{10, 0, 0, 0}}, ""},
 		{`"A"=DWORD:1`, Value{Name: "A", Type: 4, Data: []byte{1, 0, 0, 0}}, ""},
 		{`"A"=hex(b):01,02`, Value{Name: "A", Type: 11, Data: []byte{1, 2}}, ""},
