@@ -51,6 +51,11 @@ type tableSpec struct {
 	header []string
 	rows   [][]string
 	right  []bool
+	// floor, when set for a column (> 0), is the narrowest that column is
+	// wrapped to, in place of its longest word's width: a table whose
+	// rows are read by their first column (inf's keywords) lets prose
+	// columns break a long word rather than lose a column.
+	floor []int
 }
 
 // write renders the table to w, fitted to WidthOf(w), with no trailing
@@ -99,6 +104,10 @@ func (s tableSpec) fit(keep, cols int) (string, bool) {
 	floor := make([]int, keep)
 	for i := range keep {
 		floor[i] = minWrapWidth
+		if i < len(s.floor) && s.floor[i] > 0 {
+			floor[i] = s.floor[i]
+			continue
+		}
 		for _, r := range s.rows {
 			for _, w := range strings.Fields(cell(r, i)) {
 				floor[i] = max(floor[i], min(text.StringWidthWithoutEscSequences(w), maxWordWidth))

@@ -82,3 +82,22 @@ func TestWidthOf(t *testing.T) {
 		t.Error("WidthOf/WithWidth")
 	}
 }
+
+// A column's floor, when given, lets it wrap below its longest word, so
+// that a table keeps every column where the computed floors would leave
+// one out.
+func TestTableFloor(t *testing.T) {
+	header := []string{"keyword", "values", "shown as"}
+	rows := [][]string{{"*TCPUDPChecksumOffloadIPv4", "0=Disabled, 1=Tx_and_Rx_Enabled_always_on", "Ethernet@WireSpeed_Offload_of_the_adapter"}}
+	var b bytes.Buffer
+	tableSpec{header: header, rows: rows}.write(WithWidth(&b, 60))
+	if !strings.Contains(b.String(), "not shown") {
+		t.Fatalf("without floors a column should be left out:\n%s", b.String())
+	}
+	b.Reset()
+	tableSpec{header: header, rows: rows, floor: []int{26, 10, 10}}.write(WithWidth(&b, 60))
+	checkFits(t, b.String(), 60)
+	if strings.Contains(b.String(), "not shown") || !strings.Contains(b.String(), "*TCPUDPChecksumOffloadIPv4") {
+		t.Errorf("with floors every column fits and the first stays whole:\n%s", b.String())
+	}
+}

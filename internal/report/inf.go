@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/jedib0t/go-pretty/v6/text"
+
 	"github.com/latlab/latlab/internal/inf"
 	"github.com/latlab/latlab/internal/textwrap"
 )
@@ -39,9 +41,10 @@ func infTarget(t inf.Target) string {
 // INFListing prints every device ID with its install section per
 // decoration, marking the decoration Windows would use.
 func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
-	fmt.Fprintf(w, "latlab inf: %s (%s, %d lines)\nmatching for %s\n", l.File, f.Encoding, f.Lines, infTarget(l.Target))
+	fmt.Fprint(w, infWrapText("", fmt.Sprintf("latlab inf: %s (%s, %d lines)", l.File, f.Encoding, f.Lines)))
+	fmt.Fprintf(w, "matching for %s\n", infTarget(l.Target))
 	for _, m := range l.Manufacturers {
-		fmt.Fprintf(w, "\nmanufacturer %s\n", m.Name)
+		fmt.Fprint(w, "\n"+infWrapText("", "manufacturer "+m.Name))
 		for _, s := range m.Sections {
 			mark := "  "
 			state := "not used: " + s.Reason
@@ -67,7 +70,11 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			}
 			switch {
 			case len(rows) > 0:
-				TableLeft(w, []string{"   hardware ID", "install section", "line"}, rows)
+				// An ID is read whole: its column gives way only past 50
+				// columns (Realtek's longest IDs are 44), an install
+				// section's name past 24.
+				infTable(w, []string{"   hardware ID", "install section", "line"}, rows,
+					[]int{min(infWidest(rows, 0), 50), min(infWidest(rows, 1), 24), 0})
 			case s.Chosen:
 				// Marvell's yk60x64.inf: an empty [Marvell.NTamd64.6.1]
 				// keeps the devices of [Marvell.NTamd64.6.0] off Windows 7
@@ -85,7 +92,8 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 // keywords other install sections give and it lacks, and the device in
 // every decoration.
 func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
-	fmt.Fprintf(w, "latlab inf: %s (%s) on %s\ndevice %s\n", r.File, f.Encoding, infTarget(r.Target), r.Device)
+	fmt.Fprint(w, infWrapText("", fmt.Sprintf("latlab inf: %s (%s) on %s", r.File, f.Encoding, infTarget(r.Target))))
+	fmt.Fprint(w, infWrapText("", "device "+r.Device))
 	if r.Model != nil {
 		fmt.Fprint(w, infWrapText("", fmt.Sprintf("manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]",
 			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)))
@@ -118,13 +126,18 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	}
 	if len(rows) > 0 {
 		fmt.Fprintf(w, "\nkeywords (%d):\n", len(rows))
-		TableLeft(w, []string{"keyword", "type", "default", "values", "shown as"}, rows)
+		// The keyword names the row and stays whole up to 28 columns
+		// (*TCPUDPChecksumOffloadIPv4 is 26); the values and the
+		// description wrap down to 12 columns, breaking a long word
+		// (Broadcom's "Ethernet@WireSpeed") before a column is left out.
+		infTable(w, []string{"keyword", "type", "default", "values", "shown as"}, rows,
+			[]int{min(infWidest(rows, 0), 28), 0, 10, 12, 12})
 	}
 	fmt.Fprint(w, "\n"+infWrapText("", "RSS keywords installed: "+infOrNone(r.RSS)))
 	if len(r.MissingRSS) > 0 {
 		fmt.Fprintf(w, "missing here, installed by other install sections of this INF:\n")
 		for _, d := range r.Donors {
-			fmt.Fprintf(w, "  [%s]\n", d.InstallSection)
+			fmt.Fprint(w, infWrapText("  ", "["+d.InstallSection+"]"))
 			fmt.Fprint(w, infWrapText("    ", d.RelationText()))
 			fmt.Fprint(w, infWrapList("    ", d.Keywords))
 		}
@@ -135,11 +148,12 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		fmt.Fprint(w, infWrapText("", "in no install section of this INF: "+strings.Join(r.NotInINF, ", ")))
 	}
 	if op := r.OtherProduct; op != nil && op.Decoration != r.Decoration {
-		fmt.Fprintf(w, "on %s Windows of the same version:\n  [%s] ", inf.ProductName(op.ProductType), inf.DecorationName(op.Decoration))
+		fmt.Fprintf(w, "on %s Windows of the same version:\n", inf.ProductName(op.ProductType))
 		if op.ListsDevice {
-			fmt.Fprintf(w, "-> [%s], RSS keywords:\n%s", op.InstallSection, infWrapList("  ", op.RSS))
+			fmt.Fprint(w, infWrapText("  ", fmt.Sprintf("[%s] -> [%s], RSS keywords:", inf.DecorationName(op.Decoration), op.InstallSection)))
+			fmt.Fprint(w, infWrapList("  ", op.RSS))
 		} else {
-			fmt.Fprintln(w, "does not list the device")
+			fmt.Fprint(w, infWrapText("  ", fmt.Sprintf("[%s] does not list the device", inf.DecorationName(op.Decoration))))
 		}
 	}
 	fmt.Fprintf(w, "\nthe device in every decoration:\n")
@@ -156,10 +170,39 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		}
 		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
 	}
-	TableLeft(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows)
+	infTable(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows,
+		[]int{min(infWidest(drows, 0), 28), min(infWidest(drows, 1), 28), 0, 12})
 	for _, n := range r.Notes {
 		fmt.Fprint(w, infWrapText("", "note: "+n))
 	}
+}
+
+// infWidth is the width inf's text keeps to: 80 columns, or the
+// terminal's when it is narrower. A wider terminal, or none (a pipe, a
+// file), gets 80 columns too: a real INF's keywords, values and
+// descriptions make a table of 250 columns at full width; --json has
+// every value whole.
+const infWidth = 80
+
+// infTable writes a table fitted to infWidth, or to w's width when that
+// is narrower, as TableLeft does (text columns wrap, then columns are
+// left out from the right), each column narrowed no further than its
+// floor (0: its longest word, see tableSpec).
+func infTable(w io.Writer, header []string, rows [][]string, floor []int) {
+	cols := WidthOf(w)
+	if cols <= 0 || cols > infWidth {
+		cols = infWidth
+	}
+	tableSpec{header: header, rows: rows, floor: floor}.write(WithWidth(w, cols))
+}
+
+// infWidest is the width of column i's widest cell.
+func infWidest(rows [][]string, i int) int {
+	n := 0
+	for _, r := range rows {
+		n = max(n, text.StringWidthWithoutEscSequences(cell(r, i)))
+	}
+	return n
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each

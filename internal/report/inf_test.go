@@ -3,12 +3,18 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/inf"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // Wrapped INF text keeps to 80 columns, breaking only at spaces or after
@@ -32,8 +38,9 @@ func TestINFWrap(t *testing.T) {
 	}
 }
 
-// The text of inf, for a device with the .reg line at full width and for
-// a listing at 80 columns (COLUMNS=80), against testdata/inf-*.golden:
+// The text of inf, for a device with the .reg line written to a pipe (no
+// width: inf keeps to 80 columns all the same) and for a listing at 80
+// columns (COLUMNS=80), against testdata/inf-*.golden:
 // what the command printed for these fixtures (../inf/testdata/README.md)
 // before the text moved into this package.
 func TestINFTextGolden(t *testing.T) {
@@ -57,5 +64,105 @@ func TestINFTextGolden(t *testing.T) {
 			INFRegWritten(w, c.reg, res.Device)
 		}
 		goldie.New(t).Assert(t, c.golden, b.Bytes())
+	}
+}
+
+// infTestdata are the INFs of ../inf/testdata (README.md there gives
+// each one's provenance): the written ones and those as published.
+// NetKVM's INF is its two source files joined, as its build joins them.
+func infTestdata(t *testing.T) []string {
+	t.Helper()
+	const data = "../inf/testdata/"
+	var files []string
+	for _, pat := range []string{"*.inf", "*/*.inf", "*/*.inx"} {
+		m, err := filepath.Glob(data + pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	var netkvm []byte
+	for _, n := range []string{"virtio-win/netkvm-base.txt", "virtio-win/netkvm-add-uso.txt"} {
+		b, err := os.ReadFile(data + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		netkvm = append(netkvm, b...)
+	}
+	p := filepath.Join(testutil.TempDir(t), "netkvm.inx")
+	if err := os.WriteFile(p, netkvm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 9 {
+		t.Fatalf("only %d INFs found in %s", len(files), data)
+	}
+	return append(files, p)
+}
+
+// checkINFWidth fails on a line of out wider than 80 columns.
+func checkINFWidth(t *testing.T, what string, out []byte) {
+	t.Helper()
+	for i, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 80 {
+			t.Errorf("%s: line %d is %d columns wide, want at most 80:\n%s", what, i+1, n, l)
+		}
+	}
+}
+
+// Every line of inf's text fits 80 columns, written to a pipe (no width)
+// or to a terminal of 80 columns or more: the listing of every INF in
+// ../inf/testdata, every device it lists on client and server Windows,
+// and the golden outputs. (Real vendor INFs, whose keyword tables were
+// 250 columns wide, are measured in docs/commands/inf.md.)
+func TestINFTextFits80Columns(t *testing.T) {
+	for _, file := range infTestdata(t) {
+		name := filepath.Base(file)
+		for _, product := range []string{"workstation", "server"} {
+			o := inf.Options{File: file, OS: "10.0.22631", Product: product, Arch: "amd64"}
+			res, err := inf.Run(context.Background(), o)
+			if err != nil {
+				// loop.inf: refused, an error line, not this text.
+				t.Logf("%s: %v", name, err)
+				continue
+			}
+			devices := []string{""}
+			for _, m := range res.Listing.Manufacturers {
+				for _, s := range m.Sections {
+					for _, d := range s.Devices {
+						devices = append(devices, d.HardwareIDs...)
+					}
+				}
+			}
+			for _, dev := range slices.Compact(slices.Sorted(slices.Values(devices))) {
+				o.Device = dev
+				res, err := inf.Run(context.Background(), o)
+				if err != nil {
+					continue // an ID of another decoration or an ambiguous one
+				}
+				for _, cols := range []int{0, 80, 120} {
+					var b bytes.Buffer
+					w := WrapLines(WithWidth(&b, cols))
+					INF(w, res)
+					if res.Device != nil && len(res.Device.MissingRSS) > 0 {
+						INFRegWritten(w, "add-rss.reg", res.Device)
+					}
+					if err := w.Flush(); err != nil {
+						t.Fatal(err)
+					}
+					checkINFWidth(t, fmt.Sprintf("%s %s %q at %d columns", name, product, dev, cols), b.Bytes())
+				}
+			}
+		}
+	}
+	goldens, err := filepath.Glob("testdata/inf-*.golden")
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden: %v", err)
+	}
+	for _, g := range goldens {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkINFWidth(t, g, b)
 	}
 }
