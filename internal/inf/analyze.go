@@ -214,6 +214,7 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 		hits = append(hits, hitModel{h.d, m.model, m.INFID, m})
 	}
 	union := map[string][]string{} // RSS keyword -> decorations installing it
+	var refs refGroups             // Include=/Needs= notes, said once each
 	for _, h := range hits {
 		in, err := f.resolve(h.model.InstallSection, t, lang, load, w)
 		if err != nil {
@@ -233,9 +234,7 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 				union[canonicalRSS(k.Name)] = append(union[canonicalRSS(k.Name)], DecorationName(h.d.Raw))
 			}
 		}
-		for _, n := range in.Notes {
-			rep.note(n)
-		}
+		refs.add(in, rep.note)
 		rep.Decorations = append(rep.Decorations, dr)
 		rep.deviceLines[strings.ToLower(dr.ModelsSection)] = h.model.Line
 		rep.deviceIDs[strings.ToLower(dr.ModelsSection)] = h.id
@@ -272,6 +271,9 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 		return nil, err
 	}
 	rep.OtherProduct = otherProduct(f, *man, t, device, lang, rep)
+	for _, n := range refs.notes() {
+		rep.note(n)
+	}
 	rep.notes.finish(&rep.Notes)
 	return rep, nil
 }
@@ -413,6 +415,7 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 	// Each install section is followed once, however many models lines
 	// name it, and all of them share one bound on the work.
 	resolved := map[*Section]bool{}
+	var refs refGroups // Include=/Needs= notes, said once each
 	listed := 0
 	for _, m := range mans {
 		ml := ManufacturerListing{Name: m.Name}
@@ -438,7 +441,7 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 						if err != nil {
 							return nil, err
 						}
-						l.note(in.Notes...)
+						refs.add(in, func(n string) { l.note(n) })
 					}
 				}
 				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
@@ -450,6 +453,7 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 	if err := noDevice(l); err != nil {
 		return nil, err
 	}
+	l.note(refs.notes()...)
 	l.notes.finish(&l.Notes)
 	return l, nil
 }

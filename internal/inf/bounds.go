@@ -34,9 +34,10 @@ const (
 	// MaxNotes bounds the notes kept for one parse, install section,
 	// listing or device report; the rest are counted in a last note.
 	// The eleven real network INFs measured (docs/commands/inf.md) make
-	// at most 20 (Broadcom's bcmwl63.inf: an Include= and a Needs= per
-	// install section naming a file not beside it), Cirrus Logic's audio
-	// CL_Audio.inf (2.6 MB) 113.
+	// at most 2 in a listing (Broadcom's bcmwl63.inf: an Include= and a
+	// Needs= in each of ten install sections naming a file not beside it,
+	// 20 before such notes were said once each), Cirrus Logic's audio
+	// CL_Audio.inf (2.6 MB) 22 (113 before).
 	MaxNotes = 1000
 	// MaxEntries and MaxFields bound the entries (the lines of its
 	// sections) and their comma-separated fields one INF may hold.

@@ -175,6 +175,9 @@ type Install struct {
 	ndiService string
 	byName     map[string]int
 	notes      noteSet
+	// refNotes are the notes of Include= and Needs= lines naming what
+	// was not found, also in Notes.
+	refNotes []refNote
 }
 
 // Ref names a section a directive refers to and where.
@@ -425,7 +428,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				r.in.Include = append(r.in.Include, name)
 				inc, err := r.open(name)
 				if err != nil {
-					r.note(fmt.Sprintf("%s line %d: Include=%s not analysed: %v", f.Name, l.Num, name, err))
+					r.refNotef(f, l.Num, "Include=%s not analysed: %v", name, err)
 					continue
 				}
 				included = append(included, inc)
@@ -477,7 +480,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				}
 				r.in.Needs = append(r.in.Needs, ref)
 				if s == nil {
-					r.note(fmt.Sprintf("%s line %d: Needs=%s not found in this INF or its includes; its registry entries are not analysed", f.Name, l.Num, name))
+					r.refNotef(f, l.Num, "Needs=%s not found in this INF or its includes; its registry entries are not analysed", name)
 					continue
 				}
 				if err := r.ddinstall(target, s, stack); err != nil {
