@@ -69,12 +69,18 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 				}
 			}
 			switch {
+			case len(rows) > 0 && infWidest(rows, 0)+infWidest(rows, 1)+infWidest(rows, 2)+6 > infCols(w):
+				// An ID and its install section side by side do not fit
+				// (Cirrus Logic's CL_Audio.inf: 59-character HDAUDIO IDs,
+				// 40-character install sections): the install section
+				// goes under its ID, and IDs and names stay whole.
+				var stacked [][]string
+				for _, r := range rows {
+					stacked = append(stacked, []string{r[0], r[2]}, []string{"     -> " + r[1], ""})
+				}
+				infTable(w, []string{"   hardware ID -> install section", "line"}, stacked, []int{infWidest(stacked, 0), 0})
 			case len(rows) > 0:
-				// An ID is read whole: its column gives way only past 50
-				// columns (Realtek's longest IDs are 44), an install
-				// section's name past 24.
-				infTable(w, []string{"   hardware ID", "install section", "line"}, rows,
-					[]int{min(infWidest(rows, 0), 50), min(infWidest(rows, 1), 24), 0})
+				infTable(w, []string{"   hardware ID", "install section", "line"}, rows, nil)
 			case s.Chosen:
 				// Marvell's yk60x64.inf: an empty [Marvell.NTamd64.6.1]
 				// keeps the devices of [Marvell.NTamd64.6.0] off Windows 7
@@ -156,7 +162,7 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 			fmt.Fprint(w, infWrapText("  ", fmt.Sprintf("[%s] does not list the device", inf.DecorationName(op.Decoration))))
 		}
 	}
-	fmt.Fprintf(w, "\nthe device in every decoration:\n")
+	fmt.Fprintf(w, "\nthe device in every decoration (RSS: how many RSS keywords it gets):\n")
 	drows := [][]string{}
 	for _, d := range r.Decorations {
 		mark := ""
@@ -170,8 +176,13 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 		}
 		drows = append(drows, []string{inf.DecorationName(d.Decoration), d.InstallSection, fmt.Sprint(len(d.RSS)), mark})
 	}
-	infTable(w, []string{"decoration", "install section", "RSS keywords", "on this Windows"}, drows,
-		[]int{min(infWidest(drows, 0), 28), min(infWidest(drows, 1), 28), 0, 12})
+	// A decoration stays whole up to 28 columns, an install section up to
+	// what the other columns leave at their narrowest (Cirrus Logic's are
+	// 40 long); the last column is prose.
+	dec := min(infWidest(drows, 0), 28)
+	room := infCols(w) - 8 - dec - len("RSS") - 12
+	infTable(w, []string{"decoration", "install section", "RSS", "on this Windows"}, drows,
+		[]int{dec, max(12, min(infWidest(drows, 1), room)), 0, 12})
 	for _, n := range r.Notes {
 		fmt.Fprint(w, infWrapText("", "note: "+n))
 	}
@@ -189,11 +200,17 @@ const infWidth = 80
 // left out from the right), each column narrowed no further than its
 // floor (0: its longest word, see tableSpec).
 func infTable(w io.Writer, header []string, rows [][]string, floor []int) {
+	tableSpec{header: header, rows: rows, floor: floor}.write(WithWidth(w, infCols(w)))
+}
+
+// infCols is the width inf's tables fit: infWidth, or w's width when that
+// is narrower.
+func infCols(w io.Writer) int {
 	cols := WidthOf(w)
 	if cols <= 0 || cols > infWidth {
 		cols = infWidth
 	}
-	tableSpec{header: header, rows: rows, floor: floor}.write(WithWidth(w, cols))
+	return cols
 }
 
 // infWidest is the width of column i's widest cell.

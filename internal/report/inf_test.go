@@ -166,3 +166,37 @@ func TestINFTextFits80Columns(t *testing.T) {
 		checkINFWidth(t, g, b)
 	}
 }
+
+// IDs and install sections too long to stand side by side within 80
+// columns (Cirrus Logic's CL_Audio.inf: 59-character HDAUDIO IDs and
+// 40-character install sections) are listed one under the other, each
+// whole, and so is an install section in the decorations of a device.
+func TestINFTextLongIDs(t *testing.T) {
+	const id = `HDAUDIO\FUNC_01&VEN_1013&DEV_4213&SUBSYS_10280553&REV_1001`
+	const inst = "HDAudio.Cirrus_CONF_MLK_5354_4213"
+	src := "[Version]\nSignature=\"$WINDOWS NT$\"\n[Manufacturer]\nCirrus=Models,ntamd64.6.1\n" +
+		"[Models.ntamd64.6.1]\nCodec=" + inst + ", " + id + "\n" +
+		"[" + inst + ".ntamd64]\nAddReg=Codec.reg\n[Codec.reg]\nHKR,,Codec,,\"1\"\n"
+	p := filepath.Join(testutil.TempDir(t), "long.inf")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range []string{"", id} {
+		res, err := inf.Run(context.Background(), inf.Options{File: p, Device: dev, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		INF(&b, res)
+		checkINFWidth(t, "long IDs "+dev, b.Bytes())
+		want := []string{inst + ".ntamd64"}
+		if dev == "" {
+			want = append(want, "    "+id+"  6\n", "      -> "+inst+".ntamd64\n")
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%q lacks %q:\n%s", dev, w, b.String())
+			}
+		}
+	}
+}
