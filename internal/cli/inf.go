@@ -75,6 +75,9 @@ The device's line is chosen as Windows does: from the ID given latlab builds
 the device's hardware IDs (with SUBSYS and REV, with SUBSYS, with the class
 code) and compatible IDs (with REV, bare, ...), and the line whose ID comes
 first in that list wins, a line's own hardware ID before its compatible IDs.
+A USB or HDAUDIO ID gets the hardware IDs Microsoft documents for its bus
+and no compatible IDs; an ID of any other bus (ROOT, VMBUS, ACPI, SD,
+PCMCIA ...) is matched as written. A note of the report says which.
 When the ID given lacks a part (REV, SUBSYS) that decides between lines with
 different install sections, latlab lists those lines instead of picking one.`,
 		Example: `  latlab inf e2f.inf

@@ -147,6 +147,9 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 		return nil, err
 	}
 	rep.IDs = ids
+	if n := busIDNote(ids); n != "" {
+		rep.note(n) // how the ID given was matched, for a bus other than PCI
+	}
 	for _, n := range f.Notes {
 		rep.note(n)
 	}
@@ -179,10 +182,19 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 		}
 	}
 	if man == nil {
-		ids := allIDs(f, mans, lang)
+		ids0 := allIDs(f, mans, lang)
 		eg := ""
-		if len(ids) > 0 {
-			eg = fmt.Sprintf("; it lists %d, e.g. %s", len(ids), strings.Join(ids[:min(3, len(ids))], ", "))
+		if len(ids0) > 0 {
+			eg = fmt.Sprintf("; it lists %d, e.g. %s", len(ids0), strings.Join(ids0[:min(3, len(ids0))], ", "))
+		}
+		var fewer []string
+		for _, id := range ids0 {
+			if ids.fewerParts(id) {
+				fewer = append(fewer, id)
+			}
+		}
+		if len(fewer) > 0 {
+			eg += fmt.Sprintf("; Windows may match %s through a compatible ID latlab does not build for %s IDs: give it as written to analyse its line", firstOf(fewer), ids.bus)
 		}
 		return nil, fmt.Errorf("device %q is in no models section of %s%s", device, f.Name, eg)
 	}

@@ -34,8 +34,33 @@ var (
 	pciHardware   = []idForm{{"VEN", "DEV", "SUBSYS", "REV"}, {"VEN", "DEV", "SUBSYS"}, {"VEN", "DEV", "CC6"}, {"VEN", "DEV", "CC4"}}
 	pciCompatible = []idForm{{"VEN", "DEV", "REV"}, {"VEN", "DEV"}, {"VEN", "CC6"}, {"VEN", "CC4"}, {"VEN"}, {"CC6"}, {"CC4"}}
 	usbHardware   = []idForm{{"VID", "PID", "REV", "MI"}, {"VID", "PID", "MI"}, {"VID", "PID", "REV"}, {"VID", "PID"}}
-	busParts      = map[string][]string{"PCI": {"VEN", "DEV", "SUBSYS", "REV", "CC"}, "USB": {"VID", "PID", "REV", "MI"}}
+	// An HD Audio function's hardware IDs, from Microsoft's "Identifiers
+	// for High Definition Audio (HDAUDIO) devices": "The first hwid is the
+	// device id and the second hwid is the more general reference without
+	// the revision number", the device ID being
+	// HDAUDIO\FUNC_01&VEN_vvvv&DEV_dddd&SUBSYS_ssssssss&REV_rrrr. Its
+	// compatible IDs are not built: the page says only that they are "a
+	// list of IDs including different components from the full hardware
+	// ID in order of increasing generality", some with the controller's
+	// CTRL_VEN and CTRL_DEV, which the ID does not carry.
+	hdaudioHardware = []idForm{{"FUNC", "VEN", "DEV", "SUBSYS", "REV"}, {"FUNC", "VEN", "DEV", "SUBSYS"}}
+	busParts        = map[string][]string{
+		"PCI":     {"VEN", "DEV", "SUBSYS", "REV", "CC"},
+		"USB":     {"VID", "PID", "REV", "MI"},
+		"HDAUDIO": {"FUNC", "VEN", "DEV", "SUBSYS", "REV"},
+	}
 )
+
+// busForms are the forms of a bus's hardware and compatible IDs.
+func busForms(bus string) (hw, compat []idForm) {
+	switch bus {
+	case "USB":
+		return usbHardware, nil
+	case "HDAUDIO":
+		return hdaudioHardware, nil
+	}
+	return pciHardware, pciCompatible
+}
 
 // maxDeviceID bounds a hardware ID; real ones are under 100 characters.
 const maxDeviceID = 512
@@ -52,7 +77,8 @@ type DeviceIDs struct {
 
 // ParseDeviceID reads a hardware ID (or a device instance ID, whose
 // instance part is dropped) and builds the lists Windows would build.
-// PCI and USB IDs get the bus's lists; any other ID stands for itself.
+// PCI and USB IDs get the bus's lists, HDAUDIO IDs their two hardware IDs;
+// any other ID stands for itself (AsWritten says why, per bus).
 func ParseDeviceID(s string) (DeviceIDs, error) {
 	ids := DeviceIDs{Given: strings.TrimSpace(s)}
 	const eg = `e.g. PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03, the first of the "Hardware Ids" Device Manager shows`
@@ -74,16 +100,25 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 		return ids, nil
 	}
 	parts, err := splitParts(rest, known)
+	if err != nil && bus == "HDAUDIO" {
+		// A compatible ID (with CTRL_VEN, CTRL_DEV) or another form
+		// Microsoft does not spell out: it stands for itself.
+		ids.Hardware = []string{up}
+		return ids, nil
+	}
 	if err != nil {
 		return ids, fmt.Errorf("hardware ID %q: %v; expected %s", ids.Given, err, eg)
 	}
 	ids.bus, ids.parts = bus, parts
-	hw, compat := pciHardware, pciCompatible
-	if bus == "USB" {
-		hw, compat = usbHardware, nil
-	}
+	hw, compat := busForms(bus)
 	ids.Hardware = ids.render(hw)
 	ids.Compatible = ids.render(compat)
+	if bus == "HDAUDIO" && len(ids.Hardware) == 0 {
+		// Without SUBSYS the ID is no hardware ID Microsoft documents
+		// (one of the compatible IDs, perhaps): it stands for itself,
+		// and lines that name a SUBSYS are weighed as for PCI.
+		ids.Hardware = []string{up}
+	}
 	if len(ids.Hardware)+len(ids.Compatible) == 0 {
 		return ids, fmt.Errorf("hardware ID %q names no %s device: expected %s", ids.Given, bus, eg)
 	}
@@ -198,10 +233,7 @@ func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
 	if pos > 0 {
 		t = 1
 	}
-	hw, compat := pciHardware, pciCompatible
-	if bus == "USB" {
-		hw, compat = usbHardware, nil
-	}
+	hw, compat := busForms(bus)
 	for li, list := range [][]idForm{hw, compat} {
 		for i, form := range list {
 			s, ok := renderForm(bus, parts, form)

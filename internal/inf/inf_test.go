@@ -404,6 +404,19 @@ func TestINFDeviceIDs(t *testing.T) {
 		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
 		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
 		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+		// Microsoft, "Identifiers for High Definition Audio (HDAUDIO)
+		// devices": the device ID first, then the ID without REV; no
+		// compatible ID is listed one by one there, so none is built.
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003\4&2A3B&0&0001`,
+			[]string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, ""},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`}, nil, ""},
+		{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`}, nil, ""},
+		// As written: Microsoft documents no list Windows builds from them
+		// (VMBUS), or none latlab can build from the ID (SD, PCMCIA, ACPI).
+		{`VMBUS\{f8615163-df3e-46c5-913f-f2d2f965ed0e}`, []string{`VMBUS\{F8615163-DF3E-46C5-913F-F2D2F965ED0E}`}, nil, ""},
+		{`SD\VID_0271&PID_0400`, []string{`SD\VID_0271&PID_0400`}, nil, ""},
+		{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`, []string{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`}, nil, ""},
+		{`ACPI\VEN_INTC&DEV_1234`, []string{`ACPI\VEN_INTC&DEV_1234`}, nil, ""},
 		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, ""},
 		{`*PNP0A03`, []string{`*PNP0A03`}, nil, ""},
 		{``, nil, nil, "empty hardware ID"},
