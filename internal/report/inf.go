@@ -109,11 +109,7 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {
-		vals := []string{}
-		for _, v := range k.Values {
-			vals = append(vals, v.Value+"="+v.Desc)
-		}
-		rng := strings.Join(vals, ", ")
+		rng := strings.Join(infValues(k), ", ")
 		if rng == "" && (k.Min != "" || k.Max != "") {
 			rng = k.Min + ".." + k.Max
 			if k.Step != "" && k.Step != "1" {
@@ -220,6 +216,29 @@ func infWidest(rows [][]string, i int) int {
 		n = max(n, text.StringWidthWithoutEscSequences(cell(r, i)))
 	}
 	return n
+}
+
+// infMaxValues is how many of an enum's values the keyword table shows:
+// Broadcom's bcmwl63.inf has a Country keyword of 98 countries, which
+// took 85 lines; the JSON has them all.
+const infMaxValues = 12
+
+// infValues are an enum keyword's values as the table shows them: up to
+// infMaxValues, the default among them, and a count of the rest.
+func infValues(k inf.Keyword) []string {
+	var out []string
+	hidden := 0
+	for i, v := range k.Values {
+		if i < infMaxValues-1 || len(k.Values) <= infMaxValues || v.Value == k.Default {
+			out = append(out, v.Value+"="+v.Desc)
+			continue
+		}
+		hidden++
+	}
+	if hidden > 0 {
+		out = append(out, fmt.Sprintf("and %d more (--json)", hidden))
+	}
+	return out
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each

@@ -200,3 +200,21 @@ func TestINFTextLongIDs(t *testing.T) {
 		}
 	}
 }
+
+// An enum of many values (bcmwl63.inf's Country) shows the first ones and
+// its default, and counts the rest; a short one shows every value.
+func TestINFValues(t *testing.T) {
+	k := inf.Keyword{Default: "15"}
+	for i := range 20 {
+		k.Values = append(k.Values, inf.EnumValue{Value: fmt.Sprint(i), Desc: "v"})
+	}
+	got := strings.Join(infValues(k), ", ")
+	want := "0=v, 1=v, 2=v, 3=v, 4=v, 5=v, 6=v, 7=v, 8=v, 9=v, 10=v, 15=v, and 8 more (--json)"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	k.Values = k.Values[:infMaxValues]
+	if got := infValues(k); len(got) != infMaxValues || got[infMaxValues-1] != "11=v" {
+		t.Errorf("%d values: %q", infMaxValues, got)
+	}
+}
