@@ -228,7 +228,9 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 	union := map[string][]string{} // RSS keyword -> decorations installing it
 	var refs refGroups             // Include=/Needs= notes, said once each
 	for _, h := range hits {
-		in, err := f.resolve(h.model.InstallSection, t, lang, load, w)
+		// Each decoration's install section takes its own architecture's
+		// extension, as in the listing (sectionTarget).
+		in, err := f.resolve(h.model.InstallSection, sectionTarget(h.d, t), lang, load, w)
 		if err != nil {
 			return nil, err
 		}

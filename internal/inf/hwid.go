@@ -315,10 +315,13 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
+	// Three candidates at most: a line each is 60-90 characters on real
+	// INFs (Broadcom's b57nd60a.inf made a message of 930), and the
+	// listing without --device shows every line with its install section.
 	var c []string
 	for i := range e.Lines {
-		if i == 8 {
-			c = append(c, fmt.Sprintf("and %d more", len(e.Lines)-i))
+		if i == 3 {
+			c = append(c, fmt.Sprintf("and %d more (latlab inf FILE without --device lists them)", len(e.Lines)-i))
 			break
 		}
 		c = append(c, fmt.Sprintf("line %d %s -> [%s]", e.Lines[i], e.IDs[i], e.Installs[i]))

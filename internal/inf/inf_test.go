@@ -3,6 +3,7 @@ package inf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -982,5 +983,38 @@ D=Audio
 	want := map[string]string{"M.ntx86.6.1": "HDAudio.X.ntx86", "M.ntamd64.6.1": "HDAudio.X.ntamd64", "M.NTarm64": "HDAudio.X", "N": "HDAudio.X.ntx86"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("install sections %v, want %v", got, want)
+	}
+	// The device report's decorations follow the same rule.
+	rep, err := Analyze(f, `HDAUDIO\FUNC_01&VEN_1013&DEV_4213`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]string{}
+	for _, d := range rep.Decorations {
+		got[d.Decoration] = d.InstallSection
+	}
+	want = map[string]string{"ntx86.6.1": "HDAudio.X.ntx86", "ntamd64.6.1": "HDAudio.X.ntamd64", "NTarm64": "HDAudio.X"}
+	if !reflect.DeepEqual(got, want) || rep.InstallSection != "HDAudio.X.ntamd64" {
+		t.Errorf("device report: install sections %v (chosen %s), want %v", got, rep.InstallSection, want)
+	}
+}
+
+// TestAmbiguousErrorNamesThreeLines: a device whose ID fits many lines is
+// told three of them and where the rest are, not every one on one line.
+func TestAmbiguousErrorNamesThreeLines(t *testing.T) {
+	e := &AmbiguousError{Device: `PCI\VEN_14E4&DEV_1677`, Section: "Broadcom.NTamd64", Lacks: []string{"SUBSYS"}}
+	for i := range 8 {
+		e.Lines = append(e.Lines, 100+i)
+		e.IDs = append(e.IDs, fmt.Sprintf(`PCI\VEN_14E4&DEV_1677&SUBSYS_%08X`, i))
+		e.Installs = append(e.Installs, fmt.Sprintf("BCM5751_%d.ndi", i))
+	}
+	msg := e.Error()
+	for _, want := range []string{"line 100 ", "line 102 ", "and 5 more (latlab inf FILE without --device lists them)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "line 103 ") {
+		t.Errorf("a fourth line is named: %s", msg)
 	}
 }
