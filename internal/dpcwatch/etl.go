@@ -136,7 +136,7 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 		recNotes = s.Notes
 	} else {
 		rep = &dpcisr.Report{Source: dpcisr.SourceETW, Sections: []dpcisr.Section{}}
-		rep.Notes = append(rep.Notes, "no DPC or ISR events (PerfInfo DPC, ThreadedDPC, TimerDPC, ISR, MSI ISR): the trace was not recorded with the DPC and INTERRUPT kernel flags; it has hard page faults only")
+		rep.Notes = append(rep.Notes, "no DPC or ISR events: recorded without the DPC and INTERRUPT kernel flags")
 	}
 	rep.Encoding = dpcisr.EncodingETL
 	rep.HardFaults = hf

@@ -125,9 +125,11 @@ type Process struct {
 // to Process_V4_TypeGroup1 of learn.microsoft.com/windows/win32/etw).
 // UserSID is the kernel's TOKEN_USER (a SID pointer and its attributes,
 // two pointers wide) followed by the SID itself (8 bytes and 4 per sub-
-// authority), or a single zero pointer when the process has none: the
-// length etl-parser's Process_V4_TypeGroup1 (Apache-2.0) and perfview's
-// TraceEvent compute. Other versions are refused: their layout is not
+// authority): the length etl-parser's Process_V4_TypeGroup1 (Apache-2.0),
+// dissect.etl and perfview's TraceEvent (SkipSID) compute. A TOKEN_USER
+// whose first 4 bytes are zero is taken as no SID, 4 bytes long, as
+// TraceEvent does (its comment says it is unconfirmed; etl-parser and
+// dissect.etl do not handle the case; no real trace at hand has one). Other versions are refused: their layout is not
 // documented. ok is false for the class's other types (performance
 // counters; Defunct, type 39, which Windows 10 writes in version 5 and
 // which names a process its other events name already).
@@ -170,7 +172,7 @@ func (r *reader) sid(field string) {
 		return
 	}
 	if r.b[r.off] == 0 && r.b[r.off+1] == 0 && r.b[r.off+2] == 0 && r.b[r.off+3] == 0 {
-		r.pointer(field)
+		r.off += 4 // no SID: TraceEvent skips 4 bytes (unconfirmed there too)
 		return
 	}
 	if !r.need(2*r.ptr+8, field) {

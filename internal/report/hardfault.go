@@ -77,7 +77,7 @@ func hardFaultText(w io.Writer, h *dpcisr.HardFaults) {
 	if len(h.Processes) == 0 {
 		return
 	}
-	wrapTo(w, "waited: from the fault (the event's InitialTime) to the read's completion (its time stamp)", "", "")
+	wrapTo(w, "waited: from each fault (InitialTime) to its read's end (the event's time)", "", "")
 	header, rows := hardFaultRows(h)
 	Table(w, header, rows)
 }
