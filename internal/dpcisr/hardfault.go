@@ -29,6 +29,10 @@ type HardFaults struct {
 	Missing string `json:"missing,omitempty"`
 	// Bad counts HardFault events that could not be decoded.
 	Bad int64 `json:"bad,omitempty"`
+	// CountsOnly says the table counts faults only (a Linux watch: each
+	// process's major faults, majflt of /proc/PID/stat, at the start and
+	// end): bytes and times are not known and are 0.
+	CountsOnly bool `json:"counts_only,omitempty"`
 }
 
 // ProcessFaults is the hard page faults of one process (or of one thread

@@ -36,6 +36,9 @@ func hardFaultVerdict(h *dpcisr.HardFaults) string {
 	if len(h.Processes) == 1 {
 		procs = "process"
 	}
+	if h.CountsOnly {
+		return fmt.Sprintf("%d major page faults in %d %s during the watch (counts only)", h.Events, len(h.Processes), procs)
+	}
 	return fmt.Sprintf("%d hard page faults in %d %s read %s; their threads waited %s in all, the longest %s%s",
 		h.Events, len(h.Processes), procs, units.Bytes(clampBytes(h.Bytes)), units.Us(h.TotalUs), units.Us(h.LongestUs), longest)
 }
@@ -44,12 +47,17 @@ func hardFaultVerdict(h *dpcisr.HardFaults) string {
 // time waited in all and the longest fault, the longest total first.
 func hardFaultRows(h *dpcisr.HardFaults) (header []string, rows [][]string) {
 	header = []string{"process", "faults", "read", "waited", "longest"}
+	if h.CountsOnly {
+		header = header[:2]
+	}
 	for i, p := range h.Processes {
 		if i == maxFaultRows {
-			rows = append(rows, []string{fmt.Sprintf("(%d more in the JSON document)", len(h.Processes)-i), "", "", "", ""})
+			more := []string{fmt.Sprintf("(%d more in the JSON document)", len(h.Processes)-i), "", "", "", ""}
+			rows = append(rows, more[:len(header)])
 			break
 		}
-		rows = append(rows, []string{faultName(p), fmt.Sprint(p.Faults), units.Bytes(clampBytes(p.Bytes)), units.Us(p.TotalUs), units.Us(p.LongestUs)})
+		row := []string{faultName(p), fmt.Sprint(p.Faults), units.Bytes(clampBytes(p.Bytes)), units.Us(p.TotalUs), units.Us(p.LongestUs)}
+		rows = append(rows, row[:len(header)])
 	}
 	return header, rows
 }
@@ -77,7 +85,9 @@ func hardFaultText(w io.Writer, h *dpcisr.HardFaults) {
 	if len(h.Processes) == 0 {
 		return
 	}
-	wrapTo(w, "waited: from each fault (InitialTime) to its read's end (the event's time)", "", "")
+	if !h.CountsOnly {
+		wrapTo(w, "waited: from each fault (InitialTime) to its read's end (the event's time)", "", "")
+	}
 	header, rows := hardFaultRows(h)
 	Table(w, header, rows)
 }
@@ -85,8 +95,12 @@ func hardFaultText(w io.Writer, h *dpcisr.HardFaults) {
 // hardFaultTable is the section's table on an HTML page.
 func hardFaultTable(h *dpcisr.HardFaults) htmlTable {
 	header, rows := hardFaultRows(h)
+	caption := "hard page faults per process, the longest total wait first: waited is from the fault (the event's InitialTime) to the completion of the read (its time stamp)"
+	if h.CountsOnly {
+		caption = "major page faults per process during the watch, most first (majflt of /proc/PID/stat at its start and end)"
+	}
 	return htmlTable{
-		Caption: "hard page faults per process, the longest total wait first: waited is from the fault (the event's InitialTime) to the completion of the read (its time stamp)",
+		Caption: caption,
 		Header:  header,
 		Rows:    rows,
 	}
