@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The written hard fault traces (internal/etl/written_hardfault_test.go):
@@ -79,8 +82,28 @@ func TestDPCISRHardFaults(t *testing.T) {
 			t.Errorf("%s: rows\n got %s\nwant %s", f, strings.Join(rows, " "), wantRows)
 		}
 	}
+	// The JSON document and the HTML page carry the section: read back,
+	// the document prints the same table.
+	dir := testutil.TempDir(t)
+	code, out, errs := runCLI(t, "dpcisr", etlData+"written-hardfault-32.etl", "--json", "--html", filepath.Join(dir, "p.html"))
+	if code != 0 {
+		t.Fatalf("--json --html: exit %d: %s", code, errs)
+	}
+	doc := filepath.Join(dir, "hf.json")
+	if err := os.WriteFile(doc, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "dpcisr", doc)
+	_, table, _ := strings.Cut(string(golden), "== hard page faults")
+	if code != 0 || !strings.HasSuffix(out, table) {
+		t.Errorf("document read back: exit %d: %s %s", code, out, errs)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "p.html"))
+	if err != nil || !strings.Contains(string(page), "hard page faults: 12 hard page faults in 6 processes") || !strings.Contains(string(page), "thread 999, process unknown") {
+		t.Errorf("page: %v", err)
+	}
 	// A DPC/ISR trace recorded without HARD_FAULTS says so in one line.
-	code, out, errs := runCLI(t, "dpcisr", etlData+"written-dpcisr-64.etl")
+	code, out, errs = runCLI(t, "dpcisr", etlData+"written-dpcisr-64.etl")
 	if code != 0 || !strings.Contains(out, "\n== hard page faults\nno hard page fault events: the trace was not recorded with the HARD_FAULTS\nkernel flag (xperf -on ...+HARD_FAULTS)\n") {
 		t.Errorf("exit %d: %s %s", code, out, errs)
 	}
