@@ -52,9 +52,12 @@ func newDPCWatchCmd(io *IO, runF func(*DPCWatchOptions) error) *cobra.Command {
 		Short: "trace every DPC and ISR (Linux: softirq, hard IRQ) per driver (elevated/root)",
 		Long: `Windows, from an elevated (Administrator) prompt. No Windows Performance
 Toolkit is needed: latlab starts a kernel trace session itself (Event Tracing
-for Windows, flags ` + dpcwatch.FlagNames + `), reads every DPC, timer DPC, threaded
-DPC and ISR with its routine address, and attributes the routine to the driver
-module that holds it (the loaded-module list, and the trace's image events).
+for Windows, flags
+` + dpcwatch.FlagNames + `), reads every DPC, timer DPC,
+threaded DPC and ISR with its routine address, and attributes the routine to
+the driver module that holds it (the loaded-module list, and the trace's image
+events). It also sums the hard page faults per process (the time each thread
+waited for its page to be read from disk), as 'latlab dpcisr TRACE.etl' does.
 
 A line per second names the module with the longest DPC and ISR of that second.
 It counts events by their own time stamps, and comes 1.5 s after its second
@@ -77,7 +80,8 @@ its device as /proc/interrupts names it ("virtio0-input.0 (IRQ 24)"), and
 the system vectors ("LOC (local_timer)", "RES (reschedule)", "CAL
 (call_function)", ...); section "softirq" each softirq vector (NET_RX,
 TIMER, RCU, SCHED, ...). Source "tracefs"; the same buckets and verdict.
---cpus restricts the trace to some CPUs.`,
+--cpus restricts the trace to some CPUs. Hard page faults are each process's
+major faults (majflt of /proc/PID/stat) at the start and end: counts only.`,
 		Example: `  latlab dpc watch --duration 30s
   latlab dpc watch -o idle.json --html idle.html
   latlab dpcisr compare idle.json game.json --module ndis.sys`,

@@ -101,7 +101,12 @@ func (r *Report) check() error {
 	if r.Source != SourceXperf && !Live(r.Source) {
 		return docErrorf("source %q: want %q, %q or %q", r.Source, SourceXperf, SourceETW, SourceTracefs)
 	}
-	if len(r.Sections) == 0 {
+	if r.HardFaults != nil {
+		if err := r.HardFaults.check(); err != nil {
+			return err
+		}
+	}
+	if len(r.Sections) == 0 && (r.HardFaults == nil || r.HardFaults.Events == 0) {
 		return docErrorf("no sections: the document holds no DPC or ISR histogram")
 	}
 	for i, s := range r.Sections {

@@ -61,6 +61,9 @@ type Report struct {
 	// Interrupted says the read of an .etl trace was stopped (Ctrl-C):
 	// the report covers what was read until then.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// HardFaults is the hard page faults per process of an .etl trace
+	// (nil for other reports).
+	HardFaults *HardFaults `json:"hard_faults,omitempty"`
 }
 
 // Section is the DPC or the ISR half of a report. A hand-edited file may

@@ -33,8 +33,16 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	var mods []etw.Module
 	seen := map[etw.Module]bool{}
 	var capped int
+	own := newOwners()
 	rd, err := walkETL(ctx, path, func(_ *etl.Reader, r *etl.Record) {
-		if r.Provider != etw.ImageGUID || !r.Kernel {
+		if !r.Kernel {
+			return
+		}
+		if r.Provider == etw.ThreadGUID || r.Provider == etw.ProcessGUID {
+			own.add(&r.Event)
+			return
+		}
+		if r.Provider != etw.ImageGUID {
 			return
 		}
 		im, ok, err := etw.DecodeImage(&r.Event)
@@ -63,8 +71,20 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	}
 	var rec *Recorder
 	var first, last int64
+	var faults *hardFaults
 	rd, err = walkETL(ctx, path, func(rd *etl.Reader, r *etl.Record) {
-		if r.Provider != etw.PerfInfoGUID || !r.Kernel {
+		if !r.Kernel {
+			return
+		}
+		if r.Provider == etw.PageFaultGUID {
+			if faults == nil {
+				// the log file header, and so the clock, precedes every event
+				faults = newHardFaults(own, rd.Logfile.Frequency())
+			}
+			faults.add(&r.Event)
+			return
+		}
+		if r.Provider != etw.PerfInfoGUID {
 			return
 		}
 		x, ok, err := etw.DecodePerfInfo(&r.Event)
@@ -89,31 +109,46 @@ func ReportFromETL(ctx context.Context, path string) (*dpcisr.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil && rd.Interrupted {
-		return nil, interrupted(path, "before any DPC or ISR event")
+	if faults == nil {
+		faults = newHardFaults(own, rd.Logfile.Frequency())
 	}
-	if rec == nil && (rd.Damaged > 0 || rd.Missing > 0) {
+	hf, hfNotes := faults.result()
+	anyFaults := hf.Events > 0 || hf.Bad > 0
+	if rec == nil && !anyFaults && rd.Interrupted {
+		return nil, interrupted(path, "before any DPC, ISR or hard page fault event")
+	}
+	if rec == nil && !anyFaults && (rd.Damaged > 0 || rd.Missing > 0) {
 		// the events may be in the buffers it could not read
-		return nil, dpcisrInput("%s: no DPC or ISR events in the buffers read, and %s", path, rd.Unreadable())
+		return nil, dpcisrInput("%s: no DPC or ISR events in the buffers read, and %s (no hard page faults either)", path, rd.Unreadable())
 	}
-	if rec == nil {
-		return nil, dpcisrInput("%s holds no DPC or ISR events (PerfInfo DPC, ThreadedDPC, TimerDPC, ISR, MSI ISR): record with wpr -start CPU, or xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT", path)
+	if rec == nil && !anyFaults {
+		return nil, dpcisrInput("%s holds no DPC or ISR events (PerfInfo DPC, ThreadedDPC, TimerDPC, ISR, MSI ISR) and no hard page faults: record with wpr -start CPU, or xperf -on PROC_THREAD+LOADER+DPC+INTERRUPT+%s", path, dpcisr.HardFaultFlag)
 	}
 	if rd.Logfile.Frequency() <= 0 {
 		return nil, dpcisrInput("%s: the trace header gives no clock frequency (clock type %d)", path, rd.Logfile.ClockType)
 	}
-	rep := rec.Report(last)
+	var rep *dpcisr.Report
+	var recNotes []string
+	if rec != nil {
+		rep = rec.Report(last)
+		s := rec.Summary(last)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, etw.NewModules(mods).Len()))
+		recNotes = s.Notes
+	} else {
+		rep = &dpcisr.Report{Source: dpcisr.SourceETW, Sections: []dpcisr.Section{}}
+		rep.Notes = append(rep.Notes, "no DPC or ISR events: recorded without the DPC and INTERRUPT kernel flags")
+	}
 	rep.Encoding = dpcisr.EncodingETL
-	s := rec.Summary(last)
-	rep.Notes = append(rep.Notes, fmt.Sprintf("read from the .etl trace: %d DPC and ISR events, routines attributed with %d kernel modules of the trace's Image events", s.Events, etw.NewModules(mods).Len()))
+	rep.HardFaults = hf
 	if rd.Interrupted {
 		rep.Interrupted = true
-		rep.Notes = append([]string{fmt.Sprintf("interrupted after %d buffers: the report covers the DPC and ISR events read until then", rd.Buffers)}, rep.Notes...)
+		rep.Notes = append([]string{fmt.Sprintf("interrupted after %d buffers: the report covers the events read until then", rd.Buffers)}, rep.Notes...)
 	}
 	if capped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("more than %d kernel images: %d further ones are not used to attribute routines", MaxModules, capped))
 	}
-	rep.Notes = append(rep.Notes, s.Notes...)
+	rep.Notes = append(rep.Notes, recNotes...)
+	rep.Notes = append(rep.Notes, hfNotes...)
 	if u := rd.Unreadable(); u != "" {
 		rep.Notes = append(rep.Notes, "the .etl trace: "+u)
 	}

@@ -9,12 +9,13 @@ import (
 )
 
 // Flags are the kernel trace flags of a watch: the DPC and ISR events,
-// and the image events whose rundown names the modules (xperf's DPC,
-// INTERRUPT and LOADER).
-const Flags = etw.FlagDPC | etw.FlagInterrupt | etw.FlagImageLoad
+// the image events whose rundown names the modules, the hard page
+// faults and the process and thread events that attribute them (xperf's
+// DPC, INTERRUPT, LOADER, HARD_FAULTS and PROC_THREAD).
+const Flags = etw.FlagDPC | etw.FlagInterrupt | etw.FlagImageLoad | etw.FlagMemoryHardFaults | etw.FlagProcess | etw.FlagThread
 
 // FlagNames spells Flags as xperf does.
-const FlagNames = "DPC+INTERRUPT+LOADER"
+const FlagNames = "DPC+INTERRUPT+LOADER+HARD_FAULTS+PROC_THREAD"
 
 // Options of a watch.
 type Options struct {

@@ -28,6 +28,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.Close()
+	faultsBefore, _, faultsErr := snapshotFaults("/proc")
 	start := clock.Now()
 	rec := NewLinuxRecorder(start)
 	tr := tracefs.NewIRQTracker()
@@ -113,5 +114,14 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if err := s.Close(); err != nil {
 		sum.Notes = append(sum.Notes, err.Error())
 	}
-	return &Result{Session: name, Report: rec.Report(now), Summary: sum, Method: LinuxMethod}, nil
+	rep := rec.Report(now)
+	faultsAfter, capped, err := snapshotFaults("/proc")
+	if faultsErr == nil && err == nil {
+		hf, notes := majorFaults(faultsBefore, faultsAfter, capped)
+		rep.HardFaults = hf
+		sum.Notes = append(sum.Notes, notes...)
+	} else {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("no major page faults: /proc could not be read (%v)", errors.Join(faultsErr, err)))
+	}
+	return &Result{Session: name, Report: rep, Summary: sum, Method: LinuxMethod}, nil
 }

@@ -25,8 +25,14 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}()
 	mods, modErr := etw.LoadedModules()
 	var rec *Recorder // set before Process delivers the first event
+	own := newOwners()
+	var faults *hardFaults // likewise
 	err = s.Open(func(ev *etw.Event) {
 		switch ev.Provider {
+		case etw.ThreadGUID, etw.ProcessGUID:
+			own.add(ev)
+		case etw.PageFaultGUID:
+			faults.add(ev)
 		case etw.PerfInfoGUID:
 			x, ok, err := etw.DecodePerfInfo(ev)
 			if err != nil {
@@ -48,6 +54,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}
 	start := etw.QPC()
 	rec = NewRecorder(s.Frequency(), start, etw.NewModules(mods))
+	faults = newHardFaults(own, s.Frequency())
 	rec.Live(o.Every, FlushLag)
 	done := make(chan error, 1)
 	go func() { done <- s.Process() }()
@@ -108,5 +115,12 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if ev, buf := s.Lost(); ev > 0 || buf > 0 {
 		sum.Notes = append(sum.Notes, fmt.Sprintf("the session lost %d events and %d real-time buffers: the counts are lower bounds", ev, buf))
 	}
-	return &Result{Session: s.Name, Report: rec.Report(now), Summary: sum}, nil
+	rep := rec.Report(now)
+	hf, notes := faults.result()
+	if hf.Missing != "" {
+		hf.Missing = "no hard page faults during the watch (HARD_FAULTS was on)"
+	}
+	rep.HardFaults = hf
+	sum.Notes = append(sum.Notes, notes...)
+	return &Result{Session: s.Name, Report: rep, Summary: sum}, nil
 }

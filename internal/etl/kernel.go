@@ -48,6 +48,16 @@ var kernelGroups = sync.OnceValue(func() map[uint8]class {
 	}
 })
 
+// kernelOpcodeName names the event types of kernel classes latlab
+// decodes beyond DPCs and ISRs: PageFault's type 32 is HardFault
+// (learn.microsoft.com/windows/win32/etw/pagefault-hardfault).
+func kernelOpcodeName(class string, op int) string {
+	if class == GUIDString(etw.PageFaultGUID) && op == etw.TypeHardFault {
+		return "HardFault"
+	}
+	return ""
+}
+
 // EventTraceGUID is the class of the logger's own events: the log file
 // header (type 0) and the rundown markers at the end of a trace.
 var EventTraceGUID = guid("68fdd900-4a3e-11d1-84f4-0000f80464e3")

@@ -83,6 +83,9 @@ type Provider struct {
 type Count struct {
 	Value  int   `json:"value"`
 	Events int64 `json:"events"`
+	// Name is the event type's name where latlab reads it (a kernel
+	// class's opcode: PageFault 32 is HardFault).
+	Name string `json:"name,omitempty"`
 }
 
 // Module is a kernel image as the Image events give it.
@@ -170,7 +173,7 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	}
 	provs := map[key]*acc{}
 	mods := map[Module]bool{}
-	var dpc, packets int64
+	var dpc, hard, packets int64
 	var n int64
 	var capped struct {
 		provEvents, countEvents, mods, names, tcbs int64
@@ -235,6 +238,8 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 			if _, ok, _ := etw.DecodePerfInfo(&rec.Event); ok {
 				dpc++
 			}
+		case rec.Kernel && rec.Provider == etw.PageFaultGUID && rec.Opcode == etw.TypeHardFault:
+			hard++
 		case rec.Provider == etw.TCPIPGUID && rec.Kind == HeaderEvent:
 			e, ok, err := etw.DecodeTCPIP(&rec.Event)
 			switch {
@@ -289,7 +294,11 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 	for _, a := range provs {
 		var cs []Count
 		for v, c := range a.ops {
-			cs = append(cs, Count{Value: v, Events: c})
+			n := ""
+			if a.p.Kernel {
+				n = kernelOpcodeName(a.p.GUID, v)
+			}
+			cs = append(cs, Count{Value: v, Events: c, Name: n})
 		}
 		sort.Slice(cs, func(i, j int) bool { return cs[i].Value < cs[j].Value })
 		if a.classic {
@@ -322,8 +331,13 @@ func Summarize(ctx context.Context, r io.Reader) (*Summary, error) {
 		}
 		return a.File < b.File
 	})
-	if dpc > 0 {
+	switch {
+	case dpc > 0 && hard > 0:
+		s.Uses = append(s.Uses, Use{"latlab dpcisr FILE", fmt.Sprintf("%d DPC and ISR events, attributed through %d kernel modules; %d hard page faults (PageFault HardFault), per process", dpc, len(s.Modules), hard)})
+	case dpc > 0:
 		s.Uses = append(s.Uses, Use{"latlab dpcisr FILE", fmt.Sprintf("%d DPC and ISR events, attributed through %d kernel modules", dpc, len(s.Modules))})
+	case hard > 0:
+		s.Uses = append(s.Uses, Use{"latlab dpcisr FILE", fmt.Sprintf("%d hard page faults (PageFault HardFault), per process", hard)})
 	}
 	if packets > 0 {
 		s.Uses = append(s.Uses, Use{"latlab pcap dscp|tcp FILE", fmt.Sprintf("%d packet events (NDIS-PacketCapture 1001, PktMon 160 and 170)", packets)})

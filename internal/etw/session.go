@@ -8,9 +8,12 @@ import (
 
 // Kernel trace flags (EnableFlags of EVENT_TRACE_PROPERTIES, evntrace.h).
 const (
-	FlagImageLoad = 0x00000004 // EVENT_TRACE_FLAG_IMAGE_LOAD: module loads, and the rundown at the start
-	FlagDPC       = 0x00000020 // EVENT_TRACE_FLAG_DPC
-	FlagInterrupt = 0x00000040 // EVENT_TRACE_FLAG_INTERRUPT
+	FlagProcess          = 0x00000001 // EVENT_TRACE_FLAG_PROCESS: process starts and ends, and the rundown
+	FlagThread           = 0x00000002 // EVENT_TRACE_FLAG_THREAD: thread starts and ends, and the rundown
+	FlagImageLoad        = 0x00000004 // EVENT_TRACE_FLAG_IMAGE_LOAD: module loads, and the rundown at the start
+	FlagDPC              = 0x00000020 // EVENT_TRACE_FLAG_DPC
+	FlagInterrupt        = 0x00000040 // EVENT_TRACE_FLAG_INTERRUPT
+	FlagMemoryHardFaults = 0x00002000 // EVENT_TRACE_FLAG_MEMORY_HARD_FAULTS: PageFault HardFault
 )
 
 // KernelLoggerName is the one session that may use the kernel provider on

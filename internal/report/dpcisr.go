@@ -127,13 +127,19 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			panels = append(panels, pn)
 		}
 	}
+	if h := rep.HardFaults; h != nil && v.Module == "" {
+		s.Verdicts = append(s.Verdicts, "hard page faults: "+hardFaultVerdict(h))
+		if len(h.Processes) > 0 {
+			s.Tables = append(s.Tables, hardFaultTable(h))
+		}
+	}
 	if len(panels) > 0 {
 		s.Figures = append(s.Figures, &Figure{Name: stem + "-dpcisr",
 			Title:  "cumulative share of executions at xperf's bucket bounds (log2 µs), the overall histogram and the modules with the longest executions",
 			render: func(f string) ([]byte, error) { return RenderCDF(panels, f) }})
 	} else if executions {
 		s.Notes = append(s.Notes, "no plot: every execution is in the open last bucket, which has no upper bound to plot at")
-	} else {
+	} else if len(rep.Sections) > 0 {
 		s.Notes = append(s.Notes, "no plot: no DPC or ISR executions")
 	}
 	for _, n := range rep.Notes {

@@ -27,7 +27,9 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	default:
 		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", res.File, r.Encoding, r.Lines)
 	}
-	fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
+	if len(v.Sections) > 0 {
+		fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
+	}
 	for _, s := range v.Sections {
 		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
 			continue // emptied by the module filter
@@ -61,6 +63,9 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		if s.Intervals != nil {
 			dpcisrIntervals(w, s.Name, s.Intervals)
 		}
+	}
+	if r.HardFaults != nil && res.Module == "" {
+		hardFaultText(w, r.HardFaults)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -54,6 +54,10 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 	}
 	fmt.Fprintln(w)
 	writeHanging(w, "verdict: "+s.Verdict.Text, 2)
+	if r.Report != nil && r.Report.HardFaults != nil {
+		hardFaultText(w, r.Report.HardFaults)
+		fmt.Fprintln(w)
+	}
 	for _, n := range s.Notes {
 		writeHanging(w, "note: "+n, 2)
 	}

@@ -48,6 +48,10 @@ func ETL(w io.Writer, s *etl.Summary) {
 		}
 		var parts []string
 		for _, c := range cs {
+			if c.Name != "" {
+				parts = append(parts, fmt.Sprintf("%d %s: %d", c.Value, Clip(c.Name, 24), c.Events))
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%d: %d", c.Value, c.Events))
 		}
 		if len(parts) > 0 {
@@ -77,7 +81,8 @@ func ETL(w io.Writer, s *etl.Summary) {
 	fmt.Fprintln(w)
 	if len(s.Uses) == 0 {
 		fmt.Fprintln(w, "no latlab command reads this trace's events (dpcisr needs PerfInfo DPC/ISR")
-		fmt.Fprintln(w, "events, pcap needs NDIS-PacketCapture or PktMon events)")
+		fmt.Fprintln(w, "or PageFault HardFault events, pcap needs NDIS-PacketCapture or PktMon")
+		fmt.Fprintln(w, "events)")
 	} else {
 		fmt.Fprintln(w, "latlab commands that read this trace")
 		for _, u := range s.Uses {
