@@ -1,0 +1,1535 @@
+package regfile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+// Reading the registry changes of a PowerShell script (.ps1, .psm1),
+// without running it. The commands read are the registry provider's:
+//
+//	Set-ItemProperty (sp)    [-Path] KEY [-Name] NAME [-Value] DATA [-Type KIND]
+//	New-ItemProperty         [-Path] KEY [-Name] NAME -Value DATA [-PropertyType KIND] [-Force]
+//	Remove-ItemProperty (rp) [-Path] KEY [-Name] NAME[,NAME...]
+//	New-Item (ni, mkdir, md) [-Path] KEY [-Name CHILD] [-Value DEFAULT] [-Force]
+//	Remove-Item (ri, rm, del, erase, rd, rmdir) [-Path] KEY
+//
+// with -LiteralPath for -Path, parameter names in any case, shortened to
+// any unambiguous prefix or given by alias, and positional arguments
+// where the cmdlet gives positions; and reg add / reg delete run from
+// the script. Keys are HKLM:\..., HKCU:\... (the provider's drives; HKU:,
+// HKCR: and HKCC: exist once the script maps them with New-PSDrive), or
+// Registry::HKEY_...\... with or without the provider's module name.
+//
+// What PowerShell writes, read from its source (PowerShell/PowerShell,
+// src/System.Management.Automation/namespaces/RegistryProvider.cs, MIT):
+//
+//   - SetProperty and NewProperty hand the value and the kind (-Type,
+//     -PropertyType; Unknown when not given) to SetRegistryValue.
+//   - SetRegistryValue: when the kind is Unknown and the value exists, its
+//     kind (GetValueKindForProperty) is used and the data converted to it
+//     (ConvertValueToKind); when the value does not exist, or the
+//     conversion fails, the kind is GetValueKindFromObject's: byte[]
+//     Binary, int DWord, string String, string[] MultiString, long QWord,
+//     and String for $null. Any other object (an object[] array, a double)
+//     stays Unknown and reaches .NET's RegistryKey.SetValue, whose
+//     CalculateValueKind refuses an array that is neither byte[] nor
+//     string[].
+//   - New-ItemProperty writes nothing over an existing value without
+//     -Force (NewProperty): without -Force and -PropertyType, the kind is
+//     the data's; with -Force it is the existing value's again.
+//   - ConvertValueToKind: DWord takes the data as an int, or failing that
+//     a UInt32 (RegistryWrapper.cs ConvertUIntToValueForRegistryIfNeeded
+//     then stores its bits); QWord a long or a UInt64; String and
+//     ExpandString its text; MultiString a string[]; Binary a byte[];
+//     $null is 0, "" or no bytes.
+//   - NewItem with -Force on a key that exists deletes it, with its values
+//     and subkeys, and creates it empty (RemoveItem, then CreateSubKey;
+//     PowerShell/PowerShell#5444).
+//
+// So the type of a value is read only where the script fixes it: with
+// -Type or -PropertyType, or New-ItemProperty without -Force. A
+// Set-ItemProperty without -Type is listed with the type PowerShell
+// writes when the value does not exist yet and a note saying an existing
+// value keeps its own type (Value.TypeNote). Literals are typed as
+// PowerShell types them: 1 is an int, 4294967295 a long, 0xFFFFFFFF the
+// int -1, "1" and '1' strings.
+//
+// A command whose key, name or data holds a variable, a subexpression or
+// an expression latlab does not evaluate, that takes its key from the
+// pipeline, that uses wildcards or -WhatIf, or that Invoke-Expression,
+// Start-Process or .NET's registry methods run is skipped with a note
+// naming its line. Other commands are counted, not read.
+
+const wantPS = "a PowerShell script (.ps1, .psm1) of registry commands"
+
+// MaxStatement bounds one command of a script, its continued lines
+// joined: a longer one is skipped with a note.
+const MaxStatement = textdec.MaxLine
+
+// maxDepth bounds the nesting of parentheses and arrays read.
+const maxDepth = 32
+
+// ReadPowerShell reads the registry commands of a PowerShell script of at
+// most MaxInput bytes into a File: each command a section of its own.
+// File.PowerShell is set and File.Other counts its other commands.
+func ReadPowerShell(r io.Reader) (*File, error) {
+	lines, enc, err := textdec.ReadLines(r, MaxInput, wantPS)
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	p := &psReader{f: &File{Encoding: enc, PowerShell: true}}
+	sc := &psScanner{s: strings.Join(lines, "\n"), line: 1}
+	pipeIn := false
+	for {
+		st, more := sc.statement()
+		if st != nil {
+			st.pipeIn = pipeIn
+			if err := p.statement(st); err != nil {
+				return nil, err
+			}
+		}
+		if !more {
+			break
+		}
+		pipeIn = st != nil && st.pipeOut
+	}
+	if p.skipped > 0 {
+		p.f.Notes = append(p.f.Notes, fmt.Sprintf("%d more commands skipped", p.skipped))
+	}
+	return p.f, nil
+}
+
+// --- values ---
+
+type psKind int
+
+const (
+	psString psKind = iota // a string: quoted, or a bare word
+	psInt                  // an int (Int32) literal
+	psLong                 // a long (Int64) literal
+	psNull                 // $null
+	psArray                // a comma list or @(...): object[]
+	psBytes                // [byte[]](...)
+)
+
+// psValue is an argument as PowerShell binds it. dyn, when set, says why
+// only the running script knows it.
+type psValue struct {
+	kind  psKind
+	s     string // the string, or the token as written
+	n     int64
+	elems []psValue
+	bytes []byte
+	dyn   string
+	bare  bool // a bare word (a command name, a parameter's value)
+}
+
+// Literal is the data of a value whose type the script leaves to the
+// machine (Value.TypeNote): AsKind converts it as PowerShell would to the
+// type of the value already there.
+type Literal struct{ v psValue }
+
+func dynOf(vs []psValue) string {
+	for _, v := range vs {
+		if v.dyn != "" {
+			return v.dyn
+		}
+		if d := dynOf(v.elems); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// --- scanning ---
+
+type psScanner struct {
+	s    string
+	i    int
+	line int
+}
+
+// psTok is a word of a command: a parameter (-Name, with its value when
+// written -Name:value), a value, or a comma.
+type psTok struct {
+	param    string
+	colonVal *psValue
+	val      psValue
+	comma    bool
+}
+
+type psStmt struct {
+	line    int
+	raw     string
+	toks    []psTok
+	pipeIn  bool // the command's input is piped from the one before
+	pipeOut bool // its output is piped to the next
+	redir   bool
+}
+
+func (sc *psScanner) peek(k int) byte {
+	if sc.i+k < len(sc.s) {
+		return sc.s[sc.i+k]
+	}
+	return 0
+}
+
+func (sc *psScanner) adv() {
+	if sc.s[sc.i] == '\n' {
+		sc.line++
+	}
+	sc.i++
+}
+
+// space skips blanks, backtick-continued line ends and <# #> comments;
+// not a line end.
+func (sc *psScanner) space() {
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == 0xa0:
+			sc.i++
+		case c == '`' && sc.peek(1) == '\n':
+			sc.adv()
+			sc.adv()
+		case c == '<' && sc.peek(1) == '#':
+			end := strings.Index(sc.s[sc.i+2:], "#>")
+			stop := len(sc.s)
+			if end >= 0 {
+				stop = sc.i + 2 + end + 2
+			}
+			sc.line += strings.Count(sc.s[sc.i:stop], "\n")
+			sc.i = stop
+		default:
+			return
+		}
+	}
+}
+
+// statement scans the next command: nil when there was none before the
+// separator; more is false at the end of the script.
+func (sc *psScanner) statement() (st *psStmt, more bool) {
+	st = &psStmt{}
+	start := -1
+	done := func() (*psStmt, bool) {
+		if len(st.toks) == 0 {
+			return nil, sc.i < len(sc.s)
+		}
+		end := min(sc.i, len(sc.s))
+		st.raw = strings.TrimSpace(sc.s[start:end])
+		return st, sc.i < len(sc.s)
+	}
+	for {
+		sc.space()
+		if sc.i >= len(sc.s) {
+			return done()
+		}
+		c := sc.s[sc.i]
+		if start < 0 && c != '\n' && c != '#' {
+			start, st.line = sc.i, sc.line
+		}
+		switch {
+		case c == '\n':
+			sc.adv()
+			if len(st.toks) > 0 {
+				return done()
+			}
+			start = -1
+		case c == '#':
+			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
+				sc.i++
+			}
+		case c == ';' || c == '{' || c == '}' || c == ')':
+			sc.i++
+			if len(st.toks) > 0 {
+				return done()
+			}
+			start = -1
+		case c == '|' || c == '&' && sc.peek(1) == '&':
+			sc.i++
+			if c == '|' && sc.peek(0) != '|' {
+				st.pipeOut = true
+			} else {
+				sc.i++
+			}
+			if len(st.toks) > 0 {
+				return done()
+			}
+			start = -1
+		case c == '&' && len(st.toks) == 0: // the call operator
+			sc.i++
+		case c == '&':
+			sc.i++ // run in the background: the command ends here
+			return done()
+		case c == ',':
+			sc.i++
+			st.toks = append(st.toks, psTok{comma: true})
+		case sc.redirection():
+			st.redir = true
+		case c == '-' && len(st.toks) > 0 && isParamStart(sc.peek(1)):
+			st.toks = append(st.toks, sc.param())
+		case c == '.' && len(st.toks) == 0 && (sc.peek(1) == ' ' || sc.peek(1) == '\t'): // dot-sourcing
+			sc.i++
+		default:
+			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
+		}
+		if sc.i-start > MaxStatement && start >= 0 {
+			// the rest of an overlong command is skipped to its line end
+			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
+				sc.i++
+			}
+			st.toks = []psTok{{val: psValue{dyn: "tooLong"}}}
+			return done()
+		}
+	}
+}
+
+func isParamStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '?'
+}
+
+// redirection skips >, >>, 2>, 2>&1, *>$null and their target.
+func (sc *psScanner) redirection() bool {
+	j := sc.i
+	if j < len(sc.s) && (sc.s[j] >= '1' && sc.s[j] <= '6' || sc.s[j] == '*') && j+1 < len(sc.s) && sc.s[j+1] == '>' {
+		j++
+	}
+	if j >= len(sc.s) || sc.s[j] != '>' {
+		return false
+	}
+	j++
+	if j < len(sc.s) && sc.s[j] == '>' {
+		j++
+	}
+	if j+1 < len(sc.s) && sc.s[j] == '&' && sc.s[j+1] >= '1' && sc.s[j+1] <= '6' {
+		sc.i = j + 2
+		return true
+	}
+	sc.i = j
+	sc.space()
+	if sc.i < len(sc.s) && !strings.ContainsRune("\n;|}", rune(sc.s[sc.i])) {
+		sc.value(true, 0) // the file redirected to
+	}
+	return true
+}
+
+// param scans -Name or -Name:value.
+func (sc *psScanner) param() psTok {
+	sc.i++
+	j := sc.i
+	for j < len(sc.s) && (isParamStart(sc.s[j]) || sc.s[j] >= '0' && sc.s[j] <= '9' || sc.s[j] == '-') {
+		j++
+	}
+	t := psTok{param: sc.s[sc.i:j]}
+	sc.i = j
+	if sc.i < len(sc.s) && sc.s[sc.i] == ':' {
+		sc.i++
+		v := sc.value(true, 0)
+		t.colonVal = &v
+	}
+	return t
+}
+
+// wordEnd ends a bare word.
+func wordEnd(c byte) bool {
+	return strings.IndexByte(" \t\f\v\n;|,(){}&", c) >= 0
+}
+
+// value scans one argument (arg: in a command's arguments, where a bare
+// word is a string; else in an expression, where it is a command).
+func (sc *psScanner) value(arg bool, depth int) psValue {
+	if depth > maxDepth {
+		sc.skipBalanced()
+		return psValue{dyn: "parentheses nested too deep"}
+	}
+	c := sc.s[sc.i]
+	switch {
+	case isSingleQuote(sc.s[sc.i:]):
+		return psValue{kind: psString, s: sc.single()}
+	case isDoubleQuote(sc.s[sc.i:]):
+		return sc.double()
+	case c == '@' && (sc.peek(1) == '\'' || sc.peek(1) == '"'):
+		return sc.hereString()
+	case c == '@' && sc.peek(1) == '(':
+		sc.i++
+		return sc.list(depth)
+	case c == '(':
+		return sc.list(depth)
+	case c == '@' && sc.peek(1) == '{':
+		sc.i++
+		sc.skipBalanced()
+		return psValue{dyn: "a hashtable"}
+	case c == '$':
+		return sc.variable()
+	case c == '[':
+		return sc.cast(depth)
+	}
+	return sc.bare(arg)
+}
+
+// single reads '...' (” is a quote).
+func (sc *psScanner) single() string {
+	var b strings.Builder
+	sc.i += quoteLen(sc.s[sc.i:])
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if isSingleQuote(sc.s[sc.i:]) {
+			n := quoteLen(sc.s[sc.i:])
+			if isSingleQuote(sc.s[sc.i+n:]) {
+				b.WriteByte('\'')
+				sc.i += n + quoteLen(sc.s[sc.i+n:])
+				continue
+			}
+			sc.i += n
+			return b.String()
+		}
+		if c == '\n' {
+			sc.line++
+		}
+		b.WriteByte(c)
+		sc.i++
+	}
+	return b.String()
+}
+
+// isSingleQuote: PowerShell takes the typographic quotes ‘ ’ ‚ ‛ for ',
+// and “ ” „ for ", as editors and web pages write them.
+func isSingleQuote(s string) bool {
+	return strings.HasPrefix(s, "'") || strings.HasPrefix(s, "\u2018") || strings.HasPrefix(s, "\u2019") ||
+		strings.HasPrefix(s, "\u201a") || strings.HasPrefix(s, "\u201b")
+}
+
+func isDoubleQuote(s string) bool {
+	return strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "\u201c") || strings.HasPrefix(s, "\u201d") ||
+		strings.HasPrefix(s, "\u201e")
+}
+
+func quoteLen(s string) int {
+	if s[0] == '\'' || s[0] == '"' {
+		return 1
+	}
+	return 3
+}
+
+// backtick is the character a backtick escape stands for.
+func backtick(c byte) string {
+	switch c {
+	case '0':
+		return "\x00"
+	case 'a':
+		return "\a"
+	case 'b':
+		return "\b"
+	case 'e':
+		return "\x1b"
+	case 'f':
+		return "\f"
+	case 'n':
+		return "\n"
+	case 'r':
+		return "\r"
+	case 't':
+		return "\t"
+	case 'v':
+		return "\v"
+	}
+	return string(c)
+}
+
+// isVarStart says whether $ followed by c is expanded in a double-quoted
+// string or a bare word: a variable, ${...} or $(...).
+func isVarStart(c byte) bool {
+	return isParamStart(c) || c >= '0' && c <= '9' || c == '{' || c == '(' || c == '$' || c == '^' || c == ':'
+}
+
+// double reads "..." with backtick escapes; "" is a quote; $ starts a
+// variable or subexpression, which only the running script knows.
+func (sc *psScanner) double() psValue {
+	var b strings.Builder
+	v := psValue{kind: psString}
+	sc.i += quoteLen(sc.s[sc.i:])
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		switch {
+		case isDoubleQuote(sc.s[sc.i:]):
+			n := quoteLen(sc.s[sc.i:])
+			if isDoubleQuote(sc.s[sc.i+n:]) {
+				b.WriteByte('"')
+				sc.i += n + quoteLen(sc.s[sc.i+n:])
+				continue
+			}
+			sc.i += n
+			v.s = b.String()
+			return v
+		case c == '`' && sc.i+1 < len(sc.s):
+			if sc.s[sc.i+1] == '\n' {
+				sc.line++
+			}
+			b.WriteString(backtick(sc.s[sc.i+1]))
+			sc.i += 2
+			continue
+		case c == '$' && sc.i+1 < len(sc.s) && isVarStart(sc.s[sc.i+1]):
+			if v.dyn == "" {
+				v.dyn = "a variable or subexpression in a string"
+			}
+			if sc.s[sc.i+1] == '(' {
+				sc.i++
+				sc.skipBalanced()
+				continue
+			}
+		case c == '\n':
+			sc.line++
+		}
+		b.WriteByte(c)
+		sc.i++
+	}
+	v.s = b.String()
+	return v
+}
+
+// hereString reads @'...'@ and @"..."@: their text is on the lines
+// between.
+func (sc *psScanner) hereString() psValue {
+	dq := sc.s[sc.i+1] == '"'
+	closer := "\n'@"
+	if dq {
+		closer = "\n\"@"
+	}
+	start := strings.IndexByte(sc.s[sc.i:], '\n')
+	if start < 0 {
+		sc.i = len(sc.s)
+		return psValue{dyn: "a here-string without its end"}
+	}
+	start += sc.i + 1
+	end := strings.Index(sc.s[start-1:], closer)
+	if end < 0 {
+		sc.line += strings.Count(sc.s[sc.i:], "\n")
+		sc.i = len(sc.s)
+		return psValue{dyn: "a here-string without its end"}
+	}
+	end += start - 1
+	text := ""
+	if end > start {
+		text = sc.s[start:end]
+	}
+	sc.line += strings.Count(sc.s[sc.i:end+len(closer)], "\n")
+	sc.i = end + len(closer)
+	v := psValue{kind: psString, s: text}
+	if dq && (strings.Contains(text, "$") || strings.Contains(text, "`")) {
+		v.dyn = "a here-string with variables or escapes"
+	}
+	return v
+}
+
+// skipBalanced skips from an opening bracket to its match, past quoted
+// strings.
+func (sc *psScanner) skipBalanced() {
+	depth := 0
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		switch c {
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			depth--
+			if depth <= 0 {
+				sc.i++
+				return
+			}
+		case '\'':
+			sc.single()
+			continue
+		case '"':
+			sc.double()
+			continue
+		case '\n':
+			sc.line++
+		}
+		sc.i++
+	}
+}
+
+// variable reads $name, ${name}, $(...): only $null is known before the
+// script runs.
+func (sc *psScanner) variable() psValue {
+	sc.i++
+	if sc.i < len(sc.s) && (sc.s[sc.i] == '(' || sc.s[sc.i] == '{') {
+		sc.skipBalanced()
+		sc.rest()
+		return psValue{dyn: "a subexpression $(...)"}
+	}
+	j := sc.i
+	for j < len(sc.s) && (isParamStart(sc.s[j]) || sc.s[j] >= '0' && sc.s[j] <= '9' || sc.s[j] == ':') {
+		j++
+	}
+	name := sc.s[sc.i:j]
+	sc.i = j
+	if sc.rest() || !strings.EqualFold(name, "null") {
+		return psValue{dyn: "the variable $" + name}
+	}
+	return psValue{kind: psNull, s: "$null"}
+}
+
+// rest skips what follows a variable or a bracket in the same word
+// (.Property, [index], text): true when there was any.
+func (sc *psScanner) rest() bool {
+	start := sc.i
+	for sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) {
+		if sc.s[sc.i] == '[' || sc.s[sc.i] == '(' {
+			sc.skipBalanced()
+			continue
+		}
+		sc.i++
+	}
+	return sc.i > start
+}
+
+// cast reads [byte[]] before (...) or @(...) as Binary data; any other
+// cast or type is an expression latlab does not evaluate.
+func (sc *psScanner) cast(depth int) psValue {
+	start := sc.i
+	sc.skipBalanced()
+	typ := strings.ToLower(strings.ReplaceAll(sc.s[start:sc.i], " ", ""))
+	if (typ == "[byte[]]" || typ == "[system.byte[]]") && sc.i < len(sc.s) &&
+		(sc.s[sc.i] == '(' || sc.s[sc.i] == '@' && sc.peek(1) == '(') {
+		if sc.s[sc.i] == '@' {
+			sc.i++
+		}
+		v := sc.list(depth)
+		if v.dyn != "" {
+			return v
+		}
+		return toBytes(v)
+	}
+	sc.rest()
+	return psValue{dyn: "the expression " + textdec.Clip(sc.s[start:sc.i])}
+}
+
+// toBytes is [byte[]] of a value: each element a number from 0 to 255.
+func toBytes(v psValue) psValue {
+	elems := v.elems
+	if v.kind != psArray {
+		elems = []psValue{v}
+	}
+	b := make([]byte, 0, len(elems))
+	for _, e := range elems {
+		if (e.kind != psInt && e.kind != psLong) || e.n < 0 || e.n > 255 {
+			return psValue{dyn: "a [byte[]] of something other than numbers from 0 to 255"}
+		}
+		b = append(b, byte(e.n))
+	}
+	return psValue{kind: psBytes, bytes: b}
+}
+
+// list reads (...) or @(...): values separated by commas (and, in
+// @(...), line ends and semicolons). One value in parentheses is itself;
+// a command or operator in them is an expression not evaluated.
+func (sc *psScanner) list(depth int) psValue {
+	start, startLine := sc.i, sc.line
+	sc.i++
+	var elems []psValue
+	commas := false
+	for {
+		sc.space()
+		if sc.i >= len(sc.s) {
+			break
+		}
+		c := sc.s[sc.i]
+		switch {
+		case c == ')':
+			sc.i++
+			if len(elems) == 1 && !commas && sc.s[start] == '(' {
+				return elems[0]
+			}
+			return psValue{kind: psArray, elems: elems}
+		case c == ',':
+			commas = true
+			sc.i++
+			continue
+		case c == '\n' || c == ';':
+			sc.adv()
+			continue
+		case c == '#':
+			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
+				sc.i++
+			}
+			continue
+		}
+		before := sc.i
+		v := sc.value(false, depth+1)
+		elems = append(elems, v)
+		if v.dyn != "" || sc.i == before {
+			break
+		}
+		if len(elems) > MaxValues {
+			break
+		}
+	}
+	// not a list of values: skip the rest of the parentheses
+	sc.i, sc.line = start, startLine
+	sc.skipBalanced()
+	return psValue{dyn: "the expression " + textdec.Clip(strings.ReplaceAll(sc.s[start:sc.i], "\n", " "))}
+}
+
+// bare reads a word: a number when it reads as one, else a string (in an
+// expression, a command). Backticks escape; $ starts a variable.
+func (sc *psScanner) bare(arg bool) psValue {
+	var b strings.Builder
+	v := psValue{kind: psString, bare: true}
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if wordEnd(c) {
+			break
+		}
+		switch {
+		case c == '`' && sc.i+1 < len(sc.s):
+			if sc.s[sc.i+1] == '\n' { // a continued line ends the word
+				return sc.word(v, b.String(), arg)
+			}
+			b.WriteString(backtick(sc.s[sc.i+1]))
+			sc.i += 2
+			continue
+		case c == '$' && sc.i+1 < len(sc.s) && isVarStart(sc.s[sc.i+1]):
+			v.dyn = "a variable in " + textdec.Clip(b.String()+sc.s[sc.i:min(len(sc.s), sc.i+20)])
+			sc.rest()
+			return v
+		case c == '\'' || c == '"':
+			v.dyn = "a word with quotes inside it"
+			sc.rest()
+			return v
+		case c == '>' && b.Len() > 0: // a redirection ends the word
+			return sc.word(v, b.String(), arg)
+		}
+		b.WriteByte(c)
+		sc.i++
+	}
+	return sc.word(v, b.String(), arg)
+}
+
+func (sc *psScanner) word(v psValue, s string, arg bool) psValue {
+	if sc.i < len(sc.s) && sc.s[sc.i] == '(' && s != "" { // a method call or a function call
+		sc.skipBalanced()
+		return psValue{dyn: "the expression " + textdec.Clip(s+"(...)")}
+	}
+	v.s = s
+	switch n, kind, ok := psNumber(s); {
+	case ok:
+		return psValue{kind: kind, n: n, s: s}
+	case kind == psNull: // a number form latlab does not read
+		return psValue{s: s, dyn: "the number " + textdec.Clip(s) + " (a form latlab does not read)"}
+	}
+	if !arg && !strings.EqualFold(s, "") {
+		v.dyn = "the command or operator " + textdec.Clip(s) + " in an expression"
+	}
+	return v
+}
+
+// psNumber types a number literal as PowerShell does: decimal digits are
+// an int when they fit in one, else a long; 0x hex digits are an int
+// when they fit in 32 bits (0xFFFFFFFF is -1), else a long in 64; the
+// suffix l makes a long. ok is false, with kind psNull, for other forms
+// of numbers (1.5, 1kb, 1e3, 1u) latlab does not read, and with kind
+// psString for what is no number.
+func psNumber(s string) (int64, psKind, bool) {
+	t := strings.ToLower(s)
+	neg := strings.HasPrefix(t, "-")
+	if neg || strings.HasPrefix(t, "+") {
+		t = t[1:]
+	}
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		if strings.HasPrefix(t, ".") && len(t) > 1 && t[1] >= '0' && t[1] <= '9' {
+			return 0, psNull, false
+		}
+		return 0, psString, false
+	}
+	long := strings.HasSuffix(t, "l")
+	if long {
+		t = t[:len(t)-1]
+	}
+	var n int64
+	kind := psInt
+	if strings.HasPrefix(t, "0x") {
+		u, err := strconv.ParseUint(t[2:], 16, 64)
+		if err != nil || t == "0x" {
+			return 0, psNull, false
+		}
+		switch {
+		case u <= math.MaxUint32 && !long:
+			n = int64(int32(uint32(u)))
+		default:
+			n, kind = int64(u), psLong
+		}
+	} else {
+		u, err := strconv.ParseUint(t, 10, 64)
+		if err != nil || u > math.MaxInt64 {
+			return 0, psNull, false
+		}
+		n = int64(u)
+		if n > math.MaxInt32 || long {
+			kind = psLong
+		}
+	}
+	if neg {
+		n = -n
+		if kind == psInt && n < math.MinInt32 {
+			kind = psLong
+		}
+	}
+	if long {
+		kind = psLong
+	}
+	return n, kind, true
+}
+
+// --- commands ---
+
+type psReader struct {
+	f       *File
+	skipped int
+}
+
+func (p *psReader) note(line int, format string, a ...any) {
+	if len(p.f.Notes) < MaxNotes {
+		p.f.Notes = append(p.f.Notes, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, a...))
+	} else {
+		p.skipped++
+	}
+}
+
+// psParam is a parameter of a cmdlet: its name, aliases, whether it is a
+// switch, and its position (-1: none).
+type psParam struct {
+	name    string
+	aliases []string
+	sw      bool
+	pos     int
+}
+
+// psCommon are the common parameters every cmdlet takes, -WhatIf and
+// -Confirm, and Windows PowerShell 5.1's -UseTransaction.
+var psCommon = []psParam{
+	{"Verbose", []string{"vb"}, true, -1}, {"Debug", []string{"db"}, true, -1},
+	{"ErrorAction", []string{"ea"}, false, -1}, {"WarningAction", []string{"wa"}, false, -1},
+	{"InformationAction", []string{"infa"}, false, -1}, {"ProgressAction", []string{"proga"}, false, -1},
+	{"ErrorVariable", []string{"ev"}, false, -1}, {"WarningVariable", []string{"wv"}, false, -1},
+	{"InformationVariable", []string{"iv"}, false, -1}, {"OutVariable", []string{"ov"}, false, -1},
+	{"OutBuffer", []string{"ob"}, false, -1}, {"PipelineVariable", []string{"pv"}, false, -1},
+	{"WhatIf", []string{"wi"}, true, -1}, {"Confirm", []string{"cf"}, true, -1},
+	{"UseTransaction", []string{"usetx"}, true, -1},
+}
+
+var (
+	psPath    = psParam{"Path", nil, false, 0}
+	psLiteral = psParam{"LiteralPath", []string{"PSPath", "LP"}, false, -1}
+	psFilters = []psParam{{"Filter", nil, false, -1}, {"Include", nil, false, -1}, {"Exclude", nil, false, -1},
+		{"Credential", nil, false, -1}, {"Force", nil, true, -1}}
+)
+
+// psCmdlets are the parameters of the cmdlets read (PowerShell's
+// src/Microsoft.PowerShell.Commands.Management/commands/management:
+// SetPropertyCommand.cs, NewPropertyCommand.cs, RemovePropertyCommand.cs,
+// Navigation.cs; -Type of Set-ItemProperty is the registry provider's
+// dynamic parameter).
+var psCmdlets = map[string][]psParam{
+	"Set-ItemProperty": append([]psParam{psPath, psLiteral, {"Name", []string{"PSProperty"}, false, 1},
+		{"Value", nil, false, 2}, {"InputObject", nil, false, -1}, {"PassThru", nil, true, -1},
+		{"Type", nil, false, -1}}, psFilters...),
+	"New-ItemProperty": append([]psParam{psPath, psLiteral, {"Name", []string{"PSProperty"}, false, 1},
+		{"PropertyType", []string{"Type"}, false, -1}, {"Value", nil, false, -1}}, psFilters...),
+	"Remove-ItemProperty": append([]psParam{psPath, psLiteral, {"Name", []string{"PSProperty"}, false, 1}}, psFilters...),
+	"New-Item": {psPath, {"Name", nil, false, -1}, {"ItemType", []string{"Type"}, false, -1},
+		{"Value", []string{"Target"}, false, -1}, {"Force", nil, true, -1}, {"Credential", nil, false, -1}},
+	"Remove-Item": append([]psParam{psPath, psLiteral, {"Recurse", nil, true, -1}, {"Stream", nil, false, -1}}, psFilters...),
+}
+
+// psNames are the cmdlets' names and the aliases PowerShell defines for
+// them on Windows (mkdir and md are functions running New-Item).
+var psNames = map[string]string{
+	"set-itemproperty": "Set-ItemProperty", "sp": "Set-ItemProperty",
+	"new-itemproperty":    "New-ItemProperty",
+	"remove-itemproperty": "Remove-ItemProperty", "rp": "Remove-ItemProperty",
+	"new-item": "New-Item", "ni": "New-Item", "mkdir": "New-Item", "md": "New-Item",
+	"remove-item": "Remove-Item", "ri": "Remove-Item", "rm": "Remove-Item", "rmdir": "Remove-Item",
+	"del": "Remove-Item", "erase": "Remove-Item", "rd": "Remove-Item",
+}
+
+// psOtherWriters are commands that write the registry in ways latlab
+// does not read: on a registry path, or anywhere for those that only
+// write properties, they are noted, never dropped.
+var psOtherWriters = map[string]bool{
+	"set-item": true, "si": true, "clear-item": true, "cli": true, "clear-itemproperty": true, "clp": true,
+	"rename-itemproperty": true, "rnp": true, "copy-itemproperty": true, "cpp": true,
+	"move-itemproperty": true, "mp": true, "rename-item": true, "rni": true, "ren": true,
+	"copy-item": true, "copy": true, "cp": true, "cpi": true, "move-item": true, "mi": true, "move": true, "mv": true,
+	"invoke-expression": true, "iex": true, "start-process": true, "saps": true, "start": true,
+	"regedit": true, "regedit.exe": true, "cmd": true, "cmd.exe": true, "invoke-command": true, "icm": true,
+}
+
+// psPrinters print their arguments: a registry command in them is text.
+var psPrinters = map[string]bool{
+	"write-host": true, "write-output": true, "echo": true, "write": true, "write-verbose": true,
+	"write-warning": true, "write-error": true, "write-debug": true, "write-information": true,
+	"out-file": true, "add-content": true, "set-content": true, "throw": true, "return": true,
+}
+
+// looksLikeRegistryWrite says whether a command latlab did not read may
+// change the registry: its text names a registry path, reg.exe's verbs or
+// .NET's registry methods.
+func looksLikeRegistryWrite(raw string) bool {
+	l := strings.ToLower(raw)
+	for _, m := range []string{"hklm:", "hkcu:", "hku:", "hkcr:", "hkcc:", "registry::", "hkey_", "itemproperty",
+		"reg add", "reg.exe add", "reg delete", "reg.exe delete", "reg import", "reg.exe import",
+		".setvalue(", ".deletevalue(", ".deletesubkey", ".createsubkey("} {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// psBound is a command's arguments bound to its parameters.
+type psBound struct {
+	named map[string]psValue
+	set   map[string]bool // switches and named parameters given
+}
+
+// bind binds a command's words to params as PowerShell does: names (any
+// case, an unambiguous prefix or an alias) first, then the positional
+// values to the positional parameters left, in order of position; a
+// comma joins values into an array.
+func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
+	all := append(append([]psParam{}, params...), psCommon...)
+	b := &psBound{named: map[string]psValue{}, set: map[string]bool{}}
+	var positional []psValue
+	take := func(i int) (psValue, int) { // a value and the commas after it
+		v := toks[i].val
+		if i+1 >= len(toks) || !toks[i+1].comma {
+			return v, i
+		}
+		arr := psValue{kind: psArray, elems: []psValue{v}}
+		for i+2 < len(toks) && toks[i+1].comma && toks[i+2].param == "" && !toks[i+2].comma {
+			arr.elems = append(arr.elems, toks[i+2].val)
+			i += 2
+		}
+		return arr, i
+	}
+	for i := 1; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.comma:
+			return nil, fmt.Errorf("a comma latlab does not read")
+		case t.param == "":
+			v, j := take(i)
+			positional = append(positional, v)
+			i = j
+			continue
+		}
+		p, err := findParam(cmd, all, t.param)
+		if err != nil {
+			return nil, err
+		}
+		b.set[p.name] = true
+		switch {
+		case t.colonVal != nil:
+			b.named[p.name] = *t.colonVal
+			if p.sw && t.colonVal.kind == psNull {
+				delete(b.set, p.name)
+			}
+			if p.sw && t.colonVal.dyn != "" && strings.EqualFold(t.colonVal.dyn, "the variable $false") {
+				delete(b.set, p.name)
+			}
+		case p.sw:
+		case i+1 < len(toks) && toks[i+1].param == "" && !toks[i+1].comma:
+			v, j := take(i + 1)
+			b.named[p.name] = v
+			i = j
+		default:
+			return nil, fmt.Errorf("-%s without its value", p.name)
+		}
+	}
+	for _, v := range positional {
+		var next *psParam
+		for k := range params {
+			p := &params[k]
+			if p.pos < 0 || b.set[p.name] || p.name == "Path" && b.set["LiteralPath"] {
+				continue
+			}
+			if next == nil || p.pos < next.pos {
+				next = p
+			}
+		}
+		if next == nil {
+			return nil, fmt.Errorf("%q is an argument %s takes at no position", textdec.Clip(v.s), cmd)
+		}
+		b.set[next.name] = true
+		b.named[next.name] = v
+	}
+	return b, nil
+}
+
+// findParam finds the parameter -name stands for.
+func findParam(cmd string, params []psParam, name string) (*psParam, error) {
+	var found *psParam
+	for i := range params {
+		p := &params[i]
+		exact := strings.EqualFold(p.name, name)
+		prefix := len(name) <= len(p.name) && strings.EqualFold(p.name[:len(name)], name)
+		for _, a := range p.aliases {
+			exact = exact || strings.EqualFold(a, name)
+			prefix = prefix || len(name) <= len(a) && strings.EqualFold(a[:len(name)], name)
+		}
+		switch {
+		case exact:
+			return p, nil
+		case prefix && found != nil && found.name != p.name:
+			return nil, fmt.Errorf("-%s is ambiguous for %s (-%s, -%s)", name, cmd, found.name, p.name)
+		case prefix:
+			found = p
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%s has no parameter -%s", cmd, name)
+	}
+	return found, nil
+}
+
+// psRegPath reads a registry provider path: HKLM:\X (or HKCU:, and HKU:,
+// HKCR:, HKCC: once a script maps them), Registry::HKEY_LOCAL_MACHINE\X
+// or Registry::HKLM\X. The root is spelt short; reg is false for a path
+// that is none of these (a file, or a path relative to the location).
+func psRegPath(p string) (path string, reg bool) {
+	rest := p
+	for _, pre := range []string{`Microsoft.PowerShell.Core\Registry::`, "Registry::"} {
+		if len(rest) >= len(pre) && strings.EqualFold(rest[:len(pre)], pre) {
+			rest = rest[len(pre):]
+			reg = true
+			break
+		}
+	}
+	if !reg {
+		drive, after, ok := strings.Cut(rest, ":")
+		if !ok {
+			return "", false
+		}
+		switch strings.ToUpper(drive) {
+		case "HKLM", "HKCU", "HKU", "HKCR", "HKCC":
+		default:
+			return "", false
+		}
+		rest = drive + `\` + after
+	}
+	// PowerShell takes \\ within a provider path as one separator
+	for strings.Contains(rest, `\\`) {
+		rest = strings.ReplaceAll(rest, `\\`, `\`)
+	}
+	rest = strings.TrimRight(rest, `\`)
+	short, ok := ShortRoot(rest)
+	if !ok {
+		return "", true
+	}
+	return short, true
+}
+
+func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// statement reads one command.
+func (p *psReader) statement(st *psStmt) error {
+	n := st.line
+	first := st.toks[0].val
+	if len(st.toks) == 1 && first.dyn == "tooLong" {
+		p.note(n, "a command longer than %d bytes: skipped", MaxStatement)
+		return nil
+	}
+	name := strings.ToLower(first.s)
+	if i := strings.LastIndexAny(name, `\/`); i >= 0 && first.dyn == "" {
+		mod := name[:i]
+		switch {
+		case strings.HasSuffix(name, "reg.exe") || strings.HasSuffix(name, `\reg`):
+			name = name[i+1:]
+		case mod == "microsoft.powershell.management":
+			name = name[i+1:]
+		}
+	}
+	if first.dyn != "" || first.kind != psString {
+		// an expression, an assignment ($x = New-Item ...): not read
+		p.other(st, "", "")
+		return nil
+	}
+	if name == "reg" || name == "reg.exe" {
+		return p.reg(st)
+	}
+	cmd, ok := psNames[name]
+	if !ok {
+		p.other(st, name, first.s)
+		return nil
+	}
+	b, err := bind(cmd, psCmdlets[cmd], st.toks)
+	if err != nil {
+		if looksLikeRegistryWrite(st.raw) || cmd != "New-Item" && cmd != "Remove-Item" {
+			p.note(n, "%s: %v (%q): skipped", cmd, err, textdec.Clip(st.raw))
+		} else {
+			p.f.Other++
+		}
+		return nil
+	}
+	paths, literal := b.named["Path"], false
+	if v, ok := b.named["LiteralPath"]; ok {
+		paths, literal = v, true
+	}
+	// a path only the running script knows: a file or a key?
+	if d := dynOf([]psValue{paths}); d != "" || !b.set["Path"] && !b.set["LiteralPath"] {
+		if cmd == "New-Item" || cmd == "Remove-Item" {
+			if !looksLikeRegistryWrite(st.raw) {
+				p.f.Other++
+				return nil
+			}
+		}
+		switch {
+		case d != "":
+			p.note(n, "%s: the key holds %s, known only when the script runs: skipped", cmd, d)
+		case st.pipeIn:
+			p.note(n, "%s: the key comes from the pipeline, known only when the script runs: skipped", cmd)
+		default:
+			p.note(n, "%s without a key (-Path): skipped", cmd)
+		}
+		return nil
+	}
+	list := []psValue{paths}
+	if paths.kind == psArray {
+		list = paths.elems
+	}
+	var keys []string
+	for _, v := range list {
+		if v.kind != psString {
+			p.note(n, "%s: the key %q is no path: skipped", cmd, textdec.Clip(v.s))
+			return nil
+		}
+		key, reg := psRegPath(v.s)
+		switch {
+		case !reg && (cmd == "New-Item" || cmd == "Remove-Item") && !strings.Contains(strings.ToLower(v.s), "hkey_"):
+			p.f.Other++ // a file
+			return nil
+		case !reg:
+			p.note(n, "%s: %q is no registry path latlab reads (HKLM:\\..., HKCU:\\..., Registry::HKEY_...): skipped", cmd, textdec.Clip(v.s))
+			return nil
+		case key == "":
+			p.note(n, "%s: key %q is under no registry root (HKLM, HKCU, HKU, HKCR, HKCC): skipped", cmd, textdec.Clip(v.s))
+			return nil
+		case !literal && cmd != "New-Item" && hasWildcard(v.s):
+			p.note(n, "%s: the key %q holds wildcards, matching keys only the machine knows: skipped", cmd, textdec.Clip(v.s))
+			return nil
+		}
+		keys = append(keys, key)
+	}
+	for _, f := range []string{"Filter", "Include", "Exclude", "InputObject"} {
+		if b.set[f] {
+			p.note(n, "%s -%s: the values or keys it picks are known only when the script runs: skipped", cmd, f)
+			return nil
+		}
+	}
+	if b.set["WhatIf"] {
+		p.note(n, "%s -WhatIf changes nothing: not read", cmd)
+		return nil
+	}
+	var secs []Section
+	for _, key := range keys {
+		s, err := p.command(cmd, b, key)
+		if err != nil {
+			p.note(n, "%s: %v: skipped", cmd, err)
+			return nil
+		}
+		secs = append(secs, s...)
+	}
+	return p.add(n, secs)
+}
+
+// add stores a command's sections, each value on the command's line.
+func (p *psReader) add(n int, secs []Section) error {
+	for _, s := range secs {
+		if p.f.Values+len(s.Values) > MaxValues {
+			return badinput.Errorf("line %d: more than %d values: expected %s", n, MaxValues, wantPS)
+		}
+		s.Line = n
+		for j := range s.Values {
+			s.Values[j].Line = n
+		}
+		p.f.Values += len(s.Values)
+		p.f.Sections = append(p.f.Sections, s)
+	}
+	return nil
+}
+
+// other counts a command that is not one latlab reads, noting it when it
+// may write the registry.
+func (p *psReader) other(st *psStmt, name, written string) {
+	switch {
+	case psPrinters[name]:
+	case psOtherWriters[name] && looksLikeRegistryWrite(st.raw),
+		name != "" && strings.Contains(name, "itemproperty"):
+		p.note(st.line, "%s is not a command latlab reads (%q): skipped", textdec.Clip(written), textdec.Clip(st.raw))
+		return
+	case name == "" && looksLikeRegistryWrite(st.raw) && writeVerb(st.raw):
+		p.note(st.line, "a registry command in an expression latlab does not evaluate (%q): skipped", textdec.Clip(st.raw))
+		return
+	}
+	p.f.Other++
+}
+
+// writeVerb says whether an expression holds a command that writes.
+func writeVerb(raw string) bool {
+	l := strings.ToLower(raw)
+	for _, v := range []string{"set-itemproperty", "new-itemproperty", "remove-itemproperty", "new-item", "remove-item",
+		"reg add", "reg.exe add", "reg delete", "reg.exe delete", ".setvalue(", ".deletevalue(", ".deletesubkey", ".createsubkey("} {
+		if strings.Contains(l, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// command turns a bound cmdlet on one key into sections.
+func (p *psReader) command(cmd string, b *psBound, key string) ([]Section, error) {
+	force := b.set["Force"]
+	switch cmd {
+	case "Remove-Item":
+		return []Section{{Path: key, Delete: true}}, nil
+	case "New-Item":
+		if v, ok := b.named["Name"]; ok {
+			if v.dyn != "" || v.kind != psString {
+				return nil, fmt.Errorf("the key's name holds %s, known only when the script runs", orExpr(v.dyn))
+			}
+			key = strings.TrimRight(key+`\`+strings.Trim(v.s, `\`), `\`)
+		}
+		var secs []Section
+		if force {
+			secs = append(secs, Section{Path: key, Delete: true,
+				Note: "New-Item -Force deletes the key if it exists, with its values and subkeys, and creates it empty"})
+		}
+		s := Section{Path: key}
+		if v, ok := b.named["Value"]; ok { // the new key's default value
+			val, err := psTyped(Value{Default: true}, b.named["ItemType"], b.set["ItemType"], v, false, "")
+			if err != nil {
+				return nil, err
+			}
+			s.Values = []Value{val}
+		}
+		return append(secs, s), nil
+	case "Remove-ItemProperty":
+		v, ok := b.named["Name"]
+		if !ok {
+			return nil, fmt.Errorf("no value name (-Name)")
+		}
+		names := []psValue{v}
+		if v.kind == psArray {
+			names = v.elems
+		}
+		s := Section{Path: key}
+		for _, nv := range names {
+			name, def, err := psName(nv)
+			if err != nil {
+				return nil, err
+			}
+			if hasWildcard(name) {
+				return nil, fmt.Errorf("the value name %q holds wildcards, matching values only the machine knows", textdec.Clip(name))
+			}
+			s.Values = append(s.Values, Value{Name: name, Default: def, Delete: true})
+		}
+		return []Section{s}, nil
+	}
+	// Set-ItemProperty, New-ItemProperty
+	nv, ok := b.named["Name"]
+	if !ok {
+		return nil, fmt.Errorf("no value name (-Name)")
+	}
+	name, def, err := psName(nv)
+	if err != nil {
+		return nil, err
+	}
+	data, ok := b.named["Value"]
+	switch {
+	case !ok && cmd == "Set-ItemProperty":
+		return nil, fmt.Errorf("no -Value, which PowerShell asks for")
+	case !ok:
+		data = psValue{kind: psNull, s: "$null"}
+	}
+	kindParam := "Type"
+	if cmd == "New-ItemProperty" {
+		kindParam = "PropertyType"
+	}
+	// the type is the existing value's when none is given, unless
+	// New-ItemProperty without -Force, which writes only a new value
+	open := cmd == "Set-ItemProperty" || force
+	val, err := psTyped(Value{Name: name, Default: def}, b.named[kindParam], b.set[kindParam], data, open, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return []Section{{Path: key, Values: []Value{val}}}, nil
+}
+
+func orExpr(d string) string {
+	if d == "" {
+		return "an expression"
+	}
+	return d
+}
+
+// psName is a value name: "" and (default) are the key's default value.
+func psName(v psValue) (string, bool, error) {
+	if v.dyn != "" {
+		return "", false, fmt.Errorf("the value name holds %s, known only when the script runs", v.dyn)
+	}
+	if v.kind == psArray || v.kind == psBytes {
+		return "", false, fmt.Errorf("the value name is a list")
+	}
+	if v.kind == psNull || v.s == "" || strings.EqualFold(v.s, "(default)") {
+		return "", true, nil
+	}
+	return v.s, false, nil
+}
+
+// psKinds are RegistryValueKind's names and numbers, as Enum.Parse
+// takes them (any case).
+var psKinds = map[string]int{
+	"string": 1, "expandstring": 2, "binary": 3, "dword": 4, "multistring": 7, "qword": 11,
+	"unknown": -2, "none": 0,
+	"1": 1, "2": 2, "3": 3, "4": 4, "7": 7, "11": 11, "0": -2, "-1": 0,
+}
+
+// psTyped stores data as PowerShell stores it for the kind given (or
+// none): open says whether, with no kind, an existing value's type wins.
+func psTyped(v Value, kind psValue, haveKind bool, data psValue, open bool, cmd string) (Value, error) {
+	if d := dynOf([]psValue{data}); d != "" {
+		return v, fmt.Errorf("the data holds %s, known only when the script runs", d)
+	}
+	typ := -2 // Unknown
+	if haveKind {
+		if kind.dyn != "" {
+			return v, fmt.Errorf("the type holds %s, known only when the script runs", kind.dyn)
+		}
+		k, ok := psKinds[strings.ToLower(strings.TrimSpace(kind.s))]
+		if !ok {
+			return v, fmt.Errorf("the type %q is no RegistryValueKind (String, ExpandString, Binary, DWord, MultiString, QWord, None): PowerShell writes nothing", textdec.Clip(kind.s))
+		}
+		typ = k
+	}
+	if typ != -2 {
+		t, b, err := psConvert(data, uint32(typ))
+		if err != nil {
+			return v, err
+		}
+		v.Type, v.Data = t, b
+		return v, nil
+	}
+	t, b, err := psInfer(data)
+	if err != nil {
+		return v, err
+	}
+	v.Type, v.Data = t, b
+	if open {
+		v.TypeNote = fmt.Sprintf("%s without -Type: PowerShell writes %s only if the value does not exist yet; an existing value keeps its type, the data converted to it", cmd, backend.RegTypeName(t))
+		if cmd == "New-ItemProperty" {
+			v.TypeNote = fmt.Sprintf("New-ItemProperty -Force without -PropertyType: PowerShell writes %s only if the value does not exist yet; an existing value keeps its type, the data converted to it", backend.RegTypeName(t))
+		}
+		v.Literal = &Literal{data}
+	}
+	return v, nil
+}
+
+// psInfer is GetValueKindFromObject's type for a literal, and the data
+// ConvertValueToKind makes of it: an int DWord, a long QWord, a string
+// (and $null) String, a byte[] Binary; an object[] array, which .NET's
+// RegistryKey.SetValue refuses untyped.
+func psInfer(d psValue) (uint32, []byte, error) {
+	switch d.kind {
+	case psInt:
+		return psConvert(d, 4)
+	case psLong:
+		return psConvert(d, 11)
+	case psString, psNull:
+		return psConvert(d, 1)
+	case psBytes:
+		return psConvert(d, 3)
+	}
+	return 0, nil, fmt.Errorf("an array without -Type, which .NET's RegistryKey.SetValue refuses (it takes byte[] and string[] only): PowerShell writes nothing")
+}
+
+// AsKind is the value a Set-ItemProperty without -Type writes over an
+// existing value of registry type typ: the data converted to that type
+// (ConvertValueToKind), false when PowerShell would not convert it, or
+// latlab does not follow how.
+func (l *Literal) AsKind(typ uint32) (uint32, []byte, bool) {
+	switch typ {
+	case 1, 2, 3, 4, 7, 11:
+	default:
+		return 0, nil, false // GetValueKind: Unknown, so the data's own type
+	}
+	t, b, err := psConvert(l.v, typ)
+	return t, b, err == nil
+}
+
+// psConvert is ConvertValueToKind followed by what .NET's SetValue
+// stores, for the registry type typ (0 REG_NONE, which takes a byte[]).
+func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
+	name := backend.RegTypeName(typ)
+	refuse := func() (uint32, []byte, error) {
+		what := map[psKind]string{psString: "the string " + strconv.Quote(textdec.Clip(d.s)), psInt: "the number " + d.s,
+			psLong: "the number " + d.s, psNull: "$null", psArray: "an array", psBytes: "a [byte[]]"}[d.kind]
+		return 0, nil, fmt.Errorf("%s as %s: PowerShell refuses it and writes nothing, or converts it by rules latlab does not follow", what, name)
+	}
+	switch typ {
+	case 4, 11:
+		var n int64
+		switch d.kind {
+		case psInt, psLong:
+			n = d.n
+		case psNull:
+		case psString:
+			var ok bool
+			if n, ok = psParseInt(d.s); !ok {
+				return refuse()
+			}
+		default:
+			return refuse()
+		}
+		if typ == 4 {
+			// an int, or a UInt32, stored as its 32 bits
+			if n < math.MinInt32 || n > math.MaxUint32 {
+				return refuse()
+			}
+			return 4, binary.LittleEndian.AppendUint32(nil, uint32(n)), nil
+		}
+		return 11, binary.LittleEndian.AppendUint64(nil, uint64(n)), nil
+	case 1, 2:
+		switch d.kind {
+		case psString:
+			return typ, backend.UTF16Bytes(d.s), nil
+		case psInt, psLong:
+			return typ, backend.UTF16Bytes(strconv.FormatInt(d.n, 10)), nil
+		case psNull:
+			return typ, backend.UTF16Bytes(""), nil
+		}
+		return refuse()
+	case 7:
+		elems := []psValue{d}
+		switch d.kind {
+		case psArray:
+			elems = d.elems
+		case psNull:
+			elems = nil
+		case psBytes:
+			return refuse()
+		}
+		var b []byte
+		for _, e := range elems {
+			switch e.kind {
+			case psString:
+				b = append(b, backend.UTF16Bytes(e.s)...)
+			case psInt, psLong:
+				b = append(b, backend.UTF16Bytes(strconv.FormatInt(e.n, 10))...)
+			default:
+				return refuse()
+			}
+		}
+		return 7, append(b, 0, 0), nil
+	case 3:
+		switch d.kind {
+		case psBytes:
+			return 3, d.bytes, nil
+		case psNull:
+			return 3, []byte{}, nil
+		case psArray, psInt, psLong:
+			if bv := toBytes(d); bv.dyn == "" {
+				return 3, bv.bytes, nil
+			}
+		}
+		return refuse()
+	case 0:
+		if d.kind == psBytes {
+			return 0, d.bytes, nil
+		}
+		return refuse()
+	}
+	return refuse()
+}
+
+// psParseInt reads a string PowerShell converts to a number: decimal or
+// 0x hex, blanks around it, "" is 0. Other forms (1e3, 1kb, 1.5) are not
+// read.
+func psParseInt(s string) (int64, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, true
+	}
+	n, kind, ok := psNumber(t)
+	if !ok || strings.HasSuffix(strings.ToLower(t), "l") {
+		return 0, false
+	}
+	if kind == psInt && strings.HasPrefix(strings.ToLower(strings.TrimLeft(t, "+-")), "0x") && n < 0 {
+		return 0, false // "0xFFFFFFFF" as a string: latlab does not say whether it is -1 or 4294967295
+	}
+	return n, true
+}
+
+// reg reads reg add and reg delete run from the script. PowerShell, not
+// cmd.exe, has split the words: its quoting ('...', "...", backtick
+// escapes) is undone by the scanner, % and ^ are plain characters, and a
+// variable is PowerShell's $x. What reg.exe then receives is the words
+// as PowerShell passes them to a native program: unchanged for words
+// without double quotes, which Windows PowerShell 5.1 and PowerShell 7
+// pass differently, or empty, which 5.1 drops.
+func (p *psReader) reg(st *psStmt) error {
+	n := st.line
+	var args []string
+	for _, t := range st.toks {
+		v := t.val
+		switch {
+		case t.comma || t.colonVal != nil:
+			p.note(n, "reg: an argument latlab does not read (%q): skipped", textdec.Clip(st.raw))
+			return nil
+		case t.param != "":
+			args = append(args, "-"+t.param)
+			continue
+		case v.dyn != "":
+			p.note(n, "reg: an argument holds %s, known only when the script runs: skipped", v.dyn)
+			return nil
+		case v.kind == psNull || v.kind == psArray || v.kind == psBytes:
+			p.note(n, "reg: an argument latlab does not read (%q): skipped", textdec.Clip(st.raw))
+			return nil
+		case v.kind == psString && v.s == "" && !v.bare:
+			p.note(n, "reg: an empty argument, which Windows PowerShell 5.1 does not pass to reg.exe: skipped")
+			return nil
+		case strings.Contains(v.s, `"`):
+			p.note(n, "reg: an argument holds a double quote, which PowerShell 5.1 and 7 pass to reg.exe differently: skipped")
+			return nil
+		}
+		args = append(args, v.s)
+	}
+	if len(args) < 2 {
+		p.f.Other++
+		return nil
+	}
+	verb := strings.ToLower(args[1])
+	if verb != "add" && verb != "delete" {
+		if looksLikeRegistryWrite(st.raw) || verb == "import" || verb == "copy" || verb == "restore" || verb == "load" {
+			p.note(n, "reg %s is not a command latlab reads: skipped", verb)
+			return nil
+		}
+		p.f.Other++
+		return nil
+	}
+	s, err := regArgs(args[1:], func(string) bool { return false })
+	if err != nil {
+		p.note(n, "%v (%q): skipped", err, textdec.Clip(st.raw))
+		return nil
+	}
+	return p.add(n, []Section{s})
+}
