@@ -129,8 +129,9 @@ type psValue struct {
 	n     int64
 	elems []psValue
 	bytes []byte
-	dyn   string
-	bare  bool // a bare word (a command name, a parameter's value)
+	dyn    string
+	bare   bool // a bare word (a command name, a parameter's value)
+	joined bool // quoted strings joined to other text in one word
 }
 
 // Literal is the data of a value whose type the script leaves to the
@@ -353,10 +354,18 @@ func (sc *psScanner) value(arg bool, depth int) psValue {
 	}
 	c := sc.s[sc.i]
 	switch {
-	case isSingleQuote(sc.s[sc.i:]):
-		return psValue{kind: psString, s: sc.single()}
-	case isDoubleQuote(sc.s[sc.i:]):
-		return sc.double()
+	case isSingleQuote(sc.s[sc.i:]), isDoubleQuote(sc.s[sc.i:]):
+		v := psValue{kind: psString}
+		if isSingleQuote(sc.s[sc.i:]) {
+			v.s = sc.single()
+		} else {
+			v = sc.double()
+		}
+		if arg && sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) && sc.s[sc.i] != '>' {
+			v.joined = true
+			return sc.bareFrom(v, v.s, arg)
+		}
+		return v
 	case c == '@' && (sc.peek(1) == '\'' || sc.peek(1) == '"'):
 		return sc.hereString()
 	case c == '@' && sc.peek(1) == '(':
@@ -551,6 +560,28 @@ func (sc *psScanner) skipBalanced() {
 		case '"':
 			sc.double()
 			continue
+		case '`': // an escaped character, or a continued line
+			sc.adv()
+			if sc.i < len(sc.s) {
+				sc.adv()
+			}
+			continue
+		case '<', '#':
+			// a comment, which may hold quotes and brackets
+			prev := byte('\n')
+			if sc.i > 0 {
+				prev = sc.s[sc.i-1]
+			}
+			switch {
+			case c == '<' && sc.peek(1) == '#':
+				sc.space()
+				continue
+			case c == '#' && strings.IndexByte(" \t\n;{(", prev) >= 0:
+				for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
+					sc.i++
+				}
+				continue
+			}
 		case '\n':
 			sc.line++
 		}
@@ -584,8 +615,15 @@ func (sc *psScanner) variable() psValue {
 func (sc *psScanner) rest() bool {
 	start := sc.i
 	for sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) {
-		if sc.s[sc.i] == '[' || sc.s[sc.i] == '(' {
+		switch {
+		case sc.s[sc.i] == '[' || sc.s[sc.i] == '(':
 			sc.skipBalanced()
+			continue
+		case isSingleQuote(sc.s[sc.i:]):
+			sc.single()
+			continue
+		case isDoubleQuote(sc.s[sc.i:]):
+			sc.double()
 			continue
 		}
 		sc.i++
@@ -683,8 +721,15 @@ func (sc *psScanner) list(depth int) psValue {
 // bare reads a word: a number when it reads as one, else a string (in an
 // expression, a command). Backticks escape; $ starts a variable.
 func (sc *psScanner) bare(arg bool) psValue {
+	return sc.bareFrom(psValue{kind: psString, bare: true}, "", arg)
+}
+
+// bareFrom reads the rest of a word that began with prefix. A quoted
+// string within a word is joined to it, as PowerShell joins
+// /subcategory:"{...}" into one argument; joined says so.
+func (sc *psScanner) bareFrom(v psValue, prefix string, arg bool) psValue {
 	var b strings.Builder
-	v := psValue{kind: psString, bare: true}
+	b.WriteString(prefix)
 	for sc.i < len(sc.s) {
 		c := sc.s[sc.i]
 		if wordEnd(c) {
@@ -699,13 +744,26 @@ func (sc *psScanner) bare(arg bool) psValue {
 			sc.i += 2
 			continue
 		case c == '$' && sc.i+1 < len(sc.s) && isVarStart(sc.s[sc.i+1]):
-			v.dyn = "a variable in " + textdec.Clip(b.String()+sc.s[sc.i:min(len(sc.s), sc.i+20)])
-			sc.rest()
-			return v
-		case c == '\'' || c == '"':
-			v.dyn = "a word with quotes inside it"
-			sc.rest()
-			return v
+			if v.dyn == "" {
+				v.dyn = "a variable in the word " + textdec.Clip(b.String()+"$...")
+			}
+			sc.i++
+			if sc.s[sc.i] == '(' || sc.s[sc.i] == '{' {
+				sc.skipBalanced()
+			}
+			continue
+		case isSingleQuote(sc.s[sc.i:]):
+			v.joined = true
+			b.WriteString(sc.single())
+			continue
+		case isDoubleQuote(sc.s[sc.i:]):
+			v.joined = true
+			d := sc.double()
+			if v.dyn == "" {
+				v.dyn = d.dyn
+			}
+			b.WriteString(d.s)
+			continue
 		case c == '>' && b.Len() > 0: // a redirection ends the word
 			return sc.word(v, b.String(), arg)
 		}
@@ -721,7 +779,11 @@ func (sc *psScanner) word(v psValue, s string, arg bool) psValue {
 		return psValue{dyn: "the expression " + textdec.Clip(s+"(...)")}
 	}
 	v.s = s
+	if v.dyn != "" {
+		return v
+	}
 	switch n, kind, ok := psNumber(s); {
+	case v.joined:
 	case ok:
 		return psValue{kind: kind, n: n, s: s}
 	case kind == psNull: // a number form latlab does not read
@@ -1506,6 +1568,9 @@ func (p *psReader) reg(st *psStmt) error {
 			return nil
 		case v.kind == psString && v.s == "" && !v.bare:
 			p.note(n, "reg: an empty argument, which Windows PowerShell 5.1 does not pass to reg.exe: skipped")
+			return nil
+		case v.joined:
+			p.note(n, "reg: the argument %q joins quoted text to more, which PowerShell passes to reg.exe with quotes of its own: skipped", textdec.Clip(v.s))
 			return nil
 		case strings.Contains(v.s, `"`):
 			p.note(n, "reg: an argument holds a double quote, which PowerShell 5.1 and 7 pass to reg.exe differently: skipped")
