@@ -119,7 +119,7 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 	}
 	switch {
 	case x.OtherLines > 0 && x.PowerShell:
-		wrapTo(w, fmt.Sprintf("%s of the script write no registry value: not read (services, bcdedit, powercfg... change settings latlab does not decode here)", count(x.OtherLines, "other command")), "", "  ")
+		wrapTo(w, fmt.Sprintf("%s of the script not read: no registry writes (services, bcdedit, powercfg... change settings latlab does not decode here)", count(x.OtherLines, "other command")), "", "  ")
 	case x.OtherLines > 0:
 		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
 	}
