@@ -311,11 +311,8 @@ func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
 		switch {
 		case t.colonVal != nil:
 			b.named[p.name] = *t.colonVal
-			if p.sw && t.colonVal.kind == psNull {
-				delete(b.set, p.name)
-			}
-			if p.sw && t.colonVal.dyn != "" && strings.EqualFold(t.colonVal.dyn, "the variable $false") {
-				delete(b.set, p.name)
+			if p.sw && (t.colonVal.kind == psNull || strings.EqualFold(t.colonVal.dyn, "the variable $false")) {
+				delete(b.set, p.name) // -Force:$false
 			}
 		case p.sw:
 		case i+1 < len(toks) && toks[i+1].param == "" && !toks[i+1].comma:
@@ -415,7 +412,7 @@ func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
 func (p *psReader) statement(st *psStmt) error {
 	n := st.line
 	first := st.toks[0].val
-	if len(st.toks) == 1 && first.dyn == "tooLong" {
+	if st.tooLong {
 		p.note(n, "a command longer than %d bytes: skipped", MaxStatement)
 		return nil
 	}

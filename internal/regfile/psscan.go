@@ -44,7 +44,7 @@ type psStmt struct {
 	toks    []psTok
 	pipeIn  bool // the command's input is piped from the one before
 	pipeOut bool // its output is piped to the next
-	redir   bool
+	tooLong bool // longer than MaxStatement: its words are not kept
 }
 
 func (sc *psScanner) peek(k int) byte {
@@ -145,7 +145,6 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			sc.i++
 			st.toks = append(st.toks, psTok{comma: true})
 		case sc.redirection():
-			st.redir = true
 		case c == '-' && len(st.toks) > 0 && isParamStart(sc.peek(1)):
 			st.toks = append(st.toks, sc.param())
 		case c == '.' && len(st.toks) == 0 && (sc.peek(1) == ' ' || sc.peek(1) == '\t'): // dot-sourcing
@@ -158,7 +157,7 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
 				sc.i++
 			}
-			st.toks = []psTok{{val: psValue{dyn: "tooLong"}}}
+			st.toks, st.tooLong = []psTok{{}}, true
 			return done()
 		}
 	}
