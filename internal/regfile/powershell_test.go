@@ -372,6 +372,11 @@ func TestReadPowerShellBounds(t *testing.T) {
 	if f := readPS(t, deep); len(f.Notes) != 1 || f.Values != 0 {
 		t.Errorf("deep: notes %q values %d", f.Notes, f.Values)
 	}
+	// strings within subexpressions within strings: skipped without
+	// recursing, however deep
+	if f := readPS(t, "sp HKCU:\\X a "+strings.Repeat(`"$(`, 1<<20)); f.Values != 0 || len(f.Notes) != 1 {
+		t.Errorf("nested strings: notes %q values %d", f.Notes, f.Values)
+	}
 	// an unclosed string or comment runs to the end, and is no command
 	for _, s := range []string{"sp HKCU:\\X a 'open", "<# open\nsp HKCU:\\X a 1", "sp HKCU:\\X a @'\nopen", "sp HKCU:\\X a $(open"} {
 		if f := readPS(t, s); f.Values != 0 {

@@ -67,7 +67,7 @@ func (sc *psScanner) space() {
 	for sc.i < len(sc.s) {
 		c := sc.s[sc.i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == 0xa0:
+		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
 			sc.i++
 		case c == '`' && sc.peek(1) == '\n':
 			sc.adv()
@@ -415,53 +415,76 @@ func (sc *psScanner) hereString() psValue {
 }
 
 // skipBalanced skips from an opening bracket to its match, past quoted
-// strings.
+// strings, escapes and comments. It keeps its own stack of what it is
+// in (brackets, a double-quoted string, a $(...) within one) rather than
+// recursing, so no nesting in a hostile script deepens the Go stack.
 func (sc *psScanner) skipBalanced() {
-	depth := 0
+	const str = -1 // a double-quoted string; else a frame's bracket depth
+	frames := []int{0}
 	for sc.i < len(sc.s) {
+		top := &frames[len(frames)-1]
 		c := sc.s[sc.i]
-		switch c {
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			depth--
-			if depth <= 0 {
-				sc.i++
-				return
+		if *top == str {
+			switch {
+			case c == '`':
+				sc.adv()
+				if sc.i < len(sc.s) {
+					sc.adv()
+				}
+			case isDoubleQuote(sc.s[sc.i:]):
+				n := quoteLen(sc.s[sc.i:])
+				if isDoubleQuote(sc.s[sc.i+n:]) { // "" is a quote
+					sc.i += n + quoteLen(sc.s[sc.i+n:])
+					continue
+				}
+				sc.i += n
+				frames = frames[:len(frames)-1]
+			case c == '$' && sc.peek(1) == '(':
+				sc.i += 2
+				frames = append(frames, 1)
+			default:
+				sc.adv()
 			}
-		case '\'':
+			continue
+		}
+		switch {
+		case c == '(' || c == '{' || c == '[':
+			*top++
+		case c == ')' || c == '}' || c == ']':
+			*top--
+			if *top <= 0 {
+				sc.i++
+				frames = frames[:len(frames)-1]
+				if len(frames) == 0 {
+					return
+				}
+				continue
+			}
+		case isSingleQuote(sc.s[sc.i:]):
 			sc.single()
 			continue
-		case '"':
-			sc.double()
+		case isDoubleQuote(sc.s[sc.i:]):
+			sc.i += quoteLen(sc.s[sc.i:])
+			frames = append(frames, str)
 			continue
-		case '`': // an escaped character, or a continued line
+		case c == '`': // an escaped character, or a continued line
 			sc.adv()
 			if sc.i < len(sc.s) {
 				sc.adv()
 			}
 			continue
-		case '<', '#':
-			// a comment, which may hold quotes and brackets
-			prev := byte('\n')
-			if sc.i > 0 {
-				prev = sc.s[sc.i-1]
+		case c == '<' && sc.peek(1) == '#': // a comment, which may hold quotes and brackets
+			sc.space()
+			continue
+		case c == '#' && (sc.i == 0 || strings.IndexByte(" \t\n;{(", sc.s[sc.i-1]) >= 0):
+			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
+				sc.i++
 			}
-			switch {
-			case c == '<' && sc.peek(1) == '#':
-				sc.space()
-				continue
-			case c == '#' && strings.IndexByte(" \t\n;{(", prev) >= 0:
-				for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
-					sc.i++
-				}
-				continue
-			}
-		case '\n':
-			sc.line++
+			continue
 		}
-		sc.i++
+		sc.adv()
 	}
+	sc.unclosed = true
 }
 
 // variable reads $name, ${name}, $(...): only $null is known before the
