@@ -491,6 +491,11 @@ func (p *psReader) statement(st *psStmt) error {
 		case key == "":
 			p.note(n, "%s: key %q is under no registry root (HKLM, HKCU, HKU, HKCR, HKCC): skipped", cmd, textdec.Clip(v.s))
 			return nil
+		case strings.Contains(key, "/"):
+			// a separator to some cmdlets on some paths, a character of
+			// the key's name to others (PowerShell/PowerShell#5536)
+			p.note(n, "%s: the key %q holds a /, which PowerShell reads as a separator or as part of a name depending on the cmdlet and the path: skipped", cmd, textdec.Clip(v.s))
+			return nil
 		case !literal && cmd != "New-Item" && hasWildcard(v.s):
 			p.note(n, "%s: the key %q holds wildcards, matching keys only the machine knows: skipped", cmd, textdec.Clip(v.s))
 			return nil

@@ -196,6 +196,7 @@ func TestReadPowerShellCommands(t *testing.T) {
 		// paths
 		{`Set-ItemProperty Registry::HKEY_CURRENT_USER\X a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
 		{`Set-ItemProperty Microsoft.PowerShell.Core\Registry::HKCU\X\ a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`New-Item -Force HKCU:/X/Y`, nil, "holds a /, which PowerShell reads as a separator or as part of a name"},
 		{`Set-ItemProperty 'HKU:\.DEFAULT\X' a 1 -Type DWord`, []psRow{{1, `HKU\.DEFAULT\X`, "a", false, 4, dw(1), false, false}}, ""},
 		{`Set-ItemProperty HKEY_CURRENT_USER\X a 1 -Type DWord`, nil, "is no registry path latlab reads"},
 		{`Set-ItemProperty -LiteralPath HKCU:\X* a 1 -Type DWord`, []psRow{{1, `HKCU\X*`, "a", false, 4, dw(1), false, false}}, ""},
