@@ -29,8 +29,10 @@ import (
 // HKCR: and HKCC: exist once the script maps them with New-PSDrive), or
 // Registry::HKEY_...\... with or without the provider's module name.
 //
-// What PowerShell writes, read from its source (PowerShell/PowerShell,
-// src/System.Management.Automation/namespaces/RegistryProvider.cs, MIT):
+// What PowerShell writes, read from its source (PowerShell/PowerShell at
+// 929903692e55, src/System.Management.Automation/namespaces/
+// RegistryProvider.cs and RegistryWrapper.cs, MIT; and .NET's
+// RegistryKey.SetValue, dotnet/runtime's Microsoft.Win32.Registry):
 //
 //   - SetProperty and NewProperty hand the value and the kind (-Type,
 //     -PropertyType; Unknown when not given) to SetRegistryValue.
@@ -55,6 +57,15 @@ import (
 //     and subkeys, and creates it empty (RemoveItem, then CreateSubKey;
 //     PowerShell/PowerShell#5444).
 //
+//   - A number argument written otherwise than its value prints (0x26,
+//     007, 5l) reaches the cmdlet as a PSObject keeping its text
+//     (Compiler.cs GetCommandArgumentExpression): made a string it is
+//     that text, "0x26" (LanguagePrimitives.ConvertNumericToString);
+//     made another type of number, its text is parsed again
+//     (ConvertNumericIConvertible), which latlab follows only where the
+//     value cannot differ; untyped, GetValueKindFromObject sees the
+//     PSObject, and .NET stores an int as DWord and a long as a string.
+//
 // So the type of a value is read only where the script fixes it: with
 // -Type or -PropertyType, or New-ItemProperty without -Force. A
 // Set-ItemProperty without -Type is listed with the type PowerShell
@@ -67,7 +78,11 @@ import (
 // an expression latlab does not evaluate, that takes its key from the
 // pipeline, that uses wildcards or -WhatIf, or that Invoke-Expression,
 // Start-Process or .NET's registry methods run is skipped with a note
-// naming its line. Other commands are counted, not read.
+// naming its line: so is every write a loop varies, through its
+// variable. A command with none of these is read wherever it stands (in
+// a loop, which writes the same value each time; under an if; in a
+// function), as the batch reader reads a reg command under a label.
+// Other commands are counted, not read.
 
 const wantPS = "a PowerShell script (.ps1, .psm1) of registry commands"
 
@@ -132,6 +147,11 @@ type psValue struct {
 	dyn    string
 	bare   bool // a bare word (a command name, a parameter's value)
 	joined bool // quoted strings joined to other text in one word
+	// wrapped: a number argument that keeps its text (0x26): converted
+	// to a string it is that text (LanguagePrimitives
+	// ConvertNumericToString), to another number type the text is
+	// parsed again (ConvertNumericIConvertible)
+	wrapped bool
 }
 
 // Literal is the data of a value whose type the script leaves to the
@@ -723,11 +743,17 @@ func psTyped(v Value, kind psValue, haveKind bool, data psValue, open bool, cmd 
 // (and $null) String, a byte[] Binary; an object[] array, which .NET's
 // RegistryKey.SetValue refuses untyped.
 func psInfer(d psValue) (uint32, []byte, error) {
-	switch d.kind {
-	case psInt:
+	switch {
+	case d.kind == psLong && d.wrapped:
+		// GetValueKindFromObject sees the PSObject, not a long: .NET's
+		// CalculateValueKind then makes the long a string of its value
+		return 1, backend.UTF16Bytes(strconv.FormatInt(d.n, 10)), nil
+	case d.kind == psInt:
 		return psConvert(d, 4)
-	case psLong:
+	case d.kind == psLong:
 		return psConvert(d, 11)
+	}
+	switch d.kind {
 	case psString, psNull:
 		return psConvert(d, 1)
 	case psBytes:
@@ -765,6 +791,12 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		switch d.kind {
 		case psInt, psLong:
 			n = d.n
+			// a number keeping its text, made another type of number:
+			// its text parsed again, by rules latlab does not follow
+			// where the value could differ (0xFFFFFFFF as a long)
+			if d.wrapped && (typ == 4 && d.kind == psLong || typ == 11 && d.kind == psInt && n < 0) {
+				return refuse()
+			}
 		case psNull:
 		case psString:
 			var ok bool
@@ -783,9 +815,11 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		}
 		return 11, binary.LittleEndian.AppendUint64(nil, uint64(n)), nil
 	case 1, 2:
-		switch d.kind {
-		case psString:
+		switch {
+		case d.kind == psString, d.wrapped: // a wrapped number: as written
 			return typ, backend.UTF16Bytes(d.s), nil
+		}
+		switch d.kind {
 		case psInt, psLong:
 			return typ, backend.UTF16Bytes(strconv.FormatInt(d.n, 10)), nil
 		case psNull:
@@ -804,6 +838,11 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		}
 		var b []byte
 		for _, e := range elems {
+			switch {
+			case e.kind == psString, e.wrapped:
+				b = append(b, backend.UTF16Bytes(e.s)...)
+				continue
+			}
 			switch e.kind {
 			case psString:
 				b = append(b, backend.UTF16Bytes(e.s)...)
@@ -821,7 +860,7 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		case psNull:
 			return 3, []byte{}, nil
 		case psArray, psInt, psLong:
-			if bv := toBytes(d); bv.dyn == "" {
+			if bv := toBytes(d); bv.dyn == "" && !d.wrapped {
 				return 3, bv.bytes, nil
 			}
 		}

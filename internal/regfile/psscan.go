@@ -691,7 +691,11 @@ func (sc *psScanner) word(v psValue, s string, arg bool) psValue {
 	switch n, kind, ok := psNumber(s); {
 	case v.joined:
 	case ok:
-		return psValue{kind: kind, n: n, s: s}
+		// a number argument written otherwise than its value prints
+		// (0x26, 007, 5l) reaches a command as a PSObject keeping the
+		// text (Compiler.cs GetCommandArgumentExpression,
+		// ParserOps.WrappedNumber)
+		return psValue{kind: kind, n: n, s: s, wrapped: arg && s != strconv.FormatInt(n, 10)}
 	case kind == psNull: // a number form latlab does not read
 		return psValue{s: s, dyn: "the number " + textdec.Clip(s) + " (a form latlab does not read)"}
 	}
