@@ -62,9 +62,10 @@ import (
 //     (Compiler.cs GetCommandArgumentExpression): made a string it is
 //     that text, "0x26" (LanguagePrimitives.ConvertNumericToString);
 //     made another type of number, its text is parsed again
-//     (ConvertNumericIConvertible), which latlab follows only where the
-//     value cannot differ; untyped, GetValueKindFromObject sees the
-//     PSObject, and .NET stores an int as DWord and a long as a string.
+//     (ConvertNumericIConvertible, ConvertStringToInteger: ScanNumber
+//     types it as the literal was, so the number is the same); untyped,
+//     GetValueKindFromObject sees the PSObject, not the number, and .NET
+//     then stores an int as a DWord and a long as a string.
 //
 // So the type of a value is read only where the script fixes it: with
 // -Type or -PropertyType, or New-ItemProperty without -Force. A
@@ -790,13 +791,10 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		var n int64
 		switch d.kind {
 		case psInt, psLong:
+			// a number keeping its text is parsed again as the literal
+			// was (LanguagePrimitives.ConvertStringToInteger:
+			// Parser.ScanNumber, then Convert.ChangeType): the same n
 			n = d.n
-			// a number keeping its text, made another type of number:
-			// its text parsed again, by rules latlab does not follow
-			// where the value could differ (0xFFFFFFFF as a long)
-			if d.wrapped && (typ == 4 && d.kind == psLong || typ == 11 && d.kind == psInt && n < 0) {
-				return refuse()
-			}
 		case psNull:
 		case psString:
 			var ok bool
@@ -860,7 +858,7 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 		case psNull:
 			return 3, []byte{}, nil
 		case psArray, psInt, psLong:
-			if bv := toBytes(d); bv.dyn == "" && !d.wrapped {
+			if bv := toBytes(d); bv.dyn == "" {
 				return 3, bv.bytes, nil
 			}
 		}
@@ -874,22 +872,18 @@ func psConvert(d psValue, typ uint32) (uint32, []byte, error) {
 	return refuse()
 }
 
-// psParseInt reads a string PowerShell converts to a number: decimal or
-// 0x hex, blanks around it, "" is 0. Other forms (1e3, 1kb, 1.5) are not
-// read.
+// psParseInt reads a string PowerShell converts to a number
+// (LanguagePrimitives.ConvertStringToInteger): decimal or 0x hex, blanks
+// around it, "" is 0. Other forms (1e3, 1kb, 1.5) are not read.
 func psParseInt(s string) (int64, bool) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, true
 	}
-	n, kind, ok := psNumber(t)
-	if !ok || strings.HasSuffix(strings.ToLower(t), "l") {
-		return 0, false
-	}
-	if kind == psInt && strings.HasPrefix(strings.ToLower(strings.TrimLeft(t, "+-")), "0x") && n < 0 {
-		return 0, false // "0xFFFFFFFF" as a string: latlab does not say whether it is -1 or 4294967295
-	}
-	return n, true
+	// Parser.ScanNumber types the string as the literal would be typed
+	// ("0xFFFFFFFF" is the int -1), Convert.ChangeType then widens it
+	n, _, ok := psNumber(t)
+	return n, ok
 }
 
 // reg reads reg add and reg delete run from the script. PowerShell, not

@@ -148,15 +148,18 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X a 4294967296 -Type DWord`, nil, "the number 4294967296 as REG_DWORD: PowerShell refuses it"},
 		{`Set-ItemProperty HKCU:\X a 1.5 -Type DWord`, nil, "the number 1.5 (a form latlab does not read)"},
 		// a number argument written otherwise than its value keeps its
-		// text: a string of it is the text, another number type parses it
-		{`Set-ItemProperty HKCU:\X a 0xFFFFFFFF -Type QWord`, nil, "the number 0xFFFFFFFF as REG_QWORD"},
+		// text: a string of it is the text; another number type parses
+		// the text again, to the same number
+		{`Set-ItemProperty HKCU:\X a 0xFFFFFFFF -Type QWord`, []psRow{{1, k, "a", false, 11, qw(^uint64(0)), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a '0xFFFFFFFF' -Type QWord`, []psRow{{1, k, "a", false, 11, qw(^uint64(0)), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a '4294967295' -Type DWord`, []psRow{{1, k, "a", false, 4, dw(0xFFFFFFFF), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 0x26 -Type QWord`, []psRow{{1, k, "a", false, 11, qw(0x26), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 0x26 -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("0x26"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 007 -Type ExpandString`, []psRow{{1, k, "a", false, 2, backend.UTF16Bytes("007"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 0x26 -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("0x26"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a @(0x26) -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("38"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 5 -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{5}, false, false}}, ""},
-		{`Set-ItemProperty HKCU:\X a 0x05 -Type Binary`, nil, "the number 0x05 as REG_BINARY"},
+		{`Set-ItemProperty HKCU:\X a 0x05 -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{5}, false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 0x100000000 -Type DWord`, nil, "the number 0x100000000 as REG_DWORD"},
 		{`Set-ItemProperty HKCU:\X a 0x26`, []psRow{{1, k, "a", false, 4, dw(0x26), false, true}}, ""},
 		{`Set-ItemProperty HKCU:\X a 0x100000000`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("4294967296"), false, true}}, ""},
