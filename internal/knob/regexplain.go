@@ -23,7 +23,7 @@ type RegExplanation struct {
 	File     string `json:"file"`
 	Header   string `json:"header"`
 	Encoding string `json:"encoding"`
-	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY]), or reg commands
+	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY]), or reg or registry commands
 	Values   int    `json:"values"` // value lines read
 	// Batch: the file is a batch file, read for its reg add and reg
 	// delete commands; OtherLines counts its lines that hold none.
@@ -180,6 +180,9 @@ func typedByMachine(f *regfile.File, read func(backend.Loc) (backend.Value, erro
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
 	x := &RegExplanation{File: name, Header: f.Header, Encoding: string(f.Encoding), Keys: len(f.Sections),
 		Values: f.Values, Batch: f.Batch, PowerShell: f.PowerShell, OtherLines: f.Other, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+	if f.PowerShell {
+		x.Keys = f.Commands
+	}
 	ks := windowsKnobs()
 	for _, s := range f.Sections {
 		path, note := s.Path, ""

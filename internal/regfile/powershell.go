@@ -547,6 +547,7 @@ func (p *psReader) statement(st *psStmt) error {
 
 // add stores a command's sections, each value on the command's line.
 func (p *psReader) add(n int, secs []Section) error {
+	p.f.Commands++
 	for _, s := range secs {
 		if p.f.Values+len(s.Values) > MaxValues {
 			return badinput.Errorf("line %d: more than %d values: expected %s", n, MaxValues, wantPS)

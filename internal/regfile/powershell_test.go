@@ -117,8 +117,9 @@ func TestReadPowerShell(t *testing.T) {
 	}
 	// $ErrorActionPreference = ..., Write-Host, Stop-Service, bcdedit;
 	// not foreach (a statement) nor | Out-Null (a stage of a command)
-	if !f.PowerShell || f.Batch || f.Other != 4 || f.Values != 15 || f.Encoding != textdec.UTF8 {
-		t.Errorf("powershell %v other %d values %d encoding %s", f.PowerShell, f.Other, f.Values, f.Encoding)
+	// 18 sections from 17 commands: New-Item -Force is a deletion, then a key
+	if !f.PowerShell || f.Batch || f.Other != 4 || f.Commands != 17 || len(f.Sections) != 18 || f.Values != 15 || f.Encoding != textdec.UTF8 {
+		t.Errorf("powershell %v other %d commands %d sections %d values %d encoding %s", f.PowerShell, f.Other, f.Commands, len(f.Sections), f.Values, f.Encoding)
 	}
 }
 

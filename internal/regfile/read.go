@@ -50,9 +50,11 @@ type File struct {
 	Batch bool
 	Other int
 	// PowerShell: read from the registry commands of a PowerShell script
-	// (ReadPowerShell), each command a section; Other counts its other
+	// (ReadPowerShell); Commands counts those read (New-Item -Force is
+	// two sections: the key deleted, then created), Other its other
 	// commands.
 	PowerShell bool
+	Commands   int
 }
 
 // Section is one [KEY] or [-KEY] line and the values below it.
