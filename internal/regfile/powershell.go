@@ -568,7 +568,7 @@ func (p *psReader) other(st *psStmt, name, written string) {
 	switch {
 	case psPrinters[name]:
 	case psOtherWriters[name] && looksLikeRegistryWrite(st.raw),
-		name != "" && strings.Contains(name, "itemproperty"):
+		strings.Contains(name, "itemproperty") && !strings.HasPrefix(name, "get-") && !strings.HasPrefix(name, "test-"):
 		p.note(st.line, "%s is not a command latlab reads (%q): skipped", textdec.Clip(written), textdec.Clip(st.raw))
 		return
 	case (name == "" || psKeywords[name]) && looksLikeRegistryWrite(st.raw) && writeVerb(st.raw):

@@ -250,6 +250,7 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Invoke-Expression 'reg add HKCU\X /v a /d 1 /f'`, nil, "Invoke-Expression is not a command latlab reads"},
 		{`[Microsoft.Win32.Registry]::SetValue('HKEY_CURRENT_USER\X', 'a', 1)`, nil, "a registry command in an expression"},
 		{`Set-Service SysMain -StartupType Disabled`, []psRow{}, ""},
+		{`Get-ItemProperty -Path HKCU:\X -Name a; Get-ItemPropertyValue HKCU:\X a`, []psRow{}, ""},
 	} {
 		f := readPS(t, c.script)
 		got := psRows(f)
