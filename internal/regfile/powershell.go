@@ -330,6 +330,8 @@ func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
 		}
 		b.set[p.name] = true
 		switch {
+		case t.colonVal != nil && strings.HasPrefix(t.colonVal.dyn, "no value after"):
+			return nil, fmt.Errorf("-%s: without its value", p.name)
 		case t.colonVal != nil:
 			b.named[p.name] = *t.colonVal
 			if p.sw && (t.colonVal.kind == psNull || strings.EqualFold(t.colonVal.dyn, "the variable $false")) {

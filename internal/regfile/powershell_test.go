@@ -200,6 +200,8 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Microsoft.PowerShell.Management\Set-ItemProperty HKCU:\X a 2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
 		{`New-ItemProperty -P HKCU:\X -Name a -Value 1`, nil, "-P is ambiguous for New-ItemProperty"},
 		{`New-ItemProperty HKCU:\X a -Value 1 -Pr DWord`, nil, "-Pr is ambiguous for New-ItemProperty (-PropertyType, -ProgressAction)"},
+		{`Set-ItemProperty HKCU:\X -Name: a -Value:1 -Type: DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type:`, nil, "-Type: without its value"},
 		{`Set-ItemProperty HKCU:\X a 1 -Bogus`, nil, "Set-ItemProperty has no parameter -Bogus"},
 		{`Set-ItemProperty HKCU:\X a 1 extra`, nil, `"extra" is an argument Set-ItemProperty takes at no position`},
 		{`Set-ItemProperty HKCU:\X -Name "(Default)" -Value x -Type String`, []psRow{{1, k, "@", false, 1, backend.UTF16Bytes("x"), false, false}}, ""},

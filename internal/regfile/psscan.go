@@ -203,7 +203,11 @@ func (sc *psScanner) param() psTok {
 	sc.i = j
 	if sc.i < len(sc.s) && sc.s[sc.i] == ':' {
 		sc.i++
-		v := sc.value(true, 0)
+		sc.space() // -Name: value
+		v := psValue{dyn: "no value after -" + t.param + ":"}
+		if sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) || sc.i < len(sc.s) && sc.s[sc.i] == '(' {
+			v = sc.value(true, 0)
+		}
 		t.colonVal = &v
 	}
 	return t
@@ -217,6 +221,9 @@ func wordEnd(c byte) bool {
 // value scans one argument (arg: in a command's arguments, where a bare
 // word is a string; else in an expression, where it is a command).
 func (sc *psScanner) value(arg bool, depth int) psValue {
+	if sc.i >= len(sc.s) {
+		return psValue{dyn: "nothing where a value was expected"}
+	}
 	if depth > maxDepth {
 		sc.skipBalanced()
 		return psValue{dyn: "parentheses nested too deep"}
