@@ -175,6 +175,7 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X a 1 -Type None`, nil, "the number 1 as REG_NONE: PowerShell refuses it"},
 		{`Set-ItemProperty HKCU:\X a "x","y" -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("x", "y"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a @(` + "\n" + `  'x'` + "\n" + `  'y'` + "\n" + `) -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("x", "y"), false, false}}, ""},
+		{"Set-ItemProperty HKCU:\\X a \"`é`\"\" -Type String", []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(`é"`), false, false}}, ""},
 		{"Set-ItemProperty HKCU:\\X a \"a`tb`$c\" -Type String", []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("a\tb$c"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a 'it''s' -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("it's"), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X a "say ""hi""" -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(`say "hi"`), false, false}}, ""},

@@ -331,7 +331,7 @@ func backtick(c byte) string {
 	case 'v':
 		return "\v"
 	}
-	return string(c)
+	return string([]byte{c}) // the byte itself, whatever it begins
 }
 
 // isVarStart says whether $ followed by c is expanded in a double-quoted
