@@ -216,11 +216,12 @@ type KnobExplainOptions struct {
 	Tick        time.Duration
 }
 
-// isRegFile says whether explain's first argument names a .reg file or a
-// batch file (.bat, .cmd) of reg commands: no knob's name ends so.
+// isRegFile says whether explain's first argument names a .reg file, a
+// batch file (.bat, .cmd) of reg commands or a PowerShell script (.ps1,
+// .psm1): no knob's name ends so.
 func isRegFile(arg string) bool {
 	switch strings.ToLower(filepath.Ext(arg)) {
-	case ".reg", ".bat", ".cmd":
+	case ".reg", ".bat", ".cmd", ".ps1", ".psm1":
 		return true
 	}
 	return false
@@ -233,23 +234,28 @@ func newKnobExplainCmd(io *IO, runF func(*KnobExplainOptions) error) *cobra.Comm
 	xo := &KnobExplainOptions{KnobOptions: KnobOptions{IO: io}}
 	o := &xo.KnobOptions
 	cmd := &cobra.Command{
-		Use:         "explain NAME [VALUE] | explain FILE.reg|.bat|.cmd",
+		Use:         "explain NAME [VALUE] | explain FILE.reg|.bat|.cmd|.ps1",
 		Annotations: map[string]string{negativeArgs: "values"}, // as set: rt-throttling -1
-		Short:       "decode a value without touching the system (any knob, on any OS), or a .reg or .bat file of tweaks",
+		Short:       "decode a value without touching the system (any knob, on any OS), or a .reg, .bat or .ps1 file of tweaks",
 		Long: `Decodes a value of a knob (or, with no VALUE, the knob and its values) without
 reading or changing anything on this machine.
 
 Given a .reg file (a file of registry tweaks, as regedit exports them or as
-they are shared), or a batch file (.bat, .cmd) of reg add and reg delete
-commands, it says which of its values are settings latlab knows, each decoded
-by its knob as above, and lists the others as settings latlab has no evidence
-on: it decodes nothing it has no evidence for. Lines regedit would not import,
-and reg commands whose key or data only the running script knows, are listed
-with why. Nothing is imported or run. On Windows, --current also reads each
-value as this machine has it now and counts what an import would change.`,
+they are shared), a batch file (.bat, .cmd) of reg add and reg delete
+commands, or a PowerShell script (.ps1, .psm1) of Set-ItemProperty,
+New-ItemProperty, Remove-ItemProperty, New-Item, Remove-Item and reg commands,
+it says which of its values are settings latlab knows, each decoded by its
+knob as above, and lists the others as settings latlab has no evidence on: it
+decodes nothing it has no evidence for. Lines regedit would not import, and
+commands whose key or data only the running script knows, are listed with why;
+a value a script writes without fixing its type (Set-ItemProperty without
+-Type) is listed, not decoded. Nothing is imported or run. On Windows,
+--current also reads each value as this machine has it now (and the type a
+script leaves to it) and counts what an import would change.`,
 		Example: `  latlab knob explain win32-priority-separation 0x26
   latlab knob explain tweaks.reg
   latlab knob explain optimize.bat
+  latlab knob explain tweaks.ps1
   latlab knob explain win32-priority-separation --find short,variable,3:1
   latlab knob explain win32-priority-separation --table --server
   latlab knob explain tcp-recovery 5`,
@@ -271,7 +277,7 @@ value as this machine has it now and counts what an import would change.`,
 			}
 			xo.Explain.TickMs = float64(xo.Tick) / 1e6
 			if xo.Current && xo.RegFile == "" {
-				return Usagef("--current is for a .reg or batch file: knob get reads a knob's current value")
+				return Usagef("--current is for a .reg, batch or PowerShell file: knob get reads a knob's current value")
 			}
 			if runF != nil {
 				return runF(xo)
@@ -284,7 +290,7 @@ value as this machine has it now and counts what an import would change.`,
 	durationFlag(cmd.Flags(), &xo.Tick, "tick", 15625*time.Microsecond, "win32-priority-separation: clock interval the quanta are counted in")
 	cmd.Flags().BoolVar(&xo.Explain.Table, "table", false, "win32-priority-separation: print all 64 classes")
 	cmd.Flags().StringVar(&xo.Explain.Find, "find", "", "win32-priority-separation: the values of a class, e.g. short,variable,3:1")
-	cmd.Flags().BoolVar(&xo.Current, "current", false, "with a .reg or batch file, on Windows: also read each value as this machine has it now, and count what an import would change")
+	cmd.Flags().BoolVar(&xo.Current, "current", false, "with a .reg, batch or PowerShell file, on Windows: also read each value as this machine has it now (and the type a script leaves to it), and count what an import would change")
 	return knobCmd(cmd, o)
 }
 
@@ -304,7 +310,7 @@ func runKnobExplain(ctx context.Context, xo *KnobExplainOptions) error {
 	return nil
 }
 
-// runKnobExplainReg decodes a .reg or batch file: nothing is written to
+// runKnobExplainReg decodes a .reg, batch or PowerShell file: nothing is written to
 // the registry, which only --current reads.
 func runKnobExplainReg(ctx context.Context, xo *KnobExplainOptions) error {
 	o := &xo.KnobOptions
@@ -313,9 +319,12 @@ func runKnobExplainReg(ctx context.Context, xo *KnobExplainOptions) error {
 		return Usagef("cannot read %s: %v", xo.RegFile, unwrapPathErr(err))
 	}
 	defer f.Close()
-	read := regfile.Read
-	if !strings.EqualFold(filepath.Ext(xo.RegFile), ".reg") {
-		read = regfile.ReadBatch
+	read := regfile.ReadBatch
+	switch strings.ToLower(filepath.Ext(xo.RegFile)) {
+	case ".reg":
+		read = regfile.Read
+	case ".ps1", ".psm1":
+		read = regfile.ReadPowerShell
 	}
 	rf, err := read(f)
 	if err != nil {

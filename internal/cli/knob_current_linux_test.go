@@ -14,7 +14,7 @@ func TestKnobExplainCurrentRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"knob", "explain", "../regfile/testdata/tweaks.reg", "--current"}, "--current reads this machine's registry: on Windows only"},
-		{[]string{"knob", "explain", "rss", "--current"}, "--current is for a .reg or batch file"},
+		{[]string{"knob", "explain", "rss", "--current"}, "--current is for a .reg, batch or PowerShell file"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
 		testutil.CheckBadExit(t, c.args[2], code, errs, c.want)

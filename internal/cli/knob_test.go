@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sebdah/goldie/v2"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/textdec"
@@ -175,6 +177,50 @@ func TestKnobHistoryEmptyJSON(t *testing.T) {
 // knob explain FILE.reg decodes a file of tweaks: the values latlab
 // knows, by their knobs, and the rest listed as unknown; the document
 // carries the same; what is not a .reg file is bad input.
+// A PowerShell script of tweaks (.ps1, .psm1) is explained as a .reg
+// file is, in the same document kind: the text against
+// testdata/knob-explain-ps1.golden (go test -run TestKnobExplainPowerShell
+// -update rewrites it).
+func TestKnobExplainPowerShell(t *testing.T) {
+	const tweaks = "../regfile/testdata/tweaks.ps1"
+	code, out, errs := runCLI(t, "knob", "explain", tweaks)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	goldie.New(t).Assert(t, "knob-explain-ps1", []byte(out))
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	code, out, errs = runCLI(t, "knob", "explain", tweaks, "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errs)
+	}
+	if doc := readDoc(t, out); doc.Kind != knob.KindExplainReg.Name() {
+		t.Errorf("kind %q", doc.Kind)
+	}
+	var x knob.RegExplanation
+	if err := json.Unmarshal(jsonData(t, out), &x); err != nil || !x.PowerShell || len(x.Known) != 3 || x.Known[1].Note == "" {
+		t.Errorf("%v: %+v", err, x)
+	}
+
+	dir := testutil.TempDir(t)
+	module := filepath.Join(dir, "Tweaks.PSM1")
+	if err := os.WriteFile(module, []byte("function Set-Tweaks {\n  Write-Host 'tweaking'\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCLI(t, "knob", "explain", module); code != 0 || out != "Tweaks.PSM1: no registry change to decode: no registry command with a value or a\n  deletion\n1 other command of the script not read: no registry writes (services, bcdedit,\n  powercfg... change settings latlab does not decode here)\n" {
+		t.Errorf("a module of no change: exit %d, %q", code, out)
+	}
+	empty := filepath.Join(dir, "empty.ps1")
+	if err := os.WriteFile(empty, []byte("\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "knob", "explain", empty)
+	testutil.CheckBadExit(t, "empty.ps1", code, errs, "empty file: expected a PowerShell script")
+}
+
 func TestKnobExplainRegFile(t *testing.T) {
 	const tweaks = "../regfile/testdata/tweaks.reg"
 	code, out, errs := runCLI(t, "knob", "explain", tweaks)

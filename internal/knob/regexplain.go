@@ -23,12 +23,15 @@ type RegExplanation struct {
 	File     string `json:"file"`
 	Header   string `json:"header"`
 	Encoding string `json:"encoding"`
-	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY]), or reg commands
+	Keys     int    `json:"keys"`   // key lines read ([KEY] and [-KEY]), or reg or registry commands
 	Values   int    `json:"values"` // value lines read
 	// Batch: the file is a batch file, read for its reg add and reg
 	// delete commands; OtherLines counts its lines that hold none.
 	Batch      bool `json:"batch,omitempty"`
 	OtherLines int  `json:"other_lines,omitempty"`
+	// PowerShell: the file is a PowerShell script, read for its registry
+	// commands; OtherLines counts its other commands.
+	PowerShell bool `json:"powershell,omitempty"`
 	// Known are the values (and deleted keys) a latlab knob writes, in
 	// the file's order; Unknown the rest.
 	Known   []RegEntry `json:"known"`
@@ -52,6 +55,10 @@ type RegEntry struct {
 	// Path is the note on how the key was read, when not as written
 	// (ControlSet001 as CurrentControlSet).
 	Path string `json:"path_note,omitempty"`
+	// Note says what the file leaves to the machine: the type of a value
+	// a PowerShell Set-ItemProperty writes without -Type (the entry is
+	// then not decoded), or that New-Item -Force deletes an existing key.
+	Note string `json:"note,omitempty"`
 	Knob string `json:"knob,omitempty"`
 	// Text is the knob's explanation of the value; Refused, why latlab
 	// would not write this value there (the knob's Vet, or its Explain
@@ -121,21 +128,61 @@ func RunExplainRegFile(ctx context.Context, o RegFileOptions) (*RegExplanation, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := ExplainRegFile(o.Name, o.File, o.Explain)
-	if o.Current {
-		reg, ok := envOf(o.Env, o.Root).Backends[backend.BackendRegistry]
-		if !ok {
-			return nil, badinput.Errorf("--current reads this machine's registry, which this environment has none of")
-		}
-		x.ReadCurrent(reg.Read)
+	if !o.Current {
+		return ExplainRegFile(o.Name, o.File, o.Explain), nil
 	}
+	reg, ok := envOf(o.Env, o.Root).Backends[backend.BackendRegistry]
+	if !ok {
+		return nil, badinput.Errorf("--current reads this machine's registry, which this environment has none of")
+	}
+	x := ExplainRegFile(o.Name, typedByMachine(o.File, reg.Read), o.Explain)
+	x.ReadCurrent(reg.Read)
 	return x, nil
+}
+
+// typedByMachine is f with the type of each value the script leaves to
+// the machine (Value.TypeNote) read from it: what PowerShell writes when
+// the value does not exist, or the data converted to the type of the one
+// there. A value it cannot read, or whose data latlab does not convert,
+// keeps its note. f itself is not changed.
+func typedByMachine(f *regfile.File, read func(backend.Loc) (backend.Value, error)) *regfile.File {
+	g := *f
+	g.Sections = append([]regfile.Section{}, f.Sections...)
+	for i := range g.Sections {
+		s := &g.Sections[i]
+		s.Values = append([]regfile.Value{}, s.Values...)
+		for j := range s.Values {
+			v := &s.Values[j]
+			if v.TypeNote == "" || v.Literal == nil {
+				continue
+			}
+			now, err := read(regLoc(s.Path, v.Name))
+			if err != nil {
+				continue
+			}
+			if now.IsAbsent() {
+				v.TypeNote = ""
+				continue
+			}
+			typ, ok := backend.RegTypeNumber(now.Type)
+			if !ok {
+				continue
+			}
+			if t, b, ok := v.Literal.AsKind(typ); ok {
+				v.Type, v.Data, v.TypeNote = t, b, ""
+			}
+		}
+	}
+	return &g
 }
 
 // ExplainRegFile decodes what the .reg file f (read from name) writes.
 func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanation {
 	x := &RegExplanation{File: name, Header: f.Header, Encoding: string(f.Encoding), Keys: len(f.Sections),
-		Values: f.Values, Batch: f.Batch, OtherLines: f.Other, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+		Values: f.Values, Batch: f.Batch, PowerShell: f.PowerShell, OtherLines: f.Other, Known: []RegEntry{}, Unknown: []RegEntry{}, Notes: f.Notes}
+	if f.PowerShell {
+		x.Keys = f.Commands
+	}
 	ks := windowsKnobs()
 	for _, s := range f.Sections {
 		path, note := s.Path, ""
@@ -144,23 +191,39 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 			note = fmt.Sprintf("ControlSet%s read as CurrentControlSet, the control set Windows boots unless HKLM\\SYSTEM\\Select\\Current says otherwise", m[1])
 		}
 		if s.Delete {
-			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note}
+			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note, Note: s.Note}
 			x.add(explainDeletedKey(ks, e))
 			continue
 		}
 		for _, v := range s.Values {
-			e := RegEntry{Line: v.Line, Loc: regLoc(path, v.Name), Path: note}
+			e := RegEntry{Line: v.Line, Loc: regLoc(path, v.Name), Path: note, Note: v.TypeNote}
 			e.Value = backend.Value{Type: backend.RegTypeName(v.Type), Data: v.Data}
 			if v.Delete {
 				e.Value = backend.Absent
 			}
-			if !v.Default { // no knob writes a key's default value
+			switch {
+			case v.TypeNote != "":
+				// the type is the machine's: not decoded
+				e = explainUntyped(ks, e)
+			case !v.Default: // no knob writes a key's default value
 				e = explainRegValue(ks, e, o)
 			}
 			x.add(e)
 		}
 	}
 	return x
+}
+
+// explainUntyped names the knob that writes a value whose type the file
+// leaves to the machine, without decoding the value.
+func explainUntyped(ks []Knob, e RegEntry) RegEntry {
+	w := owner(ks, e.Loc, e.Value)
+	if w == nil {
+		return e
+	}
+	e.Knob = w.knob.Name()
+	e.Text = []string{"not decoded: its type is the machine's (on Windows, --current reads it)", w.knob.Summary()}
+	return e
 }
 
 func (x *RegExplanation) add(e RegEntry) {

@@ -196,3 +196,98 @@ func TestExplainRegFileCurrent(t *testing.T) {
 		t.Errorf("no registry: %v", err)
 	}
 }
+
+// A PowerShell script: a value whose type the script fixes is decoded by
+// its knob; one Set-ItemProperty writes without -Type is named, with the
+// note on its type, and not decoded.
+func TestExplainPowerShellFile(t *testing.T) {
+	fh, err := os.Open(filepath.Join("..", "regfile", "testdata", "tweaks.ps1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, err := regfile.ReadPowerShell(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ExplainRegFile("tweaks.ps1", f, ExplainOptions{})
+	if !x.PowerShell || x.Batch || x.OtherLines != 4 || len(x.Notes) != 4 {
+		t.Errorf("powershell %v batch %v other %d notes %q", x.PowerShell, x.Batch, x.OtherLines, x.Notes)
+	}
+	var known []string
+	for _, e := range x.Known {
+		known = append(known, fmt.Sprintf("%d %s %s", e.Line, e.Knob, strings.Join(e.Text, " ")))
+	}
+	want := []string{
+		"8 network-throttling-index off (0xFFFFFFFF)",
+		"10 win32-priority-separation not decoded: its type is the machine's",
+		"11 global-timer-resolution-requests 1: global",
+	}
+	if len(known) != len(want) {
+		t.Fatalf("known %q", known)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(known[i], w) {
+			t.Errorf("known %q, want %q", known[i], w)
+		}
+	}
+	if n := x.Known[1].Note; !strings.Contains(n, "Set-ItemProperty without -Type: PowerShell writes REG_DWORD only if the value does not exist yet") {
+		t.Errorf("note %q", n)
+	}
+	for _, e := range x.Unknown {
+		if e.KeyDeleted && e.Line == 15 && !strings.Contains(e.Note, "New-Item -Force deletes the key if it exists") {
+			t.Errorf("New-Item -Force: %+v", e)
+		}
+	}
+}
+
+// With --current, the type a script leaves to the machine is read from
+// it: the existing value's, the data converted as PowerShell converts
+// it, or, where there is none, the data's own.
+func TestExplainPowerShellCurrent(t *testing.T) {
+	const ps = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
+	for _, c := range []struct {
+		now       backend.Value
+		script    string
+		text, typ string
+		note      bool
+	}{
+		{backend.DWORD(2), `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation 38`, "0x26 (38): short, variable quanta", backend.TypeDWORD, false},
+		{backend.DWORD(2), `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation '38'`, "0x26 (38): short, variable quanta", backend.TypeDWORD, false},
+		{backend.Absent, `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation 38`, "0x26 (38): short, variable quanta", backend.TypeDWORD, false},
+		{backend.Absent, `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation '38'`, "", backend.TypeSZ, false},
+		{backend.Value{Type: backend.TypeSZ, Data: backend.UTF16Bytes("2")}, `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation 38`, "", backend.TypeSZ, false},
+		{backend.DWORD(2), `sp HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation 'fast'`, "not decoded: its type is the machine's", backend.TypeSZ, true},
+	} {
+		mem := knobtest.NewMem()
+		if !c.now.IsAbsent() {
+			mem.Set(ps, "Win32PrioritySeparation", c.now)
+		} else {
+			mem.CreateKey(ps)
+		}
+		before := mem.Snapshot()
+		f, err := regfile.ReadPowerShell(strings.NewReader(c.script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: mem}}
+		x, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.ps1", File: f, Current: true, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(x.Known) != 1 {
+			t.Fatalf("%s: known %+v", c.script, x.Known)
+		}
+		e := x.Known[0]
+		if e.Value.Type != c.typ || (e.Note != "") != c.note || c.text != "" && !strings.Contains(strings.Join(e.Text, " "), c.text) {
+			t.Errorf("%s over %v: %s %q note %q", c.script, c.now, e.Value.Type, e.Text, e.Note)
+		}
+		if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {
+			t.Errorf("the registry changed")
+		}
+		// the file read is not changed by what the machine said
+		if f.Sections[0].Values[0].TypeNote == "" {
+			t.Errorf("%s: the file's note was cleared", c.script)
+		}
+	}
+}

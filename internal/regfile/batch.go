@@ -58,7 +58,7 @@ func ReadBatch(r io.Reader) (*File, error) {
 				continue
 			}
 			found = true
-			s, err := regArgs(args[at:])
+			s, err := regArgs(args[at:], hasVariable)
 			if err != nil {
 				if len(f.Notes) < MaxNotes {
 					f.Notes = append(f.Notes, fmt.Sprintf("line %d: %v (%q): skipped", n, err, textdec.Clip(strings.TrimSpace(cmd))))
@@ -218,8 +218,10 @@ func hasVariable(s string) bool {
 	return strings.Contains(s, "%") || strings.Count(s, "!") >= 2
 }
 
-// regArgs reads "add KEY ..." or "delete KEY ..." into a section.
-func regArgs(args []string) (Section, error) {
+// regArgs reads "add KEY ..." or "delete KEY ..." into a section;
+// hasVar says whether a word holds a variable of the script (cmd.exe's
+// %VAR% in a batch file; PowerShell's are found before).
+func regArgs(args []string, hasVar func(string) bool) (Section, error) {
 	var s Section
 	verb := strings.ToLower(args[0])
 	if len(args) < 2 {
@@ -229,7 +231,7 @@ func regArgs(args []string) (Section, error) {
 	switch {
 	case strings.HasPrefix(key, `\\`):
 		return s, fmt.Errorf("a key on another machine")
-	case hasVariable(key):
+	case hasVar(key):
 		return s, fmt.Errorf("the key holds a batch variable, known only when the script runs")
 	}
 	short, ok := ShortRoot(key)
@@ -289,7 +291,7 @@ func regArgs(args []string) (Section, error) {
 		// reg add KEY alone creates the key: no value to explain
 		return s, nil
 	}
-	if hasVariable(data) {
+	if hasVar(data) {
 		return s, fmt.Errorf("the data holds a batch variable, known only when the script runs")
 	}
 	if err := typedData(&v, typ, data, haveData, sep); err != nil {

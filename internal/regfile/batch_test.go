@@ -139,7 +139,7 @@ func TestRegArgsRefuses(t *testing.T) {
 		{`reg delete HKLM\X /va /f`, "reg delete /va deletes every value"},
 	} {
 		args := argv(c.cmd)
-		_, err := regArgs(args[regCommand(args):])
+		_, err := regArgs(args[regCommand(args):], hasVariable)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.cmd, err, c.want)
 		}

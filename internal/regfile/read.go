@@ -49,6 +49,12 @@ type File struct {
 	// each command a section; Other counts its lines that hold none.
 	Batch bool
 	Other int
+	// PowerShell: read from the registry commands of a PowerShell script
+	// (ReadPowerShell); Commands counts those read (New-Item -Force is
+	// two sections: the key deleted, then created), Other its other
+	// commands.
+	PowerShell bool
+	Commands   int
 }
 
 // Section is one [KEY] or [-KEY] line and the values below it.
@@ -57,6 +63,7 @@ type Section struct {
 	Path   string // the root spelled short: HKLM\SOFTWARE\...
 	Delete bool   // [-KEY]: the key and everything below it are deleted
 	Values []Value
+	Note   string // how the key is deleted, when not as [-KEY] says (New-Item -Force)
 }
 
 // Value is one value line.
@@ -70,6 +77,12 @@ type Value struct {
 	// terminating NUL, a DWORD as 4 little-endian bytes, hex data as
 	// written.
 	Data []byte
+	// TypeNote, when set, says that the script leaves the type to the
+	// machine (PowerShell's Set-ItemProperty without -Type): Type and
+	// Data are what is written when the value does not exist, and
+	// Literal converts the data to an existing value's type.
+	TypeNote string
+	Literal  *Literal
 }
 
 // ShortRoot spells the root of a key path short (HKEY_LOCAL_MACHINE\X ->

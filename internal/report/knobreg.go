@@ -39,16 +39,25 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 			}
 			if e.KeyDeleted {
 				wrapTo(w, fmt.Sprintf("line %d: the key is deleted, with everything below it%s", e.Line, nowText(e)), "    ", "      ")
+				if e.Note != "" {
+					wrapTo(w, visible(e.Note), "      ", "      ")
+				}
 				continue
 			}
 			wrapTo(w, fmt.Sprintf("line %d: %s", e.Line, valueText(e)), "    ", "      ")
+			if e.Note != "" {
+				wrapTo(w, visible(e.Note), "      ", "      ")
+			}
 		}
 	}
 	if len(x.Notes) > 0 {
 		fmt.Fprintln(w)
-		if x.Batch {
+		switch {
+		case x.PowerShell:
+			fmt.Fprintln(w, "commands skipped")
+		case x.Batch:
 			fmt.Fprintln(w, "reg commands skipped")
-		} else {
+		default:
 			fmt.Fprintln(w, "lines skipped")
 		}
 		for _, n := range x.Notes {
@@ -62,6 +71,8 @@ func KnobRegFile(w io.Writer, x *knob.RegExplanation) {
 // and, of a batch file, how many lines hold no reg command.
 func regFileHead(w io.Writer, x *knob.RegExplanation) {
 	switch {
+	case len(x.Known)+len(x.Unknown) == 0 && x.PowerShell:
+		wrapTo(w, visible(x.File)+": no registry change to decode: no registry command with a value or a deletion", "", "  ")
 	case len(x.Known)+len(x.Unknown) == 0 && x.Batch:
 		wrapTo(w, visible(x.File)+": no registry change to decode: no reg add or reg delete command with a value or a deletion", "", "  ")
 	case len(x.Known)+len(x.Unknown) == 0:
@@ -72,7 +83,10 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 			what += " and " + count(deleted, "deleted key")
 		}
 		where := count(x.Keys, "key line")
-		if x.Batch {
+		switch {
+		case x.PowerShell:
+			where = count(x.Keys, "registry command")
+		case x.Batch:
 			where = count(x.Keys, "reg command")
 		}
 		wrapTo(w, fmt.Sprintf("%s: %s in %s: latlab knows %d of these settings and has no evidence on %d",
@@ -87,6 +101,8 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 		wrapTo(w, line, "", "  ")
 	}
 	switch {
+	case x.PowerShell && len(x.Notes) > 0:
+		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "command")), "", "  ")
 	case x.Batch && len(x.Notes) > 0:
 		wrapTo(w, fmt.Sprintf("%s skipped (below)", count(len(x.Notes), "reg command")), "", "  ")
 	case len(x.Notes) > 0:
@@ -101,7 +117,10 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 			wrapTo(w, e.Path, "", "  ")
 		}
 	}
-	if x.OtherLines > 0 {
+	switch {
+	case x.OtherLines > 0 && x.PowerShell:
+		wrapTo(w, fmt.Sprintf("%s of the script not read: no registry writes (services, bcdedit, powercfg... change settings latlab does not decode here)", count(x.OtherLines, "other command")), "", "  ")
+	case x.OtherLines > 0:
 		wrapTo(w, fmt.Sprintf("%s of the script hold no reg add or reg delete: not read (bcdedit, netsh, powershell... change settings latlab does not decode here)", count(x.OtherLines, "other line")), "", "  ")
 	}
 }
@@ -112,9 +131,12 @@ func regEntryLines(w io.Writer, e knob.RegEntry, indent string) {
 	keyLines(w, e.Loc.Path, indent)
 	if e.KeyDeleted {
 		fmt.Fprintln(w, indent+"  the key is deleted, with everything below it"+nowText(e))
-		return
+	} else {
+		wrapTo(w, valueText(e), indent+"  ", indent+"    ")
 	}
-	wrapTo(w, valueText(e), indent+"  ", indent+"    ")
+	if e.Note != "" {
+		wrapTo(w, visible(e.Note), indent+"  ", indent+"    ")
+	}
 }
 
 // nowText is what the entry's location holds on this machine, when it

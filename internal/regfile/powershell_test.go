@@ -1,0 +1,444 @@
+package regfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/textdec"
+)
+
+func dw(n uint32) []byte { return binary.LittleEndian.AppendUint32(nil, n) }
+func qw(n uint64) []byte { return binary.LittleEndian.AppendUint64(nil, n) }
+func multi(s ...string) []byte {
+	var b []byte
+	for _, p := range s {
+		b = append(b, backend.UTF16Bytes(p)...)
+	}
+	return append(b, 0, 0)
+}
+
+// psRow is one value (or deleted key) read, as the tests compare it.
+type psRow struct {
+	line   int
+	path   string
+	name   string // "@" for the default value
+	del    bool
+	typ    uint32
+	data   []byte
+	keyDel bool
+	open   bool // TypeNote set: the type is the machine's
+}
+
+func psRows(f *File) []psRow {
+	var got []psRow
+	for _, s := range f.Sections {
+		if s.Delete {
+			got = append(got, psRow{line: s.Line, path: s.Path, keyDel: true})
+			continue
+		}
+		for _, v := range s.Values {
+			name := v.Name
+			if v.Default {
+				name = "@"
+			}
+			got = append(got, psRow{v.Line, s.Path, name, v.Delete, v.Type, v.Data, false, v.TypeNote != ""})
+		}
+	}
+	return got
+}
+
+func sameRow(g, w psRow) bool {
+	return g.line == w.line && g.path == w.path && g.name == w.name && g.del == w.del && g.keyDel == w.keyDel &&
+		g.typ == w.typ && bytes.Equal(g.data, w.data) && g.open == w.open
+}
+
+// The fixture: each form a tweak script writes the registry with, read;
+// what only the running script knows, noted; the rest counted.
+func TestReadPowerShell(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tweaks.ps1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadPowerShell(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sp = `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`
+	const x = `HKCU\Software\latlab-test`
+	want := []psRow{
+		{8, sp, "NetworkThrottlingIndex", false, 4, dw(0xFFFFFFFF), false, false},
+		{9, sp, "SystemResponsiveness", false, 4, dw(0), false, false},
+		{10, `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`, "Win32PrioritySeparation", false, 4, dw(38), false, true},
+		{11, `HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel`, "GlobalTimerResolutionRequests", false, 4, dw(1), false, false},
+		{15, x, "", false, 0, nil, true, false},
+		{15, x, "Fresh", false, 4, dw(5), false, false},
+		{16, x, "Text", false, 1, backend.UTF16Bytes(`it's "quoted"`), false, false},
+		{17, x, "Expand", false, 2, backend.UTF16Bytes("%SystemRoot%\tx"), false, false},
+		{18, x, "Multi", false, 7, multi("a", "b"), false, false},
+		{19, x, "Multi2", false, 7, multi("one", "two"), false, false},
+		{20, x, "Bin", false, 3, []byte{1, 2, 0xff}, false, false},
+		{21, x, "Big", false, 11, qw(1 << 32), false, false},
+		{22, x, "Empty", false, 4, dw(0), false, false},
+		{23, sp, "NoLazyMode", true, 0, nil, false, false},
+		{24, `HKLM\SOFTWARE\Policies\Microsoft\Windows\Psched`, "", false, 0, nil, true, false},
+		{25, `HKCU\Control Panel\Desktop`, "MenuShowDelay", false, 1, backend.UTF16Bytes("0"), false, false},
+		{26, `HKCU\Control Panel\Mouse`, "MouseSpeed", false, 1, backend.UTF16Bytes("100%"), false, false},
+	}
+	got := psRows(f)
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries:\n%+v", len(got), got)
+	}
+	for i, w := range want {
+		if !sameRow(got[i], w) {
+			t.Errorf("entry %d = %+v, want %+v", i, got[i], w)
+		}
+	}
+	wantNotes := []string{
+		"line 28: Set-ItemProperty: the key holds the variable $i",
+		`line 30: Set-ItemProperty: the type "REG_DWORD" is no RegistryValueKind`,
+		`line 31: Set-ItemProperty: the key "HKLM:\\SYSTEM\\CurrentControlSet\\Services\\*" holds wildcards`,
+		`line 32: Invoke-Expression is not a command latlab reads`,
+	}
+	if len(f.Notes) != len(wantNotes) {
+		t.Fatalf("notes %q", f.Notes)
+	}
+	for i, w := range wantNotes {
+		if !strings.HasPrefix(f.Notes[i], w) {
+			t.Errorf("note %q, want %q", f.Notes[i], w)
+		}
+	}
+	// $ErrorActionPreference = ..., Write-Host, Stop-Service, bcdedit;
+	// not foreach (a statement) nor | Out-Null (a stage of a command)
+	// 18 sections from 17 commands: New-Item -Force is a deletion, then a key
+	if !f.PowerShell || f.Batch || f.Other != 4 || f.Commands != 17 || len(f.Sections) != 18 || f.Values != 15 || f.Encoding != textdec.UTF8 {
+		t.Errorf("powershell %v other %d commands %d sections %d values %d encoding %s", f.PowerShell, f.Other, f.Commands, len(f.Sections), f.Values, f.Encoding)
+	}
+}
+
+func readPS(t *testing.T, text string) *File {
+	t.Helper()
+	f, err := ReadPowerShell(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("%q: %v", text, err)
+	}
+	return f
+}
+
+// One command each: what PowerShell stores, or why it is skipped.
+func TestReadPowerShellCommands(t *testing.T) {
+	const k = `HKCU\X`
+	for _, c := range []struct {
+		script string
+		want   []psRow // line 1 unless said
+		note   string
+	}{
+		// types fixed by -Type / -PropertyType, as ConvertValueToKind converts
+		{`Set-ItemProperty HKCU:\X a 0xFFFFFFFF -Type DWord`, []psRow{{1, k, "a", false, 4, dw(0xFFFFFFFF), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 4294967295 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(0xFFFFFFFF), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a -1 -Type dword`, []psRow{{1, k, "a", false, 4, dw(0xFFFFFFFF), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a '0x26' -Type DWord`, []psRow{{1, k, "a", false, 4, dw(0x26), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a ' 7 ' -Type DWord`, []psRow{{1, k, "a", false, 4, dw(7), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 4294967296 -Type DWord`, nil, "the number 4294967296 as REG_DWORD: PowerShell refuses it"},
+		{`Set-ItemProperty HKCU:\X a 1.5 -Type DWord`, nil, "the number 1.5 (a form latlab does not read)"},
+		// a number argument written otherwise than its value keeps its
+		// text: a string of it is the text; another number type parses
+		// the text again, to the same number
+		{`Set-ItemProperty HKCU:\X a 0xFFFFFFFF -Type QWord`, []psRow{{1, k, "a", false, 11, qw(^uint64(0)), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a '0xFFFFFFFF' -Type QWord`, []psRow{{1, k, "a", false, 11, qw(^uint64(0)), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a '4294967295' -Type DWord`, []psRow{{1, k, "a", false, 4, dw(0xFFFFFFFF), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x26 -Type QWord`, []psRow{{1, k, "a", false, 11, qw(0x26), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x26 -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("0x26"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 007 -Type ExpandString`, []psRow{{1, k, "a", false, 2, backend.UTF16Bytes("007"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x26 -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("0x26"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a @(0x26) -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("38"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 5 -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{5}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x05 -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{5}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x100000000 -Type DWord`, nil, "the number 0x100000000 as REG_DWORD"},
+		{`Set-ItemProperty HKCU:\X a 0x26`, []psRow{{1, k, "a", false, 4, dw(0x26), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x100000000`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("4294967296"), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a 0x100000000 -Type QWord`, []psRow{{1, k, "a", false, 11, qw(1 << 32), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 5 -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("5"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a $null -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(""), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a $null -Type MultiString`, []psRow{{1, k, "a", false, 7, []byte{0, 0}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a $null -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a @(1,2) -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{1, 2}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a ([byte[]](1,256)) -Type Binary`, nil, "a [byte[]] of something other than numbers"},
+		{`Set-ItemProperty HKCU:\X a ([byte[]]@(0xde,0xad)) -Type None`, []psRow{{1, k, "a", false, 0, []byte{0xde, 0xad}, false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type None`, nil, "the number 1 as REG_NONE: PowerShell refuses it"},
+		{`Set-ItemProperty HKCU:\X a "x","y" -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("x", "y"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a @(` + "\n" + `  'x'` + "\n" + `  'y'` + "\n" + `) -Type MultiString`, []psRow{{1, k, "a", false, 7, multi("x", "y"), false, false}}, ""},
+		{"Set-ItemProperty HKCU:\\X a \"`é`\"\" -Type String", []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(`é"`), false, false}}, ""},
+		{"Set-ItemProperty HKCU:\\X a \"a`tb`$c\" -Type String", []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("a\tb$c"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 'it''s' -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("it's"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a "say ""hi""" -Type String`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(`say "hi"`), false, false}}, ""},
+		{"Set-ItemProperty HKCU:\\X a @'\nline one\nline 'two'\n'@ -Type String", []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("line one\nline 'two'"), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type 4`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type REG_DWORD`, nil, `the type "REG_DWORD" is no RegistryValueKind`},
+		// no type: the machine's when the value exists
+		{`Set-ItemProperty HKCU:\X a 1`, []psRow{{1, k, "a", false, 4, dw(1), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type Unknown`, []psRow{{1, k, "a", false, 4, dw(1), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a 4294967295`, []psRow{{1, k, "a", false, 11, qw(4294967295), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a "1"`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("1"), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a $null`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes(""), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a @(1,2)`, nil, "an array without -Type"},
+		{`New-ItemProperty HKCU:\X a -Value 1`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`New-ItemProperty HKCU:\X a -Value 1 -Force`, []psRow{{1, k, "a", false, 4, dw(1), false, true}}, ""},
+		{`New-ItemProperty HKCU:\X a -PropertyType QWord`, []psRow{{1, k, "a", false, 11, qw(0), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a`, nil, "no -Value"},
+		// parameters: any case, prefixes, aliases, positions, -Name:value
+		{`set-itemproperty -pat HKCU:\X -na a -va 2 -ty DWORD -Fo -EA 0`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`Set-ItemProperty -LP HKCU:\X -PSProperty a -Value 2 -Type:DWord -Force:$true`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`Set-ItemProperty -Name a HKCU:\X 2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`sp HKCU:\X a 2 -Type DWord; rp HKCU:\X b`, []psRow{{1, k, "a", false, 4, dw(2), false, false}, {1, k, "b", true, 0, nil, false, false}}, ""},
+		{`Microsoft.PowerShell.Management\Set-ItemProperty HKCU:\X a 2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`New-ItemProperty -P HKCU:\X -Name a -Value 1`, nil, "-P is ambiguous for New-ItemProperty"},
+		{`New-ItemProperty HKCU:\X a -Value 1 -Pr DWord`, nil, "-Pr is ambiguous for New-ItemProperty (-PropertyType, -ProgressAction)"},
+		{`Set-ItemProperty HKCU:\X -Name: a -Value:1 -Type: DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type:`, nil, "-Type: without its value"},
+		{`Set-ItemProperty HKCU:\X a 1 -Bogus`, nil, "Set-ItemProperty has no parameter -Bogus"},
+		{`Set-ItemProperty HKCU:\X a 1 extra`, nil, `"extra" is an argument Set-ItemProperty takes at no position`},
+		{`Set-ItemProperty HKCU:\X -Name "(Default)" -Value x -Type String`, []psRow{{1, k, "@", false, 1, backend.UTF16Bytes("x"), false, false}}, ""},
+		{"Set-ItemProperty `\n  -Path HKCU:\\X `\n  -Name a `\n  -Value 3 -Type DWord", []psRow{{1, k, "a", false, 4, dw(3), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord -WhatIf`, nil, "-WhatIf changes nothing"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord -Include b*`, nil, "Set-ItemProperty -Include"},
+		{`Get-Item HKCU:\X | Set-ItemProperty -Name a -Value 1`, nil, "the key comes from the pipeline"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord | Out-Null`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord *>$null`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		// paths
+		{`Set-ItemProperty Registry::HKEY_CURRENT_USER\X a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty Microsoft.PowerShell.Core\Registry::HKCU\X\ a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`New-Item -Force HKCU:/X/Y`, nil, "holds a /, which PowerShell reads as a separator or as part of a name"},
+		{`Set-ItemProperty 'HKU:\.DEFAULT\X' a 1 -Type DWord`, []psRow{{1, `HKU\.DEFAULT\X`, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKEY_CURRENT_USER\X a 1 -Type DWord`, nil, "is no registry path latlab reads"},
+		{`Set-ItemProperty -LiteralPath HKCU:\X* a 1 -Type DWord`, []psRow{{1, `HKCU\X*`, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty HKCU:\X\* a 1 -Type DWord`, nil, "holds wildcards"},
+		{`Set-ItemProperty "HKCU:\$env:USERNAME" a 1 -Type DWord`, nil, "the key holds a variable or subexpression"},
+		{`Set-ItemProperty HKCU:\X a $v -Type DWord`, nil, "the data holds the variable $v"},
+		{`Set-ItemProperty HKCU:\X $n 1 -Type DWord`, nil, "the value name holds the variable $n"},
+		{`Set-ItemProperty HKCU:\X a (Get-Random) -Type DWord`, nil, "the data holds the expression"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type $t`, nil, "the type holds the variable $t"},
+		// keys
+		{`New-Item HKCU:\X\Y`, []psRow{}, ""},
+		{`New-Item -Path HKCU:\X -Name Y -Force | Out-Null`, []psRow{{1, `HKCU\X\Y`, "", false, 0, nil, true, false}}, ""},
+		{`New-Item HKCU:\X -Value v`, []psRow{{1, k, "@", false, 1, backend.UTF16Bytes("v"), false, false}}, ""},
+		{`mkdir HKCU:\X -Force`, []psRow{{1, k, "", false, 0, nil, true, false}}, ""},
+		{`Remove-Item -Path 'HKCU:\X' -Recurse -Force -ErrorAction SilentlyContinue`, []psRow{{1, k, "", false, 0, nil, true, false}}, ""},
+		{`Remove-Item -LiteralPath Registry::HKEY_CURRENT_USER\X`, []psRow{{1, k, "", false, 0, nil, true, false}}, ""},
+		{`ri HKCU:\X\*`, nil, "holds wildcards"},
+		{`Remove-Item C:\Temp\x.txt -Force`, []psRow{}, ""},
+		{`Remove-Item $env:TEMP\* -Recurse`, []psRow{}, ""},
+		{`Remove-ItemProperty HKCU:\X -Name a, b`, []psRow{{1, k, "a", true, 0, nil, false, false}, {1, k, "b", true, 0, nil, false, false}}, ""},
+		{`Remove-ItemProperty HKCU:\X -Name *`, nil, "holds wildcards"},
+		// reg.exe, with PowerShell's quoting
+		{`reg add 'HKCU\X' /v a /t REG_DWORD /d 0x10 /f`, []psRow{{1, k, "a", false, 4, dw(16), false, false}}, ""},
+		{`& reg.exe add "HKCU\X" /v a /d '50%' /f 2>&1 | Out-Null`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("50%"), false, false}}, ""},
+		{`C:\Windows\System32\reg.exe delete HKCU\X /v a /f`, []psRow{{1, k, "a", true, 0, nil, false, false}}, ""},
+		{`reg add HKCU\X /v a /d "" /f`, nil, "an empty argument, which Windows PowerShell 5.1 does not pass"},
+		{`reg add "HKCU\$sid" /v a /d 1 /f`, nil, "reg: an argument holds a variable"},
+		{`reg add HKCU\X /v a /d '{"k":1}' /f`, nil, "holds a double quote"},
+		{`reg import tweaks.reg`, nil, "reg import is not a command latlab reads"},
+		{`reg query HKCU\X`, []psRow{}, ""},
+		// not run, or not registry commands
+		{"# Set-ItemProperty HKCU:\\X a 1\n<# Remove-Item HKCU:\\X\n#>\nWrite-Host 'Set-ItemProperty HKCU:\\X a 1'", []psRow{}, ""},
+		{`Set-ItemPropertyVerified -Path HKCU:\X -Name a -Value 1`, nil, "Set-ItemPropertyVerified is not a command latlab reads"},
+		{`$null = New-ItemProperty HKCU:\X a -Value 1`, nil, "a registry command in an expression"},
+		{`Invoke-Expression 'reg add HKCU\X /v a /d 1 /f'`, nil, "Invoke-Expression is not a command latlab reads"},
+		{`[Microsoft.Win32.Registry]::SetValue('HKEY_CURRENT_USER\X', 'a', 1)`, nil, "a registry command in an expression"},
+		{`Set-Service SysMain -StartupType Disabled`, []psRow{}, ""},
+		{`Get-ItemProperty -Path HKCU:\X -Name a; Get-ItemPropertyValue HKCU:\X a`, []psRow{}, ""},
+	} {
+		f := readPS(t, c.script)
+		got := psRows(f)
+		if c.note != "" {
+			if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], c.note) || len(got) != 0 {
+				t.Errorf("%s: notes %q, values %+v; want a note with %q", c.script, f.Notes, got, c.note)
+			}
+			continue
+		}
+		if len(f.Notes) != 0 || len(got) != len(c.want) {
+			t.Errorf("%s: notes %q, got %+v, want %+v", c.script, f.Notes, got, c.want)
+			continue
+		}
+		for i, w := range c.want {
+			if !sameRow(got[i], w) {
+				t.Errorf("%s: entry %d = %+v, want %+v", c.script, i, got[i], w)
+			}
+		}
+	}
+}
+
+// Literals are typed as PowerShell types them.
+func TestPSNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int64
+		kind psKind
+		ok   bool
+	}{
+		{"0", 0, psInt, true}, {"38", 38, psInt, true}, {"-1", -1, psInt, true},
+		{"2147483647", 2147483647, psInt, true}, {"2147483648", 2147483648, psLong, true},
+		{"0x26", 0x26, psInt, true}, {"0X7fffffff", 0x7fffffff, psInt, true},
+		{"0xFFFFFFFF", -1, psInt, true}, {"0x80000000", -2147483648, psInt, true},
+		{"0x100000000", 1 << 32, psLong, true}, {"5l", 5, psLong, true}, {"0xFFFFFFFFl", 0xFFFFFFFF, psLong, true},
+		{"1.5", 0, psNull, false}, {"1kb", 0, psNull, false}, {"0x", 0, psNull, false}, {"99999999999999999999", 0, psNull, false},
+		{"DWord", 0, psString, false}, {"HKLM:\\X", 0, psString, false}, {"-", 0, psString, false},
+	} {
+		n, kind, ok := psNumber(c.in)
+		if n != c.n || kind != c.kind || ok != c.ok {
+			t.Errorf("psNumber(%q) = %d %d %v, want %d %d %v", c.in, n, kind, ok, c.n, c.kind, c.ok)
+		}
+	}
+}
+
+// An untyped Set-ItemProperty over an existing value: the data
+// converted to the value's type, as ConvertValueToKind does.
+func TestLiteralAsKind(t *testing.T) {
+	lit := func(script string) *Literal {
+		f := readPS(t, script)
+		return f.Sections[0].Values[0].Literal
+	}
+	for _, c := range []struct {
+		script string
+		typ    uint32
+		want   []byte
+		ok     bool
+	}{
+		{`sp HKCU:\X a 38`, 4, dw(38), true},
+		{`sp HKCU:\X a 38`, 1, backend.UTF16Bytes("38"), true},
+		{`sp HKCU:\X a 38`, 11, qw(38), true},
+		{`sp HKCU:\X a '38'`, 4, dw(38), true},
+		{`sp HKCU:\X a 'fast'`, 4, nil, false},
+		{`sp HKCU:\X a 'x'`, 7, multi("x"), true},
+		{`sp HKCU:\X a 0x26`, 1, backend.UTF16Bytes("0x26"), true},
+		{`sp HKCU:\X a 38`, 0, nil, false},  // REG_NONE: GetValueKind says Unknown
+		{`sp HKCU:\X a 38`, 5, nil, false},  // REG_DWORD_BIG_ENDIAN likewise
+		{`sp HKCU:\X a 300`, 3, nil, false}, // no byte
+	} {
+		typ, data, ok := lit(c.script).AsKind(c.typ)
+		if ok != c.ok || ok && (typ != c.typ || !bytes.Equal(data, c.want)) {
+			t.Errorf("%s as %d: %d % x %v, want % x %v", c.script, c.typ, typ, data, ok, c.want, c.ok)
+		}
+	}
+}
+
+func utf16le(s string, bom bool) []byte {
+	var b []byte
+	if bom {
+		b = []byte{0xff, 0xfe}
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = binary.LittleEndian.AppendUint16(b, u)
+	}
+	return b
+}
+
+// Scripts saved by Windows PowerShell ISE and editors: UTF-16LE with a
+// BOM, UTF-8 with or without one, CRLF line ends.
+func TestReadPowerShellEncodings(t *testing.T) {
+	const script = "# tweak\r\nSet-ItemProperty -Path 'HKCU:\\Software\\Ä' -Name 'ü' -Value 1 -Type DWord\r\n"
+	for _, c := range []struct {
+		in   []byte
+		want textdec.Encoding
+	}{
+		{utf16le(script, true), textdec.UTF16LE},
+		{append([]byte{0xef, 0xbb, 0xbf}, script...), textdec.UTF8BOM},
+		{[]byte(script), textdec.UTF8},
+	} {
+		f, err := ReadPowerShell(bytes.NewReader(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := psRows(f)
+		if f.Encoding != c.want || len(got) != 1 || got[0].path != `HKCU\Software\Ä` || got[0].name != "ü" || got[0].line != 2 {
+			t.Errorf("%s: %s %+v", c.want, f.Encoding, got)
+		}
+	}
+}
+
+// What is no script is bad input in one line; every bound holds.
+func TestReadPowerShellBounds(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "empty file: expected a PowerShell script"},
+		{" \r\n\t", "empty file"},
+		{"Set-ItemProperty\x00\x01", "not text"},
+		{strings.Repeat("#", MaxInput+1), "larger than 32 MiB"},
+		{strings.Repeat("sp HKCU:\\X a 1 -Type DWord\n", MaxValues+1), "more than 262144 values"},
+	} {
+		_, err := ReadPowerShell(strings.NewReader(c.in))
+		var bad *badinput.Error
+		if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%.40q: %v, want a one-line bad input error with %q", c.in, err, c.want)
+		}
+	}
+	// at most MaxNotes notes, the rest counted
+	f := readPS(t, strings.Repeat("sp HKCU:\\X $a 1\n", MaxNotes+7))
+	if len(f.Notes) != MaxNotes+1 || f.Notes[MaxNotes] != "7 more commands skipped" {
+		t.Errorf("%d notes, last %q", len(f.Notes), f.Notes[len(f.Notes)-1])
+	}
+	// a command longer than MaxStatement is skipped, and the next read
+	long := "sp HKCU:\\X a '" + strings.Repeat("x", MaxStatement) + "' -Type String\nsp HKCU:\\X b 1 -Type DWord\n"
+	f = readPS(t, long)
+	if got := psRows(f); len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "a command longer than") || len(got) != 1 || got[0].name != "b" {
+		t.Errorf("overlong: notes %q values %+v", f.Notes, got)
+	}
+	// nesting beyond maxDepth is an expression, not a deep recursion
+	deep := "sp HKCU:\\X a " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " -Type DWord\n"
+	if f := readPS(t, deep); len(f.Notes) != 1 || f.Values != 0 {
+		t.Errorf("deep: notes %q values %d", f.Notes, f.Values)
+	}
+	// strings within subexpressions within strings: skipped without
+	// recursing, however deep
+	if f := readPS(t, "sp HKCU:\\X a "+strings.Repeat(`"$(`, 1<<20)); f.Values != 0 || len(f.Notes) != 1 {
+		t.Errorf("nested strings: notes %q values %d", f.Notes, f.Values)
+	}
+	// an unclosed string or comment runs to the end, and is no command
+	for _, s := range []string{"sp HKCU:\\X a 'open", "<# open\nsp HKCU:\\X a 1", "sp HKCU:\\X a @'\nopen", "sp HKCU:\\X a $(open"} {
+		if f := readPS(t, s); f.Values != 0 {
+			t.Errorf("%q: %d values", s, f.Values)
+		}
+	}
+}
+
+// FuzzReadPowerShell: any input is read or refused, never a panic; the
+// values counted are those in the sections, each on a line of the input.
+func FuzzReadPowerShell(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tweaks.ps1"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("sp HKCU:\\X a @(\n'x',\"y`$\"\n) -Ty MultiString; rp -LP Registry::HKU\\.DEFAULT\\Y -Name (default)\n"))
+	f.Add([]byte("New-ItemProperty -Path \"HKLM:\\A\" -Name b -Value ([byte[]](0x01,2)) -PropertyType Binary -Force | Out-Null\n"))
+	f.Add([]byte("reg.exe add 'HKCU\\A' /v \"b\" /t REG_QWORD /d 0x1 /f 2>&1 | Out-Null\n$x = @{ a = { Set-ItemProperty HKCU:\\A b 1 } }\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := ReadPowerShell(bytes.NewReader(b))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error of several lines: %q", err)
+			}
+			return
+		}
+		lines := bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\r")) + 1
+		n := 0
+		for _, s := range got.Sections {
+			n += len(s.Values)
+			if s.Line < 1 || s.Line > lines {
+				t.Fatalf("section on line %d of %d", s.Line, lines)
+			}
+		}
+		if n != got.Values {
+			t.Fatalf("%d values in sections, Values %d", n, got.Values)
+		}
+		if len(got.Notes) > MaxNotes+1 {
+			t.Fatalf("%d notes", len(got.Notes))
+		}
+	})
+}
