@@ -53,11 +53,11 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	if c.Module != "" {
 		what = c.Module
 	}
-	fmt.Fprintf(w, "latlab dpcisr compare: %s in %s\n", what, strings.Join(c.Labels, " vs "))
+	wrapTo(w, fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs ")), "", "  ")
 	for _, s := range c.Sections {
 		fmt.Fprintf(w, "\n== %s\n", s.Name)
 		if len(s.Missing) > 0 {
-			fmt.Fprintf(w, "not in: %s\n", strings.Join(s.Missing, ", "))
+			wrapTo(w, "not in: "+strings.Join(s.Missing, ", "), "", "  ")
 		}
 		hdr := []string{"bucket"}
 		for _, r := range s.Runs {
@@ -111,14 +111,14 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 		}
 		Table(w, hdr, rows)
 		if s.Test != nil {
-			fmt.Fprintf(w, "\nchi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
-				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N)
-			if len(s.PooledBuckets) < len(s.Buckets) {
-				fmt.Fprintf(w, "\n  buckets pooled to keep expected counts >= 5: %s", dpcisrPooled(s))
-			}
 			fmt.Fprintln(w)
+			wrapTo(w, fmt.Sprintf("chi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
+				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N), "", "  ")
+			if len(s.PooledBuckets) < len(s.Buckets) {
+				wrapTo(w, "buckets pooled to keep expected counts >= 5: "+dpcisrPooled(s), "  ", "    ")
+			}
 		}
-		fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+		wrapTo(w, "verdict: "+s.Verdict, "", "  ")
 	}
 }
 

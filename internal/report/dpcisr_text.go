@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jedib0t/go-pretty/v6/text"
+
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -17,18 +19,27 @@ import (
 func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	r := res.Report
 	v := res.View()
+	var what string
 	switch {
 	case r.Source == dpcisr.SourceETW && r.Encoding == dpcisr.EncodingETL:
-		fmt.Fprintf(w, "latlab dpcisr: %s (an .etl trace)\n", res.File)
+		what = "an .etl trace"
 	case r.Source == dpcisr.SourceETW:
-		fmt.Fprintf(w, "latlab dpcisr: %s (an ETW trace of latlab dpc watch)\n", res.File)
+		what = "an ETW trace of latlab dpc watch"
 	case r.Source == dpcisr.SourceTracefs:
-		fmt.Fprintf(w, "latlab dpcisr: %s (a tracefs trace of latlab dpc watch on Linux)\n", res.File)
+		what = "a tracefs trace of latlab dpc watch on Linux"
 	default:
-		fmt.Fprintf(w, "latlab dpcisr: %s (%s, %d lines)\n", res.File, r.Encoding, r.Lines)
+		what = fmt.Sprintf("%s, %d lines", r.Encoding, r.Lines)
+	}
+	// What the file is stays whole: on the path's line if it fits, under
+	// it if not.
+	if head := fmt.Sprintf("latlab dpcisr: %s (%s)", res.File, what); text.StringWidthWithoutEscSequences(head) <= pageWidth {
+		fmt.Fprintln(w, head)
+	} else {
+		wrapTo(w, "latlab dpcisr: "+res.File, "", "  ")
+		wrapTo(w, "("+what+")", "  ", "  ")
 	}
 	if len(v.Sections) > 0 {
-		fmt.Fprintln(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it")
+		wrapTo(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it", "", "  ")
 	}
 	for _, s := range v.Sections {
 		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
@@ -42,7 +53,8 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		if unit == "" {
 			unit = "DPCs"
 		}
-		fmt.Fprintf(w, "\n== %s\n", head)
+		fmt.Fprintln(w)
+		wrapTo(w, "== "+head, "", "   ")
 		if len(s.Usage) > 0 {
 			dpcisrUsage(w, s.Section)
 		}
@@ -55,9 +67,11 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		if s.Check != nil {
 			if all := histName(s.Name, dpcisr.Histogram{}); all != "(all modules)" {
 				// A Linux trace's check is latlab's, in xperf's terms.
-				fmt.Fprintf(w, "\ncheck: %s %d, total %d: %s\n", strings.Trim(all, "()"), s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+				fmt.Fprintln(w)
+				wrapTo(w, fmt.Sprintf("check: %s %d, total %d: %s", strings.Trim(all, "()"), s.Check.AllModule, s.Check.Total, s.Check.Verdict), "", "  ")
 			} else {
-				fmt.Fprintf(w, "\nxperf's own check: all modules %d, total %d: %s\n", s.Check.AllModule, s.Check.Total, s.Check.Verdict)
+				fmt.Fprintln(w)
+				wrapTo(w, fmt.Sprintf("xperf's own check: all modules %d, total %d: %s", s.Check.AllModule, s.Check.Total, s.Check.Verdict), "", "  ")
 			}
 		}
 		if s.Intervals != nil {
@@ -68,19 +82,20 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		hardFaultText(w, r.HardFaults)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		wrapTo(w, "note: "+n, "", "  ")
 	}
 }
 
 func dpcisrHistogram(w io.Writer, section string, h dpcisr.HistogramView, unit string) {
-	fmt.Fprintf(w, "\n%s", histName(section, h.Histogram))
+	head := histName(section, h.Histogram)
 	if h.Label != "" {
-		fmt.Fprintf(w, " — %s", h.Label)
+		head += " — " + h.Label
 	}
 	if h.Line > 0 { // a report's line; latlab's own traces have none
-		fmt.Fprintf(w, " (line %d)", h.Line)
+		head += fmt.Sprintf(" (line %d)", h.Line)
 	}
 	fmt.Fprintln(w)
+	wrapTo(w, head, "", "  ")
 	s := h.Summary
 	if s.Count == 0 {
 		fmt.Fprintf(w, "  no %s\n", unit)
@@ -90,10 +105,10 @@ func dpcisrHistogram(w io.Writer, section string, h dpcisr.HistogramView, unit s
 	for _, x := range s.Quantiles {
 		q = append(q, fmt.Sprintf("p%s in %s", dpcisrP(x.P), x.Bucket.Range()))
 	}
-	fmt.Fprintf(w, "  %d %s; %s\n", s.Count, unit, strings.Join(q, ", "))
-	fmt.Fprintf(w, "  most common %s (%.2f%%); longest in %s\n", s.Mode.Range(), 100*float64(s.Mode.Count)/float64(s.Count), s.Max.Range())
+	wrapTo(w, fmt.Sprintf("%d %s; %s", s.Count, unit, strings.Join(q, ", ")), "  ", "    ")
+	wrapTo(w, fmt.Sprintf("most common %s (%.2f%%); longest in %s", s.Mode.Range(), 100*float64(s.Mode.Count)/float64(s.Count), s.Max.Range()), "  ", "    ")
 	if s.Count < 1000 {
-		fmt.Fprintf(w, "  (%d %s: p99.9 is the longest one)\n", s.Count, unit)
+		wrapTo(w, fmt.Sprintf("(%d %s: p99.9 is the longest one)", s.Count, unit), "  ", "    ")
 	}
 	rows := [][]string{}
 	for _, r := range s.Rows {
@@ -109,7 +124,8 @@ func dpcisrUsage(w io.Writer, s dpcisr.Section) {
 		spanUs = float64(s.Span.ToUs - s.Span.FromUs)
 		span = fmt.Sprintf(" over %s", units.Duration(time.Duration(int64(spanUs*1000))))
 	}
-	fmt.Fprintf(w, "\nCPU time by %s%s (xperf's usage table):\n", HandlerColumn(s.Name), span)
+	fmt.Fprintln(w)
+	wrapTo(w, fmt.Sprintf("CPU time by %s%s (xperf's usage table):", HandlerColumn(s.Name), span), "", "  ")
 	rows := [][]string{}
 	for _, u := range s.UsageByTotal() {
 		busiest, bu := u.Busiest()
@@ -131,8 +147,8 @@ func dpcisrIntervals(w io.Writer, section string, t *dpcisr.IntervalTable) {
 	if !ok {
 		return
 	}
-	fmt.Fprintf(w, "busiest %gs interval %s: CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals\n",
-		t.IntervalSec, histName(section, dpcisr.Histogram{}), t.CPU(col), best.StartMs, best.EndMs, us, best.Percent[col], len(t.Rows))
+	wrapTo(w, fmt.Sprintf("busiest %gs interval %s: CPU %d at %d-%d ms, %d µs (%.2f%%), of %d intervals",
+		t.IntervalSec, histName(section, dpcisr.Histogram{}), t.CPU(col), best.StartMs, best.EndMs, us, best.Percent[col], len(t.Rows)), "", "  ")
 }
 
 // dpcisrP writes a percentile as its name has it: 50, 99.9.

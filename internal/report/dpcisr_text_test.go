@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/dpcisr"
@@ -137,5 +138,60 @@ func TestDPCISRTextLinux(t *testing.T) {
 	DPCISRCompareText(&cb, cmp)
 	if first, _, _ := strings.Cut(cb.String(), "\n"); !strings.Contains(first, "all softirqs and interrupt handlers") {
 		t.Errorf("compare heading %q", first)
+	}
+}
+
+// Every line of dpcisr's and dpcisr compare's text fits 80 columns for
+// every fixture dpcisr reads (xperf reports, a watch document, the
+// written .etl traces), on an 80-column output and in the goldens: the
+// notes, the verdicts and the headings are wrapped, not only the tables.
+func TestDPCISRTextFits80Columns(t *testing.T) {
+	ctx := context.Background()
+	var files []string
+	for _, g := range []string{"../dpcisr/testdata/*.txt", "../dpcisr/testdata/*.json", "../etl/testdata/written-dpcisr-*.etl", "../etl/testdata/written-hardfault-*.etl"} {
+		m, err := filepath.Glob(g)
+		if err != nil || len(m) == 0 {
+			t.Fatalf("%s: %v %v", g, m, err)
+		}
+		files = append(files, m...)
+	}
+	check := func(name, out string) {
+		t.Helper()
+		for i, l := range strings.Split(out, "\n") {
+			if n := text.StringWidthWithoutEscSequences(l); n > 80 {
+				t.Errorf("%s: line %d has %d columns: %q", name, i+1, n, l)
+			}
+		}
+	}
+	for _, f := range files {
+		res, err := dpcisr.Run(ctx, dpcisr.Options{File: f})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var b bytes.Buffer
+		DPCISRText(WithWidth(&b, 80), res)
+		check(f, b.String())
+	}
+	for _, pair := range [][]string{
+		{"../dpcisr/testdata/xperf-dpcisr-im-extreme.txt", "../dpcisr/testdata/xperf-dpcisr-im-off.txt"},
+		{"../dpcisr/testdata/xperf-dpcisr-written-layout.txt", "../dpcisr/testdata/watch-synthetic.json"},
+		{"../etl/testdata/written-dpcisr-64.etl", "../etl/testdata/written-dpcisr-32.etl"},
+	} {
+		cmp, err := dpcisr.RunCompare(ctx, dpcisr.CompareOptions{Files: pair})
+		if err != nil {
+			t.Fatalf("%v: %v", pair, err)
+		}
+		var b bytes.Buffer
+		DPCISRCompareText(WithWidth(&b, 80), cmp)
+		check(strings.Join(pair, " vs "), b.String())
+	}
+	goldens, _ := filepath.Glob("testdata/dpcisr-*.golden")
+	cli, _ := filepath.Glob("../cli/testdata/dpcisr*.golden")
+	for _, g := range append(goldens, cli...) {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(g, string(b))
 	}
 }
