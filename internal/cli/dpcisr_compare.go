@@ -50,7 +50,12 @@ blocks).
 The verdict names the direction only when the chi-squared test rejects equal
 distributions at the 5% level: "faster" means a larger share of executions at or
 below every bucket bound. Cramér's V says how big the difference is: with tens
-of thousands of DPCs even a negligible difference is "significant".`,
+of thousands of DPCs even a negligible difference is "significant".
+
+Without --module, .etl traces' hard page faults (or a watch's) are set side by
+side per process image (a pid is another process in another trace): faults,
+bytes read, time waited and the longest fault per report, counts and sums with
+no test. When only some reports have them, one line says which.`,
 		Example: `  latlab dpcisr compare extreme.txt off.txt --labels Extreme,Off --module ndis.sys
   latlab dpcisr compare a.txt b.txt c.txt --plot cdf.svg
   latlab dpcisr compare before.txt after.txt --json`,
@@ -95,6 +100,9 @@ func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
 	c, err := dpcisr.RunCompare(ctx, o.compareOptions())
 	if err != nil {
 		return dpcisrErr(err)
+	}
+	if o.Plot != "" && len(c.Sections) == 0 {
+		return Usagef("--plot: the reports hold no DPC/ISR histogram to plot, only hard page faults")
 	}
 	if o.Plot != "" {
 		panels := report.DPCISRComparePanels(c)

@@ -108,3 +108,54 @@ func TestDPCISRHardFaults(t *testing.T) {
 		t.Errorf("exit %d: %s %s", code, out, errs)
 	}
 }
+
+// dpcisr compare of the written hard fault traces: their hard faults side
+// by side per image (the same table twice), within 80 columns, in the text
+// and the document; --plot has no histogram to draw and says so.
+func TestDPCISRCompareHardFaults(t *testing.T) {
+	a, b := etlData+"written-hardfault-64.etl", etlData+"written-hardfault-32.etl"
+	code, out, errs := runCLI(t, "dpcisr", "compare", a, b, "--labels", "x64,x86")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"latlab dpcisr compare: hard page faults in x64 vs x86\n\n== hard page faults\nverdict: x64 12 faults, 122.9 kB read, 11.8 ms waited; x86 12 faults,",
+		"processes are matched by image name",
+		"svchost.exe x64 2000 3 28.7 kB 3550 µs 1920 µs x86 2000 3 28.7 kB 3550 µs 1920 µs app.exe",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	code, out, errs = runCLI(t, "dpcisr", "compare", a, b, "--json")
+	var doc struct {
+		Data struct {
+			HardFaults struct {
+				Labels []string
+				Images []struct {
+					Image string
+					Runs  []struct{ Faults int64 }
+				}
+			} `json:"hard_faults"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("--json: exit %d %v %s", code, err, errs)
+	}
+	if h := doc.Data.HardFaults; len(h.Images) != 5 || h.Images[0].Image != "svchost.exe" || len(h.Images[0].Runs) != 2 || h.Images[0].Runs[1].Faults != 3 {
+		t.Errorf("--json: %+v", h)
+	}
+	dir := testutil.TempDir(t)
+	code, _, errs = runCLI(t, "dpcisr", "compare", a, b, "--plot", filepath.Join(dir, "p.svg"))
+	testutil.CheckBadExit(t, "--plot", code, errs, "no DPC/ISR histogram to plot")
+	// A report without hard faults is named in one line.
+	code, out, errs = runCLI(t, "dpcisr", "compare", a, etlData+"written-dpcisr-64.etl")
+	if code != 0 || !strings.HasSuffix(out, "\n\nhard page faults: not compared, only in written-hardfault-64.etl (not in\n  written-dpcisr-64.etl)\n") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+}

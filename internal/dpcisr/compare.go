@@ -27,6 +27,10 @@ type Comparison struct {
 	Module   string              `json:"module,omitempty"`
 	Labels   []string            `json:"labels"`
 	Sections []SectionComparison `json:"sections"`
+	// HardFaults compares the reports' hard page faults per process image
+	// (not with --module: faults belong to processes, not to modules);
+	// nil when no report has them.
+	HardFaults *HardFaultComparison `json:"hard_faults,omitempty"`
 }
 
 // SectionComparison compares one section (DPC or ISR) across runs.
@@ -73,7 +77,8 @@ type Share struct {
 // Compare compares the named module (all modules when empty) in every
 // section name the runs have, DPC first (then ISR, softirq, hardirq). A section name that occurs more
 // than once in a file (concatenated reports) is compared by its first
-// occurrence.
+// occurrence. Without a module it compares the hard page faults too,
+// which are enough when every report has them and no histogram.
 func Compare(runs []Labeled, module string) (*Comparison, error) {
 	if len(runs) < 2 {
 		return nil, fmt.Errorf("compare needs at least 2 reports, have %d", len(runs))
@@ -106,12 +111,18 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 		sc.fill()
 		c.Sections = append(c.Sections, sc)
 	}
+	if module == "" {
+		c.HardFaults = compareHardFaults(runs)
+	}
 	if len(c.Sections) == 0 {
-		what := "any histogram"
-		if module != "" {
-			what = "module " + module
+		switch {
+		case module != "":
+			return nil, fmt.Errorf("no report has module %s", module)
+		case c.HardFaults == nil:
+			return nil, fmt.Errorf("no report has any histogram")
+		case len(c.HardFaults.Missing) > 0:
+			return nil, fmt.Errorf("no report has any histogram, and %s has no hard page faults", strings.Join(c.HardFaults.Missing, ", "))
 		}
-		return nil, fmt.Errorf("no report has %s", what)
 	}
 	return c, nil
 }

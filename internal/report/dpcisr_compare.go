@@ -53,6 +53,9 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	if c.Module != "" {
 		what = c.Module
 	}
+	if len(c.Sections) == 0 {
+		what = "hard page faults"
+	}
 	wrapTo(w, fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs ")), "", "  ")
 	for _, s := range c.Sections {
 		fmt.Fprintf(w, "\n== %s\n", s.Name)
@@ -119,6 +122,9 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 			}
 		}
 		wrapTo(w, "verdict: "+s.Verdict, "", "  ")
+	}
+	if c.HardFaults != nil {
+		hardFaultCompareText(w, c.HardFaults)
 	}
 }
 

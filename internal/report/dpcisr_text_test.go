@@ -176,6 +176,8 @@ func TestDPCISRTextFits80Columns(t *testing.T) {
 		{"../dpcisr/testdata/xperf-dpcisr-im-extreme.txt", "../dpcisr/testdata/xperf-dpcisr-im-off.txt"},
 		{"../dpcisr/testdata/xperf-dpcisr-written-layout.txt", "../dpcisr/testdata/watch-synthetic.json"},
 		{"../etl/testdata/written-dpcisr-64.etl", "../etl/testdata/written-dpcisr-32.etl"},
+		{"../etl/testdata/written-hardfault-64.etl", "../etl/testdata/written-hardfault-32.etl"},
+		{"../etl/testdata/written-hardfault-64.etl", "../etl/testdata/written-dpcisr-32.etl"},
 	} {
 		cmp, err := dpcisr.RunCompare(ctx, dpcisr.CompareOptions{Files: pair})
 		if err != nil {
@@ -193,5 +195,57 @@ func TestDPCISRTextFits80Columns(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(g, string(b))
+	}
+}
+
+// dpcisr compare of the written hard fault traces (the same table) and a
+// synthetic third report with other pids: per image a row per report,
+// the totals first, at most 80 columns; a report without hard faults is
+// one line naming it.
+func TestDPCISRCompareHardFaults(t *testing.T) {
+	ctx := context.Background()
+	var runs []dpcisr.Labeled
+	for _, f := range []string{"written-hardfault-64.etl", "written-hardfault-32.etl"} {
+		res, err := dpcisr.Run(ctx, dpcisr.Options{File: "../etl/testdata/" + f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, dpcisr.Labeled{Label: f, Report: res.Report})
+	}
+	pid := func(n uint32) *uint32 { return &n }
+	runs = append(runs, dpcisr.Labeled{Label: "after", Report: &dpcisr.Report{HardFaults: &dpcisr.HardFaults{
+		Events: 9, Bytes: 90000, TotalUs: 9000, LongestUs: 4000, Processes: []dpcisr.ProcessFaults{
+			{Image: "svchost.exe", PID: pid(812), Faults: 4, Bytes: 40000, TotalUs: 5000, LongestUs: 4000},
+			{Image: "svchost.exe", PID: pid(640), Faults: 2, Bytes: 20000, TotalUs: 2000, LongestUs: 1500},
+			{Image: "msmpeng.exe", PID: pid(3300), Faults: 3, Bytes: 30000, TotalUs: 2000, LongestUs: 900},
+		}}}})
+	c, err := dpcisr.Compare(runs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	DPCISRCompareText(WithWidth(&b, 80), c)
+	goldie.New(t).Assert(t, "dpcisr-compare-hardfault", b.Bytes())
+	for i, l := range strings.Split(b.String(), "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	if strings.Contains(b.String(), "p =") || strings.Contains(b.String(), "chi-squared") {
+		t.Errorf("a test of hard fault totals:\n%s", b.String())
+	}
+
+	xperf, err := dpcisr.Run(ctx, dpcisr.Options{File: "../dpcisr/testdata/xperf-dpcisr-im-off.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = dpcisr.Compare([]dpcisr.Labeled{runs[0], {Label: "off", Report: xperf.Report}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	DPCISRCompareText(WithWidth(&b, 80), c)
+	if _, tail, _ := strings.Cut(b.String(), "\n\nhard page faults: "); tail != "not compared, only in written-hardfault-64.etl (not in off)\n" {
+		t.Errorf("got\n%s", b.String())
 	}
 }

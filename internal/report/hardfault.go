@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/units"
@@ -104,4 +105,90 @@ func hardFaultTable(h *dpcisr.HardFaults) htmlTable {
 		Header:  header,
 		Rows:    rows,
 	}
+}
+
+// hardFaultCompareText prints the hard fault section of `latlab dpcisr
+// compare`: what each report counted and summed first, then per image a
+// row per report. Nothing is tested: a trace's totals depend on its
+// length and on what ran.
+func hardFaultCompareText(w io.Writer, hc *dpcisr.HardFaultComparison) {
+	if len(hc.Missing) > 0 {
+		var have []string
+		missing := map[string]bool{}
+		for _, l := range hc.Missing {
+			missing[l] = true
+		}
+		for _, l := range hc.Labels {
+			if !missing[l] {
+				have = append(have, l)
+			}
+		}
+		fmt.Fprintln(w)
+		wrapTo(w, fmt.Sprintf("hard page faults: not compared, only in %s (not in %s)", strings.Join(have, ", "), strings.Join(hc.Missing, ", ")), "", "  ")
+		return
+	}
+	fmt.Fprintf(w, "\n== hard page faults\n")
+	var parts []string
+	countsOnly := true
+	for i, t := range hc.Totals {
+		countsOnly = countsOnly && t.CountsOnly
+		if t.CountsOnly {
+			parts = append(parts, fmt.Sprintf("%s %d major faults", hc.Labels[i], t.Faults))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d faults, %s read, %s waited", hc.Labels[i], t.Faults, units.Bytes(clampBytes(t.Bytes)), units.Us(t.TotalUs)))
+	}
+	wrapTo(w, "verdict: "+strings.Join(parts, "; ")+": counts and sums per trace, no test of a difference", "", "  ")
+	if len(hc.Images) == 0 {
+		return
+	}
+	wrapTo(w, "processes are matched by image name: a pid is another process in another trace", "", "  ")
+	header := []string{"image / report", "pid", "faults", "read", "waited", "longest"}
+	if countsOnly {
+		header = header[:3]
+	}
+	var rows [][]string
+	for i, im := range hc.Images {
+		if i == maxFaultRows {
+			more := []string{fmt.Sprintf("(%d more in the JSON document)", len(hc.Images)-i), "", "", "", "", ""}
+			rows = append(rows, more[:len(header)])
+			break
+		}
+		name := im.Image
+		if name == "" {
+			name = "(image unknown)"
+		}
+		if n := []rune(name); len(n) > maxFaultNameLen {
+			name = string(n[:maxFaultNameLen-1]) + "…"
+		}
+		rows = append(rows, append([]string{name}, make([]string, len(header)-1)...))
+		for j, r := range im.Runs {
+			row := []string{"  " + hc.Labels[j], faultPIDs(r), fmt.Sprint(r.Faults), "-", "-", "-"}
+			if !r.CountsOnly && r.Faults > 0 { // no fault: nothing read, no wait
+				row[3], row[4], row[5] = units.Bytes(clampBytes(r.Bytes)), units.Us(r.TotalUs), units.Us(r.LongestUs)
+			}
+			rows = append(rows, row[:len(header)])
+		}
+	}
+	Table(w, header, rows)
+}
+
+// faultPIDs is a row's processes: "2000", "3 pids", "5000 +1 tid" (a
+// thread whose process the trace does not name), "-".
+func faultPIDs(r dpcisr.ImageRun) string {
+	var s string
+	switch len(r.PIDs) {
+	case 0:
+	case 1:
+		s = fmt.Sprint(r.PIDs[0])
+	default:
+		s = fmt.Sprintf("%d pids", len(r.PIDs))
+	}
+	if r.Threads > 0 {
+		s = strings.TrimSpace(fmt.Sprintf("%s +%d tid", s, r.Threads))
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
 }
