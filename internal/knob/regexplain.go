@@ -43,7 +43,15 @@ type RegExplanation struct {
 	Current bool `json:"current,omitempty"`
 	Changes int  `json:"changes,omitempty"`
 	Same    int  `json:"same,omitempty"`
+	// Kept counts the entries written only where no value exists
+	// (RegEntry.NewOnly) whose value exists: an import leaves them as
+	// they are, neither a change nor the same.
+	Kept int `json:"kept,omitempty"`
 }
+
+// NewOnlyNote is the note on a value New-ItemProperty writes without
+// -Force (RegEntry.NewOnly).
+const NewOnlyNote = "New-ItemProperty without -Force writes only a value that does not exist yet: an existing value is left as it is"
 
 // RegEntry is one value of the file, or one key it deletes.
 type RegEntry struct {
@@ -59,7 +67,16 @@ type RegEntry struct {
 	// a PowerShell Set-ItemProperty writes without -Type (the entry is
 	// then not decoded), or that New-Item -Force deletes an existing key.
 	Note string `json:"note,omitempty"`
-	Knob string `json:"knob,omitempty"`
+	// NewOnly: the value is written only if it does not exist yet
+	// (PowerShell's New-ItemProperty without -Force; Note says so). With
+	// --current, Kept says it exists, so an import leaves it as it is.
+	NewOnly bool `json:"new_only,omitempty"`
+	Kept    bool `json:"kept,omitempty"`
+	// clearedBefore: an earlier line of the file deletes the value or its
+	// key, so when this one runs the value does not exist, whatever the
+	// machine holds now.
+	clearedBefore bool
+	Knob          string `json:"knob,omitempty"`
 	// Text is the knob's explanation of the value; Refused, why latlab
 	// would not write this value there (the knob's Vet, or its Explain
 	// refusing the value).
@@ -86,6 +103,11 @@ func (x *RegExplanation) ReadCurrent(read func(backend.Loc) (backend.Value, erro
 				continue
 			}
 			e.Now = &v
+			if e.NewOnly && !e.clearedBefore && !v.IsAbsent() {
+				e.Kept = true
+				x.Kept++
+				continue
+			}
 			same := backend.Same(v, e.Value)
 			if e.KeyDeleted {
 				same = v.IsAbsent()
@@ -184,6 +206,7 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		x.Keys = f.Commands
 	}
 	ks := windowsKnobs()
+	var cleared []deletion // the keys and values deleted so far
 	for _, s := range f.Sections {
 		path, note := s.Path, ""
 		if m := controlSet.FindStringSubmatch(path); m != nil {
@@ -193,10 +216,18 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		if s.Delete {
 			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note, Note: s.Note}
 			x.add(explainDeletedKey(ks, e))
+			cleared = append(cleared, deletion{e.Loc, true})
 			continue
 		}
 		for _, v := range s.Values {
 			e := RegEntry{Line: v.Line, Loc: regLoc(path, v.Name), Path: note, Note: v.TypeNote}
+			if v.NewOnly {
+				e.NewOnly, e.clearedBefore = true, clearedBy(cleared, e.Loc)
+				e.Note = strings.TrimPrefix(e.Note+"; "+NewOnlyNote, "; ")
+			}
+			if v.Delete {
+				cleared = append(cleared, deletion{e.Loc, false})
+			}
 			e.Value = backend.Value{Type: backend.RegTypeName(v.Type), Data: v.Data}
 			if v.Delete {
 				e.Value = backend.Absent
@@ -212,6 +243,29 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		}
 	}
 	return x
+}
+
+// deletion is a key or a value a file deletes.
+type deletion struct {
+	backend.Loc
+	key bool
+}
+
+// clearedBy says whether one of the deletions removes the value at l: its
+// key or a parent key, or the value.
+func clearedBy(deleted []deletion, l backend.Loc) bool {
+	for _, d := range deleted {
+		if d.key {
+			if strings.EqualFold(d.Path, l.Path) || len(l.Path) > len(d.Path) && strings.EqualFold(l.Path[:len(d.Path)+1], d.Path+`\`) {
+				return true
+			}
+			continue
+		}
+		if strings.EqualFold(d.Path, l.Path) && strings.EqualFold(d.Name, l.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // explainUntyped names the knob that writes a value whose type the file

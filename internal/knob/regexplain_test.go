@@ -291,3 +291,73 @@ func TestExplainPowerShellCurrent(t *testing.T) {
 		}
 	}
 }
+
+// New-ItemProperty without -Force writes only a value that does not
+// exist: every such entry carries the note, and with --current one whose
+// value exists is left as it is, counted as kept, not as a change nor as
+// the same; one whose key or value the script deleted on an earlier line
+// is written whatever the machine holds now. -Force writes as usual.
+func TestExplainPowerShellNewOnlyCurrent(t *testing.T) {
+	const (
+		ps = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
+		sp = `HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile`
+	)
+	mem := knobtest.NewMem()
+	mem.Set(ps, "Win32PrioritySeparation", backend.DWORD(2))
+	mem.CreateKey(sp)
+	mem.Set(`HKCU\Software\t`, "a", backend.DWORD(1))
+	mem.Set(`HKCU\Software\t`, "c", backend.DWORD(2))
+	mem.Set(`HKCU\Software\u\v`, "b", backend.DWORD(5))
+	mem.Set(`HKCU\Software\t`, "d", backend.DWORD(5))
+	before := mem.Snapshot()
+	script := strings.Join([]string{
+		`New-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Control\PriorityControl Win32PrioritySeparation -Value 38 -PropertyType DWord`, // 1 kept
+		`New-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Multimedia\SystemProfile' SystemResponsiveness -Value 10`, // 2 absent: a change
+		`New-ItemProperty HKCU:\Software\t a -Value 1`,        // 3 kept, though the same
+		`New-ItemProperty HKCU:\Software\t c -Value 1 -Force`, // 4 written: a change
+		`Remove-Item HKCU:\Software\u -Recurse`,               // 5 a change
+		`New-ItemProperty HKCU:\Software\u\v b -Value 1`,      // 6 its key deleted above: a change
+		`Remove-ItemProperty HKCU:\Software\t d`,              // 7 a change
+		`New-ItemProperty HKCU:\Software\t d -Value 5`,        // 8 deleted above: the same as now
+	}, "\n")
+	f, err := regfile.ReadPowerShell(strings.NewReader(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ExplainRegFile("t.ps1", f, ExplainOptions{})
+	notes := map[int]bool{}
+	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
+		for _, e := range list {
+			if e.NewOnly != strings.Contains(e.Note, NewOnlyNote) {
+				t.Errorf("line %d: new only %v, note %q", e.Line, e.NewOnly, e.Note)
+			}
+			notes[e.Line] = e.NewOnly
+		}
+	}
+	if fmt.Sprint(notes) != "map[1:true 2:true 3:true 4:false 5:false 6:true 7:false 8:true]" {
+		t.Errorf("notes %v", notes)
+	}
+
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: mem}}
+	x, err = RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.ps1", File: f, Current: true, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Kept != 2 || x.Changes != 5 || x.Same != 1 {
+		t.Errorf("kept %d changes %d same %d", x.Kept, x.Changes, x.Same)
+	}
+	kept := map[int]bool{}
+	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
+		for _, e := range list {
+			if e.Kept {
+				kept[e.Line] = true
+			}
+		}
+	}
+	if fmt.Sprint(kept) != "map[1:true 3:true]" {
+		t.Errorf("kept %v", kept)
+	}
+	if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {
+		t.Errorf("the registry changed")
+	}
+}

@@ -670,6 +670,7 @@ func (p *psReader) command(cmd string, b *psBound, key string) ([]Section, error
 	if err != nil {
 		return nil, err
 	}
+	val.NewOnly = !open // NewProperty: without -Force, an existing value stays
 	return []Section{{Path: key, Values: []Value{val}}}, nil
 }
 

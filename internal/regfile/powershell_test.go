@@ -442,3 +442,29 @@ func FuzzReadPowerShell(f *testing.F) {
 		}
 	})
 }
+
+// New-ItemProperty without -Force writes only a value that does not exist
+// yet (NewProperty): NewOnly marks it, and only it.
+func TestPowerShellNewOnly(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   bool
+	}{
+		{`New-ItemProperty HKCU:\X a -Value 1`, true},
+		{`New-ItemProperty HKCU:\X a -Value 1 -PropertyType DWord`, true},
+		{`New-ItemProperty HKCU:\X a -Value 1 -Force:$false`, true},
+		{`New-ItemProperty HKCU:\X a -Value 1 -Force`, false},
+		{`New-ItemProperty HKCU:\X a -Value 1 -fo`, false},
+		{`Set-ItemProperty HKCU:\X a -Value 1`, false},
+		{`Set-ItemProperty HKCU:\X a -Value 1 -Type DWord`, false},
+		{`reg add HKCU\X /v a /t REG_DWORD /d 1`, false},
+	} {
+		f, err := ReadPowerShell(strings.NewReader(c.script))
+		if err != nil || len(f.Sections) != 1 || len(f.Sections[0].Values) != 1 {
+			t.Fatalf("%s: %v %+v", c.script, err, f)
+		}
+		if got := f.Sections[0].Values[0].NewOnly; got != c.want {
+			t.Errorf("%s: NewOnly %v, want %v", c.script, got, c.want)
+		}
+	}
+}

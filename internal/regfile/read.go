@@ -83,6 +83,10 @@ type Value struct {
 	// Literal converts the data to an existing value's type.
 	TypeNote string
 	Literal  *Literal
+	// NewOnly: the value is written only if it does not exist yet, an
+	// existing one left as it is (PowerShell's New-ItemProperty without
+	// -Force).
+	NewOnly bool
 }
 
 // ShortRoot spells the root of a key path short (HKEY_LOCAL_MACHINE\X ->

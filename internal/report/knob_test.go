@@ -198,3 +198,33 @@ func TestKnobValuesShowControlCharacters(t *testing.T) {
 		t.Errorf("control characters reached the output: %q", b.String())
 	}
 }
+
+// knob explain FILE.ps1 --current: a value New-ItemProperty writes
+// without -Force that exists is said to be left as it is, in its line and
+// in the count, and is not counted as a change.
+func TestKnobRegFileKept(t *testing.T) {
+	now := backend.DWORD(2)
+	x := &knob.RegExplanation{File: "t.ps1", PowerShell: true, Keys: 2, Values: 2, Current: true, Changes: 1, Kept: 1,
+		Unknown: []knob.RegEntry{
+			{Line: 1, Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKCU\Software\t`, Name: "a"}, Value: backend.DWORD(1),
+				NewOnly: true, Kept: true, Note: knob.NewOnlyNote, Now: &now},
+			{Line: 2, Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKCU\Software\t`, Name: "b"}, Value: backend.DWORD(1),
+				NewOnly: true, Note: knob.NewOnlyNote, Now: &backend.Absent},
+		}}
+	var b bytes.Buffer
+	KnobRegFile(&b, x)
+	out := b.String()
+	for _, want := range []string{
+		"on this machine an import would change 1 of them; 0 are already as the file writes them; 1 exists and is left as it is (New-ItemProperty without -Force)",
+		"line 1: a = dword 0x00000001 (1) (now: dword 0x00000002 (2), left as it is)\n",
+		"line 2: b = dword 0x00000001 (1) (now: absent)\n",
+		"New-ItemProperty without -Force writes only a value that does not exist yet: an existing value is left as it is",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "could not be read") {
+		t.Errorf("a kept value counted as unread:\n%s", out)
+	}
+}

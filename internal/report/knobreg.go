@@ -93,8 +93,14 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 			visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
 	}
 	if x.Current {
-		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same
+		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same - x.Kept
 		line := fmt.Sprintf("on this machine an import would change %d of them; %d are already as the file writes them", x.Changes, x.Same)
+		switch {
+		case x.Kept == 1:
+			line += "; 1 exists and is left as it is (New-ItemProperty without -Force)"
+		case x.Kept > 1:
+			line += fmt.Sprintf("; %d exist and are left as they are (New-ItemProperty without -Force)", x.Kept)
+		}
 		if unread > 0 {
 			line += fmt.Sprintf("; %d could not be read", unread)
 		}
@@ -147,6 +153,8 @@ func nowText(e knob.RegEntry) string {
 		return " (now: unreadable: " + visible(e.NowError) + ")"
 	case e.Now == nil:
 		return ""
+	case e.Kept:
+		return " (now: " + regData(*e.Now) + ", left as it is)"
 	case e.KeyDeleted && e.Now.IsAbsent():
 		return " (now: absent already)"
 	case e.KeyDeleted:
