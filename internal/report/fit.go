@@ -45,6 +45,34 @@ const (
 	maxWordWidth = 24
 )
 
+// glue joins the words of an item that a table cell keeps whole on a
+// line where it fits (an INF keyword's value "1=Tx Enabled"): the table
+// library wraps at any space, and strings.Fields, which it wraps by, takes
+// a no-break space for one. U+FFFC is one column wide whatever the
+// locale's East Asian width, and no space; the rendered table shows a
+// space in its place.
+const glue = "\uFFFC"
+
+// wholeItem is item with its words glued, to be kept whole in a cell.
+func wholeItem(item string) string {
+	return strings.Join(strings.Fields(item), glue)
+}
+
+// wrapGlued is text.WrapSoft with glued items as words: an item wider than
+// the column is unglued first, to break at its own spaces.
+func wrapGlued(s string, width int) string {
+	if !strings.Contains(s, glue) {
+		return text.WrapSoft(s, width)
+	}
+	words := strings.Fields(s)
+	for i, w := range words {
+		if text.StringWidthWithoutEscSequences(w) > width {
+			words[i] = strings.ReplaceAll(w, glue, " ")
+		}
+	}
+	return text.WrapSoft(strings.Join(words, " "), width)
+}
+
 // tableSpec is a table before rendering: header, rows, and which columns
 // are right-aligned (numbers, never wrapped).
 type tableSpec struct {
@@ -157,12 +185,12 @@ func (s tableSpec) render(keep int, limit []int) string {
 			c.Align, c.AlignHeader = text.AlignRight, text.AlignRight
 		}
 		if s.wrappable(i) && limit[i] > 0 {
-			c.WidthMax, c.WidthMaxEnforcer = limit[i], text.WrapSoft
+			c.WidthMax, c.WidthMaxEnforcer = limit[i], wrapGlued
 		}
 		cfg = append(cfg, c)
 	}
 	t.SetColumnConfigs(cfg)
-	return trimLines(t.Render())
+	return trimLines(strings.ReplaceAll(t.Render(), glue, " "))
 }
 
 func rowOf(cells []string, keep int) table.Row {

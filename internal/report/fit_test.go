@@ -101,3 +101,40 @@ func TestTableFloor(t *testing.T) {
 		t.Errorf("with floors every column fits and the first stays whole:\n%s", b.String())
 	}
 }
+
+// The words of a glued item (wholeItem) stay on one line where the item
+// fits the column, the table library wrapping between items only; an item
+// wider than the column breaks at its own spaces; the output shows spaces,
+// never the glue.
+func TestTableKeepsItemsWhole(t *testing.T) {
+	items := []string{"0=Disabled", "1=Tx Enabled", "2=Rx Enabled", "3=Rx & Tx Enabled", "4=a very long description of a value"}
+	var cell []string
+	for _, it := range items {
+		cell = append(cell, wholeItem(it))
+	}
+	var b bytes.Buffer
+	tableSpec{header: []string{"keyword", "values"}, rows: [][]string{{"*FlowControl", strings.Join(cell, ", ")}}, floor: []int{0, 12}}.
+		write(WithWidth(&b, 36))
+	out := b.String()
+	if strings.Contains(out, glue) {
+		t.Errorf("the glue shows:\n%s", out)
+	}
+	lines := strings.Split(out, "\n")
+	for _, it := range items[:4] {
+		found := false
+		for _, l := range lines {
+			found = found || strings.Contains(l, it)
+		}
+		if !found {
+			t.Errorf("%q cut:\n%s", it, out)
+		}
+	}
+	if !strings.Contains(out, "4=a very long") || !strings.Contains(out, "description of") {
+		t.Errorf("a long item not broken at its spaces:\n%s", out)
+	}
+	for i, l := range lines {
+		if n := text.StringWidthWithoutEscSequences(l); n > 36 {
+			t.Errorf("line %d: %d columns: %q", i+1, n, l)
+		}
+	}
+}

@@ -109,7 +109,11 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {
-		rng := strings.Join(infValues(k), ", ")
+		var items []string
+		for _, v := range infValues(k) { // "1=Tx Enabled" whole on a line where it fits
+			items = append(items, wholeItem(v))
+		}
+		rng := strings.Join(items, ", ")
 		if rng == "" && (k.Min != "" || k.Max != "") {
 			rng = k.Min + ".." + k.Max
 			if k.Step != "" && k.Step != "1" {

@@ -218,3 +218,48 @@ func TestINFValues(t *testing.T) {
 		t.Errorf("%d values: %q", infMaxValues, got)
 	}
 }
+
+// An enum keyword's value ("2=2 Queues", "1=Tx Enabled") stays whole on a
+// line of the keyword table where it fits the values column: for every
+// device of the INFs in ../inf/testdata at 80 and 60 columns, each value
+// no wider than the column's narrowest (12) is found whole on a line.
+func TestINFValuesStayWhole(t *testing.T) {
+	for _, file := range infTestdata(t) {
+		o := inf.Options{File: file, OS: "10.0.22631", Product: "workstation", Arch: "amd64"}
+		res, err := inf.Run(context.Background(), o)
+		if err != nil {
+			continue // loop.inf
+		}
+		var devices []string
+		for _, m := range res.Listing.Manufacturers {
+			for _, s := range m.Sections {
+				for _, d := range s.Devices {
+					devices = append(devices, d.HardwareIDs...)
+				}
+			}
+		}
+		for _, dev := range slices.Compact(slices.Sorted(slices.Values(devices))) {
+			o.Device = dev
+			res, err := inf.Run(context.Background(), o)
+			if err != nil || res.Device == nil {
+				continue
+			}
+			for _, cols := range []int{80, 60} {
+				var b bytes.Buffer
+				INF(WithWidth(&b, cols), res)
+				lines := strings.Split(b.String(), "\n")
+				for _, k := range res.Device.Keywords {
+					for _, v := range infValues(k) {
+						v = strings.Join(strings.Fields(v), " ")
+						if text.StringWidthWithoutEscSequences(v)+1 > 12 || !strings.Contains(v, " ") {
+							continue // a comma follows all but the last
+						}
+						if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, v) }) {
+							t.Errorf("%s %s at %d columns: %s's value %q cut:\n%s", filepath.Base(file), dev, cols, k.Name, v, b.String())
+						}
+					}
+				}
+			}
+		}
+	}
+}
