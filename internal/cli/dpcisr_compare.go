@@ -113,7 +113,8 @@ func runDPCISRCompare(ctx context.Context, o *DPCISRCompareOptions) error {
 	if o.JSON {
 		return writeDoc(o.IO, dpcisr.KindCompare.New(host.Collect(), c), o.settings)
 	}
-	humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRCompareText(w, c) })
+	// image names come from the traces: escaped as dpcisr FILE escapes them
+	humanOut(o.IO.Out, func(w io.Writer) { report.DPCISRCompareText(report.TerminalSafe(w), c) })
 	if o.Plot != "" {
 		fmt.Fprintf(o.IO.Out, "\nplot: %s\n", o.Plot)
 	}

@@ -153,6 +153,16 @@ func TestDPCISRCompareHardFaults(t *testing.T) {
 	dir := testutil.TempDir(t)
 	code, _, errs = runCLI(t, "dpcisr", "compare", a, b, "--plot", filepath.Join(dir, "p.svg"))
 	testutil.CheckBadExit(t, "--plot", code, errs, "no DPC/ISR histogram to plot")
+	// An image name from a trace reaches the terminal escaped.
+	_, out, _ = runCLI(t, "dpcisr", a, "--json")
+	hostile := filepath.Join(dir, "hostile.json")
+	if err := os.WriteFile(hostile, []byte(strings.Replace(out, `"image": "app.exe"`, `"image": "app\u001b[2J.exe"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "dpcisr", "compare", a, hostile)
+	if code != 0 || !strings.Contains(out, "\n app"+`\x1b`+"[2J.exe\n") || strings.ContainsRune(out, 0x1b) {
+		t.Errorf("escape in an image name: exit %d %s\n%q", code, errs, out)
+	}
 	// A report without hard faults is named in one line.
 	code, out, errs = runCLI(t, "dpcisr", "compare", a, etlData+"written-dpcisr-64.etl")
 	if code != 0 || !strings.HasSuffix(out, "\n\nhard page faults: not compared, only in written-hardfault-64.etl (not in\n  written-dpcisr-64.etl)\n") {

@@ -20,6 +20,9 @@ type safeWriter struct {
 	buf []byte
 }
 
+// Width is w's: the tables written through it still fit the terminal.
+func (s *safeWriter) Width() int { return WidthOf(s.w) }
+
 func (s *safeWriter) Write(p []byte) (int, error) {
 	b := s.buf[:0]
 	for i := 0; i < len(p); {

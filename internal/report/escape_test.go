@@ -20,3 +20,14 @@ func TestTerminalSafe(t *testing.T) {
 		}
 	}
 }
+
+// Tables written through TerminalSafe still fit the output's width.
+func TestTerminalSafeKeepsWidth(t *testing.T) {
+	var b bytes.Buffer
+	if n := WidthOf(TerminalSafe(WithWidth(&b, 60))); n != 60 {
+		t.Errorf("width %d, want 60", n)
+	}
+	if n := WidthOf(TerminalSafe(&b)); n != 0 {
+		t.Errorf("width %d, want 0", n)
+	}
+}
