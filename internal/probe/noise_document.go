@@ -1,0 +1,178 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// KindNoise is the kind of the noise probe's documents.
+var KindNoise = result.Register[NoiseData]("noise",
+	"how much the OS interrupts a thread that never sleeps, per CPU (latlab noise, the osnoise method)")
+
+// NoiseData is the payload of a noise document: one entry per measured CPU.
+type NoiseData struct {
+	Measurement NoiseMeasurement `json:"measurement"`
+	// Interrupted: the run was stopped (Ctrl-C) before its duration; the
+	// figures cover the time measured until then.
+	Interrupted bool       `json:"interrupted"`
+	CPUs        []NoiseCPU `json:"cpus"`
+	// Level and Verdict are the level (quiet, light, noisy, heavy) of the
+	// noisiest CPU and the verdict line the text output prints.
+	Level   string `json:"level,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// NoiseMeasurement describes how a noise run measured.
+type NoiseMeasurement struct {
+	Method      string `json:"method"`
+	ClockSource string `json:"clock_source"`
+	// ThresholdNs is the shortest step between two clock reads counted
+	// as an interruption (osnoise's tracing_thresh).
+	ThresholdNs    int64  `json:"threshold_ns"`
+	DurationNs     int64  `json:"duration_ns"` // requested, per thread
+	ElapsedNs      int64  `json:"elapsed_ns"`
+	PercentileNote string `json:"percentile_definition"`
+}
+
+// NoiseCPU is one CPU's outcome, in osnoise's terms where it has them:
+// runtime (RUNTIME IN US), noise (NOISE IN US), the share available to
+// the thread (% OF CPU AVAILABLE), the longest interruption (MAX SINGLE
+// NOISE IN US).
+type NoiseCPU struct {
+	ThreadSetup
+	// RuntimeNs is the time the thread spun, PausedNs (the loop letting
+	// its thread go for the Go runtime) left out.
+	RuntimeNs int64 `json:"runtime_ns"`
+	// NoiseNs is the summed length of the interruptions.
+	NoiseNs int64 `json:"noise_ns"`
+	// AvailablePct is 100 × (runtime - noise) / runtime.
+	AvailablePct float64 `json:"available_pct"`
+	Count        int64   `json:"interruptions"`
+	PerSecond    float64 `json:"interruptions_per_s"`
+	MaxNs        int64   `json:"max_single_ns"`
+	// Summary is of the kept interruptions' lengths (Kept of Count).
+	Summary stats.Summary `json:"summary"`
+	Kept    int64         `json:"kept"`
+	// ClockReads is the number of steps the loop took; ClockStepMinNs the
+	// smallest: the clock read's own cost, or 0 where the clock ticks
+	// more slowly than it is read.
+	ClockReads     int64 `json:"clock_reads"`
+	ClockStepMinNs int64 `json:"clock_step_min_ns"`
+	PausedNs       int64 `json:"paused_ns"`
+	Pauses         int   `json:"pauses"`
+	// Longest are the longest kept interruptions, longest first.
+	Longest []Interruption `json:"longest,omitempty"`
+}
+
+// Interruption is one step of the loop of at least the threshold.
+type Interruption struct {
+	// AtNs is its start (the read before it) after the run's start.
+	AtNs     int64 `json:"at_ns"`
+	LengthNs int64 `json:"length_ns"`
+}
+
+// maxLongest is how many interruptions per CPU the document lists.
+const maxLongest = 20
+
+// ErrNoNoiseRuntime is a noise run stopped before any thread spun.
+var ErrNoNoiseRuntime = errors.New("no CPU was measured: the run was stopped before it began")
+
+// RunNoise is `latlab noise`: it measures as o says and returns the
+// result with its document.
+func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Document, error) {
+	r, err := Noise(ctx, o)
+	if se := (*SetupError)(nil); errors.As(err, &se) {
+		return nil, nil, err
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("noise probe: %w", err)
+	}
+	doc, err := NoiseDocument(host.Collect(), r)
+	return r, doc, err
+}
+
+// NoiseDocument is the noise document of r on the host facts.
+func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
+	data := &NoiseData{}
+	doc := KindNoise.New(facts, data)
+	data.Measurement = NoiseMeasurement{
+		Method: NoiseMethod, ClockSource: doc.Host.ClockSource, ThresholdNs: r.Threshold.Nanoseconds(),
+		DurationNs: r.Duration.Nanoseconds(), ElapsedNs: r.Elapsed.Nanoseconds(), PercentileNote: result.PercentileDefinition,
+	}
+	if data.Measurement.ClockSource == "" {
+		data.Measurement.ClockSource = clock.Source()
+	}
+	measured := false
+	for _, t := range r.Threads {
+		data.Interrupted = data.Interrupted || t.Stopped
+		c := noiseCPU(t, r.Start)
+		measured = measured || c.RuntimeNs > 0
+		data.CPUs = append(data.CPUs, c)
+		if t.Dropped > 0 {
+			doc.Notes = append(doc.Notes, fmt.Sprintf("CPU %d: %d interruptions, the first %d kept: the percentiles are of those; the count, the noise and the longest are of all",
+				t.Setup.CPU, t.Count, len(t.Lengths)))
+		}
+		if n := MaxPercentilesNote(len(t.Lengths), "interruptions"); n != "" && len(t.Lengths) > 0 {
+			doc.Notes = append(doc.Notes, fmt.Sprintf("CPU %d: %s", t.Setup.CPU, n))
+		}
+	}
+	if !measured {
+		return nil, ErrNoNoiseRuntime
+	}
+	for _, t := range r.Threads {
+		if t.Setup.PriorityNote != "" {
+			doc.Notes = append(doc.Notes, t.Setup.PriorityNote)
+			break
+		}
+	}
+	doc.Notes = append(doc.Notes, r.Notes...)
+	return doc, nil
+}
+
+// noiseCPU is one thread's entry in the document; start is the run's.
+func noiseCPU(t NoiseThread, start int64) NoiseCPU {
+	c := NoiseCPU{
+		ThreadSetup: t.Setup, RuntimeNs: max(t.RuntimeNs(), 0), NoiseNs: t.TotalNs, Count: t.Count, MaxNs: t.MaxNs,
+		Kept: int64(len(t.Lengths)), ClockReads: t.Reads, ClockStepMinNs: max(t.MinStepNs, 0), PausedNs: t.PausedNs, Pauses: t.Pauses,
+	}
+	if c.RuntimeNs > 0 {
+		c.AvailablePct = 100 * float64(c.RuntimeNs-c.NoiseNs) / float64(c.RuntimeNs)
+		c.PerSecond = float64(c.Count) * 1e9 / float64(c.RuntimeNs)
+	}
+	c.Summary = stats.Summarize(t.Lengths)
+	idx := make([]int, len(t.Lengths))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case t.Lengths[a] > t.Lengths[b]:
+			return -1
+		case t.Lengths[a] < t.Lengths[b]:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range idx[:min(len(idx), maxLongest)] {
+		c.Longest = append(c.Longest, Interruption{AtNs: t.Starts[i] - start, LengthNs: t.Lengths[i]})
+	}
+	return c
+}
+
+// WriteCyclictestHist writes the kept interruptions' lengths in the
+// layout of cyclictest -h, a column per CPU (WakeResult's method says
+// how).
+func (r *NoiseResult) WriteCyclictestHist(out io.Writer, maxUs int) error {
+	cols := make([][]int64, len(r.Threads))
+	for i, t := range r.Threads {
+		cols[i] = t.Lengths
+	}
+	return writeCyclictestHist(out, cols, maxUs, -1)
+}
