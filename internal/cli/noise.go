@@ -19,17 +19,19 @@ func init() { register(func(io *IO) *cobra.Command { return newNoiseCmd(io, nil)
 
 // NoiseOptions are the flags of `latlab noise`.
 type NoiseOptions struct {
-	IO        *IO
-	Duration  time.Duration
-	Threshold time.Duration
-	CPUs      string
-	Priority  string
-	RTPrio    int
-	Mlock     bool
-	HistFile  string
-	HistMaxUs int
-	JSON      bool
-	Out       string
+	IO         *IO
+	Duration   time.Duration
+	Threshold  time.Duration
+	CPUs       string
+	Priority   string
+	RTPrio     int
+	Mlock      bool
+	HistFile   string
+	HistMaxUs  int
+	JSON       bool
+	Out        string
+	Explain    bool
+	ExplainAbv time.Duration
 
 	settings map[string]string
 	changed  func(flag string) bool
@@ -93,6 +95,8 @@ default: sched_rt_runtime_us), which then shows as noise.`,
 	fs.IntVar(&o.HistMaxUs, "hist-max", 1000, "largest bucket of --histfile in µs (cyclictest -h N)")
 	fs.BoolVar(&o.JSON, "json", false, "write the result document to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
+	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPUs and say what ran in the 10 longest interruptions")
+	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every interruption longer than this (e.g. 100us) instead of the 10 longest")
 	return cmd
 }
 
@@ -105,11 +109,20 @@ func (o *NoiseOptions) validate() error {
 			return Usagef("invalid --cpus: %v", err)
 		}
 	}
+	if o.ExplainAbv > 0 {
+		o.Explain = true
+	}
+	if o.Explain && explainRefusal != "" {
+		return Usagef("%s", explainRefusal)
+	}
 	prio, rtprio, err := priorityOf(o.changed, o.Priority, o.RTPrio)
 	if err != nil {
 		return err
 	}
 	o.probe = probe.NoiseOptions{Duration: o.Duration, Threshold: o.Threshold, CPUs: cpus, Priority: prio, RTPrio: rtprio, Mlock: o.Mlock}
+	if o.Explain {
+		o.probe.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
+	}
 	if err := o.probe.Validate(); err != nil {
 		return err
 	}

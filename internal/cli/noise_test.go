@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -22,13 +23,15 @@ func TestNoiseFlagsToOptions(t *testing.T) {
 		{nil, probe.NoiseOptions{Duration: 10 * time.Second, Threshold: time.Microsecond, CPUs: []int{last}}},
 		{[]string{"--cpus", "0", "--duration", "2s", "--threshold", "5us", "--rtprio", "80", "--mlock"},
 			probe.NoiseOptions{Duration: 2 * time.Second, Threshold: 5 * time.Microsecond, CPUs: []int{0}, Priority: sched.Realtime, RTPrio: 80, Mlock: true}},
+		{[]string{"--cpus", "0", "--explain-above", "50us"},
+			probe.NoiseOptions{Duration: 10 * time.Second, Threshold: time.Microsecond, CPUs: []int{0}, Explain: &probe.ExplainOptions{Worst: 10, Above: 50 * time.Microsecond}}},
 	} {
 		var got *NoiseOptions
 		called := false
 		runSeam(t, newNoiseCmd(seamIO(), func(o *NoiseOptions) error { got, called = o, true; return nil }), c.args, &called)
 		p := got.probe
 		if p.Duration != c.want.Duration || p.Threshold != c.want.Threshold || !slices.Equal(p.CPUs, c.want.CPUs) ||
-			p.Priority != c.want.Priority || p.RTPrio != c.want.RTPrio || p.Mlock != c.want.Mlock {
+			p.Priority != c.want.Priority || p.RTPrio != c.want.RTPrio || p.Mlock != c.want.Mlock || !reflect.DeepEqual(p.Explain, c.want.Explain) {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.args, p, c.want)
 		}
 	}
@@ -51,6 +54,7 @@ func TestNoiseBadInput(t *testing.T) {
 		{[]string{"--rtprio", "100"}, "--rtprio"},
 		{[]string{"--hist-max", "0"}, "--hist-max"},
 		{[]string{"--hist-max", "10"}, "--histfile"},
+		{[]string{"--explain-above", "-1ms"}, "--explain-above"},
 		{[]string{"extra"}, ""},
 	} {
 		code, out, errOut := runCLI(t, append([]string{"noise"}, c.args...)...)

@@ -33,6 +33,10 @@ type NoiseOptions struct {
 	// length); 0 is MaxNoiseKept. The rest are counted, summed and
 	// their maximum kept, but not stored.
 	Keep int
+	// Explain, when set, traces the measured CPUs and says what ran in
+	// the longest interruptions (RunNoise; Linux), as wake --explain
+	// does for late wake-ups.
+	Explain *ExplainOptions
 }
 
 // DefaultNoiseThreshold is the shortest step between two clock reads
@@ -74,6 +78,8 @@ func (o NoiseOptions) Validate() error {
 		return badinput.Errorf("no CPU to measure: give --cpus, e.g. 1 or 0,2-3")
 	case o.Keep < 0 || o.Keep > MaxNoiseKept:
 		return badinput.Errorf("invalid number of interruptions to keep %d: accepted 0-%d", o.Keep, MaxNoiseKept)
+	case o.Explain != nil && o.Explain.Above < 0:
+		return badinput.Errorf("invalid --explain-above %s: want a positive duration", o.Explain.Above)
 	}
 	seen := map[int]bool{}
 	for _, c := range o.CPUs {
@@ -103,6 +109,8 @@ type NoiseThread struct {
 	Starts, Lengths []int64
 	// Stopped: ctx ended the run before Duration.
 	Stopped bool
+	// TID is the spinning thread's id, as the scheduler's events name it.
+	TID int
 }
 
 // RuntimeNs is the time the thread spent in its loop, its pauses left out.
@@ -262,6 +270,7 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 			t := Thread{Priority: o.Priority, RTPrio: o.RTPrio, CPU: cpu}
 			setup, err := OnThread(t, func(ThreadSetup) error {
 				g := newGaps(o.Threshold, o.Keep)
+				th.TID = threadID()
 				signal()
 				started.Wait()
 				noiseThread(th, g, start, start+o.Duration.Nanoseconds(), stop)

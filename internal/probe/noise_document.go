@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -24,10 +27,34 @@ type NoiseData struct {
 	// figures cover the time measured until then.
 	Interrupted bool       `json:"interrupted"`
 	CPUs        []NoiseCPU `json:"cpus"`
+	// Explain (noise --explain) says what ran on the CPU in the longest
+	// interruptions, longest first; ExplainTotals sums it by cause,
+	// ExplainNext names the knob for the main one.
+	Explain       []NoiseExplained `json:"explain,omitempty"`
+	ExplainTotals []explain.Cause  `json:"explain_totals,omitempty"`
+	ExplainNext   string           `json:"explain_next_step,omitempty"`
 	// Level and Verdict are the level (quiet, light, noisy, heavy) of the
 	// noisiest CPU and the verdict line the text output prints.
 	Level   string `json:"level,omitempty"`
 	Verdict string `json:"verdict,omitempty"`
+}
+
+// NoiseExplained is one explained interruption: what held its CPU from
+// the read before it to the read after it.
+type NoiseExplained struct {
+	CPU      int   `json:"cpu"`
+	AtNs     int64 `json:"at_ns"` // since the run's start
+	LengthNs int64 `json:"length_ns"`
+	// Ran is what the trace shows on the CPU in the interruption, longest
+	// first, the spinning thread itself left out; interrupt time is
+	// counted in the handler.
+	Ran []explain.Ran `json:"ran"`
+	// UntracedNs is the part of the interruption no traced event
+	// accounts for: the way into and out of handlers, page faults, NMIs
+	// and SMIs, a hypervisor running something else.
+	UntracedNs int64  `json:"untraced_ns"`
+	Cause      string `json:"cause"`
+	Note       string `json:"note,omitempty"`
 }
 
 // NoiseMeasurement describes how a noise run measured.
@@ -86,16 +113,108 @@ const maxLongest = 20
 var ErrNoNoiseRuntime = errors.New("no CPU was measured: the run was stopped before it began")
 
 // RunNoise is `latlab noise`: it measures as o says and returns the
-// result with its document.
+// result with its document. With o.Explain it traces the measured CPUs
+// while measuring and explains the longest interruptions in the
+// document; a trace that cannot start is a *SetupError.
 func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Document, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	var tr *explain.Tracer
+	if o.Explain != nil {
+		var err error
+		if tr, err = explain.Start(o.CPUs); err != nil {
+			return nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
+		}
+	}
 	r, err := Noise(ctx, o)
+	var tl *explain.Timeline
+	var notes []string
+	if tr != nil {
+		var terr error
+		tl, notes, terr = tr.Stop()
+		if err == nil && terr != nil {
+			err = &SetupError{fmt.Errorf("--explain: %w", terr)}
+		}
+	}
 	if se := (*SetupError)(nil); errors.As(err, &se) {
 		return nil, nil, err
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("noise probe: %w", err)
 	}
 	doc, err := NoiseDocument(host.Collect(), r)
-	return r, doc, err
+	if err != nil || tl == nil {
+		return r, doc, err
+	}
+	d := doc.Data.(*NoiseData)
+	samples, note := pickLongest(r, *o.Explain)
+	if note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
+	ws := tl.Explain(samples, r.Start, explain.Policy)
+	d.Explain = noiseExplained(ws, r.Start)
+	d.ExplainTotals = explain.Totals(ws)
+	for _, c := range d.ExplainTotals {
+		if c.Kind != explain.KindIdle { // NextStep's idle advice is about a sleeping thread's timer
+			d.ExplainNext = explain.NextStep(ws, d.ExplainTotals, 0, o.Priority == sched.Realtime)
+			break
+		}
+	}
+	doc.Notes = append(doc.Notes, "explain: "+explain.Method)
+	doc.Notes = append(doc.Notes, notes...)
+	return r, doc, nil
+}
+
+// pickLongest chooses the kept interruptions to explain, longest first:
+// every one longer than o.Above when it is set (at most maxExplained),
+// else the o.Worst longest (default 10).
+func pickLongest(r *NoiseResult, o ExplainOptions) ([]explain.Sample, string) {
+	var all []explain.Sample
+	for i, t := range r.Threads {
+		for j, l := range t.Lengths {
+			if o.Above > 0 && l <= o.Above.Nanoseconds() {
+				continue
+			}
+			all = append(all, explain.Sample{Thread: i, CPU: t.Setup.CPU, TID: t.TID, Deadline: t.Starts[j], Latency: l})
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].Latency > all[b].Latency })
+	n := o.Worst
+	if n <= 0 {
+		n = 10
+	}
+	note := ""
+	if o.Above > 0 {
+		n = maxExplained
+		if len(all) > n {
+			note = fmt.Sprintf("explain: %d interruptions were longer than %s; the longest %d are explained", len(all), o.Above, n)
+		}
+	}
+	return all[:min(len(all), n)], note
+}
+
+// noiseExplained turns the explanations of interruptions (made by the
+// wake-up explainer: the "deadline" is the read before the gap, the
+// "latency" its length) into the noise document's: the wake-up's timer
+// and wake-to-run figures have no meaning for a thread that never slept.
+func noiseExplained(ws []explain.Wakeup, start int64) []NoiseExplained {
+	out := make([]NoiseExplained, 0, len(ws))
+	for _, w := range ws {
+		e := NoiseExplained{CPU: w.CPU, AtNs: w.DeadlineNs - start, LengthNs: w.LatencyNs, Ran: w.Ran, UntracedNs: w.LatencyNs, Cause: w.Cause}
+		for _, r := range w.Ran {
+			e.UntracedNs -= r.DurationNs
+		}
+		e.UntracedNs = max(e.UntracedNs, 0)
+		switch {
+		case w.Cause == "unknown":
+			e.Note = w.Note
+		case len(w.Ran) == 0:
+			e.Cause = "untraced"
+			e.Note = "no traced event on the CPU in the interruption: a page fault, an NMI or SMI, or a hypervisor running something else"
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // NoiseDocument is the noise document of r on the host facts.

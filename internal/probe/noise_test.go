@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
@@ -270,5 +271,43 @@ func TestNoiseHist(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("histogram lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// The longest kept interruptions are explained, longest first: the 10
+// (or Worst) longest, or every one longer than Above.
+func TestNoisePickLongest(t *testing.T) {
+	r := &NoiseResult{Threads: []NoiseThread{
+		{Setup: ThreadSetup{CPU: 0}, TID: 10, Starts: []int64{100, 200, 300}, Lengths: []int64{5000, 90000, 1500}},
+		{Setup: ThreadSetup{CPU: 1}, TID: 11, Starts: []int64{150}, Lengths: []int64{20000}},
+	}}
+	got, note := pickLongest(r, ExplainOptions{Worst: 2})
+	want := []explain.Sample{{Thread: 0, CPU: 0, TID: 10, Deadline: 200, Latency: 90000}, {Thread: 1, CPU: 1, TID: 11, Deadline: 150, Latency: 20000}}
+	if !slices.Equal(got, want) || note != "" {
+		t.Errorf("worst 2: %+v %q", got, note)
+	}
+	if got, _ = pickLongest(r, ExplainOptions{Above: 4 * time.Microsecond}); len(got) != 3 || got[2].Latency != 5000 {
+		t.Errorf("above 4µs: %+v", got)
+	}
+}
+
+// An explanation says what of the interruption no event accounts for,
+// and names an interruption with no traced event untraced.
+func TestNoiseExplained(t *testing.T) {
+	ws := []explain.Wakeup{
+		{CPU: 1, DeadlineNs: 1500, LatencyNs: 10_000, Cause: "thread hog", Note: "the thread did not sleep",
+			Ran: []explain.Ran{{Kind: explain.KindThread, Name: "hog", PID: 7, DurationNs: 9000}, {Kind: explain.KindIRQ, Name: "LOC", DurationNs: 600}}},
+		{CPU: 1, DeadlineNs: 5000, LatencyNs: 3000, Cause: "return-to-user", Ran: []explain.Ran{}},
+		{CPU: 1, DeadlineNs: 9000, LatencyNs: 2000, Cause: "unknown", Note: "no trace events after the deadline on this CPU"},
+	}
+	got := noiseExplained(ws, 1000)
+	if e := got[0]; e.AtNs != 500 || e.UntracedNs != 400 || e.Cause != "thread hog" || e.Note != "" || len(e.Ran) != 2 {
+		t.Errorf("%+v", e)
+	}
+	if e := got[1]; e.Cause != "untraced" || e.UntracedNs != 3000 || !strings.Contains(e.Note, "no traced event") {
+		t.Errorf("%+v", e)
+	}
+	if e := got[2]; e.Cause != "unknown" || e.Note != "no trace events after the deadline on this CPU" {
+		t.Errorf("%+v", e)
 	}
 }

@@ -160,6 +160,54 @@ func Noise(w io.Writer, doc *result.Document) {
 		writeHanging(w, fmt.Sprintf("interrupted: the run was stopped before its %s; the figures cover the time measured", units.Duration(time.Duration(m.DurationNs))), 2)
 	}
 	for _, n := range doc.Notes {
-		writeHanging(w, "note: "+n, 2)
+		if !strings.HasPrefix(n, "explain: tracefs") {
+			writeHanging(w, "note: "+n, 2)
+		}
+	}
+	if len(d.Explain) > 0 {
+		noiseExplain(w, d)
+	}
+}
+
+// noiseExplain prints what ran in each explained interruption, then the
+// totals by cause and the next step, as wake --explain does.
+func noiseExplain(w io.Writer, d *probe.NoiseData) {
+	us := func(ns int64) string { return units.UsFixed(float64(ns)) }
+	pct := func(ns, of int64) string {
+		if of <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%4.1f %%)", 100*float64(ns)/float64(of))
+	}
+	fmt.Fprintf(w, "\nwhat ran on the CPU in the %d longest interruptions:\n", len(d.Explain))
+	for i, x := range d.Explain {
+		fmt.Fprintf(w, "\n#%d CPU %d at %s: %s\n", i+1, x.CPU, units.Seconds(float64(x.AtNs)/1e9, 3), us(x.LengthNs))
+		for j, r := range x.Ran {
+			if j == 6 {
+				fmt.Fprintf(w, "    (%d more in the document)\n", len(x.Ran)-j)
+				break
+			}
+			fmt.Fprintf(w, "    %-48s %12s%s\n", Clip(ranName(r), 48), us(r.DurationNs), pct(r.DurationNs, x.LengthNs))
+		}
+		fmt.Fprintf(w, "    %-48s %12s%s\n", "untraced", us(x.UntracedNs), pct(x.UntracedNs, x.LengthNs))
+		if x.Note != "" {
+			writeHanging(w, "  note: "+x.Note, 4)
+		}
+		fmt.Fprintf(w, "  main cause: %s\n", x.Cause)
+	}
+	if len(d.ExplainTotals) > 0 {
+		fmt.Fprintln(w, "\ntotals by cause over the explained interruptions:")
+		rows := [][]string{}
+		for i, c := range d.ExplainTotals {
+			if i == 10 {
+				break
+			}
+			rows = append(rows, []string{c.Kind, Clip(c.Name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+		}
+		Table(w, []string{"kind", "name", "interruptions", "total"}, rows)
+	}
+	if d.ExplainNext != "" {
+		fmt.Fprintln(w)
+		writeHanging(w, "next step: "+d.ExplainNext, 2)
 	}
 }

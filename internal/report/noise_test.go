@@ -8,6 +8,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -90,6 +91,31 @@ func TestAvailPct(t *testing.T) {
 	for in, want := range map[float64]string{100: "100.000%", 99.99996: "99.999%", 50.0051: "50.005%", 0: "0.000%"} {
 		if got := availPct(in); got != want {
 			t.Errorf("availPct(%v) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// --explain's section: each interruption with what ran and the untraced
+// rest, then the totals and the next step, within 80 columns.
+func TestNoiseExplainGolden(t *testing.T) {
+	doc := fixedNoise()
+	d := doc.Data.(*probe.NoiseData)
+	d.Explain = []probe.NoiseExplained{
+		{CPU: 0, AtNs: 3_125_000_000, LengthNs: 3_998_000, UntracedNs: 11_000, Cause: "thread stress-ng-cpu",
+			Ran: []explain.Ran{{Kind: explain.KindThread, Name: "stress-ng-cpu", PID: 4242, Prio: 120, Policy: "SCHED_OTHER", Count: 1, DurationNs: 3_975_000},
+				{Kind: explain.KindIRQ, Name: "LOC (local_timer)", Count: 1, DurationNs: 12_000}}},
+		{CPU: 1, AtNs: 7_000_000_000, LengthNs: 4800, UntracedNs: 4800, Cause: "untraced", Ran: []explain.Ran{},
+			Note: "no traced event on the CPU in the interruption: a page fault, an NMI or SMI, or a hypervisor running something else"},
+	}
+	d.ExplainTotals = explain.Totals([]explain.Wakeup{{Ran: d.Explain[0].Ran}})
+	d.ExplainNext = "thread stress-ng-cpu held CPU 0: realtime priority for the measuring thread (--rtprio 80), or isolation (isolcpus, nohz_full) to keep other threads off CPU 0"
+	doc.Notes = append(doc.Notes, "explain: "+explain.Method)
+	var b bytes.Buffer
+	Noise(&b, doc)
+	goldie.New(t).Assert(t, "noise-explain", b.Bytes())
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
 		}
 	}
 }
