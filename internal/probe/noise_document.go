@@ -109,8 +109,10 @@ type Interruption struct {
 // maxLongest is how many interruptions per CPU the document lists.
 const maxLongest = 20
 
-// ErrNoNoiseRuntime is a noise run stopped before any thread spun.
-var ErrNoNoiseRuntime = errors.New("no CPU was measured: the run was stopped before it began")
+// ErrNoNoiseRuntime is a noise run stopped before any thread spun: it
+// is ErrNoSamples, which the command line reports as a run interrupted
+// before its first sample.
+var ErrNoNoiseRuntime = fmt.Errorf("no CPU was measured, the run was stopped before it began: %w", ErrNoSamples)
 
 // RunNoise is `latlab noise`: it measures as o says and returns the
 // result with its document. With o.Explain it traces the measured CPUs
