@@ -135,6 +135,7 @@ func TestInterruptedBeforeTheFirstSample(t *testing.T) {
 	for _, args := range [][]string{
 		{"sleep", "--samples", "5", "--sleep-length", "1ms"},
 		{"wake", "--loops", "5"},
+		{"noise", "--duration", "1s", "--cpus", "0"},
 	} {
 		ctx, cancelCause := context.WithCancelCause(context.Background())
 		cancelCause(&Interrupted{Signal: os.Interrupt})

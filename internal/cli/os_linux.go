@@ -57,5 +57,6 @@ func dpcWatchWhat(session string) string {
 	return fmt.Sprintf("tracing hard interrupts and softirqs (tracefs instance %q)", session)
 }
 
-// explainRefusal is why wake --explain cannot run here ("" where it can).
+// explainRefusal is why wake and noise --explain cannot run here ("" where
+// it can).
 const explainRefusal = ""

@@ -47,5 +47,6 @@ func dpcWatchWhat(session string) string {
 	return fmt.Sprintf("tracing DPCs and ISRs (session %q, flags %s)", session, dpcwatch.FlagNames)
 }
 
-// explainRefusal is why wake --explain cannot run here ("" where it can).
+// explainRefusal is why wake and noise --explain cannot run here ("" where
+// it can).
 const explainRefusal = "--explain is Linux-only for now (it reads scheduler and interrupt events through tracefs)"

@@ -116,6 +116,7 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"timer set", []string{"timer", "set", "1ms", "--for", "10ms", "--json"}, true},
 		{"sleep", []string{"sleep", "--samples", "20", "--gap", "0", "--sleep-length", "1ms", "--json"}, false},
 		{"wake", []string{"wake", "--loops", "50", "--json"}, false},
+		{"noise", []string{"noise", "--duration", "100ms", "--cpus", "0", "--json"}, false},
 		{"sweep", append(append([]string{}, shortSweep...), "--json"), false},
 		{"crossproc", []string{"crossproc", "--periods", "1", "--hold", "1s", "--settle", "20ms", "--json"}, false},
 		{"compare", []string{"compare", a, b, "--json"}, false},

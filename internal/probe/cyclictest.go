@@ -12,15 +12,25 @@ import (
 // cyclictest does; values at or above maxUs are overflows. dma, when 0 or
 // more, is the /dev/cpu_dma_latency value the header names.
 func (r *WakeResult) WriteCyclictestHist(out io.Writer, maxUs, dma int) error {
+	cols := make([][]int64, len(r.Threads))
+	for i, t := range r.Threads {
+		cols[i] = t.Latencies
+	}
+	return writeCyclictestHist(out, cols, maxUs, dma)
+}
+
+// writeCyclictestHist writes cols (one per thread, ns) as
+// WriteCyclictestHist describes.
+func writeCyclictestHist(out io.Writer, cols [][]int64, maxUs, dma int) error {
 	w := bufio.NewWriter(out)
-	n := len(r.Threads)
+	n := len(cols)
 	hist := make([][]int64, n)
 	overflows := make([][]int, n)
 	minUs, maxL, sum := make([]int64, n), make([]int64, n), make([]int64, n)
-	for i, t := range r.Threads {
+	for i, col := range cols {
 		hist[i] = make([]int64, maxUs)
 		minUs[i] = 1 << 62
-		for cyc, v := range t.Latencies {
+		for cyc, v := range col {
 			us := v / 1000
 			if us < 0 {
 				us = 0
@@ -38,7 +48,7 @@ func (r *WakeResult) WriteCyclictestHist(out io.Writer, maxUs, dma int) error {
 			}
 			hist[i][us]++
 		}
-		if len(t.Latencies) == 0 {
+		if len(col) == 0 {
 			minUs[i] = 0
 		}
 	}
@@ -63,13 +73,13 @@ func (r *WakeResult) WriteCyclictestHist(out io.Writer, maxUs, dma int) error {
 		}
 		fmt.Fprintln(w)
 	}
-	footer("Total", func(i int) string { return fmt.Sprintf("%09d", int64(len(r.Threads[i].Latencies)-len(overflows[i]))) })
+	footer("Total", func(i int) string { return fmt.Sprintf("%09d", int64(len(cols[i])-len(overflows[i]))) })
 	footer("Min Latencies", func(i int) string { return fmt.Sprintf("%05d", minUs[i]) })
 	footer("Avg Latencies", func(i int) string {
-		if len(r.Threads[i].Latencies) == 0 {
+		if len(cols[i]) == 0 {
 			return "00000"
 		}
-		return fmt.Sprintf("%05d", sum[i]/int64(len(r.Threads[i].Latencies)))
+		return fmt.Sprintf("%05d", sum[i]/int64(len(cols[i])))
 	})
 	footer("Max Latencies", func(i int) string { return fmt.Sprintf("%05d", maxL[i]) })
 	footer("Histogram Overflows", func(i int) string { return fmt.Sprintf("%05d", len(overflows[i])) })

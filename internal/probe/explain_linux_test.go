@@ -118,3 +118,41 @@ func idleFor(ran []explain.Ran) int64 {
 	}
 	return ns
 }
+
+// Known answer for noise --explain: a CPU hog at nice -20 pinned to the
+// measured CPU takes most of it from the spinning thread (nice 0), so the
+// longest interruptions are the hog's turns: most of the 10 explained
+// must name it, by pid and priority, for most of their length.
+func TestNoiseExplainNamesTheHogSerial(t *testing.T) {
+	testutil.Serial(t)
+	testutil.NeedTracing(t)
+	cpu := sched.NumCPU() - 1
+	hog := testutil.StartHog(t, cpu, testutil.HogOptions{})
+	_, doc, err := RunNoise(context.Background(), NoiseOptions{Duration: 1500 * time.Millisecond, Threshold: time.Microsecond,
+		CPUs: []int{cpu}, Explain: &ExplainOptions{Worst: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc.Data.(*NoiseData)
+	if len(d.Explain) == 0 || len(d.ExplainTotals) == 0 || d.ExplainNext == "" {
+		t.Fatalf("explained %d, totals %v, next %q", len(d.Explain), d.ExplainTotals, d.ExplainNext)
+	}
+	named := 0
+	for _, x := range d.Explain {
+		if x.CPU != cpu || x.LengthNs <= 0 || x.UntracedNs < 0 || x.UntracedNs > x.LengthNs {
+			t.Errorf("%+v", x)
+		}
+		for _, r := range x.Ran {
+			if r.Kind == explain.KindThread && testutil.InProcess(r.PID, hog.Pid) && r.Prio == 100 && r.DurationNs*2 > x.LengthNs {
+				named++
+				break
+			}
+		}
+	}
+	if named*2 <= len(d.Explain) {
+		for _, x := range d.Explain {
+			t.Logf("%d ns: %+v (cause %s)", x.LengthNs, x.Ran, x.Cause)
+		}
+		t.Errorf("the hog (pid %d) held the CPU for most of %d of the %d longest interruptions", hog.Pid, named, len(d.Explain))
+	}
+}

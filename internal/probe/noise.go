@@ -1,0 +1,327 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/sched"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// NoiseOptions configure the noise probe (the osnoise method): one thread
+// per CPU, pinned, reads the clock in a tight loop for Duration; every
+// step between two successive reads of at least Threshold is one
+// interruption of the thread by the OS (an interrupt, a softirq, another
+// thread, a page fault, SMI or NMI: anything that ran instead of it).
+type NoiseOptions struct {
+	Duration  time.Duration
+	Threshold time.Duration
+	CPUs      []int // one spinning thread pinned to each
+	Priority  sched.Priority
+	RTPrio    int
+	// Mlock locks memory for the run, as wake's does.
+	Mlock bool
+	// OnStart, when set, is called once the system is set up, before the
+	// threads start.
+	OnStart func()
+	// Keep is the number of interruptions each thread keeps (start and
+	// length); 0 is MaxNoiseKept. The rest are counted, summed and
+	// their maximum kept, but not stored.
+	Keep int
+	// Explain, when set, traces the measured CPUs and says what ran in
+	// the longest interruptions (RunNoise; Linux), as wake --explain
+	// does for late wake-ups.
+	Explain *ExplainOptions
+}
+
+// DefaultNoiseThreshold is the shortest step between two clock reads
+// that counts as an interruption: the osnoise tracer's default since
+// Linux 6.11 (trace_osnoise.c, "rtla/osnoise: set the default threshold
+// to 1us"; osnoise-tracer.rst still says 5 µs, the value before).
+const DefaultNoiseThreshold = time.Microsecond
+
+// MaxNoiseDuration bounds a noise run. Its thread holds a whole CPU for
+// the run; wake allows 37 hours at its default interval, and a day is
+// below that.
+const MaxNoiseDuration = 24 * time.Hour
+
+// MaxNoiseThreshold bounds --threshold: a step of a second is no
+// interruption but a thread off its CPU.
+const MaxNoiseThreshold = time.Second
+
+// MaxNoiseKept is the number of interruptions a thread keeps by default:
+// 16 bytes each, 2 MiB per thread, allocated and written before the run.
+// An idle CPU with a 1000 Hz tick is interrupted about a thousand times
+// a second, so 10 s keep all of them; beyond, the count, the total and
+// the longest stay exact and a note says how many were kept.
+const MaxNoiseKept = 1 << 17
+
+// NoiseMethod names what the noise probe measures with.
+const NoiseMethod = "a pinned thread reading the clock in a loop (the osnoise method)"
+
+// Validate checks what a caller asks of the probe, in the flag names of
+// latlab noise. Bad input is a badinput.Error.
+func (o NoiseOptions) Validate() error {
+	switch {
+	case o.Duration <= 0 || o.Duration > MaxNoiseDuration:
+		return badinput.Errorf("invalid --duration %s: accepted more than 0 and up to %s (the thread holds a whole CPU)", units.Duration(o.Duration), units.Duration(MaxNoiseDuration))
+	case o.Threshold <= 0 || o.Threshold > MaxNoiseThreshold:
+		return badinput.Errorf("invalid --threshold %s: accepted more than 0 and up to %s (default %s)", units.Duration(o.Threshold), units.Duration(MaxNoiseThreshold), units.Duration(DefaultNoiseThreshold))
+	case o.RTPrio < 0 || o.RTPrio > sched.MaxRTPrio:
+		return badinput.Errorf("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
+	case len(o.CPUs) == 0:
+		return badinput.Errorf("no CPU to measure: give --cpus, e.g. 1 or 0,2-3")
+	case o.Keep < 0 || o.Keep > MaxNoiseKept:
+		return badinput.Errorf("invalid number of interruptions to keep %d: accepted 0-%d", o.Keep, MaxNoiseKept)
+	case o.Explain != nil && o.Explain.Above < 0:
+		return badinput.Errorf("invalid --explain-above %s: want a positive duration", o.Explain.Above)
+	}
+	seen := map[int]bool{}
+	for _, c := range o.CPUs {
+		if c < 0 {
+			return badinput.Errorf("invalid CPU %d: every noise thread is pinned to a CPU", c)
+		}
+		if seen[c] {
+			return badinput.Errorf("CPU %d is listed twice: one thread per CPU", c)
+		}
+		seen[c] = true
+	}
+	return nil
+}
+
+// NoiseThread is one spinning thread's raw outcome. Times are clock.Now
+// nanoseconds.
+type NoiseThread struct {
+	Setup ThreadSetup
+	gapCounts
+	// StartNs and EndNs are the loop's first and last clock reads.
+	StartNs, EndNs int64
+	// PausedNs is the time the loop let its thread go for the Go
+	// runtime (Yielder), Pauses how often: neither runtime nor noise.
+	PausedNs int64
+	Pauses   int
+	// Starts and Lengths are the kept interruptions, in time order.
+	Starts, Lengths []int64
+	// Stopped: ctx ended the run before Duration.
+	Stopped bool
+	// TID is the spinning thread's id, as the scheduler's events name it.
+	TID int
+}
+
+// RuntimeNs is the time the thread spent in its loop, its pauses left out.
+func (t *NoiseThread) RuntimeNs() int64 { return t.EndNs - t.StartNs - t.PausedNs }
+
+// NoiseResult is the outcome of a noise run.
+type NoiseResult struct {
+	Duration  time.Duration
+	Threshold time.Duration
+	Threads   []NoiseThread
+	// Start is the common start of the threads (clock.Now).
+	Start   int64
+	Elapsed time.Duration
+	// Notes say what of the system setup could not be done.
+	Notes []string
+}
+
+// gapCounts are the figures a gap scan keeps besides the kept list.
+type gapCounts struct {
+	Count   int64 // interruptions (steps of at least the threshold)
+	TotalNs int64 // their summed length
+	MaxNs   int64 // the longest
+	Dropped int64 // interruptions counted but not kept (the buffer was full)
+	Reads   int64 // clock reads after the first
+	// MinStepNs is the smallest step between two reads: the clock read's
+	// own cost, or 0 where the clock advances in ticks longer than a
+	// read (QueryPerformanceCounter at 10 MHz). -1 before any step.
+	MinStepNs int64
+}
+
+// gaps scans the steps between successive clock reads of a spinning
+// thread: the pure core of the noise loop. Its buffers are allocated and
+// written (prefault) before the loop; step never allocates.
+type gaps struct {
+	threshold int64
+	starts    []int64 // len = what may be kept; n are used
+	lens      []int64
+	n         int
+	gapCounts
+}
+
+func newGaps(threshold time.Duration, keep int) *gaps {
+	if keep <= 0 {
+		keep = MaxNoiseKept
+	}
+	g := &gaps{threshold: threshold.Nanoseconds(), starts: make([]int64, keep), lens: make([]int64, keep)}
+	g.MinStepNs = -1
+	prefault(g.starts)
+	prefault(g.lens)
+	return g
+}
+
+// step takes the step from one read (prev) to the next (now).
+func (g *gaps) step(prev, now int64) {
+	d := now - prev
+	g.Reads++
+	if d < g.MinStepNs || g.MinStepNs < 0 {
+		g.MinStepNs = d
+	}
+	if d >= g.threshold {
+		g.record(prev, d)
+	}
+}
+
+// record notes one interruption that began after the read at prev and
+// lasted d.
+func (g *gaps) record(prev, d int64) {
+	g.Count++
+	g.TotalNs += d
+	if d > g.MaxNs {
+		g.MaxNs = d
+	}
+	if g.n == len(g.starts) {
+		g.Dropped++
+		return
+	}
+	g.starts[g.n], g.lens[g.n] = prev, d
+	g.n++
+}
+
+// checkEvery is how often the loop checks whether to stop or to let its
+// thread go (check): one comparison per read otherwise.
+const checkEvery = int64(time.Millisecond)
+
+// spin is the timed loop: read the clock (now) until end, giving each
+// step to g. Every checkEvery it calls check with the time: check says
+// whether to stop, and returns the clock after any pause it made (at when
+// it made none), which is left out of both the runtime and the noise. It
+// returns the first and last reads and the time paused.
+func spin(now func() int64, end int64, g *gaps, check func(at int64) (resumed int64, stop bool)) (first, last, paused int64, pauses int, stopped bool) {
+	prev := now()
+	first = prev
+	next := min(prev+checkEvery, end)
+	for {
+		t := now()
+		g.step(prev, t)
+		prev = t
+		if t < next {
+			continue
+		}
+		if t >= end {
+			break
+		}
+		r, s := check(t)
+		if s {
+			stopped = true
+			break
+		}
+		if r != t {
+			paused += r - t
+			pauses++
+			prev = r
+		}
+		next = min(prev+checkEvery, end)
+	}
+	return first, prev, paused, pauses, stopped
+}
+
+// Noise runs the noise probe: the threads start together and spin for
+// o.Duration each.
+func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	notes, undo, err := setUpSystem(WakeOptions{Mlock: o.Mlock})
+	if err != nil {
+		return nil, err
+	}
+	defer undo()
+	if o.OnStart != nil {
+		o.OnStart()
+	}
+	// Each spinning thread keeps its P for the whole run: leave one for
+	// everything else.
+	if n := len(o.CPUs) + 1; runtime.GOMAXPROCS(0) < n {
+		old := runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(old)
+	}
+	stop, cancel := stopFlag(ctx)
+	defer cancel()
+	restore := quiet()
+	defer restore()
+
+	res := &NoiseResult{Duration: o.Duration, Threshold: o.Threshold, Threads: make([]NoiseThread, len(o.CPUs)), Notes: notes}
+	var ready, started, done sync.WaitGroup
+	ready.Add(len(o.CPUs))
+	started.Add(1)
+	done.Add(len(o.CPUs))
+	var start int64
+	errs := make([]error, len(o.CPUs))
+	for i, cpu := range o.CPUs {
+		go func() {
+			defer done.Done()
+			th := &res.Threads[i]
+			var once sync.Once
+			signal := func() { once.Do(ready.Done) }
+			t := Thread{Priority: o.Priority, RTPrio: o.RTPrio, CPU: cpu}
+			setup, err := OnThread(t, func(ThreadSetup) error {
+				g := newGaps(o.Threshold, o.Keep)
+				th.TID = threadID()
+				signal()
+				started.Wait()
+				noiseThread(th, g, start, start+o.Duration.Nanoseconds(), stop)
+				return nil
+			})
+			signal()
+			th.Setup = setup
+			errs[i] = err
+		}()
+	}
+	ready.Wait()
+	start = clock.Now() + int64(2*time.Millisecond)
+	started.Done()
+	done.Wait()
+	res.Start = start
+	res.Elapsed = time.Duration(clock.Now() - start)
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("thread %d (CPU %d): %w", i, o.CPUs[i], err)
+		}
+	}
+	return res, nil
+}
+
+// noiseThread waits for start, spins until end and fills th. It holds its
+// thread for the loop (HoldThread) and lets go only when the Yielder says
+// the rest of the process waits for it (Linux) or the runtime would
+// preempt it (Windows, every 8 ms): a pause, left out of the figures.
+func noiseThread(th *NoiseThread, g *gaps, start, end int64, stop interface{ Load() bool }) {
+	y := NewYielder(clock.Now())
+	defer y.Stop()
+	h := HoldThread()
+	defer func() { h.Release() }()
+	for clock.Now() < start {
+		if stop.Load() {
+			th.Stopped = true
+			th.MinStepNs = -1
+			return
+		}
+	}
+	check := func(at int64) (int64, bool) {
+		if stop.Load() {
+			return at, true
+		}
+		if y.Due(at, at+y.Margin+1) {
+			h = y.Yield(h, clock.Now)
+			return clock.Now(), false
+		}
+		return at, false
+	}
+	th.StartNs, th.EndNs, th.PausedNs, th.Pauses, th.Stopped = spin(clock.Now, end, g, check)
+	th.gapCounts = g.gapCounts
+	th.Starts, th.Lengths = g.starts[:g.n], g.lens[:g.n]
+}
