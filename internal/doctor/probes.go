@@ -192,8 +192,8 @@ func WakeVerdict(s stats.Summary, overruns int64, interval time.Duration) (band,
 	case s.Max > int64(4*time.Millisecond):
 		return "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms); something on this machine holds the CPU or the timer"
 	case overruns > 0:
-		return "mediocre", fmt.Sprintf("mediocre: %d missed periods: some wake-ups (up to %s late) came after the next %s deadline had passed, enough to break small audio buffers",
-			overruns, units.Ns(s.Max), units.Ns(interval.Nanoseconds()))
+		return "mediocre", fmt.Sprintf("mediocre: %d %s: some wake-ups (up to %s late) came after the next %s deadline had passed, enough to break small audio buffers",
+			overruns, plural(int(overruns), "missed period", "missed periods"), units.Ns(s.Max), units.Ns(interval.Nanoseconds()))
 	case s.Count < int64(need):
 		return TooFewBand, fmt.Sprintf("too few wake-ups to judge the tail: %d measured, p99 needs at least %d (a longer run); none missed its period, the latest was %s late",
 			s.Count, need, units.Ns(s.Max))

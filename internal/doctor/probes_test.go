@@ -20,7 +20,7 @@ func TestWakeVerdict(t *testing.T) {
 		{stats.Summary{Count: 1000, P99: 150 * us, Max: 5000 * us}, 0, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
 		{stats.Summary{Count: 1000, P99: 150 * us, Max: 5000 * us}, 2, "poor", "poor: some wake-ups came later than a 240 Hz frame (4 ms)"},
 		// Missed periods with nothing near 4 ms late: their own message.
-		{stats.Summary{Count: 1000, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods: some wake-ups (up to 1.5ms late) came after the next 1ms deadline had passed"},
+		{stats.Summary{Count: 1000, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed period: some wake-ups (up to 1.5ms late) came after the next 1ms deadline had passed"},
 		{stats.Summary{Count: 1000, P99: 1500 * us, Max: 3000 * us}, 0, "mediocre", "mediocre: 1 in 100 wake-ups is over 1 ms late"},
 		{stats.Summary{Count: 1000, P99: 300 * us, Max: 900 * us}, 0, "fair", "fair:"},
 		{stats.Summary{Count: 1000, P99: 150 * us, Max: 900 * us}, 0, "good", "good:"},
@@ -31,7 +31,7 @@ func TestWakeVerdict(t *testing.T) {
 		{stats.Summary{Count: 3, P99: 70 * us, Max: 70 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 3 measured, p99 needs at least 368 (a longer run); none missed its period, the latest was 70µs late"},
 		{stats.Summary{Count: 367, P99: 300 * us, Max: 300 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 367 measured"},
 		{stats.Summary{Count: 50, P99: 1500 * us, Max: 1500 * us}, 0, TooFewBand, "too few wake-ups to judge the tail: 50 measured"},
-		{stats.Summary{Count: 3, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed periods"},
+		{stats.Summary{Count: 3, P99: 150 * us, Max: 1500 * us}, 1, "mediocre", "mediocre: 1 missed period"},
 		{stats.Summary{Count: 0, Max: 5000 * us}, 0, "poor", "poor:"},
 	}
 	for _, c := range cases {

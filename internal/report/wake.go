@@ -71,8 +71,8 @@ func Wake(w io.Writer, doc *result.Document) {
 	Table(w, hdr, rows)
 	if d.Overruns > 0 {
 		c := d.CorrectedSummary
-		fmt.Fprintf(w, "\n%d missed periods. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
-			d.Overruns, units.Ns(c.P99), units.Ns(c.P999), units.Ns(c.Max), c.Count)
+		fmt.Fprintf(w, "\n%d missed period%s. Corrected for them (coordinated omission): p99 %s, p99.9 %s, max %s over %d wake-ups that should have happened\n",
+			d.Overruns, plural(int(d.Overruns)), units.Ns(c.P99), units.Ns(c.P999), units.Ns(c.Max), c.Count)
 	} else {
 		fmt.Fprintln(w, "\nno missed periods")
 	}
