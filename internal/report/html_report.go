@@ -166,6 +166,14 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		return trySection(s, x, stem, b)
 	case *dpcisr.ReportView:
 		return dpcisrSection(s, d, data, stem)
+	case *probe.NoiseData:
+		if len(data.CPUs) == 0 {
+			return s, fmt.Errorf("noise result without CPUs")
+		}
+		_, v := NoiseVerdict(data)
+		s.Verdicts = []string{v}
+		s.Tables = append(s.Tables, htmlTable{Caption: fmt.Sprintf("interruptions of a thread spinning on each CPU (threshold %s)", units.Duration(time.Duration(data.Measurement.ThresholdNs))),
+			Header: noiseHeader, Rows: noiseRows(data)})
 	case result.Sampled:
 		return distributionSection(s, x, stem, b)
 	default:

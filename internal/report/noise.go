@@ -122,27 +122,7 @@ func Noise(w io.Writer, doc *result.Document) {
 	_, verdict := NoiseVerdict(d)
 	writeHanging(w, "verdict: "+verdict, 2)
 	fmt.Fprintln(w)
-	u := WithUnit
-	var rows [][]string
-	for _, c := range d.CPUs {
-		row := []string{strconv.Itoa(c.CPU), availPct(c.AvailablePct), u.Format(float64(c.NoiseNs)), strconv.FormatInt(c.Count, 10), perSecond(c.PerSecond)}
-		// A p99 of fewer than 100 interruptions is their maximum (nearest
-		// rank), which the next column has: a note says so.
-		switch {
-		case c.Summary.Count == 0:
-			row = append(row, "-", "-")
-		case c.Summary.Count < 100:
-			row = append(row, u.Format(float64(c.Summary.P50)), "-")
-		default:
-			row = append(row, u.Format(float64(c.Summary.P50)), u.Format(float64(c.Summary.P99)))
-		}
-		max := "-"
-		if c.Count > 0 {
-			max = u.Format(float64(c.MaxNs))
-		}
-		rows = append(rows, append(row, max))
-	}
-	Table(w, []string{"cpu", "available", "noise", "count", "per s", "p50", "p99", "max"}, rows)
+	Table(w, noiseHeader, noiseRows(d))
 	fmt.Fprintln(w)
 	for _, c := range d.CPUs {
 		perRead := "-"
@@ -210,4 +190,32 @@ func noiseExplain(w io.Writer, d *probe.NoiseData) {
 		fmt.Fprintln(w)
 		writeHanging(w, "next step: "+d.ExplainNext, 2)
 	}
+}
+
+// noiseHeader and noiseRows are the per-CPU table of the text and the
+// HTML report alike.
+var noiseHeader = []string{"cpu", "available", "noise", "count", "per s", "p50", "p99", "max"}
+
+func noiseRows(d *probe.NoiseData) [][]string {
+	u := WithUnit
+	var rows [][]string
+	for _, c := range d.CPUs {
+		row := []string{strconv.Itoa(c.CPU), availPct(c.AvailablePct), u.Format(float64(c.NoiseNs)), strconv.FormatInt(c.Count, 10), perSecond(c.PerSecond)}
+		// A p99 of fewer than 100 interruptions is their maximum (nearest
+		// rank), which the next column has: a note says so.
+		switch {
+		case c.Summary.Count == 0:
+			row = append(row, "-", "-")
+		case c.Summary.Count < 100:
+			row = append(row, u.Format(float64(c.Summary.P50)), "-")
+		default:
+			row = append(row, u.Format(float64(c.Summary.P50)), u.Format(float64(c.Summary.P99)))
+		}
+		max := "-"
+		if c.Count > 0 {
+			max = u.Format(float64(c.MaxNs))
+		}
+		rows = append(rows, append(row, max))
+	}
+	return rows
 }

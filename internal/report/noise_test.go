@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -117,5 +118,29 @@ func TestNoiseExplainGolden(t *testing.T) {
 		if n := utf8.RuneCountInString(l); n > 80 {
 			t.Errorf("%d columns: %q", n, l)
 		}
+	}
+}
+
+// The HTML report shows a noise result's verdict and per-CPU table, not
+// only its settings.
+func TestNoiseInHTMLReport(t *testing.T) {
+	doc := fixedNoise()
+	r, err := BuildReport([]ReportInput{{Label: "noise.json", Doc: doc}}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	_, verdict := NoiseVerdict(doc.Data.(*probe.NoiseData))
+	for _, want := range []string{html.EscapeString(verdict), "threshold 1µs", "50.005%", "available"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "no dedicated view") {
+		t.Error("page says it has no view of noise results")
 	}
 }
