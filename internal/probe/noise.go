@@ -304,11 +304,17 @@ func noiseThread(th *NoiseThread, g *gaps, start, end int64, stop interface{ Loa
 	defer y.Stop()
 	h := HoldThread()
 	defer func() { h.Release() }()
-	for clock.Now() < start {
+	// The stop is checked before the wait as well as during it: a thread
+	// scheduled after start (a loaded machine) would otherwise spin once
+	// for a run stopped before it began.
+	for {
 		if stop.Load() {
 			th.Stopped = true
 			th.MinStepNs = -1
 			return
+		}
+		if clock.Now() >= start {
+			break
 		}
 	}
 	check := func(at int64) (int64, bool) {
