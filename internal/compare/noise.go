@@ -316,10 +316,10 @@ func noiseVerdict(cpu int, a, b NoiseRun, p NoisePair, level float64) string {
 		return s
 	case p.RateOutcome == Fewer || p.RateOutcome == More:
 		s = fmt.Sprintf("CPU %d: %s has %s interruptions (%s, rate ratio %s [%s, %s], %s CI, %s)", cpu, b.Label, p.RateOutcome,
-			rates, Sig3(r.Ratio), Sig3(r.Lo), Sig3(r.Hi), lvl, stats.FormatP(p.RatePHolm))
+			rates, Sig3(float64(r.Ratio)), Sig3(r.Lo), Sig3(float64(r.Hi)), lvl, stats.FormatP(p.RatePHolm))
 	default:
 		s = fmt.Sprintf("CPU %d: %s vs %s: no detectable difference in the rate of interruptions (%s, rate ratio %s [%s, %s], %s CI, %s)", cpu, b.Label, a.Label,
-			rates, Sig3(r.Ratio), Sig3(r.Lo), Sig3(r.Hi), lvl, stats.FormatP(p.RatePHolm))
+			rates, Sig3(float64(r.Ratio)), Sig3(r.Lo), Sig3(float64(r.Hi)), lvl, stats.FormatP(p.RatePHolm))
 	}
 	return s + "; " + lengthsVerdict(p, lvl)
 }

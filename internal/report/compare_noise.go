@@ -76,7 +76,7 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 			who = p.BLabel + " / " + p.ALabel
 		}
 		writeHanging(w, fmt.Sprintf("rate ratio %s = %s [%s, %s] (%d and %d interruptions in %s and %s); exact test %s (Holm), unadjusted %s",
-			who, compare.Sig3(rt.Ratio), compare.Sig3(rt.Lo), compare.Sig3(rt.Hi), rt.NB, rt.NA,
+			who, compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)), rt.NB, rt.NA,
 			units.NsShort(rt.TB*1e9), units.NsShort(rt.TA*1e9), stats.FormatP(p.RatePHolm), stats.FormatP(rt.P)), 2)
 		l := p.Lengths
 		if l == nil {

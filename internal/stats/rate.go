@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
@@ -14,16 +16,18 @@ import (
 // approximation): the conditional test of R's poisson.test for two
 // samples, whose two-sided p is binom.test's (SciPy's binomtest).
 type RateTest struct {
-	NA, NB int64
-	TA, TB float64 // exposures, in any one unit
+	NA int64   `json:"count_a"`
+	NB int64   `json:"count_b"`
+	TA float64 `json:"exposure_a"` // in any one unit, the same as TB
+	TB float64 `json:"exposure_b"`
 	// Ratio is B's rate over A's, (NB/TB)/(NA/TA): +Inf when A saw none
 	// and B some, NaN when neither saw any.
-	Ratio float64 `json:"ratio"`
+	Ratio Extended `json:"ratio"`
 	// Lo and Hi bound Ratio at Level: the Clopper-Pearson interval of the
 	// binomial proportion, transformed to a ratio (Hi is +Inf when B saw
 	// every event, Lo 0 when it saw none).
 	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
+	Hi    Extended `json:"hi"`
 	Level float64 `json:"level"`
 	// P is the exact two-sided p-value of equal rates: the probability of
 	// every split of the total no more likely than the one seen.
@@ -48,9 +52,9 @@ func PoissonRates(na int64, ta float64, nb int64, tb float64, level float64) (Ra
 	r := RateTest{NA: na, NB: nb, TA: ta, TB: tb, Level: level}
 	n := na + nb
 	p0 := tb / (ta + tb)
-	r.Ratio = (float64(nb) / tb) / (float64(na) / ta)
+	r.Ratio = Extended((float64(nb) / tb) / (float64(na) / ta))
 	if n == 0 {
-		r.Ratio, r.Lo, r.Hi, r.P = math.NaN(), 0, math.Inf(1), 1
+		r.Ratio, r.Lo, r.Hi, r.P = Extended(math.NaN()), 0, Extended(math.Inf(1)), 1
 		return r, nil
 	}
 	lo, hi := clopperPearson(nb, n, level)
@@ -61,7 +65,7 @@ func PoissonRates(na int64, ta float64, nb int64, tb float64, level float64) (Ra
 		}
 		return p / (1 - p) * ta / tb
 	}
-	r.Lo, r.Hi = toRatio(lo), toRatio(hi)
+	r.Lo, r.Hi = toRatio(lo), Extended(toRatio(hi))
 	r.P = binomTwoSided(nb, n, p0)
 	return r, nil
 }
@@ -157,4 +161,51 @@ func binomTwoSided(x, n int64, p float64) float64 {
 		}
 	}
 	return min(pv, 1)
+}
+
+// Extended is a number that may be infinite or not a number, as a rate
+// ratio is when a side saw no events. JSON has no such numbers: they are
+// written as the strings "inf", "-inf" and "nan", every other value as a
+// number.
+type Extended float64
+
+// MarshalJSON writes infinities and NaN as strings.
+func (x Extended) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	switch {
+	case math.IsNaN(f):
+		return []byte(`"nan"`), nil
+	case math.IsInf(f, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-inf"`), nil
+	}
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (x *Extended) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"nan"`:
+		*x = Extended(math.NaN())
+		return nil
+	case `"inf"`:
+		*x = Extended(math.Inf(1))
+		return nil
+	case `"-inf"`:
+		*x = Extended(math.Inf(-1))
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("want a number, \"inf\", \"-inf\" or \"nan\": %w", err)
+	}
+	*x = Extended(f)
+	return nil
+}
+
+// JSONSchemaText is the JSON Schema of what MarshalJSON writes, for the
+// result document's schema.
+func (Extended) JSONSchemaText() string {
+	return `{"anyOf":[{"type":"number"},{"type":"string","enum":["inf","-inf","nan"]}]}`
 }

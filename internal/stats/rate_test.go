@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -42,10 +43,10 @@ func TestPoissonRatesReference(t *testing.T) {
 			if !close(r.P, c.p, 1e-6) {
 				t.Errorf("p = %.10g, want %.10g", r.P, c.p)
 			}
-			if !close(r.Lo, c.lo, c.relTolerCI) || !close(r.Hi, c.hi, c.relTolerCI) {
+			if !close(r.Lo, c.lo, c.relTolerCI) || !close(float64(r.Hi), c.hi, c.relTolerCI) {
 				t.Errorf("CI [%.10g, %.10g], want [%.10g, %.10g]", r.Lo, r.Hi, c.lo, c.hi)
 			}
-			if !close(r.Ratio, c.wantRatio, 1e-12) {
+			if !close(float64(r.Ratio), c.wantRatio, 1e-12) {
 				t.Errorf("ratio %.10g, want %.10g", r.Ratio, c.wantRatio)
 			}
 		})
@@ -68,7 +69,7 @@ func close(got, want, rel float64) bool {
 // interval everything; bad exposures and negative counts are refused.
 func TestPoissonRatesEdges(t *testing.T) {
 	r, err := PoissonRates(0, 10, 0, 10, 0.95)
-	if err != nil || r.P != 1 || !math.IsNaN(r.Ratio) || r.Lo != 0 || !math.IsInf(r.Hi, 1) {
+	if err != nil || r.P != 1 || !math.IsNaN(float64(r.Ratio)) || r.Lo != 0 || !math.IsInf(float64(r.Hi), 1) {
 		t.Errorf("no events: %+v, %v", r, err)
 	}
 	for _, c := range []struct {
@@ -82,7 +83,7 @@ func TestPoissonRatesEdges(t *testing.T) {
 	// Swapping the sides inverts the ratio and its interval and keeps p.
 	a, _ := PoissonRates(30, 7, 12, 9, 0.99)
 	b, _ := PoissonRates(12, 9, 30, 7, 0.99)
-	if !close(a.P, b.P, 1e-9) || !close(a.Ratio, 1/b.Ratio, 1e-12) || !close(a.Lo, 1/b.Hi, 1e-6) || !close(a.Hi, 1/b.Lo, 1e-6) {
+	if !close(a.P, b.P, 1e-9) || !close(float64(a.Ratio), 1/float64(b.Ratio), 1e-12) || !close(a.Lo, 1/float64(b.Hi), 1e-6) || !close(float64(a.Hi), 1/b.Lo, 1e-6) {
 		t.Errorf("not symmetric: %+v and %+v", a, b)
 	}
 	// A count of a hundred million is answered (by bisection and the
@@ -90,5 +91,24 @@ func TestPoissonRatesEdges(t *testing.T) {
 	big, err := PoissonRates(100_000_000, 86400, 100_010_000, 86400, 0.95)
 	if err != nil || !(big.P > 0 && big.P < 1) || !(big.Lo < 1.0001 && big.Hi > 1.0001) {
 		t.Errorf("large counts: %+v, %v", big, err)
+	}
+}
+
+// Infinite and undefined ratios survive a JSON round trip, which has no
+// such numbers.
+func TestExtendedJSON(t *testing.T) {
+	for _, v := range []float64{math.Inf(1), math.Inf(-1), math.NaN(), 0, 0.125, 1e300} {
+		b, err := json.Marshal(Extended(v))
+		if err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		var got Extended
+		if err := json.Unmarshal(b, &got); err != nil || !(float64(got) == v || math.IsNaN(v) && math.IsNaN(float64(got))) {
+			t.Errorf("%v wrote %s, read back %v (%v)", v, b, got, err)
+		}
+	}
+	var x Extended
+	if err := json.Unmarshal([]byte(`"infinity"`), &x); err == nil {
+		t.Errorf(`"infinity" accepted`)
 	}
 }
