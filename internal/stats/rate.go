@@ -26,9 +26,9 @@ type RateTest struct {
 	// Lo and Hi bound Ratio at Level: the Clopper-Pearson interval of the
 	// binomial proportion, transformed to a ratio (Hi is +Inf when B saw
 	// every event, Lo 0 when it saw none).
-	Lo    float64 `json:"lo"`
+	Lo    float64  `json:"lo"`
 	Hi    Extended `json:"hi"`
-	Level float64 `json:"level"`
+	Level float64  `json:"level"`
 	// P is the exact two-sided p-value of equal rates: the probability of
 	// every split of the total no more likely than the one seen.
 	P float64 `json:"p"`
