@@ -111,3 +111,38 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 			l.MWU.U, stats.FormatP(l.PAdjusted), l.MWU.Superiority, l.KS.D, stats.FormatP(l.KS.P)), 2)
 	}
 }
+
+// compareNoiseHTML is the report's view of a comparison of noise
+// results: every CPU's verdicts, and a table per CPU of each run's
+// figures with its rate ratio and the lengths by --by against the first.
+func compareNoiseHTML(r *compare.Result) (verdicts []string, tables []htmlTable) {
+	for _, c := range r.Noise {
+		for _, p := range c.Pairs {
+			verdicts = append(verdicts, p.Verdict)
+		}
+	}
+	for _, c := range r.Noise {
+		t := htmlTable{Caption: fmt.Sprintf("CPU %d: interruptions over %s; intervals at %s", c.CPU, units.Duration(time.Duration(r.NoiseThresholdNs)), levelPct(r.Level)),
+			Header: []string{"run", "runtime", "interruptions", "per s", "available", "noise", "longest", "rate ratio vs first [CI]", "p (Holm)", r.By + " length vs first [CI]"}}
+		for i, run := range c.Runs {
+			ratio, p, by := "baseline", "", ""
+			if i > 0 && i-1 < len(c.Pairs) {
+				pp := c.Pairs[i-1]
+				rt := pp.Rate
+				ratio = fmt.Sprintf("%s [%s, %s]", compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)))
+				p = stats.FormatP(pp.RatePHolm)
+				by = pp.LengthsNote
+				if l := pp.Lengths; l != nil {
+					by = string(l.Outcome)
+					if d := l.ByDiff; d != nil {
+						by = fmt.Sprintf("%s [%s, %s]", units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi))
+					}
+				}
+			}
+			t.Rows = append(t.Rows, []string{run.Label, units.NsShort(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
+				availPct(run.AvailablePct), units.NsFixed(float64(run.NoiseNs)), units.NsFixed(float64(run.MaxNs)), ratio, p, by})
+		}
+		tables = append(tables, t)
+	}
+	return verdicts, tables
+}

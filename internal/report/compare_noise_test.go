@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,6 +72,31 @@ func TestCompareNoiseGolden(t *testing.T) {
 	for _, l := range strings.Split(b.String(), "\n") {
 		if n := utf8.RuneCountInString(l); n > 80 {
 			t.Errorf("%d columns: %q", n, l)
+		}
+	}
+}
+
+// The HTML report shows a noise comparison's verdicts and a table per
+// CPU, not an empty ranking.
+func TestCompareNoiseInHTMLReport(t *testing.T) {
+	r, err := compare.Compare(fixedNoisePair(), compare.Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := BuildReport([]ReportInput{{Label: "cmp.json", Doc: compare.Kind.New(host.Facts{}, r)}}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	esc := func(s string) string { return strings.ReplaceAll(html.EscapeString(s), "+", "&#43;") } // as html/template writes it
+	for _, want := range []string{esc(r.Noise[0].Pairs[0].Verdict), esc(r.Noise[1].Pairs[0].Verdict),
+		"CPU 0: interruptions over 1µs", "CPU 1: interruptions over 1µs", "0.102 [0.0813, 0.126]", "99.912%"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }
