@@ -321,7 +321,16 @@ func noiseVerdict(cpu int, a, b NoiseRun, p NoisePair, level float64) string {
 		s = fmt.Sprintf("CPU %d: %s vs %s: no detectable difference in the rate of interruptions (%s, rate ratio %s [%s, %s], %s CI, %s)", cpu, b.Label, a.Label,
 			rates, Sig3(float64(r.Ratio)), Sig3(r.Lo), Sig3(float64(r.Hi)), lvl, stats.FormatP(p.RatePHolm))
 	}
-	return s + "; " + lengthsVerdict(p, lvl)
+	// The share available is one number per run, shown untested: with
+	// fewer, shorter interruptions a run can still lose more time to
+	// its longest ones, and the verdict must not read as if it did not.
+	return s + "; " + lengthsVerdict(p, lvl) + fmt.Sprintf("; %s vs %s of the CPU available", availPct(b.AvailablePct), availPct(a.AvailablePct))
+}
+
+// availPct is a share with three decimals, rounded down so that a CPU
+// that lost any time never reads 100% (as latlab noise writes it).
+func availPct(p float64) string {
+	return strconv.FormatFloat(math.Floor(p*1000)/1000, 'f', 3, 64) + "%"
 }
 
 // lengthsVerdict is the part of a CPU's verdict on the lengths of the
