@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/probe"
@@ -75,6 +76,10 @@ const (
 	Fewer = "fewer"
 	More  = "more"
 )
+
+// maxNoiseRuntime bounds the runtime of a CPU in a noise document: twice
+// the longest run latlab noise makes, room for its elapsed time.
+const maxNoiseRuntime = 2 * int64(probe.MaxNoiseDuration)
 
 func isNoise(kind string) bool { return kind == probe.KindNoise.Name() }
 
@@ -169,12 +174,14 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: its figures cover the time measured until then", x.Label))
 		}
 		for _, c := range d.CPUs {
-			if c.RuntimeNs <= 0 {
-				return nil, fmt.Errorf("%w: %s: CPU %d has no runtime, so no rate of interruptions", ErrIncompatible, x.Label, c.CPU)
+			if c.RuntimeNs <= 0 || c.RuntimeNs > maxNoiseRuntime {
+				return nil, fmt.Errorf("%w: %s: CPU %d spun %d ns: a noise run's runtime is above 0 and at most %d hours", ErrIncompatible, x.Label, c.CPU, c.RuntimeNs, maxNoiseRuntime/int64(time.Hour))
 			}
-			if c.Count < 0 || c.Kept < 0 || c.Kept > c.Count || c.NoiseNs < 0 {
-				return nil, fmt.Errorf("%w: %s: CPU %d counts %d interruptions, %d kept: a count is at least 0 and kept at most the count",
-					ErrIncompatible, x.Label, c.CPU, c.Count, c.Kept)
+			// Every interruption lasts at least 1 ns, so there are no more
+			// of them than nanoseconds of runtime.
+			if c.Count < 0 || c.Kept < 0 || c.Kept > c.Count || c.Count > c.RuntimeNs || c.NoiseNs < 0 {
+				return nil, fmt.Errorf("%w: %s: CPU %d counts %d interruptions, %d kept, in %d ns: a count is at least 0 and at most the runtime in ns, kept at most the count",
+					ErrIncompatible, x.Label, c.CPU, c.Count, c.Kept, c.RuntimeNs)
 			}
 			ci := slices.IndexFunc(res.Noise, func(n NoiseCPU) bool { return n.CPU == c.CPU })
 			if ci < 0 {

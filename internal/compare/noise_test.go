@@ -132,6 +132,16 @@ func TestCompareNoiseRefused(t *testing.T) {
 	other := write("other.json", noiseDoc(1000, cpu(0), cpu(2)))
 	twice := write("twice.json", noiseDoc(1000, cpu(1), cpu(1)))
 	reordered := write("reordered.json", noiseDoc(1000, cpu(1), cpu(0)))
+	hostile := func(name string, f func(*probe.NoiseCPU)) string {
+		c := cpu(1)
+		f(&c)
+		return write(name, noiseDoc(1000, cpu(0), c))
+	}
+	tooMany := hostile("toomany.json", func(c *probe.NoiseCPU) { c.Count, c.Kept, c.LengthsNs = math.MaxInt64, 0, nil })
+	tooLong := hostile("toolong.json", func(c *probe.NoiseCPU) { c.RuntimeNs = math.MaxInt64 })
+	noRuntime := hostile("noruntime.json", func(c *probe.NoiseCPU) { c.RuntimeNs = 0 })
+	moreKept := hostile("morekept.json", func(c *probe.NoiseCPU) { c.Kept = c.Count + 1 })
+	negative := hostile("negative.json", func(c *probe.NoiseCPU) { c.LengthsNs[3] = -1 })
 	for _, c := range []struct {
 		name string
 		o    compare.RunOptions
@@ -143,6 +153,11 @@ func TestCompareNoiseRefused(t *testing.T) {
 		{"groups", compare.RunOptions{Files: []string{a + "," + a, a}}, "noise results are compared one file per side"},
 		{"expect-better", compare.RunOptions{Files: []string{a, reordered}, ExpectBetter: "reordered.json"}, "--expect-better takes results of one distribution"},
 		{"kinds", compare.RunOptions{Files: []string{a, td("a.json")}}, "compare results of the same kind"},
+		{"more interruptions than ns", compare.RunOptions{Files: []string{a, tooMany}}, "a count is at least 0 and at most the runtime in ns"},
+		{"a runtime of centuries", compare.RunOptions{Files: []string{a, tooLong}}, "a noise run's runtime is above 0 and at most 48 hours"},
+		{"no runtime", compare.RunOptions{Files: []string{a, noRuntime}}, "a noise run's runtime is above 0"},
+		{"more kept than counted", compare.RunOptions{Files: []string{a, moreKept}}, "kept at most the count"},
+		{"a negative length", compare.RunOptions{Files: []string{a, negative}}, "lengths_ns[3] is -1: the length of an interruption is never negative"},
 	} {
 		_, err := run(t, c.o)
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -202,4 +217,30 @@ func sameRate(a, b stats.RateTest) bool {
 		a.Ratio, b.Ratio = 0, 0
 	}
 	return a == b
+}
+
+// Whatever a noise document holds, comparing it is an answer or bad
+// input, never a panic.
+func FuzzCompareNoise(f *testing.F) {
+	a := noiseDoc(1000, noiseCPU(0, 10e9, ramp(40, 1500, 10)), noiseCPU(1, 10e9, nil))
+	for _, d := range []*result.Document{
+		noiseDoc(1000, noiseCPU(0, 9e9, ramp(30, 1500, 100)), noiseCPU(1, 10e9, []int64{2000})),
+		noiseDoc(1000, noiseCPU(1, 1, nil), noiseCPU(0, 1, []int64{1})),
+	} {
+		var b bytes.Buffer
+		if err := result.Write(&b, d); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := result.Read(bytes.NewReader(data))
+		if err != nil || d.Kind != probe.KindNoise.Name() {
+			return
+		}
+		_, err = compare.Compare([]compare.Input{{Label: "a.json", Doc: a}, {Label: "b.json", Doc: d}}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 50})
+		if err != nil && !badinput.Is(err) {
+			t.Errorf("not bad input: %v", err)
+		}
+	})
 }
