@@ -58,6 +58,12 @@ goodput, with repeated runs of a side given as a directory of results or a
 comma-separated list (20 runs per side for a verdict); the RTT samples inside
 one transfer are not pooled.
 
+noise results (of the same --threshold and CPUs) are compared CPU by CPU: the
+rate of interruptions over each thread's runtime by the exact test of two
+Poisson rates (B's rate over A's with its exact interval), the interruptions'
+lengths as samples are above (--by; 20 interruptions per run for a verdict,
+368 for p99), and the share of the CPU available side by side.
+
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json
   latlab compare r0500.json r0507.json --by p99

@@ -338,3 +338,63 @@ func TestCompareSettingsFit80(t *testing.T) {
 		t.Errorf("the settings are not shown:\n%s", out)
 	}
 }
+
+// writeNoise writes a noise document of one CPU whose n interruptions,
+// all kept, are lengths from 1.5 µs in steps of step.
+func writeNoise(t *testing.T, dir, name string, thresholdNs int64, cpu, n int, step int64) string {
+	t.Helper()
+	l := make([]int64, n)
+	var total int64
+	for i := range l {
+		l[i] = 1500 + int64(i)*step
+		total += l[i]
+	}
+	d := probe.KindNoise.New(host.Facts{}, &probe.NoiseData{
+		Measurement: probe.NoiseMeasurement{Method: probe.NoiseMethod, ThresholdNs: thresholdNs, DurationNs: 10e9, PercentileNote: result.PercentileDefinition},
+		CPUs: []probe.NoiseCPU{{ThreadSetup: probe.ThreadSetup{CPU: cpu}, RuntimeNs: 10e9, NoiseNs: total, AvailablePct: 100 * float64(10e9-total) / 10e9,
+			Count: int64(n), PerSecond: float64(n) / 10, MaxNs: l[n-1], Summary: stats.Summarize(l), Kept: int64(n), LengthsNs: l}},
+	})
+	p := filepath.Join(dir, name)
+	if err := result.WriteFile(p, d); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// compare of noise results answers per CPU, by rate and by length, and
+// refuses runs measured differently with exit 2 and one line.
+func TestCompareNoise(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := writeNoise(t, dir, "before.json", 1000, 1, 1180, 10)
+	b := writeNoise(t, dir, "after.json", 1000, 1, 120, 100)
+	code, out, errs := runCLI(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{"latlab compare: noise, 2 runs, CPU 1, threshold 1µs", "- CPU 1: after.json has fewer interruptions (12.0/s vs 118/s",
+		"rate ratio B/A = 0.102"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("%d columns: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	code, out, _ = runCLI(t, "compare", a, b, "--json")
+	if code != 0 || !strings.Contains(out, `"compared_kind": "noise"`) || !strings.Contains(out, `"rate_outcome": "fewer"`) {
+		t.Errorf("--json: exit %d\n%s", code, out)
+	}
+	for name, c := range map[string]struct {
+		file, want string
+	}{
+		"threshold": {writeNoise(t, dir, "t5us.json", 5000, 1, 120, 100), "compare runs with the same --threshold"},
+		"cpus":      {writeNoise(t, dir, "cpu2.json", 1000, 2, 120, 100), "measured CPUs 1 and cpu2.json CPUs 2: compare runs of the same --cpus"},
+	} {
+		code, _, errs := runCLI(t, "compare", a, c.file)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%s: exit %d: %q", name, code, errs)
+		}
+	}
+}

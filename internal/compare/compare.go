@@ -68,6 +68,13 @@ type Result struct {
 	Ranking  []int        `json:"ranking"` // indices into Runs, best (lowest By) first
 	Notes    []string     `json:"notes,omitempty"`
 	Quantile string       `json:"percentile_definition"`
+	// Noise is the comparison of noise results, CPU by CPU (their rates
+	// of interruptions and the interruptions' lengths); Runs then name
+	// the results only, and Pairs and Ranking are empty.
+	Noise []NoiseCPU `json:"noise,omitempty"`
+	// NoiseThresholdNs is the threshold the noise results counted
+	// interruptions over (the same in every one).
+	NoiseThresholdNs int64 `json:"noise_threshold_ns,omitempty"`
 	// expect is the index into Runs of the run --expect-better named (0
 	// when none: the first run is the baseline and cannot be named).
 	expect int
@@ -168,6 +175,9 @@ func Compare(in []Input, o Options) (*Result, error) {
 	}
 	if o.Budget == nil {
 		o.Budget = result.NewBudget()
+	}
+	if isNoise(in[0].Doc.Kind) {
+		return compareNoise(in, o)
 	}
 	k := len(in) - 1
 	level := 1 - o.Alpha/float64(k) // Bonferroni: every pair's interval holds together at 1-alpha
@@ -281,6 +291,9 @@ func Compatible(in []Input) error {
 		if b.Doc.Kind != a.Doc.Kind {
 			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)
 		}
+	}
+	if isNoise(a.Doc.Kind) {
+		return noiseCompatible(in)
 	}
 	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
 		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])

@@ -86,6 +86,9 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.ExpectBetter != "" && isNoise(in[0].Doc.Kind) {
+		return nil, badinput.Errorf("--expect-better takes results of one distribution (sleep, wake, ...); noise results are compared CPU by CPU, by rate and by length: read the verdicts")
+	}
 	// One budget for the samples rebuilt from every input's histograms,
 	// the arms of try results included.
 	budget := result.NewBudget()

@@ -97,6 +97,31 @@ type NoiseCPU struct {
 	Pauses         int   `json:"pauses"`
 	// Longest are the longest kept interruptions, longest first.
 	Longest []Interruption `json:"longest,omitempty"`
+	// Histogram is of the kept lengths; LengthsNs are the kept lengths
+	// themselves, in the order measured, omitted when the run's CPUs
+	// kept more than result.MaxSamples together (the histogram
+	// remains). compare tests their distributions. Documents written
+	// before they were recorded lack both.
+	Histogram *result.Histogram `json:"histogram,omitempty"`
+	LengthsNs []int64           `json:"lengths_ns,omitzero"`
+}
+
+// Lengths returns the kept interruptions' lengths, and whether they are
+// the raw ones (false: rebuilt from the histogram, charged to b). A
+// document without either is result.ErrNoDistribution.
+func (c *NoiseCPU) Lengths(b *result.Budget) ([]int64, bool, error) {
+	if int64(len(c.LengthsNs)) > c.Kept {
+		return nil, false, fmt.Errorf("CPU %d: %d lengths of interruptions for %d kept", c.CPU, len(c.LengthsNs), c.Kept)
+	}
+	for i, v := range c.LengthsNs {
+		if v < 0 {
+			return nil, false, fmt.Errorf("CPU %d: lengths_ns[%d] is %d: the length of an interruption is never negative", c.CPU, i, v)
+		}
+	}
+	if c.Histogram == nil && len(c.LengthsNs) == 0 {
+		return nil, false, result.ErrNoDistribution
+	}
+	return result.Values(c.LengthsNs, c.Histogram, b)
 }
 
 // Interruption is one step of the loop of at least the threshold.
@@ -231,9 +256,23 @@ func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
 		data.Measurement.ClockSource = clock.Source()
 	}
 	measured := false
+	kept := 0
+	for _, t := range r.Threads {
+		kept += len(t.Lengths)
+	}
 	for _, t := range r.Threads {
 		data.Interrupted = data.Interrupted || t.Stopped
 		c := noiseCPU(t, r.Start)
+		if len(t.Lengths) > 0 {
+			h, err := result.EncodeHistogram(stats.HistogramOf(t.Lengths))
+			if err != nil {
+				return nil, fmt.Errorf("CPU %d: histogram of the interruptions: %w", t.Setup.CPU, err)
+			}
+			c.Histogram = h
+			if kept <= result.MaxSamples {
+				c.LengthsNs = t.Lengths
+			}
+		}
 		measured = measured || c.RuntimeNs > 0
 		data.CPUs = append(data.CPUs, c)
 		if t.Dropped > 0 {
@@ -246,6 +285,9 @@ func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
 	}
 	if !measured {
 		return nil, ErrNoNoiseRuntime
+	}
+	if kept > result.MaxSamples {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%d interruptions kept on all CPUs together: their lengths are stored above %d as histograms only", kept, result.MaxSamples))
 	}
 	for _, t := range r.Threads {
 		if t.Setup.PriorityNote != "" {

@@ -311,3 +311,34 @@ func TestNoiseExplained(t *testing.T) {
 		t.Errorf("%+v", e)
 	}
 }
+
+// The document keeps each CPU's kept lengths and their histogram, which
+// compare reads back; lengths that no run writes are refused.
+func TestNoiseDocumentLengths(t *testing.T) {
+	th := NoiseThread{Setup: ThreadSetup{CPU: 2}, StartNs: 0, EndNs: 1e9,
+		gapCounts: gapCounts{Count: 3, TotalNs: 8000, MaxNs: 5000, Reads: 1e7, MinStepNs: 20},
+		Starts:    []int64{100, 200, 300}, Lengths: []int64{1000, 5000, 2000}}
+	doc, err := NoiseDocument(host.Facts{}, &NoiseResult{Threshold: time.Microsecond, Duration: time.Second, Threads: []NoiseThread{th}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := KindNoise.Of(doc)
+	c := d.CPUs[0]
+	v, raw, err := c.Lengths(nil)
+	if err != nil || !raw || !slices.Equal(v, []int64{1000, 5000, 2000}) || c.Histogram == nil {
+		t.Errorf("lengths %v raw %v: %v (histogram %v)", v, raw, err, c.Histogram)
+	}
+	c.LengthsNs = nil
+	if v, raw, err = c.Lengths(nil); err != nil || raw || len(v) != 3 {
+		t.Errorf("from the histogram: %v raw %v: %v", v, raw, err)
+	}
+	for _, bad := range []NoiseCPU{
+		{Kept: 1, LengthsNs: []int64{1000, 2000}},
+		{Kept: 2, LengthsNs: []int64{1000, -5}},
+		{Kept: 2},
+	} {
+		if _, _, err := bad.Lengths(nil); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -16,6 +16,10 @@ import (
 // the evidence: for two runs the table of statistics with their
 // intervals and the tests, for more the ranking; then the notes.
 func CompareText(w io.Writer, r *compare.Result) {
+	if len(r.Noise) > 0 {
+		compareNoiseText(w, r)
+		return
+	}
 	what := "runs"
 	if r.PerRun {
 		what = "sides"

@@ -158,6 +158,10 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		if len(data.Runs) < 2 {
 			return s, fmt.Errorf("compare result without runs")
 		}
+		if len(data.Noise) > 0 {
+			s.Verdicts, s.Tables = compareNoiseHTML(data)
+			break
+		}
 		for _, p := range data.Pairs {
 			s.Verdicts = append(s.Verdicts, p.Verdict)
 		}
