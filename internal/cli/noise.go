@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/irq"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
@@ -58,7 +59,11 @@ Windows.
 Per CPU: the runtime, the total noise and the share of the runtime left to the
 thread (osnoise's "% CPU Aval"), the number of interruptions and their rate,
 the longest and the percentiles of their lengths, and the clock read's own
-smallest step (the resolution). The verdict names the noisiest CPU's level:
+smallest step (the resolution); then what the OS counted on each CPU from just
+before the threads started to just after they stopped: the hard interrupts and
+softirqs by source and the thread's involuntary context switches (Linux:
+/proc/interrupts, /proc/softirqs, getrusage), the interrupts and DPCs queued
+(Windows: PDH). The verdict names the noisiest CPU's level:
 quiet (at least 99.99% available, no interruption over 10µs: what an isolated
 CPU reaches), light (99.9%, 100µs), noisy (99%, 1ms) or heavy.
 
@@ -137,6 +142,7 @@ func (o *NoiseOptions) validate() error {
 
 func runNoise(ctx context.Context, o *NoiseOptions) error {
 	no := o.probe
+	no.Counters = irq.NoiseCounters("/")
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {

@@ -33,6 +33,11 @@ type NoiseOptions struct {
 	// length); 0 is MaxNoiseKept. The rest are counted, summed and
 	// their maximum kept, but not stored.
 	Keep int
+	// Counters, when set, reads the OS's per-CPU interrupt counters: it
+	// is called while the threads wait to start, the function it returns
+	// once they have stopped, which gives what was counted in between
+	// (irq.NoiseCounters). Neither runs on a thread in its loop.
+	Counters func() (end func() (*NoiseCounters, error), err error)
 	// Explain, when set, traces the measured CPUs and says what ran in
 	// the longest interruptions (RunNoise; Linux), as wake --explain
 	// does for late wake-ups.
@@ -111,6 +116,9 @@ type NoiseThread struct {
 	Stopped bool
 	// TID is the spinning thread's id, as the scheduler's events name it.
 	TID int
+	// InvoluntarySwitches is how often the thread was switched out
+	// involuntarily in its loop (Linux), -1 where it is not known.
+	InvoluntarySwitches int64
 }
 
 // RuntimeNs is the time the thread spent in its loop, its pauses left out.
@@ -124,6 +132,12 @@ type NoiseResult struct {
 	// Start is the common start of the threads (clock.Now).
 	Start   int64
 	Elapsed time.Duration
+	// Counters is what the OS counted per CPU (interrupts, softirqs,
+	// DPCs) from just before the threads started to just after they
+	// stopped, CountersNs apart; nil if they could not be read (a note
+	// says why).
+	Counters   *NoiseCounters
+	CountersNs int64
 	// Notes say what of the system setup could not be done.
 	Notes []string
 }
@@ -265,6 +279,7 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 		go func() {
 			defer done.Done()
 			th := &res.Threads[i]
+			th.InvoluntarySwitches = -1
 			var once sync.Once
 			signal := func() { once.Do(ready.Done) }
 			t := Thread{Priority: o.Priority, RTPrio: o.RTPrio, CPU: cpu}
@@ -282,11 +297,25 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 		}()
 	}
 	ready.Wait()
+	// The counters are read while the threads wait, outside their loops.
+	var endCounters func() (*NoiseCounters, error)
+	var cerr error
+	if o.Counters != nil {
+		endCounters, cerr = o.Counters()
+	}
+	countersAt := clock.Now()
 	start = clock.Now() + int64(2*time.Millisecond)
 	started.Done()
 	done.Wait()
 	res.Start = start
 	res.Elapsed = time.Duration(clock.Now() - start)
+	if endCounters != nil {
+		res.Counters, cerr = endCounters()
+		res.CountersNs = clock.Now() - countersAt
+	}
+	if cerr != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("no interrupt counts: %v", cerr))
+	}
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("thread %d (CPU %d): %w", i, o.CPUs[i], err)
@@ -327,7 +356,11 @@ func noiseThread(th *NoiseThread, g *gaps, start, end int64, stop interface{ Loa
 		}
 		return at, false
 	}
+	sw := involuntarySwitches()
 	th.StartNs, th.EndNs, th.PausedNs, th.Pauses, th.Stopped = spin(clock.Now, end, g, check)
+	if sw2 := involuntarySwitches(); sw >= 0 && sw2 >= sw {
+		th.InvoluntarySwitches = sw2 - sw
+	}
 	th.gapCounts = g.gapCounts
 	th.Starts, th.Lengths = g.starts[:g.n], g.lens[:g.n]
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // KindNoise is the kind of the noise probe's documents.
@@ -33,6 +34,9 @@ type NoiseData struct {
 	Explain       []NoiseExplained `json:"explain,omitempty"`
 	ExplainTotals []explain.Cause  `json:"explain_totals,omitempty"`
 	ExplainNext   string           `json:"explain_next_step,omitempty"`
+	// Timer is the timer state after the run (CONFIG_HZ, the tick mode,
+	// the nohz_full CPUs), nil when unknown.
+	Timer *timer.Status `json:"timer,omitempty"`
 	// Level and Verdict are the level (quiet, light, noisy, heavy) of the
 	// noisiest CPU and the verdict line the text output prints.
 	Level   string `json:"level,omitempty"`
@@ -67,6 +71,11 @@ type NoiseMeasurement struct {
 	DurationNs     int64  `json:"duration_ns"` // requested, per thread
 	ElapsedNs      int64  `json:"elapsed_ns"`
 	PercentileNote string `json:"percentile_definition"`
+	// CountersMethod says where the per-CPU interrupt counts come from;
+	// CountersNs is the time between their two readings, which encloses
+	// the run.
+	CountersMethod string `json:"counters_method,omitempty"`
+	CountersNs     int64  `json:"counters_ns,omitempty"`
 }
 
 // NoiseCPU is one CPU's outcome, in osnoise's terms where it has them:
@@ -104,6 +113,16 @@ type NoiseCPU struct {
 	// before they were recorded lack both.
 	Histogram *result.Histogram `json:"histogram,omitempty"`
 	LengthsNs []int64           `json:"lengths_ns,omitzero"`
+	// Interrupts are the hard interrupts the OS counted on the CPU over
+	// the run (Measurement.CountersNs), Softirqs the softirqs (Linux),
+	// DPCs the DPCs queued (Windows); absent where not read.
+	Interrupts *NoiseCounts `json:"interrupts,omitempty"`
+	Softirqs   *NoiseCounts `json:"softirqs,omitempty"`
+	DPCs       *NoiseCounts `json:"dpcs,omitempty"`
+	// InvoluntarySwitches is how often the spinning thread was switched
+	// out involuntarily in its loop (preempted: getrusage's ru_nivcsw,
+	// Linux); absent where the OS does not say.
+	InvoluntarySwitches *int64 `json:"involuntary_switches,omitempty"`
 }
 
 // Lengths returns the kept interruptions' lengths, and whether they are
@@ -170,6 +189,13 @@ func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Docume
 		return nil, nil, fmt.Errorf("noise probe: %w", err)
 	}
 	doc, err := NoiseDocument(host.Collect(), r)
+	if err == nil {
+		if st, stErr := timer.Query(); stErr == nil {
+			doc.Data.(*NoiseData).Timer = &st
+		} else {
+			doc.Notes = append(doc.Notes, "timer state unavailable: "+stErr.Error())
+		}
+	}
 	if err != nil || tl == nil {
 		return r, doc, err
 	}
@@ -252,6 +278,9 @@ func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
 		Method: NoiseMethod, ClockSource: doc.Host.ClockSource, ThresholdNs: r.Threshold.Nanoseconds(),
 		DurationNs: r.Duration.Nanoseconds(), ElapsedNs: r.Elapsed.Nanoseconds(), PercentileNote: result.PercentileDefinition,
 	}
+	if r.Counters != nil {
+		data.Measurement.CountersMethod, data.Measurement.CountersNs = r.Counters.Method, r.CountersNs
+	}
 	if data.Measurement.ClockSource == "" {
 		data.Measurement.ClockSource = clock.Source()
 	}
@@ -272,6 +301,10 @@ func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
 			if kept <= result.MaxSamples {
 				c.LengthsNs = t.Lengths
 			}
+		}
+		if r.Counters != nil {
+			n := r.Counters.PerCPU[c.CPU]
+			c.Interrupts, c.Softirqs, c.DPCs = n.Interrupts, n.Softirqs, n.DPCs
 		}
 		measured = measured || c.RuntimeNs > 0
 		data.CPUs = append(data.CPUs, c)
@@ -304,6 +337,9 @@ func noiseCPU(t NoiseThread, start int64) NoiseCPU {
 	c := NoiseCPU{
 		ThreadSetup: t.Setup, RuntimeNs: max(t.RuntimeNs(), 0), NoiseNs: t.TotalNs, Count: t.Count, MaxNs: t.MaxNs,
 		Kept: int64(len(t.Lengths)), ClockReads: t.Reads, ClockStepMinNs: max(t.MinStepNs, 0), PausedNs: t.PausedNs, Pauses: t.Pauses,
+	}
+	if t.InvoluntarySwitches >= 0 {
+		c.InvoluntarySwitches = &t.InvoluntarySwitches
 	}
 	if c.RuntimeNs > 0 {
 		c.AvailablePct = 100 * float64(c.RuntimeNs-c.NoiseNs) / float64(c.RuntimeNs)

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/explain"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/result"
@@ -189,9 +192,22 @@ func TestRunNoise(t *testing.T) {
 		t.Skip("spins a CPU")
 	}
 	cpu := sched.NumCPU() - 1
-	r, doc, err := RunNoise(context.Background(), NoiseOptions{Duration: 200 * time.Millisecond, Threshold: time.Microsecond, CPUs: []int{cpu}})
+	// The counters are read once before the loop and once after: the
+	// first reading before the run's start, the second after its end.
+	var first, second int64
+	counters := func() (func() (*NoiseCounters, error), error) {
+		first = clock.Now()
+		return func() (*NoiseCounters, error) {
+			second = clock.Now()
+			return &NoiseCounters{Method: "fake", PerCPU: map[int]NoiseCPUCounts{cpu: {Interrupts: &NoiseCounts{Total: 3, Sources: []NoiseCount{{Name: "LOC", Count: 3}}}}}}, nil
+		}, nil
+	}
+	r, doc, err := RunNoise(context.Background(), NoiseOptions{Duration: 200 * time.Millisecond, Threshold: time.Microsecond, CPUs: []int{cpu}, Counters: counters})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if th := r.Threads[0]; first == 0 || first > th.StartNs || second < th.EndNs || r.CountersNs < th.EndNs-th.StartNs {
+		t.Errorf("counters read at %d and %d (%d ns apart), the loop ran from %d to %d", first, second, r.CountersNs, th.StartNs, th.EndNs)
 	}
 	d, ok := KindNoise.Of(doc)
 	if !ok || len(d.CPUs) != 1 || len(r.Threads) != 1 {
@@ -217,8 +233,15 @@ func TestRunNoise(t *testing.T) {
 			t.Fatalf("longest not sorted: %v", c.Longest)
 		}
 	}
-	if d.Measurement.ThresholdNs != 1000 || d.Measurement.Method != NoiseMethod || d.Measurement.ClockSource == "" {
+	if d.Measurement.ThresholdNs != 1000 || d.Measurement.Method != NoiseMethod || d.Measurement.ClockSource == "" || d.Measurement.CountersMethod != "fake" {
 		t.Errorf("measurement %+v", d.Measurement)
+	}
+	if c.Interrupts == nil || c.Interrupts.Total != 3 || c.Softirqs != nil {
+		t.Errorf("counts: interrupts %+v, softirqs %+v", c.Interrupts, c.Softirqs)
+	}
+	// Linux counts the thread's involuntary switches; Windows does not.
+	if (c.InvoluntarySwitches != nil) != (runtime.GOOS == "linux") || c.InvoluntarySwitches != nil && *c.InvoluntarySwitches < 0 {
+		t.Errorf("involuntary switches %v on %s", c.InvoluntarySwitches, runtime.GOOS)
 	}
 	// The document reads back as it was written.
 	var b bytes.Buffer
@@ -229,7 +252,7 @@ func TestRunNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d2, ok := KindNoise.Of(back); !ok || d2.CPUs[0].Count != c.Count || d2.CPUs[0].RuntimeNs != c.RuntimeNs {
+	if d2, ok := KindNoise.Of(back); !ok || d2.CPUs[0].Count != c.Count || d2.CPUs[0].RuntimeNs != c.RuntimeNs || !reflect.DeepEqual(d2.CPUs[0].Interrupts, c.Interrupts) || !reflect.DeepEqual(d2.CPUs[0].InvoluntarySwitches, c.InvoluntarySwitches) {
 		t.Errorf("read back: %+v", back.Data)
 	}
 }
@@ -257,6 +280,25 @@ func TestNoiseDocumentNotes(t *testing.T) {
 		if !slices.ContainsFunc(doc.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
 			t.Errorf("notes %q lack %q", doc.Notes, want)
 		}
+	}
+}
+
+// Counters that cannot be read leave the CPUs without counts and say
+// why in a note; the run itself goes on.
+func TestNoiseCountersUnreadable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spins a CPU")
+	}
+	counters := func() (func() (*NoiseCounters, error), error) {
+		return nil, errors.New("/proc/interrupts: permission denied")
+	}
+	_, doc, err := RunNoise(context.Background(), NoiseOptions{Duration: 20 * time.Millisecond, Threshold: time.Microsecond, CPUs: []int{0}, Counters: counters})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := KindNoise.Of(doc)
+	if d.CPUs[0].Interrupts != nil || d.Measurement.CountersMethod != "" || !slices.Contains(doc.Notes, "no interrupt counts: /proc/interrupts: permission denied") {
+		t.Errorf("interrupts %+v, method %q, notes %q", d.CPUs[0].Interrupts, d.Measurement.CountersMethod, doc.Notes)
 	}
 }
 

@@ -178,6 +178,9 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		s.Verdicts = []string{v}
 		s.Tables = append(s.Tables, htmlTable{Caption: fmt.Sprintf("interruptions of a thread spinning on each CPU (threshold %s)", units.Duration(time.Duration(data.Measurement.ThresholdNs))),
 			Header: noiseHeader, Rows: noiseRows(data)})
+		if h, rows := noiseCountTable(data); h != nil {
+			s.Tables = append(s.Tables, htmlTable{Caption: "what the OS counted on each CPU during the run", Header: h, Rows: rows})
+		}
 	case result.Sampled:
 		return distributionSection(s, x, stem, b)
 	default:

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/units"
 )
 
@@ -125,6 +128,14 @@ func Noise(w io.Writer, doc *result.Document) {
 	Table(w, noiseHeader, noiseRows(d))
 	fmt.Fprintln(w)
 	for _, c := range d.CPUs {
+		if l := noiseSourcesLine(c); l != "" {
+			writeHanging(w, l, 2)
+		}
+		if l := noiseTickLine(c, d.Timer, m.CountersNs); l != "" {
+			writeHanging(w, l, 2)
+		}
+	}
+	for _, c := range d.CPUs {
 		perRead := "-"
 		if c.ClockReads > 0 {
 			perRead = units.NsShort(float64(c.RuntimeNs+c.PausedNs) / float64(c.ClockReads))
@@ -147,6 +158,136 @@ func Noise(w io.Writer, doc *result.Document) {
 	if len(d.Explain) > 0 {
 		noiseExplain(w, d)
 	}
+}
+
+// noiseSourcesLine says what the OS counted on c's CPU over the run:
+// "CPU 1: 355 interrupts (LOC 338, RES 10, CAL 3, 2 others 4), 82
+// softirqs (RCU 47, SCHED 24, TIMER 11), 116 involuntary context
+// switches"; "" when nothing was read.
+func noiseSourcesLine(c probe.NoiseCPU) string {
+	var parts []string
+	for _, k := range []struct {
+		n    *probe.NoiseCounts
+		what string
+	}{{c.Interrupts, "interrupt%s"}, {c.Softirqs, "softirq%s"}, {c.DPCs, "DPC%s queued"}} {
+		if k.n != nil {
+			parts = append(parts, units.Thousands(int(k.n.Total))+" "+fmt.Sprintf(k.what, plural(int(k.n.Total)))+noiseTopSources(k.n.Sources))
+		}
+	}
+	if c.InvoluntarySwitches != nil {
+		parts = append(parts, fmt.Sprintf("%s involuntary context switch%s", units.Thousands(int(*c.InvoluntarySwitches)), map[bool]string{true: "", false: "es"}[*c.InvoluntarySwitches == 1]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("CPU %d: %s", c.CPU, strings.Join(parts, ", "))
+}
+
+// noiseCountTable is what the OS counted on each CPU, for the HTML
+// report: a column per kind some CPU has, the count then its largest
+// sources; nil when no CPU has any.
+func noiseCountTable(d *probe.NoiseData) (header []string, rows [][]string) {
+	kinds := []struct {
+		name string
+		get  func(probe.NoiseCPU) *probe.NoiseCounts
+	}{
+		{"interrupts", func(c probe.NoiseCPU) *probe.NoiseCounts { return c.Interrupts }},
+		{"softirqs", func(c probe.NoiseCPU) *probe.NoiseCounts { return c.Softirqs }},
+		{"DPCs queued", func(c probe.NoiseCPU) *probe.NoiseCounts { return c.DPCs }},
+	}
+	var cols []int
+	for i, k := range kinds {
+		for _, c := range d.CPUs {
+			if k.get(c) != nil {
+				cols = append(cols, i)
+				break
+			}
+		}
+	}
+	switches := false
+	for _, c := range d.CPUs {
+		switches = switches || c.InvoluntarySwitches != nil
+	}
+	if len(cols) == 0 && !switches {
+		return nil, nil
+	}
+	header = []string{"cpu"}
+	for _, i := range cols {
+		header = append(header, kinds[i].name)
+	}
+	if switches {
+		header = append(header, "involuntary context switches")
+	}
+	for _, c := range d.CPUs {
+		row := []string{strconv.Itoa(c.CPU)}
+		for _, i := range cols {
+			cell := "-"
+			if n := kinds[i].get(c); n != nil {
+				cell = units.Thousands(int(n.Total)) + noiseTopSources(n.Sources)
+			}
+			row = append(row, cell)
+		}
+		if switches {
+			cell := "-"
+			if c.InvoluntarySwitches != nil {
+				cell = units.Thousands(int(*c.InvoluntarySwitches))
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// noiseTickLine relates c's local timer interrupts to the tick: a CPU
+// that runs a thread ticks CONFIG_HZ times a second unless nohz_full
+// stops it, and the same interrupt (LOC on x86, arch_timer on arm64)
+// also fires for high-resolution timers. "" without the figures.
+func noiseTickLine(c probe.NoiseCPU, st *timer.Status, windowNs int64) string {
+	if st == nil || st.ConfigHZ <= 0 || windowNs <= 0 || c.Interrupts == nil {
+		return ""
+	}
+	var loc *probe.NoiseCount
+	for i, s := range c.Interrupts.Sources {
+		if s.Name == "LOC" || s.Label == "arch_timer" {
+			loc = &c.Interrupts.Sources[i]
+			break
+		}
+	}
+	if loc == nil {
+		return ""
+	}
+	secs := float64(windowNs) / 1e9
+	tick := int64(math.Round(float64(st.ConfigHZ) * secs))
+	name := loc.ShortName()
+	if loc.Count >= tick {
+		return fmt.Sprintf("CPU %d: of the %s %s interrupts, a %d Hz tick over %s s is at most %s; the rest are high-resolution timers",
+			c.CPU, units.Thousands(int(loc.Count)), name, st.ConfigHZ, strconv.FormatFloat(secs, 'f', 2, 64), units.Thousands(int(tick)))
+	}
+	why := ""
+	if cpus, err := cpuset.ParseList(st.NohzFullCPUs); err == nil && slices.Contains(cpus, c.CPU) {
+		why = ": the tick stopped for part of the run (nohz_full)"
+	}
+	return fmt.Sprintf("CPU %d: %s %s interrupts, fewer than a %d Hz tick's %s in %s s%s",
+		c.CPU, units.Thousands(int(loc.Count)), name, st.ConfigHZ, units.Thousands(int(tick)), strconv.FormatFloat(secs, 'f', 2, 64), why)
+}
+
+// noiseTopSources names the three largest sources and sums the rest.
+func noiseTopSources(s []probe.NoiseCount) string {
+	const top = 3
+	var names []string
+	for i, x := range s {
+		if i == top {
+			rest := int64(0)
+			for _, y := range s[top:] {
+				rest += y.Count
+			}
+			names = append(names, fmt.Sprintf("%d other%s %s", len(s)-top, plural(len(s)-top), units.Thousands(int(rest))))
+			break
+		}
+		names = append(names, x.ShortName()+" "+units.Thousands(int(x.Count)))
+	}
+	return Paren(strings.Join(names, ", "))
 }
 
 // noiseExplain prints what ran in each explained interruption, then the

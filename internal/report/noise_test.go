@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // fixedNoise is a noise document of two CPUs with every figure pinned:
@@ -25,16 +26,26 @@ func fixedNoise() *result.Document {
 		busy = append(busy, 1500+int64(i)*10)
 	}
 	busy = append(busy, 3_998_000)
+	switches := int64(2041)
 	data := &probe.NoiseData{
 		Measurement: probe.NoiseMeasurement{Method: probe.NoiseMethod, ClockSource: "CLOCK_MONOTONIC (vDSO)", ThresholdNs: 1000,
-			DurationNs: 10e9, ElapsedNs: 10_000_100_000, PercentileNote: result.PercentileDefinition},
+			DurationNs: 10e9, ElapsedNs: 10_000_100_000, PercentileNote: result.PercentileDefinition,
+			CountersMethod: "/proc/interrupts and /proc/softirqs", CountersNs: 10_002_000_000},
+		Timer: &timer.Status{ConfigHZ: 250, Tickless: "idle"},
 		CPUs: []probe.NoiseCPU{
 			{ThreadSetup: probe.ThreadSetup{CPU: 0, Priority: "normal"}, RuntimeNs: 9_999_000_000, NoiseNs: 4_999_500_000, AvailablePct: 50.005,
 				Count: 401, PerSecond: 40.104, MaxNs: 3_998_000, Summary: stats.Summarize(busy), Kept: 401,
-				ClockReads: 190_000_000, ClockStepMinNs: 20, PausedNs: 40_000, Pauses: 1},
+				ClockReads: 190_000_000, ClockStepMinNs: 20, PausedNs: 40_000, Pauses: 1,
+				Interrupts: &probe.NoiseCounts{Total: 2718, Sources: []probe.NoiseCount{
+					{Name: "LOC", Label: "Local timer interrupts", Count: 2600}, {Name: "38", Label: "virtio2-input.0", Count: 100},
+					{Name: "RES", Label: "Rescheduling interrupts", Count: 12}, {Name: "CAL", Label: "Function call interrupts", Count: 4}, {Name: "31", Count: 2}}},
+				Softirqs:            &probe.NoiseCounts{Total: 310, Sources: []probe.NoiseCount{{Name: "TIMER", Count: 250}, {Name: "RCU", Count: 60}}},
+				InvoluntarySwitches: &switches},
 			{ThreadSetup: probe.ThreadSetup{CPU: 1, Priority: "normal"}, RuntimeNs: 10_000_000_000, NoiseNs: 10_650, AvailablePct: 99.9998935,
 				Count: 5, PerSecond: 0.5, MaxNs: 4800, Summary: stats.Summarize(quiet), Kept: 5,
-				ClockReads: 400_000_000, ClockStepMinNs: 20},
+				ClockReads: 400_000_000, ClockStepMinNs: 20,
+				Interrupts: &probe.NoiseCounts{Total: 1, Sources: []probe.NoiseCount{{Name: "31", Count: 1}}}, Softirqs: &probe.NoiseCounts{},
+				InvoluntarySwitches: new(int64)},
 		},
 	}
 	doc := probe.KindNoise.New(host.Facts{}, data)
@@ -121,8 +132,8 @@ func TestNoiseExplainGolden(t *testing.T) {
 	}
 }
 
-// The HTML report shows a noise result's verdict and per-CPU table, not
-// only its settings.
+// The HTML report shows a noise result's verdict, per-CPU table and
+// what the OS counted on each CPU, not only its settings.
 func TestNoiseInHTMLReport(t *testing.T) {
 	doc := fixedNoise()
 	r, err := BuildReport([]ReportInput{{Label: "noise.json", Doc: doc}}, "r")
@@ -135,12 +146,46 @@ func TestNoiseInHTMLReport(t *testing.T) {
 	}
 	h := b.String()
 	_, verdict := NoiseVerdict(doc.Data.(*probe.NoiseData))
-	for _, want := range []string{html.EscapeString(verdict), "threshold 1µs", "50.005%", "available"} {
+	for _, want := range []string{html.EscapeString(verdict), "threshold 1µs", "50.005%", "available",
+		"what the OS counted on each CPU during the run", "involuntary context switches", "2,718 (LOC 2,600, virtio2-input.0 100, RES 12, 2 others 6)", "2,041"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
 	if strings.Contains(h, "no dedicated view") {
 		t.Error("page says it has no view of noise results")
+	}
+}
+
+// The local timer interrupts are related to the tick only as far as
+// CONFIG_HZ and the time between the readings say: at most HZ x seconds
+// of them are the tick; fewer is stated, and put down to nohz_full only
+// when it lists the CPU.
+func TestNoiseTickLine(t *testing.T) {
+	loc := func(name, label string, n int64) probe.NoiseCPU {
+		return probe.NoiseCPU{ThreadSetup: probe.ThreadSetup{CPU: 3}, Interrupts: &probe.NoiseCounts{Total: n + 5,
+			Sources: []probe.NoiseCount{{Name: name, Label: label, Count: n}, {Name: "RES", Count: 5}}}}
+	}
+	hz := &timer.Status{ConfigHZ: 1000}
+	for _, c := range []struct {
+		name string
+		cpu  probe.NoiseCPU
+		st   *timer.Status
+		ns   int64
+		want string
+	}{
+		{"x86 busy", loc("LOC", "Local timer interrupts", 3100), hz, 3e9, "CPU 3: of the 3,100 LOC interrupts, a 1000 Hz tick over 3.00 s is at most 3,000; the rest are high-resolution timers"},
+		{"arm64", loc("11", "arch_timer", 3000), hz, 3e9, "CPU 3: of the 3,000 arch_timer interrupts, a 1000 Hz tick over 3.00 s is at most 3,000; the rest are high-resolution timers"},
+		{"fewer", loc("LOC", "", 2900), hz, 3e9, "CPU 3: 2,900 LOC interrupts, fewer than a 1000 Hz tick's 3,000 in 3.00 s"},
+		{"nohz_full", loc("LOC", "", 4), &timer.Status{ConfigHZ: 1000, NohzFullCPUs: "2-3"}, 3e9, "CPU 3: 4 LOC interrupts, fewer than a 1000 Hz tick's 3,000 in 3.00 s: the tick stopped for part of the run (nohz_full)"},
+		{"no HZ", loc("LOC", "", 3100), &timer.Status{}, 3e9, ""},
+		{"no timer", loc("LOC", "", 3100), nil, 3e9, ""},
+		{"no window", loc("LOC", "", 3100), hz, 0, ""},
+		{"no timer interrupt", loc("RES", "", 3100), hz, 3e9, ""},
+		{"no counts", probe.NoiseCPU{}, hz, 3e9, ""},
+	} {
+		if got := noiseTickLine(c.cpu, c.st, c.ns); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
 	}
 }
