@@ -296,7 +296,7 @@ func Compatible(in []Input) error {
 		return noiseCompatible(in)
 	}
 	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
-		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep or wake", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])
+		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep, wake or noise", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])
 	}
 	for _, b := range in[1:] {
 		ua, oka := a.Doc.Data.(*netload.UDPData)

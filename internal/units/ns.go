@@ -49,11 +49,13 @@ func NsShort(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-"
-	case a >= 1e9:
+	// A value that rounds up to 1000 of a unit is written in the next
+	// (999.9996ms is 1.00s, not 1000ms).
+	case a >= 999.5e6:
 		unit, div = "s", 1e9
-	case a >= 1e6:
+	case a >= 999.5e3:
 		unit, div = "ms", 1e6
-	case a >= 1e3:
+	case a >= 999.5:
 		unit, div = "µs", 1e3
 	}
 	x := v / div

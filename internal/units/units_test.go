@@ -81,6 +81,10 @@ func TestVariants(t *testing.T) {
 		{"NsShort", NsShort, 497_000, "497µs"},
 		{"NsShort", NsShort, 1_920_000, "1.92ms"},
 		{"NsShort", NsShort, -2.5e9, "-2.50s"},
+		{"NsShort", NsShort, 999_999_000, "1.00s"}, // rounds to 1000ms: the next unit
+		{"NsShort", NsShort, 999_600, "1.00ms"},
+		{"NsShort", NsShort, 999.6, "1.00µs"},
+		{"NsShort", NsShort, 999_400, "999µs"},
 		{"NsShort", NsShort, nan, "-"},
 		{"Bitrate", Bitrate, 1.25e9, "1.250 Gbit/s"},
 		{"Bitrate", Bitrate, 12.5e6, "12.50 Mbit/s"},
