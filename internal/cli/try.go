@@ -110,6 +110,13 @@ watch does; the arms are compared per module as latlab dpcisr compare does,
 the block test follows --module or the module with the most DPC (softirq)
 time.
 
+--probe noise spins a thread on one CPU (--cpus N, default the last) in each
+block, as latlab noise does, and counts the steps of at least --threshold
+between its clock reads: the interruptions. The verdict is by rate
+(interruptions per second; --by rate, the default): the counts of each arm's
+blocks pooled, an exact Poisson rate test, and the block test over the
+blocks' rates; --by p99 and the others compare the interruptions' lengths.
+
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
 entries: latlab knob revert --all restores them, and the next try or
@@ -119,7 +126,8 @@ knob set says so.`,
   latlab try win32-priority-separation 0x28 0x26 --blocks 12 --html try.html
   latlab try clocksource hpet --probe wake --by p99 -o try.json
   latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7
-  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr`,
+  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr
+  latlab try timer-migration 0 --probe noise --cpus 1 --blocks 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())

@@ -91,7 +91,7 @@ func tryVerdictTable(r *try.Result) htmlTable {
 		if rt := v.Rate; rt != nil {
 			// The noise probe by rate: the value's rate over the
 			// baseline's, and the exact test's p.
-			diff = fmt.Sprintf("rate ratio %.3g", float64(rt.Ratio))
+			diff = fmt.Sprintf("rate ratio %.3g (exact test %s, Holm)", float64(rt.Ratio), stats.FormatP(v.RatePHolm))
 			ci = fmt.Sprintf("[%.3g, %.3g] (%.1f%%)", rt.Lo, float64(rt.Hi), v.Level*100)
 		}
 		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),

@@ -47,10 +47,12 @@ type Verdict struct {
 	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
 	// Rate is the noise probe's exact test of equal rates of
 	// interruptions over the pooled complete blocks (--by rate), and the
-	// interval of the value's rate over the baseline's at Level; its p,
-	// Holm-adjusted, is PHolm.
-	Rate *stats.RateTest `json:"rate,omitempty"`
-	Text string          `json:"text"`
+	// interval of the value's rate over the baseline's at Level;
+	// RatePHolm is its p Holm-adjusted over the values. MannWhitney and
+	// PHolm then compare the interruptions' lengths, reported beside.
+	Rate      *stats.RateTest `json:"rate,omitempty"`
+	RatePHolm float64         `json:"rate_p_holm,omitempty"`
+	Text      string          `json:"text"`
 	// fewestPerBlock and needPerBlock: the rounds compared block
 	// statistics that were their blocks' maxima (fewer samples a block
 	// than stats.BelowMax of By), so the block test is left out.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -119,18 +120,25 @@ func analyzeNoiseRate(res *Result) error {
 	k := nArms - 1
 	level := 1 - Alpha/float64(k)
 	pooled := make([]NoiseRate, nArms)
+	lengths := make([][]int64, nArms)
+	budget := result.NewBudget()
 	for i := range res.Arms {
 		pooled[i] = pooledNoise(res, i)
 		a := &res.Arms[i]
 		a.Summary = nil
 		a.Noise = &pooled[i]
-		if s, err := ArmSamples(res, i, nil); err == nil && len(s) > 0 {
+		s, err := ArmSamples(res, i, budget)
+		if err != nil {
+			return err
+		}
+		if len(s) > 0 {
 			sum := stats.Summarize(s)
 			a.Summary = &sum
 		}
+		lengths[i] = s
 	}
 	base := &res.Arms[0]
-	var rateP, blockP []float64
+	var rateP, blockP, mwP []float64
 	for j := 1; j < nArms; j++ {
 		a := &res.Arms[j]
 		v := &Verdict{By: ByRate, Level: level}
@@ -142,6 +150,11 @@ func analyzeNoiseRate(res *Result) error {
 			}
 		}
 		v.Blocks = signedRank(roundDiffs(stat, j))
+		v.MannWhitney = stats.MWU{P: 1}
+		if m, err := stats.MannWhitney(lengths[0], lengths[j]); err == nil {
+			v.MannWhitney = m
+		}
+		mwP = append(mwP, v.MannWhitney.P)
 		p := 1.0
 		if v.Rate != nil {
 			p = v.Rate.P
@@ -151,6 +164,9 @@ func analyzeNoiseRate(res *Result) error {
 		a.Verdict = v
 	}
 	for i, q := range stats.Holm(rateP) {
+		res.Arms[i+1].Verdict.RatePHolm = q
+	}
+	for i, q := range stats.Holm(mwP) {
 		res.Arms[i+1].Verdict.PHolm = q
 	}
 	for i, q := range stats.Holm(blockP) {
@@ -186,7 +202,7 @@ func rateOutcome(v *Verdict, floor float64) Outcome {
 		case float64(r.Ratio) > 1:
 			dir = 1
 		}
-		pooled = stats.TestEvidence(v.PHolm, Alpha, dir)
+		pooled = stats.TestEvidence(v.RatePHolm, Alpha, dir)
 	}
 	return outcomeWords[stats.Decide(pooled, v.Blocks.evidence(floor))]
 }
@@ -209,7 +225,7 @@ func rateVerdictText(a, base *Arm, k int) string {
 	rates := fmt.Sprintf("%s vs %s interruptions/s, %.3f%% vs %.3f%% available", sig3(a.Noise.PerSecond), sig3(base.Noise.PerSecond),
 		a.Noise.AvailablePct, base.Noise.AvailablePct)
 	ratio := fmt.Sprintf("rate ratio %s [%s, %s], %s CI, exact Poisson test %s%s", sig3(float64(r.Ratio)), sig3(r.Lo), sig3(float64(r.Hi)),
-		stats.FormatLevel(v.Level), stats.FormatP(v.PHolm), holm)
+		stats.FormatLevel(v.Level), stats.FormatP(v.RatePHolm), holm)
 	rounds := fmt.Sprintf("blocks: rate lower in %d of %d rounds, %s%s", b.Lower, b.Rounds, stats.FormatP(b.PHolm), holm)
 	switch v.Outcome {
 	case Better:
@@ -219,7 +235,7 @@ func rateVerdictText(a, base *Arm, k int) string {
 		return fmt.Sprintf("%s is worse than %s: more interruptions (%s; %s; %s)", a.Label, base.Label, rates, ratio, rounds)
 	}
 	s := fmt.Sprintf("%s vs %s: no difference in the rate of interruptions (%s; %s; %s)", a.Label, base.Label, rates, ratio, rounds)
-	if v.PHolm < Alpha && b.PHolm >= Alpha {
+	if v.RatePHolm < Alpha && b.PHolm >= Alpha {
 		s += "; the pooled counts differ but the rounds do not agree: drift or noise between blocks, not the setting, can explain it"
 	}
 	return s

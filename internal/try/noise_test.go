@@ -69,6 +69,11 @@ func TestTryNoiseRateVerdict(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", c.name, v.Text, s)
 			}
 		}
+		// The lengths are alike in every case: Mann-Whitney, reported
+		// beside, compares them, and the rate test has a p of its own.
+		if (v.RatePHolm < Alpha) != (c.base != c.value) || v.PHolm < Alpha {
+			t.Errorf("%s: rate p %v, lengths' Mann-Whitney p %v", c.name, v.RatePHolm, v.PHolm)
+		}
 		if r.Arms[0].Complete != c.rounds || r.Arms[0].Noise == nil || r.Arms[0].Summary == nil {
 			t.Errorf("%s: baseline %+v", c.name, r.Arms[0])
 		}
