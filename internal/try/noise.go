@@ -218,8 +218,8 @@ func rateVerdictText(a, base *Arm, k int) string {
 		return fmt.Sprintf("%s vs %s: no verdict, no complete block of one of them", a.Label, base.Label)
 	}
 	if v.Outcome == TooFew {
-		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks",
-			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha, k))
+		return fmt.Sprintf("%s vs %s: no verdict, too few complete rounds (%d): the block test cannot reach p < %.2f with fewer than %d; use more --blocks (%s vs %s interruptions/s)",
+			a.Label, base.Label, b.Rounds, Alpha, minRounds(Alpha, k), sig3(a.Noise.PerSecond), sig3(base.Noise.PerSecond))
 	}
 	r := v.Rate
 	rates := fmt.Sprintf("%s vs %s interruptions/s, %.3f%% vs %.3f%% available", sig3(a.Noise.PerSecond), sig3(base.Noise.PerSecond),
