@@ -540,7 +540,7 @@ func TestTryFlagsToOptions(t *testing.T) {
 	io := seamIO()
 	base := TryOptions{IO: io, Knob: "timer-slack", Values: []string{"1us"}, Probe: try.ProbeSleep, Blocks: try.DefaultBlocks,
 		BlockDuration: time.Second, Settle: try.DefaultSettle, Keep: try.KeepNone, Duration: time.Millisecond, Gap: defaultSleepGap,
-		Method: probe.SleepMethods()[0], Interval: time.Millisecond, Priority: "normal", RTPrio: 80, Profile: "game"}
+		Method: probe.SleepMethods()[0], Interval: time.Millisecond, Priority: "normal", RTPrio: 80, Profile: "game", Threshold: probe.DefaultNoiseThreshold}
 	for _, c := range []struct {
 		args []string
 		want func(o *TryOptions)
@@ -556,6 +556,9 @@ func TestTryFlagsToOptions(t *testing.T) {
 		{[]string{"timer-slack", "1us", "--probe", "udp", "--to", "127.0.0.1:7", "--rate", "64", "--iface", "eth0"}, func(o *TryOptions) {
 			o.Probe, o.To, o.Rate, o.toSet, o.rateSet = try.ProbeUDP, "127.0.0.1:7", 64, true, true
 			o.Sel.Iface = "eth0"
+		}},
+		{[]string{"timer-slack", "1us", "--probe", "noise", "--cpus", "1", "--threshold", "5us", "--by", "rate"}, func(o *TryOptions) {
+			o.Probe, o.CPUs, o.Threshold, o.thresholdSet, o.By, o.bySet = try.ProbeNoise, "1", 5*time.Microsecond, true, "rate", true
 		}},
 	} {
 		want := base
@@ -578,6 +581,8 @@ func TestTryFlagsToOptions(t *testing.T) {
 		{"timer-slack", "1us", "--probe", "udp", "--to", "127.0.0.1:7", "--profile", "opera"},
 		{"timer-slack", "1us", "--probe", "dpcisr", "--load", "ftp"},
 		{"timer-slack", "1us", "--rtprio", "100"},
+		{"timer-slack", "1us", "--threshold", "5us"}, // a noise flag with the sleep probe
+		{"timer-slack", "1us", "--probe", "noise", "--cpus", "0,1"},
 	} {
 		called := false
 		runSeamRefused(t, newTryCmd(seamIO(), func(*TryOptions) error { called = true; return nil }), args, &called)

@@ -17,6 +17,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
 	"github.com/latlab/latlab/internal/units"
@@ -46,19 +47,20 @@ type TryOptions struct {
 	Sel           knob.Selector
 
 	// Probe flags.
-	Duration time.Duration
-	Gap      time.Duration
-	Method   string
-	Interval time.Duration
-	Priority string
-	RTPrio   int
-	CPUs     string
-	To       string
-	Profile  string
-	Rate     float64
-	Size     int
-	Module   string
-	Load     string
+	Duration  time.Duration
+	Gap       time.Duration
+	Method    string
+	Interval  time.Duration
+	Priority  string
+	RTPrio    int
+	CPUs      string
+	To        string
+	Profile   string
+	Rate      float64
+	Size      int
+	Module    string
+	Load      string
+	Threshold time.Duration
 
 	settings                       map[string]string
 	changed                        func(flag string) bool
@@ -66,7 +68,7 @@ type TryOptions struct {
 	rateSet, sizeSet, durationSet  bool
 	intervalSet, gapSet, methodSet bool
 	toSet, profileSet, moduleSet   bool
-	loadSet                        bool
+	loadSet, thresholdSet          bool
 	command                        []string
 	// try is what the flags ask of the experiment, set before the run.
 	try try.Options
@@ -108,6 +110,13 @@ watch does; the arms are compared per module as latlab dpcisr compare does,
 the block test follows --module or the module with the most DPC (softirq)
 time.
 
+--probe noise spins a thread on one CPU (--cpus N, default the last) in each
+block, as latlab noise does, and counts the steps of at least --threshold
+between its clock reads: the interruptions. The verdict is by rate
+(interruptions per second; --by rate, the default): the counts of each arm's
+blocks pooled, an exact Poisson rate test, and the block test over the
+blocks' rates; --by p99 and the others compare the interruptions' lengths.
+
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
 entries: latlab knob revert --all restores them, and the next try or
@@ -117,7 +126,8 @@ knob set says so.`,
   latlab try win32-priority-separation 0x28 0x26 --blocks 12 --html try.html
   latlab try clocksource hpet --probe wake --by p99 -o try.json
   latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7
-  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr`,
+  latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr
+  latlab try timer-migration 0 --probe noise --cpus 1 --blocks 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -127,7 +137,7 @@ knob set says so.`,
 			o.rateSet, o.sizeSet, o.durationSet = f.Changed("rate"), f.Changed("size"), f.Changed("sleep-length")
 			o.intervalSet, o.gapSet, o.methodSet = f.Changed("interval"), f.Changed("gap"), f.Changed("method")
 			o.toSet, o.profileSet, o.moduleSet = f.Changed("to"), f.Changed("profile"), f.Changed("module")
-			o.loadSet = f.Changed("load")
+			o.loadSet, o.thresholdSet = f.Changed("load"), f.Changed("threshold")
 			o.command = append([]string{"latlab", "try"}, args...)
 			f.Visit(func(fl *pflag.Flag) {
 				if isOldSpelling(fl) {
@@ -154,12 +164,12 @@ knob set says so.`,
 		return try.LiveKnobs(), cobra.ShellCompDirectiveNoFileComp
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp or dpcisr")
+	fs.StringVar(&o.Probe, "probe", try.ProbeSleep, "what each block measures: sleep, wake, udp, dpcisr or noise")
 	fs.IntVar(&o.Blocks, "blocks", try.DefaultBlocks, "blocks per arm (rounds)")
 	durationFlag(fs, &o.BlockDuration, "block-duration", time.Second, "how long each block measures")
 	durationFlagZero(fs, &o.Settle, "settle", try.DefaultSettle, "wait after applying a value (default: the knob's, 1s for most)")
 	fs.Lookup("settle").DefValue = "" // the knob's, not the flag's 1s: help must not say "(default 1s)"
-	fs.StringVar(&o.By, "by", "", "statistic of the verdict: p50, p90, p99, p99.9, mean (default p99 for wake, p50 otherwise)")
+	fs.StringVar(&o.By, "by", "", "statistic of the verdict: p50, p90, p99, p99.9, mean; for noise also rate (default p99 for wake, rate for noise, p50 otherwise)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the block order (default: a new one, printed so the run can be repeated)")
 	fs.BoolVar(&o.ExpectBetter, "expect-better", false, "exit 1 unless every VALUE is significantly better than the baseline")
 	fs.StringVar(&o.Keep, "keep", try.KeepNone, "at the end: none restores the original, best keeps the best VALUE if significantly better")
@@ -184,6 +194,7 @@ knob set says so.`,
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
 	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
+	durationFlag(fs, &o.Threshold, "threshold", probe.DefaultNoiseThreshold, "noise probe: the shortest step between two clock reads counted as an interruption (osnoise's tracing_thresh)")
 	fs.StringVar(&o.Load, "load", "", "dpcisr probe: traffic to latlab net serve at --to during each block: udp (--profile, --rate, --size) or tcp (a bulk stream to its discard port)")
 	return cmd
 }
@@ -198,10 +209,12 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 	if !o.seedSet {
 		to.Seed = try.NewSeed()
 	}
-	if o.bySet {
+	if o.bySet && o.By == try.ByRate {
+		to.ByRate, to.BySet = true, false
+	} else if o.bySet {
 		by, err := stats.ParseStatistic(o.By)
 		if err != nil || by == stats.Stdev {
-			return to, Usagef("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN) or mean", o.By)
+			return to, Usagef("invalid --by %q: accepted p50, p90, p99, p99.9 (any pN), mean, or rate for --probe noise", o.By)
 		}
 		to.By, to.BySet = by, true
 	}
@@ -243,6 +256,12 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 			}
 			p.Load.Profile = pr.Override(rateIf(o.rateSet, o.Rate), sizeIf(o.sizeSet, o.Size))
 		}
+	case try.ProbeNoise:
+		cpu := th.CPU
+		if cpu < 0 {
+			cpu = sched.NumCPU() - 1 // as latlab noise: the last CPU
+		}
+		p.Noise = probe.NoiseOptions{Threshold: o.Threshold, CPUs: []int{cpu}, Priority: th.Priority, RTPrio: th.RTPrio}
 	default: // try refuses it, naming the probes it accepts
 		to.Probe = p
 		return to, nil
@@ -257,6 +276,7 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 		{o.intervalSet, "interval", try.ProbeWake},
 		{o.toSet, "to", try.ProbeUDP}, {o.profileSet, "profile", try.ProbeUDP}, {o.rateSet, "rate", try.ProbeUDP}, {o.sizeSet, "size", try.ProbeUDP},
 		{o.moduleSet, "module", try.ProbeDPCISR}, {o.loadSet, "load", try.ProbeDPCISR},
+		{o.thresholdSet, "threshold", try.ProbeNoise},
 	} {
 		// A dpcisr probe's load takes the udp probe's traffic flags:
 		// --to and, for a udp load, the profile.

@@ -342,3 +342,50 @@ func TestTrySettleIsTheRecordedOne(t *testing.T) {
 		t.Errorf("settings say settle %q, the plan %q", doc.Settings["settle"], want)
 	}
 }
+
+// --probe noise: the plan names the CPU and the threshold; a short real
+// run on a --root tree measures each block on that CPU and writes a
+// document of probe noise that reads back, and its HTML page. Nothing
+// is asserted on the machine's noise, only on what was measured.
+func TestTryNoiseProbe(t *testing.T) {
+	root := tryTree(t)
+	dir := testutil.TempDir(t)
+	state := filepath.Join(dir, "state")
+	args := []string{"--root", root, "try", "clocksource", "hpet", "--probe", "noise", "--cpus", "0", "--threshold", "2us",
+		"--seed", "9", "--blocks", "2", "--block-duration", "50ms", "--settle", "0", "--state-dir", state}
+	code, out, errs := runCLI(t, append(args, "--dry-run")...)
+	if code != 0 || !strings.Contains(out, "noise probe,\n  verdict by rate;") ||
+		!strings.Contains(out, "each block: a thread spinning on CPU 0, counting interruptions of at least 2µs\n") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	html := filepath.Join(dir, "n.html")
+	code, out, errs = runCLI(t, append(args, "--json", "--html", html)...)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	d, err := result.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := try.Read(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Probe != try.ProbeNoise || r.By != try.ByRate || r.NoiseCPU != 0 || r.NoiseThresholdNs != 2000 || len(r.Runs) != 4 {
+		t.Fatalf("probe %s by %s cpu %d threshold %d, %d blocks", r.Probe, r.By, r.NoiseCPU, r.NoiseThresholdNs, len(r.Runs))
+	}
+	for _, b := range r.Runs {
+		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 {
+			t.Errorf("block %d: %+v", b.Index, b.Noise)
+		}
+	}
+	if v := r.Arms[1].Verdict; v == nil || v.Outcome != try.TooFew || v.Rate == nil {
+		t.Errorf("verdict %+v", v)
+	}
+	if page := readFile(t, html); !strings.Contains(page, "interruptions per second on CPU 0") {
+		t.Error("the page lacks the blocks' rates")
+	}
+	if got := readFile(t, filepath.Join(root, "sys/devices/system/clocksource/clocksource0/current_clocksource")); got != "tsc\n" {
+		t.Errorf("clocksource left at %q", got)
+	}
+}

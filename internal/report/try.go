@@ -88,6 +88,12 @@ func tryVerdictTable(r *try.Result) htmlTable {
 			diff = units.SignedNs(v.Diff.Estimate)
 			ci = fmt.Sprintf("[%s, %s] (%.1f%%)", units.SignedNs(v.Diff.Lo), units.SignedNs(v.Diff.Hi), v.Level*100)
 		}
+		if rt := v.Rate; rt != nil {
+			// The noise probe by rate: the value's rate over the
+			// baseline's, and the exact test's p.
+			diff = fmt.Sprintf("rate ratio %.3g (exact test %s, Holm)", float64(rt.Ratio), stats.FormatP(v.RatePHolm))
+			ci = fmt.Sprintf("[%.3g, %.3g] (%.1f%%)", rt.Lo, float64(rt.Hi), v.Level*100)
+		}
 		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),
 			fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
 	}
@@ -98,7 +104,9 @@ func tryBlockTable(r *try.Result) htmlTable {
 	t := htmlTable{Caption: "blocks in the order run", Header: []string{"block", "round", "arm", "start", "samples", r.By, "note"}}
 	for _, b := range r.Runs {
 		stat := "-"
-		if b.Count > 0 {
+		if v, ok := blockRate(r, b); ok {
+			stat = try.FormatRate(v)
+		} else if b.Count > 0 {
 			stat = units.Duration(time.Duration(math.Round(b.Stat)))
 		}
 		note := b.Note
@@ -111,18 +119,34 @@ func tryBlockTable(r *try.Result) htmlTable {
 	return t
 }
 
+// blockRate is a noise block's interruptions per second when the
+// verdict is by rate (try.ByRate).
+func blockRate(r *try.Result, b try.Block) (float64, bool) {
+	if r.Probe != try.ProbeNoise || r.By != try.ByRate || b.Noise == nil {
+		return 0, false
+	}
+	return b.Noise.PerSecond, true
+}
+
 // TryBlocksPlot draws the verdict's statistic of every block against the
 // time it started, one colour per arm, with a grey line through all blocks
 // in the order run: a drift moves every arm alike, an effect separates the
 // arms within each round.
 func TryBlocksPlot(r *try.Result, format string) ([]byte, error) {
-	maxY := 0.0
+	byRate := r.Probe == try.ProbeNoise && r.By == try.ByRate
+	value := func(b try.Block) (float64, bool) {
+		if byRate {
+			return blockRate(r, b)
+		}
+		return b.Stat, b.Count > 0
+	}
+	maxY, any := 0.0, false
 	for _, b := range r.Runs {
-		if b.Count > 0 {
-			maxY = math.Max(maxY, b.Stat)
+		if v, ok := value(b); ok {
+			maxY, any = math.Max(maxY, v), true
 		}
 	}
-	if maxY == 0 {
+	if !any {
 		return nil, fmt.Errorf("no block was measured")
 	}
 	unit, div := nsUnit(maxY)
@@ -130,15 +154,24 @@ func TryBlocksPlot(r *try.Result, format string) ([]byte, error) {
 	p.Title.Text = fmt.Sprintf("%s: each block's %s of the %s, in the order run", r.Knob, r.By, r.Quantity)
 	p.X.Label.Text = "time since the experiment started (s)"
 	p.Y.Label.Text = fmt.Sprintf("%s of the block's %s (%s)", r.By, r.Quantity, unit)
+	if byRate {
+		unit, div = "/s", 1
+		p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second on CPU %d, in the order run", r.Knob, r.NoiseCPU)
+		p.Y.Label.Text = "interruptions per second"
+		if maxY == 0 {
+			maxY = 1 // a quiet CPU: every block at 0
+		}
+	}
 	p.Add(plotter.NewGrid())
 	var all plotter.XYs
 	per := make([]plotter.XYs, len(r.Arms))
 	var open plotter.XYs
 	for _, b := range r.Runs {
-		if b.Count == 0 {
+		v, ok := value(b)
+		if !ok {
 			continue
 		}
-		pt := plotter.XY{X: float64(b.StartNs+b.ElapsedNs/2) / 1e9, Y: b.Stat / div}
+		pt := plotter.XY{X: float64(b.StartNs+b.ElapsedNs/2) / 1e9, Y: v / div}
 		all = append(all, pt)
 		if !b.Complete {
 			open = append(open, pt)

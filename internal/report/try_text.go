@@ -41,7 +41,11 @@ func tryHead(w io.Writer, r *try.Result) {
 // run would write (out: -o, html: --html; none: ""), the notes.
 func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	tryHead(w, r)
-	fmt.Fprintf(w, "about %s in all\n\narms:\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	fmt.Fprintf(w, "about %s in all\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	if r.Probe == try.ProbeNoise {
+		writeHanging(w, fmt.Sprintf("each block: a thread spinning on CPU %d, counting interruptions of at least %s", r.NoiseCPU, units.Ns(r.NoiseThresholdNs)), 2)
+	}
+	fmt.Fprint(w, "\narms:\n")
 	for _, a := range r.Arms {
 		switch {
 		case a.Baseline:
@@ -119,6 +123,9 @@ func Try(w io.Writer, r *try.Result) {
 	if r.Probe == try.ProbeDPCISR {
 		tryDPC(w, r)
 	}
+	if r.Probe == try.ProbeNoise {
+		tryNoise(w, r)
+	}
 	for _, a := range r.Arms {
 		if a.Baseline {
 			writeHanging(w, fmt.Sprintf("baseline: %s (%d of %d blocks complete)", a.Current, a.Complete, r.Blocks), 2)
@@ -178,6 +185,22 @@ func tryDPC(w io.Writer, r *try.Result) {
 				writeHanging(w, line, 13)
 			}
 		}
+	}
+	fmt.Fprintln(w)
+}
+
+// tryNoise shows what the noise probe counted on its CPU per arm, over
+// the complete blocks pooled: the figures the rate verdict rests on.
+func tryNoise(w io.Writer, r *try.Result) {
+	writeHanging(w, fmt.Sprintf("CPU %d, interruptions of at least %s, complete blocks pooled:", r.NoiseCPU, units.Ns(r.NoiseThresholdNs)), 2)
+	for _, a := range r.Arms {
+		n := a.Noise
+		if n == nil || n.RuntimeNs == 0 {
+			writeHanging(w, fmt.Sprintf("  %-10s no complete block", a.Label), 13)
+			continue
+		}
+		writeHanging(w, fmt.Sprintf("  %-10s %s, %.3f%% available (%d in %s, noise %s)", a.Label, try.FormatRate(n.PerSecond), n.AvailablePct,
+			n.Count, units.Duration(time.Duration(n.RuntimeNs).Round(time.Millisecond)), units.Duration(time.Duration(n.NoiseNs).Round(time.Microsecond))), 13)
 	}
 	fmt.Fprintln(w)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sebdah/goldie/v2"
+
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -29,4 +31,43 @@ func TestTryVerdictFirst(t *testing.T) {
 	if strings.Count(b.String(), "no difference at p50") != 1 || !strings.Contains(b.String(), "baseline: 50µs (6 of 6 blocks complete)") {
 		t.Errorf("output:\n%s", b.String())
 	}
+}
+
+// The text of a noise experiment: the verdict by rate first, quoting the
+// rates and the share available; then the interruptions' lengths and
+// each arm's pooled counts on the CPU. Every line fits 80 columns.
+func TestTryNoiseText(t *testing.T) {
+	r := &try.Result{Knob: "timer-migration", Probe: try.ProbeNoise, Quantity: try.Quantity(try.ProbeNoise), By: try.ByRate, Blocks: 8,
+		BlockDurationNs: 1e9, SettleNs: 1e9, Seed: 5, NoiseCPU: 1, NoiseThresholdNs: 1000, Keep: try.KeepNone,
+		Arms:  []try.Arm{{Label: "current", Baseline: true, Current: "1"}, {Label: "0", Value: "0"}},
+		Order: try.Order(2, 8, 5)}
+	for i, a := range r.Order {
+		n := int64(1000 + 13*i)
+		if a == 1 {
+			n = 640 + int64(7*i)
+		}
+		b := try.Block{Index: i, Round: i / 2, Arm: a, Complete: true}
+		var noise int64
+		for k := int64(0); k < n; k++ {
+			l := 2000 + (k*7919)%3000
+			b.Samples = append(b.Samples, l)
+			noise += l
+		}
+		b.Count = len(b.Samples)
+		b.Noise = &try.NoiseBlock{CPU: 1, RuntimeNs: 1e9, Count: n, NoiseNs: noise, MaxNs: 4999, Kept: n, PerSecond: float64(n),
+			AvailablePct: 100 * float64(1e9-noise) / 1e9}
+		r.Runs = append(r.Runs, b)
+	}
+	if err := try.Analyze(r, stats.Quantile(50), 1); err != nil {
+		t.Fatal(err)
+	}
+	r.Restore = &try.Restore{Restored: true, Text: "restored: timer-migration is 1 again"}
+	var b bytes.Buffer
+	Try(&b, r)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	goldie.New(t).Assert(t, "try-noise", b.Bytes())
 }

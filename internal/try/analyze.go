@@ -45,7 +45,14 @@ type Verdict struct {
 	// with the baseline's, for the module (as latlab dpcisr compare); its
 	// chi-squared p, Holm-adjusted, is PHolm.
 	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
-	Text   string             `json:"text"`
+	// Rate is the noise probe's exact test of equal rates of
+	// interruptions over the pooled complete blocks (--by rate), and the
+	// interval of the value's rate over the baseline's at Level;
+	// RatePHolm is its p Holm-adjusted over the values. MannWhitney and
+	// PHolm then compare the interruptions' lengths, reported beside.
+	Rate      *stats.RateTest `json:"rate,omitempty"`
+	RatePHolm float64         `json:"rate_p_holm,omitempty"`
+	Text      string          `json:"text"`
 	// fewestPerBlock and needPerBlock: the rounds compared block
 	// statistics that were their blocks' maxima (fewer samples a block
 	// than stats.BelowMax of By), so the block test is left out.
@@ -79,6 +86,9 @@ type BlockTest struct {
 func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 	if res.Probe == ProbeDPCISR {
 		return analyzeDPCISR(res, by)
+	}
+	if res.Probe == ProbeNoise && res.By == ByRate {
+		return analyzeNoiseRate(res)
 	}
 	nArms := len(res.Arms)
 	if nArms < 2 {

@@ -42,7 +42,12 @@ type Result struct {
 	// most DPC time over the run.
 	Module      string `json:"module,omitempty"`
 	ModuleGiven string `json:"module_given,omitempty"`
-	Arms        []Arm  `json:"arms"`
+	// NoiseCPU is the CPU the noise probe spins on; NoiseThresholdNs the
+	// shortest step between two clock reads it counts as an interruption
+	// (--threshold, as latlab noise's).
+	NoiseCPU         int   `json:"noise_cpu,omitempty"`
+	NoiseThresholdNs int64 `json:"noise_threshold_ns,omitempty"`
+	Arms             []Arm `json:"arms"`
 	// Order is the arm of each block in the order planned: Blocks rounds,
 	// each arm once per round in a random order drawn from Seed.
 	Order []int `json:"order"`
@@ -86,8 +91,11 @@ type Arm struct {
 	// Summary is of the samples of the arm's complete blocks.
 	Summary *stats.Summary `json:"summary,omitempty"`
 	// Complete is the number of the arm's blocks that ran to their end.
-	Complete int      `json:"complete_blocks"`
-	Verdict  *Verdict `json:"verdict,omitempty"`
+	Complete int `json:"complete_blocks"`
+	// Noise is the noise probe's interruptions of the arm's complete
+	// blocks, pooled.
+	Noise   *NoiseRate `json:"noise,omitempty"`
+	Verdict *Verdict   `json:"verdict,omitempty"`
 
 	plan    []knob.Change
 	samples []int64 // sorted; complete blocks
@@ -131,6 +139,8 @@ type Block struct {
 	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
 	// Load is what the dpcisr probe's traffic sent during the block.
 	Load *LoadOutcome `json:"load,omitempty"`
+	// Noise is what the noise probe counted on its CPU in the block.
+	Noise *NoiseBlock `json:"noise,omitempty"`
 }
 
 // Restore says what the experiment left in place.
@@ -211,6 +221,10 @@ func plan(o Options) (*experiment, error) {
 	if !o.BySet {
 		by = DefaultBy(o.Probe.Kind)
 	}
+	byRate := o.ByRate || o.Probe.Kind == ProbeNoise && !o.BySet
+	if byRate && o.Probe.Kind != ProbeNoise {
+		return nil, badinput.Errorf("--by rate is the noise probe's (interruptions per second); --probe %s compares p50, p90, p99, p99.9 (any pN) or mean", o.Probe.Kind)
+	}
 	if o.Probe.Kind == ProbeDPCISR && !validDPCBy(by) {
 		return nil, badinput.Errorf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
 	}
@@ -223,7 +237,11 @@ func plan(o Options) (*experiment, error) {
 		env = knob.NewEnv(o.Root)
 	}
 	x := &experiment{opts: o, info: in, k: k, env: env, by: by, settle: settle}
-	res := &Result{Knob: in.Name, Scope: in.Scope, Probe: o.Probe.Kind, Quantity: Quantity(o.Probe.Kind), By: by.String(),
+	byName := by.String()
+	if byRate {
+		byName = ByRate
+	}
+	res := &Result{Knob: in.Name, Scope: in.Scope, Probe: o.Probe.Kind, Quantity: Quantity(o.Probe.Kind), By: byName,
 		Alpha: Alpha, Seed: o.Seed, Blocks: o.Blocks, BlockDurationNs: o.BlockDuration.Nanoseconds(), SettleNs: settle.Nanoseconds(), Keep: o.Keep, ModuleGiven: o.Probe.Module}
 	x.res = res
 	switch o.Probe.Kind {
@@ -233,6 +251,9 @@ func plan(o Options) (*experiment, error) {
 		res.meta.intervalNs = o.Probe.Wake.Interval.Nanoseconds()
 	case ProbeUDP:
 		res.meta.intervalNs = int64(1e9 / o.Probe.UDP.RatePPS)
+	case ProbeNoise:
+		res.NoiseCPU = o.Probe.Noise.CPUs[0]
+		res.NoiseThresholdNs = o.Probe.Noise.Threshold.Nanoseconds()
 	}
 	if in.Scope == ScopeProcess {
 		err = x.processArms()
@@ -437,6 +458,8 @@ func probePriority(p Probe) sched.Priority {
 			return p.UDP.Thread.Priority
 		}
 		return sched.Normal
+	case ProbeNoise:
+		return p.Noise.Priority
 	}
 	return p.Sleep.Thread.Priority
 }

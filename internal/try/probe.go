@@ -3,6 +3,7 @@ package try
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -24,6 +25,8 @@ type measured struct {
 	starved     bool           // wake: the thread's only wake-up, the warm-up, is the sample
 	report      *dpcisr.Report // dpcisr
 	load        *LoadOutcome   // dpcisr with a load
+	noise       *NoiseBlock    // noise
+	notes       []string       // noise: what of the system setup could not be done
 }
 
 // udpDrain is how long a UDP block waits for the last echoes: a block is
@@ -135,6 +138,20 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 		if lo != nil {
 			m.method += ", under " + loadWords(p.Load)
 		}
+	case ProbeNoise:
+		o := p.Noise
+		o.Duration = d
+		r, err := probe.Noise(ctx, o)
+		if err != nil {
+			if badinput.Is(err) {
+				return m, err
+			}
+			return m, fmt.Errorf("noise probe: %w", err)
+		}
+		th := &r.Threads[0]
+		m.samples = slices.Clone(th.Lengths)
+		m.noise = noiseBlock(o.CPUs[0], th)
+		m.setup, m.method, m.notes = th.Setup, probe.NoiseMethod, r.Notes
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}

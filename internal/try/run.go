@@ -196,11 +196,17 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *jo
 		b.DPCISR, b.Complete = m.report, ctx.Err() == nil
 		b.Load = m.load
 	}
+	if m.noise != nil {
+		// A block without an interruption of the threshold measured
+		// that: it is complete.
+		b.Noise, b.Complete = m.noise, ctx.Err() == nil
+	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"
 	}
 	if first {
 		x.res.meta.setup, x.res.meta.overhead, x.res.meta.warmupNs, x.res.meta.method = m.setup, m.overhead, m.warmupNs, m.method
+		x.res.Notes = append(x.res.Notes, m.notes...)
 	}
 	return nil
 }

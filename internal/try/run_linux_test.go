@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -390,5 +391,47 @@ func TestTryRefusesManualSteps(t *testing.T) {
 	_, err := Plan(o)
 	if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), "preemption full is a change latlab does not make itself") || strings.Contains(err.Error(), "baseline") {
 		t.Errorf("%v", err)
+	}
+}
+
+// The noise probe measures each block with latlab noise's loop on the
+// CPU given; the verdict is by rate unless --by says otherwise, and
+// --by rate is the noise probe's alone.
+func TestTryNoiseProbe(t *testing.T) {
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 50 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{0}}}
+	plan, err := Plan(o)
+	if err != nil || plan.By != ByRate || plan.NoiseCPU != 0 || plan.NoiseThresholdNs != 1000 {
+		t.Fatalf("plan by %v: %v", plan, err)
+	}
+	by := o
+	by.By, by.BySet = stats.Quantile(99), true
+	if p, err := Plan(by); err != nil || p.By != "p99" {
+		t.Errorf("--by p99: %v %v", p, err)
+	}
+	sleep := treeOptions(root, testutil.TempDir(t), "hpet")
+	sleep.ByRate = true
+	if _, err := Plan(sleep); !badinput.Is(err) || !strings.Contains(err.Error(), "--by rate is the noise probe's") {
+		t.Errorf("--by rate for sleep: %v", err)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whether the CPU was interrupted at all is the machine's business:
+	// any runtime shows the probe measured the block.
+	for _, b := range res.Runs {
+		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 || b.Noise.CPU != 0 || int64(b.Count) != b.Noise.Kept {
+			t.Errorf("block %d: complete %v, %+v", b.Index, b.Complete, b.Noise)
+		}
+	}
+	if v := res.Arms[1].Verdict; v == nil || v.By != ByRate || v.Outcome != TooFew || res.meta.method != probe.NoiseMethod {
+		t.Errorf("verdict %+v, method %q", v, res.meta.method)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Error("the original is not back")
 	}
 }

@@ -289,3 +289,23 @@ func TestTryRestartAdapterRefusals(t *testing.T) {
 		t.Errorf("*NumRssQueues is %s: the run changed it", v)
 	}
 }
+
+// The noise probe spins on the CPU given in each block, the timer
+// request held for the value's blocks as for any probe; what the CPU
+// counted is the machine's business, the blocks' runtime is not.
+func TestTryNoiseProbeTimerResolution(t *testing.T) {
+	o := Options{Knob: "timer-resolution", Values: []string{"1ms"}, Blocks: 2, BlockDuration: 50 * time.Millisecond, Settle: 0, Seed: 1,
+		Probe: Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{0}}}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.By != ByRate || len(res.Runs) != 4 || !res.Restore.Restored {
+		t.Fatalf("%+v", res)
+	}
+	for _, b := range res.Runs {
+		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 || (b.Arm == 1) != (b.GrantedNs > 0) {
+			t.Errorf("block %d of arm %d: complete %v, %+v, granted %d", b.Index, b.Arm, b.Complete, b.Noise, b.GrantedNs)
+		}
+	}
+}

@@ -11,6 +11,7 @@
 package try
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ const (
 	ProbeWake   = "wake"
 	ProbeUDP    = knob.ProbeUDP
 	ProbeDPCISR = "dpcisr"
+	ProbeNoise  = "noise"
 )
 
 // Limits of a plan.
@@ -61,6 +63,9 @@ type Probe struct {
 	Module string
 	// Load is traffic the dpcisr probe sends while each block traces.
 	Load Load
+	// Noise is the noise probe's: one CPU, the threshold, the thread's
+	// priority (latlab noise's options; Duration is the block's).
+	Noise probe.NoiseOptions
 }
 
 // Options configure an experiment.
@@ -76,6 +81,9 @@ type Options struct {
 	Settle time.Duration
 	By     stats.Statistic
 	BySet  bool // By was given; else the probe's default
+	// ByRate: the verdict compares the noise probe's rate of
+	// interruptions (--by rate, its default), not a statistic of samples.
+	ByRate bool
 	Seed   uint64
 	Keep   string
 	// Root is the filesystem root of the Linux backends (--root); StateDir
@@ -129,6 +137,8 @@ func Quantity(probeKind string) string {
 		return "UDP round-trip time"
 	case ProbeDPCISR:
 		return "DPC execution time"
+	case ProbeNoise:
+		return "interruption length"
 	}
 	return probeKind
 }
@@ -147,6 +157,11 @@ func probeCommand(p Probe) string {
 		return "latlab net udp --to " + to
 	case ProbeDPCISR:
 		return "latlab dpc watch --duration 60s"
+	case ProbeNoise:
+		if len(p.Noise.CPUs) == 1 {
+			return fmt.Sprintf("latlab noise --cpus %d", p.Noise.CPUs[0])
+		}
+		return "latlab noise"
 	}
 	return "latlab sleep"
 }
@@ -176,10 +191,19 @@ func validateProbe(p Probe) error {
 		if dpcisrRefusal != "" {
 			return badinput.Errorf("%s", dpcisrRefusal)
 		}
+	case ProbeNoise:
+		o := p.Noise
+		o.Duration = time.Second
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		if len(o.CPUs) != 1 {
+			return badinput.Errorf("--probe noise measures one CPU: give --cpus N (latlab noise measures several at once)")
+		}
 	case "":
-		return badinput.Errorf("--probe is required: sleep, wake, udp or dpcisr")
+		return badinput.Errorf("--probe is required: sleep, wake, udp, dpcisr or noise")
 	default:
-		return badinput.Errorf("unknown --probe %q: accepted sleep, wake, udp, dpcisr", p.Kind)
+		return badinput.Errorf("unknown --probe %q: accepted sleep, wake, udp, dpcisr, noise", p.Kind)
 	}
 	return nil
 }
