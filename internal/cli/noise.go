@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -161,14 +160,8 @@ func runNoise(ctx context.Context, o *NoiseOptions) error {
 	}
 	r, doc, err := probe.RunNoise(ctx, no)
 	stop()
-	var setup *probe.SetupError
-	switch {
-	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
-		return Usage(setup.Err)
-	case errors.As(err, &setup):
-		return setup.Err
-	case err != nil:
-		return err
+	if err != nil {
+		return probeFailure(err)
 	}
 	doc.Settings = o.settings
 	d := doc.Data.(*probe.NoiseData)

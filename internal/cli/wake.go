@@ -195,14 +195,8 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 	}
 	r, doc, err := probe.RunWake(ctx, wo)
 	stop()
-	var setup *probe.SetupError
-	switch {
-	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
-		return Usage(setup.Err)
-	case errors.As(err, &setup):
-		return setup.Err
-	case err != nil:
-		return err
+	if err != nil {
+		return probeFailure(err)
 	}
 	doc.Settings = o.settings
 	// The document carries the band and verdict the text prints.
@@ -230,4 +224,19 @@ func wakeOptions(o *WakeOptions, cpus []int, prio sched.Priority, rtprio int) pr
 		wo.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
 	}
 	return wo
+}
+
+// probeFailure is the error of a wake or noise run that failed: a setup
+// the OS does not support (a scheduling class, --explain's tracing) is
+// bad input, exit 2; another setup failure is reported without the
+// probe's wrapping.
+func probeFailure(err error) error {
+	var setup *probe.SetupError
+	switch {
+	case errors.As(err, &setup) && errors.Is(err, sched.ErrUnsupported):
+		return Usage(setup.Err)
+	case errors.As(err, &setup):
+		return setup.Err
+	}
+	return err
 }
