@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 
 	"github.com/latlab/latlab/internal/clock"
 	"github.com/latlab/latlab/internal/explain"
@@ -231,19 +230,7 @@ func pickLongest(r *NoiseResult, o ExplainOptions) ([]explain.Sample, string) {
 			all = append(all, explain.Sample{Thread: i, CPU: t.Setup.CPU, TID: t.TID, Deadline: t.Starts[j], Latency: l})
 		}
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].Latency > all[b].Latency })
-	n := o.Worst
-	if n <= 0 {
-		n = 10
-	}
-	note := ""
-	if o.Above > 0 {
-		n = maxExplained
-		if len(all) > n {
-			note = fmt.Sprintf("explain: %d interruptions were longer than %s; the longest %d are explained", len(all), o.Above, n)
-		}
-	}
-	return all[:min(len(all), n)], note
+	return worstOf(all, o, "explain: %d interruptions were longer than %s; the longest %d are explained")
 }
 
 // noiseExplained turns the explanations of interruptions (made by the

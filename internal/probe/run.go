@@ -232,6 +232,14 @@ func pickWorst(r *WakeResult, o ExplainOptions) ([]explain.Sample, string) {
 			all = append(all, explain.Sample{Thread: i, CPU: t.Setup.CPU, TID: t.TID, Deadline: t.Deadlines[j], Latency: l})
 		}
 	}
+	return worstOf(all, o, "explain: %d wake-ups were above %s; the worst %d are explained")
+}
+
+// worstOf keeps the samples to explain, worst first: with o.Above every
+// one (at most maxExplained, noteFormat saying how many were left out:
+// its verbs take the count, o.Above and the count kept), else the
+// o.Worst worst (default 10).
+func worstOf(all []explain.Sample, o ExplainOptions, noteFormat string) ([]explain.Sample, string) {
 	sort.SliceStable(all, func(a, b int) bool { return all[a].Latency > all[b].Latency })
 	n := o.Worst
 	if n <= 0 {
@@ -241,13 +249,10 @@ func pickWorst(r *WakeResult, o ExplainOptions) ([]explain.Sample, string) {
 	if o.Above > 0 {
 		n = maxExplained
 		if len(all) > n {
-			note = fmt.Sprintf("explain: %d wake-ups were above %s; the worst %d are explained", len(all), o.Above, n)
+			note = fmt.Sprintf(noteFormat, len(all), o.Above, n)
 		}
 	}
-	if len(all) > n {
-		all = all[:n]
-	}
-	return all, note
+	return all[:min(len(all), n)], note
 }
 
 // WakeDocument is the wake document of r on the host facts: the pooled and
