@@ -130,13 +130,7 @@ func (o *NoiseOptions) validate() error {
 	if err := o.probe.Validate(); err != nil {
 		return err
 	}
-	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
-		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
-	}
-	if o.changed != nil && o.changed("hist-max") && o.HistFile == "" {
-		return Usagef("--hist-max sizes the histogram of --histfile: give --histfile FILE too")
-	}
-	return nil
+	return checkHistMax(o.changed, o.HistMaxUs, o.HistFile)
 }
 
 func runNoise(ctx context.Context, o *NoiseOptions) error {

@@ -157,10 +157,16 @@ func (o *WakeOptions) validate() error {
 	if err := o.probe.Validate(); err != nil {
 		return err
 	}
-	if o.HistMaxUs < 1 || o.HistMaxUs > 1_000_000 {
-		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", o.HistMaxUs)
+	return checkHistMax(o.changed, o.HistMaxUs, o.HistFile)
+}
+
+// checkHistMax checks --hist-max and that it comes with --histfile (wake,
+// noise).
+func checkHistMax(changed func(string) bool, maxUs int, file string) error {
+	if maxUs < 1 || maxUs > 1_000_000 {
+		return Usagef("invalid --hist-max %d: accepted 1-1000000 µs", maxUs)
 	}
-	if o.changed != nil && o.changed("hist-max") && o.HistFile == "" {
+	if changed != nil && changed("hist-max") && file == "" {
 		// cyclictest's -h N both sizes and asks for the histogram; here
 		// the size alone would be dropped without a word.
 		return Usagef("--hist-max sizes the histogram of --histfile: give --histfile FILE too")

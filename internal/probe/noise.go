@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -249,24 +248,12 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	notes, undo, err := setUpSystem(WakeOptions{Mlock: o.Mlock})
+	// Each spinning thread keeps its P for the whole run.
+	notes, stop, end, err := startRun(ctx, WakeOptions{Mlock: o.Mlock}, len(o.CPUs), o.OnStart)
 	if err != nil {
 		return nil, err
 	}
-	defer undo()
-	if o.OnStart != nil {
-		o.OnStart()
-	}
-	// Each spinning thread keeps its P for the whole run: leave one for
-	// everything else.
-	if n := len(o.CPUs) + 1; runtime.GOMAXPROCS(0) < n {
-		old := runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(old)
-	}
-	stop, cancel := stopFlag(ctx)
-	defer cancel()
-	restore := quiet()
-	defer restore()
+	defer end()
 
 	res := &NoiseResult{Duration: o.Duration, Threshold: o.Threshold, Threads: make([]NoiseThread, len(o.CPUs)), Notes: notes}
 	var ready, started, done sync.WaitGroup

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -165,27 +164,9 @@ func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Docume
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
-	var tr *explain.Tracer
-	if o.Explain != nil {
-		var err error
-		if tr, err = explain.Start(o.CPUs); err != nil {
-			return nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
-		}
-	}
-	r, err := Noise(ctx, o)
-	var tl *explain.Timeline
-	var notes []string
-	if tr != nil {
-		var terr error
-		tl, notes, terr = tr.Stop()
-		if err == nil && terr != nil {
-			err = &SetupError{fmt.Errorf("--explain: %w", terr)}
-		}
-	}
-	if se := (*SetupError)(nil); errors.As(err, &se) {
+	r, tl, notes, err := traced(o.CPUs, o.Explain != nil, "noise", func() (*NoiseResult, error) { return Noise(ctx, o) })
+	if err != nil {
 		return nil, nil, err
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("noise probe: %w", err)
 	}
 	doc, err := NoiseDocument(host.Collect(), r)
 	if err == nil {

@@ -150,35 +150,19 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
-	var tr *explain.Tracer
+	var cpus []int
 	if o.Explain != nil {
 		o.KeepDeadlines = true
-		var cpus []int
 		for _, c := range o.CPUs {
 			if c < 0 {
 				return nil, nil, &SetupError{errors.New("--explain needs every measuring thread pinned to a CPU")}
 			}
 			cpus = append(cpus, c)
 		}
-		var err error
-		if tr, err = explain.Start(cpus); err != nil {
-			return nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
-		}
 	}
-	r, err := Wake(ctx, o)
-	var tl *explain.Timeline
-	var notes []string
-	if tr != nil {
-		var terr error
-		tl, notes, terr = tr.Stop()
-		if err == nil && terr != nil {
-			err = &SetupError{fmt.Errorf("--explain: %w", terr)}
-		}
-	}
-	if se := (*SetupError)(nil); errors.As(err, &se) {
-		return nil, nil, err // says which setup step failed
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("wake probe: %w", err)
+	r, tl, notes, err := traced(cpus, o.Explain != nil, "wake", func() (*WakeResult, error) { return Wake(ctx, o) })
+	if err != nil {
+		return nil, nil, err
 	}
 	st, stErr := timer.Query()
 	doc, err := WakeDocument(host.Collect(), r, st, stErr, o.DMALatency)
@@ -424,4 +408,30 @@ func topRan(ws []explain.Wakeup) (top explain.Ran, cpu int, ok bool) {
 		}
 	}
 	return top, cpu, ok
+}
+
+// traced runs run, with the kernel traced on cpus when on (--explain):
+// a trace that cannot start or stop is a *SetupError, which says which
+// step failed; another failure is wrapped as the named probe's.
+func traced[R any](cpus []int, on bool, probe string, run func() (R, error)) (r R, tl *explain.Timeline, notes []string, err error) {
+	var tr *explain.Tracer
+	if on {
+		if tr, err = explain.Start(cpus); err != nil {
+			return r, nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
+		}
+	}
+	r, err = run()
+	if tr != nil {
+		var terr error
+		tl, notes, terr = tr.Stop()
+		if err == nil && terr != nil {
+			err = &SetupError{fmt.Errorf("--explain: %w", terr)}
+		}
+	}
+	if se := (*SetupError)(nil); errors.As(err, &se) {
+		return r, nil, nil, err
+	} else if err != nil {
+		return r, nil, nil, fmt.Errorf("%s probe: %w", probe, err)
+	}
+	return r, tl, notes, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -170,24 +171,13 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 		deadline = o.Duration
 		loops = int(o.Duration/o.Interval) + 1
 	}
-	notes, undo, err := setUpSystem(o)
+	// Each measuring thread keeps its P while it waits (the wait bypasses
+	// the runtime's syscall bookkeeping).
+	notes, stop, end, err := startRun(ctx, o, len(o.CPUs), o.OnStart)
 	if err != nil {
 		return nil, err
 	}
-	defer undo()
-	if o.OnStart != nil {
-		o.OnStart()
-	}
-	// Each measuring thread keeps its P while it waits (the wait bypasses
-	// the runtime's syscall bookkeeping), so leave one P for everything else.
-	if n := len(o.CPUs) + 1; runtime.GOMAXPROCS(0) < n {
-		old := runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(old)
-	}
-	stop, cancel := stopFlag(ctx)
-	defer cancel()
-	restore := quiet()
-	defer restore()
+	defer end()
 
 	res := &WakeResult{Interval: o.Interval, Planned: loops, Threads: make([]WakeThread, len(o.CPUs)), Notes: notes}
 	if deadline > 0 {
@@ -270,6 +260,34 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 
 // setUpSystem locks memory and holds the DMA latency as o asks; undo
 // gives both back.
+// startRun prepares the process for threads measuring on n CPUs: the
+// system set up as o asks (setUpSystem), onStart called, a P left for
+// everything else besides the n the measuring threads keep, the stop
+// flag of ctx, the collector off. end undoes it all, in reverse order.
+func startRun(ctx context.Context, o WakeOptions, n int, onStart func()) (notes []string, stop *atomic.Bool, end func(), err error) {
+	notes, undo, err := setUpSystem(o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if onStart != nil {
+		onStart()
+	}
+	old := runtime.GOMAXPROCS(0)
+	if old < n+1 {
+		runtime.GOMAXPROCS(n + 1)
+	}
+	stop, cancel := stopFlag(ctx)
+	restore := quiet()
+	return notes, stop, func() {
+		restore()
+		cancel()
+		if old < n+1 {
+			runtime.GOMAXPROCS(old)
+		}
+		undo()
+	}, nil
+}
+
 func setUpSystem(o WakeOptions) (notes []string, undo func(), err error) {
 	var undos []func()
 	undo = func() {

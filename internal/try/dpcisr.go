@@ -258,11 +258,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 	for i, q := range stats.Holm(blockP) {
 		res.Arms[i+1].Verdict.Blocks.PHolm = q
 	}
-	minP := make([]float64, k)
-	for j := 1; j < nArms; j++ {
-		minP[j-1] = res.Arms[j].Verdict.Blocks.MinP
-	}
-	floors := stats.HolmFloor(minP)
+	floors := blockFloors(res.Arms[1:])
 	for j := 1; j < nArms; j++ {
 		a := &res.Arms[j]
 		a.Verdict.Outcome = dpcOutcome(a.Verdict, floors[j-1])
@@ -363,4 +359,15 @@ func shiftText(s *dpcisr.SectionComparison) string {
 	}
 	sh := s.Shares[best]
 	return fmt.Sprintf(": %.1f%% vs %.1f%% at or below %g µs", sh.Pct[1], sh.Pct[0], sh.Us)
+}
+
+// blockFloors is, for each tried arm, the smallest Holm-adjusted p its
+// block test can reach with its rounds (stats.HolmFloor): a verdict of
+// "no difference" from too few rounds says so.
+func blockFloors(tried []Arm) []float64 {
+	minP := make([]float64, len(tried))
+	for i, a := range tried {
+		minP[i] = a.Verdict.Blocks.MinP
+	}
+	return stats.HolmFloor(minP)
 }

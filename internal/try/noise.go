@@ -172,11 +172,7 @@ func analyzeNoiseRate(res *Result) error {
 	for i, q := range stats.Holm(blockP) {
 		res.Arms[i+1].Verdict.Blocks.PHolm = q
 	}
-	minP := make([]float64, k)
-	for j := 1; j < nArms; j++ {
-		minP[j-1] = res.Arms[j].Verdict.Blocks.MinP
-	}
-	floors := stats.HolmFloor(minP)
+	floors := blockFloors(res.Arms[1:])
 	for j := 1; j < nArms; j++ {
 		a := &res.Arms[j]
 		a.Verdict.Outcome = rateOutcome(a.Verdict, floors[j-1])
