@@ -183,7 +183,7 @@ type Analyzer struct {
 	last     *Conn
 	lastKey  connKey
 	lastHash uint64
-	ending   []endingConn // connections that ended, oldest first, waiting out the grace period
+	ending   endingQueue // connections that ended, oldest first, waiting out the grace period
 	streams  int
 	// OnFrame, if set, is called for every analysed segment. The Frame is
 	// reused: copy what you keep.
@@ -255,6 +255,44 @@ type endingConn struct {
 	due int64
 }
 
+// endingQueue is a first-in first-out queue of ended connections in a
+// ring that grows by doubling. A slice taken from the front and appended
+// to at the back (as it was) reallocates whenever its end reaches its
+// capacity, however few it holds: with 100,000 short connections that
+// walked through megabytes of fresh memory, whose page faults were a
+// tenth of the analysis' time.
+type endingQueue struct {
+	ring       []endingConn // len a power of two
+	head, size int
+}
+
+func (q *endingQueue) len() int { return q.size }
+
+// front is the oldest connection; the queue must not be empty.
+func (q *endingQueue) front() *endingConn { return &q.ring[q.head] }
+
+// pop removes the oldest connection and returns it; the queue must not be
+// empty.
+func (q *endingQueue) pop() endingConn {
+	e := q.ring[q.head]
+	q.ring[q.head] = endingConn{} // let the Conn go
+	q.head = (q.head + 1) & (len(q.ring) - 1)
+	q.size--
+	return e
+}
+
+func (q *endingQueue) push(k connKey, h uint64, c *Conn, due int64) {
+	if q.size == len(q.ring) {
+		ring := make([]endingConn, max(64, 2*len(q.ring)))
+		n := copy(ring, q.ring[q.head:])
+		copy(ring[n:], q.ring[:q.head])
+		q.ring, q.head = ring, 0
+	}
+	e := &q.ring[(q.head+q.size)&(len(q.ring)-1)]
+	e.k, e.h, e.c, e.due = k, h, c, due // in place: endingConn is 64 bytes
+	q.size++
+}
+
 // minCloseGrace is the shortest wait between a connection's last segment
 // after it ended and its close: above the minimum retransmission timeout of
 // common stacks (200 ms on Linux, 300 ms on Windows), so a FIN retransmitted
@@ -274,10 +312,8 @@ func (a *Analyzer) closeGrace(c *Conn) int64 {
 
 // retireDue closes the ended connections whose grace period is over at now.
 func (a *Analyzer) retireDue(now int64) {
-	for len(a.ending) > 0 && a.ending[0].due <= now {
-		e := a.ending[0]
-		a.ending[0] = endingConn{} // the array outlives the slice: let the Conn go
-		a.ending = a.ending[1:]
+	for a.ending.len() > 0 && a.ending.front().due <= now {
+		e := a.ending.pop()
 		if e.c.replaced {
 			// Replaced by a new connection on the same ports (and closed
 			// then): this was the last reference to it.
@@ -288,7 +324,7 @@ func (a *Analyzer) retireDue(now int64) {
 			continue // no longer open (Finish)
 		}
 		if due := e.c.LastNs + a.closeGrace(e.c); due > now {
-			a.ending = append(a.ending, endingConn{e.k, e.h, e.c, due}) // it had more segments
+			a.ending.push(e.k, e.h, e.c, due) // it had more segments
 			continue
 		}
 		a.retire(e.k, e.h, e.c)
@@ -402,7 +438,7 @@ func (a *Analyzer) Finish() {
 	a.table = newConnTable()
 	a.table.seed = seed
 	a.closed = closedSet{}
-	a.ending = nil
+	a.ending = endingQueue{}
 	a.last = nil
 	a.slab, a.free, a.hs = nil, nil, nil
 }
@@ -610,7 +646,7 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 		if a.closeAtOnce {
 			a.retire(k, h, c)
 		} else {
-			a.ending = append(a.ending, endingConn{k, h, c, c.LastNs + a.closeGrace(c)})
+			a.ending.push(k, h, c, c.LastNs+a.closeGrace(c))
 		}
 	}
 }
