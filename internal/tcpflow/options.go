@@ -56,6 +56,19 @@ func ParseOptions(b []byte) TCPOptions {
 // that waited on a failed store forward, most of ParseOptions's time on
 // the long capture (7% of all the CPU).
 func (o *TCPOptions) parse(b []byte) {
+	// Most segments of a connection that negotiated timestamps carry
+	// exactly NOP, NOP, TS (Linux and Windows both pad so): read straight,
+	// the same as the loop below gives, in a fifth of its instructions
+	// (the loop was 5% of all of pcap tcp's on 100,000 short connections).
+	if len(b) == 12 && b[0] == optNOP && b[1] == optNOP && b[2] == optTS && b[3] == 10 {
+		*o = TCPOptions{HasTS: true, TSVal: be32(b[4:8]), TSEcr: be32(b[8:12])}
+		return
+	}
+	o.parseAll(b)
+}
+
+// parseAll is parse for any option bytes, one option at a time.
+func (o *TCPOptions) parseAll(b []byte) {
 	*o = TCPOptions{}
 	for i := 0; i < len(b); {
 		kind := b[i]

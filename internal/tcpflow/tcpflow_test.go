@@ -138,10 +138,15 @@ func FuzzParseOptions(f *testing.F) {
 	f.Add([]byte{2, 4, 5, 0xb4, 1, 3, 3, 7, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2})
 	f.Add([]byte{1, 1, 5, 18, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4})
 	f.Add([]byte{5, 255})
+	f.Add([]byte{1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		o := ParseOptions(b)
 		if o.NSACK > 4 {
 			t.Fatalf("%d SACK blocks", o.NSACK)
+		}
+		var all TCPOptions
+		if all.parseAll(b); all != o {
+			t.Fatalf("% x: parse %+v, every option %+v", b, o, all)
 		}
 		_ = IsDSACK(&o, 12345)
 	})
