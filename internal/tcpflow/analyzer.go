@@ -188,6 +188,10 @@ type Analyzer struct {
 	// OnFrame, if set, is called for every analysed segment. The Frame is
 	// reused: copy what you keep.
 	OnFrame func(*Frame)
+	// OnLateFrame, if set, is called (after OnFrame) for each segment of
+	// a connection already closed (Frame.AfterClose): what a run that
+	// needs no OnFrame still counts, without a call for every segment.
+	OnLateFrame func(*Frame)
 	// OnClose, if set, is called with each connection when it closes (both
 	// FINs acknowledged, or a RST), when a new connection on the same ports
 	// replaces it, or at Finish.
@@ -643,6 +647,9 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 
 	if a.OnFrame != nil {
 		a.OnFrame(fr)
+	}
+	if fr.AfterClose && a.OnLateFrame != nil {
+		a.OnLateFrame(fr)
 	}
 	switch {
 	case c.closed:
