@@ -18,13 +18,13 @@ func TestNewConnIsOneAllocation(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() {
 		s.SrcPort = port
 		port++
-		k := keyOf(s)
-		a.newConn(k, a.table.hashKey(&k), s)
+		k, fromB := keyOf(s)
+		a.newConn(k, a.table.hashKey(&k), s, fromB)
 	})
 	if allocs > 1 {
 		t.Fatalf("a new connection takes %v allocations, want 1", allocs)
 	}
-	k := keyOf(s)
+	k, _ := keyOf(s)
 	sl := a.table.find(a.table.hashKey(&k), &k)
 	if sl == nil {
 		t.Fatal("the last connection is not in the table")

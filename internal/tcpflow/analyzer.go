@@ -79,18 +79,11 @@ func (k *connKey) endpoint(i int) Endpoint {
 	return Endpoint{Addr: netip.AddrFrom16(a16), Port: port}
 }
 
-// carries reports whether s is a segment of c, in either direction.
-func (c *Conn) carries(s *Segment) bool {
-	if s.SrcPort == c.A.Port && s.DstPort == c.B.Port && s.Src == c.A.Addr && s.Dst == c.B.Addr {
-		return true
-	}
-	return s.SrcPort == c.B.Port && s.DstPort == c.A.Port && s.Src == c.B.Addr && s.Dst == c.A.Addr
-}
-
-func keyOf(s *Segment) connKey {
+// keyOf returns s's key, and whether s was sent by the key's b endpoint.
+func keyOf(s *Segment) (connKey, bool) {
 	var k connKey
-	k.set(s.Src, s.Dst, s.SrcPort, s.DstPort)
-	return k
+	fromB := k.set(s.Src, s.Dst, s.SrcPort, s.DstPort)
+	return k, fromB
 }
 
 // set makes k the key of a segment from src to dst, and returns whether
@@ -472,10 +465,16 @@ type connState struct {
 	d [2]Dir
 }
 
-func (a *Analyzer) newConn(k connKey, h uint64, s *Segment) *Conn {
+// newConn opens the connection of key k (hash h) whose first segment s
+// was sent by k's b endpoint if rev: that is its A.
+func (a *Analyzer) newConn(k connKey, h uint64, s *Segment, rev bool) *Conn {
 	st := a.allocConn()
 	c := &st.c
-	c.Stream, c.A, c.B, c.FirstNs = a.streams, Endpoint{s.Src, s.SrcPort}, Endpoint{s.Dst, s.DstPort}, s.TimeNs
+	src, dst := k.endpoint(0), k.endpoint(1)
+	if rev {
+		src, dst = dst, src
+	}
+	c.Stream, c.A, c.B, c.FirstNs, c.aKeyB = a.streams, src, dst, s.TimeNs, rev
 	a.streams++
 	for i := range c.dir {
 		c.dir[i] = &st.d[i]
@@ -505,20 +504,22 @@ func (a *Analyzer) newConn(k connKey, h uint64, s *Segment) *Conn {
 // Add analyses one segment.
 func (a *Analyzer) Add(s *Segment) {
 	a.opts.parse(s.Options)
-	k := keyOf(s)
-	a.addParsed(s, &a.opts, &k, a.table.hashKey(&k))
+	k, fromB := keyOf(s)
+	a.addParsed(s, &a.opts, &k, a.table.hashKey(&k), fromB)
 }
 
 // addParsed analyses one segment whose options o has parsed already
 // (s.Options is not read again), whose key is *key and the key's hash h
-// (connTable.hashKey). o must stay unchanged until the next segment: the
+// (connTable.hashKey); fromB says the segment's source is the key's b
+// endpoint. The segment's addresses and ports are not read unless OnFrame
+// is set: the key and rev tell its connection and direction. o must stay unchanged until the next segment: the
 // Frame points at it.
-func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) {
+func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, fromB bool) {
 	a.retireDue(s.TimeNs)
 	var k connKey
 	var c *Conn
 	var closed int32
-	if l := a.last; l != nil && l.carries(s) {
+	if l := a.last; l != nil && *key == a.lastKey {
 		k, h, c = a.lastKey, a.lastHash, l
 	} else {
 		k = *key
@@ -532,13 +533,13 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 		if closed != 0 {
 			c, late = a.closed.at(closed-1).revive(k), true
 		} else {
-			c = a.newConn(k, h, s)
+			c = a.newConn(k, h, s, fromB)
 		}
 	}
 	fr := &a.fr
 	*fr = Frame{Seg: s}
 	d := 0
-	if s.Src != c.A.Addr || s.SrcPort != c.A.Port {
+	if fromB != c.aKeyB { // sent by B
 		d = 1
 	}
 	fwd, rev := c.dir[d], c.dir[1-d]
@@ -546,7 +547,7 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64) 
 	// base of the conversation starts a new one).
 	if s.Flags&(SYN|ACK) == SYN && fwd.baseSet {
 		if s.Seq != fwd.baseSeq {
-			c = a.newConn(k, h, s)
+			c = a.newConn(k, h, s, fromB)
 			d = 0
 			fwd, rev = c.dir[0], c.dir[1]
 			fr.Flags |= FlagReusedPorts

@@ -60,7 +60,7 @@ func (t *closedFlow) flow() flow {
 
 // set makes t the closed state of c, whose key is k.
 func (t *closedConn) set(k connKey, c *Conn) {
-	t.stream, t.tsMruSyn, t.tsFirstRTT, t.aFirst = c.Stream, c.tsMruSyn, c.tsFirstRTT, c.A == k.endpoint(0)
+	t.stream, t.tsMruSyn, t.tsFirstRTT, t.aFirst = c.Stream, c.tsMruSyn, c.tsFirstRTT, !c.aKeyB
 	t.flow[0].set(&c.dir[0].flow)
 	t.flow[1].set(&c.dir[1].flow)
 }
@@ -70,7 +70,7 @@ func (t *closedConn) set(k connKey, c *Conn) {
 func (t *closedConn) revive(k connKey) *Conn {
 	c := &Conn{Stream: t.stream, A: k.endpoint(0), B: k.endpoint(1), tsMruSyn: t.tsMruSyn, tsFirstRTT: t.tsFirstRTT, closed: true}
 	if !t.aFirst {
-		c.A, c.B = c.B, c.A
+		c.A, c.B, c.aKeyB = c.B, c.A, true
 	}
 	for i := range c.dir {
 		c.dir[i] = &Dir{flow: t.flow[i].flow()}

@@ -28,6 +28,7 @@ type Conn struct {
 	ended      bool // both FINs acknowledged, or a RST seen
 	closed     bool
 	replaced   bool       // closed for a new connection on the same ports while ending
+	aKeyB      bool       // A is its key's b endpoint (connKey.set), which tells a segment's direction
 	st         *connState // the slab slot to recycle it into (Analyzer.ReuseConns), or nil
 }
 

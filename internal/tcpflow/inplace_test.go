@@ -38,7 +38,7 @@ func TestInPlaceSettersSetEveryField(t *testing.T) {
 	e.seq, e.frame = 9, 4
 	var s, sFilled Segment
 	testutil.FillNonZero(&sFilled)
-	e.segment(&s)
-	e.segment(&sFilled)
+	e.segment(&s, true)
+	e.segment(&sFilled, true)
 	check("stagedSeg.segment", s, sFilled)
 }

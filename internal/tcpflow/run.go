@@ -163,9 +163,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		for i := range b.segs {
 			e := &b.segs[i]
-			e.segment(&seg)
+			e.segment(&seg, a.OnFrame != nil)
 			opts.parse(e.opt[:e.nopt])
-			a.addParsed(&seg, &opts, &e.key, e.hash)
+			a.addParsed(&seg, &opts, &e.key, e.hash, e.rev)
 		}
 	})
 	r.Totals.TCPFragments += st.tcpFragments

@@ -37,8 +37,8 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 		for i := range b.segs {
 			e := &b.segs[i]
 			var s Segment
-			e.segment(&s)
-			if k := keyOf(&s); e.key != k || e.hash != tab.hashKey(&k) {
+			e.segment(&s, true)
+			if k, fromB := keyOf(&s); e.key != k || e.rev != fromB || e.hash != tab.hashKey(&k) {
 				t.Errorf("segment %d: key %v hash %x, want %v %x", i, e.key, e.hash, k, tab.hashKey(&k))
 			}
 			got = append(got, s)
