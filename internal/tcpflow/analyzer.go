@@ -62,6 +62,12 @@ type connKey struct {
 	v4    uint8     // bit 0: a is IPv4, bit 1: b is IPv4
 }
 
+// eq is k == *o, a word at a time: == on the struct calls the runtime's
+// memequal, whose call was a third of the table lookup's instructions.
+func (k *connKey) eq(o *connKey) bool {
+	return k.a == o.a && k.b == o.b && k.ports == o.ports && k.v4 == o.v4
+}
+
 // endpoint returns the key's endpoint i (0: a, 1: b).
 func (k *connKey) endpoint(i int) Endpoint {
 	addr, port, v4 := &k.a, uint16(k.ports), k.v4&1 != 0
@@ -519,7 +525,7 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 	var k connKey
 	var c *Conn
 	var closed int32
-	if l := a.last; l != nil && *key == a.lastKey {
+	if l := a.last; l != nil && key.eq(&a.lastKey) {
 		k, h, c = a.lastKey, a.lastHash, l
 	} else {
 		k = *key

@@ -126,7 +126,7 @@ func (t *connTable) find(h uint64, k *connKey) *connSlot {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.h == h {
-			if e := t.entry(s.i); e.key == *k {
+			if e := t.entry(s.i); e.key.eq(k) {
 				return e
 			}
 		}
