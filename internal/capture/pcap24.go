@@ -24,8 +24,15 @@ type pcap24 struct {
 	// big: the file's words are big-endian. A flag, not a
 	// binary.ByteOrder: four calls through the interface for each
 	// record were 2% of all of pcap tcp's instructions.
-	big      bool
-	factor   uint32 // to nanoseconds: 1000 (µs magic) or 1 (ns magic)
+	big    bool
+	factor uint32 // to nanoseconds: 1000 (µs magic) or 1 (ns magic)
+	// win is what the read buffer held when last looked at, of which the
+	// records read since take used bytes (not yet discarded from it):
+	// records are cut from it with no call into bufio, whose Peek, Peek
+	// and Discard for each record were a tenth of pcap tcp's
+	// instructions. Reader.Pos counts used.
+	win      []byte
+	used     int
 	snaplen  uint32
 	linkType layers.LinkType
 }
@@ -60,6 +67,30 @@ func (p *pcap24) maxCapLen() uint32 { return max(p.snaplen, maxPcapRecord) }
 
 // nextPcap24 reads the record at start.
 func (r *Reader) nextPcap24(rec *Record, start int64) error {
+	p := r.fast
+	if w := p.win[p.used:]; len(w) >= 16 {
+		incl, orig := p.u32(w[8:]), p.u32(w[12:])
+		if n := 16 + int(incl); incl <= p.maxCapLen() && (incl <= orig || incl <= maxPcapRecord) && n <= len(w) {
+			p.used += n
+			r.record(rec, start, p.u32(w), p.u32(w[4:]), incl, orig, w[16:n:n])
+			return nil
+		}
+	}
+	// Past the window, or a record it does not hold whole (or a corrupt
+	// one, which the checks below report): from the buffer.
+	_, _ = r.br.Discard(p.used)
+	p.win, p.used = nil, 0
+	if err := r.nextPcap24Buffered(rec, start); err != nil {
+		return err
+	}
+	// The bytes buffered now, without reading more (Peek does not fill
+	// below what is buffered), cut the next records.
+	p.win, _ = r.br.Peek(r.br.Buffered())
+	return nil
+}
+
+// nextPcap24Buffered reads the record at start through the read buffer.
+func (r *Reader) nextPcap24Buffered(rec *Record, start int64) error {
 	p := r.fast
 	h, err := r.br.Peek(16)
 	if err != nil {
@@ -107,6 +138,14 @@ func (r *Reader) nextPcap24(rec *Record, start int64) error {
 		r.long = buf.Bytes()
 		data = r.long
 	}
+	r.record(rec, start, sec, frac, incl, orig, data)
+	return nil
+}
+
+// record fills rec with the record at start whose header holds sec,
+// frac, incl and orig, and whose bytes are data.
+func (r *Reader) record(rec *Record, start int64, sec, frac, incl, orig uint32, data []byte) {
+	p := r.fast
 	r.frame++
 	// pcapgo's arithmetic: the fraction times the factor in 32 bits.
 	ns := int64(sec)*1e9 + int64(frac*p.factor)
@@ -117,5 +156,4 @@ func (r *Reader) nextPcap24(rec *Record, start int64) error {
 	rec.Frame, rec.Offset, rec.TimeNs, rec.CapLen, rec.OrigLen = r.frame, start, ns, int(incl), int(orig)
 	rec.LinkType, rec.Data, rec.StartNs = p.linkType, data, 0
 	rec.Iface, rec.Comments, rec.PacketID, rec.HasPacketID = 0, nil, 0, false
-	return nil
 }

@@ -56,6 +56,17 @@ func TestPcap24MatchesPcapgo(t *testing.T) {
 			files[order.String()+map[bool]string{false: " µs", true: " ns"}[nanos]] = f
 		}
 	}
+	// Records of every size from 0 to 1,400 bytes of payload over four
+	// read buffers: records start and end at every offset of a buffer,
+	// and some are cut across two (read from the window, then from the
+	// buffer refilled).
+	var many [][]byte
+	for n, size := 0, 0; size < 4*bufSize; n = (n + 37) % 1401 {
+		many = append(many, eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, n)))
+		size += 16 + len(many[len(many)-1])
+	}
+	files["many, little-endian"] = writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, many, 0)
+	files["many, big-endian"] = writePcap(binary.BigEndian, true, layers.LinkTypeEthernet, many, 0)
 	for name, file := range files {
 		got, err := readPcap24(t, file)
 		if err != nil {

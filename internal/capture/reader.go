@@ -373,7 +373,11 @@ func (r *Reader) Pos() int64 {
 	if r.gate != nil {
 		return r.gate.pos - int64(r.gate.buf.Buffered())
 	}
-	return r.cr.n - int64(r.br.Buffered())
+	pos := r.cr.n - int64(r.br.Buffered())
+	if r.fast != nil {
+		pos += int64(r.fast.used) // read from the window, not yet discarded
+	}
+	return pos
 }
 
 // Next reads the next record into rec. It returns io.EOF at the clean end
