@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"strings"
@@ -483,10 +484,16 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
-// A scan stopped through its context reports what it read until then.
+// A scan stopped through its context reports what it read until then:
+// it looks every interruptCheck records, so a cancel in the handler of
+// record 2 stops it after record interruptCheck, before the rest.
 func TestScanInterrupted(t *testing.T) {
 	p := eth(tcp4(t, "10.0.0.1", "10.0.0.2", 1, 2, 0, 10))
-	file := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, [][]byte{p, p, p, p}, 0)
+	frames := make([][]byte, 3*interruptCheck)
+	for i := range frames {
+		frames[i] = p
+	}
+	file := writePcap(binary.LittleEndian, false, layers.LinkTypeEthernet, frames, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	st, err := Scan(bytes.NewReader(file), ScanOptions{Dedup: DedupOff, Context: ctx}, func(*Record, *Packet) {
@@ -494,8 +501,9 @@ func TestScanInterrupted(t *testing.T) {
 			cancel()
 		}
 	})
-	if err != nil || !st.Interrupted || st.Frames != 2 || n != 2 || !strings.Contains(strings.Join(st.Notes(), "\n"), "interrupted after 2 frames") {
-		t.Errorf("stats %+v, %d packets handled, err %v; want interrupted after 2", st, n, err)
+	want := fmt.Sprintf("interrupted after %d frames", interruptCheck)
+	if err != nil || !st.Interrupted || st.Frames != interruptCheck || n != interruptCheck || !strings.Contains(strings.Join(st.Notes(), "\n"), want) {
+		t.Errorf("stats %+v, %d packets handled, err %v; want %s", st, n, err, want)
 	}
 }
 

@@ -178,8 +178,11 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 		done = opt.Context.Done()
 	}
 	var rec Record
-	for {
-		if closed(done) {
+	for n := 0; ; n++ {
+		// Every interruptCheck records: a look at the channel for each
+		// was 1.7% of pcap tcp's instructions. A run stops at most that
+		// many records after it is cancelled.
+		if n%interruptCheck == 0 && closed(done) {
 			st.Interrupted = true
 			break
 		}
@@ -208,6 +211,10 @@ func runScan(r io.Reader, opt ScanOptions, fn Handler) (*Stats, *scanner, error)
 
 // closed reports whether done is closed, without waiting (a nil channel
 // never is).
+// interruptCheck is how many records the scan reads between looks at
+// whether it was cancelled: a few microseconds of reading.
+const interruptCheck = 64
+
 func closed(done <-chan struct{}) bool {
 	select {
 	case <-done:
