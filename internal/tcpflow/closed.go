@@ -88,6 +88,7 @@ type closedSet struct {
 	chunks [][]closedConn // closedChunk each
 	n      int            // indexes handed out
 	free   []int32        // indexes a deletion left unused
+	spare  chan []closedConn
 }
 
 const closedChunk = 1024
@@ -102,9 +103,7 @@ func (s *closedSet) add() int32 {
 		s.free = s.free[:n-1]
 	} else {
 		if s.n%closedChunk == 0 {
-			c := make([]closedConn, closedChunk)
-			writeFirst(c) // 160 kB: the first touch must be a write (see writeFirst)
-			s.chunks = append(s.chunks, c)
+			s.chunks = append(s.chunks, s.newChunk())
 		}
 		i = int32(s.n)
 		s.n++

@@ -156,7 +156,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// unchanged until the next segment, as addParsed wants.
 	var seg Segment
 	var opts TCPOptions
-	st, err := scanInStages(ctx, o.Scan, a.table.seed, func(b *segBatch) {
+	sp := newSpares()
+	a.use(sp)
+	st, err := scanInStages(ctx, o.Scan, a.table.seed, sp, func(b *segBatch) {
 		t0 = b.t0
 		if sinkErr != nil {
 			return // the scan is stopping: nothing more is wanted

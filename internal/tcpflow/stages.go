@@ -121,7 +121,7 @@ type stagedScan struct {
 // returns when the scan has ended and add has seen every batch. A panic
 // in the scan is raised again in the caller's goroutine, as if the scan
 // had run there.
-func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), seed *hashSeed, add func(*segBatch)) (stagedScan, error) {
+func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), seed *hashSeed, sp *spares, add func(*segBatch)) (stagedScan, error) {
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
@@ -144,7 +144,7 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		res.Stats, res.tcpFragments, res.nonTCP = st, sc.tcpFragments, sc.nonTCP
 		return res, err
 	}
-	sc := &stager{stagerState: stagerState{seed: seed, full: full, free: free}}
+	sc := &stager{stagerState: stagerState{seed: seed, full: full, free: free, spares: sp}}
 	go func() {
 		defer close(full)
 		defer func() {
@@ -184,6 +184,7 @@ type stagerState struct {
 	seed                 *hashSeed
 	full, free           chan *segBatch
 	add                  func(*segBatch) // inlineStages: the analysis, called with each full batch
+	spares               *spares         // made between batches; nil: none
 	tcpFragments, nonTCP int
 }
 
@@ -208,6 +209,9 @@ func (sc *stager) handle(rec *capture.Record, p *capture.Packet) {
 			return
 		}
 		sc.full <- b
+		if sc.spares != nil {
+			sc.spares.refill()
+		}
 		sc.b = <-sc.free
 		sc.b.segs = sc.b.segs[:0]
 	}

@@ -32,7 +32,7 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 	var gotOpts [][]byte
 	batches := 0
 	tab := newConnTable()
-	st, err := scanInStages(context.Background(), g.scan, tab.seed, func(b *segBatch) {
+	st, err := scanInStages(context.Background(), g.scan, tab.seed, nil, func(b *segBatch) {
 		batches++
 		for i := range b.segs {
 			e := &b.segs[i]
@@ -79,6 +79,6 @@ func TestStagesRaiseAScanPanicInTheCaller(t *testing.T) {
 	tab := newConnTable()
 	scanInStages(context.Background(), func(context.Context, capture.Handler) (*capture.Stats, error) {
 		panic("bad frame")
-	}, tab.seed, func(*segBatch) {})
+	}, tab.seed, nil, func(*segBatch) {})
 	t.Fatal("no panic")
 }

@@ -49,6 +49,7 @@ type connTable struct {
 	open    int          // entries with an open connection
 	closed  int          // entries with a closed connection's state
 	seed    *hashSeed
+	spare   *spares // nil: none
 }
 
 // connIndex is a slot of the table. h is the key's hash with its lowest
@@ -146,9 +147,7 @@ func (t *connTable) slot(h uint64, k *connKey) *connSlot {
 		t.grow()
 	}
 	if t.used%connChunk == 0 {
-		c := make([]connSlot, connChunk)
-		writeFirst(c) // the first touch must be a write (see writeFirst)
-		t.entries = append(t.entries, c)
+		t.entries = append(t.entries, t.newChunk())
 	}
 	i := h & t.mask
 	for t.slots[i].h != 0 {
@@ -159,15 +158,15 @@ func (t *connTable) slot(h uint64, k *connKey) *connSlot {
 	e := t.entry(n)
 	e.key = *k // the rest is zero: a fresh entry, never used
 	t.used++
+	t.askSlots()
 	return e
 }
 
 // grow doubles the slots. The entries stay where they are.
 func (t *connTable) grow() {
 	old := t.slots
-	t.slots = make([]connIndex, 2*len(old))
+	t.slots = t.newSlots(2 * len(old))
 	t.mask = uint64(len(t.slots) - 1)
-	writeFirst(t.slots)
 	for _, o := range old {
 		if o.h != 0 {
 			j := o.h & t.mask
