@@ -11,7 +11,7 @@ import (
 // full; the others are said in a note of the device report, so that a
 // line matched "as written" is not taken for Windows' whole ranking.
 var busIDNotes = map[string]string{
-	"USB":     `latlab builds its hardware IDs ("Standard USB identifiers") but not its compatible IDs USB\CLASS_c&SUBCLASS_s&PROT_p, whose class codes the ID does not carry`,
+	"USB":     `latlab builds its hardware IDs ("Standard USB identifiers", and for an interface "Plug and Play support": VID&PID&REV&MI, then VID&PID&MI) but not its compatible IDs USB\CLASS_c&SUBCLASS_s&PROT_p, whose class codes the ID does not carry`,
 	"HDAUDIO": `latlab builds the two hardware IDs Microsoft documents ("Identifiers for High Definition Audio (HDAUDIO) devices": the ID, then the ID without REV) and none of the compatible IDs, which that page does not list one by one`,
 	"SD":      `matched as written: an SDIO function's one hardware ID is its device ID ("Identifiers for Secure Digital (SD) Devices"); its compatible ID SD\CLASS_c comes from a register the ID does not carry`,
 	"PCMCIA":  `matched as written: the card's other hardware ID (manufacturer codes in place of the CRC) and its *PNP compatible IDs come from the card's tuples, not from the ID ("Identifiers for PCMCIA Devices")`,

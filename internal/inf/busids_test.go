@@ -71,3 +71,64 @@ SDIO=Sdio, SD\VID_0271&PID_0400
 		t.Errorf("PCI note %q", n)
 	}
 }
+
+// A USB device and a USB interface are matched by the hardware IDs
+// Microsoft documents ("Standard USB identifiers"; for an interface's
+// list, "Plug and Play support"): a device's VID&PID&REV at 0x0000 and
+// VID&PID at 0x0001, an interface's VID&PID&REV&MI at 0x0000 and VID&PID&MI
+// at 0x0001. An interface never takes a device's line nor a device an
+// interface's; a line of class codes (a compatible ID latlab does not
+// build) is never taken.
+func TestINFUSBIDs(t *testing.T) {
+	src := `[Version]
+Signature="$WINDOWS NT$"
+[Manufacturer]
+Adapters=Models,NTamd64
+[Models.NTamd64]
+IfRev=IfRev, USB\VID_0BDA&PID_8153&REV_3000&MI_00
+If=If, USB\VID_0BDA&PID_8153&MI_00
+DevRev=DevRev, USB\VID_0BDA&PID_8154&REV_3000
+Dev=Dev, USB\VID_0BDA&PID_8154
+Class=Class, USB\Class_02&SubClass_06
+[IfRev]
+[If]
+[DevRev]
+[Dev]
+[Class]
+`
+	f, err := Parse(strings.NewReader(src), "usb.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		device, install string
+		rank            int
+		err             string
+	}{
+		{`USB\VID_0BDA&PID_8153&REV_3000&MI_00`, "IfRev", 0x0000, ""},
+		{`USB\VID_0BDA&PID_8153&REV_3001&MI_00\7&2b4c0a8f&0&0000`, "If", 0x0001, ""},
+		{`USB\VID_0BDA&PID_8154&REV_3000`, "DevRev", 0x0000, ""},
+		{`USB\VID_0BDA&PID_8154&REV_3001`, "Dev", 0x0001, ""},
+		{`USB\VID_0BDA&PID_8154&REV_3000&MI_01`, "", 0, "is in no models section"},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, "", 0, "lacks MI, which decides between lines of [Models.NTamd64]: line 6 USB\\VID_0BDA&PID_8153&REV_3000&MI_00 -> [IfRev]; line 7 USB\\VID_0BDA&PID_8153&MI_00 -> [If]; give the interface's ID (with MI_)"},
+	} {
+		rep, err := Analyze(f, c.device, ws, "", nil)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want %q", c.device, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.device, err)
+			continue
+		}
+		if rep.InstallSection != c.install || rep.Match == nil || rep.Match.Rank != c.rank || len(rep.IDs.Compatible) != 0 {
+			t.Errorf("%s: [%s] %+v %+v, want [%s] rank %#x", c.device, rep.InstallSection, rep.Match, rep.IDs, c.install, c.rank)
+		}
+		if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, `USB ID: latlab builds its hardware IDs ("Standard USB identifiers", and for an interface "Plug and Play support": VID&PID&REV&MI, then VID&PID&MI)`) {
+			t.Errorf("%s: notes:\n%s", c.device, notes)
+		}
+	}
+}

@@ -33,7 +33,39 @@ type idForm []string
 var (
 	pciHardware   = []idForm{{"VEN", "DEV", "SUBSYS", "REV"}, {"VEN", "DEV", "SUBSYS"}, {"VEN", "DEV", "CC6"}, {"VEN", "DEV", "CC4"}}
 	pciCompatible = []idForm{{"VEN", "DEV", "REV"}, {"VEN", "DEV"}, {"VEN", "CC6"}, {"VEN", "CC4"}, {"VEN"}, {"CC6"}, {"CC4"}}
-	usbHardware   = []idForm{{"VID", "PID", "REV", "MI"}, {"VID", "PID", "MI"}, {"VID", "PID", "REV"}, {"VID", "PID"}}
+	// A USB device's hardware IDs, and a USB interface's (MI_, the
+	// interfaces of a composite device, enumerated by USBCCGP). Microsoft's
+	// "Standard USB identifiers"
+	// (https://learn.microsoft.com/windows-hardware/drivers/install/standard-usb-identifiers)
+	// lists:
+	//
+	//	single-interface device:  device ID USB\VID_v(4)&PID_d(4)&REV_r(4)
+	//	                          hardware ID USB\VID_v(4)&PID_d(4)
+	//	                          compatible IDs USB\CLASS_c(2)&SUBCLASS_s(2)&PROT_p(2),
+	//	                            USB\CLASS_c(2)&SUBCLASS_s(2), USB\CLASS_c(2)
+	//	interface of a composite: device ID USB\VID_v(4)&PID_d(4)&MI_z(2)
+	//	                          compatible IDs USB\CLASS_d(2)&SUBCLASS_s(2)&PROT_p(2),
+	//	                            USB\CLASS_d(2)&SUBCLASS_s(2), USB\CLASS_d(2), USB\COMPOSITE
+	//
+	// For an interface it names the device ID, not the list of hardware
+	// IDs. That list is in "Plug and Play support"
+	// (https://learn.microsoft.com/windows-hardware/drivers/hid/plug-and-play-support),
+	// whose hardware IDs are USB\Vid_xxxx&Pid_yyyy&Rev_zzzz and
+	// USB\Vid_xxxx&Pid_yyyy for a device, and for an interface, as USBCCGP
+	// "appends the interface number ... to the end of the hardware ID":
+	//
+	//	USB\Vid_xxxx&Pid_yyyy&Rev_zzzz&MI_ww
+	//	USB\Vid_xxxx&Pid_yyyy&MI_ww
+	//
+	// The second is the first page's device ID. Built from the first page
+	// alone, an interface's list would lack the ID the second page puts
+	// first, and an INF line naming REV and MI would match no interface.
+	// These two lists are built here. The compatible IDs are not: their
+	// class codes come from the device's or the interface's descriptor,
+	// which the ID does not carry, and USB\COMPOSITE, which the first
+	// page gives an interface and the second the composite device itself,
+	// comes after them.
+	usbHardware = []idForm{{"VID", "PID", "REV", "MI"}, {"VID", "PID", "MI"}, {"VID", "PID", "REV"}, {"VID", "PID"}}
 	// An HD Audio function's hardware IDs, from Microsoft's "Identifiers
 	// for High Definition Audio (HDAUDIO) devices": "The first hwid is the
 	// device id and the second hwid is the more general reference without

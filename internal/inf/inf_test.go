@@ -405,6 +405,14 @@ func TestINFDeviceIDs(t *testing.T) {
 		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
 		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
 		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+		// Microsoft, "Plug and Play support" (HID): an interface's
+		// hardware IDs are VID&PID&REV&MI, then VID&PID&MI, the device ID
+		// "Standard USB identifiers" gives it; never the device's own.
+		{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, []string{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, `USB\VID_046D&PID_C52B&MI_00`}, nil, ""},
+		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&MI_01`}, nil, ""},
+		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B`}, nil, ""},
+		// compatible IDs are built from class codes, not from this ID
+		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`},
 		// Microsoft, "Identifiers for High Definition Audio (HDAUDIO)
 		// devices": the device ID first, then the ID without REV; no
 		// compatible ID is listed one by one there, so none is built.

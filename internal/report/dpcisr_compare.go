@@ -56,15 +56,17 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	if len(c.Sections) == 0 {
 		what = "hard page faults"
 	}
-	wrapTo(w, fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs ")), "", "  ")
+	// The module, the labels (file names) and the images are the user's
+	// and the traces': escaped before they are laid out.
+	wrapTo(w, safeText(fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs "))), "", "  ")
 	for _, s := range c.Sections {
-		fmt.Fprintf(w, "\n== %s\n", s.Name)
+		fmt.Fprintf(w, "\n== %s\n", safeText(s.Name))
 		if len(s.Missing) > 0 {
-			wrapTo(w, "not in: "+strings.Join(s.Missing, ", "), "", "  ")
+			wrapTo(w, "not in: "+safeText(strings.Join(s.Missing, ", ")), "", "  ")
 		}
 		hdr := []string{"bucket"}
 		for _, r := range s.Runs {
-			hdr = append(hdr, r.Label, "%")
+			hdr = append(hdr, safeText(r.Label), "%")
 		}
 		rows := [][]string{}
 		for j, b := range s.Buckets {
@@ -92,9 +94,9 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 		fmt.Fprintln(w)
 		hdr = []string{"share at or below"}
 		for i, r := range s.Runs {
-			hdr = append(hdr, r.Label)
+			hdr = append(hdr, safeText(r.Label))
 			if i > 0 {
-				hdr = append(hdr, "vs "+s.Runs[0].Label)
+				hdr = append(hdr, "vs "+safeText(s.Runs[0].Label))
 			}
 		}
 		rows = nil

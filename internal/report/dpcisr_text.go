@@ -32,10 +32,11 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	}
 	// What the file is stays whole: on the path's line if it fits, under
 	// it if not.
-	if head := fmt.Sprintf("latlab dpcisr: %s (%s)", res.File, what); text.StringWidthWithoutEscSequences(head) <= pageWidth {
+	file := safeText(res.File)
+	if head := fmt.Sprintf("latlab dpcisr: %s (%s)", file, what); text.StringWidthWithoutEscSequences(head) <= pageWidth {
 		fmt.Fprintln(w, head)
 	} else {
-		wrapTo(w, "latlab dpcisr: "+res.File, "", "  ")
+		wrapTo(w, "latlab dpcisr: "+file, "", "  ")
 		wrapTo(w, "("+what+")", "  ", "  ")
 	}
 	if len(v.Sections) > 0 {
@@ -45,7 +46,7 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		if s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 {
 			continue // emptied by the module filter
 		}
-		head := s.Name
+		head := safeText(s.Name)
 		if s.Heading != "" && !strings.EqualFold(s.Heading, s.Name) {
 			head += fmt.Sprintf(" (%q, line %d)", s.Heading, s.Line)
 		}
@@ -68,10 +69,10 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 			if all := histName(s.Name, dpcisr.Histogram{}); all != "(all modules)" {
 				// A Linux trace's check is latlab's, in xperf's terms.
 				fmt.Fprintln(w)
-				wrapTo(w, fmt.Sprintf("check: %s %d, total %d: %s", strings.Trim(all, "()"), s.Check.AllModule, s.Check.Total, s.Check.Verdict), "", "  ")
+				wrapTo(w, fmt.Sprintf("check: %s %d, total %d: %s", strings.Trim(all, "()"), s.Check.AllModule, s.Check.Total, safeText(s.Check.Verdict)), "", "  ")
 			} else {
 				fmt.Fprintln(w)
-				wrapTo(w, fmt.Sprintf("xperf's own check: all modules %d, total %d: %s", s.Check.AllModule, s.Check.Total, s.Check.Verdict), "", "  ")
+				wrapTo(w, fmt.Sprintf("xperf's own check: all modules %d, total %d: %s", s.Check.AllModule, s.Check.Total, safeText(s.Check.Verdict)), "", "  ")
 			}
 		}
 		if s.Intervals != nil {
@@ -82,14 +83,14 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		hardFaultText(w, r.HardFaults)
 	}
 	for _, n := range r.Notes {
-		wrapTo(w, "note: "+n, "", "  ")
+		wrapTo(w, "note: "+safeText(n), "", "  ")
 	}
 }
 
 func dpcisrHistogram(w io.Writer, section string, h dpcisr.HistogramView, unit string) {
-	head := histName(section, h.Histogram)
+	head := safeText(histName(section, h.Histogram))
 	if h.Label != "" {
-		head += " — " + h.Label
+		head += " — " + safeText(h.Label)
 	}
 	if h.Line > 0 { // a report's line; latlab's own traces have none
 		head += fmt.Sprintf(" (line %d)", h.Line)
@@ -137,7 +138,7 @@ func dpcisrUsage(w io.Writer, s dpcisr.Section) {
 		if len(u.CPUs) > busiest {
 			cpu = fmt.Sprint(u.CPUs[busiest])
 		}
-		rows = append(rows, []string{"  " + u.Module, fmt.Sprint(u.TotalUsec()), cpu, fmt.Sprint(max(bu, 0)), share})
+		rows = append(rows, []string{"  " + safeText(u.Module), fmt.Sprint(u.TotalUsec()), cpu, fmt.Sprint(max(bu, 0)), share})
 	}
 	Table(w, []string{"  " + HandlerColumn(s.Name), "total µs", "busiest CPU", "µs there", "% of that CPU"}, rows)
 }

@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
-	"unicode/utf8"
+
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/units"
@@ -47,39 +48,42 @@ func DPCWatch(w io.Writer, r *dpcwatch.Result, file string) {
 				rows = append(rows, []string{fmt.Sprintf("(%d more in the document)", len(sec.ms)-i), "", "", "", "", ""})
 				break
 			}
-			rows = append(rows, []string{m.Module, fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
+			rows = append(rows, []string{safeText(m.Module), fmt.Sprint(m.Count), units.Us(m.TotalUs), units.Us(m.MaxUs),
 				units.Seconds(m.MaxAtS, 3), fmt.Sprint(m.MaxCPU)})
 		}
 		Table(w, []string{HandlerColumn(sec.name), "count", "total", "longest", "at", "CPU"}, rows)
 	}
 	fmt.Fprintln(w)
-	writeHanging(w, "verdict: "+s.Verdict.Text, 2)
+	// Module names come from the drivers loaded: escaped (safeText), as
+	// dpcisr escapes a trace's, before they are laid out.
+	writeHanging(w, "verdict: "+safeText(s.Verdict.Text), 2)
 	if r.Report != nil && r.Report.HardFaults != nil {
 		hardFaultText(w, r.Report.HardFaults)
 		fmt.Fprintln(w)
 	}
 	for _, n := range s.Notes {
-		writeHanging(w, "note: "+n, 2)
+		writeHanging(w, "note: "+safeText(n), 2)
 	}
 	if file != "" {
 		fmt.Fprintf(w, "histograms in xperf's buckets: latlab dpcisr %s\n", file)
 	}
 }
 
-// DPCWatchLine is the live line of one interval, at most width runes: module
-// names are shortened first, then the ISR part goes.
+// DPCWatchLine is the live line of one interval, at most width terminal
+// columns: module names, escaped, are shortened first, then the ISR part
+// goes.
 func DPCWatchLine(iv dpcwatch.Interval, width int) string {
 	part := func(name string, s dpcwatch.SectionInterval, n int, most bool) string {
 		if s.Count == 0 || s.ByMax == nil {
 			return fmt.Sprintf("%s 0", name)
 		}
-		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), Clip(s.ByMax.Module, n))
+		p := fmt.Sprintf("%s %d, max %s %s", name, s.Count, units.Us(s.ByMax.MaxUs), Clip(safeText(s.ByMax.Module), n))
 		if most && s.ByTime != nil && s.ByTime.Module != s.ByMax.Module {
-			p += fmt.Sprintf(", most time %s", Clip(s.ByTime.Module, n))
+			p += fmt.Sprintf(", most time %s", Clip(safeText(s.ByTime.Module), n))
 		}
 		return p
 	}
-	fits := func(l string) bool { return utf8.RuneCountInString(l) <= width }
+	fits := func(l string) bool { return text.StringWidthWithoutEscSequences(l) <= width }
 	// Shorter names first, then without the module of most time, then
 	// without the ISRs.
 	names := iv.Names
@@ -97,7 +101,7 @@ func DPCWatchLine(iv dpcwatch.Interval, width int) string {
 	}
 	l := fmt.Sprintf("[%5.0fs] %s", iv.ToS, part(names[0], iv.DPC, 12, false))
 	if !fits(l) {
-		l = string([]rune(l)[:width])
+		l = text.Trim(l, width)
 	}
 	return l
 }

@@ -63,13 +63,11 @@ func hardFaultRows(h *dpcisr.HardFaults) (header []string, rows [][]string) {
 	return header, rows
 }
 
-// faultName is the row's name cut to fit a terminal's table.
+// faultName is the row's name, its image escaped (safeText) and cut to
+// fit a terminal's table, in the table and the verdict of the terminal and
+// the page alike.
 func faultName(p dpcisr.ProcessFaults) string {
-	n := []rune(p.Name())
-	if len(n) > maxFaultNameLen {
-		return string(n[:maxFaultNameLen-1]) + "…"
-	}
-	return string(n)
+	return Clip(safeText(p.Name()), maxFaultNameLen)
 }
 
 func clampBytes(b uint64) int64 {
@@ -124,7 +122,7 @@ func hardFaultCompareText(w io.Writer, hc *dpcisr.HardFaultComparison) {
 			}
 		}
 		fmt.Fprintln(w)
-		wrapTo(w, fmt.Sprintf("hard page faults: not compared, only in %s (not in %s)", strings.Join(have, ", "), strings.Join(hc.Missing, ", ")), "", "  ")
+		wrapTo(w, safeText(fmt.Sprintf("hard page faults: not compared, only in %s (not in %s)", strings.Join(have, ", "), strings.Join(hc.Missing, ", "))), "", "  ")
 		return
 	}
 	fmt.Fprintf(w, "\n== hard page faults\n")
@@ -138,7 +136,7 @@ func hardFaultCompareText(w io.Writer, hc *dpcisr.HardFaultComparison) {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d faults, %s read, %s waited", hc.Labels[i], t.Faults, units.Bytes(clampBytes(t.Bytes)), units.Us(t.TotalUs)))
 	}
-	wrapTo(w, "verdict: "+strings.Join(parts, "; ")+": counts and sums per trace, no test of a difference", "", "  ")
+	wrapTo(w, "verdict: "+safeText(strings.Join(parts, "; "))+": counts and sums per trace, no test of a difference", "", "  ")
 	if len(hc.Images) == 0 {
 		return
 	}
@@ -154,16 +152,13 @@ func hardFaultCompareText(w io.Writer, hc *dpcisr.HardFaultComparison) {
 			rows = append(rows, more[:len(header)])
 			break
 		}
-		name := im.Image
-		if name == "" {
+		name := Clip(safeText(im.Image), maxFaultNameLen)
+		if im.Image == "" {
 			name = "(image unknown)"
-		}
-		if n := []rune(name); len(n) > maxFaultNameLen {
-			name = string(n[:maxFaultNameLen-1]) + "…"
 		}
 		rows = append(rows, append([]string{name}, make([]string, len(header)-1)...))
 		for j, r := range im.Runs {
-			row := []string{"  " + hc.Labels[j], faultPIDs(r), fmt.Sprint(r.Faults), "-", "-", "-"}
+			row := []string{"  " + safeText(hc.Labels[j]), faultPIDs(r), fmt.Sprint(r.Faults), "-", "-", "-"}
 			if !r.CountsOnly && r.Faults > 0 { // no fault: nothing read, no wait
 				row[3], row[4], row[5] = units.Bytes(clampBytes(r.Bytes)), units.Us(r.TotalUs), units.Us(r.LongestUs)
 			}

@@ -130,13 +130,15 @@ func writeHanging(w io.Writer, line string, indent int) {
 	}
 }
 
-// Clip cuts s to n characters, the last an ellipsis.
+// Clip cuts s to n terminal columns, the last an ellipsis: a wide
+// character (CJK) counts two, a combining mark none, as the tables count
+// them.
 func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if text.StringWidthWithoutEscSequences(s) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	const more = "…"
+	return text.Trim(s, n-text.StringWidthWithoutEscSequences(more)) + more
 }
 
 // Paren puts s in parentheses after a space, nothing when s is empty.
