@@ -252,8 +252,6 @@ func NewAnalyzer() *Analyzer {
 // endingConn is a connection that ended, due to be closed at due unless
 // more of its segments arrive.
 type endingConn struct {
-	k   connKey
-	h   uint64 // k's hash
 	c   *Conn
 	due int64
 }
@@ -284,7 +282,7 @@ func (q *endingQueue) pop() endingConn {
 	return e
 }
 
-func (q *endingQueue) push(k connKey, h uint64, c *Conn, due int64) {
+func (q *endingQueue) push(c *Conn, due int64) {
 	if q.size == len(q.ring) {
 		ring := make([]endingConn, max(64, 2*len(q.ring)))
 		n := copy(ring, q.ring[q.head:])
@@ -292,7 +290,7 @@ func (q *endingQueue) push(k connKey, h uint64, c *Conn, due int64) {
 		q.ring, q.head = ring, 0
 	}
 	e := &q.ring[(q.head+q.size)&(len(q.ring)-1)]
-	e.k, e.h, e.c, e.due = k, h, c, due // in place: endingConn is 64 bytes
+	e.c, e.due = c, due
 	q.size++
 }
 
@@ -323,37 +321,37 @@ func (a *Analyzer) retireDue(now int64) {
 			a.recycle(e.c)
 			continue
 		}
-		if sl := a.table.find(e.h, &e.k); sl == nil || sl.conn != e.c {
-			continue // no longer open (Finish)
+		if e.c.entry.conn != e.c {
+			continue // no longer open
 		}
 		if due := e.c.LastNs + a.closeGrace(e.c); due > now {
-			a.ending.push(e.k, e.h, e.c, due) // it had more segments
+			a.ending.push(e.c, due) // it had more segments
 			continue
 		}
-		a.retire(e.k, e.h, e.c)
+		a.retire(e.c)
 	}
 }
 
 // retire closes c, which has ended, and keeps only its Wireshark state.
-func (a *Analyzer) retire(k connKey, h uint64, c *Conn) {
+func (a *Analyzer) retire(c *Conn) {
 	a.close(c)
-	sl := a.table.slot(h, &k)
+	sl := c.entry
 	a.table.setConn(sl, nil)
 	if a.last == c {
 		a.last = nil
 	}
-	a.putClosed(sl, k, c)
+	a.putClosed(sl, c)
 	a.recycle(c)
 }
 
-// putClosed stores c's state as the closed connection of sl's key, k.
-func (a *Analyzer) putClosed(sl *connSlot, k connKey, c *Conn) {
+// putClosed stores c's state as the closed connection of sl's key.
+func (a *Analyzer) putClosed(sl *connSlot, c *Conn) {
 	i := sl.closed - 1
 	if sl.closed == 0 {
 		i = a.closed.add()
 		a.table.setClosed(sl, i+1)
 	}
-	a.closed.at(i).set(k, c)
+	a.closed.at(i).set(c)
 }
 
 // recycle keeps the memory of c, which has closed and which nothing
@@ -498,6 +496,7 @@ func (a *Analyzer) newConn(k connKey, h uint64, s *Segment, rev bool) *Conn {
 		}
 	}
 	sl := a.table.slot(h, &k)
+	c.entry = sl
 	if sl.closed != 0 {
 		a.closed.del(sl.closed - 1)
 		a.table.setClosed(sl, 0)
@@ -661,14 +660,14 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 	switch {
 	case c.closed:
 		if late {
-			a.putClosed(a.table.slot(h, &k), k, c)
+			a.putClosed(a.table.slot(h, &k), c)
 		}
 	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
 		c.ended = true
 		if a.closeAtOnce {
-			a.retire(k, h, c)
+			a.retire(c)
 		} else {
-			a.ending.push(k, h, c, c.LastNs+a.closeGrace(c))
+			a.ending.push(c, c.LastNs+a.closeGrace(c))
 		}
 	}
 }

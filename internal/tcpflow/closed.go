@@ -58,8 +58,8 @@ func (t *closedFlow) flow() flow {
 	return f
 }
 
-// set makes t the closed state of c, whose key is k.
-func (t *closedConn) set(k connKey, c *Conn) {
+// set makes t the closed state of c.
+func (t *closedConn) set(c *Conn) {
 	t.stream, t.tsMruSyn, t.tsFirstRTT, t.aFirst = c.Stream, c.tsMruSyn, c.tsFirstRTT, !c.aKeyB
 	t.flow[0].set(&c.dir[0].flow)
 	t.flow[1].set(&c.dir[1].flow)

@@ -27,9 +27,14 @@ type Conn struct {
 	timeline   bool
 	ended      bool // both FINs acknowledged, or a RST seen
 	closed     bool
-	replaced   bool       // closed for a new connection on the same ports while ending
-	aKeyB      bool       // A is its key's b endpoint (connKey.set), which tells a segment's direction
-	st         *connState // the slab slot to recycle it into (Analyzer.ReuseConns), or nil
+	replaced   bool // closed for a new connection on the same ports while ending
+	aKeyB      bool // A is its key's b endpoint (connKey.set), which tells a segment's direction
+	// entry is its key's in the Analyzer's table (entries never move):
+	// closing it needs no lookup, whose cache miss on a slot last read a
+	// second of capture time before was 3% of the run's time with
+	// 100,000 short connections.
+	entry *connSlot
+	st    *connState // the slab slot to recycle it into (Analyzer.ReuseConns), or nil
 }
 
 // Dir returns the state of one direction: 0 is A->B, 1 is B->A.

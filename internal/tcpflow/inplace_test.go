@@ -27,11 +27,10 @@ func TestInPlaceSettersSetEveryField(t *testing.T) {
 	check("closedFlow.set", cf, cfFilled)
 
 	c := &Conn{Stream: 3, dir: [2]*Dir{newDir(), newDir()}}
-	var k connKey
 	var cc, ccFilled closedConn
 	testutil.FillNonZero(&ccFilled)
-	cc.set(k, c)
-	ccFilled.set(k, c)
+	cc.set(c)
+	ccFilled.set(c)
 	check("closedConn.set", cc, ccFilled)
 
 	var e stagedSeg
