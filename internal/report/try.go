@@ -94,7 +94,16 @@ func tryVerdictTable(r *try.Result) htmlTable {
 			diff = fmt.Sprintf("rate ratio %.3g (exact test %s, Holm)", float64(rt.Ratio), stats.FormatP(v.RatePHolm))
 			ci = fmt.Sprintf("[%.3g, %.3g] (%.1f%%)", rt.Lo, float64(rt.Hi), v.Level*100)
 		}
-		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),
+		if p := v.ChiSquaredPHolm; p != nil {
+			// The dpcisr probe: the module's pooled DPC buckets
+			// compared, no samples and no Mann-Whitney test.
+			diff = fmt.Sprintf("DPC buckets: chi-squared %s, Holm", stats.FormatP(*p))
+		}
+		mw := "-"
+		if v.PHolm != nil {
+			mw = stats.FormatP(*v.PHolm)
+		}
+		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, mw,
 			fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
 	}
 	return t

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,4 +71,25 @@ func TestTryNoiseText(t *testing.T) {
 		}
 	}
 	goldie.New(t).Assert(t, "try-noise", b.Bytes())
+}
+
+// The HTML verdict table of a dpcisr run gives its chi-squared p where
+// the difference goes and no Mann-Whitney p: the probe runs no such
+// test, and its p once filled that column.
+func TestTryVerdictTableDPCISR(t *testing.T) {
+	p, mw := 0.0123, 0.2
+	r := &try.Result{Probe: try.ProbeDPCISR, By: "p99", Arms: []try.Arm{{Label: "current", Baseline: true},
+		{Label: "off", Verdict: &try.Verdict{Outcome: try.NoDifference, ChiSquaredPHolm: &p, Blocks: try.BlockTest{Rounds: 8, Lower: 5, PHolm: 0.3}}},
+		{Label: "low", Verdict: &try.Verdict{Outcome: try.NoDifference, PHolm: &mw}}}}
+	tb := tryVerdictTable(r)
+	mwCol := slices.Index(tb.Header, "Mann-Whitney p (Holm)")
+	if len(tb.Rows) != 2 || mwCol < 0 {
+		t.Fatalf("table %+v", tb)
+	}
+	if row := tb.Rows[0]; row[2] != "DPC buckets: chi-squared p = 0.012, Holm" || row[mwCol] != "-" {
+		t.Errorf("dpcisr row %q", row)
+	}
+	if row := tb.Rows[1]; row[2] != "-" || row[mwCol] != "p = 0.200" {
+		t.Errorf("row with a Mann-Whitney p %q", row)
+	}
 }

@@ -150,9 +150,9 @@ func analyzeNoiseRate(res *Result) error {
 			}
 		}
 		v.Blocks = signedRank(roundDiffs(stat, j))
-		v.MannWhitney = stats.MWU{P: 1}
+		v.MannWhitney = &stats.MWU{P: 1}
 		if m, err := stats.MannWhitney(lengths[0], lengths[j]); err == nil {
-			v.MannWhitney = m
+			v.MannWhitney = &m
 		}
 		mwP = append(mwP, v.MannWhitney.P)
 		p := 1.0
@@ -167,7 +167,7 @@ func analyzeNoiseRate(res *Result) error {
 		res.Arms[i+1].Verdict.RatePHolm = q
 	}
 	for i, q := range stats.Holm(mwP) {
-		res.Arms[i+1].Verdict.PHolm = q
+		res.Arms[i+1].Verdict.PHolm = &q
 	}
 	for i, q := range stats.Holm(blockP) {
 		res.Arms[i+1].Verdict.Blocks.PHolm = q

@@ -71,8 +71,10 @@ func TestTryNoiseRateVerdict(t *testing.T) {
 		}
 		// The lengths are alike in every case: Mann-Whitney, reported
 		// beside, compares them, and the rate test has a p of its own.
-		if (v.RatePHolm < Alpha) != (c.base != c.value) || v.PHolm < Alpha {
-			t.Errorf("%s: rate p %v, lengths' Mann-Whitney p %v", c.name, v.RatePHolm, v.PHolm)
+		if v.PHolm == nil {
+			t.Errorf("%s: no Mann-Whitney p of the lengths", c.name)
+		} else if (v.RatePHolm < Alpha) != (c.base != c.value) || *v.PHolm < Alpha {
+			t.Errorf("%s: rate p %v, lengths' Mann-Whitney p %v", c.name, v.RatePHolm, *v.PHolm)
 		}
 		if r.Arms[0].Complete != c.rounds || r.Arms[0].Noise == nil || r.Arms[0].Summary == nil {
 			t.Errorf("%s: baseline %+v", c.name, r.Arms[0])
