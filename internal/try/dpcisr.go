@@ -247,7 +247,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 				v.DPCISR = c
 			}
 		}
-		v.Blocks = signedRank(roundDiffs(stat, j))
+		v.Blocks = ptr(signedRank(roundDiffs(stat, j)))
 		chiP = append(chiP, dpcChiP(v))
 		blockP = append(blockP, v.Blocks.P)
 		a.Verdict = v
