@@ -408,8 +408,8 @@ func TestTryNoiseProbeCPUs(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "each block: a thread spinning on each of CPUs 0, 1, counting") {
 		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
 	}
-	js := filepath.Join(dir, "n.json")
-	code, out, errs = runCLI(t, append(args, "-o", js)...)
+	js, html := filepath.Join(dir, "n.json"), filepath.Join(dir, "n.html")
+	code, out, errs = runCLI(t, append(args, "-o", js, "--html", html)...)
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, errs)
 	}
@@ -443,6 +443,9 @@ func TestTryNoiseProbeCPUs(t *testing.T) {
 		if !b.Complete || len(b.NoiseCPUs) != 2 || b.NoiseCPUs[0].CPU != 0 || b.NoiseCPUs[1].CPU != 1 {
 			t.Errorf("block %d: %+v", b.Index, b.NoiseCPUs)
 		}
+	}
+	if page := readFile(t, html); !strings.Contains(page, "interruptions per second per CPU over CPUs 0, 1") || !strings.Contains(page, "hpet on CPU 1") {
+		t.Error("the page lacks the blocks' rates or the verdict per CPU")
 	}
 	if got := readFile(t, filepath.Join(root, "sys/devices/system/clocksource/clocksource0/current_clocksource")); got != "tsc\n" {
 		t.Errorf("clocksource left at %q", got)

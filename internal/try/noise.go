@@ -398,7 +398,11 @@ func noiseSummaryText(label, base string, cs []NoiseCPUVerdict, k int) string {
 	var rest []string
 	for _, o := range []Outcome{NoDifference, TooFew} {
 		if len(on[o]) > 0 && len(on[o]) < n {
-			rest = append(rest, fmt.Sprintf("%s on %s", o, where(o)))
+			words := string(o)
+			if o == TooFew {
+				words = "no verdict"
+			}
+			rest = append(rest, fmt.Sprintf("%s on %s", words, where(o)))
 		}
 	}
 	if len(rest) > 0 {
