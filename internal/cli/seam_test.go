@@ -582,10 +582,18 @@ func TestTryFlagsToOptions(t *testing.T) {
 		{"timer-slack", "1us", "--probe", "dpcisr", "--load", "ftp"},
 		{"timer-slack", "1us", "--rtprio", "100"},
 		{"timer-slack", "1us", "--threshold", "5us"}, // a noise flag with the sleep probe
-		{"timer-slack", "1us", "--probe", "noise", "--cpus", "0,1"},
+		{"timer-slack", "1us", "--cpus", "0,1"},      // one measuring thread
 	} {
 		called := false
 		runSeamRefused(t, newTryCmd(seamIO(), func(*TryOptions) error { called = true; return nil }), args, &called)
+	}
+	// The noise probe spins a thread on each CPU listed, in order, as
+	// latlab noise reads the list.
+	var got *TryOptions
+	called := false
+	runSeam(t, newTryCmd(seamIO(), func(o *TryOptions) error { got, called = o, true; return nil }), []string{"timer-slack", "1us", "--probe", "noise", "--cpus", "1,0"}, &called)
+	if cpus := got.try.Probe.Noise.CPUs; !reflect.DeepEqual(cpus, []int{0, 1}) {
+		t.Errorf("--probe noise --cpus 1,0: CPUs %v", cpus)
 	}
 }
 

@@ -110,12 +110,15 @@ watch does; the arms are compared per module as latlab dpcisr compare does,
 the block test follows --module or the module with the most DPC (softirq)
 time.
 
---probe noise spins a thread on one CPU (--cpus N, default the last) in each
-block, as latlab noise does, and counts the steps of at least --threshold
-between its clock reads: the interruptions. The verdict is by rate
-(interruptions per second; --by rate, the default): the counts of each arm's
-blocks pooled, an exact Poisson rate test, and the block test over the
-blocks' rates; --by p99 and the others compare the interruptions' lengths.
+--probe noise spins a thread on each CPU of --cpus (default the last; a list
+such as 2,3 or 2-5 takes several) in each block, as latlab noise does, and
+counts the steps of at least --threshold between its clock reads: the
+interruptions. The verdict is by rate (interruptions per second; --by rate,
+the default): on each CPU, the counts of each arm's blocks pooled, an exact
+Poisson rate test, and the block test over the blocks' rates. Over several
+CPUs each VALUE gets a verdict per CPU, all Holm-adjusted together, and a
+line that sums them up (better on 2 of 3 CPUs, worse on none). On one CPU,
+--by p99 and the others compare the interruptions' lengths.
 
 Ctrl-C stops the current block, restores the original and reports what was
 measured, marked interrupted. A run killed outright leaves only journal
@@ -127,7 +130,8 @@ knob set says so.`,
   latlab try clocksource hpet --probe wake --by p99 -o try.json
   latlab try coalescing rx-usecs=0 --iface eth0 --probe udp --to 192.0.2.1:7
   latlab try interrupt-moderation off --adapter 7 --restart-adapter --probe dpcisr
-  latlab try timer-migration 0 --probe noise --cpus 1 --blocks 10`,
+  latlab try timer-migration 0 --probe noise --cpus 1 --blocks 10
+  latlab try irq-affinity 0 --irq 24 --probe noise --cpus 2-3 --blocks 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.settings = settingsOf(cmd.Flags())
@@ -187,7 +191,7 @@ knob set says so.`,
 	fs.StringVar(&o.Method, "method", methods[0], "sleep probe: "+strings.Join(methods, ", "))
 	durationFlag(fs, &o.Interval, "interval", time.Millisecond, "wake probe: wake-up period")
 	priorityFlags(fs, &o.Priority, &o.RTPrio, "the measuring thread")
-	cpusFlag(fs, &o.CPUs, pinHelp)
+	cpusFlag(fs, &o.CPUs, "pin the measuring thread to this CPU, e.g. 2; noise probe: a spinning thread on each CPU listed, e.g. 2 or 2,3 or 2-5 (default: the last CPU)")
 	oldSpelling(fs, io.Err, "cpu", "cpus", "")
 	fs.StringVar(&o.To, "to", "", "udp probe: HOST:PORT of a UDP echo server (latlab net serve)")
 	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
@@ -221,7 +225,11 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 	if o.Blocks < 1 {
 		return to, Usagef("invalid --blocks %d: accepted 1-%d blocks per arm", o.Blocks, try.MaxBlocks)
 	}
-	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, o.CPUs, 0)
+	pin := o.CPUs
+	if o.Probe == try.ProbeNoise {
+		pin = "" // a thread on each CPU listed, read below
+	}
+	th, err := threadFromFlags(o.changed, o.Priority, o.RTPrio, pin, 0)
 	if err != nil {
 		return to, err
 	}
@@ -257,11 +265,13 @@ func (o *TryOptions) tryOptions(name string, values []string) (try.Options, erro
 			p.Load.Profile = pr.Override(rateIf(o.rateSet, o.Rate), sizeIf(o.sizeSet, o.Size))
 		}
 	case try.ProbeNoise:
-		cpu := th.CPU
-		if cpu < 0 {
-			cpu = sched.NumCPU() - 1 // as latlab noise: the last CPU
+		cpus := []int{sched.NumCPU() - 1} // as latlab noise: the last CPU
+		if o.CPUs != "" {
+			if cpus, err = sched.ParseCPUList(o.CPUs, sched.NumCPU()); err != nil {
+				return to, Usagef("invalid --cpus: %v", err)
+			}
 		}
-		p.Noise = probe.NoiseOptions{Threshold: o.Threshold, CPUs: []int{cpu}, Priority: th.Priority, RTPrio: th.RTPrio}
+		p.Noise = probe.NoiseOptions{Threshold: o.Threshold, CPUs: cpus, Priority: th.Priority, RTPrio: th.RTPrio}
 	default: // try refuses it, naming the probes it accepts
 		to.Probe = p
 		return to, nil

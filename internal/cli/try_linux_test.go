@@ -18,6 +18,7 @@ import (
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/try"
 	"github.com/latlab/latlab/internal/units"
@@ -384,6 +385,67 @@ func TestTryNoiseProbe(t *testing.T) {
 	}
 	if page := readFile(t, html); !strings.Contains(page, "interruptions per second on CPU 0") {
 		t.Error("the page lacks the blocks' rates")
+	}
+	if got := readFile(t, filepath.Join(root, "sys/devices/system/clocksource/clocksource0/current_clocksource")); got != "tsc\n" {
+		t.Errorf("clocksource left at %q", got)
+	}
+}
+
+// --probe noise --cpus 0,1: the plan names both CPUs; a short real run
+// prints each value's line over the CPUs first, then each CPU's, and
+// writes a document with the counts and verdicts per CPU. Nothing is
+// asserted on the machine's noise.
+func TestTryNoiseProbeCPUs(t *testing.T) {
+	if sched.NumCPU() < 2 {
+		t.Skip("one CPU")
+	}
+	root := tryTree(t)
+	dir := testutil.TempDir(t)
+	state := filepath.Join(dir, "state")
+	args := []string{"--root", root, "try", "clocksource", "hpet", "--probe", "noise", "--cpus", "0-1",
+		"--seed", "9", "--blocks", "2", "--block-duration", "50ms", "--settle", "0", "--state-dir", state}
+	code, out, errs := runCLI(t, append(args, "--dry-run")...)
+	if code != 0 || !strings.Contains(out, "each block: a thread spinning on each of CPUs 0, 1, counting") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errs)
+	}
+	js, html := filepath.Join(dir, "n.json"), filepath.Join(dir, "n.html")
+	code, out, errs = runCLI(t, append(args, "-o", js, "--html", html)...)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	sum := strings.Index(out, "- hpet vs current: no verdict on any of 2 CPUs")
+	per := strings.Index(out, "per CPU:\n- CPU 0: hpet vs current: no verdict")
+	if sum < 0 || per < sum || !strings.Contains(out, "- CPU 1: hpet vs current: no verdict") || !strings.Contains(out, "CPUs 0, 1, interruptions of at least 1µs") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	f, err := os.Open(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := result.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := try.Read(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.NoiseCPUs) != 2 || len(r.Runs) != 4 || len(r.Arms[1].Verdict.NoiseCPUs) != 2 || len(r.Arms[0].NoiseCPUs) != 2 {
+		t.Fatalf("cpus %v, %d blocks, verdict %+v", r.NoiseCPUs, len(r.Runs), r.Arms[1].Verdict)
+	}
+	for _, b := range r.Runs {
+		if !b.Complete || len(b.NoiseCPUs) != 2 || b.NoiseCPUs[0].CPU != 0 || b.NoiseCPUs[1].CPU != 1 {
+			t.Errorf("block %d: %+v", b.Index, b.NoiseCPUs)
+		}
+	}
+	if page := readFile(t, html); !strings.Contains(page, "interruptions per second per CPU over CPUs 0, 1") || !strings.Contains(page, "hpet on CPU 1") {
+		t.Error("the page lacks the blocks' rates or the verdict per CPU")
 	}
 	if got := readFile(t, filepath.Join(root, "sys/devices/system/clocksource/clocksource0/current_clocksource")); got != "tsc\n" {
 		t.Errorf("clocksource left at %q", got)

@@ -31,7 +31,10 @@ func TestTryBadInput(t *testing.T) {
 		{[]string{"try", native, "1us", "--probe", "ping"}, `unknown --probe "ping": accepted sleep, wake, udp, dpcisr, noise`},
 		// An unknown probe is named before flags that would not go with it.
 		{[]string{"try", native, "1us", "--probe", "ping", "--sleep-length", "1ms"}, `unknown --probe "ping": accepted sleep, wake, udp, dpcisr, noise`},
-		{[]string{"try", native, "1us", "--probe", "noise", "--cpus", "0,1"}, "invalid --cpus 0,1: this command measures with one thread"},
+		{[]string{"try", native, "1us", "--cpus", "0,1"}, "invalid --cpus 0,1: this command measures with one thread"},
+		// The noise probe takes several CPUs, and judges their rates.
+		{[]string{"try", native, "1us", "--probe", "noise", "--cpus", "0,8000"}, "invalid --cpus: "},
+		{[]string{"try", native, "1us", "--probe", "noise", "--cpus", "0-1", "--by", "p99"}, "--by p99 with --probe noise compares the interruptions' lengths on one CPU"},
 		{[]string{"try", native, "1us", "--probe", "noise", "--threshold", "2s"}, "invalid --threshold 2s"},
 		{[]string{"try", native, "1us", "--probe", "noise", "--interval", "2ms"}, "--interval do(es) not go with --probe noise"},
 		{[]string{"try", native, "1us", "--threshold", "5us"}, "--threshold do(es) not go with --probe sleep"},

@@ -94,8 +94,33 @@ func tryVerdictTable(r *try.Result) htmlTable {
 			diff = fmt.Sprintf("rate ratio %.3g (exact test %s, Holm)", float64(rt.Ratio), stats.FormatP(v.RatePHolm))
 			ci = fmt.Sprintf("[%.3g, %.3g] (%.1f%%)", rt.Lo, float64(rt.Hi), v.Level*100)
 		}
-		t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, stats.FormatP(v.PHolm),
-			fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
+		if p := v.ChiSquaredPHolm; p != nil {
+			// The dpcisr probe: the module's pooled DPC buckets
+			// compared, no samples and no Mann-Whitney test.
+			diff = fmt.Sprintf("DPC buckets: chi-squared %s, Holm", stats.FormatP(*p))
+		}
+		mw := "-"
+		if v.PHolm != nil {
+			mw = stats.FormatP(*v.PHolm)
+		}
+		if v.Blocks != nil {
+			t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), diff, ci, mw,
+				fmt.Sprintf("%d of %d", v.Blocks.Lower, v.Blocks.Rounds), stats.FormatP(v.Blocks.PHolm)})
+		}
+		// The noise probe over several CPUs: the value's line sums up,
+		// a row per CPU holds the evidence.
+		if len(v.NoiseCPUs) > 0 {
+			t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), "over " + strconv.Itoa(len(v.NoiseCPUs)) + " CPUs", "-", "-", "-", "-"})
+		}
+		for _, c := range v.NoiseCPUs {
+			diff, ci := "-", "-"
+			if rt := c.Rate; rt != nil {
+				diff = fmt.Sprintf("rate ratio %.3g (exact test %s, Holm)", float64(rt.Ratio), stats.FormatP(c.RatePHolm))
+				ci = fmt.Sprintf("[%.3g, %.3g] (%.1f%%)", rt.Lo, float64(rt.Hi), v.Level*100)
+			}
+			t.Rows = append(t.Rows, []string{fmt.Sprintf("%s on CPU %d", a.Label, c.CPU), string(c.Outcome), diff, ci, "-",
+				fmt.Sprintf("%d of %d", c.Blocks.Lower, c.Blocks.Rounds), stats.FormatP(c.Blocks.PHolm)})
+		}
 	}
 	return t
 }
@@ -119,13 +144,13 @@ func tryBlockTable(r *try.Result) htmlTable {
 	return t
 }
 
-// blockRate is a noise block's interruptions per second when the
-// verdict is by rate (try.ByRate).
+// blockRate is a noise block's interruptions per second (over several
+// CPUs, per CPU-second) when the verdict is by rate (try.ByRate).
 func blockRate(r *try.Result, b try.Block) (float64, bool) {
-	if r.Probe != try.ProbeNoise || r.By != try.ByRate || b.Noise == nil {
+	if r.Probe != try.ProbeNoise || r.By != try.ByRate {
 		return 0, false
 	}
-	return b.Noise.PerSecond, true
+	return b.NoiseRate()
 }
 
 // TryBlocksPlot draws the verdict's statistic of every block against the
@@ -158,6 +183,10 @@ func TryBlocksPlot(r *try.Result, format string) ([]byte, error) {
 		unit, div = "/s", 1
 		p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second on CPU %d, in the order run", r.Knob, r.NoiseCPU)
 		p.Y.Label.Text = "interruptions per second"
+		if cpus := r.NoiseCPUList(); len(cpus) > 1 {
+			p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second per CPU over CPUs %s, in the order run", r.Knob, try.CPUWords(cpus))
+			p.Y.Label.Text = "interruptions per second per CPU"
+		}
 		if maxY == 0 {
 			maxY = 1 // a quiet CPU: every block at 0
 		}

@@ -15,7 +15,7 @@ import (
 // without an answer.
 func TryPlanWarnings(w io.Writer, plan *try.Result) {
 	var warn []string
-	if need := try.MinBlocks(len(plan.Arms)); plan.Blocks < need {
+	if need := try.MinBlocksOf(plan); plan.Blocks < need {
 		warn = append(warn, fmt.Sprintf("%d blocks per arm cannot give a verdict: the block test needs at least %d to reach p < %.2f (--blocks %d)", plan.Blocks, need, try.Alpha, need))
 	}
 	for _, n := range plan.Notes {
@@ -43,7 +43,11 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	tryHead(w, r)
 	fmt.Fprintf(w, "about %s in all\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
 	if r.Probe == try.ProbeNoise {
-		writeHanging(w, fmt.Sprintf("each block: a thread spinning on CPU %d, counting interruptions of at least %s", r.NoiseCPU, units.Ns(r.NoiseThresholdNs)), 2)
+		on := fmt.Sprintf("a thread spinning on CPU %d", r.NoiseCPU)
+		if cpus := r.NoiseCPUList(); len(cpus) > 1 {
+			on = "a thread spinning on each of CPUs " + try.CPUWords(cpus)
+		}
+		writeHanging(w, fmt.Sprintf("each block: %s, counting interruptions of at least %s", on, units.Ns(r.NoiseThresholdNs)), 2)
 	}
 	fmt.Fprint(w, "\narms:\n")
 	for _, a := range r.Arms {
@@ -102,12 +106,28 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 // and the notes.
 func Try(w io.Writer, r *try.Result) {
 	tryHead(w, r)
+	perCPU := false
 	for _, a := range r.Arms[1:] {
 		if a.Verdict != nil {
 			writeHanging(w, "- "+a.Verdict.Text, 2)
+			perCPU = perCPU || len(a.Verdict.NoiseCPUs) > 0
 		}
 	}
 	fmt.Fprintln(w)
+	if perCPU {
+		// The noise probe over several CPUs: each line above sums up a
+		// value's verdicts on the CPUs; here is each one's evidence.
+		fmt.Fprintln(w, "per CPU:")
+		for _, a := range r.Arms[1:] {
+			if a.Verdict == nil {
+				continue
+			}
+			for _, c := range a.Verdict.NoiseCPUs {
+				writeHanging(w, "- "+c.Text, 2)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	var cols []Column
 	for _, a := range r.Arms {
 		if a.Summary == nil {
@@ -116,7 +136,11 @@ func Try(w io.Writer, r *try.Result) {
 		cols = append(cols, Column{Title: a.Label, Summary: *a.Summary, Unit: tryUnit(r)})
 	}
 	if len(cols) > 0 {
-		fmt.Fprintf(w, "%s of the complete blocks:\n", r.Quantity)
+		pooled := ""
+		if r.Probe == try.ProbeNoise && len(r.NoiseCPUList()) > 1 {
+			pooled = ", all CPUs"
+		}
+		fmt.Fprintf(w, "%s of the complete blocks%s:\n", r.Quantity, pooled)
 		SummaryTable(w, cols...)
 		fmt.Fprintln(w)
 	}
@@ -192,17 +216,36 @@ func tryDPC(w io.Writer, r *try.Result) {
 // tryNoise shows what the noise probe counted on its CPU per arm, over
 // the complete blocks pooled: the figures the rate verdict rests on.
 func tryNoise(w io.Writer, r *try.Result) {
+	if cpus := r.NoiseCPUList(); len(cpus) > 1 {
+		writeHanging(w, fmt.Sprintf("CPUs %s, interruptions of at least %s, complete blocks pooled:", try.CPUWords(cpus), units.Ns(r.NoiseThresholdNs)), 2)
+		for c, cpu := range cpus {
+			fmt.Fprintf(w, "  CPU %d:\n", cpu)
+			for _, a := range r.Arms {
+				var n *try.NoiseRate
+				if c < len(a.NoiseCPUs) {
+					n = &a.NoiseCPUs[c].NoiseRate
+				}
+				noiseLine(w, "    ", a.Label, n)
+			}
+		}
+		fmt.Fprintln(w)
+		return
+	}
 	writeHanging(w, fmt.Sprintf("CPU %d, interruptions of at least %s, complete blocks pooled:", r.NoiseCPU, units.Ns(r.NoiseThresholdNs)), 2)
 	for _, a := range r.Arms {
-		n := a.Noise
-		if n == nil || n.RuntimeNs == 0 {
-			writeHanging(w, fmt.Sprintf("  %-10s no complete block", a.Label), 13)
-			continue
-		}
-		writeHanging(w, fmt.Sprintf("  %-10s %s, %.3f%% available (%d in %s, noise %s)", a.Label, try.FormatRate(n.PerSecond), n.AvailablePct,
-			n.Count, units.Duration(time.Duration(n.RuntimeNs).Round(time.Millisecond)), units.Duration(time.Duration(n.NoiseNs).Round(time.Microsecond))), 13)
+		noiseLine(w, "  ", a.Label, a.Noise)
 	}
 	fmt.Fprintln(w)
+}
+
+// noiseLine is an arm's pooled interruptions on a CPU.
+func noiseLine(w io.Writer, indent, label string, n *try.NoiseRate) {
+	if n == nil || n.RuntimeNs == 0 {
+		writeHanging(w, fmt.Sprintf("%s%-10s no complete block", indent, label), len(indent)+11)
+		return
+	}
+	writeHanging(w, fmt.Sprintf("%s%-10s %s, %.3f%% available (%d in %s, noise %s)", indent, label, try.FormatRate(n.PerSecond), n.AvailablePct,
+		n.Count, units.Duration(time.Duration(n.RuntimeNs).Round(time.Millisecond)), units.Duration(time.Duration(n.NoiseNs).Round(time.Microsecond))), len(indent)+11)
 }
 
 // tryUnit shows sleep times in ms (a sleep is about a millisecond) and

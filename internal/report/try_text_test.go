@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,4 +71,73 @@ func TestTryNoiseText(t *testing.T) {
 		}
 	}
 	goldie.New(t).Assert(t, "try-noise", b.Bytes())
+}
+
+// The HTML verdict table of a dpcisr run gives its chi-squared p where
+// the difference goes and no Mann-Whitney p: the probe runs no such
+// test, and its p once filled that column.
+func TestTryVerdictTableDPCISR(t *testing.T) {
+	p, mw := 0.0123, 0.2
+	r := &try.Result{Probe: try.ProbeDPCISR, By: "p99", Arms: []try.Arm{{Label: "current", Baseline: true},
+		{Label: "off", Verdict: &try.Verdict{Outcome: try.NoDifference, ChiSquaredPHolm: &p, Blocks: &try.BlockTest{Rounds: 8, Lower: 5, PHolm: 0.3}}},
+		{Label: "low", Verdict: &try.Verdict{Outcome: try.NoDifference, PHolm: &mw, Blocks: &try.BlockTest{Rounds: 8}}}}}
+	tb := tryVerdictTable(r)
+	mwCol := slices.Index(tb.Header, "Mann-Whitney p (Holm)")
+	if len(tb.Rows) != 2 || mwCol < 0 {
+		t.Fatalf("table %+v", tb)
+	}
+	if row := tb.Rows[0]; row[2] != "DPC buckets: chi-squared p = 0.012, Holm" || row[mwCol] != "-" {
+		t.Errorf("dpcisr row %q", row)
+	}
+	if row := tb.Rows[1]; row[2] != "-" || row[mwCol] != "p = 0.200" {
+		t.Errorf("row with a Mann-Whitney p %q", row)
+	}
+}
+
+// The text of a noise experiment over two CPUs: the verdict line of each
+// value first, summing up its CPUs; then each CPU's evidence; then the
+// lengths and each CPU's pooled counts per arm. Every line fits 80
+// columns.
+func TestTryNoiseCPUsText(t *testing.T) {
+	r := &try.Result{Knob: "timer-migration", Probe: try.ProbeNoise, Quantity: try.Quantity(try.ProbeNoise), By: try.ByRate, Blocks: 8,
+		BlockDurationNs: 1e9, SettleNs: 1e9, Seed: 5, NoiseCPUs: []int{2, 3}, NoiseThresholdNs: 1000, Keep: try.KeepNone,
+		Arms:  []try.Arm{{Label: "current", Baseline: true, Current: "1"}, {Label: "0", Value: "0"}},
+		Order: try.Order(2, 8, 5)}
+	for i, a := range r.Order {
+		b := try.Block{Index: i, Round: i / 2, Arm: a, Complete: true}
+		for c, cpu := range r.NoiseCPUs {
+			n := int64(1000 + 13*i)
+			if a == 1 && c == 0 {
+				n = 640 + int64(7*i) // fewer on CPU 2 only
+			}
+			var noise int64
+			for k := int64(0); k < n; k++ {
+				l := 2000 + (k*7919)%3000
+				b.Samples = append(b.Samples, l)
+				noise += l
+			}
+			b.NoiseCPUs = append(b.NoiseCPUs, try.NoiseBlock{CPU: cpu, RuntimeNs: 1e9, Count: n, NoiseNs: noise, MaxNs: 4999, Kept: n, PerSecond: float64(n),
+				AvailablePct: 100 * float64(1e9-noise) / 1e9})
+		}
+		b.Count = len(b.Samples)
+		r.Runs = append(r.Runs, b)
+	}
+	if err := try.Analyze(r, stats.Quantile(50), 1); err != nil {
+		t.Fatal(err)
+	}
+	r.Restore = &try.Restore{Restored: true, Text: "restored: timer-migration is 1 again"}
+	var b bytes.Buffer
+	Try(&b, r)
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	sum := strings.Index(out, "- 0 is better than current: fewer interruptions on CPU 2, more on none")
+	per := strings.Index(out, "per CPU:\n- CPU 2: 0 is better than current")
+	if sum < 0 || per < sum || !strings.Contains(out, "- CPU 3: 0 vs current: no difference") {
+		t.Errorf("the summary, then each CPU:\n%s", out)
+	}
+	goldie.New(t).Assert(t, "try-noise-cpus", b.Bytes())
 }

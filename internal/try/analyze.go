@@ -20,6 +20,9 @@ const (
 	Worse        Outcome = "worse"
 	NoDifference Outcome = "no difference"
 	TooFew       Outcome = "too few"
+	// Mixed: a noise run over several CPUs found the value better on
+	// some CPUs and worse on others.
+	Mixed Outcome = "mixed"
 )
 
 // Verdict is one value against the baseline.
@@ -37,14 +40,22 @@ type Verdict struct {
 	RelChange  float64 `json:"rel_change"`
 	MinSamples int     `json:"min_samples_per_arm"`
 	// MannWhitney tests the pooled samples; PHolm is its p adjusted over
-	// the values (Holm).
-	MannWhitney stats.MWU `json:"mann_whitney"`
-	PHolm       float64   `json:"mann_whitney_p_holm"`
-	Blocks      BlockTest `json:"block_test"`
+	// the values (Holm). Both are absent for the dpcisr probe, whose
+	// blocks hold histograms of buckets, not samples: it runs no
+	// Mann-Whitney test.
+	MannWhitney *stats.MWU `json:"mann_whitney,omitempty"`
+	PHolm       *float64   `json:"mann_whitney_p_holm,omitempty"`
+	// Blocks is the block test; absent from the summary verdict of a
+	// noise run over several CPUs, whose block tests are per CPU
+	// (NoiseCPUs).
+	Blocks *BlockTest `json:"block_test,omitempty"`
 	// DPCISR is the dpcisr probe's comparison of the value's pooled blocks
-	// with the baseline's, for the module (as latlab dpcisr compare); its
-	// chi-squared p, Holm-adjusted, is PHolm.
-	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
+	// with the baseline's, for the module (as latlab dpcisr compare);
+	// ChiSquaredPHolm is the p of its chi-squared test over the module's
+	// DPC buckets, Holm-adjusted over the values (absent when no test
+	// could run: no DPC of the module in one arm, or all in one bucket).
+	DPCISR          *dpcisr.Comparison `json:"dpcisr,omitempty"`
+	ChiSquaredPHolm *float64           `json:"chi_squared_p_holm,omitempty"`
 	// Rate is the noise probe's exact test of equal rates of
 	// interruptions over the pooled complete blocks (--by rate), and the
 	// interval of the value's rate over the baseline's at Level;
@@ -52,7 +63,13 @@ type Verdict struct {
 	// PHolm then compare the interruptions' lengths, reported beside.
 	Rate      *stats.RateTest `json:"rate,omitempty"`
 	RatePHolm float64         `json:"rate_p_holm,omitempty"`
-	Text      string          `json:"text"`
+	// NoiseCPUs are the noise probe's verdicts per CPU of a run over
+	// several (Rate, RatePHolm and Blocks then absent): every (value,
+	// CPU) test Holm-adjusted together, Level Bonferroni's over them.
+	// Outcome and Text sum them up; RelChange is the value's rate over
+	// the baseline's over all the CPUs, less 1.
+	NoiseCPUs []NoiseCPUVerdict `json:"noise_cpus,omitempty"`
+	Text      string            `json:"text"`
 	// fewestPerBlock and needPerBlock: the rounds compared block
 	// statistics that were their blocks' maxima (fewer samples a block
 	// than stats.BelowMax of By), so the block test is left out.
@@ -157,7 +174,7 @@ func Analyze(res *Result, by stats.Statistic, seed uint64) error {
 	for j := 1; j < nArms; j++ {
 		a, c := &res.Arms[j], cs[j-1]
 		v := &Verdict{Outcome: outcomeWords[c.Verdict], By: by.String(), Level: c.Level, Diff: c.Interval, MinSamples: c.MinSamples,
-			MannWhitney: c.MWU, PHolm: c.PAdjusted, Blocks: blockTest(*c.Rounds, c.RoundsPAdjusted)}
+			MannWhitney: &c.MWU, PHolm: &c.PAdjusted, Blocks: ptr(blockTest(*c.Rounds, c.RoundsPAdjusted))}
 		if c.Interval != nil {
 			if b := by.Of(base.samples); b != 0 {
 				v.RelChange = c.Interval.Estimate / math.Abs(b)
@@ -228,16 +245,16 @@ func verdictText(a, base *Arm, k int) string {
 		}
 		return fmt.Sprintf("%s is %s than %s at %s by %s [%s, %s] (%+.1f%%, %s CI), Mann-Whitney %s%s; blocks: %s, %s%s",
 			a.Label, v.Outcome, base.Label, v.By, units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(lo), units.NsFixed(hi),
-			v.RelChange*100, lvl, stats.FormatP(v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
+			v.RelChange*100, lvl, stats.FormatP(*v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
 	}
 	d := *v.Diff
 	s := fmt.Sprintf("%s vs %s: no difference at %s (%s [%s, %s], %s CI; Mann-Whitney %s%s; blocks: %s, %s%s)",
 		a.Label, base.Label, v.By, units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi), lvl,
-		stats.FormatP(v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
+		stats.FormatP(*v.PHolm), holm, rounds, stats.FormatP(b.PHolm), holm)
 	if (d.Hi < 0 || d.Lo > 0) && b.PHolm >= Alpha {
 		s += "; the pooled samples differ but the rounds do not agree: drift or noise between blocks, not the setting, can explain it"
 	}
-	if v.PHolm < Alpha {
+	if *v.PHolm < Alpha {
 		// Mann-Whitney weighs the whole distributions: "no difference at
 		// p50" beside "p < 0.001" read as a contradiction
 		s += fmt.Sprintf("; Mann-Whitney finds the distributions differ, somewhere other than their %s", v.By)
@@ -255,6 +272,8 @@ func minRounds(alpha float64, k int) int {
 	}
 	return n
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // exactRounds is the most rounds the signed-rank p is computed exactly for.
 const exactRounds = stats.ExactSignedRankN
@@ -282,3 +301,14 @@ func (b BlockTest) evidence(floor float64) stats.Evidence {
 // and every comparison ends "no verdict, too few complete rounds". The
 // command says so before it measures.
 func MinBlocks(nArms int) int { return minRounds(Alpha, max(1, nArms-1)) }
+
+// MinBlocksOf is MinBlocks for a planned experiment: a noise run over
+// several CPUs by rate has a block test per value and CPU, all
+// Holm-adjusted together.
+func MinBlocksOf(r *Result) int {
+	family := max(1, len(r.Arms)-1)
+	if r.Probe == ProbeNoise && r.By == ByRate {
+		family *= len(r.NoiseCPUList())
+	}
+	return minRounds(Alpha, family)
+}

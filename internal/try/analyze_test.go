@@ -251,8 +251,8 @@ func TestTryNoDifferenceWithMannWhitney(t *testing.T) {
 		{0.3, 1, "95% CI", "Mann-Whitney finds"},
 		{0.3, 2, "97.5% CI", ""},
 	} {
-		a := &Arm{Label: "value", Verdict: &Verdict{Outcome: NoDifference, By: "p50", Level: 1 - 0.05/float64(c.k), PHolm: c.p,
-			Diff: &stats.CI{Estimate: -200, Lo: -1400, Hi: 800}, Blocks: BlockTest{Rounds: 8, Lower: 2, PHolm: 0.578}}}
+		a := &Arm{Label: "value", Verdict: &Verdict{Outcome: NoDifference, By: "p50", Level: 1 - 0.05/float64(c.k), PHolm: &c.p,
+			Diff: &stats.CI{Estimate: -200, Lo: -1400, Hi: 800}, Blocks: &BlockTest{Rounds: 8, Lower: 2, PHolm: 0.578}}}
 		got := verdictText(a, base, c.k)
 		if !strings.Contains(got, c.want) || c.not != "" && strings.Contains(got, c.not) {
 			t.Errorf("p %g, k %d: %q", c.p, c.k, got)

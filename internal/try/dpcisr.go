@@ -247,13 +247,17 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 				v.DPCISR = c
 			}
 		}
-		v.Blocks = signedRank(roundDiffs(stat, j))
+		v.Blocks = ptr(signedRank(roundDiffs(stat, j)))
 		chiP = append(chiP, dpcChiP(v))
 		blockP = append(blockP, v.Blocks.P)
 		a.Verdict = v
 	}
 	for i, q := range stats.Holm(chiP) {
-		res.Arms[i+1].Verdict.PHolm = q
+		// A value without a test counts in the family (its p is 1) but
+		// gets no p of its own.
+		if v := res.Arms[i+1].Verdict; dpcTest(v) {
+			v.ChiSquaredPHolm = &q
+		}
 	}
 	for i, q := range stats.Holm(blockP) {
 		res.Arms[i+1].Verdict.Blocks.PHolm = q
@@ -282,11 +286,20 @@ func dpcSection(v *Verdict) *dpcisr.SectionComparison {
 	return nil
 }
 
+// dpcChiP is the chi-squared p of a verdict's comparison, 1 without a
+// test.
 func dpcChiP(v *Verdict) float64 {
-	if s := dpcSection(v); s != nil && s.Test != nil {
-		return s.Test.P
+	if dpcTest(v) {
+		return dpcSection(v).Test.P
 	}
 	return 1
+}
+
+// dpcTest reports whether the verdict's comparison ran its chi-squared
+// test.
+func dpcTest(v *Verdict) bool {
+	s := dpcSection(v)
+	return s != nil && s.Test != nil
 }
 
 // dpcOutcome asks for both tests, as Analyze does (stats.Decide): the
@@ -296,7 +309,7 @@ func dpcChiP(v *Verdict) float64 {
 // (stats.HolmFloor).
 func dpcOutcome(v *Verdict, floor float64) Outcome {
 	pooled := stats.Evidence{}
-	if s := dpcSection(v); s != nil && s.Test != nil {
+	if s := dpcSection(v); s != nil && s.Test != nil && v.ChiSquaredPHolm != nil {
 		dir := 0
 		switch s.Direction[0] {
 		case "faster":
@@ -304,7 +317,7 @@ func dpcOutcome(v *Verdict, floor float64) Outcome {
 		case "slower":
 			dir = 1
 		}
-		pooled = stats.TestEvidence(v.PHolm, Alpha, dir)
+		pooled = stats.TestEvidence(*v.ChiSquaredPHolm, Alpha, dir)
 	}
 	return outcomeWords[stats.Decide(pooled, v.Blocks.evidence(floor))]
 }
@@ -322,10 +335,10 @@ func dpcVerdictText(a, base *Arm, module string, k int) string {
 		return fmt.Sprintf("%s vs %s: no verdict, no DPC was recorded", a.Label, base.Label)
 	case s == nil:
 		return fmt.Sprintf("%s vs %s: no verdict, %s ran no DPC in the blocks of one of them", a.Label, base.Label, module)
-	case s.Test == nil:
+	case s.Test == nil || v.ChiSquaredPHolm == nil:
 		return fmt.Sprintf("%s vs %s: no verdict for %s: all its DPCs fell in one bucket range, no test possible", a.Label, base.Label, module)
 	}
-	shares := fmt.Sprintf("%s DPCs: chi-squared %s%s, %s effect", module, stats.FormatP(v.PHolm), holm, s.Effect)
+	shares := fmt.Sprintf("%s DPCs: chi-squared %s%s, %s effect", module, stats.FormatP(*v.ChiSquaredPHolm), holm, s.Effect)
 	rounds := fmt.Sprintf("blocks' %s lower in %d of %d rounds, %s%s", v.By, b.Lower, b.Rounds, stats.FormatP(b.PHolm), holm)
 	switch v.Outcome {
 	case TooFew:

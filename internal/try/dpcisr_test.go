@@ -1,11 +1,17 @@
 package try
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
 )
 
@@ -171,5 +177,103 @@ func TestTryDPCISRTooFewRounds(t *testing.T) {
 	}
 	if v := r.Arms[1].Verdict; v.Outcome != TooFew || !strings.Contains(v.Text, "too few complete rounds (2)") {
 		t.Errorf("%s: %s", v.Outcome, v.Text)
+	}
+}
+
+// dpcDocument is the try document of a dpcisr experiment over 8 rounds
+// whose arms' blocks have ndis.sys's DPCs in the buckets of counts (the
+// baseline's first), read back from its JSON both as a generic tree and
+// as a Result.
+func dpcDocument(t *testing.T, module string, counts ...map[int]int64) (map[string]any, *Result) {
+	t.Helper()
+	r := &Result{Knob: "interrupt-moderation", Probe: ProbeDPCISR, Blocks: 8, ModuleGiven: module, Arms: []Arm{{Label: "current", Baseline: true}},
+		Order: Order(len(counts), 8, 5)}
+	for i := range counts[1:] {
+		v := fmt.Sprint(i + 1)
+		r.Arms = append(r.Arms, Arm{Label: v, Value: v})
+	}
+	for i, a := range r.Order {
+		rep := dpcReport(map[string]map[int]int64{"ndis.sys": counts[a], "storport.sys": {1: 400, 2: 30}}, map[string]int64{"ndis.sys": 9000, "storport.sys": 500})
+		r.Runs = append(r.Runs, Block{Index: i, Round: i / len(counts), Arm: a, Complete: true, DPCISR: rep})
+	}
+	if err := Analyze(r, DPCBy, 1); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Document(host.Facts{}, r, map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := result.Write(&buf, doc); err != nil {
+		t.Fatal(err)
+	}
+	var tree map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &tree); err != nil {
+		t.Fatal(err)
+	}
+	back, err := result.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, res
+}
+
+// The dpcisr probe's p is its chi-squared test's, Holm-adjusted over the
+// values, and the document says so: chi_squared_p_holm, beside the
+// comparison. It runs no Mann-Whitney test, so mann_whitney and
+// mann_whitney_p_holm are absent rather than a p of 0 no test gave.
+func TestTryDPCISRDocumentChiSquared(t *testing.T) {
+	slow := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+	fast := map[int]int64{3: 210, 4: 100, 5: 30, 6: 10} // a little shorter
+	near := map[int]int64{3: 205, 4: 100, 5: 35, 6: 10} // half as much
+	tree, res := dpcDocument(t, "", slow, fast, near)
+	arms := tree["data"].(map[string]any)["arms"].([]any)
+	// The raw p of each value's test, from the comparison in the document.
+	var raw []float64
+	for _, a := range arms[1:] {
+		v := a.(map[string]any)["verdict"].(map[string]any)
+		secs := v["dpcisr"].(map[string]any)["sections"].([]any)
+		raw = append(raw, secs[0].(map[string]any)["test"].(map[string]any)["p"].(float64))
+	}
+	if raw[0] >= raw[1] || raw[1] >= 0.5 || raw[0] == 0 {
+		t.Fatalf("raw p %v: the case needs the first value's p the smaller, both above 0 and below 0.5", raw)
+	}
+	// Holm over two: the smaller p doubled, the larger kept (it is above
+	// the doubled smaller one here, or lifted to it).
+	want := []float64{2 * raw[0], math.Max(raw[1], 2*raw[0])}
+	for i, a := range arms[1:] {
+		v := a.(map[string]any)["verdict"].(map[string]any)
+		got, ok := v["chi_squared_p_holm"].(float64)
+		if !ok || math.Abs(got-want[i]) > 1e-12 {
+			t.Errorf("value %d: chi_squared_p_holm %v (present %v), want %v", i+1, v["chi_squared_p_holm"], ok, want[i])
+		}
+		for _, k := range []string{"mann_whitney_p_holm", "mann_whitney"} {
+			if x, ok := v[k]; ok {
+				t.Errorf("value %d: %s is %v: the dpcisr probe runs no Mann-Whitney test", i+1, k, x)
+			}
+		}
+		tv := res.Arms[i+1].Verdict
+		if tv.ChiSquaredPHolm == nil || *tv.ChiSquaredPHolm != got || tv.PHolm != nil || tv.MannWhitney != nil {
+			t.Errorf("value %d read back: chi-squared %v, Mann-Whitney %v %v", i+1, tv.ChiSquaredPHolm, tv.PHolm, tv.MannWhitney)
+		}
+		if p := stats.FormatP(want[i]); !strings.Contains(tv.Text, "chi-squared "+p+" (Holm)") {
+			t.Errorf("value %d: %q lacks chi-squared %s (Holm)", i+1, tv.Text, p)
+		}
+	}
+	// A module that ran no DPC has no test: no p, only the verdict that
+	// says why.
+	tree, _ = dpcDocument(t, "nvlddmkm.sys", slow, fast)
+	v := tree["data"].(map[string]any)["arms"].([]any)[1].(map[string]any)["verdict"].(map[string]any)
+	for _, k := range []string{"chi_squared_p_holm", "mann_whitney_p_holm", "mann_whitney"} {
+		if x, ok := v[k]; ok {
+			t.Errorf("no test ran, yet %s is %v", k, x)
+		}
+	}
+	if !strings.Contains(v["text"].(string), "no verdict, nvlddmkm.sys ran no DPC") {
+		t.Errorf("text %q", v["text"])
 	}
 }

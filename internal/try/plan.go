@@ -6,6 +6,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,10 @@ type Result struct {
 	// NoiseCPU is the CPU the noise probe spins on; NoiseThresholdNs the
 	// shortest step between two clock reads it counts as an interruption
 	// (--threshold, as latlab noise's).
-	NoiseCPU         int   `json:"noise_cpu,omitempty"`
+	NoiseCPU int `json:"noise_cpu,omitempty"`
+	// NoiseCPUs are the CPUs of a noise run over several, a thread
+	// spinning on each (NoiseCPU is then unset).
+	NoiseCPUs        []int `json:"noise_cpus,omitempty"`
 	NoiseThresholdNs int64 `json:"noise_threshold_ns,omitempty"`
 	Arms             []Arm `json:"arms"`
 	// Order is the arm of each block in the order planned: Blocks rounds,
@@ -94,8 +98,11 @@ type Arm struct {
 	Complete int `json:"complete_blocks"`
 	// Noise is the noise probe's interruptions of the arm's complete
 	// blocks, pooled.
-	Noise   *NoiseRate `json:"noise,omitempty"`
-	Verdict *Verdict   `json:"verdict,omitempty"`
+	Noise *NoiseRate `json:"noise,omitempty"`
+	// NoiseCPUs are those of a noise run over several CPUs, per CPU
+	// (Noise is then absent).
+	NoiseCPUs []NoiseCPURate `json:"noise_cpus,omitempty"`
+	Verdict   *Verdict       `json:"verdict,omitempty"`
 
 	plan    []knob.Change
 	samples []int64 // sorted; complete blocks
@@ -139,8 +146,11 @@ type Block struct {
 	DPCISR *dpcisr.Report `json:"dpcisr,omitempty"`
 	// Load is what the dpcisr probe's traffic sent during the block.
 	Load *LoadOutcome `json:"load,omitempty"`
-	// Noise is what the noise probe counted on its CPU in the block.
-	Noise *NoiseBlock `json:"noise,omitempty"`
+	// Noise is what the noise probe counted on its CPU in the block;
+	// NoiseCPUs what it counted on each CPU of a run over several (in
+	// the run's order; Noise is then absent).
+	Noise     *NoiseBlock  `json:"noise,omitempty"`
+	NoiseCPUs []NoiseBlock `json:"noise_cpus,omitempty"`
 }
 
 // Restore says what the experiment left in place.
@@ -225,6 +235,9 @@ func plan(o Options) (*experiment, error) {
 	if byRate && o.Probe.Kind != ProbeNoise {
 		return nil, badinput.Errorf("--by rate is the noise probe's (interruptions per second); --probe %s compares p50, p90, p99, p99.9 (any pN) or mean", o.Probe.Kind)
 	}
+	if o.Probe.Kind == ProbeNoise && !byRate && len(o.Probe.Noise.CPUs) > 1 {
+		return nil, badinput.Errorf("--by %s with --probe noise compares the interruptions' lengths on one CPU; over several CPUs the verdict is by rate (the default): give one CPU with --cpus N, or leave --by out", by)
+	}
 	if o.Probe.Kind == ProbeDPCISR && !validDPCBy(by) {
 		return nil, badinput.Errorf("invalid --by %s for --probe dpcisr: a histogram of buckets gives quantiles only: p50, p90, p99, p99.9 (any pN) or max", by)
 	}
@@ -252,7 +265,11 @@ func plan(o Options) (*experiment, error) {
 	case ProbeUDP:
 		res.meta.intervalNs = int64(1e9 / o.Probe.UDP.RatePPS)
 	case ProbeNoise:
-		res.NoiseCPU = o.Probe.Noise.CPUs[0]
+		if cpus := o.Probe.Noise.CPUs; len(cpus) == 1 {
+			res.NoiseCPU = cpus[0]
+		} else {
+			res.NoiseCPUs = slices.Clone(cpus)
+		}
 		res.NoiseThresholdNs = o.Probe.Noise.Threshold.Nanoseconds()
 	}
 	if in.Scope == ScopeProcess {

@@ -3,7 +3,6 @@ package try
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -25,7 +24,7 @@ type measured struct {
 	starved     bool           // wake: the thread's only wake-up, the warm-up, is the sample
 	report      *dpcisr.Report // dpcisr
 	load        *LoadOutcome   // dpcisr with a load
-	noise       *NoiseBlock    // noise
+	noise       []NoiseBlock   // noise: one per CPU, in the probe's order
 	notes       []string       // noise: what of the system setup could not be done
 }
 
@@ -148,10 +147,14 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			}
 			return m, fmt.Errorf("noise probe: %w", err)
 		}
-		th := &r.Threads[0]
-		m.samples = slices.Clone(th.Lengths)
-		m.noise = noiseBlock(o.CPUs[0], th)
-		m.setup, m.method, m.notes = th.Setup, probe.NoiseMethod, r.Notes
+		// A block's samples are the interruptions' lengths on all its
+		// CPUs; each CPU's counts are its own.
+		for i := range r.Threads {
+			th := &r.Threads[i]
+			m.samples = append(m.samples, th.Lengths...)
+			m.noise = append(m.noise, *noiseBlock(o.CPUs[i], th))
+		}
+		m.setup, m.method, m.notes = r.Threads[0].Setup, probe.NoiseMethod, r.Notes
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}

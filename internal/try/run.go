@@ -196,10 +196,15 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *jo
 		b.DPCISR, b.Complete = m.report, ctx.Err() == nil
 		b.Load = m.load
 	}
-	if m.noise != nil {
+	if len(m.noise) > 0 {
 		// A block without an interruption of the threshold measured
 		// that: it is complete.
-		b.Noise, b.Complete = m.noise, ctx.Err() == nil
+		b.Complete = ctx.Err() == nil
+		if len(m.noise) == 1 {
+			b.Noise = &m.noise[0]
+		} else {
+			b.NoiseCPUs = m.noise
+		}
 	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"
@@ -297,16 +302,7 @@ func (x *experiment) finish(j *journal.Journal, rec *Record, completed bool) err
 	res := x.res
 	res.Restore = &Restore{Restored: true, Text: fmt.Sprintf("%s restored to the original (%s)", x.info.Name, res.Arms[0].Current)}
 	if x.opts.Keep == KeepBest {
-		best := -1
-		for i := 1; i < len(res.Arms); i++ {
-			a := &res.Arms[i]
-			if a.Verdict == nil || a.Verdict.Outcome != Better {
-				continue
-			}
-			if best < 0 || a.Verdict.Diff.Estimate < res.Arms[best].Verdict.Diff.Estimate {
-				best = i
-			}
-		}
+		best := bestArm(res)
 		switch {
 		case !completed:
 			res.Restore.Text += "; --keep best keeps a value only after a complete run"
@@ -347,6 +343,30 @@ func (x *experiment) finish(j *journal.Journal, rec *Record, completed bool) err
 	}
 	rec.State = StateFinished
 	return writeRecord(j, *rec)
+}
+
+// bestArm is the value --keep best keeps: of those significantly better,
+// the one with the largest gain (-1 when none is). A rate verdict (the
+// noise probe) has no difference in ns but the change of its rate, and
+// a dpcisr verdict neither: the first better value then.
+func bestArm(res *Result) int {
+	gain := func(v *Verdict) float64 {
+		if v.Diff != nil {
+			return v.Diff.Estimate
+		}
+		return v.RelChange
+	}
+	best := -1
+	for i := 1; i < len(res.Arms); i++ {
+		a := &res.Arms[i]
+		if a.Verdict == nil || a.Verdict.Outcome != Better {
+			continue
+		}
+		if best < 0 || gain(a.Verdict) < gain(res.Arms[best].Verdict) {
+			best = i
+		}
+	}
+	return best
 }
 
 func idList(ids []int) string {

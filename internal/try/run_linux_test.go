@@ -16,6 +16,7 @@ import (
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
 )
@@ -430,6 +431,48 @@ func TestTryNoiseProbe(t *testing.T) {
 	}
 	if v := res.Arms[1].Verdict; v == nil || v.By != ByRate || v.Outcome != TooFew || res.meta.method != probe.NoiseMethod {
 		t.Errorf("verdict %+v, method %q", v, res.meta.method)
+	}
+	if read(t, root, csFile) != "tsc\n" {
+		t.Error("the original is not back")
+	}
+}
+
+// Over two CPUs the noise probe spins a thread on each in every block:
+// each block keeps the counts of both, in the order given, and each
+// value a verdict per CPU under one that sums them up.
+func TestTryNoiseProbeCPUs(t *testing.T) {
+	if sched.NumCPU() < 2 {
+		t.Skip("one CPU")
+	}
+	root := tree(t)
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.BlockDuration = 50 * time.Millisecond
+	o.Probe = Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{1, 0}}}
+	plan, err := Plan(o)
+	if err != nil || plan.By != ByRate || !slices.Equal(plan.NoiseCPUs, []int{1, 0}) || plan.NoiseCPU != 0 {
+		t.Fatalf("plan %+v: %v", plan, err)
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range res.Runs {
+		var kept int64
+		for i, n := range b.NoiseCPUs {
+			kept += n.Kept
+			if n.CPU != o.Probe.Noise.CPUs[i] || n.RuntimeNs <= 0 {
+				t.Errorf("block %d, CPU %d: %+v", b.Index, o.Probe.Noise.CPUs[i], n)
+			}
+		}
+		if !b.Complete || b.Noise != nil || len(b.NoiseCPUs) != 2 || int64(b.Count) != kept {
+			t.Errorf("block %d: complete %v, %d samples, %+v", b.Index, b.Complete, b.Count, b.NoiseCPUs)
+		}
+	}
+	v := res.Arms[1].Verdict
+	if v == nil || v.By != ByRate || v.Outcome != TooFew || len(v.NoiseCPUs) != 2 || v.NoiseCPUs[0].CPU != 1 || v.NoiseCPUs[1].CPU != 0 ||
+		len(res.Arms[0].NoiseCPUs) != 2 || !strings.Contains(v.Text, "no verdict on any of 2 CPUs") {
+		t.Errorf("verdict %+v", v)
 	}
 	if read(t, root, csFile) != "tsc\n" {
 		t.Error("the original is not back")

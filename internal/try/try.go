@@ -11,7 +11,7 @@
 package try
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,8 +63,9 @@ type Probe struct {
 	Module string
 	// Load is traffic the dpcisr probe sends while each block traces.
 	Load Load
-	// Noise is the noise probe's: one CPU, the threshold, the thread's
-	// priority (latlab noise's options; Duration is the block's).
+	// Noise is the noise probe's: the CPUs (a spinning thread on each),
+	// the threshold, the threads' priority (latlab noise's options;
+	// Duration is the block's).
 	Noise probe.NoiseOptions
 }
 
@@ -158,8 +159,8 @@ func probeCommand(p Probe) string {
 	case ProbeDPCISR:
 		return "latlab dpc watch --duration 60s"
 	case ProbeNoise:
-		if len(p.Noise.CPUs) == 1 {
-			return fmt.Sprintf("latlab noise --cpus %d", p.Noise.CPUs[0])
+		if len(p.Noise.CPUs) > 0 {
+			return "latlab noise --cpus " + cpuList(p.Noise.CPUs)
 		}
 		return "latlab noise"
 	}
@@ -197,9 +198,6 @@ func validateProbe(p Probe) error {
 		if err := o.Validate(); err != nil {
 			return err
 		}
-		if len(o.CPUs) != 1 {
-			return badinput.Errorf("--probe noise measures one CPU: give --cpus N (latlab noise measures several at once)")
-		}
 	case "":
 		return badinput.Errorf("--probe is required: sleep, wake, udp, dpcisr or noise")
 	default:
@@ -226,4 +224,16 @@ func checkValues(values []string) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// CPUWords is CPUs as text says them: 2, 3.
+func CPUWords(cpus []int) string { return strings.ReplaceAll(cpuList(cpus), ",", ", ") }
+
+// cpuList is CPUs as --cpus takes them: 2,3.
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
 }
