@@ -13,10 +13,13 @@ import (
 	"github.com/latlab/latlab/internal/units"
 )
 
-// ETL prints what `latlab etl` found in a trace, within 80 columns.
+// ETL prints what `latlab etl` found in a trace, within 80 columns. The
+// trace's own text (logger, provider, event and image names, notes) and
+// the file's name are escaped (safeText) before they are laid out: the
+// columns and the wrapped lines are measured as they print.
 func ETL(w io.Writer, s *etl.Summary) {
 	h := s.Header
-	fmt.Fprintf(w, "latlab etl: %s\n\n", s.File)
+	fmt.Fprintf(w, "latlab etl: %s\n\n", safeText(s.File))
 	ptr := "?"
 	if h.PointerSize > 0 {
 		ptr = strconv.Itoa(int(h.PointerSize*8)) + "-bit"
@@ -25,7 +28,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		{"Windows", fmt.Sprintf("%s build %d, %s", h.OS, h.Build, ptr)},
 		{"CPUs", fmt.Sprintf("%d at %d MHz", h.CPUs, h.CPUSpeedMHz)},
 		{"clock", fmt.Sprintf("%s, %d Hz; timer resolution %s ms", h.Clock, h.ClockFrequency, strconv.FormatFloat(h.TimerResolution, 'f', -1, 64))},
-		{"logger", h.LoggerName},
+		{"logger", safeText(h.LoggerName)},
 		{"start", etlTime(h.Start)},
 		{"end", fmt.Sprintf("%s (%s)", etlTime(h.End), etlSpan(h.Start, h.End))},
 		{"buffers", fmt.Sprintf("%d read of %d bytes, %d written, %d compressed, %d damaged", h.Buffers, h.BufferSize, h.BuffersWritten, h.CompressedBufs, h.DamagedBuffers)},
@@ -41,7 +44,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		if g == "00000000-0000-0000-0000-000000000000" && p.Kernel {
 			g = "(no class GUID known)"
 		}
-		fmt.Fprintf(w, "  %-36s %-24s %10d\n", g, Clip(p.Name, 24), p.Events)
+		fmt.Fprintf(w, "  %-36s %s %10d\n", g, nameCell(p.Name, 24), p.Events)
 		label, cs := "ids", p.IDs
 		if len(p.Opcodes) > 0 {
 			label, cs = "opcodes", p.Opcodes
@@ -49,7 +52,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		var parts []string
 		for _, c := range cs {
 			if c.Name != "" {
-				parts = append(parts, fmt.Sprintf("%d %s: %d", c.Value, Clip(c.Name, 24), c.Events))
+				parts = append(parts, fmt.Sprintf("%d %s: %d", c.Value, Clip(safeText(c.Name), 24), c.Events))
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%d: %d", c.Value, c.Events))
@@ -62,19 +65,19 @@ func ETL(w io.Writer, s *etl.Summary) {
 	}
 	fmt.Fprintf(w, "\nkernel modules from Image events (%d)\n", len(s.Modules))
 	for _, m := range s.Modules {
-		fmt.Fprintf(w, "  %-40s %#18x %10d\n", Clip(m.Name, 40), m.Base, m.Size)
+		fmt.Fprintf(w, "  %s %#18x %10d\n", nameCell(m.Name, 40), m.Base, m.Size)
 	}
 	if len(s.TCP) > 0 {
 		fmt.Fprintf(w, "\nTCP/IP events per connection (%d)\n", len(s.TCP))
 		for _, c := range s.TCP {
-			writeHanging(w, fmt.Sprintf("  %s -> %s: %d events", c.Local, c.Remote, c.Events), 6)
+			writeHanging(w, fmt.Sprintf("  %s -> %s: %d events", safeText(c.Local), safeText(c.Remote), c.Events), 6)
 			names := make([]string, 0, len(c.Counts))
 			for n := range c.Counts {
 				names = append(names, n)
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				fmt.Fprintf(w, "    %-34s %d\n", n, c.Counts[n])
+				fmt.Fprintf(w, "    %s %d\n", padCols(safeText(n), 34), c.Counts[n])
 			}
 		}
 	}
@@ -92,7 +95,7 @@ func ETL(w io.Writer, s *etl.Summary) {
 		}
 	}
 	for _, n := range s.Notes {
-		writeHanging(w, "note: "+n, 6)
+		writeHanging(w, "note: "+safeText(n), 6)
 	}
 }
 

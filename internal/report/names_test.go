@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -12,7 +14,13 @@ import (
 
 	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/dpcwatch"
+	"github.com/latlab/latlab/internal/etl"
 	"github.com/latlab/latlab/internal/etw"
+	"github.com/latlab/latlab/internal/explain"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // Names from a trace that a terminal would act on or draw wider than
@@ -196,6 +204,165 @@ func TestClipColumns(t *testing.T) {
 		got := Clip(c.in, c.n)
 		if got != c.want || text.StringWidth(got) > c.n {
 			t.Errorf("Clip(%q, %d) = %q (%d columns), want %q", c.in, c.n, got, text.StringWidth(got), c.want)
+		}
+	}
+}
+
+// namesETL is a trace summary whose logger, providers, event names,
+// images and notes carry those names, read from a file with a tab and a
+// CJK name.
+func namesETL() *etl.Summary {
+	return &etl.Summary{
+		File: "traces/\t追踪\x1b[2J.etl",
+		Header: etl.Facts{OS: "10.0", Build: 26100, CPUs: 8, PointerSize: 8, Clock: "QueryPerformanceCounter", ClockFrequency: 10_000_000,
+			TimerResolution: 15.625, CPUSpeedMHz: 3000, LoggerName: "log\x1b]0;pwned\a\x00\tger"},
+		Events: 1006,
+		Providers: []etl.Provider{
+			{GUID: "2cb15d1d-5fc1-11d2-abe1-00a0c911f518", Name: "Image", Kernel: true, Events: 500,
+				Opcodes: []etl.Count{{Value: 3, Events: 490, Name: "DCStart"}, {Value: 10, Events: 10, Name: "Load"}}},
+			{GUID: "11111111-2222-3333-4444-555555555555", Name: "Prov\x1b[2J\a\x00\tider", Events: 300,
+				IDs: []etl.Count{{Value: 1, Events: 200, Name: "Ev\x1b[1m\a\x00\t1"}, {Value: 2, Events: 100, Name: "网卡事件名称很长很长很长很长"}}},
+			{GUID: "66666666-7777-8888-9999-000000000000", Name: "网卡驱动程序网卡驱动程序网卡", Events: 200},
+			{GUID: "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", Name: "Cafe\u0301-Provider", Events: 6},
+		},
+		Modules: []etl.Module{
+			{Name: "ntoskrnl.exe", Base: 0xfffff80400000000, Size: 0x1000000},
+			{Name: hostileName, Base: 0xfffff80400300000, Size: 0x1000},
+			{Name: wideName, Base: 0xfffff80400400000, Size: 0x1000},
+			{Name: "网卡驱动程序网卡驱动程序网卡驱动程序网卡驱动程序.sys", Base: 0xfffff80400450000, Size: 0x1000},
+			{Name: combiningCaf, Base: 0xfffff80400500000, Size: 0x1000},
+		},
+		TCP: []etl.TCPConn{{Local: "10.0.0.2:50000", Remote: "10.0.0.1:443", Events: 3,
+			Counts: map[string]int{"TcpDataTransferReceive": 2, "Tcp\x1b[2J\a\tEvent": 1}}},
+		Uses:  []etl.Use{{Command: "dpcisr", Reads: "PerfInfo DPC/ISR events"}},
+		Notes: []string{"buffer at offset 65536: provider \x1b[2J\a\x00\tX is damaged"},
+	}
+}
+
+// namesRan are what held a CPU, with those names: a process with the
+// control characters, one with a CJK name that is cut, an interrupt
+// handler's device with a combining mark.
+func namesRan() []explain.Ran {
+	return []explain.Ran{
+		{Kind: explain.KindThread, Name: "g\x1b[2J\a\x00\tx", PID: 812, Prio: 120, Policy: "SCHED_OTHER", Count: 1, DurationNs: 600_000},
+		{Kind: explain.KindThread, Name: "数据库服务器后台进程管理器主程序", PID: 640, Prio: 120, Policy: "SCHED_OTHER", Count: 1, DurationNs: 300_000},
+		{Kind: explain.KindIRQ, Name: "cafe\u0301-nic (IRQ 24)", Count: 2, DurationNs: 80_000},
+	}
+}
+
+// namesWake is a wake document whose explained wake-ups name them.
+func namesWake(t *testing.T) *result.Document {
+	wr := &probe.WakeResult{Interval: time.Millisecond, Threads: []probe.WakeThread{
+		{Setup: probe.ThreadSetup{CPU: 2}, Latencies: []int64{20_000, 21_000, 1_000_000}}}}
+	doc, err := probe.WakeDocument(host.Facts{}, wr, timer.Status{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc.Data.(*probe.WakeData)
+	// The timer line and the method are each OS's own.
+	d.Timer, d.Measurement.Method = nil, "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
+	d.Overhead = probe.Overhead{ClockReadP50Ns: 20, ZeroWaitMethod: "nanosleep(0)", ZeroWaitP50Ns: 2000}
+	ran := namesRan()
+	d.Explain = []explain.Wakeup{
+		{CPU: 2, LatencyNs: 1_000_000, AtS: 0.002, TimerLatencyNs: 5_000, WakeToRunNs: 990_000, SwitchToStampNs: 5_000, Ran: ran, Cause: "thread " + ran[0].Name},
+		{CPU: 2, LatencyNs: 900_000, AtS: 0.001, TimerLatencyNs: 850_000, WakeToRunNs: -1, Ran: ran[2:], Cause: "irq " + ran[2].Name},
+	}
+	d.ExplainTotals = explain.Totals(d.Explain)
+	d.ExplainNext = explain.NextStep(d.Explain, d.ExplainTotals, 0, false)
+	return doc
+}
+
+// namesNoise is the noise document of fixedNoise with the interrupt
+// devices and what ran in its interruptions named so.
+func namesNoise() *result.Document {
+	doc := fixedNoise()
+	d := doc.Data.(*probe.NoiseData)
+	d.CPUs[0].Interrupts.Sources[1].Label = "virtio\x1b[2J\a\x00\tinput.0"
+	d.CPUs[0].Interrupts.Sources[2] = probe.NoiseCount{Name: "40", Label: "网卡驱动程序中断队列", Count: 12}
+	d.CPUs[1].Interrupts.Sources[0].Label = "cafe\u0301-nic"
+	ran := namesRan()
+	d.Explain = []probe.NoiseExplained{
+		{CPU: 0, AtNs: 3_125_000_000, LengthNs: 1_000_000, UntracedNs: 20_000, Ran: ran, Cause: "thread " + ran[0].Name},
+	}
+	d.ExplainTotals = explain.Totals([]explain.Wakeup{{CPU: 0, Ran: ran}})
+	d.ExplainNext = explain.NextStep([]explain.Wakeup{{CPU: 0, Ran: ran}}, d.ExplainTotals, 0, false)
+	return doc
+}
+
+// guidRow is the start of a row of etl's providers.
+var guidRow = regexp.MustCompile(`^  [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} `)
+
+// The names of a trace (etl) and of processes and interrupt devices
+// (wake --explain, noise) are escaped before the lines and columns
+// around them are laid out, and padded and cut by terminal columns: each
+// row keeps its width within 80 columns.
+func TestETLWakeNoiseNamesEscapedBeforeLayout(t *testing.T) {
+	for _, x := range []struct {
+		golden  string
+		escaped bool // the command writes through TerminalSafe
+		print   func(io.Writer)
+		// rowWidth: the columns of each line that ends so (a row of a
+		// fixed layout), at least rows of them.
+		suffix   string
+		rowWidth int
+		rows     int
+		want     []string
+	}{
+		// "  %-36s %-24s %10d" and "  %-40s %#18x %10d"
+		{"etl-names", true, func(o io.Writer) { ETL(o, namesETL()) }, "", 0, 0, []string{
+			`latlab etl: traces/\x09追踪\x1b[2J.etl`, `logger    log\x1b]0;pwned\x07\x00\x09ger`,
+			`Prov\x1b[2J\x07\x00\x09…`, `1 Ev\x1b[1m\x07\x00\x091: 200`, "网卡驱动程序网卡驱动程…",
+			"Cafe\u0301-Provider", "2 网卡事件名称很长很长很…: 100",
+			"  " + hostileShown + " ", "  " + wideName + " ", "  " + combiningCaf + " ",
+			`    Tcp\x1b[2J\x07\x09Event` + strings.Repeat(" ", 34-23+1) + "1",
+			`note: buffer at offset 65536: provider \x1b[2J\x07\x00\x09X is damaged`,
+		}},
+		// "    %-42s %12s (%4.1f %%)"
+		{"wake-explain-names", false, func(o io.Writer) { Wake(o, namesWake(t)) }, " %)", 4 + 42 + 1 + 12 + 9, 4, []string{
+			`thread g\x1b[2J\x07\x00\x09x:812 (SCHED_O…`, "thread 数据库服务器后台进程管理器主程序:6…",
+			"irq cafe\u0301-nic (IRQ 24) x2", `main cause: thread g\x1b[2J\x07\x00\x09x`,
+			`next step: thread g\x1b[2J\x07\x00\x09x held CPU 2`, "数据库服务器后台进程管理器主程序",
+		}},
+		// "    %-48s %12s (%4.1f %%)"
+		{"noise-explain-names", false, func(o io.Writer) { Noise(o, namesNoise()) }, " %)", 4 + 48 + 1 + 12 + 9, 4, []string{
+			`virtio\x1b[2J\x07\x00\x09input.0 100`, "网卡驱动程序中断队列 12", "(cafe\u0301-nic 1)",
+			`thread g\x1b[2J\x07\x00\x09x:812 (SCHED_OTHER, …`, "thread 数据库服务器后台进程管理器主程序:640 (SC…",
+			`main cause: thread g\x1b[2J\x07\x00\x09x`,
+		}},
+	} {
+		var b bytes.Buffer
+		cliOut(&b, x.escaped, x.print)
+		out := b.String()
+		goldie.New(t).Assert(t, x.golden, b.Bytes())
+		checkTerminalLines(t, x.golden, out)
+		rows := 0
+		for _, l := range strings.Split(out, "\n") {
+			if x.golden == "etl-names" {
+				// A provider's row, a module's row: the count and the
+				// base in their columns.
+				switch {
+				case strings.Contains(l, " 0xfffff804"):
+					x.rowWidth = 2 + 40 + 1 + 18 + 1 + 10
+				case guidRow.MatchString(l):
+					x.rowWidth = 2 + 36 + 1 + 24 + 1 + 10
+				default:
+					continue
+				}
+			} else if !strings.HasSuffix(l, x.suffix) {
+				continue
+			}
+			rows++
+			if n := text.StringWidth(l); n != x.rowWidth {
+				t.Errorf("%s: a row of %d columns, want %d: %q", x.golden, n, x.rowWidth, l)
+			}
+		}
+		if want := map[string]int{"etl-names": 4 + 5}[x.golden] + x.rows; rows < want {
+			t.Errorf("%s: %d rows of a fixed layout, want %d, in\n%s", x.golden, rows, want, out)
+		}
+		for _, s := range x.want {
+			if !strings.Contains(out, s) {
+				t.Errorf("%s: %q not shown in\n%s", x.golden, s, out)
+			}
 		}
 	}
 }

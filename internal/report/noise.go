@@ -259,7 +259,7 @@ func noiseTickLine(c probe.NoiseCPU, st *timer.Status, windowNs int64) string {
 	}
 	secs := float64(windowNs) / 1e9
 	tick := int64(math.Round(float64(st.ConfigHZ) * secs))
-	name := loc.ShortName()
+	name := safeText(loc.ShortName())
 	if loc.Count >= tick {
 		return fmt.Sprintf("CPU %d: of the %s %s interrupts, a %d Hz tick over %s s is at most %s; the rest are high-resolution timers",
 			c.CPU, units.Thousands(int(loc.Count)), name, st.ConfigHZ, strconv.FormatFloat(secs, 'f', 2, 64), units.Thousands(int(tick)))
@@ -272,7 +272,8 @@ func noiseTickLine(c probe.NoiseCPU, st *timer.Status, windowNs int64) string {
 		c.CPU, units.Thousands(int(loc.Count)), name, st.ConfigHZ, units.Thousands(int(tick)), strconv.FormatFloat(secs, 'f', 2, 64), why)
 }
 
-// noiseTopSources names the three largest sources and sums the rest.
+// noiseTopSources names the three largest sources and sums the rest; a
+// source's name (a device's, from /proc/interrupts, or a driver's) escaped.
 func noiseTopSources(s []probe.NoiseCount) string {
 	const top = 3
 	var names []string
@@ -285,7 +286,7 @@ func noiseTopSources(s []probe.NoiseCount) string {
 			names = append(names, fmt.Sprintf("%d other%s %s", len(s)-top, plural(len(s)-top), units.Thousands(int(rest))))
 			break
 		}
-		names = append(names, x.ShortName()+" "+units.Thousands(int(x.Count)))
+		names = append(names, safeText(x.ShortName())+" "+units.Thousands(int(x.Count)))
 	}
 	return Paren(strings.Join(names, ", "))
 }
@@ -308,13 +309,13 @@ func noiseExplain(w io.Writer, d *probe.NoiseData) {
 				fmt.Fprintf(w, "    (%d more in the document)\n", len(x.Ran)-j)
 				break
 			}
-			fmt.Fprintf(w, "    %-48s %12s%s\n", Clip(ranName(r), 48), us(r.DurationNs), pct(r.DurationNs, x.LengthNs))
+			fmt.Fprintf(w, "    %s %12s%s\n", padCols(Clip(ranName(r), 48), 48), us(r.DurationNs), pct(r.DurationNs, x.LengthNs))
 		}
 		fmt.Fprintf(w, "    %-48s %12s%s\n", "untraced", us(x.UntracedNs), pct(x.UntracedNs, x.LengthNs))
 		if x.Note != "" {
 			writeHanging(w, "  note: "+x.Note, 4)
 		}
-		fmt.Fprintf(w, "  main cause: %s\n", x.Cause)
+		fmt.Fprintf(w, "  main cause: %s\n", safeText(x.Cause))
 	}
 	if len(d.ExplainTotals) > 0 {
 		fmt.Fprintln(w, "\ntotals by cause over the explained interruptions:")
@@ -323,13 +324,13 @@ func noiseExplain(w io.Writer, d *probe.NoiseData) {
 			if i == 10 {
 				break
 			}
-			rows = append(rows, []string{c.Kind, Clip(c.Name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+			rows = append(rows, []string{c.Kind, Clip(safeText(c.Name), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
 		}
 		Table(w, []string{"kind", "name", "interruptions", "total"}, rows)
 	}
 	if d.ExplainNext != "" {
 		fmt.Fprintln(w)
-		writeHanging(w, "next step: "+d.ExplainNext, 2)
+		writeHanging(w, "next step: "+safeText(d.ExplainNext), 2)
 	}
 }
 

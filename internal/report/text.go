@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
@@ -139,6 +140,23 @@ func Clip(s string, n int) string {
 	}
 	const more = "…"
 	return text.Trim(s, n-text.StringWidthWithoutEscSequences(more)) + more
+}
+
+// nameCell is a name from outside latlab (a trace's provider or image, a
+// process, an interrupt's device) as a column of n terminal columns:
+// escaped (safeText), cut (Clip) and padded with spaces. fmt's %-*s pads
+// by runes, too little for a CJK character and too much for a combining
+// mark, and a name escaped after its padding outgrows it.
+func nameCell(s string, n int) string {
+	return padCols(Clip(safeText(s), n), n)
+}
+
+// padCols pads s with spaces to n terminal columns.
+func padCols(s string, n int) string {
+	if w := text.StringWidthWithoutEscSequences(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
 }
 
 // Paren puts s in parentheses after a space, nothing when s is empty.

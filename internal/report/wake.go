@@ -122,12 +122,12 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 				fmt.Fprintf(w, "    (%d more in the document)\n", len(x.Ran)-j)
 				break
 			}
-			fmt.Fprintf(w, "    %-42s %12s%s\n", Clip(ranName(r), 42), us(r.DurationNs), pct(r.DurationNs, x.LatencyNs))
+			fmt.Fprintf(w, "    %s %12s%s\n", padCols(Clip(ranName(r), 42), 42), us(r.DurationNs), pct(r.DurationNs, x.LatencyNs))
 		}
 		if x.Note != "" {
 			fmt.Fprintf(w, "  note: %s\n", x.Note)
 		}
-		fmt.Fprintf(w, "  main cause: %s\n", x.Cause)
+		fmt.Fprintf(w, "  main cause: %s\n", safeText(x.Cause))
 	}
 	if len(d.ExplainTotals) > 0 {
 		fmt.Fprintln(w, "\ntotals by cause over the explained wake-ups:")
@@ -136,18 +136,20 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 			if i == 10 {
 				break
 			}
-			rows = append(rows, []string{c.Kind, Clip(c.Name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+			rows = append(rows, []string{c.Kind, Clip(safeText(c.Name), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
 		}
 		Table(w, []string{"kind", "name", "wake-ups", "total"}, rows)
 	}
 	if d.ExplainNext != "" {
 		fmt.Fprintln(w)
-		writeHanging(w, "next step: "+d.ExplainNext, 2)
+		writeHanging(w, "next step: "+safeText(d.ExplainNext), 2)
 	}
 }
 
-// ranName is one line's subject: "thread stress:7016 (SCHED_OTHER, nice 0)".
+// ranName is one line's subject: "thread stress:7016 (SCHED_OTHER, nice 0)",
+// its name (a process's comm, an interrupt's device) escaped.
 func ranName(r explain.Ran) string {
+	name := safeText(r.Name)
 	switch r.Kind {
 	case explain.KindThread:
 		p := ""
@@ -160,11 +162,11 @@ func ranName(r explain.Ran) string {
 		if r.Policy != "" {
 			p = r.Policy + ", " + p
 		}
-		return fmt.Sprintf("thread %s:%d (%s)", r.Name, r.PID, p)
+		return fmt.Sprintf("thread %s:%d (%s)", name, r.PID, p)
 	case explain.KindIdle:
 		return "idle"
 	}
-	s := r.Kind + " " + r.Name
+	s := r.Kind + " " + name
 	if r.Count > 1 {
 		s += fmt.Sprintf(" x%d", r.Count)
 	}
