@@ -83,7 +83,9 @@ import (
 // variable. A command with none of these is read wherever it stands (in
 // a loop, which writes the same value each time; under an if; in a
 // function), as the batch reader reads a reg command under a label.
-// Other commands are counted, not read.
+// Other commands are counted, not read. Before any of this, a script
+// with a syntax error a tokenizer sees (psSyntax) is refused whole:
+// PowerShell parses all of a script first and runs none of it then.
 
 const wantPS = "a PowerShell script (.ps1, .psm1) of registry commands"
 
@@ -102,8 +104,12 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
+	text := strings.Join(lines, "\n")
+	if err := psSyntax(text); err != nil {
+		return nil, err
+	}
 	p := &psReader{f: &File{Encoding: enc, PowerShell: true}}
-	sc := &psScanner{s: strings.Join(lines, "\n"), line: 1}
+	sc := &psScanner{s: text, line: 1}
 	pipeIn := false
 	for {
 		st, more := sc.statement()

@@ -399,10 +399,11 @@ func TestReadPowerShellBounds(t *testing.T) {
 	if f := readPS(t, "sp HKCU:\\X a "+strings.Repeat(`"$(`, 1<<20)); f.Values != 0 || len(f.Notes) != 1 {
 		t.Errorf("nested strings: notes %q values %d", f.Notes, f.Values)
 	}
-	// an unclosed string or comment runs to the end, and is no command
+	// an unclosed string or comment is a script PowerShell refuses
+	// whole: bad input, not a script of no commands
 	for _, s := range []string{"sp HKCU:\\X a 'open", "<# open\nsp HKCU:\\X a 1", "sp HKCU:\\X a @'\nopen", "sp HKCU:\\X a $(open"} {
-		if f := readPS(t, s); f.Values != 0 {
-			t.Errorf("%q: %d values", s, f.Values)
+		if _, err := ReadPowerShell(strings.NewReader(s)); !badinput.Is(err) {
+			t.Errorf("%q: %v, want bad input", s, err)
 		}
 	}
 }
@@ -418,6 +419,8 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("sp HKCU:\\X a @(\n'x',\"y`$\"\n) -Ty MultiString; rp -LP Registry::HKU\\.DEFAULT\\Y -Name (default)\n"))
 	f.Add([]byte("New-ItemProperty -Path \"HKLM:\\A\" -Name b -Value ([byte[]](0x01,2)) -PropertyType Binary -Force | Out-Null\n"))
 	f.Add([]byte("reg.exe add 'HKCU\\A' /v \"b\" /t REG_QWORD /d 0x1 /f 2>&1 | Out-Null\n$x = @{ a = { Set-ItemProperty HKCU:\\A b 1 } }\n"))
+	f.Add([]byte("$t = @'\n)}\n'@ <# ( #> # {\nif ($a[ 0 ]) { sp HKCU:\\A \"b$(\"(\")\" 1 }\n--% ) | sp HKCU:\\A c `u{31} -Type String\n"))
+	f.Add([]byte("sp HKCU:\\A b 1 -Type DWord\r\nif ($a) {\r\n@\"\r\nx\r\n  \"@\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
 		if err != nil {
