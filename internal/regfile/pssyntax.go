@@ -270,7 +270,10 @@ func psSyntax(s string) error {
 			st = st[:len(st)-1]
 			i++
 			word = false
-		case c == ';' || c == ',' || c == '|' || c == '&':
+		case c == ';' || c == ',' || c == '|' || c == '&' || c == '=':
+			// = ends no bare word of a command (a=b is one), but an
+			// assignment's right side starts a token: $a=@' is a
+			// here-string, and reading it so finds no error
 			i++
 			word = false
 		case !word && strings.HasPrefix(s[i:], "--%") && (i+3 == len(s) || strings.IndexByte(" \t\r\n", s[i+3]) >= 0):

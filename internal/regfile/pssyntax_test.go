@@ -57,6 +57,7 @@ func TestPowerShellSyntax(t *testing.T) {
 		{"here-string text after header", "$a = @'x\n'@\n" + sp, "line 1: a here-string @' with text after it on its line"},
 		{"here-string end escaped", "$a = @\"\nx`\n\"@\n" + sp, "line 1: a here-string @\" without a line"},
 		{"here-string at the end", "$a = @'", "line 1: a here-string @' without its end"},
+		{"here-string after =", "$a=@'\nit's (\n'@\n$b=@\"\n\"@\n" + sp, ""},
 		{"here-string in a word", "Write-Host a@'b'\n" + sp, ""},
 		// comments
 		{"comments", "# ( { [\n<# ) } ]\n'\n#>\n" + sp + "Write-Host x # )\n", ""},
