@@ -189,8 +189,9 @@ type psReader struct {
 	// by name in upper case: the provider's own (HKLM:, HKCU:) and those
 	// the script's New-PSDrive commands map, each to its root key.
 	drives map[string]psDrive
-	// unreadDrive is the line of a New-PSDrive whose name, provider or
-	// root only the running script knows (0: none)
+	// unreadDrive is the line of a New-PSDrive latlab does not read: its
+	// arguments do not bind, or its name, provider or root only the
+	// running script knows (0: none)
 	unreadDrive int
 }
 
@@ -471,12 +472,13 @@ func (p *psReader) regPath(s string) (path string, reg bool, unmapped string) {
 	return short, true, ""
 }
 
-// psDriveParams are New-PSDrive's parameters
-// (Microsoft.PowerShell.Commands.NewPSDriveCommand, in
-// commands/management/Navigation.cs) and Remove-PSDrive's.
+// New-PSDrive's parameters and Remove-PSDrive's (NewPSDriveCommand,
+// RemovePSDriveCommand in Microsoft.PowerShell.Commands.Management's
+// commands/management/Navigation.cs): -Name, -PSProvider and -Root by
+// position, the rest by name.
 var (
 	psNewDriveParams = []psParam{{"Name", nil, false, 0}, {"PSProvider", nil, false, 1}, {"Root", nil, false, 2},
-		{"Description", nil, false, 3}, {"Scope", nil, false, -1}, {"Persist", nil, true, -1}, {"Credential", nil, false, -1}}
+		{"Description", nil, false, -1}, {"Scope", nil, false, -1}, {"Persist", nil, true, -1}, {"Credential", nil, false, -1}}
 	psRemoveDriveParams = []psParam{{"Name", nil, false, 0}, {"LiteralName", nil, false, -1}, {"PSProvider", nil, false, -1},
 		{"Scope", nil, false, -1}, {"Force", nil, true, -1}}
 )
@@ -487,7 +489,8 @@ var (
 // below, though PowerShell removes it when the function returns (the
 // default -Scope is the function's), so a path on it is read rather
 // than refused. One whose name, provider or root only the running script
-// knows leaves every unmapped drive unknown (unreadDrive).
+// knows, or whose arguments latlab does not bind, leaves every unmapped
+// drive unknown (unreadDrive).
 func (p *psReader) newDrive(st *psStmt) {
 	b, err := bind("New-PSDrive", psNewDriveParams, st.toks)
 	if err != nil {
@@ -639,7 +642,7 @@ func (p *psReader) statement(st *psStmt) error {
 		key, reg, unmapped := p.regPath(v.s)
 		switch {
 		case unmapped != "" && p.unreadDrive > 0:
-			p.note(n, "%s: the drive %s: is PowerShell's only if the script maps it, and the New-PSDrive of line %d maps a drive only the running script knows: skipped", cmd, unmapped, p.unreadDrive)
+			p.note(n, "%s: the drive %s: exists only if the script maps it, and latlab does not read the New-PSDrive of line %d (its arguments, or a name or root only the running script knows): skipped", cmd, unmapped, p.unreadDrive)
 			return nil
 		case unmapped != "":
 			p.note(n, "%s: no drive %s: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name %s -PSProvider Registry -Root %s before this line): PowerShell fails the command, so it is not written", cmd, unmapped, unmapped, psHives[unmapped])
