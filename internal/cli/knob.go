@@ -249,9 +249,11 @@ knob as above, and lists the others as settings latlab has no evidence on: it
 decodes nothing it has no evidence for. Lines regedit would not import, and
 commands whose key or data only the running script knows, are listed with why;
 a value a script writes without fixing its type (Set-ItemProperty without
--Type) is listed, not decoded. Nothing is imported or run. On Windows,
---current also reads each value as this machine has it now (and the type a
-script leaves to it) and counts what an import would change.`,
+-Type) is listed, not decoded. A PowerShell script with a syntax error
+(brackets that do not pair, a string, here-string or <# comment left open)
+runs nothing, and is refused naming the line. Nothing is imported or run. On
+Windows, --current also reads each value as this machine has it now (and the
+type a script leaves to it) and counts what an import would change.`,
 		Example: `  latlab knob explain win32-priority-separation 0x26
   latlab knob explain tweaks.reg
   latlab knob explain optimize.bat

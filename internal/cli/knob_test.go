@@ -219,6 +219,14 @@ func TestKnobExplainPowerShell(t *testing.T) {
 	}
 	code, _, errs = runCLI(t, "knob", "explain", empty)
 	testutil.CheckBadExit(t, "empty.ps1", code, errs, "empty file: expected a PowerShell script")
+	// a script PowerShell cannot parse runs nothing, not even its
+	// commands above the error
+	broken := filepath.Join(dir, "broken.ps1")
+	if err := os.WriteFile(broken, []byte("Set-ItemProperty HKCU:\\X a 1 -Type DWord\r\nif ($a) {\r\n  sp HKCU:\\X b 1\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "knob", "explain", broken)
+	testutil.CheckBadExit(t, "broken.ps1", code, errs, "broken.ps1: line 2: a { that is never closed: a syntax error, so PowerShell would run none of the script")
 }
 
 func TestKnobExplainRegFile(t *testing.T) {

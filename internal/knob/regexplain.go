@@ -47,11 +47,20 @@ type RegExplanation struct {
 	// (RegEntry.NewOnly) whose value exists: an import leaves them as
 	// they are, neither a change nor the same.
 	Kept int `json:"kept,omitempty"`
+	// Asked counts the entries written by a reg add without /f
+	// (RegEntry.Asks) whose value exists and differs: reg asks before
+	// overwriting it, so whether an import changes it depends on the
+	// answer.
+	Asked int `json:"asked,omitempty"`
 }
 
 // NewOnlyNote is the note on a value New-ItemProperty writes without
 // -Force (RegEntry.NewOnly).
 const NewOnlyNote = "New-ItemProperty without -Force writes only a value that does not exist yet: an existing value is left as it is"
+
+// AsksNote is the note on a value reg add writes without /f
+// (RegEntry.Asks).
+const AsksNote = "reg add without /f asks before overwriting a value that exists (a new value is written without asking): whether an existing one is overwritten depends on the answer, and a script run unattended waits for it"
 
 // RegEntry is one value of the file, or one key it deletes.
 type RegEntry struct {
@@ -72,6 +81,11 @@ type RegEntry struct {
 	// --current, Kept says it exists, so an import leaves it as it is.
 	NewOnly bool `json:"new_only,omitempty"`
 	Kept    bool `json:"kept,omitempty"`
+	// Asks: reg add without /f writes the value, asking first when it
+	// exists (Note says so). With --current, Asked says it exists and
+	// differs, so an import changes it only if the answer is yes.
+	Asks  bool `json:"asks,omitempty"`
+	Asked bool `json:"asked,omitempty"`
 	// clearedBefore: an earlier line of the file deletes the value or its
 	// key, so when this one runs the value does not exist, whatever the
 	// machine holds now.
@@ -112,9 +126,13 @@ func (x *RegExplanation) ReadCurrent(read func(backend.Loc) (backend.Value, erro
 			if e.KeyDeleted {
 				same = v.IsAbsent()
 			}
-			if same {
+			switch {
+			case same:
 				x.Same++
-			} else {
+			case e.Asks && !e.clearedBefore && !v.IsAbsent():
+				e.Asked = true
+				x.Asked++
+			default:
 				x.Changes++
 			}
 		}
@@ -224,6 +242,10 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 			if v.NewOnly {
 				e.NewOnly, e.clearedBefore = true, clearedBy(cleared, e.Loc)
 				e.Note = strings.TrimPrefix(e.Note+"; "+NewOnlyNote, "; ")
+			}
+			if v.Asks {
+				e.Asks, e.clearedBefore = true, clearedBy(cleared, e.Loc)
+				e.Note = strings.TrimPrefix(e.Note+"; "+AsksNote, "; ")
 			}
 			if v.Delete {
 				cleared = append(cleared, deletion{e.Loc, false})

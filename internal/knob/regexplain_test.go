@@ -361,3 +361,57 @@ func TestExplainPowerShellNewOnlyCurrent(t *testing.T) {
 		t.Errorf("the registry changed")
 	}
 }
+
+// reg add without /f asks before overwriting a value that exists: every
+// such entry carries the note; with --current one whose value exists and
+// differs is counted as asked, not as a change; one that is absent, or
+// whose value the file deleted on an earlier line, is written without
+// asking (a change); one already the same is the same whatever the
+// answer. /f writes as usual.
+func TestExplainBatchAsksCurrent(t *testing.T) {
+	const ps = `HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl`
+	mem := knobtest.NewMem()
+	mem.Set(ps, "Win32PrioritySeparation", backend.DWORD(2))
+	mem.Set(`HKCU\Software\t`, "a", backend.DWORD(1))
+	mem.Set(`HKCU\Software\t`, "c", backend.DWORD(2))
+	mem.Set(`HKCU\Software\t`, "d", backend.DWORD(5))
+	before := mem.Snapshot()
+	script := strings.Join([]string{
+		`reg add HKLM\SYSTEM\CurrentControlSet\Control\PriorityControl /v Win32PrioritySeparation /t REG_DWORD /d 38`, // 1 asked
+		`reg add HKCU\Software\t /v a /t REG_DWORD /d 1`,                                                              // 2 the same
+		`reg add HKCU\Software\t /v b /t REG_DWORD /d 1`,                                                              // 3 absent: a change
+		`reg add HKCU\Software\t /v c /t REG_DWORD /d 1 /f`,                                                           // 4 /f: a change
+		`reg delete HKCU\Software\t /v d /f`,                                                                          // 5 a change
+		`reg add HKCU\Software\t /v d /t REG_DWORD /d 1`,                                                              // 6 deleted above: a change
+	}, "\r\n")
+	f, err := regfile.ReadBatch(strings.NewReader(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: mem}}
+	x, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.bat", File: f, Current: true, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, asked := map[int]bool{}, map[int]bool{}
+	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
+		for _, e := range list {
+			if e.Asks != strings.Contains(e.Note, AsksNote) {
+				t.Errorf("line %d: asks %v, note %q", e.Line, e.Asks, e.Note)
+			}
+			notes[e.Line] = e.Asks
+			if e.Asked {
+				asked[e.Line] = true
+			}
+		}
+	}
+	if fmt.Sprint(notes) != "map[1:true 2:true 3:true 4:false 5:false 6:true]" {
+		t.Errorf("notes %v", notes)
+	}
+	if fmt.Sprint(asked) != "map[1:true]" || x.Asked != 1 || x.Changes != 4 || x.Same != 1 {
+		t.Errorf("asked %v (%d) changes %d same %d", asked, x.Asked, x.Changes, x.Same)
+	}
+	if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {
+		t.Errorf("the registry changed")
+	}
+}

@@ -240,7 +240,7 @@ func regArgs(args []string, hasVar func(string) bool) (Section, error) {
 	}
 	s.Path = short
 	var v Value
-	named, typ, data, haveData, sep, all := false, "REG_SZ", "", false, `\0`, false
+	named, typ, data, haveData, sep, all, force := false, "REG_SZ", "", false, `\0`, false, false
 	for i := 2; i < len(args); i++ {
 		a := strings.ToLower(args[i])
 		next := func() (string, error) {
@@ -267,7 +267,9 @@ func regArgs(args []string, hasVar func(string) bool) (Section, error) {
 			haveData = true
 		case "/s":
 			sep, err = next()
-		case "/f", "/reg:32", "/reg:64":
+		case "/f":
+			force = true
+		case "/reg:32", "/reg:64":
 		default:
 			return s, fmt.Errorf("%q is not an argument of reg %s", textdec.Clip(args[i]), verb)
 		}
@@ -297,6 +299,13 @@ func regArgs(args []string, hasVar func(string) bool) (Section, error) {
 	if err := typedData(&v, typ, data, haveData, sep); err != nil {
 		return s, err
 	}
+	// Microsoft, "reg add": "/f  Adds the registry entry without
+	// prompting for confirmation." Without it reg asks before
+	// overwriting a value that exists; "This version of reg doesn't ask
+	// for confirmation when adding a subkey", nor a value that does not
+	// exist yet. A batch file run unattended then waits for an answer,
+	// and with its input redirected reads one (No, at the end of input).
+	v.Asks = !force
 	s.Values = []Value{v}
 	return s, nil
 }

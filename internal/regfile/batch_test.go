@@ -168,3 +168,40 @@ func FuzzReadBatch(f *testing.F) {
 		}
 	})
 }
+
+// reg add without /f asks before overwriting a value that exists: the
+// value is marked Asks, in a batch file and run from PowerShell alike;
+// with /f (in any case, anywhere among the arguments) it is not, nor is
+// a deletion.
+func TestRegAddAsks(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		ps     bool
+		want   bool
+	}{
+		{`reg add HKCU\X /v a /t REG_DWORD /d 1`, false, true},
+		{`reg add HKCU\X /v a /t REG_DWORD /d 1 /f`, false, false},
+		{`reg add HKCU\X /f /v a /t REG_DWORD /d 1`, false, false},
+		{`REG ADD HKCU\X /V a /D 1 /F`, false, false},
+		{`reg add HKCU\X /ve /d x`, false, true},
+		{`reg add HKCU\X /v a /d 1 /reg:64`, false, true},
+		{`reg add HKCU\X /v a /d 1 /f >nul 2>&1`, false, false},
+		{`reg add HKCU\X /v a /d 1 >nul 2>&1`, false, true},
+		{`reg delete HKCU\X /v a`, false, false},
+		{`reg add HKCU\X /v a /t REG_DWORD /d 1`, true, true},
+		{`reg.exe add 'HKCU\X' /v a /t REG_DWORD /d 1 /f`, true, false},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord`, true, false},
+	} {
+		read := ReadBatch
+		if c.ps {
+			read = ReadPowerShell
+		}
+		f, err := read(strings.NewReader(c.script))
+		if err != nil || len(f.Sections) != 1 || len(f.Sections[0].Values) != 1 {
+			t.Fatalf("%s: %v %+v", c.script, err, f)
+		}
+		if got := f.Sections[0].Values[0].Asks; got != c.want {
+			t.Errorf("%s: Asks %v, want %v", c.script, got, c.want)
+		}
+	}
+}

@@ -25,8 +25,10 @@ import (
 // with -LiteralPath for -Path, parameter names in any case, shortened to
 // any unambiguous prefix or given by alias, and positional arguments
 // where the cmdlet gives positions; and reg add / reg delete run from
-// the script. Keys are HKLM:\..., HKCU:\... (the provider's drives; HKU:,
-// HKCR: and HKCC: exist once the script maps them with New-PSDrive), or
+// the script. Keys are HKLM:\..., HKCU:\... (the provider's drives), a
+// path on a drive the script maps with New-PSDrive (HKU:, HKCR:, HKCC:
+// or a name of its own; a command on HKU:, HKCR: or HKCC: before the
+// script maps them fails, and is noted as not written), or
 // Registry::HKEY_...\... with or without the provider's module name.
 //
 // What PowerShell writes, read from its source (PowerShell/PowerShell at
@@ -83,7 +85,9 @@ import (
 // variable. A command with none of these is read wherever it stands (in
 // a loop, which writes the same value each time; under an if; in a
 // function), as the batch reader reads a reg command under a label.
-// Other commands are counted, not read.
+// Other commands are counted, not read. Before any of this, a script
+// with a syntax error a tokenizer sees (psSyntax) is refused whole:
+// PowerShell parses all of a script first and runs none of it then.
 
 const wantPS = "a PowerShell script (.ps1, .psm1) of registry commands"
 
@@ -102,8 +106,12 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	p := &psReader{f: &File{Encoding: enc, PowerShell: true}}
-	sc := &psScanner{s: strings.Join(lines, "\n"), line: 1}
+	text := strings.Join(lines, "\n")
+	if err := psSyntax(text); err != nil {
+		return nil, err
+	}
+	p := &psReader{f: &File{Encoding: enc, PowerShell: true}, drives: psDefaultDrives()}
+	sc := &psScanner{s: text, line: 1}
 	pipeIn := false
 	for {
 		st, more := sc.statement()
@@ -177,6 +185,34 @@ func dynOf(vs []psValue) string {
 type psReader struct {
 	f       *File
 	skipped int
+	// drives are the registry drives known at this point of the script,
+	// by name in upper case: the provider's own (HKLM:, HKCU:) and those
+	// the script's New-PSDrive commands map, each to its root key.
+	drives map[string]psDrive
+	// unreadDrive is the line of a New-PSDrive latlab does not read: its
+	// arguments do not bind, or its name, provider or root only the
+	// running script knows (0: none)
+	unreadDrive int
+}
+
+// psDrive is a registry drive: the key it stands for (HKU, or a key
+// below a root) and the line that maps it (0 for the provider's own).
+type psDrive struct {
+	root string
+	line int
+}
+
+// psDefaultDrives are the registry provider's drives in every session
+// (RegistryProvider.cs InitializeDefaultDrives: HKLM and HKCU alone).
+// HKU:, HKCR: and HKCC: exist only once a script maps them.
+func psDefaultDrives() map[string]psDrive {
+	return map[string]psDrive{"HKLM": {root: "HKLM"}, "HKCU": {root: "HKCU"}}
+}
+
+// psHives are the registry roots a script reaches through a drive it
+// must map first, and the New-PSDrive that maps the usual name.
+var psHives = map[string]string{
+	"HKU": "HKEY_USERS", "HKCR": "HKEY_CLASSES_ROOT", "HKCC": "HKEY_CURRENT_CONFIG",
 }
 
 func (p *psReader) note(line int, format string, a ...any) {
@@ -392,12 +428,16 @@ func findParam(cmd string, params []psParam, name string) (*psParam, error) {
 	return found, nil
 }
 
-// psRegPath reads a registry provider path: HKLM:\X (or HKCU:, and HKU:,
-// HKCR:, HKCC: once a script maps them), Registry::HKEY_LOCAL_MACHINE\X
-// or Registry::HKLM\X. The root is spelt short; reg is false for a path
-// that is none of these (a file, or a path relative to the location).
-func psRegPath(p string) (path string, reg bool) {
-	rest := p
+// regPath reads a registry provider path: DRIVE:\X on a registry drive
+// the script has at this point (HKLM:, HKCU:, and those its New-PSDrive
+// commands map), Registry::HKEY_LOCAL_MACHINE\X or Registry::HKLM\X
+// (with or without the provider's module name). The root is spelt
+// short; reg is false for a path that is none of these (a file, or a
+// path relative to the location). unmapped, when set, is the drive of a
+// path on HKU:, HKCR: or HKCC: that the script has not mapped, which
+// PowerShell fails to find ("Cannot find drive").
+func (p *psReader) regPath(s string) (path string, reg bool, unmapped string) {
+	rest := s
 	for _, pre := range []string{`Microsoft.PowerShell.Core\Registry::`, "Registry::"} {
 		if len(rest) >= len(pre) && strings.EqualFold(rest[:len(pre)], pre) {
 			rest = rest[len(pre):]
@@ -406,16 +446,19 @@ func psRegPath(p string) (path string, reg bool) {
 		}
 	}
 	if !reg {
-		drive, after, ok := strings.Cut(rest, ":")
+		name, after, ok := strings.Cut(rest, ":")
 		if !ok {
-			return "", false
+			return "", false, ""
 		}
-		switch strings.ToUpper(drive) {
-		case "HKLM", "HKCU", "HKU", "HKCR", "HKCC":
+		d, mapped := p.drives[strings.ToUpper(name)]
+		switch _, hive := psHives[strings.ToUpper(name)]; {
+		case mapped:
+		case hive:
+			return "", true, strings.ToUpper(name)
 		default:
-			return "", false
+			return "", false, ""
 		}
-		rest = drive + `\` + after
+		rest = d.root + `\` + after
 	}
 	// PowerShell takes \\ within a provider path as one separator
 	for strings.Contains(rest, `\\`) {
@@ -424,9 +467,94 @@ func psRegPath(p string) (path string, reg bool) {
 	rest = strings.TrimRight(rest, `\`)
 	short, ok := ShortRoot(rest)
 	if !ok {
-		return "", true
+		return "", true, ""
 	}
-	return short, true
+	return short, true, ""
+}
+
+// New-PSDrive's parameters and Remove-PSDrive's (NewPSDriveCommand,
+// RemovePSDriveCommand in Microsoft.PowerShell.Commands.Management's
+// commands/management/Navigation.cs): -Name, -PSProvider and -Root by
+// position, the rest by name.
+var (
+	psNewDriveParams = []psParam{{"Name", nil, false, 0}, {"PSProvider", nil, false, 1}, {"Root", nil, false, 2},
+		{"Description", nil, false, -1}, {"Scope", nil, false, -1}, {"Persist", nil, true, -1}, {"Credential", nil, false, -1}}
+	psRemoveDriveParams = []psParam{{"Name", nil, false, 0}, {"LiteralName", nil, false, -1}, {"PSProvider", nil, false, -1},
+		{"Scope", nil, false, -1}, {"Force", nil, true, -1}}
+)
+
+// newDrive reads a New-PSDrive: a registry drive it maps is known from
+// here on. Drives are followed in the order of the script's lines, not
+// of its run: a drive a function maps is taken as mapped on the lines
+// below, though PowerShell removes it when the function returns (the
+// default -Scope is the function's), so a path on it is read rather
+// than refused. One whose name, provider or root only the running script
+// knows, or whose arguments latlab does not bind, leaves every unmapped
+// drive unknown (unreadDrive).
+func (p *psReader) newDrive(st *psStmt) {
+	b, err := bind("New-PSDrive", psNewDriveParams, st.toks)
+	if err != nil {
+		if strings.Contains(strings.ToLower(st.raw), "registry") {
+			p.unreadDrive = st.line
+		}
+		return
+	}
+	name, prov, root := b.named["Name"], b.named["PSProvider"], b.named["Root"]
+	if prov.dyn == "" && prov.kind == psString && !strings.EqualFold(prov.s, "Registry") &&
+		!strings.EqualFold(prov.s, `Microsoft.PowerShell.Core\Registry`) {
+		return // a drive of files, certificates...
+	}
+	if dynOf([]psValue{name, prov, root}) != "" || name.kind != psString || root.kind != psString || prov.kind != psString {
+		p.unreadDrive = st.line
+		return
+	}
+	var key string
+	if k, reg, _ := p.regPath(root.s); reg && k != "" {
+		key = k // Registry::HKEY_USERS, or a drive's path: HKLM:\SOFTWARE
+	} else if k, ok := ShortRoot(strings.TrimRight(root.s, `\`)); ok {
+		key = k // HKEY_USERS, as the provider names its hives (or HKU)
+	} else {
+		return // no registry key: New-PSDrive fails, no drive
+	}
+	upper := strings.ToUpper(name.s)
+	if upper == "" || strings.ContainsAny(upper, `:\/`) || upper == "HKLM" || upper == "HKCU" {
+		return // no drive name, or one that exists: New-PSDrive fails
+	}
+	p.drives[upper] = psDrive{root: key, line: st.line}
+}
+
+// removeDrive reads a Remove-PSDrive of a drive the script mapped.
+func (p *psReader) removeDrive(st *psStmt) {
+	b, err := bind("Remove-PSDrive", psRemoveDriveParams, st.toks)
+	if err != nil {
+		return
+	}
+	v, ok := b.named["Name"]
+	if !ok {
+		v = b.named["LiteralName"]
+	}
+	if v.dyn == "" && v.kind == psString {
+		if d, ok := p.drives[strings.ToUpper(v.s)]; ok && d.line > 0 {
+			delete(p.drives, strings.ToUpper(v.s))
+		}
+	}
+}
+
+// embeddedDrive reads a New-PSDrive within an expression: $d =
+// New-PSDrive ..., $null = (New-PSDrive ...).
+func (p *psReader) embeddedDrive(st *psStmt) {
+	i := strings.Index(strings.ToLower(st.raw), "new-psdrive")
+	if i < 0 {
+		return
+	}
+	before := strings.TrimRight(st.raw[:i], " \t")
+	if !strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "(") {
+		return
+	}
+	sc := &psScanner{s: st.raw[i:], line: st.line}
+	if inner, _ := sc.statement(); inner != nil {
+		p.newDrive(inner)
+	}
 }
 
 func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
@@ -448,6 +576,14 @@ func (p *psReader) statement(st *psStmt) error {
 		case mod == "microsoft.powershell.management":
 			name = name[i+1:]
 		}
+	}
+	switch {
+	case first.dyn != "" || first.kind != psString:
+		p.embeddedDrive(st) // $null = (New-PSDrive ...)
+	case name == "new-psdrive" || name == "ndr" || name == "mount":
+		p.newDrive(st)
+	case name == "remove-psdrive" || name == "rdr":
+		p.removeDrive(st)
 	}
 	if first.dyn != "" || first.kind != psString {
 		// an expression, an assignment ($x = New-Item ...): not read
@@ -503,8 +639,14 @@ func (p *psReader) statement(st *psStmt) error {
 			p.note(n, "%s: the key %q is no path: skipped", cmd, textdec.Clip(v.s))
 			return nil
 		}
-		key, reg := psRegPath(v.s)
+		key, reg, unmapped := p.regPath(v.s)
 		switch {
+		case unmapped != "" && p.unreadDrive > 0:
+			p.note(n, "%s: the drive %s: exists only if the script maps it, and latlab does not read the New-PSDrive of line %d (its arguments, or a name or root only the running script knows): skipped", cmd, unmapped, p.unreadDrive)
+			return nil
+		case unmapped != "":
+			p.note(n, "%s: no drive %s: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name %s -PSProvider Registry -Root %s before this line): PowerShell fails the command, so it is not written", cmd, unmapped, unmapped, psHives[unmapped])
+			return nil
 		case !reg && (cmd == "New-Item" || cmd == "Remove-Item") && !strings.Contains(strings.ToLower(v.s), "hkey_"):
 			p.f.Other++ // a file
 			return nil

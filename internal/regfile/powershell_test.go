@@ -216,7 +216,8 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty Registry::HKEY_CURRENT_USER\X a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
 		{`Set-ItemProperty Microsoft.PowerShell.Core\Registry::HKCU\X\ a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
 		{`New-Item -Force HKCU:/X/Y`, nil, "holds a /, which PowerShell reads as a separator or as part of a name"},
-		{`Set-ItemProperty 'HKU:\.DEFAULT\X' a 1 -Type DWord`, []psRow{{1, `HKU\.DEFAULT\X`, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty 'HKU:\.DEFAULT\X' a 1 -Type DWord`, nil, "no drive HKU: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name HKU -PSProvider Registry -Root HKEY_USERS before this line): PowerShell fails the command, so it is not written"},
+		{`Set-ItemProperty 'Registry::HKEY_USERS\.DEFAULT\X' a 1 -Type DWord`, []psRow{{1, `HKU\.DEFAULT\X`, "a", false, 4, dw(1), false, false}}, ""},
 		{`Set-ItemProperty HKEY_CURRENT_USER\X a 1 -Type DWord`, nil, "is no registry path latlab reads"},
 		{`Set-ItemProperty -LiteralPath HKCU:\X* a 1 -Type DWord`, []psRow{{1, `HKCU\X*`, "a", false, 4, dw(1), false, false}}, ""},
 		{`Set-ItemProperty HKCU:\X\* a 1 -Type DWord`, nil, "holds wildcards"},
@@ -399,10 +400,11 @@ func TestReadPowerShellBounds(t *testing.T) {
 	if f := readPS(t, "sp HKCU:\\X a "+strings.Repeat(`"$(`, 1<<20)); f.Values != 0 || len(f.Notes) != 1 {
 		t.Errorf("nested strings: notes %q values %d", f.Notes, f.Values)
 	}
-	// an unclosed string or comment runs to the end, and is no command
+	// an unclosed string or comment is a script PowerShell refuses
+	// whole: bad input, not a script of no commands
 	for _, s := range []string{"sp HKCU:\\X a 'open", "<# open\nsp HKCU:\\X a 1", "sp HKCU:\\X a @'\nopen", "sp HKCU:\\X a $(open"} {
-		if f := readPS(t, s); f.Values != 0 {
-			t.Errorf("%q: %d values", s, f.Values)
+		if _, err := ReadPowerShell(strings.NewReader(s)); !badinput.Is(err) {
+			t.Errorf("%q: %v, want bad input", s, err)
 		}
 	}
 }
@@ -418,6 +420,9 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("sp HKCU:\\X a @(\n'x',\"y`$\"\n) -Ty MultiString; rp -LP Registry::HKU\\.DEFAULT\\Y -Name (default)\n"))
 	f.Add([]byte("New-ItemProperty -Path \"HKLM:\\A\" -Name b -Value ([byte[]](0x01,2)) -PropertyType Binary -Force | Out-Null\n"))
 	f.Add([]byte("reg.exe add 'HKCU\\A' /v \"b\" /t REG_QWORD /d 0x1 /f 2>&1 | Out-Null\n$x = @{ a = { Set-ItemProperty HKCU:\\A b 1 } }\n"))
+	f.Add([]byte("$t = @'\n)}\n'@ <# ( #> # {\nif ($a[ 0 ]) { sp HKCU:\\A \"b$(\"(\")\" 1 }\n--% ) | sp HKCU:\\A c `u{31} -Type String\n"))
+	f.Add([]byte("sp HKCU:\\A b 1 -Type DWord\r\nif ($a) {\r\n@\"\r\nx\r\n  \"@\r\n"))
+	f.Add([]byte("$null = (ndr -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\.DEFAULT\\A b 1\nNew-PSDrive P Registry HKLM:\\SOFTWARE\nrp P:\\X a; Remove-PSDrive HKU; rp HKCR:\\Y b\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
 		if err != nil {
@@ -465,6 +470,55 @@ func TestPowerShellNewOnly(t *testing.T) {
 		}
 		if got := f.Sections[0].Values[0].NewOnly; got != c.want {
 			t.Errorf("%s: NewOnly %v, want %v", c.script, got, c.want)
+		}
+	}
+}
+
+// HKLM: and HKCU: are PowerShell's in every session; any other registry
+// drive exists once the script maps it with New-PSDrive, whatever its
+// name and root. A path on HKU:, HKCR: or HKCC: before that fails, so it
+// is not written, and the note names the New-PSDrive it lacks.
+func TestPowerShellDrives(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		script string
+		path   string // the key written; "" when none is
+		note   string
+	}{
+		{"HKLM", `sp HKLM:\SOFTWARE\X a 1 -Type DWord`, `HKLM\SOFTWARE\X`, ""},
+		{"hkcu any case", `sp hkcu:\X a 1 -Type DWord`, `HKCU\X`, ""},
+		{"HKU unmapped", `sp HKU:\.DEFAULT\X a 1 -Type DWord`, "", "no drive HKU: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name HKU -PSProvider Registry -Root HKEY_USERS before this line)"},
+		{"HKCR unmapped", `New-ItemProperty HKCR:\.txt a -Value 1 -PropertyType DWord`, "", "New-PSDrive -Name HKCR -PSProvider Registry -Root HKEY_CLASSES_ROOT"},
+		{"HKCC unmapped", `Remove-ItemProperty HKCC:\X a`, "", "New-PSDrive -Name HKCC -PSProvider Registry -Root HKEY_CURRENT_CONFIG"},
+		{"HKU mapped", "New-PSDrive -Name HKU -PSProvider Registry -Root HKEY_USERS | Out-Null\nsp HKU:\\.DEFAULT\\X a 1 -Type DWord", `HKU\.DEFAULT\X`, ""},
+		{"mapped after use", "sp HKU:\\.DEFAULT\\X a 1 -Type DWord\nNew-PSDrive HKU Registry HKEY_USERS", "", "no drive HKU:"},
+		{"positional, quoted", "New-PSDrive 'HKCR' \"Registry\" 'HKEY_CLASSES_ROOT'\nsp HKCR:\\.txt a 1 -Type DWord", `HKCR\.txt`, ""},
+		{"named in any order", "ndr -PSProvider Registry -Root HKEY_CLASSES_ROOT -Scope Global -Name HKCR\nsp HKCR:\\.txt a 1 -Type DWord", `HKCR\.txt`, ""},
+		{"assigned", "$null = (New-PSDrive -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\S-1-5-18\\X a 1 -Type DWord", `HKU\S-1-5-18\X`, ""},
+		{"in an if", "if (!(Test-Path 'HKU:\\')) { New-PSDrive -PSProvider Registry -Name HKU -Root HKEY_USERS | Out-Null }\nsp HKU:\\.DEFAULT\\X a 1 -Type DWord", `HKU\.DEFAULT\X`, ""},
+		{"short root", "New-PSDrive -Name U -PSProvider Registry -Root HKU\nsp U:\\.DEFAULT\\X a 1 -Type DWord", `HKU\.DEFAULT\X`, ""},
+		{"provider root", "New-PSDrive -Name U -PSProvider Microsoft.PowerShell.Core\\Registry -Root Registry::HKEY_USERS\\.DEFAULT\nsp U:\\X a 1 -Type DWord", `HKU\.DEFAULT\X`, ""},
+		{"any name, a key below a drive", "New-PSDrive -Name Pol -PSProvider Registry -Root HKLM:\\SOFTWARE\\Policies\nsp Pol:\\Microsoft\\X a 1 -Type DWord", `HKLM\SOFTWARE\Policies\Microsoft\X`, ""},
+		{"HKU named otherwise", "New-PSDrive -Name Users -PSProvider Registry -Root HKEY_USERS\nsp HKU:\\.DEFAULT\\X a 1 -Type DWord", "", "no drive HKU:"},
+		{"a file drive", "New-PSDrive -Name HKU -PSProvider FileSystem -Root C:\\\nsp HKU:\\X a 1 -Type DWord", "", "no drive HKU:"},
+		{"removed", "New-PSDrive HKU Registry HKEY_USERS\nRemove-PSDrive HKU\nsp HKU:\\X a 1 -Type DWord", "", "no drive HKU:"},
+		{"arguments not bound", "New-PSDrive HKU Registry HKEY_USERS Users\nsp HKU:\\X a 1 -Type DWord", "", "latlab does not read the New-PSDrive of line 1 (its arguments, or a name or root only the running script knows): skipped"},
+		{"a name only the script knows", "New-PSDrive -Name $n -PSProvider Registry -Root HKEY_USERS\nsp HKU:\\X a 1 -Type DWord", "", "latlab does not read the New-PSDrive of line 1"},
+		{"a drive of another name", "sp Users:\\X a 1 -Type DWord", "", "is no registry path"},
+		{"Registry:: needs no drive", `sp Registry::HKEY_CLASSES_ROOT\.txt a 1 -Type DWord`, `HKCR\.txt`, ""},
+		{"provider path", `sp Microsoft.PowerShell.Core\Registry::HKCC\X a 1 -Type DWord`, `HKCC\X`, ""},
+	} {
+		f := readPS(t, c.script)
+		got := ""
+		for _, s := range f.Sections {
+			got = s.Path
+		}
+		if got != c.path {
+			t.Errorf("%s: key %q, want %q (notes %q)", c.name, got, c.path, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
 		}
 	}
 }

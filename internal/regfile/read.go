@@ -87,6 +87,10 @@ type Value struct {
 	// existing one left as it is (PowerShell's New-ItemProperty without
 	// -Force).
 	NewOnly bool
+	// Asks: reg add without /f, which asks before overwriting a value
+	// that exists (a new value is written without asking): whether an
+	// existing one is overwritten depends on the answer.
+	Asks bool
 }
 
 // ShortRoot spells the root of a key path short (HKEY_LOCAL_MACHINE\X ->

@@ -228,3 +228,38 @@ func TestKnobRegFileKept(t *testing.T) {
 		t.Errorf("a kept value counted as unread:\n%s", out)
 	}
 }
+
+// knob explain FILE.bat --current: a value reg add writes without /f that
+// exists and differs is said to be overwritten only if reg's question is
+// answered yes, in its line and in the count.
+func TestKnobRegFileAsked(t *testing.T) {
+	now := backend.DWORD(2)
+	x := &knob.RegExplanation{File: "t.bat", Batch: true, Keys: 2, Values: 2, Current: true, Changes: 1, Asked: 1,
+		Unknown: []knob.RegEntry{
+			{Line: 1, Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKCU\Software\t`, Name: "a"}, Value: backend.DWORD(1),
+				Asks: true, Asked: true, Note: knob.AsksNote, Now: &now},
+			{Line: 2, Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKCU\Software\t`, Name: "b"}, Value: backend.DWORD(1),
+				Asks: true, Note: knob.AsksNote, Now: &backend.Absent},
+		}}
+	var b bytes.Buffer
+	KnobRegFile(&b, x)
+	out := b.String()
+	for _, want := range []string{
+		"on this machine an import would change 1 of them; 0 are already as the file writes them; 1 exists and is overwritten only if reg's question is answered yes (reg add without /f)",
+		"line 1: a = dword 0x00000001 (1) (now: dword 0x00000002 (2), overwritten only if reg is answered yes)\n",
+		"line 2: b = dword 0x00000001 (1) (now: absent)\n",
+		"reg add without /f asks before overwriting a value that exists",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "could not be read") {
+		t.Errorf("an asked value counted as unread:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line over 80 columns: %q", l)
+		}
+	}
+}

@@ -93,13 +93,19 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 			visible(x.File), what, where, len(x.Known), len(x.Unknown)), "", "  ")
 	}
 	if x.Current {
-		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same - x.Kept
+		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same - x.Kept - x.Asked
 		line := fmt.Sprintf("on this machine an import would change %d of them; %d are already as the file writes them", x.Changes, x.Same)
 		switch {
 		case x.Kept == 1:
 			line += "; 1 exists and is left as it is (New-ItemProperty without -Force)"
 		case x.Kept > 1:
 			line += fmt.Sprintf("; %d exist and are left as they are (New-ItemProperty without -Force)", x.Kept)
+		}
+		switch {
+		case x.Asked == 1:
+			line += "; 1 exists and is overwritten only if reg's question is answered yes (reg add without /f)"
+		case x.Asked > 1:
+			line += fmt.Sprintf("; %d exist and are overwritten only if reg's question is answered yes (reg add without /f)", x.Asked)
 		}
 		if unread > 0 {
 			line += fmt.Sprintf("; %d could not be read", unread)
@@ -155,6 +161,8 @@ func nowText(e knob.RegEntry) string {
 		return ""
 	case e.Kept:
 		return " (now: " + regData(*e.Now) + ", left as it is)"
+	case e.Asked:
+		return " (now: " + regData(*e.Now) + ", overwritten only if reg is answered yes)"
 	case e.KeyDeleted && e.Now.IsAbsent():
 		return " (now: absent already)"
 	case e.KeyDeleted:
