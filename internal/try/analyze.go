@@ -296,14 +296,11 @@ func (b BlockTest) evidence(floor float64) stats.Evidence {
 	return t.Evidence(b.PHolm, floor, Alpha)
 }
 
-// MinBlocks is the fewest blocks per arm with which an experiment of
-// nArms arms (the baseline included) can reach a verdict at all: fewer,
-// and every comparison ends "no verdict, too few complete rounds". The
-// command says so before it measures.
-func MinBlocks(nArms int) int { return minRounds(Alpha, max(1, nArms-1)) }
-
-// MinBlocksOf is MinBlocks for a planned experiment: a noise run over
-// several CPUs by rate has a block test per value and CPU, all
+// MinBlocksOf is the fewest blocks per arm with which the planned
+// experiment r can reach a verdict at all: fewer, and every comparison
+// ends "no verdict, too few complete rounds". The command says so before
+// it measures. A test is made per value (the baseline excepted), and a
+// noise run over several CPUs by rate has one per value and CPU, all
 // Holm-adjusted together.
 func MinBlocksOf(r *Result) int {
 	family := max(1, len(r.Arms)-1)
