@@ -53,7 +53,9 @@ QueryPerformanceCounter). Each step between two successive reads of at least
 interrupt, a softirq or DPC, another thread, a page fault, SMI or NMI). This is
 the method of the Linux osnoise tracer (Documentation/trace/osnoise-tracer.rst),
 run as an ordinary thread, so it works on kernels without that tracer and on
-Windows.
+Windows. The runtime ends at --duration exactly: an interruption still in
+progress then counts up to that end only (osnoise instead runs on to its next
+read, which lengthens runtime and noise alike).
 
 Per CPU: the runtime, the total noise and the share of the runtime left to the
 thread (osnoise's "% CPU Aval"), the number of interruptions and their rate,

@@ -26,6 +26,7 @@ type measured struct {
 	report      *dpcisr.Report // dpcisr
 	load        *LoadOutcome   // dpcisr with a load
 	noise       *NoiseBlock    // noise
+	unrun       bool           // noise: the thread did not run before the block's end
 	notes       []string       // noise: what of the system setup could not be done
 }
 
@@ -149,9 +150,15 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			return m, fmt.Errorf("noise probe: %w", err)
 		}
 		th := &r.Threads[0]
+		m.setup, m.method, m.notes = th.Setup, probe.NoiseMethod, r.Notes
+		if th.RuntimeNs() <= 0 {
+			// The thread's first read came after the block's end: it
+			// measured nothing, and a block of no runtime has no rate.
+			m.unrun = !th.Stopped
+			break
+		}
 		m.samples = slices.Clone(th.Lengths)
 		m.noise = noiseBlock(o.CPUs[0], th)
-		m.setup, m.method, m.notes = th.Setup, probe.NoiseMethod, r.Notes
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}
