@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/noisecount"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
@@ -63,10 +63,11 @@ the longest and the percentiles of their lengths, and the clock read's own
 smallest step (the resolution); then what the OS counted on each CPU from just
 before the threads started to just after they stopped: the hard interrupts and
 softirqs by source and the thread's involuntary context switches (Linux:
-/proc/interrupts, /proc/softirqs, getrusage), the interrupts and DPCs queued
-(Windows: PDH). The verdict names the noisiest CPU's level:
-quiet (at least 99.99% available, no interruption over 10µs: what an isolated
-CPU reaches), light (99.9%, 100µs), noisy (99%, 1ms) or heavy.
+/proc/interrupts, /proc/softirqs, getrusage), the interrupts and DPCs
+(Windows: NtQuerySystemInformation's per-processor counts). The verdict names
+the noisiest CPU's level: quiet (at least 99.99% available, no interruption
+over 10µs: what an isolated CPU reaches), light (99.9%, 100µs), noisy (99%,
+1ms) or heavy.
 
 Where wake asks how late a sleeping thread is woken, noise asks how much of its
 CPU a running thread keeps: use it on CPUs isolated for latency-critical work
@@ -137,7 +138,7 @@ func (o *NoiseOptions) validate() error {
 
 func runNoise(ctx context.Context, o *NoiseOptions) error {
 	no := o.probe
-	no.Counters = irq.NoiseCounters("/")
+	no.Counters = noisecount.Reader("/")
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {

@@ -35,7 +35,7 @@ type NoiseOptions struct {
 	// Counters, when set, reads the OS's per-CPU interrupt counters: it
 	// is called while the threads wait to start, the function it returns
 	// once they have stopped, which gives what was counted in between
-	// (irq.NoiseCounters). Neither runs on a thread in its loop.
+	// (noisecount.Reader). Neither runs on a thread in its loop.
 	Counters func() (end func() (*NoiseCounters, error), err error)
 	// Explain, when set, traces the measured CPUs and says what ran in
 	// the longest interruptions (RunNoise; Linux), as wake --explain
