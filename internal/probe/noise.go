@@ -190,6 +190,19 @@ func (g *gaps) step(prev, now int64) {
 	}
 }
 
+// stepCut takes the loop's last step, from prev to a read at now past
+// the window's end: the step is a real read's (MinStepNs), but only its
+// part up to end is in the window (spin), and only that part is noise.
+func (g *gaps) stepCut(prev, now, end int64) {
+	g.Reads++
+	if d := now - prev; d < g.MinStepNs || g.MinStepNs < 0 {
+		g.MinStepNs = d
+	}
+	if d := end - prev; d >= g.threshold {
+		g.record(prev, d)
+	}
+}
+
 // record notes one interruption that began after the read at prev and
 // lasted d.
 func (g *gaps) record(prev, d int64) {
@@ -247,7 +260,7 @@ func spin(now func() int64, end int64, g *gaps, check func(at int64) (resumed in
 			continue
 		}
 		if t >= end {
-			g.step(prev, end)
+			g.stepCut(prev, t, end)
 			prev = end
 			break
 		}

@@ -176,19 +176,23 @@ func TestNoiseSpinClipsAtEnd(t *testing.T) {
 		count     int64
 		lastLen   int64 // the last kept interruption's length
 		paused    int64
+		minStep   int64
 	}{
 		{name: "gaps only, the last crosses the end", threshold: time.Microsecond,
 			reads: seq(1_000, 3_000, 3_000, 6_500), end: 10_000, check: noStop,
-			runtime: 9_000, noise: 9_000, count: 3, lastLen: 3_000},
+			runtime: 9_000, noise: 9_000, count: 3, lastLen: 3_000, minStep: 3_000},
 		{name: "short reads, a long gap across the end", threshold: 500 * time.Nanosecond,
 			reads: seq(9_000, 100, 100, 100, 9_000_000), end: 10_000, check: noStop,
-			runtime: 1_000, noise: 700, count: 1, lastLen: 700},
+			runtime: 1_000, noise: 700, count: 1, lastLen: 700, minStep: 100},
 		{name: "the part in the window is below the threshold", threshold: 500 * time.Nanosecond,
 			reads: seq(9_000, 100, 100, 100, 100, 100, 100, 100, 100, 100, 5_000), end: 10_000, check: noStop,
-			runtime: 1_000, noise: 0, count: 0},
+			runtime: 1_000, noise: 0, count: 0, minStep: 100},
+		{name: "the cut is shorter than any read", threshold: 500 * time.Nanosecond,
+			reads: seq(9_000, 300, 300, 300, 9_000_000), end: 10_000, check: noStop,
+			runtime: 1_000, noise: 0, count: 0, minStep: 300},
 		{name: "a gap, then a pause past the end", threshold: time.Microsecond,
 			reads: seq(0, ms, 5*ms), end: 3 * ms, check: pauseOnce(3*ms + 500),
-			runtime: ms, noise: ms, count: 1, lastLen: ms, paused: 2 * ms},
+			runtime: ms, noise: ms, count: 1, lastLen: ms, paused: 2 * ms, minStep: ms},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := newGaps(c.threshold, 8)
@@ -204,6 +208,9 @@ func TestNoiseSpinClipsAtEnd(t *testing.T) {
 			}
 			if c.count > 0 && (g.lens[g.n-1] != c.lastLen || g.starts[g.n-1]+g.lens[g.n-1] > c.end) {
 				t.Errorf("last interruption %d ns at %d, want %d ns ending by %d", g.lens[g.n-1], g.starts[g.n-1], c.lastLen, c.end)
+			}
+			if g.MinStepNs != c.minStep {
+				t.Errorf("smallest step %d, want %d: a step cut at the end is no read's cost", g.MinStepNs, c.minStep)
 			}
 		})
 	}
