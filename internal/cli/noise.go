@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/internal/irq"
+	"github.com/latlab/latlab/internal/noisecount"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/report"
 	"github.com/latlab/latlab/internal/sched"
@@ -53,7 +53,9 @@ QueryPerformanceCounter). Each step between two successive reads of at least
 interrupt, a softirq or DPC, another thread, a page fault, SMI or NMI). This is
 the method of the Linux osnoise tracer (Documentation/trace/osnoise-tracer.rst),
 run as an ordinary thread, so it works on kernels without that tracer and on
-Windows.
+Windows. The runtime ends at --duration exactly: an interruption still in
+progress then counts up to that end only (osnoise instead runs on to its next
+read, which lengthens runtime and noise alike).
 
 Per CPU: the runtime, the total noise and the share of the runtime left to the
 thread (osnoise's "% CPU Aval"), the number of interruptions and their rate,
@@ -61,10 +63,11 @@ the longest and the percentiles of their lengths, and the clock read's own
 smallest step (the resolution); then what the OS counted on each CPU from just
 before the threads started to just after they stopped: the hard interrupts and
 softirqs by source and the thread's involuntary context switches (Linux:
-/proc/interrupts, /proc/softirqs, getrusage), the interrupts and DPCs queued
-(Windows: PDH). The verdict names the noisiest CPU's level:
-quiet (at least 99.99% available, no interruption over 10µs: what an isolated
-CPU reaches), light (99.9%, 100µs), noisy (99%, 1ms) or heavy.
+/proc/interrupts, /proc/softirqs, getrusage), the interrupts and DPCs
+(Windows: NtQuerySystemInformation's per-processor counts). The verdict names
+the noisiest CPU's level: quiet (at least 99.99% available, no interruption
+over 10µs: what an isolated CPU reaches), light (99.9%, 100µs), noisy (99%,
+1ms) or heavy.
 
 Where wake asks how late a sleeping thread is woken, noise asks how much of its
 CPU a running thread keeps: use it on CPUs isolated for latency-critical work
@@ -135,7 +138,7 @@ func (o *NoiseOptions) validate() error {
 
 func runNoise(ctx context.Context, o *NoiseOptions) error {
 	no := o.probe
-	no.Counters = irq.NoiseCounters("/")
+	no.Counters = noisecount.Reader("/")
 	for _, p := range []string{o.HistFile, o.Out} {
 		if p != "" {
 			if err := checkWritable(p); err != nil {

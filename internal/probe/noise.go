@@ -35,7 +35,7 @@ type NoiseOptions struct {
 	// Counters, when set, reads the OS's per-CPU interrupt counters: it
 	// is called while the threads wait to start, the function it returns
 	// once they have stopped, which gives what was counted in between
-	// (irq.NoiseCounters). Neither runs on a thread in its loop.
+	// (noisecount.Reader). Neither runs on a thread in its loop.
 	Counters func() (end func() (*NoiseCounters, error), err error)
 	// Explain, when set, traces the measured CPUs and says what ran in
 	// the longest interruptions (RunNoise; Linux), as wake --explain
@@ -103,7 +103,9 @@ func (o NoiseOptions) Validate() error {
 type NoiseThread struct {
 	Setup ThreadSetup
 	gapCounts
-	// StartNs and EndNs are the loop's first and last clock reads.
+	// StartNs is the loop's first clock read, EndNs the end of its
+	// window: the run's end, or the last read of a run stopped early
+	// (spin says why an interruption at the end is clipped to it).
 	StartNs, EndNs int64
 	// PausedNs is the time the loop let its thread go for the Go
 	// runtime (Yielder), Pauses how often: neither runtime nor noise.
@@ -188,6 +190,19 @@ func (g *gaps) step(prev, now int64) {
 	}
 }
 
+// stepCut takes the loop's last step, from prev to a read at now past
+// the window's end: the step is a real read's (MinStepNs), but only its
+// part up to end is in the window (spin), and only that part is noise.
+func (g *gaps) stepCut(prev, now, end int64) {
+	g.Reads++
+	if d := now - prev; d < g.MinStepNs || g.MinStepNs < 0 {
+		g.MinStepNs = d
+	}
+	if d := end - prev; d >= g.threshold {
+		g.record(prev, d)
+	}
+}
+
 // record notes one interruption that began after the read at prev and
 // lasted d.
 func (g *gaps) record(prev, d int64) {
@@ -212,29 +227,58 @@ const checkEvery = int64(time.Millisecond)
 // step to g. Every checkEvery it calls check with the time: check says
 // whether to stop, and returns the clock after any pause it made (at when
 // it made none), which is left out of both the runtime and the noise. It
-// returns the first and last reads and the time paused.
+// returns the first read, the window's end (last) and the time paused.
+//
+// The window is exactly [first, end): the read that finds the loop past
+// end counts as a read at end, so an interruption that straddles the end
+// is clipped to it (its length is its part in the window) and a pause
+// that outlasts the end is left out only up to it. The runtime
+// (last - first - paused) is then the time the run claims, and the noise
+// is interrupted time inside that same window, so noise / runtime stays
+// the share of the window the thread lost. The osnoise tracer does the
+// other thing (run_osnoise in kernel/trace/trace_osnoise.c stops at the
+// first read past its runtime and reports runtime and noise up to that
+// read): equally consistent for one sample, but a window that grows by
+// whatever interruption its end falls in is stopped inside an
+// interruption by construction, which lengthens both runtime and noise
+// by exactly the noisy part and biases the share upwards; blocks of a
+// fixed runtime (try) would also stop being equal. A run stopped early
+// (check) ends at its last read, with no interruption in progress.
+// A first read at or past end leaves the window empty: last = first.
 func spin(now func() int64, end int64, g *gaps, check func(at int64) (resumed int64, stop bool)) (first, last, paused int64, pauses int, stopped bool) {
 	prev := now()
 	first = prev
+	if first >= end {
+		return first, first, 0, 0, false
+	}
 	next := min(prev+checkEvery, end)
 	for {
 		t := now()
-		g.step(prev, t)
-		prev = t
 		if t < next {
+			g.step(prev, t)
+			prev = t
 			continue
 		}
 		if t >= end {
+			g.stepCut(prev, t, end)
+			prev = end
 			break
 		}
+		g.step(prev, t)
+		prev = t
 		r, s := check(t)
 		if s {
 			stopped = true
 			break
 		}
 		if r != t {
-			paused += r - t
 			pauses++
+			if r >= end {
+				paused += end - t
+				prev = end
+				break
+			}
+			paused += r - t
 			prev = r
 		}
 		next = min(prev+checkEvery, end)

@@ -82,8 +82,11 @@ type NoiseMeasurement struct {
 // NOISE IN US).
 type NoiseCPU struct {
 	ThreadSetup
-	// RuntimeNs is the time the thread spun, PausedNs (the loop letting
-	// its thread go for the Go runtime) left out.
+	// RuntimeNs is the time the thread spun, from its first clock read
+	// to the run's end, PausedNs (the loop letting its thread go for the
+	// Go runtime) left out: never more than the duration. An
+	// interruption still in progress at the end counts up to the end
+	// only, in the noise and in its length alike.
 	RuntimeNs int64 `json:"runtime_ns"`
 	// NoiseNs is the summed length of the interruptions.
 	NoiseNs int64 `json:"noise_ns"`

@@ -4,7 +4,7 @@ import "strconv"
 
 // NoiseCounters are what the OS counted per CPU from just before a noise
 // run's threads started to just after they stopped (NoiseOptions.Counters
-// reads them; the irq package knows the OS's counters).
+// reads them; the noisecount package knows the OS's counters).
 type NoiseCounters struct {
 	// Method says where the counts come from.
 	Method string
@@ -22,7 +22,7 @@ type NoiseCPUCounts struct {
 type NoiseCounts struct {
 	Total int64 `json:"total"`
 	// Sources are the rows with a count on the CPU, most first; none
-	// where the OS gives one total per CPU (Windows' PDH counters).
+	// where the OS gives one total per CPU (Windows' counters).
 	Sources []NoiseCount `json:"sources,omitempty"`
 }
 

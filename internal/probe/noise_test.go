@@ -86,8 +86,9 @@ func TestNoiseGaps(t *testing.T) {
 	}
 }
 
-// The loop ends at the first read at or past the end, checks every
-// checkEvery, stops when told, and leaves a pause out of the noise.
+// The loop ends at the first read at or past the end, counted as a read
+// at the end, checks every checkEvery, stops when told, and leaves a
+// pause out of the noise.
 func TestNoiseSpin(t *testing.T) {
 	ms := checkEvery
 	noStop := func(at int64) (int64, bool) { return at, false }
@@ -129,7 +130,8 @@ func TestNoiseSpin(t *testing.T) {
 			t.Errorf("paused %d in %d", paused, pauses)
 		}
 		// 600 µs, 600 µs and 2 ms are interruptions; the 100 ns after the
-		// pause is not measured from before it.
+		// pause is not measured from before it. The read at 3_400_300
+		// ends the window at 3_400_200.
 		if g.Count != 3 || g.TotalNs != 3_200_000 || last != 3_400_200 {
 			t.Errorf("gaps %+v, last %d", g.gapCounts, last)
 		}
@@ -142,6 +144,86 @@ func TestNoiseSpin(t *testing.T) {
 			t.Errorf("stopped %v at %d", stopped, last)
 		}
 	})
+}
+
+// The window is exactly [first read, end): an interruption that begins
+// inside it and ends past the end (the last read comes late) counts only
+// up to the end, so the runtime is the window and the noise is the
+// interrupted time inside it. In the first case every step is an
+// interruption, so the noise is the whole window; a pause that outlasts
+// the end is left out up to the end only.
+func TestNoiseSpinClipsAtEnd(t *testing.T) {
+	ms := checkEvery
+	noStop := func(at int64) (int64, bool) { return at, false }
+	pauseOnce := func(until int64) func(int64) (int64, bool) {
+		done := false
+		return func(at int64) (int64, bool) {
+			if done {
+				return at, false
+			}
+			done = true
+			return until, false
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		threshold time.Duration
+		reads     []int64
+		end       int64
+		check     func(at int64) (int64, bool)
+		runtime   int64
+		noise     int64
+		count     int64
+		lastLen   int64 // the last kept interruption's length
+		paused    int64
+		minStep   int64
+	}{
+		{name: "gaps only, the last crosses the end", threshold: time.Microsecond,
+			reads: seq(1_000, 3_000, 3_000, 6_500), end: 10_000, check: noStop,
+			runtime: 9_000, noise: 9_000, count: 3, lastLen: 3_000, minStep: 3_000},
+		{name: "short reads, a long gap across the end", threshold: 500 * time.Nanosecond,
+			reads: seq(9_000, 100, 100, 100, 9_000_000), end: 10_000, check: noStop,
+			runtime: 1_000, noise: 700, count: 1, lastLen: 700, minStep: 100},
+		{name: "the part in the window is below the threshold", threshold: 500 * time.Nanosecond,
+			reads: seq(9_000, 100, 100, 100, 100, 100, 100, 100, 100, 100, 5_000), end: 10_000, check: noStop,
+			runtime: 1_000, noise: 0, count: 0, minStep: 100},
+		{name: "the cut is shorter than any read", threshold: 500 * time.Nanosecond,
+			reads: seq(9_000, 300, 300, 300, 9_000_000), end: 10_000, check: noStop,
+			runtime: 1_000, noise: 0, count: 0, minStep: 300},
+		{name: "a gap, then a pause past the end", threshold: time.Microsecond,
+			reads: seq(0, ms, 5*ms), end: 3 * ms, check: pauseOnce(3*ms + 500),
+			runtime: ms, noise: ms, count: 1, lastLen: ms, paused: 2 * ms, minStep: ms},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := newGaps(c.threshold, 8)
+			first, last, paused, _, stopped := spin(fakeClock(c.reads), c.end, g, c.check)
+			if stopped || first != c.reads[0] || last != c.end || paused != c.paused {
+				t.Fatalf("first %d, last %d, paused %d, stopped %v: want %d, the end %d, %d paused", first, last, paused, stopped, c.reads[0], c.end, c.paused)
+			}
+			if rt := last - first - paused; rt != c.runtime {
+				t.Errorf("runtime %d, want %d", rt, c.runtime)
+			}
+			if g.TotalNs != c.noise || g.Count != c.count {
+				t.Errorf("noise %d in %d interruptions, want %d in %d", g.TotalNs, g.Count, c.noise, c.count)
+			}
+			if c.count > 0 && (g.lens[g.n-1] != c.lastLen || g.starts[g.n-1]+g.lens[g.n-1] > c.end) {
+				t.Errorf("last interruption %d ns at %d, want %d ns ending by %d", g.lens[g.n-1], g.starts[g.n-1], c.lastLen, c.end)
+			}
+			if g.MinStepNs != c.minStep {
+				t.Errorf("smallest step %d, want %d: a step cut at the end is no read's cost", g.MinStepNs, c.minStep)
+			}
+		})
+	}
+}
+
+// A thread whose first read is already past the end has an empty
+// window: no runtime, no step.
+func TestNoiseSpinEmptyWindow(t *testing.T) {
+	g := newGaps(time.Microsecond, 8)
+	first, last, paused, _, _ := spin(fakeClock(seq(5_000, 100, 100)), 4_000, g, func(at int64) (int64, bool) { return at, false })
+	if last-first-paused != 0 || g.Reads != 0 || g.Count != 0 {
+		t.Errorf("first %d, last %d, paused %d, %d reads", first, last, paused, g.Reads)
+	}
 }
 
 // The loop's core does not allocate.

@@ -25,6 +25,7 @@ type measured struct {
 	report      *dpcisr.Report // dpcisr
 	load        *LoadOutcome   // dpcisr with a load
 	noise       []NoiseBlock   // noise: one per CPU, in the probe's order
+	unrun       bool           // noise: a thread did not run before the block's end
 	notes       []string       // noise: what of the system setup could not be done
 }
 
@@ -147,6 +148,16 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			}
 			return m, fmt.Errorf("noise probe: %w", err)
 		}
+		m.setup, m.method, m.notes = r.Threads[0].Setup, probe.NoiseMethod, r.Notes
+		for i := range r.Threads {
+			if th := &r.Threads[i]; th.RuntimeNs() <= 0 {
+				// The thread's first read came after the block's end: it
+				// measured nothing, and a block of no runtime on a CPU
+				// has no rate there.
+				m.unrun = !th.Stopped
+				return m, nil
+			}
+		}
 		// A block's samples are the interruptions' lengths on all its
 		// CPUs; each CPU's counts are its own.
 		for i := range r.Threads {
@@ -154,7 +165,6 @@ func measureProbe(ctx context.Context, p Probe, d, threadRes time.Duration, cali
 			m.samples = append(m.samples, th.Lengths...)
 			m.noise = append(m.noise, *noiseBlock(o.CPUs[i], th))
 		}
-		m.setup, m.method, m.notes = r.Threads[0].Setup, probe.NoiseMethod, r.Notes
 	default:
 		return m, fmt.Errorf("internal: probe %q", p.Kind)
 	}

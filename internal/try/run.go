@@ -206,6 +206,9 @@ func (x *experiment) block(ctx context.Context, start time.Time, b *Block, j *jo
 			b.NoiseCPUs = m.noise
 		}
 	}
+	if m.unrun {
+		b.Note = "the thread was held off its CPU until after the block's end: it measured nothing, the block is left out"
+	}
 	if ctx.Err() != nil {
 		b.Note = "interrupted: left out of the statistics"
 	}

@@ -256,6 +256,42 @@ func TestTryWakeProbe(t *testing.T) {
 	}
 }
 
+// A noise block whose thread first ran after the block's end measured
+// nothing: it is left out with a note, and the experiment goes on.
+func TestTryNoiseBlockUnrun(t *testing.T) {
+	root := tree(t)
+	n := 0
+	old := measure
+	t.Cleanup(func() { measure = old })
+	measure = func(ctx context.Context, p Probe, d, res time.Duration, calibrate bool) (measured, error) {
+		n++
+		if n == 1 {
+			return measured{unrun: true}, nil
+		}
+		return measured{samples: []int64{2000, 3000}, noise: []NoiseBlock{{RuntimeNs: d.Nanoseconds(), Count: 2, NoiseNs: 5000, Kept: 2}}}, nil
+	}
+	o := treeOptions(root, testutil.TempDir(t), "hpet")
+	o.Blocks = 2
+	o.Probe = Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{0}}}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete := 0
+	for _, b := range res.Runs {
+		if b.Complete {
+			complete++
+			continue
+		}
+		if b.Noise != nil || !strings.Contains(b.Note, "measured nothing") {
+			t.Errorf("block %d: %+v, note %q", b.Index, b.Noise, b.Note)
+		}
+	}
+	if complete != len(res.Runs)-1 {
+		t.Errorf("%d of %d blocks complete, want all but the first", complete, len(res.Runs))
+	}
+}
+
 // fakeProbe stands in for the probe: what it measures depends on the
 // clocksource file of root (hpet 30 µs faster than the rest), and during
 // can change the tree as someone else would.
@@ -424,8 +460,11 @@ func TestTryNoiseProbe(t *testing.T) {
 	}
 	// Whether the CPU was interrupted at all is the machine's business:
 	// any runtime shows the probe measured the block.
+	// The runtime is the block's window at most, however late the loop's
+	// last read.
 	for _, b := range res.Runs {
-		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 || b.Noise.CPU != 0 || int64(b.Count) != b.Noise.Kept {
+		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 || b.Noise.RuntimeNs > o.BlockDuration.Nanoseconds() ||
+			b.Noise.NoiseNs > b.Noise.RuntimeNs || b.Noise.CPU != 0 || int64(b.Count) != b.Noise.Kept {
 			t.Errorf("block %d: complete %v, %+v", b.Index, b.Complete, b.Noise)
 		}
 	}

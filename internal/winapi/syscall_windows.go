@@ -69,10 +69,17 @@ package winapi
 //sys	QueryAllTraces(properties *uintptr, count uint32, found *uint32) (winerr error) = advapi32.QueryAllTracesW
 //sys	EnableTraceEx2(handle uint64, provider *windows.GUID, control uint32, level uint8, matchAny uint64, matchAll uint64, timeout uint32, params uintptr) (winerr error) = advapi32.EnableTraceEx2
 
-// ntdll: the kernel module list, and Wine's own export, which tells Wine
-// from Windows.
+// ntdll: the kernel module list and the per-processor counters, and
+// Wine's own export, which tells Wine from Windows. The Ex form takes an
+// input (for the per-processor classes, the USHORT processor group: the
+// plain form answers for the caller's group only); mingw-w64 declares it
+// nowhere (phnt ntexapi.h: NTSTATUS NtQuerySystemInformationEx(
+// SYSTEM_INFORMATION_CLASS, PVOID InputBuffer, ULONG InputBufferLength,
+// PVOID SystemInformation, ULONG SystemInformationLength, PULONG
+// ReturnLength)).
 
 //sys	NtQuerySystemInformation(class uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) = ntdll.NtQuerySystemInformation
+//sys	NtQuerySystemInformationEx(class uint32, input unsafe.Pointer, inputSize uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) = ntdll.NtQuerySystemInformationEx
 //sys	wineGetVersion() (version uintptr, err error) = ntdll.wine_get_version?
 
 // tdh: an event's template from its provider's manifest

@@ -84,10 +84,12 @@ func TestUnderWine(t *testing.T) {
 }
 
 // The tracing procedures all exist in advapi32 on every Windows latlab
-// supports (and in Wine's, which has no tracing behind them).
+// supports (and in Wine's, which has no tracing behind them), and so do
+// ntdll's queries.
 func TestTracingProceduresResolve(t *testing.T) {
 	for _, p := range []*windows.LazyProc{procStartTraceW, procControlTraceW, procOpenTraceW,
-		procProcessTrace, procCloseTrace, procQueryAllTracesW, procEnableTraceEx2, procNtQuerySystemInformation} {
+		procProcessTrace, procCloseTrace, procQueryAllTracesW, procEnableTraceEx2, procNtQuerySystemInformation,
+		procNtQuerySystemInformationEx} {
 		if err := p.Find(); err != nil {
 			t.Errorf("%s: %v", p.Name, err)
 		}

@@ -72,6 +72,7 @@ var (
 	procWaitForSingleObject          = modkernel32.NewProc("WaitForSingleObject")
 	procNtDelayExecution             = modntdll.NewProc("NtDelayExecution")
 	procNtQuerySystemInformation     = modntdll.NewProc("NtQuerySystemInformation")
+	procNtQuerySystemInformationEx   = modntdll.NewProc("NtQuerySystemInformationEx")
 	procNtQueryTimerResolution       = modntdll.NewProc("NtQueryTimerResolution")
 	procNtSetTimerResolution         = modntdll.NewProc("NtSetTimerResolution")
 	procwine_get_version             = modntdll.NewProc("wine_get_version")
@@ -312,6 +313,14 @@ func NtDelayExecution(alertable bool, interval *int64) (ntstatus error) {
 
 func NtQuerySystemInformation(class uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) {
 	r0, _, _ := syscall.SyscallN(procNtQuerySystemInformation.Addr(), uintptr(class), uintptr(info), uintptr(size), uintptr(unsafe.Pointer(needed)))
+	if r0 != 0 {
+		ntstatus = windows.NTStatus(r0)
+	}
+	return
+}
+
+func NtQuerySystemInformationEx(class uint32, input unsafe.Pointer, inputSize uint32, info unsafe.Pointer, size uint32, needed *uint32) (ntstatus error) {
+	r0, _, _ := syscall.SyscallN(procNtQuerySystemInformationEx.Addr(), uintptr(class), uintptr(input), uintptr(inputSize), uintptr(info), uintptr(size), uintptr(unsafe.Pointer(needed)))
 	if r0 != 0 {
 		ntstatus = windows.NTStatus(r0)
 	}

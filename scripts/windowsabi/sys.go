@@ -100,7 +100,9 @@ var noPrototype = map[string]string{
 	"NtDelayExecution":       "phnt ntkeapi.h (github.com/winsiderss/phnt): NTSTATUS NtDelayExecution(BOOLEAN Alertable, PLARGE_INTEGER DelayInterval)",
 	"NtQueryTimerResolution": "phnt ntexapi.h: NTSTATUS NtQueryTimerResolution(PULONG MaximumTime, PULONG MinimumTime, PULONG CurrentTime)",
 	"NtSetTimerResolution":   "phnt ntexapi.h: NTSTATUS NtSetTimerResolution(ULONG DesiredTime, BOOLEAN SetResolution, PULONG ActualTime)",
-	"wine_get_version":       "Wine's own export (ntdll), absent on Windows",
+	"NtQuerySystemInformationEx": "phnt ntexapi.h: NTSTATUS NtQuerySystemInformationEx(SYSTEM_INFORMATION_CLASS SystemInformationClass, " +
+		"PVOID InputBuffer, ULONG InputBufferLength, PVOID SystemInformation, ULONG SystemInformationLength, PULONG ReturnLength)",
+	"wine_get_version": "Wine's own export (ntdll), absent on Windows",
 }
 
 type proto struct {
