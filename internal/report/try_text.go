@@ -41,7 +41,7 @@ func tryHead(w io.Writer, r *try.Result) {
 // run would write (out: -o, html: --html; none: ""), the notes.
 func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	tryHead(w, r)
-	fmt.Fprintf(w, "about %s in all\n", units.Duration(time.Duration(r.EstimateNs).Round(time.Second)))
+	fmt.Fprintf(w, "about %s in all\n", units.Duration(estimateRound(time.Duration(r.EstimateNs))))
 	if r.Probe == try.ProbeNoise {
 		on := fmt.Sprintf("a thread spinning on CPU %d", r.NoiseCPU)
 		if cpus := r.NoiseCPUList(); len(cpus) > 1 {
@@ -255,4 +255,14 @@ func tryUnit(r *try.Result) Unit {
 		return Ms
 	}
 	return Us
+}
+
+// estimateRound rounds a run's estimated length to what an estimate can
+// claim: whole seconds, or a tenth of a second below ten seconds, which
+// a run of short blocks takes (rounded to seconds, it read "about 0").
+func estimateRound(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return max(d.Round(100*time.Millisecond), 100*time.Millisecond)
+	}
+	return d.Round(time.Second)
 }

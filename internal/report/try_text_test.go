@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sebdah/goldie/v2"
 
@@ -140,4 +141,22 @@ func TestTryNoiseCPUsText(t *testing.T) {
 		t.Errorf("the summary, then each CPU:\n%s", out)
 	}
 	goldie.New(t).Assert(t, "try-noise-cpus", b.Bytes())
+}
+
+// A dry run's estimate of a short run says its length, not "about 0".
+func TestEstimateRound(t *testing.T) {
+	for _, c := range []struct {
+		in, want time.Duration
+	}{
+		{10 * time.Millisecond, 100 * time.Millisecond},
+		{440 * time.Millisecond, 400 * time.Millisecond},
+		{2460 * time.Millisecond, 2500 * time.Millisecond},
+		{9940 * time.Millisecond, 9900 * time.Millisecond},
+		{10400 * time.Millisecond, 10 * time.Second},
+		{95 * time.Minute, 95 * time.Minute},
+	} {
+		if got := estimateRound(c.in); got != c.want {
+			t.Errorf("%v: %v, want %v", c.in, got, c.want)
+		}
+	}
 }
