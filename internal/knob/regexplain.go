@@ -47,10 +47,10 @@ type RegExplanation struct {
 	// (RegEntry.NewOnly) whose value exists: an import leaves them as
 	// they are, neither a change nor the same.
 	Kept int `json:"kept,omitempty"`
-	// Asked counts the entries written by a reg add without /f
-	// (RegEntry.Asks) whose value exists and differs: reg asks before
-	// overwriting it, so whether an import changes it depends on the
-	// answer.
+	// Asked counts the entries written by a reg add or deleted by a reg
+	// delete without /f (RegEntry.Asks) whose value exists and differs:
+	// reg asks before overwriting or deleting it, so whether an import
+	// changes it depends on the answer.
 	Asked int `json:"asked,omitempty"`
 }
 
@@ -61,6 +61,10 @@ const NewOnlyNote = "New-ItemProperty without -Force writes only a value that do
 // AsksNote is the note on a value reg add writes without /f
 // (RegEntry.Asks).
 const AsksNote = "reg add without /f asks before overwriting a value that exists (a new value is written without asking): whether an existing one is overwritten depends on the answer, and a script run unattended waits for it"
+
+// DeleteAsksNote is the note on a value or key reg delete deletes
+// without /f (RegEntry.Asks).
+const DeleteAsksNote = "reg delete without /f asks before deleting: whether it is deleted depends on the answer, and a script run unattended waits for it"
 
 // RegEntry is one value of the file, or one key it deletes.
 type RegEntry struct {
@@ -233,6 +237,10 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 		}
 		if s.Delete {
 			e := RegEntry{Line: s.Line, Loc: regLoc(path, ""), Value: backend.Absent, KeyDeleted: true, Path: note, Note: s.Note}
+			if s.Asks {
+				e.Asks, e.clearedBefore = true, clearedBy(cleared, e.Loc)
+				e.Note = strings.TrimPrefix(e.Note+"; "+DeleteAsksNote, "; ")
+			}
 			x.add(explainDeletedKey(ks, e))
 			cleared = append(cleared, deletion{e.Loc, true})
 			continue
@@ -245,7 +253,11 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 			}
 			if v.Asks {
 				e.Asks, e.clearedBefore = true, clearedBy(cleared, e.Loc)
-				e.Note = strings.TrimPrefix(e.Note+"; "+AsksNote, "; ")
+				asks := AsksNote
+				if v.Delete {
+					asks = DeleteAsksNote
+				}
+				e.Note = strings.TrimPrefix(e.Note+"; "+asks, "; ")
 			}
 			if v.Delete {
 				cleared = append(cleared, deletion{e.Loc, false})

@@ -383,6 +383,8 @@ func TestExplainBatchAsksCurrent(t *testing.T) {
 		`reg add HKCU\Software\t /v c /t REG_DWORD /d 1 /f`,                                                           // 4 /f: a change
 		`reg delete HKCU\Software\t /v d /f`,                                                                          // 5 a change
 		`reg add HKCU\Software\t /v d /t REG_DWORD /d 1`,                                                              // 6 deleted above: a change
+		`reg delete HKCU\Software\t /v a`,                                                                             // 7 exists: asked
+		`reg delete HKCU\Software\u`,                                                                                  // 8 absent already: the same
 	}, "\r\n")
 	f, err := regfile.ReadBatch(strings.NewReader(script))
 	if err != nil {
@@ -396,7 +398,11 @@ func TestExplainBatchAsksCurrent(t *testing.T) {
 	notes, asked := map[int]bool{}, map[int]bool{}
 	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
 		for _, e := range list {
-			if e.Asks != strings.Contains(e.Note, AsksNote) {
+			note := AsksNote
+			if e.Value.IsAbsent() {
+				note = DeleteAsksNote
+			}
+			if e.Asks != strings.Contains(e.Note, note) {
 				t.Errorf("line %d: asks %v, note %q", e.Line, e.Asks, e.Note)
 			}
 			notes[e.Line] = e.Asks
@@ -405,10 +411,10 @@ func TestExplainBatchAsksCurrent(t *testing.T) {
 			}
 		}
 	}
-	if fmt.Sprint(notes) != "map[1:true 2:true 3:true 4:false 5:false 6:true]" {
+	if fmt.Sprint(notes) != "map[1:true 2:true 3:true 4:false 5:false 6:true 7:true 8:true]" {
 		t.Errorf("notes %v", notes)
 	}
-	if fmt.Sprint(asked) != "map[1:true]" || x.Asked != 1 || x.Changes != 4 || x.Same != 1 {
+	if fmt.Sprint(asked) != "map[1:true 7:true]" || x.Asked != 2 || x.Changes != 4 || x.Same != 2 {
 		t.Errorf("asked %v (%d) changes %d same %d", asked, x.Asked, x.Changes, x.Same)
 	}
 	if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {

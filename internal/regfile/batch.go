@@ -278,14 +278,18 @@ func regArgs(args []string, hasVar func(string) bool) (Section, error) {
 		}
 	}
 	if verb == "delete" {
+		// Microsoft, "reg delete": "/f  Deletes an existing registry
+		// subkey or entry without asking for confirmation." Without it
+		// reg asks before deleting what exists, as reg add asks before
+		// overwriting (below).
 		switch {
 		case all:
 			return s, fmt.Errorf("reg delete /va deletes every value of the key, which a script does not list")
 		case named:
-			v.Delete = true
+			v.Delete, v.Asks = true, !force
 			s.Values = []Value{v}
 		default:
-			s.Delete = true
+			s.Delete, s.Asks = true, !force
 		}
 		return s, nil
 	}

@@ -169,10 +169,10 @@ func FuzzReadBatch(f *testing.F) {
 	})
 }
 
-// reg add without /f asks before overwriting a value that exists: the
-// value is marked Asks, in a batch file and run from PowerShell alike;
-// with /f (in any case, anywhere among the arguments) it is not, nor is
-// a deletion.
+// reg add without /f asks before overwriting a value that exists, and reg
+// delete without /f before deleting one: the value is marked Asks, in a
+// batch file and run from PowerShell alike; with /f (in any case,
+// anywhere among the arguments) it is not.
 func TestRegAddAsks(t *testing.T) {
 	for _, c := range []struct {
 		script string
@@ -187,7 +187,9 @@ func TestRegAddAsks(t *testing.T) {
 		{`reg add HKCU\X /v a /d 1 /reg:64`, false, true},
 		{`reg add HKCU\X /v a /d 1 /f >nul 2>&1`, false, false},
 		{`reg add HKCU\X /v a /d 1 >nul 2>&1`, false, true},
-		{`reg delete HKCU\X /v a`, false, false},
+		{`reg delete HKCU\X /v a`, false, true},
+		{`reg delete HKCU\X /v a /f`, false, false},
+		{`reg delete HKCU\X /ve`, false, true},
 		{`reg add HKCU\X /v a /t REG_DWORD /d 1`, true, true},
 		{`reg.exe add 'HKCU\X' /v a /t REG_DWORD /d 1 /f`, true, false},
 		{`Set-ItemProperty HKCU:\X a 1 -Type DWord`, true, false},
@@ -201,6 +203,27 @@ func TestRegAddAsks(t *testing.T) {
 			t.Fatalf("%s: %v %+v", c.script, err, f)
 		}
 		if got := f.Sections[0].Values[0].Asks; got != c.want {
+			t.Errorf("%s: Asks %v, want %v", c.script, got, c.want)
+		}
+	}
+}
+
+// reg delete of a key without /f asks too: the key's deletion is marked
+// Asks, and with /f it is not.
+func TestRegDeleteKeyAsks(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   bool
+	}{
+		{`reg delete HKCU\X`, true},
+		{`reg delete HKCU\X /f`, false},
+		{`REG DELETE "HKCU\X Y" /F`, false},
+	} {
+		f, err := ReadBatch(strings.NewReader(c.script))
+		if err != nil || len(f.Sections) != 1 || !f.Sections[0].Delete {
+			t.Fatalf("%s: %v %+v", c.script, err, f)
+		}
+		if got := f.Sections[0].Asks; got != c.want {
 			t.Errorf("%s: Asks %v, want %v", c.script, got, c.want)
 		}
 	}

@@ -62,6 +62,9 @@ type Section struct {
 	Line   int
 	Path   string // the root spelled short: HKLM\SOFTWARE\...
 	Delete bool   // [-KEY]: the key and everything below it are deleted
+	// Asks: reg delete of the key without /f, which asks before deleting
+	// a key that exists: whether it is deleted depends on the answer.
+	Asks   bool
 	Values []Value
 	Note   string // how the key is deleted, when not as [-KEY] says (New-Item -Force)
 }
@@ -88,8 +91,9 @@ type Value struct {
 	// -Force).
 	NewOnly bool
 	// Asks: reg add without /f, which asks before overwriting a value
-	// that exists (a new value is written without asking): whether an
-	// existing one is overwritten depends on the answer.
+	// that exists (a new value is written without asking), or reg delete
+	// without /f, which asks before deleting one: whether an existing
+	// value changes depends on the answer.
 	Asks bool
 }
 

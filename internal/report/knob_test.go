@@ -230,8 +230,8 @@ func TestKnobRegFileKept(t *testing.T) {
 }
 
 // knob explain FILE.bat --current: a value reg add writes without /f that
-// exists and differs is said to be overwritten only if reg's question is
-// answered yes, in its line and in the count.
+// exists and differs is said to change only if reg's question is answered
+// yes, in its line and in the count.
 func TestKnobRegFileAsked(t *testing.T) {
 	now := backend.DWORD(2)
 	x := &knob.RegExplanation{File: "t.bat", Batch: true, Keys: 2, Values: 2, Current: true, Changes: 1, Asked: 1,
@@ -245,8 +245,8 @@ func TestKnobRegFileAsked(t *testing.T) {
 	KnobRegFile(&b, x)
 	out := b.String()
 	for _, want := range []string{
-		"on this machine an import would change 1 of them; 0 are already as the file writes them; 1 exists and is overwritten only if reg's question is answered yes (reg add without /f)",
-		"line 1: a = dword 0x00000001 (1) (now: dword 0x00000002 (2), overwritten only if reg is answered yes)\n",
+		"on this machine an import would change 1 of them; 0 are already as the file writes them; 1 exists and changes only if reg's question is answered yes (reg without /f)",
+		"line 1: a = dword 0x00000001 (1) (now: dword 0x00000002 (2), changed only if reg is answered yes)\n",
 		"line 2: b = dword 0x00000001 (1) (now: absent)\n",
 		"reg add without /f asks before overwriting a value that exists",
 	} {

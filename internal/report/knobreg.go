@@ -103,9 +103,9 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 		}
 		switch {
 		case x.Asked == 1:
-			line += "; 1 exists and is overwritten only if reg's question is answered yes (reg add without /f)"
+			line += "; 1 exists and changes only if reg's question is answered yes (reg without /f)"
 		case x.Asked > 1:
-			line += fmt.Sprintf("; %d exist and are overwritten only if reg's question is answered yes (reg add without /f)", x.Asked)
+			line += fmt.Sprintf("; %d exist and change only if reg's question is answered yes (reg without /f)", x.Asked)
 		}
 		if unread > 0 {
 			line += fmt.Sprintf("; %d could not be read", unread)
@@ -161,8 +161,10 @@ func nowText(e knob.RegEntry) string {
 		return ""
 	case e.Kept:
 		return " (now: " + regData(*e.Now) + ", left as it is)"
+	case e.Asked && e.KeyDeleted:
+		return " (now: it exists, deleted only if reg is answered yes)"
 	case e.Asked:
-		return " (now: " + regData(*e.Now) + ", overwritten only if reg is answered yes)"
+		return " (now: " + regData(*e.Now) + ", changed only if reg is answered yes)"
 	case e.KeyDeleted && e.Now.IsAbsent():
 		return " (now: absent already)"
 	case e.KeyDeleted:
