@@ -269,6 +269,8 @@ func namesWake(t *testing.T) *result.Document {
 	}
 	d.ExplainTotals = explain.Totals(d.Explain)
 	d.ExplainNext = explain.NextStep(d.Explain, d.ExplainTotals, 0, false)
+	// A note may quote what the system said (an error's text, a path).
+	doc.Notes = append(doc.Notes, "mlock: /proc/self/\x1b[31mlimits\a: not permitted")
 	return doc
 }
 
@@ -286,6 +288,7 @@ func namesNoise() *result.Document {
 	}
 	d.ExplainTotals = explain.Totals([]explain.Wakeup{{CPU: 0, Ran: ran}})
 	d.ExplainNext = explain.NextStep([]explain.Wakeup{{CPU: 0, Ran: ran}}, d.ExplainTotals, 0, false)
+	doc.Notes = append(doc.Notes, "affinity: CPU 1 \x1b]0;title\a\x00 refused")
 	return doc
 }
 

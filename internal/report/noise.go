@@ -152,7 +152,7 @@ func Noise(w io.Writer, doc *result.Document) {
 	}
 	for _, n := range doc.Notes {
 		if !strings.HasPrefix(n, "explain: tracefs") {
-			writeHanging(w, "note: "+n, 2)
+			writeHanging(w, "note: "+safeText(n), 2)
 		}
 	}
 	if len(d.Explain) > 0 {
@@ -313,7 +313,7 @@ func noiseExplain(w io.Writer, d *probe.NoiseData) {
 		}
 		fmt.Fprintf(w, "    %-48s %12s%s\n", "untraced", us(x.UntracedNs), pct(x.UntracedNs, x.LengthNs))
 		if x.Note != "" {
-			writeHanging(w, "  note: "+x.Note, 4)
+			writeHanging(w, "  note: "+safeText(x.Note), 4)
 		}
 		fmt.Fprintf(w, "  main cause: %s\n", safeText(x.Cause))
 	}

@@ -83,7 +83,7 @@ func Wake(w io.Writer, doc *result.Document) {
 	}
 	for _, n := range doc.Notes {
 		if n != probe.WakeWarmupNote && !strings.HasPrefix(n, "explain: tracefs") {
-			fmt.Fprintf(w, "note: %s\n", n)
+			fmt.Fprintf(w, "note: %s\n", safeText(n))
 		}
 	}
 	if len(d.Explain) > 0 {
@@ -125,7 +125,7 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 			fmt.Fprintf(w, "    %s %12s%s\n", padCols(Clip(ranName(r), 42), 42), us(r.DurationNs), pct(r.DurationNs, x.LatencyNs))
 		}
 		if x.Note != "" {
-			fmt.Fprintf(w, "  note: %s\n", x.Note)
+			fmt.Fprintf(w, "  note: %s\n", safeText(x.Note))
 		}
 		fmt.Fprintf(w, "  main cause: %s\n", safeText(x.Cause))
 	}
