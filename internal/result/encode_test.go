@@ -44,6 +44,11 @@ type encScalars struct {
 	BO     bool `json:",omitempty"`
 	MarshA [1]ptrMarshaler
 	I      int
+	IO     int    `json:",omitempty"`
+	IZ     int    `json:"iz,omitzero"`
+	UO     uint   `json:",omitempty"`
+	U64Z   uint64 `json:",omitzero"`
+	BZ     bool   `json:",omitzero"`
 	I8     int8
 	I16    int16 `json:"i16"`
 	I32    int32
@@ -93,6 +98,9 @@ func genScalars(t *rapid.T) encScalars {
 		I16: rapid.Int16().Draw(t, "i16"), I32: rapid.Int32().Draw(t, "i32"), I64: rapid.Int64().Draw(t, "i64"),
 		U: rapid.Uint().Draw(t, "u"), U8: rapid.Uint8().Draw(t, "u8"), U16: rapid.Uint16().Draw(t, "u16"),
 		U32: rapid.Uint32().Draw(t, "u32"), U64: rapid.Uint64().Draw(t, "u64"),
+		IO: rapid.SampledFrom([]int{0, -1, 1, math.MinInt, math.MaxInt}).Draw(t, "io"), IZ: rapid.SampledFrom([]int{0, -9, 10}).Draw(t, "iz"),
+		UO: rapid.SampledFrom([]uint{0, 1, math.MaxUint}).Draw(t, "uo"), U64Z: rapid.SampledFrom([]uint64{0, 9, math.MaxUint64}).Draw(t, "u64z"),
+		BZ:   rapid.Bool().Draw(t, "bz"),
 		F32:  float32(finite(rapid.OneOf(rapid.Float64(), rapid.Map(rapid.Int64Range(-1<<30, 1<<30), func(i int64) float64 { return float64(i) })).Draw(t, "f32"))),
 		F64:  finite(rapid.Float64().Draw(t, "f64")),
 		F64O: finite(rapid.SampledFrom([]float64{0, math.Copysign(0, -1), 1e-7, 1e21, 123.5, 42, -7, 1e15 - 1, 1e15, -1e15 + 1, 1e14 + 0.5, 1<<53 + 2}).Draw(t, "f64o")),
