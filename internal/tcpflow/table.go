@@ -121,8 +121,8 @@ func newSeed() *hashSeed {
 	return s
 }
 
-// find returns k's entry, or nil. The pointer is good until the next call
-// of slot.
+// find returns k's entry, or nil. Entries never move (chunks, only
+// appended to): a Conn keeps its entry's pointer (Conn.entry).
 func (t *connTable) find(h uint64, k *connKey) *connSlot {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
@@ -138,7 +138,7 @@ func (t *connTable) find(h uint64, k *connKey) *connSlot {
 }
 
 // slot returns k's entry, adding an empty one if there is none. The
-// pointer is good until the next call of slot.
+// pointer stays good, as find's.
 func (t *connTable) slot(h uint64, k *connKey) *connSlot {
 	if s := t.find(h, k); s != nil {
 		return s
