@@ -372,8 +372,8 @@ func TestTryNoiseProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Probe != try.ProbeNoise || r.By != try.ByRate || r.NoiseCPU != 0 || r.NoiseThresholdNs != 2000 || len(r.Runs) != 4 {
-		t.Fatalf("probe %s by %s cpu %d threshold %d, %d blocks", r.Probe, r.By, r.NoiseCPU, r.NoiseThresholdNs, len(r.Runs))
+	if r.Probe != try.ProbeNoise || r.By != try.ByRate || r.NoiseCPU == nil || *r.NoiseCPU != 0 || r.NoiseThresholdNs != 2000 || len(r.Runs) != 4 {
+		t.Fatalf("probe %s by %s cpu %v threshold %d, %d blocks", r.Probe, r.By, r.NoiseCPU, r.NoiseThresholdNs, len(r.Runs))
 	}
 	for _, b := range r.Runs {
 		if !b.Complete || b.Noise == nil || b.Noise.RuntimeNs <= 0 {

@@ -181,7 +181,7 @@ func TryBlocksPlot(r *try.Result, format string) ([]byte, error) {
 	p.Y.Label.Text = fmt.Sprintf("%s of the block's %s (%s)", r.By, r.Quantity, unit)
 	if byRate {
 		unit, div = "/s", 1
-		p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second on CPU %d, in the order run", r.Knob, r.NoiseCPU)
+		p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second on CPU %d, in the order run", r.Knob, r.OneNoiseCPU())
 		p.Y.Label.Text = "interruptions per second"
 		if cpus := r.NoiseCPUList(); len(cpus) > 1 {
 			p.Title.Text = fmt.Sprintf("%s: each block's interruptions per second per CPU over CPUs %s, in the order run", r.Knob, try.CPUWords(cpus))

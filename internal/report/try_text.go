@@ -43,7 +43,7 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	tryHead(w, r)
 	fmt.Fprintf(w, "about %s in all\n", units.Duration(estimateRound(time.Duration(r.EstimateNs))))
 	if r.Probe == try.ProbeNoise {
-		on := fmt.Sprintf("a thread spinning on CPU %d", r.NoiseCPU)
+		on := fmt.Sprintf("a thread spinning on CPU %d", r.OneNoiseCPU())
 		if cpus := r.NoiseCPUList(); len(cpus) > 1 {
 			on = "a thread spinning on each of CPUs " + try.CPUWords(cpus)
 		}
@@ -231,7 +231,7 @@ func tryNoise(w io.Writer, r *try.Result) {
 		fmt.Fprintln(w)
 		return
 	}
-	writeHanging(w, fmt.Sprintf("CPU %d, interruptions of at least %s, complete blocks pooled:", r.NoiseCPU, units.Ns(r.NoiseThresholdNs)), 2)
+	writeHanging(w, fmt.Sprintf("CPU %d, interruptions of at least %s, complete blocks pooled:", r.OneNoiseCPU(), units.Ns(r.NoiseThresholdNs)), 2)
 	for _, a := range r.Arms {
 		noiseLine(w, "  ", a.Label, a.Noise)
 	}

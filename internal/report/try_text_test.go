@@ -40,7 +40,7 @@ func TestTryVerdictFirst(t *testing.T) {
 // each arm's pooled counts on the CPU. Every line fits 80 columns.
 func TestTryNoiseText(t *testing.T) {
 	r := &try.Result{Knob: "timer-migration", Probe: try.ProbeNoise, Quantity: try.Quantity(try.ProbeNoise), By: try.ByRate, Blocks: 8,
-		BlockDurationNs: 1e9, SettleNs: 1e9, Seed: 5, NoiseCPU: 1, NoiseThresholdNs: 1000, Keep: try.KeepNone,
+		BlockDurationNs: 1e9, SettleNs: 1e9, Seed: 5, NoiseCPU: func() *int { c := 1; return &c }(), NoiseThresholdNs: 1000, Keep: try.KeepNone,
 		Arms:  []try.Arm{{Label: "current", Baseline: true, Current: "1"}, {Label: "0", Value: "0"}},
 		Order: try.Order(2, 8, 5)}
 	for i, a := range r.Order {

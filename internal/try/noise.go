@@ -102,7 +102,16 @@ func (r *Result) NoiseCPUList() []int {
 	if len(r.NoiseCPUs) > 0 {
 		return r.NoiseCPUs
 	}
-	return []int{r.NoiseCPU}
+	return []int{r.OneNoiseCPU()}
+}
+
+// OneNoiseCPU is the CPU of a noise run over one (0 when the document
+// does not say: before it said so, CPU 0 was left out).
+func (r *Result) OneNoiseCPU() int {
+	if r.NoiseCPU == nil {
+		return 0
+	}
+	return *r.NoiseCPU
 }
 
 // noiseRecords is what a noise block counted, one record per CPU in the

@@ -17,7 +17,7 @@ import (
 // run that moves both arms alike.
 func noiseRun(rounds int, base, value int64) *Result {
 	r := &Result{Knob: "timer-migration", Probe: ProbeNoise, Quantity: Quantity(ProbeNoise), By: ByRate, Blocks: rounds,
-		NoiseCPU: 1, NoiseThresholdNs: 1000,
+		NoiseCPU: ptr(1), NoiseThresholdNs: 1000,
 		Arms: []Arm{{Label: "current", Baseline: true}, {Label: "0", Value: "0"}}, Order: Order(2, rounds, 5)}
 	for i, a := range r.Order {
 		n := base + int64(i)
@@ -157,7 +157,7 @@ func TestTryNoiseJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Probe != ProbeNoise || back.NoiseCPU != 1 || back.Runs[2].Noise == nil || *back.Runs[2].Noise != *r.Runs[2].Noise {
+	if back.Probe != ProbeNoise || back.OneNoiseCPU() != 1 || back.Runs[2].Noise == nil || *back.Runs[2].Noise != *r.Runs[2].Noise {
 		t.Fatalf("read back %+v", back.Runs[2])
 	}
 	text := back.Arms[1].Verdict.Text
@@ -210,7 +210,7 @@ func noiseRunCPUs(base int64, fewer ...[]int64) *Result {
 		cpus = append(cpus, c+1)
 	}
 	if nCPU == 1 {
-		r.NoiseCPU = 1
+		r.NoiseCPU = ptr(1)
 	} else {
 		r.NoiseCPUs = cpus
 	}

@@ -43,10 +43,12 @@ type Result struct {
 	// most DPC time over the run.
 	Module      string `json:"module,omitempty"`
 	ModuleGiven string `json:"module_given,omitempty"`
-	// NoiseCPU is the CPU the noise probe spins on; NoiseThresholdNs the
-	// shortest step between two clock reads it counts as an interruption
-	// (--threshold, as latlab noise's).
-	NoiseCPU int `json:"noise_cpu,omitempty"`
+	// NoiseCPU is the CPU the noise probe spins on (a pointer, so that
+	// CPU 0 is written: nil only when the probe is another, or in a
+	// document written before, where CPU 0 was left out); NoiseThresholdNs
+	// the shortest step between two clock reads it counts as an
+	// interruption (--threshold, as latlab noise's).
+	NoiseCPU *int `json:"noise_cpu,omitempty"`
 	// NoiseCPUs are the CPUs of a noise run over several, a thread
 	// spinning on each (NoiseCPU is then unset).
 	NoiseCPUs        []int `json:"noise_cpus,omitempty"`
@@ -266,7 +268,8 @@ func plan(o Options) (*experiment, error) {
 		res.meta.intervalNs = int64(1e9 / o.Probe.UDP.RatePPS)
 	case ProbeNoise:
 		if cpus := o.Probe.Noise.CPUs; len(cpus) == 1 {
-			res.NoiseCPU = cpus[0]
+			cpu := cpus[0]
+			res.NoiseCPU = &cpu
 		} else {
 			res.NoiseCPUs = slices.Clone(cpus)
 		}

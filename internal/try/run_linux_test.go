@@ -441,7 +441,7 @@ func TestTryNoiseProbe(t *testing.T) {
 	o.BlockDuration = 50 * time.Millisecond
 	o.Probe = Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{0}}}
 	plan, err := Plan(o)
-	if err != nil || plan.By != ByRate || plan.NoiseCPU != 0 || plan.NoiseThresholdNs != 1000 {
+	if err != nil || plan.By != ByRate || plan.NoiseCPU == nil || *plan.NoiseCPU != 0 || plan.NoiseThresholdNs != 1000 {
 		t.Fatalf("plan by %v: %v", plan, err)
 	}
 	by := o
@@ -489,7 +489,7 @@ func TestTryNoiseProbeCPUs(t *testing.T) {
 	o.BlockDuration = 50 * time.Millisecond
 	o.Probe = Probe{Kind: ProbeNoise, Noise: probe.NoiseOptions{Threshold: time.Microsecond, CPUs: []int{1, 0}}}
 	plan, err := Plan(o)
-	if err != nil || plan.By != ByRate || !slices.Equal(plan.NoiseCPUs, []int{1, 0}) || plan.NoiseCPU != 0 {
+	if err != nil || plan.By != ByRate || !slices.Equal(plan.NoiseCPUs, []int{1, 0}) || plan.NoiseCPU != nil {
 		t.Fatalf("plan %+v: %v", plan, err)
 	}
 	res, err := Run(context.Background(), o)
