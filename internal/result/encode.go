@@ -610,3 +610,18 @@ func appendDigits(dst []byte, v uint64) []byte {
 	}
 	return dst
 }
+
+// AppendInt, AppendUint, AppendFloat and AppendString write a value as
+// the planned encoder writes it, for the code internal/result/jsongen
+// generates.
+func AppendInt(dst []byte, v int64) []byte { return appendInt(dst, v) }
+
+// AppendUint: see AppendInt.
+func AppendUint(dst []byte, v uint64) []byte { return appendUint(dst, v) }
+
+// AppendFloat: see AppendInt; bits is 32 or 64, the float's size. NaN and
+// the infinities are an error, as for encoding/json.
+func AppendFloat(dst []byte, f float64, bits int) ([]byte, error) { return appendFloat(dst, f, bits) }
+
+// AppendString: see AppendInt.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }

@@ -87,6 +87,13 @@ func NewStream(w io.Writer, d *Document, key string) (*Stream, error) {
 	return s, nil
 }
 
+// CompactAppender is a list element that writes its own compact JSON:
+// code internal/result/jsongen generated, which writes what the planned
+// encoder writes (and holds no list or map that Add would fill).
+type CompactAppender interface {
+	AppendCompactJSON(dst []byte) ([]byte, error)
+}
+
 // Add writes one element of the list.
 func (s *Stream) Add(v any) error {
 	if s.err != nil {
@@ -97,9 +104,14 @@ func (s *Stream) Add(v any) error {
 		s.out = append(s.out, ',')
 	}
 	s.out = append(s.out, "\n"+streamElemPrefix...)
-	fillLists(reflect.ValueOf(v)) // nil lists and maps as Write writes them
 	var err error
-	if s.out, err = appendCompact(s.out, v); err != nil {
+	if a, ok := v.(CompactAppender); ok {
+		s.out, err = a.AppendCompactJSON(s.out)
+	} else {
+		fillLists(reflect.ValueOf(v)) // nil lists and maps as Write writes them
+		s.out, err = appendCompact(s.out, v)
+	}
+	if err != nil {
 		s.out = s.out[:mark]
 		return err // v itself, not the output: the stream can go on
 	}

@@ -292,3 +292,36 @@ func TestAppendIndentMalformed(t *testing.T) {
 		}
 	}
 }
+
+// selfEncoded writes its own compact JSON (a CompactAppender), or fails.
+type selfEncoded struct{ n int }
+
+func (s *selfEncoded) AppendCompactJSON(dst []byte) ([]byte, error) {
+	if s.n < 0 {
+		return append(dst, "half"...), errors.New("cannot")
+	}
+	return append(dst, fmt.Sprintf(`{"self":%d}`, s.n)...), nil
+}
+
+// An element that writes its own JSON is written by its method, not the
+// planned encoder, and one that fails leaves nothing behind: the stream
+// goes on.
+func TestStreamUsesCompactAppender(t *testing.T) {
+	var b bytes.Buffer
+	s, err := NewStream(&b, streamEnvelopeDoc(t), "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, -1, 2} {
+		err := s.Add(&selfEncoded{n})
+		if (err != nil) != (n < 0) {
+			t.Fatalf("element %d: %v", n, err)
+		}
+	}
+	if err := s.Close(&streamRest{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "[\n      {\"self\":1},\n      {\"self\":2}\n    ]"; !strings.Contains(b.String(), want) {
+		t.Errorf("document:\n%s\nwant the list\n%s", b.String(), want)
+	}
+}
