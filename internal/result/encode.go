@@ -564,10 +564,17 @@ func appendString(dst []byte, s string) []byte {
 // copies it, and a connection writes about 100 integers, most of them
 // 0 or a single digit.
 func appendInt(dst []byte, v int64) []byte {
+	if uint64(v) < 10 { // small enough to be inlined where it is called
+		return append(dst, byte('0'+v))
+	}
+	return appendIntDigits(dst, v)
+}
+
+func appendIntDigits(dst []byte, v int64) []byte {
 	if v < 0 {
 		return appendDigits(append(dst, '-'), uint64(-v)) // -MinInt64 is itself, as a uint64 too
 	}
-	return appendUint(dst, uint64(v))
+	return appendDigits(dst, uint64(v))
 }
 
 func appendUint(dst []byte, v uint64) []byte {
@@ -577,16 +584,26 @@ func appendUint(dst []byte, v uint64) []byte {
 	return appendDigits(dst, v)
 }
 
-// twoDigits holds "00" to "99".
-const twoDigits = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
-	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+// digitPairs[i] is i's two decimal digits, "00" to "99".
+var digitPairs = func() (t [100][2]byte) {
+	for i := range t {
+		t[i] = [2]byte{byte('0' + i/10), byte('0' + i%10)}
+	}
+	return t
+}()
 
 // pow10[i] is 10**i.
 var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
-// appendDigits writes v > 0.
+// appendDigits writes v > 0. The digits are written backwards from the
+// end of the n bytes reserved for them, two at a time, and eight at a
+// time by 32-bit arithmetic for the high part of a large number: a
+// document's nanosecond times have 19 digits, and a loop of a 64-bit
+// division and two checked stores per pair of digits was an eighth of
+// the instructions of writing 100,000 connections. The writes go through
+// a pointer: n is exact (pow10), and bounds checks on each store were a
+// third of the loop.
 func appendDigits(dst []byte, v uint64) []byte {
 	n := bits.Len64(v) * 1233 >> 12 // log10(2) is about 1233/4096
 	if v >= pow10[n] {
@@ -594,19 +611,28 @@ func appendDigits(dst []byte, v uint64) []byte {
 	}
 	at := len(dst)
 	dst = slices.Grow(dst, n)[:at+n]
-	b := dst[at:]
-	i := n
-	for v >= 100 {
-		q := v / 100
-		r := (v - q*100) * 2
-		i -= 2
-		b[i], b[i+1] = twoDigits[r], twoDigits[r+1]
+	end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), at+n)
+	for v >= 1e8 {
+		q := v / 1e8
+		r := uint32(v - q*1e8)
 		v = q
+		hi, lo := r/10000, r%10000
+		*(*[2]byte)(unsafe.Add(end, -2)) = digitPairs[lo%100]
+		*(*[2]byte)(unsafe.Add(end, -4)) = digitPairs[lo/100%100]
+		*(*[2]byte)(unsafe.Add(end, -6)) = digitPairs[hi%100]
+		*(*[2]byte)(unsafe.Add(end, -8)) = digitPairs[hi/100%100]
+		end = unsafe.Add(end, -8)
 	}
-	if v >= 10 {
-		b[0], b[1] = twoDigits[v*2], twoDigits[v*2+1]
+	r := uint32(v) // below 1e8
+	for r >= 100 {
+		end = unsafe.Add(end, -2)
+		*(*[2]byte)(end) = digitPairs[r%100]
+		r /= 100
+	}
+	if r >= 10 {
+		*(*[2]byte)(unsafe.Add(end, -2)) = digitPairs[r%100]
 	} else {
-		b[0] = byte('0' + v)
+		*(*byte)(unsafe.Add(end, -1)) = byte('0' + r)
 	}
 	return dst
 }
