@@ -21,7 +21,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"duration_ns":`...)
 	dst = result.AppendInt(dst, v.DurationNs)
 	if v.InitialRTTNs != 0 {
-		dst = append(dst, `,"initial_rtt_ns":`...)
+		dst = append(dst, `,"initial_rtt_ns`...)
+		dst = append(dst, `":`...)
 		dst = result.AppendInt(dst, v.InitialRTTNs)
 	}
 	dst = append(dst, `,"a_to_b":{`...)
@@ -41,7 +42,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, `"window_scale":`...)
 		dst = result.AppendInt(dst, int64(p2.WindowScale))
-		dst = append(dst, `,"sack_permitted":`...)
+		dst = append(dst, `,"sack_permitted`...)
+		dst = append(dst, `":`...)
 		if p2.SACKPermitted {
 			dst = append(dst, `true`...)
 		} else {
@@ -54,7 +56,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, `false`...)
 		}
 		if p2.ECN {
-			dst = append(dst, `,"ecn_setup":true`...)
+			dst = append(dst, `,"ecn_setup":tru`...)
+			dst = append(dst, 'e')
 		}
 		_ = wrote3
 		dst = append(dst, '}')
@@ -67,13 +70,16 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = result.AppendUint(dst, v.AToB.Packets)
 	dst = append(dst, `,"data_packets":`...)
 	dst = result.AppendUint(dst, v.AToB.DataPackets)
-	dst = append(dst, `,"payload_bytes":`...)
+	dst = append(dst, `,"payload_bytes"`...)
+	dst = append(dst, ':')
 	dst = result.AppendUint(dst, v.AToB.PayloadBytes)
 	dst = append(dst, `,"unique_bytes":`...)
 	dst = result.AppendUint(dst, v.AToB.UniqueBytes)
-	dst = append(dst, `,"retransmitted_bytes":`...)
+	dst = append(dst, `,"retransmitted_`...)
+	dst = append(dst, `bytes":`...)
 	dst = result.AppendUint(dst, v.AToB.RetransmittedBytes)
-	dst = append(dst, `,"resent_segments":`...)
+	dst = append(dst, `,"resent_segment`...)
+	dst = append(dst, `s":`...)
 	dst = result.AppendUint(dst, v.AToB.ResentSegments)
 	dst = append(dst, `,"acked_bytes":`...)
 	dst = result.AppendUint(dst, v.AToB.AckedBytes)
@@ -86,7 +92,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"last_ns":`...)
 	dst = result.AppendInt(dst, v.AToB.LastNs)
 	if v.AToB.FirstDataNs != 0 {
-		dst = append(dst, `,"first_data_ns":`...)
+		dst = append(dst, `,"first_data_ns"`...)
+		dst = append(dst, ':')
 		dst = result.AppendInt(dst, v.AToB.FirstDataNs)
 	}
 	if v.AToB.LastDataNs != 0 {
@@ -99,26 +106,33 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	if v.AToB.RST {
 		dst = append(dst, `,"rst":true`...)
 	}
-	dst = append(dst, `,"retransmissions":`...)
+	dst = append(dst, `,"retransmission`...)
+	dst = append(dst, `s":`...)
 	dst = result.AppendUint(dst, v.AToB.Retransmissions)
-	dst = append(dst, `,"fast_retransmissions":`...)
+	dst = append(dst, `,"fast_retransmi`...)
+	dst = append(dst, `ssions":`...)
 	dst = result.AppendUint(dst, v.AToB.FastRetransmissions)
-	dst = append(dst, `,"spurious_retransmissions":`...)
+	dst = append(dst, `,"spurious_retra`...)
+	dst = append(dst, `nsmissions":`...)
 	dst = result.AppendUint(dst, v.AToB.SpuriousRetransmissions)
-	dst = append(dst, `,"retransmissions_all":`...)
+	dst = append(dst, `,"retransmission`...)
+	dst = append(dst, `s_all":`...)
 	dst = result.AppendUint(dst, v.AToB.AnyRetransmissions)
 	dst = append(dst, `,"out_of_order":`...)
 	dst = result.AppendUint(dst, v.AToB.OutOfOrder)
-	dst = append(dst, `,"duplicate_acks":`...)
+	dst = append(dst, `,"duplicate_acks`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.AToB.DuplicateAcks)
 	dst = append(dst, `,"zero_windows":`...)
 	dst = result.AppendUint(dst, v.AToB.ZeroWindows)
 	if v.AToB.ZeroWindowProbes != 0 {
-		dst = append(dst, `,"zero_window_probes":`...)
+		dst = append(dst, `,"zero_window_pr`...)
+		dst = append(dst, `obes":`...)
 		dst = result.AppendUint(dst, v.AToB.ZeroWindowProbes)
 	}
 	if v.AToB.LostSegments != 0 {
-		dst = append(dst, `,"lost_segments":`...)
+		dst = append(dst, `,"lost_segments"`...)
+		dst = append(dst, ':')
 		dst = result.AppendUint(dst, v.AToB.LostSegments)
 	}
 	if v.AToB.AckedUnseen != 0 {
@@ -134,12 +148,15 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 		dst = result.AppendUint(dst, v.AToB.WindowFull)
 	}
 	if v.AToB.MalformedOptions != 0 {
-		dst = append(dst, `,"malformed_options":`...)
+		dst = append(dst, `,"malformed_opti`...)
+		dst = append(dst, `ons":`...)
 		dst = result.AppendUint(dst, v.AToB.MalformedOptions)
 	}
-	dst = append(dst, `,"dsack_spurious":`...)
+	dst = append(dst, `,"dsack_spurious`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.AToB.DSACKSpurious)
-	dst = append(dst, `,"dsack_spurious_not_acked":`...)
+	dst = append(dst, `,"dsack_spurious`...)
+	dst = append(dst, `_not_acked":`...)
 	dst = result.AppendUint(dst, v.AToB.DSACKOnlySpurious)
 	dst = append(dst, `,"sack_packets":`...)
 	dst = result.AppendUint(dst, v.AToB.SACKPackets)
@@ -149,15 +166,19 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = result.AppendUint(dst, v.AToB.DSACKBlocks)
 	dst = append(dst, `,"reordered":`...)
 	dst = result.AppendUint(dst, v.AToB.Reordered)
-	dst = append(dst, `,"reorder_max_segments":`...)
+	dst = append(dst, `,"reorder_max_se`...)
+	dst = append(dst, `gments":`...)
 	dst = result.AppendInt(dst, int64(v.AToB.ReorderMaxSegs))
-	dst = append(dst, `,"reorder_mean_segments":`...)
+	dst = append(dst, `,"reorder_mean_s`...)
+	dst = append(dst, `egments":`...)
 	if dst, err = result.AppendFloat(dst, float64(v.AToB.ReorderMeanSegs), 64); err != nil {
 		return dst, err
 	}
-	dst = append(dst, `,"reorder_max_ns":`...)
+	dst = append(dst, `,"reorder_max_ns`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendInt(dst, v.AToB.ReorderMaxNs)
-	dst = append(dst, `,"rtt":{"samples":`...)
+	dst = append(dst, `,"rtt":{"samples`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.AToB.RTT.Samples)
 	dst = append(dst, `,"min_ns":`...)
 	dst = result.AppendInt(dst, v.AToB.RTT.MinNs)
@@ -171,23 +192,32 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	if dst, err = result.AppendFloat(dst, float64(v.AToB.RTT.SRTTNs), 64); err != nil {
 		return dst, err
 	}
-	dst = append(dst, `},"rack":{"spurious_retransmissions":`...)
+	dst = append(dst, `},"rack":{"spuri`...)
+	dst = append(dst, `ous_retransmissi`...)
+	dst = append(dst, `ons":`...)
 	dst = result.AppendUint(dst, v.AToB.Rack.Spurious)
-	dst = append(dst, `,"avoided_dsack_honouring":`...)
+	dst = append(dst, `,"avoided_dsack_`...)
+	dst = append(dst, `honouring":`...)
 	dst = result.AppendUint(dst, v.AToB.Rack.AvoidedHonouring)
-	dst = append(dst, `,"avoided_dsack_ignoring":`...)
+	dst = append(dst, `,"avoided_dsack_`...)
+	dst = append(dst, `ignoring":`...)
 	dst = result.AppendUint(dst, v.AToB.Rack.AvoidedIgnoring)
 	dst = append(dst, `,"dsack_rounds":`...)
 	dst = result.AppendUint(dst, v.AToB.Rack.DSACKRounds)
-	dst = append(dst, `,"max_reo_wnd_mult":`...)
+	dst = append(dst, `,"max_reo_wnd_mu`...)
+	dst = append(dst, `lt":`...)
 	dst = result.AppendInt(dst, int64(v.AToB.Rack.MaxReoWndMult))
-	dst = append(dst, `,"max_reo_wnd_ns":`...)
+	dst = append(dst, `,"max_reo_wnd_ns`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendInt(dst, v.AToB.Rack.MaxReoWndNs)
-	dst = append(dst, `,"final_reo_wnd_ns":`...)
+	dst = append(dst, `,"final_reo_wnd_`...)
+	dst = append(dst, `ns":`...)
 	dst = result.AppendInt(dst, v.AToB.Rack.FinalReoWndNs)
-	dst = append(dst, `,"final_reo_wnd_ignoring_ns":`...)
+	dst = append(dst, `,"final_reo_wnd_`...)
+	dst = append(dst, `ignoring_ns":`...)
 	dst = result.AppendInt(dst, v.AToB.Rack.FinalIgnoringNs)
-	dst = append(dst, `,"reordering_seen":`...)
+	dst = append(dst, `,"reordering_see`...)
+	dst = append(dst, `n":`...)
 	if v.AToB.Rack.ReorderingSeen {
 		dst = append(dst, `true`...)
 	} else {
@@ -214,7 +244,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 		}
 		dst = append(dst, `"window_scale":`...)
 		dst = result.AppendInt(dst, int64(p5.WindowScale))
-		dst = append(dst, `,"sack_permitted":`...)
+		dst = append(dst, `,"sack_permitted`...)
+		dst = append(dst, `":`...)
 		if p5.SACKPermitted {
 			dst = append(dst, `true`...)
 		} else {
@@ -227,7 +258,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 			dst = append(dst, `false`...)
 		}
 		if p5.ECN {
-			dst = append(dst, `,"ecn_setup":true`...)
+			dst = append(dst, `,"ecn_setup":tru`...)
+			dst = append(dst, 'e')
 		}
 		_ = wrote6
 		dst = append(dst, '}')
@@ -240,13 +272,16 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = result.AppendUint(dst, v.BToA.Packets)
 	dst = append(dst, `,"data_packets":`...)
 	dst = result.AppendUint(dst, v.BToA.DataPackets)
-	dst = append(dst, `,"payload_bytes":`...)
+	dst = append(dst, `,"payload_bytes"`...)
+	dst = append(dst, ':')
 	dst = result.AppendUint(dst, v.BToA.PayloadBytes)
 	dst = append(dst, `,"unique_bytes":`...)
 	dst = result.AppendUint(dst, v.BToA.UniqueBytes)
-	dst = append(dst, `,"retransmitted_bytes":`...)
+	dst = append(dst, `,"retransmitted_`...)
+	dst = append(dst, `bytes":`...)
 	dst = result.AppendUint(dst, v.BToA.RetransmittedBytes)
-	dst = append(dst, `,"resent_segments":`...)
+	dst = append(dst, `,"resent_segment`...)
+	dst = append(dst, `s":`...)
 	dst = result.AppendUint(dst, v.BToA.ResentSegments)
 	dst = append(dst, `,"acked_bytes":`...)
 	dst = result.AppendUint(dst, v.BToA.AckedBytes)
@@ -259,7 +294,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"last_ns":`...)
 	dst = result.AppendInt(dst, v.BToA.LastNs)
 	if v.BToA.FirstDataNs != 0 {
-		dst = append(dst, `,"first_data_ns":`...)
+		dst = append(dst, `,"first_data_ns"`...)
+		dst = append(dst, ':')
 		dst = result.AppendInt(dst, v.BToA.FirstDataNs)
 	}
 	if v.BToA.LastDataNs != 0 {
@@ -272,26 +308,33 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	if v.BToA.RST {
 		dst = append(dst, `,"rst":true`...)
 	}
-	dst = append(dst, `,"retransmissions":`...)
+	dst = append(dst, `,"retransmission`...)
+	dst = append(dst, `s":`...)
 	dst = result.AppendUint(dst, v.BToA.Retransmissions)
-	dst = append(dst, `,"fast_retransmissions":`...)
+	dst = append(dst, `,"fast_retransmi`...)
+	dst = append(dst, `ssions":`...)
 	dst = result.AppendUint(dst, v.BToA.FastRetransmissions)
-	dst = append(dst, `,"spurious_retransmissions":`...)
+	dst = append(dst, `,"spurious_retra`...)
+	dst = append(dst, `nsmissions":`...)
 	dst = result.AppendUint(dst, v.BToA.SpuriousRetransmissions)
-	dst = append(dst, `,"retransmissions_all":`...)
+	dst = append(dst, `,"retransmission`...)
+	dst = append(dst, `s_all":`...)
 	dst = result.AppendUint(dst, v.BToA.AnyRetransmissions)
 	dst = append(dst, `,"out_of_order":`...)
 	dst = result.AppendUint(dst, v.BToA.OutOfOrder)
-	dst = append(dst, `,"duplicate_acks":`...)
+	dst = append(dst, `,"duplicate_acks`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.BToA.DuplicateAcks)
 	dst = append(dst, `,"zero_windows":`...)
 	dst = result.AppendUint(dst, v.BToA.ZeroWindows)
 	if v.BToA.ZeroWindowProbes != 0 {
-		dst = append(dst, `,"zero_window_probes":`...)
+		dst = append(dst, `,"zero_window_pr`...)
+		dst = append(dst, `obes":`...)
 		dst = result.AppendUint(dst, v.BToA.ZeroWindowProbes)
 	}
 	if v.BToA.LostSegments != 0 {
-		dst = append(dst, `,"lost_segments":`...)
+		dst = append(dst, `,"lost_segments"`...)
+		dst = append(dst, ':')
 		dst = result.AppendUint(dst, v.BToA.LostSegments)
 	}
 	if v.BToA.AckedUnseen != 0 {
@@ -307,12 +350,15 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 		dst = result.AppendUint(dst, v.BToA.WindowFull)
 	}
 	if v.BToA.MalformedOptions != 0 {
-		dst = append(dst, `,"malformed_options":`...)
+		dst = append(dst, `,"malformed_opti`...)
+		dst = append(dst, `ons":`...)
 		dst = result.AppendUint(dst, v.BToA.MalformedOptions)
 	}
-	dst = append(dst, `,"dsack_spurious":`...)
+	dst = append(dst, `,"dsack_spurious`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.BToA.DSACKSpurious)
-	dst = append(dst, `,"dsack_spurious_not_acked":`...)
+	dst = append(dst, `,"dsack_spurious`...)
+	dst = append(dst, `_not_acked":`...)
 	dst = result.AppendUint(dst, v.BToA.DSACKOnlySpurious)
 	dst = append(dst, `,"sack_packets":`...)
 	dst = result.AppendUint(dst, v.BToA.SACKPackets)
@@ -322,15 +368,19 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = result.AppendUint(dst, v.BToA.DSACKBlocks)
 	dst = append(dst, `,"reordered":`...)
 	dst = result.AppendUint(dst, v.BToA.Reordered)
-	dst = append(dst, `,"reorder_max_segments":`...)
+	dst = append(dst, `,"reorder_max_se`...)
+	dst = append(dst, `gments":`...)
 	dst = result.AppendInt(dst, int64(v.BToA.ReorderMaxSegs))
-	dst = append(dst, `,"reorder_mean_segments":`...)
+	dst = append(dst, `,"reorder_mean_s`...)
+	dst = append(dst, `egments":`...)
 	if dst, err = result.AppendFloat(dst, float64(v.BToA.ReorderMeanSegs), 64); err != nil {
 		return dst, err
 	}
-	dst = append(dst, `,"reorder_max_ns":`...)
+	dst = append(dst, `,"reorder_max_ns`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendInt(dst, v.BToA.ReorderMaxNs)
-	dst = append(dst, `,"rtt":{"samples":`...)
+	dst = append(dst, `,"rtt":{"samples`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendUint(dst, v.BToA.RTT.Samples)
 	dst = append(dst, `,"min_ns":`...)
 	dst = result.AppendInt(dst, v.BToA.RTT.MinNs)
@@ -344,23 +394,32 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	if dst, err = result.AppendFloat(dst, float64(v.BToA.RTT.SRTTNs), 64); err != nil {
 		return dst, err
 	}
-	dst = append(dst, `},"rack":{"spurious_retransmissions":`...)
+	dst = append(dst, `},"rack":{"spuri`...)
+	dst = append(dst, `ous_retransmissi`...)
+	dst = append(dst, `ons":`...)
 	dst = result.AppendUint(dst, v.BToA.Rack.Spurious)
-	dst = append(dst, `,"avoided_dsack_honouring":`...)
+	dst = append(dst, `,"avoided_dsack_`...)
+	dst = append(dst, `honouring":`...)
 	dst = result.AppendUint(dst, v.BToA.Rack.AvoidedHonouring)
-	dst = append(dst, `,"avoided_dsack_ignoring":`...)
+	dst = append(dst, `,"avoided_dsack_`...)
+	dst = append(dst, `ignoring":`...)
 	dst = result.AppendUint(dst, v.BToA.Rack.AvoidedIgnoring)
 	dst = append(dst, `,"dsack_rounds":`...)
 	dst = result.AppendUint(dst, v.BToA.Rack.DSACKRounds)
-	dst = append(dst, `,"max_reo_wnd_mult":`...)
+	dst = append(dst, `,"max_reo_wnd_mu`...)
+	dst = append(dst, `lt":`...)
 	dst = result.AppendInt(dst, int64(v.BToA.Rack.MaxReoWndMult))
-	dst = append(dst, `,"max_reo_wnd_ns":`...)
+	dst = append(dst, `,"max_reo_wnd_ns`...)
+	dst = append(dst, `":`...)
 	dst = result.AppendInt(dst, v.BToA.Rack.MaxReoWndNs)
-	dst = append(dst, `,"final_reo_wnd_ns":`...)
+	dst = append(dst, `,"final_reo_wnd_`...)
+	dst = append(dst, `ns":`...)
 	dst = result.AppendInt(dst, v.BToA.Rack.FinalReoWndNs)
-	dst = append(dst, `,"final_reo_wnd_ignoring_ns":`...)
+	dst = append(dst, `,"final_reo_wnd_`...)
+	dst = append(dst, `ignoring_ns":`...)
 	dst = result.AppendInt(dst, v.BToA.Rack.FinalIgnoringNs)
-	dst = append(dst, `,"reordering_seen":`...)
+	dst = append(dst, `,"reordering_see`...)
+	dst = append(dst, `n":`...)
 	if v.BToA.Rack.ReorderingSeen {
 		dst = append(dst, `true`...)
 	} else {
@@ -370,7 +429,8 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = result.AppendUint(dst, v.BToA.Rack.Recoveries)
 	dst = append(dst, '}')
 	_ = wrote4
-	dst = append(dst, `},"spurious_retransmissions":[`...)
+	dst = append(dst, `},"spurious_retr`...)
+	dst = append(dst, `ansmissions":[`...)
 	dst = result.AppendUint(dst, v.Spurious[0])
 	dst = append(dst, ',')
 	dst = result.AppendUint(dst, v.Spurious[1])

@@ -2,8 +2,10 @@ package tcpflow
 
 import (
 	"encoding/json"
+	"net/netip"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/result/jsongen"
@@ -42,4 +44,33 @@ func TestConnectionJSON(t *testing.T) {
 			t.Fatalf("generated:\n%s\nencoding/json:\n%s", got[1:], want)
 		}
 	})
+}
+
+// An endpoint is written as Wireshark writes it: the address as netip
+// writes it, in brackets for IPv6 (not for an IPv4-mapped one), and the
+// port.
+func TestEndpointString(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		port uint16
+		want string
+	}{
+		{"10.0.0.1", 443, "10.0.0.1:443"},
+		{"255.255.255.255", 65535, "255.255.255.255:65535"},
+		{"0.0.0.0", 0, "0.0.0.0:0"},
+		{"2001:db8::1", 80, "[2001:db8::1]:80"},
+		{"::ffff:192.0.2.1", 8080, "::ffff:192.0.2.1:8080"},
+		{"fe80::1%eth0", 22, "[fe80::1%eth0]:22"},
+		{"fe80::1%" + strings.Repeat("z", 100), 1, "[fe80::1%" + strings.Repeat("z", 100) + "]:1"},
+		{"1111:2222:3333:4444:5555:6666:7777:8888", 65535, "[1111:2222:3333:4444:5555:6666:7777:8888]:65535"},
+		{"", 9, "invalid IP:9"},
+	} {
+		var a netip.Addr
+		if tc.addr != "" {
+			a = netip.MustParseAddr(tc.addr)
+		}
+		if got := (Endpoint{a, tc.port}).String(); got != tc.want {
+			t.Errorf("%s port %d: %q, want %q", tc.addr, tc.port, got, tc.want)
+		}
+	}
 }
