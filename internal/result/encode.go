@@ -543,13 +543,22 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 	return b, nil
 }
 
+// plainByte[c]: c is written as it is in a JSON string by encoding/json
+// (one load per byte, where seven comparisons were: --json writes two
+// endpoints for each of 100,000 connections).
+var plainByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendString writes s quoted: as it is when nothing in it needs an
 // escape (HTML's characters are escaped, as encoding/json escapes them),
 // else as encoding/json writes it.
 func appendString(dst []byte, s string) []byte {
 	for i := range len(s) {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+		if !plainByte[s[i]] {
 			b, _ := json.Marshal(s) // a string always marshals
 			return append(dst, b...)
 		}

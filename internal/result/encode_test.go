@@ -322,3 +322,16 @@ func TestAppendIntAsStrconv(t *testing.T) {
 		}
 	})
 }
+
+// appendString writes what encoding/json writes, with every byte value
+// alone and between plain ones.
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string(rune(c)), "a" + string([]byte{byte(c)}) + "b", string([]byte{byte(c)})} {
+			want, _ := json.Marshal(s)
+			if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+				t.Errorf("%q: %s, want %s", s, got[1:], want)
+			}
+		}
+	}
+}
