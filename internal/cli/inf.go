@@ -79,7 +79,9 @@ A USB or HDAUDIO ID gets the hardware IDs Microsoft documents for its bus
 and no compatible IDs; an ID of any other bus (ROOT, VMBUS, ACPI, SD,
 PCMCIA ...) is matched as written. A note of the report says which.
 When the ID given lacks a part (REV, SUBSYS) that decides between lines with
-different install sections, latlab lists those lines instead of picking one.`,
+different install sections, latlab lists those lines instead of picking one;
+when they share the matched line's install section, it lists them after the
+match: Windows ranks them higher on a device whose full ID has their parts.`,
 		Example: `  latlab inf e2f.inf
   latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03"
   latlab inf e2f.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --reg-out add-rss.reg

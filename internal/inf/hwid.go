@@ -94,11 +94,36 @@ func busForms(bus string) (hw, compat []idForm) {
 	return pciHardware, pciCompatible
 }
 
+// deviceForms are the forms of the lists Windows builds for a device with
+// these parts, in its order: a form's index is its ID's position in the
+// device's list, the HHH of a rank. The device reports every form of its
+// bus whether or not the ID given spells it: a PCI function always has a
+// SUBSYS, a REV and a class code ("Identifiers for PCI Devices",
+// https://learn.microsoft.com/windows-hardware/drivers/install/identifiers-for-pci-devices),
+// so VEN&DEV is its compatible ID 1 even when the ID given is VEN&DEV.
+// The position counts in "an ordered list of hardware IDs and an ordered
+// list of compatible IDs that are reported by the bus driver for the
+// device" (Microsoft, "Identifier Score",
+// https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-).
+// Counting only the IDs the given one spells would rank a bare line as
+// high as a REV line and hide that the REV line outranks it. A USB
+// device's list and an interface's differ (MI).
+func deviceForms(bus string, parts map[string]string) (hw, compat []idForm) {
+	hw, compat = busForms(bus)
+	if bus == "USB" {
+		hw = slices.DeleteFunc(slices.Clone(hw), func(f idForm) bool { return slices.Contains(f, "MI") != (parts["MI"] != "") })
+	}
+	return hw, compat
+}
+
 // maxDeviceID bounds a hardware ID; real ones are under 100 characters.
 const maxDeviceID = 512
 
 // DeviceIDs is the list of IDs Windows builds for a device from the ID
-// given: hardware IDs, then compatible IDs, most specific first.
+// given: hardware IDs, then compatible IDs, most specific first. They are
+// the IDs the given one spells out: without its REV, say, the device's
+// IDs with REV are missing, and a rank's position (Match.Rank) counts
+// them all (deviceForms).
 type DeviceIDs struct {
 	Given      string   `json:"given"`
 	Hardware   []string `json:"hardware_ids"`
@@ -224,13 +249,27 @@ func renderForm(bus string, parts map[string]string, form idForm) (string, bool)
 
 // rank is the identifier part of Windows' rank for an INF ID at position
 // pos of its models line (0 = the line's hardware ID), or false when the
-// device's lists do not contain it.
+// device's lists do not contain it. The ID's position is its place in the
+// list Windows builds for the device (deviceForms), not in the shorter
+// list the ID given spells out.
 func (ids DeviceIDs) rank(infID string, pos int) (int, string, bool) {
 	up := strings.ToUpper(strings.TrimSpace(infID))
 	t := 0
 	if pos > 0 {
 		t = 1
 	}
+	if ids.parts != nil {
+		hw, compat := deviceForms(ids.bus, ids.parts)
+		for li, list := range [][]idForm{hw, compat} {
+			for i, form := range list {
+				if id, ok := renderForm(ids.bus, ids.parts, form); ok && id == up {
+					return (t+2*li)<<12 | i, id, true
+				}
+			}
+		}
+	}
+	// An ID that stands for itself (no bus list, or an HDAUDIO ID
+	// Microsoft does not document) is its own list.
 	for i, id := range ids.Hardware {
 		if id == up {
 			return t<<12 | i, id, true
@@ -265,7 +304,7 @@ func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
 	if pos > 0 {
 		t = 1
 	}
-	hw, compat := busForms(bus)
+	hw, compat := deviceForms(bus, parts)
 	for li, list := range [][]idForm{hw, compat} {
 		for i, form := range list {
 			s, ok := renderForm(bus, parts, form)
@@ -314,7 +353,32 @@ type Match struct {
 	// line is taken because every candidate leads to its install section;
 	// Rank is then what the line would rank if the device has them.
 	Assumes []string `json:"assumes,omitempty"`
-	model   Model
+	// OutrankedBy are the lines of the same models section that name
+	// parts the ID given lacks (SUBSYS, REV, CC ...), agree with it in
+	// every part it has, and would rank above this line on a device whose
+	// full ID has their parts, best first. A real device always reports
+	// them ("Identifiers for PCI Devices"), and Windows installs the line
+	// of the best rank ("How Setup Ranks Drivers",
+	// https://learn.microsoft.com/windows-hardware/drivers/install/how-setup-ranks-drivers--windows-vista-and-later-),
+	// so the line matched here is Windows' choice only for a device whose
+	// parts differ from theirs. They all lead to this line's install
+	// section (lines that lead elsewhere make an AmbiguousError instead).
+	OutrankedBy []Outranking `json:"outranked_by,omitempty"`
+	model       Model
+}
+
+// Outranking is a line that outranks a Match on a device whose full ID
+// has the parts the ID given lacks.
+type Outranking struct {
+	Line        int    `json:"line"`
+	INFID       string `json:"inf_id"`
+	INFPos      int    `json:"inf_id_position"` // as Match.INFPos
+	Description string `json:"description"`
+	// Rank is what the line ranks on a device whose ID has Needs as the
+	// line names them.
+	Rank int `json:"rank"`
+	// Needs are the parts the line names and the ID given lacks.
+	Needs []string `json:"needs"`
 }
 
 // Kind says which of the device's and the INF line's IDs matched.
@@ -442,11 +506,19 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	}
 	sort.Slice(lk, func(i, j int) bool { return partOrder(lk[i]) < partOrder(lk[j]) })
 	if len(installs) == 1 {
+		sort.SliceStable(better, func(i, j int) bool { return better[i].m.Rank < better[j].m.Rank })
 		if sm.best == nil {
-			sort.SliceStable(better, func(i, j int) bool { return better[i].m.Rank < better[j].m.Rank })
 			g := better[0].m
 			g.DeviceID, g.Assumes = strings.ToUpper(g.INFID), better[0].lacks
 			sm.guess = &g
+			return sm
+		}
+		// The install section holds either way, but the line, its rank
+		// and its description are the ID given's, not a real device's.
+		for _, c := range better {
+			sm.best.OutrankedBy = append(sm.best.OutrankedBy, Outranking{
+				Line: c.m.Line, INFID: c.m.INFID, INFPos: c.m.INFPos, Description: c.m.model.Description, Rank: c.m.Rank, Needs: c.lacks,
+			})
 		}
 		return sm
 	}

@@ -500,9 +500,12 @@ func TestINFHardwareIDMatch(t *testing.T) {
 		t.Errorf("other SUBSYS: %v %+v", err, rep.Match)
 	}
 	// A bare ID: the SUBSYS line could match better, but both lines lead
-	// to the same install section, so the answer does not depend on it.
+	// to the same install section, so the keywords do not depend on it;
+	// the match names the line that outranks it on a device with that
+	// SUBSYS.
 	rep, err = Analyze(i225, `PCI\VEN_8086&DEV_15F3`, ws, "", nil)
-	if err != nil || rep.Model.Line != 35 || rep.InstallSection != "I225V.10.0.1.NTamd64" {
+	if err != nil || rep.Model.Line != 35 || rep.InstallSection != "I225V.10.0.1.NTamd64" || rep.Match.Rank != 0x2001 ||
+		len(rep.Match.OutrankedBy) != 1 || rep.Match.OutrankedBy[0].Line != 34 || rep.Match.OutrankedBy[0].Rank != 0x0001 {
 		t.Errorf("bare: %v %+v", err, rep.Match)
 	}
 }
@@ -574,6 +577,125 @@ oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
 	_, err = Analyze(f, `PCI\VEN_1AF4&DEV_1041`, ws, "", nil)
 	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lacks, []string{"SUBSYS", "CC"}) || !reflect.DeepEqual(ae.Lines, []int{5, 9}) {
 		t.Errorf("bare: %v", err)
+	}
+}
+
+// A rank's position HHH is the ID's place in the list Windows builds for
+// the device, which holds every form of its bus whatever the ID given
+// spells: Microsoft's "Identifiers for PCI Devices" lists VEN&DEV&SUBSYS&REV,
+// VEN&DEV&SUBSYS, VEN&DEV&CC_ccsspp, VEN&DEV&CC_ccss as hardware IDs and
+// VEN&DEV&REV, VEN&DEV, VEN&CC_ccsspp, VEN&CC_ccss, VEN, CC_ccsspp,
+// CC_ccss as compatible IDs; "Standard USB identifiers" and "Plug and
+// Play support" VID&PID&REV, VID&PID for a device and VID&PID&REV&MI,
+// VID&PID&MI for an interface; the HDAUDIO page the ID with and without
+// REV. The ranks were the place in the list of IDs the given one spells
+// out: a bare VEN&DEV at position 0, as high as a VEN&DEV&REV line.
+func TestINFRankPositionInDeviceList(t *testing.T) {
+	const full = `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`
+	for _, c := range []struct {
+		given, infID string
+		pos, rank    int
+	}{
+		{full, full, 0, 0x0000},
+		{full, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, 0, 0x0001},
+		{full, `PCI\VEN_8086&DEV_15F3&REV_03`, 0, 0x2000},
+		{full, `PCI\VEN_8086&DEV_15F3`, 0, 0x2001},
+		{full, `PCI\VEN_8086&DEV_15F3`, 1, 0x3001},
+		{full, `PCI\VEN_8086`, 0, 0x2004}, // after VEN&CC_ccsspp and VEN&CC_ccss
+		{full + `&CC_020000`, `PCI\VEN_8086&DEV_15F3&CC_0200`, 0, 0x0003},
+		{full + `&CC_020000`, `PCI\CC_0200`, 0, 0x2006},
+		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3`, 0, 0x2001},
+		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`, 0, 0x2004},
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, 0, 0x0001},
+		{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3&REV_03`, 0, 0x2000},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`, 0, 0x0001},
+		{`USB\VID_0BDA&PID_8153`, `USB\VID_0BDA&PID_8153`, 0, 0x0001},
+		{`USB\VID_046D&PID_C52B&MI_01`, `USB\VID_046D&PID_C52B&MI_01`, 0, 0x0001},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`, 0, 0x0001},
+		// an ID that stands for itself is its own list
+		{`ROOT\NETVADAPTER`, `root\netvadapter`, 0, 0x0000},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, 0, 0x0000},
+	} {
+		ids, err := ParseDeviceID(c.given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _, ok := ids.rank(c.infID, c.pos); !ok || r != c.rank {
+			t.Errorf("%s: %s at %d ranks 0x%04X (%v), want 0x%04X", c.given, c.infID, c.pos, r, ok, c.rank)
+		}
+	}
+	// What a line that needs a part the ID given lacks would rank, where
+	// the device has it.
+	for _, c := range []struct {
+		given, infID string
+		rank         int
+		lacks        []string
+	}{
+		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3&REV_03`, 0x2000, []string{"REV"}},
+		{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, 0x0001, []string{"SUBSYS"}},
+		{`PCI\VEN_8086&DEV_15F3&REV_03`, full, 0x0000, []string{"SUBSYS"}},
+		{`USB\VID_0BDA&PID_8153`, `USB\VID_0BDA&PID_8153&REV_3000`, 0x0000, []string{"REV"}},
+		{`USB\VID_046D&PID_C52B`, `USB\VID_046D&PID_C52B&MI_01`, 0x0001, []string{"MI"}},
+	} {
+		ids, err := ParseDeviceID(c.given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, lacks, ok := ids.potential(c.infID, 0); !ok || r != c.rank || !reflect.DeepEqual(lacks, c.lacks) {
+			t.Errorf("%s: %s would rank 0x%04X lacking %v (%v), want 0x%04X lacking %v", c.given, c.infID, r, lacks, ok, c.rank, c.lacks)
+		}
+	}
+}
+
+// A bare line and a REV line (or, for USB, a bare line and a REV line)
+// with different install sections: the ID given without REV matches the
+// bare line, but a device with that revision takes the REV line, so the
+// ID does not decide. Both used to rank alike, and the bare line was
+// taken without a word.
+func TestINFBareLineBesideFullerLines(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+bare   = Bare, PCI\VEN_8086&DEV_15F3
+rev3   = Rev3, PCI\VEN_8086&DEV_15F3&REV_03
+usb    = UsbBare, USB\VID_0BDA&PID_8153
+usbrev = UsbRev, USB\VID_0BDA&PID_8153&REV_3000
+[Bare]
+[Rev3]
+[UsbBare]
+[UsbRev]
+`
+	f, err := Parse(strings.NewReader(src), "b.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		id    string
+		lines []int
+		lacks string
+	}{
+		{`PCI\VEN_8086&DEV_15F3`, []int{4, 5}, "REV"},
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, []int{4, 5}, "REV"},
+		{`USB\VID_0BDA&PID_8153`, []int{6, 7}, "REV"},
+	} {
+		_, err := Analyze(f, c.id, ws, "", nil)
+		var ae *AmbiguousError
+		if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Lines, c.lines) || strings.Join(ae.Lacks, " ") != c.lacks {
+			t.Errorf("%s: %v", c.id, err)
+		}
+	}
+	// With the part, each device has its line.
+	for id, want := range map[string]string{
+		`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`: "Rev3",
+		`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_02`: "Bare",
+		`USB\VID_0BDA&PID_8153&REV_3000`:               "UsbRev",
+		`USB\VID_0BDA&PID_8153&REV_3100`:               "UsbBare",
+	} {
+		rep, err := Analyze(f, id, ws, "", nil)
+		if err != nil || rep.InstallSection != want || len(rep.Match.OutrankedBy) != 0 {
+			t.Errorf("%s: %v %+v, want %s", id, err, rep, want)
+		}
 	}
 }
 

@@ -94,6 +94,22 @@ func TestINFRealNetKVM(t *testing.T) {
 		if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "netkvm.inx line 28: NT$ARCH$ is the placeholder") || len(rep.Notes) != 1 {
 			t.Errorf("%s: notes %v", c.name, rep.Notes)
 		}
+		if rep.Match.OutrankedBy != nil {
+			t.Errorf("%s: a full ID is outranked by %+v", c.name, rep.Match.OutrankedBy)
+		}
+	}
+	// As built (the description keeps its INX_PREFIX_VENDOR placeholder),
+	// an ID without SUBSYS and REV matches line 31 through its
+	// compatible ID, and the line's own hardware ID outranks that on a
+	// device with its SUBSYS and REV.
+	f, err := Parse(bytes.NewReader(bytes.ReplaceAll(src, []byte("_INX_SUBSYS_VENDOR_ID"), []byte("1AF4"))), "netkvm.inx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1AF4&DEV_1000`, ws, "", nil)
+	want := []Outranking{{Line: 31, INFID: `PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00`, Description: "INX_PREFIX_VENDORVirtIO Ethernet Adapter", Rank: 0x0000, Needs: []string{"SUBSYS", "REV"}}}
+	if err != nil || rep.Match.Line != 31 || rep.Match.INFPos != 1 || rep.Match.Rank != 0x3001 || !reflect.DeepEqual(rep.Match.OutrankedBy, want) {
+		t.Errorf("bare: %v %+v", err, rep.Match)
 	}
 }
 
@@ -154,6 +170,20 @@ func TestINFRealRtEthSample(t *testing.T) {
 		}
 		if na := keyword(rep, "NetworkAddress"); na == nil || na.Type != "edit" || na.Other["LimitText"] != "12" || na.Other["UpperCase"] != "1" || na.Optional != "1" {
 			t.Errorf("NetworkAddress %+v", na)
+		}
+	}
+	// The ID given without SUBSYS matches the REV_03 line, but an RTL8168
+	// whose SUBSYS is 816810EC takes line 41 (hardware ID 0 against
+	// compatible ID 0): the match says so. With the full ID it does not.
+	for id, want := range map[string][]Outranking{
+		`PCI\VEN_10EC&DEV_8168&REV_03`: {{Line: 41, INFID: `PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03`,
+			Description: "Realtek PCIe GBE Family Controller NetAdapter Sample Driver", Rank: 0x0000, Needs: []string{"SUBSYS"}}},
+		`PCI\VEN_10EC&DEV_8168&SUBSYS_E0001458&REV_03`: nil,
+		`PCI\VEN_10EC&DEV_8168&SUBSYS_816810EC&REV_03`: nil,
+	} {
+		rep, err := Analyze(f, id, ws, "", nil)
+		if err != nil || rep.Match == nil || !reflect.DeepEqual(rep.Match.OutrankedBy, want) {
+			t.Errorf("%s: %v %+v, want outranked by %+v", id, err, rep.Match, want)
 		}
 	}
 	// REV_06 (another RTL8168 revision) is in no line.
@@ -255,8 +285,20 @@ func TestINFIntelE1R63Layout(t *testing.T) {
 	}
 	// A subsystem the INF does not list takes the bare line.
 	rep, err := Analyze(f, `PCI\VEN_8086&DEV_1533&SUBSYS_E0001458&REV_03`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
-	if err != nil || rep.Model.Line != 30 || rep.Match.Rank != 0x2001 {
+	if err != nil || rep.Model.Line != 30 || rep.Match.Rank != 0x2001 || rep.Match.OutrankedBy != nil {
 		t.Errorf("other SUBSYS: %v %+v", err, rep.Match)
+	}
+	// So does the ID without SUBSYS, as Windows would for such a
+	// subsystem; the three SUBSYS lines (other descriptions, the same
+	// install section) outrank it on a device with theirs.
+	bare, err := Analyze(f, `PCI\VEN_8086&DEV_1533`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil || bare.Model.Line != 30 || bare.Match.Rank != 0x2001 || bare.InstallSection != "E1533.6.2.1" || len(bare.Match.OutrankedBy) != 3 {
+		t.Fatalf("bare: %v %+v", err, bare.Match)
+	}
+	for i, o := range bare.Match.OutrankedBy {
+		if o.Line != 32+i || o.Rank != 0x0001 || !reflect.DeepEqual(o.Needs, []string{"SUBSYS"}) || !strings.HasPrefix(o.INFID, `PCI\VEN_8086&DEV_1533&SUBSYS_000`) {
+			t.Errorf("bare, outranked by %+v", o)
+		}
 	}
 	itr := keyword(rep, "ITR")
 	want := []EnumValue{{"0", "Off"}, {"200", "Minimal"}, {"400", "Low"}, {"950", "Medium"}, {"2000", "High"}, {"3600", "Extreme"}, {"65535", "Adaptive"}}

@@ -31,6 +31,9 @@ func TestDPCISRTextGolden(t *testing.T) {
 	}{
 		{"dpcisr-text-written-layout", "xperf-dpcisr-written-layout.txt", "", 0},
 		{"dpcisr-text-watch-80", "watch-synthetic.json", "ndis.sys", 80},
+		// A module name too long for its column wraps, every line of it
+		// indented as the rows are.
+		{"dpcisr-text-long-module-80", "xperf-dpcisr-long-module.txt", "", 80},
 	} {
 		res, err := dpcisr.Run(ctx, dpcisr.Options{File: data + c.file, Module: c.module})
 		if err != nil {

@@ -59,8 +59,22 @@ func wholeItem(item string) string {
 }
 
 // wrapGlued is text.WrapSoft with glued items as words: an item wider than
-// the column is unglued first, to break at its own spaces.
+// the column is unglued first, to break at its own spaces. A cell's
+// leading spaces are the indent of its row (dpcisr's modules under their
+// section), which WrapSoft would drop: every line of the cell keeps them,
+// and the text is wrapped to what is left of the width.
 func wrapGlued(s string, width int) string {
+	if body := strings.TrimLeft(s, " "); body != s && body != "" {
+		pad := s[:len(s)-len(body)]
+		if len(pad) >= width { // no room left: the indent is given up
+			return wrapGlued(body, width)
+		}
+		lines := strings.Split(wrapGlued(body, width-len(pad)), "\n")
+		for i, l := range lines {
+			lines[i] = pad + l
+		}
+		return strings.Join(lines, "\n")
+	}
 	if !strings.Contains(s, glue) {
 		return text.WrapSoft(s, width)
 	}
@@ -137,8 +151,10 @@ func (s tableSpec) fit(keep, cols int) (string, bool) {
 			continue
 		}
 		for _, r := range s.rows {
-			for _, w := range strings.Fields(cell(r, i)) {
-				floor[i] = max(floor[i], min(text.StringWidthWithoutEscSequences(w), maxWordWidth))
+			c := cell(r, i)
+			pad := len(c) - len(strings.TrimLeft(c, " ")) // kept on every line (wrapGlued)
+			for _, w := range strings.Fields(c) {
+				floor[i] = max(floor[i], pad+min(text.StringWidthWithoutEscSequences(w), maxWordWidth))
 			}
 		}
 	}

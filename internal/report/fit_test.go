@@ -138,3 +138,34 @@ func TestTableKeepsItemsWhole(t *testing.T) {
 		}
 	}
 }
+
+// A cell's leading spaces (a row indented under its section) stay on
+// every line of the cell when it wraps, and the wrapped cell still fits:
+// the table library's wrapping would drop them and leave the continuation
+// flush with the table's edge.
+func TestTableWrapKeepsCellIndent(t *testing.T) {
+	rows := [][]string{
+		{"  Intel Wireless WiFi Link Driver.sys", "600"},
+		{"  Microsoft.Bluetooth.Legacy.LEEnumerator.sys", "600"},
+		{"  ndis.sys", "600"},
+	}
+	var b bytes.Buffer
+	Table(WithWidth(&b, 40), []string{"  module", "total µs"}, rows)
+	out := b.String()
+	checkFits(t, out, 40)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines[2:] { // after the header and its rule
+		if !strings.HasPrefix(l, "   ") || l[3] == ' ' {
+			t.Errorf("line %q lost the row's indent (go-pretty's space and two) in\n%s", l, out)
+		}
+	}
+	if len(lines) != 7 || lines[3] != "   Driver.sys" || lines[5] != "   .LEEnumerator.sys" {
+		t.Errorf("the long names should wrap at 40 columns, each on two lines:\n%s", out)
+	}
+	// Without a width nothing wraps and the indent is as given.
+	b.Reset()
+	Table(&b, []string{"  module", "total µs"}, rows)
+	if !strings.Contains(b.String(), "\n   Microsoft.Bluetooth.Legacy.LEEnumerator.sys  ") {
+		t.Errorf("unwrapped:\n%s", b.String())
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -106,6 +107,7 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	}
 	if m := r.Match; m != nil {
 		fmt.Fprint(w, infWrapText("", fmt.Sprintf("matched %s: %s (rank 0x%04X)", m.INFID, m.Kind(), m.Rank)))
+		infOutranked(w, m)
 	}
 	rows := [][]string{}
 	for _, k := range r.Keywords {
@@ -243,6 +245,37 @@ func infValues(k inf.Keyword) []string {
 		out = append(out, fmt.Sprintf("and %d more (--json)", hidden))
 	}
 	return out
+}
+
+// infOutranked says which lines would outrank the match on a device whose
+// full ID has the parts the ID given lacks: the first three, the rest
+// counted (a Broadcom INF lists dozens of SUBSYS lines for one DEV).
+func infOutranked(w io.Writer, m *inf.Match) {
+	if len(m.OutrankedBy) == 0 {
+		return
+	}
+	var needs []string
+	for _, o := range m.OutrankedBy {
+		for _, n := range o.Needs {
+			if !slices.Contains(needs, n) {
+				needs = append(needs, n)
+			}
+		}
+	}
+	lines, them := "this line names", "it"
+	if len(m.OutrankedBy) > 1 {
+		lines, them = "these lines name", "them"
+	}
+	lacks := strings.Join(needs, " and ")
+	fmt.Fprint(w, infWrapText("", fmt.Sprintf("the ID given lacks %s: on a device whose full ID has the %s %s, Windows ranks %s above the matched line, with the same install section:",
+		lacks, lacks, lines, them)))
+	for i, o := range m.OutrankedBy {
+		if i == 3 {
+			fmt.Fprint(w, infWrapText("  ", fmt.Sprintf("and %d more (--json)", len(m.OutrankedBy)-i)))
+			break
+		}
+		fmt.Fprint(w, infWrapText("  ", fmt.Sprintf("line %d %s (rank 0x%04X)", o.Line, o.INFID, o.Rank)))
+	}
 }
 
 // infWrapList joins items with ", " in lines of at most 80 columns, each

@@ -263,3 +263,37 @@ func TestINFValuesStayWhole(t *testing.T) {
 		}
 	}
 }
+
+// The lines that outrank a match: the parts they need once each, three
+// lines and a count of the rest.
+func TestINFOutranked(t *testing.T) {
+	m := &inf.Match{}
+	for i, id := range []string{`PCI\VEN_14E4&DEV_1677&SUBSYS_01AD1028&REV_02`, `PCI\VEN_14E4&DEV_1677&SUBSYS_01AD1028`, `PCI\VEN_14E4&DEV_1677&SUBSYS_01AE1028`, `PCI\VEN_14E4&DEV_1677&REV_02`} {
+		needs := []string{"SUBSYS"}
+		switch {
+		case i == 0:
+			needs = []string{"SUBSYS", "REV"}
+		case i == 3:
+			needs = []string{"REV"}
+		}
+		m.OutrankedBy = append(m.OutrankedBy, inf.Outranking{Line: 10 + i, INFID: id, Rank: min(i, 2), Needs: needs})
+	}
+	var b bytes.Buffer
+	infOutranked(&b, m)
+	want := `the ID given lacks SUBSYS and REV: on a device whose full ID has the SUBSYS and
+  REV these lines name, Windows ranks them above the matched line, with the same
+  install section:
+  line 10 PCI\VEN_14E4&DEV_1677&SUBSYS_01AD1028&REV_02 (rank 0x0000)
+  line 11 PCI\VEN_14E4&DEV_1677&SUBSYS_01AD1028 (rank 0x0001)
+  line 12 PCI\VEN_14E4&DEV_1677&SUBSYS_01AE1028 (rank 0x0002)
+  and 1 more (--json)
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	infOutranked(&b, &inf.Match{})
+	if b.Len() != 0 {
+		t.Errorf("nothing outranks: %q", b.String())
+	}
+}
