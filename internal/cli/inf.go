@@ -45,11 +45,10 @@ func newINFCmd(io *IO, runF func(*INFOptions) error) *cobra.Command {
 		Long: `Reads a driver INF the way Windows' SetupAPI does and follows a device's install
 chain: [Manufacturer] -> the models section whose TargetOSVersion decoration
 best matches --os/--product/--arch -> the device's install section (with the
-platform extension Windows picks) -> every AddReg= line, Include= (from the
-INF's folder, then --include-dir, then %SystemRoot%\INF on Windows) and
-Needs= ->
-the HKR Ndi\Params\<keyword> entries (ParamDesc, type, default, min, max, enum
-values) and the HKR,,<keyword> values the driver reads.
+platform extension Windows picks) -> every AddReg= line, through Include=
+(from the INF's folder, then --include-dir, then %SystemRoot%\INF on Windows)
+and Needs= -> the HKR Ndi\Params\<keyword> entries (ParamDesc, type, default,
+min, max, enum values) and the HKR,,<keyword> values the driver reads.
 
 With --device it prints the keywords the device gets on that Windows and which
 standardized RSS keywords (*RSSProfile, *MaxRssProcessors, *RssBaseProcNumber
