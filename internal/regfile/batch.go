@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -48,7 +50,15 @@ func ReadBatch(r io.Reader) (*File, error) {
 			f.Other++
 			continue
 		}
-		for _, cmd := range splitCommands(l) {
+		note := func(format string, a ...any) {
+			if len(f.Notes) < MaxNotes {
+				f.Notes = append(f.Notes, fmt.Sprintf("line %d: ", n)+fmt.Sprintf(format, a...))
+			} else {
+				skipped++
+			}
+		}
+		cmds, piped := splitCommands(l)
+		for i, cmd := range cmds {
 			if isComment(cmd) || isEcho(cmd) {
 				continue // a reg command in a comment or an echo is not run
 			}
@@ -60,12 +70,19 @@ func ReadBatch(r io.Reader) (*File, error) {
 			found = true
 			s, err := regArgs(args[at:], hasVariable)
 			if err != nil {
-				if len(f.Notes) < MaxNotes {
-					f.Notes = append(f.Notes, fmt.Sprintf("line %d: %v (%q): skipped", n, err, textdec.Clip(strings.TrimSpace(cmd))))
-				} else {
-					skipped++
-				}
+				note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
 				continue
+			}
+			if piped[i] && regReadsPipe(args, at) {
+				switch answer(cmds[i-1]) {
+				case answerYes:
+					answered(&s, true)
+				case answerNo:
+					if answered(&s, false) {
+						note("reg %s answered no (%q): nothing is deleted", strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(cmds[i-1])))
+						continue
+					}
+				}
 			}
 			if f.Values+len(s.Values) > MaxValues {
 				return nil, badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", n, MaxValues)
@@ -107,11 +124,11 @@ func firstWord(s, w string) bool {
 	return len(s) == len(w) || strings.ContainsRune(" \t.:", rune(s[len(w)]))
 }
 
-// splitCommands cuts a line at the &, && and || that chain commands,
-// outside double quotes; a caret escapes the next character.
-func splitCommands(l string) []string {
-	var out []string
-	quoted, start := false, 0
+// splitCommands cuts a line at the &, &&, || and | that chain commands,
+// outside double quotes; a caret escapes the next character. piped[i]
+// says whether a | pipes the output of command i-1 into command i.
+func splitCommands(l string) (cmds []string, piped []bool) {
+	quoted, start, pipe := false, 0, false
 	for i := 0; i < len(l); i++ {
 		switch l[i] {
 		case '^':
@@ -122,15 +139,110 @@ func splitCommands(l string) []string {
 			quoted = !quoted
 		case '&', '|':
 			if !quoted {
-				out = append(out, l[start:i])
+				cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				pipe = l[i] == '|'
 				if i+1 < len(l) && l[i+1] == l[i] {
 					i++
+					pipe = false
 				}
 				start = i + 1
 			}
 		}
 	}
-	return append(out, l[start:])
+	return append(cmds, l[start:]), append(piped, pipe)
+}
+
+// What reg answers itself with. Without /f, reg add asks before it
+// overwrites a value that exists, and reg delete before it deletes
+// (Microsoft, "reg add": /f "Adds the registry entry without prompting
+// for confirmation"; "reg delete": /f "Deletes an existing registry
+// subkey or entry without asking for confirmation"). Those pages do not
+// give the question or the answers it takes. On Windows reg asks "Value
+// NAME exists, overwrite(Yes/No)?" and reads the answer from its input,
+// where a script pipes one: echo y | reg add ... overwrites, echo n |
+// reg add ... leaves the value as it is (a new value is written without
+// a question), and echo n | reg delete ... deletes nothing. Only y and
+// yes, in any case, are read as yes, and n and no as no; any other
+// answer, or input from elsewhere (a file, a command latlab does not
+// read), leaves the question open, as reg without /f is read when
+// nothing answers it.
+
+type regAnswer int
+
+const (
+	answerNone regAnswer = iota
+	answerYes
+	answerNo
+)
+
+// echoCmd is cmd.exe's echo, on its own or run by cmd /c: what it
+// prints is its text after the one blank that follows echo. Built on
+// first use: most runs of latlab read no batch file.
+var echoCmd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/c[ \t]+@?)?echo[ \t](.*)$`)
+})
+
+// answer is what the command cmd, piped into reg, answers it with.
+func answer(cmd string) regAnswer {
+	m := echoCmd().FindStringSubmatch(cmd)
+	if m == nil {
+		return answerNone
+	}
+	// echo prints the blanks before the | too: reg reads "y "
+	switch strings.ToLower(strings.Trim(m[1], " \t")) {
+	case "y", "yes":
+		return answerYes
+	case "n", "no":
+		return answerNo
+	}
+	return answerNone
+}
+
+// regReadsPipe says whether reg, found at args[at-1], reads the input
+// piped to the command args: it is the command, or cmd /c runs it (a
+// launcher such as PowerRun starts it with input of its own).
+func regReadsPipe(args []string, at int) bool {
+	if at == 1 {
+		return true
+	}
+	name := strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/")))
+	if name != "cmd" && name != "cmd.exe" || !strings.EqualFold(args[at-2], "/c") {
+		return false
+	}
+	for _, a := range args[1 : at-2] {
+		if !strings.HasPrefix(a, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// answered marks a reg command's section as answered: yes, and it
+// changes what it would change with /f; no, and a reg add writes only a
+// value that does not exist yet (NewOnly) while a reg delete deletes
+// nothing (true: the section is dropped).
+func answered(s *Section, yes bool) (drop bool) {
+	switch {
+	case yes:
+		s.Asks = false
+		for i := range s.Values {
+			s.Values[i].Asks = false
+		}
+		return false
+	case s.Delete && s.Asks:
+		return true
+	}
+	for i := range s.Values {
+		v := &s.Values[i]
+		if !v.Asks {
+			continue
+		}
+		if v.Delete {
+			return true
+		}
+		v.Asks, v.NewOnly, v.AnsweredNo = false, true, true
+	}
+	return false
 }
 
 // argv splits a command into words as CommandLineToArgvW does: white
