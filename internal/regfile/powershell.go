@@ -139,6 +139,7 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 			break
 		}
 		pipeIn = st != nil && st.pipeOut
+		p.prev = st
 	}
 	if p.skipped > 0 {
 		p.f.Notes = append(p.f.Notes, fmt.Sprintf("%d more commands skipped", p.skipped))
@@ -220,6 +221,9 @@ type psReader struct {
 	// in lower case, each with the line of the first; mapsAt the drives
 	// a New-PSDrive maps anywhere in it, each with the line of the first
 	dotted, mapsAt map[string]int
+	// prev is the command before the one read, which pipes its output
+	// into it when that one's pipeIn is set
+	prev *psStmt
 }
 
 // psDrive is a registry drive: the key it stands for (HKU, or a key
@@ -1158,5 +1162,47 @@ func (p *psReader) reg(st *psStmt) error {
 		p.note(n, "%v (%q): skipped", err, textdec.Clip(st.raw))
 		return nil
 	}
+	if st.pipeIn && p.prev != nil {
+		// PowerShell writes each string piped into a native program
+		// to its input as a line: 'y' | reg add ... answers reg's
+		// question as echo y | reg add ... does in a batch file
+		switch psAnswer(p.prev) {
+		case answerYes:
+			answered(&s, true)
+		case answerNo:
+			if answered(&s, false) {
+				p.note(n, "reg %s answered no (%q): nothing is deleted", verb, textdec.Clip(p.prev.raw))
+				return nil
+			}
+		}
+	}
 	return p.add(n, []Section{s})
+}
+
+// psAnswer is what the command st, piped into reg, answers it with: one
+// string, written by Write-Output (echo, write) or alone ('y').
+func psAnswer(st *psStmt) regAnswer {
+	toks := st.toks
+	if first := toks[0].val; first.dyn == "" && first.kind == psString && first.bare {
+		switch strings.ToLower(first.s) {
+		case "echo", "write-output", "write", "microsoft.powershell.utility\\write-output":
+			toks = toks[1:]
+		default:
+			return answerNone // a command of its own
+		}
+	}
+	if len(toks) != 1 || toks[0].param != "" || toks[0].comma || toks[0].colonVal != nil {
+		return answerNone
+	}
+	v := toks[0].val
+	if v.dyn != "" || v.kind != psString || v.joined {
+		return answerNone
+	}
+	switch strings.ToLower(strings.TrimSpace(v.s)) {
+	case "y", "yes":
+		return answerYes
+	case "n", "no":
+		return answerNo
+	}
+	return answerNone
 }

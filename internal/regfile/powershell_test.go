@@ -601,3 +601,53 @@ func TestPowerShellDriveScopes(t *testing.T) {
 		}
 	}
 }
+
+// A string piped into reg.exe from PowerShell is a line of its input: y
+// or yes answers its question yes, n or no answers no, as in a batch
+// file; anything else leaves it open.
+func TestPowerShellRegAnswered(t *testing.T) {
+	for _, c := range []struct{ script, want string }{
+		{`echo y | reg add HKCU\X /v a /t REG_DWORD /d 1`, "yes"},
+		{`'Y' | reg.exe add 'HKCU\X' /v a /d 1`, "yes"},
+		{`Write-Output yes | & reg add HKCU\X /v a /d 1 | Out-Null`, "yes"},
+		{`"yes" | reg delete HKCU\X /v a`, "yes"},
+		{`echo n | reg add HKCU\X /v a /d 1`, "newonly"},
+		{`write 'No' | reg add HKCU\X /v a /d 1`, "newonly"},
+		{`echo n | reg delete HKCU\X /v a`, "none"},
+		{`'n' | reg delete HKCU\X`, "none"},
+		{`echo n | reg add HKCU\X /v a /d 1 /f`, "yes"},
+		{`echo $a | reg add HKCU\X /v a /d 1`, "asks"},
+		{`echo y, y | reg add HKCU\X /v a /d 1`, "asks"},
+		{`Get-Content y.txt | reg add HKCU\X /v a /d 1`, "asks"},
+		{`Write-Host y | reg add HKCU\X /v a /d 1`, "asks"},
+		{`echo y; reg add HKCU\X /v a /d 1`, "asks"},
+		{"echo y\nreg add HKCU\\X /v a /d 1", "asks"},
+		{`y | reg add HKCU\X /v a /d 1`, "asks"},
+	} {
+		f := readPS(t, c.script)
+		got := "none"
+		if len(f.Sections) > 0 {
+			got = "yes"
+			s := f.Sections[len(f.Sections)-1]
+			if s.Asks {
+				got = "asks"
+			}
+			for _, v := range s.Values {
+				switch {
+				case v.Asks:
+					got = "asks"
+				case v.NewOnly && v.AnsweredNo:
+					got = "newonly"
+				}
+			}
+			if len(f.Notes) != 0 {
+				t.Errorf("%s: notes %q", c.script, f.Notes)
+			}
+		} else if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "line 1: reg delete answered no (") {
+			t.Errorf("%s: notes %q, want one saying nothing is deleted", c.script, f.Notes)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.script, got, c.want)
+		}
+	}
+}
