@@ -537,8 +537,7 @@ func (p *psReader) newDrive(st *psStmt) {
 		return
 	}
 	name, prov, root := b.named["Name"], b.named["PSProvider"], b.named["Root"]
-	if prov.dyn == "" && prov.kind == psString && !strings.EqualFold(prov.s, "Registry") &&
-		!strings.EqualFold(prov.s, `Microsoft.PowerShell.Core\Registry`) {
+	if !maybeRegistry(prov) {
 		return // a drive of files, certificates...
 	}
 	if dynOf([]psValue{name, prov, root}) != "" || name.kind != psString || root.kind != psString || prov.kind != psString {

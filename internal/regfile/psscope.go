@@ -168,7 +168,7 @@ func (p *psReader) goneWhy(name string, d psDrive, b psBlock) psGone {
 	where := blockName(b)
 	switch {
 	case d.unsure != "":
-		return psGone{why: fmt.Sprintf("the New-PSDrive of line %d maps %s: %s, a scope that depends on where %s is called from", d.line, name, d.unsure, where)}
+		return psGone{why: fmt.Sprintf("the New-PSDrive of line %d maps %s: %s", d.line, name, d.unsure)}
 	case b.kind == psOpaque:
 		return psGone{why: fmt.Sprintf("the New-PSDrive of line %d maps %s: within %s, which the script stores or hands to a command: whether the drive outlives it depends on how that runs it", d.line, name, where)}
 	case b.kind == psFunc:
@@ -233,7 +233,7 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 			n--
 			continue
 		}
-		return cur, fmt.Sprintf("with -Scope %s", scope.s), true
+		return cur, fmt.Sprintf("with -Scope %s, a scope that depends on where %s is called from", scope.s, blockName(p.blocks[i])), true
 	}
 	return lvl, "", true
 }
@@ -297,7 +297,7 @@ func (p *psReader) prescan(text string) {
 				}
 			}
 			if d := driveStmt(st); d != nil {
-				if b, err := bind("New-PSDrive", psNewDriveParams, d.toks); err == nil {
+				if b, err := bind("New-PSDrive", psNewDriveParams, d.toks); err == nil && !b.set["Persist"] && maybeRegistry(b.named["PSProvider"]) {
 					if v := b.named["Name"]; v.dyn == "" && v.kind == psString {
 						if _, ok := p.mapsAt[strings.ToUpper(v.s)]; !ok {
 							p.mapsAt[strings.ToUpper(v.s)] = st.line
@@ -310,4 +310,11 @@ func (p *psReader) prescan(text string) {
 			return
 		}
 	}
+}
+
+// maybeRegistry says whether New-PSDrive's -PSProvider may be the
+// registry's: it is, or only the running script knows it.
+func maybeRegistry(prov psValue) bool {
+	return prov.dyn != "" || prov.kind != psString || strings.EqualFold(prov.s, "Registry") ||
+		strings.EqualFold(prov.s, `Microsoft.PowerShell.Core\Registry`)
 }
