@@ -129,7 +129,7 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 		case brace == '{':
 			p.open(st, op, at)
 		case brace == '}':
-			p.close(at)
+			p.close()
 		case st != nil && headsBlock(st):
 			p.header = st // its { may follow on the next line
 		case st != nil:

@@ -567,6 +567,7 @@ func TestPowerShellDriveScopes(t *testing.T) {
 		{"& { }", "& { " + mapHKU + " }\n" + use, nil, gone + "1 maps HKU: within the script block of line 1, run in a scope of its own, and without -Scope Global or Script the drive goes when the block ends"},
 		{"& { } on its lines", "&{\n" + mapHKU + "\n" + use + "\n}\n" + use, []string{`HKU\X`}, gone + "2 maps HKU:"},
 		{". { }", ". { " + mapHKU + " }\n" + use, []string{`HKU\X`}, ""},
+		{".{ }", ".{ " + mapHKU + " }\n" + use, []string{`HKU\X`}, ""},
 		{"trap", "trap { " + mapHKU + "; continue }\n" + use, nil, gone + "1 maps HKU: within the script block of line 1, run in a scope of its own"},
 		{"stored script block", "$sb = { " + mapHKU + " }\n& $sb\n" + use, nil,
 			maybe + ": the New-PSDrive of line 1 maps HKU: within the script block of line 1, which the script stores or hands to a command: whether the drive outlives it depends on how that runs it: skipped"},

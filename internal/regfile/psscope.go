@@ -104,8 +104,8 @@ func (p *psReader) open(st *psStmt, op byte, line int) {
 		b.kind = psCalled
 	case head == nil && op == '.':
 		b.kind = psSame
-	case head != nil && head.op == '.' && len(head.toks) == 0:
-		b.kind = psSame
+	case first == ".":
+		b.kind = psSame // .{ }, the dot written against the brace
 	case inSwitch:
 		b.kind = psSame // a clause: 'a' { ... }, default { ... }
 	case first == "function" || first == "filter" || first == "workflow":
@@ -138,7 +138,7 @@ func funcName(raw string) string {
 }
 
 // close reads a } : the drives of a scope that ends go with it.
-func (p *psReader) close(line int) {
+func (p *psReader) close() {
 	if len(p.blocks) == 0 {
 		return // psSyntax pairs braces: not reached
 	}
