@@ -23,9 +23,9 @@ import (
 //	reg add KEY [/v NAME | /ve] [/t TYPE] [/s SEP] [/d DATA] [/f] [/reg:32|64]
 //	reg delete KEY [/v NAME | /ve | /va] [/f] [/reg:32|64]
 //
-// A command may follow others on its line (&, &&, ||), behind a launcher
-// (PowerRun.exe /SW:0 Reg.exe add ...) and before a redirection (>nul
-// 2>&1). Its words are split as reg.exe's C runtime splits them
+// A command may follow others on its line (&, &&, ||, |), behind a
+// launcher (PowerRun.exe /SW:0 Reg.exe add ...), within cmd /c "..." and
+// before a redirection (>nul 2>&1). Its words are split as reg.exe's C runtime splits them
 // (CommandLineToArgvW's rules); a batch variable (%VAR%, %%i) in the key
 // or the data is a value the script only knows when it runs, so that
 // command is skipped with a note, as is a remote key (\\HOST\...).
@@ -41,67 +41,151 @@ func ReadBatch(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	f := &File{Encoding: enc, Batch: true}
-	skipped := 0
+	b := &batchReader{f: &File{Encoding: enc, Batch: true}}
 	for i, l := range lines {
-		n := i + 1
-		found := false
+		b.line, b.found = i+1, false
 		if isComment(l) {
-			f.Other++
+			b.f.Other++
 			continue
 		}
-		note := func(format string, a ...any) {
-			if len(f.Notes) < MaxNotes {
-				f.Notes = append(f.Notes, fmt.Sprintf("line %d: ", n)+fmt.Sprintf(format, a...))
-			} else {
-				skipped++
-			}
-		}
 		cmds, piped := splitCommands(l)
-		for i, cmd := range cmds {
-			if isComment(cmd) || isEcho(cmd) {
-				continue // a reg command in a comment or an echo is not run
-			}
-			args := argv(cmd)
-			at := regCommand(args)
-			if at < 0 {
-				continue
-			}
-			found = true
-			s, err := regArgs(args[at:], hasVariable)
-			if err != nil {
-				note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
-				continue
-			}
-			if piped[i] && regReadsPipe(args, at) {
-				switch answer(cmds[i-1]) {
-				case answerYes:
-					answered(&s, true)
-				case answerNo:
-					if answered(&s, false) {
-						note("reg %s answered no (%q): nothing is deleted", strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(cmds[i-1])))
-						continue
-					}
-				}
-			}
-			if f.Values+len(s.Values) > MaxValues {
-				return nil, badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", n, MaxValues)
-			}
-			s.Line = n
-			for j := range s.Values {
-				s.Values[j].Line = n
-			}
-			f.Values += len(s.Values)
-			f.Sections = append(f.Sections, s)
+		if err := b.commands(cmds, piped, "", 0); err != nil {
+			return nil, err
 		}
-		if !found && strings.TrimSpace(l) != "" {
-			f.Other++
+		if !b.found && strings.TrimSpace(l) != "" {
+			b.f.Other++
 		}
 	}
+	f, skipped := b.f, b.skipped
 	if skipped > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
 	}
 	return f, nil
+}
+
+// batchReader reads a batch file's lines into f.
+type batchReader struct {
+	f       *File
+	skipped int  // notes past MaxNotes
+	line    int  // the line read
+	found   bool // it holds a reg command
+}
+
+func (b *batchReader) note(format string, a ...any) {
+	if len(b.f.Notes) < MaxNotes {
+		b.f.Notes = append(b.f.Notes, fmt.Sprintf("line %d: ", b.line)+fmt.Sprintf(format, a...))
+	} else {
+		b.skipped++
+	}
+}
+
+// maxCmdDepth bounds cmd /c "..." within cmd /c "..." read.
+const maxCmdDepth = 4
+
+// commands reads the commands of a line (or of a cmd /c within one),
+// piped[i] saying whether command i-1 pipes into command i; feed is the
+// command piped into the first one from outside (cmd /c's input), or "".
+func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth int) error {
+	for i, cmd := range cmds {
+		if isComment(cmd) || isEcho(cmd) {
+			continue // a reg command in a comment or an echo is not run
+		}
+		src := feed
+		switch {
+		case piped[i]:
+			src = cmds[i-1]
+		case i > 0:
+			src = ""
+		}
+		if inner, ok := cmdC(cmd); ok && depth < maxCmdDepth {
+			ic, ip := splitCommands(inner)
+			if len(ic) > 1 {
+				src = "" // which of its commands reads the input, latlab does not follow
+			}
+			if err := b.commands(ic, ip, src, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		args := argv(cmd)
+		at := regCommand(args)
+		if at < 0 {
+			continue
+		}
+		b.found = true
+		s, err := regArgs(args[at:], hasVariable)
+		if err != nil {
+			b.note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
+			continue
+		}
+		if src != "" && regReadsPipe(args, at) {
+			switch answer(src) {
+			case answerYes:
+				answered(&s, true)
+			case answerNo:
+				if answered(&s, false) {
+					b.note("reg %s answered no (%q): nothing is deleted", strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(src)))
+					continue
+				}
+			}
+		}
+		f := b.f
+		if f.Values+len(s.Values) > MaxValues {
+			return badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", b.line, MaxValues)
+		}
+		s.Line = b.line
+		for j := range s.Values {
+			s.Values[j].Line = b.line
+		}
+		f.Values += len(s.Values)
+		f.Sections = append(f.Sections, s)
+	}
+	return nil
+}
+
+// cmdC is the command line that cmd[.exe] [/switches] /c "..." runs:
+// cmd.exe strips the first quote and the last one of the line (cmd /?:
+// unless exactly two quotes enclose the name of an executable file, with
+// no /S and no special character between them, which a reg command is
+// not). false for any other command, and for cmd /c without a quote,
+// whose words argv reads as they stand.
+func cmdC(cmd string) (string, bool) {
+	rest := strings.TrimLeft(cmd, " \t@")
+	word := func() string {
+		rest = strings.TrimLeft(rest, " \t")
+		end, quoted := 0, false
+		for end < len(rest) && (quoted || rest[end] != ' ' && rest[end] != '\t') {
+			if rest[end] == '"' {
+				quoted = !quoted
+			}
+			end++
+		}
+		w := rest[:end]
+		rest = rest[end:]
+		return strings.ReplaceAll(w, `"`, "")
+	}
+	name := strings.ToLower(path.Base(strings.ReplaceAll(word(), `\`, "/")))
+	if name != "cmd" && name != "cmd.exe" {
+		return "", false
+	}
+	for {
+		w := word()
+		if strings.EqualFold(w, "/c") {
+			break
+		}
+		if !strings.HasPrefix(w, "/") {
+			return "", false
+		}
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, `"`) {
+		return "", false
+	}
+	inner := rest[1:]
+	if j := strings.LastIndexByte(inner, '"'); j >= 0 {
+		inner = inner[:j] + inner[j+1:]
+	}
+	return inner, true
 }
 
 // isComment says whether a batch line (or command) is a comment: rem or
@@ -183,7 +267,17 @@ var echoCmd = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // answer is what the command cmd, piped into reg, answers it with.
-func answer(cmd string) regAnswer {
+func answer(cmd string) regAnswer { return answerAt(cmd, 0) }
+
+func answerAt(cmd string, depth int) regAnswer {
+	if inner, ok := cmdC(cmd); ok {
+		// cmd /c "echo y": what the one command it runs prints
+		cmds, _ := splitCommands(inner)
+		if len(cmds) != 1 || depth >= maxCmdDepth {
+			return answerNone
+		}
+		return answerAt(cmds[0], depth+1)
+	}
 	m := echoCmd().FindStringSubmatch(cmd)
 	if m == nil {
 		return answerNone

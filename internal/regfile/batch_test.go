@@ -154,6 +154,7 @@ func FuzzReadBatch(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`reg add "HKLM\X" /v "a\\\"" /t REG_MULTI_SZ /s , /d "a,b,,c" /f & reg delete HKCU\Y /ve`))
+	f.Add([]byte("echo y | reg add HKCU\\A /v b /d 1\r\ncmd /d /c \"echo n | cmd /c \"reg delete \"HKCU\\B C\" /v d\"\" ^| x\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadBatch(bytes.NewReader(b))
 		if err != nil {
@@ -261,6 +262,16 @@ func TestRegAnswered(t *testing.T) {
 		{`echo y | C:\Windows\System32\cmd.exe /d /C reg.exe add HKCU\X /v a /d 1`, yes},
 		{`CMD.EXE /Q /c echo n | cmd /c reg add HKCU\X /v a /d 1`, newOnly},
 		{`cmd /c echo n | reg delete HKCU\X`, none},
+		// cmd /c "...": the line it runs, its quotes stripped
+		{`cmd /c "echo y | reg add HKCU\X /v a /d 1"`, yes},
+		{`cmd /c "echo y| reg add "HKCU\X" /v a /d 1"`, yes},
+		{`cmd.exe /s /c "echo n | reg add HKCU\X /v a /d 1"`, newOnly},
+		{`cmd /c "echo n | reg delete HKCU\X /v a"`, none},
+		{`echo y | cmd /c "reg add HKCU\X /v a /d 1"`, yes},
+		{`cmd /c "echo y" | reg add HKCU\X /v a /d 1`, yes},
+		{`cmd /c "cmd /c "echo n"" | reg add HKCU\X /v a /d 1`, newOnly},
+		{`echo y | cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, asks},
+		{`cmd /c "echo y & echo n" | reg add HKCU\X /v a /d 1`, asks},
 		// no answer latlab reads
 		{`echo 1 | reg add HKCU\X /v a /d 1`, asks},
 		{`echo "y" | reg add HKCU\X /v a /d 1`, asks},
@@ -344,5 +355,38 @@ func TestSplitCommandsPiped(t *testing.T) {
 	f, err := ReadBatch(strings.NewReader(`echo y ^| reg add HKCU\X /v a /d 1`))
 	if err != nil || len(f.Sections) != 0 {
 		t.Errorf("an escaped pipe: %v %+v", err, f)
+	}
+}
+
+// cmd /c "..." runs the line between its first quote and its last: its
+// reg commands are read (a quoted key within keeps its quotes to reg),
+// its echoes are not run, and a cmd /c without quotes is read as before.
+func TestReadBatchCmdC(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		paths string // the keys written, | between
+		other int
+	}{
+		{`cmd /c "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
+		{`@CMD.EXE /D /C "reg add "HKCU\X Y" /v a /d 1 /f & reg delete HKCU\Z /f" >nul`, `HKCU\X Y|HKCU\Z`, 0},
+		{`cmd /c "cmd /c "reg add HKCU\X /v a /d 1 /f""`, `HKCU\X`, 0},
+		{`cmd /c reg add HKCU\X /v a /d 1 /f`, `HKCU\X`, 0},
+		{`"C:\Windows\System32\cmd.exe" /c "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
+		{`cmd /c "echo reg add HKCU\X /v a /d 1 /f"`, ``, 1},
+		{`cmd /c "netsh int tcp show global"`, ``, 1},
+		{`cmd /k "reg add HKCU\X /v a /d 1 /f"`, ``, 1},
+		{`cmd /c "` + strings.Repeat(`cmd /c "`, 10) + `reg add HKCU\X /v a /d 1 /f` + strings.Repeat(`"`, 11), ``, 1},
+	} {
+		f, err := ReadBatch(strings.NewReader(c.line))
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != c.paths || f.Other != c.other || len(f.Notes) != 0 {
+			t.Errorf("%s: keys %q other %d notes %q, want %q other %d", c.line, got, f.Other, f.Notes, c.paths, c.other)
+		}
 	}
 }
