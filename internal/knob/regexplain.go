@@ -58,6 +58,11 @@ type RegExplanation struct {
 // -Force (RegEntry.NewOnly).
 const NewOnlyNote = "New-ItemProperty without -Force writes only a value that does not exist yet: an existing value is left as it is"
 
+// AnsweredNoNote is the note on a value a reg add without /f writes
+// whose question the script answers no (echo n | reg add ...:
+// RegEntry.NewOnly).
+const AnsweredNoNote = "reg add without /f, its question answered no (echo n |), writes only a value that does not exist yet: an existing value is left as it is"
+
 // AsksNote is the note on a value reg add writes without /f
 // (RegEntry.Asks).
 const AsksNote = "reg add without /f asks before overwriting a value that exists (a new value is written without asking): whether an existing one is overwritten depends on the answer, and a script run unattended waits for it"
@@ -81,7 +86,8 @@ type RegEntry struct {
 	// then not decoded), or that New-Item -Force deletes an existing key.
 	Note string `json:"note,omitempty"`
 	// NewOnly: the value is written only if it does not exist yet
-	// (PowerShell's New-ItemProperty without -Force; Note says so). With
+	// (PowerShell's New-ItemProperty without -Force, or a reg add
+	// without /f answered no; Note says so). With
 	// --current, Kept says it exists, so an import leaves it as it is.
 	NewOnly bool `json:"new_only,omitempty"`
 	Kept    bool `json:"kept,omitempty"`
@@ -249,7 +255,11 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 			e := RegEntry{Line: v.Line, Loc: regLoc(path, v.Name), Path: note, Note: v.TypeNote}
 			if v.NewOnly {
 				e.NewOnly, e.clearedBefore = true, clearedBy(cleared, e.Loc)
-				e.Note = strings.TrimPrefix(e.Note+"; "+NewOnlyNote, "; ")
+				note := NewOnlyNote
+				if v.AnsweredNo {
+					note = AnsweredNoNote
+				}
+				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
 			}
 			if v.Asks {
 				e.Asks, e.clearedBefore = true, clearedBy(cleared, e.Loc)

@@ -421,3 +421,56 @@ func TestExplainBatchAsksCurrent(t *testing.T) {
 		t.Errorf("the registry changed")
 	}
 }
+
+// A reg question the script answers: echo y | reg add overwrites, so a
+// value that exists and differs is a change, not asked; echo n | reg add
+// leaves an existing value as it is (kept, with its note) and writes a
+// new one; echo n | reg delete deletes nothing, so it is no entry.
+func TestExplainBatchAnsweredCurrent(t *testing.T) {
+	mem := knobtest.NewMem()
+	mem.Set(`HKCU\Software\t`, "a", backend.DWORD(2))
+	mem.Set(`HKCU\Software\t`, "b", backend.DWORD(2))
+	mem.Set(`HKCU\Software\t`, "d", backend.DWORD(2))
+	before := mem.Snapshot()
+	script := strings.Join([]string{
+		`echo y | reg add HKCU\Software\t /v a /t REG_DWORD /d 1`, // 1 exists, answered yes: a change
+		`echo n | reg add HKCU\Software\t /v b /t REG_DWORD /d 1`, // 2 exists, answered no: kept
+		`echo n | reg add HKCU\Software\t /v c /t REG_DWORD /d 1`, // 3 absent: written, a change
+		`echo n | reg delete HKCU\Software\t /v d`,                // 4 answered no: nothing
+		`echo y | reg delete HKCU\Software\t /v d`,                // 5 answered yes: a change
+	}, "\r\n")
+	f, err := regfile.ReadBatch(strings.NewReader(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Backends: map[string]backend.Backend{backend.BackendRegistry: mem}}
+	x, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.bat", File: f, Current: true, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]string{}
+	for _, list := range [][]RegEntry{x.Known, x.Unknown} {
+		for _, e := range list {
+			state := "change"
+			switch {
+			case e.Asks || e.Asked:
+				state = "asks"
+			case e.Kept:
+				state = "kept"
+			}
+			if e.NewOnly != strings.Contains(e.Note, AnsweredNoNote) || strings.Contains(e.Note, NewOnlyNote) {
+				t.Errorf("line %d: new only %v, note %q", e.Line, e.NewOnly, e.Note)
+			}
+			lines[e.Line] = state
+		}
+	}
+	if fmt.Sprint(lines) != "map[1:change 2:kept 3:change 5:change]" {
+		t.Errorf("entries %v", lines)
+	}
+	if x.Changes != 3 || x.Kept != 1 || x.Asked != 0 || len(x.Notes) != 1 || !strings.HasPrefix(x.Notes[0], "line 4: reg delete answered no") {
+		t.Errorf("changes %d kept %d asked %d notes %q", x.Changes, x.Kept, x.Asked, x.Notes)
+	}
+	if fmt.Sprint(mem.Snapshot()) != fmt.Sprint(before) {
+		t.Errorf("the registry changed")
+	}
+}

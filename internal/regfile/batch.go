@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
@@ -21,9 +23,9 @@ import (
 //	reg add KEY [/v NAME | /ve] [/t TYPE] [/s SEP] [/d DATA] [/f] [/reg:32|64]
 //	reg delete KEY [/v NAME | /ve | /va] [/f] [/reg:32|64]
 //
-// A command may follow others on its line (&, &&, ||), behind a launcher
-// (PowerRun.exe /SW:0 Reg.exe add ...) and before a redirection (>nul
-// 2>&1). Its words are split as reg.exe's C runtime splits them
+// A command may follow others on its line (&, &&, ||, |), behind a
+// launcher (PowerRun.exe /SW:0 Reg.exe add ...), within cmd /c "..." and
+// before a redirection (>nul 2>&1). Its words are split as reg.exe's C runtime splits them
 // (CommandLineToArgvW's rules); a batch variable (%VAR%, %%i) in the key
 // or the data is a value the script only knows when it runs, so that
 // command is skipped with a note, as is a remote key (\\HOST\...).
@@ -39,52 +41,151 @@ func ReadBatch(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	f := &File{Encoding: enc, Batch: true}
-	skipped := 0
+	b := &batchReader{f: &File{Encoding: enc, Batch: true}}
 	for i, l := range lines {
-		n := i + 1
-		found := false
+		b.line, b.found = i+1, false
 		if isComment(l) {
-			f.Other++
+			b.f.Other++
 			continue
 		}
-		for _, cmd := range splitCommands(l) {
-			if isComment(cmd) || isEcho(cmd) {
-				continue // a reg command in a comment or an echo is not run
-			}
-			args := argv(cmd)
-			at := regCommand(args)
-			if at < 0 {
-				continue
-			}
-			found = true
-			s, err := regArgs(args[at:], hasVariable)
-			if err != nil {
-				if len(f.Notes) < MaxNotes {
-					f.Notes = append(f.Notes, fmt.Sprintf("line %d: %v (%q): skipped", n, err, textdec.Clip(strings.TrimSpace(cmd))))
-				} else {
-					skipped++
-				}
-				continue
-			}
-			if f.Values+len(s.Values) > MaxValues {
-				return nil, badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", n, MaxValues)
-			}
-			s.Line = n
-			for j := range s.Values {
-				s.Values[j].Line = n
-			}
-			f.Values += len(s.Values)
-			f.Sections = append(f.Sections, s)
+		cmds, piped := splitCommands(l)
+		if err := b.commands(cmds, piped, "", 0); err != nil {
+			return nil, err
 		}
-		if !found && strings.TrimSpace(l) != "" {
-			f.Other++
+		if !b.found && strings.TrimSpace(l) != "" {
+			b.f.Other++
 		}
 	}
+	f, skipped := b.f, b.skipped
 	if skipped > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
 	}
 	return f, nil
+}
+
+// batchReader reads a batch file's lines into f.
+type batchReader struct {
+	f       *File
+	skipped int  // notes past MaxNotes
+	line    int  // the line read
+	found   bool // it holds a reg command
+}
+
+func (b *batchReader) note(format string, a ...any) {
+	if len(b.f.Notes) < MaxNotes {
+		b.f.Notes = append(b.f.Notes, fmt.Sprintf("line %d: ", b.line)+fmt.Sprintf(format, a...))
+	} else {
+		b.skipped++
+	}
+}
+
+// maxCmdDepth bounds cmd /c "..." within cmd /c "..." read.
+const maxCmdDepth = 4
+
+// commands reads the commands of a line (or of a cmd /c within one),
+// piped[i] saying whether command i-1 pipes into command i; feed is the
+// command piped into the first one from outside (cmd /c's input), or "".
+func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth int) error {
+	for i, cmd := range cmds {
+		if isComment(cmd) || isEcho(cmd) {
+			continue // a reg command in a comment or an echo is not run
+		}
+		src := feed
+		switch {
+		case piped[i]:
+			src = cmds[i-1]
+		case i > 0:
+			src = ""
+		}
+		if inner, ok := cmdC(cmd); ok && depth < maxCmdDepth {
+			ic, ip := splitCommands(inner)
+			if len(ic) > 1 {
+				src = "" // which of its commands reads the input, latlab does not follow
+			}
+			if err := b.commands(ic, ip, src, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		args := argv(cmd)
+		at := regCommand(args)
+		if at < 0 {
+			continue
+		}
+		b.found = true
+		s, err := regArgs(args[at:], hasVariable)
+		if err != nil {
+			b.note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
+			continue
+		}
+		if src != "" && regReadsPipe(args, at) {
+			switch answer(src) {
+			case answerYes:
+				answered(&s, true)
+			case answerNo:
+				if answered(&s, false) {
+					b.note("reg %s answered no (%q): nothing is deleted", strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(src)))
+					continue
+				}
+			}
+		}
+		f := b.f
+		if f.Values+len(s.Values) > MaxValues {
+			return badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", b.line, MaxValues)
+		}
+		s.Line = b.line
+		for j := range s.Values {
+			s.Values[j].Line = b.line
+		}
+		f.Values += len(s.Values)
+		f.Sections = append(f.Sections, s)
+	}
+	return nil
+}
+
+// cmdC is the command line that cmd[.exe] [/switches] /c "..." runs:
+// cmd.exe strips the first quote and the last one of the line (cmd /?:
+// unless exactly two quotes enclose the name of an executable file, with
+// no /S and no special character between them, which a reg command is
+// not). false for any other command, and for cmd /c without a quote,
+// whose words argv reads as they stand.
+func cmdC(cmd string) (string, bool) {
+	rest := strings.TrimLeft(cmd, " \t@")
+	word := func() string {
+		rest = strings.TrimLeft(rest, " \t")
+		end, quoted := 0, false
+		for end < len(rest) && (quoted || rest[end] != ' ' && rest[end] != '\t') {
+			if rest[end] == '"' {
+				quoted = !quoted
+			}
+			end++
+		}
+		w := rest[:end]
+		rest = rest[end:]
+		return strings.ReplaceAll(w, `"`, "")
+	}
+	name := strings.ToLower(path.Base(strings.ReplaceAll(word(), `\`, "/")))
+	if name != "cmd" && name != "cmd.exe" {
+		return "", false
+	}
+	for {
+		w := word()
+		if strings.EqualFold(w, "/c") {
+			break
+		}
+		if !strings.HasPrefix(w, "/") {
+			return "", false
+		}
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, `"`) {
+		return "", false
+	}
+	inner := rest[1:]
+	if j := strings.LastIndexByte(inner, '"'); j >= 0 {
+		inner = inner[:j] + inner[j+1:]
+	}
+	return inner, true
 }
 
 // isComment says whether a batch line (or command) is a comment: rem or
@@ -107,11 +208,11 @@ func firstWord(s, w string) bool {
 	return len(s) == len(w) || strings.ContainsRune(" \t.:", rune(s[len(w)]))
 }
 
-// splitCommands cuts a line at the &, && and || that chain commands,
-// outside double quotes; a caret escapes the next character.
-func splitCommands(l string) []string {
-	var out []string
-	quoted, start := false, 0
+// splitCommands cuts a line at the &, &&, || and | that chain commands,
+// outside double quotes; a caret escapes the next character. piped[i]
+// says whether a | pipes the output of command i-1 into command i.
+func splitCommands(l string) (cmds []string, piped []bool) {
+	quoted, start, pipe := false, 0, false
 	for i := 0; i < len(l); i++ {
 		switch l[i] {
 		case '^':
@@ -122,15 +223,120 @@ func splitCommands(l string) []string {
 			quoted = !quoted
 		case '&', '|':
 			if !quoted {
-				out = append(out, l[start:i])
+				cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				pipe = l[i] == '|'
 				if i+1 < len(l) && l[i+1] == l[i] {
 					i++
+					pipe = false
 				}
 				start = i + 1
 			}
 		}
 	}
-	return append(out, l[start:])
+	return append(cmds, l[start:]), append(piped, pipe)
+}
+
+// What reg answers itself with. Without /f, reg add asks before it
+// overwrites a value that exists, and reg delete before it deletes
+// (Microsoft, "reg add": /f "Adds the registry entry without prompting
+// for confirmation"; "reg delete": /f "Deletes an existing registry
+// subkey or entry without asking for confirmation"). Those pages do not
+// give the question or the answers it takes. On Windows reg asks "Value
+// NAME exists, overwrite(Yes/No)?" and reads the answer from its input,
+// where a script pipes one: echo y | reg add ... overwrites, echo n |
+// reg add ... leaves the value as it is (a new value is written without
+// a question), and echo n | reg delete ... deletes nothing. Only y and
+// yes, in any case, are read as yes, and n and no as no; any other
+// answer, or input from elsewhere (a file, a command latlab does not
+// read), leaves the question open, as reg without /f is read when
+// nothing answers it.
+
+type regAnswer int
+
+const (
+	answerNone regAnswer = iota
+	answerYes
+	answerNo
+)
+
+// echoCmd is cmd.exe's echo, on its own or run by cmd /c: what it
+// prints is its text after the one blank that follows echo. Built on
+// first use: most runs of latlab read no batch file.
+var echoCmd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/c[ \t]+@?)?echo[ \t](.*)$`)
+})
+
+// answer is what the command cmd, piped into reg, answers it with.
+func answer(cmd string) regAnswer { return answerAt(cmd, 0) }
+
+func answerAt(cmd string, depth int) regAnswer {
+	if inner, ok := cmdC(cmd); ok {
+		// cmd /c "echo y": what the one command it runs prints
+		cmds, _ := splitCommands(inner)
+		if len(cmds) != 1 || depth >= maxCmdDepth {
+			return answerNone
+		}
+		return answerAt(cmds[0], depth+1)
+	}
+	m := echoCmd().FindStringSubmatch(cmd)
+	if m == nil {
+		return answerNone
+	}
+	// echo prints the blanks before the | too: reg reads "y "
+	switch strings.ToLower(strings.Trim(m[1], " \t")) {
+	case "y", "yes":
+		return answerYes
+	case "n", "no":
+		return answerNo
+	}
+	return answerNone
+}
+
+// regReadsPipe says whether reg, found at args[at-1], reads the input
+// piped to the command args: it is the command, or cmd /c runs it (a
+// launcher such as PowerRun starts it with input of its own).
+func regReadsPipe(args []string, at int) bool {
+	if at == 1 {
+		return true
+	}
+	name := strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/")))
+	if name != "cmd" && name != "cmd.exe" || !strings.EqualFold(args[at-2], "/c") {
+		return false
+	}
+	for _, a := range args[1 : at-2] {
+		if !strings.HasPrefix(a, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// answered marks a reg command's section as answered: yes, and it
+// changes what it would change with /f; no, and a reg add writes only a
+// value that does not exist yet (NewOnly) while a reg delete deletes
+// nothing (true: the section is dropped).
+func answered(s *Section, yes bool) (drop bool) {
+	switch {
+	case yes:
+		s.Asks = false
+		for i := range s.Values {
+			s.Values[i].Asks = false
+		}
+		return false
+	case s.Delete && s.Asks:
+		return true
+	}
+	for i := range s.Values {
+		v := &s.Values[i]
+		if !v.Asks {
+			continue
+		}
+		if v.Delete {
+			return true
+		}
+		v.Asks, v.NewOnly, v.AnsweredNo = false, true, true
+	}
+	return false
 }
 
 // argv splits a command into words as CommandLineToArgvW does: white

@@ -154,6 +154,7 @@ func FuzzReadBatch(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`reg add "HKLM\X" /v "a\\\"" /t REG_MULTI_SZ /s , /d "a,b,,c" /f & reg delete HKCU\Y /ve`))
+	f.Add([]byte("echo y | reg add HKCU\\A /v b /d 1\r\ncmd /d /c \"echo n | cmd /c \"reg delete \"HKCU\\B C\" /v d\"\" ^| x\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadBatch(bytes.NewReader(b))
 		if err != nil {
@@ -225,6 +226,167 @@ func TestRegDeleteKeyAsks(t *testing.T) {
 		}
 		if got := f.Sections[0].Asks; got != c.want {
 			t.Errorf("%s: Asks %v, want %v", c.script, got, c.want)
+		}
+	}
+}
+
+// A y or yes piped into reg (echo y | reg add ...) answers its question:
+// the change happens as with /f. An n or no leaves an existing value as
+// it is (reg add writes only a new one) and makes reg delete delete
+// nothing. Any other input, or a command that does not pipe into reg,
+// leaves the question open.
+func TestRegAnswered(t *testing.T) {
+	const (
+		asks    = "asks"
+		yes     = "yes"     // written as with /f
+		newOnly = "newonly" // an existing value stays
+		none    = "none"    // nothing changes: no section, a note
+	)
+	for _, c := range []struct{ script, want string }{
+		{`echo y | reg add HKCU\X /v a /t REG_DWORD /d 1`, yes},
+		{`echo Y|reg add HKCU\X /v a /d 1`, yes},
+		{`@echo yes | REG ADD HKCU\X /ve /d x`, yes},
+		{`echo YES| reg delete HKCU\X /v a`, yes},
+		{"echo y\t| reg add HKCU\\X /v a /d 1 | find \"x\"", yes},
+		{`reg add HKCU\X /v b /d 1 & echo y | reg add HKCU\X /v a /d 1`, yes},
+		{`echo n | reg add HKCU\X /v a /t REG_DWORD /d 1`, newOnly},
+		{`echo No | reg add HKCU\X /v a /d 1`, newOnly},
+		{`echo n | reg delete HKCU\X /v a`, none},
+		{`echo no | reg delete "HKCU\X Y"`, none},
+		// /f asks nothing: the answer is not read
+		{`echo n | reg add HKCU\X /v a /d 1 /f`, yes},
+		{`echo n | reg delete HKCU\X /v a /f`, yes},
+		// through cmd /c, on either side of the pipe
+		{`cmd /c echo y | reg add HKCU\X /v a /d 1`, yes},
+		{`echo y | cmd /c reg add HKCU\X /v a /d 1`, yes},
+		{`echo y | C:\Windows\System32\cmd.exe /d /C reg.exe add HKCU\X /v a /d 1`, yes},
+		{`CMD.EXE /Q /c echo n | cmd /c reg add HKCU\X /v a /d 1`, newOnly},
+		{`cmd /c echo n | reg delete HKCU\X`, none},
+		// cmd /c "...": the line it runs, its quotes stripped
+		{`cmd /c "echo y | reg add HKCU\X /v a /d 1"`, yes},
+		{`cmd /c "echo y| reg add "HKCU\X" /v a /d 1"`, yes},
+		{`cmd.exe /s /c "echo n | reg add HKCU\X /v a /d 1"`, newOnly},
+		{`cmd /c "echo n | reg delete HKCU\X /v a"`, none},
+		{`echo y | cmd /c "reg add HKCU\X /v a /d 1"`, yes},
+		{`cmd /c "echo y" | reg add HKCU\X /v a /d 1`, yes},
+		{`cmd /c "cmd /c "echo n"" | reg add HKCU\X /v a /d 1`, newOnly},
+		{`echo y | cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, asks},
+		{`cmd /c "echo y & echo n" | reg add HKCU\X /v a /d 1`, asks},
+		// no answer latlab reads
+		{`echo 1 | reg add HKCU\X /v a /d 1`, asks},
+		{`echo "y" | reg add HKCU\X /v a /d 1`, asks},
+		{`echo yy | reg add HKCU\X /v a /d 1`, asks},
+		{`echo. | reg add HKCU\X /v a /d 1`, asks},
+		{`type answers.txt | reg add HKCU\X /v a /d 1`, asks},
+		{`echo y & reg add HKCU\X /v a /d 1`, asks},
+		{`echo y && reg add HKCU\X /v a /d 1`, asks},
+		{`echo y || reg add HKCU\X /v a /d 1`, asks},
+		{`echo y | PowerRun.exe /SW:0 reg add HKCU\X /v a /d 1`, asks},
+		{`echo y | cmd /k reg add HKCU\X /v a /d 1`, asks},
+		{`echo n | reg delete HKCU\X /va`, ""}, // refused as before
+	} {
+		f, err := ReadBatch(strings.NewReader(c.script))
+		if err != nil {
+			t.Fatalf("%s: %v", c.script, err)
+		}
+		if c.want == "" {
+			if len(f.Sections) != 0 || len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "/va deletes every value") {
+				t.Errorf("%s: sections %+v notes %q", c.script, f.Sections, f.Notes)
+			}
+			continue
+		}
+		if c.want == none {
+			if len(f.Sections) != 0 || len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "line 1: reg delete answered no (") ||
+				!strings.HasSuffix(f.Notes[0], "): nothing is deleted") {
+				t.Errorf("%s: sections %+v notes %q, want none and a note", c.script, f.Sections, f.Notes)
+			}
+			continue
+		}
+		s := f.Sections[len(f.Sections)-1]
+		if len(f.Notes) != 0 {
+			t.Errorf("%s: notes %q", c.script, f.Notes)
+		}
+		got := yes
+		if s.Asks {
+			got = asks
+		}
+		for _, v := range s.Values {
+			switch {
+			case v.Asks:
+				got = asks
+			case v.NewOnly && v.AnsweredNo:
+				got = newOnly
+			case v.NewOnly || v.AnsweredNo:
+				got = "inconsistent"
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s (%+v)", c.script, got, c.want, s)
+		}
+	}
+}
+
+// The pipe is seen only outside quotes and carets: an escaped one is
+// echoed, and an echo runs nothing.
+func TestSplitCommandsPiped(t *testing.T) {
+	for in, want := range map[string]string{
+		`echo y | reg add k`:     `echo y >| reg add k`,
+		`echo y|reg add k`:       `echo y>|reg add k`,
+		`a & b | c && d || e`:    `a > b >| c > d > e`,
+		`echo y ^| reg add k`:    `echo y ^| reg add k`,
+		`reg add k /d "a|b" | x`: `reg add k /d "a|b" >| x`,
+		`a |`:                    `a >|`,
+	} {
+		cmds, piped := splitCommands(in)
+		var b strings.Builder
+		for i, c := range cmds {
+			if i > 0 {
+				b.WriteString(">")
+				if piped[i] {
+					b.WriteString("|")
+				}
+			}
+			b.WriteString(c)
+		}
+		if b.String() != want || len(piped) != len(cmds) || piped[0] {
+			t.Errorf("splitCommands(%q) = %q %v, want %q", in, b.String(), piped, want)
+		}
+	}
+	f, err := ReadBatch(strings.NewReader(`echo y ^| reg add HKCU\X /v a /d 1`))
+	if err != nil || len(f.Sections) != 0 {
+		t.Errorf("an escaped pipe: %v %+v", err, f)
+	}
+}
+
+// cmd /c "..." runs the line between its first quote and its last: its
+// reg commands are read (a quoted key within keeps its quotes to reg),
+// its echoes are not run, and a cmd /c without quotes is read as before.
+func TestReadBatchCmdC(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		paths string // the keys written, | between
+		other int
+	}{
+		{`cmd /c "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
+		{`@CMD.EXE /D /C "reg add "HKCU\X Y" /v a /d 1 /f & reg delete HKCU\Z /f" >nul`, `HKCU\X Y|HKCU\Z`, 0},
+		{`cmd /c "cmd /c "reg add HKCU\X /v a /d 1 /f""`, `HKCU\X`, 0},
+		{`cmd /c reg add HKCU\X /v a /d 1 /f`, `HKCU\X`, 0},
+		{`"C:\Windows\System32\cmd.exe" /c "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
+		{`cmd /c "echo reg add HKCU\X /v a /d 1 /f"`, ``, 1},
+		{`cmd /c "netsh int tcp show global"`, ``, 1},
+		{`cmd /k "reg add HKCU\X /v a /d 1 /f"`, ``, 1},
+		{`cmd /c "` + strings.Repeat(`cmd /c "`, 10) + `reg add HKCU\X /v a /d 1 /f` + strings.Repeat(`"`, 11), ``, 1},
+	} {
+		f, err := ReadBatch(strings.NewReader(c.line))
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != c.paths || f.Other != c.other || len(f.Notes) != 0 {
+			t.Errorf("%s: keys %q other %d notes %q, want %q other %d", c.line, got, f.Other, f.Notes, c.paths, c.other)
 		}
 	}
 }

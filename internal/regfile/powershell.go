@@ -28,8 +28,9 @@ import (
 // the script. Keys are HKLM:\..., HKCU:\... (the provider's drives), a
 // path on a drive the script maps with New-PSDrive (HKU:, HKCR:, HKCC:
 // or a name of its own; a command on HKU:, HKCR: or HKCC: before the
-// script maps them fails, and is noted as not written), or
-// Registry::HKEY_...\... with or without the provider's module name.
+// script maps them fails, and is noted as not written, as is one on a
+// drive whose scope has ended: psscope.go), or Registry::HKEY_...\...
+// with or without the provider's module name.
 //
 // What PowerShell writes, read from its source (PowerShell/PowerShell at
 // 929903692e55, src/System.Management.Automation/namespaces/
@@ -110,21 +111,35 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 	if err := psSyntax(text); err != nil {
 		return nil, err
 	}
-	p := &psReader{f: &File{Encoding: enc, PowerShell: true}, drives: psDefaultDrives()}
+	p := &psReader{f: &File{Encoding: enc, PowerShell: true}, drives: psDefaultDrives(),
+		gone: map[string]psGone{}, dotted: map[string]int{}, mapsAt: map[string]int{}}
+	p.prescan(text)
 	sc := &psScanner{s: text, line: 1}
 	pipeIn := false
 	for {
 		st, more := sc.statement()
+		brace, op, at := sc.brace, sc.braceOp, sc.line
 		if st != nil {
 			st.pipeIn = pipeIn
 			if err := p.statement(st); err != nil {
 				return nil, err
 			}
 		}
+		switch {
+		case brace == '{':
+			p.open(st, op, at)
+		case brace == '}':
+			p.close()
+		case st != nil && headsBlock(st):
+			p.header = st // its { may follow on the next line
+		case st != nil:
+			p.header = nil
+		}
 		if !more {
 			break
 		}
 		pipeIn = st != nil && st.pipeOut
+		p.prev = st
 	}
 	if p.skipped > 0 {
 		p.f.Notes = append(p.f.Notes, fmt.Sprintf("%d more commands skipped", p.skipped))
@@ -193,13 +208,36 @@ type psReader struct {
 	// arguments do not bind, or its name, provider or root only the
 	// running script knows (0: none)
 	unreadDrive int
+	// blocks are the { } blocks open at this point (psscope.go), and
+	// header the last command when it may head a block whose { is on
+	// the next line (function F, if (...)).
+	blocks []psBlock
+	header *psStmt
+	// gone are the drives, by name in upper case, the script mapped in a
+	// scope that has ended (or failed to map), and why a path on one
+	// is not written, or may not be
+	gone map[string]psGone
+	// dotted are the functions the script dot-sources (. Func), by name
+	// in lower case, each with the line of the first; mapsAt the drives
+	// a New-PSDrive maps anywhere in it, each with the line of the first
+	dotted, mapsAt map[string]int
+	// prev is the command before the one read, which pipes its output
+	// into it when that one's pipeIn is set
+	prev *psStmt
 }
 
 // psDrive is a registry drive: the key it stands for (HKU, or a key
-// below a root) and the line that maps it (0 for the provider's own).
+// below a root), the line that maps it (0 for the provider's own), and
+// its scope: level counts the scopes open around it (0: the script's,
+// or the global scope), unsure says why the scope is only a guess, and
+// shadow is the drive of the same name in a scope around, which comes
+// back when this one's scope ends.
 type psDrive struct {
-	root string
-	line int
+	root   string
+	line   int
+	level  int
+	unsure string
+	shadow *psDrive
 }
 
 // psDefaultDrives are the registry provider's drives in every session
@@ -451,9 +489,10 @@ func (p *psReader) regPath(s string) (path string, reg bool, unmapped string) {
 			return "", false, ""
 		}
 		d, mapped := p.drives[strings.ToUpper(name)]
+		_, gone := p.gone[strings.ToUpper(name)]
 		switch _, hive := psHives[strings.ToUpper(name)]; {
 		case mapped:
-		case hive:
+		case hive || gone || p.mapsAt[strings.ToUpper(name)] > 0:
 			return "", true, strings.ToUpper(name)
 		default:
 			return "", false, ""
@@ -484,13 +523,11 @@ var (
 )
 
 // newDrive reads a New-PSDrive: a registry drive it maps is known from
-// here on. Drives are followed in the order of the script's lines, not
-// of its run: a drive a function maps is taken as mapped on the lines
-// below, though PowerShell removes it when the function returns (the
-// default -Scope is the function's), so a path on it is read rather
-// than refused. One whose name, provider or root only the running script
-// knows, or whose arguments latlab does not bind, leaves every unmapped
-// drive unknown (unreadDrive).
+// here on, to the end of its scope (psscope.go). Drives are followed in
+// the order of the script's lines, not of its run. One whose name,
+// provider or root only the running script knows, or whose arguments
+// latlab does not bind, leaves every unmapped drive unknown
+// (unreadDrive).
 func (p *psReader) newDrive(st *psStmt) {
 	b, err := bind("New-PSDrive", psNewDriveParams, st.toks)
 	if err != nil {
@@ -500,8 +537,7 @@ func (p *psReader) newDrive(st *psStmt) {
 		return
 	}
 	name, prov, root := b.named["Name"], b.named["PSProvider"], b.named["Root"]
-	if prov.dyn == "" && prov.kind == psString && !strings.EqualFold(prov.s, "Registry") &&
-		!strings.EqualFold(prov.s, `Microsoft.PowerShell.Core\Registry`) {
+	if !maybeRegistry(prov) {
 		return // a drive of files, certificates...
 	}
 	if dynOf([]psValue{name, prov, root}) != "" || name.kind != psString || root.kind != psString || prov.kind != psString {
@@ -520,7 +556,17 @@ func (p *psReader) newDrive(st *psStmt) {
 	if upper == "" || strings.ContainsAny(upper, `:\/`) || upper == "HKLM" || upper == "HKCU" {
 		return // no drive name, or one that exists: New-PSDrive fails
 	}
-	p.drives[upper] = psDrive{root: key, line: st.line}
+	if b.set["Persist"] {
+		if _, ok := p.drives[upper]; !ok {
+			p.gone[upper] = psGone{sure: true, why: fmt.Sprintf("the New-PSDrive of line %d maps no %s: (PowerShell takes -Persist for FileSystem drives only and refuses the command)", st.line, upper)}
+		}
+		return
+	}
+	lvl, unsure, ok := p.driveLevel(b.named["Scope"], b.set["Scope"])
+	if !ok {
+		return // a -Scope PowerShell refuses: no drive
+	}
+	p.addDrive(upper, psDrive{root: key, line: st.line, level: lvl, unsure: unsure})
 }
 
 // removeDrive reads a Remove-PSDrive of a drive the script mapped.
@@ -534,27 +580,40 @@ func (p *psReader) removeDrive(st *psStmt) {
 		v = b.named["LiteralName"]
 	}
 	if v.dyn == "" && v.kind == psString {
-		if d, ok := p.drives[strings.ToUpper(v.s)]; ok && d.line > 0 {
-			delete(p.drives, strings.ToUpper(v.s))
+		upper := strings.ToUpper(v.s)
+		if d, ok := p.drives[upper]; ok && d.line > 0 {
+			if d.shadow != nil {
+				p.drives[upper] = *d.shadow
+			} else {
+				delete(p.drives, upper)
+			}
 		}
 	}
 }
 
-// embeddedDrive reads a New-PSDrive within an expression: $d =
-// New-PSDrive ..., $null = (New-PSDrive ...).
-func (p *psReader) embeddedDrive(st *psStmt) {
+// driveStmt is the New-PSDrive that st runs: st itself, or one within
+// an expression ($d = New-PSDrive ..., $null = (New-PSDrive ...)); nil
+// when none.
+func driveStmt(st *psStmt) *psStmt {
+	first := st.toks[0].val
+	if first.dyn == "" && first.kind == psString {
+		switch strings.ToLower(first.s) {
+		case "new-psdrive", "ndr", "mount":
+			return st
+		}
+		return nil
+	}
 	i := strings.Index(strings.ToLower(st.raw), "new-psdrive")
 	if i < 0 {
-		return
+		return nil
 	}
 	before := strings.TrimRight(st.raw[:i], " \t")
 	if !strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "(") {
-		return
+		return nil
 	}
 	sc := &psScanner{s: st.raw[i:], line: st.line}
-	if inner, _ := sc.statement(); inner != nil {
-		p.newDrive(inner)
-	}
+	inner, _ := sc.statement()
+	return inner
 }
 
 func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
@@ -577,12 +636,9 @@ func (p *psReader) statement(st *psStmt) error {
 			name = name[i+1:]
 		}
 	}
-	switch {
-	case first.dyn != "" || first.kind != psString:
-		p.embeddedDrive(st) // $null = (New-PSDrive ...)
-	case name == "new-psdrive" || name == "ndr" || name == "mount":
-		p.newDrive(st)
-	case name == "remove-psdrive" || name == "rdr":
+	if d := driveStmt(st); d != nil {
+		p.newDrive(d) // New-PSDrive ..., $null = (New-PSDrive ...)
+	} else if first.dyn == "" && first.kind == psString && (name == "remove-psdrive" || name == "rdr") {
 		p.removeDrive(st)
 	}
 	if first.dyn != "" || first.kind != psString {
@@ -640,9 +696,27 @@ func (p *psReader) statement(st *psStmt) error {
 			return nil
 		}
 		key, reg, unmapped := p.regPath(v.s)
+		gone, isGone := p.gone[unmapped]
 		switch {
 		case unmapped != "" && p.unreadDrive > 0:
 			p.note(n, "%s: the drive %s: exists only if the script maps it, and latlab does not read the New-PSDrive of line %d (its arguments, or a name or root only the running script knows): skipped", cmd, unmapped, p.unreadDrive)
+			return nil
+		case isGone && !gone.sure:
+			p.note(n, "%s: the drive %s: may not exist here: %s: skipped", cmd, unmapped, gone.why)
+			return nil
+		case isGone && p.callable() != nil:
+			// a function's lines run where it is called: maybe within
+			// the block that maps the drive
+			p.note(n, "%s: the drive %s: may not exist here: %s, but this line is in %s, which sees it if called from there: skipped", cmd, unmapped, gone.why, blockName(*p.callable()))
+			return nil
+		case isGone:
+			p.note(n, "%s: no drive %s: here: %s: PowerShell fails the command, so it is not written", cmd, unmapped, gone.why)
+			return nil
+		case p.callable() != nil && p.mapsAt[unmapped] > 0:
+			p.note(n, "%s: the drive %s: may exist here: this line is in %s, which runs where it is called, and the New-PSDrive of line %d maps it: skipped", cmd, unmapped, blockName(*p.callable()), p.mapsAt[unmapped])
+			return nil
+		case unmapped != "" && psHives[unmapped] == "":
+			p.note(n, "%s: no drive %s: on this line (the script's New-PSDrive of line %d does not map it here): PowerShell fails the command, so it is not written", cmd, unmapped, p.mapsAt[unmapped])
 			return nil
 		case unmapped != "":
 			p.note(n, "%s: no drive %s: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name %s -PSProvider Registry -Root %s before this line): PowerShell fails the command, so it is not written", cmd, unmapped, unmapped, psHives[unmapped])
@@ -1087,5 +1161,47 @@ func (p *psReader) reg(st *psStmt) error {
 		p.note(n, "%v (%q): skipped", err, textdec.Clip(st.raw))
 		return nil
 	}
+	if st.pipeIn && p.prev != nil {
+		// PowerShell writes each string piped into a native program
+		// to its input as a line: 'y' | reg add ... answers reg's
+		// question as echo y | reg add ... does in a batch file
+		switch psAnswer(p.prev) {
+		case answerYes:
+			answered(&s, true)
+		case answerNo:
+			if answered(&s, false) {
+				p.note(n, "reg %s answered no (%q): nothing is deleted", verb, textdec.Clip(p.prev.raw))
+				return nil
+			}
+		}
+	}
 	return p.add(n, []Section{s})
+}
+
+// psAnswer is what the command st, piped into reg, answers it with: one
+// string, written by Write-Output (echo, write) or alone ('y').
+func psAnswer(st *psStmt) regAnswer {
+	toks := st.toks
+	if first := toks[0].val; first.dyn == "" && first.kind == psString && first.bare {
+		switch strings.ToLower(first.s) {
+		case "echo", "write-output", "write", "microsoft.powershell.utility\\write-output":
+			toks = toks[1:]
+		default:
+			return answerNone // a command of its own
+		}
+	}
+	if len(toks) != 1 || toks[0].param != "" || toks[0].comma || toks[0].colonVal != nil {
+		return answerNone
+	}
+	v := toks[0].val
+	if v.dyn != "" || v.kind != psString || v.joined {
+		return answerNone
+	}
+	switch strings.ToLower(strings.TrimSpace(v.s)) {
+	case "y", "yes":
+		return answerYes
+	case "n", "no":
+		return answerNo
+	}
+	return answerNone
 }

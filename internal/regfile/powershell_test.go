@@ -423,6 +423,7 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("$t = @'\n)}\n'@ <# ( #> # {\nif ($a[ 0 ]) { sp HKCU:\\A \"b$(\"(\")\" 1 }\n--% ) | sp HKCU:\\A c `u{31} -Type String\n"))
 	f.Add([]byte("sp HKCU:\\A b 1 -Type DWord\r\nif ($a) {\r\n@\"\r\nx\r\n  \"@\r\n"))
 	f.Add([]byte("$null = (ndr -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\.DEFAULT\\A b 1\nNew-PSDrive P Registry HKLM:\\SOFTWARE\nrp P:\\X a; Remove-PSDrive HKU; rp HKCR:\\Y b\n"))
+	f.Add([]byte("function Map\n{ ndr HKU Registry HKEY_USERS -Scope 1 }\n. Map\n& { New-PSDrive P Registry HKLM:\\A; sp P:\\X a 1 }\nswitch ($x) { 'a' { $sb = { mount Q Registry HKU -Persist } } }\nsp HKU:\\B c 1; rp Q:\\C d\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
 		if err != nil {
@@ -519,6 +520,141 @@ func TestPowerShellDrives(t *testing.T) {
 		notes := strings.Join(f.Notes, " | ")
 		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
 			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
+
+// A drive lives in the scope New-PSDrive makes it in: a function's or a
+// script block's own unless -Scope says Global or Script, gone when that
+// ends. Where how a block runs is the script's to say (dot-sourcing, a
+// stored script block, a -Scope counted from a caller), the command is
+// skipped with a note that says so, neither read nor refused.
+func TestPowerShellDriveScopes(t *testing.T) {
+	const mapHKU = "New-PSDrive -Name HKU -PSProvider Registry -Root HKEY_USERS"
+	const use = "sp HKU:\\X a 1 -Type DWord"
+	const gone = "no drive HKU: here: the New-PSDrive of line "
+	const maybe = "the drive HKU: may not exist here"
+	for _, c := range []struct {
+		name   string
+		script string
+		paths  []string // the keys written, in order
+		note   string   // in the notes; "" for none
+	}{
+		{"function, used after", "function Map {\n  " + mapHKU + "\n}\nMap\n" + use, nil,
+			gone + "2 maps HKU: within the function Map (line 1), and without -Scope Global or Script the drive goes when the function returns: PowerShell fails the command, so it is not written"},
+		{"function, used within", "function Set-Tweak {\n  " + mapHKU + "\n  " + use + "\n}\nSet-Tweak", []string{`HKU\X`}, ""},
+		{"within, then after", "function F {\n  if ($true) { " + mapHKU + " }\n  " + use + "\n}\nF\nsp HKU:\\Y a 1 -Type DWord", []string{`HKU\X`}, gone + "2 maps HKU: within the function F"},
+		{"brace on the next line", "function F\n{\n  " + mapHKU + "\n}\nF\n" + use, nil, gone + "3 maps HKU: within the function F (line 1)"},
+		{"parameters and scope prefix", "function global:F($x) { " + mapHKU + " }\nF 1\n" + use, nil, "within the function F (line 1)"},
+		{"filter", "filter F { " + mapHKU + " }\n" + use, nil, "within the function F"},
+		{"-Scope Global", "function F { " + mapHKU + " -Scope Global }\nF\n" + use, []string{`HKU\X`}, ""},
+		{"-Scope script, any case", "function F { " + mapHKU + " -Scope script }\nF\n" + use, []string{`HKU\X`}, ""},
+		{"-Scope Local", "function F { " + mapHKU + " -Scope Local }\nF\n" + use, nil, gone},
+		{"-Scope Private", "function F { " + mapHKU + " -Scope Private }\nF\n" + use, nil, gone},
+		{"-Scope 0", "function F { " + mapHKU + " -Scope 0 }\nF\n" + use, nil, gone},
+		{"-Scope 1 in a function", "function F { " + mapHKU + " -Scope 1 }\nF\n" + use, nil,
+			maybe + ": the New-PSDrive of line 1 maps HKU: with -Scope 1, a scope that depends on where the function F (line 1) is called from: skipped"},
+		{"-Scope 1 in & { }", "& { " + mapHKU + " -Scope 1 }\n" + use, []string{`HKU\X`}, ""},
+		{"-Scope of a variable", "function F { " + mapHKU + " -Scope $s }\nF\n" + use, nil, "with a -Scope only the running script knows"},
+		{"-Scope of a variable at the top", mapHKU + " -Scope $s\n" + use, []string{`HKU\X`}, ""},
+		{"-Scope PowerShell refuses", mapHKU + " -Scope Parent\n" + use, nil, "no drive HKU: (PowerShell has HKLM: and HKCU: alone"},
+		{"-Persist", mapHKU + " -Persist\n" + use, nil,
+			"no drive HKU: here: the New-PSDrive of line 1 maps no HKU: (PowerShell takes -Persist for FileSystem drives only and refuses the command): PowerShell fails the command, so it is not written"},
+		{"-Persist -Scope Global in a function", "function F { " + mapHKU + " -Persist -Scope Global }\nF\n" + use, nil, "takes -Persist for FileSystem drives only"},
+		{"dot-sourced", "function Map { " + mapHKU + " }\n. Map\n" + use, nil,
+			maybe + ": the New-PSDrive of line 1 maps HKU: within the function Map (line 1), which the script dot-sources on line 2 (. Map runs it in the caller's scope, where the drive stays); called otherwise it goes when the function returns: skipped"},
+		{"dot-sourced below", "function map { " + mapHKU + " }\n" + use + "\n. Map", nil, "which the script dot-sources on line 3"},
+		{"& { }", "& { " + mapHKU + " }\n" + use, nil, gone + "1 maps HKU: within the script block of line 1, run in a scope of its own, and without -Scope Global or Script the drive goes when the block ends"},
+		{"& { } on its lines", "&{\n" + mapHKU + "\n" + use + "\n}\n" + use, []string{`HKU\X`}, gone + "2 maps HKU:"},
+		{". { }", ". { " + mapHKU + " }\n" + use, []string{`HKU\X`}, ""},
+		{".{ }", ".{ " + mapHKU + " }\n" + use, []string{`HKU\X`}, ""},
+		{"trap", "trap { " + mapHKU + "; continue }\n" + use, nil, gone + "1 maps HKU: within the script block of line 1, run in a scope of its own"},
+		{"stored script block", "$sb = { " + mapHKU + " }\n& $sb\n" + use, nil,
+			maybe + ": the New-PSDrive of line 1 maps HKU: within the script block of line 1, which the script stores or hands to a command: whether the drive outlives it depends on how that runs it: skipped"},
+		{"Invoke-Command", "Invoke-Command -ScriptBlock {\n" + mapHKU + "\n}\n" + use, nil, "which the script stores or hands to a command"},
+		{"if, else, try, loops", "if ($a) {\n} else {\n" + mapHKU + "\n}\ntry { " + use + " } catch { }\nforeach ($i in 1..2) { sp HKU:\\Y a 1 -Type DWord }", []string{`HKU\X`, `HKU\Y`}, ""},
+		{"else on its own line", "if ($a) { }\nelse\n{\n" + mapHKU + "\n}\n" + use, []string{`HKU\X`}, ""},
+		{"switch clauses", "switch ($x) {\n  'a' { " + mapHKU + " }\n  default { }\n}\n" + use, []string{`HKU\X`}, ""},
+		{"ForEach-Object", "1 | ForEach-Object { " + mapHKU + " }\n" + use, []string{`HKU\X`}, ""},
+		{"ForEach-Object -Parallel", "1 | ForEach-Object -Parallel { " + mapHKU + " }\n" + use, nil, gone + "1 maps HKU: within the script block of line 1, run in a scope of its own"},
+		{"in another function", "function Map { " + mapHKU + " }\nfunction Apply { " + use + " }\nMap\nApply", nil,
+			maybe + ": the New-PSDrive of line 1 maps HKU: within the function Map (line 1), and without -Scope Global or Script the drive goes when the function returns, but this line is in the function Apply (line 2), which sees it if called from there: skipped"},
+		{"-Scope of a variable in & { }", "& { " + mapHKU + " -Scope $s }\n" + use, nil,
+			maybe + ": the New-PSDrive of line 1 maps HKU: with a -Scope only the running script knows: skipped"},
+		{"-Scope 2 through & { } in a function", "function F { & { " + mapHKU + " -Scope 2 } }\nF\n" + use, nil,
+			"with -Scope 2, a scope that depends on where the function F (line 1) is called from"},
+		{"a file drive of the name in a function", "function G { " + use + " }\nNew-PSDrive HKU FileSystem C:\\\nG", nil,
+			"no drive HKU: (PowerShell has HKLM: and HKCU: alone"},
+		{"a function above the mapping", "function Apply { " + use + " }\n" + mapHKU + "\nApply", nil,
+			"the drive HKU: may exist here: this line is in the function Apply (line 1), which runs where it is called, and the New-PSDrive of line 2 maps it: skipped"},
+		{"a name of its own", "function F { New-PSDrive Pol Registry HKLM:\\SOFTWARE\\Policies }\nF\nsp Pol:\\X a 1 -Type DWord", nil, "no drive POL: here: the New-PSDrive of line 1 maps POL: within the function F"},
+		{"a name of its own before its mapping", "sp Pol:\\X a 1 -Type DWord\nNew-PSDrive Pol Registry HKLM:\\SOFTWARE\\Policies", nil, "no drive POL: on this line (the script's New-PSDrive of line 2 does not map it here)"},
+		{"the script's drive comes back", mapHKU + "\nfunction F { New-PSDrive HKU Registry HKLM:\\SOFTWARE; sp HKU:\\Y a 1 -Type DWord }\n" + use, []string{`HKLM\SOFTWARE\Y`, `HKU\X`}, ""},
+		{"mapped twice in one scope: the first stays", "New-PSDrive P Registry HKLM:\\A\nNew-PSDrive P Registry HKLM:\\B\nsp P:\\X a 1 -Type DWord", []string{`HKLM\A\X`}, ""},
+		{"mapped again after the function", "function F { " + mapHKU + " }\nF\n" + mapHKU + "\n" + use, []string{`HKU\X`}, ""},
+		{"assigned in a function", "function F { $null = New-PSDrive HKU Registry HKEY_USERS }\nF\n" + use, nil, gone + "1 maps HKU: within the function F"},
+	} {
+		f := readPS(t, c.script)
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(c.paths, "|") {
+			t.Errorf("%s: keys %q, want %q (notes %q)", c.name, got, c.paths, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
+
+// A string piped into reg.exe from PowerShell is a line of its input: y
+// or yes answers its question yes, n or no answers no, as in a batch
+// file; anything else leaves it open.
+func TestPowerShellRegAnswered(t *testing.T) {
+	for _, c := range []struct{ script, want string }{
+		{`echo y | reg add HKCU\X /v a /t REG_DWORD /d 1`, "yes"},
+		{`'Y' | reg.exe add 'HKCU\X' /v a /d 1`, "yes"},
+		{`Write-Output yes | & reg add HKCU\X /v a /d 1 | Out-Null`, "yes"},
+		{`"yes" | reg delete HKCU\X /v a`, "yes"},
+		{`echo n | reg add HKCU\X /v a /d 1`, "newonly"},
+		{`write 'No' | reg add HKCU\X /v a /d 1`, "newonly"},
+		{`echo n | reg delete HKCU\X /v a`, "none"},
+		{`'n' | reg delete HKCU\X`, "none"},
+		{`echo n | reg add HKCU\X /v a /d 1 /f`, "yes"},
+		{`echo $a | reg add HKCU\X /v a /d 1`, "asks"},
+		{`echo y, y | reg add HKCU\X /v a /d 1`, "asks"},
+		{`Get-Content y.txt | reg add HKCU\X /v a /d 1`, "asks"},
+		{`Write-Host y | reg add HKCU\X /v a /d 1`, "asks"},
+		{`echo y; reg add HKCU\X /v a /d 1`, "asks"},
+		{"echo y\nreg add HKCU\\X /v a /d 1", "asks"},
+		{`y | reg add HKCU\X /v a /d 1`, "asks"},
+	} {
+		f := readPS(t, c.script)
+		got := "none"
+		if len(f.Sections) > 0 {
+			got = "yes"
+			s := f.Sections[len(f.Sections)-1]
+			if s.Asks {
+				got = "asks"
+			}
+			for _, v := range s.Values {
+				switch {
+				case v.Asks:
+					got = "asks"
+				case v.NewOnly && v.AnsweredNo:
+					got = "newonly"
+				}
+			}
+			if len(f.Notes) != 0 {
+				t.Errorf("%s: notes %q", c.script, f.Notes)
+			}
+		} else if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "line 1: reg delete answered no (") {
+			t.Errorf("%s: notes %q, want one saying nothing is deleted", c.script, f.Notes)
+		}
+		if got != c.want {
+			t.Errorf("%s: %s, want %s", c.script, got, c.want)
 		}
 	}
 }

@@ -27,6 +27,10 @@ type psScanner struct {
 	// unclosed: a string ran to the end of the script without its
 	// closing quote, a parse error for which PowerShell runs nothing
 	unclosed bool
+	// brace is the { or } that ended the last statement scanned (0:
+	// none), and braceOp the operator before a { that opened a
+	// statement: & (a call) or . (dot-sourcing); 0 for none
+	brace, braceOp byte
 }
 
 // psTok is a word of a command: a parameter (-Name, with its value when
@@ -45,6 +49,7 @@ type psStmt struct {
 	pipeIn  bool // the command's input is piped from the one before
 	pipeOut bool // its output is piped to the next
 	tooLong bool // longer than MaxStatement: its words are not kept
+	op      byte // & (the call operator) or . (dot-sourcing) before it; 0 for none
 }
 
 func (sc *psScanner) peek(k int) byte {
@@ -87,16 +92,21 @@ func (sc *psScanner) space() {
 }
 
 // statement scans the next command: nil when there was none before the
-// separator; more is false at the end of the script.
+// separator; more is false at the end of the script. A { or } always
+// ends the scan, with or without a command before it, and is left in
+// sc.brace: the blocks of a script are scopes to its reader.
 func (sc *psScanner) statement() (st *psStmt, more bool) {
 	st = &psStmt{}
+	sc.brace, sc.braceOp = 0, 0
 	start := -1
+	var op byte
 	done := func() (*psStmt, bool) {
 		if len(st.toks) == 0 {
 			return nil, sc.i < len(sc.s)
 		}
 		end := min(sc.i, len(sc.s))
 		st.raw = strings.TrimSpace(sc.s[start:end])
+		st.op = op
 		return st, sc.i < len(sc.s)
 	}
 	for {
@@ -114,17 +124,24 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			if len(st.toks) > 0 {
 				return done()
 			}
-			start = -1
+			start, op = -1, 0
 		case c == '#':
 			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
 				sc.i++
 			}
-		case c == ';' || c == '{' || c == '}' || c == ')':
+		case c == '{' || c == '}':
+			sc.i++
+			sc.brace = c
+			if len(st.toks) == 0 {
+				sc.braceOp = op
+			}
+			return done()
+		case c == ';' || c == ')':
 			sc.i++
 			if len(st.toks) > 0 {
 				return done()
 			}
-			start = -1
+			start, op = -1, 0
 		case c == '|' || c == '&' && sc.peek(1) == '&':
 			sc.i++
 			if c == '|' && sc.peek(0) != '|' {
@@ -135,9 +152,10 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			if len(st.toks) > 0 {
 				return done()
 			}
-			start = -1
+			start, op = -1, 0
 		case c == '&' && len(st.toks) == 0: // the call operator
 			sc.i++
+			op = '&'
 		case c == '&':
 			sc.i++ // run in the background: the command ends here
 			return done()
@@ -149,6 +167,7 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			st.toks = append(st.toks, sc.param())
 		case c == '.' && len(st.toks) == 0 && (sc.peek(1) == ' ' || sc.peek(1) == '\t'): // dot-sourcing
 			sc.i++
+			op = '.'
 		default:
 			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
 		}

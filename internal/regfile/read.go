@@ -88,8 +88,10 @@ type Value struct {
 	Literal  *Literal
 	// NewOnly: the value is written only if it does not exist yet, an
 	// existing one left as it is (PowerShell's New-ItemProperty without
-	// -Force).
-	NewOnly bool
+	// -Force; or, with AnsweredNo, a reg add without /f whose question
+	// the script answers no: echo n | reg add ...).
+	NewOnly    bool
+	AnsweredNo bool
 	// Asks: reg add without /f, which asks before overwriting a value
 	// that exists (a new value is written without asking), or reg delete
 	// without /f, which asks before deleting one: whether an existing

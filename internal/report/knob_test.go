@@ -229,6 +229,31 @@ func TestKnobRegFileKept(t *testing.T) {
 	}
 }
 
+// knob explain FILE.bat --current: a value whose reg question the
+// script answers no is left as it is, and the count says why.
+func TestKnobRegFileKeptBatch(t *testing.T) {
+	now := backend.DWORD(2)
+	x := &knob.RegExplanation{File: "t.bat", Batch: true, Keys: 1, Values: 1, Current: true, Kept: 1,
+		Unknown: []knob.RegEntry{
+			{Line: 1, Loc: backend.Loc{Backend: backend.BackendRegistry, Path: `HKCU\Software\t`, Name: "a"}, Value: backend.DWORD(1),
+				NewOnly: true, Kept: true, Note: knob.AnsweredNoNote, Now: &now},
+		}}
+	var b bytes.Buffer
+	KnobRegFile(&b, x)
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{
+		"1 exists and is left as it is (reg add answered no)",
+		"reg add without /f, its question answered no (echo n |), writes only a value that does not exist yet",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "New-ItemProperty") {
+		t.Errorf("a batch file's kept value put down to New-ItemProperty:\n%s", b.String())
+	}
+}
+
 // knob explain FILE.bat --current: a value reg add writes without /f that
 // exists and differs is said to change only if reg's question is answered
 // yes, in its line and in the count.

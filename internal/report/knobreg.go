@@ -95,11 +95,15 @@ func regFileHead(w io.Writer, x *knob.RegExplanation) {
 	if x.Current {
 		unread := len(x.Known) + len(x.Unknown) - x.Changes - x.Same - x.Kept - x.Asked
 		line := fmt.Sprintf("on this machine an import would change %d of them; %d are already as the file writes them", x.Changes, x.Same)
+		why := "New-ItemProperty without -Force"
+		if x.Batch {
+			why = "reg add answered no"
+		}
 		switch {
 		case x.Kept == 1:
-			line += "; 1 exists and is left as it is (New-ItemProperty without -Force)"
+			line += "; 1 exists and is left as it is (" + why + ")"
 		case x.Kept > 1:
-			line += fmt.Sprintf("; %d exist and are left as they are (New-ItemProperty without -Force)", x.Kept)
+			line += fmt.Sprintf("; %d exist and are left as they are (%s)", x.Kept, why)
 		}
 		switch {
 		case x.Asked == 1:
