@@ -75,7 +75,7 @@ func TestGeneratedMatchesMarshal(t *testing.T) {
 // TestGeneratedEdges: the values whose commas and brackets differ.
 func TestGeneratedEdges(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		checkSame(t, &covered{})
+		checkSame(t, &covered{hidden: 7}) // an unexported field is not written
 		checkSame(t, &leadingOmitted{})
 		checkSame(t, &leadingOmitted{A: true})
 		checkSame(t, &leadingOmitted{B: &inner{}, D: 1})
