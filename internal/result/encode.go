@@ -242,18 +242,11 @@ func (e *encoder) plan(building map[reflect.Type]*encoder) {
 				e.fallback = true // encoding/json's rules for promoted fields
 				return
 			}
-			if !sf.IsExported() {
+			name, opts, written := FieldKey(sf)
+			if !written {
 				continue
 			}
-			tag := sf.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, opts, _ := strings.Cut(tag, ",")
-			if name == "" {
-				name = sf.Name
-			}
-			if !plainName(name) {
+			if !PlainKey(name) {
 				e.fallback = true
 				return
 			}
@@ -292,9 +285,28 @@ func (e *encoder) plan(building map[reflect.Type]*encoder) {
 	}
 }
 
-// plainName: a key written as it is, without escapes, and one
+// FieldKey is encoding/json's reading of a struct field: its key and its
+// tag's options (after the first comma), and whether the field is
+// written at all (not when unexported or tagged "-"). An embedded field
+// is the caller's to handle.
+func FieldKey(sf reflect.StructField) (name, opts string, written bool) {
+	if !sf.IsExported() {
+		return "", "", false
+	}
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return "", "", false
+	}
+	name, opts, _ = strings.Cut(tag, ",")
+	if name == "" {
+		name = sf.Name
+	}
+	return name, opts, true
+}
+
+// PlainKey: a key written as it is, without escapes, and one
 // encoding/json takes from a tag as it is.
-func plainName(s string) bool {
+func PlainKey(s string) bool {
 	for i := range len(s) {
 		c := s[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {

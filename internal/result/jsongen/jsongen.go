@@ -25,6 +25,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/latlab/latlab/internal/result"
 )
 
 // Method is the name of the generated method: its receiver is a pointer
@@ -204,18 +206,11 @@ func (g *gen) object(t reflect.Type, expr string) error {
 		if sf.Anonymous {
 			return fmt.Errorf("%v.%s: embedded fields are not covered", t, sf.Name)
 		}
-		if !sf.IsExported() {
+		name, opts, written := result.FieldKey(sf)
+		if !written {
 			continue
 		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
-		if !plainName(name) {
+		if !result.PlainKey(name) {
 			return fmt.Errorf("%v.%s: key %q needs escaping", t, sf.Name, name)
 		}
 		omitEmpty := false
@@ -318,16 +313,4 @@ func nonEmpty(t reflect.Type, expr string) string {
 		}
 	}
 	return "" // a struct, a non-empty array: omitempty has no effect
-}
-
-// plainName: a key written as it is, without escapes, and one
-// encoding/json takes from a tag as it is.
-func plainName(s string) bool {
-	for i := range len(s) {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return s != ""
 }
