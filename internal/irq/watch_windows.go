@@ -13,7 +13,7 @@ import (
 
 const method = `PDH \Processor Information(*)\ counters (Interrupts/sec, DPCs Queued/sec, % DPC Time, % Interrupt Time), ` +
 	`whose instances "node,index" (NUMA node, place in the node) are turned into latlab's CPU numbers ` +
-	`(the active processors of each processor group counted in turn, as --cpu takes them); RSS from the adapters' registry values`
+	`(the active processors of each processor group counted in turn, as --cpus takes them); RSS from the adapters' registry values`
 
 const (
 	pdhFmtDouble  = 0x00000200
