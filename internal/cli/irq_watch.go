@@ -49,7 +49,10 @@ Linux    /proc/interrupts (network queues grouped by device and queue, e.g.
          where the driver supports them.
 Windows  PDH \Processor Information(*)\Interrupts/sec, DPCs Queued/sec,
          % DPC Time and % Interrupt Time, and the adapters' RSS settings
-         from the registry (what Get-NetAdapterRss shows).
+         from the registry (what Get-NetAdapterRss shows). PDH names a
+         processor "node,index" (NUMA node, place in it); the CPU numbers
+         shown are latlab's, as --cpus takes them: each processor group's
+         active processors counted in turn.
 
 With --during, runs COMMAND and reports the distribution while it ran (e.g.
 a latlab net udp profile); otherwise prints a line per interval until

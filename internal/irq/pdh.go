@@ -4,14 +4,21 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/latlab/latlab/internal/sched"
 )
 
 // PDH counters read on Windows, per processor. The "Processor Information"
-// object names instances "group,number" ("0,3"); "Processor" (the
-// fallback) names them "3". Rates are turned into counts over the interval.
+// object names its instances "node,index": the NUMA node and the
+// processor's place among that node's processors (the object's own
+// explanation text in Windows, and how OSHI and netdata read it), which
+// is not the processor group and number. The "Processor" object (the
+// fallback) names them "3". Rates are turned into counts over the
+// interval.
 var pdhCounters = []struct {
 	Name, Label, Unit, Role string
 	Rate                    bool
@@ -86,36 +93,69 @@ func decodePDHItems(buf []byte, base uint64, count, ptrSize int) ([]pdhItem, err
 // pdhValid reports PDH_CSTATUS_VALID_DATA (0) or PDH_CSTATUS_NEW_DATA (1).
 func pdhValid(status uint32) bool { return status <= 1 }
 
-// parseProcessorInstance maps an instance name to a logical processor
-// number: "g,n" -> g*64+n (processor groups hold at most 64), "n" -> n.
-// Totals ("_Total", "0,_Total") return ok=false.
-func parseProcessorInstance(s string) (cpu int, ok bool) {
-	g, n, grouped := strings.Cut(s, ",")
-	if !grouped {
-		n, g = g, "0"
+// parseProcessorInstance splits a per-processor instance name:
+// "node,index" (Processor Information) gives pair, "n" (Processor) gives
+// index n alone. Totals ("_Total", "0,_Total") and anything else return
+// ok=false.
+func parseProcessorInstance(s string) (node, index int, pair, ok bool) {
+	a, b, pair := strings.Cut(s, ",")
+	if !pair {
+		a, b = "0", a
 	}
-	gv, err1 := strconv.Atoi(g)
-	nv, err2 := strconv.Atoi(n)
-	if err1 != nil || err2 != nil || gv < 0 || nv < 0 || nv >= 64 {
-		return 0, false
+	nv, err1 := strconv.Atoi(a)
+	iv, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || nv < 0 || iv < 0 {
+		return 0, 0, false, false
 	}
-	return gv*64 + nv, true
+	return nv, iv, pair, true
+}
+
+// instanceCPU maps a per-processor instance name to latlab's CPU number,
+// given the NUMA node of each CPU (sched.NUMANodes). isCPU is false for
+// totals; err says why a processor's name did not map (nodeOf unknown or
+// out of date). A plain "n" (the Processor object) is taken as latlab's
+// CPU n: that object counts the processors in one run.
+func instanceCPU(name string, nodeOf []int) (cpu int, isCPU bool, err error) {
+	node, index, pair, ok := parseProcessorInstance(name)
+	if !ok {
+		return 0, false, nil
+	}
+	if !pair {
+		return index, true, nil
+	}
+	if nodeOf == nil {
+		return 0, true, fmt.Errorf("processor %s: the NUMA nodes of the processors are not known", name)
+	}
+	cpu, err = sched.NodeCPU(node, index, nodeOf)
+	return cpu, true, err
 }
 
 // pdhRows turns one collection of every counter into rows over the CPUs
-// seen; seconds converts rates to counts.
-func pdhRows(values map[string][]pdhItem, seconds float64) (cpus []int, rows []Row) {
-	var lists [][]int
+// seen; seconds converts rates to counts, nodeOf maps instance names to
+// CPUs (instanceCPU). unmapped lists the processors' instance names that
+// did not map, whose values are left out rather than put on a wrong CPU.
+func pdhRows(values map[string][]pdhItem, seconds float64, nodeOf []int) (cpus []int, rows []Row, unmapped []string) {
+	cpuOf := map[string]int{}
+	seen := map[string]bool{}
 	for _, items := range values {
-		var l []int
 		for _, it := range items {
-			if c, ok := parseProcessorInstance(it.Name); ok {
-				l = append(l, c)
+			if seen[it.Name] {
+				continue
+			}
+			seen[it.Name] = true
+			c, isCPU, err := instanceCPU(it.Name, nodeOf)
+			switch {
+			case !isCPU:
+			case err != nil:
+				unmapped = append(unmapped, it.Name)
+			default:
+				cpuOf[it.Name] = c
+				cpus = append(cpus, c)
 			}
 		}
-		lists = append(lists, l)
 	}
-	cpus = unionCPUs(lists...)
+	sort.Strings(unmapped)
+	cpus = unionCPUs(cpus)
 	idx := cpuIndex(cpus)
 	for _, c := range pdhCounters {
 		items, ok := values[c.Name]
@@ -125,7 +165,7 @@ func pdhRows(values map[string][]pdhItem, seconds float64) (cpus []int, rows []R
 		row := Row{Source: "pdh", Name: c.Name, Label: c.Label, Unit: c.Unit, Role: c.Role, PerCPU: nanValues(len(cpus))}
 		n := 0
 		for _, it := range items {
-			cpu, ok := parseProcessorInstance(it.Name)
+			cpu, ok := cpuOf[it.Name]
 			if !ok || !pdhValid(it.Status) {
 				continue
 			}
@@ -142,7 +182,7 @@ func pdhRows(values map[string][]pdhItem, seconds float64) (cpus []int, rows []R
 		}
 		rows = append(rows, row)
 	}
-	return cpus, rows
+	return cpus, rows, unmapped
 }
 
 // RSSProfileName names the *RSSProfile registry values (NDIS).

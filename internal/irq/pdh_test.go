@@ -72,16 +72,36 @@ func TestDecodePDHItems(t *testing.T) {
 		t.Error("2-byte pointers accepted")
 	}
 	// Rows: rates become counts over the interval, invalid data is absent,
-	// totals are not CPUs, group 1 processor 2 is CPU 66.
-	cpus, rows := pdhRows(map[string][]pdhItem{"Interrupts/sec": got, "% DPC Time": {{"0,0", 0, 2}, {"0,1", 0, 4}}}, 2)
-	if len(cpus) != 3 || cpus[2] != 66 {
-		t.Fatalf("cpus %v", cpus)
+	// totals are not CPUs, and "1,2", the third processor of NUMA node 1,
+	// is CPU 5 when node 0 holds CPUs 0-2.
+	cpus, rows, unmapped := pdhRows(map[string][]pdhItem{"Interrupts/sec": got, "% DPC Time": {{"0,0", 0, 2}, {"0,1", 0, 4}}}, 2, []int{0, 0, 0, 1, 1, 1})
+	if len(cpus) != 3 || cpus[0] != 0 || cpus[1] != 1 || cpus[2] != 5 || len(unmapped) != 0 {
+		t.Fatalf("cpus %v, unmapped %v", cpus, unmapped)
 	}
 	if rows[0].Name != "Interrupts/sec" || rows[0].PerCPU[0] != 3047 || rows[0].PerCPU[1] != 160 || !math.IsNaN(rows[0].PerCPU[2]) || rows[0].Total != 3207 {
 		t.Fatalf("interrupts row %+v", rows[0])
 	}
 	if rows[1].Unit != UnitPercent || rows[1].Total != 3 {
 		t.Fatalf("percent row %+v", rows[1])
+	}
+}
+
+// A processor whose name maps to no CPU (a NUMA node this machine does
+// not have) is reported and left out of the columns and the total, not
+// put on some other CPU.
+func TestPDHRowsUnmapped(t *testing.T) {
+	items := []pdhItem{{"0,0", 0, 10}, {"0,1", 0, 20}, {"2,0", 0, 400}, {"_Total", 0, 430}}
+	cpus, rows, unmapped := pdhRows(map[string][]pdhItem{"Interrupts/sec": items}, 1, []int{0, 0})
+	if len(cpus) != 2 || len(unmapped) != 1 || unmapped[0] != "2,0" {
+		t.Fatalf("cpus %v, unmapped %v", cpus, unmapped)
+	}
+	if rows[0].Total != 30 {
+		t.Fatalf("total %v, want 30 (the unmapped processor's 400 left out)", rows[0].Total)
+	}
+	// Without the NUMA nodes no "node,index" maps; plain numbers still do.
+	cpus, _, unmapped = pdhRows(map[string][]pdhItem{"Interrupts/sec": items, "DPCs Queued/sec": {{"3", 0, 1}}}, 1, nil)
+	if len(cpus) != 1 || cpus[0] != 3 || len(unmapped) != 3 {
+		t.Fatalf("without nodes: cpus %v, unmapped %v", cpus, unmapped)
 	}
 }
 
@@ -99,17 +119,79 @@ func TestDecodePDHItemsRejectsBadPointers(t *testing.T) {
 	}
 }
 
-func TestProcessorInstancesAndProfiles(t *testing.T) {
-	for in, want := range map[string]int{"0,3": 3, "1,0": 64, "7": 7} {
-		if c, ok := parseProcessorInstance(in); !ok || c != want {
-			t.Errorf("%q -> %d %v", in, c, ok)
+func TestParseProcessorInstance(t *testing.T) {
+	tests := []struct {
+		in          string
+		node, index int
+		pair, ok    bool
+	}{
+		{"0,3", 0, 3, true, true},
+		{"1,15", 1, 15, true, true},
+		{"1,0", 1, 0, true, true},
+		{"7", 0, 7, false, true}, // the Processor object
+		{"_Total", 0, 0, false, false},
+		{"0,_Total", 0, 0, false, false},
+		{"1,_Total", 0, 0, false, false},
+		{"", 0, 0, false, false},
+		{"x", 0, 0, false, false},
+		{"-1,2", 0, 0, false, false},
+		{"1,-2", 0, 0, false, false},
+		{"1,2,3", 0, 0, false, false},
+	}
+	for _, tt := range tests {
+		node, index, pair, ok := parseProcessorInstance(tt.in)
+		if ok != tt.ok || ok && (node != tt.node || index != tt.index || pair != tt.pair) {
+			t.Errorf("%q: node %d index %d pair %v ok %v, want %d %d %v %v", tt.in, node, index, pair, ok, tt.node, tt.index, tt.pair, tt.ok)
 		}
 	}
-	for _, in := range []string{"_Total", "0,_Total", "x", "0,64"} {
-		if _, ok := parseProcessorInstance(in); ok {
-			t.Errorf("%q accepted", in)
+}
+
+// nodes lays out NUMA nodes of the given sizes one after the other.
+func nodes(sizes ...int) []int {
+	var out []int
+	for n, k := range sizes {
+		for range k {
+			out = append(out, n)
 		}
 	}
+	return out
+}
+
+// Processor Information names a processor by NUMA node and place in the
+// node; latlab numbers it in the order of the processor groups. The old
+// reading, group*64+index, put "1,0" of a 40+40 machine on CPU 64.
+func TestInstanceCPU(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		nodeOf []int
+		cpu    int
+		isCPU  bool
+		fails  bool
+	}{
+		{"40+40: node 1 first", "1,0", nodes(40, 40), 40, true, false},
+		{"40+40: node 1 last", "1,39", nodes(40, 40), 79, true, false},
+		{"40+40: beyond node 1", "1,40", nodes(40, 40), 0, true, true},
+		{"40+40: node 0", "0,39", nodes(40, 40), 39, true, false},
+		{"64+16", "1,15", nodes(64, 16), 79, true, false},
+		{"64+16: beyond", "1,16", nodes(64, 16), 0, true, true},
+		{"one group, two nodes", "1,0", nodes(16, 16), 16, true, false},
+		{"interleaved nodes", "1,1", []int{0, 1, 0, 1}, 3, true, false},
+		{"no such node", "2,0", nodes(8, 8), 0, true, true},
+		{"nodes unknown", "0,3", nil, 0, true, true},
+		{"Processor object", "3", nil, 3, true, false},
+		{"total", "_Total", nodes(4), 0, false, false},
+		{"node total", "0,_Total", nodes(4), 0, false, false},
+	}
+	for _, tt := range tests {
+		cpu, isCPU, err := instanceCPU(tt.in, tt.nodeOf)
+		if isCPU != tt.isCPU || (err != nil) != tt.fails || err == nil && cpu != tt.cpu {
+			t.Errorf("%s: %q -> cpu %d isCPU %v err %v; want cpu %d isCPU %v fails %v", tt.name, tt.in, cpu, isCPU, err, tt.cpu, tt.isCPU, tt.fails)
+		}
+	}
+}
+
+func TestRSSProfileName(t *testing.T) {
 	if RSSProfileName("3") != "NUMAScaling" || RSSProfileName("9") != "9" {
 		t.Fatal("profile names")
 	}
@@ -137,4 +219,22 @@ func TestRSSRegistryValuesOnce(t *testing.T) {
 		}
 		seen[strings.ToLower(v)] = v
 	}
+}
+
+// Instance names come from the counters of whatever Windows runs: any
+// name parses without a panic, and a processor's numbers are never
+// negative.
+func FuzzParseProcessorInstance(f *testing.F) {
+	for _, s := range []string{"0,3", "1,15", "_Total", "0,_Total", "7", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		node, index, _, ok := parseProcessorInstance(s)
+		if ok && (node < 0 || index < 0) {
+			t.Fatalf("%q: node %d index %d", s, node, index)
+		}
+		if cpu, isCPU, err := instanceCPU(s, []int{0, 0, 1, 1}); isCPU && err == nil && (cpu < 0 || cpu > 3 && strings.Contains(s, ",")) {
+			t.Fatalf("%q: cpu %d", s, cpu)
+		}
+	})
 }

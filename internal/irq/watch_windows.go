@@ -2,14 +2,18 @@ package irq
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"unsafe"
 
 	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/winapi"
 )
 
-const method = `PDH \Processor Information(*)\ counters (Interrupts/sec, DPCs Queued/sec, % DPC Time, % Interrupt Time); RSS from the adapters' registry values`
+const method = `PDH \Processor Information(*)\ counters (Interrupts/sec, DPCs Queued/sec, % DPC Time, % Interrupt Time), ` +
+	`whose instances "node,index" (NUMA node, place in the node) are turned into latlab's CPU numbers ` +
+	`(the active processors of each processor group counted in turn, as --cpus takes them); RSS from the adapters' registry values`
 
 const (
 	pdhFmtDouble  = 0x00000200
@@ -39,10 +43,24 @@ type winWatcher struct {
 	counters map[string]uintptr
 	at       int64
 	net      *NetInfo
+	// nodeOf is the NUMA node of each CPU, which maps the instance names
+	// to CPU numbers; nil when it could not be read. It is read again
+	// when a name does not map (a processor added while Windows runs).
+	nodeOf   []int
+	nodesErr error
+	// noted are the instance names already reported as not mapped.
+	noted map[string]bool
+}
+
+// readTopology reads the processor groups and the NUMA node of each CPU.
+func (w *winWatcher) readTopology() []int {
+	groups := sched.ProcessorGroups()
+	w.nodeOf, w.nodesErr = sched.NUMANodes(groups)
+	return groups
 }
 
 func newWatcher(o WatchOptions) (Watcher, error) {
-	w := &winWatcher{counters: map[string]uintptr{}}
+	w := &winWatcher{counters: map[string]uintptr{}, noted: map[string]bool{}}
 	if err := winapi.PdhOpenQuery(nil, 0, &w.query); winapi.Missing(err) {
 		return nil, fmt.Errorf("pdh.dll: %w", err)
 	} else if err != nil {
@@ -75,6 +93,10 @@ func newWatcher(o WatchOptions) (Watcher, error) {
 	}
 	w.at = clock.Now()
 	w.net = readNetInfoWindows(o.live())
+	groups := w.readTopology()
+	if n := sched.NumberingNote(groups); n != "" {
+		w.net.Notes = append(w.net.Notes, n)
+	}
 	return w, nil
 }
 
@@ -104,10 +126,35 @@ func (w *winWatcher) Next() (*Interval, error) {
 		}
 		values[name] = items
 	}
-	cpus, rows := pdhRows(values, seconds)
+	cpus, rows, unmapped := pdhRows(values, seconds, w.nodeOf)
+	if len(unmapped) > 0 {
+		w.readTopology()
+		cpus, rows, unmapped = pdhRows(values, seconds, w.nodeOf)
+	}
+	w.noteUnmapped(unmapped)
 	iv := &Interval{StartNs: w.at, EndNs: now, CPUs: cpus, Rows: rows}
 	w.at = now
 	return iv, nil
+}
+
+// noteUnmapped says once, in the network notes the document keeps, which
+// processors' counters were left out and why.
+func (w *winWatcher) noteUnmapped(names []string) {
+	var fresh []string
+	for _, n := range names {
+		if !w.noted[n] {
+			w.noted[n] = true
+			fresh = append(fresh, n)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	why := "no processor of this machine has that NUMA node and place"
+	if w.nodesErr != nil {
+		why = w.nodesErr.Error()
+	}
+	w.net.Notes = append(w.net.Notes, fmt.Sprintf("PDH processor instances %s left out: %s", strings.Join(fresh, ", "), why))
 }
 
 func formattedArray(h uintptr) ([]pdhItem, error) {

@@ -5,11 +5,13 @@ import (
 	"unsafe"
 
 	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/winapi"
 )
 
 const method = "NtQuerySystemInformation: each processor's InterruptCount (SystemProcessorPerformanceInformation) and DpcCount " +
-	"(SystemInterruptInformation), read just before the threads start and just after they stop"
+	"(SystemInterruptInformation), read just before the threads start and just after they stop; " +
+	"CPUs numbered as --cpus takes them (the active processors of each processor group in turn)"
 
 // The information classes (winternl.h's SYSTEM_INFORMATION_CLASS).
 const (
@@ -53,7 +55,11 @@ func Reader(string) func() (func() (*probe.NoiseCounters, error), error) {
 			if err != nil {
 				return nil, err
 			}
-			c, err := diff(a, b, method)
+			m := method
+			if n := sched.NumberingNote(sched.ProcessorGroups()); n != "" {
+				m += "; " + n
+			}
+			c, err := diff(a, b, m)
 			if err == nil && winapi.UnderWine() {
 				dropDPCs(c)
 			}
@@ -73,24 +79,25 @@ func dropDPCs(c *probe.NoiseCounters) {
 	c.Method += "; no DPC counts under Wine, whose SystemInterruptInformation is random bytes"
 }
 
-// read reads both classes for every processor group. With one group the
-// plain call answers for it; with several, each group is asked for by
-// number (the Ex form), since the plain call answers for the caller's
-// group alone.
+// read reads both classes for every processor group, appending each
+// group's processors in turn: latlab's CPU numbers (sched.ProcessorOf),
+// which --cpus and the probes' pinning use. With one group the plain call
+// answers for it; with several, each group is asked for by number (the Ex
+// form), since the plain call answers for the caller's group alone.
 func read() (counts, error) {
-	groups := winapi.GetActiveProcessorGroupCount()
+	groups := sched.ProcessorGroups()
+	many := len(groups) > 1
 	var c counts
-	for g := range groups {
-		n := int(winapi.GetActiveProcessorCount(g))
+	for g, n := range groups {
 		if n == 0 {
 			continue
 		}
 		pp := make([]processorPerformance, n)
-		if err := query(systemProcessorPerformanceInformation, g, groups > 1, unsafe.Pointer(&pp[0]), n, int(unsafe.Sizeof(pp[0]))); err != nil {
+		if err := query(systemProcessorPerformanceInformation, uint16(g), many, unsafe.Pointer(&pp[0]), n, int(unsafe.Sizeof(pp[0]))); err != nil {
 			return counts{}, fmt.Errorf("group %d: SystemProcessorPerformanceInformation: %w", g, err)
 		}
 		ii := make([]interruptInformation, n)
-		if err := query(systemInterruptInformation, g, groups > 1, unsafe.Pointer(&ii[0]), n, int(unsafe.Sizeof(ii[0]))); err != nil {
+		if err := query(systemInterruptInformation, uint16(g), many, unsafe.Pointer(&ii[0]), n, int(unsafe.Sizeof(ii[0]))); err != nil {
 			return counts{}, fmt.Errorf("group %d: SystemInterruptInformation: %w", g, err)
 		}
 		for i := range n {
@@ -99,7 +106,7 @@ func read() (counts, error) {
 		}
 	}
 	if len(c.interrupts) == 0 {
-		return counts{}, fmt.Errorf("no active processor (GetActiveProcessorGroupCount %d)", groups)
+		return counts{}, fmt.Errorf("no active processor (processor groups %v)", groups)
 	}
 	return c, nil
 }

@@ -115,9 +115,9 @@ func HoldDMALatency(us int) (release func(), err error) {
 
 // ParseCPUList parses a CPU list such as "0,2-3" (the /proc and taskset
 // syntax) and checks each CPU exists on this machine (ncpu of them). On
-// Windows CPUs are numbered across processor groups, group 0's first, and
-// CPUs from 64 on are pinned in their own group; the errors say which
-// numbers exist.
+// Windows CPUs are numbered across processor groups, counting each
+// group's active processors in turn (ProcessorOf), and each is pinned in
+// its own group; the errors say which numbers exist.
 func ParseCPUList(s string, ncpu int) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("empty CPU list: accepted a list like 0,2-3 of CPUs 0-%d", ncpu-1)

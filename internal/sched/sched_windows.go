@@ -28,9 +28,30 @@ func NumCPU() int {
 	return max(n, runtime.NumCPU())
 }
 
-// processorGroups is the number of active processors in each processor
-// group: runtime.NumCPU counts only the process's own group's processors
-// on a machine of more than 64.
+// ProcessorGroups is the number of active processors in each processor
+// group, in group order: what ProcessorOf, CPUOf and GroupOf convert
+// latlab's CPU numbers with. runtime.NumCPU counts only the process's own
+// group's processors on a machine of more than 64. Should the group count
+// be unavailable, the machine is taken as one group of runtime.NumCPU.
+func ProcessorGroups() []int { return processorGroups() }
+
+// NUMANodes is the NUMA node of each CPU in latlab's numbering
+// (GetNumaProcessorNodeEx), for perGroup as ProcessorGroups returns it.
+func NUMANodes(perGroup []int) ([]int, error) {
+	var out []int
+	for g, n := range perGroup {
+		for i := range n {
+			p := winapi.ProcessorNumber{Group: uint16(g), Number: uint8(i)}
+			var node uint16
+			if err := winapi.GetNumaProcessorNodeEx(&p, &node); err != nil {
+				return nil, fmt.Errorf("GetNumaProcessorNodeEx(%d,%d): %w", g, i, err)
+			}
+			out = append(out, int(node))
+		}
+	}
+	return out, nil
+}
+
 func processorGroups() []int {
 	var out []int
 	for g := range int(winapi.GetActiveProcessorGroupCount()) {

@@ -1,10 +1,12 @@
 package sched
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/testutil"
 	"github.com/latlab/latlab/internal/winapi"
 	"golang.org/x/sys/windows"
 )
@@ -48,5 +50,37 @@ func TestPinThreadGroup(t *testing.T) {
 	undo()
 	if _, err := PinThread(NumCPU()); err == nil || !strings.Contains(err.Error(), "does not exist: this machine has CPUs 0-") {
 		t.Errorf("pin beyond the machine: %v", err)
+	}
+}
+
+// Every active processor has a NUMA node, one per CPU in latlab's order,
+// and a processor past its group's active count has none.
+func TestNUMANodes(t *testing.T) {
+	groups := ProcessorGroups()
+	nodes, err := NUMANodes(groups)
+	if err != nil {
+		// Wine stubs GetNumaProcessorNodeEx; Windows has it since 7.
+		if testutil.UnderWine() && errors.Is(err, windows.ERROR_CALL_NOT_IMPLEMENTED) {
+			t.Logf("Wine has no NUMA nodes: %v", err)
+			return
+		}
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range groups {
+		total += n
+	}
+	if len(nodes) != total || total == 0 {
+		t.Fatalf("%d nodes for groups %v", len(nodes), groups)
+	}
+	for cpu, nd := range nodes {
+		if nd < 0 {
+			t.Fatalf("cpu %d: node %d", cpu, nd)
+		}
+	}
+	if groups[0] < maxGroupSize {
+		if _, err := NUMANodes([]int{groups[0] + 1}); err == nil {
+			t.Errorf("processor %d of group 0 (of %d) has a NUMA node", groups[0], groups[0])
+		}
 	}
 }

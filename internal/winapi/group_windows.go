@@ -10,3 +10,12 @@ type GroupAffinity struct {
 	Group    uint16
 	Reserved [3]uint16
 }
+
+// ProcessorNumber is PROCESSOR_NUMBER (winnt.h in mingw-w64: WORD Group;
+// BYTE Number; BYTE Reserved): a logical processor as its group and its
+// number within the group. 4 bytes, Number at offset 2.
+type ProcessorNumber struct {
+	Group    uint16
+	Number   uint8
+	Reserved uint8
+}

@@ -18,6 +18,7 @@ package winapi
 //sys	SetThreadGroupAffinity(thread windows.Handle, affinity *GroupAffinity, previous *GroupAffinity) (err error) = kernel32.SetThreadGroupAffinity
 //sys	GetActiveProcessorGroupCount() (groups uint16) = kernel32.GetActiveProcessorGroupCount
 //sys	GetActiveProcessorCount(group uint16) (n uint32) = kernel32.GetActiveProcessorCount
+//sys	GetNumaProcessorNodeEx(processor *ProcessorNumber, node *uint16) (err error) = kernel32.GetNumaProcessorNodeEx
 //sys	SetThreadPriority(thread windows.Handle, priority int32) (err error) = kernel32.SetThreadPriority
 //sys	GetThreadPriority(thread windows.Handle) (priority int32, err error) [failretval==0x7fffffff] = kernel32.GetThreadPriority
 

@@ -58,6 +58,7 @@ var (
 	procCreateWaitableTimerExW       = modkernel32.NewProc("CreateWaitableTimerExW")
 	procGetActiveProcessorCount      = modkernel32.NewProc("GetActiveProcessorCount")
 	procGetActiveProcessorGroupCount = modkernel32.NewProc("GetActiveProcessorGroupCount")
+	procGetNumaProcessorNodeEx       = modkernel32.NewProc("GetNumaProcessorNodeEx")
 	procGetProcessInformation        = modkernel32.NewProc("GetProcessInformation")
 	procGetThreadPriority            = modkernel32.NewProc("GetThreadPriority")
 	procGetThreadTimes               = modkernel32.NewProc("GetThreadTimes")
@@ -188,6 +189,14 @@ func GetActiveProcessorCount(group uint16) (n uint32) {
 func GetActiveProcessorGroupCount() (groups uint16) {
 	r0, _, _ := syscall.SyscallN(procGetActiveProcessorGroupCount.Addr())
 	groups = uint16(r0)
+	return
+}
+
+func GetNumaProcessorNodeEx(processor *ProcessorNumber, node *uint16) (err error) {
+	r1, _, e1 := syscall.SyscallN(procGetNumaProcessorNodeEx.Addr(), uintptr(unsafe.Pointer(processor)), uintptr(unsafe.Pointer(node)))
+	if r1 == 0 {
+		err = errnoErr(e1)
+	}
 	return
 }
 
