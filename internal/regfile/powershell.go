@@ -129,7 +129,11 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 		case brace == '{':
 			p.open(st, op, at)
 		case brace == '}':
-			p.close()
+			var next byte
+			if sc.i < len(sc.s) {
+				next = sc.s[sc.i]
+			}
+			p.close(next)
 		case st != nil && headsBlock(st):
 			p.header = st // its { may follow on the next line
 		case st != nil:
@@ -224,6 +228,9 @@ type psReader struct {
 	// prev is the command before the one read, which pipes its output
 	// into it when that one's pipeIn is set
 	prev *psStmt
+	// bare counts the script blocks open that nothing runs (psBare):
+	// within one, commands are not read
+	bare int
 }
 
 // psDrive is a registry drive: the key it stands for (HKU, or a key
@@ -622,9 +629,16 @@ func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
 func (p *psReader) statement(st *psStmt) error {
 	n := st.line
 	first := st.toks[0].val
+	if p.bare > 0 {
+		p.unrun(st)
+		return nil
+	}
 	if st.tooLong {
 		p.note(n, "a command longer than %d bytes: skipped", MaxStatement)
 		return nil
+	}
+	if st.param {
+		return nil // param(...): no command
 	}
 	name := strings.ToLower(first.s)
 	if i := strings.LastIndexAny(name, `\/`); i >= 0 && first.dyn == "" {

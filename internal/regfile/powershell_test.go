@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -424,6 +425,7 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("sp HKCU:\\A b 1 -Type DWord\r\nif ($a) {\r\n@\"\r\nx\r\n  \"@\r\n"))
 	f.Add([]byte("$null = (ndr -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\.DEFAULT\\A b 1\nNew-PSDrive P Registry HKLM:\\SOFTWARE\nrp P:\\X a; Remove-PSDrive HKU; rp HKCR:\\Y b\n"))
 	f.Add([]byte("function Map\n{ ndr HKU Registry HKEY_USERS -Scope 1 }\n. Map\n& { New-PSDrive P Registry HKLM:\\A; sp P:\\X a 1 }\nswitch ($x) { 'a' { $sb = { mount Q Registry HKU -Persist } } }\nsp HKU:\\B c 1; rp Q:\\C d\n"))
+	f.Add([]byte("[CmdletBinding()]param(\n[int]$a = (1)\n) sp HKCU:\\A b 1\n{\n{ rp HKCU:\\B c }\n}.Invoke()\n$sb =\n{ sp HKCU:\\C d 1 }\nParam\n(\n) { }\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
 		if err != nil {
@@ -655,6 +657,75 @@ func TestPowerShellRegAnswered(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s: %s, want %s", c.script, got, c.want)
+		}
+	}
+}
+
+// A { } that starts a statement is a script block PowerShell makes and
+// does not run: its commands are not read, and a note names the first
+// registry command within. A { } that ends a statement (function F,
+// $sb =, a switch clause) is read as before.
+func TestPowerShellBareBlock(t *testing.T) {
+	const set = "sp HKCU:\\X a 1 -Type DWord"
+	const notRun = "line 1: the script block { } of this line is a statement of its own, which PowerShell makes and does not run: its registry commands (line %d on) are not run, so not read"
+	for _, c := range []struct {
+		name   string
+		script string
+		paths  []string
+		note   string // "" for none
+	}{
+		{"one line", "{ " + set + " }", nil, fmt.Sprintf(notRun, 1)},
+		{"on its lines", "{\n  Write-Host x\n  " + set + "\n}\n" + set, []string{`HKCU\X`}, fmt.Sprintf(notRun, 3)},
+		{"nested", "{ & { " + set + " } }", nil, fmt.Sprintf(notRun, 1)},
+		{"no registry command", "{ Write-Host hi }", nil, ""},
+		{"reg.exe", "{ reg add HKCU\\X /v a /d 1 /f }", nil, fmt.Sprintf(notRun, 1)},
+		{"a drive it would map", "{ New-PSDrive P Registry HKLM:\\A }\nsp P:\\X a 1", nil, "no drive P: on this line"},
+		{"a method called on it", "{ " + set + " }.Invoke()", nil, "a value whose method (.Invoke() and the like) the script calls, which latlab does not follow: its registry commands (line 1 on) are not read: skipped"},
+		{"& { }", "& { " + set + " }", []string{`HKCU\X`}, ""},
+		{". { }", ". { " + set + " }", []string{`HKCU\X`}, ""},
+		{"stored, { on the next line", "$sb =\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"function, { on the next line", "function F\n{ " + set + " }\nF", []string{`HKCU\X`}, ""},
+		{"if, { on the next line", "if ($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"class, { on the next line", "class C\n{\n  [void] M() { " + set + " }\n}", []string{`HKCU\X`}, ""},
+		{"switch clause conditions", "switch ($x) {\n  { $_ -gt 1 } { " + set + " }\n}", []string{`HKCU\X`}, ""},
+	} {
+		f := readPS(t, c.script)
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(c.paths, "|") {
+			t.Errorf("%s: keys %q, want %q (notes %q)", c.name, got, c.paths, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
+
+// param(...) ends its statement: a command after it on the same line is
+// read, whatever stands between (blanks, line ends, attributes).
+func TestPowerShellParamBlock(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		lines  []int // the lines of the values read
+		other  int
+	}{
+		{"param($x) Set-ItemProperty HKCU:\\X a 1 -Type DWord", []int{1}, 0},
+		{"Param ( [int]$n = 1 ); sp HKCU:\\X a 1 -Type DWord", []int{1}, 0},
+		{"[CmdletBinding()]param(\n  $a\n) sp HKCU:\\X a 1 -Type DWord\nsp HKCU:\\X b 1 -Type DWord", []int{3, 4}, 0},
+		{"[CmdletBinding()] param\n(\n  $a\n) sp HKCU:\\X a 1 -Type DWord", []int{4}, 0},
+		{"function F { param([string]$p = 'a,b') sp HKCU:\\X a 1 -Type DWord }\nF", []int{1}, 1},
+		{"Write-Host param (1) sp HKCU:\\X a 1", nil, 1},
+	} {
+		f := readPS(t, c.script)
+		var got []int
+		for _, r := range psRows(f) {
+			got = append(got, r.line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.lines) || f.Other != c.other || len(f.Notes) != 0 {
+			t.Errorf("%q: lines %v other %d notes %q, want %v other %d", c.script, got, f.Other, f.Notes, c.lines, c.other)
 		}
 	}
 }
