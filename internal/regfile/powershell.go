@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 
@@ -236,23 +237,47 @@ type psReader struct {
 // psDrive is a registry drive: the key it stands for (HKU, or a key
 // below a root), the line that maps it (0 for the provider's own), and
 // its scope: level counts the scopes open around it (0: the script's,
-// or the global scope), unsure says why the scope is only a guess, and
-// shadow is the drive of the same name in a scope around, which comes
-// back when this one's scope ends.
+// -1: the global scope around it), unsure says why the scope is only a
+// guess, and shadow is the drive of the same name in a scope around,
+// which comes back when this one's scope ends. doubt, when set, says
+// why a path on it is neither read nor refused: the drive may have been
+// removed, or may not be this one.
 type psDrive struct {
 	root   string
 	line   int
 	level  int
 	unsure string
+	doubt  string
 	shadow *psDrive
 }
 
+// psGlobal is the level of the global scope. A script is read as
+// PowerShell runs a script file (.\tweaks.ps1, powershell -File): in a
+// scope of its own, level 0, whose parent is the global scope, where
+// the session's own drives are (about_Scopes: "When you run a script,
+// PowerShell creates a script scope"; a script dot-sourced at the
+// prompt would run in the global scope itself).
+const psGlobal = -1
+
 // psDefaultDrives are the registry provider's drives in every session
-// (RegistryProvider.cs InitializeDefaultDrives: HKLM and HKCU alone).
-// HKU:, HKCR: and HKCC: exist only once a script maps them.
+// (RegistryProvider.cs InitializeDefaultDrives: HKLM and HKCU alone), in
+// the global scope. HKU:, HKCR: and HKCC: exist only once a script maps
+// them.
 func psDefaultDrives() map[string]psDrive {
-	return map[string]psDrive{"HKLM": {root: "HKLM"}, "HKCU": {root: "HKCU"}}
+	return map[string]psDrive{"HKLM": {root: "HKLM", level: psGlobal}, "HKCU": {root: "HKCU", level: psGlobal}}
 }
+
+// psSessionDrives are the drives other than the registry's that every
+// session has in its global scope from its start (the Alias, Environment,
+// Function and Variable providers' InitializeDefaultDrives), and
+// psMaybeDrives those it has depending on the machine or the version:
+// Temp: (PowerShell 7.4 on), Cert: and WSMan: (once their modules
+// load), and a letter of a disk. New-PSDrive of such a name in the
+// global scope fails (SessionStateScope.NewDrive: DriveAlreadyExists).
+var (
+	psSessionDrives = map[string]bool{"ALIAS": true, "ENV": true, "FUNCTION": true, "VARIABLE": true}
+	psMaybeDrives   = map[string]bool{"TEMP": true, "CERT": true, "WSMAN": true}
+)
 
 // psHives are the registry roots a script reaches through a drive it
 // must map first, and the New-PSDrive that maps the usual name.
@@ -498,7 +523,13 @@ func (p *psReader) regPath(s string) (path string, reg bool, unmapped string) {
 		d, mapped := p.drives[strings.ToUpper(name)]
 		_, gone := p.gone[strings.ToUpper(name)]
 		switch _, hive := psHives[strings.ToUpper(name)]; {
+		case mapped && d.doubt != "":
+			return "", true, strings.ToUpper(name)
 		case mapped:
+		case psSessionDrives[strings.ToUpper(name)]:
+			// the global scope's drive of another provider (Env:),
+			// back once a registry drive hiding it is gone
+			return "", false, ""
 		case hive || gone || p.mapsAt[strings.ToUpper(name)] > 0:
 			return "", true, strings.ToUpper(name)
 		default:
@@ -560,8 +591,8 @@ func (p *psReader) newDrive(st *psStmt) {
 		return // no registry key: New-PSDrive fails, no drive
 	}
 	upper := strings.ToUpper(name.s)
-	if upper == "" || strings.ContainsAny(upper, `:\/`) || upper == "HKLM" || upper == "HKCU" {
-		return // no drive name, or one that exists: New-PSDrive fails
+	if upper == "" || strings.ContainsAny(upper, `:\/.~`) {
+		return // SessionStateDriveAPIs.cs IsValidDriveName: New-PSDrive fails
 	}
 	if b.set["Persist"] {
 		if _, ok := p.drives[upper]; !ok {
@@ -569,33 +600,170 @@ func (p *psReader) newDrive(st *psStmt) {
 		}
 		return
 	}
-	lvl, unsure, ok := p.driveLevel(b.named["Scope"], b.set["Scope"])
+	scope := b.named["Scope"]
+	lvl, unsure, ok := p.driveLevel(scope, b.set["Scope"])
 	if !ok {
 		return // a -Scope PowerShell refuses: no drive
 	}
-	p.addDrive(upper, psDrive{root: key, line: st.line, level: lvl, unsure: unsure})
+	d := psDrive{root: key, line: st.line, level: lvl, unsure: unsure}
+	// a name the global scope has: New-PSDrive fails there, and
+	// elsewhere hides the global drive until its scope ends
+	// (SessionStateScope.NewDrive looks in its own scope alone;
+	// SessionStateDriveAPIs.cs GetDrive takes the innermost)
+	session := psSessionDrives[upper] || upper == "HKLM" || upper == "HKCU"
+	maybe := psMaybeDrives[upper] || len(upper) == 1 && upper[0] >= 'A' && upper[0] <= 'Z'
+	dyn := b.set["Scope"] && (scope.dyn != "" || scope.kind != psString)
+	switch {
+	case (session || maybe) && dyn:
+		d.doubt = fmt.Sprintf("the New-PSDrive of line %d maps %s: with a -Scope only the running script knows: PowerShell refuses it in the global scope, which has a drive %s:, and elsewhere the new drive hides that one", st.line, upper, upper)
+	case session && lvl == psGlobal:
+		return // the global scope has the name: New-PSDrive fails
+	case maybe && lvl == psGlobal:
+		if _, ok := p.drives[upper]; ok {
+			return // the script's own drive of the name is there
+		}
+		d.doubt = fmt.Sprintf("the New-PSDrive of line %d maps %s: in the global scope, which has a drive %s: on some machines or versions of PowerShell, where the command fails", st.line, upper, upper)
+	}
+	p.addDrive(upper, d)
 }
 
-// removeDrive reads a Remove-PSDrive of a drive the script mapped.
+// removeDrive reads a Remove-PSDrive (Navigation.cs
+// RemovePSDriveCommand, SessionStateDriveAPIs.cs RemoveDrive): without
+// -Scope it removes the drive of the name a path would find, the
+// innermost, wherever it was made (PowerShell's own HKLM: and HKCU:
+// too); with -Scope, only one made in that scope. -Name takes
+// wildcards, -LiteralName none; a name no drive has removes nothing.
+// Drives are followed in the order of the script's lines: one removed
+// from within a function, or a script block stored or handed on, for a
+// drive mapped outside it is gone wherever that runs, so a path on it
+// below is neither read nor refused.
 func (p *psReader) removeDrive(st *psStmt) {
 	b, err := bind("Remove-PSDrive", psRemoveDriveParams, st.toks)
 	if err != nil {
 		return
 	}
-	v, ok := b.named["Name"]
-	if !ok {
+	if prov, ok := b.named["PSProvider"]; ok && !maybeRegistry(prov) && !hasWildcard(prov.s) {
+		return // drives of another provider
+	}
+	v, literal := b.named["Name"], b.set["LiteralName"]
+	if literal {
 		v = b.named["LiteralName"]
 	}
-	if v.dyn == "" && v.kind == psString {
-		upper := strings.ToUpper(v.s)
-		if d, ok := p.drives[upper]; ok && d.line > 0 {
-			if d.shadow != nil {
-				p.drives[upper] = *d.shadow
-			} else {
-				delete(p.drives, upper)
+	names := []psValue{v}
+	if v.kind == psArray {
+		names = v.elems
+	}
+	lvl, unsure, ok := p.driveLevel(b.named["Scope"], b.set["Scope"])
+	if !ok {
+		return // a -Scope PowerShell refuses
+	}
+	if dynOf(names) != "" || unsure != "" {
+		why := fmt.Sprintf("the Remove-PSDrive of line %d removes a drive only the running script names", st.line)
+		if unsure != "" {
+			why = fmt.Sprintf("the Remove-PSDrive of line %d may remove it, %s", st.line, unsure)
+		}
+		for name, d := range p.drives {
+			if dynOf(names) == "" && !psMatchesAny(names, name, literal) {
+				continue
+			}
+			d.doubt = why
+			p.drives[name] = d
+		}
+		return
+	}
+	// the level of the innermost block that runs where the script
+	// calls it: a drive made outside it is removed wherever that is
+	callLevel := 0
+	if c := p.callable(); c != nil {
+		for i := range p.blocks {
+			if p.blocks[i].kind != psSame {
+				callLevel++
+			}
+			if &p.blocks[i] == c {
+				break
 			}
 		}
 	}
+	for name := range p.drives {
+		if !psMatchesAny(names, name, literal) {
+			continue
+		}
+		chain := p.chain(name)
+		at := 0
+		if b.set["Scope"] {
+			at = -1
+			for i, d := range chain {
+				if d.level == lvl {
+					at = i
+				}
+			}
+			if at < 0 {
+				continue // none in that scope: DriveNotFound
+			}
+		}
+		d := chain[at]
+		if p.callable() != nil && d.level < callLevel {
+			chain[at].doubt = fmt.Sprintf("the Remove-PSDrive of line %d, within %s, removes it wherever that runs", st.line, blockName(*p.callable()))
+			p.setChain(name, chain)
+			continue
+		}
+		p.setChain(name, append(chain[:at], chain[at+1:]...))
+		mapped := "PowerShell's own"
+		if d.line > 0 {
+			mapped = fmt.Sprintf("the New-PSDrive of line %d mapped it", d.line)
+		}
+		if _, ok := p.drives[name]; !ok {
+			p.gone[name] = psGone{sure: true, why: fmt.Sprintf("the Remove-PSDrive of line %d removes it (%s)", st.line, mapped)}
+		}
+	}
+}
+
+// psMatchesAny says whether the drive name (upper case) is one of names,
+// as -Name matches them (wildcards * ? [ ], any case) or -LiteralName.
+func psMatchesAny(names []psValue, name string, literal bool) bool {
+	for _, v := range names {
+		if v.kind != psString {
+			continue
+		}
+		pat := strings.ToUpper(v.s)
+		if literal || !hasWildcard(pat) {
+			if pat == name {
+				return true
+			}
+			continue
+		}
+		if ok, err := path.Match(pat, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is the drives of a name, innermost first, each shadowing the
+// next; setChain stores them back (none: the name has no drive).
+func (p *psReader) chain(name string) []psDrive {
+	var c []psDrive
+	if d, ok := p.drives[name]; ok {
+		c = append(c, d)
+		for s := d.shadow; s != nil; s = s.shadow {
+			c = append(c, *s)
+		}
+	}
+	return c
+}
+
+func (p *psReader) setChain(name string, chain []psDrive) {
+	if len(chain) == 0 {
+		delete(p.drives, name)
+		return
+	}
+	var next *psDrive
+	for i := len(chain) - 1; i >= 0; i-- {
+		c := chain[i]
+		c.shadow = next
+		next = &c
+	}
+	p.drives[name] = *next
 }
 
 // driveStmt is the New-PSDrive that st runs: st itself, or one within
@@ -711,7 +879,10 @@ func (p *psReader) statement(st *psStmt) error {
 		}
 		key, reg, unmapped := p.regPath(v.s)
 		gone, isGone := p.gone[unmapped]
-		switch {
+		switch doubt := p.drives[unmapped].doubt; {
+		case unmapped != "" && doubt != "":
+			p.note(n, "%s: the drive %s: may not exist here, or not be the one it seems: %s: skipped", cmd, unmapped, doubt)
+			return nil
 		case unmapped != "" && p.unreadDrive > 0:
 			p.note(n, "%s: the drive %s: exists only if the script maps it, and latlab does not read the New-PSDrive of line %d (its arguments, or a name or root only the running script knows): skipped", cmd, unmapped, p.unreadDrive)
 			return nil

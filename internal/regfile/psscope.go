@@ -259,16 +259,22 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 		return cur, "", true
 	}
 	if scope.dyn != "" || scope.kind == psArray || scope.kind == psBytes || scope.kind == psNull {
-		if cur == 0 {
-			return 0, "", true // any scope at the script's top outlives its lines
-		}
+		// at the script's top any scope outlives its lines: the guess
+		// counts for which drive a name finds, not for how long
 		return cur, "with a -Scope only the running script knows", true
 	}
 	s := strings.ToLower(strings.TrimSpace(scope.s))
 	switch s {
 	case "local", "private":
+		// Private is the current scope (GetScopeByID), and a drive
+		// has no Private option: unlike a variable's or an alias's
+		// (ScopedItemOptions), a drive made with it is found from the
+		// scopes below as any other (SessionStateScope.GetDrive,
+		// SessionStateScopeEnumerator walk up with no such check)
 		return cur, "", true
-	case "global", "script":
+	case "global":
+		return psGlobal, "", true
+	case "script":
 		return 0, "", true
 	}
 	n, err := strconv.Atoi(s)
@@ -276,7 +282,8 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 		return 0, "", false // GetScopeByID refuses it: no drive
 	}
 	// n scopes up: known while each scope crossed is a block run where
-	// it stands
+	// it stands; one above the script's is the global scope, and one
+	// above that none (GetScopeByID: ScopeIDExceedsAvailableScopes)
 	lvl = cur
 	for i := len(p.blocks) - 1; i >= 0 && n > 0 && lvl > 0; i-- {
 		switch p.blocks[i].kind {
@@ -288,6 +295,9 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 			continue
 		}
 		return cur, fmt.Sprintf("with -Scope %s, a scope that depends on where %s is called from", scope.s, blockName(p.blocks[i])), true
+	}
+	if lvl -= n; lvl < psGlobal {
+		return 0, "", false
 	}
 	return lvl, "", true
 }
