@@ -113,7 +113,7 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 		return nil, err
 	}
 	p := &psReader{f: &File{Encoding: enc, PowerShell: true}, drives: psDefaultDrives(),
-		gone: map[string]psGone{}, dotted: map[string]int{}, mapsAt: map[string]int{}}
+		gone: map[string]psGone{}, dotted: map[string]int{}, mapsAt: map[string]int{}, funcRemoves: map[string][]psRemove{}}
 	p.prescan(text)
 	sc := &psScanner{s: text, line: 1}
 	pipeIn := false
@@ -232,6 +232,9 @@ type psReader struct {
 	// bare counts the script blocks open that nothing runs (psBare):
 	// within one, commands are not read
 	bare int
+	// funcRemoves are the Remove-PSDrive commands each function runs
+	// when called, by its name in lower case
+	funcRemoves map[string][]psRemove
 }
 
 // psDrive is a registry drive: the key it stands for (HKU, or a key
@@ -619,9 +622,6 @@ func (p *psReader) newDrive(st *psStmt) {
 	case session && lvl == psGlobal:
 		return // the global scope has the name: New-PSDrive fails
 	case maybe && lvl == psGlobal:
-		if _, ok := p.drives[upper]; ok {
-			return // the script's own drive of the name is there
-		}
 		d.doubt = fmt.Sprintf("the New-PSDrive of line %d maps %s: in the global scope, which has a drive %s: on some machines or versions of PowerShell, where the command fails", st.line, upper, upper)
 	}
 	p.addDrive(upper, d)
@@ -633,10 +633,8 @@ func (p *psReader) newDrive(st *psStmt) {
 // innermost, wherever it was made (PowerShell's own HKLM: and HKCU:
 // too); with -Scope, only one made in that scope. -Name takes
 // wildcards, -LiteralName none; a name no drive has removes nothing.
-// Drives are followed in the order of the script's lines: one removed
-// from within a function, or a script block stored or handed on, for a
-// drive mapped outside it is gone wherever that runs, so a path on it
-// below is neither read nor refused.
+// One within a function runs where the script calls the function: it is
+// applied there (psRemove), and within the function's own lines.
 func (p *psReader) removeDrive(st *psStmt) {
 	b, err := bind("Remove-PSDrive", psRemoveDriveParams, st.toks)
 	if err != nil {
@@ -645,36 +643,77 @@ func (p *psReader) removeDrive(st *psStmt) {
 	if prov, ok := b.named["PSProvider"]; ok && !maybeRegistry(prov) && !hasWildcard(prov.s) {
 		return // drives of another provider
 	}
-	v, literal := b.named["Name"], b.set["LiteralName"]
-	if literal {
+	r := psRemove{line: st.line, scoped: b.set["Scope"]}
+	v := b.named["Name"]
+	if r.literal = b.set["LiteralName"]; r.literal {
 		v = b.named["LiteralName"]
 	}
-	names := []psValue{v}
+	r.names = []psValue{v}
 	if v.kind == psArray {
-		names = v.elems
+		r.names = v.elems
 	}
-	lvl, unsure, ok := p.driveLevel(b.named["Scope"], b.set["Scope"])
-	if !ok {
+	var ok bool
+	if r.lvl, r.unsure, ok = p.driveLevel(b.named["Scope"], b.set["Scope"]); !ok {
 		return // a -Scope PowerShell refuses
 	}
-	if dynOf(names) != "" || unsure != "" {
-		why := fmt.Sprintf("the Remove-PSDrive of line %d removes a drive only the running script names", st.line)
-		if unsure != "" {
-			why = fmt.Sprintf("the Remove-PSDrive of line %d may remove it, %s", st.line, unsure)
+	if c := p.callable(); c != nil && c.kind == psFunc {
+		r.fn = c.name
+		p.addFuncRemove(c.name, r)
+	}
+	p.applyRemove(r, 0)
+}
+
+// psRemove is a Remove-PSDrive read: its names (-LiteralName: literal),
+// its -Scope as a level (scoped: given; unsure: why the level is a
+// guess), its line, and the function it stands in ("" for none).
+type psRemove struct {
+	names   []psValue
+	literal bool
+	scoped  bool
+	lvl     int
+	unsure  string
+	line    int
+	fn      string
+}
+
+// maxFuncRemoves bounds the Remove-PSDrive commands a function's calls
+// apply, its own and those of the functions it calls.
+const maxFuncRemoves = 64
+
+// applyRemove removes the drives r names as PowerShell does when it runs
+// at this point of the script: where it stands, or where the line call
+// calls its function (0: where it stands). Within a function, a drive
+// made outside it is gone for the function's lines below and back when
+// the function's block ends (the definition runs nothing); within a
+// script block stored or handed on, it is neither read nor refused from
+// here on.
+func (p *psReader) applyRemove(r psRemove, call int) {
+	what := fmt.Sprintf("the Remove-PSDrive of line %d", r.line)
+	if call > 0 {
+		what = fmt.Sprintf("the Remove-PSDrive of line %d, in the function %s, run by the call on line %d,", r.line, r.fn, call)
+	}
+	c := p.callable()
+	if c != nil && c.kind == psFunc && call > 0 && !strings.EqualFold(c.name, r.fn) {
+		// a call within another function: its calls apply it too
+		p.addFuncRemove(c.name, r)
+	}
+	if dyn := dynOf(r.names) != ""; dyn || r.unsure != "" {
+		why := what + " removes a drive only the running script names"
+		if !dyn {
+			why = fmt.Sprintf("%s may remove it, %s", what, r.unsure)
 		}
 		for name, d := range p.drives {
-			if dynOf(names) == "" && !psMatchesAny(names, name, literal) {
-				continue
+			if dyn || psMatchesAny(r.names, name, r.literal) {
+				d.doubt = why
+				p.drives[name] = d
 			}
-			d.doubt = why
-			p.drives[name] = d
 		}
 		return
 	}
 	// the level of the innermost block that runs where the script
 	// calls it: a drive made outside it is removed wherever that is
 	callLevel := 0
-	if c := p.callable(); c != nil {
+	if c != nil {
 		for i := range p.blocks {
 			if p.blocks[i].kind != psSame {
 				callLevel++
@@ -685,15 +724,15 @@ func (p *psReader) removeDrive(st *psStmt) {
 		}
 	}
 	for name := range p.drives {
-		if !psMatchesAny(names, name, literal) {
+		if !psMatchesAny(r.names, name, r.literal) {
 			continue
 		}
 		chain := p.chain(name)
 		at := 0
-		if b.set["Scope"] {
+		if r.scoped {
 			at = -1
 			for i, d := range chain {
-				if d.level == lvl {
+				if d.level == r.lvl {
 					at = i
 				}
 			}
@@ -702,10 +741,18 @@ func (p *psReader) removeDrive(st *psStmt) {
 			}
 		}
 		d := chain[at]
-		if p.callable() != nil && d.level < callLevel {
-			chain[at].doubt = fmt.Sprintf("the Remove-PSDrive of line %d, within %s, removes it wherever that runs", st.line, blockName(*p.callable()))
-			p.setChain(name, chain)
-			continue
+		if c != nil && d.level < callLevel {
+			if c.kind != psFunc {
+				chain[at].doubt = fmt.Sprintf("%s, within %s, removes it wherever that runs", what, blockName(*c))
+				p.setChain(name, chain)
+				continue
+			}
+			if c.restore == nil {
+				c.restore = map[string][]psDrive{}
+			}
+			if _, ok := c.restore[name]; !ok {
+				c.restore[name] = append([]psDrive(nil), chain...)
+			}
 		}
 		p.setChain(name, append(chain[:at], chain[at+1:]...))
 		mapped := "PowerShell's own"
@@ -713,8 +760,33 @@ func (p *psReader) removeDrive(st *psStmt) {
 			mapped = fmt.Sprintf("the New-PSDrive of line %d mapped it", d.line)
 		}
 		if _, ok := p.drives[name]; !ok {
-			p.gone[name] = psGone{sure: true, why: fmt.Sprintf("the Remove-PSDrive of line %d removes it (%s)", st.line, mapped)}
+			p.gone[name] = psGone{sure: true, removed: true, why: fmt.Sprintf("%s removes it (%s)", what, mapped)}
 		}
+	}
+}
+
+// addFuncRemove stores r as run by each call of the function fn.
+func (p *psReader) addFuncRemove(fn string, r psRemove) {
+	key := strings.ToLower(fn)
+	for _, o := range p.funcRemoves[key] {
+		if o.line == r.line {
+			return
+		}
+	}
+	if len(p.funcRemoves[key]) < maxFuncRemoves {
+		p.funcRemoves[key] = append(p.funcRemoves[key], r)
+	}
+}
+
+// callRemoves applies the Remove-PSDrive commands of the function a
+// command calls (F, & F, . F), where it calls it.
+func (p *psReader) callRemoves(st *psStmt) {
+	first := st.toks[0].val
+	if first.dyn != "" || first.kind != psString || len(p.funcRemoves) == 0 {
+		return
+	}
+	for _, r := range p.funcRemoves[strings.ToLower(first.s)] {
+		p.applyRemove(r, st.line)
 	}
 }
 
@@ -822,6 +894,8 @@ func (p *psReader) statement(st *psStmt) error {
 		p.newDrive(d) // New-PSDrive ..., $null = (New-PSDrive ...)
 	} else if first.dyn == "" && first.kind == psString && (name == "remove-psdrive" || name == "rdr") {
 		p.removeDrive(st)
+	} else {
+		p.callRemoves(st)
 	}
 	if first.dyn != "" || first.kind != psString {
 		// an expression, an assignment ($x = New-Item ...): not read
@@ -889,7 +963,7 @@ func (p *psReader) statement(st *psStmt) error {
 		case isGone && !gone.sure:
 			p.note(n, "%s: the drive %s: may not exist here: %s: skipped", cmd, unmapped, gone.why)
 			return nil
-		case isGone && p.callable() != nil:
+		case isGone && p.callable() != nil && !gone.removed:
 			// a function's lines run where it is called: maybe within
 			// the block that maps the drive
 			p.note(n, "%s: the drive %s: may not exist here: %s, but this line is in %s, which sees it if called from there: skipped", cmd, unmapped, gone.why, blockName(*p.callable()))

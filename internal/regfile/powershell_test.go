@@ -426,6 +426,7 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("$null = (ndr -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\.DEFAULT\\A b 1\nNew-PSDrive P Registry HKLM:\\SOFTWARE\nrp P:\\X a; Remove-PSDrive HKU; rp HKCR:\\Y b\n"))
 	f.Add([]byte("function Map\n{ ndr HKU Registry HKEY_USERS -Scope 1 }\n. Map\n& { New-PSDrive P Registry HKLM:\\A; sp P:\\X a 1 }\nswitch ($x) { 'a' { $sb = { mount Q Registry HKU -Persist } } }\nsp HKU:\\B c 1; rp Q:\\C d\n"))
 	f.Add([]byte("function F { ndr HKLM Registry HKLM:\\SOFTWARE; rdr HK* -Scope 1 }\nNew-PSDrive Env Registry HKCU:\\A -Scope $s\nRemove-PSDrive -LiteralName HKU, $x -PSProvider Reg*\nF; sp HKLM:\\B c 1; rp Env:\\C d\nNew-PSDrive C Registry HKCU -Scope Global; rdr C -Scope 3\n"))
+	f.Add([]byte("New-PSDrive HKU Registry HKEY_USERS\nfunction F { Remove-PSDrive HKU; G }\nfunction G { F; sp HKU:\\A b 1 }\n& G\n. F\nsp HKU:\\B c 1\n$sb = { rdr HKLM -Scope Global }\n"))
 	f.Add([]byte("[CmdletBinding()]param(\n[int]$a = (1)\n) sp HKCU:\\A b 1\n{\n{ rp HKCU:\\B c }\n}.Invoke()\n$sb =\n{ sp HKCU:\\C d 1 }\nParam\n(\n) { }\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
@@ -766,8 +767,16 @@ func TestPowerShellRemoveDrive(t *testing.T) {
 		{"mapped again", mapHKU + "Remove-PSDrive HKU\n" + mapHKU + use, []string{`HKU\X`}, ""},
 		{"another provider", mapHKU + "Remove-PSDrive HKU -PSProvider FileSystem\n" + use, []string{`HKU\X`}, ""},
 		{"a name the script does not map", "Remove-PSDrive Q\nsp HKLM:\\X a 1 -Type DWord", []string{`HKLM\X`}, ""},
-		{"in a function", mapHKU + "function F { Remove-PSDrive HKU }\nF\n" + use, nil,
-			"the drive HKU: may not exist here, or not be the one it seems: the Remove-PSDrive of line 2, within the function F (line 2), removes it wherever that runs: skipped"},
+		{"in a function, where it is called", mapHKU + "function F { Remove-PSDrive HKU }\n" + use + "\nF\n" + use, []string{`HKU\X`},
+			"line 5: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 2, in the function F, run by the call on line 4, removes it (the New-PSDrive of line 1 mapped it)"},
+		{"in a function, its lines below", mapHKU + "function F {\n  Remove-PSDrive HKU\n  " + use + "\n}\n" + use, []string{`HKU\X`},
+			"line 4: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 3 removes it (the New-PSDrive of line 1 mapped it): PowerShell fails the command, so it is not written"},
+		{"in a function another calls", mapHKU + "function F { rdr HKU }\nfunction G { F }\n" + use + "\n& G\n" + use, []string{`HKU\X`},
+			"line 6: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 2, in the function F, run by the call on line 5, removes it"},
+		{"in a function dot-sourced", mapHKU + "function F { Remove-PSDrive HKU }\n. F\n" + use, nil, "run by the call on line 3, removes it"},
+		{"in a function never called", mapHKU + "function F { Remove-PSDrive HKU }\n" + use, []string{`HKU\X`}, ""},
+		{"in a stored script block", mapHKU + "$sb = { Remove-PSDrive HKU }\n" + use, nil,
+			"the drive HKU: may not exist here, or not be the one it seems: the Remove-PSDrive of line 2, within the script block of line 2, removes it wherever that runs: skipped"},
 		{"a name only the script knows", mapHKU + "Remove-PSDrive $d\n" + use, nil,
 			"the Remove-PSDrive of line 2 removes a drive only the running script names: skipped"},
 		{"a -Scope only the script knows", mapHKU + "Remove-PSDrive HKU -Scope $s\n" + use, nil,

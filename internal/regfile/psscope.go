@@ -49,6 +49,10 @@ type psBlock struct {
 	// regLine is the line of the first registry command within a
 	// psBare block (0: none)
 	regLine int
+	// restore are the drives of the scopes around a function, by name,
+	// as they were before a Remove-PSDrive within it: back when its
+	// block ends
+	restore map[string][]psDrive
 }
 
 // psGone is a drive the script mapped in a scope that has ended, or
@@ -57,6 +61,9 @@ type psBlock struct {
 type psGone struct {
 	why  string
 	sure bool
+	// removed: a Remove-PSDrive above removed it, which a function's
+	// line below runs after too
+	removed bool
 }
 
 // psHeaders are the keywords whose block runs in the scope around it.
@@ -213,6 +220,15 @@ func (p *psReader) close(next byte) {
 			delete(p.drives, name)
 		}
 		p.gone[name] = p.goneWhy(name, d, b)
+	}
+	for name, saved := range b.restore {
+		var keep []psDrive
+		for _, d := range saved {
+			if d.level < lvl {
+				keep = append(keep, d)
+			}
+		}
+		p.setChain(name, keep)
 	}
 }
 
