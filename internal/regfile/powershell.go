@@ -838,6 +838,18 @@ func (p *psReader) setChain(name string, chain []psDrive) {
 	p.drives[name] = *next
 }
 
+// hidden says whether the path s is on PowerShell's own HKLM: or HKCU:
+// while a New-PSDrive of the script maps a drive of that name, which a
+// function's line sees when called from within its scope.
+func hidden(p *psReader, s string) bool {
+	name, _, ok := strings.Cut(s, ":")
+	if !ok {
+		return false
+	}
+	d, mapped := p.drives[strings.ToUpper(name)]
+	return mapped && d.line == 0 && p.mapsAt[strings.ToUpper(name)] > 0
+}
+
 // driveStmt is the New-PSDrive that st runs: st itself, or one within
 // an expression ($d = New-PSDrive ..., $null = (New-PSDrive ...)); nil
 // when none.
@@ -970,6 +982,10 @@ func (p *psReader) statement(st *psStmt) error {
 			return nil
 		case isGone:
 			p.note(n, "%s: no drive %s: here: %s: PowerShell fails the command, so it is not written", cmd, unmapped, gone.why)
+			return nil
+		case p.callable() != nil && hidden(p, v.s):
+			name, _, _ := strings.Cut(v.s, ":")
+			p.note(n, "%s: the drive %s: may be another here: this line is in %s, which runs where it is called, and the New-PSDrive of line %d maps a drive of that name, which hides PowerShell's own in its scope: skipped", cmd, strings.ToUpper(name), blockName(*p.callable()), p.mapsAt[strings.ToUpper(name)])
 			return nil
 		case p.callable() != nil && p.mapsAt[unmapped] > 0:
 			p.note(n, "%s: the drive %s: may exist here: this line is in %s, which runs where it is called, and the New-PSDrive of line %d maps it: skipped", cmd, unmapped, blockName(*p.callable()), p.mapsAt[unmapped])

@@ -827,6 +827,8 @@ func TestPowerShellHideDrive(t *testing.T) {
 		{"a disk's letter in the global scope", "New-PSDrive C Registry HKLM:\\SOFTWARE -Scope Global\nsp C:\\X a 1 -Type DWord", nil,
 			"the New-PSDrive of line 1 maps C: in the global scope, which has a drive C: on some machines or versions of PowerShell, where the command fails: skipped"},
 		{"a disk's letter in the script's scope", "New-PSDrive C Registry HKLM:\\SOFTWARE\nsp C:\\X a 1 -Type DWord", []string{`HKLM\SOFTWARE\X`}, ""},
+		{"a function's line, called from within the scope", "function Apply { " + use + " }\nfunction F { " + hide + "; Apply }\nF", nil,
+			"line 1: Set-ItemProperty: the drive HKLM: may be another here: this line is in the function Apply (line 1), which runs where it is called, and the New-PSDrive of line 2 maps a drive of that name, which hides PowerShell's own in its scope: skipped"},
 		{"-Scope Private, seen by a function it calls", "New-PSDrive HKU Registry HKEY_USERS -Scope Private\nfunction F { sp HKU:\\X a 1 -Type DWord }\nF",
 			[]string{`HKU\X`}, ""},
 		{"-Scope Private in & { }, seen by the function it calls", "function F { sp HKU:\\X a 1 -Type DWord }\n& {\n  New-PSDrive HKU Registry HKEY_USERS -Scope Private\n  F\n}", nil,
