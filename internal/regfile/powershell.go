@@ -257,9 +257,10 @@ type psDrive struct {
 // psGlobal is the level of the global scope. A script is read as
 // PowerShell runs a script file (.\tweaks.ps1, powershell -File): in a
 // scope of its own, level 0, whose parent is the global scope, where
-// the session's own drives are (about_Scopes: "When you run a script,
-// PowerShell creates a script scope"; a script dot-sourced at the
-// prompt would run in the global scope itself).
+// the session's own drives are (about_Scopes: the Script scope is the
+// one created while a script file runs; SessionStateScopeAPIs.cs
+// NewScope makes it a child of the current scope). A script dot-sourced
+// at the prompt would run in the global scope itself.
 const psGlobal = -1
 
 // psDefaultDrives are the registry provider's drives in every session
