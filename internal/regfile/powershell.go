@@ -632,7 +632,8 @@ func (p *psReader) newDrive(st *psStmt) {
 // RemovePSDriveCommand, SessionStateDriveAPIs.cs RemoveDrive): without
 // -Scope it removes the drive of the name a path would find, the
 // innermost, wherever it was made (PowerShell's own HKLM: and HKCU:
-// too); with -Scope, only one made in that scope. -Name takes
+// too: the registry provider keeps DriveProviderBase.cs's RemoveDrive,
+// which lets any drive go); with -Scope, only one made in that scope. -Name takes
 // wildcards, -LiteralName none; a name no drive has removes nothing.
 // One within a function runs where the script calls the function: it is
 // applied there (psRemove), and within the function's own lines.
