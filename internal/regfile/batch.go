@@ -24,7 +24,8 @@ import (
 //	reg delete KEY [/v NAME | /ve | /va] [/f] [/reg:32|64]
 //
 // A command may follow others on its line (&, &&, ||, |), behind a
-// launcher (PowerRun.exe /SW:0 Reg.exe add ...), within cmd /c "..." and
+// launcher (PowerRun.exe /SW:0 Reg.exe add ...), within cmd /c "..." (or
+// cmd /k "...") and
 // before a redirection (>nul 2>&1). Its words are split as reg.exe's C runtime splits them
 // (CommandLineToArgvW's rules); a batch variable (%VAR%, %%i) in the key
 // or the data is a value the script only knows when it runs, so that
@@ -86,30 +87,42 @@ const maxCmdDepth = 4
 // piped[i] saying whether command i-1 pipes into command i; feed is the
 // command piped into the first one from outside (cmd /c's input), or "".
 func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth int) error {
+	// reader is the first command that may have read the feed: cmd /c
+	// "A & B" passes its input to A and B alike (cmd /?), and the first
+	// to read takes the answer (what it leaves, an end of input, is no
+	// answer)
+	reader := ""
 	for i, cmd := range cmds {
 		if isComment(cmd) || isEcho(cmd) {
 			continue // a reg command in a comment or an echo is not run
 		}
 		src := feed
-		switch {
-		case piped[i]:
+		if piped[i] {
 			src = cmds[i-1]
-		case i > 0:
+		}
+		// the input piped into this line's cmd (feed) reaches the
+		// first of its commands that reads it: once one may have read
+		// it, a later one's answer is not known (reader says which)
+		fromFeed := feed != "" && !piped[i]
+		if fromFeed && reader != "" {
 			src = ""
 		}
 		if inner, ok := cmdC(cmd); ok && depth < maxCmdDepth {
 			ic, ip := splitCommands(inner)
-			if len(ic) > 1 {
-				src = "" // which of its commands reads the input, latlab does not follow
-			}
 			if err := b.commands(ic, ip, src, depth+1); err != nil {
 				return err
+			}
+			if fromFeed && reader == "" {
+				reader = cmd
 			}
 			continue
 		}
 		args := argv(cmd)
 		at := regCommand(args)
 		if at < 0 {
+			if fromFeed && reader == "" && !quiet(cmd) {
+				reader = cmd // a program of its own may read its input
+			}
 			continue
 		}
 		b.found = true
@@ -117,6 +130,23 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 		if err != nil {
 			b.note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
 			continue
+		}
+		asks := s.Asks
+		for _, v := range s.Values {
+			asks = asks || v.Asks
+		}
+		reads := regReadsPipe(args, at)
+		if fromFeed && asks && reads && reader != "" && answer(feed) != answerNone {
+			b.note("reg %s (%q): the answer piped into cmd (%q) goes to the first of its commands that reads it, and the one before (%q) may: whether reg gets it depends on the machine, so its question is left open",
+				strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(cmd)), textdec.Clip(strings.TrimSpace(feed)), textdec.Clip(strings.TrimSpace(reader)))
+		}
+		if fromFeed && reader == "" && (asks || !reads) {
+			// reg reads its input only when it asks, which it does
+			// only when what it changes exists: the answer is its
+			// own then, and otherwise it writes without asking and
+			// the answer stays for the next command. A launcher
+			// (PowerRun.exe reg ...) is a program that may read it.
+			reader = cmd
 		}
 		if src != "" && regReadsPipe(args, at) {
 			switch answer(src) {
@@ -143,12 +173,26 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 	return nil
 }
 
-// cmdC is the command line that cmd[.exe] [/switches] /c "..." runs:
-// cmd.exe strips the first quote and the last one of the line (cmd /?:
-// unless exactly two quotes enclose the name of an executable file, with
-// no /S and no special character between them, which a reg command is
-// not). false for any other command, and for cmd /c without a quote,
-// whose words argv reads as they stand.
+// quiet says whether a command of cmd.exe's own reads nothing from its
+// input: cd, set without /p, title and the like. Any other program may.
+func quiet(cmd string) bool {
+	t := strings.TrimLeft(cmd, " \t@")
+	for _, w := range []string{"cd", "chdir", "pushd", "popd", "title", "cls", "color", "ver", "setlocal", "endlocal"} {
+		if firstWord(t, w) {
+			return true
+		}
+	}
+	return firstWord(t, "set") && !strings.Contains(strings.ToLower(t), "/p")
+}
+
+// cmdC is the command line that cmd[.exe] [/switches] /c "..." or
+// /k "..." runs (/k runs it and then stays open, reading commands from
+// its input; cmd /? processes the rest of the line after either switch
+// alike): cmd.exe strips the first quote and the last one of the line
+// (cmd /?: unless exactly two quotes enclose the name of an executable
+// file, with no /S and no special character between them, which a reg
+// command is not). false for any other command, and for cmd /c without
+// a quote, whose words argv reads as they stand.
 func cmdC(cmd string) (string, bool) {
 	rest := strings.TrimLeft(cmd, " \t@")
 	word := func() string {
@@ -170,7 +214,7 @@ func cmdC(cmd string) (string, bool) {
 	}
 	for {
 		w := word()
-		if strings.EqualFold(w, "/c") {
+		if strings.EqualFold(w, "/c") || strings.EqualFold(w, "/k") {
 			break
 		}
 		if !strings.HasPrefix(w, "/") {
@@ -263,7 +307,7 @@ const (
 // prints is its text after the one blank that follows echo. Built on
 // first use: most runs of latlab read no batch file.
 var echoCmd = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/c[ \t]+@?)?echo[ \t](.*)$`)
+	return regexp.MustCompile(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/[ck][ \t]+@?)?echo[ \t](.*)$`)
 })
 
 // answer is what the command cmd, piped into reg, answers it with.
@@ -300,7 +344,7 @@ func regReadsPipe(args []string, at int) bool {
 		return true
 	}
 	name := strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/")))
-	if name != "cmd" && name != "cmd.exe" || !strings.EqualFold(args[at-2], "/c") {
+	if name != "cmd" && name != "cmd.exe" || !strings.EqualFold(args[at-2], "/c") && !strings.EqualFold(args[at-2], "/k") {
 		return false
 	}
 	for _, a := range args[1 : at-2] {

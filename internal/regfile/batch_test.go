@@ -155,6 +155,7 @@ func FuzzReadBatch(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`reg add "HKLM\X" /v "a\\\"" /t REG_MULTI_SZ /s , /d "a,b,,c" /f & reg delete HKCU\Y /ve`))
 	f.Add([]byte("echo y | reg add HKCU\\A /v b /d 1\r\ncmd /d /c \"echo n | cmd /c \"reg delete \"HKCU\\B C\" /v d\"\" ^| x\r\n"))
+	f.Add([]byte("echo y | cmd /k \"set /p a=? & reg add HKCU\\A /v b /d 1 && netsh x | reg delete HKCU\\C /f\"\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadBatch(bytes.NewReader(b))
 		if err != nil {
@@ -270,7 +271,6 @@ func TestRegAnswered(t *testing.T) {
 		{`echo y | cmd /c "reg add HKCU\X /v a /d 1"`, yes},
 		{`cmd /c "echo y" | reg add HKCU\X /v a /d 1`, yes},
 		{`cmd /c "cmd /c "echo n"" | reg add HKCU\X /v a /d 1`, newOnly},
-		{`echo y | cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, asks},
 		{`cmd /c "echo y & echo n" | reg add HKCU\X /v a /d 1`, asks},
 		// no answer latlab reads
 		{`echo 1 | reg add HKCU\X /v a /d 1`, asks},
@@ -282,7 +282,9 @@ func TestRegAnswered(t *testing.T) {
 		{`echo y && reg add HKCU\X /v a /d 1`, asks},
 		{`echo y || reg add HKCU\X /v a /d 1`, asks},
 		{`echo y | PowerRun.exe /SW:0 reg add HKCU\X /v a /d 1`, asks},
-		{`echo y | cmd /k reg add HKCU\X /v a /d 1`, asks},
+		{`echo y | cmd /k reg add HKCU\X /v a /d 1`, yes},
+		{`echo y | cmd /k "reg add HKCU\X /v a /d 1"`, yes},
+		{`cmd /k "echo n" | reg add HKCU\X /v a /d 1`, newOnly},
 		{`echo n | reg delete HKCU\X /va`, ""}, // refused as before
 	} {
 		f, err := ReadBatch(strings.NewReader(c.script))
@@ -374,7 +376,9 @@ func TestReadBatchCmdC(t *testing.T) {
 		{`"C:\Windows\System32\cmd.exe" /c "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
 		{`cmd /c "echo reg add HKCU\X /v a /d 1 /f"`, ``, 1},
 		{`cmd /c "netsh int tcp show global"`, ``, 1},
-		{`cmd /k "reg add HKCU\X /v a /d 1 /f"`, ``, 1},
+		{`cmd /k "reg add HKCU\X /v a /d 1 /f"`, `HKCU\X`, 0},
+		{`cmd.exe /q /k "reg add HKCU\X /v a /d 1 /f & echo done"`, `HKCU\X`, 0},
+		{`cmd /k "echo reg add HKCU\X /v a /d 1 /f"`, ``, 1},
 		{`cmd /c "` + strings.Repeat(`cmd /c "`, 10) + `reg add HKCU\X /v a /d 1 /f` + strings.Repeat(`"`, 11), ``, 1},
 	} {
 		f, err := ReadBatch(strings.NewReader(c.line))
@@ -387,6 +391,64 @@ func TestReadBatchCmdC(t *testing.T) {
 		}
 		if strings.Join(got, "|") != c.paths || f.Other != c.other || len(f.Notes) != 0 {
 			t.Errorf("%s: keys %q other %d notes %q, want %q other %d", c.line, got, f.Other, f.Notes, c.paths, c.other)
+		}
+	}
+}
+
+// An answer piped into cmd /c (or /k) that runs several commands feeds
+// them all: the first that reads its input takes it. reg reads only when
+// it asks (without /f, over what exists), so the first reg that may ask
+// is answered either way; a later one gets the answer only when nothing
+// before it may have read it (echo, set, reg with /f read nothing), and
+// otherwise its question is left open with a note.
+func TestRegAnsweredThroughCmd(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   string // each value's state, in order: yes, asks, newonly; - for a reg delete answered no
+		note   string // in the one note; "" for none
+	}{
+		{`echo y | cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, "yes asks",
+			`line 1: reg add ("reg add HKCU\\X /v a /d 1"): the answer piped into cmd ("echo y") goes to the first of its commands that reads it, and the one before ("reg add HKCU\\X /v b /d 1") may: whether reg gets it depends on the machine, so its question is left open`},
+		{`echo y | cmd /c "reg add HKCU\X /v b /d 1 /f & reg add HKCU\X /v a /d 1"`, "yes yes", ""},
+		{`echo y | cmd /c "echo working & reg add HKCU\X /v a /d 1"`, "yes", ""},
+		{`echo y | cmd /c "set x=1 && reg add HKCU\X /v a /d 1"`, "yes", ""},
+		{`echo y | cmd /c "set /p x=? & reg add HKCU\X /v a /d 1"`, "asks", `the one before ("set /p x=?") may`},
+		{`echo y | cmd /c "netsh int tcp show global & reg add HKCU\X /v a /d 1"`, "asks", `the one before ("netsh int tcp show global") may`},
+		{`echo y | cmd /c "PowerRun.exe reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, "asks asks", `the one before ("PowerRun.exe reg add HKCU\\X /v b /d 1") may`},
+		{`echo y | cmd /c "echo n | reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, "newonly yes", ""},
+		{`echo n | cmd /k "reg delete HKCU\X /v a & reg add HKCU\X /v b /d 1"`, "- asks", "reg delete answered no"},
+		{`echo 1 | cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, "asks asks", ""},
+		{`cmd /c "reg add HKCU\X /v b /d 1 & reg add HKCU\X /v a /d 1"`, "asks asks", ""},
+	} {
+		f, err := ReadBatch(strings.NewReader(c.script))
+		if err != nil {
+			t.Fatalf("%s: %v", c.script, err)
+		}
+		var got []string
+		if strings.HasPrefix(c.want, "-") {
+			got = append(got, "-") // dropped: nothing deleted
+		}
+		for _, s := range f.Sections {
+			for _, v := range s.Values {
+				switch {
+				case v.Asks:
+					got = append(got, "asks")
+				case v.NewOnly && v.AnsweredNo:
+					got = append(got, "newonly")
+				default:
+					got = append(got, "yes")
+				}
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %q, want %q", c.script, got, c.want)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		switch {
+		case c.note == "" && len(f.Notes) != 0:
+			t.Errorf("%s: notes %q", c.script, f.Notes)
+		case c.note != "" && !strings.Contains(notes, c.note):
+			t.Errorf("%s: notes %q, want %q", c.script, notes, c.note)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 
@@ -112,7 +113,7 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 		return nil, err
 	}
 	p := &psReader{f: &File{Encoding: enc, PowerShell: true}, drives: psDefaultDrives(),
-		gone: map[string]psGone{}, dotted: map[string]int{}, mapsAt: map[string]int{}}
+		gone: map[string]psGone{}, dotted: map[string]int{}, mapsAt: map[string]int{}, funcRemoves: map[string][]psRemove{}}
 	p.prescan(text)
 	sc := &psScanner{s: text, line: 1}
 	pipeIn := false
@@ -129,7 +130,11 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 		case brace == '{':
 			p.open(st, op, at)
 		case brace == '}':
-			p.close()
+			var next byte
+			if sc.i < len(sc.s) {
+				next = sc.s[sc.i]
+			}
+			p.close(next)
 		case st != nil && headsBlock(st):
 			p.header = st // its { may follow on the next line
 		case st != nil:
@@ -224,28 +229,59 @@ type psReader struct {
 	// prev is the command before the one read, which pipes its output
 	// into it when that one's pipeIn is set
 	prev *psStmt
+	// bare counts the script blocks open that nothing runs (psBare):
+	// within one, commands are not read
+	bare int
+	// funcRemoves are the Remove-PSDrive commands each function runs
+	// when called, by its name in lower case
+	funcRemoves map[string][]psRemove
 }
 
 // psDrive is a registry drive: the key it stands for (HKU, or a key
 // below a root), the line that maps it (0 for the provider's own), and
 // its scope: level counts the scopes open around it (0: the script's,
-// or the global scope), unsure says why the scope is only a guess, and
-// shadow is the drive of the same name in a scope around, which comes
-// back when this one's scope ends.
+// -1: the global scope around it), unsure says why the scope is only a
+// guess, and shadow is the drive of the same name in a scope around,
+// which comes back when this one's scope ends. doubt, when set, says
+// why a path on it is neither read nor refused: the drive may have been
+// removed, or may not be this one.
 type psDrive struct {
 	root   string
 	line   int
 	level  int
 	unsure string
+	doubt  string
 	shadow *psDrive
 }
 
+// psGlobal is the level of the global scope. A script is read as
+// PowerShell runs a script file (.\tweaks.ps1, powershell -File): in a
+// scope of its own, level 0, whose parent is the global scope, where
+// the session's own drives are (about_Scopes: the Script scope is the
+// one created while a script file runs; SessionStateScopeAPIs.cs
+// NewScope makes it a child of the current scope). A script dot-sourced
+// at the prompt would run in the global scope itself.
+const psGlobal = -1
+
 // psDefaultDrives are the registry provider's drives in every session
-// (RegistryProvider.cs InitializeDefaultDrives: HKLM and HKCU alone).
-// HKU:, HKCR: and HKCC: exist only once a script maps them.
+// (RegistryProvider.cs InitializeDefaultDrives: HKLM and HKCU alone), in
+// the global scope. HKU:, HKCR: and HKCC: exist only once a script maps
+// them.
 func psDefaultDrives() map[string]psDrive {
-	return map[string]psDrive{"HKLM": {root: "HKLM"}, "HKCU": {root: "HKCU"}}
+	return map[string]psDrive{"HKLM": {root: "HKLM", level: psGlobal}, "HKCU": {root: "HKCU", level: psGlobal}}
 }
+
+// psSessionDrives are the drives other than the registry's that every
+// session has in its global scope from its start (the Alias, Environment,
+// Function and Variable providers' InitializeDefaultDrives), and
+// psMaybeDrives those it has depending on the machine or the version:
+// Temp: (PowerShell 7.4 on), Cert: and WSMan: (once their modules
+// load), and a letter of a disk. New-PSDrive of such a name in the
+// global scope fails (SessionStateScope.NewDrive: DriveAlreadyExists).
+var (
+	psSessionDrives = map[string]bool{"ALIAS": true, "ENV": true, "FUNCTION": true, "VARIABLE": true}
+	psMaybeDrives   = map[string]bool{"TEMP": true, "CERT": true, "WSMAN": true}
+)
 
 // psHives are the registry roots a script reaches through a drive it
 // must map first, and the New-PSDrive that maps the usual name.
@@ -491,7 +527,13 @@ func (p *psReader) regPath(s string) (path string, reg bool, unmapped string) {
 		d, mapped := p.drives[strings.ToUpper(name)]
 		_, gone := p.gone[strings.ToUpper(name)]
 		switch _, hive := psHives[strings.ToUpper(name)]; {
+		case mapped && d.doubt != "":
+			return "", true, strings.ToUpper(name)
 		case mapped:
+		case psSessionDrives[strings.ToUpper(name)]:
+			// the global scope's drive of another provider (Env:),
+			// back once a registry drive hiding it is gone
+			return "", false, ""
 		case hive || gone || p.mapsAt[strings.ToUpper(name)] > 0:
 			return "", true, strings.ToUpper(name)
 		default:
@@ -553,8 +595,8 @@ func (p *psReader) newDrive(st *psStmt) {
 		return // no registry key: New-PSDrive fails, no drive
 	}
 	upper := strings.ToUpper(name.s)
-	if upper == "" || strings.ContainsAny(upper, `:\/`) || upper == "HKLM" || upper == "HKCU" {
-		return // no drive name, or one that exists: New-PSDrive fails
+	if upper == "" || strings.ContainsAny(upper, `:\/.~`) {
+		return // SessionStateDriveAPIs.cs IsValidDriveName: New-PSDrive fails
 	}
 	if b.set["Persist"] {
 		if _, ok := p.drives[upper]; !ok {
@@ -562,33 +604,252 @@ func (p *psReader) newDrive(st *psStmt) {
 		}
 		return
 	}
-	lvl, unsure, ok := p.driveLevel(b.named["Scope"], b.set["Scope"])
+	scope := b.named["Scope"]
+	lvl, unsure, ok := p.driveLevel(scope, b.set["Scope"])
 	if !ok {
 		return // a -Scope PowerShell refuses: no drive
 	}
-	p.addDrive(upper, psDrive{root: key, line: st.line, level: lvl, unsure: unsure})
+	d := psDrive{root: key, line: st.line, level: lvl, unsure: unsure}
+	// a name the global scope has: New-PSDrive fails there, and
+	// elsewhere hides the global drive until its scope ends
+	// (SessionStateScope.NewDrive looks in its own scope alone;
+	// SessionStateDriveAPIs.cs GetDrive takes the innermost)
+	session := psSessionDrives[upper] || upper == "HKLM" || upper == "HKCU"
+	maybe := psMaybeDrives[upper] || len(upper) == 1 && upper[0] >= 'A' && upper[0] <= 'Z'
+	dyn := b.set["Scope"] && (scope.dyn != "" || scope.kind != psString)
+	switch {
+	case (session || maybe) && dyn:
+		d.doubt = fmt.Sprintf("the New-PSDrive of line %d maps %s: with a -Scope only the running script knows: PowerShell refuses it in the global scope, which has a drive %s:, and elsewhere the new drive hides that one", st.line, upper, upper)
+	case session && lvl == psGlobal:
+		return // the global scope has the name: New-PSDrive fails
+	case maybe && lvl == psGlobal:
+		d.doubt = fmt.Sprintf("the New-PSDrive of line %d maps %s: in the global scope, which has a drive %s: on some machines or versions of PowerShell, where the command fails", st.line, upper, upper)
+	}
+	p.addDrive(upper, d)
 }
 
-// removeDrive reads a Remove-PSDrive of a drive the script mapped.
+// removeDrive reads a Remove-PSDrive (Navigation.cs
+// RemovePSDriveCommand, SessionStateDriveAPIs.cs RemoveDrive): without
+// -Scope it removes the drive of the name a path would find, the
+// innermost, wherever it was made (PowerShell's own HKLM: and HKCU:
+// too: the registry provider keeps DriveProviderBase.cs's RemoveDrive,
+// which lets any drive go); with -Scope, only one made in that scope. -Name takes
+// wildcards, -LiteralName none; a name no drive has removes nothing.
+// One within a function runs where the script calls the function: it is
+// applied there (psRemove), and within the function's own lines.
 func (p *psReader) removeDrive(st *psStmt) {
 	b, err := bind("Remove-PSDrive", psRemoveDriveParams, st.toks)
 	if err != nil {
 		return
 	}
-	v, ok := b.named["Name"]
-	if !ok {
+	if prov, ok := b.named["PSProvider"]; ok && !maybeRegistry(prov) && !hasWildcard(prov.s) {
+		return // drives of another provider
+	}
+	r := psRemove{line: st.line, scoped: b.set["Scope"]}
+	v := b.named["Name"]
+	if r.literal = b.set["LiteralName"]; r.literal {
 		v = b.named["LiteralName"]
 	}
-	if v.dyn == "" && v.kind == psString {
-		upper := strings.ToUpper(v.s)
-		if d, ok := p.drives[upper]; ok && d.line > 0 {
-			if d.shadow != nil {
-				p.drives[upper] = *d.shadow
-			} else {
-				delete(p.drives, upper)
+	r.names = []psValue{v}
+	if v.kind == psArray {
+		r.names = v.elems
+	}
+	var ok bool
+	if r.lvl, r.unsure, ok = p.driveLevel(b.named["Scope"], b.set["Scope"]); !ok {
+		return // a -Scope PowerShell refuses
+	}
+	if c := p.callable(); c != nil && c.kind == psFunc {
+		r.fn = c.name
+		p.addFuncRemove(c.name, r)
+	}
+	p.applyRemove(r, 0)
+}
+
+// psRemove is a Remove-PSDrive read: its names (-LiteralName: literal),
+// its -Scope as a level (scoped: given; unsure: why the level is a
+// guess), its line, and the function it stands in ("" for none).
+type psRemove struct {
+	names   []psValue
+	literal bool
+	scoped  bool
+	lvl     int
+	unsure  string
+	line    int
+	fn      string
+}
+
+// maxFuncRemoves bounds the Remove-PSDrive commands a function's calls
+// apply, its own and those of the functions it calls.
+const maxFuncRemoves = 64
+
+// applyRemove removes the drives r names as PowerShell does when it runs
+// at this point of the script: where it stands, or where the line call
+// calls its function (0: where it stands). Within a function, a drive
+// made outside it is gone for the function's lines below and back when
+// the function's block ends (the definition runs nothing); within a
+// script block stored or handed on, it is neither read nor refused from
+// here on.
+func (p *psReader) applyRemove(r psRemove, call int) {
+	what := fmt.Sprintf("the Remove-PSDrive of line %d", r.line)
+	if call > 0 {
+		what = fmt.Sprintf("the Remove-PSDrive of line %d, in the function %s, run by the call on line %d,", r.line, r.fn, call)
+	}
+	c := p.callable()
+	if c != nil && c.kind == psFunc && call > 0 && !strings.EqualFold(c.name, r.fn) {
+		// a call within another function: its calls apply it too
+		p.addFuncRemove(c.name, r)
+	}
+	if dyn := dynOf(r.names) != ""; dyn || r.unsure != "" {
+		why := what + " removes a drive only the running script names"
+		if !dyn {
+			why = fmt.Sprintf("%s may remove it, %s", what, r.unsure)
+		}
+		for name, d := range p.drives {
+			if dyn || psMatchesAny(r.names, name, r.literal) {
+				d.doubt = why
+				p.drives[name] = d
+			}
+		}
+		return
+	}
+	// the level of the innermost block that runs where the script
+	// calls it: a drive made outside it is removed wherever that is
+	callLevel := 0
+	if c != nil {
+		for i := range p.blocks {
+			if p.blocks[i].kind != psSame {
+				callLevel++
+			}
+			if &p.blocks[i] == c {
+				break
 			}
 		}
 	}
+	for name := range p.drives {
+		if !psMatchesAny(r.names, name, r.literal) {
+			continue
+		}
+		chain := p.chain(name)
+		at := 0
+		if r.scoped {
+			at = -1
+			for i, d := range chain {
+				if d.level == r.lvl {
+					at = i
+				}
+			}
+			if at < 0 {
+				continue // none in that scope: DriveNotFound
+			}
+		}
+		d := chain[at]
+		if c != nil && d.level < callLevel {
+			if c.kind != psFunc {
+				chain[at].doubt = fmt.Sprintf("%s, within %s, removes it wherever that runs", what, blockName(*c))
+				p.setChain(name, chain)
+				continue
+			}
+			if c.restore == nil {
+				c.restore = map[string][]psDrive{}
+			}
+			if _, ok := c.restore[name]; !ok {
+				c.restore[name] = append([]psDrive(nil), chain...)
+			}
+		}
+		p.setChain(name, append(chain[:at], chain[at+1:]...))
+		mapped := "PowerShell's own"
+		if d.line > 0 {
+			mapped = fmt.Sprintf("the New-PSDrive of line %d mapped it", d.line)
+		}
+		if _, ok := p.drives[name]; !ok {
+			p.gone[name] = psGone{sure: true, removed: true, why: fmt.Sprintf("%s removes it (%s)", what, mapped)}
+		}
+	}
+}
+
+// addFuncRemove stores r as run by each call of the function fn.
+func (p *psReader) addFuncRemove(fn string, r psRemove) {
+	key := strings.ToLower(fn)
+	for _, o := range p.funcRemoves[key] {
+		if o.line == r.line {
+			return
+		}
+	}
+	if len(p.funcRemoves[key]) < maxFuncRemoves {
+		p.funcRemoves[key] = append(p.funcRemoves[key], r)
+	}
+}
+
+// callRemoves applies the Remove-PSDrive commands of the function a
+// command calls (F, & F, . F), where it calls it.
+func (p *psReader) callRemoves(st *psStmt) {
+	first := st.toks[0].val
+	if first.dyn != "" || first.kind != psString || len(p.funcRemoves) == 0 {
+		return
+	}
+	for _, r := range p.funcRemoves[strings.ToLower(first.s)] {
+		p.applyRemove(r, st.line)
+	}
+}
+
+// psMatchesAny says whether the drive name (upper case) is one of names,
+// as -Name matches them (wildcards * ? [ ], any case) or -LiteralName.
+func psMatchesAny(names []psValue, name string, literal bool) bool {
+	for _, v := range names {
+		if v.kind != psString {
+			continue
+		}
+		pat := strings.ToUpper(v.s)
+		if literal || !hasWildcard(pat) {
+			if pat == name {
+				return true
+			}
+			continue
+		}
+		if ok, err := path.Match(pat, name); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is the drives of a name, innermost first, each shadowing the
+// next; setChain stores them back (none: the name has no drive).
+func (p *psReader) chain(name string) []psDrive {
+	var c []psDrive
+	if d, ok := p.drives[name]; ok {
+		c = append(c, d)
+		for s := d.shadow; s != nil; s = s.shadow {
+			c = append(c, *s)
+		}
+	}
+	return c
+}
+
+func (p *psReader) setChain(name string, chain []psDrive) {
+	if len(chain) == 0 {
+		delete(p.drives, name)
+		return
+	}
+	var next *psDrive
+	for i := len(chain) - 1; i >= 0; i-- {
+		c := chain[i]
+		c.shadow = next
+		next = &c
+	}
+	p.drives[name] = *next
+}
+
+// hidden says whether the path s is on PowerShell's own HKLM: or HKCU:
+// while a New-PSDrive of the script maps a drive of that name, which a
+// function's line sees when called from within its scope.
+func hidden(p *psReader, s string) bool {
+	name, _, ok := strings.Cut(s, ":")
+	if !ok {
+		return false
+	}
+	d, mapped := p.drives[strings.ToUpper(name)]
+	return mapped && d.line == 0 && p.mapsAt[strings.ToUpper(name)] > 0
 }
 
 // driveStmt is the New-PSDrive that st runs: st itself, or one within
@@ -622,9 +883,16 @@ func hasWildcard(s string) bool { return strings.ContainsAny(s, "*?[") }
 func (p *psReader) statement(st *psStmt) error {
 	n := st.line
 	first := st.toks[0].val
+	if p.bare > 0 {
+		p.unrun(st)
+		return nil
+	}
 	if st.tooLong {
 		p.note(n, "a command longer than %d bytes: skipped", MaxStatement)
 		return nil
+	}
+	if st.param {
+		return nil // param(...): no command
 	}
 	name := strings.ToLower(first.s)
 	if i := strings.LastIndexAny(name, `\/`); i >= 0 && first.dyn == "" {
@@ -640,6 +908,8 @@ func (p *psReader) statement(st *psStmt) error {
 		p.newDrive(d) // New-PSDrive ..., $null = (New-PSDrive ...)
 	} else if first.dyn == "" && first.kind == psString && (name == "remove-psdrive" || name == "rdr") {
 		p.removeDrive(st)
+	} else {
+		p.callRemoves(st)
 	}
 	if first.dyn != "" || first.kind != psString {
 		// an expression, an assignment ($x = New-Item ...): not read
@@ -697,20 +967,27 @@ func (p *psReader) statement(st *psStmt) error {
 		}
 		key, reg, unmapped := p.regPath(v.s)
 		gone, isGone := p.gone[unmapped]
-		switch {
+		switch doubt := p.drives[unmapped].doubt; {
+		case unmapped != "" && doubt != "":
+			p.note(n, "%s: the drive %s: may not exist here, or not be the one it seems: %s: skipped", cmd, unmapped, doubt)
+			return nil
 		case unmapped != "" && p.unreadDrive > 0:
 			p.note(n, "%s: the drive %s: exists only if the script maps it, and latlab does not read the New-PSDrive of line %d (its arguments, or a name or root only the running script knows): skipped", cmd, unmapped, p.unreadDrive)
 			return nil
 		case isGone && !gone.sure:
 			p.note(n, "%s: the drive %s: may not exist here: %s: skipped", cmd, unmapped, gone.why)
 			return nil
-		case isGone && p.callable() != nil:
+		case isGone && p.callable() != nil && !gone.removed:
 			// a function's lines run where it is called: maybe within
 			// the block that maps the drive
 			p.note(n, "%s: the drive %s: may not exist here: %s, but this line is in %s, which sees it if called from there: skipped", cmd, unmapped, gone.why, blockName(*p.callable()))
 			return nil
 		case isGone:
 			p.note(n, "%s: no drive %s: here: %s: PowerShell fails the command, so it is not written", cmd, unmapped, gone.why)
+			return nil
+		case p.callable() != nil && hidden(p, v.s):
+			name, _, _ := strings.Cut(v.s, ":")
+			p.note(n, "%s: the drive %s: may be another here: this line is in %s, which runs where it is called, and the New-PSDrive of line %d maps a drive of that name, which hides PowerShell's own in its scope: skipped", cmd, strings.ToUpper(name), blockName(*p.callable()), p.mapsAt[strings.ToUpper(name)])
 			return nil
 		case p.callable() != nil && p.mapsAt[unmapped] > 0:
 			p.note(n, "%s: the drive %s: may exist here: this line is in %s, which runs where it is called, and the New-PSDrive of line %d maps it: skipped", cmd, unmapped, blockName(*p.callable()), p.mapsAt[unmapped])

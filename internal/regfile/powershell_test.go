@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -424,6 +425,9 @@ func FuzzReadPowerShell(f *testing.F) {
 	f.Add([]byte("sp HKCU:\\A b 1 -Type DWord\r\nif ($a) {\r\n@\"\r\nx\r\n  \"@\r\n"))
 	f.Add([]byte("$null = (ndr -PSProvider Registry -Name HKU -Root HKEY_USERS)\nsp HKU:\\.DEFAULT\\A b 1\nNew-PSDrive P Registry HKLM:\\SOFTWARE\nrp P:\\X a; Remove-PSDrive HKU; rp HKCR:\\Y b\n"))
 	f.Add([]byte("function Map\n{ ndr HKU Registry HKEY_USERS -Scope 1 }\n. Map\n& { New-PSDrive P Registry HKLM:\\A; sp P:\\X a 1 }\nswitch ($x) { 'a' { $sb = { mount Q Registry HKU -Persist } } }\nsp HKU:\\B c 1; rp Q:\\C d\n"))
+	f.Add([]byte("function F { ndr HKLM Registry HKLM:\\SOFTWARE; rdr HK* -Scope 1 }\nNew-PSDrive Env Registry HKCU:\\A -Scope $s\nRemove-PSDrive -LiteralName HKU, $x -PSProvider Reg*\nF; sp HKLM:\\B c 1; rp Env:\\C d\nNew-PSDrive C Registry HKCU -Scope Global; rdr C -Scope 3\n"))
+	f.Add([]byte("New-PSDrive HKU Registry HKEY_USERS\nfunction F { Remove-PSDrive HKU; G }\nfunction G { F; sp HKU:\\A b 1 }\n& G\n. F\nsp HKU:\\B c 1\n$sb = { rdr HKLM -Scope Global }\n"))
+	f.Add([]byte("[CmdletBinding()]param(\n[int]$a = (1)\n) sp HKCU:\\A b 1\n{\n{ rp HKCU:\\B c }\n}.Invoke()\n$sb =\n{ sp HKCU:\\C d 1 }\nParam\n(\n) { }\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ReadPowerShell(bytes.NewReader(b))
 		if err != nil {
@@ -655,6 +659,192 @@ func TestPowerShellRegAnswered(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s: %s, want %s", c.script, got, c.want)
+		}
+	}
+}
+
+// A { } that starts a statement is a script block PowerShell makes and
+// does not run: its commands are not read, and a note names the first
+// registry command within. A { } that ends a statement (function F,
+// $sb =, a switch clause) is read as before.
+func TestPowerShellBareBlock(t *testing.T) {
+	const set = "sp HKCU:\\X a 1 -Type DWord"
+	const notRun = "line 1: the script block { } of this line is a statement of its own, which PowerShell makes and does not run: its registry commands (line %d on) are not run, so not read"
+	for _, c := range []struct {
+		name   string
+		script string
+		paths  []string
+		note   string // "" for none
+	}{
+		{"one line", "{ " + set + " }", nil, fmt.Sprintf(notRun, 1)},
+		{"on its lines", "{\n  Write-Host x\n  " + set + "\n}\n" + set, []string{`HKCU\X`}, fmt.Sprintf(notRun, 3)},
+		{"nested", "{ & { " + set + " } }", nil, fmt.Sprintf(notRun, 1)},
+		{"no registry command", "{ Write-Host hi }", nil, ""},
+		{"reg.exe", "{ reg add HKCU\\X /v a /d 1 /f }", nil, fmt.Sprintf(notRun, 1)},
+		{"a drive it would map", "{ New-PSDrive P Registry HKLM:\\A }\nsp P:\\X a 1", nil, "no drive P: on this line"},
+		{"a method called on it", "{ " + set + " }.Invoke()", nil, "a value whose method (.Invoke() and the like) the script calls, which latlab does not follow: its registry commands (line 1 on) are not read: skipped"},
+		{"& { }", "& { " + set + " }", []string{`HKCU\X`}, ""},
+		{". { }", ". { " + set + " }", []string{`HKCU\X`}, ""},
+		{"stored, { on the next line", "$sb =\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"function, { on the next line", "function F\n{ " + set + " }\nF", []string{`HKCU\X`}, ""},
+		{"if, { on the next line", "if ($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"class, { on the next line", "class C\n{\n  [void] M() { " + set + " }\n}", []string{`HKCU\X`}, ""},
+		{"switch clause conditions", "switch ($x) {\n  { $_ -gt 1 } { " + set + " }\n}", []string{`HKCU\X`}, ""},
+	} {
+		f := readPS(t, c.script)
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(c.paths, "|") {
+			t.Errorf("%s: keys %q, want %q (notes %q)", c.name, got, c.paths, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
+
+// param(...) ends its statement: a command after it on the same line is
+// read, whatever stands between (blanks, line ends, attributes).
+func TestPowerShellParamBlock(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		lines  []int // the lines of the values read
+		other  int
+	}{
+		{"param($x) Set-ItemProperty HKCU:\\X a 1 -Type DWord", []int{1}, 0},
+		{"Param ( [int]$n = 1 ); sp HKCU:\\X a 1 -Type DWord", []int{1}, 0},
+		{"[CmdletBinding()]param(\n  $a\n) sp HKCU:\\X a 1 -Type DWord\nsp HKCU:\\X b 1 -Type DWord", []int{3, 4}, 0},
+		{"[CmdletBinding()] param\n(\n  $a\n) sp HKCU:\\X a 1 -Type DWord", []int{4}, 0},
+		{"function F { param([string]$p = 'a,b') sp HKCU:\\X a 1 -Type DWord }\nF", []int{1}, 1},
+		{"Write-Host param (1) sp HKCU:\\X a 1", nil, 1},
+	} {
+		f := readPS(t, c.script)
+		var got []int
+		for _, r := range psRows(f) {
+			got = append(got, r.line)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.lines) || f.Other != c.other || len(f.Notes) != 0 {
+			t.Errorf("%q: lines %v other %d notes %q, want %v other %d", c.script, got, f.Other, f.Notes, c.lines, c.other)
+		}
+	}
+}
+
+// Remove-PSDrive removes the drive of the name a path finds, the
+// innermost (PowerShell's own HKLM: too), or with -Scope the one made in
+// that scope: a path on a name left without a drive is not written, and
+// the note names the Remove-PSDrive. One within a function, for a drive
+// made outside it, removes it wherever the function is called.
+func TestPowerShellRemoveDrive(t *testing.T) {
+	const mapHKU = "New-PSDrive -Name HKU -PSProvider Registry -Root HKEY_USERS\n"
+	const use = "sp HKU:\\X a 1 -Type DWord"
+	const gone = "no drive HKU: here: the Remove-PSDrive of line 2 removes it (the New-PSDrive of line 1 mapped it): PowerShell fails the command, so it is not written"
+	for _, c := range []struct {
+		name   string
+		script string
+		paths  []string
+		note   string
+	}{
+		{"by name", mapHKU + "Remove-PSDrive HKU\n" + use, nil, gone},
+		{"by alias, -LiteralName", mapHKU + "rdr -LiteralName hku -Force\n" + use, nil, gone},
+		{"-Scope Script at the top", mapHKU + "Remove-PSDrive -Name HKU -Scope Script\n" + use, nil, gone},
+		{"-Scope Local at the top", mapHKU + "Remove-PSDrive -Name HKU -Scope Local\n" + use, nil, gone},
+		{"-Scope Global: none there", mapHKU + "Remove-PSDrive -Name HKU -Scope Global\n" + use, []string{`HKU\X`}, ""},
+		{"-Scope 1 from & { }", mapHKU + "& { Remove-PSDrive HKU -Scope 1 }\n" + use, nil, "the Remove-PSDrive of line 2 removes it"},
+		{"-Scope 0 in & { }: none there", mapHKU + "& { Remove-PSDrive HKU -Scope 0 }\n" + use, []string{`HKU\X`}, ""},
+		{"from & { }, the innermost", mapHKU + "& { Remove-PSDrive HKU }\n" + use, nil, "the Remove-PSDrive of line 2 removes it"},
+		{"the innermost, then the one around", mapHKU + "function F { New-PSDrive HKU Registry HKLM:\\A; Remove-PSDrive HKU; " + use + " }\nF",
+			[]string{`HKU\X`}, ""},
+		{"with -Scope, the one made there", mapHKU + "New-PSDrive HKU Registry HKLM:\\A -Scope Global\n" + use + "\nRemove-PSDrive HKU -Scope Global\n" + use + "\nRemove-PSDrive HKU\n" + use,
+			[]string{`HKU\X`, `HKU\X`}, "line 7: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 6 removes it"},
+		{"wildcards", mapHKU + "Remove-PSDrive HK*\nsp HKLM:\\X a 1 -Type DWord\n" + use, nil,
+			"line 3: Set-ItemProperty: no drive HKLM: here: the Remove-PSDrive of line 2 removes it (PowerShell's own)"},
+		{"a list", mapHKU + "Remove-PSDrive HKU, HKCR\n" + use, nil, gone},
+		{"PowerShell's own", "Remove-PSDrive HKCU\nsp HKCU:\\X a 1 -Type DWord\nsp HKLM:\\X a 1 -Type DWord", []string{`HKLM\X`},
+			"line 2: Set-ItemProperty: no drive HKCU: here: the Remove-PSDrive of line 1 removes it (PowerShell's own)"},
+		{"mapped again", mapHKU + "Remove-PSDrive HKU\n" + mapHKU + use, []string{`HKU\X`}, ""},
+		{"another provider", mapHKU + "Remove-PSDrive HKU -PSProvider FileSystem\n" + use, []string{`HKU\X`}, ""},
+		{"a name the script does not map", "Remove-PSDrive Q\nsp HKLM:\\X a 1 -Type DWord", []string{`HKLM\X`}, ""},
+		{"in a function, where it is called", mapHKU + "function F { Remove-PSDrive HKU }\n" + use + "\nF\n" + use, []string{`HKU\X`},
+			"line 5: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 2, in the function F, run by the call on line 4, removes it (the New-PSDrive of line 1 mapped it)"},
+		{"in a function, its lines below", mapHKU + "function F {\n  Remove-PSDrive HKU\n  " + use + "\n}\n" + use, []string{`HKU\X`},
+			"line 4: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 3 removes it (the New-PSDrive of line 1 mapped it): PowerShell fails the command, so it is not written"},
+		{"in a function another calls", mapHKU + "function F { rdr HKU }\nfunction G { F }\n" + use + "\n& G\n" + use, []string{`HKU\X`},
+			"line 6: Set-ItemProperty: no drive HKU: here: the Remove-PSDrive of line 2, in the function F, run by the call on line 5, removes it"},
+		{"in a function dot-sourced", mapHKU + "function F { Remove-PSDrive HKU }\n. F\n" + use, nil, "run by the call on line 3, removes it"},
+		{"in a function never called", mapHKU + "function F { Remove-PSDrive HKU }\n" + use, []string{`HKU\X`}, ""},
+		{"in a stored script block", mapHKU + "$sb = { Remove-PSDrive HKU }\n" + use, nil,
+			"the drive HKU: may not exist here, or not be the one it seems: the Remove-PSDrive of line 2, within the script block of line 2, removes it wherever that runs: skipped"},
+		{"a name only the script knows", mapHKU + "Remove-PSDrive $d\n" + use, nil,
+			"the Remove-PSDrive of line 2 removes a drive only the running script names: skipped"},
+		{"a -Scope only the script knows", mapHKU + "Remove-PSDrive HKU -Scope $s\n" + use, nil,
+			"the Remove-PSDrive of line 2 may remove it, with a -Scope only the running script knows: skipped"},
+		{"-Scope PowerShell refuses", mapHKU + "Remove-PSDrive HKU -Scope 2\n" + use, []string{`HKU\X`}, ""},
+	} {
+		f := readPS(t, c.script)
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(c.paths, "|") {
+			t.Errorf("%s: keys %q, want %q (notes %q)", c.name, got, c.paths, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
+
+// A drive of a name the global scope has (HKLM, HKCU, Env...) can be
+// made in any other scope, where it hides the global one until that
+// scope ends; in the global scope New-PSDrive fails. A Private drive is
+// the current scope's, and is found from the scopes below it as any
+// other: drives have no Private option.
+func TestPowerShellHideDrive(t *testing.T) {
+	const hide = "New-PSDrive -Name HKLM -PSProvider Registry -Root HKLM:\\SOFTWARE\\Policies"
+	const use = "sp HKLM:\\X a 1 -Type DWord"
+	for _, c := range []struct {
+		name   string
+		script string
+		paths  []string
+		note   string
+	}{
+		{"in a function", "function F {\n  " + hide + "\n  " + use + "\n}\nF\n" + use, []string{`HKLM\SOFTWARE\Policies\X`, `HKLM\X`}, ""},
+		{"in & { }", "& { " + hide + "; " + use + " }\n" + use, []string{`HKLM\SOFTWARE\Policies\X`, `HKLM\X`}, ""},
+		{"at the script's top", hide + "\n" + use, []string{`HKLM\SOFTWARE\Policies\X`}, ""},
+		{"-Scope Script in a function", "function F { " + hide + " -Scope Script }\nF\n" + use, []string{`HKLM\SOFTWARE\Policies\X`}, ""},
+		{"-Scope Global fails", hide + " -Scope Global\n" + use, []string{`HKLM\X`}, ""},
+		{"-Scope 1 at the top: the global scope", hide + " -Scope 1\n" + use, []string{`HKLM\X`}, ""},
+		{"HKCU", "function F { New-PSDrive HKCU Registry HKEY_USERS\\.DEFAULT; sp HKCU:\\X a 1 -Type DWord }\nF", []string{`HKU\.DEFAULT\X`}, ""},
+		{"Env", "function F { New-PSDrive Env Registry HKLM:\\SOFTWARE; sp Env:\\X a 1 -Type DWord }\nF\nsp Env:\\X a 1 -Type DWord",
+			[]string{`HKLM\SOFTWARE\X`}, `"Env:\\X" is no registry path latlab reads`},
+		{"Env in the global scope fails", "New-PSDrive Env Registry HKLM:\\SOFTWARE -Scope Global\nsp Env:\\X a 1 -Type DWord", nil, `"Env:\\X" is no registry path latlab reads`},
+		{"a -Scope only the script knows", hide + " -Scope $s\n" + use, nil,
+			"the drive HKLM: may not exist here, or not be the one it seems: the New-PSDrive of line 1 maps HKLM: with a -Scope only the running script knows: PowerShell refuses it in the global scope, which has a drive HKLM:, and elsewhere the new drive hides that one: skipped"},
+		{"a disk's letter in the global scope", "New-PSDrive C Registry HKLM:\\SOFTWARE -Scope Global\nsp C:\\X a 1 -Type DWord", nil,
+			"the New-PSDrive of line 1 maps C: in the global scope, which has a drive C: on some machines or versions of PowerShell, where the command fails: skipped"},
+		{"a disk's letter in the script's scope", "New-PSDrive C Registry HKLM:\\SOFTWARE\nsp C:\\X a 1 -Type DWord", []string{`HKLM\SOFTWARE\X`}, ""},
+		{"a function's line, called from within the scope", "function Apply { " + use + " }\nfunction F { " + hide + "; Apply }\nF", nil,
+			"line 1: Set-ItemProperty: the drive HKLM: may be another here: this line is in the function Apply (line 1), which runs where it is called, and the New-PSDrive of line 2 maps a drive of that name, which hides PowerShell's own in its scope: skipped"},
+		{"-Scope Private, seen by a function it calls", "New-PSDrive HKU Registry HKEY_USERS -Scope Private\nfunction F { sp HKU:\\X a 1 -Type DWord }\nF",
+			[]string{`HKU\X`}, ""},
+		{"-Scope Private in & { }, seen by the function it calls", "function F { sp HKU:\\X a 1 -Type DWord }\n& {\n  New-PSDrive HKU Registry HKEY_USERS -Scope Private\n  F\n}", nil,
+			"the drive HKU: may exist here: this line is in the function F (line 1)"},
+	} {
+		f := readPS(t, c.script)
+		var got []string
+		for _, s := range f.Sections {
+			got = append(got, s.Path)
+		}
+		if strings.Join(got, "|") != strings.Join(c.paths, "|") {
+			t.Errorf("%s: keys %q, want %q (notes %q)", c.name, got, c.paths, f.Notes)
+		}
+		notes := strings.Join(f.Notes, " | ")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
 		}
 	}
 }

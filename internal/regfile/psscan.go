@@ -50,6 +50,7 @@ type psStmt struct {
 	pipeOut bool // its output is piped to the next
 	tooLong bool // longer than MaxStatement: its words are not kept
 	op      byte // & (the call operator) or . (dot-sourcing) before it; 0 for none
+	param   bool // a param(...) block
 }
 
 func (sc *psScanner) peek(k int) byte {
@@ -168,6 +169,8 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 		case c == '.' && len(st.toks) == 0 && (sc.peek(1) == ' ' || sc.peek(1) == '\t'): // dot-sourcing
 			sc.i++
 			op = '.'
+		case sc.paramBlock(st):
+			return done() // param(...) ends its statement
 		default:
 			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
 		}
@@ -180,6 +183,48 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			return done()
 		}
 	}
+}
+
+// paramBlock reads a param(...) block where a statement starts, after
+// its attributes ([CmdletBinding()]): the block ends there, and a
+// command may follow it on the same line (Parser.cs ScriptBlockRule:
+// "param-block:opt statement-terminators:opt script-block-body:opt";
+// ParamBlockRule takes new lines between param and its parenthesis).
+// false, having read nothing, where there is none.
+func (sc *psScanner) paramBlock(st *psStmt) bool {
+	for _, t := range st.toks {
+		if !strings.HasPrefix(t.val.dyn, "the expression [") {
+			return false // a command's argument named param
+		}
+	}
+	j := sc.atParam()
+	if j < 0 {
+		return false
+	}
+	word := psValue{kind: psString, s: sc.s[sc.i : sc.i+len("param")], bare: true}
+	for sc.i < j {
+		sc.adv()
+	}
+	st.toks = append(st.toks, psTok{val: word}, psTok{val: sc.list(0)})
+	st.param = true
+	return true
+}
+
+// atParam is where the ( of a param block starting at sc.i stands; -1
+// when none does.
+func (sc *psScanner) atParam() int {
+	const kw = "param"
+	if len(sc.s)-sc.i < len(kw) || !strings.EqualFold(sc.s[sc.i:sc.i+len(kw)], kw) {
+		return -1
+	}
+	j := sc.i + len(kw)
+	for j < len(sc.s) && strings.IndexByte(" \t\f\v\n", sc.s[j]) >= 0 || j+1 < len(sc.s) && sc.s[j] == '`' && sc.s[j+1] == '\n' {
+		j++
+	}
+	if j >= len(sc.s) || sc.s[j] != '(' {
+		return -1
+	}
+	return j
 }
 
 func isParamStart(c byte) bool {
@@ -572,7 +617,9 @@ func (sc *psScanner) cast(depth int) psValue {
 		}
 		return toBytes(v)
 	}
-	sc.rest()
+	if sc.atParam() < 0 { // [CmdletBinding()]param(...): the attribute's own
+		sc.rest()
+	}
 	return psValue{dyn: "the expression " + textdec.Clip(sc.s[start:sc.i])}
 }
 

@@ -37,6 +37,7 @@ const (
 	psFunc                      // a function's body: a scope of its own for each call, the caller's when dot-sourced
 	psCalled                    // a scope of its own, run where it stands: & { }, trap { }
 	psOpaque                    // a script block stored or handed on ($sb = { }, Invoke-Command { }): how it runs is the script's to say
+	psBare                      // a script block that is a statement of its own: made, never run
 )
 
 // psBlock is a { } block open at a point of the script.
@@ -45,6 +46,13 @@ type psBlock struct {
 	name     string // the function's name as written (psFunc)
 	line     int
 	isSwitch bool // a switch's body, whose clauses' blocks are no scopes
+	// regLine is the line of the first registry command within a
+	// psBare block (0: none)
+	regLine int
+	// restore are the drives of the scopes around a function, by name,
+	// as they were before a Remove-PSDrive within it: back when its
+	// block ends
+	restore map[string][]psDrive
 }
 
 // psGone is a drive the script mapped in a scope that has ended, or
@@ -53,6 +61,9 @@ type psBlock struct {
 type psGone struct {
 	why  string
 	sure bool
+	// removed: a Remove-PSDrive above removed it, which a function's
+	// line below runs after too
+	removed bool
 }
 
 // psHeaders are the keywords whose block runs in the scope around it.
@@ -100,6 +111,13 @@ func (p *psReader) open(st *psStmt, op byte, line int) {
 	}
 	inSwitch := len(p.blocks) > 0 && p.blocks[len(p.blocks)-1].isSwitch
 	switch {
+	case head == nil && op == 0 && !inSwitch && !p.continued():
+		// a { where a statement starts is a script block expression
+		// (Parser.cs PrimaryExpressionRule: LCurly,
+		// ScriptBlockExpressionRule): PowerShell makes the block and
+		// writes it to the output, and runs none of it
+		b.kind = psBare
+		p.bare++
 	case head == nil && op == '&':
 		b.kind = psCalled
 	case head == nil && op == '.':
@@ -137,8 +155,40 @@ func funcName(raw string) string {
 	return name
 }
 
-// close reads a } : the drives of a scope that ends go with it.
-func (p *psReader) close() {
+// continued says whether a { with no command before it on its line
+// continues the statement above ($sb =, a list's comma, a pipe).
+func (p *psReader) continued() bool {
+	if p.prev == nil {
+		return false
+	}
+	raw := p.prev.raw
+	return p.prev.pipeOut || strings.HasSuffix(raw, "=") || strings.HasSuffix(raw, ",")
+}
+
+// unrun notes what a command within a script block nothing runs would
+// have done: the first registry command is named when the block ends.
+func (p *psReader) unrun(st *psStmt) {
+	var outer *psBlock
+	for i := range p.blocks {
+		if p.blocks[i].kind == psBare {
+			outer = &p.blocks[i]
+			break
+		}
+	}
+	if outer == nil || outer.regLine > 0 || st.tooLong {
+		return
+	}
+	first := st.toks[0].val
+	name := strings.ToLower(first.s)
+	if first.dyn == "" && first.kind == psString && (psNames[name] != "" || name == "reg" || name == "reg.exe" ||
+		name == "new-psdrive" || name == "remove-psdrive") || looksLikeRegistryWrite(st.raw) {
+		outer.regLine = st.line
+	}
+}
+
+// close reads a } : the drives of a scope that ends go with it. next is
+// the character after it.
+func (p *psReader) close(next byte) {
 	if len(p.blocks) == 0 {
 		return // psSyntax pairs braces: not reached
 	}
@@ -146,6 +196,17 @@ func (p *psReader) close() {
 	lvl := p.level()
 	p.blocks = p.blocks[:len(p.blocks)-1]
 	p.header = nil
+	if b.kind == psBare {
+		p.bare--
+		switch {
+		case b.regLine == 0:
+		case next == '.':
+			p.note(b.line, "the script block { } of this line is a value whose method (.Invoke() and the like) the script calls, which latlab does not follow: its registry commands (line %d on) are not read: skipped", b.regLine)
+		default:
+			p.note(b.line, "the script block { } of this line is a statement of its own, which PowerShell makes and does not run: its registry commands (line %d on) are not run, so not read", b.regLine)
+		}
+		return
+	}
 	if b.kind == psSame {
 		return
 	}
@@ -159,6 +220,15 @@ func (p *psReader) close() {
 			delete(p.drives, name)
 		}
 		p.gone[name] = p.goneWhy(name, d, b)
+	}
+	for name, saved := range b.restore {
+		var keep []psDrive
+		for _, d := range saved {
+			if d.level < lvl {
+				keep = append(keep, d)
+			}
+		}
+		p.setChain(name, keep)
 	}
 }
 
@@ -205,16 +275,22 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 		return cur, "", true
 	}
 	if scope.dyn != "" || scope.kind == psArray || scope.kind == psBytes || scope.kind == psNull {
-		if cur == 0 {
-			return 0, "", true // any scope at the script's top outlives its lines
-		}
+		// at the script's top any scope outlives its lines: the guess
+		// counts for which drive a name finds, not for how long
 		return cur, "with a -Scope only the running script knows", true
 	}
 	s := strings.ToLower(strings.TrimSpace(scope.s))
 	switch s {
 	case "local", "private":
+		// Private is the current scope (GetScopeByID), and a drive
+		// has no Private option: unlike a variable's or an alias's
+		// (ScopedItemOptions), a drive made with it is found from the
+		// scopes below as any other (SessionStateScope.GetDrive,
+		// SessionStateScopeEnumerator walk up with no such check)
 		return cur, "", true
-	case "global", "script":
+	case "global":
+		return psGlobal, "", true
+	case "script":
 		return 0, "", true
 	}
 	n, err := strconv.Atoi(s)
@@ -222,7 +298,8 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 		return 0, "", false // GetScopeByID refuses it: no drive
 	}
 	// n scopes up: known while each scope crossed is a block run where
-	// it stands
+	// it stands; one above the script's is the global scope, and one
+	// above that none (GetScopeByID: ScopeIDExceedsAvailableScopes)
 	lvl = cur
 	for i := len(p.blocks) - 1; i >= 0 && n > 0 && lvl > 0; i-- {
 		switch p.blocks[i].kind {
@@ -234,6 +311,9 @@ func (p *psReader) driveLevel(scope psValue, given bool) (lvl int, unsure string
 			continue
 		}
 		return cur, fmt.Sprintf("with -Scope %s, a scope that depends on where %s is called from", scope.s, blockName(p.blocks[i])), true
+	}
+	if lvl -= n; lvl < psGlobal {
+		return 0, "", false
 	}
 	return lvl, "", true
 }
@@ -273,12 +353,18 @@ func (p *psReader) addDrive(name string, d psDrive) {
 	p.drives[name] = *next
 }
 
+// psOtherHeads are the other keywords whose { may follow on the next
+// line.
+var psOtherHeads = map[string]bool{
+	"function": true, "filter": true, "workflow": true, "trap": true, "class": true, "enum": true,
+	"configuration": true, "parallel": true, "sequence": true, "inlinescript": true,
+}
+
 // headsBlock says whether st may head a block whose { follows on the
 // next line: function F, if (...), else, trap.
 func headsBlock(st *psStmt) bool {
 	first := strings.ToLower(st.toks[0].val.s)
-	return st.toks[0].val.dyn == "" && (psHeaders[first] || first == "function" || first == "filter" ||
-		first == "workflow" || first == "trap")
+	return st.toks[0].val.dyn == "" && (psHeaders[first] || psOtherHeads[first])
 }
 
 // prescan finds, before the script is read, the functions it
