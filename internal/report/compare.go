@@ -36,7 +36,7 @@ func CompareText(w io.Writer, r *compare.Result) {
 		compareRanking(w, r)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeNote(w, n)
 	}
 }
 

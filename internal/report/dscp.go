@@ -83,7 +83,7 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 		}
 	}
 	for _, n := range st.Notes() {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeNote(w, n)
 	}
 }
 

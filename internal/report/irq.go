@@ -209,7 +209,7 @@ func NetInfo(w io.Writer, n *irq.NetInfo) {
 		fmt.Fprintln(w, "no hardware network device found (only virtual ones such as lo)")
 	}
 	for _, note := range n.Notes {
-		fmt.Fprintf(w, "note: %s\n", note)
+		writeNote(w, note)
 	}
 }
 

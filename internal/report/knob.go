@@ -132,7 +132,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeNote(w, n)
 	}
 	for _, wn := range p.Warnings {
 		writeHanging(w, "warning: "+wn, 2)

@@ -42,7 +42,7 @@ func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []str
 	fmt.Fprintln(w, "\nA is the endpoint that sent the first packet seen. Counts of flags follow Wireshark's tcp.analysis; \"reordered\" is latlab's: new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.")
 	fmt.Fprintln(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.")
 	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeNote(w, n)
 	}
 }
 

@@ -44,7 +44,7 @@ func Sleep(w io.Writer, doc *result.Document, r *probe.SleepResult) {
 	}
 	for _, n := range doc.Notes {
 		if !strings.HasPrefix(n, "first sample") {
-			fmt.Fprintf(w, "note: %s\n", n)
+			writeNote(w, n)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	}
 	fmt.Fprintf(w, "\nseed %d (rerun with --seed %d for the same order and intervals); took %s\n", r.Seed, r.Seed, units.Duration(time.Duration(r.ElapsedNs).Round(time.Millisecond)))
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		writeNote(w, n)
 	}
 }
 

@@ -131,6 +131,13 @@ func writeHanging(w io.Writer, line string, indent int) {
 	}
 }
 
+// writeNote writes a note of a result, its control characters escaped
+// (a note can quote a file's or a device's name), within 80 columns, the
+// lines after the first indented two.
+func writeNote(w io.Writer, n string) {
+	writeHanging(w, "note: "+safeText(n), 2)
+}
+
 // Clip cuts s to n terminal columns, the last an ellipsis: a wide
 // character (CJK) counts two, a combining mark none, as the tables count
 // them.

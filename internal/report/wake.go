@@ -83,7 +83,7 @@ func Wake(w io.Writer, doc *result.Document) {
 	}
 	for _, n := range doc.Notes {
 		if n != probe.WakeWarmupNote && !strings.HasPrefix(n, "explain: tracefs") {
-			fmt.Fprintf(w, "note: %s\n", safeText(n))
+			writeNote(w, n)
 		}
 	}
 	if len(d.Explain) > 0 {
