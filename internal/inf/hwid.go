@@ -17,13 +17,13 @@ import (
 //	hardware IDs:   VEN&DEV&SUBSYS&REV, VEN&DEV&SUBSYS, VEN&DEV&CC_ccsspp, VEN&DEV&CC_ccss
 //	compatible IDs: VEN&DEV&REV, VEN&DEV, VEN&CC_ccsspp, VEN&CC_ccss, VEN, CC_ccsspp, CC_ccss
 //
-// The identifier part of a driver's rank is 0xTHHH: T is 0 when one of the
-// device's hardware IDs equals the INF line's hardware ID (its first ID),
-// 1 when it equals one of the line's compatible IDs, 2 and 3 the same for
-// the device's compatible IDs; HHH is the ID's position in the device's
-// list. Lower wins. An I225-V installed from Intel's e2f INF through its
-// "PCI\VEN_8086&DEV_15F3&REV_03" line has rank 0x00FF2000: a compatible ID
-// of the device, at position 0.
+// The identifier part of a driver's rank is 0xTHHH (identifierScore):
+// T says which of the device's lists and which of the INF line's IDs
+// matched, HHH the matching ID's position in the device's list and, when
+// both IDs are compatible IDs, also in the line's. Lower wins. An I225-V
+// installed from Intel's e2f INF through its "PCI\VEN_8086&DEV_15F3&REV_03"
+// line has rank 0x00FF2000: a compatible ID of the device, at position 0,
+// equal to the line's hardware ID.
 
 // idForm is the parts one ID of a device's list has, in the order Windows
 // writes them. "CC6" and "CC4" are the class code with and without the
@@ -130,6 +130,9 @@ type DeviceIDs struct {
 	Compatible []string `json:"compatible_ids"`
 	bus        string
 	parts      map[string]string // CC6/CC4 split out
+	// asWritten: the ID stands for itself, the one hardware ID of its
+	// list (ParseDeviceID says when).
+	asWritten bool
 }
 
 // ParseDeviceID reads a hardware ID (or a device instance ID, whose
@@ -153,14 +156,14 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 	}
 	known, structured := busParts[bus]
 	if !ok || !structured {
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
 		return ids, nil
 	}
 	parts, err := splitParts(rest, known)
 	if err != nil && bus == "HDAUDIO" {
 		// A compatible ID (with CTRL_VEN, CTRL_DEV) or another form
 		// Microsoft does not spell out: it stands for itself.
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
 		return ids, nil
 	}
 	if err != nil {
@@ -174,7 +177,7 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 		// Without SUBSYS the ID is no hardware ID Microsoft documents
 		// (one of the compatible IDs, perhaps): it stands for itself,
 		// and lines that name a SUBSYS are weighed as for PCI.
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
 	}
 	if len(ids.Hardware)+len(ids.Compatible) == 0 {
 		return ids, fmt.Errorf("hardware ID %q names no %s device: expected %s", ids.Given, bus, eg)
@@ -247,62 +250,88 @@ func renderForm(bus string, parts map[string]string, form idForm) (string, bool)
 	return b.String(), true
 }
 
+// identifierScore is the identifier part of Windows' rank, 0xTHHH, for a
+// match between the device's ID at position devPos of its hardware IDs
+// (devCompat false) or of its compatible IDs, and the INF ID at position
+// infPos of its models line (0: the line's hardware ID, 1 its first
+// compatible ID ...). Microsoft, "Identifier Score"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-):
+//
+//	device hardware ID   = line's hardware ID:      0x0000 + j
+//	device hardware ID   = line's compatible ID:    0x1000 + j
+//	device compatible ID = line's hardware ID:      0x2000 + j
+//	device compatible ID = line's compatible ID k:  0x3000 + j + k*0x100
+//
+// where j is the device ID's position in its list and k the INF ID's
+// position in the line's list of compatible IDs (its first is 0). Only the
+// last case counts the line's position: a device hardware ID ranks alike
+// whichever of the line's compatible IDs it equals. "Driver Rank Example"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/driver-rank-example--windows-vista-and-later-)
+// gives the four cases for a line "INF_HwID_1, INF_CID_1, INF_CID_2":
+// CID_1 = INF_CID_2 is 0x3100, CID_2 = INF_CID_2 0x3101, HwID_2 = INF_CID_2
+// 0x1001. Each score stays in its type's range (0xT000 to 0xTFFF, the page
+// says), so HHH is held at 0xFFF.
+func identifierScore(devCompat bool, devPos, infPos int) int {
+	t, hhh := 0, devPos
+	if devCompat {
+		t = 2
+	}
+	if infPos > 0 {
+		t++
+		if devCompat {
+			hhh += (infPos - 1) * 0x100
+		}
+	}
+	return t<<12 | min(hhh, 0xfff)
+}
+
 // rank is the identifier part of Windows' rank for an INF ID at position
-// pos of its models line (0 = the line's hardware ID), or false when the
+// pos of its models line (0 = the line's hardware ID), the device's ID
+// that equals it and that ID's position in its list, or false when the
 // device's lists do not contain it. The ID's position is its place in the
 // list Windows builds for the device (deviceForms), not in the shorter
 // list the ID given spells out.
-func (ids DeviceIDs) rank(infID string, pos int) (int, string, bool) {
+func (ids DeviceIDs) rank(infID string, pos int) (int, string, int, bool) {
 	up := strings.ToUpper(strings.TrimSpace(infID))
-	t := 0
-	if pos > 0 {
-		t = 1
-	}
 	if ids.parts != nil {
 		hw, compat := deviceForms(ids.bus, ids.parts)
 		for li, list := range [][]idForm{hw, compat} {
 			for i, form := range list {
 				if id, ok := renderForm(ids.bus, ids.parts, form); ok && id == up {
-					return (t+2*li)<<12 | i, id, true
+					return identifierScore(li == 1, i, pos), id, i, true
 				}
 			}
 		}
+	}
+	if !ids.asWritten {
+		return 0, "", 0, false
 	}
 	// An ID that stands for itself (no bus list, or an HDAUDIO ID
 	// Microsoft does not document) is its own list.
 	for i, id := range ids.Hardware {
 		if id == up {
-			return t<<12 | i, id, true
+			return identifierScore(false, i, pos), id, i, true
 		}
 	}
-	for i, id := range ids.Compatible {
-		if id == up {
-			return (t+2)<<12 | i, id, true
-		}
-	}
-	return 0, "", false
+	return 0, "", 0, false
 }
 
 // potential is the best rank an INF ID could have on a device that agrees
 // with the given ID in every part the given ID has: the INF ID must be a
 // form Windows builds, agree with every part both have, and need a part
 // the given ID lacks (else rank already judged it). It also returns those
-// parts.
-func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
+// parts and the ID's position in the device's list.
+func (ids DeviceIDs) potential(infID string, pos int) (int, []string, int, bool) {
 	if ids.parts == nil {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	bus, rest, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(infID)), `\`)
 	if !ok || bus != ids.bus {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	parts, err := splitParts(rest, busParts[bus])
 	if err != nil {
-		return 0, nil, false
-	}
-	t := 0
-	if pos > 0 {
-		t = 1
+		return 0, nil, 0, false
 	}
 	hw, compat := deviceForms(bus, parts)
 	for li, list := range [][]idForm{hw, compat} {
@@ -315,18 +344,18 @@ func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
 			for _, k := range form {
 				switch g, has := ids.parts[k]; {
 				case has && g != parts[k]:
-					return 0, nil, false
+					return 0, nil, 0, false
 				case !has:
 					lacks = append(lacks, partName(k))
 				}
 			}
 			if len(lacks) == 0 {
-				return 0, nil, false
+				return 0, nil, 0, false
 			}
-			return (t+2*li)<<12 | i, lacks, true
+			return identifierScore(li == 1, i, pos), lacks, i, true
 		}
 	}
-	return 0, nil, false
+	return 0, nil, 0, false
 }
 
 // countForm counts the parts as a form counts them (a 6-digit class code
@@ -345,6 +374,9 @@ type Match struct {
 	INFID    string `json:"inf_id"`
 	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs
 	DeviceID string `json:"device_id"`       // the device's ID that equals it
+	// DevicePos is DeviceID's position in the device's list of hardware
+	// IDs (Rank 0x0HHH, 0x1HHH) or of compatible IDs (0x2HHH, 0x3HHH).
+	DevicePos int `json:"device_id_position"`
 	// Rank is the identifier part of Windows' driver rank, 0xTHHH (lower
 	// is better): see DeviceIDs.
 	Rank int `json:"rank"`
@@ -381,7 +413,9 @@ type Outranking struct {
 	Needs []string `json:"needs"`
 }
 
-// Kind says which of the device's and the INF line's IDs matched.
+// Kind says which of the device's and the INF line's IDs matched. Both
+// positions count from 0: the device's in its list of hardware or of
+// compatible IDs, the line's in its compatible IDs (Match.INFPos - 1).
 func (m Match) Kind() string {
 	dev := "hardware ID"
 	if m.Rank>>12 >= 2 {
@@ -389,9 +423,9 @@ func (m Match) Kind() string {
 	}
 	inf := "hardware ID"
 	if m.INFPos > 0 {
-		inf = "compatible ID"
+		inf = fmt.Sprintf("compatible ID %d", m.INFPos-1)
 	}
-	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.Rank&0xfff, inf)
+	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.DevicePos, inf)
 	if len(m.Assumes) > 0 {
 		k += " if the device's full ID has its " + strings.Join(m.Assumes, " and ")
 	}
@@ -469,14 +503,14 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	var cands []cand
 	for _, md := range models {
 		for pos, id := range md.HardwareIDs {
-			if r, dev, ok := ids.rank(id, pos); ok {
+			if r, dev, dpos, ok := ids.rank(id, pos); ok {
 				if sm.best == nil || r < sm.best.Rank || r == sm.best.Rank && pos < sm.best.INFPos {
-					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, Rank: r, model: md}
+					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, DevicePos: dpos, Rank: r, model: md}
 				}
 				continue
 			}
-			if r, lacks, ok := ids.potential(id, pos); ok {
-				cands = append(cands, cand{Match{Line: md.Line, INFID: id, INFPos: pos, Rank: r, model: md}, lacks})
+			if r, lacks, dpos, ok := ids.potential(id, pos); ok {
+				cands = append(cands, cand{Match{Line: md.Line, INFID: id, INFPos: pos, DevicePos: dpos, Rank: r, model: md}, lacks})
 			}
 		}
 	}

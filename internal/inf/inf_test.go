@@ -620,7 +620,7 @@ func TestINFRankPositionInDeviceList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, _, ok := ids.rank(c.infID, c.pos); !ok || r != c.rank {
+		if r, _, _, ok := ids.rank(c.infID, c.pos); !ok || r != c.rank {
 			t.Errorf("%s: %s at %d ranks 0x%04X (%v), want 0x%04X", c.given, c.infID, c.pos, r, ok, c.rank)
 		}
 	}
@@ -641,9 +641,102 @@ func TestINFRankPositionInDeviceList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, lacks, ok := ids.potential(c.infID, 0); !ok || r != c.rank || !reflect.DeepEqual(lacks, c.lacks) {
+		if r, lacks, _, ok := ids.potential(c.infID, 0); !ok || r != c.rank || !reflect.DeepEqual(lacks, c.lacks) {
 			t.Errorf("%s: %s would rank 0x%04X lacking %v (%v), want 0x%04X lacking %v", c.given, c.infID, r, lacks, ok, c.rank, c.lacks)
 		}
+	}
+}
+
+// The identifier score of every pair in Microsoft's "Driver Rank Example"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/driver-rank-example--windows-vista-and-later-):
+// a device with hardware IDs HwID_1, HwID_2 and compatible IDs CID_1,
+// CID_2, and the models line "DeviceDesc1 = InstallSection1, INF_HwID_1,
+// INF_CID_1, INF_CID_2". The wants are the page's table, 0xSSGG left off.
+func TestINFIdentifierScoreDriverRankExample(t *testing.T) {
+	type dev struct {
+		name   string
+		compat bool
+		pos    int
+	}
+	infIDs := []string{"INF_HwID_1", "INF_CID_1", "INF_CID_2"} // line positions 0, 1, 2
+	for _, c := range []struct {
+		dev  dev
+		want [3]int // per INF ID
+	}{
+		{dev{"HwID_1", false, 0}, [3]int{0x0000, 0x1000, 0x1000}},
+		{dev{"HwID_2", false, 1}, [3]int{0x0001, 0x1001, 0x1001}},
+		{dev{"CID_1", true, 0}, [3]int{0x2000, 0x3000, 0x3100}},
+		{dev{"CID_2", true, 1}, [3]int{0x2001, 0x3001, 0x3101}},
+	} {
+		for pos, want := range c.want {
+			if got := identifierScore(c.dev.compat, c.dev.pos, pos); got != want {
+				t.Errorf("%s = %s: 0x%04X, want 0x%04X", c.dev.name, infIDs[pos], got, want)
+			}
+		}
+	}
+	// "Identifier Score": each match type keeps to its range, 0xT000
+	// through 0xTFFF.
+	for _, c := range []struct {
+		compat     bool
+		dpos, ipos int
+		lo, hi     int
+	}{
+		{false, 5000, 0, 0x0000, 0x0FFF},
+		{false, 5000, 3, 0x1000, 0x1FFF},
+		{true, 5000, 0, 0x2000, 0x2FFF},
+		{true, 3, 40, 0x3000, 0x3FFF},
+	} {
+		if got := identifierScore(c.compat, c.dpos, c.ipos); got < c.lo || got > c.hi {
+			t.Errorf("compat %v, device %d, line %d: 0x%04X, want in 0x%04X..0x%04X", c.compat, c.dpos, c.ipos, got, c.lo, c.hi)
+		}
+	}
+}
+
+// The line's position of the compatible ID that matched counts when the
+// device's compatible ID matched it: the device's compatible ID 1 equal to
+// a line's first compatible ID (0x3001) outranks its compatible ID 0
+// equal to another line's second (0x3100). Counting the device's position
+// alone, the second line ranked 0x3000 and was taken.
+func TestINFCompatibleIDPositionOnLine(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+second = Second, PCI\VEN_1AF4&DEV_9999, PCI\VEN_1AF4&DEV_8888, PCI\VEN_1AF4&DEV_1000&REV_00
+first  = First, PCI\VEN_1AF4&DEV_7777, PCI\VEN_1AF4&DEV_1000
+[Second]
+[First]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`
+	rep, err := Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "First" || rep.Match.Rank != 0x3001 || rep.Match.INFPos != 1 || rep.Match.DevicePos != 1 ||
+		rep.Match.Kind() != "the device's compatible ID 1 = the line's compatible ID 0" {
+		t.Errorf("%v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+	// Alone, the second line ranks as the page's CID_1 = INF_CID_2.
+	f, err = Parse(strings.NewReader(strings.Replace(src, "first  = First", "; first = First", 1)), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "Second" || rep.Match.Rank != 0x3100 || rep.Match.INFPos != 2 || rep.Match.DevicePos != 0 ||
+		rep.Match.Kind() != "the device's compatible ID 0 = the line's compatible ID 1" {
+		t.Errorf("alone: %v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+	// A device hardware ID ranks alike on any of the line's compatible
+	// IDs (the page's HwID_2 row): 0x1001 on the second.
+	f, err = Parse(strings.NewReader(strings.Replace(src, `DEV_1000&REV_00`, `DEV_1000&SUBSYS_00015853`, 1)), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "Second" || rep.Match.Rank != 0x1001 || rep.Match.INFPos != 2 || rep.Match.DevicePos != 1 ||
+		rep.Match.Kind() != "the device's hardware ID 1 = the line's compatible ID 1" {
+		t.Errorf("hardware ID: %v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
 	}
 }
 
