@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -121,15 +122,22 @@ const maxDeviceID = 512
 
 // DeviceIDs is the list of IDs Windows builds for a device from the ID
 // given: hardware IDs, then compatible IDs, most specific first. They are
-// the IDs the given one spells out: without its REV, say, the device's
-// IDs with REV are missing, and a rank's position (Match.Rank) counts
-// them all (deviceForms).
+// the lists a rank's position counts in (Match.DevicePos indexes them):
+// every form of the bus (deviceForms), also those that need a part the ID
+// given lacks (Lacks), whose value the ID shows as one '?' a digit, e.g.
+// PCI\VEN_8086&DEV_15F3&SUBSYS_????????&REV_?? for PCI\VEN_8086&DEV_15F3.
+// Such an ID stands for one the device has and latlab does not know: it
+// matches no INF line. An ID that stands for itself (ParseDeviceID) is its
+// only hardware ID.
 type DeviceIDs struct {
 	Given      string   `json:"given"`
 	Hardware   []string `json:"hardware_ids"`
 	Compatible []string `json:"compatible_ids"`
-	bus        string
-	parts      map[string]string // CC6/CC4 split out
+	// Lacks names the parts (SUBSYS, REV, CC ...) that IDs of the lists
+	// have and the ID given does not: the parts written with '?'.
+	Lacks []string `json:"lacks,omitempty"`
+	bus   string
+	parts map[string]string // CC6/CC4 split out
 	// asWritten: the ID stands for itself, the one hardware ID of its
 	// list (ParseDeviceID says when).
 	asWritten bool
@@ -170,19 +178,41 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 		return ids, fmt.Errorf("hardware ID %q: %v; expected %s", ids.Given, err, eg)
 	}
 	ids.bus, ids.parts = bus, parts
-	hw, compat := busForms(bus)
-	ids.Hardware = ids.render(hw)
-	ids.Compatible = ids.render(compat)
-	if bus == "HDAUDIO" && len(ids.Hardware) == 0 {
+	hw, compat := deviceForms(bus, parts)
+	full := 0 // IDs whose every part the ID given has
+	for _, f := range slices.Concat(hw, compat) {
+		if _, ok := renderForm(bus, parts, f); ok {
+			full++
+		}
+	}
+	if bus == "HDAUDIO" && parts["SUBSYS"] == "" {
 		// Without SUBSYS the ID is no hardware ID Microsoft documents
 		// (one of the compatible IDs, perhaps): it stands for itself,
 		// and lines that name a SUBSYS are weighed as for PCI.
 		ids.Hardware, ids.asWritten = []string{up}, true
+		return ids, nil
 	}
-	if len(ids.Hardware)+len(ids.Compatible) == 0 {
+	if full == 0 {
 		return ids, fmt.Errorf("hardware ID %q names no %s device: expected %s", ids.Given, bus, eg)
 	}
+	ids.Hardware, ids.Compatible = ids.render(hw), ids.render(compat)
+	ids.Lacks = lacking(parts, slices.Concat(hw, compat))
 	return ids, nil
+}
+
+// lacking names the parts the forms have and parts lacks, in the order
+// IDs write them.
+func lacking(parts map[string]string, forms []idForm) []string {
+	var out []string
+	for _, f := range forms {
+		for _, k := range f {
+			if n := partName(k); parts[k] == "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return partOrder(out[i]) < partOrder(out[j]) })
+	return out
 }
 
 // splitParts reads VEN_8086&DEV_15F3&... into its parts; a CC part gives
@@ -215,17 +245,47 @@ func splitParts(rest string, known []string) (map[string]string, error) {
 	return parts, nil
 }
 
-// render lists the forms whose parts the device has, as Windows writes
-// them. A USB interface (MI_) has only the forms with MI, a whole device
-// only those without.
+// render writes the forms as Windows writes them, a part the ID given
+// lacks as '?' for each of its digits (placeholder).
 func (ids DeviceIDs) render(forms []idForm) []string {
 	var out []string
 	for _, form := range forms {
-		if s, ok := renderForm(ids.bus, ids.parts, form); ok {
-			out = append(out, s)
+		p := ids.parts
+		if _, ok := renderForm(ids.bus, p, form); !ok {
+			p = maps.Clone(p)
+			for _, k := range form {
+				if p[k] == "" {
+					p[k] = placeholder(ids.bus, k, p)
+				}
+			}
 		}
+		s, _ := renderForm(ids.bus, p, form)
+		out = append(out, s)
 	}
 	return out
+}
+
+// partDigits is how many hex digits a part's value has, per bus
+// ("Identifiers for PCI Devices", "Standard USB identifiers",
+// "Identifiers for High Definition Audio (HDAUDIO) devices").
+var partDigits = map[string]map[string]int{
+	"PCI":     {"VEN": 4, "DEV": 4, "SUBSYS": 8, "REV": 2, "CC6": 6, "CC4": 4},
+	"USB":     {"VID": 4, "PID": 4, "REV": 4, "MI": 2},
+	"HDAUDIO": {"FUNC": 2, "VEN": 4, "DEV": 4, "SUBSYS": 8, "REV": 4},
+}
+
+// placeholder stands for the value of a part the ID given lacks: a '?'
+// per digit, after the class and subclass when only the programming
+// interface is unknown (CC_0200?? for CC_0200).
+func placeholder(bus, k string, parts map[string]string) string {
+	if k == "CC6" && parts["CC4"] != "" {
+		return parts["CC4"] + "??"
+	}
+	n := partDigits[bus][k]
+	if n == 0 {
+		n = 1
+	}
+	return strings.Repeat("?", n)
 }
 
 func renderForm(bus string, parts map[string]string, form idForm) (string, bool) {

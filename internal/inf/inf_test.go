@@ -389,51 +389,60 @@ func TestINFLoopAndErrors(t *testing.T) {
 	}
 }
 
+// The lists hold every ID the device reports, at the positions a rank
+// counts (Match.DevicePos); a part the ID given lacks is a '?' a digit,
+// and Lacks names it.
 func TestINFDeviceIDs(t *testing.T) {
 	for _, c := range []struct {
 		in         string
 		hw, compat []string
 		err        string
+		lacks      []string
 	}{
 		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`,
-			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`},
-			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_??????`, `PCI\VEN_8086&DEV_15F3&CC_????`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_??????`, `PCI\VEN_8086&CC_????`, `PCI\VEN_8086`, `PCI\CC_??????`, `PCI\CC_????`}, "", []string{"CC"}},
 		// a device instance ID, lower case, with the class code
 		{`pci\ven_8086&dev_15f3&subsys_00008086&rev_03&cc_020000\3&11583659&0&FE`,
 			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_020000`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
-			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, ""},
-		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
-		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
-		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, "", nil},
+		// a class code without the programming interface
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03&CC_0200`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_0200??`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_0200??`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_0200??`, `PCI\CC_0200`}, "", []string{"CC"}},
+		{`PCI\VEN_8086&DEV_15F3`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_????????&REV_??`, `PCI\VEN_8086&DEV_15F3&SUBSYS_????????`, `PCI\VEN_8086&DEV_15F3&CC_??????`, `PCI\VEN_8086&DEV_15F3&CC_????`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_??`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_??????`, `PCI\VEN_8086&CC_????`, `PCI\VEN_8086`, `PCI\CC_??????`, `PCI\CC_????`}, "", []string{"SUBSYS", "REV", "CC"}},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, "", nil},
+		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&REV_????&MI_00`, `USB\VID_0BDA&PID_8153&MI_00`}, nil, "", []string{"REV"}},
 		// Microsoft, "Plug and Play support" (HID): an interface's
 		// hardware IDs are VID&PID&REV&MI, then VID&PID&MI, the device ID
 		// "Standard USB identifiers" gives it; never the device's own.
-		{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, []string{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, `USB\VID_046D&PID_C52B&MI_00`}, nil, ""},
-		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&MI_01`}, nil, ""},
-		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B`}, nil, ""},
-		// compatible IDs are built from class codes, not from this ID
-		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`},
+		{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, []string{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, `USB\VID_046D&PID_C52B&MI_00`}, nil, "", nil},
+		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&REV_????&MI_01`, `USB\VID_046D&PID_C52B&MI_01`}, nil, "", []string{"REV"}},
+		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B&REV_????`, `USB\VID_046D&PID_C52B`}, nil, "", []string{"REV"}},
+		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`, nil},
 		// Microsoft, "Identifiers for High Definition Audio (HDAUDIO)
 		// devices": the device ID first, then the ID without REV; no
 		// compatible ID is listed one by one there, so none is built.
 		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003\4&2A3B&0&0001`,
-			[]string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, ""},
-		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`}, nil, ""},
-		{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`}, nil, ""},
+			[]string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, "", nil},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`}, nil, "", nil},
+		{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`}, nil, "", nil},
 		// As written: Microsoft documents no list Windows builds from them
 		// (VMBUS), or none latlab can build from the ID (SD, PCMCIA, ACPI).
-		{`VMBUS\{f8615163-df3e-46c5-913f-f2d2f965ed0e}`, []string{`VMBUS\{F8615163-DF3E-46C5-913F-F2D2F965ED0E}`}, nil, ""},
-		{`SD\VID_0271&PID_0400`, []string{`SD\VID_0271&PID_0400`}, nil, ""},
-		{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`, []string{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`}, nil, ""},
-		{`ACPI\VEN_INTC&DEV_1234`, []string{`ACPI\VEN_INTC&DEV_1234`}, nil, ""},
-		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, ""},
-		{`*PNP0A03`, []string{`*PNP0A03`}, nil, ""},
-		{``, nil, nil, "empty hardware ID"},
-		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
-		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice"},
-		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits"},
-		{`PCI\DEV_15F3`, nil, nil, "names no PCI device"},
-		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes"},
+		{`VMBUS\{f8615163-df3e-46c5-913f-f2d2f965ed0e}`, []string{`VMBUS\{F8615163-DF3E-46C5-913F-F2D2F965ED0E}`}, nil, "", nil},
+		{`SD\VID_0271&PID_0400`, []string{`SD\VID_0271&PID_0400`}, nil, "", nil},
+		{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`, []string{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`}, nil, "", nil},
+		{`ACPI\VEN_INTC&DEV_1234`, []string{`ACPI\VEN_INTC&DEV_1234`}, nil, "", nil},
+		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, "", nil},
+		{`*PNP0A03`, []string{`*PNP0A03`}, nil, "", nil},
+		{``, nil, nil, "empty hardware ID", nil},
+		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`, nil},
+		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice", nil},
+		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits", nil},
+		{`PCI\DEV_15F3`, nil, nil, "names no PCI device", nil},
+		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes", nil},
 	} {
 		ids, err := ParseDeviceID(c.in)
 		if c.err != "" {
@@ -442,8 +451,8 @@ func TestINFDeviceIDs(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) {
-			t.Errorf("%q: %v\n hw %q\n compat %q", c.in, err, ids.Hardware, ids.Compatible)
+		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) || !reflect.DeepEqual(ids.Lacks, c.lacks) {
+			t.Errorf("%q: %v\n hw %q\n compat %q\n lacks %q", c.in, err, ids.Hardware, ids.Compatible, ids.Lacks)
 		}
 	}
 }
@@ -737,6 +746,50 @@ first  = First, PCI\VEN_1AF4&DEV_7777, PCI\VEN_1AF4&DEV_1000
 	if err != nil || rep.InstallSection != "Second" || rep.Match.Rank != 0x1001 || rep.Match.INFPos != 2 || rep.Match.DevicePos != 1 ||
 		rep.Match.Kind() != "the device's hardware ID 1 = the line's compatible ID 1" {
 		t.Errorf("hardware ID: %v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+}
+
+// A match's device position indexes the lists the report gives: the ID
+// there is the one that matched, or, when the line needs parts the ID
+// given lacks (Assumes), the same ID with '?' for them.
+func TestINFMatchPositionInLists(t *testing.T) {
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+virtio = Net, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000
+oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
+[Net]
+[Oem]
+`
+	c, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		f        *File
+		id, want string
+		compat   bool
+		pos      int
+	}{
+		{load(t, "e2f-like.inf"), `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&REV_03`, true, 0},
+		{load(t, "i225-like.inf"), `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3`, true, 1},
+		{load(t, "i225-like.inf"), `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, false, 1},
+		{c, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, `PCI\VEN_1AF4&DEV_1000`, true, 1},
+		{c, `PCI\VEN_1AF4&DEV_1041`, `PCI\VEN_1AF4&DEV_1041&SUBSYS_????????`, false, 1},
+	} {
+		rep, err := Analyze(c.f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		list := rep.IDs.Hardware
+		if rep.Match.Rank>>12 >= 2 {
+			list = rep.IDs.Compatible
+		}
+		if rep.Match.DevicePos != c.pos || c.compat != (rep.Match.Rank>>12 >= 2) || c.pos >= len(list) || list[c.pos] != c.want {
+			t.Errorf("%s: match %+v, lists %q %q; want %s at %d", c.id, rep.Match, rep.IDs.Hardware, rep.IDs.Compatible, c.want, c.pos)
+		}
 	}
 }
 
