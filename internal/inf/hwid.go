@@ -432,7 +432,7 @@ func countForm(parts map[string]string) int {
 type Match struct {
 	Line     int    `json:"line"`
 	INFID    string `json:"inf_id"`
-	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs
+	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs (Model.NoHardwareID)
 	DeviceID string `json:"device_id"`       // the device's ID that equals it
 	// DevicePos is DeviceID's position in the device's list of hardware
 	// IDs (Rank 0x0HHH, 0x1HHH) or of compatible IDs (0x2HHH, 0x3HHH).
@@ -562,7 +562,11 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	}
 	var cands []cand
 	for _, md := range models {
-		for pos, id := range md.HardwareIDs {
+		for i, id := range md.HardwareIDs {
+			pos := i
+			if md.NoHardwareID {
+				pos++
+			}
 			if r, dev, dpos, ok := ids.rank(id, pos); ok {
 				if sm.best == nil || r < sm.best.Rank || r == sm.best.Rank && pos < sm.best.INFPos {
 					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, DevicePos: dpos, Rank: r, model: md}

@@ -749,6 +749,54 @@ first  = First, PCI\VEN_1AF4&DEV_7777, PCI\VEN_1AF4&DEV_1000
 	}
 }
 
+// A models line may leave its hardware ID empty ("install-section-name,
+// [hw-id][,compatible-id...]", Microsoft's INF Models section page): its
+// IDs are all compatible IDs, the first at position 1, and rank as such.
+// They were taken for a hardware ID and compatible IDs from position 0.
+func TestINFLineWithoutHardwareID(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+compat = Compat, , PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853, PCI\VEN_1AF4&DEV_1000&REV_00
+[Compat]
+[Hw]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	const id = `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`
+	for _, c := range []struct {
+		name, extra, install string
+		rank, pos            int
+		kind                 string
+	}{
+		// the device's hardware ID 1 = the line's compatible ID 0
+		{"alone", "", "Compat", 0x1001, 1, "the device's hardware ID 1 = the line's compatible ID 0"},
+		// a line whose hardware ID is the device's compatible ID 0
+		// (0x2000) is below it
+		{"hardware ID line", "hw = Hw, PCI\\VEN_1AF4&DEV_1000&REV_00\n", "Compat", 0x1001, 1, ""},
+		// a line whose hardware ID is the device's hardware ID 1 is above
+		{"better line", "hw = Hw, PCI\\VEN_1AF4&DEV_1000&SUBSYS_00015853\n", "Hw", 0x0001, 0, "the device's hardware ID 1 = the line's hardware ID"},
+	} {
+		f, err := Parse(strings.NewReader(strings.Replace(src, "[Compat]\n", c.extra+"[Compat]\n", 1)), "c.inf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(f, id, ws, "", nil)
+		if err != nil || rep.InstallSection != c.install || rep.Match.Rank != c.rank || rep.Match.INFPos != c.pos || c.kind != "" && rep.Match.Kind() != c.kind {
+			t.Errorf("%s: %v [%s] %+v %q", c.name, err, rep.InstallSection, rep.Match, rep.Match.Kind())
+		}
+	}
+	// Its second compatible ID against the device's compatible ID 0:
+	// 0x3100, as the Driver Rank Example's CID_1 = INF_CID_2.
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00019999&REV_00`, ws, "", nil)
+	if err != nil || rep.Match.Rank != 0x3100 || rep.Match.INFPos != 2 || !rep.Model.NoHardwareID {
+		t.Errorf("compatible ID: %v %+v %+v", err, rep.Match, rep.Model)
+	}
+}
+
 // A match's device position indexes the lists the report gives: the ID
 // there is the one that matched, or, when the line needs parts the ID
 // given lacks (Assumes), the same ID with '?' for them.
