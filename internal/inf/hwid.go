@@ -185,7 +185,7 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 			full++
 		}
 	}
-	if bus == "HDAUDIO" && parts["SUBSYS"] == "" {
+	if bus == "HDAUDIO" && full == 0 {
 		// Without SUBSYS the ID is no hardware ID Microsoft documents
 		// (one of the compatible IDs, perhaps): it stands for itself,
 		// and lines that name a SUBSYS are weighed as for PCI.
