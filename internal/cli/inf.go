@@ -72,8 +72,11 @@ higher build.
 
 The device's line is chosen as Windows does: from the ID given latlab builds
 the device's hardware IDs (with SUBSYS and REV, with SUBSYS, with the class
-code) and compatible IDs (with REV, bare, ...), and the line whose ID comes
-first in that list wins, a line's own hardware ID before its compatible IDs.
+code) and compatible IDs (with REV, bare, ...) and ranks every line naming
+one of them as Windows does: a hardware ID of the device before a compatible
+one, the line's hardware ID before its compatible IDs, then the ID earlier in
+the device's list, except that where both IDs are compatible IDs the one
+earlier on the line goes first.
 A USB or HDAUDIO ID gets the hardware IDs Microsoft documents for its bus
 and no compatible IDs; an ID of any other bus (ROOT, VMBUS, ACPI, SD,
 PCMCIA ...) is matched as written. A note of the report says which.

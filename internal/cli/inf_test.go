@@ -237,7 +237,7 @@ func TestINFSiblingDonorCLI(t *testing.T) {
 	if strings.Join(v.MissingRSS, ",") != "*RSSProfile,*MaxRssProcessors,*RssBaseProcNumber,*NumaNodeId" ||
 		v.DonorSection["*NumaNodeId"] != "E15F2_3.10.0.1..17763" || len(v.Donors) != 1 ||
 		v.Donors[0].Relation != "same_driver" || v.Donors[0].Service != "e2fexpress" || v.Donors[0].Line != 37 ||
-		len(v.DeviceIDs.Hardware) != 2 || v.DeviceIDs.Compatible[0] != `PCI\VEN_8086&DEV_15F3&REV_03` ||
+		len(v.DeviceIDs.Hardware) != 4 || v.DeviceIDs.Hardware[2] != `PCI\VEN_8086&DEV_15F3&CC_??????` || v.DeviceIDs.Compatible[0] != `PCI\VEN_8086&DEV_15F3&REV_03` ||
 		v.Match.Line != 38 || v.Match.Rank != 0x2000 || v.Match.DeviceID != `PCI\VEN_8086&DEV_15F3&REV_03` {
 		t.Errorf("%+v", v)
 	}

@@ -2,6 +2,7 @@ package inf
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -17,13 +18,13 @@ import (
 //	hardware IDs:   VEN&DEV&SUBSYS&REV, VEN&DEV&SUBSYS, VEN&DEV&CC_ccsspp, VEN&DEV&CC_ccss
 //	compatible IDs: VEN&DEV&REV, VEN&DEV, VEN&CC_ccsspp, VEN&CC_ccss, VEN, CC_ccsspp, CC_ccss
 //
-// The identifier part of a driver's rank is 0xTHHH: T is 0 when one of the
-// device's hardware IDs equals the INF line's hardware ID (its first ID),
-// 1 when it equals one of the line's compatible IDs, 2 and 3 the same for
-// the device's compatible IDs; HHH is the ID's position in the device's
-// list. Lower wins. An I225-V installed from Intel's e2f INF through its
-// "PCI\VEN_8086&DEV_15F3&REV_03" line has rank 0x00FF2000: a compatible ID
-// of the device, at position 0.
+// The identifier part of a driver's rank is 0xTHHH (identifierScore):
+// T says which of the device's lists and which of the INF line's IDs
+// matched, HHH the matching ID's position in the device's list and, when
+// both IDs are compatible IDs, also in the line's. Lower wins. An I225-V
+// installed from Intel's e2f INF through its "PCI\VEN_8086&DEV_15F3&REV_03"
+// line has rank 0x00FF2000: a compatible ID of the device, at position 0,
+// equal to the line's hardware ID.
 
 // idForm is the parts one ID of a device's list has, in the order Windows
 // writes them. "CC6" and "CC4" are the class code with and without the
@@ -121,15 +122,25 @@ const maxDeviceID = 512
 
 // DeviceIDs is the list of IDs Windows builds for a device from the ID
 // given: hardware IDs, then compatible IDs, most specific first. They are
-// the IDs the given one spells out: without its REV, say, the device's
-// IDs with REV are missing, and a rank's position (Match.Rank) counts
-// them all (deviceForms).
+// the lists a rank's position counts in (Match.DevicePos indexes them):
+// every form of the bus (deviceForms), also those that need a part the ID
+// given lacks (Lacks), whose value the ID shows as one '?' a digit, e.g.
+// PCI\VEN_8086&DEV_15F3&SUBSYS_????????&REV_?? for PCI\VEN_8086&DEV_15F3.
+// Such an ID stands for one the device has and latlab does not know: it
+// matches no INF line. An ID that stands for itself (ParseDeviceID) is its
+// only hardware ID.
 type DeviceIDs struct {
 	Given      string   `json:"given"`
 	Hardware   []string `json:"hardware_ids"`
 	Compatible []string `json:"compatible_ids"`
-	bus        string
-	parts      map[string]string // CC6/CC4 split out
+	// Lacks names the parts (SUBSYS, REV, CC ...) that IDs of the lists
+	// have and the ID given does not: the parts written with '?'.
+	Lacks []string `json:"lacks,omitempty"`
+	bus   string
+	parts map[string]string // CC6/CC4 split out
+	// asWritten: the ID stands for itself, the one hardware ID of its
+	// list (ParseDeviceID says when).
+	asWritten bool
 }
 
 // ParseDeviceID reads a hardware ID (or a device instance ID, whose
@@ -153,33 +164,55 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 	}
 	known, structured := busParts[bus]
 	if !ok || !structured {
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
 		return ids, nil
 	}
 	parts, err := splitParts(rest, known)
 	if err != nil && bus == "HDAUDIO" {
 		// A compatible ID (with CTRL_VEN, CTRL_DEV) or another form
 		// Microsoft does not spell out: it stands for itself.
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
 		return ids, nil
 	}
 	if err != nil {
 		return ids, fmt.Errorf("hardware ID %q: %v; expected %s", ids.Given, err, eg)
 	}
 	ids.bus, ids.parts = bus, parts
-	hw, compat := busForms(bus)
-	ids.Hardware = ids.render(hw)
-	ids.Compatible = ids.render(compat)
-	if bus == "HDAUDIO" && len(ids.Hardware) == 0 {
+	hw, compat := deviceForms(bus, parts)
+	full := 0 // IDs whose every part the ID given has
+	for _, f := range slices.Concat(hw, compat) {
+		if _, ok := renderForm(bus, parts, f); ok {
+			full++
+		}
+	}
+	if bus == "HDAUDIO" && full == 0 {
 		// Without SUBSYS the ID is no hardware ID Microsoft documents
 		// (one of the compatible IDs, perhaps): it stands for itself,
 		// and lines that name a SUBSYS are weighed as for PCI.
-		ids.Hardware = []string{up}
+		ids.Hardware, ids.asWritten = []string{up}, true
+		return ids, nil
 	}
-	if len(ids.Hardware)+len(ids.Compatible) == 0 {
+	if full == 0 {
 		return ids, fmt.Errorf("hardware ID %q names no %s device: expected %s", ids.Given, bus, eg)
 	}
+	ids.Hardware, ids.Compatible = ids.render(hw), ids.render(compat)
+	ids.Lacks = lacking(parts, slices.Concat(hw, compat))
 	return ids, nil
+}
+
+// lacking names the parts the forms have and parts lacks, in the order
+// IDs write them.
+func lacking(parts map[string]string, forms []idForm) []string {
+	var out []string
+	for _, f := range forms {
+		for _, k := range f {
+			if n := partName(k); parts[k] == "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return partOrder(out[i]) < partOrder(out[j]) })
+	return out
 }
 
 // splitParts reads VEN_8086&DEV_15F3&... into its parts; a CC part gives
@@ -212,17 +245,47 @@ func splitParts(rest string, known []string) (map[string]string, error) {
 	return parts, nil
 }
 
-// render lists the forms whose parts the device has, as Windows writes
-// them. A USB interface (MI_) has only the forms with MI, a whole device
-// only those without.
+// render writes the forms as Windows writes them, a part the ID given
+// lacks as '?' for each of its digits (placeholder).
 func (ids DeviceIDs) render(forms []idForm) []string {
 	var out []string
 	for _, form := range forms {
-		if s, ok := renderForm(ids.bus, ids.parts, form); ok {
-			out = append(out, s)
+		p := ids.parts
+		if _, ok := renderForm(ids.bus, p, form); !ok {
+			p = maps.Clone(p)
+			for _, k := range form {
+				if p[k] == "" {
+					p[k] = placeholder(ids.bus, k, p)
+				}
+			}
 		}
+		s, _ := renderForm(ids.bus, p, form)
+		out = append(out, s)
 	}
 	return out
+}
+
+// partDigits is how many hex digits a part's value has, per bus
+// ("Identifiers for PCI Devices", "Standard USB identifiers",
+// "Identifiers for High Definition Audio (HDAUDIO) devices").
+var partDigits = map[string]map[string]int{
+	"PCI":     {"VEN": 4, "DEV": 4, "SUBSYS": 8, "REV": 2, "CC6": 6, "CC4": 4},
+	"USB":     {"VID": 4, "PID": 4, "REV": 4, "MI": 2},
+	"HDAUDIO": {"FUNC": 2, "VEN": 4, "DEV": 4, "SUBSYS": 8, "REV": 4},
+}
+
+// placeholder stands for the value of a part the ID given lacks: a '?'
+// per digit, after the class and subclass when only the programming
+// interface is unknown (CC_0200?? for CC_0200).
+func placeholder(bus, k string, parts map[string]string) string {
+	if k == "CC6" && parts["CC4"] != "" {
+		return parts["CC4"] + "??"
+	}
+	n := partDigits[bus][k]
+	if n == 0 {
+		n = 1
+	}
+	return strings.Repeat("?", n)
 }
 
 func renderForm(bus string, parts map[string]string, form idForm) (string, bool) {
@@ -247,62 +310,88 @@ func renderForm(bus string, parts map[string]string, form idForm) (string, bool)
 	return b.String(), true
 }
 
+// identifierScore is the identifier part of Windows' rank, 0xTHHH, for a
+// match between the device's ID at position devPos of its hardware IDs
+// (devCompat false) or of its compatible IDs, and the INF ID at position
+// infPos of its models line (0: the line's hardware ID, 1 its first
+// compatible ID ...). Microsoft, "Identifier Score"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-):
+//
+//	device hardware ID   = line's hardware ID:      0x0000 + j
+//	device hardware ID   = line's compatible ID:    0x1000 + j
+//	device compatible ID = line's hardware ID:      0x2000 + j
+//	device compatible ID = line's compatible ID k:  0x3000 + j + k*0x100
+//
+// where j is the device ID's position in its list and k the INF ID's
+// position in the line's list of compatible IDs (its first is 0). Only the
+// last case counts the line's position: a device hardware ID ranks alike
+// whichever of the line's compatible IDs it equals. "Driver Rank Example"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/driver-rank-example--windows-vista-and-later-)
+// gives the four cases for a line "INF_HwID_1, INF_CID_1, INF_CID_2":
+// CID_1 = INF_CID_2 is 0x3100, CID_2 = INF_CID_2 0x3101, HwID_2 = INF_CID_2
+// 0x1001. Each score stays in its type's range (0xT000 to 0xTFFF, the page
+// says), so HHH is held at 0xFFF.
+func identifierScore(devCompat bool, devPos, infPos int) int {
+	t, hhh := 0, devPos
+	if devCompat {
+		t = 2
+	}
+	if infPos > 0 {
+		t++
+		if devCompat {
+			hhh += (infPos - 1) * 0x100
+		}
+	}
+	return t<<12 | min(hhh, 0xfff)
+}
+
 // rank is the identifier part of Windows' rank for an INF ID at position
-// pos of its models line (0 = the line's hardware ID), or false when the
+// pos of its models line (0 = the line's hardware ID), the device's ID
+// that equals it and that ID's position in its list, or false when the
 // device's lists do not contain it. The ID's position is its place in the
 // list Windows builds for the device (deviceForms), not in the shorter
 // list the ID given spells out.
-func (ids DeviceIDs) rank(infID string, pos int) (int, string, bool) {
+func (ids DeviceIDs) rank(infID string, pos int) (int, string, int, bool) {
 	up := strings.ToUpper(strings.TrimSpace(infID))
-	t := 0
-	if pos > 0 {
-		t = 1
-	}
 	if ids.parts != nil {
 		hw, compat := deviceForms(ids.bus, ids.parts)
 		for li, list := range [][]idForm{hw, compat} {
 			for i, form := range list {
 				if id, ok := renderForm(ids.bus, ids.parts, form); ok && id == up {
-					return (t+2*li)<<12 | i, id, true
+					return identifierScore(li == 1, i, pos), id, i, true
 				}
 			}
 		}
+	}
+	if !ids.asWritten {
+		return 0, "", 0, false
 	}
 	// An ID that stands for itself (no bus list, or an HDAUDIO ID
 	// Microsoft does not document) is its own list.
 	for i, id := range ids.Hardware {
 		if id == up {
-			return t<<12 | i, id, true
+			return identifierScore(false, i, pos), id, i, true
 		}
 	}
-	for i, id := range ids.Compatible {
-		if id == up {
-			return (t+2)<<12 | i, id, true
-		}
-	}
-	return 0, "", false
+	return 0, "", 0, false
 }
 
 // potential is the best rank an INF ID could have on a device that agrees
 // with the given ID in every part the given ID has: the INF ID must be a
 // form Windows builds, agree with every part both have, and need a part
 // the given ID lacks (else rank already judged it). It also returns those
-// parts.
-func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
+// parts and the ID's position in the device's list.
+func (ids DeviceIDs) potential(infID string, pos int) (int, []string, int, bool) {
 	if ids.parts == nil {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	bus, rest, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(infID)), `\`)
 	if !ok || bus != ids.bus {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	parts, err := splitParts(rest, busParts[bus])
 	if err != nil {
-		return 0, nil, false
-	}
-	t := 0
-	if pos > 0 {
-		t = 1
+		return 0, nil, 0, false
 	}
 	hw, compat := deviceForms(bus, parts)
 	for li, list := range [][]idForm{hw, compat} {
@@ -315,18 +404,18 @@ func (ids DeviceIDs) potential(infID string, pos int) (int, []string, bool) {
 			for _, k := range form {
 				switch g, has := ids.parts[k]; {
 				case has && g != parts[k]:
-					return 0, nil, false
+					return 0, nil, 0, false
 				case !has:
 					lacks = append(lacks, partName(k))
 				}
 			}
 			if len(lacks) == 0 {
-				return 0, nil, false
+				return 0, nil, 0, false
 			}
-			return (t+2*li)<<12 | i, lacks, true
+			return identifierScore(li == 1, i, pos), lacks, i, true
 		}
 	}
-	return 0, nil, false
+	return 0, nil, 0, false
 }
 
 // countForm counts the parts as a form counts them (a 6-digit class code
@@ -343,8 +432,11 @@ func countForm(parts map[string]string) int {
 type Match struct {
 	Line     int    `json:"line"`
 	INFID    string `json:"inf_id"`
-	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs
+	INFPos   int    `json:"inf_id_position"` // 0: the line's hardware ID; 1+: its compatible IDs (Model.NoHardwareID)
 	DeviceID string `json:"device_id"`       // the device's ID that equals it
+	// DevicePos is DeviceID's position in the device's list of hardware
+	// IDs (Rank 0x0HHH, 0x1HHH) or of compatible IDs (0x2HHH, 0x3HHH).
+	DevicePos int `json:"device_id_position"`
 	// Rank is the identifier part of Windows' driver rank, 0xTHHH (lower
 	// is better): see DeviceIDs.
 	Rank int `json:"rank"`
@@ -381,7 +473,9 @@ type Outranking struct {
 	Needs []string `json:"needs"`
 }
 
-// Kind says which of the device's and the INF line's IDs matched.
+// Kind says which of the device's and the INF line's IDs matched. Both
+// positions count from 0: the device's in its list of hardware or of
+// compatible IDs, the line's in its compatible IDs (Match.INFPos - 1).
 func (m Match) Kind() string {
 	dev := "hardware ID"
 	if m.Rank>>12 >= 2 {
@@ -389,9 +483,9 @@ func (m Match) Kind() string {
 	}
 	inf := "hardware ID"
 	if m.INFPos > 0 {
-		inf = "compatible ID"
+		inf = fmt.Sprintf("compatible ID %d", m.INFPos-1)
 	}
-	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.Rank&0xfff, inf)
+	k := fmt.Sprintf("the device's %s %d = the line's %s", dev, m.DevicePos, inf)
 	if len(m.Assumes) > 0 {
 		k += " if the device's full ID has its " + strings.Join(m.Assumes, " and ")
 	}
@@ -468,15 +562,19 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	}
 	var cands []cand
 	for _, md := range models {
-		for pos, id := range md.HardwareIDs {
-			if r, dev, ok := ids.rank(id, pos); ok {
+		for i, id := range md.HardwareIDs {
+			pos := i
+			if md.NoHardwareID {
+				pos++
+			}
+			if r, dev, dpos, ok := ids.rank(id, pos); ok {
 				if sm.best == nil || r < sm.best.Rank || r == sm.best.Rank && pos < sm.best.INFPos {
-					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, Rank: r, model: md}
+					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, DevicePos: dpos, Rank: r, model: md}
 				}
 				continue
 			}
-			if r, lacks, ok := ids.potential(id, pos); ok {
-				cands = append(cands, cand{Match{Line: md.Line, INFID: id, INFPos: pos, Rank: r, model: md}, lacks})
+			if r, lacks, dpos, ok := ids.potential(id, pos); ok {
+				cands = append(cands, cand{Match{Line: md.Line, INFID: id, INFPos: pos, DevicePos: dpos, Rank: r, model: md}, lacks})
 			}
 		}
 	}

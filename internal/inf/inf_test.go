@@ -389,51 +389,62 @@ func TestINFLoopAndErrors(t *testing.T) {
 	}
 }
 
+// The lists hold every ID the device reports, at the positions a rank
+// counts (Match.DevicePos); a part the ID given lacks is a '?' a digit,
+// and Lacks names it.
 func TestINFDeviceIDs(t *testing.T) {
 	for _, c := range []struct {
 		in         string
 		hw, compat []string
 		err        string
+		lacks      []string
 	}{
 		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`,
-			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`},
-			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_??????`, `PCI\VEN_8086&DEV_15F3&CC_????`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_??????`, `PCI\VEN_8086&CC_????`, `PCI\VEN_8086`, `PCI\CC_??????`, `PCI\CC_????`}, "", []string{"CC"}},
 		// a device instance ID, lower case, with the class code
 		{`pci\ven_8086&dev_15f3&subsys_00008086&rev_03&cc_020000\3&11583659&0&FE`,
 			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_020000`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
-			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, ""},
-		{`PCI\VEN_8086&DEV_15F3`, nil, []string{`PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086`}, ""},
-		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, ""},
-		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&MI_00`}, nil, ""},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_020000`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_020000`, `PCI\CC_0200`}, "", nil},
+		// a class code without the programming interface
+		{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03&CC_0200`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, `PCI\VEN_8086&DEV_15F3&CC_0200??`, `PCI\VEN_8086&DEV_15F3&CC_0200`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_03`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_0200??`, `PCI\VEN_8086&CC_0200`, `PCI\VEN_8086`, `PCI\CC_0200??`, `PCI\CC_0200`}, "", []string{"CC"}},
+		{`PCI\VEN_8086&DEV_15F3`,
+			[]string{`PCI\VEN_8086&DEV_15F3&SUBSYS_????????&REV_??`, `PCI\VEN_8086&DEV_15F3&SUBSYS_????????`, `PCI\VEN_8086&DEV_15F3&CC_??????`, `PCI\VEN_8086&DEV_15F3&CC_????`},
+			[]string{`PCI\VEN_8086&DEV_15F3&REV_??`, `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&CC_??????`, `PCI\VEN_8086&CC_????`, `PCI\VEN_8086`, `PCI\CC_??????`, `PCI\CC_????`}, "", []string{"SUBSYS", "REV", "CC"}},
+		{`USB\VID_0BDA&PID_8153&REV_3000`, []string{`USB\VID_0BDA&PID_8153&REV_3000`, `USB\VID_0BDA&PID_8153`}, nil, "", nil},
+		{`USB\VID_0BDA&PID_8153&MI_00`, []string{`USB\VID_0BDA&PID_8153&REV_????&MI_00`, `USB\VID_0BDA&PID_8153&MI_00`}, nil, "", []string{"REV"}},
 		// Microsoft, "Plug and Play support" (HID): an interface's
 		// hardware IDs are VID&PID&REV&MI, then VID&PID&MI, the device ID
 		// "Standard USB identifiers" gives it; never the device's own.
-		{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, []string{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, `USB\VID_046D&PID_C52B&MI_00`}, nil, ""},
-		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&MI_01`}, nil, ""},
-		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B`}, nil, ""},
-		// compatible IDs are built from class codes, not from this ID
-		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`},
+		{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, []string{`USB\VID_046D&PID_C52B&REV_1211&MI_00`, `USB\VID_046D&PID_C52B&MI_00`}, nil, "", nil},
+		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&REV_????&MI_01`, `USB\VID_046D&PID_C52B&MI_01`}, nil, "", []string{"REV"}},
+		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B&REV_????`, `USB\VID_046D&PID_C52B`}, nil, "", []string{"REV"}},
+		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`, nil},
 		// Microsoft, "Identifiers for High Definition Audio (HDAUDIO)
 		// devices": the device ID first, then the ID without REV; no
 		// compatible ID is listed one by one there, so none is built.
 		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003\4&2A3B&0&0001`,
-			[]string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, ""},
-		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`}, nil, ""},
-		{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`}, nil, ""},
+			[]string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_1003`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, "", nil},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887`}, nil, "", nil},
+		{`HDAUDIO\VEN_10EC&DEV_0887&SUBSYS_10438445`, []string{`HDAUDIO\VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, "", nil},
+		{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`, []string{`HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445&REV_????`, `HDAUDIO\FUNC_01&VEN_10EC&DEV_0887&SUBSYS_10438445`}, nil, "", []string{"REV"}},
+		{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`, []string{`HDAUDIO\FUNC_01&CTRL_VEN_8086&CTRL_DEV_A170&VEN_10EC&DEV_0887`}, nil, "", nil},
 		// As written: Microsoft documents no list Windows builds from them
 		// (VMBUS), or none latlab can build from the ID (SD, PCMCIA, ACPI).
-		{`VMBUS\{f8615163-df3e-46c5-913f-f2d2f965ed0e}`, []string{`VMBUS\{F8615163-DF3E-46C5-913F-F2D2F965ED0E}`}, nil, ""},
-		{`SD\VID_0271&PID_0400`, []string{`SD\VID_0271&PID_0400`}, nil, ""},
-		{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`, []string{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`}, nil, ""},
-		{`ACPI\VEN_INTC&DEV_1234`, []string{`ACPI\VEN_INTC&DEV_1234`}, nil, ""},
-		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, ""},
-		{`*PNP0A03`, []string{`*PNP0A03`}, nil, ""},
-		{``, nil, nil, "empty hardware ID"},
-		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`},
-		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice"},
-		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits"},
-		{`PCI\DEV_15F3`, nil, nil, "names no PCI device"},
-		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes"},
+		{`VMBUS\{f8615163-df3e-46c5-913f-f2d2f965ed0e}`, []string{`VMBUS\{F8615163-DF3E-46C5-913F-F2D2F965ED0E}`}, nil, "", nil},
+		{`SD\VID_0271&PID_0400`, []string{`SD\VID_0271&PID_0400`}, nil, "", nil},
+		{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`, []string{`PCMCIA\MEGAHERTZ-CC10BT/2-BF05`}, nil, "", nil},
+		{`ACPI\VEN_INTC&DEV_1234`, []string{`ACPI\VEN_INTC&DEV_1234`}, nil, "", nil},
+		{`root\netvadapter`, []string{`ROOT\NETVADAPTER`}, nil, "", nil},
+		{`*PNP0A03`, []string{`*PNP0A03`}, nil, "", nil},
+		{``, nil, nil, "empty hardware ID", nil},
+		{`PCI\VEN_8086&DEV_15F3&FOO_1`, nil, nil, `part "FOO_1" is not one of VEN_, DEV_, SUBSYS_, REV_, CC_`, nil},
+		{`PCI\VEN_8086&VEN_8087`, nil, nil, "part VEN given twice", nil},
+		{`PCI\VEN_8086&CC_02`, nil, nil, "expected 4 or 6 hex digits", nil},
+		{`PCI\DEV_15F3`, nil, nil, "names no PCI device", nil},
+		{strings.Repeat("A", 600), nil, nil, "hardware ID of 600 bytes", nil},
 	} {
 		ids, err := ParseDeviceID(c.in)
 		if c.err != "" {
@@ -442,8 +453,8 @@ func TestINFDeviceIDs(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) {
-			t.Errorf("%q: %v\n hw %q\n compat %q", c.in, err, ids.Hardware, ids.Compatible)
+		if err != nil || !reflect.DeepEqual(ids.Hardware, c.hw) || !reflect.DeepEqual(ids.Compatible, c.compat) || !reflect.DeepEqual(ids.Lacks, c.lacks) {
+			t.Errorf("%q: %v\n hw %q\n compat %q\n lacks %q", c.in, err, ids.Hardware, ids.Compatible, ids.Lacks)
 		}
 	}
 }
@@ -620,7 +631,7 @@ func TestINFRankPositionInDeviceList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, _, ok := ids.rank(c.infID, c.pos); !ok || r != c.rank {
+		if r, _, _, ok := ids.rank(c.infID, c.pos); !ok || r != c.rank {
 			t.Errorf("%s: %s at %d ranks 0x%04X (%v), want 0x%04X", c.given, c.infID, c.pos, r, ok, c.rank)
 		}
 	}
@@ -641,8 +652,193 @@ func TestINFRankPositionInDeviceList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, lacks, ok := ids.potential(c.infID, 0); !ok || r != c.rank || !reflect.DeepEqual(lacks, c.lacks) {
+		if r, lacks, _, ok := ids.potential(c.infID, 0); !ok || r != c.rank || !reflect.DeepEqual(lacks, c.lacks) {
 			t.Errorf("%s: %s would rank 0x%04X lacking %v (%v), want 0x%04X lacking %v", c.given, c.infID, r, lacks, ok, c.rank, c.lacks)
+		}
+	}
+}
+
+// The identifier score of every pair in Microsoft's "Driver Rank Example"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/driver-rank-example--windows-vista-and-later-):
+// a device with hardware IDs HwID_1, HwID_2 and compatible IDs CID_1,
+// CID_2, and the models line "DeviceDesc1 = InstallSection1, INF_HwID_1,
+// INF_CID_1, INF_CID_2". The wants are the page's table, 0xSSGG left off.
+func TestINFIdentifierScoreDriverRankExample(t *testing.T) {
+	type dev struct {
+		name   string
+		compat bool
+		pos    int
+	}
+	infIDs := []string{"INF_HwID_1", "INF_CID_1", "INF_CID_2"} // line positions 0, 1, 2
+	for _, c := range []struct {
+		dev  dev
+		want [3]int // per INF ID
+	}{
+		{dev{"HwID_1", false, 0}, [3]int{0x0000, 0x1000, 0x1000}},
+		{dev{"HwID_2", false, 1}, [3]int{0x0001, 0x1001, 0x1001}},
+		{dev{"CID_1", true, 0}, [3]int{0x2000, 0x3000, 0x3100}},
+		{dev{"CID_2", true, 1}, [3]int{0x2001, 0x3001, 0x3101}},
+	} {
+		for pos, want := range c.want {
+			if got := identifierScore(c.dev.compat, c.dev.pos, pos); got != want {
+				t.Errorf("%s = %s: 0x%04X, want 0x%04X", c.dev.name, infIDs[pos], got, want)
+			}
+		}
+	}
+	// "Identifier Score": each match type keeps to its range, 0xT000
+	// through 0xTFFF.
+	for _, c := range []struct {
+		compat     bool
+		dpos, ipos int
+		lo, hi     int
+	}{
+		{false, 5000, 0, 0x0000, 0x0FFF},
+		{false, 5000, 3, 0x1000, 0x1FFF},
+		{true, 5000, 0, 0x2000, 0x2FFF},
+		{true, 3, 40, 0x3000, 0x3FFF},
+	} {
+		if got := identifierScore(c.compat, c.dpos, c.ipos); got < c.lo || got > c.hi {
+			t.Errorf("compat %v, device %d, line %d: 0x%04X, want in 0x%04X..0x%04X", c.compat, c.dpos, c.ipos, got, c.lo, c.hi)
+		}
+	}
+}
+
+// The line's position of the compatible ID that matched counts when the
+// device's compatible ID matched it: the device's compatible ID 1 equal to
+// a line's first compatible ID (0x3001) outranks its compatible ID 0
+// equal to another line's second (0x3100). Counting the device's position
+// alone, the second line ranked 0x3000 and was taken.
+func TestINFCompatibleIDPositionOnLine(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+second = Second, PCI\VEN_1AF4&DEV_9999, PCI\VEN_1AF4&DEV_8888, PCI\VEN_1AF4&DEV_1000&REV_00
+first  = First, PCI\VEN_1AF4&DEV_7777, PCI\VEN_1AF4&DEV_1000
+[Second]
+[First]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`
+	rep, err := Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "First" || rep.Match.Rank != 0x3001 || rep.Match.INFPos != 1 || rep.Match.DevicePos != 1 ||
+		rep.Match.Kind() != "the device's compatible ID 1 = the line's compatible ID 0" {
+		t.Errorf("%v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+	// Alone, the second line ranks as the page's CID_1 = INF_CID_2.
+	f, err = Parse(strings.NewReader(strings.Replace(src, "first  = First", "; first = First", 1)), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "Second" || rep.Match.Rank != 0x3100 || rep.Match.INFPos != 2 || rep.Match.DevicePos != 0 ||
+		rep.Match.Kind() != "the device's compatible ID 0 = the line's compatible ID 1" {
+		t.Errorf("alone: %v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+	// A device hardware ID ranks alike on any of the line's compatible
+	// IDs (the page's HwID_2 row): 0x1001 on the second.
+	f, err = Parse(strings.NewReader(strings.Replace(src, `DEV_1000&REV_00`, `DEV_1000&SUBSYS_00015853`, 1)), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Analyze(f, id, ws, "", nil)
+	if err != nil || rep.InstallSection != "Second" || rep.Match.Rank != 0x1001 || rep.Match.INFPos != 2 || rep.Match.DevicePos != 1 ||
+		rep.Match.Kind() != "the device's hardware ID 1 = the line's compatible ID 1" {
+		t.Errorf("hardware ID: %v [%s] %+v %q", err, rep.InstallSection, rep.Match, rep.Match.Kind())
+	}
+}
+
+// A models line may leave its hardware ID empty ("install-section-name,
+// [hw-id][,compatible-id...]", Microsoft's INF Models section page): its
+// IDs are all compatible IDs, the first at position 1, and rank as such.
+// They were taken for a hardware ID and compatible IDs from position 0.
+func TestINFLineWithoutHardwareID(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+compat = Compat, , PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853, PCI\VEN_1AF4&DEV_1000&REV_00
+[Compat]
+[Hw]
+`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	const id = `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`
+	for _, c := range []struct {
+		name, extra, install string
+		rank, pos            int
+		kind                 string
+	}{
+		// the device's hardware ID 1 = the line's compatible ID 0
+		{"alone", "", "Compat", 0x1001, 1, "the device's hardware ID 1 = the line's compatible ID 0"},
+		// a line whose hardware ID is the device's compatible ID 0
+		// (0x2000) is below it
+		{"hardware ID line", "hw = Hw, PCI\\VEN_1AF4&DEV_1000&REV_00\n", "Compat", 0x1001, 1, ""},
+		// a line whose hardware ID is the device's hardware ID 1 is above
+		{"better line", "hw = Hw, PCI\\VEN_1AF4&DEV_1000&SUBSYS_00015853\n", "Hw", 0x0001, 0, "the device's hardware ID 1 = the line's hardware ID"},
+	} {
+		f, err := Parse(strings.NewReader(strings.Replace(src, "[Compat]\n", c.extra+"[Compat]\n", 1)), "c.inf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(f, id, ws, "", nil)
+		if err != nil || rep.InstallSection != c.install || rep.Match.Rank != c.rank || rep.Match.INFPos != c.pos || c.kind != "" && rep.Match.Kind() != c.kind {
+			t.Errorf("%s: %v [%s] %+v %q", c.name, err, rep.InstallSection, rep.Match, rep.Match.Kind())
+		}
+	}
+	// Its second compatible ID against the device's compatible ID 0:
+	// 0x3100, as the Driver Rank Example's CID_1 = INF_CID_2.
+	f, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00019999&REV_00`, ws, "", nil)
+	if err != nil || rep.Match.Rank != 0x3100 || rep.Match.INFPos != 2 || !rep.Model.NoHardwareID {
+		t.Errorf("compatible ID: %v %+v %+v", err, rep.Match, rep.Model)
+	}
+}
+
+// A match's device position indexes the lists the report gives: the ID
+// there is the one that matched, or, when the line needs parts the ID
+// given lacks (Assumes), the same ID with '?' for them.
+func TestINFMatchPositionInLists(t *testing.T) {
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+virtio = Net, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000
+oem    = Oem, PCI\VEN_1AF4&DEV_1041&SUBSYS_11001AF4
+[Net]
+[Oem]
+`
+	c, err := Parse(strings.NewReader(src), "c.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		f        *File
+		id, want string
+		compat   bool
+		pos      int
+	}{
+		{load(t, "e2f-like.inf"), `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&REV_03`, true, 0},
+		{load(t, "i225-like.inf"), `PCI\VEN_8086&DEV_15F3`, `PCI\VEN_8086&DEV_15F3`, true, 1},
+		{load(t, "i225-like.inf"), `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03`, `PCI\VEN_8086&DEV_15F3&SUBSYS_00008086`, false, 1},
+		{c, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, `PCI\VEN_1AF4&DEV_1000`, true, 1},
+		{c, `PCI\VEN_1AF4&DEV_1041`, `PCI\VEN_1AF4&DEV_1041&SUBSYS_????????`, false, 1},
+	} {
+		rep, err := Analyze(c.f, c.id, ws, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		list := rep.IDs.Hardware
+		if rep.Match.Rank>>12 >= 2 {
+			list = rep.IDs.Compatible
+		}
+		if rep.Match.DevicePos != c.pos || c.compat != (rep.Match.Rank>>12 >= 2) || c.pos >= len(list) || list[c.pos] != c.want {
+			t.Errorf("%s: match %+v, lists %q %q; want %s at %d", c.id, rep.Match, rep.IDs.Hardware, rep.IDs.Compatible, c.want, c.pos)
 		}
 	}
 }

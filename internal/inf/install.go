@@ -109,7 +109,12 @@ type Model struct {
 	Description    string   `json:"description"`
 	InstallSection string   `json:"install_section"`
 	HardwareIDs    []string `json:"hardware_ids"` // hardware ID then compatible IDs
-	Line           int      `json:"line"`
+	// NoHardwareID: the line leaves its hardware ID empty
+	// ("install-section-name,[hw-id][,compatible-id...]", INF Models
+	// section) and every ID of HardwareIDs is a compatible ID, the first
+	// at position 1 of the line.
+	NoHardwareID bool `json:"no_hardware_id,omitempty"`
+	Line         int  `json:"line"`
 }
 
 // Models reads a models section.
@@ -150,6 +155,7 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			skip(l, "line names no hardware ID")
 			continue
 		}
+		m.NoHardwareID = strings.TrimSpace(f.Expand(l.Field(1), lang)) == ""
 		out = append(out, m)
 	}
 	kept.finish(&notes)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
@@ -58,11 +59,11 @@ func wholeItem(item string) string {
 	return strings.Join(strings.Fields(item), glue)
 }
 
-// wrapGlued is text.WrapSoft with glued items as words: an item wider than
+// wrapGlued is wrapWords with glued items as words: an item wider than
 // the column is unglued first, to break at its own spaces. A cell's
 // leading spaces are the indent of its row (dpcisr's modules under their
-// section), which WrapSoft would drop: every line of the cell keeps them,
-// and the text is wrapped to what is left of the width.
+// section), which the wrapping would drop: every line of the cell keeps
+// them, and the text is wrapped to what is left of the width.
 func wrapGlued(s string, width int) string {
 	if body := strings.TrimLeft(s, " "); body != s && body != "" {
 		pad := s[:len(s)-len(body)]
@@ -76,7 +77,7 @@ func wrapGlued(s string, width int) string {
 		return strings.Join(lines, "\n")
 	}
 	if !strings.Contains(s, glue) {
-		return text.WrapSoft(s, width)
+		return wrapWords(s, width)
 	}
 	words := strings.Fields(s)
 	for i, w := range words {
@@ -84,7 +85,87 @@ func wrapGlued(s string, width int) string {
 			words[i] = strings.ReplaceAll(w, glue, " ")
 		}
 	}
-	return text.WrapSoft(strings.Join(words, " "), width)
+	return wrapWords(strings.Join(words, " "), width)
+}
+
+// wrapWords is text.WrapSoft (words joined by one space, paragraphs kept
+// apart by a blank line, a word wider than the line on lines of its own)
+// except where a word is wider than the line: WrapSoft cuts it at the
+// line's edge, mid-name (Microsoft.Bluetooth.Legacy.L / EEnumerator.sys);
+// this breaks it after the last '.', '_', '-', '\' or '/' that leaves
+// a piece within the width, and cuts at the edge only where there is none.
+// Text with escape sequences is left to WrapSoft, which keeps them whole.
+func wrapWords(s string, width int) string {
+	if width <= 0 || strings.ContainsRune(s, text.EscapeStartRune) {
+		return text.WrapSoft(s, width)
+	}
+	s = strings.ReplaceAll(s, "\t", "    ")
+	if text.StringWidthWithoutEscSequences(s) <= width {
+		return s
+	}
+	var out []string
+	for i, para := range strings.Split(s, "\n\n") {
+		if i > 0 {
+			out = append(out, "")
+		}
+		line, n := "", 0 // the line being filled and its width
+		flush := func() {
+			if n > 0 {
+				out = append(out, line)
+			}
+			line, n = "", 0
+		}
+		for _, w := range strings.Fields(para) {
+			ww := text.StringWidthWithoutEscSequences(w)
+			switch {
+			case n > 0 && n+1+ww <= width:
+				line, n = line+" "+w, n+1+ww
+				continue
+			case ww <= width:
+				flush()
+				line, n = w, ww
+				continue
+			}
+			flush()
+			for ww > width {
+				head, rest := breakWord(w, width)
+				out = append(out, head)
+				w, ww = rest, text.StringWidthWithoutEscSequences(rest)
+			}
+			line, n = w, ww
+		}
+		flush()
+	}
+	return strings.Join(out, "\n")
+}
+
+// breakPoints are the characters a long word is broken after: the
+// separators of file names, paths, dotted and hyphenated names.
+const breakPoints = `._-\/`
+
+// breakWord splits w, wider than width, into a head of at most width
+// columns, ending at the last break point it can, and the rest.
+func breakWord(w string, width int) (head, rest string) {
+	cut, lastBreak, cols := 0, 0, 0
+	for i, r := range w {
+		rw := text.StringWidthWithoutEscSequences(string(r))
+		if cols+rw > width {
+			break
+		}
+		cols += rw
+		cut = i + len(string(r))
+		if strings.ContainsRune(breakPoints, r) && cut < len(w) {
+			lastBreak = cut
+		}
+	}
+	if cut == 0 { // a rune wider than the line: it goes alone
+		_, size := utf8.DecodeRuneInString(w)
+		cut = size
+	}
+	if lastBreak > 0 {
+		cut = lastBreak
+	}
+	return w[:cut], w[cut:]
 }
 
 // tableSpec is a table before rendering: header, rows, and which columns

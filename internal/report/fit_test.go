@@ -159,13 +159,61 @@ func TestTableWrapKeepsCellIndent(t *testing.T) {
 			t.Errorf("line %q lost the row's indent (go-pretty's space and two) in\n%s", l, out)
 		}
 	}
-	if len(lines) != 7 || lines[3] != "   Driver.sys" || lines[5] != "   .LEEnumerator.sys" {
-		t.Errorf("the long names should wrap at 40 columns, each on two lines:\n%s", out)
+	if len(lines) != 7 || lines[3] != "   Driver.sys" || !strings.HasPrefix(lines[4], "   Microsoft.Bluetooth. ") || lines[5] != "   Legacy.LEEnumerator.sys" {
+		t.Errorf("the long names should wrap at 40 columns, each on two lines, the dotted one after a dot:\n%s", out)
 	}
 	// Without a width nothing wraps and the indent is as given.
 	b.Reset()
 	Table(&b, []string{"  module", "total µs"}, rows)
 	if !strings.Contains(b.String(), "\n   Microsoft.Bluetooth.Legacy.LEEnumerator.sys  ") {
 		t.Errorf("unwrapped:\n%s", b.String())
+	}
+}
+
+// A word wider than the line breaks after the last '.', '_', '-', '\' or
+// '/' that leaves a piece within the width, and is cut at the edge only
+// where no such point is; words that fit are wrapped as WrapSoft wraps
+// them. text.WrapSoft cut Microsoft.Bluetooth.Legacy.L / EEnumerator.sys.
+func TestWrapWordsBreaksAtSeparators(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"Microsoft.Bluetooth.Legacy.LEEnumerator.sys", 28, []string{"Microsoft.Bluetooth.Legacy.", "LEEnumerator.sys"}},
+		{"Microsoft.Bluetooth.Legacy.LEEnumerator.sys", 20, []string{"Microsoft.Bluetooth.", "Legacy.LEEnumerator.", "sys"}},
+		{`C:\Windows\System32\drivers\ndis.sys`, 20, []string{`C:\Windows\System32\`, `drivers\ndis.sys`}},
+		{"/usr/lib/modules/6.8.0-45-generic/kernel", 18, []string{"/usr/lib/modules/", "6.8.0-45-generic/", "kernel"}},
+		{"Realtek_PCIe_GbE_Family_Controller", 20, []string{"Realtek_PCIe_GbE_", "Family_Controller"}},
+		// no break point within the width: cut at the edge
+		{"abcdefghijklmnopqrstuvwxyz", 10, []string{"abcdefghij", "klmnopqrst", "uvwxyz"}},
+		// the point must leave something after it, and lie within the width
+		{"abcdefghijkl.", 10, []string{"abcdefghij", "kl."}},
+		// other words: a long word starts its own line; its last piece
+		// goes on with the words after it
+		{"module Microsoft.Bluetooth.Legacy.LEEnumerator.sys at 600", 22, []string{"module", "Microsoft.Bluetooth.", "Legacy.LEEnumerator.", "sys at 600"}},
+		{"short words only here", 10, []string{"short", "words only", "here"}},
+		// columns, not bytes: µ is one column
+		{"µs.µs.µs.µs", 6, []string{"µs.µs.", "µs.µs"}},
+		// paragraphs stay apart
+		{"aaaa bbbb\n\ncccc", 5, []string{"aaaa", "bbbb", "", "cccc"}},
+	} {
+		got := strings.Split(wrapWords(c.in, c.width), "\n")
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%q at %d: %q, want %q", c.in, c.width, got, c.want)
+		}
+		for _, l := range got {
+			if text.StringWidthWithoutEscSequences(l) > c.width {
+				t.Errorf("%q at %d: line %q is wider", c.in, c.width, l)
+			}
+		}
+	}
+	// Text that fits is returned as given; escape sequences go to WrapSoft.
+	if got := wrapWords("a.b c", 5); got != "a.b c" {
+		t.Errorf("fits: %q", got)
+	}
+	colored := "\x1b[31mMicrosoft.Bluetooth\x1b[0m"
+	if got := wrapWords(colored, 10); got != text.WrapSoft(colored, 10) {
+		t.Errorf("escapes: %q", got)
 	}
 }
