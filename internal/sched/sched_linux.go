@@ -106,12 +106,13 @@ type processThreads struct {
 // at prio. Threads the runtime creates later inherit the policy of the
 // thread that creates them (clone keeps it unless SCHED_RESET_ON_FORK),
 // and all of them are FIFO now, so they start FIFO too. The task list is
-// read until a pass changes no thread, since the runtime may start a
-// thread between the listing and the change.
+// read until passes change no thread (settling), since the runtime may
+// start a thread between the listing and the change.
 func realtimeOthers(self, prio int, dflt *unix.SchedAttr) (*processThreads, error) {
 	pt := &processThreads{task: "/proc/self/task", self: self, before: map[int]*unix.SchedAttr{}, dflt: dflt}
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
-	for pass := 0; pass < 10; pass++ {
+	var settled settling
+	for pass := 0; pass < 20; pass++ {
 		tids, err := pt.tids()
 		if err != nil {
 			return nil, err
@@ -133,14 +134,43 @@ func realtimeOthers(self, prio int, dflt *unix.SchedAttr) (*processThreads, erro
 				pt.restore()
 				return nil, fmt.Errorf("SCHED_FIFO priority %d for thread %d: %w (needs root or CAP_SYS_NICE)", prio, tid, err)
 			}
+			if old.Policy == attr.Policy && old.Priority == attr.Priority {
+				// Born of a thread already changed: FIFO by inheritance,
+				// so what it had before is the process's normal policy.
+				old = dflt
+			}
 			pt.before[tid] = old
 			changed++
 		}
-		if changed == 0 {
+		if settled.done(changed) {
 			return pt, nil
 		}
 	}
 	return pt, nil
+}
+
+// settling ends the passes over the task list: two in a row that change
+// no thread, a little apart. A thread being created copies its creator's
+// policy at the start of clone but joins the task list only at its end,
+// so a pass that finds nothing to change can miss a thread cloned from a
+// creator changed just before; the pause lets such a clone finish (a
+// test under the race detector, which makes clones slower, caught one).
+type settling struct{ clean int }
+
+// settlingPause is how long settling waits before its second look.
+const settlingPause = 2 * time.Millisecond
+
+func (s *settling) done(changed int) bool {
+	if changed > 0 {
+		s.clean = 0
+		return false
+	}
+	s.clean++
+	if s.clean >= 2 {
+		return true
+	}
+	time.Sleep(settlingPause)
+	return false
 }
 
 func (pt *processThreads) tids() ([]int, error) {
@@ -161,13 +191,14 @@ func (pt *processThreads) tids() ([]int, error) {
 // since (FIFO by inheritance) gets those of the measuring thread before
 // it was raised, the process's normal policy. The measuring thread goes
 // back first, so that a thread the runtime starts from it after that
-// starts normal. Like realtimeOthers it then reads the task list until a
-// pass changes no thread: a thread still FIFO can start one while the
-// others are put back, and the new one, FIFO by inheritance, is not in
-// the list the pass read.
+// starts normal. Like realtimeOthers it then reads the task list until
+// passes change no thread (settling): a thread still FIFO can start one
+// while the others are put back, and the new one, FIFO by inheritance,
+// is not in the list the pass read.
 func (pt *processThreads) restore() {
 	_ = unix.SchedSetAttr(pt.self, pt.dflt, 0)
-	for pass := 0; pass < 10; pass++ {
+	var settled settling
+	for pass := 0; pass < 20; pass++ {
 		tids, err := pt.tids()
 		if err != nil {
 			return
@@ -191,7 +222,7 @@ func (pt *processThreads) restore() {
 			_ = unix.SchedSetAttr(tid, want, 0)
 			changed++
 		}
-		if changed == 0 {
+		if settled.done(changed) {
 			return
 		}
 	}
