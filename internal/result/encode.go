@@ -632,28 +632,33 @@ func appendDigits(dst []byte, v uint64) []byte {
 	}
 	at := len(dst)
 	dst = slices.Grow(dst, n)[:at+n]
-	end := unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), at+n)
+	// p is the first digit's byte; i, counting down from n, is one past
+	// the next digit to write (a pointer past the end of the slice's
+	// memory would be invalid: checkptr, under the race detector, stops
+	// on one).
+	p := unsafe.Pointer(&dst[at])
+	i := uintptr(n)
 	for v >= 1e8 {
 		q := v / 1e8
 		r := uint32(v - q*1e8)
 		v = q
 		hi, lo := r/10000, r%10000
-		*(*[2]byte)(unsafe.Add(end, -2)) = digitPairs[lo%100]
-		*(*[2]byte)(unsafe.Add(end, -4)) = digitPairs[lo/100%100]
-		*(*[2]byte)(unsafe.Add(end, -6)) = digitPairs[hi%100]
-		*(*[2]byte)(unsafe.Add(end, -8)) = digitPairs[hi/100%100]
-		end = unsafe.Add(end, -8)
+		i -= 8
+		*(*[2]byte)(unsafe.Add(p, i+6)) = digitPairs[lo%100]
+		*(*[2]byte)(unsafe.Add(p, i+4)) = digitPairs[lo/100%100]
+		*(*[2]byte)(unsafe.Add(p, i+2)) = digitPairs[hi%100]
+		*(*[2]byte)(unsafe.Add(p, i)) = digitPairs[hi/100%100]
 	}
 	r := uint32(v) // below 1e8
 	for r >= 100 {
-		end = unsafe.Add(end, -2)
-		*(*[2]byte)(end) = digitPairs[r%100]
+		i -= 2
+		*(*[2]byte)(unsafe.Add(p, i)) = digitPairs[r%100]
 		r /= 100
 	}
 	if r >= 10 {
-		*(*[2]byte)(unsafe.Add(end, -2)) = digitPairs[r%100]
+		*(*[2]byte)(p) = digitPairs[r%100] // i is 2
 	} else {
-		*(*byte)(unsafe.Add(end, -1)) = byte('0' + r)
+		*(*byte)(p) = byte('0' + r) // i is 1
 	}
 	return dst
 }
