@@ -12,8 +12,11 @@ import (
 	"github.com/latlab/latlab/internal/textwrap"
 )
 
-// KnobList prints `knob list`: one row per knob with its value and what
-// it means; a knob with several instances points to knob get.
+// KnobList prints `knob list`: one row per knob with its value, and
+// under it, indented, what the value means; a knob with several
+// instances points to knob get. The meaning is a line of its own, not a
+// column: beside the names and values it had a third of the width, and
+// wrapped into a column of many lines.
 func KnobList(w io.Writer, l *knob.List) {
 	var rows [][]string
 	for _, e := range l.Knobs {
@@ -33,9 +36,17 @@ func KnobList(w io.Writer, l *knob.List) {
 		}
 		rows = append(rows, []string{e.Name, val, meaning})
 	}
-	// The value and the meaning wrap in their cells, each whole; a
-	// knob's name is kept on one line, as the rows are read by it.
-	pageTable(w, tableSpec{header: []string{"knob", "value", "meaning"}, rows: rows, floor: []int{widestCell(rows, 0)}})
+	nw := max(widestCell(rows, 0), len("knob"))
+	// the header as the rows: the name and the value, the meaning under
+	fmt.Fprintln(w, " "+padCols("knob", nw)+"  value")
+	fmt.Fprintln(w, "     meaning")
+	fmt.Fprintln(w, strings.Repeat("─", min(pageWidth, 1+nw+2+max(len("value"), widestCell(rows, 1))+1)))
+	for _, r := range rows {
+		writeProse(w, " "+padCols(r[0], nw)+"  "+r[1], 1+nw+2)
+		if r[2] != "" {
+			writeProse(w, "     "+r[2], 5, "latlab knob get "+r[0])
+		}
+	}
 	fmt.Fprintln(w, "\nlatlab knob get NAME shows details;")
 	fmt.Fprintln(w, "latlab knob explain NAME [VALUE] decodes a value")
 }
@@ -114,7 +125,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		target = " (" + p.Target + ")"
 	}
 	if len(p.Changes) == 0 && len(p.Manual) > 0 {
-		fmt.Fprintf(w, "%s%s: latlab does not make this change itself; the steps:\n", p.Knob, target)
+		writeProse(w, p.Knob+target+": latlab does not make this change itself; the steps:", 2)
 		for i, m := range p.Manual {
 			for _, l := range textwrap.Hanging(fmt.Sprintf("%d. %s", i+1, m.Do), 3, 78) {
 				fmt.Fprintln(w, "  "+l)
@@ -134,14 +145,14 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		return
 	}
 	if len(p.Changes) == 0 {
-		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", p.Knob, target, p.Request)
+		writeProse(w, fmt.Sprintf("%s%s is already %s: nothing to change", p.Knob, target, p.Request), 2)
 		return
 	}
 	verb := "changed"
 	if r.DryRun {
 		verb = "would change"
 	}
-	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", p.Knob, target, verb, len(p.Changes))
+	writeProse(w, fmt.Sprintf("%s%s: %s %d value(s)", p.Knob, target, verb, len(p.Changes)), 2)
 	for _, d := range r.Changes {
 		writeProse(w, fmt.Sprintf("  %s: %s -> %s", d.Where, d.From, d.To), 4)
 	}
