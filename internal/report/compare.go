@@ -37,7 +37,7 @@ func CompareText(w io.Writer, r *compare.Result) {
 		compareRanking(w, r)
 	}
 	for _, n := range r.Notes {
-		writeNote(w, n)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 }
 
@@ -149,17 +149,18 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			}
 			diffs = append(diffs, []string{fmt.Sprint(rank + 1), run.Label, diff, ci, stats.FormatP(pp.PAdjusted)})
 		}
-		ranks = append(ranks, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), out})
+		ranks = append(ranks, []string{fmt.Sprint(rank + 1), run.Label, out, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
+			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean)})
 		if run.Settings != "" {
 			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
 		}
 	}
 	// Two tables, as one did not fit 80 columns: the ranking with each
-	// run's outcome (the answer), then the differences from the first
-	// run that decided it (the evidence), for the runs compared with it.
-	pageTable(w, tableSpec{header: []string{"#", "run", "n", "p50", tail, "mean", "outcome"}, rows: ranks,
-		right: []bool{true, false, true, true, true, true, false}})
+	// run's outcome (the answer, beside the run: a narrow terminal drops
+	// columns from the right), then the differences from the first run
+	// that decided it (the evidence), for the runs compared with it.
+	pageTable(w, tableSpec{header: []string{"#", "run", "outcome", "n", "p50", tail, "mean"}, rows: ranks,
+		right: []bool{true, false, false, true, true, true, true}})
 	fmt.Fprintln(w)
 	pageTable(w, tableSpec{header: []string{"#", "run", r.By + " vs first", levelPct(r.Level) + " CI", "MWU (Holm)"}, rows: diffs,
 		right: []bool{true, false, true, true, true}})

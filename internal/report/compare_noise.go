@@ -51,7 +51,7 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
-		writeProse(w, "note: "+n, 2)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 }
 

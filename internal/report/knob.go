@@ -40,7 +40,7 @@ func KnobList(w io.Writer, l *knob.List) {
 	// the header as the rows: the name and the value, the meaning under
 	fmt.Fprintln(w, " "+padCols("knob", nw)+"  value")
 	fmt.Fprintln(w, "     meaning")
-	fmt.Fprintln(w, strings.Repeat("─", min(pageWidth, 1+nw+2+max(len("value"), widestCell(rows, 1))+1)))
+	fmt.Fprintln(w, strings.Repeat("─", min(pageCols(w), 1+nw+2+max(len("value"), widestCell(rows, 1)))))
 	for _, r := range rows {
 		writeProse(w, " "+padCols(r[0], nw)+"  "+r[1], 1+nw+2)
 		if r[2] != "" {
@@ -107,10 +107,11 @@ func KnobExplain(w io.Writer, ex *knob.ExplainResult) {
 	}
 }
 
-// wrapTo writes text within the page's 80 columns: the first line after
-// first, the rest after indent.
+// wrapTo writes text within the page's 80 columns, or a narrower
+// terminal's (pageCols): the first line after first, the rest after
+// indent.
 func wrapTo(w io.Writer, text, first, indent string) {
-	for _, l := range wrapText(text, first, indent, pageWidth) {
+	for _, l := range wrapText(text, first, indent, pageCols(w)) {
 		fmt.Fprintln(w, l)
 	}
 }
@@ -136,10 +137,10 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 			}
 		}
 		for _, n := range p.Notes {
-			writeHanging(w, "note: "+n, 2)
+			writeProse(w, "note: "+safeText(n), 2)
 		}
 		for _, wn := range p.Warnings {
-			writeHanging(w, "warning: "+wn, 2)
+			writeProse(w, "warning: "+wn, 2)
 		}
 		fmt.Fprintln(w, "nothing was changed")
 		return
@@ -157,10 +158,10 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		writeProse(w, fmt.Sprintf("  %s: %s -> %s", d.Where, d.From, d.To), 4)
 	}
 	for _, n := range p.Notes {
-		writeNote(w, n)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 	for _, wn := range p.Warnings {
-		writeHanging(w, "warning: "+wn, 2)
+		writeProse(w, "warning: "+wn, 2)
 	}
 	if r.DryRun {
 		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])

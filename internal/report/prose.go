@@ -24,8 +24,10 @@ func pageCols(w io.Writer) int {
 }
 
 // pageTable writes s fitted to pageCols(w): text columns wrap within
-// their cells, a long name breaking after a separator (tableSpec).
+// their cells, a long name breaking after a separator, each as wide as
+// its widest line (tableSpec, tight).
 func pageTable(w io.Writer, s tableSpec) {
+	s.tight = true
 	s.write(WithWidth(w, pageCols(w)))
 }
 
@@ -50,13 +52,17 @@ func keepTogether(line string, quoted ...string) string {
 	return opSpace.ReplaceAllString(line, glue+"$1"+glue)
 }
 
-// writeProse writes a line of a command's text within pageWidth columns,
-// its continuation lines indented indent columns, as writeHanging does,
-// except that a value with its unit or a comparison ("p = 0.100") stays
-// on one line (keepTogether: quoted too), and a word wider than a line
-// (a registry path) is broken after a separator rather than left whole.
+// writeProse writes a line of a command's text within pageCols(w)
+// columns, its continuation lines indented indent columns, as
+// writeHanging does, except that a value with its unit or a comparison
+// ("p = 0.100") stays on one line (keepTogether: quoted too), and a word
+// wider than a line (a registry path) is broken after a separator rather
+// than left whole. On a narrower terminal it wraps to the terminal's
+// width itself: what LineWrapper would cut again knows no such items.
 func writeProse(w io.Writer, line string, indent int, quoted ...string) {
-	room := pageWidth - indent
+	width := pageCols(w)
+	indent = min(indent, width/2) // as textwrap.Hanging does
+	room := width - indent
 	words := strings.Split(keepTogether(line, quoted...), " ")
 	for i, word := range words {
 		if text.StringWidthWithoutEscSequences(word) <= room {
@@ -70,7 +76,7 @@ func writeProse(w io.Writer, line string, indent int, quoted ...string) {
 		}
 		words[i] = strings.Join(append(pieces, word), " ")
 	}
-	for _, l := range textwrap.Hanging(strings.Join(words, " "), indent, pageWidth) {
+	for _, l := range textwrap.Hanging(strings.Join(words, " "), indent, width) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, glue, " "))
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -39,10 +40,16 @@ func TestWriteProse(t *testing.T) {
 			`qos-dscp (latlab game.exe): kept the key HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe latlab created`, 2,
 			[]string{`HKLM\SOFTWARE\Policies\Microsoft\Windows\QoS\latlab game.exe`},
 			"qos-dscp (latlab game.exe): kept the key\n  HKLM\\SOFTWARE\\Policies\\Microsoft\\Windows\\QoS\\latlab game.exe latlab created\n"},
+		{"a narrower terminal: wrapped to its width, a value with its unit whole", "verdict: b.json is faster at p50 by 501.39 µs [496.47 µs, 505.43 µs]", 2, nil,
+			"verdict: b.json is faster at p50 by\n  501.39 µs [496.47 µs, 505.43 µs]\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
-			writeProse(&b, c.line, c.indent, c.quoted...)
+			w := io.Writer(&b)
+			if strings.HasPrefix(c.name, "a narrower terminal") {
+				w = WithWidth(&b, 40)
+			}
+			writeProse(w, c.line, c.indent, c.quoted...)
 			if b.String() != c.want {
 				t.Errorf("got\n%s\nwant\n%s", b.String(), c.want)
 			}
