@@ -31,8 +31,8 @@ func pageTable(w io.Writer, s tableSpec) {
 	s.write(WithWidth(w, pageCols(w)))
 }
 
-// together are the spaces a line of statistics is not cut at: inside a
-// value with its unit ("1.23 µs", "95% CI") and around a comparison
+// The spaces a line of statistics is not cut at: inside a value with its
+// unit ("1.23 µs", "95% CI") and around a comparison
 // ("p = 0.100", "p < 0.001", "P(A > B) = 1.00"), and in a pair of counts
 // ("1 and 300"), which read as one item.
 var (
@@ -41,8 +41,9 @@ var (
 	andSpace  = regexp.MustCompile(`([0-9]) and ([0-9])`)
 )
 
-// keepTogether glues the items of a line of statistics (together) and
-// the spaces of quoted, so that a wrapped line cuts neither.
+// keepTogether glues the items of a line of statistics (unitSpace,
+// opSpace, andSpace) and the spaces of quoted, so that a wrapped line
+// cuts neither.
 func keepTogether(line string, quoted ...string) string {
 	for _, q := range quoted {
 		line = strings.ReplaceAll(line, q, strings.ReplaceAll(q, " ", glue))
