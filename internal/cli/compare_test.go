@@ -70,6 +70,7 @@ func TestCompareNoDifferenceSaysHowManyMore(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	out = strings.Join(strings.Fields(out), " ") // the verdict wraps at 80 columns
 	if !strings.Contains(out, "no detectable difference at this sample size") || !strings.Contains(out, "more samples per run would detect a 5% change") {
 		t.Fatalf("verdict:\n%s", out)
 	}
@@ -189,6 +190,7 @@ func TestCompareRulesOutSmallChange(t *testing.T) {
 	a := synthSleep(t, dir, "a.json", 2000, 1e6, 2e3, 1, 1e6)
 	b := synthSleep(t, dir, "b.json", 2000, 1e6, 2e3, 2, 1e6)
 	_, out, _ := runCLI(t, "compare", a, b)
+	out = strings.Join(strings.Fields(out), " ") // the verdict wraps at 80 columns
 	if !strings.Contains(out, "no detectable difference") || !strings.Contains(out, "rules out a 5% change") {
 		t.Fatalf("verdict:\n%s", out)
 	}
@@ -279,7 +281,7 @@ func TestCompareTCPDiscardPerRun(t *testing.T) {
 	}
 	// One transfer per side: no verdict, and --expect-better fails.
 	code, out, errs = runCLI(t, "compare", before[0], after[0], "--expect-better", after[0])
-	if code != 1 || !strings.Contains(out, "no verdict, too few runs (1 and 1)") || !strings.Contains(errs, "too few samples") {
+	if code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), "no verdict, too few runs (1 and 1)") || !strings.Contains(errs, "too few samples") {
 		t.Errorf("one run per side: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -28,7 +28,7 @@ func TestRevertCommandRefusesForgedEntry(t *testing.T) {
 		Loc:      backend.Loc{Backend: backend.BackendFile, Path: "etc/passwd"},
 		Original: backend.FileValue("evil::0:0::/:/bin/sh\n" + orig), New: backend.FileValue(orig)})
 	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
-	if code != 3 || !strings.Contains(out, "journal entry 1 refused, left alone: /etc/passwd is not a value tcp-recovery writes") ||
+	if code != 3 || !strings.Contains(strings.Join(strings.Fields(out), " "), "journal entry 1 refused, left alone: /etc/passwd is not a value tcp-recovery writes") ||
 		!strings.Contains(errs, "latlab: not every change was reverted: journal entry 1 refused: /etc/passwd is not a value tcp-recovery writes\n") {
 		t.Fatalf("revert of a forged entry: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -64,7 +64,7 @@ func TestRevertCommandReportsUnknownState(t *testing.T) {
 }
 `), 0o600)
 	code, out, errs := latlab(t, 0, "--root", root, "knob", "revert", "--all", "--state-dir", state)
-	if code == 0 || !strings.Contains(out, `journal entry 1 is damaged, left alone: format 1 journal: state "Applied" is none of pending, applied, reverted, gone`) {
+	if code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), `journal entry 1 is damaged, left alone: format 1 journal: state "Applied" is none of pending, applied, reverted, gone`) {
 		t.Fatalf("revert of an entry in an unknown state: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -24,19 +24,20 @@ func CompareText(w io.Writer, r *compare.Result) {
 	if r.PerRun {
 		what = "sides"
 	}
-	fmt.Fprintf(w, "latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)\n", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed)
+	writeProse(w, fmt.Sprintf("latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
 	if len(r.Runs) == 2 {
-		fmt.Fprintf(w, "verdict: %s\n\n", r.Pairs[0].Verdict)
+		writeProse(w, "verdict: "+r.Pairs[0].Verdict, 2, runLabels(r)...)
+		fmt.Fprintln(w)
 		comparePair(w, r, r.Pairs[0])
 	} else {
 		for _, p := range r.Pairs {
-			fmt.Fprintf(w, "- %s\n", p.Verdict)
+			writeProse(w, "- "+p.Verdict, 2, runLabels(r)...)
 		}
 		fmt.Fprintln(w)
 		compareRanking(w, r)
 	}
 	for _, n := range r.Notes {
-		writeNote(w, n)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 }
 
@@ -49,11 +50,13 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	if r.PerRun {
 		noun = "run"
 	}
-	fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)", a.Label, count(a.Summary.Count, noun), b.Label, count(b.Summary.Count, noun))
+	writeProse(w, fmt.Sprintf("A = %s (%s)", a.Label, count(a.Summary.Count, noun)), 2)
+	bLine := fmt.Sprintf("B = %s (%s)", b.Label, count(b.Summary.Count, noun))
 	if b.Settings != "" {
-		fmt.Fprintf(w, ": %s", b.Settings)
+		bLine += ": " + b.Settings
 	}
-	fmt.Fprint(w, "\n\n")
+	writeProse(w, bLine, 2)
+	fmt.Fprintln(w)
 	var rows, gp [][]string
 	var short []string
 	unit, div := units.BitrateUnit(a.GoodputP50)
@@ -88,20 +91,35 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	if r.PerRun {
 		hdr[0] = "duration"
 	}
-	Table(w, hdr, rows)
+	Table(WithWidth(w, pageCols(w)), hdr, rows)
 	if len(gp) > 0 {
 		fmt.Fprintln(w)
-		Table(w, []string{"goodput (" + unit + ")", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, gp)
+		Table(WithWidth(w, pageCols(w)), []string{"goodput (" + unit + ")", "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, gp)
 	}
 	if len(short) > 0 {
 		per := "samples per run"
 		if r.PerRun {
 			per = "runs per side"
 		}
-		fmt.Fprintf(w, "\nno interval, too few %s for: %s\n", per, strings.Join(short, ", "))
+		fmt.Fprintln(w)
+		// a statistic with its count is one item, never cut
+		writeProse(w, fmt.Sprintf("no interval, too few %s for: %s", per, strings.Join(short, ", ")), 2, short...)
 	}
-	fmt.Fprintf(w, "\nMann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s\n",
-		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P))
+	fmt.Fprintln(w)
+	writeProse(w, fmt.Sprintf("Mann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s",
+		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P)), 2, "Mann-Whitney U", "Kolmogorov-Smirnov D")
+}
+
+// runLabels are the labels of a comparison's runs: a file's name with a
+// space in it is not cut where a verdict names it.
+func runLabels(r *compare.Result) []string {
+	var l []string
+	for _, run := range r.Runs {
+		if strings.Contains(run.Label, " ") {
+			l = append(l, run.Label)
+		}
+	}
+	return l
 }
 
 // runCounts are the sample counts of a comparison's runs.
@@ -114,36 +132,44 @@ func runCounts(r *compare.Result) []int64 {
 }
 
 func compareRanking(w io.Writer, r *compare.Result) {
-	rows := [][]string{}
+	var ranks, diffs [][]string
 	var settings []string
 	// A p99 of fewer than 100 samples is their maximum (nearest rank):
 	// then the column is the maximum, and says so, as sweep's does.
 	tail, tailOf := p99Column(runCounts(r)...)
 	for rank, i := range r.Ranking {
 		run := r.Runs[i]
-		diff, p, out := "baseline", "", ""
+		out := "baseline"
 		if i > 0 {
 			pp := r.Pairs[i-1]
-			diff = "-"
-			if d := pp.ByDiff; d != nil {
-				diff = units.SignedNsFixed(d.Estimate) + " [" + units.SignedNsFixed(d.Lo) + ", " + units.SignedNsFixed(d.Hi) + "]"
-			}
-			p = stats.FormatP(pp.PAdjusted)
 			out = string(pp.Outcome)
+			diff, ci := "-", "-"
+			if d := pp.ByDiff; d != nil {
+				diff, ci = units.SignedNsFixed(d.Estimate), "["+units.SignedNsFixed(d.Lo)+", "+units.SignedNsFixed(d.Hi)+"]"
+			}
+			diffs = append(diffs, []string{fmt.Sprint(rank + 1), run.Label, diff, ci, stats.FormatP(pp.PAdjusted)})
 		}
-		rows = append(rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), diff, p, out})
+		ranks = append(ranks, []string{fmt.Sprint(rank + 1), run.Label, out, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
+			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean)})
 		if run.Settings != "" {
 			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
 		}
 	}
-	Table(w, []string{"#", "run", "n", "p50", tail, "mean", r.By + " vs first [" + levelPct(r.Level) + " CI]", "MWU (Holm)", "outcome"}, rows)
+	// Two tables, as one did not fit 80 columns: the ranking with each
+	// run's outcome (the answer, beside the run: a narrow terminal drops
+	// columns from the right), then the differences from the first run
+	// that decided it (the evidence), for the runs compared with it.
+	pageTable(w, tableSpec{header: []string{"#", "run", "outcome", "n", "p50", tail, "mean"}, rows: ranks,
+		right: []bool{true, false, false, true, true, true, true}})
+	fmt.Fprintln(w)
+	pageTable(w, tableSpec{header: []string{"#", "run", r.By + " vs first", levelPct(r.Level) + " CI", "MWU (Holm)"}, rows: diffs,
+		right: []bool{true, false, true, true, true}})
 	// The settings are lines of their own: as a column they made the
 	// table wider than any terminal.
 	if len(settings) > 0 {
 		fmt.Fprintln(w, "settings that differ:")
 		for _, s := range settings {
-			fmt.Fprintln(w, "  "+s)
+			writeProse(w, "  "+s, 4)
 		}
 	}
 }

@@ -25,12 +25,12 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 	if len(cpus) > 1 {
 		cpuWord = "CPUs"
 	}
-	writeHanging(w, fmt.Sprintf("latlab compare: noise, %d runs, %s %s, threshold %s; lengths by %s; %s CIs (seed %d)",
-		len(r.Runs), cpuWord, strings.Join(cpus, ","), units.Duration(time.Duration(r.NoiseThresholdNs)), r.By, levelPct(r.Level), r.Seed), 2)
+	writeProse(w, fmt.Sprintf("latlab compare: noise, %d runs, %s %s, threshold %s; lengths by %s; %s CIs (seed %d)",
+		len(r.Runs), cpuWord, strings.Join(cpus, ","), units.Duration(time.Duration(r.NoiseThresholdNs)), r.By, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
 	fmt.Fprintln(w, "verdict:")
 	for _, c := range r.Noise {
 		for _, p := range c.Pairs {
-			writeHanging(w, "- "+p.Verdict, 2)
+			writeProse(w, "- "+p.Verdict, 2)
 		}
 	}
 	var settings []string
@@ -40,7 +40,7 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 		}
 	}
 	if len(settings) > 0 {
-		writeHanging(w, "settings that differ from "+r.Runs[0].Label+": "+strings.Join(settings, "; "), 2)
+		writeProse(w, "settings that differ from "+r.Runs[0].Label+": "+strings.Join(settings, "; "), 2)
 	}
 	if len(r.Runs) == 2 {
 		fmt.Fprintf(w, "\nA = %s\nB = %s\n", r.Runs[0].Label, r.Runs[1].Label)
@@ -51,7 +51,7 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {
-		writeHanging(w, "note: "+n, 2)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 }
 
@@ -75,12 +75,12 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(c.Runs) > 2 {
 			who = p.BLabel + " / " + p.ALabel
 		}
-		writeHanging(w, fmt.Sprintf("rate ratio %s = %s [%s, %s] (%d and %d interruptions in %s and %s); exact test %s (Holm), unadjusted %s",
+		writeProse(w, fmt.Sprintf("rate ratio %s = %s [%s, %s] (%d and %d interruptions in %s and %s); exact test %s (Holm), unadjusted %s",
 			who, compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)), rt.NB, rt.NA,
 			units.NsShort(rt.TB*1e9), units.NsShort(rt.TA*1e9), stats.FormatP(p.RatePHolm), stats.FormatP(rt.P)), 2)
 		l := p.Lengths
 		if l == nil {
-			writeHanging(w, "lengths "+p.LengthsNote, 2)
+			writeProse(w, "lengths "+p.LengthsNote, 2)
 			continue
 		}
 		var lr [][]string
@@ -105,10 +105,10 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		}
 		Table(w, []string{hdr, "A", "B", "B - A", levelPct(r.Level) + " CI", "change"}, lr)
 		if len(short) > 0 {
-			writeHanging(w, "no interval, too few interruptions per run for: "+strings.Join(short, ", "), 2)
+			writeProse(w, "no interval, too few interruptions per run for: "+strings.Join(short, ", "), 2, short...)
 		}
-		writeHanging(w, fmt.Sprintf("Mann-Whitney U = %.0f, %s (Holm; P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s",
-			l.MWU.U, stats.FormatP(l.PAdjusted), l.MWU.Superiority, l.KS.D, stats.FormatP(l.KS.P)), 2)
+		writeProse(w, fmt.Sprintf("Mann-Whitney U = %.0f, %s (Holm; P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s",
+			l.MWU.U, stats.FormatP(l.PAdjusted), l.MWU.Superiority, l.KS.D, stats.FormatP(l.KS.P)), 2, "Mann-Whitney U", "Kolmogorov-Smirnov D")
 	}
 }
 

@@ -179,6 +179,11 @@ type tableSpec struct {
 	// rows are read by their first column (inf's keywords) lets prose
 	// columns break a long word rather than lose a column.
 	floor []int
+	// tight, when set, narrows each wrapped column to its widest line:
+	// go-pretty pads a column to the width it was wrapped to, which,
+	// when a cell just misses it ("no detectable difference" at 23
+	// columns), leaves a gap as wide as the word moved down.
+	tight bool
 }
 
 // write renders the table to w, fitted to WidthOf(w), with no trailing
@@ -259,8 +264,27 @@ func (s tableSpec) fit(keep, cols int) (string, bool) {
 		limit[best]--
 		excess--
 	}
+	if s.tight {
+		s.tighten(keep, limit)
+	}
 	out = s.render(keep, limit)
 	return out, widest(out) <= cols
+}
+
+// tighten lowers each wrapped column's limit to the widest line its cells
+// wrap to: the same lines (a word that did not fit a line does not fit a
+// narrower one), without the padding.
+func (s tableSpec) tighten(keep int, limit []int) {
+	for i := range keep {
+		if !s.wrappable(i) || limit[i] <= 0 {
+			continue
+		}
+		n := text.StringWidthWithoutEscSequences(cell(s.header, i))
+		for _, r := range s.rows {
+			n = max(n, widest(strings.ReplaceAll(wrapGlued(cell(r, i), limit[i]), glue, " ")))
+		}
+		limit[i] = min(limit[i], n)
+	}
 }
 
 // wrappable reports whether column i holds text: left-aligned, and not the
@@ -287,7 +311,30 @@ func (s tableSpec) render(keep int, limit []int) string {
 		cfg = append(cfg, c)
 	}
 	t.SetColumnConfigs(cfg)
-	return trimLines(strings.ReplaceAll(t.Render(), glue, " "))
+	out := trimLines(strings.ReplaceAll(t.Render(), glue, " "))
+	if s.tight {
+		out = trimRule(out)
+	}
+	return out
+}
+
+// trimRule cuts the header's rule to the widest other line: it spans the
+// last column's padding too, which made a table that fits one column
+// wider than its text.
+func trimRule(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	n, rule := 0, -1
+	for i, l := range lines {
+		if l != "" && strings.Trim(l, "─") == "" {
+			rule = i
+			continue
+		}
+		n = max(n, text.StringWidthWithoutEscSequences(l))
+	}
+	if rule >= 0 && n > 0 && n < utf8.RuneCountInString(lines[rule]) {
+		lines[rule] = strings.Repeat("─", n)
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func rowOf(cells []string, keep int) table.Row {

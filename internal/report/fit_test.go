@@ -217,3 +217,26 @@ func TestWrapWordsBreaksAtSeparators(t *testing.T) {
 		t.Errorf("escapes: %q", got)
 	}
 }
+
+// A page table (tight) whose rows take exactly the width is not wrapped
+// for its header's rule, which ends with the widest row; a column wrapped
+// is as wide as its widest line, with no gap after it.
+func TestPageTableTight(t *testing.T) {
+	// " a  " + 54 + "  " + 20: 80 columns
+	row := []string{"a", strings.Repeat("x", 30) + " " + strings.Repeat("y", 23), strings.Repeat("z", 20)}
+	var b bytes.Buffer
+	pageTable(&b, tableSpec{header: []string{"k", "text", "more"}, rows: [][]string{row}})
+	l := lines(b.String())
+	if len(l) != 3 || text.StringWidthWithoutEscSequences(l[1]) != 80 || text.StringWidthWithoutEscSequences(l[2]) != 80 {
+		t.Errorf("a row of %d columns wrapped, or its rule is not as wide:\n%s", text.StringWidthWithoutEscSequences(l[2]), b.String())
+	}
+	checkFits(t, b.String(), 80)
+
+	row[1] += " " + strings.Repeat("w", 10) // 11 columns too wide: w wraps, x and y stay
+	b.Reset()
+	pageTable(&b, tableSpec{header: []string{"k", "text", "more"}, rows: [][]string{row}})
+	checkFits(t, b.String(), 80)
+	if !strings.Contains(b.String(), strings.Repeat("y", 23)+"  "+strings.Repeat("z", 20)) {
+		t.Errorf("the wrapped column is wider than its widest line:\n%s", b.String())
+	}
+}

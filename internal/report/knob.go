@@ -6,12 +6,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jedib0t/go-pretty/v6/text"
+
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/textwrap"
 )
 
-// KnobList prints `knob list`: one row per knob with its value and what
-// it means; a knob with several instances points to knob get.
+// KnobList prints `knob list`: one row per knob with its value, and
+// under it, indented, what the value means; a knob with several
+// instances points to knob get. The meaning is a line of its own, not a
+// column: beside the names and values it had a third of the width, and
+// wrapped into a column of many lines.
 func KnobList(w io.Writer, l *knob.List) {
 	var rows [][]string
 	for _, e := range l.Knobs {
@@ -29,10 +34,30 @@ func KnobList(w io.Writer, l *knob.List) {
 			val = fmt.Sprintf("%d instances", len(e.Reading.Items))
 			meaning = e.Summary + "; latlab knob get " + e.Name
 		}
-		rows = append(rows, []string{e.Name, clip(val, 30), clip(meaning, 90)})
+		rows = append(rows, []string{e.Name, val, meaning})
 	}
-	TableLeft(w, []string{"knob", "value", "meaning"}, rows)
-	fmt.Fprintln(w, "\nlatlab knob get NAME shows details, latlab knob explain NAME [VALUE] decodes a value")
+	nw := max(widestCell(rows, 0), len("knob"))
+	// the header as the rows: the name and the value, the meaning under
+	fmt.Fprintln(w, " "+padCols("knob", nw)+"  value")
+	fmt.Fprintln(w, "     meaning")
+	fmt.Fprintln(w, strings.Repeat("─", min(pageCols(w), 1+nw+2+max(len("value"), widestCell(rows, 1)))))
+	for _, r := range rows {
+		writeProse(w, " "+padCols(r[0], nw)+"  "+r[1], 1+nw+2)
+		if r[2] != "" {
+			writeProse(w, "     "+r[2], 5, "latlab knob get "+r[0])
+		}
+	}
+	fmt.Fprintln(w, "\nlatlab knob get NAME shows details;")
+	fmt.Fprintln(w, "latlab knob explain NAME [VALUE] decodes a value")
+}
+
+// widestCell is the width of column i's widest cell.
+func widestCell(rows [][]string, i int) int {
+	n := 0
+	for _, r := range rows {
+		n = max(n, text.StringWidthWithoutEscSequences(cell(r, i)))
+	}
+	return n
 }
 
 // KnobReading prints `knob get`: the value and meaning of a knob with
@@ -47,7 +72,7 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 	if len(r.Items) == 1 && r.Items[0].Target == "" {
 		it := r.Items[0]
 		if it.Loc != nil {
-			fmt.Fprintf(w, "  where    %s\n", it.Loc)
+			writeProse(w, "  where    "+it.Loc.String(), 11, it.Loc.String())
 		}
 		wrapTo(w, visible(it.Value), "  value    ", "           ")
 		wrapTo(w, visible(it.Meaning), "  meaning  ", "           ")
@@ -59,12 +84,12 @@ func KnobReading(w io.Writer, r *knob.Reading) {
 	} else {
 		var rows [][]string
 		for _, it := range r.Items {
-			rows = append(rows, []string{visible(it.Target), clip(visible(it.Value), 72), visible(it.Meaning)})
+			rows = append(rows, []string{visible(it.Target), visible(it.Value), visible(it.Meaning)})
 		}
-		TableLeft(w, []string{"target", "value", "meaning"}, rows)
+		pageTable(w, tableSpec{header: []string{"target", "value", "meaning"}, rows: rows, floor: []int{widestCell(rows, 0)}})
 		for _, it := range r.Items {
 			for _, wn := range it.Warnings {
-				fmt.Fprintf(w, "warning: %s: %s\n", it.Target, wn)
+				writeProse(w, "warning: "+visible(it.Target)+": "+wn, 2)
 			}
 		}
 	}
@@ -82,10 +107,11 @@ func KnobExplain(w io.Writer, ex *knob.ExplainResult) {
 	}
 }
 
-// wrapTo writes text within the page's 80 columns: the first line after
-// first, the rest after indent.
+// wrapTo writes text within the page's 80 columns, or a narrower
+// terminal's (pageCols): the first line after first, the rest after
+// indent.
 func wrapTo(w io.Writer, text, first, indent string) {
-	for _, l := range wrapText(text, first, indent, pageWidth) {
+	for _, l := range wrapText(text, first, indent, pageCols(w)) {
 		fmt.Fprintln(w, l)
 	}
 }
@@ -100,7 +126,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		target = " (" + p.Target + ")"
 	}
 	if len(p.Changes) == 0 && len(p.Manual) > 0 {
-		fmt.Fprintf(w, "%s%s: latlab does not make this change itself; the steps:\n", p.Knob, target)
+		writeProse(w, p.Knob+target+": latlab does not make this change itself; the steps:", 2)
 		for i, m := range p.Manual {
 			for _, l := range textwrap.Hanging(fmt.Sprintf("%d. %s", i+1, m.Do), 3, 78) {
 				fmt.Fprintln(w, "  "+l)
@@ -111,31 +137,31 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 			}
 		}
 		for _, n := range p.Notes {
-			writeHanging(w, "note: "+n, 2)
+			writeProse(w, "note: "+safeText(n), 2)
 		}
 		for _, wn := range p.Warnings {
-			writeHanging(w, "warning: "+wn, 2)
+			writeProse(w, "warning: "+wn, 2)
 		}
 		fmt.Fprintln(w, "nothing was changed")
 		return
 	}
 	if len(p.Changes) == 0 {
-		fmt.Fprintf(w, "%s%s is already %s: nothing to change\n", p.Knob, target, p.Request)
+		writeProse(w, fmt.Sprintf("%s%s is already %s: nothing to change", p.Knob, target, p.Request), 2)
 		return
 	}
 	verb := "changed"
 	if r.DryRun {
 		verb = "would change"
 	}
-	fmt.Fprintf(w, "%s%s: %s %d value(s)\n", p.Knob, target, verb, len(p.Changes))
+	writeProse(w, fmt.Sprintf("%s%s: %s %d value(s)", p.Knob, target, verb, len(p.Changes)), 2)
 	for _, d := range r.Changes {
-		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Where, d.From, d.To)
+		writeProse(w, fmt.Sprintf("  %s: %s -> %s", d.Where, d.From, d.To), 4)
 	}
 	for _, n := range p.Notes {
-		writeNote(w, n)
+		writeProse(w, "note: "+safeText(n), 2)
 	}
 	for _, wn := range p.Warnings {
-		writeHanging(w, "warning: "+wn, 2)
+		writeProse(w, "warning: "+wn, 2)
 	}
 	if r.DryRun {
 		fmt.Fprintf(w, "\nequivalent %s:\n", scriptNames[r.Format])
@@ -145,7 +171,7 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 		fmt.Fprintln(w, "\ndry run: nothing was changed")
 		return
 	}
-	fmt.Fprintf(w, "original values recorded in %s\n", r.Journal)
+	writeProse(w, "original values recorded in "+r.Journal, 2)
 	Verbatim(w, "undo with: "+knob.CommandLine(r.Undo))
 }
 
@@ -153,11 +179,11 @@ func KnobSet(w io.Writer, r *knob.SetResult) {
 // alone, then what was done (or a dry run would do) with each change.
 func KnobRevert(w io.Writer, r *knob.RevertResult) {
 	for _, d := range r.Damaged {
-		fmt.Fprintf(w, "journal %s is damaged, left alone: %s\n", d, d.Why)
+		writeProse(w, fmt.Sprintf("journal %s is damaged, left alone: %s", d, d.Why), 2)
 	}
 	if len(r.Steps) == 0 && r.Error == "" {
 		if r.Target != "" {
-			fmt.Fprintf(w, "nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)\n", r.Target)
+			writeProse(w, fmt.Sprintf("nothing to revert: no change of target %q is still in place (latlab knob history shows the targets)", r.Target), 2)
 			return
 		}
 		fmt.Fprintln(w, "nothing to revert: every change in the journal is already undone")
@@ -175,17 +201,17 @@ func KnobRevert(w io.Writer, r *knob.RevertResult) {
 			if r.DryRun {
 				verb = "would restore"
 			}
-			fmt.Fprintf(w, "%s: %s %s: %s -> %s\n", label, verb, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.Original))
+			writeProse(w, fmt.Sprintf("%s: %s %s: %s -> %s", label, verb, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.Original)), 2, e.Loc.String())
 		case "already-original":
-			fmt.Fprintf(w, "%s: %s already holds the original %s%s\n", label, e.Loc, knob.ShowValue(e.Original), Paren(s.Detail))
+			writeProse(w, fmt.Sprintf("%s: %s already holds the original %s%s", label, e.Loc, knob.ShowValue(e.Original), Paren(s.Detail)), 2, e.Loc.String())
 		case "keep":
-			fmt.Fprintf(w, "%s: kept the key %s latlab created: it holds values latlab did not add\n", label, e.Loc)
+			writeProse(w, fmt.Sprintf("%s: kept the key %s latlab created: it holds values latlab did not add", label, e.Loc), 2, e.Loc.String())
 		case "gone":
-			fmt.Fprintf(w, "%s: %s no longer exists; nothing to restore\n", label, e.Loc)
+			writeProse(w, fmt.Sprintf("%s: %s no longer exists; nothing to restore", label, e.Loc), 2, e.Loc.String())
 		case "conflict":
-			fmt.Fprintf(w, "%s: %s is now %s, not the %s latlab wrote\n", label, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.New))
+			writeProse(w, fmt.Sprintf("%s: %s is now %s, not the %s latlab wrote", label, e.Loc, knob.ShowValue(s.Live), knob.ShowValue(e.New)), 2, e.Loc.String())
 		case "refused":
-			fmt.Fprintf(w, "%s: journal entry %d refused, left alone: %s\n", label, e.ID, s.Detail)
+			writeProse(w, fmt.Sprintf("%s: journal entry %d refused, left alone: %s", label, e.ID, s.Detail), 2)
 		}
 	}
 	// A revert that stopped says why in its error, not here.
@@ -198,36 +224,29 @@ func KnobRevert(w io.Writer, r *knob.RevertResult) {
 // oldest first, with its state.
 func KnobHistory(w io.Writer, h *knob.History) {
 	if len(h.Entries) == 0 {
-		fmt.Fprintf(w, "no changes recorded in %s\n", h.Journal)
+		writeProse(w, "no changes recorded in "+h.Journal, 2)
 		return
 	}
-	var rows [][]string
+	var changes, places [][]string
 	for _, e := range h.Entries {
 		label := e.Knob
 		if e.Target != "" {
 			label += " (" + e.Target + ")"
 		}
-		rows = append(rows, []string{fmt.Sprint(e.ID), fmt.Sprint(e.Set), label, e.State,
-			clip(knob.ShowValue(e.Original), 24), clip(knob.ShowValue(e.New), 24), clip(e.Loc.String(), 60), e.Time.Local().Format("2006-01-02 15:04:05")})
+		id := fmt.Sprint(e.ID)
+		changes = append(changes, []string{id, fmt.Sprint(e.Set), label, e.State, knob.ShowValue(e.Original), knob.ShowValue(e.New)})
+		places = append(places, []string{id, e.Loc.String(), e.Time.Local().Format("2006-01-02 15:04:05")})
 	}
-	// A narrow terminal drops the last columns: whether a change is in
-	// force and what it changed come first, where and when last (at 80
-	// columns the state once fell off the end).
-	TableLeft(w, []string{"id", "set", "knob", "state", "original", "latlab wrote", "where", "time"}, rows)
-	fmt.Fprintf(w, "journal: %s\n", h.Journal)
+	// Two tables, as one did not fit 80 columns: whether each change is
+	// in force and what it changed first, then where and when, by id.
+	pageTable(w, tableSpec{header: []string{"id", "set", "knob", "state", "original", "latlab wrote"}, rows: changes})
+	fmt.Fprintln(w)
+	pageTable(w, tableSpec{header: []string{"id", "where", "time"}, rows: places, floor: []int{0, 0, len("2006-01-02 15:04:05")}})
+	writeProse(w, "journal: "+h.Journal, 2)
 }
 
 // scriptNames name the script formats in a sentence.
 var scriptNames = map[string]string{knob.FormatReg: ".reg file", knob.FormatPS1: "PowerShell", knob.FormatSh: "shell commands"}
-
-// clip cuts s to n characters, the last an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // visible escapes what a terminal would act on instead of showing: the
 // control characters and invalid UTF-8 of a value read from a file that

@@ -122,13 +122,17 @@ func TestKnobHistory(t *testing.T) {
 	KnobHistory(&b, &knob.History{Journal: "/var/lib/latlab"})
 	goldie.New(t).Assert(t, "knob-history", b.Bytes())
 
-	// At 80 columns the state and the values stay; where and when go.
+	// At 80 columns nothing is left out: the state and the values, then
+	// where (wrapped) and when.
 	var narrow bytes.Buffer
 	KnobHistory(WithWidth(&narrow, 80), h)
-	for _, want := range []string{"reverted", "applied", "(absent)", "46 (REG_SZ)", "(not shown, for lack of width: "} {
+	for _, want := range []string{"reverted", "applied", "(absent)", "46 (REG_SZ)", "/proc/sys/net/ipv4/tcp_recovery", "2026-01-02 03:05:05"} {
 		if !strings.Contains(narrow.String(), want) {
 			t.Errorf("at 80 columns, no %q in\n%s", want, narrow.String())
 		}
+	}
+	if strings.Contains(narrow.String(), "not shown") {
+		t.Errorf("at 80 columns, a column is left out:\n%s", narrow.String())
 	}
 }
 
