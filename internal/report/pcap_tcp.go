@@ -19,8 +19,9 @@ import (
 func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []string) {
 	st, t := res.Capture, &res.Totals
 	captureLine(w, fmt.Sprintf("%s: %s, %d frames, %d TCP segments in %d connection(s)", safeText(file), st.Format, st.Frames, t.Segments, t.Connections), st)
-	writeFitted(w, fmt.Sprintf("retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d",
-		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows), 2)
+	// each count stays with its name
+	writeFitted(w, gluedList(fmt.Sprintf("retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d",
+		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)), 2)
 	if t.LostSegments > 0 || t.AckedUnseen > 0 {
 		// A capture that dropped packets (tcpdump's "dropped by kernel")
 		// hides retransmissions too: what is counted is what was seen.
