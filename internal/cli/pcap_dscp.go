@@ -109,7 +109,7 @@ func runPcapDSCP(ctx context.Context, o *PcapDSCPOptions) error {
 		if want.Matched == 0 {
 			return &ExpectationError{Msg: fmt.Sprintf("expected DSCP %s, but no packet matched %s", want.Name, filterLabel(o.Filter))}
 		}
-		fmt.Fprintln(o.IO.Err, res.Shortfall())
+		errProse(o.IO.Err, func(w io.Writer) { report.DSCPShortfall(w, res) })
 		return &ExpectationError{Msg: fmt.Sprintf("DSCP expectation failed: %d of %d matching packets not marked %s", want.Offending, want.Matched, want.Name)}
 	}
 	return nil

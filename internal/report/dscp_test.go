@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/latlab/latlab/internal/capture"
@@ -47,9 +50,14 @@ func TestDSCPGolden(t *testing.T) {
 	for _, c := range []struct{ name, file, filter, expect string }{
 		{"dscp-ssh-expect", "ssh.pcap", "port 22", "af21"},
 		{"dscp-pgm", "pgm_zmtp1.pcap", "", ""},
+		{"dscp-ipv6", "../tcpflow/testdata/corpus/zeek/ipv6-http-atomic-frag.pcap", "", ""},
 	} {
 		var b bytes.Buffer
-		DSCP(&b, c.file, dscpRun(t, "../capture/testdata/"+c.file, c.filter, c.expect))
+		path := c.file
+		if !strings.Contains(path, "/") {
+			path = "../capture/testdata/" + path
+		}
+		DSCP(&b, filepath.Base(c.file), dscpRun(t, path, c.filter, c.expect))
 		g.Assert(t, c.name, b.Bytes())
 	}
 }
@@ -74,7 +82,7 @@ func TestDSCPText(t *testing.T) {
 	var out bytes.Buffer
 	DSCP(&out, "etl.pcapng", r)
 	for _, want := range []string{
-		"etl.pcapng: pcapng, 3 frames, 3 IP packets, 2ms from 1970-01-01 00:00:01.000000 UTC",
+		"etl.pcapng: pcapng, 3 frames, 3 IP packets,\n  2ms from 1970-01-01 00:00:01.000000 UTC",
 		"PID", "1234 x2, 4 x1", "EF (46) x3", "PID: the process id in the etl2pcapng packet comment",
 	} {
 		if !strings.Contains(out.String(), want) {
@@ -119,6 +127,74 @@ func TestDSCPTextUntracked(t *testing.T) {
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("missing %q in\n%s", want, out.String())
+		}
+	}
+}
+
+// A flow whose marks take more than one line keeps them under it, the
+// next flow's line coming after them and after its process ids, all
+// within 80 columns.
+func TestDSCPTextWrapsLongMarks(t *testing.T) {
+	a, b := netip.MustParseAddr("2001:db8:aaaa:bbbb:cccc:dddd:eeee:1"), netip.MustParseAddr("2001:db8:aaaa:bbbb:cccc:dddd:eeee:2")
+	scan := func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
+		st := &capture.Stats{Format: "pcapng", FirstNs: 1e9, LastNs: 1e9 + 2e6, Frames: 14, IPPackets: 14}
+		for i, tos := range []uint8{0, 8, 10, 18, 26, 34, 46, 48, 56, 1, 2, 3} {
+			rec := capture.Record{TimeNs: 1e9 + int64(i)*1e5, Comments: []string{fmt.Sprintf("PID=%d", 1000+i)}}
+			p := capture.Packet{Src: a, Dst: b, Proto: 6, HasPorts: true, SrcPort: 50000, DstPort: 443, TOS: tos<<2 | uint8(i%4), IPLen: 100}
+			h(&rec, &p)
+		}
+		for i := range 2 {
+			rec := capture.Record{TimeNs: 1e9 + 2e6, Comments: []string{"PID=4"}}
+			p := capture.Packet{Src: b, Dst: a, Proto: 6, HasPorts: true, SrcPort: 443, DstPort: 50000, TOS: 46 << 2, IPLen: 60 + i}
+			h(&rec, &p)
+		}
+		return st, nil
+	}
+	r, err := dscp.Run(context.Background(), dscp.Options{Scan: scan, Expect: "EF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	DSCP(&out, "long.pcapng", r)
+	s := out.String()
+	for i, l := range strings.Split(s, "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 80 {
+			t.Errorf("line %d: %d columns: %q", i+1, n, l)
+		}
+	}
+	first := strings.Index(s, "! [2001:db8:aaaa:bbbb:cccc:dddd:eeee:1]:50000 ->")
+	marks := strings.Index(s, "CS7 (56) x1")
+	pids := strings.Index(s, "PID 1000 x1,")
+	second := strings.Index(s, "\n [2001:db8:aaaa:bbbb:cccc:dddd:eeee:2]:443 ->")
+	if first < 0 || marks < first || pids < marks || second < pids || strings.Count(s, "PID 4 x2") != 1 {
+		t.Errorf("flows, marks and process ids out of order:\n%s", s)
+	}
+	// A terminal of 50 columns: the lines fit it, the columns left out
+	// are named after the last flow's process ids.
+	out.Reset()
+	DSCP(WithWidth(&out, 50), "long.pcapng", r)
+	narrow := out.String()
+	for i, l := range strings.Split(narrow, "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 50 {
+			t.Errorf("at 50 columns, line %d: %d columns: %q", i+1, n, l)
+		}
+	}
+	if p, n := strings.Index(narrow, "PID 4 x2"), strings.Index(narrow, "(not shown"); p < 0 || n < p {
+		t.Errorf("at 50 columns, the last process ids after the note:\n%s", narrow)
+	}
+	// --expect's shortfall on stderr wraps as the table, between marks
+	out.Reset()
+	DSCPShortfall(&out, r)
+	s = out.String()
+	if strings.Count(s, "\n") < 3 || strings.Join(strings.Fields(s), " ") != r.Shortfall() {
+		t.Errorf("shortfall not wrapped, or changed:\n%s", s)
+	}
+	for i, l := range strings.Split(s, "\n") {
+		if n := text.StringWidthWithoutEscSequences(l); n > 80 || i > 0 && l != "" && !strings.HasPrefix(l, "  ") {
+			t.Errorf("shortfall line %d: %d columns: %q", i+1, n, l)
+		}
+		if strings.HasSuffix(l, "(56)") || strings.HasSuffix(l, "CS7") {
+			t.Errorf("shortfall line %d cuts a mark: %q", i+1, l)
 		}
 	}
 }

@@ -184,6 +184,10 @@ type tableSpec struct {
 	// when a cell just misses it ("no detectable difference" at 23
 	// columns), leaves a gap as wide as the word moved down.
 	tight bool
+	// fold, when set for a right-aligned column, lets it wrap as text
+	// columns do: a value of several parts ("14.412ms / 29.306ms (10)"),
+	// which would rather take two lines than leave its column out.
+	fold []bool
 }
 
 // write renders the table to w, fitted to WidthOf(w), with no trailing
@@ -287,10 +291,10 @@ func (s tableSpec) tighten(keep int, limit []int) {
 	}
 }
 
-// wrappable reports whether column i holds text: left-aligned, and not the
-// first column when it names the rows.
+// wrappable reports whether column i may wrap: text (left-aligned), or a
+// right-aligned column that folds.
 func (s tableSpec) wrappable(i int) bool {
-	return !(i < len(s.right) && s.right[i])
+	return !(i < len(s.right) && s.right[i]) || i < len(s.fold) && s.fold[i]
 }
 
 func (s tableSpec) render(keep int, limit []int) string {

@@ -14,33 +14,36 @@ import (
 
 // PcapTCP prints `pcap tcp` on file: the totals, the top connections
 // (top: how many the command kept; 0, all) each as a table of both
-// directions, the legend, then the notes.
+// directions, the legend, then the notes, within 80 columns: a value too
+// wide for its column takes two lines.
 func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []string) {
 	st, t := res.Capture, &res.Totals
-	fmt.Fprintf(w, "%s: %s, %d frames, %d TCP segments in %d connection(s), %s\n", file, st.Format, st.Frames, t.Segments, t.Connections, CaptureSpan(st))
-	fmt.Fprintf(w, "retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d\n",
-		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)
+	captureLine(w, fmt.Sprintf("%s: %s, %d frames, %d TCP segments in %d connection(s)", safeText(file), st.Format, st.Frames, t.Segments, t.Connections), st)
+	// each count stays with its name
+	writeFitted(w, gluedList(fmt.Sprintf("retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d",
+		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)), 2)
 	if t.LostSegments > 0 || t.AckedUnseen > 0 {
 		// A capture that dropped packets (tcpdump's "dropped by kernel")
 		// hides retransmissions too: what is counted is what was seen.
-		fmt.Fprintf(w, "the capture missed segments: at least %d not seen (%d gap%s in the sequence numbers, Wireshark's \"previous segment not captured\"; %d ACK%s of data never seen): retransmission and loss figures are lower bounds\n",
-			t.LostSegments, t.LostSegments, plural(int(t.LostSegments)), t.AckedUnseen, plural(int(t.AckedUnseen)))
+		writeFitted(w, fmt.Sprintf("the capture missed segments: at least %d not seen (%d gap%s in the sequence numbers, Wireshark's \"previous segment not captured\"; %d ACK%s of data never seen): retransmission and loss figures are lower bounds",
+			t.LostSegments, t.LostSegments, plural(int(t.LostSegments)), t.AckedUnseen, plural(int(t.AckedUnseen))), 2)
 	}
 	if top > 0 && t.Connections > top {
-		fmt.Fprintf(w, "showing the %d connections with most payload (of %d; --top 0 shows all)\n", top, t.Connections)
+		writeFitted(w, fmt.Sprintf("showing the %d connections with most payload (of %d; --top 0 shows all)", top, t.Connections), 2)
 	}
 	for _, c := range res.Top {
-		fmt.Fprintf(w, "\ntcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, units.Duration(time.Duration(c.DurationNs)))
+		l := fmt.Sprintf("tcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, units.Duration(time.Duration(c.DurationNs)))
 		if c.InitialRTTNs > 0 {
-			fmt.Fprintf(w, ", handshake RTT %s", units.Duration(time.Duration(c.InitialRTTNs)))
+			l += ", " + wholeItem("handshake RTT "+units.Duration(time.Duration(c.InitialRTTNs)))
 		}
 		fmt.Fprintln(w)
-		Table(w, []string{"", "A -> B", "B -> A"}, connRows(&c))
+		writeFitted(w, l, 2)
+		tableSpec{header: []string{"", "A -> B", "B -> A"}, rows: connRows(&c),
+			right: []bool{false, true, true}, fold: []bool{false, true, true}}.write(WithWidth(w, textCols(w)))
 	}
-	// One paragraph a line: the output's wrapper fits each to the
-	// terminal (lines broken by hand at 130 columns read ragged at 80).
-	fmt.Fprintln(w, "\nA is the endpoint that sent the first packet seen. Counts of flags follow Wireshark's tcp.analysis; \"reordered\" is latlab's: new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.")
-	fmt.Fprintln(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.")
+	fmt.Fprintln(w)
+	writeFitted(w, "A is the endpoint that sent the first packet seen. Counts of flags follow Wireshark's tcp.analysis; \"reordered\" is latlab's: new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.", 2)
+	writeFitted(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.", 2)
 	for _, n := range notes {
 		writeNote(w, n)
 	}
@@ -70,13 +73,13 @@ func connRows(c *tcpflow.Connection) [][]string {
 		row("  spurious (acked / D-SACKed)", func(s *tcpflow.DirStats) string {
 			return fmt.Sprintf("%d (%d / %d)", s.Spurious(), s.SpuriousRetransmissions, s.DSACKSpurious)
 		}),
-		row("segments resent (bytes seen before)", func(s *tcpflow.DirStats) string { return u(s.ResentSegments) }),
+		row("segments resent (seen before)", func(s *tcpflow.DirStats) string { return u(s.ResentSegments) }),
 		row("out-of-order (Wireshark)", func(s *tcpflow.DirStats) string { return u(s.OutOfOrder) }),
-		row("reordered: segments, max extent", func(s *tcpflow.DirStats) string {
+		row("reordered: segs, max extent", func(s *tcpflow.DirStats) string {
 			if s.Reordered == 0 {
 				return "0"
 			}
-			return fmt.Sprintf("%d, %d segs / %s", s.Reordered, s.ReorderMaxSegs, ns(s.ReorderMaxNs))
+			return fmt.Sprintf("%d, %s / %s", s.Reordered, wholeItem(fmt.Sprintf("%d segs", s.ReorderMaxSegs)), ns(s.ReorderMaxNs))
 		}),
 		row("duplicate ACKs", func(s *tcpflow.DirStats) string { return u(s.DuplicateAcks) }),
 		row("SACK blocks / D-SACK blocks", func(s *tcpflow.DirStats) string { return fmt.Sprintf("%d / %d", s.SACKBlocks, s.DSACKBlocks) }),
@@ -85,7 +88,7 @@ func connRows(c *tcpflow.Connection) [][]string {
 			if s.RTT.Samples == 0 {
 				return "-"
 			}
-			return fmt.Sprintf("%s / %s (%d)", ns(s.RTT.MinNs), ns(int64(s.RTT.SRTTNs)), s.RTT.Samples)
+			return fmt.Sprintf("%s / %s", ns(s.RTT.MinNs), wholeItem(fmt.Sprintf("%s (%d)", ns(int64(s.RTT.SRTTNs)), s.RTT.Samples)))
 		}),
 		row("RACK reo_wnd max (mult)", func(s *tcpflow.DirStats) string {
 			return fmt.Sprintf("%s (x%d)", ns(s.Rack.MaxReoWndNs), max(1, s.Rack.MaxReoWndMult))
@@ -104,10 +107,10 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 	}
 	var p []string
 	if h.MSS > 0 {
-		p = append(p, fmt.Sprintf("MSS %d", h.MSS))
+		p = append(p, wholeItem(fmt.Sprintf("MSS %d", h.MSS)))
 	}
 	if h.WindowScale >= 0 {
-		p = append(p, fmt.Sprintf("WS %d", h.WindowScale))
+		p = append(p, wholeItem(fmt.Sprintf("WS %d", h.WindowScale)))
 	}
 	if h.SACKPermitted {
 		p = append(p, "SACK")
@@ -128,15 +131,16 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 // found: c is the connection of the ETW run in the capture (nil: none),
 // err what kept the comparison from being made.
 func DSackWire(w io.Writer, r *netload.DSackRun, c *tcpflow.Connection, err error) {
-	fmt.Fprintf(w, "\nD-SACKs of the --etw-result connection (%s -> %s):\n", r.Local, r.Peer)
+	fmt.Fprintln(w)
+	writeFitted(w, fmt.Sprintf("D-SACKs of the --etw-result connection (%s -> %s):", r.Local, r.Peer), 2)
 	if c == nil {
 		fmt.Fprintln(w, "  not in this capture (no connection with both its ports)")
 		return
 	}
 	if err != nil {
-		fmt.Fprintf(w, "  %v\n", err)
+		writeFitted(w, fmt.Sprintf("  %v", err), 4)
 		return
 	}
-	fmt.Fprintf(w, "  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer\n", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks)
-	writeHanging(w, "  "+r.DSack.Wire, 4)
+	writeFitted(w, fmt.Sprintf("  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks), 4)
+	writeFitted(w, "  "+r.DSack.Wire, 4)
 }
