@@ -149,7 +149,7 @@ func runPcapTCP(ctx context.Context, o *PcapTCPOptions) (err error) {
 	if o.JSON || o.Out != "" {
 		doc = &pcapTCPDocument{o: o}
 		defer doc.abandon()
-		run.OnConn = doc.add
+		run.OnConn, run.ConnSlot = doc.add, doc.slot
 	}
 	if dsack != nil {
 		next := run.OnConn
@@ -225,12 +225,13 @@ type pcapTCPDocument struct {
 	s    *result.Stream
 	file *outfile.File
 
-	batch []tcpflow.Connection // being filled
-	full  chan []tcpflow.Connection
-	free  chan []tcpflow.Connection
-	done  chan struct{}         // closed when the encoder has returned
-	err   atomic.Pointer[error] // the encoder's first error
-	panic any                   // the encoder's panic (read after done)
+	batch   []tcpflow.Connection // being filled
+	scratch tcpflow.Connection   // slot's answer before the document has begun
+	full    chan []tcpflow.Connection
+	free    chan []tcpflow.Connection
+	done    chan struct{}         // closed when the encoder has returned
+	err     atomic.Pointer[error] // the encoder's first error
+	panic   any                   // the encoder's panic (read after done)
 }
 
 const (
@@ -300,6 +301,17 @@ func (d *pcapTCPDocument) encodeBatch(b []tcpflow.Connection) {
 	}
 }
 
+// slot is where the analysis writes the next connection
+// (tcpflow.Options.ConnSlot): the batch's next element once the document
+// has begun, so that add finds it there, or a connection of its own that
+// add copies.
+func (d *pcapTCPDocument) slot() *tcpflow.Connection {
+	if n := len(d.batch); d.s != nil && n < cap(d.batch) {
+		return &d.batch[:n+1][n]
+	}
+	return &d.scratch
+}
+
 func (d *pcapTCPDocument) add(c *tcpflow.Connection) error {
 	if d.s == nil {
 		if err := d.begin(); err != nil {
@@ -309,7 +321,11 @@ func (d *pcapTCPDocument) add(c *tcpflow.Connection) error {
 	if e := d.err.Load(); e != nil {
 		return *e // stops the analysis: the document cannot be written
 	}
-	d.batch = append(d.batch, *c) // c is reused for the next connection
+	if n := len(d.batch); n < cap(d.batch) && c == &d.batch[:n+1][n] {
+		d.batch = d.batch[:n+1] // written in place (slot)
+	} else {
+		d.batch = append(d.batch, *c) // c is reused for the next connection
+	}
 	if len(d.batch) == cap(d.batch) {
 		d.full <- d.batch
 		d.batch = <-d.free

@@ -74,3 +74,26 @@ func TestEndpointString(t *testing.T) {
 		}
 	}
 }
+
+// fill writes every field of the summary: Run writes it over the
+// summary of an earlier connection (Options.ConnSlot), whose values must
+// not show through.
+func TestFillWritesEveryField(t *testing.T) {
+	st := &connState{}
+	c := &st.c
+	c.dir[0], c.dir[1] = &st.d[0], &st.d[1]
+	c.Stream, c.FirstNs, c.LastNs = 3, 10, 25
+	c.A = Endpoint{netip.MustParseAddr("10.0.0.1"), 1000}
+	c.B = Endpoint{netip.MustParseAddr("10.0.0.2"), 80}
+	st.d[0].Stats.Packets, st.d[1].Stats.AckedBytes = 4, 5
+	var fresh, reused Connection
+	fresh.fill(c)
+	testutil.FillNonZero(&reused)
+	reused.fill(c)
+	if !reflect.DeepEqual(fresh, reused) {
+		t.Errorf("filled over another connection:\n%+v\nwant\n%+v", reused, fresh)
+	}
+	if nc := NewConnection(c); !reflect.DeepEqual(nc, fresh) {
+		t.Errorf("NewConnection:\n%+v\nwant\n%+v", nc, fresh)
+	}
+}

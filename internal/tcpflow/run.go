@@ -34,6 +34,10 @@ type Options struct {
 	// stops the scan, and Run returns it. The Connection is Run's own,
 	// reused for the next one: OnConn copies what it keeps.
 	OnConn func(*Connection) error
+	// ConnSlot, if set with OnConn, says where to write the next
+	// connection OnConn receives: OnConn then finds it in place (a
+	// pointer ConnSlot returned) rather than copying it.
+	ConnSlot func() *Connection
 }
 
 // Result is the outcome of Run. The connections themselves went to
@@ -130,9 +134,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ab, ba := &c.Dir(0).Stats, &c.Dir(1).Stats
 		b := ab.PayloadBytes + ba.PayloadBytes
 		keep := o.OnConn != nil || top.wantsConn(b, c.Stream)
+		dst := j
 		if keep {
-			*j = connectionOf(c)
-			j.A, j.B = c.A.String(), c.B.String()
+			if o.OnConn != nil && o.ConnSlot != nil {
+				dst = o.ConnSlot()
+			}
+			dst.fill(c)
 		}
 		if gr != nil {
 			gr.closed(c)
@@ -141,13 +148,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.Totals.add(ab)
 		r.Totals.add(ba)
 		if keep {
-			top.add(j)
+			top.add(dst)
 		}
 		if best < 0 || b > bestBytes || b == bestBytes && c.Stream < best {
 			best, bestBytes = c.Stream, b
 		}
 		if o.OnConn != nil && sinkErr == nil {
-			if sinkErr = o.OnConn(j); sinkErr != nil {
+			if sinkErr = o.OnConn(dst); sinkErr != nil {
 				cancel()
 			}
 		}
