@@ -12,13 +12,11 @@ package doctor
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
-	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/tracefs"
 )
@@ -221,15 +219,4 @@ func tally(ss []Setting) Tally {
 		}
 	}
 	return t
-}
-
-// numCPU is how many CPUs the per-CPU probe uses. On Windows Go counts
-// only the processor group the process started in; the probe pins its
-// threads by latlab's numbering over every group (sched.PinThread), so
-// it counts them all. On Linux it is the CPUs the process may run on.
-func numCPU() int {
-	if runtime.GOOS == "windows" {
-		return sched.NumCPU()
-	}
-	return runtime.NumCPU()
 }

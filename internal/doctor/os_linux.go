@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 
 	"github.com/latlab/latlab/internal/rootfs"
 	"github.com/latlab/latlab/internal/stats"
@@ -71,3 +72,7 @@ func Cmdline(root string) string {
 	}
 	return string(b)
 }
+
+// numCPU is how many CPUs the per-CPU probe uses: those the process may
+// run on.
+func numCPU() int { return runtime.NumCPU() }

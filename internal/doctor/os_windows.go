@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/latlab/latlab/internal/sched"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/timer"
 	"github.com/latlab/latlab/internal/winapi"
@@ -46,3 +47,9 @@ func SleepVerdict(over stats.Summary, st timer.Status) string {
 
 // Cmdline is "" on Windows: it has no kernel command line to compare.
 func Cmdline(string) string { return "" }
+
+// numCPU is how many CPUs the per-CPU probe uses: every processor
+// group's. Go counts only the group the process started in, and the
+// probe pins its threads by latlab's numbering over all groups
+// (sched.PinThread).
+func numCPU() int { return sched.NumCPU() }

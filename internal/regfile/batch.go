@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/lazy"
 	"github.com/latlab/latlab/internal/textdec"
 )
 
@@ -306,9 +305,7 @@ const (
 // echoCmd is cmd.exe's echo, on its own or run by cmd /c: what it
 // prints is its text after the one blank that follows echo. Built on
 // first use: most runs of latlab read no batch file.
-var echoCmd = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/[ck][ \t]+@?)?echo[ \t](.*)$`)
-})
+var echoCmd = lazy.Regexp(`(?i)^[ \t]*@?(?:(?:"?[^ \t"]*\\)?cmd(?:\.exe)?"?(?:[ \t]+/[a-z]\b(?::[a-z]+)?)*?[ \t]+/[ck][ \t]+@?)?echo[ \t](.*)$`)
 
 // answer is what the command cmd, piped into reg, answers it with.
 func answer(cmd string) regAnswer { return answerAt(cmd, 0) }

@@ -24,7 +24,7 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 		if r.Untracked != nil {
 			more = ", and more not tracked"
 		}
-		writeFitted(w, fmt.Sprintf("filter: %s (%d flow directions match%s)", safeText(r.Filter), len(r.Stats), more), 2)
+		writeHanging(w, fmt.Sprintf("filter: %s (%d flow directions match%s)", safeText(r.Filter), len(r.Stats), more), 2)
 	}
 	fmt.Fprintln(w)
 	hasPID := false
@@ -45,17 +45,17 @@ func DSCP(w io.Writer, file string, r *dscp.Result) {
 			l += fmt.Sprintf("; %d not marked as --expect requires", r.UntrackedOffending)
 		}
 		fmt.Fprintln(w)
-		writeFitted(w, l, 2)
+		writeHanging(w, l, 2)
 	}
 	if len(r.Offending) > 0 {
 		fmt.Fprintln(w)
-		writeFitted(w, "! = carries packets not marked as --expect requires", 2)
+		writeHanging(w, "! = carries packets not marked as --expect requires", 2)
 	}
 	if hasPID {
-		writeFitted(w, "PID: the process id in the etl2pcapng packet comment: the thread that logged the packet, often the sender for outbound packets and the System process (4) or another for inbound ones", 2)
+		writeHanging(w, "PID: the process id in the etl2pcapng packet comment: the thread that logged the packet, often the sender for outbound packets and the System process (4) or another for inbound ones", 2)
 		for _, f := range r.Stats {
 			if f.OtherPIDs > 0 {
-				writeFitted(w, fmt.Sprintf("others: packets of process ids beyond the %d a flow keeps", capture.MaxFlowPIDs), 2)
+				writeHanging(w, fmt.Sprintf("others: packets of process ids beyond the %d a flow keeps", capture.MaxFlowPIDs), 2)
 				break
 			}
 		}
@@ -80,7 +80,7 @@ func DSCPShortfall(w io.Writer, r *dscp.Result) {
 			parts[i] = gluedList(marks) + "]" + rest
 		}
 	}
-	writeFitted(w, strings.Join(parts, "["), 2)
+	writeHanging(w, strings.Join(parts, "["), 2)
 }
 
 // dscpIndent is how far a flow's counts are indented under the flow.
@@ -88,10 +88,10 @@ const dscpIndent = 2
 
 // dscpFlows writes the flow directions, each on a line of its own (its
 // 5-tuple alone takes half the width) followed by its counts, the rows of
-// a table fitted to what is left of textCols (wrapped DSCP and ECN lists
+// a table fitted to what is left of pageCols (wrapped DSCP and ECN lists
 // take more lines), then by its process ids when the capture has any.
 func dscpFlows(w io.Writer, r *dscp.Result) {
-	st, cols := r.Capture, textCols(w)
+	st, cols := r.Capture, pageCols(w)
 	spec := tableSpec{
 		header: []string{"packets", "bytes", "DSCP", "ECN", "first (s)", "last (s)"},
 		right:  []bool{true, true, false, false, true, true},
@@ -174,7 +174,7 @@ func gluedList(s string) string {
 // captureLine writes the line about a capture: head, then the capture's
 // span (CaptureSpan), kept whole on a line of its own when the line wraps.
 func captureLine(w io.Writer, head string, st *capture.Stats) {
-	writeFitted(w, head+", "+wholeItem(CaptureSpan(st)), 2)
+	writeHanging(w, head+", "+wholeItem(CaptureSpan(st)), 2)
 }
 
 // CaptureSpan says how long a capture lasted and when it began, or that

@@ -20,16 +20,16 @@ func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []str
 	st, t := res.Capture, &res.Totals
 	captureLine(w, fmt.Sprintf("%s: %s, %d frames, %d TCP segments in %d connection(s)", safeText(file), st.Format, st.Frames, t.Segments, t.Connections), st)
 	// each count stays with its name
-	writeFitted(w, gluedList(fmt.Sprintf("retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d",
+	writeHanging(w, gluedList(fmt.Sprintf("retransmissions %d (fast %d), segments resent %d, spurious %d, out-of-order %d, reordered %d, duplicate ACKs %d, SACK blocks %d, D-SACK blocks %d, zero windows %d",
 		t.Retransmissions, t.FastRetransmissions, t.Resent, t.Spurious, t.OutOfOrder, t.Reordered, t.DuplicateAcks, t.SACKBlocks, t.DSACKBlocks, t.ZeroWindows)), 2)
 	if t.LostSegments > 0 || t.AckedUnseen > 0 {
 		// A capture that dropped packets (tcpdump's "dropped by kernel")
 		// hides retransmissions too: what is counted is what was seen.
-		writeFitted(w, fmt.Sprintf("the capture missed segments: at least %d not seen (%d gap%s in the sequence numbers, Wireshark's \"previous segment not captured\"; %d ACK%s of data never seen): retransmission and loss figures are lower bounds",
+		writeHanging(w, fmt.Sprintf("the capture missed segments: at least %d not seen (%d gap%s in the sequence numbers, Wireshark's \"previous segment not captured\"; %d ACK%s of data never seen): retransmission and loss figures are lower bounds",
 			t.LostSegments, t.LostSegments, plural(int(t.LostSegments)), t.AckedUnseen, plural(int(t.AckedUnseen))), 2)
 	}
 	if top > 0 && t.Connections > top {
-		writeFitted(w, fmt.Sprintf("showing the %d connections with most payload (of %d; --top 0 shows all)", top, t.Connections), 2)
+		writeHanging(w, fmt.Sprintf("showing the %d connections with most payload (of %d; --top 0 shows all)", top, t.Connections), 2)
 	}
 	for _, c := range res.Top {
 		l := fmt.Sprintf("tcp.stream %d: %s <-> %s, %s", c.Stream, c.A, c.B, units.Duration(time.Duration(c.DurationNs)))
@@ -37,13 +37,13 @@ func PcapTCP(w io.Writer, file string, top int, res *tcpflow.Result, notes []str
 			l += ", " + wholeItem("handshake RTT "+units.Duration(time.Duration(c.InitialRTTNs)))
 		}
 		fmt.Fprintln(w)
-		writeFitted(w, l, 2)
+		writeHanging(w, l, 2)
 		tableSpec{header: []string{"", "A -> B", "B -> A"}, rows: connRows(&c),
-			right: []bool{false, true, true}, fold: []bool{false, true, true}}.write(WithWidth(w, textCols(w)))
+			right: []bool{false, true, true}, fold: []bool{false, true, true}}.write(WithWidth(w, pageCols(w)))
 	}
 	fmt.Fprintln(w)
-	writeFitted(w, "A is the endpoint that sent the first packet seen. Counts of flags follow Wireshark's tcp.analysis; \"reordered\" is latlab's: new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.", 2)
-	writeFitted(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.", 2)
+	writeHanging(w, "A is the endpoint that sent the first packet seen. Counts of flags follow Wireshark's tcp.analysis; \"reordered\" is latlab's: new data arriving below the highest sequence number seen. SACK/D-SACK columns are blocks that side sent about the other's data.", 2)
+	writeHanging(w, "RTT is measured at the capture point (Karn's rule). RACK: retransmissions shown unnecessary, and how many a RACK sender would have waited out with a D-SACK-adapted reordering window / with a window that ignores D-SACK.", 2)
 	for _, n := range notes {
 		writeNote(w, n)
 	}
@@ -132,15 +132,15 @@ func handshakeLabel(h *tcpflow.HandshakeOptions) string {
 // err what kept the comparison from being made.
 func DSackWire(w io.Writer, r *netload.DSackRun, c *tcpflow.Connection, err error) {
 	fmt.Fprintln(w)
-	writeFitted(w, fmt.Sprintf("D-SACKs of the --etw-result connection (%s -> %s):", r.Local, r.Peer), 2)
+	writeHanging(w, fmt.Sprintf("D-SACKs of the --etw-result connection (%s -> %s):", r.Local, r.Peer), 2)
 	if c == nil {
 		fmt.Fprintln(w, "  not in this capture (no connection with both its ports)")
 		return
 	}
 	if err != nil {
-		writeFitted(w, fmt.Sprintf("  %v", err), 4)
+		writeHanging(w, fmt.Sprintf("  %v", err), 4)
 		return
 	}
-	writeFitted(w, fmt.Sprintf("  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks), 4)
-	writeFitted(w, "  "+r.DSack.Wire, 4)
+	writeHanging(w, fmt.Sprintf("  tcp.stream %d: TcpReceiveSack counted %d, the capture shows %d from the peer", c.Stream, r.DSack.DSacks, *r.DSack.WireDSacks), 4)
+	writeHanging(w, "  "+r.DSack.Wire, 4)
 }

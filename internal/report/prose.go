@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"github.com/latlab/latlab/internal/lazy"
 	"github.com/latlab/latlab/internal/textwrap"
 )
 
@@ -36,9 +36,9 @@ func pageTable(w io.Writer, s tableSpec) {
 // ("p = 0.100", "p < 0.001", "P(A > B) = 1.00"), and in a pair of counts
 // ("1 and 300"), which read as one item.
 var (
-	unitSpace = regexp.MustCompile(`([0-9]%?) (ns|µs|ms|s|CIs?)\b`)
-	opSpace   = regexp.MustCompile(` ([=<>]) `)
-	andSpace  = regexp.MustCompile(`([0-9]) and ([0-9])`)
+	unitSpace = lazy.Regexp(`([0-9]%?) (ns|µs|ms|s|CIs?)\b`)
+	opSpace   = lazy.Regexp(` ([=<>]) `)
+	andSpace  = lazy.Regexp(`([0-9]) and ([0-9])`)
 )
 
 // keepTogether glues the items of a line of statistics (unitSpace,
@@ -48,9 +48,9 @@ func keepTogether(line string, quoted ...string) string {
 	for _, q := range quoted {
 		line = strings.ReplaceAll(line, q, strings.ReplaceAll(q, " ", glue))
 	}
-	line = unitSpace.ReplaceAllString(line, "$1"+glue+"$2")
-	line = andSpace.ReplaceAllString(line, "$1"+glue+"and"+glue+"$2")
-	return opSpace.ReplaceAllString(line, glue+"$1"+glue)
+	line = unitSpace().ReplaceAllString(line, "$1"+glue+"$2")
+	line = andSpace().ReplaceAllString(line, "$1"+glue+"and"+glue+"$2")
+	return opSpace().ReplaceAllString(line, glue+"$1"+glue)
 }
 
 // writeProse writes a line of a command's text within pageCols(w)

@@ -123,43 +123,20 @@ func newTable() table.Writer {
 	return t
 }
 
-// textWidth is the width a report's text keeps to whatever the output:
-// lines wrapped by writeHanging, and the tables of the reports that fit
-// them to textCols.
-const textWidth = 80
-
-// textCols is the width a table fits that keeps to textWidth: textWidth,
-// or w's width when that is narrower. A wider terminal, or none (a pipe,
-// a file), gets textWidth too; --json has every value on one line.
-func textCols(w io.Writer) int {
-	if cols := WidthOf(w); cols > 0 && cols < textWidth {
-		return cols
-	}
-	return textWidth
-}
-
-// writeHanging writes line within 80 columns (textwrap.Hanging), its
-// continuation lines indented indent columns; an item glued by wholeItem
-// ("handshake RTT 25.735ms") is not cut.
+// writeHanging writes line within pageCols(w) columns
+// (textwrap.Hanging), its continuation lines indented indent columns; an
+// item glued by wholeItem ("handshake RTT 25.735ms") is not cut. On a
+// terminal narrower than 80 columns it wraps at the terminal's width,
+// rather than at 80 and again there, which reads ragged.
 func writeHanging(w io.Writer, line string, indent int) {
-	for _, l := range textwrap.Hanging(line, indent, textWidth) {
-		fmt.Fprintln(w, strings.ReplaceAll(l, glue, " "))
-	}
-}
-
-// writeFitted is writeHanging within textCols(w): a report that fits its
-// tables to a terminal narrower than 80 columns wraps its lines there
-// too, rather than at 80 and again at the terminal's width, which reads
-// ragged.
-func writeFitted(w io.Writer, line string, indent int) {
-	for _, l := range textwrap.Hanging(line, indent, textCols(w)) {
+	for _, l := range textwrap.Hanging(line, indent, pageCols(w)) {
 		fmt.Fprintln(w, strings.ReplaceAll(l, glue, " "))
 	}
 }
 
 // writeNote writes a note of a result, its control characters escaped
-// (a note can quote a file's or a device's name), within 80 columns, the
-// lines after the first indented two.
+// (a note can quote a file's or a device's name), within pageCols(w)
+// columns, the lines after the first indented two.
 func writeNote(w io.Writer, n string) {
 	writeHanging(w, "note: "+safeText(n), 2)
 }
