@@ -374,6 +374,15 @@ func (r *Reader) Labels(iface int) []string {
 	return l
 }
 
+// Application is the writer a pcapng section header names (shb_userappl),
+// "" for pcap and NetMon.
+func (r *Reader) Application() string {
+	if r.ng == nil {
+		return ""
+	}
+	return r.ng.SectionInfo().Application
+}
+
 // Pos is the number of bytes consumed so far.
 func (r *Reader) Pos() int64 {
 	if r.nm != nil {

@@ -312,10 +312,20 @@ func (s *scanner) hold(rec *Record) {
 	s.peakBytes = max(s.peakBytes, s.heldB)
 }
 
+// pktmonApplication is the application pktmon's own pcapng converter
+// writes in the section header (shb_userappl): Windows calls pktmon
+// "Packet Monitor".
+const pktmonApplication = "Packet Monitor"
+
 // pktmonMark says why rec shows that the capture comes from pktmon
 // (Windows' Packet Monitor), or "" when it does not:
 //   - the writer or the interface names pktmon (pcapng section header or
 //     interface description: application, hardware, OS, name, comment);
+//   - the section header names pktmon's own converter: `pktmon etl2pcap`
+//     writes "Packet Monitor" as the application, and nothing else that
+//     would mark the file: one Ethernet interface with no name, packets
+//     with no comment or id (a real file, dolphin2410-archive/gdn
+//     backup.pcapng; see testdata/PROVENANCE);
 //   - a packet comment in pktmon's metadata format ("PktGroupId 123,
 //     PktNumber 1, Appearance 1, ..., Component 15, ...", as etl2txt prints it);
 //   - a pcapng packet id seen on an earlier record: the pcapng
@@ -327,6 +337,9 @@ func (s *scanner) pktmonMark(rec *Record) string {
 		if strings.Contains(strings.ToLower(l), "pktmon") {
 			return fmt.Sprintf("a pktmon capture: its pcapng header says %q", l)
 		}
+	}
+	if app := strings.Trim(s.rd.Application(), " \x00"); strings.EqualFold(app, pktmonApplication) {
+		return fmt.Sprintf("a pktmon capture: its pcapng header names the writer %q, pktmon's converter", app)
 	}
 	for _, c := range rec.Comments {
 		if strings.Contains(c, "PktGroupId ") && strings.Contains(c, "Component ") {

@@ -49,6 +49,7 @@ func TestDSCPGolden(t *testing.T) {
 	g := goldie.New(t)
 	for _, c := range []struct{ name, file, filter, expect string }{
 		{"dscp-ssh-expect", "ssh.pcap", "port 22", "af21"},
+		{"dscp-pktmon-etl2pcap-expect", "pktmon-etl2pcap-ssh.pcapng", "port 22", "af21"},
 		{"dscp-pgm", "pgm_zmtp1.pcap", "", ""},
 		{"dscp-ipv6", "../tcpflow/testdata/corpus/zeek/ipv6-http-atomic-frag.pcap", "", ""},
 	} {

@@ -50,6 +50,7 @@ func TestPcapTCPGolden(t *testing.T) {
 	}{
 		{"pcap-tcp-ssh", "../tcpflow/testdata/ssh.pcap", 10},
 		{"pcap-tcp-ipv6-top2", "../tcpflow/testdata/corpus/zeek/ipv6-http-atomic-frag.pcap", 2},
+		{"pcap-tcp-pktmon-etl2pcap", "../capture/testdata/pktmon-etl2pcap-ssh.pcapng", 10},
 	} {
 		r := pcapTCPRun(t, c.path, c.top)
 		var b bytes.Buffer
@@ -80,6 +81,55 @@ func TestPcapGoldensFit80Columns(t *testing.T) {
 		for i, l := range strings.Split(string(b), "\n") {
 			if n := text.StringWidthWithoutEscSequences(l); n > 80 {
 				t.Errorf("%s:%d: %d columns: %q", f, i+1, n, l)
+			}
+		}
+	}
+}
+
+// goldenBody is a golden's text from the line after the header (the file,
+// its format and frames) up to the notes.
+func goldenBody(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if i := strings.Index(s, "\nnote: "); i >= 0 {
+		s = s[:i+1]
+	}
+	_, body, ok := strings.Cut(s, "UTC\n")
+	if !ok {
+		t.Fatalf("%s: no header line ending in UTC:\n%s", name, b)
+	}
+	return body
+}
+
+// ssh.pcap written as pktmon etl2pcap logs it (each packet at five
+// components, twice as 802.11 under the Ethernet label) reads, once
+// pktmon's copies are dropped, as ssh.pcap itself: its goldens were
+// checked against tshark (testdata/PROVENANCE of internal/capture). Only
+// the header and the notes saying what was dropped and skipped differ.
+func TestPktmonEtl2pcapGoldensAreSSH(t *testing.T) {
+	for _, c := range [][2]string{
+		{"pcap-tcp-pktmon-etl2pcap", "pcap-tcp-ssh"},
+		{"dscp-pktmon-etl2pcap-expect", "dscp-ssh-expect"},
+	} {
+		if got, want := goldenBody(t, c[0]), goldenBody(t, c[1]); got != want {
+			t.Errorf("%s differs from %s below the header:\n%s\nwant:\n%s", c[0], c[1], got, want)
+		}
+	}
+	for _, name := range []string{"pcap-tcp-pktmon-etl2pcap", "dscp-pktmon-etl2pcap-expect"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Join(strings.Fields(string(b)), " ")
+		for _, w := range []string{"270 frames",
+			`note: duplicates dropped: 108 copies of packets seen just before were not analysed (a pktmon capture: its pcapng header names the writer "Packet Monitor", pktmon's converter); --dedup off keeps them`,
+			"note: 108 frames skipped: not IP"} {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s does not say %q:\n%s", name, w, b)
 			}
 		}
 	}
