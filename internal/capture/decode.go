@@ -27,6 +27,10 @@ const (
 	SkipMalformed // malformed
 	// SkipSnaplenLink: cut (by the snap length) before the IP header ends.
 	SkipSnaplenLink // cut before the IP header ends
+	// SkipWiFiAsEthernet: not IP as Ethernet (whatever else it would be
+	// skipped as), but a Native 802.11 data frame carrying IP
+	// (wifiAsEthernet).
+	SkipWiFiAsEthernet // 802.11 under an Ethernet label
 )
 
 // Packet is what the analyses need from one frame, decoded in place
@@ -140,7 +144,11 @@ func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 	rep := max(rec.OrigLen, len(b))
 	switch rec.LinkType {
 	case layers.LinkTypeEthernet:
-		return d.ether(b, rep, p)
+		sk := d.ether(b, rep, p)
+		if sk != SkipNone && wifiAsEthernet(b) {
+			return SkipWiFiAsEthernet
+		}
+		return sk
 	case layers.LinkTypeLinuxSLL, layers.LinkTypeLinuxSLL2:
 		hl, at := 16, 14 // header length, offset of the protocol field
 		if rec.LinkType == layers.LinkTypeLinuxSLL2 {
@@ -196,6 +204,42 @@ func (d *Decoder) Decode(rec *Record, p *Packet) Skip {
 		return d.etherType(binary.BigEndian.Uint16(b[40:42]), b[44:], rep-44, p)
 	}
 	return SkipLinkType
+}
+
+// wifiAsEthernet says whether b, a frame of an Ethernet interface that
+// does not read as IP over Ethernet (its addresses give a nonsense
+// EtherType or 802.3 length), is a Native 802.11 data frame (to or from the
+// access point) whose LLC/SNAP header announces IPv4 or IPv6. pktmon logs
+// a Wi-Fi adapter's packets so, and `pktmon etl2pcap` writes them under
+// its one Ethernet interface all the same (MicrosoftDocs/windowsserverdocs
+// issue 6696; a real file of it in testdata/PROVENANCE). tshark reads them
+// as Ethernet of an unknown EtherType, not IP, and so does latlab: only
+// the reason it gives differs, so that the note says what they are.
+func wifiAsEthernet(b []byte) bool {
+	if len(b) < 2 {
+		return false
+	}
+	hl := 24
+	switch b[0] { // frame control: version 0, type data
+	case 0x08: // Data
+	case 0x88: // QoS Data: a QoS control field, and HT control when Order is set
+		hl += 2
+		if b[1]&0x80 != 0 {
+			hl += 4
+		}
+	default:
+		return false
+	}
+	if ds := b[1] & 3; ds != 1 && ds != 2 {
+		return false
+	}
+	if len(b) < hl+8 {
+		return false
+	}
+	s := b[hl:]
+	et := binary.BigEndian.Uint16(s[6:8])
+	return s[0] == 0xaa && s[1] == 0xaa && s[2] == 0x03 && s[3] == 0 && s[4] == 0 && s[5] == 0 &&
+		(et == etherTypeIPv4 || et == etherTypeIPv6)
 }
 
 // ether decodes an Ethernet II or 802.3 frame.

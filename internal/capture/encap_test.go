@@ -336,6 +336,9 @@ func FuzzDecode(f *testing.F) {
 	for _, c := range encapCases(f) {
 		f.Add(uint16(c.lt), c.frame, len(c.frame))
 	}
+	// pktmon's Wi-Fi copy under an Ethernet label (wifiAsEthernet)
+	w := wifiCopy(eth(tcp4(f, "10.5.0.1", "10.5.0.2", 1, 2, 0, 0)), false, 1)
+	f.Add(uint16(layers.LinkTypeEthernet), w, len(w))
 	f.Fuzz(func(t *testing.T, lt uint16, data []byte, orig int) {
 		var d Decoder
 		var p Packet

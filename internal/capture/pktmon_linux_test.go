@@ -2,17 +2,21 @@ package capture
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/latlab/latlab/internal/testutil"
 )
 
 // tsharkCopies reads a pktmon capture with tshark: the frames it decodes
-// as IP (their numbers), the frames it shows as Ethernet with an EtherType it does not
-// know (eth:ethertype:data: pktmon's 802.11 copies), and the IP frames
+// as IP (their numbers), the frames it shows as Ethernet with an
+// EtherType it does not know (eth:ethertype:data) and that are 802.11
+// data frames carrying IP once editcap relabels the file 802.11
+// (wlan:llc:ip), and the IP frames
 // that are the first of their bytes within 1 ms (frame.md5_hash over the
 // whole frame), which is what dropping pktmon's copies must leave.
 func tsharkCopies(t *testing.T, path string) (ip []int, unknown int, first []int) {
@@ -23,13 +27,21 @@ func tsharkCopies(t *testing.T, path string) (ip []int, unknown int, first []int
 	if err != nil {
 		t.Fatalf("tshark: %v: %s", err, stderr)
 	}
+	wlan := filepath.Join(testutil.TempDir(t), "wlan.pcapng")
+	if out, err := exec.Command(testutil.NeedTool(t, "editcap"), "-T", "ieee-802-11", path, wlan).CombinedOutput(); err != nil {
+		t.Fatalf("editcap: %v: %s", err, out)
+	}
+	relabelled, stderr, err := testutil.TsharkFields(bin, wlan, nil, []string{"frame.number", "frame.protocols"})
+	if err != nil {
+		t.Fatalf("tshark: %v: %s", err, stderr)
+	}
 	seen := map[string]float64{}
 	for n := 1; n <= len(rows); n++ {
 		r, ok := rows[n]
 		if !ok {
 			t.Fatalf("tshark printed no frame %d", n)
 		}
-		if r[1] == "eth:ethertype:data" {
+		if w := relabelled[n]; r[1] == "eth:ethertype:data" && len(w) > 1 && strings.HasPrefix(w[1], "wlan:llc:ip") {
 			unknown++
 		}
 		if r[4] == "" {
@@ -81,8 +93,8 @@ func TestPktmonEtl2pcapLikeTshark(t *testing.T) {
 			if !slices.Equal(frames, want) {
 				t.Errorf("%s, %s: analysed frames %v, want %v", path, mode, frames, want)
 			}
-			if got := st.Skipped["not IP"]; got != unknown {
-				t.Errorf("%s, %s: %d frames skipped as not IP, tshark shows %d as Ethernet with an unknown EtherType", path, mode, got, unknown)
+			if got := st.Skipped[SkipWiFiAsEthernet.String()]; got != unknown || len(st.Skipped) != 1 {
+				t.Errorf("%s, %s: skipped %v, tshark shows %d as Ethernet with an unknown EtherType, 802.11 carrying IP", path, mode, st.Skipped, unknown)
 			}
 		}
 	}

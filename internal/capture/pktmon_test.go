@@ -178,7 +178,7 @@ func TestEtl2pcapFixture(t *testing.T) {
 // it on the first frame and drop the Ethernet copies, so that the file
 // reads as ssh.pcap does (54 packets); the 802.11 copies at the Wi-Fi
 // adapter stay unread, as tshark reads them (Ethernet with a nonsense
-// EtherType, not IP).
+// EtherType, not IP), and the note says what they are.
 func TestDedupAutoPktmonEtl2pcap(t *testing.T) {
 	file, err := os.ReadFile(etl2pcapFixture)
 	if err != nil {
@@ -202,8 +202,9 @@ func TestDedupAutoPktmonEtl2pcap(t *testing.T) {
 			t.Errorf("auto: reason %q", st.DedupReason)
 		}
 		notes := strings.Join(st.Notes(), "\n")
-		if !strings.Contains(notes, "108 frames skipped: not IP") {
-			t.Errorf("%s: the 802.11 copies are not counted as frames that are not IP:\n%s", c.mode, notes)
+		if st.Skipped[SkipWiFiAsEthernet.String()] != 108 || len(st.Skipped) != 1 ||
+			!strings.Contains(notes, "108 frames skipped: 802.11 under an Ethernet label (data frames carrying IP, as pktmon etl2pcap writes") {
+			t.Errorf("%s: the 802.11 copies are not counted as such (%v):\n%s", c.mode, st.Skipped, notes)
 		}
 	}
 	// only pktmon's own name marks the file: another writer's is read
@@ -257,8 +258,8 @@ func TestDedupRealPktmonEtl2pcap(t *testing.T) {
 		if st.Frames != 1196 || st.IPPackets != len(s.recs) {
 			t.Errorf("%s: %d frames, %d IP packets, %d analysed; want 1196 frames, each IP packet analysed", mode, st.Frames, st.IPPackets, len(s.recs))
 		}
-		if !strings.Contains(strings.Join(st.Notes(), "\n"), "558 frames skipped: not IP") {
-			t.Errorf("%s: the 802.11 frames are not counted as frames that are not IP: %q", mode, st.Notes())
+		if st.Skipped[SkipWiFiAsEthernet.String()] != 558 || len(st.Skipped) != 1 {
+			t.Errorf("%s: skipped %v, want the 558 802.11 frames only", mode, st.Skipped)
 		}
 		if mode == DedupOff {
 			if st.Dedup || len(frames) != 638 {
@@ -271,6 +272,53 @@ func TestDedupRealPktmonEtl2pcap(t *testing.T) {
 		}
 		if mode == DedupAuto && !strings.Contains(st.DedupReason, `names the writer "Packet Monitor"`) {
 			t.Errorf("auto: reason %q", st.DedupReason)
+		}
+	}
+}
+
+// Only a Native 802.11 data frame to or from the access point whose
+// LLC/SNAP header announces IP is taken for pktmon's Wi-Fi copy; any
+// other frame keeps the reason it has as Ethernet. The addresses make
+// bytes 12-13 an EtherType (0x6e11) or, below, an 802.3 length (0x0001).
+func TestWifiAsEthernet(t *testing.T) {
+	ether := eth(tcp4(t, "10.5.0.1", "10.5.0.2", 1, 2, 0, 0))
+	copy(ether, []byte{0x6e, 0x11, 0x6e, 0x11, 0x6e, 0x11, 0x6e, 0x11, 0x6e, 0x11, 0x6e, 0x11})
+	sent, received := wifiCopy(ether, true, 1), wifiCopy(ether, false, 2)
+	short := append([]byte(nil), sent...)
+	copy(short[10:], []byte{0, 0, 0, 1})
+	ht := append([]byte(nil), received...)
+	ht[1] |= 0x80 // Order: an HT control field after QoS control
+	ht = append(ht[:26:26], append([]byte{0, 0, 0, 0}, received[26:]...)...)
+	with := func(b []byte, at int, v ...byte) []byte {
+		c := append([]byte(nil), b...)
+		copy(c[at:], v)
+		return c
+	}
+	arp := append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06}, make([]byte, 28)...)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want Skip
+	}{
+		{"Data, To DS", sent, SkipWiFiAsEthernet},
+		{"Data, To DS, an 802.3 length as Ethernet", short, SkipWiFiAsEthernet},
+		{"QoS Data, From DS", received, SkipWiFiAsEthernet},
+		{"QoS Data with HT control", ht, SkipWiFiAsEthernet},
+		{"IPv6 in SNAP", with(sent, 30, 0x86, 0xdd), SkipWiFiAsEthernet},
+		{"no DS bits (ad hoc)", with(sent, 1, 0x00), SkipNonIP},
+		{"both DS bits (WDS: a fourth address)", with(sent, 1, 0x03), SkipNonIP},
+		{"management frame", with(sent, 0, 0x80), SkipNonIP},
+		{"null data", with(sent, 0, 0x48), SkipNonIP},
+		{"ARP in SNAP", with(sent, 30, 0x08, 0x06), SkipNonIP},
+		{"no SNAP header", with(sent, 24, 0xab), SkipNonIP},
+		{"cut inside the SNAP header", sent[:30], SkipNonIP},
+		{"an ARP frame", arp, SkipNonIP},
+	} {
+		var d Decoder
+		var p Packet
+		rec := &Record{LinkType: 1, Data: c.b, CapLen: len(c.b), OrigLen: len(c.b)}
+		if got := d.Decode(rec, &p); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }

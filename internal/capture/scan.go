@@ -104,7 +104,11 @@ func (s *Stats) Notes() []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		n = append(n, fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k))
+		l := fmt.Sprintf("%d frames skipped: %s", s.Skipped[k], k)
+		if k == SkipWiFiAsEthernet.String() {
+			l += " (data frames carrying IP, as pktmon etl2pcap writes a Wi-Fi adapter's packets; tshark does not read them as IP either; editcap -T ieee-802-11 relabels a file of only such frames)"
+		}
+		n = append(n, l)
 	}
 	if s.Fragments > 0 {
 		n = append(n, fmt.Sprintf("%d IP fragments: %d datagrams reassembled, each in the frame of the fragment that completes it; %d incomplete",

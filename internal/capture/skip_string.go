@@ -13,11 +13,12 @@ func _() {
 	_ = x[SkipNonIP-2]
 	_ = x[SkipMalformed-3]
 	_ = x[SkipSnaplenLink-4]
+	_ = x[SkipWiFiAsEthernet-5]
 }
 
-const _Skip_name = "unsupported link typenot IPmalformedcut before the IP header ends"
+const _Skip_name = "unsupported link typenot IPmalformedcut before the IP header ends802.11 under an Ethernet label"
 
-var _Skip_index = [...]uint8{0, 0, 21, 27, 36, 65}
+var _Skip_index = [...]uint8{0, 0, 21, 27, 36, 65, 95}
 
 func (i Skip) String() string {
 	idx := int(i) - 0
