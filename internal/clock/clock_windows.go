@@ -35,7 +35,13 @@ func Ticks() int64 {
 	return t
 }
 
-func now() int64 { return ticksToNanos(Ticks(), qpcFreq) }
+func now() int64 { return FromTicks(Ticks()) }
+
+// FromTicks converts a QueryPerformanceCounter value read elsewhere (a
+// socket's receive time stamp, which Windows takes with the kernel's
+// equivalent of QPC) to Now's nanoseconds: the same frequency and the
+// same origin, so the result is comparable with Now's readings.
+func FromTicks(ticks int64) int64 { return ticksToNanos(ticks, qpcFreq) }
 
 func source() string {
 	return fmt.Sprintf("QueryPerformanceCounter (%d Hz)", qpcFreq)

@@ -131,6 +131,9 @@ func NewUDPData(r *UDPResult, profile, about string) (d *UDPData, notes []string
 		d.ReceiverWake = &s
 		notes = append(notes, "receiver_wake: the receiving goroutine's read - the kernel's receive time stamp, per echo; not part of the round trip")
 	}
+	if r.ReceiveStampsUnavailable != "" {
+		notes = append(notes, "receive_stamps_unavailable: echo arrivals are the receiving goroutine's reads, not the OS's receive stamps: "+r.ReceiveStampsUnavailable)
+	}
 	if r.ReceiveStampsMissing > 0 {
 		notes = append(notes, fmt.Sprintf("%d echoes came without a usable kernel receive stamp and are timed by the receiving goroutine's read (receive_stamps_missing)", r.ReceiveStampsMissing))
 	}

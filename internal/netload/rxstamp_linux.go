@@ -1,14 +1,22 @@
 package netload
 
 import (
+	"fmt"
 	"net"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/internal/clock"
 )
 
 // rxStampMethod names where an echo's arrival time comes from on Linux.
 const rxStampMethod = "the kernel's receive time stamp (SO_TIMESTAMPNS)"
+
+// rxStampsNone is ReceiveStampsUnavailable when the socket took
+// SO_TIMESTAMPNS but no echo carried a usable stamp.
+const rxStampsNone = "the socket took SO_TIMESTAMPNS but no echo carried a usable stamp"
 
 // rxStamper reads echoes with the time the kernel received them: the
 // socket's SO_TIMESTAMPNS stamps each datagram as it enters the kernel's
@@ -21,8 +29,9 @@ const rxStampMethod = "the kernel's receive time stamp (SO_TIMESTAMPNS)"
 // long as the wall clock is not stepped in between (a stamp then found
 // in the future or over maxRxDelay old is not used: rxStampMissing).
 type rxStamper struct {
-	c  *net.UDPConn
-	on bool
+	c   *net.UDPConn
+	on  bool
+	why string
 	// oob receives the control message; uint64 words keep it aligned
 	// for the cmsghdr read in place.
 	oob [8]uint64
@@ -32,14 +41,20 @@ func newRxStamper(c *net.UDPConn) *rxStamper {
 	r := &rxStamper{c: c}
 	rc, err := c.SyscallConn()
 	if err != nil {
+		r.why = fmt.Sprintf("no socket descriptor for SO_TIMESTAMPNS: %v", err)
 		return r
 	}
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
 		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
-	}); err == nil && serr == nil {
-		r.on = true
+	}); err != nil {
+		serr = err
 	}
+	if serr != nil {
+		r.why = fmt.Sprintf("setsockopt(SO_TIMESTAMPNS) failed: %v", serr)
+		return r
+	}
+	r.on = true
 	return r
 }
 
@@ -91,3 +106,14 @@ func cmsgAlign(n int) int {
 }
 
 func (r *rxStamper) stamping() bool { return r.on }
+
+// unavailable says why the socket has no receive stamps, "" when it has.
+func (r *rxStamper) unavailable() string { return r.why }
+
+// rxClocks reads the clock the stamps are on (CLOCK_REALTIME), then
+// clock.Now, in that order: the difference between the stamp and the
+// first is how long the echo waited for the read.
+func rxClocks() (stampClock, now int64) {
+	stampClock = time.Now().UnixNano()
+	return stampClock, clock.Now()
+}

@@ -61,14 +61,20 @@ type UDPResult struct {
 	// SendErrors counts sends the OS refused (buffer full, ICMP unreachable).
 	SendErrors int64 `json:"send_errors"`
 	// ReceiveTimes says where an echo's arrival time comes from: the
-	// kernel's receive time stamp (Linux), or the receiving goroutine's
-	// clock when its read returned.
+	// kernel's receive time stamp (Linux; Windows where the system
+	// stamps), or the receiving goroutine's clock when its read returned.
 	ReceiveTimes string `json:"receive_times"`
 	// ReceiveStampsMissing counts echoes timed by the receiving goroutine
 	// although the kernel stamps them: no stamp came with the datagram,
-	// or it was in the future or over a second old (the wall clock was
-	// stepped).
+	// or it was in the future or over a second old (Linux: the wall
+	// clock was stepped).
 	ReceiveStampsMissing int64 `json:"receive_stamps_missing,omitempty"`
+	// ReceiveStampsUnavailable says why echoes are timed by the receiving
+	// goroutine although the OS can stamp them: the socket refused
+	// receive stamps (Windows before build 20348), or took them and no
+	// echo carried one (Windows stamps only where the system is set up
+	// for it). Empty when the stamps were used.
+	ReceiveStampsUnavailable string `json:"receive_stamps_unavailable,omitempty"`
 
 	JitterNs float64 `json:"jitter_ns"` // RFC 3550 interarrival jitter, final value
 
@@ -281,10 +287,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	_ = c.SetReadBuffer(4 << 20)
 	_ = c.SetWriteBuffer(4 << 20)
 	rx := newRxStamper(c) // before the hello: every echo queued from then on is stamped
-	res.ReceiveTimes = userReceiveTimes
-	if rxStamping(rx) {
-		res.ReceiveTimes = rxStampMethod
-	}
+	res.ReceiveTimes, res.ReceiveStampsUnavailable = receiveTimes(rx)
 	run := randomRun()
 	if err := hello(c, run, o.Size, o.HelloTimeout); err != nil {
 		return nil, err
@@ -329,11 +332,12 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 		rbuf := make([]byte, MaxDatagram)
 		for {
 			k, kernelNs, err := rx.read(rbuf)
-			var wall int64
+			var stampNow, now int64
 			if wake != nil {
-				wall = time.Now().UnixNano() // the wall clock first: the stamp is on it
+				stampNow, now = rxClocks()
+			} else {
+				now = clock.Now()
 			}
-			now := clock.Now()
 			if err != nil {
 				if isRefused(err) {
 					continue // an ICMP error from a lost peer; the loss shows in the counts
@@ -341,7 +345,7 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 				return // deadline (drain over) or closed
 			}
 			if wake != nil {
-				if d := wall - kernelNs; kernelNs != 0 && d >= 0 && d <= maxRxDelay {
+				if d := stampNow - kernelNs; kernelNs != 0 && d >= 0 && d <= maxRxDelay {
 					now -= d
 					if len(wake) < cap(wake) { // more than n: duplicates
 						wake = append(wake, d)
@@ -421,7 +425,20 @@ func RunUDP(ctx context.Context, o UDPOptions) (*UDPResult, error) {
 	res.JitterNs = tr.jitter
 	res.RTT, res.FromIntended = tr.rtt, tr.intended
 	res.ReceiverWake, res.ReceiveStampsMissing = wake, stampsMissing
+	noStampCame(res)
 	return res, nil
+}
+
+// noStampCame makes a run whose socket took receive stamps, and whose
+// every echo came without a usable one, a run timed at the read (as
+// compare and the text output read ReceiveTimes) that says why: on
+// Windows, where the system is not set up to stamp, that is every run.
+func noStampCame(r *UDPResult) {
+	if r.ReceiveTimes != rxStampMethod || len(r.ReceiverWake) > 0 || r.ReceiveStampsMissing == 0 {
+		return
+	}
+	r.ReceiveTimes, r.ReceiveStampsUnavailable = userReceiveTimes, rxStampsNone
+	r.ReceiverWake, r.ReceiveStampsMissing = nil, 0
 }
 
 // userReceiveTimes is ReceiveTimes where the kernel does not stamp.
@@ -429,11 +446,22 @@ const userReceiveTimes = "the receiving goroutine's clock when its read returned
 
 // maxRxDelay bounds how old a kernel receive stamp may be when the
 // receiving goroutine reads it: an older one (or one in the future) means
-// the wall clock, which the stamp is on, was stepped between the two.
+// the clock the stamp is on was stepped between the two (Linux: the wall
+// clock), or the stamp is not on that clock (Windows: a network adapter's
+// hardware stamp is on the adapter's clock, not QPC).
 const maxRxDelay = int64(time.Second)
 
 // rxStamping says whether r's echoes carry the kernel's receive stamp.
-func rxStamping(r *rxStamper) bool { return rxStampMethod != "" && r.stamping() }
+func rxStamping(r *rxStamper) bool { return r.stamping() }
+
+// receiveTimes is a run's ReceiveTimes and ReceiveStampsUnavailable as
+// the socket's receive stamps stand before the first echo.
+func receiveTimes(r *rxStamper) (method, unavailable string) {
+	if rxStamping(r) {
+		return rxStampMethod, ""
+	}
+	return userReceiveTimes, r.unavailable()
+}
 
 // pace keeps the send schedule: packet i (0..n-1) is due at start +
 // i*period on now's timeline, and send(i, due, t, held) sends it at t,

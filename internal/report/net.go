@@ -185,7 +185,11 @@ func NetUDP(w io.Writer, d *netload.UDPData) {
 		}
 		fmt.Fprintln(w)
 	} else if d.ReceiveTimes != "" {
-		fmt.Fprintf(w, "echo arrival: %s\n", d.ReceiveTimes)
+		fmt.Fprintf(w, "echo arrival: %s", d.ReceiveTimes)
+		if d.ReceiveStampsUnavailable != "" {
+			fmt.Fprintf(w, "; no receive stamps: %s", d.ReceiveStampsUnavailable)
+		}
+		fmt.Fprintln(w)
 	}
 	verdict := d.ScheduleVerdict
 	if verdict == "" { // a document written before it was kept

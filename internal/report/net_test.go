@@ -70,3 +70,31 @@ func TestThreadDesc(t *testing.T) {
 		}
 	}
 }
+
+// A run timed at the read says why the OS's receive stamps were not
+// used, on the echo arrival line, within 80 columns.
+func TestNetUDPSaysWhyNoReceiveStamps(t *testing.T) {
+	why := "WSAIoctl(SIO_TIMESTAMPING) failed: winapi error #10045 (receive stamps need Windows build 20348 or later)"
+	r := &netload.UDPResult{Peer: "127.0.0.1:7", Local: "127.0.0.1:50000", RatePPS: 128, Size: 256, Planned: 2, Sent: 2, Received: 2,
+		RTT: []int64{50_000, 60_000}, FromIntended: []int64{50_000, 60_000}, SendLag: []int64{0, 0},
+		ReceiveTimes: "the goroutine's read", ReceiveStampsUnavailable: why}
+	d, _, err := netload.NewUDPData(r, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	l := WrapLines(WithWidth(&b, 80))
+	NetUDP(l, d)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, n, l)
+		}
+	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "echo arrival: the goroutine's read; no receive stamps: "+why) {
+		t.Errorf("no reason on the echo arrival line:\n%s", out)
+	}
+}
