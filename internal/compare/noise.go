@@ -214,8 +214,12 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 		}
 	}
 	for _, x := range in {
+		why := x.NoLengths
+		if why == "" {
+			why = "a noise result written before they were kept"
+		}
 		if missing[x.Label] {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no lengths of its interruptions (a noise result written before they were kept): their rates are compared, their lengths are not", x.Label))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no lengths of its interruptions (%s): their rates are compared, their lengths are not", x.Label, why))
 		}
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
