@@ -14,8 +14,12 @@ import (
 // long labels keep the tables within 80 columns; then the notes.
 func compareDPCISRText(w io.Writer, r *compare.Result) {
 	c := r.DPCISR
-	writeProse(w, safeText(fmt.Sprintf("latlab compare: DPC/ISR execution times of %s, %d runs; chi-squared test over the buckets at %s",
-		c.Module, len(r.Runs), levelPct(1-r.Level))), 2)
+	what := "DPC/ISR execution times"
+	if len(c.Sections) > 0 && HandlerColumn(c.Sections[0].Name) != "module" {
+		what = "softirq and interrupt handler times" // a Linux trace
+	}
+	writeProse(w, safeText(fmt.Sprintf("latlab compare: %s of %s, %d runs; chi-squared test over the buckets at %s",
+		what, c.Module, len(r.Runs), levelPct(1-r.Level))), 2)
 	fmt.Fprintln(w, "verdict:")
 	for _, s := range c.Sections {
 		writeProse(w, "- "+safeText(s.Verdict), 2)

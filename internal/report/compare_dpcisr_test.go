@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -36,6 +37,25 @@ func TestCompareDPCISRInHTMLReport(t *testing.T) {
 		"try-dpcisr.json[off]", "57.14%", "85.71%"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// A Linux trace's sections are softirqs and hard interrupt handlers, and
+// the heading says so.
+func TestCompareDPCISRTextLinuxHeading(t *testing.T) {
+	r, err := compare.Run(context.Background(), compare.RunOptions{Files: []string{filepath.Join("..", "compare", "testdata", "try-dpcisr.json")},
+		By: "p50", Seed: 1, Detect: 0.05, Arms: map[string]compare.Arms{try.Kind.Name(): try.CompareInputs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{dpcisr.DPC: "latlab compare: DPC/ISR execution times of ndis.sys, 2 runs;",
+		dpcisr.SoftIRQ: "latlab compare: softirq and interrupt handler times of ndis.sys, 2 runs;"} {
+		r.DPCISR.Sections[0].Name = name
+		var b bytes.Buffer
+		CompareText(&b, r)
+		if !strings.HasPrefix(b.String(), want) {
+			t.Errorf("%s: %q", name, b.String()[:80])
 		}
 	}
 }

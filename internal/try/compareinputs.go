@@ -22,6 +22,10 @@ import (
 // it compares two noise runs, or as latlab dpcisr compare compares two
 // reports.
 
+// maxBlockRuntime bounds a noise block's runtime on a CPU: twice the
+// longest block.
+const maxBlockRuntime = 2 * int64(MaxBlockDuration)
+
 // armNoiseDocument is a noise document of an arm's complete blocks, with
 // the try document's envelope. noLengths says why its CPUs have no
 // lengths when the blocks kept one histogram for all their CPUs (""
@@ -51,8 +55,13 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 			if n.CPU != cpus[c] {
 				return nil, "", fmt.Errorf("block %d counts on CPU %d where the run measures CPU %d", b.Index, n.CPU, cpus[c])
 			}
-			if n.RuntimeNs <= 0 || n.Count < 0 || n.Count > n.RuntimeNs || n.Kept < 0 || n.Kept > n.Count || n.NoiseNs < 0 {
-				return nil, "", fmt.Errorf("block %d counts %d interruptions, %d kept, in %d ns: a count is at least 0 and at most the runtime in ns, kept at most the count, over a runtime above 0",
+			// A block's thread spins at most the block's duration; the
+			// bound keeps the arm's sums from overflowing.
+			if n.RuntimeNs <= 0 || n.RuntimeNs > maxBlockRuntime {
+				return nil, "", fmt.Errorf("block %d spun %d ns on CPU %d: a block's runtime is above 0 and at most %s", b.Index, n.RuntimeNs, n.CPU, 2*MaxBlockDuration)
+			}
+			if n.Count < 0 || n.Count > n.RuntimeNs || n.Kept < 0 || n.Kept > n.Count || n.NoiseNs < 0 {
+				return nil, "", fmt.Errorf("block %d counts %d interruptions, %d kept, in %d ns: a count is at least 0 and at most the runtime in ns, kept at most the count",
 					b.Index, n.Count, n.Kept, n.RuntimeNs)
 			}
 			o := &out[c]

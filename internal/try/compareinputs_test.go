@@ -3,6 +3,7 @@ package try
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/host"
@@ -148,5 +149,34 @@ func TestCompareInputsRefuses(t *testing.T) {
 	d.Module = ""
 	if _, err := CompareInputs("t.json", doc, nil); err == nil || err.Error() != "t.json: no DPC was recorded in its blocks: nothing to compare" {
 		t.Errorf("no DPC: %v", err)
+	}
+}
+
+// An arm pools its blocks' runtimes: longer than any noise run (48
+// hours), as long as latlab try runs an arm, is an arm still; a block
+// longer than any block is no measurement.
+func TestCompareInputsNoiseRuntimes(t *testing.T) {
+	r := noiseFixture(30, []int{3}, [][]int64{{1}, {1}})
+	for i := range r.Runs {
+		r.Runs[i].Noise.RuntimeNs = int64(2 * time.Hour)
+	}
+	doc := tryDoc(t, r, stats.Quantile(50))
+	in, err := CompareInputs("t.json", doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1}); err != nil {
+		t.Errorf("60 hours of an arm: %v", err)
+	}
+	for i := range in {
+		in[i].Arm = false
+	}
+	if _, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1}); err == nil || !strings.Contains(err.Error(), "a noise run's runtime is above 0 and at most 48 hours") {
+		t.Errorf("60 hours of a noise run: %v", err)
+	}
+	d, _ := Kind.Of(doc)
+	d.Runs[4].Noise.RuntimeNs = 1 << 62
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "t.json: block 4 spun 4611686018427387904 ns on CPU 3: a block's runtime is above 0 and at most 2h0m0s") {
+		t.Errorf("a block of 146 years: %v", err)
 	}
 }
