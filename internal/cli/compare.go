@@ -64,11 +64,19 @@ Poisson rates (B's rate over A's with its exact interval), the interruptions'
 lengths as samples are above (--by; 20 interruptions per run for a verdict,
 368 for p99), and the share of the CPU available side by side.
 
+A try result given alone is compared arm by arm (try.json[VALUE], the baseline
+first), each arm its complete blocks pooled, as results of the try's probe:
+samples as above, a noise try's CPUs as noise results, a dpcisr try's reports
+as latlab dpcisr compare compares them (chi-squared over the buckets, for the
+module the try followed). A note quotes the try's own verdicts, which also
+ask its rounds to agree.
+
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json
   latlab compare r0500.json r0507.json --by p99
   latlab compare base.json cand*.json --expect-better cand3.json
-  latlab compare before/ after/          # tcp-discard: a directory of runs per side`,
+  latlab compare before/ after/          # tcp-discard: a directory of runs per side
+  latlab compare try.json                # the arms of a try`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

@@ -120,6 +120,8 @@ func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
 		{"sweep", append(append([]string{}, shortSweep...), "--json"), false},
 		{"crossproc", []string{"crossproc", "--periods", "1", "--hold", "1s", "--settle", "20ms", "--json"}, false},
 		{"compare", []string{"compare", a, b, "--json"}, false},
+		{"compare a noise try", []string{"compare", "../compare/testdata/try-noise-cpus.json", "--json"}, false},
+		{"compare a dpcisr try", []string{"compare", "../compare/testdata/try-dpcisr.json", "--json"}, false},
 		{"doctor", []string{"doctor", "--quick", "--json"}, false},
 		{"dpcisr", []string{"dpcisr", dpcisrData + "xperf-dpcisr-written-layout.txt", "--json"}, false},
 		{"dpcisr compare", []string{"dpcisr", "compare", dpcisrData + "xperf-dpcisr-im-extreme.txt", dpcisrData + "xperf-dpcisr-im-off.txt", "--json"}, false},

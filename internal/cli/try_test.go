@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/knob"
@@ -88,6 +89,32 @@ func synthTry(t *testing.T, path string, shift int64) {
 	}
 	if err := result.WriteFile(path, doc); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A noise or dpcisr try is read by compare too: its arms compared as
+// noise results, or as latlab dpcisr compare compares reports, the
+// verdict first and within 80 columns; --expect-better, which names one
+// statistic to be better at, does not apply.
+func TestNoiseAndDPCISRTryInCompare(t *testing.T) {
+	td := filepath.Join("..", "compare", "testdata")
+	for _, c := range []struct{ file, verdict, arm, bad string }{
+		{"try-noise.json", "- CPU 3: try-noise.json[0] has fewer interruptions", "try-noise.json[0]", "noise results are compared CPU by CPU"},
+		{"try-dpcisr.json", "- DPC: try-dpcisr.json[off] is faster than", "try-dpcisr.json[off]", "the arms of a dpcisr try are compared section by section"},
+	} {
+		f := filepath.Join(td, c.file)
+		code, out, errs := runCLI(t, "compare", f)
+		lines := strings.Split(out, "\n")
+		if code != 0 || len(lines) < 4 || lines[2] != "verdict:" || !strings.HasPrefix(lines[3], c.verdict) {
+			t.Errorf("%s: exit %d\n%s%s", c.file, code, out, errs)
+		}
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(l); n > 80 {
+				t.Errorf("%s: %d columns: %q", c.file, n, l)
+			}
+		}
+		code, _, errs = runCLI(t, "compare", f, "--expect-better", c.arm)
+		testutil.CheckBadExit(t, c.file+" --expect-better "+c.arm, code, errs, c.bad)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -35,6 +36,20 @@ type Input struct {
 	// run (tcp-discard): each document is one run. Other kinds take one
 	// document per side.
 	More []*result.Document
+	// Arm says the input is one arm of a result that holds several (a
+	// try), not a result given as itself: compare takes the arms of a
+	// dpcisr try, whose reports it does not take alone (latlab dpcisr
+	// compare does).
+	Arm bool
+	// Notes are what the comparison says of this input beyond what its
+	// document says (a try's arms: how they were pooled, and the try's
+	// own verdicts); the comparison's notes list each once.
+	Notes []string
+	// NoLengths says why a noise input stores no lengths of its
+	// interruptions when its document cannot say it (an arm of a try
+	// over several CPUs whose blocks kept one histogram for all of
+	// them); empty for a document written before noise kept them.
+	NoLengths string
 }
 
 // Options configure a comparison.
@@ -59,7 +74,10 @@ type Result struct {
 	Quantity string `json:"quantity"` // what the values are (slept time, wake latency)
 	// PerRun is set when each value is one run (a tcp-discard transfer's
 	// duration) rather than one sample of a run.
-	PerRun   bool         `json:"per_run,omitempty"`
+	PerRun bool `json:"per_run,omitempty"`
+	// By is the statistic of the verdicts (of the interruptions' lengths
+	// for noise results); empty for DPC/ISR reports, whose test takes
+	// the whole histograms.
 	By       string       `json:"by"`
 	Level    float64      `json:"level"` // confidence level of each interval (Bonferroni-adjusted for several pairs)
 	Seed     uint64       `json:"seed"`
@@ -75,6 +93,11 @@ type Result struct {
 	// NoiseThresholdNs is the threshold the noise results counted
 	// interruptions over (the same in every one).
 	NoiseThresholdNs int64 `json:"noise_threshold_ns,omitempty"`
+	// DPCISR is the comparison of the arms of a dpcisr try, as latlab
+	// dpcisr compare compares reports (section by section, chi-squared
+	// over the buckets); Runs then name the arms only, Pairs and Ranking
+	// are empty and By is empty (the test takes whole histograms).
+	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
 	// expect is the index into Runs of the run --expect-better named (0
 	// when none: the first run is the baseline and cannot be named).
 	expect int
@@ -176,8 +199,21 @@ func Compare(in []Input, o Options) (*Result, error) {
 	if o.Budget == nil {
 		o.Budget = result.NewBudget()
 	}
-	if isNoise(in[0].Doc.Kind) {
+	res, err := compareKind(in, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, inputNotes(in)...)
+	return res, nil
+}
+
+// compareKind compares the inputs as their kind is compared.
+func compareKind(in []Input, o Options) (*Result, error) {
+	switch {
+	case isNoise(in[0].Doc.Kind):
 		return compareNoise(in, o)
+	case isDPCISR(in[0].Doc.Kind):
+		return compareDPCISR(in)
 	}
 	k := len(in) - 1
 	level := 1 - o.Alpha/float64(k) // Bonferroni: every pair's interval holds together at 1-alpha
@@ -295,6 +331,9 @@ func Compatible(in []Input) error {
 	if isNoise(a.Doc.Kind) {
 		return noiseCompatible(in)
 	}
+	if isDPCISR(a.Doc.Kind) {
+		return dpcisrCompatible(in)
+	}
 	if _, ok := a.Doc.Data.(result.Sampled); !ok && !perRunKind(a.Doc.Kind) {
 		return fmt.Errorf("%w: %s results hold no single distribution%s; compare takes results with samples, such as sleep, wake or noise", ErrIncompatible, a.Doc.Kind, severalDistributions[a.Doc.Kind])
 	}
@@ -345,6 +384,8 @@ func Quantity(kind string) string {
 		return "wake-up latency"
 	case netload.KindTCPDiscard.Name():
 		return "transfer time per run"
+	case dpcisr.Kind.Name():
+		return "DPC/ISR execution time"
 	}
 	return kind
 }

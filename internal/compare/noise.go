@@ -81,6 +81,11 @@ const (
 // the longest run latlab noise makes, room for its elapsed time.
 const maxNoiseRuntime = 2 * int64(probe.MaxNoiseDuration)
 
+// maxNoiseArmRuntime bounds it in an arm of a try, its blocks pooled:
+// twice the longest arm latlab try runs, 1000 blocks of an hour
+// (try.MaxBlocks and try.MaxBlockDuration; try imports compare).
+const maxNoiseArmRuntime = 2 * 1000 * int64(time.Hour)
+
 func isNoise(kind string) bool { return kind == probe.KindNoise.Name() }
 
 // noiseCompatible refuses noise results measured differently: another
@@ -174,8 +179,12 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: its figures cover the time measured until then", x.Label))
 		}
 		for _, c := range d.CPUs {
-			if c.RuntimeNs <= 0 || c.RuntimeNs > maxNoiseRuntime {
-				return nil, fmt.Errorf("%w: %s: CPU %d spun %d ns: a noise run's runtime is above 0 and at most %d hours", ErrIncompatible, x.Label, c.CPU, c.RuntimeNs, maxNoiseRuntime/int64(time.Hour))
+			limit, what := maxNoiseRuntime, "a noise run's runtime"
+			if x.Arm {
+				limit, what = maxNoiseArmRuntime, "the runtime of a try's arm"
+			}
+			if c.RuntimeNs <= 0 || c.RuntimeNs > limit {
+				return nil, fmt.Errorf("%w: %s: CPU %d spun %d ns: %s is above 0 and at most %d hours", ErrIncompatible, x.Label, c.CPU, c.RuntimeNs, what, limit/int64(time.Hour))
 			}
 			// Every interruption lasts at least 1 ns, so there are no more
 			// of them than nanoseconds of runtime.
@@ -214,8 +223,12 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 		}
 	}
 	for _, x := range in {
+		why := x.NoLengths
+		if why == "" {
+			why = "a noise result written before they were kept"
+		}
 		if missing[x.Label] {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no lengths of its interruptions (a noise result written before they were kept): their rates are compared, their lengths are not", x.Label))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no lengths of its interruptions (%s): their rates are compared, their lengths are not", x.Label, why))
 		}
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}

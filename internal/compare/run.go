@@ -86,15 +86,19 @@ func Run(_ context.Context, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.ExpectBetter != "" && isNoise(in[0].Doc.Kind) {
-		return nil, badinput.Errorf("--expect-better takes results of one distribution (sleep, wake, ...); noise results are compared CPU by CPU, by rate and by length: read the verdicts")
-	}
 	// One budget for the samples rebuilt from every input's histograms,
 	// the arms of try results included.
 	budget := result.NewBudget()
 	in, from, expect, err := o.expand(in, expect, budget)
 	if err != nil {
 		return nil, err
+	}
+	// Checked on the arms, which a try's probe decides the kind of.
+	if o.ExpectBetter != "" && isNoise(in[0].Doc.Kind) {
+		return nil, badinput.Errorf("--expect-better takes results of one distribution (sleep, wake, ...); noise results are compared CPU by CPU, by rate and by length: read the verdicts")
+	}
+	if o.ExpectBetter != "" && isDPCISR(in[0].Doc.Kind) {
+		return nil, badinput.Errorf("--expect-better takes results of one distribution (sleep, wake, ...); the arms of a dpcisr try are compared section by section, by a chi-squared test over the buckets: read the verdicts")
 	}
 	// Files of the same name in different folders are each named with
 	// their folder: the first keeping the bare name read as if it were

@@ -55,6 +55,13 @@ func TestRunPayloadGolden(t *testing.T) {
 		{"toofew", []string{td("a.json"), td("one.json")}},
 		{"perrun", []string{td("tcp/before"), td("tcp/after")}},
 		{"try", []string{td("try.json")}},
+		// The arms of a noise try, compared as noise results: on one CPU,
+		// on two, and beside a noise result of the same CPU.
+		{"try-noise", []string{td("try-noise.json")}},
+		{"try-noise-cpus", []string{td("try-noise-cpus.json")}},
+		// The arms of a dpcisr try, compared as latlab dpcisr compare
+		// compares reports.
+		{"try-dpcisr", []string{td("try-dpcisr.json")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := run(t, compare.RunOptions{Files: c.files, Arms: arms})

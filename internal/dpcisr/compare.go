@@ -250,7 +250,17 @@ func EffectSize(v float64, dfStar int) string {
 func (sc *SectionComparison) verdict() string {
 	first := sc.Runs[0].Label
 	if sc.Test == nil {
-		return fmt.Sprintf("%s: every run has all executions in one bucket range; no test possible", sc.Name)
+		if len(sc.Buckets) < 2 {
+			return fmt.Sprintf("%s: every run has all executions in one bucket range; no test possible", sc.Name)
+		}
+		// The buckets differ, but pooling them until every expected
+		// count is at least 5 left one range: too few executions.
+		var n []string
+		for _, r := range sc.Runs {
+			n = append(n, fmt.Sprint(r.Summary.Count))
+		}
+		return fmt.Sprintf("%s: no verdict, too few executions to test (%s in %d buckets): pooling sparse buckets until every expected count is at least 5 left one range",
+			sc.Name, andList(n), len(sc.Buckets))
 	}
 	t := sc.Test
 	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, stats.FormatP(t.P), t.CramersV)
@@ -288,6 +298,14 @@ func (sc *SectionComparison) biggestShift(i int) string {
 	}
 	s := sc.Shares[best]
 	return fmt.Sprintf(": %.1f%% vs %.1f%% at or below %g µs (%+.1f points)", s.Pct[i], s.Pct[0], s.Us, s.Delta[i])
+}
+
+// andList joins "a", "a and b", "a, b and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 func labels(rs []RunDist) []string {

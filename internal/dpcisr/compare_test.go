@@ -57,6 +57,14 @@ func TestCompare(t *testing.T) {
 	if c.Sections[0].Test != nil || !strings.Contains(c.Sections[0].Verdict, "no test possible") {
 		t.Errorf("one column: %+v", c.Sections[0])
 	}
+	// Buckets that differ, too few executions to keep two ranges of
+	// expected counts of 5: no verdict, and the counts say why (not "one
+	// bucket range", which they are not).
+	few := mustParse(t, "DPC Info\nTotal = 4 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 3\nElapsed Time, > 2 usecs AND <= 4 usecs, 1\n")
+	c, _ = Compare([]Labeled{{"one", one}, {"few", few}}, "a.sys")
+	if v := c.Sections[0].Verdict; c.Sections[0].Test != nil || v != "DPC: no verdict, too few executions to test (5 and 4 in 2 buckets): pooling sparse buckets until every expected count is at least 5 left one range" {
+		t.Errorf("too few: %q", v)
+	}
 
 	// A module only one report has.
 	c, err = Compare([]Labeled{{"kb", kb}, {"nic", ext}}, "kbdhid.sys")

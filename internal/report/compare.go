@@ -20,6 +20,10 @@ func CompareText(w io.Writer, r *compare.Result) {
 		compareNoiseText(w, r)
 		return
 	}
+	if r.DPCISR != nil {
+		compareDPCISRText(w, r)
+		return
+	}
 	what := "runs"
 	if r.PerRun {
 		what = "sides"

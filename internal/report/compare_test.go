@@ -28,6 +28,9 @@ func TestCompareTextGolden(t *testing.T) {
 		{"ranking-few", []string{td("a.json"), td("b.json"), td("one.json")}},
 		{"perrun", []string{td("tcp/before"), td("tcp/after")}},
 		{"try", []string{td("try.json")}},
+		{"try-noise", []string{td("try-noise.json")}},
+		{"try-noise-cpus", []string{td("try-noise-cpus.json")}},
+		{"try-dpcisr", []string{td("try-dpcisr.json")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := compare.Run(context.Background(), compare.RunOptions{Files: c.files, By: "p50", Seed: 1, Detect: 0.05,

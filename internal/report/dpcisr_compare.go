@@ -60,73 +60,91 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	// and the traces': escaped before they are laid out.
 	wrapTo(w, safeText(fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs "))), "", "  ")
 	for _, s := range c.Sections {
-		fmt.Fprintf(w, "\n== %s\n", safeText(s.Name))
-		if len(s.Missing) > 0 {
-			wrapTo(w, "not in: "+safeText(strings.Join(s.Missing, ", ")), "", "  ")
-		}
-		hdr := []string{"bucket"}
-		for _, r := range s.Runs {
-			hdr = append(hdr, safeText(r.Label), "%")
-		}
-		rows := [][]string{}
-		for j, b := range s.Buckets {
-			row := []string{b.Range()}
-			for i, r := range s.Runs {
-				row = append(row, fmt.Sprint(s.Counts[i][j]), fmt.Sprintf("%.2f", 100*float64(s.Counts[i][j])/float64(r.Summary.Count)))
-			}
-			rows = append(rows, row)
-		}
-		total := []string{"total"}
-		for _, r := range s.Runs {
-			total = append(total, fmt.Sprint(r.Summary.Count), "")
-		}
-		rows = append(rows, total)
-		for _, p := range dpcisr.Percentiles {
-			row := []string{"p" + dpcisrP(p) + " in"}
-			for _, r := range s.Runs {
-				b, _ := dpcisr.QuantileBucket(r.Hist, p)
-				row = append(row, b.Range(), "")
-			}
-			rows = append(rows, row)
-		}
-		Table(w, hdr, rows)
-
-		fmt.Fprintln(w)
-		hdr = []string{"share at or below"}
-		for i, r := range s.Runs {
-			hdr = append(hdr, safeText(r.Label))
-			if i > 0 {
-				hdr = append(hdr, "vs "+safeText(s.Runs[0].Label))
-			}
-		}
-		rows = nil
-		for _, sh := range s.Shares {
-			row := []string{fmt.Sprintf("%g µs", sh.Us)}
-			for i := range s.Runs {
-				mark := ""
-				if !sh.Exact[i] {
-					mark = "~"
-				}
-				row = append(row, mark+dpcisrSharePct(sh.Pct[i]))
-				if i > 0 {
-					row = append(row, fmt.Sprintf("%+.2f pp", sh.Delta[i]))
-				}
-			}
-			rows = append(rows, row)
-		}
-		Table(w, hdr, rows)
-		if s.Test != nil {
-			fmt.Fprintln(w)
-			wrapTo(w, fmt.Sprintf("chi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
-				s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N), "", "  ")
-			if len(s.PooledBuckets) < len(s.Buckets) {
-				wrapTo(w, "buckets pooled to keep expected counts >= 5: "+dpcisrPooled(s), "  ", "    ")
-			}
-		}
+		dpcisrCompareSection(w, s, nil)
 		wrapTo(w, "verdict: "+s.Verdict, "", "  ")
 	}
 	if c.HardFaults != nil {
 		hardFaultCompareText(w, c.HardFaults)
+	}
+}
+
+// dpcisrCompareSection prints a section of a comparison: the runs'
+// buckets side by side, the shares at or below the thresholds and the
+// chi-squared test. names maps a run's label to its column's heading
+// (nil: the label itself).
+func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[string]string) {
+	name := func(label string) string {
+		if n, ok := names[label]; ok {
+			return n
+		}
+		return safeText(label)
+	}
+	fmt.Fprintf(w, "\n== %s\n", safeText(s.Name))
+	if len(s.Missing) > 0 {
+		var missing []string
+		for _, m := range s.Missing {
+			missing = append(missing, name(m))
+		}
+		wrapTo(w, "not in: "+strings.Join(missing, ", "), "", "  ")
+	}
+	hdr := []string{"bucket"}
+	for _, r := range s.Runs {
+		hdr = append(hdr, name(r.Label), "%")
+	}
+	rows := [][]string{}
+	for j, b := range s.Buckets {
+		row := []string{b.Range()}
+		for i, r := range s.Runs {
+			row = append(row, fmt.Sprint(s.Counts[i][j]), fmt.Sprintf("%.2f", 100*float64(s.Counts[i][j])/float64(r.Summary.Count)))
+		}
+		rows = append(rows, row)
+	}
+	total := []string{"total"}
+	for _, r := range s.Runs {
+		total = append(total, fmt.Sprint(r.Summary.Count), "")
+	}
+	rows = append(rows, total)
+	for _, p := range dpcisr.Percentiles {
+		row := []string{"p" + dpcisrP(p) + " in"}
+		for _, r := range s.Runs {
+			b, _ := dpcisr.QuantileBucket(r.Hist, p)
+			row = append(row, b.Range(), "")
+		}
+		rows = append(rows, row)
+	}
+	Table(w, hdr, rows)
+
+	fmt.Fprintln(w)
+	hdr = []string{"share at or below"}
+	for i, r := range s.Runs {
+		hdr = append(hdr, name(r.Label))
+		if i > 0 {
+			hdr = append(hdr, "vs "+name(s.Runs[0].Label))
+		}
+	}
+	rows = nil
+	for _, sh := range s.Shares {
+		row := []string{fmt.Sprintf("%g µs", sh.Us)}
+		for i := range s.Runs {
+			mark := ""
+			if !sh.Exact[i] {
+				mark = "~"
+			}
+			row = append(row, mark+dpcisrSharePct(sh.Pct[i]))
+			if i > 0 {
+				row = append(row, fmt.Sprintf("%+.2f pp", sh.Delta[i]))
+			}
+		}
+		rows = append(rows, row)
+	}
+	Table(w, hdr, rows)
+	if s.Test != nil {
+		fmt.Fprintln(w)
+		wrapTo(w, fmt.Sprintf("chi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
+			s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N), "", "  ")
+		if len(s.PooledBuckets) < len(s.Buckets) {
+			wrapTo(w, "buckets pooled to keep expected counts >= 5: "+dpcisrPooled(s), "  ", "    ")
+		}
 	}
 }
 

@@ -162,6 +162,10 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 			s.Verdicts, s.Tables = compareNoiseHTML(data)
 			break
 		}
+		if data.DPCISR != nil {
+			s.Verdicts, s.Tables = compareDPCISRHTML(data)
+			break
+		}
 		for _, p := range data.Pairs {
 			s.Verdicts = append(s.Verdicts, p.Verdict)
 		}

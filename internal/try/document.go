@@ -132,10 +132,13 @@ func ArmSamples(r *Result, arm int, budget *result.Budget) ([]int64, error) {
 }
 
 // CompareInputs turns a try document into one compare input per arm (the
-// baseline first), each a document of the probe's kind holding the
-// samples of the arm's complete blocks, labelled "label[arm]". compare
-// reads them as it reads sleep or wake results. The pooled samples ignore
-// the blocks: the try document's own verdicts add the block test. The
+// baseline first), each a document of the probe's kind holding the arm's
+// complete blocks, labelled "label[arm]": the samples of a sleep, wake or
+// udp try, which compare reads as it reads sleep or wake results; the
+// counts and lengths of a noise try's CPUs, compared as noise results;
+// the pooled report of a dpcisr try, compared as latlab dpcisr compare
+// compares reports. The pooling ignores the blocks: the try document's
+// own verdicts add the block test, and a note says what they are. The
 // samples rebuilt from the blocks' histograms are charged to budget, the
 // comparison's (compare.Arms).
 func CompareInputs(label string, doc *result.Document, budget *result.Budget) ([]compare.Input, error) {
@@ -143,17 +146,32 @@ func CompareInputs(label string, doc *result.Document, budget *result.Budget) ([
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
+	if r.Probe == ProbeDPCISR && r.Module == "" {
+		return nil, fmt.Errorf("%s: no DPC was recorded in its blocks: nothing to compare", label)
+	}
 	var out []compare.Input
 	for i, a := range r.Arms {
-		s, err := ArmSamples(r, i, budget)
+		in := compare.Input{Label: fmt.Sprintf("%s[%s]", label, a.Label), Arm: true}
+		var d *result.Document
+		switch r.Probe {
+		case ProbeNoise:
+			d, in.NoLengths, err = armNoiseDocument(doc, r, i)
+		case ProbeDPCISR:
+			d, err = armDPCISRDocument(doc, r, i, in.Label)
+		default:
+			var s []int64
+			if s, err = ArmSamples(r, i, budget); err == nil {
+				d, err = armDocument(doc, r.Probe, s)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
-		d, err := armDocument(doc, r.Probe, s)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", label, err)
-		}
-		out = append(out, compare.Input{Label: fmt.Sprintf("%s[%s]", label, a.Label), Doc: d})
+		in.Doc = d
+		out = append(out, in)
+	}
+	if n := ownVerdicts(label, r); n != "" {
+		out[0].Notes = []string{n}
 	}
 	return out, nil
 }
@@ -178,9 +196,5 @@ func armDocument(doc *result.Document, kind string, s []int64) (*result.Document
 	default:
 		return nil, fmt.Errorf("a try of the %s probe cannot be compared", kind)
 	}
-	d.Schema, d.Created, d.Tool, d.Host = doc.Schema, doc.Created, doc.Tool, doc.Host
-	for k, v := range doc.Settings {
-		d.Settings[k] = v
-	}
-	return d, nil
+	return envelope(d, doc), nil
 }

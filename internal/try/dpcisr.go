@@ -335,6 +335,11 @@ func dpcVerdictText(a, base *Arm, module string, k int) string {
 		return fmt.Sprintf("%s vs %s: no verdict, no DPC was recorded", a.Label, base.Label)
 	case s == nil:
 		return fmt.Sprintf("%s vs %s: no verdict, %s ran no DPC in the blocks of one of them", a.Label, base.Label, module)
+	case (s.Test == nil || v.ChiSquaredPHolm == nil) && len(s.Buckets) > 1:
+		// Pooling the sparse buckets until every expected count is at
+		// least 5 left one range.
+		return fmt.Sprintf("%s vs %s: no verdict for %s: too few DPCs to test (%d and %d in %d buckets, pooled to one range of expected counts of 5)",
+			a.Label, base.Label, module, s.Runs[1].Summary.Count, s.Runs[0].Summary.Count, len(s.Buckets))
 	case s.Test == nil || v.ChiSquaredPHolm == nil:
 		return fmt.Sprintf("%s vs %s: no verdict for %s: all its DPCs fell in one bucket range, no test possible", a.Label, base.Label, module)
 	}

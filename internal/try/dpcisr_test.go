@@ -114,6 +114,10 @@ func TestTryDPCISRVerdict(t *testing.T) {
 		{"same", slow, slow, "", NoDifference, "off vs current: no difference in ndis.sys's DPCs"},
 		// The module given is followed, though another spends more time.
 		{"given", slow, fast, "storport.sys", NoDifference, "no difference in storport.sys's DPCs"},
+		// One DPC a block: the buckets differ, but pooled to expected
+		// counts of 5 they leave one range, and the verdict says so.
+		{"few", slow, map[int]int64{2: 1}, "", TooFew,
+			"off vs current: no verdict for ndis.sys: too few DPCs to test (8 and 2800 in 5 buckets, pooled to one range of expected counts of 5)"},
 	} {
 		r := dpcRun(c.base, c.value, c.module)
 		if err := Analyze(r, DPCBy, 1); err != nil {

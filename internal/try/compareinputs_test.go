@@ -1,0 +1,182 @@
+package try
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
+)
+
+// tryDoc is the try document of r, analysed.
+func tryDoc(t *testing.T, r *Result, by stats.Statistic) *result.Document {
+	t.Helper()
+	if err := Analyze(r, by, 1); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Document(host.Facts{}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// inHistograms makes every block of r keep a histogram of its samples
+// instead of them, as Document does above result.MaxSamples.
+func inHistograms(t *testing.T, r *Result) {
+	t.Helper()
+	for i := range r.Runs {
+		b := &r.Runs[i]
+		h, err := result.EncodeHistogram(stats.HistogramOf(b.Samples))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Histogram, b.Samples = h, nil
+	}
+	r.SamplesInHistograms = true
+}
+
+// An arm of a noise try is a noise document: each CPU's counts, runtime
+// and noise summed over the arm's complete blocks, its lengths those the
+// blocks kept on it (split from the blocks' samples by what each CPU
+// kept), or, when the blocks kept histograms, their histograms merged.
+func TestCompareInputsNoise(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		cpus       []int
+		histograms bool
+		lengths    bool // the CPUs have lengths to compare
+		raw        bool
+	}{
+		{"one CPU", []int{3}, false, true, true},
+		{"two CPUs", []int{2, 3}, false, true, true},
+		{"one CPU, histograms", []int{3}, true, true, false},
+		// The blocks' one histogram mixes the CPUs: no lengths per CPU,
+		// and the input says why.
+		{"two CPUs, histograms", []int{2, 3}, true, false, false},
+	} {
+		per := [][]int64{{50, 20}, {30, 20}}
+		r := noiseFixture(8, c.cpus, per)
+		if c.histograms {
+			inHistograms(t, r)
+		}
+		// A block cut short is left out, as the try's analysis leaves it.
+		r.Runs[0].Complete = false
+		skipped := r.Runs[0]
+		in, err := CompareInputs("t.json", tryDoc(t, r, stats.Quantile(50)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(in) != 2 || in[0].Label != "t.json[current]" || in[1].Label != "t.json[0]" || !in[0].Arm || !in[1].Arm {
+			t.Fatalf("%s: inputs %+v", c.name, in)
+		}
+		cr, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		notes := strings.Join(cr.Notes, "\n")
+		if why := "t.json[0] stores no lengths of its interruptions (its blocks kept one histogram of the lengths on all 2 CPUs"; strings.Contains(notes, why) == c.lengths {
+			t.Errorf("%s: notes %q", c.name, notes)
+		}
+		for a, x := range in {
+			d, ok := probe.KindNoise.Of(x.Doc)
+			if !ok || len(d.CPUs) != len(c.cpus) || d.Measurement.ThresholdNs != 1000 {
+				t.Fatalf("%s: arm %d: %+v", c.name, a, x.Doc)
+			}
+			if (x.NoLengths != "") == c.lengths {
+				t.Errorf("%s: arm %d: no lengths %q", c.name, a, x.NoLengths)
+			}
+			for ci, cpu := range d.CPUs {
+				// Each complete block of the arm counts per[a][ci] plus its round.
+				var want, blocks int64
+				for _, b := range r.Runs {
+					if b.Arm == a && b.Complete {
+						want += per[a][ci] + int64(b.Round)
+						blocks++
+					}
+				}
+				if skipped.Arm == a && blocks != 7 || cpu.CPU != c.cpus[ci] || cpu.Count != want || cpu.Kept != want || cpu.RuntimeNs != blocks*1e9 {
+					t.Errorf("%s: arm %d CPU %d: %d interruptions (%d kept) in %d ns over %d blocks, want %d", c.name, a, cpu.CPU, cpu.Count, cpu.Kept, cpu.RuntimeNs, blocks, want)
+				}
+				s, raw, err := cpu.Lengths(nil)
+				switch {
+				case !c.lengths:
+					if err == nil {
+						t.Errorf("%s: arm %d CPU %d: lengths of a histogram of all CPUs", c.name, a, cpu.CPU)
+					}
+				case err != nil || int64(len(s)) != want || raw != c.raw:
+					t.Errorf("%s: arm %d CPU %d: %d lengths (raw %v), err %v; want %d", c.name, a, cpu.CPU, len(s), raw, err, want)
+				case s[0] < 2000 || s[0] >= 5000:
+					t.Errorf("%s: arm %d CPU %d: a length of %d ns, the fixture's are 2-5 µs", c.name, a, cpu.CPU, s[0])
+				}
+			}
+		}
+	}
+}
+
+// What cannot be an arm's noise document is said, not compared: a block
+// whose samples do not match what it kept, an arm without a complete
+// block, a dpcisr try that recorded no DPC.
+func TestCompareInputsRefuses(t *testing.T) {
+	r := noiseFixture(8, []int{3}, [][]int64{{50}, {30}})
+	doc := tryDoc(t, r, stats.Quantile(50))
+	d, _ := Kind.Of(doc)
+	d.Runs[2].Samples = d.Runs[2].Samples[1:]
+	_, err := CompareInputs("t.json", doc, nil)
+	if want := "t.json: block 2 keeps"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "lengths for the") {
+		t.Errorf("short samples: %v", err)
+	}
+
+	r = noiseFixture(8, []int{3}, [][]int64{{50}, {30}})
+	doc = tryDoc(t, r, stats.Quantile(50))
+	d, _ = Kind.Of(doc)
+	for i := range d.Runs {
+		if d.Runs[i].Arm == 1 {
+			d.Runs[i].Complete = false
+		}
+	}
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || err.Error() != "t.json: no complete block of 0 to compare" {
+		t.Errorf("no complete block: %v", err)
+	}
+
+	r = dpcisrFixture()
+	doc = tryDoc(t, r, DPCBy)
+	d, _ = Kind.Of(doc)
+	d.Module = ""
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || err.Error() != "t.json: no DPC was recorded in its blocks: nothing to compare" {
+		t.Errorf("no DPC: %v", err)
+	}
+}
+
+// An arm pools its blocks' runtimes: longer than any noise run (48
+// hours), as long as latlab try runs an arm, is an arm still; a block
+// longer than any block is no measurement.
+func TestCompareInputsNoiseRuntimes(t *testing.T) {
+	r := noiseFixture(30, []int{3}, [][]int64{{1}, {1}})
+	for i := range r.Runs {
+		r.Runs[i].Noise.RuntimeNs = int64(2 * time.Hour)
+	}
+	doc := tryDoc(t, r, stats.Quantile(50))
+	in, err := CompareInputs("t.json", doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1}); err != nil {
+		t.Errorf("60 hours of an arm: %v", err)
+	}
+	for i := range in {
+		in[i].Arm = false
+	}
+	if _, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1}); err == nil || !strings.Contains(err.Error(), "a noise run's runtime is above 0 and at most 48 hours") {
+		t.Errorf("60 hours of a noise run: %v", err)
+	}
+	d, _ := Kind.Of(doc)
+	d.Runs[4].Noise.RuntimeNs = 1 << 62
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "t.json: block 4 spun 4611686018427387904 ns on CPU 3: a block's runtime is above 0 and at most 2h0m0s") {
+		t.Errorf("a block of 146 years: %v", err)
+	}
+}
