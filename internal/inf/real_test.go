@@ -323,3 +323,112 @@ func TestINFIntelE1R63Layout(t *testing.T) {
 		t.Errorf("notes %v", rep.Notes)
 	}
 }
+
+// e1r68-like.inf reproduces what was read by hand in Intel's e1r68x64.inf
+// 12.18.11.1 of 06/15/2020 (PROWinx64 25.2, PRO1000\Winx64\NDIS68;
+// testdata/README.md says where), line numbers of that file:
+//
+//	44  [Manufacturer] %Intel% = Intel, NTamd64.10.0, NTamd64.10.0.1,
+//	    NTamd64.10.0...18362, NTamd64.10.0.1..18362
+//	51  [Intel.NTamd64.10.0.1]          DEV_1533 -> E1533.10.0.1,
+//	    119: DEV_1539 -> E1539.10.0.1
+//	121 [Intel.NTamd64.10.0.1..18362]   DEV_1533 -> E1533.10.0.1.19H1,
+//	    189: DEV_1539 -> E1539.10.0.1.19H1
+//	191 [Intel.NTamd64.10.0], 266 [Intel.NTamd64.10.0...18362]: DEV_1533
+//	    -> E1533, E1533.19H1; no DEV_1539 in either
+//	512 [E1533.10.0.1]  DelReg = Advanced.DelReg; AddReg = ... RSS.reg, RSS4Q.reg
+//	605 [E1539.10.0.1]  DelReg = Advanced.DelReg; AddReg = ... RSS.reg, RSS2Q.reg
+//	1185 [E1533], 1531 [E1533.19H1]  ... RSS.reg, RSS4Q.reg, RSSAdvanced.reg
+//	AddService = e1rexpress, 2, win10.Service, win10.EventLog (each .Services)
+//	1659 *TransmitBuffers int, default 512, min 80, max 2048, step 8
+//	1668 *ReceiveBuffers  int, default 256, min 80, max 2048, step 8
+//	1746 ITR enum, default 65535: 65535 Adaptive, 3600 Extreme, 2000 High,
+//	     950 Medium, 400 Low, 200 Minimal, 0 Off; 1756 HKR,,ITR,0,"65535"
+//	1759 *InterruptModeration enum, default 1: 0 Disabled, 1 Enabled
+//	1954 [RSS.reg] *RSS enum 0/1, default 1, no HKR,,*RSS value
+//	RSS2Q.reg *NumRssQueues 1/2, RSS4Q.reg 1/2/4, both default 2
+//	1962 [RSSAdvanced.reg] *MaxRssProcessors, *RssBaseProcNumber,
+//	     *NumaNodeId (dword, default 65535), *RSSProfile (HKR,,*RSSProfile,0,"1")
+//	2189 [Advanced.DelReg] HKR, Ndi\Params / HKR, PROSetNdi\Params /
+//	     HKR, PROSetNdi\NdiExt / HKR,, LinkNegotiationProcess
+//
+// latlab run on Intel's file gives what these tests assert on the written
+// one, but for the I211's donor: Intel's file lists the I350 ([E1521],
+// same driver) first in its server section, the written one leaves it out.
+func TestINFIntelE1R68Layout(t *testing.T) {
+	f := load(t, "e1r68-like.inf")
+	const i210 = `PCI\VEN_8086&DEV_1533&SUBSYS_00018086&REV_03`
+	const i211 = `PCI\VEN_8086&DEV_1539&SUBSYS_00008086&REV_03`
+	twoQ := []EnumValue{{"1", "1 Queue"}, {"2", "2 Queues"}}
+	fourQ := append(twoQ, EnumValue{"4", "4 Queues"})
+	for _, c := range []struct {
+		id, os, product, deco, install string
+		rss                            []string
+		queues                         []EnumValue
+		donor                          string
+	}{
+		{i210, "10.0.17763", "workstation", "NTamd64.10.0.1", "E1533.10.0.1", []string{"*RSS", "*NumRSSQueues"}, fourQ, "E1533"},
+		{i210, "10.0.19045", "workstation", "NTamd64.10.0.1..18362", "E1533.10.0.1.19H1", []string{"*RSS", "*NumRSSQueues"}, fourQ, "E1533"},
+		{i210, "10.0.22631", "workstation", "NTamd64.10.0.1..18362", "E1533.10.0.1.19H1", []string{"*RSS", "*NumRSSQueues"}, fourQ, "E1533"},
+		{i210, "10.0.17763", "server", "NTamd64.10.0", "E1533", []string{"*RSS", "*NumRSSQueues", "*MaxRssProcessors", "*RssBaseProcNumber", "*NumaNodeId", "*RSSProfile"}, fourQ, ""},
+		{i210, "10.0.20348", "server", "NTamd64.10.0...18362", "E1533.19H1", []string{"*RSS", "*NumRSSQueues", "*MaxRssProcessors", "*RssBaseProcNumber", "*NumaNodeId", "*RSSProfile"}, fourQ, ""},
+		{i211, "10.0.17763", "workstation", "NTamd64.10.0.1", "E1539.10.0.1", []string{"*RSS", "*NumRSSQueues"}, twoQ, "E1533"},
+		{i211, "10.0.22631", "workstation", "NTamd64.10.0.1..18362", "E1539.10.0.1.19H1", []string{"*RSS", "*NumRSSQueues"}, twoQ, "E1533"},
+	} {
+		name := c.id[len(`PCI\VEN_8086&`):len(`PCI\VEN_8086&DEV_1533`)] + " " + c.os + " " + c.product
+		rep, err := Analyze(f, c.id, mustTarget(t, c.os, c.product), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rep.Decoration != c.deco || rep.InstallSection != c.install || !reflect.DeepEqual(rep.RSS, c.rss) || rep.Service != "e1rexpress" || len(rep.Notes) != 0 {
+			t.Errorf("%s: %s [%s] %v %q %q", name, rep.Decoration, rep.InstallSection, rep.RSS, rep.Service, rep.Notes)
+		}
+		if q := keyword(rep, "*NumRssQueues"); q == nil || !reflect.DeepEqual(q.Values, c.queues) || q.Default != "2" {
+			t.Errorf("%s: *NumRssQueues %+v", name, q)
+		}
+		if c.donor != rep.DonorSection["*RSSProfile"] || c.donor != "" && len(rep.MissingRSS) != 4 {
+			t.Errorf("%s: missing %v from %v", name, rep.MissingRSS, rep.DonorSection)
+		}
+		// Advanced.DelReg deletes HKR,Ndi\Params first: the keywords the
+		// AddReg sections write under it are all there.
+		itr := keyword(rep, "ITR")
+		wantITR := []EnumValue{{"0", "Off"}, {"200", "Minimal"}, {"400", "Low"}, {"950", "Medium"}, {"2000", "High"}, {"3600", "Extreme"}, {"65535", "Adaptive"}}
+		if itr == nil || itr.Type != "enum" || itr.Default != "65535" || !reflect.DeepEqual(itr.Values, wantITR) || itr.Value == nil || itr.Value.Data != "65535" || itr.ParamDesc != "Interrupt Moderation Rate" {
+			t.Errorf("%s: ITR %+v", name, itr)
+		}
+		im := keyword(rep, "*InterruptModeration")
+		if im == nil || im.Type != "enum" || im.Default != "1" || !reflect.DeepEqual(im.Values, []EnumValue{{"0", "Disabled"}, {"1", "Enabled"}}) || im.Value != nil {
+			t.Errorf("%s: *InterruptModeration %+v", name, im)
+		}
+		for _, b := range []struct{ name, def string }{{"*ReceiveBuffers", "256"}, {"*TransmitBuffers", "512"}} {
+			k := keyword(rep, b.name)
+			if k == nil || k.Type != "int" || k.Default != b.def || k.Min != "80" || k.Max != "2048" || k.Step != "8" || k.Base != "10" {
+				t.Errorf("%s: %s %+v", name, b.name, k)
+			}
+		}
+		if rss := keyword(rep, "*RSS"); rss == nil || rss.Default != "1" || rss.Value != nil {
+			t.Errorf("%s: *RSS %+v", name, rss)
+		}
+	}
+	in, err := f.Resolve("E1533.10.0.1.19H1", mustTarget(t, "10.0.19045", "workstation"), "", nil)
+	if err != nil || len(in.DelReg) != 1 || in.DelReg[0].Section != "Advanced.DelReg" || !in.DelReg[0].Found || len(in.Keywords) != 6 {
+		t.Errorf("DelReg: %v %+v %d keywords", err, in.DelReg, len(in.Keywords))
+	}
+	// The I211 on a server: neither server section lists it (what
+	// NIC-i211-WinSrv2019 changed Intel's file for); the workstation of the
+	// same version would install it.
+	for _, c := range []struct{ os, deco, install string }{
+		{"10.0.17763", "NTamd64.10.0.1", "E1539.10.0.1"},
+		{"10.0.20348", "NTamd64.10.0.1..18362", "E1539.10.0.1.19H1"},
+	} {
+		rep, err := Analyze(f, i211, mustTarget(t, c.os, "server"), "", nil)
+		if err != nil {
+			t.Fatalf("I211 on server %s: %v", c.os, err)
+		}
+		op := rep.OtherProduct
+		if rep.Model != nil || op == nil || op.Decoration != c.deco || op.InstallSection != c.install || !op.ListsDevice ||
+			!strings.Contains(strings.Join(rep.Notes, "\n"), "does not list") {
+			t.Errorf("I211 on server %s: %+v %+v %q", c.os, rep.Model, op, rep.Notes)
+		}
+	}
+}
