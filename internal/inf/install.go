@@ -146,6 +146,20 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			continue
 		}
 		m := Model{Description: f.Expand(l.Key, lang), InstallSection: f.Expand(l.Field(0), lang), Line: l.Num}
+		// An empty field between compatible IDs (Desc = S, HW, CID1, , CID2)
+		// is dropped, so CID2 is the line's compatible ID 1, not 2, in the
+		// rank's 0x3000 + j + k*0x100. Microsoft's pages are silent on
+		// such a field: "INF Models section"
+		// (https://learn.microsoft.com/windows-hardware/drivers/install/inf-models-section)
+		// gives the line as install-section-name,[hw-id][,compatible-id...],
+		// compatible IDs "each separated from the next by a comma", and
+		// "Identifier Score"
+		// (https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-)
+		// k as "the identifier-list-position score of the matching
+		// compatible ID in an INF Models section entry", neither saying
+		// whether an empty field takes a position. Only the hardware ID
+		// field may be empty by the syntax, and that one is counted
+		// (NoHardwareID).
 		for _, id := range l.Fields[1:] {
 			if id = strings.TrimSpace(f.Expand(id, lang)); id != "" {
 				m.HardwareIDs = append(m.HardwareIDs, id)
