@@ -1433,3 +1433,70 @@ func TestINFEmptyCompatibleIDField(t *testing.T) {
 		}
 	}
 }
+
+// A section that needs a section of its own name means the included INF's:
+// Intel's e1q63x64.inf 12.4.39.0 (82574L, Windows 8; DriverPackSolution/DP_LAN,
+// Intel/FORCED/8x64/PRO1000x/e1q63x64.inf at commit
+// 221e58045f5431f4f0506b493a45344bc5f11b15, read by hand, lines 961-964)
+// installs the devices it does not drive with
+//
+//	[NO_DRV]
+//	Characteristics    = 0x01
+//	Include            = machine.inf
+//	Needs              = NO_DRV
+//
+// which latlab refused as a Needs loop, for every listing of the INF.
+func TestINFNeedsOwnNameInInclude(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+dd = NO_DRV, PCI\VEN_8086&DEV_10A6
+[NO_DRV]
+Characteristics = 0x01
+Include = machine.inf
+Needs = NO_DRV
+`
+	machine := "[NO_DRV]\nAddReg = nodrv.reg\n[nodrv.reg]\nHKR,, NoDriver, 0, \"1\"\n"
+	f, err := Parse(strings.NewReader(src), "e.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		name  string
+		load  Loader
+		found bool
+		note  string
+	}{
+		{"machine.inf absent", nil, false, "Needs=NO_DRV not found in this INF or its includes"},
+		{"machine.inf present", func(name string) (*File, error) {
+			if !strings.EqualFold(name, "machine.inf") {
+				return nil, errors.New("not found")
+			}
+			return Parse(strings.NewReader(machine), "machine.inf")
+		}, true, ""},
+	} {
+		in, err := f.Resolve("NO_DRV", ws, "", c.load)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(in.Needs) != 1 || in.Needs[0].Found != c.found || c.found && (in.Needs[0].File != "machine.inf" || len(in.Values) != 1 || in.Values[0].Name != "NoDriver") {
+			t.Errorf("%s: needs %+v, values %+v", c.name, in.Needs, in.Values)
+		}
+		if notes := strings.Join(in.Notes, "\n"); !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q", c.name, in.Notes)
+		}
+		if _, err := List(f, ws, "", c.load); err != nil {
+			t.Errorf("%s: listing: %v", c.name, err)
+		}
+	}
+	// A real loop still is one.
+	g, err := Parse(strings.NewReader(strings.Replace(src, "Needs = NO_DRV\n", "Needs = Other\n[Other]\nNeeds = NO_DRV\n", 1)), "e.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Resolve("NO_DRV", ws, "", nil); err == nil || !strings.Contains(err.Error(), "Needs loop") {
+		t.Errorf("loop: %v", err)
+	}
+}

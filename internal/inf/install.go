@@ -538,7 +538,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				if r.listed(f, l.Num, "needs", name) {
 					continue
 				}
-				target, s := r.findNeeds(f, included, name)
+				target, s := r.findNeeds(f, included, name, sec)
 				ref := Ref{Section: name, Line: l.Num, Found: s != nil}
 				if target != nil {
 					ref.File = target.Name
@@ -574,11 +574,22 @@ func (r *resolver) open(name string) (*File, error) {
 }
 
 // findNeeds looks for a Needs section in the INF itself, then in its
-// includes, with the platform extensions Windows tries.
-func (r *resolver) findNeeds(f *File, included []*File, name string) (*File, *Section) {
+// includes, with the platform extensions Windows tries. A section never
+// needs itself: Intel's e1q63x64.inf (82574L) writes
+//
+//	[NO_DRV]
+//	Include = machine.inf
+//	Needs   = NO_DRV
+//
+// which names machine.inf's [NO_DRV], the sections Needs names being
+// "typically ... a DDInstall section within one of the INF files that are
+// listed in an Include entry" ("INF DDInstall section",
+// https://learn.microsoft.com/windows-hardware/drivers/install/inf-ddinstall-section).
+// Found in the INF itself, it was refused as a Needs loop.
+func (r *resolver) findNeeds(f *File, included []*File, name string, from *Section) (*File, *Section) {
 	for _, g := range append([]*File{f}, included...) {
 		for _, n := range []string{name, name + ".NT" + r.t.Arch, name + ".NT"} {
-			if s := g.Section(n); s != nil {
+			if s := g.Section(n); s != nil && s != from {
 				return g, s
 			}
 		}
