@@ -467,7 +467,7 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 		}
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
-	if err := noDevice(l); err != nil {
+	if err := noDevice(l, mans); err != nil {
 		return nil, err
 	}
 	l.note(refs.notes()...)
@@ -497,9 +497,16 @@ func sectionTarget(d Decoration, t Target) Target {
 // section [Manufacturer] names is missing (a file cut short) or empty.
 // Windows installs nothing from such an INF, and a listing of none is
 // no answer.
-func noDevice(l *Listing) error {
+func noDevice(l *Listing, mans []Manufacturer) error {
 	var missing, empty []string
-	for _, m := range l.Manufacturers {
+	for i, m := range l.Manufacturers {
+		if len(m.Sections) == 0 && i < len(mans) {
+			// no decoration and no undecorated section: the one
+			// [Manufacturer] names is missing (DP_LAN's feand5.inf, whose
+			// "\" continuation before [Myson] makes the header part of
+			// the line above)
+			missing = append(missing, "["+mans[i].Models+"]")
+		}
 		for _, s := range m.Sections {
 			if len(s.Devices) > 0 {
 				return nil
