@@ -432,3 +432,97 @@ func TestINFIntelE1R68Layout(t *testing.T) {
 		}
 	}
 }
+
+// net1ic64-like.inf reproduces what was read by hand in net1ic64.inf
+// 12.19.1.32 (08/03/2015), the INF of Intel's e1i driver that Windows
+// itself ships ("Copyright (c) 2021, Microsoft"; testdata/README.md says
+// where), line numbers of that file (UTF-16LE, read converted):
+//
+//	11  [Manufacturer] %Intel% = Intel, NTamd64.10.0.1
+//	17  [Intel.NTamd64.10.0.1]: every line "Section,, ID", an empty
+//	    hardware ID; 150-153: DEV_10D3 (bare, SUBSYS_A01F8086 "Intel(R)
+//	    Gigabit CT Desktop Adapter", SUBSYS_00018086) and DEV_10F6 ->
+//	    E10D3.10.0.1; 35-: DEV_1502 (82579LM) -> E1502.10.0.1
+//	1477 [E10D3.10.0.1]  AddReg = e1c.reg, ... RSS.reg, RSS2Q.reg
+//	     [E1502.10.0.1]  AddReg = e1c.reg, ... RSS.reg, RSS_e1c.reg, RSSHash.reg
+//	AddService = e1i68x64, 2, win8.Service, win8.EventLog (each .Services)
+//	2076 [e1c.reg]  HKR, Ndi, Service, e1i68x64; *TransmitBuffers int 512,
+//	     80..2048 step 8; *ReceiveBuffers int 256, 80..2048 step 8;
+//	     2175 ITR enum, default 65535: 65535 Adaptive, 3600 Extreme,
+//	     2000 High, 950 Medium, 400 Low, 200 Minimal, 0 Off (no HKR,,ITR);
+//	     2187 *InterruptModeration enum 0/1, default 1
+//	2422 [RSS_e1c.reg]  HKR, Ndi\Params\*RSSProfile, default, "1" and
+//	     HKR,,*RSSProfile,0,"1" (no ParamDesc, type or choices)
+//
+// With the hardware ID field empty, the Gigabit CT's full ID matches the
+// line's compatible ID 0 with its own hardware ID 1 (VEN&DEV&SUBSYS):
+// rank 0x1001, where the same line with the ID as hardware ID ranks 0x0001.
+// latlab run on the file gives what these tests assert on the written one,
+// but for the 82579LM's donor of *NumRssQueues, which in the file is its
+// first sibling with RSS2Q.reg, [E10DE.10.0.1] (left out here).
+func TestINFRealE1iLayout(t *testing.T) {
+	f := load(t, "net1ic64-like.inf")
+	if f.Encoding != "utf-16le" {
+		t.Errorf("encoding %s", f.Encoding)
+	}
+	ws := mustTarget(t, "10.0.18363", "workstation") // GamingPCSetup's Windows 10 1909
+	for _, c := range []struct {
+		name, id     string
+		line, rank   int
+		install      string
+		rss, missing []string
+		donor        string
+	}{
+		{"Gigabit CT", `PCI\VEN_8086&DEV_10D3&SUBSYS_A01F8086&REV_00`, 31, 0x1001, "E10D3.10.0.1", []string{"*RSS", "*NumRSSQueues"}, []string{"*RSSProfile"}, "E1502.10.0.1"},
+		// another subsystem: the bare line, the device's compatible ID 1
+		// (VEN&DEV) against the line's compatible ID 0
+		{"other 82574L", `PCI\VEN_8086&DEV_10D3&SUBSYS_00001234&REV_00`, 30, 0x3001, "E10D3.10.0.1", []string{"*RSS", "*NumRSSQueues"}, []string{"*RSSProfile"}, "E1502.10.0.1"},
+		{"82579LM", `PCI\VEN_8086&DEV_1502&SUBSYS_00008086&REV_04`, 29, 0x1001, "E1502.10.0.1", []string{"*RSS", "*RSSProfile"}, []string{"*NumRSSQueues"}, "E10D3.10.0.1"},
+	} {
+		rep, err := Analyze(f, c.id, ws, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if rep.InstallSection != c.install || rep.Model.Line != c.line || !rep.Model.NoHardwareID || rep.Match.Rank != c.rank || rep.Match.INFPos != 1 ||
+			rep.Service != "e1i68x64" || !reflect.DeepEqual(rep.RSS, c.rss) || !reflect.DeepEqual(rep.MissingRSS, c.missing) || len(rep.Notes) != 0 {
+			t.Errorf("%s: [%s] %+v %+v %q %v missing %v %q", c.name, rep.InstallSection, rep.Model, rep.Match, rep.Service, rep.RSS, rep.MissingRSS, rep.Notes)
+		}
+		// the donor's line has no hardware ID either
+		if len(rep.Donors) != 1 || rep.Donors[0].InstallSection != c.donor || rep.Donors[0].HardwareID != "" || rep.Donors[0].Relation != SameDriver {
+			t.Errorf("%s: donors %+v", c.name, rep.Donors)
+		}
+		itr := keyword(rep, "ITR")
+		want := []EnumValue{{"0", "Off"}, {"200", "Minimal"}, {"400", "Low"}, {"950", "Medium"}, {"2000", "High"}, {"3600", "Extreme"}, {"65535", "Adaptive"}}
+		if itr == nil || itr.Type != "enum" || itr.Default != "65535" || !reflect.DeepEqual(itr.Values, want) || itr.Value != nil || itr.ParamDesc != "Interrupt Moderation Rate" {
+			t.Errorf("%s: ITR %+v", c.name, itr)
+		}
+		im := keyword(rep, "*InterruptModeration")
+		if im == nil || im.Default != "1" || !reflect.DeepEqual(im.Values, []EnumValue{{"0", "Disabled"}, {"1", "Enabled"}}) {
+			t.Errorf("%s: *InterruptModeration %+v", c.name, im)
+		}
+		for _, b := range []struct{ name, def string }{{"*ReceiveBuffers", "256"}, {"*TransmitBuffers", "512"}} {
+			k := keyword(rep, b.name)
+			if k == nil || k.Type != "int" || k.Default != b.def || k.Min != "80" || k.Max != "2048" || k.Step != "8" {
+				t.Errorf("%s: %s %+v", c.name, b.name, k)
+			}
+		}
+	}
+	// *RSSProfile as RSS_e1c.reg writes it: a default and the value only.
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_1502`, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := keyword(rep, "*RSSProfile"); p == nil || p.Type != "" || p.Default != "1" || p.Values != nil || p.Value == nil || p.Value.Data != "1" {
+		t.Errorf("*RSSProfile %+v", p)
+	}
+	// The listing marks every ID of these lines a compatible ID.
+	l, err := List(f, ws, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range l.Manufacturers[0].Sections[0].Devices {
+		if !d.NoHardwareID || len(d.HardwareIDs) != 1 {
+			t.Errorf("listing %+v", d)
+		}
+	}
+}
