@@ -526,3 +526,66 @@ func TestINFRealE1iLayout(t *testing.T) {
 		}
 	}
 }
+
+// e2f-1.1.3.34-like.inf reproduces what was read by hand in Intel's e2f.inf
+// 1.1.3.34 of 08/11/2022 (I225 / e2fexpress, as Dell packages it;
+// testdata/README.md says where), line numbers of that file:
+//
+//	41  %Intel% = Intel, NTamd64.10.0...17763, NTamd64.10.0.1..17763
+//	48  [Intel.NTamd64.10.0.1..17763]: DEV_15F2 and DEV_15F3 per REV,
+//	    58: DEV_15F3&REV_03 -> E15F3_3.10.0.1..17763
+//	74  [Intel.NTamd64.10.0...17763]: DEV_15F2 per REV (83: REV_03 ->
+//	    E15F2_3.10.0...17763), no DEV_15F3
+//	405 [E15F3_3.10.0.1..17763] DelReg = Advanced.DelReg; AddReg = e2f.reg,
+//	    ... (no RSS section); AddService = e2fexpress, 2, ...
+//	1452 [e2f.reg] HKR, Ndi, Service, e2fexpress; 1553 ITR enum, default
+//	    "64": 500 Extreme, 250 High, 125 Medium, 64 Low, 32 Minimal, 0 Off;
+//	    1563 *InterruptModeration 0/1, default 1
+//	1731 [RSS.reg], 1739 [RSSAdvanced.reg]: defined; no AddReg line of
+//	    the file names an RSS section
+//	1930 [Advanced.DelReg] as e1r68x64.inf's
+//
+// Unlike the e2f68.inf an excerpt shows (e2f-like.inf: RSS.reg, RSS4Q.reg
+// on the I225-V), this version installs no RSS keyword for any adapter,
+// and its ITR defaults to Low. latlab run on the file gives
+// what these tests assert on the written one.
+func TestINFIntelE2F1134Layout(t *testing.T) {
+	f := load(t, "e2f-1.1.3.34-like.inf")
+	allRSS := []string{"*RSS", "*NumRSSQueues", "*RSSProfile", "*MaxRssProcessors", "*RssBaseProcGroup", "*RssBaseProcNumber", "*RssMaxProcGroup", "*RssMaxProcNumber", "*NumaNodeId"}
+	for _, c := range []struct {
+		dev, os, product, install, other string
+	}{
+		{"15F3", "10.0.22631", "workstation", "E15F3_3.10.0.1..17763", ""},
+		{"15F2", "10.0.17763", "workstation", "E15F2_3.10.0.1..17763", "E15F2_3.10.0...17763"},
+		{"15F2", "10.0.20348", "server", "E15F2_3.10.0...17763", "E15F2_3.10.0.1..17763"},
+		// the I225-V on Windows Server 2022: not listed
+		{"15F3", "10.0.20348", "server", "", "E15F3_3.10.0.1..17763"},
+	} {
+		name := c.dev + " " + c.os + " " + c.product
+		rep, err := Analyze(f, `PCI\VEN_8086&DEV_`+c.dev+`&SUBSYS_00008086&REV_03`, mustTarget(t, c.os, c.product), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		other := ""
+		if rep.OtherProduct != nil {
+			other = rep.OtherProduct.InstallSection
+		}
+		if rep.InstallSection != c.install || other != c.other || len(rep.RSS) != 0 || len(rep.MissingRSS) != 0 || !reflect.DeepEqual(rep.NotInINF, allRSS) {
+			t.Errorf("%s: [%s] other [%s] rss %v missing %v not in INF %v", name, rep.InstallSection, other, rep.RSS, rep.MissingRSS, rep.NotInINF)
+		}
+		if c.install == "" {
+			if rep.Model != nil || !strings.Contains(strings.Join(rep.Notes, "\n"), "does not list") {
+				t.Errorf("%s: %+v %q", name, rep.Model, rep.Notes)
+			}
+			continue
+		}
+		itr := keyword(rep, "ITR")
+		want := []EnumValue{{"0", "Off"}, {"32", "Minimal"}, {"64", "Low"}, {"125", "Medium"}, {"250", "High"}, {"500", "Extreme"}}
+		if rep.Service != "e2fexpress" || rep.Match.Rank != 0x2000 || itr == nil || itr.Default != "64" || !reflect.DeepEqual(itr.Values, want) {
+			t.Errorf("%s: %q %+v ITR %+v", name, rep.Service, rep.Match, itr)
+		}
+		if im := keyword(rep, "*InterruptModeration"); im == nil || im.Default != "1" {
+			t.Errorf("%s: *InterruptModeration %+v", name, im)
+		}
+	}
+}
