@@ -94,8 +94,8 @@ type Donor struct {
 	ModelsSection  string `json:"models_section"`
 	Decoration     string `json:"decoration"`
 	Description    string `json:"description"`
-	HardwareID     string `json:"hardware_id"`
-	Line           int    `json:"line"` // of the models line
+	HardwareID     string `json:"hardware_id"` // "" when the line leaves it empty (Model.NoHardwareID)
+	Line           int    `json:"line"`        // of the models line
 	Service        string `json:"service,omitempty"`
 	Relation       string `json:"relation"`
 	// Keywords are the missing keywords taken from this donor.
@@ -404,10 +404,13 @@ type SectionListing struct {
 
 // DeviceListing is one device line with its resolved install section.
 type DeviceListing struct {
-	Description    string   `json:"description"`
-	HardwareIDs    []string `json:"hardware_ids"`
-	InstallSection string   `json:"install_section"` // with the platform extension Windows picks
-	Line           int      `json:"line"`
+	Description string   `json:"description"`
+	HardwareIDs []string `json:"hardware_ids"`
+	// NoHardwareID: the line leaves its hardware ID empty and every ID of
+	// HardwareIDs is a compatible ID (Model.NoHardwareID).
+	NoHardwareID   bool   `json:"no_hardware_id,omitempty"`
+	InstallSection string `json:"install_section"` // with the platform extension Windows picks
+	Line           int    `json:"line"`
 }
 
 // List lists every device ID with its install section per decoration.
@@ -458,13 +461,13 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 						refs.add(in, func(n string) { l.note(n) })
 					}
 				}
-				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, InstallSection: inst, Line: md.Line})
+				sl.Devices = append(sl.Devices, DeviceListing{Description: md.Description, HardwareIDs: md.HardwareIDs, NoHardwareID: md.NoHardwareID, InstallSection: inst, Line: md.Line})
 			}
 			ml.Sections = append(ml.Sections, sl)
 		}
 		l.Manufacturers = append(l.Manufacturers, ml)
 	}
-	if err := noDevice(l); err != nil {
+	if err := noDevice(l, mans); err != nil {
 		return nil, err
 	}
 	l.note(refs.notes()...)
@@ -494,9 +497,16 @@ func sectionTarget(d Decoration, t Target) Target {
 // section [Manufacturer] names is missing (a file cut short) or empty.
 // Windows installs nothing from such an INF, and a listing of none is
 // no answer.
-func noDevice(l *Listing) error {
+func noDevice(l *Listing, mans []Manufacturer) error {
 	var missing, empty []string
-	for _, m := range l.Manufacturers {
+	for i, m := range l.Manufacturers {
+		if len(m.Sections) == 0 && i < len(mans) {
+			// no decoration and no undecorated section: the one
+			// [Manufacturer] names is missing (DP_LAN's feand5.inf, whose
+			// "\" continuation before [Myson] makes the header part of
+			// the line above)
+			missing = append(missing, "["+mans[i].Models+"]")
+		}
 		for _, s := range m.Sections {
 			if len(s.Devices) > 0 {
 				return nil

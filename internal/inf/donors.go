@@ -61,15 +61,17 @@ func (rep *DeviceReport) findDonors(f *File, mans []Manufacturer, t Target, lang
 					InstallSection: in.Section, ModelsSection: models, Decoration: d.Raw, Description: md.Description,
 					Line: md.Line, Service: in.Service, install: in, order: order,
 				}
-				if len(md.HardwareIDs) > 0 {
+				// The line's hardware ID, also for the device's own line
+				// (where the device may have matched one of its compatible
+				// IDs). A line whose hardware ID field is empty lists only
+				// compatible IDs: its hardware ID is "", not the first of
+				// them.
+				if len(md.HardwareIDs) > 0 && !md.NoHardwareID {
 					c.HardwareID = md.HardwareIDs[0]
 				}
 				switch line, ok := rep.deviceLines[strings.ToLower(models)]; {
 				case ok && line == md.Line:
 					c.Relation, c.tier = SameDevice, 0
-					if h, ok := rep.deviceIDs[strings.ToLower(models)]; ok {
-						c.HardwareID = h
-					}
 				case in.Service != "" && strings.EqualFold(in.Service, rep.Service):
 					c.Relation, c.tier = SameDriver, 2
 					if strings.EqualFold(models, rep.ModelsSection) {

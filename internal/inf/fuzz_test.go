@@ -10,7 +10,8 @@ import (
 // install chain of whatever parses never panics or loops.
 func FuzzINFParse(f *testing.F) {
 	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf", "e2f-like.inf", "e1r63-like.inf",
-		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf", "ansi-codepages.inf"} {
+		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf", "ansi-codepages.inf",
+		"e1r68-like.inf", "net1ic64-like.inf", "e2f-1.1.3.34-like.inf"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -61,6 +62,9 @@ func FuzzINFParse(f *testing.F) {
 func FuzzINFWork(f *testing.F) {
 	f.Add(hostileHead + "[I]\nAddReg=R,R,R,R\nAddReg=R\nNeeds=N,N\n[N]\nAddReg=R\nNeeds=I\n[R]\nHKR,,A,,1\n")
 	f.Add(needsChain(70))
+	// DelReg sections deleting keys, values and choices before and
+	// between AddReg sections, along a Needs chain
+	f.Add(hostileHead + "[I]\nDelReg=D,D\nAddReg=R\nNeeds=N\n[N]\nDelReg=D,E\nAddReg=R\n[D]\nHKR,Ndi\\Params\nHKR,,A\nHKR,Ndi\\Params\\E,,0x2000\n[E]\nHKR,Ndi\\Params\\E\\Enum,1\nHKR,Ndi,Service\nHKR,,\n[R]\nHKR,Ndi\\Params\\E\\Enum,1,,a\nHKR,,A,,1\nHKR,,E,,1\n")
 	f.Add(hostileHead + "[I]\nNeeds=N0,N1,N2\n[N0]\nAddReg=R\n[N1]\nAddReg=R\n[N2]\nNeeds=N0\n[R]\nHKR,Ndi\\Params\\E\\Enum,1,,a\nHKR,Ndi\\Params\\E\\Enum,1,4\n")
 	b, err := os.ReadFile("testdata/i225-like.inf")
 	if err != nil {

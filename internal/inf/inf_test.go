@@ -2,6 +2,7 @@ package inf
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -1034,6 +1035,73 @@ HKR, Ndi\Params\*RssBaseProcNumber, type, 0, "int"
 	}
 }
 
+// A donor's hardware ID is its models line's: empty when the line leaves
+// the hardware ID field empty and lists only compatible IDs
+// ("install-section-name,[hw-id][,compatible-id...]", INF Models section),
+// never the first of those compatible IDs. On the device's own line in
+// another decoration it is the line's hardware ID, also when the device
+// matched one of the line's compatible IDs.
+func TestINFDonorHardwareID(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64, NTamd64.10.0.3
+[M.NTamd64]
+dev = Dev, PCI\VEN_1&DEV_1
+sib = Sib, PCI\VEN_1&DEV_4
+[M.NTamd64.10.0.3]
+dev = DevServer, PCI\VEN_1&DEV_9, PCI\VEN_1&DEV_1
+[Dev]
+AddReg = base.reg
+[DevServer]
+AddReg = base.reg, profile.reg
+[Sib]
+AddReg = base.reg, maxproc.reg
+[base.reg]
+HKR, Ndi\Params\*RSS, type, 0, "enum"
+[profile.reg]
+HKR, Ndi\Params\*RSSProfile, type, 0, "enum"
+[maxproc.reg]
+HKR, Ndi\Params\*MaxRssProcessors, type, 0, "int"
+`
+	for _, c := range []struct {
+		name, sib, wantSib string
+	}{
+		{"hardware ID", `sib = Sib, PCI\VEN_1&DEV_4, PCI\VEN_1&DEV_5`, `PCI\VEN_1&DEV_4`},
+		{"empty hardware ID", `sib = Sib, , PCI\VEN_1&DEV_4, PCI\VEN_1&DEV_5`, ""},
+		{"empty, spaces and a string", `sib = Sib, %empty% , PCI\VEN_1&DEV_4`, ""},
+	} {
+		in := strings.Replace(src, `sib = Sib, PCI\VEN_1&DEV_4`, c.sib, 1) + "[Strings]\nempty = \"\"\n"
+		f, err := Parse(strings.NewReader(in), "d.inf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(f, `PCI\VEN_1&DEV_1`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, d := range rep.Donors {
+			got[d.InstallSection] = d.HardwareID
+		}
+		if want := map[string]string{"DevServer": `PCI\VEN_1&DEV_9`, "Sib": c.wantSib}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: donors' hardware IDs %q, want %q", c.name, got, want)
+		}
+		// the JSON has the field, empty or not
+		b, err := json.Marshal(rep.Donors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds []map[string]any
+		if err := json.Unmarshal(b, &ds); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if h, ok := d["hardware_id"]; d["install_section"] == "Sib" && (!ok || h != c.wantSib) {
+				t.Errorf("%s: JSON %s", c.name, b)
+			}
+		}
+	}
+}
+
 // Lines latlab does not use are reported with their line numbers instead
 // of vanishing.
 func TestINFSkippedLines(t *testing.T) {
@@ -1342,5 +1410,93 @@ func TestAmbiguousErrorNamesThreeLines(t *testing.T) {
 	}
 	if strings.Contains(msg, "line 103 ") {
 		t.Errorf("a fourth line is named: %s", msg)
+	}
+}
+
+// An empty field between a line's IDs takes no position: Microsoft's pages
+// do not say that it does (see models), so the compatible ID after it is
+// the line's first, 0x3000 + j + 0*0x100, as NetKVM's line without the
+// empty field ranks (TestINFRealNetKVM's "other vendor", 0x3001).
+func TestINFEmptyCompatibleIDField(t *testing.T) {
+	for _, line := range []string{
+		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000`,
+		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, , PCI\VEN_1AF4&DEV_1000`,
+		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, ,, PCI\VEN_1AF4&DEV_1000,`,
+	} {
+		f, err := Parse(strings.NewReader("[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\n"+line+"\n[X]\n"), "e.inf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+		if err != nil || rep.Match.Rank != 0x3001 || rep.Match.INFPos != 1 || len(rep.Model.HardwareIDs) != 2 {
+			t.Errorf("%s: %v %+v", line, err, rep.Match)
+		}
+	}
+}
+
+// A section that needs a section of its own name means the included INF's:
+// Intel's e1q63x64.inf 12.4.39.0 (82574L, Windows 8; DriverPackSolution/DP_LAN,
+// Intel/FORCED/8x64/PRO1000x/e1q63x64.inf at commit
+// 221e58045f5431f4f0506b493a45344bc5f11b15, read by hand, lines 961-964)
+// installs the devices it does not drive with
+//
+//	[NO_DRV]
+//	Characteristics    = 0x01
+//	Include            = machine.inf
+//	Needs              = NO_DRV
+//
+// which latlab refused as a Needs loop, for every listing of the INF.
+func TestINFNeedsOwnNameInInclude(t *testing.T) {
+	src := `[Manufacturer]
+M = M, NTamd64
+[M.NTamd64]
+dd = NO_DRV, PCI\VEN_8086&DEV_10A6
+[NO_DRV]
+Characteristics = 0x01
+Include = machine.inf
+Needs = NO_DRV
+`
+	machine := "[NO_DRV]\nAddReg = nodrv.reg\n[nodrv.reg]\nHKR,, NoDriver, 0, \"1\"\n"
+	f, err := Parse(strings.NewReader(src), "e.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		name  string
+		load  Loader
+		found bool
+		note  string
+	}{
+		{"machine.inf absent", nil, false, "Needs=NO_DRV not found in this INF or its includes"},
+		{"machine.inf present", func(name string) (*File, error) {
+			if !strings.EqualFold(name, "machine.inf") {
+				return nil, errors.New("not found")
+			}
+			return Parse(strings.NewReader(machine), "machine.inf")
+		}, true, ""},
+	} {
+		in, err := f.Resolve("NO_DRV", ws, "", c.load)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(in.Needs) != 1 || in.Needs[0].Found != c.found || c.found && (in.Needs[0].File != "machine.inf" || len(in.Values) != 1 || in.Values[0].Name != "NoDriver") {
+			t.Errorf("%s: needs %+v, values %+v", c.name, in.Needs, in.Values)
+		}
+		if notes := strings.Join(in.Notes, "\n"); !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q", c.name, in.Notes)
+		}
+		if _, err := List(f, ws, "", c.load); err != nil {
+			t.Errorf("%s: listing: %v", c.name, err)
+		}
+	}
+	// A real loop still is one.
+	g, err := Parse(strings.NewReader(strings.Replace(src, "Needs = NO_DRV\n", "Needs = Other\n[Other]\nNeeds = NO_DRV\n", 1)), "e.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Resolve("NO_DRV", ws, "", nil); err == nil || !strings.Contains(err.Error(), "Needs loop") {
+		t.Errorf("loop: %v", err)
 	}
 }

@@ -146,6 +146,20 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			continue
 		}
 		m := Model{Description: f.Expand(l.Key, lang), InstallSection: f.Expand(l.Field(0), lang), Line: l.Num}
+		// An empty field between compatible IDs (Desc = S, HW, CID1, , CID2)
+		// is dropped, so CID2 is the line's compatible ID 1, not 2, in the
+		// rank's 0x3000 + j + k*0x100. Microsoft's pages are silent on
+		// such a field: "INF Models section"
+		// (https://learn.microsoft.com/windows-hardware/drivers/install/inf-models-section)
+		// gives the line as install-section-name,[hw-id][,compatible-id...],
+		// compatible IDs "each separated from the next by a comma", and
+		// "Identifier Score"
+		// (https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-)
+		// k as "the identifier-list-position score of the matching
+		// compatible ID in an INF Models section entry", neither saying
+		// whether an empty field takes a position. Only the hardware ID
+		// field may be empty by the syntax, and that one is counted
+		// (NoHardwareID).
 		for _, id := range l.Fields[1:] {
 			if id = strings.TrimSpace(f.Expand(id, lang)); id != "" {
 				m.HardwareIDs = append(m.HardwareIDs, id)
@@ -167,6 +181,7 @@ type Install struct {
 	Section  string    `json:"install_section"` // as found, with its platform extension
 	Line     int       `json:"line"`
 	AddReg   []Ref     `json:"addreg"`
+	DelReg   []Ref     `json:"delreg,omitempty"`
 	Needs    []Ref     `json:"needs,omitempty"`
 	Include  []string  `json:"include,omitempty"`
 	Keywords []Keyword `json:"keywords"`
@@ -301,7 +316,7 @@ func (f *File) resolve(name string, t Target, lang string, load Loader, w *work)
 	}
 	in := &Install{Section: sec.Name, Line: sec.Line, Keywords: []Keyword{}, byName: map[string]int{}}
 	r := &resolver{in: in, t: t, lang: lang, load: load, work: w, files: map[string]*File{},
-		done: map[*Section]bool{}, onStack: map[*Section]bool{}, applied: map[*Section]bool{}, named: map[string]bool{},
+		done: map[*Section]bool{}, onStack: map[*Section]bool{}, applied: map[*Section]bool{}, deleted: map[*Section]bool{}, named: map[string]bool{},
 		kwSections: map[string]bool{}, values: map[string]int{}, enums: map[string]int{}}
 	if err := r.ddinstall(f, sec, nil); err != nil {
 		return nil, err
@@ -356,6 +371,8 @@ type resolver struct {
 	// the Needs chain being followed (a loop), applied the AddReg
 	// sections applied: each once per install section.
 	done, onStack, applied map[*Section]bool
+	// deleted holds the DelReg sections applied, each once too.
+	deleted map[*Section]bool
 	// named holds the directive entries listed already (file, line,
 	// directive, section), so AddReg=R,R,R,... lists R once.
 	named map[string]bool
@@ -416,7 +433,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 			continue
 		}
 		switch k := strings.ToLower(l.Key); k {
-		case "include", "addreg", "needs":
+		case "include", "addreg", "delreg", "needs":
 			if len(names(f, l, r.lang)) == 0 {
 				r.notef(f, l.Num, "[%s] %s= names no section; skipped", sec.Name, l.Key)
 			}
@@ -438,6 +455,48 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 					continue
 				}
 				included = append(included, inc)
+			}
+		}
+	}
+	// DelReg before AddReg: within one install section Windows deletes
+	// first, so that the section's AddReg writes what it deleted afresh.
+	// Microsoft's pages on the directives ("INF DDInstall section",
+	// https://learn.microsoft.com/windows-hardware/drivers/install/inf-ddinstall-section,
+	// and "INF DelReg directive",
+	// https://learn.microsoft.com/windows-hardware/drivers/install/inf-delreg-directive)
+	// do not state the order; the DelReg page gives the directive's
+	// purpose, "to clean stale registry information from a previous
+	// installation", which only works before the new entries are written.
+	// Wine's reimplementation of SetupAPI (SetupInstallFromInfSectionW in
+	// dlls/setupapi/install.c) runs a section's DelReg lines, then its
+	// AddReg lines, and Intel's e1r68x64.inf depends on it: its install
+	// sections name DelReg = Advanced.DelReg, which deletes HKR,Ndi\Params,
+	// beside the AddReg sections that write every keyword under it.
+	for _, l := range sec.Lines {
+		if !l.HasKey || !strings.EqualFold(l.Key, "DelReg") {
+			continue
+		}
+		for _, name := range l.Fields {
+			name = f.Expand(name, r.lang)
+			if name == "" {
+				continue
+			}
+			if r.listed(f, l.Num, "delreg", name) {
+				continue
+			}
+			s := f.Section(name)
+			r.in.DelReg = append(r.in.DelReg, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
+			if s == nil {
+				r.note(fmt.Sprintf("%s line %d: DelReg=%s names a section the INF does not have", f.Name, l.Num, name))
+				continue
+			}
+			if r.deleted[s] {
+				r.notef(f, l.Num, "[%s] DelReg=%s names a section this install section applies already; applied once", sec.Name, name)
+				continue
+			}
+			r.deleted[s] = true
+			if err := r.delreg(f, s); err != nil {
+				return err
 			}
 		}
 	}
@@ -479,7 +538,7 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 				if r.listed(f, l.Num, "needs", name) {
 					continue
 				}
-				target, s := r.findNeeds(f, included, name)
+				target, s := r.findNeeds(f, included, name, sec)
 				ref := Ref{Section: name, Line: l.Num, Found: s != nil}
 				if target != nil {
 					ref.File = target.Name
@@ -515,11 +574,22 @@ func (r *resolver) open(name string) (*File, error) {
 }
 
 // findNeeds looks for a Needs section in the INF itself, then in its
-// includes, with the platform extensions Windows tries.
-func (r *resolver) findNeeds(f *File, included []*File, name string) (*File, *Section) {
+// includes, with the platform extensions Windows tries. A section never
+// needs itself: Intel's e1q63x64.inf (82574L) writes
+//
+//	[NO_DRV]
+//	Include = machine.inf
+//	Needs   = NO_DRV
+//
+// which names machine.inf's [NO_DRV], the sections Needs names being
+// "typically ... a DDInstall section within one of the INF files that are
+// listed in an Include entry" ("INF DDInstall section",
+// https://learn.microsoft.com/windows-hardware/drivers/install/inf-ddinstall-section).
+// Found in the INF itself, it was refused as a Needs loop.
+func (r *resolver) findNeeds(f *File, included []*File, name string, from *Section) (*File, *Section) {
 	for _, g := range append([]*File{f}, included...) {
 		for _, n := range []string{name, name + ".NT" + r.t.Arch, name + ".NT"} {
-			if s := g.Section(n); s != nil {
+			if s := g.Section(n); s != nil && s != from {
 				return g, s
 			}
 		}
@@ -739,7 +809,8 @@ func (r *resolver) setEnum(k *Keyword, value, desc string, del bool) {
 	}
 }
 
-// finish removes the blanks that deletions left, sorts each keyword's
+// finish removes the blanks that deletions left (values, keywords and
+// enum choices), sorts each keyword's
 // enum choices (numbers in numeric order) and closes the notes.
 func (r *resolver) finish() {
 	vs := r.in.Values[:0]
@@ -749,6 +820,17 @@ func (r *resolver) finish() {
 		}
 	}
 	r.in.Values = vs
+	ks := r.in.Keywords[:0]
+	for _, k := range r.in.Keywords {
+		if k.Name != "" {
+			ks = append(ks, k)
+		}
+	}
+	r.in.Keywords = ks
+	clear(r.in.byName)
+	for i, k := range r.in.Keywords {
+		r.in.byName[strings.ToLower(k.Name)] = i
+	}
 	for i := range r.in.Keywords {
 		k := &r.in.Keywords[i]
 		es := k.Values[:0]

@@ -125,6 +125,14 @@ func TestRunBadInput(t *testing.T) {
 	if err := os.WriteFile(dir+"/nodevice.inf", []byte(emptyModels), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// DP_LAN's feand5.inf (Myson): an undecorated models section that a
+	// "\" continuation on the line above makes part of that line, so the
+	// INF has no [Myson]; the message named no section ("names: ;").
+	swallowed := "[Version]\nSignature=\"$WINDOWS NT$\"\n[Manufacturer]\n%Myson% = Myson\n[ControlFlags]\n" +
+		"ExcludeFromSelect = PCI\\VEN_1516&DEV_0800 , \\\n[Myson]\n%D% = MTD800.ndi, PCI\\VEN_1516&DEV_0800\n"
+	if err := os.WriteFile(dir+"/swallowed.inf", []byte(swallowed), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		edit func(*Options)
@@ -141,6 +149,8 @@ func TestRunBadInput(t *testing.T) {
 		{"loop", func(o *Options) { o.File, o.Device = "testdata/loop.inf", "" }, "loop.inf: line 15: Needs loop"},
 		{"cut short", func(o *Options) { o.File, o.Device = dir+"/cut.inf", "" }, "no device in the models sections [Manufacturer] names: the file has none of [Intel.NTamd64.6.2], [Intel.NTamd64.6.2.1] (cut short?)"},
 		{"empty models section", func(o *Options) { o.File, o.Device = dir+"/nodevice.inf", "" }, "[Intel.NTamd64] lists no device"},
+		{"no undecorated section", func(o *Options) { o.File, o.Device = dir+"/swallowed.inf", "" }, "names: the file has none of [Myson] (cut short?);"},
+		{"no undecorated section, x86", func(o *Options) { o.File, o.Device, o.Arch, o.OS = dir+"/swallowed.inf", "", "x86", "5.1" }, "names: the file has none of [Myson] (cut short?);"},
 	} {
 		o := runOpts("i225-like.inf", `PCI\VEN_8086&DEV_15F3`)
 		c.edit(&o)

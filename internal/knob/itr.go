@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/textwrap"
 	"github.com/latlab/latlab/internal/units"
 )
 
 // Intel's interrupt moderation rate (the ITR keyword) is an enum of named
 // levels. Its numbers are driver-specific codes, not interrupts per
-// second: the e1r/e1d INFs (I210, I219) give Medium as 950, the e2f/e2fn
+// second: the e1r/e1d INFs (I210, I219) give Medium as 950 (read in
+// e1r63x64.inf 12.4.36.0, e1r68x64.inf 12.18.11.1 and e1d68x64.inf
+// 12.18.9.23; internal/inf/testdata/README.md says where), the e2f/e2fn
 // INFs (I225) as 125, and no INF checked has 488. So latlab reads each
 // adapter's own Ndi\Params\ITR\Enum and falls back to these tables only
 // for an adapter that declares none, where the driver (its Ndi\Service)
@@ -26,7 +29,9 @@ type ITRFamily struct {
 }
 
 var itrFamilies = []ITRFamily{
-	{"e1r/e1d", []string{"e1rexpress", "e1dexpress"}, "I210, I219", []EnumOpt{
+	// e1i68x64 is the e1i driver of Windows' own net1ic64.inf (82574L,
+	// the Gigabit CT), whose ITR codes are these (itrMeasured.Levels).
+	{"e1r/e1d", []string{"e1rexpress", "e1dexpress", "e1i68x64"}, "I210, I219", []EnumOpt{
 		{"65535", "Adaptive"}, {"3600", "Extreme"}, {"2000", "High"}, {"950", "Medium"}, {"400", "Low"}, {"200", "Minimal"}, {"0", "Off"}}},
 	{"e2f/e2fn", []string{"e2fexpress", "e2fnexpress"}, "I225", []EnumOpt{
 		{"500", "Extreme"}, {"250", "High"}, {"125", "Medium"}, {"64", "Low"}, {"32", "Minimal"}, {"0", "Off"}}},
@@ -55,6 +60,11 @@ type ITRMeasured struct {
 	URL        string       `json:"url"`
 	Interrupts []LevelCount `json:"interrupts"` // fewest first
 	Findings   []string     `json:"findings"`
+	// Levels are the measured adapter's ITR codes as its driver's INF
+	// gives them, and LevelsSource that INF: the research names the
+	// adapter, not its driver's version.
+	Levels       []EnumOpt `json:"levels"`
+	LevelsSource string    `json:"levels_source"`
 }
 
 // LevelCount is the interrupts counted at one level and the NDIS DPC
@@ -93,6 +103,14 @@ var itrMeasured = ITRMeasured{
 		"disabling *InterruptModeration gave the same numbers as ITR Off",
 		"Medium seemed to the researcher to have the least impact on games while keeping DPC latency low: 90% of DPCs within 1 µs for high-volume small UDP packets (gaming; its TCP run gave Medium 30%); one adapter was measured, and another driver's Medium is another number",
 	},
+	// net1ic64.inf lines 2175-2184 ([e1c.reg], installed for
+	// PCI\VEN_8086&DEV_10D3&SUBSYS_A01F8086, "Intel(R) Gigabit CT Desktop
+	// Adapter"); internal/inf/testdata/README.md (net1ic64-like.inf) gives
+	// the file's repository, path and commit.
+	Levels: []EnumOpt{{"65535", "Adaptive"}, {"3600", "Extreme"}, {"2000", "High"}, {"950", "Medium"}, {"400", "Low"}, {"200", "Minimal"}, {"0", "Off"}},
+	LevelsSource: "net1ic64.inf 12.19.1.32, the e1i INF (driver e1i68x64) Windows ships for the 82574L; " +
+		"github.com/OSDeploy/WinPEDriverPack, amd64/Win11-Ethernet/src/Net/net1ic64_12.19.1.32_58317EB3B60C092279A54391A4D999CE94D4DA1585D1CC1669772B148073FAB6/net1ic64.inf, " +
+		"commit b82036c119fb70730fa59912da9b6867dd355fdd, lines 2175-2184",
 }
 
 // itrEvidence is the measured evidence as text lines under 80 columns:
@@ -124,7 +142,19 @@ func itrEvidence() []string {
 		"  number.",
 		"  Source: github.com/djdallmann/GamingPCSetup, CONTENT/RESEARCH/NETWORK",
 		"  /README.md, \"Intel Interrupt Moderation\"")
+	out = append(out, textwrap.Hanging("  The Gigabit CT's e1i INF as Windows ships it (net1ic64.inf 12.19.1.32,"+
+		" lines 2175-2184) codes the levels as e1r/e1d do: "+strings.Join(levelItems(itrMeasured.Levels), ", ")+
+		"; the research does not say which driver version it ran.", 2, 80)...)
 	return out
+}
+
+// levelItems is "Adaptive 65535", "Extreme 3600", ... for a wrapped list.
+func levelItems(levels []EnumOpt) []string {
+	var s []string
+	for _, o := range levels {
+		s = append(s, o.Name+" "+o.Value)
+	}
+	return s
 }
 
 func levelList(levels []EnumOpt) string {

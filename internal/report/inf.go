@@ -61,9 +61,14 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			}
 			rows := [][]string{}
 			for _, d := range s.Devices {
+				if d.NoHardwareID {
+					// the line's hardware ID field is empty: its IDs
+					// are all compatible IDs
+					rows = append(rows, []string{"   (none)", d.InstallSection, fmt.Sprint(d.Line)})
+				}
 				for i, id := range d.HardwareIDs {
 					inst := d.InstallSection
-					if i > 0 {
+					if i > 0 || d.NoHardwareID {
 						inst = "(compatible ID)"
 					}
 					rows = append(rows, []string{"   " + id, inst, fmt.Sprint(d.Line)})

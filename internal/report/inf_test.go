@@ -201,6 +201,41 @@ func TestINFTextLongIDs(t *testing.T) {
 	}
 }
 
+// A models line whose hardware ID field is empty lists only compatible
+// IDs: the listing shows no hardware ID for it, and marks each of its IDs
+// a compatible ID, the first as well.
+func TestINFListingLineWithoutHardwareID(t *testing.T) {
+	src := "[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\n" +
+		"c = Compat, , PCI\\VEN_1AF4&DEV_1000&SUBSYS_00015853, PCI\\VEN_1AF4&DEV_1000\n" +
+		"h = Hw, PCI\\VEN_1AF4&DEV_1001, PCI\\VEN_1AF4&DEV_1002\n[Compat]\n[Hw]\n"
+	p := filepath.Join(testutil.TempDir(t), "compat.inf")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := inf.Run(context.Background(), inf.Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	INF(&b, res)
+	var rows []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && (strings.HasPrefix(f[0], "PCI") || f[0] == "(none)") {
+			rows = append(rows, strings.Join(f, " "))
+		}
+	}
+	want := []string{
+		"(none) Compat 4",
+		`PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853 (compatible ID) 4`,
+		`PCI\VEN_1AF4&DEV_1000 (compatible ID) 4`,
+		`PCI\VEN_1AF4&DEV_1001 Hw 5`,
+		`PCI\VEN_1AF4&DEV_1002 (compatible ID) 5`,
+	}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows %q, want %q:\n%s", rows, want, b.String())
+	}
+}
+
 // An enum of many values (bcmwl63.inf's Country) shows the first ones and
 // its default, and counts the rest; a short one shows every value.
 func TestINFValues(t *testing.T) {
