@@ -39,8 +39,12 @@ type DeviceReport struct {
 	// IDs are the hardware and compatible IDs Windows builds for the
 	// device from the ID given; Match is the line of the chosen models
 	// section they match best.
-	IDs            DeviceIDs `json:"device_ids"`
-	Model          *Model    `json:"model,omitempty"`
+	IDs   DeviceIDs `json:"device_ids"`
+	Model *Model    `json:"model,omitempty"`
+	// NotInstalled says why the INF installs nothing for the device on
+	// the target Windows ("" when it does: Model is set). The text
+	// output leads with it; Notes holds it too.
+	NotInstalled   string    `json:"not_installed,omitempty"`
 	Match          *Match    `json:"match,omitempty"`
 	InstallSection string    `json:"install_section"`
 	Keywords       []Keyword `json:"keywords"`
@@ -267,10 +271,12 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 	}
 	switch {
 	case best == nil:
-		rep.note(fmt.Sprintf("no models section of %s applies to Windows %d.%d.%d %s %s: the driver does not install there", man.Name, t.Major, t.Minor, t.Build, ProductName(t.ProductType), t.Arch))
+		rep.NotInstalled = fmt.Sprintf("no models section of %s applies to Windows %d.%d.%d %s %s: the driver does not install there", man.Name, t.Major, t.Minor, t.Build, ProductName(t.ProductType), t.Arch)
+		rep.note(rep.NotInstalled)
 	case rep.Model == nil:
 		rep.Decoration, rep.ModelsSection = best.Decoration.Raw, best.Section
-		rep.note(fmt.Sprintf("Windows %d.%d.%d %s uses [%s], which does not list %s: this INF does not install the device there", t.Major, t.Minor, t.Build, ProductName(t.ProductType), best.Section, device))
+		rep.NotInstalled = fmt.Sprintf("Windows %d.%d.%d %s uses [%s], which does not list %s: this INF does not install the device there", t.Major, t.Minor, t.Build, ProductName(t.ProductType), best.Section, device)
+		rep.note(rep.NotInstalled)
 	}
 	rep.MissingRSSFrom = map[string][]string{}
 	for _, k := range RSSKeywords {

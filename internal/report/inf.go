@@ -106,6 +106,10 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	fmt.Fprint(w, infWrapText("", fmt.Sprintf("latlab inf: %s (%s) on %s", r.File, f.Encoding, infTarget(r.Target))))
 	fmt.Fprint(w, infWrapText("", "device "+r.Device))
+	if r.NotInstalled != "" {
+		// the answer first: the RSS lines below are all "none"
+		fmt.Fprint(w, infWrapText("", "not installed: "+r.NotInstalled))
+	}
 	if r.Model != nil {
 		fmt.Fprint(w, infWrapText("", fmt.Sprintf("manufacturer %s -> [%s] (%s) -> %q line %d -> install section [%s]",
 			r.Manufacturer, r.ModelsSection, inf.DecorationName(r.Decoration), r.Model.Description, r.Model.Line, r.InstallSection)))
@@ -191,7 +195,9 @@ func INFDevice(w io.Writer, f *inf.File, r *inf.DeviceReport) {
 	infTable(w, []string{"decoration", "install section", "RSS", "on this Windows"}, drows,
 		[]int{dec, max(12, min(infWidest(drows, 1), room)), 0, 12})
 	for _, n := range r.Notes {
-		fmt.Fprint(w, infWrapText("", "note: "+n))
+		if n != r.NotInstalled { // said first
+			fmt.Fprint(w, infWrapText("", "note: "+n))
+		}
 	}
 }
 

@@ -48,12 +48,20 @@ func TestINFTextGolden(t *testing.T) {
 	for _, c := range []struct {
 		golden, file, device, reg string
 		cols                      int
+		product                   string // "": workstation
 	}{
-		{"inf-device-i225", "i225-like.inf", `PCI\VEN_8086&DEV_15F3`, "add-rss.reg", 0},
-		{"inf-list-rtl-80", "rtl-like-utf16.inf", "", "", 80},
+		{"inf-device-i225", "i225-like.inf", `PCI\VEN_8086&DEV_15F3`, "add-rss.reg", 0, ""},
+		{"inf-list-rtl-80", "rtl-like-utf16.inf", "", "", 80, ""},
+		// the I211 is in the client models sections only: the answer
+		// (not installed) comes first, not in a note at the end
+		{"inf-device-not-installed", "e1r68-like.inf", `PCI\VEN_8086&DEV_1539&SUBSYS_00008086&REV_03`, "", 0, "server"},
 	} {
+		product := c.product
+		if product == "" {
+			product = "workstation"
+		}
 		res, err := inf.Run(context.Background(), inf.Options{File: data + c.file, Device: c.device,
-			OS: "10.0.22631", Product: "workstation", Arch: "amd64", Reg: c.reg != ""})
+			OS: "10.0.22631", Product: product, Arch: "amd64", Reg: c.reg != ""})
 		if err != nil {
 			t.Fatal(err)
 		}
