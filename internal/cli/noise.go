@@ -32,6 +32,7 @@ type NoiseOptions struct {
 	Out        string
 	Explain    bool
 	ExplainAbv time.Duration
+	StopAbove  time.Duration
 
 	settings map[string]string
 	changed  func(flag string) bool
@@ -104,6 +105,7 @@ default: sched_rt_runtime_us), which then shows as noise.`,
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPUs and say what ran in the 10 longest interruptions")
 	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every interruption longer than this (e.g. 100us) instead of the 10 longest")
+	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first interruption longer than this (rtla osnoise -s), e.g. 100us; with --explain the trace stops there")
 	return cmd
 }
 
@@ -126,7 +128,7 @@ func (o *NoiseOptions) validate() error {
 	if err != nil {
 		return err
 	}
-	o.probe = probe.NoiseOptions{Duration: o.Duration, Threshold: o.Threshold, CPUs: cpus, Priority: prio, RTPrio: rtprio, Mlock: o.Mlock}
+	o.probe = probe.NoiseOptions{Duration: o.Duration, Threshold: o.Threshold, CPUs: cpus, Priority: prio, RTPrio: rtprio, Mlock: o.Mlock, StopAbove: o.StopAbove}
 	if o.Explain {
 		o.probe.Explain = &probe.ExplainOptions{Worst: 10, Above: o.ExplainAbv}
 	}

@@ -36,6 +36,7 @@ type WakeOptions struct {
 	Out        string
 	Explain    bool
 	ExplainAbv time.Duration
+	StopAbove  time.Duration
 
 	settings   map[string]string
 	changed    func(flag string) bool
@@ -109,6 +110,7 @@ compare runs with and without it.`,
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPU and say what delayed the worst 10 wake-ups")
 	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every wake-up later than this (e.g. 100us) instead of the worst 10")
+	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first wake-up later than this past its deadline (cyclictest -b), e.g. 500us; with --explain the trace stops there")
 	return cmd
 }
 
@@ -221,7 +223,7 @@ func runWake(ctx context.Context, o *WakeOptions) error {
 func wakeOptions(o *WakeOptions, cpus []int, prio sched.Priority, rtprio int) probe.WakeOptions {
 	wo := probe.WakeOptions{
 		Interval: o.Interval, Duration: o.Duration, Loops: o.Loops, CPUs: cpus,
-		Priority: prio, RTPrio: rtprio, Resolution: o.Resolution, Mlock: o.Mlock,
+		Priority: prio, RTPrio: rtprio, Resolution: o.Resolution, Mlock: o.Mlock, StopAbove: o.StopAbove,
 	}
 	if o.DMALatency != -1 { // -1 leaves the system alone; Validate refuses other negatives
 		wo.DMALatency = &o.DMALatency

@@ -16,6 +16,22 @@ type Tracer struct {
 	tl     *Timeline
 	cancel context.CancelFunc
 	done   chan error
+	// freezeErr is why Freeze failed; written by Freeze's caller before
+	// Stop is called.
+	freezeErr error
+}
+
+// Freeze stops the kernel's recording now, while the run still goes on
+// (tracing_on 0: a run stopped by --stop-above, as cyclictest -b does),
+// so the trace ends at what stopped it; the events recorded until then
+// are still read by Stop. It reports whether the trace was frozen; a
+// failure is one of Stop's notes.
+func (t *Tracer) Freeze() bool {
+	if err := t.s.Freeze(); err != nil {
+		t.freezeErr = err
+		return false
+	}
+	return true
 }
 
 // Start traces the CPUs until Stop. Off Linux it returns
@@ -37,6 +53,9 @@ func (t *Tracer) Stop() (*Timeline, []string, error) {
 	t.cancel()
 	err := <-t.done
 	var notes []string
+	if t.freezeErr != nil {
+		notes = append(notes, fmt.Sprintf("explain: the trace could not be frozen at the stop, it ran on until the run's end: %v", t.freezeErr))
+	}
 	if n := t.s.Lost(); n > 0 {
 		notes = append(notes, fmt.Sprintf("explain: the ring buffer lost %d events; explanations near the loss may miss what ran", n))
 	}

@@ -91,6 +91,6 @@ func WakeBurst(w Waiter, start int64, interval, limit time.Duration, lat []int64
 	if len(lat) == 0 || interval <= 0 {
 		return 0, 0, 0, nil
 	}
-	n, overruns, interrupted, _, _, err = wakeLoop(w, start, interval.Nanoseconds(), len(lat), limit, lat, nil, never{})
+	n, overruns, interrupted, _, _, err = wakeLoop(w, start, interval.Nanoseconds(), len(lat), limit, lat, nil, never{}, noStopAbove, StopSample{})
 	return n, overruns, interrupted, err
 }

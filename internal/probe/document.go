@@ -133,6 +133,10 @@ type WakeData struct {
 	CorrectedSummary   stats.Summary    `json:"corrected_summary"`
 	CorrectedHistogram result.Histogram `json:"corrected_histogram"`
 	Threads            []ThreadOutcome  `json:"threads"`
+	// StoppedAbove: the run ended at its first wake-up later than
+	// --stop-above, which it holds; the statistics cover the wake-ups
+	// measured until then. Absent when the run was not stopped so.
+	StoppedAbove *StoppedAbove `json:"stopped_above,omitempty"`
 	// Samples are the raw latencies in ns, all threads in thread order;
 	// omitted above result.MaxSamples.
 	Samples []int64 `json:"samples_ns,omitzero"`

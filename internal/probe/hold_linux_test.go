@@ -79,7 +79,7 @@ func TestLoopsWaitHeld(t *testing.T) {
 		run  func(w *heldWaiter) error
 	}{
 		{"wake", func(w *heldWaiter) error {
-			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
+			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 			return err
 		}},
 		{"wake burst", func(w *heldWaiter) error {
@@ -88,7 +88,7 @@ func TestLoopsWaitHeld(t *testing.T) {
 		}},
 		{"wake, failed wait", func(w *heldWaiter) error {
 			w.fail = 3
-			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
+			_, _, _, _, _, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 			return err
 		}},
 		{"sleep", func(w *heldWaiter) error {

@@ -41,6 +41,14 @@ type NoiseOptions struct {
 	// the longest interruptions (RunNoise; Linux), as wake --explain
 	// does for late wake-ups.
 	Explain *ExplainOptions
+	// StopAbove, when positive, ends the run at the first interruption
+	// longer than this (rtla osnoise -s): the run stops as on Ctrl-C, and
+	// NoiseResult.StoppedAbove holds the interruption.
+	StopAbove time.Duration
+	// OnStopAbove, when set, is called once when StopAbove ends the run,
+	// by the thread that saw the interruption, just after its loop (off
+	// the timed code): RunNoise freezes the --explain trace with it.
+	OnStopAbove func()
 }
 
 // DefaultNoiseThreshold is the shortest step between two clock reads
@@ -84,6 +92,9 @@ func (o NoiseOptions) Validate() error {
 		return badinput.Errorf("invalid number of interruptions to keep %d: accepted 0-%d", o.Keep, MaxNoiseKept)
 	case o.Explain != nil && o.Explain.Above < 0:
 		return badinput.Errorf("invalid --explain-above %s: want a positive duration", o.Explain.Above)
+	}
+	if err := validateStopAbove(o.StopAbove); err != nil {
+		return err
 	}
 	seen := map[int]bool{}
 	for _, c := range o.CPUs {
@@ -141,6 +152,9 @@ type NoiseResult struct {
 	CountersNs int64
 	// Notes say what of the system setup could not be done.
 	Notes []string
+	// StoppedAbove is the interruption that ended the run (StopAbove),
+	// nil when none did.
+	StoppedAbove *StoppedAbove
 }
 
 // gapCounts are the figures a gap scan keeps besides the kept list.
@@ -165,29 +179,35 @@ type gaps struct {
 	lens      []int64
 	n         int
 	gapCounts
+	// sa ends the run at an interruption above its limit (--stop-above);
+	// who names the thread for its sample.
+	sa  *stopAbove
+	who StopSample
 }
 
 func newGaps(threshold time.Duration, keep int) *gaps {
 	if keep <= 0 {
 		keep = MaxNoiseKept
 	}
-	g := &gaps{threshold: threshold.Nanoseconds(), starts: make([]int64, keep), lens: make([]int64, keep)}
+	g := &gaps{threshold: threshold.Nanoseconds(), starts: make([]int64, keep), lens: make([]int64, keep), sa: noStopAbove}
 	g.MinStepNs = -1
 	prefault(g.starts)
 	prefault(g.lens)
 	return g
 }
 
-// step takes the step from one read (prev) to the next (now).
-func (g *gaps) step(prev, now int64) {
+// step takes the step from one read (prev) to the next (now); true: it
+// was an interruption above the stop threshold, which ends the run.
+func (g *gaps) step(prev, now int64) bool {
 	d := now - prev
 	g.Reads++
 	if d < g.MinStepNs || g.MinStepNs < 0 {
 		g.MinStepNs = d
 	}
 	if d >= g.threshold {
-		g.record(prev, d)
+		return g.record(prev, d)
 	}
+	return false
 }
 
 // stepCut takes the loop's last step, from prev to a read at now past
@@ -204,8 +224,9 @@ func (g *gaps) stepCut(prev, now, end int64) {
 }
 
 // record notes one interruption that began after the read at prev and
-// lasted d.
-func (g *gaps) record(prev, d int64) {
+// lasted d; true: it is above the stop threshold, and sa has it (the
+// caller ends its loop).
+func (g *gaps) record(prev, d int64) bool {
 	g.Count++
 	g.TotalNs += d
 	if d > g.MaxNs {
@@ -213,10 +234,17 @@ func (g *gaps) record(prev, d int64) {
 	}
 	if g.n == len(g.starts) {
 		g.Dropped++
-		return
+	} else {
+		g.starts[g.n], g.lens[g.n] = prev, d
+		g.n++
 	}
-	g.starts[g.n], g.lens[g.n] = prev, d
-	g.n++
+	if d > g.sa.limit {
+		who := g.who
+		who.ValueNs, who.AtNs, who.Index = d, prev, g.Count-1
+		g.sa.fire(who)
+		return true
+	}
+	return false
 }
 
 // checkEvery is how often the loop checks whether to stop or to let its
@@ -255,7 +283,10 @@ func spin(now func() int64, end int64, g *gaps, check func(at int64) (resumed in
 	for {
 		t := now()
 		if t < next {
-			g.step(prev, t)
+			if g.step(prev, t) {
+				prev, stopped = t, true
+				break
+			}
 			prev = t
 			continue
 		}
@@ -264,7 +295,10 @@ func spin(now func() int64, end int64, g *gaps, check func(at int64) (resumed in
 			prev = end
 			break
 		}
-		g.step(prev, t)
+		if g.step(prev, t) {
+			prev, stopped = t, true
+			break
+		}
 		prev = t
 		r, s := check(t)
 		if s {
@@ -306,6 +340,7 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 	done.Add(len(o.CPUs))
 	var start int64
 	errs := make([]error, len(o.CPUs))
+	sa := newStopAbove(o.StopAbove, stop)
 	for i, cpu := range o.CPUs {
 		go func() {
 			defer done.Done()
@@ -316,10 +351,14 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 			t := Thread{Priority: o.Priority, RTPrio: o.RTPrio, CPU: cpu}
 			setup, err := OnThread(t, func(ThreadSetup) error {
 				g := newGaps(o.Threshold, o.Keep)
+				g.sa, g.who = sa, StopSample{Thread: i, CPU: cpu}
 				th.TID = threadID()
 				signal()
 				started.Wait()
 				noiseThread(th, g, start, start+o.Duration.Nanoseconds(), stop)
+				if o.OnStopAbove != nil && sa.firedBy(i) {
+					o.OnStopAbove()
+				}
 				return nil
 			})
 			signal()
@@ -340,6 +379,7 @@ func Noise(ctx context.Context, o NoiseOptions) (*NoiseResult, error) {
 	done.Wait()
 	res.Start = start
 	res.Elapsed = time.Duration(clock.Now() - start)
+	res.StoppedAbove = sa.result(start)
 	if endCounters != nil {
 		res.Counters, cerr = endCounters()
 		res.CountersNs = clock.Now() - countersAt

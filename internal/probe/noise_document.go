@@ -24,8 +24,12 @@ type NoiseData struct {
 	Measurement NoiseMeasurement `json:"measurement"`
 	// Interrupted: the run was stopped (Ctrl-C) before its duration; the
 	// figures cover the time measured until then.
-	Interrupted bool       `json:"interrupted"`
-	CPUs        []NoiseCPU `json:"cpus"`
+	Interrupted bool `json:"interrupted"`
+	// StoppedAbove: the run ended at its first interruption longer than
+	// --stop-above, which it holds; the figures cover the time measured
+	// until then. Absent when the run was not stopped so.
+	StoppedAbove *StoppedAbove `json:"stopped_above,omitempty"`
+	CPUs         []NoiseCPU    `json:"cpus"`
 	// Explain (noise --explain) says what ran on the CPU in the longest
 	// interruptions, longest first; ExplainTotals sums it by cause,
 	// ExplainNext names the knob for the main one.
@@ -167,11 +171,22 @@ func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Docume
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
-	r, tl, notes, err := traced(o.CPUs, o.Explain != nil, "noise", func() (*NoiseResult, error) { return Noise(ctx, o) })
+	frozen := false
+	r, tl, notes, err := traced(o.CPUs, o.Explain != nil, "noise", func(freeze func() bool) (*NoiseResult, error) {
+		if freeze != nil && o.StopAbove > 0 {
+			// Written by the thread that stopped the run, read after
+			// Noise has waited for every thread.
+			o.OnStopAbove = func() { frozen = freeze() }
+		}
+		return Noise(ctx, o)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	doc, err := NoiseDocument(host.Collect(), r)
+	if err == nil && r.StoppedAbove != nil {
+		doc.Data.(*NoiseData).StoppedAbove.TraceFrozen = frozen
+	}
 	if err == nil {
 		if st, stErr := timer.Query(); stErr == nil {
 			doc.Data.(*NoiseData).Timer = &st
@@ -184,6 +199,10 @@ func RunNoise(ctx context.Context, o NoiseOptions) (*NoiseResult, *result.Docume
 	}
 	d := doc.Data.(*NoiseData)
 	samples, note := pickLongest(r, *o.Explain)
+	samples = withStopSample(samples, r.StoppedAbove, func(s StopSample) (explain.Sample, bool) {
+		t := r.Threads[s.Thread]
+		return explain.Sample{Thread: s.Thread, CPU: t.Setup.CPU, TID: t.TID, Deadline: r.Start + s.AtNs, Latency: s.ValueNs}, true
+	})
 	if note != "" {
 		doc.Notes = append(doc.Notes, note)
 	}
@@ -260,8 +279,14 @@ func NoiseDocument(facts host.Facts, r *NoiseResult) (*result.Document, error) {
 	for _, t := range r.Threads {
 		kept += len(t.Lengths)
 	}
+	if r.StoppedAbove != nil {
+		sa := *r.StoppedAbove
+		data.StoppedAbove = &sa
+	}
 	for _, t := range r.Threads {
-		data.Interrupted = data.Interrupted || t.Stopped
+		// A run ended by --stop-above was not interrupted: StoppedAbove
+		// says why it is short.
+		data.Interrupted = data.Interrupted || (t.Stopped && r.StoppedAbove == nil)
 		c := noiseCPU(t, r.Start)
 		if len(t.Lengths) > 0 {
 			h, err := result.EncodeHistogram(stats.HistogramOf(t.Lengths))

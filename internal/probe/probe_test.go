@@ -188,7 +188,7 @@ func TestWakeLoopCountsOverruns(t *testing.T) {
 	w := &recordingWaiter{late: 3, lateBy: 5 * interval / 2}
 	start := clock.Now() - 21*interval/2
 	lat := make([]int64, 6)
-	n, over, _, _, stopped, _ := wakeLoop(w, start, interval, len(lat), 0, lat, nil, &stop)
+	n, over, _, _, stopped, _ := wakeLoop(w, start, interval, len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	if stopped {
 		t.Error("a run that measured every wake-up says it was stopped")
 	}
@@ -223,7 +223,7 @@ func TestWakeLoopDoesNotAllocate(t *testing.T) {
 	w := &recordingWaiter{late: -1, deadlines: make([]int64, 0, 101*101)}
 	allocs := testing.AllocsPerRun(100, func() {
 		w.deadlines = w.deadlines[:0]
-		wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
+		wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	})
 	if allocs != 0 {
 		t.Fatalf("wake loop allocates %.1f times per run", allocs)
@@ -305,16 +305,16 @@ func TestLoopsReportStop(t *testing.T) {
 	var stop atomic.Bool
 	w := &stoppingWaiter{n: 4, stop: &stop}
 	lat := make([]int64, 100)
-	n, _, _, _, stopped, _ := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
+	n, _, _, _, stopped, _ := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	if !stopped || n != 3 {
 		t.Errorf("wake stopped during wait 4: %d measured, stopped %v; want 3, true", n, stopped)
 	}
 	stop.Store(false)
-	n, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now(), int64(time.Millisecond), 5, 0, lat, nil, &stop)
+	n, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now(), int64(time.Millisecond), 5, 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	if stopped || n != 5 {
 		t.Errorf("wake of 5 loops: %d measured, stopped %v; want 5, false", n, stopped)
 	}
-	_, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now()-int64(time.Second), int64(time.Millisecond), len(lat), time.Nanosecond, lat, nil, &stop)
+	_, _, _, _, stopped, _ = wakeLoop(&stoppingWaiter{stop: &stop}, clock.Now()-int64(time.Second), int64(time.Millisecond), len(lat), time.Nanosecond, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	if stopped {
 		t.Error("wake past its time limit says it was stopped")
 	}
@@ -381,7 +381,7 @@ func TestLoopsEndOnFailedWait(t *testing.T) {
 	var stop atomic.Bool
 	lat := make([]int64, 100)
 	w := &failingWaiter{n: 4}
-	n, _, _, _, stopped, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop)
+	n, _, _, _, stopped, err := wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, newStopAbove(0, &stop), StopSample{})
 	if !errors.Is(err, errWait) || n != 2 || stopped || w.calls != 4 {
 		t.Errorf("wake: %d measured, %d waits, stopped %v, %v; want 2, 4, false, %v", n, w.calls, stopped, err, errWait)
 	}

@@ -160,12 +160,23 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 			cpus = append(cpus, c)
 		}
 	}
-	r, tl, notes, err := traced(cpus, o.Explain != nil, "wake", func() (*WakeResult, error) { return Wake(ctx, o) })
+	frozen := false
+	r, tl, notes, err := traced(cpus, o.Explain != nil, "wake", func(freeze func() bool) (*WakeResult, error) {
+		if freeze != nil && o.StopAbove > 0 {
+			// Written by the thread that stopped the run, read after
+			// Wake has waited for every thread.
+			o.OnStopAbove = func() { frozen = freeze() }
+		}
+		return Wake(ctx, o)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	st, stErr := timer.Query()
 	doc, err := WakeDocument(host.Collect(), r, st, stErr, o.DMALatency)
+	if err == nil && r.StoppedAbove != nil {
+		doc.Data.(*WakeData).StoppedAbove.TraceFrozen = frozen
+	}
 	if nw := (*NoWakeupsError)(nil); errors.As(err, &nw) && tl != nil {
 		nw.Explained = explainWarmups(tl, r, warmupSamples(r))
 		return r, nil, nw
@@ -175,6 +186,13 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	}
 	d := doc.Data.(*WakeData)
 	samples, note := pickWorst(r, *o.Explain)
+	samples = withStopSample(samples, r.StoppedAbove, func(s StopSample) (explain.Sample, bool) {
+		t := r.Threads[s.Thread]
+		if s.Index >= int64(len(t.Deadlines)) {
+			return explain.Sample{}, false
+		}
+		return explain.Sample{Thread: s.Thread, CPU: t.Setup.CPU, TID: t.TID, Deadline: t.Deadlines[s.Index], Latency: s.ValueNs}, true
+	})
 	if note != "" {
 		doc.Notes = append(doc.Notes, note)
 	}
@@ -196,6 +214,25 @@ func RunWake(ctx context.Context, o WakeOptions) (*WakeResult, *result.Document,
 	doc.Notes = append(doc.Notes, "explain: "+explain.Method)
 	doc.Notes = append(doc.Notes, notes...)
 	return r, doc, nil
+}
+
+// withStopSample adds the sample that stopped the run (stop, nil when
+// none did) to those to explain, unless they hold it: the trace was
+// frozen for it. of finds it in the run's samples.
+func withStopSample(samples []explain.Sample, stop *StoppedAbove, of func(StopSample) (explain.Sample, bool)) []explain.Sample {
+	if stop == nil {
+		return samples
+	}
+	s, ok := of(stop.Sample)
+	if !ok {
+		return samples
+	}
+	for _, x := range samples {
+		if x.Thread == s.Thread && x.Deadline == s.Deadline {
+			return samples
+		}
+	}
+	return append(samples, s)
 }
 
 // maxExplained bounds --explain-above: each explanation is a walk over
@@ -299,7 +336,13 @@ func WakeDocument(facts host.Facts, r *WakeResult, st timer.Status, stErr error,
 	for _, t := range r.Threads {
 		stopped = stopped || t.Stopped
 	}
-	data.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped)
+	// A run ended by --stop-above was not interrupted: StoppedAbove
+	// says why it is short.
+	data.SetCounts(int64(r.Planned)*int64(len(r.Threads)), int64(len(all)), stopped && r.StoppedAbove == nil)
+	if r.StoppedAbove != nil {
+		sa := *r.StoppedAbove
+		data.StoppedAbove = &sa
+	}
 	doc.Notes = append(doc.Notes, WakeWarmupNote)
 	for _, t := range r.Threads {
 		if t.Setup.PriorityNote != "" { // the same for every thread: the class is per process
@@ -413,14 +456,20 @@ func topRan(ws []explain.Wakeup) (top explain.Ran, cpu int, ok bool) {
 // traced runs run, with the kernel traced on cpus when on (--explain):
 // a trace that cannot start or stop is a *SetupError, which says which
 // step failed; another failure is wrapped as the named probe's.
-func traced[R any](cpus []int, on bool, probe string, run func() (R, error)) (r R, tl *explain.Timeline, notes []string, err error) {
+//
+// run is given freeze, which stops the kernel's recording at once (the
+// trace frozen at a --stop-above sample) and says whether it did; nil
+// when the run is not traced.
+func traced[R any](cpus []int, on bool, probe string, run func(freeze func() bool) (R, error)) (r R, tl *explain.Timeline, notes []string, err error) {
 	var tr *explain.Tracer
+	var freeze func() bool
 	if on {
 		if tr, err = explain.Start(cpus); err != nil {
 			return r, nil, nil, &SetupError{fmt.Errorf("--explain: %w", err)}
 		}
+		freeze = tr.Freeze
 	}
-	r, err = run()
+	r, err = run(freeze)
 	if tr != nil {
 		var terr error
 		tl, notes, terr = tr.Stop()

@@ -43,6 +43,14 @@ type WakeOptions struct {
 	// Explain, when set, traces the measured CPUs and explains the worst
 	// wake-ups (RunWake; Linux).
 	Explain *ExplainOptions
+	// StopAbove, when positive, ends the run at the first wake-up later
+	// than its deadline by more than this (cyclictest -b): the run stops
+	// as on Ctrl-C, and WakeResult.StoppedAbove holds the wake-up.
+	StopAbove time.Duration
+	// OnStopAbove, when set, is called once when StopAbove ends the run,
+	// by the thread whose wake-up crossed it, just after its loop (off
+	// the timed code): RunWake freezes the --explain trace with it.
+	OnStopAbove func()
 }
 
 // ExplainOptions choose the wake-ups to explain: every one above Above
@@ -80,6 +88,9 @@ func (o WakeOptions) Validate() error {
 		return badinput.Errorf("invalid --rtprio %d: accepted 0 (normal) or 1-99", o.RTPrio)
 	case o.DMALatency != nil && *o.DMALatency < 0:
 		return badinput.Errorf("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", *o.DMALatency)
+	}
+	if err := validateStopAbove(o.StopAbove); err != nil {
+		return err
 	}
 	if o.Resolution != 0 {
 		if err := timer.Validate(o.Resolution); err != nil {
@@ -141,6 +152,9 @@ type WakeResult struct {
 	Start int64
 	// Notes say what of WakeOptions' system setup could not be done.
 	Notes []string
+	// StoppedAbove is the wake-up that ended the run (StopAbove), nil
+	// when none did.
+	StoppedAbove *StoppedAbove
 }
 
 // Waiter sleeps until an absolute clock.Now deadline with the OS wait the
@@ -194,6 +208,7 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 	started.Add(1)
 	var start int64
 	errs := make([]error, len(o.CPUs))
+	sa := newStopAbove(o.StopAbove, stop)
 	var done sync.WaitGroup
 	done.Add(len(o.CPUs))
 	for i, cpu := range o.CPUs {
@@ -227,7 +242,10 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 				}
 				signal()
 				started.Wait()
-				n, over, intr, warm, stopped, err := wakeLoop(w, start, interval, loops, deadline, lat, dl, stop)
+				n, over, intr, warm, stopped, err := wakeLoop(w, start, interval, loops, deadline, lat, dl, stop, sa, StopSample{Thread: i, CPU: cpu})
+				if stopped && o.OnStopAbove != nil && sa.firedBy(i) {
+					o.OnStopAbove()
+				}
 				th.Latencies, th.Overruns, th.Interrupted, th.WarmupNs, th.Stopped = lat[:n], over, intr, warm, stopped
 				if dl != nil {
 					th.Deadlines = dl[:n]
@@ -250,6 +268,7 @@ func Wake(ctx context.Context, o WakeOptions) (*WakeResult, error) {
 	done.Wait()
 	res.Elapsed = time.Duration(clock.Now() - start)
 	res.Start = start
+	res.StoppedAbove = sa.result(start)
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("thread %d: %w", i, err)
@@ -335,7 +354,11 @@ func advance(next, now, interval int64) (after, missed int64) {
 // (HoldThread) from start to end. stopped: it ended on stop,
 // not on the count or the time limit. It ends at the first wait that
 // fails, with its error.
-func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat, deadlines []int64, stop interface{ Load() bool }) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
+//
+// A measured wake-up later than sa's limit ends the loop (stopped) after
+// it is recorded, and the run with it: sa keeps it, who saying which
+// thread took it.
+func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat, deadlines []int64, stop interface{ Load() bool }, sa *stopAbove, who StopSample) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
 	next := start
 	end := int64(-1)
 	if limit > 0 {
@@ -357,12 +380,19 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			return n, overruns, interrupted, warmup, false, err
 		}
 		now := clock.Now()
+		over := false
 		if i < 0 {
 			warmup = now - next
 		} else {
-			lat[n] = now - next
+			l := now - next
+			lat[n] = l
 			if deadlines != nil {
 				deadlines[n] = next
+			}
+			if l > sa.limit {
+				who.ValueNs, who.AtNs, who.Index = l, now, int64(n)
+				sa.fire(who)
+				over = true
 			}
 			n++
 		}
@@ -370,6 +400,10 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 		next, missed = advance(next, now, interval)
 		if i >= 0 { // the warm-up's lateness is not in the statistics, nor its overruns
 			overruns += missed
+		}
+		if over {
+			stopped = true
+			break
 		}
 		if end >= 0 && now >= end {
 			break

@@ -102,6 +102,7 @@ func perSecond(r float64) string {
 // figures, the clock's own step, the pauses and the notes.
 func Noise(w io.Writer, doc *result.Document) {
 	d := doc.Data.(*probe.NoiseData)
+	noiseStopLines(w, d)
 	m := d.Measurement
 	var cpus []string
 	prio := "normal scheduling"

@@ -21,6 +21,7 @@ import (
 // were late.
 func Wake(w io.Writer, doc *result.Document) {
 	d := doc.Data.(*probe.WakeData)
+	wakeStopLines(w, d)
 	m := d.Measurement
 	prio := "normal scheduling"
 	if len(d.Threads) > 0 {

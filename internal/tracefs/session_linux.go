@@ -345,6 +345,18 @@ func (s *Session) Stop() error {
 	return s.write("tracing_on", "0")
 }
 
+// Freeze stops the recording (tracing_on 0) at once, as cyclictest -b
+// freezes the trace at the latency that stopped it: what the buffers
+// hold can still be drained, and Stop and Close work as before. It
+// changes no state of s, so it may be called beside Follow from another
+// goroutine.
+func (s *Session) Freeze() error {
+	if s.Dir == "" {
+		return nil
+	}
+	return s.write("tracing_on", "0")
+}
+
 // Lost is the number of events the kernel dropped (a full buffer), as
 // the pages report it.
 func (s *Session) Lost() int64 { return s.lost.Load() }

@@ -13,6 +13,9 @@ func Open(Options) (*Session, error) { return nil, ErrUnsupported }
 // Follow does nothing off Linux.
 func (s *Session) Follow(context.Context, func(Event)) error { return ErrUnsupported }
 
+// Freeze does nothing off Linux.
+func (s *Session) Freeze() error { return nil }
+
 // Close does nothing off Linux.
 func (s *Session) Close() error { return nil }
 

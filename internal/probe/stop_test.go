@@ -1,0 +1,185 @@
+package probe
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/clock"
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/timer"
+)
+
+// The wake loop ends at the first measured wake-up later than the
+// threshold, keeps it in the statistics, and hands it to the shared
+// state with its thread, index and time stamp; the warm-up never stops
+// it, however late.
+func TestWakeLoopStopsAbove(t *testing.T) {
+	const interval = int64(time.Millisecond)
+	var stop atomic.Bool
+	// Call 0 is the warm-up, made 5 ms late; call 3 (the third measured
+	// wake-up, index 2) 2 ms late; the others return at once.
+	w := &recordingWaiter{late: 3, lateBy: 2 * interval}
+	start := clock.Now() - 5*interval
+	sa := newStopAbove(time.Millisecond, &stop)
+	lat := make([]int64, 50)
+	before := clock.Now()
+	n, _, _, warm, stopped, err := wakeLoop(w, start, interval, len(lat), 0, lat, nil, &stop, sa, StopSample{Thread: 2, CPU: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stopped || n != 3 || !stop.Load() {
+		t.Fatalf("stopped %v after %d wake-ups (stop flag %v); want stopped after 3", stopped, n, stop.Load())
+	}
+	if warm < int64(time.Millisecond) {
+		t.Fatalf("the warm-up was %d late, the test needs it above the threshold", warm)
+	}
+	got := sa.result(start)
+	if got == nil {
+		t.Fatal("no stop sample")
+	}
+	s := got.Sample
+	if got.ThresholdNs != int64(time.Millisecond) || s.Thread != 2 || s.CPU != 5 || s.Index != 2 || s.ValueNs != lat[2] || s.ValueNs <= int64(time.Millisecond) {
+		t.Errorf("stop %+v; want thread 2, CPU 5, index 2, value %d", got, lat[2])
+	}
+	if s.AtNs < before-start || s.AtNs > clock.Now()-start {
+		t.Errorf("stop at %d after the start, outside the loop's run", s.AtNs)
+	}
+	if !sa.firedBy(2) || sa.firedBy(0) {
+		t.Error("firedBy does not name thread 2")
+	}
+}
+
+// Without a threshold nothing stops the loop, and a second sample above
+// it does not replace the first.
+func TestStopAboveKeepsTheFirst(t *testing.T) {
+	var stop atomic.Bool
+	if sa := newStopAbove(0, &stop); sa.limit != noStopAbove.limit || sa.result(0) != nil {
+		t.Errorf("a threshold of 0 sets limit %d", sa.limit)
+	}
+	sa := newStopAbove(time.Microsecond, &stop)
+	if !sa.fire(StopSample{Thread: 1, ValueNs: 5000, AtNs: 700}) || sa.fire(StopSample{Thread: 0, ValueNs: 9000, AtNs: 800}) {
+		t.Error("fire does not say which sample came first")
+	}
+	if got := sa.result(200); got == nil || got.Sample.Thread != 1 || got.Sample.ValueNs != 5000 || got.Sample.AtNs != 500 || !stop.Load() {
+		t.Errorf("kept %+v, stop %v", got, stop.Load())
+	}
+}
+
+// The noise loop ends at the read after the first interruption longer
+// than the threshold, which is counted and kept, whether it comes
+// between checks or at one.
+func TestNoiseSpinStopsAbove(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		steps []int64
+		index int64
+	}{
+		// 100 ns reads; a 3 µs interruption (under 5 µs), then a 7 µs one
+		{name: "between checks", steps: []int64{100, 100, 3000, 100, 7000, 100, 100}, index: 1},
+		// the 7 µs interruption ends at the read of the check (1 ms)
+		{name: "at a check", steps: append(repeat(100, 9930), 7000, 100, 100), index: 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stop atomic.Bool
+			g := newGaps(time.Microsecond, 8)
+			g.sa, g.who = newStopAbove(5*time.Microsecond, &stop), StopSample{Thread: 1, CPU: 3}
+			reads := seq(0, c.steps...)
+			first, last, _, _, stopped := spin(fakeClock(reads), 10*checkEvery, g, func(at int64) (int64, bool) { return at, stop.Load() })
+			// the read that ends the 7 µs interruption
+			var at, end int64
+			for i, s := range c.steps {
+				if s == 7000 {
+					at, end = reads[i], reads[i+1]
+				}
+			}
+			if !stopped || first != 0 || last != end || g.Count != c.index+1 || g.lens[g.n-1] != 7000 {
+				t.Errorf("stopped %v, window [%d, %d], %d interruptions, last kept %d; want stopped at %d", stopped, first, last, g.Count, g.lens[g.n-1], end)
+			}
+			s := g.sa.result(0)
+			if s == nil || s.Sample.ValueNs != 7000 || s.Sample.AtNs != at || s.Sample.Index != c.index || s.Sample.CPU != 3 || s.Sample.Thread != 1 {
+				t.Errorf("stop %+v; want 7000 ns at %d, index %d", s, at, c.index)
+			}
+		})
+	}
+}
+
+func repeat(v int64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// The loops stay free of allocation with a threshold set.
+func TestStopAboveLoopsDoNotAllocate(t *testing.T) {
+	var stop atomic.Bool
+	lat := make([]int64, 100)
+	w := &recordingWaiter{late: -1, deadlines: make([]int64, 0, 101*101)}
+	sa := newStopAbove(time.Hour, &stop)
+	if a := testing.AllocsPerRun(100, func() {
+		w.deadlines = w.deadlines[:0]
+		wakeLoop(w, clock.Now(), int64(time.Millisecond), len(lat), 0, lat, nil, &stop, sa, StopSample{})
+	}); a != 0 {
+		t.Errorf("wake loop with --stop-above allocates %.1f times per run", a)
+	}
+	g := newGaps(time.Microsecond, 4)
+	g.sa = newStopAbove(time.Hour, &stop)
+	c := int64(0)
+	now := func() int64 { c += 2000; return c }
+	check := func(at int64) (int64, bool) { return at, false }
+	if a := testing.AllocsPerRun(10, func() { spin(now, c+10*checkEvery, g, check) }); a != 0 {
+		t.Errorf("noise loop with --stop-above allocates %.1f times per run", a)
+	}
+}
+
+func TestStopAboveValidate(t *testing.T) {
+	w := WakeOptions{Interval: time.Millisecond, Duration: time.Second, StopAbove: -time.Microsecond}
+	if err := w.Validate(); !errors.As(err, new(*badinput.Error)) {
+		t.Errorf("wake --stop-above -1µs: %v", err)
+	}
+	n := NoiseOptions{Duration: time.Second, Threshold: time.Microsecond, CPUs: []int{0}, StopAbove: -time.Microsecond}
+	if err := n.Validate(); !errors.As(err, new(*badinput.Error)) {
+		t.Errorf("noise --stop-above -1µs: %v", err)
+	}
+	w.StopAbove, n.StopAbove = time.Millisecond, time.Millisecond
+	if err := w.Validate(); err != nil {
+		t.Errorf("wake --stop-above 1ms: %v", err)
+	}
+	if err := n.Validate(); err != nil {
+		t.Errorf("noise --stop-above 1ms: %v", err)
+	}
+}
+
+// The documents keep the stop, and a run stopped so is not an
+// interrupted one.
+func TestStopAboveDocuments(t *testing.T) {
+	stop := &StoppedAbove{ThresholdNs: 1000, Sample: StopSample{ValueNs: 5000, AtNs: 3e6, Thread: 0, CPU: 2, Index: 3}}
+	wr := &WakeResult{Interval: time.Millisecond, Planned: 100, StoppedAbove: stop,
+		Threads: []WakeThread{{Setup: ThreadSetup{CPU: 2}, Latencies: []int64{10, 20, 30, 5000}, Stopped: true}}}
+	doc, err := WakeDocument(host.Facts{}, wr, timer.Status{}, errors.New("none"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := doc.Data.(*WakeData); d.StoppedAbove == nil || *d.StoppedAbove != *stop || d.Interrupted || d.MeasuredCount != 4 {
+		t.Errorf("wake document: stop %+v, interrupted %v, measured %d", d.StoppedAbove, d.Interrupted, d.MeasuredCount)
+	}
+	wr.StoppedAbove = nil
+	doc, _ = WakeDocument(host.Facts{}, wr, timer.Status{}, errors.New("none"), nil)
+	if d := doc.Data.(*WakeData); d.StoppedAbove != nil || !d.Interrupted {
+		t.Errorf("a wake run stopped by Ctrl-C: stop %+v, interrupted %v", d.StoppedAbove, d.Interrupted)
+	}
+	nt := NoiseThread{Setup: ThreadSetup{CPU: 2}, StartNs: 0, EndNs: 3e6, Stopped: true, Starts: []int64{3e6 - 5000}, Lengths: []int64{5000}}
+	nt.Count, nt.TotalNs, nt.MaxNs = 1, 5000, 5000
+	nr := &NoiseResult{Duration: time.Second, Threshold: time.Microsecond, StoppedAbove: stop, Threads: []NoiseThread{nt}}
+	doc, err = NoiseDocument(host.Facts{}, nr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := doc.Data.(*NoiseData); d.StoppedAbove == nil || *d.StoppedAbove != *stop || d.Interrupted {
+		t.Errorf("noise document: stop %+v, interrupted %v", d.StoppedAbove, d.Interrupted)
+	}
+}

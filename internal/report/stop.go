@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/units"
+)
+
+// stopLines say why a run ended at a --stop-above sample, first of its
+// output: the line of the stop, the answer a run with a stop threshold
+// is for, then, when the run's trace was frozen there, where to read it.
+// sample says what the sample was, given its value ("a wake-up 1.42ms
+// late"); where names its thread when the CPU does not (several
+// unpinned threads); explained what the explanations below hold.
+func stopLines(w io.Writer, s *probe.StoppedAbove, sample, where, explained string) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "stopped at %s: %s, above --stop-above %s%s\n",
+		units.NsShort(float64(s.Sample.AtNs)), sample, units.FlagDuration(time.Duration(s.ThresholdNs)), where)
+	if s.TraceFrozen {
+		fmt.Fprintf(w, "kernel trace frozen at the stop: %s is explained below\n", explained)
+	}
+}
+
+// wakeStopLines are stopLines of a wake document.
+func wakeStopLines(w io.Writer, d *probe.WakeData) {
+	s := d.StoppedAbove
+	if s == nil {
+		return
+	}
+	where := ""
+	switch {
+	case s.Sample.CPU >= 0:
+		where = fmt.Sprintf(" (CPU %d)", s.Sample.CPU)
+	case len(d.Threads) > 1:
+		where = fmt.Sprintf(" (T%d)", s.Sample.Thread)
+	}
+	stopLines(w, s, fmt.Sprintf("a wake-up %s late", units.NsShort(float64(s.Sample.ValueNs))), where, "what delayed it")
+}
+
+// noiseStopLines are stopLines of a noise document.
+func noiseStopLines(w io.Writer, d *probe.NoiseData) {
+	s := d.StoppedAbove
+	if s == nil {
+		return
+	}
+	stopLines(w, s, fmt.Sprintf("an interruption of %s", units.NsShort(float64(s.Sample.ValueNs))),
+		fmt.Sprintf(" (CPU %d)", s.Sample.CPU), "what ran in it")
+}
