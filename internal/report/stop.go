@@ -19,8 +19,10 @@ func stopLines(w io.Writer, s *probe.StoppedAbove, sample, where, explained stri
 	if s == nil {
 		return
 	}
-	fmt.Fprintf(w, "stopped at %s: %s, above --stop-above %s%s\n",
-		units.NsShort(float64(s.Sample.AtNs)), sample, units.FlagDuration(time.Duration(s.ThresholdNs)), where)
+	// One line for any threshold up to a second and a run of a day; a
+	// longer one (a threshold typed to the nanosecond) wraps.
+	writeHanging(w, fmt.Sprintf("stopped at %s: %s, above --stop-above %s%s",
+		units.NsShort(float64(s.Sample.AtNs)), sample, units.FlagDuration(time.Duration(s.ThresholdNs)), where), 2)
 	if s.TraceFrozen {
 		fmt.Fprintf(w, "kernel trace frozen at the stop: %s is explained below\n", explained)
 	}
@@ -48,6 +50,6 @@ func noiseStopLines(w io.Writer, d *probe.NoiseData) {
 	if s == nil {
 		return
 	}
-	stopLines(w, s, fmt.Sprintf("an interruption of %s", units.NsShort(float64(s.Sample.ValueNs))),
+	stopLines(w, s, fmt.Sprintf("a %s interruption", units.NsShort(float64(s.Sample.ValueNs))),
 		fmt.Sprintf(" (CPU %d)", s.Sample.CPU), "what ran in it")
 }
