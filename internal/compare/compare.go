@@ -267,6 +267,16 @@ func compareKind(in []Input, o Options) (*Result, error) {
 			n := c.RunCounts()
 			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: %d of %d planned measured; its statistics cover those", x.Label, n.MeasuredCount, n.RequestedCount))
 		}
+		// A run stopped by --stop-above is a shorter run as well, and
+		// said to be one: its last sample is the one above the limit.
+		if st, ok := x.Doc.Data.(interface{ StopAbove() *probe.StoppedAbove }); ok && st.StopAbove() != nil {
+			sa := st.StopAbove()
+			note := fmt.Sprintf("%s was stopped by --stop-above %s at %s", x.Label, units.FlagDuration(time.Duration(sa.ThresholdNs)), units.NsShort(float64(sa.Sample.AtNs)))
+			if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().RequestedCount > 0 {
+				note += fmt.Sprintf(": %d of %d planned measured", c.RunCounts().MeasuredCount, c.RunCounts().RequestedCount)
+			}
+			res.Notes = append(res.Notes, note+"; its statistics cover those, up to the sample above the limit")
+		}
 		res.Runs = append(res.Runs, r)
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}

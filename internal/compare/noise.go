@@ -178,6 +178,10 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 		if d.Interrupted {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: its figures cover the time measured until then", x.Label))
 		}
+		if st := d.StoppedAbove; st != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s was stopped by --stop-above %s at %s (CPU %d): its figures cover the time measured until then",
+				x.Label, units.FlagDuration(time.Duration(st.ThresholdNs)), units.NsShort(float64(st.Sample.AtNs)), st.Sample.CPU))
+		}
 		for _, c := range d.CPUs {
 			limit, what := maxNoiseRuntime, "a noise run's runtime"
 			if x.Arm {

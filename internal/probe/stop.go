@@ -100,3 +100,12 @@ func (s *stopAbove) result(start int64) *StoppedAbove {
 	smp.AtNs -= start
 	return &StoppedAbove{ThresholdNs: s.limit, Sample: smp}
 }
+
+// StopAbove is the sample that ended the run (--stop-above), nil when
+// none did: through it a reader of a wake or noise document learns why
+// the run is shorter than planned.
+func (d *WakeData) StopAbove() *StoppedAbove { return d.StoppedAbove }
+
+// StopAbove is the interruption that ended the run (--stop-above), nil
+// when none did.
+func (d *NoiseData) StopAbove() *StoppedAbove { return d.StoppedAbove }
