@@ -180,6 +180,9 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		}
 		_, v := NoiseVerdict(data)
 		s.Verdicts = []string{v}
+		if l := htmlStopLine(data); l != "" {
+			s.Verdicts = append([]string{l}, s.Verdicts...)
+		}
 		s.Tables = append(s.Tables, htmlTable{Caption: fmt.Sprintf("interruptions of a thread spinning on each CPU (threshold %s)", units.Duration(time.Duration(data.Measurement.ThresholdNs))),
 			Header: noiseHeader, Rows: noiseRows(data)})
 		if h, rows := noiseCountTable(data); h != nil {
@@ -225,6 +228,9 @@ func distributionSection(s htmlSection, x ReportInput, stem string, b *result.Bu
 		cols, sums = append(cols, "corrected for missed periods"), append(sums, data.CorrectedSummary)
 		overhead = &data.Overhead
 		stopped = interruptedLine(data.Counts, "wake-ups")
+		if l := htmlStopLine(data); l != "" {
+			s.Verdicts = append(s.Verdicts, l)
+		}
 		_, v := WakeVerdict(data)
 		s.Verdicts = append(s.Verdicts, "verdict: "+v)
 	case *netload.UDPData:

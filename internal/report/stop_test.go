@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"io"
 	"strings"
 	"testing"
@@ -126,6 +127,29 @@ func TestStopLines(t *testing.T) {
 			if n := utf8.RuneCountInString(l); n > 80 {
 				t.Errorf("%d columns: %q", n, l)
 			}
+		}
+	}
+}
+
+// The HTML report says a run stopped by --stop-above as the text does.
+func TestStopAboveInHTMLReport(t *testing.T) {
+	wake := probe.KindWake.New(host.Facts{}, stoppedWake(t))
+	noise := fixedNoise()
+	noise.Data.(*probe.NoiseData).StoppedAbove = &probe.StoppedAbove{ThresholdNs: 2_000_000,
+		Sample: probe.StopSample{ValueNs: 3_998_000, AtNs: 9_999_000_000, CPU: 0, Index: 400}}
+	r, err := BuildReport([]ReportInput{{Label: "w.json", Doc: wake}, {Label: "n.json", Doc: noise}}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	for _, want := range []string{"stopped at 2.31s: a wake-up 1.42ms late, above --stop-above 1ms (CPU 3)",
+		"stopped at 10.0s: a 4.00ms interruption, above --stop-above 2ms (CPU 0)"} {
+		if !strings.Contains(h, html.EscapeString(want)) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }
