@@ -152,11 +152,23 @@ func addToHistogram(into **hdrhistogram.Histogram, h *hdrhistogram.Histogram) er
 // pooled, filtered to the module the try's block test follows.
 func armDPCISRDocument(doc *result.Document, r *Result, arm int, label string) (*result.Document, error) {
 	var rs []*dpcisr.Report
+	var executions int64
 	for i := range r.Runs {
 		b := &r.Runs[i]
-		if b.Arm == arm && b.Complete && b.DPCISR != nil {
-			rs = append(rs, b.DPCISR)
+		if b.Arm != arm || !b.Complete || b.DPCISR == nil {
+			continue
 		}
+		// The document's to claim: bounds and counts are checked as
+		// latlab dpcisr compare checks a report it reads, and the arm's
+		// sum bounded, before the pooled counts are added up.
+		n, err := b.DPCISR.CheckHistograms()
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", b.Index, err)
+		}
+		if executions += n; executions > dpcisr.MaxCount {
+			return nil, fmt.Errorf("the blocks of %s hold more than 2^53 executions", r.Arms[arm].Label)
+		}
+		rs = append(rs, b.DPCISR)
 	}
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("no complete block of %s to compare", r.Arms[arm].Label)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -178,5 +179,40 @@ func TestCompareInputsNoiseRuntimes(t *testing.T) {
 	d.Runs[4].Noise.RuntimeNs = 1 << 62
 	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "t.json: block 4 spun 4611686018427387904 ns on CPU 3: a block's runtime is above 0 and at most 2h0m0s") {
 		t.Errorf("a block of 146 years: %v", err)
+	}
+}
+
+// The DPC/ISR reports of a dpcisr try's blocks are the document's to
+// claim, as a report latlab dpcisr compare reads is: a negative count,
+// buckets that overlap or counts whose pooled sum would overflow into a
+// plausible figure are refused, not compared.
+func TestCompareInputsDPCISRChecked(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(h *dpcisr.Histogram)
+		want string
+	}{
+		{"negative count", func(h *dpcisr.Histogram) { h.Buckets[0].Count = -1000 }, "count -1000 out of range 0 to 2^53"},
+		{"overlapping buckets", func(h *dpcisr.Histogram) { h.Buckets[1].GtUs, h.Buckets[1].LeUs = 1, ptr(int64(64)) }, "overlaps or precedes"},
+		// 2^52 in every block: more than 2^53 in the arm, where 2^62 would
+		// wrap to a plausible sum
+		{"pooled sum overflows", func(h *dpcisr.Histogram) { h.Buckets[0].Count = 1 << 52 }, "more than 2^53 executions"},
+	} {
+		r := dpcisrFixture()
+		doc := tryDoc(t, r, DPCBy)
+		d, _ := Kind.Of(doc)
+		for i := range d.Runs {
+			for j := range d.Runs[i].DPCISR.Sections {
+				s := &d.Runs[i].DPCISR.Sections[j]
+				for k := range s.Modules {
+					if s.Modules[k].Module == d.Module {
+						c.edit(&s.Modules[k])
+					}
+				}
+			}
+		}
+		if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
 	}
 }
