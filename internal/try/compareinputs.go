@@ -64,6 +64,11 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 				return nil, "", fmt.Errorf("block %d counts %d interruptions, %d kept, in %d ns: a count is at least 0 and at most the runtime in ns, kept at most the count",
 					b.Index, n.Count, n.Kept, n.RuntimeNs)
 			}
+			// Noise is time lost within the runtime (probe.NoiseThread):
+			// bounded so, the arm's sum of it cannot overflow either.
+			if n.NoiseNs > n.RuntimeNs {
+				return nil, "", fmt.Errorf("block %d lost %d ns to noise in %d ns on CPU %d: noise is at most the runtime", b.Index, n.NoiseNs, n.RuntimeNs, n.CPU)
+			}
 			o := &out[c]
 			o.RuntimeNs += n.RuntimeNs
 			o.Count += n.Count

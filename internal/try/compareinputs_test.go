@@ -1,6 +1,7 @@
 package try
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,20 @@ func TestCompareInputsDPCISRChecked(t *testing.T) {
 		if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A block's noise is time lost within its runtime: more of it than
+// runtime is refused, so that the arm's sum cannot overflow (three
+// blocks of 2^63-1 ns wrap to 2^63-3) into a figure compared.
+func TestCompareInputsNoiseWithinRuntime(t *testing.T) {
+	r := noiseFixture(8, []int{3}, [][]int64{{50}, {30}})
+	doc := tryDoc(t, r, stats.Quantile(50))
+	d, _ := Kind.Of(doc)
+	for i := range d.Runs {
+		d.Runs[i].Noise.NoiseNs = math.MaxInt64
+	}
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "lost 9223372036854775807 ns to noise in 1000000000 ns on CPU 3: noise is at most the runtime") {
+		t.Errorf("noise over the runtime: %v", err)
 	}
 }
