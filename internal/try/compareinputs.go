@@ -46,6 +46,11 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 		if b.Arm != arm || !b.Complete {
 			continue
 		}
+		// With each block's runtime bounded, this bounds the arm's sums
+		// (runtime, counts, noise, lengths kept) far from overflowing.
+		if blocks == MaxBlocks {
+			return nil, "", fmt.Errorf("%s has more than %d complete blocks: latlab try runs at most %d blocks per arm", r.Arms[arm].Label, MaxBlocks, MaxBlocks)
+		}
 		rec := b.noiseRecords()
 		if len(rec) != len(cpus) {
 			return nil, "", fmt.Errorf("block %d has the counts of %d CPU(s): the run measures CPUs %s", b.Index, len(rec), CPUWords(cpus))
@@ -55,8 +60,9 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 			if n.CPU != cpus[c] {
 				return nil, "", fmt.Errorf("block %d counts on CPU %d where the run measures CPU %d", b.Index, n.CPU, cpus[c])
 			}
-			// A block's thread spins at most the block's duration; the
-			// bound keeps the arm's sums from overflowing.
+			// A block's thread spins at most the block's duration; with
+			// the number of blocks, the bound keeps the arm's sums from
+			// overflowing.
 			if n.RuntimeNs <= 0 || n.RuntimeNs > maxBlockRuntime {
 				return nil, "", fmt.Errorf("block %d spun %d ns on CPU %d: a block's runtime is above 0 and at most %s", b.Index, n.RuntimeNs, n.CPU, 2*MaxBlockDuration)
 			}

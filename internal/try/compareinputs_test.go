@@ -232,3 +232,21 @@ func TestCompareInputsNoiseWithinRuntime(t *testing.T) {
 		t.Errorf("noise over the runtime: %v", err)
 	}
 }
+
+// An arm's sums are bounded by its blocks' runtimes only as long as the
+// number of blocks is: more complete blocks than latlab try runs per arm
+// (1000) are refused, not summed.
+func TestCompareInputsNoiseBlocksBounded(t *testing.T) {
+	r := noiseFixture(1000, []int{3}, [][]int64{{1}, {1}})
+	doc := tryDoc(t, r, stats.Quantile(50))
+	if _, err := CompareInputs("t.json", doc, nil); err != nil {
+		t.Fatalf("1000 blocks an arm: %v", err)
+	}
+	d, _ := Kind.Of(doc)
+	extra := d.Runs[0]
+	extra.Index = len(d.Runs)
+	d.Runs = append(d.Runs, extra)
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "has more than 1000 complete blocks") {
+		t.Errorf("1001 blocks an arm: %v", err)
+	}
+}
