@@ -9,6 +9,7 @@ package clock
 
 import (
 	"context"
+	"math"
 	"slices"
 	"time"
 )
@@ -45,14 +46,24 @@ func MinMedian(d []int64) (minNs, medianNs int64) {
 }
 
 // ticksToNanos converts counter ticks at freq Hz to nanoseconds without
-// overflowing for any uptime a machine can reach.
+// overflowing for any uptime a machine can reach. A count beyond
+// math.MaxInt64 ns (292 years) saturates instead of wrapping: FromTicks
+// also converts values read elsewhere (a network adapter's hardware stamp
+// is on its own clock), and a wrapped one could land near now.
 func ticksToNanos(ticks, freq int64) int64 {
 	if freq == 1e9 {
 		return ticks
 	}
+	const maxSec = math.MaxInt64 / 1_000_000_000
 	sec := ticks / freq
-	rem := ticks % freq
-	return sec*1e9 + rem*1e9/freq
+	frac := ticks % freq * 1e9 / freq // |ticks % freq| < freq: no overflow below 9.2 GHz
+	switch {
+	case sec > maxSec || sec == maxSec && frac > math.MaxInt64-maxSec*1e9:
+		return math.MaxInt64
+	case sec < -maxSec || sec == -maxSec && frac < math.MinInt64+maxSec*1e9:
+		return math.MinInt64
+	}
+	return sec*1e9 + frac
 }
 
 // Pause waits d, or less when ctx ends first, and then returns ctx's

@@ -3,6 +3,7 @@ package clock
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -25,6 +26,7 @@ func TestNowDoesNotAllocate(t *testing.T) {
 }
 
 func TestTicksToNanos(t *testing.T) {
+	const maxSec = 9_223_372_036 // whole seconds in math.MaxInt64 ns
 	cases := []struct {
 		ticks, freq, want int64
 	}{
@@ -35,6 +37,16 @@ func TestTicksToNanos(t *testing.T) {
 		{1e9, 1e9, 1e9},
 		// ~100 years of uptime at 10 MHz must not overflow.
 		{10_000_000 * 86400 * 365 * 100, 10_000_000, 1e9 * 86400 * 365 * 100},
+		// The last whole second that fits, and past it: a count read
+		// elsewhere (FromTicks) saturates rather than wrapping.
+		{maxSec * 10_000_000, 10_000_000, maxSec * 1e9},
+		{maxSec*10_000_000 + 8_547_758, 10_000_000, math.MaxInt64 - 7},
+		{maxSec*10_000_000 + 8_547_759, 10_000_000, math.MaxInt64},
+		{maxSec*10_000_000 + 9_999_999, 10_000_000, math.MaxInt64},
+		{math.MaxInt64, 10_000_000, math.MaxInt64},
+		{math.MaxInt64, 3_579_545, math.MaxInt64},
+		{-15, 10_000_000, -1500},
+		{math.MinInt64, 10_000_000, math.MinInt64},
 	}
 	for _, c := range cases {
 		if got := ticksToNanos(c.ticks, c.freq); got != c.want {

@@ -23,6 +23,10 @@ var (
 // low enough that sums and shares stay exact in float64.
 const maxCount = 1 << 53
 
+// MaxCount is maxCount for the reports other packages pool
+// (CheckHistograms).
+const MaxCount = maxCount
+
 // Read reads a report in any form latlab accepts: xperf's text report, or
 // a JSON document (the result document of kind dpcisr that 'dpc watch' and
 // 'dpcisr capture' write, or the output of 'latlab dpcisr FILE --json').
@@ -138,6 +142,32 @@ func (r *Report) check() error {
 		}
 	}
 	return nil
+}
+
+// CheckHistograms checks what pooling and comparing r's histograms rely
+// on, as ReadDocument checks a report read alone: bucket bounds in order
+// and not overlapping, counts from 0 to 2^53. A report held inside
+// another document (a block of a try) is not read by ReadDocument and is
+// checked so before it is pooled. executions is the sum of every
+// histogram's counts (overall and per module alike); it too is at most
+// MaxCount, so that the reports to be pooled can be bounded by adding up
+// theirs without overflowing.
+func (r *Report) CheckHistograms() (executions int64, err error) {
+	for i, s := range r.Sections {
+		hs := s.Modules
+		if s.Overall != nil {
+			hs = append([]Histogram{*s.Overall}, hs...)
+		}
+		for _, h := range hs {
+			if err := h.check(); err != nil {
+				return 0, docErrorf("section %d (%s), %s: %v", i+1, s.Name, h.Name(), err)
+			}
+			if executions += h.Sum(); executions > MaxCount {
+				return 0, docErrorf("more than 2^53 executions")
+			}
+		}
+	}
+	return executions, nil
 }
 
 func (h Histogram) check() error {

@@ -88,7 +88,11 @@ func (r *resolver) delreg(f *File, s *Section) error {
 		case low == "" && wholeKey:
 			// HKR itself is the adapter's key: deleting it would take the
 			// driver's settings with it, which no INF means to do.
-			r.notef(f, l.Num, "[%s] HKR entry with no subkey and no value name would delete the adapter's key itself; skipped", s.Name)
+			why := "no value name"
+			if name != "" {
+				why = "FLG_DELREG_KEYONLY_COMMON" // whatever value it names
+			}
+			r.notef(f, l.Num, "[%s] HKR entry with no subkey and %s would delete the adapter's key itself; skipped", s.Name, why)
 		case low == "":
 			r.deleteValue(name)
 			if i, ok := r.in.byName[strings.ToLower(name)]; ok && r.in.Keywords[i].bare() {

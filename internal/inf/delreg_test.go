@@ -86,7 +86,9 @@ func TestINFDelReg(t *testing.T) {
 		{"Ndi service", `HKR, Ndi, Service`, itrAll, rssAll, "", true, ""},
 		{"a key latlab does not read", `HKR, PROSetNdi\Params`, itrAll, rssAll, "e1rexpress", true, ""},
 		{"nothing there yet", `HKR, Ndi\Params\*NumRssQueues`, itrAll, rssAll, "e1rexpress", true, ""},
-		{"the adapter's key", `HKR,,`, itrAll, rssAll, "e1rexpress", true, "would delete the adapter's key itself"},
+		{"the adapter's key", `HKR,,`, itrAll, rssAll, "e1rexpress", true, "no subkey and no value name would delete the adapter's key itself"},
+		// the flag deletes the key, whatever value the line names
+		{"the adapter's key, key only flag", `HKR,, *RSS, 0x00002000`, itrAll, rssAll, "e1rexpress", true, "no subkey and FLG_DELREG_KEYONLY_COMMON would delete the adapter's key itself"},
 		{"multi-sz string", `HKR,, *RSS, 0x00018002, "1"`, itrAll, rssAll, "e1rexpress", true, "FLG_DELREG_MULTI_SZ_DELSTRING"},
 		{"outside", `HKLM, Software\Intel\Prounstl`, itrAll, rssAll, "e1rexpress", true, "outside the adapter's key"},
 		{"bad flags", `HKR, Ndi\Params\ITR, default, zz`, itrAll, rssAll, "e1rexpress", true, "are not a number"},

@@ -46,6 +46,11 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 		if b.Arm != arm || !b.Complete {
 			continue
 		}
+		// With each block's runtime bounded, this bounds the arm's sums
+		// (runtime, counts, noise, lengths kept) far from overflowing.
+		if blocks == MaxBlocks {
+			return nil, "", fmt.Errorf("%s has more than %d complete blocks: latlab try runs at most %d blocks per arm", r.Arms[arm].Label, MaxBlocks, MaxBlocks)
+		}
 		rec := b.noiseRecords()
 		if len(rec) != len(cpus) {
 			return nil, "", fmt.Errorf("block %d has the counts of %d CPU(s): the run measures CPUs %s", b.Index, len(rec), CPUWords(cpus))
@@ -55,14 +60,20 @@ func armNoiseDocument(doc *result.Document, r *Result, arm int) (d *result.Docum
 			if n.CPU != cpus[c] {
 				return nil, "", fmt.Errorf("block %d counts on CPU %d where the run measures CPU %d", b.Index, n.CPU, cpus[c])
 			}
-			// A block's thread spins at most the block's duration; the
-			// bound keeps the arm's sums from overflowing.
+			// A block's thread spins at most the block's duration; with
+			// the number of blocks, the bound keeps the arm's sums from
+			// overflowing.
 			if n.RuntimeNs <= 0 || n.RuntimeNs > maxBlockRuntime {
 				return nil, "", fmt.Errorf("block %d spun %d ns on CPU %d: a block's runtime is above 0 and at most %s", b.Index, n.RuntimeNs, n.CPU, 2*MaxBlockDuration)
 			}
 			if n.Count < 0 || n.Count > n.RuntimeNs || n.Kept < 0 || n.Kept > n.Count || n.NoiseNs < 0 {
 				return nil, "", fmt.Errorf("block %d counts %d interruptions, %d kept, in %d ns: a count is at least 0 and at most the runtime in ns, kept at most the count",
 					b.Index, n.Count, n.Kept, n.RuntimeNs)
+			}
+			// Noise is time lost within the runtime (probe.NoiseThread):
+			// bounded so, the arm's sum of it cannot overflow either.
+			if n.NoiseNs > n.RuntimeNs {
+				return nil, "", fmt.Errorf("block %d lost %d ns to noise in %d ns on CPU %d: noise is at most the runtime", b.Index, n.NoiseNs, n.RuntimeNs, n.CPU)
 			}
 			o := &out[c]
 			o.RuntimeNs += n.RuntimeNs
@@ -152,11 +163,23 @@ func addToHistogram(into **hdrhistogram.Histogram, h *hdrhistogram.Histogram) er
 // pooled, filtered to the module the try's block test follows.
 func armDPCISRDocument(doc *result.Document, r *Result, arm int, label string) (*result.Document, error) {
 	var rs []*dpcisr.Report
+	var executions int64
 	for i := range r.Runs {
 		b := &r.Runs[i]
-		if b.Arm == arm && b.Complete && b.DPCISR != nil {
-			rs = append(rs, b.DPCISR)
+		if b.Arm != arm || !b.Complete || b.DPCISR == nil {
+			continue
 		}
+		// The document's to claim: bounds and counts are checked as
+		// latlab dpcisr compare checks a report it reads, and the arm's
+		// sum bounded, before the pooled counts are added up.
+		n, err := b.DPCISR.CheckHistograms()
+		if err != nil {
+			return nil, fmt.Errorf("block %d: %w", b.Index, err)
+		}
+		if executions += n; executions > dpcisr.MaxCount {
+			return nil, fmt.Errorf("the blocks of %s hold more than 2^53 executions", r.Arms[arm].Label)
+		}
+		rs = append(rs, b.DPCISR)
 	}
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("no complete block of %s to compare", r.Arms[arm].Label)

@@ -67,8 +67,8 @@ func FuzzArmNoiseDocument(f *testing.F) {
 		for _, x := range in {
 			nd, _ := probe.KindNoise.Of(x.Doc)
 			for _, c := range nd.CPUs {
-				if c.RuntimeNs <= 0 || c.Count < 0 || c.Count > c.RuntimeNs || c.Kept > c.Count {
-					t.Fatalf("%s: CPU %d: %d interruptions, %d kept, in %d ns", x.Label, c.CPU, c.Count, c.Kept, c.RuntimeNs)
+				if c.RuntimeNs <= 0 || c.Count < 0 || c.Count > c.RuntimeNs || c.Kept > c.Count || c.NoiseNs < 0 || c.NoiseNs > c.RuntimeNs {
+					t.Fatalf("%s: CPU %d: %d interruptions, %d kept, %d ns of noise, in %d ns", x.Label, c.CPU, c.Count, c.Kept, c.NoiseNs, c.RuntimeNs)
 				}
 			}
 		}

@@ -1,11 +1,13 @@
 package try
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -178,5 +180,73 @@ func TestCompareInputsNoiseRuntimes(t *testing.T) {
 	d.Runs[4].Noise.RuntimeNs = 1 << 62
 	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "t.json: block 4 spun 4611686018427387904 ns on CPU 3: a block's runtime is above 0 and at most 2h0m0s") {
 		t.Errorf("a block of 146 years: %v", err)
+	}
+}
+
+// The DPC/ISR reports of a dpcisr try's blocks are the document's to
+// claim, as a report latlab dpcisr compare reads is: a negative count,
+// buckets that overlap or counts whose pooled sum would overflow into a
+// plausible figure are refused, not compared.
+func TestCompareInputsDPCISRChecked(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(h *dpcisr.Histogram)
+		want string
+	}{
+		{"negative count", func(h *dpcisr.Histogram) { h.Buckets[0].Count = -1000 }, "count -1000 out of range 0 to 2^53"},
+		{"overlapping buckets", func(h *dpcisr.Histogram) { h.Buckets[1].GtUs, h.Buckets[1].LeUs = 1, ptr(int64(64)) }, "overlaps or precedes"},
+		// 2^52 in every block: more than 2^53 in the arm, where 2^62 would
+		// wrap to a plausible sum
+		{"pooled sum overflows", func(h *dpcisr.Histogram) { h.Buckets[0].Count = 1 << 52 }, "more than 2^53 executions"},
+	} {
+		r := dpcisrFixture()
+		doc := tryDoc(t, r, DPCBy)
+		d, _ := Kind.Of(doc)
+		for i := range d.Runs {
+			for j := range d.Runs[i].DPCISR.Sections {
+				s := &d.Runs[i].DPCISR.Sections[j]
+				for k := range s.Modules {
+					if s.Modules[k].Module == d.Module {
+						c.edit(&s.Modules[k])
+					}
+				}
+			}
+		}
+		if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A block's noise is time lost within its runtime: more of it than
+// runtime is refused, so that the arm's sum cannot overflow (three
+// blocks of 2^63-1 ns wrap to 2^63-3) into a figure compared.
+func TestCompareInputsNoiseWithinRuntime(t *testing.T) {
+	r := noiseFixture(8, []int{3}, [][]int64{{50}, {30}})
+	doc := tryDoc(t, r, stats.Quantile(50))
+	d, _ := Kind.Of(doc)
+	for i := range d.Runs {
+		d.Runs[i].Noise.NoiseNs = math.MaxInt64
+	}
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "lost 9223372036854775807 ns to noise in 1000000000 ns on CPU 3: noise is at most the runtime") {
+		t.Errorf("noise over the runtime: %v", err)
+	}
+}
+
+// An arm's sums are bounded by its blocks' runtimes only as long as the
+// number of blocks is: more complete blocks than latlab try runs per arm
+// (1000) are refused, not summed.
+func TestCompareInputsNoiseBlocksBounded(t *testing.T) {
+	r := noiseFixture(1000, []int{3}, [][]int64{{1}, {1}})
+	doc := tryDoc(t, r, stats.Quantile(50))
+	if _, err := CompareInputs("t.json", doc, nil); err != nil {
+		t.Fatalf("1000 blocks an arm: %v", err)
+	}
+	d, _ := Kind.Of(doc)
+	extra := d.Runs[0]
+	extra.Index = len(d.Runs)
+	d.Runs = append(d.Runs, extra)
+	if _, err := CompareInputs("t.json", doc, nil); err == nil || !strings.Contains(err.Error(), "has more than 1000 complete blocks") {
+		t.Errorf("1001 blocks an arm: %v", err)
 	}
 }
