@@ -120,10 +120,10 @@ const maxPcapRecord = 262144
 // the goroutine's P to another thread meanwhile, and waking that thread
 // costs more than the call: with 256 KiB reads the scan of a 1.1 GB
 // capture made 4,200 of them and as many futex calls. 512 KiB took pcap
-// tcp's wall time on it from 0.178 to 0.164 s (median of 11 alternating
-// rounds, twice); 1 MiB was as fast there, but made the run over 100,000
-// short connections 6% slower (21 rounds), where 512 KiB measured the
-// same as 256 (the test machine's L2 is 1 MiB a core).
+// tcp's wall time on it from 0.179 to 0.164 s (median of 11 alternating
+// rounds); 1 MiB was as fast there, but made the run over 100,000 short
+// connections 6% slower (21 rounds), where 512 KiB measured within the
+// spread of 256 (the test machine's L2 is 1 MiB a core).
 const bufSize = 512<<10 + 64
 
 // countReader counts the bytes read and keeps the first failure of the
