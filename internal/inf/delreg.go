@@ -1,12 +1,6 @@
 package inf
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-
-	"github.com/latlab/latlab/internal/textdec"
-)
+import "strings"
 
 // Flags of DelReg lines (Microsoft, "INF DelReg directive",
 // https://learn.microsoft.com/windows-hardware/drivers/install/inf-delreg-directive;
@@ -31,56 +25,10 @@ const (
 // (Ndi, Ndi\Params\<keyword>, its Enum, and the key's own values), so
 // deleting any other subkey changes nothing it reports.
 func (r *resolver) delreg(f *File, s *Section) error {
-	if err := r.work.charge(f, s); err != nil {
-		return err
-	}
-	var outside []int
-	roots := map[string]bool{}
-	defer func() {
-		if len(outside) == 0 {
-			return
-		}
-		var rs []string
-		for k := range roots {
-			rs = append(rs, k)
-		}
-		sort.Strings(rs)
-		what := "an " + strings.Join(rs, "/") + " entry deletes"
-		if len(outside) > 1 {
-			what = fmt.Sprintf("%d %s entries delete", len(outside), strings.Join(rs, "/"))
-		}
-		r.note(fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what))
-	}()
-	for _, l := range s.Lines {
-		if l.HasKey {
-			r.notef(f, l.Num, "[%s] line has '=' outside quotes, not a registry entry (root, subkey[, value name][, flags][, value]); skipped", s.Name)
-			continue
-		}
-		root := strings.ToUpper(strings.TrimSpace(f.Expand(l.Field(0), r.lang)))
-		switch root {
-		case "HKR":
-		case "":
-			r.notef(f, l.Num, "[%s] entry has an empty registry root (expected HKR, HKLM, HKCU, HKCR or HKU); skipped", s.Name)
-			continue
-		case "HKLM", "HKCU", "HKCR", "HKU":
-			outside = append(outside, l.Num)
-			roots[root] = true
-			continue
-		default:
-			r.notef(f, l.Num, "[%s] unknown registry root %q (expected HKR, HKLM, HKCU, HKCR or HKU); skipped", s.Name, textdec.Clip(root))
-			continue
-		}
-		subkey := strings.Trim(f.Expand(l.Field(1), r.lang), `\ `)
-		name := f.Expand(l.Field(2), r.lang)
-		rawFlags := f.Expand(l.Field(3), r.lang)
-		flags, ok := parseFlagsOK(rawFlags)
-		if !ok {
-			r.notef(f, l.Num, "[%s] flags %q are not a number; skipped", s.Name, textdec.Clip(rawFlags))
-			continue
-		}
+	return r.hkrEntries(f, s, "delete", "root, subkey[, value name][, flags][, value]", func(l Line, subkey, name string, flags uint32) {
 		if flags&flgDelRegMultiSzDelString == flgDelRegMultiSzDelString {
 			r.notef(f, l.Num, "[%s] entry deletes strings from a REG_MULTI_SZ value (FLG_DELREG_MULTI_SZ_DELSTRING), which latlab does not apply; skipped", s.Name)
-			continue
+			return
 		}
 		wholeKey := name == "" || flags&flgDelRegKeyOnly != 0
 		low := strings.ToLower(subkey)
@@ -113,7 +61,7 @@ func (r *resolver) delreg(f *File, s *Section) error {
 			kw, sub, _ := strings.Cut(subkey[len(`ndi\params\`):], `\`)
 			i, ok := r.in.byName[strings.ToLower(kw)]
 			if kw == "" || !ok {
-				continue // nothing written there yet
+				return // nothing written there yet
 			}
 			k := &r.in.Keywords[i]
 			switch {
@@ -131,8 +79,7 @@ func (r *resolver) delreg(f *File, s *Section) error {
 				r.setEnum(k, name, "", true)
 			}
 		}
-	}
-	return nil
+	})
 }
 
 // deleteParams deletes every keyword's Ndi\Params key.

@@ -601,6 +601,68 @@ func (r *resolver) findNeeds(f *File, included []*File, name string, from *Secti
 // skips (lines that write outside the adapter's key are not keywords; the
 // rest are malformed or hold what latlab does not read).
 func (r *resolver) addreg(f *File, s *Section) error {
+	return r.hkrEntries(f, s, "write", "root, subkey, value name, flags, value", func(l Line, subkey, name string, flags uint32) {
+		val := valueData(f, l, flags, r.lang)
+		low := strings.ToLower(subkey)
+		switch {
+		case low == "ndi" && strings.EqualFold(name, "Service"):
+			r.in.ndiService = strings.TrimSpace(val)
+		case low == "":
+			if name == "" {
+				if flags&flgKeyOnly == 0 {
+					r.notef(f, l.Num, "[%s] HKR entry with no subkey and no value name writes the key's default value, not a keyword; skipped", s.Name)
+				}
+				return
+			}
+			v := Value{Name: name, Data: val, Flags: flags, Line: l.Num}
+			if flags&flgDelVal != 0 {
+				r.deleteValue(name)
+				return
+			}
+			if k, ok := r.in.byName[strings.ToLower(name)]; ok {
+				r.in.Keywords[k].Value = &v
+				return
+			}
+			// (a keyword with Ndi\Params entries took the branch above)
+			if strings.HasPrefix(name, "*") {
+				k := r.keyword(name, s.Name, l.Num)
+				k.Value = &v
+				return
+			}
+			r.setValue(v)
+		case low == `ndi\params` && name != "":
+			r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
+		case strings.HasPrefix(low, `ndi\params\`):
+			rest := subkey[len(`ndi\params\`):]
+			kw, sub, _ := strings.Cut(rest, `\`)
+			if kw == "" {
+				r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
+				return
+			}
+			k := r.keyword(kw, s.Name, l.Num)
+			if flags&flgKeyOnly != 0 || name == "" {
+				return
+			}
+			if strings.EqualFold(sub, "enum") {
+				r.setEnum(k, name, val, flags&flgDelVal != 0)
+				return
+			}
+			if sub != "" {
+				r.notef(f, l.Num, "[%s] subkey %s of keyword %s is not read (only its values and Enum are); skipped", s.Name, textdec.Clip(sub), kw)
+				return
+			}
+			r.setParam(k, name, val, flags&flgDelVal != 0)
+		}
+	})
+}
+
+// hkrEntries walks the registry entries of s, an AddReg or DelReg
+// section (verb "write" or "delete", form the entry's fields for the
+// notes): each entry on HKR goes to fn with its subkey (without leading
+// or trailing backslashes), value name and flags. Entries on the other
+// roots are not keywords: one note for the section names their lines. A
+// malformed entry is noted and skipped.
+func (r *resolver) hkrEntries(f *File, s *Section, verb, form string, fn func(l Line, subkey, name string, flags uint32)) error {
 	if err := r.work.charge(f, s); err != nil {
 		return err
 	}
@@ -608,24 +670,9 @@ func (r *resolver) addreg(f *File, s *Section) error {
 	// they make one note per section.
 	var outside []int
 	roots := map[string]bool{}
-	defer func() {
-		if len(outside) == 0 {
-			return
-		}
-		var rs []string
-		for k := range roots {
-			rs = append(rs, k)
-		}
-		sort.Strings(rs)
-		what := "an " + strings.Join(rs, "/") + " entry writes"
-		if len(outside) > 1 {
-			what = fmt.Sprintf("%d %s entries write", len(outside), strings.Join(rs, "/"))
-		}
-		r.note(fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what))
-	}()
 	for _, l := range s.Lines {
 		if l.HasKey {
-			r.notef(f, l.Num, "[%s] line has '=' outside quotes, not a registry entry (root, subkey, value name, flags, value); skipped", s.Name)
+			r.notef(f, l.Num, "[%s] line has '=' outside quotes, not a registry entry (%s); skipped", s.Name, form)
 			continue
 		}
 		root := strings.ToUpper(strings.TrimSpace(f.Expand(l.Field(0), r.lang)))
@@ -650,57 +697,19 @@ func (r *resolver) addreg(f *File, s *Section) error {
 			r.notef(f, l.Num, "[%s] flags %q are not a number; skipped", s.Name, textdec.Clip(rawFlags))
 			continue
 		}
-		val := valueData(f, l, flags, r.lang)
-		low := strings.ToLower(subkey)
-		switch {
-		case low == "ndi" && strings.EqualFold(name, "Service"):
-			r.in.ndiService = strings.TrimSpace(val)
-		case low == "":
-			if name == "" {
-				if flags&flgKeyOnly == 0 {
-					r.notef(f, l.Num, "[%s] HKR entry with no subkey and no value name writes the key's default value, not a keyword; skipped", s.Name)
-				}
-				continue
-			}
-			v := Value{Name: name, Data: val, Flags: flags, Line: l.Num}
-			if flags&flgDelVal != 0 {
-				r.deleteValue(name)
-				continue
-			}
-			if k, ok := r.in.byName[strings.ToLower(name)]; ok {
-				r.in.Keywords[k].Value = &v
-				continue
-			}
-			// (a keyword with Ndi\Params entries took the branch above)
-			if strings.HasPrefix(name, "*") {
-				k := r.keyword(name, s.Name, l.Num)
-				k.Value = &v
-				continue
-			}
-			r.setValue(v)
-		case low == `ndi\params` && name != "":
-			r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
-		case strings.HasPrefix(low, `ndi\params\`):
-			rest := subkey[len(`ndi\params\`):]
-			kw, sub, _ := strings.Cut(rest, `\`)
-			if kw == "" {
-				r.notef(f, l.Num, "[%s] Ndi\\Params entry names no keyword; skipped", s.Name)
-				continue
-			}
-			k := r.keyword(kw, s.Name, l.Num)
-			if flags&flgKeyOnly != 0 || name == "" {
-				continue
-			}
-			if strings.EqualFold(sub, "enum") {
-				r.setEnum(k, name, val, flags&flgDelVal != 0)
-				continue
-			}
-			if sub != "" {
-				r.notef(f, l.Num, "[%s] subkey %s of keyword %s is not read (only its values and Enum are); skipped", s.Name, textdec.Clip(sub), kw)
-				continue
-			}
-			r.setParam(k, name, val, flags&flgDelVal != 0)
+		fn(l, subkey, name, flags)
+	}
+	if len(outside) > 0 {
+		var rs []string
+		for k := range roots {
+			rs = append(rs, k)
 		}
+		sort.Strings(rs)
+		what := "an " + strings.Join(rs, "/") + " entry " + verb + "s"
+		if len(outside) > 1 {
+			what = fmt.Sprintf("%d %s entries %s", len(outside), strings.Join(rs, "/"), verb)
+		}
+		r.note(fmt.Sprintf("%s %s: [%s] %s outside the adapter's key (HKR): not keywords, skipped", f.Name, lineList(outside), s.Name, what))
 	}
 	return nil
 }

@@ -65,12 +65,11 @@ func (r *rxStamper) read(b []byte) (n int, kernelNs int64, err error) {
 		n, err = r.c.Read(b)
 		return n, 0, err
 	}
-	oob := unsafe.Slice((*byte)(unsafe.Pointer(&r.oob[0])), len(r.oob)*8)
-	n, oobn, _, _, err := r.c.ReadMsgUDPAddrPort(b, oob)
+	n, ctl, err := readWithControl(r.c, b, r.oob[:])
 	if err != nil {
 		return n, 0, err
 	}
-	return n, rxStampOf(oob[:oobn]), nil
+	return n, rxStampOf(ctl), nil
 }
 
 // rxStampOf returns the SCM_TIMESTAMPNS time in a control message buffer

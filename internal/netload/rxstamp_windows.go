@@ -123,12 +123,11 @@ func (r *rxStamper) read(b []byte) (n int, kernelNs int64, err error) {
 		n, err = r.c.Read(b)
 		return n, 0, err
 	}
-	oob := unsafe.Slice((*byte)(unsafe.Pointer(&r.oob[0])), len(r.oob)*8)
-	n, oobn, _, _, err := r.c.ReadMsgUDPAddrPort(b, oob)
+	n, ctl, err := readWithControl(r.c, b, r.oob[:])
 	if err != nil {
 		return n, 0, err
 	}
-	qpc := rxStampOf(oob[:min(oobn, len(oob))])
+	qpc := rxStampOf(ctl)
 	if qpc == 0 || qpc > math.MaxInt64 {
 		return n, 0, nil
 	}
