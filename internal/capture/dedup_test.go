@@ -45,6 +45,30 @@ type pkFrame struct {
 	comment string
 }
 
+// ngWriters returns the writers of a little-endian pcapng file growing in
+// *b: opt appends an option (padded to 4 bytes), block a block whose body
+// appends its fields, with both its length fields filled in.
+func ngWriters(b *[]byte) (opt func(code uint16, v []byte), block func(typ uint32, body func())) {
+	le := binary.LittleEndian
+	opt = func(code uint16, v []byte) {
+		*b = le.AppendUint16(*b, code)
+		*b = le.AppendUint16(*b, uint16(len(v)))
+		*b = append(*b, v...)
+		*b = append(*b, make([]byte, (4-len(v)%4)%4)...)
+	}
+	block = func(typ uint32, body func()) {
+		start := len(*b)
+		*b = le.AppendUint32(*b, typ)
+		*b = le.AppendUint32(*b, 0)
+		body()
+		*b = le.AppendUint32(*b, 0)
+		n := uint32(len(*b) - start)
+		le.PutUint32((*b)[start+4:], n)
+		le.PutUint32((*b)[len(*b)-4:], n)
+	}
+	return opt, block
+}
+
 // etl2pcapngFile writes pcapng as etl2pcapng 1.12 (microsoft/etl2pcapng
 // src/main.c, PcapNgWriteSectionHeader, PcapNgWriteInterfaceDesc,
 // PcapNgWriteEnhancedPacket) converts a pktmon log: a section header
@@ -55,22 +79,7 @@ type pkFrame struct {
 func etl2pcapngFile(components []string, frames []pkFrame) []byte {
 	le := binary.LittleEndian
 	var b []byte
-	opt := func(code uint16, v []byte) {
-		b = le.AppendUint16(b, code)
-		b = le.AppendUint16(b, uint16(len(v)))
-		b = append(b, v...)
-		b = append(b, make([]byte, (4-len(v)%4)%4)...)
-	}
-	block := func(typ uint32, body func()) {
-		start := len(b)
-		b = le.AppendUint32(b, typ)
-		b = le.AppendUint32(b, 0)
-		body()
-		b = le.AppendUint32(b, 0)
-		n := uint32(len(b) - start)
-		le.PutUint32(b[start+4:], n)
-		le.PutUint32(b[len(b)-4:], n)
-	}
+	opt, block := ngWriters(&b)
 	block(0x0a0d0d0a, func() {
 		b = le.AppendUint32(b, 0x1a2b3c4d)
 		b = le.AppendUint16(b, 1)

@@ -30,22 +30,7 @@ var updateFixtures = flag.Bool("update", false, "rewrite the written pktmon fixt
 func etl2pcapFile(frames []pkFrame) []byte {
 	le := binary.LittleEndian
 	var b []byte
-	opt := func(code uint16, v []byte) {
-		b = le.AppendUint16(b, code)
-		b = le.AppendUint16(b, uint16(len(v)))
-		b = append(b, v...)
-		b = append(b, make([]byte, (4-len(v)%4)%4)...)
-	}
-	block := func(typ uint32, body func()) {
-		start := len(b)
-		b = le.AppendUint32(b, typ)
-		b = le.AppendUint32(b, 0)
-		body()
-		b = le.AppendUint32(b, 0)
-		n := uint32(len(b) - start)
-		le.PutUint32(b[start+4:], n)
-		le.PutUint32(b[len(b)-4:], n)
-	}
+	opt, block := ngWriters(&b)
 	block(0x0a0d0d0a, func() {
 		b = le.AppendUint32(b, 0x1a2b3c4d)
 		b = le.AppendUint16(b, 1)
