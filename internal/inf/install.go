@@ -473,29 +473,8 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 	// sections name DelReg = Advanced.DelReg, which deletes HKR,Ndi\Params,
 	// beside the AddReg sections that write every keyword under it.
 	for _, l := range sec.Lines {
-		if !l.HasKey || !strings.EqualFold(l.Key, "DelReg") {
-			continue
-		}
-		for _, name := range l.Fields {
-			name = f.Expand(name, r.lang)
-			if name == "" {
-				continue
-			}
-			if r.listed(f, l.Num, "delreg", name) {
-				continue
-			}
-			s := f.Section(name)
-			r.in.DelReg = append(r.in.DelReg, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
-			if s == nil {
-				r.note(fmt.Sprintf("%s line %d: DelReg=%s names a section the INF does not have", f.Name, l.Num, name))
-				continue
-			}
-			if r.deleted[s] {
-				r.notef(f, l.Num, "[%s] DelReg=%s names a section this install section applies already; applied once", sec.Name, name)
-				continue
-			}
-			r.deleted[s] = true
-			if err := r.delreg(f, s); err != nil {
+		if l.HasKey && strings.EqualFold(l.Key, "DelReg") {
+			if err := r.regSections(f, sec, l, "DelReg", &r.in.DelReg, r.deleted, r.delreg); err != nil {
 				return err
 			}
 		}
@@ -506,28 +485,8 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 		}
 		switch strings.ToLower(l.Key) {
 		case "addreg":
-			for _, name := range l.Fields {
-				name = f.Expand(name, r.lang)
-				if name == "" {
-					continue
-				}
-				if r.listed(f, l.Num, "addreg", name) {
-					continue
-				}
-				s := f.Section(name)
-				r.in.AddReg = append(r.in.AddReg, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
-				if s == nil {
-					r.note(fmt.Sprintf("%s line %d: AddReg=%s names a section the INF does not have", f.Name, l.Num, name))
-					continue
-				}
-				if r.applied[s] {
-					r.notef(f, l.Num, "[%s] AddReg=%s names a section this install section applies already; applied once", sec.Name, name)
-					continue
-				}
-				r.applied[s] = true
-				if err := r.addreg(f, s); err != nil {
-					return err
-				}
+			if err := r.regSections(f, sec, l, "AddReg", &r.in.AddReg, r.applied, r.addreg); err != nil {
+				return err
 			}
 		case "needs":
 			for _, name := range l.Fields {
@@ -552,6 +511,36 @@ func (r *resolver) ddinstall(f *File, sec *Section, stack []*Section) error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// regSections applies the sections line l of install section sec names
+// by directive (AddReg or DelReg), each once for the install section
+// (done), and lists them in refs.
+func (r *resolver) regSections(f *File, sec *Section, l Line, directive string, refs *[]Ref, done map[*Section]bool, apply func(*File, *Section) error) error {
+	for _, name := range l.Fields {
+		name = f.Expand(name, r.lang)
+		if name == "" {
+			continue
+		}
+		if r.listed(f, l.Num, strings.ToLower(directive), name) {
+			continue
+		}
+		s := f.Section(name)
+		*refs = append(*refs, Ref{Section: name, File: f.Name, Line: l.Num, Found: s != nil})
+		if s == nil {
+			r.note(fmt.Sprintf("%s line %d: %s=%s names a section the INF does not have", f.Name, l.Num, directive, name))
+			continue
+		}
+		if done[s] {
+			r.notef(f, l.Num, "[%s] %s=%s names a section this install section applies already; applied once", sec.Name, directive, name)
+			continue
+		}
+		done[s] = true
+		if err := apply(f, s); err != nil {
+			return err
 		}
 	}
 	return nil
