@@ -23,7 +23,7 @@ func (v *durationValue) Set(s string) error {
 		return err
 	}
 	if d == 0 && !v.allowZero {
-		return fmt.Errorf("must be greater than zero")
+		return fmt.Errorf("must be greater than zero: accepted e.g. 1ms, 500us, 0.5ms, 2ms")
 	}
 	*v.d = d
 	return nil
