@@ -504,7 +504,12 @@ func sectionTarget(d Decoration, t Target) Target {
 // Windows installs nothing from such an INF, and a listing of none is
 // no answer.
 func noDevice(l *Listing, mans []Manufacturer) error {
-	var missing, empty []string
+	var missing, empty, skipped []string
+	for _, m := range mans {
+		for _, s := range m.Skipped {
+			skipped = append(skipped, "["+m.Models+"."+s.Raw+"]")
+		}
+	}
 	for i, m := range l.Manufacturers {
 		if len(m.Sections) == 0 && i < len(mans) {
 			// no decoration and no undecorated section: the one
@@ -535,6 +540,9 @@ func noDevice(l *Listing, mans []Manufacturer) error {
 		}
 		why = append(why, fmt.Sprintf("%s %s no device", firstOf(empty), verb))
 	}
+	if len(skipped) > 0 {
+		why = append(why, fmt.Sprintf("it skips %s, whose decorations are not NT TargetOSVersions Windows selects", firstOf(skipped)))
+	}
 	return fmt.Errorf("no device in the models sections [Manufacturer] names: %s; expected models lines Description = InstallSection, HardwareID", strings.Join(why, ", and "))
 }
 
@@ -552,10 +560,14 @@ func (l *Listing) note(notes ...string) {
 	}
 }
 
-// placeholderNotes says where the INF is a driver source, not a built INF.
+// placeholderNotes says where the INF is a driver source, not a built INF,
+// and which decorations are skipped (Manufacturer.Skipped).
 func placeholderNotes(f *File, mans []Manufacturer, t Target) []string {
 	var out []string
 	for _, m := range mans {
+		for _, s := range m.Skipped {
+			out = append(out, fmt.Sprintf("%s line %d: [%s.%s] skipped: %s", f.Name, m.Line, m.Models, s.Raw, s.Reason))
+		}
 		for _, d := range m.Decorations {
 			if d.ArchPlaceholder {
 				out = append(out, fmt.Sprintf("%s line %d: NT$ARCH$ is the placeholder a driver build (stampinf) replaces with the architecture it builds for; taken as NT%s", f.Name, m.Line, t.Arch))

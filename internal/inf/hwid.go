@@ -563,10 +563,7 @@ func matchSection(models []Model, ids DeviceIDs, section string) sectionMatch {
 	var cands []cand
 	for _, md := range models {
 		for i, id := range md.HardwareIDs {
-			pos := i
-			if md.NoHardwareID {
-				pos++
-			}
+			pos := md.Position(i)
 			if r, dev, dpos, ok := ids.rank(id, pos); ok {
 				if sm.best == nil || r < sm.best.Rank || r == sm.best.Rank && pos < sm.best.INFPos {
 					sm.best = &Match{Line: md.Line, INFID: id, INFPos: pos, DeviceID: dev, DevicePos: dpos, Rank: r, model: md}

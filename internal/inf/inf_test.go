@@ -376,7 +376,9 @@ func TestINFLoopAndErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ name, in, want string }{
 		{"no manufacturer", "[Version]\nSignature=x\n", "line 3: no [Manufacturer] section"},
-		{"bad decoration", "[Manufacturer]\nX = M, NTamd64.ten\n", "line 2: decoration \"NTamd64.ten\": field 1"},
+		// a decoration Windows does not select is skipped, not an error
+		// (TestINFSkippedDecoration), but here it is all there is
+		{"bad decoration", "[Manufacturer]\nX = M, NTamd64.ten\n", "no device in the models sections [Manufacturer] names: the file has none of [M] (cut short?), and it skips [M.NTamd64.ten], whose"},
 		{"empty manufacturer", "[Manufacturer]\n", "line 1: [Manufacturer] is empty"},
 	} {
 		f, err := Parse(strings.NewReader(c.in), "x.inf")
@@ -1413,23 +1415,48 @@ func TestAmbiguousErrorNamesThreeLines(t *testing.T) {
 	}
 }
 
-// An empty field between a line's IDs takes no position: Microsoft's pages
-// do not say that it does (see models), so the compatible ID after it is
-// the line's first, 0x3000 + j + 0*0x100, as NetKVM's line without the
-// empty field ranks (TestINFRealNetKVM's "other vendor", 0x3001).
+// An empty field between a line's IDs takes a position, as Wine's
+// SetupAPI counts the fields of a models line (see models; Microsoft's
+// pages do not say): the compatible ID after "HW, , " is the line's
+// compatible ID 1, 0x3000 + j + 1*0x100, not 0 (0x3001, what NetKVM's line
+// without the empty field ranks in TestINFRealNetKVM's "other vendor"), and
+// a note says so. Dropped, the field made line a outrank line b, whose
+// compatible ID 1 is the device's compatible ID 0 (0x3100).
 func TestINFEmptyCompatibleIDField(t *testing.T) {
-	for _, line := range []string{
-		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000`,
-		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, , PCI\VEN_1AF4&DEV_1000`,
-		`x = X, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, ,, PCI\VEN_1AF4&DEV_1000,`,
+	const dev = `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`
+	const b = `b = B, PCI\VEN_1AF4&DEV_8888, PCI\VEN_1AF4&DEV_7777, PCI\VEN_1AF4&DEV_1000&REV_00`
+	ws := mustTarget(t, "10.0.22631", "workstation")
+	for _, c := range []struct {
+		lines     string
+		install   string
+		rank, pos int
+		note      string // "" for none
+	}{
+		{`a = A, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, PCI\VEN_1AF4&DEV_1000`, "A", 0x3001, 1, ""},
+		{`a = A, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, , PCI\VEN_1AF4&DEV_1000`, "A", 0x3101, 2,
+			`e.inf line 4: [M.NTamd64] an empty field holds the place of compatible ID 0 and matches no device; PCI\VEN_1AF4&DEV_1000 after it is compatible ID 1, as Wine's SetupAPI counts (Microsoft's INF Models section page does not say)`},
+		{`a = A, PCI\VEN_1AF4&DEV_1000&SUBSYS_00011AF4&REV_00, ,, PCI\VEN_1AF4&DEV_1000,`, "A", 0x3201, 3, "compatible ID 0 and matches no device; PCI\\VEN_1AF4&DEV_1000 after it is compatible ID 2"},
+		// an empty hardware ID is the documented NoHardwareID case: no note
+		{`a = A, , PCI\VEN_1AF4&DEV_1000`, "A", 0x3001, 1, ""},
+		{`a = A, , , PCI\VEN_1AF4&DEV_1000`, "A", 0x3101, 2, "place of compatible ID 0"},
+		{`a = A, PCI\VEN_1AF4&DEV_9999, , PCI\VEN_1AF4&DEV_1000` + "\n" + b, "B", 0x3100, 2, "place of compatible ID 0"},
 	} {
-		f, err := Parse(strings.NewReader("[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\n"+line+"\n[X]\n"), "e.inf")
+		f, err := Parse(strings.NewReader("[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\n"+c.lines+"\n[A]\n[B]\n"), "e.inf")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Analyze(f, `PCI\VEN_1AF4&DEV_1000&SUBSYS_00015853&REV_00`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
-		if err != nil || rep.Match.Rank != 0x3001 || rep.Match.INFPos != 1 || len(rep.Model.HardwareIDs) != 2 {
-			t.Errorf("%s: %v %+v", line, err, rep.Match)
+		rep, err := Analyze(f, dev, ws, "", nil)
+		if err != nil || rep.InstallSection != c.install || rep.Match.Rank != c.rank || rep.Match.INFPos != c.pos {
+			t.Errorf("%s: %v [%s] %+v", c.lines, err, rep.InstallSection, rep.Match)
+			continue
+		}
+		notes := strings.Join(rep.Notes, "\n")
+		if c.note == "" && strings.Contains(notes, "empty field") || c.note != "" && !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.lines, rep.Notes, c.note)
+		}
+		l, err := List(f, ws, "", nil)
+		if err != nil || c.note != "" && !strings.Contains(strings.Join(l.Notes, "\n"), c.note) {
+			t.Errorf("%s: listing %v %q", c.lines, err, l.Notes)
 		}
 	}
 }

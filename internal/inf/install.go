@@ -14,11 +14,35 @@ type Manufacturer struct {
 	Name        string       `json:"name"`
 	Models      string       `json:"models"` // base name of the models sections
 	Decorations []Decoration `json:"decorations"`
-	Line        int          `json:"line"`
+	// Skipped are the decorations that are not Windows NT's
+	// TargetOSVersion (ME, Win64, NTmips, NTamd64.ten ...): Windows
+	// selects none of their models sections, and nothing reads them.
+	Skipped []SkippedDecoration `json:"skipped,omitempty"`
+	Line    int                 `json:"line"`
 }
 
-// Manufacturers reads [Manufacturer]. Bad decorations are errors: Windows
-// would not install from such a file either.
+// SkippedDecoration is a decoration of [Manufacturer] that no Windows
+// latlab targets selects, and why.
+type SkippedDecoration struct {
+	Raw    string `json:"raw"`
+	Reason string `json:"reason"`
+}
+
+// Manufacturers reads [Manufacturer]. A decoration that is not an NT
+// TargetOSVersion is skipped (Skipped), not an error: 3Com's el2000x.inf
+// lists "3COM,ME,NT,NT.5.1", whose [3COM.ME] is for Windows Me (its
+// [Version] says MillenniumPreferred = .ME), and Windows 2000 and later
+// install from its NT sections. Microsoft's "Combining platform extensions
+// with operating system versions"
+// (https://learn.microsoft.com/windows-hardware/drivers/install/combining-platform-extensions-with-operating-system-versions)
+// defines the decoration as nt[Architecture][.[OSMajorVersion]...], nt
+// "Specifies that the target operating system is NT-based. Windows 2000
+// and later versions of Windows are all NT-based", and says nothing of a
+// decoration that does not follow it; Wine's SetupAPI
+// (dlls/setupapi/devinst.c, version_is_compatible and
+// enum_compat_drivers_from_file) passes over each decoration whose part
+// before the first '.' is neither NT nor NT<its architecture> and takes
+// the manufacturer if another one is.
 func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 	s := f.Section("Manufacturer")
 	if s == nil {
@@ -44,7 +68,8 @@ func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 			}
 			d, err := ParseDecoration(raw)
 			if err != nil {
-				return nil, &ParseError{Line: l.Num, Msg: err.Error()}
+				m.Skipped = append(m.Skipped, SkippedDecoration{Raw: d.Raw, Reason: skipReason(d.Raw, err)})
+				continue
 			}
 			m.Decorations = append(m.Decorations, d)
 		}
@@ -54,6 +79,14 @@ func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 		return nil, &ParseError{Line: s.Line, Msg: "[Manufacturer] is empty: expected %Name% = ModelsSection[, NTamd64...]"}
 	}
 	return out, nil
+}
+
+// skipReason says why a decoration ParseDecoration refused is passed over.
+func skipReason(raw string, err error) string {
+	if !strings.HasPrefix(strings.ToLower(raw), "nt") {
+		return fmt.Sprintf("%s is not an NT decoration (NT[arch][.major[.minor...]]): Windows 2000 and later, all NT-based, never select it", raw)
+	}
+	return err.Error() + "; Microsoft gives it no meaning and latlab never selects it"
 }
 
 // ModelsSection is the section name for a decoration.
@@ -115,6 +148,24 @@ type Model struct {
 	// at position 1 of the line.
 	NoHardwareID bool `json:"no_hardware_id,omitempty"`
 	Line         int  `json:"line"`
+	// positions holds each ID's position on the line (0 the hardware
+	// ID, 1+ the compatible IDs) when an empty field before it takes one;
+	// nil when the IDs follow each other (Position).
+	positions []int
+}
+
+// Position is the position on the line of HardwareIDs[i]: 0 for the
+// line's hardware ID, k+1 for its compatible ID k. An empty field counts:
+// "Desc = S, , CID" has CID at 1 (NoHardwareID), "Desc = S, HW, , CID" at
+// 2 (see models).
+func (m Model) Position(i int) int {
+	if m.positions != nil {
+		return m.positions[i]
+	}
+	if m.NoHardwareID {
+		return i + 1
+	}
+	return i
 }
 
 // Models reads a models section.
@@ -146,23 +197,31 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			continue
 		}
 		m := Model{Description: f.Expand(l.Key, lang), InstallSection: f.Expand(l.Field(0), lang), Line: l.Num}
-		// An empty field between compatible IDs (Desc = S, HW, CID1, , CID2)
-		// is dropped, so CID2 is the line's compatible ID 1, not 2, in the
-		// rank's 0x3000 + j + k*0x100. Microsoft's pages are silent on
-		// such a field: "INF Models section"
+		// An empty field between IDs (Desc = S, HW, , CID) takes a
+		// position: CID is the line's compatible ID 1, not 0, in the
+		// rank's 0x3000 + j + k*0x100. Microsoft's pages do not say:
+		// "INF Models section"
 		// (https://learn.microsoft.com/windows-hardware/drivers/install/inf-models-section)
 		// gives the line as install-section-name,[hw-id][,compatible-id...],
 		// compatible IDs "each separated from the next by a comma", and
 		// "Identifier Score"
 		// (https://learn.microsoft.com/windows-hardware/drivers/install/identifier-score--windows-vista-and-later-)
 		// k as "the identifier-list-position score of the matching
-		// compatible ID in an INF Models section entry", neither saying
-		// whether an empty field takes a position. Only the hardware ID
-		// field may be empty by the syntax, and that one is counted
-		// (NoHardwareID).
-		for _, id := range l.Fields[1:] {
+		// compatible ID in an INF Models section entry". Wine's SetupAPI
+		// does: its parser (dlls/setupapi/parser.c, value_name_state)
+		// makes every comma end a field, empty or not, and
+		// enum_compat_drivers_from_file (dlls/setupapi/devinst.c) walks the
+		// fields from 2 with SetupGetStringFieldW, the k-th ranking
+		// 0x1000 + 0x100*(k-2) plus 0x2000 for a compatible ID, an empty
+		// field matching nothing but counting. latlab counts as Wine.
+		var pos []int
+		gap := 0 // the first empty field followed by an ID, after the hardware ID's
+		for i, id := range l.Fields[1:] {
 			if id = strings.TrimSpace(f.Expand(id, lang)); id != "" {
 				m.HardwareIDs = append(m.HardwareIDs, id)
+				pos = append(pos, i)
+			} else if i > 0 && gap == 0 {
+				gap = i
 			}
 		}
 		if len(m.HardwareIDs) == 0 {
@@ -170,6 +229,14 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			continue
 		}
 		m.NoHardwareID = strings.TrimSpace(f.Expand(l.Field(1), lang)) == ""
+		if gap > 0 && gap < pos[len(pos)-1] {
+			m.positions = pos
+			next := 0
+			for pos[next] < gap {
+				next++
+			}
+			kept.add(&notes, fmt.Sprintf("%s line %d: [%s] an empty field holds the place of compatible ID %d and matches no device; %s after it is compatible ID %d, as Wine's SetupAPI counts (Microsoft's INF Models section page does not say)", f.Name, l.Num, s.Name, gap-1, m.HardwareIDs[next], pos[next]-1))
+		}
 		out = append(out, m)
 	}
 	kept.finish(&notes)

@@ -73,7 +73,22 @@ func (l Line) Field(i int) string {
 
 // Parse reads an INF. name is used in notes only.
 func Parse(r io.Reader, name string) (*File, error) {
-	phys, enc, err := textdec.ReadLines(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections")
+	// Control bytes in a ';' comment do not make an INF binary: Realtek's
+	// netrtp5.inf and USBs' net150.inf (DriverPackSolution/DP_LAN) end
+	// with the line ";\x02\x02\x01" before a Ctrl-Z, and Windows installs
+	// them. SetupAPI never looks inside a comment; Wine's
+	// (dlls/setupapi/parser.c) skips it whole:
+	//
+	//	/* handler for parser COMMENT state */
+	//	static const WCHAR *comment_state( struct parser *parser, const WCHAR *pos )
+	//	{
+	//	    const WCHAR *p = pos;
+	//
+	//	    while (!is_eol( parser, p )) p++;
+	//
+	// Control bytes anywhere else still refuse the file, as they do in
+	// every other reader of textdec.
+	phys, enc, err := textdec.ReadLinesWith(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections", textdec.Options{Comment: ';'})
 	if err != nil {
 		return nil, err
 	}

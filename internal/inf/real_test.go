@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -588,4 +589,172 @@ func TestINFIntelE2F1134Layout(t *testing.T) {
 			t.Errorf("%s: *InterruptModeration %+v", name, im)
 		}
 	}
+}
+
+// el2000x-like.inf reproduces the layout of 3Com's el2000x.inf 1.16.46
+// (07/31/2003, the 3C940 / 3C2000 gigabit adapters; DriverPackSolution/DP_LAN,
+// path 5x86/3/el2000x.inf at commit 221e58045f5431f4f0506b493a45344bc5f11b15,
+// blob 73865d0ad8c278758dc169847209cd1a050d7638; testdata/README.md),
+// line numbers of that file:
+//
+//	16  [version] MillenniumPreferred = .ME
+//	19  [Manufacturer] %V_3COM% = 3COM,ME,NT,NT.5.1
+//	36  [3COM] -> 3C940.ndi ...    89 [3COM.ME] -> 3C940.ndi_ME ...
+//	142 [3COM.NT] -> 3C940.ndi.NT  195 [3COM.NT.5.1] -> 3C940.ndi.NT.5.1
+//
+// latlab refused the whole file ("decoration "ME" does not start with NT"),
+// which Windows 2000 and XP install from. The ME decoration is skipped with
+// a note, the NT ones are chosen as before; latlab run on the file gives
+// what this test asserts on the written one (XP x86: [3COM.NT.5.1] ->
+// [3C940.ndi.NT.5.1]; 2000: [3COM.NT]; x64: no section applies).
+func TestINFRealWindowsMeDecoration(t *testing.T) {
+	f := load(t, "el2000x-like.inf")
+	const dev = `PCI\VEN_10B7&DEV_1700&SUBSYS_001010B7`
+	const note = `el2000x-like.inf line 15: [LAB.ME] skipped: ME is not an NT decoration`
+	x86 := func(v string) Target {
+		tg, err := ParseTarget(v, "workstation", "x86")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tg
+	}
+	for _, c := range []struct {
+		os, models, install string
+	}{
+		{"5.1.2600", "LAB.NT.5.1", "Card.ndi.NT.5.1"},
+		{"5.0.2195", "LAB.NT", "Card.ndi.NT"},
+		{"10.0.19045", "LAB.NT.5.1", "Card.ndi.NT.5.1"},
+	} {
+		rep, err := Analyze(f, dev, x86(c.os), "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.os, err)
+			continue
+		}
+		if rep.ModelsSection != c.models || rep.InstallSection != c.install {
+			t.Errorf("%s: [%s] [%s]", c.os, rep.ModelsSection, rep.InstallSection)
+			continue
+		}
+		if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("%s: notes %q", c.os, rep.Notes)
+		}
+		// nothing of the Me section is read: not its models section, not
+		// the keyword only its install section writes
+		for _, d := range rep.Decorations {
+			if strings.EqualFold(d.Decoration, "ME") {
+				t.Errorf("%s: the ME section is compared: %+v", c.os, d)
+			}
+		}
+		if hasKeyword(rep.Keywords, "MeOnly") || !hasKeyword(rep.Keywords, "MaxFrameSize") {
+			t.Errorf("%s: keywords %+v", c.os, rep.Keywords)
+		}
+	}
+	l, err := List(f, x86("5.1.2600"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secs []string
+	for _, s := range l.Manufacturers[0].Sections {
+		secs = append(secs, s.Section)
+		if s.Chosen && s.Section != "LAB.NT.5.1" {
+			t.Errorf("chosen [%s]", s.Section)
+		}
+	}
+	if !reflect.DeepEqual(secs, []string{"LAB", "LAB.NT", "LAB.NT.5.1"}) || !slices.ContainsFunc(l.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+		t.Errorf("listing %q, notes %q", secs, l.Notes)
+	}
+	// On x64 no section of this INF applies: said, not refused.
+	rep, err := Analyze(f, dev, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatalf("x64: %v", err)
+	}
+	if rep.Model != nil || !strings.HasPrefix(rep.NotInstalled, "no models section of Latlab Test Networks applies") {
+		t.Errorf("x64: %q", rep.NotInstalled)
+	}
+}
+
+// Decorations that are not Windows NT's TargetOSVersion are skipped with
+// a note each, whatever is wrong with them, and the rest are chosen among
+// as before.
+func TestINFSkippedDecoration(t *testing.T) {
+	const src = "[Manufacturer]\nM = M, Win64, NTmips, NTamd64.ten, NTamd64.10.0.7, NTamd64\n" +
+		"[M.Win64]\nd = W, PCI\\VEN_1234&DEV_0001\n[M.NTamd64]\nd = A, PCI\\VEN_1234&DEV_0001\n[W]\n[A]\n"
+	f, err := Parse(strings.NewReader(src), "s.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_1234&DEV_0001`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ModelsSection != "M.NTamd64" || rep.InstallSection != "A" {
+		t.Fatalf("%v [%s] [%s]", err, rep.ModelsSection, rep.InstallSection)
+	}
+	for _, want := range []string{
+		"s.inf line 2: [M.Win64] skipped: Win64 is not an NT decoration",
+		`s.inf line 2: [M.NTmips] skipped: decoration "NTmips": unknown architecture "mips"`,
+		`s.inf line 2: [M.NTamd64.ten] skipped: decoration "NTamd64.ten": field 1 ("ten") is not a number; Microsoft gives it no meaning and latlab never selects it`,
+		`s.inf line 2: [M.NTamd64.10.0.7] skipped: decoration "NTamd64.10.0.7": product type 7`,
+	} {
+		if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+			t.Errorf("no note %q in %q", want, rep.Notes)
+		}
+	}
+}
+
+// netrtp5-like.inf ends as Realtek's netrtp5.inf 5.506.0302.2000 (the
+// RTL8029, "NT 5.0 & Win98 combined inf for NDIS5 driver";
+// DriverPackSolution/DP_LAN, Realtek/5x86/FORCED/RTL8029_5.506.0302.2000/netrtp5.inf
+// at commit 221e58045f5431f4f0506b493a45344bc5f11b15, blob
+// 9721d39fcf43e61a1a1c63056d7f4c18fe5beff2, line 173) and USBs' net150.inf
+// 5.115.0430.2002 (5x86/Z/net150.inf, same commit, blob
+// 463b892ae7fbccda248a246a6352db019d2cd704, line 186) end: an empty line,
+// the comment ";\x02\x02\x01", a line feed and a Ctrl-Z, in ASCII with LF
+// line ends. latlab refused both ("line 173: not text (byte 0x02 at offset
+// 6134)"); a comment's bytes are nobody's business (parse.go quotes Wine's
+// SetupAPI), and latlab run on both files now lists their devices. The
+// same bytes outside a comment, or after a ';' inside quotes, still make
+// the file binary.
+func TestINFRealControlBytesInComment(t *testing.T) {
+	b := loadRaw(t, "netrtp5-like.inf")
+	if !bytes.HasSuffix(b, []byte("\n\n;\x02\x02\x01\n\x1a")) {
+		t.Fatalf("the file does not end as netrtp5.inf: %q", b[len(b)-12:])
+	}
+	x86, err := ParseTarget("5.0.2195", "workstation", "x86")
+	if err != nil {
+		t.Fatal(err)
+	}
+	utf16 := []byte{0xFF, 0xFE}
+	for _, r := range string(b) {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	for name, in := range map[string][]byte{"ascii": b, "utf-16le": utf16} {
+		f, err := Parse(bytes.NewReader(in), "netrtp5-like.inf")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		rep, err := Analyze(f, `PCI\VEN_10EC&DEV_8029`, x86, "", nil)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if rep.InstallSection != "card.ndi.NT" || !hasKeyword(rep.Keywords, "DuplexMode") {
+			t.Errorf("%s: [%s] %+v", name, rep.InstallSection, rep.Keywords)
+		}
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"in a value", `Provider    = %Lab%`, "Provider    = %Lab%\x02", "line 9: not text (byte 0x02"},
+		{"after a quoted ';'", `"Latlab Test Networks"`, "\"Latlab; Test\x01 Networks\"", "line 47: not text (byte 0x01"},
+		{"a line after the comment", "\n\n;\x02\x02\x01\n", "\n\n;\x02\x02\x01\n\x03", "line 55: not text (byte 0x03"},
+	} {
+		in := bytes.Replace(b, []byte(c.from), []byte(c.to), 1)
+		if bytes.Equal(in, b) {
+			t.Fatalf("%s: %q not in the file", c.name, c.from)
+		}
+		if _, err := Parse(bytes.NewReader(in), "x.inf"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func hasKeyword(ks []Keyword, name string) bool {
+	return slices.ContainsFunc(ks, func(k Keyword) bool { return k.Name == name })
 }

@@ -27,6 +27,12 @@ func (e *LineError) Error() string {
 // ends "expected <want>", and splits the text into lines at CRLF, LF or a
 // lone CR. The lines share the decoded text; they are not copied.
 func ReadLines(r io.Reader, max int64, want string) ([]string, Encoding, error) {
+	return ReadLinesWith(r, max, want, Options{})
+}
+
+// ReadLinesWith is ReadLines with options: the INF reader's, which lets
+// control characters stand in its ';' comments.
+func ReadLinesWith(r io.Reader, max int64, want string, o Options) ([]string, Encoding, error) {
 	b, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, "", err
@@ -34,7 +40,7 @@ func ReadLines(r io.Reader, max int64, want string) ([]string, Encoding, error) 
 	if int64(len(b)) > max {
 		return nil, "", &LineError{Msg: fmt.Sprintf("larger than %d MiB: expected %s", max>>20, want)}
 	}
-	text, enc, err := Decode(b)
+	text, enc, err := DecodeWith(b, o)
 	if err != nil {
 		if be, ok := err.(*BinaryError); ok {
 			return nil, enc, &LineError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected %s", be.Byte, be.Offset, want)}

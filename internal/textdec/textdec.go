@@ -38,24 +38,40 @@ func (e *BinaryError) Error() string {
 	return fmt.Sprintf("line %d: not text (byte 0x%02x at offset %d)", e.Line, e.Byte, e.Offset)
 }
 
+// Options change what a reader accepts. The zero value is the strict
+// default every reader gets from Decode and ReadLines.
+type Options struct {
+	// Comment, when not 0, is the ASCII character that starts a comment
+	// outside double quotes, running to the end of the line, as ';' does
+	// in an INF: control characters inside such a comment do not make
+	// the file binary. The reader must then drop comments: the controls
+	// stay in the text. (A quote opened on a line ends with it.)
+	Comment byte
+}
+
 // Decode returns the text of b and the encoding it was read as.
 func Decode(b []byte) (string, Encoding, error) {
+	return DecodeWith(b, Options{})
+}
+
+// DecodeWith is Decode with options.
+func DecodeWith(b []byte, o Options) (string, Encoding, error) {
 	switch {
 	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
-		s, err := checkText(b[3:], 3)
+		s, err := checkText(b[3:], 3, o)
 		return s, UTF8BOM, err
 	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
-		return decode16(b[2:], false, 2)
+		return decode16(b[2:], false, 2, o)
 	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
-		return decode16(b[2:], true, 2)
+		return decode16(b[2:], true, 2, o)
 	case looksUTF16LE(b):
-		return decode16(b, false, 0)
+		return decode16(b, false, 0, o)
 	}
 	if utf8.Valid(b) {
-		s, err := checkText(b, 0)
+		s, err := checkText(b, 0, o)
 		return s, UTF8, err
 	}
-	if err := checkControl(b, 0); err != nil {
+	if err := checkControl(b, 0, o); err != nil {
 		return "", ANSI, err
 	}
 	table := ansiTable()
@@ -81,7 +97,7 @@ func looksUTF16LE(b []byte) bool {
 	return true
 }
 
-func decode16(b []byte, bigEndian bool, skip int) (string, Encoding, error) {
+func decode16(b []byte, bigEndian bool, skip int, o Options) (string, Encoding, error) {
 	enc := UTF16LE
 	if bigEndian {
 		enc = UTF16BE
@@ -98,11 +114,12 @@ func decode16(b []byte, bigEndian bool, skip int) (string, Encoding, error) {
 		}
 	}
 	line := 1
+	sc := controlScan{opt: o}
 	for i, c := range u {
 		if c == '\n' {
 			line++
 		}
-		if isBadControl(rune(c)) {
+		if sc.bad(rune(c)) {
 			return "", enc, &BinaryError{Offset: int64(skip + 2*i), Line: line, Byte: byte(c)}
 		}
 	}
@@ -125,8 +142,8 @@ func countNewlines16(b []byte, bigEndian bool) int {
 	return n
 }
 
-func checkText(b []byte, skip int) (string, error) {
-	if err := checkControl(b, skip); err != nil {
+func checkText(b []byte, skip int, o Options) (string, error) {
+	if err := checkControl(b, skip, o); err != nil {
 		return "", err
 	}
 	return string(b), nil
@@ -134,17 +151,44 @@ func checkText(b []byte, skip int) (string, error) {
 
 // checkControl refuses NUL and other C0 controls that never occur in text
 // (tab, CR, LF, form feed and Ctrl-Z, the old DOS end-of-file mark, do).
-func checkControl(b []byte, skip int) error {
+// Bytes are compared as characters: in UTF-8 and in the ANSI code pages
+// latlab reads, a byte below 0x80 is always that ASCII character.
+func checkControl(b []byte, skip int, o Options) error {
 	line := 1
+	sc := controlScan{opt: o}
 	for i, c := range b {
 		if c == '\n' {
 			line++
 		}
-		if isBadControl(rune(c)) {
+		if sc.bad(rune(c)) {
 			return &BinaryError{Offset: int64(skip + i), Line: line, Byte: c}
 		}
 	}
 	return nil
+}
+
+// controlScan follows the lines of a text, character by character, and
+// says which characters make it binary: isBadControl's, except inside an
+// Options.Comment comment.
+type controlScan struct {
+	opt             Options
+	quoted, comment bool
+}
+
+func (s *controlScan) bad(r rune) bool {
+	switch {
+	case r == '\n' || r == '\r':
+		// ReadLines ends a line at either
+		s.quoted, s.comment = false, false
+	case s.comment:
+		return false
+	case s.opt.Comment == 0:
+	case r == '"':
+		s.quoted = !s.quoted
+	case r == rune(s.opt.Comment) && !s.quoted:
+		s.comment = true
+	}
+	return isBadControl(r)
 }
 
 func isBadControl(r rune) bool {

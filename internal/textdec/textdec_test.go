@@ -101,3 +101,87 @@ func TestANSIRoundTrip(t *testing.T) {
 		t.Error("ANSIBytes of a rune Windows-1252 has no byte for: ok")
 	}
 }
+
+// With Options.Comment, control characters after an unquoted comment
+// character are text (Realtek's netrtp5.inf ends with ";\x02\x02\x01");
+// before it, after one inside quotes and on the next line they are not,
+// and without the option (every reader but the INF's) nothing changes.
+func TestCommentControls(t *testing.T) {
+	inf := Options{Comment: ';'}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		line int   // 0: accepted with the option
+		off  int64 // of the refused byte
+	}{
+		{"trailing comment", []byte("[a]\nk = v\n\n;\x02\x02\x01\n\x1a"), 0, 0},
+		{"comment after a value", []byte("[a]\nk = v ; \x00\x7f\x1b\n"), 0, 0},
+		{"ansi comment", []byte("[a]\nk = caf\xe9 ;\x01\r\n"), 0, 0},
+		{"utf-16 comment", le("[a]\r\nk = v ;\x02\x01\r\n", true), 0, 0},
+		// (a BinaryError counts lines at line feeds only)
+		{"lone cr ends the comment", []byte("[a]\n;\x01\r\x02"), 2, 7},
+		{"before the comment", []byte("[a]\nk = \x02v ;\x01\n"), 2, 8},
+		{"quoted ';'", []byte("[a]\nk = \"v;\x02\"\n"), 2, 11},
+		{"quote closed, then a comment", []byte("[a]\nk = \"v;\" ;\x02\n"), 0, 0},
+		{"next line", []byte("[a]\n;\x02\nk = \x03\n"), 3, 11},
+		{"quote open at the line's end", []byte("[a]\nk = \"v\n;\x02\n"), 0, 0},
+	} {
+		_, _, err := DecodeWith(c.in, inf)
+		var be *BinaryError
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.line != 0 && (!errors.As(err, &be) || be.Line != c.line || be.Offset != c.off):
+			t.Errorf("%s: %v (want line %d offset %d)", c.name, err, c.line, c.off)
+		}
+		// the strict default is every other reader's
+		if _, _, err := Decode(c.in); !errors.As(err, &be) {
+			t.Errorf("%s: Decode accepted it: %v", c.name, err)
+		}
+	}
+	lines, _, err := ReadLinesWith(bytes.NewReader([]byte("[a]\nk = v\n;\x02\x02\x01\n\x1a")), 1<<20, "x", inf)
+	if err != nil || len(lines) != 4 || lines[2] != ";\x02\x02\x01" {
+		t.Errorf("ReadLinesWith: %q %v", lines, err)
+	}
+	if _, _, err := ReadLines(bytes.NewReader([]byte("[a]\n;\x02\n")), 1<<20, "x"); err == nil || err.Error() != "line 2: not text (byte 0x02 at offset 5): expected x" {
+		t.Errorf("ReadLines: %v", err)
+	}
+}
+
+// FuzzDecodeComment: Options.Comment accepts all Decode accepts, alike, and
+// more only where every control character it let through is in a comment
+// of the decoded text's lines.
+func FuzzDecodeComment(f *testing.F) {
+	f.Add([]byte("[a]\nk = v\n\n;\x02\x02\x01\n\x1a"))
+	f.Add([]byte("[a]\nk = \"v;\x02\" ;\x01\r\x02"))
+	f.Add(le("[a]\r\nk = v ;\x02\x01\r\n", true))
+	f.Add([]byte("k = caf\xe9 ;\x01\x00\n"))
+	inf := Options{Comment: ';'}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s1, e1, err1 := Decode(b)
+		s2, e2, err2 := DecodeWith(b, inf)
+		if err1 == nil && (err2 != nil || s1 != s2 || e1 != e2) {
+			t.Fatalf("Decode %q %s, with a comment %q %s %v", s1, e1, s2, e2, err2)
+		}
+		if err2 != nil {
+			if err1 == nil {
+				t.Fatal("refused only with the comment option")
+			}
+			return
+		}
+		for _, line := range strings.FieldsFunc(s2, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			in := false
+			for _, r := range line {
+				if r == '"' {
+					in = !in
+				}
+				if r == ';' && !in {
+					break
+				}
+				if isBadControl(r) {
+					t.Fatalf("control %#x outside a comment in %q", r, line)
+				}
+			}
+		}
+	})
+}
