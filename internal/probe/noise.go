@@ -95,7 +95,7 @@ func (o NoiseOptions) Validate() error {
 	case o.Explain != nil && o.Explain.Above < 0:
 		return badinput.Errorf("invalid --explain-above %s: want a positive duration", o.Explain.Above)
 	}
-	if err := validateStopAbove(o.StopAbove); err != nil {
+	if err := validateStopAbove(o.StopAbove, o.Duration, "--duration "+units.Duration(o.Duration)); err != nil {
 		return err
 	}
 	seen := map[int]bool{}

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,21 +138,53 @@ func TestStopAboveLoopsDoNotAllocate(t *testing.T) {
 	}
 }
 
+// --stop-above is refused unless it is positive and below the run's
+// length (--duration, or --loops × --interval): no sample longer than the
+// run can end it early. The bounds are the run's, not a constant.
 func TestStopAboveValidate(t *testing.T) {
-	w := WakeOptions{Interval: time.Millisecond, Duration: time.Second, StopAbove: -time.Microsecond}
-	if err := w.Validate(); !errors.As(err, new(*badinput.Error)) {
-		t.Errorf("wake --stop-above -1µs: %v", err)
+	const ms = time.Millisecond
+	wake := func(d time.Duration) error {
+		return WakeOptions{Interval: ms, Duration: time.Second, StopAbove: d}.Validate()
 	}
-	n := NoiseOptions{Duration: time.Second, Threshold: time.Microsecond, CPUs: []int{0}, StopAbove: -time.Microsecond}
-	if err := n.Validate(); !errors.As(err, new(*badinput.Error)) {
-		t.Errorf("noise --stop-above -1µs: %v", err)
+	loops := func(d time.Duration) error {
+		return WakeOptions{Interval: ms, Loops: 250, Duration: time.Hour, StopAbove: d}.Validate()
 	}
-	w.StopAbove, n.StopAbove = time.Millisecond, time.Millisecond
-	if err := w.Validate(); err != nil {
-		t.Errorf("wake --stop-above 1ms: %v", err)
+	noise := func(d time.Duration) error {
+		return NoiseOptions{Duration: 2 * time.Second, Threshold: time.Microsecond, CPUs: []int{0}, StopAbove: d}.Validate()
 	}
-	if err := n.Validate(); err != nil {
-		t.Errorf("noise --stop-above 1ms: %v", err)
+	for _, c := range []struct {
+		name   string
+		run    func(time.Duration) error
+		value  time.Duration
+		refuse string // "": accepted
+	}{
+		{"wake off", wake, 0, ""},
+		{"wake 1ns", wake, 1, ""},
+		{"wake just below --duration", wake, time.Second - 1, ""},
+		{"wake --duration", wake, time.Second, "below the run's length, --duration 1s"},
+		{"wake above --duration", wake, time.Hour, "below the run's length, --duration 1s"},
+		{"wake longest", wake, math.MaxInt64, "below the run's length, --duration 1s"},
+		{"wake negative", wake, -time.Microsecond, "more than 0"},
+		{"loops just below their length", loops, 250*ms - 1, ""},
+		{"loops their length", loops, 250 * ms, "below the run's length, 250ms (--loops 250 × --interval 1ms)"},
+		{"loops --duration ignored", loops, 10 * time.Second, "below the run's length, 250ms"},
+		{"noise off", noise, 0, ""},
+		{"noise 1ns", noise, 1, ""},
+		{"noise just below --duration", noise, 2*time.Second - 1, ""},
+		{"noise --duration", noise, 2 * time.Second, "below the run's length, --duration 2s"},
+		{"noise longest", noise, math.MaxInt64, "below the run's length, --duration 2s"},
+		{"noise negative", noise, -time.Microsecond, "more than 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run(c.value)
+			switch {
+			case c.refuse == "" && err != nil:
+				t.Errorf("--stop-above %d ns refused: %v", int64(c.value), err)
+			case c.refuse != "" && (!errors.As(err, new(*badinput.Error)) || !strings.Contains(err.Error(), "invalid --stop-above") ||
+				!strings.Contains(err.Error(), c.refuse) || strings.Contains(err.Error(), "\n")):
+				t.Errorf("--stop-above %d ns: %v; want one line of bad input with %q", int64(c.value), err, c.refuse)
+			}
+		})
 	}
 }
 

@@ -90,9 +90,6 @@ func (o WakeOptions) Validate() error {
 	case o.DMALatency != nil && *o.DMALatency < 0:
 		return badinput.Errorf("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", *o.DMALatency)
 	}
-	if err := validateStopAbove(o.StopAbove); err != nil {
-		return err
-	}
 	if o.Resolution != 0 {
 		if err := timer.Validate(o.Resolution); err != nil {
 			return badinput.Errorf("invalid --resolution: %v", err)
@@ -101,7 +98,16 @@ func (o WakeOptions) Validate() error {
 	if o.Loops == 0 && o.Duration < o.Interval {
 		return badinput.Errorf("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
 	}
-	return o.validateSize()
+	if err := o.validateSize(); err != nil {
+		return err
+	}
+	// After validateSize: --loops × --interval is bounded there.
+	run, length := o.Duration, "--duration "+units.Duration(o.Duration)
+	if o.Loops > 0 {
+		run = time.Duration(o.Loops) * o.Interval
+		length = fmt.Sprintf("%s (--loops %d × --interval %s)", units.Duration(run), o.Loops, units.Duration(o.Interval))
+	}
+	return validateStopAbove(o.StopAbove, run, length)
 }
 
 // validateSize refuses a run whose samples would not fit MaxSamples.
