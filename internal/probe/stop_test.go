@@ -231,8 +231,9 @@ func TestNoiseSpinCutAtEndDoesNotStop(t *testing.T) {
 	}{
 		// 100 ns reads, then a read 9 ms later: 700 ns of it in the window
 		{name: "between checks", reads: seq(9_000, 100, 100, 100, 9_000_000), end: 10_000, cut: 700},
-		// the read past the end is a check's read (the window's last ms)
-		{name: "at a check", reads: seq(0, append(repeat(100, 9_000), 5_000_000)...), end: checkEvery, cut: checkEvery - 900_000},
+		// the end falls on a check (a window of 1 ms): 100 µs of a 5 ms
+		// interruption in it
+		{name: "the end on a check", reads: seq(0, append(repeat(100, 9_000), 5_000_000)...), end: checkEvery, cut: checkEvery - 900_000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var stop atomic.Bool
