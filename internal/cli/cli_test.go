@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -228,6 +229,19 @@ func TestParseDuration(t *testing.T) {
 		if _, err := ParseDuration(s); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", s)
 		}
+	}
+	// The longest duration is accepted; past it, the error says the value
+	// is out of range, not that it lacks a unit.
+	if d, err := ParseDuration("2562047h47m16.854775807s"); err != nil || d != math.MaxInt64 {
+		t.Errorf("ParseDuration of the longest duration = %v, %v", d, err)
+	}
+	for _, s := range []string{"2562047h47m16.854775808s", "2562048h", "99999999999999999999ns"} {
+		if _, err := ParseDuration(s); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("ParseDuration(%q): %v, want out of range", s, err)
+		}
+	}
+	if _, err := ParseDuration("1e3h"); err == nil || strings.Contains(err.Error(), "out of range") {
+		t.Errorf("ParseDuration(1e3h): %v, want a malformed duration", err)
 	}
 }
 

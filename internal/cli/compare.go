@@ -67,9 +67,9 @@ lengths as samples are above (--by; 20 interruptions per run for a verdict,
 A try result given alone is compared arm by arm (try.json[VALUE], the baseline
 first), each arm its complete blocks pooled, as results of the try's probe:
 samples as above, a noise try's CPUs as noise results, a dpcisr try's reports
-as latlab dpcisr compare compares them (chi-squared over the buckets, for the
-module the try followed). A note quotes the try's own verdicts, which also
-ask its rounds to agree.
+as latlab dpcisr compare compares them (chi-squared over the buckets, the
+p-values Holm-adjusted across the sections, for the module the try followed).
+A note quotes the try's own verdicts, which also ask its rounds to agree.
 
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json

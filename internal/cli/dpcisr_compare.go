@@ -48,9 +48,10 @@ the histogram over all modules (or, when a file has none, the sum of its module
 blocks).
 
 The verdict names the direction only when the chi-squared test rejects equal
-distributions at the 5% level: "faster" means a larger share of executions at or
-below every bucket bound. Cramér's V says how big the difference is: with tens
-of thousands of DPCs even a negligible difference is "significant".
+distributions at the 5% level, on its p Holm-adjusted across the sections
+tested (DPC and ISR are two tests): "faster" means a larger share of executions
+at or below every bucket bound. Cramér's V says how big the difference is: with
+tens of thousands of DPCs even a negligible difference is "significant".
 
 Without --module, .etl traces' hard page faults (or a watch's) are set side by
 side per process image (a pid is another process in another trace): faults,

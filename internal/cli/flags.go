@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/internal/lazy"
 	"github.com/latlab/latlab/internal/units"
 	"github.com/spf13/pflag"
 )
@@ -38,6 +40,10 @@ func (v *durationValue) String() string {
 
 func (v *durationValue) Type() string { return "duration" }
 
+// durationSyntax is a duration time.ParseDuration reads (a sign aside):
+// numbers, each with a unit.
+var durationSyntax = lazy.Regexp(`^[-+]?(([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration parses a non-negative duration with a unit.
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
@@ -48,6 +54,11 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("needs a unit: accepted e.g. 1ms, 500us, 0.5ms, 2ms")
 	}
 	d, err := time.ParseDuration(strings.ReplaceAll(t, "μs", "µs"))
+	if err != nil && durationSyntax().MatchString(t) {
+		// time.ParseDuration says "invalid duration" of a well-formed
+		// value it cannot hold as well.
+		return 0, fmt.Errorf("out of range: accepted up to %s (about 292 years)", units.FlagDuration(time.Duration(math.MaxInt64).Truncate(time.Hour)))
+	}
 	if err != nil {
 		return 0, fmt.Errorf("want a duration with a unit: accepted e.g. 1ms, 500us, 0.5ms, 2ms")
 	}

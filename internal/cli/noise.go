@@ -105,7 +105,7 @@ default: sched_rt_runtime_us), which then shows as noise.`,
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPUs and say what ran in the 10 longest interruptions")
 	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every interruption longer than this (e.g. 100us) instead of the 10 longest")
-	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first interruption longer than this (rtla osnoise -s), e.g. 100us; with --explain the trace stops there")
+	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first interruption longer than this (rtla osnoise -s), e.g. 100us, below --duration; with --explain the trace stops there")
 	return cmd
 }
 

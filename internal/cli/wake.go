@@ -110,7 +110,7 @@ compare runs with and without it.`,
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.BoolVar(&o.Explain, "explain", false, "Linux, root: trace the measured CPU and say what delayed the worst 10 wake-ups")
 	durationFlagZero(fs, &o.ExplainAbv, "explain-above", 0, "with --explain: explain every wake-up later than this (e.g. 100us) instead of the worst 10")
-	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first wake-up later than this past its deadline (cyclictest -b), e.g. 500us; with --explain the trace stops there")
+	durationFlag(fs, &o.StopAbove, "stop-above", 0, "end the run at the first wake-up later than this past its deadline (cyclictest -b), e.g. 500us, below the run's length; with --explain the trace stops there")
 	return cmd
 }
 

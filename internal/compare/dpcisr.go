@@ -75,6 +75,9 @@ func compareDPCISR(in []Input) (*Result, error) {
 	}
 	res.DPCISR = c
 	res.Notes = append(res.Notes, "DPC/ISR times are compared as latlab dpcisr compare compares reports: Pearson's chi-squared test of homogeneity over the buckets (adjacent sparse buckets pooled until every expected count is at least 5), at the 5% level; faster means a larger share at or below every bucket bound; Cramér's V says how big the difference is")
+	if n := c.HolmNote(); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	return res, nil
 }
 

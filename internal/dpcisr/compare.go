@@ -27,6 +27,10 @@ type Comparison struct {
 	Module   string              `json:"module,omitempty"`
 	Labels   []string            `json:"labels"`
 	Sections []SectionComparison `json:"sections"`
+	// Tests is the number of sections with a chi-squared test: the family
+	// over which their p-values are Holm-adjusted (PHolm), so that the
+	// sections' verdicts together are at Alpha, not each alone.
+	Tests int `json:"tests,omitempty"`
 	// HardFaults compares the reports' hard page faults per process image
 	// (not with --module: faults belong to processes, not to modules);
 	// nil when no report has them.
@@ -49,6 +53,9 @@ type SectionComparison struct {
 	// original bucket indexes of each pooled column).
 	Test          *stats.ChiSquared `json:"test,omitempty"`
 	PooledBuckets [][]int           `json:"pooled_buckets,omitempty"`
+	// PHolm is Test's p Holm-adjusted across the comparison's Tests; the
+	// verdict is at Alpha on it.
+	PHolm *float64 `json:"p_holm,omitempty"`
 	// Effect names the size of Cramér's V by Cohen's conventions for the
 	// tested table (see EffectSize).
 	Effect string `json:"effect,omitempty"`
@@ -111,6 +118,7 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 		sc.fill()
 		c.Sections = append(c.Sections, sc)
 	}
+	c.adjust()
 	if module == "" {
 		c.HardFaults = compareHardFaults(runs)
 	}
@@ -125,6 +133,38 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// adjust Holm-adjusts the p-values of the sections tested across them
+// (DPC and ISR, or softirq and hard interrupt handlers: each at 5% alone
+// would call a difference in one of two equal pairs of sections nearly
+// twice as often), then gives every section its verdict.
+func (c *Comparison) adjust() {
+	var ps []float64
+	var tested []*SectionComparison
+	for i := range c.Sections {
+		if sc := &c.Sections[i]; sc.Test != nil {
+			ps = append(ps, sc.Test.P)
+			tested = append(tested, sc)
+		}
+	}
+	c.Tests = len(tested)
+	for i, p := range stats.Holm(ps) {
+		tested[i].PHolm = &p
+	}
+	for i := range c.Sections {
+		c.Sections[i].Verdict = c.Sections[i].verdict(c.Tests)
+	}
+}
+
+// HolmNote says over what the sections' p-values were adjusted, "" when
+// one section or none was tested (nothing to adjust).
+func (c *Comparison) HolmNote() string {
+	if c.Tests < 2 {
+		return ""
+	}
+	return fmt.Sprintf("the chi-squared p-values are Holm-adjusted across the %d tests (one per section tested): each verdict is at %s on its adjusted p",
+		c.Tests, stats.FormatLevel(Alpha))
 }
 
 func firstSection(r *Report, name string) *Section {
@@ -174,7 +214,6 @@ func (sc *SectionComparison) fill() {
 		sc.Shares = append(sc.Shares, s)
 	}
 	if len(sc.Runs) < 2 {
-		sc.Verdict = fmt.Sprintf("only %s has this; nothing to compare", sc.Runs[0].Label)
 		return
 	}
 	for i := 1; i < len(sc.Runs); i++ {
@@ -190,7 +229,6 @@ func (sc *SectionComparison) fill() {
 			sc.Effect = EffectSize(t.CramersV, min(len(sc.Runs), len(groups))-1)
 		}
 	}
-	sc.Verdict = sc.verdict()
 }
 
 // direction compares the cumulative distributions of b against a at every
@@ -247,7 +285,12 @@ func EffectSize(v float64, dfStar int) string {
 	return "large"
 }
 
-func (sc *SectionComparison) verdict() string {
+// verdict is the section's, its test one of tests Holm-adjusted
+// (PHolm): the p it is judged on is the adjusted one, and says so.
+func (sc *SectionComparison) verdict(tests int) string {
+	if len(sc.Runs) < 2 {
+		return fmt.Sprintf("only %s has this; nothing to compare", sc.Runs[0].Label)
+	}
 	first := sc.Runs[0].Label
 	if sc.Test == nil {
 		if len(sc.Buckets) < 2 {
@@ -263,8 +306,12 @@ func (sc *SectionComparison) verdict() string {
 			sc.Name, andList(n), len(sc.Buckets))
 	}
 	t := sc.Test
-	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, stats.FormatP(t.P), t.CramersV)
-	if t.P >= Alpha {
+	p := stats.FormatP(*sc.PHolm)
+	if tests > 1 {
+		p = "Holm-adjusted " + p
+	}
+	stat := fmt.Sprintf("chi-squared %.1f, df %d, %s, Cramér's V %.2f", t.Statistic, t.DF, p, t.CramersV)
+	if *sc.PHolm >= Alpha {
 		return fmt.Sprintf("%s: no significant difference between %s (%s)", sc.Name, strings.Join(labels(sc.Runs), ", "), stat)
 	}
 	var parts []string

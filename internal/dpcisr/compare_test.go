@@ -2,6 +2,7 @@ package dpcisr
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -124,4 +125,83 @@ func fmtPct(v float64) string {
 		v = -v
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// xperfTwoBuckets is an xperf report of module a.sys with a DPC and an
+// ISR section, each of two buckets: (1, 2] and (2, 4] µs.
+func xperfTwoBuckets(dpc1, dpc2, isr1, isr2 int) string {
+	sec := func(name string, n1, n2 int) string {
+		return fmt.Sprintf("%s Info\nTotal = %d for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, %d\nElapsed Time, > 2 usecs AND <= 4 usecs, %d\n", name, n1+n2, n1, n2)
+	}
+	return sec("DPC", dpc1, dpc2) + sec("ISR", isr1, isr2)
+}
+
+// The sections' tests are one family: each verdict is at 5% on its p
+// Holm-adjusted over the sections tested, and says so. The p-values
+// were computed apart (Pearson's chi-squared, 1 df, no continuity
+// correction; Holm by hand): 60/40 vs 45/55 p = 0.033672, 56/44 vs
+// 41/59 p = 0.033815, 70/30 vs 40/60 p = 2.0079e-5.
+func TestCompareHolmAcrossSections(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		a, b       string
+		tests      int
+		raw, holm  []float64 // per section: DPC, ISR
+		verdicts   []string
+		noVerdicts []string
+	}{
+		{name: "both near 3%: neither after Holm",
+			a: xperfTwoBuckets(60, 40, 56, 44), b: xperfTwoBuckets(45, 55, 41, 59), tests: 2,
+			raw: []float64{0.033672, 0.033815}, holm: []float64{0.067344, 0.067344},
+			verdicts:   []string{"DPC: no significant difference", "ISR: no significant difference"},
+			noVerdicts: []string{"slower"}},
+		// Holm steps down: the larger p is compared at 5%, not 2.5%
+		{name: "one small p: the other keeps its own",
+			a: xperfTwoBuckets(70, 30, 56, 44), b: xperfTwoBuckets(40, 60, 41, 59), tests: 2,
+			raw: []float64{2.0079e-5, 0.033815}, holm: []float64{4.0157e-5, 0.033815},
+			verdicts: []string{"DPC: b is slower than a", "ISR: b is slower than a"}},
+		// one section has a test: a family of one, nothing adjusted
+		{name: "one test",
+			a: xperfTwoBuckets(60, 40, 5, 0), b: xperfTwoBuckets(45, 55, 5, 0), tests: 1,
+			raw: []float64{0.033672}, holm: []float64{0.033672},
+			verdicts: []string{"DPC: b is slower than a", "ISR: no verdict, too few executions"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmp, err := Compare([]Labeled{{"a", mustParse(t, c.a)}, {"b", mustParse(t, c.b)}}, "a.sys")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Tests != c.tests || len(cmp.Sections) != 2 {
+				t.Fatalf("%d tests in %d sections, want %d in 2", cmp.Tests, len(cmp.Sections), c.tests)
+			}
+			for i, want := range c.holm {
+				s := cmp.Sections[i]
+				if s.Test == nil || s.PHolm == nil {
+					t.Fatalf("%s: test %+v, Holm p %v", s.Name, s.Test, s.PHolm)
+				}
+				if math.Abs(s.Test.P-c.raw[i]) > 1e-4*c.raw[i] || math.Abs(*s.PHolm-want) > 1e-4*want {
+					t.Errorf("%s: p %g, Holm p %g; want %g, %g", s.Name, s.Test.P, *s.PHolm, c.raw[i], want)
+				}
+				if hasHolm := strings.Contains(s.Verdict, "Holm"); hasHolm != (c.tests > 1) {
+					t.Errorf("%s: verdict %q says Holm %v; want %v with %d tests", s.Name, s.Verdict, hasHolm, c.tests > 1, c.tests)
+				}
+			}
+			for i, want := range c.verdicts {
+				if v := cmp.Sections[i].Verdict; !strings.HasPrefix(v, want) {
+					t.Errorf("verdict %q, want it to begin %q", v, want)
+				}
+			}
+			for _, s := range cmp.Sections {
+				for _, no := range c.noVerdicts {
+					if strings.Contains(s.Verdict, no) {
+						t.Errorf("verdict %q says %q", s.Verdict, no)
+					}
+				}
+			}
+			note := cmp.HolmNote()
+			if want := "Holm-adjusted across the 2 tests"; (c.tests > 1) != strings.Contains(note, want) || (c.tests == 1 && note != "") {
+				t.Errorf("note %q with %d tests", note, c.tests)
+			}
+		})
+	}
 }

@@ -43,7 +43,9 @@ type NoiseOptions struct {
 	Explain *ExplainOptions
 	// StopAbove, when positive, ends the run at the first interruption
 	// longer than this (rtla osnoise -s): the run stops as on Ctrl-C, and
-	// NoiseResult.StoppedAbove holds the interruption.
+	// NoiseResult.StoppedAbove holds the interruption. An interruption
+	// still in progress at the run's end, cut there, stops nothing: the
+	// run lasted its duration.
 	StopAbove time.Duration
 	// OnStopAbove, when set, is called once when StopAbove ends the run,
 	// by the thread that saw the interruption, just after its loop (off
@@ -93,7 +95,7 @@ func (o NoiseOptions) Validate() error {
 	case o.Explain != nil && o.Explain.Above < 0:
 		return badinput.Errorf("invalid --explain-above %s: want a positive duration", o.Explain.Above)
 	}
-	if err := validateStopAbove(o.StopAbove); err != nil {
+	if err := validateStopAbove(o.StopAbove, o.Duration, "--duration "+units.Duration(o.Duration)); err != nil {
 		return err
 	}
 	seen := map[int]bool{}
@@ -204,8 +206,15 @@ func (g *gaps) step(prev, now int64) bool {
 	if d < g.MinStepNs || g.MinStepNs < 0 {
 		g.MinStepNs = d
 	}
-	if d >= g.threshold {
-		return g.record(prev, d)
+	if d < g.threshold {
+		return false
+	}
+	g.record(prev, d)
+	if d > g.sa.limit {
+		who := g.who
+		who.ValueNs, who.AtNs, who.Index = d, prev, g.Count-1
+		g.sa.fire(who)
+		return true
 	}
 	return false
 }
@@ -213,6 +222,9 @@ func (g *gaps) step(prev, now int64) bool {
 // stepCut takes the loop's last step, from prev to a read at now past
 // the window's end: the step is a real read's (MinStepNs), but only its
 // part up to end is in the window (spin), and only that part is noise.
+// It never stops the run (--stop-above): the run has reached its end,
+// and the part is cut there, not an interruption that ended the run
+// early.
 func (g *gaps) stepCut(prev, now, end int64) {
 	g.Reads++
 	if d := now - prev; d < g.MinStepNs || g.MinStepNs < 0 {
@@ -224,9 +236,8 @@ func (g *gaps) stepCut(prev, now, end int64) {
 }
 
 // record notes one interruption that began after the read at prev and
-// lasted d; true: it is above the stop threshold, and sa has it (the
-// caller ends its loop).
-func (g *gaps) record(prev, d int64) bool {
+// lasted d.
+func (g *gaps) record(prev, d int64) {
 	g.Count++
 	g.TotalNs += d
 	if d > g.MaxNs {
@@ -238,13 +249,6 @@ func (g *gaps) record(prev, d int64) bool {
 		g.starts[g.n], g.lens[g.n] = prev, d
 		g.n++
 	}
-	if d > g.sa.limit {
-		who := g.who
-		who.ValueNs, who.AtNs, who.Index = d, prev, g.Count-1
-		g.sa.fire(who)
-		return true
-	}
-	return false
 }
 
 // checkEvery is how often the loop checks whether to stop or to let its

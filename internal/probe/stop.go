@@ -39,11 +39,19 @@ type StoppedAbove struct {
 	TraceFrozen bool `json:"trace_frozen,omitempty"`
 }
 
-// validateStopAbove checks --stop-above: 0 is off (no flag), a negative
-// value is no threshold.
-func validateStopAbove(d time.Duration) error {
-	if d < 0 {
-		return badinput.Errorf("invalid --stop-above %s: want a positive duration, e.g. 100us or 1ms", units.Duration(d))
+// validateStopAbove checks --stop-above against the run's planned
+// length, which length names in flags ("--duration 10s"): 0 is off (no
+// flag), a negative value is no threshold, and a sample as long as the
+// run can end no run early: a noise interruption that does not reach the
+// run's end is shorter than the run, and a wake-up that late after any
+// measured deadline of a --duration run comes at or past its end, where
+// it stops nothing. A --loops run could in principle meet a wake-up later
+// than its planned length (a stall, the deadlines it skipped counted as
+// missed), but the flag keeps one bound for both commands and both kinds
+// of run.
+func validateStopAbove(d, run time.Duration, length string) error {
+	if d != 0 && (d < 0 || d >= run) {
+		return badinput.Errorf("invalid --stop-above %s: accepted more than 0 and below the run's length, %s", units.Duration(d), length)
 	}
 	return nil
 }

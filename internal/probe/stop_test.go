@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,21 +138,53 @@ func TestStopAboveLoopsDoNotAllocate(t *testing.T) {
 	}
 }
 
+// --stop-above is refused unless it is positive and below the run's
+// length (--duration, or --loops × --interval): no sample longer than the
+// run can end it early. The bounds are the run's, not a constant.
 func TestStopAboveValidate(t *testing.T) {
-	w := WakeOptions{Interval: time.Millisecond, Duration: time.Second, StopAbove: -time.Microsecond}
-	if err := w.Validate(); !errors.As(err, new(*badinput.Error)) {
-		t.Errorf("wake --stop-above -1µs: %v", err)
+	const ms = time.Millisecond
+	wake := func(d time.Duration) error {
+		return WakeOptions{Interval: ms, Duration: time.Second, StopAbove: d}.Validate()
 	}
-	n := NoiseOptions{Duration: time.Second, Threshold: time.Microsecond, CPUs: []int{0}, StopAbove: -time.Microsecond}
-	if err := n.Validate(); !errors.As(err, new(*badinput.Error)) {
-		t.Errorf("noise --stop-above -1µs: %v", err)
+	loops := func(d time.Duration) error {
+		return WakeOptions{Interval: ms, Loops: 250, Duration: time.Hour, StopAbove: d}.Validate()
 	}
-	w.StopAbove, n.StopAbove = time.Millisecond, time.Millisecond
-	if err := w.Validate(); err != nil {
-		t.Errorf("wake --stop-above 1ms: %v", err)
+	noise := func(d time.Duration) error {
+		return NoiseOptions{Duration: 2 * time.Second, Threshold: time.Microsecond, CPUs: []int{0}, StopAbove: d}.Validate()
 	}
-	if err := n.Validate(); err != nil {
-		t.Errorf("noise --stop-above 1ms: %v", err)
+	for _, c := range []struct {
+		name   string
+		run    func(time.Duration) error
+		value  time.Duration
+		refuse string // "": accepted
+	}{
+		{"wake off", wake, 0, ""},
+		{"wake 1ns", wake, 1, ""},
+		{"wake just below --duration", wake, time.Second - 1, ""},
+		{"wake --duration", wake, time.Second, "below the run's length, --duration 1s"},
+		{"wake above --duration", wake, time.Hour, "below the run's length, --duration 1s"},
+		{"wake longest", wake, math.MaxInt64, "below the run's length, --duration 1s"},
+		{"wake negative", wake, -time.Microsecond, "more than 0"},
+		{"loops just below their length", loops, 250*ms - 1, ""},
+		{"loops their length", loops, 250 * ms, "below the run's length, 250ms (--loops 250 × --interval 1ms)"},
+		{"loops --duration ignored", loops, 10 * time.Second, "below the run's length, 250ms"},
+		{"noise off", noise, 0, ""},
+		{"noise 1ns", noise, 1, ""},
+		{"noise just below --duration", noise, 2*time.Second - 1, ""},
+		{"noise --duration", noise, 2 * time.Second, "below the run's length, --duration 2s"},
+		{"noise longest", noise, math.MaxInt64, "below the run's length, --duration 2s"},
+		{"noise negative", noise, -time.Microsecond, "more than 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run(c.value)
+			switch {
+			case c.refuse == "" && err != nil:
+				t.Errorf("--stop-above %d ns refused: %v", int64(c.value), err)
+			case c.refuse != "" && (!errors.As(err, new(*badinput.Error)) || !strings.Contains(err.Error(), "invalid --stop-above") ||
+				!strings.Contains(err.Error(), c.refuse) || strings.Contains(err.Error(), "\n")):
+				t.Errorf("--stop-above %d ns: %v; want one line of bad input with %q", int64(c.value), err, c.refuse)
+			}
+		})
 	}
 }
 
@@ -181,5 +215,78 @@ func TestStopAboveDocuments(t *testing.T) {
 	}
 	if d := doc.Data.(*NoiseData); d.StoppedAbove == nil || *d.StoppedAbove != *stop || d.Interrupted {
 		t.Errorf("noise document: stop %+v, interrupted %v", d.StoppedAbove, d.Interrupted)
+	}
+}
+
+// An interruption cut by the run's end does not stop the run: the run
+// reached its duration, and the part in the window, however long, is
+// counted as noise like any other. Only an interruption that ends
+// before the end stops it (TestNoiseSpinStopsAbove).
+func TestNoiseSpinCutAtEndDoesNotStop(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		reads []int64
+		end   int64
+		cut   int64 // the part of the last interruption in the window
+	}{
+		// 100 ns reads, then a read 9 ms later: 700 ns of it in the window
+		{name: "between checks", reads: seq(9_000, 100, 100, 100, 9_000_000), end: 10_000, cut: 700},
+		// the end falls on a check (a window of 1 ms): 100 µs of a 5 ms
+		// interruption in it
+		{name: "the end on a check", reads: seq(0, append(repeat(100, 9_000), 5_000_000)...), end: checkEvery, cut: checkEvery - 900_000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stop atomic.Bool
+			g := newGaps(500*time.Nanosecond, 8)
+			g.sa, g.who = newStopAbove(500*time.Nanosecond, &stop), StopSample{Thread: 1, CPU: 3}
+			_, last, _, _, stopped := spin(fakeClock(c.reads), c.end, g, func(at int64) (int64, bool) { return at, stop.Load() })
+			if stopped || last != c.end || stop.Load() {
+				t.Errorf("stopped %v (stop flag %v), window ends at %d; want the run to end at %d, not stopped", stopped, stop.Load(), last, c.end)
+			}
+			if s := g.sa.result(0); s != nil {
+				t.Errorf("stop %+v: an interruption cut by the run's end stopped a run that lasted its duration", s)
+			}
+			if g.Count != 1 || g.MaxNs != c.cut || g.lens[0] != c.cut {
+				t.Errorf("%d interruptions, longest %d; want the cut one, %d ns, counted", g.Count, g.MaxNs, c.cut)
+			}
+		})
+	}
+}
+
+// The last wake-up of a run is measured whole, but a run it ends anyway
+// is not stopped by it: --stop-above says only that the run ended early.
+// The wake-up stays in the statistics.
+func TestWakeLoopLastWakeUpDoesNotStop(t *testing.T) {
+	const interval = int64(time.Millisecond)
+	for _, c := range []struct {
+		name   string
+		loops  int
+		limit  time.Duration // the run's duration; 0: loops
+		late   int           // the waiter's call that comes late (0: warm-up)
+		lateBy int64
+		n      int
+	}{
+		{name: "the last of --loops", loops: 3, late: 3, lateBy: 2 * interval, n: 3},
+		// the run ends 25 ms after the warm-up, and the first measured
+		// wake-up comes 40 ms late: past the end, so the last
+		{name: "at --duration", loops: 50, limit: time.Duration(30 * interval), late: 1, lateBy: 40 * interval, n: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stop atomic.Bool
+			w := &recordingWaiter{late: c.late, lateBy: c.lateBy}
+			start := clock.Now() - 5*interval
+			sa := newStopAbove(time.Millisecond, &stop)
+			lat := make([]int64, c.loops)
+			n, _, _, _, stopped, err := wakeLoop(w, start, interval, len(lat), c.limit, lat, nil, &stop, sa, StopSample{Thread: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != c.n || stopped || stop.Load() || sa.result(start) != nil {
+				t.Errorf("%d wake-ups, stopped %v (stop flag %v), stop %+v; want %d, the run not stopped", n, stopped, stop.Load(), sa.result(start), c.n)
+			}
+			if lat[n-1] <= int64(time.Millisecond) {
+				t.Errorf("the last wake-up was %d late, the test needs it above the threshold", lat[n-1])
+			}
+		})
 	}
 }

@@ -45,7 +45,8 @@ type WakeOptions struct {
 	Explain *ExplainOptions
 	// StopAbove, when positive, ends the run at the first wake-up later
 	// than its deadline by more than this (cyclictest -b): the run stops
-	// as on Ctrl-C, and WakeResult.StoppedAbove holds the wake-up.
+	// as on Ctrl-C, and WakeResult.StoppedAbove holds the wake-up. The
+	// run's last wake-up stops nothing: the run ends there anyway.
 	StopAbove time.Duration
 	// OnStopAbove, when set, is called once when StopAbove ends the run,
 	// by the thread whose wake-up crossed it, just after its loop (off
@@ -89,9 +90,6 @@ func (o WakeOptions) Validate() error {
 	case o.DMALatency != nil && *o.DMALatency < 0:
 		return badinput.Errorf("invalid --dma-latency %d: want µs >= 0, or -1 to leave the system alone", *o.DMALatency)
 	}
-	if err := validateStopAbove(o.StopAbove); err != nil {
-		return err
-	}
 	if o.Resolution != 0 {
 		if err := timer.Validate(o.Resolution); err != nil {
 			return badinput.Errorf("invalid --resolution: %v", err)
@@ -100,7 +98,16 @@ func (o WakeOptions) Validate() error {
 	if o.Loops == 0 && o.Duration < o.Interval {
 		return badinput.Errorf("--duration %s is shorter than --interval %s", units.Duration(o.Duration), units.Duration(o.Interval))
 	}
-	return o.validateSize()
+	if err := o.validateSize(); err != nil {
+		return err
+	}
+	// After validateSize: --loops × --interval is bounded there.
+	run, length := o.Duration, "--duration "+units.Duration(o.Duration)
+	if o.Loops > 0 {
+		run = time.Duration(o.Loops) * o.Interval
+		length = fmt.Sprintf("%s (--loops %d × --interval %s)", units.Duration(run), o.Loops, units.Duration(o.Interval))
+	}
+	return validateStopAbove(o.StopAbove, run, length)
 }
 
 // validateSize refuses a run whose samples would not fit MaxSamples.
@@ -357,7 +364,9 @@ func advance(next, now, interval int64) (after, missed int64) {
 //
 // A measured wake-up later than sa's limit ends the loop (stopped) after
 // it is recorded, and the run with it: sa keeps it, who saying which
-// thread took it.
+// thread took it. The loop's last wake-up does not: the run ends there
+// anyway, so it ends no run early (--stop-above), and the other threads
+// finish theirs.
 func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, lat, deadlines []int64, stop interface{ Load() bool }, sa *stopAbove, who StopSample) (n int, overruns int64, interrupted int, warmup int64, stopped bool, err error) {
 	next := start
 	end := int64(-1)
@@ -389,7 +398,11 @@ func wakeLoop(w Waiter, start, interval int64, loops int, limit time.Duration, l
 			if deadlines != nil {
 				deadlines[n] = next
 			}
-			if l > sa.limit {
+			// The last wake-up (of the loops, or the first at or past
+			// the end) ends the loop anyway: above the limit, it is in
+			// the statistics but ends no run early.
+			last := i == loops-1 || (end >= 0 && now >= end)
+			if l > sa.limit && !last {
 				who.ValueNs, who.AtNs, who.Index = l, now, int64(n)
 				sa.fire(who)
 				over = true

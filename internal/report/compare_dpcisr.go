@@ -35,7 +35,7 @@ func compareDPCISRText(w io.Writer, r *compare.Result) {
 		writeProse(w, safeText(line), 2)
 	}
 	for _, s := range c.Sections {
-		dpcisrCompareSection(w, s, names)
+		dpcisrCompareSection(w, s, names, c.Tests)
 	}
 	fmt.Fprintln(w)
 	for _, n := range r.Notes {

@@ -59,8 +59,11 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 	// The module, the labels (file names) and the images are the user's
 	// and the traces': escaped before they are laid out.
 	wrapTo(w, safeText(fmt.Sprintf("latlab dpcisr compare: %s in %s", what, strings.Join(c.Labels, " vs "))), "", "  ")
+	if n := c.HolmNote(); n != "" {
+		wrapTo(w, n, "", "  ")
+	}
 	for _, s := range c.Sections {
-		dpcisrCompareSection(w, s, nil)
+		dpcisrCompareSection(w, s, nil, c.Tests)
 		wrapTo(w, "verdict: "+s.Verdict, "", "  ")
 	}
 	if c.HardFaults != nil {
@@ -70,9 +73,10 @@ func DPCISRCompareText(w io.Writer, c *dpcisr.Comparison) {
 
 // dpcisrCompareSection prints a section of a comparison: the runs'
 // buckets side by side, the shares at or below the thresholds and the
-// chi-squared test. names maps a run's label to its column's heading
-// (nil: the label itself).
-func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[string]string) {
+// chi-squared test, its p Holm-adjusted too when it is one of tests.
+// names maps a run's label to its column's heading (nil: the label
+// itself).
+func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[string]string, tests int) {
 	name := func(label string) string {
 		if n, ok := names[label]; ok {
 			return n
@@ -140,8 +144,12 @@ func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[str
 	Table(w, hdr, rows)
 	if s.Test != nil {
 		fmt.Fprintln(w)
+		p := stats.FormatP(s.Test.P)
+		if tests > 1 && s.PHolm != nil {
+			p += fmt.Sprintf(" (Holm-adjusted across the %d tests: %s)", tests, stats.FormatP(*s.PHolm))
+		}
 		wrapTo(w, fmt.Sprintf("chi-squared test of homogeneity: X² = %.2f, df %d, %s, Cramér's V %.3f, n %.0f",
-			s.Test.Statistic, s.Test.DF, stats.FormatP(s.Test.P), s.Test.CramersV, s.Test.N), "", "  ")
+			s.Test.Statistic, s.Test.DF, p, s.Test.CramersV, s.Test.N), "", "  ")
 		if len(s.PooledBuckets) < len(s.Buckets) {
 			wrapTo(w, "buckets pooled to keep expected counts >= 5: "+dpcisrPooled(s), "  ", "    ")
 		}
