@@ -11,7 +11,7 @@ import (
 func FuzzINFParse(f *testing.F) {
 	for _, name := range []string{"i225-like.inf", "loop.inf", "rtl-like-utf16.inf", "common-ndi.inf", "e2f-like.inf", "e1r63-like.inf",
 		"virtio-win/netkvm-base.txt", "netadapter-cx-samples/RtEthSample.inx", "windows-driver-samples/netvadapter.inf", "ansi-codepages.inf",
-		"e1r68-like.inf", "net1ic64-like.inf", "e2f-1.1.3.34-like.inf", "el2000x-like.inf", "netrtp5-like.inf"} {
+		"e1r68-like.inf", "net1ic64-like.inf", "e2f-1.1.3.34-like.inf", "el2000x-like.inf", "netrtp5-like.inf", "setupapi-syntax.inf"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
@@ -24,6 +24,12 @@ func FuzzINFParse(f *testing.F) {
 	f.Add("[Manufacturer]\nM=A,ME,Win64,NTmips,NTamd64.x,NTamd64\n[A.ME]\nd=I,X\n[A.NTamd64]\nd=I,X\n[I]\n")
 	// empty fields between a line's IDs, and control bytes in comments
 	f.Add("[Manufacturer]\nM=A,NTamd64\n[A.NTamd64]\nd=I,X,,Y\ne=I,,,Y,\n[I];\x01\nAddReg=R ;\x02\\\n[R]\nHKR,,\"a;\",,1 ;\x00\n;\x02\x02\x01\n\x1a")
+	// headers as SetupAPI reads them (';', quotes, spaces, nothing
+	// between the brackets, text and a '\' after), a Ctrl-Z with text and
+	// binary bytes after it, and lines ended by a lone CR
+	f.Add("[Manufacturer]\nM=\"A;1\",NTamd64\n[A;1.NTamd64] x \\\nd=\" I \",X\n[ I ]\n[]\nNeeds=I\n\x1a[I]\nNeeds=I\x00")
+	f.Add("[Manufacturer]\rM=A,NTamd64\r[A.NTamd64]\rd=I,X\r[I]\r\n[\r]\nAddReg=R\r\n")
+	f.Add(string([]byte{0xFF, 0xFE, '[', 0, 'a', 0, ']', 0, 0x1A, 0, 0x00}))
 	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse(strings.NewReader(in), "fuzz.inf")

@@ -1,11 +1,13 @@
 // Package inf reads Windows driver INF files the way SetupAPI does and
 // follows a device's install chain to the registry keywords it installs.
 //
-// The parser handles sections (names are case-insensitive; a repeated
-// section continues the first), ';' comments outside quotes, '\' line
-// continuations, quoted strings with "" escapes, %token% substitution from
-// [Strings] or a localized [Strings.LANGID], and files in UTF-16 (with a
-// BOM, as most vendor INFs are), UTF-8 or ANSI. The install chain
+// The parser handles sections (names are case-insensitive and taken as
+// written between '[' and the first ']'; a repeated section continues the
+// first), ';' comments outside quotes, '\' line continuations, quoted
+// strings with "" escapes, %token% substitution from [Strings] or a
+// localized [Strings.LANGID], lines that end at a line feed, a Ctrl-Z
+// that ends the file, and files in UTF-16 (with a BOM, as most vendor
+// INFs are), UTF-8 or ANSI. The install chain
 // (install.go) goes [Manufacturer] -> decorated models section -> the
 // device's DDInstall section -> AddReg/Include/Needs -> the HKR entries
 // under Ndi\Params that define the adapter's advanced properties.
@@ -88,16 +90,69 @@ func Parse(r io.Reader, name string) (*File, error) {
 	//
 	// Control bytes anywhere else still refuse the file, as they do in
 	// every other reader of textdec.
-	phys, enc, err := textdec.ReadLinesWith(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections", textdec.Options{Comment: ';'})
+	//
+	// The file ends at the first Ctrl-Z, and a line at a line feed: the
+	// parser's end tests
+	//
+	//	static inline BOOL is_eof( const struct parser *parser, const WCHAR *ptr )
+	//	{
+	//	    return (ptr >= parser->end || *ptr == CONTROL_Z);
+	//	}
+	//
+	//	static inline BOOL is_eol( const struct parser *parser, const WCHAR *ptr )
+	//	{
+	//	    return (ptr >= parser->end || *ptr == CONTROL_Z || *ptr == '\n');
+	//	}
+	//
+	// and a CR is white space to it (iswspace). Microsoft's "General
+	// Syntax Rules for INF Files": "Each section ends at the beginning of
+	// a new [section-name] or at the end-of-file mark." Wine's tests of
+	// the parser, which pass on Windows, read "[TestSection] \032\ndummy"
+	// as [TestSection] alone and " [Test\r\b\tSection] \n" as a section
+	// whose name holds the CR.
+	txt, err := textdec.ReadText(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections",
+		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: name, Encoding: string(enc), byName: map[string]*Section{}}
+	phys := txt.Lines
+	f := &File{Name: name, Encoding: string(txt.Encoding), byName: map[string]*Section{}}
 	f.Lines = len(phys)
+	if txt.Dropped > 0 {
+		// sections after it would be lost without a word
+		f.notef(txt.CtrlZ, "a Ctrl-Z (0x1A, the DOS end-of-file mark) ends the file here, as it ends it for SetupAPI: the text after it, to line %d, is not read", txt.Dropped)
+	}
+	loneCR := false
 	var cur *Section
 	entries, fields := 0, 0
 	for i := 0; i < len(phys); i++ {
 		start := i + 1
+		if !loneCR && strings.ContainsRune(phys[i], '\r') {
+			loneCR = true
+			f.notef(start, "a carriage return without a line feed does not end a line for SetupAPI: read as a space")
+		}
+		if t := strings.TrimLeftFunc(phys[i], isSpace); strings.HasPrefix(t, "[") {
+			// A section header, as Wine's section_name_state reads one:
+			// the name is every character up to the first ']', as
+			// written (';', quotes, '\' and spaces included), and the
+			// rest of the line is ignored, a '\' at its end too.
+			// Microsoft's page: "[;; Std Mfg ]" declares the section
+			// named ";; Std Mfg ".
+			end := strings.IndexByte(t, ']')
+			if end < 0 {
+				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", textdec.Clip(strings.TrimRightFunc(t, isSpace)))}
+			}
+			name := t[1:end]
+			key := strings.ToLower(name)
+			if s, ok := f.byName[key]; ok {
+				cur = s // a repeated section continues the first, as SetupAPI merges them
+				continue
+			}
+			cur = &Section{Name: name, Line: start}
+			f.Sections = append(f.Sections, cur)
+			f.byName[key] = cur
+			continue
+		}
 		body, openQuote := stripComment(phys[i])
 		body = strings.TrimRightFunc(body, isSpace)
 		// A '\' ending the line (outside quotes) joins the next line.
@@ -113,25 +168,6 @@ func Parse(r io.Reader, name string) (*File, error) {
 		}
 		t := strings.TrimFunc(body, isSpace)
 		if t == "" {
-			continue
-		}
-		if t[0] == '[' {
-			end := strings.IndexByte(t, ']')
-			if end < 0 {
-				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", textdec.Clip(t))}
-			}
-			name := strings.TrimFunc(t[1:end], isSpace)
-			if name == "" {
-				return nil, &ParseError{Line: start, Msg: "empty section name: expected [SectionName]"}
-			}
-			key := strings.ToLower(name)
-			if s, ok := f.byName[key]; ok {
-				cur = s // a repeated section continues the first, as SetupAPI merges them
-				continue
-			}
-			cur = &Section{Name: name, Line: start}
-			f.Sections = append(f.Sections, cur)
-			f.byName[key] = cur
 			continue
 		}
 		if cur == nil {
@@ -157,7 +193,11 @@ func (f *File) notef(line int, format string, a ...any) {
 	f.notes.add(&f.Notes, fmt.Sprintf("%s line %d: ", f.Name, line)+fmt.Sprintf(format, a...))
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\f' || r == 0x1a || r == '\ufeff' }
+// isSpace is the white space around keys, values and headers: a CR
+// too, which does not end a line (Parse).
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\f' || r == '\r' || r == '\ufeff'
+}
 
 // stripComment cuts the line at the first ';' outside double quotes and
 // says whether a quote was left open.
@@ -242,10 +282,11 @@ func unquote(s string) string {
 
 // Section returns the section named name, ignoring case.
 func (f *File) Section(name string) *Section {
-	// trimmed as the parser trims a section's name (isSpace): with
-	// strings.TrimSpace, which also trims a no-break space, a section
-	// named with one at its end was not found by its own name
-	return f.byName[strings.ToLower(strings.TrimFunc(name, isSpace))]
+	// as written: a header's name keeps its spaces (Parse), and a quoted
+	// reference names it with them. (strings.TrimSpace also trimmed a
+	// no-break space, and a section named with one at its end was not
+	// found by its own name.)
+	return f.byName[strings.ToLower(name)]
 }
 
 // Strings returns the value of %key% for the language (a LANGID such as

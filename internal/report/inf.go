@@ -55,7 +55,13 @@ func INFListing(w io.Writer, f *inf.File, l *inf.Listing) {
 			case s.Applies:
 				state = "applies, but a closer match wins"
 			}
-			fmt.Fprint(w, "\n"+infWrapText("", fmt.Sprintf("%s [%s]  %s; %s", mark, s.Section, s.Describe, state)))
+			head := fmt.Sprintf("%s [%s]  ", mark, s.Section)
+			if s.Describe != "" {
+				// a plain NT has no architecture or version to describe:
+				// the state follows its name, without an empty part before
+				head += s.Describe + "; "
+			}
+			fmt.Fprint(w, "\n"+infWrapText("", head+state))
 			if !s.Exists {
 				continue
 			}

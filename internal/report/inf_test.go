@@ -52,6 +52,8 @@ func TestINFTextGolden(t *testing.T) {
 	}{
 		{"inf-device-i225", "i225-like.inf", `PCI\VEN_8086&DEV_15F3`, "add-rss.reg", 0, ""},
 		{"inf-list-rtl-80", "rtl-like-utf16.inf", "", "", 80, ""},
+		// a plain NT decoration, with nothing to describe but the reason
+		{"inf-list-el2000x-80", "el2000x-like.inf", "", "", 80, ""},
 		// the I211 is in the client models sections only: the answer
 		// (not installed) comes first, not in a note at the end
 		{"inf-device-not-installed", "e1r68-like.inf", `PCI\VEN_8086&DEV_1539&SUBSYS_00008086&REV_03`, "", 0, "server"},
@@ -338,5 +340,50 @@ func TestINFOutranked(t *testing.T) {
 	infOutranked(&b, &inf.Match{})
 	if b.Len() != 0 {
 		t.Errorf("nothing outranks: %q", b.String())
+	}
+}
+
+// Each models section's head says what its decoration means, then whether
+// it is used, with one separator between them and none where a decoration
+// says nothing beyond the reason (a plain NT: no architecture, no
+// version), as el2000x.inf's [3COM.NT] printed "[3COM.NT] ; not used".
+func TestINFListingSectionHeads(t *testing.T) {
+	for _, c := range []struct {
+		os, arch string
+		want     []string
+	}{
+		{"10.0.22631", "amd64", []string{
+			"[LAB] undecorated; not used: an undecorated models section is used only on x86; other architectures need an NT<arch> decoration",
+			"[LAB.NT] not used: NT without an architecture is x86-only; amd64 needs NTamd64",
+			"[LAB.NT.5.1] Windows 5.1+; not used: NT without an architecture is x86-only; amd64 needs NTamd64",
+		}},
+		{"5.0.2195", "x86", []string{
+			"[LAB] undecorated; applies, but a closer match wins",
+			"=> [LAB.NT] used on this Windows",
+			"[LAB.NT.5.1] Windows 5.1+; not used: needs Windows 5.1 or later",
+		}},
+	} {
+		res, err := inf.Run(context.Background(), inf.Options{File: "../inf/testdata/el2000x-like.inf", OS: c.os, Product: "workstation", Arch: c.arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		INF(&b, res)
+		var heads []string
+		inHead := false
+		for _, l := range strings.Split(b.String(), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) > 0 && (strings.HasPrefix(f[0], "[") || f[0] == "=>"):
+				heads, inHead = append(heads, strings.Join(f, " ")), true
+			case inHead && strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   "):
+				heads[len(heads)-1] += " " + strings.Join(f, " ") // a wrapped head goes on
+			default:
+				inHead = false
+			}
+		}
+		if !slices.Equal(heads, c.want) {
+			t.Errorf("%s %s: heads\n%q\nwant\n%q", c.os, c.arch, heads, c.want)
+		}
 	}
 }

@@ -77,14 +77,13 @@ type Lines struct {
 	eof  bool
 
 	n         int   // lines handed out (or dropped while draining)
-	lf        int   // LF bytes before the next line, for BinaryError.Line
+	ended     int   // lines ended before the next line, for BinaryError.Line
 	off       int64 // raw offset of the next line, byte encodings
 	afterTerm bool  // at the start of a line: a last, empty line is still due at EOF
 	nonASCII  bool  // a line with bytes >= 0x80 was handed out as UTF-8
 	nonSpace  bool
 	stopped   bool // an error ended the lines; finish reads on
 	inLong    bool // within a line longer than MaxLine
-	lastLF    bool // the ending split returned holds an LF
 
 	ioErr, tooLarge, binErr, longErr, mixed error
 	mixedLine                               int
@@ -212,14 +211,14 @@ func (l *Lines) split() (b []byte, term int, complete, ok bool) {
 			j := from + i
 			switch {
 			case l.buf[j] == '\n':
-				term, l.lastLF = 1, true
+				term = 1
 			case j+1 < l.w:
-				term, l.lastLF = 1, false
+				term = 1
 				if l.buf[j+1] == '\n' {
-					term, l.lastLF = 2, true
+					term = 2
 				}
 			case l.eof:
-				term, l.lastLF = 1, false
+				term = 1
 			}
 			if term > 0 {
 				b = l.buf[l.r:j]
@@ -306,11 +305,11 @@ func (l *Lines) fill() {
 	l.stopped = true
 }
 
-// advance moves the raw offset and the LF count past a line.
+// advance moves the raw offset and the line count past a line.
 func (l *Lines) advance(b []byte, term int) {
 	l.off += int64(len(b) + term)
-	if term > 0 && l.lastLF {
-		l.lf++
+	if term > 0 {
+		l.ended++
 	}
 }
 
@@ -322,7 +321,7 @@ func (l *Lines) check(b []byte) bool {
 	}
 	for i, c := range b {
 		if isBadControl(rune(c)) {
-			l.binErr = &BinaryError{Offset: l.off + int64(i), Line: l.lf + 1, Byte: c}
+			l.binErr = &BinaryError{Offset: l.off + int64(i), Line: l.ended + 1, Byte: c}
 			l.stopped = true
 			return false
 		}
@@ -448,7 +447,7 @@ type utf16Reader struct {
 	hasOdd bool  // odd holds a byte
 	high   rune  // a high surrogate waiting for its pair, or 0
 	units  int64 // units read
-	lines  int   // LF units read
+	lines  lineCounter
 	ctrl   *BinaryError
 	out    []byte // decoded text
 	pos    int    // out[pos:] is not handed out yet
@@ -499,7 +498,7 @@ func (u *utf16Reader) decode() {
 	}
 	switch {
 	case u.hasOdd:
-		u.err = &BinaryError{Offset: u.skip + 2*u.units, Line: 1 + u.lines, Byte: u.odd}
+		u.err = &BinaryError{Offset: u.skip + 2*u.units, Line: u.lines.line(), Byte: u.odd}
 	case u.ctrl != nil:
 		u.err = u.ctrl
 	default:
@@ -519,14 +518,12 @@ func (u *utf16Reader) unit(a, b byte) uint16 {
 func (u *utf16Reader) put(c uint16) {
 	i := u.units
 	u.units++
-	if c == '\n' {
-		u.lines++
-	}
+	u.lines.see(rune(c))
 	if u.ctrl != nil {
 		return
 	}
 	if isBadControl(rune(c)) {
-		u.ctrl = &BinaryError{Offset: u.skip + 2*i, Line: 1 + u.lines, Byte: byte(c)}
+		u.ctrl = &BinaryError{Offset: u.skip + 2*i, Line: u.lines.line(), Byte: byte(c)}
 		u.out = u.out[:0] // no text after a control character
 		return
 	}

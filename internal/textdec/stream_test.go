@@ -81,6 +81,8 @@ var streamCases = []string{
 	string(le("a\r\nb\x00c", true)), string(le("ab", true)) + "c", string(le("a\x00", true)) + "c",
 	string(le("[V]\r\nk = v\r\n", false)), string(le("\U0001F600 \r\n", true)), "\xff\xfe\x00\xd8a\x00",
 	"\xff\xfe\x00\xd8", "\xfe\xff\x00a\x00\n\x00b", strings.Repeat("x", 3000), strings.Repeat("é\n", 800) + "\xe9",
+	// binary bytes after lines ended by a lone CR: the error's line
+	"a\rb\r\x00", "a\r\nb\rc\x00", "a\r\r\n\x00", string(le("a\rb\r\x00", true)), string(le("a\r", true)) + "x",
 }
 
 func TestScanMatchesReadLines(t *testing.T) {

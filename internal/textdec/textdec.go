@@ -47,7 +47,19 @@ type Options struct {
 	// the file binary. The reader must then drop comments: the controls
 	// stay in the text. (A quote opened on a line ends with it.)
 	Comment byte
+	// CtrlZEnds ends the text at the first Ctrl-Z (0x1A), the DOS
+	// end-of-file mark, as Windows' SetupAPI ends an INF: what follows is
+	// neither decoded nor checked, and does not decide the encoding.
+	// ReadText says where it was and whether text followed.
+	CtrlZEnds bool
+	// LFOnly ends a line at a line feed alone, as SetupAPI does: a CR
+	// before one belongs to the line ending, any other CR is a character
+	// of its line. Without it a lone CR ends a line too.
+	LFOnly bool
 }
+
+// ctrlZ is the DOS end-of-file mark.
+const ctrlZ = 0x1a
 
 // Decode returns the text of b and the encoding it was read as.
 func Decode(b []byte) (string, Encoding, error) {
@@ -56,10 +68,24 @@ func Decode(b []byte) (string, Encoding, error) {
 
 // DecodeWith is Decode with options.
 func DecodeWith(b []byte, o Options) (string, Encoding, error) {
+	d, err := decode(b, o)
+	return d.text, d.enc, err
+}
+
+// decoded is what decode read: the text, and with Options.CtrlZEnds the
+// bytes after the Ctrl-Z that ended it (nil when none did).
+type decoded struct {
+	text string
+	enc  Encoding
+	tail []byte
+}
+
+func decode(b []byte, o Options) (decoded, error) {
 	switch {
 	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
-		s, err := checkText(b[3:], 3, o)
-		return s, UTF8BOM, err
+		head, tail := cutCtrlZ(b[3:], o)
+		s, err := checkText(head, 3, o)
+		return decoded{s, UTF8BOM, tail}, err
 	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
 		return decode16(b[2:], false, 2, o)
 	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
@@ -67,12 +93,15 @@ func DecodeWith(b []byte, o Options) (string, Encoding, error) {
 	case looksUTF16LE(b):
 		return decode16(b, false, 0, o)
 	}
+	// In UTF-8 and in the ANSI code pages, double-byte ones included (a
+	// trail byte is 0x40 or more), a byte 0x1A is always Ctrl-Z.
+	b, tail := cutCtrlZ(b, o)
 	if utf8.Valid(b) {
 		s, err := checkText(b, 0, o)
-		return s, UTF8, err
+		return decoded{s, UTF8, tail}, err
 	}
 	if err := checkControl(b, 0, o); err != nil {
-		return "", ANSI, err
+		return decoded{enc: ANSI}, err
 	}
 	table := ansiTable()
 	var sb strings.Builder
@@ -80,7 +109,18 @@ func DecodeWith(b []byte, o Options) (string, Encoding, error) {
 	for _, c := range b {
 		sb.WriteString(table[c])
 	}
-	return sb.String(), ANSI, nil
+	return decoded{sb.String(), ANSI, tail}, nil
+}
+
+// cutCtrlZ splits bytes of a byte encoding at the first Ctrl-Z, when the
+// options say it ends the text.
+func cutCtrlZ(b []byte, o Options) (head, tail []byte) {
+	if o.CtrlZEnds {
+		if i := bytes.IndexByte(b, ctrlZ); i >= 0 {
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
 }
 
 // looksUTF16LE: ASCII text in UTF-16LE has a zero in every odd byte.
@@ -97,50 +137,77 @@ func looksUTF16LE(b []byte) bool {
 	return true
 }
 
-func decode16(b []byte, bigEndian bool, skip int, o Options) (string, Encoding, error) {
-	enc := UTF16LE
+func decode16(b []byte, bigEndian bool, skip int, o Options) (decoded, error) {
+	d := decoded{enc: UTF16LE}
 	if bigEndian {
-		enc = UTF16BE
+		d.enc = UTF16BE
+	}
+	// the unit 0x000A exactly (and 0x000D, 0x001A): or-ing its bytes
+	// also took U+0A0A, U+020A and the like for line feeds
+	unit := func(i int) uint16 {
+		if bigEndian {
+			return uint16(b[i])<<8 | uint16(b[i+1])
+		}
+		return uint16(b[i]) | uint16(b[i+1])<<8
+	}
+	if o.CtrlZEnds {
+		for i := 0; i+1 < len(b); i += 2 {
+			if unit(i) == ctrlZ {
+				b, d.tail = b[:i], b[i+2:]
+				break
+			}
+		}
 	}
 	if len(b)%2 != 0 {
-		return "", enc, &BinaryError{Offset: int64(skip + len(b) - 1), Line: 1 + countNewlines16(b, bigEndian), Byte: b[len(b)-1]}
+		lc := lineCounter{lfOnly: o.LFOnly}
+		for i := 0; i+1 < len(b); i += 2 {
+			lc.see(rune(unit(i)))
+		}
+		return d, &BinaryError{Offset: int64(skip + len(b) - 1), Line: lc.line(), Byte: b[len(b)-1]}
 	}
 	u := make([]uint16, len(b)/2)
 	for i := range u {
-		if bigEndian {
-			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		} else {
-			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
-		}
+		u[i] = unit(2 * i)
 	}
-	line := 1
+	lc := lineCounter{lfOnly: o.LFOnly}
 	sc := controlScan{opt: o}
 	for i, c := range u {
-		if c == '\n' {
-			line++
-		}
+		lc.see(rune(c))
 		if sc.bad(rune(c)) {
-			return "", enc, &BinaryError{Offset: int64(skip + 2*i), Line: line, Byte: byte(c)}
+			return d, &BinaryError{Offset: int64(skip + 2*i), Line: lc.line(), Byte: byte(c)}
 		}
 	}
-	return string(utf16.Decode(u)), enc, nil
+	d.text = string(utf16.Decode(u))
+	return d, nil
 }
 
-func countNewlines16(b []byte, bigEndian bool) int {
-	n := 0
-	for i := 0; i+1 < len(b); i += 2 {
-		// the unit 0x000A exactly: or-ing its bytes also took U+0A0A,
-		// U+020A and the like for line feeds
-		u := uint16(b[i]) | uint16(b[i+1])<<8
-		if bigEndian {
-			u = uint16(b[i])<<8 | uint16(b[i+1])
-		}
-		if u == '\n' {
-			n++
-		}
-	}
-	return n
+// lineCounter numbers lines as ReadLines splits them: a line ends at CRLF,
+// LF or a lone CR, or with Options.LFOnly at LF alone. A BinaryError
+// counted line feeds only, and named line 1 for every byte of a file
+// whose lines end in CR alone.
+type lineCounter struct {
+	n      int // line endings seen
+	lfOnly bool
+	cr     bool // the last character was a CR that ended a line
 }
+
+func (c *lineCounter) see(r rune) {
+	switch {
+	case r == '\n':
+		if !c.cr { // the LF of a CRLF ends no other line
+			c.n++
+		}
+		c.cr = false
+	case r == '\r' && !c.lfOnly:
+		c.n++
+		c.cr = true
+	default:
+		c.cr = false
+	}
+}
+
+// line is the 1-based line of the character last seen.
+func (c *lineCounter) line() int { return 1 + c.n }
 
 func checkText(b []byte, skip int, o Options) (string, error) {
 	if err := checkControl(b, skip, o); err != nil {
@@ -154,14 +221,12 @@ func checkText(b []byte, skip int, o Options) (string, error) {
 // Bytes are compared as characters: in UTF-8 and in the ANSI code pages
 // latlab reads, a byte below 0x80 is always that ASCII character.
 func checkControl(b []byte, skip int, o Options) error {
-	line := 1
+	lc := lineCounter{lfOnly: o.LFOnly}
 	sc := controlScan{opt: o}
 	for i, c := range b {
-		if c == '\n' {
-			line++
-		}
+		lc.see(rune(c))
 		if sc.bad(rune(c)) {
-			return &BinaryError{Offset: int64(skip + i), Line: line, Byte: c}
+			return &BinaryError{Offset: int64(skip + i), Line: lc.line(), Byte: c}
 		}
 	}
 	return nil
@@ -177,8 +242,8 @@ type controlScan struct {
 
 func (s *controlScan) bad(r rune) bool {
 	switch {
-	case r == '\n' || r == '\r':
-		// ReadLines ends a line at either
+	case r == '\n' || r == '\r' && !s.opt.LFOnly:
+		// where ReadLines ends a line
 		s.quoted, s.comment = false, false
 	case s.comment:
 		return false

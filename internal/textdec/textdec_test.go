@@ -3,6 +3,7 @@ package textdec
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -118,8 +119,7 @@ func TestCommentControls(t *testing.T) {
 		{"comment after a value", []byte("[a]\nk = v ; \x00\x7f\x1b\n"), 0, 0},
 		{"ansi comment", []byte("[a]\nk = caf\xe9 ;\x01\r\n"), 0, 0},
 		{"utf-16 comment", le("[a]\r\nk = v ;\x02\x01\r\n", true), 0, 0},
-		// (a BinaryError counts lines at line feeds only)
-		{"lone cr ends the comment", []byte("[a]\n;\x01\r\x02"), 2, 7},
+		{"lone cr ends the comment", []byte("[a]\n;\x01\r\x02"), 3, 7},
 		{"before the comment", []byte("[a]\nk = \x02v ;\x01\n"), 2, 8},
 		{"quoted ';'", []byte("[a]\nk = \"v;\x02\"\n"), 2, 11},
 		{"quote closed, then a comment", []byte("[a]\nk = \"v;\" ;\x02\n"), 0, 0},
@@ -139,9 +139,9 @@ func TestCommentControls(t *testing.T) {
 			t.Errorf("%s: Decode accepted it: %v", c.name, err)
 		}
 	}
-	lines, _, err := ReadLinesWith(bytes.NewReader([]byte("[a]\nk = v\n;\x02\x02\x01\n\x1a")), 1<<20, "x", inf)
-	if err != nil || len(lines) != 4 || lines[2] != ";\x02\x02\x01" {
-		t.Errorf("ReadLinesWith: %q %v", lines, err)
+	txt, err := ReadText(bytes.NewReader([]byte("[a]\nk = v\n;\x02\x02\x01\n\x1a")), 1<<20, "x", inf)
+	if err != nil || len(txt.Lines) != 4 || txt.Lines[2] != ";\x02\x02\x01" {
+		t.Errorf("ReadText: %q %v", txt.Lines, err)
 	}
 	if _, _, err := ReadLines(bytes.NewReader([]byte("[a]\n;\x02\n")), 1<<20, "x"); err == nil || err.Error() != "line 2: not text (byte 0x02 at offset 5): expected x" {
 		t.Errorf("ReadLines: %v", err)
@@ -182,6 +182,153 @@ func FuzzDecodeComment(f *testing.F) {
 					t.Fatalf("control %#x outside a comment in %q", r, line)
 				}
 			}
+		}
+	})
+}
+
+// A binary file's error names the line ReadLines would give the byte:
+// lines end at CRLF, LF or a lone CR, in every encoding, and a CR-only
+// file (classic Mac OS) counts its lines too (it was line 1 throughout,
+// while its lines were numbered from 1 up).
+func TestBinaryLineIsReadLinesLine(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+		line int
+	}{
+		{"cr only", []byte("a\rb\r\x00"), 3},
+		{"cr only, ansi", []byte("caf\xe9\rb\r\x01"), 3},
+		{"crlf then cr", []byte("a\r\nb\rc\x00"), 3},
+		{"cr, crlf", []byte("a\r\r\n\x00"), 3},
+		{"lf cr", []byte("a\n\r\x00"), 3},
+		{"utf-16 cr only", le("a\rb\r\x00", true), 3},
+		{"utf-16 crlf", le("a\r\nb\r\n\x00", true), 3},
+		{"utf-16 odd length after crs", append(le("a\rb\r", true), 'x'), 3},
+		{"utf-16 odd length after cr at the end", append(le("a\r", true), 'x'), 2},
+	} {
+		_, _, err := Decode(c.in)
+		var be *BinaryError
+		if !errors.As(err, &be) || be.Line != c.line {
+			t.Errorf("%s: %v (want line %d)", c.name, err, c.line)
+		}
+		// the stream's count is the same (FuzzScan compares the two)
+		if err := sameAsReadLines(string(c.in), 1<<20); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// With Options.CtrlZEnds the text ends at the first Ctrl-Z, as SetupAPI
+// ends an INF: what follows is not read (a control byte there does not
+// make the file binary, a byte that is not UTF-8 does not make it ANSI),
+// and ReadText says where the Ctrl-Z was and the last line after it that
+// held text. Without the option a Ctrl-Z is a character of its line.
+func TestCtrlZEnds(t *testing.T) {
+	o := Options{Comment: ';', CtrlZEnds: true}
+	for _, c := range []struct {
+		name           string
+		in             []byte
+		lines          []string
+		enc            Encoding
+		ctrlZ, dropped int
+	}{
+		{"none", []byte("a\nb\n"), []string{"a", "b", ""}, UTF8, 0, 0},
+		{"at the end", []byte("a\n\x1a"), []string{"a", ""}, UTF8, 2, 0},
+		{"blank after", []byte("a\n\x1a\r\n\x1a \t\n"), []string{"a", ""}, UTF8, 2, 0},
+		{"mid-line", []byte("a\nb\x1ac\n"), []string{"a", "b"}, UTF8, 2, 2},
+		{"a section after", []byte("[a]\nk=v\n\x1a\n[b]\nk=w\n\n"), []string{"[a]", "k=v", ""}, UTF8, 3, 5},
+		{"binary after", []byte("[a]\x1a\x00\x01\x02"), []string{"[a]"}, UTF8, 1, 1},
+		{"ansi after utf-8", []byte("caf\xc3\xa9\x1a caf\xe9"), []string{"café"}, UTF8, 1, 1},
+		{"ansi", []byte("caf\xe9\r\n\x1a\r\n\r\nx"), []string{"café", ""}, ANSI, 2, 4},
+		{"utf-16", le("[a]\r\n\x1a\r\n[b]\r\n", true), []string{"[a]", ""}, UTF16LE, 2, 3},
+		{"utf-16 odd length after", append(le("[a]\x1a", true), 'x'), []string{"[a]"}, UTF16LE, 1, 1},
+		{"utf-16 U+1A00 is not Ctrl-Z", le("[a]\u1a00b", true), []string{"[a]\u1a00b"}, UTF16LE, 0, 0},
+		// a lone CR ends a line (LFOnly is apart)
+		{"cr only", []byte("a\rb\r\x1a\rc"), []string{"a", "b", ""}, UTF8, 3, 4},
+	} {
+		txt, err := ReadText(bytes.NewReader(c.in), 1<<20, "x", o)
+		if err != nil || !slices.Equal(txt.Lines, c.lines) || txt.Encoding != c.enc || txt.CtrlZ != c.ctrlZ || txt.Dropped != c.dropped {
+			t.Errorf("%s: %q %s Ctrl-Z %d dropped %d %v, want %q %s %d %d", c.name, txt.Lines, txt.Encoding, txt.CtrlZ, txt.Dropped, err, c.lines, c.enc, c.ctrlZ, c.dropped)
+		}
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"binary before", "a\n\x00\x1a", "line 2: not text (byte 0x00 at offset 2): expected x"},
+		{"nothing before", " \r\n\x1a[a]\nk=v\n", "line 2: nothing but white space before the Ctrl-Z (0x1A) that ends the file: expected x"},
+	} {
+		if _, err := ReadText(strings.NewReader(c.in), 1<<20, "x", o); err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+	// every other reader reads on
+	lines, _, err := ReadLines(strings.NewReader("a\x1ab\n\x1a"), 1<<20, "x")
+	if err != nil || !slices.Equal(lines, []string{"a\x1ab", "\x1a"}) {
+		t.Errorf("ReadLines: %q %v", lines, err)
+	}
+}
+
+// With Options.LFOnly a line ends at a line feed alone, as SetupAPI ends
+// one: a lone CR stays in its line, and a binary byte's line and a
+// comment's end follow the same lines.
+func TestLFOnly(t *testing.T) {
+	o := Options{Comment: ';', LFOnly: true}
+	txt, err := ReadText(strings.NewReader("a\rb\r\nc\n\rd"), 1<<20, "x", o)
+	if err != nil || !slices.Equal(txt.Lines, []string{"a\rb", "c", "\rd"}) {
+		t.Errorf("lines %q %v", txt.Lines, err)
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		line int // 0: accepted
+	}{
+		{"cr only", []byte("a\rb\r\x00"), 1},
+		{"crlf", []byte("a\r\nb\r\n\x00"), 3},
+		{"utf-16 cr only", le("a\rb\r\x00", true), 1},
+		{"a lone cr does not end a comment", []byte("[a]\n;\x01\r\x02"), 0},
+		{"a line feed does", []byte("[a]\n;\x01\r\n\x02"), 3},
+	} {
+		_, err := ReadText(bytes.NewReader(c.in), 1<<20, "x", o)
+		var le *LineError
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.line != 0 && (!errors.As(err, &le) || le.Line != c.line):
+			t.Errorf("%s: %v (want line %d)", c.name, err, c.line)
+		}
+	}
+}
+
+// FuzzReadTextINF: with the INF reader's options no line holds a Ctrl-Z
+// or a line feed, the text after a Ctrl-Z is placed after it, and input
+// without a Ctrl-Z reads as it does without CtrlZEnds.
+func FuzzReadTextINF(f *testing.F) {
+	f.Add([]byte("[a]\nk=v\n\x1a\n[b]\nk=w\n"))
+	f.Add([]byte("[a]\rk=v\r\n;\x01\r\x02\n\x1a\x00"))
+	f.Add(le("[a]\r\n\x1a[b]", true))
+	f.Add(append(le("[a]\x1a", true), 'x'))
+	f.Add([]byte("caf\xc3\xa9\x1a caf\xe9"))
+	f.Add([]byte(" \r\n\x1a[a]\n"))
+	inf := Options{Comment: ';', CtrlZEnds: true, LFOnly: true}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		txt, err := ReadText(bytes.NewReader(b), 1<<20, "x", inf)
+		if err != nil {
+			return
+		}
+		for _, l := range txt.Lines {
+			if strings.ContainsAny(l, "\x1a\n") {
+				t.Fatalf("line %q", l)
+			}
+		}
+		if txt.Dropped != 0 && (txt.CtrlZ == 0 || txt.Dropped < txt.CtrlZ) || txt.CtrlZ > len(txt.Lines) {
+			t.Fatalf("Ctrl-Z on line %d, text to line %d, %d lines", txt.CtrlZ, txt.Dropped, len(txt.Lines))
+		}
+		if txt.CtrlZ != 0 {
+			return
+		}
+		o := inf
+		o.CtrlZEnds = false
+		all, err := ReadText(bytes.NewReader(b), 1<<20, "x", o)
+		if err != nil || !slices.Equal(all.Lines, txt.Lines) || all.Encoding != txt.Encoding {
+			t.Fatalf("without a Ctrl-Z: %q %s, without the option %q %s %v", txt.Lines, txt.Encoding, all.Lines, all.Encoding, err)
 		}
 	})
 }
