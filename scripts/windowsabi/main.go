@@ -247,11 +247,12 @@ func writeGo(items []item, root, dir string) error {
 			return fmt.Errorf("package %s: no package clause", p)
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "//go:build windows\n\npackage %s\n\nimport (\n\t\"fmt\"\n\t\"reflect\"\n\t\"strings\"\n\t\"testing\"\n\t\"unsafe\"\n)\n\n", name[1])
+		fmt.Fprintf(&b, "//go:build windows\n\npackage %s\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n\t\"reflect\"\n\t\"strings\"\n\t\"testing\"\n\t\"unsafe\"\n)\n\n", name[1])
 		b.WriteString("var _ = unsafe.Sizeof(0)\n\n")
 		b.WriteString(abiGUIDFunc)
 		b.WriteString("// TestWindowsABIValues prints the values scripts/windows-abi compares.\n")
 		b.WriteString("func TestWindowsABIValues(t *testing.T) {\n")
+		b.WriteString(abiOutput)
 		for _, it := range byPkg[p] {
 			v, err := goValue(it)
 			if err != nil {
@@ -261,9 +262,9 @@ func writeGo(items []item, root, dir string) error {
 			if k := it.kind(); k == "guid" || k == "str" {
 				verb = "%s"
 			}
-			fmt.Fprintf(&b, "\tfmt.Printf(\"ABI %%s %s\\n\", %q, %s)\n", verb, it.name, v)
+			fmt.Fprintf(&b, "\tfmt.Fprintf(out, \"ABI %%s %s\\n\", %q, %s)\n", verb, it.name, v)
 		}
-		b.WriteString("}\n")
+		b.WriteString("\tif file != nil {\n\t\tif err := file.Close(); err != nil {\n\t\t\tt.Fatal(err)\n\t\t}\n\t}\n}\n")
 		f := filepath.Join(dir, strings.ReplaceAll(p, "/", "_")+"_abi_windows_test.go")
 		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
 			return err
@@ -281,6 +282,21 @@ func writeGo(items []item, root, dir string) error {
 	}
 	return os.WriteFile(filepath.Join(dir, "overlay.json"), j, 0o644)
 }
+
+// abiOutput opens where the values go: stdout (go test -v shows it), or
+// the file LATLAB_WINDOWS_ABI_OUT names, appended to, so that
+// scripts/test gathers them from its one run of the Windows tests under
+// Wine instead of building and running the packages' tests again.
+const abiOutput = `	var out io.Writer = os.Stdout
+	var file *os.File
+	if p := os.Getenv("LATLAB_WINDOWS_ABI_OUT"); p != "" {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, out = f, f
+	}
+`
 
 // abiGUIDFunc formats a GUID item's Go value: a struct with Data1..Data4
 // (windows.GUID, etw.GUID), or a GUID's text ("{4d36e972-...}", as in a
