@@ -67,6 +67,10 @@ type Options struct {
 	NoDPC bool
 	// Logger receives failures of the probe thread; nil discards them.
 	Logger *slog.Logger
+	// Step is how often a point of the page's series is taken; 0 is a
+	// second (the tests take one every fifth of a second: their events
+	// come that much sooner).
+	Step time.Duration
 }
 
 // Server is one live view: its token, its listener and the figures.
@@ -148,7 +152,11 @@ func (s *Server) Run(ctx context.Context) error {
 	ticked := make(chan struct{})
 	go func() {
 		defer close(ticked)
-		t := time.NewTicker(time.Second)
+		step := s.o.Step
+		if step <= 0 {
+			step = time.Second
+		}
+		t := time.NewTicker(step)
 		defer t.Stop()
 		for {
 			select {
