@@ -118,8 +118,12 @@ func withFault(env *Env, k int) *Env {
 // turn, reverts, and checks the state equals the original exactly; then
 // the same with the crash inside the revert.
 func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*Env, func() map[string]string)) {
+	// Set for the subtests too: they run in parallel, after this
+	// function has returned (each crash point is a fresh tree and
+	// journal of its own; under Wine each one's file operations wait on
+	// wineserver, and in turn they took half a minute).
 	safefile.Durable = false
-	defer func() { safefile.Durable = true }()
+	t.Cleanup(func() { safefile.Durable = true })
 	env, snap := fresh(t)
 	dir := testutil.TempDir(t)
 	orig := snap()
@@ -155,6 +159,7 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 	}
 	for k := 1; k <= total; k++ {
 		t.Run(fmt.Sprintf("apply-crash-after-%d", k), func(t *testing.T) {
+			t.Parallel()
 			env, snap := fresh(t)
 			dir := testutil.TempDir(t)
 			if !applySteps(t, withFault(env, k), dir, steps) {
@@ -176,6 +181,7 @@ func crashEverywhere(t *testing.T, steps []setStep, fresh func(t *testing.T) (*E
 	}
 	for k := 1; k <= total; k++ {
 		t.Run(fmt.Sprintf("revert-crash-after-%d", k), func(t *testing.T) {
+			t.Parallel()
 			env, snap := fresh(t)
 			dir := testutil.TempDir(t)
 			applySteps(t, env, dir, steps)
