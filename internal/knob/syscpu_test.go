@@ -198,24 +198,6 @@ func TestCPUGovernorPlan(t *testing.T) {
 	}
 }
 
-// TestCPUKnobsRoundTrip sets each per-CPU knob, twice for some, and
-// reverts: the tree is as it was, byte for byte, also with a crash after
-// any write.
-func TestCPUKnobsRoundTrip(t *testing.T) {
-	steps := []setStep{
-		{energyPreferenceName, Selector{}, "balance_power"},
-		{energyPreferenceName, Selector{CPU: "2-3"}, "epb=0"},
-		{cpuGovernorName, Selector{}, "performance"},
-		{cpuGovernorName, Selector{CPU: "1"}, "powersave"},
-		{cpuIdleStatesName, Selector{}, "10us"},
-		{cpuIdleStatesName, Selector{CPU: "3"}, "all"},
-	}
-	crashEverywhere(t, steps, func(t *testing.T) (*Env, func() map[string]string) {
-		env, root := cpuEnv(t, cpuFiles(), nil)
-		return env, func() map[string]string { return snapshotTree(t, root) }
-	})
-}
-
 // revert --cpu restores the files of those CPUs only; a bad list is bad
 // input before the journal is opened.
 func TestRevertCPU(t *testing.T) {
