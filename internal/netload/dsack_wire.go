@@ -41,15 +41,10 @@ func DSackRunOf(d *result.Document) (*DSackRun, error) {
 // ports, so that a capture taken behind NAT (on the peer, say) still
 // finds it; exact addresses are not required.
 func (r *DSackRun) Match(c *tcpflow.Connection) (peerDir int, ok bool) {
-	a, errA := netip.ParseAddrPort(c.A)
-	b, errB := netip.ParseAddrPort(c.B)
-	if errA != nil || errB != nil {
-		return 0, false
-	}
-	switch {
-	case a.Port() == r.Peer.Port() && b.Port() == r.Local.Port():
+	switch a, b := c.A.Port, c.B.Port; {
+	case a == r.Peer.Port() && b == r.Local.Port():
 		return 0, true
-	case b.Port() == r.Peer.Port() && a.Port() == r.Local.Port():
+	case b == r.Peer.Port() && a == r.Local.Port():
 		return 1, true
 	}
 	return 0, false

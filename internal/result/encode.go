@@ -677,3 +677,16 @@ func AppendFloat(dst []byte, f float64, bits int) ([]byte, error) { return appen
 
 // AppendString: see AppendInt.
 func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// EndText ends a JSON string whose opening quote is dst[start-1] and whose
+// text, appended unescaped, is dst[start:]: it escapes the text as
+// encoding/json escapes MarshalText's bytes (in a copy, only when a byte
+// needs it) and appends the closing quote.
+func EndText(dst []byte, start int) []byte {
+	for _, c := range dst[start:] {
+		if !plainByte[c] {
+			return appendString(dst[:start-1], string(dst[start:]))
+		}
+	}
+	return append(dst, '"')
+}

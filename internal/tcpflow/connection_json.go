@@ -10,10 +10,18 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"stream":`...)
 	dst = result.AppendInt(dst, int64(v.Stream))
-	dst = append(dst, `,"a":`...)
-	dst = result.AppendString(dst, v.A)
-	dst = append(dst, `,"b":`...)
-	dst = result.AppendString(dst, v.B)
+	dst = append(dst, `,"a":"`...)
+	n1 := len(dst)
+	if dst, err = v.A.AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n1)
+	dst = append(dst, `,"b":"`...)
+	n2 := len(dst)
+	if dst, err = v.B.AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n2)
 	dst = append(dst, `,"first_ns":`...)
 	dst = result.AppendInt(dst, v.FirstNs)
 	dst = append(dst, `,"last_ns":`...)
@@ -26,44 +34,44 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 		dst = result.AppendInt(dst, v.InitialRTTNs)
 	}
 	dst = append(dst, `,"a_to_b":{`...)
-	wrote1 := false
+	wrote3 := false
 	if v.AToB.Handshake != nil {
 		dst = append(dst, `"handshake":`...)
-		p2 := v.AToB.Handshake
+		p4 := v.AToB.Handshake
 		dst = append(dst, '{')
-		wrote3 := false
-		if p2.MSS != 0 {
+		wrote5 := false
+		if p4.MSS != 0 {
 			dst = append(dst, `"mss":`...)
-			dst = result.AppendInt(dst, int64(p2.MSS))
-			wrote3 = true
+			dst = result.AppendInt(dst, int64(p4.MSS))
+			wrote5 = true
 		}
-		if wrote3 {
+		if wrote5 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"window_scale":`...)
-		dst = result.AppendInt(dst, int64(p2.WindowScale))
+		dst = result.AppendInt(dst, int64(p4.WindowScale))
 		dst = append(dst, `,"sack_permitted`...)
 		dst = append(dst, `":`...)
-		if p2.SACKPermitted {
+		if p4.SACKPermitted {
 			dst = append(dst, `true`...)
 		} else {
 			dst = append(dst, `false`...)
 		}
 		dst = append(dst, `,"timestamps":`...)
-		if p2.Timestamps {
+		if p4.Timestamps {
 			dst = append(dst, `true`...)
 		} else {
 			dst = append(dst, `false`...)
 		}
-		if p2.ECN {
+		if p4.ECN {
 			dst = append(dst, `,"ecn_setup":tru`...)
 			dst = append(dst, 'e')
 		}
-		_ = wrote3
+		_ = wrote5
 		dst = append(dst, '}')
-		wrote1 = true
+		wrote3 = true
 	}
-	if wrote1 {
+	if wrote3 {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"packets":`...)
@@ -226,46 +234,46 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"recoveries":`...)
 	dst = result.AppendUint(dst, v.AToB.Rack.Recoveries)
 	dst = append(dst, '}')
-	_ = wrote1
+	_ = wrote3
 	dst = append(dst, `},"b_to_a":{`...)
-	wrote4 := false
+	wrote6 := false
 	if v.BToA.Handshake != nil {
 		dst = append(dst, `"handshake":`...)
-		p5 := v.BToA.Handshake
+		p7 := v.BToA.Handshake
 		dst = append(dst, '{')
-		wrote6 := false
-		if p5.MSS != 0 {
+		wrote8 := false
+		if p7.MSS != 0 {
 			dst = append(dst, `"mss":`...)
-			dst = result.AppendInt(dst, int64(p5.MSS))
-			wrote6 = true
+			dst = result.AppendInt(dst, int64(p7.MSS))
+			wrote8 = true
 		}
-		if wrote6 {
+		if wrote8 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"window_scale":`...)
-		dst = result.AppendInt(dst, int64(p5.WindowScale))
+		dst = result.AppendInt(dst, int64(p7.WindowScale))
 		dst = append(dst, `,"sack_permitted`...)
 		dst = append(dst, `":`...)
-		if p5.SACKPermitted {
+		if p7.SACKPermitted {
 			dst = append(dst, `true`...)
 		} else {
 			dst = append(dst, `false`...)
 		}
 		dst = append(dst, `,"timestamps":`...)
-		if p5.Timestamps {
+		if p7.Timestamps {
 			dst = append(dst, `true`...)
 		} else {
 			dst = append(dst, `false`...)
 		}
-		if p5.ECN {
+		if p7.ECN {
 			dst = append(dst, `,"ecn_setup":tru`...)
 			dst = append(dst, 'e')
 		}
-		_ = wrote6
+		_ = wrote8
 		dst = append(dst, '}')
-		wrote4 = true
+		wrote6 = true
 	}
-	if wrote4 {
+	if wrote6 {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"packets":`...)
@@ -428,7 +436,7 @@ func (v *Connection) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"recoveries":`...)
 	dst = result.AppendUint(dst, v.BToA.Rack.Recoveries)
 	dst = append(dst, '}')
-	_ = wrote4
+	_ = wrote6
 	dst = append(dst, `},"spurious_retr`...)
 	dst = append(dst, `ansmissions":[`...)
 	dst = result.AppendUint(dst, v.Spurious[0])

@@ -97,3 +97,76 @@ func TestFillWritesEveryField(t *testing.T) {
 		t.Errorf("NewConnection:\n%+v\nwant\n%+v", nc, fresh)
 	}
 }
+
+// randomEndpoint: an IPv4, IPv6 (with a zone or not) or IPv4-mapped
+// address, or the zero one, and any port.
+func randomEndpoint(t *rapid.T, label string) Endpoint {
+	var a netip.Addr
+	switch rapid.IntRange(0, 4).Draw(t, label+" kind") {
+	case 0:
+		a = netip.AddrFrom4([4]byte(rapid.SliceOfN(rapid.Byte(), 4, 4).Draw(t, label+" v4")))
+	case 1, 2:
+		a = netip.AddrFrom16([16]byte(rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, label+" v6")))
+		if a.Is6() && !a.Is4In6() && rapid.Bool().Draw(t, label+" zoned") {
+			a = a.WithZone(rapid.StringMatching(`[a-z0-9]{1,8}`).Draw(t, label+" zone"))
+		}
+	case 3:
+		a = netip.AddrFrom16(netip.AddrFrom4([4]byte{10, 0, 0, 1}).As16()) // IPv4-mapped
+	}
+	return Endpoint{Addr: a, Port: rapid.Uint16().Draw(t, label+" port")}
+}
+
+// TestEndpointText: an endpoint's text is the same from String,
+// MarshalText and AppendText, reads back as the same endpoint, and is
+// written into a connection's line as encoding/json writes it.
+func TestEndpointText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := randomEndpoint(t, "a")
+		m, err := e.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		app, _ := e.AppendText([]byte("x"))
+		if string(m) != e.String() || string(app) != "x"+e.String() {
+			t.Fatalf("MarshalText %q, AppendText %q, String %q", m, app, e.String())
+		}
+		var back Endpoint
+		if err := back.UnmarshalText(m); err != nil || back != e {
+			t.Fatalf("%q read back as %v (%v), want %v", m, back, err, e)
+		}
+		c := Connection{A: e, B: randomEndpoint(t, "b")}
+		want, _ := json.Marshal(&c)
+		got, _ := c.AppendCompactJSON(nil)
+		if string(got) != string(want) {
+			t.Fatalf("generated:\n%s\nencoding/json:\n%s", got, want)
+		}
+	})
+}
+
+func TestEndpointTextForms(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{in: "10.0.0.1:443", want: "10.0.0.1:443"},
+		{in: "[2001:db8::1]:80", want: "[2001:db8::1]:80"},
+		{in: "[fe80::1%eth0]:22", want: "[fe80::1%eth0]:22"},
+		{in: "::ffff:10.0.0.1:80", want: "::ffff:10.0.0.1:80"}, // IPv4-mapped: no brackets
+		{in: "invalid IP:7", want: "invalid IP:7"},
+		{in: "10.0.0.1", err: "no port"},
+		{in: "10.0.0.1:65536", err: "port"},
+		{in: "10.0.0.1:", err: "port"},
+		{in: "2001:db8::1:80", err: "without brackets"},
+		{in: "[10.0.0.1]:80", err: "in brackets"},
+		{in: "[2001:db8::1:80", err: "endpoint"},
+		{in: "host:80", err: "endpoint"},
+	} {
+		var e Endpoint
+		err := e.UnmarshalText([]byte(tc.in))
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v (%v), want an error with %q", tc.in, e, err, tc.err)
+			}
+		case err != nil || e.String() != tc.want:
+			t.Errorf("%q: %q (%v), want %q", tc.in, e.String(), err, tc.want)
+		}
+	}
+}

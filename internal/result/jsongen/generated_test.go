@@ -465,3 +465,56 @@ func (v *leadingOmitted) AppendCompactJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, '}')
 	return dst, nil
 }
+
+// AppendCompactJSON appends v as one line of compact JSON, byte for byte what
+// encoding/json's Marshal writes (a test compares them).
+func (v *texts) AppendCompactJSON(dst []byte) ([]byte, error) {
+	var err error
+	dst = append(dst, `{"t":"`...)
+	n1 := len(dst)
+	if dst, err = v.T.AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n1)
+	dst = append(dst, `,"t_opt":"`...)
+	n2 := len(dst)
+	if dst, err = v.TOpt.AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n2)
+	dst = append(dst, `,"p":`...)
+	if p3 := v.P; p3 != nil {
+		dst = append(dst, '"')
+		n4 := len(dst)
+		if dst, err = p3.AppendText(dst); err != nil {
+			return dst, err
+		}
+		dst = result.EndText(dst, n4)
+	} else {
+		dst = append(dst, `null`...)
+	}
+	if v.POpt != nil {
+		dst = append(dst, `,"p_opt":`...)
+		p5 := v.POpt
+		dst = append(dst, '"')
+		n6 := len(dst)
+		if dst, err = p5.AppendText(dst); err != nil {
+			return dst, err
+		}
+		dst = result.EndText(dst, n6)
+	}
+	dst = append(dst, `,"arr":["`...)
+	n7 := len(dst)
+	if dst, err = v.Arr[0].AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n7)
+	dst = append(dst, `,"`...)
+	n8 := len(dst)
+	if dst, err = v.Arr[1].AppendText(dst); err != nil {
+		return dst, err
+	}
+	dst = result.EndText(dst, n8)
+	dst = append(dst, `]}`...)
+	return dst, nil
+}

@@ -10,10 +10,14 @@
 //
 // It covers what those types hold: booleans, integers, floats, strings,
 // structs, pointers to structs and arrays of them, with the json tag's
-// name, "-" and omitempty. Anything else (maps, slices, interfaces,
-// embedded structs, a type with its own MarshalJSON or MarshalText, the
-// omitzero and string options, keys that need escaping) is refused, so
-// that a generated encoder never writes what Marshal would not.
+// name, "-" and omitempty, and a type that writes itself as text with
+// value methods MarshalText and AppendText (encoding.TextAppender: the
+// text is appended in place, where MarshalText would allocate it; an
+// endpoint of each of 100,000 connections). Anything else (maps, slices,
+// interfaces, embedded structs, a type with its own MarshalJSON, or
+// MarshalText without AppendText or on a pointer, the omitzero and
+// string options, keys that need escaping) is refused, so that a
+// generated encoder never writes what Marshal would not.
 package jsongen
 
 import (
@@ -70,7 +74,7 @@ type gen struct {
 	body   bytes.Buffer
 	lit    []byte // literal bytes not yet appended
 	vars   int    // names used for locals
-	floats bool   // err is needed
+	floats bool   // err is needed (a float or a text can fail)
 }
 
 // inlineCopy is the longest constant the compiler copies by
@@ -124,12 +128,37 @@ func (g *gen) local(prefix string) string {
 var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	textAppenderType  = reflect.TypeFor[encoding.TextAppender]()
 )
+
+// textual: encoding/json writes a t as the JSON string of its
+// MarshalText, which the generated code gets from AppendText instead.
+// Both must be methods of the value (a pointer's methods are called by
+// encoding/json only on a value it can address), and AppendText must
+// append what MarshalText returns: the tests of such a type compare them.
+func textual(t reflect.Type) bool {
+	return t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		t.Implements(textMarshalerType) && t.Implements(textAppenderType) &&
+		!reflect.PointerTo(t).Implements(marshalerType)
+}
 
 // value writes the code that appends expr, of type t.
 func (g *gen) value(t reflect.Type, expr string) error {
-	if t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
-		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+	if textual(t) {
+		// the text is appended after the opening quote and escaped in
+		// place, as encoding/json escapes MarshalText's bytes
+		g.floats = true // err is needed
+		n := g.local("n")
+		g.lit = append(g.lit, '"')
+		g.code("%s := len(dst)", n)
+		g.code("if dst, err = %s.AppendText(dst); err != nil {\nreturn dst, err\n}", expr)
+		g.code("dst = result.EndText(dst, %s)", n)
+		return nil
+	}
+	// A pointer's methods are its element's too: the element is checked
+	// when the pointer's case writes it.
+	if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
+		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)) {
 		return fmt.Errorf("%v marshals itself", t)
 	}
 	switch t.Kind() {

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite generated_test.go")
 
 const generatedFile = "generated_test.go"
 
-var testTypes = []reflect.Type{reflect.TypeFor[covered](), reflect.TypeFor[leadingOmitted]()}
+var testTypes = []reflect.Type{reflect.TypeFor[covered](), reflect.TypeFor[leadingOmitted](), reflect.TypeFor[texts]()}
 
 // TestGeneratedCurrent: generated_test.go is what Generate writes for
 // the test types (go test -run Current -update rewrites it).
@@ -69,6 +69,9 @@ func TestGeneratedMatchesMarshal(t *testing.T) {
 		var l leadingOmitted
 		testutil.FillRandom(t, &l, true)
 		checkSame(t, &l)
+		var x texts
+		testutil.FillRandom(t, &x, true)
+		checkSame(t, &x)
 	})
 }
 
@@ -80,6 +83,10 @@ func TestGeneratedEdges(t *testing.T) {
 		checkSame(t, &leadingOmitted{A: true})
 		checkSame(t, &leadingOmitted{B: &inner{}, D: 1})
 		checkSame(t, &covered{POpt: &inner{Opt: 1, Flag: true}, AllP: &allOmitted{}, ArrP: [2]*allOmitted{nil, {A: 1}}})
+		checkSame(t, &texts{})
+		checkSame(t, &texts{T: tag{S: `<a "b">`}, POpt: &tag{S: "\xff\u2028"}}) // escaped, as Marshal escapes text
+		checkSame(t, &texts{Arr: [2]tag{{}, {N: 255}}})                         // an error, from both
+		checkSame(t, &texts{P: &tag{N: 255}})
 	})
 }
 
@@ -100,9 +107,21 @@ type (
 	withBytes struct{ B [4]byte }
 	marshals  struct{}
 	withSelf  struct{ M marshals }
+	// text without AppendText; text with pointer methods; text and JSON
+	textOnly    struct{}
+	withText    struct{ T textOnly }
+	textPointer struct{}
+	withTextP   struct{ T textPointer }
+	textAndJSON struct{ tag }
+	withBoth    struct{ T textAndJSON }
+	withBothP   struct{ T *textAndJSON }
 )
 
-func (marshals) MarshalJSON() ([]byte, error) { return []byte("1"), nil }
+func (marshals) MarshalJSON() ([]byte, error)            { return []byte("1"), nil }
+func (textOnly) MarshalText() ([]byte, error)            { return nil, nil }
+func (*textPointer) MarshalText() ([]byte, error)        { return nil, nil }
+func (*textPointer) AppendText(b []byte) ([]byte, error) { return b, nil }
+func (*textAndJSON) MarshalJSON() ([]byte, error)        { return []byte("1"), nil }
 
 // TestGenerateRefuses: what the generator does not cover is an error,
 // never code that writes something else than encoding/json.
@@ -121,6 +140,10 @@ func TestGenerateRefuses(t *testing.T) {
 		{reflect.TypeFor[withKey](), "needs escaping"},
 		{reflect.TypeFor[withBytes](), "byte arrays are not covered"},
 		{reflect.TypeFor[withSelf](), "marshals itself"},
+		{reflect.TypeFor[withText](), "marshals itself"},
+		{reflect.TypeFor[withTextP](), "marshals itself"},
+		{reflect.TypeFor[withBoth](), "marshals itself"},
+		{reflect.TypeFor[withBothP](), "marshals itself"},
 		{reflect.TypeFor[int](), "is not a struct type"},
 		{reflect.TypeFor[json.Decoder](), "is not a struct type of " + pkg},
 	} {

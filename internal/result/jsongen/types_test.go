@@ -1,5 +1,10 @@
 package jsongen
 
+import (
+	"errors"
+	"strconv"
+)
+
 // The types the tests generate encoders for (generated_test.go): every
 // kind and option the generator covers, and the orders of fields that
 // change where commas go.
@@ -50,6 +55,34 @@ type covered struct {
 	ArrP   [2]*allOmitted `json:"arr_p"`
 	ArrOpt [1]int         `json:"arr_opt,omitempty"`
 	Last   int            `json:"last,omitempty"`
+}
+
+// tag writes itself as text (MarshalText and AppendText): its string, a
+// colon and its number, which fails at 255, as MarshalText would.
+type tag struct {
+	S string
+	N uint8
+}
+
+func (t tag) AppendText(b []byte) ([]byte, error) {
+	if t.N == 255 {
+		return b, errTag
+	}
+	b = append(b, t.S...)
+	b = append(b, ':')
+	return strconv.AppendUint(b, uint64(t.N), 10), nil
+}
+
+func (t tag) MarshalText() ([]byte, error) { return t.AppendText(nil) }
+
+var errTag = errors.New("tag 255")
+
+type texts struct {
+	T    tag    `json:"t"`
+	TOpt tag    `json:"t_opt,omitempty"` // omitempty does not leave out a struct
+	P    *tag   `json:"p"`
+	POpt *tag   `json:"p_opt,omitempty"`
+	Arr  [2]tag `json:"arr"`
 }
 
 type leadingOmitted struct {
