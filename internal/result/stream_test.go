@@ -173,6 +173,59 @@ func TestStreamLargeDocumentReadsBack(t *testing.T) {
 	}
 }
 
+// sizeWriter records the size of each write.
+type sizeWriter struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (w *sizeWriter) Write(b []byte) (int, error) {
+	w.sizes = append(w.sizes, len(b))
+	return w.Buffer.Write(b)
+}
+
+// TestStreamWritesAligned: every write but the last is a whole multiple
+// of streamFlush, so that the document's writes stay aligned in a file
+// it begins (an element larger than the buffer included), and the
+// document is what the writes of any size would make.
+func TestStreamWritesAligned(t *testing.T) {
+	w := &sizeWriter{}
+	s, err := NewStream(w, streamEnvelopeDoc(t), "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 3*streamFlush+17)
+	var want []streamItem
+	for i := 0; i < 30_000; i++ {
+		it := streamItem{N: i, Name: "conn", Tags: []string{"t"}}
+		if i == 9_000 {
+			it.Name = long
+		}
+		want = append(want, it)
+		if err := s.Add(&it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(streamRest{Count: len(want)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.sizes) < 3 {
+		t.Fatalf("%d writes, want several", len(w.sizes))
+	}
+	for i, n := range w.sizes[:len(w.sizes)-1] {
+		if n == 0 || n%streamFlush != 0 {
+			t.Errorf("write %d of %d: %d bytes, not a multiple of %d", i+1, len(w.sizes), n, streamFlush)
+		}
+	}
+	back, err := Read(&w.Buffer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := kindStreamTest.Of(back); !reflect.DeepEqual(data.Items, want) {
+		t.Error("the document read back differs from what was written")
+	}
+}
+
 func TestStreamRefusesAndReportsErrors(t *testing.T) {
 	d := streamEnvelopeDoc(t)
 	d.Notes = []string{"early"}
