@@ -62,7 +62,9 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 				if i > 0 {
 					l = ""
 				}
-				writeHanging(w, fmt.Sprintf("  %-10s %s: %s -> %s", l, c.Where, c.From, c.To), 13)
+				// a registry path is one word wider than a line: broken
+				// after a separator
+				writeProse(w, fmt.Sprintf("  %-10s %s: %s -> %s", l, c.Where, c.From, c.To), 13, c.Where)
 			}
 		}
 	}
@@ -87,11 +89,11 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 	}
 	fmt.Fprintln(w, "\nwould write:")
 	for _, s := range r.Writes {
-		writeHanging(w, "  "+s, 4)
+		writeProse(w, "  "+s, 4)
 	}
 	for _, f := range []struct{ flag, path string }{{"-o", out}, {"--html", html}} {
 		if f.path != "" {
-			writeHanging(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4)
+			writeProse(w, fmt.Sprintf("  %s: the result (%s)", f.path, f.flag), 4, f.path)
 		}
 	}
 	for _, n := range r.Notes {

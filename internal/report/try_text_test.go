@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -159,4 +160,29 @@ func TestEstimateRound(t *testing.T) {
 			t.Errorf("%v: %v, want %v", c.in, got, c.want)
 		}
 	}
+}
+
+// A dry run of a registry knob: the arms' changes name a registry path
+// wider than a line, which is broken after a backslash so that every line
+// fits 80 columns (it was 118).
+func TestTryPlanRegistryFits(t *testing.T) {
+	where := `HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters\Interfaces\{2F3A5C1E-1111-2222-3333-444455556666}\TcpAckFrequency`
+	r := &try.Result{Knob: "tcp-ack-frequency", Target: "Ethernet", Probe: try.ProbeWake, Quantity: try.Quantity(try.ProbeWake), By: "p99",
+		Blocks: 4, BlockDurationNs: 5e9, SettleNs: 2e9, EstimateNs: 60e9, Seed: 3, Keep: try.KeepNone,
+		Arms: []try.Arm{{Label: "current", Baseline: true, Current: "absent"},
+			{Label: "1", Value: "1", Changes: []try.Change{{Where: where, From: "absent", To: "1 (REG_DWORD)"}}}},
+		Order:  try.Order(2, 4, 3),
+		Writes: []string{where + ": absent -> 1 (REG_DWORD) before each 1 block, back to absent after it"}}
+	var b bytes.Buffer
+	TryPlan(&b, r, `C:\Users\someone\Documents\latlab-results\tcp-ack-frequency-ethernet.json`, "")
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	if !strings.Contains(regexp.MustCompile(`\n +`).ReplaceAllString(out, ""), where) {
+		t.Errorf("the path is not there whole, broken only by new lines:\n%s", out)
+	}
+	goldie.New(t).Assert(t, "try-plan-registry", b.Bytes())
 }
