@@ -65,8 +65,9 @@ func (e Endpoint) String() string {
 // AppendText appends the endpoint as String writes it. A connection's
 // endpoints are written into its line of --json's document this way, in
 // place: they were made strings for each of 100,000 connections, two
-// allocations each in the analysis' goroutine (7% of a --json run's wall
-// time, measured by leaving them out).
+// allocations each in the analysis' goroutine (a build that left them out
+// took the short capture's --json run from 0.203 to 0.187 s, medians of
+// 15 alternating rounds).
 func (e Endpoint) AppendText(b []byte) ([]byte, error) {
 	if !e.Addr.IsValid() {
 		b = append(b, e.Addr.String()...)
