@@ -6,7 +6,7 @@ package try
 const dpcisrRefusal = ""
 
 // dpcisrSections is how many sections a module's blocks are tested in,
-// as the plan counts them: a softirq (the module the block test follows
+// as the plan counts them: a softirq (the module the verdict follows
 // unless --module names a handler) is no hard interrupt handler's name,
 // so one.
 const dpcisrSections = 1
