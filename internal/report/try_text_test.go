@@ -262,3 +262,24 @@ func TestTryDPCISRText(t *testing.T) {
 	}
 	goldie.New(t).Assert(t, "try-dpcisr", b.Bytes())
 }
+
+// Over a module's DPCs and ISRs the HTML verdict table gives the value's
+// summing-up row, then a row per section with its own p-values: the
+// DPC's p beside an outcome the ISRs decided would mislead.
+func TestTryVerdictTableDPCISRSections(t *testing.T) {
+	p := 0.0004
+	r := &try.Result{Probe: try.ProbeDPCISR, By: "p99", Arms: []try.Arm{{Label: "current", Baseline: true},
+		{Label: "off", Verdict: &try.Verdict{Outcome: try.Worse, ChiSquaredPHolm: &p, Blocks: &try.BlockTest{Rounds: 8}, DPCISRSections: []try.DPCISRSectionVerdict{
+			{Section: "DPC", Outcome: try.NoDifference, Blocks: try.BlockTest{Rounds: 8, Lower: 4, PHolm: 1}},
+			{Section: "ISR", Outcome: try.Worse, ChiSquaredPHolm: &p, Blocks: try.BlockTest{Rounds: 8, Lower: 0, Higher: 8, PHolm: 0.031}}}}}}}
+	tb := tryVerdictTable(r)
+	if len(tb.Rows) != 3 || tb.Rows[0][1] != "worse" || tb.Rows[0][2] != "over 2 sections" {
+		t.Fatalf("rows %q", tb.Rows)
+	}
+	if row := tb.Rows[1]; row[0] != "off, DPC" || row[2] != "DPC buckets: no test" {
+		t.Errorf("DPC row %q", row)
+	}
+	if row := tb.Rows[2]; row[0] != "off, ISR" || row[1] != "worse" || row[2] != "ISR buckets: chi-squared p < 0.001, Holm" || row[6] != "p = 0.031" {
+		t.Errorf("ISR row %q", row)
+	}
+}

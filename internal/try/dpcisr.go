@@ -221,11 +221,14 @@ type DPCISRSectionVerdict struct {
 // sectionTest is one value against the baseline in one section, before
 // and after the adjustments over the run's family.
 type sectionTest struct {
-	name    string
-	sc      *dpcisr.SectionComparison // nil: neither arm ran the module in it
-	blocks  BlockTest
-	floor   float64
-	outcome Outcome
+	name string
+	sc   *dpcisr.SectionComparison // nil: neither arm ran the module in it
+	// noBlocks: the baseline or the value has no complete block, and so
+	// no comparison.
+	noBlocks bool
+	blocks   BlockTest
+	floor    float64
+	outcome  Outcome
 }
 
 // analyzeDPCISR is Analyze for the dpcisr probe: each arm's complete
@@ -332,7 +335,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 			}
 		}
 		for s, name := range statNames {
-			t := sectionTest{name: name, blocks: signedRank(roundDiffs(stat[s], j))}
+			t := sectionTest{name: name, blocks: signedRank(roundDiffs(stat[s], j)), noBlocks: len(perArm[0]) == 0 || len(perArm[j]) == 0}
 			if v.DPCISR != nil {
 				for i := range v.DPCISR.Sections {
 					if v.DPCISR.Sections[i].Name == name {
@@ -356,7 +359,7 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 			t.outcome = sectionOutcome(t)
 		}
 	}
-	family := familyWords(k, len(sections), len(blockP))
+	family := familyWords(k, len(statNames))
 	f := famSize{by: by.String(), blocks: len(blockP)}
 	if len(comps) > 0 {
 		f.chi = comps[0].Tests
@@ -397,11 +400,11 @@ func analyzeDPCISR(res *Result, by stats.Statistic) error {
 
 // familyWords names the family of a run's Holm adjustment: values x
 // sections.
-func familyWords(values, sections, tests int) string {
+func familyWords(values, sections int) string {
 	if values == 1 {
 		return fmt.Sprintf("Holm over %d sections", sections)
 	}
-	return fmt.Sprintf("Holm over %d values x %d sections", values, tests/values)
+	return fmt.Sprintf("Holm over %d values x %d sections", values, sections)
 }
 
 // dpcSection is the DPC (softirq) section of a verdict's comparison, nil
@@ -493,6 +496,8 @@ func holmWord(n int) string {
 func (t *sectionTest) whyNone() string {
 	sc := t.sc
 	switch {
+	case t.noBlocks:
+		return "no complete block of one of them"
 	case sc == nil:
 		return "it ran none in either's complete blocks"
 	case len(sc.Runs) < 2:

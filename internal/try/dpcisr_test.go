@@ -415,3 +415,22 @@ func TestTryDPCISRMinBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A value without a complete block has no comparison, and its sections
+// say so rather than that the module ran nothing.
+func TestTryDPCISRNoBlocks(t *testing.T) {
+	r := dpcisrRun(map[int]int64{3: 200, 6: 10}, map[int]int64{2: 200, 5: 10}, map[int]int64{1: 50}, map[int]int64{1: 50})
+	for i := range r.Runs {
+		if r.Runs[i].Arm == 1 {
+			r.Runs[i].Complete = false
+		}
+	}
+	if err := Analyze(r, DPCBy, 1); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Arms[1].Verdict
+	if v.Outcome != TooFew || v.DPCISR != nil || len(v.DPCISRSections) != 2 ||
+		!strings.Contains(v.DPCISRSections[1].Text, "no verdict for ndis.sys's ISRs: no complete block of one of them") {
+		t.Errorf("%s: %s: %+v", v.Outcome, v.Text, v.DPCISRSections)
+	}
+}
