@@ -106,9 +106,11 @@ and each restore.
 
 --probe dpcisr (Windows elevated, Linux root) traces every driver's DPCs
 and ISRs (Linux: softirqs and hard interrupts) in each block, as latlab dpc
-watch does; the arms are compared per module as latlab dpcisr compare does,
-the block test follows --module or the module with the most DPC (softirq)
-time.
+watch does. The module followed is --module or the one with the most DPC
+(softirq) time; each VALUE is compared with the baseline as latlab dpcisr
+compare does, in each section the module ran in (DPC, and ISR where it has
+interrupts), with a block test per section, every value's and section's
+tests Holm-adjusted together. The verdict says which section changed.
 
 --probe noise spins a thread on each CPU of --cpus (default the last; a list
 such as 2,3 or 2-5 takes several) in each block, as latlab noise does, and
@@ -197,7 +199,7 @@ knob set says so.`,
 	fs.StringVar(&o.Profile, "profile", "game", "udp probe: traffic profile: "+strings.Join(netload.Profiles(), ", "))
 	fs.Float64Var(&o.Rate, "rate", 0, "udp probe: packets per second (overrides the profile's)")
 	fs.IntVar(&o.Size, "size", 0, "udp probe: payload bytes (overrides the profile's)")
-	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module the block test follows (default: most DPC time)")
+	fs.StringVar(&o.Module, "module", "", "dpcisr probe: the driver module whose DPCs and ISRs the verdict compares (default: most DPC time)")
 	durationFlag(fs, &o.Threshold, "threshold", probe.DefaultNoiseThreshold, "noise probe: the shortest step between two clock reads counted as an interruption (osnoise's tracing_thresh)")
 	fs.StringVar(&o.Load, "load", "", "dpcisr probe: traffic to latlab net serve at --to during each block: udp (--profile, --rate, --size) or tcp (a bulk stream to its discard port)")
 	return cmd

@@ -148,3 +148,35 @@ func TestCompareDPCISRRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A dpcisr try's own verdict and compare of its arms test the same
+// sections with the same code and adjust them as one family (a try of
+// one value: its sections): the p-values agree to the last bit.
+func TestCompareTryDPCISRSameP(t *testing.T) {
+	doc, err := result.ReadFile(td("try-dpcisr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := try.Read(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(t, compare.RunOptions{Files: []string{td("try-dpcisr.json")}, Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := tr.Arms[1].Verdict.DPCISRSections
+	if len(own) != 2 || len(r.DPCISR.Sections) != 2 {
+		t.Fatalf("try's sections %+v, compare's %+v", own, r.DPCISR.Sections)
+	}
+	for i, s := range own {
+		c := r.DPCISR.Sections[i]
+		if s.Section != c.Name || s.ChiSquaredPHolm == nil || c.PHolm == nil || *s.ChiSquaredPHolm != *c.PHolm {
+			t.Errorf("%s: try's p_holm %v, compare's %s %v", s.Section, s.ChiSquaredPHolm, c.Name, c.PHolm)
+		}
+	}
+	// Holm over two did something: the DPC test's p doubled.
+	if c := r.DPCISR.Sections[0]; *c.PHolm != 2*c.Test.P {
+		t.Errorf("DPC: p %v, adjusted %v", c.Test.P, *c.PHolm)
+	}
+}

@@ -29,7 +29,9 @@ type Comparison struct {
 	Sections []SectionComparison `json:"sections"`
 	// Tests is the number of sections with a chi-squared test: the family
 	// over which their p-values are Holm-adjusted (PHolm), so that the
-	// sections' verdicts together are at Alpha, not each alone.
+	// sections' verdicts together are at Alpha, not each alone. In a
+	// verdict of latlab try the family is every value's sections
+	// (AdjustFamily).
 	Tests int `json:"tests,omitempty"`
 	// HardFaults compares the reports' hard page faults per process image
 	// (not with --module: faults belong to processes, not to modules);
@@ -53,7 +55,7 @@ type SectionComparison struct {
 	// original bucket indexes of each pooled column).
 	Test          *stats.ChiSquared `json:"test,omitempty"`
 	PooledBuckets [][]int           `json:"pooled_buckets,omitempty"`
-	// PHolm is Test's p Holm-adjusted across the comparison's Tests; the
+	// PHolm is Test's p Holm-adjusted across the family of Tests; the
 	// verdict is at Alpha on it.
 	PHolm *float64 `json:"p_holm,omitempty"`
 	// Effect names the size of Cramér's V by Cohen's conventions for the
@@ -139,21 +141,35 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 // (DPC and ISR, or softirq and hard interrupt handlers: each at 5% alone
 // would call a difference in one of two equal pairs of sections nearly
 // twice as often), then gives every section its verdict.
-func (c *Comparison) adjust() {
+func (c *Comparison) adjust() { AdjustFamily([]*Comparison{c}) }
+
+// AdjustFamily Holm-adjusts the p-values of every section tested in cs as
+// one family, then gives every section its verdict at Alpha on its
+// adjusted p. compare's family is one comparison's sections; latlab try
+// --probe dpcisr makes a comparison per value against the baseline and
+// adjusts over all their sections, so that neither more values nor more
+// sections make a chance difference likelier to pass. A section without
+// a test (too few executions, one run without the module) is no member:
+// it can find nothing. Each comparison's Tests is the family's size.
+func AdjustFamily(cs []*Comparison) {
 	var ps []float64
 	var tested []*SectionComparison
-	for i := range c.Sections {
-		if sc := &c.Sections[i]; sc.Test != nil {
-			ps = append(ps, sc.Test.P)
-			tested = append(tested, sc)
+	for _, c := range cs {
+		for i := range c.Sections {
+			if sc := &c.Sections[i]; sc.Test != nil {
+				ps = append(ps, sc.Test.P)
+				tested = append(tested, sc)
+			}
 		}
 	}
-	c.Tests = len(tested)
 	for i, p := range stats.Holm(ps) {
 		tested[i].PHolm = &p
 	}
-	for i := range c.Sections {
-		c.Sections[i].Verdict = c.Sections[i].verdict(c.Tests)
+	for _, c := range cs {
+		c.Tests = len(tested)
+		for i := range c.Sections {
+			c.Sections[i].Verdict = c.Sections[i].verdict(c.Tests)
+		}
 	}
 }
 

@@ -83,6 +83,20 @@ func tryVerdictTable(r *try.Result) htmlTable {
 		if v == nil {
 			continue
 		}
+		if len(v.DPCISRSections) > 1 {
+			// The dpcisr probe over a module's DPCs and ISRs: the value's
+			// line sums up, a row per section holds the evidence.
+			t.Rows = append(t.Rows, []string{a.Label, string(v.Outcome), "over " + strconv.Itoa(len(v.DPCISRSections)) + " sections", "-", "-", "-", "-"})
+			for _, s := range v.DPCISRSections {
+				diff := s.Section + " buckets: no test"
+				if s.ChiSquaredPHolm != nil {
+					diff = fmt.Sprintf("%s buckets: chi-squared %s, Holm", s.Section, stats.FormatP(*s.ChiSquaredPHolm))
+				}
+				t.Rows = append(t.Rows, []string{a.Label + ", " + s.Section, string(s.Outcome), diff, "-", "-",
+					fmt.Sprintf("%d of %d", s.Blocks.Lower, s.Blocks.Rounds), stats.FormatP(s.Blocks.PHolm)})
+			}
+			continue
+		}
 		diff, ci := "-", "-"
 		if v.Diff != nil {
 			diff = units.SignedNs(v.Diff.Estimate)

@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/internal/dpcisr"
 	"github.com/latlab/latlab/internal/try"
 	"github.com/latlab/latlab/internal/units"
 )
@@ -108,11 +108,12 @@ func TryPlan(w io.Writer, r *try.Result, out, html string) {
 // and the notes.
 func Try(w io.Writer, r *try.Result) {
 	tryHead(w, r)
-	perCPU := false
+	perCPU, perSection := false, false
 	for _, a := range r.Arms[1:] {
 		if a.Verdict != nil {
 			writeHanging(w, "- "+a.Verdict.Text, 2)
 			perCPU = perCPU || len(a.Verdict.NoiseCPUs) > 0
+			perSection = perSection || len(a.Verdict.DPCISRSections) > 1
 		}
 	}
 	fmt.Fprintln(w)
@@ -126,6 +127,21 @@ func Try(w io.Writer, r *try.Result) {
 			}
 			for _, c := range a.Verdict.NoiseCPUs {
 				writeHanging(w, "- "+c.Text, 2)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if perSection {
+		// The dpcisr probe over a module's DPCs and ISRs: each line above
+		// sums up a value's verdicts on the sections; here is each one's
+		// evidence.
+		fmt.Fprintln(w, "per section:")
+		for _, a := range r.Arms[1:] {
+			if a.Verdict == nil {
+				continue
+			}
+			for _, s := range a.Verdict.DPCISRSections {
+				writeHanging(w, "- "+s.Section+": "+s.Text, 2)
 			}
 		}
 		fmt.Fprintln(w)
@@ -172,8 +188,9 @@ func Try(w io.Writer, r *try.Result) {
 	}
 }
 
-// tryDPC shows the module the dpcisr verdicts follow and its DPC
-// times per arm, pooled over the complete blocks, in xperf's buckets.
+// tryDPC shows the module the dpcisr verdicts follow and its execution
+// times per section and arm, pooled over the complete blocks, in xperf's
+// buckets: the figures the verdicts rest on.
 func tryDPC(w io.Writer, r *try.Result) {
 	if r.Module == "" {
 		writeHanging(w, "no DPC was recorded in the complete blocks", 2)
@@ -184,31 +201,44 @@ func tryDPC(w io.Writer, r *try.Result) {
 	if r.ModuleGiven != "" {
 		why = "--module"
 	}
-	writeHanging(w, fmt.Sprintf("DPC (Linux: softirq) times of %s (%s), complete blocks pooled:", r.Module, why), 2)
-	shown := map[string]bool{}
+	writeHanging(w, fmt.Sprintf("execution times of %s (%s), complete blocks pooled:", r.Module, why), 2)
+	// Each value's comparison holds the baseline too: each (section,
+	// arm) once, the sections in compare's order.
+	type line struct{ section, text string }
+	var lines []line
+	shown := map[[2]string]bool{}
+	var sections []string
 	for _, a := range r.Arms[1:] {
 		if a.Verdict == nil || a.Verdict.DPCISR == nil {
 			continue
 		}
 		for _, sc := range a.Verdict.DPCISR.Sections {
-			if !dpcisr.Deferred(sc.Name) {
-				continue
+			if !slices.Contains(sections, sc.Name) {
+				sections = append(sections, sc.Name)
 			}
 			for _, rd := range sc.Runs {
-				if shown[rd.Label] {
+				if shown[[2]string{sc.Name, rd.Label}] {
 					continue
 				}
-				shown[rd.Label] = true
-				line := fmt.Sprintf("  %-10s %d executions", rd.Label, rd.Summary.Count)
+				shown[[2]string{sc.Name, rd.Label}] = true
+				t := fmt.Sprintf("    %-10s %d executions", rd.Label, rd.Summary.Count)
 				for _, q := range rd.Summary.Quantiles {
 					if q.P == 50 || q.P == 99 {
-						line += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
+						t += fmt.Sprintf(", p%g in %s", q.P, q.Bucket.Range())
 					}
 				}
 				if rd.Summary.Max != nil {
-					line += ", max in " + rd.Summary.Max.Range()
+					t += ", max in " + rd.Summary.Max.Range()
 				}
-				writeHanging(w, line, 13)
+				lines = append(lines, line{sc.Name, t})
+			}
+		}
+	}
+	for _, name := range sections {
+		fmt.Fprintf(w, "  %s:\n", name)
+		for _, l := range lines {
+			if l.section == name {
+				writeHanging(w, l.text, 15)
 			}
 		}
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/latlab/latlab/internal/dpcisr"
+	"github.com/latlab/latlab/internal/dpcwatch"
 	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/try"
 )
@@ -185,4 +187,99 @@ func TestTryPlanRegistryFits(t *testing.T) {
 		t.Errorf("the path is not there whole, broken only by new lines:\n%s", out)
 	}
 	goldie.New(t).Assert(t, "try-plan-registry", b.Bytes())
+}
+
+// dpcisrBlockReport is a watch's report of one block: ndis.sys's DPCs and
+// ISRs in the buckets of dpc and isr (k: (2^(k-1), 2^k] µs).
+func dpcisrBlockReport(dpc, isr map[int]int64) *dpcisr.Report {
+	hist := func(counts map[int]int64) dpcisr.Histogram {
+		h := dpcisr.Histogram{Module: "ndis.sys", Buckets: []dpcisr.Bucket{}}
+		for k := 0; k < 16; k++ {
+			if c := counts[k]; c > 0 {
+				b := dpcwatch.Bucket(k)
+				b.Count = c
+				h.Buckets = append(h.Buckets, b)
+				h.Total += c
+			}
+		}
+		return h
+	}
+	var secs []dpcisr.Section
+	for _, s := range []struct {
+		name   string
+		counts map[int]int64
+		usec   int64
+	}{{dpcisr.DPC, dpc, 9000}, {dpcisr.ISR, isr, 400}} {
+		h := hist(s.counts)
+		secs = append(secs, dpcisr.Section{Name: s.name, Heading: s.name, Modules: []dpcisr.Histogram{h}, Overall: &h,
+			Usage: []dpcisr.ModuleUsage{{Module: "ndis.sys", Usec: []int64{s.usec}, Percent: []float64{0}, CPUs: []int{0}}}})
+	}
+	return &dpcisr.Report{Source: dpcisr.SourceETW, Sections: secs}
+}
+
+// The text of a dpcisr experiment whose module runs DPCs and ISRs: each
+// value's line says first which section changed and quotes its shares
+// and p-values (Holm over 2 values x 2 sections), then each section's
+// evidence, then the pooled times per section and arm. Every line fits
+// 80 columns.
+func TestTryDPCISRText(t *testing.T) {
+	dpc := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+	dpcShort := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
+	isr := map[int]int64{1: 200, 2: 100, 3: 40, 4: 10}
+	isrLong := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
+	r := &try.Result{Knob: "interrupt-moderation", Probe: try.ProbeDPCISR, Quantity: try.Quantity(try.ProbeDPCISR), By: "p99", Blocks: 8,
+		BlockDurationNs: 1e9, SettleNs: 1e9, Seed: 5, Keep: try.KeepNone,
+		Arms:  []try.Arm{{Label: "current", Baseline: true, Current: "adaptive"}, {Label: "off", Value: "off"}, {Label: "low", Value: "low"}},
+		Order: try.Order(3, 8, 5)}
+	for i, a := range r.Order {
+		rep := dpcisrBlockReport(dpc, isr)
+		switch a {
+		case 1: // longer interrupts only
+			rep = dpcisrBlockReport(dpc, isrLong)
+		case 2: // shorter DPCs only
+			rep = dpcisrBlockReport(dpcShort, isr)
+		}
+		r.Runs = append(r.Runs, try.Block{Index: i, Round: i / 3, Arm: a, Complete: true, DPCISR: rep})
+	}
+	if err := try.Analyze(r, stats.Quantile(99), 1); err != nil {
+		t.Fatal(err)
+	}
+	r.Restore = &try.Restore{Restored: true, Text: "restored: interrupt-moderation is adaptive again"}
+	var b bytes.Buffer
+	Try(&b, r)
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[2], "- off is worse than current: longer ISRs of ndis.sys (0.0% vs") {
+		t.Errorf("the answer is not first:\n%s", out)
+	}
+	if !strings.Contains(out, "- low is better than current: shorter DPCs of ndis.sys") || !strings.Contains(out, "per section:\n- DPC: off vs current") {
+		t.Errorf("output:\n%s", out)
+	}
+	goldie.New(t).Assert(t, "try-dpcisr", b.Bytes())
+}
+
+// Over a module's DPCs and ISRs the HTML verdict table gives the value's
+// summing-up row, then a row per section with its own p-values: the
+// DPC's p beside an outcome the ISRs decided would mislead.
+func TestTryVerdictTableDPCISRSections(t *testing.T) {
+	p := 0.0004
+	r := &try.Result{Probe: try.ProbeDPCISR, By: "p99", Arms: []try.Arm{{Label: "current", Baseline: true},
+		{Label: "off", Verdict: &try.Verdict{Outcome: try.Worse, ChiSquaredPHolm: &p, Blocks: &try.BlockTest{Rounds: 8}, DPCISRSections: []try.DPCISRSectionVerdict{
+			{Section: "DPC", Outcome: try.NoDifference, Blocks: try.BlockTest{Rounds: 8, Lower: 4, PHolm: 1}},
+			{Section: "ISR", Outcome: try.Worse, ChiSquaredPHolm: &p, Blocks: try.BlockTest{Rounds: 8, Lower: 0, Higher: 8, PHolm: 0.031}}}}}}}
+	tb := tryVerdictTable(r)
+	if len(tb.Rows) != 3 || tb.Rows[0][1] != "worse" || tb.Rows[0][2] != "over 2 sections" {
+		t.Fatalf("rows %q", tb.Rows)
+	}
+	if row := tb.Rows[1]; row[0] != "off, DPC" || row[2] != "DPC buckets: no test" {
+		t.Errorf("DPC row %q", row)
+	}
+	if row := tb.Rows[2]; row[0] != "off, ISR" || row[1] != "worse" || row[2] != "ISR buckets: chi-squared p < 0.001, Holm" || row[6] != "p = 0.031" {
+		t.Errorf("ISR row %q", row)
+	}
 }

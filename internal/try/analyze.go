@@ -50,12 +50,18 @@ type Verdict struct {
 	// (NoiseCPUs).
 	Blocks *BlockTest `json:"block_test,omitempty"`
 	// DPCISR is the dpcisr probe's comparison of the value's pooled blocks
-	// with the baseline's, for the module (as latlab dpcisr compare);
+	// with the baseline's, for the module (as latlab dpcisr compare), its
+	// sections' p_holm adjusted over every value's and section's test;
 	// ChiSquaredPHolm is the p of its chi-squared test over the module's
-	// DPC buckets, Holm-adjusted over the values (absent when no test
-	// could run: no DPC of the module in one arm, or all in one bucket).
-	DPCISR          *dpcisr.Comparison `json:"dpcisr,omitempty"`
-	ChiSquaredPHolm *float64           `json:"chi_squared_p_holm,omitempty"`
+	// DPC buckets, so adjusted (absent when no test could run: no DPC of
+	// the module in one arm, or too few, or all in one bucket range), and
+	// Blocks the block test of the module's DPCs (of its first section
+	// when it ran none). DPCISRSections holds a verdict per section the
+	// module ran in (DPC, and ISR where it has interrupts); over more than
+	// one, Outcome and Text sum them up (Outcome may be mixed).
+	DPCISR          *dpcisr.Comparison     `json:"dpcisr,omitempty"`
+	ChiSquaredPHolm *float64               `json:"chi_squared_p_holm,omitempty"`
+	DPCISRSections  []DPCISRSectionVerdict `json:"dpcisr_sections,omitempty"`
 	// Rate is the noise probe's exact test of equal rates of
 	// interruptions over the pooled complete blocks (--by rate), and the
 	// interval of the value's rate over the baseline's at Level;
@@ -299,13 +305,18 @@ func (b BlockTest) evidence(floor float64) stats.Evidence {
 // MinBlocksOf is the fewest blocks per arm with which the planned
 // experiment r can reach a verdict at all: fewer, and every comparison
 // ends "no verdict, too few complete rounds". The command says so before
-// it measures. A test is made per value (the baseline excepted), and a
-// noise run over several CPUs by rate has one per value and CPU, all
-// Holm-adjusted together.
+// it measures. A test is made per value (the baseline excepted); a noise
+// run over several CPUs by rate has one per value and CPU, and a dpcisr
+// run one per value and section the module runs in (DPC and ISR on
+// Windows, where a driver's module has both), all Holm-adjusted
+// together.
 func MinBlocksOf(r *Result) int {
 	family := max(1, len(r.Arms)-1)
-	if r.Probe == ProbeNoise && r.By == ByRate {
+	switch {
+	case r.Probe == ProbeNoise && r.By == ByRate:
 		family *= len(r.NoiseCPUList())
+	case r.Probe == ProbeDPCISR:
+		family *= dpcisrSections
 	}
 	return minRounds(Alpha, family)
 }

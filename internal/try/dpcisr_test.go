@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -109,15 +110,15 @@ func TestTryDPCISRVerdict(t *testing.T) {
 		want        Outcome
 		text        string
 	}{
-		{"shorter", slow, fast, "", Better, "off is better than current: ndis.sys's DPCs ran shorter"},
-		{"longer", fast, slow, "", Worse, "off is worse than current: ndis.sys's DPCs ran longer"},
+		{"shorter", slow, fast, "", Better, "off is better than current: shorter DPCs of ndis.sys, 57.1% vs 0.0% at or below 4 µs"},
+		{"longer", fast, slow, "", Worse, "off is worse than current: longer DPCs of ndis.sys, 0.0% vs 57.1% at or below 4 µs"},
 		{"same", slow, slow, "", NoDifference, "off vs current: no difference in ndis.sys's DPCs"},
 		// The module given is followed, though another spends more time.
 		{"given", slow, fast, "storport.sys", NoDifference, "no difference in storport.sys's DPCs"},
 		// One DPC a block: the buckets differ, but pooled to expected
 		// counts of 5 they leave one range, and the verdict says so.
 		{"few", slow, map[int]int64{2: 1}, "", TooFew,
-			"off vs current: no verdict for ndis.sys: too few DPCs to test (8 and 2800 in 5 buckets, pooled to one range of expected counts of 5)"},
+			"off vs current: no verdict for ndis.sys's DPCs: too few executions to test (8 and 2800 in 5 buckets)"},
 	} {
 		r := dpcRun(c.base, c.value, c.module)
 		if err := Analyze(r, DPCBy, 1); err != nil {
@@ -264,8 +265,8 @@ func TestTryDPCISRDocumentChiSquared(t *testing.T) {
 		if tv.ChiSquaredPHolm == nil || *tv.ChiSquaredPHolm != got || tv.PHolm != nil || tv.MannWhitney != nil {
 			t.Errorf("value %d read back: chi-squared %v, Mann-Whitney %v %v", i+1, tv.ChiSquaredPHolm, tv.PHolm, tv.MannWhitney)
 		}
-		if p := stats.FormatP(want[i]); !strings.Contains(tv.Text, "chi-squared "+p+" (Holm)") {
-			t.Errorf("value %d: %q lacks chi-squared %s (Holm)", i+1, tv.Text, p)
+		if p := stats.FormatP(want[i]); !strings.Contains(tv.Text, "chi-squared "+p+", Holm") {
+			t.Errorf("value %d: %q lacks chi-squared %s, Holm", i+1, tv.Text, p)
 		}
 	}
 	// A module that ran no DPC has no test: no p, only the verdict that
@@ -277,7 +278,159 @@ func TestTryDPCISRDocumentChiSquared(t *testing.T) {
 			t.Errorf("no test ran, yet %s is %v", k, x)
 		}
 	}
-	if !strings.Contains(v["text"].(string), "no verdict, nvlddmkm.sys ran no DPC") {
+	if !strings.Contains(v["text"].(string), "no verdict, nvlddmkm.sys ran no DPC nor ISR") {
 		t.Errorf("text %q", v["text"])
+	}
+}
+
+// dpcisrRun is dpcRun with ndis.sys's interrupts too: the ISR section of
+// the value's blocks in the buckets of value, the baseline's in those of
+// base (none when nil).
+func dpcisrRun(dpcBase, dpcValue, isrBase, isrValue map[int]int64) *Result {
+	r := dpcRun(dpcBase, dpcValue, "")
+	for i := range r.Runs {
+		c := isrBase
+		if r.Runs[i].Arm == 1 {
+			c = isrValue
+		}
+		if c == nil {
+			continue
+		}
+		h := dpcHist("ndis.sys", c)
+		r.Runs[i].DPCISR.Sections = append(r.Runs[i].DPCISR.Sections, dpcisr.Section{Name: dpcisr.ISR, Heading: dpcisr.ISR,
+			Modules: []dpcisr.Histogram{h}, Overall: &h,
+			Usage: []dpcisr.ModuleUsage{{Module: "ndis.sys", Usec: []int64{400}, Percent: []float64{0}, CPUs: []int{0}}}})
+	}
+	return r
+}
+
+// A dpcisr verdict weighs every section the module ran in: DPC and ISR,
+// each with its chi-squared test and block test, all Holm-adjusted
+// together, and its line says which section changed. The histograms are
+// a bucket apart, so that each block's p99 moves with them.
+func TestTryDPCISRSections(t *testing.T) {
+	slow := map[int]int64{3: 200, 4: 100, 5: 40, 6: 10}
+	fast := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
+	isr := map[int]int64{1: 200, 2: 100, 3: 40, 4: 10}
+	isrLong := map[int]int64{2: 200, 3: 100, 4: 40, 5: 10}
+	one := map[int]int64{1: 1} // an interrupt a block: too few to test
+	for _, c := range []struct {
+		name                       string
+		dpcBase, dpcVal            map[int]int64
+		isrBase, isrVal            map[int]int64
+		want, wantDPC, wantISR     Outcome
+		text, dpcText, isrText     string
+		dpcTested, isrTested, isrs bool
+	}{
+		{"DPC only", slow, fast, isr, isr, Better, Better, NoDifference,
+			"off is better than current: shorter DPCs of ndis.sys (57.1% vs 0.0% at or below 4 µs, chi-squared p < 0.001, block test p = 0.016); no difference in ISRs (chi-squared p = 1.000, block test p = 1.000); Holm over 2 sections",
+			"off is better than current: shorter DPCs of ndis.sys, 57.1% vs 0.0% at or below 4 µs (chi-squared p < 0.001, Holm, large effect; blocks' p99 lower in 8 of 8 rounds, p = 0.016, Holm)",
+			"off vs current: no difference in ndis.sys's ISRs (chi-squared p = 1.000, Holm", true, true, true},
+		{"ISR only", slow, slow, isr, isrLong, Worse, NoDifference, Worse,
+			"off is worse than current: longer ISRs of ndis.sys (0.0% vs 57.1% at or below 2 µs, chi-squared p < 0.001, block test p = 0.016); no difference in DPCs (chi-squared p = 1.000, block test p = 1.000); Holm over 2 sections",
+			"off vs current: no difference in ndis.sys's DPCs",
+			"off is worse than current: longer ISRs of ndis.sys, 0.0% vs 57.1% at or below 2 µs (chi-squared p < 0.001, Holm, large effect; blocks' p99 higher in 8 of 8 rounds, p = 0.016, Holm)", true, true, true},
+		{"both", slow, fast, isrLong, isr, Better, Better, Better,
+			"off is better than current: shorter DPCs of ndis.sys (57.1% vs 0.0% at or below 4 µs, chi-squared p < 0.001, block test p = 0.016); shorter ISRs (57.1% vs 0.0% at or below 2 µs, chi-squared p < 0.001, block test p = 0.016); Holm over 2 sections",
+			"off is better than current: shorter DPCs", "off is better than current: shorter ISRs", true, true, true},
+		{"mixed", slow, fast, isr, isrLong, Mixed, Better, Worse,
+			"off vs current: mixed, shorter DPCs of ndis.sys (57.1% vs 0.0% at or below 4 µs, chi-squared p < 0.001, block test p = 0.016); longer ISRs (0.0% vs 57.1% at or below 2 µs, chi-squared p < 0.001, block test p = 0.016); Holm over 2 sections",
+			"off is better than current: shorter DPCs", "off is worse than current: longer ISRs", true, true, true},
+		{"neither", slow, slow, isr, isr, NoDifference, NoDifference, NoDifference,
+			"off vs current: no difference in DPCs of ndis.sys (chi-squared p = 1.000, block test p = 1.000); no difference in ISRs (chi-squared p = 1.000, block test p = 1.000); Holm over 2 sections",
+			"off vs current: no difference in ndis.sys's DPCs", "off vs current: no difference in ndis.sys's ISRs", true, true, true},
+		// The ISR section has too few interrupts for a test: it says so
+		// and counts for nothing; the DPC section still decides.
+		{"too few ISRs", slow, fast, isr, one, Better, Better, TooFew,
+			"off is better than current: shorter DPCs of ndis.sys (57.1% vs 0.0% at or below 4 µs, chi-squared p < 0.001, block test p = 0.016); no verdict on ISRs (too few executions); Holm over 2 sections",
+			"off is better than current: shorter DPCs",
+			"off vs current: no verdict for ndis.sys's ISRs: too few executions to test (8 and 2800 in 4 buckets): pooling sparse buckets until every expected count is at least 5 left one range", true, false, true},
+		// No ISR at all: one section, whose verdict is the value's.
+		{"no ISRs", slow, fast, nil, nil, Better, Better, "",
+			"off is better than current: shorter DPCs of ndis.sys, 57.1% vs 0.0% at or below 4 µs (chi-squared p < 0.001, large effect; blocks' p99 lower in 8 of 8 rounds, p = 0.008)",
+			"off is better than current: shorter DPCs", "", true, false, false},
+	} {
+		r := dpcisrRun(c.dpcBase, c.dpcVal, c.isrBase, c.isrVal)
+		if err := Analyze(r, DPCBy, 1); err != nil {
+			t.Fatal(err)
+		}
+		v := r.Arms[1].Verdict
+		if v.Outcome != c.want || v.Text != c.text {
+			t.Errorf("%s: %s:\n%s\nwant %s:\n%s", c.name, v.Outcome, v.Text, c.want, c.text)
+		}
+		wantN := 1
+		if c.isrs {
+			wantN = 2
+		}
+		if len(v.DPCISRSections) != wantN {
+			t.Fatalf("%s: %d sections: %+v", c.name, len(v.DPCISRSections), v.DPCISRSections)
+		}
+		for i, w := range []struct {
+			name   string
+			out    Outcome
+			text   string
+			tested bool
+		}{{dpcisr.DPC, c.wantDPC, c.dpcText, c.dpcTested}, {dpcisr.ISR, c.wantISR, c.isrText, c.isrTested}}[:wantN] {
+			s := v.DPCISRSections[i]
+			if s.Section != w.name || s.Outcome != w.out || !strings.HasPrefix(s.Text, w.text) || (s.ChiSquaredPHolm != nil) != w.tested {
+				t.Errorf("%s: %s: %s, p %v: %s", c.name, s.Section, s.Outcome, s.ChiSquaredPHolm, s.Text)
+			}
+		}
+		// The adjusted p-values are Holm's over the tests that ran, each
+		// the raw p of the section's own test in the comparison; the
+		// value's chi_squared_p_holm and block_test are the DPC section's.
+		var raw []float64
+		for _, sc := range v.DPCISR.Sections {
+			if sc.Test != nil {
+				raw = append(raw, sc.Test.P)
+			}
+		}
+		want := stats.Holm(raw)
+		k := 0
+		for _, s := range v.DPCISRSections {
+			if s.ChiSquaredPHolm == nil {
+				continue
+			}
+			if *s.ChiSquaredPHolm != want[k] {
+				t.Errorf("%s: %s: p_holm %v, want %v (raw %v)", c.name, s.Section, *s.ChiSquaredPHolm, want[k], raw)
+			}
+			k++
+		}
+		if v.DPCISR.Tests != len(raw) || v.ChiSquaredPHolm == nil || *v.ChiSquaredPHolm != *v.DPCISRSections[0].ChiSquaredPHolm ||
+			*v.Blocks != v.DPCISRSections[0].Blocks {
+			t.Errorf("%s: %d tests, chi-squared %v, blocks %+v", c.name, v.DPCISR.Tests, v.ChiSquaredPHolm, v.Blocks)
+		}
+	}
+}
+
+// The plan warns when the blocks cannot give a verdict: a dpcisr try on
+// Windows tests DPC and ISR per value, a family twice the values', and
+// needs a round more (7 blocks for one value, 6 for one test).
+func TestTryDPCISRMinBlocks(t *testing.T) {
+	want := map[string][2]int{"windows": {7, 8}, "linux": {6, 7}}[runtime.GOOS]
+	for i, values := range []int{1, 3} {
+		r := &Result{Probe: ProbeDPCISR, Arms: make([]Arm, values+1)}
+		if got := MinBlocksOf(r); got != want[i] {
+			t.Errorf("%d values: %d blocks, want %d", values, got, want[i])
+		}
+	}
+}
+
+// A value without a complete block has no comparison, and its sections
+// say so rather than that the module ran nothing.
+func TestTryDPCISRNoBlocks(t *testing.T) {
+	r := dpcisrRun(map[int]int64{3: 200, 6: 10}, map[int]int64{2: 200, 5: 10}, map[int]int64{1: 50}, map[int]int64{1: 50})
+	for i := range r.Runs {
+		if r.Runs[i].Arm == 1 {
+			r.Runs[i].Complete = false
+		}
+	}
+	if err := Analyze(r, DPCBy, 1); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Arms[1].Verdict
+	if v.Outcome != TooFew || v.DPCISR != nil || len(v.DPCISRSections) != 2 ||
+		!strings.Contains(v.DPCISRSections[1].Text, "no verdict for ndis.sys's ISRs: no complete block of one of them") {
+		t.Errorf("%s: %s: %+v", v.Outcome, v.Text, v.DPCISRSections)
 	}
 }
