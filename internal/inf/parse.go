@@ -161,7 +161,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 			}
 			name := t[1:end]
 			if n := utf16Len(name); n > MaxSectionName {
-				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section name %q is %d characters long: SetupAPI refuses a file with a name over %d (ERROR_SECTION_NAME_TOO_LONG); expected [SectionName] of at most %d", textdec.Clip(name), n, MaxSectionName, MaxSectionName)}
+				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section name %q is %d characters long, which SetupAPI refuses (ERROR_SECTION_NAME_TOO_LONG): expected at most %d", textdec.Clip(name), n, MaxSectionName)}
 			}
 			if strings.IndexByte(name, 0) >= 0 {
 				if !nul {

@@ -287,7 +287,7 @@ func TestINFSectionNameTooLong(t *testing.T) {
 		want     string // error prefix; "" reads
 	}{
 		{"wine: A255", std + "[" + a(255) + "]\r\n", ""},
-		{"wine: A256", std + "[" + a(256) + "]\r\n", "line 3: section name \"" + a(57) + "...\" is 256 characters long: SetupAPI refuses a file with a name over 255 (ERROR_SECTION_NAME_TOO_LONG); expected [SectionName] of at most 255"},
+		{"wine: A256", std + "[" + a(256) + "]\r\n", "line 3: section name \"" + a(57) + "...\" is 256 characters long, which SetupAPI refuses (ERROR_SECTION_NAME_TOO_LONG): expected at most 255"},
 		{"spaces count", std + "[ " + a(254) + " ]\r\n", "line 3: section name"},
 		{"repeated section too", std + "[" + a(256) + "]\r\n[" + a(256) + "]\r\n", "line 3: section name"},
 		{"255 two-byte characters", std + "[" + strings.Repeat("é", 255) + "]\r\n", ""},
