@@ -183,6 +183,9 @@ func TestINFBadInput(t *testing.T) {
 	}{
 		{[]string{"inf", write("empty.inf", nil)}, "empty.inf: line 1: empty file"},
 		{[]string{"inf", write("garbage.inf", garbage)}, "garbage.inf: line 1: not text"},
+		// SetupAPI's MAX_SECTION_NAME_LEN (Wine's dlls/setupapi/parser.c)
+		{[]string{"inf", write("long.inf", []byte("[Version]\nSignature=\"$Windows NT$\"\n["+strings.Repeat("a", 256)+"]\n"))},
+			"long.inf: line 3: section name \"aaaa"},
 		{[]string{"inf", infData + "loop.inf"}, "loop.inf: line 15: Needs loop in loop.inf: [LoopA.NTamd64] -> [LoopB] -> [LoopA.NTamd64]"},
 		{[]string{"inf", infData + "loop.inf", "--device", `PCI\VEN_1234&DEV_0001`}, "Needs loop"},
 		{[]string{"inf", infData + "i225-like.inf", "--device", `PCI\VEN_1234&DEV_0001`}, `device "PCI\\VEN_1234&DEV_0001" is in no models section`},

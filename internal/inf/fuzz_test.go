@@ -30,6 +30,12 @@ func FuzzINFParse(f *testing.F) {
 	f.Add("[Manufacturer]\nM=\"A;1\",NTamd64\n[A;1.NTamd64] x \\\nd=\" I \",X\n[ I ]\n[]\nNeeds=I\n\x1a[I]\nNeeds=I\x00")
 	f.Add("[Manufacturer]\rM=A,NTamd64\r[A.NTamd64]\rd=I,X\r[I]\r\n[\r]\nAddReg=R\r\n")
 	f.Add(string([]byte{0xFF, 0xFE, '[', 0, 'a', 0, ']', 0, 0x1A, 0, 0x00}))
+	// control characters in headers and after them, NULs in headers,
+	// keys and values, a name at SetupAPI's limit and one over it, and
+	// references with the white space SetupAPI trims or keeps
+	f.Add("[Manufacturer]\nM=A\x00,NTamd64\n [A \x00.NTamd64] \x01\x1b\nd\x00=I\b\x00,X \x00\n[I\b]\nAddReg=R\x00, \x00R\n[R ]\n[ R]\nHKR,,A\x00,,1\n")
+	f.Add("[Manufacturer]\nM=A,NTamd64\n[A.NTamd64]\nd=" + strings.Repeat("i", 255) + ",X\n[" + strings.Repeat("i", 255) + "]\n[" + strings.Repeat("j", 256) + "]\n")
+	f.Add("[Manufacturer]\nM=A,NTamd64\n[A.NTamd64]\nd=I,X\n[I]\nAddReg=%q%,\u00a0R\u00a0,\"\u00a0R\",\u3000R\ufeff\n[\u00a0R]\n[R]\n[Strings]\nq=\" R \"\n")
 	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse(strings.NewReader(in), "fuzz.inf")

@@ -364,7 +364,7 @@ func TestINFLoopAndErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "line 1: empty file"},
-		{"binary", "[Version]\n\x00\x01\x02", "line 2: not text (byte 0x00 at offset 10)"},
+		{"binary", "[Version]\n\x01\x02\x00", "line 2: not text (byte 0x01 at offset 10)"},
 		{"no section", "just words\nand more\n", "line 3: no [section] in 3 lines"},
 		{"open header", "[Version\nSignature=x\n", "line 1: section header \"[Version\" has no closing ']'"},
 	} {

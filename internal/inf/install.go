@@ -975,7 +975,7 @@ func lineList(nums []int) string {
 func names(f *File, l Line, lang string) []string {
 	var out []string
 	for _, n := range l.Fields {
-		if n = strings.TrimSpace(f.Expand(n, lang)); n != "" {
+		if n = f.Expand(n, lang); n != "" {
 			out = append(out, n)
 		}
 	}

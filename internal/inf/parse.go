@@ -6,7 +6,8 @@
 // first), ';' comments outside quotes, '\' line continuations, quoted
 // strings with "" escapes, %token% substitution from [Strings] or a
 // localized [Strings.LANGID], lines that end at a line feed, a Ctrl-Z
-// that ends the file, and files in UTF-16 (with a BOM, as most vendor
+// that ends the file, control characters in headers, NULs read as
+// spaces, and files in UTF-16 (with a BOM, as most vendor
 // INFs are), UTF-8 or ANSI. The install chain
 // (install.go) goes [Manufacturer] -> decorated models section -> the
 // device's DDInstall section -> AddReg/Include/Needs -> the HKR entries
@@ -17,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -88,8 +91,8 @@ func Parse(r io.Reader, name string) (*File, error) {
 	//
 	//	    while (!is_eol( parser, p )) p++;
 	//
-	// Control bytes anywhere else still refuse the file, as they do in
-	// every other reader of textdec.
+	// Control bytes in keys and values, NUL aside (below), still refuse
+	// the file, as they do in every other reader of textdec.
 	//
 	// The file ends at the first Ctrl-Z, and a line at a line feed: the
 	// parser's end tests
@@ -110,8 +113,22 @@ func Parse(r io.Reader, name string) (*File, error) {
 	// the parser, which pass on Windows, read "[TestSection] \032\ndummy"
 	// as [TestSection] alone and " [Test\r\b\tSection] \n" as a section
 	// whose name holds the CR.
+	//
+	// That test is also why control characters stand in a header (its
+	// "various control chars" case, "Test\r\b\tSection"), and the rest
+	// of a header's line is a comment to the parser (section_name_state
+	// sets COMMENT after the ']'). A NUL stands in a header, a key or a
+	// value: Wine's push_token copies each character of a token as
+	//
+	//	for ( ; len > 0; len--, dst++, src++) *dst = *src ? *src : ' ';
+	//
+	// (see nulToSpace for where a NUL is trimmed), and its tests, which
+	// pass on Windows, open " [Test\x00Section]\n" and read
+	// "abcd=ef\x0gh" as the value "ef gh". Other control characters in
+	// keys and values still refuse the file: they are a binary file's
+	// mark far more often than a vendor's text.
 	txt, err := textdec.ReadText(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections",
-		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true})
+		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true, Header: '[', HeaderEnd: ']', Space: isSpace, NUL: true})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +139,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 		// sections after it would be lost without a word
 		f.notef(txt.CtrlZ, "a Ctrl-Z (0x1A, the DOS end-of-file mark) ends the file here, as it ends it for SetupAPI: the text after it, to line %d, is not read", txt.Dropped)
 	}
-	loneCR := false
+	loneCR, nul := false, false
 	var cur *Section
 	entries, fields := 0, 0
 	for i := 0; i < len(phys); i++ {
@@ -143,6 +160,16 @@ func Parse(r io.Reader, name string) (*File, error) {
 				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section header %q has no closing ']': expected [SectionName]", textdec.Clip(strings.TrimRightFunc(t, isSpace)))}
 			}
 			name := t[1:end]
+			if n := utf16Len(name); n > MaxSectionName {
+				return nil, &ParseError{Line: start, Msg: fmt.Sprintf("section name %q is %d characters long, which SetupAPI refuses (ERROR_SECTION_NAME_TOO_LONG): expected at most %d", textdec.Clip(name), n, MaxSectionName)}
+			}
+			if strings.IndexByte(name, 0) >= 0 {
+				if !nul {
+					nul = true
+					f.notef(start, nulNote)
+				}
+				name = strings.ReplaceAll(name, "\x00", " ")
+			}
 			key := strings.ToLower(name)
 			if s, ok := f.byName[key]; ok {
 				cur = s // a repeated section continues the first, as SetupAPI merges them
@@ -174,6 +201,10 @@ func Parse(r io.Reader, name string) (*File, error) {
 			f.notef(start, "text before the first section ignored")
 			continue
 		}
+		if !nul && strings.IndexByte(t, 0) >= 0 {
+			nul = true
+			f.notef(start, nulNote)
+		}
 		l, ok := splitLine(t, start, MaxFields-fields)
 		entries++
 		fields += len(l.Fields)
@@ -193,10 +224,67 @@ func (f *File) notef(line int, format string, a ...any) {
 	f.notes.add(&f.Notes, fmt.Sprintf("%s line %d: ", f.Name, line)+fmt.Sprintf(format, a...))
 }
 
-// isSpace is the white space around keys, values and headers: a CR
-// too, which does not end a line (Parse).
+// MaxSectionName is the longest section name SetupAPI reads, in UTF-16
+// units: Wine's parser.c
+//
+//	#define MAX_SECTION_NAME_LEN  255
+//	...
+//	if (parser->token_len > MAX_SECTION_NAME_LEN)
+//	{
+//	    parser->error = ERROR_SECTION_NAME_TOO_LONG;
+//
+// and its tests, which pass on Windows, open "[" A255 "]" and refuse
+// "[" A256 "]" with ERROR_SECTION_NAME_TOO_LONG on the header's line.
+const MaxSectionName = 255
+
+// utf16Len is s's length in UTF-16 units, as SetupAPI counts a name.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+const nulNote = "a NUL character (0x00) is read as a space, as SetupAPI reads it (one at the end of a value is dropped with the white space there)"
+
+// isSpace is the white space SetupAPI trims around keys and values and
+// skips before a header: Wine's parser tests each character with
+// iswspace, which below U+0100 is the C runtime's table (msvcrt's
+// _wctype in Wine's dlls/msvcrt/ctype.c: tab, LF, VT, FF, CR, space and
+// the no-break space U+00A0) and above it GetStringTypeW's C1_SPACE
+// (Wine's tools/make_unicode gives it to Unicode's Zs, Zl and Zp: U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). U+0085 is
+// space only from msvcr140 on, not in msvcrt; U+FEFF (a byte-order mark
+// where no file starts) is not space. A CR is too, as it does not end a
+// line (Parse).
 func isSpace(r rune) bool {
-	return r == ' ' || r == '\t' || r == '\f' || r == '\r' || r == '\ufeff'
+	return r != 0x85 && unicode.IsSpace(r)
+}
+
+// nulToSpace is a key's or a value's text with its NULs made spaces, as
+// Wine's push_token copies them, after the trimming Wine's states do:
+// a NUL is no white space at the start of a key or a value
+// (line_start_state and leading_spaces_state test iswspace alone), and
+// none after a key's text either (key_name_state: "if
+// (!iswspace(*p)) token_end = p + 1"), but a value ends before NULs as
+// before spaces (value_name_state: "if (*p && !iswspace(*p)) token_end =
+// p + 1"), and white space after a key's text ends it before any NUL
+// that follows (trailing_spaces_state skips both). Its tests, which pass
+// on Windows, read the [Strings] values "bbb\0" and "bbb \0" as "bbb",
+// and "aaa\0bbb \0" as "aaa bbb".
+func nulToSpace(s string, key bool) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return strings.TrimRightFunc(s, isSpace)
+	}
+	if key {
+		t := strings.TrimRightFunc(s, func(r rune) bool { return r == 0 || isSpace(r) })
+		tail := s[len(t):]
+		s = t + tail[:len(tail)-len(strings.TrimLeft(tail, "\x00"))]
+	} else {
+		s = strings.TrimRightFunc(s, func(r rune) bool { return r == 0 || isSpace(r) })
+	}
+	return strings.ReplaceAll(s, "\x00", " ")
 }
 
 // stripComment cuts the line at the first ';' outside double quotes and
@@ -221,25 +309,34 @@ func stripComment(s string) (string, bool) {
 func splitLine(t string, num, max int) (Line, bool) {
 	l := Line{Num: num}
 	if k := indexUnquoted(t, '='); k >= 0 {
-		l.Key, l.HasKey = unquote(strings.TrimFunc(t[:k], isSpace)), true
+		l.Key, l.HasKey = field(t[:k], true), true
 		t = t[k+1:]
 	}
 	for {
 		if len(l.Fields) >= max {
 			return l, false
 		}
+		// a line without '=' starts with its first field where a key
+		// stands, and Wine's key_name_state reads it
+		key := !l.HasKey && len(l.Fields) == 0
 		k := indexUnquoted(t, ',')
 		if k < 0 {
-			l.Fields = append(l.Fields, unquote(strings.TrimFunc(t, isSpace)))
+			l.Fields = append(l.Fields, field(t, key))
 			break
 		}
-		l.Fields = append(l.Fields, unquote(strings.TrimFunc(t[:k], isSpace)))
+		l.Fields = append(l.Fields, field(t[:k], key))
 		t = t[k+1:]
 	}
 	if !l.HasKey && len(l.Fields) == 1 && l.Fields[0] == "" {
 		l.Fields = nil
 	}
 	return l, true
+}
+
+// field is a key or a value as written between its separators: trimmed,
+// its NULs made spaces (nulToSpace) and its quotes removed.
+func field(s string, key bool) string {
+	return unquote(nulToSpace(strings.TrimLeftFunc(s, isSpace), key))
 }
 
 func indexUnquoted(s string, c byte) int {

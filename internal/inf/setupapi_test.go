@@ -86,8 +86,10 @@ func TestINFReadAsSetupAPI(t *testing.T) {
 		{"ctrl-z in a header", "[Version]\nSignature=x\n\n\n[ab\x1a]\n", `line 5: section header "[ab" has no closing ']'`},
 		{"open header", "[a]\n[b ; c\n", `line 2: section header "[b ; c" has no closing ']'`},
 		{"nothing before ctrl-z", "\r\n\x1a[a]\nk=v\n", "line 2: nothing but white space before the Ctrl-Z (0x1A)"},
-		// lines end at line feeds only: the control byte is on line 1
-		{"binary in a cr-only file", "[a]\rk=v\r\x01\r", "line 1: not text (byte 0x01 at offset 8)"},
+		// lines end at line feeds only: the control byte is on line 2
+		// (on line 1, after "[a]", it would be in the header's line,
+		// which SetupAPI does not read past the ']')
+		{"binary in a cr-only line", "[a]\nk=v\rw\r\x01\r", "line 2: not text (byte 0x01 at offset 10)"},
 		{"binary in a crlf file", "[a]\r\nk=v\r\n\x01\r\n", "line 3: not text (byte 0x01 at offset 10)"},
 	} {
 		if _, err := Parse(strings.NewReader(c.in), "x.inf"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -128,6 +130,226 @@ func TestINFSetupAPISyntaxFile(t *testing.T) {
 		}
 		if rep.InstallSection != "Nic;v2" || rep.Service != "LabNic" || !hasKeyword(rep.Keywords, "*RSS") {
 			t.Errorf("%s: [%s] service %q keywords %+v", name, rep.InstallSection, rep.Service, rep.Keywords)
+		}
+	}
+}
+
+// Control characters in a section header, as SetupAPI reads them. Wine's
+// dlls/setupapi/tests/parser.c, section_names[] ("various control
+// chars"), which pass on Windows:
+//
+//	{ STD_HEADER " [Test\r\b\tSection] \n",       "Test\r\b\tSection", 0 },
+//
+// section_name_state takes every character up to the first ']' into the
+// name and sets COMMENT for the rest of the line; find_section compares
+// names with strcmpiW. latlab refused the file at the \b. In a key or a
+// value a control character (but NUL) still refuses it.
+func TestINFHeaderControls(t *testing.T) {
+	const crNote = "x.inf line %d: a carriage return without a line feed does not end a line for SetupAPI: read as a space"
+	for _, c := range []struct {
+		name, in string
+		find     string // a name Section finds
+		want     []string
+		notes    []string
+	}{
+		{"wine's test", " [Test\r\b\tSection] \nk=v\n", "TEST\r\b\tSECTION", []string{"[Test\r\b\tSection] k=v"}, []string{fmt.Sprintf(crNote, 1)}},
+		{"escape and bell", "[a\x1b[2J\x07]\nk=v\n", "A\x1b[2j\x07", []string{"[a\x1b[2J\x07] k=v"}, nil},
+		{"controls after the ']'", "[a] \x01\x1b\"\x02\nk=v\n", "a", []string{"[a] k=v"}, nil},
+		{"no-break space before '['", "\u00a0[a\x02]\nk=v\n", "a\x02", []string{"[a\x02] k=v"}, nil},
+		{"utf-16", string(le16("[a\x01b]\r\nk=v\r\n")), "A\x01B", []string{"[a\x01b] k=v"}, nil},
+	} {
+		f, err := Parse(strings.NewReader(c.in), "x.inf")
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := sectionsOf(f); !slices.Equal(got, c.want) {
+			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
+		}
+		if f.Section(c.find) == nil {
+			t.Errorf("%s: [%q] not found", c.name, c.find)
+		}
+		if !slices.Equal(f.Notes, c.notes) {
+			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, c.notes)
+		}
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"in a value", "[a]\nk=v\x02\n", "line 2: not text (byte 0x02 at offset 7)"},
+		{"in a key", "[a]\n\x1bk=v\n", "line 2: not text (byte 0x1b at offset 4)"},
+		{"after a header's line", "[a\x02]\n\x02\n", "line 2: not text (byte 0x02 at offset 5)"},
+		{"header opened after text", "[a]\nk [\x02]\n", "line 2: not text (byte 0x02 at offset 7)"},
+	} {
+		if _, err := Parse(strings.NewReader(c.in), "x.inf"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// le16 is s in UTF-16LE with a BOM.
+func le16(s string) []byte {
+	b := []byte{0xFF, 0xFE}
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return b
+}
+
+// A NUL in a header, a key or a value is read as a space, and a note
+// says so once. Wine's dlls/setupapi/parser.c, push_token:
+//
+//	for ( ; len > 0; len--, dst++, src++) *dst = *src ? *src : ' ';
+//
+// but value_name_state ends a value's text before NULs as before spaces
+// ("if (*p && !iswspace(*p)) token_end = p + 1"), and
+// trailing_spaces_state skips both, while key_name_state and the states
+// that skip leading white space test iswspace alone. Its tests
+// (dlls/setupapi/tests/parser.c, which pass on Windows): key_names[]
+//
+//	{ C("abcd=ef\x0gh"),         "abcd",          { "ef gh" } },
+//	{ C("foo=%bar%\n[Strings]\nbar=bbb\0\n"), "foo", { "bbb" } },
+//	{ C("foo=%bar%\n[Strings]\nbar=bbb \0\n"), "foo", { "bbb" } },
+//	{ C("foo=%bar%\n[Strings]\nbar=aaa\0bbb \0\n"), "foo", { "aaa bbb" } },
+//
+// and invalid_files[], which Windows opens: " [Test\x00Section]\n".
+// latlab refused every one.
+func TestINFNUL(t *testing.T) {
+	const note = "x.inf line %d: " + nulNote
+	for _, c := range []struct {
+		name, in string
+		want     []string // sectionsOf
+		line     int      // of the note
+	}{
+		{"wine: in a value", "[Test]\nabcd=ef\x00gh\n", []string{"[Test] abcd=ef gh"}, 2},
+		{"wine: at a value's end", "[Strings]\nbar=bbb\x00\n", []string{"[Strings] bar=bbb"}, 2},
+		{"wine: after a space", "[Strings]\nbar=bbb \x00\n", []string{"[Strings] bar=bbb"}, 2},
+		{"wine: both", "[Strings]\nbar=aaa\x00bbb \x00\n", []string{"[Strings] bar=aaa bbb"}, 2},
+		{"wine: in a header", "[Version]\n [Test\x00Section]\nk=v\n", []string{"[Version]", "[Test Section] k=v"}, 2},
+		// key_name_state: a NUL is part of a key's text, to the first
+		// white space
+		{"at a key's end", "[a]\nab\x00=cd\n", []string{"[a] ab =cd"}, 2},
+		{"after a key's space", "[a]\nab \x00=cd\n", []string{"[a] ab=cd"}, 2},
+		{"first field of a line without '='", "[a]\nab\x00,cd\x00\n", []string{"[a] =ab |cd"}, 2},
+		// leading_spaces_state and line_start_state skip iswspace only
+		{"at a value's start", "[a]\nk= \x00b\n", []string{"[a] k= b"}, 2},
+		{"at a key's start", "[a]\n\x00k=v\n", []string{"[a]  k=v"}, 2},
+		{"quoted", "[a]\nk=\"b\x00\" \x00,c\n", []string{"[a] k=b |c"}, 2},
+		{"in a comment: no note", "[a]\nk=v ;\x00\n", []string{"[a] k=v"}, 0},
+		{"once", "[a]\nk=\x00v\nl=\x00w\n", []string{"[a] k= v l= w"}, 2},
+	} {
+		f, err := Parse(strings.NewReader(c.in), "x.inf")
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := sectionsOf(f); !slices.Equal(got, c.want) {
+			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
+		}
+		var notes []string
+		if c.line > 0 {
+			notes = []string{fmt.Sprintf(note, c.line)}
+		}
+		if !slices.Equal(f.Notes, notes) {
+			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, notes)
+		}
+	}
+	// the first of Wine's [Strings] cases whole: the value substituted
+	f, err := Parse(strings.NewReader("[Test]\nfoo=%bar%\n[Strings]\nbar=bbb\x00\n"), "x.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Expand(f.Section("Test").Lines[0].Field(0), ""); got != "bbb" {
+		t.Errorf("%%bar%% = %q, want %q", got, "bbb")
+	}
+}
+
+// A section name longer than 255 UTF-16 units refuses the file, on the
+// header's line. Wine's dlls/setupapi/parser.c:
+//
+//	#define MAX_SECTION_NAME_LEN  255
+//	...
+//	if (parser->token_len > MAX_SECTION_NAME_LEN)
+//	{
+//	    parser->error = ERROR_SECTION_NAME_TOO_LONG;
+//
+// and its tests (dlls/setupapi/tests/parser.c, invalid_files[], which
+// pass on Windows):
+//
+//	{ C(STD_HEADER "[" A255 "]\r\n"),  0,                           0,    FALSE },
+//	{ C(STD_HEADER "[" A256 "]\r\n"),  ERROR_SECTION_NAME_TOO_LONG, 3,    FALSE },
+//
+// The name is counted as written (its spaces too) in UTF-16 units, as
+// the parser's token is: a character outside the BMP counts two.
+func TestINFSectionNameTooLong(t *testing.T) {
+	const std = "[Version]\r\nSignature=\"$CHICAGO$\"\r\n"
+	a := func(n int) string { return strings.Repeat("a", n) }
+	for _, c := range []struct {
+		name, in string
+		want     string // error prefix; "" reads
+	}{
+		{"wine: A255", std + "[" + a(255) + "]\r\n", ""},
+		{"wine: A256", std + "[" + a(256) + "]\r\n", "line 3: section name \"" + a(57) + "...\" is 256 characters long, which SetupAPI refuses (ERROR_SECTION_NAME_TOO_LONG): expected at most 255"},
+		{"spaces count", std + "[ " + a(254) + " ]\r\n", "line 3: section name"},
+		{"repeated section too", std + "[" + a(256) + "]\r\n[" + a(256) + "]\r\n", "line 3: section name"},
+		{"255 two-byte characters", std + "[" + strings.Repeat("é", 255) + "]\r\n", ""},
+		{"128 characters outside the BMP", std + "[" + strings.Repeat("\U0001F600", 128) + "]\r\n", "line 3: section name"},
+		{"127 of them and one", std + "[" + strings.Repeat("\U0001F600", 127) + "a]\r\n", ""},
+		{"utf-16", string(le16(std + "[" + a(256) + "]\r\n")), "line 3: section name"},
+		{"after a Ctrl-Z: not read", std + "\x1a[" + a(256) + "]\r\n", ""},
+	} {
+		_, err := Parse(strings.NewReader(c.in), "x.inf")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A section reference is trimmed where SetupAPI trims it, when the line
+// is parsed, before %strkey% substitution, and with SetupAPI's white
+// space. Wine's dlls/setupapi/parser.c trims in its states (each tests
+// iswspace); PARSER_string_substW, which SetupGetStringField uses,
+// copies the substituted text without trimming. iswspace is the C
+// runtime's: msvcrt's table (Wine's dlls/msvcrt/ctype.c, MSVCRT__wctype)
+// gives U+00A0 _SPACE ("/* a0 */ 0x0008 | B110"), and for characters
+// above U+00FF GetStringTypeW's C1_SPACE, which Wine's tools/make_unicode
+// gives to Unicode's Zs, Zl and Zp. names() trimmed with
+// strings.TrimSpace after substitution: a %strkey% whose quoted value is
+// " a " named no section [ a ].
+func TestINFReferenceSpaces(t *testing.T) {
+	const in = "[I]\n" +
+		"AddReg = %quoted%\n" + // 1
+		"AddReg = \" a \"\n" + // 2
+		"AddReg = a\u00a0\n" + // 3: trimmed when parsed
+		"AddReg = \"a\u00a0\"\n" + // 4
+		"AddReg = %nbsp%\n" + // 5: the string's value was trimmed when parsed
+		"AddReg = %qnbsp%\n" + // 6
+		"AddReg = \u3000b\u2003\n" + // 7: ideographic and em spaces
+		"AddReg = \ufeffb\n" + // 8: U+FEFF is no white space
+		"[ a ]\n[a]\n[a\u00a0]\n[b]\n[\ufeffb]\n" +
+		"[Strings]\nquoted = \" a \"\nnbsp = \u00a0a\u00a0\nqnbsp = \"a\u00a0\"\n"
+	f, err := Parse(strings.NewReader(in), "x.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{" a ", " a ", "a", "a\u00a0", "a", "a\u00a0", "b", "\ufeffb"} {
+		l := f.Section("I").Lines[i]
+		got := names(f, l, "")
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("line %d: names %q, want %q", i+1, got, want)
+			continue
+		}
+		if s := f.Section(got[0]); s == nil || s.Name != want {
+			t.Errorf("line %d: %q names section %v", i+1, want, s)
+		}
+	}
+	// the iswspace set at its edges: U+0085 is _SPACE only from msvcr140
+	for r, want := range map[rune]bool{' ': true, '\t': true, '\v': true, '\f': true, '\r': true, 0xa0: true, 0x85: false,
+		0x1680: true, 0x2000: true, 0x200a: true, 0x200b: false, 0x2028: true, 0x2029: true, 0x202f: true, 0x205f: true,
+		0x3000: true, 0xfeff: false, 0: false, 'a': false} {
+		if isSpace(r) != want {
+			t.Errorf("isSpace(%U) = %v", r, !want)
 		}
 	}
 }

@@ -219,7 +219,14 @@ const infWidth = 80
 // left out from the right), each column narrowed no further than its
 // floor (0: its longest word, see tableSpec).
 func infTable(w io.Writer, header []string, rows [][]string, floor []int) {
-	tableSpec{header: header, rows: rows, floor: floor}.write(WithWidth(w, infCols(w)))
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = make([]string, len(r))
+		for j, c := range r {
+			safe[i][j] = safeText(c)
+		}
+	}
+	tableSpec{header: header, rows: safe, floor: floor}.write(WithWidth(w, infCols(w)))
 }
 
 // infCols is the width inf's tables fit: infWidth, or w's width when that
@@ -301,13 +308,20 @@ func infWrapList(indent string, items []string) string {
 	if len(items) == 0 {
 		return indent + "none\n"
 	}
-	return strings.Join(textwrap.List(indent, items, 80), "\n") + "\n"
+	safe := make([]string, len(items))
+	for i, it := range items {
+		safe[i] = safeText(it)
+	}
+	return strings.Join(textwrap.List(indent, safe, 80), "\n") + "\n"
 }
 
 // infWrapText breaks text at spaces into lines of at most 80 columns
 // (textwrap.Hanging); lines after the first keep indent, or are indented two
-// columns when there is none.
+// columns when there is none. Control characters are escaped first
+// (safeText): an INF's section names and strings can hold them (SetupAPI
+// reads "[Test\r\b\tSection]"), and they are measured as printed.
 func infWrapText(indent, text string) string {
+	text = safeText(text)
 	if strings.TrimSpace(text) == "" {
 		return indent + "\n"
 	}

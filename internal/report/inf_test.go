@@ -387,3 +387,32 @@ func TestINFListingSectionHeads(t *testing.T) {
 		}
 	}
 }
+
+// Control characters in section names are printed escaped, in the
+// section heads, the install-section column and the notes: an INF cannot
+// move the cursor or rewrite a line on the terminal. SetupAPI takes a CR
+// or a tab inside a name into it (Wine's dlls/setupapi/tests/parser.c
+// reads "[Test\r\b\tSection]" on Windows), and reads a NUL as a space.
+func TestINFListingEscapesNames(t *testing.T) {
+	src := "[Manufacturer]\nM = M\rN, NTamd64\n[M\rN.NTamd64]\n" +
+		"d = I\t\x00J, PCI\\VEN_1AF4&DEV_1000\n[I\t\x00J]\n[\x1b[2J\b]\n"
+	p := filepath.Join(testutil.TempDir(t), "ctl.inf")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := inf.Run(context.Background(), inf.Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	INF(&b, res)
+	out := b.String()
+	for _, want := range []string{`=> [M\x0dN.NTamd64]`, `I\x09 J`, "a NUL character (0x00) is read as a space"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\r\b\x00\t") {
+		t.Errorf("control characters printed:\n%q", out)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -56,6 +57,21 @@ type Options struct {
 	// before one belongs to the line ending, any other CR is a character
 	// of its line. Without it a lone CR ends a line too.
 	LFOnly bool
+	// Header, when not 0, is the ASCII character that opens a section
+	// header when it is the first character of a line other than white
+	// space (Space), as '[' is in an INF; HeaderEnd closes it. Control
+	// characters up to HeaderEnd do not make the file binary (SetupAPI
+	// takes them into the section's name), and the rest of the line after
+	// it is a comment, which SetupAPI ignores. The reader must then read
+	// headers alike: the controls stay in the text.
+	Header, HeaderEnd byte
+	// Space is the white space that may stand before Header on its line;
+	// nil: unicode.IsSpace.
+	Space func(rune) bool
+	// NUL lets a NUL character (0x00) stand in the text outside comments
+	// and headers too, as SetupAPI lets it stand in an INF's keys and
+	// values (and reads it as a space); the reader decides what it means.
+	NUL bool
 }
 
 // ctrlZ is the DOS end-of-file mark.
@@ -218,42 +234,84 @@ func checkText(b []byte, skip int, o Options) (string, error) {
 
 // checkControl refuses NUL and other C0 controls that never occur in text
 // (tab, CR, LF, form feed and Ctrl-Z, the old DOS end-of-file mark, do).
-// Bytes are compared as characters: in UTF-8 and in the ANSI code pages
-// latlab reads, a byte below 0x80 is always that ASCII character.
+// Bytes below 0x80 are compared as characters: in UTF-8 and in the ANSI
+// code pages latlab reads, such a byte is always that ASCII character.
+// The others matter only as the white space before a header
+// (Options.Header): b is read as UTF-8 when it is valid UTF-8, as
+// Windows-1252 when not, as decode reads it.
 func checkControl(b []byte, skip int, o Options) error {
 	lc := lineCounter{lfOnly: o.LFOnly}
 	sc := controlScan{opt: o}
-	for i, c := range b {
-		lc.see(rune(c))
-		if sc.bad(rune(c)) {
-			return &BinaryError{Offset: int64(skip + i), Line: lc.line(), Byte: c}
+	ansi := o.Header != 0 && !utf8.Valid(b)
+	for i := 0; i < len(b); {
+		r, n := rune(b[i]), 1
+		switch {
+		case r < utf8.RuneSelf || o.Header == 0:
+		case ansi:
+			r, _ = utf8.DecodeRuneInString(ansiTable()[b[i]])
+		default:
+			r, n = utf8.DecodeRune(b[i:])
 		}
+		lc.see(r)
+		if sc.bad(r) {
+			return &BinaryError{Offset: int64(skip + i), Line: lc.line(), Byte: b[i]}
+		}
+		i += n
 	}
 	return nil
 }
 
 // controlScan follows the lines of a text, character by character, and
 // says which characters make it binary: isBadControl's, except inside an
-// Options.Comment comment.
+// Options.Comment comment or an Options.Header header, and a NUL with
+// Options.NUL.
 type controlScan struct {
-	opt             Options
-	quoted, comment bool
+	opt Options
+	// started: the line has had a character other than white space
+	started               bool
+	quoted, comment, head bool
 }
 
 func (s *controlScan) bad(r rune) bool {
-	switch {
-	case r == '\n' || r == '\r' && !s.opt.LFOnly:
+	if r == '\n' || r == '\r' && !s.opt.LFOnly {
 		// where ReadLines ends a line
-		s.quoted, s.comment = false, false
-	case s.comment:
+		s.quoted, s.comment, s.head, s.started = false, false, false, false
 		return false
+	}
+	if s.comment {
+		return false
+	}
+	if s.head {
+		// SetupAPI's header ends at the first HeaderEnd, whatever
+		// stands before it; the rest of the line is not read
+		s.comment = r == rune(s.opt.HeaderEnd)
+		return false
+	}
+	if !s.started && s.opt.Header != 0 {
+		switch {
+		case r == rune(s.opt.Header):
+			s.started, s.head = true, true
+			return false
+		case s.space(r):
+		default:
+			s.started = true
+		}
+	}
+	switch {
 	case s.opt.Comment == 0:
 	case r == '"':
 		s.quoted = !s.quoted
 	case r == rune(s.opt.Comment) && !s.quoted:
 		s.comment = true
 	}
-	return isBadControl(r)
+	return isBadControl(r) && !(r == 0 && s.opt.NUL)
+}
+
+func (s *controlScan) space(r rune) bool {
+	if s.opt.Space == nil {
+		return unicode.IsSpace(r)
+	}
+	return s.opt.Space(r)
 }
 
 func isBadControl(r rune) bool {

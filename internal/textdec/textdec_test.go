@@ -307,7 +307,8 @@ func FuzzReadTextINF(f *testing.F) {
 	f.Add(append(le("[a]\x1a", true), 'x'))
 	f.Add([]byte("caf\xc3\xa9\x1a caf\xe9"))
 	f.Add([]byte(" \r\n\x1a[a]\n"))
-	inf := Options{Comment: ';', CtrlZEnds: true, LFOnly: true}
+	f.Add([]byte("[a\x01\x00]\x02\n k=v\x00\n\x1a\x03"))
+	inf := infOptions
 	f.Fuzz(func(t *testing.T, b []byte) {
 		txt, err := ReadText(bytes.NewReader(b), 1<<20, "x", inf)
 		if err != nil {
@@ -329,6 +330,95 @@ func FuzzReadTextINF(f *testing.F) {
 		all, err := ReadText(bytes.NewReader(b), 1<<20, "x", o)
 		if err != nil || !slices.Equal(all.Lines, txt.Lines) || all.Encoding != txt.Encoding {
 			t.Fatalf("without a Ctrl-Z: %q %s, without the option %q %s %v", txt.Lines, txt.Encoding, all.Lines, all.Encoding, err)
+		}
+	})
+}
+
+// infOptions are the INF reader's (internal/inf's Parse), its white space
+// short of Wine's iswspace, which the tests here need not match.
+var infOptions = Options{Comment: ';', CtrlZEnds: true, LFOnly: true, Header: '[', HeaderEnd: ']',
+	Space: func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == 0xa0 }, NUL: true}
+
+// With Options.Header, control characters stand in a section header up
+// to its end and on the rest of its line, as SetupAPI reads an INF
+// (Wine's dlls/setupapi/tests/parser.c opens " [Test\r\b\tSection] \n"
+// on Windows); with Options.NUL a NUL stands anywhere. Where the line
+// starts with anything but white space and the header's character, or
+// after a header's line, the strict rule holds.
+func TestHeaderControls(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []byte
+		line int   // 0: accepted
+		off  int64 // of the refused byte
+	}{
+		{"wine's test", []byte("[a]\n [Test\r\b\tSection] \nk=v\n"), 0, 0},
+		{"after the ']'", []byte("[a] \x01\"\x02;\n"), 0, 0},
+		{"header not closed", []byte("[a\x01\x02\n"), 0, 0},
+		{"no-break space before '['", []byte("\u00a0[\x01]\n"), 0, 0},
+		{"ansi no-break space before '['", []byte("\xa0[\x01]\ncaf\xe9\n"), 0, 0},
+		{"utf-16", le("[\x01]\r\n", true), 0, 0},
+		{"nul in a value", []byte("[a]\nk=\x00v\n"), 0, 0},
+		{"nul in utf-16", le("[a]\r\nk=\x00v\r\n", true), 0, 0},
+		{"text before '['", []byte("k[\x01]\n"), 1, 2},
+		{"next line", []byte("[\x01]\n\x02\n"), 2, 4},
+		{"a lone CR does not end the header's line", []byte("[a]\r\x02\n"), 0, 0},
+		{"ansi, text before '['", []byte("\xe9[\x01]\n"), 1, 2},
+		{"utf-16, after a value", le("[a]\r\nk=\x01\r\n", true), 2, 16},
+	} {
+		_, _, err := DecodeWith(c.in, infOptions)
+		var be *BinaryError
+		switch {
+		case c.line == 0 && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.line != 0 && (!errors.As(err, &be) || be.Line != c.line || be.Offset != c.off):
+			t.Errorf("%s: %v (want line %d offset %d)", c.name, err, c.line, c.off)
+		}
+		// every other reader's is the strict default
+		if _, _, err := Decode(c.in); !errors.As(err, &be) {
+			t.Errorf("%s: Decode accepted it: %v", c.name, err)
+		}
+	}
+}
+
+// FuzzDecodeHeader: the INF reader's options accept all Decode accepts,
+// alike, and more only where every control character they let through
+// is a NUL, or in a comment, a header or the rest of a header's line.
+func FuzzDecodeHeader(f *testing.F) {
+	f.Add([]byte(" [Test\r\b\tSection] \x02\nk=v\x00\n"))
+	f.Add([]byte("[a]\nk = \"v;\x02\" ;\x01\r\x02"))
+	f.Add(le("[\x01]\r\nk=\x00\r\n", true))
+	f.Add([]byte("\xa0[\x01]\ncaf\xe9 ;\x01\x00\n"))
+	o := infOptions
+	o.CtrlZEnds = false // Decode reads on past a Ctrl-Z
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s1, e1, err1 := Decode(b)
+		s2, e2, err2 := DecodeWith(b, o)
+		if err1 == nil && (err2 != nil || s1 != s2 || e1 != e2) {
+			t.Fatalf("Decode %q %s, with the INF's options %q %s %v", s1, e1, s2, e2, err2)
+		}
+		if err2 != nil {
+			if err1 == nil {
+				t.Fatal("refused only with the INF's options")
+			}
+			return
+		}
+		for _, line := range strings.Split(s2, "\n") {
+			if t := strings.TrimLeftFunc(line, o.Space); strings.HasPrefix(t, "[") {
+				continue // a header's line
+			}
+			in := false
+			for _, r := range line {
+				if r == '"' {
+					in = !in
+				}
+				if r == ';' && !in {
+					break
+				}
+				if isBadControl(r) && r != 0 {
+					t.Fatalf("control %#x outside a comment or header in %q", r, line)
+				}
+			}
 		}
 	})
 }
