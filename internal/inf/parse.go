@@ -20,6 +20,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -182,19 +183,71 @@ func Parse(r io.Reader, name string) (*File, error) {
 		}
 		body, openQuote := stripComment(phys[i])
 		body = strings.TrimRightFunc(body, isSpace)
-		// A '\' ending the line (outside quotes) joins the next line.
-		for !openQuote && strings.HasSuffix(body, `\`) && i+1 < len(phys) {
+		// Any text before a comment starts an entry for SetupAPI, even a
+		// lone '\' that continues into nothing (below).
+		started := strings.TrimLeftFunc(body, isSpace) != ""
+		// A '\' ending the line (outside quotes) joins the next line, as
+		// Wine's parser does. A key's or a value's '\' enters its
+		// EOL_BACKSLASH state, having taken the text before it up to its
+		// last character that is not white space (token_end):
+		//
+		//	case '\\':
+		//	    push_token( parser, token_end );
+		//	    parser->start = p;
+		//	    push_state( parser, VALUE_NAME );
+		//	    set_state( parser, EOL_BACKSLASH );
+		//
+		// (TRAILING_SPACES goes there too when a '\' follows a key's or a
+		// value's white space). That state skips more backslashes and
+		// white space, and a ';' comment, to the line feed, and goes on
+		// with the next line's first character that is not white space
+		// (LEADING_SPACES), in the same key or value:
+		//
+		//	case '\n':
+		//	    parser->line_pos++;
+		//	    parser->start = p + 1;
+		//	    set_state( parser, LEADING_SPACES );
+		//	    return p + 1;
+		//	case '\\':
+		//	    continue;
+		//	case ';':
+		//	    push_state( parser, EOL_BACKSLASH );
+		//	    set_state( parser, COMMENT );
+		//	    return p + 1;
+		//	default:
+		//	    if (iswspace(*p)) continue;
+		//	    push_token( parser, p );
+		//	    pop_state( parser );
+		//	    return p;
+		//
+		// so the two lines join with no space between them, and a '\'
+		// followed by other text on its line is that text, kept as
+		// written with the white space around it (push_token from the
+		// '\'). At the end of the file the state drops the '\'
+		// ("parser->start = p"). Inside quotes a '\' is text and the
+		// open quote ends at the line's end (quotes_state); a line that
+		// is blank or a comment ends the entry (LEADING_SPACES stops
+		// there), and a section header's line is read as text.
+		for from := 0; !openQuote; {
+			j := continuation(body, from)
+			if j < 0 {
+				break
+			}
+			body = trimEnd(body[:j], !separated(body[:j]))
+			if i+1 == len(phys) {
+				break
+			}
 			i++
 			next, oq := stripComment(phys[i])
-			body = strings.TrimRightFunc(body[:len(body)-1], isSpace) + " " + strings.TrimFunc(next, isSpace)
-			body = strings.TrimRightFunc(body, isSpace)
+			from = len(body)
+			body += strings.TrimFunc(next, isSpace)
 			openQuote = oq
 		}
 		if openQuote {
 			f.notef(start, "unterminated quoted string: taken to end at the end of the line")
 		}
 		t := strings.TrimFunc(body, isSpace)
-		if t == "" {
+		if t == "" && !started {
 			continue
 		}
 		if cur == nil {
@@ -274,17 +327,53 @@ func isSpace(r rune) bool {
 // on Windows, read the [Strings] values "bbb\0" and "bbb \0" as "bbb",
 // and "aaa\0bbb \0" as "aaa bbb".
 func nulToSpace(s string, key bool) string {
+	return strings.ReplaceAll(trimEnd(s, key), "\x00", " ")
+}
+
+// trimEnd is s without the white space (and NULs) at its end that
+// SetupAPI does not take into a key or a value (nulToSpace).
+func trimEnd(s string, key bool) string {
 	if strings.IndexByte(s, 0) < 0 {
 		return strings.TrimRightFunc(s, isSpace)
 	}
+	t := strings.TrimRightFunc(s, func(r rune) bool { return r == 0 || isSpace(r) })
 	if key {
-		t := strings.TrimRightFunc(s, func(r rune) bool { return r == 0 || isSpace(r) })
 		tail := s[len(t):]
-		s = t + tail[:len(tail)-len(strings.TrimLeft(tail, "\x00"))]
-	} else {
-		s = strings.TrimRightFunc(s, func(r rune) bool { return r == 0 || isSpace(r) })
+		t += tail[:len(tail)-len(strings.TrimLeft(tail, "\x00"))]
 	}
-	return strings.ReplaceAll(s, "\x00", " ")
+	return t
+}
+
+// continuation is where the '\' that continues s on the next line
+// starts, with the backslashes and white space after it that Wine's
+// EOL_BACKSLASH state skips, or -1 when s (its comment cut, its white
+// space trimmed, no quote open) does not end in one. The run starts at
+// from or later: a '\' kept as text before a joined line (one followed
+// by a NUL) is not part of it.
+func continuation(s string, from int) int {
+	if !strings.HasSuffix(s, `\`) {
+		return -1
+	}
+	j := len(s)
+	for j > from {
+		r, n := utf8.DecodeLastRuneInString(s[:j])
+		if r != '\\' && !isSpace(r) {
+			break
+		}
+		j -= n
+	}
+	if j == len(s) {
+		return -1
+	}
+	return j
+}
+
+// separated reports whether the entry s has passed its key: Wine's
+// parser reads text as a key (key_name_state) until an unquoted '=' or
+// ',' and as a value after one, and trims their ends differently
+// (trimEnd).
+func separated(s string) bool {
+	return indexUnquoted(s, '=') >= 0 || indexUnquoted(s, ',') >= 0
 }
 
 // stripComment cuts the line at the first ';' outside double quotes and
