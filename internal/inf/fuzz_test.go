@@ -36,6 +36,11 @@ func FuzzINFParse(f *testing.F) {
 	f.Add("[Manufacturer]\nM=A\x00,NTamd64\n [A \x00.NTamd64] \x01\x1b\nd\x00=I\b\x00,X \x00\n[I\b]\nAddReg=R\x00, \x00R\n[R ]\n[ R]\nHKR,,A\x00,,1\n")
 	f.Add("[Manufacturer]\nM=A,NTamd64\n[A.NTamd64]\nd=" + strings.Repeat("i", 255) + ",X\n[" + strings.Repeat("i", 255) + "]\n[" + strings.Repeat("j", 256) + "]\n")
 	f.Add("[Manufacturer]\nM=A,NTamd64\n[A.NTamd64]\nd=I,X\n[I]\nAddReg=%q%,\u00a0R\u00a0,\"\u00a0R\",\u3000R\ufeff\n[\u00a0R]\n[R]\n[Strings]\nq=\" R \"\n")
+	// '\' continuations as SetupAPI joins them: in a models line, a key,
+	// a quoted value, before a comment, a blank line, a header's line, a
+	// NUL and the end of the file, and a line of a '\' alone
+	f.Add("[Manufacturer]\nM=A,\\\n NTamd64\n[A.NTamd64]\nd=I,PCI\\VEN_1 \\ \\ ;c\r\n  &DEV_2\n[I]\nAdd\\\nReg=\"R\"\\\n,\"S\\\"\n\\\n\n[R]\nHKR,,A\x00\\\n\x00,,1\\\n[S]\n\\ ")
+	f.Add("[Manufacturer]\nM=A\\\x00\\\n\n[A]\nd=I,X\\\n;\\\n[I]\\\nNeeds=I\\\x1a")
 	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse(strings.NewReader(in), "fuzz.inf")
@@ -82,6 +87,9 @@ func FuzzINFWork(f *testing.F) {
 	// between AddReg sections, along a Needs chain
 	f.Add(hostileHead + "[I]\nDelReg=D,D\nAddReg=R\nNeeds=N\n[N]\nDelReg=D,E\nAddReg=R\n[D]\nHKR,Ndi\\Params\nHKR,,A\nHKR,Ndi\\Params\\E,,0x2000\n[E]\nHKR,Ndi\\Params\\E\\Enum,1\nHKR,Ndi,Service\nHKR,,\n[R]\nHKR,Ndi\\Params\\E\\Enum,1,,a\nHKR,,A,,1\nHKR,,E,,1\n")
 	f.Add(hostileHead + "[I]\nNeeds=N0,N1,N2\n[N0]\nAddReg=R\n[N1]\nAddReg=R\n[N2]\nNeeds=N0\n[R]\nHKR,Ndi\\Params\\E\\Enum,1,,a\nHKR,Ndi\\Params\\E\\Enum,1,4\n")
+	// an install section whose AddReg and Needs lines go on over '\'
+	// continuations, into a header's line and a line of a '\' alone
+	f.Add(hostileHead + "[I]\nAddReg=R,\\\n R,\\ ;\n R\nNee\\\nds=N,\\\n[N]\n\\\n[N]\nAddReg=R\\\n\n[R]\nHKR,Ndi\\Params\\E\\\nnum,1,,a\\\n")
 	b, err := os.ReadFile("testdata/i225-like.inf")
 	if err != nil {
 		f.Fatal(err)
