@@ -235,6 +235,16 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 		// Each decoration's install section takes its own architecture's
 		// extension, as in the listing (sectionTarget).
 		in, err := f.resolve(h.model.InstallSection, sectionTarget(h.d, t), lang, load, w)
+		chosen := best != nil && best.Decoration.Raw == h.d.Raw
+		if err != nil && !chosen {
+			// A models section Windows does not use here may name an
+			// install section the INF lacks (NVIDIA's nvefd64A.inf keeps
+			// an x86 [Nvidia] whose sections it dropped): Windows never
+			// follows it, so neither does the answer.
+			rep.note(fmt.Sprintf("[%s], which Windows does not use here, names install section [%s] on line %d, which cannot be followed: %v",
+				man.ModelsSection(h.d), h.model.InstallSection, h.model.Line, err))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +254,7 @@ func analyze(f *File, device string, t Target, lang string, load Loader, w *work
 			InstallSection: in.Section, Rank: h.match.Rank, RSS: []string{}, Keywords: []string{},
 		}
 		dr.Applies, dr.Reason = h.d.Applies(t)
-		dr.Chosen = best != nil && best.Decoration.Raw == h.d.Raw
+		dr.Chosen = chosen
 		for _, k := range in.Keywords {
 			dr.Keywords = append(dr.Keywords, k.Name)
 			if IsRSS(k.Name) {

@@ -28,6 +28,8 @@ func busIDNote(ids DeviceIDs) string {
 		return fmt.Sprintf("%q names no bus (BUS\\ID): matched as written", ids.Given)
 	case bus == "PCI":
 		return ""
+	case bus == "USB" && ids.asWritten:
+		return `USB ID: matched as written: a root hub's IDs come from the host controller's driver, and Microsoft documents no list of them ("Standard USB identifiers" gives the hub driver's forms for the devices on a hub)`
 	}
 	if n, ok := busIDNotes[bus]; ok {
 		return bus + " ID: " + n

@@ -90,11 +90,13 @@ If=If, USB\VID_0BDA&PID_8153&MI_00
 DevRev=DevRev, USB\VID_0BDA&PID_8154&REV_3000
 Dev=Dev, USB\VID_0BDA&PID_8154
 Class=Class, USB\Class_02&SubClass_06
+Hub=Hub, USB\ROOT_HUB30&VID1022&PID15D7&REV0000
 [IfRev]
 [If]
 [DevRev]
 [Dev]
 [Class]
+[Hub]
 `
 	f, err := Parse(strings.NewReader(src), "usb.inf")
 	if err != nil {
@@ -128,6 +130,31 @@ Class=Class, USB\Class_02&SubClass_06
 			t.Errorf("%s: [%s] %+v %+v, want [%s] rank %#x", c.device, rep.InstallSection, rep.Match, rep.IDs, c.install, c.rank)
 		}
 		if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, `USB ID: latlab builds its hardware IDs ("Standard USB identifiers", and for an interface "Plug and Play support": VID&PID&REV&MI, then VID&PID&MI)`) {
+			t.Errorf("%s: notes:\n%s", c.device, notes)
+		}
+	}
+	// A root hub's ID, which the listing shows, is matched as written
+	// (it was refused: ROOT_HUB30 is no VID_ part), and says so.
+	for _, c := range []struct {
+		device, install string
+		err             string
+	}{
+		{`USB\ROOT_HUB30&VID1022&PID15D7&REV0000`, "Hub", ""},
+		{`usb\root_hub30&vid1022&pid15d7&rev0000\4&1a2b&0`, "Hub", ""},
+		{`USB\ROOT_HUB30&VID1022&PID15D7`, "", "is in no models section"},
+	} {
+		rep, err := Analyze(f, c.device, ws, "", nil)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want %q", c.device, err, c.err)
+			}
+			continue
+		}
+		if err != nil || rep.InstallSection != c.install || rep.Match == nil || rep.Match.Rank != 0 {
+			t.Errorf("%s: %v, [%s] %+v, want [%s] rank 0", c.device, err, rep.InstallSection, rep.Match, c.install)
+			continue
+		}
+		if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "USB ID: matched as written: a root hub's IDs") {
 			t.Errorf("%s: notes:\n%s", c.device, notes)
 		}
 	}

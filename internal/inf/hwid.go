@@ -167,6 +167,15 @@ func ParseDeviceID(s string) (DeviceIDs, error) {
 		ids.Hardware, ids.asWritten = []string{up}, true
 		return ids, nil
 	}
+	if bus == "USB" && strings.HasPrefix(rest, "ROOT_HUB") {
+		// A root hub's ID (USB\ROOT_HUB30&VID1022&PID15D7&REV0000, as
+		// AMD's amdusbhubfilter.inf names one): the host controller's
+		// driver makes it, not the hub driver whose forms Microsoft's
+		// "Standard USB identifiers" gives, and no page lists the IDs of
+		// a root hub. It stands for itself, as an INF line names it.
+		ids.Hardware, ids.asWritten = []string{up}, true
+		return ids, nil
+	}
 	parts, err := splitParts(rest, known)
 	if err != nil && bus == "HDAUDIO" {
 		// A compatible ID (with CTRL_VEN, CTRL_DEV) or another form

@@ -424,6 +424,10 @@ func TestINFDeviceIDs(t *testing.T) {
 		{`usb\vid_046d&pid_c52b&mi_01\7&2b4c0a8f&0&0001`, []string{`USB\VID_046D&PID_C52B&REV_????&MI_01`, `USB\VID_046D&PID_C52B&MI_01`}, nil, "", []string{"REV"}},
 		{`USB\VID_046D&PID_C52B`, []string{`USB\VID_046D&PID_C52B&REV_????`, `USB\VID_046D&PID_C52B`}, nil, "", []string{"REV"}},
 		{`USB\CLASS_02&SUBCLASS_06`, nil, nil, `part "CLASS_02" is not one of VID_, PID_, REV_, MI_`, nil},
+		// A root hub's ID, as AMD's amdusbhubfilter.inf lists one: no
+		// documented list, so it stands for itself.
+		{`USB\ROOT_HUB30&VID1022&PID15D7&REV0000`, []string{`USB\ROOT_HUB30&VID1022&PID15D7&REV0000`}, nil, "", nil},
+		{`usb\root_hub30\4&1a2b3c&0`, []string{`USB\ROOT_HUB30`}, nil, "", nil},
 		// Microsoft, "Identifiers for High Definition Audio (HDAUDIO)
 		// devices": the device ID first, then the ID without REV; no
 		// compatible ID is listed one by one there, so none is built.

@@ -88,3 +88,43 @@ func TestINFRefNotesManyLines(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// A models section Windows does not use on the target may name an
+// install section the INF lacks (NVIDIA's nvefd64A.inf keeps an x86
+// [Nvidia] whose sections it dropped): the device is analysed in the
+// section Windows uses, with a note on the other; it was refused. Where
+// the section Windows uses names the missing install section, it is
+// still an error.
+func TestINFUnusedModelsMissingInstall(t *testing.T) {
+	src := `[Version]
+Signature="$WINDOWS NT$"
+[Manufacturer]
+Vendor=Models,NTamd64
+[Models]
+Dev=Gone.NDI, PCI\VEN_10DE&DEV_0373
+[Models.NTamd64]
+Dev=Inst.NDI, PCI\VEN_10DE&DEV_0373
+Bad=Missing.NDI, PCI\VEN_10DE&DEV_0374
+[Inst.NDI.NTamd64]
+AddReg=Reg
+[Reg]
+HKR, Ndi\params\*RSS, ParamDesc, 0, "RSS"
+`
+	f, err := Parse(strings.NewReader(src), "nv.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_10DE&DEV_0373`, mustTarget(t, "10.0.22631", "workstation"), "", nil)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if rep.InstallSection != "Inst.NDI.NTamd64" || rep.NotInstalled != "" || len(rep.Decorations) != 1 {
+		t.Errorf("[%s], not installed %q, decorations %+v; want [Inst.NDI.NTamd64] in one decoration", rep.InstallSection, rep.NotInstalled, rep.Decorations)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "[Models], which Windows does not use here, names install section [Gone.NDI] on line 6, which cannot be followed") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if _, err := Analyze(f, `PCI\VEN_10DE&DEV_0374`, mustTarget(t, "10.0.22631", "workstation"), "", nil); err == nil || !strings.Contains(err.Error(), "install section [Missing.NDI] not found") {
+		t.Errorf("the section Windows uses names a missing install section: %v", err)
+	}
+}
