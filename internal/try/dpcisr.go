@@ -452,21 +452,7 @@ func sectionOutcome(t *sectionTest) Outcome {
 // none, mixed when better in one and worse in another, too few when no
 // section could have a verdict.
 func dpcSummaryOutcome(ss []DPCISRSectionVerdict) Outcome {
-	n := map[Outcome]int{}
-	for _, s := range ss {
-		n[s.Outcome]++
-	}
-	switch {
-	case n[Better] > 0 && n[Worse] > 0:
-		return Mixed
-	case n[Better] > 0:
-		return Better
-	case n[Worse] > 0:
-		return Worse
-	case n[TooFew] == len(ss):
-		return TooFew
-	}
-	return NoDifference
+	return summaryOutcome(ss, func(s DPCISRSectionVerdict) Outcome { return s.Outcome })
 }
 
 // sectionNoun is what a section's executions are called.

@@ -350,9 +350,18 @@ func analyzeNoiseRate(res *Result) error {
 // round, mixed when better on some and worse on others; too few when no
 // CPU could have a verdict, no difference otherwise.
 func noiseSummaryOutcome(cs []NoiseCPUVerdict) Outcome {
+	return summaryOutcome(cs, func(c NoiseCPUVerdict) Outcome { return c.Outcome })
+}
+
+// summaryOutcome is the outcome of a value over its parts (CPUs, a
+// module's sections), each part's outcome given by of: better when better
+// in one and worse in none, mixed when better in one and worse in
+// another, too few when no part could have a verdict, no difference
+// otherwise.
+func summaryOutcome[T any](parts []T, of func(T) Outcome) Outcome {
 	n := map[Outcome]int{}
-	for _, c := range cs {
-		n[c.Outcome]++
+	for _, p := range parts {
+		n[of(p)]++
 	}
 	switch {
 	case n[Better] > 0 && n[Worse] > 0:
@@ -361,7 +370,7 @@ func noiseSummaryOutcome(cs []NoiseCPUVerdict) Outcome {
 		return Better
 	case n[Worse] > 0:
 		return Worse
-	case n[TooFew] == len(cs):
+	case n[TooFew] == len(parts):
 		return TooFew
 	}
 	return NoDifference
