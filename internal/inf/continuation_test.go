@@ -2,8 +2,6 @@ package inf
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -88,16 +86,6 @@ const nulNoteAt = "x.inf line %d: " + nulNote
 
 func TestINFContinuation(t *testing.T) {
 	for _, c := range continuationCases {
-		f, err := Parse(strings.NewReader("[Test]\n"+c.in), "x.inf")
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if got := sectionsOf(f); !slices.Equal(got, c.want) {
-			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
-		}
-		if !slices.Equal(f.Notes, c.notes) {
-			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, c.notes)
-		}
+		checkRead(t, c.name, "[Test]\n"+c.in, c.want, c.notes)
 	}
 }

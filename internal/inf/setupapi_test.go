@@ -22,6 +22,24 @@ func sectionsOf(f *File) []string {
 	return out
 }
 
+// checkRead parses in and compares its sections (sectionsOf) and notes
+// with want and notes; it returns the file, nil when in is refused.
+func checkRead(t *testing.T, name, in string, want, notes []string) *File {
+	t.Helper()
+	f, err := Parse(strings.NewReader(in), "x.inf")
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return nil
+	}
+	if got := sectionsOf(f); !slices.Equal(got, want) {
+		t.Errorf("%s: sections %q, want %q", name, got, want)
+	}
+	if !slices.Equal(f.Notes, notes) {
+		t.Errorf("%s: notes %q, want %q", name, f.Notes, notes)
+	}
+	return f
+}
+
 // The text SetupAPI reads, as Wine's parser (dlls/setupapi/parser.c)
 // reads it and its tests (dlls/setupapi/tests/parser.c, which pass on
 // Windows) expect:
@@ -68,17 +86,7 @@ func TestINFReadAsSetupAPI(t *testing.T) {
 		{"cr in a value", "[a]\nk=v\rw\nl=x \r\n", []string{"[a] k=v\rw l=x"}, []string{fmt.Sprintf(crNote, 2)}},
 		{"cr in a header", "[a\rb]\nk=v\n", []string{"[a\rb] k=v"}, []string{fmt.Sprintf(crNote, 1)}},
 	} {
-		f, err := Parse(strings.NewReader(c.in), "x.inf")
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if got := sectionsOf(f); !slices.Equal(got, c.want) {
-			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
-		}
-		if !slices.Equal(f.Notes, c.notes) {
-			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, c.notes)
-		}
+		checkRead(t, c.name, c.in, c.want, c.notes)
 	}
 	for _, c := range []struct{ name, in, want string }{
 		// Wine's test: "\n\n[ab\x1a]\n" after two lines is
@@ -158,19 +166,8 @@ func TestINFHeaderControls(t *testing.T) {
 		{"no-break space before '['", "\u00a0[a\x02]\nk=v\n", "a\x02", []string{"[a\x02] k=v"}, nil},
 		{"utf-16", string(le16("[a\x01b]\r\nk=v\r\n")), "A\x01B", []string{"[a\x01b] k=v"}, nil},
 	} {
-		f, err := Parse(strings.NewReader(c.in), "x.inf")
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if got := sectionsOf(f); !slices.Equal(got, c.want) {
-			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
-		}
-		if f.Section(c.find) == nil {
+		if f := checkRead(t, c.name, c.in, c.want, c.notes); f != nil && f.Section(c.find) == nil {
 			t.Errorf("%s: [%q] not found", c.name, c.find)
-		}
-		if !slices.Equal(f.Notes, c.notes) {
-			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, c.notes)
 		}
 	}
 	for _, c := range []struct{ name, in, want string }{
@@ -236,21 +233,11 @@ func TestINFNUL(t *testing.T) {
 		{"in a comment: no note", "[a]\nk=v ;\x00\n", []string{"[a] k=v"}, 0},
 		{"once", "[a]\nk=\x00v\nl=\x00w\n", []string{"[a] k= v l= w"}, 2},
 	} {
-		f, err := Parse(strings.NewReader(c.in), "x.inf")
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if got := sectionsOf(f); !slices.Equal(got, c.want) {
-			t.Errorf("%s: sections %q, want %q", c.name, got, c.want)
-		}
 		var notes []string
 		if c.line > 0 {
 			notes = []string{fmt.Sprintf(note, c.line)}
 		}
-		if !slices.Equal(f.Notes, notes) {
-			t.Errorf("%s: notes %q, want %q", c.name, f.Notes, notes)
-		}
+		checkRead(t, c.name, c.in, c.want, notes)
 	}
 	// the first of Wine's [Strings] cases whole: the value substituted
 	f, err := Parse(strings.NewReader("[Test]\nfoo=%bar%\n[Strings]\nbar=bbb\x00\n"), "x.inf")
