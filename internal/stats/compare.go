@@ -196,7 +196,8 @@ type Comparison struct {
 	MWU       MWU
 	PAdjusted float64
 	// SerialA and SerialB describe the dependence of A's and B's samples
-	// in measurement order; nil for a side without an order.
+	// in measurement order; nil for a side without an order or with
+	// fewer than MinPerSide samples.
 	SerialA, SerialB *Serial
 	// Rounds is the block test of CompareOptions.Rounds (nil without
 	// them), RoundsPAdjusted its p Holm-adjusted over the family.
@@ -263,10 +264,11 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	return c
 }
 
-// serialOf describes ordered, nil when it is nil or does not hold the n
-// samples of its side.
+// serialOf describes ordered, nil when it is nil, does not hold the n
+// samples of its side, or holds fewer than MinPerSide (too few to judge
+// a dependence, and to be compared at all).
 func serialOf(ordered []int64, n int) *Serial {
-	if ordered == nil || len(ordered) != n {
+	if ordered == nil || len(ordered) != n || n < MinPerSide {
 		return nil
 	}
 	s := SerialOf(ordered)
