@@ -473,6 +473,15 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 		sts = append(sts, o.By)
 	}
 	n := min(len(a.samples), len(b.samples))
+	// The intervals of the other statistics, drawn together: a block
+	// bootstrap then resamples once per replicate for all of them.
+	var more []stats.Statistic
+	for _, st := range sts {
+		if st != o.By && n >= stats.MinSamples(st, boot.Level) {
+			more = append(more, st)
+		}
+	}
+	cis := boot.DiffCIsSerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), more)
 	for _, st := range sts {
 		av, bv := st.Of(a.samples), st.Of(b.samples)
 		row := Row{Stat: st.String(), Unit: "ns", A: av, B: bv, RelChange: rel(bv-av, av)}
@@ -482,7 +491,7 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 			row.Diff = c.Interval
 			p.ByDiff = c.Interval
 		case n >= need:
-			ci := boot.DiffCISerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), st)
+			ci := cis[slices.Index(more, st)]
 			row.Diff = &ci
 		}
 		if row.Diff == nil {

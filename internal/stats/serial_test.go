@@ -132,8 +132,8 @@ func TestBlockReplicatesOfLengthOneMatchIID(t *testing.T) {
 	sorted := ascending(x)
 	b := Bootstrap{Seed: 1, Replicates: 2000}
 	iid := b.CI(sorted, Quantile(90))
-	reps := BlockReplicates(x, 1, Quantile(90), 2000, rand.New(rand.NewPCG(9, 9)))
-	lo, hi := percentileInterval(reps, 0.95)
+	reps := BlockReplicates(x, 1, []Statistic{Quantile(90)}, 2000, rand.New(rand.NewPCG(9, 9)))
+	lo, hi := percentileInterval(reps[0], 0.95)
 	if w, wi := hi-lo, iid.Hi-iid.Lo; math.Abs(w/wi-1) > 0.2 {
 		t.Errorf("blocks of 1: width %.0f, i.i.d. bootstrap %.0f", w, wi)
 	}
@@ -191,6 +191,48 @@ func TestCompareOrderedIndependentSamplesUnchanged(t *testing.T) {
 		}
 		if *ord.Interval != *plain.Interval || ord.MWU != plain.MWU || ord.Verdict != plain.Verdict || ord.Test != plain.Test {
 			t.Errorf("seed %d: with the order %+v %+v %v; without %+v %+v %v", i, *ord.Interval, ord.MWU, ord.Verdict, *plain.Interval, plain.MWU, plain.Verdict)
+		}
+	}
+}
+
+// The intervals of several statistics drawn from shared resamples are
+// each the interval of the statistic drawn alone, whatever the order of
+// the statistics (the quantiles are selected one after another in the
+// same buffer).
+func TestDiffCIsSerialMatchesOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 41))
+	a, b := ar1(rng, 3000, 0.7), ar1(rng, 2000, 0.7)
+	x := Side{Sorted: ascending(a), Ordered: a, Block: 17}
+	y := Side{Sorted: ascending(b), Ordered: b, Block: 1} // one side i.i.d.
+	sts := []Statistic{Quantile(99), Mean, Quantile(50), Stdev, Quantile(50), Quantile(90), Quantile(100)}
+	boot := Bootstrap{Seed: 5, Replicates: 300}
+	all := boot.DiffCIsSerial(x, y, sts)
+	for i, st := range sts {
+		if one := boot.DiffCISerial(x, y, st); all[i] != one {
+			t.Errorf("%s: together %+v, alone %+v", st, all[i], one)
+		}
+	}
+	// The block bootstrap's interval of a dependent side is wider than
+	// the i.i.d. one's.
+	iid := boot.DiffCI(x.Sorted, y.Sorted, Quantile(50))
+	if blk := all[2]; blk.Hi-blk.Lo <= iid.Hi-iid.Lo {
+		t.Errorf("p50: blocks %+v no wider than i.i.d. %+v", blk, iid)
+	}
+}
+
+// A block as long as the series resamples the series itself: every
+// replicate's mean, stdev and percentiles are the series' own, which
+// checks the prefix sums the mean and stdev come from.
+func TestBlockReplicatesOfOneWholeBlock(t *testing.T) {
+	x := ar1(rand.New(rand.NewPCG(8, 8)), 1001, 0.5)
+	sorted := ascending(x)
+	sts := []Statistic{Stdev, Quantile(50), Mean, Quantile(99), Quantile(0)}
+	reps := BlockReplicates(x, len(x), sts, 3, rand.New(rand.NewPCG(1, 1)))
+	for i, st := range sts {
+		for _, v := range reps[i] {
+			if want := st.Of(sorted); math.Abs(v-want) > 1e-9*math.Abs(want) {
+				t.Errorf("%s = %v, want %v", st, v, want)
+			}
 		}
 	}
 }
