@@ -113,8 +113,15 @@ type RunSummary struct {
 	Settings      string        `json:"settings,omitempty"` // what distinguishes this run (e.g. --resolution)
 	// GoodputP50 is the median goodput of the side's runs (tcp-discard).
 	GoodputP50 float64 `json:"goodput_p50_bits_per_s,omitempty"`
-	samples    []int64
-	goodput    []int64
+	// Serial is the dependence of the run's samples in measurement
+	// order; absent when they have no order (rebuilt from a histogram,
+	// an arm of a try, a kind that does not keep one) or are fewer than
+	// stats.MinPerSide.
+	Serial  *stats.Serial `json:"serial,omitempty"`
+	samples []int64
+	// ordered are the samples in measurement order, nil without one.
+	ordered []int64
+	goodput []int64
 }
 
 // Samples returns the run's values, sorted ascending. They are the
@@ -136,10 +143,13 @@ type Row struct {
 
 // Pair is the comparison of run B against run A (the first).
 type Pair struct {
-	A, B          int       `json:"-"`
-	ALabel        string    `json:"a"`
-	BLabel        string    `json:"b"`
-	Rows          []Row     `json:"rows"`
+	A, B   int    `json:"-"`
+	ALabel string `json:"a"`
+	BLabel string `json:"b"`
+	Rows   []Row  `json:"rows"`
+	// Test names the rank test MWU is the result of: the i.i.d.
+	// Mann-Whitney test, or its form for serially dependent samples.
+	Test          string    `json:"test,omitempty"`
 	MWU           stats.MWU `json:"mann_whitney"`
 	PAdjusted     float64   `json:"mann_whitney_p_holm"`
 	KS            stats.KS  `json:"kolmogorov_smirnov"`
@@ -254,12 +264,15 @@ func compareKind(in []Input, o Options) (*Result, error) {
 		if len(s) == 0 {
 			return nil, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
 		}
+		// The document's own slice, never changed: the order of the
+		// samples where the document keeps it.
+		ordered := inOrder(x, s, raw)
 		s = slices.Clone(s)
 		slices.Sort(s)
-		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s,
+		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s, ordered: ordered,
 			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
 		if r.Reconstructed {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision)", x.Label))
+			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision), which keeps no order, so they are compared as independent samples", x.Label))
 		}
 		// A run stopped by Ctrl-C is compared on what it measured, and
 		// said to be one, as sleep and wake say it.
@@ -283,9 +296,12 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
 	var cs []stats.Comparison
 	for j := 1; j < len(res.Runs); j++ {
+		co.OrderedA, co.OrderedB = res.Runs[0].ordered, res.Runs[j].ordered
 		cs = append(cs, stats.Compare(res.Runs[0].samples, res.Runs[j].samples, co))
+		res.Runs[0].Serial, res.Runs[j].Serial = cs[j-1].SerialA, cs[j-1].SerialB
 	}
 	stats.AdjustFamily(cs)
+	res.Notes = append(res.Notes, serialNotes(res.Runs)...)
 	for j := 1; j < len(res.Runs); j++ {
 		p := comparePair(res.Runs[0], res.Runs[j], cs[j-1], boot, o)
 		p.A, p.B = 0, j
@@ -457,6 +473,15 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 		sts = append(sts, o.By)
 	}
 	n := min(len(a.samples), len(b.samples))
+	// The intervals of the other statistics, drawn together: a block
+	// bootstrap then resamples once per replicate for all of them.
+	var more []stats.Statistic
+	for _, st := range sts {
+		if st != o.By && n >= stats.MinSamples(st, boot.Level) {
+			more = append(more, st)
+		}
+	}
+	cis := boot.DiffCIsSerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), more)
 	for _, st := range sts {
 		av, bv := st.Of(a.samples), st.Of(b.samples)
 		row := Row{Stat: st.String(), Unit: "ns", A: av, B: bv, RelChange: rel(bv-av, av)}
@@ -466,7 +491,7 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 			row.Diff = c.Interval
 			p.ByDiff = c.Interval
 		case n >= need:
-			ci := boot.DiffCI(a.samples, b.samples, st)
+			ci := cis[slices.Index(more, st)]
 			row.Diff = &ci
 		}
 		if row.Diff == nil {
@@ -489,7 +514,7 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 		p.Rows = append(p.Rows, row)
 	}
 	p.MinSamples = c.MinSamples
-	p.MWU, p.PAdjusted = c.MWU, c.PAdjusted
+	p.Test, p.MWU, p.PAdjusted = c.Test, c.MWU, c.PAdjusted
 	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
 	p.Outcome = outcomeWords[c.Verdict]
 	if c.Verdict == stats.NoDifference {

@@ -47,7 +47,11 @@ type NoiseRun struct {
 	Lengths        *stats.Summary `json:"lengths,omitempty"`
 	Reconstructed  bool           `json:"reconstructed_from_histogram,omitempty"`
 	LengthsMissing bool           `json:"lengths_missing,omitempty"`
-	samples        []int64
+	// Serial is the dependence of the lengths in measurement order;
+	// absent when they have none (stats.Serial, RunSummary.Serial).
+	Serial  *stats.Serial `json:"serial,omitempty"`
+	samples []int64
+	ordered []int64
 }
 
 // NoisePair compares run B of a CPU with run A, the first.
@@ -218,6 +222,9 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			case err != nil:
 				return nil, fmt.Errorf("%w: %s: %v", ErrIncompatible, x.Label, err)
 			default:
+				if raw && !x.Arm && c.SamplesInOrder() {
+					r.ordered = s // the document's, never changed
+				}
 				s = slices.Clone(s)
 				slices.Sort(s)
 				sum := stats.SummarizeSorted(s)
@@ -263,8 +270,10 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			case len(a.samples) == 0 || len(b.samples) == 0:
 				p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
 			default:
+				co.OrderedA, co.OrderedB = a.ordered, b.ordered
 				cs = append(cs, stats.Compare(a.samples, b.samples, co))
 				at = append(at, [2]int{ci, j - 1})
+				c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
 			}
 			c.Pairs = append(c.Pairs, p)
 		}
@@ -274,8 +283,8 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	for i, x := range at {
 		c := &res.Noise[x[0]]
 		a, b := c.Runs[0], c.Runs[x[1]+1]
-		lp := comparePair(RunSummary{Label: a.Label, samples: a.samples, By: o.By.Of(a.samples)},
-			RunSummary{Label: b.Label, samples: b.samples, By: o.By.Of(b.samples)}, cs[i], boot, o)
+		lp := comparePair(RunSummary{Label: a.Label, samples: a.samples, ordered: a.ordered, By: o.By.Of(a.samples)},
+			RunSummary{Label: b.Label, samples: b.samples, ordered: b.ordered, By: o.By.Of(b.samples)}, cs[i], boot, o)
 		lp.A, lp.B = 0, x[1]+1
 		c.Pairs[x[1]].Lengths = &lp
 	}
@@ -286,6 +295,13 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			c.Pairs[j].RatePHolm = holm[i]
 			i++
 			c.Pairs[j].Verdict = noiseVerdict(c.CPU, c.Runs[0], c.Runs[j+1], c.Pairs[j], level)
+		}
+	}
+	for _, c := range res.Noise {
+		for _, r := range c.Runs {
+			if r.Serial != nil && r.Serial.Dependent {
+				res.Notes = append(res.Notes, serialNote(fmt.Sprintf("%s, CPU %d", r.Label, c.CPU), "interruptions", int64(len(r.samples)), r.Serial))
+			}
 		}
 	}
 	for _, x := range in {
@@ -299,7 +315,7 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	for _, x := range in {
 		for _, r := range res.Noise[0].Runs {
 			if r.Label == x.Label && r.Reconstructed {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw lengths: they are reconstructed from its histograms (0.1%% precision)", x.Label))
+				res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw lengths: they are reconstructed from its histograms (0.1%% precision), which keep no order, so they are compared as independent samples", x.Label))
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func TestRunNotesAStoppedWakeRun(t *testing.T) {
 		t.Errorf("runs %+v", r.Runs)
 	}
 	for _, n := range r.Notes {
-		if strings.Contains(n, "interrupted") || strings.HasPrefix(n, "full.json") {
+		if strings.Contains(n, "interrupted") || strings.HasPrefix(n, "full.json was") {
 			t.Errorf("noted: %q", n)
 		}
 	}
@@ -79,7 +79,7 @@ func TestCompareNotesAStoppedNoiseRun(t *testing.T) {
 		t.Errorf("the same rate over a shorter runtime: %+v", r.Noise)
 	}
 	for _, n := range r.Notes {
-		if strings.HasPrefix(n, "a.json") {
+		if strings.HasPrefix(n, "a.json was") {
 			t.Errorf("noted: %q", n)
 		}
 	}

@@ -99,6 +99,11 @@ func (d *SleepData) Values(b *result.Budget) ([]int64, bool, error) {
 	return result.Values(d.Samples, &d.Histogram, b)
 }
 
+// SamplesInOrder says the raw slept times are in the order they were
+// measured (result.Ordered): sleepLoop appends each as it is timed and
+// the document stores them unsorted.
+func (d *SleepData) SamplesInOrder() bool { return true }
+
 // nonNegative refuses samples below zero: a slept time is the difference
 // of two readings of a monotonic clock, and a wake-up never comes before
 // its deadline (the wait is resumed until it has passed), so a document
@@ -160,6 +165,11 @@ func (d *WakeData) Values(b *result.Budget) ([]int64, bool, error) {
 	}
 	return result.Values(d.Samples, &d.Histogram, b)
 }
+
+// SamplesInOrder says the raw latencies are in the order they were
+// measured (result.Ordered): each thread's wake-ups in order (wakeLoop
+// stores the i-th at index i), the threads one after another.
+func (d *WakeData) SamplesInOrder() bool { return true }
 
 // Measured says how the samples were taken.
 func (d *WakeData) Measured() *Measurement { return &d.Measurement }

@@ -133,6 +133,11 @@ type NoiseCPU struct {
 // Lengths returns the kept interruptions' lengths, and whether they are
 // the raw ones (false: rebuilt from the histogram, charged to b). A
 // document without either is result.ErrNoDistribution.
+// SamplesInOrder says the raw lengths Lengths returns are in the order
+// measured (result.Ordered): the noise loop appends each interruption as
+// it ends, and the document stores them unsorted.
+func (c *NoiseCPU) SamplesInOrder() bool { return true }
+
 func (c *NoiseCPU) Lengths(b *result.Budget) ([]int64, bool, error) {
 	if int64(len(c.LengthsNs)) > c.Kept {
 		return nil, false, fmt.Errorf("CPU %d: %d lengths of interruptions for %d kept", c.CPU, len(c.LengthsNs), c.Kept)

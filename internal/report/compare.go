@@ -28,7 +28,11 @@ func CompareText(w io.Writer, r *compare.Result) {
 	if r.PerRun {
 		what = "sides"
 	}
-	writeProse(w, fmt.Sprintf("latlab compare: %s, %d %s, verdict by %s; bootstrap %s CIs (seed %d)", r.Quantity, len(r.Runs), what, r.By, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
+	boot := "bootstrap"
+	if dependent(r.Runs...) {
+		boot = "block-bootstrap"
+	}
+	writeProse(w, fmt.Sprintf("latlab compare: %s, %d %s, verdict by %s; %s %s CIs (seed %d)", r.Quantity, len(r.Runs), what, r.By, boot, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
 	if len(r.Runs) == 2 {
 		writeProse(w, "verdict: "+r.Pairs[0].Verdict, 2, runLabels(r)...)
 		fmt.Fprintln(w)
@@ -54,8 +58,8 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	if r.PerRun {
 		noun = "run"
 	}
-	writeProse(w, fmt.Sprintf("A = %s (%s)", a.Label, count(a.Summary.Count, noun)), 2)
-	bLine := fmt.Sprintf("B = %s (%s)", b.Label, count(b.Summary.Count, noun))
+	writeProse(w, fmt.Sprintf("A = %s (%s%s)", a.Label, count(a.Summary.Count, noun), serialText(a.Serial)), 2)
+	bLine := fmt.Sprintf("B = %s (%s%s)", b.Label, count(b.Summary.Count, noun), serialText(b.Serial))
 	if b.Settings != "" {
 		bLine += ": " + b.Settings
 	}
@@ -110,8 +114,49 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 		writeProse(w, fmt.Sprintf("no interval, too few %s for: %s", per, strings.Join(short, ", ")), 2, short...)
 	}
 	fmt.Fprintln(w)
-	writeProse(w, fmt.Sprintf("Mann-Whitney U = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s",
-		p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P)), 2, "Mann-Whitney U", "Kolmogorov-Smirnov D")
+	mw := "Mann-Whitney U"
+	if p.Test == stats.SerialMannWhitneyTest {
+		mw = "Mann-Whitney U for dependent samples"
+	}
+	ks := ""
+	if dependent(a, b) {
+		// The Kolmogorov-Smirnov p-value has no form for dependent
+		// samples here: said to be the i.i.d. one, and decides nothing.
+		ks = " (as if independent)"
+	}
+	writeProse(w, fmt.Sprintf("%s = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s%s",
+		mw, p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P), ks), 2, mw, "Kolmogorov-Smirnov D", ks)
+	if p.ByDiff != nil && dependent(a, b) {
+		writeProse(w, "intervals: "+p.ByDiff.Method, 2)
+	}
+}
+
+// testName is the short name of a pair's rank test.
+func testName(t string) string {
+	if t == stats.SerialMannWhitneyTest {
+		return "Mann-Whitney for dependent samples"
+	}
+	return "Mann-Whitney"
+}
+
+// serialText says how dependent a run's samples are in measurement
+// order, after its count; empty when they have no order.
+func serialText(s *stats.Serial) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("; lag-1 autocorrelation %.2f, effective %.0f", s.Lag1, s.EffectiveN)
+}
+
+// dependent reports whether either run's samples are measurably
+// dependent, so that the comparison used the methods for them.
+func dependent(runs ...compare.RunSummary) bool {
+	for _, r := range runs {
+		if r.Serial != nil && r.Serial.Dependent {
+			return true
+		}
+	}
+	return false
 }
 
 // runLabels are the labels of a comparison's runs: a file's name with a
@@ -168,6 +213,25 @@ func compareRanking(w io.Writer, r *compare.Result) {
 	fmt.Fprintln(w)
 	pageTable(w, tableSpec{header: []string{"#", "run", r.By + " vs first", levelPct(r.Level) + " CI", "MWU (Holm)"}, rows: diffs,
 		right: []bool{true, false, true, true, true}})
+	// Each run's serial dependence, on lines of its own for the same
+	// reason as the settings.
+	var serial []string
+	for _, i := range r.Ranking {
+		if run := r.Runs[i]; run.Serial != nil {
+			serial = append(serial, fmt.Sprintf("%s %.2f, %.0f", run.Label, run.Serial.Lag1, run.Serial.EffectiveN))
+		}
+	}
+	if len(serial) > 0 {
+		fmt.Fprintln(w)
+		writeProse(w, "lag-1 autocorrelation, effective samples: "+strings.Join(serial, "; "), 2, serial...)
+	}
+	if dependent(r.Runs...) {
+		for _, p := range r.Pairs {
+			if p.ByDiff != nil {
+				writeProse(w, fmt.Sprintf("%s vs first: intervals by %s; %s", p.BLabel, p.ByDiff.Method, testName(p.Test)), 2)
+			}
+		}
+	}
 	// The settings are lines of their own: as a column they made the
 	// table wider than any terminal.
 	if len(settings) > 0 {

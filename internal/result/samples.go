@@ -56,6 +56,14 @@ type Sampled interface {
 	Values(b *Budget) (values []int64, raw bool, err error)
 }
 
+// Ordered is a Sampled payload that says whether the raw samples Values
+// returns are in the order they were measured, so that a reader can
+// measure their serial dependence. Values rebuilt from a histogram have
+// no order, whatever it says.
+type Ordered interface {
+	SamplesInOrder() bool
+}
+
 // ErrNoDistribution marks a payload that stores neither samples nor a
 // histogram.
 var ErrNoDistribution = errors.New("neither samples nor a histogram")

@@ -152,6 +152,14 @@ type CompareOptions struct {
 	// counts in the adjustment but whose verdict nobody reads: its Verdict
 	// is TooFew.
 	TestOnly bool
+	// OrderedA and OrderedB are A's and B's samples in the order they
+	// were measured, nil when the order is unknown (values rebuilt from a
+	// histogram) or when the caller's design already breaks the serial
+	// dependence (sweep's and try's randomized rounds and blocks, which
+	// leave them nil). When either is measurably dependent (SerialOf),
+	// the interval is a moving-block bootstrap (Bootstrap.DiffCISerial)
+	// and the rank test MannWhitneySerial; otherwise nothing changes.
+	OrderedA, OrderedB []int64
 }
 
 func (o CompareOptions) norm() CompareOptions {
@@ -187,6 +195,10 @@ type Comparison struct {
 	Test      string
 	MWU       MWU
 	PAdjusted float64
+	// SerialA and SerialB describe the dependence of A's and B's samples
+	// in measurement order; nil for a side without an order or with
+	// fewer than MinPerSide samples.
+	SerialA, SerialB *Serial
 	// Rounds is the block test of CompareOptions.Rounds (nil without
 	// them), RoundsPAdjusted its p Holm-adjusted over the family.
 	Rounds          *SignedRankTest
@@ -210,22 +222,38 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	if len(a) > 0 && len(b) > 0 {
 		c.Effect = o.By.Of(b) - o.By.Of(a)
 	}
+	c.SerialA, c.SerialB = serialOf(o.OrderedA, len(a)), serialOf(o.OrderedB, len(b))
 	if !o.TestOnly && min(len(a), len(b)) >= c.MinSamples {
 		reps := o.Replicates
 		if reps <= 0 {
 			reps = ReplicatesFor(level, 2000)
 		}
-		ci := Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}.DiffCI(a, b, o.By)
+		ci := Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}.DiffCISerial(c.SideA(a, o.OrderedA), c.SideB(b, o.OrderedB), o.By)
 		c.Interval = &ci
 	}
 	ta, tb := a, b
-	if o.Rule == IntervalAndRanks && o.By == Stdev {
+	var m MWU
+	switch {
+	case o.Rule == IntervalAndRanks && o.By == Stdev:
 		ta, tb = absDev(a), absDev(b)
 		c.Test = "Mann-Whitney U on absolute deviations from the median"
+	case c.Dependent():
+		// Each side in measurement order when it has one; a side without
+		// is tested as independent samples.
+		if o.OrderedA != nil {
+			ta = o.OrderedA
+		}
+		if o.OrderedB != nil {
+			tb = o.OrderedB
+		}
+		m = MannWhitneySerial(ta, tb, o.OrderedA != nil, o.OrderedB != nil)
+		c.Test = SerialMannWhitneyTest
 	}
-	m, err := MannWhitney(ta, tb)
-	if err != nil { // an empty side: nothing to test
-		m = MWU{P: 1}
+	if c.Test != SerialMannWhitneyTest {
+		var err error
+		if m, err = MannWhitney(ta, tb); err != nil { // an empty side: nothing to test
+			m = MWU{P: 1}
+		}
 	}
 	c.MWU, c.PAdjusted = m, m.P
 	if o.Rule == IntervalAndRounds || o.Rounds != nil {
@@ -234,6 +262,40 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	}
 	c.decide()
 	return c
+}
+
+// serialOf describes ordered, nil when it is nil, does not hold the n
+// samples of its side, or holds fewer than MinPerSide (too few to judge
+// a dependence, and to be compared at all).
+func serialOf(ordered []int64, n int) *Serial {
+	if ordered == nil || len(ordered) != n || n < MinPerSide {
+		return nil
+	}
+	s := SerialOf(ordered)
+	return &s
+}
+
+// Dependent reports whether either side's samples are measurably
+// dependent in measurement order: the comparison then uses the methods
+// for serially dependent samples.
+func (c Comparison) Dependent() bool {
+	return (c.SerialA != nil && c.SerialA.Dependent) || (c.SerialB != nil && c.SerialB.Dependent)
+}
+
+// SideA is how the bootstrap resamples A (sorted: its samples ascending;
+// ordered: in measurement order, or nil): by blocks when A is dependent,
+// one by one otherwise. A caller bootstrapping other statistics of the
+// same samples uses it to resample them alike.
+func (c Comparison) SideA(sorted, ordered []int64) Side { return side(sorted, ordered, c.SerialA) }
+
+// SideB is SideA for B.
+func (c Comparison) SideB(sorted, ordered []int64) Side { return side(sorted, ordered, c.SerialB) }
+
+func side(sorted, ordered []int64, s *Serial) Side {
+	if s == nil || !s.Dependent {
+		return Side{Sorted: sorted}
+	}
+	return Side{Sorted: sorted, Ordered: ordered, Block: s.Block}
 }
 
 // LowerThanA reports whether the rank test finds B tending lower than A:

@@ -1,0 +1,219 @@
+package stats
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Side is one run handed to a bootstrap that may resample blocks: its
+// samples ascending, and in measurement order with the block length to
+// resample them by (Ordered nil or Block <= 1: resampled one by one, as
+// Bootstrap.DiffCI does).
+type Side struct {
+	Sorted  []int64
+	Ordered []int64
+	Block   int
+}
+
+func (s Side) blocks() bool {
+	return s.Ordered != nil && s.Block > 1 && len(s.Ordered) == len(s.Sorted)
+}
+
+// BlockBudget bounds samples drawn times replicates of a moving-block
+// bootstrap of one side: a block bootstrap resamples for real (the exact
+// order-statistic shortcut of Bootstrap holds only for independent
+// samples), so a million samples get MinBlockReplicates replicates, not
+// thousands. The interval's method says when the bound was reached.
+const BlockBudget = 100_000_000
+
+// MinBlockReplicates is the fewest replicates a block bootstrap draws,
+// whatever the sample count: enough for the 2.5% and 97.5% quantiles of
+// the replicates to rest on 5 replicates each.
+const MinBlockReplicates = 200
+
+// DiffCISerial returns the percentile interval of st(y) - st(x) with each
+// side resampled independently of the other: a side with blocks by the
+// moving-block bootstrap (Künsch 1989, "The jackknife and the bootstrap
+// for general stationary observations", Annals of Statistics 17(3)):
+// ceil(n/Block) blocks of Block consecutive samples, each starting at a
+// uniformly drawn position, joined and cut to n, so that the dependence
+// within a block is kept in every replicate; a side without blocks as
+// DiffCI resamples it. The replicates of a side with blocks are bounded
+// by BlockBudget.
+func (b Bootstrap) DiffCISerial(x, y Side, st Statistic) CI {
+	return b.DiffCIsSerial(x, y, []Statistic{st})[0]
+}
+
+// DiffCIsSerial is DiffCISerial for each of sts, each interval the same
+// as DiffCISerial's for its statistic alone: a side with blocks draws
+// each replicate's resample once for all the statistics, which is what
+// makes a table of them affordable for a million samples.
+func (b Bootstrap) DiffCIsSerial(x, y Side, sts []Statistic) []CI {
+	b = b.norm()
+	out := make([]CI, len(sts))
+	if len(sts) == 0 {
+		return out
+	}
+	if !x.blocks() && !y.blocks() {
+		for i, st := range sts {
+			out[i] = b.DiffCI(x.Sorted, y.Sorted, st)
+		}
+		return out
+	}
+	bx, mx := b.sideReplicates(x, sts, 1)
+	by, my := b.sideReplicates(y, sts, 2)
+	for i, st := range sts {
+		est := st.Of(y.Sorted) - st.Of(x.Sorted)
+		n := min(len(bx[i]), len(by[i]))
+		d := make([]float64, n)
+		for r := range d {
+			d[r] = by[i][r] - bx[i][r]
+		}
+		method := mx[i]
+		if my[i] != mx[i] {
+			method = "A: " + mx[i] + "; B: " + my[i]
+		}
+		lo, hi := percentileInterval(d, b.Level)
+		out[i] = CI{Estimate: est, Lo: lo, Hi: hi, Level: b.Level, Method: method, Replicates: n}
+	}
+	return out
+}
+
+// sideReplicates draws a side's replicates of each of sts from the
+// random stream of b.Seed numbered stream (a fresh one per statistic for
+// a side without blocks, as DiffCI draws them).
+func (b Bootstrap) sideReplicates(s Side, sts []Statistic, stream uint64) ([][]float64, []string) {
+	reps := make([][]float64, len(sts))
+	methods := make([]string, len(sts))
+	if !s.blocks() {
+		for i, st := range sts {
+			reps[i], methods[i] = b.replicates(s.Sorted, st, rand.New(rand.NewPCG(b.Seed, stream)))
+		}
+		return reps, methods
+	}
+	n := len(s.Ordered)
+	r := b.Replicates
+	capped := ""
+	if n*r > BlockBudget {
+		r = max(MinBlockReplicates, BlockBudget/n)
+		if r < b.Replicates {
+			capped = fmt.Sprintf(" (fewer than %d: samples times replicates kept within %d)", b.Replicates, BlockBudget)
+		}
+	}
+	reps = BlockReplicates(s.Ordered, s.Block, sts, r, rand.New(rand.NewPCG(b.Seed, stream)))
+	for i := range methods {
+		methods[i] = fmt.Sprintf("moving-block bootstrap, blocks of %d samples, %d replicates%s", s.Block, r, capped)
+	}
+	return reps, methods
+}
+
+// BlockReplicates returns reps moving-block bootstrap replicates of each
+// of sts of ordered (samples in measurement order) with blocks of length
+// l, every statistic computed on the same resamples.
+func BlockReplicates(ordered []int64, l int, sts []Statistic, reps int, rng *rand.Rand) [][]float64 {
+	n := len(ordered)
+	l = min(max(l, 1), n)
+	out := make([][]float64, len(sts))
+	for i := range out {
+		out[i] = make([]float64, reps)
+	}
+	// The quantiles' ranks in ascending order: each is selected among
+	// the values above the one before.
+	var qs []int
+	for i, st := range sts {
+		if st.kind == statQuantile {
+			qs = append(qs, i)
+		}
+	}
+	slices.SortStableFunc(qs, func(a, b int) int { return cmp.Compare(sts[a].p, sts[b].p) })
+	// The mean and stdev of a resample come from its blocks' sums of
+	// the values and their squares, as differences of prefix sums (of the
+	// values less their mean, so that the squares stay small): a few
+	// operations per block instead of per sample.
+	var sum, sq []float64
+	var m0 float64
+	if slices.ContainsFunc(sts, func(st Statistic) bool { return st.kind != statQuantile }) {
+		m0, _ = MeanStdev(ordered)
+		sum, sq = make([]float64, n+1), make([]float64, n+1)
+		for t, v := range ordered {
+			d := float64(v) - m0
+			sum[t+1], sq[t+1] = sum[t]+d, sq[t]+d*d
+		}
+	}
+	buf := make([]int64, n)
+	starts := n - l + 1
+	for r := 0; r < reps; r++ {
+		var s1, s2 float64
+		for j := 0; j < n; j += l {
+			s := rng.IntN(starts)
+			m := copy(buf[j:], ordered[s:s+l]) // the last block is cut to n
+			if sum != nil {
+				s1 += sum[s+m] - sum[s]
+				s2 += sq[s+m] - sq[s]
+			}
+		}
+		for i, st := range sts {
+			switch st.kind {
+			case statMean:
+				out[i][r] = m0 + s1/float64(n)
+			case statStdev:
+				if n > 1 {
+					out[i][r] = math.Sqrt(max(0, (s2-s1*s1/float64(n))/float64(n-1)))
+				}
+			}
+		}
+		from := 0
+		for _, i := range qs {
+			k := nearestRank(n, sts[i].p) - 1
+			out[i][r] = float64(selectK(buf[from:], k-from))
+			from = k
+		}
+	}
+	return out
+}
+
+// selectK returns the k-th smallest (0-based) of a, reordering a
+// (Hoare's selection with a median-of-three pivot).
+func selectK(a []int64, k int) int64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		p := median3(a[lo], a[mid], a[hi])
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+func median3(a, b, c int64) int64 {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	return max(a, b)
+}

@@ -1,0 +1,71 @@
+package stats
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// Two runs of the same AR(1) process differ only by chance, so a test at
+// 5% should reject about 5% of the time and a 95% interval of the
+// difference of medians cover 0 about 95% of the time. With dependence
+// the i.i.d. methods do neither; the dependence-aware ones should.
+//
+// The tolerances come from the binomial spread of the repetitions:
+// 200 tests at a true 5% give a rejection rate with standard deviation
+// 1.5%, so 1%..11% spans 4 standard deviations above (2.6 below, where
+// the rate cannot go much lower); 80 intervals at a true 95% give a
+// coverage with standard deviation 2.4%, and 85% is 4 below. The block
+// bootstrap is known to fall a little short of its level at these sizes
+// (its variance of a block resample misses the dependence across block
+// joins; Lahiri 2003, "Resampling Methods for Dependent Data", ch. 3),
+// which the bound allows for. The i.i.d. test's rejection rate must
+// exceed 15% (30 of 200, 6 standard deviations above a 5% test's) and
+// the i.i.d. interval's coverage fall below 85%, or the simulation would
+// not show the problem at all. Sizes are kept small enough for a few
+// seconds under -race; the rates are logged (go test -v).
+func TestSerialDependenceSimulation(t *testing.T) {
+	const n, tests, intervals = 800, 200, 80
+	for _, phi := range []float64{0.5, 0.8} {
+		rng := rand.New(rand.NewPCG(2026, uint64(phi*10)))
+		iidRej, serRej, iidCov, blkCov := 0, 0, 0, 0
+		for r := range tests {
+			a, b := ar1(rng, n, phi), ar1(rng, n, phi)
+			m, _ := MannWhitney(a, b)
+			if m.P < 0.05 {
+				iidRej++
+			}
+			c := Compare(a, b, CompareOptions{By: Quantile(50), Seed: uint64(r), Replicates: 200, OrderedA: a, OrderedB: b,
+				TestOnly: r >= intervals})
+			if !c.Dependent() {
+				t.Fatalf("phi %.1f, run %d: not judged dependent", phi, r)
+			}
+			if c.MWU.P < 0.05 {
+				serRej++
+			}
+			if r < intervals {
+				if c.Interval.Contains(0) {
+					blkCov++
+				}
+				iid := Bootstrap{Seed: uint64(r), Replicates: 200}.DiffCI(ascending(a), ascending(b), Quantile(50))
+				if iid.Contains(0) {
+					iidCov++
+				}
+			}
+		}
+		iidRate, serRate := float64(iidRej)/tests, float64(serRej)/tests
+		t.Logf("phi %.1f: rejection at 5%%: i.i.d. Mann-Whitney %.3f, serial %.3f; coverage of 95%% intervals: i.i.d. bootstrap %.3f, moving-block %.3f",
+			phi, iidRate, serRate, float64(iidCov)/intervals, float64(blkCov)/intervals)
+		if iidRate < 0.15 {
+			t.Errorf("phi %.1f: the i.i.d. test rejected %.3f, expected far above 5%%", phi, iidRate)
+		}
+		if serRate < 0.01 || serRate > 0.11 {
+			t.Errorf("phi %.1f: the serial test rejected %.3f, want near 5%% (0.01..0.11)", phi, serRate)
+		}
+		if cov := float64(blkCov) / intervals; cov < 0.85 {
+			t.Errorf("phi %.1f: the block bootstrap covered 0 in %.3f, want near 0.95 (at least 0.85)", phi, cov)
+		}
+		if float64(iidCov)/intervals >= 0.85 {
+			t.Errorf("phi %.1f: the i.i.d. bootstrap covered 0 in %.3f: the simulation does not show the problem", phi, float64(iidCov)/intervals)
+		}
+	}
+}
