@@ -121,3 +121,70 @@ func TestINFControls(t *testing.T) {
 		}
 	}
 }
+
+// What a %strkey% brings is not trimmed where SetupAPI reads a field
+// (SetupGetStringFieldW, whose untrimmed substitution Wine printed for
+// controlCases' "substituted white space"), and latlab trimmed it after
+// substitution in four places, each now read as Wine's SetupAPI reads it:
+//
+//   - a registry root: registry_callback compares it whole with
+//     get_root_key and skips the line when it is no root, as
+//     TestINFRegistryRootSetupAPI saw SetupInstallFromInfSectionW do
+//     (" HKR" wrote nothing);
+//   - a hardware ID: enum_compat_drivers_from_file reads it with
+//     SetupGetStringFieldW and device_matches_id compares it whole
+//     (wcsicmp) with the device's IDs, which hold no white space, so
+//     " PCI\VEN_8086&DEV_0001" installs on no device;
+//   - a decoration: version_is_compatible compares the text before its
+//     first '.' with NT and NT<arch> (wcsnicmp), so " NTamd64.10.0" is none;
+//   - a service name: add_service gives SetupGetStringFieldW's text to
+//     CreateServiceW as it is.
+func TestINFSubstitutedWhiteSpace(t *testing.T) {
+	const in = "[Version]\nSignature=\"$Windows NT$\"\n[Manufacturer]\n%M%=Models,NTamd64,%dec%\n" +
+		"[Models.NTamd64]\n%D%=Inst,%hw%\n%D%=Inst,PCI\\VEN_8086&DEV_0002\n" +
+		"[Inst.NTamd64]\nAddReg=R\n[Inst.NTamd64.Services]\nAddService=%svc%,2,SvcInst\n[SvcInst]\n" +
+		"[R]\n%root%,,A,,1\nHKR,,B,,1\n" +
+		"[Strings]\nM=\"Lab\"\nD=\"Nic\"\nhw=\" PCI\\VEN_8086&DEV_0001\"\nsvc=\" latsvc \"\nroot=\" HKR\"\ndec=\" NTamd64.10.0\"\n"
+	f, err := Parse(strings.NewReader(in), "x.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := mustTarget(t, "10.0.22631", "workstation")
+	ms, err := f.Manufacturers("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || len(ms[0].Skipped) != 1 || ms[0].Skipped[0].Raw != " NTamd64.10.0" || len(ms[0].Decorations) != 1 {
+		t.Errorf("decorations %+v, skipped %+v: want NTamd64 and \" NTamd64.10.0\" skipped", ms[0].Decorations, ms[0].Skipped)
+	}
+	if _, err := Analyze(f, `PCI\VEN_8086&DEV_0001`, tg, "", nil); err == nil || !strings.Contains(err.Error(), "is in no models section") {
+		t.Errorf("an ID with a space matched: %v", err)
+	}
+	rep, err := Analyze(f, `PCI\VEN_8086&DEV_0002`, tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []string
+	for _, v := range rep.Values {
+		vals = append(vals, v.Name)
+	}
+	if rep.Service != " latsvc " || !slices.Equal(vals, []string{"B"}) {
+		t.Errorf("service %q, values %q: want \" latsvc \" and B", rep.Service, vals)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, `unknown registry root " HKR"`) {
+		t.Errorf("notes %q: want the root \" HKR\" unknown", rep.Notes)
+	}
+	l, err := List(f, tg, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range l.Manufacturers[0].Sections {
+		for _, d := range s.Devices {
+			ids = append(ids, d.HardwareIDs...)
+		}
+	}
+	if !slices.Equal(ids, []string{` PCI\VEN_8086&DEV_0001`, `PCI\VEN_8086&DEV_0002`}) {
+		t.Errorf("listed IDs %q", ids)
+	}
+}
