@@ -145,10 +145,10 @@ func Parse(r io.Reader, name string) (*File, error) {
 	// the key or value, kept as written (latlab's terminal output shows
 	// them escaped, its JSON as they are). Under Wine,
 	// TestINFControlsSetupAPI reads each through SetupGetStringFieldW.
-	// latlab refused the file at any of them but DEL: they mark a binary
-	// file more often than a vendor's text, so a file that has one and
-	// does not read as an INF (Parse's errors) is still refused as not
-	// text, at the first one.
+	// latlab refused the file at any of them but DEL (and at a VT): they
+	// mark a binary file more often than a vendor's text, so a file that
+	// has one and does not read as an INF (parseLines' errors) is still
+	// refused as not text, at the first one.
 	txt, err := textdec.ReadText(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections",
 		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true, KeepCR: true, Header: '[', HeaderEnd: ']', Space: isSpace, NUL: true, Controls: true})
 	if err != nil {
@@ -290,9 +290,11 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 			nul = true
 			f.notef(start, nulNote)
 		}
-		if j := strings.IndexFunc(t, textControl); !ctrl && j >= 0 {
-			ctrl = true
-			f.notef(start, "a control character (0x%02X) is read as a character of its key or value, as SetupAPI reads it", t[j])
+		if !ctrl {
+			if j := strings.IndexFunc(t, textControl); j >= 0 {
+				ctrl = true
+				f.notef(start, "a control character (0x%02X) is read as a character of its key or value, as SetupAPI reads it", t[j])
+			}
 		}
 		l, ok := splitLine(t, start, MaxFields-fields)
 		entries++
@@ -310,8 +312,9 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 }
 
 // textControl reports whether r is a control character that SetupAPI
-// reads as a key's or a value's text and latlab once refused (Parse):
-// not white space, not a NUL (nulNote), not DEL.
+// reads as a key's or a value's text and latlab once refused (Parse), the
+// ones a note names: not white space, not a NUL (nulNote), and not DEL,
+// which latlab always read without a word.
 func textControl(r rune) bool {
 	return r != 0 && r < 0x20 && !isSpace(r)
 }
