@@ -131,7 +131,9 @@ func TestINFIncludeNextToTheFile(t *testing.T) {
 	if err := os.WriteFile(dir+"/rtl-like-utf16.inf", b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dir+"/common-ndi.inf", []byte("[Version]\n\x00\x01"), 0o644); err != nil {
+	// binary: a control character SetupAPI would read as text, in a
+	// file that does not read as an INF (its header is not closed)
+	if err := os.WriteFile(dir+"/common-ndi.inf", []byte("[Version]\n\x00\x01\n["), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args[1] = dir + "/rtl-like-utf16.inf"

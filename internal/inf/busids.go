@@ -44,7 +44,7 @@ func (ids DeviceIDs) fewerParts(infID string) bool {
 	if ids.parts == nil {
 		return false
 	}
-	bus, rest, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(infID)), `\`)
+	bus, rest, ok := strings.Cut(strings.ToUpper(infID), `\`)
 	if !ok || bus != ids.bus {
 		return false
 	}

@@ -68,23 +68,6 @@ func setupAPILines(t *testing.T, path string) []string {
 	return out
 }
 
-// asSetupAPI is a line as SetupAPI's functions show it (setupAPILines):
-// the one field of a line without '=' is its key too, and a line of an
-// empty field (latlab keeps none) has the key "".
-func asSetupAPI(l Line) string {
-	key, fields := l.Key, l.Fields
-	switch {
-	case l.HasKey:
-	case len(fields) == 0:
-		key, fields = "", []string{""}
-	case len(fields) == 1:
-		key = fields[0]
-	default:
-		key = "-"
-	}
-	return key + "=" + strings.Join(fields, "|")
-}
-
 // The continuation cases read by the system's SetupAPI (Wine's parser
 // under Wine) as latlab reads them: keys and fields of every line of
 // [Test].
@@ -116,11 +99,7 @@ func TestINFContinuationSetupAPI(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		var ours []string
-		for _, l := range f.Section("Test").Lines {
-			ours = append(ours, asSetupAPI(l))
-		}
-		if got := setupAPILines(t, path); !slices.Equal(got, ours) {
+		if got, ours := setupAPILines(t, path), readAsSetupAPI(f); !slices.Equal(got, ours) {
 			t.Errorf("%s: SetupAPI reads %q, latlab %q", c.name, got, ours)
 		}
 	}

@@ -41,9 +41,11 @@ func (d Decoration) hasArch() bool { return d.Arch != "" || d.ArchPlaceholder }
 
 var arches = []string{"amd64", "x86", "arm64", "ia64", "arm"}
 
-// ParseDecoration reads a decoration such as NTamd64.10.0.1..18362.
+// ParseDecoration reads a decoration such as NTamd64.10.0.1..18362, as
+// written: the parser trimmed it, and white space a %strkey% brings makes
+// it no NT decoration (Manufacturers).
 func ParseDecoration(s string) (Decoration, error) {
-	d := Decoration{Raw: strings.TrimSpace(s)}
+	d := Decoration{Raw: s}
 	if d.Raw == "" {
 		return d, nil
 	}

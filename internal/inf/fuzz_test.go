@@ -41,6 +41,9 @@ func FuzzINFParse(f *testing.F) {
 	// NUL and the end of the file, and a line of a '\' alone
 	f.Add("[Manufacturer]\nM=A,\\\n NTamd64\n[A.NTamd64]\nd=I,PCI\\VEN_1 \\ \\ ;c\r\n  &DEV_2\n[I]\nAdd\\\nReg=\"R\"\\\n,\"S\\\"\n\\\n\n[R]\nHKR,,A\x00\\\n\x00,,1\\\n[S]\n\\ ")
 	f.Add("[Manufacturer]\nM=A\\\x00\\\n\n[A]\nd=I,X\\\n;\\\n[I]\\\nNeeds=I\\\x1a")
+	// control characters in keys and values, read as text, and quotes
+	// left open at a CRLF, which keep the line's white space and its CR
+	f.Add("[Manufacturer]\r\nM\x01=A\x02,NTamd64\x7f\r\n[A\x02.NTamd64]\r\nd=\"I \r\n[I \r]\r\nAddReg=\"R\x1b\t\r\n[R\x1b\t\r]\r\nHKR,,\x0e,,1\x0b\x0c\r\n")
 	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse(strings.NewReader(in), "fuzz.inf")

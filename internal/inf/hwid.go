@@ -148,6 +148,9 @@ type DeviceIDs struct {
 // PCI and USB IDs get the bus's lists, HDAUDIO IDs their two hardware IDs;
 // any other ID stands for itself (AsWritten says why, per bus).
 func ParseDeviceID(s string) (DeviceIDs, error) {
+	// Trimmed: s is what the user copied from Device Manager, where a
+	// device's IDs have no white space at their ends (the INF's IDs are
+	// compared untrimmed, as SetupAPI compares them: Models).
 	ids := DeviceIDs{Given: strings.TrimSpace(s)}
 	const eg = `e.g. PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03, the first of the "Hardware Ids" Device Manager shows`
 	switch {
@@ -361,7 +364,7 @@ func identifierScore(devCompat bool, devPos, infPos int) int {
 // list Windows builds for the device (deviceForms), not in the shorter
 // list the ID given spells out.
 func (ids DeviceIDs) rank(infID string, pos int) (int, string, int, bool) {
-	up := strings.ToUpper(strings.TrimSpace(infID))
+	up := strings.ToUpper(infID) // untrimmed: see Models
 	if ids.parts != nil {
 		hw, compat := deviceForms(ids.bus, ids.parts)
 		for li, list := range [][]idForm{hw, compat} {
@@ -394,7 +397,7 @@ func (ids DeviceIDs) potential(infID string, pos int) (int, []string, int, bool)
 	if ids.parts == nil {
 		return 0, nil, 0, false
 	}
-	bus, rest, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(infID)), `\`)
+	bus, rest, ok := strings.Cut(strings.ToUpper(infID), `\`)
 	if !ok || bus != ids.bus {
 		return 0, nil, 0, false
 	}

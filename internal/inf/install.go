@@ -62,8 +62,13 @@ func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 			return nil, &ParseError{Line: l.Num, Msg: "manufacturer entry without a models section: expected %Name% = ModelsSection[, NTamd64...]"}
 		}
 		for _, raw := range l.Fields[1:] {
+			// as substituted: white space a %strkey% brings stays, as
+			// in the decoration Wine's enum_compat_drivers_from_file
+			// reads with SetupGetStringFieldW and version_is_compatible
+			// compares (wcsnicmp, up to the first '.'), so " NTamd64"
+			// is no NT decoration (ParseDecoration)
 			raw = f.Expand(raw, lang)
-			if strings.TrimSpace(raw) == "" {
+			if raw == "" {
 				continue
 			}
 			d, err := ParseDecoration(raw)
@@ -217,7 +222,15 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 		var pos []int
 		gap := 0 // the first empty field followed by an ID, after the hardware ID's
 		for i, id := range l.Fields[1:] {
-			if id = strings.TrimSpace(f.Expand(id, lang)); id != "" {
+			// An ID as substituted, untrimmed: Wine's
+			// enum_compat_drivers_from_file reads each with
+			// SetupGetStringFieldW, which trims nothing a %strkey%
+			// brings (PARSER_string_substW copies it), and
+			// device_matches_id compares it whole with the device's IDs
+			// (wcsicmp), so an ID with white space at an end matches no
+			// device, and one of white space alone matches none, as an
+			// empty field does: both hold a place and are no ID here.
+			if id = f.Expand(id, lang); strings.TrimFunc(id, isSpace) != "" {
 				m.HardwareIDs = append(m.HardwareIDs, id)
 				pos = append(pos, i)
 			} else if i > 0 && gap == 0 {
@@ -228,7 +241,7 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 			skip(l, "line names no hardware ID")
 			continue
 		}
-		m.NoHardwareID = strings.TrimSpace(f.Expand(l.Field(1), lang)) == ""
+		m.NoHardwareID = strings.TrimFunc(f.Expand(l.Field(1), lang), isSpace) == ""
 		if gap > 0 && gap < pos[len(pos)-1] {
 			m.positions = pos
 			next := 0
@@ -408,7 +421,11 @@ func (f *File) assocService(install, lang string) string {
 	}
 	for _, l := range s.Lines {
 		if l.HasKey && strings.EqualFold(l.Key, "AddService") && parseFlags(f.Expand(l.Field(1), lang))&spsvcinstAssocService != 0 {
-			return strings.TrimSpace(f.Expand(l.Field(0), lang))
+			// the name as substituted: Wine's
+			// SetupInstallServicesFromInfSectionW reads it with
+			// SetupGetStringFieldW and add_service gives it to
+			// CreateServiceW as it is
+			return f.Expand(l.Field(0), lang)
 		}
 	}
 	return ""
@@ -662,7 +679,7 @@ func (r *resolver) addreg(f *File, s *Section) error {
 		low := strings.ToLower(subkey)
 		switch {
 		case low == "ndi" && strings.EqualFold(name, "Service"):
-			r.in.ndiService = strings.TrimSpace(val)
+			r.in.ndiService = val // the value's data, as written to the registry
 		case low == "":
 			if name == "" {
 				if flags&flgKeyOnly == 0 {
@@ -731,7 +748,11 @@ func (r *resolver) hkrEntries(f *File, s *Section, verb, form string, fn func(l 
 			r.notef(f, l.Num, "[%s] line has '=' outside quotes, not a registry entry (%s); skipped", s.Name, form)
 			continue
 		}
-		root := strings.ToUpper(strings.TrimSpace(f.Expand(l.Field(0), r.lang)))
+		// the root as substituted: Wine's registry_callback reads it
+		// with SetupGetStringFieldW and get_root_key compares it whole
+		// ("if (!wcsicmp( name, L\"HKR\" )) return def_root;"), and
+		// skips the line when it is none of the five, " HKR" too
+		root := strings.ToUpper(f.Expand(l.Field(0), r.lang))
 		switch root {
 		case "HKR":
 		case "":

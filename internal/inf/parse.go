@@ -6,7 +6,7 @@
 // first), ';' comments outside quotes, '\' line continuations, quoted
 // strings with "" escapes, %token% substitution from [Strings] or a
 // localized [Strings.LANGID], lines that end at a line feed, a Ctrl-Z
-// that ends the file, control characters in headers, NULs read as
+// that ends the file, control characters read as text, NULs read as
 // spaces, and files in UTF-16 (with a BOM, as most vendor
 // INFs are), UTF-8 or ANSI. The install chain
 // (install.go) goes [Manufacturer] -> decorated models section -> the
@@ -92,9 +92,6 @@ func Parse(r io.Reader, name string) (*File, error) {
 	//
 	//	    while (!is_eol( parser, p )) p++;
 	//
-	// Control bytes in keys and values, NUL aside (below), still refuse
-	// the file, as they do in every other reader of textdec.
-	//
 	// The file ends at the first Ctrl-Z, and a line at a line feed: the
 	// parser's end tests
 	//
@@ -125,14 +122,47 @@ func Parse(r io.Reader, name string) (*File, error) {
 	//
 	// (see nulToSpace for where a NUL is trimmed), and its tests, which
 	// pass on Windows, open " [Test\x00Section]\n" and read
-	// "abcd=ef\x0gh" as the value "ef gh". Other control characters in
-	// keys and values still refuse the file: they are a binary file's
-	// mark far more often than a vendor's text.
+	// "abcd=ef\x0gh" as the value "ef gh".
+	//
+	// Every other control character is text to the parser, in a key or a
+	// value as in a header: no state but the end tests above looks at
+	// one, and each state tells text from white space with iswspace
+	// alone, as key_name_state does:
+	//
+	//	default:
+	//	    if (!iswspace(*p)) token_end = p + 1;
+	//	    else
+	//	    {
+	//	        push_token( parser, p );
+	//	        push_state( parser, KEY_NAME );
+	//	        set_state( parser, TRAILING_SPACES );
+	//	        return p;
+	//	    }
+	//
+	// So tab, VT (0x0B), FF (0x0C) and a CR are white space (isSpace):
+	// trimmed at the ends of a key or a value, kept between its words;
+	// 0x01-0x08, 0x0E-0x19, 0x1B-0x1F and DEL (0x7F) are characters of
+	// the key or value, kept as written (latlab's terminal output shows
+	// them escaped, its JSON as they are). Under Wine,
+	// TestINFControlsSetupAPI reads each through SetupGetStringFieldW.
+	// latlab refused the file at any of them but DEL (and at a VT): they
+	// mark a binary file more often than a vendor's text, so a file that
+	// has one and does not read as an INF (parseLines' errors) is still
+	// refused as not text, at the first one.
 	txt, err := textdec.ReadText(r, MaxInput, "a driver INF with [Version] and [Manufacturer] sections",
-		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true, Header: '[', HeaderEnd: ']', Space: isSpace, NUL: true})
+		textdec.Options{Comment: ';', CtrlZEnds: true, LFOnly: true, KeepCR: true, Header: '[', HeaderEnd: ']', Space: isSpace, NUL: true, Controls: true})
 	if err != nil {
 		return nil, err
 	}
+	f, err := parseLines(txt, name)
+	if err != nil && txt.Binary != nil {
+		return nil, txt.Binary
+	}
+	return f, err
+}
+
+// parseLines is Parse after the text is read.
+func parseLines(txt textdec.Text, name string) (*File, error) {
 	phys := txt.Lines
 	f := &File{Name: name, Encoding: string(txt.Encoding), byName: map[string]*Section{}}
 	f.Lines = len(phys)
@@ -140,12 +170,14 @@ func Parse(r io.Reader, name string) (*File, error) {
 		// sections after it would be lost without a word
 		f.notef(txt.CtrlZ, "a Ctrl-Z (0x1A, the DOS end-of-file mark) ends the file here, as it ends it for SetupAPI: the text after it, to line %d, is not read", txt.Dropped)
 	}
-	loneCR, nul := false, false
+	loneCR, nul, ctrl := false, false, false
 	var cur *Section
 	entries, fields := 0, 0
 	for i := 0; i < len(phys); i++ {
 		start := i + 1
-		if !loneCR && strings.ContainsRune(phys[i], '\r') {
+		// the CR of a CRLF stays at the end of its line (textdec's
+		// KeepCR): white space but in a quote left open
+		if !loneCR && strings.ContainsRune(strings.TrimSuffix(phys[i], "\r"), '\r') {
 			loneCR = true
 			f.notef(start, "a carriage return without a line feed does not end a line for SetupAPI: read as a space")
 		}
@@ -182,7 +214,7 @@ func Parse(r io.Reader, name string) (*File, error) {
 			continue
 		}
 		body, openQuote := stripComment(phys[i])
-		body = strings.TrimRightFunc(body, isSpace)
+		body = trimRight(body, openQuote)
 		// Any text before a comment starts an entry for SetupAPI, even a
 		// lone '\' that continues into nothing (below).
 		started := strings.TrimLeftFunc(body, isSpace) != ""
@@ -240,13 +272,13 @@ func Parse(r io.Reader, name string) (*File, error) {
 			i++
 			next, oq := stripComment(phys[i])
 			from = len(body)
-			body += strings.TrimFunc(next, isSpace)
+			body += trimRight(strings.TrimLeftFunc(next, isSpace), oq)
 			openQuote = oq
 		}
 		if openQuote {
 			f.notef(start, "unterminated quoted string: taken to end at the end of the line")
 		}
-		t := strings.TrimFunc(body, isSpace)
+		t := trimRight(strings.TrimLeftFunc(body, isSpace), openQuote)
 		if t == "" && !started {
 			continue
 		}
@@ -257,6 +289,12 @@ func Parse(r io.Reader, name string) (*File, error) {
 		if !nul && strings.IndexByte(t, 0) >= 0 {
 			nul = true
 			f.notef(start, nulNote)
+		}
+		if !ctrl {
+			if j := strings.IndexFunc(t, textControl); j >= 0 {
+				ctrl = true
+				f.notef(start, "a control character (0x%02X) is read as a character of its key or value, as SetupAPI reads it", t[j])
+			}
 		}
 		l, ok := splitLine(t, start, MaxFields-fields)
 		entries++
@@ -271,6 +309,36 @@ func Parse(r io.Reader, name string) (*File, error) {
 	}
 	f.notes.finish(&f.Notes)
 	return f, nil
+}
+
+// textControl reports whether r is a control character that SetupAPI
+// reads as a key's or a value's text and latlab once refused (Parse), the
+// ones a note names: not white space, not a NUL (nulNote), and not DEL,
+// which latlab always read without a word.
+func textControl(r rune) bool {
+	return r != 0 && r < 0x20 && !isSpace(r)
+}
+
+// trimRight is s without the white space at its end, unless a quote is
+// open there. Wine's quotes_state takes everything to the line's end into
+// a quote left open, white space and a CRLF's CR too:
+//
+//	for (p = pos; !is_eol( parser, p ); p++)
+//	{
+//	    if (*p == '"')
+//	    ...
+//	}
+//	push_token( parser, p );
+//	pop_state( parser );
+//	return p;
+//
+// and the key or value it is in (key_name_state, value_name_state) ends
+// there with it, at its token_end (parser->start, past the quote's text).
+func trimRight(s string, open bool) string {
+	if open {
+		return s
+	}
+	return strings.TrimRightFunc(s, isSpace)
 }
 
 func (f *File) notef(line int, format string, a ...any) {
@@ -423,9 +491,15 @@ func splitLine(t string, num, max int) (Line, bool) {
 }
 
 // field is a key or a value as written between its separators: trimmed,
-// its NULs made spaces (nulToSpace) and its quotes removed.
+// its NULs made spaces (nulToSpace) and its quotes removed. One that ends
+// in a quote left open keeps all it has after its leading white space
+// (trimRight).
 func field(s string, key bool) string {
-	return unquote(nulToSpace(strings.TrimLeftFunc(s, isSpace), key))
+	s = strings.TrimLeftFunc(s, isSpace)
+	if strings.Count(s, `"`)%2 != 0 {
+		return unquote(strings.ReplaceAll(s, "\x00", " "))
+	}
+	return unquote(nulToSpace(s, key))
 }
 
 func indexUnquoted(s string, c byte) int {

@@ -85,6 +85,8 @@ func TestINFReadAsSetupAPI(t *testing.T) {
 		{"cr only", "[Version]\rSignature=x\r[Manufacturer]\rM=A\r", []string{"[Version]"}, []string{fmt.Sprintf(crNote, 1)}},
 		{"cr in a value", "[a]\nk=v\rw\nl=x \r\n", []string{"[a] k=v\rw l=x"}, []string{fmt.Sprintf(crNote, 2)}},
 		{"cr in a header", "[a\rb]\nk=v\n", []string{"[a\rb] k=v"}, []string{fmt.Sprintf(crNote, 1)}},
+		{"control in a cr-only line", "[a]\nk=v\rw\r\x01\r", []string{"[a] k=v\rw\r\x01"}, []string{fmt.Sprintf(crNote, 2),
+			"x.inf line 2: a control character (0x01) is read as a character of its key or value, as SetupAPI reads it"}},
 	} {
 		checkRead(t, c.name, c.in, c.want, c.notes)
 	}
@@ -94,11 +96,13 @@ func TestINFReadAsSetupAPI(t *testing.T) {
 		{"ctrl-z in a header", "[Version]\nSignature=x\n\n\n[ab\x1a]\n", `line 5: section header "[ab" has no closing ']'`},
 		{"open header", "[a]\n[b ; c\n", `line 2: section header "[b ; c" has no closing ']'`},
 		{"nothing before ctrl-z", "\r\n\x1a[a]\nk=v\n", "line 2: nothing but white space before the Ctrl-Z (0x1A)"},
-		// lines end at line feeds only: the control byte is on line 2
-		// (on line 1, after "[a]", it would be in the header's line,
-		// which SetupAPI does not read past the ']')
-		{"binary in a cr-only line", "[a]\nk=v\rw\r\x01\r", "line 2: not text (byte 0x01 at offset 10)"},
-		{"binary in a crlf file", "[a]\r\nk=v\r\n\x01\r\n", "line 3: not text (byte 0x01 at offset 10)"},
+		// a file with a control character that does not read as an INF
+		// is refused as binary at that character (Parse); lines end at
+		// line feeds only: the control byte is on line 2 (on line 1,
+		// after "[a]", it would be in the header's line, which SetupAPI
+		// does not read past the ']')
+		{"binary in a cr-only line", "[a]\nk=v\rw\r\x01\r\n[b\n", "line 2: not text (byte 0x01 at offset 10)"},
+		{"binary in a crlf file", "[a]\r\nk=v\r\n\x01\r\n[b\r\n", "line 3: not text (byte 0x01 at offset 10)"},
 	} {
 		if _, err := Parse(strings.NewReader(c.in), "x.inf"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
@@ -151,7 +155,7 @@ func TestINFSetupAPISyntaxFile(t *testing.T) {
 // section_name_state takes every character up to the first ']' into the
 // name and sets COMMENT for the rest of the line; find_section compares
 // names with strcmpiW. latlab refused the file at the \b. In a key or a
-// value a control character (but NUL) still refuses it.
+// value a control character is text too (TestINFControls).
 func TestINFHeaderControls(t *testing.T) {
 	const crNote = "x.inf line %d: a carriage return without a line feed does not end a line for SetupAPI: read as a space"
 	for _, c := range []struct {
@@ -170,15 +174,21 @@ func TestINFHeaderControls(t *testing.T) {
 			t.Errorf("%s: [%q] not found", c.name, c.find)
 		}
 	}
-	for _, c := range []struct{ name, in, want string }{
-		{"in a value", "[a]\nk=v\x02\n", "line 2: not text (byte 0x02 at offset 7)"},
-		{"in a key", "[a]\n\x1bk=v\n", "line 2: not text (byte 0x1b at offset 4)"},
-		{"after a header's line", "[a\x02]\n\x02\n", "line 2: not text (byte 0x02 at offset 5)"},
-		{"header opened after text", "[a]\nk [\x02]\n", "line 2: not text (byte 0x02 at offset 7)"},
+	const note = "x.inf line 2: a control character (0x%02X) is read as a character of its key or value, as SetupAPI reads it"
+	for _, c := range []struct {
+		name, in string
+		want     []string
+		notes    []string
+	}{
+		{"in a value", "[a]\nk=v\x02\n", []string{"[a] k=v\x02"}, []string{fmt.Sprintf(note, 2)}},
+		{"in a key", "[a]\n\x1bk=v\n", []string{"[a] \x1bk=v"}, []string{fmt.Sprintf(note, 0x1b)}},
+		{"after a header's line", "[a\x02]\n\x02\n", []string{"[a\x02] =\x02"}, []string{fmt.Sprintf(note, 2)}},
+		{"header opened after text", "[a]\nk [\x02]\n", []string{"[a] =k [\x02]"}, []string{fmt.Sprintf(note, 2)}},
+		{"noted once", "[a]\nk=\x01\nl=\x02\n", []string{"[a] k=\x01 l=\x02"}, []string{fmt.Sprintf(note, 1)}},
+		{"not in a comment", "[a]\nk=v ;\x02\n", []string{"[a] k=v"}, nil},
+		{"white space", "[a]\nk=\vv\f\n", []string{"[a] k=v"}, nil},
 	} {
-		if _, err := Parse(strings.NewReader(c.in), "x.inf"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
-		}
+		checkRead(t, c.name, c.in, c.want, c.notes)
 	}
 }
 

@@ -45,6 +45,10 @@ type Text struct {
 	// white space and more Ctrl-Zs: the text that was not read runs
 	// from line CtrlZ to Dropped. 0 when there is none.
 	Dropped int
+	// Binary is the error ReadText gives a binary file, kept when
+	// Options.Controls let the control characters that make it binary
+	// stand; nil when there are none.
+	Binary *LineError
 }
 
 // ReadText is ReadLines with options: the INF reader's, which lets
@@ -60,13 +64,19 @@ func ReadText(r io.Reader, max int64, want string, o Options) (Text, error) {
 	}
 	d, err := decode(b, o)
 	t := Text{Encoding: d.enc}
+	binary := func(be *BinaryError) *LineError {
+		return &LineError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected %s", be.Byte, be.Offset, want)}
+	}
 	if err != nil {
 		if be, ok := err.(*BinaryError); ok {
-			return t, &LineError{Line: be.Line, Msg: fmt.Sprintf("not text (byte 0x%02x at offset %d): expected %s", be.Byte, be.Offset, want)}
+			return t, binary(be)
 		}
 		return t, err
 	}
-	t.Lines = splitLines(d.text, o.LFOnly)
+	if d.ctrl != nil {
+		t.Binary = binary(d.ctrl)
+	}
+	t.Lines = splitLines(d.text, o.LFOnly, o.KeepCR)
 	if d.tail != nil {
 		t.CtrlZ = len(t.Lines)
 		if n := lastTextLine(d.tail, d.enc, o.LFOnly); n > 0 {
@@ -74,6 +84,10 @@ func ReadText(r io.Reader, max int64, want string, o Options) (Text, error) {
 		}
 	}
 	if strings.TrimSpace(d.text) == "" {
+		if t.Binary != nil {
+			// white space that is binary (a VT) without Controls
+			return t, t.Binary
+		}
 		if t.CtrlZ > 0 {
 			return t, &LineError{Line: t.CtrlZ, Msg: "nothing but white space before the Ctrl-Z (0x1A) that ends the file: expected " + want}
 		}
@@ -119,8 +133,9 @@ func lastTextLine(tail []byte, enc Encoding, lfOnly bool) int {
 
 // splitLines splits at "\r\n", "\n" and "\r", as the editors that wrote
 // the files do (what follows the last line ending is one more line, as
-// with strings.Split); with lfOnly at "\r\n" and "\n" only.
-func splitLines(s string, lfOnly bool) []string {
+// with strings.Split); with lfOnly at "\r\n" and "\n" only, and with
+// keepCR too a CRLF's CR stays on its line.
+func splitLines(s string, lfOnly, keepCR bool) []string {
 	lines := make([]string, 0, strings.Count(s, "\n")+1)
 	ends := "\r\n"
 	if lfOnly {
@@ -132,7 +147,7 @@ func splitLines(s string, lfOnly bool) []string {
 			return append(lines, s)
 		}
 		line := s[:i]
-		if lfOnly {
+		if lfOnly && !keepCR {
 			line = strings.TrimSuffix(line, "\r") // a CRLF's CR
 		}
 		lines = append(lines, line)

@@ -72,6 +72,16 @@ type Options struct {
 	// and headers too, as SetupAPI lets it stand in an INF's keys and
 	// values (and reads it as a space); the reader decides what it means.
 	NUL bool
+	// Controls lets every control character stand in the text, as
+	// SetupAPI reads an INF's keys and values: the text is read, and
+	// Text.Binary keeps the error the first control character that makes
+	// it binary without this option would have given, for the reader to
+	// give when the text turns out to be no text it reads after all.
+	Controls bool
+	// KeepCR keeps, with LFOnly, the CR of a CRLF at the end of its line:
+	// SetupAPI takes it into the text of a quote left open at the line's
+	// end. The reader must then take it for white space elsewhere.
+	KeepCR bool
 }
 
 // ctrlZ is the DOS end-of-file mark.
@@ -94,14 +104,29 @@ type decoded struct {
 	text string
 	enc  Encoding
 	tail []byte
+	// ctrl is where a control character Options.Controls let stand made
+	// the text binary; nil when none did.
+	ctrl *BinaryError
+}
+
+// controls keeps be, the error of a control character, in d when the
+// options let it stand, and says whether they do; a nil be stands.
+func (d *decoded) controls(be *BinaryError, o Options) bool {
+	switch {
+	case be == nil:
+		return true
+	case !o.Controls:
+		return false
+	}
+	d.ctrl = be
+	return true
 }
 
 func decode(b []byte, o Options) (decoded, error) {
 	switch {
 	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
 		head, tail := cutCtrlZ(b[3:], o)
-		s, err := checkText(head, 3, o)
-		return decoded{s, UTF8BOM, tail}, err
+		return checkText(decoded{enc: UTF8BOM, tail: tail}, head, 3, o)
 	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
 		return decode16(b[2:], false, 2, o)
 	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
@@ -113,11 +138,11 @@ func decode(b []byte, o Options) (decoded, error) {
 	// trail byte is 0x40 or more), a byte 0x1A is always Ctrl-Z.
 	b, tail := cutCtrlZ(b, o)
 	if utf8.Valid(b) {
-		s, err := checkText(b, 0, o)
-		return decoded{s, UTF8, tail}, err
+		return checkText(decoded{enc: UTF8, tail: tail}, b, 0, o)
 	}
-	if err := checkControl(b, 0, o); err != nil {
-		return decoded{enc: ANSI}, err
+	d := decoded{enc: ANSI, tail: tail}
+	if be := checkControl(b, 0, o); !d.controls(be, o) {
+		return decoded{enc: ANSI}, be
 	}
 	table := ansiTable()
 	var sb strings.Builder
@@ -125,7 +150,8 @@ func decode(b []byte, o Options) (decoded, error) {
 	for _, c := range b {
 		sb.WriteString(table[c])
 	}
-	return decoded{sb.String(), ANSI, tail}, nil
+	d.text = sb.String()
+	return d, nil
 }
 
 // cutCtrlZ splits bytes of a byte encoding at the first Ctrl-Z, when the
@@ -190,7 +216,10 @@ func decode16(b []byte, bigEndian bool, skip int, o Options) (decoded, error) {
 	for i, c := range u {
 		lc.see(rune(c))
 		if sc.bad(rune(c)) {
-			return d, &BinaryError{Offset: int64(skip + 2*i), Line: lc.line(), Byte: byte(c)}
+			if be := (&BinaryError{Offset: int64(skip + 2*i), Line: lc.line(), Byte: byte(c)}); !d.controls(be, o) {
+				return d, be
+			}
+			break // the first is the one to report
 		}
 	}
 	d.text = string(utf16.Decode(u))
@@ -225,11 +254,14 @@ func (c *lineCounter) see(r rune) {
 // line is the 1-based line of the character last seen.
 func (c *lineCounter) line() int { return 1 + c.n }
 
-func checkText(b []byte, skip int, o Options) (string, error) {
-	if err := checkControl(b, skip, o); err != nil {
-		return "", err
+// checkText is d with the text b, unless a control character makes b
+// binary (checkControl) and the options do not let it stand.
+func checkText(d decoded, b []byte, skip int, o Options) (decoded, error) {
+	if be := checkControl(b, skip, o); !d.controls(be, o) {
+		return decoded{enc: d.enc}, be
 	}
-	return string(b), nil
+	d.text = string(b)
+	return d, nil
 }
 
 // checkControl refuses NUL and other C0 controls that never occur in text
@@ -239,7 +271,7 @@ func checkText(b []byte, skip int, o Options) (string, error) {
 // The others matter only as the white space before a header
 // (Options.Header): b is read as UTF-8 when it is valid UTF-8, as
 // Windows-1252 when not, as decode reads it.
-func checkControl(b []byte, skip int, o Options) error {
+func checkControl(b []byte, skip int, o Options) *BinaryError {
 	lc := lineCounter{lfOnly: o.LFOnly}
 	sc := controlScan{opt: o}
 	ansi := o.Header != 0 && !utf8.Valid(b)

@@ -334,8 +334,9 @@ func FuzzReadTextINF(f *testing.F) {
 	})
 }
 
-// infOptions are the INF reader's (internal/inf's Parse), its white space
-// short of Wine's iswspace, which the tests here need not match.
+// infOptions are the INF reader's (internal/inf's Parse) but Controls and
+// KeepCR (TestControls), its white space short of Wine's iswspace, which
+// the tests here need not match.
 var infOptions = Options{Comment: ';', CtrlZEnds: true, LFOnly: true, Header: '[', HeaderEnd: ']',
 	Space: func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == 0xa0 }, NUL: true}
 
@@ -418,6 +419,83 @@ func FuzzDecodeHeader(f *testing.F) {
 				if isBadControl(r) && r != 0 {
 					t.Fatalf("control %#x outside a comment or header in %q", r, line)
 				}
+			}
+		}
+	})
+}
+
+// With Options.Controls every control character stands in the text, and
+// Text.Binary is the error ReadText gives without it; with KeepCR a CRLF's
+// CR stays at the end of its line. The INF reader reads both as SetupAPI
+// does and refuses a file as binary only when it does not read as an INF.
+func TestControls(t *testing.T) {
+	o := infOptions
+	o.Controls, o.KeepCR = true, true
+	for _, c := range []struct {
+		name  string
+		in    []byte
+		lines []string
+		bin   string // Text.Binary, "" for none
+	}{
+		{"utf-8", []byte("[a]\nk=v\x02\r\n\x01\n"), []string{"[a]", "k=v\x02\r", "\x01", ""}, "line 2: not text (byte 0x02 at offset 7): expected x"},
+		{"utf-8 with a bom", []byte("\xef\xbb\xbf[a]\r\n\x1b\r\n"), []string{"[a]\r", "\x1b\r", ""}, "line 2: not text (byte 0x1b at offset 8): expected x"},
+		{"ansi", []byte("[a]\ncaf\xe9=\x03\n"), []string{"[a]", "caf\u00e9=\x03", ""}, "line 2: not text (byte 0x03 at offset 9): expected x"},
+		{"utf-16", le("[a]\r\nk=\x01\r\n", true), []string{"[a]\r", "k=\x01\r", ""}, "line 2: not text (byte 0x01 at offset 16): expected x"},
+		{"in a comment and a header", []byte("[\x01]\nk=v ;\x02\r\n"), []string{"[\x01]", "k=v ;\x02\r", ""}, ""},
+		{"a lone cr", []byte("[a]\rk=v\r\r\n"), []string{"[a]\rk=v\r\r", ""}, ""},
+	} {
+		txt, err := ReadText(bytes.NewReader(c.in), 1<<20, "x", o)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(txt.Lines, c.lines) {
+			t.Errorf("%s: lines %q, want %q", c.name, txt.Lines, c.lines)
+		}
+		bin := ""
+		if txt.Binary != nil {
+			bin = txt.Binary.Error()
+		}
+		if bin != c.bin {
+			t.Errorf("%s: Binary %q, want %q", c.name, bin, c.bin)
+		}
+	}
+}
+
+// FuzzReadTextControls: Options.Controls reads what the options without
+// it read, alike, and text they refuse as binary only with Text.Binary
+// holding their error; KeepCR changes a line only by the CR of its CRLF.
+func FuzzReadTextControls(f *testing.F) {
+	f.Add([]byte("[a]\nk=v\x02\r\n\x01\n"))
+	f.Add([]byte("\xef\xbb\xbf[a]\r\n\x1b\r\n\x1a\x01"))
+	f.Add(le("[a]\r\nk=\x01\r\n", true))
+	f.Add(append(le("[a]\x01", true), 'x'))
+	f.Add([]byte("[\x01]\nk=v ;\x02\r\ncaf\xe9\r\r\n"))
+	ctrl := infOptions
+	ctrl.Controls = true
+	keep := ctrl
+	keep.KeepCR = true
+	f.Fuzz(func(t *testing.T, b []byte) {
+		strict, err1 := ReadText(bytes.NewReader(b), 1<<20, "x", infOptions)
+		txt, err2 := ReadText(bytes.NewReader(b), 1<<20, "x", ctrl)
+		switch {
+		case err2 != nil:
+			if err1 == nil || err1.Error() != err2.Error() {
+				t.Fatalf("refused with Controls (%v), without it: %v", err2, err1)
+			}
+			return
+		case err1 == nil && (txt.Binary != nil || !slices.Equal(strict.Lines, txt.Lines) || strict.Encoding != txt.Encoding):
+			t.Fatalf("Controls changed the text: %q %s %v, without it %q %s", txt.Lines, txt.Encoding, txt.Binary, strict.Lines, strict.Encoding)
+		case err1 != nil && (txt.Binary == nil || txt.Binary.Error() != err1.Error()):
+			t.Fatalf("refused without Controls (%v), with it Binary is %v", err1, txt.Binary)
+		}
+		kept, err := ReadText(bytes.NewReader(b), 1<<20, "x", keep)
+		if err != nil || len(kept.Lines) != len(txt.Lines) {
+			t.Fatalf("KeepCR: %q %v, without it %q", kept.Lines, err, txt.Lines)
+		}
+		for i, l := range kept.Lines {
+			if l != txt.Lines[i] && l != txt.Lines[i]+"\r" {
+				t.Fatalf("KeepCR: line %q, without it %q", l, txt.Lines[i])
 			}
 		}
 	})
