@@ -46,14 +46,14 @@ and a one-line verdict on the --by statistic. When nothing is detected it
 says how many more samples would detect a --detect change (5% by default).
 
 Successive samples of a run are rarely independent (the machine's state
-drifts; a burst of interference delays several in a row). Where a result keeps
-its samples in the order measured (sleep, wake, noise), compare measures each
-run's lag-1 autocorrelation and effective sample size, and for a run whose
-lag-1 autocorrelation exceeds 3/sqrt(n) it resamples blocks of consecutive
-samples (moving-block bootstrap) and takes the Mann-Whitney variance from the
-long-run variance, so that dependence does not make a difference look
-significant. Values rebuilt from a histogram have no order: compared as
-independent samples.
+drifts; a burst of interference delays several in a row). Where a result
+keeps its samples in the order measured (sleep, wake, noise, udp), compare
+measures each run's lag-1 autocorrelation and effective sample size, and for a
+run whose lag-1 autocorrelation exceeds 3/sqrt(n) it resamples blocks of
+consecutive samples (moving-block bootstrap) and takes the Mann-Whitney
+variance from the long-run variance, so that dependence does not make a
+difference look significant. Values rebuilt from a histogram have no order:
+compared as independent samples.
 
 With more than two files each is compared with the first, the runs are ranked
 by --by (ties by stdev), intervals are Bonferroni-adjusted so that all hold

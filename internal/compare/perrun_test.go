@@ -163,3 +163,45 @@ func TestUDPArrivalTimedAlike(t *testing.T) {
 		t.Fatalf("two kernel-timed runs: %v", err)
 	}
 }
+
+// A udp run's round trips are in the order their echoes arrived: two
+// runs of one dependent process are compared with the methods for
+// dependent samples, as sleep and wake runs are.
+func TestUDPRoundTripsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 0))
+	docs := make([]*result.Document, 2)
+	for i := range docs {
+		// An AR(1) process, phi 0.8: 50 µs plus 5 µs per unit.
+		rtt := make([]int64, 1000)
+		x := rng.NormFloat64() / 0.6
+		for j := range rtt {
+			rtt[j] = max(0, int64(50_000+5_000*x))
+			x = 0.8*x + rng.NormFloat64()
+		}
+		r := &netload.UDPResult{RatePPS: 1000, Size: 256, Planned: 1000, Sent: 1000, Received: 1000,
+			RTT: rtt, FromIntended: rtt, SendLag: make([]int64, 1000), ReceiveTimes: "the read's return"}
+		data, _, err := netload.NewUDPData(r, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := result.Write(&b, netload.KindUDP.New(host.Facts{}, data)); err != nil {
+			t.Fatal(err)
+		}
+		if docs[i], err = result.Read(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Compare([]Input{{Label: "a", Doc: docs[0]}, {Label: "b", Doc: docs[1]}}, Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Serial == nil || !r.Serial.Dependent || r.Serial.Lag1 < 0.7 {
+			t.Errorf("%s: serial %+v; want the round trips measured in order, dependent", r.Label, r.Serial)
+		}
+	}
+	if got := res.Pairs[0].Test; got != stats.SerialMannWhitneyTest {
+		t.Errorf("test %q, want the one for dependent samples", got)
+	}
+}

@@ -151,6 +151,13 @@ func (d *UDPData) Values(b *result.Budget) ([]int64, bool, error) {
 	return result.Values(d.Samples, d.Histogram, b)
 }
 
+// SamplesInOrder says the raw round trips are in the order measured
+// (result.Ordered): the order their echoes arrived in, as tracker.add
+// appends them (a reordered echo where it arrived, a lost one absent),
+// which is the order in time that interference on the path and on this
+// host follows.
+func (d *UDPData) SamplesInOrder() bool { return true }
+
 // Measured says how the samples were taken.
 func (d *UDPData) Measured() *probe.Measurement { return &d.Measurement }
 
