@@ -140,7 +140,7 @@ func TestPrintSweepSerial(t *testing.T) {
 	dep.Treatments[dep.ReferenceTreatment].Serial = &stats.Serial{Lag1: 0.62, EffectiveN: 14.4, Dependent: true, Block: 6}
 	dep.Treatments[dep.BestTreatment].Serial = &stats.Serial{Lag1: 0.05, EffectiveN: 57}
 	dep.Verdict.Test = stats.SerialMannWhitneyTest
-	dep.Verdict.Diff.Method = "A: moving-block bootstrap, blocks of 6 samples, 3000 replicates; B: percentile bootstrap"
+	dep.Verdict.Diff.Method = "A: moving-block bootstrap, blocks of 6 samples, 3000 replicates; B: percentile bootstrap, 3000 replicates"
 	b.Reset()
 	Sweep(&b, dep)
 	out := b.String()

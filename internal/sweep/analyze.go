@@ -408,8 +408,12 @@ func serialNotes(r *Result, c stats.Comparison) []string {
 			continue
 		}
 		n := x.t.Summary.Overshoot.Count
-		notes = append(notes, fmt.Sprintf("%s, %s: its %d samples are serially dependent (lag-1 autocorrelation %.2f, above 3/sqrt(n) = %.2f) and weigh as %.0f independent ones: the verdict's interval resamples blocks of %d in measurement order (passes in the order they ran), and %s",
-			x.name, x.t.Describe(), n, s.Lag1, stats.DependenceThreshold(int(n)), s.EffectiveN, s.Block, test))
+		did := test
+		if c.Interval != nil { // none with too few samples for the statistic
+			did = fmt.Sprintf("the verdict's interval resamples blocks of %d in measurement order (passes in the order they ran), and %s", s.Block, test)
+		}
+		notes = append(notes, fmt.Sprintf("%s, %s: its %d samples are serially dependent (lag-1 autocorrelation %.2f, above 3/sqrt(n) = %.2f) and weigh as %.0f independent ones: %s",
+			x.name, x.t.Describe(), n, s.Lag1, stats.DependenceThreshold(int(n)), s.EffectiveN, did))
 	}
 	return notes
 }

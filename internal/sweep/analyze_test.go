@@ -402,4 +402,11 @@ func TestDependentSeparatedTreatments(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
+	// Ranked by p99, 60 samples give no interval: the notes name none.
+	r = &Result{Steps: []Step{mk(500_000, 497_000, 0), mk(506_800, 12_000, 1), mk(510_000, 30_000, 2)}}
+	Analyze(r, stats.Quantile(99), 1)
+	notes = strings.Join(r.Notes, "\n")
+	if !r.Verdict.TooFew || !strings.Contains(notes, "weigh as") || strings.Contains(notes, "interval") {
+		t.Errorf("too few for a p99: verdict %+v, notes:\n%s", r.Verdict, notes)
+	}
 }
