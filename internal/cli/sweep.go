@@ -77,7 +77,12 @@ choice (--reference: 0.5ms on Windows, the 50us default slack on Linux), which
 is always measured. It is called distinguishable only when a Mann-Whitney test
 (Holm-adjusted over all treatments) and the Bonferroni-adjusted interval of
 the difference agree, with enough samples for the statistic, so neither one
-lucky treatment among many nor one outlier makes a winner.
+lucky treatment among many nor one outlier makes a winner. Within a pass a
+step's sleeps are consecutive, and a burst of interference delays several in
+a row: when a treatment's or the default's samples in measurement order are
+measurably dependent (lag-1 autocorrelation above 3/sqrt(n)), the interval is
+a moving-block bootstrap and the Mann-Whitney test uses the long-run variance,
+and the output says so.
 
 --mode inprocess (default): this process makes each request (Windows: held
 for --settle, then measured; Linux: the slack of the measuring thread).

@@ -33,12 +33,14 @@ func SweepInterrupted(w io.Writer, r *sweep.Result) {
 // one ranked row per granted value, the seed that repeats the run and
 // the notes.
 func Sweep(w io.Writer, r *sweep.Result) {
-	fmt.Fprintf(w, "latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
+	head := fmt.Sprintf("latlab sweep: %s(%s) overshoot per requested %s, ranked by %s (95%% bootstrap CI), %d pass(es), %s order, mode %s",
 		r.Method, units.Request(r.DurationNs), r.What, r.RankBy, r.Repeat, r.Order, r.Mode)
 	if r.Load > 0 {
-		fmt.Fprintf(w, ", %d busy threads", r.Load)
+		head += fmt.Sprintf(", %d busy threads", r.Load)
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n\n", r.Verdict.Text)
+	writeProse(w, head, 2)
+	writeProse(w, "verdict: "+r.Verdict.Text, 2)
+	fmt.Fprintln(w)
 	curDiffers := 0
 	for _, s := range r.Steps {
 		if s.CurrentNs > 0 && s.CurrentNs != s.GrantedNs {
@@ -105,6 +107,7 @@ func Sweep(w io.Writer, r *sweep.Result) {
 		fmt.Fprintf(w, "\n%d requests, %d granted values: a row is one granted value (requested from-to (steps)), its samples pooled\n",
 			len(r.Steps), len(r.Treatments))
 	}
+	sweepSerial(w, r)
 	if curDiffers > 0 {
 		fmt.Fprintf(w, "NtQueryTimerResolution's current interval differed from the grant for %d requests (CSV column CurrentMs)\n", curDiffers)
 	}
@@ -112,6 +115,42 @@ func Sweep(w io.Writer, r *sweep.Result) {
 	for _, n := range r.Notes {
 		writeNote(w, n)
 	}
+}
+
+// sweepSerial says, when the default's or the best treatment's samples
+// are measurably dependent in measurement order, how much (both), and
+// the methods the verdict used, as compare's ranking says them.
+func sweepSerial(w io.Writer, r *sweep.Result) {
+	if r.BestTreatment == r.ReferenceTreatment || len(r.Treatments) < 2 {
+		return
+	}
+	ref, best := r.Treatments[r.ReferenceTreatment], r.Treatments[r.BestTreatment]
+	dep := func(s *stats.Serial) bool { return s != nil && s.Dependent }
+	if !dep(ref.Serial) && !dep(best.Serial) {
+		return
+	}
+	var serial []string
+	for _, x := range []struct {
+		name string
+		s    *stats.Serial
+	}{{"default", ref.Serial}, {"best", best.Serial}} {
+		if x.s != nil {
+			serial = append(serial, fmt.Sprintf("%s %.2f, %.0f", x.name, x.s.Lag1, x.s.EffectiveN))
+		}
+	}
+	fmt.Fprintln(w)
+	writeProse(w, "lag-1 autocorrelation, effective samples: "+strings.Join(serial, "; "), 2, serial...)
+	test := testName(r.Verdict.Test)
+	if r.Verdict.Test != stats.SerialMannWhitneyTest {
+		// The rank test of spread (--rank-by stdev) compares deviations
+		// from the median, which keep no order.
+		test += " on deviations from the median (as if independent)"
+	}
+	line := "best vs default: " + test
+	if r.Verdict.Diff != nil {
+		line = fmt.Sprintf("best vs default: interval by %s; %s", r.Verdict.Diff.Method, test)
+	}
+	writeProse(w, line, 2, test)
 }
 
 // sweepValueCI is a ranked value with its interval, "[-]" without one

@@ -30,8 +30,8 @@ func TestPrintSweepTreatments(t *testing.T) {
 	var b bytes.Buffer
 	Sweep(&b, res)
 	out := b.String()
-	// The verdict first, on the line after the head.
-	if l := strings.Split(out, "\n"); len(l) < 2 || !strings.HasPrefix(l[0], "latlab sweep: ") || !strings.HasPrefix(l[1], "verdict: best granted 0.5013ms") {
+	// The verdict first, under the head.
+	if !strings.HasPrefix(out, "latlab sweep: ") || !strings.HasPrefix(afterHead(out), "verdict: best granted 0.5013ms") {
 		t.Errorf("the verdict is not under the head:\n%s", out)
 	}
 	for _, want := range []string{"0.5014-0.502ms (4)", "0.5-0.5012ms (7)", "11 requests, 2 granted values", "best granted 0.5013ms"} {
@@ -108,4 +108,77 @@ func TestSweepInterruptedUnits(t *testing.T) {
 	if !strings.Contains(b.String(), "0.1ms") {
 		t.Errorf("no row of 0.1ms:\n%s", b.String())
 	}
+}
+
+// When the default's or the best treatment's samples are serially
+// dependent, the text says how much (lag-1 autocorrelation, effective
+// samples) for both and which methods the verdict used, after the table;
+// a sweep of independent samples says nothing of it. Every line fits 80
+// columns, the verdict's included.
+func TestPrintSweepSerial(t *testing.T) {
+	mk := func() *sweep.Result {
+		res := &sweep.Result{What: "timer slack", Method: "nanosleep", DurationNs: 1e6, Repeat: 2, Order: "random", Mode: sweep.InProcess, Seed: 1, Reference: 2}
+		for i := int64(0); i < 3; i++ {
+			s := sweep.Step{RequestedNs: 1000 + 49_000*i, GrantedNs: 1000 + 49_000*i, Reference: i == 2}
+			for j := int64(0); j < 60; j++ {
+				s.Samples = append(s.Samples, 20_000+30_000*i+(j*7919)%5000)
+			}
+			res.Steps = append(res.Steps, s)
+		}
+		sweep.Analyze(res, stats.Mean, 1)
+		return res
+	}
+	plain := mk()
+	var b bytes.Buffer
+	Sweep(&b, plain)
+	if strings.Contains(b.String(), "lag-1") || strings.Contains(b.String(), "dependent") {
+		t.Errorf("independent samples said to be dependent:\n%s", b.String())
+	}
+	// What Analyze gives for dependent treatments (sweep's tests check
+	// that it does).
+	dep := mk()
+	dep.Treatments[dep.ReferenceTreatment].Serial = &stats.Serial{Lag1: 0.62, EffectiveN: 14.4, Dependent: true, Block: 6}
+	dep.Treatments[dep.BestTreatment].Serial = &stats.Serial{Lag1: 0.05, EffectiveN: 57}
+	dep.Verdict.Test = stats.SerialMannWhitneyTest
+	dep.Verdict.Diff.Method = "A: moving-block bootstrap, blocks of 6 samples, 3000 replicates; B: percentile bootstrap, 3000 replicates"
+	b.Reset()
+	Sweep(&b, dep)
+	out := b.String()
+	for _, want := range []string{
+		"lag-1 autocorrelation, effective samples: default 0.62, 14; best 0.05, 57",
+		"best vs default: interval by A: moving-block bootstrap, blocks of 6 samples,",
+		"Mann-Whitney for dependent samples",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Ranked by stdev the rank test compares deviations from the median,
+	// in no order: said to be the i.i.d. one.
+	dep.Verdict.Test = "Mann-Whitney U on absolute deviations from the median"
+	b.Reset()
+	Sweep(&b, dep)
+	if !strings.Contains(b.String(), "Mann-Whitney on deviations from the median (as if independent)") {
+		t.Errorf("the stdev test is not said to be the i.i.d. one:\n%s", b.String())
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("line wider than 80 columns: %q", l)
+		}
+	}
+	if !strings.HasPrefix(afterHead(out), "verdict: best ") {
+		t.Errorf("the verdict is not under the head:\n%s", out)
+	}
+}
+
+// afterHead is the first line of out after its head, whose wrapped lines
+// are indented.
+func afterHead(out string) string {
+	l := strings.Split(out, "\n")
+	for _, x := range l[1:] {
+		if !strings.HasPrefix(x, " ") {
+			return x
+		}
+	}
+	return ""
 }

@@ -51,6 +51,15 @@ func MannWhitneySerial(x, y []int64, xOrdered, yOrdered bool) MWU {
 	}
 	v := projectionVariance(px, xOrdered)/float64(n1) + projectionVariance(py, yOrdered)/float64(n2)
 	r := MWU{N1: n1, N2: n2, U: u, Superiority: theta, P: 1}
+	if v == 0 && theta != 0.5 {
+		// Every sample of one side lies above every sample of the other:
+		// each projection is 0 or 1 throughout and estimates no variance,
+		// which read as none would give p = 1 to the strongest evidence
+		// there is. The i.i.d. variance under the null, (n1+n2+1)/(12 n1
+		// n2), stands in: for complete separation it gives the p the
+		// i.i.d. test gives.
+		v = float64(n1+n2+1) / (12 * float64(n1) * float64(n2))
+	}
 	if v > 0 {
 		z := math.Abs(theta-0.5) / math.Sqrt(v)
 		r.P = math.Min(1, 2*distuv.UnitNormal.Survival(z))

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -84,7 +85,12 @@ type Treatment struct {
 	MannWhitneyP float64     `json:"mann_whitney_p_vs_reference,omitempty"`
 	PHolm        float64     `json:"p_holm,omitempty"`
 	LowerThanRef bool        `json:"lower_than_reference,omitempty"` // P(reference > this) > 1/2 in the test's sense
-	samples      []int64
+	// Serial is the dependence of the treatment's samples in measurement
+	// order, as its comparison with the reference measured it; absent
+	// without a comparison or with fewer than stats.MinPerSide samples.
+	Serial  *stats.Serial `json:"serial,omitempty"`
+	samples []int64       // ascending
+	ordered []int64       // in measurement order (inOrder)
 }
 
 // RankingReason is why sweep ranks by the mean overshoot by default rather
@@ -105,7 +111,11 @@ type Verdict struct {
 	Distinguishable bool      `json:"distinguishable"`
 	TooFew          bool      `json:"too_few_samples,omitempty"`
 	Diff            *stats.CI `json:"diff,omitempty"` // best - reference, in the rank-by statistic
-	Text            string    `json:"text"`
+	// Test names the rank test of the best against the reference: the
+	// i.i.d. Mann-Whitney test or its form for serially dependent
+	// samples (stats.SerialMannWhitneyTest); absent when none was made.
+	Test string `json:"test,omitempty"`
+	Text string `json:"text"`
 }
 
 // Alpha is the family-wise error rate of a sweep's verdict.
@@ -141,6 +151,7 @@ func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 				r.ReferenceTreatment = ti
 			}
 		}
+		t.ordered = inOrder(r.Steps, t.Steps)
 		slices.Sort(t.samples)
 		if len(t.Steps) == 1 { // the step's own summary and interval
 			t.Summary = r.Steps[t.Steps[0]].Summary
@@ -173,7 +184,45 @@ func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 	if n, g := len(r.Steps), len(r.Treatments); g < n {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d requests were granted %d distinct values: requests granted the same value are one treatment (their samples pooled), ranked and tested as one", n, g))
 	}
-	r.Verdict = verdict(r, testAgainstReference(r, rankBy, seed))
+	c := testAgainstReference(r, rankBy, seed)
+	r.Verdict = verdict(r, c)
+	r.Notes = append(r.Notes, serialNotes(r, c)...)
+}
+
+// inOrder returns the samples of the steps idx (one treatment) in
+// measurement order: every pass of them in the order the sweep ran it
+// (Step.runs); nil when a step has no record of its passes, whose order
+// is then unknown. Within a pass the samples are consecutive sleeps, and
+// a burst of interference delays several in a row: the randomized order
+// of the passes answers drift between them, not that. The joins between
+// passes are not consecutive sleeps, but a moving-block bootstrap only
+// needs most of its blocks to be: a few joins among hundreds of samples
+// cost it little.
+func inOrder(steps []Step, idx []int) []int64 {
+	type piece struct {
+		seq     int
+		samples []int64
+	}
+	var ps []piece
+	for _, i := range idx {
+		st := steps[i]
+		if len(st.runs) == 0 || st.runs[0].start != 0 {
+			return nil
+		}
+		for k, ru := range st.runs {
+			end := len(st.Samples)
+			if k+1 < len(st.runs) {
+				end = st.runs[k+1].start
+			}
+			ps = append(ps, piece{ru.seq, st.Samples[ru.start:end]})
+		}
+	}
+	slices.SortFunc(ps, func(a, b piece) int { return cmp.Compare(a.seq, b.seq) })
+	var out []int64
+	for _, p := range ps {
+		out = append(out, p.samples...)
+	}
+	return out
 }
 
 // Group returns the treatments of steps: one per granted value (steps
@@ -217,8 +266,12 @@ func cmpInt(a, b int64) int {
 // (stats.Compare, interval and ranks), Holm-adjusting the rank tests'
 // p-values over all of them, and returns the best treatment's comparison
 // (its interval is the only one computed: the verdict is about the best).
+// Each treatment's samples go in measurement order as well, so that a
+// treatment whose consecutive sleeps are measurably dependent gets the
+// block bootstrap and the dependent Mann-Whitney test.
 func testAgainstReference(r *Result, rankBy stats.Statistic, seed uint64) stats.Comparison {
-	ref := r.Treatments[r.ReferenceTreatment].samples
+	rt := &r.Treatments[r.ReferenceTreatment]
+	ref := rt.samples
 	k := len(r.Treatments) - 1
 	var idx []int
 	var cs []stats.Comparison
@@ -226,7 +279,8 @@ func testAgainstReference(r *Result, rankBy stats.Statistic, seed uint64) stats.
 		if ti == r.ReferenceTreatment {
 			continue
 		}
-		o := stats.CompareOptions{By: rankBy, Alpha: Alpha, Family: k, Seed: seed, Rule: stats.IntervalAndRanks, TestOnly: ti != r.BestTreatment}
+		o := stats.CompareOptions{By: rankBy, Alpha: Alpha, Family: k, Seed: seed, Rule: stats.IntervalAndRanks, TestOnly: ti != r.BestTreatment,
+			OrderedA: rt.ordered, OrderedB: r.Treatments[ti].ordered}
 		idx = append(idx, ti)
 		cs = append(cs, stats.Compare(ref, r.Treatments[ti].samples, o))
 	}
@@ -235,6 +289,7 @@ func testAgainstReference(r *Result, rankBy stats.Statistic, seed uint64) stats.
 	for i, c := range cs {
 		t := &r.Treatments[idx[i]]
 		t.MannWhitneyP, t.PHolm, t.LowerThanRef = c.MWU.P, c.PAdjusted, c.LowerThanA()
+		t.Serial, rt.Serial = c.SerialB, c.SerialA
 		if idx[i] == r.BestTreatment {
 			best = c
 		}
@@ -298,18 +353,24 @@ func verdict(r *Result, c stats.Comparison) Verdict {
 	}
 	k := len(r.Treatments) - 1
 	lvl := pct(c.Level) + " CI"
+	if c.Dependent() {
+		lvl = pct(c.Level) + " block-bootstrap CI"
+	}
 	if k > 1 {
 		lvl += fmt.Sprintf(", Bonferroni for %d comparisons", k)
 	}
 	head := fmt.Sprintf("best %s: %s overshoot %s vs %s at the default %s", best.Describe(), r.RankBy, units.NsTrimmed(best.Summary.Value), units.NsTrimmed(ref.Summary.Value), refName)
 	head += sleepTicksNote(r, best, ref)
 	if c.Interval == nil {
-		return Verdict{TooFew: true, Text: fmt.Sprintf("%s; no verdict, too few samples (%d and %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
+		return Verdict{TooFew: true, Test: c.Test, Text: fmt.Sprintf("%s; no verdict, too few samples (%d and %d): judging %s at %s needs at least %d per treatment (--samples, --repeat)",
 			head, c.NB, c.NA, r.RankBy, pct(c.Level), c.MinSamples)}
 	}
 	ci := *c.Interval
-	v := Verdict{Diff: &ci, Distinguishable: c.Verdict == stats.Better}
+	v := Verdict{Diff: &ci, Distinguishable: c.Verdict == stats.Better, Test: c.Test}
 	mw := fmt.Sprintf("Mann-Whitney %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
+	if c.Test == stats.SerialMannWhitneyTest {
+		mw = fmt.Sprintf("Mann-Whitney for dependent samples %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
+	}
 	if r.RankBy == stats.Stdev.String() {
 		mw = fmt.Sprintf("Mann-Whitney on deviations from the median %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
 	}
@@ -321,6 +382,40 @@ func verdict(r *Result, c stats.Comparison) Verdict {
 			head, units.NsTrimmed(ci.Estimate), units.NsTrimmed(ci.Lo), units.NsTrimmed(ci.Hi), lvl, mw)
 	}
 	return v
+}
+
+// serialNotes say, for the reference and the best treatment when their
+// samples are measurably dependent in measurement order (c: the best's
+// comparison with the reference), how much and what the verdict did
+// about it, in compare's words.
+func serialNotes(r *Result, c stats.Comparison) []string {
+	if r.BestTreatment == r.ReferenceTreatment {
+		return nil
+	}
+	test := "the Mann-Whitney test uses the long-run variance"
+	if c.Test != stats.SerialMannWhitneyTest {
+		// The rank test of spread compares deviations from the median,
+		// which keep no order: it is the i.i.d. one.
+		test = "the Mann-Whitney test on deviations from the median still counts them as independent"
+	}
+	var notes []string
+	for _, x := range []struct {
+		name string
+		t    Treatment
+	}{{"the default", r.Treatments[r.ReferenceTreatment]}, {"the best", r.Treatments[r.BestTreatment]}} {
+		s := x.t.Serial
+		if s == nil || !s.Dependent {
+			continue
+		}
+		n := x.t.Summary.Overshoot.Count
+		did := test
+		if c.Interval != nil { // none with too few samples for the statistic
+			did = fmt.Sprintf("the verdict's interval resamples blocks of %d in measurement order (passes in the order they ran), and %s", s.Block, test)
+		}
+		notes = append(notes, fmt.Sprintf("%s, %s: its %d samples are serially dependent (lag-1 autocorrelation %.2f, above 3/sqrt(n) = %.2f) and weigh as %.0f independent ones: %s",
+			x.name, x.t.Describe(), n, s.Lag1, stats.DependenceThreshold(int(n)), s.EffectiveN, did))
+	}
+	return notes
 }
 
 // sleepTicksNote is what the rule timer.SleepTicks predicts for the best

@@ -92,15 +92,27 @@ type Step struct {
 	GrantedNs int64 `json:"granted_ns"`
 	// CurrentNs is NtQueryTimerResolution's current interval after the
 	// request (Windows; the largest seen over the passes).
-	CurrentNs int64   `json:"current_ns,omitempty"`
-	Reference bool    `json:"reference,omitempty"`
-	Samples   []int64 `json:"overshoot_ns"` // slept - requested sleep, all passes
-	Passes    int     `json:"passes"`
+	CurrentNs int64 `json:"current_ns,omitempty"`
+	Reference bool  `json:"reference,omitempty"`
+	// Samples are slept - requested sleep, each pass's in measurement
+	// order, the passes in the order they ran.
+	Samples []int64 `json:"overshoot_ns"`
+	Passes  int     `json:"passes"`
 	// Filled by Analyze.
 	Summary   StepSummary `json:"summary"`
 	Rank      int         `json:"rank"`
 	Interrupt int         `json:"interrupted,omitempty"`
+	// runs are the step's passes as measure ran them; nil for a step
+	// built otherwise, whose samples then have no known order and are
+	// compared as independent.
+	runs []run
 }
+
+// run is one pass of a step: where its samples start in Step.Samples,
+// and its place in the sweep's sequence of step passes (the order of
+// Order's passes and steps), by which the passes of several steps
+// granted one value are put back in time order.
+type run struct{ start, seq int }
 
 // Run is the work of `latlab sweep`: it measures every step Repeat
 // times and analyses the outcome (Analyze).
@@ -182,7 +194,7 @@ func measure(ctx context.Context, o Options) ([]Step, error) {
 			if err := ctx.Err(); err != nil {
 				return steps, err
 			}
-			if err := measureStep(ctx, o, o.Steps[i], &steps[i]); err != nil {
+			if err := measureStep(ctx, o, o.Steps[i], &steps[i], done); err != nil {
 				return steps, fmt.Errorf("step %s: %w", o.Steps[i], err)
 			}
 			done++
@@ -194,7 +206,9 @@ func measure(ctx context.Context, o Options) ([]Step, error) {
 	return steps, nil
 }
 
-func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) error {
+// measureStep measures a pass of step st (the seq-th step pass of the
+// sweep).
+func measureStep(ctx context.Context, o Options, r time.Duration, st *Step, seq int) error {
 	// A sweep reports no tool overhead: calibrating it for every step would
 	// only lengthen the run.
 	po := probe.SleepOptions{Duration: o.Duration, Samples: o.Samples, Gap: o.Gap, Method: o.Method, Thread: o.Thread, SkipOverhead: true}
@@ -233,6 +247,7 @@ func measureStep(ctx context.Context, o Options, r time.Duration, st *Step) erro
 	}
 	st.GrantedNs = granted.Nanoseconds()
 	d := o.Duration.Nanoseconds()
+	st.runs = append(st.runs, run{start: len(st.Samples), seq: seq})
 	for _, v := range res.Slept {
 		st.Samples = append(st.Samples, v-d)
 	}

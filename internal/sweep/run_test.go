@@ -27,8 +27,10 @@ func TestRunFollowsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []time.Duration
-	for _, pass := range Order(len(steps), true, 11, 2) {
+	wantRuns := make([][]run, len(steps)) // each pass's place in the sweep
+	for p, pass := range Order(len(steps), true, 11, 2) {
 		for _, i := range pass {
+			wantRuns[i] = append(wantRuns[i], run{start: p, seq: len(want)})
 			want = append(want, steps[i])
 		}
 	}
@@ -38,6 +40,9 @@ func TestRunFollowsOrder(t *testing.T) {
 	for i, s := range res.Steps {
 		if s.Passes != 2 || len(s.Samples) != 2 || s.GrantedNs != steps[i].Nanoseconds() {
 			t.Errorf("step %d: %d passes, %d samples, granted %d", i, s.Passes, len(s.Samples), s.GrantedNs)
+		}
+		if !slices.Equal(s.runs, wantRuns[i]) {
+			t.Errorf("step %d: passes recorded as %v, want %v", i, s.runs, wantRuns[i])
 		}
 	}
 }
