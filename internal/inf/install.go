@@ -69,6 +69,29 @@ func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 			// is no NT decoration (ParseDecoration)
 			raw = f.Expand(raw, lang)
 			if raw == "" {
+				// An empty decoration is compatible to Wine's
+				// version_is_compatible, which compares the text before
+				// the first '.' for its length:
+				//
+				//	if ((p = wcschr(version, '.')))
+				//	    len = p - version;
+				//
+				//	if (!wcsnicmp(version, NtExtension + 1, len))
+				//	    return TRUE;
+				//
+				// so enum_compat_drivers_from_file reads the
+				// manufacturer's models, from the section
+				// SetupDiGetActualSectionToInstallW picks for the base
+				// name (.NT<arch>, .NT, then the undecorated one), as for
+				// a line with no decorations: under Wine on amd64
+				// (TestINFModelsSetupAPI) "M = A, NTx86," lists [A]'s
+				// device and "M = B, NTx86" none. In latlab's terms the
+				// field names the undecorated models section, which
+				// Choose considers whenever the INF has it
+				// (AllDecorations), so it adds nothing here. Wine's
+				// section choice by platform extension is its own:
+				// Windows picks by TargetOSVersion and, on other than
+				// x86, needs a decoration (decoration.go, Applies).
 				continue
 			}
 			d, err := ParseDecoration(raw)
@@ -197,7 +220,16 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 		case !l.HasKey:
 			skip(l, "line has no '='")
 			continue
-		case strings.TrimSpace(l.Field(0)) == "":
+		case f.Expand(l.Field(0), lang) == "":
+			// An install section of white space is a name: Wine's
+			// enum_compat_drivers_from_file reads it with
+			// SetupGetStringFieldW, and under Wine (TestINFModelsSetupAPI)
+			// a device's line whose section is a quoted " " is a driver
+			// for it with section " " (latlab skipped the line, trimming
+			// the name). An empty one is a driver there too, with section
+			// "", which SetupDiInstallDevice turns into a section named
+			// ".NT<arch>", ".NT" or "" (SetupDiGetActualSectionToInstallW):
+			// it names no install section, and latlab skips the line.
 			skip(l, "line names no install section")
 			continue
 		}

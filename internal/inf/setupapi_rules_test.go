@@ -183,3 +183,41 @@ func TestINFPreSection(t *testing.T) {
 		}
 	}
 }
+
+// modelsINF lists, for one device (PCI\VEN_1234&DEV_0001), manufacturers
+// with an empty decoration (M1, a trailing comma; M5, a quoted ""), with
+// only another architecture's (M2), with a quoted " " (M3) and with none
+// (M6), and in M4's section models lines whose install section is a
+// quoted " " and an empty field. TestINFModelsSetupAPI has SetupAPI list
+// the device's drivers from it (SetupDiBuildDriverInfoList).
+const modelsINF = "[Version]\r\nSignature=\"$Windows NT$\"\r\n[Manufacturer]\r\n" +
+	"M1 = A, NTx86,\r\nM2 = B, NTx86\r\nM3 = C, \" \"\r\nM4 = D, NTamd64\r\nM5 = E, NTx86, \"\"\r\nM6 = F\r\n" +
+	"[A]\r\ndA = IA, PCI\\VEN_1234&DEV_0001\r\n[A.NTx86]\r\ndAx = IAx, PCI\\VEN_1234&DEV_0001\r\n" +
+	"[B]\r\ndB = IB, PCI\\VEN_1234&DEV_0001\r\n[C]\r\ndC = IC, PCI\\VEN_1234&DEV_0001\r\n" +
+	"[D.NTamd64]\r\nd5space = \" \", PCI\\VEN_1234&DEV_0001\r\nd5empty = , PCI\\VEN_1234&DEV_0001\r\nd5ok = I5, PCI\\VEN_1234&DEV_0001\r\n" +
+	"[E.NTamd64]\r\ndE64 = IE, PCI\\VEN_1234&DEV_0001\r\n[E]\r\ndE = IE, PCI\\VEN_1234&DEV_0001\r\n" +
+	"[F]\r\ndF = IF, PCI\\VEN_1234&DEV_0001\r\n"
+
+// modelsWant are the drivers SetupAPI under Wine (amd64) listed from
+// modelsINF, as "manufacturer: description=install section". An empty
+// decoration made M1 and M5 count, and Wine then read the section it
+// picks for the base name ([A], and [E.NTamd64], which M5 does not list);
+// M2 and M3 did not count. Both of M4's odd lines are drivers, with
+// sections " " and "".
+var modelsWant = []string{"M1: dA=IA", "M4: d5space= ", "M4: d5empty=", "M4: d5ok=I5", "M5: dE64=IE", "M6: dF=IF"}
+
+// latlab's M4 lines: the install section " " is a name (Models), the
+// empty one names none and its line is skipped.
+func TestINFModels(t *testing.T) {
+	f, err := Parse(strings.NewReader(modelsINF), "m.inf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range f.Models("D.NTamd64", "") {
+		got = append(got, "M4: "+m.Description+"="+m.InstallSection)
+	}
+	if want := []string{"M4: d5space= ", "M4: d5ok=I5"}; !slices.Equal(got, want) {
+		t.Errorf("[D.NTamd64] %q, want %q (SetupAPI's %q but the empty section)", got, want, modelsWant)
+	}
+}
