@@ -318,7 +318,7 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 	}
 	if broken > 0 {
 		if f.Section("Strings") == nil {
-			return nil, &ParseError{Line: broken, Msg: "text before the first section, which SetupAPI refuses in a file without a [Strings] section (ERROR_EXPECTED_SECTION_NAME): expected a [section] header, a ';' comment or a blank line"}
+			return nil, &ParseError{Line: broken, Msg: "text before the first section, which SetupAPI refuses in a file without [Strings]: expected a [section] header, a ';' comment or a blank line"}
 		}
 		f.notef(broken, "text before the first section ignored, as SetupAPI ignores it in a file with a [Strings] section")
 	}
