@@ -284,8 +284,9 @@ func TestINFNotesBounded(t *testing.T) {
 	tg := mustTarget(t, "10.0.22631", "workstation")
 	const n = 5000
 	var b strings.Builder
+	b.WriteString("[Pre]\n")
 	for i := 0; i < n; i++ {
-		b.WriteString("stray text\n") // before the first section: a parse note each
+		b.WriteString("k=\"open\n") // an unterminated quote: a parse note each
 	}
 	b.WriteString(hostileHead + "[I]\nAddReg=R\n[R]\n")
 	for i := 0; i < n; i++ {

@@ -71,7 +71,9 @@ func TestINFDelReg(t *testing.T) {
 		// definition with it; a keyword whose value HKR,,*RSS is
 		// written keeps that value
 		{"Ndi\\Params", `HKR, Ndi\Params`, "", "type= default= enum= value=1", "e1rexpress", true, ""},
-		{"case and slashes", `hkr, \NDI\params\`, "", "type= default= enum= value=1", "e1rexpress", true, ""},
+		{"case and slashes", `hkr, NDI\\params\`, "", "type= default= enum= value=1", "e1rexpress", true, ""},
+		// the registry refuses a subkey that starts with '\' (regSubkey)
+		{"leading backslash", `HKR, \Ndi\Params`, itrAll, rssAll, "e1rexpress", true, "starts with '\\'"},
 		{"one keyword", `HKR, Ndi\Params\ITR`, "", rssAll, "e1rexpress", true, ""},
 		{"one parameter", `HKR, Ndi\Params\ITR, default`, "type=enum default= enum=0/950/65535 value=-", rssAll, "e1rexpress", true, ""},
 		// FLG_DELREG_KEYONLY_COMMON deletes the key even with a value name
@@ -91,7 +93,9 @@ func TestINFDelReg(t *testing.T) {
 		{"the adapter's key, key only flag", `HKR,, *RSS, 0x00002000`, itrAll, rssAll, "e1rexpress", true, "no subkey and FLG_DELREG_KEYONLY_COMMON would delete the adapter's key itself"},
 		{"multi-sz string", `HKR,, *RSS, 0x00018002, "1"`, itrAll, rssAll, "e1rexpress", true, "FLG_DELREG_MULTI_SZ_DELSTRING"},
 		{"outside", `HKLM, Software\Intel\Prounstl`, itrAll, rssAll, "e1rexpress", true, "outside the adapter's key"},
-		{"bad flags", `HKR, Ndi\Params\ITR, default, zz`, itrAll, rssAll, "e1rexpress", true, "are not a number"},
+		// flags SetupGetIntField cannot read are 0 (parseFlagsOK): the
+		// value is deleted
+		{"bad flags", `HKR, Ndi\Params\ITR, default, zz`, "type=enum default= enum=0/950/65535 value=-", rssAll, "e1rexpress", true, "are not a number"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := Parse(strings.NewReader(delregINF+c.del+"\n"), "d.inf")

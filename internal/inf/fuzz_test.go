@@ -44,6 +44,11 @@ func FuzzINFParse(f *testing.F) {
 	// control characters in keys and values, read as text, and quotes
 	// left open at a CRLF, which keep the line's white space and its CR
 	f.Add("[Manufacturer]\r\nM\x01=A\x02,NTamd64\x7f\r\n[A\x02.NTamd64]\r\nd=\"I \r\n[I \r]\r\nAddReg=\"R\x1b\t\r\n[R\x1b\t\r]\r\nHKR,,\x0e,,1\x0b\x0c\r\n")
+	// text before the first section, a header after it on its line and
+	// one in a comment, with a [Strings] section; subkeys and flags with
+	// the white space and backslashes SetupAPI keeps, and an install
+	// section and a decoration of white space and of nothing
+	f.Add("ab \\ \"[Manufacturer]\nM=A,NTamd64,\n;x [B]\n[A.NTamd64]\nd=\" \",X\ne=,X\n[ ]\nAddReg=R\n[R]\nHKR,\\Ndi\\Params\\A,x,, 1\nHKR,%s%,y,%f%,1\nHKR,Ndi\\\\Params\\B\\,ParamDesc,010,1\n[Strings]\ns=\" Ndi\\Params\\C \"\nf=\"0x10001 \"\n")
 	tg, _ := ParseTarget("10.0.22631", "workstation", "amd64")
 	f.Fuzz(func(t *testing.T, in string) {
 		file, err := Parse(strings.NewReader(in), "fuzz.inf")
@@ -93,6 +98,9 @@ func FuzzINFWork(f *testing.F) {
 	// an install section whose AddReg and Needs lines go on over '\'
 	// continuations, into a header's line and a line of a '\' alone
 	f.Add(hostileHead + "[I]\nAddReg=R,\\\n R,\\ ;\n R\nNee\\\nds=N,\\\n[N]\n\\\n[N]\nAddReg=R\\\n\n[R]\nHKR,Ndi\\Params\\E\\\nnum,1,,a\\\n")
+	// DelReg and AddReg lines whose flags SetupGetIntField cannot read
+	// (applied with flags 0) and whose subkeys start or end with '\'
+	f.Add(hostileHead + "[I]\nDelReg=D\nAddReg=R\n[D]\nHKR,Ndi\\Params\\E,,zz\nHKR,\\Ndi\\Params\nHKR,Ndi\\Params\\\\,,\" 0xA000\"\n[R]\nHKR,Ndi\\Params\\E\\Enum\\,1,1 ,a\nHKR,,E,-1,1\n")
 	b, err := os.ReadFile("testdata/i225-like.inf")
 	if err != nil {
 		f.Fatal(err)

@@ -69,6 +69,29 @@ func (f *File) Manufacturers(lang string) ([]Manufacturer, error) {
 			// is no NT decoration (ParseDecoration)
 			raw = f.Expand(raw, lang)
 			if raw == "" {
+				// An empty decoration is compatible to Wine's
+				// version_is_compatible, which compares the text before
+				// the first '.' for its length:
+				//
+				//	if ((p = wcschr(version, '.')))
+				//	    len = p - version;
+				//
+				//	if (!wcsnicmp(version, NtExtension + 1, len))
+				//	    return TRUE;
+				//
+				// so enum_compat_drivers_from_file reads the
+				// manufacturer's models, from the section
+				// SetupDiGetActualSectionToInstallW picks for the base
+				// name (.NT<arch>, .NT, then the undecorated one), as for
+				// a line with no decorations: under Wine on amd64
+				// (TestINFModelsSetupAPI) "M = A, NTx86," lists [A]'s
+				// device and "M = B, NTx86" none. In latlab's terms the
+				// field names the undecorated models section, which
+				// Choose considers whenever the INF has it
+				// (AllDecorations), so it adds nothing here. Wine's
+				// section choice by platform extension is its own:
+				// Windows picks by TargetOSVersion and, on other than
+				// x86, needs a decoration (decoration.go, Applies).
 				continue
 			}
 			d, err := ParseDecoration(raw)
@@ -197,7 +220,16 @@ func (f *File) models(section, lang string) ([]Model, []string) {
 		case !l.HasKey:
 			skip(l, "line has no '='")
 			continue
-		case strings.TrimSpace(l.Field(0)) == "":
+		case f.Expand(l.Field(0), lang) == "":
+			// An install section of white space is a name: Wine's
+			// enum_compat_drivers_from_file reads it with
+			// SetupGetStringFieldW, and under Wine (TestINFModelsSetupAPI)
+			// a device's line whose section is a quoted " " is a driver
+			// for it with section " " (latlab skipped the line, trimming
+			// the name). An empty one is a driver there too, with section
+			// "", which SetupDiInstallDevice turns into a section named
+			// ".NT<arch>", ".NT" or "" (SetupDiGetActualSectionToInstallW):
+			// it names no install section, and latlab skips the line.
 			skip(l, "line names no install section")
 			continue
 		}
@@ -731,8 +763,8 @@ func (r *resolver) addreg(f *File, s *Section) error {
 
 // hkrEntries walks the registry entries of s, an AddReg or DelReg
 // section (verb "write" or "delete", form the entry's fields for the
-// notes): each entry on HKR goes to fn with its subkey (without leading
-// or trailing backslashes), value name and flags. Entries on the other
+// notes): each entry on HKR goes to fn with its subkey (regSubkey), value
+// name and flags. Entries on the other
 // roots are not keywords: one note for the section names their lines. A
 // malformed entry is noted and skipped.
 func (r *resolver) hkrEntries(f *File, s *Section, verb, form string, fn func(l Line, subkey, name string, flags uint32)) error {
@@ -766,13 +798,19 @@ func (r *resolver) hkrEntries(f *File, s *Section, verb, form string, fn func(l 
 			r.notef(f, l.Num, "[%s] unknown registry root %q (expected HKR, HKLM, HKCU, HKCR or HKU); skipped", s.Name, textdec.Clip(root))
 			continue
 		}
-		subkey := strings.Trim(f.Expand(l.Field(1), r.lang), `\ `)
+		subkey, ok := regSubkey(f.Expand(l.Field(1), r.lang))
+		if !ok {
+			r.notef(f, l.Num, "[%s] subkey %q starts with '\\', which the registry refuses (SetupAPI skips the entry); skipped", s.Name, textdec.Clip(subkey))
+			continue
+		}
 		name := f.Expand(l.Field(2), r.lang)
 		rawFlags := f.Expand(l.Field(3), r.lang)
 		flags, ok := parseFlagsOK(rawFlags)
 		if !ok {
-			r.notef(f, l.Num, "[%s] flags %q are not a number; skipped", s.Name, textdec.Clip(rawFlags))
-			continue
+			// registry_callback takes the flags as 0 and applies the
+			// line: a REG_SZ value written, or for DelReg the value
+			// deleted (parseFlagsOK)
+			r.notef(f, l.Num, "[%s] flags %q are not a number SetupAPI reads (SetupGetIntField fails): taken as 0, as SetupAPI takes them", s.Name, textdec.Clip(rawFlags))
 		}
 		fn(l, subkey, name, flags)
 	}
@@ -946,21 +984,99 @@ func parseFlags(s string) uint32 {
 	return v
 }
 
-// parseFlagsOK reads AddReg/AddService flags: empty is 0, 0x... is hex.
+// parseFlagsOK reads a flags field (AddReg, DelReg, AddService) as
+// SetupAPI's SetupGetIntField reads it, and false where it fails, when
+// SetupAPI's callers take the flags as 0: registry_callback in Wine's
+// dlls/setupapi/install.c
+//
+//	/* get flags */
+//	if (!SetupGetIntField( &context, 4, &flags )) flags = 0;
+//
+// SetupInstallServicesFromInfSectionW the same for AddService's
+// ("section_flags = 0"), and SetupDiInstallDevice (devinst.c) takes no
+// service as the device's when it fails. SetupGetIntField (parser.c) gives
+// 0 for an empty field and otherwise
+//
+//	res = strtol( buffer, &end, 0 );
+//	if (end != buffer && !*end) *result = res;
+//	else
+//	{
+//	    SetLastError( ERROR_INVALID_DATA );
+//	    ret = FALSE;
+//	}
+//
+// so white space is skipped before the number and refused after it, a
+// sign is taken, 0x is hex and a leading 0 octal, and a number past an
+// INT's range is clamped to it. Under Wine TestINFIntFieldSetupAPI reads
+// each case of intFieldCases with SetupGetIntField.
 func parseFlagsOK(s string) (uint32, bool) {
-	s = strings.ToLower(strings.TrimSpace(s))
+	v, ok := setupIntField(s)
+	return uint32(v), ok
+}
+
+// setupIntField is SetupGetIntField's reading of a field as substituted:
+// strtol with base 0 (C's white space, sign, 0x hex, 0 octal, clamping)
+// over the whole text, an empty text 0.
+func setupIntField(s string) (int32, bool) {
 	if s == "" {
 		return 0, true
 	}
-	base := 10
-	if strings.HasPrefix(s, "0x") {
-		s, base = s[2:], 16
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
 	}
-	v, err := strconv.ParseUint(s, base, 32)
-	if err != nil {
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	base := 10
+	switch {
+	case i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && hexDigit(s[i+2]):
+		base, i = 16, i+2
+	case i < len(s) && s[i] == '0':
+		base = 8
+	}
+	var v uint64
+	digits := 0
+	for ; i < len(s); i++ {
+		d := digitValue(s[i])
+		if d >= base {
+			break
+		}
+		if v <= 1<<32 {
+			v = v*uint64(base) + uint64(d)
+		}
+		digits++
+	}
+	if digits == 0 || i < len(s) {
 		return 0, false
 	}
-	return uint32(v), true
+	if neg {
+		if v > 1<<31 {
+			v = 1 << 31
+		}
+		return int32(-int64(v)), true
+	}
+	if v > 1<<31-1 {
+		v = 1<<31 - 1
+	}
+	return int32(v), true
+}
+
+func hexDigit(c byte) bool { return digitValue(c) < 16 }
+
+// digitValue is c's value as a digit of base up to 16, 99 for none.
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 99
 }
 
 // notef adds a note about line of f once.
@@ -970,6 +1086,45 @@ func (r *resolver) notef(f *File, line int, format string, a ...any) {
 
 // note adds a note once (within MaxNotes).
 func (r *resolver) note(n string) { r.in.notes.add(&r.in.Notes, n) }
+
+// regSubkey is the key an AddReg or DelReg line's subkey names under its
+// root, as the registry reads the text SetupAPI gives it, and false when
+// the registry refuses it. Wine's registry_callback passes the field as
+// substituted, untrimmed, to RegCreateKeyExW (AddReg) or RegOpenKeyExW
+// (DelReg):
+//
+//	/* get key */
+//	if (!SetupGetStringFieldW( &context, 2, buffer, ARRAY_SIZE( buffer ), NULL ))
+//	    *buffer = 0;
+//	...
+//	DWORD res = RegCreateKeyExW( root_key, buffer, 0, NULL, options,
+//	                             MAXIMUM_ALLOWED, NULL, &hkey, NULL );
+//	...
+//	if (res)
+//	{
+//	    ERR( "could not create key %p %s\n", root_key, debugstr_w(buffer) );
+//	    continue;
+//	}
+//
+// and under Wine (TestINFSubkeySetupAPI) the registry refuses a subkey
+// that starts with '\', so the line writes nothing, takes "a\" and
+// "a\\b" as a and a\b, and keeps white space: " a" and "a " are keys of
+// their own. latlab trimmed backslashes and spaces off both ends.
+func regSubkey(s string) (string, bool) {
+	if strings.HasPrefix(s, `\`) {
+		return s, false
+	}
+	if !strings.Contains(s, `\`) {
+		return s, true
+	}
+	var parts []string
+	for _, p := range strings.Split(s, `\`) {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, `\`), true
+}
 
 // lineList writes line numbers as "line 7" or "lines 7-9, 12".
 func lineList(nums []int) string {

@@ -171,6 +171,7 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 		f.notef(txt.CtrlZ, "a Ctrl-Z (0x1A, the DOS end-of-file mark) ends the file here, as it ends it for SetupAPI: the text after it, to line %d, is not read", txt.Dropped)
 	}
 	loneCR, nul, ctrl := false, false, false
+	broken := 0 // the first line with text before the first section
 	var cur *Section
 	entries, fields := 0, 0
 	for i := 0; i < len(phys); i++ {
@@ -181,7 +182,19 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 			loneCR = true
 			f.notef(start, "a carriage return without a line feed does not end a line for SetupAPI: read as a space")
 		}
-		if t := strings.TrimLeftFunc(phys[i], isSpace); strings.HasPrefix(t, "[") {
+		line := phys[i]
+		if cur == nil {
+			// before the first section (preSection)
+			j, text := preSection(line)
+			if text && broken == 0 {
+				broken = start
+			}
+			if j < 0 {
+				continue
+			}
+			line = line[j:]
+		}
+		if t := strings.TrimLeftFunc(line, isSpace); strings.HasPrefix(t, "[") {
 			// A section header, as Wine's section_name_state reads one:
 			// the name is every character up to the first ']', as
 			// written (';', quotes, '\' and spaces included), and the
@@ -282,10 +295,6 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 		if t == "" && !started {
 			continue
 		}
-		if cur == nil {
-			f.notef(start, "text before the first section ignored")
-			continue
-		}
 		if !nul && strings.IndexByte(t, 0) >= 0 {
 			nul = true
 			f.notef(start, nulNote)
@@ -307,8 +316,71 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 	if len(f.Sections) == 0 {
 		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d lines: expected an INF file", f.Lines)}
 	}
+	if broken > 0 {
+		if f.Section("Strings") == nil {
+			return nil, &ParseError{Line: broken, Msg: "text before the first section, which SetupAPI refuses in a file without [Strings]: expected a [section] header, a ';' comment or a blank line"}
+		}
+		f.notef(broken, "text before the first section ignored, as SetupAPI ignores it in a file with a [Strings] section")
+	}
 	f.notes.finish(&f.Notes)
 	return f, nil
+}
+
+// preSection reads a line before the file's first section as Wine's
+// parser (dlls/setupapi/parser.c) reads one, a character at a time in its
+// line_start_state:
+//
+//	case ';':
+//	    push_state( parser, LINE_START );
+//	    set_state( parser, COMMENT );
+//	    return p + 1;
+//	case '[':
+//	    parser->start = p + 1;
+//	    set_state( parser, SECTION_NAME );
+//	    return p + 1;
+//	default:
+//	    if (iswspace(*p)) break;
+//	    if (parser->cur_section != -1)
+//	    {
+//	        parser->start = p;
+//	        set_state( parser, KEY_NAME );
+//	        return p;
+//	    }
+//	    if (!parser->broken_line)
+//	        parser->broken_line = parser->line_pos;
+//	    break;
+//
+// so a ';' anywhere on it starts a comment, a '[' anywhere a section
+// header ("abc [Version]" is [Version]), and other text, quotes and '\'
+// included, is skipped a character at a time, joining no line to the
+// next. parse_buffer then refuses the file at the first line with such
+// text unless it has a [Strings] section:
+//
+//	if (file->strings_section == -1 && parser.broken_line)
+//	{
+//	    if (error_line) *error_line = parser.broken_line;
+//	    return ERROR_EXPECTED_SECTION_NAME;
+//	}
+//
+// Wine's tests of the parser, which pass on Windows, expect this:
+// "garbage1\ngarbage2\n[abc]\n" and a [Version] is refused at line 1, the
+// same with a [Strings] section is read. latlab noted the text and read
+// on, and read a header only at the start of a line. preSection gives
+// the index of the line's header ('['), -1 for none, and whether text
+// came before it.
+func preSection(line string) (int, bool) {
+	text := false
+	for j, c := range line {
+		switch {
+		case c == ';':
+			return -1, text
+		case c == '[':
+			return j, text
+		case !isSpace(c):
+			text = true
+		}
+	}
+	return -1, text
 }
 
 // textControl reports whether r is a control character that SetupAPI
