@@ -128,8 +128,16 @@ func udpDoc(t *testing.T, how string) *result.Document {
 	for i := range rtt {
 		rtt[i] = 50_000 + int64(i%13)*1000
 	}
-	r := &netload.UDPResult{RatePPS: 128, Size: 256, Planned: 200, Sent: 200, Received: 200,
-		RTT: rtt, FromIntended: rtt, SendLag: make([]int64, 200), ReceiveTimes: how}
+	return udpRTTDoc(t, how, rtt)
+}
+
+// udpRTTDoc is a udp document of the round trips rtt, in that order,
+// whose echo arrivals were timed as how says.
+func udpRTTDoc(t *testing.T, how string, rtt []int64) *result.Document {
+	t.Helper()
+	n := int64(len(rtt))
+	r := &netload.UDPResult{RatePPS: 128, Size: 256, Planned: n, Sent: n, Received: n,
+		RTT: rtt, FromIntended: rtt, SendLag: make([]int64, n), ReceiveTimes: how}
 	data, _, err := netload.NewUDPData(r, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -178,19 +186,7 @@ func TestUDPRoundTripsInOrder(t *testing.T) {
 			rtt[j] = max(0, int64(50_000+5_000*x))
 			x = 0.8*x + rng.NormFloat64()
 		}
-		r := &netload.UDPResult{RatePPS: 1000, Size: 256, Planned: 1000, Sent: 1000, Received: 1000,
-			RTT: rtt, FromIntended: rtt, SendLag: make([]int64, 1000), ReceiveTimes: "the read's return"}
-		data, _, err := netload.NewUDPData(r, "", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := result.Write(&b, netload.KindUDP.New(host.Facts{}, data)); err != nil {
-			t.Fatal(err)
-		}
-		if docs[i], err = result.Read(&b); err != nil {
-			t.Fatal(err)
-		}
+		docs[i] = udpRTTDoc(t, "the read's return", rtt)
 	}
 	res, err := Compare([]Input{{Label: "a", Doc: docs[0]}, {Label: "b", Doc: docs[1]}}, Options{By: stats.Quantile(50), Seed: 1})
 	if err != nil {

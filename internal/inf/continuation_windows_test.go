@@ -2,7 +2,6 @@ package inf
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,17 +71,7 @@ func setupAPILines(t *testing.T, path string) []string {
 // under Wine) as latlab reads them: keys and fields of every line of
 // [Test].
 func TestINFContinuationSetupAPI(t *testing.T) {
-	// not t.TempDir: its RemoveAll fails under Wine 8 ("Invalid
-	// function"), where DeleteFile and RemoveDirectory do not
-	dir, err := os.MkdirTemp("", "latlab-inf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "c.inf")
-	defer func() {
-		_ = os.Remove(path)
-		_ = os.Remove(dir)
-	}()
+	path := tempINFPath(t)
 	for _, c := range continuationCases {
 		if strings.Contains(c.in, "\x00") {
 			// SetupAPI takes a file with a NUL for UTF-16 or not by

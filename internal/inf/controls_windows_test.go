@@ -3,7 +3,6 @@ package inf
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,17 +16,7 @@ import (
 // (Wine's under Wine) and with latlab, and compares both with the lines
 // the table expects.
 func TestINFControlsSetupAPI(t *testing.T) {
-	// not t.TempDir: its RemoveAll fails under Wine 8 (see
-	// TestINFContinuationSetupAPI)
-	dir, err := os.MkdirTemp("", "latlab-inf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "c.inf")
-	defer func() {
-		_ = os.Remove(path)
-		_ = os.Remove(dir)
-	}()
+	path := tempINFPath(t)
 	for _, c := range controlCases {
 		in := "[Version]\r\nSignature=\"$CHICAGO$\"\r\n[Test]\n" + c.in
 		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
@@ -66,18 +55,7 @@ func TestINFRegistryRootSetupAPI(t *testing.T) {
 	const inf = "[Version]\r\nSignature=\"$CHICAGO$\"\r\n[Inst]\r\nAddReg=R\r\n[R]\r\n" +
 		"HKR,,A,,1\r\n%r%,,B,,1\r\n%l%,,C,,1\r\n\"HKR \",,D,,1\r\nHKR ,,E,,1\r\n%n%,,F,,1\r\n" +
 		"[Strings]\r\nr=\" HKR \"\r\nl=\"hkr\"\r\nn=\"HKR\"\r\n"
-	dir, err := os.MkdirTemp("", "latlab-inf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "r.inf")
-	defer func() {
-		_ = os.Remove(path)
-		_ = os.Remove(dir)
-	}()
-	if err := os.WriteFile(path, []byte(inf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTempINF(t, inf)
 	sub := fmt.Sprintf(`Software\latlab-inf-test-%d`, os.Getpid())
 	k, _, err := registry.CreateKey(registry.CURRENT_USER, sub, registry.ALL_ACCESS)
 	if err != nil {

@@ -76,8 +76,7 @@ var (
 // latlab's reading of its models section (TestINFModels; latlab skips the
 // line with an empty install section).
 func TestINFModelsSetupAPI(t *testing.T) {
-	path, remove := writeTempINF(t, modelsINF)
-	defer remove()
+	path := writeTempINF(t, modelsINF)
 	set, _, err := procSetupDiCreateDeviceInfoList.Call(0, 0)
 	if set == uintptr(windows.InvalidHandle) {
 		t.Fatalf("SetupDiCreateDeviceInfoList: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/latlab/latlab/internal/testutil"
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 )
@@ -28,22 +29,24 @@ var (
 	printSetupAPI             = os.Getenv("LATLAB_PRINT_SETUPAPI") != ""
 )
 
-// writeTempINF writes body to a new file and returns its path and a
-// function that removes it (not t.TempDir: see TestINFContinuationSetupAPI).
-func writeTempINF(t *testing.T, body string) (string, func()) {
+// tempINFPath is the path of an INF file in a new directory the test
+// removes when it ends (testutil.TempDir: t.TempDir's RemoveAll fails
+// under Wine 8, "Invalid function", where DeleteFile and RemoveDirectory
+// do not).
+func tempINFPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "latlab-inf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "t.inf")
+	return filepath.Join(testutil.TempDir(t), "t.inf")
+}
+
+// writeTempINF writes body to a new file (tempINFPath) and returns its
+// path.
+func writeTempINF(t *testing.T, body string) string {
+	t.Helper()
+	path := tempINFPath(t)
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, func() {
-		_ = os.Remove(path)
-		_ = os.Remove(dir)
-	}
+	return path
 }
 
 // openINF opens path with SetupOpenInfFileW: the handle, or the error and
@@ -70,8 +73,7 @@ func TestINFIntFieldSetupAPI(t *testing.T) {
 	for i, c := range intFieldCases {
 		fmt.Fprintf(&b, "s%d=\"%s\"\r\n", i, c.in)
 	}
-	path, remove := writeTempINF(t, b.String())
-	defer remove()
+	path := writeTempINF(t, b.String())
 	h, err, line := openINF(path)
 	if err != nil {
 		t.Fatalf("SetupOpenInfFileW: %v (line %d)", err, line)
@@ -104,8 +106,7 @@ func TestINFIntFieldSetupAPI(t *testing.T) {
 // HKCU, which is then read back in registryWant's form and compared with
 // it and with latlab's Resolve of [A] (which needs [B]).
 func TestINFRegistryEntriesSetupAPI(t *testing.T) {
-	path, remove := writeTempINF(t, registryINF)
-	defer remove()
+	path := writeTempINF(t, registryINF)
 	sub := fmt.Sprintf(`Software\latlab-inf-entries-%d`, os.Getpid())
 	k, _, err := registry.CreateKey(registry.CURRENT_USER, sub, registry.ALL_ACCESS)
 	if err != nil {
@@ -186,7 +187,7 @@ func deleteTree(root registry.Key, sub string) error {
 // and with latlab's Parse.
 func TestINFPreSectionSetupAPI(t *testing.T) {
 	for _, c := range preSectionCases {
-		path, remove := writeTempINF(t, c.in)
+		path := writeTempINF(t, c.in)
 		h, err, line := openINF(path)
 		var api []string
 		apiErr := 0
@@ -208,7 +209,6 @@ func TestINFPreSectionSetupAPI(t *testing.T) {
 			}
 			procSetupCloseInfFile.Call(h)
 		}
-		remove()
 		if printSetupAPI {
 			t.Logf("{%q, %q, %d, %#v},", c.name, c.in, apiErr, api)
 		}
