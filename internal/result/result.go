@@ -230,7 +230,8 @@ func lookupKind(name string) (*kindInfo, error) {
 // payload as it reads when "kind" comes before "data", as latlab writes
 // it, so a large document is not held twice.
 func Read(r io.Reader) (*Document, error) {
-	dec := json.NewDecoder(infile.Limit(r, infile.Max()))
+	src := &readErrs{r: infile.Limit(r, infile.Max())}
+	dec := json.NewDecoder(src)
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, readError(err, dec)
@@ -253,7 +254,7 @@ func Read(r io.Reader) (*Document, error) {
 		if key == "data" && k != nil && schema == Schema {
 			p := k.newPayload()
 			if err := dec.Decode(p); err != nil {
-				return nil, payloadError(k, err, dec)
+				return nil, decodeError(k, err, dec, src.err)
 			}
 			payload = p
 			continue
@@ -316,12 +317,12 @@ func Read(r io.Reader) (*Document, error) {
 		raw, ok := fields["data"]
 		if ok {
 			if err := json.Unmarshal(raw, payload); err != nil {
-				return nil, payloadError(k, err, nil)
+				return nil, payloadError(k, err)
 			}
 		}
 		if moved := pick(fields, k.moved); moved != nil {
 			if err := json.Unmarshal(moved, payload); err != nil {
-				return nil, payloadError(k, err, nil)
+				return nil, payloadError(k, err)
 			}
 		} else if !ok {
 			return nil, notResult("a %s document without data", k.name)
@@ -340,7 +341,7 @@ func readFormer(k *kindInfo, schema string, fields map[string]json.RawMessage) (
 	}
 	p := k.newPayload()
 	if err := json.Unmarshal(b, p); err != nil {
-		return nil, payloadError(k, err, nil)
+		return nil, payloadError(k, err)
 	}
 	return &Document{Schema: schema, Kind: k.name, Settings: map[string]string{}, Notes: []string{}, Data: p}, nil
 }
@@ -368,7 +369,7 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-func payloadError(k *kindInfo, err error, dec *json.Decoder) error {
+func payloadError(k *kindInfo, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
@@ -377,10 +378,37 @@ func payloadError(k *kindInfo, err error, dec *json.Decoder) error {
 		}
 		return notResult("a %s document's data.%s is JSON %s, not the %s latlab writes there", k.name, strings.TrimPrefix(field, "."), te.Value, te.Type)
 	}
-	if dec != nil {
-		return readError(err, dec)
-	}
 	return notResult("a %s document's data: %v", k.name, err)
+}
+
+// decodeError is payloadError for a payload decoded as it is read: an
+// error of the reader (readErr) or of the JSON text is the input's, as
+// any other error of the document's text; what is left came from
+// decoding a value (bad base64 for bytes, a value a type's
+// UnmarshalText or UnmarshalJSON refuses, such as a tcpflow endpoint)
+// and is the payload's.
+func decodeError(k *kindInfo, err error, dec *json.Decoder, readErr error) error {
+	var se *json.SyntaxError
+	if readErr != nil && errors.Is(err, readErr) || err == io.EOF || err == io.ErrUnexpectedEOF || errors.As(err, &se) {
+		return readError(inside(err), dec)
+	}
+	return payloadError(k, err)
+}
+
+// readErrs remembers the last error of r other than io.EOF: decodeError
+// tells it from the errors of decoding values, which json.Decoder
+// returns the same way.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // inside maps the end of the input met inside the document to the error

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/latlab/latlab/internal/buildinfo"
@@ -185,6 +186,14 @@ func TestReadRejects(t *testing.T) {
 		{`{"schema":"latlab.result/1","kind":"test","data":[]}`, "a test document's data.(the payload itself) is JSON array", ErrNotResult},
 		{`{"data":{"rows":{}},"schema":"latlab.result/1","kind":"test"}`, "data.rows is JSON object", ErrNotResult},
 		{`{"schema":"latlab.result/1","kind":"test","notes":"one"}`, "notes: json: cannot unmarshal string", ErrNotResult},
+		// A value its type refuses (here bytes that are not base64) in
+		// a payload decoded as it is read: json.Decoder returns that
+		// error as it returns the reader's, and it went out as it came,
+		// not as bad input.
+		{`{"schema":"latlab.result/1","kind":"test","data":{"bytes":"\u009c"}}`, "a test document's data: illegal base64 data", ErrNotResult},
+		{`{"data":{"bytes":"!"},"schema":"latlab.result/1","kind":"test"}`, "a test document's data: illegal base64 data", ErrNotResult},
+		{`{"schema":"latlab.result/1","kind":"test","data":`, "the input ends inside the document", ErrNotResult},
+		{`{"schema":"latlab.result/1","kind":"test","data":{"values":[1,`, "the input ends inside the document", ErrNotResult},
 	} {
 		_, err := Read(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.is) || !errors.Is(err, ErrNotResult) {
@@ -193,6 +202,17 @@ func TestReadRejects(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("Read(%q): more than one line: %q", c.in, err)
 		}
+	}
+}
+
+// An error of the reader met while the payload is decoded is the
+// reader's: it is not the document's fault.
+func TestReadKeepsReaderErrors(t *testing.T) {
+	disk := errors.New("disk on fire")
+	in := io.MultiReader(strings.NewReader(`{"schema":"latlab.result/1","kind":"test","data":{"values":[1,`), iotest.ErrReader(disk))
+	_, err := Read(in)
+	if !errors.Is(err, disk) || errors.Is(err, ErrNotResult) {
+		t.Fatalf("Read = %v, want the reader's error", err)
 	}
 }
 

@@ -42,7 +42,17 @@ func FuzzParseFormat(f *testing.F) {
 		}
 		f.Add(b, []byte("\x01\x00\x00\x00\x05\x00\x00\x00\x10\x00\x04\x00abcd"))
 	}
+	// events/header_page has no name or ID line: ParseHeaderPage is
+	// reached whether ParseFormat accepts the bytes or not.
+	hp, err := os.ReadFile("testdata/header_page")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(hp, []byte{})
 	f.Fuzz(func(t *testing.T, format, data []byte) {
+		if l, err := ParseHeaderPage(bytes.NewReader(format)); err == nil {
+			_, _ = ParsePage(data, l, func(Record) {})
+		}
 		fm, err := ParseFormat(bytes.NewReader(format))
 		if err != nil {
 			return
@@ -51,6 +61,5 @@ func FuzzParseFormat(f *testing.F) {
 			_ = fl.Int(data)
 			_ = fl.String(data)
 		}
-		_, _ = ParseHeaderPage(bytes.NewReader(format))
 	})
 }
