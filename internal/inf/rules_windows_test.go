@@ -49,16 +49,16 @@ func writeTempINF(t *testing.T, body string) string {
 	return path
 }
 
-// openINF opens path with SetupOpenInfFileW: the handle, or the error and
-// the line SetupAPI gives.
-func openINF(path string) (uintptr, error, uint32) {
+// openINF opens path with SetupOpenInfFileW: the handle, or the line and
+// the error SetupAPI gives.
+func openINF(path string) (uintptr, uint32, error) {
 	name, _ := windows.UTF16PtrFromString(path)
 	var errLine uint32
 	h, _, err := procSetupOpenInfFileW.Call(uintptr(unsafe.Pointer(name)), 0, infStyleWin4, uintptr(unsafe.Pointer(&errLine)))
 	if h == uintptr(windows.InvalidHandle) {
-		return 0, err, errLine
+		return 0, errLine, err
 	}
-	return h, nil, 0
+	return h, 0, nil
 }
 
 // Each intFieldCases text through SetupGetIntField, as the flags field of
@@ -74,7 +74,7 @@ func TestINFIntFieldSetupAPI(t *testing.T) {
 		fmt.Fprintf(&b, "s%d=\"%s\"\r\n", i, c.in)
 	}
 	path := writeTempINF(t, b.String())
-	h, err, line := openINF(path)
+	h, line, err := openINF(path)
 	if err != nil {
 		t.Fatalf("SetupOpenInfFileW: %v (line %d)", err, line)
 	}
@@ -116,7 +116,7 @@ func TestINFRegistryEntriesSetupAPI(t *testing.T) {
 		_ = k.Close()
 		_ = deleteTree(registry.CURRENT_USER, sub)
 	}()
-	h, err, line := openINF(path)
+	h, line, err := openINF(path)
 	if err != nil {
 		t.Fatalf("SetupOpenInfFileW: %v (line %d)", err, line)
 	}
@@ -188,7 +188,7 @@ func deleteTree(root registry.Key, sub string) error {
 func TestINFPreSectionSetupAPI(t *testing.T) {
 	for _, c := range preSectionCases {
 		path := writeTempINF(t, c.in)
-		h, err, line := openINF(path)
+		h, line, err := openINF(path)
 		var api []string
 		apiErr := 0
 		if err != nil {
