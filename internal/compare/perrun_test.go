@@ -11,6 +11,7 @@ import (
 	"github.com/latlab/latlab/internal/netload"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // tcpDoc is a tcp-discard document as `latlab net tcp-discard` writes it:
@@ -180,13 +181,7 @@ func TestUDPRoundTripsInOrder(t *testing.T) {
 	docs := make([]*result.Document, 2)
 	for i := range docs {
 		// An AR(1) process, phi 0.8: 50 µs plus 5 µs per unit.
-		rtt := make([]int64, 1000)
-		x := rng.NormFloat64() / 0.6
-		for j := range rtt {
-			rtt[j] = max(0, int64(50_000+5_000*x))
-			x = 0.8*x + rng.NormFloat64()
-		}
-		docs[i] = udpRTTDoc(t, "the read's return", rtt)
+		docs[i] = udpRTTDoc(t, "the read's return", testutil.AR1(rng, 1000, 0.8, 50_000, 5_000))
 	}
 	res, err := Compare([]Input{{Label: "a", Doc: docs[0]}, {Label: "b", Doc: docs[1]}}, Options{By: stats.Quantile(50), Seed: 1})
 	if err != nil {

@@ -1,7 +1,6 @@
 package compare_test
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,13 +15,7 @@ import (
 // autocorrelation phi: 20 µs plus 2 µs per unit, as a burst of
 // interference delays several wake-ups in a row.
 func ar1Lateness(rng *rand.Rand, n int, phi float64) []int64 {
-	out := make([]int64, n)
-	x := rng.NormFloat64() / math.Sqrt(1-phi*phi)
-	for i := range out {
-		out[i] = max(0, int64(math.Round(20_000+2_000*x)))
-		x = phi*x + rng.NormFloat64()
-	}
-	return out
+	return testutil.AR1(rng, n, phi, 20_000, 2_000)
 }
 
 // Two wake runs of the same dependent process: the i.i.d. methods (which

@@ -177,6 +177,24 @@ func TestINFTextFits80Columns(t *testing.T) {
 	}
 }
 
+// infListing writes src to a file named name and returns the text of
+// latlab inf on it (for device when not empty), for a Windows 11 amd64
+// workstation.
+func infListing(t *testing.T, name, src, device string) string {
+	t.Helper()
+	p := filepath.Join(testutil.TempDir(t), name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := inf.Run(context.Background(), inf.Options{File: p, Device: device, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	INF(&b, res)
+	return b.String()
+}
+
 // IDs and install sections too long to stand side by side within 80
 // columns (Cirrus Logic's CL_Audio.inf: 59-character HDAUDIO IDs and
 // 40-character install sections) are listed one under the other, each
@@ -187,25 +205,16 @@ func TestINFTextLongIDs(t *testing.T) {
 	src := "[Version]\nSignature=\"$WINDOWS NT$\"\n[Manufacturer]\nCirrus=Models,ntamd64.6.1\n" +
 		"[Models.ntamd64.6.1]\nCodec=" + inst + ", " + id + "\n" +
 		"[" + inst + ".ntamd64]\nAddReg=Codec.reg\n[Codec.reg]\nHKR,,Codec,,\"1\"\n"
-	p := filepath.Join(testutil.TempDir(t), "long.inf")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, dev := range []string{"", id} {
-		res, err := inf.Run(context.Background(), inf.Options{File: p, Device: dev, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		INF(&b, res)
-		checkINFWidth(t, "long IDs "+dev, b.Bytes())
+		out := infListing(t, "long.inf", src, dev)
+		checkINFWidth(t, "long IDs "+dev, []byte(out))
 		want := []string{inst + ".ntamd64"}
 		if dev == "" {
 			want = append(want, "    "+id+"  6\n", "      -> "+inst+".ntamd64\n")
 		}
 		for _, w := range want {
-			if !strings.Contains(b.String(), w) {
-				t.Errorf("%q lacks %q:\n%s", dev, w, b.String())
+			if !strings.Contains(out, w) {
+				t.Errorf("%q lacks %q:\n%s", dev, w, out)
 			}
 		}
 	}
@@ -218,18 +227,9 @@ func TestINFListingLineWithoutHardwareID(t *testing.T) {
 	src := "[Manufacturer]\nM = M, NTamd64\n[M.NTamd64]\n" +
 		"c = Compat, , PCI\\VEN_1AF4&DEV_1000&SUBSYS_00015853, PCI\\VEN_1AF4&DEV_1000\n" +
 		"h = Hw, PCI\\VEN_1AF4&DEV_1001, PCI\\VEN_1AF4&DEV_1002\n[Compat]\n[Hw]\n"
-	p := filepath.Join(testutil.TempDir(t), "compat.inf")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := inf.Run(context.Background(), inf.Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	INF(&b, res)
+	out := infListing(t, "compat.inf", src, "")
 	var rows []string
-	for _, l := range strings.Split(b.String(), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		if f := strings.Fields(l); len(f) > 0 && (strings.HasPrefix(f[0], "PCI") || f[0] == "(none)") {
 			rows = append(rows, strings.Join(f, " "))
 		}
@@ -242,7 +242,7 @@ func TestINFListingLineWithoutHardwareID(t *testing.T) {
 		`PCI\VEN_1AF4&DEV_1002 (compatible ID) 5`,
 	}
 	if !slices.Equal(rows, want) {
-		t.Errorf("rows %q, want %q:\n%s", rows, want, b.String())
+		t.Errorf("rows %q, want %q:\n%s", rows, want, out)
 	}
 }
 
@@ -396,17 +396,7 @@ func TestINFListingSectionHeads(t *testing.T) {
 func TestINFListingEscapesNames(t *testing.T) {
 	src := "[Manufacturer]\nM = M\rN, NTamd64\n[M\rN.NTamd64]\n" +
 		"d = I\t\x00J, PCI\\VEN_1AF4&DEV_1000\n[I\t\x00J]\n[\x1b[2J\b]\n"
-	p := filepath.Join(testutil.TempDir(t), "ctl.inf")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := inf.Run(context.Background(), inf.Options{File: p, OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	INF(&b, res)
-	out := b.String()
+	out := infListing(t, "ctl.inf", src, "")
 	for _, want := range []string{`=> [M\x0dN.NTamd64]`, `I\x09 J`, "a NUL character (0x00) is read as a space"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)

@@ -6,20 +6,15 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/latlab/latlab/internal/testutil"
 	"pgregory.net/rapid"
 )
 
-// ar1 is n values of a stationary AR(1) process x_t = phi x_t-1 + e_t
-// with standard normal innovations, as latencies around 1 ms with a 10 µs
+// ar1 is n values of a stationary AR(1) process with standard normal
+// innovations (testutil.AR1), as latencies around 1 ms with a 10 µs
 // spread per unit.
 func ar1(rng *rand.Rand, n int, phi float64) []int64 {
-	out := make([]int64, n)
-	x := rng.NormFloat64() / math.Sqrt(1-phi*phi)
-	for i := range out {
-		out[i] = int64(math.Round(1e6 + 1e4*x))
-		x = phi*x + rng.NormFloat64()
-	}
-	return out
+	return testutil.AR1(rng, n, phi, 1e6, 1e4)
 }
 
 func TestLag1(t *testing.T) {
