@@ -367,7 +367,8 @@ func TestINFLoopAndErrors(t *testing.T) {
 		// SetupAPI reads control characters as text (TestINFControls),
 		// but what does not read as an INF is refused at the first
 		{"binary", "\x7fELF\x02\x01\x01\x00\n[\x01", "line 1: not text (byte 0x02 at offset 4)"},
-		{"no section", "just words\nand more\n", "line 3: no [section] in 3 lines"},
+		{"no section", "just words\nand more\n", "line 2: no [section] in 2 lines"},
+		{"one line", "x\n", "line 1: no [section] in 1 line:"},
 		{"open header", "[Version\nSignature=x\n", "line 1: section header \"[Version\" has no closing ']'"},
 	} {
 		_, err := Parse(strings.NewReader(c.in), "x.inf")
@@ -376,7 +377,7 @@ func TestINFLoopAndErrors(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ name, in, want string }{
-		{"no manufacturer", "[Version]\nSignature=x\n", "line 3: no [Manufacturer] section"},
+		{"no manufacturer", "[Version]\nSignature=x\n", "line 2: no [Manufacturer] section"},
 		// a decoration Windows does not select is skipped, not an error
 		// (TestINFSkippedDecoration), but here it is all there is
 		{"bad decoration", "[Manufacturer]\nX = M, NTamd64.ten\n", "no device in the models sections [Manufacturer] names: the file has none of [M] (cut short?), and it skips [M.NTamd64.ten], whose"},

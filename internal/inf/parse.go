@@ -165,7 +165,13 @@ func Parse(r io.Reader, name string) (*File, error) {
 func parseLines(txt textdec.Text, name string) (*File, error) {
 	phys := txt.Lines
 	f := &File{Name: name, Encoding: string(txt.Encoding), byName: map[string]*Section{}}
+	// Lines as an editor counts them: the newline that ends the last
+	// line does not start another (a Ctrl-Z's line counts: the file goes on
+	// after it).
 	f.Lines = len(phys)
+	if f.Lines > 1 && phys[f.Lines-1] == "" && txt.CtrlZ == 0 {
+		f.Lines--
+	}
 	if txt.Dropped > 0 {
 		// sections after it would be lost without a word
 		f.notef(txt.CtrlZ, "a Ctrl-Z (0x1A, the DOS end-of-file mark) ends the file here, as it ends it for SetupAPI: the text after it, to line %d, is not read", txt.Dropped)
@@ -314,7 +320,7 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 		cur.Lines = append(cur.Lines, l)
 	}
 	if len(f.Sections) == 0 {
-		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d lines: expected an INF file", f.Lines)}
+		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d line%s: expected an INF file", f.Lines, map[bool]string{true: "s"}[f.Lines != 1])}
 	}
 	if broken > 0 {
 		if f.Section("Strings") == nil {

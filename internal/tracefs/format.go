@@ -23,6 +23,12 @@ import (
 // few KiB (its print fmt line included).
 const MaxFormat = 64 << 10
 
+// MaxPage bounds the ring-buffer page a header_page may describe, since
+// a session allocates one of that size: the kernel's sub-buffers are at
+// most 1 MiB (ring_buffer_subbuf_order_set refuses one larger than its
+// write counter, RB_WRITE_MASK + 1).
+const MaxPage = 1 << 20
+
 // Field is one field of an event's record.
 type Field struct {
 	Name   string
@@ -88,7 +94,8 @@ func ParseFormat(r io.Reader) (*Format, error) {
 			}
 			f.ID, haveID = uint16(v), true
 		case strings.HasPrefix(line, "field:"):
-			fl, err := parseField(line)
+			// An event record's fields are in its 16-bit range.
+			fl, err := parseField(line, 0xffff)
 			if err != nil {
 				return nil, &FormatError{n, err.Error()}
 			}
@@ -107,8 +114,9 @@ func ParseFormat(r io.Reader) (*Format, error) {
 	return f, nil
 }
 
-// parseField reads "field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;".
-func parseField(line string) (Field, error) {
+// parseField reads "field:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;",
+// refusing an offset over 65535 or a size over maxSize.
+func parseField(line string, maxSize int) (Field, error) {
 	var fl Field
 	parts := strings.Split(line, ";")
 	decl := strings.TrimSpace(strings.TrimPrefix(parts[0], "field:"))
@@ -134,8 +142,12 @@ func parseField(line string) (Field, error) {
 		x, err := strconv.Atoi(strings.TrimSpace(v))
 		switch k {
 		case "offset", "size":
-			if err != nil || x < 0 || x > 0xffff {
-				return fl, fmt.Errorf("field %s: %s %q is not 0 to 65535", fl.Name, k, v)
+			max := 0xffff
+			if k == "size" {
+				max = maxSize
+			}
+			if err != nil || x < 0 || x > max {
+				return fl, fmt.Errorf("field %s: %s %q is not 0 to %d", fl.Name, k, v, max)
 			}
 			if k == "offset" {
 				fl.Offset = x
@@ -171,6 +183,7 @@ var DefaultLayout = PageLayout{CommitSize: 8, DataOffset: 16, Size: 4096}
 // ParseHeaderPage reads events/header_page.
 func ParseHeaderPage(r io.Reader) (PageLayout, error) {
 	sc := bufio.NewScanner(io.LimitReader(r, MaxFormat))
+	sc.Buffer(make([]byte, 0, 4096), MaxFormat)
 	l := PageLayout{}
 	dataSize := -1
 	for sc.Scan() {
@@ -178,7 +191,9 @@ func ParseHeaderPage(r io.Reader) (PageLayout, error) {
 		if !strings.HasPrefix(line, "field:") {
 			continue
 		}
-		fl, err := parseField(line)
+		// The data field is the whole sub-buffer but its header, which
+		// buffer_subbuf_size_kb sets (kernel 6.8 and later) up to 1 MiB.
+		fl, err := parseField(line, MaxPage)
 		if err != nil {
 			return l, &FormatError{0, "header_page: " + err.Error()}
 		}
@@ -189,11 +204,17 @@ func ParseHeaderPage(r io.Reader) (PageLayout, error) {
 			l.DataOffset, dataSize = fl.Offset, fl.Size
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return l, &FormatError{0, "header_page: " + err.Error()}
+	}
 	if l.CommitSize != 4 && l.CommitSize != 8 {
 		return l, &FormatError{0, fmt.Sprintf("header_page: commit of %d bytes, want 4 or 8", l.CommitSize)}
 	}
 	if l.DataOffset != 8+l.CommitSize || dataSize <= 0 {
 		return l, &FormatError{0, fmt.Sprintf("header_page: data at %d (%d bytes), want at %d", l.DataOffset, dataSize, 8+l.CommitSize)}
+	}
+	if dataSize > MaxPage-l.DataOffset {
+		return l, &FormatError{0, fmt.Sprintf("header_page: data of %d bytes, want at most %d", dataSize, MaxPage-l.DataOffset)}
 	}
 	l.Size = l.DataOffset + dataSize
 	return l, nil

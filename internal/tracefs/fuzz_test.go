@@ -51,6 +51,9 @@ func FuzzParseFormat(f *testing.F) {
 	f.Add(hp, []byte{})
 	f.Fuzz(func(t *testing.T, format, data []byte) {
 		if l, err := ParseHeaderPage(bytes.NewReader(format)); err == nil {
+			if l.Size > MaxPage || l.Size <= l.DataOffset {
+				t.Fatalf("a page of %d bytes (data at %d) was accepted", l.Size, l.DataOffset)
+			}
 			_, _ = ParsePage(data, l, func(Record) {})
 		}
 		fm, err := ParseFormat(bytes.NewReader(format))

@@ -3,9 +3,13 @@ package tracefs
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func readFormat(t testing.TB, name string) *Format {
@@ -79,6 +83,23 @@ func TestParseHeaderPage(t *testing.T) {
 	}
 	if _, err := ParseHeaderPage(strings.NewReader("\tfield: local_t commit;\toffset:8;\tsize:2;\tsigned:1;\n")); err == nil {
 		t.Error("a commit of 2 bytes was accepted")
+	}
+	// A session allocates a page of the size the file gives: one beyond
+	// the kernel's largest sub-buffer (1 MiB) is refused, one at it read.
+	page := func(data int) string {
+		return "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n" +
+			"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n" +
+			"\tfield: char data;\toffset:16;\tsize:" + strconv.Itoa(data) + ";\tsigned:0;\n"
+	}
+	if l, err := ParseHeaderPage(strings.NewReader(page(1<<20 - 16))); err != nil || l.Size != 1<<20 {
+		t.Errorf("a 1 MiB page: %+v %v", l, err)
+	}
+	if _, err := ParseHeaderPage(strings.NewReader(page(1 << 30))); err == nil {
+		t.Error("a 1 GiB page was accepted")
+	}
+	// A read error is an error, not the end of the file.
+	if _, err := ParseHeaderPage(io.MultiReader(strings.NewReader(page(4080)), iotest.ErrReader(errors.New("EIO")))); err == nil {
+		t.Error("a read error was not reported")
 	}
 }
 
