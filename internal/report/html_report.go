@@ -355,6 +355,9 @@ func sweepTable(r *sweep.Result) htmlTable {
 		t.Rows = append(t.Rows, []string{fmt.Sprint(s.Rank), units.Request(s.RequestedNs), units.Request(s.GrantedNs), fmt.Sprint(o.Count),
 			units.Duration(time.Duration(o.Mean)), units.Duration(time.Duration(o.P50)), units.Duration(time.Duration(tailOf(o))), units.Duration(time.Duration(o.Stdev)),
 			sweepValueCI(s.Summary, func(v float64) string { return units.Duration(time.Duration(v)) }), mark})
+		if sweepBlockCI(s.Summary) && !strings.Contains(t.Caption, sweepBlockNote) {
+			t.Caption += "; " + sweepBlockNote
+		}
 	}
 	return t
 }

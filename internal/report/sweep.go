@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +100,10 @@ func Sweep(w io.Writer, r *sweep.Result) {
 		rows = append(rows, append(row, mark))
 	}
 	Table(w, hdr, rows)
+	if slices.ContainsFunc(r.Treatments, func(t sweep.Treatment) bool { return sweepBlockCI(t.Summary) }) {
+		fmt.Fprintln(w)
+		writeProse(w, sweepBlockNote, 3)
+	}
 	if few {
 		fmt.Fprintf(w, "\n[-]: no interval, too few samples for %s (needs %d per treatment; --samples, --repeat)\n",
 			r.RankBy, sweepMinSamples(r.RankBy))
@@ -154,13 +159,27 @@ func sweepSerial(w io.Writer, r *sweep.Result) {
 }
 
 // sweepValueCI is a ranked value with its interval, "[-]" without one
-// (too few samples: sweep.StepSummary).
+// (too few samples: sweep.StepSummary), marked "*" when the interval
+// resampled blocks (sweepBlockNote).
 func sweepValueCI(s sweep.StepSummary, f func(float64) string) string {
 	if s.CI == nil {
 		return f(s.Value) + " [-]"
 	}
-	return f(s.Value) + " [" + f(s.CI.Lo) + ", " + f(s.CI.Hi) + "]"
+	mark := ""
+	if sweepBlockCI(s) {
+		mark = "*"
+	}
+	return f(s.Value) + " [" + f(s.CI.Lo) + ", " + f(s.CI.Hi) + "]" + mark
 }
+
+// sweepBlockCI reports whether a summary's interval came from the
+// moving-block bootstrap (its samples serially dependent).
+func sweepBlockCI(s sweep.StepSummary) bool {
+	return s.CI != nil && strings.HasPrefix(s.CI.Method, "moving-block")
+}
+
+// sweepBlockNote is the footnote of the intervals marked "*".
+const sweepBlockNote = "*: serially dependent samples (consecutive sleeps delayed together); the interval resamples blocks of consecutive samples (moving-block bootstrap)"
 
 // sweepMinSamples is how many samples a treatment needs for an interval
 // of the statistic named rankBy at 95%.

@@ -141,9 +141,25 @@ func TestPrintSweepSerial(t *testing.T) {
 	dep.Treatments[dep.BestTreatment].Serial = &stats.Serial{Lag1: 0.05, EffectiveN: 57}
 	dep.Verdict.Test = stats.SerialMannWhitneyTest
 	dep.Verdict.Diff.Method = "A: moving-block bootstrap, blocks of 6 samples, 3000 replicates; B: percentile bootstrap, 3000 replicates"
+	if strings.Contains(b.String(), "*") {
+		t.Errorf("an i.i.d. interval is marked as a block one:\n%s", b.String())
+	}
+	ci := *dep.Treatments[dep.ReferenceTreatment].Summary.CI
+	ci.Method = "moving-block bootstrap, blocks of 6 samples, 2000 replicates"
+	dep.Treatments[dep.ReferenceTreatment].Summary.CI = &ci
 	b.Reset()
 	Sweep(&b, dep)
 	out := b.String()
+	// The default's row, whose interval resampled blocks, is marked and
+	// the mark explained under the table; the other rows are not.
+	if strings.Count(out, "]*") != 1 || !strings.Contains(out, "*: serially dependent samples") {
+		t.Errorf("the block interval is not marked once and explained:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "]*") && !strings.HasSuffix(strings.TrimSpace(l), "default") {
+			t.Errorf("the mark is not on the default's row: %q", l)
+		}
+	}
 	for _, want := range []string{
 		"lag-1 autocorrelation, effective samples: default 0.62, 14; best 0.05, 57",
 		"best vs default: interval by A: moving-block bootstrap, blocks of 6 samples,",

@@ -47,6 +47,18 @@ func (b Bootstrap) DiffCISerial(x, y Side, st Statistic) CI {
 	return b.DiffCIsSerial(x, y, []Statistic{st})[0]
 }
 
+// CISerial is CI for one run: by the moving-block bootstrap when s has
+// blocks (as DiffCISerial resamples a side), by CI otherwise.
+func (b Bootstrap) CISerial(s Side, st Statistic) CI {
+	if !s.blocks() {
+		return b.CI(s.Sorted, st)
+	}
+	b = b.norm()
+	reps, methods := b.sideReplicates(s, []Statistic{st}, 0x9e3779b97f4a7c15)
+	lo, hi := percentileInterval(reps[0], b.Level)
+	return CI{Estimate: st.Of(s.Sorted), Lo: lo, Hi: hi, Level: b.Level, Method: methods[0], Replicates: len(reps[0])}
+}
+
 // DiffCIsSerial is DiffCISerial for each of sts, each interval the same
 // as DiffCISerial's for its statistic alone: a side with blocks draws
 // each replicate's resample once for all the statistics, which is what

@@ -21,16 +21,27 @@ type StepSummary struct {
 	// than stats.MinSamples of the statistic (20 for a mean, 368 for a
 	// p99), below which compare shows no interval either: the percentile
 	// bootstrap undercovers there, and 5 samples once gave a mean of
-	// 20.6µs the interval [18.4µs, 23.3µs].
+	// 20.6µs the interval [18.4µs, 23.3µs]. Its method is a moving-block
+	// bootstrap when the samples in measurement order are serially
+	// dependent (stats.SerialOf): consecutive sleeps delayed together
+	// make an i.i.d. interval too narrow.
 	CI *stats.CI `json:"ci,omitempty"`
 }
 
 // summarize is the summary of ascending samples ranked by rankBy, with
-// an interval when there are enough of them.
-func summarize(sorted []int64, rankBy stats.Statistic, seed uint64) StepSummary {
+// an interval when there are enough of them: by blocks of consecutive
+// samples when ordered (the same samples in measurement order; nil when
+// unknown) is serially dependent.
+func summarize(sorted, ordered []int64, rankBy stats.Statistic, seed uint64) StepSummary {
 	s := StepSummary{Overshoot: stats.SummarizeSorted(sorted), Value: rankBy.Of(sorted)}
 	if len(sorted) >= stats.MinSamples(rankBy, 0.95) {
-		ci := stats.Bootstrap{Seed: seed}.CI(sorted, rankBy)
+		side := stats.Side{Sorted: sorted}
+		if len(ordered) == len(sorted) {
+			if ser := stats.SerialOf(ordered); ser.Dependent {
+				side.Ordered, side.Block = ordered, ser.Block
+			}
+		}
+		ci := stats.Bootstrap{Seed: seed}.CISerial(side, rankBy)
 		s.CI, s.Value = &ci, ci.Estimate
 	}
 	return s
@@ -139,7 +150,7 @@ func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 	r.RankBy = rankBy.String()
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		s.Summary = summarize(sorted(s.Samples), rankBy, seed+uint64(i))
+		s.Summary = summarize(sorted(s.Samples), inOrder(r.Steps, []int{i}), rankBy, seed+uint64(i))
 	}
 	r.Treatments = Group(r.Steps)
 	for ti := range r.Treatments {
@@ -157,7 +168,7 @@ func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 			t.Summary = r.Steps[t.Steps[0]].Summary
 			continue
 		}
-		t.Summary = summarize(t.samples, rankBy, seed+uint64(len(r.Steps)+ti))
+		t.Summary = summarize(t.samples, t.ordered, rankBy, seed+uint64(len(r.Steps)+ti))
 	}
 	r.TreatmentRanking = make([]int, len(r.Treatments))
 	for i := range r.TreatmentRanking {
