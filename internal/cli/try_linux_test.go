@@ -440,8 +440,15 @@ func TestTryNoiseProbeCPUs(t *testing.T) {
 		t.Fatalf("cpus %v, %d blocks, verdict %+v", r.NoiseCPUs, len(r.Runs), r.Arms[1].Verdict)
 	}
 	for _, b := range r.Runs {
+		// A busy host can hold a spinning thread off its CPU past a 50 ms
+		// block's end: that block measured nothing and is left out, and
+		// says so (the rest of the output is the same).
+		if !b.Complete && strings.Contains(b.Note, "held off its CPU until after the block's end") {
+			t.Logf("block %d left out: %s", b.Index, b.Note)
+			continue
+		}
 		if !b.Complete || len(b.NoiseCPUs) != 2 || b.NoiseCPUs[0].CPU != 0 || b.NoiseCPUs[1].CPU != 1 {
-			t.Errorf("block %d: %+v", b.Index, b.NoiseCPUs)
+			t.Errorf("block %d: %+v %q", b.Index, b.NoiseCPUs, b.Note)
 		}
 	}
 	if page := readFile(t, html); !strings.Contains(page, "interruptions per second per CPU over CPUs 0, 1") || !strings.Contains(page, "hpet on CPU 1") {
