@@ -64,6 +64,20 @@ func (o *TCPOptions) parse(b []byte) {
 		*o = TCPOptions{HasTS: true, TSVal: be32(b[4:8]), TSEcr: be32(b[8:12])}
 		return
 	}
+	// A Linux SYN or SYN-ACK: MSS, SACK permitted, TS, NOP, window scale.
+	// Two segments of every connection carry it, and the loop spent
+	// about 230 instructions on each (2% of all of pcap tcp's on 100,000
+	// short connections).
+	if len(b) == 20 && b[0] == optMSS && b[1] == 4 && b[4] == optSACKOK && b[5] == 2 &&
+		b[6] == optTS && b[7] == 10 && b[16] == optNOP && b[17] == optWScale && b[18] == 3 {
+		*o = TCPOptions{
+			MSS: uint16(b[2])<<8 | uint16(b[3]), HasMSS: true,
+			SACKPermitted: true,
+			HasTS:         true, TSVal: be32(b[8:12]), TSEcr: be32(b[12:16]),
+			WScale: b[19], HasWScale: true,
+		}
+		return
+	}
 	o.parseAll(b)
 }
 

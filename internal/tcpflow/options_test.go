@@ -23,17 +23,21 @@ func TestSeqComparisonsAsWireshark(t *testing.T) {
 	}
 }
 
-// TestParseFastPath: the shortcut for NOP, NOP, TS gives what the loop
-// over every option gives, on that layout and on every one that differs
-// from it in one byte or in length.
+// TestParseFastPath: the shortcuts for NOP, NOP, TS and for a Linux SYN's
+// options give what the loop over every option gives, on those layouts
+// and on every one that differs from them in one byte or in length.
 func TestParseFastPath(t *testing.T) {
 	ts := []byte{optNOP, optNOP, optTS, 10, 0x80, 1, 2, 3, 0xfe, 4, 5, 6}
-	inputs := [][]byte{ts, ts[:11], append(append([]byte{}, ts...), optEnd), nil}
-	for i := range 4 { // the four bytes the shortcut tests
-		for _, v := range []byte{optEnd, optNOP, optMSS, optTS, 9, 10, 12, 255} {
-			b := append([]byte{}, ts...)
-			b[i] = v
-			inputs = append(inputs, b)
+	syn := []byte{optMSS, 4, 5, 0xb4, optSACKOK, 2, optTS, 10, 0x80, 1, 2, 3, 0xfe, 4, 5, 6, optNOP, optWScale, 3, 7}
+	inputs := [][]byte{nil}
+	for _, l := range [][]byte{ts, syn} {
+		inputs = append(inputs, l, l[:len(l)-1], append(append([]byte{}, l...), optEnd))
+		for i := range l { // every byte, those the shortcut tests among them
+			for _, v := range []byte{optEnd, optNOP, optMSS, optWScale, optSACKOK, optSACK, optTS, 9, 10, 12, 255} {
+				b := append([]byte{}, l...)
+				b[i] = v
+				inputs = append(inputs, b)
+			}
 		}
 	}
 	for _, b := range inputs {
@@ -48,5 +52,9 @@ func TestParseFastPath(t *testing.T) {
 	var o TCPOptions
 	if o.parse(ts); !o.HasTS || o.TSVal != 0x80010203 || o.TSEcr != 0xfe040506 || o.Malformed {
 		t.Errorf("NOP NOP TS: %+v", o)
+	}
+	want := TCPOptions{MSS: 1460, HasMSS: true, SACKPermitted: true, HasTS: true, TSVal: 0x80010203, TSEcr: 0xfe040506, WScale: 7, HasWScale: true}
+	if o.parse(syn); o != want {
+		t.Errorf("Linux SYN: %+v, want %+v", o, want)
 	}
 }
