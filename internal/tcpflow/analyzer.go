@@ -3,6 +3,7 @@ package tcpflow
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"net/netip"
 	"slices"
 	"time"
@@ -265,6 +266,11 @@ type endingConn struct {
 type endingQueue struct {
 	ring       []endingConn // len a power of two
 	head, size int
+	// firstDue is the oldest connection's due time, or MaxInt64 when none
+	// is queued (0 in a new queue: retireDue sets it): every segment
+	// compares its time with it, one load where the queue's length and
+	// front took a call and eight.
+	firstDue int64
 }
 
 func (q *endingQueue) len() int { return q.size }
@@ -279,6 +285,10 @@ func (q *endingQueue) pop() endingConn {
 	q.ring[q.head] = endingConn{} // let the Conn go
 	q.head = (q.head + 1) & (len(q.ring) - 1)
 	q.size--
+	q.firstDue = math.MaxInt64
+	if q.size > 0 {
+		q.firstDue = q.ring[q.head].due
+	}
 	return e
 }
 
@@ -291,6 +301,9 @@ func (q *endingQueue) push(c *Conn, due int64) {
 	}
 	e := &q.ring[(q.head+q.size)&(len(q.ring)-1)]
 	e.c, e.due = c, due
+	if q.size == 0 {
+		q.firstDue = due
+	}
 	q.size++
 }
 
@@ -311,7 +324,8 @@ func (a *Analyzer) closeGrace(c *Conn) int64 {
 	return max(minCloseGrace, 3*g)
 }
 
-// retireDue closes the ended connections whose grace period is over at now.
+// retireDue closes the ended connections whose grace period is over at now
+// (called when now has reached ending.firstDue).
 func (a *Analyzer) retireDue(now int64) {
 	for a.ending.len() > 0 && a.ending.front().due <= now {
 		e := a.ending.pop()
@@ -329,6 +343,9 @@ func (a *Analyzer) retireDue(now int64) {
 			continue
 		}
 		a.retire(e.c)
+	}
+	if a.ending.len() == 0 {
+		a.ending.firstDue = math.MaxInt64
 	}
 }
 
@@ -520,25 +537,28 @@ func (a *Analyzer) Add(s *Segment) {
 // is set: the key and rev tell its connection and direction. o must stay unchanged until the next segment: the
 // Frame points at it.
 func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, fromB bool) {
-	a.retireDue(s.TimeNs)
-	var k connKey
+	if s.TimeNs >= a.ending.firstDue {
+		a.retireDue(s.TimeNs)
+	}
+	// The last connection's hash first: on a capture of many
+	// connections in flight the next segment is seldom the last one's,
+	// and one comparison then tells so where the key's took seven.
 	var c *Conn
 	var closed int32
-	if l := a.last; l != nil && key.eq(&a.lastKey) {
-		k, h, c = a.lastKey, a.lastHash, l
+	if l := a.last; l != nil && h == a.lastHash && key.eq(&a.lastKey) {
+		c = l
 	} else {
-		k = *key
-		if sl := a.table.find(h, &k); sl != nil {
+		if sl := a.table.find(h, key); sl != nil {
 			c, closed = sl.conn, sl.closed
 		}
-		a.last, a.lastKey, a.lastHash = c, k, h
+		a.last, a.lastKey, a.lastHash = c, *key, h
 	}
 	late := false
 	if c == nil {
 		if closed != 0 {
-			c, late = a.closed.at(closed-1).revive(k), true
+			c, late = a.closed.at(closed-1).revive(*key), true
 		} else {
-			c = a.newConn(k, h, s, fromB)
+			c = a.newConn(*key, h, s, fromB)
 		}
 	}
 	fr := &a.fr
@@ -548,22 +568,28 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 		d = 1
 	}
 	fwd, rev := c.dir[d], c.dir[1-d]
-	// Port reuse (Wireshark: a SYN whose sequence number differs from the
-	// base of the conversation starts a new one).
-	if s.Flags&(SYN|ACK) == SYN && fwd.baseSet {
-		if s.Seq != fwd.baseSeq {
-			c = a.newConn(k, h, s, fromB)
+	// The flags once: stores through fr and the connection's pointers
+	// could change s for all the compiler knows, and it loaded them again
+	// for each test. A SYN's tests are made under one test of SYN.
+	flags := s.Flags
+	if flags&SYN != 0 && fwd.baseSet {
+		// Port reuse (Wireshark: a SYN whose sequence number differs from the
+		// base of the conversation starts a new one).
+		switch {
+		case flags&ACK != 0:
+			if s.Seq != fwd.baseSeq {
+				fwd.baseSeq = s.Seq
+				fr.Flags |= FlagReusedPorts
+			}
+		case s.Seq != fwd.baseSeq:
+			c = a.newConn(*key, h, s, fromB)
 			d = 0
 			fwd, rev = c.dir[0], c.dir[1]
 			fr.Flags |= FlagReusedPorts
-		} else {
+		default:
 			// A repeated SYN: restore nextseq (Wireshark issue 17616).
 			fwd.nextSeq = fwd.maxSeqToBeAcked
 		}
-	}
-	if s.Flags&(SYN|ACK) == SYN|ACK && fwd.baseSet && s.Seq != fwd.baseSeq {
-		fwd.baseSeq = s.Seq
-		fr.Flags |= FlagReusedPorts
 	}
 	fr.Conn, fr.Dir = c, d
 	if s.TimeNs > c.LastNs {
@@ -572,14 +598,14 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 
 	// Relative sequence numbers: the ISN from the SYN, or seq-1.
 	if !fwd.baseSet {
-		if s.Flags&SYN != 0 {
+		if flags&SYN != 0 {
 			fwd.baseSeq = s.Seq
 		} else {
 			fwd.baseSeq = s.Seq - 1
 		}
 		fwd.baseSet = true
 	}
-	if !rev.baseSet && s.Flags&ACK != 0 {
+	if !rev.baseSet && flags&ACK != 0 {
 		rev.baseSeq = s.Ack - 1
 		rev.baseSet = true
 	}
@@ -588,16 +614,15 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 
 	// Handshake timing (Wireshark: the initial RTT, used by its
 	// out-of-order heuristic, is from the last SYN to the first pure ACK).
-	if s.Flags&SYN != 0 {
-		if s.Flags&ACK == 0 {
+	if flags&SYN != 0 {
+		if flags&ACK == 0 {
 			c.tsMruSyn = s.TimeNs
 		}
 		fwd.isFirstAck = true
-	}
-	if s.Flags&(SYN|ACK) == ACK && c.tsMruSyn != 0 && c.tsFirstRTT == 0 {
-		c.tsFirstRTT = s.TimeNs - c.tsMruSyn // 0 stays "unset", as in Wireshark
-	}
-	if s.Flags&(SYN|ACK) == ACK {
+	} else if flags&ACK != 0 {
+		if c.tsMruSyn != 0 && c.tsFirstRTT == 0 {
+			c.tsFirstRTT = s.TimeNs - c.tsMruSyn // 0 stays "unset", as in Wireshark
+		}
 		fwd.isFirstAck = false
 	}
 
@@ -610,18 +635,18 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 		}
 		fwd.winScale = sh
 	}
-	if s.Flags&SYN != 0 {
+	if flags&SYN != 0 {
 		fwd.handshake(s, o, a.newHandshake())
 		// verify_tcp_window_scaling
 		if fwd.winScale == -1 {
 			fwd.winScale, rev.winScale = -2, -2
-		} else if s.Flags&ACK != 0 && rev.winScale == -2 {
+		} else if flags&ACK != 0 && rev.winScale == -2 {
 			fwd.winScale = -2
 		}
 	}
 	if o.SACKOptions > 0 {
 		ackCmp := s.Ack
-		if s.Flags&ACK == 0 {
+		if flags&ACK == 0 {
 			ackCmp = s.Ack + rev.baseSeq
 		}
 		if IsDSACK(o, ackCmp) {
@@ -631,17 +656,17 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 	}
 	fr.RelSeq = s.Seq - fwd.baseSeq
 	fr.RelAck = s.Ack
-	if s.Flags&ACK != 0 {
+	if flags&ACK != 0 {
 		fr.RelAck = s.Ack - rev.baseSeq
 	}
 
 	// The end of the connection.
-	if s.Flags&FIN != 0 {
+	if flags&FIN != 0 {
 		if end := s.Seq + uint32(s.Len) + 1; !fwd.finSent || seqGT(end, fwd.finEnd) {
 			fwd.finEnd, fwd.finSent = end, true
 		}
 	}
-	if s.Flags&ACK != 0 && rev.finSent && seqGE(s.Ack, rev.finEnd) {
+	if flags&ACK != 0 && rev.finSent && seqGE(s.Ack, rev.finEnd) {
 		rev.finAcked = true
 	}
 
@@ -660,9 +685,9 @@ func (a *Analyzer) addParsed(s *Segment, o *TCPOptions, key *connKey, h uint64, 
 	switch {
 	case c.closed:
 		if late {
-			a.putClosed(a.table.slot(h, &k), c)
+			a.putClosed(a.table.slot(h, key), c)
 		}
-	case !c.ended && (fwd.finAcked && rev.finAcked || s.Flags&RST != 0):
+	case !c.ended && (fwd.finAcked && rev.finAcked || flags&RST != 0):
 		c.ended = true
 		if a.closeAtOnce {
 			a.retire(c)
