@@ -380,12 +380,26 @@ func (d *Dir) noteRtx(seq, end int64, frame int, now int64, alreadyAcked bool) {
 }
 
 func (d *Dir) seenOverlap(seq, end int64) bool {
+	if n := len(d.seen); n == 0 || d.seen[n-1][1] <= seq {
+		return false // new data (the search's answer, without its calls)
+	}
 	i := sort.Search(len(d.seen), func(i int) bool { return d.seen[i][1] > seq })
 	return i < len(d.seen) && d.seen[i][0] < end
 }
 
 func (d *Dir) addSeen(seq, end int64) {
 	s := d.seen
+	// Data in order first, as the search and merge below would take it:
+	// it ends the last range, or starts a new one after it.
+	if n := len(s); n > 0 && s[n-1][1] == seq && end >= seq {
+		s[n-1][1] = end
+		return
+	} else if n == 0 || s[n-1][1] < seq {
+		if n < maxSeenRange {
+			d.seen = append(s, [2]int64{seq, end})
+		}
+		return
+	}
 	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= seq })
 	j := i
 	for j < len(s) && s[j][0] <= end {
@@ -449,7 +463,9 @@ func (c *Conn) ackSent(fwd, rev *Dir, s *Segment, fr *Frame) {
 		for i < len(rev.seen) && rev.seen[i][1] <= ack {
 			i++
 		}
-		if i > 0 {
+		if i == len(rev.seen) {
+			rev.seen = rev.seen[:0] // all of it: no call to move nothing
+		} else if i > 0 {
 			rev.seen = append(rev.seen[:0], rev.seen[i:]...)
 		}
 		if len(rev.seen) > 0 && rev.seen[0][0] < ack {

@@ -151,7 +151,10 @@ func (r *rackState) onAck(now, cum int64, blocks [][2]int64, dsack bool, d *Dir,
 		}
 		k++
 	}
-	if k > 0 {
+	if k == len(segs) {
+		segs = segs[:0] // all of them: no call to move nothing
+		d.inflight = segs
+	} else if k > 0 {
 		segs = append(segs[:0], segs[k:]...)
 		d.inflight = segs
 	}
