@@ -77,9 +77,20 @@ func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, seed *hashSeed)
 	e.timeNs, e.frame, e.plen = rec.TimeNs, rec.Frame, p.TCPPayloadLen
 	e.seq, e.ack = binary.BigEndian.Uint32(h[4:8]), binary.BigEndian.Uint32(h[8:12])
 	e.flags, e.window = uint16(h[13])|uint16(h[12]&1)<<8, binary.BigEndian.Uint16(h[14:16])
-	e.nopt = 0
-	if len(h) > 20 {
+	// The options of most segments (NOP, NOP, TS) and of a Linux SYN (MSS,
+	// SACK permitted, TS, NOP, window scale) in a few moves each: copy
+	// called memmove, 20 instructions, for each segment.
+	switch n := len(h) - 20; {
+	case n == 12:
+		*(*[12]byte)(e.opt[:]) = [12]byte(h[20:32])
+		e.nopt = 12
+	case n == 20:
+		*(*[20]byte)(e.opt[:]) = [20]byte(h[20:40])
+		e.nopt = 20
+	case n > 0:
 		e.nopt = uint8(copy(e.opt[:], h[20:])) // at most 40: a TCP header is at most 60 bytes
+	default:
+		e.nopt = 0
 	}
 	return true
 }
