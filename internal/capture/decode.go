@@ -42,11 +42,16 @@ const (
 // two tunnels is one connection for both tools.
 type Packet struct {
 	Src, Dst netip.Addr
-	Proto    uint8 // IP protocol of the transport header (after IPv6 extension headers)
-	TOS      uint8 // IPv4 TOS / IPv6 traffic class: DSCP<<2 | ECN
-	IPLen    int   // IP packet length from the IP header (the bytes on the wire above the link layer)
-	VLAN     uint16
-	HasVLAN  bool
+	// SrcDst is the bytes of Src and Dst in the IP header they were read
+	// from: 8 (IPv4) or 32 (IPv6). A reader that takes an address as
+	// words reads them in place (tcpflow's connection key): through
+	// netip.Addr each took a check, a copy and a byte swap.
+	SrcDst  []byte
+	Proto   uint8 // IP protocol of the transport header (after IPv6 extension headers)
+	TOS     uint8 // IPv4 TOS / IPv6 traffic class: DSCP<<2 | ECN
+	IPLen   int   // IP packet length from the IP header (the bytes on the wire above the link layer)
+	VLAN    uint16
+	HasVLAN bool
 	// Encap lists the encapsulations crossed to reach the IP header that
 	// Src and Dst come from.
 	Encap Encap
@@ -367,6 +372,7 @@ func (d *Decoder) ipv4(b []byte, rep int, p *Packet) Skip {
 	}
 	p.Src = netip.AddrFrom4([4]byte(b[12:16]))
 	p.Dst = netip.AddrFrom4([4]byte(b[16:20]))
+	p.SrcDst = b[12:20]
 	p.Proto = b[9]
 	p.TOS = b[1]
 	p.IPLen = ipLen
@@ -426,6 +432,7 @@ func (d *Decoder) ipv6(b []byte, rep int, p *Packet) Skip {
 	}
 	p.Src = netip.AddrFrom16([16]byte(b[8:24]))
 	p.Dst = netip.AddrFrom16([16]byte(b[24:40]))
+	p.SrcDst = b[8:40]
 	p.TOS = uint8(binary.BigEndian.Uint16(b[0:2]) >> 4)
 	p.IPLen = ipLen
 	rest := b[40:min(len(b), ipLen)]

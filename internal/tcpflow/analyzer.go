@@ -100,6 +100,24 @@ func keyOf(s *Segment) (connKey, bool) {
 func (k *connKey) set(src, dst netip.Addr, sp, dp uint16) bool {
 	sh, sl, s4 := addrWords(src)
 	dh, dl, d4 := addrWords(dst)
+	return k.setWords(sh, sl, s4, dh, dl, d4, sp, dp)
+}
+
+// setHeader is set for the addresses' bytes in their IP header
+// (capture.Packet.SrcDst: 8 bytes for IPv4, 32 for IPv6), read as words
+// in place, as addrWords gives them.
+func (k *connKey) setHeader(b []byte, sp, dp uint16) bool {
+	if len(b) == 32 {
+		return k.setWords(binary.BigEndian.Uint64(b[0:8]), binary.BigEndian.Uint64(b[8:16]), 0,
+			binary.BigEndian.Uint64(b[16:24]), binary.BigEndian.Uint64(b[24:32]), 0, sp, dp)
+	}
+	_ = b[7]
+	return k.setWords(0, 0xffff<<32|uint64(binary.BigEndian.Uint32(b[0:4])), 1,
+		0, 0xffff<<32|uint64(binary.BigEndian.Uint32(b[4:8])), 1, sp, dp)
+}
+
+// setWords is set for addresses given as addrWords gives them.
+func (k *connKey) setWords(sh, sl uint64, s4 uint8, dh, dl uint64, d4 uint8, sp, dp uint16) bool {
 	// The addresses compared as bytes.Compare would, a word at a time.
 	if sh > dh || sh == dh && (sl > dl || sl == dl && sp > dp) {
 		k.a[0], k.a[1], k.b[0], k.b[1], k.ports, k.v4 = dh, dl, sh, sl, uint32(dp)|uint32(sp)<<16, d4|s4<<1

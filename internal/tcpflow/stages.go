@@ -72,7 +72,11 @@ func stage(rec *capture.Record, p *capture.Packet, e *stagedSeg, seed *hashSeed)
 		return false
 	}
 	h := p.TCPHeader
-	e.rev = e.key.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
+	if len(p.SrcDst) == 8 || len(p.SrcDst) == 32 {
+		e.rev = e.key.setHeader(p.SrcDst, p.SrcPort, p.DstPort)
+	} else { // a Packet not from capture.Decoder
+		e.rev = e.key.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
+	}
 	e.hash = seed.hash(&e.key)
 	e.timeNs, e.frame, e.plen = rec.TimeNs, rec.Frame, p.TCPPayloadLen
 	e.seq, e.ack = binary.BigEndian.Uint32(h[4:8]), binary.BigEndian.Uint32(h[8:12])

@@ -3,8 +3,12 @@ package tcpflow
 import (
 	"bytes"
 	"context"
+	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/latlab/latlab/internal/capture"
 )
@@ -81,4 +85,49 @@ func TestStagesRaiseAScanPanicInTheCaller(t *testing.T) {
 		panic("bad frame")
 	}, tab.seed, nil, func(*segBatch) {})
 	t.Fatal("no panic")
+}
+
+// A key made from the addresses' bytes in their IP header (the scan
+// stage's way, from what the decoder gives) is the key made from the
+// addresses (Add's way), both ways round, for IPv4, IPv6 and
+// IPv4-mapped IPv6 packets.
+func TestKeyFromHeaderBytes(t *testing.T) {
+	addrs := [][2]string{
+		{"10.0.1.2", "10.0.1.3"}, {"10.0.1.3", "10.0.1.2"}, {"10.9.9.9", "10.9.9.9"}, {"255.0.0.1", "0.255.0.1"},
+		{"2001:db8::1", "2001:db8::2"}, {"2001:db8::2", "2001:db8::1"}, {"ff02::1", "::1"},
+		{"::ffff:10.0.1.2", "::ffff:10.0.1.3"}, {"::ffff:10.0.1.3", "::ffff:10.0.1.2"},
+	}
+	var d capture.Decoder
+	for _, a := range addrs {
+		for _, ports := range [][2]uint16{{80, 443}, {443, 80}, {7, 7}} {
+			src, dst := netip.MustParseAddr(a[0]), netip.MustParseAddr(a[1])
+			tcp := &layers.TCP{SrcPort: layers.TCPPort(ports[0]), DstPort: layers.TCPPort(ports[1]), ACK: true, Window: 1}
+			var ip gopacket.SerializableLayer
+			if src.Is4() {
+				v4 := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+				_ = tcp.SetNetworkLayerForChecksum(v4)
+				ip = v4
+			} else {
+				v6 := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+				_ = tcp.SetNetworkLayerForChecksum(v6)
+				ip = v6
+			}
+			buf := gopacket.NewSerializeBuffer()
+			if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ip, tcp); err != nil {
+				t.Fatal(err)
+			}
+			rec := capture.Record{Frame: 1, LinkType: layers.LinkTypeRaw, Data: buf.Bytes(), CapLen: len(buf.Bytes()), OrigLen: len(buf.Bytes())}
+			var p capture.Packet
+			if sk := d.Decode(&rec, &p); sk != 0 || p.TCPHeader == nil {
+				t.Fatalf("%v -> %v: not decoded (%v)", src, dst, sk)
+			}
+			var fromAddrs, fromHeader connKey
+			wantRev := fromAddrs.set(p.Src, p.Dst, p.SrcPort, p.DstPort)
+			rev := fromHeader.setHeader(p.SrcDst, p.SrcPort, p.DstPort)
+			if fromHeader != fromAddrs || rev != wantRev {
+				t.Errorf("%v:%d -> %v:%d: from the header %+v %v, from the addresses %+v %v",
+					src, ports[0], dst, ports[1], fromHeader, rev, fromAddrs, wantRev)
+			}
+		}
+	}
 }
