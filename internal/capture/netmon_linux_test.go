@@ -14,15 +14,15 @@ import (
 	"github.com/latlab/latlab/internal/testutil"
 )
 
+// tsharkFrameFields are each frame's number, time (s since the epoch),
+// length on the wire and length captured.
+var tsharkFrameFields = []string{"frame.number", "frame.time_epoch", "frame.len", "frame.cap_len"}
+
 // tsharkFrames reads every frame's time (ns since the epoch), length on
-// the wire and length captured with tshark.
-func tsharkFrames(t *testing.T, path string) map[int][3]int64 {
+// the wire and length captured from tshark's rows of tsharkFrameFields
+// (and any after them).
+func tsharkFrames(t *testing.T, rows map[int][]string) map[int][3]int64 {
 	t.Helper()
-	bin := testutil.NeedTool(t, "tshark")
-	rows, stderr, err := testutil.TsharkFields(bin, path, nil, []string{"frame.number", "frame.time_epoch", "frame.len", "frame.cap_len"})
-	if err != nil && len(rows) == 0 {
-		t.Fatalf("tshark: %v: %s", err, stderr)
-	}
 	m := map[int][3]int64{}
 	for n, c := range rows {
 		sec, frac, _ := strings.Cut(c[1], ".")
@@ -55,7 +55,19 @@ func checkFramesTshark(t *testing.T, path string) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	want := tsharkFrames(t, path)
+	// One tshark run for the frames and their decoding: its start-up
+	// is most of what it costs on these small files.
+	fields := append(append([]string{}, tsharkFrameFields...), tsharkDecodeFields[1:]...)
+	rows, stderr, err := testutil.TsharkFields(testutil.NeedTool(t, "tshark"), path, tsharkDecodeOpts, fields)
+	if err != nil && len(rows) == 0 {
+		t.Fatalf("tshark: %v: %s", err, stderr)
+	}
+	want := tsharkFrames(t, rows)
+	dec := map[int][]string{}
+	for n, c := range rows {
+		dec[n] = append([]string{c[0]}, c[len(tsharkFrameFields):]...)
+	}
+	ts, tsStreams := decodeRows(dec)
 	if len(got) != len(want) {
 		t.Errorf("%s: latlab reads %d frames, tshark %d", path, len(got), len(want))
 	}
@@ -68,7 +80,7 @@ func checkFramesTshark(t *testing.T, path string) {
 			t.Errorf("%s frame %d: latlab %d, %d bytes (%d captured); tshark %d, %d (%d)", path, i+1, g.timeNs, g.len, g.capLen, w[0], w[1], w[2])
 		}
 	}
-	for _, d := range compareDecode(t, path) {
+	for _, d := range compareDecodeWith(t, path, ts, tsStreams) {
 		t.Errorf("%s %s", path, d)
 	}
 	// The same frames read in place from the file, and from a temporary

@@ -62,10 +62,19 @@ func nth(s string, n int) string {
 func tsharkDecode(t *testing.T, path string) (map[int]decoded, map[int]int) {
 	t.Helper()
 	bin := testutil.NeedTool(t, "tshark")
-	rows, stderr, err := testutil.TsharkFields(bin, path, []string{"-E", "occurrence=a", "-E", "aggregator=,"}, tsharkDecodeFields)
+	rows, stderr, err := testutil.TsharkFields(bin, path, tsharkDecodeOpts, tsharkDecodeFields)
 	if err != nil && len(rows) == 0 {
 		t.Fatalf("tshark: %v: %s", err, stderr)
 	}
+	return decodeRows(rows)
+}
+
+// tsharkDecodeOpts print every occurrence of a field, comma-separated.
+var tsharkDecodeOpts = []string{"-E", "occurrence=a", "-E", "aggregator=,"}
+
+// decodeRows is tsharkDecode's answer from tshark's rows of
+// tsharkDecodeFields.
+func decodeRows(rows map[int][]string) (map[int]decoded, map[int]int) {
 	m, streams := map[int]decoded{}, map[int]int{}
 	for n, c := range rows {
 		// The innermost IP layer outside an ICMP error, as the index of
@@ -169,6 +178,12 @@ func latlabDecode(t *testing.T, path string) (map[int]decoded, map[int]string) {
 func compareDecode(t *testing.T, path string) []string {
 	t.Helper()
 	ts, tsStreams := tsharkDecode(t, path)
+	return compareDecodeWith(t, path, ts, tsStreams)
+}
+
+// compareDecodeWith is compareDecode given tshark's decoding.
+func compareDecodeWith(t *testing.T, path string, ts map[int]decoded, tsStreams map[int]int) []string {
+	t.Helper()
 	ll, llConv := latlabDecode(t, path)
 	var frames []int
 	for n := range ts {

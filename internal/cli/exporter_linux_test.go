@@ -143,6 +143,10 @@ func (p *promServer) query(t *testing.T, q string) []promSample {
 // wake-up histogram returns values, and a setting changed with knob set
 // on the --root tree shows up as a new latlab_setting_info series.
 func TestExporterEndToEndWithPrometheus(t *testing.T) {
+	// In parallel with the package's other parallel tests: it mostly
+	// waits (Prometheus applies a new target after 5 s, then scrapes every
+	// second), on its own tree, exporter and Prometheus.
+	t.Parallel()
 	testutil.NeedTool(t, "prometheus")
 	root := knobTree(t)
 	state := testutil.TempDir(t)

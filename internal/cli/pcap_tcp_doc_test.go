@@ -76,6 +76,9 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 // without hanging or leaving the goroutine behind; one that succeeds gives
 // the same document as a run that writes to a file.
 func TestPcapTCPDocumentWriteFails(t *testing.T) {
+	// In parallel with the package's other parallel tests: it reads a
+	// capture of its own, in memory.
+	t.Parallel()
 	dir := testutil.TempDir(t)
 	capFile := filepath.Join(dir, "many.pcap")
 	manyConnsPcap(t, capFile, 5000)

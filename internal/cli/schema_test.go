@@ -105,6 +105,10 @@ type jsonCase struct {
 // the wrong type) and that result.Read reads back. Kinds no case covers
 // are named with the reason.
 func TestEveryJSONOutputMatchesTheSchema(t *testing.T) {
+	// In parallel with the package's other parallel tests: its commands
+	// mostly wait (probes, holds, servers), on temporary trees and
+	// directories of their own.
+	t.Parallel()
 	s := compileSchema(t)
 	dir := testutil.TempDir(t)
 	a := synthSleep(t, dir, "a.json", 50, 1e6, 5e4, 1, 1e6)

@@ -137,6 +137,9 @@ func checkRecovery(t *testing.T, root, state string, orig map[string]string, wha
 // knob revert --all restores exactly; the next try and knob set name the
 // unfinished experiment until then.
 func TestTryCrashAfterEveryWrite(t *testing.T) {
+	// In parallel with the package's other parallel tests: it waits on
+	// child processes working on a tree of its own.
+	t.Parallel()
 	root := tryTree(t)
 	orig := snapTree(t, root)
 	args := []string{"--root", root, "try", "clocksource", "hpet", "acpi_pm", "--blocks", "2", "--block-duration", "10ms", "--settle", "0", "--seed", "5"}
@@ -161,6 +164,8 @@ func TestTryCrashAfterEveryWrite(t *testing.T) {
 
 // kill -9 of a real try at each of its blocks, then revert.
 func TestTryKillDuringBlocks(t *testing.T) {
+	// In parallel, as TestTryCrashAfterEveryWrite.
+	t.Parallel()
 	root := tryTree(t)
 	orig := snapTree(t, root)
 	for n := 1; n <= 4; n++ {

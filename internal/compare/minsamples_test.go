@@ -102,8 +102,8 @@ func TestMinSamples(t *testing.T) {
 // A detectable change below --detect says "the change you asked about" only
 // when the user asked (--detect given); by default it names the default.
 func TestSmallChangeNamesWhoAskedForDetect(t *testing.T) {
-	a := Input{Label: "a.json", Doc: sleepDoc(5000, 1.00e6, 1e3, 1)}
-	b := Input{Label: "b.json", Doc: sleepDoc(5000, 1.01e6, 1e3, 2)}
+	a := Input{Label: "a.json", Doc: sleepDoc(500, 1.00e6, 1e3, 1)}
+	b := Input{Label: "b.json", Doc: sleepDoc(500, 1.01e6, 1e3, 2)}
 	for _, asked := range []bool{false, true} {
 		r, err := Compare([]Input{a, b}, Options{By: stats.Quantile(50), Seed: 1, DetectAsked: asked})
 		if err != nil {

@@ -20,12 +20,15 @@ import (
 // under the limit hit it together.
 func TestRunSampleBudget(t *testing.T) {
 	defer infile.Reset()
-	infile.SetMax(4 << 20) // 32,768 samples over all inputs
+	// 8,192 samples over all inputs: three files of 2,500 fit, four do
+	// not (the proportions of 10,000 against 32,768, with a quarter of
+	// the samples to plot).
+	infile.SetMax(1 << 20)
 	dir := testutil.TempDir(t)
 	var files []string
 	for i := 0; i < 4; i++ {
 		h := stats.NewHistogram()
-		if err := h.RecordValues(1_000_000+int64(i)*10_000, 10_000); err != nil {
+		if err := h.RecordValues(1_000_000+int64(i)*10_000, 2_500); err != nil {
 			t.Fatal(err)
 		}
 		enc, err := result.EncodeHistogram(h)
@@ -41,10 +44,10 @@ func TestRunSampleBudget(t *testing.T) {
 	}
 	res, err := Run(context.Background(), Options{Files: files[:3], Out: filepath.Join(dir, "three.html")})
 	if err != nil || res.Results != 3 {
-		t.Fatalf("three files of 10,000: %+v %v", res, err)
+		t.Fatalf("three files of 2,500: %+v %v", res, err)
 	}
 	_, err = Run(context.Background(), Options{Files: files, Out: filepath.Join(dir, "four.html")})
-	if !badinput.Is(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 32768") || !strings.Contains(err.Error(), infile.MaxFlag) {
-		t.Errorf("four files of 10,000: %v, want bad input naming the shared limit", err)
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "rund.json") || !strings.Contains(err.Error(), "more than the 8192") || !strings.Contains(err.Error(), infile.MaxFlag) {
+		t.Errorf("four files of 2,500: %v, want bad input naming the shared limit", err)
 	}
 }

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -26,48 +27,53 @@ import (
 // seconds under -race; the rates are logged (go test -v).
 func TestSerialDependenceSimulation(t *testing.T) {
 	const n, tests, intervals = 800, 200, 80
+	// Pure computation, each process seeded on its own: the two run side
+	// by side.
 	for _, phi := range []float64{0.5, 0.8} {
-		rng := rand.New(rand.NewPCG(2026, uint64(phi*10)))
-		iidRej, serRej, iidCov, blkCov := 0, 0, 0, 0
-		for r := range tests {
-			a, b := ar1(rng, n, phi), ar1(rng, n, phi)
-			m, _ := MannWhitney(a, b)
-			if m.P < 0.05 {
-				iidRej++
-			}
-			c := Compare(a, b, CompareOptions{By: Quantile(50), Seed: uint64(r), Replicates: 200, OrderedA: a, OrderedB: b,
-				TestOnly: r >= intervals})
-			if !c.Dependent() {
-				t.Fatalf("phi %.1f, run %d: not judged dependent", phi, r)
-			}
-			if c.MWU.P < 0.05 {
-				serRej++
-			}
-			if r < intervals {
-				if c.Interval.Contains(0) {
-					blkCov++
+		t.Run(fmt.Sprintf("phi %.1f", phi), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(2026, uint64(phi*10)))
+			iidRej, serRej, iidCov, blkCov := 0, 0, 0, 0
+			for r := range tests {
+				a, b := ar1(rng, n, phi), ar1(rng, n, phi)
+				m, _ := MannWhitney(a, b)
+				if m.P < 0.05 {
+					iidRej++
 				}
-				iid := Bootstrap{Seed: uint64(r), Replicates: 200}.DiffCI(ascending(a), ascending(b), Quantile(50))
-				if iid.Contains(0) {
-					iidCov++
+				c := Compare(a, b, CompareOptions{By: Quantile(50), Seed: uint64(r), Replicates: 200, OrderedA: a, OrderedB: b,
+					TestOnly: r >= intervals})
+				if !c.Dependent() {
+					t.Fatalf("phi %.1f, run %d: not judged dependent", phi, r)
+				}
+				if c.MWU.P < 0.05 {
+					serRej++
+				}
+				if r < intervals {
+					if c.Interval.Contains(0) {
+						blkCov++
+					}
+					iid := Bootstrap{Seed: uint64(r), Replicates: 200}.DiffCI(ascending(a), ascending(b), Quantile(50))
+					if iid.Contains(0) {
+						iidCov++
+					}
 				}
 			}
-		}
-		iidRate, serRate := float64(iidRej)/tests, float64(serRej)/tests
-		t.Logf("phi %.1f: rejection at 5%%: i.i.d. Mann-Whitney %.3f, serial %.3f; coverage of 95%% intervals: i.i.d. bootstrap %.3f, moving-block %.3f",
-			phi, iidRate, serRate, float64(iidCov)/intervals, float64(blkCov)/intervals)
-		if iidRate < 0.15 {
-			t.Errorf("phi %.1f: the i.i.d. test rejected %.3f, expected far above 5%%", phi, iidRate)
-		}
-		if serRate < 0.01 || serRate > 0.11 {
-			t.Errorf("phi %.1f: the serial test rejected %.3f, want near 5%% (0.01..0.11)", phi, serRate)
-		}
-		if cov := float64(blkCov) / intervals; cov < 0.85 {
-			t.Errorf("phi %.1f: the block bootstrap covered 0 in %.3f, want near 0.95 (at least 0.85)", phi, cov)
-		}
-		if float64(iidCov)/intervals >= 0.85 {
-			t.Errorf("phi %.1f: the i.i.d. bootstrap covered 0 in %.3f: the simulation does not show the problem", phi, float64(iidCov)/intervals)
-		}
+			iidRate, serRate := float64(iidRej)/tests, float64(serRej)/tests
+			t.Logf("phi %.1f: rejection at 5%%: i.i.d. Mann-Whitney %.3f, serial %.3f; coverage of 95%% intervals: i.i.d. bootstrap %.3f, moving-block %.3f",
+				phi, iidRate, serRate, float64(iidCov)/intervals, float64(blkCov)/intervals)
+			if iidRate < 0.15 {
+				t.Errorf("phi %.1f: the i.i.d. test rejected %.3f, expected far above 5%%", phi, iidRate)
+			}
+			if serRate < 0.01 || serRate > 0.11 {
+				t.Errorf("phi %.1f: the serial test rejected %.3f, want near 5%% (0.01..0.11)", phi, serRate)
+			}
+			if cov := float64(blkCov) / intervals; cov < 0.85 {
+				t.Errorf("phi %.1f: the block bootstrap covered 0 in %.3f, want near 0.95 (at least 0.85)", phi, cov)
+			}
+			if float64(iidCov)/intervals >= 0.85 {
+				t.Errorf("phi %.1f: the i.i.d. bootstrap covered 0 in %.3f: the simulation does not show the problem", phi, float64(iidCov)/intervals)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -45,21 +46,26 @@ func TestSameDistributionNoDifference(t *testing.T) {
 		{stats.Quantile(99), 4, 800, 40},
 		{stats.Stdev, 6, 40, 40},
 	}
+	// Pure computation, each case seeded on its own: the cases run side
+	// by side.
 	for _, c := range cases {
-		found := 0
-		for trial := 0; trial < c.trials; trial++ {
-			r := rand.New(rand.NewPCG(uint64(trial), 19))
-			res := &Result{Steps: sameDistribution(r, c.k, c.n)}
-			Analyze(res, c.rankBy, uint64(trial))
-			if res.Verdict.Distinguishable {
-				found++
+		t.Run(fmt.Sprintf("%s-%dx%d", c.rankBy, c.k, c.n), func(t *testing.T) {
+			t.Parallel()
+			found := 0
+			for trial := 0; trial < c.trials; trial++ {
+				r := rand.New(rand.NewPCG(uint64(trial), 19))
+				res := &Result{Steps: sameDistribution(r, c.k, c.n)}
+				Analyze(res, c.rankBy, uint64(trial))
+				if res.Verdict.Distinguishable {
+					found++
+				}
 			}
-		}
-		t.Logf("rank by %s: %d of %d", c.rankBy, found, c.trials)
-		if float64(found) > 0.05*float64(c.trials) {
-			t.Errorf("rank by %s, %d steps of %d samples: %d of %d trials called a step distinguishable (at most 5%% may)",
-				c.rankBy, c.k, c.n, found, c.trials)
-		}
+			t.Logf("rank by %s: %d of %d", c.rankBy, found, c.trials)
+			if float64(found) > 0.05*float64(c.trials) {
+				t.Errorf("rank by %s, %d steps of %d samples: %d of %d trials called a step distinguishable (at most 5%% may)",
+					c.rankBy, c.k, c.n, found, c.trials)
+			}
+		})
 	}
 }
 

@@ -2,7 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,38 +61,59 @@ func TestJournalEveryBitFlipIsDetected(t *testing.T) {
 	if len(byID) < 5 {
 		t.Fatalf("only %d entries in the sample", len(byID))
 	}
-	flipped := bytes.Clone(file)
+	// Pure computation: the bytes are flipped in parts that run side by
+	// side, each in its own copy of the file.
+	const parts = 4
+	var mu sync.Mutex
 	kinds := map[string]int{}
-	for i := range file {
-		for bit := range 8 {
-			flipped[i] ^= 1 << bit
-			var j Journal
-			err := decodeJournal(&j, flipped)
-			switch {
-			case err != nil:
-				kinds["refused"]++
-			case len(j.Damaged) > 0:
-				kinds["entry damaged"]++
-			case j.FileDamage != "":
-				kinds["file damaged"]++
-			default:
-				t.Fatalf("flip of bit %d of byte %d (%q) went unnoticed", bit, i, file[i])
-			}
-			if err == nil {
-				for _, e := range j.Entries {
-					if !reflect.DeepEqual(e, byID[e.ID]) {
-						t.Fatalf("flip of bit %d of byte %d: entry %d reads %+v, was %+v", bit, i, e.ID, e, byID[e.ID])
+	t.Run("flips", func(t *testing.T) {
+		for p := range parts {
+			lo, hi := p*len(file)/parts, (p+1)*len(file)/parts
+			t.Run(fmt.Sprintf("bytes %d-%d", lo, hi-1), func(t *testing.T) {
+				t.Parallel()
+				flipped := bytes.Clone(file)
+				part := map[string]int{}
+				for i := lo; i < hi; i++ {
+					for bit := range 8 {
+						flipped[i] ^= 1 << bit
+						var j Journal
+						err := decodeJournal(&j, flipped)
+						switch {
+						case err != nil:
+							part["refused"]++
+						case len(j.Damaged) > 0:
+							part["entry damaged"]++
+						case j.FileDamage != "":
+							part["file damaged"]++
+						default:
+							t.Fatalf("flip of bit %d of byte %d (%q) went unnoticed", bit, i, file[i])
+						}
+						if err == nil {
+							for _, e := range j.Entries {
+								if !reflect.DeepEqual(e, byID[e.ID]) {
+									t.Fatalf("flip of bit %d of byte %d: entry %d reads %+v, was %+v", bit, i, e.ID, e, byID[e.ID])
+								}
+							}
+							if len(j.Entries)+len(j.Damaged) < len(orig.Entries)-1 {
+								t.Fatalf("flip of bit %d of byte %d lost entries: %d used, %d damaged", bit, i, len(j.Entries), len(j.Damaged))
+							}
+							if j.NextID < orig.NextID || j.NextSet < orig.NextSet {
+								t.Fatalf("flip of bit %d of byte %d: counters %d %d, were %d %d: ids would be given twice", bit, i, j.NextID, j.NextSet, orig.NextID, orig.NextSet)
+							}
+						}
+						flipped[i] = file[i]
 					}
 				}
-				if len(j.Entries)+len(j.Damaged) < len(orig.Entries)-1 {
-					t.Fatalf("flip of bit %d of byte %d lost entries: %d used, %d damaged", bit, i, len(j.Entries), len(j.Damaged))
+				mu.Lock()
+				defer mu.Unlock()
+				for k, n := range part {
+					kinds[k] += n
 				}
-				if j.NextID < orig.NextID || j.NextSet < orig.NextSet {
-					t.Fatalf("flip of bit %d of byte %d: counters %d %d, were %d %d: ids would be given twice", bit, i, j.NextID, j.NextSet, orig.NextID, orig.NextSet)
-				}
-			}
-			flipped[i] = file[i]
+			})
 		}
+	})
+	if n := kinds["refused"] + kinds["entry damaged"] + kinds["file damaged"]; n != 8*len(file) && !t.Failed() {
+		t.Errorf("%d flips counted, want %d", n, 8*len(file))
 	}
 	t.Logf("%d bytes, %d flips: %v", len(file), 8*len(file), kinds)
 }
