@@ -13,8 +13,17 @@ import (
 
 // TempDir is t.TempDir that also works under Wine, whose NT layer lacks
 // what os.RemoveAll uses there: the tree is removed file by file instead.
+// Under scripts/wine/exec (WineScratchEnv set) the directory is made in
+// the scratch directory exec removes after the binary exits, and left.
 func TempDir(t testing.TB) string {
 	t.Helper()
+	if scratch := os.Getenv(WineScratchEnv); scratch != "" && UnderWine() {
+		d, err := os.MkdirTemp(scratch, "latlab-test-")
+		if err != nil {
+			t.Fatalf("%s: %v", WineScratchEnv, err)
+		}
+		return d
+	}
 	d, err := os.MkdirTemp("", "latlab-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +31,14 @@ func TempDir(t testing.TB) string {
 	t.Cleanup(func() { RemoveTree(d) })
 	return d
 }
+
+// WineScratchEnv names a directory scripts/wine/exec makes for each
+// program it runs under Wine and removes with one rm -r on the Linux
+// side once the program has exited. Removing a tree through Wine takes
+// a listing per directory and a deletion per entry, each a round trip
+// to the wineserver: done after every test, it was a third of the knob
+// tests' time under Wine.
+const WineScratchEnv = "LATLAB_WINE_SCRATCH"
 
 // RemoveTree removes a directory tree entry by entry (os.Remove, or
 // RemoveDirectory on Windows), deepest first.

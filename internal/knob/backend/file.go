@@ -37,7 +37,7 @@ func (f Files) Read(l Loc) (Value, error) {
 		return Value{}, fmt.Errorf("read %s: %w", l, err)
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+	if st, err := safefile.Stat(fh); err != nil || !st.Regular {
 		return Value{}, fmt.Errorf("read %s: not a regular file", l)
 	}
 	b, err := safefile.ReadLimited(fh, l.String(), maxFileRead)
@@ -151,14 +151,14 @@ func (f Files) Write(l Loc, v Value) error {
 		return fmt.Errorf("write %s: %w", l, err)
 	}
 	writeStep("opened")
-	st, err := fh.Stat()
-	if err == nil && st.Mode().IsRegular() && !kernelFile(fh) {
+	st, err := safefile.Stat(fh)
+	if err == nil && st.Regular && !kernelFile(fh) {
 		fh.Close()
 		data := v.Data
 		if listed != nil {
 			data = listed
 		}
-		err = f.replace(l.Path, st.Mode().Perm(), data)
+		err = f.replace(l.Path, st.Perm, data)
 	} else if err == nil {
 		_, err = fh.Write(v.Data)
 		if cerr := fh.Close(); err == nil {

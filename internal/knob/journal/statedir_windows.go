@@ -60,11 +60,11 @@ func openStateDir(path string, create bool) (*stateDir, error) {
 	// The directory itself is never a link or junction, which whoever
 	// made it could repoint at another journal between a set and its
 	// revert (FILE_FLAG_OPEN_REPARSE_POINT opened the link itself).
-	var info windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
+	attrs, _, err := safefile.Attributes(h)
+	if err != nil {
 		return nil, stateErr(path, err)
 	}
-	if info.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+	if attrs&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
 		return nil, fmt.Errorf("refusing state directory %s: it is a symbolic link or junction, which latlab never follows there; give the directory itself", path)
 	}
 	d := &stateDir{path: path}
@@ -102,14 +102,14 @@ func (d *stateDir) close() {}
 // that lets someone other than SYSTEM, Administrators or this user change
 // it.
 func (d *stateDir) check(h windows.Handle, path string, dir bool) error {
-	var info windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
+	attrs, _, err := safefile.Attributes(h)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if info.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 && !dir {
+	if attrs&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 && !dir {
 		return fmt.Errorf("%s is a symbolic link or junction: latlab never follows one in its state directory (remove it)", path)
 	}
-	if isDir := info.FileAttributes&windows.FILE_ATTRIBUTE_DIRECTORY != 0; isDir != dir {
+	if isDir := attrs&windows.FILE_ATTRIBUTE_DIRECTORY != 0; isDir != dir {
 		if dir {
 			return fmt.Errorf("state directory %s is not a directory", path)
 		}

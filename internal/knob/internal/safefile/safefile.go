@@ -6,6 +6,7 @@ package safefile
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -22,6 +23,14 @@ func Sync(f *os.File) error {
 	return f.Sync()
 }
 
+// Info is what latlab asks of an open file before it reads or replaces
+// it (Stat).
+type Info struct {
+	Size    int64
+	Regular bool        // os.FileMode.IsRegular
+	Perm    fs.FileMode // os.FileMode.Perm
+}
+
 // TooLargeError is a file over the size latlab reads.
 type TooLargeError struct {
 	Path  string
@@ -36,7 +45,7 @@ func (e *TooLargeError) Error() string {
 // size first, so a huge file is not read at all) with a *TooLargeError;
 // path names f in errors.
 func ReadLimited(f *os.File, path string, limit int64) ([]byte, error) {
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
+	if st, err := Stat(f); err == nil && st.Size > limit {
 		return nil, &TooLargeError{path, limit}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
