@@ -320,7 +320,11 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 		cur.Lines = append(cur.Lines, l)
 	}
 	if len(f.Sections) == 0 {
-		return nil, &ParseError{Line: f.Lines, Msg: fmt.Sprintf("no [section] in %d line%s: expected an INF file", f.Lines, map[bool]string{true: "s"}[f.Lines != 1])}
+		lines := fmt.Sprintf("%d lines", f.Lines)
+		if f.Lines == 1 {
+			lines = "1 line"
+		}
+		return nil, &ParseError{Line: f.Lines, Msg: "no [section] in " + lines + ": expected an INF file"}
 	}
 	if broken > 0 {
 		if f.Section("Strings") == nil {
