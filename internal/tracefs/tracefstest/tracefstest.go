@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/latlab/latlab/internal/tracefs"
@@ -17,8 +16,7 @@ import (
 // parsed, with its system set to system ("sched", "irq", ...).
 func Format(t testing.TB, system, file string) *tracefs.Format {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	f, err := os.Open(filepath.Join(filepath.Dir(here), "..", "testdata", file+".format"))
+	f, err := os.Open(filepath.Join(moduleRoot(t), "internal", "tracefs", "testdata", file+".format"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +27,28 @@ func Format(t testing.TB, system, file string) *tracefs.Format {
 	}
 	fm.System = system
 	return fm
+}
+
+// moduleRoot is the directory of go.mod above the test's working
+// directory (go test runs a test in its package's directory). Not the
+// source file's directory from runtime.Caller: a -trimpath build, as
+// scripts/test makes, records the import path there, not a directory.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("tracefstest: no go.mod above the working directory")
+		}
+		dir = up
+	}
 }
 
 // Record is an empty record of f's event, the size its fields need, with
