@@ -141,8 +141,11 @@ func ksName(k stats.KS) string {
 
 // testName is the short name of a pair's rank test.
 func testName(t string) string {
-	if t == stats.SerialMannWhitneyTest {
+	switch t {
+	case stats.SerialMannWhitneyTest:
 		return "Mann-Whitney for dependent samples"
+	case stats.SerialSpreadTest:
+		return "Mann-Whitney for dependent samples on deviations from the median"
 	}
 	return "Mann-Whitney"
 }
