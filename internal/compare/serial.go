@@ -15,8 +15,8 @@ import (
 // were measured (sleep, wake, noise lengths), compare measures their
 // dependence and, for a run measurably dependent, resamples blocks, uses
 // the rank test's long-run variance (stats.Compare with OrderedA/B) and
-// takes the Kolmogorov-Smirnov p-value from a block multiplier bootstrap
-// (stats.KolmogorovSmirnovSerial). Values rebuilt from a histogram have
+// takes the Kolmogorov-Smirnov p-value from a multiplier bootstrap over
+// the same blocks (stats.KolmogorovSmirnovSerial). Values rebuilt from a histogram have
 // no order: they are compared as independent samples.
 
 // inOrder returns s, the values of x's document, when they are its raw

@@ -10,7 +10,7 @@ import (
 const KSTest = "Kolmogorov-Smirnov, asymptotic p-value (independent samples)"
 
 // SerialKSTest names KolmogorovSmirnovSerial's p-value in results.
-const SerialKSTest = "Kolmogorov-Smirnov, p-value by a block multiplier bootstrap of the empirical processes (serially dependent samples)"
+const SerialKSTest = "Kolmogorov-Smirnov, p-value by a dependent multiplier bootstrap of the empirical processes (serially dependent samples)"
 
 // KSGrid is the most points of t at which KolmogorovSmirnovSerial
 // evaluates the empirical CDFs: each replicate then costs a pass over the
@@ -40,19 +40,20 @@ const KSReplicates = 2000
 // the moving-block bootstrap's variance of a mean is (Künsch 1989). Each
 // multiplier is a moving average of independent normals weighted 1, 2,
 // .., l, .., 2, 1 (l the side's block length, Serial.Block), so that the
-// multipliers' correlation is Parzen's lag window over 2l - 1 lags: the
-// self-convolution of a triangle, whose spectral window is nonnegative as
-// a covariance needs, and flat at lag 0 (error of order 1/l^2 in the
-// variance, not Bartlett's 1/l: with Bartlett's window of l lags, the
-// correlation of sums over blocks of l, the test rejected 9.7% of 1000
-// pairs of runs of one AR(1) process, phi 0.8, 400 samples each, at 5%,
-// and 7.5% at 800 samples; with Parzen's, 8.4% and 6.5%).
-// A side without blocks has l = 1, independent multipliers: the
-// ordinary multiplier bootstrap, whose replicates follow the Kolmogorov
-// distribution. Each replicate is sup over t of |sqrt(m/(n+m)) G*_x(t) -
-// sqrt(n/(n+m)) G*_y(t)|, the process that sqrt(nm/(n+m)) (F_x - F_y) is
-// when both sides have one distribution, and P is (1 + the replicates at
-// or above the observed statistic) / (replicates + 1).
+// multipliers' correlation is a discrete Parzen lag window, nonzero up to
+// lag 2l - 2: the self-convolution of a triangle, whose spectral window is
+// nonnegative as a covariance needs, and flat at lag 0 (bias of order
+// 1/l^2 in the variance, not Bartlett's 1/l: with Bartlett's window of l
+// lags, the correlation of sums over blocks of l, the test rejected 9.7%
+// of 1000 pairs of runs of one AR(1) process, phi 0.8, 400 samples each,
+// at 5%, and 7.5% at 800 samples; with Parzen's, 8.4% and 6.5%). A side
+// without blocks has l = 1, independent multipliers: the ordinary
+// multiplier bootstrap, whose replicates follow the Kolmogorov
+// distribution in the limit. Each replicate is sup over t of
+// |sqrt(m/(n+m)) G*_x(t) - sqrt(n/(n+m)) G*_y(t)|, the process that
+// sqrt(nm/(n+m)) (F_x - F_y) is when both sides have one distribution,
+// and P is (1 + the replicates at or above the observed statistic) /
+// (replicates + 1).
 //
 // The sup is taken over at most KSGrid points t, every distinct value of
 // the pooled samples when there are no more (the observed statistic is
