@@ -50,9 +50,10 @@ drifts; a burst of interference delays several in a row). Where a result
 keeps its samples in the order measured (sleep, wake, noise, udp), compare
 measures each run's lag-1 autocorrelation and effective sample size, and for a
 run whose lag-1 autocorrelation exceeds 3/sqrt(n) it resamples blocks of
-consecutive samples (moving-block bootstrap) and takes the Mann-Whitney
-variance from the long-run variance, so that dependence does not make a
-difference look significant. Values rebuilt from a histogram have no order:
+consecutive samples (moving-block bootstrap), takes the Mann-Whitney variance
+from the long-run variance and the Kolmogorov-Smirnov p-value from a multiplier
+bootstrap over the same blocks, so that dependence does not make a difference
+look significant. Values rebuilt from a histogram have no order:
 compared as independent samples.
 
 With more than two files each is compared with the first, the runs are ranked

@@ -515,7 +515,10 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 	}
 	p.MinSamples = c.MinSamples
 	p.Test, p.MWU, p.PAdjusted = c.Test, c.MWU, c.PAdjusted
-	p.KS = stats.KolmogorovSmirnov(a.samples, b.samples)
+	// A dependent run's ECDF varies more than one of independent
+	// samples: the p-value then comes from the multiplier bootstrap
+	// with the runs' blocks, as the intervals resample them.
+	p.KS = stats.KolmogorovSmirnovSerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), o.Seed, 0)
 	p.Outcome = outcomeWords[c.Verdict]
 	if c.Verdict == stats.NoDifference {
 		need := stats.SamplesToDetect(n, stats.SEFromCI(*p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)

@@ -10,12 +10,14 @@ import (
 
 // Successive samples of one run are not independent (the machine's state
 // drifts; a burst of interference delays several wake-ups in a row), and
-// the i.i.d. bootstrap and Mann-Whitney test are then too sure. Where a
-// document keeps its raw samples in the order they were measured (sleep,
-// wake, noise lengths), compare measures their dependence and, for a run
-// measurably dependent, resamples blocks and uses the rank test's
-// long-run variance (stats.Compare with OrderedA/B). Values rebuilt from
-// a histogram have no order: they are compared as independent samples.
+// the i.i.d. bootstrap, Mann-Whitney and Kolmogorov-Smirnov tests are
+// then too sure. Where a document keeps its raw samples in the order they
+// were measured (sleep, wake, noise lengths), compare measures their
+// dependence and, for a run measurably dependent, resamples blocks, uses
+// the rank test's long-run variance (stats.Compare with OrderedA/B) and
+// takes the Kolmogorov-Smirnov p-value from a multiplier bootstrap over
+// the same blocks (stats.KolmogorovSmirnovSerial). Values rebuilt from a histogram have
+// no order: they are compared as independent samples.
 
 // inOrder returns s, the values of x's document, when they are its raw
 // samples in measurement order; nil otherwise. The arms of a try are
@@ -46,7 +48,7 @@ func serialNotes(runs []RunSummary) []string {
 // serialNote says that the n values (what) of label are dependent, how
 // much, and what the comparison did about it.
 func serialNote(label, what string, n int64, s *stats.Serial) string {
-	return fmt.Sprintf("%s: its %d %s are serially dependent (lag-1 autocorrelation %.2f, above 3/sqrt(n) = %.2f) and weigh as %s independent ones: intervals resample blocks of %d in measurement order, and the Mann-Whitney test uses the long-run variance",
+	return fmt.Sprintf("%s: its %d %s are serially dependent (lag-1 autocorrelation %.2f, above 3/sqrt(n) = %.2f) and weigh as %s independent ones: intervals resample blocks of %d in measurement order, the Mann-Whitney test uses the long-run variance, and the Kolmogorov-Smirnov test a multiplier bootstrap over the same blocks",
 		label, n, what, s.Lag1, stats.DependenceThreshold(int(n)), effective(s.EffectiveN), s.Block)
 }
 

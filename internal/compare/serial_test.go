@@ -54,6 +54,16 @@ func TestCompareDependentRunsOfOneProcess(t *testing.T) {
 	if p.Test != stats.SerialMannWhitneyTest || p.MWU.P < 0.05 {
 		t.Errorf("in order: test %q p %.3g; want the test for dependent samples, not significant", p.Test, p.MWU.P)
 	}
+	// The Kolmogorov-Smirnov test alike: the i.i.d. p-value of the
+	// shuffled samples finds a difference, the one for dependent samples
+	// none, and each says which it is.
+	t.Logf("Kolmogorov-Smirnov: shuffled %+v, in order %+v", iid.Pairs[0].KS, p.KS)
+	if k := iid.Pairs[0].KS; k.Test != stats.KSTest || k.P >= 0.05 {
+		t.Errorf("shuffled: Kolmogorov-Smirnov %+v; want the i.i.d. test, p < 0.05", k)
+	}
+	if k := p.KS; k.Test != stats.SerialKSTest || k.D != iid.Pairs[0].KS.D || k.P < 0.05 || k.Replicates != stats.KSReplicates {
+		t.Errorf("in order: Kolmogorov-Smirnov %+v; want the test for dependent samples, the same D, not significant", k)
+	}
 	for _, row := range p.Rows {
 		if row.Diff != nil && !strings.Contains(row.Diff.Method, "moving-block bootstrap, blocks of ") {
 			t.Errorf("%s interval by %q, want a moving-block bootstrap", row.Stat, row.Diff.Method)
@@ -65,7 +75,8 @@ func TestCompareDependentRunsOfOneProcess(t *testing.T) {
 			t.Errorf("%s: serial %+v; want lag 1 near 0.8, about 110 effective of 1000, blocks", run.Label, s)
 		}
 		if !slices.ContainsFunc(r.Notes, func(n string) bool {
-			return strings.HasPrefix(n, run.Label+": its 1000 samples are serially dependent")
+			return strings.HasPrefix(n, run.Label+": its 1000 samples are serially dependent") &&
+				strings.HasSuffix(n, "and the Kolmogorov-Smirnov test a multiplier bootstrap over the same blocks")
 		}) {
 			t.Errorf("no note on %s's dependence: %q", run.Label, r.Notes)
 		}

@@ -118,23 +118,34 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	if p.Test == stats.SerialMannWhitneyTest {
 		mw = "Mann-Whitney U for dependent samples"
 	}
-	ks := ""
-	if dependent(a, b) {
-		// The Kolmogorov-Smirnov p-value has no form for dependent
-		// samples here: said to be the i.i.d. one, and decides nothing.
-		ks = " (as if independent)"
+	ks, asIf := ksName(p.KS), ""
+	if !p.KS.Dependent() && dependent(a, b) {
+		// A document written before the dependent p-value was: its p
+		// is the i.i.d. one, and said to be.
+		asIf = " (as if independent)"
 	}
-	writeProse(w, fmt.Sprintf("%s = %.0f, %s (P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s%s",
-		mw, p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, p.KS.D, stats.FormatP(p.KS.P), ks), 2, mw, "Kolmogorov-Smirnov D", ks)
+	writeProse(w, fmt.Sprintf("%s = %.0f, %s (P(A > B) = %.2f); %s D = %.3f, %s%s",
+		mw, p.MWU.U, stats.FormatP(p.PAdjusted), p.MWU.Superiority, ks, p.KS.D, stats.FormatP(p.KS.P), asIf), 2, mw, ks+" D", asIf)
 	if p.ByDiff != nil && dependent(a, b) {
 		writeProse(w, "intervals: "+p.ByDiff.Method, 2)
 	}
 }
 
+// ksName is the short name of a pair's Kolmogorov-Smirnov test.
+func ksName(k stats.KS) string {
+	if k.Dependent() {
+		return "Kolmogorov-Smirnov for dependent samples"
+	}
+	return "Kolmogorov-Smirnov"
+}
+
 // testName is the short name of a pair's rank test.
 func testName(t string) string {
-	if t == stats.SerialMannWhitneyTest {
+	switch t {
+	case stats.SerialMannWhitneyTest:
 		return "Mann-Whitney for dependent samples"
+	case stats.SerialSpreadTest:
+		return "Mann-Whitney for dependent samples on deviations from the median"
 	}
 	return "Mann-Whitney"
 }

@@ -107,8 +107,12 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(short) > 0 {
 			writeProse(w, "no interval, too few interruptions per run for: "+strings.Join(short, ", "), 2, short...)
 		}
-		writeProse(w, fmt.Sprintf("Mann-Whitney U = %.0f, %s (Holm; P(A > B) = %.2f); Kolmogorov-Smirnov D = %.3f, %s",
-			l.MWU.U, stats.FormatP(l.PAdjusted), l.MWU.Superiority, l.KS.D, stats.FormatP(l.KS.P)), 2, "Mann-Whitney U", "Kolmogorov-Smirnov D")
+		mw, ks := "Mann-Whitney U", ksName(l.KS)
+		if l.Test == stats.SerialMannWhitneyTest {
+			mw = "Mann-Whitney U for dependent samples"
+		}
+		writeProse(w, fmt.Sprintf("%s = %.0f, %s (Holm; P(A > B) = %.2f); %s D = %.3f, %s",
+			mw, l.MWU.U, stats.FormatP(l.PAdjusted), l.MWU.Superiority, ks, l.KS.D, stats.FormatP(l.KS.P)), 2, mw, ks+" D")
 	}
 }
 

@@ -146,9 +146,10 @@ func sweepSerial(w io.Writer, r *sweep.Result) {
 	fmt.Fprintln(w)
 	writeProse(w, "lag-1 autocorrelation, effective samples: "+strings.Join(serial, "; "), 2, serial...)
 	test := testName(r.Verdict.Test)
-	if r.Verdict.Test != stats.SerialMannWhitneyTest {
-		// The rank test of spread (--rank-by stdev) compares deviations
-		// from the median, which keep no order.
+	if !stats.SerialTest(r.Verdict.Test) {
+		// A sweep written before the rank test of spread (--rank-by
+		// stdev) took the deviations from the median in measurement
+		// order: it counted them as independent.
 		test += " on deviations from the median (as if independent)"
 	}
 	line := "best vs default: " + test

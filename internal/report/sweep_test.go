@@ -169,13 +169,20 @@ func TestPrintSweepSerial(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	// Ranked by stdev the rank test compares deviations from the median,
-	// in no order: said to be the i.i.d. one.
-	dep.Verdict.Test = "Mann-Whitney U on absolute deviations from the median"
+	// Ranked by stdev the rank test compares deviations from the median
+	// in measurement order, named so; a sweep written before it did
+	// counted them as independent, and is said to have.
+	dep.Verdict.Test = stats.SerialSpreadTest
+	b.Reset()
+	Sweep(&b, dep)
+	if !strings.Contains(b.String(), "Mann-Whitney for dependent samples on deviations from the median") || strings.Contains(b.String(), "as if") {
+		t.Errorf("the stdev test is not said to be the one for dependent samples:\n%s", b.String())
+	}
+	dep.Verdict.Test = stats.SpreadTest
 	b.Reset()
 	Sweep(&b, dep)
 	if !strings.Contains(b.String(), "Mann-Whitney on deviations from the median (as if independent)") {
-		t.Errorf("the stdev test is not said to be the i.i.d. one:\n%s", b.String())
+		t.Errorf("an older sweep's stdev test is not said to be the i.i.d. one:\n%s", b.String())
 	}
 	for _, l := range strings.Split(out, "\n") {
 		if utf8.RuneCountInString(l) > 80 {

@@ -125,7 +125,8 @@ const (
 	// direction (latlab sweep, where the best of many treatments looks good
 	// by chance and one outlier moves a mean a long way but a rank only by
 	// one). For Stdev the test compares absolute deviations from each
-	// sample's median, a rank test of spread (Brown-Forsythe's idea).
+	// sample's median, a rank test of spread (Brown-Forsythe's idea),
+	// in measurement order by MannWhitneySerial when a side is dependent.
 	IntervalAndRanks
 	// IntervalAndRounds: the Holm-adjusted signed-rank test over the
 	// rounds of a blocked experiment (CompareOptions.Rounds) must agree
@@ -158,7 +159,9 @@ type CompareOptions struct {
 	// dependence (sweep's and try's randomized rounds and blocks, which
 	// leave them nil). When either is measurably dependent (SerialOf),
 	// the interval is a moving-block bootstrap (Bootstrap.DiffCISerial)
-	// and the rank test MannWhitneySerial; otherwise nothing changes.
+	// and the rank test MannWhitneySerial (of the deviations from the
+	// median in measurement order, for Stdev under IntervalAndRanks);
+	// otherwise nothing changes.
 	OrderedA, OrderedB []int64
 }
 
@@ -233,10 +236,18 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	}
 	ta, tb := a, b
 	var m MWU
+	spread := o.Rule == IntervalAndRanks && o.By == Stdev
 	switch {
-	case o.Rule == IntervalAndRanks && o.By == Stdev:
+	case spread && c.Dependent():
+		// The deviations in the order of the samples they are of: a
+		// burst that delays several samples in a row widens several
+		// deviations in a row.
+		ta, tb = absDevOrdered(a, o.OrderedA), absDevOrdered(b, o.OrderedB)
+		m = MannWhitneySerial(ta, tb, o.OrderedA != nil, o.OrderedB != nil)
+		c.Test = SerialSpreadTest
+	case spread:
 		ta, tb = absDev(a), absDev(b)
-		c.Test = "Mann-Whitney U on absolute deviations from the median"
+		c.Test = SpreadTest
 	case c.Dependent():
 		// Each side in measurement order when it has one; a side without
 		// is tested as independent samples.
@@ -249,7 +260,7 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 		m = MannWhitneySerial(ta, tb, o.OrderedA != nil, o.OrderedB != nil)
 		c.Test = SerialMannWhitneyTest
 	}
-	if c.Test != SerialMannWhitneyTest {
+	if !SerialTest(c.Test) {
 		var err error
 		if m, err = MannWhitney(ta, tb); err != nil { // an empty side: nothing to test
 			m = MWU{P: 1}
@@ -381,10 +392,18 @@ func ascending(s []int64) []int64 {
 
 // absDev returns |x - median(x)| of ascending samples: their spread, as a
 // rank test of scale compares it.
-func absDev(sorted []int64) []int64 {
+func absDev(sorted []int64) []int64 { return absDevOrdered(sorted, nil) }
+
+// absDevOrdered returns |x - median(x)| of the samples, sorted ascending,
+// in the order of ordered (the same samples in measurement order) when it
+// is not nil, in ascending order of x otherwise.
+func absDevOrdered(sorted, ordered []int64) []int64 {
 	m := QuantileSorted(sorted, 50)
-	out := make([]int64, len(sorted))
-	for i, v := range sorted {
+	if ordered == nil {
+		ordered = sorted
+	}
+	out := make([]int64, len(ordered))
+	for i, v := range ordered {
 		out[i] = max(v-m, m-v)
 	}
 	return out

@@ -10,24 +10,37 @@ import (
 // KS is the two-sample Kolmogorov-Smirnov test: D is the largest distance
 // between the two empirical CDFs (gonum's stat.KolmogorovSmirnov), P its
 // asymptotic p-value from the Kolmogorov distribution at
-// sqrt(n*m/(n+m))*D, as R's ks.test(exact = FALSE). Ties make P
-// conservative.
+// sqrt(n*m/(n+m))*D, as R's ks.test(exact = FALSE), or for serially
+// dependent samples from a multiplier bootstrap (KolmogorovSmirnovSerial).
+// Ties make P conservative.
 type KS struct {
 	D float64 `json:"d"`
 	P float64 `json:"p"`
+	// Test names the test P is from: KSTest, or SerialKSTest when a
+	// side's samples are serially dependent. Absent in documents written
+	// before it was added, whose P is KSTest's.
+	Test string `json:"test,omitempty"`
+	// Replicates and Grid are the multiplier bootstrap's replicates and
+	// the points of t it compared the CDFs at (SerialKSTest only).
+	Replicates int `json:"replicates,omitempty"`
+	Grid       int `json:"grid_points,omitempty"`
 }
 
-// KolmogorovSmirnov compares two samples.
+// Dependent reports whether P is the p-value for serially dependent
+// samples.
+func (k KS) Dependent() bool { return k.Test == SerialKSTest }
+
+// KolmogorovSmirnov compares two samples as independent ones.
 func KolmogorovSmirnov(x, y []int64) KS {
 	if len(x) == 0 || len(y) == 0 {
-		return KS{D: math.NaN(), P: math.NaN()}
+		return KS{D: math.NaN(), P: math.NaN(), Test: KSTest}
 	}
 	fx, fy := toFloat(x), toFloat(y)
 	slices.Sort(fx)
 	slices.Sort(fy)
 	d := stat.KolmogorovSmirnov(fx, nil, fy, nil)
 	n, m := float64(len(x)), float64(len(y))
-	return KS{D: d, P: KolmogorovSurvival(math.Sqrt(n*m/(n+m)) * d)}
+	return KS{D: d, P: KolmogorovSurvival(math.Sqrt(n*m/(n+m)) * d), Test: KSTest}
 }
 
 // KolmogorovSurvival is P(K > x) for the Kolmogorov distribution, the

@@ -10,6 +10,21 @@ import (
 // SerialMannWhitneyTest names MannWhitneySerial in results.
 const SerialMannWhitneyTest = "Mann-Whitney U, variance from the long-run variance of the Hájek projections (serially dependent samples)"
 
+// SpreadTest names the Mann-Whitney test of absolute deviations from
+// each side's median (Compare's rank test of Stdev) in results, and
+// SerialSpreadTest its form for serially dependent samples: the
+// deviations in measurement order, tested by MannWhitneySerial.
+const (
+	SpreadTest       = "Mann-Whitney U on absolute deviations from the median"
+	SerialSpreadTest = "Mann-Whitney U on absolute deviations from the median in measurement order, variance from the long-run variance of the Hájek projections (serially dependent samples)"
+)
+
+// SerialTest reports whether the rank test a result names (Comparison's
+// Test) is a form for serially dependent samples.
+func SerialTest(name string) bool {
+	return name == SerialMannWhitneyTest || name == SerialSpreadTest
+}
+
 // MannWhitneySerial is the two-sided test of P(X > Y) + P(X = Y)/2 = 1/2
 // (the Mann-Whitney question) for samples that may be serially dependent.
 // The statistic is the Mann-Whitney U / (n1 n2), a mean of x's mid-ranks

@@ -124,7 +124,9 @@ type Verdict struct {
 	Diff            *stats.CI `json:"diff,omitempty"` // best - reference, in the rank-by statistic
 	// Test names the rank test of the best against the reference: the
 	// i.i.d. Mann-Whitney test or its form for serially dependent
-	// samples (stats.SerialMannWhitneyTest); absent when none was made.
+	// samples (stats.SerialMannWhitneyTest), of the deviations from the
+	// median for --rank-by stdev (stats.SpreadTest,
+	// stats.SerialSpreadTest); absent when none was made.
 	Test string `json:"test,omitempty"`
 	Text string `json:"text"`
 }
@@ -145,7 +147,9 @@ const Alpha = 0.05
 // default, at 5% (ranks: one outlier moves it by one rank), and the
 // rank-by difference's bootstrap interval, Bonferroni-adjusted for the
 // same comparisons, excluding zero. For --rank-by stdev the test compares
-// absolute deviations from each treatment's median, a rank test of spread.
+// absolute deviations from each treatment's median, a rank test of spread
+// (taken in measurement order, with their long-run variance, when a
+// treatment is dependent, as the samples themselves are for the others).
 func Analyze(r *Result, rankBy stats.Statistic, seed uint64) {
 	r.RankBy = rankBy.String()
 	for i := range r.Steps {
@@ -378,13 +382,16 @@ func verdict(r *Result, c stats.Comparison) Verdict {
 	}
 	ci := *c.Interval
 	v := Verdict{Diff: &ci, Distinguishable: c.Verdict == stats.Better, Test: c.Test}
-	mw := fmt.Sprintf("Mann-Whitney %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
-	if c.Test == stats.SerialMannWhitneyTest {
-		mw = fmt.Sprintf("Mann-Whitney for dependent samples %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
+	test := "Mann-Whitney"
+	switch c.Test {
+	case stats.SerialMannWhitneyTest:
+		test = "Mann-Whitney for dependent samples"
+	case stats.SpreadTest:
+		test = "Mann-Whitney on deviations from the median"
+	case stats.SerialSpreadTest:
+		test = "Mann-Whitney for dependent samples on deviations from the median"
 	}
-	if r.RankBy == stats.Stdev.String() {
-		mw = fmt.Sprintf("Mann-Whitney on deviations from the median %s, Holm over %d", stats.FormatP(c.PAdjusted), k)
-	}
+	mw := fmt.Sprintf("%s %s, Holm over %d", test, stats.FormatP(c.PAdjusted), k)
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
 			head, units.NsTrimmed(-ci.Estimate), units.NsTrimmed(-ci.Hi), units.NsTrimmed(-ci.Lo), lvl, mw)
@@ -403,11 +410,11 @@ func serialNotes(r *Result, c stats.Comparison) []string {
 	if r.BestTreatment == r.ReferenceTreatment {
 		return nil
 	}
+	// A note is made only of a dependent side, whose comparison used
+	// the rank test for dependent samples.
 	test := "the Mann-Whitney test uses the long-run variance"
-	if c.Test != stats.SerialMannWhitneyTest {
-		// The rank test of spread compares deviations from the median,
-		// which keep no order: it is the i.i.d. one.
-		test = "the Mann-Whitney test on deviations from the median still counts them as independent"
+	if c.Test == stats.SerialSpreadTest {
+		test = "the Mann-Whitney test on deviations from the median takes them in measurement order and uses their long-run variance"
 	}
 	var notes []string
 	for _, x := range []struct {

@@ -417,6 +417,42 @@ func TestDependentSeparatedTreatments(t *testing.T) {
 	}
 }
 
+// Ranked by stdev, the rank test compares absolute deviations from each
+// treatment's median; when a treatment is dependent it takes them in
+// measurement order with the test for dependent samples (as the mean's
+// ranking does its samples), and the verdict and the notes say so.
+// Without an order it is the i.i.d. test of the deviations.
+func TestDependentStdevRankingUsesSerialTest(t *testing.T) {
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 31))
+		steps := ar1Sweep(rng, 4, 3, 40, 0.8, seed)
+		r := &Result{Steps: steps}
+		Analyze(r, stats.Stdev, seed)
+		if r.BestTreatment == r.ReferenceTreatment {
+			continue // no comparison: the default ranked first
+		}
+		ref, best := r.Treatments[r.ReferenceTreatment], r.Treatments[r.BestTreatment]
+		if (ref.Serial == nil || !ref.Serial.Dependent) && (best.Serial == nil || !best.Serial.Dependent) {
+			t.Fatalf("seed %d: neither side dependent: %+v %+v", seed, ref.Serial, best.Serial)
+		}
+		if r.Verdict.Test != stats.SerialSpreadTest || !strings.Contains(r.Verdict.Text, "Mann-Whitney for dependent samples on deviations from the median ") {
+			t.Errorf("seed %d: verdict %+v; want the test for dependent samples of the deviations", seed, r.Verdict)
+		}
+		notes := strings.Join(r.Notes, "\n")
+		if !strings.Contains(notes, "the Mann-Whitney test on deviations from the median takes them in measurement order and uses their long-run variance") ||
+			strings.Contains(notes, "still counts") {
+			t.Errorf("seed %d: notes:\n%s", seed, notes)
+		}
+		u := &Result{Steps: unordered(steps)}
+		Analyze(u, stats.Stdev, seed)
+		if u.BestTreatment != u.ReferenceTreatment && (u.Verdict.Test != stats.SpreadTest || !strings.Contains(u.Verdict.Text, "Mann-Whitney on deviations from the median ")) {
+			t.Errorf("seed %d, no order: verdict %+v; want the i.i.d. test of the deviations", seed, u.Verdict)
+		}
+		return
+	}
+	t.Fatal("the default ranked first for every seed: no comparison to check")
+}
+
 // Each treatment's interval in the table resamples blocks when its
 // samples in measurement order are dependent: consecutive sleeps delayed
 // together carry less information than as many independent ones, and the
