@@ -156,8 +156,8 @@ type CompareOptions struct {
 	// OrderedA and OrderedB are A's and B's samples in the order they
 	// were measured, nil when the order is unknown (values rebuilt from a
 	// histogram) or when the caller's design already breaks the serial
-	// dependence (sweep's and try's randomized rounds and blocks, which
-	// leave them nil). When either is measurably dependent (SerialOf),
+	// dependence (try's randomized blocks, which leave them nil; sweep
+	// gives them, its passes in the order they ran). When either is measurably dependent (SerialOf),
 	// the interval is a moving-block bootstrap (Bootstrap.DiffCISerial)
 	// and the rank test MannWhitneySerial (of the deviations from the
 	// median in measurement order, for Stdev under IntervalAndRanks);
