@@ -10,20 +10,20 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 )
 
-// lowerBounds sets the readers' bounds on the input and the values to
-// small ones for the rest of the test, so that a bound is proved on an
-// input of kilobytes instead of one of its real size (tens of seconds
-// under the race detector).
-func lowerBounds(t *testing.T, input int64, values int) {
+// lower sets one of the readers' bounds to a smaller value for the rest
+// of the test: a bound is proved on an input of kilobytes instead of one
+// of its real size (tens of seconds under the race detector), and
+// TestBoundsAsDocumented checks the value it has otherwise.
+func lower[T int | int64](t *testing.T, bound *T, to T) {
 	t.Helper()
-	in, v := maxInput, maxValues
-	maxInput, maxValues = input, values
-	t.Cleanup(func() { maxInput, maxValues = in, v })
+	was := *bound
+	*bound = to
+	t.Cleanup(func() { *bound = was })
 }
 
 // The bounds the readers start with are the ones docs/reliability.md
 // states and the errors name; the tests that exceed them lower them
-// first (lowerBounds).
+// first (lower).
 func TestBoundsAsDocumented(t *testing.T) {
 	if maxInput != 32<<20 || maxValues != 262144 || MaxNotes != 100 || maxStatement != 1<<20 || maxDepth != 32 {
 		t.Errorf("bounds %d bytes, %d values, %d notes, %d bytes a command, %d deep; docs/reliability.md says 32 MiB, 262,144, 100, 1 MiB, 32",
@@ -51,7 +51,8 @@ func TestBoundsAsDocumented(t *testing.T) {
 // ones otherwise.
 func TestReadBounds(t *testing.T) {
 	const input, values = 1 << 20, 50
-	lowerBounds(t, input, values)
+	lower(t, &maxInput, input)
+	lower(t, &maxValues, values)
 	readers := []struct {
 		name  string
 		read  func(io.Reader) (*File, error)

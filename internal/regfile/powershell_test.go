@@ -387,9 +387,7 @@ func TestReadPowerShellBounds(t *testing.T) {
 	// a command longer than maxStatement is skipped, and the next read;
 	// one within it is read (the bound lowered: TestBoundsAsDocumented
 	// checks the real one)
-	statement := maxStatement
-	maxStatement = 4096
-	defer func() { maxStatement = statement }()
+	lower(t, &maxStatement, 4096)
 	long := func(n int) string {
 		return "sp HKCU:\\X a '" + strings.Repeat("x", n) + "' -Type String\nsp HKCU:\\X b 1 -Type DWord\n"
 	}
