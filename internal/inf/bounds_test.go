@@ -299,6 +299,10 @@ func TestINFWorkBound(t *testing.T) {
 // the same shape, twice as many install sections naming about 1,200 entries
 // each (1.4 million, past the former 1<<20), lists and reports a device.
 func TestINFWorkOfALargeRealShape(t *testing.T) {
+	// In parallel with the package's other parallel tests: a computation
+	// alone, at the real bounds (the tests that lower them do not run in
+	// parallel).
+	t.Parallel()
 	tg := mustTarget(t, "10.0.22631", "workstation")
 	const sections, regs = 1200, 12
 	var b strings.Builder
