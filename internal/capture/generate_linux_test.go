@@ -16,6 +16,9 @@ import (
 // temporary file, and the two compared. (On Linux, where the suite has a
 // go command; the output does not depend on the host.)
 func TestGeneratedFilesAreCurrent(t *testing.T) {
+	// In parallel with the package's other parallel tests: it waits on
+	// go generate's commands, each writing a file of its own.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go generate's commands")
 	}

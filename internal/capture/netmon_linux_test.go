@@ -101,6 +101,8 @@ func checkFramesTshark(t *testing.T, path string) {
 // The files editcap wrote (1.1, 2.0, 2.1) and files of every media type
 // and version written here, as tshark reads them.
 func TestNetMonMatchesTshark(t *testing.T) {
+	// In parallel, as TestOldPcapMatchesTshark.
+	t.Parallel()
 	paths, _ := filepath.Glob("testdata/netmon/*.cap")
 	if len(paths) < 3 {
 		t.Fatalf("%d NetMon files in testdata/netmon", len(paths))

@@ -10,6 +10,9 @@ import (
 // pcap files of every old format version, as tshark reads them: the
 // same frames at the same times with the same lengths, decoding alike.
 func TestOldPcapMatchesTshark(t *testing.T) {
+	// In parallel with the package's other parallel tests: it mostly
+	// waits on tshark, reading files of its own.
+	t.Parallel()
 	src, err := os.ReadFile("testdata/ssh.pcap")
 	if err != nil {
 		t.Fatal(err)

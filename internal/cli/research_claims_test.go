@@ -104,6 +104,9 @@ func (c researchClaim) figures(re *regexp.Regexp, m []string) (got, want float64
 }
 
 func TestClaimsHoldResearchFigures(t *testing.T) {
+	// In parallel with the package's other parallel tests: it searches
+	// the texts, a computation alone.
+	t.Parallel()
 	texts := claimTexts(t)
 	for _, c := range researchClaims() {
 		found := 0

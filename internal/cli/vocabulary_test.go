@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,32 +188,78 @@ func TestOutputGoesToTheFileOnly(t *testing.T) {
 }
 
 // Ctrl-C, everywhere: the command stops, undoes what it changed, prints
-// what it measured, and latlab exits 130 (sweep exited 3, try 0).
+// what it measured, and latlab exits 130 (sweep exited 3, try 0). The
+// interrupt comes once the command says its run has begun, whenever that
+// is on a loaded machine (the interrupt before the first sample, and
+// after many, have tests of their own in interrupt_test.go).
 func TestInterruptExits130(t *testing.T) {
 	state := testutil.TempDir(t)
-	for _, args := range [][]string{
-		{"sleep", "--samples", "0", "--gap", "0"},
-		{"wake", "--duration", "1h"},
-		{"sweep", "--samples", "2000", "--settle", "0"},
-		{"try", tryKnob, tryValue, "--probe", "sleep", "--blocks", "50", "--state-dir", state},
+	for _, c := range []struct {
+		args    []string
+		started string // on stderr when the run has begun
+	}{
+		{[]string{"sleep", "--samples", "0", "--gap", "0"}, "measuring until Ctrl-C"},
+		{[]string{"wake", "--duration", "1h"}, "measuring for "},
+		{[]string{"sweep", "--samples", "2000", "--settle", "0"}, "latlab sweep: "},
+		{[]string{"try", tryKnob, tryValue, "--probe", "sleep", "--blocks", "50", "--state-dir", state}, "block 1/"},
 	} {
+		args := c.args
 		ctx, cancel := context.WithCancelCause(context.Background())
-		timer := time.AfterFunc(700*time.Millisecond, func() { cancel(&Interrupted{Signal: os.Interrupt}) })
-		var out, errs bytes.Buffer
-		code := Run(ctx, args, &IO{In: strings.NewReader(""), Out: &out, Err: &errs, Root: "/"})
-		timer.Stop()
+		errs := &startWriter{marker: c.started, started: make(chan struct{})}
+		go func() {
+			select {
+			case <-errs.started:
+			case <-time.After(2 * time.Minute): // stuck before its run: stopped, and failed below
+			case <-ctx.Done():
+				return
+			}
+			cancel(&Interrupted{Signal: os.Interrupt})
+		}()
+		var out bytes.Buffer
+		code := Run(ctx, args, &IO{In: strings.NewReader(""), Out: &out, Err: errs, Root: "/"})
 		cancel(nil)
+		select {
+		case <-errs.started:
+		default:
+			t.Errorf("%v: stderr never said %q before it ended:\n%s", args, c.started, errs)
+		}
 		if code != 130 {
-			t.Errorf("%v interrupted: exit %d, want 130\n%s%s", args, code, out.String(), errs.String())
+			t.Errorf("%v interrupted: exit %d, want 130\n%s%s", args, code, out.String(), errs)
 		}
 		if !strings.Contains(errs.String(), "latlab: interrupted") {
-			t.Errorf("%v interrupted: stderr %q does not say so", args, errs.String())
+			t.Errorf("%v interrupted: stderr %q does not say so", args, errs)
 		}
 		// What was measured is printed, marked interrupted.
 		if args[0] == "sweep" && !strings.Contains(out.String(), "latlab sweep: interrupted: ") {
 			t.Errorf("sweep interrupted printed nothing of what it measured:\n%s", out.String())
 		}
 	}
+}
+
+// startWriter keeps what a command writes, safe for its goroutines and
+// the test's, and closes started once the text holds marker.
+type startWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	marker  string
+	started chan struct{}
+}
+
+func (w *startWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.marker != "" && strings.Contains(w.buf.String(), w.marker) {
+		w.marker = ""
+		close(w.started)
+	}
+	return len(p), nil
+}
+
+func (w *startWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 // wake and sleep answer first in the check-up's words and units: the

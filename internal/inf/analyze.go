@@ -459,8 +459,8 @@ func list(f *File, t Target, lang string, load Loader, w *work) (*Listing, error
 			for _, md := range models {
 				listed += 1 + len(md.HardwareIDs)
 			}
-			if listed > MaxListed {
-				return nil, &ParseError{Line: f.Section(c.Section).Line, Msg: fmt.Sprintf("its models sections list more than %d devices and IDs (the limit was reached in [%s]): expected a driver INF's models sections, which list far fewer", MaxListed, textdec.Clip(c.Section))}
+			if listed > maxListed {
+				return nil, &ParseError{Line: f.Section(c.Section).Line, Msg: fmt.Sprintf("its models sections list more than %d devices and IDs (the limit was reached in [%s]): expected a driver INF's models sections, which list far fewer", maxListed, textdec.Clip(c.Section))}
 			}
 			l.note(notes...)
 			st := sectionTarget(c.Decoration, t)

@@ -66,7 +66,19 @@ const (
 	MaxListed = 1 << 18
 )
 
-// work counts the entries an analysis has processed (MaxApplied).
+// The bounds as the analysis applies them: always the constants above,
+// variables only so that a test can lower them and prove each bound on
+// an input of kilobytes (TestBoundsAsDocumented checks the values they
+// start at).
+var (
+	maxApplied        = MaxApplied
+	maxEntries        = MaxEntries
+	maxFields         = MaxFields
+	maxExpanded int64 = MaxExpanded
+	maxListed         = MaxListed
+)
+
+// work counts the entries an analysis has processed (maxApplied).
 type work struct {
 	entries int
 	sizes   map[*Section]int
@@ -74,7 +86,7 @@ type work struct {
 
 // charge counts the entries of sec, each comma-separated field of a
 // line one entry (AddReg=R,R,R is three), and fails once the analysis
-// has processed more than MaxApplied.
+// has processed more than maxApplied.
 func (w *work) charge(f *File, sec *Section) error {
 	n, ok := w.sizes[sec]
 	if !ok {
@@ -87,14 +99,14 @@ func (w *work) charge(f *File, sec *Section) error {
 		w.sizes[sec] = n
 	}
 	w.entries += n
-	if w.entries > MaxApplied {
-		return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("following the install sections of %s takes more than %d section entries (the limit was reached in [%s]): expected Needs= and AddReg= that name sections a few times, not thousands", f.Name, MaxApplied, textdec.Clip(sec.Name))}
+	if w.entries > maxApplied {
+		return &ParseError{Line: sec.Line, Msg: fmt.Sprintf("following the install sections of %s takes more than %d section entries (the limit was reached in [%s]): expected Needs= and AddReg= that name sections a few times, not thousands", f.Name, maxApplied, textdec.Clip(sec.Name))}
 	}
 	return nil
 }
 
-// over reports whether the analysis ran out of work (MaxApplied).
-func (w *work) over() bool { return w.entries > MaxApplied }
+// over reports whether the analysis ran out of work (maxApplied).
+func (w *work) over() bool { return w.entries > maxApplied }
 
 // noteSet keeps a list of notes once each, at most MaxNotes of them: a
 // map instead of a search of the list, which made a file of many bad

@@ -27,6 +27,61 @@ func parseString(t testing.TB, s string) *File {
 	return f
 }
 
+// lower sets one of the analysis's bounds to a smaller value for the
+// rest of the test: a bound is proved on an input of kilobytes instead of
+// one of its real size (seconds each under the race detector), and
+// TestBoundsAsDocumented checks the value it has otherwise.
+func lower[T int | int64](t *testing.T, bound *T, to T) {
+	t.Helper()
+	was := *bound
+	*bound = to
+	t.Cleanup(func() { *bound = was })
+}
+
+// The bounds the analysis starts with are the ones the docs state and
+// the errors name; the tests that exceed them lower them first.
+func TestBoundsAsDocumented(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"MaxInput", MaxInput, 32 << 20},
+		{"maxApplied", int64(maxApplied), 2_097_152},
+		{"MaxNeedsDepth", MaxNeedsDepth, 64},
+		{"MaxNotes", MaxNotes, 1000},
+		{"maxEntries", int64(maxEntries), 1 << 19},
+		{"maxFields", int64(maxFields), 1 << 20},
+		{"maxExpanded", maxExpanded, 64 << 20}, // "tokens expand to more than 64 MiB"
+		{"maxListed", int64(maxListed), 262_144},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	for doc, says := range map[string][]string{
+		"../../docs/reliability.md": {
+			"processes at most 2,097,152 section entries",
+			"Needs chain deeper than 64 sections is an error",
+			"keeps 1,000 notes",
+		},
+		"../../docs/commands/inf.md": {
+			"(`MaxApplied` allows 2,097,152)",
+			"(`MaxListed`, 262,144)",
+		},
+	} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, s := range says {
+			if !strings.Contains(text, s) {
+				t.Errorf("%s does not say %q", doc, s)
+			}
+		}
+	}
+}
+
 // entries counts the entries of the named sections the way a reader who
 // applies each of them once would: one per field, at least one per line.
 func entries(f *File, names ...string) int {
@@ -201,9 +256,10 @@ func TestINFListFollowsEachInstallSectionOnce(t *testing.T) {
 // followed, so one analysis shares a bound; past it the analysis stops
 // with a bad-input error naming the limit.
 func TestINFWorkBound(t *testing.T) {
+	lower(t, &maxApplied, 20_000)
 	tg := mustTarget(t, "10.0.22631", "workstation")
 	big := addregBody("Big", 1000) // 2,000 lines
-	sections := MaxApplied/2000 + 10
+	sections := maxApplied/2000 + 10
 	var b strings.Builder
 	b.WriteString("[Version]\n[Manufacturer]\n%M%=A,NTamd64\n[Strings]\nM=m\n[A.NTamd64]\n")
 	for i := 0; i < sections; i++ {
@@ -216,11 +272,11 @@ func TestINFWorkBound(t *testing.T) {
 	f := parseString(t, b.String())
 	w := &work{}
 	_, err := list(f, tg, "", nil, w)
-	if err == nil || !strings.Contains(err.Error(), "more than "+strconv.Itoa(MaxApplied)+" section entries") {
-		t.Fatalf("err %v, want the limit of %d entries named", err, MaxApplied)
+	if err == nil || !strings.Contains(err.Error(), "more than "+strconv.Itoa(maxApplied)+" section entries") {
+		t.Fatalf("err %v, want the limit of %d entries named", err, maxApplied)
 	}
-	if w.entries > MaxApplied+entries(f, "Big")+1 {
-		t.Errorf("%d entries processed past the limit of %d", w.entries, MaxApplied)
+	if w.entries > maxApplied+entries(f, "Big")+1 {
+		t.Errorf("%d entries processed past the limit of %d", w.entries, maxApplied)
 	}
 	// The same for one device: its donor search follows every install section.
 	if _, err := Analyze(f, `PCI\VEN_1`, tg, "", nil); err == nil || !strings.Contains(err.Error(), "section entries") {
@@ -243,6 +299,10 @@ func TestINFWorkBound(t *testing.T) {
 // the same shape, twice as many install sections naming about 1,200 entries
 // each (1.4 million, past the former 1<<20), lists and reports a device.
 func TestINFWorkOfALargeRealShape(t *testing.T) {
+	// In parallel with the package's other parallel tests: a computation
+	// alone, at the real bounds (the tests that lower them do not run in
+	// parallel).
+	t.Parallel()
 	tg := mustTarget(t, "10.0.22631", "workstation")
 	const sections, regs = 1200, 12
 	var b strings.Builder
@@ -383,43 +443,57 @@ func TestSectionFoundByItsOwnName(t *testing.T) {
 // of fields (12 GB), a long string named many times (a 1 MiB file asked
 // for 5 GB), and many models lines. Each is refused naming its limit,
 // with the work in proportion to the limit, not to what the file asks.
+// The bounds are lowered (fewer entries than fields, unlike the real
+// ones, so that each of the two is reached alone).
 func TestINFSizeBounds(t *testing.T) {
+	lower(t, &maxEntries, 1000)
+	lower(t, &maxFields, 4096)
+	lower(t, &maxListed, 300)
+	lower(t, &maxExpanded, 1<<20)
 	tg := mustTarget(t, "10.0.22631", "workstation")
 	head := "[Version]\n[Manufacturer]\nX=M\n[M]\n"
 	for _, c := range []struct {
 		name, inf, want string
 	}{
-		{"entries", head + strings.Repeat("a=b,c\n", MaxEntries+1), fmt.Sprintf("line %d: more than %d entries", MaxEntries+4, MaxEntries)},
-		{"fields of one line", head + "d=I" + strings.Repeat(",a", MaxFields) + "\n", "line 5: more than"},
-		{"fields of many lines", head + strings.Repeat("d=I"+strings.Repeat(",a", 99)+"\n", MaxFields/100+1), fmt.Sprintf("%d fields in its sections", MaxFields)},
+		{"entries", head + strings.Repeat("a=b,c\n", maxEntries+1), fmt.Sprintf("line %d: more than %d entries", maxEntries+4, maxEntries)},
+		// one field past the bound (X=M in head is one): the bound is
+		// exact here, as the line numbers make it for the entries
+		{"fields of one line", head + "d=I" + strings.Repeat(",a", maxFields-1) + "\n", "line 5: more than"},
+		{"fields of many lines", head + strings.Repeat("d=I"+strings.Repeat(",a", 99)+"\n", maxFields/100+1), fmt.Sprintf("%d fields in its sections", maxFields)},
 	} {
 		_, err := Parse(strings.NewReader(c.inf), "hostile.inf")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one with %q", c.name, err, c.want)
 		}
 	}
-	// Models lines within the parse bounds, beyond what a listing shows.
-	f := parseString(t, head+strings.Repeat("d=I,PCI\\VEN_1,PCI\\CC_02\n", MaxListed/3+1))
-	if _, err := List(f, tg, "", nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("list more than %d devices and IDs (the limit was reached in [M])", MaxListed)) {
+	parseString(t, head+"d=I"+strings.Repeat(",a", maxFields-2)+"\n") // at the bound
+	parseString(t, head+strings.Repeat("a=b\n", maxEntries-1))
+	// Models lines within the parse bounds, beyond what a listing shows
+	// (a device and its two IDs, three a line); at the bound, listed.
+	models := func(n int) *File { return parseString(t, head+strings.Repeat("d=I,PCI\\VEN_1,PCI\\CC_02\n", n)) }
+	if _, err := List(models(maxListed/3+1), tg, "", nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("list more than %d devices and IDs (the limit was reached in [M])", maxListed)) {
 		t.Errorf("models: err %v", err)
 	}
-	// A 64 KiB string named MaxExpanded/64Ki+1 times in one line: the
+	if _, err := List(models(maxListed/3), tg, "", nil); err != nil {
+		t.Errorf("models at the bound: %v", err)
+	}
+	// A 64 KiB string named maxExpanded/64Ki+1 times in one line: the
 	// substitution stops at the bound instead of producing every copy,
 	// and the listing is refused.
-	long := head + "d=I" + strings.Repeat(",%X%", MaxExpanded/(64<<10)+1) + "\n[Strings]\nX=\"" + strings.Repeat("a", 64<<10) + "\"\n"
-	f = parseString(t, long)
+	long := head + "d=I" + strings.Repeat(",%X%", int(maxExpanded/(64<<10))+1) + "\n[Strings]\nX=\"" + strings.Repeat("a", 64<<10) + "\"\n"
+	f := parseString(t, long)
 	if _, err := List(f, tg, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if !f.Overexpanded() || f.expanded > MaxExpanded+1 {
-		t.Errorf("expanded %d bytes (overexpanded %v), want the bound %d", f.expanded, f.Overexpanded(), MaxExpanded)
+	if !f.Overexpanded() || f.expanded > maxExpanded+1 {
+		t.Errorf("expanded %d bytes (overexpanded %v), want the bound %d", f.expanded, f.Overexpanded(), maxExpanded)
 	}
 	dir := testutil.TempDir(t)
 	if err := os.WriteFile(filepath.Join(dir, "x.inf"), []byte(long), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Run(context.Background(), Options{File: filepath.Join(dir, "x.inf"), OS: "10.0.22631", Product: "workstation", Arch: "amd64"})
-	if !badinput.Is(err) || !strings.Contains(err.Error(), "tokens expand to more than 64 MiB") {
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "tokens expand to more than 1 MiB") {
 		t.Errorf("Run: err %v", err)
 	}
 }

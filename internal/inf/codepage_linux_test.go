@@ -14,6 +14,9 @@ import (
 // The language IDs ansiCodePage tells code pages by are winnt.h's: the
 // MinGW-w64 compiler checks each against the header's LANG_*/SUBLANG_*.
 func TestLangIDsMatchWinnt(t *testing.T) {
+	// In parallel with the package's other parallel tests: it waits on
+	// the compiler, checking a file of its own.
+	t.Parallel()
 	gcc := testutil.NeedTool(t, "x86_64-w64-mingw32-gcc")
 	var src strings.Builder
 	src.WriteString("#include <windows.h>\n")

@@ -48,7 +48,7 @@ type File struct {
 	// of the section per %strkey% made a file of many strings and many
 	// tokens quadratic (0.8 MB took 5 s).
 	strs map[string]map[string]string
-	// expanded counts the bytes Expand produced (MaxExpanded).
+	// expanded counts the bytes Expand produced (maxExpanded).
 	expanded int64
 }
 
@@ -311,11 +311,11 @@ func parseLines(txt textdec.Text, name string) (*File, error) {
 				f.notef(start, "a control character (0x%02X) is read as a character of its key or value, as SetupAPI reads it", t[j])
 			}
 		}
-		l, ok := splitLine(t, start, MaxFields-fields)
+		l, ok := splitLine(t, start, maxFields-fields)
 		entries++
 		fields += len(l.Fields)
-		if !ok || entries > MaxEntries {
-			return nil, &ParseError{Line: start, Msg: fmt.Sprintf("more than %d entries or %d fields in its sections: expected a driver INF", MaxEntries, MaxFields)}
+		if !ok || entries > maxEntries {
+			return nil, &ParseError{Line: start, Msg: fmt.Sprintf("more than %d entries or %d fields in its sections: expected a driver INF", maxEntries, maxFields)}
 		}
 		cur.Lines = append(cur.Lines, l)
 	}
@@ -679,7 +679,7 @@ func (f *File) Languages() []string {
 
 // Expand substitutes %token% from the string sections; %% is a literal %.
 // An undefined token is left as written, as SetupAPI does. All the
-// substitutions of one File produce at most MaxExpanded bytes (a token
+// substitutions of one File produce at most maxExpanded bytes (a token
 // can name a long string, and a short line can name it many times): past
 // that, s comes back as it is and Overexpanded says so.
 func (f *File) Expand(s, lang string) string {
@@ -705,8 +705,8 @@ func (f *File) Expand(s, lang string) string {
 		case tok == "":
 			b.WriteByte('%')
 		case ok:
-			if f.expanded+int64(b.Len()+len(v)) > MaxExpanded {
-				f.expanded = MaxExpanded + 1
+			if f.expanded+int64(b.Len()+len(v)) > maxExpanded {
+				f.expanded = maxExpanded + 1
 				return in
 			}
 			b.WriteString(v)
@@ -719,7 +719,7 @@ func (f *File) Expand(s, lang string) string {
 	return b.String()
 }
 
-// Overexpanded reports whether substitution reached MaxExpanded, after
+// Overexpanded reports whether substitution reached maxExpanded, after
 // which strings were left unexpanded: what was read from them is not the
 // INF's.
-func (f *File) Overexpanded() bool { return f.expanded > MaxExpanded }
+func (f *File) Overexpanded() bool { return f.expanded > maxExpanded }

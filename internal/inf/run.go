@@ -64,12 +64,12 @@ func (o Options) Validate() error {
 }
 
 // overexpanded is the error of an INF whose %strkey% tokens expanded past
-// MaxExpanded: the answer was read from strings left unexpanded.
+// maxExpanded: the answer was read from strings left unexpanded.
 func overexpanded(name string, f *File) error {
 	if !f.Overexpanded() {
 		return nil
 	}
-	return badinput.Errorf("%s: its %%strkey%% tokens expand to more than %d MiB: expected [Strings] values named a few times each", name, MaxExpanded>>20)
+	return badinput.Errorf("%s: its %%strkey%% tokens expand to more than %d MiB: expected [Strings] values named a few times each", name, maxExpanded>>20)
 }
 
 // Run reads the INF and follows its install chain: for every device

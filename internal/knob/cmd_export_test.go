@@ -14,7 +14,7 @@ import (
 // OS's knobs, never latlab's own timer slack; an undo export holds the
 // originals of the changes still in place, and names a damaged entry.
 func TestRunExport(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := testutil.TempDir(t)
 	x, err := RunExport(context.Background(), ExportOptions{Env: env, StateDir: state})

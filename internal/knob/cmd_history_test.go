@@ -16,7 +16,7 @@ import (
 // history lists every change with its state, reads a missing journal as
 // empty without making its directory, and names what is damaged.
 func TestRunHistory(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := filepath.Join(testutil.TempDir(t), "state")
 	h, err := RunHistory(context.Background(), HistoryOptions{StateDir: state})

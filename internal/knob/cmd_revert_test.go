@@ -48,7 +48,7 @@ func setBehind(t *testing.T, env *Env, name, value string) {
 // value someone else changed since stops it unless forced; a second
 // revert finds nothing to do.
 func TestRunRevert(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := testutil.TempDir(t)
 	set := func() {
@@ -106,7 +106,7 @@ func TestRunRevert(t *testing.T) {
 // A damaged journal entry is left alone, named in the result for the
 // text, and the revert says that not everything was reverted.
 func TestRunRevertDamaged(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := testutil.TempDir(t)
 	if _, err := RunSet(context.Background(), SetOptions{Knob: n.name, Value: n.set, StateDir: state, Env: env}); err != nil {

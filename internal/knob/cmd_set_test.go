@@ -29,7 +29,7 @@ func getValue(t *testing.T, env *Env, name string) string {
 // A dry run plans and renders the script, and writes neither the knob
 // nor the journal.
 func TestRunSetDryRun(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := filepath.Join(testutil.TempDir(t), "state")
 	for _, format := range []string{"", FormatReg, FormatPS1, FormatSh} {
@@ -57,7 +57,7 @@ func TestRunSetDryRun(t *testing.T) {
 }
 
 func TestRunSetBadInput(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	state := testutil.TempDir(t)
 	for _, c := range []struct {
@@ -84,7 +84,7 @@ func TestRunSetBadInput(t *testing.T) {
 // root and state directory it was given; setting the value it already
 // holds changes nothing.
 func TestRunSet(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	n := native()
 	state := testutil.TempDir(t)
 	res, err := RunSet(context.Background(), SetOptions{Knob: n.name, Value: n.set, Root: root, StateDir: state, Env: env})
@@ -114,7 +114,7 @@ func TestRunSet(t *testing.T) {
 // Without the right to change settings, a set says so before it opens
 // the journal.
 func TestRunSetNotPrivileged(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	env.Privileged = func() error { return errors.New("needs root") }
 	state := filepath.Join(testutil.TempDir(t), "state")
@@ -145,7 +145,7 @@ func TestRunSetWarnings(t *testing.T) {
 		{name: "unreadable record", err: errors.New("permission denied"), want: []string{"experiment record: permission denied"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			env, _, _, root := testEnv(t)
+			env, _, _, root := testEnvTree(t)
 			state := testutil.TempDir(t)
 			if _, err := RunSet(context.Background(), SetOptions{Knob: n.name, Value: n.set, StateDir: state, Env: env}); err != nil {
 				t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // empty, so it was left by a write cut short, and its real value is in
 // the journal.
 func TestSetRefusesEmptyOriginal(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
 	os.WriteFile(p, nil, 0o644)
 	dir := testutil.TempDir(t)
@@ -36,7 +36,7 @@ func TestSetRefusesEmptyOriginal(t *testing.T) {
 // revert restores from the journal into a file a cut-short write left
 // empty, instead of calling it someone else's change.
 func TestRevertRestoresIntoEmptyFile(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "3"}})
 	p := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")

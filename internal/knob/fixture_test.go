@@ -94,10 +94,21 @@ func windowsRegistry() *knobtest.Mem {
 	return m
 }
 
-// testEnv is an Env over the fixture tree and the in-memory registry and
-// BCD store, on a Windows 11 client.
+// testEnv is an Env over the in-memory registry and BCD store, on a
+// Windows 11 client, with a file backend rooted in an empty directory:
+// the Linux knobs find none of their files there. Tests that read or
+// write those files take testEnvTree, whose root holds linuxTree; most
+// tests touch no file of it, and writing it for each of them was wasted.
 func testEnv(t testing.TB) (*Env, *knobtest.Mem, *knobtest.Mem, string) {
-	root := linuxTree(t)
+	return envAt(testutil.TempDir(t))
+}
+
+// testEnvTree is testEnv with the Linux files of linuxTree.
+func testEnvTree(t testing.TB) (*Env, *knobtest.Mem, *knobtest.Mem, string) {
+	return envAt(linuxTree(t))
+}
+
+func envAt(root string) (*Env, *knobtest.Mem, *knobtest.Mem, string) {
 	reg := windowsRegistry()
 	bcd := knobtest.NewMem()
 	env := &Env{

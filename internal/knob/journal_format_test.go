@@ -20,7 +20,7 @@ import (
 // and returns the journal file: small, since the bit-flip test decodes it
 // once per bit.
 func sampleJournal(t *testing.T) (env *Env, dir string, file []byte) {
-	env, _, _, _ = testEnv(t)
+	env, _, _, _ = testEnvTree(t)
 	dir = testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{
 		{"tcp-recovery", Selector{}, "rack,no-dupthresh"},
@@ -48,7 +48,7 @@ func sampleJournal(t *testing.T) (env *Env, dir string, file []byte) {
 // restored, the damaged line stays in the journal as it was, and revert
 // fails as long as it is there.
 func TestRevertLeavesDamagedEntryAlone(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "3"}, {"tcp-dsack", Selector{}, "off"}})
 	p := filepath.Join(dir, journal.File)
@@ -120,7 +120,7 @@ func v1Journal(t *testing.T, dir string, entries ...journal.Entry) {
 // spelled in a way latlab never writes is reported and left alone, not
 // skipped as if it were closed; the next save writes format 2.
 func TestJournalFormat1(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery"), []byte("5\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/tcp_dsack"), []byte("0\n"), 0o644)

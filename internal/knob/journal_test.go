@@ -237,7 +237,7 @@ func TestCrashAtEveryWriteWindowsKnobs(t *testing.T) {
 
 func TestCrashAtEveryWriteLinuxKnobs(t *testing.T) {
 	crashEverywhere(t, linuxSteps, func(t *testing.T) (*Env, func() map[string]string) {
-		env, _, _, root := testEnv(t)
+		env, _, _, root := testEnvTree(t)
 		return env, func() map[string]string { return snapshotTree(t, root) }
 	})
 }
@@ -579,7 +579,7 @@ func (k kernelFiles) Write(l backend.Loc, v backend.Value) error {
 // Apply records what the system stored, not what was written, so a
 // revert finds its own value and is no conflict.
 func TestApplyRecordsWhatTheSystemStored(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	env.Backends[backend.BackendFile] = kernelFiles{backend.Files{Root: root}}
 	dir := testutil.TempDir(t)
 	slack := root + "/proc/4242/timerslack_ns"

@@ -58,7 +58,7 @@ func TestLookupSuggests(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	cases := []struct {
 		knob  string
 		sel   Selector
@@ -431,7 +431,7 @@ func TestDisplayScaling(t *testing.T) {
 }
 
 func TestLinuxReadings(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	if r := get(t, env, "irq-affinity", Selector{}); len(r.Items) != 2 || r.Items[0].Meaning != "allowed on CPUs 0-3, delivered to 2" {
 		t.Errorf("irq-affinity %+v", r.Items)
 	}
@@ -456,7 +456,7 @@ func TestLinuxReadings(t *testing.T) {
 }
 
 func TestScripts(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	var changes []Change
 	for _, s := range windowsSteps[:7] {
 		p, err := plan(env, s.knob, s.sel, s.value)
@@ -557,7 +557,7 @@ func TestClocksourceExplain(t *testing.T) {
 	if len(ex.Text) != 1+len(timer.Clocksources) || !strings.HasPrefix(ex.Text[1], "  acpi_pm ") {
 		t.Errorf("explain: %v", ex.Text)
 	}
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	if r := get(t, env, "clocksource", Selector{}); !strings.HasPrefix(r.Items[0].Meaning, "the CPU's time-stamp counter") {
 		t.Errorf("reading %+v", r.Items[0])
 	}
@@ -613,7 +613,7 @@ func FuzzParseCoalesce(f *testing.F) {
 }
 
 func TestTimerSlackPIDReuse(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"timer-slack", Selector{PID: "4242"}, "1us"}})
 	j, _ := journal.Read(dir)

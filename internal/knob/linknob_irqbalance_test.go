@@ -19,11 +19,12 @@ func svc(active, enabled string) backend.ServiceState {
 	return backend.ServiceState{Active: active, Enabled: enabled}
 }
 
-// serviceEnv is the Linux fixture tree with a systemd in memory holding
-// irqbalance in state st (not installed when st is nil).
+// serviceEnv is a fixture root with a systemd in memory holding
+// irqbalance in state st (not installed when st is nil). The root is
+// empty: the tests write the configuration files they read.
 func serviceEnv(t *testing.T, st *backend.ServiceState) (*Env, *knobtest.Systemctl, string) {
 	t.Helper()
-	root := linuxTree(t)
+	root := testutil.TempDir(t)
 	units := map[string]backend.ServiceState{}
 	if st != nil {
 		units[irqbUnit] = *st

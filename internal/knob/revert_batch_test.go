@@ -21,7 +21,7 @@ import (
 // built from the entry a real set of IRQ 24 records.
 func irqJournal(t testing.TB, n int) (env *Env, root, dir string) {
 	t.Helper()
-	env, _, _, root = testEnv(t)
+	env, _, _, root = testEnvTree(t)
 	dir = testutil.TempDir(t)
 	j, err := journal.Open(dir)
 	if err != nil {
@@ -142,7 +142,7 @@ func TestRevertCrashInChainWithPendingEntry(t *testing.T) {
 	defer func() { safefile.Durable = true }()
 	for k := 1; k <= 3; k++ {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			env, _, _, root := testEnv(t)
+			env, _, _, root := testEnvTree(t)
 			dir := testutil.TempDir(t)
 			applySteps(t, env, dir, []setStep{{"tcp-recovery", Selector{}, "5"}, {"tcp-dsack", Selector{}, "off"}})
 			j, err := journal.Open(dir)

@@ -31,7 +31,7 @@ func native() nativeKnob {
 }
 
 func TestRunList(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	for _, c := range []struct {
 		all  bool
@@ -70,7 +70,7 @@ func TestRunList(t *testing.T) {
 }
 
 func TestRunGet(t *testing.T) {
-	env, _, _, _ := testEnv(t)
+	env, _, _, _ := testEnvTree(t)
 	n := native()
 	other := "rss"
 	if HostOS == "windows" {

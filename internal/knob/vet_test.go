@@ -16,7 +16,7 @@ import (
 // A journal entry that names a file the knob never writes must not make
 // revert write it: here root's revert would add a uid-0 line to passwd.
 func TestRevertRefusesForeignLocation(t *testing.T) {
-	env, reg, _, root := testEnv(t)
+	env, reg, _, root := testEnvTree(t)
 	passwd := filepath.Join(root, "etc", "passwd")
 	os.MkdirAll(filepath.Dir(passwd), 0o755)
 	const orig = "root:x:0:0:root:/root:/bin/sh\n"
@@ -70,7 +70,7 @@ func TestRevertRefusesForeignLocation(t *testing.T) {
 // The right location with an original the knob could never have held:
 // the bytes are not restored either.
 func TestRevertRefusesForeignOriginal(t *testing.T) {
-	env, _, bcd, root := testEnv(t)
+	env, _, bcd, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	ForgeForTest(t, dir,
 		journal.Entry{Knob: "tcp-recovery", Loc: recoveryLoc, Original: backend.FileValue("1\nkernel.modprobe = /tmp/x\n"), New: backend.FileValue("1\n")},
@@ -93,7 +93,7 @@ func TestRevertRefusesForeignOriginal(t *testing.T) {
 // A refused entry does not stop the others: they are restored, and the
 // revert still fails.
 func TestRevertRestoresTheRestAroundARefusedEntry(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	dir := testutil.TempDir(t)
 	applySteps(t, env, dir, []setStep{{"tcp-dsack", Selector{}, "off"}})
 	ForgeForTest(t, dir, journal.Entry{Knob: "tcp-dsack", Loc: fileLoc("etc/shadow"), Original: backend.FileValue("0\n"), New: backend.Absent})
@@ -177,7 +177,7 @@ func TestVet(t *testing.T) {
 
 // set never records an original that revert would refuse.
 func TestApplyRefusesAnOriginalItCouldNotRestore(t *testing.T) {
-	env, _, _, root := testEnv(t)
+	env, _, _, root := testEnvTree(t)
 	rec := filepath.Join(root, "proc/sys/net/ipv4/tcp_recovery")
 	os.WriteFile(rec, []byte("1 2\n"), 0o644)
 	dir := testutil.TempDir(t)

@@ -37,7 +37,7 @@ import (
 // File.Batch is set and File.Other counts the lines that hold no reg
 // command.
 func ReadBatch(r io.Reader) (*File, error) {
-	lines, enc, err := textdec.ReadLines(r, MaxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands")
+	lines, enc, err := textdec.ReadLines(r, maxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands")
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -159,8 +159,8 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 			}
 		}
 		f := b.f
-		if f.Values+len(s.Values) > MaxValues {
-			return badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", b.line, MaxValues)
+		if f.Values+len(s.Values) > maxValues {
+			return badinput.Errorf("line %d: more than %d values: expected a batch file of tweaks", b.line, maxValues)
 		}
 		s.Line = b.line
 		for j := range s.Values {

@@ -104,7 +104,7 @@ const maxDepth = 32
 // most MaxInput bytes into a File: each command a section of its own.
 // File.PowerShell is set and File.Other counts its other commands.
 func ReadPowerShell(r io.Reader) (*File, error) {
-	lines, enc, err := textdec.ReadLines(r, MaxInput, wantPS)
+	lines, enc, err := textdec.ReadLines(r, maxInput, wantPS)
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -888,7 +888,7 @@ func (p *psReader) statement(st *psStmt) error {
 		return nil
 	}
 	if st.tooLong {
-		p.note(n, "a command longer than %d bytes: skipped", MaxStatement)
+		p.note(n, "a command longer than %d bytes: skipped", maxStatement)
 		return nil
 	}
 	if st.param {
@@ -1044,8 +1044,8 @@ func (p *psReader) statement(st *psStmt) error {
 func (p *psReader) add(n int, secs []Section) error {
 	p.f.Commands++
 	for _, s := range secs {
-		if p.f.Values+len(s.Values) > MaxValues {
-			return badinput.Errorf("line %d: more than %d values: expected %s", n, MaxValues, wantPS)
+		if p.f.Values+len(s.Values) > maxValues {
+			return badinput.Errorf("line %d: more than %d values: expected %s", n, maxValues, wantPS)
 		}
 		s.Line = n
 		for j := range s.Values {

@@ -48,7 +48,7 @@ type psStmt struct {
 	toks    []psTok
 	pipeIn  bool // the command's input is piped from the one before
 	pipeOut bool // its output is piped to the next
-	tooLong bool // longer than MaxStatement: its words are not kept
+	tooLong bool // longer than maxStatement: its words are not kept
 	op      byte // & (the call operator) or . (dot-sourcing) before it; 0 for none
 	param   bool // a param(...) block
 }
@@ -174,7 +174,7 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 		default:
 			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
 		}
-		if sc.i-start > MaxStatement && start >= 0 {
+		if sc.i-start > maxStatement && start >= 0 {
 			// the rest of an overlong command is skipped to its line end
 			for sc.i < len(sc.s) && sc.s[sc.i] != '\n' {
 				sc.i++
@@ -684,7 +684,7 @@ func (sc *psScanner) list(depth int) psValue {
 		if v.dyn != "" || sc.i == before {
 			break
 		}
-		if len(elems) > MaxValues {
+		if len(elems) > maxValues {
 			break
 		}
 	}

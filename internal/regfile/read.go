@@ -38,6 +38,16 @@ const (
 	MaxNotes  = 100
 )
 
+// The bounds as the readers apply them: always the constants above,
+// variables only so that a test can lower them and prove each bound
+// on an input of a few kilobytes (TestBoundsAsDocumented checks the
+// values these start at).
+var (
+	maxInput     int64 = MaxInput
+	maxValues          = MaxValues
+	maxStatement       = MaxStatement
+)
+
 // File is a .reg file read.
 type File struct {
 	Header   string           // as written: Windows Registry Editor Version 5.00 or REGEDIT4
@@ -111,7 +121,7 @@ const want = `a .reg file ("Windows Registry Editor Version 5.00" or "REGEDIT4" 
 // one (no header line, binary, too large) is a badinput error; lines
 // regedit would not import are skipped with a note.
 func Read(r io.Reader) (*File, error) {
-	lines, enc, err := textdec.ReadLines(r, MaxInput, want)
+	lines, enc, err := textdec.ReadLines(r, maxInput, want)
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -194,8 +204,8 @@ func Read(r io.Reader) (*File, error) {
 				note(n, "a value below a deleted key: skipped")
 				continue
 			}
-			if f.Values == MaxValues {
-				return nil, badinput.Errorf("line %d: more than %d values: expected %s of tweaks", n, MaxValues, want)
+			if f.Values == maxValues {
+				return nil, badinput.Errorf("line %d: more than %d values: expected %s of tweaks", n, maxValues, want)
 			}
 			v.Line = n
 			key.Values = append(key.Values, v)

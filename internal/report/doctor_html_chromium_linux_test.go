@@ -17,6 +17,9 @@ import (
 // The check-up page in headless Chromium: it renders its plots and table,
 // logs nothing to the console and requests nothing.
 func TestDoctorHTMLInChromium(t *testing.T) {
+	// In parallel with the package's other parallel tests: it mostly
+	// waits on a Chromium of its own, with a profile of its own.
+	t.Parallel()
 	chromium := testutil.NeedTool(t, "chromium")
 	page := filepath.Join(testutil.TempDir(t), "checkup.html")
 	if err := os.WriteFile(page, []byte(testDoctorPage(t)), 0o644); err != nil {
@@ -39,6 +42,8 @@ func TestDoctorHTMLInChromium(t *testing.T) {
 // one that writes where the verdict is into the DOM Chromium dumps; the
 // page itself is loaded as written and logs nothing to the console.
 func TestDoctorHTMLVerdictInFirstScreen(t *testing.T) {
+	// In parallel, as TestDoctorHTMLInChromium.
+	t.Parallel()
 	chromium := testutil.NeedTool(t, "chromium")
 	r := vmCheckup(t)
 	doc, err := doctor.Document(host.Facts{OSVersion: "Linux 6.1"}, r, nil)

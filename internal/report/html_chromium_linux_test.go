@@ -38,6 +38,9 @@ func loadInChromium(t *testing.T, chromium, page string, extra ...string) chromi
 }
 
 func TestReportInChromium(t *testing.T) {
+	// In parallel with the package's other parallel tests: it mostly
+	// waits on a Chromium of its own, with a profile of its own.
+	t.Parallel()
 	chromium := testutil.NeedTool(t, "chromium")
 	dir := testutil.TempDir(t)
 

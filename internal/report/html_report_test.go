@@ -158,6 +158,9 @@ func pngProblem(path string) string {
 }
 
 func TestReportPNGs(t *testing.T) {
+	// In parallel with the package's other parallel tests: it renders
+	// plots of its own report, a computation alone.
+	t.Parallel()
 	dir := testutil.TempDir(t)
 	paths, err := testReport(t).WritePNGs(dir)
 	if err != nil {

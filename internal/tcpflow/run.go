@@ -38,6 +38,11 @@ type Options struct {
 	// connection OnConn receives: OnConn then finds it in place (a
 	// pointer ConnSlot returned) rather than copying it.
 	ConnSlot func() *Connection
+
+	// inline (tests) runs the scan and the analysis in one goroutine,
+	// one segment at a time: the sequential analysis the staged one
+	// must equal.
+	inline bool
 }
 
 // Result is the outcome of Run. The connections themselves went to
@@ -165,7 +170,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var opts TCPOptions
 	sp := newSpares()
 	a.use(sp)
-	st, err := scanInStages(ctx, o.Scan, a.table.seed, sp, func(b *segBatch) {
+	st, err := scanInStages(ctx, o.Scan, o.inline, a.table.seed, sp, func(b *segBatch) {
 		t0 = b.t0
 		if sinkErr != nil {
 			return // the scan is stopping: nothing more is wanted

@@ -120,10 +120,6 @@ func (e *stagedSeg) segment(s *Segment, addrs bool) {
 	}
 }
 
-// inlineStages (tests) runs the two stages in one goroutine, one segment
-// at a time: the sequential analysis the staged one must equal.
-var inlineStages bool
-
 // stagedScan is what the scan stage returns: the capture's statistics
 // and its count of the frames that carried no analysable TCP segment.
 type stagedScan struct {
@@ -135,8 +131,9 @@ type stagedScan struct {
 // segments to add in batches, in order, in the caller's goroutine. It
 // returns when the scan has ended and add has seen every batch. A panic
 // in the scan is raised again in the caller's goroutine, as if the scan
-// had run there.
-func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), seed *hashSeed, sp *spares, add func(*segBatch)) (stagedScan, error) {
+// had run there. inline (Options.inline, tests) runs the two stages in
+// the caller's goroutine instead, one segment at a time.
+func scanInStages(ctx context.Context, scan func(context.Context, capture.Handler) (*capture.Stats, error), inline bool, seed *hashSeed, sp *spares, add func(*segBatch)) (stagedScan, error) {
 	full := make(chan *segBatch, stageBatches)
 	free := make(chan *segBatch, stageBatches)
 	for range stageBatches {
@@ -149,7 +146,7 @@ func scanInStages(ctx context.Context, scan func(context.Context, capture.Handle
 		err     error
 		panicky any
 	)
-	if inlineStages {
+	if inline {
 		// The same stager, its batch one segment long, handing each
 		// segment to add at once.
 		b := <-free
@@ -198,7 +195,7 @@ type stagerState struct {
 	b                    *segBatch // being filled
 	seed                 *hashSeed
 	full, free           chan *segBatch
-	add                  func(*segBatch) // inlineStages: the analysis, called with each full batch
+	add                  func(*segBatch) // inline: the analysis, called with each full batch
 	spares               *spares         // made between batches; nil: none
 	tcpFragments, nonTCP int
 }

@@ -23,18 +23,16 @@ import (
 // the error; then the result of a run as the tables' (the top 3).
 func runOutput(t *testing.T, scan func(context.Context, capture.Handler) (*capture.Stats, error), inline bool) string {
 	t.Helper()
-	inlineStages = inline
-	defer func() { inlineStages = false }()
 	var conns, events bytes.Buffer
 	enc := json.NewEncoder(&conns)
 	res, err := Run(context.Background(), Options{Scan: scan, Stream: -1, Top: AllConnections, Events: &events,
-		OnConn: func(c *Connection) error { return enc.Encode(c) }})
+		OnConn: func(c *Connection) error { return enc.Encode(c) }, inline: inline})
 	doc, jerr := json.Marshal(res)
 	if jerr != nil {
 		t.Fatal(jerr)
 	}
 	// as the tables run: the top 3, nothing streamed
-	top, terr := Run(context.Background(), Options{Scan: scan, Stream: -1, Top: 3})
+	top, terr := Run(context.Background(), Options{Scan: scan, Stream: -1, Top: 3, inline: inline})
 	tdoc, jerr := json.Marshal(top)
 	if jerr != nil {
 		t.Fatal(jerr)
@@ -74,6 +72,9 @@ func retimed(t *testing.T, data []byte, fn func(i int, sec, frac uint32) (uint32
 // cut off, with times out of order, with many connections, and on
 // scripts/pcapgen's captures of long and of short connections.
 func TestStagesEqualSequentialAnalysis(t *testing.T) {
+	// Pure computation: beside the package's other parallel tests (those
+	// waiting on tshark), its cases side by side.
+	t.Parallel()
 	cases := map[string]func(context.Context, capture.Handler) (*capture.Stats, error){}
 	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.Contains(path, ".pcap") {
@@ -139,19 +140,22 @@ func TestStagesEqualSequentialAnalysis(t *testing.T) {
 		t.Log("no go command: no pcapgen captures")
 	}
 	for name, scan := range cases {
-		seq := runOutput(t, scan, true)
-		par := runOutput(t, scan, false)
-		if seq != par {
-			i := 0
-			for i < len(seq) && i < len(par) && seq[i] == par[i] {
-				i++
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			seq := runOutput(t, scan, true)
+			par := runOutput(t, scan, false)
+			if seq != par {
+				i := 0
+				for i < len(seq) && i < len(par) && seq[i] == par[i] {
+					i++
+				}
+				lo := max(0, i-200)
+				t.Errorf("the staged analysis differs from the sequential one at byte %d:\nsequential %q\nstaged     %q",
+					i, seq[lo:min(len(seq), i+200)], par[lo:min(len(par), i+200)])
 			}
-			lo := max(0, i-200)
-			t.Errorf("%s: the staged analysis differs from the sequential one at byte %d:\nsequential %q\nstaged     %q",
-				name, i, seq[lo:min(len(seq), i+200)], par[lo:min(len(par), i+200)])
-		}
-		if !strings.Contains(seq, `"connections":`) && !strings.Contains(seq, "error: ") {
-			t.Errorf("%s: no result", name)
-		}
+			if !strings.Contains(seq, `"connections":`) && !strings.Contains(seq, "error: ") {
+				t.Error("no result")
+			}
+		})
 	}
 }

@@ -36,7 +36,7 @@ func TestStagesKeepEverySegmentInOrder(t *testing.T) {
 	var gotOpts [][]byte
 	batches := 0
 	tab := newConnTable()
-	st, err := scanInStages(context.Background(), g.scan, tab.seed, nil, func(b *segBatch) {
+	st, err := scanInStages(context.Background(), g.scan, false, tab.seed, nil, func(b *segBatch) {
 		batches++
 		for i := range b.segs {
 			e := &b.segs[i]
@@ -83,7 +83,7 @@ func TestStagesRaiseAScanPanicInTheCaller(t *testing.T) {
 	tab := newConnTable()
 	scanInStages(context.Background(), func(context.Context, capture.Handler) (*capture.Stats, error) {
 		panic("bad frame")
-	}, tab.seed, nil, func(*segBatch) {})
+	}, false, tab.seed, nil, func(*segBatch) {})
 	t.Fatal("no panic")
 }
 

@@ -139,6 +139,9 @@ func TestFixturesMatchTshark(t *testing.T) {
 // Hand-written conversations for the corner cases of Wireshark's
 // algorithm, written to a capture and compared with tshark.
 func TestGeneratedMatchTshark(t *testing.T) {
+	// In parallel with the package's other parallel tests: it mostly
+	// waits on tshark, reading files of its own.
+	t.Parallel()
 	cases := []struct {
 		name    string
 		segs    []seg
@@ -178,6 +181,8 @@ var corpusFlags = []Flag{FlagRetransmission, FlagFastRetransmission, FlagSpuriou
 // (testdata/corpus/PROVENANCE); scripts/verify-pcap-corpus runs the whole
 // corpora.
 func TestCorpusMatchesTshark(t *testing.T) {
+	// In parallel, as TestGeneratedMatchTshark.
+	t.Parallel()
 	var files []string
 	err := filepath.WalkDir("testdata/corpus", func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".pcap") || strings.HasSuffix(p, ".pcapng")) {
