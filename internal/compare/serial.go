@@ -16,8 +16,8 @@ import (
 // dependence and, for a run measurably dependent, resamples blocks, uses
 // the rank test's long-run variance (stats.Compare with OrderedA/B) and
 // takes the Kolmogorov-Smirnov p-value from a multiplier bootstrap over
-// the same blocks (stats.KolmogorovSmirnovSerial). Values rebuilt from a histogram have
-// no order: they are compared as independent samples.
+// the same blocks (stats.KolmogorovSmirnovSerial). Values rebuilt from a
+// histogram have no order: they are compared as independent samples.
 
 // inOrder returns s, the values of x's document, when they are its raw
 // samples in measurement order; nil otherwise. The arms of a try are

@@ -139,17 +139,6 @@ func ksName(k stats.KS) string {
 	return "Kolmogorov-Smirnov"
 }
 
-// testName is the short name of a pair's rank test.
-func testName(t string) string {
-	switch t {
-	case stats.SerialMannWhitneyTest:
-		return "Mann-Whitney for dependent samples"
-	case stats.SerialSpreadTest:
-		return "Mann-Whitney for dependent samples on deviations from the median"
-	}
-	return "Mann-Whitney"
-}
-
 // serialText says how dependent a run's samples are in measurement
 // order, after its count; empty when they have no order.
 func serialText(s *stats.Serial) string {
@@ -239,7 +228,7 @@ func compareRanking(w io.Writer, r *compare.Result) {
 	if dependent(r.Runs...) {
 		for _, p := range r.Pairs {
 			if p.ByDiff != nil {
-				writeProse(w, fmt.Sprintf("%s vs first: intervals by %s; %s", p.BLabel, p.ByDiff.Method, testName(p.Test)), 2)
+				writeProse(w, fmt.Sprintf("%s vs first: intervals by %s; %s", p.BLabel, p.ByDiff.Method, stats.RankTestShort(p.Test)), 2)
 			}
 		}
 	}

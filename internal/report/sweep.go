@@ -145,12 +145,12 @@ func sweepSerial(w io.Writer, r *sweep.Result) {
 	}
 	fmt.Fprintln(w)
 	writeProse(w, "lag-1 autocorrelation, effective samples: "+strings.Join(serial, "; "), 2, serial...)
-	test := testName(r.Verdict.Test)
+	test := stats.RankTestShort(r.Verdict.Test)
 	if !stats.SerialTest(r.Verdict.Test) {
 		// A sweep written before the rank test of spread (--rank-by
 		// stdev) took the deviations from the median in measurement
 		// order: it counted them as independent.
-		test += " on deviations from the median (as if independent)"
+		test = stats.RankTestShort(stats.SpreadTest) + " (as if independent)"
 	}
 	line := "best vs default: " + test
 	if r.Verdict.Diff != nil {

@@ -157,11 +157,11 @@ type CompareOptions struct {
 	// were measured, nil when the order is unknown (values rebuilt from a
 	// histogram) or when the caller's design already breaks the serial
 	// dependence (try's randomized blocks, which leave them nil; sweep
-	// gives them, its passes in the order they ran). When either is measurably dependent (SerialOf),
-	// the interval is a moving-block bootstrap (Bootstrap.DiffCISerial)
-	// and the rank test MannWhitneySerial (of the deviations from the
-	// median in measurement order, for Stdev under IntervalAndRanks);
-	// otherwise nothing changes.
+	// gives them, its passes in the order they ran). When either is
+	// measurably dependent (SerialOf), the interval is a moving-block
+	// bootstrap (Bootstrap.DiffCISerial) and the rank test
+	// MannWhitneySerial (of the deviations from the median in measurement
+	// order, for Stdev under IntervalAndRanks); otherwise nothing changes.
 	OrderedA, OrderedB []int64
 }
 

@@ -19,6 +19,21 @@ const (
 	SerialSpreadTest = "Mann-Whitney U on absolute deviations from the median in measurement order, variance from the long-run variance of the Hájek projections (serially dependent samples)"
 )
 
+// RankTestShort is the short name text output gives the rank test a
+// result names (Comparison's Test): "Mann-Whitney", with "for dependent
+// samples" and "on deviations from the median" as they apply.
+func RankTestShort(name string) string {
+	switch name {
+	case SerialMannWhitneyTest:
+		return "Mann-Whitney for dependent samples"
+	case SpreadTest:
+		return "Mann-Whitney on deviations from the median"
+	case SerialSpreadTest:
+		return "Mann-Whitney for dependent samples on deviations from the median"
+	}
+	return "Mann-Whitney"
+}
+
 // SerialTest reports whether the rank test a result names (Comparison's
 // Test) is a form for serially dependent samples.
 func SerialTest(name string) bool {

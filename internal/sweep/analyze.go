@@ -382,16 +382,7 @@ func verdict(r *Result, c stats.Comparison) Verdict {
 	}
 	ci := *c.Interval
 	v := Verdict{Diff: &ci, Distinguishable: c.Verdict == stats.Better, Test: c.Test}
-	test := "Mann-Whitney"
-	switch c.Test {
-	case stats.SerialMannWhitneyTest:
-		test = "Mann-Whitney for dependent samples"
-	case stats.SpreadTest:
-		test = "Mann-Whitney on deviations from the median"
-	case stats.SerialSpreadTest:
-		test = "Mann-Whitney for dependent samples on deviations from the median"
-	}
-	mw := fmt.Sprintf("%s %s, Holm over %d", test, stats.FormatP(c.PAdjusted), k)
+	mw := fmt.Sprintf("%s %s, Holm over %d", stats.RankTestShort(c.Test), stats.FormatP(c.PAdjusted), k)
 	if v.Distinguishable {
 		v.Text = fmt.Sprintf("%s, better by %s [%s, %s] (%s), %s: distinguishable from the default",
 			head, units.NsTrimmed(-ci.Estimate), units.NsTrimmed(-ci.Hi), units.NsTrimmed(-ci.Lo), lvl, mw)
