@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,4 +134,61 @@ func TestKeyFromHeaderBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Options.inline really runs the scan in the caller's goroutine, beside
+// the analysis, and without it the scan runs in a goroutine of its own:
+// TestStagesEqualSequentialAnalysis compares the two, which proves
+// nothing if both ran staged.
+func TestInlineRunsTheScanInTheCallersGoroutine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "ssh.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inline := range []bool{true, false} {
+		var scanG, closeG []uint64
+		scan := func(ctx context.Context, h capture.Handler) (*capture.Stats, error) {
+			return capture.Scan(bytes.NewReader(data), capture.ScanOptions{Context: ctx}, func(rec *capture.Record, p *capture.Packet) {
+				scanG = append(scanG, goroutineID())
+				h(rec, p)
+			})
+		}
+		_, err := Run(context.Background(), Options{Scan: scan, Stream: -1, Top: 1, inline: inline,
+			OnConn: func(*Connection) error {
+				closeG = append(closeG, goroutineID())
+				return nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(scanG) == 0 || len(closeG) == 0 {
+			t.Fatalf("inline %v: %d frames scanned, %d connections closed", inline, len(scanG), len(closeG))
+		}
+		caller := goroutineID()
+		for _, g := range scanG {
+			if (g == caller) != inline {
+				t.Errorf("inline %v: a frame was scanned in goroutine %d, the caller's is %d", inline, g, caller)
+				break
+			}
+		}
+		for _, g := range closeG {
+			if g != caller {
+				t.Errorf("inline %v: a connection was closed in goroutine %d, not the caller's %d", inline, g, caller)
+				break
+			}
+		}
+	}
+}
+
+// goroutineID is the running goroutine's number, from the first line of
+// its stack ("goroutine 7 [running]:").
+func goroutineID() uint64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	s = strings.TrimPrefix(s, "goroutine ")
+	id, err := strconv.ParseUint(s[:strings.IndexByte(s, ' ')], 10, 64)
+	if err != nil {
+		panic("goroutine id: " + err.Error())
+	}
+	return id
 }
