@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // Side is one run handed to a bootstrap that may resample blocks: its
@@ -75,8 +76,14 @@ func (b Bootstrap) DiffCIsSerial(x, y Side, sts []Statistic) []CI {
 		}
 		return out
 	}
-	bx, mx := b.sideReplicates(x, sts, 1)
+	// The sides draw from streams of their own: side by side, on two
+	// CPUs where there are two, they give what one after the other would.
+	var bx [][]float64
+	var mx []string
+	var wg sync.WaitGroup
+	wg.Go(func() { bx, mx = b.sideReplicates(x, sts, 1) })
 	by, my := b.sideReplicates(y, sts, 2)
+	wg.Wait()
 	for i, st := range sts {
 		est := st.Of(y.Sorted) - st.Of(x.Sorted)
 		n := min(len(bx[i]), len(by[i]))
@@ -155,14 +162,25 @@ func BlockReplicates(ordered []int64, l int, sts []Statistic, reps int, rng *ran
 			sum[t+1], sq[t+1] = sum[t]+d, sq[t]+d*d
 		}
 	}
-	buf := make([]int64, n)
 	starts := n - l + 1
+	var sel *bucketSelect
+	if len(qs) > 0 {
+		sel = newBucketSelect(ordered)
+	}
+	var blocks []int // the replicate's block starts
+	ks := make([]int, len(qs))
+	for j, i := range qs {
+		ks[j] = nearestRank(n, sts[i].p) - 1
+	}
+	vals := make([]int64, len(qs))
 	for r := 0; r < reps; r++ {
 		var s1, s2 float64
+		blocks = blocks[:0]
 		for j := 0; j < n; j += l {
 			s := rng.IntN(starts)
-			m := copy(buf[j:], ordered[s:s+l]) // the last block is cut to n
+			blocks = append(blocks, s)
 			if sum != nil {
+				m := min(l, n-j) // the last block is cut to n
 				s1 += sum[s+m] - sum[s]
 				s2 += sq[s+m] - sq[s]
 			}
@@ -177,14 +195,140 @@ func BlockReplicates(ordered []int64, l int, sts []Statistic, reps int, rng *ran
 				}
 			}
 		}
-		from := 0
-		for _, i := range qs {
-			k := nearestRank(n, sts[i].p) - 1
-			out[i][r] = float64(selectK(buf[from:], k-from))
-			from = k
+		if sel != nil {
+			sel.kth(blocks, l, ks, vals)
+			for j, i := range qs {
+				out[i][r] = float64(vals[j])
+			}
 		}
 	}
 	return out
+}
+
+// bucketSelect finds order statistics of a block resample of ordered
+// without building it: a resample of a million samples copied and then
+// selected from (Hoare's selection, once per quantile) was most of the
+// time of a comparison of two dependent runs. The values are split into
+// at most maxBuckets ranges at the sample's own quantiles, and each
+// sample's range is looked up once. A replicate then counts its samples
+// per range (one pass over the blocks, the counts in the core's first
+// cache), which names the range holding each wanted rank and its rank
+// within it, and a second pass keeps only the samples of those ranges,
+// a few hundred each, to select from. A range of one distinct value
+// needs no second look. The k-th smallest is the same value the copy
+// and the selection gave.
+type bucketSelect struct {
+	ordered []int64
+	of      []uint16 // the range of each sample of ordered
+	single  []bool   // the range holds one distinct value
+	top     []int64  // the largest value of each range
+	count   []int
+	slot    []int16 // range -> index in cand, -1 if not wanted
+	cand    [][]int64
+	from    []int // per cand: the rank selected last
+}
+
+const maxBuckets = 4096
+
+func newBucketSelect(ordered []int64) *bucketSelect {
+	n := len(ordered)
+	sorted := slices.Clone(ordered)
+	slices.Sort(sorted)
+	// about 32 samples a range at least, so that clearing and scanning
+	// the counts costs little beside the samples
+	g := min(max(n/32, 1), maxBuckets)
+	var top []int64
+	for b := 1; b <= g; b++ {
+		v := sorted[(b*n+g-1)/g-1] // ceil(b n / g) - 1
+		if len(top) == 0 || v > top[len(top)-1] {
+			top = append(top, v)
+		}
+	}
+	bs := &bucketSelect{ordered: ordered, of: make([]uint16, n), single: make([]bool, len(top)), top: top,
+		count: make([]int, len(top)), slot: make([]int16, len(top))}
+	for b := range top {
+		// one distinct value: the smallest of the range is its largest
+		lo, _ := slices.BinarySearch(sorted, top[b])
+		if b == 0 {
+			bs.single[b] = sorted[0] == top[b]
+		} else {
+			first, _ := slices.BinarySearch(sorted, top[b-1]+1)
+			bs.single[b] = first == lo
+		}
+		bs.slot[b] = -1
+	}
+	for t, v := range ordered {
+		b, _ := slices.BinarySearch(top, v)
+		bs.of[t] = uint16(b)
+	}
+	return bs
+}
+
+// kth sets out[j] to the ks[j]-th smallest (0-based, ks ascending) of the
+// resample of blocks of l samples starting at starts, joined and cut to
+// len(ordered).
+func (bs *bucketSelect) kth(starts []int, l int, ks []int, out []int64) {
+	n := len(bs.ordered)
+	clear(bs.count)
+	for j, s := range starts {
+		m := min(l, n-j*l)
+		for _, b := range bs.of[s : s+m] {
+			bs.count[b]++
+		}
+	}
+	// The range of each wanted rank, and the rank within it.
+	type want struct{ b, k int }
+	var ws [8]want
+	wanted := ws[:0]
+	b, below := 0, 0
+	for _, k := range ks {
+		for below+bs.count[b] <= k {
+			below += bs.count[b]
+			b++
+		}
+		wanted = append(wanted, want{b, k - below})
+	}
+	bs.cand = bs.cand[:0]
+	for _, w := range wanted {
+		if !bs.single[w.b] && bs.slot[w.b] < 0 {
+			bs.slot[w.b] = int16(len(bs.cand))
+			if len(bs.cand) < cap(bs.cand) { // the last replicates' buffers
+				bs.cand = bs.cand[:len(bs.cand)+1]
+				bs.cand[len(bs.cand)-1] = bs.cand[len(bs.cand)-1][:0]
+			} else {
+				bs.cand = append(bs.cand, nil)
+			}
+		}
+	}
+	if len(bs.cand) > 0 {
+		for j, s := range starts {
+			m := min(l, n-j*l)
+			for t, b := range bs.of[s : s+m] {
+				if c := bs.slot[b]; c >= 0 {
+					bs.cand[c] = append(bs.cand[c], bs.ordered[s+t])
+				}
+			}
+		}
+	}
+	// Ranks in one range are selected in ascending order, each among the
+	// values above the one before (selectK leaves them so).
+	from := bs.from[:0]
+	for range bs.cand {
+		from = append(from, 0)
+	}
+	bs.from = from
+	for j, w := range wanted {
+		if bs.single[w.b] {
+			out[j] = bs.top[w.b]
+			continue
+		}
+		c := bs.slot[w.b]
+		out[j] = selectK(bs.cand[c][from[c]:], w.k-from[c])
+		from[c] = w.k
+	}
+	for _, w := range wanted {
+		bs.slot[w.b] = -1
+	}
 }
 
 // selectK returns the k-th smallest (0-based) of a, reordering a

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // KSTest names KolmogorovSmirnov's p-value in results.
@@ -90,22 +91,48 @@ func ksMultiplier(x, y Side, seed uint64, replicates int) KS {
 		observed = math.Max(observed, math.Abs(px.cdf[j]-py.cdf[j]))
 	}
 	observed *= math.Sqrt(float64(n) * float64(m) / float64(n+m))
-	rng := rand.New(rand.NewPCG(seed, 0x4b53))
+	// Each side draws from a stream of its own, so that the two sides'
+	// replicates are made side by side, on two CPUs where there are two
+	// (a million samples a side take seconds), and the p-value is the
+	// same however they ran. They go in chunks, which bounds the memory
+	// the replicates wait in.
+	rx := rand.New(rand.NewPCG(seed, 0x4b53))
+	ry := rand.New(rand.NewPCG(seed, 0x4b59))
+	g := len(grid)
+	chunk := min(replicates, ksChunk)
+	bx, by := make([]float64, chunk*g), make([]float64, chunk*g)
 	above := 0
-	for range replicates {
-		gx, gy := px.replicate(rng), py.replicate(rng)
-		var sup float64
-		for j := range grid {
-			sup = math.Max(sup, math.Abs(wx*gx[j]-wy*gy[j]))
+	for done := 0; done < replicates; done += chunk {
+		c := min(chunk, replicates-done)
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for r := range c {
+				px.replicate(rx, bx[r*g:(r+1)*g])
+			}
+		})
+		for r := range c {
+			py.replicate(ry, by[r*g:(r+1)*g])
 		}
-		if sup >= observed {
-			above++
+		wg.Wait()
+		for r := range c {
+			gx, gy := bx[r*g:(r+1)*g], by[r*g:(r+1)*g]
+			var sup float64
+			for j := range gx {
+				sup = math.Max(sup, math.Abs(wx*gx[j]-wy*gy[j]))
+			}
+			if sup >= observed {
+				above++
+			}
 		}
 	}
 	k.P = float64(1+above) / float64(replicates+1)
 	k.Test, k.Replicates, k.Grid = SerialKSTest, replicates, len(grid)
 	return k
 }
+
+// ksChunk is how many replicates of each side KolmogorovSmirnovSerial
+// keeps at once (64 of 512 points: 256 kB a side).
+const ksChunk = 64
 
 // ksReplicates is the number of replicates of want (0: KSReplicates)
 // that a multiplier bootstrap of samples samples draws: within
@@ -160,9 +187,8 @@ type ksProcess struct {
 	cdf   []float64 // F_n at each grid point
 	half  int       // of the triangle of weights: multipliers span 2 half - 1 normals
 	z     []float64 // independent normals, n + 2 half - 2
-	box   []float64 // their sums over half consecutive ones
+	box   []float64 // the last half sums of half consecutive normals, a ring
 	acc   []float64 // multipliers summed per grid point
-	g     []float64 // the replicate of the process at each grid point
 	scale float64   // 1 / the norm of the weights
 }
 
@@ -175,7 +201,7 @@ func newKSProcess(s Side, grid []int64) *ksProcess {
 	half = min(max(half, 1), n)
 	h := float64(half)
 	p := &ksProcess{cell: make([]int32, n), cdf: make([]float64, len(grid)), half: half,
-		z: make([]float64, n+2*half-2), box: make([]float64, n+half-1), acc: make([]float64, len(grid)), g: make([]float64, len(grid)),
+		z: make([]float64, n+2*half-2), box: make([]float64, half), acc: make([]float64, len(grid)),
 		scale: 1 / math.Sqrt(h*(2*h*h+1)/3)} // the squares of 1, 2, .., half, .., 2, 1
 	count := make([]int, len(grid))
 	for i, v := range order {
@@ -191,45 +217,55 @@ func newKSProcess(s Side, grid []int64) *ksProcess {
 	return p
 }
 
-// replicate draws G*(t) at every grid point t (the slice is reused by
-// the next replicate). The multiplier of sample i is the sum of normals
-// i..i+2 half-2 weighted 1, 2, .., half, .., 2, 1: two moving sums of
-// half, each a pass over the normals.
-func (p *ksProcess) replicate(rng *rand.Rand) []float64 {
+// replicate draws G*(t) at every grid point t into g. The multiplier of
+// sample i is the sum of normals i..i+2 half-2 weighted 1, 2, .., half,
+// .., 2, 1: a moving sum of half of the moving sums of half normals,
+// both kept as running sums in one pass (the inner sums wait in a ring
+// of half, where an array of them all cost a pass over memory of its
+// own).
+func (p *ksProcess) replicate(rng *rand.Rand, g []float64) {
 	for i := range p.z {
 		p.z[i] = rng.NormFloat64()
 	}
-	movingSums(p.box, p.z, p.half)
+	z, h, ring := p.z, p.half, p.box
 	clear(p.acc)
-	var total, window float64
-	for _, v := range p.box[:p.half-1] {
-		window += v
+	// inner: the sum of z[k..k+h-1], the k-th inner sum, made for k = 0,
+	// 1, ..; outer: the sum of the inner sums i..i+h-1.
+	var inner, outer float64
+	for _, v := range z[:h-1] {
+		inner += v
 	}
+	in := 0 // the ring's slot of the next inner sum (k mod h)
+	for k := range h - 1 {
+		inner += z[k+h-1]
+		ring[in] = inner
+		in++
+		outer += inner
+		inner -= z[k]
+	}
+	out := 0 // the ring's slot of inner sum i (i mod h)
+	var total float64
 	for i, c := range p.cell {
-		window += p.box[i+p.half-1]
-		xi := window * p.scale
+		k := i + h - 1
+		inner += z[k+h-1]
+		ring[in] = inner // over inner sum i-1, which has left outer
+		if in++; in == h {
+			in = 0
+		}
+		outer += inner
+		inner -= z[k]
+		xi := outer * p.scale
 		p.acc[c] += xi
 		total += xi
-		window -= p.box[i]
+		outer -= ring[out]
+		if out++; out == h {
+			out = 0
+		}
 	}
 	root := math.Sqrt(float64(len(p.cell)))
 	var sum float64
 	for j, a := range p.acc {
 		sum += a
-		p.g[j] = (sum - p.cdf[j]*total) / root
-	}
-	return p.g
-}
-
-// movingSums sets out[k] to the sum of in[k..k+w-1].
-func movingSums(out, in []float64, w int) {
-	var window float64
-	for _, v := range in[:w-1] {
-		window += v
-	}
-	for k := range out {
-		window += in[k+w-1]
-		out[k] = window
-		window -= in[k]
+		g[j] = (sum - p.cdf[j]*total) / root
 	}
 }

@@ -12,8 +12,8 @@ import (
 // Kolmogorov-Smirnov test at 5% should reject about 5% of pairs. The
 // i.i.d. p-value rejects half of them at phi 0.8; the multiplier
 // bootstrap with the runs' blocks comes near its level, a little above
-// (in 1000 pairs of another seed 8.4% at 400 samples a run, 6.5% at 800;
-// 5.5% in these 200 pairs of 600). 200 pairs at a true 7.5% give a
+// (in 1000 pairs 8.0% at 400 samples a run, 7.0% at 800; 5.0% in these
+// 200 pairs of 600). 200 pairs at a true 7.5% give a
 // rejection rate with standard deviation 1.9%: 12% is 2.4 above, 1% 3.5
 // below. The i.i.d. test must reject at least 25% (50 of 200), or the
 // simulation would not show the problem. 100 replicates a test keep it
