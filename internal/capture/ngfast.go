@@ -11,8 +11,9 @@ import (
 // pcap24 reads pcap records: each block is cut from the read buffer
 // (Reader.br) and its packet is a slice of it. pcapgo copied every
 // packet through two buffers (the gate's and its own) in reads of its
-// header, data, padding and each option, which made the same capture
-// read as pcapng a fifth slower than as pcap.
+// header, data, padding and each option: the tables of pcap tcp took
+// 38-40 ms for a 30 MB capture as pcapng, 25 ms as pcap, and now take
+// 27-30 ms as pcapng (medians of 31 alternating rounds).
 //
 // Only the common block is read here: an enhanced packet block whose
 // interface pcapgo already holds, whole in the buffer, its lengths and
@@ -20,10 +21,11 @@ import (
 // headers, interfaces, statistics, other packet blocks, anything pcapgo
 // or the gate would refuse) is left unread for pcapgo, which reads it as
 // before: its records, errors and offsets are pcapgo's. That is sound
-// because pcapgo keeps nothing from one packet block to the next but its
-// section's interfaces, which only section headers and interface blocks
-// change, and it reads the next block from wherever the bytes it is
-// handed start: at a block boundary, as this reader leaves it. What this
+// because what pcapgo keeps from one block to the next (the byte order,
+// the section's interfaces) changes only at section headers and
+// interface blocks, and it reads the next block from wherever the bytes
+// it is handed start: at a block boundary, as this reader leaves it
+// (the gate's position moved past the blocks read here). What this
 // reader computes is what pcapgo computes, in its arithmetic: the time
 // stamp from the interface's resolution and offset, the link type of the
 // interface, the comments and the last packet id among the options.
