@@ -138,9 +138,9 @@ func ngBlockEnds(b []byte) []int {
 	return ends
 }
 
-// ngVariants returns b cut and corrupted at (a sample of) its blocks:
-// cut at the block's start and inside it; its length, captured length,
-// interface, first option and type changed.
+// ngVariants returns b cut and corrupted at its blocks (a sample of a
+// large file's): cut at the block's start and inside it; its length,
+// captured length, interface, first option and type changed.
 func ngVariants(b []byte) map[string][]byte {
 	out := map[string][]byte{}
 	ends := ngBlockEnds(b)
@@ -150,7 +150,9 @@ func ngVariants(b []byte) map[string][]byte {
 		order = binary.BigEndian // the first section's (enough for a sample)
 	}
 	for i, at := range starts {
-		if i >= 40 && i < len(starts)-3 && i%max(1, len(starts)/20) != 0 {
+		// Every block of a file up to 128 KiB; of a larger one, the first
+		// 40, the last 3 and every 20th of the rest.
+		if len(b) > 128<<10 && i >= 40 && i < len(starts)-3 && i%max(1, len(starts)/20) != 0 {
 			continue
 		}
 		end := len(b)
