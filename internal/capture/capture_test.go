@@ -461,7 +461,9 @@ func FuzzParseFilter(f *testing.F) {
 
 // FuzzScan reads arbitrary bytes as a capture: plain, pcapng with pktmon
 // marks, and compressed with gzip, zstd or lz4 (the decompressed bytes
-// capped at 1 MiB, as --max-input-size caps them).
+// capped at 1 MiB, as --max-input-size caps them). A pcapng file reads
+// the same with its packet blocks read in place and through pcapgo
+// alone (FuzzNgFast also in short reads).
 func FuzzScan(f *testing.F) {
 	for _, name := range []string{"ssh.pcap", "accecn_handshake.pcap", "pgm_zmtp1.pcap", "aoe-oobr-1.pcap",
 		"ssh.pcap.gz", "ssh.pcap.zst", "ssh.pcap.lz4"} {
@@ -480,6 +482,11 @@ func FuzzScan(f *testing.F) {
 		st, err := Scan(bytes.NewReader(b), ScanOptions{MaxBytes: 1 << 20}, func(rec *Record, p *Packet) { tab.Add(rec, p) })
 		if err == nil && st == nil {
 			t.Fatal("nil stats without error")
+		}
+		// pcapng, plain or compressed: the packet blocks read in place
+		// as through pcapgo.
+		if d, _ := diffNg(b, 1<<20, ngSources[0].src); d != "" {
+			t.Fatal(d)
 		}
 	})
 }

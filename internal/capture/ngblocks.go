@@ -56,13 +56,18 @@ type ngGate struct {
 	// buf is what pcapgo reads (it would otherwise wrap the gate in a
 	// buffer of its own, out of sight of Reader.Pos).
 	buf *bufio.Reader
-	pos int64 // offset in the (decompressed) file of the next byte read from r.br
+	// pos is the offset in the (decompressed) file of the next byte read
+	// from r.br, past the blocks ngFast has read from its window.
+	pos int64
 	end int64 // end of the block being handed on
 	err error // the *FormatError that stopped the reading
 
 	// This section's interface description blocks, and their bytes.
 	ifaces     int
 	ifaceBytes int64
+	// sections counts the section headers passed on: pcapgo forgets its
+	// interfaces at each (ngFast keeps what it took from them).
+	sections int
 }
 
 func newNgGate(r *Reader) *ngGate {
@@ -142,6 +147,7 @@ func (g *ngGate) check() (int64, uint32, error) {
 		}
 		r.ngBig = big
 		g.ifaces, g.ifaceBytes = 0, 0
+		g.sections++
 	} else if big {
 		typ = binary.BigEndian.Uint32(h[0:4])
 	}

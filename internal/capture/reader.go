@@ -1,6 +1,7 @@
 // Package capture reads packet captures (pcap and pcapng, through gopacket's
-// pure-Go pcapgo readers, the records of pcap 2.4 files in place (pcap24),
-// and Network Monitor's .cap files), decodes the link, network and transport headers
+// pure-Go pcapgo readers, the records of pcap 2.4 files and the enhanced
+// packet blocks of pcapng files in place (pcap24, ngFast), and Network
+// Monitor's .cap files), decodes the link, network and transport headers
 // that latlab analyses, and keeps per-flow tables. Reading is streaming: a
 // Reader holds one record at a time, so memory grows with the flows and the
 // data in flight that the analyses keep, never with the file size.
@@ -96,6 +97,7 @@ type Reader struct {
 	fast        *pcap24 // a pcap file of version 2.4
 	ng          *pcapgo.NgReader
 	gate        *ngGate // what pcapgo reads a pcapng file through
+	ngf         *ngFast // the packet blocks of a pcapng file read in place
 	frame       int
 	ngBig       bool         // byte order of the current pcapng section
 	file        *countReader // the file as given
@@ -331,7 +333,7 @@ func newReader(r io.Reader, max int64) (*Reader, error) {
 			}
 			return nil, &FormatError{Offset: 0, Msg: "pcapng section header: " + err.Error()}
 		}
-		rd.ng = ng
+		rd.ng, rd.ngf = ng, &ngFast{}
 		if ng.NInterfaces() > 0 {
 			rd.linkType = ng.LinkType()
 		}
@@ -420,8 +422,15 @@ func (r *Reader) Next(rec *Record) error {
 }
 
 func (r *Reader) nextNg(rec *Record, start int64) error {
+	if f := r.ngf; !f.off && !f.broken {
+		if r.nextNgFast(rec, start) {
+			return nil
+		}
+		f.flush(r)
+	}
 	data, ci, opts, err := r.ng.ZeroCopyReadPacketDataWithOptions()
 	if err != nil {
+		r.ngf.broken = true
 		if fe := r.failed(start); fe != nil {
 			return fe
 		}
@@ -436,6 +445,7 @@ func (r *Reader) nextNg(rec *Record, start int64) error {
 		}
 		return &FormatError{Offset: start, Msg: "corrupt block: " + err.Error()}
 	}
+	r.ngf.refill(r)
 	r.frame++
 	lt := r.linkType
 	if len(ci.AncillaryData) > 0 {
