@@ -150,9 +150,13 @@ func ngVariants(b []byte) map[string][]byte {
 		order = binary.BigEndian // the first section's (enough for a sample)
 	}
 	for i, at := range starts {
-		// Every block of a file up to 128 KiB; of a larger one, the first
-		// 40, the last 3 and every 20th of the rest.
-		if len(b) > 128<<10 && i >= 40 && i < len(starts)-3 && i%max(1, len(starts)/20) != 0 {
+		// Every block of a file of up to 12; of a longer one, the first 6
+		// (the section and interface headers and the first packets), the
+		// last 2 and 4 between. Each variant is read whole twice, and a
+		// reader allocates its 576 KiB of buffers: every block of the 60
+		// files took the package's tests from 10 to 26 s (107 s with
+		// -race); FuzzNgFast searches further.
+		if n := len(starts); n > 12 && i >= 6 && i < n-2 && (i-6)%max(1, (n-8)/4) != 0 {
 			continue
 		}
 		end := len(b)
@@ -262,6 +266,10 @@ func TestNgFastSameAsPcapgo(t *testing.T) {
 			for v, c := range ngVariants(b) {
 				if d, _ := diffNg(c, 0, ngSources[0].src); d != "" {
 					t.Fatalf("%s: %s", v, d)
+				}
+				// a cut in halves: the end met in the middle of a read
+				if !strings.HasPrefix(v, "cut at") {
+					continue
 				}
 				if d, _ := diffNg(c, 0, ngSources[1].src); d != "" {
 					t.Fatalf("%s, read in halves: %s", v, d)
