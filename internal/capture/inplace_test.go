@@ -30,11 +30,19 @@ func TestNextPcap24SetsEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	setsEveryField(t, "nextPcap24", read)
+}
+
+// setsEveryField checks that read, a reader's way of filling a record,
+// leaves nothing of what the record held: into a record filled with
+// non-zero values it reads what it reads into a zero one.
+func setsEveryField(t *testing.T, name string, read func(*Record)) {
+	t.Helper()
 	var zero, filled Record
 	testutil.FillNonZero(&filled)
 	read(&zero)
 	read(&filled)
 	if !reflect.DeepEqual(zero, filled) {
-		t.Errorf("nextPcap24 leaves a field as it was:\n%+v\nwant\n%+v", filled, zero)
+		t.Errorf("%s leaves a field as it was:\n%+v\nwant\n%+v", name, filled, zero)
 	}
 }
