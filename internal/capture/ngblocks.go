@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"strconv"
 )
 
 // pcapng blocks reach pcapgo only through an ngGate, which checks each
@@ -196,6 +198,17 @@ func (g *ngGate) check() (int64, uint32, error) {
 		if opts := uint64(blen-32) - (caplen+3)&^3; opts > maxNgOptions {
 			return 0, 0, &FormatError{Offset: at, Msg: fmt.Sprintf("packet block with %d bytes of options: more than the %d latlab reads", opts, maxNgOptions)}
 		}
+		if typ == ngTypeEPB {
+			if err := g.ifaceFits(at, u32(b[8:12])); err != nil {
+				return 0, 0, err
+			}
+		}
+	case ngTypeISB:
+		if blen >= 16 {
+			if err := g.ifaceFits(at, u32(b[8:12])); err != nil {
+				return 0, 0, err
+			}
+		}
 	case ngTypeSPB:
 		if blen < 16 {
 			return 0, 0, &FormatError{Offset: at, Msg: fmt.Sprintf("simple packet block of %d bytes is shorter than its header", blen)}
@@ -206,4 +219,17 @@ func (g *ngGate) check() (int64, uint32, error) {
 		}
 	}
 	return int64(blen), typ, nil
+}
+
+// ifaceFits refuses an interface id of an enhanced packet or statistics
+// block that does not fit an int, with the words pcapgo refuses it in on
+// a 64-bit platform (no section has that many interfaces). pcapgo takes
+// the id as an int: on a 32-bit platform 2^31 and above turn negative,
+// pass its check against the interfaces' count, and index its slice of
+// interfaces (a panic).
+func (g *ngGate) ifaceFits(at int64, id uint32) error {
+	if strconv.IntSize == 64 || id <= math.MaxInt32 {
+		return nil
+	}
+	return &FormatError{Offset: at, Msg: fmt.Sprintf("corrupt block: Interface id %d not present in section (have only %d interfaces)", id, g.ifaces)}
 }

@@ -548,3 +548,44 @@ func FuzzNgFast(f *testing.F) {
 		}
 	})
 }
+
+// A packet or statistics block naming interface 2^31 or above is
+// refused as pcapgo refuses it on a 64-bit platform, where no section
+// holds that interface; on a 32-bit one pcapgo made the id negative and
+// indexed its interfaces with it (scripts/test runs this test with
+// GOARCH=386 as well).
+func TestNgHugeInterfaceIDRefused(t *testing.T) {
+	for _, o := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for _, id := range []uint32{1 << 31, ^uint32(0)} {
+			for _, kind := range []string{"packet", "statistics"} {
+				w := &ngW{o: o}
+				w.shb(1)
+				w.idb(layers.LinkTypeEthernet, nil)
+				w.epb(0, 1, []byte{1, 2, 3, 4}, 4, nil)
+				at := len(w.b)
+				if kind == "packet" {
+					w.epb(id, 2, []byte{5, 6, 7, 8}, 4, nil)
+				} else {
+					w.block(ngTypeISB, o.AppendUint64(o.AppendUint32(nil, id), 0))
+				}
+				for _, fast := range []bool{true, false} {
+					r, err := NewReader(bytes.NewReader(w.b))
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.ngf.off = !fast
+					var rec Record
+					if err := r.Next(&rec); err != nil {
+						t.Fatal(err)
+					}
+					err = r.Next(&rec)
+					var fe *FormatError
+					want := fmt.Sprintf("corrupt block: Interface id %d not present in section (have only 1 interfaces)", id)
+					if !errors.As(err, &fe) || fe.Offset != int64(at) || fe.Msg != want {
+						t.Errorf("%v, %s block of interface %d, in place %v: %v, want %q at %d", o, kind, id, fast, err, want, at)
+					}
+				}
+			}
+		}
+	}
+}
