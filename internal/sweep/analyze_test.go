@@ -325,7 +325,8 @@ func unordered(steps []Step) []Step {
 // than 5% allows, and 2,000 give 113 (5.7%): a hundred trials cannot
 // tell the two apart, so that arm is held to the bound only from 1,000
 // trials (LATLAB_SIM_TRIALS=2000 reproduces the figures of
-// docs/statistics.md).
+// docs/statistics.md); below, its first 20 trials show that the test of
+// the spread is the one in measurement order.
 func TestSerialDependenceSameProcess(t *testing.T) {
 	const (
 		k, passes, n = 4, 3, 40
@@ -343,7 +344,13 @@ func TestSerialDependenceSameProcess(t *testing.T) {
 	bound := float64(trials)*Alpha + 2*math.Sqrt(float64(trials)*Alpha*(1-Alpha))
 	for _, rankBy := range []stats.Statistic{stats.Quantile(50), stats.Stdev} {
 		iid, ordered := 0, 0
-		for trial := range trials {
+		runs := trials
+		if rankBy == stats.Stdev && trials < 1000 {
+			// not held to the bound below 1,000 trials: a few show the
+			// spread's test is the one in measurement order
+			runs = min(trials, 20)
+		}
+		for trial := range runs {
 			rng := rand.New(rand.NewPCG(uint64(trial), 29))
 			steps := ar1Sweep(rng, k, passes, n, phi, uint64(trial))
 			if rankBy == stats.Quantile(50) || trials >= 1000 {
@@ -374,7 +381,7 @@ func TestSerialDependenceSameProcess(t *testing.T) {
 		if rankBy == stats.Quantile(50) || trials >= 1000 {
 			t.Logf("%v, phi %.1f: %d of %d trials distinguishable by the i.i.d. methods, %d in measurement order", rankBy, phi, iid, trials, ordered)
 		} else {
-			t.Logf("%v, phi %.1f: %d of %d trials distinguishable in measurement order (the i.i.d. arm from 1,000 trials)", rankBy, phi, ordered, trials)
+			t.Logf("%v, phi %.1f: %d of %d trials distinguishable in measurement order (the i.i.d. arm and the bound from 1,000 trials)", rankBy, phi, ordered, runs)
 		}
 		if rankBy == stats.Quantile(50) && float64(iid) <= bound {
 			t.Errorf("the i.i.d. methods called %d of %d distinguishable: the simulation no longer shows the problem", iid, trials)
