@@ -226,7 +226,9 @@ func (g *ngGate) check() (int64, uint32, error) {
 // a 64-bit platform (no section has that many interfaces). pcapgo takes
 // the id as an int: on a 32-bit platform 2^31 and above turn negative,
 // pass its check against the interfaces' count, and index its slice of
-// interfaces (a panic).
+// interfaces (a panic). There such a block is refused even in a section
+// pcapgo would skip (a version it does not read), where a 64-bit build
+// passes over it.
 func (g *ngGate) ifaceFits(at int64, id uint32) error {
 	if strconv.IntSize == 64 || id <= math.MaxInt32 {
 		return nil

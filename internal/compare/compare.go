@@ -488,12 +488,11 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 	// are independent (each from streams of its own seed): with a
 	// million dependent samples a side each takes seconds, and side by
 	// side they take the time of the longer.
+	sa, sb := c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered)
 	var ks stats.KS
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		ks = stats.KolmogorovSmirnovSerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), o.Seed, 0)
-	})
-	cis := boot.DiffCIsSerial(c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered), more)
+	wg.Go(func() { ks = stats.KolmogorovSmirnovSerial(sa, sb, o.Seed, 0) })
+	cis := boot.DiffCIsSerial(sa, sb, more)
 	wg.Wait()
 	p.KS = ks
 	for _, st := range sts {

@@ -226,9 +226,10 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 	if len(a) > 0 && len(b) > 0 {
 		c.Effect = o.By.Of(b) - o.By.Of(a)
 	}
-	// The interval and the test below need nothing of each other: side
-	// by side (on two CPUs where there are two) they take the time of the
-	// longer, which for a million dependent samples a side is seconds.
+	// The two sides' dependence, then the interval and the rank test,
+	// need nothing of each other: side by side (on two CPUs where there
+	// are two) they take the time of the longer, which for a million
+	// dependent samples a side is seconds.
 	var wg sync.WaitGroup
 	var interval *CI
 	wg.Go(func() { c.SerialA = serialOf(o.OrderedA, len(a)) })
