@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -62,23 +63,17 @@ func MannWhitneySerial(x, y []int64, xOrdered, yOrdered bool) MWU {
 	if n1 == 0 || n2 == 0 {
 		return MWU{N1: n1, N2: n2, P: 1, Superiority: 0.5}
 	}
-	sx, sy := slices.Clone(x), slices.Clone(y)
-	slices.Sort(sx)
-	slices.Sort(sy)
-	px := make([]float64, n1)
-	var halves int64 // 2U, counted exactly
-	for i, v := range x {
-		below, equal := count(sy, v)
-		halves += 2*int64(below) + int64(equal)
-		px[i] = (float64(below) + float64(equal)/2) / float64(n2)
-	}
+	// Each side sorted with each sample's place in measurement order, so
+	// that one merge of the two gives every sample's count below and
+	// equal in the other side. Two binary searches a sample into the
+	// other side took 1.1-1.3 s for two runs of a million samples, the
+	// merge 0.4 s (BenchmarkMannWhitneySerial).
+	sx, sy := sortedWithIndex(x), sortedWithIndex(y)
+	px, py := make([]float64, n1), make([]float64, n2)
+	halves := projections(sx, sy, px) // 2U, counted exactly
+	projections(sy, sx, py)
 	u := float64(halves) / 2
 	theta := u / (float64(n1) * float64(n2))
-	py := make([]float64, n2)
-	for j, v := range y {
-		below, equal := count(sx, v)
-		py[j] = (float64(below) + float64(equal)/2) / float64(n1)
-	}
 	v := projectionVariance(px, xOrdered)/float64(n1) + projectionVariance(py, yOrdered)/float64(n2)
 	r := MWU{N1: n1, N2: n2, U: u, Superiority: theta, P: 1}
 	if v == 0 && theta != 0.5 {
@@ -97,14 +92,48 @@ func MannWhitneySerial(x, y []int64, xOrdered, yOrdered bool) MWU {
 	return r
 }
 
-// count returns how many of sorted are below v and how many equal it.
-func count(sorted []int64, v int64) (below, equal int) {
-	lo, _ := slices.BinarySearch(sorted, v)
-	hi := len(sorted)
-	if v < math.MaxInt64 {
-		hi, _ = slices.BinarySearch(sorted, v+1)
+// indexed is a sample and its place in measurement order.
+type indexed struct {
+	v int64
+	i int
+}
+
+// sortedWithIndex returns x's samples in ascending order, each with its
+// index in x.
+func sortedWithIndex(x []int64) []indexed {
+	s := make([]indexed, len(x))
+	for i, v := range x {
+		s[i] = indexed{v, i}
 	}
-	return lo, hi - lo
+	slices.SortFunc(s, func(a, b indexed) int { return cmp.Compare(a.v, b.v) })
+	return s
+}
+
+// projections sets out[k] of each sample k of a (ascending, with their
+// indices) to its Hájek projection against b (ascending): the share of b
+// below it plus half the share equal to it. It returns twice the
+// Mann-Whitney U of a against b, the sum over a of 2 below + equal,
+// counted exactly.
+func projections(a, b []indexed, out []float64) (halves int64) {
+	nb := float64(len(b))
+	lo := 0 // b[:lo] lies below the current value
+	for k := 0; k < len(a); {
+		v := a[k].v
+		for lo < len(b) && b[lo].v < v {
+			lo++
+		}
+		hi := lo // b[lo:hi] equals it
+		for hi < len(b) && b[hi].v == v {
+			hi++
+		}
+		below, equal := lo, hi-lo
+		p := (float64(below) + float64(equal)/2) / nb
+		for ; k < len(a) && a[k].v == v; k++ {
+			out[a[k].i] = p
+			halves += 2*int64(below) + int64(equal)
+		}
+	}
+	return halves
 }
 
 func projectionVariance(p []float64, ordered bool) float64 {
