@@ -73,7 +73,9 @@ the timer interrupt's delay, the interrupt handlers that ran, the threads that
 held the CPU (pid, policy, priority) and the wake-up-to-running delay; then the
 totals by cause and the knob that addresses the main one. Without --cpus the
 thread is pinned to the last CPU. The tracing costs a little latency itself:
-compare runs with and without it.`,
+compare runs with and without it. The trace's reader gives way to a woken
+measuring thread; threads of latlab's own that held a CPU are marked so, never
+the cause.`,
 		Example: `  latlab wake
   latlab wake --interval 1ms --duration 60s --rtprio 80 --mlock
   latlab wake --cpus 0-1 --rtprio 80 --mlock --dma-latency 0 --histfile hist.txt

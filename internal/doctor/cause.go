@@ -81,6 +81,7 @@ type Longest struct {
 type culprit struct {
 	kind, name string
 	pid        int
+	own        bool // latlab's own thread (explain.Ran.Own)
 	ns         int64
 	wakeups    int
 	cpus       map[int]int64
@@ -104,7 +105,7 @@ func culprits(ws []explain.Wakeup) (out []*culprit, total int64) {
 			k := fmt.Sprintf("%s\x00%s\x00%d", r.Kind, r.Name, pid)
 			c := m[k]
 			if c == nil {
-				c = &culprit{kind: r.Kind, name: r.Name, pid: pid, cpus: map[int]int64{}}
+				c = &culprit{kind: r.Kind, name: r.Name, pid: pid, own: r.Own, cpus: map[int]int64{}}
 				m[k] = c
 				out = append(out, c)
 			}
@@ -134,7 +135,7 @@ func Culprits(ws []explain.Wakeup) []string {
 	cs, total := culprits(ws)
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, fmt.Sprintf("%s on CPU %s: %s in %d %s (%.0f%%)", explain.Name(c.kind, c.name, c.pid),
+		out = append(out, fmt.Sprintf("%s on CPU %s: %s in %d %s (%.0f%%)", explain.Name(c.kind, c.name, c.pid, c.own),
 			cpuList(c.cpuList()), units.NsShort(float64(c.ns)), c.wakeups, plural(c.wakeups, "wake-up", "wake-ups"),
 			100*float64(c.ns)/float64(max(total, 1))))
 	}
@@ -149,16 +150,22 @@ func Culprits(ws []explain.Wakeup) []string {
 // from wake-up to running, ...).
 func CauseOf(ws []explain.Wakeup) Cause {
 	cs, total := culprits(ws)
+	// latlab's own threads (the trace's reader) ran only in the traced
+	// run: they are listed (Culprits), never the cause of the untraced
+	// run's lateness.
 	var top *culprit
-	if len(cs) > 0 {
-		top = cs[0]
+	for _, c := range cs {
+		if !c.own {
+			top = c
+			break
+		}
 	}
 	if total <= 0 {
 		return Cause{Kind: "none", Text: "no wake-up of the traced run was late"}
 	}
 	if top != nil && top.ns*10 >= total {
 		c := Cause{Kind: top.kind, Name: top.name, PID: top.pid, SharePct: 100 * float64(top.ns) / float64(total), CPUs: top.cpuList()}
-		c.Text = fmt.Sprintf("%s on CPU %s: %.0f%% of the lateness", explain.Name(c.Kind, c.Name, c.PID), cpuList(c.CPUs), c.SharePct)
+		c.Text = fmt.Sprintf("%s on CPU %s: %.0f%% of the lateness", explain.Name(c.Kind, c.Name, c.PID, false), cpuList(c.CPUs), c.SharePct)
 		return c
 	}
 	// Nothing else ran for long: the kind of delay most explanations name.

@@ -17,6 +17,12 @@ func thread(name string, pid int, ns int64) explain.Ran {
 	return explain.Ran{Kind: explain.KindThread, Name: name, PID: pid, DurationNs: ns}
 }
 
+func ownThread(name string, pid int, ns int64) explain.Ran {
+	r := thread(name, pid, ns)
+	r.Own = true
+	return r
+}
+
 // The main cause is what held the CPUs longest over all the explained
 // wake-ups, a thread by its pid (two threads of one name are two
 // culprits), not what is longest in one of them; idle time names no one.
@@ -51,6 +57,13 @@ func TestCauseOf(t *testing.T) {
 			wakeup(0, 1000, "idle", explain.Ran{Kind: explain.KindIdle, Name: "idle", DurationNs: 990}),
 		}, "timer", "the CPU was idle"},
 		{"woken but waiting", []explain.Wakeup{wakeup(0, 1000, "wake-to-run"), wakeup(0, 1000, "wake-to-run")}, "wake-to-run", "waited to run"},
+		{"latlab's own reader longest: the next one", []explain.Wakeup{
+			wakeup(0, 1000, "thread latlab (latlab's own)", ownThread("latlab", 9, 600), thread("hog", 42, 300)),
+		}, "thread", "thread hog (pid 42) on CPU 0: 30% of the lateness"},
+		{"latlab's own reader alone", []explain.Wakeup{
+			wakeup(0, 1000, "thread latlab (latlab's own)", ownThread("latlab", 9, 600)),
+			wakeup(0, 1000, "wake-to-run"),
+		}, "wake-to-run", "waited to run"},
 		{"nothing late", []explain.Wakeup{wakeup(0, 0, "return-to-user")}, "none", "no wake-up"},
 	} {
 		got := CauseOf(c.ws)
@@ -58,8 +71,8 @@ func TestCauseOf(t *testing.T) {
 			t.Errorf("%s: %s %q, want %s %q", c.name, got.Kind, got.Text, c.kind, c.text)
 		}
 	}
-	lines := Culprits([]explain.Wakeup{wakeup(1, 1000, "", thread("hog", 42, 900)), wakeup(1, 1000, "", thread("hog", 42, 900), thread("b", 5, 100))})
-	if len(lines) != 2 || lines[0] != "thread hog (pid 42) on CPU 1: 1.80µs in 2 wake-ups (90%)" || !strings.HasPrefix(lines[1], "thread b (pid 5)") {
+	lines := Culprits([]explain.Wakeup{wakeup(1, 1000, "", thread("hog", 42, 900)), wakeup(1, 1000, "", thread("hog", 42, 900), ownThread("b", 5, 100))})
+	if len(lines) != 2 || lines[0] != "thread hog (pid 42) on CPU 1: 1.80µs in 2 wake-ups (90%)" || !strings.HasPrefix(lines[1], "latlab's own thread b (pid 5)") {
 		t.Errorf("culprits %q", lines)
 	}
 }

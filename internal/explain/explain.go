@@ -35,6 +35,10 @@ type Ran struct {
 	Prio       int    `json:"prio,omitempty"`   // threads: the kernel's prio (0-99 realtime, 100-139 normal)
 	Count      int    `json:"count"`
 	DurationNs int64  `json:"duration_ns"`
+	// Own marks a thread of latlab's own process (its trace reader, the Go
+	// runtime, another measuring thread): a cost of the traced run, not
+	// something of the system's that the untraced run met.
+	Own bool `json:"own,omitempty"`
 }
 
 // Wakeup is one explained wake-up.
@@ -68,6 +72,7 @@ type Cause struct {
 	Name       string `json:"name"`
 	Wakeups    int    `json:"wakeups"` // times it ran in an explained wake-up
 	DurationNs int64  `json:"duration_ns"`
+	Own        bool   `json:"own,omitempty"` // latlab's own threads (Ran.Own)
 }
 
 // Sample is one measured wake-up to explain.
@@ -104,17 +109,26 @@ const MaxEvents = 2_000_000
 
 // Timeline holds the events of the measured CPUs in time order per CPU.
 type Timeline struct {
-	cpus    map[int][]event
+	cpus map[int][]event // in time order, made by sorted from chunks
+	// chunks are the events as recorded, per CPU, in slices of
+	// chunkEvents: recording, which runs on a measured CPU, never copies
+	// what it holds, as an append to one slice per CPU did when it grew
+	// (a megabyte at a time in a 4 s run, which a measuring thread woken
+	// meanwhile waited for).
+	chunks  map[int][][]event
 	n       int
 	Dropped int64
 	irq     *tracefs.IRQTracker
 	fields  map[*tracefs.Format][]tracefs.Field
 	names   map[string]string // interned names
+	// own are the threads of latlab's own process (Ran.Own), as the
+	// Tracer found them when it stopped.
+	own map[int32]bool
 }
 
 // NewTimeline returns an empty timeline.
 func NewTimeline() *Timeline {
-	return &Timeline{cpus: map[int][]event{}, irq: tracefs.NewIRQTracker(), fields: map[*tracefs.Format][]tracefs.Field{},
+	return &Timeline{cpus: map[int][]event{}, chunks: map[int][][]event{}, irq: tracefs.NewIRQTracker(), fields: map[*tracefs.Format][]tracefs.Field{},
 		names: map[string]string{}}
 }
 
@@ -134,8 +148,17 @@ func (t *Timeline) push(cpu int, e event) {
 		return
 	}
 	t.n++
-	t.cpus[cpu] = append(t.cpus[cpu], e)
+	cs := t.chunks[cpu]
+	if n := len(cs); n == 0 || len(cs[n-1]) == cap(cs[n-1]) {
+		cs = append(cs, make([]event, 0, chunkEvents))
+		t.chunks[cpu] = cs
+	}
+	last := &cs[len(cs)-1]
+	*last = append(*last, e)
 }
+
+// chunkEvents is how many events a chunk of a Timeline holds (56 kB).
+const chunkEvents = 1024
 
 func (t *Timeline) fieldsOf(f *tracefs.Format, names ...string) []tracefs.Field {
 	if fl, ok := t.fields[f]; ok {
@@ -174,6 +197,18 @@ func (t *Timeline) Add(e tracefs.Event) {
 // sorted puts each CPU's events in time order: an interrupt's entry is
 // pushed when its exit arrives, after the events inside it.
 func (t *Timeline) sorted() {
+	for c, cs := range t.chunks {
+		n := len(t.cpus[c])
+		for _, ch := range cs {
+			n += len(ch)
+		}
+		evs := append(make([]event, 0, n), t.cpus[c]...)
+		for _, ch := range cs {
+			evs = append(evs, ch...)
+		}
+		t.cpus[c] = evs
+	}
+	clear(t.chunks)
 	for c, evs := range t.cpus {
 		sort.SliceStable(evs, func(i, j int) bool { return evs[i].ts < evs[j].ts })
 		t.cpus[c] = evs
@@ -185,9 +220,17 @@ func (t *Timeline) sorted() {
 const lookback = 5_000_000 // 5 ms
 
 // Explain explains each sample from the timeline; policy, when set, names
-// a pid's scheduling policy.
+// a pid's scheduling policy. A thread that ran is latlab's own (Ran.Own)
+// when the Tracer found it in its process or it is a sample's measuring
+// thread.
 func (t *Timeline) Explain(samples []Sample, first int64, policy func(pid int) string) []Wakeup {
 	t.sorted()
+	if t.own == nil {
+		t.own = map[int32]bool{}
+	}
+	for _, s := range samples {
+		t.own[int32(s.TID)] = true
+	}
 	out := make([]Wakeup, 0, len(samples))
 	for _, s := range samples {
 		out = append(out, t.explain(s, first, policy))
@@ -332,6 +375,9 @@ func (t *Timeline) explain(s Sample, first int64, policy func(int) string) Wakeu
 		if a.Kind == KindThread && policy != nil {
 			a.Policy = policy(a.PID)
 		}
+		if a.Kind == KindThread {
+			a.Own = t.own[int32(a.PID)]
+		}
 		w.Ran = append(w.Ran, *a)
 	}
 	sort.SliceStable(w.Ran, func(i, j int) bool { return w.Ran[i].DurationNs > w.Ran[j].DurationNs })
@@ -340,10 +386,14 @@ func (t *Timeline) explain(s Sample, first int64, policy func(int) string) Wakeu
 }
 
 // Name is what held a CPU in a sentence: "thread stress-ng (pid 4123)",
-// "hard irq virtio0-input.0 (IRQ 24)", "softirq NET_RX", "idle idle".
-func Name(kind, name string, pid int) string {
+// "latlab's own thread latlab (pid 4130)" (own: Ran.Own), "hard irq
+// virtio0-input.0 (IRQ 24)", "softirq NET_RX", "idle idle".
+func Name(kind, name string, pid int, own bool) string {
 	switch kind {
 	case KindThread:
+		if own {
+			return fmt.Sprintf("latlab's own thread %s (pid %d)", name, pid)
+		}
 		return fmt.Sprintf("thread %s (pid %d)", name, pid)
 	case KindIRQ:
 		return "hard irq " + name
@@ -355,6 +405,9 @@ func Name(kind, name string, pid int) string {
 // longest, else the timer's own delay, else the way back to user space.
 func cause(w Wakeup) string {
 	if len(w.Ran) > 0 && w.Ran[0].Kind != KindIdle {
+		if w.Ran[0].Own {
+			return w.Ran[0].Kind + " " + w.Ran[0].Name + " (latlab's own)"
+		}
 		return w.Ran[0].Kind + " " + w.Ran[0].Name
 	}
 	if w.TimerLatencyNs >= 0 && w.TimerLatencyNs*2 >= w.LatencyNs {
@@ -378,9 +431,12 @@ func Totals(ws []Wakeup) []Cause {
 	for _, w := range ws {
 		for _, r := range w.Ran {
 			k := key{r.Kind, r.Name, 0}
+			if r.Own {
+				k.pid = -1 // apart from another program of the same name
+			}
 			c := m[k]
 			if c == nil {
-				c = &Cause{Kind: r.Kind, Name: r.Name}
+				c = &Cause{Kind: r.Kind, Name: r.Name, Own: r.Own}
 				m[k] = c
 				order = append(order, k)
 			}
@@ -397,10 +453,16 @@ func Totals(ws []Wakeup) []Cause {
 }
 
 // NextStep names the knob that addresses the main cause: the longest
-// total of what ran (idle aside), else the timer's delay.
+// total of what ran (idle and latlab's own threads aside), else the
+// timer's delay.
 func NextStep(ws []Wakeup, totals []Cause, slackNs int64, realtime bool) string {
 	var top *Cause
+	own := false
 	for i := range totals {
+		if totals[i].Own {
+			own = true
+			continue
+		}
 		if totals[i].Kind != KindIdle {
 			top = &totals[i]
 			break
@@ -416,6 +478,9 @@ func NextStep(ws []Wakeup, totals []Cause, slackNs int64, realtime bool) string 
 	}
 	sort.Strings(cl)
 	cpu := strings.Join(cl, ",")
+	if top == nil && own {
+		return fmt.Sprintf("nothing but latlab's own threads (the trace's reader, the Go runtime) and the idle task held CPU %s: the lateness they add is the tracing's cost, which an untraced run does not pay; compare with a run without --explain", cpu)
+	}
 	if top == nil {
 		if slackNs > 0 && !realtime {
 			return fmt.Sprintf("the timer fired late with the CPU idle: the thread's timer slack (%d µs) lets it; --rtprio (realtime threads have no slack) or --resolution 1us; then cpu-idle-states / --dma-latency 0 for the idle exit", slackNs/1000)

@@ -379,7 +379,7 @@ func (e *NoWakeupsError) Error() string {
 	s += fmt.Sprintf(": the first wake-up, which is discarded as warm-up, came %s after its deadline, after the run's end",
 		units.NsShort(float64(e.WarmupNs)))
 	if top, cpu, ok := topRan(e.Explained); ok {
-		s += fmt.Sprintf("; %s held CPU %d for %s of that wait", explain.Name(top.Kind, top.Name, top.PID), cpu, units.NsShort(float64(top.DurationNs)))
+		s += fmt.Sprintf("; %s held CPU %d for %s of that wait", explain.Name(top.Kind, top.Name, top.PID, top.Own), cpu, units.NsShort(float64(top.DurationNs)))
 	}
 	return s
 }

@@ -137,7 +137,11 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 			if i == 10 {
 				break
 			}
-			rows = append(rows, []string{c.Kind, Clip(safeText(c.Name), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+			name := safeText(c.Name)
+			if c.Own {
+				name += " (latlab's own)"
+			}
+			rows = append(rows, []string{c.Kind, Clip(name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
 		}
 		Table(w, []string{"kind", "name", "wake-ups", "total"}, rows)
 	}
@@ -148,7 +152,8 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 }
 
 // ranName is one line's subject: "thread stress:7016 (SCHED_OTHER, nice 0)",
-// its name (a process's comm, an interrupt's device) escaped.
+// "thread latlab:7020 (latlab's own, nice 19)", its name (a process's
+// comm, an interrupt's device) escaped.
 func ranName(r explain.Ran) string {
 	name := safeText(r.Name)
 	switch r.Kind {
@@ -160,7 +165,10 @@ func ranName(r explain.Ran) string {
 		default:
 			p = fmt.Sprintf("nice %d", r.Prio-120)
 		}
-		if r.Policy != "" {
+		switch {
+		case r.Own:
+			p = "latlab's own, " + p // its policy is latlab's to know
+		case r.Policy != "":
 			p = r.Policy + ", " + p
 		}
 		return fmt.Sprintf("thread %s:%d (%s)", name, r.PID, p)

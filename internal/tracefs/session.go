@@ -31,6 +31,13 @@ type Options struct {
 	// mounted elsewhere (a session mounts it privately anyway when it is
 	// not mounted); Close unmounts it.
 	PrivateMount bool
+	// Yield makes Drain give up its CPU (sched_yield) after each page it
+	// reads (of the first yieldPages of a CPU): a traced thread woken
+	// meanwhile on the reader's CPU then waits for one page's parsing
+	// (tens of µs), not for the rest of the drain, which the scheduler
+	// lets a thread of equal priority finish up to its slice
+	// (milliseconds).
+	Yield bool
 }
 
 // InstancePrefix begins the name of every instance a session creates:

@@ -354,3 +354,34 @@ func TestOwnerNames(t *testing.T) {
 		t.Error("this process is gone")
 	}
 }
+
+// With Options.Yield a drain gives up its CPU after each page, up to
+// yieldPages of each CPU, and without it never.
+func TestSessionDrainYields(t *testing.T) {
+	needTracing(t)
+	for _, yield := range []bool{false, true} {
+		s, err := Open(Options{Events: []string{"sched/sched_switch", "irq/softirq_*"}, PrivateMount: true, BufferKB: 512, Yield: yield})
+		if err != nil {
+			t.Fatal(err)
+		}
+		loopback(t, 2000)
+		_ = s.Stop()
+		yields := 0
+		old := schedYield
+		schedYield = func() { yields++ }
+		n, err := s.Drain(func(Event) {})
+		schedYield = old
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case n == 0:
+			t.Fatalf("yield %v: no events", yield)
+		case !yield && yields != 0:
+			t.Errorf("%d yields without Options.Yield", yields)
+		case yield && (yields == 0 || yields > yieldPages*len(s.cpus)):
+			t.Errorf("%d yields over %d events on %d CPUs: want 1 to %d a CPU", yields, n, len(s.cpus), yieldPages)
+		}
+	}
+}
