@@ -25,15 +25,7 @@ func TestMannWhitneySerialProjectionsAsDefined(t *testing.T) {
 		projections(sortedWithIndex(y), sortedWithIndex(x), py)
 		var want int64
 		for i, a := range x {
-			below, equal := 0, 0
-			for _, b := range y {
-				switch {
-				case b < a:
-					below++
-				case b == a:
-					equal++
-				}
-			}
+			below, equal := countPairs(a, y)
 			want += 2*int64(below) + int64(equal)
 			if p := (float64(below) + float64(equal)/2) / float64(len(y)); px[i] != p {
 				t.Fatalf("x[%d] = %d: projection %v, want %v", i, a, px[i], p)
@@ -43,18 +35,24 @@ func TestMannWhitneySerialProjectionsAsDefined(t *testing.T) {
 			t.Fatalf("2U = %d, want %d", halves, want)
 		}
 		for j, b := range y {
-			below, equal := 0, 0
-			for _, a := range x {
-				switch {
-				case a < b:
-					below++
-				case a == b:
-					equal++
-				}
-			}
+			below, equal := countPairs(b, x)
 			if p := (float64(below) + float64(equal)/2) / float64(len(x)); py[j] != p {
 				t.Fatalf("y[%d] = %d: projection %v, want %v", j, b, py[j], p)
 			}
 		}
 	})
+}
+
+// countPairs counts the samples of other below v and equal to it, one
+// pair at a time.
+func countPairs(v int64, other []int64) (below, equal int) {
+	for _, o := range other {
+		switch {
+		case o < v:
+			below++
+		case o == v:
+			equal++
+		}
+	}
+	return below, equal
 }
