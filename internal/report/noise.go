@@ -325,7 +325,7 @@ func noiseExplain(w io.Writer, d *probe.NoiseData) {
 			if i == 10 {
 				break
 			}
-			rows = append(rows, []string{c.Kind, Clip(safeText(c.Name), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+			rows = append(rows, []string{c.Kind, Clip(causeName(c), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
 		}
 		Table(w, []string{"kind", "name", "interruptions", "total"}, rows)
 	}

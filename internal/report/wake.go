@@ -137,11 +137,7 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 			if i == 10 {
 				break
 			}
-			name := safeText(c.Name)
-			if c.Own {
-				name += " (latlab's own)"
-			}
-			rows = append(rows, []string{c.Kind, Clip(name, 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
+			rows = append(rows, []string{c.Kind, Clip(causeName(c), 34), strconv.Itoa(c.Wakeups), us(c.DurationNs)})
 		}
 		Table(w, []string{"kind", "name", "wake-ups", "total"}, rows)
 	}
@@ -149,6 +145,15 @@ func wakeExplain(w io.Writer, d *probe.WakeData) {
 		fmt.Fprintln(w)
 		writeHanging(w, "next step: "+safeText(d.ExplainNext), 2)
 	}
+}
+
+// causeName is a total's name in a table, escaped: "latlab (latlab's
+// own)" for latlab's own threads.
+func causeName(c explain.Cause) string {
+	if c.Own {
+		return safeText(c.Name) + " (latlab's own)"
+	}
+	return safeText(c.Name)
 }
 
 // ranName is one line's subject: "thread stress:7016 (SCHED_OTHER, nice 0)",
