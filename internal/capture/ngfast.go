@@ -186,7 +186,8 @@ func (r *Reader) nextNgFast(rec *Record, start int64) bool {
 	if ngU32(big, b[blen-4:]) != blen || caplen > blen-32 {
 		return false
 	}
-	in := f.iface(r, ngU32(big, b[8:]))
+	ifid := ngU32(big, b[8:])
+	in := f.iface(r, ifid)
 	if in == nil {
 		return false
 	}
@@ -232,7 +233,7 @@ func (r *Reader) nextNgFast(rec *Record, start int64) bool {
 	r.frame++
 	ts := uint64(ngU32(big, b[12:]))<<32 | uint64(ngU32(big, b[16:]))
 	rec.Frame, rec.Offset, rec.TimeNs, rec.CapLen, rec.OrigLen = r.frame, start, in.timeNs(ts), int(caplen), int(ngU32(big, b[24:]))
-	rec.LinkType, rec.Iface, rec.Comments, rec.PacketID, rec.HasPacketID = in.linkType, int(ngU32(big, b[8:])), comments, id, hasID
+	rec.LinkType, rec.Iface, rec.Comments, rec.PacketID, rec.HasPacketID = in.linkType, int(ifid), comments, id, hasID
 	rec.Data, rec.StartNs = b[28:28+caplen:28+caplen], 0
 	return true
 }
