@@ -287,8 +287,9 @@ func TestPaceSpinGapWithoutSwitch(t *testing.T) {
 			return 7
 		}, 24},
 		{"not counted", func(*gapTime, int64) int64 { return -1 }, 24},
-		// switched out before every send: the CPU is busy
-		{"busy, no switch", func(_ *gapTime, n int64) int64 { return n }, 24},
+		// switched out before every send: the CPU is busy, and spinning
+		// does not resume after the back-off (TestPaceProbesWhenCalm)
+		{"busy, no switch", func(_ *gapTime, n int64) int64 { return n }, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// the 21st send's spin (from 100 µs before its time) is
@@ -316,6 +317,61 @@ func TestPaceSpinGapWithoutSwitch(t *testing.T) {
 			}
 			if want := c.wantSpun + 20; spun != want {
 				t.Errorf("%d sends spun, want %d", spun, want)
+			}
+		})
+	}
+}
+
+// After a back-off, spinning resumes only once the thread is calm again
+// (at most calmSwitches of its latest 64 sends followed an involuntary
+// switch) where its switches are counted, and at once where they are not.
+func TestPaceProbesWhenCalm(t *testing.T) {
+	period := 7_812_500.0
+	start := int64(time.Millisecond)
+	const busyUntil = 300 // the sends before it follow a switch each
+	for _, c := range []struct {
+		name      string
+		counted   bool
+		firstSpin int // the first send that spins after the preempted first one
+	}{
+		// calm once no more than 8 of the latest 64 followed a switch:
+		// sends busyUntil+56 on
+		{"counted", true, busyUntil + 64 - calmSwitches},
+		{"not counted", false, 1 + spinBackoffMin},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &preemptingTime{fakeTime: fakeTime{readCost: 10}, jumps: map[int]int64{}}
+			p.jumps[5] = int64(time.Millisecond) // the first send's spin is preempted
+			sp := newSpinner(period, false)
+			sends, switches := int64(0), int64(0)
+			sp.switches = func(*threadUsage) int64 {
+				if !c.counted {
+					return -1
+				}
+				if sends < busyUntil {
+					switches++ // switched out since the last reading
+				}
+				return switches
+			}
+			var stop atomic.Bool
+			var dues []int64
+			n := int64(busyUntil + 100)
+			if _, err := pace(p, p.now, paceSpin, start, period, n, &stop, &sp, func(i, due, at int64, held bool) bool {
+				dues = append(dues, due)
+				sends++
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			first := -1
+			for i, w := range p.waits {
+				if i > 0 && w < dues[i] {
+					first = i
+					break
+				}
+			}
+			if first != c.firstSpin {
+				t.Errorf("send %d spun first after the preempted spin, want %d", first, c.firstSpin)
 			}
 		})
 	}

@@ -490,8 +490,7 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 			var err error
 			switch mode {
 			case paceSpin:
-				if sp.off > 0 {
-					sp.off--
+				if sp.sleeps() {
 					_, err = y.WaitUntil(&h, w, due, now)
 					sp.observe()
 				} else {
@@ -526,7 +525,8 @@ func pace(w probe.Waiter, now func() int64, mode paceMode, start int64, period f
 // preference for a thread that slept do its work. So the pacer spins only
 // while its spins are not preempted: after one that was, it sleeps to the
 // send time for spinBackoffMin sends, twice as many after each further
-// preempted spin (up to spinBackoffMax), then tries a spin again; a
+// preempted spin (up to spinBackoffMax), then tries a spin again (once calm,
+// below, where its switches are counted: see spinner.sleeps); a
 // clean spin halves the next back-off. A round's p99 is lost once more
 // than 1% of its sends come a time slice late: with a first back-off of
 // 16 sends a 5 s game round (640 sends) under load tried, and lost, six
@@ -619,6 +619,9 @@ type spinner struct {
 	usage        threadUsage
 	lastSwitches int64  // at the latest send; -1 if not counted
 	recent       uint64 // a bit a send, the latest lowest: 1 if the thread was switched out since the send before
+	// probe: a back-off has ended, and spinning resumes once the thread
+	// is calm (see sleeps)
+	probe bool
 }
 
 // newSpinner returns the spinning state for a send period (ns); adapt as
@@ -696,9 +699,37 @@ func (s *spinner) spin(now func() int64, due int64) {
 	}
 }
 
+// sleeps reports whether the next send sleeps to its time instead of
+// spinning: during a back-off, and after it until the thread is calm
+// where its switches are counted. A spin tried at the end of a back-off
+// on a busy CPU is preempted (the reason the back-off began) and sends a
+// time slice late: traced beside two CPU hogs (perf: sched_switch, the
+// timers and the send's write), two spins in each of two 5 s rounds of
+// the game profile lost the CPU for 3.9-4.0 ms before their send. At 640
+// sends a round's p99 is its 7th latest send, and 1% of the wake-ups of
+// either the pacer or cyclictest there waited 1-3 ms for the CPU (5-11
+// of about 636 in a round), so two more late sends decide whether the
+// p99 is a fast wake-up's or a time slice. The thread's involuntary
+// switches say the CPU is busy without spending a send on it: beside the
+// hogs the pacing thread was switched out 460-515 times in a round, on
+// the idle guest 7-22. With the probe waiting for calm, the same traces
+// found 0 and 1 such spins in two rounds (the first send's).
+func (s *spinner) sleeps() bool {
+	if s.off > 0 {
+		s.off--
+		return true
+	}
+	if s.probe && s.lastSwitches >= 0 && !s.calm() {
+		return true
+	}
+	s.probe = false
+	return false
+}
+
 // backOff turns spinning off for the next s.backoff sends, doubles the
 // back-off after it and sets the margin back to SpinMargin.
 func (s *spinner) backOff() {
+	s.probe = true
 	s.off = s.backoff
 	s.backoff = min(2*s.backoff, spinBackoffMax)
 	s.margin = int64(SpinMargin)
