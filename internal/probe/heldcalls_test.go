@@ -39,7 +39,7 @@ var heldCode = []struct {
 	{"probe_linux.go", []string{"sleep", "sleepUntil", "WaitUntil"}},
 	{"../clock/clock_linux.go", []string{"now"}},
 	{"../clock/clock_nolinkname_linux.go", []string{"now"}},
-	{"../netload/udp.go", []string{"pace", "spin", "adjust", "observe", "calm", "backOff"}},
+	{"../netload/udp.go", []string{"pace", "spin", "adjust", "observe", "calm", "backOff", "sleeps"}},
 	{"../netload/pace_linux.go", []string{"threadSwitches"}},
 	{"../netload/rawsend_linux.go", []string{"send"}},
 }
@@ -77,6 +77,7 @@ var heldSafe = map[string]string{
 	"sp.observe":          "heldCode",
 	"s.calm":              "heldCode",
 	"s.backOff":           "heldCode",
+	"sp.sleeps":           "heldCode",
 	"s.switches":          "threadSwitches (heldCode), or a test's count",
 	"bits.OnesCount64":    "a POPCNT or arithmetic, no call into the runtime",
 	"s.sleep":             "a sleeper: heldCode (linuxSleeper.sleep)",
