@@ -707,13 +707,14 @@ func (s *spinner) spin(now func() int64, due int64) {
 // timers and the send's write), two spins in each of two 5 s rounds of
 // the game profile lost the CPU for 3.9-4.0 ms before their send. At 640
 // sends a round's p99 is its 7th latest send, and 1% of the wake-ups of
-// either the pacer or cyclictest there waited 1-3 ms for the CPU (5-11
-// of about 636 in a round), so two more late sends decide whether the
-// p99 is a fast wake-up's or a time slice. The thread's involuntary
-// switches say the CPU is busy without spending a send on it: beside the
-// hogs the pacing thread was switched out 460-515 times in a round, on
-// the idle guest 7-22. With the probe waiting for calm, the same traces
-// found 0 and 1 such spins in two rounds (the first send's).
+// either the pacer or cyclictest there waited 1-3 ms for the CPU (the
+// pacer's 5-11 of about 636 in a round, cyclictest's 4-10), so two more
+// late sends decide whether the p99 is a fast wake-up's or a time slice.
+// The thread's involuntary switches say the CPU is busy without spending
+// a send on it: beside the hogs the pacing thread was switched out
+// 460-515 times in a round, on the idle guest 7-22. With the probe
+// waiting for calm, two rounds traced the same way had 0 and 1 such
+// spins (the first send's).
 func (s *spinner) sleeps() bool {
 	if s.off > 0 {
 		s.off--
