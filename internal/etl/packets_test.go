@@ -175,6 +175,8 @@ func FuzzPackets(f *testing.F) {
 	f.Add(b)
 	comp, _, _ := writeDPCISRWith(8, true)
 	f.Add(comp)
+	// a real pktmon capture: compressed buffers, 114 packet events
+	f.Add(fixture(f, "corpus/microsoft_demikernel__PktMon-db9cd717.etl"))
 	defer infile.Reset()
 	infile.SetMax(4 << 20) // as FuzzReader
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -248,6 +248,11 @@ func FuzzReader(f *testing.F) {
 	f.Add(good[:5000])
 	comp, _, _ := writeDPCISRWith(8, true)
 	f.Add(comp)
+	// Small real traces: a 32-bit one with a compressed buffer, a
+	// compressed TraceLogging one, and one of manifest events.
+	f.Add(fixture(f, "corpus/microsoft_perfview__src_TraceEvent_TraceEvent.Tests_smallEtlFile-32bdf752.etl"))
+	f.Add(fixture(f, "corpus/microsoft_perfview__src_TraceEvent_TraceEvent.Tests_inputs_Regression_SelfDescribingSingleEvent-dd3248d5.etl"))
+	f.Add(fixture(f, "corpus/microsoft_perfview__src_TraceEvent_TraceEvent.Tests_inputs_primitive-types-ec036296__primitive-types.etl"))
 	// The decompressed bytes count against the input cap: a small cap
 	// keeps each input's work small, so the fuzzer explores.
 	defer infile.Reset()
