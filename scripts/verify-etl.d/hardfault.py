@@ -152,8 +152,8 @@ def per_process(t):
     return {k: (n, b, us(tot), us(mx)) for k, (n, b, tot, mx) in rows.items()}
 
 
-def main():
-    latlab, path = sys.argv[1], sys.argv[2]
+def check(latlab, path):
+    """Prints what differs and what was compared; True when nothing differs."""
     t = Trace(path)
     diffs, infos = [], []
     out = subprocess.run([latlab, "dpcisr", "--json", path], capture_output=True, text=True)
@@ -167,10 +167,10 @@ def main():
         for line in diffs:
             print("  " + line)
         print("  hard faults: none (dissect.etl and latlab)" if not diffs else "  hard faults: DIFFERENT")
-        sys.exit(1 if diffs else 0)
+        return not diffs
     if out.returncode != 0:
         print("  latlab dpcisr fails: " + out.stderr.strip())
-        sys.exit(1)
+        return False
     hf = json.loads(out.stdout)["data"]["hard_faults"]
     ours = {}
     for p in hf["processes"]:
@@ -205,7 +205,8 @@ def main():
     print("  hard faults: %d in %d rows (processes, unknown threads), equal in latlab and dissect.etl%s; waits %.1f µs to %.1f ms" % (
         len(t.faults), len(theirs), "" if not diffs else " EXCEPT AS ABOVE",
         waits[0] * 1e6 / t.freq, waits[-1] * 1e3 / t.freq))
-    sys.exit(1 if diffs else 0)
+    return not diffs
 
 
-main()
+if __name__ == "__main__":
+    sys.exit(0 if check(sys.argv[1], sys.argv[2]) else 1)
