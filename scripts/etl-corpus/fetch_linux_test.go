@@ -105,10 +105,14 @@ func TestReadManifest(t *testing.T) {
 		t.Fatalf("%d rows, %v", len(rows), err)
 	}
 	bad := filepath.Join(t.TempDir(), "m.tsv")
+	c := strings.Repeat("ab", 20)
 	for _, line := range []string{
-		"../x.etl\to/n\tc\tp\tMIT\tab\t10\tholds",
-		"x.etl\to/n\tc\tp\tMIT\tab\t-1\tholds",
-		"x.etl\to/n\tc\tp\tMIT\tab\t10",
+		"../x.etl\to/n\t" + c + "\tp\tMIT\tab\t10\tholds",
+		"x.etl\to/n\t" + c + "\tp\tMIT\tab\t-1\tholds",
+		"x.etl\to/n\t" + c + "\tp\tMIT\tab\t10",
+		"x.etl\to/n\t--upload-pack=touch /tmp/x\tp\tMIT\tab\t10\tholds",
+		"x.etl\t-o/n\t" + c + "\tp\tMIT\tab\t10\tholds",
+		"x.etl\to/n\t" + c + "\t--output=x\tMIT\tab\t10\tholds",
 	} {
 		os.WriteFile(bad, []byte(line+"\n"), 0o644)
 		if _, err := readManifest(bad); err == nil {

@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -40,6 +41,13 @@ type row struct {
 	file, repo, commit, path, sha256 string
 	bytes                            int64
 }
+
+// The manifest's words become git's arguments: a repository or commit
+// that began with "-" would be read as an option.
+var (
+	repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	commitID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+)
 
 // maxTrace bounds a trace, and an archive that holds one: the manifest's
 // largest is 27 MB.
@@ -102,6 +110,9 @@ func readManifest(path string) ([]row, error) {
 		}
 		if strings.ContainsAny(c[0], `/\`) || c[0] == ".." || !strings.HasSuffix(c[0], ".etl") {
 			return nil, fmt.Errorf("%s:%d: file %q is not a plain .etl file name", path, n, c[0])
+		}
+		if !repoName.MatchString(c[1]) || !commitID.MatchString(c[2]) || strings.HasPrefix(c[3], "-") || c[3] == "" {
+			return nil, fmt.Errorf("%s:%d: want a repository OWNER/NAME, a commit of 40 hex digits and a path, not %q %q %q", path, n, c[1], c[2], c[3])
 		}
 		rows = append(rows, row{file: c[0], repo: c[1], commit: c[2], path: c[3], sha256: c[5], bytes: size})
 	}
