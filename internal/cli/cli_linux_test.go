@@ -46,6 +46,22 @@ func TestTimerSetCommandInheritsSlack(t *testing.T) {
 	}
 }
 
+// A signal that timer set -- COMMAND forwarded can reach the root's
+// handler only after the command's status came back: latlab must still
+// own its signals then, or the handler ends it by that signal instead of
+// exiting with the status (TestTimerSetTerminalCtrlC saw it happen once,
+// under the race detector).
+func TestTimerSetKeepsItsSignals(t *testing.T) {
+	defer ownSignals.Store(false)
+	ownSignals.Store(false)
+	if code, _, errs := runCLI(t, "timer", "set", "1us", "--", "true"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !ownSignals.Load() {
+		t.Error("latlab gave its signals back after the command ended")
+	}
+}
+
 func TestTimerSetPassesExitStatus(t *testing.T) {
 	code, _, _ := runCLI(t, "timer", "set", "1us", "--", "sh", "-c", "exit 7")
 	if code != 7 {

@@ -129,9 +129,10 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
-// ownSignals is set while a command acts on every SIGINT and SIGTERM
+// ownSignals is set once a command acts on every SIGINT and SIGTERM
 // itself: `timer set -- COMMAND` forwards both to the command and returns
-// on the second, with the command's status.
+// on the second, with the command's status. It stays set until latlab
+// exits (see runTimerSet).
 var ownSignals atomic.Bool
 
 // Interrupted is the cause of a context that SIGINT (Ctrl-C) or SIGTERM

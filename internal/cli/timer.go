@@ -157,8 +157,12 @@ COMMAND included; latlab only waits for it.`,
 
 func runTimerSet(ctx context.Context, o *TimerSetOptions) error {
 	if len(o.Command) > 0 {
+		// Never given back: the root's handler may read a signal that
+		// Hold has already forwarded only after Hold returned (its
+		// goroutine runs late on a loaded machine), and it must not then
+		// end latlab by that signal; latlab's status is the command's, or
+		// 128+N, and nothing is left to do but return it.
 		ownSignals.Store(true)
-		defer ownSignals.Store(false)
 	}
 	res, err := timer.Hold(ctx, timer.HoldOptions{
 		Resolution: o.Value, For: o.For, Command: o.Command,
