@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/latlab/latlab/internal/etl"
@@ -58,7 +57,8 @@ func ETL(w io.Writer, s *etl.Summary) {
 			parts = append(parts, fmt.Sprintf("%d: %d", c.Value, c.Events))
 		}
 		if len(parts) > 0 {
-			for _, l := range textwrap.Hanging(label+" "+strings.Join(parts, ", "), 6, 80-4) {
+			// "id: count" pairs stay whole: a line never ends on "158:"
+			for _, l := range textwrap.List(label+" ", parts, 80-4) {
 				fmt.Fprintln(w, "    "+l)
 			}
 		}
