@@ -299,11 +299,11 @@ func TestParseBCDEnum(t *testing.T) {
 	}
 }
 
-// bcdedit translates the heading, "identifier" and yes/no values
-// (testdata/bcdedit.PROVENANCE): the element is found all the same, in
-// the one object of /enum {current}.
+// bcdedit translates the heading and the identifier's label, not element
+// names nor Yes/No (testdata/bcdedit.PROVENANCE): the element is found all
+// the same, in the one object of /enum {current}.
 func TestBCDAnyLanguage(t *testing.T) {
-	for _, lang := range []string{"", "-de", "-fr"} {
+	for _, lang := range []string{"", "-de", "-fr", "-zh"} {
 		out, err := os.ReadFile("testdata/bcdedit-enum-current" + lang + ".txt")
 		if err != nil {
 			t.Fatal(err)
@@ -574,7 +574,7 @@ func TestEveryKnobHasASummary(t *testing.T) {
 }
 
 func FuzzParseBCDEnum(f *testing.F) {
-	for _, p := range []string{"testdata/bcdedit-enum-current.txt", "testdata/bcdedit-enum-all.txt"} {
+	for _, p := range []string{"testdata/bcdedit-enum-current.txt", "testdata/bcdedit-enum-all.txt", "testdata/bcdedit-packt-win10.txt"} {
 		b, _ := os.ReadFile(p)
 		f.Add(string(b))
 	}
