@@ -99,3 +99,37 @@ func TestParseBCDEnumRealCaptures(t *testing.T) {
 		})
 	}
 }
+
+// bcdedit translates the identifier's label (a German Windows 10 prints
+// "Bezeichner", a French one "identificateur", a Chinese one "标识符") and
+// a Japanese capture has no blank line between objects
+// (testdata/bcdedit.PROVENANCE). The backend finds {current} by the value
+// of each object's first element, not by the English label: reading the
+// boot manager in its place would report the loader's elements as absent.
+func TestBCDCurrentAmongTranslatedObjects(t *testing.T) {
+	real, err := os.ReadFile("testdata/bcdedit-packt-win10.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	de := strings.ReplaceAll(string(real), "identifier  ", "Bezeichner  ")
+	de = strings.NewReplacer("Windows Boot Manager\n", "Windows-Start-Manager\n", "Windows Boot Loader\n", "Windows-Startladeprogramm\n").Replace(de)
+	for name, out := range map[string]string{
+		"de":            de,
+		"de, no blanks": strings.ReplaceAll(de, "\n\n", "\n"),
+		"zh":            strings.ReplaceAll(string(real), "identifier              ", "标识符                  "),
+	} {
+		b := &backend.BCD{Run: func(args ...string) ([]byte, error) { return []byte(out), nil }}
+		v, err := b.Read(backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "path"})
+		if err != nil || string(v.Data) != `\WINDOWS\system32\winload.efi` {
+			t.Errorf("%s: path of {current} %q, %v; want the loader's", name, v.Data, err)
+		}
+		if v, err := b.Read(backend.Loc{Backend: backend.BackendBCD, Path: "{current}", Name: "debug"}); err != nil || string(v.Data) != "Yes" {
+			t.Errorf("%s: debug of {current} %q, %v", name, v.Data, err)
+		}
+	}
+	// Several objects and none is {current}: an error, not the first one.
+	b := &backend.BCD{Run: func(args ...string) ([]byte, error) { return real, nil }}
+	if _, err := b.Read(backend.Loc{Backend: backend.BackendBCD, Path: "{default}", Name: "path"}); err == nil {
+		t.Error("read {default} from objects that do not hold it")
+	}
+}

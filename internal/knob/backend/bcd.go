@@ -114,12 +114,19 @@ func (b *BCD) object(path string) (BCDObject, error) {
 	if err != nil {
 		return BCDObject{}, err
 	}
+	// Each object's first element is its identifier. bcdedit translates
+	// that element's label ("Bezeichner" on a German Windows,
+	// "identificateur" on a French one, "标识符" on a Chinese one) but not
+	// its value, so the object is found by the value of its first element.
 	for _, o := range objs {
-		if id, _ := o.Get("identifier"); strings.EqualFold(id, path) {
+		if len(o.Elements) > 0 && strings.EqualFold(o.Elements[0].Value, path) {
 			return o, nil
 		}
 	}
-	return objs[0], nil // bcdedit localises "identifier"; /enum {current} prints that one object
+	if len(objs) == 1 {
+		return objs[0], nil // /enum {current} prints that one object
+	}
+	return BCDObject{}, fmt.Errorf("bcdedit /enum %s printed %d objects, none with the identifier %s", path, len(objs), path)
 }
 
 func (b *BCD) Read(l Loc) (Value, error) {
