@@ -37,11 +37,17 @@ import (
 // File.Batch is set and File.Other counts the lines that hold no reg
 // command.
 func ReadBatch(r io.Reader) (*File, error) {
-	lines, enc, err := textdec.ReadLines(r, maxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands")
+	// cmd.exe runs a line whatever control characters others hold: tweak
+	// batch files ring the bell (echo ^G, 0x07) and draw arrows with
+	// the OEM code page's 0x10 and 0x19 in echo and :: lines. Such a
+	// file is read; one that holds no reg command is refused as not
+	// text, as it would have been, binary data being no batch file.
+	t, err := textdec.ReadText(r, maxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands", textdec.Options{Controls: true})
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	b := &batchReader{f: &File{Encoding: enc, Batch: true}}
+	lines := t.Lines
+	b := &batchReader{f: &File{Encoding: t.Encoding, Batch: true}}
 	for i, l := range lines {
 		b.line, b.found = i+1, false
 		if isComment(l) {
@@ -57,6 +63,9 @@ func ReadBatch(r io.Reader) (*File, error) {
 		}
 	}
 	f, skipped := b.f, b.skipped
+	if t.Binary != nil && len(f.Sections) == 0 && len(f.Notes) == 0 {
+		return nil, badinput.Wrap(t.Binary)
+	}
 	if skipped > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
 	}

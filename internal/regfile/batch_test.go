@@ -3,11 +3,13 @@ package regfile
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
@@ -101,6 +103,27 @@ func TestReadBatchComments(t *testing.T) {
 	}
 	if len(f.Sections) != 1 || f.Sections[0].Path != `HKLM\E` || f.Other != 5 {
 		t.Errorf("sections %+v, other lines %d", f.Sections, f.Other)
+	}
+}
+
+// cmd.exe runs a batch file whose echo and comment lines hold control
+// characters (a bell, the OEM code page's arrows 0x10 and 0x19, as
+// Melih0122/Toolbox's batch files do): its reg commands are read. Bytes
+// that hold no reg command are still no batch file.
+func TestReadBatchControls(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("@echo off\r\necho \x07\r\n::  \x10 https://example.org\r\n" +
+		"echo    %ESC%[7m\x19 TWEAKS \x19%ESC%[0m\r\n" +
+		"reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\PriorityControl\" /v \"Win32PrioritySeparation\" /t REG_DWORD /d 38 /f >nul\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || f.Values != 1 || f.Other != 4 || !bytes.Equal(f.Sections[0].Values[0].Data, []byte{38, 0, 0, 0}) {
+		t.Errorf("sections %+v, other lines %d", f.Sections, f.Other)
+	}
+	_, err = ReadBatch(strings.NewReader("MZ\x90\x00\x03\x00\x00\x00\x04\x00\r\necho \x07\r\n"))
+	var bad *badinput.Error
+	if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), "line 1: not text (byte 0x00 at offset 3)") {
+		t.Errorf("binary: %v", err)
 	}
 }
 
