@@ -32,6 +32,8 @@ import (
 // Every other line (netsh, bcdedit, powershell, echo...) is counted, not
 // read.
 
+const batchWant = "a batch file (.bat or .cmd) of reg add and reg delete commands"
+
 // ReadBatch reads the reg add and reg delete commands of a batch file of
 // at most MaxInput bytes into a File: each command a section of its own.
 // File.Batch is set and File.Other counts the lines that hold no reg
@@ -40,9 +42,10 @@ func ReadBatch(r io.Reader) (*File, error) {
 	// cmd.exe runs a line whatever control characters others hold: tweak
 	// batch files ring the bell (echo ^G, 0x07) and draw arrows with
 	// the OEM code page's 0x10 and 0x19 in echo and :: lines. Such a
-	// file is read; one that holds no reg command is refused as not
-	// text, as it would have been, binary data being no batch file.
-	t, err := textdec.ReadText(r, maxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands", textdec.Options{Controls: true})
+	// file is read; one with a NUL byte and no reg command is refused
+	// as not text, as it would have been, binary data being no batch
+	// file.
+	t, err := textdec.ReadText(r, maxInput, batchWant, textdec.Options{Controls: true})
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -64,7 +67,11 @@ func ReadBatch(r io.Reader) (*File, error) {
 	}
 	f, skipped := b.f, b.skipped
 	if t.Binary != nil && len(f.Sections) == 0 && len(f.Notes) == 0 {
-		return nil, badinput.Wrap(t.Binary)
+		for i, l := range lines {
+			if strings.IndexByte(l, 0) >= 0 {
+				return nil, badinput.Errorf("line %d: not text (a NUL byte): expected %s", i+1, batchWant)
+			}
+		}
 	}
 	if skipped > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))

@@ -109,7 +109,8 @@ func TestReadBatchComments(t *testing.T) {
 // cmd.exe runs a batch file whose echo and comment lines hold control
 // characters (a bell, the OEM code page's arrows 0x10 and 0x19, as
 // Melih0122/Toolbox's batch files do): its reg commands are read. Bytes
-// that hold no reg command are still no batch file.
+// with a NUL that hold no reg command are still no batch file; a batch
+// file of echo lines alone is read, holding nothing.
 func TestReadBatchControls(t *testing.T) {
 	f, err := ReadBatch(strings.NewReader("@echo off\r\necho \x07\r\n::  \x10 https://example.org\r\n" +
 		"echo    %ESC%[7m\x19 TWEAKS \x19%ESC%[0m\r\n" +
@@ -122,8 +123,12 @@ func TestReadBatchControls(t *testing.T) {
 	}
 	_, err = ReadBatch(strings.NewReader("MZ\x90\x00\x03\x00\x00\x00\x04\x00\r\necho \x07\r\n"))
 	var bad *badinput.Error
-	if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), "line 1: not text (byte 0x00 at offset 3)") {
+	if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), "line 1: not text (a NUL byte)") {
 		t.Errorf("binary: %v", err)
+	}
+	f, err = ReadBatch(strings.NewReader("@echo off\r\necho \x07\r\n"))
+	if err != nil || len(f.Sections) != 0 || f.Other != 2 {
+		t.Errorf("echo lines: %+v, %v", f, err)
 	}
 }
 
