@@ -604,7 +604,14 @@ func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 		if typ == "REG_QWORD" {
 			bits = 64
 		}
-		n, err := strconv.ParseUint(strings.TrimSpace(data), 0, bits)
+		// decimal, or hex after 0x: a leading 0 is no octal (Wine's reg
+		// tests, which pass on Windows: /D 0123 writes 123, 00x123
+		// fails)
+		num, base := strings.TrimSpace(data), 10
+		if len(num) > 2 && num[0] == '0' && (num[1] == 'x' || num[1] == 'X') {
+			num, base = num[2:], 16
+		}
+		n, err := strconv.ParseUint(num, base, bits)
 		if err != nil {
 			return fmt.Errorf("%s data %q is not a %d-bit number (decimal, or hex with 0x)", typ, textdec.Clip(data), bits)
 		}

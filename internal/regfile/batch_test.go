@@ -152,6 +152,26 @@ func TestArgv(t *testing.T) {
 	}
 }
 
+// REG_DWORD and REG_QWORD data is decimal, or hex after 0x or 0X; a
+// leading 0 is no octal (Wine's reg tests, which pass on Windows: /D 0123
+// writes 123, 0X123 writes 0x123).
+func TestRegArgsNumbers(t *testing.T) {
+	for cmd, want := range map[string][]byte{
+		`reg add HKLM\X /v a /t REG_DWORD /D 0123 /f`:         {123, 0, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d 04040098 /f`:     binary.LittleEndian.AppendUint32(nil, 4040098),
+		`reg add HKLM\X /v a /t REG_DWORD /d 0X123 /f`:        {0x23, 0x01, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d "0xffffffff" /f`: {0xff, 0xff, 0xff, 0xff},
+		`reg add HKLM\X /v a /t REG_QWORD /d 010 /f`:          {10, 0, 0, 0, 0, 0, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d "00000000" /f`:   {0, 0, 0, 0},
+	} {
+		args := argv(cmd)
+		s, err := regArgs(args[regCommand(args):], hasVariable)
+		if err != nil || len(s.Values) != 1 || !bytes.Equal(s.Values[0].Data, want) {
+			t.Errorf("%s: %+v, %v, want % x", cmd, s.Values, err, want)
+		}
+	}
+}
+
 func TestRegArgsRefuses(t *testing.T) {
 	for _, c := range []struct{ cmd, want string }{
 		{`reg add`, "reg add without a key"},
@@ -165,6 +185,14 @@ func TestRegArgsRefuses(t *testing.T) {
 		{`reg add "!key!" /v a /d 1`, "the key holds a batch variable"},
 		{`reg add HKU\%~1\X /v a /d 1`, "the key holds a batch variable"},
 		{`reg delete HKLM\X /va /f`, "reg delete /va deletes every value"},
+		// reg.exe reads decimal, or hex after 0x (Wine's reg tests,
+		// which pass on Windows): neither Go's octal, binary nor
+		// underscores
+		{`reg add HKLM\X /v a /t REG_DWORD /d 00x123`, `REG_DWORD data "00x123" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 0b101`, `REG_DWORD data "0b101" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 1_000`, `REG_DWORD data "1_000" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 0x1ffffffff`, `REG_DWORD data "0x1ffffffff" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d -1`, `REG_DWORD data "-1" is not a 32-bit number`},
 	} {
 		args := argv(c.cmd)
 		_, err := regArgs(args[regCommand(args):], hasVariable)
