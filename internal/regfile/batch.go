@@ -621,7 +621,14 @@ func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 			v.Type, v.Data = 11, binary.LittleEndian.AppendUint64(nil, n)
 		}
 	case "REG_BINARY", "REG_NONE":
-		b, err := hex.DecodeString(data)
+		digits := data
+		if len(digits)%2 == 1 {
+			// an odd digit count takes a 0 before the first (Wine's
+			// reg tests, which pass on Windows: /d DeAdBeEf0DD writes
+			// 0d ea db ee f0 dd)
+			digits = "0" + digits
+		}
+		b, err := hex.DecodeString(digits)
 		if err != nil {
 			return fmt.Errorf("%s data %q is not hex digits", typ, textdec.Clip(data))
 		}

@@ -153,8 +153,9 @@ func TestArgv(t *testing.T) {
 }
 
 // REG_DWORD and REG_QWORD data is decimal, or hex after 0x or 0X; a
-// leading 0 is no octal (Wine's reg tests, which pass on Windows: /D 0123
-// writes 123, 0X123 writes 0x123).
+// leading 0 is no octal; REG_BINARY data may have an odd count of digits
+// (Wine's reg tests, which pass on Windows: /D 0123 writes 123, 0X123
+// writes 0x123).
 func TestRegArgsNumbers(t *testing.T) {
 	for cmd, want := range map[string][]byte{
 		`reg add HKLM\X /v a /t REG_DWORD /D 0123 /f`:         {123, 0, 0, 0},
@@ -163,6 +164,10 @@ func TestRegArgsNumbers(t *testing.T) {
 		`reg add HKLM\X /v a /t REG_DWORD /d "0xffffffff" /f`: {0xff, 0xff, 0xff, 0xff},
 		`reg add HKLM\X /v a /t REG_QWORD /d 010 /f`:          {10, 0, 0, 0, 0, 0, 0, 0},
 		`reg add HKLM\X /v a /t REG_DWORD /d "00000000" /f`:   {0, 0, 0, 0},
+		// an odd count of hex digits takes a 0 before the first
+		// (/d DeAdBeEf0DD writes 0d ea db ee f0 dd)
+		`reg add HKLM\X /v a /t REG_BINARY /d DeAdBeEf0DD /f`: {0x0d, 0xea, 0xdb, 0xee, 0xf0, 0xdd},
+		`reg add HKLM\X /v a /t REG_NONE /d 123 /f`:           {0x01, 0x23},
 	} {
 		args := argv(cmd)
 		s, err := regArgs(args[regCommand(args):], hasVariable)
@@ -181,6 +186,7 @@ func TestRegArgsRefuses(t *testing.T) {
 		{`reg add HKLM\X /v a /q`, `"/q" is not an argument of reg add`},
 		{`reg add HKLM\X /v a /t REG_LINK /d x`, `type "REG_LINK" is none of`},
 		{`reg add HKLM\X /v a /t REG_BINARY /d xyz`, `REG_BINARY data "xyz" is not hex digits`},
+		{`reg add HKLM\X /v a /t REG_BINARY /d 0xDeAdBeEf`, `REG_BINARY data "0xDeAdBeEf" is not hex digits`},
 		{`reg add HKLM\X /v a /d %VAL%`, "the data holds a batch variable"},
 		{`reg add "!key!" /v a /d 1`, "the key holds a batch variable"},
 		{`reg add HKU\%~1\X /v a /d 1`, "the key holds a batch variable"},
