@@ -134,6 +134,14 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 		}
 		args := argv(cmd)
 		at := regCommand(args)
+		if at >= 0 && firstWord(strings.TrimLeft(cmd, " \t@"), "set") {
+			// set VAR=reg add ... stores the command, which the
+			// script runs later as %VAR% with words of its own
+			b.found = true
+			b.note("reg %s stored in a batch variable by set (%q): not read, the lines that run it being known only when the script runs",
+				strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(cmd)))
+			at = -1
+		}
 		if at < 0 {
 			if fromFeed && reader == "" && !quiet(cmd) {
 				reader = cmd // a program of its own may read its input

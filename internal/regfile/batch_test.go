@@ -132,6 +132,21 @@ func TestReadBatchControls(t *testing.T) {
 	}
 }
 
+// A reg command that set stores in a variable is not run by that line:
+// it is listed, not read (Atlas-OS's Enable Search Indexing.cmd stores
+// "set regCmd=^>nul reg add ... /d " and runs %regCmd% "0" /f).
+func TestReadBatchSet(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("set regCmd=^>nul reg add \"HKLM\\Software\\X\" /v \"A\" /t REG_DWORD /d \r\n" +
+		"%regCmd% \"0\" /f\r\nset \"r=reg delete HKLM\\Y /f\" & reg add HKLM\\Z /v b /d 1 /f\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || f.Sections[0].Path != `HKLM\Z` || f.Other != 1 || len(f.Notes) != 1 ||
+		!strings.HasPrefix(f.Notes[0], `line 1: reg add stored in a batch variable by set ("set regCmd=^>nul reg add`) {
+		t.Errorf("sections %+v, other lines %d, notes %q", f.Sections, f.Other, f.Notes)
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
 		`reg add "a b" /v x`:    `reg|add|a b|/v|x`,
