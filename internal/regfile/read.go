@@ -131,7 +131,11 @@ func Read(r io.Reader) (*File, error) {
 		i++
 	}
 	h := strings.TrimSpace(lines[i]) // ReadLines refuses a blank file
-	if !strings.EqualFold(h, Header) && !strings.EqualFold(h, "REGEDIT4") {
+	// regedit takes the header in its own case only: Wine's regedit
+	// tests, which pass on Windows, import nothing after "regedit4",
+	// "Regedit4", "WINDOWS REGISTRY EDITOR VERSION 5.00" or "Windows
+	// Registry Editor version 5.00" (white space around it is allowed)
+	if h != Header && h != "REGEDIT4" {
 		return nil, badinput.Errorf("line %d: %q is not a .reg header: expected %s", i+1, textdec.Clip(h), want)
 	}
 	f.Header = h

@@ -196,7 +196,14 @@ func TestReadRefuses(t *testing.T) {
 		}
 	}
 	// too large, too many values: TestReadBounds
-	if f, err := Read(strings.NewReader("regedit4\n[HKEY_USERS\\.DEFAULT\\X]\n")); err != nil || f.Sections[0].Path != `HKU\.DEFAULT\X` {
+	// regedit imports nothing below a header in another case (Wine's
+	// regedit tests, which pass on Windows: "Test2", "Test10", "Test11")
+	for _, h := range []string{"regedit4", "Regedit4", "WINDOWS REGISTRY EDITOR VERSION 5.00", "Windows Registry Editor version 5.00"} {
+		if _, err := Read(strings.NewReader(h + "\n[HKEY_USERS\\.DEFAULT\\X]\n")); err == nil || !strings.Contains(err.Error(), "is not a .reg header") {
+			t.Errorf("%q: %v, want not a .reg header", h, err)
+		}
+	}
+	if f, err := Read(strings.NewReader("  REGEDIT4\n[HKEY_USERS\\.DEFAULT\\X]\n")); err != nil || f.Sections[0].Path != `HKU\.DEFAULT\X` {
 		t.Errorf("REGEDIT4: %+v, %v", f, err)
 	}
 }
