@@ -57,7 +57,8 @@ func ReadBatch(r io.Reader) (*File, error) {
 			b.f.Other++
 			continue
 		}
-		cmds, piped := splitCommands(l)
+		cmds, piped, depth := splitBlocks(l, b.depth)
+		b.depth = depth
 		if err := b.commands(cmds, piped, "", 0); err != nil {
 			return nil, err
 		}
@@ -85,6 +86,7 @@ type batchReader struct {
 	skipped int  // notes past MaxNotes
 	line    int  // the line read
 	found   bool // it holds a reg command
+	depth   int  // ( ) blocks open
 }
 
 func (b *batchReader) note(format string, a ...any) {
@@ -279,6 +281,18 @@ func firstWord(s, w string) bool {
 // outside double quotes; a caret escapes the next character. piped[i]
 // says whether a | pipes the output of command i-1 into command i.
 func splitCommands(l string) (cmds []string, piped []bool) {
+	cmds, piped, _ = splitBlocks(l, 0)
+	return cmds, piped
+}
+
+// splitBlocks is splitCommands within cmd.exe's ( ) blocks, depth of
+// them open when the line starts (a block goes on over lines): a ( that
+// starts a command, or follows if's condition, else or a for's do, opens
+// one, and an unquoted ) closes the innermost, each ending the command
+// before it (if %x%==1 (reg add ...) else (reg add ...)). Elsewhere, a
+// ) is a character of its word, as cmd.exe takes it outside a block. It
+// returns the depth open at the line's end.
+func splitBlocks(l string, depth int) (cmds []string, piped []bool, _ int) {
 	quoted, start, pipe := false, 0, false
 	for i := 0; i < len(l); i++ {
 		switch l[i] {
@@ -288,7 +302,26 @@ func splitCommands(l string) (cmds []string, piped []bool) {
 			}
 		case '"':
 			quoted = !quoted
+		case '(':
+			if !quoted && opensBlock(l[start:i]) {
+				if c := strings.TrimSpace(l[start:i]); c != "" {
+					cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				}
+				start, pipe = i+1, false
+				depth++
+			}
+		case ')':
+			if !quoted && depth > 0 {
+				if c := strings.TrimSpace(l[start:i]); c != "" {
+					cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				}
+				start, pipe = i+1, false
+				depth--
+			}
 		case '&', '|':
+			if l[i] == '&' && i > 0 && (l[i-1] == '>' || l[i-1] == '<') {
+				break // 2>&1 names a handle: no command follows
+			}
 			if !quoted {
 				cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
 				pipe = l[i] == '|'
@@ -300,7 +333,20 @@ func splitCommands(l string) (cmds []string, piped []bool) {
 			}
 		}
 	}
-	return append(cmds, l[start:]), append(piped, pipe)
+	return append(cmds, l[start:]), append(piped, pipe), depth
+}
+
+// opensBlock says whether a ( after before (the command's text up to it)
+// opens a block: before is blank, if's condition, or ends with else or
+// do.
+func opensBlock(before string) bool {
+	t := strings.TrimLeft(before, " \t@")
+	if strings.TrimSpace(t) == "" || firstWord(t, "if") {
+		return true
+	}
+	f := strings.Fields(t)
+	last := strings.ToLower(f[len(f)-1])
+	return last == "else" || last == "do"
 }
 
 // What reg answers itself with. Without /f, reg add asks before it
@@ -446,15 +492,30 @@ func argv(cmd string) []string {
 				b.Reset()
 				in = false
 			}
-		case c == '>' && !quoted:
+		case (c == '>' || c == '<') && !quoted:
+			// a redirection, wherever it stands (>nul reg add ...,
+			// reg add ... >nul 2>&1): cmd.exe takes it and its
+			// target out of the command line
 			if in && (b.String() == "1" || b.String() == "2") { // 2>nul
 				b.Reset()
 				in = false
 			}
 			if in {
 				words = append(words, b.String())
+				b.Reset()
+				in = false
 			}
-			return words
+			for i+1 < len(cmd) && (cmd[i+1] == '>' || cmd[i+1] == '&') { // >>, >&1
+				i++
+			}
+			for i+1 < len(cmd) && (cmd[i+1] == ' ' || cmd[i+1] == '\t') {
+				i++
+			}
+			for q := false; i+1 < len(cmd) && (q || cmd[i+1] != ' ' && cmd[i+1] != '\t' && cmd[i+1] != '>' && cmd[i+1] != '<'); i++ {
+				if cmd[i+1] == '"' {
+					q = !q
+				}
+			}
 		default:
 			b.WriteByte(c)
 			in = true

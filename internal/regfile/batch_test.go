@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,19 +148,65 @@ func TestReadBatchSet(t *testing.T) {
 	}
 }
 
+// A reg command within cmd.exe's ( ) blocks is read, the block's )
+// not taken into its last word (Atlas-OS's Enable Microsoft Copilot.cmd:
+// "if %errorlevel%==0 (call :app) else (reg add ... /f > nul)"); a )
+// outside a block is a character of its word.
+func TestReadBatchBlocks(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader(
+		"if %errorlevel%==0 (call :app) else (reg add \"HKCU\\A\" /v \"B\" /t REG_DWORD /d \"1\" /f > nul)\r\n" + // 1
+			"if exist x (reg add HKCU\\C /v D /d 1 /f)\r\n" + // 2
+			"if \"%1\"==\"\" (\r\n  reg add HKCU\\E /v F /d 1 /f\r\n) else (\r\n  reg delete HKCU\\E /v F /f)\r\n" + // 3-6
+			"for %%k in (G H) do (reg add HKCU\\%%k /v I /d 1 /f)\r\n" + // 7
+			"(reg add HKCU\\J /v K /d 1 /f) & reg add HKCU\\L /v M /d x) /f\r\n")) // 8
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range f.Sections {
+		for _, v := range s.Values {
+			got = append(got, fmt.Sprintf("%d %s\\%s=%q", s.Line, s.Path, v.Name, strings.TrimRight(string(v.Data), "\x00")))
+		}
+	}
+	want := []string{`1 HKCU\A\B="\x01"`, `2 HKCU\C\D="1"`, `4 HKCU\E\F="1"`, `6 HKCU\E\F=""`,
+		`8 HKCU\J\K="1"`, `8 HKCU\L\M="x\x00)"`}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") || len(f.Notes) != 1 || !strings.HasPrefix(f.Notes[0], "line 7: the key holds a batch variable") {
+		t.Errorf("values %q, notes %q", got, f.Notes)
+	}
+}
+
+// A redirection before the command is cmd.exe's too (AveYo/fox's
+// ChrEdgeFkOff.cmd: ">nul reg add hkcu\software\classes\.Admin\...").
+func TestReadBatchRedirectFirst(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader(">nul reg add HKCU\\X /v a /d 1 /f\r\n2>nul reg add HKCU\\Y /v b /d 2 /f\r\n" +
+		">nul 2>&1 reg delete HKCU\\Z /v c /f\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 3 || f.Sections[0].Path != `HKCU\X` || f.Sections[1].Path != `HKCU\Y` ||
+		f.Sections[2].Path != `HKCU\Z` || !f.Sections[2].Values[0].Delete || len(f.Notes) != 0 {
+		t.Errorf("sections %+v, notes %q", f.Sections, f.Notes)
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
-		`reg add "a b" /v x`:    `reg|add|a b|/v|x`,
-		`a\\"b c"`:              `a\b c`,
-		`a\"b`:                  `a"b`,
-		`a\\\"b`:                `a\"b`,
-		`C:\dir\ x`:             `C:\dir\|x`,
-		`reg add k /f >nul`:     `reg|add|k|/f`,
-		`reg add k /f 2>nul`:    `reg|add|k|/f`,
-		`reg add k /d "a>b" /f`: `reg|add|k|/d|a>b|/f`,
-		`reg add k /d x^>y`:     `reg|add|k|/d|x>y`,
-		`  reg   add	k  `:       `reg|add|k`,
-		`reg add k /d ""`:       `reg|add|k|/d|`,
+		`reg add "a b" /v x`:     `reg|add|a b|/v|x`,
+		`a\\"b c"`:               `a\b c`,
+		`a\"b`:                   `a"b`,
+		`a\\\"b`:                 `a\"b`,
+		`C:\dir\ x`:              `C:\dir\|x`,
+		`reg add k /f >nul`:      `reg|add|k|/f`,
+		`reg add k /f 2>nul`:     `reg|add|k|/f`,
+		`>nul reg add k /f`:      `reg|add|k|/f`,
+		`2>nul reg add k /f`:     `reg|add|k|/f`,
+		`>"a b" reg add k`:       `reg|add|k`,
+		`reg>>log add k 2>&1 /f`: `reg|add|k|/f`,
+		`reg add k <y.txt /f`:    `reg|add|k|/f`,
+		`reg add k /d "a>b" /f`:  `reg|add|k|/d|a>b|/f`,
+		`reg add k /d x^>y`:      `reg|add|k|/d|x>y`,
+		`  reg   add	k  `:        `reg|add|k`,
+		`reg add k /d ""`:        `reg|add|k|/d|`,
 	} {
 		if got := strings.Join(argv(in), "|"); got != want {
 			t.Errorf("argv(%q) = %q, want %q", in, got, want)
@@ -409,12 +456,14 @@ func TestRegAnswered(t *testing.T) {
 // echoed, and an echo runs nothing.
 func TestSplitCommandsPiped(t *testing.T) {
 	for in, want := range map[string]string{
-		`echo y | reg add k`:     `echo y >| reg add k`,
-		`echo y|reg add k`:       `echo y>|reg add k`,
-		`a & b | c && d || e`:    `a > b >| c > d > e`,
-		`echo y ^| reg add k`:    `echo y ^| reg add k`,
-		`reg add k /d "a|b" | x`: `reg add k /d "a|b" >| x`,
-		`a |`:                    `a >|`,
+		`echo y | reg add k`:      `echo y >| reg add k`,
+		`echo y|reg add k`:        `echo y>|reg add k`,
+		`a & b | c && d || e`:     `a > b >| c > d > e`,
+		`echo y ^| reg add k`:     `echo y ^| reg add k`,
+		`reg add k /d "a|b" | x`:  `reg add k /d "a|b" >| x`,
+		`a |`:                     `a >|`,
+		`reg add k >nul 2>&1 & b`: `reg add k >nul 2>&1 > b`,
+		`>nul 2>&1 reg add k`:     `>nul 2>&1 reg add k`,
 	} {
 		cmds, piped := splitCommands(in)
 		var b strings.Builder
