@@ -211,7 +211,7 @@ func quiet(cmd string) bool {
 }
 
 // cmdC is the command line that cmd[.exe] [/switches] /c "..." or
-// /k "..." runs (/k runs it and then stays open, reading commands from
+// /k "..." runs, cmd standing first or behind a launcher (/k runs it and then stays open, reading commands from
 // its input; cmd /? processes the rest of the line after either switch
 // alike): cmd.exe strips the first quote and the last one of the line
 // (cmd /?: unless exactly two quotes enclose the name of an executable
@@ -233,9 +233,16 @@ func cmdC(cmd string) (string, bool) {
 		rest = rest[end:]
 		return strings.ReplaceAll(w, `"`, "")
 	}
-	name := strings.ToLower(path.Base(strings.ReplaceAll(word(), `\`, "/")))
-	if name != "cmd" && name != "cmd.exe" {
-		return "", false
+	// cmd may stand behind a launcher, as reg may (NSudo -U:S
+	// -ShowWindowMode:Hide -wait cmd /c "Reg add ...", in HoneCtrl.bat)
+	for {
+		w := word()
+		if w == "" && strings.TrimSpace(rest) == "" {
+			return "", false
+		}
+		if name := strings.ToLower(path.Base(strings.ReplaceAll(w, `\`, "/"))); name == "cmd" || name == "cmd.exe" {
+			break
+		}
 	}
 	for {
 		w := word()

@@ -189,6 +189,21 @@ func TestReadBatchRedirectFirst(t *testing.T) {
 	}
 }
 
+// cmd /c "..." behind a launcher runs its command as cmd /c alone does
+// (auraside/HoneCtrl's HoneCtrl.bat: NSudo -U:S -ShowWindowMode:Hide
+// -wait cmd /c "Reg add "HKLM\...\TrustedInstaller" /v "Start" ... /f").
+func TestReadBatchLauncherCmd(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("\tNSudo -U:S -ShowWindowMode:Hide -wait cmd /c \"Reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Services\\TrustedInstaller\" /v \"Start\" /t Reg_DWORD /d \"3\" /f\"\r\n" +
+		"PowerRun.exe cmd.exe /d /c \"reg delete HKCU\\X /v a /f\"\r\nNSudo -U:S -wait cmd /c \"sc start \"TrustedInstaller\"\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 2 || f.Sections[0].Path != `HKLM\SYSTEM\CurrentControlSet\Services\TrustedInstaller` ||
+		!bytes.Equal(f.Sections[0].Values[0].Data, []byte{3, 0, 0, 0}) || f.Sections[1].Path != `HKCU\X` || f.Other != 1 || len(f.Notes) != 0 {
+		t.Errorf("sections %+v, other %d, notes %q", f.Sections, f.Other, f.Notes)
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
 		`reg add "a b" /v x`:     `reg|add|a b|/v|x`,
