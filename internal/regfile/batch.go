@@ -32,23 +32,33 @@ import (
 // Every other line (netsh, bcdedit, powershell, echo...) is counted, not
 // read.
 
+const batchWant = "a batch file (.bat or .cmd) of reg add and reg delete commands"
+
 // ReadBatch reads the reg add and reg delete commands of a batch file of
 // at most MaxInput bytes into a File: each command a section of its own.
 // File.Batch is set and File.Other counts the lines that hold no reg
 // command.
 func ReadBatch(r io.Reader) (*File, error) {
-	lines, enc, err := textdec.ReadLines(r, maxInput, "a batch file (.bat or .cmd) of reg add and reg delete commands")
+	// cmd.exe runs a line whatever control characters others hold: tweak
+	// batch files ring the bell (echo ^G, 0x07) and draw arrows with
+	// the OEM code page's 0x10 and 0x19 in echo and :: lines. Such a
+	// file is read; one with a NUL byte and no reg command is refused
+	// as not text, as it would have been, binary data being no batch
+	// file.
+	t, err := textdec.ReadText(r, maxInput, batchWant, textdec.Options{Controls: true})
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	b := &batchReader{f: &File{Encoding: enc, Batch: true}}
+	lines := t.Lines
+	b := &batchReader{f: &File{Encoding: t.Encoding, Batch: true}}
 	for i, l := range lines {
 		b.line, b.found = i+1, false
 		if isComment(l) {
 			b.f.Other++
 			continue
 		}
-		cmds, piped := splitCommands(l)
+		cmds, piped, depth := splitBlocks(l, b.depth)
+		b.depth = depth
 		if err := b.commands(cmds, piped, "", 0); err != nil {
 			return nil, err
 		}
@@ -57,6 +67,13 @@ func ReadBatch(r io.Reader) (*File, error) {
 		}
 	}
 	f, skipped := b.f, b.skipped
+	if t.Binary != nil && len(f.Sections) == 0 && len(f.Notes) == 0 {
+		for i, l := range lines {
+			if strings.IndexByte(l, 0) >= 0 {
+				return nil, badinput.Errorf("line %d: not text (a NUL byte): expected %s", i+1, batchWant)
+			}
+		}
+	}
 	if skipped > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d more commands skipped", skipped))
 	}
@@ -69,6 +86,7 @@ type batchReader struct {
 	skipped int  // notes past MaxNotes
 	line    int  // the line read
 	found   bool // it holds a reg command
+	depth   int  // ( ) blocks open
 }
 
 func (b *batchReader) note(format string, a ...any) {
@@ -118,6 +136,14 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 		}
 		args := argv(cmd)
 		at := regCommand(args)
+		if at >= 0 && firstWord(strings.TrimLeft(cmd, " \t@"), "set") {
+			// set VAR=reg add ... stores the command, which the
+			// script runs later as %VAR% with words of its own
+			b.found = true
+			b.note("reg %s stored in a batch variable by set (%q): not read, the lines that run it being known only when the script runs",
+				strings.ToLower(args[at]), textdec.Clip(strings.TrimSpace(cmd)))
+			at = -1
+		}
 		if at < 0 {
 			if fromFeed && reader == "" && !quiet(cmd) {
 				reader = cmd // a program of its own may read its input
@@ -185,7 +211,7 @@ func quiet(cmd string) bool {
 }
 
 // cmdC is the command line that cmd[.exe] [/switches] /c "..." or
-// /k "..." runs (/k runs it and then stays open, reading commands from
+// /k "..." runs, cmd standing first or behind a launcher (/k runs it and then stays open, reading commands from
 // its input; cmd /? processes the rest of the line after either switch
 // alike): cmd.exe strips the first quote and the last one of the line
 // (cmd /?: unless exactly two quotes enclose the name of an executable
@@ -207,9 +233,16 @@ func cmdC(cmd string) (string, bool) {
 		rest = rest[end:]
 		return strings.ReplaceAll(w, `"`, "")
 	}
-	name := strings.ToLower(path.Base(strings.ReplaceAll(word(), `\`, "/")))
-	if name != "cmd" && name != "cmd.exe" {
-		return "", false
+	// cmd may stand behind a launcher, as reg may (NSudo -U:S
+	// -ShowWindowMode:Hide -wait cmd /c "Reg add ...", in HoneCtrl.bat)
+	for {
+		w := word()
+		if w == "" && strings.TrimSpace(rest) == "" {
+			return "", false
+		}
+		if name := strings.ToLower(path.Base(strings.ReplaceAll(w, `\`, "/"))); name == "cmd" || name == "cmd.exe" {
+			break
+		}
 	}
 	for {
 		w := word()
@@ -255,6 +288,18 @@ func firstWord(s, w string) bool {
 // outside double quotes; a caret escapes the next character. piped[i]
 // says whether a | pipes the output of command i-1 into command i.
 func splitCommands(l string) (cmds []string, piped []bool) {
+	cmds, piped, _ = splitBlocks(l, 0)
+	return cmds, piped
+}
+
+// splitBlocks is splitCommands within cmd.exe's ( ) blocks, depth of
+// them open when the line starts (a block goes on over lines): a ( that
+// starts a command, or follows if's condition, else or a for's do, opens
+// one, and an unquoted ) closes the innermost, each ending the command
+// before it (if %x%==1 (reg add ...) else (reg add ...)). Elsewhere, a
+// ) is a character of its word, as cmd.exe takes it outside a block. It
+// returns the depth open at the line's end.
+func splitBlocks(l string, depth int) (cmds []string, piped []bool, _ int) {
 	quoted, start, pipe := false, 0, false
 	for i := 0; i < len(l); i++ {
 		switch l[i] {
@@ -264,7 +309,26 @@ func splitCommands(l string) (cmds []string, piped []bool) {
 			}
 		case '"':
 			quoted = !quoted
+		case '(':
+			if !quoted && opensBlock(l[start:i]) {
+				if c := strings.TrimSpace(l[start:i]); c != "" {
+					cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				}
+				start, pipe = i+1, false
+				depth++
+			}
+		case ')':
+			if !quoted && depth > 0 {
+				if c := strings.TrimSpace(l[start:i]); c != "" {
+					cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
+				}
+				start, pipe = i+1, false
+				depth--
+			}
 		case '&', '|':
+			if l[i] == '&' && i > 0 && (l[i-1] == '>' || l[i-1] == '<') {
+				break // 2>&1 names a handle: no command follows
+			}
 			if !quoted {
 				cmds, piped = append(cmds, l[start:i]), append(piped, pipe)
 				pipe = l[i] == '|'
@@ -276,7 +340,20 @@ func splitCommands(l string) (cmds []string, piped []bool) {
 			}
 		}
 	}
-	return append(cmds, l[start:]), append(piped, pipe)
+	return append(cmds, l[start:]), append(piped, pipe), depth
+}
+
+// opensBlock says whether a ( after before (the command's text up to it)
+// opens a block: before is blank, if's condition, or ends with else or
+// do.
+func opensBlock(before string) bool {
+	t := strings.TrimLeft(before, " \t@")
+	if strings.TrimSpace(t) == "" || firstWord(t, "if") {
+		return true
+	}
+	f := strings.Fields(t)
+	last := strings.ToLower(f[len(f)-1])
+	return last == "else" || last == "do"
 }
 
 // What reg answers itself with. Without /f, reg add asks before it
@@ -422,15 +499,30 @@ func argv(cmd string) []string {
 				b.Reset()
 				in = false
 			}
-		case c == '>' && !quoted:
+		case (c == '>' || c == '<') && !quoted:
+			// a redirection, wherever it stands (>nul reg add ...,
+			// reg add ... >nul 2>&1): cmd.exe takes it and its
+			// target out of the command line
 			if in && (b.String() == "1" || b.String() == "2") { // 2>nul
 				b.Reset()
 				in = false
 			}
 			if in {
 				words = append(words, b.String())
+				b.Reset()
+				in = false
 			}
-			return words
+			for i+1 < len(cmd) && (cmd[i+1] == '>' || cmd[i+1] == '&') { // >>, >&1
+				i++
+			}
+			for i+1 < len(cmd) && (cmd[i+1] == ' ' || cmd[i+1] == '\t') {
+				i++
+			}
+			for q := false; i+1 < len(cmd) && (q || cmd[i+1] != ' ' && cmd[i+1] != '\t' && cmd[i+1] != '>' && cmd[i+1] != '<'); i++ {
+				if cmd[i+1] == '"' {
+					q = !q
+				}
+			}
 		default:
 			b.WriteByte(c)
 			in = true
@@ -588,7 +680,14 @@ func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 		if typ == "REG_QWORD" {
 			bits = 64
 		}
-		n, err := strconv.ParseUint(strings.TrimSpace(data), 0, bits)
+		// decimal, or hex after 0x: a leading 0 is no octal (Wine's reg
+		// tests, which pass on Windows: /D 0123 writes 123, 00x123
+		// fails)
+		num, base := strings.TrimSpace(data), 10
+		if len(num) > 2 && num[0] == '0' && (num[1] == 'x' || num[1] == 'X') {
+			num, base = num[2:], 16
+		}
+		n, err := strconv.ParseUint(num, base, bits)
 		if err != nil {
 			return fmt.Errorf("%s data %q is not a %d-bit number (decimal, or hex with 0x)", typ, textdec.Clip(data), bits)
 		}
@@ -598,7 +697,14 @@ func typedData(v *Value, typ, data string, haveData bool, sep string) error {
 			v.Type, v.Data = 11, binary.LittleEndian.AppendUint64(nil, n)
 		}
 	case "REG_BINARY", "REG_NONE":
-		b, err := hex.DecodeString(data)
+		digits := data
+		if len(digits)%2 == 1 {
+			// an odd digit count takes a 0 before the first (Wine's
+			// reg tests, which pass on Windows: /d DeAdBeEf0DD writes
+			// 0d ea db ee f0 dd)
+			digits = "0" + digits
+		}
+		b, err := hex.DecodeString(digits)
 		if err != nil {
 			return fmt.Errorf("%s data %q is not hex digits", typ, textdec.Clip(data))
 		}

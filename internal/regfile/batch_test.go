@@ -3,11 +3,14 @@ package regfile
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob/backend"
 )
 
@@ -104,22 +107,149 @@ func TestReadBatchComments(t *testing.T) {
 	}
 }
 
+// cmd.exe runs a batch file whose echo and comment lines hold control
+// characters (a bell, the OEM code page's arrows 0x10 and 0x19, as
+// Melih0122/Toolbox's batch files do): its reg commands are read. Bytes
+// with a NUL that hold no reg command are still no batch file; a batch
+// file of echo lines alone is read, holding nothing.
+func TestReadBatchControls(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("@echo off\r\necho \x07\r\n::  \x10 https://example.org\r\n" +
+		"echo    %ESC%[7m\x19 TWEAKS \x19%ESC%[0m\r\n" +
+		"reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\PriorityControl\" /v \"Win32PrioritySeparation\" /t REG_DWORD /d 38 /f >nul\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || f.Values != 1 || f.Other != 4 || !bytes.Equal(f.Sections[0].Values[0].Data, []byte{38, 0, 0, 0}) {
+		t.Errorf("sections %+v, other lines %d", f.Sections, f.Other)
+	}
+	_, err = ReadBatch(strings.NewReader("MZ\x90\x00\x03\x00\x00\x00\x04\x00\r\necho \x07\r\n"))
+	var bad *badinput.Error
+	if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), "line 1: not text (a NUL byte)") {
+		t.Errorf("binary: %v", err)
+	}
+	f, err = ReadBatch(strings.NewReader("@echo off\r\necho \x07\r\n"))
+	if err != nil || len(f.Sections) != 0 || f.Other != 2 {
+		t.Errorf("echo lines: %+v, %v", f, err)
+	}
+}
+
+// A reg command that set stores in a variable is not run by that line:
+// it is listed, not read (Atlas-OS's Enable Search Indexing.cmd stores
+// "set regCmd=^>nul reg add ... /d " and runs %regCmd% "0" /f).
+func TestReadBatchSet(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("set regCmd=^>nul reg add \"HKLM\\Software\\X\" /v \"A\" /t REG_DWORD /d \r\n" +
+		"%regCmd% \"0\" /f\r\nset \"r=reg delete HKLM\\Y /f\" & reg add HKLM\\Z /v b /d 1 /f\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || f.Sections[0].Path != `HKLM\Z` || f.Other != 1 || len(f.Notes) != 1 ||
+		!strings.HasPrefix(f.Notes[0], `line 1: reg add stored in a batch variable by set ("set regCmd=^>nul reg add`) {
+		t.Errorf("sections %+v, other lines %d, notes %q", f.Sections, f.Other, f.Notes)
+	}
+}
+
+// A reg command within cmd.exe's ( ) blocks is read, the block's )
+// not taken into its last word (Atlas-OS's Enable Microsoft Copilot.cmd:
+// "if %errorlevel%==0 (call :app) else (reg add ... /f > nul)"); a )
+// outside a block is a character of its word.
+func TestReadBatchBlocks(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader(
+		"if %errorlevel%==0 (call :app) else (reg add \"HKCU\\A\" /v \"B\" /t REG_DWORD /d \"1\" /f > nul)\r\n" + // 1
+			"if exist x (reg add HKCU\\C /v D /d 1 /f)\r\n" + // 2
+			"if \"%1\"==\"\" (\r\n  reg add HKCU\\E /v F /d 1 /f\r\n) else (\r\n  reg delete HKCU\\E /v F /f)\r\n" + // 3-6
+			"for %%k in (G H) do (reg add HKCU\\%%k /v I /d 1 /f)\r\n" + // 7
+			"(reg add HKCU\\J /v K /d 1 /f) & reg add HKCU\\L /v M /d x) /f\r\n")) // 8
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range f.Sections {
+		for _, v := range s.Values {
+			got = append(got, fmt.Sprintf("%d %s\\%s=%q", s.Line, s.Path, v.Name, strings.TrimRight(string(v.Data), "\x00")))
+		}
+	}
+	want := []string{`1 HKCU\A\B="\x01"`, `2 HKCU\C\D="1"`, `4 HKCU\E\F="1"`, `6 HKCU\E\F=""`,
+		`8 HKCU\J\K="1"`, `8 HKCU\L\M="x\x00)"`}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") || len(f.Notes) != 1 || !strings.HasPrefix(f.Notes[0], "line 7: the key holds a batch variable") {
+		t.Errorf("values %q, notes %q", got, f.Notes)
+	}
+}
+
+// A redirection before the command is cmd.exe's too (AveYo/fox's
+// ChrEdgeFkOff.cmd: ">nul reg add hkcu\software\classes\.Admin\...").
+func TestReadBatchRedirectFirst(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader(">nul reg add HKCU\\X /v a /d 1 /f\r\n2>nul reg add HKCU\\Y /v b /d 2 /f\r\n" +
+		">nul 2>&1 reg delete HKCU\\Z /v c /f\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 3 || f.Sections[0].Path != `HKCU\X` || f.Sections[1].Path != `HKCU\Y` ||
+		f.Sections[2].Path != `HKCU\Z` || !f.Sections[2].Values[0].Delete || len(f.Notes) != 0 {
+		t.Errorf("sections %+v, notes %q", f.Sections, f.Notes)
+	}
+}
+
+// cmd /c "..." behind a launcher runs its command as cmd /c alone does
+// (auraside/HoneCtrl's HoneCtrl.bat: NSudo -U:S -ShowWindowMode:Hide
+// -wait cmd /c "Reg add "HKLM\...\TrustedInstaller" /v "Start" ... /f").
+func TestReadBatchLauncherCmd(t *testing.T) {
+	f, err := ReadBatch(strings.NewReader("\tNSudo -U:S -ShowWindowMode:Hide -wait cmd /c \"Reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Services\\TrustedInstaller\" /v \"Start\" /t Reg_DWORD /d \"3\" /f\"\r\n" +
+		"PowerRun.exe cmd.exe /d /c \"reg delete HKCU\\X /v a /f\"\r\nNSudo -U:S -wait cmd /c \"sc start \"TrustedInstaller\"\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 2 || f.Sections[0].Path != `HKLM\SYSTEM\CurrentControlSet\Services\TrustedInstaller` ||
+		!bytes.Equal(f.Sections[0].Values[0].Data, []byte{3, 0, 0, 0}) || f.Sections[1].Path != `HKCU\X` || f.Other != 1 || len(f.Notes) != 0 {
+		t.Errorf("sections %+v, other %d, notes %q", f.Sections, f.Other, f.Notes)
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
-		`reg add "a b" /v x`:    `reg|add|a b|/v|x`,
-		`a\\"b c"`:              `a\b c`,
-		`a\"b`:                  `a"b`,
-		`a\\\"b`:                `a\"b`,
-		`C:\dir\ x`:             `C:\dir\|x`,
-		`reg add k /f >nul`:     `reg|add|k|/f`,
-		`reg add k /f 2>nul`:    `reg|add|k|/f`,
-		`reg add k /d "a>b" /f`: `reg|add|k|/d|a>b|/f`,
-		`reg add k /d x^>y`:     `reg|add|k|/d|x>y`,
-		`  reg   add	k  `:       `reg|add|k`,
-		`reg add k /d ""`:       `reg|add|k|/d|`,
+		`reg add "a b" /v x`:     `reg|add|a b|/v|x`,
+		`a\\"b c"`:               `a\b c`,
+		`a\"b`:                   `a"b`,
+		`a\\\"b`:                 `a\"b`,
+		`C:\dir\ x`:              `C:\dir\|x`,
+		`reg add k /f >nul`:      `reg|add|k|/f`,
+		`reg add k /f 2>nul`:     `reg|add|k|/f`,
+		`>nul reg add k /f`:      `reg|add|k|/f`,
+		`2>nul reg add k /f`:     `reg|add|k|/f`,
+		`>"a b" reg add k`:       `reg|add|k`,
+		`reg>>log add k 2>&1 /f`: `reg|add|k|/f`,
+		`reg add k <y.txt /f`:    `reg|add|k|/f`,
+		`reg add k /d "a>b" /f`:  `reg|add|k|/d|a>b|/f`,
+		`reg add k /d x^>y`:      `reg|add|k|/d|x>y`,
+		`  reg   add	k  `:        `reg|add|k`,
+		`reg add k /d ""`:        `reg|add|k|/d|`,
 	} {
 		if got := strings.Join(argv(in), "|"); got != want {
 			t.Errorf("argv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// REG_DWORD and REG_QWORD data is decimal, or hex after 0x or 0X; a
+// leading 0 is no octal; REG_BINARY data may have an odd count of digits
+// (Wine's reg tests, which pass on Windows: /D 0123 writes 123, 0X123
+// writes 0x123).
+func TestRegArgsNumbers(t *testing.T) {
+	for cmd, want := range map[string][]byte{
+		`reg add HKLM\X /v a /t REG_DWORD /D 0123 /f`:         {123, 0, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d 04040098 /f`:     binary.LittleEndian.AppendUint32(nil, 4040098),
+		`reg add HKLM\X /v a /t REG_DWORD /d 0X123 /f`:        {0x23, 0x01, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d "0xffffffff" /f`: {0xff, 0xff, 0xff, 0xff},
+		`reg add HKLM\X /v a /t REG_QWORD /d 010 /f`:          {10, 0, 0, 0, 0, 0, 0, 0},
+		`reg add HKLM\X /v a /t REG_DWORD /d "00000000" /f`:   {0, 0, 0, 0},
+		// an odd count of hex digits takes a 0 before the first
+		// (/d DeAdBeEf0DD writes 0d ea db ee f0 dd)
+		`reg add HKLM\X /v a /t REG_BINARY /d DeAdBeEf0DD /f`: {0x0d, 0xea, 0xdb, 0xee, 0xf0, 0xdd},
+		`reg add HKLM\X /v a /t REG_NONE /d 123 /f`:           {0x01, 0x23},
+	} {
+		args := argv(cmd)
+		s, err := regArgs(args[regCommand(args):], hasVariable)
+		if err != nil || len(s.Values) != 1 || !bytes.Equal(s.Values[0].Data, want) {
+			t.Errorf("%s: %+v, %v, want % x", cmd, s.Values, err, want)
 		}
 	}
 }
@@ -133,10 +263,19 @@ func TestRegArgsRefuses(t *testing.T) {
 		{`reg add HKLM\X /v a /q`, `"/q" is not an argument of reg add`},
 		{`reg add HKLM\X /v a /t REG_LINK /d x`, `type "REG_LINK" is none of`},
 		{`reg add HKLM\X /v a /t REG_BINARY /d xyz`, `REG_BINARY data "xyz" is not hex digits`},
+		{`reg add HKLM\X /v a /t REG_BINARY /d 0xDeAdBeEf`, `REG_BINARY data "0xDeAdBeEf" is not hex digits`},
 		{`reg add HKLM\X /v a /d %VAL%`, "the data holds a batch variable"},
 		{`reg add "!key!" /v a /d 1`, "the key holds a batch variable"},
 		{`reg add HKU\%~1\X /v a /d 1`, "the key holds a batch variable"},
 		{`reg delete HKLM\X /va /f`, "reg delete /va deletes every value"},
+		// reg.exe reads decimal, or hex after 0x (Wine's reg tests,
+		// which pass on Windows): neither Go's octal, binary nor
+		// underscores
+		{`reg add HKLM\X /v a /t REG_DWORD /d 00x123`, `REG_DWORD data "00x123" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 0b101`, `REG_DWORD data "0b101" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 1_000`, `REG_DWORD data "1_000" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d 0x1ffffffff`, `REG_DWORD data "0x1ffffffff" is not a 32-bit number`},
+		{`reg add HKLM\X /v a /t REG_DWORD /d -1`, `REG_DWORD data "-1" is not a 32-bit number`},
 	} {
 		args := argv(c.cmd)
 		_, err := regArgs(args[regCommand(args):], hasVariable)
@@ -332,12 +471,14 @@ func TestRegAnswered(t *testing.T) {
 // echoed, and an echo runs nothing.
 func TestSplitCommandsPiped(t *testing.T) {
 	for in, want := range map[string]string{
-		`echo y | reg add k`:     `echo y >| reg add k`,
-		`echo y|reg add k`:       `echo y>|reg add k`,
-		`a & b | c && d || e`:    `a > b >| c > d > e`,
-		`echo y ^| reg add k`:    `echo y ^| reg add k`,
-		`reg add k /d "a|b" | x`: `reg add k /d "a|b" >| x`,
-		`a |`:                    `a >|`,
+		`echo y | reg add k`:      `echo y >| reg add k`,
+		`echo y|reg add k`:        `echo y>|reg add k`,
+		`a & b | c && d || e`:     `a > b >| c > d > e`,
+		`echo y ^| reg add k`:     `echo y ^| reg add k`,
+		`reg add k /d "a|b" | x`:  `reg add k /d "a|b" >| x`,
+		`a |`:                     `a >|`,
+		`reg add k >nul 2>&1 & b`: `reg add k >nul 2>&1 > b`,
+		`>nul 2>&1 reg add k`:     `>nul 2>&1 reg add k`,
 	} {
 		cmds, piped := splitCommands(in)
 		var b strings.Builder

@@ -131,7 +131,11 @@ func Read(r io.Reader) (*File, error) {
 		i++
 	}
 	h := strings.TrimSpace(lines[i]) // ReadLines refuses a blank file
-	if !strings.EqualFold(h, Header) && !strings.EqualFold(h, "REGEDIT4") {
+	// regedit takes the header in its own case only: Wine's regedit
+	// tests, which pass on Windows, import nothing after "regedit4",
+	// "Regedit4", "WINDOWS REGISTRY EDITOR VERSION 5.00" or "Windows
+	// Registry Editor version 5.00" (white space around it is allowed)
+	if h != Header && h != "REGEDIT4" {
 		return nil, badinput.Errorf("line %d: %q is not a .reg header: expected %s", i+1, textdec.Clip(h), want)
 	}
 	f.Header = h
@@ -151,12 +155,26 @@ func Read(r io.Reader) (*File, error) {
 		// a value's list of bytes goes on after a trailing backslash
 		// (joined once: a file of continued lines must not cost their
 		// square)
+		if strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@") {
+			s = cutHexComment(s)
+		}
 		if strings.HasSuffix(s, `\`) && (strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "@")) && i+1 < len(lines) {
 			var b strings.Builder
 			b.WriteString(s[:len(s)-1])
 			for i+1 < len(lines) {
 				i++
+				// regedit reads on over blank lines and ;
+				// comments, and drops a comment after the
+				// bytes of a line (Wine's regedit tests, which
+				// pass on Windows: "Wine29a", "Wine10a",
+				// "Multi-Line3")
 				next := strings.TrimSpace(lines[i])
+				if next == "" || strings.HasPrefix(next, ";") {
+					continue
+				}
+				if c := strings.IndexByte(next, ';'); c >= 0 {
+					next = strings.TrimSpace(next[:c])
+				}
 				more := strings.HasSuffix(next, `\`)
 				b.WriteString(strings.TrimSuffix(next, `\`))
 				if !more {
@@ -247,20 +265,20 @@ func parseValue(s string) (Value, error) {
 		if err != nil {
 			return v, fmt.Errorf("string data: %w", err)
 		}
-		if strings.TrimSpace(after) != "" {
+		if !blankOrComment(after) {
 			return v, fmt.Errorf("text after the string data")
 		}
 		v.Type, v.Data = 1, backend.UTF16Bytes(str)
 	case strings.HasPrefix(lower, "dword:"):
-		d := data[len("dword:"):]
+		d := strings.TrimLeft(data[len("dword:"):], " \t") // dword:  00000008 imports ("Wine9a")
 		end := strings.IndexFunc(d, func(r rune) bool { return !isHex(r) })
 		if end < 0 {
 			end = len(d)
 		}
-		if end >= 1 && end <= 8 && strings.TrimSpace(d[end:]) != "" {
+		if end >= 1 && end <= 8 && !blankOrComment(d[end:]) {
 			return v, fmt.Errorf("text after the dword data")
 		}
-		if end < 1 || end > 8 || end < len(d) {
+		if end < 1 || end > 8 {
 			return v, fmt.Errorf("dword data is 1 to 8 hex digits")
 		}
 		n, err := strconv.ParseUint(d[:end], 16, 32)
@@ -284,6 +302,9 @@ func parseValue(s string) (Value, error) {
 			}
 			v.Type = uint32(n)
 		}
+		if c := strings.IndexByte(list, ';'); c >= 0 {
+			list = list[:c]
+		}
 		b, err := hexBytes(list)
 		if err != nil {
 			return v, err
@@ -293,6 +314,42 @@ func parseValue(s string) (Value, error) {
 		return v, fmt.Errorf(`data is none of "string", dword:, hex:, hex(N): or -`)
 	}
 	return v, nil
+}
+
+// blankOrComment says whether what follows a value's data is nothing
+// but white space and a ; comment, which regedit ignores: Wine's regedit
+// tests, which pass on Windows, import "Wine26a"="Value1"  ;comment,
+// "Wine25a"=dword:1234;5678 and hex(2):...,00  ;comment, and not the
+// same values followed by # or other text.
+func blankOrComment(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "" || strings.HasPrefix(s, ";")
+}
+
+// cutHexComment drops the ; comment after the bytes of a hex value line
+// (what is left may end in the backslash that continues it); any other
+// line is returned as it is, a ; in a name or a string being text.
+func cutHexComment(s string) string {
+	rest := s
+	if strings.HasPrefix(s, "@") {
+		rest = s[1:]
+	} else if _, after, err := quoted(s); err == nil {
+		rest = after
+	} else {
+		return s
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, "=") {
+		return s
+	}
+	data := strings.TrimLeft(rest[1:], " \t")
+	if !strings.HasPrefix(strings.ToLower(data), "hex") {
+		return s
+	}
+	if c := strings.IndexByte(data, ';'); c >= 0 {
+		return strings.TrimSpace(s[:len(s)-len(data)+c])
+	}
+	return s
 }
 
 // quoted reads the string that s opens with a quote, with regedit's two

@@ -150,6 +150,18 @@ func TestReadValueLines(t *testing.T) {
 		{`"A"=hex2:00`, Value{}, `hex type "2" is not (N)`},
 		{`"A"=qword:1`, Value{}, `data is none of`},
 		{`"A"="x" junk`, Value{}, "text after the string data"},
+		// a ; comment after the data is imported, a # one is not
+		// (Wine's regedit tests, run on Windows too: "Wine25a",
+		// "Wine25c", "Wine26a", "Wine26c", "Wine27a", "Wine9a")
+		{`"A"="x"  ;comment`, Value{Name: "A", Type: 1, Data: backend.UTF16Bytes("x")}, ""},
+		{"\"A\"=\"x;y\"\t\t; it is", Value{Name: "A", Type: 1, Data: backend.UTF16Bytes("x;y")}, ""},
+		{`"A"=dword:1234;5678`, Value{Name: "A", Type: 4, Data: []byte{0x34, 0x12, 0, 0}}, ""},
+		{`"A"=dword:1234 ; 5678`, Value{Name: "A", Type: 4, Data: []byte{0x34, 0x12, 0, 0}}, ""},
+		{`"A"=dword:  00000008`, Value{Name: "A", Type: 4, Data: []byte{8, 0, 0, 0}}, ""},
+		{`"A"=hex(2):25,00,00,00  ;comment`, Value{Name: "A", Type: 2, Data: []byte{0x25, 0, 0, 0}}, ""},
+		{`"A"=hex:01,02,;comment`, Value{Name: "A", Type: 3, Data: []byte{1, 2}}, ""},
+		{`"A"=dword:1234 #5678`, Value{}, "text after the dword data"},
+		{`"A"="x"  #comment`, Value{}, "text after the string data"},
 		{`"A"="x`, Value{}, "string data: no closing quote"},
 		{`"A`, Value{}, "value name: no closing quote"},
 		{`"A" dword:1`, Value{}, "no = after the value name"},
@@ -184,7 +196,14 @@ func TestReadRefuses(t *testing.T) {
 		}
 	}
 	// too large, too many values: TestReadBounds
-	if f, err := Read(strings.NewReader("regedit4\n[HKEY_USERS\\.DEFAULT\\X]\n")); err != nil || f.Sections[0].Path != `HKU\.DEFAULT\X` {
+	// regedit imports nothing below a header in another case (Wine's
+	// regedit tests, which pass on Windows: "Test2", "Test10", "Test11")
+	for _, h := range []string{"regedit4", "Regedit4", "WINDOWS REGISTRY EDITOR VERSION 5.00", "Windows Registry Editor version 5.00"} {
+		if _, err := Read(strings.NewReader(h + "\n[HKEY_USERS\\.DEFAULT\\X]\n")); err == nil || !strings.Contains(err.Error(), "is not a .reg header") {
+			t.Errorf("%q: %v, want not a .reg header", h, err)
+		}
+	}
+	if f, err := Read(strings.NewReader("  REGEDIT4\n[HKEY_USERS\\.DEFAULT\\X]\n")); err != nil || f.Sections[0].Path != `HKU\.DEFAULT\X` {
 		t.Errorf("REGEDIT4: %+v, %v", f, err)
 	}
 }
@@ -210,6 +229,41 @@ func TestReadContinuedLines(t *testing.T) {
 	v := f.Sections[0].Values
 	if len(v) != 2 || !bytes.Equal(v[0].Data, []byte{0, 1, 2, 3}) || v[1].Line != 7 {
 		t.Errorf("%+v", v)
+	}
+}
+
+// A ; comment ends the bytes of a line, and the bytes go on over blank
+// lines and comment lines, as regedit reads them (Wine's regedit tests,
+// which pass on Windows: "Wine10c", "Wine12d", "Multi-Line6",
+// "Wine29a"); a ; within a name or a string is text.
+func TestReadContinuedComments(t *testing.T) {
+	text := "Windows Registry Editor Version 5.00\n[HKEY_CURRENT_USER\\X]\n" +
+		"\"a\"=hex(0):56,00,61,00,\\;comment\n  6c,00,75,00,\\\n  65,00,00,00\n" + // line 3
+		"\"b\"=hex:11,22,33,44,\\;comment\n  55,66,;comment\n" + // line 6
+		"\"c\"=hex(7):4c,00,\\\n\n;comment\n  69,00,\\  ;comment\n\n  00,00\n" + // line 8
+		"\"d;e\"=\"f;g\\\\\"\n" // line 14
+	f, err := Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Notes) != 0 {
+		t.Errorf("notes %q", f.Notes)
+	}
+	want := []Value{
+		{Line: 3, Name: "a", Type: 0, Data: []byte{0x56, 0, 0x61, 0, 0x6c, 0, 0x75, 0, 0x65, 0, 0, 0}},
+		{Line: 6, Name: "b", Type: 3, Data: []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66}},
+		{Line: 8, Name: "c", Type: 7, Data: []byte{0x4c, 0, 0x69, 0, 0, 0}},
+		{Line: 14, Name: "d;e", Type: 1, Data: backend.UTF16Bytes(`f;g\`)},
+	}
+	got := f.Sections[0].Values
+	if len(got) != len(want) {
+		t.Fatalf("values %+v", got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Line != w.Line || g.Name != w.Name || g.Type != w.Type || !bytes.Equal(g.Data, w.Data) {
+			t.Errorf("value %d = %+v, want %+v", i, g, w)
+		}
 	}
 }
 
