@@ -39,6 +39,7 @@ var pinned = []struct {
 	{"README.md", "latlab pcap tcp internal/tcpflow/testdata/ssh.pcap --events events.csv", true},
 	{"docs/commands/inf.md", `latlab inf internal/inf/testdata/e2f-like.inf --device "PCI\VEN_8086&DEV_15F3&SUBSYS_00008086&REV_03" --reg-out add-rss.reg`, true},
 	{"docs/commands/dpcisr.md", "latlab dpcisr internal/dpcisr/testdata/xperf-dpcisr-keyboard-ps2-vs-usb.txt", false},
+	{"docs/commands/dpcisr.md", "latlab dpcisr internal/dpcisr/testdata/xperf-dpcisr-lcxiv-exp09-under-load.txt", false},
 	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-im-extreme.txt internal/dpcisr/testdata/xperf-dpcisr-im-off.txt --labels Extreme,Off --module ndis.sys", false},
 	{"docs/commands/dpcisr.md", "latlab dpcisr compare internal/dpcisr/testdata/xperf-dpcisr-written-layout.txt internal/dpcisr/testdata/watch-synthetic.json --module ndis.sys --labels xperf,etw", false},
 	{"docs/commands/etl.md", "latlab etl internal/etl/testdata/lxcore_kernel.etl", false},

@@ -15,6 +15,7 @@ import (
 // Fixtures (see testdata/README.md):
 //   - xperf-dpcisr-keyboard-ps2-vs-usb.txt is REAL xperf output, edited by
 //     its author by hand;
+//   - xperf-dpcisr-lcxiv-*.txt are REAL xperf output, unedited (real_test.go);
 //   - xperf-dpcisr-written-layout.txt and xperf-dpcisr-im-*.txt were
 //     WRITTEN for these tests in the layout xperf prints.
 func readFixture(t testing.TB, name string) string {
