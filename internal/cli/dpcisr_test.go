@@ -100,7 +100,7 @@ func TestDPCISRBadInput(t *testing.T) {
 	cases := map[string]struct{ path, want string }{
 		"empty":        {write("empty.txt", ""), "empty.txt: line 1: empty file"},
 		"binary":       {write("bin.txt", "\x7fELF\x02\x01\x01\x00\x00"), "bin.txt: line 1: not text"},
-		"no histogram": {write("none.txt", "DPC Info\nnothing here\n"), "none.txt: line 3: no DPC/ISR histogram in 3 lines"},
+		"no histogram": {write("none.txt", "DPC Info\nnothing here\n"), "none.txt: line 2: no DPC/ISR histogram in 2 lines"},
 		"missing":      {dir + "/nope.txt", "cannot read " + dir + "/nope.txt"},
 	}
 	for name, c := range cases {

@@ -72,7 +72,7 @@ func Parse(r io.Reader) (*Report, error) {
 		if err := p.run(); err != nil {
 			return err
 		}
-		p.rep.Lines = l.Count()
+		p.rep.Lines = l.EditorCount()
 		p.rep.Encoding = string(l.Encoding())
 		n := 0
 		for _, s := range p.rep.Sections {
@@ -82,7 +82,7 @@ func Parse(r io.Reader) (*Report, error) {
 			}
 		}
 		if n == 0 {
-			return &ParseError{Line: l.Count(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s", l.Count(), expectBlock)}
+			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s", l.EditorCount(), expectBlock)}
 		}
 		rep = p.rep
 		return nil

@@ -80,6 +80,7 @@ type Lines struct {
 	ended     int   // lines ended before the next line, for BinaryError.Line
 	off       int64 // raw offset of the next line, byte encodings
 	afterTerm bool  // at the start of a line: a last, empty line is still due at EOF
+	emptyTail bool  // that last, empty line was split off
 	nonASCII  bool  // a line with bytes >= 0x80 was handed out as UTF-8
 	nonSpace  bool
 	stopped   bool // an error ended the lines; finish reads on
@@ -123,6 +124,18 @@ func (l *Lines) Encoding() Encoding { return l.enc }
 
 // Count is the number of lines handed out: the number of the last one.
 func (l *Lines) Count() int { return l.n }
+
+// EditorCount is the number of lines as an editor and wc -l count them
+// once the input is read: the line ending that ends the last line does
+// not start another, so the empty piece after it, which Count includes,
+// is left out (a 56-line report that ends with a newline has 56 lines,
+// not 57).
+func (l *Lines) EditorCount() int {
+	if l.emptyTail && l.n > 0 {
+		return l.n - 1
+	}
+	return l.n
+}
 
 // Next returns the next line without its line ending; false at the end of
 // the input or at an error (which Scan reports).
@@ -248,6 +261,7 @@ func (l *Lines) split() (b []byte, term int, complete, ok bool) {
 			}
 			if l.afterTerm {
 				l.afterTerm = false
+				l.emptyTail = true
 				return nil, 0, true, true
 			}
 			return nil, 0, false, false

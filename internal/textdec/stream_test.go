@@ -151,3 +151,36 @@ func clipTest(s string) string {
 	}
 	return s
 }
+
+// EditorCount counts lines as wc -l does for a text ending in a line
+// ending, and as an editor shows them otherwise: the ending of the last
+// line starts no other, while a blank line before it is one.
+func TestEditorCount(t *testing.T) {
+	for _, c := range []struct {
+		in          string
+		count, edit int
+	}{
+		{"a\nb\n", 3, 2},
+		{"a\nb", 2, 2},
+		{"a\r\nb\r\n", 3, 2},
+		{"a\rb\r", 3, 2},
+		{"a\nb\n\n", 4, 3},
+		{"a", 1, 1},
+		{"\xff\xfea\x00\n\x00", 2, 1}, // UTF-16LE "a\n"
+	} {
+		err := Scan(strings.NewReader(c.in), 1<<20, "text", func(l *Lines) error {
+			for {
+				if _, ok := l.Next(); !ok {
+					break
+				}
+			}
+			if l.Count() != c.count || l.EditorCount() != c.edit {
+				t.Errorf("%q: Count %d, EditorCount %d; want %d, %d", c.in, l.Count(), l.EditorCount(), c.count, c.edit)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+		}
+	}
+}
