@@ -236,7 +236,7 @@ func ExplainRegFile(name string, f *regfile.File, o ExplainOptions) *RegExplanat
 	ks := windowsKnobs()
 	var cleared []deletion // the keys and values deleted so far
 	for _, s := range f.Sections {
-		path, note := s.Path, ""
+		path, note := s.Path, s.PathNote
 		if m := controlSet.FindStringSubmatch(path); m != nil {
 			path = `HKLM\SYSTEM\CurrentControlSet` + path[len(m[0])-len(m[2]):]
 			note = fmt.Sprintf("ControlSet%s read as CurrentControlSet, the control set Windows boots unless HKLM\\SYSTEM\\Select\\Current says otherwise", m[1])

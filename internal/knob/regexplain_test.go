@@ -474,3 +474,20 @@ func TestExplainBatchAnsweredCurrent(t *testing.T) {
 		t.Errorf("the registry changed")
 	}
 }
+
+// A batch file's reg add run as SYSTEM (NSudo -U:S) writes HKCU into
+// LocalSystem's hive: the entry is read there and says so, once per key.
+func TestExplainBatchSystemHKCU(t *testing.T) {
+	f, err := regfile.ReadBatch(strings.NewReader("NSudo -U:S -wait cmd /c \"reg add \"HKCU\\Control Panel\\Mouse\" /v MouseSpeed /t REG_SZ /d 0 /f\"\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := RunExplainRegFile(context.Background(), RegFileOptions{Name: "t.bat", File: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Unknown) != 1 || x.Unknown[0].Loc.Path != `HKU\.DEFAULT\Control Panel\Mouse` ||
+		!strings.Contains(x.Unknown[0].Path, `HKCU\Control Panel\Mouse read as HKU\.DEFAULT\Control Panel\Mouse: run as SYSTEM (NSudo -U:S)`) {
+		t.Errorf("unknown %+v", x.Unknown)
+	}
+}

@@ -59,7 +59,7 @@ func ReadBatch(r io.Reader) (*File, error) {
 		}
 		cmds, piped, depth := splitBlocks(l, b.depth)
 		b.depth = depth
-		if err := b.commands(cmds, piped, "", 0); err != nil {
+		if err := b.commands(cmds, piped, "", 0, ""); err != nil {
 			return nil, err
 		}
 		if !b.found && strings.TrimSpace(l) != "" {
@@ -102,8 +102,9 @@ const maxCmdDepth = 4
 
 // commands reads the commands of a line (or of a cmd /c within one),
 // piped[i] saying whether command i-1 pipes into command i; feed is the
-// command piped into the first one from outside (cmd /c's input), or "".
-func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth int) error {
+// command piped into the first one from outside (cmd /c's input), or "";
+// system names the launcher that runs them as SYSTEM (asSystem), or "".
+func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth int, system string) error {
 	// reader is the first command that may have read the feed: cmd /c
 	// "A & B" passes its input to A and B alike (cmd /?), and the first
 	// to read takes the answer (what it leaves, an end of input, is no
@@ -126,7 +127,11 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 		}
 		if inner, ok := cmdC(cmd); ok && depth < maxCmdDepth {
 			ic, ip := splitCommands(inner)
-			if err := b.commands(ic, ip, src, depth+1); err != nil {
+			sys := system
+			if sys == "" {
+				sys = asSystem(argv(cmd))
+			}
+			if err := b.commands(ic, ip, src, depth+1, sys); err != nil {
 				return err
 			}
 			if fromFeed && reader == "" {
@@ -156,6 +161,17 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 			b.note("%v (%q): skipped", err, textdec.Clip(strings.TrimSpace(cmd)))
 			continue
 		}
+		sys := system
+		if sys == "" {
+			sys = asSystem(args[:at])
+		}
+		if rest, ok := cutHKCU(s.Path); ok && sys != "" {
+			// HKCU is the hive of the account the command runs as
+			s.Path = `HKU\.DEFAULT` + rest
+			s.PathNote = fmt.Sprintf("HKCU%s read as HKU\\.DEFAULT%s: run as SYSTEM (%s), reg writes HKCU into the LocalSystem account's own hive, not the signed-in user's",
+				rest, rest, sys)
+		}
+
 		asks := s.Asks
 		for _, v := range s.Values {
 			asks = asks || v.Asks
@@ -196,6 +212,49 @@ func (b *batchReader) commands(cmds []string, piped []bool, feed string, depth i
 		f.Sections = append(f.Sections, s)
 	}
 	return nil
+}
+
+// asSystem says which launcher, among the words before the command it
+// starts (reg, or cmd /c), runs that command as the SYSTEM account, or
+// "": NSudo with -U:S (System) or -U:T (TrustedInstaller, whose token is
+// SYSTEM's too), in either case and with / for - (NSudo's Readme:
+// "All NSudo command arguments is case-insensitive", "/U:T and -U:T are
+// equivalent"), and PsExec with -s ("Run the remote process in the
+// System account"). What runs as SYSTEM writes HKCU into LocalSystem's
+// hive: "The registry key HKEY_CURRENT_USER is associated with the
+// default user, not the current user" (Microsoft, "LocalSystem
+// Account"), HKEY_USERS\.DEFAULT.
+func asSystem(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	name := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/"))), ".exe")
+	for _, w := range args[1:] {
+		base := strings.ToLower(strings.TrimSuffix(path.Base(strings.ReplaceAll(w, `\`, "/")), ".exe"))
+		if base == "reg" || base == "cmd" {
+			break // the command itself starts here
+		}
+		o := strings.ToLower(w)
+		switch {
+		case strings.HasPrefix(name, "nsudo") && (o == "-u:s" || o == "/u:s" || o == "-u:t" || o == "/u:t"):
+			return textdec.Clip(args[0] + " " + w)
+		case (name == "psexec" || name == "psexec64") && (o == "-s" || o == "/s"):
+			return textdec.Clip(args[0] + " " + w)
+		}
+	}
+	return ""
+}
+
+// cutHKCU returns what follows HKCU in a short path ("" for the root
+// itself) and whether the path is under HKCU.
+func cutHKCU(p string) (string, bool) {
+	switch {
+	case strings.EqualFold(p, "HKCU"):
+		return "", true
+	case len(p) > 5 && strings.EqualFold(p[:5], `HKCU\`):
+		return p[4:], true
+	}
+	return "", false
 }
 
 // quiet says whether a command of cmd.exe's own reads nothing from its

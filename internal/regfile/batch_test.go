@@ -204,6 +204,40 @@ func TestReadBatchLauncherCmd(t *testing.T) {
 	}
 }
 
+// A reg command that a launcher runs as SYSTEM writes HKCU into the
+// LocalSystem account's hive, HKU\.DEFAULT ("The registry key
+// HKEY_CURRENT_USER is associated with the default user, not the current
+// user", Microsoft's "LocalSystem Account"): NSudo -U:S or -U:T (any
+// case, / for -), PsExec -s, directly or through cmd /c. Other launchers
+// and NSudo -U:C leave HKCU the user's.
+func TestReadBatchSystemLauncherHKCU(t *testing.T) {
+	for _, c := range []struct {
+		line, path string
+		note       bool
+	}{
+		{`NSudo -U:S -ShowWindowMode:Hide -wait cmd /c "reg add "HKCU\Control Panel\Mouse" /v MouseSpeed /t REG_SZ /d 0 /f"`, `HKU\.DEFAULT\Control Panel\Mouse`, true},
+		{`C:\Tools\NSudoLG.exe /u:t reg add HKCU\X /v a /t REG_DWORD /d 1 /f`, `HKU\.DEFAULT\X`, true},
+		{`psexec64 -accepteula -s -i reg add HKEY_CURRENT_USER\X /v a /t REG_DWORD /d 1 /f`, `HKU\.DEFAULT\X`, true},
+		{`NSudo -U:C reg add HKCU\X /v a /t REG_DWORD /d 1 /f`, `HKCU\X`, false},
+		{`NSudo -U:S reg add HKLM\X /v a /t REG_DWORD /d 1 /f`, `HKLM\X`, false},
+		{`PowerRun.exe reg add HKCU\X /v a /t REG_DWORD /d 1 /f`, `HKCU\X`, false},
+		{`reg add HKCU\X /v a /t REG_DWORD /d 1 /f`, `HKCU\X`, false},
+	} {
+		f, err := ReadBatch(strings.NewReader(c.line + "\r\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if len(f.Sections) != 1 || f.Sections[0].Path != c.path || len(f.Sections[0].Values) != 1 {
+			t.Errorf("%s: sections %+v, want one of %s", c.line, f.Sections, c.path)
+			continue
+		}
+		pn := f.Sections[0].PathNote
+		if noted := strings.Contains(pn, "run as SYSTEM") && strings.Contains(pn, ` read as HKU\.DEFAULT`); noted != c.note || (!c.note && pn != "") || len(f.Notes) != 0 {
+			t.Errorf("%s: path note %q, notes %q; want a SYSTEM note: %v", c.line, pn, f.Notes, c.note)
+		}
+	}
+}
+
 func TestArgv(t *testing.T) {
 	for in, want := range map[string]string{
 		`reg add "a b" /v x`:     `reg|add|a b|/v|x`,

@@ -77,6 +77,9 @@ type Section struct {
 	Asks   bool
 	Values []Value
 	Note   string // how the key is deleted, when not as [-KEY] says (New-Item -Force)
+	// PathNote says how Path was read when not as the file spells it (a
+	// launcher's SYSTEM account makes HKCU its own hive, HKU\.DEFAULT).
+	PathNote string
 }
 
 // Value is one value line.
