@@ -21,7 +21,8 @@ import (
 // (REG_BINARY), hex(N):bb,... (registry type N: 2 REG_EXPAND_SZ, 7
 // REG_MULTI_SZ, b REG_QWORD) or - (the value is deleted). A list of
 // bytes ending in a backslash goes on on the next line; a line starting
-// with a semicolon is a comment. Tweak files found on the web are
+// with a semicolon or a # is a comment (reg import's tests in Wine, which
+// pass on Windows, import every value around a "#comment" line). Tweak files found on the web are
 // hand-written as often as exported, so what regedit would not import
 // (text after a value, a value outside a key, a key under an unknown
 // root) is skipped with a note naming the line, never guessed at.
@@ -187,7 +188,7 @@ func Read(r io.Reader) (*File, error) {
 			s = b.String()
 		}
 		switch {
-		case s == "" || strings.HasPrefix(s, ";"):
+		case s == "" || strings.HasPrefix(s, ";") || strings.HasPrefix(s, "#"):
 		case strings.HasPrefix(s, "["):
 			key, keySkipped = nil, true
 			end := strings.LastIndexByte(s, ']')

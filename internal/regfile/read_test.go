@@ -276,3 +276,17 @@ func BenchmarkReadContinued(b *testing.B) {
 		}
 	}
 }
+
+// A line starting with # is a comment, as one starting with ; is: reg
+// import's tests in Wine, which pass on Windows, import every value around
+// a "#comment" line. After a value's data a # is text, and the value is
+// skipped (TestReadValueLines).
+func TestReadHashCommentLine(t *testing.T) {
+	f, err := Read(strings.NewReader("Windows Registry Editor Version 5.00\r\n\r\n[HKEY_CURRENT_USER\\X]\r\n\"a\"=dword:00000001\r\n#comment\r\n  # indented\r\n\"b\"=\"v\"\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || len(f.Sections[0].Values) != 2 || len(f.Notes) != 0 {
+		t.Errorf("sections %+v, notes %q", f.Sections, f.Notes)
+	}
+}
