@@ -377,3 +377,27 @@ func TestAnalysis(t *testing.T) {
 		t.Errorf("names %v", got)
 	}
 }
+
+// The distribution's Total: row counts the intervals of each column; a
+// column whose rows sum otherwise lost or altered a row, and says so. The
+// real reports agree with themselves (TestRealLcxivReports: no notes).
+func TestDistributionTotalChecked(t *testing.T) {
+	in := readFixture(t, "xperf-dpcisr-lcxiv-exp00-clean-baseline.txt")
+	i := strings.Index(in, "\nTotal:")
+	if i < 0 {
+		t.Fatal("no Total: row")
+	}
+	end := i + 1 + strings.IndexByte(in[i+1:], '\n')
+	row := in[i+1 : end]
+	cols := strings.Split(row, ",")
+	cols[3] = strings.Replace(cols[3], "63", "64", 1)
+	r := mustParse(t, in[:i+1]+strings.Join(cols, ",")+in[end:])
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "column 3 sums to 63, the Total: row says 64") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	cols[3] = " x"
+	r = mustParse(t, in[:i+1]+strings.Join(cols, ",")+in[end:])
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], `column 3 ("x") is not a number`) {
+		t.Errorf("notes %q", r.Notes)
+	}
+}

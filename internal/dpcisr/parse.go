@@ -736,15 +736,44 @@ func (p *parser) distribution(hdr srcLine, m []string) error {
 		if !ok {
 			break
 		}
-		if t := strings.ToLower(e.t); !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "total:") {
+		t := strings.ToLower(e.t)
+		if !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "total:") {
 			p.src.unread(e)
 			break
+		}
+		if strings.HasPrefix(t, "total:") {
+			p.distTotal(d, e)
 		}
 	}
 	if p.rep.Distribution == nil {
 		p.rep.Distribution = d
 	}
 	return nil
+}
+
+// distTotal checks the distribution's "Total:" row, the count of
+// intervals in each column, against the sum of the column's rows: xperf
+// prints the same number for every column (the intervals of the trace),
+// so a column that disagrees means a row was lost or altered.
+func (p *parser) distTotal(d *Distribution, e srcLine) {
+	f := strings.Split(e.t, ",")[1:]
+	for col, c := range f {
+		want, err := strconv.ParseInt(strings.TrimSpace(c), 10, 64)
+		if err != nil {
+			p.notef(e.ln, "distribution of %d ms intervals: the Total: row's column %d (%q) is not a number; not checked", d.IntervalMs, col+1, textdec.Clip(strings.TrimSpace(c)))
+			return
+		}
+		var sum int64
+		for _, r := range d.Rows {
+			if col < len(r.Counts) {
+				sum += r.Counts[col]
+			}
+		}
+		if sum != want {
+			p.notef(e.ln, "distribution of %d ms intervals: column %d sums to %d, the Total: row says %d", d.IntervalMs, col+1, sum, want)
+			return
+		}
+	}
 }
 
 func cpuList(re *regexp.Regexp, t string) []int {
