@@ -228,10 +228,9 @@ func asSystem(args []string) string {
 	if len(args) == 0 {
 		return ""
 	}
-	name := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/"))), ".exe")
+	name := program(args[0])
 	for _, w := range args[1:] {
-		base := strings.ToLower(strings.TrimSuffix(path.Base(strings.ReplaceAll(w, `\`, "/")), ".exe"))
-		if base == "reg" || base == "cmd" {
+		if p := program(w); p == "reg" || p == "cmd" {
 			break // the command itself starts here
 		}
 		o := strings.ToLower(w)
@@ -299,7 +298,7 @@ func cmdC(cmd string) (string, bool) {
 		if w == "" && strings.TrimSpace(rest) == "" {
 			return "", false
 		}
-		if name := strings.ToLower(path.Base(strings.ReplaceAll(w, `\`, "/"))); name == "cmd" || name == "cmd.exe" {
+		if program(w) == "cmd" {
 			break
 		}
 	}
@@ -476,8 +475,7 @@ func regReadsPipe(args []string, at int) bool {
 	if at == 1 {
 		return true
 	}
-	name := strings.ToLower(path.Base(strings.ReplaceAll(args[0], `\`, "/")))
-	if name != "cmd" && name != "cmd.exe" || !strings.EqualFold(args[at-2], "/c") && !strings.EqualFold(args[at-2], "/k") {
+	if program(args[0]) != "cmd" || !strings.EqualFold(args[at-2], "/c") && !strings.EqualFold(args[at-2], "/k") {
 		return false
 	}
 	for _, a := range args[1 : at-2] {
@@ -593,13 +591,19 @@ func argv(cmd string) []string {
 	return words
 }
 
+// program is the program a command word names, as cmd.exe finds it:
+// the file name without its directory (either slash) or .exe, in lower
+// case (C:\Windows\System32\REG.EXE is reg).
+func program(w string) string {
+	return strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(w, `\`, "/"))), ".exe")
+}
+
 // regCommand finds reg.exe's verb in args: the index of the word after
 // "reg" (any path, any case, with or without .exe) that is add or
 // delete; -1 when there is none.
 func regCommand(args []string) int {
 	for i := 0; i+1 < len(args); i++ {
-		name := strings.ToLower(path.Base(strings.ReplaceAll(args[i], `\`, "/")))
-		if name != "reg" && name != "reg.exe" {
+		if program(args[i]) != "reg" {
 			continue
 		}
 		switch strings.ToLower(args[i+1]) {

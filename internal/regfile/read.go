@@ -245,6 +245,7 @@ func Read(r io.Reader) (*File, error) {
 // parseValue reads a value line: "name"=data or @=data.
 func parseValue(s string) (Value, error) {
 	var v Value
+	s = cutHexComment(s) // Read cut it already, before a continuation
 	rest := s
 	if strings.HasPrefix(s, "@") {
 		v.Default, rest = true, s[1:]
@@ -305,9 +306,6 @@ func parseValue(s string) (Value, error) {
 				return v, fmt.Errorf("hex type %q is not a hex number", t)
 			}
 			v.Type = uint32(n)
-		}
-		if c := strings.IndexByte(list, ';'); c >= 0 {
-			list = list[:c]
 		}
 		b, err := hexBytes(list)
 		if err != nil {
