@@ -81,9 +81,11 @@ func TestETLBadInput(t *testing.T) {
 
 // The written DPC/ISR trace: per CPU four rounds of 15 executions (10
 // DPCs: ndis.sys, ntoskrnl.exe and storport.sys 3 each, one outside every
-// module; 5 ISRs: USBXHCI.SYS 3, ndis.sys's MSI 2), on two CPUs.
+// module; 5 ISRs: USBXHCI.SYS 3, ndis.sys's MSI 2), on two CPUs. The
+// -dcend trace lists its modules only in the rundown at its end (Image
+// DCEnd): they name the routines all the same.
 func TestDPCISRFromETL(t *testing.T) {
-	for _, f := range []string{"written-dpcisr-64.etl", "written-dpcisr-32.etl"} {
+	for _, f := range []string{"written-dpcisr-64.etl", "written-dpcisr-32.etl", "written-dpcisr-64-dcend.etl"} {
 		code, out, errs := runCLI(t, "dpcisr", etlData+f, "--json")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", f, code, errs)

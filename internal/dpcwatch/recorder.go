@@ -270,8 +270,9 @@ func (r *Recorder) Bad(err error) {
 }
 
 // Image applies an Image event: kernel-mode modules (process 0, or an
-// address in the upper half, where only the kernel maps) join the table,
-// unloads leave it.
+// address in the upper half, where only the kernel maps) of a load or
+// either rundown (DCStart, DCEnd) join the table; an unload leaves it as
+// it is.
 func (r *Recorder) Image(im etw.Image) {
 	if im.PID != 0 && im.Base < 1<<63 {
 		return // a user-mode image: no DPC or ISR runs there
@@ -279,7 +280,6 @@ func (r *Recorder) Image(im etw.Image) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if im.Unload {
-		// DCEnd closes the rundown and means nothing for the table.
 		return
 	}
 	r.mods.Add(etw.Module{Name: im.Name(), Base: im.Base, Size: im.Size})

@@ -75,7 +75,7 @@ func TestFirstBufferReadToOffset(t *testing.T) {
 // size: one whose header claims more is skipped with a note, without
 // decoding it.
 func TestCompressedBufferBoundedByTraceBufferSize(t *testing.T) {
-	b, _, _ := writeDPCISRWith(8, true)
+	b, _, _ := writeDPCISRWith(8, true, false)
 	b = bytes.Clone(b)
 	le := binary.LittleEndian
 	second := int(le.Uint32(b[0:])) // the first compressed buffer
@@ -92,7 +92,7 @@ func TestCompressedBufferBoundedByTraceBufferSize(t *testing.T) {
 
 // Decompressed bytes count against the cap on input files.
 func TestDecompressedBytesCountAgainstMaxInputSize(t *testing.T) {
-	b, _, _ := writeDPCISRWith(8, true)
+	b, _, _ := writeDPCISRWith(8, true, false)
 	defer infile.Reset()
 	infile.SetMax(int64(len(b))) // the file fits, its buffers decompressed do not
 	rd := NewReader(bytes.NewReader(b))

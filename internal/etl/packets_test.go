@@ -173,7 +173,7 @@ func FuzzPackets(f *testing.F) {
 	f.Add(b)
 	b, _ = writePktMon(f)
 	f.Add(b)
-	comp, _, _ := writeDPCISRWith(8, true)
+	comp, _, _ := writeDPCISRWith(8, true, false)
 	f.Add(comp)
 	// a real pktmon capture: compressed buffers, 114 packet events
 	f.Add(fixture(f, "corpus/microsoft_demikernel__PktMon-db9cd717.etl"))

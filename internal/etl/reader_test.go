@@ -246,7 +246,7 @@ func FuzzReader(f *testing.F) {
 	f.Add(good32)
 	f.Add(fixture(f, "lxcore_kernel.etl"))
 	f.Add(good[:5000])
-	comp, _, _ := writeDPCISRWith(8, true)
+	comp, _, _ := writeDPCISRWith(8, true, false)
 	f.Add(comp)
 	// Small real traces: a 32-bit one with a compressed buffer, a
 	// compressed TraceLogging one, and one of manifest events.

@@ -48,19 +48,26 @@ func dpcisrModules(ptr int) []writtenModule {
 // on two CPUs, a compact-header thread event and a classic provider's
 // event.
 func writeDPCISR(ptr int) ([]byte, []writtenExec, []writtenModule) {
-	return writeDPCISRWith(ptr, false)
+	return writeDPCISRWith(ptr, false, false)
 }
 
 // writeDPCISRWith writes the trace, its event buffers compressed or not
-// (the header buffer never is).
-func writeDPCISRWith(ptr int, compress bool) ([]byte, []writtenExec, []writtenModule) {
+// (the header buffer never is). With endRundown the modules are listed
+// only by the rundown at the trace's end (Image DCEnd, after the
+// executions), as in the merged wpr trace of ETWAnalyzer's test data
+// (TraceLoggingTester.etl: 23,367 Image DCEnd events, no DCStart).
+func writeDPCISRWith(ptr int, compress, endRundown bool) ([]byte, []writtenExec, []writtenModule) {
 	w := newTraceWriter(ptr, 4096, 2, "latlab written dpcisr")
 	w.compress = compress
 	mods := dpcisrModules(ptr)
 	ts := int64(testStartQPC + 1000)
-	for _, m := range mods {
-		w.system(0x1403, 3, 4, 0, ts, imagePayload(ptr, m.base, m.size, 0, m.file))
-		ts += 3
+	if !endRundown {
+		for _, m := range mods {
+			w.system(0x1403, 3, 4, 0, ts, imagePayload(ptr, m.base, m.size, 0, m.file))
+			ts += 3
+		}
+	} else {
+		ts += 3 * int64(len(mods))
 	}
 	// a user-mode image (process 1234): not a kernel module
 	w.system(0x1403, 3, 4, 1234, ts, imagePayload(ptr, 0x7ff600000000&(1<<(8*ptr-1)-1), 0x20000, 1234, `\Device\HarddiskVolume3\app.exe`))
@@ -115,6 +122,13 @@ func writeDPCISRWith(ptr int, compress bool) ([]byte, []writtenExec, []writtenMo
 			ex = append(ex, x)
 		}
 	}
+	if endRundown {
+		end := ts + 60*1000 + 1000
+		for _, m := range mods {
+			w.system(0x1404, 3, 4, 0, end, imagePayload(ptr, m.base, m.size, 0, m.file))
+			end += 3
+		}
+	}
 	return w.bytes(), ex, mods
 }
 
@@ -153,16 +167,18 @@ func readAll(t *testing.T, b []byte) (*Reader, []*Record) {
 
 func TestWrittenDPCISR(t *testing.T) {
 	for _, c := range []struct {
-		ptr      int
-		compress bool
-	}{{4, false}, {8, false}, {8, true}} {
-		ptr := c.ptr
-		name := fmt.Sprintf("written-dpcisr-%d.etl", ptr*8)
-		if c.compress {
-			name = "written-dpcisr-64-compressed.etl"
-		}
+		ptr                  int
+		compress, endRundown bool
+		name                 string
+	}{
+		{4, false, false, "written-dpcisr-32.etl"},
+		{8, false, false, "written-dpcisr-64.etl"},
+		{8, true, false, "written-dpcisr-64-compressed.etl"},
+		{8, false, true, "written-dpcisr-64-dcend.etl"},
+	} {
+		ptr, name := c.ptr, c.name
 		t.Run(name, func(t *testing.T) {
-			b, want, mods := writeDPCISRWith(ptr, c.compress)
+			b, want, mods := writeDPCISRWith(ptr, c.compress, c.endRundown)
 			writtenTrace(t, name, b)
 			writtenExpect(t, name, want)
 			rd, recs := readAll(t, b)

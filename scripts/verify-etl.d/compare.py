@@ -11,7 +11,8 @@ the same file:
   clock frequency, start and end, logger name);
 - the events per provider or kernel class, and per opcode (classic
   events) or event id (manifest, TraceLogging and WPP events);
-- the kernel images (process 0) of the Image events: base, size, file.
+- the kernel images (process 0) of the Image events (Load, DCStart and
+  DCEnd): base, size, file.
 For a trace with NDIS-PacketCapture or PktMon packet events it also runs
 `LATLAB pcap dscp --dedup off --json TRACE` and compares its frames and
 its packets per source, destination and DSCP with tshark reading a pcap
@@ -129,7 +130,7 @@ class Dissect:
         except (TypeError, KeyError) as ex:  # dissect.etl 3.14 fails on some 32-bit payloads
             self.notes.add("dissect.etl cannot decode this trace's kernel payloads (%s); its kernel images and DPC/ISR fields are not compared" % ex)
             return
-        if g == IMAGE and h.opcode in (3, 10):
+        if g == IMAGE and h.opcode in (3, 4, 10):  # Load and both rundowns (DCStart, DCEnd)
             try:
                 if ev.ProcessId == 0:
                     self.images.add((ev.ImageBase, ev.ImageSize, ev.FileName))
