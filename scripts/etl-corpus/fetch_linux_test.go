@@ -120,3 +120,52 @@ func TestReadManifest(t *testing.T) {
 		}
 	}
 }
+
+// A member of a 7z archive, which the 7z command extracts; a member the
+// archive does not hold fails.
+func TestFetch7z(t *testing.T) {
+	for _, tool := range []string{"git", "7z"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is needed (7z: apt install p7zip-full)", tool)
+		}
+	}
+	root := t.TempDir()
+	src := filepath.Join(root, "owner", "name")
+	if err := os.MkdirAll(filepath.Join(src, "data", "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, src, "init", "-q")
+	run(t, src, "config", "uploadpack.allowFilter", "true")
+	run(t, src, "config", "uploadpack.allowAnySHA1InWant", "true")
+	member := bytes.Repeat([]byte("7z member trace "), 200)
+	if err := os.WriteFile(filepath.Join(src, "data", "in", "t.etl"), member, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("7z", "a", "-bd", "../t.7z", "t.etl")
+	cmd.Dir = filepath.Join(src, "data", "in")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("7z a: %v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(src, "data", "in"))
+	run(t, src, "add", ".")
+	run(t, src, "commit", "-q", "-m", "one")
+	commit := run(t, src, "rev-parse", "HEAD")
+	rows := []row{
+		{file: "s.etl", repo: "owner/name", commit: commit, path: "data/t.7z!t.etl", sha256: sum(member), bytes: int64(len(member))},
+		{file: "none.etl", repo: "owner/name", commit: commit, path: "data/t.7z!other.etl", sha256: sum(member), bytes: int64(len(member))},
+	}
+	out := filepath.Join(root, "out")
+	os.MkdirAll(out, 0o755)
+	var log bytes.Buffer
+	if failed := fetchAll(&log, rows, out, filepath.Join(root, "kept"), "file://"+root); failed != 1 {
+		t.Fatalf("%d failed, want 1 (none.etl):\n%s", failed, log.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "s.etl")); err != nil || !bytes.Equal(b, member) {
+		t.Errorf("s.etl: %d bytes, %v", len(b), err)
+	}
+	for _, want := range []string{"fetched  s.etl", "FAIL     none.etl: data/t.7z: member other.etl is 0 bytes"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("no %q in\n%s", want, log.String())
+		}
+	}
+}

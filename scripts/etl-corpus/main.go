@@ -6,7 +6,9 @@
 // that scripts/verify-etl reads ($LATLAB_ETL_CORPUS).
 //
 // A repository is fetched once, at depth 1 and without blobs (git fetches
-// the one it needs); "ARCHIVE!MEMBER" paths are members of a zip archive.
+// the one it needs); "ARCHIVE!MEMBER" paths are members of a zip archive,
+// or of a 7z archive (ARCHIVE ends in .7z), which the 7z command of
+// p7zip (apt install p7zip-full) extracts.
 // Each trace must have the manifest's size and SHA-256, or it is not
 // written. A trace already there with its SHA-256 is left alone.
 //
@@ -220,9 +222,9 @@ func git(args ...string) ([]byte, error) {
 }
 
 // extract reads the trace's bytes at its commit: a blob, or a member of a
-// zip archive ("ARCHIVE!MEMBER").
+// zip or 7z archive ("ARCHIVE!MEMBER").
 func extract(local string, r row) ([]byte, error) {
-	archive, member, isZip := strings.Cut(r.path, "!")
+	archive, member, isZip := strings.Cut(r.path, "!") // isZip: an archive's member
 	spec := r.commit + ":" + archive
 	size, err := git("-C", local, "cat-file", "-s", spec)
 	if err != nil {
@@ -238,6 +240,9 @@ func extract(local string, r row) ([]byte, error) {
 	}
 	if !isZip {
 		return blob, nil
+	}
+	if strings.HasSuffix(archive, ".7z") {
+		return extract7z(blob, archive, member, r.bytes)
 	}
 	zr, err := zip.NewReader(bytes.NewReader(blob), int64(len(blob)))
 	if err != nil {
@@ -281,4 +286,35 @@ func writeFile(path string, b []byte) error {
 		return errors.Join(err, os.Remove(tmp))
 	}
 	return nil
+}
+
+// extract7z has the 7z command write the member of the 7z archive blob to
+// its standard output (Go's library reads no 7z archive).
+func extract7z(blob []byte, archive, member string, size int64) ([]byte, error) {
+	if _, err := exec.LookPath("7z"); err != nil {
+		return nil, fmt.Errorf("%s: a 7z archive, and no 7z command to extract it (apt install p7zip-full)", archive)
+	}
+	tmp, err := os.CreateTemp("", "etl-corpus-*.7z")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(blob); err != nil {
+		tmp.Close()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	// e: without folders; -so: to standard output; -- ends the switches.
+	cmd := exec.Command("7z", "e", "-so", "--", tmp.Name(), member)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: 7z: %v: %s", archive, err, strings.TrimSpace(stderr.String()))
+	}
+	if int64(out.Len()) != size {
+		return nil, fmt.Errorf("%s: member %s is %d bytes, the manifest says %d", archive, member, out.Len(), size)
+	}
+	return out.Bytes(), nil
 }
