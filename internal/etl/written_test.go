@@ -54,7 +54,7 @@ func writeDPCISR(ptr int) ([]byte, []writtenExec, []writtenModule) {
 // writeDPCISRWith writes the trace, its event buffers compressed or not
 // (the header buffer never is). With endRundown the modules are listed
 // only by the rundown at the trace's end (Image DCEnd, after the
-// executions), as in the merged wpr trace of ETWAnalyzer's test data
+// executions), as in the merged trace of ETWAnalyzer's test data
 // (TraceLoggingTester.etl: 23,367 Image DCEnd events, no DCStart).
 func writeDPCISRWith(ptr int, compress, endRundown bool) ([]byte, []writtenExec, []writtenModule) {
 	w := newTraceWriter(ptr, 4096, 2, "latlab written dpcisr")
