@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 func sum(b []byte) string {
@@ -124,11 +126,8 @@ func TestReadManifest(t *testing.T) {
 // A member of a 7z archive, which the 7z command extracts; a member the
 // archive does not hold fails.
 func TestFetch7z(t *testing.T) {
-	for _, tool := range []string{"git", "7z"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is needed (7z: apt install p7zip-full)", tool)
-		}
-	}
+	testutil.NeedTool(t, "git")
+	testutil.NeedTool(t, "7z")
 	root := t.TempDir()
 	src := filepath.Join(root, "owner", "name")
 	if err := os.MkdirAll(filepath.Join(src, "data", "in"), 0o755); err != nil {

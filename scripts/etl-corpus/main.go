@@ -308,13 +308,31 @@ func extract7z(blob []byte, archive, member string, size int64) ([]byte, error) 
 	}
 	// e: without folders; -so: to standard output; -- ends the switches.
 	cmd := exec.Command("7z", "e", "-so", "--", tmp.Name(), member)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s: 7z: %v: %s", archive, err, strings.TrimSpace(stderr.String()))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
 	}
-	if int64(out.Len()) != size {
-		return nil, fmt.Errorf("%s: member %s is %d bytes, the manifest says %d", archive, member, out.Len(), size)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: 7z: %w", archive, err)
 	}
-	return out.Bytes(), nil
+	// Read at most one byte more than the manifest's size: a member that
+	// unpacks to more is refused without holding it all.
+	out, rerr := io.ReadAll(io.LimitReader(stdout, size+1))
+	if int64(len(out)) > size {
+		cmd.Process.Kill()
+	}
+	werr := cmd.Wait()
+	switch {
+	case int64(len(out)) > size:
+		return nil, fmt.Errorf("%s: member %s is more than the manifest's %d bytes", archive, member, size)
+	case rerr != nil:
+		return nil, fmt.Errorf("%s: 7z: %w", archive, rerr)
+	case werr != nil:
+		return nil, fmt.Errorf("%s: 7z: %v: %s", archive, werr, strings.TrimSpace(stderr.String()))
+	case int64(len(out)) != size:
+		return nil, fmt.Errorf("%s: member %s is %d bytes, the manifest says %d", archive, member, len(out), size)
+	}
+	return out, nil
 }
