@@ -167,11 +167,15 @@ func (a AdapterRSS) Summary() string {
 // one block of "Name : value" lines per adapter, blank lines between, and
 // the processor array and the indirection table continued on lines that
 // start with spaces (Microsoft's Get-NetAdapterRss reference shows the
-// layout).
+// layout). Output with no adapter in it is an error, unless it is empty
+// (no adapter supports RSS): text in another layout (Format-Table, a
+// transcript kept as comments, an error message) must not read as "no
+// adapter".
 func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	var out []AdapterRSS
 	var cur *AdapterRSS
 	last := ""
+	first := "" // the first line that is not blank
 	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
 	sc.Buffer(make([]byte, 4096), 64<<10)
 	const maxEntries = 4096
@@ -199,6 +203,9 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 		if strings.TrimSpace(line) == "" {
 			last = ""
 			continue
+		}
+		if first == "" {
+			first = strings.TrimSpace(line)
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			add(last, line) // a continuation of the array or the table
@@ -247,6 +254,9 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("Get-NetAdapterRss output: %w", err)
+	}
+	if len(out) == 0 && first != "" {
+		return nil, fmt.Errorf("Get-NetAdapterRss output: no adapter in it (no \"Name : ...\" line of the list view); it starts %q", clip(first))
 	}
 	return out, nil
 }

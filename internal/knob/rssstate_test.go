@@ -167,3 +167,32 @@ func TestRSSReadingWithState(t *testing.T) {
 		t.Errorf("explain does not say where the state is read:\n%s", text)
 	}
 }
+
+// Text that is not the list view read as "no adapter", the answer of a
+// machine without RSS. Seen in public material: a script that keeps
+// get-NetAdapterRss's output behind "#", the table view (Get-NetAdapterRss |
+// Format-Table Name, Enabled, ...), the cmdlet's error message.
+func TestParseNetAdapterRSSNoAdapter(t *testing.T) {
+	list, err := os.ReadFile("testdata/get-netadapterrss.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commented strings.Builder
+	for _, l := range strings.SplitAfter(string(list), "\n") {
+		commented.WriteString("#" + l)
+	}
+	for _, bad := range []string{
+		commented.String(),
+		"\r\nName       Enabled NumberOfReceiveQueues\r\n----       ------- ---------------------\r\nEthernet      True                     2\r\n",
+		"Get-NetAdapterRss : No MSFT_NetAdapterRssSettingData objects found with property 'Name' equal to 'Ethernet'.  Verify the value of the property and retry.\n",
+	} {
+		if as, err := ParseNetAdapterRSS(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "no adapter") {
+			t.Errorf("%.40q: %+v, %v", bad, as, err)
+		}
+	}
+	for _, none := range []string{"", "\r\n\r\n", "  \n"} {
+		if as, err := ParseNetAdapterRSS(strings.NewReader(none)); err != nil || len(as) != 0 {
+			t.Errorf("%q: %+v, %v", none, as, err)
+		}
+	}
+}
