@@ -263,15 +263,24 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 
 // cutListField splits a list-format line at the " : " that ends its name
 // (names such as "BaseProcessor: [Group:Number]" hold colons themselves).
+// The Windows Server tuning guide's example and its translations print
+// "IndirectionTable: [Group:Number]:" with the entries on the lines below,
+// and "Mastering Windows Server 2016 Hyper-V" prints
+// "RssProcessorArray: [Group:Number/NUMA Distance]:" so: a name that ends in
+// "]" may have its colon right after it.
 func cutListField(line string) (string, string, bool) {
-	i := strings.Index(line, " : ")
-	if i < 0 {
-		if strings.HasSuffix(strings.TrimRight(line, " "), " :") {
-			return strings.TrimSpace(strings.TrimRight(strings.TrimRight(line, " "), ":")), "", true
-		}
-		return "", "", false
+	if i := strings.Index(line, " : "); i >= 0 {
+		return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+3:]), true
 	}
-	return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+3:]), true
+	if t := strings.TrimRight(line, " \t"); strings.HasSuffix(t, " :") {
+		return strings.TrimSpace(strings.TrimSuffix(t, ":")), "", true
+	}
+	if i := strings.Index(line, "]:"); i > 0 && strings.Contains(line[:i], "[") {
+		if v := line[i+2:]; v == "" || v[0] == ' ' || v[0] == '\t' {
+			return strings.TrimSpace(line[:i+1]), strings.TrimSpace(v), true
+		}
+	}
+	return "", "", false
 }
 
 // forAdapter is the Get-NetAdapterRss entry of the adapter whose

@@ -196,3 +196,32 @@ func TestParseNetAdapterRSSNoAdapter(t *testing.T) {
 		}
 	}
 }
+
+// The Windows Server tuning guide's example (English and its translations)
+// ends the table's name in "]:" with the entries below; read by " : " alone
+// the table came back empty and knob get rss warned that RSS spreads
+// nothing. The rows here are whole (the guide elides some).
+func TestParseNetAdapterRSSBracketColon(t *testing.T) {
+	in := "Name                           : testnic 2\n" +
+		"InterfaceDescription           : Broadcom BCM5708C NetXtreme II GigE (NDIS VBD Client) #66\n" +
+		"Enabled                        : True\n" +
+		"NumberOfReceiveQueues          : 2\n" +
+		"BaseProcessor: [Group:Number]  : 0:0\n" +
+		"MaxProcessor: [Group:Number]   : 0:15\n" +
+		"RssProcessorArray: [Group:Number/NUMA Distance]:\n" +
+		"     0:0/0  0:4/0\n" +
+		"IndirectionTable: [Group:Number]: 0:0    0:4    0:0    0:4\n" +
+		"     0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n"
+	as, err := ParseNetAdapterRSS(strings.NewReader(in))
+	if err != nil || len(as) != 1 {
+		t.Fatalf("%+v, %v", as, err)
+	}
+	a := as[0]
+	if strings.Join(a.Processors, " ") != "0:0/0 0:4/0" || len(a.IndirectionTable) != 12 || strings.Join(a.IndirectionCPUs(), " ") != "0:0 0:4" ||
+		a.BaseProcessor != "0:0" || a.MaxProcessor != "0:15" {
+		t.Errorf("%+v", a)
+	}
+	if w := emptyTableWarning(a); w != "" {
+		t.Errorf("warns: %s", w)
+	}
+}
