@@ -170,12 +170,17 @@ func (a AdapterRSS) Summary() string {
 // layout). Output with no adapter in it is an error, unless it is empty
 // (no adapter supports RSS): text in another layout (Format-Table, a
 // transcript kept as comments, an error message) must not read as "no
-// adapter".
+// adapter". So are processor entries on an indented line that continues
+// neither the array nor the table: the tuning guide's example elides rows
+// with "…" lines, after which its last row was dropped and the table read
+// short without a word.
 func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	var out []AdapterRSS
 	var cur *AdapterRSS
 	last := ""
 	first := "" // the first line that is not blank
+	stray := "" // the last line that is not blank and not "name : value"
+	n := 0
 	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
 	sc.Buffer(make([]byte, 4096), 64<<10)
 	const maxEntries = 4096
@@ -199,6 +204,7 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 		}
 	}
 	for sc.Scan() {
+		n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(line) == "" {
 			last = ""
@@ -208,14 +214,23 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 			first = strings.TrimSpace(line)
 		}
 		if line[0] == ' ' || line[0] == '\t' {
+			if last == "" && cur != nil && entriesOnly(line) {
+				after := ""
+				if stray != "" {
+					after = fmt.Sprintf(" (after %q, not a line of the list view)", clip(stray))
+				}
+				return nil, fmt.Errorf("Get-NetAdapterRss output line %d: entries %q continue neither RssProcessorArray nor IndirectionTable%s", n, clip(strings.TrimSpace(line)), after)
+			}
 			add(last, line) // a continuation of the array or the table
 			continue
 		}
 		k, v, ok := cutListField(line)
 		if !ok {
 			last = ""
+			stray = strings.TrimSpace(line)
 			continue
 		}
+		stray = ""
 		if k == "Name" {
 			if len(out) >= 256 {
 				break
@@ -259,6 +274,34 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 		return nil, fmt.Errorf("Get-NetAdapterRss output: no adapter in it (no \"Name : ...\" line of the list view); it starts %q", clip(first))
 	}
 	return out, nil
+}
+
+// entriesOnly says whether a line holds only processor entries,
+// group:number with or without /NUMA distance (the group may be empty, as
+// in "BaseProcessor: [Group:Number] : :0" of an Intel 82574L).
+func entriesOnly(line string) bool {
+	fs := strings.Fields(line)
+	for _, f := range fs {
+		g, rest, ok := strings.Cut(f, ":")
+		num, dist, hasDist := strings.Cut(rest, "/")
+		if !ok || !digits(g, true) || !digits(num, false) || (hasDist && !digits(dist, false)) {
+			return false
+		}
+	}
+	return len(fs) > 0
+}
+
+// digits says whether s is decimal digits (or empty, when that is allowed).
+func digits(s string, emptyOK bool) bool {
+	if s == "" {
+		return emptyOK
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // cutListField splits a list-format line at the " : " that ends its name

@@ -225,3 +225,35 @@ func TestParseNetAdapterRSSBracketColon(t *testing.T) {
 		t.Errorf("warns: %s", w)
 	}
 }
+
+// The tuning guide's example elides rows of the table with "…" lines and a
+// comment; the row after them continued nothing and was dropped, so the
+// table read 8 entries where the example shows 16. Entries that continue
+// neither the array nor the table are an error; a value wrapped onto an
+// indented line (no entries on it) is not.
+func TestParseNetAdapterRSSStrayEntries(t *testing.T) {
+	head := "Name                           : testnic 2\n" +
+		"Enabled                        : True\n"
+	elided := "     0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n" +
+		"…\n" +
+		"(# indirection table entries are a power of 2 and based on # of processors)\n" +
+		"…\n" +
+		"                          0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n"
+	for _, tc := range []struct{ name, in, says string }{
+		{"spaced", head + "IndirectionTable: [Group:Number]                :\n" + elided, `line 8: entries "0:0    0:4`},
+		{"bracket colon", head + "IndirectionTable: [Group:Number]:\n" + elided, `(after "…", not a line of the list view)`},
+		{"after a scalar", head + "MaxProcessors                  : 8\n     0:0/0  0:2/0\n", `line 4: entries "0:0/0  0:2/0"`},
+	} {
+		as, err := ParseNetAdapterRSS(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), "continue neither") || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %+v, %v", tc.name, as, err)
+		}
+	}
+	wrapped := "Name                 : MGMT NIC\n" +
+		"InterfaceDescription : Broadcom BCM 57800 NetXtreme II 1 GigE\n" +
+		"                       (NDIS VBD Client) # 131\n" +
+		"Enabled              : True\n"
+	if as, err := ParseNetAdapterRSS(strings.NewReader(wrapped)); err != nil || len(as) != 1 || as[0].Enabled != "True" {
+		t.Errorf("wrapped value: %+v, %v", as, err)
+	}
+}
