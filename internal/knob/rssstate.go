@@ -206,6 +206,10 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
+		if n == 1 {
+			// A byte-order mark, as ParseOffloadGlobal allows for PowerShell's output.
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if strings.TrimSpace(line) == "" {
 			last = ""
 			continue

@@ -190,7 +190,11 @@ func TestParseNetAdapterRSSNoAdapter(t *testing.T) {
 			t.Errorf("%.40q: %+v, %v", bad, as, err)
 		}
 	}
-	for _, none := range []string{"", "\r\n\r\n", "  \n"} {
+	// A byte-order mark before the first "Name" is not text of another layout.
+	if as, err := ParseNetAdapterRSS(strings.NewReader("\ufeff" + strings.TrimLeft(string(list), "\r\n"))); err != nil || len(as) != 2 || as[0].Name != "Ethernet" {
+		t.Errorf("with a byte-order mark: %+v, %v", as, err)
+	}
+	for _, none := range []string{"", "\ufeff", "\r\n\r\n", "  \n"} {
 		if as, err := ParseNetAdapterRSS(strings.NewReader(none)); err != nil || len(as) != 0 {
 			t.Errorf("%q: %+v, %v", none, as, err)
 		}
