@@ -167,11 +167,20 @@ func (a AdapterRSS) Summary() string {
 // one block of "Name : value" lines per adapter, blank lines between, and
 // the processor array and the indirection table continued on lines that
 // start with spaces (Microsoft's Get-NetAdapterRss reference shows the
-// layout).
+// layout). Output with no adapter in it is an error, unless it is empty
+// (no adapter supports RSS): text in another layout (Format-Table, a
+// transcript kept as comments, an error message) must not read as "no
+// adapter". So are processor entries on an indented line that continues
+// neither the array nor the table: the tuning guide's example elides rows
+// with "…" lines, after which its last row was dropped and the table read
+// short without a word.
 func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	var out []AdapterRSS
 	var cur *AdapterRSS
 	last := ""
+	first := "" // the first line that is not blank
+	stray := "" // the last line that is not blank and not "name : value"
+	n := 0
 	sc := bufio.NewScanner(io.LimitReader(r, maxStateOutput))
 	sc.Buffer(make([]byte, 4096), 64<<10)
 	const maxEntries = 4096
@@ -195,20 +204,37 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 		}
 	}
 	for sc.Scan() {
+		n++
 		line := strings.TrimRight(sc.Text(), "\r")
+		if n == 1 {
+			// A byte-order mark, as ParseOffloadGlobal allows for PowerShell's output.
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if strings.TrimSpace(line) == "" {
 			last = ""
 			continue
 		}
+		if first == "" {
+			first = strings.TrimSpace(line)
+		}
 		if line[0] == ' ' || line[0] == '\t' {
+			if last == "" && cur != nil && entriesOnly(line) {
+				after := ""
+				if stray != "" {
+					after = fmt.Sprintf(" (after %q, not a line of the list view)", clip(stray))
+				}
+				return nil, fmt.Errorf("Get-NetAdapterRss output line %d: entries %q continue neither RssProcessorArray nor IndirectionTable%s", n, clip(strings.TrimSpace(line)), after)
+			}
 			add(last, line) // a continuation of the array or the table
 			continue
 		}
 		k, v, ok := cutListField(line)
 		if !ok {
 			last = ""
+			stray = strings.TrimSpace(line)
 			continue
 		}
+		stray = ""
 		if k == "Name" {
 			if len(out) >= 256 {
 				break
@@ -248,20 +274,60 @@ func ParseNetAdapterRSS(r io.Reader) ([]AdapterRSS, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("Get-NetAdapterRss output: %w", err)
 	}
+	if len(out) == 0 && first != "" {
+		return nil, fmt.Errorf("Get-NetAdapterRss output: no adapter in it (no \"Name : ...\" line of the list view); it starts %q", clip(first))
+	}
 	return out, nil
+}
+
+// entriesOnly says whether a line holds only processor entries,
+// group:number with or without /NUMA distance (the group may be empty, as
+// in "BaseProcessor: [Group:Number] : :0" of an Intel 82574L).
+func entriesOnly(line string) bool {
+	fs := strings.Fields(line)
+	for _, f := range fs {
+		g, rest, ok := strings.Cut(f, ":")
+		num, dist, hasDist := strings.Cut(rest, "/")
+		if !ok || !digits(g, true) || !digits(num, false) || (hasDist && !digits(dist, false)) {
+			return false
+		}
+	}
+	return len(fs) > 0
+}
+
+// digits says whether s is decimal digits (or empty, when that is allowed).
+func digits(s string, emptyOK bool) bool {
+	if s == "" {
+		return emptyOK
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // cutListField splits a list-format line at the " : " that ends its name
 // (names such as "BaseProcessor: [Group:Number]" hold colons themselves).
+// The Windows Server tuning guide's example and its translations print
+// "IndirectionTable: [Group:Number]:" with the entries on the lines below,
+// and "Mastering Windows Server 2016 Hyper-V" prints
+// "RssProcessorArray: [Group:Number/NUMA Distance]:" so: a name that ends in
+// "]" may have its colon right after it.
 func cutListField(line string) (string, string, bool) {
-	i := strings.Index(line, " : ")
-	if i < 0 {
-		if strings.HasSuffix(strings.TrimRight(line, " "), " :") {
-			return strings.TrimSpace(strings.TrimRight(strings.TrimRight(line, " "), ":")), "", true
-		}
-		return "", "", false
+	if i := strings.Index(line, " : "); i >= 0 {
+		return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+3:]), true
 	}
-	return strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+3:]), true
+	if t := strings.TrimRight(line, " \t"); strings.HasSuffix(t, " :") {
+		return strings.TrimSpace(strings.TrimSuffix(t, ":")), "", true
+	}
+	if i := strings.Index(line, "]:"); i > 0 && strings.Contains(line[:i], "[") {
+		if v := line[i+2:]; v == "" || v[0] == ' ' || v[0] == '\t' {
+			return strings.TrimSpace(line[:i+1]), strings.TrimSpace(v), true
+		}
+	}
+	return "", "", false
 }
 
 // forAdapter is the Get-NetAdapterRss entry of the adapter whose

@@ -167,3 +167,97 @@ func TestRSSReadingWithState(t *testing.T) {
 		t.Errorf("explain does not say where the state is read:\n%s", text)
 	}
 }
+
+// Text that is not the list view read as "no adapter", the answer of a
+// machine without RSS. Seen in public material: a script that keeps
+// get-NetAdapterRss's output behind "#", the table view (Get-NetAdapterRss |
+// Format-Table Name, Enabled, ...), the cmdlet's error message.
+func TestParseNetAdapterRSSNoAdapter(t *testing.T) {
+	list, err := os.ReadFile("testdata/get-netadapterrss.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commented strings.Builder
+	for _, l := range strings.SplitAfter(string(list), "\n") {
+		commented.WriteString("#" + l)
+	}
+	for _, bad := range []string{
+		commented.String(),
+		"\r\nName       Enabled NumberOfReceiveQueues\r\n----       ------- ---------------------\r\nEthernet      True                     2\r\n",
+		"Get-NetAdapterRss : No MSFT_NetAdapterRssSettingData objects found with property 'Name' equal to 'Ethernet'.  Verify the value of the property and retry.\n",
+	} {
+		if as, err := ParseNetAdapterRSS(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "no adapter") {
+			t.Errorf("%.40q: %+v, %v", bad, as, err)
+		}
+	}
+	// A byte-order mark before the first "Name" is not text of another layout.
+	if as, err := ParseNetAdapterRSS(strings.NewReader("\ufeff" + strings.TrimLeft(string(list), "\r\n"))); err != nil || len(as) != 2 || as[0].Name != "Ethernet" {
+		t.Errorf("with a byte-order mark: %+v, %v", as, err)
+	}
+	for _, none := range []string{"", "\ufeff", "\r\n\r\n", "  \n"} {
+		if as, err := ParseNetAdapterRSS(strings.NewReader(none)); err != nil || len(as) != 0 {
+			t.Errorf("%q: %+v, %v", none, as, err)
+		}
+	}
+}
+
+// The Windows Server tuning guide's example (English and its translations)
+// ends the table's name in "]:" with the entries below; read by " : " alone
+// the table came back empty and knob get rss warned that RSS spreads
+// nothing. The rows here are whole (the guide elides some).
+func TestParseNetAdapterRSSBracketColon(t *testing.T) {
+	in := "Name                           : testnic 2\n" +
+		"InterfaceDescription           : Broadcom BCM5708C NetXtreme II GigE (NDIS VBD Client) #66\n" +
+		"Enabled                        : True\n" +
+		"NumberOfReceiveQueues          : 2\n" +
+		"BaseProcessor: [Group:Number]  : 0:0\n" +
+		"MaxProcessor: [Group:Number]   : 0:15\n" +
+		"RssProcessorArray: [Group:Number/NUMA Distance]:\n" +
+		"     0:0/0  0:4/0\n" +
+		"IndirectionTable: [Group:Number]: 0:0    0:4    0:0    0:4\n" +
+		"     0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n"
+	as, err := ParseNetAdapterRSS(strings.NewReader(in))
+	if err != nil || len(as) != 1 {
+		t.Fatalf("%+v, %v", as, err)
+	}
+	a := as[0]
+	if strings.Join(a.Processors, " ") != "0:0/0 0:4/0" || len(a.IndirectionTable) != 12 || strings.Join(a.IndirectionCPUs(), " ") != "0:0 0:4" ||
+		a.BaseProcessor != "0:0" || a.MaxProcessor != "0:15" {
+		t.Errorf("%+v", a)
+	}
+	if w := emptyTableWarning(a); w != "" {
+		t.Errorf("warns: %s", w)
+	}
+}
+
+// The tuning guide's example elides rows of the table with "…" lines and a
+// comment; the row after them continued nothing and was dropped, so the
+// table read 8 entries where the example shows 16. Entries that continue
+// neither the array nor the table are an error; a value wrapped onto an
+// indented line (no entries on it) is not.
+func TestParseNetAdapterRSSStrayEntries(t *testing.T) {
+	head := "Name                           : testnic 2\n" +
+		"Enabled                        : True\n"
+	elided := "     0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n" +
+		"…\n" +
+		"(# indirection table entries are a power of 2 and based on # of processors)\n" +
+		"…\n" +
+		"                          0:0    0:4    0:0    0:4    0:0    0:4    0:0    0:4\n"
+	for _, tc := range []struct{ name, in, says string }{
+		{"spaced", head + "IndirectionTable: [Group:Number]                :\n" + elided, `line 8: entries "0:0    0:4`},
+		{"bracket colon", head + "IndirectionTable: [Group:Number]:\n" + elided, `(after "…", not a line of the list view)`},
+		{"after a scalar", head + "MaxProcessors                  : 8\n     0:0/0  0:2/0\n", `line 4: entries "0:0/0  0:2/0"`},
+	} {
+		as, err := ParseNetAdapterRSS(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), "continue neither") || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %+v, %v", tc.name, as, err)
+		}
+	}
+	wrapped := "Name                 : MGMT NIC\n" +
+		"InterfaceDescription : Broadcom BCM 57800 NetXtreme II 1 GigE\n" +
+		"                       (NDIS VBD Client) # 131\n" +
+		"Enabled              : True\n"
+	if as, err := ParseNetAdapterRSS(strings.NewReader(wrapped)); err != nil || len(as) != 1 || as[0].Enabled != "True" {
+		t.Errorf("wrapped value: %+v, %v", as, err)
+	}
+}
