@@ -213,3 +213,52 @@ func FuzzParseEnergyReport(f *testing.F) {
 		}
 	})
 }
+
+// The entries of real reports the fixtures lacked, in the shape of a
+// report run outside the repository (no licence to copy it; see
+// docs/commands/timer.md): an "Outstanding Kernel Timer Request" (a
+// period and a count, no process), a stack whose period is finer than
+// the process's outstanding request, and a "Calling Module Stack" whose
+// rows below the first have no label. The same with every label and
+// title in made-up words is read by shape to the same requests.
+func TestParseEnergyReportKernelAndStack(t *testing.T) {
+	en := "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"Current Timer Resolution (100ns units)\t9900\nMaximum Timer Period (100ns units)\t156250\n" +
+		"Platform Timer Resolution:Outstanding Kernel Timer Request\n" +
+		"Requested Period\t10000\nRequest Count\t1\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"Requested Period\t9900\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Platform Timer Resolution:Timer Request Stack\n" +
+		"Requested Period\t5000\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Calling Module Stack\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n" +
+		"\t\\Device\\HarddiskVolume2\\Razer\\RzCtl.dll\n" +
+		"\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\kernel32.dll\n"
+	other := strings.NewReplacer(
+		"Platform Timer Resolution", "Zorp", "Outstanding Kernel Timer Request", "Blit",
+		"Outstanding Timer Request", "Quux", "Timer Request Stack", "Frob",
+		"Current Timer Resolution (100ns units)", "Glim", "Maximum Timer Period (100ns units)", "Glam",
+		"Requested Period", "Wib", "Request Count", "Wob", "Requesting Process ID", "Nid",
+		"Requesting Process Path", "Nap", "Calling Module Stack", "Mods").Replace(en)
+	for _, tc := range []struct{ name, in, labels string }{{"english", en, ""}, {"by shape", other, "by shape"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := ParseEnergyReport(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Labels != tc.labels || *rep.CurrentPeriod100ns != 9900 || *rep.MaxPeriod100ns != 156250 || len(rep.Requests) != 2 {
+				t.Fatalf("%+v", rep)
+			}
+			r := rep.Requests[0]
+			if r.PID != 7568 || *r.Period100ns != 9900 || r.StackPeriod100ns == nil || *r.StackPeriod100ns != 5000 || len(r.Modules) != 3 || r.Kernel {
+				t.Errorf("process: %+v", r)
+			}
+			k := rep.Requests[1]
+			if !k.Kernel || k.PID != 0 || k.Path != "" || *k.Period100ns != 10000 || k.Count != 1 {
+				t.Errorf("kernel: %+v", k)
+			}
+			if rep.HiddenRequests() != 0 {
+				t.Errorf("hidden %d", rep.HiddenRequests())
+			}
+		})
+	}
+}
