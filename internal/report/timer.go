@@ -101,15 +101,22 @@ func requestTable(w io.Writer, reqs []timer.TimerRequest) {
 		if q.Period100ns != nil {
 			period = ms100ns(*q.Period100ns)
 		}
-		name := q.Process
-		if name == "" {
+		name, pid := q.Process, fmt.Sprint(q.PID)
+		switch {
+		case q.Kernel && q.PID == 0 && q.Path == "":
+			// An "Outstanding Kernel Timer Request": no process, a count.
+			name, pid = fmt.Sprintf("(drivers, count %d)", q.Count), "-"
+		case name == "":
 			name = "(no path)"
 		}
 		var mods []string
 		for _, m := range q.Modules {
 			mods = append(mods, baseOfPath(m))
 		}
-		rows = append(rows, []string{name, fmt.Sprint(q.PID), period, strings.Join(mods, " ")})
+		if q.StackPeriod100ns != nil {
+			mods = append([]string{"(stack at " + ms100ns(*q.StackPeriod100ns) + ")"}, mods...)
+		}
+		rows = append(rows, []string{name, pid, period, strings.Join(mods, " ")})
 	}
 	TableLeft(w, []string{"process", "pid", "period", "calling modules"}, rows)
 }

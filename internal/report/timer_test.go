@@ -116,6 +116,42 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	}
 }
 
+// Real reports list a driver's request as an "Outstanding Kernel Timer
+// Request", a period and a count without a process, and may give a
+// process's stack a finer period than its outstanding request (both seen
+// in real reports, docs/commands/timer.md): the kernel row names no
+// process and no PID 0, the stack's period is shown beside its modules.
+func TestTimerWhoKernelEntryAndStackPeriod(t *testing.T) {
+	in := "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"Current Timer Resolution (100ns units)\t9900\nMaximum Timer Period (100ns units)\t156250\n" +
+		"Platform Timer Resolution:Outstanding Kernel Timer Request\n" +
+		"Requested Period\t10000\nRequest Count\t1\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"Requested Period\t9900\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Platform Timer Resolution:Timer Request Stack\n" +
+		"Requested Period\t5000\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Calling Module Stack\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n"
+	rep, err := timer.ParseEnergyReport(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{
+		"Service.exe 7568 0.99ms (stack at 0.5ms) ntdll.dll",
+		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
+		"(drivers, count 1) - 1ms",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "(no path)") {
+		t.Errorf("the kernel entry printed as a process without a path:\n%s", b.String())
+	}
+}
+
 // Notes and long lines wrap at 80 columns, continued 2 columns in.
 func TestTimerWhoWrapsNotes(t *testing.T) {
 	var b bytes.Buffer
