@@ -109,6 +109,9 @@ func requestTable(w io.Writer, reqs []timer.TimerRequest) {
 		case name == "":
 			name = "(no path)"
 		}
+		if q.PID == 0 {
+			pid = "-" // the report gives none
+		}
 		var mods []string
 		for _, m := range q.Modules {
 			mods = append(mods, baseOfPath(m))

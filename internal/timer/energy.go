@@ -63,6 +63,8 @@ type EnergyReport struct {
 
 // TimerRequest is one outstanding timer-resolution request.
 type TimerRequest struct {
+	// PID is 0 when the entry gives none: a kernel-mode entry, or a
+	// request quoted without it (0 is the Idle process, never a requester).
 	PID         int64  `json:"pid"`
 	Path        string `json:"path,omitempty"`    // \Device\HarddiskVolume4\...\firefox.exe
 	Process     string `json:"process,omitempty"` // firefox.exe
@@ -662,7 +664,7 @@ func (rep *EnergyReport) fill(entries []entry) error {
 	}
 	byPID := map[int64]*proc{}
 	var order []int64
-	var kernel []TimerRequest
+	var noPID []TimerRequest // kernel-mode entries, and requests quoted without a process ID
 	for _, e := range entries {
 		var req TimerRequest
 		hasPID, hasCount := false, false
@@ -709,11 +711,19 @@ func (rep *EnergyReport) fill(entries []entry) error {
 			}
 		}
 		if !hasPID {
-			// An "Outstanding Kernel Timer Request": a period and a count,
-			// no process.
-			if hasCount && req.Period100ns != nil && len(kernel) < maxEntries {
+			switch {
+			case req.Period100ns == nil || len(noPID) >= maxEntries:
+			case hasCount:
+				// An "Outstanding Kernel Timer Request": a period and a
+				// count, no process.
 				req.Kernel = true
-				kernel = append(kernel, req)
+				noPID = append(noPID, req)
+			case req.Path != "":
+				// A request quoted without its process ID (PID 0 here):
+				// still a request, not "nothing holds the timer".
+				req.Process = baseName(req.Path)
+				req.Kernel = isKernel(0, req.Path)
+				noPID = append(noPID, req)
 			}
 			continue
 		}
@@ -759,7 +769,7 @@ func (rep *EnergyReport) fill(entries []entry) error {
 		}
 		rep.Requests = append(rep.Requests, p.req)
 	}
-	rep.Requests = append(rep.Requests, kernel...)
+	rep.Requests = append(rep.Requests, noPID...)
 	sort.SliceStable(rep.Requests, func(i, j int) bool {
 		a, b := rep.Requests[i].PeriodMs(), rep.Requests[j].PeriodMs()
 		if (a < 0) != (b < 0) {

@@ -152,6 +152,15 @@ func TestParseEnergyReportVariants(t *testing.T) {
 	if r := rep.Requests[1]; r.PID != 4 || r.Period100ns != nil || len(r.Modules) != 1 || r.PeriodMs() != -1 {
 		t.Errorf("stack only: %+v", r)
 	}
+	// Quoted with the process ID left out and the path shortened: still a
+	// request, not "no outstanding timer request".
+	quoted := "Platform Timer Resolution: Outstanding Timer Request\nRequested Period: 5000\n" +
+		"Requesting Process Path: ...\\War Thunder\\win64\\aces.exe\n\n" +
+		"Platform Timer Resolution: Platform Timer Resolution\nCurrent Timer Resolution (100ns units): 156250\n"
+	if rep, err := ParseEnergyReport(strings.NewReader(quoted)); err != nil || len(rep.Requests) != 1 ||
+		rep.Requests[0].Process != "aces.exe" || rep.Requests[0].PID != 0 || *rep.Requests[0].Period100ns != 5000 || rep.HiddenRequests() != 1 {
+		t.Errorf("without a PID: %v %+v", err, rep)
+	}
 	// UTF-16LE with a mark, as Notepad saves "Unicode".
 	u := []byte{0xff, 0xfe}
 	for _, c := range readEnergy(t, "energy-report-akinshin.txt") {
