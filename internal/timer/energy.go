@@ -547,15 +547,21 @@ const timerTitle = "platformtimerresolution:"
 // "Troubleshooter:Entry" ("Platform Timer Resolution:Outstanding Timer
 // Request" in English) and takes the rows below it until the next title.
 // A row with an English label is split at the label; any other row keeps
-// the value at its end (see rowValue), with kind 0.
+// the value at its end (see rowValue), with kind 0. A label alone on its
+// line takes the next line as its value when that is a number or a path:
+// a report's text copied from a browser can put every cell on a line of
+// its own ("Requested Period", a blank line, "30000", in the report
+// quoted in "Who changed my Platform Timer Resolution?", Microsoft's
+// maartenb blog, 2010).
 func textEntries(s string) []entry {
 	var out []entry
 	var cur *entry
+	pending := -1 // the row of cur whose label stood alone on its line
 	flush := func() {
 		if cur != nil && len(cur.rows) > 0 && len(out) < maxEntries {
 			out = append(out, *cur)
 		}
-		cur = nil
+		cur, pending = nil, -1
 	}
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(strings.ReplaceAll(line, "\r", ""))
@@ -563,10 +569,22 @@ func textEntries(s string) []entry {
 			continue
 		}
 		if k, v, ok := textRow(line); ok {
+			pending = -1
 			if cur != nil && len(cur.rows) < maxRows {
 				cur.rows = append(cur.rows, row{k, v})
+				if v == "" {
+					pending = len(cur.rows) - 1
+				}
 			}
 			continue
+		}
+		if pending >= 0 {
+			p := pending
+			pending = -1
+			if shape(line) != vOther {
+				cur.rows[p].value = line
+				continue
+			}
 		}
 		if cat, name, ok := title(line); ok {
 			flush()

@@ -161,6 +161,22 @@ func TestParseEnergyReportVariants(t *testing.T) {
 		rep.Requests[0].Process != "aces.exe" || rep.Requests[0].PID != 0 || *rep.Requests[0].Period100ns != 5000 || rep.HiddenRequests() != 1 {
 		t.Errorf("without a PID: %v %+v", err, rep)
 	}
+	// Copied from a browser with every cell on a line of its own, blank
+	// lines and no-break spaces between them (the shape of the report
+	// quoted in Microsoft's "Who changed my Platform Timer Resolution?").
+	cells := "Platform Timer Resolution:Platform Timer Resolution\n\n" +
+		"Current Timer Resolution (100ns units)\n\n25000\n\nMaximum Timer Period (100ns units)\n\n156001\n\n" +
+		"Platform Timer Resolution:Timer Request Stack\n\n" +
+		"The stack of modules responsible for the lowest platform timer setting in this process.\n\n" +
+		"Requested Period\n\n30000\n\nRequesting Process ID\n\n8308\n\n" +
+		"Requesting Process Path\n\n\\Device\\HarddiskVolume4\\Test\\Test.exe\n\n" +
+		"Calling Module Stack\n\n\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n\n\u00a0\n\n" +
+		"\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\winmm.dll\n\n\u00a0\n\nThat is all.\n"
+	if rep, err := ParseEnergyReport(strings.NewReader(cells)); err != nil || *rep.CurrentPeriod100ns != 25000 || *rep.MaxPeriod100ns != 156001 ||
+		len(rep.Requests) != 1 || rep.Requests[0].PID != 8308 || *rep.Requests[0].Period100ns != 30000 ||
+		rep.Requests[0].Process != "Test.exe" || len(rep.Requests[0].Modules) != 2 {
+		t.Errorf("cells on lines of their own: %v %+v", err, rep)
+	}
 	// UTF-16LE with a mark, as Notepad saves "Unicode".
 	u := []byte{0xff, 0xfe}
 	for _, c := range readEnergy(t, "energy-report-akinshin.txt") {
