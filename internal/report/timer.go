@@ -83,7 +83,7 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		writeHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)", 2)
 	}
 	if n := e.HiddenRequests(); n > 0 {
-		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as 15.625ms (156250) although %d of the processes request finer: since Windows 10 2004 the report gives 156250 there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", n), 2)
+		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as %s (%d) although %d of the processes request finer: since Windows 10 2004 the report gives the default (156250) there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", ms100ns(*e.CurrentPeriod100ns), *e.CurrentPeriod100ns, n), 2)
 	}
 	if len(kernel) > 0 {
 		writeHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system", 2)

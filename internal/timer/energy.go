@@ -92,8 +92,15 @@ type TimerRequest struct {
 // 15.625 ms, 64 Hz.
 const DefaultPeriod100ns = 156250
 
+// defaultFloor100ns is the finest current period still read as the
+// default: real reports give the default as 156250 or 156001 (their
+// "Maximum Timer Period" rows), and one, of Windows build 19045 with four
+// processes asking for 1 ms, gives the current resolution as 156211.
+const defaultFloor100ns = 156000
+
 // HiddenRequests counts the process requests finer than the current
-// resolution when the report gives that as the default 156250. Since
+// resolution when the report gives that as the default (156250, or
+// within defaultFloor100ns of it). Since
 // Windows 10 2004 powercfg reads the system's current resolution as 156250
 // unless a driver holds a request, while it still lists each requesting
 // process with the period it asked for: a reader's comment on Bruce
@@ -104,12 +111,12 @@ const DefaultPeriod100ns = 156250
 // sets the global timer interrupt interval, on all versions"); only other
 // processes' sleeps no longer follow it.
 func (e *EnergyReport) HiddenRequests() int {
-	if e.CurrentPeriod100ns == nil || *e.CurrentPeriod100ns != DefaultPeriod100ns {
+	if e.CurrentPeriod100ns == nil || *e.CurrentPeriod100ns < defaultFloor100ns {
 		return 0
 	}
 	n := 0
 	for _, q := range e.Requests {
-		if !q.Kernel && q.Period100ns != nil && *q.Period100ns < DefaultPeriod100ns {
+		if !q.Kernel && q.Period100ns != nil && *q.Period100ns < *e.CurrentPeriod100ns {
 			n++
 		}
 	}

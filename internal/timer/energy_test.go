@@ -287,3 +287,24 @@ func TestParseEnergyReportKernelAndStack(t *testing.T) {
 		})
 	}
 }
+
+// The default resolution as real reports give it: 156250, or 156211 (a
+// report of build 19045 with four processes asking for 1 ms); a finer
+// current period follows a request, and hides none.
+func TestHiddenRequests(t *testing.T) {
+	p := func(v int64) *int64 { return &v }
+	reqs := []TimerRequest{{PID: 10, Period100ns: p(10000)}, {PID: 11, Period100ns: p(40000)}, {Kernel: true, Period100ns: p(10000)}}
+	for _, tc := range []struct {
+		current *int64
+		want    int
+	}{{p(156250), 2}, {p(156211), 2}, {p(156001), 2}, {p(10000), 0}, {p(150000), 0}, {nil, 0}} {
+		e := &EnergyReport{CurrentPeriod100ns: tc.current, Requests: reqs}
+		if got := e.HiddenRequests(); got != tc.want {
+			c := int64(-1)
+			if tc.current != nil {
+				c = *tc.current
+			}
+			t.Errorf("current %d: %d hidden, want %d", c, got, tc.want)
+		}
+	}
+}
