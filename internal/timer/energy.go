@@ -322,7 +322,7 @@ func isRequest(e entry) bool {
 // in a report with no outstanding request to mark the troubleshooter. Its
 // title repeats the troubleshooter's name ("Platform Timer Resolution:
 // Platform Timer Resolution", "Plattform-Zeitgeberauflösung:Plattform-
-// Zeitgeberauflösung"), as no other entry's does in the 15 real reports
+// Zeitgeberauflösung"), as no other entry's does in the 18 real reports
 // docs/commands/timer.md describes, and it holds one or two numbers, the
 // second no finer than the first.
 func isResolution(e entry) bool {
