@@ -729,7 +729,6 @@ func (rep *EnergyReport) fill(entries []entry) error {
 			case fCount:
 				v, err := strconv.ParseInt(strings.TrimSpace(r.value), 10, 64)
 				if err != nil || v < 0 || v > 1<<32 {
-					//lint:ignore ST1005 the error begins with the report's field name, as it is spelt there
 					return fmt.Errorf("Request Count %q: want a number of requests", clipValue(r.value))
 				}
 				req.Count, hasCount = v, true

@@ -195,6 +195,7 @@ func TestParseEnergyReportErrors(t *testing.T) {
 		{"numbers and a path in another order", "CPU-Auslastung:Prozess\n  PID 9120\n  Auslastung 9,63\n  Modul \\Device\\x.exe\n", "no 'Platform Timer Resolution' entry"},
 		{"binary", "Platform Timer Resolution:x\x00\x01", "binary data"},
 		{"bad period", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period lots\nRequesting Process ID 4\n", `Requested Period "lots": want a period in 100 ns units`},
+		{"bad count", "Platform Timer Resolution:Outstanding Kernel Timer Request\nRequested Period 10000\nRequest Count many\n", `Request Count "many": want a number of requests`},
 		{"bad pid", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period 10000\nRequesting Process ID -4\n", `Requesting Process ID "-4"`},
 		{"broken xml", "<?xml version=\"1.0\"?><EnergyReport><Troubleshooter><AnalysisLog><LogEntry><Details><Detail><Name>Requested Period</Name><Value>1", "XML:"},
 	}
