@@ -71,11 +71,11 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		procs = append(procs, q)
 	}
 	if len(procs) > 0 {
-		fmt.Fprintf(w, "\n%d outstanding timer requests by processes (powercfg /energy), finest first:\n", len(procs))
+		fmt.Fprintf(w, "\n%d outstanding timer request%s by processes (powercfg /energy), finest first:\n", len(procs), plural(len(procs)))
 		requestTable(w, procs)
 	}
 	if len(kernel) > 0 {
-		fmt.Fprintf(w, "\n%d kernel-mode requests (drivers, ExSetTimerResolution), finest first:\n", len(kernel))
+		fmt.Fprintf(w, "\n%d kernel-mode request%s (drivers, ExSetTimerResolution), finest first:\n", len(kernel), plural(len(kernel)))
 		requestTable(w, kernel)
 	}
 	fmt.Fprintln(w, "(paths in --json)")
@@ -83,13 +83,21 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		writeHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)", 2)
 	}
 	if n := e.HiddenRequests(); n > 0 {
-		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as %s (%d) although %d of the processes request finer: since Windows 10 2004 the report gives the default (156250) there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", ms100ns(*e.CurrentPeriod100ns), *e.CurrentPeriod100ns, n), 2)
+		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as %s (%d) although %s finer: since Windows 10 2004 the report gives the default (156250) there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", ms100ns(*e.CurrentPeriod100ns), *e.CurrentPeriod100ns, finerRequesters(n)), 2)
 	}
 	if len(kernel) > 0 {
 		writeHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system", 2)
 	} else {
 		fmt.Fprintln(w, "no kernel-mode request (a driver's ExSetTimerResolution) listed")
 	}
+}
+
+// finerRequesters says how many processes request a finer period.
+func finerRequesters(n int) string {
+	if n == 1 {
+		return "1 process requests"
+	}
+	return fmt.Sprintf("%d of the processes request", n)
 }
 
 // requestTable prints requests as a table: process, pid, period, the

@@ -72,9 +72,9 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
 	out := strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
-		"1 outstanding timer requests by processes",
+		"1 outstanding timer request by processes",
 		"game.exe 5120 1ms",
-		"powercfg reads the current resolution as 15.625ms (156250) although 1 of the processes request finer",
+		"powercfg reads the current resolution as 15.625ms (156250) although 1 process requests finer",
 		"still lists each process with the period it asked for",
 		"The requests still set the timer interrupt",
 		"The Great Rule Change",
@@ -101,7 +101,7 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
 	out = strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
-		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
+		"1 kernel-mode request (drivers, ExSetTimerResolution)",
 		"listed apart from processes': they belong to no process, so they set the resolution for the whole system",
 	} {
 		if !strings.Contains(out, want) {
@@ -140,7 +140,7 @@ func TestTimerWhoKernelEntryAndStackPeriod(t *testing.T) {
 	out := strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
 		"Service.exe 7568 0.99ms (stack at 0.5ms) ntdll.dll",
-		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
+		"1 kernel-mode request (drivers, ExSetTimerResolution)",
 		"(drivers, count 1) - 1ms",
 	} {
 		if !strings.Contains(out, want) {
