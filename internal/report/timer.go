@@ -71,11 +71,11 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		procs = append(procs, q)
 	}
 	if len(procs) > 0 {
-		fmt.Fprintf(w, "\n%d outstanding timer requests by processes (powercfg /energy), finest first:\n", len(procs))
+		fmt.Fprintf(w, "\n%d outstanding timer request%s by processes (powercfg /energy), finest first:\n", len(procs), plural(len(procs)))
 		requestTable(w, procs)
 	}
 	if len(kernel) > 0 {
-		fmt.Fprintf(w, "\n%d kernel-mode requests (drivers, ExSetTimerResolution), finest first:\n", len(kernel))
+		fmt.Fprintf(w, "\n%d kernel-mode request%s (drivers, ExSetTimerResolution), finest first:\n", len(kernel), plural(len(kernel)))
 		requestTable(w, kernel)
 	}
 	fmt.Fprintln(w, "(paths in --json)")
@@ -83,13 +83,21 @@ func timerWhoWindows(w io.Writer, r *timer.WhoResult) {
 		writeHanging(w, "the report's labels are not English: its timer entries were recognised by their values (a period, a process ID, a \\Device\\ path)", 2)
 	}
 	if n := e.HiddenRequests(); n > 0 {
-		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as 15.625ms (156250) although %d of the processes request finer: since Windows 10 2004 the report gives 156250 there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", n), 2)
+		writeHanging(w, fmt.Sprintf("powercfg reads the current resolution as %s (%d) although %s finer: since Windows 10 2004 the report gives the default (156250) there unless a driver holds a request, and still lists each process with the period it asked for (readers' comments on Bruce Dawson's \"Windows Timer Resolution: The Great Rule Change\"). The requests still set the timer interrupt; other processes' sleeps no longer follow it", ms100ns(*e.CurrentPeriod100ns), *e.CurrentPeriod100ns, finerRequesters(n)), 2)
 	}
 	if len(kernel) > 0 {
 		writeHanging(w, "kernel-mode requests (a driver's ExSetTimerResolution) are listed apart from processes': they belong to no process, so they set the resolution for the whole system", 2)
 	} else {
 		fmt.Fprintln(w, "no kernel-mode request (a driver's ExSetTimerResolution) listed")
 	}
+}
+
+// finerRequesters says how many processes request a finer period.
+func finerRequesters(n int) string {
+	if n == 1 {
+		return "1 process requests"
+	}
+	return fmt.Sprintf("%d of the processes request", n)
 }
 
 // requestTable prints requests as a table: process, pid, period, the
@@ -101,15 +109,25 @@ func requestTable(w io.Writer, reqs []timer.TimerRequest) {
 		if q.Period100ns != nil {
 			period = ms100ns(*q.Period100ns)
 		}
-		name := q.Process
-		if name == "" {
+		name, pid := q.Process, fmt.Sprint(q.PID)
+		switch {
+		case q.Kernel && q.PID == 0 && q.Path == "":
+			// An "Outstanding Kernel Timer Request": no process, a count.
+			name, pid = fmt.Sprintf("(drivers, count %d)", q.Count), "-"
+		case name == "":
 			name = "(no path)"
+		}
+		if q.PID == 0 {
+			pid = "-" // the report gives none
 		}
 		var mods []string
 		for _, m := range q.Modules {
 			mods = append(mods, baseOfPath(m))
 		}
-		rows = append(rows, []string{name, fmt.Sprint(q.PID), period, strings.Join(mods, " ")})
+		if q.StackPeriod100ns != nil {
+			mods = append([]string{"(stack at " + ms100ns(*q.StackPeriod100ns) + ")"}, mods...)
+		}
+		rows = append(rows, []string{name, pid, period, strings.Join(mods, " ")})
 	}
 	TableLeft(w, []string{"process", "pid", "period", "calling modules"}, rows)
 }

@@ -72,9 +72,9 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
 	out := strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
-		"1 outstanding timer requests by processes",
+		"1 outstanding timer request by processes",
 		"game.exe 5120 1ms",
-		"powercfg reads the current resolution as 15.625ms (156250) although 1 of the processes request finer",
+		"powercfg reads the current resolution as 15.625ms (156250) although 1 process requests finer",
 		"still lists each process with the period it asked for",
 		"The requests still set the timer interrupt",
 		"The Great Rule Change",
@@ -101,7 +101,7 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
 	out = strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{
-		"1 kernel-mode requests (drivers, ExSetTimerResolution)",
+		"1 kernel-mode request (drivers, ExSetTimerResolution)",
 		"listed apart from processes': they belong to no process, so they set the resolution for the whole system",
 	} {
 		if !strings.Contains(out, want) {
@@ -113,6 +113,42 @@ func TestTimerWhoAfter2004(t *testing.T) {
 	}
 	if strings.Index(b.String(), "game.exe") > strings.Index(b.String(), "ntoskrnl.exe") {
 		t.Errorf("the kernel request is not apart:\n%s", b.String())
+	}
+}
+
+// Real reports list a driver's request as an "Outstanding Kernel Timer
+// Request", a period and a count without a process, and may give a
+// process's stack a finer period than its outstanding request (both seen
+// in real reports, docs/commands/timer.md): the kernel row names no
+// process and no PID 0, the stack's period is shown beside its modules.
+func TestTimerWhoKernelEntryAndStackPeriod(t *testing.T) {
+	in := "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"Current Timer Resolution (100ns units)\t9900\nMaximum Timer Period (100ns units)\t156250\n" +
+		"Platform Timer Resolution:Outstanding Kernel Timer Request\n" +
+		"Requested Period\t10000\nRequest Count\t1\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"Requested Period\t9900\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Platform Timer Resolution:Timer Request Stack\n" +
+		"Requested Period\t5000\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Calling Module Stack\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n"
+	rep, err := timer.ParseEnergyReport(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	TimerWho(WithWidth(&b, 80), &timer.WhoResult{OS: "windows", Energy: rep})
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{
+		"Service.exe 7568 0.99ms (stack at 0.5ms) ntdll.dll",
+		"1 kernel-mode request (drivers, ExSetTimerResolution)",
+		"(drivers, count 1) - 1ms",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "(no path)") {
+		t.Errorf("the kernel entry printed as a process without a path:\n%s", b.String())
 	}
 }
 

@@ -63,24 +63,44 @@ type EnergyReport struct {
 
 // TimerRequest is one outstanding timer-resolution request.
 type TimerRequest struct {
+	// PID is 0 when the entry gives none: a kernel-mode entry, or a
+	// request quoted without it (0 is the Idle process, never a requester).
 	PID         int64  `json:"pid"`
 	Path        string `json:"path,omitempty"`    // \Device\HarddiskVolume4\...\firefox.exe
 	Process     string `json:"process,omitempty"` // firefox.exe
 	Period100ns *int64 `json:"requested_period_100ns,omitempty"`
 	// Modules are the "Calling Module" rows of the request's stack.
 	Modules []string `json:"calling_modules,omitempty"`
-	// Kernel marks a kernel-mode request: a driver's ExSetTimerResolution,
-	// which powercfg lists under the System process (PID 4) or a driver
-	// image (.sys) rather than under a program.
+	// Kernel marks a kernel-mode request: a driver's ExSetTimerResolution.
+	// powercfg lists those as "Outstanding Kernel Timer Request" entries,
+	// a period and a count with no process (PID 0 here); a request listed
+	// under the System process (PID 4) or a driver image (.sys) is taken
+	// for one too.
 	Kernel bool `json:"kernel,omitempty"`
+	// Count is a kernel-mode entry's "Request Count": how many requests of
+	// that period drivers hold.
+	Count int64 `json:"request_count,omitempty"`
+	// StackPeriod100ns is the period of the process's "Timer Request
+	// Stack" entry when it differs from its "Outstanding Timer Request":
+	// powercfg describes the stack as "the stack of modules responsible for
+	// the lowest platform timer setting in this process", while Period100ns
+	// is the outstanding request's.
+	StackPeriod100ns *int64 `json:"stack_period_100ns,omitempty"`
 }
 
 // DefaultPeriod100ns is the platform's default (and coarsest) period:
 // 15.625 ms, 64 Hz.
 const DefaultPeriod100ns = 156250
 
+// defaultFloor100ns is the finest current period still read as the
+// default: real reports give the default as 156250 or 156001 (their
+// "Maximum Timer Period" rows), and one, of Windows build 19045 with four
+// processes asking for 1 ms, gives the current resolution as 156211.
+const defaultFloor100ns = 156000
+
 // HiddenRequests counts the process requests finer than the current
-// resolution when the report gives that as the default 156250. Since
+// resolution when the report gives that as the default (156250, or
+// within defaultFloor100ns of it). Since
 // Windows 10 2004 powercfg reads the system's current resolution as 156250
 // unless a driver holds a request, while it still lists each requesting
 // process with the period it asked for: a reader's comment on Bruce
@@ -91,12 +111,12 @@ const DefaultPeriod100ns = 156250
 // sets the global timer interrupt interval, on all versions"); only other
 // processes' sleeps no longer follow it.
 func (e *EnergyReport) HiddenRequests() int {
-	if e.CurrentPeriod100ns == nil || *e.CurrentPeriod100ns != DefaultPeriod100ns {
+	if e.CurrentPeriod100ns == nil || *e.CurrentPeriod100ns < defaultFloor100ns {
 		return 0
 	}
 	n := 0
 	for _, q := range e.Requests {
-		if !q.Kernel && q.Period100ns != nil && *q.Period100ns < DefaultPeriod100ns {
+		if !q.Kernel && q.Period100ns != nil && *q.Period100ns < *e.CurrentPeriod100ns {
 			n++
 		}
 	}
@@ -125,6 +145,7 @@ const (
 	fPID
 	fPath
 	fModule
+	fCount
 )
 
 var labels = []struct {
@@ -136,7 +157,14 @@ var labels = []struct {
 	{"requestedperiod", fPeriod},
 	{"requestingprocessid", fPID},
 	{"requestingprocesspath", fPath},
+	// Before "callingmodule", which it begins with: powercfg labels the
+	// first row of a stack "Calling Module Stack" and leaves the label of
+	// the rows below it empty (see moduleRows).
+	{"callingmodulestack", fModule},
 	{"callingmodule", fModule},
+	// The other row of an "Outstanding Kernel Timer Request", with
+	// "Requested Period": how many requests of that period drivers hold.
+	{"requestcount", fCount},
 }
 
 func normLabel(s string) string {
@@ -197,6 +225,7 @@ func ParseEnergyReport(r io.Reader) (*EnergyReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	moduleRows(entries)
 	if english(entries) {
 		entries = timerEntries(entries, rep.Format)
 	} else {
@@ -210,6 +239,20 @@ func ParseEnergyReport(r io.Reader) (*EnergyReport, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// moduleRows labels the rows below a stack's first module: powercfg
+// writes one "Calling Module Stack" row and then a row with an empty
+// label for each further module, so a path without a label right after a
+// module is the next module.
+func moduleRows(entries []entry) {
+	for _, e := range entries {
+		for i := 1; i < len(e.rows); i++ {
+			if e.rows[i].kind == 0 && e.rows[i-1].kind == fModule && shape(e.rows[i].value) == vPath {
+				e.rows[i].kind = fModule
+			}
+		}
+	}
 }
 
 // english reports whether any row has an English label.
@@ -275,17 +318,55 @@ func isRequest(e entry) bool {
 	return len(sh) >= 3 && sh[0] == vInt && sh[1] == vInt && sh[2] == vPath
 }
 
+// isResolution: the entry that gives the current (and maximum) period,
+// in a report with no outstanding request to mark the troubleshooter. Its
+// title repeats the troubleshooter's name ("Platform Timer Resolution:
+// Platform Timer Resolution", "Plattform-Zeitgeberauflösung:Plattform-
+// Zeitgeberauflösung"), as no other entry's does in the 18 real reports
+// docs/commands/timer.md describes, and it holds one or two numbers, the
+// second no finer than the first.
+func isResolution(e entry) bool {
+	if e.category == "" || normLabel(e.category) != normLabel(e.name) {
+		return false
+	}
+	var ints []int64
+	for _, r := range e.rows {
+		switch shape(r.value) {
+		case vPath:
+			return false
+		case vInt:
+			v, err := period(r.value, "")
+			if err != nil {
+				return false
+			}
+			ints = append(ints, v)
+		}
+	}
+	return len(ints) == 1 || len(ints) == 2 && ints[1] >= ints[0]
+}
+
 // readByShape labels the rows of a report whose labels are not English,
 // from the shapes of their values: every entry shaped as a timer request
-// marks its troubleshooter; in that troubleshooter an entry of numbers
-// and paths is read as [period,] process ID, process path, calling
-// modules, and one of two numbers and no path as the current and the
-// maximum period. Entries of other troubleshooters are dropped.
+// marks its troubleshooter (or, with none, the entry of the current
+// period: isResolution); in that troubleshooter an entry of numbers and
+// paths is read as [period,] process ID, process path, calling modules;
+// one of a number and no path as the current period; one of two numbers
+// and no path as the current and the maximum period when the second is
+// no finer, else as a kernel-mode request's period and count (the two
+// rows of an "Outstanding Kernel Timer Request"). Entries of other
+// troubleshooters are dropped.
 func readByShape(entries []entry) []entry {
 	cats := map[string]bool{}
 	for _, e := range entries {
 		if isRequest(e) {
 			cats[e.category] = true
+		}
+	}
+	if len(cats) == 0 {
+		for _, e := range entries {
+			if isResolution(e) {
+				cats[e.category] = true
+			}
 		}
 	}
 	var out []entry
@@ -306,8 +387,15 @@ func readByShape(entries []entry) []entry {
 		}
 		l := entry{category: e.category, name: e.name}
 		switch {
+		case len(paths) == 0 && len(ints) == 1:
+			l.rows = []row{{fCurrent, ints[0]}}
 		case len(paths) == 0 && len(ints) == 2:
 			l.rows = []row{{fCurrent, ints[0]}, {fMax, ints[1]}}
+			a, errA := period(ints[0], "")
+			b, errB := period(ints[1], "")
+			if errA == nil && errB == nil && b < a {
+				l.rows = []row{{fPeriod, ints[0]}, {fCount, ints[1]}}
+			}
 		case len(paths) > 0 && len(ints) >= 2:
 			l.rows = []row{{fPeriod, ints[len(ints)-2]}, {fPID, ints[len(ints)-1]}}
 		case len(paths) > 0 && len(ints) == 1:
@@ -443,12 +531,17 @@ var (
 	reBreak = lazy.Regexp(`(?i)</?(tr|br|p|div|h[1-6]|li|table|thead|tbody)\b[^>]*>`)
 	reCell  = lazy.Regexp(`(?i)</t[dh]\s*>`)
 	reTag   = lazy.Regexp(`<[^>]*>`)
+	reSpace = lazy.Regexp(`[ \t\r\n\f]+`)
 )
 
 // htmlToText keeps the report's text: a line per table row, cells
-// separated by tabs.
+// separated by tabs. White space in HTML is insignificant, and the report
+// powercfg writes puts each cell on a line of its own
+// ("<td>...Requested Period</span></td>\n<td>10000</td>"), so runs of it
+// become one space before the rows and cells are marked.
 func htmlToText(s string) string {
 	s = reDrop().ReplaceAllString(s, "")
+	s = reSpace().ReplaceAllString(s, " ")
 	s = reCell().ReplaceAllString(s, "\t")
 	s = reBreak().ReplaceAllString(s, "\n")
 	s = reTag().ReplaceAllString(s, "")
@@ -461,15 +554,21 @@ const timerTitle = "platformtimerresolution:"
 // "Troubleshooter:Entry" ("Platform Timer Resolution:Outstanding Timer
 // Request" in English) and takes the rows below it until the next title.
 // A row with an English label is split at the label; any other row keeps
-// the value at its end (see rowValue), with kind 0.
+// the value at its end (see rowValue), with kind 0. A label alone on its
+// line takes the next line as its value when that is a number or a path:
+// a report's text copied from a browser can put every cell on a line of
+// its own ("Requested Period", a blank line, "30000", in the report
+// quoted in "Who changed my Platform Timer Resolution?", Microsoft's
+// maartenb blog, 2010).
 func textEntries(s string) []entry {
 	var out []entry
 	var cur *entry
+	pending := -1 // the row of cur whose label stood alone on its line
 	flush := func() {
 		if cur != nil && len(cur.rows) > 0 && len(out) < maxEntries {
 			out = append(out, *cur)
 		}
-		cur = nil
+		cur, pending = nil, -1
 	}
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(strings.ReplaceAll(line, "\r", ""))
@@ -477,10 +576,22 @@ func textEntries(s string) []entry {
 			continue
 		}
 		if k, v, ok := textRow(line); ok {
+			pending = -1
 			if cur != nil && len(cur.rows) < maxRows {
 				cur.rows = append(cur.rows, row{k, v})
+				if v == "" {
+					pending = len(cur.rows) - 1
+				}
 			}
 			continue
+		}
+		if pending >= 0 {
+			p := pending
+			pending = -1
+			if shape(line) != vOther {
+				cur.rows[p].value = line
+				continue
+			}
 		}
 		if cat, name, ok := title(line); ok {
 			flush()
@@ -569,14 +680,19 @@ func textRow(line string) (kind int, value string, ok bool) {
 }
 
 // fill turns the entries into the report: the current and maximum
-// period, and one request per process (an outstanding request and its
-// stack are two entries for one process).
+// period, one request per process (an outstanding request and its stack
+// are two entries for one process), and the kernel-mode requests.
 func (rep *EnergyReport) fill(entries []entry) error {
-	byPID := map[int64]*TimerRequest{}
+	type proc struct {
+		req        TimerRequest
+		out, stack *int64 // the periods of its outstanding request and of its stack
+	}
+	byPID := map[int64]*proc{}
 	var order []int64
+	var noPID []TimerRequest // kernel-mode entries, and requests quoted without a process ID
 	for _, e := range entries {
 		var req TimerRequest
-		hasPID := false
+		hasPID, hasCount := false, false
 		for _, r := range e.rows {
 			switch r.kind {
 			case fCurrent:
@@ -610,41 +726,74 @@ func (rep *EnergyReport) fill(entries []entry) error {
 				if len(req.Modules) < 64 && r.value != "" {
 					req.Modules = append(req.Modules, clipValue(r.value))
 				}
+			case fCount:
+				v, err := strconv.ParseInt(strings.TrimSpace(r.value), 10, 64)
+				if err != nil || v < 0 || v > 1<<32 {
+					return fmt.Errorf("Request Count %q: want a number of requests", clipValue(r.value))
+				}
+				req.Count, hasCount = v, true
 			}
 		}
 		if !hasPID {
+			switch {
+			case req.Period100ns == nil || len(noPID) >= maxEntries:
+			case hasCount:
+				// An "Outstanding Kernel Timer Request": a period and a
+				// count, no process.
+				req.Kernel = true
+				noPID = append(noPID, req)
+			case req.Path != "":
+				// A request quoted without its process ID (PID 0 here):
+				// still a request, not "nothing holds the timer".
+				req.Process = baseName(req.Path)
+				req.Kernel = isKernel(0, req.Path)
+				noPID = append(noPID, req)
+			}
 			continue
 		}
 		if req.Path != "" {
 			req.Process = baseName(req.Path)
 		}
 		req.Kernel = isKernel(req.PID, req.Path)
-		have := byPID[req.PID]
-		if have == nil {
+		p := byPID[req.PID]
+		if p == nil {
 			if len(order) >= maxEntries {
 				continue
 			}
-			r := req
-			byPID[req.PID] = &r
+			p = &proc{req: req}
+			p.req.Period100ns, p.req.Modules = nil, nil
+			byPID[req.PID] = p
 			order = append(order, req.PID)
-			continue
 		}
-		if have.Period100ns == nil || (req.Period100ns != nil && *req.Period100ns < *have.Period100ns) {
-			if req.Period100ns != nil {
-				have.Period100ns = req.Period100ns
-			}
+		// A stack entry lists the modules; the outstanding request does
+		// not. Of several of one kind, the finest period.
+		at := &p.out
+		if len(req.Modules) > 0 {
+			at = &p.stack
 		}
-		if have.Path == "" {
-			have.Path, have.Process = req.Path, req.Process
+		if req.Period100ns != nil && (*at == nil || *req.Period100ns < **at) {
+			*at = req.Period100ns
 		}
-		have.Kernel = have.Kernel || req.Kernel
-		if len(have.Modules) == 0 {
-			have.Modules = req.Modules
+		if p.req.Path == "" {
+			p.req.Path, p.req.Process = req.Path, req.Process
+		}
+		p.req.Kernel = p.req.Kernel || req.Kernel
+		if len(p.req.Modules) == 0 {
+			p.req.Modules = req.Modules
 		}
 	}
 	for _, pid := range order {
-		rep.Requests = append(rep.Requests, *byPID[pid])
+		p := byPID[pid]
+		p.req.Period100ns = p.out
+		switch {
+		case p.out == nil:
+			p.req.Period100ns = p.stack
+		case p.stack != nil && *p.stack != *p.out:
+			p.req.StackPeriod100ns = p.stack
+		}
+		rep.Requests = append(rep.Requests, p.req)
 	}
+	rep.Requests = append(rep.Requests, noPID...)
 	sort.SliceStable(rep.Requests, func(i, j int) bool {
 		a, b := rep.Requests[i].PeriodMs(), rep.Requests[j].PeriodMs()
 		if (a < 0) != (b < 0) {

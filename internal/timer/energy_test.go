@@ -152,6 +152,31 @@ func TestParseEnergyReportVariants(t *testing.T) {
 	if r := rep.Requests[1]; r.PID != 4 || r.Period100ns != nil || len(r.Modules) != 1 || r.PeriodMs() != -1 {
 		t.Errorf("stack only: %+v", r)
 	}
+	// Quoted with the process ID left out and the path shortened: still a
+	// request, not "no outstanding timer request".
+	quoted := "Platform Timer Resolution: Outstanding Timer Request\nRequested Period: 5000\n" +
+		"Requesting Process Path: ...\\War Thunder\\win64\\aces.exe\n\n" +
+		"Platform Timer Resolution: Platform Timer Resolution\nCurrent Timer Resolution (100ns units): 156250\n"
+	if rep, err := ParseEnergyReport(strings.NewReader(quoted)); err != nil || len(rep.Requests) != 1 ||
+		rep.Requests[0].Process != "aces.exe" || rep.Requests[0].PID != 0 || *rep.Requests[0].Period100ns != 5000 || rep.HiddenRequests() != 1 {
+		t.Errorf("without a PID: %v %+v", err, rep)
+	}
+	// Copied from a browser with every cell on a line of its own, blank
+	// lines and no-break spaces between them (the shape of the report
+	// quoted in Microsoft's "Who changed my Platform Timer Resolution?").
+	cells := "Platform Timer Resolution:Platform Timer Resolution\n\n" +
+		"Current Timer Resolution (100ns units)\n\n25000\n\nMaximum Timer Period (100ns units)\n\n156001\n\n" +
+		"Platform Timer Resolution:Timer Request Stack\n\n" +
+		"The stack of modules responsible for the lowest platform timer setting in this process.\n\n" +
+		"Requested Period\n\n30000\n\nRequesting Process ID\n\n8308\n\n" +
+		"Requesting Process Path\n\n\\Device\\HarddiskVolume4\\Test\\Test.exe\n\n" +
+		"Calling Module Stack\n\n\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n\n\u00a0\n\n" +
+		"\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\winmm.dll\n\n\u00a0\n\nThat is all.\n"
+	if rep, err := ParseEnergyReport(strings.NewReader(cells)); err != nil || *rep.CurrentPeriod100ns != 25000 || *rep.MaxPeriod100ns != 156001 ||
+		len(rep.Requests) != 1 || rep.Requests[0].PID != 8308 || *rep.Requests[0].Period100ns != 30000 ||
+		rep.Requests[0].Process != "Test.exe" || len(rep.Requests[0].Modules) != 2 {
+		t.Errorf("cells on lines of their own: %v %+v", err, rep)
+	}
 	// UTF-16LE with a mark, as Notepad saves "Unicode".
 	u := []byte{0xff, 0xfe}
 	for _, c := range readEnergy(t, "energy-report-akinshin.txt") {
@@ -170,6 +195,7 @@ func TestParseEnergyReportErrors(t *testing.T) {
 		{"numbers and a path in another order", "CPU-Auslastung:Prozess\n  PID 9120\n  Auslastung 9,63\n  Modul \\Device\\x.exe\n", "no 'Platform Timer Resolution' entry"},
 		{"binary", "Platform Timer Resolution:x\x00\x01", "binary data"},
 		{"bad period", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period lots\nRequesting Process ID 4\n", `Requested Period "lots": want a period in 100 ns units`},
+		{"bad count", "Platform Timer Resolution:Outstanding Kernel Timer Request\nRequested Period 10000\nRequest Count many\n", `Request Count "many": want a number of requests`},
 		{"bad pid", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period 10000\nRequesting Process ID -4\n", `Requesting Process ID "-4"`},
 		{"broken xml", "<?xml version=\"1.0\"?><EnergyReport><Troubleshooter><AnalysisLog><LogEntry><Details><Detail><Name>Requested Period</Name><Value>1", "XML:"},
 	}
@@ -212,4 +238,74 @@ func FuzzParseEnergyReport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The entries of real reports the fixtures lacked, in the shape of a
+// report run outside the repository (no licence to copy it; see
+// docs/commands/timer.md): an "Outstanding Kernel Timer Request" (a
+// period and a count, no process), a stack whose period is finer than
+// the process's outstanding request, and a "Calling Module Stack" whose
+// rows below the first have no label. The same with every label and
+// title in made-up words is read by shape to the same requests.
+func TestParseEnergyReportKernelAndStack(t *testing.T) {
+	en := "Platform Timer Resolution:Platform Timer Resolution\n" +
+		"Current Timer Resolution (100ns units)\t9900\nMaximum Timer Period (100ns units)\t156250\n" +
+		"Platform Timer Resolution:Outstanding Kernel Timer Request\n" +
+		"Requested Period\t10000\nRequest Count\t1\n" +
+		"Platform Timer Resolution:Outstanding Timer Request\n" +
+		"Requested Period\t9900\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Platform Timer Resolution:Timer Request Stack\n" +
+		"Requested Period\t5000\nRequesting Process ID\t7568\nRequesting Process Path\t\\Device\\HarddiskVolume2\\Razer\\Service.exe\n" +
+		"Calling Module Stack\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\ntdll.dll\n" +
+		"\t\\Device\\HarddiskVolume2\\Razer\\RzCtl.dll\n" +
+		"\t\\Device\\HarddiskVolume2\\Windows\\SysWOW64\\kernel32.dll\n"
+	other := strings.NewReplacer(
+		"Platform Timer Resolution", "Zorp", "Outstanding Kernel Timer Request", "Blit",
+		"Outstanding Timer Request", "Quux", "Timer Request Stack", "Frob",
+		"Current Timer Resolution (100ns units)", "Glim", "Maximum Timer Period (100ns units)", "Glam",
+		"Requested Period", "Wib", "Request Count", "Wob", "Requesting Process ID", "Nid",
+		"Requesting Process Path", "Nap", "Calling Module Stack", "Mods").Replace(en)
+	for _, tc := range []struct{ name, in, labels string }{{"english", en, ""}, {"by shape", other, "by shape"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := ParseEnergyReport(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Labels != tc.labels || *rep.CurrentPeriod100ns != 9900 || *rep.MaxPeriod100ns != 156250 || len(rep.Requests) != 2 {
+				t.Fatalf("%+v", rep)
+			}
+			r := rep.Requests[0]
+			if r.PID != 7568 || *r.Period100ns != 9900 || r.StackPeriod100ns == nil || *r.StackPeriod100ns != 5000 || len(r.Modules) != 3 || r.Kernel {
+				t.Errorf("process: %+v", r)
+			}
+			k := rep.Requests[1]
+			if !k.Kernel || k.PID != 0 || k.Path != "" || *k.Period100ns != 10000 || k.Count != 1 {
+				t.Errorf("kernel: %+v", k)
+			}
+			if rep.HiddenRequests() != 0 {
+				t.Errorf("hidden %d", rep.HiddenRequests())
+			}
+		})
+	}
+}
+
+// The default resolution as real reports give it: 156250, or 156211 (a
+// report of build 19045 with four processes asking for 1 ms); a finer
+// current period follows a request, and hides none.
+func TestHiddenRequests(t *testing.T) {
+	p := func(v int64) *int64 { return &v }
+	reqs := []TimerRequest{{PID: 10, Period100ns: p(10000)}, {PID: 11, Period100ns: p(40000)}, {Kernel: true, Period100ns: p(10000)}}
+	for _, tc := range []struct {
+		current *int64
+		want    int
+	}{{p(156250), 2}, {p(156211), 2}, {p(156001), 2}, {p(10000), 0}, {p(150000), 0}, {nil, 0}} {
+		e := &EnergyReport{CurrentPeriod100ns: tc.current, Requests: reqs}
+		if got := e.HiddenRequests(); got != tc.want {
+			c := int64(-1)
+			if tc.current != nil {
+				c = *tc.current
+			}
+			t.Errorf("current %d: %d hidden, want %d", c, got, tc.want)
+		}
+	}
 }
