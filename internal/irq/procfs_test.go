@@ -200,6 +200,59 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+// Rows as real kernels print them that the parser once misread (the
+// machines are named in testdata/PROVENANCE; the counts here are made
+// up): arm64's "IPI0:" glued to a count as wide as its column (read as a
+// continuation of the row before, the IPI row lost); 32-bit ARM's "FIQ:"
+// with a handler name and no counts (the whole file refused); and old
+// 32-bit ARM IPI rows with a count for each present CPU under a header of
+// the online CPUs only (the extra counts read as the description).
+func TestRowsOfRealKernels(t *testing.T) {
+	arm64 := " 65:          0 1574978449   ITS-MSI 81928 Edge      eth0-Tx-Rx-7\n" +
+		"IPI0:2768808080 2154252810       Rescheduling interrupts\n" +
+		"IPI1: 357815098  120728639       Function call interrupts\n"
+	c, err := ParseInterrupts(strings.NewReader("           CPU0       CPU1\n" + arm64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(c, "65"); r == nil || !reflect.DeepEqual(r.Actions, []string{"eth0-Tx-Rx-7"}) {
+		t.Fatalf("IRQ 65: %+v", r)
+	}
+	if r := rowNamed(c, "IPI0"); r == nil || !reflect.DeepEqual(r.PerCPU, []uint64{2768808080, 2154252810}) || r.Desc != "Rescheduling interrupts" {
+		t.Fatalf("IPI0: %+v", r)
+	}
+	if len(c.Rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(c.Rows))
+	}
+
+	arm32 := "           CPU0\n" +
+		" 29:      85682         -  timer\n" +
+		"FIQ:              fiq_glue\n" +
+		"IPI1:       1000        200         30          4  Rescheduling interrupts\n" +
+		"Err:          0\n"
+	c, err = ParseInterrupts(strings.NewReader(arm32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(c, "FIQ"); r == nil || r.Kind != KindArch || r.PerCPU != nil || r.Total != 0 || r.Desc != "fiq_glue" {
+		t.Fatalf("FIQ: %+v", r)
+	}
+	if r := rowNamed(c, "IPI1"); r == nil || r.PerCPU != nil || r.Total != 1234 || r.Desc != "Rescheduling interrupts" {
+		t.Fatalf("IPI1: %+v", r)
+	}
+	if r := rowNamed(c, "29"); r == nil || !reflect.DeepEqual(r.PerCPU, []uint64{85682}) || r.Chip != "-" || !reflect.DeepEqual(r.Actions, []string{"timer"}) {
+		t.Fatalf("IRQ 29: %+v", r)
+	}
+	// A row with neither counts nor text is still refused, and so is a
+	// softirq row without counts.
+	if _, err := ParseInterrupts(strings.NewReader("CPU0 CPU1\nLOC:\n")); err == nil {
+		t.Error("LOC: with nothing accepted")
+	}
+	if _, err := ParseSoftirqs(strings.NewReader("CPU0 CPU1\nNET_RX: x\n")); err == nil {
+		t.Error("softirq row without counts accepted")
+	}
+}
+
 func TestSplitQueue(t *testing.T) {
 	for in, want := range map[string][2]string{
 		"eth0-TxRx-3":                 {"eth0", "TxRx-3"},
@@ -295,6 +348,11 @@ func FuzzParseInterrupts(f *testing.F) {
 			f.Add(string(b))
 		}
 	}
+	for _, p := range realFiles(f) {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(p), "interrupts") {
+			f.Add(string(b))
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseInterrupts(strings.NewReader(s))
 		if err != nil {
@@ -313,6 +371,11 @@ func FuzzParseSoftirqs(f *testing.F) {
 	for _, name := range []string{"softirqs-kvm-2cpu.txt", "softirqs-hotplug-4cpu.txt"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))
 		f.Add(string(b))
+	}
+	for _, p := range realFiles(f) {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(p), "softirqs") {
+			f.Add(string(b))
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = ParseSoftirqs(strings.NewReader(s))
