@@ -49,13 +49,14 @@ const (
 	KindSoftirq = "softirq" // NET_RX, TIMER, ...
 )
 
-// rowStart matches the start of a row: a name, a colon, then space, the
-// end of the line, or a count. arm64 prints "IPI0:" with no space before
-// a count as wide as its column ("IPI0:2768808080 2844211768 ...", on a
-// machine with fewer than 1000 interrupts). Continuation lines of a row
-// wrapped by a terminal or a mail client do not match (descriptions such
-// as "ACPI:Ged" have a letter after the colon).
-var rowStart = lazy.Regexp(`^\s*([A-Za-z0-9_]+):(\s|$|[0-9]+(\s|$))`)
+// rowStart matches the start of a row: a name (s390's "I/O" has a
+// slash), a colon, then space, the end of the line, or a count. arm64
+// prints "IPI0:" with no space before a count as wide as its column
+// ("IPI0:2768808080 2844211768 ...", on a machine with fewer than 1000
+// interrupts). Continuation lines of a row wrapped by a terminal or a
+// mail client do not match (descriptions such as "ACPI:Ged" have a letter
+// after the colon).
+var rowStart = lazy.Regexp(`^\s*([A-Za-z0-9_/]+):(\s|$|[0-9]+(\s|$))`)
 
 // ParseInterrupts parses /proc/interrupts.
 func ParseInterrupts(r io.Reader) (*Counters, error) { return parseCounters(r, false) }
