@@ -23,6 +23,24 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
+// Real stat files (testdata/PROVENANCE) read as a script outside the
+// repository read them.
+func TestParseRealStat(t *testing.T) {
+	for pid, want := range map[string]procFaults{
+		"26231": {comm: "vim", majflt: 26, start: 82375},
+		"26232": {comm: "ata_sff", majflt: 0, start: 5},
+		"27079": {comm: "pthread_load", majflt: 1, start: 4289574},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "real", "prometheus-procfs", "proc", pid, "stat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := parseStat(b); err != nil || got != want {
+			t.Errorf("%s: %+v %v, want %+v", pid, got, err, want)
+		}
+	}
+}
+
 // The faults between two snapshots: a process's difference, all faults
 // of a process that started during the watch, nothing of a process whose
 // PID was reused (another start time) beyond its own count.

@@ -50,8 +50,12 @@ func parseOSRelease(r io.Reader) string {
 	return strings.TrimSpace(vals["NAME"] + " " + vals["VERSION"])
 }
 
-// parseCPUInfo returns the first "model name" of /proc/cpuinfo text and
-// whether the CPU flags include "hypervisor".
+// parseCPUInfo returns the CPU's name from /proc/cpuinfo text, the first
+// line keyed "model name", "Model" (a board's name, Raspberry Pi), "cpu
+// model" (MIPS) or "Processor" (32-bit ARM kernels before 3.8, which
+// have no "model name": "Processor\t: ARM720T rev 2 (v4l)"; "processor",
+// lower case, is a CPU's number), and whether the CPU flags include
+// "hypervisor".
 func parseCPUInfo(r io.Reader) (model string, hypervisor bool) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -62,7 +66,7 @@ func parseCPUInfo(r io.Reader) (model string, hypervisor bool) {
 		}
 		k = strings.TrimSpace(k)
 		switch {
-		case model == "" && (k == "model name" || k == "Model" || k == "cpu model"):
+		case model == "" && (k == "model name" || k == "Model" || k == "cpu model" || k == "Processor"):
 			model = strings.TrimSpace(v)
 		case k == "flags" && !hypervisor:
 			for _, fl := range strings.Fields(v) {

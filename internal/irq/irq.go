@@ -128,18 +128,22 @@ func counterDelta(prev, cur uint64) float64 {
 }
 
 // DeltaRows turns two readings of one counter file into rows over cpus.
-// role decides each row's Role; rows new in cur count from zero.
+// role decides each row's Role; rows new in cur count from zero. A row is
+// matched with the row of prev that has its name and comes as many rows
+// of that name into the file: POWER prints two rows named LOC.
 func DeltaRows(source string, prev, cur *Counters, cpus []int, role func(CounterRow) string) []Row {
 	idx := cpuIndex(cpus)
 	pidx := map[int]int{}
-	var prevRows map[string]*CounterRow
+	var prevRows map[string][]*CounterRow
 	if prev != nil {
 		pidx = cpuIndex(prev.CPUs)
-		prevRows = make(map[string]*CounterRow, len(prev.Rows))
+		prevRows = make(map[string][]*CounterRow, len(prev.Rows))
 		for i := range prev.Rows {
-			prevRows[prev.Rows[i].Name] = &prev.Rows[i]
+			n := prev.Rows[i].Name
+			prevRows[n] = append(prevRows[n], &prev.Rows[i])
 		}
 	}
+	seen := map[string]int{}
 	rows := make([]Row, 0, len(cur.Rows))
 	for _, r := range cur.Rows {
 		row := Row{Source: source, Name: r.Name, Unit: UnitCount, PerCPU: nanValues(len(cpus))}
@@ -155,7 +159,11 @@ func DeltaRows(source string, prev, cur *Counters, cpus []int, role func(Counter
 		if role != nil {
 			row.Role = role(r)
 		}
-		p := prevRows[r.Name]
+		var p *CounterRow
+		if same := prevRows[r.Name]; seen[r.Name] < len(same) {
+			p = same[seen[r.Name]]
+		}
+		seen[r.Name]++
 		if r.PerCPU == nil {
 			var pv uint64
 			if p != nil {
@@ -201,8 +209,9 @@ func nanValues(n int) Values {
 
 // Accumulator keeps the running sum of a series of intervals, so a long
 // watch need not keep them all: counts are summed, percentages averaged
-// weighted by interval length. Rows are matched by source and name; CPUs
-// are the union of those seen.
+// weighted by interval length. Rows are matched by source, name and how
+// many rows of that name come before them in the interval (POWER's two
+// LOC rows); CPUs are the union of those seen.
 type Accumulator struct {
 	n          int
 	start, end int64
@@ -231,8 +240,15 @@ func (a *Accumulator) Add(iv *Interval) {
 		a.cpus[c] = true
 	}
 	w := iv.Seconds()
+	seen := map[string]int{}
 	for _, r := range iv.Rows {
 		key := r.Source + "\x00" + r.Name
+		if n := seen[key]; n > 0 {
+			seen[key]++
+			key += "\x00" + strconv.Itoa(n)
+		} else {
+			seen[key] = 1
+		}
 		s := a.rows[key]
 		if s == nil {
 			s = &rowSum{row: r, sum: map[int]float64{}, weight: map[int]float64{}}

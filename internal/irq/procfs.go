@@ -28,7 +28,10 @@ type CounterRow struct {
 	Name string // "38", "LOC", "NET_RX"
 	Kind string // KindIRQ, KindArch or KindSoftirq
 	// PerCPU is aligned with Counters.CPUs; nil for rows that carry one
-	// total only (x86 ERR: and MIS:, ARM Err:).
+	// total only (x86 ERR: and MIS:, ARM Err:), for architecture rows with
+	// more counts than the header has CPUs (old 32-bit ARM IPI rows, whose
+	// Total is then their sum), and for rows with no counts at all (32-bit
+	// ARM FIQ:, Total 0).
 	PerCPU []uint64
 	Total  uint64
 	// Chip is the interrupt controller and trigger text of numbered IRQs
@@ -46,11 +49,14 @@ const (
 	KindSoftirq = "softirq" // NET_RX, TIMER, ...
 )
 
-// rowStart matches the start of a row: a name, a colon, then space or the
-// end of the line. Continuation lines of a row wrapped by a terminal or a
-// mail client do not match (descriptions such as "ACPI:Ged" have no space
+// rowStart matches the start of a row: a name (s390's "I/O" has a
+// slash), a colon, then space, the end of the line, or a count. arm64
+// prints "IPI0:" with no space before a count as wide as its column
+// ("IPI0:2768808080 2844211768 ...", on a machine with fewer than 1000
+// interrupts). Continuation lines of a row wrapped by a terminal or a
+// mail client do not match (descriptions such as "ACPI:Ged" have a letter
 // after the colon).
-var rowStart = lazy.Regexp(`^\s*([A-Za-z0-9_]+):(\s|$)`)
+var rowStart = lazy.Regexp(`^\s*([A-Za-z0-9_/]+):(\s|$|[0-9]+(\s|$))`)
 
 // ParseInterrupts parses /proc/interrupts.
 func ParseInterrupts(r io.Reader) (*Counters, error) { return parseCounters(r, false) }
@@ -142,8 +148,14 @@ func parseRow(text string, ncpu int, softirq bool) (CounterRow, error) {
 	name := strings.TrimSpace(text[:i])
 	f := strings.Fields(text[i+1:])
 	row := CounterRow{Name: name}
+	// A numbered row takes at most one count a column: what follows is its
+	// chip. An architecture row takes every leading number.
+	limit := len(f)
+	if isNumber(name) {
+		limit = min(ncpu, len(f))
+	}
 	var vals []uint64
-	for len(vals) < ncpu && len(vals) < len(f) {
+	for len(vals) < limit {
 		v, err := strconv.ParseUint(f[len(vals)], 10, 64)
 		if err != nil {
 			break
@@ -159,6 +171,15 @@ func parseRow(text string, ncpu int, softirq bool) (CounterRow, error) {
 		}
 	case len(vals) == 1 && len(rest) == 0 && !isNumber(name):
 		row.Total = vals[0] // ERR:, MIS: a single system-wide total
+	case len(vals) > ncpu && !softirq:
+		// Old 32-bit ARM kernels print the IPI rows for every present CPU
+		// and the header for online CPUs only: which CPU a count belongs
+		// to is not known, so only their sum is kept.
+		for _, v := range vals {
+			row.Total += v
+		}
+	case len(vals) == 0 && len(rest) > 0 && !isNumber(name) && !softirq:
+		// 32-bit ARM's "FIQ:   fiq_glue": the FIQ handler's name, no counts.
 	default:
 		return row, fmt.Errorf("row %s: %d counts for %d CPUs", name, len(vals), ncpu)
 	}

@@ -1,6 +1,7 @@
 package irq
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -200,6 +201,126 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+// Rows as real kernels print them that the parser once misread (the
+// machines are named in testdata/PROVENANCE; the counts here are made
+// up): arm64's "IPI0:" glued to a count as wide as its column (read as a
+// continuation of the row before, the IPI row lost); 32-bit ARM's "FIQ:"
+// with a handler name and no counts (the whole file refused); old 32-bit
+// ARM IPI rows with a count for each present CPU under a header of the
+// online CPUs only (the extra counts read as the description); s390's
+// "I/O:" (read as the end of the row before).
+func TestRowsOfRealKernels(t *testing.T) {
+	arm64 := " 65:          0 1574978449   ITS-MSI 81928 Edge      eth0-Tx-Rx-7\n" +
+		"IPI0:2768808080 2154252810       Rescheduling interrupts\n" +
+		"IPI1: 357815098  120728639       Function call interrupts\n"
+	c, err := ParseInterrupts(strings.NewReader("           CPU0       CPU1\n" + arm64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(c, "65"); r == nil || !reflect.DeepEqual(r.Actions, []string{"eth0-Tx-Rx-7"}) {
+		t.Fatalf("IRQ 65: %+v", r)
+	}
+	if r := rowNamed(c, "IPI0"); r == nil || !reflect.DeepEqual(r.PerCPU, []uint64{2768808080, 2154252810}) || r.Desc != "Rescheduling interrupts" {
+		t.Fatalf("IPI0: %+v", r)
+	}
+	if len(c.Rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(c.Rows))
+	}
+
+	arm32 := "           CPU0\n" +
+		" 29:      85682         -  timer\n" +
+		"FIQ:              fiq_glue\n" +
+		"IPI1:       1000        200         30          4  Rescheduling interrupts\n" +
+		"Err:          0\n"
+	c, err = ParseInterrupts(strings.NewReader(arm32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(c, "FIQ"); r == nil || r.Kind != KindArch || r.PerCPU != nil || r.Total != 0 || r.Desc != "fiq_glue" {
+		t.Fatalf("FIQ: %+v", r)
+	}
+	if r := rowNamed(c, "IPI1"); r == nil || r.PerCPU != nil || r.Total != 1234 || r.Desc != "Rescheduling interrupts" {
+		t.Fatalf("IPI1: %+v", r)
+	}
+	if r := rowNamed(c, "29"); r == nil || !reflect.DeepEqual(r.PerCPU, []uint64{85682}) || r.Chip != "-" || !reflect.DeepEqual(r.Actions, []string{"timer"}) {
+		t.Fatalf("IRQ 29: %+v", r)
+	}
+	// s390 names a row "I/O" (the counts are made up; real files of this
+	// form are named in testdata/PROVENANCE).
+	s390 := "           CPU0       CPU1\n" +
+		"EXT:      31000      57000\n" +
+		"I/O:       6000      33000\n" +
+		"  3:          6          4   PCI-MSI  mlx5_async@pci:0002:00:00.0\n" +
+		"CIO:         62         57   [I/O] Common I/O Layer Interrupt\n"
+	c, err = ParseInterrupts(strings.NewReader(s390))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rowNamed(c, "EXT"); r == nil || r.Total != 88000 || r.Desc != "" {
+		t.Fatalf("EXT: %+v", r)
+	}
+	if r := rowNamed(c, "I/O"); r == nil || r.Kind != KindArch || !reflect.DeepEqual(r.PerCPU, []uint64{6000, 33000}) {
+		t.Fatalf("I/O: %+v", r)
+	}
+	if r := rowNamed(c, "3"); r == nil || r.Chip != "PCI-MSI" || !reflect.DeepEqual(r.Actions, []string{"mlx5_async@pci:0002:00:00.0"}) {
+		t.Fatalf("IRQ 3: %+v", r)
+	}
+	if r := rowNamed(c, "CIO"); r == nil || r.Desc != "[I/O] Common I/O Layer Interrupt" {
+		t.Fatalf("CIO: %+v", r)
+	}
+
+	// A row with neither counts nor text is still refused, and so is a
+	// softirq row without counts.
+	if _, err := ParseInterrupts(strings.NewReader("CPU0 CPU1\nLOC:\n")); err == nil {
+		t.Error("LOC: with nothing accepted")
+	}
+	if _, err := ParseSoftirqs(strings.NewReader("CPU0 CPU1\nNET_RX: x\n")); err == nil {
+		t.Error("softirq row without counts accepted")
+	}
+}
+
+// POWER prints two rows named LOC ("Local timer interrupts for timer
+// event device" and "... for others"; real files of this form are named
+// in testdata/PROVENANCE, the counts here are made up). Each is matched
+// with its own row of the earlier reading, and a watch's running total
+// keeps them apart.
+func TestDuplicateRowNames(t *testing.T) {
+	reading := func(loc1, loc2 int) *Counters {
+		c, err := ParseInterrupts(strings.NewReader(fmt.Sprintf("           CPU0       CPU1\n"+
+			"LOC:      %d        100   Local timer interrupts for timer event device\n"+
+			"BCT:          0          0   Broadcast timer interrupts for timer event device\n"+
+			"LOC:          %d          0   Local timer interrupts for others\n", loc1, loc2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	soft := &Counters{CPUs: []int{0, 1}}
+	first := BuildInterval(reading(10000, 3), reading(10250, 5), soft, soft, nil)
+	second := BuildInterval(reading(10250, 5), reading(10300, 5), soft, soft, nil)
+	var locs []Row
+	for _, r := range first.Rows {
+		if r.Name == "LOC" {
+			locs = append(locs, r)
+		}
+	}
+	if len(locs) != 2 || locs[0].Total != 250 || locs[0].Label != "Local timer interrupts for timer event device" || locs[1].Total != 2 || locs[1].Label != "Local timer interrupts for others" {
+		t.Fatalf("LOC rows %+v", locs)
+	}
+	var acc Accumulator
+	acc.Add(first)
+	acc.Add(second)
+	locs = nil
+	for _, r := range acc.Total().Rows {
+		if r.Name == "LOC" {
+			locs = append(locs, r)
+		}
+	}
+	if len(locs) != 2 || locs[0].Total != 300 || locs[0].PerCPU[0] != 300 || locs[1].Total != 2 || locs[1].Label != "Local timer interrupts for others" {
+		t.Fatalf("LOC rows in the running total %+v", locs)
+	}
+}
+
 func TestSplitQueue(t *testing.T) {
 	for in, want := range map[string][2]string{
 		"eth0-TxRx-3":                 {"eth0", "TxRx-3"},
@@ -295,6 +416,11 @@ func FuzzParseInterrupts(f *testing.F) {
 			f.Add(string(b))
 		}
 	}
+	for _, p := range realFiles(f) {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(p), "interrupts") {
+			f.Add(string(b))
+		}
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseInterrupts(strings.NewReader(s))
 		if err != nil {
@@ -313,6 +439,11 @@ func FuzzParseSoftirqs(f *testing.F) {
 	for _, name := range []string{"softirqs-kvm-2cpu.txt", "softirqs-hotplug-4cpu.txt"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))
 		f.Add(string(b))
+	}
+	for _, p := range realFiles(f) {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(filepath.Base(p), "softirqs") {
+			f.Add(string(b))
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = ParseSoftirqs(strings.NewReader(s))
