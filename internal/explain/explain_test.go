@@ -115,3 +115,23 @@ func TestExplainNeverSlept(t *testing.T) {
 		t.Errorf("%+v", w)
 	}
 }
+
+// On other kernels' layouts (testdata/real of tracefs: 32-bit ARM with
+// common_padding, 32-bit ARM, 64-bit ARM), the timeline takes the
+// switched-to thread's pid, priority and name and the woken pid from
+// where each format puts them.
+func TestTimelineRealFormats(t *testing.T) {
+	for _, k := range []string{"android_hammerhead_MRA59G_3.4.0", "android_seed_N2F62_3.10.49", "android_raven_AOSP.MASTER_5.10.43"} {
+		sw := tracefstest.RealFormat(t, "perfetto/"+k+"/events/sched/sched_switch/format")
+		wk := tracefstest.RealFormat(t, "perfetto/"+k+"/events/sched/sched_wakeup/format")
+		tl := NewTimeline()
+		tl.Add(tracefs.Event{CPU: 2, TS: 10, Format: sw, Data: tracefstest.SchedSwitch(t, sw, 4242, "rt-thread", 49)})
+		tl.Add(tracefs.Event{CPU: 2, TS: 20, Format: wk, Data: tracefstest.SchedWakeup(t, wk, 77)})
+		tl.sorted()
+		evs := tl.cpus[2]
+		if len(evs) != 2 || evs[0].kind != evSwitch || evs[0].pid != 4242 || evs[0].prio != 49 || evs[0].name != "rt-thread" ||
+			evs[1].kind != evWakeup || evs[1].pid != 77 {
+			t.Errorf("%s: %+v", k, evs)
+		}
+	}
+}

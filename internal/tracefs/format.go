@@ -120,15 +120,21 @@ func parseField(line string, maxSize int) (Field, error) {
 	var fl Field
 	parts := strings.Split(line, ";")
 	decl := strings.TrimSpace(strings.TrimPrefix(parts[0], "field:"))
+	// An array is "TYPE NAME[LEN]", and LEN is the kernel's expression
+	// as written, spaces and all: "char ssid[32 + 1]", "u8
+	// ht_capa[(int)sizeof(struct ieee80211_ht_cap)]" (Android kernels
+	// 3.10 to 5.10). The name ends where that last bracket opens.
+	arr := ""
+	if strings.HasSuffix(decl, "]") {
+		if j := openingBracket(decl); j > 0 {
+			decl, arr = strings.TrimSpace(decl[:j]), decl[j:]
+		}
+	}
 	i := strings.LastIndexAny(decl, " \t")
 	if i < 0 {
 		return fl, fmt.Errorf("field %q has no type", decl)
 	}
-	fl.Type, fl.Name = strings.TrimSpace(decl[:i]), decl[i+1:]
-	if j := strings.IndexByte(fl.Name, '['); j >= 0 { // char prev_comm[16]
-		fl.Type += fl.Name[j:]
-		fl.Name = fl.Name[:j]
-	}
+	fl.Type, fl.Name = strings.TrimSpace(decl[:i])+arr, decl[i+1:]
 	if fl.Name == "" {
 		return fl, fmt.Errorf("field %q has no name", decl)
 	}
@@ -166,6 +172,23 @@ func parseField(line string, maxSize int) (Field, error) {
 		return fl, fmt.Errorf("field %s: a data locator of %d bytes, want 4", fl.Name, fl.Size)
 	}
 	return fl, nil
+}
+
+// openingBracket is the index of the '[' that the ']' ending s closes,
+// -1 when there is none.
+func openingBracket(s string) int {
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ']':
+			depth++
+		case '[':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // PageLayout is where a ring-buffer page keeps its time stamp, its commit
