@@ -2,6 +2,8 @@ package explain
 
 import (
 	"encoding/binary"
+	"os"
+	"path"
 	"strings"
 	"testing"
 
@@ -119,7 +121,9 @@ func TestExplainNeverSlept(t *testing.T) {
 // On other kernels' layouts (testdata/real of tracefs: 32-bit ARM with
 // common_padding, 32-bit ARM, 64-bit ARM), the timeline takes the
 // switched-to thread's pid, priority and name and the woken pid from
-// where each format puts them.
+// where each format puts them; and every event a trace must find is on
+// each of those kernels' lists of events (irq_vectors, x86's own, is
+// optional).
 func TestTimelineRealFormats(t *testing.T) {
 	for _, k := range []string{"android_hammerhead_MRA59G_3.4.0", "android_seed_N2F62_3.10.49", "android_raven_AOSP.MASTER_5.10.43"} {
 		sw := tracefstest.RealFormat(t, "perfetto/"+k+"/events/sched/sched_switch/format")
@@ -132,6 +136,21 @@ func TestTimelineRealFormats(t *testing.T) {
 		if len(evs) != 2 || evs[0].kind != evSwitch || evs[0].pid != 4242 || evs[0].prio != 49 || evs[0].name != "rt-thread" ||
 			evs[1].kind != evWakeup || evs[1].pid != 77 {
 			t.Errorf("%s: %+v", k, evs)
+		}
+		b, err := os.ReadFile("../tracefs/testdata/real/perfetto/" + k + "/available_events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pat := range Events {
+			found := false
+			for _, e := range strings.Fields(strings.ReplaceAll(string(b), ":", "/")) {
+				if m, _ := path.Match(pat, e); m {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no event %s", k, pat)
+			}
 		}
 	}
 }

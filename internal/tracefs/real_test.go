@@ -382,3 +382,38 @@ func TestRealFieldPicking(t *testing.T) {
 		}
 	}
 }
+
+// The interrupt events a session must find are on every kept kernel's
+// list of events; irq_vectors, x86's own, is on none of the ARM ones and
+// is asked for as optional.
+func TestRealEventsAvailable(t *testing.T) {
+	lists, err := filepath.Glob("testdata/real/perfetto/*/available_events")
+	if err != nil || len(lists) < 5 {
+		t.Fatalf("%d lists, %v", len(lists), err)
+	}
+	for _, l := range lists {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := strings.Fields(strings.ReplaceAll(string(b), ":", "/"))
+		match := func(pat string) bool {
+			for _, e := range evs {
+				if m, _ := path.Match(pat, e); m {
+					return true
+				}
+			}
+			return false
+		}
+		for _, pat := range IRQEvents {
+			if !match(pat) {
+				t.Errorf("%s: no event %s, which a session must find", l, pat)
+			}
+		}
+		for _, pat := range VectorEvents {
+			if match(pat) {
+				t.Errorf("%s lists %s: an ARM kernel with irq_vectors?", l, pat)
+			}
+		}
+	}
+}

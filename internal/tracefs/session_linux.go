@@ -176,7 +176,12 @@ func Open(o Options) (_ *Session, err error) {
 		}
 	}
 	for _, pat := range o.Events {
-		if err := s.enable(pat); err != nil {
+		if err := s.enable(pat, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, pat := range o.Optional {
+		if err := s.enable(pat, true); err != nil {
 			return nil, err
 		}
 	}
@@ -231,13 +236,17 @@ func (s *Session) write(name, v string) error {
 	return nil
 }
 
-// enable enables the events matching pat and reads their formats.
-func (s *Session) enable(pat string) error {
+// enable enables the events matching pat and reads their formats; an
+// optional pattern may match nothing, its group included.
+func (s *Session) enable(pat string, optional bool) error {
 	sys, name, ok := strings.Cut(pat, "/")
 	if !ok || sys == "" || strings.ContainsAny(sys, "*?[") {
 		return fmt.Errorf("event %q: want SYSTEM/NAME", pat)
 	}
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "events", sys))
+	if optional && errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("event group %s: %w", sys, err)
 	}
@@ -267,7 +276,7 @@ func (s *Session) enable(pat string) error {
 		}
 		found++
 	}
-	if found == 0 {
+	if found == 0 && !optional {
 		return fmt.Errorf("event %s: no such event in this kernel", pat)
 	}
 	return nil

@@ -138,6 +138,24 @@ func TestSessionCPUMaskAndBadEvent(t *testing.T) {
 	}
 }
 
+// Optional events a kernel lacks, their group included (irq_vectors on
+// arm64), are skipped; a required one is still an error.
+func TestSessionOptional(t *testing.T) {
+	needTracing(t)
+	s, err := Open(Options{Events: []string{"sched/sched_switch"}, Optional: []string{"no_such_group/*_entry", "irq/no_such_*"},
+		PrivateMount: true, BufferKB: 256})
+	if err != nil {
+		t.Fatalf("optional events the kernel lacks: %v", err)
+	}
+	if len(s.formats) != 1 {
+		t.Errorf("%d formats, want sched_switch's alone", len(s.formats))
+	}
+	s.Close()
+	if _, err := Open(Options{Events: []string{"no_such_group/x"}, PrivateMount: true}); err == nil {
+		t.Error("a required group the kernel lacks was accepted")
+	}
+}
+
 // Follow ends when its context does, and Close then leaves nothing.
 func TestSessionCancel(t *testing.T) {
 	needTracing(t)
