@@ -78,5 +78,7 @@ func FuzzParseFormat(f *testing.F) {
 			_ = fl.Int(data)
 			_ = fl.String(data)
 		}
+		fm.System = "irq"
+		_ = CheckFields(fm)
 	})
 }

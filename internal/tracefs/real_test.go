@@ -129,7 +129,7 @@ func systemOf(name string) string {
 }
 
 // Every field of every kept format reads as the independent reading has
-// it.
+// it, and the events latlab reads have the fields it reads (CheckFields).
 func TestRealFormats(t *testing.T) {
 	g := readGolden(t)
 	names := make([]string, 0, len(g.Formats))
@@ -155,6 +155,10 @@ func TestRealFormats(t *testing.T) {
 			if f.Fields[i] != wf {
 				t.Errorf("%s: field %d is %+v, want %+v", n, i, f.Fields[i], wf)
 			}
+		}
+		f.System = systemOf(n)
+		if err := CheckFields(f); err != nil {
+			t.Errorf("%s: %v", n, err)
 		}
 	}
 	if len(names) < 40 || fields < 290 {
@@ -413,6 +417,50 @@ func TestRealEventsAvailable(t *testing.T) {
 		for _, pat := range VectorEvents {
 			if match(pat) {
 				t.Errorf("%s lists %s: an ARM kernel with irq_vectors?", l, pat)
+			}
+		}
+	}
+}
+
+// A format lacking a field latlab reads, or laying it out otherwise,
+// is refused with the event and the field named, never read as 0.
+func TestCheckFieldsErrors(t *testing.T) {
+	g := readGolden(t)
+	entry := string(readReal(t, "perfetto/android_hammerhead_MRA59G_3.4.0/events/irq/irq_handler_entry/format"))
+	sw := string(readReal(t, "perfetto/android_seed_N2F62_3.10.49/events/sched/sched_switch/format"))
+	if g.Formats["perfetto/android_hammerhead_MRA59G_3.4.0/events/irq/irq_handler_entry/format"].ID == 0 {
+		t.Fatal("golden reading missing")
+	}
+	drop := func(s, field string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, " "+field+";") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	tests := []struct {
+		system, text string
+		want         []string
+	}{
+		{"irq", drop(entry, "irq"), []string{"irq/irq_handler_entry", "no field irq"}},
+		{"irq", drop(entry, "name"), []string{"irq/irq_handler_entry", "no field name"}},
+		{"irq", strings.Replace(entry, "__data_loc char[] name;\toffset:16;\tsize:4", "int name;\toffset:16;\tsize:4", 1), []string{"irq/irq_handler_entry", "field name", "not a char array"}},
+		{"sched", strings.Replace(sw, "char next_comm[16];\toffset:36;\tsize:16", "char next_comm[16];\toffset:36;\tsize:0", 1), []string{"sched/sched_switch", "field next_comm"}},
+		{"sched", strings.Replace(sw, "int next_prio;\toffset:56;\tsize:4", "int next_prio;\toffset:56;\tsize:3", 1), []string{"sched/sched_switch", "field next_prio", "not an integer"}},
+		{"sched", drop(sw, "next_pid"), []string{"sched/sched_switch", "no field next_pid"}},
+	}
+	for _, tt := range tests {
+		f, err := ParseFormat(strings.NewReader(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.System = tt.system
+		err = CheckFields(f)
+		for _, w := range tt.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s/%s: %v, want %q", tt.system, f.Name, err, w)
 			}
 		}
 	}

@@ -269,6 +269,9 @@ func (s *Session) enable(pat string, optional bool) error {
 			return fmt.Errorf("event %s/%s: %w", sys, e.Name(), err)
 		}
 		fm.System = sys
+		if err := CheckFields(fm); err != nil {
+			return err
+		}
 		s.formats[fm.ID] = fm
 		s.byName[sys+"/"+fm.Name] = fm
 		if err := os.WriteFile(filepath.Join(d, "enable"), []byte("1"), 0); err != nil {
