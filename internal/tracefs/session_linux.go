@@ -3,6 +3,7 @@ package tracefs
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ func unescapeMount(s string) string {
 // (mono: CLOCK_MONOTONIC, the clock the probes read), buffer and CPU mask,
 // enables the events and starts tracing. On error nothing is left behind.
 func Open(o Options) (_ *Session, err error) {
+	if err := littleEndian(binary.NativeEndian); err != nil {
+		return nil, err
+	}
 	s := &Session{formats: map[uint16]*Format{}, byName: map[string]*Format{}}
 	defer func() {
 		if err != nil {
