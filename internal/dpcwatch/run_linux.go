@@ -13,13 +13,13 @@ import (
 )
 
 // LinuxMethod says how the Linux watch measures.
-const LinuxMethod = "tracefs events irq:irq_handler_entry/exit, irq:softirq_entry/exit and irq_vectors:*_entry/exit in a private instance, clock mono; execution time = exit - entry time stamp, ns; a softirq's time includes the hard interrupts that interrupted it, as a DPC's does on Windows"
+const LinuxMethod = "tracefs events irq:irq_handler_entry/exit, irq:softirq_entry/exit and (x86) irq_vectors:*_entry/exit in a private instance, clock mono; execution time = exit - entry time stamp, ns; a softirq's time includes the hard interrupts that interrupted it, as a DPC's does on Windows"
 
 func run(ctx context.Context, o Options) (*Result, error) {
 	if os.Geteuid() != 0 {
 		return nil, &etw.AccessError{Op: "dpc watch"}
 	}
-	s, err := tracefs.Open(tracefs.Options{Events: tracefs.IRQEvents, CPUs: o.CPUs})
+	s, err := tracefs.Open(tracefs.Options{Events: tracefs.IRQEvents, Optional: tracefs.VectorEvents, CPUs: o.CPUs})
 	if err != nil {
 		var ae *tracefs.AccessError
 		if errors.As(err, &ae) {

@@ -15,7 +15,8 @@ import (
 	"github.com/latlab/latlab/internal/tracefs"
 )
 
-// Events a trace for explanations enables, restricted to the measured CPUs.
+// Events a trace for explanations enables, restricted to the measured
+// CPUs, and tracefs.VectorEvents where the kernel has them (x86).
 var Events = append([]string{"sched/sched_switch", "sched/sched_wakeup", "timer/hrtimer_expire_entry"}, tracefs.IRQEvents...)
 
 // Kinds of what ran.

@@ -2,6 +2,8 @@ package explain
 
 import (
 	"encoding/binary"
+	"os"
+	"path"
 	"strings"
 	"testing"
 
@@ -113,5 +115,42 @@ func TestExplainNeverSlept(t *testing.T) {
 	w := tl.Explain([]Sample{{CPU: 0, TID: 5, Deadline: 1000, Latency: 2100}}, 0, nil)[0]
 	if w.TimerLatencyNs != -1 || w.WakeToRunNs != -1 || !strings.Contains(w.Note, "did not sleep") || w.Cause != "thread hog" {
 		t.Errorf("%+v", w)
+	}
+}
+
+// On other kernels' layouts (testdata/real of tracefs: 32-bit ARM with
+// common_padding, 32-bit ARM, 64-bit ARM), the timeline takes the
+// switched-to thread's pid, priority and name and the woken pid from
+// where each format puts them; and every event a trace must find is on
+// each of those kernels' lists of events (irq_vectors, x86's own, is
+// optional).
+func TestTimelineRealFormats(t *testing.T) {
+	for _, k := range []string{"android_hammerhead_MRA59G_3.4.0", "android_seed_N2F62_3.10.49", "android_raven_AOSP.MASTER_5.10.43"} {
+		sw := tracefstest.RealFormat(t, "perfetto/"+k+"/events/sched/sched_switch/format")
+		wk := tracefstest.RealFormat(t, "perfetto/"+k+"/events/sched/sched_wakeup/format")
+		tl := NewTimeline()
+		tl.Add(tracefs.Event{CPU: 2, TS: 10, Format: sw, Data: tracefstest.SchedSwitch(t, sw, 4242, "rt-thread", 49)})
+		tl.Add(tracefs.Event{CPU: 2, TS: 20, Format: wk, Data: tracefstest.SchedWakeup(t, wk, 77)})
+		tl.sorted()
+		evs := tl.cpus[2]
+		if len(evs) != 2 || evs[0].kind != evSwitch || evs[0].pid != 4242 || evs[0].prio != 49 || evs[0].name != "rt-thread" ||
+			evs[1].kind != evWakeup || evs[1].pid != 77 {
+			t.Errorf("%s: %+v", k, evs)
+		}
+		b, err := os.ReadFile("../tracefs/testdata/real/perfetto/" + k + "/available_events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pat := range Events {
+			found := false
+			for _, e := range strings.Fields(strings.ReplaceAll(string(b), ":", "/")) {
+				if m, _ := path.Match(pat, e); m {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: no event %s", k, pat)
+			}
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Method says how explanations are made.
-const Method = "tracefs events sched_switch, sched_wakeup, hrtimer_expire_entry, irq_handler_entry/exit, softirq_entry/exit and irq_vectors:* of the measured CPUs (tracing_cpumask), private instance, clock mono (the probe's CLOCK_MONOTONIC)"
+const Method = "tracefs events sched_switch, sched_wakeup, hrtimer_expire_entry, irq_handler_entry/exit, softirq_entry/exit and (x86) irq_vectors:* of the measured CPUs (tracing_cpumask), private instance, clock mono (the probe's CLOCK_MONOTONIC)"
 
 // Tracer records a timeline while a measurement runs.
 type Tracer struct {
@@ -47,7 +47,7 @@ func Start(cpus []int) (*Tracer, error) {
 	// SCHED_IDLE) left the reader so far behind a storm of context
 	// switches (stress-ng --switch) that the buffer lost millions of
 	// events in runs where a reader at normal priority lost none.
-	s, err := tracefs.Open(tracefs.Options{Events: Events, CPUs: cpus, BufferKB: 8192, Yield: true})
+	s, err := tracefs.Open(tracefs.Options{Events: Events, Optional: tracefs.VectorEvents, CPUs: cpus, BufferKB: 8192, Yield: true})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -57,6 +58,66 @@ func (f *Format) Field(name string) (Field, bool) {
 		}
 	}
 	return Field{}, false
+}
+
+// FieldKind is how latlab reads a field.
+type FieldKind uint8
+
+// Field kinds.
+const (
+	IntField  FieldKind = iota + 1 // an integer of 1, 2, 4 or 8 bytes (Field.Int)
+	TextField                      // a char array or a __data_loc string (Field.String)
+)
+
+// Need is a field latlab reads of an event, and how.
+type Need struct {
+	Name string
+	Kind FieldKind
+}
+
+// Needed are the fields latlab reads of the events it enables, by
+// SYSTEM/NAME pattern (path.Match): the IRQTracker's, and explain's of
+// sched_switch and sched_wakeup. A session refuses a format without one
+// of them, or with one it cannot read so, where reading would give 0 or
+// "" for every event.
+var Needed = []struct {
+	Pattern string
+	Fields  []Need
+}{
+	{"irq/irq_handler_entry", []Need{{"irq", IntField}, {"name", TextField}}},
+	{"irq/irq_handler_exit", []Need{{"irq", IntField}}},
+	{"irq/softirq_entry", []Need{{"vec", IntField}}},
+	{"irq/softirq_exit", []Need{{"vec", IntField}}},
+	{"irq_vectors/*_entry", []Need{{"vector", IntField}}},
+	{"irq_vectors/*_exit", []Need{{"vector", IntField}}},
+	{"sched/sched_switch", []Need{{"next_pid", IntField}, {"next_prio", IntField}, {"next_comm", TextField}}},
+	{"sched/sched_wakeup", []Need{{"pid", IntField}}},
+}
+
+// CheckFields says which field of Needed f lacks or lays out otherwise
+// than latlab reads it, naming the event (f.System/f.Name) and the field;
+// nil when f has them all.
+func CheckFields(f *Format) error {
+	ev := f.System + "/" + f.Name
+	for _, n := range Needed {
+		if m, _ := path.Match(n.Pattern, ev); !m {
+			continue
+		}
+		for _, nd := range n.Fields {
+			fl, ok := f.Field(nd.Name)
+			if !ok {
+				return fmt.Errorf("event %s has no field %s, which latlab reads", ev, nd.Name)
+			}
+			array := strings.Contains(fl.Type, "[")
+			switch {
+			case nd.Kind == IntField && (fl.DataLoc || array || (fl.Size != 1 && fl.Size != 2 && fl.Size != 4 && fl.Size != 8)):
+				return fmt.Errorf("event %s: field %s is %q of %d bytes, not an integer of 1, 2, 4 or 8 bytes", ev, nd.Name, fl.Type, fl.Size)
+			case nd.Kind == TextField && !fl.DataLoc && (!array || fl.Size == 0):
+				return fmt.Errorf("event %s: field %s is %q of %d bytes, not a char array or __data_loc string", ev, nd.Name, fl.Type, fl.Size)
+			}
+		}
+	}
+	return nil
 }
 
 // FormatError says what was wrong in a format file.
@@ -120,15 +181,21 @@ func parseField(line string, maxSize int) (Field, error) {
 	var fl Field
 	parts := strings.Split(line, ";")
 	decl := strings.TrimSpace(strings.TrimPrefix(parts[0], "field:"))
+	// An array is "TYPE NAME[LEN]", and LEN is the kernel's expression
+	// as written, spaces and all: "char ssid[32 + 1]", "u8
+	// ht_capa[(int)sizeof(struct ieee80211_ht_cap)]" (Android kernels
+	// 3.10 to 5.10). The name ends where that last bracket opens.
+	arr := ""
+	if strings.HasSuffix(decl, "]") {
+		if j := openingBracket(decl); j > 0 {
+			decl, arr = strings.TrimSpace(decl[:j]), decl[j:]
+		}
+	}
 	i := strings.LastIndexAny(decl, " \t")
 	if i < 0 {
 		return fl, fmt.Errorf("field %q has no type", decl)
 	}
-	fl.Type, fl.Name = strings.TrimSpace(decl[:i]), decl[i+1:]
-	if j := strings.IndexByte(fl.Name, '['); j >= 0 { // char prev_comm[16]
-		fl.Type += fl.Name[j:]
-		fl.Name = fl.Name[:j]
-	}
+	fl.Type, fl.Name = strings.TrimSpace(decl[:i])+arr, decl[i+1:]
 	if fl.Name == "" {
 		return fl, fmt.Errorf("field %q has no name", decl)
 	}
@@ -166,6 +233,23 @@ func parseField(line string, maxSize int) (Field, error) {
 		return fl, fmt.Errorf("field %s: a data locator of %d bytes, want 4", fl.Name, fl.Size)
 	}
 	return fl, nil
+}
+
+// openingBracket is the index of the '[' that the ']' ending s closes,
+// -1 when there is none.
+func openingBracket(s string) int {
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ']':
+			depth++
+		case '[':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // PageLayout is where a ring-buffer page keeps its time stamp, its commit

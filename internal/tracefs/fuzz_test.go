@@ -18,6 +18,10 @@ func FuzzParsePage(f *testing.F) {
 	f.Add(p.page(missedEvents|missedStored, 3)[:256], true)
 	f.Add(p.page(0, 0), false)
 	f.Add([]byte{}, true)
+	// Real pages: a 32-bit kernel's (commit of 4 bytes), and the first of
+	// an x86_64 kernel's (testdata/real/schedviz).
+	f.Add(readReal(f, "schedviz/cpu0-32"), false)
+	f.Add(readReal(f, "schedviz/test.tar.gz:traces/cpu0")[:4096], true)
 	f.Fuzz(func(t *testing.T, b []byte, wide bool) {
 		l := DefaultLayout
 		if !wide {
@@ -49,6 +53,16 @@ func FuzzParseFormat(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(hp, []byte{})
+	// Other kernels (testdata/real): 32-bit ARM's header_page and
+	// irq_handler_entry (common_padding before the fields), and an array
+	// whose length is an expression with spaces.
+	for _, n := range []string{
+		"perfetto/android_hammerhead_MRA59G_3.4.0/events/header_page",
+		"perfetto/android_hammerhead_MRA59G_3.4.0/events/irq/irq_handler_entry/format",
+		"perfetto/android_raven_AOSP.MASTER_5.10.43/events/sched/sched_overutilized/format",
+	} {
+		f.Add(readReal(f, n), []byte("\x24\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x14\x00\x04\x00abcd"))
+	}
 	f.Fuzz(func(t *testing.T, format, data []byte) {
 		if l, err := ParseHeaderPage(bytes.NewReader(format)); err == nil {
 			if l.Size > MaxPage || l.Size <= l.DataOffset {
@@ -64,5 +78,7 @@ func FuzzParseFormat(f *testing.F) {
 			_ = fl.Int(data)
 			_ = fl.String(data)
 		}
+		fm.System = "irq"
+		_ = CheckFields(fm)
 	})
 }

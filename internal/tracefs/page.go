@@ -2,6 +2,7 @@ package tracefs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
@@ -37,6 +38,20 @@ type PageError struct {
 
 func (e *PageError) Error() string {
 	return fmt.Sprintf("ring-buffer page, byte %d: %s", e.Offset, e.Msg)
+}
+
+// littleEndian refuses a machine of byte order o other than little-endian:
+// the kernel writes its ring buffer in its own byte order, and ParsePage,
+// Type and Field.Int read little-endian, as x86 and arm64 write. On a
+// big-endian kernel (s390x, ppc64) every time stamp and field would read
+// as garbage, and no page of one was tested.
+func littleEndian(o binary.ByteOrder) error {
+	b := make([]byte, 2)
+	o.PutUint16(b, 1)
+	if b[0] != 1 {
+		return errors.New("kernel tracing: this machine is big-endian; latlab reads the ring buffer little-endian only")
+	}
+	return nil
 }
 
 // ParsePage walks one page as trace_pipe_raw hands it out, calling fn for

@@ -243,6 +243,16 @@ func TestFieldValues(t *testing.T) {
 	}
 }
 
+// A big-endian machine's ring buffer is refused, not read as garbage.
+func TestLittleEndianOnly(t *testing.T) {
+	if err := littleEndian(binary.BigEndian); err == nil || !strings.Contains(err.Error(), "big-endian") {
+		t.Errorf("big-endian: %v", err)
+	}
+	if err := littleEndian(binary.LittleEndian); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestCPUMask(t *testing.T) {
 	for _, tt := range []struct {
 		cpus []int

@@ -22,6 +22,9 @@ type Options struct {
 	// Events are "system/name" patterns (path.Match syntax within a
 	// system: "irq_vectors/*_entry"). Each must match at least one event.
 	Events []string
+	// Optional are patterns enabled where the kernel has them: a group
+	// it lacks, or a pattern matching nothing, is no error.
+	Optional []string
 	// CPUs restricts tracing to these CPUs (tracing_cpumask); nil traces
 	// every CPU.
 	CPUs []int

@@ -3,6 +3,7 @@ package tracefs
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,9 @@ func unescapeMount(s string) string {
 // (mono: CLOCK_MONOTONIC, the clock the probes read), buffer and CPU mask,
 // enables the events and starts tracing. On error nothing is left behind.
 func Open(o Options) (_ *Session, err error) {
+	if err := littleEndian(binary.NativeEndian); err != nil {
+		return nil, err
+	}
 	s := &Session{formats: map[uint16]*Format{}, byName: map[string]*Format{}}
 	defer func() {
 		if err != nil {
@@ -176,7 +180,12 @@ func Open(o Options) (_ *Session, err error) {
 		}
 	}
 	for _, pat := range o.Events {
-		if err := s.enable(pat); err != nil {
+		if err := s.enable(pat, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, pat := range o.Optional {
+		if err := s.enable(pat, true); err != nil {
 			return nil, err
 		}
 	}
@@ -231,13 +240,17 @@ func (s *Session) write(name, v string) error {
 	return nil
 }
 
-// enable enables the events matching pat and reads their formats.
-func (s *Session) enable(pat string) error {
+// enable enables the events matching pat and reads their formats; an
+// optional pattern may match nothing, its group included.
+func (s *Session) enable(pat string, optional bool) error {
 	sys, name, ok := strings.Cut(pat, "/")
 	if !ok || sys == "" || strings.ContainsAny(sys, "*?[") {
 		return fmt.Errorf("event %q: want SYSTEM/NAME", pat)
 	}
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "events", sys))
+	if optional && errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("event group %s: %w", sys, err)
 	}
@@ -260,6 +273,9 @@ func (s *Session) enable(pat string) error {
 			return fmt.Errorf("event %s/%s: %w", sys, e.Name(), err)
 		}
 		fm.System = sys
+		if err := CheckFields(fm); err != nil {
+			return err
+		}
 		s.formats[fm.ID] = fm
 		s.byName[sys+"/"+fm.Name] = fm
 		if err := os.WriteFile(filepath.Join(d, "enable"), []byte("1"), 0); err != nil {
@@ -267,7 +283,7 @@ func (s *Session) enable(pat string) error {
 		}
 		found++
 	}
-	if found == 0 {
+	if found == 0 && !optional {
 		return fmt.Errorf("event %s: no such event in this kernel", pat)
 	}
 	return nil

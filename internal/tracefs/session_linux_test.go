@@ -138,6 +138,35 @@ func TestSessionCPUMaskAndBadEvent(t *testing.T) {
 	}
 }
 
+// Optional events a kernel lacks, their group included (irq_vectors on
+// arm64), are skipped; a required one is still an error. A format
+// without a field latlab reads is refused at Open, by event and field.
+func TestSessionOptionalAndFields(t *testing.T) {
+	needTracing(t)
+	s, err := Open(Options{Events: []string{"sched/sched_switch"}, Optional: []string{"no_such_group/*_entry", "irq/no_such_*"},
+		PrivateMount: true, BufferKB: 256})
+	if err != nil {
+		t.Fatalf("optional events the kernel lacks: %v", err)
+	}
+	if len(s.formats) != 1 {
+		t.Errorf("%d formats, want sched_switch's alone", len(s.formats))
+	}
+	s.Close()
+	if _, err := Open(Options{Events: []string{"no_such_group/x"}, PrivateMount: true}); err == nil {
+		t.Error("a required group the kernel lacks was accepted")
+	}
+	saved := Needed
+	defer func() { Needed = saved }()
+	Needed = append(append(Needed[:0:0], Needed...), struct {
+		Pattern string
+		Fields  []Need
+	}{"sched/sched_switch", []Need{{"no_such_field", IntField}}})
+	if _, err := Open(Options{Events: []string{"sched/sched_switch"}, PrivateMount: true, BufferKB: 256}); err == nil ||
+		!strings.Contains(err.Error(), "sched/sched_switch") || !strings.Contains(err.Error(), "no_such_field") {
+		t.Errorf("a format without a field latlab reads: %v", err)
+	}
+}
+
 // Follow ends when its context does, and Close then leaves nothing.
 func TestSessionCancel(t *testing.T) {
 	needTracing(t)

@@ -29,6 +29,24 @@ func Format(t testing.TB, system, file string) *tracefs.Format {
 	return fm
 }
 
+// RealFormat is the format file testdata/real/REL of tracefs (another
+// kernel's, see its PROVENANCE), parsed, with its system taken from its
+// path (.../events/SYSTEM/NAME/format).
+func RealFormat(t testing.TB, rel string) *tracefs.Format {
+	t.Helper()
+	f, err := os.Open(filepath.Join(moduleRoot(t), "internal", "tracefs", "testdata", "real", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fm, err := tracefs.ParseFormat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm.System = filepath.Base(filepath.Dir(filepath.Dir(f.Name())))
+	return fm
+}
+
 // moduleRoot is the directory of go.mod above the test's working
 // directory (go test runs a test in its package's directory). Not the
 // source file's directory from runtime.Caller: a -trimpath build, as
