@@ -137,6 +137,8 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 			p.close(next)
 		case st != nil && headsBlock(st):
 			p.header = st // its { may follow on the next line
+		case st != nil && condFollows(p.header, st):
+			// if, then its (...) and { on the lines below: still the if's
 		case st != nil:
 			p.header = nil
 		}

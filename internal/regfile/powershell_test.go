@@ -695,6 +695,18 @@ func TestPowerShellBareBlock(t *testing.T) {
 		{"stored, { on the next line", "$sb =\n{ " + set + " }", []string{`HKCU\X`}, ""},
 		{"function, { on the next line", "function F\n{ " + set + " }\nF", []string{`HKCU\X`}, ""},
 		{"if, { on the next line", "if ($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		// Sycnex/Windows10Debloater Windows10Debloater.ps1 line 687,
+		// "If(Test-Path $layoutFile)", { on the next line; and
+		// simeononsecurity/Windows-Optimize-Harden-Debloat
+		// .../PSWindowsUpdate/Update-WUModule.ps1 lines 74 and 128
+		{"If(, { on the next line", "If(Test-Path $a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"ForEach(, { on the next line", "ForEach($c in $d)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"while(, { on the next line", "while($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		// farag2/Sophia-Script-for-Windows, Sophia_Script_for_Windows_10
+		// Module/Sophia.psm1 lines 10865-10870: if, then its condition
+		// on lines of its own, then {
+		{"if, its condition below", "if\n(\n  ($a -eq 1) -or\n  (-not $b)\n)\n{\n  " + set + "\n}", []string{`HKCU\X`}, ""},
+		{"a command, then ( and {", "Write-Host\n($a)\n{ " + set + " }", nil, "line 3: the script block"},
 		{"class, { on the next line", "class C\n{\n  [void] M() { " + set + " }\n}", []string{`HKCU\X`}, ""},
 		{"switch clause conditions", "switch ($x) {\n  { $_ -gt 1 } { " + set + " }\n}", []string{`HKCU\X`}, ""},
 	} {

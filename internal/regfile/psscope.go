@@ -106,8 +106,8 @@ func (p *psReader) open(st *psStmt, op byte, line int) {
 	}
 	b := psBlock{kind: psOpaque, line: line}
 	var first string
-	if head != nil && head.toks[0].val.dyn == "" {
-		first = strings.ToLower(head.toks[0].val.s)
+	if head != nil {
+		first = headWord(head)
 	}
 	inSwitch := len(p.blocks) > 0 && p.blocks[len(p.blocks)-1].isSwitch
 	switch {
@@ -363,8 +363,40 @@ var psOtherHeads = map[string]bool{
 // headsBlock says whether st may head a block whose { follows on the
 // next line: function F, if (...), else, trap.
 func headsBlock(st *psStmt) bool {
-	first := strings.ToLower(st.toks[0].val.s)
-	return st.toks[0].val.dyn == "" && (psHeaders[first] || psOtherHeads[first])
+	first := headWord(st)
+	return psHeaders[first] || psOtherHeads[first]
+}
+
+// headWord is the first word of st in lower case, "" when it holds an
+// expression. A keyword written against its parenthesis, If(...),
+// ForEach($x in $y), is the keyword: the tokenizer ends the word at the
+// ( (tokenizer.cs ScanIdentifier; ( is ForceStartNewToken in
+// CharTraits.cs) and finds it in its keyword table (s_keywordTable).
+func headWord(st *psStmt) string {
+	if v := st.toks[0].val; v.dyn == "" {
+		return strings.ToLower(v.s)
+	}
+	end := 0
+	for end < len(st.raw) && (st.raw[end] >= 'a' && st.raw[end] <= 'z' || st.raw[end] >= 'A' && st.raw[end] <= 'Z') {
+		end++
+	}
+	if w := strings.ToLower(st.raw[:end]); end < len(st.raw) && st.raw[end] == '(' && psCondHeads[w] {
+		return w
+	}
+	return ""
+}
+
+// psCondHeads are the keywords a ( condition follows, on the same line
+// or below (Parser.cs IfStatementRule, WhileStatementRule... skip the
+// newlines before the parenthesis).
+var psCondHeads = map[string]bool{
+	"if": true, "elseif": true, "foreach": true, "for": true, "while": true, "until": true, "switch": true,
+}
+
+// condFollows says whether st is the condition, (...), of the keyword
+// header alone on the line above: if, then (...) on lines of its own.
+func condFollows(header, st *psStmt) bool {
+	return header != nil && len(header.toks) == 1 && psCondHeads[headWord(header)] && strings.HasPrefix(st.raw, "(")
 }
 
 // prescan finds, before the script is read, the functions it
