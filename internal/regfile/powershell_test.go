@@ -227,6 +227,15 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X $n 1 -Type DWord`, nil, "the value name holds the variable $n"},
 		{`Set-ItemProperty HKCU:\X a (Get-Random) -Type DWord`, nil, "the data holds the expression"},
 		{`Set-ItemProperty HKCU:\X a 1 -Type $t`, nil, "the type holds the variable $t"},
+		// a quoted argument ends at its closing quote: what follows
+		// against it is the next argument (simeononsecurity/
+		// Windows-Optimize-Harden-Debloat sos-optimize-windows.ps1 line
+		// 1060: New-Item -Path "HKLM:\...\SSL 2.0\Client"-Force)
+		{`New-Item -Path "HKCU:\X"-Force`, []psRow{{1, k, "", false, 0, nil, true, false}}, ""},
+		{`Set-ItemProperty -Path 'HKCU:\X'-Name a -Value 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty "HKCU:\X" "a"2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`Set-ItemProperty "HKCU:\X".Trim() a 1 -Type DWord`, nil, "the key holds the expression"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type "DWord"[0]`, nil, "the type holds the expression"},
 		// keys
 		{`New-Item HKCU:\X\Y`, []psRow{}, ""},
 		{`New-Item -Path HKCU:\X -Name Y -Force | Out-Null`, []psRow{{1, `HKCU\X\Y`, "", false, 0, nil, true, false}}, ""},

@@ -304,9 +304,15 @@ func (sc *psScanner) value(arg bool, depth int) psValue {
 		} else {
 			v = sc.double()
 		}
-		if arg && sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) && sc.s[sc.i] != '>' {
-			v.joined = true
-			return sc.bareFrom(v, v.s, arg)
+		// a quoted string is a token of its own (tokenizer.cs NextToken:
+		// ScanStringExpandable, ScanStringLiteral), an argument
+		// (Parser.cs GetCommandArgument: PrimaryExpressionRule) that
+		// ends at its closing quote: "HKLM:\X"-Force is the key and
+		// -Force, "a"b two arguments. A . or [ against the quote is a
+		// member or an index of the string.
+		if arg && sc.i < len(sc.s) && (sc.s[sc.i] == '.' || sc.s[sc.i] == '[' || sc.s[sc.i] == ':' && sc.peek(1) == ':') {
+			w := sc.bareFrom(psValue{kind: psString}, v.s, arg)
+			return psValue{dyn: "the expression " + textdec.Clip(w.s)}
 		}
 		return v
 	case c == '@' && (sc.peek(1) == '\'' || sc.peek(1) == '"'):
