@@ -227,6 +227,12 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X $n 1 -Type DWord`, nil, "the value name holds the variable $n"},
 		{`Set-ItemProperty HKCU:\X a (Get-Random) -Type DWord`, nil, "the data holds the expression"},
 		{`Set-ItemProperty HKCU:\X a 1 -Type $t`, nil, "the type holds the variable $t"},
+		// a method's arguments are the method's, not the command's
+		// (Disassembler0/Win10-Initial-Setup-Script Win10.psm1 line
+		// 4056: -Value $data.Split(","))
+		{`Set-ItemProperty HKCU:\X a -Value $data.Split(",") -Type Binary`, nil, "the data holds the variable $data"},
+		{`Set-ItemProperty HKCU:\X a $d.Trim() -Type String`, nil, "the data holds the variable $d"},
+		{`Set-ItemProperty HKCU:\X a [Environment]::GetFolderPath('Desktop') -Type String`, nil, "the data holds the expression [Environment]"},
 		// a quoted argument ends at its closing quote: what follows
 		// against it is the next argument (simeononsecurity/
 		// Windows-Optimize-Harden-Debloat sos-optimize-windows.ps1 line

@@ -586,10 +586,15 @@ func (sc *psScanner) variable() psValue {
 }
 
 // rest skips what follows a variable or a bracket in the same word
-// (.Property, [index], text): true when there was any.
+// (.Property, [index], .Method(...), text): true when there was any.
+// The ( of a method's arguments, against its name, belongs to the
+// argument ($data.Split(","), [Environment]::GetFolderPath('x');
+// Parser.cs MemberAccessRule takes the ( against the member, through
+// NextInvokeMemberToken, as its invocation),
+// where a ( alone would start another.
 func (sc *psScanner) rest() bool {
 	start := sc.i
-	for sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) {
+	for sc.i < len(sc.s) && (!wordEnd(sc.s[sc.i]) || sc.s[sc.i] == '(' && sc.i > start) {
 		switch {
 		case sc.s[sc.i] == '[' || sc.s[sc.i] == '(':
 			sc.skipBalanced()
