@@ -470,7 +470,14 @@ func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
 			}
 		}
 		if next == nil {
-			return nil, fmt.Errorf("%q is an argument %s takes at no position", textdec.Clip(v.s), cmd)
+			what := strconv.Quote(textdec.Clip(v.s))
+			switch {
+			case v.kind == psArray:
+				what = "a list"
+			case v.dyn != "":
+				what = v.dyn
+			}
+			return nil, fmt.Errorf("%s is an argument %s takes at no position", what, cmd)
 		}
 		b.set[next.name] = true
 		b.named[next.name] = v

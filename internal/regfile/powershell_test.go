@@ -232,7 +232,14 @@ func TestReadPowerShellCommands(t *testing.T) {
 		// 4056: -Value $data.Split(","))
 		{`Set-ItemProperty HKCU:\X a -Value $data.Split(",") -Type Binary`, nil, "the data holds the variable $data"},
 		{`Set-ItemProperty HKCU:\X a $d.Trim() -Type String`, nil, "the data holds the variable $d"},
-		{`Set-ItemProperty HKCU:\X a [Environment]::GetFolderPath('Desktop') -Type String`, nil, "the data holds the expression [Environment]"},
+		// in a command's arguments a [ starts a word, not a type: the
+		// string [byte[]], then (1,2), an argument too many; PowerShell
+		// binds none of it
+		{`Set-ItemProperty HKCU:\X -Name a -Value [byte[]](1,2) -Type Binary`, nil, "a list is an argument Set-ItemProperty takes at no position"},
+		{`Set-ItemProperty HKCU:\X a [byte[]]@(1,2) -Type Binary`, nil, "a list is an argument Set-ItemProperty takes at no position"},
+		{`Set-ItemProperty HKCU:\X a [int]5`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("[int]5"), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a [Environment]::GetFolderPath('Desktop') -Type String`, nil, `"Desktop" is an argument Set-ItemProperty takes at no position`},
+		{`Set-ItemProperty HKCU:\X a ([byte[]](1,2)) -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{1, 2}, false, false}}, ""},
 		// a quoted argument ends at its closing quote: what follows
 		// against it is the next argument (simeononsecurity/
 		// Windows-Optimize-Harden-Debloat sos-optimize-windows.ps1 line

@@ -171,6 +171,12 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			op = '.'
 		case sc.paramBlock(st):
 			return done() // param(...) ends its statement
+		case c == '[' && sc.peek(1) != 0 && !wordEnd(sc.peek(1)) && inCommand(st):
+			// in a command's arguments a [ starts a word, not a type:
+			// [byte[]](1,2) is the string [byte[]] and then (1,2)
+			// (tokenizer.cs NextToken: in command mode, [ before a
+			// character that starts no new token is ScanGenericToken's)
+			st.toks = append(st.toks, psTok{val: sc.typeWord()})
 		default:
 			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
 		}
@@ -225,6 +231,32 @@ func (sc *psScanner) atParam() int {
 		return -1
 	}
 	return j
+}
+
+// typeWord reads a command's argument that starts with [: a word to the
+// first character that starts a new token, a ( there being the next
+// argument, not a call.
+func (sc *psScanner) typeWord() psValue {
+	j := sc.i
+	for j < len(sc.s) && !wordEnd(sc.s[j]) && strings.IndexByte("`$\"'", sc.s[j]) < 0 {
+		j++
+	}
+	if j < len(sc.s) && !wordEnd(sc.s[j]) {
+		return sc.bare(true) // escapes, variables, quotes: the word reader's
+	}
+	v := psValue{kind: psString, bare: true, s: sc.s[sc.i:j]}
+	sc.i = j
+	return v
+}
+
+// inCommand says whether the words scanned into st are a command's
+// name and arguments: its first is a bare word, no keyword.
+func inCommand(st *psStmt) bool {
+	if len(st.toks) == 0 {
+		return false
+	}
+	first := st.toks[0].val
+	return first.bare && first.dyn == "" && first.kind == psString && !psKeywords[strings.ToLower(first.s)]
 }
 
 func isParamStart(c byte) bool {
