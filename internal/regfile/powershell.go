@@ -410,6 +410,14 @@ type psBound struct {
 // values to the positional parameters left, in order of position; a
 // comma joins values into an array.
 func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
+	for _, t := range toks[1:] {
+		if strings.HasPrefix(t.val.dyn, psSplatted) {
+			// @params binds its hashtable's keys as parameters
+			// (about_Splatting): which, and their values, only the
+			// running script knows
+			return nil, fmt.Errorf("its parameters come from %s, known only when the script runs", t.val.dyn)
+		}
+	}
 	all := append(append([]psParam{}, params...), psCommon...)
 	b := &psBound{named: map[string]psValue{}, set: map[string]bool{}}
 	var positional []psValue

@@ -227,6 +227,9 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X $n 1 -Type DWord`, nil, "the value name holds the variable $n"},
 		{`Set-ItemProperty HKCU:\X a (Get-Random) -Type DWord`, nil, "the data holds the expression"},
 		{`Set-ItemProperty HKCU:\X a 1 -Type $t`, nil, "the type holds the variable $t"},
+		// splatting binds a hashtable's keys as parameters
+		{"$p = @{ Path = 'HKCU:\\X'; Name = 'a'; Value = 1 }\nSet-ItemProperty @p", nil, "its parameters come from the splatted variable @p"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord @more`, nil, "its parameters come from the splatted variable @more"},
 		// a method's arguments are the method's, not the command's
 		// (Disassembler0/Win10-Initial-Setup-Script Win10.psm1 line
 		// 4056: -Value $data.Split(","))

@@ -309,6 +309,9 @@ func (sc *psScanner) param() psTok {
 	return t
 }
 
+// psSplatted starts the dyn of a splatted variable, @params.
+const psSplatted = "the splatted variable"
+
 // wordEnd ends a bare word.
 func wordEnd(c byte) bool {
 	return strings.IndexByte(" \t\f\v\n;|,(){}&", c) >= 0
@@ -358,6 +361,15 @@ func (sc *psScanner) value(arg bool, depth int) psValue {
 		sc.i++
 		sc.skipBalanced()
 		return psValue{dyn: "a hashtable"}
+	case c == '@' && arg && (isParamStart(sc.peek(1)) || sc.peek(1) >= '0' && sc.peek(1) <= '9'):
+		// @params: a splatted variable (tokenizer.cs NextToken: @
+		// before a variable's first character, ScanVariable(splatted))
+		sc.i++
+		start := sc.i
+		for sc.i < len(sc.s) && (isParamStart(sc.s[sc.i]) || sc.s[sc.i] >= '0' && sc.s[sc.i] <= '9' || sc.s[sc.i] == ':') {
+			sc.i++
+		}
+		return psValue{dyn: psSplatted + " @" + sc.s[start:sc.i]}
 	case c == '$':
 		return sc.variable()
 	case c == '[':
