@@ -252,6 +252,14 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty "HKCU:\X" "a"2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
 		{`Set-ItemProperty "HKCU:\X".Trim() a 1 -Type DWord`, nil, "the key holds the expression"},
 		{`Set-ItemProperty HKCU:\X a 1 -Type "DWord"[0]`, nil, "the type holds the expression"},
+		// a key on a drive without \ after the colon is relative to the
+		// drive's location: its root, unless the script moves it
+		// (shoober420/windows11-scripts AMD_GPUScaling.ps1 line 129:
+		// "HKLM:SYSTEM\ControlSet001\...", no Set-Location)
+		{`Set-ItemProperty HKCU:X a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{"Set-ItemProperty HKCU:X a 1 -Type DWord\ncd HKCU:\\Software", nil, "is relative to the drive's current location, which the script's cd of line 2 may move"},
+		{"Push-Location 'HKCU:\\Software'\nSet-ItemProperty \"HKCU:X\" a 1 -Type DWord", nil, "which the script's Push-Location of line 1 may move"},
+		{"Set-Location C:\\\nSet-ItemProperty HKCU:\\X a 1 -Type DWord\nSet-ItemProperty Registry::HKCU\\X a 1 -Type DWord", []psRow{{2, k, "a", false, 4, dw(1), false, false}, {3, k, "a", false, 4, dw(1), false, false}}, ""},
 		// keys
 		{`New-Item HKCU:\X\Y`, []psRow{}, ""},
 		{`New-Item -Path HKCU:\X -Name Y -Force | Out-Null`, []psRow{{1, `HKCU\X\Y`, "", false, 0, nil, true, false}}, ""},

@@ -400,8 +400,9 @@ func condFollows(header, st *psStmt) bool {
 }
 
 // prescan finds, before the script is read, the functions it
-// dot-sources and the drives its New-PSDrive commands map: a line of a
-// function may run after either, wherever it stands.
+// dot-sources, the drives its New-PSDrive commands map and its first
+// command that moves the current location: a line of a function may run
+// after any of them, wherever it stands.
 func (p *psReader) prescan(text string) {
 	sc := &psScanner{s: text, line: 1}
 	for {
@@ -409,6 +410,9 @@ func (p *psReader) prescan(text string) {
 		if st != nil && !st.tooLong {
 			first := st.toks[0].val
 			name := strings.ToLower(first.s)
+			if first.dyn == "" && first.kind == psString && psLocation[name] && p.locAt == 0 {
+				p.locAt, p.locCmd = st.line, first.s
+			}
 			if st.op == '.' && first.dyn == "" && first.kind == psString {
 				if _, ok := p.dotted[name]; !ok {
 					p.dotted[name] = st.line
