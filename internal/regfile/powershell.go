@@ -137,6 +137,8 @@ func ReadPowerShell(r io.Reader) (*File, error) {
 			p.close(next)
 		case st != nil && headsBlock(st):
 			p.header = st // its { may follow on the next line
+		case st != nil && condFollows(p.header, st):
+			// if, then its (...) and { on the lines below: still the if's
 		case st != nil:
 			p.header = nil
 		}
@@ -226,6 +228,11 @@ type psReader struct {
 	// in lower case, each with the line of the first; mapsAt the drives
 	// a New-PSDrive maps anywhere in it, each with the line of the first
 	dotted, mapsAt map[string]int
+	// locAt is the line of the script's first command that changes the
+	// current location (Set-Location, cd, Push-Location...; 0: none),
+	// and locCmd that command as written
+	locAt  int
+	locCmd string
 	// prev is the command before the one read, which pipes its output
 	// into it when that one's pipeIn is set
 	prev *psStmt
@@ -408,6 +415,14 @@ type psBound struct {
 // values to the positional parameters left, in order of position; a
 // comma joins values into an array.
 func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
+	for _, t := range toks[1:] {
+		if strings.HasPrefix(t.val.dyn, psSplatted) {
+			// @params binds its hashtable's keys as parameters
+			// (about_Splatting): which, and their values, only the
+			// running script knows
+			return nil, fmt.Errorf("its parameters come from %s, known only when the script runs", t.val.dyn)
+		}
+	}
 	all := append(append([]psParam{}, params...), psCommon...)
 	b := &psBound{named: map[string]psValue{}, set: map[string]bool{}}
 	var positional []psValue
@@ -468,7 +483,14 @@ func bind(cmd string, params []psParam, toks []psTok) (*psBound, error) {
 			}
 		}
 		if next == nil {
-			return nil, fmt.Errorf("%q is an argument %s takes at no position", textdec.Clip(v.s), cmd)
+			what := strconv.Quote(textdec.Clip(v.s))
+			switch {
+			case v.kind == psArray:
+				what = "a list"
+			case v.dyn != "":
+				what = v.dyn
+			}
+			return nil, fmt.Errorf("%s is an argument %s takes at no position", what, cmd)
 		}
 		b.set[next.name] = true
 		b.named[next.name] = v
@@ -500,6 +522,25 @@ func findParam(cmd string, params []psParam, name string) (*psParam, error) {
 		return nil, fmt.Errorf("%s has no parameter -%s", cmd, name)
 	}
 	return found, nil
+}
+
+// driveRelative says whether a path on a drive is relative to that
+// drive's current location: HKLM:SYSTEM, or HKLM: alone, not HKLM:\SYSTEM.
+func driveRelative(s string) bool {
+	if strings.Contains(s, "::") {
+		return false // a provider path: from the root
+	}
+	_, after, ok := strings.Cut(s, ":")
+	return ok && !strings.HasPrefix(after, `\`) && !strings.HasPrefix(after, "/")
+}
+
+// psLocation are the commands that move the current location: the
+// Location cmdlets and their aliases, and the cd.. and cd\ functions.
+var psLocation = map[string]bool{
+	"set-location": true, "sl": true, "cd": true, "chdir": true, "push-location": true, "pushd": true,
+	"pop-location": true, "popd": true, "cd..": true, `cd\`: true,
+	`microsoft.powershell.management\set-location`: true, `microsoft.powershell.management\push-location`: true,
+	`microsoft.powershell.management\pop-location`: true,
 }
 
 // regPath reads a registry provider path: DRIVE:\X on a registry drive
@@ -997,6 +1038,14 @@ func (p *psReader) statement(st *psStmt) error {
 			return nil
 		case unmapped != "":
 			p.note(n, "%s: no drive %s: (PowerShell has HKLM: and HKCU: alone, and the script has not run New-PSDrive -Name %s -PSProvider Registry -Root %s before this line): PowerShell fails the command, so it is not written", cmd, unmapped, unmapped, psHives[unmapped])
+			return nil
+		case reg && p.locAt > 0 && driveRelative(v.s):
+			// HKLM:SYSTEM is relative to the drive's current location
+			// (about_Locations: "PowerShell maintains the current
+			// working location for each drive ... you can access items
+			// from the current working location by referring only to
+			// the drive"), its root until the script moves it
+			p.note(n, "%s: the key %q is relative to the drive's current location, which the script's %s of line %d may move: skipped", cmd, textdec.Clip(v.s), p.locCmd, p.locAt)
 			return nil
 		case !reg && (cmd == "New-Item" || cmd == "Remove-Item") && !strings.Contains(strings.ToLower(v.s), "hkey_"):
 			p.f.Other++ // a file

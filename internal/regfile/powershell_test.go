@@ -227,6 +227,39 @@ func TestReadPowerShellCommands(t *testing.T) {
 		{`Set-ItemProperty HKCU:\X $n 1 -Type DWord`, nil, "the value name holds the variable $n"},
 		{`Set-ItemProperty HKCU:\X a (Get-Random) -Type DWord`, nil, "the data holds the expression"},
 		{`Set-ItemProperty HKCU:\X a 1 -Type $t`, nil, "the type holds the variable $t"},
+		// splatting binds a hashtable's keys as parameters
+		{"$p = @{ Path = 'HKCU:\\X'; Name = 'a'; Value = 1 }\nSet-ItemProperty @p", nil, "its parameters come from the splatted variable @p"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type DWord @more`, nil, "its parameters come from the splatted variable @more"},
+		// a method's arguments are the method's, not the command's
+		// (Disassembler0/Win10-Initial-Setup-Script Win10.psm1 line
+		// 4056: -Value $data.Split(","))
+		{`Set-ItemProperty HKCU:\X a -Value $data.Split(",") -Type Binary`, nil, "the data holds the variable $data"},
+		{`Set-ItemProperty HKCU:\X a $d.Trim() -Type String`, nil, "the data holds the variable $d"},
+		// in a command's arguments a [ starts a word, not a type: the
+		// string [byte[]], then (1,2), an argument too many; PowerShell
+		// binds none of it
+		{`Set-ItemProperty HKCU:\X -Name a -Value [byte[]](1,2) -Type Binary`, nil, "a list is an argument Set-ItemProperty takes at no position"},
+		{`Set-ItemProperty HKCU:\X a [byte[]]@(1,2) -Type Binary`, nil, "a list is an argument Set-ItemProperty takes at no position"},
+		{`Set-ItemProperty HKCU:\X a [int]5`, []psRow{{1, k, "a", false, 1, backend.UTF16Bytes("[int]5"), false, true}}, ""},
+		{`Set-ItemProperty HKCU:\X a [Environment]::GetFolderPath('Desktop') -Type String`, nil, `"Desktop" is an argument Set-ItemProperty takes at no position`},
+		{`Set-ItemProperty HKCU:\X a ([byte[]](1,2)) -Type Binary`, []psRow{{1, k, "a", false, 3, []byte{1, 2}, false, false}}, ""},
+		// a quoted argument ends at its closing quote: what follows
+		// against it is the next argument (simeononsecurity/
+		// Windows-Optimize-Harden-Debloat sos-optimize-windows.ps1 line
+		// 1060: New-Item -Path "HKLM:\...\SSL 2.0\Client"-Force)
+		{`New-Item -Path "HKCU:\X"-Force`, []psRow{{1, k, "", false, 0, nil, true, false}}, ""},
+		{`Set-ItemProperty -Path 'HKCU:\X'-Name a -Value 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{`Set-ItemProperty "HKCU:\X" "a"2 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(2), false, false}}, ""},
+		{`Set-ItemProperty "HKCU:\X".Trim() a 1 -Type DWord`, nil, "the key holds the expression"},
+		{`Set-ItemProperty HKCU:\X a 1 -Type "DWord"[0]`, nil, "the type holds the expression"},
+		// a key on a drive without \ after the colon is relative to the
+		// drive's location: its root, unless the script moves it
+		// (shoober420/windows11-scripts AMD_GPUScaling.ps1 line 129:
+		// "HKLM:SYSTEM\ControlSet001\...", no Set-Location)
+		{`Set-ItemProperty HKCU:X a 1 -Type DWord`, []psRow{{1, k, "a", false, 4, dw(1), false, false}}, ""},
+		{"Set-ItemProperty HKCU:X a 1 -Type DWord\ncd HKCU:\\Software", nil, "is relative to the drive's current location, which the script's cd of line 2 may move"},
+		{"Push-Location 'HKCU:\\Software'\nSet-ItemProperty \"HKCU:X\" a 1 -Type DWord", nil, "which the script's Push-Location of line 1 may move"},
+		{"Set-Location C:\\\nSet-ItemProperty HKCU:\\X a 1 -Type DWord\nSet-ItemProperty Registry::HKCU\\X a 1 -Type DWord", []psRow{{2, k, "a", false, 4, dw(1), false, false}, {3, k, "a", false, 4, dw(1), false, false}}, ""},
 		// keys
 		{`New-Item HKCU:\X\Y`, []psRow{}, ""},
 		{`New-Item -Path HKCU:\X -Name Y -Force | Out-Null`, []psRow{{1, `HKCU\X\Y`, "", false, 0, nil, true, false}}, ""},
@@ -695,6 +728,18 @@ func TestPowerShellBareBlock(t *testing.T) {
 		{"stored, { on the next line", "$sb =\n{ " + set + " }", []string{`HKCU\X`}, ""},
 		{"function, { on the next line", "function F\n{ " + set + " }\nF", []string{`HKCU\X`}, ""},
 		{"if, { on the next line", "if ($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		// Sycnex/Windows10Debloater Windows10Debloater.ps1 line 687,
+		// "If(Test-Path $layoutFile)", { on the next line; and
+		// simeononsecurity/Windows-Optimize-Harden-Debloat
+		// .../PSWindowsUpdate/Update-WUModule.ps1 lines 74 and 128
+		{"If(, { on the next line", "If(Test-Path $a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"ForEach(, { on the next line", "ForEach($c in $d)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		{"while(, { on the next line", "while($a)\n{ " + set + " }", []string{`HKCU\X`}, ""},
+		// farag2/Sophia-Script-for-Windows, Sophia_Script_for_Windows_10
+		// Module/Sophia.psm1 lines 10865-10870: if, then its condition
+		// on lines of its own, then {
+		{"if, its condition below", "if\n(\n  ($a -eq 1) -or\n  (-not $b)\n)\n{\n  " + set + "\n}", []string{`HKCU\X`}, ""},
+		{"a command, then ( and {", "Write-Host\n($a)\n{ " + set + " }", nil, "line 3: the script block"},
 		{"class, { on the next line", "class C\n{\n  [void] M() { " + set + " }\n}", []string{`HKCU\X`}, ""},
 		{"switch clause conditions", "switch ($x) {\n  { $_ -gt 1 } { " + set + " }\n}", []string{`HKCU\X`}, ""},
 	} {

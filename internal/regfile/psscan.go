@@ -171,6 +171,12 @@ func (sc *psScanner) statement() (st *psStmt, more bool) {
 			op = '.'
 		case sc.paramBlock(st):
 			return done() // param(...) ends its statement
+		case c == '[' && sc.peek(1) != 0 && !wordEnd(sc.peek(1)) && inCommand(st):
+			// in a command's arguments a [ starts a word, not a type:
+			// [byte[]](1,2) is the string [byte[]] and then (1,2)
+			// (tokenizer.cs NextToken: in command mode, [ before a
+			// character that starts no new token is ScanGenericToken's)
+			st.toks = append(st.toks, psTok{val: sc.typeWord()})
 		default:
 			st.toks = append(st.toks, psTok{val: sc.value(true, 0)})
 		}
@@ -227,6 +233,32 @@ func (sc *psScanner) atParam() int {
 	return j
 }
 
+// typeWord reads a command's argument that starts with [: a word to the
+// first character that starts a new token, a ( there being the next
+// argument, not a call.
+func (sc *psScanner) typeWord() psValue {
+	j := sc.i
+	for j < len(sc.s) && !wordEnd(sc.s[j]) && strings.IndexByte("`$\"'", sc.s[j]) < 0 {
+		j++
+	}
+	if j < len(sc.s) && !wordEnd(sc.s[j]) {
+		return sc.bare(true) // escapes, variables, quotes: the word reader's
+	}
+	v := psValue{kind: psString, bare: true, s: sc.s[sc.i:j]}
+	sc.i = j
+	return v
+}
+
+// inCommand says whether the words scanned into st are a command's
+// name and arguments: its first is a bare word, no keyword.
+func inCommand(st *psStmt) bool {
+	if len(st.toks) == 0 {
+		return false
+	}
+	first := st.toks[0].val
+	return first.bare && first.dyn == "" && first.kind == psString && !psKeywords[strings.ToLower(first.s)]
+}
+
 func isParamStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '?'
 }
@@ -277,6 +309,9 @@ func (sc *psScanner) param() psTok {
 	return t
 }
 
+// psSplatted starts the dyn of a splatted variable, @params.
+const psSplatted = "the splatted variable"
+
 // wordEnd ends a bare word.
 func wordEnd(c byte) bool {
 	return strings.IndexByte(" \t\f\v\n;|,(){}&", c) >= 0
@@ -304,9 +339,15 @@ func (sc *psScanner) value(arg bool, depth int) psValue {
 		} else {
 			v = sc.double()
 		}
-		if arg && sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) && sc.s[sc.i] != '>' {
-			v.joined = true
-			return sc.bareFrom(v, v.s, arg)
+		// a quoted string is a token of its own (tokenizer.cs NextToken:
+		// ScanStringExpandable, ScanStringLiteral), an argument
+		// (Parser.cs GetCommandArgument: PrimaryExpressionRule) that
+		// ends at its closing quote: "HKLM:\X"-Force is the key and
+		// -Force, "a"b two arguments. A . or [ against the quote is a
+		// member or an index of the string.
+		if arg && sc.i < len(sc.s) && (sc.s[sc.i] == '.' || sc.s[sc.i] == '[' || sc.s[sc.i] == ':' && sc.peek(1) == ':') {
+			w := sc.bareFrom(psValue{kind: psString}, v.s, arg)
+			return psValue{dyn: "the expression " + textdec.Clip(w.s)}
 		}
 		return v
 	case c == '@' && (sc.peek(1) == '\'' || sc.peek(1) == '"'):
@@ -320,6 +361,15 @@ func (sc *psScanner) value(arg bool, depth int) psValue {
 		sc.i++
 		sc.skipBalanced()
 		return psValue{dyn: "a hashtable"}
+	case c == '@' && arg && (isParamStart(sc.peek(1)) || sc.peek(1) >= '0' && sc.peek(1) <= '9'):
+		// @params: a splatted variable (tokenizer.cs NextToken: @
+		// before a variable's first character, ScanVariable(splatted))
+		sc.i++
+		start := sc.i
+		for sc.i < len(sc.s) && (isParamStart(sc.s[sc.i]) || sc.s[sc.i] >= '0' && sc.s[sc.i] <= '9' || sc.s[sc.i] == ':') {
+			sc.i++
+		}
+		return psValue{dyn: psSplatted + " @" + sc.s[start:sc.i]}
 	case c == '$':
 		return sc.variable()
 	case c == '[':
@@ -580,10 +630,15 @@ func (sc *psScanner) variable() psValue {
 }
 
 // rest skips what follows a variable or a bracket in the same word
-// (.Property, [index], text): true when there was any.
+// (.Property, [index], .Method(...), text): true when there was any.
+// The ( of a method's arguments, against its name, belongs to the
+// argument ($data.Split(","), [Environment]::GetFolderPath('x');
+// Parser.cs MemberAccessRule takes the ( against the member, through
+// NextInvokeMemberToken, as its invocation),
+// where a ( alone would start another.
 func (sc *psScanner) rest() bool {
 	start := sc.i
-	for sc.i < len(sc.s) && !wordEnd(sc.s[sc.i]) {
+	for sc.i < len(sc.s) && (!wordEnd(sc.s[sc.i]) || sc.s[sc.i] == '(' && sc.i > start) {
 		switch {
 		case sc.s[sc.i] == '[' || sc.s[sc.i] == '(':
 			sc.skipBalanced()

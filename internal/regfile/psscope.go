@@ -106,8 +106,8 @@ func (p *psReader) open(st *psStmt, op byte, line int) {
 	}
 	b := psBlock{kind: psOpaque, line: line}
 	var first string
-	if head != nil && head.toks[0].val.dyn == "" {
-		first = strings.ToLower(head.toks[0].val.s)
+	if head != nil {
+		first = headWord(head)
 	}
 	inSwitch := len(p.blocks) > 0 && p.blocks[len(p.blocks)-1].isSwitch
 	switch {
@@ -363,13 +363,46 @@ var psOtherHeads = map[string]bool{
 // headsBlock says whether st may head a block whose { follows on the
 // next line: function F, if (...), else, trap.
 func headsBlock(st *psStmt) bool {
-	first := strings.ToLower(st.toks[0].val.s)
-	return st.toks[0].val.dyn == "" && (psHeaders[first] || psOtherHeads[first])
+	first := headWord(st)
+	return psHeaders[first] || psOtherHeads[first]
+}
+
+// headWord is the first word of st in lower case, "" when it holds an
+// expression. A keyword written against its parenthesis, If(...),
+// ForEach($x in $y), is the keyword: the tokenizer ends the word at the
+// ( (tokenizer.cs ScanIdentifier; ( is ForceStartNewToken in
+// CharTraits.cs) and finds it in its keyword table (s_keywordTable).
+func headWord(st *psStmt) string {
+	if v := st.toks[0].val; v.dyn == "" {
+		return strings.ToLower(v.s)
+	}
+	end := 0
+	for end < len(st.raw) && (st.raw[end] >= 'a' && st.raw[end] <= 'z' || st.raw[end] >= 'A' && st.raw[end] <= 'Z') {
+		end++
+	}
+	if w := strings.ToLower(st.raw[:end]); end < len(st.raw) && st.raw[end] == '(' && psCondHeads[w] {
+		return w
+	}
+	return ""
+}
+
+// psCondHeads are the keywords a ( condition follows, on the same line
+// or below (Parser.cs IfStatementRule, WhileStatementRule... skip the
+// newlines before the parenthesis).
+var psCondHeads = map[string]bool{
+	"if": true, "elseif": true, "foreach": true, "for": true, "while": true, "until": true, "switch": true,
+}
+
+// condFollows says whether st is the condition, (...), of the keyword
+// header alone on the line above: if, then (...) on lines of its own.
+func condFollows(header, st *psStmt) bool {
+	return header != nil && len(header.toks) == 1 && psCondHeads[headWord(header)] && strings.HasPrefix(st.raw, "(")
 }
 
 // prescan finds, before the script is read, the functions it
-// dot-sources and the drives its New-PSDrive commands map: a line of a
-// function may run after either, wherever it stands.
+// dot-sources, the drives its New-PSDrive commands map and its first
+// command that moves the current location: a line of a function may run
+// after any of them, wherever it stands.
 func (p *psReader) prescan(text string) {
 	sc := &psScanner{s: text, line: 1}
 	for {
@@ -377,6 +410,9 @@ func (p *psReader) prescan(text string) {
 		if st != nil && !st.tooLong {
 			first := st.toks[0].val
 			name := strings.ToLower(first.s)
+			if first.dyn == "" && first.kind == psString && psLocation[name] && p.locAt == 0 {
+				p.locAt, p.locCmd = st.line, first.s
+			}
 			if st.op == '.' && first.dyn == "" && first.kind == psString {
 				if _, ok := p.dotted[name]; !ok {
 					p.dotted[name] = st.line

@@ -26,7 +26,7 @@ func TestReadRealFiles(t *testing.T) {
 	n := 0
 	for _, p := range paths {
 		ext := strings.ToLower(filepath.Ext(p))
-		if ext != ".reg" && ext != ".bat" && ext != ".cmd" {
+		if ext != ".reg" && ext != ".bat" && ext != ".cmd" && ext != ".ps1" && ext != ".psm1" {
 			continue
 		}
 		n++
@@ -37,9 +37,12 @@ func TestReadRealFiles(t *testing.T) {
 			}
 			defer in.Close()
 			var f *File
-			if ext == ".reg" {
+			switch ext {
+			case ".reg":
 				f, err = Read(in)
-			} else {
+			case ".ps1", ".psm1":
+				f, err = ReadPowerShell(in)
+			default:
 				f, err = ReadBatch(in)
 			}
 			if err != nil {
@@ -62,8 +65,8 @@ func TestReadRealFiles(t *testing.T) {
 			}
 		})
 	}
-	if n != 5 {
-		t.Errorf("%d real files, want the 5 testdata/README.md lists", n)
+	if n != 9 {
+		t.Errorf("%d real files, want the 9 testdata/README.md lists", n)
 	}
 }
 
@@ -75,6 +78,9 @@ func renderFile(f *File) string {
 	if f.Batch {
 		fmt.Fprintf(&b, ", %d other lines", f.Other)
 	}
+	if f.PowerShell {
+		fmt.Fprintf(&b, ", %d registry commands, %d other commands", f.Commands, f.Other)
+	}
 	b.WriteString("\n")
 	for _, s := range f.Sections {
 		del := ""
@@ -82,6 +88,9 @@ func renderFile(f *File) string {
 			del = "delete key "
 		}
 		fmt.Fprintf(&b, "line %d: %s%s%s\n", s.Line, del, s.Path, flags(s.Asks, false, false))
+		if s.Note != "" {
+			fmt.Fprintf(&b, "  (%s)\n", s.Note)
+		}
 		for _, v := range s.Values {
 			name := fmt.Sprintf("%q", v.Name)
 			if v.Default {
@@ -92,6 +101,9 @@ func renderFile(f *File) string {
 				continue
 			}
 			fmt.Fprintf(&b, "  line %d: %s = %s%s\n", v.Line, name, renderData(v.Type, v.Data), flags(v.Asks, v.NewOnly, v.AnsweredNo))
+			if v.TypeNote != "" {
+				fmt.Fprintf(&b, "    (%s)\n", v.TypeNote)
+			}
 		}
 	}
 	for _, n := range f.Notes {
