@@ -88,13 +88,26 @@ func grubSteps(g grubSettings, drop func(string) bool, dropped, add string) []Ma
 		}
 		return []ManualStep{{Do: do + " and add to " + grubLinux + ":", Line: add}, regen}
 	}
-	steps := []ManualStep{varStep(g.Linux, grubLinux, replaceWords(g.Linux.Value, drop, add))}
+	l := editTarget(g.Linux, drop)
+	steps := []ManualStep{varStep(l, grubLinux, replaceWords(l.Value, drop, add))}
 	if slices.ContainsFunc(strings.Fields(g.Default.Value), drop) {
-		s := varStep(g.Default, grubDefault, replaceWords(g.Default.Value, drop, ""))
+		d := editTarget(g.Default, drop)
+		s := varStep(d, grubDefault, replaceWords(d.Value, drop, ""))
 		s.Do += " (it holds " + dropped + " too, and grub-mkconfig puts it after " + grubLinux + " on the command line)"
 		steps = append(steps, s)
 	}
 	return append(steps, regen)
+}
+
+// editTarget is the assignment to edit: the last one, or, when that
+// only appends to the value before it (a drop-in's NAME="$NAME more",
+// as Ubuntu's kdump-tools.cfg adds crashkernel=) and adds no dropped
+// word, the one it appends to, so that the drop-in keeps appending.
+func editTarget(v shellVar, drop func(string) bool) shellVar {
+	for v.Prev != nil && !slices.ContainsFunc(strings.Fields(v.Suffix), drop) {
+		v = *v.Prev
+	}
+	return v
 }
 
 // varStep is the step that sets a variable to value: in place of its

@@ -113,6 +113,16 @@ func TestGrubStepsApplied(t *testing.T) {
 			"etc/default/grub.d/90-isolate.cfg": "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX isolcpus=1 nohz_full=1\"\n"},
 			[]string{`GRUB_CMDLINE_LINUX="rhgb quiet ` + iso + `"`},
 			"rhgb quiet " + iso},
+		// Ubuntu's kdump-tools appends crashkernel= in a drop-in; the
+		// isolation is in /etc/default/grub, which is where it is edited,
+		// so the drop-in keeps appending.
+		{"appended to by a package's drop-in", isolationName, "2-3", map[string]string{
+			"etc/default/grub":                    "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash isolcpus=1\"\nGRUB_CMDLINE_LINUX=\"\"\n",
+			"etc/default/grub.d/kdump-tools.cfg":  "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT crashkernel=512M-:192M\"\n",
+			"etc/default/grub.d/90-ipv6.cfg":      "GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX ipv6.disable=1\"\n",
+			"etc/default/grub.d/95-isolation.cfg": "# nothing\n"},
+			[]string{`GRUB_CMDLINE_LINUX="` + iso + `"`, `GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"`},
+			iso + " ipv6.disable=1 quiet splash crashkernel=512M-:192M"},
 		{"trailing comment", isolationName, "2-3", map[string]string{
 			"etc/default/grub": "GRUB_CMDLINE_LINUX=\"console=ttyS0\" # serial console\n"},
 			[]string{`GRUB_CMDLINE_LINUX="console=ttyS0 ` + iso + `"`},

@@ -30,6 +30,11 @@ type shellVar struct {
 	// it: a line systemd's EnvironmentFile= reads as sh does (it takes
 	// a comment after the value, a ";" and "export" as part of the line).
 	Plain bool
+	// Prev is the value this assignment started from when it begins
+	// with the variable itself (NAME="$NAME more", as drop-ins append),
+	// and Suffix what it added; nil otherwise.
+	Prev   *shellVar
+	Suffix string
 	// Unknown says why the value cannot be known without running the
 	// file (a command substitution, an expansion latlab does not
 	// follow); "" when Value is what sh would hold.
@@ -160,6 +165,10 @@ func (s *shellState) assign(file string, c shellCommand, words []shToken, one bo
 	for _, w := range words {
 		v := shellVar{Value: w.value, Set: true, File: file, Line: line, End: c.end, Alone: one && !c.shared}
 		v.Plain = v.Alone && !c.comment && !w.escaped && c.end == c.line
+		if w.self >= 0 && w.unknown == "" {
+			prev := s.get(w.name)
+			v.Prev, v.Suffix = &prev, w.value[w.self:]
+		}
 		why := w.unknown
 		if why == "" && hasControl(v.Value) {
 			why = "sets " + w.name + " to a value with control characters"
@@ -208,6 +217,9 @@ type shToken struct {
 	unknown string
 	// escaped: a backslash or an expansion made the value.
 	escaped bool
+	// self is the length of the assigned variable's own value that
+	// begins the value ("$NAME ..."), -1 when it does not begin so.
+	self int
 }
 
 type shellCommand struct {
@@ -230,6 +242,8 @@ type shellLexer struct {
 	err   string
 	// semiLine is the line of the last ";" that ended a command.
 	semiLine int
+	// word0 is the word being read.
+	word0 *shToken
 }
 
 func (l *shellLexer) peek(off int) byte {
@@ -335,7 +349,7 @@ func isShellKeyword(s string) bool {
 func (l *shellLexer) word(assign bool) shToken {
 	var w shToken
 	var b strings.Builder
-	w.plain = true
+	w.plain, w.self = true, -1
 	startLine := l.line
 	// An assignment is a name, unquoted, then "=".
 	if assign {
@@ -349,6 +363,7 @@ func (l *shellLexer) word(assign bool) shToken {
 			w.plain = false
 		}
 	}
+	l.word0 = &w
 	unknown := func(why string) {
 		if w.unknown == "" {
 			w.unknown = why
@@ -512,6 +527,9 @@ func (l *shellLexer) expand(b *strings.Builder, name string, unknown func(string
 	if _, seen := l.state.vars[name]; !seen && !l.state.own[name] {
 		unknown("expands $" + name + ", which these files do not set: its value would come from the program that sources them")
 		return
+	}
+	if w := l.word0; w != nil && w.name == name && b.Len() == 0 && w.self < 0 {
+		w.self = len(v.Value)
 	}
 	b.WriteString(v.Value)
 }
