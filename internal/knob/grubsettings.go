@@ -80,7 +80,7 @@ func readGrub(env *Env) (g grubSettings, ok bool) {
 // normal entries would have both). Settings latlab cannot read give a
 // step that says so, never a line to paste.
 func grubSteps(g grubSettings, drop func(string) bool, dropped, add string) []ManualStep {
-	regen := ManualStep{Do: "regenerate the GRUB configuration: update-grub on Debian and Ubuntu; grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL (where grubby --update-kernel=ALL --args=... does both steps)"}
+	regen := ManualStep{Do: "regenerate the GRUB configuration: update-grub on Debian and Ubuntu; grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL (where grubby --update-kernel=ALL --args=... does both steps); grub-mkconfig -o /boot/grub/grub.cfg on Arch"}
 	if g.Problem != "" {
 		do := "latlab cannot tell what " + grubLinux + " and " + grubDefault + " hold without running the GRUB settings (" + strings.Join(g.Files, ", ") + "): " + g.Problem + ". Edit them by hand: remove any " + dropped + " from both"
 		if add == "" {
