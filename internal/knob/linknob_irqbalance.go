@@ -87,10 +87,11 @@ func (irqbalance) Explain(value string, o ExplainOptions) (*Explanation, error) 
 
 // readIrqbalanceConfig reads the first settings file that exists.
 // Debian's init script sources it; irqbalance.service reads it as an
-// EnvironmentFile, whose parser (systemd's env-file.c) takes a comment
-// after a value, a ";", "export" and "$" as part of the value. The two
-// agree on a plain NAME=value or NAME="value" line: any other value is
-// left out rather than read one way or the other.
+// EnvironmentFile, whose parser (systemd's env-file.c) is not sh: after
+// a closing quote it goes on reading the value, so a comment there is
+// part of it. A plain NAME=value or NAME="value" line, with nothing
+// after the value, is read alike; any other value is left out rather
+// than read one way or the other.
 func readIrqbalanceConfig(env *Env, d *IrqbalanceDetail) {
 	for _, l := range irqbalanceConfigs {
 		v, err := env.read(l)

@@ -283,9 +283,9 @@ func TestIrqbalanceConfigRead(t *testing.T) {
 		{"debian sysv", "etc/default/irqbalance", "#Configuration for the irqbalance daemon\n\n#Should irqbalance be enabled?\nENABLED=\"1\"\nONESHOT=\"0\"\nOPTIONS=\"--hintpolicy=ignore\"\n", "", ""},
 		{"single quotes", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST='2-3'\n", "", "2-3"},
 		{"last wins", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=1\n#IRQBALANCE_BANNED_CPULIST=\nIRQBALANCE_BANNED_CPULIST=\"2-3\"\n", "", "2-3"},
-		// Where sh and systemd's EnvironmentFile= parser differ: sh
-		// ends the value at the comment, systemd keeps "# CPUs 2 and 3"
-		// after it; systemd takes "export IRQBALANCE..." for a key.
+		// Where sh and systemd's EnvironmentFile= parser differ or may:
+		// sh ends the value at the comment, systemd's env-file.c goes on
+		// reading the value after the closing quote; "export" is sh's.
 		{"trailing comment", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPUS=\"0000000c\" # CPUs 2 and 3\n", "", ""},
 		{"export", "etc/default/irqbalance", "export IRQBALANCE_BANNED_CPULIST=2-3\n", "", ""},
 		{"expansion", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=\"$ISOLATED\"\n", "", ""},

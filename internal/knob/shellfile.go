@@ -27,8 +27,8 @@ type shellVar struct {
 	Alone     bool
 	// Plain is true when the assignment is NAME=value or NAME="value"
 	// alone on its line, with no expansion, backslash or comment after
-	// it: a line systemd's EnvironmentFile= reads as sh does (it takes
-	// a comment after the value, a ";" and "export" as part of the line).
+	// it: a line systemd's EnvironmentFile= parser reads as sh does (it
+	// takes a comment after a quoted value as part of the value).
 	Plain bool
 	// Prev is the value this assignment started from when it begins
 	// with the variable itself (NAME="$NAME more", as drop-ins append),
