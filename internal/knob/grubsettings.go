@@ -89,12 +89,17 @@ func grubSteps(g grubSettings, drop func(string) bool, dropped, add string) []Ma
 		return []ManualStep{{Do: do + " and add to " + grubLinux + ":", Line: add}, regen}
 	}
 	l := editTarget(g.Linux, drop)
-	steps := []ManualStep{varStep(l, grubLinux, replaceWords(l.Value, drop, add))}
+	steps := []ManualStep{varStep(l, grubLinux, replaceWords(l.Value, drop, add), "")}
 	if slices.ContainsFunc(strings.Fields(g.Default.Value), drop) {
 		d := editTarget(g.Default, drop)
-		s := varStep(d, grubDefault, replaceWords(d.Value, drop, ""))
-		s.Do += " (it holds " + dropped + " too, and grub-mkconfig puts it after " + grubLinux + " on the command line)"
-		steps = append(steps, s)
+		steps = append(steps, varStep(d, grubDefault, replaceWords(d.Value, drop, ""),
+			"it holds "+dropped+" too, and grub-mkconfig puts it after "+grubLinux+" on the command line"))
+		// Line numbers are the file's as it is: in one file, the later
+		// lines are edited first, so the first edit moves no line the
+		// second names.
+		if d.File == l.File && d.Line > l.Line {
+			steps[0], steps[1] = steps[1], steps[0]
+		}
 	}
 	return append(steps, regen)
 }
@@ -114,8 +119,12 @@ func editTarget(v shellVar, drop func(string) bool) shellVar {
 // last assignment when that is alone on its lines, else on a line of its
 // own after it (the last assignment is the one sh keeps), or in
 // /etc/default/grub when no file sets it.
-func varStep(v shellVar, name, value string) ManualStep {
+// why, when not "", says why the step is there.
+func varStep(v shellVar, name, value, why string) ManualStep {
 	line := name + "=" + shellQuote(value)
+	if why != "" {
+		why = "; " + why
+	}
 	if v.File == "" {
 		return ManualStep{Do: "in /" + grubDefaultLoc.Path + ", add the line", Line: line}
 	}
@@ -128,7 +137,7 @@ func varStep(v shellVar, name, value string) ManualStep {
 		now = "now " + strconv.Quote(v.Value)
 	}
 	if v.Alone {
-		return ManualStep{Do: "in " + v.File + ", replace " + lines + " (the last to set " + name + ", " + now + ") with", Line: line}
+		return ManualStep{Do: "in " + v.File + ", replace " + lines + " (the last to set " + name + ", " + now + why + ") with", Line: line}
 	}
-	return ManualStep{Do: "in " + v.File + ", add after line " + strconv.Itoa(v.End) + " (the last to set " + name + ", " + now + ", shares its line with other commands) the line", Line: line}
+	return ManualStep{Do: "in " + v.File + ", add after line " + strconv.Itoa(v.End) + " (the last to set " + name + ", " + now + ", shares its line with other commands" + why + ") the line", Line: line}
 }

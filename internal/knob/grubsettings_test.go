@@ -134,8 +134,14 @@ func TestGrubStepsApplied(t *testing.T) {
 			iso + ` quiet acpi_osi="!Windows 2012"`},
 		{"single quotes and continuation", isolationName, "2-3", map[string]string{
 			"etc/default/grub": "GRUB_CMDLINE_LINUX='quiet'\nGRUB_CMDLINE_LINUX_DEFAULT=\"intel_idle.max_cstate=1 \\\nisolcpus=1 pcie_aspm=off\"\nGRUB_TIMEOUT=5\n"},
-			[]string{`GRUB_CMDLINE_LINUX="quiet ` + iso + `"`, `GRUB_CMDLINE_LINUX_DEFAULT="intel_idle.max_cstate=1 pcie_aspm=off"`},
+			[]string{`GRUB_CMDLINE_LINUX_DEFAULT="intel_idle.max_cstate=1 pcie_aspm=off"`, `GRUB_CMDLINE_LINUX="quiet ` + iso + `"`},
 			"quiet " + iso + " intel_idle.max_cstate=1 pcie_aspm=off"},
+		// A wrapped GRUB_CMDLINE_LINUX above the _DEFAULT to edit: the
+		// later lines are edited first, so the line numbers hold.
+		{"wrapped above", isolationName, "2-3", map[string]string{
+			"etc/default/grub": "GRUB_CMDLINE_LINUX=\"console=ttyS0 \\\n  quiet\"\nGRUB_CMDLINE_LINUX_DEFAULT=\"isolcpus=1\"\n"},
+			[]string{`GRUB_CMDLINE_LINUX_DEFAULT=""`, `GRUB_CMDLINE_LINUX="console=ttyS0 quiet ` + iso + `"`},
+			"console=ttyS0 quiet " + iso},
 		{"several and export", isolationName, "2-3", map[string]string{
 			"etc/default/grub": "GRUB_CMDLINE_LINUX=\"old\"\nexport GRUB_CMDLINE_LINUX=\"quiet isolcpus=1\"\n"},
 			[]string{`GRUB_CMDLINE_LINUX="quiet ` + iso + `"`},
