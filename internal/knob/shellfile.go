@@ -477,7 +477,7 @@ func (l *shellLexer) dollar(b *strings.Builder, unknown func(string)) {
 		unknown("runs a command ($(...)) for its value")
 		l.skipBalanced('(', ')')
 	case c == '{':
-		end := strings.IndexByte(l.src[l.pos:], '}')
+		end := closingBrace(l.src[l.pos:])
 		if end < 0 {
 			l.err = "has a ${ that is never closed (sh stops with a syntax error)"
 			return
@@ -504,6 +504,41 @@ func (l *shellLexer) dollar(b *strings.Builder, unknown func(string)) {
 	default:
 		b.WriteByte('$') // a lone $ is itself
 	}
+}
+
+// closingBrace is the index in s, which starts with "{", of the "}"
+// that closes it, past nested ${...} and quoted text; -1 when none does.
+func closingBrace(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return -1
+			}
+			i += end + 1
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(s) {
+				return -1
+			}
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // shortShell cuts s to 40 bytes, at a character boundary, for a message.

@@ -58,6 +58,7 @@ func TestShellStateGrub(t *testing.T) {
 		{"unset", "GRUB_CMDLINE_LINUX=\"a\"\nunset GRUB_CMDLINE_LINUX\n", "", "", "", 2, 0},
 		// What latlab cannot know without running the file.
 		{"parameter operator", "GRUB_CMDLINE_LINUX=\"${GRUB_CMDLINE_LINUX:+${GRUB_CMDLINE_LINUX} }ipv6.disable=1\"\n", "", "", "GRUB_CMDLINE_LINUX:+", 0, 0},
+		{"nested operator", "GRUB_CMDLINE_LINUX=${GRUB_CMDLINE_LINUX:+\"${GRUB_CMDLINE_LINUX} }\"}quiet\nGRUB_CMDLINE_LINUX_DEFAULT=splash\n", "", "", "expands ${GRUB_CMDLINE_LINUX:+", 0, 0},
 		{"command substitution", "GRUB_CMDLINE_LINUX=\"root=UUID=$(blkid -s UUID -o value /dev/sda2)\"\n", "", "", "runs a command", 0, 0},
 		{"backquotes", "GRUB_CMDLINE_LINUX_DEFAULT=`cat /etc/cmdline`\n", "", "", "runs a command", 0, 0},
 		{"from the caller", "GRUB_CMDLINE_LINUX=\"root=$GRUB_DEVICE\"\n", "", "", "GRUB_DEVICE", 0, 0},
@@ -97,4 +98,33 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("%q written as %s reads back as %q (%s)", v, shellQuote(v), got.Value, got.Unknown)
 		}
 	}
+}
+
+// Any text reads without a panic, and a value it yields, written back
+// as latlab prints it, reads as itself.
+func FuzzShellState(f *testing.F) {
+	for _, s := range []string{
+		"GRUB_CMDLINE_LINUX=\"quiet\" # note\n",
+		"GRUB_CMDLINE_LINUX_DEFAULT=\"quiet acpi_osi=\\\"!Windows 2012\\\"\"\n",
+		"GRUB_CMDLINE_LINUX=${GRUB_CMDLINE_LINUX:+\"${GRUB_CMDLINE_LINUX} }\"}quiet\n",
+		"export GRUB_CMDLINE_LINUX='a'\\\n; unset X\nGRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`\n",
+		"A=$(echo \"$(x)\")\nGRUB_CMDLINE_LINUX=\"$A\"\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		st := newShellState(grubLinux, grubDefault)
+		st.source("f", text)
+		for _, name := range []string{grubLinux, grubDefault} {
+			v := st.get(name)
+			if v.Unknown != "" || hasControl(v.Value) {
+				continue
+			}
+			back := newShellState(name)
+			back.source("g", name+"="+shellQuote(v.Value)+"\n")
+			if got := back.get(name); got.Value != v.Value || got.Unknown != "" {
+				t.Errorf("%q reads back as %q (%s)", v.Value, got.Value, got.Unknown)
+			}
+		}
+	})
 }
