@@ -86,6 +86,12 @@ func (irqbalance) Explain(value string, o ExplainOptions) (*Explanation, error) 
 }
 
 // readIrqbalanceConfig reads the first settings file that exists.
+// Debian's init script sources it; irqbalance.service reads it as an
+// EnvironmentFile, whose parser (systemd's env-file.c) is not sh: after
+// a closing quote it goes on reading the value, so a comment there is
+// part of it. A plain NAME=value or NAME="value" line, with nothing
+// after the value, is read alike; any other value is left out rather
+// than read one way or the other.
 func readIrqbalanceConfig(env *Env, d *IrqbalanceDetail) {
 	for _, l := range irqbalanceConfigs {
 		v, err := env.read(l)
@@ -93,38 +99,22 @@ func readIrqbalanceConfig(env *Env, d *IrqbalanceDetail) {
 			continue
 		}
 		d.Config = l.String()
-		vars := shellVars(string(v.Data))
-		d.BannedCPUs, d.BannedCPUList = vars["IRQBALANCE_BANNED_CPUS"], vars["IRQBALANCE_BANNED_CPULIST"]
+		st := newShellState(irqBannedCPUs, irqBannedCPUList)
+		st.source(d.Config, string(v.Data))
+		if b := st.get(irqBannedCPUs); b.Unknown == "" && b.Plain {
+			d.BannedCPUs = b.Value
+		}
+		if b := st.get(irqBannedCPUList); b.Unknown == "" && b.Plain {
+			d.BannedCPUList = b.Value
+		}
 		return
 	}
 }
 
-// shellVars reads the NAME=VALUE lines of a sourced shell settings file
-// (comments and "export " skipped, one level of quotes removed). Values
-// with control characters are dropped: they go into text latlab prints.
-func shellVars(s string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		line = strings.TrimPrefix(line, "export ")
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		if hasControl(v) || len(v) > 256 {
-			continue
-		}
-		out[strings.TrimSpace(k)] = v
-	}
-	return out
-}
+const (
+	irqBannedCPUs    = "IRQBALANCE_BANNED_CPUS"
+	irqBannedCPUList = "IRQBALANCE_BANNED_CPULIST"
+)
 
 // latlabPinned counts the IRQ affinities latlab set and has not reverted,
 // from the journal in the default state directory of the file backend's

@@ -265,3 +265,37 @@ func TestIrqbalanceScript(t *testing.T) {
 		}
 	}
 }
+
+// The settings files as distributions ship them and as tuned and users
+// edit them, read as sh reads them; a value latlab cannot know is left
+// out, not shown as written.
+func TestIrqbalanceConfigRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, text string
+		cpus, list       string
+	}{
+		// openSUSE's /etc/sysconfig/irqbalance (anthon-os/anthonos_SuSE_historical):
+		// "## Type:" headers, an empty mask in quotes.
+		{"suse", "etc/sysconfig/irqbalance", "## Path:        System/Kernel/IRQ Balancing\n## Default:\t\"\"\n#\n# Bitmap of CPUs that are banned from IRQ balancing\n#\nIRQBALANCE_BANNED_CPUS=\"\"\n\nIRQBALANCE_ONESHOT=auto\n", "", ""},
+		// irqbalance's own misc/irqbalance.env: every setting commented out.
+		{"upstream", "etc/sysconfig/irqbalance", "# IRQBALANCE_BANNED_CPUS\n#    64 bit bitmask ...\n#\n#IRQBALANCE_BANNED_CPUS=\n", "", ""},
+		// Debian's older file (OXTbuilders/builder2017): ENABLED and OPTIONS only.
+		{"debian sysv", "etc/default/irqbalance", "#Configuration for the irqbalance daemon\n\n#Should irqbalance be enabled?\nENABLED=\"1\"\nONESHOT=\"0\"\nOPTIONS=\"--hintpolicy=ignore\"\n", "", ""},
+		{"single quotes", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST='2-3'\n", "", "2-3"},
+		{"last wins", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=1\n#IRQBALANCE_BANNED_CPULIST=\nIRQBALANCE_BANNED_CPULIST=\"2-3\"\n", "", "2-3"},
+		// Where sh and systemd's EnvironmentFile= parser differ or may:
+		// sh ends the value at the comment, systemd's env-file.c goes on
+		// reading the value after the closing quote; "export" is sh's.
+		{"trailing comment", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPUS=\"0000000c\" # CPUs 2 and 3\n", "", ""},
+		{"export", "etc/default/irqbalance", "export IRQBALANCE_BANNED_CPULIST=2-3\n", "", ""},
+		{"expansion", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=\"$ISOLATED\"\n", "", ""},
+		{"command", "etc/default/irqbalance", "IRQBALANCE_BANNED_CPULIST=$(cat /sys/devices/system/cpu/isolated)\n", "", ""},
+	} {
+		env, _ := isolationEnv(t, map[string]string{tc.path: tc.text})
+		var d IrqbalanceDetail
+		readIrqbalanceConfig(env, &d)
+		if d.Config != "/"+tc.path || d.BannedCPUs != tc.cpus || d.BannedCPUList != tc.list {
+			t.Errorf("%s: %+v, want banned %q and %q", tc.name, d, tc.cpus, tc.list)
+		}
+	}
+}

@@ -285,19 +285,14 @@ func replaceWords(cmd string, drop func(string) bool, add string) string {
 }
 
 // bootSteps are the steps that put add on the kernel command line in
-// place of the words drop matches (named by dropped, for the general
-// step), for the boot loader found: GRUB's /etc/default/grub, else
+// place of the words drop matches (named by dropped), for the boot
+// loader found: GRUB's /etc/default/grub (grubSteps), else
 // kernel-install's /etc/kernel/cmdline (systemd-boot), else in general
 // words.
 func bootSteps(env *Env, drop func(string) bool, dropped, add string) []ManualStep {
 	reboot := ManualStep{Do: "reboot: the kernel reads its parameters only at boot"}
-	if v, err := env.read(grubDefaultLoc); err == nil && !v.IsAbsent() {
-		cur := shellVars(string(v.Data))["GRUB_CMDLINE_LINUX"]
-		return []ManualStep{
-			{Do: "in /etc/default/grub, set GRUB_CMDLINE_LINUX (now \"" + cur + "\") to", Line: "GRUB_CMDLINE_LINUX=\"" + replaceWords(cur, drop, add) + "\""},
-			{Do: "regenerate the GRUB configuration: update-grub on Debian and Ubuntu; grub2-mkconfig -o /boot/grub2/grub.cfg on Fedora and RHEL (where grubby --update-kernel=ALL --args=... does both steps)"},
-			reboot,
-		}
+	if g, ok := readGrub(env); ok {
+		return append(grubSteps(g, drop, dropped, add), reboot)
 	}
 	if v, err := env.read(kernelCmdLoc); err == nil && !v.IsAbsent() {
 		cur := strings.TrimSpace(string(v.Data))
