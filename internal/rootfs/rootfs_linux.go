@@ -86,6 +86,30 @@ func (t *Tree) Open(name string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), filepath.Join(t.root, r)), nil
 }
 
+// OpenFollow opens name for reading beneath the tree as Open does, except
+// that links are followed while they stay inside the tree: a copy of a
+// real /sys is made of them (cpu0/cpufreq -> ../cpufreq/policy0,
+// /sys/class/net/eth0 -> ../../devices/...). A link that is absolute or
+// climbs out, or a mount, is refused as by Open; where openat2 is missing
+// no link is followed. Never for a write: a write goes through Open.
+func (t *Tree) OpenFollow(name string, flags int) (*os.File, error) {
+	r, err := rel(name)
+	if err != nil {
+		return nil, err
+	}
+	if flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC) != 0 {
+		return nil, fmt.Errorf("%s: OpenFollow is for reading only", name)
+	}
+	fd, err := t.openat2(r, flags|unix.O_CLOEXEC, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
+			return nil, &LinkError{Root: t.root, Path: name}
+		}
+		return nil, &os.PathError{Op: "open", Path: filepath.Join(t.root, r), Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(t.root, r)), nil
+}
+
 func (t *Tree) openat(r string, flags int) (int, error) {
 	return t.openat2(r, flags, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_SYMLINKS|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
 }

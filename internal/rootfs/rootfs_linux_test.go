@@ -81,3 +81,51 @@ func TestOpenFollowsOnlyInsideLinks(t *testing.T) {
 		t.Errorf("the host's /proc: %v", err)
 	}
 }
+
+// OpenFollow reads through a link that stays inside the tree (a real
+// sysfs's cpu0/cpufreq -> ../cpufreq/policy0) and refuses one that leaves
+// it, an absolute one, and any write.
+func TestOpenFollow(t *testing.T) {
+	base := testutil.TempDir(t)
+	tree := filepath.Join(base, "tree")
+	testutil.WriteTree(t, tree, map[string]string{"sys/cpu/cpufreq/policy0/scaling_governor": "powersave\n"})
+	testutil.WriteTree(t, base, map[string]string{"out/scaling_governor": "out\n"})
+	os.MkdirAll(filepath.Join(tree, "sys/cpu/cpu0"), 0o755)
+	os.MkdirAll(filepath.Join(tree, "sys/cpu/cpu1"), 0o755)
+	os.Symlink("../cpufreq/policy0", filepath.Join(tree, "sys/cpu/cpu0/cpufreq"))
+	os.Symlink("../../../out", filepath.Join(tree, "sys/cpu/cpu1/cpufreq"))
+	os.Symlink(filepath.Join(tree, "sys/cpu/cpufreq/policy0"), filepath.Join(tree, "sys/cpu/abs"))
+	tr, err := OpenTree(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, c := range []struct {
+		path  string
+		flags int
+		want  string // "" when refused
+	}{
+		{"sys/cpu/cpu0/cpufreq/scaling_governor", os.O_RDONLY, "powersave\n"},
+		{"sys/cpu/cpu1/cpufreq/scaling_governor", os.O_RDONLY, ""},
+		{"sys/cpu/abs/scaling_governor", os.O_RDONLY, ""},
+		{"sys/cpu/cpu0/cpufreq/scaling_governor", os.O_WRONLY, ""},
+	} {
+		f, err := tr.OpenFollow(c.path, c.flags)
+		if c.want == "" {
+			if err == nil {
+				f.Close()
+				t.Errorf("%s (flags %#x) opened", c.path, c.flags)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.path, err)
+			continue
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		if string(b) != c.want {
+			t.Errorf("%s: %q, want %q", c.path, b, c.want)
+		}
+	}
+}

@@ -29,7 +29,7 @@ const maxFileRead = 64 << 10
 // A file that is not a regular file (a FIFO in a fixture tree would block
 // forever) or holds more than maxFileRead bytes is an error.
 func (f Files) Read(l Loc) (Value, error) {
-	fh, err := f.open(l.Path, os.O_RDONLY|openNonblock)
+	fh, err := f.openRead(l.Path, os.O_RDONLY|openNonblock)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Absent, nil
 	}
@@ -242,11 +242,9 @@ func (f Files) List(path string) (dirs, files []string, err error) {
 	for _, e := range ents {
 		isDir := e.IsDir()
 		// /sys/class/net/eth0 is a link to a directory; in a --root tree
-		// links are not followed and the entry lists as a file.
-		if e.Type()&fs.ModeSymlink != 0 && f.host() {
-			if st, err := os.Stat(filepath.Join(f.path(path), e.Name())); err == nil {
-				isDir = st.IsDir()
-			}
+		// it is followed only while it stays inside the tree.
+		if e.Type()&fs.ModeSymlink != 0 {
+			isDir = f.linkIsDir(strings.TrimSuffix(path, "/") + "/" + e.Name())
 		}
 		if isDir {
 			dirs = append(dirs, e.Name())

@@ -50,11 +50,43 @@ func (f Files) open(p string, flags int) (*os.File, error) {
 	return t.Open(p, flags)
 }
 
+// openRead opens p for reading. In a --root tree, unlike open, links are
+// followed while they stay inside the tree: a copy of a real /sys is made
+// of them (cpuN/cpufreq is a link to ../cpufreq/policyN, each
+// /sys/class/net/IF one to the device), and a read through one cannot
+// reach anything outside. Writes never go through openRead.
+func (f Files) openRead(p string, flags int) (*os.File, error) {
+	if f.host() {
+		return os.OpenFile(f.path(p), flags, 0)
+	}
+	t, err := rootfs.OpenTree(f.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return t.OpenFollow(p, flags)
+}
+
+// linkIsDir reports whether the link at p leads to a directory (one
+// inside the tree, under --root).
+func (f Files) linkIsDir(p string) bool {
+	if f.host() {
+		st, err := os.Stat(f.path(p))
+		return err == nil && st.IsDir()
+	}
+	d, err := f.openRead(p, unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return false
+	}
+	d.Close()
+	return true
+}
+
 func (f Files) readDir(p string) ([]os.DirEntry, error) {
 	if f.host() {
 		return os.ReadDir(f.path(p))
 	}
-	d, err := f.open(p, unix.O_RDONLY|unix.O_DIRECTORY)
+	d, err := f.openRead(p, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return nil, err
 	}

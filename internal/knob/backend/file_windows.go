@@ -11,11 +11,16 @@ const openNonblock = 0
 
 // On Windows the file backend holds only a fixture tree and opens it by
 // path.
-func (f Files) host() bool { return false }
-
 func (f Files) open(p string, flags int) (*os.File, error) {
 	return os.OpenFile(f.path(p), flags, 0)
 }
+
+// openRead is open: a fixture tree on Windows has no links to follow.
+func (f Files) openRead(p string, flags int) (*os.File, error) { return f.open(p, flags) }
+
+// linkIsDir is false: links in a fixture tree on Windows list as files,
+// as they always did.
+func (f Files) linkIsDir(string) bool { return false }
 
 func (f Files) readDir(p string) ([]os.DirEntry, error) { return os.ReadDir(f.path(p)) }
 
