@@ -233,7 +233,7 @@ func ParseEnergyReport(r io.Reader) (*EnergyReport, error) {
 		rep.Labels = "by shape"
 	}
 	if len(entries) == 0 {
-		return nil, errors.New("no 'Platform Timer Resolution' entry: not a powercfg /energy report (no entry with a period, a process ID and a \\Device\\ path, in any language)")
+		return nil, errors.New("no 'Platform Timer Resolution' entry: not a powercfg /energy report (in any language it holds neither a timer request, a period with a process ID and a \\Device\\ path, nor the current resolution's entry, titled \"X:X\" with a period)")
 	}
 	if err := rep.fill(entries); err != nil {
 		return nil, err

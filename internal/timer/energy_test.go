@@ -191,7 +191,7 @@ func TestParseEnergyReportErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"empty", "", "no 'Platform Timer Resolution' entry"},
 		{"another file", "hello\nworld\n", "no 'Platform Timer Resolution' entry"},
-		{"german without a process", "Plattform-Zeitgeberauflösung:Ausstehende Zeitgeberanforderung\nAngeforderter Zeitraum 10000\n", "no entry with a period, a process ID and a \\Device\\ path, in any language"},
+		{"german without a process", "Plattform-Zeitgeberauflösung:Ausstehende Zeitgeberanforderung\nAngeforderter Zeitraum 10000\n", "neither a timer request, a period with a process ID and a \\Device\\ path"},
 		{"numbers and a path in another order", "CPU-Auslastung:Prozess\n  PID 9120\n  Auslastung 9,63\n  Modul \\Device\\x.exe\n", "no 'Platform Timer Resolution' entry"},
 		{"binary", "Platform Timer Resolution:x\x00\x01", "binary data"},
 		{"bad period", "Platform Timer Resolution:Outstanding Timer Request\nRequested Period lots\nRequesting Process ID 4\n", `Requested Period "lots": want a period in 100 ns units`},
