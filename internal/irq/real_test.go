@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 var updateReal = flag.Bool("update", false, "rewrite testdata/real/*/*.golden from what the parsers read")
@@ -54,20 +56,7 @@ func TestParseRealFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := renderCounters(c)
-			golden := p + ".golden"
-			if *updateReal {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("%s read as\n%s\nwant (%s)\n%s", p, got, golden, want)
-			}
+			testutil.Golden(t, p+".golden", got, *updateReal, "-update")
 		})
 	}
 }

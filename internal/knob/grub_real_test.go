@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 var updateRealGrub = flag.Bool("update-real-grub", false, "rewrite testdata/real-grub/*/*.golden from the steps latlab prints")
@@ -59,19 +61,7 @@ func TestRealGrubSteps(t *testing.T) {
 					got.WriteString("    " + s.Line + "\n")
 				}
 			}
-			golden := filepath.Join(dir, tc.golden)
-			if *updateRealGrub {
-				if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("%s %s %s: steps\n%s\nwant (%s)\n%s", dir, tc.knob, tc.value, got.String(), golden, want)
-			}
+			testutil.Golden(t, filepath.Join(dir, tc.golden), got.String(), *updateRealGrub, "-update-real-grub")
 			if applyGrubSteps(t, root, p.Manual) {
 				var set []string
 				for _, w := range strings.Fields(grubCmdline(t, env)) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // The Linux knobs read over copies of real machines' /sys and /proc
@@ -29,19 +31,8 @@ func TestRealSysGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := strings.ReplaceAll(realSysText(l), root, "ROOT")
-			golden := filepath.Join("testdata/real-sys", tree+".golden")
-			if os.Getenv("LATLAB_UPDATE_REALSYS") != "" {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("reading over %s differs from %s (LATLAB_UPDATE_REALSYS=1 rewrites it):\n%s", tree, golden, got)
-			}
+			testutil.Golden(t, filepath.Join("testdata/real-sys", tree+".golden"), got,
+				os.Getenv("LATLAB_UPDATE_REALSYS") != "", "LATLAB_UPDATE_REALSYS=1")
 		})
 	}
 }

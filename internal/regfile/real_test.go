@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 var updateReal = flag.Bool("update", false, "rewrite testdata/real/*/*.golden from what the readers read")
@@ -49,20 +51,7 @@ func TestReadRealFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := renderFile(f)
-			golden := p + ".golden"
-			if *updateReal {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("%s read as\n%s\nwant (%s)\n%s", p, got, golden, want)
-			}
+			testutil.Golden(t, p+".golden", got, *updateReal, "-update")
 		})
 	}
 	if n != 9 {

@@ -72,18 +72,9 @@ func (t *Tree) Close() error { return unix.Close(t.fd) }
 // RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV, or where openat2 is missing a walk
 // of O_NOFOLLOW opens, one component at a time.
 func (t *Tree) Open(name string, flags int) (*os.File, error) {
-	r, err := rel(name)
-	if err != nil {
-		return nil, err
-	}
-	fd, err := t.openat(r, flags|unix.O_CLOEXEC|unix.O_NOFOLLOW)
-	if err != nil {
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
-			return nil, &LinkError{Root: t.root, Path: name}
-		}
-		return nil, &os.PathError{Op: "open", Path: filepath.Join(t.root, r), Err: err}
-	}
-	return os.NewFile(uintptr(fd), filepath.Join(t.root, r)), nil
+	return t.open(name, func(r string) (int, error) {
+		return t.openat(r, flags|unix.O_CLOEXEC|unix.O_NOFOLLOW)
+	})
 }
 
 // OpenFollow opens name for reading beneath the tree as Open does, except
@@ -93,14 +84,22 @@ func (t *Tree) Open(name string, flags int) (*os.File, error) {
 // climbs out, or a mount, is refused as by Open; where openat2 is missing
 // no link is followed. Never for a write: a write goes through Open.
 func (t *Tree) OpenFollow(name string, flags int) (*os.File, error) {
+	if flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC) != 0 {
+		return nil, fmt.Errorf("%s: OpenFollow is for reading only", name)
+	}
+	return t.open(name, func(r string) (int, error) {
+		return t.openat2(r, flags|unix.O_CLOEXEC, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
+	})
+}
+
+// open opens name, relative to the tree, with at; a link or a mount on the
+// way that at refuses is a LinkError.
+func (t *Tree) open(name string, at func(r string) (int, error)) (*os.File, error) {
 	r, err := rel(name)
 	if err != nil {
 		return nil, err
 	}
-	if flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC) != 0 {
-		return nil, fmt.Errorf("%s: OpenFollow is for reading only", name)
-	}
-	fd, err := t.openat2(r, flags|unix.O_CLOEXEC, unix.RESOLVE_BENEATH|unix.RESOLVE_NO_MAGICLINKS|unix.RESOLVE_NO_XDEV)
+	fd, err := at(r)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
 			return nil, &LinkError{Root: t.root, Path: name}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 var updateReal = flag.Bool("update", false, "rewrite testdata/real/*/*.golden from what ParseEnergyReport reads")
@@ -69,20 +71,7 @@ func TestParseEnergyReportReal(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := p + ".golden"
-			if *updateReal {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s read as\n%s\nwant (%s)\n%s", p, got, golden, want)
-			}
+			testutil.Golden(t, p+".golden", string(got), *updateReal, "-update")
 		})
 	}
 }

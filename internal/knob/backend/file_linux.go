@@ -39,15 +39,7 @@ const openNonblock = unix.O_NONBLOCK
 func (f Files) host() bool { return rootfs.IsHost(f.Root) }
 
 func (f Files) open(p string, flags int) (*os.File, error) {
-	if f.host() {
-		return os.OpenFile(f.path(p), flags, 0)
-	}
-	t, err := rootfs.OpenTree(f.Root)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	return t.Open(p, flags)
+	return f.inTree(p, flags, (*rootfs.Tree).Open)
 }
 
 // openRead opens p for reading. In a --root tree, unlike open, links are
@@ -56,6 +48,12 @@ func (f Files) open(p string, flags int) (*os.File, error) {
 // /sys/class/net/IF one to the device), and a read through one cannot
 // reach anything outside. Writes never go through openRead.
 func (f Files) openRead(p string, flags int) (*os.File, error) {
+	return f.inTree(p, flags, (*rootfs.Tree).OpenFollow)
+}
+
+// inTree opens p by path on the machine's own root, else with open in
+// the --root tree.
+func (f Files) inTree(p string, flags int, open func(*rootfs.Tree, string, int) (*os.File, error)) (*os.File, error) {
 	if f.host() {
 		return os.OpenFile(f.path(p), flags, 0)
 	}
@@ -64,7 +62,7 @@ func (f Files) openRead(p string, flags int) (*os.File, error) {
 		return nil, err
 	}
 	defer t.Close()
-	return t.OpenFollow(p, flags)
+	return open(t, p, flags)
 }
 
 // linkIsDir reports whether the link at p leads to a directory (one
