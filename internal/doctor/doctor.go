@@ -163,7 +163,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Env = knob.NewEnv(o.Root)
 	}
 	if o.Timer == nil {
-		o.Timer = timer.Query
+		root := o.Root
+		o.Timer = func() (timer.Status, error) { return timer.QueryRoot(root) }
 	}
 	if o.WakeInterval <= 0 {
 		o.WakeInterval = time.Millisecond
@@ -171,6 +172,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r := &Result{Profile: o.Profile, OS: o.OS, Settings: []Setting{}, Next: []Step{}}
 	if r.Profile == "" {
 		r.Profile = Standard
+	}
+	if o.Root != "/" {
+		// A testing aid: what is read comes from the tree, what is
+		// measured from this machine; the page must not pass one off as
+		// the other.
+		r.Notes = append(r.Notes, "under --root "+o.Root+": the settings and the timer's files are the tree's; clock_getres, this thread's timer slack, the host, the probes and the cause are this machine's")
 	}
 	if o.Root == "/" {
 		// Tracing a `dpc watch` or `wake --explain` killed with SIGKILL

@@ -105,6 +105,20 @@ func (e *Env) write(l backend.Loc, v backend.Value) error {
 	return err
 }
 
+// available says why the backend name cannot work on this machine at all
+// (an error wrapping backend.ErrUnavailable), before anything is read;
+// nil when it may, or when it cannot tell before a read.
+func (e *Env) available(name string) error {
+	b, err := e.backend(name)
+	if err != nil {
+		return err
+	}
+	if a, ok := b.(interface{ Available() error }); ok {
+		return a.Available()
+	}
+	return nil
+}
+
 func (e *Env) list(name, path string) (keys, values []string, err error) {
 	b, err := e.backend(name)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -50,8 +51,35 @@ func TestEthtoolLoopbackUnsupported(t *testing.T) {
 	}
 	// Under a fixture root the real NICs are never touched.
 	_, err = NewEnv(testutil.TempDir(t)).read(backend.Loc{Backend: backend.BackendEthtool, Path: "eth0", Name: "coalesce"})
-	if err == nil || !strings.Contains(err.Error(), "not available under --root") {
+	if !errors.Is(err, backend.ErrUnavailable) || !strings.Contains(err.Error(), "not available under --root") {
 		t.Fatalf("ethtool under a fixture root: %v", err)
+	}
+}
+
+// TestCoalescingUnderRoot: a fixture tree's interfaces are not this
+// machine's, so coalescing answers once that it is not available, the same
+// over a tree with interfaces as over one without, and the check-up takes
+// it as unknown rather than a failed interface each.
+func TestCoalescingUnderRoot(t *testing.T) {
+	for _, ifaces := range [][]string{nil, {"eth0", "eth1", "eth2"}} {
+		dir := testutil.TempDir(t)
+		for _, ifc := range ifaces {
+			if err := os.MkdirAll(filepath.Join(dir, "sys/class/net", ifc), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env := NewEnv(dir)
+		r, err := coalescing{}.Get(env, Selector{})
+		if err != nil || len(r.Items) != 1 || r.Items[0].Value != "not available" || !strings.Contains(r.Items[0].Meaning, "under --root") {
+			t.Fatalf("%d interfaces: %+v, %v; want one item, not available", len(ifaces), r, err)
+		}
+		cs := coalescing{}.Cases(env)
+		if len(cs) != 1 || !errors.Is(cs[0].Err, backend.ErrUnavailable) {
+			t.Fatalf("%d interfaces: %d cases, %v; want one, not available", len(ifaces), len(cs), cs[0].Err)
+		}
+		if _, err := (coalescing{}).Plan(env, Selector{Iface: "eth0"}, "rx-usecs=5"); !errors.Is(err, backend.ErrUnavailable) {
+			t.Fatalf("%d interfaces: plan %v, want not available", len(ifaces), err)
+		}
 	}
 }
 

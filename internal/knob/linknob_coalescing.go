@@ -50,6 +50,11 @@ func (coalescing) Explain(value string, o ExplainOptions) (*Explanation, error) 
 }
 
 func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
+	if err := env.available(backend.BackendEthtool); err != nil {
+		// One answer whatever the tree holds: under --root the
+		// interfaces it lists are not this machine's to ask.
+		return &Reading{Knob: k.Name(), Items: []Item{{Value: "not available", Meaning: err.Error()}}}, nil
+	}
 	ifaces, err := selectIfaces(env, sel.Iface)
 	if err != nil {
 		return nil, err
@@ -81,6 +86,9 @@ func (k coalescing) Get(env *Env, sel Selector) (*Reading, error) {
 func (k coalescing) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 	if sel.Iface == "" {
 		return nil, badinput.Errorf("coalescing needs --iface NAME")
+	}
+	if err := env.available(backend.BackendEthtool); err != nil {
+		return nil, err
 	}
 	if _, err := selectIfaces(env, sel.Iface); err != nil {
 		return nil, err
@@ -135,6 +143,11 @@ func (coalescing) Experiment() Experiment {
 // physical network interface; an interface the driver cannot report on is
 // a failed case.
 func (k coalescing) Cases(env *Env) []*Case {
+	if err := env.available(backend.BackendEthtool); err != nil {
+		c := baseCase(env, k)
+		c.Value, c.Meaning, c.Err = "not available", err.Error(), err
+		return []*Case{c}
+	}
 	var cs []*Case
 	for _, ifc := range physicalIfaces(env) {
 		for _, c := range readCases(env, k, Selector{Iface: ifc}) {

@@ -76,6 +76,12 @@ func HighResConfig(built bool) string {
 // calling thread).
 func Query() (Status, error) { return query() }
 
+// QueryRoot is Query with the files it reads (on Linux: the clocksource,
+// nohz_full, the kernel config) taken under root, a --root tree; the
+// clock's resolution and the thread's slack stay this process's. Windows
+// reads no file for it: root is not used there.
+func QueryRoot(root string) (Status, error) { return queryRoot(root) }
+
 // Request is a held timer request. Release undoes it exactly once.
 type Request struct {
 	Requested time.Duration

@@ -21,6 +21,8 @@ const (
 
 func query() (Status, error) { return queryFrom("/") }
 
+func queryRoot(root string) (Status, error) { return queryFrom(root) }
+
 func queryFrom(root string) (Status, error) {
 	var st Status
 	var ts unix.Timespec

@@ -40,6 +40,8 @@ func QueryResolution() (coarsest, finest, current uint32, err error) {
 	return coarsest, finest, current, nil
 }
 
+func queryRoot(string) (Status, error) { return query() }
+
 func query() (Status, error) {
 	var st Status
 	v := windows.RtlGetVersion()

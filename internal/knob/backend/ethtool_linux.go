@@ -17,9 +17,19 @@ type ethtoolBackend struct{ root string }
 // interfaces, read and set through ethtool ioctls.
 func NewEthtool(root string) Backend { return ethtoolBackend{root: root} }
 
-func (b ethtoolBackend) open() (*ethtool.Ethtool, error) {
+// Available says why the backend cannot work here: under a fixture --root
+// the interfaces the tree names are not this machine's, so there is
+// nothing to ask ethtool about.
+func (b ethtoolBackend) Available() error {
 	if b.root != "/" && b.root != "" {
-		return nil, fmt.Errorf("coalescing talks to the real interface through ethtool and is not available under --root %s", b.root)
+		return fmt.Errorf("coalescing talks to the real interface through ethtool, which is %w under --root %s", ErrUnavailable, b.root)
+	}
+	return nil
+}
+
+func (b ethtoolBackend) open() (*ethtool.Ethtool, error) {
+	if err := b.Available(); err != nil {
+		return nil, err
 	}
 	return ethtool.NewEthtool()
 }
