@@ -45,6 +45,11 @@ type Env struct {
 	// nil under a fixture root.
 	OwnSlack func() (int64, error)
 
+	// KernelConfig reads the running kernel's build configuration
+	// (timer.KernelConfig): its CONFIG_ options and the file read; nil
+	// where there is none (Windows, fakes).
+	KernelConfig func() (map[string]string, string)
+
 	// FaultAfter > 0 calls Crash right after that many writes.
 	FaultAfter int
 	Crash      func()

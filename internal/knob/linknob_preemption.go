@@ -74,6 +74,44 @@ type PreemptionDetail struct {
 	Realtime bool   `json:"realtime"` // /sys/kernel/realtime is 1
 	// BootParam is preempt= of /proc/cmdline.
 	BootParam string `json:"boot_param,omitempty"`
+	// BootModel is the model a PREEMPT_DYNAMIC kernel whose debugfs
+	// cannot be read started with: its preempt= if it names a model, else
+	// the model its build configuration chose; BootFrom says which.
+	// Root may have switched it since (only debugfs tells).
+	BootModel string `json:"boot_model,omitempty"`
+	BootFrom  string `json:"boot_model_from,omitempty"`
+}
+
+// bootModel is the model a PREEMPT_DYNAMIC kernel starts with, as
+// kernel/sched/core.c's preempt_dynamic_init and setup_preempt_mode
+// choose it: preempt=MODEL when the kernel knows MODEL, else the
+// configuration's preemption model, CONFIG_PREEMPT_NONE, _VOLUNTARY,
+// _LAZY (6.13 on) or full (CONFIG_PREEMPT); kernels 5.12 to 5.15 name
+// that choice CONFIG_PREEMPT_*_BEHAVIOUR. It returns "" when neither
+// says.
+func bootModel(param string, cfg map[string]string, cfgFile string) (model, from string) {
+	switch param {
+	case "none", "voluntary", "full", "lazy":
+		return param, "preempt=" + param + " on the kernel command line"
+	}
+	if cfg == nil {
+		return "", ""
+	}
+	for _, c := range []struct{ opt, model string }{
+		{"CONFIG_PREEMPT_NONE_BEHAVIOUR", "none"}, {"CONFIG_PREEMPT_VOLUNTARY_BEHAVIOUR", "voluntary"}, {"CONFIG_PREEMPT_BEHAVIOUR", "full"},
+		{"CONFIG_PREEMPT_NONE", "none"}, {"CONFIG_PREEMPT_VOLUNTARY", "voluntary"}, {"CONFIG_PREEMPT_LAZY", "lazy"}, {"CONFIG_PREEMPT", "full"},
+	} {
+		if cfg[c.opt] == "y" {
+			from := c.opt + "=y in " + cfgFile
+			if param != "" {
+				from += " (preempt=" + param + " names no model)"
+			} else {
+				from += ", no preempt= on the kernel command line"
+			}
+			return c.model, from
+		}
+	}
+	return "", ""
 }
 
 // buildModel is the preemption word of a uname -v string.
@@ -177,13 +215,25 @@ func (k preemption) Get(env *Env, sel Selector) (*Reading, error) {
 			it.Value += " (dynamic)"
 		}
 	case d.Build == "PREEMPT_DYNAMIC":
-		it.Value = "dynamic, unread"
-		it.Meaning = "a PREEMPT_DYNAMIC kernel; the model in force is in /sys/kernel/debug/sched/preempt, which "
+		unread := "/sys/kernel/debug/sched/preempt, which "
 		if d.Debugfs == "denied" {
-			it.Meaning += "only root can read"
+			unread += "only root can read"
 		} else {
-			it.Meaning += "is not there: debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, as root, makes it readable; latlab does not mount it)"
+			unread += "is not there: debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, as root, makes it readable; latlab does not mount it)"
 		}
+		var cfg map[string]string
+		file := ""
+		if env.KernelConfig != nil {
+			cfg, file = env.KernelConfig()
+		}
+		d.BootModel, d.BootFrom = bootModel(d.BootParam, cfg, file)
+		if d.BootModel != "" {
+			it.Value = d.BootModel + " at boot (dynamic)"
+			it.Meaning = preemptMeaning(d.BootModel) + "; the model the kernel started with (" + d.BootFrom + "); root may have switched it since: the model in force is in " + unread
+			break
+		}
+		it.Value = "dynamic, unread"
+		it.Meaning = "a PREEMPT_DYNAMIC kernel; the model in force is in " + unread
 		if d.BootParam != "" {
 			it.Meaning += "; booted with preempt=" + d.BootParam
 		}
@@ -271,6 +321,21 @@ var preemptionRules = []Rule{
 		Match:    func(c *Case) bool { return preemptionOf(c).Model == "rt" },
 		Reason:   func(c *Case) string { return c.Meaning },
 		Evidence: func(c *Case) string { return quote(preemptionName, "", "tens of microseconds") }},
+	{ID: "preempt-boot", Verdict: Default, When: "none or voluntary at boot on a PREEMPT_DYNAMIC kernel whose debugfs cannot be read",
+		Match: func(c *Case) bool {
+			d := preemptionOf(c)
+			return d.Model == "" && (d.BootModel == "none" || d.BootModel == "voluntary")
+		},
+		Reason: func(c *Case) string {
+			return c.Value + ": " + c.Meaning + "; this kernel switches to full at once (latlab knob set preemption full, as root)"
+		},
+		Evidence:  func(c *Case) string { return quote(preemptionName, "", "full: kernel code is preemptible everywhere") },
+		IsDefault: func(c *Case) *bool { return nil }},
+	{ID: "preempt-boot-full", Verdict: Changed, When: "full or lazy at boot on a PREEMPT_DYNAMIC kernel whose debugfs cannot be read",
+		Match:     func(c *Case) bool { d := preemptionOf(c); return d.Model == "" && d.BootModel != "" },
+		Reason:    func(c *Case) string { return c.Value + ": " + c.Meaning },
+		Evidence:  func(c *Case) string { return quote(preemptionName, "", "full: kernel code is preemptible everywhere") },
+		IsDefault: func(c *Case) *bool { return nil }},
 	{ID: "preempt-unread", Verdict: Unknown, When: "a PREEMPT_DYNAMIC kernel whose debugfs cannot be read",
 		Match:  func(c *Case) bool { return preemptionOf(c).Model == "" && preemptionOf(c).Build == "PREEMPT_DYNAMIC" },
 		Reason: func(c *Case) string { return c.Meaning }},

@@ -27,7 +27,8 @@ func TestPreemptionGet(t *testing.T) {
 	}{
 		{"dynamic read", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none (voluntary) full \n"}, "voluntary (dynamic)", "voluntary", true},
 		{"dynamic lazy", map[string]string{"proc/sys/kernel/version": versionDynamic, "sys/kernel/debug/sched/preempt": "none voluntary full (lazy) \n"}, "lazy (dynamic)", "lazy", true},
-		{"debugfs not mounted", map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=full\n"}, "dynamic, unread", "", false},
+		{"debugfs not mounted", map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=full\n"}, "full at boot (dynamic)", "", false},
+		{"debugfs not mounted, no model", map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=fast\n"}, "dynamic, unread", "", false},
 		{"rt", map[string]string{"proc/sys/kernel/version": versionRT, "sys/kernel/realtime": "1\n"}, "PREEMPT_RT", "rt", false},
 		{"rt with debugfs", map[string]string{"proc/sys/kernel/version": versionRT, "sys/kernel/debug/sched/preempt": "(full) lazy \n"}, "PREEMPT_RT (full)", "rt", true},
 		{"preempt build", map[string]string{"proc/sys/kernel/version": versionPreempt}, "full", "full", false},
@@ -42,6 +43,57 @@ func TestPreemptionGet(t *testing.T) {
 		}
 		if tc.name == "debugfs not mounted" && (d.BootParam != "full" || !strings.Contains(it.Meaning, "mount -t debugfs none /sys/kernel/debug")) {
 			t.Errorf("%s: %+v %s", tc.name, d, it.Meaning)
+		}
+	}
+}
+
+// A PREEMPT_DYNAMIC kernel whose debugfs cannot be read started with its
+// preempt= model, else with its configuration's, as preempt_dynamic_init
+// chooses it; the reading says which and that root may have switched it.
+func TestPreemptionBootModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, cmdline string
+		cfg           map[string]string
+		value, from   string
+		rule          string
+	}{
+		{"config none", "ro quiet", map[string]string{"CONFIG_PREEMPT_NONE": "y", "CONFIG_PREEMPT_DYNAMIC": "y", "CONFIG_PREEMPTION": "y"},
+			"none at boot (dynamic)", "CONFIG_PREEMPT_NONE=y in /proc/config.gz, no preempt= on the kernel command line", "preempt-boot"},
+		{"config voluntary", "ro", map[string]string{"CONFIG_PREEMPT_VOLUNTARY": "y", "CONFIG_PREEMPT_BUILD": "y"},
+			"voluntary at boot (dynamic)", "CONFIG_PREEMPT_VOLUNTARY=y", "preempt-boot"},
+		// 5.12-5.15: PREEMPT_DYNAMIC selects CONFIG_PREEMPT; the choice
+		// is the _BEHAVIOUR option.
+		{"config behaviour", "ro", map[string]string{"CONFIG_PREEMPT": "y", "CONFIG_PREEMPT_VOLUNTARY_BEHAVIOUR": "y"},
+			"voluntary at boot (dynamic)", "CONFIG_PREEMPT_VOLUNTARY_BEHAVIOUR=y", "preempt-boot"},
+		{"config lazy", "ro", map[string]string{"CONFIG_PREEMPT_LAZY": "y"}, "lazy at boot (dynamic)", "CONFIG_PREEMPT_LAZY=y", "preempt-boot-full"},
+		{"config full", "ro", map[string]string{"CONFIG_PREEMPT": "y", "CONFIG_PREEMPT_DYNAMIC": "y"}, "full at boot (dynamic)", "CONFIG_PREEMPT=y", "preempt-boot-full"},
+		{"param wins", "ro preempt=voluntary", map[string]string{"CONFIG_PREEMPT": "y"}, "voluntary at boot (dynamic)", "preempt=voluntary on the kernel command line", "preempt-boot"},
+		{"param names no model", "ro preempt=fast", map[string]string{"CONFIG_PREEMPT_NONE": "y"}, "none at boot (dynamic)", "(preempt=fast names no model)", "preempt-boot"},
+		{"no config", "ro", nil, "dynamic, unread", "", "preempt-unread"},
+		{"config without a model", "ro", map[string]string{"CONFIG_HZ": "250"}, "dynamic, unread", "", "preempt-unread"},
+	} {
+		env, _ := isolationEnv(t, map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": tc.cmdline + "\n"})
+		cfg := tc.cfg
+		env.KernelConfig = func() (map[string]string, string) { return cfg, "/proc/config.gz" }
+		it := get(t, env, preemptionName, Selector{}).Items[0]
+		d := it.Detail.(PreemptionDetail)
+		if it.Value != tc.value || d.Model != "" || !strings.Contains(d.BootFrom, tc.from) {
+			t.Errorf("%s: %q from %q, want %q from %q", tc.name, it.Value, d.BootFrom, tc.value, tc.from)
+		}
+		if tc.from != "" && !strings.Contains(it.Meaning, "root may have switched it since") {
+			t.Errorf("%s: meaning %q does not say root may have switched it", tc.name, it.Meaning)
+		}
+		c := baseCase(env, preemption{})
+		fill(c, it, nil)
+		rule := ""
+		for _, r := range (preemption{}).Checkup().Rules {
+			if r.Match(c) {
+				rule = r.ID
+				break
+			}
+		}
+		if rule != tc.rule {
+			t.Errorf("%s: rule %s, want %s", tc.name, rule, tc.rule)
 		}
 	}
 }

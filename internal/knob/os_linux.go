@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/internal/knob/backend"
+	"github.com/latlab/latlab/internal/timer"
 )
 
 // HostOS is the OS latlab runs on: the knobs it can read and set.
@@ -31,6 +32,7 @@ func newEnv(root string) *Env {
 			return nil
 		},
 	}
+	e.KernelConfig = func() (map[string]string, string) { return timer.KernelConfig(root) }
 	if root == "/" || root == "" {
 		e.OwnSlack = func() (int64, error) {
 			n, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)

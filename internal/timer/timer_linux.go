@@ -54,9 +54,8 @@ func queryFrom(root string) (Status, error) {
 			st.NohzFullCPUs = s
 		}
 	}
-	if cfg := readKernelConfig(root); cfg != nil {
-		st.ConfigHZ, st.Tickless, st.HighResTimers = parseKernelConfig(cfg)
-		cfg.Close()
+	if cfg, _ := KernelConfig(root); cfg != nil {
+		st.ConfigHZ, st.Tickless, st.HighResTimers = configTimer(cfg)
 	}
 	if st.NohzFullCPUs != "" {
 		st.Tickless = "full"
@@ -67,60 +66,72 @@ func queryFrom(root string) (Status, error) {
 	return st, nil
 }
 
-// readKernelConfig opens the running kernel's config from /proc/config.gz or
-// /boot/config-$(uname -r), whichever exists.
-func readKernelConfig(root string) io.ReadCloser {
+// maxKernelConfig bounds the decompressed configuration read: a distribution
+// kernel's is 250-300 KB; a --root tree's may be anyone's.
+const maxKernelConfig = 4 << 20
+
+// KernelConfig reads the running kernel's build configuration under root:
+// /proc/config.gz, else /boot/config-RELEASE (RELEASE the tree's
+// proc/sys/kernel/osrelease, or this machine's uname -r). It returns the
+// CONFIG_ options set (name to value: "y", "m", a number, a quoted
+// string) and the file read; nil and "" when neither file is there.
+func KernelConfig(root string) (map[string]string, string) {
 	if f, err := rootfs.Open(root, "proc/config.gz"); err == nil {
+		defer f.Close()
 		if z, err := gzip.NewReader(f); err == nil {
-			return struct {
-				io.Reader
-				io.Closer
-			}{z, f}
+			return readConfig(z), "/proc/config.gz"
 		}
-		f.Close()
 	}
-	var u unix.Utsname
-	if unix.Uname(&u) != nil {
-		return nil
+	rel := ""
+	if b, err := rootfs.ReadFile(root, "proc/sys/kernel/osrelease"); err == nil {
+		rel = strings.TrimSpace(string(b))
+	} else if rootfs.IsHost(root) {
+		var u unix.Utsname
+		if unix.Uname(&u) == nil {
+			rel = unix.ByteSliceToString(u.Release[:])
+		}
 	}
-	rel := unix.ByteSliceToString(u.Release[:])
-	if f, err := rootfs.Open(root, "boot/config-"+rel); err == nil {
-		return f
+	if rel == "" || strings.ContainsAny(rel, "/\x00") {
+		return nil, ""
 	}
-	return nil
+	f, err := rootfs.Open(root, "boot/config-"+rel)
+	if err != nil {
+		return nil, ""
+	}
+	defer f.Close()
+	return readConfig(f), "/boot/config-" + rel
 }
 
-// parseKernelConfig extracts CONFIG_HZ, the tick mode and CONFIG_HIGH_RES_TIMERS.
-func parseKernelConfig(r io.Reader) (hz int, tickless string, highRes *bool) {
-	sc := bufio.NewScanner(r)
-	no := false
+// readConfig reads CONFIG_NAME=VALUE lines, at most maxKernelConfig bytes
+// of them; comments ("# CONFIG_X is not set") and other lines are skipped.
+func readConfig(r io.Reader) map[string]string {
+	cfg := map[string]string{}
+	sc := bufio.NewScanner(io.LimitReader(r, maxKernelConfig))
 	for sc.Scan() {
-		line := sc.Text()
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "CONFIG_HZ":
-			hz, _ = strconv.Atoi(v)
-		case "CONFIG_NO_HZ_FULL":
-			if v == "y" {
-				tickless = "full (when nohz_full= is set)"
-			}
-		case "CONFIG_NO_HZ_IDLE":
-			if v == "y" && tickless == "" {
-				tickless = "idle"
-			}
-		case "CONFIG_HZ_PERIODIC":
-			if v == "y" {
-				tickless = "periodic"
-			}
-		case "CONFIG_HIGH_RES_TIMERS":
-			yes := v == "y"
-			highRes = &yes
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.HasPrefix(k, "CONFIG_") {
+			cfg[k] = v
 		}
 	}
-	if highRes == nil && hz != 0 {
+	return cfg
+}
+
+// configTimer extracts CONFIG_HZ, the tick mode and CONFIG_HIGH_RES_TIMERS.
+func configTimer(cfg map[string]string) (hz int, tickless string, highRes *bool) {
+	hz, _ = strconv.Atoi(cfg["CONFIG_HZ"])
+	switch {
+	case cfg["CONFIG_NO_HZ_FULL"] == "y":
+		tickless = "full (when nohz_full= is set)"
+	case cfg["CONFIG_NO_HZ_IDLE"] == "y":
+		tickless = "idle"
+	case cfg["CONFIG_HZ_PERIODIC"] == "y":
+		tickless = "periodic"
+	}
+	if v, ok := cfg["CONFIG_HIGH_RES_TIMERS"]; ok {
+		yes := v == "y"
+		highRes = &yes
+	} else if hz != 0 {
+		no := false
 		highRes = &no
 	}
 	return hz, tickless, highRes

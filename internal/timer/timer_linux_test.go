@@ -1,6 +1,8 @@
 package timer
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"runtime"
@@ -53,13 +55,44 @@ func TestSetTimerSlack(t *testing.T) {
 
 func TestParseKernelConfig(t *testing.T) {
 	cfg := "CONFIG_HZ_250=y\nCONFIG_HZ=250\nCONFIG_NO_HZ_IDLE=y\n# CONFIG_NO_HZ_FULL is not set\nCONFIG_HIGH_RES_TIMERS=y\n"
-	hz, mode, hr := parseKernelConfig(strings.NewReader(cfg))
+	hz, mode, hr := configTimer(readConfig(strings.NewReader(cfg)))
 	if hz != 250 || mode != "idle" || hr == nil || !*hr {
 		t.Fatalf("got %d %q %v", hz, mode, hr)
 	}
-	hz, mode, _ = parseKernelConfig(strings.NewReader("CONFIG_HZ=1000\nCONFIG_HZ_PERIODIC=y\n"))
+	hz, mode, _ = configTimer(readConfig(strings.NewReader("CONFIG_HZ=1000\nCONFIG_HZ_PERIODIC=y\n")))
 	if hz != 1000 || mode != "periodic" {
 		t.Fatalf("got %d %q", hz, mode)
+	}
+}
+
+// KernelConfig takes /proc/config.gz first, else /boot/config-RELEASE
+// with the tree's own release (not this machine's), and reads no further
+// than its bound.
+func TestKernelConfig(t *testing.T) {
+	root := t.TempDir()
+	if cfg, file := KernelConfig(root); cfg != nil || file != "" {
+		t.Fatalf("empty tree: %v %q", cfg, file)
+	}
+	if err := os.MkdirAll(root+"/proc/sys/kernel", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(root+"/boot", 0o755)
+	os.WriteFile(root+"/proc/sys/kernel/osrelease", []byte("9.9.9-test\n"), 0o644)
+	os.WriteFile(root+"/boot/config-9.9.9-test", []byte("CONFIG_PREEMPT_NONE=y\n# CONFIG_PREEMPT is not set\nCONFIG_HZ=300\n"), 0o644)
+	cfg, file := KernelConfig(root)
+	if file != "/boot/config-9.9.9-test" || cfg["CONFIG_PREEMPT_NONE"] != "y" || cfg["CONFIG_HZ"] != "300" || len(cfg) != 2 {
+		t.Fatalf("boot config: %v %q", cfg, file)
+	}
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write([]byte("CONFIG_PREEMPT_VOLUNTARY=y\n"))
+	z.Write(bytes.Repeat([]byte("#\n"), maxKernelConfig/2))
+	z.Write([]byte("CONFIG_HZ=1000\n")) // past the bound
+	z.Close()
+	os.WriteFile(root+"/proc/config.gz", gz.Bytes(), 0o644)
+	cfg, file = KernelConfig(root)
+	if file != "/proc/config.gz" || cfg["CONFIG_PREEMPT_VOLUNTARY"] != "y" || len(cfg) != 1 {
+		t.Fatalf("config.gz: %v %q", cfg, file)
 	}
 }
 
@@ -84,6 +117,6 @@ func FuzzParseKernelConfig(f *testing.F) {
 	f.Add("CONFIG_HZ=250\nCONFIG_NO_HZ_IDLE=y\nCONFIG_HIGH_RES_TIMERS=y\n")
 	f.Add("CONFIG_HZ=\n=\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _, _ = parseKernelConfig(strings.NewReader(s))
+		_, _, _ = configTimer(readConfig(strings.NewReader(s)))
 	})
 }
