@@ -217,7 +217,7 @@ func (k preemption) Get(env *Env, sel Selector) (*Reading, error) {
 	case d.Build == "PREEMPT_DYNAMIC":
 		unread := "/sys/kernel/debug/sched/preempt, which "
 		if d.Debugfs == "denied" {
-			unread += "only root can read"
+			unread += debugfsDenied(env)
 		} else {
 			unread += "is not there: debugfs is not mounted (mount -t debugfs none /sys/kernel/debug, as root, makes it readable; latlab does not mount it)"
 		}
@@ -265,16 +265,36 @@ func (k preemption) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		}
 		p.Notes = append(p.Notes, "takes effect at once and lasts until reboot; preempt="+model+" on the kernel command line makes it permanent")
 		return p, p.add(env, preemptLoc, backend.FileValue(model+"\n"))
-	case d.Debugfs == "denied":
+	case d.Debugfs == "denied" && !asRoot(env):
 		return nil, errors.New("reading /sys/kernel/debug/sched/preempt needs root: run with sudo; nothing was changed")
 	case d.Build == "PREEMPT_DYNAMIC":
 		p.Manual = bootSteps(env, func(w string) bool { return strings.HasPrefix(w, "preempt=") }, "preempt=", "preempt="+model)
-		p.Notes = append(p.Notes, "or switch at once: mount debugfs (mount -t debugfs none /sys/kernel/debug, as root; latlab does not mount it) and run this again")
+		if d.Debugfs == "denied" {
+			// Root and refused: no switch at once is possible here.
+			p.Notes = append(p.Notes, "only at boot: /sys/kernel/debug/sched/preempt, which switches at once, "+debugfsDenied(env))
+		} else {
+			p.Notes = append(p.Notes, "or switch at once: mount debugfs (mount -t debugfs none /sys/kernel/debug, as root; latlab does not mount it) and run this again")
+		}
 		return p, nil
 	case d.Model == "rt":
 		return nil, badinput.Errorf("this is a PREEMPT_RT kernel: its model is fixed (full or lazy on newer ones through debugfs, which is not mounted: mount -t debugfs none /sys/kernel/debug)")
 	}
 	return nil, fmt.Errorf("this kernel's preemption model is fixed when it is built (uname -v: %q): another model needs a kernel built with PREEMPT_DYNAMIC or PREEMPT_RT; nothing was changed", d.Version)
+}
+
+// asRoot says whether this process may change system settings on this
+// machine (root): the check-up's own test, false for fakes.
+func asRoot(env *Env) bool { return env.Privileged != nil && env.Privileged() == nil }
+
+// debugfsDenied says why sched/preempt could not be read: without root,
+// that only root can; as root (a refusal all the same), that debugfs is
+// closed to this process, which the debugfs= boot parameter, the kernel's
+// lockdown or a container's policy does.
+func debugfsDenied(env *Env) string {
+	if asRoot(env) {
+		return "this process may not read even as root (debugfs closed to it: the debugfs= boot parameter, kernel lockdown or a container's policy)"
+	}
+	return "only root can read"
 }
 
 func (k preemption) Vet(target string, l backend.Loc, v backend.Value) error {

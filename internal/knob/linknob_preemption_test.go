@@ -1,11 +1,15 @@
 package knob
 
 import (
+	"errors"
+	"io/fs"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/knob/backend"
 )
 
 // Kernel version strings as uname -v prints them (scripts/mkcompile_h).
@@ -94,6 +98,44 @@ func TestPreemptionBootModel(t *testing.T) {
 		}
 		if rule != tc.rule {
 			t.Errorf("%s: rule %s, want %s", tc.name, rule, tc.rule)
+		}
+	}
+}
+
+// deniedFiles refuses sched/preempt as a kernel does that closes debugfs
+// (EPERM, even to root).
+type deniedFiles struct{ backend.Files }
+
+func (d deniedFiles) Read(l backend.Loc) (backend.Value, error) {
+	if l.Path == preemptLoc.Path {
+		return backend.Value{}, &fs.PathError{Op: "open", Path: l.Path, Err: syscall.EPERM}
+	}
+	return d.Files.Read(l)
+}
+
+// sched/preempt refused: without root, root can read it; as root, debugfs
+// is closed to the process, and the plan is the boot parameter, not a
+// call for sudo.
+func TestPreemptionDebugfsDenied(t *testing.T) {
+	for _, root := range []bool{false, true} {
+		env, _ := isolationEnv(t, map[string]string{"proc/sys/kernel/version": versionDynamic, "proc/cmdline": "ro preempt=voluntary\n"})
+		env.Backends[backend.BackendFile] = deniedFiles{env.Backends[backend.BackendFile].(backend.Files)}
+		env.Privileged = func() error { return errors.New("changing kernel settings needs root") }
+		want := "which only root can read"
+		if root {
+			env.Privileged = func() error { return nil }
+			want = "may not read even as root"
+		}
+		it := get(t, env, preemptionName, Selector{}).Items[0]
+		if d := it.Detail.(PreemptionDetail); d.Debugfs != "denied" || it.Value != "voluntary at boot (dynamic)" || !strings.Contains(it.Meaning, want) {
+			t.Errorf("root %v: %q %q (debugfs %s), want %q", root, it.Value, it.Meaning, d.Debugfs, want)
+		}
+		p, err := plan(env, preemptionName, Selector{}, "full")
+		switch {
+		case !root && (err == nil || !strings.Contains(err.Error(), "needs root")):
+			t.Errorf("not root: plan %+v %v, want needs root", p, err)
+		case root && (err != nil || len(p.Manual) == 0 || !strings.Contains(strings.Join(p.Notes, " "), "only at boot")):
+			t.Errorf("root: plan %+v %v, want the boot steps", p, err)
 		}
 	}
 }
