@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"runtime"
 
 	"github.com/latlab/latlab/internal/rootfs"
@@ -24,6 +25,10 @@ func osTimerFacts(st timer.Status, o Options) []Fact {
 func readDMALatency(root string) string {
 	f, err := rootfs.Open(root, "dev/cpu_dma_latency")
 	if errors.Is(err, fs.ErrPermission) {
+		if os.Geteuid() == 0 {
+			// Root refused all the same: a container's device policy.
+			return "unknown: refused even to root (" + err.Error() + ")"
+		}
 		return "unknown (needs root)"
 	}
 	if errors.Is(err, fs.ErrNotExist) {

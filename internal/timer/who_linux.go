@@ -221,6 +221,10 @@ func readDMALatency(p string) (int64, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
+			if os.Geteuid() == 0 {
+				// Root refused all the same: a container's device policy.
+				return 0, fmt.Errorf("reading %s: refused even to root: %v", dmaDevice, errors.Unwrap(err))
+			}
 			return 0, fmt.Errorf("reading %s needs root", dmaDevice)
 		}
 		return 0, fmt.Errorf("reading %s: %v", dmaDevice, errors.Unwrap(err))
