@@ -347,7 +347,7 @@ var preemptionRules = []Rule{
 			return d.Model == "" && (d.BootModel == "none" || d.BootModel == "voluntary")
 		},
 		Reason: func(c *Case) string {
-			return c.Value + ": " + c.Meaning + "; this kernel switches to full at once (latlab knob set preemption full, as root)"
+			return c.Value + ": " + c.Meaning + "; this kernel takes full at once through debugfs, or at boot with preempt=full (latlab knob set preemption full does the one or gives the steps of the other)"
 		},
 		Evidence:  func(c *Case) string { return quote(preemptionName, "", "full: kernel code is preemptible everywhere") },
 		IsDefault: func(c *Case) *bool { return nil }},
