@@ -427,5 +427,11 @@ func emptyTableWarning(a AdapterRSS) string {
 	if !strings.EqualFold(a.Enabled, "True") || len(a.IndirectionTable) > 0 {
 		return ""
 	}
-	return "RSS is enabled but Get-NetAdapterRss shows no indirection table: received packets are not spread over CPUs. GamingPCSetup saw this on the I225-V, whose INF leaves out RSS keys; its procedure enables RSS and TaskOffload globally and adds the RSS keys (*NumRssQueues, *RSSProfile, *RssBaseProcNumber, *MaxRssProcessors and others) to the adapter's key (latlab knob set rss), then restarts the adapter"
+	w := "RSS is enabled but Get-NetAdapterRss shows no indirection table: received packets are not spread over CPUs. GamingPCSetup saw this on the I225-V, whose INF leaves out RSS keys; its procedure enables RSS and TaskOffload globally and adds the RSS keys (*NumRssQueues, *RSSProfile, *RssBaseProcNumber, *MaxRssProcessors and others) to the adapter's key (latlab knob set rss), then restarts the adapter"
+	if strings.TrimSpace(a.Queues) == "0" {
+		// Real outputs show NIC teams ("Microsoft Network Adapter
+		// Multiplexor Driver") so: Enabled True, 0 queues, no table.
+		w += ". It also reports 0 receive queues, as Get-NetAdapterRss does for a NIC team's multiplexor adapter, whose member adapters do the receiving: if this adapter is a team, look at its members' tables instead"
+	}
+	return w
 }

@@ -98,6 +98,15 @@ func TestRSSEmptyTableAndTaskOffload(t *testing.T) {
 			t.Errorf("%s warned with a table: %v", it.Target, it.Warnings)
 		}
 	}
+	// A team's multiplexor: enabled, 0 queues, no table (real outputs):
+	// the warning says where the table is instead; other adapters'
+	// warnings do not.
+	if w := emptyTableWarning(AdapterRSS{Enabled: "True", Queues: "0"}); !strings.Contains(w, "look at its members' tables") {
+		t.Errorf("0 queues: %q", w)
+	}
+	if w := emptyTableWarning(AdapterRSS{Enabled: "True", Queues: "2"}); w == "" || strings.Contains(w, "members") {
+		t.Errorf("2 queues: %q", w)
+	}
 	// RSS disabled with no table is not the symptom.
 	if w := emptyTableWarning(AdapterRSS{Enabled: "False"}); w != "" {
 		t.Errorf("warned for a disabled adapter: %q", w)
