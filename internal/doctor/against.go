@@ -303,7 +303,7 @@ func unresolvedNote(v string) string {
 		parts = append(parts, "from its variables ("+strings.Join(vars, ", ")+")")
 	}
 	if len(funcs) > 0 {
-		parts = append(parts, "with tuned's functions ("+strings.Join(funcs, ", ")+"), which tuned works out on the machine")
+		parts = append(parts, "from tuned's functions ("+strings.Join(funcs, ", ")+"), which tuned works out on the machine")
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "from its variables")

@@ -182,7 +182,9 @@ func TestLoadTunedIncludes(t *testing.T) {
 			"[variables]\ninclude=/etc/tuned/my-variables.conf\nbanned=${isolated_cores}\n" +
 			"[sysctl]\nvm.swappiness=5\nvm.stat_interval=${f:strip: 10 }\n" +
 			"[irqbalance]\nbanned_cpus=${banned}\n" +
-			"[disk]\ndevices=sda\nreadahead=4096\n",
+			"[disk]\ndevices=sda\nreadahead=4096\n" +
+			"[bootloader]\ncmdline_mine=+nohz=on\ncmdline_drop=-quiet\n" +
+			"[my_sysctl]\ntype=sysctl\nkernel.timer_migration=0\nkernel.numa_balancing=>1\n",
 	})
 	set, err := LoadTuned(filepath.Join(dir, "my"), root)
 	if err != nil {
@@ -223,6 +225,25 @@ func TestLoadTunedIncludes(t *testing.T) {
 	}
 	if it := got["nmi-watchdog"]; it.Reference.Profile != "base" || it.State != Same {
 		t.Errorf("nmi-watchdog from base: %+v", it)
+	}
+	if it := got["timer-migration"]; it.Reference.Section != "sysctl" || !strings.Contains(it.Note, "set in [my_sysctl], a sysctl section") || it.Command != "latlab knob set timer-migration 0" {
+		t.Errorf("timer-migration from a type=sysctl section: %+v", it)
+	}
+	if it := got["numa-balancing"]; it.State != NotCompare || !strings.Contains(it.Note, "tuned sets 1 only where the value now is lower") {
+		t.Errorf("numa-balancing >1: %+v", it)
+	}
+	isolation := map[string]AgainstItem{}
+	for _, it := range a.Items {
+		if it.Knob == "isolation" {
+			isolation[it.Reference.Key] = it
+		}
+	}
+	// The test machine's command line is "ro quiet skew_tick=1".
+	if it := isolation["cmdline_mine"]; it.State != Differs || !strings.Contains(it.Note, "add nohz=on to the kernel command line") {
+		t.Errorf("cmdline_mine, a cmdline key of any suffix: %+v", it)
+	}
+	if it := isolation["cmdline_drop"]; it.State != Differs || !strings.Contains(it.Note, "take quiet off the kernel command line") {
+		t.Errorf("cmdline_drop=-quiet: %+v", it)
 	}
 	if strings.Join(a.NotAudited, ", ") != "[sysctl] vm.dirty_ratio, [disk] readahead" {
 		t.Errorf("not audited %v", a.NotAudited)

@@ -164,3 +164,19 @@ func FuzzParseTunedINI(f *testing.F) {
 		mergeInto(newTunedProfile(), p, r, d)
 	})
 }
+
+// TestSplitIncludes: "," and ";" split, not inside a function's ${...}.
+func TestSplitIncludes(t *testing.T) {
+	for in, want := range map[string]string{
+		"a":            "a",
+		"a, b ;c":      "a|b|c",
+		"a,${f:x:1,2}": "a|${f:x:1,2}",
+		"openshift-node,cpu-partitioning${f:regex_search_ternary:${f:exec:uname:-r}:rt:,rt-x:}": "openshift-node|cpu-partitioning${f:regex_search_ternary:${f:exec:uname:-r}:rt:,rt-x:}",
+		"a,,b":         "a||b",
+		"${f:x:1},b;c": "${f:x:1}|b|c",
+	} {
+		if got := strings.Join(splitIncludes(in), "|"); got != want {
+			t.Errorf("splitIncludes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -154,11 +154,26 @@ func (l *tunedLoader) load(spec string) (*TunedSet, error) {
 // not match its uname (the host's only: a --root tree has no uname).
 // What cannot be checked is kept, with a note.
 func (l *tunedLoader) applyConditions() {
-	var cpuinfo *string
-	for _, u := range l.set.Merged.Units {
-		if !u.Enabled {
-			continue
+	// The machine's texts, read once: /proc/cpuinfo in the --root tree,
+	// uname on the host only.
+	texts := map[string]*string{}
+	machine := func(what string) (string, bool) {
+		if t, ok := texts[what]; ok {
+			return deref(t)
 		}
+		var t *string
+		if what == "uname" {
+			if u, ok := unameString(l.root); ok {
+				t = &u
+			}
+		} else if b, err := l.read(tunedFile{"/proc/cpuinfo", true}, 4<<20); err == nil {
+			c := string(b)
+			t = &c
+		}
+		texts[what] = t
+		return deref(t)
+	}
+	for _, u := range l.set.Merged.Units {
 		for _, c := range []struct{ opt, re, what string }{
 			{"cpuinfo_regex", u.CPUInfo, "/proc/cpuinfo"},
 			{"uname_regex", u.Uname, "uname"},
@@ -166,24 +181,12 @@ func (l *tunedLoader) applyConditions() {
 			if c.re == "" || !u.Enabled {
 				continue
 			}
+			// tuned's re.search with re.MULTILINE; a Python pattern Go's
+			// syntax lacks is not checked.
 			re, err := regexp.Compile("(?m)" + expandVars(c.re, l.set.Vars))
-			var text string
-			ok := err == nil
-			if ok && c.what == "/proc/cpuinfo" {
-				if cpuinfo == nil {
-					b, err := l.read(tunedFile{"/proc/cpuinfo", true}, 4<<20)
-					s := string(b)
-					if err != nil {
-						s = "\x00unread"
-					}
-					cpuinfo = &s
-				}
-				text, ok = *cpuinfo, *cpuinfo != "\x00unread"
-			} else if ok {
-				text, ok = unameString(l.root)
-			}
+			text, ok := machine(c.what)
 			switch {
-			case !ok:
+			case err != nil || !ok:
 				l.set.Notes = append(l.set.Notes, fmt.Sprintf("[%s] applies only where %s matches %s=%s: not checked here, compared as if it did", u.Name, c.what, c.opt, c.re))
 			case !re.MatchString(text):
 				u.Enabled = false
@@ -191,6 +194,13 @@ func (l *tunedLoader) applyConditions() {
 			}
 		}
 	}
+}
+
+func deref(s *string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return *s, true
 }
 
 // show is a file's path as the user knows it: under --root, with it.
@@ -205,8 +215,27 @@ func (l *tunedLoader) show(f tunedFile) string {
 // safe_name); others it skips.
 var safeProfileName = lazy.Regexp(`^[a-zA-Z0-9_.-]+$`)
 
-// includeSplit splits [main] include= as tuned does.
-var includeSplit = lazy.Regexp(`\s*[,;]\s*`)
+// splitIncludes splits [main] include= on "," and ";" as tuned does once
+// it has expanded the value; a ${...} latlab cannot expand stays whole
+// (its commas are the function's arguments), so the name it is part of
+// is said not to be read rather than split into wrong names.
+func splitIncludes(v string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch {
+		case strings.HasPrefix(v[i:], "${"):
+			depth++
+			i++
+		case v[i] == '}' && depth > 0:
+			depth--
+		case (v[i] == ',' || v[i] == ';') && depth == 0:
+			out = append(out, strings.TrimSpace(v[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(v[start:]))
+}
 
 // loadName loads the profile called name, included by by (a file), whose
 // profile directory lies in beside ("" none): beside it first, then where
@@ -283,7 +312,7 @@ func (l *tunedLoader) loadFile(name string, f tunedFile) error {
 	p, include, replace, dropped := profileFromINI(ini, name, filepath.Dir(f.Path))
 	if include != "" {
 		inc := expandVars(include, l.set.Vars)
-		for _, n := range includeSplit().Split(strings.TrimSpace(inc), -1) {
+		for _, n := range splitIncludes(inc) {
 			switch {
 			case n == "":
 			case strings.Contains(n, "${"):
