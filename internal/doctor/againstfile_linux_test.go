@@ -253,6 +253,24 @@ func TestLoadTunedIncludes(t *testing.T) {
 	}
 }
 
+// TestLoadTunedProfileDirVariables: a variables file beside a profile
+// given by path (${i:PROFILE_DIR}) is read there, not in the --root tree.
+func TestLoadTunedProfileDirVariables(t *testing.T) {
+	dir := testutil.TempDir(t)
+	root := againstRoot(t)
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[variables]\ninclude=${i:PROFILE_DIR}/vars.conf\n[irqbalance]\nbanned_cpus=${isolated_cores}\n",
+		"p/vars.conf":  "isolated_cores=1\n",
+	})
+	set, err := LoadTuned(filepath.Join(dir, "p"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Vars["isolated_cores"] != "1" || len(set.Notes) != 0 {
+		t.Errorf("variables %v, notes %v", set.Vars, set.Notes)
+	}
+}
+
 // TestLoadTunedActive: the profiles active_profile names, merged in
 // order, looked up in /etc/tuned before /usr/lib/tuned.
 func TestLoadTunedActive(t *testing.T) {

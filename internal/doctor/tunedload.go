@@ -77,6 +77,8 @@ type tunedLoader struct {
 	set   *TunedSet
 	stack []string
 	done  map[string]bool
+	// files is where each profile read from a file was read.
+	files map[string]tunedFile
 }
 
 // LoadTuned reads what --against names when it is not a profile latlab
@@ -88,10 +90,11 @@ type tunedLoader struct {
 // naming it.
 func LoadTuned(spec, root string) (*TunedSet, error) {
 	l := &tunedLoader{
-		root: root,
-		read: func(f tunedFile, max int64) ([]byte, error) { return readTunedFile(root, f, max) },
-		stat: func(f tunedFile) (fs.FileInfo, error) { return statTunedFile(root, f) },
-		done: map[string]bool{},
+		root:  root,
+		read:  func(f tunedFile, max int64) ([]byte, error) { return readTunedFile(root, f, max) },
+		stat:  func(f tunedFile) (fs.FileInfo, error) { return statTunedFile(root, f) },
+		done:  map[string]bool{},
+		files: map[string]tunedFile{},
 	}
 	return l.load(spec)
 }
@@ -116,7 +119,7 @@ func (l *tunedLoader) load(spec string) (*TunedSet, error) {
 		}
 		l.set.Name, l.set.File = strings.Join(names, " "), l.show(af)
 		for _, n := range names {
-			if err := l.loadName(n, "", ActiveProfileFile); err != nil {
+			if err := l.loadName(n, "", l.show(af)+" names"); err != nil {
 				return nil, err
 			}
 		}
@@ -262,10 +265,10 @@ func (l *tunedLoader) loadName(name string, beside string, by string) error {
 		return l.loadEmbedded(name)
 	}
 	if optional {
-		l.set.Notes = append(l.set.Notes, fmt.Sprintf("%s includes -%s, which is not found: skipped, as tuned skips it", by, name))
+		l.set.Notes = append(l.set.Notes, fmt.Sprintf("%s -%s, which is not found: skipped, as tuned skips it", by, name))
 		return nil
 	}
-	return badinput.Errorf("profile %q, which %s includes, is in none of %s, nor one latlab cites: tuned too refuses a profile whose include is missing", name, by, strings.Join(tried, ", "))
+	return badinput.Errorf("profile %q, which %s, is in none of %s, nor one latlab cites: tuned too refuses a profile whose include is missing", name, by, strings.Join(tried, ", "))
 }
 
 func (l *tunedLoader) enter(key, label string) error {
@@ -322,7 +325,7 @@ func (l *tunedLoader) loadFile(name string, f tunedFile) error {
 				if !f.UnderRoot {
 					beside = filepath.Dir(filepath.Dir(f.Path))
 				}
-				if err := l.loadName(n, beside, key); err != nil {
+				if err := l.loadName(n, beside, key+" includes"); err != nil {
 					return err
 				}
 			}
@@ -330,6 +333,7 @@ func (l *tunedLoader) loadFile(name string, f tunedFile) error {
 	}
 	mergeInto(l.set.Merged, p, replace, dropped)
 	l.set.Loaded = append(l.set.Loaded, LoadedProfile{Name: name, From: key})
+	l.files[name] = f
 	return nil
 }
 
@@ -346,7 +350,7 @@ func (l *tunedLoader) loadEmbedded(name string) error {
 	defer l.leave()
 	l.done[key] = true
 	if inc := tunedIncludes[name]; inc != "" {
-		if err := l.loadName(inc, "", key); err != nil {
+		if err := l.loadName(inc, "", key+" includes"); err != nil {
 			return err
 		}
 	}
@@ -383,7 +387,13 @@ func (l *tunedLoader) resolveVars() {
 			}
 			continue
 		}
+		// A system path (/etc/tuned/...) is the machine's, in the --root
+		// tree; one in the directory of a profile given by path
+		// (${i:PROFILE_DIR}/...) lies beside that profile.
 		f := tunedFile{filepath.Clean(v), true}
+		if from, ok := l.files[m.VarsOf[k].Profile]; ok && !from.UnderRoot && strings.HasPrefix(f.Path, filepath.Dir(from.Path)+string(filepath.Separator)) {
+			f.UnderRoot = false
+		}
 		b, err := l.read(f, tunedMaxFile)
 		if err != nil {
 			l.set.Notes = append(l.set.Notes, fmt.Sprintf("the variables file %s (%s's [variables] include=) cannot be read: %v; what it defines stays unknown", l.show(f), m.VarsOf[k].Profile, describeReadErr(err)))
