@@ -100,7 +100,7 @@ func CitedProfiles() []string {
 func CheckProfile(profile string) error {
 	cited := CitedProfiles()
 	if !containsStr(cited, profile) {
-		return badinput.Errorf("unknown profile %q: latlab compares against the tuned %s profiles it cites: %s",
+		return badinput.Errorf("unknown profile %q: latlab compares against the tuned %s profiles it cites (%s), a tuned.conf or its directory given by path (with a /), or active",
 			profile, knob.TunedVersion, strings.Join(cited, ", "))
 	}
 	return nil
