@@ -60,13 +60,22 @@ wake --explain) and names what held the CPU in its worst wake-ups; as
 administrator on Windows a few seconds of dpc watch name the driver with the
 most DPC and ISR time.
 
---against PROFILE (Linux) sets the audited settings beside a tuned profile
-latlab cites, as tuned-adm verify does: every setting that differs, with the
-latlab knob set command that makes it the profile's. It runs no probes.`,
+--against PROFILE (Linux) sets the audited settings beside a tuned profile,
+as tuned-adm verify does: every setting that differs, with the latlab knob
+set command that makes it the profile's. It runs no probes. PROFILE is one of
+the tuned profiles latlab cites (compared on the values it quotes); a path
+(it has a "/" or ends in .conf) to a tuned.conf or to a profile's directory
+holding one, read as tuned reads it, its includes merged; or "active", the
+profiles /etc/tuned/active_profile names, looked up in
+/etc/tuned then /usr/lib/tuned. An include latlab cites that is not on disk
+is compared on latlab's values. What the profile sets that latlab does not
+audit is listed.`,
 		Example: `  latlab
   latlab doctor --quick
   latlab doctor --all
   latlab doctor --against latency-performance
+  latlab doctor --against active
+  latlab doctor --against /etc/tuned/my-profile/tuned.conf
   latlab doctor --json -o checkup.json
   latlab doctor --html checkup.html
   latlab doctor --thorough --bundle checkup.zip`,
@@ -88,7 +97,7 @@ latlab knob set command that makes it the profile's. It runs no probes.`,
 	fs.BoolVar(&o.JSON, "json", false, "write the result document (kind doctor) to stdout")
 	fs.StringVarP(&o.Out, "output", "o", "", outputHelp)
 	fs.StringVar(&o.HTML, "html", "", "write the check-up as one self-contained HTML page")
-	fs.StringVar(&o.Against, "against", "", "Linux: list every audited setting that differs from this tuned profile (latency-performance, ...), with its latlab knob set command; no probes")
+	fs.StringVar(&o.Against, "against", "", "Linux: list every audited setting that differs from this tuned profile, with its latlab knob set command; no probes: a profile latlab cites (latency-performance, ...), a path to a tuned.conf or its directory (has a / or ends in .conf), or active (/etc/tuned/active_profile)")
 	fs.BoolVar(&o.All, "all", false, "show every finding in full (the default folds what needs no attention)")
 	fs.StringVar(&o.Bundle, "bundle", "", "write a .zip with the document, the page and the raw samples, with nothing personal, for a forum post or a bug report")
 	return cmd
@@ -107,6 +116,9 @@ func (o *DoctorOptions) validate() error {
 		return Usagef("--against compares with tuned's profiles, which are Linux's")
 	case o.Quick || o.Thorough || o.HTML != "" || o.Bundle != "" || o.All:
 		return Usagef("--against compares the settings only: it takes no --quick, --thorough, --all, --html or --bundle")
+	}
+	if o.Against == "active" || doctor.IsTunedPath(o.Against) {
+		return nil // read, and refused if it is wrong, before the audit runs
 	}
 	return doctor.CheckProfile(o.Against)
 }
@@ -181,16 +193,28 @@ func runDoctorAgainst(ctx context.Context, o *DoctorOptions) error {
 			return err
 		}
 	}
+	root := o.IO.Root
+	if root == "" {
+		root = "/"
+	}
+	// A profile read from files is read first: what is wrong with it
+	// is said before the audit's second.
+	var set *doctor.TunedSet
+	if o.Against == "active" || doctor.IsTunedPath(o.Against) {
+		var err error
+		if set, err = doctor.LoadTuned(o.Against, o.IO.Root); err != nil {
+			return err
+		}
+	}
 	opts := doctor.Options{Profile: doctor.Standard, Root: o.IO.Root}
 	r, err := doctor.Run(ctx, opts)
 	if err != nil {
 		return err
 	}
-	root := o.IO.Root
-	if root == "" {
-		root = "/"
-	}
-	if r.Against, err = doctor.CompareAgainst(knob.NewEnv(root), knob.HostOS, r.Settings, o.Against, doctor.Cmdline(root)); err != nil {
+	env := knob.NewEnv(root)
+	if set != nil {
+		r.Against = doctor.CompareTuned(env, knob.HostOS, r.Settings, set, doctor.Cmdline(root))
+	} else if r.Against, err = doctor.CompareAgainst(env, knob.HostOS, r.Settings, o.Against, doctor.Cmdline(root)); err != nil {
 		return err
 	}
 	doc, err := doctor.Document(host.Collect(), r, o.settings)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,6 +76,47 @@ func TestDoctorAgainst(t *testing.T) {
 	testutil.CheckBadExit(t, "unknown profile", code, errs, `unknown profile "latency"`)
 	if out != "" || !strings.Contains(errs, "latency-performance, network-latency") {
 		t.Errorf("unknown profile: stdout %q, stderr %q lacks the profiles", out, errs)
+	}
+}
+
+// doctor --against a tuned.conf path, a profile's directory, or active:
+// the file read, merged with what it includes, the page heading naming
+// the file and the profiles; what cannot be read is bad input, one line,
+// before the audit.
+func TestDoctorAgainstFile(t *testing.T) {
+	root := testutil.TempDir(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"proc/sys/vm/swappiness":        "60\n",
+		"proc/cmdline":                  "ro quiet\n",
+		"sys/devices/system/cpu/online": "0-1\n",
+		"etc/tuned/active_profile":      "mine\n",
+		"etc/tuned/mine/tuned.conf":     "[main]\ninclude=latency-performance\n[sysctl]\nvm.swappiness=7 # mine\nvm.dirty_ratio=5\n",
+	})
+	conf := filepath.Join(root, "etc/tuned/mine/tuned.conf")
+	for _, spec := range []string{conf, filepath.Dir(conf), "active"} {
+		code, out, errs := runCLI(t, "--root", root, "doctor", "--against", spec)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", spec, code, errs)
+		}
+		for _, want := range []string{"against tuned profile mine\n", "merging mine <-\n  latency-performance: 1 of the 4 settings latlab audits differ\n",
+			"\n  differs      swappiness: 60; the profile sets [sysctl] vm.swappiness=7\n               latlab knob set swappiness 7\n",
+			"latency-performance: read from latlab's references (tuned 2.20.0)",
+			"not audited by latlab (1): [sysctl] vm.dirty_ratio"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q:\n%s", spec, want, out)
+			}
+		}
+	}
+	for _, c := range []struct{ spec, want string }{
+		{filepath.Join(root, "nothere.conf"), "nothere.conf: not found; give a tuned.conf, a profile's directory holding one"},
+		{filepath.Join(root, "proc"), "a directory with no tuned.conf"},
+		{filepath.Join(root, "proc/cmdline"), `is not a tuned.conf as tuned reads it: line 1 ("ro quiet"): a key before any [section]`},
+	} {
+		code, out, errs := runCLI(t, "--root", root, "doctor", "--against", c.spec)
+		testutil.CheckBadExit(t, c.spec, code, errs, c.want)
+		if out != "" {
+			t.Errorf("%s: stdout %q", c.spec, out)
+		}
 	}
 }
 

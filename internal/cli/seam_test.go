@@ -698,6 +698,8 @@ func TestDoctorFlagsToOptions(t *testing.T) {
 		{"--against", "no-such-profile"},
 		{"--against", "latency-performance", "--all"},
 		{"--against", "latency-performance", "--quick"},
+		{"--against", "active", "--all"},
+		{"--against", "./my.conf", "--thorough"},
 	} {
 		called := false
 		runSeamRefused(t, newDoctorCmd(seamIO(), func(*DoctorOptions) error { called = true; return nil }), args, &called)

@@ -23,6 +23,20 @@ type Against struct {
 	Profiles []string      `json:"profiles"`
 	Items    []AgainstItem `json:"items"`
 	Differ   int           `json:"differ"`
+	// File is the tuned.conf read (--against PATH), or the file naming
+	// the active profiles (--against active); empty for a profile latlab
+	// cites, compared on its references.
+	File string `json:"file,omitempty"`
+	// From is, beside Profiles, where each was read: its tuned.conf, or
+	// latlab's references of a profile it cites that is not on disk.
+	From []string `json:"from,omitempty"`
+	// NotAudited are the settings of the profile latlab does not audit,
+	// each as "[section] key".
+	NotAudited []string `json:"not_audited,omitempty"`
+	// Notes say what of the profile was not read or not applied: an
+	// include tuned works out on the machine, a missing variables file,
+	// a disabled section.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // The states of an item.
@@ -86,7 +100,7 @@ func CitedProfiles() []string {
 func CheckProfile(profile string) error {
 	cited := CitedProfiles()
 	if !containsStr(cited, profile) {
-		return badinput.Errorf("unknown profile %q: latlab compares against the tuned %s profiles it cites: %s",
+		return badinput.Errorf("unknown profile %q: latlab compares against the tuned %s profiles it cites (%s), a tuned.conf or its directory given by path (with a /), or active",
 			profile, knob.TunedVersion, strings.Join(cited, ", "))
 	}
 	return nil
@@ -113,16 +127,7 @@ func CompareAgainst(env *knob.Env, osName string, settings []Setting, profile, c
 		return nil, err
 	}
 	a := &Against{Profile: profile, Source: "tuned " + knob.TunedVersion, Profiles: profileChain(profile), Items: []AgainstItem{}}
-	current := map[string]string{}
-	for _, s := range settings {
-		if _, ok := current[s.Knob]; !ok {
-			v := s.Value
-			if s.Target != "" {
-				v += " (" + s.Target + ")"
-			}
-			current[s.Knob] = v
-		}
-	}
+	current := currentValues(settings)
 	for _, k := range knob.All() {
 		if k.OS() != osName {
 			continue
@@ -176,7 +181,14 @@ func compareOne(env *knob.Env, k knob.Knob, r knob.Reference, cmdline string) Ag
 	}
 	if strings.Contains(r.Value, "${") {
 		it.State = NotCompare
-		it.Note = "the profile sets it from its variables (isolated_cores): latlab cannot tell what it would be here"
+		it.Note = unresolvedNote(r.Value)
+		return it
+	}
+	if len(r.Value) > 1 && (r.Value[0] == '>' || r.Value[0] == '<') {
+		// tuned's assignment modifiers (plugins/base.py): >N sets N only
+		// over a smaller value, <N only over a larger one.
+		it.State = NotCompare
+		it.Note = fmt.Sprintf("tuned sets %s only where the value now is %s than that: latlab does not judge a bound", r.Value[1:], map[byte]string{'>': "lower", '<': "higher"}[r.Value[0]])
 		return it
 	}
 	// tuned's "a|b": the first alternative this system takes.
@@ -240,6 +252,23 @@ func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
 	for _, f := range strings.Fields(cmdline) {
 		have[f] = true
 	}
+	if rest, ok := strings.CutPrefix(value, "-"); ok {
+		// tuned's cmdlineSUFFIX=-ARGS takes ARGS off the command line
+		// the other cmdline options make.
+		var there []string
+		for _, f := range strings.Fields(rest) {
+			if have[f] {
+				there = append(there, f)
+			}
+		}
+		if len(there) > 0 {
+			it.State = Differs
+			it.Note = "a boot parameter the profile removes: take " + strings.Join(there, " ") + " off the kernel command line (latlab knob explain " + it.Knob + ")"
+		} else {
+			it.State = Same
+		}
+		return it
+	}
 	var missing []string
 	vars := false
 	for _, f := range strings.Fields(strings.TrimPrefix(value, "+")) {
@@ -258,9 +287,26 @@ func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
 		it.Note = "a boot parameter: add " + strings.Join(missing, " ") + " to the kernel command line (latlab knob explain " + it.Knob + ")"
 	case vars:
 		it.State = NotCompare
-		it.Note = "the rest comes from the profile's variables (isolated_cores): latlab cannot tell what it would be here"
+		it.Note = "the rest comes " + strings.TrimPrefix(unresolvedNote(value), "the profile sets it ")
 	default:
 		it.State = Same
 	}
 	return it
+}
+
+// unresolvedNote says why a value with ${...} left in it is not compared:
+// the variables it needs (isolated_cores) or tuned's functions it calls.
+func unresolvedNote(v string) string {
+	funcs, vars := unresolved(v)
+	var parts []string
+	if len(vars) > 0 {
+		parts = append(parts, "from its variables ("+strings.Join(vars, ", ")+")")
+	}
+	if len(funcs) > 0 {
+		parts = append(parts, "from tuned's functions ("+strings.Join(funcs, ", ")+"), which tuned works out on the machine")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "from its variables")
+	}
+	return "the profile sets it " + strings.Join(parts, " and ") + ": latlab cannot tell what it would be here"
 }

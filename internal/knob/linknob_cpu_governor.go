@@ -265,6 +265,7 @@ var cpuGovernorRefs = []Reference{
 	tunedRef("throughput-performance", "cpu", "governor", "performance"),
 	tunedRef("balanced", "cpu", "governor", "conservative|powersave"),
 	tunedRef("powersave", "cpu", "governor", "ondemand|powersave"),
+	tunedRef("accelerator-performance", "cpu", "governor", "performance"),
 }
 
 func govDriver(c *Case) string {

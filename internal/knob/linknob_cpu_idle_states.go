@@ -342,6 +342,7 @@ func (cpuIdleStates) Experiment() Experiment {
 var cpuIdleStatesRefs = []Reference{
 	tunedRef("latency-performance", "cpu", "force_latency", "cstate.id_no_zero:1|3"),
 	tunedRef("accelerator-performance", "cpu", "force_latency", "99"),
+	tunedRef("postgresql", "cpu", "force_latency", "1"),
 }
 
 func idleDetail(c *Case) (IdleStateDetail, bool) {

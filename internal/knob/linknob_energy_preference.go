@@ -389,6 +389,7 @@ var energyPreferenceRefs = []Reference{
 	tunedRef("throughput-performance", "cpu", "energy_perf_bias", "performance"),
 	tunedRef("balanced", "cpu", "energy_perf_bias", "normal"),
 	tunedRef("powersave", "cpu", "energy_perf_bias", "powersave|power"),
+	tunedRef("accelerator-performance", "cpu", "energy_perf_bias", "performance"),
 }
 
 // energyHint is the hint a case reads (epp or epb) and its level: 0

@@ -45,6 +45,7 @@ var isolationRefs = []Reference{
 	tunedRef("network-latency", "bootloader", "cmdline_network_latency", "skew_tick=1"),
 	tunedRef("cpu-partitioning", "bootloader", "cmdline_cpu_part", "+nohz=on${cmd_isolcpus} nohz_full=${isolated_cores} rcu_nocbs=${isolated_cores} tuned.non_isolcpus=${not_isolated_cpumask} intel_pstate=disable nosoftlockup"),
 	tunedRef("realtime", "bootloader", "cmdline_realtime", "+isolcpus=${managed_irq}${isolated_cores} intel_pstate=disable nosoftlockup tsc=reliable"),
+	tunedRef("realtime-virtual-host", "bootloader", "cmdline_rvh", "+nohz=on nohz_full=${isolated_cores} rcu_nocbs=${isolated_cores} irqaffinity=${non_isolated_cores}"),
 }
 
 // isolationParams are the kernel parameters the knob reads, in the

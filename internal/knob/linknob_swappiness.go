@@ -113,6 +113,8 @@ func swapFactsOf(env *Env, r *Reading) {
 var swappinessRefs = []Reference{
 	tunedRef("latency-performance", "sysctl", "vm.swappiness", "10"),
 	tunedRef("throughput-performance", "sysctl", "vm.swappiness", "10"),
+	tunedRef("accelerator-performance", "sysctl", "vm.swappiness", "10"),
+	tunedRef("postgresql", "sysctl", "vm.swappiness", "3"),
 }
 
 func swapOf(c *Case) int {

@@ -245,6 +245,7 @@ func (k thp) Vet(target string, l backend.Loc, v backend.Value) error {
 var thpRefs = []Reference{
 	tunedRef("network-latency", "vm", "transparent_hugepages", "never"),
 	tunedRef("hpc-compute", "vm", "transparent_hugepages", "always"),
+	tunedRef("postgresql", "vm", "transparent_hugepages", "never"),
 }
 
 // Checkup is what the check-up knows of transparent-hugepages: one

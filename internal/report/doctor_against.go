@@ -21,7 +21,12 @@ var againstWord = map[string]string{doctor.Differs: "differs", doctor.CannotSet:
 func DoctorAgainstText(w io.Writer, a *doctor.Against) {
 	p := &page{w: w}
 	head := fmt.Sprintf("against %s %s", a.Source, a.Profile)
-	if len(a.Profiles) > 1 {
+	if a.File != "" {
+		head = fmt.Sprintf("against tuned profile %s (%s)", a.Profile, a.File)
+		if len(a.Profiles) > 1 {
+			head += ", merging " + strings.Join(a.Profiles, " <- ")
+		}
+	} else if len(a.Profiles) > 1 {
 		head += " (with " + strings.Join(a.Profiles[1:], ", ") + ")"
 	}
 	p.wrap(fmt.Sprintf("%s: %d of the %d settings latlab audits differ", head, a.Differ, len(a.Items)), "", "  ")
@@ -50,5 +55,20 @@ func DoctorAgainstText(w io.Writer, a *doctor.Against) {
 		}
 	}
 	p.blank()
-	p.wrap("What the profile sets that latlab does not audit (vm.dirty_ratio, for one) is not compared; nothing was changed.", "", "")
+	if a.File == "" {
+		p.wrap("What the profile sets that latlab does not audit (vm.dirty_ratio, for one) is not compared; nothing was changed.", "", "")
+		return
+	}
+	for i, f := range a.From {
+		if i < len(a.Profiles) {
+			p.wrap(fmt.Sprintf("%s: read from %s", a.Profiles[i], f), "", "  ")
+		}
+	}
+	for _, n := range a.Notes {
+		p.wrap(n, "note: ", "  ")
+	}
+	if len(a.NotAudited) > 0 {
+		p.wrap(fmt.Sprintf("not audited by latlab (%d): %s", len(a.NotAudited), strings.Join(a.NotAudited, ", ")), "", "  ")
+	}
+	p.wrap("Nothing was changed.", "", "")
 }

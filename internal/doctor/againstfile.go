@@ -1,0 +1,144 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/latlab/latlab/internal/knob"
+)
+
+// auditedKey is a setting of a tuned profile as the catalogue's
+// references name it: the section's plugin type and the key. The
+// bootloader plugin joins every key that starts with "cmdline" into the
+// kernel command line (plugin_bootloader.py), so those are one key,
+// "cmdline*", whatever their suffix.
+func auditedKey(typ, key string) string {
+	if typ == "bootloader" && strings.HasPrefix(key, "cmdline") {
+		key = "cmdline*"
+	}
+	return typ + "\x00" + key
+}
+
+// auditedKeys maps each setting some knob's tuned references name to
+// those knobs: the union over the catalogue, so a profile read from a
+// file is compared on exactly what the cited profiles are.
+func auditedKeys(osName string) map[string][]knob.Knob {
+	m := map[string][]knob.Knob{}
+	for _, k := range knob.All() {
+		if k.OS() != osName {
+			continue
+		}
+		for _, r := range k.Checkup().References {
+			if r.Source != "tuned" {
+				continue
+			}
+			key := auditedKey(r.Section, r.Key)
+			if !slices.ContainsFunc(m[key], func(x knob.Knob) bool { return x.Name() == k.Name() }) {
+				m[key] = append(m[key], k)
+			}
+		}
+	}
+	return m
+}
+
+// CompareTuned sets the audit's settings beside a profile read from
+// files (LoadTuned): each setting of the merged profile that a knob's
+// references name goes through the comparison of a cited profile's
+// reference, with the merged variables put in; the settings latlab does
+// not audit are listed.
+func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSet, cmdline string) *Against {
+	a := &Against{Profile: set.Name, Source: "tuned profile file", File: set.File, Items: []AgainstItem{}, Notes: append([]string(nil), set.Notes...)}
+	for i := len(set.Loaded) - 1; i >= 0; i-- {
+		a.Profiles = append(a.Profiles, set.Loaded[i].Name)
+		a.From = append(a.From, set.Loaded[i].From)
+	}
+	current := currentValues(settings)
+	audited := auditedKeys(osName)
+	for _, u := range set.Merged.Units {
+		if !u.Enabled {
+			if u.CPUInfo == "" && u.Uname == "" {
+				a.Notes = append(a.Notes, fmt.Sprintf("[%s] is disabled (enabled=false): tuned does not apply it; not compared", u.Name))
+			}
+			continue
+		}
+		for _, key := range u.Keys {
+			if audited[auditedKey(u.Type, key)] == nil {
+				a.NotAudited = append(a.NotAudited, "["+u.Name+"] "+key)
+			}
+		}
+	}
+	for _, k := range knob.All() {
+		if k.OS() != osName {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, u := range set.Merged.Units {
+			if !u.Enabled {
+				continue
+			}
+			for _, key := range u.Keys {
+				if !slices.ContainsFunc(audited[auditedKey(u.Type, key)], func(x knob.Knob) bool { return x.Name() == k.Name() }) {
+					continue
+				}
+				o := u.Opts[key]
+				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: expandVars(o.Value, set.Vars)}
+				if u.Type != u.Name {
+					r.Section = u.Type
+				}
+				if set.fromEmbedded(o.Profile) {
+					r.Version = knob.TunedVersion
+				}
+				it := compareOne(env, k, r, cmdline)
+				it.Current = current[k.Name()]
+				if u.Name != u.Type {
+					it.Note = joinNote(it.Note, fmt.Sprintf("set in [%s], a %s section", u.Name, u.Type))
+				}
+				if u.Devices != "*" && u.Devices != "" {
+					it.Note = joinNote(it.Note, "tuned applies it to devices="+u.Devices+" only")
+				}
+				if it.Command != "" && seen[it.Command] {
+					continue
+				}
+				seen[it.Command] = it.Command != ""
+				if it.State == Differs {
+					a.Differ++
+				}
+				a.Items = append(a.Items, it)
+			}
+		}
+	}
+	return a
+}
+
+func (s *TunedSet) fromEmbedded(profile string) bool {
+	for _, l := range s.Loaded {
+		if l.Name == profile {
+			return l.From == embeddedFrom
+		}
+	}
+	return false
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// currentValues is each knob's value as the audit read it (its first
+// target's), with the target named.
+func currentValues(settings []Setting) map[string]string {
+	current := map[string]string{}
+	for _, s := range settings {
+		if _, ok := current[s.Knob]; !ok {
+			v := s.Value
+			if s.Target != "" {
+				v += " (" + s.Target + ")"
+			}
+			current[s.Knob] = v
+		}
+	}
+	return current
+}
