@@ -275,6 +275,7 @@ func ParseLatencyMon(r io.Reader) (*Report, error) {
 		p.rep.Lines = l.EditorCount()
 		p.rep.Encoding = string(l.Encoding())
 		p.sections()
+		p.crossCheck(l.EditorCount())
 		lm := p.lm
 		p.rep.LatencyMon = &lm
 		rep = p.rep
@@ -766,4 +767,57 @@ func clipUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// crossCheck compares PER CPU DATA with the sections when it is whole
+// (every CPU of "Logical processors" there, with the value compared): in
+// the real reports the CPUs' counts add up to the histogram's total and
+// the longest of the CPUs' highest times is the section's highest. A
+// difference (a CPU lost in copying, a value altered) is a note.
+func (p *lmParser) crossCheck(ln int) {
+	cpus := p.lm.CPUs
+	if len(cpus) == 0 || p.lm.LogicalProcessors != nil && *p.lm.LogicalProcessors != int64(len(cpus)) {
+		return
+	}
+	for _, sec := range p.rep.Sections {
+		var sum int64
+		whole := true
+		for _, c := range cpus {
+			n := c.DPCCount
+			if sec.Name == ISR {
+				n = c.ISRCount
+			}
+			if n == nil {
+				whole = false
+				break
+			}
+			sum += *n
+		}
+		if whole && sum != sec.Overall.Total {
+			p.notef(ln, "PER CPU DATA's %s counts of %d CPUs add up to %d, the %s count lines to %d: a CPU left out or a value altered", sec.Name, len(cpus), sum, sec.Name, sec.Overall.Total)
+		}
+	}
+	for _, s := range []struct {
+		name string
+		r    *LMRoutines
+	}{{DPC, p.lm.DPC}, {ISR, p.lm.ISR}} {
+		if s.r == nil || s.r.HighestUs == nil {
+			continue
+		}
+		top := math.Inf(-1)
+		for _, c := range cpus {
+			v := c.DPCHighestUs
+			if s.name == ISR {
+				v = c.ISRHighestUs
+			}
+			if v == nil {
+				top = math.NaN()
+				break
+			}
+			top = max(top, *v)
+		}
+		if !math.IsNaN(top) && top != *s.r.HighestUs {
+			p.notef(ln, "the highest %s execution time of PER CPU DATA is %s µs, the report's %s µs: a CPU left out or a value altered", s.name, strconv.FormatFloat(top, 'f', -1, 64), strconv.FormatFloat(*s.r.HighestUs, 'f', -1, 64))
+		}
+	}
 }

@@ -393,3 +393,27 @@ func TestLatencyMonDocumentRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v", back)
 	}
 }
+
+// TestLatencyMonCrossCheck: PER CPU DATA that does not add up to the
+// histogram, or whose longest execution is not the report's highest, is
+// said in a note (in the real reports both agree).
+func TestLatencyMonCrossCheck(t *testing.T) {
+	orig := readFixture(t, lmWritten)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"a count altered", "CPU 0 DPC count:                                      60000", "CPU 0 DPC count:                                      60001",
+			"line 124: PER CPU DATA's DPC counts of 4 CPUs add up to 98138, the DPC count lines to 98137: a CPU left out or a value altered"},
+		{"a highest time altered", "CPU 2 ISR highest execution time (µs):                301.006410", "CPU 2 ISR highest execution time (µs):                701.006410",
+			"line 124: the highest ISR execution time of PER CPU DATA is 701.00641 µs, the report's 612.5 µs: a CPU left out or a value altered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Replace(orig, tc.from, tc.to, 1)
+			if in == orig {
+				t.Fatal("nothing replaced")
+			}
+			r := readLM(t, in)
+			if len(r.Notes) != 1 || r.Notes[0] != tc.want {
+				t.Errorf("notes %q, want %q", r.Notes, tc.want)
+			}
+		})
+	}
+}
