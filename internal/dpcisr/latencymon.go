@@ -223,6 +223,9 @@ var (
 // driver's description); LatencyMon's longest are a few hundred bytes.
 const maxLMText = 2000
 
+// maxLMBuckets bounds the count lines of a section; LatencyMon prints 6.
+const maxLMBuckets = 64
+
 // maxLMCPUs bounds PER CPU DATA: Windows runs on at most 2048 logical
 // processors.
 const maxLMCPUs = 2048
@@ -243,6 +246,7 @@ type lmParser struct {
 	cpus    map[int]int       // CPU number -> index in lm.CPUs
 	inConc  bool
 	conc    []string
+	concLen int // bytes in conc: past maxLMText no more is kept
 	values  int
 	stopped bool
 }
@@ -301,8 +305,9 @@ func (p *lmParser) line(raw string, ln int) error {
 			if len(p.conc) > 0 { // the rule under the heading opens it
 				p.endConclusion()
 			}
-		} else {
+		} else if p.concLen < maxLMText {
 			p.conc = append(p.conc, t)
+			p.concLen += len(t) + 1
 		}
 	} else if m := lmConclusion().FindStringSubmatch(t); m != nil {
 		if _, again := p.seen["conclusion"]; again {
@@ -363,7 +368,7 @@ func (p *lmParser) endConclusion() {
 	}
 	p.inConc = false
 	c := strings.Join(strings.Fields(strings.Join(p.conc, " ")), " ")
-	p.conc = nil
+	p.conc, p.concLen = nil, 0
 	if len(c) > maxLMText {
 		c = clipUTF8(c, maxLMText)
 	}
@@ -546,6 +551,9 @@ func (p *lmParser) bucket(g []string, ln int) error {
 	}
 	if b.stated < 0 && !b.open {
 		return &ParseError{Line: ln, Msg: fmt.Sprintf("%q: a bucket with one bound and no '<' or '>=': expected %s", textdec.Clip(g[0]), latencyMonWant)}
+	}
+	if len(p.buckets[sec]) == maxLMBuckets {
+		return &ParseError{Line: ln, Msg: fmt.Sprintf("more than %d %s count lines, where LatencyMon prints 6: expected %s", maxLMBuckets, sec, latencyMonWant)}
 	}
 	key := fmt.Sprintf("bucket%s%d%v", sec, b.lower, b.open)
 	if !p.once(key, fmt.Sprintf("%q", clipLabel(g[0])), ln) {

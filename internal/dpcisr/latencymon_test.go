@@ -2,6 +2,7 @@ package dpcisr
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -288,6 +289,7 @@ func TestLatencyMonBadInput(t *testing.T) {
 		{"not a number", "Highest DPC routine execution time (µs):   1,2,3.4\n", `line 1: "Highest DPC routine execution time (µs):   1,2,3.4": "1,2,3.4" is no number`},
 		{"count with a fraction", "ISR count (execution time <250 µs):   12,5\n", `line 1: "ISR count (execution time <250 µs):   12,5": "12,5" is no count`},
 		{"CPU out of range", "CPU 99999 DPC count:   1\n", "CPU 99999 out of range 0 to 2047"},
+		{"too many buckets", strings.Repeat("x\n", 3) + lmManyBuckets(65), "line 68: more than 64 DPC count lines, where LatencyMon prints 6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read(strings.NewReader(tc.in))
@@ -415,5 +417,35 @@ func TestLatencyMonCrossCheck(t *testing.T) {
 				t.Errorf("notes %q, want %q", r.Notes, tc.want)
 			}
 		})
+	}
+}
+
+func lmManyBuckets(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "DPC count (execution time %d-%d µs): 1\n", 10*i, 10*i+10)
+	}
+	return b.String()
+}
+
+// TestLatencyMonConclusionBounded: a CONCLUSION heading followed by
+// endless text holds at most maxLMText bytes of it while it is read, not
+// the whole text until the conclusion ends.
+func TestLatencyMonConclusionBounded(t *testing.T) {
+	p := &lmParser{rep: &Report{}, seen: map[string]int{}, buckets: map[string][]lmBucket{}, heads: map[string]string{}, cpus: map[int]int{}}
+	if err := p.line("CONCLUSION", 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10000 {
+		if err := p.line("the system is fine and then some more words", i+2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(strings.Join(p.conc, " ")); n > maxLMText+100 {
+		t.Errorf("%d bytes of conclusion held", n)
+	}
+	p.endConclusion()
+	if n := len(p.lm.Conclusion); n == 0 || n > maxLMText {
+		t.Errorf("conclusion of %d bytes", n)
 	}
 }
