@@ -380,6 +380,12 @@ func TestCompareLatencyMon(t *testing.T) {
 	if err == nil || err.Error() != "different buckets: lm.txt is a LatencyMon report (<250, 250-500 ... >=4000 µs), off.txt is an xperf report (0-1, 1-2, 2-4 ... µs): compare LatencyMon reports only with LatencyMon reports" {
 		t.Errorf("error %v", err)
 	}
+	w := *x
+	w.Source = SourceETW
+	_, err = Compare([]Labeled{{"watch.json", &w}, {"lm.txt", a}}, "")
+	if err == nil || !strings.HasPrefix(err.Error(), "different buckets: lm.txt is a LatencyMon report (<250, 250-500 ... >=4000 µs), watch.json is a dpc watch trace (0-1, 1-2, 2-4 ... µs)") {
+		t.Errorf("error %v", err)
+	}
 }
 
 // TestLatencyMonDocumentRoundTrip: the --json document reads back as the
