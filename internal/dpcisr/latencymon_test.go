@@ -3,6 +3,7 @@ package dpcisr
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -344,8 +345,12 @@ func TestIsLatencyMon(t *testing.T) {
 	if !IsLatencyMon([]byte("ISR count (execution\n time <250 µs): 3")) {
 		t.Error("a phrase broken over lines not recognised")
 	}
-	for _, f := range []string{"xperf-dpcisr-keyboard-ps2-vs-usb.txt", "xperf-dpcisr-written-layout.txt", "xperf-dpcisr-lcxiv-exp09-under-load.txt"} {
-		if IsLatencyMon([]byte(readFixture(t, f))) {
+	xperf, err := filepath.Glob("testdata/xperf-dpcisr-*.txt")
+	if err != nil || len(xperf) < 10 {
+		t.Fatalf("xperf reports %v (%v)", xperf, err)
+	}
+	for _, f := range xperf {
+		if IsLatencyMon([]byte(readFixture(t, filepath.Base(f)))) {
 			t.Errorf("%s taken for a LatencyMon report", f)
 		}
 	}
