@@ -107,5 +107,5 @@ func TestDpcisrOfADamagedHeaderNamesEveryForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "dpcisr", f)
-	testutil.CheckBadExit(t, "dpcisr of a trace with a zeroed header", code, errs, "expected the text report of 'xperf -a dpcisr', a latlab dpcisr JSON document or an .etl trace")
+	testutil.CheckBadExit(t, "dpcisr of a trace with a zeroed header", code, errs, "expected the text report of 'xperf -a dpcisr', a LatencyMon report, a latlab dpcisr JSON document or an .etl trace")
 }

@@ -34,7 +34,7 @@ func newDPCISRCmd(io *IO, runF func(*DPCISROptions) error) *cobra.Command {
 	o := &DPCISROptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "dpcisr FILE",
-		Short: "read an xperf DPC/ISR report: per-driver execution-time distributions",
+		Short: "read an xperf DPC/ISR or LatencyMon report: per-driver execution-time distributions",
 		Long: `Reads the text report that 'xperf -i trace.etl -o out.txt -a dpcisr' writes (or
 the JSON document of 'latlab dpc watch' or 'latlab dpcisr capture') and prints,
 for the DPC and the ISR section and for every module (driver), the count, the
@@ -50,11 +50,23 @@ decimal commas, headings added above blocks (shown as labels), footers missing.
 A module that appears in several blocks of a section is listed once per block,
 in file order.
 
+A LatencyMon report (its saved or copied text, recognised by its content: UTF-8,
+UTF-16 or ANSI, a decimal comma, quoted in a forum post or cut short) is read
+too: first the verdict of 'latlab dpc watch' on its highest DPC and ISR
+execution times (over 1 ms, over 2 ms) with the drivers, LatencyMon's own
+conclusion and the length of the run, then its DPC and ISR counts in its own
+buckets (<250, 250-500 ... >=4000 µs) with the buckets of p50 and p99, the
+drivers with the most time, the interrupt to process and to DPC latencies, the
+hard page faults and PER CPU DATA (which CPU carries the DPC and ISR time).
+'dpcisr compare' compares LatencyMon reports with one another, never with an
+xperf report or a trace: their buckets differ.
+
 --html writes one self-contained page: per section a table of the modules
 (count, total time, longest, p99, share above 1 ms and 2 ms), the verdict of a
 dpc watch document, and the modules' distributions plotted.`,
 		Example: `  latlab dpcisr out.txt
   latlab dpcisr out.txt --module ndis.sys
+  latlab dpcisr latencymon-report.txt
   latlab dpcisr out.txt --json > dpcisr.json
   latlab dpcisr watch.json --html watch.html
   latlab dpcisr compare extreme.txt off.txt --labels Extreme,Off --module ndis.sys

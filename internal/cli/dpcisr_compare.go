@@ -39,6 +39,9 @@ section: the distributions side by side, the cumulative share at or below 1, 2,
 and Pearson's chi-squared test of homogeneity on the bucket counts. A report is
 xperf's text ('xperf -a dpcisr') or the JSON document of 'latlab dpc watch' or
 'latlab dpcisr capture'; both use xperf's buckets, so they compare freely.
+LatencyMon reports compare with one another, over LatencyMon's buckets, with the
+share below 250, 500, 1000, 2000 and 4000 µs; a LatencyMon report beside an
+xperf report or a trace is refused (exit 2): their buckets overlap.
 
 Before the test, adjacent buckets are pooled from the short end until every
 expected count is at least 5 (sparse tails otherwise break the test's

@@ -100,11 +100,18 @@ func TestDPCISRBadInput(t *testing.T) {
 	cases := map[string]struct{ path, want string }{
 		"empty":        {write("empty.txt", ""), "empty.txt: line 1: empty file"},
 		"binary":       {write("bin.txt", "\x7fELF\x02\x01\x01\x00\x00"), "bin.txt: line 1: not text"},
-		"no histogram": {write("none.txt", "DPC Info\nnothing here\n"), "none.txt: line 2: no DPC/ISR histogram in 2 lines"},
-		"missing":      {dir + "/nope.txt", "cannot read " + dir + "/nope.txt"},
+		"no histogram": {write("none.txt", "DPC Info\nnothing here\n"), "none.txt: line 2: no DPC/ISR histogram in 2 lines: expected 'Total = N for module NAME' followed by lines 'Elapsed Time, > A usecs AND <= B usecs, COUNT, or P%', or a LatencyMon report (lines such as 'DPC count (execution time <250 µs): 21517')"},
+		// LatencyMon's words in prose, none of its values.
+		"latencymon without values": {write("lm.txt", "I ran LatencyMon: the interrupt to process latency was high.\n"), "lm.txt: line 1: no LatencyMon value in 1 lines: expected a LatencyMon report: lines such as 'Highest DPC routine execution time (µs): 63.69' or 'DPC count (execution time <250 µs): 21517'"},
+		"latencymon --module":       {write("lm2.txt", "DPC count (execution time <250 µs): 3\n"), "lm2.txt: --module ndis.sys: a LatencyMon report has no histogram per module"},
+		"missing":                   {dir + "/nope.txt", "cannot read " + dir + "/nope.txt"},
 	}
 	for name, c := range cases {
-		code, _, errs := runCLI(t, "dpcisr", c.path)
+		args := []string{"dpcisr", c.path}
+		if name == "latencymon --module" {
+			args = append(args, "--module", "ndis.sys")
+		}
+		code, _, errs := runCLI(t, args...)
 		testutil.CheckBadExit(t, name, code, errs, c.want)
 	}
 }
@@ -193,4 +200,42 @@ func TestDPCISRCaptureReport(t *testing.T) {
 	if err := reportCapture(o, text); err == nil || !strings.Contains(err.Error(), `no module "nosuch.sys"`) {
 		t.Errorf("unknown module: %v", err)
 	}
+}
+
+// A LatencyMon report reads as one: the verdict first, its buckets, the
+// document's source; compared with another LatencyMon report over its
+// buckets, and refused beside an xperf report in one line (exit 2).
+func TestDPCISRLatencyMon(t *testing.T) {
+	lm := dpcisrData + "latencymon-written.txt"
+	code, out, errs := runCLI(t, "dpcisr", lm)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if !strings.HasPrefix(flat, "latlab dpcisr: "+lm+" (a LatencyMon report, utf-8, 124 lines) verdict: drop-outs possible: ndis.sys ran a DPC for 1523 µs") {
+		t.Errorf("the verdict is not first:\n%s", out)
+	}
+	code, out, errs = runCLI(t, "dpcisr", lm, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Data struct {
+			Source     string
+			Latencymon struct {
+				Dpc struct {
+					HighestUs float64 `json:"highest_us"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Data.Source != "latencymon" || doc.Data.Latencymon.Dpc.HighestUs != 1523.4 {
+		t.Errorf("document %+v (%v)", doc, err)
+	}
+	code, out, errs = runCLI(t, "dpcisr", "compare", lm, lm, "--labels", "A,B")
+	if code != 0 || !strings.Contains(out, "share below") || !strings.Contains(out, ">=4000 µs") {
+		t.Errorf("compare: exit %d: %s\n%s", code, errs, out)
+	}
+	code, _, errs = runCLI(t, "dpcisr", "compare", lm, dpcisrData+"xperf-dpcisr-im-off.txt")
+	testutil.CheckBadExit(t, "compare with xperf", code, errs, "different buckets: latencymon-written.txt is a LatencyMon report (<250, 250-500 ... >=4000 µs), xperf-dpcisr-im-off.txt is an xperf report (0-1, 1-2, 2-4 ... µs): compare LatencyMon reports only with LatencyMon reports")
 }

@@ -1,6 +1,7 @@
 package dpcisr
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -42,6 +43,10 @@ type Comparison struct {
 // SectionComparison compares one section (DPC or ISR) across runs.
 type SectionComparison struct {
 	Name string `json:"name"`
+	// Source is SourceLatencyMon when the runs are LatencyMon reports,
+	// whose buckets hold [lower, upper) µs and whose shares are of the
+	// executions below a bound; empty for xperf's buckets.
+	Source string `json:"source,omitempty"`
 	// Runs has one entry per run that has this section and module.
 	Runs    []RunDist `json:"runs"`
 	Missing []string  `json:"missing,omitempty"` // labels of runs without it
@@ -92,12 +97,19 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 	if len(runs) < 2 {
 		return nil, fmt.Errorf("compare needs at least 2 reports, have %d", len(runs))
 	}
+	th, err := thresholdsOf(runs)
+	if err != nil {
+		return nil, err
+	}
 	c := &Comparison{Module: module}
 	for _, r := range runs {
 		c.Labels = append(c.Labels, r.Label)
 	}
 	for _, name := range []string{DPC, ISR, SoftIRQ, HardIRQ} {
 		sc := SectionComparison{Name: name}
+		if th[0] == LatencyMonThresholds[0] {
+			sc.Source = SourceLatencyMon
+		}
 		for _, r := range runs {
 			sec := firstSection(r.Report, name)
 			if sec == nil {
@@ -117,7 +129,7 @@ func Compare(runs []Labeled, module string) (*Comparison, error) {
 		if len(sc.Runs) == 0 {
 			continue
 		}
-		sc.fill()
+		sc.fill(th)
 		c.Sections = append(c.Sections, sc)
 	}
 	c.adjust()
@@ -192,7 +204,35 @@ func firstSection(r *Report, name string) *Section {
 	return nil
 }
 
-func (sc *SectionComparison) fill() {
+// thresholdsOf is the bounds of the cumulative shares for runs: xperf's
+// for xperf's reports and latlab's traces (which share its buckets),
+// LatencyMon's for LatencyMon reports. Reports of the two kinds have
+// buckets that overlap (0-250 µs against 0-1, 1-2 ... 128-256 µs): a test
+// over their union would count the same executions in different
+// columns, so they are not compared.
+func thresholdsOf(runs []Labeled) ([]float64, error) {
+	var lm, other *Labeled
+	for i := range runs {
+		if runs[i].Report.Source == SourceLatencyMon {
+			lm = cmp.Or(lm, &runs[i])
+		} else {
+			other = cmp.Or(other, &runs[i])
+		}
+	}
+	switch {
+	case lm == nil:
+		return Thresholds, nil
+	case other == nil:
+		return LatencyMonThresholds, nil
+	}
+	kind := "an xperf report"
+	if Live(other.Report.Source) {
+		kind = "a dpc watch trace"
+	}
+	return nil, fmt.Errorf("different buckets: %s is a LatencyMon report (<250, 250-500 ... >=4000 µs), %s is %s (0-1, 1-2, 2-4 ... µs): compare LatencyMon reports only with LatencyMon reports", lm.Label, other.Label, kind)
+}
+
+func (sc *SectionComparison) fill(thresholds []float64) {
 	idx := map[bucketKey]Bucket{}
 	for _, r := range sc.Runs {
 		for _, b := range r.Hist.Buckets {
@@ -219,7 +259,7 @@ func (sc *SectionComparison) fill() {
 			table[i][j] = float64(n)
 		}
 	}
-	for _, us := range Thresholds {
+	for _, us := range thresholds {
 		s := Share{Us: us}
 		for _, r := range sc.Runs {
 			p, ex := ShareAtMost(r.Hist, us)

@@ -27,31 +27,37 @@ const maxCount = 1 << 53
 // (CheckHistograms).
 const MaxCount = maxCount
 
-// Read reads a report in any form latlab accepts: xperf's text report, or
-// a JSON document (the result document of kind dpcisr that 'dpc watch' and
-// 'dpcisr capture' write, or the output of 'latlab dpcisr FILE --json').
-// JSON is recognised by its first non-blank byte, '{'.
+// Read reads a report in any form latlab accepts: xperf's text report, a
+// LatencyMon report (IsLatencyMon), or a JSON document (the result
+// document of kind dpcisr that 'dpc watch' and 'dpcisr capture' write, or
+// the output of 'latlab dpcisr FILE --json'). JSON is recognised by its
+// first non-blank byte, '{'; a LatencyMon report by a phrase of its own
+// in the first 64 KiB; anything else is read as xperf's.
 func Read(r io.Reader) (*Report, error) {
 	// A file is peeked at and rewound, so Parse can still seek back to
 	// its start (it rereads a file that turns out to be ANSI).
 	if rs, ok := r.(io.ReadSeeker); ok {
 		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
-			head := make([]byte, 4096)
+			head := make([]byte, lmSniff)
 			n, _ := io.ReadFull(rs, head)
 			if _, err := rs.Seek(start, io.SeekStart); err == nil {
-				if isJSON(head[:n]) {
-					return ReadDocument(rs)
-				}
-				return Parse(rs)
+				return readAs(head[:n], rs)
 			}
 		}
 	}
-	br := bufio.NewReaderSize(r, 4096)
-	head, _ := br.Peek(4096)
-	if isJSON(head) {
-		return ReadDocument(br)
+	br := bufio.NewReaderSize(r, lmSniff)
+	head, _ := br.Peek(lmSniff)
+	return readAs(head, br)
+}
+
+func readAs(head []byte, r io.Reader) (*Report, error) {
+	switch {
+	case isJSON(head):
+		return ReadDocument(r)
+	case IsLatencyMon(head):
+		return ParseLatencyMon(r)
 	}
-	return Parse(br)
+	return Parse(r)
 }
 
 func isJSON(b []byte) bool {
@@ -102,15 +108,15 @@ func ReadDocument(r io.Reader) (*Report, error) {
 }
 
 func (r *Report) check() error {
-	if r.Source != SourceXperf && !Live(r.Source) {
-		return docErrorf("source %q: want %q, %q or %q", r.Source, SourceXperf, SourceETW, SourceTracefs)
+	if r.Source != SourceXperf && r.Source != SourceLatencyMon && !Live(r.Source) {
+		return docErrorf("source %q: want %q, %q, %q or %q", r.Source, SourceXperf, SourceETW, SourceTracefs, SourceLatencyMon)
 	}
 	if r.HardFaults != nil {
 		if err := r.HardFaults.check(); err != nil {
 			return err
 		}
 	}
-	if len(r.Sections) == 0 && (r.HardFaults == nil || r.HardFaults.Events == 0) {
+	if len(r.Sections) == 0 && (r.HardFaults == nil || r.HardFaults.Events == 0) && r.LatencyMon == nil {
 		return docErrorf("no sections: the document holds no DPC or ISR histogram")
 	}
 	for i, s := range r.Sections {

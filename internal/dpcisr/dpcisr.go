@@ -45,8 +45,10 @@ func Live(source string) bool { return source == SourceETW || source == SourceTr
 // Report is one parsed file, or one trace latlab recorded itself.
 type Report struct {
 	// Source says where the histograms come from: SourceXperf,
-	// SourceETW or SourceTracefs. All use xperf's buckets, so any
-	// compares with another.
+	// SourceETW, SourceTracefs or SourceLatencyMon. The first three use
+	// xperf's buckets, so any compares with another; a LatencyMon report
+	// has its own (under 250 µs, 250-500 ... 4000 µs and over) and
+	// compares only with another LatencyMon report.
 	Source   string    `json:"source"`
 	Encoding string    `json:"encoding"`
 	Lines    int       `json:"lines"`
@@ -64,6 +66,9 @@ type Report struct {
 	// HardFaults is the hard page faults per process of an .etl trace
 	// (nil for other reports).
 	HardFaults *HardFaults `json:"hard_faults,omitempty"`
+	// LatencyMon is what a LatencyMon report says beside its histograms
+	// (nil for other reports).
+	LatencyMon *LatencyMon `json:"latencymon,omitempty"`
 }
 
 // Section is the DPC or the ISR half of a report. A hand-edited file may

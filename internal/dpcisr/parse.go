@@ -67,7 +67,7 @@ var (
 // size of the file.
 func Parse(r io.Reader) (*Report, error) {
 	var rep *Report
-	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr', a latlab dpcisr JSON document or an .etl trace", func(l *textdec.Lines) error {
+	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr', a LatencyMon report, a latlab dpcisr JSON document or an .etl trace", func(l *textdec.Lines) error {
 		p := &parser{src: &source{l: l}, rep: &Report{Source: SourceXperf}}
 		if err := p.run(); err != nil {
 			return err
@@ -82,7 +82,7 @@ func Parse(r io.Reader) (*Report, error) {
 			}
 		}
 		if n == 0 {
-			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s", l.EditorCount(), expectBlock)}
+			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s, or a LatencyMon report (lines such as 'DPC count (execution time <250 µs): 21517')", l.EditorCount(), expectBlock)}
 		}
 		rep = p.rep
 		return nil

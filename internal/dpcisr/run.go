@@ -107,6 +107,9 @@ func filterModule(r *Report, file, module string) (*Report, error) {
 	if module == "" {
 		return r, nil
 	}
+	if r.Source == SourceLatencyMon {
+		return nil, badinput.Errorf("%s: --module %s: a LatencyMon report has no histogram per module, only the drivers with the highest execution and total time", file, module)
+	}
 	f := r.Filter(module)
 	for _, s := range f.Sections {
 		if len(s.Modules) > 0 {

@@ -78,6 +78,20 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			line += fmt.Sprintf(", %s, %d events, %d modules known", units.Seconds(w.Seconds, 1), w.Events, w.Modules)
 		}
 		s.Verdicts = append(s.Verdicts, line)
+	} else if lm := rep.LatencyMon; rep.Source == dpcisr.SourceLatencyMon && lm != nil {
+		s.Verdicts = append(s.Verdicts, fmt.Sprintf("a LatencyMon report (%s, %d lines)", rep.Encoding, rep.Lines))
+		if v, ok := LatencyMonVerdict(lm); ok {
+			s.Verdicts = append(s.Verdicts, "verdict: "+v.Text)
+		}
+		if lm.Conclusion != "" {
+			s.Verdicts = append(s.Verdicts, fmt.Sprintf("LatencyMon's conclusion: %q", lm.Conclusion))
+		}
+		if lm.Duration != "" {
+			s.Verdicts = append(s.Verdicts, "run: "+lm.Duration+" (h:mm:ss)")
+		}
+		if t := speedText(lm); t != "" {
+			s.Verdicts = append(s.Verdicts, t)
+		}
 	} else {
 		s.Verdicts = append(s.Verdicts, fmt.Sprintf("an xperf DPC/ISR report (%s, %d lines)", rep.Encoding, rep.Lines))
 	}
@@ -115,7 +129,16 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 			s.Notes = append(s.Notes, fmt.Sprintf("%s: no histogram", name))
 			continue
 		}
-		s.Tables = append(s.Tables, dpcisrTable(name, sec, rows, w != nil))
+		t := dpcisrTable(name, sec, rows, w != nil)
+		if rep.Source == dpcisr.SourceLatencyMon {
+			t.Caption = fmt.Sprintf("%s: LatencyMon's count per bucket (from the lower bound, below the upper): longest is the highest non-empty bucket, p99 the bucket that holds it", name)
+			for _, r := range t.Rows {
+				for i := range r {
+					r[i] = strings.NewReplacer("0-250 µs", "<250 µs", "> 4000 µs", ">=4000 µs").Replace(r[i])
+				}
+			}
+		}
+		s.Tables = append(s.Tables, t)
 		for _, r := range rows {
 			executions = executions || r.h.Sum() > 0
 		}
@@ -135,7 +158,7 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 	}
 	if len(panels) > 0 {
 		s.Figures = append(s.Figures, &Figure{Name: stem + "-dpcisr",
-			Title:  "cumulative share of executions at xperf's bucket bounds (log2 µs), the overall histogram and the modules with the longest executions",
+			Title:  cdfTitle(rep.Source),
 			render: func(f string) ([]byte, error) { return RenderCDF(panels, f) }})
 	} else if executions {
 		s.Notes = append(s.Notes, "no plot: every execution is in the open last bucket, which has no upper bound to plot at")
@@ -347,4 +370,12 @@ func dpcisrPanel(name string, rows []dpcisrRow) (CDFPanel, bool) {
 		pn.Series = append(pn.Series, cs)
 	}
 	return pn, points
+}
+
+// cdfTitle is the title of a report's plot of cumulative shares.
+func cdfTitle(source string) string {
+	if source == dpcisr.SourceLatencyMon {
+		return "cumulative share of executions at LatencyMon's bucket bounds (log2 µs)"
+	}
+	return "cumulative share of executions at xperf's bucket bounds (log2 µs), the overall histogram and the modules with the longest executions"
 }

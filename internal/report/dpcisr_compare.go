@@ -91,13 +91,17 @@ func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[str
 		}
 		wrapTo(w, "not in: "+strings.Join(missing, ", "), "", "  ")
 	}
+	rng, share := dpcisr.Bucket.Range, "share at or below"
+	if s.Source == dpcisr.SourceLatencyMon {
+		rng, share = LMRange, "share below"
+	}
 	hdr := []string{"bucket"}
 	for _, r := range s.Runs {
 		hdr = append(hdr, name(r.Label), "%")
 	}
 	rows := [][]string{}
 	for j, b := range s.Buckets {
-		row := []string{b.Range()}
+		row := []string{rng(b)}
 		for i, r := range s.Runs {
 			row = append(row, fmt.Sprint(s.Counts[i][j]), fmt.Sprintf("%.2f", 100*float64(s.Counts[i][j])/float64(r.Summary.Count)))
 		}
@@ -112,14 +116,14 @@ func dpcisrCompareSection(w io.Writer, s dpcisr.SectionComparison, names map[str
 		row := []string{"p" + dpcisrP(p) + " in"}
 		for _, r := range s.Runs {
 			b, _ := dpcisr.QuantileBucket(r.Hist, p)
-			row = append(row, b.Range(), "")
+			row = append(row, rng(b), "")
 		}
 		rows = append(rows, row)
 	}
 	Table(w, hdr, rows)
 
 	fmt.Fprintln(w)
-	hdr = []string{"share at or below"}
+	hdr = []string{share}
 	for i, r := range s.Runs {
 		hdr = append(hdr, name(r.Label))
 		if i > 0 {

@@ -30,6 +30,10 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 	default:
 		what = fmt.Sprintf("%s, %d lines", r.Encoding, r.Lines)
 	}
+	if r.Source == dpcisr.SourceLatencyMon {
+		latencyMonText(w, res, what)
+		return
+	}
 	// What the file is stays whole: on the path's line if it fits, under
 	// it if not.
 	file := safeText(res.File)

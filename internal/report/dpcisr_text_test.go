@@ -34,6 +34,8 @@ func TestDPCISRTextGolden(t *testing.T) {
 		// A module name too long for its column wraps, every line of it
 		// indented as the rows are.
 		{"dpcisr-text-long-module-80", "xperf-dpcisr-long-module.txt", "", 80},
+		// A LatencyMon report: the verdict and what it rests on first.
+		{"dpcisr-text-latencymon-80", "latencymon-written.txt", "", 80},
 	} {
 		res, err := dpcisr.Run(ctx, dpcisr.Options{File: data + c.file, Module: c.module})
 		if err != nil {
