@@ -156,7 +156,7 @@ func speedText(lm *dpcisr.LatencyMon) string {
 		return fmt.Sprintf("CPU speed: LatencyMon converts cycles to time at the reported %s MHz but measured %s MHz: had the CPU run at the measured speed, each execution time and latency would be %.2f× the one printed",
 			lmNum(*rep), lmNum(*meas), f)
 	case rep != nil && lm.FixedSpeedNote:
-		return fmt.Sprintf("CPU speed: execution times are cycles at the reported %s MHz; the report notes they \"may be calculated based on a fixed reported CPU speed\": a CPU that ran slower (speed stepping) took longer than printed, by how much the report does not show", lmNum(*rep))
+		return fmt.Sprintf("CPU speed: execution times are cycles at the reported %s MHz; the report notes they \"may be calculated based on a fixed reported CPU speed\": a CPU that ran slower (speed stepping) took longer than printed and one that ran faster (turbo) less, by how much the report does not show", lmNum(*rep))
 	case rep != nil && meas != nil:
 		return fmt.Sprintf("CPU speed: reported %s MHz, measured %s MHz", lmNum(*rep), lmNum(*meas))
 	case rep != nil:

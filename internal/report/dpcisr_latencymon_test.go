@@ -23,7 +23,7 @@ func TestLatencyMonSpeedText(t *testing.T) {
 		{"measured half the reported", f64(3600), f64(1800), false, "at the reported 3600 MHz but measured 1800 MHz: had the CPU run at the measured speed, each execution time and latency would be 2.00× the one printed"},
 		{"measured above the reported", f64(2000), f64(3000), true, "at the reported 2000 MHz but measured 3000 MHz: had the CPU run at the measured speed, each execution time and latency would be 0.67× the one printed"},
 		{"within 10%", f64(3600), f64(3500), false, "CPU speed: reported 3600 MHz, measured 3500 MHz"},
-		{"the note alone", f64(3696), nil, true, "cycles at the reported 3696 MHz; the report notes they \"may be calculated based on a fixed reported CPU speed\": a CPU that ran slower (speed stepping) took longer than printed, by how much the report does not show"},
+		{"the note alone", f64(3696), nil, true, "cycles at the reported 3696 MHz; the report notes they \"may be calculated based on a fixed reported CPU speed\": a CPU that ran slower (speed stepping) took longer than printed and one that ran faster (turbo) less, by how much the report does not show"},
 		{"reported alone", f64(3696), nil, false, "CPU speed: reported 3696 MHz, the speed cycles are converted to time at"},
 		{"nothing", nil, nil, true, ""},
 	} {
