@@ -315,6 +315,7 @@ func TestErrors(t *testing.T) {
 		{"no histogram", "DPC Info\nsomething else\n", "line 2: no DPC/ISR histogram in 2 lines"},
 		{"no histogram, no final newline", "DPC Info\nsomething else", "line 2: no DPC/ISR histogram in 2 lines"},
 		{"no histogram, a blank last line", "DPC Info\nsomething else\n\n", "line 3: no DPC/ISR histogram in 3 lines"},
+		{"one line, no histogram", "DPC Info\n", "line 1: no DPC/ISR histogram in 1 line:"},
 		{"orphan bucket", "DPC Info\nElapsed Time, > 1 usecs AND <= 2 usecs, 4, or 40.00%\n", "line 2: bucket line outside a histogram"},
 		{"after footer", "Total = 1 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 1, or 100.00%\nTotal, 1\nElapsed Time, > 2 usecs AND <= 4 usecs, 1, or 100.00%\n", "line 4: bucket line outside"},
 		{"overlap", "Total = 2 for module a.sys\nElapsed Time, > 1 usecs AND <= 2 usecs, 1\nElapsed Time, > 1 usecs AND <= 2 usecs, 1\n", "line 3: bucket 1-2 µs overlaps bucket 1-2 µs of line 2"},

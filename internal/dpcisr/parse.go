@@ -82,7 +82,7 @@ func Parse(r io.Reader) (*Report, error) {
 			}
 		}
 		if n == 0 {
-			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no DPC/ISR histogram in %d lines: %s, or a LatencyMon report (lines such as 'DPC count (execution time <250 µs): 21517')", l.EditorCount(), expectBlock)}
+			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no DPC/ISR histogram in %s: %s, or a LatencyMon report (lines such as 'DPC count (execution time <250 µs): 21517')", lineCount(l.EditorCount()), expectBlock)}
 		}
 		rep = p.rep
 		return nil
@@ -802,4 +802,12 @@ func atoi(s string) int64 {
 		return 1<<63 - 1
 	}
 	return v
+}
+
+// lineCount is n lines in words.
+func lineCount(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
