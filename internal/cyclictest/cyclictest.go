@@ -139,9 +139,9 @@ func Read(r io.Reader) (*Histogram, error) {
 			if long {
 				return nil, fmt.Errorf("line %d: a row longer than %d bytes (at most %d thread columns)", lineNo, maxLine, MaxThreads)
 			}
-			if _, done := footer["Histogram Overflows"]; done {
-				return nil, fmt.Errorf("line %d: a row after the footer", lineNo)
-			}
+			// Rows after the footer are taken: reports reorder the two
+			// (the footer first); two histograms appended to one file are
+			// caught by their rows starting again and by a second footer.
 			v, err := numbers(bytes.Fields(text))
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %v", lineNo, err)

@@ -36,6 +36,7 @@ func TestRead(t *testing.T) {
 			[]int64{3, 1}, 2, true, 2, 5},
 		{"status lines and CRLF", "policy: fifo: loadavg: 0.1\r\nT: 0 ( 123) P:99 I:1000 C: 5 Min: 1\r\n# Histogram\r\n000000 000005\r\n# Histogram Overflows: 00000\r\n",
 			[]int64{5}, 1, false, 1, 0},
+		{"the footer first", "# Total: 3\n# Histogram Overflows: 00000\n\n# Histogram\n000000 1\n000001 2\n", []int64{1, 2}, 1, false, 2, 0},
 		{"counts wider than six digits", "000000 12345678901\n# Histogram Overflows: 1\n", []int64{12345678901}, 1, false, 1, 1},
 	}
 	for _, c := range cases {
@@ -76,7 +77,7 @@ func TestReadBad(t *testing.T) {
 		{"no overflow line", "000000 1\n# Total: 1\n", "no \"# Histogram Overflows:\" line"},
 		{"footer of other width", "000000 1\t1\n# Histogram Overflows: 0\n", "has 1 fields for 2 thread columns"},
 		{"-H sum wrong", "000000 1\t2\t4\n# Min Latencies: 0 0\n# Histogram Overflows: 0 0 0\n", "the threads 3"},
-		{"a row after the footer", "000000 1\n# Histogram Overflows: 0\n000001 1\n", "a row after the footer"},
+		{"two histograms appended", "000000 1\n# Histogram Overflows: 0\n000000 1\n# Histogram Overflows: 0\n", "rows must increase"},
 		{"a stray line", "000000 1\nhello\n# Histogram Overflows: 0\n", "neither a row"},
 		{"a row with no count", "000000\n# Histogram Overflows: 0\n", "no count"},
 		{"latency out of range", "1000000 1\n# Histogram Overflows: 0\n", "at or above the 1000000"},
