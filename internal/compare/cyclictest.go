@@ -72,7 +72,8 @@ func sideKind(x Input) string {
 
 // looksJSON reports whether the file at path starts, after white space,
 // with "{": a result document; anything else is read as a cyclictest
-// histogram. Reading is bounded as every input is.
+// histogram. An empty file is left to the document's reader, whose
+// "empty input" says what it is. Reading is bounded as every input is.
 func looksJSON(path string) (bool, error) {
 	f, err := infile.Open(path)
 	if err != nil {
@@ -83,7 +84,7 @@ func looksJSON(path string) (bool, error) {
 	for {
 		c, err := br.ReadByte()
 		if err != nil {
-			return false, nil // empty: not a document
+			return true, nil // empty, or only white space
 		}
 		if !strings.ContainsRune(" \t\r\n\ufeff\xbb\xbf\xef", rune(c)) {
 			return c == '{', nil
