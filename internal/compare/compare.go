@@ -330,7 +330,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	if n := settingsNote(in); n != "" {
 		res.Notes = append(res.Notes, n)
 	}
-	if res.CensoredAtNs = censor(res.Runs, in); res.CensoredAtNs > 0 {
+	if res.CensoredAtNs = censor(res.Runs, in, &res.Notes); res.CensoredAtNs > 0 {
 		for i := range res.Runs {
 			r := &res.Runs[i]
 			if r.By = o.By.Of(r.samples); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {

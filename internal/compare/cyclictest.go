@@ -153,8 +153,9 @@ func settingsNote(in []Input) string {
 // histogram with overflows unknown (overflowNs), as the overflows are:
 // whether a value of one run at 500 µs is above an overflow of another
 // at "400 µs or more" is not known. It returns that range in ns, 0 when
-// no histogram overflowed.
-func censor(runs []RunSummary, in []Input) int64 {
+// no histogram overflowed. A run whose order is known and that has such
+// values loses its order, with a note.
+func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 	var cut int64
 	for _, x := range in {
 		if c, ok := x.Doc.Data.(*Cyclictest); ok && c.H.Overflows > 0 {
@@ -174,13 +175,12 @@ func censor(runs []RunSummary, in []Input) int64 {
 		}
 		r.Censored = int64(len(r.samples) - k)
 		if r.ordered != nil && r.Censored > 0 {
-			o := slices.Clone(r.ordered)
-			for j, v := range o {
-				if v >= cut {
-					o[j] = overflowNs
-				}
-			}
-			r.ordered = o
+			// Its dependence would be measured on a series of stand-in
+			// values 2^50 ns high, and its blocks resampled from them:
+			// neither says anything. It is compared as the histograms
+			// are, and said to be.
+			r.ordered = nil
+			*notes = append(*notes, fmt.Sprintf("%s: %d of its values are at or above %d µs and compared as not known, so its serial-dependence analysis cannot run on them: it is compared as independent samples too, and its intervals may be too narrow", r.Label, r.Censored, cut/1000))
 		}
 	}
 	return cut

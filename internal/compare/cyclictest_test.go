@@ -173,6 +173,25 @@ func TestRunCyclictestAgainstDocuments(t *testing.T) {
 	}
 }
 
+// A wake run with values where an overflowing histogram's are unknown
+// loses its serial analysis (it would see stand-in values), and says so.
+func TestRunCyclictestCensorsAnOrderedRun(t *testing.T) {
+	dir := testutil.TempDir(t)
+	h := histFile(t, dir, "h.txt", bumps(25, 2000, 20), 10) // range 25 µs, 10 overflows
+	w := wakeFile(t, dir, "w.json", ar1Lateness(rand.New(rand.NewPCG(3, 0)), 2000, 0.8), false)
+	r, err := run(t, compare.RunOptions{Files: []string{h, w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr := r.Runs[1]
+	if wr.Censored == 0 || wr.Serial != nil || r.Pairs[0].Test != "Mann-Whitney U" {
+		t.Fatalf("wake run: %d censored, serial %+v, test %q; want some censored, no serial analysis, the i.i.d. test", wr.Censored, wr.Serial, r.Pairs[0].Test)
+	}
+	if !hasNote(r, fmt.Sprintf("w.json: %d of its values are at or above 25 µs and compared as not known, so its serial-dependence analysis cannot run", wr.Censored)) {
+		t.Errorf("no note on the lost order: %q", r.Notes)
+	}
+}
+
 func TestRunCyclictestBadInput(t *testing.T) {
 	dir := testutil.TempDir(t)
 	neither := filepath.Join(dir, "notes.txt")
