@@ -330,13 +330,16 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	if n := settingsNote(in); n != "" {
 		res.Notes = append(res.Notes, n)
 	}
-	if res.CensoredAtNs = censor(res.Runs, in, &res.Notes); res.CensoredAtNs > 0 {
+	hist := bucket(res.Runs, in, &res.Notes)
+	if res.CensoredAtNs = censor(res.Runs, in, &res.Notes); hist {
 		for i := range res.Runs {
 			r := &res.Runs[i]
 			if r.By = o.By.Of(r.samples); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {
 				r.By = -1
 			}
 		}
+	}
+	if res.CensoredAtNs > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a cyclictest histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
@@ -484,8 +487,13 @@ var notMeasured = map[string]bool{
 }
 
 // distinguishing lists the settings in which d differs from the first run,
-// so a ranked table shows what each candidate was.
+// so a ranked table shows what each candidate was. A cyclictest histogram
+// has no settings to differ in: against one, nothing is listed (a note
+// says what its file does not record).
 func distinguishing(d, first *result.Document) string {
+	if d.Kind == CyclictestKind || first.Kind == CyclictestKind {
+		return ""
+	}
 	var diff []string
 	keys := make([]string, 0, len(d.Settings))
 	for k := range d.Settings {

@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/infile"
+	"github.com/latlab/latlab/internal/probe"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -161,6 +164,9 @@ func TestRunCyclictestAgainstDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.Runs[1].Settings != "" {
+		t.Errorf("the wake run's settings %q listed as what distinguishes it from a histogram, which has none", r.Runs[1].Settings)
+	}
 	if r.Runs[0].Serial != nil || !r.Runs[0].OrderUnknown || r.Runs[1].Serial == nil || r.Runs[1].OrderUnknown {
 		t.Errorf("serial: histogram %+v (order unknown %v), wake %+v", r.Runs[0].Serial, r.Runs[0].OrderUnknown, r.Runs[1].Serial)
 	}
@@ -189,6 +195,56 @@ func TestRunCyclictestCensorsAnOrderedRun(t *testing.T) {
 	}
 	if !hasNote(r, fmt.Sprintf("w.json: %d of its values are at or above 25 µs and compared as not known, so its serial-dependence analysis cannot run", wr.Censored)) {
 		t.Errorf("no note on the lost order: %q", r.Notes)
+	}
+}
+
+// A wake result against the histogram latlab wake --histfile wrote of
+// the same samples: its values are put in the same buckets, so the two
+// are the same distribution (without that, the ns of the one against the
+// buckets' middles of the other made the Kolmogorov-Smirnov test see a
+// difference); and its settings are not listed as what distinguishes it
+// from a histogram, which has none.
+func TestRunCyclictestAgainstItsOwnHistogram(t *testing.T) {
+	dir := testutil.TempDir(t)
+	lat := ar1Lateness(rand.New(rand.NewPCG(5, 0)), 3000, 0.5)
+	w := wakeFile(t, dir, "w.json", lat, false)
+	d, err := result.ReadFile(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settings = map[string]string{"interval": "1ms", "rtprio": "80"}
+	if err := result.WriteFile(w, d); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	wr := &probe.WakeResult{Threads: []probe.WakeThread{{Latencies: lat}}}
+	if err := wr.WriteCyclictestHist(&b, 1000, -1); err != nil {
+		t.Fatal(err)
+	}
+	h := filepath.Join(dir, "w.hist")
+	if err := os.WriteFile(h, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the histogram first: against it, every setting of the wake result
+	// "differed"
+	r, err := run(t, compare.RunOptions{Files: []string{h, w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Pairs[0]
+	if p.KS.D != 0 || p.MWU.Superiority != 0.5 || p.Outcome != compare.NoDifference {
+		t.Errorf("KS %+v, P(A > B) %v, %s; want the same distribution", p.KS, p.MWU.Superiority, p.Outcome)
+	}
+	for _, row := range p.Rows {
+		if row.A != row.B || row.A != float64(int64(row.A)/1000*1000+500) && row.Stat != "mean" {
+			t.Errorf("%s: %v against %v, want the same bucket middle", row.Stat, row.A, row.B)
+		}
+	}
+	if r.Runs[1].Serial == nil || r.Runs[1].Settings != "" {
+		t.Errorf("wake run: serial %+v (want its analysis, on its values in buckets), settings %q (want none)", r.Runs[1].Serial, r.Runs[1].Settings)
+	}
+	if !hasNote(r, "w.json: its values are compared in the histograms' 1 µs buckets") {
+		t.Errorf("no note on the buckets: %q", r.Notes)
 	}
 }
 
