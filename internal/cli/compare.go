@@ -82,12 +82,26 @@ as latlab dpcisr compare compares them (chi-squared over the buckets, the
 p-values Holm-adjusted across the sections, for the module the try followed).
 A note quotes the try's own verdicts, which also ask its rounds to agree.
 
+A file that is not JSON is read as a cyclictest histogram (cyclictest -h,
+-H, --histfile; latlab wake --histfile): one run of wake-up latency, its
+thread columns pooled (-H's sum column left out), each sample at the middle
+of its 1 µs bucket. It keeps no order, so it is compared as independent
+samples, which a cyclictest run's wake-ups often are not: its intervals may
+be too narrow. Overflows (at or above the histogram's range) have no value:
+values at or above the smallest such range are unknown in every run, and a
+statistic that reaches them (any mean; a percentile that falls among them)
+is shown as "?" with why. A histogram is compared with wake results (their
+values put in the same buckets) or other histograms; it records neither
+cyclictest's -i nor its priority, and compare says so. Its samples count
+against the histogram budget (--max-input-size / 128: 8,388,608 by default).
+
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json
   latlab compare r0500.json r0507.json --by p99
   latlab compare base.json cand*.json --expect-better cand3.json
   latlab compare before/ after/          # tcp-discard: a directory of runs per side
-  latlab compare try.json                # the arms of a try`,
+  latlab compare try.json                # the arms of a try
+  latlab compare rt.hist nort.hist       # cyclictest -h outputs`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

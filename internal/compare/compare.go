@@ -99,6 +99,10 @@ type Result struct {
 	// over the buckets); Runs then name the arms only, Pairs and Ranking
 	// are empty and By is empty (the test takes whole histograms).
 	DPCISR *dpcisr.Comparison `json:"dpcisr,omitempty"`
+	// CensoredAtNs is, when a cyclictest histogram overflowed, the
+	// smallest such histogram's range: values at or above it are not
+	// known, in every run (see RunSummary.Censored).
+	CensoredAtNs int64 `json:"censored_at_ns,omitempty"`
 	// expect is the index into Runs of the run --expect-better named (0
 	// when none: the first run is the baseline and cannot be named).
 	expect int
@@ -118,7 +122,21 @@ type RunSummary struct {
 	// order; absent when they have no order (rebuilt from a histogram,
 	// an arm of a try, a kind that does not keep one) or are fewer than
 	// stats.MinPerSide.
-	Serial  *stats.Serial `json:"serial,omitempty"`
+	Serial *stats.Serial `json:"serial,omitempty"`
+	// Source says what the run was read from when it is not a result
+	// document: a cyclictest histogram, and its threads.
+	Source string `json:"source,omitempty"`
+	// OrderUnknown says the samples' order was never recorded (a
+	// cyclictest histogram): no serial-dependence analysis was run, and
+	// the intervals and tests assume independent samples.
+	OrderUnknown bool `json:"order_unknown,omitempty"`
+	// Censored is how many values are at or above Result.CensoredAtNs:
+	// unknown (a histogram's overflows), or compared as unknown (another
+	// run's, whose order against them is not known).
+	Censored int64 `json:"censored,omitempty"`
+	// Unknown names the Summary fields its overflows make unknown; they
+	// hold -1.
+	Unknown []string `json:"unknown_summary,omitempty"`
 	samples []int64
 	// ordered are the samples in measurement order, nil without one.
 	ordered []int64
@@ -140,6 +158,9 @@ type Row struct {
 	Diff         *stats.CI `json:"diff,omitempty"`
 	RelChange    float64   `json:"rel_change"`
 	NeedsSamples int       `json:"needs_samples_per_run,omitempty"`
+	// Unknown says why a value (-1) or the interval is not known: they
+	// rest on values at or above a cyclictest histogram's range.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // Pair is the comparison of run B against run A (the first).
@@ -165,6 +186,8 @@ type Pair struct {
 	ACount     int       `json:"-"`
 	BCount     int       `json:"-"`
 	perRun     bool
+	// why is the reason of an Unknown outcome.
+	why string
 }
 
 // Outcome classifies a pair.
@@ -178,6 +201,9 @@ const (
 	Slower       Outcome = "slower"
 	NoDifference Outcome = "no detectable difference"
 	TooFew       Outcome = "too few samples"
+	// Unknown: the verdict's statistic rests on the overflows of a
+	// cyclictest histogram, whose values are not known.
+	Unknown Outcome = "not known"
 )
 
 // outcomeWords says the engine's verdict (stats.Compare, interval alone)
@@ -272,7 +298,15 @@ func compareKind(in []Input, o Options) (*Result, error) {
 		slices.Sort(s)
 		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s, ordered: ordered,
 			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
-		if r.Reconstructed {
+		if c, ok := x.Doc.Data.(*Cyclictest); ok {
+			r.Source = fmt.Sprintf("cyclictest histogram, %d thread columns pooled", c.H.Threads)
+			if c.H.Threads == 1 {
+				r.Source = "cyclictest histogram, 1 thread column"
+			}
+			r.OrderUnknown = true
+			unknownSummary(&r)
+			res.Notes = append(res.Notes, cyclictestNotes(x.Label, c.H)...)
+		} else if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision), which keeps no order, so they are compared as independent samples", x.Label))
 		}
 		// A run stopped by Ctrl-C is compared on what it measured, and
@@ -293,6 +327,21 @@ func compareKind(in []Input, o Options) (*Result, error) {
 		}
 		res.Runs = append(res.Runs, r)
 	}
+	if n := settingsNote(in); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	hist := bucket(res.Runs, in, &res.Notes)
+	if res.CensoredAtNs = censor(res.Runs, in, &res.Notes); hist {
+		for i := range res.Runs {
+			r := &res.Runs[i]
+			if r.By = o.By.Of(r.samples); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {
+				r.By = -1
+			}
+		}
+	}
+	if res.CensoredAtNs > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a cyclictest histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
+	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
 	var cs []stats.Comparison
@@ -306,6 +355,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	for j := 1; j < len(res.Runs); j++ {
 		p := comparePair(res.Runs[0], res.Runs[j], cs[j-1], boot, o)
 		p.A, p.B = 0, j
+		unknownRows(&p, res.Runs[0], res.Runs[j], res.CensoredAtNs, o.By)
 		p.Verdict = verdict(p, res.Runs[0], k, level, o)
 		res.Pairs = append(res.Pairs, p)
 	}
@@ -316,10 +366,11 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	// A run with fewer samples than judging By needs ranks after every
 	// run that has them: its point estimate decides nothing (a 1-sample
 	// run ranked first by its one sleep while its outcome said too few).
+	// So does a run whose By is not known (-1: a histogram's overflows).
 	need := int64(stats.MinSamples(o.By, level))
 	slices.SortStableFunc(res.Ranking, func(a, b int) int {
 		ra, rb := res.Runs[a], res.Runs[b]
-		if ea, eb := ra.Summary.Count >= need, rb.Summary.Count >= need; ea != eb {
+		if ea, eb := ra.Summary.Count >= need && ra.By >= 0, rb.Summary.Count >= need && rb.By >= 0; ea != eb {
 			if ea {
 				return -1
 			}
@@ -351,7 +402,14 @@ var severalDistributions = map[string]string{
 func Compatible(in []Input) error {
 	a := in[0]
 	for _, b := range in[1:] {
-		if b.Doc.Kind != a.Doc.Kind {
+		if (isCyclictest(a) || isCyclictest(b)) && sideKind(a) != sideKind(b) {
+			h, other := a, b
+			if isCyclictest(b) {
+				h, other = b, a
+			}
+			return fmt.Errorf("%w: %s is a cyclictest histogram, of wake-up latency, and %s a %s result; compare a histogram with wake results (latlab wake) or other histograms", ErrIncompatible, h.Label, other.Label, other.Doc.Kind)
+		}
+		if sideKind(b) != sideKind(a) {
 			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)
 		}
 	}
@@ -407,7 +465,7 @@ func Quantity(kind string) string {
 	switch kind {
 	case probe.KindSleep.Name():
 		return "slept time"
-	case probe.KindWake.Name():
+	case probe.KindWake.Name(), CyclictestKind:
 		return "wake-up latency"
 	case netload.KindTCPDiscard.Name():
 		return "transfer time per run"
@@ -429,8 +487,13 @@ var notMeasured = map[string]bool{
 }
 
 // distinguishing lists the settings in which d differs from the first run,
-// so a ranked table shows what each candidate was.
+// so a ranked table shows what each candidate was. A cyclictest histogram
+// has no settings to differ in: against one, nothing is listed (a note
+// says what its file does not record).
 func distinguishing(d, first *result.Document) string {
+	if d.Kind == CyclictestKind || first.Kind == CyclictestKind {
+		return ""
+	}
 	var diff []string
 	keys := make([]string, 0, len(d.Settings))
 	for k := range d.Settings {
@@ -553,6 +616,9 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	}
 	if p.Outcome == TooFew {
 		return tooFewVerdict(p, lvl)
+	}
+	if p.Outcome == Unknown {
+		return fmt.Sprintf("%s vs %s: no verdict, %s", p.BLabel, p.ALabel, p.why)
 	}
 	mw := "Mann-Whitney " + stats.FormatP(p.PAdjusted)
 	if k > 1 {

@@ -24,7 +24,8 @@ type Arms func(label string, d *result.Document, b *result.Budget) ([]Input, err
 
 // RunOptions are the inputs of `latlab compare`.
 type RunOptions struct {
-	// Files are the sides, one per argument: a result file, a directory
+	// Files are the sides, one per argument: a result file (or a
+	// cyclictest histogram, told apart by content), a directory
 	// (its *.json files) or a comma-separated list of files, the last two
 	// being repeated runs of one side (see ReadInputs).
 	Files []string
@@ -163,6 +164,9 @@ func perRunMinimum(n int) string {
 // hasArms reports whether path holds a result that stands for its arms
 // (compare takes one alone: its arms are the runs compared).
 func (o RunOptions) hasArms(path string) bool {
+	if isJSON, err := looksJSON(path); err == nil && !isJSON {
+		return false
+	}
 	d, err := result.ReadFile(path)
 	return err == nil && o.Arms[d.Kind] != nil
 }
@@ -282,7 +286,12 @@ func sideFiles(arg string) (files []string, label string, err error) {
 	return files, label, nil
 }
 
+// readFile reads a side's file: a result document, or a cyclictest
+// histogram (told apart by content: a document starts with "{").
 func readFile(f string) (*result.Document, error) {
+	if isJSON, err := looksJSON(f); err == nil && !isJSON {
+		return readHistogram(f)
+	}
 	d, err := result.ReadFile(f)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

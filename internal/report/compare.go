@@ -58,15 +58,15 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 	if r.PerRun {
 		noun = "run"
 	}
-	writeProse(w, fmt.Sprintf("A = %s (%s%s)", a.Label, count(a.Summary.Count, noun), serialText(a.Serial)), 2)
-	bLine := fmt.Sprintf("B = %s (%s%s)", b.Label, count(b.Summary.Count, noun), serialText(b.Serial))
+	writeProse(w, fmt.Sprintf("A = %s (%s%s%s)", a.Label, count(a.Summary.Count, noun), serialText(a.Serial), sourceText(a)), 2)
+	bLine := fmt.Sprintf("B = %s (%s%s%s)", b.Label, count(b.Summary.Count, noun), serialText(b.Serial), sourceText(b))
 	if b.Settings != "" {
 		bLine += ": " + b.Settings
 	}
 	writeProse(w, bLine, 2)
 	fmt.Fprintln(w)
 	var rows, gp [][]string
-	var short []string
+	var short, unknown []string
 	unit, div := units.BitrateUnit(a.GoodputP50)
 	for _, row := range p.Rows {
 		fv, fs := units.NsFixed, units.SignedNsFixed
@@ -76,7 +76,15 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 			fs = func(v float64) string { return fmt.Sprintf("%+.3f", v/div) }
 		}
 		cells := []string{row.Stat, fv(row.A), fv(row.B), "-", "-", ""}
-		if row.Diff == nil {
+		if row.Unknown != "" {
+			// a value not known is -1: no value, and the line says why
+			for i, v := range []float64{row.A, row.B} {
+				if v < 0 {
+					cells[1+i] = "?"
+				}
+			}
+			unknown = append(unknown, row.Unknown)
+		} else if row.Diff == nil {
 			need := fmt.Sprint(row.NeedsSamples)
 			if row.NeedsSamples == math.MaxInt {
 				need = "no count suffices"
@@ -113,6 +121,12 @@ func comparePair(w io.Writer, r *compare.Result, p compare.Pair) {
 		// a statistic with its count is one item, never cut
 		writeProse(w, fmt.Sprintf("no interval, too few %s for: %s", per, strings.Join(short, ", ")), 2, short...)
 	}
+	for i, u := range unknown {
+		if i == 0 {
+			fmt.Fprintln(w)
+		}
+		writeProse(w, "? "+u, 2)
+	}
 	fmt.Fprintln(w)
 	mw := "Mann-Whitney U"
 	if p.Test == stats.SerialMannWhitneyTest {
@@ -146,6 +160,27 @@ func serialText(s *stats.Serial) string {
 		return ""
 	}
 	return fmt.Sprintf("; lag-1 autocorrelation %.2f, effective %.0f", s.Lag1, s.EffectiveN)
+}
+
+// sourceText says, after the count, what a run was read from when it is
+// not a result document, and that its order is not known.
+func sourceText(r compare.RunSummary) string {
+	s := ""
+	if r.Source != "" {
+		s = "; " + r.Source
+	}
+	if r.OrderUnknown {
+		s += "; order unknown, taken as independent"
+	}
+	return s
+}
+
+// nsOrUnknown writes a summary value, "?" for one not known (-1).
+func nsOrUnknown(v float64) string {
+	if v < 0 {
+		return "?"
+	}
+	return units.NsFixed(v)
 }
 
 // dependent reports whether either run's samples are measurably
@@ -198,8 +233,8 @@ func compareRanking(w io.Writer, r *compare.Result) {
 			}
 			diffs = append(diffs, []string{fmt.Sprint(rank + 1), run.Label, diff, ci, stats.FormatP(pp.PAdjusted)})
 		}
-		ranks = append(ranks, []string{fmt.Sprint(rank + 1), run.Label, out, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean)})
+		ranks = append(ranks, []string{fmt.Sprint(rank + 1), run.Label, out, fmt.Sprint(run.Summary.Count), nsOrUnknown(float64(run.Summary.P50)),
+			nsOrUnknown(float64(tailOf(run.Summary))), nsOrUnknown(run.Summary.Mean)})
 		if run.Settings != "" {
 			settings = append(settings, fmt.Sprintf("%d %s: %s", rank+1, run.Label, run.Settings))
 		}

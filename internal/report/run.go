@@ -60,6 +60,11 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	var ri []ReportInput
 	for _, x := range in {
+		// compare reads them as sides; the page's summaries and plots
+		// would show their overflows' stand-in value as a latency.
+		if x.Doc.Kind == compare.CyclictestKind {
+			return nil, badinput.Errorf("%s is a cyclictest histogram: latlab report takes result documents (latlab compare reads histograms)", x.Label)
+		}
 		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
 	}
 	r, err := BuildReport(ri, o.Title)

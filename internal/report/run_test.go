@@ -63,12 +63,17 @@ func TestRunBadInput(t *testing.T) {
 	if err := result.WriteFile(sf, sweep.Kind.New(host.Facts{}, &sweep.Data{})); err != nil {
 		t.Fatal(err)
 	}
+	hist := filepath.Join(dir, "a.hist")
+	if err := os.WriteFile(hist, []byte("000000 5\n# Histogram Overflows: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "r.html")
 	for _, c := range []struct {
 		name string
 		o    Options
 		want string
 	}{
+		{"a cyclictest histogram", Options{Files: []string{hist}, Out: out}, "a.hist is a cyclictest histogram: latlab report takes result documents (latlab compare reads histograms)"},
 		{"no files", Options{Out: out}, "report needs at least one result file: e.g. latlab report sleep.json -o report.html"},
 		{"missing", Options{Files: []string{filepath.Join(dir, "nope.json")}, Out: out}, "nope.json: no such file"},
 		{"empty list member", Options{Files: []string{fixture("a.json") + ",,"}, Out: out}, "an empty file name between commas"},

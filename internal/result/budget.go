@@ -98,3 +98,14 @@ func (b *Budget) rebuild(h *Histogram) ([]int64, error) {
 	b.built[h] = out
 	return out, nil
 }
+
+// Charge takes n samples a caller rebuilds itself from a histogram of
+// another form (a cyclictest histogram) off the budget, before it
+// allocates them; a *BudgetError (bad input) when they do not fit.
+func (b *Budget) Charge(n int64) error {
+	if n < 0 || n > b.limit-b.used {
+		return badinput.Wrap(&BudgetError{Count: n, Used: b.used, Limit: b.limit})
+	}
+	b.used += n
+	return nil
+}
