@@ -103,7 +103,7 @@ func TestDPCISRBadInput(t *testing.T) {
 		"no histogram": {write("none.txt", "DPC Info\nnothing here\n"), "none.txt: line 2: no DPC/ISR histogram in 2 lines: expected 'Total = N for module NAME' followed by lines 'Elapsed Time, > A usecs AND <= B usecs, COUNT, or P%', or a LatencyMon report (lines such as 'DPC count (execution time <250 µs): 21517')"},
 		// LatencyMon's words in prose, none of its values.
 		"latencymon without values": {write("lm.txt", "I ran LatencyMon: the interrupt to process latency was high.\n"), "lm.txt: line 1: no LatencyMon value in 1 lines: expected a LatencyMon report: lines such as 'Highest DPC routine execution time (µs): 63.69' or 'DPC count (execution time <250 µs): 21517'"},
-		"latencymon --module":       {write("lm2.txt", "DPC count (execution time <250 µs): 3\n"), "lm2.txt: --module ndis.sys: a LatencyMon report has no histogram per module"},
+		"latencymon --module":       {write("lm2.txt", "Highest DPC routine execution time (µs): 63.69\nDPC count (execution time <250 µs): 3\n"), "lm2.txt: --module ndis.sys: a LatencyMon report has no histogram per module"},
 		"missing":                   {dir + "/nope.txt", "cannot read " + dir + "/nope.txt"},
 	}
 	for name, c := range cases {

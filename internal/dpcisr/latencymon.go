@@ -278,7 +278,10 @@ func ParseLatencyMon(r io.Reader) (*Report, error) {
 		}
 		p.rep.Lines = l.EditorCount()
 		p.rep.Encoding = string(l.Encoding())
-		p.sections()
+		if dropped, why := p.sections(); dropped == p.values {
+			// Count lines were all it held, and too few for a histogram.
+			return &ParseError{Line: l.EditorCount(), Msg: fmt.Sprintf("no LatencyMon value but %s, too few for a histogram (%s): expected %s", countLines(dropped), why, latencyMonWant)}
+		}
 		p.crossCheck(l.EditorCount())
 		lm := p.lm
 		p.rep.LatencyMon = &lm
@@ -630,7 +633,9 @@ func (p *lmParser) cpuField(key string, g []string, ln int) error {
 // the same. A bucket stays apart from the next only when its own upper
 // bound is below the next one's start by more than 1 µs (a line missing).
 // The buckets hold [lower, upper) µs, where xperf's hold (lower, upper].
-func (p *lmParser) sections() {
+//
+// It returns the number of count lines it built no histogram from.
+func (p *lmParser) sections() (dropped int, why string) {
 	for _, name := range []string{DPC, ISR} {
 		bs := p.buckets[name]
 		if len(bs) == 0 {
@@ -662,6 +667,15 @@ func (p *lmParser) sections() {
 			h.Buckets = append(h.Buckets, out)
 			h.Total += b.count
 		}
+		if gap := lmIncomplete(h.Buckets); gap != "" {
+			// A fragment (a report quoted in part) gives some buckets
+			// only: percentiles and "longest in" from them would be
+			// answers about counts that are not there.
+			p.notef(bs[0].line, "%s count lines %s: LatencyMon prints six, from <250 µs to >=4000 µs; no %s histogram is built from them", name, gap, name)
+			dropped += len(bs)
+			why = fmt.Sprintf("%s count lines %s", name, gap)
+			continue
+		}
 		head := p.heads[name]
 		if head == "" {
 			head = "REPORTED " + name + "s"
@@ -669,6 +683,34 @@ func (p *lmParser) sections() {
 		h.Total = min(h.Total, maxCount)
 		p.rep.Sections = append(p.rep.Sections, Section{Name: name, Heading: head, Line: h.Line, Overall: &h, Modules: []Histogram{}})
 	}
+	return dropped, why
+}
+
+// countLines is n count lines in words.
+func countLines(n int) string {
+	if n == 1 {
+		return "1 count line"
+	}
+	return fmt.Sprintf("%d count lines", n)
+}
+
+// lmIncomplete says what keeps buckets from covering every execution
+// time, from 0 µs to an open last bucket without a gap; "" when they do.
+func lmIncomplete(bs []Bucket) string {
+	switch {
+	case len(bs) == 0:
+		return "left out"
+	case bs[0].GtUs != 0:
+		return fmt.Sprintf("start at %d µs, not at 0", bs[0].GtUs)
+	case bs[len(bs)-1].LeUs != nil:
+		return fmt.Sprintf("end at %d µs, without the open last bucket", *bs[len(bs)-1].LeUs)
+	}
+	for i := 0; i+1 < len(bs); i++ {
+		if bs[i].LeUs == nil || *bs[i].LeUs != bs[i+1].GtUs {
+			return fmt.Sprintf("leave a gap after %d µs", bs[i].GtUs)
+		}
+	}
+	return ""
 }
 
 // lmFloat reads a number with a decimal point or comma. A number with

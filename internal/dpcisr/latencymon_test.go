@@ -219,8 +219,9 @@ func TestLatencyMonNumbers(t *testing.T) {
 
 // TestLatencyMonBuckets: the edges come from where the next bucket
 // starts, so LatencyMon's spellings of one bucket ("500-1000",
-// "500-10000", "500-999") read alike, and a missing line leaves a gap
-// rather than a widened bucket.
+// "500-10000", "500-999") read alike, and a missing line is a gap,
+// not a widened bucket; buckets that do not cover every time
+// (a fragment) build no histogram.
 func TestLatencyMonBuckets(t *testing.T) {
 	lines := func(labels ...string) string {
 		var b strings.Builder
@@ -229,6 +230,7 @@ func TestLatencyMonBuckets(t *testing.T) {
 		}
 		return b.String()
 	}
+	const highest = "Highest DPC routine execution time (µs):   100,5\n"
 	for _, tc := range []struct {
 		name string
 		in   string
@@ -237,12 +239,20 @@ func TestLatencyMonBuckets(t *testing.T) {
 		{"as most print it", lines("<250", "250-500", "500-1000", "1000-2000", "2000-4000", ">=4000"), "0-250 250-500 500-1000 1000-2000 2000-4000 4000-"},
 		{"500-10000", lines("<250", "250-500", "500-10000", "1000-2000", "2000-4000", ">=4000"), "0-250 250-500 500-1000 1000-2000 2000-4000 4000-"},
 		{"999 1999 3999", lines("<250", "250-500", "500-999", "1000-1999", "2000-3999", ">=4000"), "0-250 250-500 500-1000 1000-2000 2000-4000 4000-"},
-		{"a line missing", lines("<250", "500-1000", "1000-2000", ">=4000"), "0-250 500-1000 1000-2000 4000-"},
-		{"cut short", lines("<250", "250-500", "500-1000"), "0-250 250-500 500-1000"},
-		{"out of order", lines(">=4000", "<250", "1000-2000"), "0-250 1000-2000 4000-"},
+		{"out of order", lines(">=4000", "2000-4000", "<250", "1000-2000", "250-500", "500-1000"), "0-250 250-500 500-1000 1000-2000 2000-4000 4000-"},
+		// Incomplete: no histogram, and a note that says why.
+		{"a line missing", highest + lines("<250", "500-1000", "1000-2000", ">=4000"), "leave a gap after 0 µs"},
+		{"cut short", highest + lines("<250", "250-500", "500-1000"), "end at 1000 µs, without the open last bucket"},
+		{"first missing", highest + lines("250-500", "500-1000", "1000-2000", "2000-4000", ">=4000"), "start at 250 µs, not at 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := readLM(t, tc.in)
+			if !strings.Contains(tc.want, "-") {
+				if len(r.Sections) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "DPC count lines "+tc.want) {
+					t.Errorf("%d sections, notes %q; want none and a note %q", len(r.Sections), r.Notes, tc.want)
+				}
+				return
+			}
 			var got []string
 			for _, b := range r.Sections[0].Overall.Buckets {
 				s := strings.TrimSuffix(strings.NewReplacer("> ", "", " µs", "").Replace(b.Range()), "")
@@ -314,6 +324,15 @@ func TestUnknownTextNamesLatencyMon(t *testing.T) {
 	}
 }
 
+// A fragment of count lines alone, too few for a histogram, is no
+// report: an error, not an empty answer.
+func TestLatencyMonOnlyIncompleteCounts(t *testing.T) {
+	_, err := ParseLatencyMon(strings.NewReader("DPC count (execution time <250 µs):   12\nDPC count (execution time 250-500 µs):   1\n"))
+	if err == nil || !strings.Contains(err.Error(), "no LatencyMon value but 2 count lines, too few for a histogram (DPC count lines end at 500 µs") {
+		t.Errorf("error %v", err)
+	}
+}
+
 // TestLatencyMonSecondReport: a file holding a report twice (pasted
 // again) is read for the first, with a note where the second starts.
 func TestLatencyMonSecondReport(t *testing.T) {
@@ -328,10 +347,12 @@ func TestLatencyMonSecondReport(t *testing.T) {
 	}
 	// Two fragments quoted one after the other, without their headings.
 	r = readLM(t, "before:\nHighest DPC routine execution time (µs):   100,5\nDPC count (execution time <250 µs):   7\nafter:\nHighest DPC routine execution time (µs):   9999,0\nDPC count (execution time <250 µs):   9\n")
-	if *r.LatencyMon.DPC.HighestUs != 100.5 || r.Sections[0].Overall.Total != 7 {
-		t.Errorf("highest DPC %v, %d DPCs", *r.LatencyMon.DPC.HighestUs, r.Sections[0].Overall.Total)
+	// (one count line of six: no histogram, and a note says so)
+	if *r.LatencyMon.DPC.HighestUs != 100.5 || len(r.Sections) != 0 {
+		t.Errorf("highest DPC %v, %d sections", *r.LatencyMon.DPC.HighestUs, len(r.Sections))
 	}
-	if len(r.Notes) != 1 || r.Notes[0] != `line 5: "Highest DPC routine execution time" again: a second report starts here; only the first is read` {
+	if len(r.Notes) != 2 || r.Notes[0] != `line 5: "Highest DPC routine execution time" again: a second report starts here; only the first is read` ||
+		!strings.Contains(r.Notes[1], "line 3: DPC count lines end at 250 µs") {
 		t.Errorf("notes %q", r.Notes)
 	}
 }

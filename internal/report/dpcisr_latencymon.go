@@ -94,7 +94,7 @@ func latencyMonText(w io.Writer, res *dpcisr.Result, what string) {
 	}
 	if len(r.Sections) == 0 {
 		fmt.Fprintln(w)
-		wrapTo(w, "no histogram: the report has none of its 'DPC count (execution time ...)' or 'ISR count (execution time ...)' lines", "", "  ")
+		wrapTo(w, "no histogram: the report has none of its 'DPC count (execution time ...)' or 'ISR count (execution time ...)' lines, or not all six of a section (see the notes)", "", "  ")
 	} else {
 		fmt.Fprintln(w)
 		wrapTo(w, "execution times in LatencyMon's buckets (from the lower bound, below the upper); a percentile is the bucket that holds it", "", "  ")
