@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,7 @@ func driverFile(d string) string {
 		d = d[:i]
 	}
 	if d == "" {
-		return "(driver not named)"
+		return "an unnamed driver"
 	}
 	return d
 }
@@ -94,7 +95,11 @@ func latencyMonText(w io.Writer, res *dpcisr.Result, what string) {
 	}
 	if len(r.Sections) == 0 {
 		fmt.Fprintln(w)
-		wrapTo(w, "no histogram: the report has none of its 'DPC count (execution time ...)' or 'ISR count (execution time ...)' lines, or not all six of a section (see the notes)", "", "  ")
+		msg := "no histogram: the report has none of its 'DPC count (execution time ...)' or 'ISR count (execution time ...)' lines"
+		if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "histogram is built from them") }) {
+			msg = "no histogram: the report's 'DPC count (execution time ...)' and 'ISR count (execution time ...)' lines leave buckets out (see the notes)"
+		}
+		wrapTo(w, msg, "", "  ")
 	} else {
 		fmt.Fprintln(w)
 		wrapTo(w, "execution times in LatencyMon's buckets (from the lower bound, below the upper); a percentile is the bucket that holds it", "", "  ")

@@ -65,3 +65,27 @@ func TestLatencyMonVerdictIsWatchs(t *testing.T) {
 		t.Errorf("an empty table:\n%s", b.String())
 	}
 }
+
+// A fragment whose count lines leave buckets out: the page says that is
+// why there is no histogram, and a highest time without its driver reads
+// as such in the verdict.
+func TestLatencyMonFragmentText(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, not string
+	}{
+		{"Highest DPC routine execution time (µs):   100,5\nDPC count (execution time <250 µs):   12\n",
+			"lines leave buckets out (see the notes)", "has none of its"},
+		{"Highest DPC routine execution time (µs):   100,5\n", "has none of its", "leave buckets out"},
+	} {
+		rep, err := dpcisr.ParseLatencyMon(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		latencyMonText(WithWidth(&b, 200), &dpcisr.Result{File: "x.txt", Report: rep}, "utf-8")
+		out := b.String()
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) || !strings.Contains(out, "(an unnamed driver)") {
+			t.Errorf("%q:\n%s", tc.in, out)
+		}
+	}
+}
