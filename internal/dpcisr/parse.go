@@ -68,9 +68,16 @@ var (
 func Parse(r io.Reader) (*Report, error) {
 	var rep *Report
 	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr', a LatencyMon report, a latlab dpcisr JSON document or an .etl trace", func(l *textdec.Lines) error {
+		// xperf's CRLF, written again through a text-mode stream, reaches
+		// some files as CR CR LF: one line end, not a blank line between
+		// every two (which would cut every table after its first line).
+		l.JoinCRCRLF()
 		p := &parser{src: &source{l: l}, rep: &Report{Source: SourceXperf}}
 		if err := p.run(); err != nil {
 			return err
+		}
+		if n := l.Doubled(); n > 0 {
+			p.rep.Notes = append(p.rep.Notes, fmt.Sprintf("%s end in CR CR LF, each read as one line end (line numbers count them so)", lineCount(n)))
 		}
 		p.rep.Lines = l.EditorCount()
 		p.rep.Encoding = string(l.Encoding())
