@@ -243,3 +243,39 @@ func TestReal32CPUCRCRLF(t *testing.T) {
 		}
 	}
 }
+
+// A real report cut short (a paste that stopped, a download cut off) is
+// read as far as it goes and says it may be cut short: it must not pass
+// for a whole report. Quoted in Markdown or shown as a diff, it is
+// refused: reading its unmarked lines would give part of it. Cut at the
+// line given, EXP00 (584 lines) is whole only at its end.
+func TestRealReportCutShort(t *testing.T) {
+	raw := readFixture(t, "xperf-dpcisr-lcxiv-exp00-clean-baseline.txt")
+	lines := strings.SplitAfter(raw, "\n")
+	for _, c := range []struct {
+		keep int
+		note string
+	}{
+		{60, "line 60: the DPC section has no 'All Module = N, Total = N' line, which xperf writes after the histograms: the report may be cut short"},
+		{231, "line 231: the DPC section ends at its 'All Module' line, without the interval table xperf writes after it: the report may be cut short"},
+		{250, "line 233: 14 interval rows under a header of Intervals=126: the table is cut short or altered"},
+		{366, `line 366: the ISR section ("Interrupt Info", line 365) holds nothing: the report may be cut short`},
+		{569, "line 569: no distribution of intervals, the table xperf writes last: the report may be cut short"},
+		{576, "line 571: distribution of 2000 ms intervals: no Total: row, which xperf writes last: the report may be cut short"},
+	} {
+		r := mustParse(t, strings.Join(lines[:c.keep], ""))
+		if !slices.Contains(r.Notes, c.note) {
+			t.Errorf("cut after line %d: notes %q, want %q", c.keep, r.Notes, c.note)
+		}
+	}
+	quoted := "> " + strings.ReplaceAll(raw, "\n", "\n> ")
+	diff := "--- a/report.txt\n+++ b/report.txt\n@@ -44,3 +44,3 @@\n Total = 63 for module CLASSPNP.SYS\n-" +
+		"Elapsed Time, >        0 usecs AND <=        1 usecs,     42, or  66.67%\n+" +
+		"Elapsed Time, >        0 usecs AND <=        1 usecs,     41, or  66.67%\n Total,     63\n"
+	for name, in := range map[string]string{"quoted": quoted, "diff": diff} {
+		_, err := Parse(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), "a report line behind a quote or diff marker") {
+			t.Errorf("%s: %v, want the marker refused", name, err)
+		}
+	}
+}
