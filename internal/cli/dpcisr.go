@@ -45,10 +45,11 @@ xperf's buckets are powers of two (0-1, 1-2, 2-4 ... µs), so a percentile is
 reported as the bucket that holds it: "p99 in 8-16 µs". latlab does not
 interpolate inside a bucket.
 
-Hand-edited reports are read too: collapsed or padded spaces, CRLF, UTF-16,
-decimal commas, headings added above blocks (shown as labels), footers missing.
-A module that appears in several blocks of a section is listed once per block,
-in file order.
+Hand-edited reports are read too: collapsed or padded spaces, CRLF, CR CR LF,
+UTF-16, decimal commas, headings added above blocks (shown as labels), footers
+missing. A report cut short is read as far as it goes, with a note saying it may
+be; one quoted with '> ' or shown as a diff is refused. A module that appears
+in several blocks of a section is listed once per block, in file order.
 
 A LatencyMon report (its saved or copied text, recognised by its content: UTF-8,
 UTF-16 or ANSI, a decimal comma, quoted in a forum post or cut short) is read

@@ -68,9 +68,16 @@ var (
 func Parse(r io.Reader) (*Report, error) {
 	var rep *Report
 	err := textdec.Scan(r, MaxInput, "the text report of 'xperf -a dpcisr', a LatencyMon report, a latlab dpcisr JSON document or an .etl trace", func(l *textdec.Lines) error {
+		// xperf's CRLF, written again through a text-mode stream, reaches
+		// some files as CR CR LF: one line end, not a blank line between
+		// every two (which would cut every table after its first line).
+		l.JoinCRCRLF()
 		p := &parser{src: &source{l: l}, rep: &Report{Source: SourceXperf}}
 		if err := p.run(); err != nil {
 			return err
+		}
+		if n := l.Doubled(); n > 0 {
+			p.rep.Notes = append(p.rep.Notes, fmt.Sprintf("%s end in CR CR LF, each read as one line end (line numbers count them so)", lineCount(n)))
 		}
 		p.rep.Lines = l.EditorCount()
 		p.rep.Encoding = string(l.Encoding())
@@ -302,6 +309,9 @@ func (p *parser) run() error {
 		if strings.HasPrefix(low, "total") && (strings.Contains(low, "=") || strings.Contains(low, "module")) {
 			return &ParseError{Line: ln, Msg: fmt.Sprintf("unreadable histogram header %q: expected 'Total = N for module NAME' or 'Total = N'", textdec.Clip(t))}
 		}
+		if behindMarker(t) {
+			return &ParseError{Line: ln, Msg: fmt.Sprintf("a report line behind a quote or diff marker (%q): a quoted report or a diff is not what xperf wrote, and reading only its unmarked lines would give part of it; expected the report's own text", textdec.Clip(t))}
+		}
 		if name := p.heading(t); name != "" {
 			if err := p.close(); err != nil {
 				return err
@@ -327,6 +337,7 @@ func (p *parser) run() error {
 	if err := p.close(); err != nil {
 		return err
 	}
+	p.cutShort()
 	if p.dropped > 0 {
 		p.rep.Notes = append(p.rep.Notes, fmt.Sprintf("%d more notes not shown", p.dropped))
 	}
@@ -352,6 +363,21 @@ func find(re *regexp.Regexp, first byte, t string) []string {
 		return nil
 	}
 	return re.FindStringSubmatch(t)
+}
+
+// behindMarker reports whether t is a histogram line of a report behind
+// the marks of a Markdown quote ("> "), a diff ("+", "-", "!") or a table
+// ("|"). xperf starts none of these lines with such a mark, so the file
+// is not its report; read on, the unmarked lines (a diff's context) would
+// be read and the marked ones taken for labels: part of a report,
+// silently.
+func behindMarker(t string) bool {
+	u := strings.TrimLeft(t, "+-!>| \t")
+	if u == t || u == "" {
+		return false
+	}
+	return find(reBucket(), 'e', u) != nil || find(reModule(), 't', u) != nil || find(reOverall(), 't', u) != nil ||
+		find(reFooter(), 't', u) != nil || find(reCheck(), 'a', u) != nil
 }
 
 func isRule(t string) bool {
@@ -575,6 +601,38 @@ func sortBuckets(bs []Bucket) {
 
 // usageTable reads the rows that follow the "CPU n Usage" header hdr: the
 // legend and the rows up to the next blank line, which is left unread.
+// cutShort notes what xperf always writes after what the report holds
+// and the report lacks: a file cut short (a paste that stopped, a
+// download cut off) still parses, and must not pass for a whole report.
+// xperf follows a section's usage table with its histograms and the
+// "All Module = N, Total = N" line; a header line says how many interval
+// rows follow; the distribution ends with its "Total:" row.
+func (p *parser) cutShort() {
+	last := p.src.l.EditorCount()
+	intervals := false
+	if n := len(p.rep.Sections); n > 0 {
+		if s := p.rep.Sections[n-1]; s.Overall == nil && len(s.Modules) == 0 && len(s.Usage) == 0 && s.Intervals == nil && s.Span == nil {
+			p.notef(last, "the %s section (%q, line %d) holds nothing: the report may be cut short", s.Name, s.Heading, s.Line)
+		}
+	}
+	for _, s := range p.rep.Sections {
+		intervals = intervals || s.Intervals != nil
+		switch {
+		case s.Span == nil && len(s.Usage) == 0:
+			// not xperf's whole layout (a hand-made excerpt): nothing to expect
+		case s.Overall == nil && len(s.Modules) == 0:
+			p.notef(last, "the %s section has xperf's usage table but no histogram after it: the report may be cut short", s.Name)
+		case s.Check == nil:
+			p.notef(last, "the %s section has no 'All Module = N, Total = N' line, which xperf writes after the histograms: the report may be cut short", s.Name)
+		case s.Intervals == nil:
+			p.notef(last, "the %s section ends at its 'All Module' line, without the interval table xperf writes after it: the report may be cut short", s.Name)
+		}
+	}
+	if intervals && p.rep.Distribution == nil {
+		p.notef(last, "no distribution of intervals, the table xperf writes last: the report may be cut short")
+	}
+}
+
 func (p *parser) usageTable(hdr srcLine) error {
 	s, err := p.section(hdr.ln)
 	if err != nil {
@@ -587,6 +645,7 @@ func (p *parser) usageTable(hdr srcLine) error {
 	if e, ok := p.src.next(); ok && !strings.Contains(strings.ToLower(e.t), "usec") {
 		p.src.unread(e) // no "usec %, ..., Module" legend
 	}
+	rows := 0
 	for {
 		e, ok := p.src.next()
 		if !ok {
@@ -609,6 +668,10 @@ func (p *parser) usageTable(hdr srcLine) error {
 			return err
 		}
 		s.Usage = append(s.Usage, ModuleUsage{Module: mod, Line: e.ln, Usec: usec, Percent: pct, CPUs: cpus})
+		rows++
+	}
+	if rows == 0 {
+		p.notef(hdr.ln, "a usage table header with no module rows under it")
 	}
 	return nil
 }
@@ -660,6 +723,9 @@ func (p *parser) intervalTable(hdr srcLine, m []string) error {
 			return err
 		}
 		tab.Rows = append(tab.Rows, IntervalRow{StartMs: atoi(r[1]), EndMs: atoi(r[2]), Usec: usec, Percent: pct, Line: e.ln})
+	}
+	if tab.Intervals > 0 && len(tab.Rows) != tab.Intervals {
+		p.notef(hdr.ln, "%s under a header of Intervals=%d: the table is cut short or altered", rowCount(len(tab.Rows), "interval row"), tab.Intervals)
 	}
 	if s.Intervals == nil {
 		s.Intervals = tab
@@ -731,6 +797,10 @@ func (p *parser) distribution(hdr srcLine, m []string) error {
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	if len(d.Rows) == 0 {
+		p.notef(hdr.ln, "distribution of %d ms intervals: no rows under its header", d.IntervalMs)
+	}
+	total := false
 	for { // the "---" rule and the "Total:" row belong to the table
 		e, ok := p.src.next()
 		if !ok {
@@ -743,7 +813,11 @@ func (p *parser) distribution(hdr srcLine, m []string) error {
 		}
 		if strings.HasPrefix(t, "total:") {
 			p.distTotal(d, e)
+			total = true
 		}
+	}
+	if !total && len(d.Rows) > 0 {
+		p.notef(hdr.ln, "distribution of %d ms intervals: no Total: row, which xperf writes last: the report may be cut short", d.IntervalMs)
 	}
 	if p.rep.Distribution == nil {
 		p.rep.Distribution = d
@@ -805,6 +879,14 @@ func atoi(s string) int64 {
 }
 
 // lineCount is n lines in words.
+// rowCount is "1 interval row" or "3 interval rows".
+func rowCount(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func lineCount(n int) string {
 	if n == 1 {
 		return "1 line"

@@ -2,6 +2,9 @@ package dpcisr
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -194,4 +197,85 @@ func TestRealOpenBucketPadded(t *testing.T) {
 		return
 	}
 	t.Fatal("no nvlddmkm.sys DPC block")
+}
+
+// A 32-CPU report whose lines end in CR CR LF, as the real 32-CPU report
+// seen (Amriel/PCmonitor's xperf_report.txt: 66506 characters for 364
+// line ends, three each) most likely does: every table is read whole,
+// with 32 columns, and the same as with CRLF or LF line ends, with one
+// note saying how the line ends were read. Read as a lone CR and a CRLF,
+// the usage tables and the distribution were lost without a word and the
+// last usage row became the label of the first histogram.
+func TestReal32CPUCRCRLF(t *testing.T) {
+	raw := readFixture(t, "xperf-dpcisr-written-32cpu-crcrlf.txt")
+	r := mustParse(t, raw)
+	if want := []string{"153 lines end in CR CR LF, each read as one line end (line numbers count them so)"}; !slices.Equal(r.Notes, want) {
+		t.Errorf("notes %q, want %q", r.Notes, want)
+	}
+	if r.Lines != 153 || len(r.Sections) != 2 {
+		t.Fatalf("%d lines, %d sections; want 153, 2", r.Lines, len(r.Sections))
+	}
+	for _, s := range r.Sections {
+		if len(s.Usage) != 3 || s.Intervals == nil || len(s.Intervals.Rows) != 3 || len(s.Intervals.CPUs) != 32 || s.Overall == nil || s.Overall.Label != "" || len(s.Modules) != 3 {
+			t.Fatalf("%s: %d usage rows, intervals %+v, overall %+v, %d modules", s.Name, len(s.Usage), s.Intervals, s.Overall, len(s.Modules))
+		}
+		for _, u := range s.Usage {
+			if len(u.CPUs) != 32 || u.CPUs[31] != 31 {
+				t.Errorf("%s %s: CPUs %v", s.Name, u.Module, u.CPUs)
+			}
+		}
+	}
+	if u := r.Sections[0].Usage[0]; u.Module != "ndis.sys" || u.Usec[0] != 15000 || u.Usec[31] != 2200 || u.Line != 12 {
+		t.Errorf("first DPC usage row %+v", u)
+	}
+	d := r.Distribution
+	if d == nil || len(d.CPUs) != 32 || len(d.Columns) != 3 || len(d.Rows) != 8 || len(d.Rows[0].Counts) != 96 {
+		t.Fatalf("distribution %+v", d)
+	}
+	for _, end := range []string{"\r\n", "\n"} {
+		o := mustParse(t, strings.ReplaceAll(raw, "\r\r\n", end))
+		if len(o.Notes) != 0 {
+			t.Errorf("%q: notes %q", end, o.Notes)
+		}
+		o.Notes, o.Encoding = r.Notes, r.Encoding
+		if !reflect.DeepEqual(o, r) {
+			t.Errorf("%q line ends read otherwise than CR CR LF", end)
+		}
+	}
+}
+
+// A real report cut short (a paste that stopped, a download cut off) is
+// read as far as it goes and says it may be cut short: it must not pass
+// for a whole report. Quoted in Markdown or shown as a diff, it is
+// refused: reading its unmarked lines would give part of it. Cut at the
+// line given, EXP00 (584 lines) is whole only at its end.
+func TestRealReportCutShort(t *testing.T) {
+	raw := readFixture(t, "xperf-dpcisr-lcxiv-exp00-clean-baseline.txt")
+	lines := strings.SplitAfter(raw, "\n")
+	for _, c := range []struct {
+		keep int
+		note string
+	}{
+		{60, "line 60: the DPC section has no 'All Module = N, Total = N' line, which xperf writes after the histograms: the report may be cut short"},
+		{231, "line 231: the DPC section ends at its 'All Module' line, without the interval table xperf writes after it: the report may be cut short"},
+		{250, "line 233: 14 interval rows under a header of Intervals=126: the table is cut short or altered"},
+		{366, `line 366: the ISR section ("Interrupt Info", line 365) holds nothing: the report may be cut short`},
+		{569, "line 569: no distribution of intervals, the table xperf writes last: the report may be cut short"},
+		{576, "line 571: distribution of 2000 ms intervals: no Total: row, which xperf writes last: the report may be cut short"},
+	} {
+		r := mustParse(t, strings.Join(lines[:c.keep], ""))
+		if !slices.Contains(r.Notes, c.note) {
+			t.Errorf("cut after line %d: notes %q, want %q", c.keep, r.Notes, c.note)
+		}
+	}
+	quoted := "> " + strings.ReplaceAll(raw, "\n", "\n> ")
+	diff := "--- a/report.txt\n+++ b/report.txt\n@@ -44,3 +44,3 @@\n Total = 63 for module CLASSPNP.SYS\n-" +
+		"Elapsed Time, >        0 usecs AND <=        1 usecs,     42, or  66.67%\n+" +
+		"Elapsed Time, >        0 usecs AND <=        1 usecs,     41, or  66.67%\n Total,     63\n"
+	for name, in := range map[string]string{"quoted": quoted, "diff": diff} {
+		_, err := Parse(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), "a report line behind a quote or diff marker") {
+			t.Errorf("%s: %v, want the marker refused", name, err)
+		}
+	}
 }

@@ -85,6 +85,8 @@ type Lines struct {
 	nonSpace  bool
 	stopped   bool // an error ended the lines; finish reads on
 	inLong    bool // within a line longer than MaxLine
+	crcrlf    bool // CR CR LF ends one line (JoinCRCRLF)
+	doubled   int  // lines ended by CR CR LF
 
 	ioErr, tooLarge, binErr, longErr, mixed error
 	mixedLine                               int
@@ -136,6 +138,17 @@ func (l *Lines) EditorCount() int {
 	}
 	return l.n
 }
+
+// JoinCRCRLF makes CR CR LF one line ending, not a lone CR and then a
+// CRLF (an empty line between every two). Call it before the first Next.
+// It is what a program gets that writes CRLF through a C runtime stream in
+// text mode, which turns the LF into another CRLF: a real xperf report
+// has these line ends.
+func (l *Lines) JoinCRCRLF() { l.crcrlf = true }
+
+// Doubled is the number of lines so far ended by CR CR LF as one line
+// ending (with JoinCRCRLF).
+func (l *Lines) Doubled() int { return l.doubled }
 
 // Next returns the next line without its line ending; false at the end of
 // the input or at an error (which Scan reports).
@@ -225,6 +238,12 @@ func (l *Lines) split() (b []byte, term int, complete, ok bool) {
 			switch {
 			case l.buf[j] == '\n':
 				term = 1
+			case l.crcrlf && j+2 < l.w && l.buf[j+1] == '\r' && l.buf[j+2] == '\n':
+				term = 3
+				l.doubled++
+			case l.crcrlf && !l.eof && j+2 >= l.w && (j+1 >= l.w || l.buf[j+1] == '\r'):
+				// "\r" or "\r\r" at the end of what is buffered: the
+				// rest of a CR CR LF may follow (term stays 0: read on).
 			case j+1 < l.w:
 				term = 1
 				if l.buf[j+1] == '\n' {

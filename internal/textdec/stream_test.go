@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // chunky reads a string in pieces of 1, 2, 3 ... 7 bytes, so that line
@@ -181,6 +183,56 @@ func TestEditorCount(t *testing.T) {
 		})
 		if err != nil {
 			t.Errorf("%q: %v", c.in, err)
+		}
+	}
+}
+
+// JoinCRCRLF: CR CR LF is one line ending (a real xperf report has them),
+// wherever the reads cut it; a lone CR and CRLF stay line endings of
+// their own, and without JoinCRCRLF CR CR LF is two, as before.
+func TestJoinCRCRLF(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		join    bool
+		want    []string
+		doubled int
+	}{
+		{"a\r\r\nb\r\r\nc", true, []string{"a", "b", "c"}, 2},
+		{"a\r\r\nb\r\r\n", true, []string{"a", "b", ""}, 2},
+		{"a\r\r\n\r\r\nb", true, []string{"a", "", "b"}, 2},
+		{"a\r\nb\rc\nd", true, []string{"a", "b", "c", "d"}, 0},
+		{"a\r\r\r\nb", true, []string{"a", "", "b"}, 1},
+		{"a\r\r", true, []string{"a", "", ""}, 0},
+		{"a\r\r\nb", false, []string{"a", "", "b"}, 0},
+		{string(le("a\r\r\nb", true)), true, []string{"a", "b"}, 1},
+		// Past the first 512 bytes (sniffed in one read), one byte a read
+		// cuts the CR CR LF between reads.
+		{strings.Repeat("x", 600) + "\na\r\r\nb", true, []string{strings.Repeat("x", 600), "a", "b"}, 1},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(c.in)
+			if oneByte {
+				r = iotest.OneByteReader(r)
+			}
+			var got []string
+			var doubled int
+			err := Scan(r, 1<<20, "text", func(l *Lines) error {
+				if c.join {
+					l.JoinCRCRLF()
+				}
+				for {
+					s, ok := l.Next()
+					if !ok {
+						break
+					}
+					got = append(got, s)
+				}
+				doubled = l.Doubled()
+				return nil
+			})
+			if err != nil || !slices.Equal(got, c.want) || doubled != c.doubled {
+				t.Errorf("%q (join %v, one byte a read %v): %q, %d doubled, %v; want %q, %d", c.in, c.join, oneByte, got, doubled, err, c.want, c.doubled)
+			}
 		}
 	}
 }
