@@ -260,6 +260,7 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	}
 	big := histFile(t, dir, "big.txt", bumps(100, 7000, 50), 0)
 	ok := histFile(t, dir, "ok.txt", bumps(100, 700, 50), 0)
+	w := wakeFile(t, dir, "w.json", ar1Lateness(rand.New(rand.NewPCG(3, 0)), 2000, 0.8), false)
 	for _, c := range []struct {
 		name  string
 		files []string
@@ -268,7 +269,9 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	}{
 		{"neither kind", []string{neither, ok}, 0, "notes.txt is neither a latlab result document (JSON) nor a cyclictest histogram"},
 		{"total disagrees", []string{ok, bad}, 0, "\"# Total:\" says 5 samples in column 1, its rows hold 3"},
-		{"beyond the budget", []string{ok, big}, 128 * 5000, "big.txt: its histogram holds 7000 samples, and the inputs before it had 700 rebuilt already"},
+		// Against a wake result a histogram is rebuilt sample by sample,
+		// and charged (two histograms are not: TestRunHistogramsBeyondTheBudget).
+		{"beyond the budget", []string{w, big}, 128 * 5000, "big.txt: its histogram holds 7000 samples, more than the 5000 latlab rebuilds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			infile.SetMax(c.max)
@@ -278,5 +281,22 @@ func TestRunCyclictestBadInput(t *testing.T) {
 				t.Fatalf("got %v, want bad input with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Two histograms are compared from their buckets: nothing is rebuilt, so
+// a pair far beyond the budget that bounds rebuilt samples is compared.
+func TestRunHistogramsBeyondTheBudget(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := histFile(t, dir, "a.txt", bumps(100, 7000, 50), 0)
+	b := histFile(t, dir, "b.txt", bumps(100, 7000, 52), 0)
+	infile.SetMax(128 * 5000)
+	defer infile.Reset()
+	r, err := run(t, compare.RunOptions{Files: []string{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Runs[0].Summary.Count != 7000 || r.Pairs[0].Outcome != compare.Slower {
+		t.Errorf("runs %+v, outcome %q", r.Runs[0].Summary, r.Pairs[0].Outcome)
 	}
 }
