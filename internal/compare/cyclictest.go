@@ -324,7 +324,15 @@ func allHistograms(in []Input) bool {
 // with the overflows (censor's rule) in the runs' bins, not in their
 // summaries.
 func binnedRuns(res *Result, in []Input, o Options) error {
+	var total int64
 	for _, x := range in {
+		// The rank test counts the values of two runs together: all of
+		// them must fit in an int64, as each histogram's do.
+		n := x.Doc.Data.(*Cyclictest).H.Samples()
+		if n > math.MaxInt64-total {
+			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", x.Label, int64(math.MaxInt64))
+		}
+		total += n
 		if len(x.More) > 0 {
 			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
 				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)

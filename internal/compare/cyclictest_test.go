@@ -12,9 +12,11 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/cyclictest"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -298,5 +300,18 @@ func TestRunHistogramsBeyondTheBudget(t *testing.T) {
 	}
 	if r.Runs[0].Summary.Count != 7000 || r.Pairs[0].Outcome != compare.Slower {
 		t.Errorf("runs %+v, outcome %q", r.Runs[0].Summary, r.Pairs[0].Outcome)
+	}
+}
+
+// The wake-ups of the histograms compared must fit in an int64 together
+// (the rank test counts them together), as each histogram's must.
+func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
+	side := func(label string) compare.Input {
+		h := &cyclictest.Histogram{Counts: []int64{1 << 61, 1 << 61}, RangeUs: 2, InRange: 1 << 62, Threads: 1}
+		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.CyclictestKind, Data: &compare.Cyclictest{H: h}}}
+	}
+	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "b: the histograms hold more than 9223372036854775807 wake-ups together") {
+		t.Fatalf("got %v", err)
 	}
 }

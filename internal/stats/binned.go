@@ -190,7 +190,7 @@ func (b Bootstrap) replicatesBinned(x Binned, st Statistic, rng *rand.Rand, mult
 		}
 		return reps, fmt.Sprintf("percentile bootstrap, %d replicates (exact order-statistic resampling)", len(reps))
 	}
-	if st.kind == statMean && n*b.Replicates > b.Budget && !multi {
+	if st.kind == statMean && float64(n)*float64(b.Replicates) > float64(b.Budget) && !multi {
 		m, sd := x.MeanStdev()
 		nd := distuv.Normal{Mu: m, Sigma: sd / math.Sqrt(float64(n)), Src: rng}
 		for i := range reps {
@@ -198,7 +198,7 @@ func (b Bootstrap) replicatesBinned(x Binned, st Statistic, rng *rand.Rand, mult
 		}
 		return reps, fmt.Sprintf("normal approximation (n=%d), %d draws", n, len(reps))
 	}
-	big := n*len(reps) > b.Budget
+	big := float64(n)*float64(len(reps)) > float64(b.Budget)
 	if big {
 		reps = reps[:max(200, b.Budget/n)]
 	}
@@ -265,10 +265,13 @@ func MannWhitneyBinned(x, y Binned) (MWU, error) {
 	if lim := int64(moremath.MannWhitneyExactLimit); n1 <= lim && n2 <= lim {
 		return MannWhitney(x.Expand(), y.Expand())
 	}
-	// The rank sum of x over the distinct values of both, each tie its
-	// mid-rank, and the sum of t^3 - t over the ties.
-	var r1, ties float64
-	var seen int64
+	// U counts the pairs with x above y, a tie one half: each value of
+	// x counts the y below it and half the y equal to it (the rank sum
+	// less n1(n1+1)/2 as moremath takes it, without the cancellation
+	// that loses units once the rank sum passes 2^53). And the sum of
+	// t^3 - t over the ties.
+	var u1, ties float64
+	var yBelow int64
 	i, j := 0, 0
 	for i < len(x.values) || j < len(y.values) {
 		var cx, cy int64
@@ -283,21 +286,22 @@ func MannWhitneyBinned(x, y Binned) (MWU, error) {
 			cx, cy = x.counts[i], y.counts[j]
 			i, j = i+1, j+1
 		}
-		t := cx + cy
 		if cx != 0 {
-			r1 += float64(seen+t+seen+1) / 2 * float64(cx)
+			u1 += float64(cx) * (float64(yBelow) + float64(cy)/2)
 		}
-		ft := float64(t)
+		ft := float64(cx + cy)
 		ties += ft*ft*ft - ft
-		seen += t
+		yBelow += cy
 	}
-	u1 := r1 - float64(n1*(n1+1))/2
-	nn := float64(n1 + n2)
-	sigma := math.Sqrt(float64(n1*n2) * ((nn + 1) - ties/(nn*(nn-1))) / 12)
+	// The products in float64, as counts of billions a side would
+	// overflow an int64: exact (as moremath's int products) below 2^53.
+	f1, f2 := float64(n1), float64(n2)
+	nn := f1 + f2
+	sigma := math.Sqrt(f1 * f2 * ((nn + 1) - ties/(nn*(nn-1))) / 12)
 	if sigma == 0 { // every value equal
-		return MWU{N1: int(n1), N2: int(n2), U: float64(n1*n2) / 2, P: 1, Superiority: 0.5}, nil
+		return MWU{N1: int(n1), N2: int(n2), U: f1 * f2 / 2, P: 1, Superiority: 0.5}, nil
 	}
-	numer := u1 - float64(n1*n2)/2
+	numer := u1 - f1*f2/2
 	switch {
 	case numer > 0:
 		numer -= 0.5
@@ -306,7 +310,7 @@ func MannWhitneyBinned(x, y Binned) (MWU, error) {
 	}
 	z := numer / sigma
 	p := 2 * math.Min(moremath.StdNormal.CDF(z), 1-moremath.StdNormal.CDF(z))
-	return MWU{N1: int(n1), N2: int(n2), U: u1, P: math.Min(p, 1), Superiority: u1 / float64(n1*n2)}, nil
+	return MWU{N1: int(n1), N2: int(n2), U: u1, P: math.Min(p, 1), Superiority: u1 / (f1 * f2)}, nil
 }
 
 // KolmogorovSmirnovBinned is KolmogorovSmirnov of the expanded samples:

@@ -275,3 +275,18 @@ func ciClose(a, b CI) bool {
 	return a.Method == b.Method && a.Replicates == b.Replicates && a.Level == b.Level &&
 		relClose(a.Estimate, b.Estimate, 1e-12) && relClose(a.Lo, b.Lo, 1e-12) && relClose(a.Hi, b.Hi, 1e-12)
 }
+
+// Counts of billions a side, whose products overflow an int64 (4e9 x
+// 4e9), still give the test: every x below every y is U = 0.
+func TestMannWhitneyBinnedHuge(t *testing.T) {
+	x, _ := NewBinned([]int64{1, 2}, []int64{2e9, 2e9})
+	y, _ := NewBinned([]int64{3, 4}, []int64{2e9, 2e9})
+	m, err := MannWhitneyBinned(x, y)
+	if err != nil || m.U != 0 || m.Superiority != 0 || m.P != 0 {
+		t.Fatalf("%+v %v", m, err)
+	}
+	m, err = MannWhitneyBinned(y, x)
+	if err != nil || m.U != 16e18 || m.Superiority != 1 || m.P != 0 {
+		t.Fatalf("%+v %v", m, err)
+	}
+}
