@@ -39,6 +39,13 @@ func randomHist(t *testing.T, dir, name string, rng *rand.Rand, n, most int, ove
 // mean, and the p-values are smooth functions of these. Everything else,
 // percentiles, U, the bootstrap's draws and the text, is equal.
 func TestBinnedAsExpanded(t *testing.T) {
+	if math.MaxInt == math.MaxInt32 {
+		// The rebuilt side's Mann-Whitney test (go-moremath) sums t^3 - t
+		// over the ties in an int, which a tie of 1291 values overflows
+		// on a 32-bit build: there the p-values of the rebuilt samples
+		// are the wrong ones (1e-59 for 3e-61 here).
+		t.Skip("the rebuilt samples' tie correction overflows a 32-bit int")
+	}
 	dir := testutil.TempDir(t)
 	rng := rand.New(rand.NewPCG(21, 22))
 	small1 := randomHist(t, dir, "small1.txt", rng, 12, 3, 0) // Mann-Whitney's exact path

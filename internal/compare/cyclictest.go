@@ -329,6 +329,11 @@ func binnedRuns(res *Result, in []Input, o Options) error {
 		// The rank test counts the values of two runs together: all of
 		// them must fit in an int64, as each histogram's do.
 		n := x.Doc.Data.(*Cyclictest).H.Samples()
+		if n > math.MaxInt {
+			// A run's count is an int in its comparison (Pair.ACount,
+			// stats.MWU.N1): 2^31 - 1 on a 32-bit build.
+			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", x.Label, n, math.MaxInt)
+		}
 		if n > math.MaxInt64-total {
 			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", x.Label, int64(math.MaxInt64))
 		}

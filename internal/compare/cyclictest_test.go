@@ -3,6 +3,7 @@ package compare_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -306,12 +307,31 @@ func TestRunHistogramsBeyondTheBudget(t *testing.T) {
 // The wake-ups of the histograms compared must fit in an int64 together
 // (the rank test counts them together), as each histogram's must.
 func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
+	if math.MaxInt == math.MaxInt32 {
+		t.Skip("a 32-bit build refuses each of these first (TestCompareHistogramBeyondAnInt)")
+	}
 	side := func(label string) compare.Input {
 		h := &cyclictest.Histogram{Counts: []int64{1 << 61, 1 << 61}, RangeUs: 2, InRange: 1 << 62, Threads: 1}
 		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.CyclictestKind, Data: &compare.Cyclictest{H: h}}}
 	}
 	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "b: the histograms hold more than 9223372036854775807 wake-ups together") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// On a 32-bit build a run's count must fit an int (GOARCH=386 go test
+// runs it; a 64-bit build has no such run to refuse).
+func TestCompareHistogramBeyondAnInt(t *testing.T) {
+	if math.MaxInt > math.MaxInt32 {
+		t.Skip("a 64-bit int counts every histogram")
+	}
+	side := func(label string) compare.Input {
+		h := &cyclictest.Histogram{Counts: []int64{1 << 31}, RangeUs: 1, InRange: 1 << 31, Threads: 1}
+		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.CyclictestKind, Data: &compare.Cyclictest{H: h}}}
+	}
+	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "a: a histogram of 2147483648 wake-ups, more than this build of latlab counts in a run (2147483647)") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -18,7 +18,9 @@ import (
 // each at its middle) compared without expanding it into one value per
 // sample, which for an hour-long run is hundreds of millions of values.
 // Every statistic of it is the one of the expanded sample (Expand), in
-// O(bins) or O(bins x replicates).
+// O(bins) or O(bins x replicates). Its count is an int where a
+// statistic takes one (MWU.N1, Comparison.NA): a caller on a 32-bit
+// build keeps N within math.MaxInt.
 type Binned struct {
 	values, counts []int64
 	// cum[i] is the count of values[0..i].
