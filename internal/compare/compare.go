@@ -138,14 +138,36 @@ type RunSummary struct {
 	// hold -1.
 	Unknown []string `json:"unknown_summary,omitempty"`
 	samples []int64
+	// bins hold the run's values instead of samples when every run
+	// compared is a cyclictest histogram: compared from its buckets,
+	// never expanded (binnedRuns).
+	bins *stats.Binned
 	// ordered are the samples in measurement order, nil without one.
 	ordered []int64
 	goodput []int64
 }
 
 // Samples returns the run's values, sorted ascending. They are the
-// comparison's own: do not modify them.
+// comparison's own: do not modify them. They are nil for a run of
+// histograms compared from their bins (every run a cyclictest
+// histogram), which are never expanded.
 func (r RunSummary) Samples() []int64 { return r.samples }
+
+// n is how many values the run compares.
+func (r RunSummary) n() int {
+	if r.bins != nil {
+		return int(r.bins.N())
+	}
+	return len(r.samples)
+}
+
+// of is st of the run's values.
+func (r RunSummary) of(st stats.Statistic) float64 {
+	if r.bins != nil {
+		return st.OfBinned(*r.bins)
+	}
+	return st.Of(r.samples)
+}
 
 // Row is one statistic compared between the first run (A) and another (B).
 type Row struct {
@@ -244,6 +266,11 @@ func Compare(in []Input, o Options) (*Result, error) {
 	return res, nil
 }
 
+// expandHistograms makes a comparison of histograms alone rebuild their
+// samples as one with a wake result does, instead of comparing their
+// bins: tests set it to check that both give the same result.
+var expandHistograms = false
+
 // compareKind compares the inputs as their kind is compared.
 func compareKind(in []Input, o Options) (*Result, error) {
 	switch {
@@ -260,36 +287,103 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	}
 	res := &Result{Kind: in[0].Doc.Kind, Quantity: Quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
 		Quantile: result.PercentileDefinition, PerRun: perRunKind(in[0].Doc.Kind)}
+	if !res.PerRun && allHistograms(in) && !expandHistograms {
+		if err := binnedRuns(res, in, o); err != nil {
+			return nil, err
+		}
+	} else if err := sampledRuns(res, in, o); err != nil {
+		return nil, err
+	}
+	if res.CensoredAtNs > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a cyclictest histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
+	}
+	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
+	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
+	var cs []stats.Comparison
+	for j := 1; j < len(res.Runs); j++ {
+		if a, b := res.Runs[0].bins, res.Runs[j].bins; a != nil && b != nil {
+			cs = append(cs, stats.CompareBinned(*a, *b, co))
+			continue
+		}
+		co.OrderedA, co.OrderedB = res.Runs[0].ordered, res.Runs[j].ordered
+		cs = append(cs, stats.Compare(res.Runs[0].samples, res.Runs[j].samples, co))
+		res.Runs[0].Serial, res.Runs[j].Serial = cs[j-1].SerialA, cs[j-1].SerialB
+	}
+	stats.AdjustFamily(cs)
+	res.Notes = append(res.Notes, serialNotes(res.Runs)...)
+	for j := 1; j < len(res.Runs); j++ {
+		p := comparePair(res.Runs[0], res.Runs[j], cs[j-1], boot, o)
+		p.A, p.B = 0, j
+		unknownRows(&p, res.Runs[0], res.Runs[j], res.CensoredAtNs, o.By)
+		p.Verdict = verdict(p, res.Runs[0], k, level, o)
+		res.Pairs = append(res.Pairs, p)
+	}
+	res.Ranking = make([]int, len(res.Runs))
+	for i := range res.Ranking {
+		res.Ranking[i] = i
+	}
+	// A run with fewer samples than judging By needs ranks after every
+	// run that has them: its point estimate decides nothing (a 1-sample
+	// run ranked first by its one sleep while its outcome said too few).
+	// So does a run whose By is not known (-1: a histogram's overflows).
+	need := int64(stats.MinSamples(o.By, level))
+	slices.SortStableFunc(res.Ranking, func(a, b int) int {
+		ra, rb := res.Runs[a], res.Runs[b]
+		if ea, eb := ra.Summary.Count >= need && ra.By >= 0, rb.Summary.Count >= need && rb.By >= 0; ea != eb {
+			if ea {
+				return -1
+			}
+			return 1
+		}
+		if ra.By != rb.By {
+			return cmp.Compare(ra.By, rb.By)
+		}
+		return cmp.Compare(ra.Summary.Stdev, rb.Summary.Stdev)
+	})
+	if res.PerRun {
+		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
+	}
+	if k > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %s level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, stats.FormatLevel(level)))
+	}
+	return res, nil
+}
+
+// sampledRuns adds a run per input from its values (every kind but a
+// comparison of cyclictest histograms alone, binnedRuns), each its
+// notes, and puts them in the buckets of and censors them as the
+// histograms among the inputs ask.
+func sampledRuns(res *Result, in []Input, o Options) error {
 	var size int64
 	var sizeFrom string
 	for _, x := range in {
 		if res.PerRun {
 			d, g, err := perRunValues(x, &size, &sizeFrom)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			res.Runs = append(res.Runs, RunSummary{Label: x.Label, Runs: len(d), Summary: stats.SummarizeSorted(d), By: o.By.Of(d), samples: d,
 				goodput: g, GoodputP50: stats.Quantile(50).Of(g), Settings: distinguishing(x.Doc, in[0].Doc)})
 			continue
 		}
 		if len(x.More) > 0 {
-			return nil, fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
+			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
 				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
 		}
 		sp, ok := x.Doc.Data.(result.Sampled)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
+			return fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
 		}
 		s, raw, err := sp.Values(o.Budget)
 		var be *result.BudgetError
 		switch {
 		case errors.As(err, &be):
-			return nil, badinput.Errorf("%s: %w", x.Label, err)
+			return badinput.Errorf("%s: %w", x.Label, err)
 		case err != nil:
-			return nil, fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
+			return fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
 		}
 		if len(s) == 0 {
-			return nil, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
+			return fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
 		}
 		// The document's own slice, never changed: the order of the
 		// samples where the document keeps it.
@@ -339,55 +433,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 			}
 		}
 	}
-	if res.CensoredAtNs > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a cyclictest histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
-	}
-	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
-	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
-	var cs []stats.Comparison
-	for j := 1; j < len(res.Runs); j++ {
-		co.OrderedA, co.OrderedB = res.Runs[0].ordered, res.Runs[j].ordered
-		cs = append(cs, stats.Compare(res.Runs[0].samples, res.Runs[j].samples, co))
-		res.Runs[0].Serial, res.Runs[j].Serial = cs[j-1].SerialA, cs[j-1].SerialB
-	}
-	stats.AdjustFamily(cs)
-	res.Notes = append(res.Notes, serialNotes(res.Runs)...)
-	for j := 1; j < len(res.Runs); j++ {
-		p := comparePair(res.Runs[0], res.Runs[j], cs[j-1], boot, o)
-		p.A, p.B = 0, j
-		unknownRows(&p, res.Runs[0], res.Runs[j], res.CensoredAtNs, o.By)
-		p.Verdict = verdict(p, res.Runs[0], k, level, o)
-		res.Pairs = append(res.Pairs, p)
-	}
-	res.Ranking = make([]int, len(res.Runs))
-	for i := range res.Ranking {
-		res.Ranking[i] = i
-	}
-	// A run with fewer samples than judging By needs ranks after every
-	// run that has them: its point estimate decides nothing (a 1-sample
-	// run ranked first by its one sleep while its outcome said too few).
-	// So does a run whose By is not known (-1: a histogram's overflows).
-	need := int64(stats.MinSamples(o.By, level))
-	slices.SortStableFunc(res.Ranking, func(a, b int) int {
-		ra, rb := res.Runs[a], res.Runs[b]
-		if ea, eb := ra.Summary.Count >= need && ra.By >= 0, rb.Summary.Count >= need && rb.By >= 0; ea != eb {
-			if ea {
-				return -1
-			}
-			return 1
-		}
-		if ra.By != rb.By {
-			return cmp.Compare(ra.By, rb.By)
-		}
-		return cmp.Compare(ra.Summary.Stdev, rb.Summary.Stdev)
-	})
-	if res.PerRun {
-		res.Notes = append(res.Notes, "tcp-discard results are compared run by run: each transfer's duration (first write until the peer closed) and goodput; the RTT samples inside a transfer are readings of one connection, not repeated runs, and are not pooled")
-	}
-	if k > 1 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons against %s: each interval is at the %s level (Bonferroni) so that all hold together at 95%%; Mann-Whitney p-values are Holm-adjusted", k, res.Runs[0].Label, stats.FormatLevel(level)))
-	}
-	return res, nil
+	return nil
 }
 
 // severalDistributions says where a kind keeps its distributions, for the
@@ -531,12 +577,12 @@ func rowStats(na, nb int) []stats.Statistic {
 // of their samples by o.By, and compares the other statistics of the table
 // with the same bootstrap.
 func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Options) Pair {
-	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: len(a.samples), BCount: len(b.samples), perRun: a.goodput != nil}
-	sts := rowStats(len(a.samples), len(b.samples))
+	p := Pair{ALabel: a.Label, BLabel: b.Label, ByName: o.By.String(), ACount: a.n(), BCount: b.n(), perRun: a.goodput != nil}
+	sts := rowStats(a.n(), b.n())
 	if !slices.Contains(sts, o.By) {
 		sts = append(sts, o.By)
 	}
-	n := min(len(a.samples), len(b.samples))
+	n := min(a.n(), b.n())
 	// The intervals of the other statistics, drawn together: a block
 	// bootstrap then resamples once per replicate for all of them.
 	var more []stats.Statistic
@@ -551,15 +597,24 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 	// are independent (each from streams of its own seed): with a
 	// million dependent samples a side each takes seconds, and side by
 	// side they take the time of the longer.
-	sa, sb := c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered)
 	var ks stats.KS
-	var wg sync.WaitGroup
-	wg.Go(func() { ks = stats.KolmogorovSmirnovSerial(sa, sb, o.Seed, 0) })
-	cis := boot.DiffCIsSerial(sa, sb, more)
-	wg.Wait()
+	var cis []stats.CI
+	if a.bins != nil && b.bins != nil {
+		// Histograms, which have no order: from their bins.
+		ks = stats.KolmogorovSmirnovBinned(*a.bins, *b.bins)
+		for _, st := range more {
+			cis = append(cis, boot.DiffCIBinned(*a.bins, *b.bins, st))
+		}
+	} else {
+		sa, sb := c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered)
+		var wg sync.WaitGroup
+		wg.Go(func() { ks = stats.KolmogorovSmirnovSerial(sa, sb, o.Seed, 0) })
+		cis = boot.DiffCIsSerial(sa, sb, more)
+		wg.Wait()
+	}
 	p.KS = ks
 	for _, st := range sts {
-		av, bv := st.Of(a.samples), st.Of(b.samples)
+		av, bv := a.of(st), b.of(st)
 		row := Row{Stat: st.String(), Unit: "ns", A: av, B: bv, RelChange: rel(bv-av, av)}
 		need := stats.MinSamples(st, boot.Level)
 		switch {

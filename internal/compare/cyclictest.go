@@ -292,7 +292,7 @@ func censoredOf(a, b RunSummary, cut int64) string {
 	var s []string
 	for _, r := range []RunSummary{a, b} {
 		if r.Censored > 0 {
-			s = append(s, fmt.Sprintf("%s has %d of %d values (%s) at or above %d µs", r.Label, r.Censored, len(r.samples), pct(float64(r.Censored)/float64(len(r.samples))), cut/1000))
+			s = append(s, fmt.Sprintf("%s has %d of %d values (%s) at or above %d µs", r.Label, r.Censored, r.n(), pct(float64(r.Censored)/float64(r.n())), cut/1000))
 		}
 	}
 	return strings.Join(s, " and ")
@@ -301,4 +301,113 @@ func censoredOf(a, b RunSummary, cut int64) string {
 func pct(f float64) string {
 	s := fmt.Sprintf("%.2g%%", f*100)
 	return strings.Replace(s, "e-0", "e-", 1)
+}
+
+// allHistograms reports whether every input is a cyclictest histogram:
+// they are then compared from their buckets (binnedRuns).
+func allHistograms(in []Input) bool {
+	for _, x := range in {
+		if !isCyclictest(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// binnedRuns adds a run per histogram, with its notes, compared from its
+// buckets as stats.Binned: the statistics, intervals and tests that the
+// histogram's samples, rebuilt one by one (Values), would give, in
+// O(buckets) memory and time (O(buckets x replicates) for the mean and
+// stdev beyond the bootstrap's budget) however many wake-ups it counts.
+// Nothing is rebuilt, so nothing is charged to o.Budget. Values at or
+// above the smallest range of a histogram that overflowed are counted
+// with the overflows (censor's rule) in the runs' bins, not in their
+// summaries.
+func binnedRuns(res *Result, in []Input, o Options) error {
+	var total int64
+	for _, x := range in {
+		// The rank test counts the values of two runs together: all of
+		// them must fit in an int64, as each histogram's do.
+		n := x.Doc.Data.(*Cyclictest).H.Samples()
+		if n > math.MaxInt {
+			// A run's count is an int in its comparison (Pair.ACount,
+			// stats.MWU.N1): 2^31 - 1 on a 32-bit build.
+			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", x.Label, n, math.MaxInt)
+		}
+		if n > math.MaxInt64-total {
+			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", x.Label, int64(math.MaxInt64))
+		}
+		total += n
+		if len(x.More) > 0 {
+			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
+				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
+		}
+		if c := x.Doc.Data.(*Cyclictest); c.H.Overflows > 0 {
+			if r := c.H.RangeUs * 1000; res.CensoredAtNs == 0 || r < res.CensoredAtNs {
+				res.CensoredAtNs = r
+			}
+		}
+	}
+	for _, x := range in {
+		c := x.Doc.Data.(*Cyclictest)
+		all, err := c.binned(0)
+		if err != nil {
+			return badinput.Errorf("%s: %v", x.Label, err)
+		}
+		if all.N() == 0 {
+			return fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
+		}
+		r := RunSummary{Label: x.Label, Summary: stats.SummarizeBinned(all), Reconstructed: true, OrderUnknown: true,
+			Source: fmt.Sprintf("cyclictest histogram, %d thread columns pooled", c.H.Threads)}
+		if c.H.Threads == 1 {
+			r.Source = "cyclictest histogram, 1 thread column"
+		}
+		unknownSummary(&r)
+		res.Notes = append(res.Notes, cyclictestNotes(x.Label, c.H)...)
+		cut, err := c.binned(res.CensoredAtNs)
+		if err != nil {
+			return badinput.Errorf("%s: %v", x.Label, err)
+		}
+		r.bins = &cut
+		if res.CensoredAtNs > 0 {
+			r.Censored = cut.N() - below(cut, res.CensoredAtNs)
+		}
+		if r.By = o.By.OfBinned(cut); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {
+			r.By = -1
+		}
+		res.Runs = append(res.Runs, r)
+	}
+	if n := settingsNote(in); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	return nil
+}
+
+// below counts b's values below v.
+func below(b stats.Binned, v int64) int64 {
+	var n int64
+	vs, cs := b.Bins()
+	for i := 0; i < len(vs) && vs[i] < v; i++ {
+		n += cs[i]
+	}
+	return n
+}
+
+// binned is the histogram as stats.Binned: each bucket b's count at
+// b µs + 500 ns, as Values puts them, and the overflows at overflowNs;
+// with cut > 0 (ns) the buckets at or above it counted with them.
+func (c *Cyclictest) binned(cut int64) (stats.Binned, error) {
+	vs := make([]int64, 0, len(c.H.Counts)+1)
+	cs := make([]int64, 0, len(c.H.Counts)+1)
+	over := c.H.Overflows
+	for bucket, k := range c.H.Counts {
+		v := int64(bucket)*1000 + 500
+		if cut > 0 && v >= cut {
+			over += k // cannot overflow: the reader checked the sum
+			continue
+		}
+		vs, cs = append(vs, v), append(cs, k)
+	}
+	vs, cs = append(vs, overflowNs), append(cs, over)
+	return stats.NewBinned(vs, cs)
 }

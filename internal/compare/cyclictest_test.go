@@ -3,6 +3,7 @@ package compare_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,9 +13,11 @@ import (
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
+	"github.com/latlab/latlab/internal/cyclictest"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -260,6 +263,7 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	}
 	big := histFile(t, dir, "big.txt", bumps(100, 7000, 50), 0)
 	ok := histFile(t, dir, "ok.txt", bumps(100, 700, 50), 0)
+	w := wakeFile(t, dir, "w.json", ar1Lateness(rand.New(rand.NewPCG(3, 0)), 2000, 0.8), false)
 	for _, c := range []struct {
 		name  string
 		files []string
@@ -268,7 +272,9 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	}{
 		{"neither kind", []string{neither, ok}, 0, "notes.txt is neither a latlab result document (JSON) nor a cyclictest histogram"},
 		{"total disagrees", []string{ok, bad}, 0, "\"# Total:\" says 5 samples in column 1, its rows hold 3"},
-		{"beyond the budget", []string{ok, big}, 128 * 5000, "big.txt: its histogram holds 7000 samples, and the inputs before it had 700 rebuilt already"},
+		// Against a wake result a histogram is rebuilt sample by sample,
+		// and charged (two histograms are not: TestRunHistogramsBeyondTheBudget).
+		{"beyond the budget", []string{w, big}, 128 * 5000, "big.txt: its histogram holds 7000 samples, more than the 5000 latlab rebuilds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			infile.SetMax(c.max)
@@ -278,5 +284,54 @@ func TestRunCyclictestBadInput(t *testing.T) {
 				t.Fatalf("got %v, want bad input with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Two histograms are compared from their buckets: nothing is rebuilt, so
+// a pair far beyond the budget that bounds rebuilt samples is compared.
+func TestRunHistogramsBeyondTheBudget(t *testing.T) {
+	dir := testutil.TempDir(t)
+	a := histFile(t, dir, "a.txt", bumps(100, 7000, 50), 0)
+	b := histFile(t, dir, "b.txt", bumps(100, 7000, 52), 0)
+	infile.SetMax(128 * 5000)
+	defer infile.Reset()
+	r, err := run(t, compare.RunOptions{Files: []string{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Runs[0].Summary.Count != 7000 || r.Pairs[0].Outcome != compare.Slower {
+		t.Errorf("runs %+v, outcome %q", r.Runs[0].Summary, r.Pairs[0].Outcome)
+	}
+}
+
+// The wake-ups of the histograms compared must fit in an int64 together
+// (the rank test counts them together), as each histogram's must.
+func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
+	if math.MaxInt == math.MaxInt32 {
+		t.Skip("a 32-bit build refuses each of these first (TestCompareHistogramBeyondAnInt)")
+	}
+	side := func(label string) compare.Input {
+		h := &cyclictest.Histogram{Counts: []int64{1 << 61, 1 << 61}, RangeUs: 2, InRange: 1 << 62, Threads: 1}
+		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.CyclictestKind, Data: &compare.Cyclictest{H: h}}}
+	}
+	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "b: the histograms hold more than 9223372036854775807 wake-ups together") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// On a 32-bit build a run's count must fit an int (GOARCH=386 go test
+// runs it; a 64-bit build has no such run to refuse).
+func TestCompareHistogramBeyondAnInt(t *testing.T) {
+	if math.MaxInt > math.MaxInt32 {
+		t.Skip("a 64-bit int counts every histogram")
+	}
+	side := func(label string) compare.Input {
+		h := &cyclictest.Histogram{Counts: []int64{1 << 31}, RangeUs: 1, InRange: 1 << 31, Threads: 1}
+		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.CyclictestKind, Data: &compare.Cyclictest{H: h}}}
+	}
+	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "a: a histogram of 2147483648 wake-ups, more than this build of latlab counts in a run (2147483647)") {
+		t.Fatalf("got %v", err)
 	}
 }
