@@ -157,17 +157,7 @@ func (b Bootstrap) DiffCIBinned(x, y Binned, st Statistic) CI {
 	}
 	bx, mx := b.replicatesBinned(x, st, rand.New(rand.NewPCG(b.Seed, 1)), false)
 	by, my := b.replicatesBinned(y, st, rand.New(rand.NewPCG(b.Seed, 2)), false)
-	n := min(len(bx), len(by))
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = by[i] - bx[i]
-	}
-	method := mx
-	if my != mx {
-		method = mx + " / " + my
-	}
-	lo, hi := percentileInterval(d, b.Level)
-	return CI{Estimate: est, Lo: lo, Hi: hi, Level: b.Level, Method: method, Replicates: n}
+	return b.diffCI(est, bx, by, mx, my)
 }
 
 // replicatesBinned is replicates of the expanded sample. A percentile

@@ -169,6 +169,12 @@ func (b Bootstrap) DiffCI(x, y []int64, st Statistic) CI {
 	ry := rand.New(rand.NewPCG(b.Seed, 2))
 	bx, mx := b.replicates(x, st, rx)
 	by, my := b.replicates(y, st, ry)
+	return b.diffCI(est, bx, by, mx, my)
+}
+
+// diffCI is the percentile interval of the replicates' differences
+// by[i]-bx[i], named by the methods that drew them.
+func (b Bootstrap) diffCI(est float64, bx, by []float64, mx, my string) CI {
 	n := min(len(bx), len(by))
 	d := make([]float64, n)
 	for i := range d {
