@@ -50,10 +50,12 @@ func TestBinnedAsExpanded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	small1 := randomHist(t, dir, "small1.txt", rng, 12, 3, 0) // Mann-Whitney's exact path
 	small2 := randomHist(t, dir, "small2.txt", rng, 12, 3, 0)
-	mid1 := randomHist(t, dir, "mid1.txt", rng, 200, 60, 0)
-	mid2 := randomHist(t, dir, "mid2.txt", rng, 200, 60, 0)
-	over1 := randomHist(t, dir, "over1.txt", rng, 150, 60, 40)
-	over2 := randomHist(t, dir, "over2.txt", rng, 120, 60, 3)
+	// about 1,600 wake-ups: p99 is judged (368 needed); more would only
+	// slow the rebuilt side's bootstrap of the mean (n draws a replicate)
+	mid1 := randomHist(t, dir, "mid1.txt", rng, 200, 12, 0)
+	mid2 := randomHist(t, dir, "mid2.txt", rng, 200, 12, 0)
+	over1 := randomHist(t, dir, "over1.txt", rng, 150, 12, 40)
+	over2 := randomHist(t, dir, "over2.txt", rng, 120, 12, 3)
 	big1 := randomHist(t, dir, "big1.txt", rng, 300, 400, 0) // about 40000: the mean's normal approximation
 	big2 := randomHist(t, dir, "big2.txt", rng, 300, 400, 0)
 	for _, c := range []struct {
