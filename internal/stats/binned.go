@@ -206,20 +206,7 @@ func (b Bootstrap) replicatesBinned(x Binned, st Statistic, rng *rand.Rand, mult
 		}
 		return reps, fmt.Sprintf("percentile bootstrap, %d replicates", len(reps))
 	}
-	for i := range reps {
-		var m, m2 float64
-		for j := 0; j < n; j++ {
-			v := float64(x.At(int64(rng.IntN(n))))
-			d := v - m
-			m += d / float64(j+1)
-			m2 += d * (v - m)
-		}
-		if st.kind == statMean {
-			reps[i] = m
-		} else if n > 1 {
-			reps[i] = math.Sqrt(m2 / float64(n-1))
-		}
-	}
+	resampleMoments(reps, n, st, rng, func(i int) float64 { return float64(x.At(int64(i))) })
 	return reps, fmt.Sprintf("percentile bootstrap, %d replicates", len(reps))
 }
 

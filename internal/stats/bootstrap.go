@@ -211,10 +211,19 @@ func (b Bootstrap) replicates(sorted []int64, st Statistic, rng *rand.Rand) ([]f
 	if n*len(reps) > b.Budget {
 		reps = reps[:max(200, b.Budget/n)]
 	}
+	resampleMoments(reps, n, st, rng, func(i int) float64 { return float64(sorted[i]) })
+	return reps, fmt.Sprintf("percentile bootstrap, %d replicates", len(reps))
+}
+
+// resampleMoments fills reps with the mean (or stdev, as st asks) of n
+// values drawn with replacement, value i being at(i), each replicate
+// drawing its indices from rng in turn: the sample's bootstrap and the
+// binned one share it, so they draw alike to the last bit.
+func resampleMoments(reps []float64, n int, st Statistic, rng *rand.Rand, at func(int) float64) {
 	for i := range reps {
 		var m, m2 float64
 		for j := 0; j < n; j++ {
-			x := float64(sorted[rng.IntN(n)])
+			x := at(rng.IntN(n))
 			d := x - m
 			m += d / float64(j+1)
 			m2 += d * (x - m)
@@ -225,7 +234,6 @@ func (b Bootstrap) replicates(sorted []int64, st Statistic, rng *rand.Rand) ([]f
 			reps[i] = math.Sqrt(m2 / float64(n-1))
 		}
 	}
-	return reps, fmt.Sprintf("percentile bootstrap, %d replicates", len(reps))
 }
 
 // nearestRank is the 1-based rank QuantileSorted uses for p.
