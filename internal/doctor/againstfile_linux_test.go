@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -143,6 +145,16 @@ func TestLoadTunedBadInput(t *testing.T) {
 	for i := 1; i <= tunedMaxDepth+1; i++ {
 		testutil.WriteTree(t, dir, map[string]string{fmt.Sprintf("deep%d/tuned.conf", i): fmt.Sprintf("[main]\ninclude=deep%d\n", i+1)})
 	}
+	// A named pipe would block the open until a writer came: refused
+	// before it is opened, given as the file or as a directory's.
+	for _, f := range []string{"fifo.conf", "fifodir/tuned.conf"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mkfifo(filepath.Join(dir, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	emptyActive := filepath.Join(dir, "emptyactive")
 	testutil.WriteTree(t, emptyActive, map[string]string{"etc/tuned/active_profile": "\n"})
 	for _, c := range []struct{ spec, root, want string }{
@@ -157,8 +169,17 @@ func TestLoadTunedBadInput(t *testing.T) {
 		{filepath.Join(dir, "deep0"), "", "includes nest more than 8 deep"},
 		{"active", filepath.Join(dir, "root"), "--against active: " + dir + "/root/etc/tuned/active_profile: not found"},
 		{"active", emptyActive, "names no profile (tuned is off"},
+		{filepath.Join(dir, "fifo.conf"), "", "fifo.conf: a named pipe, not a regular file"},
+		{filepath.Join(dir, "fifodir"), "", "fifodir/tuned.conf: a named pipe, not a regular file"},
 	} {
-		_, err := LoadTuned(c.spec, c.root)
+		var err error
+		done := make(chan struct{})
+		go func() { _, err = LoadTuned(c.spec, c.root); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still reading after 10 s", c.spec)
+		}
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want bad input on one line with %q", c.spec, err, c.want)
 		}

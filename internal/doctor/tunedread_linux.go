@@ -7,20 +7,28 @@ import (
 	"os"
 	"strings"
 
+	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/rootfs"
 	"golang.org/x/sys/unix"
 )
 
 // openTunedFile opens a profile's file: one of the system in the --root
-// tree, through no link out of it (rootfs), one given as is.
+// tree, through no link out of it (rootfs), one given as is after the
+// checks of every input file (infile: a FIFO would block the open).
 func openTunedFile(root string, f tunedFile) (*os.File, error) {
 	if f.UnderRoot {
 		return rootfs.Open(root, f.Path)
+	}
+	if err := infile.Check(f.Path); err != nil {
+		return nil, err
 	}
 	return os.Open(f.Path)
 }
 
 func statTunedFile(root string, f tunedFile) (fs.FileInfo, error) {
+	if !f.UnderRoot {
+		return os.Stat(f.Path) // a directory too; a stat never blocks
+	}
 	h, err := openTunedFile(root, f)
 	if err != nil {
 		return nil, err
