@@ -32,7 +32,7 @@ func powerThrottling() string {
 	err := winapi.GetProcessInformation(windows.CurrentProcess(), processPowerThrottling,
 		unsafe.Pointer(&st), uint32(unsafe.Sizeof(st)))
 	if winapi.Missing(err) {
-		return "unknown: " + err.Error()
+		return "unknown: kernel32.dll has no GetProcessInformation (Windows 8 and later have it)"
 	}
 	if err != nil {
 		return fmt.Sprintf("unknown: GetProcessInformation(ProcessPowerThrottling): %v", err)

@@ -6,6 +6,12 @@ const (
 	throttleIgnoreTimerRes = 0x4
 )
 
+// powerThrottlingBuild is the first Windows build with process power
+// throttling: Windows 10 1709, the minimum supported client of
+// POWER_THROTTLING_PROCESS_STATE (learn.microsoft.com, ntddk.h), which
+// PROCESS_POWER_THROTTLING_STATE mirrors.
+const powerThrottlingBuild = 16299
+
 // PowerThrottlingMeaning words a process's power-throttling control and
 // state masks as GetProcessInformation returns them. A bit clear in the
 // control mask leaves the policy to Windows.

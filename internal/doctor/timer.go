@@ -108,6 +108,12 @@ func WindowsTimerFacts(st timer.Status, power string) []Fact {
 		fs = append(fs, Fact{"build", fmt.Sprintf("%d (%s)", st.Build, map[bool]string{true: "server", false: "client"}[server])})
 	}
 	fs = append(fs, Fact{"timer rule", TimerRule(st.Build, server, st.GlobalValue)})
+	if st.Build != 0 && st.Build < powerThrottlingBuild {
+		// Asked there, GetProcessInformation is missing (before
+		// Windows 8) or refuses the class: an error that says nothing
+		// about the machine.
+		power = fmt.Sprintf("none: build %d predates process power throttling (Windows 10 1709, build %d)", st.Build, powerThrottlingBuild)
+	}
 	return append(fs, Fact{"power throttling", power})
 }
 

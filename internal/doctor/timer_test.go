@@ -61,6 +61,21 @@ func TestWindowsTimerFacts(t *testing.T) {
 			t.Errorf("build 7601: held %q", f.Value)
 		}
 	}
+	// Before Windows 10 1709 there is no power throttling to read: the
+	// error of asking is not the answer.
+	for build, want := range map[uint32]string{
+		7601:  "none: build 7601 predates process power throttling",
+		15063: "none: build 15063 predates",
+		16299: "timer requests: Windows decides",
+	} {
+		st.Build = build
+		for _, f := range WindowsTimerFacts(st, PowerThrottlingMeaning(0, 0)) {
+			if f.Name == "power throttling" && !strings.HasPrefix(f.Value, want) {
+				t.Errorf("build %d: power throttling %q, want %q", build, f.Value, want)
+			}
+		}
+	}
+	st.Build = 7601
 	st.Current100ns = st.Coarsest100ns
 	for _, f := range WindowsTimerFacts(st, "") {
 		if f.Name == "held" && !strings.HasPrefix(f.Value, "no") {

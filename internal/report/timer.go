@@ -15,7 +15,7 @@ import (
 func TimerStatus(w io.Writer, st *timer.Status) {
 	timerStatusOS(w, st)
 	for _, warn := range st.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		writeHanging(w, "warning: "+warn, 2)
 	}
 }
 

@@ -176,3 +176,28 @@ func TestTimerWhoWrapsNotes(t *testing.T) {
 		t.Errorf("slack part:\n%s", b.String())
 	}
 }
+
+// timer status's warnings wrap at 80 columns, continued 2 columns in
+// (Windows 7's, the Go runtime's own timer request, was 134 wide).
+func TestTimerStatusWrapsWarnings(t *testing.T) {
+	var b bytes.Buffer
+	warn := "build 7601 is older than 17134: the Go runtime raises the timer resolution itself there, so every measurement in this process runs at the finest resolution"
+	TimerStatus(WithWidth(&b, 80), &timer.Status{Warnings: []string{warn}})
+	out := b.String()
+	i := strings.Index(out, "warning: ")
+	if i < 0 {
+		t.Fatalf("no warning:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out[i:], "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "  ") {
+		t.Fatalf("warning lines %q", lines)
+	}
+	if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != "warning: "+warn {
+		t.Errorf("warning reads %q", got)
+	}
+	for _, l := range lines {
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("wider than 80: %q", l)
+		}
+	}
+}
