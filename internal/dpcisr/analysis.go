@@ -3,6 +3,8 @@ package dpcisr
 import (
 	"math"
 	"strings"
+
+	"github.com/latlab/latlab/internal/dpcverdict"
 )
 
 // Row is one bucket with its share of the histogram.
@@ -194,6 +196,13 @@ type SectionView struct {
 type ReportView struct {
 	File   string `json:"file"`
 	Module string `json:"module_filter,omitempty"`
+	// Verdict is what the text of a LatencyMon report opens with: dpc
+	// watch's verdict on its highest DPC and ISR routine execution times
+	// (LatencyMon.Verdict). It is absent for a LatencyMon report with
+	// neither line, and for other reports, whose text has no verdict.
+	// Computed from the report each time: a document read back does not
+	// keep the one it holds.
+	Verdict *dpcverdict.Verdict `json:"verdict,omitempty"`
 	*Report
 	Sections []SectionView `json:"sections"`
 	// Watch is latlab dpc watch's own summary of a live trace (the
@@ -206,6 +215,11 @@ type ReportView struct {
 // View summarises every histogram of r.
 func (r *Report) View(file, module string) ReportView {
 	v := ReportView{File: file, Module: module, Report: r, Sections: []SectionView{}}
+	if r.Source == SourceLatencyMon && r.LatencyMon != nil {
+		if lv, ok := r.LatencyMon.Verdict(); ok {
+			v.Verdict = &lv
+		}
+	}
 	for _, s := range r.Sections {
 		sv := SectionView{Section: s, Modules: []HistogramView{}}
 		if s.Overall != nil {

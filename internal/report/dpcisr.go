@@ -80,7 +80,7 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		s.Verdicts = append(s.Verdicts, line)
 	} else if lm := rep.LatencyMon; rep.Source == dpcisr.SourceLatencyMon && lm != nil {
 		s.Verdicts = append(s.Verdicts, fmt.Sprintf("a LatencyMon report (%s, %d lines)", rep.Encoding, rep.Lines))
-		if v, ok := LatencyMonVerdict(lm); ok {
+		if v, ok := lm.Verdict(); ok {
 			s.Verdicts = append(s.Verdicts, "verdict: "+v.Text)
 		}
 		if lm.Conclusion != "" {
