@@ -196,12 +196,14 @@ type SectionView struct {
 type ReportView struct {
 	File   string `json:"file"`
 	Module string `json:"module_filter,omitempty"`
-	// Verdict is what the text of a LatencyMon report opens with: dpc
-	// watch's verdict on its highest DPC and ISR routine execution times
-	// (LatencyMon.Verdict). It is absent for a LatencyMon report with
-	// neither line, and for other reports, whose text has no verdict.
-	// Computed from the report each time: a document read back does not
-	// keep the one it holds.
+	// Verdict is the verdict the text opens with, in dpc watch's words
+	// (dpcverdict). For a LatencyMon report it is judged on its highest
+	// DPC and ISR routine execution times (LatencyMon.Verdict), each time
+	// the view is made. For a dpc watch document it is the watch's own,
+	// judged on the exact longest executions the buckets do not keep, and
+	// only without a module filter: it judges the whole trace. It is
+	// absent for a LatencyMon report with neither highest line and for
+	// xperf's reports and .etl traces, whose text has no verdict.
 	Verdict *dpcverdict.Verdict `json:"verdict,omitempty"`
 	*Report
 	Sections []SectionView `json:"sections"`
@@ -215,10 +217,14 @@ type ReportView struct {
 // View summarises every histogram of r.
 func (r *Report) View(file, module string) ReportView {
 	v := ReportView{File: file, Module: module, Report: r, Sections: []SectionView{}}
-	if r.Source == SourceLatencyMon && r.LatencyMon != nil {
+	switch {
+	case r.Source == SourceLatencyMon && r.LatencyMon != nil:
 		if lv, ok := r.LatencyMon.Verdict(); ok {
 			v.Verdict = &lv
 		}
+	case r.watchVerdict != nil && module == "":
+		wv := *r.watchVerdict
+		v.Verdict = &wv
 	}
 	for _, s := range r.Sections {
 		sv := SectionView{Section: s, Modules: []HistogramView{}}

@@ -37,7 +37,8 @@ func documentData(t *testing.T, res *dpcisr.Result) json.RawMessage {
 // so does the HTML page; a report whose text has no verdict has none in
 // the document or on the page. Over every xperf fixture, the LatencyMon
 // report at each level (and with one or neither highest line), a dpc
-// watch document and .etl traces.
+// watch document (whole, one module of it, and as 'latlab dpcisr --json'
+// writes it again) and .etl traces.
 func TestDPCISRVerdictEveryForm(t *testing.T) {
 	const data = "../dpcisr/testdata/"
 	lm, err := os.ReadFile(data + "latencymon-written.txt")
@@ -58,28 +59,47 @@ func TestDPCISRVerdictEveryForm(t *testing.T) {
 	}
 	const dpcHigh = "Highest DPC routine execution time (µs):              1523.400000"
 	const isrHigh = "Highest ISR routine execution time (µs):              612.500000"
-	files := []struct {
-		path  string
-		level string // of the verdict; "" for none
-	}{
-		{data + "latencymon-written.txt", dpcverdict.LevelWarn},
-		{variant("lm-ok.txt", "1523.400000", "523.400000"), dpcverdict.LevelOK},
-		{variant("lm-bad.txt", "612.500000", "2612.500000"), dpcverdict.LevelBad},
-		{variant("lm-isr-only.txt", dpcHigh, ""), dpcverdict.LevelOK},
-		{variant("lm-neither.txt", dpcHigh, "", isrHigh, ""), ""},
-		{"../etl/testdata/written-dpcisr-64.etl", ""},
-		{"../etl/testdata/written-hardfault-64.etl", ""},
+	// The document `latlab dpcisr watch.json --json` writes, read again:
+	// it holds the watch's verdict without the watch's summary.
+	watch, err := dpcisr.Run(context.Background(), dpcisr.Options{File: data + "watch-synthetic.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := result.Write(&again, watch.Document(host.Facts{OS: "windows"})); err != nil {
+		t.Fatal(err)
+	}
+	watchAgain := filepath.Join(dir, "watch-again.json")
+	if err := os.WriteFile(watchAgain, again.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type input struct {
+		path, module string
+		level        string // of the verdict; "" for none
+	}
+	files := []input{
+		{data + "latencymon-written.txt", "", dpcverdict.LevelWarn},
+		{variant("lm-ok.txt", "1523.400000", "523.400000"), "", dpcverdict.LevelOK},
+		{variant("lm-bad.txt", "612.500000", "2612.500000"), "", dpcverdict.LevelBad},
+		{variant("lm-isr-only.txt", dpcHigh, ""), "", dpcverdict.LevelOK},
+		{variant("lm-neither.txt", dpcHigh, "", isrHigh, ""), "", ""},
+		{data + "watch-synthetic.json", "", dpcverdict.LevelBad},
+		// The verdict judges the whole trace: not one module of it.
+		{data + "watch-synthetic.json", "ndis.sys", ""},
+		{watchAgain, "", dpcverdict.LevelBad},
+		{"../etl/testdata/written-dpcisr-64.etl", "", ""},
+		{"../etl/testdata/written-hardfault-64.etl", "", ""},
 	}
 	xperf, err := filepath.Glob(data + "xperf-dpcisr-*.txt")
 	if err != nil || len(xperf) == 0 {
 		t.Fatalf("no xperf fixtures (%v)", err)
 	}
 	for _, f := range xperf {
-		files = append(files, struct{ path, level string }{f, ""})
+		files = append(files, input{f, "", ""})
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(f.path), func(t *testing.T) {
-			res, err := dpcisr.Run(context.Background(), dpcisr.Options{File: f.path, Page: true})
+		t.Run(filepath.Base(f.path)+" "+f.module, func(t *testing.T) {
+			res, err := dpcisr.Run(context.Background(), dpcisr.Options{File: f.path, Module: f.module, Page: true})
 			if err != nil {
 				t.Fatal(err)
 			}
