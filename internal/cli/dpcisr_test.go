@@ -227,10 +227,15 @@ func TestDPCISRLatencyMon(t *testing.T) {
 					HighestUs float64 `json:"highest_us"`
 				}
 			}
+			// The verdict the text opens with.
+			Verdict struct{ Level, Text, Module string }
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Data.Source != "latencymon" || doc.Data.Latencymon.Dpc.HighestUs != 1523.4 {
 		t.Errorf("document %+v (%v)", doc, err)
+	}
+	if v := doc.Data.Verdict; v.Level != "over-1ms" || v.Module != "ndis.sys" || !strings.HasPrefix(flat, "latlab dpcisr: "+lm+" (a LatencyMon report, utf-8, 124 lines) verdict: "+v.Text+" highest DPC routine") {
+		t.Errorf("the document's verdict %+v is not the text's", v)
 	}
 	code, out, errs = runCLI(t, "dpcisr", "compare", lm, lm, "--labels", "A,B")
 	if code != 0 || !strings.Contains(out, "share below") || !strings.Contains(out, ">=4000 µs") {

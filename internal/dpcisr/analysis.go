@@ -3,6 +3,8 @@ package dpcisr
 import (
 	"math"
 	"strings"
+
+	"github.com/latlab/latlab/internal/dpcverdict"
 )
 
 // Row is one bucket with its share of the histogram.
@@ -194,6 +196,15 @@ type SectionView struct {
 type ReportView struct {
 	File   string `json:"file"`
 	Module string `json:"module_filter,omitempty"`
+	// Verdict is the verdict the text opens with, in dpc watch's words
+	// (dpcverdict). For a LatencyMon report it is judged on its highest
+	// DPC and ISR routine execution times (LatencyMon.Verdict), each time
+	// the view is made. For a dpc watch document it is the watch's own,
+	// judged on the exact longest executions the buckets do not keep, and
+	// only without a module filter: it judges the whole trace. It is
+	// absent for a LatencyMon report with neither highest line and for
+	// xperf's reports and .etl traces, whose text has no verdict.
+	Verdict *dpcverdict.Verdict `json:"verdict,omitempty"`
 	*Report
 	Sections []SectionView `json:"sections"`
 	// Watch is latlab dpc watch's own summary of a live trace (the
@@ -206,6 +217,15 @@ type ReportView struct {
 // View summarises every histogram of r.
 func (r *Report) View(file, module string) ReportView {
 	v := ReportView{File: file, Module: module, Report: r, Sections: []SectionView{}}
+	switch {
+	case r.Source == SourceLatencyMon && r.LatencyMon != nil:
+		if lv, ok := r.LatencyMon.Verdict(); ok {
+			v.Verdict = &lv
+		}
+	case r.watchVerdict != nil && module == "":
+		wv := *r.watchVerdict
+		v.Verdict = &wv
+	}
 	for _, s := range r.Sections {
 		sv := SectionView{Section: s, Modules: []HistogramView{}}
 		if s.Overall != nil {

@@ -3,9 +3,11 @@ package dpcisr
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/latlab/latlab/internal/dpcverdict"
 	"github.com/latlab/latlab/internal/result"
 )
 
@@ -221,5 +223,32 @@ func (v *ReportView) ReportOf() *Report {
 			r.Sections = append(r.Sections, s)
 		}
 	}
+	if Live(r.Source) {
+		r.watchVerdict = v.watchVerdict()
+	}
 	return &r
+}
+
+// watchVerdict is the verdict a document of a live trace holds: its watch
+// summary's (the document dpc watch wrote), else its own (the one
+// 'latlab dpcisr --json' wrote of such a document, without the summary);
+// nil when neither has a text.
+func (v *ReportView) watchVerdict() *dpcverdict.Verdict {
+	if v.Watch != nil {
+		// The summary is dpcwatch's type when the watch just ran, a
+		// generic JSON value when read back: its verdict is read from
+		// its JSON either way.
+		var w struct {
+			Verdict dpcverdict.Verdict `json:"verdict"`
+		}
+		if b, err := json.Marshal(v.Watch); err == nil && json.Unmarshal(b, &w) == nil && w.Verdict.Text != "" {
+			return &w.Verdict
+		}
+		return nil
+	}
+	if v.Verdict != nil && v.Verdict.Text != "" {
+		c := *v.Verdict
+		return &c
+	}
+	return nil
 }

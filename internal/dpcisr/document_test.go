@@ -135,3 +135,37 @@ func FuzzReadDocument(f *testing.F) {
 		_, _ = Compare([]Labeled{{"a", r}, {"b", r}}, "")
 	})
 }
+
+// A dpc watch document's verdict, judged on the exact longest executions
+// the buckets do not keep, is carried into the view of the report read
+// from it (not with a module filter: it judges the whole trace), and
+// again from the document that view makes, which has no watch summary.
+// An xperf report, whose histograms alone are no ground for it, has none.
+func TestWatchVerdictCarried(t *testing.T) {
+	r, err := Read(strings.NewReader(readFixture(t, "watch-synthetic.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "likely drop-outs: ndis.sys ran a DPC for 2500 µs, 500 µs above 2 ms (1500 µs above 1 ms); highest DPC routine execution time 2500 µs (ndis.sys), highest ISR routine execution time 1.0 µs (USBPORT.SYS)"
+	v := r.View("watch.json", "")
+	if v.Verdict == nil || v.Verdict.Text != want || v.Verdict.Level != "over-2ms" || v.Verdict.MaxUs != 2500 {
+		t.Fatalf("verdict %+v", v.Verdict)
+	}
+	if m := r.Filter("ndis.sys").View("watch.json", "ndis.sys"); m.Verdict != nil {
+		t.Errorf("with --module: verdict %+v", m.Verdict)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(strings.NewReader(`{"schema":"latlab.result/1","kind":"dpcisr","data":` + string(b) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if av := again.View("again.json", ""); av.Verdict == nil || *av.Verdict != *v.Verdict {
+		t.Errorf("read again: verdict %+v", av.Verdict)
+	}
+	if x := parseFixture(t, "xperf-dpcisr-written-layout.txt").View("out.txt", ""); x.Verdict != nil {
+		t.Errorf("an xperf report: verdict %+v", x.Verdict)
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/latlab/latlab/internal/dpcverdict"
 )
 
 // Section names. Windows defers work to DPCs from ISRs; Linux to
@@ -69,6 +71,10 @@ type Report struct {
 	// LatencyMon is what a LatencyMon report says beside its histograms
 	// (nil for other reports).
 	LatencyMon *LatencyMon `json:"latencymon,omitempty"`
+	// watchVerdict is the verdict a dpc watch document holds on its
+	// trace (ReportOf): judged on the exact longest executions, which
+	// the buckets do not keep, so it is carried rather than judged again.
+	watchVerdict *dpcverdict.Verdict
 }
 
 // Section is the DPC or the ISR half of a report. A hand-edited file may

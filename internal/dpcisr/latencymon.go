@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/latlab/latlab/internal/dpcverdict"
 	"github.com/latlab/latlab/internal/lazy"
 	"github.com/latlab/latlab/internal/textdec"
 )
@@ -95,6 +96,41 @@ type LMCPU struct {
 	DPCHighestUs    *float64 `json:"dpc_highest_us,omitempty"`
 	DPCTotalS       *float64 `json:"dpc_total_s,omitempty"`
 	DPCCount        *int64   `json:"dpc_count,omitempty"`
+}
+
+// Verdict is dpc watch's verdict (dpcverdict.Judge, in the same words)
+// on the report's highest DPC and ISR routine execution times, with the
+// drivers they name. A report with one of the two lines is judged on that
+// one; ok is false when it has neither.
+func (lm *LatencyMon) Verdict() (v dpcverdict.Verdict, ok bool) {
+	var secs []dpcverdict.Section
+	var names []string
+	for _, s := range []struct {
+		name string
+		r    *LMRoutines
+	}{{DPC, lm.DPC}, {ISR, lm.ISR}} {
+		if s.r == nil || s.r.HighestUs == nil {
+			continue
+		}
+		secs = append(secs, dpcverdict.Section{Name: s.name, Longest: &dpcverdict.Execution{Module: driverFile(s.r.HighestDriver), MaxUs: *s.r.HighestUs}})
+		names = append(names, s.name)
+	}
+	if len(secs) == 0 {
+		return v, false
+	}
+	return dpcverdict.Judge(secs, "every "+strings.Join(names, " and ")+" ended within 1 ms"), true
+}
+
+// driverFile is the driver's file of LatencyMon's "storport.sys -
+// Microsoft Storage Port Driver, Microsoft Corporation".
+func driverFile(d string) string {
+	if i := strings.Index(d, " - "); i > 0 {
+		d = d[:i]
+	}
+	if d == "" {
+		return "an unnamed driver"
+	}
+	return d
 }
 
 // LatencyMonThresholds are the bounds at which compare reports the

@@ -1,6 +1,9 @@
 package dpcisr
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/latlab/latlab/internal/host"
+	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/textdec"
 )
 
@@ -426,6 +433,31 @@ func TestLatencyMonDocumentRoundTrip(t *testing.T) {
 	if back.Source != SourceLatencyMon || back.LatencyMon == nil || *back.LatencyMon.DPC.HighestUs != 1523.4 || len(back.Sections) != 2 {
 		t.Errorf("read back %+v", back)
 	}
+}
+
+// TestLatencyMonDocumentGolden: the document of a LatencyMon report holds
+// the verdict its text opens with, beside the report's values:
+// testdata/latencymon-written-json.golden is the payload (data) that
+// `latlab dpcisr testdata/latencymon-written.txt --json` writes.
+func TestLatencyMonDocumentGolden(t *testing.T) {
+	res, err := Run(context.Background(), Options{File: "testdata/" + lmWritten})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := result.Write(&b, res.Document(host.Facts{OS: "windows"})); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Data json.RawMessage }
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := json.Indent(&b, doc.Data, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n")
+	goldie.New(t).Assert(t, "latencymon-written-json", b.Bytes())
 }
 
 // TestLatencyMonCrossCheck: PER CPU DATA that does not add up to the

@@ -66,6 +66,10 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		return s, err
 	}
 	w := watchSummary(v.Watch)
+	// The verdict the text and the --json of 'latlab dpcisr' show: a
+	// LatencyMon report's judged again, a dpc watch document's as the
+	// watch wrote it, none with a module filter.
+	verdict := rep.View(v.File, v.Module).Verdict
 	if dpcisr.Live(rep.Source) {
 		line := "an ETW trace of latlab dpc watch"
 		switch {
@@ -80,8 +84,8 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		s.Verdicts = append(s.Verdicts, line)
 	} else if lm := rep.LatencyMon; rep.Source == dpcisr.SourceLatencyMon && lm != nil {
 		s.Verdicts = append(s.Verdicts, fmt.Sprintf("a LatencyMon report (%s, %d lines)", rep.Encoding, rep.Lines))
-		if v, ok := LatencyMonVerdict(lm); ok {
-			s.Verdicts = append(s.Verdicts, "verdict: "+v.Text)
+		if verdict != nil {
+			s.Verdicts = append(s.Verdicts, "verdict: "+verdict.Text)
 		}
 		if lm.Conclusion != "" {
 			s.Verdicts = append(s.Verdicts, fmt.Sprintf("LatencyMon's conclusion: %q", lm.Conclusion))
@@ -99,8 +103,10 @@ func dpcisrSection(s htmlSection, d *result.Document, v *dpcisr.ReportView, stem
 		s.Verdicts = append(s.Verdicts, "only module "+v.Module)
 	}
 	// The verdict judges the whole trace: shown only when the page does.
+	if dpcisr.Live(rep.Source) && verdict != nil {
+		s.Verdicts = append(s.Verdicts, "verdict: "+verdict.Text)
+	}
 	if w != nil && v.Module == "" && w.Verdict.Text != "" {
-		s.Verdicts = append(s.Verdicts, "verdict: "+w.Verdict.Text)
 		for _, sec := range w.Sections() {
 			if len(sec.Stats) > 0 {
 				m := sec.Stats[0]

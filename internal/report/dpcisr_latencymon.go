@@ -8,48 +8,11 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/dpcisr"
-	"github.com/latlab/latlab/internal/dpcwatch"
 )
 
 // speedGap is how far the measured CPU speed may stand from the reported
 // one before the text says the execution times are scaled by it: 10%.
 const speedGap = 0.10
-
-// LatencyMonVerdict is dpc watch's verdict (dpcwatch.JudgeSections) on a
-// LatencyMon report's highest DPC and ISR routine execution times, with
-// the drivers it names. ok is false when the report has neither line.
-func LatencyMonVerdict(lm *dpcisr.LatencyMon) (v dpcwatch.Verdict, ok bool) {
-	var secs []dpcwatch.SectionStats
-	for _, s := range []struct {
-		name string
-		r    *dpcisr.LMRoutines
-	}{{dpcisr.DPC, lm.DPC}, {dpcisr.ISR, lm.ISR}} {
-		if s.r == nil || s.r.HighestUs == nil {
-			continue
-		}
-		secs = append(secs, dpcwatch.SectionStats{Name: s.name, Stats: []dpcwatch.ModuleStat{{Module: driverFile(s.r.HighestDriver), MaxUs: *s.r.HighestUs}}})
-	}
-	if len(secs) == 0 {
-		return v, false
-	}
-	names := make([]string, len(secs))
-	for i, s := range secs {
-		names[i] = s.Name
-	}
-	return dpcwatch.JudgeSections(secs, "every "+strings.Join(names, " and ")+" ended within 1 ms"), true
-}
-
-// driverFile is the driver's file of LatencyMon's "storport.sys -
-// Microsoft Storage Port Driver, Microsoft Corporation".
-func driverFile(d string) string {
-	if i := strings.Index(d, " - "); i > 0 {
-		d = d[:i]
-	}
-	if d == "" {
-		return "an unnamed driver"
-	}
-	return d
-}
 
 // lmNum writes a value as the report printed it, with a decimal point.
 func lmNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -64,9 +27,11 @@ func latencyMonText(w io.Writer, res *dpcisr.Result, what string) {
 		lm = &dpcisr.LatencyMon{}
 	}
 	wrapTo(w, fmt.Sprintf("latlab dpcisr: %s (a LatencyMon report, %s)", safeText(res.File), what), "", "  ")
-	v, judged := LatencyMonVerdict(lm)
+	// The verdict is the view's, the one the JSON document holds.
+	view := res.View()
+	judged := view.Verdict != nil
 	if judged {
-		wrapTo(w, "verdict: "+v.Text, "", "  ")
+		wrapTo(w, "verdict: "+view.Verdict.Text, "", "  ")
 	} else {
 		wrapTo(w, "no verdict: the report has no 'Highest DPC routine execution time' or 'Highest ISR routine execution time' line", "", "  ")
 	}
@@ -104,7 +69,7 @@ func latencyMonText(w io.Writer, res *dpcisr.Result, what string) {
 		fmt.Fprintln(w)
 		wrapTo(w, "execution times in LatencyMon's buckets (from the lower bound, below the upper); a percentile is the bucket that holds it", "", "  ")
 	}
-	for _, s := range res.View().Sections {
+	for _, s := range view.Sections {
 		fmt.Fprintln(w)
 		wrapTo(w, fmt.Sprintf("== %s (%q, line %d)", s.Name, safeText(s.Heading), s.Line), "", "   ")
 		unit := "DPCs"

@@ -44,7 +44,7 @@ func TestLatencyMonVerdictIsWatchs(t *testing.T) {
 		DPC: &dpcisr.LMRoutines{HighestUs: f64(2500), HighestDriver: "ndis.sys - Network Driver Interface Specification (NDIS), Microsoft Corporation"},
 		ISR: &dpcisr.LMRoutines{HighestUs: f64(612.5), HighestDriver: "HDAudBus.sys - High Definition Audio Bus Driver, Microsoft Corporation"},
 	}
-	v, ok := LatencyMonVerdict(lm)
+	v, ok := lm.Verdict()
 	w := dpcwatch.Judge([]dpcwatch.ModuleStat{{Module: "ndis.sys", MaxUs: 2500}}, []dpcwatch.ModuleStat{{Module: "HDAudBus.sys", MaxUs: 612.5}})
 	if !ok || v != w {
 		t.Errorf("verdict %+v\nwatch's %+v", v, w)

@@ -43,6 +43,10 @@ func DPCISRText(w io.Writer, res *dpcisr.Result) {
 		wrapTo(w, "latlab dpcisr: "+file, "", "  ")
 		wrapTo(w, "("+what+")", "  ", "  ")
 	}
+	// A dpc watch document's verdict, the one its --json holds.
+	if v.Verdict != nil {
+		wrapTo(w, "verdict: "+safeText(v.Verdict.Text), "", "  ")
+	}
 	if len(v.Sections) > 0 {
 		wrapTo(w, "execution times in xperf's power-of-two buckets; a percentile is the bucket that holds it", "", "  ")
 	}
