@@ -81,17 +81,26 @@ func Judge(secs []Section, within string) Verdict {
 	switch {
 	case top.MaxUs > BadUs:
 		v.Level = LevelBad
-		v.Text = fmt.Sprintf("likely drop-outs: %s ran a %s for %s, %s above 2 ms (%s above 1 ms); %s",
-			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over2msUs), units.Us(v.Over1msUs), highest)
+		v.Text = fmt.Sprintf("likely drop-outs: %s ran %s for %s, %s above 2 ms (%s above 1 ms); %s",
+			top.Module, withArticle(sec), units.Us(top.MaxUs), units.Us(v.Over2msUs), units.Us(v.Over1msUs), highest)
 	case top.MaxUs > WarnUs:
 		v.Level = LevelWarn
-		v.Text = fmt.Sprintf("drop-outs possible: %s ran a %s for %s, %s above 1 ms (under 2 ms); %s",
-			top.Module, sec, units.Us(top.MaxUs), units.Us(v.Over1msUs), highest)
+		v.Text = fmt.Sprintf("drop-outs possible: %s ran %s for %s, %s above 1 ms (under 2 ms); %s",
+			top.Module, withArticle(sec), units.Us(top.MaxUs), units.Us(v.Over1msUs), highest)
 	default:
 		v.Level = LevelOK
 		v.Text = fmt.Sprintf("suitable for real-time audio: %s; %s", within, highest)
 	}
 	return v
+}
+
+// withArticle puts "a" or "an" before a section's name: "an ISR" (said
+// letter by letter), "a DPC", "a softirq".
+func withArticle(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 func highestText(secs []Section) string {

@@ -29,7 +29,7 @@ func TestJudge(t *testing.T) {
 		{"between 1 and 2 ms", []Section{sec("DPC", "nvlddmkm.sys", 1430)}, LevelWarn, "DPC", "nvlddmkm.sys",
 			"drop-outs possible: nvlddmkm.sys ran a DPC for 1430 µs, 430 µs above 1 ms (under 2 ms); highest DPC routine execution time 1430 µs (nvlddmkm.sys)", 430, 0},
 		{"over 2 ms, from an ISR", []Section{sec("DPC", "ndis.sys", 1500), sec("ISR", "ACPI.sys", 12500)}, LevelBad, "ISR", "ACPI.sys",
-			"likely drop-outs: ACPI.sys ran a ISR for 12.5 ms, 10.5 ms above 2 ms (11.5 ms above 1 ms)", 11500, 10500},
+			"likely drop-outs: ACPI.sys ran an ISR for 12.5 ms, 10.5 ms above 2 ms (11.5 ms above 1 ms)", 11500, 10500},
 		{"equal longest: the first section's", []Section{sec("DPC", "d.sys", 1500), sec("ISR", "i.sys", 1500)}, LevelWarn, "DPC", "d.sys", "d.sys ran a DPC", 500, 0},
 	}
 	for _, tt := range tests {

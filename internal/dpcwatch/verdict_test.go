@@ -22,7 +22,7 @@ func TestJudge(t *testing.T) {
 		{"between 1 and 2 ms", []ModuleStat{m("nvlddmkm.sys", 1430)}, nil, LevelWarn, "nvlddmkm.sys",
 			"drop-outs possible: nvlddmkm.sys ran a DPC for 1430 µs, 430 µs above 1 ms (under 2 ms); highest DPC routine execution time 1430 µs (nvlddmkm.sys)", 430},
 		{"over 2 ms, from an ISR", []ModuleStat{m("ndis.sys", 1500)}, []ModuleStat{m("ACPI.sys", 12500)}, LevelBad, "ACPI.sys",
-			"likely drop-outs: ACPI.sys ran a ISR for 12.5 ms, 10.5 ms above 2 ms (11.5 ms above 1 ms)", 11500},
+			"likely drop-outs: ACPI.sys ran an ISR for 12.5 ms, 10.5 ms above 2 ms (11.5 ms above 1 ms)", 11500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

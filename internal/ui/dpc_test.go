@@ -36,7 +36,7 @@ func TestDPCPanelFromSummary(t *testing.T) {
 		}
 	}
 	// The worst single one: i0.sys's ISR of 1500 µs, over 1 ms.
-	if p.Verdict.Level != dpcwatch.LevelWarn || p.Verdict.Module != "i0.sys" || !strings.Contains(p.Verdict.Text, "i0.sys ran a ISR for") {
+	if p.Verdict.Level != dpcwatch.LevelWarn || p.Verdict.Module != "i0.sys" || !strings.Contains(p.Verdict.Text, "i0.sys ran an ISR for") {
 		t.Errorf("verdict %+v", p.Verdict)
 	}
 
