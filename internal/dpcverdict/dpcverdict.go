@@ -8,6 +8,7 @@ package dpcverdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/latlab/latlab/internal/units"
@@ -76,7 +77,7 @@ func Judge(secs []Section, within string) Verdict {
 		return Verdict{Level: LevelNone, Text: fmt.Sprintf("no %s was recorded: nothing to judge", strings.Join(names, " or "))}
 	}
 	v := Verdict{Section: sec, Module: top.Module, MaxUs: top.MaxUs,
-		Over1msUs: max(0, top.MaxUs-WarnUs), Over2msUs: max(0, top.MaxUs-BadUs)}
+		Over1msUs: overUs(top.MaxUs, WarnUs), Over2msUs: overUs(top.MaxUs, BadUs)}
 	highest := highestText(secs)
 	switch {
 	case top.MaxUs > BadUs:
@@ -92,6 +93,13 @@ func Judge(secs []Section, within string) Verdict {
 		v.Text = fmt.Sprintf("suitable for real-time audio: %s; %s", within, highest)
 	}
 	return v
+}
+
+// overUs is how far maxUs went past bound, in µs to the nanosecond: the
+// difference of the floats as computed (1523.4 - 1000) is
+// 523.4000000000001, a digit no measurement holds.
+func overUs(maxUs, bound float64) float64 {
+	return max(0, math.Round((maxUs-bound)*1000)/1000)
 }
 
 // withArticle puts "a" or "an" before a section's name: "an ISR" (said

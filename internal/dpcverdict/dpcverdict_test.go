@@ -41,3 +41,16 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+// The bounds' excess is given to the nanosecond, not with the float
+// subtraction's last digit.
+func TestJudgeRoundsTheExcess(t *testing.T) {
+	v := Judge([]Section{{Name: "DPC", Longest: &Execution{Module: "ndis.sys", MaxUs: 1523.4}}}, "")
+	if v.Over1msUs != 523.4 || v.Over2msUs != 0 {
+		t.Errorf("over 1 ms %v, over 2 ms %v; want 523.4 and 0", v.Over1msUs, v.Over2msUs)
+	}
+	v = Judge([]Section{{Name: "ISR", Longest: &Execution{Module: "a.sys", MaxUs: 2200.3}}}, "")
+	if v.Over1msUs != 1200.3 || v.Over2msUs != 200.3 {
+		t.Errorf("over 1 ms %v, over 2 ms %v; want 1200.3 and 200.3", v.Over1msUs, v.Over2msUs)
+	}
+}
