@@ -295,7 +295,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 		return nil, err
 	}
 	if res.CensoredAtNs > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a histogram's overflows (cyclictest's, or the wake-ups in rtla's \"over:\" row) lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
+		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}

@@ -97,8 +97,12 @@ func (c *Cyclictest) notes(label string) []string {
 	if f.Nano {
 		buckets = "its ns buckets summed into 1 µs buckets"
 	}
-	notes := []string{fmt.Sprintf("%s: an rtla timerlat histogram (its Thr columns, the timerlat thread's wake-up latency, of CPU %s pooled; %s, each value at its bucket's middle) keeps no order of its %d wake-ups: the serial-dependence analysis is not run, and the intervals and tests assume independent wake-ups; a timerlat run's wake-ups are often serially dependent, and the intervals may then be too narrow",
-		label, cpuset.FormatList(f.CPUs(rtla.Thread)), buckets, h.Samples())}
+	cpus := "CPU"
+	if c.H.Threads > 1 {
+		cpus = "CPUs"
+	}
+	notes := []string{fmt.Sprintf("%s: an rtla timerlat histogram (its Thr columns, the timerlat thread's wake-up latency, of %s %s pooled; %s, each value at its bucket's middle) keeps no order of its %d wake-ups: the serial-dependence analysis is not run, and the intervals and tests assume independent wake-ups; a timerlat run's wake-ups are often serially dependent, and the intervals may then be too narrow",
+		label, cpus, cpuset.FormatList(f.CPUs(rtla.Thread)), buckets, h.Samples())}
 	left := []string{}
 	if f.Has(rtla.IRQ) {
 		left = append(left, "its IRQ columns (the timer interrupt's latency, before the thread runs: another quantity)")

@@ -169,7 +169,7 @@ func TestRunTimerlatSides(t *testing.T) {
 		t.Errorf("the pair differs from the cyclictest histograms':\n%+v\n%+v", r.Pairs[0], c.Pairs[0])
 	}
 	for _, want := range [][]string{
-		{"a.rtla: an rtla timerlat histogram (its Thr columns", "of CPU 0-1 pooled", "keeps no order of its 7003 wake-ups"},
+		{"a.rtla: an rtla timerlat histogram (its Thr columns", "of CPUs 0-1 pooled", "keeps no order of its 7003 wake-ups"},
 		{"a.rtla: not compared: its IRQ columns", "its Usr columns"},
 		{"a.rtla: 3 of its 7003 wake-ups", "rtla's \"over:\" row"},
 		{"a.rtla: rtla timerlat hist records neither its period (-p)", "0 00:00:30"},

@@ -5,7 +5,7 @@
 // threads, Usr-NNN for each CPU that recorded a sample), a row per bucket
 // with any sample (every bucket with --with-zeros: the bucket's lower bound,
 // then a count per column), the "over:" row, and unless --no-summary the
-// "count:", "min:", "avg:" and "max:" lines per column and, since rtla 6.8,
+// "count:", "min:", "avg:" and "max:" lines per column and, in newer rtla,
 // the "ALL:" section of the same per kind of latency. It converts the
 // columns of one kind into a cyclictest.Histogram, the form compare reads.
 // Bad input is a badinput.Error.
@@ -82,10 +82,10 @@ type Histogram struct {
 	// histogram's range (-E entries of -b).
 	Over []int64
 	// Count, Min, Avg and Max are the summary per column, nil without
-	// one (--no-summary); -1 where rtla wrote "-" (no sample, rtla 6.10
-	// on) or, before, a column with no sample (18446744073709551615).
+	// one (--no-summary); -1 where rtla wrote "-" (a column with no
+	// sample) or, before it did, 18446744073709551615 (~0) for its min.
 	Count, Min, Avg, Max []int64
-	// All says the file has the "ALL:" section (rtla 6.8 on), whose
+	// All says the file has the "ALL:" section (newer rtla), whose
 	// counts were checked against the columns'.
 	All bool
 	// Missed is how many events rtla reports it missed (tracefs mode:
@@ -287,7 +287,7 @@ func Read(r io.Reader) (*Histogram, error) {
 				}
 				part = all
 			default:
-				// --no-summary, or a summary before rtla 6.8 (no ALL:)
+				// --no-summary, or an rtla without the ALL: section
 				part = after
 				if err := h.afterLine(fields, lineNo); err != nil {
 					return nil, err
@@ -603,7 +603,7 @@ func counts(fields []string, n int) ([]int64, error) {
 
 // values parses n fields as non-negative whole numbers; with dash, "-"
 // (rtla's "no sample") is read as -1, and so is ~0 (2^64 - 1), which
-// rtla before 6.10 wrote as the minimum of a column with no sample.
+// older rtla wrote as the minimum of a column with no sample.
 func values(fields []string, n int, dash bool) ([]int64, error) {
 	if len(fields) != n {
 		return nil, fmt.Errorf("%d values for %d columns (the Index line names one per column)", len(fields), n)

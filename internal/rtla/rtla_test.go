@@ -20,7 +20,7 @@ type hist struct {
 	rows    [][]int64 // index, then a count per column
 	over    []int64
 	summary bool // count:, min:, avg:, max:
-	all     bool // the ALL: section (rtla 6.8 on)
+	all     bool // the ALL: section (newer rtla)
 	tail    string
 }
 
@@ -129,7 +129,7 @@ func TestRead(t *testing.T) {
 		tail: "timerlat hit stop tracing\n## CPU 2 hit stop tracing, analyzing it ##\n  IRQ handler delay:   1.50 us (0.56 %)\n"}
 	noSummary := twoCPUs
 	noSummary.summary, noSummary.all = false, false
-	old := twoCPUs // before rtla 6.8: no ALL:
+	old := twoCPUs // an older rtla: no ALL:
 	old.all = false
 	nano := hist{nano: true, cols: []string{"IRQ-000", "Thr-000"},
 		rows: [][]int64{{1500, 2, 0}, {2000, 0, 3}, {2250, 0, 1}, {3750, 0, 4}}, over: []int64{0, 2}, summary: true, all: true}
@@ -143,7 +143,7 @@ func TestRead(t *testing.T) {
 		stopped bool
 	}{
 		{"two CPUs, ALL section", twoCPUs.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
-		{"before rtla 6.8: no ALL section", old.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
+		{"older rtla: no ALL section", old.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
 		{"--no-summary", noSummary.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
 		{"user threads, auto-analysis after", user.text(), []int64{0, 0, 0, 0, 3, 2, 0}, 0, 7, 0, true},
 		// 1500 ns..: bucket 1 holds 0 Thr; 2000 and 2250 ns fall in µs 2;
@@ -264,7 +264,7 @@ func TestReadBad(t *testing.T) {
 	}
 }
 
-// rtla before 6.10 wrote a column with no sample's min: as ~0 (John
+// Older rtla wrote a column with no sample's min: as ~0 (John
 // Kacur's fix, "rtla/timerlat: Fix histogram report when a cpu count is
 // 0", quotes one): it is read as "-" is.
 func TestNoSampleMin(t *testing.T) {
