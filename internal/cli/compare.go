@@ -97,13 +97,20 @@ are compared from their buckets, whatever their count; against a wake
 result their samples are rebuilt and count against the histogram budget
 (--max-input-size / 128: 8,388,608 by default).
 
+rtla timerlat hist output (its "# RTLA timerlat histogram" header told
+apart) is read as such a histogram of its Thr columns, the timerlat
+thread's wake-up latency, its CPUs pooled; its IRQ and Usr columns are not
+compared. Its buckets must be 1 µs (-b 1, the default), or with -n buckets
+that divide 1000 ns.
+
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json
   latlab compare r0500.json r0507.json --by p99
   latlab compare base.json cand*.json --expect-better cand3.json
   latlab compare before/ after/          # tcp-discard: a directory of runs per side
   latlab compare try.json                # the arms of a try
-  latlab compare rt.hist nort.hist       # cyclictest -h outputs`,
+  latlab compare rt.hist nort.hist       # cyclictest -h outputs
+  latlab compare before.rtla after.rtla  # rtla timerlat hist outputs`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

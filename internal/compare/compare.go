@@ -295,7 +295,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 		return nil, err
 	}
 	if res.CensoredAtNs > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a cyclictest histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
+		res.Notes = append(res.Notes, fmt.Sprintf("values at or above %d µs are not known in every run: a histogram's overflows lie somewhere above, and which of two such values is larger is not known; the rank tests count them as ties at the top, and the Kolmogorov-Smirnov distance is the largest below %d µs", res.CensoredAtNs/1000, res.CensoredAtNs/1000))
 	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
@@ -393,13 +393,10 @@ func sampledRuns(res *Result, in []Input, o Options) error {
 		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s, ordered: ordered,
 			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
 		if c, ok := x.Doc.Data.(*Cyclictest); ok {
-			r.Source = fmt.Sprintf("cyclictest histogram, %d thread columns pooled", c.H.Threads)
-			if c.H.Threads == 1 {
-				r.Source = "cyclictest histogram, 1 thread column"
-			}
+			r.Source = c.source()
 			r.OrderUnknown = true
 			unknownSummary(&r)
-			res.Notes = append(res.Notes, cyclictestNotes(x.Label, c.H)...)
+			res.Notes = append(res.Notes, c.notes(x.Label)...)
 		} else if r.Reconstructed {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision), which keeps no order, so they are compared as independent samples", x.Label))
 		}
@@ -453,7 +450,7 @@ func Compatible(in []Input) error {
 			if isCyclictest(b) {
 				h, other = b, a
 			}
-			return fmt.Errorf("%w: %s is a cyclictest histogram, of wake-up latency, and %s a %s result; compare a histogram with wake results (latlab wake) or other histograms", ErrIncompatible, h.Label, other.Label, other.Doc.Kind)
+			return fmt.Errorf("%w: %s is %s, of wake-up latency, and %s a %s result; compare a histogram with wake results (latlab wake) or other histograms", ErrIncompatible, h.Label, histName(h), other.Label, other.Doc.Kind)
 		}
 		if sideKind(b) != sideKind(a) {
 			return fmt.Errorf("%w: %s is a %s result and %s a %s result; compare results of the same kind", ErrIncompatible, a.Label, a.Doc.Kind, b.Label, b.Doc.Kind)

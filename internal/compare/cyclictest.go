@@ -24,6 +24,9 @@ const CyclictestKind = "cyclictest-histogram"
 // Cyclictest is the payload of a side read from a cyclictest histogram.
 type Cyclictest struct {
 	H *cyclictest.Histogram
+	// Timerlat is set when the file was rtla timerlat hist output, H its
+	// Thr columns (rtla.go).
+	Timerlat *Timerlat
 }
 
 // overflowNs is where a value whose size is not known stands among the
@@ -133,7 +136,7 @@ func settingsNote(in []Input) string {
 	var hist []string
 	var wake string
 	for _, x := range in {
-		if isCyclictest(x) {
+		if isCyclictest(x) && !isTimerlat(x) {
 			hist = append(hist, x.Label)
 		} else if m, ok := x.Doc.Data.(measured); ok && wake == "" {
 			wake = fmt.Sprintf("%s woke every %s", x.Label, dur(m.Measured().IntervalNs))
@@ -357,13 +360,9 @@ func binnedRuns(res *Result, in []Input, o Options) error {
 		if all.N() == 0 {
 			return fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
 		}
-		r := RunSummary{Label: x.Label, Summary: stats.SummarizeBinned(all), Reconstructed: true, OrderUnknown: true,
-			Source: fmt.Sprintf("cyclictest histogram, %d thread columns pooled", c.H.Threads)}
-		if c.H.Threads == 1 {
-			r.Source = "cyclictest histogram, 1 thread column"
-		}
+		r := RunSummary{Label: x.Label, Summary: stats.SummarizeBinned(all), Reconstructed: true, OrderUnknown: true, Source: c.source()}
 		unknownSummary(&r)
-		res.Notes = append(res.Notes, cyclictestNotes(x.Label, c.H)...)
+		res.Notes = append(res.Notes, c.notes(x.Label)...)
 		cut, err := c.binned(res.CensoredAtNs)
 		if err != nil {
 			return badinput.Errorf("%s: %v", x.Label, err)

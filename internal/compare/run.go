@@ -286,10 +286,14 @@ func sideFiles(arg string) (files []string, label string, err error) {
 	return files, label, nil
 }
 
-// readFile reads a side's file: a result document, or a cyclictest
-// histogram (told apart by content: a document starts with "{").
+// readFile reads a side's file: a result document, rtla timerlat hist
+// output or a cyclictest histogram (told apart by content: a document
+// starts with "{", rtla's output has its header).
 func readFile(f string) (*result.Document, error) {
 	if isJSON, err := looksJSON(f); err == nil && !isJSON {
+		if d, ok, err := readTimerlat(f); ok {
+			return d, err
+		}
 		return readHistogram(f)
 	}
 	d, err := result.ReadFile(f)

@@ -62,8 +62,12 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	for _, x := range in {
 		// compare reads them as sides; the page's summaries and plots
 		// would show their overflows' stand-in value as a latency.
-		if x.Doc.Kind == compare.CyclictestKind {
-			return nil, badinput.Errorf("%s is a cyclictest histogram: latlab report takes result documents (latlab compare reads histograms)", x.Label)
+		if c, ok := x.Doc.Data.(*compare.Cyclictest); ok {
+			what := "a cyclictest histogram"
+			if c.Timerlat != nil {
+				what = "an rtla timerlat histogram"
+			}
+			return nil, badinput.Errorf("%s is %s: latlab report takes result documents (latlab compare reads histograms)", x.Label, what)
 		}
 		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
 	}

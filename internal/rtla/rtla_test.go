@@ -1,0 +1,330 @@
+package rtla
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/internal/badinput"
+	"github.com/latlab/latlab/internal/testutil"
+)
+
+// hist is a histogram to write in rtla timerlat hist's layout.
+type hist struct {
+	nano    bool
+	cols    []string  // "IRQ-000", "Thr-000", ...
+	rows    [][]int64 // index, then a count per column
+	over    []int64
+	summary bool // count:, min:, avg:, max:
+	all     bool // the ALL: section (newer rtla)
+	tail    string
+}
+
+// text writes h as rtla does (timerlat_hist.c: the index "%-6d", each
+// value "%9d ", the summary's labels "count:", "min:  ", ...), its
+// summary computed from the rows, as rtla's from the samples: min and
+// max at their rows' indexes (buckets of one unit), avg the rows' mean.
+func (h hist) text() string {
+	var b strings.Builder
+	unit := "microseconds (us)"
+	if h.nano {
+		unit = "nanoseconds (ns)"
+	}
+	fmt.Fprintf(&b, "# RTLA timerlat histogram\n# Time unit is %s\n# Duration:   0 00:00:10\nIndex", unit)
+	for _, c := range h.cols {
+		fmt.Fprintf(&b, "   %s", c)
+	}
+	b.WriteString("\n")
+	n := len(h.cols)
+	count, sum := make([]int64, n), make([]int64, n)
+	lo, hi := slices.Repeat([]int64{-1}, n), make([]int64, n)
+	for _, r := range h.rows {
+		fmt.Fprintf(&b, "%-6d", r[0])
+		for j, c := range r[1:] {
+			fmt.Fprintf(&b, "%9d ", c)
+			count[j] += c
+			sum[j] += c * r[0]
+			if c > 0 {
+				if lo[j] < 0 {
+					lo[j] = r[0]
+				}
+				hi[j] = r[0]
+			}
+		}
+		b.WriteString("\n")
+	}
+	over := h.over
+	if over == nil {
+		over = make([]int64, n)
+	}
+	b.WriteString("over: ")
+	for j, o := range over {
+		fmt.Fprintf(&b, "%9d ", o)
+		count[j] += o
+	}
+	b.WriteString("\n")
+	line := func(label string, v []int64) {
+		b.WriteString(label)
+		for _, x := range v {
+			if x < 0 {
+				fmt.Fprintf(&b, "%9c ", '-')
+			} else {
+				fmt.Fprintf(&b, "%9d ", x)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if h.summary {
+		avg := make([]int64, n)
+		for j := range avg {
+			avg[j] = -1
+			if count[j] > 0 {
+				avg[j] = sum[j] / count[j]
+			}
+		}
+		line("count:", count)
+		line("min:  ", lo)
+		line("avg:  ", avg)
+		line("max:  ", hi)
+	}
+	if h.all {
+		b.WriteString("ALL:  ")
+		var names []string
+		for _, k := range []string{"IRQ", "Thr", "Usr"} {
+			if slices.ContainsFunc(h.cols, func(c string) bool { return strings.HasPrefix(c, k) }) {
+				names = append(names, k)
+				fmt.Fprintf(&b, "%10s", k)
+			}
+		}
+		b.WriteString("\n")
+		tot := make([]int64, len(names))
+		for i, k := range names {
+			for j, c := range h.cols {
+				if strings.HasPrefix(c, k) {
+					tot[i] += count[j]
+				}
+			}
+		}
+		line("count:", tot)
+		line("min:  ", tot)
+		line("avg:  ", tot)
+		line("max:  ", tot)
+	}
+	b.WriteString(h.tail)
+	return b.String()
+}
+
+// twoCPUs is rtla -c 0-1's default layout before user-space threads.
+var twoCPUs = hist{cols: []string{"IRQ-000", "Thr-000", "IRQ-001", "Thr-001"},
+	rows: [][]int64{{0, 90, 0, 80, 0}, {1, 10, 5, 20, 1}, {2, 0, 60, 0, 40}, {3, 0, 30, 0, 59}, {7, 0, 5, 0, 0}},
+	over: []int64{0, 0, 0, 1}, summary: true, all: true}
+
+func TestRead(t *testing.T) {
+	user := hist{cols: []string{"IRQ-002", "Thr-002", "Usr-002"},
+		rows: [][]int64{{1, 5, 0, 0}, {4, 0, 3, 0}, {5, 0, 2, 1}, {6, 0, 0, 4}}, summary: true, all: true,
+		tail: "timerlat hit stop tracing\n## CPU 2 hit stop tracing, analyzing it ##\n  IRQ handler delay:   1.50 us (0.56 %)\n"}
+	noSummary := twoCPUs
+	noSummary.summary, noSummary.all = false, false
+	old := twoCPUs // an older rtla: no ALL:
+	old.all = false
+	nano := hist{nano: true, cols: []string{"IRQ-000", "Thr-000"},
+		rows: [][]int64{{1500, 2, 0}, {2000, 0, 3}, {2250, 0, 1}, {3750, 0, 4}}, over: []int64{0, 2}, summary: true, all: true}
+	cases := []struct {
+		name    string
+		in      string
+		thr     []int64 // the Thr columns' 1 µs buckets
+		over    int64
+		rangeUs int64
+		missed  int64
+		stopped bool
+	}{
+		{"two CPUs, ALL section", twoCPUs.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
+		{"older rtla: no ALL section", old.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
+		{"--no-summary", noSummary.text(), []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 0, false},
+		{"user threads, auto-analysis after", user.text(), []int64{0, 0, 0, 0, 3, 2, 0}, 0, 7, 0, true},
+		// 1500 ns..: bucket 1 holds 0 Thr; 2000 and 2250 ns fall in µs 2;
+		// 3750 ns in µs 3, which rtla's range (its 3750 ns row's end, or
+		// further) may end inside: counted with the 2 overflows.
+		{"ns buckets summed into µs", nano.text(), []int64{0, 0, 4}, 6, 3, 0, false},
+		{"missed events, CRLF, messages before", "Saving trace to timerlat_trace.txt\r\n" + strings.ReplaceAll(twoCPUs.text(), "\n", "\r\n") + "12 (0.01%) events missed, results might not be accurate\r\n",
+			[]int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, 12, false},
+		{"unknown missed events", twoCPUs.text() + "unknown number of events missed, results might not be accurate\n", []int64{0, 6, 100, 89, 0, 0, 0, 5}, 1, 8, -1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Read(strings.NewReader(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct, err := h.Cyclictest(Thread)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ct.Counts, c.thr) || ct.Overflows != c.over || ct.RangeUs != c.rangeUs || h.Missed != c.missed || h.Stopped != c.stopped {
+				t.Errorf("got counts %v over %d range %d missed %d stopped %v, want %v %d %d %d %v",
+					ct.Counts, ct.Overflows, ct.RangeUs, h.Missed, h.Stopped, c.thr, c.over, c.rangeUs, c.missed, c.stopped)
+			}
+			var sum int64
+			for _, k := range c.thr {
+				sum += k
+			}
+			if ct.InRange != sum || ct.Samples() != h.Samples(Thread) || ct.Threads != len(h.CPUs(Thread)) {
+				t.Errorf("in range %d samples %d threads %d; want %d, %d, %d", ct.InRange, ct.Samples(), ct.Threads, sum, h.Samples(Thread), len(h.CPUs(Thread)))
+			}
+		})
+	}
+}
+
+// The bucket size is not written: it is found from the rows, or the
+// summary, or the file is refused.
+func TestBucketSize(t *testing.T) {
+	// rtla -b 10: rows at 0, 10, 20 (arcaflow-plugin-rtla's example of
+	// rtla -u -b 10 has this shape); its min: and max: are latencies
+	// inside them.
+	wide := "# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex   IRQ-001   Thr-001\n0          1000       944\n10            0        55\n20            0         1\nover:         0         0\ncount:     1000      1000\nmin:          0         3\navg:          1         7\nmax:          7        21\n"
+	sparse := hist{cols: []string{"IRQ-000", "Thr-000"}, rows: [][]int64{{6, 1, 0}, {21, 0, 1}}, summary: true, all: true}
+	sparseNoSummary := sparse
+	sparseNoSummary.summary, sparseNoSummary.all = false, false
+	nanoOdd := hist{nano: true, cols: []string{"Thr-000"}, rows: [][]int64{{0, 1}, {3, 1}, {6, 2}}}
+	cases := []struct {
+		name, in, err string
+	}{
+		{"-b 10", wide, "buckets are wider than 1 µs (rtla -b)"},
+		{"sparse rows, the summary agrees", sparse.text(), ""},
+		{"sparse rows, no summary", sparseNoSummary.text(), "multiples of 3 µs and it has no summary"},
+		{"ns buckets of 3 ns", nanoOdd.text(), "multiples of 3 ns and it has no summary"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Read(strings.NewReader(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = h.Cyclictest(Thread)
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Fatalf("got %v, want %q", err, c.err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "compare takes rtla histograms of 1 µs buckets") {
+				t.Errorf("%v: does not say what is accepted", err)
+			}
+		})
+	}
+}
+
+func TestReadBad(t *testing.T) {
+	good := twoCPUs.text()
+	lines := strings.SplitAfter(good, "\n")
+	cut := func(n int) string { return strings.Join(lines[:n], "") } // the first n lines
+	replace := func(old, new string) string {
+		if !strings.Contains(good, old) {
+			t.Fatalf("%q is not in the file", old)
+		}
+		return strings.Replace(good, old, new, 1)
+	}
+	cases := []struct{ name, in, err string }{
+		{"not rtla's", "000000 000001\n# Histogram Overflows: 00000\n", ErrNotTimerlat.Error()},
+		{"osnoise hist", "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n", "rtla osnoise histogram"},
+		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" header"},
+		{"no time unit", strings.Replace(good, "# Time unit is microseconds (us)\n", "", 1), "no \"# Time unit is ...\" line"},
+		{"another unit", replace("microseconds (us)", "milliseconds (ms)"), "a time unit other than"},
+		{"--no-index", replace("Index   IRQ-000", "   IRQ-000"), "without an Index column (rtla --no-index)"},
+		{"cut in the header", cut(2), "no Index line"},
+		{"cut in the rows", cut(6), "no \"over:\" row"},
+		{"cut in the summary", cut(12), "ends before the summary's \"avg:\""},
+		{"cut in the ALL section", cut(16), "ends before the \"ALL:\" section's \"min:\""},
+		{"count disagrees with the rows", replace("count:      100", "count:      101"), "\"count:\" says 101 samples in column IRQ-000, its rows and \"over:\" hold 100"},
+		{"ALL count disagrees", replace("count:      200", "count:      201"), "\"ALL:\" counts 201 IRQ samples, the IRQ columns' \"count:\" 200"},
+		{"a row short of a column", replace("\n7             0         5         0         0 ", "\n7             0         5         0"), "3 values for 4 columns"},
+		{"a row with a column more", replace("\n7             0         5         0         0 ", "\n7             0         5         0         0 1"), "5 values for 4 columns"},
+		{"over: short", replace("over:         0         0         0         1 ", "over:         0         0         0"), "\"over:\": 3 values for 4 columns"},
+		{"rows not increasing", replace("\n3 ", "\n1 "), "index 1 after 2"},
+		{"negative count (rtla's int wrapped)", replace("\n7             0         5", "\n7             0        -5"), "\"-5\" is negative"},
+		{"a count beyond 64 bits", replace("\n7             0         5", "\n7             0 99999999999999999999"), "more than a 64-bit count"},
+		{"counts summing beyond 64 bits", replace("\n7             0         5", "\n7             0 9223372036854775807"), "more than a 64-bit count"},
+		{"an index beyond a second", replace("\n7 ", "\n1000000 "), "at or above the 1000000"},
+		{"a column twice", replace("IRQ-001", "IRQ-000"), "column IRQ-000 twice"},
+		{"an unknown column", replace("IRQ-001", "Foo-001"), "column \"Foo-001\""},
+		{"no column", "# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex\nover:\n", "rtla recorded no sample on any CPU"},
+		{"ALL names disagree", replace("ALL:         IRQ       Thr", "ALL:         IRQ       Usr"), "\"ALL:\" names [IRQ Usr], the columns [IRQ Thr]"},
+		{"a second histogram", good + good, "a second histogram"},
+		{"garbage in the rows", replace("\n7 ", "\nseven "), "neither a row"},
+		{"min beyond 64 bits", replace("min:          0", "min:   99999999999999999999"), "more than a 64-bit count"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(c.in))
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("got %v, want %q", err, c.err)
+			}
+		})
+	}
+}
+
+// Older rtla wrote a column with no sample's min: as ~0 (John
+// Kacur's fix, "rtla/timerlat: Fix histogram report when a cpu count is
+// 0", quotes one): it is read as "-" is.
+func TestNoSampleMin(t *testing.T) {
+	in := "# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex   IRQ-001   Thr-001   Usr-001\n2             1         0         0\n33            0         1         0\nover:         0         0         0\ncount:        1         1         0\nmin:          2        33 18446744073709551615\navg:          2        33         -\nmax:          2        33         0\n"
+	h, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Min[2] != -1 || h.Avg[2] != -1 || h.Samples(User) != 0 {
+		t.Errorf("min %v avg %v", h.Min, h.Avg)
+	}
+	if _, err := h.Cyclictest(User); err == nil || !strings.Contains(err.Error(), "its Usr columns hold no sample") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := testutil.TempDir(t)
+	bad := filepath.Join(dir, "bad.txt")
+	other := filepath.Join(dir, "other.txt")
+	if err := os.WriteFile(bad, []byte(strings.Replace(twoCPUs.text(), "count:      100", "count:      101", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("000000 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(bad); !badinput.Is(err) || !strings.Contains(err.Error(), "bad.txt") {
+		t.Errorf("got %v, want bad input naming the file", err)
+	}
+	if _, err := ReadFile(other); !errors.Is(err, ErrNotTimerlat) {
+		t.Errorf("got %v, want ErrNotTimerlat", err)
+	}
+}
+
+// FuzzRead: any input is read or refused with an error, never a panic,
+// and what is converted holds together.
+func FuzzRead(f *testing.F) {
+	f.Add(twoCPUs.text())
+	f.Add(hist{nano: true, cols: []string{"IRQ-000", "Thr-000", "Usr-000"}, rows: [][]int64{{1500, 2, 0, 1}, {2000, 0, 3, 3}}, over: []int64{0, 2, 1}, summary: true}.text())
+	f.Add("x\n# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex Thr-000\n6 1\n21 1\nover: 0\ncount: 2\nmin: 6\navg: 13\nmax: 21\ntimerlat hit stop tracing\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		h, err := Read(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, c := range []Context{IRQ, Thread, User} {
+			ct, err := h.Cyclictest(c)
+			if err != nil {
+				continue
+			}
+			var sum int64
+			for _, k := range ct.Counts {
+				if k < 0 {
+					t.Fatalf("negative bucket %d", k)
+				}
+				sum += k
+			}
+			if sum != ct.InRange || ct.Samples() != h.Samples(c) || ct.Samples() <= 0 || int64(len(ct.Counts)) != ct.RangeUs || ct.Threads < 1 {
+				t.Fatalf("inconsistent: %+v", ct)
+			}
+		}
+	})
+}
