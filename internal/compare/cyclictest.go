@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/latlab/latlab/internal/badinput"
@@ -99,7 +100,7 @@ func looksJSON(path string) (bool, error) {
 func readHistogram(path string) (*result.Document, error) {
 	h, err := cyclictest.ReadFile(path)
 	if errors.Is(err, cyclictest.ErrNotHistogram) {
-		return nil, badinput.Errorf("%s is neither a latlab result document (JSON) nor %s", path, cyclictest.Accepted)
+		return nil, badinput.Errorf("%s is not a latlab result document (JSON), rtla timerlat hist output or %s", path, cyclictest.Accepted)
 	}
 	if err != nil {
 		if errors.Is(err, infile.ErrLimit) {
@@ -302,8 +303,26 @@ func censoredOf(a, b RunSummary, cut int64) string {
 }
 
 func pct(f float64) string {
-	s := fmt.Sprintf("%.2g%%", f*100)
-	return strings.Replace(s, "e-0", "e-", 1)
+	p := f * 100
+	if p < 10 {
+		// Two significant digits: 2.5%, 0.013%, 2.5e-5%.
+		s := fmt.Sprintf("%.2g%%", p)
+		return strings.Replace(s, "e-0", "e-", 1)
+	}
+	// Whole percents, with as many decimals as keep a share short of
+	// all from reading as 100% (%.2g wrote 99.98% as 1e+02%).
+	prec := 0
+	for ; prec < 6 && p < 100 && strconv.FormatFloat(p, 'f', prec, 64) == "100"+zeros(prec); prec++ {
+	}
+	return strconv.FormatFloat(p, 'f', prec, 64) + "%"
+}
+
+// zeros is the decimals of a whole number written with prec of them.
+func zeros(prec int) string {
+	if prec == 0 {
+		return ""
+	}
+	return "." + strings.Repeat("0", prec)
 }
 
 // allHistograms reports whether every input is a cyclictest histogram:

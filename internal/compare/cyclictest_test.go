@@ -270,7 +270,7 @@ func TestRunCyclictestBadInput(t *testing.T) {
 		max   int64
 		want  string
 	}{
-		{"neither kind", []string{neither, ok}, 0, "notes.txt is neither a latlab result document (JSON) nor a cyclictest histogram"},
+		{"neither kind", []string{neither, ok}, 0, "notes.txt is not a latlab result document (JSON), rtla timerlat hist output or a cyclictest histogram"},
 		{"total disagrees", []string{ok, bad}, 0, "\"# Total:\" says 5 samples in column 1, its rows hold 3"},
 		// Against a wake result a histogram is rebuilt sample by sample,
 		// and charged (two histograms are not: TestRunHistogramsBeyondTheBudget).

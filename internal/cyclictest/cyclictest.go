@@ -107,7 +107,7 @@ func Read(r io.Reader) (*Histogram, error) {
 	footer := map[string][]int64{}
 	seen := false // a row or a footer line was read
 	for lineNo := 1; ; lineNo++ {
-		line, long, err := readLine(br)
+		line, long, err := ReadLine(br, maxLine)
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
@@ -168,7 +168,7 @@ func Read(r io.Reader) (*Histogram, error) {
 			}
 			var sum int64
 			for j, c := range v[1:] {
-				if perCol[j], err = add(perCol[j], c); err != nil {
+				if perCol[j], err = AddCounts(perCol[j], c); err != nil {
 					return nil, fmt.Errorf("line %d: column %d: %v", lineNo, j+1, err)
 				}
 				if j < cols-1 {
@@ -254,14 +254,14 @@ func (h *Histogram) finish(perCol, lastCol []int64, footer map[string][]int64) e
 	h.PerThreadOverflows = over[:threads]
 	for j := range threads {
 		var err error
-		if h.InRange, err = add(h.InRange, perCol[j]); err != nil {
+		if h.InRange, err = AddCounts(h.InRange, perCol[j]); err != nil {
 			return err
 		}
-		if h.Overflows, err = add(h.Overflows, over[j]); err != nil {
+		if h.Overflows, err = AddCounts(h.Overflows, over[j]); err != nil {
 			return fmt.Errorf("\"# Histogram Overflows:\": %v", err)
 		}
 	}
-	if _, err := add(h.InRange, h.Overflows); err != nil {
+	if _, err := AddCounts(h.InRange, h.Overflows); err != nil {
 		return err
 	}
 	h.MaxUs = trim(footer["Max Latencies"], threads)
@@ -320,27 +320,28 @@ func numbers(fields [][]byte) ([]int64, error) {
 	return v, nil
 }
 
-// add adds two counts, refusing a sum beyond int64.
-func add(a, b int64) (int64, error) {
+// AddCounts adds two counts, refusing a sum beyond int64.
+func AddCounts(a, b int64) (int64, error) {
 	if a > math.MaxInt64-b {
 		return 0, errors.New("the counts add up to more than a 64-bit count")
 	}
 	return a + b, nil
 }
 
-// readLine reads one line without its newline; long says it was longer
-// than maxLine, and then only its first maxLine bytes are returned (the
-// rest is read and dropped).
-func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+// ReadLine reads one line without its newline; long says it was longer
+// than max, and then only its first max bytes are returned (the rest is
+// read and dropped): a reader of histogram text (this one, rtla's) holds
+// no more than max bytes of a line however long the file makes it.
+func ReadLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
 	var buf []byte
 	for {
 		part, err := br.ReadSlice('\n')
-		if len(buf)+len(part) <= maxLine {
+		if len(buf)+len(part) <= max {
 			buf = append(buf, part...)
 		} else {
 			long = true
-			if len(buf) < maxLine {
-				buf = append(buf, part[:maxLine-len(buf)]...)
+			if len(buf) < max {
+				buf = append(buf, part[:max-len(buf)]...)
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -179,7 +178,7 @@ func Read(r io.Reader) (*Histogram, error) {
 	allNext := 0
 	sawOver := false
 	for lineNo := 1; ; lineNo++ {
-		line, long, err := readLine(br)
+		line, long, err := cyclictest.ReadLine(br, maxLine)
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
@@ -409,7 +408,7 @@ func (h *Histogram) row(fields []string) error {
 	h.Index = append(h.Index, idx)
 	var sums [3]int64
 	for j, c := range v {
-		if h.colRows[j], err = add(h.colRows[j], c); err != nil {
+		if h.colRows[j], err = cyclictest.AddCounts(h.colRows[j], c); err != nil {
 			return fmt.Errorf("column %d: %v", j+1, err)
 		}
 		if c > 0 {
@@ -419,7 +418,7 @@ func (h *Histogram) row(fields []string) error {
 			h.last[j] = idx
 		}
 		ctx := h.Columns[j].Context
-		if sums[ctx], err = add(sums[ctx], c); err != nil {
+		if sums[ctx], err = cyclictest.AddCounts(sums[ctx], c); err != nil {
 			return err
 		}
 	}
@@ -466,7 +465,7 @@ func (h *Histogram) checkAll(names []Context, count []int64) error {
 				continue
 			}
 			var err error
-			if sum, err = add(sum, h.Count[j]); err != nil {
+			if sum, err = cyclictest.AddCounts(sum, h.Count[j]); err != nil {
 				return fmt.Errorf("the %s columns' \"count:\": %v", c, err)
 			}
 		}
@@ -482,11 +481,11 @@ func (h *Histogram) checkAll(names []Context, count []int64) error {
 func (h *Histogram) check() error {
 	var perContext [3]int64
 	for j, col := range h.Columns {
-		n, err := add(h.colRows[j], h.Over[j])
+		n, err := cyclictest.AddCounts(h.colRows[j], h.Over[j])
 		if err != nil {
 			return fmt.Errorf("column %s-%03d: %v", col.Context, col.CPU, err)
 		}
-		if perContext[col.Context], err = add(perContext[col.Context], n); err != nil {
+		if perContext[col.Context], err = cyclictest.AddCounts(perContext[col.Context], n); err != nil {
 			return fmt.Errorf("the %s columns: %v", col.Context, err)
 		}
 		if h.Count != nil && h.Count[j] != n {
@@ -626,34 +625,4 @@ func values(fields []string, n int, dash bool) ([]int64, error) {
 		v[i] = x
 	}
 	return v, nil
-}
-
-// add adds two counts, refusing a sum beyond int64.
-func add(a, b int64) (int64, error) {
-	if a > math.MaxInt64-b {
-		return 0, errors.New("the counts add up to more than a 64-bit count")
-	}
-	return a + b, nil
-}
-
-// readLine reads one line without its newline; long says it was longer
-// than maxLine, and then only its first maxLine bytes are returned (the
-// rest is read and dropped).
-func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
-	var buf []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		if len(buf)+len(part) <= maxLine {
-			buf = append(buf, part...)
-		} else {
-			long = true
-			if len(buf) < maxLine {
-				buf = append(buf, part[:maxLine-len(buf)]...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), long, err
-	}
 }
