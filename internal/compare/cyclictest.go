@@ -343,25 +343,30 @@ func pct(f float64) string {
 // runs' bins and samples, not in their summaries.
 func binnedRuns(res *Result, in []Input, o Options) error {
 	var total int64
+	// The rank test counts the values of two runs together: all of them
+	// must fit in an int64, as each histogram's do (a wake result's raw
+	// samples are bounded by its file; its HdrHistogram's counts, which
+	// a few bytes can make 2^62, are counted with the histograms').
+	count := func(label string, n int64) error {
+		if n > math.MaxInt {
+			// A run's count is an int in its comparison (Pair.ACount,
+			// stats.MWU.N1): 2^31 - 1 on a 32-bit build.
+			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", label, n, math.MaxInt)
+		}
+		if n > math.MaxInt64-total {
+			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", label, int64(math.MaxInt64))
+		}
+		total += n
+		return nil
+	}
 	for _, x := range in {
 		c, ok := x.Doc.Data.(*Cyclictest)
 		if !ok {
 			continue
 		}
-		// The rank test counts the values of two runs together: all of
-		// them must fit in an int64, as each histogram's do (a wake
-		// result holds far fewer: its raw samples are bounded by its
-		// file, its histogram's counts are checked by stats.NewBinned).
-		n := c.H.Samples()
-		if n > math.MaxInt {
-			// A run's count is an int in its comparison (Pair.ACount,
-			// stats.MWU.N1): 2^31 - 1 on a 32-bit build.
-			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", x.Label, n, math.MaxInt)
+		if err := count(x.Label, c.H.Samples()); err != nil {
+			return err
 		}
-		if n > math.MaxInt64-total {
-			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", x.Label, int64(math.MaxInt64))
-		}
-		total += n
 		if len(x.More) > 0 {
 			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
 				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
@@ -378,6 +383,11 @@ func binnedRuns(res *Result, in []Input, o Options) error {
 			r, err := documentRun(res, x, in[0].Doc, o, true)
 			if err != nil {
 				return err
+			}
+			if r.bins != nil {
+				if err := count(x.Label, r.bins.N()); err != nil {
+					return err
+				}
 			}
 			res.Runs = append(res.Runs, r)
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/cyclictest"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -386,6 +387,21 @@ func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
 	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "b: the histograms hold more than 9223372036854775807 wake-ups together") {
 		t.Fatalf("got %v", err)
+	}
+	// A wake result without raw samples is its HdrHistogram's counts,
+	// which a few bytes can claim: counted with the histograms'.
+	h := stats.NewHistogram()
+	if err := h.RecordValues(20_000, 1<<62); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := compare.Input{Label: "w", Doc: probe.KindWake.New(host.Facts{}, &probe.WakeData{Histogram: *enc})}
+	_, err = compare.Compare([]compare.Input{side("a"), w}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "w: the histograms hold more than 9223372036854775807 wake-ups together") {
+		t.Fatalf("with a wake result: got %v", err)
 	}
 }
 
