@@ -31,7 +31,7 @@ func bucketedRun(rng *rand.Rand, n int, phi float64) (ordered, sorted []int64) {
 // drawn a bin at a time for the histogram.
 func TestCompareSides(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	_, near := bucketedRun(rng, 1500, 0)
+	_, near := bucketedRun(rng, 900, 0)
 	for _, c := range []struct {
 		name string
 		phi  float64
@@ -44,7 +44,7 @@ func TestCompareSides(t *testing.T) {
 		if !c.near {
 			x = randomBinned(t, rng, 40, 50, true)
 		}
-		ordered, sorted := bucketedRun(rng, 1200, c.phi)
+		ordered, sorted := bucketedRun(rng, 800, c.phi)
 		bins := Side{Bins: &x}
 		samples := Side{Sorted: sorted, Ordered: ordered}
 		expanded := x.Expand()
@@ -73,6 +73,9 @@ func TestCompareSides(t *testing.T) {
 				}
 				if (c.phi > 0) != got.Dependent() {
 					t.Fatalf("%s: dependent %v", c.name, got.Dependent())
+				}
+				if o.By != Quantile(50) || !c.near {
+					continue // the sides below are the same for every option
 				}
 				ga, gb := got.ResampledA(a), got.ResampledB(b)
 				ea, eb := want.SideA(wa, wo.OrderedA), want.SideB(wb, wo.OrderedB)
