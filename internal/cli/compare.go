@@ -92,10 +92,10 @@ values at or above the smallest such range are unknown in every run, and a
 statistic that reaches them (any mean; a percentile that falls among them)
 is shown as "?" with why. A histogram is compared with wake results (their
 values put in the same buckets) or other histograms; it records neither
-cyclictest's -i nor its priority, and compare says so. Histograms alone
-are compared from their buckets, whatever their count; against a wake
-result their samples are rebuilt and count against the histogram budget
-(--max-input-size / 128: 8,388,608 by default).
+cyclictest's -i nor its priority, and compare says so. Histograms are
+compared from their buckets, never expanded, whatever their count, alone
+or against wake results (whose raw samples keep their serial analysis; a
+wake result without raw samples is counted from its histogram too).
 
 rtla timerlat hist output (its "# RTLA timerlat histogram" header told
 apart) is read as such a histogram of its Thr columns, the timerlat

@@ -11,6 +11,7 @@ import (
 
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/report"
+	"github.com/latlab/latlab/internal/stats"
 	"github.com/latlab/latlab/internal/testutil"
 )
 
@@ -153,4 +154,106 @@ func jsonDiff(at string, a, b any, tol float64) string {
 		}
 	}
 	return ""
+}
+
+// A histogram compared with wake results from its bins (and a wake
+// result without raw samples from its histogram's) gives what rebuilding
+// their samples gives, as TestBinnedAsExpanded checks for histograms
+// alone, to the same 1e-9, the text equal line by line: wake results
+// independent and serially dependent, with raw samples and without,
+// against histograms with overflows above the wake results' values and
+// among them (whose order is then lost), two runs and three. The one number
+// that differs is the Kolmogorov-Smirnov p-value of a dependent wake
+// run, a multiplier bootstrap whose draws for a histogram's side are
+// taken a bucket at a time (the same distribution, other random
+// numbers): it is checked to 0.05, and left out of the rest.
+func TestMixedBinnedAsExpanded(t *testing.T) {
+	if math.MaxInt == math.MaxInt32 {
+		t.Skip("the rebuilt samples' tie correction overflows a 32-bit int (TestBinnedAsExpanded)")
+	}
+	dir := testutil.TempDir(t)
+	rng := rand.New(rand.NewPCG(23, 24))
+	// about 400 wake-ups a histogram, 400 a wake result around 20 µs:
+	// the rebuilt side's bootstrap of the mean (n draws a replicate)
+	// and the dependent run's multiplier bootstrap stay quick under the
+	// race detector
+	hist := randomHist(t, dir, "hist.txt", rng, 60, 20, 0)
+	over := randomHist(t, dir, "over.txt", rng, 80, 15, 30) // range 80 µs: above every wake value
+	cut := randomHist(t, dir, "cut.txt", rng, 22, 36, 30)   // range 22 µs: among them
+	indep := wakeFile(t, dir, "indep.json", ar1Lateness(rng, 400, 0), false)
+	dep := wakeFile(t, dir, "dep.json", ar1Lateness(rng, 400, 0.8), false)
+	hdr := hdrOnly(t, wakeFile(t, dir, "hdr.json", ar1Lateness(rng, 400, 0), false))
+	for _, c := range []struct {
+		files []string
+		by    string
+		// dependent: a wake run is serially dependent, and the
+		// Kolmogorov-Smirnov p-values differ by their draws
+		dependent bool
+	}{
+		{[]string{hist, indep}, "p50", false},
+		{[]string{indep, over}, "mean", false},
+		{[]string{cut, indep}, "p90", false},
+		{[]string{hdr, hist}, "p50", false},
+		{[]string{dep, hist}, "p50", true},
+		{[]string{hist, dep, hdr}, "p99", true},
+		{[]string{cut, dep}, "p50", false}, // dep's values above 22 µs are not known: its order is lost
+	} {
+		name := fmt.Sprint(c.by, " ", filepath.Base(c.files[0]), " ", filepath.Base(c.files[1]), " ", len(c.files))
+		t.Run(name, func(t *testing.T) {
+			o := compare.RunOptions{Files: c.files, By: c.by}
+			compare.SetExpandHistograms(true)
+			want, err := run(t, o)
+			compare.SetExpandHistograms(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := run(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range got.Runs {
+				if r.Reconstructed && r.Samples() != nil {
+					t.Fatalf("%s: rebuilt from its histogram", r.Label)
+				}
+			}
+			for i := range got.Pairs {
+				gp, wp := got.Pairs[i].KS.P, want.Pairs[i].KS.P
+				dep := c.dependent && (got.Pairs[i].ALabel == "dep.json" || got.Pairs[i].BLabel == "dep.json")
+				if dep != (got.Pairs[i].KS.Test == stats.SerialKSTest) {
+					t.Errorf("pair %d: Kolmogorov-Smirnov test %q", i, got.Pairs[i].KS.Test)
+				}
+				if math.Abs(gp-wp) > 0.05 {
+					t.Errorf("pair %d: Kolmogorov-Smirnov p %v, rebuilt %v", i, gp, wp)
+				}
+				if !dep && gp != wp && math.Abs(gp-wp) > 1e-9*math.Max(gp, wp) {
+					t.Errorf("pair %d: Kolmogorov-Smirnov p %v, rebuilt %v", i, gp, wp)
+				}
+				got.Pairs[i].KS.P, want.Pairs[i].KS.P = 0, 0
+			}
+			var gt, wt bytes.Buffer
+			report.CompareText(&gt, got)
+			report.CompareText(&wt, want)
+			if gt.String() != wt.String() {
+				t.Errorf("text from the bins:\n%s\nrebuilt:\n%s", gt.String(), wt.String())
+			}
+			gj, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(gj, &g); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(wj, &w); err != nil {
+				t.Fatal(err)
+			}
+			if d := jsonDiff("", g, w, 1e-9); d != "" {
+				t.Errorf("documents differ: %s\nbins: %s\nrebuilt: %s", d, gj, wj)
+			}
+		})
+	}
 }

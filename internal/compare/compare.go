@@ -138,9 +138,9 @@ type RunSummary struct {
 	// hold -1.
 	Unknown []string `json:"unknown_summary,omitempty"`
 	samples []int64
-	// bins hold the run's values instead of samples when every run
-	// compared is a cyclictest histogram: compared from its buckets,
-	// never expanded (binnedRuns).
+	// bins hold the run's values instead of samples for a cyclictest
+	// histogram, and for a wake result without raw samples compared with
+	// one: compared from its buckets, never expanded (binnedRuns).
 	bins *stats.Binned
 	// ordered are the samples in measurement order, nil without one.
 	ordered []int64
@@ -148,9 +148,9 @@ type RunSummary struct {
 }
 
 // Samples returns the run's values, sorted ascending. They are the
-// comparison's own: do not modify them. They are nil for a run of
-// histograms compared from their bins (every run a cyclictest
-// histogram), which are never expanded.
+// comparison's own: do not modify them. They are nil for a run compared
+// from its bins (a cyclictest histogram, and a wake result without raw
+// samples compared with one), which are never expanded.
 func (r RunSummary) Samples() []int64 { return r.samples }
 
 // n is how many values the run compares.
@@ -159,6 +159,15 @@ func (r RunSummary) n() int {
 		return int(r.bins.N())
 	}
 	return len(r.samples)
+}
+
+// side is the run as the statistics take it: its bins, or its values
+// with their order.
+func (r RunSummary) side() stats.Side {
+	if r.bins != nil {
+		return stats.Side{Bins: r.bins}
+	}
+	return stats.Side{Sorted: r.samples, Ordered: r.ordered}
 }
 
 // of is st of the run's values.
@@ -266,9 +275,10 @@ func Compare(in []Input, o Options) (*Result, error) {
 	return res, nil
 }
 
-// expandHistograms makes a comparison of histograms alone rebuild their
-// samples as one with a wake result does, instead of comparing their
-// bins: tests set it to check that both give the same result.
+// expandHistograms makes a comparison with cyclictest histograms rebuild
+// their samples (and a wake result's without raw samples), as it did
+// before they were compared from their bins: tests set it to check that
+// both give the same result.
 var expandHistograms = false
 
 // compareKind compares the inputs as their kind is compared.
@@ -287,7 +297,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	}
 	res := &Result{Kind: in[0].Doc.Kind, Quantity: Quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
 		Quantile: result.PercentileDefinition, PerRun: perRunKind(in[0].Doc.Kind)}
-	if !res.PerRun && allHistograms(in) && !expandHistograms {
+	if !res.PerRun && slices.ContainsFunc(in, isCyclictest) && !expandHistograms {
 		if err := binnedRuns(res, in, o); err != nil {
 			return nil, err
 		}
@@ -301,12 +311,7 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: k, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
 	var cs []stats.Comparison
 	for j := 1; j < len(res.Runs); j++ {
-		if a, b := res.Runs[0].bins, res.Runs[j].bins; a != nil && b != nil {
-			cs = append(cs, stats.CompareBinned(*a, *b, co))
-			continue
-		}
-		co.OrderedA, co.OrderedB = res.Runs[0].ordered, res.Runs[j].ordered
-		cs = append(cs, stats.Compare(res.Runs[0].samples, res.Runs[j].samples, co))
+		cs = append(cs, stats.CompareSides(res.Runs[0].side(), res.Runs[j].side(), co))
 		res.Runs[0].Serial, res.Runs[j].Serial = cs[j-1].SerialA, cs[j-1].SerialB
 	}
 	stats.AdjustFamily(cs)
@@ -349,10 +354,10 @@ func compareKind(in []Input, o Options) (*Result, error) {
 	return res, nil
 }
 
-// sampledRuns adds a run per input from its values (every kind but a
-// comparison of cyclictest histograms alone, binnedRuns), each its
-// notes, and puts them in the buckets of and censors them as the
-// histograms among the inputs ask.
+// sampledRuns adds a run per input from its values (every comparison
+// without a cyclictest histogram: one with, binnedRuns), each its notes,
+// and puts them in the buckets of and censors them as the histograms
+// among the inputs ask (only when tests expand histograms).
 func sampledRuns(res *Result, in []Input, o Options) error {
 	var size int64
 	var sizeFrom string
@@ -366,55 +371,9 @@ func sampledRuns(res *Result, in []Input, o Options) error {
 				goodput: g, GoodputP50: stats.Quantile(50).Of(g), Settings: distinguishing(x.Doc, in[0].Doc)})
 			continue
 		}
-		if len(x.More) > 0 {
-			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
-				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
-		}
-		sp, ok := x.Doc.Data.(result.Sampled)
-		if !ok {
-			return fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
-		}
-		s, raw, err := sp.Values(o.Budget)
-		var be *result.BudgetError
-		switch {
-		case errors.As(err, &be):
-			return badinput.Errorf("%s: %w", x.Label, err)
-		case err != nil:
-			return fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
-		}
-		if len(s) == 0 {
-			return fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
-		}
-		// The document's own slice, never changed: the order of the
-		// samples where the document keeps it.
-		ordered := inOrder(x, s, raw)
-		s = slices.Clone(s)
-		slices.Sort(s)
-		r := RunSummary{Label: x.Label, Summary: stats.SummarizeSorted(s), By: o.By.Of(s), samples: s, ordered: ordered,
-			Reconstructed: !raw, Settings: distinguishing(x.Doc, in[0].Doc)}
-		if c, ok := x.Doc.Data.(*Cyclictest); ok {
-			r.Source = c.source()
-			r.OrderUnknown = true
-			unknownSummary(&r)
-			res.Notes = append(res.Notes, c.notes(x.Label)...)
-		} else if r.Reconstructed {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision), which keeps no order, so they are compared as independent samples", x.Label))
-		}
-		// A run stopped by Ctrl-C is compared on what it measured, and
-		// said to be one, as sleep and wake say it.
-		if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().Interrupted {
-			n := c.RunCounts()
-			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: %d of %d planned measured; its statistics cover those", x.Label, n.MeasuredCount, n.RequestedCount))
-		}
-		// A run stopped by --stop-above is a shorter run as well, and
-		// said to be one: its last sample is the one above the limit.
-		if st, ok := x.Doc.Data.(interface{ StopAbove() *probe.StoppedAbove }); ok && st.StopAbove() != nil {
-			sa := st.StopAbove()
-			note := fmt.Sprintf("%s was stopped by --stop-above %s at %s", x.Label, units.FlagDuration(time.Duration(sa.ThresholdNs)), units.NsShort(float64(sa.Sample.AtNs)))
-			if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().RequestedCount > 0 {
-				note += fmt.Sprintf(": %d of %d planned measured", c.RunCounts().MeasuredCount, c.RunCounts().RequestedCount)
-			}
-			res.Notes = append(res.Notes, note+"; its statistics cover those, up to the sample above the limit")
+		r, err := documentRun(res, x, in[0].Doc, o, false)
+		if err != nil {
+			return err
 		}
 		res.Runs = append(res.Runs, r)
 	}
@@ -431,6 +390,78 @@ func sampledRuns(res *Result, in []Input, o Options) error {
 		}
 	}
 	return nil
+}
+
+// documentRun is the run of one input read from its values (a result
+// document's, or a cyclictest histogram's rebuilt), with its notes; with
+// binHDR, a wake result without raw samples is its histogram's bins
+// instead, never rebuilt (a comparison with cyclictest histograms,
+// binnedRuns).
+func documentRun(res *Result, x Input, first *result.Document, o Options, binHDR bool) (RunSummary, error) {
+	if len(x.More) > 0 {
+		return RunSummary{}, fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
+			ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
+	}
+	sp, ok := x.Doc.Data.(result.Sampled)
+	if !ok {
+		return RunSummary{}, fmt.Errorf("%w: %s is a %s result, which holds no single distribution", ErrIncompatible, x.Label, x.Doc.Kind)
+	}
+	r := RunSummary{Label: x.Label, Settings: distinguishing(x.Doc, first)}
+	if w, ok := x.Doc.Data.(*probe.WakeData); ok && binHDR && len(w.Samples) == 0 {
+		// Its histogram's buckets at the values Values would rebuild,
+		// counted instead of rebuilt: nothing is charged to o.Budget.
+		b, err := result.Binned(&w.Histogram)
+		if err != nil {
+			return RunSummary{}, fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
+		}
+		if b.N() == 0 {
+			return RunSummary{}, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
+		}
+		r.Summary, r.By, r.bins, r.Reconstructed = stats.SummarizeBinned(b), o.By.OfBinned(b), &b, true
+	} else {
+		s, raw, err := sp.Values(o.Budget)
+		var be *result.BudgetError
+		switch {
+		case errors.As(err, &be):
+			return RunSummary{}, badinput.Errorf("%s: %w", x.Label, err)
+		case err != nil:
+			return RunSummary{}, fmt.Errorf("%w: %s: a %s result with %v", ErrIncompatible, x.Label, x.Doc.Kind, err)
+		}
+		if len(s) == 0 {
+			return RunSummary{}, fmt.Errorf("%w: %s has no samples", ErrIncompatible, x.Label)
+		}
+		// The document's own slice, never changed: the order of the
+		// samples where the document keeps it.
+		r.ordered = inOrder(x, s, raw)
+		s = slices.Clone(s)
+		slices.Sort(s)
+		r.Summary, r.By, r.samples, r.Reconstructed = stats.SummarizeSorted(s), o.By.Of(s), s, !raw
+	}
+	if c, ok := x.Doc.Data.(*Cyclictest); ok {
+		r.Source = c.source()
+		r.OrderUnknown = true
+		unknownSummary(&r)
+		res.Notes = append(res.Notes, c.notes(x.Label)...)
+	} else if r.Reconstructed {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw samples: its values are reconstructed from the histogram (0.1%% precision), which keeps no order, so they are compared as independent samples", x.Label))
+	}
+	// A run stopped by Ctrl-C is compared on what it measured, and
+	// said to be one, as sleep and wake say it.
+	if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().Interrupted {
+		n := c.RunCounts()
+		res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: %d of %d planned measured; its statistics cover those", x.Label, n.MeasuredCount, n.RequestedCount))
+	}
+	// A run stopped by --stop-above is a shorter run as well, and
+	// said to be one: its last sample is the one above the limit.
+	if st, ok := x.Doc.Data.(interface{ StopAbove() *probe.StoppedAbove }); ok && st.StopAbove() != nil {
+		sa := st.StopAbove()
+		note := fmt.Sprintf("%s was stopped by --stop-above %s at %s", x.Label, units.FlagDuration(time.Duration(sa.ThresholdNs)), units.NsShort(float64(sa.Sample.AtNs)))
+		if c, ok := x.Doc.Data.(interface{ RunCounts() probe.Counts }); ok && c.RunCounts().RequestedCount > 0 {
+			note += fmt.Sprintf(": %d of %d planned measured", c.RunCounts().MeasuredCount, c.RunCounts().RequestedCount)
+		}
+		res.Notes = append(res.Notes, note+"; its statistics cover those, up to the sample above the limit")
+	}
+	return r, nil
 }
 
 // severalDistributions says where a kind keeps its distributions, for the
@@ -594,21 +625,13 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 	// are independent (each from streams of its own seed): with a
 	// million dependent samples a side each takes seconds, and side by
 	// side they take the time of the longer.
+	// A histogram's side is its bins, never expanded (it has no order).
 	var ks stats.KS
-	var cis []stats.CI
-	if a.bins != nil && b.bins != nil {
-		// Histograms, which have no order: from their bins.
-		ks = stats.KolmogorovSmirnovBinned(*a.bins, *b.bins)
-		for _, st := range more {
-			cis = append(cis, boot.DiffCIBinned(*a.bins, *b.bins, st))
-		}
-	} else {
-		sa, sb := c.SideA(a.samples, a.ordered), c.SideB(b.samples, b.ordered)
-		var wg sync.WaitGroup
-		wg.Go(func() { ks = stats.KolmogorovSmirnovSerial(sa, sb, o.Seed, 0) })
-		cis = boot.DiffCIsSerial(sa, sb, more)
-		wg.Wait()
-	}
+	sa, sb := c.ResampledA(a.side()), c.ResampledB(b.side())
+	var wg sync.WaitGroup
+	wg.Go(func() { ks = stats.KolmogorovSmirnovSerial(sa, sb, o.Seed, 0) })
+	cis := boot.DiffCIsSerial(sa, sb, more)
+	wg.Wait()
 	p.KS = ks
 	for _, st := range sts {
 		av, bv := a.of(st), b.of(st)

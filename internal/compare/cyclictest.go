@@ -159,8 +159,9 @@ func settingsNote(in []Input) string {
 // negative lateness in bucket 0): compared with a histogram, the ns of a
 // wake result would otherwise differ from its buckets' middles by up to
 // half a bucket, which the Kolmogorov-Smirnov test finds (a wake result
-// against the histogram it wrote itself: D = 0.032, p = 0.005). It
-// reports whether there is a histogram among the inputs.
+// against the histogram it wrote itself: D = 0.032, p = 0.005). A run
+// of bins (a wake result without raw samples, binnedRuns) has its bins
+// put in them. It reports whether there is a histogram among the inputs.
 func bucket(runs []RunSummary, in []Input, notes *[]string) bool {
 	if !slices.ContainsFunc(in, isCyclictest) {
 		return false
@@ -171,6 +172,10 @@ func bucket(runs []RunSummary, in []Input, notes *[]string) bool {
 			continue
 		}
 		r := &runs[i]
+		if r.bins != nil {
+			b := mapBins(*r.bins, mid)
+			r.bins = &b
+		}
 		for j, v := range r.samples {
 			r.samples[j] = mid(v) // monotone: still sorted
 		}
@@ -191,7 +196,9 @@ func bucket(runs []RunSummary, in []Input, notes *[]string) bool {
 // whether a value of one run at 500 µs is above an overflow of another
 // at "400 µs or more" is not known. It returns that range in ns, 0 when
 // no histogram overflowed. A run whose order is known and that has such
-// values loses its order, with a note.
+// values loses its order, with a note. A run of bins has them counted at
+// overflowNs; a histogram's own run, which binnedRuns cut already, is
+// left alone.
 func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 	var cut int64
 	for _, x := range in {
@@ -206,6 +213,19 @@ func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 	}
 	for i := range runs {
 		r := &runs[i]
+		if isCyclictest(in[i]) && r.bins != nil {
+			continue // binnedRuns cut it
+		}
+		if r.bins != nil {
+			b := mapBins(*r.bins, func(v int64) int64 {
+				if v >= cut {
+					return overflowNs
+				}
+				return v
+			})
+			r.bins, r.Censored = &b, b.N()-below(b, cut)
+			continue
+		}
 		k, _ := slices.BinarySearch(r.samples, cut)
 		for j := k; j < len(r.samples); j++ {
 			r.samples[j] = overflowNs
@@ -325,53 +345,75 @@ func zeros(prec int) string {
 	return "." + strings.Repeat("0", prec)
 }
 
-// allHistograms reports whether every input is a cyclictest histogram:
-// they are then compared from their buckets (binnedRuns).
-func allHistograms(in []Input) bool {
-	for _, x := range in {
-		if !isCyclictest(x) {
-			return false
-		}
-	}
-	return true
-}
-
-// binnedRuns adds a run per histogram, with its notes, compared from its
-// buckets as stats.Binned: the statistics, intervals and tests that the
-// histogram's samples, rebuilt one by one (Values), would give, in
-// O(buckets) memory and time (O(buckets x replicates) for the mean and
-// stdev beyond the bootstrap's budget) however many wake-ups it counts.
-// Nothing is rebuilt, so nothing is charged to o.Budget. Values at or
-// above the smallest range of a histogram that overflowed are counted
-// with the overflows (censor's rule) in the runs' bins, not in their
-// summaries.
+// binnedRuns adds a run per input of a comparison with cyclictest
+// histograms, with its notes. A histogram is compared from its buckets
+// as stats.Binned: the statistics, intervals and tests that its samples,
+// rebuilt one by one (Values), would give, in O(buckets) memory and time
+// (O(buckets x replicates) for the mean and stdev beyond the bootstrap's
+// budget) however many wake-ups it counts; nothing is rebuilt, so
+// nothing is charged to o.Budget. A latlab wake result among them keeps
+// its raw samples and their order (its serial-dependence analysis runs
+// on them; the histograms' sides are taken as independent), in the
+// histograms' buckets (bucket); one without raw samples is its
+// histogram's bins, in the same buckets, never rebuilt either.
+//
+// Always, not only beyond the budget: a histogram compared with a wake
+// result gives the same numbers whatever its size (rebuilt, it gave the
+// same ones to 1e-9 below the budget, TestMixedBinnedAsExpanded, and
+// none above it). Values at or above the smallest range of a histogram
+// that overflowed are counted with the overflows (censor's rule) in the
+// runs' bins and samples, not in their summaries.
 func binnedRuns(res *Result, in []Input, o Options) error {
 	var total int64
-	for _, x := range in {
-		// The rank test counts the values of two runs together: all of
-		// them must fit in an int64, as each histogram's do.
-		n := x.Doc.Data.(*Cyclictest).H.Samples()
+	// The rank test counts the values of two runs together: all of them
+	// must fit in an int64, as each histogram's do (a wake result's raw
+	// samples are bounded by its file; its HdrHistogram's counts, which
+	// a few bytes can make 2^62, are counted with the histograms').
+	count := func(label string, n int64) error {
 		if n > math.MaxInt {
 			// A run's count is an int in its comparison (Pair.ACount,
 			// stats.MWU.N1): 2^31 - 1 on a 32-bit build.
-			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", x.Label, n, math.MaxInt)
+			return badinput.Errorf("%s: a histogram of %d wake-ups, more than this build of latlab counts in a run (%d)", label, n, math.MaxInt)
 		}
 		if n > math.MaxInt64-total {
-			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", x.Label, int64(math.MaxInt64))
+			return badinput.Errorf("%s: the histograms hold more than %d wake-ups together, beyond a 64-bit count", label, int64(math.MaxInt64))
 		}
 		total += n
+		return nil
+	}
+	for _, x := range in {
+		c, ok := x.Doc.Data.(*Cyclictest)
+		if !ok {
+			continue
+		}
+		if err := count(x.Label, c.H.Samples()); err != nil {
+			return err
+		}
 		if len(x.More) > 0 {
 			return fmt.Errorf("%w: %s groups %d results, but %s results are compared one file per side (groups of runs are for tcp-discard)",
 				ErrIncompatible, x.Label, len(x.More)+1, x.Doc.Kind)
 		}
-		if c := x.Doc.Data.(*Cyclictest); c.H.Overflows > 0 {
+		if c.H.Overflows > 0 {
 			if r := c.H.RangeUs * 1000; res.CensoredAtNs == 0 || r < res.CensoredAtNs {
 				res.CensoredAtNs = r
 			}
 		}
 	}
 	for _, x := range in {
-		c := x.Doc.Data.(*Cyclictest)
+		c, ok := x.Doc.Data.(*Cyclictest)
+		if !ok {
+			r, err := documentRun(res, x, in[0].Doc, o, true)
+			if err != nil {
+				return err
+			}
+			if r.bins != nil {
+				if err := count(x.Label, r.bins.N()); err != nil {
+					return err
+				}
+			}
+			res.Runs = append(res.Runs, r)
+			continue
+		}
 		all, err := c.binned(0)
 		if err != nil {
 			return badinput.Errorf("%s: %v", x.Label, err)
@@ -390,15 +432,37 @@ func binnedRuns(res *Result, in []Input, o Options) error {
 		if res.CensoredAtNs > 0 {
 			r.Censored = cut.N() - below(cut, res.CensoredAtNs)
 		}
-		if r.By = o.By.OfBinned(cut); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {
-			r.By = -1
-		}
 		res.Runs = append(res.Runs, r)
 	}
 	if n := settingsNote(in); n != "" {
 		res.Notes = append(res.Notes, n)
 	}
+	bucket(res.Runs, in, &res.Notes)
+	censor(res.Runs, in, &res.Notes)
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		if r.By = r.of(o.By); r.By >= float64(overflowNs)/2 || (o.By == stats.Mean && r.Censored > 0) {
+			r.By = -1
+		}
+	}
 	return nil
+}
+
+// mapBins is b with each value v at f(v), f not decreasing: bins that
+// come to the same value are merged.
+func mapBins(b stats.Binned, f func(int64) int64) stats.Binned {
+	vs, cs := b.Bins()
+	var nv, nc []int64
+	for i, v := range vs {
+		w := f(v)
+		if k := len(nv) - 1; k >= 0 && nv[k] == w {
+			nc[k] += cs[i] // within b's count
+			continue
+		}
+		nv, nc = append(nv, w), append(nc, cs[i])
+	}
+	out, _ := stats.NewBinned(nv, nc) // increasing, and summing as b's did
+	return out
 }
 
 // below counts b's values below v.

@@ -14,6 +14,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/compare"
 	"github.com/latlab/latlab/internal/cyclictest"
+	"github.com/latlab/latlab/internal/host"
 	"github.com/latlab/latlab/internal/infile"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
@@ -239,7 +240,14 @@ func TestRunCyclictestAgainstItsOwnHistogram(t *testing.T) {
 		t.Errorf("KS %+v, P(A > B) %v, %s; want the same distribution", p.KS, p.MWU.Superiority, p.Outcome)
 	}
 	for _, row := range p.Rows {
-		if row.A != row.B || row.A != float64(int64(row.A)/1000*1000+500) && row.Stat != "mean" {
+		if row.Stat == "mean" {
+			// summed a bucket at a time on the histogram's side
+			if math.Abs(row.A-row.B) > 1e-12*row.A {
+				t.Errorf("mean: %v against %v", row.A, row.B)
+			}
+			continue
+		}
+		if row.A != row.B || row.A != float64(int64(row.A)/1000*1000+500) {
 			t.Errorf("%s: %v against %v, want the same bucket middle", row.Stat, row.A, row.B)
 		}
 	}
@@ -261,9 +269,7 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("000000 1\n000001 2\n# Total: 5\n# Histogram Overflows: 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	big := histFile(t, dir, "big.txt", bumps(100, 7000, 50), 0)
 	ok := histFile(t, dir, "ok.txt", bumps(100, 700, 50), 0)
-	w := wakeFile(t, dir, "w.json", ar1Lateness(rand.New(rand.NewPCG(3, 0)), 2000, 0.8), false)
 	for _, c := range []struct {
 		name  string
 		files []string
@@ -272,9 +278,6 @@ func TestRunCyclictestBadInput(t *testing.T) {
 	}{
 		{"neither kind", []string{neither, ok}, 0, "notes.txt is not a latlab result document (JSON), rtla timerlat hist output or a cyclictest histogram"},
 		{"total disagrees", []string{ok, bad}, 0, "\"# Total:\" says 5 samples in column 1, its rows hold 3"},
-		// Against a wake result a histogram is rebuilt sample by sample,
-		// and charged (two histograms are not: TestRunHistogramsBeyondTheBudget).
-		{"beyond the budget", []string{w, big}, 128 * 5000, "big.txt: its histogram holds 7000 samples, more than the 5000 latlab rebuilds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			infile.SetMax(c.max)
@@ -304,6 +307,73 @@ func TestRunHistogramsBeyondTheBudget(t *testing.T) {
 	}
 }
 
+// hdrOnly rewrites the wake result at path without its raw samples, as
+// latlab wake writes one of more than result.MaxSamples: its histogram
+// holds the distribution.
+func hdrOnly(t *testing.T, path string) string {
+	t.Helper()
+	d, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Data.(*probe.WakeData).Samples = nil
+	if err := result.WriteFile(path, d); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A histogram is compared with wake results from its buckets too, never
+// rebuilt, so one beyond the budget of rebuilt samples is compared (it
+// was refused: "big.txt: its histogram holds 700 samples, more than the
+// 500 latlab rebuilds"), and so is a wake result without raw samples,
+// whose histogram is counted, not rebuilt, either; the wake run with raw
+// samples keeps its serial analysis.
+func TestRunMixedBeyondTheBudget(t *testing.T) {
+	dir := testutil.TempDir(t)
+	big := histFile(t, dir, "big.txt", bumps(100, 700, 50), 0)
+	big2 := histFile(t, dir, "big2.txt", bumps(100, 700, 51), 0)
+	lat := ar1Lateness(rand.New(rand.NewPCG(3, 0)), 300, 0.8)
+	w := wakeFile(t, dir, "w.json", lat, false)
+	// 600 wake-ups, more than the 500 the test lets latlab rebuild
+	hdr := hdrOnly(t, wakeFile(t, dir, "hdr.json", ar1Lateness(rand.New(rand.NewPCG(4, 0)), 600, 0.8), false))
+	for _, c := range []struct {
+		name  string
+		files []string
+		// serial: the runs with a serial analysis
+		serial []bool
+	}{
+		{"wake first", []string{w, big}, []bool{true, false}},
+		{"histogram first", []string{big, w}, []bool{false, true}},
+		{"wake without raw samples", []string{hdr, big}, []bool{false, false}},
+		{"three runs", []string{big, w, big2}, []bool{false, true, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			infile.SetMax(128 * 500) // 500 samples rebuilt at most
+			defer infile.Reset()
+			r, err := run(t, compare.RunOptions{Files: c.files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, run := range r.Runs {
+				want := map[string]int64{"big.txt": 700, "big2.txt": 700, "w.json": 300, "hdr.json": 600}[run.Label]
+				if run.Summary.Count != want || (run.Serial != nil) != c.serial[i] {
+					t.Errorf("%s: %d samples, serial %+v; want %d, serial analysis %v", run.Label, run.Summary.Count, run.Serial, want, c.serial[i])
+				}
+				if strings.HasPrefix(run.Label, "big") && run.Samples() != nil {
+					t.Errorf("%s: the histogram was expanded", run.Label)
+				}
+			}
+			if p := r.Pairs[0]; p.Outcome == compare.TooFew || p.Outcome == compare.Unknown || p.ByDiff == nil {
+				t.Errorf("outcome %s, interval %+v", p.Outcome, p.ByDiff)
+			}
+			if !hasNote(r, "its values are compared in the histograms' 1 µs buckets") {
+				t.Errorf("no note on the buckets: %q", r.Notes)
+			}
+		})
+	}
+}
+
 // The wake-ups of the histograms compared must fit in an int64 together
 // (the rank test counts them together), as each histogram's must.
 func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
@@ -317,6 +387,21 @@ func TestCompareHistogramsBeyondAnInt64(t *testing.T) {
 	_, err := compare.Compare([]compare.Input{side("a"), side("b")}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
 	if !badinput.Is(err) || !strings.Contains(err.Error(), "b: the histograms hold more than 9223372036854775807 wake-ups together") {
 		t.Fatalf("got %v", err)
+	}
+	// A wake result without raw samples is its HdrHistogram's counts,
+	// which a few bytes can claim: counted with the histograms'.
+	h := stats.NewHistogram()
+	if err := h.RecordValues(20_000, 1<<62); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := compare.Input{Label: "w", Doc: probe.KindWake.New(host.Facts{}, &probe.WakeData{Histogram: *enc})}
+	_, err = compare.Compare([]compare.Input{side("a"), w}, compare.Options{By: stats.Quantile(50), Seed: 1, Replicates: 100})
+	if !badinput.Is(err) || !strings.Contains(err.Error(), "w: the histograms hold more than 9223372036854775807 wake-ups together") {
+		t.Fatalf("with a wake result: got %v", err)
 	}
 }
 

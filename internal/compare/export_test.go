@@ -1,5 +1,6 @@
 package compare
 
-// SetExpandHistograms makes comparisons of histograms alone rebuild their
-// samples (true) or compare their bins (false, the default).
+// SetExpandHistograms makes comparisons with cyclictest histograms
+// rebuild their samples (true) or compare their bins (false, the
+// default).
 func SetExpandHistograms(on bool) { expandHistograms = on }

@@ -62,6 +62,9 @@ func TestRunPayloadGolden(t *testing.T) {
 		// The arms of a dpcisr try, compared as latlab dpcisr compare
 		// compares reports.
 		{"try-dpcisr", []string{td("try-dpcisr.json")}},
+		// A cyclictest histogram (5 overflows) against a wake result,
+		// compared from its buckets; the wake run keeps its order.
+		{"mixed", []string{td("mixed.hist"), td("mixed-wake.json")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := run(t, compare.RunOptions{Files: c.files, Arms: arms})

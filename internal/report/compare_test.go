@@ -33,6 +33,7 @@ func TestCompareTextGolden(t *testing.T) {
 		{"try-noise", []string{td("try-noise.json")}},
 		{"try-noise-cpus", []string{td("try-noise-cpus.json")}},
 		{"try-dpcisr", []string{td("try-dpcisr.json")}},
+		{"mixed", []string{td("mixed.hist"), td("mixed-wake.json")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := compare.Run(context.Background(), compare.RunOptions{Files: c.files, By: "p50", Seed: 1, Detect: 0.05,

@@ -99,6 +99,25 @@ func (b *Budget) rebuild(h *Histogram) ([]int64, error) {
 	return out, nil
 }
 
+// Binned is the values rebuild would give for h (each bucket's count at
+// its representative value) as their distinct values and counts, for a
+// caller that compares them without rebuilding them: nothing is
+// allocated per sample, so nothing is charged.
+func Binned(h *Histogram) (stats.Binned, error) {
+	hist, err := stats.DecodeHistogram(h.Data)
+	if err != nil {
+		return stats.Binned{}, err
+	}
+	var vs, cs []int64
+	for _, bar := range hist.Distribution() {
+		if bar.Count < 0 {
+			return stats.Binned{}, errors.New("histogram has a negative count")
+		}
+		vs, cs = append(vs, (bar.From+bar.To)/2), append(cs, bar.Count)
+	}
+	return stats.NewBinned(vs, cs)
+}
+
 // Charge takes n samples a caller rebuilds itself from a histogram of
 // another form (a cyclictest histogram) off the budget, before it
 // allocates them; a *BudgetError (bad input) when they do not fit.

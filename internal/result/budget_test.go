@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,51 @@ func TestBudgetSharedAcrossInputs(t *testing.T) {
 	// Each alone is within the limit.
 	if _, _, err := docs[3].Data.(result.Sampled).Values(nil); err != nil {
 		t.Errorf("the fourth document alone: %v", err)
+	}
+}
+
+// Binned is the values Values rebuilds, counted: the same values, and
+// nothing charged; a histogram of a billion samples is counted in a few
+// KiB.
+func TestBinnedIsRebuilt(t *testing.T) {
+	h := stats.NewHistogram()
+	for i, v := range []int64{1, 999, 1000, 20_517, 20_518, 1_234_567, 80_000_000} {
+		if err := h.RecordValues(v, int64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := result.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := result.NewBudget()
+	want, _, err := result.Values(nil, enc, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := result.Binned(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Expand(); !slices.Equal(e, want) {
+		t.Fatalf("binned %v, rebuilt %v", e, want)
+	}
+	big := stats.NewHistogram()
+	if err := big.RecordValues(1_000_000, 1e9); err != nil {
+		t.Fatal(err)
+	}
+	enc, err = result.EncodeHistogram(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if a := allocated(func() {
+		bb, err := result.Binned(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = bb.N()
+	}); n != 1e9 || a > 4<<20 {
+		t.Errorf("a billion samples: %d counted, %d bytes allocated", n, a)
 	}
 }

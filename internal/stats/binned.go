@@ -150,14 +150,7 @@ func (s Statistic) OfBinned(b Binned) float64 {
 // random streams: the same seed gives the same interval (see
 // replicatesBinned for the one case that differs in its draws).
 func (b Bootstrap) DiffCIBinned(x, y Binned, st Statistic) CI {
-	b = b.norm()
-	est := st.OfBinned(y) - st.OfBinned(x)
-	if x.N() == 0 || y.N() == 0 {
-		return CI{Estimate: est, Lo: math.NaN(), Hi: math.NaN(), Level: b.Level}
-	}
-	bx, mx := b.replicatesBinned(x, st, rand.New(rand.NewPCG(b.Seed, 1)), false)
-	by, my := b.replicatesBinned(y, st, rand.New(rand.NewPCG(b.Seed, 2)), false)
-	return b.diffCI(est, bx, by, mx, my)
+	return b.norm().diffCIOneByOne(Side{Bins: &x}, Side{Bins: &y}, st)
 }
 
 // replicatesBinned is replicates of the expanded sample. A percentile

@@ -12,11 +12,61 @@ import (
 // Side is one run handed to a bootstrap that may resample blocks: its
 // samples ascending, and in measurement order with the block length to
 // resample them by (Ordered nil or Block <= 1: resampled one by one, as
-// Bootstrap.DiffCI does).
+// Bootstrap.DiffCI does). A run kept as a histogram is given by Bins
+// instead (Sorted and Ordered nil): it has no order, and is resampled one
+// by one as DiffCIBinned resamples it, never expanded.
 type Side struct {
 	Sorted  []int64
 	Ordered []int64
 	Block   int
+	Bins    *Binned
+}
+
+// n is how many values the side holds.
+func (s Side) n() int {
+	if s.Bins != nil {
+		return int(s.Bins.N())
+	}
+	return len(s.Sorted)
+}
+
+// of is st of the side's values.
+func (s Side) of(st Statistic) float64 {
+	if s.Bins != nil {
+		return st.OfBinned(*s.Bins)
+	}
+	return st.Of(s.Sorted)
+}
+
+// binned is the side as bins: its own, or its samples counted by value.
+func (s Side) binned() Binned {
+	if s.Bins != nil {
+		return *s.Bins
+	}
+	return binSorted(s.Sorted)
+}
+
+// binSorted counts ascending samples by value.
+func binSorted(sorted []int64) Binned {
+	var vs, cs []int64
+	for _, v := range sorted {
+		if k := len(vs) - 1; k >= 0 && vs[k] == v {
+			cs[k]++
+			continue
+		}
+		vs, cs = append(vs, v), append(cs, 1)
+	}
+	b, _ := NewBinned(vs, cs) // ascending, counts within a slice's length
+	return b
+}
+
+// sideOneByOne draws the side's replicates of st one by one (no blocks),
+// from rng: DiffCI's draws of samples, DiffCIBinned's of bins.
+func (b Bootstrap) sideOneByOne(s Side, st Statistic, rng *rand.Rand) ([]float64, string) {
+	if s.Bins != nil {
+		return b.replicatesBinned(*s.Bins, st, rng, false)
+	}
+	return b.replicates(s.Sorted, st, rng)
 }
 
 func (s Side) blocks() bool {
@@ -72,7 +122,7 @@ func (b Bootstrap) DiffCIsSerial(x, y Side, sts []Statistic) []CI {
 	}
 	if !x.blocks() && !y.blocks() {
 		for i, st := range sts {
-			out[i] = b.DiffCI(x.Sorted, y.Sorted, st)
+			out[i] = b.diffCIOneByOne(x, y, st)
 		}
 		return out
 	}
@@ -85,7 +135,7 @@ func (b Bootstrap) DiffCIsSerial(x, y Side, sts []Statistic) []CI {
 	by, my := b.sideReplicates(y, sts, 2)
 	wg.Wait()
 	for i, st := range sts {
-		est := st.Of(y.Sorted) - st.Of(x.Sorted)
+		est := y.of(st) - x.of(st)
 		n := min(len(bx[i]), len(by[i]))
 		d := make([]float64, n)
 		for r := range d {
@@ -101,6 +151,22 @@ func (b Bootstrap) DiffCIsSerial(x, y Side, sts []Statistic) []CI {
 	return out
 }
 
+// diffCIOneByOne is DiffCI of two sides without blocks, each of samples
+// or of bins (DiffCIBinned for two of bins): the same streams, so that a
+// side's replicates are the same whether the other is samples or bins.
+func (b Bootstrap) diffCIOneByOne(x, y Side, st Statistic) CI {
+	if x.Bins == nil && y.Bins == nil {
+		return b.DiffCI(x.Sorted, y.Sorted, st)
+	}
+	est := y.of(st) - x.of(st)
+	if x.n() == 0 || y.n() == 0 {
+		return CI{Estimate: est, Lo: math.NaN(), Hi: math.NaN(), Level: b.Level}
+	}
+	bx, mx := b.sideOneByOne(x, st, rand.New(rand.NewPCG(b.Seed, 1)))
+	by, my := b.sideOneByOne(y, st, rand.New(rand.NewPCG(b.Seed, 2)))
+	return b.diffCI(est, bx, by, mx, my)
+}
+
 // sideReplicates draws a side's replicates of each of sts from the
 // random stream of b.Seed numbered stream (a fresh one per statistic for
 // a side without blocks, as DiffCI draws them).
@@ -109,7 +175,7 @@ func (b Bootstrap) sideReplicates(s Side, sts []Statistic, stream uint64) ([][]f
 	methods := make([]string, len(sts))
 	if !s.blocks() {
 		for i, st := range sts {
-			reps[i], methods[i] = b.replicates(s.Sorted, st, rand.New(rand.NewPCG(b.Seed, stream)))
+			reps[i], methods[i] = b.sideOneByOne(s, st, rand.New(rand.NewPCG(b.Seed, stream)))
 		}
 		return reps, methods
 	}

@@ -65,8 +65,16 @@ const KSReplicates = 2000
 // MinBlockReplicates. The same seed gives the same p-value.
 //
 // When neither side has blocks it is KolmogorovSmirnov.
+//
+// A side given as bins (a histogram: no order, no blocks) is never
+// expanded: without blocks on either side this is then
+// KolmogorovSmirnovBinned; with them, its multipliers are drawn a bin at
+// a time (newKSProcess).
 func KolmogorovSmirnovSerial(x, y Side, seed uint64, replicates int) KS {
 	if !x.blocks() && !y.blocks() {
+		if x.Bins != nil || y.Bins != nil {
+			return KolmogorovSmirnovBinned(x.binned(), y.binned())
+		}
 		return KolmogorovSmirnov(x.Sorted, y.Sorted)
 	}
 	return ksMultiplier(x, y, seed, replicates)
@@ -76,13 +84,21 @@ func KolmogorovSmirnovSerial(x, y Side, seed uint64, replicates int) KS {
 // bootstrap, for sides with blocks or without (the ordinary multiplier
 // bootstrap of independent samples).
 func ksMultiplier(x, y Side, seed uint64, replicates int) KS {
-	k := KolmogorovSmirnov(x.Sorted, y.Sorted)
+	var k KS
+	var grid []int64
+	if x.Bins != nil || y.Bins != nil {
+		bx, by := x.binned(), y.binned()
+		k = KolmogorovSmirnovBinned(bx, by)
+		grid = ksGridBinned(bx, by, KSGrid)
+	} else {
+		k = KolmogorovSmirnov(x.Sorted, y.Sorted)
+		grid = ksGrid(x.Sorted, y.Sorted, KSGrid)
+	}
 	if math.IsNaN(k.D) {
 		return k
 	}
-	n, m := len(x.Sorted), len(y.Sorted)
+	n, m := x.n(), y.n()
 	replicates = ksReplicates(replicates, n+m)
-	grid := ksGrid(x.Sorted, y.Sorted, KSGrid)
 	px, py := newKSProcess(x, grid), newKSProcess(y, grid)
 	wx := math.Sqrt(float64(m) / float64(n+m))
 	wy := math.Sqrt(float64(n) / float64(n+m))
@@ -179,11 +195,63 @@ func ksGrid(x, y []int64, most int) []int64 {
 	return grid
 }
 
+// ksGridBinned is ksGrid of the expanded bins.
+func ksGridBinned(x, y Binned, most int) []int64 {
+	var vs, cs []int64
+	xv, xc := x.Bins()
+	yv, yc := y.Bins()
+	i, j := 0, 0
+	for i < len(xv) || j < len(yv) {
+		switch {
+		case j == len(yv) || i < len(xv) && xv[i] < yv[j]:
+			vs, cs = append(vs, xv[i]), append(cs, xc[i])
+			i++
+		case i == len(xv) || yv[j] < xv[i]:
+			vs, cs = append(vs, yv[j]), append(cs, yc[j])
+			j++
+		default:
+			vs, cs = append(vs, xv[i]), append(cs, xc[i]+yc[j])
+			i, j = i+1, j+1
+		}
+	}
+	if len(vs) <= most {
+		return vs
+	}
+	// The two sides' counts together are within an int64, as the rank
+	// test needs them (the callers check it).
+	pooled := Binned{values: vs, counts: cs, cum: make([]int64, len(cs))}
+	var n int64
+	for i, c := range cs {
+		n += c
+		pooled.cum[i] = n
+	}
+	m := int64(most)
+	grid := make([]int64, 0, most)
+	for k := int64(1); k <= m; k++ {
+		var r int64 // ceil(k n / most) - 1, as ksGrid takes it
+		if n <= math.MaxInt64/m {
+			r = (k*n+m-1)/m - 1
+		} else {
+			r = min(int64(math.Ceil(float64(k)*float64(n)/float64(m)))-1, n-1)
+		}
+		if v := pooled.At(r); len(grid) == 0 || v > grid[len(grid)-1] {
+			grid = append(grid, v)
+		}
+	}
+	return grid
+}
+
 // ksProcess is one side of KolmogorovSmirnovSerial: each sample's point
 // of the grid in measurement order, the side's ECDF at the grid, and the
-// buffers of its replicates.
+// buffers of its replicates. A side of bins has a cell per bin instead,
+// and sd, the square root of each bin's count: the sum of c independent
+// standard normals, the multipliers of a bin's c values, is one normal
+// of standard deviation sqrt(c), drawn as such (the same distribution
+// as the expanded side's, from other random numbers, in O(bins)).
 type ksProcess struct {
-	cell  []int32   // the first grid point at or above each sample
+	n     int       // the side's values
+	sd    []float64 // per bin, nil for a side of samples
+	cell  []int32   // the first grid point at or above each sample (or bin)
 	cdf   []float64 // F_n at each grid point
 	half  int       // of the triangle of weights: multipliers span 2 half - 1 normals
 	z     []float64 // independent normals, n + 2 half - 2
@@ -193,6 +261,23 @@ type ksProcess struct {
 }
 
 func newKSProcess(s Side, grid []int64) *ksProcess {
+	if s.Bins != nil {
+		vs, cs := s.Bins.Bins()
+		p := &ksProcess{n: s.n(), sd: make([]float64, len(vs)), cell: make([]int32, len(vs)), cdf: make([]float64, len(grid)),
+			acc: make([]float64, len(grid))}
+		count := make([]int64, len(grid))
+		for i, v := range vs {
+			j, _ := slices.BinarySearch(grid, v)
+			p.cell[i], p.sd[i] = int32(j), math.Sqrt(float64(cs[i]))
+			count[j] += cs[i]
+		}
+		var below int64
+		for j, c := range count {
+			below += c
+			p.cdf[j] = float64(below) / float64(p.n)
+		}
+		return p
+	}
 	order, half := s.Sorted, 1
 	if s.blocks() {
 		order, half = s.Ordered, s.Block
@@ -200,7 +285,7 @@ func newKSProcess(s Side, grid []int64) *ksProcess {
 	n := len(order)
 	half = min(max(half, 1), n)
 	h := float64(half)
-	p := &ksProcess{cell: make([]int32, n), cdf: make([]float64, len(grid)), half: half,
+	p := &ksProcess{n: n, cell: make([]int32, n), cdf: make([]float64, len(grid)), half: half,
 		z: make([]float64, n+2*half-2), box: make([]float64, half), acc: make([]float64, len(grid)),
 		scale: 1 / math.Sqrt(h*(2*h*h+1)/3)} // the squares of 1, 2, .., half, .., 2, 1
 	count := make([]int, len(grid))
@@ -224,11 +309,32 @@ func newKSProcess(s Side, grid []int64) *ksProcess {
 // of half, where an array of them all cost a pass over memory of its
 // own).
 func (p *ksProcess) replicate(rng *rand.Rand, g []float64) {
+	clear(p.acc)
+	var total float64
+	if p.sd != nil {
+		for i, c := range p.cell {
+			xi := rng.NormFloat64() * p.sd[i]
+			p.acc[c] += xi
+			total += xi
+		}
+	} else {
+		total = p.multipliers(rng)
+	}
+	root := math.Sqrt(float64(p.n))
+	var sum float64
+	for j, a := range p.acc {
+		sum += a
+		g[j] = (sum - p.cdf[j]*total) / root
+	}
+}
+
+// multipliers adds each sample's multiplier to its grid point's in acc
+// (cleared), and returns their total.
+func (p *ksProcess) multipliers(rng *rand.Rand) float64 {
 	for i := range p.z {
 		p.z[i] = rng.NormFloat64()
 	}
 	z, h, ring := p.z, p.half, p.box
-	clear(p.acc)
 	// inner: the sum of z[k..k+h-1], the k-th inner sum, made for k = 0,
 	// 1, ..; outer: the sum of the inner sums i..i+h-1.
 	var inner, outer float64
@@ -262,10 +368,5 @@ func (p *ksProcess) replicate(rng *rand.Rand, g []float64) {
 			out = 0
 		}
 	}
-	root := math.Sqrt(float64(len(p.cell)))
-	var sum float64
-	for j, a := range p.acc {
-		sum += a
-		g[j] = (sum - p.cdf[j]*total) / root
-	}
+	return total
 }
