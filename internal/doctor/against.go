@@ -149,7 +149,7 @@ func CompareAgainst(env *knob.Env, osName string, settings []Setting, profile, c
 		}
 		seen := map[string]bool{}
 		for _, key := range keys {
-			it := compareOne(env, k, refs[key], cmdline)
+			it := compareOne(env, k, refs[key], cmdline, unresolvedNote)
 			it.Current = current[k.Name()]
 			if it.Command != "" && seen[it.Command] {
 				continue // busy_read and busy_poll: one knob, one command
@@ -173,15 +173,16 @@ func containsStr(l []string, s string) bool {
 	return false
 }
 
-// compareOne judges one reference against this system.
-func compareOne(env *knob.Env, k knob.Knob, r knob.Reference, cmdline string) AgainstItem {
+// compareOne judges one reference against this system; why says why a
+// value with ${...} left in it is not compared.
+func compareOne(env *knob.Env, k knob.Knob, r knob.Reference, cmdline string, why func(string) string) AgainstItem {
 	it := AgainstItem{Knob: k.Name(), Reference: r}
 	if r.Section == "bootloader" {
-		return compareCmdline(it, r.Value, cmdline)
+		return compareCmdline(it, r.Value, cmdline, why)
 	}
 	if strings.Contains(r.Value, "${") {
 		it.State = NotCompare
-		it.Note = unresolvedNote(r.Value)
+		it.Note = why(r.Value)
 		return it
 	}
 	if len(r.Value) > 1 && (r.Value[0] == '>' || r.Value[0] == '<') {
@@ -247,7 +248,7 @@ func knobValue(r knob.Reference, v string) (string, bool) {
 
 // compareCmdline checks the profile's boot parameters on the kernel
 // command line: the ones without variables.
-func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
+func compareCmdline(it AgainstItem, value, cmdline string, why func(string) string) AgainstItem {
 	have := map[string]bool{}
 	for _, f := range strings.Fields(cmdline) {
 		have[f] = true
@@ -287,7 +288,7 @@ func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
 		it.Note = "a boot parameter: add " + strings.Join(missing, " ") + " to the kernel command line (latlab knob explain " + it.Knob + ")"
 	case vars:
 		it.State = NotCompare
-		it.Note = "the rest comes " + strings.TrimPrefix(unresolvedNote(value), "the profile sets it ")
+		it.Note = "the rest comes " + strings.TrimPrefix(why(value), "the profile sets it ")
 	default:
 		it.State = Same
 	}

@@ -82,14 +82,15 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 					continue
 				}
 				o := u.Opts[key]
-				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: expandVars(o.Value, set.Vars)}
+				v := set.fx.expand(o.Value, set.Vars)
+				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: set.fx.restore(v)}
 				if u.Type != u.Name {
 					r.Section = u.Type
 				}
 				if set.fromEmbedded(o.Profile) {
 					r.Version = knob.TunedVersion
 				}
-				it := compareOne(env, k, r, cmdline)
+				it := compareOne(env, k, r, cmdline, func(string) string { return set.unresolvedNote(v) })
 				it.Current = current[k.Name()]
 				if u.Name != u.Type {
 					it.Note = joinNote(it.Note, fmt.Sprintf("set in [%s], a %s section", u.Name, u.Type))
@@ -109,6 +110,33 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 		}
 	}
 	return a
+}
+
+// unresolvedNote says why a value of the profile, as expanded (calls
+// latlab left unevaluated standing as tokens), is not compared: the
+// reasons of those calls, and the variables no file sets, which tuned
+// leaves as written.
+func (s *TunedSet) unresolvedNote(v string) string {
+	parts := s.fx.whys(v)
+	funcs, vars := unresolved(v)
+	if len(vars) > 0 {
+		var refs []string
+		for _, n := range vars {
+			refs = append(refs, "${"+n+"}")
+		}
+		if len(s.fx.unreadVars) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, which %s, which latlab cannot read, may set", strings.Join(vars, ", "), strings.Join(s.fx.unreadVars, " or ")))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s, which neither the profile nor a variables file sets: tuned leaves %s as written", strings.Join(vars, ", "), strings.Join(refs, ", ")))
+		}
+	}
+	if len(funcs) > 0 {
+		parts = append(parts, fmt.Sprintf("tuned's %s, which tuned leaves as written here (it logs an error)", strings.Join(funcs, ", ")))
+	}
+	if len(parts) == 0 {
+		return unresolvedNote(s.fx.restore(v))
+	}
+	return "the profile sets it from what latlab cannot work out here: " + strings.Join(parts, "; ")
 }
 
 func (s *TunedSet) fromEmbedded(profile string) bool {

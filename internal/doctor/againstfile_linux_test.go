@@ -38,12 +38,20 @@ func tunedTree(t *testing.T) string {
 
 // tunedRoot is againstRoot, an x86 machine's /proc/cpuinfo, and tuned's
 // package as installed: its profiles in /usr/lib/tuned, its variables
-// files in /etc/tuned.
-func tunedRoot(t *testing.T) string {
+// files in /etc/tuned. With topology, its two CPUs are in one package
+// (tuned's calc_isolated_cores reads it); without, the tree does not
+// say, and what the variables files work out from it stays unknown.
+func tunedRoot(t *testing.T, topology bool) string {
 	t.Helper()
 	tree := tunedTree(t)
 	root := againstRoot(t)
 	testutil.WriteTree(t, root, map[string]string{"proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu sse2\n"})
+	if topology {
+		testutil.WriteTree(t, root, map[string]string{
+			"sys/devices/system/cpu/cpu0/topology/physical_package_id": "0\n",
+			"sys/devices/system/cpu/cpu1/topology/physical_package_id": "0\n",
+		})
+	}
 	for _, d := range []string{"usr/lib/tuned", "etc/tuned"} {
 		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join(tree, d))); err != nil {
 			t.Fatal(err)
@@ -64,9 +72,10 @@ func itemKeys(a *Against) []string {
 
 // TestTunedFilesMatchReferences reads each profile latlab cites from
 // tuned's own files and checks that it gives the items the catalogue's
-// references give.
+// references give, on a tree that does not say which CPUs tuned's
+// calc_isolated_cores would isolate (the references hold no variables).
 func TestTunedFilesMatchReferences(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, false)
 	env := knob.NewEnv(root)
 	settings := Audit(env, "linux")
 	cmdline := Cmdline(root)
@@ -98,7 +107,7 @@ func TestTunedFilesMatchReferences(t *testing.T) {
 
 // TestTunedAllProfiles reads every profile tuned ships.
 func TestTunedAllProfiles(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, true)
 	env := knob.NewEnv(root)
 	settings := Audit(env, "linux")
 	ents, err := os.ReadDir(filepath.Join(root, "usr/lib/tuned"))
@@ -201,7 +210,7 @@ func TestLoadTunedIncludes(t *testing.T) {
 		"base/tuned.conf": "[main]\ninclude=vendor\n[sysctl]\nkernel.nmi_watchdog=0\n",
 		"my/tuned.conf": "[main]\ninclude=base, -optional ;vendor,${f:virt_check:virtual-guest:balanced}\n" +
 			"[variables]\ninclude=/etc/tuned/my-variables.conf\nbanned=${isolated_cores}\n" +
-			"[sysctl]\nvm.swappiness=5\nvm.stat_interval=${f:strip: 10 }\n" +
+			"[sysctl]\nvm.swappiness=5\nvm.stat_interval=${f:strip: 10 }\nkernel.sched_rt_runtime_us=${f:exec:echo:-1}\n" +
 			"[irqbalance]\nbanned_cpus=${banned}\n" +
 			"[disk]\ndevices=sda\nreadahead=4096\n" +
 			"[bootloader]\ncmdline_mine=+nohz=on\ncmdline_drop=-quiet\n" +
@@ -241,8 +250,11 @@ func TestLoadTunedIncludes(t *testing.T) {
 	if it := got["irqbalance"]; it.Reference.Value != "2-3" {
 		t.Errorf("irqbalance: the variable from the file: %+v", it)
 	}
-	if it := got["stat-interval"]; it.State != NotCompare || !strings.Contains(it.Note, "tuned's functions (strip)") {
-		t.Errorf("stat-interval: a function: %+v", it)
+	if it := got["stat-interval"]; it.Reference.Value != "10" || it.Command != "latlab knob set stat-interval 10" {
+		t.Errorf("stat-interval: ${f:strip: 10 } is 10: %+v", it)
+	}
+	if it := got["rt-throttling"]; it.State != NotCompare || it.Reference.Value != "${f:exec:echo:-1}" || !strings.Contains(it.Note, "tuned's exec: it runs echo -1, and latlab runs no command") {
+		t.Errorf("rt-throttling: exec is not run: %+v", it)
 	}
 	if it := got["nmi-watchdog"]; it.Reference.Profile != "base" || it.State != Same {
 		t.Errorf("nmi-watchdog from base: %+v", it)
@@ -322,7 +334,7 @@ func TestLoadTunedActive(t *testing.T) {
 // cpu-partitioning profile, read from its file (variables file,
 // functions, three profiles merged), on the test machine.
 func TestTunedGolden(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, true)
 	set, err := LoadTuned(filepath.Join(root, "usr/lib/tuned/cpu-partitioning"), root)
 	if err != nil {
 		t.Fatal(err)
