@@ -286,6 +286,70 @@ func TestLoadTunedIncludes(t *testing.T) {
 	}
 }
 
+// TestLoadTunedFunctions: a profile whose variables file sets its CPUs
+// with tuned's functions, worked out on the tree's CPUs; without the
+// file, tuned's assertion fails and the note says tuned refuses it.
+func TestLoadTunedFunctions(t *testing.T) {
+	dir := testutil.TempDir(t)
+	root := againstRoot(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"sys/devices/system/cpu/cpu0/topology/physical_package_id": "0\n",
+		"sys/devices/system/cpu/cpu1/topology/physical_package_id": "0\n",
+	})
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[variables]\ninclude=/etc/tuned/p-variables.conf\ncheck=\\\\${cores}\ncores=${cores}\n" +
+			"a1=${f:assertion_non_equal:cores are set:${cores}:${check}}\n" +
+			"[irqbalance]\nbanned_cpus=${cores}\n" +
+			"[bootloader]\ncmdline_p=+nohz_full=${cores} irqaffinity=${f:cpulist_invert:${cores}} tmp=${f:exec:mktemp}\n",
+	})
+	load := func() *Against {
+		set, err := LoadTuned(filepath.Join(dir, "p"), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := knob.NewEnv(root)
+		return CompareTuned(env, "linux", Audit(env, "linux"), set, Cmdline(root))
+	}
+	a := load()
+	notes := strings.Join(a.Notes, "\n")
+	for _, w := range []string{
+		`tuned refuses this profile: its assertion_non_equal "cores are set" fails ('${cores}' == '${cores}')`,
+		"p-variables.conf (p's [variables] include=) is not found: tuned skips it",
+	} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("without the variables file, notes lack %q:\n%s", w, notes)
+		}
+	}
+	for _, it := range a.Items {
+		if it.Knob == "irqbalance" && !strings.Contains(it.Note, "cores, which neither the profile nor a variables file sets: tuned leaves ${cores} as written") {
+			t.Errorf("irqbalance without the file: %+v", it)
+		}
+	}
+	testutil.WriteTree(t, root, map[string]string{"etc/tuned/p-variables.conf": "cores=${f:calc_isolated_cores:1}\n"})
+	a = load()
+	if strings.Contains(strings.Join(a.Notes, "\n"), "refuses") {
+		t.Errorf("with the variables file: %v", a.Notes)
+	}
+	n := 0
+	for _, it := range a.Items {
+		switch {
+		case it.Knob == "irqbalance":
+			n++
+			if it.Reference.Value != "1" || it.State == NotCompare {
+				t.Errorf("irqbalance: banned_cpus is CPU 1, compared: %+v", it)
+			}
+		case it.Reference.Key == "cmdline_p":
+			n++
+			if it.Reference.Value != "+nohz_full=1 irqaffinity=0 tmp=${f:exec:mktemp}" || it.State != Differs || !strings.Contains(it.Note, "add nohz_full=1 irqaffinity=0 to the kernel command line") {
+				t.Errorf("cmdline_p: %+v", it)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d items of p, want 2: %+v", n, a.Items)
+	}
+}
+
 // TestLoadTunedProfileDirVariables: a variables file beside a profile
 // given by path (${i:PROFILE_DIR}) is read there, not in the --root tree.
 func TestLoadTunedProfileDirVariables(t *testing.T) {
