@@ -149,7 +149,7 @@ func CompareAgainst(env *knob.Env, osName string, settings []Setting, profile, c
 		}
 		seen := map[string]bool{}
 		for _, key := range keys {
-			it := compareOne(env, k, refs[key], cmdline, unresolvedNote)
+			it := compareOne(env, k, refs[key], cmdline, citedNote)
 			it.Current = current[k.Name()]
 			if it.Command != "" && seen[it.Command] {
 				continue // busy_read and busy_poll: one knob, one command
@@ -293,6 +293,12 @@ func compareCmdline(it AgainstItem, value, cmdline string, why func(string) stri
 		it.State = Same
 	}
 	return it
+}
+
+// citedNote is unresolvedNote for a cited profile, whose references
+// hold none of its [variables]: read from its file, they are worked out.
+func citedNote(v string) string {
+	return unresolvedNote(v) + " from latlab's references, which hold no [variables] (give the profile's tuned.conf path to have them worked out)"
 }
 
 // unresolvedNote says why a value with ${...} left in it is not compared:

@@ -104,13 +104,15 @@ func (f *tunedFuncs) token(text, why string) string {
 // included), each once, innermost first.
 func (f *tunedFuncs) whys(s string) []string {
 	var out []string
+	seen := map[int]bool{} // a token's text may hold another many times
 	var walk func(s string, depth int)
 	walk = func(s string, depth int) {
 		for _, t := range tokenRE().FindAllString(s, -1) {
 			n, _ := strconv.Atoi(t[1 : len(t)-1])
-			if n >= len(f.tokens) || depth > 64 {
+			if n >= len(f.tokens) || depth > 64 || seen[n] {
 				continue
 			}
+			seen[n] = true
 			walk(f.tokens[n].text, depth+1)
 			if w := f.tokens[n].why; w != "" && !containsStr(out, w) {
 				out = append(out, w)

@@ -279,3 +279,23 @@ func TestTunedFuncsVariables(t *testing.T) {
 		t.Errorf("unread variables file: why %q, refusals %q", w, f.refusals)
 	}
 }
+
+// FuzzTunedFuncs: any value expands without a panic, and what is shown
+// has every call latlab left put back (no token).
+func FuzzTunedFuncs(f *testing.F) {
+	for _, s := range []string{
+		"${f:cpulist2hex:${f:cpulist_invert:${f:cpulist_unpack:1}}}",
+		"${f:strip:${f:exec:mktemp:-d}}", `\${f:x}`, "}${", "${f:cpulist_pack:}${f:strip:a}",
+		"${f:regex_search_ternary:a:(:b:c}", "${f:cpulist_unpack:0x1,,^2-3}", "${f:hex2cpulist:0x_}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fx := newTunedFuncs(fourCPUs(false))
+		v := fx.expand(s, map[string]string{"x": "${f:exec:a}"})
+		fx.whys(v)
+		if r := fx.restore(v); strings.IndexByte(s, 0) < 0 && strings.IndexByte(r, 0) >= 0 {
+			t.Fatalf("%q shows a token: %q", s, r)
+		}
+	})
+}
