@@ -299,7 +299,7 @@ func TestLoadTunedFunctions(t *testing.T) {
 	testutil.WriteTree(t, dir, map[string]string{
 		"p/tuned.conf": "[variables]\ninclude=/etc/tuned/p-variables.conf\ncheck=\\\\${cores}\ncores=${cores}\n" +
 			"a1=${f:assertion_non_equal:cores are set:${cores}:${check}}\n" +
-			"[irqbalance]\nbanned_cpus=${cores}\n" +
+			"[irqbalance]\nbanned_cpus=${cores}\ndevices=${f:cpulist2devs:${cores}}\n" +
 			"[bootloader]\ncmdline_p=+nohz_full=${cores} irqaffinity=${f:cpulist_invert:${cores}} tmp=${f:exec:mktemp}\n",
 	})
 	load := func() *Against {
@@ -335,7 +335,7 @@ func TestLoadTunedFunctions(t *testing.T) {
 		switch {
 		case it.Knob == "irqbalance":
 			n++
-			if it.Reference.Value != "1" || it.State == NotCompare {
+			if it.Reference.Value != "1" || it.State == NotCompare || !strings.Contains(it.Note, "tuned applies it to devices=cpu1 only") {
 				t.Errorf("irqbalance: banned_cpus is CPU 1, compared: %+v", it)
 			}
 		case it.Reference.Key == "cmdline_p":

@@ -160,6 +160,10 @@ func (l *tunedLoader) load(spec string) (*TunedSet, error) {
 		return nil, badinput.Errorf("--against %q: neither a path (a \"/\" or a .conf ending) nor \"active\"", spec)
 	}
 	l.resolveVars()
+	for _, u := range l.set.Merged.Units {
+		// tuned expands devices= once the variables are known (loader.py).
+		u.Devices = l.set.fx.restore(l.set.fx.expand(u.Devices, l.set.Vars))
+	}
 	l.applyConditions()
 	l.set.Notes = append(append([]string(nil), l.set.fx.refusals...), l.set.Notes...)
 	return l.set, nil
