@@ -83,14 +83,26 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 				}
 				o := u.Opts[key]
 				v := set.fx.expand(o.Value, set.Vars)
-				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: set.fx.restore(v)}
+				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: set.fx.render(v, 0)}
 				if u.Type != u.Name {
 					r.Section = u.Type
 				}
 				if set.fromEmbedded(o.Profile) {
 					r.Version = knob.TunedVersion
 				}
-				it := compareOne(env, k, r, cmdline, func(string) string { return set.unresolvedNote(v) })
+				why := func(string) string { return set.unresolvedNote(v) }
+				it := compareOne(env, k, r, cmdline, why)
+				if old := set.fx.render(v, 1); old != r.Value && it.State != Same {
+					// tuned before 2.26 writes it otherwise: the profile's
+					// either way, the newer form shown.
+					r.Value = old
+					if it2 := compareOne(env, k, r, cmdline, why); it2.State == Same {
+						it = it2
+						it.Note = joinNote(it.Note, "as tuned before 2.26 writes it (its calc_isolated_cores joined the CPUs; 2.26 on packs them)")
+					} else {
+						it.Note = joinNote(it.Note, "tuned before 2.26 writes it "+old+" (its calc_isolated_cores joined the CPUs)")
+					}
+				}
 				it.Current = current[k.Name()]
 				if u.Name != u.Type {
 					it.Note = joinNote(it.Note, fmt.Sprintf("set in [%s], a %s section", u.Name, u.Type))

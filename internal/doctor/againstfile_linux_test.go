@@ -350,6 +350,47 @@ func TestLoadTunedFunctions(t *testing.T) {
 	}
 }
 
+// TestLoadTunedVersions: calc_isolated_cores packs its CPUs from tuned
+// 2.26 on (1-3), and joined them before (1,2,3): a boot parameter made
+// of it is the profile's in either form.
+func TestLoadTunedVersions(t *testing.T) {
+	dir := testutil.TempDir(t)
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[variables]\ncores=${f:calc_isolated_cores:1}\n[bootloader]\ncmdline_p=+nohz_full=${cores}\n",
+	})
+	for _, c := range []struct{ cmdline, state, note string }{
+		{"ro nohz_full=1-3", Same, ""},
+		{"ro nohz_full=1,2,3", Same, "as tuned before 2.26 writes it"},
+		{"ro", Differs, "add nohz_full=1-3 to the kernel command line (latlab knob explain isolation); tuned before 2.26 writes it +nohz_full=1,2,3"},
+	} {
+		root := againstRoot(t)
+		files := map[string]string{"proc/cmdline": c.cmdline + "\n"}
+		for i := 0; i < 4; i++ {
+			files[fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/physical_package_id", i)] = "0\n"
+		}
+		testutil.WriteTree(t, root, files)
+		set, err := LoadTuned(filepath.Join(dir, "p"), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := knob.NewEnv(root)
+		a := CompareTuned(env, "linux", Audit(env, "linux"), set, Cmdline(root))
+		found := false
+		for _, it := range a.Items {
+			if it.Reference.Key != "cmdline_p" {
+				continue
+			}
+			found = true
+			if it.State != c.state || !strings.Contains(it.Note, c.note) || (c.note == "" && strings.Contains(it.Note, "2.26")) {
+				t.Errorf("%q: %+v, want %s with %q", c.cmdline, it, c.state, c.note)
+			}
+		}
+		if !found {
+			t.Errorf("%q: no cmdline_p item: %+v", c.cmdline, a.Items)
+		}
+	}
+}
+
 // TestLoadTunedProfileDirVariables: a variables file beside a profile
 // given by path (${i:PROFILE_DIR}) is read there, not in the --root tree.
 func TestLoadTunedProfileDirVariables(t *testing.T) {

@@ -51,7 +51,11 @@ type tunedFuncs struct {
 	// order is unknown (cpulist_invert on a large machine).
 	tokens []tunedToken
 	sorted map[int]string
-	reads  map[string]readResult
+	// forms, beside a token, are the two values tuned's versions give
+	// (calc_isolated_cores packs its CPUs from tuned 2.26 on: 1-3, not
+	// 1,2,3): the newer first, which the token's text is.
+	forms map[int][2]string
+	reads map[string]readResult
 	// refusals are the failed assertions: tuned refuses the profile.
 	refusals []string
 	// unreadVars are the variables files latlab cannot read: a variable
@@ -69,7 +73,7 @@ type readResult struct {
 }
 
 func newTunedFuncs(m tunedMachine) *tunedFuncs {
-	return &tunedFuncs{m: m, sorted: map[int]string{}, reads: map[string]readResult{}}
+	return &tunedFuncs{m: m, sorted: map[int]string{}, forms: map[int][2]string{}, reads: map[string]readResult{}}
 }
 
 // expand is tuned's Variables.expand: variables, then functions.
@@ -236,47 +240,98 @@ func (f *tunedFuncs) call(s string) (string, bool) {
 	if (lim[0] != 0 && len(args) > lim[0]) || (lim[1] >= 0 && len(args) < lim[1]) {
 		return "", false // tuned: "invalid number of arguments"
 	}
-	for i, a := range args {
+	for _, a := range args {
 		if len(f.unreadVars) > 0 && strings.Contains(a, "${") {
 			return f.token(text, "a variable that "+strings.Join(f.unreadVars, " or ")+", which latlab cannot read, may set"), true
 		}
-		if strings.IndexByte(a, 0) < 0 {
-			continue
-		}
-		if cpuListFuncs[name] {
-			a = tokenRE().ReplaceAllStringFunc(a, func(t string) string {
-				n, _ := strconv.Atoi(t[1 : len(t)-1])
-				if l, ok := f.sorted[n]; ok {
-					return l
+	}
+	// The arguments as each tuned version gives them.
+	var in [2][]string
+	for form := range in {
+		for _, a := range args {
+			a = f.resolve(a, form, cpuListFuncs[name])
+			if strings.IndexByte(a, 0) >= 0 {
+				// It uses what latlab cannot tell.
+				why := ""
+				if strings.HasPrefix(name, "assertion") {
+					why = fmt.Sprintf("whether tuned accepts the profile is unknown: its %s %q compares values latlab cannot tell", name, args[0])
+					f.refusals = appendOnce(f.refusals, why)
 				}
-				return t
-			})
-			args[i] = a
-		}
-		if strings.IndexByte(a, 0) >= 0 {
-			// It uses what latlab cannot tell.
-			why := ""
-			if strings.HasPrefix(name, "assertion") {
-				why = fmt.Sprintf("whether tuned accepts the profile is unknown: its %s %q compares values latlab cannot tell", name, args[0])
-				f.refusals = appendOnce(f.refusals, why)
+				return f.token(text, why), true
 			}
-			return f.token(text, why), true
+			in[form] = append(in[form], a)
 		}
 	}
-	res, err := f.eval(name, args)
+	var res [2]string
+	var errs [2]error
+	res[0], errs[0] = f.eval(name, in[0])
+	res[1], errs[1] = res[0], errs[0]
+	if strings.Join(in[0], ":") != strings.Join(in[1], ":") {
+		res[1], errs[1] = f.eval(name, in[1])
+	}
 	var u *unknownErr
 	var r *refusal
 	switch {
-	case errors.Is(err, errNone):
+	case errors.Is(errs[0], errNone) && errors.Is(errs[1], errNone):
 		return "", false
-	case errors.As(err, &u):
+	case errors.As(errs[0], &u) || errors.As(errs[1], &u):
 		return f.token(text, "tuned's "+name+": "+u.why), true
-	case errors.As(err, &r):
+	case errors.As(errs[0], &r) && errors.As(errs[1], &r):
 		// tuned stops loading the profile there.
 		f.refusals = appendOnce(f.refusals, r.why)
 		return "", false
+	case errs[0] != nil || errs[1] != nil:
+		why := fmt.Sprintf("whether tuned accepts the profile depends on its version: its %s %q holds on one and fails on the other", name, args[0])
+		if !strings.HasPrefix(name, "assertion") {
+			why = "tuned's " + name + " gives a value on one version of tuned and none on the other"
+		}
+		f.refusals = appendOnce(f.refusals, why)
+		return f.token(text, why), true
+	case res[0] != res[1]:
+		return f.twoForms(res[0], res[1]), true
 	}
-	return res, true
+	return res[0], true
+}
+
+// twoForms is a token for a value tuned 2.26 on gives as a and older
+// versions as b.
+func (f *tunedFuncs) twoForms(a, b string) string {
+	tok := f.token(a, "")
+	n, _ := strconv.Atoi(tok[1 : len(tok)-1])
+	f.forms[n] = [2]string{a, b}
+	return tok
+}
+
+// resolve puts in s the values of the calls whose value latlab knows
+// for tuned's version form (0 from 2.26 on, 1 before), and, for a
+// function that reads CPU lists, cpulist_invert's CPUs whatever their
+// order; the tokens left are what latlab cannot tell.
+func (f *tunedFuncs) resolve(s string, form int, cpus bool) string {
+	for i := 0; i < 64 && strings.IndexByte(s, 0) >= 0; i++ {
+		changed := false
+		s = tokenRE().ReplaceAllStringFunc(s, func(t string) string {
+			n, _ := strconv.Atoi(t[1 : len(t)-1])
+			if v, ok := f.forms[n]; ok {
+				changed = true
+				return v[form]
+			}
+			if l, ok := f.sorted[n]; ok && cpus {
+				changed = true
+				return l
+			}
+			return t
+		})
+		if !changed {
+			break
+		}
+	}
+	return s
+}
+
+// render is a value as tuned's version form gives it, what latlab
+// cannot tell written back as the profile wrote it.
+func (f *tunedFuncs) render(s string, form int) string {
+	return f.restore(f.resolve(s, form, false))
 }
 
 func appendOnce(l []string, s string) []string {
@@ -508,7 +563,12 @@ func (f *tunedFuncs) calcIsolatedCores(args []string) (string, error) {
 		}
 	}
 	sort.Ints(isol)
-	return cpuset.FormatList(isol), nil
+	// tuned 2.26 packed the list (commit f64fac7: "Make
+	// calc_isolated_cores return CPU ranges"); before, it joined the CPUs.
+	if packed, joined := cpuset.FormatList(isol), joinInts(isol); packed != joined {
+		return f.twoForms(packed, joined), nil
+	}
+	return joinInts(isol), nil
 }
 
 // readMachine reads a file tuned's function reads: on this machine a

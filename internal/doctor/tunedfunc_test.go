@@ -48,6 +48,7 @@ func fourCPUs(host bool) tunedMachine {
 func TestTunedFuncs(t *testing.T) {
 	for _, c := range []struct {
 		in, want string
+		old      string // what tuned before 2.26 gives, when it differs
 		why      string // a reason the value stays unknown
 		refused  string // tuned refuses the profile
 	}{
@@ -141,7 +142,11 @@ func TestTunedFuncs(t *testing.T) {
 		// calc_isolated_cores: all but the first N of each package.
 		{in: "${f:calc_isolated_cores}", want: "1,3"},
 		{in: "${f:calc_isolated_cores:1}", want: "1,3"},
-		{in: "${f:calc_isolated_cores:0}", want: "0-3"},
+		{in: "${f:calc_isolated_cores:0}", want: "0-3", old: "0,1,2,3"},
+		{in: "${f:cpulist2hex:${f:calc_isolated_cores:0}}", want: "0000000f"},
+		{in: "${f:regex_search_ternary:${f:calc_isolated_cores:0}:-:a:b}", want: "a", old: "b"},
+		{in: "${f:assertion_non_equal:m:${f:calc_isolated_cores:0}:${c}}", want: "${f:assertion_non_equal:m:0-3:${c}}", old: "${f:assertion_non_equal:m:0,1,2,3:${c}}"},
+		{in: "${f:assertion:m:${f:calc_isolated_cores:0}:0-3}", want: "${f:assertion:m:0-3:0-3}", why: "depends on its version", refused: `whether tuned accepts the profile depends on its version: its assertion "m"`},
 		{in: "${f:calc_isolated_cores:2}", want: ""},
 		{in: "${f:calc_isolated_cores:x}", want: "${f:calc_isolated_cores:x}"},
 		{in: "${f:calc_isolated_cores:}", want: "${f:calc_isolated_cores:}"},
@@ -175,6 +180,12 @@ func TestTunedFuncs(t *testing.T) {
 		got := f.expand(c.in, map[string]string{})
 		if r := f.restore(got); r != c.want {
 			t.Errorf("%s = %q, want %q", c.in, r, c.want)
+		}
+		if c.old == "" {
+			c.old = c.want
+		}
+		if r := f.render(got, 1); r != c.old {
+			t.Errorf("%s before tuned 2.26 = %q, want %q", c.in, r, c.old)
 		}
 		whys := strings.Join(f.whys(got), "; ")
 		if (c.why == "") != (whys == "") || !strings.Contains(whys, c.why) {
