@@ -792,10 +792,7 @@ func hex2cpulist(mask string) ([]int, error) {
 		return nil, nil
 	}
 	if len(d) >= 2 && strings.EqualFold(d[:2], "0x") {
-		d = d[2:]
-		if strings.HasPrefix(d, "_") {
-			d = d[1:] // int("0x_f", 16) is 15
-		}
+		d = strings.TrimPrefix(d[2:], "_") // int("0x_f", 16) is 15
 	}
 	if !validDigits(d, "0123456789abcdefABCDEF") || neg {
 		return nil, nil
