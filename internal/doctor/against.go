@@ -37,6 +37,9 @@ type Against struct {
 	// include tuned works out on the machine, a missing variables file,
 	// a disabled section.
 	Notes []string `json:"notes,omitempty"`
+	// Refused says why tuned would refuse the profile here (one of its
+	// assertions fails), or that latlab cannot tell whether it would.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // The states of an item.

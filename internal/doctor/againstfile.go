@@ -121,6 +121,8 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 			}
 		}
 	}
+	// Expanding the settings may have met an assertion too.
+	a.Refused = append([]string(nil), set.fx.refusals...)
 	return a
 }
 

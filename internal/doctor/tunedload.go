@@ -55,7 +55,10 @@ type TunedSet struct {
 	// token of fx.
 	Vars  map[string]string
 	Notes []string
-	fx    *tunedFuncs
+	// Refused says why tuned refuses the profile here: a failed
+	// assertion (or one latlab cannot tell).
+	Refused []string
+	fx      *tunedFuncs
 }
 
 // LoadedProfile is one profile merged and where it was read.
@@ -165,7 +168,7 @@ func (l *tunedLoader) load(spec string) (*TunedSet, error) {
 		u.Devices = l.set.fx.restore(l.set.fx.expand(u.Devices, l.set.Vars))
 	}
 	l.applyConditions()
-	l.set.Notes = append(append([]string(nil), l.set.fx.refusals...), l.set.Notes...)
+	l.set.Refused = l.set.fx.refusals
 	return l.set, nil
 }
 
