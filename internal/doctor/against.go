@@ -37,6 +37,9 @@ type Against struct {
 	// include tuned works out on the machine, a missing variables file,
 	// a disabled section.
 	Notes []string `json:"notes,omitempty"`
+	// Refused says why tuned would refuse the profile here (one of its
+	// assertions fails), or that latlab cannot tell whether it would.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // The states of an item.
@@ -149,7 +152,7 @@ func CompareAgainst(env *knob.Env, osName string, settings []Setting, profile, c
 		}
 		seen := map[string]bool{}
 		for _, key := range keys {
-			it := compareOne(env, k, refs[key], cmdline)
+			it := compareOne(env, k, refs[key], cmdline, citedNote)
 			it.Current = current[k.Name()]
 			if it.Command != "" && seen[it.Command] {
 				continue // busy_read and busy_poll: one knob, one command
@@ -173,15 +176,16 @@ func containsStr(l []string, s string) bool {
 	return false
 }
 
-// compareOne judges one reference against this system.
-func compareOne(env *knob.Env, k knob.Knob, r knob.Reference, cmdline string) AgainstItem {
+// compareOne judges one reference against this system; why says why a
+// value with ${...} left in it is not compared.
+func compareOne(env *knob.Env, k knob.Knob, r knob.Reference, cmdline string, why func(string) string) AgainstItem {
 	it := AgainstItem{Knob: k.Name(), Reference: r}
 	if r.Section == "bootloader" {
-		return compareCmdline(it, r.Value, cmdline)
+		return compareCmdline(it, r.Value, cmdline, why)
 	}
 	if strings.Contains(r.Value, "${") {
 		it.State = NotCompare
-		it.Note = unresolvedNote(r.Value)
+		it.Note = why(r.Value)
 		return it
 	}
 	if len(r.Value) > 1 && (r.Value[0] == '>' || r.Value[0] == '<') {
@@ -247,7 +251,7 @@ func knobValue(r knob.Reference, v string) (string, bool) {
 
 // compareCmdline checks the profile's boot parameters on the kernel
 // command line: the ones without variables.
-func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
+func compareCmdline(it AgainstItem, value, cmdline string, why func(string) string) AgainstItem {
 	have := map[string]bool{}
 	for _, f := range strings.Fields(cmdline) {
 		have[f] = true
@@ -287,11 +291,17 @@ func compareCmdline(it AgainstItem, value, cmdline string) AgainstItem {
 		it.Note = "a boot parameter: add " + strings.Join(missing, " ") + " to the kernel command line (latlab knob explain " + it.Knob + ")"
 	case vars:
 		it.State = NotCompare
-		it.Note = "the rest comes " + strings.TrimPrefix(unresolvedNote(value), "the profile sets it ")
+		it.Note = "the rest comes " + strings.TrimPrefix(why(value), "the profile sets it ")
 	default:
 		it.State = Same
 	}
 	return it
+}
+
+// citedNote is unresolvedNote for a cited profile, whose references
+// hold none of its [variables]: read from its file, they are worked out.
+func citedNote(v string) string {
+	return unresolvedNote(v) + " from latlab's references, which hold no [variables] (give the profile's tuned.conf path to have them worked out)"
 }
 
 // unresolvedNote says why a value with ${...} left in it is not compared:

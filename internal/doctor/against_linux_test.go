@@ -91,7 +91,7 @@ func TestCompareAgainst(t *testing.T) {
 	if it := item(a, "nmi-watchdog"); it.State != Same {
 		t.Errorf("nmi-watchdog is 0 as realtime sets it: %+v", it)
 	}
-	if it := item(a, "irqbalance"); it.State != NotCompare {
+	if it := item(a, "irqbalance"); it.State != NotCompare || !strings.Contains(it.Note, "give the profile's tuned.conf path") {
 		t.Errorf("irqbalance's banned_cpus come from a variable: %+v", it)
 	}
 	// The boot parameters: network-latency's skew_tick=1 is there,

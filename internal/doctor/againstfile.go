@@ -82,14 +82,27 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 					continue
 				}
 				o := u.Opts[key]
-				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: expandVars(o.Value, set.Vars)}
+				v := set.fx.expand(o.Value, set.Vars)
+				r := knob.Reference{Source: "tuned", Profile: o.Profile, Section: u.Name, Key: key, Value: set.fx.render(v, 0)}
 				if u.Type != u.Name {
 					r.Section = u.Type
 				}
 				if set.fromEmbedded(o.Profile) {
 					r.Version = knob.TunedVersion
 				}
-				it := compareOne(env, k, r, cmdline)
+				why := func(string) string { return set.unresolvedNote(v) }
+				it := compareOne(env, k, r, cmdline, why)
+				if old := set.fx.render(v, 1); old != r.Value && it.State != Same {
+					// tuned before 2.26 writes it otherwise: the profile's
+					// either way, the newer form shown.
+					r.Value = old
+					if it2 := compareOne(env, k, r, cmdline, why); it2.State == Same {
+						it = it2
+						it.Note = joinNote(it.Note, "as tuned before 2.26 writes it (its calc_isolated_cores joined the CPUs; 2.26 on packs them)")
+					} else {
+						it.Note = joinNote(it.Note, "tuned before 2.26 writes it "+old+" (its calc_isolated_cores joined the CPUs)")
+					}
+				}
 				it.Current = current[k.Name()]
 				if u.Name != u.Type {
 					it.Note = joinNote(it.Note, fmt.Sprintf("set in [%s], a %s section", u.Name, u.Type))
@@ -108,7 +121,36 @@ func CompareTuned(env *knob.Env, osName string, settings []Setting, set *TunedSe
 			}
 		}
 	}
+	// Expanding the settings may have met an assertion too.
+	a.Refused = append([]string(nil), set.fx.refusals...)
 	return a
+}
+
+// unresolvedNote says why a value of the profile, as expanded (calls
+// latlab left unevaluated standing as tokens), is not compared: the
+// reasons of those calls, and the variables no file sets, which tuned
+// leaves as written.
+func (s *TunedSet) unresolvedNote(v string) string {
+	parts := s.fx.whys(v)
+	funcs, vars := unresolved(v)
+	if len(vars) > 0 {
+		var refs []string
+		for _, n := range vars {
+			refs = append(refs, "${"+n+"}")
+		}
+		if len(s.fx.unreadVars) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, which %s, which latlab cannot read, may set", strings.Join(vars, ", "), strings.Join(s.fx.unreadVars, " or ")))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s, which neither the profile nor a variables file sets: tuned leaves %s as written", strings.Join(vars, ", "), strings.Join(refs, ", ")))
+		}
+	}
+	if len(funcs) > 0 {
+		parts = append(parts, fmt.Sprintf("tuned's %s, which tuned leaves as written here (it logs an error)", strings.Join(funcs, ", ")))
+	}
+	if len(parts) == 0 {
+		return unresolvedNote(s.fx.restore(v))
+	}
+	return "the profile sets it from what latlab cannot work out here: " + strings.Join(parts, "; ")
 }
 
 func (s *TunedSet) fromEmbedded(profile string) bool {

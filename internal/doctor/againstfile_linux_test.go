@@ -38,12 +38,20 @@ func tunedTree(t *testing.T) string {
 
 // tunedRoot is againstRoot, an x86 machine's /proc/cpuinfo, and tuned's
 // package as installed: its profiles in /usr/lib/tuned, its variables
-// files in /etc/tuned.
-func tunedRoot(t *testing.T) string {
+// files in /etc/tuned. With topology, its two CPUs are in one package
+// (tuned's calc_isolated_cores reads it); without, the tree does not
+// say, and what the variables files work out from it stays unknown.
+func tunedRoot(t *testing.T, topology bool) string {
 	t.Helper()
 	tree := tunedTree(t)
 	root := againstRoot(t)
 	testutil.WriteTree(t, root, map[string]string{"proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu sse2\n"})
+	if topology {
+		testutil.WriteTree(t, root, map[string]string{
+			"sys/devices/system/cpu/cpu0/topology/physical_package_id": "0\n",
+			"sys/devices/system/cpu/cpu1/topology/physical_package_id": "0\n",
+		})
+	}
 	for _, d := range []string{"usr/lib/tuned", "etc/tuned"} {
 		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join(tree, d))); err != nil {
 			t.Fatal(err)
@@ -64,9 +72,10 @@ func itemKeys(a *Against) []string {
 
 // TestTunedFilesMatchReferences reads each profile latlab cites from
 // tuned's own files and checks that it gives the items the catalogue's
-// references give.
+// references give, on a tree that does not say which CPUs tuned's
+// calc_isolated_cores would isolate (the references hold no variables).
 func TestTunedFilesMatchReferences(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, false)
 	env := knob.NewEnv(root)
 	settings := Audit(env, "linux")
 	cmdline := Cmdline(root)
@@ -98,7 +107,7 @@ func TestTunedFilesMatchReferences(t *testing.T) {
 
 // TestTunedAllProfiles reads every profile tuned ships.
 func TestTunedAllProfiles(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, true)
 	env := knob.NewEnv(root)
 	settings := Audit(env, "linux")
 	ents, err := os.ReadDir(filepath.Join(root, "usr/lib/tuned"))
@@ -201,7 +210,7 @@ func TestLoadTunedIncludes(t *testing.T) {
 		"base/tuned.conf": "[main]\ninclude=vendor\n[sysctl]\nkernel.nmi_watchdog=0\n",
 		"my/tuned.conf": "[main]\ninclude=base, -optional ;vendor,${f:virt_check:virtual-guest:balanced}\n" +
 			"[variables]\ninclude=/etc/tuned/my-variables.conf\nbanned=${isolated_cores}\n" +
-			"[sysctl]\nvm.swappiness=5\nvm.stat_interval=${f:strip: 10 }\n" +
+			"[sysctl]\nvm.swappiness=5\nvm.stat_interval=${f:strip: 10 }\nkernel.sched_rt_runtime_us=${f:exec:echo:-1}\n" +
 			"[irqbalance]\nbanned_cpus=${banned}\n" +
 			"[disk]\ndevices=sda\nreadahead=4096\n" +
 			"[bootloader]\ncmdline_mine=+nohz=on\ncmdline_drop=-quiet\n" +
@@ -241,8 +250,11 @@ func TestLoadTunedIncludes(t *testing.T) {
 	if it := got["irqbalance"]; it.Reference.Value != "2-3" {
 		t.Errorf("irqbalance: the variable from the file: %+v", it)
 	}
-	if it := got["stat-interval"]; it.State != NotCompare || !strings.Contains(it.Note, "tuned's functions (strip)") {
-		t.Errorf("stat-interval: a function: %+v", it)
+	if it := got["stat-interval"]; it.Reference.Value != "10" || it.Command != "latlab knob set stat-interval 10" {
+		t.Errorf("stat-interval: ${f:strip: 10 } is 10: %+v", it)
+	}
+	if it := got["rt-throttling"]; it.State != NotCompare || it.Reference.Value != "${f:exec:echo:-1}" || !strings.Contains(it.Note, "tuned's exec: it runs echo -1, and latlab runs no command") {
+		t.Errorf("rt-throttling: exec is not run: %+v", it)
 	}
 	if it := got["nmi-watchdog"]; it.Reference.Profile != "base" || it.State != Same {
 		t.Errorf("nmi-watchdog from base: %+v", it)
@@ -271,6 +283,114 @@ func TestLoadTunedIncludes(t *testing.T) {
 	}
 	if strings.Join(a.Profiles, " ") != "my base vendor network-latency latency-performance" || len(a.From) != len(a.Profiles) {
 		t.Errorf("profiles %v from %v", a.Profiles, a.From)
+	}
+}
+
+// TestLoadTunedFunctions: a profile whose variables file sets its CPUs
+// with tuned's functions, worked out on the tree's CPUs; without the
+// file, tuned's assertion fails and the note says tuned refuses it.
+func TestLoadTunedFunctions(t *testing.T) {
+	dir := testutil.TempDir(t)
+	root := againstRoot(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"sys/devices/system/cpu/cpu0/topology/physical_package_id": "0\n",
+		"sys/devices/system/cpu/cpu1/topology/physical_package_id": "0\n",
+	})
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[variables]\ninclude=/etc/tuned/p-variables.conf\ncheck=\\\\${cores}\ncores=${cores}\n" +
+			"a1=${f:assertion_non_equal:cores are set:${cores}:${check}}\n" +
+			"[irqbalance]\nbanned_cpus=${cores}\ndevices=${f:cpulist2devs:${cores}}\n" +
+			"[bootloader]\ncmdline_p=+nohz_full=${cores} irqaffinity=${f:cpulist_invert:${cores}} tmp=${f:exec:mktemp}\n",
+	})
+	load := func() *Against {
+		set, err := LoadTuned(filepath.Join(dir, "p"), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := knob.NewEnv(root)
+		return CompareTuned(env, "linux", Audit(env, "linux"), set, Cmdline(root))
+	}
+	a := load()
+	notes := strings.Join(append(a.Refused, a.Notes...), "\n")
+	for _, w := range []string{
+		`tuned refuses this profile: its assertion_non_equal "cores are set" fails ('${cores}' == '${cores}')`,
+		"p-variables.conf (p's [variables] include=) is not found: tuned skips it",
+	} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("without the variables file, notes lack %q:\n%s", w, notes)
+		}
+	}
+	if len(a.Refused) != 1 {
+		t.Errorf("refused %q, want the assertion", a.Refused)
+	}
+	for _, it := range a.Items {
+		if it.Knob == "irqbalance" && !strings.Contains(it.Note, "cores, which neither the profile nor a variables file sets: tuned leaves ${cores} as written") {
+			t.Errorf("irqbalance without the file: %+v", it)
+		}
+	}
+	testutil.WriteTree(t, root, map[string]string{"etc/tuned/p-variables.conf": "cores=${f:calc_isolated_cores:1}\n"})
+	a = load()
+	if len(a.Refused) != 0 {
+		t.Errorf("with the variables file: %v", a.Refused)
+	}
+	n := 0
+	for _, it := range a.Items {
+		switch {
+		case it.Knob == "irqbalance":
+			n++
+			if it.Reference.Value != "1" || it.State == NotCompare || !strings.Contains(it.Note, "tuned applies it to devices=cpu1 only") {
+				t.Errorf("irqbalance: banned_cpus is CPU 1, compared: %+v", it)
+			}
+		case it.Reference.Key == "cmdline_p":
+			n++
+			if it.Reference.Value != "+nohz_full=1 irqaffinity=0 tmp=${f:exec:mktemp}" || it.State != Differs || !strings.Contains(it.Note, "add nohz_full=1 irqaffinity=0 to the kernel command line") {
+				t.Errorf("cmdline_p: %+v", it)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d items of p, want 2: %+v", n, a.Items)
+	}
+}
+
+// TestLoadTunedVersions: calc_isolated_cores packs its CPUs from tuned
+// 2.26 on (1-3), and joined them before (1,2,3): a boot parameter made
+// of it is the profile's in either form.
+func TestLoadTunedVersions(t *testing.T) {
+	dir := testutil.TempDir(t)
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[variables]\ncores=${f:calc_isolated_cores:1}\n[bootloader]\ncmdline_p=+nohz_full=${cores}\n",
+	})
+	for _, c := range []struct{ cmdline, state, note string }{
+		{"ro nohz_full=1-3", Same, ""},
+		{"ro nohz_full=1,2,3", Same, "as tuned before 2.26 writes it"},
+		{"ro", Differs, "add nohz_full=1-3 to the kernel command line (latlab knob explain isolation); tuned before 2.26 writes it +nohz_full=1,2,3"},
+	} {
+		root := againstRoot(t)
+		files := map[string]string{"proc/cmdline": c.cmdline + "\n"}
+		for i := 0; i < 4; i++ {
+			files[fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/physical_package_id", i)] = "0\n"
+		}
+		testutil.WriteTree(t, root, files)
+		set, err := LoadTuned(filepath.Join(dir, "p"), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := knob.NewEnv(root)
+		a := CompareTuned(env, "linux", Audit(env, "linux"), set, Cmdline(root))
+		found := false
+		for _, it := range a.Items {
+			if it.Reference.Key != "cmdline_p" {
+				continue
+			}
+			found = true
+			if it.State != c.state || !strings.Contains(it.Note, c.note) || (c.note == "" && strings.Contains(it.Note, "2.26")) {
+				t.Errorf("%q: %+v, want %s with %q", c.cmdline, it, c.state, c.note)
+			}
+		}
+		if !found {
+			t.Errorf("%q: no cmdline_p item: %+v", c.cmdline, a.Items)
+		}
 	}
 }
 
@@ -322,7 +442,7 @@ func TestLoadTunedActive(t *testing.T) {
 // cpu-partitioning profile, read from its file (variables file,
 // functions, three profiles merged), on the test machine.
 func TestTunedGolden(t *testing.T) {
-	root := tunedRoot(t)
+	root := tunedRoot(t, true)
 	set, err := LoadTuned(filepath.Join(root, "usr/lib/tuned/cpu-partitioning"), root)
 	if err != nil {
 		t.Fatal(err)

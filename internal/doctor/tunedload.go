@@ -12,6 +12,7 @@ import (
 	"github.com/latlab/latlab/internal/badinput"
 	"github.com/latlab/latlab/internal/knob"
 	"github.com/latlab/latlab/internal/lazy"
+	"github.com/latlab/latlab/internal/rootfs"
 )
 
 // The bounds of reading a tuned profile: tuned's own tuned.conf files are
@@ -49,8 +50,15 @@ type TunedSet struct {
 	// the profile that includes it); the last one's values win.
 	Loaded []LoadedProfile
 	Merged *tunedProfile
-	Vars   map[string]string
-	Notes  []string
+	// Vars are the merged variables as tuned works them out, a call of
+	// one of tuned's functions latlab cannot evaluate standing as a
+	// token of fx.
+	Vars  map[string]string
+	Notes []string
+	// Refused says why tuned refuses the profile here: a failed
+	// assertion (or one latlab cannot tell).
+	Refused []string
+	fx      *tunedFuncs
 }
 
 // LoadedProfile is one profile merged and where it was read.
@@ -100,7 +108,14 @@ func LoadTuned(spec, root string) (*TunedSet, error) {
 }
 
 func (l *tunedLoader) load(spec string) (*TunedSet, error) {
-	l.set = &TunedSet{Merged: newTunedProfile(), Vars: map[string]string{}}
+	l.set = &TunedSet{Merged: newTunedProfile(), Vars: map[string]string{}, fx: newTunedFuncs(tunedMachine{
+		read: func(p string) (string, error) {
+			b, err := l.read(tunedFile{p, true}, 4<<20)
+			return string(b), err
+		},
+		list: func(dir string) ([]string, error) { return listTunedDir(l.root, dir, 1<<16) },
+		host: rootfs.IsHost(l.root),
+	})}
 	switch {
 	case spec == "active":
 		af := tunedFile{ActiveProfileFile, true}
@@ -148,7 +163,12 @@ func (l *tunedLoader) load(spec string) (*TunedSet, error) {
 		return nil, badinput.Errorf("--against %q: neither a path (a \"/\" or a .conf ending) nor \"active\"", spec)
 	}
 	l.resolveVars()
+	for _, u := range l.set.Merged.Units {
+		// tuned expands devices= once the variables are known (loader.py).
+		u.Devices = l.set.fx.restore(l.set.fx.expand(u.Devices, l.set.Vars))
+	}
 	l.applyConditions()
+	l.set.Refused = l.set.fx.refusals
 	return l.set, nil
 }
 
@@ -186,10 +206,11 @@ func (l *tunedLoader) applyConditions() {
 			}
 			// tuned's re.search with re.MULTILINE; a Python pattern Go's
 			// syntax lacks is not checked.
-			re, err := regexp.Compile("(?m)" + expandVars(c.re, l.set.Vars))
+			pat := l.set.fx.expand(c.re, l.set.Vars)
+			re, err := regexp.Compile("(?m)" + pat)
 			text, ok := machine(c.what)
 			switch {
-			case err != nil || !ok:
+			case err != nil || !ok || strings.IndexByte(pat, 0) >= 0:
 				l.set.Notes = append(l.set.Notes, fmt.Sprintf("[%s] applies only where %s matches %s=%s: not checked here, compared as if it did", u.Name, c.what, c.opt, c.re))
 			case !re.MatchString(text):
 				u.Enabled = false
@@ -314,12 +335,16 @@ func (l *tunedLoader) loadFile(name string, f tunedFile) error {
 	}
 	p, include, replace, dropped := profileFromINI(ini, name, filepath.Dir(f.Path))
 	if include != "" {
-		inc := expandVars(include, l.set.Vars)
+		inc := l.set.fx.expand(include, l.set.Vars)
 		for _, n := range splitIncludes(inc) {
 			switch {
 			case n == "":
-			case strings.Contains(n, "${"):
-				l.set.Notes = append(l.set.Notes, fmt.Sprintf("%s includes %s, which tuned works out on the machine (a function latlab does not evaluate): not read", key, n))
+			case strings.Contains(n, "${") || strings.IndexByte(n, 0) >= 0:
+				why := strings.Join(l.set.fx.whys(n), "; ")
+				if why == "" {
+					why = "a function latlab does not evaluate"
+				}
+				l.set.Notes = append(l.set.Notes, fmt.Sprintf("%s includes %s, which tuned works out on the machine (%s): not read", key, l.set.fx.restore(n), why))
 			default:
 				beside := ""
 				if !f.UnderRoot {
@@ -383,7 +408,7 @@ func (l *tunedLoader) resolveVars() {
 		v := m.VarsOf[k].Value
 		if k != "include" {
 			if wordRE().MatchString(k) {
-				l.set.Vars[k] = expandVars(v, l.set.Vars)
+				l.set.Vars[k] = l.set.fx.expand(v, l.set.Vars)
 			}
 			continue
 		}
@@ -396,7 +421,13 @@ func (l *tunedLoader) resolveVars() {
 		}
 		b, err := l.read(f, tunedMaxFile)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				// tuned logs it and goes on: what it would set is unset.
+				l.set.Notes = append(l.set.Notes, fmt.Sprintf("the variables file %s (%s's [variables] include=) is not found: tuned skips it, so what it would set is unset", l.show(f), m.VarsOf[k].Profile))
+				continue
+			}
 			l.set.Notes = append(l.set.Notes, fmt.Sprintf("the variables file %s (%s's [variables] include=) cannot be read: %v; what it defines stays unknown", l.show(f), m.VarsOf[k].Profile, describeReadErr(err)))
+			l.set.fx.unreadVars = appendOnce(l.set.fx.unreadVars, l.show(f))
 			continue
 		}
 		ini, err := parseTunedINI(append([]byte("[variables]\n"), b...), true)
@@ -407,7 +438,7 @@ func (l *tunedLoader) resolveVars() {
 		for _, s := range ini.Sections {
 			for _, vk := range s.Keys {
 				if wordRE().MatchString(vk) {
-					l.set.Vars[vk] = expandVars(s.Values[vk], l.set.Vars)
+					l.set.Vars[vk] = l.set.fx.expand(s.Values[vk], l.set.Vars)
 				}
 			}
 		}

@@ -61,6 +61,24 @@ func readTunedFile(root string, f tunedFile, max int64) ([]byte, error) {
 	return b, nil
 }
 
+// listTunedDir is the names in a directory of the --root tree (of
+// /sys, for tuned's functions), at most max of them.
+func listTunedDir(root, dir string, max int) ([]string, error) {
+	h, err := rootfs.Open(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	names, err := h.Readdirnames(max + 1)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if len(names) > max {
+		return nil, fmt.Errorf("over %d entries", max)
+	}
+	return names, nil
+}
+
 // unameString is uname's five fields joined by spaces, as tuned matches
 // uname_regex against them: the host's; a --root tree has none.
 func unameString(root string) (string, bool) {

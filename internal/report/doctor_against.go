@@ -30,6 +30,10 @@ func DoctorAgainstText(w io.Writer, a *doctor.Against) {
 		head += " (with " + strings.Join(a.Profiles[1:], ", ") + ")"
 	}
 	p.wrap(fmt.Sprintf("%s: %d of the %d settings latlab audits differ", head, a.Differ, len(a.Items)), "", "  ")
+	// tuned would refuse the profile: said first, as it outweighs the rest.
+	for _, r := range a.Refused {
+		p.wrap(r, "  ! ", "    ")
+	}
 	for _, st := range againstOrder {
 		for _, it := range a.Items {
 			if it.State != st {
