@@ -359,11 +359,18 @@ func mergeInto(a, b *tunedProfile, replace map[string]bool, dropped map[string][
 	}
 }
 
+// tunedMaxValue bounds a value with its variables and functions worked
+// out: far above any real one (a kernel command line is at most 4 KiB on
+// most architectures, COMMAND_LINE_SIZE), small enough that a value made
+// of copies of copies stops growing long before it costs memory.
+const tunedMaxValue = 64 << 10
+
 // expandVars substitutes the variables known in vars into s as tuned's
 // Variables.expand_static does: each ${NAME} not preceded by a backslash
 // whose NAME is defined, in one pass (a substituted value is not expanded
 // again), then \${NAME} unescaped. What is left in ${...} is a function
-// (${f:NAME:...}) or a variable the profile does not define.
+// (${f:NAME:...}) or a variable the profile does not define. It stops
+// once the result is longer than tunedMaxValue.
 func expandVars(s string, vars map[string]string) string {
 	if !strings.Contains(s, "${") {
 		return s
@@ -374,6 +381,9 @@ func expandVars(s string, vars map[string]string) string {
 			if end := strings.IndexByte(s[i:], '}'); end > 0 {
 				if v, ok := vars[s[i+2:i+end]]; ok && wordRE().MatchString(s[i+2:i+end]) {
 					b.WriteString(v)
+					if b.Len() > tunedMaxValue {
+						return b.String() // the caller refuses it
+					}
 					i += end + 1
 					continue
 				}

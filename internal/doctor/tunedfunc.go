@@ -14,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/internal/cpuset"
 	"github.com/latlab/latlab/internal/lazy"
+	"github.com/latlab/latlab/internal/units"
 )
 
 // tuned's functions, ${f:NAME:ARG:...}, are worked out as tuned 2.28's
@@ -76,22 +77,42 @@ func newTunedFuncs(m tunedMachine) *tunedFuncs {
 	return &tunedFuncs{m: m, sorted: map[int]string{}, forms: map[int][2]string{}, reads: map[string]readResult{}}
 }
 
-// expand is tuned's Variables.expand: variables, then functions.
+// expand is tuned's Variables.expand: variables, then functions. A value
+// that would grow past tunedMaxValue is a call latlab does not work out:
+// a profile of a few lines can double a variable forty times over.
 func (f *tunedFuncs) expand(s string, vars map[string]string) string {
-	return f.funcs(expandVars(s, vars))
+	e := expandVars(s, vars)
+	if len(e) <= tunedMaxValue {
+		e = f.funcs(e)
+	}
+	if len(e) > tunedMaxValue {
+		return f.token(s, fmt.Sprintf("it expands to more than %s, more than latlab reads of one value", units.Size(tunedMaxValue)))
+	}
+	return e
 }
 
 // restore writes the calls latlab left unevaluated back as the profile
-// wrote them (with its variables substituted).
+// wrote them (with its variables substituted), up to tunedMaxValue bytes
+// and an ellipsis: a token's text may hold other tokens, each written
+// back in turn, so copies of copies would grow without end.
 func (f *tunedFuncs) restore(s string) string {
 	for i := 0; i < 64 && strings.IndexByte(s, 0) >= 0; i++ {
-		s = tokenRE().ReplaceAllStringFunc(s, func(t string) string {
-			n, _ := strconv.Atoi(t[1 : len(t)-1])
-			if n < len(f.tokens) {
-				return f.tokens[n].text
+		var b strings.Builder
+		last := 0
+		for _, m := range tokenRE().FindAllStringIndex(s, -1) {
+			b.WriteString(s[last:m[0]])
+			last = m[1]
+			if n, _ := strconv.Atoi(s[m[0]+1 : m[1]-1]); n < len(f.tokens) {
+				b.WriteString(f.tokens[n].text)
+			} else {
+				b.WriteString(s[m[0]:m[1]])
 			}
-			return t
-		})
+			if b.Len() > tunedMaxValue {
+				return strings.ToValidUTF8(b.String()[:tunedMaxValue], "") + "…"
+			}
+		}
+		b.WriteString(s[last:])
+		s = b.String()
 	}
 	return s
 }
@@ -156,6 +177,9 @@ func (f *tunedFuncs) funcs(s string) string {
 				if res, ok := f.call(str[o.at:cnt]); ok {
 					str = str[:o.at] + res + str[cnt+1:]
 					cnt = max(o.at+len(res)-1, 0)
+					if len(str) > tunedMaxValue {
+						return str // expand refuses it
+					}
 				}
 			}
 		case strings.HasPrefix(str[cnt:], "${"):

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -288,6 +289,39 @@ func TestTunedFuncsVariables(t *testing.T) {
 	set("a1", "${f:assertion_non_equal:cores are set:${cores}:${check}}")
 	if w := strings.Join(f.whys(vars["a1"]), "; "); !strings.Contains(w, "a variable that /etc/tuned/v.conf, which latlab cannot read, may set") || len(f.refusals) != 0 {
 		t.Errorf("unread variables file: why %q, refusals %q", w, f.refusals)
+	}
+}
+
+// A profile of a few lines can double a variable again and again (2^40
+// copies of it): a value stops at tunedMaxValue and is a call latlab
+// does not work out, and what is shown of it stays bounded too. Without
+// the bound this test runs out of memory.
+func TestTunedFuncsBoundsGrowth(t *testing.T) {
+	f := newTunedFuncs(fourCPUs(false))
+	vars := map[string]string{}
+	set := func(k, v string) { vars[k] = f.expand(v, vars) }
+	set("v0", "0123456789abcdef")
+	for i := 1; i <= 40; i++ {
+		set(fmt.Sprint("v", i), fmt.Sprintf("${v%d}${v%d}", i-1, i-1))
+	}
+	// Functions multiply too: each call writes the 8,192 CPUs out.
+	set("cpus", strings.Repeat("${f:cpulist_unpack:0-8191}", 32))
+	for _, k := range []string{"v40", "cpus"} {
+		v := vars[k]
+		if len(v) > tunedMaxValue {
+			t.Errorf("%s is %d bytes, more than %d", k, len(v), tunedMaxValue)
+		}
+		if w := strings.Join(f.whys(v), "; "); !strings.Contains(w, "expands to more than 64 KiB") {
+			t.Errorf("%s: why %q", k, w)
+		}
+		if r := f.restore(v); len(r) > tunedMaxValue+len("…") {
+			t.Errorf("%s shown in %d bytes", k, len(r))
+		}
+	}
+	// A real value is untouched: the realtime profile's command line.
+	set("cmd", "isolcpus=${f:cpulist_pack:1,2,3} nohz_full=1-3")
+	if vars["cmd"] != "isolcpus=1-3 nohz_full=1-3" {
+		t.Errorf("cmd %q", vars["cmd"])
 	}
 }
 
