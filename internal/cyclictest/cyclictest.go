@@ -302,22 +302,32 @@ func status(text []byte) bool {
 	return bytes.HasPrefix(text, []byte("T:")) || bytes.HasPrefix(text, []byte("policy:"))
 }
 
-// numbers parses fields as non-negative decimal integers.
+// numbers parses fields as counts (ParseCount).
 func numbers(fields [][]byte) ([]int64, error) {
 	v := make([]int64, len(fields))
 	for i, f := range fields {
-		n, err := strconv.ParseInt(string(f), 10, 64)
-		switch {
-		case errors.Is(err, strconv.ErrRange) && f[0] != '-':
-			return nil, fmt.Errorf("%.30q is more than a 64-bit count", f)
-		case err != nil:
-			return nil, fmt.Errorf("%.30q is not a count (want a whole number)", f)
-		case n < 0:
-			return nil, fmt.Errorf("%.30q is negative (want a count)", f)
+		n, err := ParseCount(string(f))
+		if err != nil {
+			return nil, err
 		}
 		v[i] = n
 	}
 	return v, nil
+}
+
+// ParseCount parses a count of a histogram's text: a non-negative
+// decimal integer within an int64, or an error that quotes it.
+func ParseCount(f string) (int64, error) {
+	n, err := strconv.ParseInt(f, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && f[0] != '-':
+		return 0, fmt.Errorf("%.30q is more than a 64-bit count", f)
+	case err != nil:
+		return 0, fmt.Errorf("%.30q is not a count (want a whole number)", f)
+	case n < 0:
+		return 0, fmt.Errorf("%.30q is negative (want a count)", f)
+	}
+	return n, nil
 }
 
 // AddCounts adds two counts, refusing a sum beyond int64.

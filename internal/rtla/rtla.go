@@ -613,14 +613,9 @@ func values(fields []string, n int, dash bool) ([]int64, error) {
 			v[i] = -1
 			continue
 		}
-		x, err := strconv.ParseInt(f, 10, 64)
-		switch {
-		case errors.Is(err, strconv.ErrRange) && f[0] != '-':
-			return nil, fmt.Errorf("%.30q is more than a 64-bit count", f)
-		case err != nil:
-			return nil, fmt.Errorf("%.30q is not a count (want a whole number)", f)
-		case x < 0:
-			return nil, fmt.Errorf("%.30q is negative (want a count)", f)
+		x, err := cyclictest.ParseCount(f)
+		if err != nil {
+			return nil, err
 		}
 		v[i] = x
 	}
