@@ -281,7 +281,9 @@ func MannWhitneyBinned(x, y Binned) (MWU, error) {
 		numer += 0.5
 	}
 	z := numer / sigma
-	p := 2 * math.Min(moremath.StdNormal.CDF(z), 1-moremath.StdNormal.CDF(z))
+	// The lower tail at -|z|: 1 - CDF(z) (as go-moremath takes it)
+	// rounds to 0 below about 1e-16.
+	p := 2 * moremath.StdNormal.CDF(-math.Abs(z))
 	return MWU{N1: int(n1), N2: int(n2), U: u1, P: math.Min(p, 1), Superiority: u1 / (f1 * f2)}, nil
 }
 

@@ -25,8 +25,20 @@ type MWU struct {
 }
 
 // MannWhitney runs the test with github.com/aclements/go-moremath. Two
-// samples whose values are all equal give P = 1.
+// samples whose values are all equal give P = 1. Beyond the sizes of its
+// exact distribution the normal approximation is MannWhitneyBinned's, of
+// the same value: go-moremath sums the ties' t^3 - t in an int, which
+// passes 2^63 once about 2.1 million values tie (a bucket of a rebuilt
+// histogram holds them), and its p-value is then wrong.
 func MannWhitney(x, y []int64) (MWU, error) {
+	if lim := moremath.MannWhitneyExactLimit; len(x) > lim || len(y) > lim {
+		bx, errx := binsOf(x)
+		by, erry := binsOf(y)
+		if err := errors.Join(errx, erry); err != nil {
+			return MWU{}, err
+		}
+		return MannWhitneyBinned(bx, by)
+	}
 	fx, fy := toFloat(x), toFloat(y)
 	r, err := moremath.MannWhitneyUTest(fx, fy, moremath.LocationDiffers)
 	if errors.Is(err, moremath.ErrSamplesEqual) {
@@ -37,6 +49,23 @@ func MannWhitney(x, y []int64) (MWU, error) {
 		return MWU{}, err
 	}
 	return MWU{N1: r.N1, N2: r.N2, U: r.U, P: math.Min(r.P, 1), Superiority: r.U / float64(r.N1*r.N2)}, nil
+}
+
+// binsOf is s as bins: its distinct values, each with its count.
+func binsOf(s []int64) (Binned, error) {
+	if !slices.IsSorted(s) {
+		s = slices.Clone(s)
+		slices.Sort(s)
+	}
+	var values, counts []int64
+	for i, v := range s {
+		if i > 0 && v == s[i-1] {
+			counts[len(counts)-1]++
+			continue
+		}
+		values, counts = append(values, v), append(counts, 1)
+	}
+	return NewBinned(values, counts)
 }
 
 func toFloat(s []int64) []float64 {
