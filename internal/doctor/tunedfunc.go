@@ -190,6 +190,8 @@ func (f *tunedFuncs) funcs(s string) string {
 	return unescapeFuncRE().ReplaceAllString(str, "$1")
 }
 
+var unsetVarRE = lazy.Regexp(`\$\{(\w+)\}`)
+
 var unescapeFuncRE = lazy.Regexp(`\\(\$\{f:.*\})`)
 
 // splitArgs splits a call on the colons no backslash precedes, and
@@ -267,6 +269,18 @@ func (f *tunedFuncs) call(s string) (string, bool) {
 	for _, a := range args {
 		if len(f.unreadVars) > 0 && strings.Contains(a, "${") {
 			return f.token(text, "a variable that "+strings.Join(f.unreadVars, " or ")+", which latlab cannot read, may set"), true
+		}
+	}
+	// A variable the profile leaves unset stays as its text, which
+	// tuned's functions then read as a value (cpulist2hex_invert of
+	// "${isolated_cores}" is every CPU): not what the profile means, so
+	// unknown. The assertions compare that text: it is how a profile
+	// says a variable must be set.
+	if !strings.HasPrefix(name, "assertion") {
+		for _, a := range args {
+			if m := unsetVarRE().FindStringSubmatch(a); m != nil {
+				return f.token(text, fmt.Sprintf("it uses ${%s}, which the profile leaves unset", m[1])), true
+			}
 		}
 	}
 	// The arguments as each tuned version gives them.

@@ -158,7 +158,10 @@ func TestTunedFuncs(t *testing.T) {
 		{in: "${f:intel_recommended_pstate}", want: "disable"},
 		{in: "${f:check_net_queue_count:4}", want: "4"},
 		// Commands are never run.
-		{in: "${f:check_net_queue_count:${n}}", want: "${f:check_net_queue_count:${n}}", why: "so it runs nproc, and latlab runs no command"},
+		{in: "${f:check_net_queue_count:auto}", want: "${f:check_net_queue_count:auto}", why: "so it runs nproc, and latlab runs no command"},
+		// An unset variable is its text, which tuned would read as a CPU
+		// list (every CPU, inverted): unknown, not that.
+		{in: "${f:cpulist2hex_invert:${isolated_cores}}", want: "${f:cpulist2hex_invert:${isolated_cores}}", why: "it uses ${isolated_cores}, which the profile leaves unset"},
 		{in: "${f:exec:mktemp:-d}", want: "${f:exec:mktemp:-d}", why: "tuned's exec: it runs mktemp -d, and latlab runs no command"},
 		{in: "${f:strip:${f:exec:mktemp:-d}}x", want: "${f:strip:${f:exec:mktemp:-d}}x", why: "it runs mktemp -d"},
 		{in: "${f:virt_check:vm:bare}", want: "${f:virt_check:vm:bare}", why: "it runs virt-what"},
