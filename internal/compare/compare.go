@@ -145,6 +145,9 @@ type RunSummary struct {
 	// ordered are the samples in measurement order, nil without one.
 	ordered []int64
 	goodput []int64
+	// bucketNs is the width of the buckets the values are in, when a
+	// histogram is among the inputs (bucket); 0: their own resolution.
+	bucketNs int64
 }
 
 // Samples returns the run's values, sorted ascending. They are the
@@ -667,7 +670,7 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 	p.MinSamples = c.MinSamples
 	p.Test, p.MWU, p.PAdjusted = c.Test, c.MWU, c.PAdjusted
 	p.Outcome = outcomeWords[c.Verdict]
-	if c.Verdict == stats.NoDifference {
+	if c.Verdict == stats.NoDifference && !belowBucket(a, o) {
 		need := stats.SamplesToDetect(n, stats.SEFromCI(*p.ByDiff), o.Detect*math.Abs(a.By), 1-boot.Level, 0.8)
 		if need > 0 {
 			need = max(need, p.MinSamples) // the advice never goes below what a verdict needs
@@ -675,6 +678,14 @@ func comparePair(a, b RunSummary, c stats.Comparison, boot stats.Bootstrap, o Op
 		p.SamplesNeeded = need
 	}
 	return p
+}
+
+// belowBucket reports whether the change o.Detect asks about is smaller
+// than the buckets a's percentile moves in (the values of a comparison
+// with a histogram are whole 1 µs buckets): more samples narrow its
+// interval, but it still moves by whole buckets.
+func belowBucket(a RunSummary, o Options) bool {
+	return a.bucketNs > 0 && o.By.IsQuantile() && o.Detect*math.Abs(a.By) < float64(a.bucketNs)
 }
 
 func rel(d, base float64) float64 {
@@ -713,7 +724,11 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 			units.NsFixed(math.Abs(d.Estimate)), units.NsFixed(math.Abs(pick(p.Outcome, d.Hi, d.Lo))), units.NsFixed(math.Abs(pick(p.Outcome, d.Lo, d.Hi))),
 			rel(d.Estimate, a.By)*100, lvl, mw) + small
 	}
-	s := fmt.Sprintf("%s vs %s: no detectable difference at this sample size (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, p.ByName,
+	at := "at this sample size"
+	if belowBucket(a, o) {
+		at = "at the histograms' resolution"
+	}
+	s := fmt.Sprintf("%s vs %s: no detectable difference %s (%s %s [%s, %s], %s CI, %s); ", p.BLabel, p.ALabel, at, p.ByName,
 		units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi), lvl, mw)
 	n := min(p.ACount, p.BCount)
 	delta := o.Detect * math.Abs(a.By)
@@ -721,6 +736,9 @@ func verdict(p Pair, a RunSummary, k int, level float64, o Options) string {
 	switch {
 	case delta > 0 && d.Lo > -delta && d.Hi < delta:
 		s += fmt.Sprintf("the interval rules out a %.0f%% change either way", pc)
+	case belowBucket(a, o):
+		s += fmt.Sprintf("a %.0f%% change (%s) is less than the histograms' %s buckets, in which %s moves: no number of %s detects it", pc,
+			units.NsFixed(delta), units.NsFixed(float64(a.bucketNs)), p.ByName, p.nouns().what)
 	case p.SamplesNeeded == 0:
 		s += fmt.Sprintf("no sample-size estimate (%s of %s is 0 or its interval has no width)", p.ByName, a.Label)
 	case p.SamplesNeeded <= n:

@@ -168,6 +168,7 @@ func bucket(runs []RunSummary, in []Input, notes *[]string) bool {
 	}
 	mid := func(v int64) int64 { return max(v, 0)/1000*1000 + 500 }
 	for i := range runs {
+		runs[i].bucketNs = 1000
 		if isCyclictest(in[i]) {
 			continue
 		}

@@ -420,3 +420,42 @@ func TestCompareHistogramBeyondAnInt(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A 5% change of a percentile of a few µs is less than the histograms'
+// 1 µs buckets, in which the percentile moves: more samples do not
+// detect it, and the verdict says so instead of counting samples. At
+// 60 µs the 5% is 3 buckets, and the sample count is given.
+func TestRunHistogramsChangeBelowBucket(t *testing.T) {
+	dir := testutil.TempDir(t)
+	// flat is 10 wake-ups in each bucket of [lo, hi), b's one bucket on.
+	flat := func(lo, hi, shift int) []int64 {
+		c := make([]int64, 100)
+		for k := lo; k < hi; k++ {
+			c[k+shift] = 10
+		}
+		return c
+	}
+	for _, c := range []struct {
+		lo, hi     int
+		below      bool
+		wantPhrase string
+	}{
+		{1, 10, true, "no detectable difference at the histograms' resolution"},
+		{40, 80, false, "no detectable difference at this sample size"},
+	} {
+		a := histFile(t, dir, fmt.Sprint("a", c.lo), flat(c.lo, c.hi, 0), 0)
+		b := histFile(t, dir, fmt.Sprint("b", c.lo), flat(c.lo, c.hi, 1), 0)
+		r, err := run(t, compare.RunOptions{Files: []string{a, b}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Pairs[0]
+		if p.Outcome != compare.NoDifference || !strings.Contains(p.Verdict, c.wantPhrase) {
+			t.Fatalf("buckets %d-%d: outcome %s, verdict %q", c.lo, c.hi, p.Outcome, p.Verdict)
+		}
+		says := strings.Contains(p.Verdict, "is less than the histograms' 1.00 µs buckets, in which p50 moves: no number of samples detects it")
+		if says != c.below || (p.SamplesNeeded == 0) != c.below {
+			t.Errorf("buckets %d-%d: samples needed %d, verdict %q", c.lo, c.hi, p.SamplesNeeded, p.Verdict)
+		}
+	}
+}

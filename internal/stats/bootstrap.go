@@ -59,6 +59,9 @@ func ParseStatistic(s string) (Statistic, error) {
 	return Statistic{}, fmt.Errorf("unknown statistic %q: accepted mean, stdev, p50, p90, p99, p99.9 (any pN with N in 0..100)", s)
 }
 
+// IsQuantile reports whether s is a percentile (min and max included).
+func (s Statistic) IsQuantile() bool { return s.kind == statQuantile }
+
 // String is the name ParseStatistic accepts.
 func (s Statistic) String() string {
 	switch s.kind {
