@@ -85,7 +85,8 @@ func (r *Report) Figures() []*Figure {
 
 // BuildReport turns results into report sections: one per result, plus a
 // comparison (overlaid distributions and compare's verdicts) for each group
-// of two or more comparable sleep or wake results.
+// of two or more comparable sleep or wake results, cyclictest and rtla
+// timerlat histograms counted with the wake results, as compare counts them.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
 	// One budget for the samples rebuilt from every input's histograms.
