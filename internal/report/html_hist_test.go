@@ -69,6 +69,11 @@ func TestReportHistogramMixedPage(t *testing.T) {
 	if res.Results != 2 || res.Plots != 6 || strings.Count(page, "<svg") != 6 {
 		t.Errorf("%+v, %d plots on the page", res, strings.Count(page, "<svg"))
 	}
+	// The histogram's buckets in its own CDF and in the overlaid one:
+	// compare's runs hold none of its values (nothing is expanded).
+	if n := strings.Count(page, "mixed.hist: 5 overflows at or above 40 µs, values not known"); n != 2 {
+		t.Errorf("the histogram's overflow mark in %d CDFs, want its own and the overlaid one", n)
+	}
 	goldie.New(t).Assert(t, "report-hist-mixed", wrapped(pageText(t, page)))
 }
 
