@@ -37,12 +37,21 @@ the sweep curve, the crossproc curve), its settings and the host and timer
 facts. Two or more sleep (or wake) results also get a comparison: overlaid
 plots and compare's verdicts against the first.
 
+It also reads what latlab compare reads as sides: cyclictest histogram files
+and rtla timerlat hist output (its Thr columns). Each is shown from its 1 µs
+buckets, never expanded: its source, its statistics (those its overflows reach
+are not known, and say why), its histogram and cumulative distribution (the
+overflows counted apart, never drawn at a value) and compare's notes; it keeps
+no order, so it has no time series. Histograms are compared with each other
+and with wake results as latlab compare compares them.
+
 The file loads nothing: no scripts, fonts, images or styles from anywhere
 (its Content-Security-Policy forbids every load), so it opens offline and can
 be mailed or attached as is. It reads well on a phone. --png DIR also writes
 every plot as a PNG file.`,
 		Example: `  latlab report sleep.json -o report.html
-  latlab report before.json after.json sweep.json crossproc.json -o report.html --png plots`,
+  latlab report before.json after.json sweep.json crossproc.json -o report.html --png plots
+  latlab report before.hist after.hist wake.json -o tuning.html`,
 		Args:        cobra.MinimumNArgs(1),
 		Annotations: map[string]string{inputArgs: "files"},
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -85,7 +85,8 @@ func (r *Report) Figures() []*Figure {
 
 // BuildReport turns results into report sections: one per result, plus a
 // comparison (overlaid distributions and compare's verdicts) for each group
-// of two or more comparable sleep or wake results.
+// of two or more comparable sleep or wake results, cyclictest and rtla
+// timerlat histograms counted with the wake results, as compare counts them.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
 	// One budget for the samples rebuilt from every input's histograms.
@@ -111,13 +112,17 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 	groups := map[string][]ReportInput{}
 	var kinds []string
 	for _, x := range in {
-		if x.Doc.Kind != probe.KindSleep.Name() && x.Doc.Kind != probe.KindWake.Name() {
+		k := x.Doc.Kind
+		if k == compare.CyclictestKind {
+			k = probe.KindWake.Name() // compared with wake results, as compare does
+		}
+		if k != probe.KindSleep.Name() && k != probe.KindWake.Name() {
 			continue
 		}
-		if groups[x.Doc.Kind] == nil {
-			kinds = append(kinds, x.Doc.Kind)
+		if groups[k] == nil {
+			kinds = append(kinds, k)
 		}
-		groups[x.Doc.Kind] = append(groups[x.Doc.Kind], x)
+		groups[k] = append(groups[k], x)
 	}
 	for _, k := range kinds {
 		if g := groups[k]; len(g) >= 2 {
@@ -129,6 +134,11 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 
 func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) {
 	d := x.Doc
+	if c, ok := d.Data.(*compare.Cyclictest); ok {
+		// Not a document: no host, settings or tool to show, and its
+		// values are never rebuilt (it is a result.Sampled too).
+		return histogramSection(htmlSection{Title: x.Label}, x, c, stem)
+	}
 	s := htmlSection{Title: x.Label, Subtitle: fmt.Sprintf("%s result, %s, latlab %s", d.Kind, d.Created.Format(time.RFC3339), d.Tool.Version)}
 	s.Facts = factsOf(d)
 	s.Settings = settingsRows(d.Settings)
@@ -275,23 +285,43 @@ func comparisonSection(kind string, g []ReportInput, stem string, b *result.Budg
 		in = append(in, compare.Input{Label: x.Label, Doc: x.Doc})
 	}
 	var ser []Dist
+	hist := slices.ContainsFunc(g, func(x ReportInput) bool { return x.Doc.Kind == compare.CyclictestKind })
+	if hist {
+		s.Title = fmt.Sprintf("Comparison of %d runs of %s (wake results and histograms)", len(g), q)
+	}
+	// Each run's own distribution: a histogram's buckets (never
+	// expanded), a result's values. A comparison with a histogram holds
+	// the others' values in its buckets and at a stand-in above every
+	// latency where they are not known: none of them is plotted.
+	own := func() {
+		for _, x := range g {
+			if c, ok := x.Doc.Data.(*compare.Cyclictest); ok {
+				if c.H.InRange > 0 {
+					ser = append(ser, histDist(x.Label, c))
+				}
+			} else if sorted, err := sortedDistribution(x.Doc, b); err == nil {
+				ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
+			}
+		}
+	}
 	res, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1, Budget: b})
 	if err != nil {
 		// Incomparable runs (different sleeps, say) are still overlaid.
 		s.Notes = append(s.Notes, "no statistical comparison: "+err.Error())
-		for _, x := range g {
-			if sorted, err := sortedDistribution(x.Doc, b); err == nil {
-				ser = append(ser, Dist{Name: x.Label, Sorted: sorted})
-			}
-		}
+		own()
 	} else {
-		for _, run := range res.Runs {
-			ser = append(ser, Dist{Name: run.Label, Sorted: run.Samples()})
+		if hist {
+			own()
+		} else {
+			for _, run := range res.Runs {
+				ser = append(ser, Dist{Name: run.Label, Sorted: run.Samples()})
+			}
 		}
 		for _, p := range res.Pairs {
 			s.Verdicts = append(s.Verdicts, p.Verdict)
 		}
 		s.Tables = append(s.Tables, compareTable(res))
+		s.Notes = append(s.Notes, unknownLines(res)...)
 		s.Notes = append(s.Notes, res.Notes...)
 	}
 	s.Figures = append(s.Figures,
@@ -415,10 +445,32 @@ func compareTable(r *compare.Result) htmlTable {
 			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), run.Label, fmt.Sprint(run.Summary.Count), units.NsFixed(float64(run.Summary.P50)),
-			units.NsFixed(float64(tailOf(run.Summary))), units.NsFixed(run.Summary.Mean), diff, p, ks, out})
+		label := run.Label
+		if run.Source != "" {
+			label += " (" + run.Source + "; order unknown, taken as independent)"
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), label, fmt.Sprint(run.Summary.Count), nsOrUnknown(float64(run.Summary.P50)),
+			nsOrUnknown(float64(tailOf(run.Summary))), nsOrUnknown(run.Summary.Mean), diff, p, ks, out})
 	}
 	return t
+}
+
+// unknownLines say, as latlab compare's "?" lines do, why a pair's
+// statistic or its interval is not known (a histogram's overflows).
+func unknownLines(r *compare.Result) []string {
+	var out []string
+	for _, p := range r.Pairs {
+		for _, row := range p.Rows {
+			if row.Unknown != "" {
+				l := row.Unknown
+				if len(r.Pairs) > 1 {
+					l = p.BLabel + " vs " + p.ALabel + ": " + l
+				}
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 // factsOf lists the host and timer facts of a document as label/value

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,6 +17,90 @@ import (
 type Dist struct {
 	Name   string
 	Sorted []int64
+	// Buckets stands for Sorted for a histogram side (a cyclictest or
+	// rtla file): it is plotted from its buckets, never expanded into one
+	// value per sample (a cyclictest file can count 500 million).
+	Buckets *Buckets
+}
+
+// Buckets are a histogram's counts: Counts[i] samples at Values[i] ns
+// (ascending), and Over samples beyond its range whose values are not
+// known (its overflows). The overflows count in every share, but are
+// never drawn as values: a CDF marks them at the range's end.
+type Buckets struct {
+	Values, Counts []int64
+	Over           int64
+	RangeNs        int64 // where the overflows begin
+}
+
+// n is how many samples the series holds, overflows included.
+func (s Dist) n() int64 {
+	if b := s.Buckets; b != nil {
+		n := b.Over
+		for _, c := range b.Counts {
+			n += c
+		}
+		return n
+	}
+	return int64(len(s.Sorted))
+}
+
+// known are the series' values and how many times each occurs, ascending,
+// without a histogram's overflows.
+func (s Dist) known(yield func(v, c int64) bool) {
+	if b := s.Buckets; b != nil {
+		for i, v := range b.Values {
+			if b.Counts[i] > 0 && !yield(v, b.Counts[i]) {
+				return
+			}
+		}
+		return
+	}
+	for i := 0; i < len(s.Sorted); {
+		j := i + 1
+		for j < len(s.Sorted) && s.Sorted[j] == s.Sorted[i] {
+			j++
+		}
+		if !yield(s.Sorted[i], int64(j-i)) {
+			return
+		}
+		i = j
+	}
+}
+
+// quantileKnown is the nearest-rank p-th percentile of a histogram
+// series, or its largest known value when that rank falls among the
+// overflows; ok is false when it holds no known value.
+func (b *Buckets) quantileKnown(n int64, p float64) (v int64, ok bool) {
+	rank := int64(math.Ceil(p / 100 * float64(n)))
+	var cum int64
+	for i, x := range b.Values {
+		if b.Counts[i] == 0 {
+			continue
+		}
+		v, ok = x, true
+		if cum += b.Counts[i]; cum >= rank {
+			return v, true
+		}
+	}
+	return v, ok
+}
+
+// overflows counts the histogram series' samples whose values are not
+// known.
+func overflows(ss []Dist) int64 {
+	var n int64
+	for _, s := range ss {
+		if s.Buckets != nil {
+			n += s.Buckets.Over
+		}
+	}
+	return n
+}
+
+// hasBuckets reports whether a series is a histogram's.
+func hasBuckets(ss []Dist) bool {
+	return slices.ContainsFunc(ss, func(s Dist) bool { return s.Buckets != nil })
 }
 
 // plotRange is the x range shown: from the smallest value to the largest
@@ -24,6 +109,13 @@ type Dist struct {
 func plotRange(ss []Dist, p float64) (lo, hi float64, clipped int64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
+		if b := s.Buckets; b != nil {
+			if q, ok := b.quantileKnown(s.n(), p); ok {
+				first, _ := b.quantileKnown(s.n(), 0)
+				lo, hi = math.Min(lo, float64(first)), math.Max(hi, float64(q))
+			}
+			continue
+		}
 		if len(s.Sorted) == 0 {
 			continue
 		}
@@ -31,6 +123,14 @@ func plotRange(ss []Dist, p float64) (lo, hi float64, clipped int64) {
 		hi = math.Max(hi, float64(stats.QuantileSorted(s.Sorted, p)))
 	}
 	for _, s := range ss {
+		if s.Buckets != nil {
+			for v, c := range s.known {
+				if float64(v) > hi {
+					clipped += c
+				}
+			}
+			continue
+		}
 		for i := len(s.Sorted) - 1; i >= 0 && float64(s.Sorted[i]) > hi; i-- {
 			clipped++
 		}
@@ -50,34 +150,52 @@ func HistogramPlot(title, quantity string, ss []Dist, format string) ([]byte, er
 		return nil, fmt.Errorf("no samples to plot")
 	}
 	unit, div := nsUnit(hi)
-	const bins = 60
-	w := (hi - lo) / bins
+	bins := 60
+	w := (hi - lo) / float64(bins)
+	if hasBuckets(ss) {
+		// A histogram's values sit at its 1 µs buckets' middles: bins
+		// of whole µs from a bucket's start, so that none is empty
+		// between two that are not.
+		w = math.Max(1000, math.Ceil(w/1000)*1000)
+		lo = math.Floor(lo/1000) * 1000
+		bins = max(1, int(math.Ceil((hi-lo)/w)))
+		if lo+float64(bins)*w <= hi {
+			bins++
+		}
+	}
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = fmt.Sprintf("%s (%s)", quantity, unit)
 	p.Y.Label.Text = "share of samples (%)"
-	if clipped > 0 {
+	o := overflows(ss)
+	switch {
+	case clipped > 0 && o > 0:
+		p.X.Label.Text += fmt.Sprintf("; not shown: %s above the largest p99, %s (values not known)", count(clipped, "sample"), count(o, "overflow"))
+	case clipped > 0:
 		p.X.Label.Text += fmt.Sprintf("; %s above the largest p99 not shown", count(clipped, "sample"))
+	case o > 0:
+		p.X.Label.Text += fmt.Sprintf("; %s (values not known) not shown", count(o, "overflow"))
 	}
 	p.Add(plotter.NewGrid())
 	top := 0.0
 	for i, s := range ss {
-		if len(s.Sorted) == 0 {
+		n := s.n()
+		if n == 0 {
 			continue
 		}
 		counts := make([]float64, bins)
-		for _, v := range s.Sorted {
+		for v, k := range s.known {
 			b := int((float64(v) - lo) / w)
 			if b == bins && float64(v) <= hi {
 				b = bins - 1
 			}
 			if b >= 0 && b < bins {
-				counts[b]++
+				counts[b] += float64(k)
 			}
 		}
 		var xy plotter.XYs
 		for b, c := range counts {
-			y := 100 * c / float64(len(s.Sorted))
+			y := 100 * c / float64(n)
 			top = math.Max(top, y)
 			x0, x1 := (lo+float64(b)*w)/div, (lo+float64(b+1)*w)/div
 			xy = append(xy, plotter.XY{X: x0, Y: y}, plotter.XY{X: x1, Y: y})
@@ -114,6 +232,22 @@ func distCDF(title, quantity string, ss []Dist) (*plot.Plot, error) {
 	lo, hi, least := math.Inf(1), math.Inf(-1), math.Inf(1)
 	var nonPositive int64
 	for _, s := range ss {
+		if b := s.Buckets; b != nil {
+			for v, c := range s.known {
+				least = math.Min(least, float64(v))
+				hi = math.Max(hi, float64(v))
+				if v > 0 {
+					lo = math.Min(lo, float64(v))
+				} else {
+					nonPositive += c
+				}
+			}
+			if b.Over > 0 {
+				// The overflows' marker stands at the range's end.
+				hi = math.Max(hi, float64(b.RangeNs))
+			}
+			continue
+		}
 		if len(s.Sorted) > 0 {
 			least = math.Min(least, float64(s.Sorted[0]))
 		}
@@ -150,6 +284,9 @@ func distCDF(title, quantity string, ss []Dist) (*plot.Plot, error) {
 		if nonPositive > 0 {
 			p.X.Label.Text += fmt.Sprintf("; %s at or below 0 drawn at the left edge", count(nonPositive, "sample"))
 		}
+		if o := overflows(ss); o > 0 {
+			p.X.Label.Text += fmt.Sprintf("; %s (values not known): dashed, at the range's end", count(o, "overflow"))
+		}
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logDurationTicks{}
 		p.X.Min, p.X.Max = lo, hi
@@ -165,6 +302,12 @@ func distCDF(title, quantity string, ss []Dist) (*plot.Plot, error) {
 // addCDFLines adds each series' CDF as steps, its values placed by x.
 func addCDFLines(p *plot.Plot, ss []Dist, x func(int64) float64) error {
 	for i, s := range ss {
+		if s.Buckets != nil {
+			if err := addBucketCDF(p, i, s, x); err != nil {
+				return err
+			}
+			continue
+		}
 		n := len(s.Sorted)
 		if n == 0 {
 			continue
@@ -192,6 +335,60 @@ func addCDFLines(p *plot.Plot, ss []Dist, x func(int64) float64) error {
 		p.Add(l)
 		p.Legend.Add(s.Name, l)
 	}
+	return nil
+}
+
+// addBucketCDF adds a histogram series' CDF as steps at its buckets (at
+// most ~2000 of them), and its overflows as a dashed rise at the end of
+// its range, where they begin: their values are not known, so no step
+// stands at one.
+func addBucketCDF(p *plot.Plot, i int, s Dist, x func(int64) float64) error {
+	n := s.n()
+	if n == 0 {
+		return nil
+	}
+	b := s.Buckets
+	stride := max(1, n/2000)
+	var xy plotter.XYs
+	var cum, drawn int64
+	prev := 0.0
+	for v, c := range s.known {
+		cum += c
+		if cum-drawn < stride && cum < n-b.Over {
+			continue
+		}
+		xv := x(v)
+		xy = append(xy, plotter.XY{X: xv, Y: prev}, plotter.XY{X: xv, Y: 100 * float64(cum) / float64(n)})
+		prev, drawn = 100*float64(cum)/float64(n), cum
+	}
+	if len(xy) > 0 {
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = paletteColor(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s.Name, l)
+	}
+	if b.Over == 0 {
+		return nil
+	}
+	edge := x(b.RangeNs)
+	var over plotter.XYs
+	if len(xy) > 0 {
+		over = append(over, plotter.XY{X: xy[len(xy)-1].X, Y: prev})
+	}
+	over = append(over, plotter.XY{X: edge, Y: prev}, plotter.XY{X: edge, Y: 100})
+	l, err := plotter.NewLine(over)
+	if err != nil {
+		return err
+	}
+	l.Color = paletteColor(i)
+	l.Width = vg.Points(1.5)
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(fmt.Sprintf("%s: %s at or above %s, values not known", s.Name, count(b.Over, "overflow"), tickDuration(float64(b.RangeNs))), l)
 	return nil
 }
 

@@ -15,7 +15,8 @@ import (
 // Options are the inputs of `latlab report`.
 type Options struct {
 	// Files are the results, read as compare reads its sides
-	// (compare.ReadInputs); a side of several runs shows its first.
+	// (compare.ReadInputs): result documents, cyclictest histograms and
+	// rtla timerlat hist output; a side of several runs shows its first.
 	Files []string
 	Out   string // the HTML file to write
 	PNG   string // a directory to write every plot into as PNG; "" for none
@@ -60,15 +61,8 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	var ri []ReportInput
 	for _, x := range in {
-		// compare reads them as sides; the page's summaries and plots
-		// would show their overflows' stand-in value as a latency.
-		if c, ok := x.Doc.Data.(*compare.Cyclictest); ok {
-			what := "a cyclictest histogram"
-			if c.Timerlat != nil {
-				what = "an rtla timerlat histogram"
-			}
-			return nil, badinput.Errorf("%s is %s: latlab report takes result documents (latlab compare reads histograms)", x.Label, what)
-		}
+		// Cyclictest and rtla timerlat histograms come as compare reads
+		// them: the page plots them from their buckets (html_hist.go).
 		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
 	}
 	r, err := BuildReport(ri, o.Title)

@@ -63,22 +63,12 @@ func TestRunBadInput(t *testing.T) {
 	if err := result.WriteFile(sf, sweep.Kind.New(host.Facts{}, &sweep.Data{})); err != nil {
 		t.Fatal(err)
 	}
-	hist := filepath.Join(dir, "a.hist")
-	if err := os.WriteFile(hist, []byte("000000 5\n# Histogram Overflows: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rtla := filepath.Join(dir, "a.rtla")
-	if err := os.WriteFile(rtla, []byte("# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex   IRQ-000   Thr-000\n0         5         0\n1         0         5\nover:     0         0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(dir, "r.html")
 	for _, c := range []struct {
 		name string
 		o    Options
 		want string
 	}{
-		{"a cyclictest histogram", Options{Files: []string{hist}, Out: out}, "a.hist is a cyclictest histogram: latlab report takes result documents (latlab compare reads histograms)"},
-		{"an rtla timerlat histogram", Options{Files: []string{rtla}, Out: out}, "a.rtla is an rtla timerlat histogram: latlab report takes result documents (latlab compare reads histograms)"},
 		{"no files", Options{Out: out}, "report needs at least one result file: e.g. latlab report sleep.json -o report.html"},
 		{"missing", Options{Files: []string{filepath.Join(dir, "nope.json")}, Out: out}, "nope.json: no such file"},
 		{"empty list member", Options{Files: []string{fixture("a.json") + ",,"}, Out: out}, "an empty file name between commas"},
