@@ -27,8 +27,13 @@ func histogramSection(s htmlSection, x ReportInput, c *compare.Cyclictest, stem 
 	q := compare.Quantity(probe.KindWake.Name())
 	s.Subtitle = r.Source + "; " + q + " in 1 µs buckets"
 	h := c.H
-	s.Verdicts = append(s.Verdicts, fmt.Sprintf("%s, %s at or above the histogram's range of %d µs (values not known)",
-		count(h.Samples(), "wake-up"), count(h.Overflows, "overflow"), h.RangeUs))
+	if h.Overflows > 0 {
+		s.Verdicts = append(s.Verdicts, fmt.Sprintf("%s, %s at or above the histogram's range of %d µs (values not known)",
+			count(h.Samples(), "wake-up"), count(h.Overflows, "overflow"), h.RangeUs))
+	} else {
+		s.Verdicts = append(s.Verdicts, fmt.Sprintf("%s, all within the histogram's range of %d µs (no overflow)",
+			count(h.Samples(), "wake-up"), h.RangeUs))
+	}
 	s.Verdicts = append(s.Verdicts, "order not known: a histogram keeps no order of its wake-ups, so it has no time series and no serial-dependence plot")
 	s.Tables = append(s.Tables, histSummaryTable(r, h.InRange == 0))
 	if len(r.Unknown) > 0 {

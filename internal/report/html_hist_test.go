@@ -94,7 +94,7 @@ func TestReportAcceptsHistograms(t *testing.T) {
 	}{
 		{hist, []string{"cyclictest histogram, 1 thread column; wake-up latency in 1 µs buckets", "9 wake-ups, 1 overflow at or above the histogram's range of 2 µs",
 			"a.hist: a cyclictest histogram (its one thread column"}},
-		{rtla, []string{"rtla timerlat histogram, Thr columns of 1 CPU pooled; wake-up latency in 1 µs buckets", "5 wake-ups, 0 overflows",
+		{rtla, []string{"rtla timerlat histogram, Thr columns of 1 CPU pooled; wake-up latency in 1 µs buckets", "5 wake-ups, all within the histogram's range of",
 			"a.rtla: not compared: its IRQ columns"}},
 	} {
 		res, page := runPage(t, c.file)
