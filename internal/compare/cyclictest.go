@@ -66,10 +66,14 @@ func (c *Cyclictest) Values(b *result.Budget) ([]int64, bool, error) {
 func isCyclictest(x Input) bool { return x.Doc.Kind == CyclictestKind }
 
 // sideKind is the kind a side is compared as: a cyclictest histogram
-// measures what a wake result does.
+// measures what a wake result does, an rtla osnoise histogram what a
+// noise result does.
 func sideKind(x Input) string {
 	if isCyclictest(x) {
 		return probe.KindWake.Name()
+	}
+	if isOsnoise(x) {
+		return probe.KindNoise.Name()
 	}
 	return x.Doc.Kind
 }
@@ -100,7 +104,7 @@ func looksJSON(path string) (bool, error) {
 func readHistogram(path string) (*result.Document, error) {
 	h, err := cyclictest.ReadFile(path)
 	if errors.Is(err, cyclictest.ErrNotHistogram) {
-		return nil, badinput.Errorf("%s is not a latlab result document (JSON), rtla timerlat hist output or %s", path, cyclictest.Accepted)
+		return nil, badinput.Errorf("%s is not a latlab result document (JSON), rtla timerlat or osnoise hist output or %s", path, cyclictest.Accepted)
 	}
 	if err != nil {
 		if errors.Is(err, infile.ErrLimit) {

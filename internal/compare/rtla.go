@@ -34,18 +34,29 @@ type Timerlat struct {
 	File *rtla.Histogram
 }
 
-// readTimerlat reads path as rtla timerlat hist output; ok is false when
-// the file has nothing of one (it is then read as a cyclictest
-// histogram).
+// readTimerlat reads path as rtla timerlat hist or osnoise hist output
+// (osnoise.go); ok is false when the file has nothing of either (it is
+// then read as a cyclictest histogram).
 func readTimerlat(path string) (d *result.Document, ok bool, err error) {
 	h, err := rtla.ReadFile(path)
 	switch {
-	case errors.Is(err, rtla.ErrNotTimerlat):
+	case errors.Is(err, rtla.ErrNotRTLA):
 		return nil, false, nil
 	case errors.Is(err, infile.ErrLimit):
 		return nil, true, badinput.Errorf("cannot read %s: %v", path, err)
 	case err != nil:
 		return nil, true, badinput.Errorf("%v (accepted: %s)", err, rtla.Accepted)
+	}
+	if h.Osnoise {
+		// The bucket size is the file's, every column's alike: checked
+		// on the first, so that a file compare cannot read is refused
+		// here, as bad input.
+		if cpus := h.CPUs(rtla.Noise); len(cpus) > 0 {
+			if _, _, err := h.CPU(rtla.Noise, cpus[0]); err != nil {
+				return nil, true, badinput.Errorf("%s: %v", path, err)
+			}
+		}
+		return &result.Document{Kind: OsnoiseKind, Data: &Osnoise{File: h}}, true, nil
 	}
 	if !h.Has(rtla.Thread) {
 		return nil, true, badinput.Errorf("%s: no Thr column (rtla --no-thread): compare takes the thread's latency (the Thr columns), which cyclictest and latlab wake measure; the IRQ and Usr latencies are other quantities", path)
