@@ -147,11 +147,11 @@ func duration(f *rtla.Histogram) string {
 func osnoiseVerdict(cpu int, a, b NoiseRun, p NoisePair, level float64) string {
 	count := func(r NoiseRun) string {
 		if r.Absent {
-			return "none named"
+			return "no column (no noise occurrence, or not measured)"
 		}
-		return fmt.Sprint(r.Count)
+		return fmt.Sprintf("%d interruptions", r.Count)
 	}
-	return fmt.Sprintf("CPU %d: %s vs %s: %s and %s interruptions, their rate not compared (an rtla osnoise histogram records no runtime); %s",
+	return fmt.Sprintf("CPU %d: %s vs %s: %s and %s, their rate not compared (an rtla osnoise histogram records no runtime); %s",
 		cpu, b.Label, a.Label, count(b), count(a), lengthsVerdict(p, stats.FormatLevel(level)))
 }
 

@@ -114,7 +114,7 @@ func TestRunOsnoise(t *testing.T) {
 	if p.Lengths == nil || p.Lengths.Outcome != compare.Faster {
 		t.Fatalf("CPU 0's lengths: %+v (%s)", p.Lengths, p.Verdict)
 	}
-	if !strings.Contains(p.Verdict, "CPU 0: after.rtla vs before.rtla: 300 and 400 interruptions, their rate not compared") || !strings.Contains(p.Verdict, "shorter at p50") {
+	if !strings.Contains(p.Verdict, "CPU 0: after.rtla vs before.rtla: 300 interruptions and 400 interruptions, their rate not compared") || !strings.Contains(p.Verdict, "shorter at p50") {
 		t.Errorf("verdict: %s", p.Verdict)
 	}
 	run0 := r.Noise[0].Runs[0]

@@ -643,12 +643,13 @@ func gcd(a, b int64) int64 {
 
 // values parses a line's values, one per column. osnoise hist with no
 // column writes a single 0 on each of its lines (osnoise_print_stats:
-// "over: 0", "count: 0", ...); its avg: has two decimals (%9.2f), read
-// rounded down, with decimals.
+// "over: 0", "count: 0", ...), and before "rtla/osnoise: Better report
+// when histogram is empty" (Linux 6.11) none; its avg: has two decimals
+// (%9.2f), read rounded down, with decimals.
 func (h *Histogram) values(fields []string, dash, decimals bool) ([]int64, error) {
 	if h.Osnoise && len(h.Columns) == 0 {
-		if len(fields) != 1 || fields[0] != "0" {
-			return nil, fmt.Errorf("%d values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0", len(fields))
+		if len(fields) > 1 || len(fields) == 1 && fields[0] != "0" {
+			return nil, fmt.Errorf("%d values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0 or none", len(fields))
 		}
 		return []int64{}, nil
 	}
