@@ -69,6 +69,9 @@ func Run(_ context.Context, o Options) (*Result, error) {
 			}
 			return nil, badinput.Errorf("%s is %s: latlab report takes result documents (latlab compare reads histograms)", x.Label, what)
 		}
+		if _, ok := x.Doc.Data.(*compare.Osnoise); ok {
+			return nil, badinput.Errorf("%s is an rtla osnoise histogram: latlab report takes result documents (latlab compare reads histograms)", x.Label)
+		}
 		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
 	}
 	r, err := BuildReport(ri, o.Title)
