@@ -230,11 +230,7 @@ func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 			r.bins, r.Censored = &b, b.N()-below(b, cut)
 			continue
 		}
-		k, _ := slices.BinarySearch(r.samples, cut)
-		for j := k; j < len(r.samples); j++ {
-			r.samples[j] = overflowNs
-		}
-		r.Censored = int64(len(r.samples) - k)
+		r.Censored = censorSorted(r.samples, cut)
 		if r.ordered != nil && r.Censored > 0 {
 			// Its dependence would be measured on a series of stand-in
 			// values 2^50 ns high, and its blocks resampled from them:
@@ -245,6 +241,16 @@ func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 		}
 	}
 	return cut
+}
+
+// censorSorted puts the sorted values at or above cut at overflowNs, not
+// known, and says how many there are.
+func censorSorted(v []int64, cut int64) int64 {
+	k, _ := slices.BinarySearch(v, cut)
+	for j := k; j < len(v); j++ {
+		v[j] = overflowNs
+	}
+	return int64(len(v) - k)
 }
 
 // unknownSummary marks the summary statistics of a histogram's run that

@@ -314,6 +314,25 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	var rateP []float64
 	var cs []stats.Comparison
 	var at [][2]int // the CPU and pair of each of cs
+	// lengths compares the lengths of run j of CPU ci with the first's,
+	// or says in p why not.
+	lengths := func(p *NoisePair, ci, j int) {
+		c := &res.Noise[ci]
+		a, b := c.Runs[0], c.Runs[j]
+		switch {
+		case a.LengthsMissing || b.LengthsMissing:
+			p.LengthsNote = "not compared: " + pickLabel(a, b) + " stores no lengths"
+		case a.Absent || b.Absent:
+			p.LengthsNote = "not compared: " + absentLabel(a, b) + " no column for CPU " + strconv.Itoa(c.CPU) + " (no noise occurrence there, or not measured)"
+		case len(a.samples) == 0 || len(b.samples) == 0:
+			p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
+		default:
+			co.OrderedA, co.OrderedB = a.ordered, b.ordered
+			cs = append(cs, stats.Compare(a.samples, b.samples, co))
+			at = append(at, [2]int{ci, j - 1})
+			c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
+		}
+	}
 	for ci := range res.Noise {
 		c := &res.Noise[ci]
 		a := c.Runs[0]
@@ -322,19 +341,7 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			if a.RTLA || b.RTLA {
 				p := NoisePair{A: 0, B: j, ALabel: a.Label, BLabel: b.Label, Rate: notRated(a, b, level), RatePHolm: 1,
 					RateOutcome: NotCompared, RateNote: osnoiseRateNote}
-				switch {
-				case a.LengthsMissing || b.LengthsMissing:
-					p.LengthsNote = "not compared: " + pickLabel(a, b) + " stores no lengths"
-				case a.Absent || b.Absent:
-					p.LengthsNote = "not compared: " + absentLabel(a, b) + " no column for CPU " + strconv.Itoa(c.CPU) + " (no noise occurrence there, or not measured)"
-				case len(a.samples) == 0 || len(b.samples) == 0:
-					p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
-				default:
-					co.OrderedA, co.OrderedB = a.ordered, b.ordered
-					cs = append(cs, stats.Compare(a.samples, b.samples, co))
-					at = append(at, [2]int{ci, j - 1})
-					c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
-				}
+				lengths(&p, ci, j)
 				c.Pairs = append(c.Pairs, p)
 				continue
 			}
@@ -350,17 +357,7 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 				p.RateOutcome = Fewer
 			}
 			rateP = append(rateP, rt.P)
-			switch {
-			case a.LengthsMissing || b.LengthsMissing:
-				p.LengthsNote = "not compared: " + pickLabel(a, b) + " stores no lengths"
-			case len(a.samples) == 0 || len(b.samples) == 0:
-				p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
-			default:
-				co.OrderedA, co.OrderedB = a.ordered, b.ordered
-				cs = append(cs, stats.Compare(a.samples, b.samples, co))
-				at = append(at, [2]int{ci, j - 1})
-				c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
-			}
+			lengths(&p, ci, j)
 			c.Pairs = append(c.Pairs, p)
 		}
 	}

@@ -123,16 +123,7 @@ func osnoiseNotes(label string, f *rtla.Histogram, cpus []int) []string {
 	if len(over) > 0 {
 		notes = append(notes, fmt.Sprintf("%s: occurrences in rtla's \"over:\" row, at or above the histogram's range (%s): their lengths are not known, and no statistic they could reach is given", label, strings.Join(over, ", ")))
 	}
-	switch {
-	case f.Missed < 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported an unknown number of events missed", label))
-	case f.Missed > 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported %d events missed", label, f.Missed))
-	}
-	if f.Stopped {
-		notes = append(notes, fmt.Sprintf("%s: rtla's run stopped at a threshold (\"hit stop tracing\": -a, -s or -S): it ends at the occurrence that crossed it", label))
-	}
-	return notes
+	return append(notes, rtlaEnd(label, f, "noise occurrences", "-a, -s or -S", "occurrence")...)
 }
 
 func duration(f *rtla.Histogram) string {
@@ -225,11 +216,7 @@ func onBuckets(c *NoiseCPU) []string {
 		if cut == 0 {
 			continue
 		}
-		k, _ := slices.BinarySearch(r.samples, cut)
-		for j := k; j < len(r.samples); j++ {
-			r.samples[j] = overflowNs
-		}
-		r.Censored = int64(len(r.samples) - k)
+		r.Censored = censorSorted(r.samples, cut)
 		if r.ordered != nil && r.Censored > 0 {
 			r.ordered = nil
 			notes = append(notes, fmt.Sprintf("%s, CPU %d: %d of its lengths are at or above %d µs and compared as not known, so its serial-dependence analysis cannot run on them: it is compared as independent samples", r.Label, c.CPU, r.Censored, cut/1000))

@@ -137,14 +137,22 @@ func (c *Cyclictest) notes(label string) []string {
 		settings += fmt.Sprintf(" (it records the run's duration: %s)", f.Duration)
 	}
 	notes = append(notes, settings+": whether the runs measured alike is not known from the files: check the command lines")
+	return append(notes, rtlaEnd(label, f, "wake-ups", "-a, -i or -T", "wake-up")...)
+}
+
+// rtlaEnd are the notes of what rtla said after its histogram: events
+// missed (the histogram holds only the samples it processed, what) and a
+// stop at a threshold (flags, ending at the sample one that crossed it).
+func rtlaEnd(label string, f *rtla.Histogram, what, flags, one string) []string {
+	var notes []string
 	switch {
 	case f.Missed < 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported an unknown number of events missed: the histogram holds only the wake-ups it processed", label))
+		notes = append(notes, fmt.Sprintf("%s: rtla reported an unknown number of events missed: the histogram holds only the %s it processed", label, what))
 	case f.Missed > 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported %d events missed: the histogram holds only the wake-ups it processed", label, f.Missed))
+		notes = append(notes, fmt.Sprintf("%s: rtla reported %d events missed: the histogram holds only the %s it processed", label, f.Missed, what))
 	}
 	if f.Stopped {
-		notes = append(notes, fmt.Sprintf("%s: rtla's run stopped at a threshold (\"hit stop tracing\": -a, -i or -T): it ends at the wake-up that crossed it", label))
+		notes = append(notes, fmt.Sprintf("%s: rtla's run stopped at a threshold (\"hit stop tracing\": %s): it ends at the %s that crossed it", label, flags, one))
 	}
 	return notes
 }
