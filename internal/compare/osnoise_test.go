@@ -201,3 +201,33 @@ func TestRunOsnoiseBad(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCompareOsnoise: any rtla osnoise hist output the reader takes is
+// compared with a fixed one, or refused with an error, never a panic.
+func FuzzCompareOsnoise(f *testing.F) {
+	f.Add(osnoiseText([]int{0, 2}, map[int][]int64{0: spread(40, 1, 9), 2: spread(5, 5, 8)}, map[int]int64{2: 1}))
+	f.Add("# RTLA osnoise histogram\n# Time unit is nanoseconds (ns)\nIndex   CPU-000\n1500 3\nover: 1\ncount: 4\nmin: 1500\navg: 1600.00\nmax: 9000\n")
+	f.Add("# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex\nover:\ncount:\nmin:\navg:\nmax:\n")
+	fixed, err := rtla.Read(strings.NewReader(osnoiseText([]int{0, 1}, map[int][]int64{0: spread(30, 1, 6), 1: spread(30, 2, 4)}, nil)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	side := func(label string, h *rtla.Histogram) compare.Input {
+		return compare.Input{Label: label, Doc: &result.Document{Kind: compare.OsnoiseKind, Data: &compare.Osnoise{File: h}}}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		h, err := rtla.Read(strings.NewReader(in))
+		if err != nil || !h.Osnoise {
+			return
+		}
+		r, err := compare.Compare([]compare.Input{side("a", fixed), side("b", h)}, compare.Options{By: stats.Quantile(90), Seed: 1, Replicates: 50})
+		if err != nil {
+			return
+		}
+		for _, c := range r.Noise {
+			if len(c.Runs) != 2 || len(c.Pairs) != 1 || c.Pairs[0].RateOutcome != compare.NotCompared {
+				t.Fatalf("CPU %d: %+v", c.CPU, c)
+			}
+		}
+	})
+}
