@@ -435,6 +435,9 @@ func TestReadOsnoiseBad(t *testing.T) {
 		{"no column, two values", strings.Replace(empty, "over: 0", "over: 0 0", 1), "\"over:\": 2 values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0 or none"},
 		{"no column, a count", strings.Replace(empty, "count: 0", "count: 3", 1), "writes a single 0"},
 		{"a second histogram", good + good, "a second histogram"},
+		{"--no-index", replace("Index   CPU-000", "   CPU-000"), "without an Index column (rtla --no-index)"},
+		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\" header"},
+		{"the Index line without the header", strings.Join(lines[3:], ""), "the Index line without rtla's header before it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
