@@ -103,6 +103,12 @@ thread's wake-up latency, its CPUs pooled; its IRQ and Usr columns are not
 compared. Its buckets must be 1 µs (-b 1, the default), or with -n buckets
 that divide 1000 ns.
 
+rtla osnoise hist output ("# RTLA osnoise histogram") is compared with noise
+results or other such files, CPU by CPU: the lengths of its noise
+occurrences (each a step of at least its threshold between two time reads,
+as latlab noise's interruptions), in the same 1 µs buckets; not their rate,
+as the file records no runtime.
+
 Percentiles are nearest-rank (values that occurred). Lower is better.`,
 		Example: `  latlab compare before.json after.json
   latlab compare r0500.json r0507.json --by p99
@@ -110,7 +116,8 @@ Percentiles are nearest-rank (values that occurred). Lower is better.`,
   latlab compare before/ after/          # tcp-discard: a directory of runs per side
   latlab compare try.json                # the arms of a try
   latlab compare rt.hist nort.hist       # cyclictest -h outputs
-  latlab compare before.rtla after.rtla  # rtla timerlat hist outputs`,
+  latlab compare before.rtla after.rtla  # rtla timerlat hist outputs
+  latlab compare noise.json osnoise.rtla # latlab noise against rtla osnoise hist`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args

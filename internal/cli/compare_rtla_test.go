@@ -33,7 +33,25 @@ func TestCompareTimerlat(t *testing.T) {
 	}
 	bad := write("bad.rtla", head+"1          40         0\nover:         0         0\ncount:       41        40\n")
 	code, _, errs = runCLI(t, "compare", a, bad)
-	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "\"count:\" says 41 samples in column IRQ-000") || !strings.Contains(errs, "accepted: rtla timerlat hist output") {
+	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "\"count:\" says 41 samples in column IRQ-000") || !strings.Contains(errs, "accepted: rtla timerlat hist or rtla osnoise hist output") {
 		t.Errorf("exit %d: %q", code, errs)
+	}
+
+	// rtla osnoise hist: compared per CPU, its rate not; refused against
+	// a timerlat side, and by latlab report.
+	ohead := "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex   CPU-000\n"
+	oa := write("a.osnoise", ohead+"1          40 \n2          20 \nover:        0 \ncount:      60 \nmin:        1 \navg:     1.33 \nmax:        2 \n")
+	ob := write("b.osnoise", ohead+"1          50 \n3          10 \nover:        0 \ncount:      60 \nmin:        1 \navg:     1.33 \nmax:        3 \n")
+	code, out, errs = runCLI(t, "compare", oa, ob)
+	if code != 0 || !strings.Contains(out, "CPU 0: b.osnoise vs a.osnoise: 60 interruptions and 60 interruptions") || !strings.Contains(out, "(an rtla osnoise histogram records no runtime)") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+	code, _, errs = runCLI(t, "compare", oa, a)
+	if code != 2 || !strings.Contains(errs, "a.osnoise is an rtla osnoise histogram, of operating-system noise, and a.rtla an rtla timerlat histogram") {
+		t.Errorf("against timerlat: exit %d: %q", code, errs)
+	}
+	code, _, errs = runCLI(t, "report", oa, "-o", strings.TrimSuffix(oa, "a.osnoise")+"r.html")
+	if code != 2 || !strings.Contains(errs, "a.osnoise is an rtla osnoise histogram: latlab report does not show one yet") {
+		t.Errorf("report: exit %d: %q", code, errs)
 	}
 }

@@ -467,6 +467,14 @@ func documentRun(res *Result, x Input, first *result.Document, o Options, binHDR
 	return r, nil
 }
 
+// kindName names what a side is, for messages.
+func kindName(x Input) string {
+	if isCyclictest(x) {
+		return histName(x)
+	}
+	return "a " + x.Doc.Kind + " result"
+}
+
 // severalDistributions says where a kind keeps its distributions, for the
 // kinds that have several; other kinds (irq, doctor, ...) hold counts or
 // facts, and "one per step" would be wrong of them.
@@ -479,6 +487,13 @@ var severalDistributions = map[string]string{
 func Compatible(in []Input) error {
 	a := in[0]
 	for _, b := range in[1:] {
+		if (isOsnoise(a) || isOsnoise(b)) && sideKind(a) != sideKind(b) {
+			h, other := a, b
+			if isOsnoise(b) {
+				h, other = b, a
+			}
+			return fmt.Errorf("%w: %s is an rtla osnoise histogram, of operating-system noise, and %s %s; compare it with noise results (latlab noise) or other rtla osnoise histograms", ErrIncompatible, h.Label, other.Label, kindName(other))
+		}
 		if (isCyclictest(a) || isCyclictest(b)) && sideKind(a) != sideKind(b) {
 			h, other := a, b
 			if isCyclictest(b) {

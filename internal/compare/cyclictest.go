@@ -66,10 +66,14 @@ func (c *Cyclictest) Values(b *result.Budget) ([]int64, bool, error) {
 func isCyclictest(x Input) bool { return x.Doc.Kind == CyclictestKind }
 
 // sideKind is the kind a side is compared as: a cyclictest histogram
-// measures what a wake result does.
+// measures what a wake result does, an rtla osnoise histogram what a
+// noise result does.
 func sideKind(x Input) string {
 	if isCyclictest(x) {
 		return probe.KindWake.Name()
+	}
+	if isOsnoise(x) {
+		return probe.KindNoise.Name()
 	}
 	return x.Doc.Kind
 }
@@ -100,7 +104,7 @@ func looksJSON(path string) (bool, error) {
 func readHistogram(path string) (*result.Document, error) {
 	h, err := cyclictest.ReadFile(path)
 	if errors.Is(err, cyclictest.ErrNotHistogram) {
-		return nil, badinput.Errorf("%s is not a latlab result document (JSON), rtla timerlat hist output or %s", path, cyclictest.Accepted)
+		return nil, badinput.Errorf("%s is not a latlab result document (JSON), rtla timerlat or osnoise hist output or %s", path, cyclictest.Accepted)
 	}
 	if err != nil {
 		if errors.Is(err, infile.ErrLimit) {
@@ -227,11 +231,7 @@ func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 			r.bins, r.Censored = &b, b.N()-below(b, cut)
 			continue
 		}
-		k, _ := slices.BinarySearch(r.samples, cut)
-		for j := k; j < len(r.samples); j++ {
-			r.samples[j] = overflowNs
-		}
-		r.Censored = int64(len(r.samples) - k)
+		r.Censored = censorSorted(r.samples, cut)
 		if r.ordered != nil && r.Censored > 0 {
 			// Its dependence would be measured on a series of stand-in
 			// values 2^50 ns high, and its blocks resampled from them:
@@ -242,6 +242,16 @@ func censor(runs []RunSummary, in []Input, notes *[]string) int64 {
 		}
 	}
 	return cut
+}
+
+// censorSorted puts the sorted values at or above cut at overflowNs, not
+// known, and says how many there are.
+func censorSorted(v []int64, cut int64) int64 {
+	k, _ := slices.BinarySearch(v, cut)
+	for j := k; j < len(v); j++ {
+		v[j] = overflowNs
+	}
+	return int64(len(v) - k)
 }
 
 // unknownSummary marks the summary statistics of a histogram's run that

@@ -276,7 +276,7 @@ func TestRunCyclictestBadInput(t *testing.T) {
 		max   int64
 		want  string
 	}{
-		{"neither kind", []string{neither, ok}, 0, "notes.txt is not a latlab result document (JSON), rtla timerlat hist output or a cyclictest histogram"},
+		{"neither kind", []string{neither, ok}, 0, "notes.txt is not a latlab result document (JSON), rtla timerlat or osnoise hist output or a cyclictest histogram"},
 		{"total disagrees", []string{ok, bad}, 0, "\"# Total:\" says 5 samples in column 1, its rows hold 3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

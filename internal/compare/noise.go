@@ -29,6 +29,10 @@ type NoiseCPU struct {
 	CPU   int         `json:"cpu"`
 	Runs  []NoiseRun  `json:"runs"`  // one per input, in the order given
 	Pairs []NoisePair `json:"pairs"` // each later run against the first
+	// CensoredAtNs is, when an rtla osnoise histogram's column of the CPU
+	// has occurrences in its "over:" row, the smallest such range: every
+	// run's lengths at or above it are compared as not known.
+	CensoredAtNs int64 `json:"censored_at_ns,omitempty"`
 }
 
 // NoiseRun is one result's figures for a CPU (probe.NoiseCPU's).
@@ -47,11 +51,23 @@ type NoiseRun struct {
 	Lengths        *stats.Summary `json:"lengths,omitempty"`
 	Reconstructed  bool           `json:"reconstructed_from_histogram,omitempty"`
 	LengthsMissing bool           `json:"lengths_missing,omitempty"`
+	// RTLA says the run was read from rtla osnoise hist output: its
+	// runtime, noise and share available are not known (0), MaxNs is
+	// rtla's max: (its bucket's lower bound), and its lengths are at
+	// their 1 µs buckets' middles (Reconstructed). Absent says the file
+	// names no column for the CPU: rtla names only CPUs with a noise
+	// occurrence.
+	RTLA   bool `json:"rtla_osnoise_hist,omitempty"`
+	Absent bool `json:"absent,omitempty"`
 	// Serial is the dependence of the lengths in measurement order;
 	// absent when they have none (stats.Serial, RunSummary.Serial).
-	Serial  *stats.Serial `json:"serial,omitempty"`
-	samples []int64
-	ordered []int64
+	Serial *stats.Serial `json:"serial,omitempty"`
+	// Censored is how many of its lengths are at or above the CPU's
+	// CensoredAtNs.
+	Censored int64 `json:"censored,omitempty"`
+	samples  []int64
+	ordered  []int64
+	rangeNs  int64 // an rtla column's range when it has overflows
 }
 
 // NoisePair compares run B of a CPU with run A, the first.
@@ -65,9 +81,13 @@ type NoisePair struct {
 	// RatePHolm its p Holm-adjusted over every CPU and pair.
 	Rate      stats.RateTest `json:"rate"`
 	RatePHolm float64        `json:"rate_p_holm"`
-	// RateOutcome is fewer or more (the interval excludes 1) or no
-	// detectable difference.
+	// RateOutcome is fewer or more (the interval excludes 1), no
+	// detectable difference, or not compared when a run has no runtime
+	// (an rtla osnoise histogram's): RateNote then says why, Rate holds
+	// only the counts (its ratio and upper bound NaN, its p and RatePHolm
+	// 1), and the Holm adjustment is over the rates compared.
 	RateOutcome string `json:"rate_outcome"`
+	RateNote    string `json:"rate_note,omitempty"`
 	// Lengths compares the lengths of the interruptions by Result.By;
 	// absent when a run has none to compare (LengthsNote says why).
 	Lengths     *Pair  `json:"lengths,omitempty"`
@@ -77,8 +97,9 @@ type NoisePair struct {
 
 // Rate outcomes.
 const (
-	Fewer = "fewer"
-	More  = "more"
+	Fewer       = "fewer"
+	More        = "more"
+	NotCompared = "not compared"
 )
 
 // maxNoiseRuntime bounds the runtime of a CPU in a noise document: twice
@@ -90,20 +111,36 @@ const maxNoiseRuntime = 2 * int64(probe.MaxNoiseDuration)
 // (try.MaxBlocks and try.MaxBlockDuration; try imports compare).
 const maxNoiseArmRuntime = 2 * 1000 * int64(time.Hour)
 
-func isNoise(kind string) bool { return kind == probe.KindNoise.Name() }
+func isNoise(kind string) bool { return kind == probe.KindNoise.Name() || kind == OsnoiseKind }
 
 // noiseCompatible refuses noise results measured differently: another
 // threshold counts other interruptions, and other CPUs are other
 // questions.
 func noiseCompatible(in []Input) error {
-	a, ok := probe.KindNoise.Of(in[0].Doc)
-	if !ok {
-		return fmt.Errorf("%w: %s: a noise result without its data", ErrIncompatible, in[0].Label)
-	}
 	for _, x := range in {
 		if len(x.More) > 0 {
 			return fmt.Errorf("%w: %s groups %d results, but noise results are compared one file per side", ErrIncompatible, x.Label, len(x.More)+1)
 		}
+	}
+	// rtla osnoise histograms name the CPUs with noise, not those
+	// measured, and record no threshold: the noise results are checked
+	// among themselves, the histograms matched to them by CPU number.
+	var docs []Input
+	for _, x := range in {
+		if !isOsnoise(x) {
+			docs = append(docs, x)
+		}
+	}
+	if len(docs) == 0 {
+		if len(osnoiseCPUs(in)) == 0 {
+			return fmt.Errorf("%w: no CPU had a noise occurrence in any of the rtla osnoise histograms: nothing to compare", ErrIncompatible)
+		}
+		return nil
+	}
+	in = docs
+	a, ok := probe.KindNoise.Of(in[0].Doc)
+	if !ok {
+		return fmt.Errorf("%w: %s: a noise result without its data", ErrIncompatible, in[0].Label)
 	}
 	for _, x := range in {
 		d, ok := probe.KindNoise.Of(x.Doc)
@@ -162,9 +199,9 @@ func cpuList(c []int) string {
 // CPU of every pair: the intervals are at 1 - alpha/family (Bonferroni),
 // the p-values Holm-adjusted over it.
 func compareNoise(in []Input, o Options) (*Result, error) {
-	first, _ := probe.KindNoise.Of(in[0].Doc)
+	cpus := osnoiseCPUs(in)
 	k := len(in) - 1
-	family := k * len(first.CPUs)
+	family := k * len(cpus)
 	if family == 0 {
 		return nil, fmt.Errorf("%w: %s measured no CPU", ErrIncompatible, in[0].Label)
 	}
@@ -174,11 +211,38 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 		reps = stats.ReplicatesFor(level, 2000)
 	}
 	res := &Result{Kind: in[0].Doc.Kind, Quantity: Quantity(in[0].Doc.Kind), By: o.By.String(), Level: level, Seed: o.Seed,
-		Quantile: result.PercentileDefinition, Pairs: []Pair{}, Ranking: []int{}, NoiseThresholdNs: first.Measurement.ThresholdNs}
+		Quantile: result.PercentileDefinition, Pairs: []Pair{}, Ranking: []int{}}
+	for _, x := range in {
+		if d, ok := probe.KindNoise.Of(x.Doc); ok {
+			res.NoiseThresholdNs = d.Measurement.ThresholdNs
+			break
+		}
+	}
+	if slices.ContainsFunc(in, isOsnoise) {
+		// every side has a run of each CPU, an absent one included
+		for _, c := range cpus {
+			res.Noise = append(res.Noise, NoiseCPU{CPU: c})
+		}
+	}
 	missing := map[string]bool{}
 	for _, x := range in {
-		d, _ := probe.KindNoise.Of(x.Doc)
 		res.Runs = append(res.Runs, RunSummary{Label: x.Label, Settings: distinguishing(x.Doc, in[0].Doc)})
+		if on, ok := x.Doc.Data.(*Osnoise); ok {
+			for ci, c := range cpus {
+				r, err := osnoiseRun(x.Label, on.File, c, o.Budget)
+				var be *result.BudgetError
+				switch {
+				case errors.As(err, &be):
+					return nil, badinput.Errorf("%s: %w", x.Label, err)
+				case err != nil:
+					return nil, fmt.Errorf("%w: %v", ErrIncompatible, err)
+				}
+				res.Noise[ci].Runs = append(res.Noise[ci].Runs, r)
+			}
+			res.Notes = append(res.Notes, osnoiseNotes(x.Label, on.File, cpus)...)
+			continue
+		}
+		d, _ := probe.KindNoise.Of(x.Doc)
 		if d.Interrupted {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s was interrupted: its figures cover the time measured until then", x.Label))
 		}
@@ -242,16 +306,45 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s stores no lengths of its interruptions (%s): their rates are compared, their lengths are not", x.Label, why))
 		}
 	}
+	for ci := range res.Noise {
+		res.Notes = append(res.Notes, onBuckets(&res.Noise[ci])...)
+	}
 	boot := stats.Bootstrap{Seed: o.Seed, Replicates: reps, Level: level}
 	co := stats.CompareOptions{By: o.By, Alpha: o.Alpha, Family: family, Seed: o.Seed, Replicates: reps, Rule: stats.IntervalAlone}
 	var rateP []float64
 	var cs []stats.Comparison
 	var at [][2]int // the CPU and pair of each of cs
+	// lengths compares the lengths of run j of CPU ci with the first's,
+	// or says in p why not.
+	lengths := func(p *NoisePair, ci, j int) {
+		c := &res.Noise[ci]
+		a, b := c.Runs[0], c.Runs[j]
+		switch {
+		case a.LengthsMissing || b.LengthsMissing:
+			p.LengthsNote = "not compared: " + pickLabel(a, b) + " stores no lengths"
+		case a.Absent || b.Absent:
+			p.LengthsNote = "not compared: " + absentLabel(a, b) + " no column for CPU " + strconv.Itoa(c.CPU) + " (no noise occurrence there, or not measured)"
+		case len(a.samples) == 0 || len(b.samples) == 0:
+			p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
+		default:
+			co.OrderedA, co.OrderedB = a.ordered, b.ordered
+			cs = append(cs, stats.Compare(a.samples, b.samples, co))
+			at = append(at, [2]int{ci, j - 1})
+			c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
+		}
+	}
 	for ci := range res.Noise {
 		c := &res.Noise[ci]
 		a := c.Runs[0]
 		for j := 1; j < len(c.Runs); j++ {
 			b := c.Runs[j]
+			if a.RTLA || b.RTLA {
+				p := NoisePair{A: 0, B: j, ALabel: a.Label, BLabel: b.Label, Rate: notRated(a, b, level), RatePHolm: 1,
+					RateOutcome: NotCompared, RateNote: osnoiseRateNote}
+				lengths(&p, ci, j)
+				c.Pairs = append(c.Pairs, p)
+				continue
+			}
 			rt, err := stats.PoissonRates(a.Count, float64(a.RuntimeNs)/1e9, b.Count, float64(b.RuntimeNs)/1e9, level)
 			if err != nil {
 				return nil, fmt.Errorf("%w: CPU %d: %v", ErrIncompatible, c.CPU, err)
@@ -264,17 +357,7 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 				p.RateOutcome = Fewer
 			}
 			rateP = append(rateP, rt.P)
-			switch {
-			case a.LengthsMissing || b.LengthsMissing:
-				p.LengthsNote = "not compared: " + pickLabel(a, b) + " stores no lengths"
-			case len(a.samples) == 0 || len(b.samples) == 0:
-				p.LengthsNote = "not compared: " + noneLabel(a, b) + " no interruption"
-			default:
-				co.OrderedA, co.OrderedB = a.ordered, b.ordered
-				cs = append(cs, stats.Compare(a.samples, b.samples, co))
-				at = append(at, [2]int{ci, j - 1})
-				c.Runs[0].Serial, c.Runs[j].Serial = cs[len(cs)-1].SerialA, cs[len(cs)-1].SerialB
-			}
+			lengths(&p, ci, j)
 			c.Pairs = append(c.Pairs, p)
 		}
 	}
@@ -283,8 +366,10 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	for i, x := range at {
 		c := &res.Noise[x[0]]
 		a, b := c.Runs[0], c.Runs[x[1]+1]
-		lp := comparePair(RunSummary{Label: a.Label, samples: a.samples, ordered: a.ordered, By: o.By.Of(a.samples)},
-			RunSummary{Label: b.Label, samples: b.samples, ordered: b.ordered, By: o.By.Of(b.samples)}, cs[i], boot, o)
+		ra := RunSummary{Label: a.Label, samples: a.samples, ordered: a.ordered, By: o.By.Of(a.samples), Censored: a.Censored}
+		rb := RunSummary{Label: b.Label, samples: b.samples, ordered: b.ordered, By: o.By.Of(b.samples), Censored: b.Censored}
+		lp := comparePair(ra, rb, cs[i], boot, o)
+		unknownRows(&lp, ra, rb, c.CensoredAtNs, o.By)
 		lp.A, lp.B = 0, x[1]+1
 		c.Pairs[x[1]].Lengths = &lp
 	}
@@ -292,6 +377,10 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	for ci := range res.Noise {
 		c := &res.Noise[ci]
 		for j := range c.Pairs {
+			if c.Pairs[j].RateOutcome == NotCompared {
+				c.Pairs[j].Verdict = osnoiseVerdict(c.CPU, c.Runs[0], c.Runs[j+1], c.Pairs[j], level)
+				continue
+			}
 			c.Pairs[j].RatePHolm = holm[i]
 			i++
 			c.Pairs[j].Verdict = noiseVerdict(c.CPU, c.Runs[0], c.Runs[j+1], c.Pairs[j], level)
@@ -305,7 +394,10 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 		}
 	}
 	for _, x := range in {
-		d, _ := probe.KindNoise.Of(x.Doc)
+		d, ok := probe.KindNoise.Of(x.Doc)
+		if !ok {
+			continue // an rtla osnoise histogram: osnoiseNotes
+		}
 		for _, c := range d.CPUs {
 			if c.Kept < c.Count {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: CPU %d kept %d of its %d interruptions: their lengths are compared on those; the rate counts all", x.Label, c.CPU, c.Kept, c.Count))
@@ -314,12 +406,14 @@ func compareNoise(in []Input, o Options) (*Result, error) {
 	}
 	for _, x := range in {
 		for _, r := range res.Noise[0].Runs {
-			if r.Label == x.Label && r.Reconstructed {
+			if r.Label == x.Label && r.Reconstructed && !r.RTLA {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s stores no raw lengths: they are reconstructed from its histograms (0.1%% precision), which keep no order, so they are compared as independent samples", x.Label))
 			}
 		}
 	}
-	res.Notes = append(res.Notes, "interruptions are compared as Poisson counts over each thread's runtime (exact conditional test, Clopper-Pearson interval of the rate ratio): events independent at a constant rate; a periodic tick is not Poisson, so there the test is approximate")
+	if len(rateP) > 0 {
+		res.Notes = append(res.Notes, "interruptions are compared as Poisson counts over each thread's runtime (exact conditional test, Clopper-Pearson interval of the rate ratio): events independent at a constant rate; a periodic tick is not Poisson, so there the test is approximate")
+	}
 	if family > 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d comparisons (CPUs x runs against %s): each interval is at the %s level (Bonferroni) so that all hold together at 95%%; p-values are Holm-adjusted", family, res.Runs[0].Label, stats.FormatLevel(level)))
 	}
@@ -331,6 +425,16 @@ func pickLabel(a, b NoiseRun) string {
 		return a.Label
 	}
 	return b.Label
+}
+
+func absentLabel(a, b NoiseRun) string {
+	switch {
+	case a.Absent && b.Absent:
+		return "neither run has"
+	case a.Absent:
+		return a.Label + " has"
+	}
+	return b.Label + " has"
 }
 
 func noneLabel(a, b NoiseRun) string {
@@ -381,6 +485,13 @@ func lengthsVerdict(p NoisePair, lvl string) string {
 		return "their lengths are " + p.LengthsNote
 	}
 	switch l.Outcome {
+	case Unknown:
+		for _, row := range l.Rows {
+			if row.Stat == l.ByName && row.Unknown != "" {
+				return "their lengths at " + row.Unknown
+			}
+		}
+		return fmt.Sprintf("their lengths at %s are not known", l.ByName)
 	case TooFew:
 		if l.MinSamples == math.MaxInt {
 			return fmt.Sprintf("no verdict on their lengths at %s, an extreme that no number of interruptions pins down (%d and %d)", l.ByName, l.BCount, l.ACount)

@@ -34,18 +34,29 @@ type Timerlat struct {
 	File *rtla.Histogram
 }
 
-// readTimerlat reads path as rtla timerlat hist output; ok is false when
-// the file has nothing of one (it is then read as a cyclictest
-// histogram).
+// readTimerlat reads path as rtla timerlat hist or osnoise hist output
+// (osnoise.go); ok is false when the file has nothing of either (it is
+// then read as a cyclictest histogram).
 func readTimerlat(path string) (d *result.Document, ok bool, err error) {
 	h, err := rtla.ReadFile(path)
 	switch {
-	case errors.Is(err, rtla.ErrNotTimerlat):
+	case errors.Is(err, rtla.ErrNotRTLA):
 		return nil, false, nil
 	case errors.Is(err, infile.ErrLimit):
 		return nil, true, badinput.Errorf("cannot read %s: %v", path, err)
 	case err != nil:
 		return nil, true, badinput.Errorf("%v (accepted: %s)", err, rtla.Accepted)
+	}
+	if h.Osnoise {
+		// The bucket size is the file's, every column's alike: checked
+		// on the first, so that a file compare cannot read is refused
+		// here, as bad input.
+		if cpus := h.CPUs(rtla.Noise); len(cpus) > 0 {
+			if _, _, err := h.CPU(rtla.Noise, cpus[0]); err != nil {
+				return nil, true, badinput.Errorf("%s: %v", path, err)
+			}
+		}
+		return &result.Document{Kind: OsnoiseKind, Data: &Osnoise{File: h}}, true, nil
 	}
 	if !h.Has(rtla.Thread) {
 		return nil, true, badinput.Errorf("%s: no Thr column (rtla --no-thread): compare takes the thread's latency (the Thr columns), which cyclictest and latlab wake measure; the IRQ and Usr latencies are other quantities", path)
@@ -126,14 +137,22 @@ func (c *Cyclictest) notes(label string) []string {
 		settings += fmt.Sprintf(" (it records the run's duration: %s)", f.Duration)
 	}
 	notes = append(notes, settings+": whether the runs measured alike is not known from the files: check the command lines")
+	return append(notes, rtlaEnd(label, f, "wake-ups", "-a, -i or -T", "wake-up")...)
+}
+
+// rtlaEnd are the notes of what rtla said after its histogram: events
+// missed (the histogram holds only the samples it processed, what) and a
+// stop at a threshold (flags, ending at the sample one that crossed it).
+func rtlaEnd(label string, f *rtla.Histogram, what, flags, one string) []string {
+	var notes []string
 	switch {
 	case f.Missed < 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported an unknown number of events missed: the histogram holds only the wake-ups it processed", label))
+		notes = append(notes, fmt.Sprintf("%s: rtla reported an unknown number of events missed: the histogram holds only the %s it processed", label, what))
 	case f.Missed > 0:
-		notes = append(notes, fmt.Sprintf("%s: rtla reported %d events missed: the histogram holds only the wake-ups it processed", label, f.Missed))
+		notes = append(notes, fmt.Sprintf("%s: rtla reported %d events missed: the histogram holds only the %s it processed", label, f.Missed, what))
 	}
 	if f.Stopped {
-		notes = append(notes, fmt.Sprintf("%s: rtla's run stopped at a threshold (\"hit stop tracing\": -a, -i or -T): it ends at the wake-up that crossed it", label))
+		notes = append(notes, fmt.Sprintf("%s: rtla's run stopped at a threshold (\"hit stop tracing\": %s): it ends at the %s that crossed it", label, flags, one))
 	}
 	return notes
 }

@@ -1,13 +1,16 @@
-// Package rtla reads the histograms `rtla timerlat hist` (the kernel's
-// tools/tracing/rtla) writes: a header ("# RTLA timerlat histogram",
+// Package rtla reads the histograms `rtla timerlat hist` and `rtla osnoise
+// hist` (the kernel's tools/tracing/rtla) write, one layout for both: a
+// header ("# RTLA timerlat histogram" or "# RTLA osnoise histogram",
 // "# Time unit is microseconds (us)" or nanoseconds with -n, "# Duration:"),
 // an "Index" line naming the columns (IRQ-NNN, Thr-NNN and, with user-space
-// threads, Usr-NNN for each CPU that recorded a sample), a row per bucket
+// threads, Usr-NNN for each CPU that recorded a sample; osnoise: CPU-NNN
+// for each CPU that recorded a noise occurrence), a row per bucket
 // with any sample (every bucket with --with-zeros: the bucket's lower bound,
 // then a count per column), the "over:" row, and unless --no-summary the
 // "count:", "min:", "avg:" and "max:" lines per column and, in newer rtla,
-// the "ALL:" section of the same per kind of latency. It converts the
-// columns of one kind into a cyclictest.Histogram, the form compare reads.
+// the "ALL:" section of the same per kind of latency (timerlat only). It
+// converts the columns of one kind, or one column, into a
+// cyclictest.Histogram, the form compare reads.
 // Bad input is a badinput.Error.
 package rtla
 
@@ -32,15 +35,17 @@ type Context int
 // The contexts of rtla's columns: the timer IRQ's latency (IRQ-NNN), the
 // timerlat thread's (Thr-NNN), and with user-space threads (-u, -U, the
 // default of recent rtla) the latency at the thread's return to user space
-// (Usr-NNN).
+// (Usr-NNN); osnoise's one column per CPU (CPU-NNN) counts the noise
+// occurrences of its thread (osnoise:sample_threshold events).
 const (
 	IRQ Context = iota
 	Thread
 	User
+	Noise
 )
 
 // String is the context's name in rtla's columns.
-func (c Context) String() string { return [...]string{"IRQ", "Thr", "Usr"}[c] }
+func (c Context) String() string { return [...]string{"IRQ", "Thr", "Usr", "CPU"}[c] }
 
 // Column is one column of the histogram.
 type Column struct {
@@ -61,8 +66,11 @@ const maxLine = MaxColumns * 22
 // bounds its rows (each 1 µs bucket costs 8 bytes when converted).
 const maxIndexNs = 1_000_000_000
 
-// Histogram is one `rtla timerlat hist` output.
+// Histogram is one `rtla timerlat hist` or `rtla osnoise hist` output.
 type Histogram struct {
+	// Osnoise says the file is rtla osnoise hist output: its columns are
+	// CPU-NNN (Noise), none when no CPU recorded noise.
+	Osnoise bool
 	// Nano says the time unit is ns (rtla -n); otherwise µs.
 	Nano bool
 	// Duration is the header's "# Duration:", as written.
@@ -70,8 +78,8 @@ type Histogram struct {
 	Columns  []Column
 	// Index are the rows' lower bounds, in the unit, increasing.
 	Index []int64
-	// rows are, per context, each row's counts summed over the CPUs.
-	rows [3][]int64
+	// cells are each row's counts, a count per column.
+	cells [][]int64
 	// colRows are each column's in-range samples (its rows summed);
 	// first and last the indexes of its first and last row with any, -1
 	// before one.
@@ -83,6 +91,7 @@ type Histogram struct {
 	// Count, Min, Avg and Max are the summary per column, nil without
 	// one (--no-summary); -1 where rtla wrote "-" (a column with no
 	// sample) or, before it did, 18446744073709551615 (~0) for its min.
+	// osnoise's avg: has two decimals (%9.2f), rounded down here.
 	Count, Min, Avg, Max []int64
 	// All says the file has the "ALL:" section (newer rtla), whose
 	// counts were checked against the columns'.
@@ -124,12 +133,13 @@ func (h *Histogram) Samples(c Context) int64 {
 	return n
 }
 
-// ErrNotTimerlat marks input that has nothing of rtla timerlat hist's
-// output: no "# RTLA timerlat histogram" line, no "over:" row.
-var ErrNotTimerlat = errors.New("not an rtla timerlat histogram")
+// ErrNotRTLA marks input that has nothing of rtla timerlat or osnoise
+// hist's output: no "# RTLA timerlat histogram" or "# RTLA osnoise
+// histogram" line, no "over:" row.
+var ErrNotRTLA = errors.New("not an rtla timerlat or osnoise histogram")
 
 // Accepted says what Read takes, for error messages.
-const Accepted = "rtla timerlat hist output, header included (\"# RTLA timerlat histogram\", \"# Time unit is ...\", the \"Index\" line, the rows and \"over:\")"
+const Accepted = "rtla timerlat hist or rtla osnoise hist output, header included (\"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\", \"# Time unit is ...\", the \"Index\" line, the rows and \"over:\")"
 
 // ReadFile reads the histogram at path, bounded as every input is
 // (infile: --max-input-size, --allow-special-files).
@@ -141,7 +151,7 @@ func ReadFile(path string) (*Histogram, error) {
 	defer f.Close()
 	h, err := Read(f)
 	if err != nil {
-		if errors.Is(err, infile.ErrLimit) || errors.Is(err, ErrNotTimerlat) {
+		if errors.Is(err, infile.ErrLimit) || errors.Is(err, ErrNotRTLA) {
 			return nil, err
 		}
 		return nil, badinput.Errorf("%s: %w", path, err)
@@ -162,7 +172,7 @@ const (
 // summaryNames are the summary lines, in rtla's order.
 var summaryNames = []string{"count:", "min:", "avg:", "max:"}
 
-// Read reads rtla timerlat hist's output. Lines before its header are
+// Read reads rtla timerlat hist's or osnoise hist's output. Lines before its header are
 // skipped (rtla's messages, such as "Saving trace to ..." of a threshold
 // action), and so are those after the summary (the missed events, "hit
 // stop tracing", the auto-analysis, the output of --on-end actions), which
@@ -195,10 +205,11 @@ func Read(r io.Reader) (*Histogram, error) {
 			switch {
 			case text == "# RTLA timerlat histogram":
 				part = header
-			case strings.HasPrefix(text, "# RTLA osnoise histogram"):
-				return nil, fmt.Errorf("line %d: an rtla osnoise histogram, of operating-system noise, not of timer latency (want rtla timerlat hist output)", lineNo)
+			case text == "# RTLA osnoise histogram":
+				part = header
+				h.Osnoise = true
 			case len(fields) > 0 && fields[0] == "Index":
-				return nil, fmt.Errorf("line %d: the Index line without rtla's header before it: whether the buckets are µs or ns (-n) is not known (want rtla's whole output, its \"# RTLA timerlat histogram\" and \"# Time unit is ...\" lines included)", lineNo)
+				return nil, fmt.Errorf("line %d: the Index line without rtla's header before it: which tool wrote it and whether the buckets are µs or ns are not known (want rtla's whole output, its \"# RTLA ... histogram\" and \"# Time unit is ...\" lines included)", lineNo)
 			case len(fields) > 0 && fields[0] == "over:":
 				sawOver = true
 			}
@@ -225,7 +236,7 @@ func Read(r io.Reader) (*Histogram, error) {
 					return nil, fmt.Errorf("line %d: %v", lineNo, err)
 				}
 				part = rows
-			case strings.HasPrefix(fields[0], "IRQ-") || strings.HasPrefix(fields[0], "Thr-") || strings.HasPrefix(fields[0], "Usr-"):
+			case strings.HasPrefix(fields[0], "IRQ-") || strings.HasPrefix(fields[0], "Thr-") || strings.HasPrefix(fields[0], "Usr-") || strings.HasPrefix(fields[0], "CPU-"):
 				return nil, fmt.Errorf("line %d: columns without an Index column (rtla --no-index): the buckets' bounds are not known (want rtla's output without --no-index)", lineNo)
 			default:
 				return nil, fmt.Errorf("line %d: neither a \"#\" header line nor the Index line", lineNo)
@@ -234,7 +245,7 @@ func Read(r io.Reader) (*Histogram, error) {
 			switch {
 			case text == "":
 			case fields[0] == "over:":
-				v, err := counts(fields[1:], len(h.Columns))
+				v, err := h.values(fields[1:], false, false)
 				if err != nil {
 					return nil, fmt.Errorf("line %d: \"over:\": %v", lineNo, err)
 				}
@@ -251,7 +262,7 @@ func Read(r io.Reader) (*Histogram, error) {
 			switch {
 			case text == "":
 			case next < len(summaryNames) && fields[0] == summaryNames[next]:
-				v, err := values(fields[1:], len(h.Columns), next > 0)
+				v, err := h.values(fields[1:], next > 0, next == 2 && h.Osnoise)
 				if err != nil {
 					return nil, fmt.Errorf("line %d: %q: %v", lineNo, summaryNames[next], err)
 				}
@@ -273,7 +284,7 @@ func Read(r io.Reader) (*Histogram, error) {
 				next++
 			case next > 0 && next < len(summaryNames):
 				return nil, fmt.Errorf("line %d: %q where rtla writes %q: the summary is cut short", lineNo, fields[0], summaryNames[next])
-			case fields[0] == "ALL:" && next == len(summaryNames):
+			case fields[0] == "ALL:" && next == len(summaryNames) && !h.Osnoise:
 				for _, f := range fields[1:] {
 					c, ok := contextNamed(f)
 					if !ok || slices.Contains(allNames, c) {
@@ -324,9 +335,9 @@ func Read(r io.Reader) (*Histogram, error) {
 	}
 	switch {
 	case part == before && sawOver:
-		return nil, errors.New("an \"over:\" row but no \"# RTLA timerlat histogram\" header (rtla --no-header?): which columns are IRQ, thread and user latency, and the time unit, are not known (want rtla's output without --no-header)")
+		return nil, errors.New("an \"over:\" row but no \"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\" header (rtla --no-header?): which tool wrote it, what its columns are, and the time unit, are not known (want rtla's output without --no-header)")
 	case part == before:
-		return nil, ErrNotTimerlat
+		return nil, ErrNotRTLA
 	case part == header:
 		return nil, errors.New("no Index line after the header: the file ends before the histogram (cut short?)")
 	case part == rows:
@@ -341,18 +352,25 @@ func Read(r io.Reader) (*Histogram, error) {
 
 // columns reads the Index line's column names.
 func (h *Histogram) columns(names []string) error {
-	if len(names) == 0 {
+	// osnoise hist names only the CPUs with a noise occurrence, and none
+	// when no CPU had one (osnoise_print_stats then writes "over: 0" and
+	// a summary of zeros); timerlat hist's columns are every CPU's.
+	if len(names) == 0 && !h.Osnoise {
 		return errors.New("the Index line names no column: rtla recorded no sample on any CPU")
 	}
 	if len(names) > MaxColumns {
 		return fmt.Errorf("%d columns, more than the %d this reader takes", len(names), MaxColumns)
 	}
+	want := "IRQ-NNN, Thr-NNN or Usr-NNN"
+	if h.Osnoise {
+		want = "CPU-NNN"
+	}
 	for _, n := range names {
 		ctx, cpu, ok := strings.Cut(n, "-")
 		c, known := contextNamed(ctx)
 		id, err := strconv.Atoi(cpu)
-		if !ok || !known || err != nil || id < 0 || id >= cyclictest.MaxThreads || cpu[0] == '+' {
-			return fmt.Errorf("column %.20q (want IRQ-NNN, Thr-NNN or Usr-NNN, NNN a CPU below %d)", n, cyclictest.MaxThreads)
+		if !ok || !known || (c == Noise) != h.Osnoise || err != nil || id < 0 || id >= cyclictest.MaxThreads || cpu[0] == '+' {
+			return fmt.Errorf("column %.20q (want %s, NNN a CPU below %d)", n, want, cyclictest.MaxThreads)
 		}
 		col := Column{c, id}
 		if slices.Contains(h.Columns, col) {
@@ -369,7 +387,7 @@ func (h *Histogram) columns(names []string) error {
 // contexts are the contexts of the columns, in rtla's order.
 func (h *Histogram) contexts() []Context {
 	var cs []Context
-	for _, c := range []Context{IRQ, Thread, User} {
+	for _, c := range []Context{IRQ, Thread, User, Noise} {
 		if h.Has(c) {
 			cs = append(cs, c)
 		}
@@ -385,6 +403,8 @@ func contextNamed(s string) (Context, bool) {
 		return Thread, true
 	case "Usr":
 		return User, true
+	case "CPU":
+		return Noise, true
 	}
 	return 0, false
 }
@@ -406,7 +426,7 @@ func (h *Histogram) row(fields []string) error {
 		return err
 	}
 	h.Index = append(h.Index, idx)
-	var sums [3]int64
+	h.cells = append(h.cells, v)
 	for j, c := range v {
 		if h.colRows[j], err = cyclictest.AddCounts(h.colRows[j], c); err != nil {
 			return fmt.Errorf("column %d: %v", j+1, err)
@@ -417,13 +437,6 @@ func (h *Histogram) row(fields []string) error {
 			}
 			h.last[j] = idx
 		}
-		ctx := h.Columns[j].Context
-		if sums[ctx], err = cyclictest.AddCounts(sums[ctx], c); err != nil {
-			return err
-		}
-	}
-	for c := range sums {
-		h.rows[c] = append(h.rows[c], sums[c])
 	}
 	return nil
 }
@@ -442,7 +455,7 @@ func (h *Histogram) afterLine(fields []string, lineNo int) error {
 	text := strings.Join(fields, " ")
 	switch {
 	case len(fields) == 0:
-	case text == "# RTLA timerlat histogram" || fields[0] == "Index":
+	case text == "# RTLA timerlat histogram" || text == "# RTLA osnoise histogram" || fields[0] == "Index":
 		return fmt.Errorf("line %d: a second histogram after the first (want one rtla run per file)", lineNo)
 	case strings.HasPrefix(text, "unknown number of events missed"):
 		h.Missed = -1
@@ -479,7 +492,7 @@ func (h *Histogram) checkAll(names []Context, count []int64) error {
 // check checks the summary's counts against the rows and the over: row:
 // rtla counts every sample once, in a bucket or over the range.
 func (h *Histogram) check() error {
-	var perContext [3]int64
+	var perContext [4]int64
 	for j, col := range h.Columns {
 		n, err := cyclictest.AddCounts(h.colRows[j], h.Over[j])
 		if err != nil {
@@ -506,14 +519,37 @@ func (h *Histogram) Cyclictest(c Context) (*cyclictest.Histogram, error) {
 	if !h.Has(c) {
 		return nil, fmt.Errorf("no %s column", c)
 	}
+	out, err := h.convert(func(col Column) bool { return col.Context == c })
+	if err == nil && out.Samples() == 0 {
+		return nil, fmt.Errorf("its %s columns hold no sample", c)
+	}
+	return out, err
+}
+
+// CPU converts the column of c on cpu alone, as Cyclictest converts the
+// columns of c; ok is false when the file has no such column (osnoise
+// hist omits a CPU without a noise occurrence).
+func (h *Histogram) CPU(c Context, cpu int) (_ *cyclictest.Histogram, ok bool, _ error) {
+	col := Column{c, cpu}
+	if !slices.Contains(h.Columns, col) {
+		return nil, false, nil
+	}
+	out, err := h.convert(func(x Column) bool { return x == col })
+	return out, true, err
+}
+
+// convert sums the columns keep takes into 1 µs buckets.
+func (h *Histogram) convert(keep func(Column) bool) (*cyclictest.Histogram, error) {
 	if err := h.bucket(); err != nil {
 		return nil, err
 	}
 	out := &cyclictest.Histogram{}
+	var cols []int
 	for j, col := range h.Columns {
-		if col.Context != c {
+		if !keep(col) {
 			continue
 		}
+		cols = append(cols, j)
 		out.Threads++
 		out.PerThread = append(out.PerThread, h.colRows[j])
 		out.PerThreadOverflows = append(out.PerThreadOverflows, h.Over[j])
@@ -529,7 +565,9 @@ func (h *Histogram) Cyclictest(c Context) (*cyclictest.Histogram, error) {
 		out.Counts = make([]int64, us(h.Index[n-1])+1)
 	}
 	for r, i := range h.Index {
-		out.Counts[us(i)] += h.rows[c][r] // cannot overflow: check() summed them
+		for _, j := range cols {
+			out.Counts[us(i)] += h.cells[r][j] // cannot overflow: check() summed them
+		}
 	}
 	if h.Nano && out.Overflows > 0 && len(out.Counts) > 0 {
 		last := len(out.Counts) - 1
@@ -540,9 +578,6 @@ func (h *Histogram) Cyclictest(c Context) (*cyclictest.Histogram, error) {
 		out.InRange += k
 	}
 	out.RangeUs = int64(len(out.Counts))
-	if out.Samples() == 0 {
-		return nil, fmt.Errorf("its %s columns hold no sample", c)
-	}
 	return out, nil
 }
 
@@ -558,6 +593,9 @@ func (h *Histogram) Cyclictest(c Context) (*cyclictest.Histogram, error) {
 // max: that of its last when none is over the range; buckets any wider
 // would hold them anywhere inside.
 func (h *Histogram) bucket() error {
+	if len(h.Index) == 0 {
+		return nil // every sample is over the range: no bucket holds one
+	}
 	var g int64
 	for _, i := range h.Index {
 		g = gcd(g, i)
@@ -566,6 +604,14 @@ func (h *Histogram) bucket() error {
 		return nil
 	}
 	accepted := "compare takes rtla histograms of 1 µs buckets (-b 1, the default), or in ns (-n) of buckets that divide 1000 ns"
+	if h.Osnoise {
+		// osnoise hist's min: and max: are not the lengths themselves:
+		// osnoise_read_trace_hist reads the kernel's histogram of
+		// sample_threshold ("duration.buckets=" the bucket in ns) and
+		// takes each bucket's lower bound, so they fall at a row's index
+		// whatever the bucket size, and prove nothing of it.
+		return fmt.Errorf("its rows are all at multiples of %d %s: the bucket size (rtla -b) is not written in the file, and osnoise hist's min: and max: are bucket bounds, which cannot tell 1 %s buckets from wider ones; %s", g, h.unit(), h.unit(), accepted)
+	}
 	if h.Min == nil || h.Max == nil {
 		return fmt.Errorf("its rows are all at multiples of %d %s and it has no summary (--no-summary): the bucket size (rtla -b) is not known from the file; %s", g, h.unit(), accepted)
 	}
@@ -593,6 +639,32 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// values parses a line's values, one per column. osnoise hist with no
+// column writes a single 0 on each of its lines (osnoise_print_stats:
+// "over: 0", "count: 0", ...), and before "rtla/osnoise: Better report
+// when histogram is empty" (Linux 6.11) none; its avg: has two decimals
+// (%9.2f), read rounded down, with decimals.
+func (h *Histogram) values(fields []string, dash, decimals bool) ([]int64, error) {
+	if h.Osnoise && len(h.Columns) == 0 {
+		if len(fields) > 1 || len(fields) == 1 && fields[0] != "0" {
+			return nil, fmt.Errorf("%d values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0 or none", len(fields))
+		}
+		return []int64{}, nil
+	}
+	if !decimals {
+		return values(fields, len(h.Columns), dash)
+	}
+	ints := make([]string, len(fields))
+	for i, f := range fields {
+		whole, frac, ok := strings.Cut(f, ".")
+		if ok && (len(frac) == 0 || strings.Trim(frac, "0123456789") != "") {
+			return nil, fmt.Errorf("%.30q is not a number with decimals", f)
+		}
+		ints[i] = whole
+	}
+	return values(ints, len(h.Columns), dash)
 }
 
 // counts parses n fields as non-negative counts.

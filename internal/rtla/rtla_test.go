@@ -15,6 +15,7 @@ import (
 
 // hist is a histogram to write in rtla timerlat hist's layout.
 type hist struct {
+	osnoise bool // rtla osnoise hist's layout: CPU-NNN columns, avg: with decimals
 	nano    bool
 	cols    []string  // "IRQ-000", "Thr-000", ...
 	rows    [][]int64 // index, then a count per column
@@ -34,7 +35,11 @@ func (h hist) text() string {
 	if h.nano {
 		unit = "nanoseconds (ns)"
 	}
-	fmt.Fprintf(&b, "# RTLA timerlat histogram\n# Time unit is %s\n# Duration:   0 00:00:10\nIndex", unit)
+	tool := "timerlat"
+	if h.osnoise {
+		tool = "osnoise"
+	}
+	fmt.Fprintf(&b, "# RTLA %s histogram\n# Time unit is %s\n# Duration:   0 00:00:10\nIndex", tool, unit)
 	for _, c := range h.cols {
 		fmt.Fprintf(&b, "   %s", c)
 	}
@@ -88,7 +93,15 @@ func (h hist) text() string {
 		}
 		line("count:", count)
 		line("min:  ", lo)
-		line("avg:  ", avg)
+		if h.osnoise { // osnoise_print_summary: "%9.2f "
+			b.WriteString("avg:  ")
+			for j := range count {
+				fmt.Fprintf(&b, "%9.2f ", float64(sum[j])/float64(count[j]))
+			}
+			b.WriteString("\n")
+		} else {
+			line("avg:  ", avg)
+		}
 		line("max:  ", hi)
 	}
 	if h.all {
@@ -226,9 +239,9 @@ func TestReadBad(t *testing.T) {
 		return strings.Replace(good, old, new, 1)
 	}
 	cases := []struct{ name, in, err string }{
-		{"not rtla's", "000000 000001\n# Histogram Overflows: 00000\n", ErrNotTimerlat.Error()},
-		{"osnoise hist", "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n", "rtla osnoise histogram"},
-		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" header"},
+		{"not rtla's", "000000 000001\n# Histogram Overflows: 00000\n", ErrNotRTLA.Error()},
+		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\" header"},
+		{"a CPU column in timerlat's", replace("IRQ-001", "CPU-001"), "column \"CPU-001\" (want IRQ-NNN, Thr-NNN or Usr-NNN"},
 		{"no time unit", strings.Replace(good, "# Time unit is microseconds (us)\n", "", 1), "no \"# Time unit is ...\" line"},
 		{"another unit", replace("microseconds (us)", "milliseconds (ms)"), "a time unit other than"},
 		{"--no-index", replace("Index   IRQ-000", "   IRQ-000"), "without an Index column (rtla --no-index)"},
@@ -294,8 +307,8 @@ func TestReadFile(t *testing.T) {
 	if _, err := ReadFile(bad); !badinput.Is(err) || !strings.Contains(err.Error(), "bad.txt") {
 		t.Errorf("got %v, want bad input naming the file", err)
 	}
-	if _, err := ReadFile(other); !errors.Is(err, ErrNotTimerlat) {
-		t.Errorf("got %v, want ErrNotTimerlat", err)
+	if _, err := ReadFile(other); !errors.Is(err, ErrNotRTLA) {
+		t.Errorf("got %v, want ErrNotRTLA", err)
 	}
 }
 
@@ -305,12 +318,30 @@ func FuzzRead(f *testing.F) {
 	f.Add(twoCPUs.text())
 	f.Add(hist{nano: true, cols: []string{"IRQ-000", "Thr-000", "Usr-000"}, rows: [][]int64{{1500, 2, 0, 1}, {2000, 0, 3, 3}}, over: []int64{0, 2, 1}, summary: true}.text())
 	f.Add("x\n# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex Thr-000\n6 1\n21 1\nover: 0\ncount: 2\nmin: 6\navg: 13\nmax: 21\ntimerlat hit stop tracing\n")
+	f.Add(quietCPUs.text())
+	f.Add("# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		h, err := Read(strings.NewReader(in))
 		if err != nil {
 			return
 		}
-		for _, c := range []Context{IRQ, Thread, User} {
+		for _, col := range h.Columns {
+			ct, ok, err := h.CPU(col.Context, col.CPU)
+			if !ok {
+				t.Fatalf("column %v not found", col)
+			}
+			if err != nil {
+				continue
+			}
+			var sum int64
+			for _, k := range ct.Counts {
+				sum += k
+			}
+			if k := slices.Min(append([]int64{0}, ct.Counts...)); k < 0 || sum != ct.InRange || ct.Threads != 1 || int64(len(ct.Counts)) != ct.RangeUs {
+				t.Fatalf("column %v inconsistent: %+v", col, ct)
+			}
+		}
+		for _, c := range []Context{IRQ, Thread, User, Noise} {
 			ct, err := h.Cyclictest(c)
 			if err != nil {
 				continue
@@ -327,4 +358,123 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// quietCPUs is rtla osnoise hist -c 0-3's layout when CPUs 1 and 2 had
+// no noise: it names only CPU-000 and CPU-003.
+var quietCPUs = hist{osnoise: true, cols: []string{"CPU-000", "CPU-003"},
+	rows: [][]int64{{1, 40, 0}, {2, 7, 1}, {5, 0, 3}, {17, 1, 0}}, over: []int64{0, 2}, summary: true}
+
+func TestReadOsnoise(t *testing.T) {
+	h, err := Read(strings.NewReader(quietCPUs.text() + "rtla osnoise hit stop tracing\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Osnoise || !h.Has(Noise) || h.Has(Thread) || !slices.Equal(h.CPUs(Noise), []int{0, 3}) || !h.Stopped {
+		t.Fatalf("read %+v", h)
+	}
+	if !slices.Equal(h.Avg, []int64{1, 2}) { // 71/48 = 1.48 and 17/6 = 2.83 (the over: row counted, not summed), rounded down
+		t.Errorf("avg %v, want [1 2]", h.Avg)
+	}
+	c3, ok, err := h.CPU(Noise, 3)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if !slices.Equal(c3.Counts, []int64{0, 0, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}) || c3.Overflows != 2 || c3.Samples() != 6 || c3.RangeUs != 18 {
+		t.Errorf("CPU 3: %+v", c3)
+	}
+	if _, ok, err := h.CPU(Noise, 1); ok || err != nil {
+		t.Errorf("CPU 1, which the file does not name: %v %v", ok, err)
+	}
+	all, err := h.Cyclictest(Noise)
+	if err != nil || all.Samples() != 54 || all.Threads != 2 {
+		t.Errorf("pooled: %+v %v", all, err)
+	}
+
+	// No CPU had noise: no column, and a single 0 on each line.
+	none, err := Read(strings.NewReader("# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n"))
+	if err != nil || len(none.Columns) != 0 || !none.Osnoise {
+		t.Fatalf("no noise: %+v %v", none, err)
+	}
+	// Before Linux 6.11, the same lines without their 0.
+	none, err = Read(strings.NewReader("# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:05\nIndex\nover:\ncount:\nmin:\navg:\nmax:\n"))
+	if err != nil || len(none.Columns) != 0 {
+		t.Fatalf("no noise, older rtla: %+v %v", none, err)
+	}
+
+	// The layout of rtla's own documentation (integer avg:), in ns.
+	ns, err := Read(strings.NewReader("# RTLA osnoise histogram\n# Time unit is nanoseconds (ns)\n# Duration:   0 00:01:00\nIndex   CPU-000\n1500      3 \n2300      1 \nover:      0 \ncount:     4 \nmin:    1500 \navg:    1687 \nmax:    2300 \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err := ns.CPU(Noise, 0); err != nil || !slices.Equal(c.Counts, []int64{0, 3, 1}) {
+		t.Errorf("ns: %+v %v", c, err)
+	}
+}
+
+func TestReadOsnoiseBad(t *testing.T) {
+	good := quietCPUs.text()
+	replace := func(old, new string) string {
+		if !strings.Contains(good, old) {
+			t.Fatalf("%q is not in the file", old)
+		}
+		return strings.Replace(good, old, new, 1)
+	}
+	lines := strings.SplitAfter(good, "\n")
+	cut := func(n int) string { return strings.Join(lines[:n], "") }
+	empty := "# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n"
+	cases := []struct{ name, in, err string }{
+		{"a Thr column in osnoise's", replace("CPU-003", "Thr-003"), "column \"Thr-003\" (want CPU-NNN"},
+		{"a CPU twice", replace("CPU-003", "CPU-000"), "column CPU-000 twice"},
+		{"cut in the rows", cut(6), "no \"over:\" row"},
+		{"cut in the summary", cut(11), "ends before the summary's \"avg:\""},
+		{"count disagrees", replace("count:       48", "count:       49"), "\"count:\" says 49 samples in column CPU-000, its rows and \"over:\" hold 48"},
+		{"a row short of a column", replace("\n5             0         3 ", "\n5             0"), "1 values for 2 columns"},
+		{"avg: not a number", replace("1.48", "1.4x"), "\"1.4x\" is not a number with decimals"},
+		{"avg: a bare point", replace("1.48", "1."), "\"1.\" is not a number with decimals"},
+		{"no column, two values", strings.Replace(empty, "over: 0", "over: 0 0", 1), "\"over:\": 2 values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0 or none"},
+		{"no column, a count", strings.Replace(empty, "count: 0", "count: 3", 1), "writes a single 0"},
+		{"a second histogram", good + good, "a second histogram"},
+		{"--no-index", replace("Index   CPU-000", "   CPU-000"), "without an Index column (rtla --no-index)"},
+		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\" header"},
+		{"the Index line without the header", strings.Join(lines[3:], ""), "the Index line without rtla's header before it"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(c.in))
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("got %v, want %q", err, c.err)
+			}
+		})
+	}
+}
+
+// TestOsnoiseBucket: osnoise hist's min: and max: are bucket bounds, so
+// only rows that are not all at multiples of one size prove 1 µs buckets.
+func TestOsnoiseBucket(t *testing.T) {
+	cases := []struct {
+		name string
+		h    hist
+		err  string
+	}{
+		{"1 µs rows", quietCPUs, ""},
+		{"-b 10", hist{osnoise: true, cols: []string{"CPU-000"}, rows: [][]int64{{0, 430}, {10, 88}, {20, 19}, {30, 6}}, summary: true},
+			"its rows are all at multiples of 10 µs: the bucket size (rtla -b) is not written in the file"},
+		{"one row at 0", hist{osnoise: true, cols: []string{"CPU-000"}, rows: [][]int64{{0, 4}}, summary: true}, "multiples of 0 µs"},
+		{"-b 2 in ns", hist{osnoise: true, nano: true, cols: []string{"CPU-000"}, rows: [][]int64{{1500, 1}, {2300, 1}}, summary: true}, ""},
+		{"-b 2000 in ns", hist{osnoise: true, nano: true, cols: []string{"CPU-000"}, rows: [][]int64{{2000, 1}, {6000, 1}}, summary: true}, "multiples of 2000 ns"},
+		{"every sample over", hist{osnoise: true, cols: []string{"CPU-000"}, over: []int64{3}, summary: true}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Read(strings.NewReader(c.h.text()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = h.CPU(Noise, 0)
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Fatalf("got %v, want %q", err, c.err)
+			}
+		})
+	}
 }
