@@ -26,7 +26,7 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 		cpuWord = "CPUs"
 	}
 	writeProse(w, fmt.Sprintf("latlab compare: noise, %d runs, %s %s, threshold %s; lengths by %s; %s CIs (seed %d)",
-		len(r.Runs), cpuWord, strings.Join(cpus, ","), units.Duration(time.Duration(r.NoiseThresholdNs)), r.By, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
+		len(r.Runs), cpuWord, strings.Join(cpus, ","), noiseThreshold(r), r.By, levelPct(r.Level), r.Seed), 2, fmt.Sprintf("(seed %d)", r.Seed))
 	fmt.Fprintln(w, "verdict:")
 	for _, c := range r.Noise {
 		for _, p := range c.Pairs {
@@ -55,6 +55,26 @@ func compareNoiseText(w io.Writer, r *compare.Result) {
 	}
 }
 
+// noiseThreshold is the comparison's threshold: 0 when no side is a
+// noise result (an rtla osnoise histogram does not record its own).
+func noiseThreshold(r *compare.Result) string {
+	if r.NoiseThresholdNs == 0 {
+		return "not recorded"
+	}
+	return units.Duration(time.Duration(r.NoiseThresholdNs))
+}
+
+// noiseRunCells are a run's runtime, interruptions, rate, share
+// available, noise and longest: "-" for what an rtla osnoise histogram
+// does not record (its runtime, so its rate, share and noise).
+func noiseRunCells(run compare.NoiseRun) []string {
+	if run.RTLA {
+		return []string{"-", strconv.FormatInt(run.Count, 10), "-", "-", "-", units.NsFixed(float64(run.MaxNs))}
+	}
+	return []string{units.NsShort(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
+		availPct(run.AvailablePct), units.NsFixed(float64(run.NoiseNs)), units.NsFixed(float64(run.MaxNs))}
+}
+
 // noiseCPUTable is one CPU's evidence: each run's figures, then for each
 // pair the rate test and the lengths compared.
 func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
@@ -64,8 +84,7 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(c.Runs) == 2 {
 			name = string(rune('A' + i))
 		}
-		rows = append(rows, []string{name, units.NsShort(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
-			availPct(run.AvailablePct), units.NsFixed(float64(run.NoiseNs)), units.NsFixed(float64(run.MaxNs))})
+		rows = append(rows, append([]string{name}, noiseRunCells(run)...))
 	}
 	Table(w, []string{fmt.Sprintf("CPU %d", c.CPU), "runtime", "interruptions", "per s", "available", "noise", "longest"}, rows)
 	for _, p := range c.Pairs {
@@ -75,17 +94,33 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(c.Runs) > 2 {
 			who = p.BLabel + " / " + p.ALabel
 		}
-		writeProse(w, fmt.Sprintf("rate ratio %s = %s [%s, %s] (%d and %d interruptions in %s and %s); exact test %s (Holm), unadjusted %s",
-			who, compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)), rt.NB, rt.NA,
-			units.NsShort(rt.TB*1e9), units.NsShort(rt.TA*1e9), stats.FormatP(p.RatePHolm), stats.FormatP(rt.P)), 2)
+		if p.RateOutcome == compare.NotCompared {
+			writeProse(w, fmt.Sprintf("rate %s: %s", who, p.RateNote), 2)
+		} else {
+			writeProse(w, fmt.Sprintf("rate ratio %s = %s [%s, %s] (%d and %d interruptions in %s and %s); exact test %s (Holm), unadjusted %s",
+				who, compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)), rt.NB, rt.NA,
+				units.NsShort(rt.TB*1e9), units.NsShort(rt.TA*1e9), stats.FormatP(p.RatePHolm), stats.FormatP(rt.P)), 2)
+		}
 		l := p.Lengths
 		if l == nil {
 			writeProse(w, "lengths "+p.LengthsNote, 2)
 			continue
 		}
 		var lr [][]string
-		var short []string
+		var short, unknown []string
 		for _, row := range l.Rows {
+			if row.Unknown != "" {
+				// a value not known is -1: no value, and a line says why
+				cells := []string{row.Stat, units.NsFixed(row.A), units.NsFixed(row.B), "-", "-", ""}
+				for i, v := range []float64{row.A, row.B} {
+					if v < 0 {
+						cells[1+i] = "?"
+					}
+				}
+				lr = append(lr, cells)
+				unknown = append(unknown, row.Unknown)
+				continue
+			}
 			if row.Diff == nil {
 				need := fmt.Sprint(row.NeedsSamples)
 				if row.NeedsSamples == math.MaxInt {
@@ -107,6 +142,9 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(short) > 0 {
 			writeProse(w, "no interval, too few interruptions per run for: "+strings.Join(short, ", "), 2, short...)
 		}
+		for _, u := range unknown {
+			writeProse(w, safeText(u), 2)
+		}
 		mw, ks := "Mann-Whitney U", ksName(l.KS)
 		if l.Test == stats.SerialMannWhitneyTest {
 			mw = "Mann-Whitney U for dependent samples"
@@ -126,7 +164,7 @@ func compareNoiseHTML(r *compare.Result) (verdicts []string, tables []htmlTable)
 		}
 	}
 	for _, c := range r.Noise {
-		t := htmlTable{Caption: fmt.Sprintf("CPU %d: interruptions over %s; intervals at %s", c.CPU, units.Duration(time.Duration(r.NoiseThresholdNs)), levelPct(r.Level)),
+		t := htmlTable{Caption: fmt.Sprintf("CPU %d: interruptions over %s; intervals at %s", c.CPU, noiseThreshold(r), levelPct(r.Level)),
 			Header: []string{"run", "runtime", "interruptions", "per s", "available", "noise", "longest", "rate ratio vs first [CI]", "p (Holm)", r.By + " length vs first [CI]"}}
 		for i, run := range c.Runs {
 			ratio, p, by := "baseline", "", ""
@@ -135,6 +173,9 @@ func compareNoiseHTML(r *compare.Result) (verdicts []string, tables []htmlTable)
 				rt := pp.Rate
 				ratio = fmt.Sprintf("%s [%s, %s]", compare.Sig3(float64(rt.Ratio)), compare.Sig3(rt.Lo), compare.Sig3(float64(rt.Hi)))
 				p = stats.FormatP(pp.RatePHolm)
+				if pp.RateOutcome == compare.NotCompared {
+					ratio, p = "not compared", ""
+				}
 				by = pp.LengthsNote
 				if l := pp.Lengths; l != nil {
 					by = string(l.Outcome)
@@ -143,8 +184,8 @@ func compareNoiseHTML(r *compare.Result) (verdicts []string, tables []htmlTable)
 					}
 				}
 			}
-			t.Rows = append(t.Rows, []string{run.Label, units.NsShort(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
-				availPct(run.AvailablePct), units.NsFixed(float64(run.NoiseNs)), units.NsFixed(float64(run.MaxNs)), ratio, p, by})
+			row := append([]string{run.Label}, noiseRunCells(run)...)
+			t.Rows = append(t.Rows, append(row, ratio, p, by))
 		}
 		tables = append(tables, t)
 	}

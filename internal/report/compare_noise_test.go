@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -97,6 +100,51 @@ func TestCompareNoiseInHTMLReport(t *testing.T) {
 		"CPU 0: interruptions over 1µs", "CPU 1: interruptions over 1µs", "0.102 [0.0813, 0.126]", "99.912%"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// osnoiseHist is rtla osnoise hist output of CPU 0: 77 occurrences of
+// 5-9 µs and over of them past its 10 µs range.
+func osnoiseHist(over int) string {
+	return "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\n" +
+		"Index   CPU-000\n5            40\n6            20\n7            10\n8             5\n9             2\n" +
+		fmt.Sprintf("over:     %5d\ncount:    %5d\nmin:          5\navg:       6.00\nmax:          9\n", over, 77+over)
+}
+
+// rtla osnoise hist sides record no runtime, noise or threshold: their
+// cells are "-", the threshold "not recorded", the rate "not compared"
+// with why (not a ratio of 0 s), and a length its overflows reach "?"
+// with why (not -1 ns).
+func TestCompareOsnoiseText(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.osnoise"), filepath.Join(dir, "b.osnoise")
+	for f, over := range map[string]int{a: 0, b: 5} {
+		if err := os.WriteFile(f, []byte(osnoiseHist(over)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := compare.ReadInputs([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := compare.Compare(in, compare.Options{By: stats.Quantile(50), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	CompareText(&buf, r)
+	out := buf.String()
+	for _, w := range []string{"threshold not recorded", " A            -             77      -          -      -",
+		"rate B/A: not compared: rtla osnoise hist records no thread's runtime", "mean     6.32 µs        ?",
+		"mean: not known"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in:\n%s", w, out)
+		}
+	}
+	for _, bad := range []string{"0ns", "rate ratio", "-1 ns", "threshold 0"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%q in:\n%s", bad, out)
 		}
 	}
 }
