@@ -17,6 +17,7 @@ import (
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/stats"
+	"github.com/latlab/latlab/internal/testutil"
 )
 
 // noiseRun is one CPU of a fixed noise document: its lengths (all kept),
@@ -117,7 +118,7 @@ func osnoiseHist(over int) string {
 // with why (not a ratio of 0 s), and a length its overflows reach "?"
 // with why (not -1 ns).
 func TestCompareOsnoiseText(t *testing.T) {
-	dir := t.TempDir()
+	dir := testutil.TempDir(t)
 	a, b := filepath.Join(dir, "a.osnoise"), filepath.Join(dir, "b.osnoise")
 	for f, over := range map[string]int{a: 0, b: 5} {
 		if err := os.WriteFile(f, []byte(osnoiseHist(over)), 0o644); err != nil {
