@@ -271,12 +271,14 @@ func (f *tunedFuncs) call(s string) (string, bool) {
 			return f.token(text, "a variable that "+strings.Join(f.unreadVars, " or ")+", which latlab cannot read, may set"), true
 		}
 	}
-	// A variable the profile leaves unset stays as its text, which
-	// tuned's functions then read as a value (cpulist2hex_invert of
+	// A variable the profile leaves unset stays as its text, which the
+	// CPU-list functions then read as a list (cpulist2hex_invert of
 	// "${isolated_cores}" is every CPU): not what the profile means, so
-	// unknown. The assertions compare that text: it is how a profile
-	// says a variable must be set.
-	if !strings.HasPrefix(name, "assertion") {
+	// unknown. The other functions may test that text on purpose: the
+	// assertions compare it (how a profile says a variable must be set),
+	// and cpu-partitioning's regex_search_ternary gives "" when
+	// ${no_balance_cores} is not set to CPUs.
+	if cpuListFuncs[name] {
 		for _, a := range args {
 			if m := unsetVarRE().FindStringSubmatch(a); m != nil {
 				return f.token(text, fmt.Sprintf("it uses ${%s}, which the profile leaves unset", m[1])), true

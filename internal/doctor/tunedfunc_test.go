@@ -162,6 +162,8 @@ func TestTunedFuncs(t *testing.T) {
 		// An unset variable is its text, which tuned would read as a CPU
 		// list (every CPU, inverted): unknown, not that.
 		{in: "${f:cpulist2hex_invert:${isolated_cores}}", want: "${f:cpulist2hex_invert:${isolated_cores}}", why: "it uses ${isolated_cores}, which the profile leaves unset"},
+		// ... but a test of that text is what some profiles mean.
+		{in: "${f:regex_search_ternary:${no_balance_cores}:\\s*[0-9]: isolcpus=${no_balance_cores}:}", want: ""},
 		{in: "${f:exec:mktemp:-d}", want: "${f:exec:mktemp:-d}", why: "tuned's exec: it runs mktemp -d, and latlab runs no command"},
 		{in: "${f:strip:${f:exec:mktemp:-d}}x", want: "${f:strip:${f:exec:mktemp:-d}}x", why: "it runs mktemp -d"},
 		{in: "${f:virt_check:vm:bare}", want: "${f:virt_check:vm:bare}", why: "it runs virt-what"},
