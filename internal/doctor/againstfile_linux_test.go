@@ -455,3 +455,42 @@ func TestTunedGolden(t *testing.T) {
 	}
 	testutil.Golden(t, "testdata/against_cpu_partitioning.json", strings.ReplaceAll(string(b), root, "ROOT")+"\n", *update, "LATLAB_TUNED_PROFILES=... go test ./internal/doctor -run TestTunedGolden -update")
 }
+
+// TestLoadTunedConditions: a section whose cpuinfo_regex does not match
+// the machine's /proc/cpuinfo is turned off, as tuned turns it off; one
+// that matches stays; one whose pattern Python and Go read differently
+// (a look-ahead, which Go's syntax lacks; \w on a text outside ASCII,
+// Unicode's in Python) is kept and said not checked.
+func TestLoadTunedConditions(t *testing.T) {
+	dir := testutil.TempDir(t)
+	root := againstRoot(t)
+	testutil.WriteTree(t, root, map[string]string{
+		"proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\nCPU part\t: 0xd0c\n",
+	})
+	testutil.WriteTree(t, dir, map[string]string{
+		"p/tuned.conf": "[sysctl.thunderx]\ntype=sysctl\ncpuinfo_regex=CPU part\\s+:\\s+(0x0a1|0x0a2|0x0a3)\nvm.swappiness=1\n" +
+			"[vm.intel]\ntype=vm\ncpuinfo_regex=^vendor_id\\s+:\\s+GenuineIntel$\ntransparent_hugepages=never\n" +
+			"[cpu.ahead]\ntype=cpu\ncpuinfo_regex=Xeon(?=\\(R\\))\ngovernor=performance\n",
+	})
+	set, err := LoadTuned(filepath.Join(dir, "p"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"sysctl.thunderx": false, "vm.intel": true, "cpu.ahead": true} {
+		if u := set.Merged.unit(name); u.Enabled != want {
+			t.Errorf("[%s] enabled %v, want %v", name, u.Enabled, want)
+		}
+	}
+	notes := strings.Join(set.Notes, "\n")
+	for _, w := range []string{
+		"[sysctl.thunderx] applies only where /proc/cpuinfo matches cpuinfo_regex=CPU part\\s+:\\s+(0x0a1|0x0a2|0x0a3), which it does not here",
+		"[cpu.ahead] applies only where /proc/cpuinfo matches cpuinfo_regex=Xeon(?=\\(R\\)): not checked here (it matches the Python regular expression",
+	} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("no note %q in:\n%s", w, notes)
+		}
+	}
+	if strings.Contains(notes, "[vm.intel]") {
+		t.Errorf("a note on the section that matches:\n%s", notes)
+	}
+}

@@ -204,13 +204,20 @@ func (l *tunedLoader) applyConditions() {
 			if c.re == "" || !u.Enabled {
 				continue
 			}
-			// tuned's re.search with re.MULTILINE; a Python pattern Go's
-			// syntax lacks is not checked.
+			// tuned's re.search with re.MULTILINE, where Go reads the
+			// pattern and the text as Python does (pyRegexp); else not
+			// checked.
 			pat := l.set.fx.expand(c.re, l.set.Vars)
-			re, err := regexp.Compile("(?m)" + pat)
 			text, ok := machine(c.what)
+			var re *regexp.Regexp
+			var err error
+			if ok {
+				re, err = pyRegexp(pat, true, text)
+			}
 			switch {
-			case err != nil || !ok || strings.IndexByte(pat, 0) >= 0:
+			case err != nil:
+				l.set.Notes = append(l.set.Notes, fmt.Sprintf("[%s] applies only where %s matches %s=%s: not checked here (%v), compared as if it did", u.Name, c.what, c.opt, c.re, err))
+			case !ok || strings.IndexByte(pat, 0) >= 0:
 				l.set.Notes = append(l.set.Notes, fmt.Sprintf("[%s] applies only where %s matches %s=%s: not checked here, compared as if it did", u.Name, c.what, c.opt, c.re))
 			case !re.MatchString(text):
 				u.Enabled = false
