@@ -278,14 +278,8 @@ func Compare(a, b []int64, o CompareOptions) Comparison {
 			m = MWU{P: 1}
 		}
 	}
-	c.MWU, c.PAdjusted = m, m.P
 	wg.Wait()
-	c.Interval = interval
-	if o.Rule == IntervalAndRounds || o.Rounds != nil {
-		t := SignedRank(o.Rounds)
-		c.Rounds, c.RoundsPAdjusted, c.roundsFloor = &t, t.P, t.MinP
-	}
-	c.decide()
+	c.finish(m, interval, o)
 	return c
 }
 
@@ -326,6 +320,18 @@ func side(sorted, ordered []int64, s *Serial) Side {
 // LowerThanA reports whether the rank test finds B tending lower than A:
 // P(A > B) > 1/2, in the test's sense (ties count one half).
 func (c Comparison) LowerThanA() bool { return c.MWU.Superiority > 0.5 }
+
+// finish puts the rank test m and the interval in c, tests the
+// rounds where o asks, and decides: the end of Compare and CompareSides.
+func (c *Comparison) finish(m MWU, interval *CI, o CompareOptions) {
+	c.MWU, c.PAdjusted = m, m.P
+	c.Interval = interval
+	if o.Rule == IntervalAndRounds || o.Rounds != nil {
+		t := SignedRank(o.Rounds)
+		c.Rounds, c.RoundsPAdjusted, c.roundsFloor = &t, t.P, t.MinP
+	}
+	c.decide()
+}
 
 func (c *Comparison) decide() {
 	ev := []Evidence{IntervalEvidence(c.Interval)}

@@ -77,14 +77,8 @@ func CompareSides(a, b Side, o CompareOptions) Comparison {
 			m = MWU{P: 1}
 		}
 	}
-	c.MWU, c.PAdjusted = m, m.P
 	wg.Wait()
-	c.Interval = interval
-	if o.Rule == IntervalAndRounds || o.Rounds != nil {
-		t := SignedRank(o.Rounds)
-		c.Rounds, c.RoundsPAdjusted, c.roundsFloor = &t, t.P, t.MinP
-	}
-	c.decide()
+	c.finish(m, interval, o)
 	return c
 }
 
