@@ -86,7 +86,9 @@ func (r *Report) Figures() []*Figure {
 // BuildReport turns results into report sections: one per result, plus a
 // comparison (overlaid distributions and compare's verdicts) for each group
 // of two or more comparable sleep or wake results, cyclictest and rtla
-// timerlat histograms counted with the wake results, as compare counts them.
+// timerlat histograms counted with the wake results, as compare counts them;
+// and when there are both noise results and rtla osnoise histograms, the
+// comparison compare makes of them all.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
 	// One budget for the samples rebuilt from every input's histograms.
@@ -129,6 +131,9 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 			r.Sections = append(r.Sections, comparisonSection(k, g, stem("compare-"+k), budget))
 		}
 	}
+	if g := noiseGroup(in); g != nil {
+		r.Sections = append(r.Sections, noiseComparisonSection(g, stem("compare-noise"), budget))
+	}
 	return r, nil
 }
 
@@ -138,6 +143,9 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		// Not a document: no host, settings or tool to show, and its
 		// values are never rebuilt (it is a result.Sampled too).
 		return histogramSection(htmlSection{Title: x.Label}, x, c, stem)
+	}
+	if o, ok := d.Data.(*compare.Osnoise); ok {
+		return osnoiseSection(htmlSection{Title: x.Label}, x, o, stem)
 	}
 	s := htmlSection{Title: x.Label, Subtitle: fmt.Sprintf("%s result, %s, latlab %s", d.Kind, d.Created.Format(time.RFC3339), d.Tool.Version)}
 	s.Facts = factsOf(d)
