@@ -38,7 +38,7 @@ func TestCompareTimerlat(t *testing.T) {
 	}
 
 	// rtla osnoise hist: compared per CPU, its rate not; refused against
-	// a timerlat side, and by latlab report.
+	// a timerlat side; shown by latlab report.
 	ohead := "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex   CPU-000\n"
 	oa := write("a.osnoise", ohead+"1          40 \n2          20 \nover:        0 \ncount:      60 \nmin:        1 \navg:     1.33 \nmax:        2 \n")
 	ob := write("b.osnoise", ohead+"1          50 \n3          10 \nover:        0 \ncount:      60 \nmin:        1 \navg:     1.33 \nmax:        3 \n")
@@ -50,8 +50,16 @@ func TestCompareTimerlat(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "a.osnoise is an rtla osnoise histogram, of operating-system noise, and a.rtla an rtla timerlat histogram") {
 		t.Errorf("against timerlat: exit %d: %q", code, errs)
 	}
-	code, _, errs = runCLI(t, "report", oa, "-o", strings.TrimSuffix(oa, "a.osnoise")+"r.html")
-	if code != 2 || !strings.Contains(errs, "a.osnoise is an rtla osnoise histogram: latlab report does not show one yet") {
-		t.Errorf("report: exit %d: %q", code, errs)
+	page := filepath.Join(dir, "r.html")
+	code, out, errs = runCLI(t, "report", oa, ob, "-o", page)
+	if code != 0 || !strings.Contains(out, "wrote "+page+" (2 results, 4 plots,") {
+		t.Fatalf("report: exit %d: %q\n%s", code, errs, out)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "60 noise occurrences on CPU 0, each an osnoise:sample_threshold event") || !strings.Contains(string(html), "no rate: rtla osnoise hist records no thread&#39;s runtime") {
+		t.Errorf("report: the page lacks the osnoise sections:\n%s", html)
 	}
 }

@@ -45,6 +45,12 @@ overflows counted apart, never drawn at a value) and compare's notes; it keeps
 no order, so it has no time series. Histograms are compared with each other
 and with wake results as latlab compare compares them.
 
+rtla osnoise hist output is shown the same way, per CPU and every CPU pooled:
+its noise occurrences, those in its "over:" row, the statistics of their
+lengths and rtla's own min:, avg: and max:; it records no runtime, so it has
+no rate. Beside noise results, it is compared with them as latlab compare
+compares them.
+
 The file loads nothing: no scripts, fonts, images or styles from anywhere
 (its Content-Security-Policy forbids every load), so it opens offline and can
 be mailed or attached as is. It reads well on a phone. --png DIR also writes

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/internal/cpuset"
+	"github.com/latlab/latlab/internal/cyclictest"
 	"github.com/latlab/latlab/internal/probe"
 	"github.com/latlab/latlab/internal/result"
 	"github.com/latlab/latlab/internal/rtla"
@@ -39,8 +40,44 @@ type Osnoise struct {
 // isOsnoise reports whether x was read from rtla osnoise hist output.
 func isOsnoise(x Input) bool { return x.Doc.Kind == OsnoiseKind }
 
+// OsnoiseNoRate says why an osnoise hist side has no rate: in a pair
+// (osnoiseRateNote), and on its own (latlab report's section of it).
+const OsnoiseNoRate = "rtla osnoise hist records no thread's runtime (its -r of each -p period is not in the file), so its occurrences have no rate"
+
 // osnoiseRateNote says why a pair with an osnoise hist side has no rate.
-const osnoiseRateNote = "not compared: rtla osnoise hist records no thread's runtime (its -r of each -p period is not in the file), so its occurrences have no rate"
+const osnoiseRateNote = "not compared: " + OsnoiseNoRate
+
+// Notes are what a comparison says of an osnoise hist side (its notes
+// over its own CPUs): latlab report shows the side with them.
+func (o *Osnoise) Notes(label string) []string {
+	return osnoiseNotes(label, o.File, o.File.CPUs(rtla.Noise))
+}
+
+// Alone is the column of cpu on its own, or with cpu < 0 every column
+// pooled, as Cyclictest.Alone is a histogram side's: its summary from its
+// 1 µs buckets (each length at its bucket's middle, the statistics its
+// "over:" occurrences reach -1 and named in Unknown), never expanded, and
+// the column as a histogram (to plot); ok is false when the file has no
+// such column.
+func (o *Osnoise) Alone(label string, cpu int) (r RunSummary, h *cyclictest.Histogram, ok bool, err error) {
+	if cpu < 0 {
+		if o.File.Samples(rtla.Noise) == 0 {
+			return r, nil, false, nil
+		}
+		h, err = o.File.Cyclictest(rtla.Noise)
+	} else {
+		h, ok, err = o.File.CPU(rtla.Noise, cpu)
+		if !ok {
+			return r, nil, false, nil
+		}
+	}
+	if err != nil {
+		return r, nil, true, fmt.Errorf("%s: %v", label, err)
+	}
+	r, _, err = (&Cyclictest{H: h}).Alone(label)
+	r.Source = "rtla osnoise histogram"
+	return r, h, true, err
+}
 
 // osnoiseRun is one CPU of an osnoise hist side as a NoiseRun: its
 // occurrences, their lengths at their buckets' middles (charged to the

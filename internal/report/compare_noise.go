@@ -66,13 +66,19 @@ func noiseThreshold(r *compare.Result) string {
 
 // noiseRunCells are a run's runtime, interruptions, rate, share
 // available, noise and longest: "-" for what an rtla osnoise histogram
-// does not record (its runtime, so its rate, share and noise).
-func noiseRunCells(run compare.NoiseRun) []string {
-	if run.RTLA {
-		return []string{"-", strconv.FormatInt(run.Count, 10), "-", "-", "-", units.NsFixed(float64(run.MaxNs))}
+// does not record (its runtime, so its rate, share and noise). The text
+// writes its durations as compare does (units.NsShort, units.NsFixed),
+// the page (html) as its other tables do (pageNs).
+func noiseRunCells(run compare.NoiseRun, html bool) []string {
+	short, fixed := units.NsShort, units.NsFixed
+	if html {
+		short, fixed = pageNs, pageNs
 	}
-	return []string{units.NsShort(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
-		availPct(run.AvailablePct), units.NsFixed(float64(run.NoiseNs)), units.NsFixed(float64(run.MaxNs))}
+	if run.RTLA {
+		return []string{"-", strconv.FormatInt(run.Count, 10), "-", "-", "-", fixed(float64(run.MaxNs))}
+	}
+	return []string{short(float64(run.RuntimeNs)), strconv.FormatInt(run.Count, 10), perSecond(run.PerSecond),
+		availPct(run.AvailablePct), fixed(float64(run.NoiseNs)), fixed(float64(run.MaxNs))}
 }
 
 // noiseCPUTable is one CPU's evidence: each run's figures, then for each
@@ -84,7 +90,7 @@ func noiseCPUTable(w io.Writer, r *compare.Result, c compare.NoiseCPU) {
 		if len(c.Runs) == 2 {
 			name = string(rune('A' + i))
 		}
-		rows = append(rows, append([]string{name}, noiseRunCells(run)...))
+		rows = append(rows, append([]string{name}, noiseRunCells(run, false)...))
 	}
 	Table(w, []string{fmt.Sprintf("CPU %d", c.CPU), "runtime", "interruptions", "per s", "available", "noise", "longest"}, rows)
 	for _, p := range c.Pairs {
@@ -180,11 +186,11 @@ func compareNoiseHTML(r *compare.Result) (verdicts []string, tables []htmlTable)
 				if l := pp.Lengths; l != nil {
 					by = string(l.Outcome)
 					if d := l.ByDiff; d != nil {
-						by = fmt.Sprintf("%s [%s, %s]", units.SignedNsFixed(d.Estimate), units.SignedNsFixed(d.Lo), units.SignedNsFixed(d.Hi))
+						by = fmt.Sprintf("%s [%s, %s]", units.SignedNs(d.Estimate), units.SignedNs(d.Lo), units.SignedNs(d.Hi))
 					}
 				}
 			}
-			row := append([]string{run.Label}, noiseRunCells(run)...)
+			row := append([]string{run.Label}, noiseRunCells(run, true)...)
 			t.Rows = append(t.Rows, append(row, ratio, p, by))
 		}
 		tables = append(tables, t)

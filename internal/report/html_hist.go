@@ -58,14 +58,20 @@ func histogramSection(s htmlSection, x ReportInput, c *compare.Cyclictest, stem 
 // b µs + 500 ns, its middle, where compare puts its values, and its
 // overflows apart.
 func histDist(label string, c *compare.Cyclictest) Dist {
-	b := &Buckets{Over: c.H.Overflows, RangeNs: c.H.RangeUs * 1000}
-	for i, k := range c.H.Counts {
+	return bucketsDist(label, c.H.Counts, c.H.Overflows, c.H.RangeUs)
+}
+
+// bucketsDist is 1 µs buckets (counts[b] at b µs) as a plot's series:
+// each at its middle, and over, at or above rangeUs, apart.
+func bucketsDist(name string, counts []int64, over, rangeUs int64) Dist {
+	b := &Buckets{Over: over, RangeNs: rangeUs * 1000}
+	for i, k := range counts {
 		if k > 0 {
 			b.Values = append(b.Values, int64(i)*1000+500)
 			b.Counts = append(b.Counts, k)
 		}
 	}
-	return Dist{Name: label, Buckets: b}
+	return Dist{Name: name, Buckets: b}
 }
 
 // histSummaryTable is the page's statistics table of a histogram side,

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,7 +87,9 @@ func (r *Report) Figures() []*Figure {
 // BuildReport turns results into report sections: one per result, plus a
 // comparison (overlaid distributions and compare's verdicts) for each group
 // of two or more comparable sleep or wake results, cyclictest and rtla
-// timerlat histograms counted with the wake results, as compare counts them.
+// timerlat histograms counted with the wake results, as compare counts them;
+// and when there are both noise results and rtla osnoise histograms, the
+// comparison compare makes of them all.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
 	// One budget for the samples rebuilt from every input's histograms.
@@ -129,6 +132,9 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 			r.Sections = append(r.Sections, comparisonSection(k, g, stem("compare-"+k), budget))
 		}
 	}
+	if g := noiseGroup(in); g != nil {
+		r.Sections = append(r.Sections, noiseComparisonSection(g, stem("compare-noise"), budget))
+	}
 	return r, nil
 }
 
@@ -138,6 +144,9 @@ func section(x ReportInput, stem string, b *result.Budget) (htmlSection, error) 
 		// Not a document: no host, settings or tool to show, and its
 		// values are never rebuilt (it is a result.Sampled too).
 		return histogramSection(htmlSection{Title: x.Label}, x, c, stem)
+	}
+	if o, ok := d.Data.(*compare.Osnoise); ok {
+		return osnoiseSection(htmlSection{Title: x.Label}, x, o, stem)
 	}
 	s := htmlSection{Title: x.Label, Subtitle: fmt.Sprintf("%s result, %s, latlab %s", d.Kind, d.Created.Format(time.RFC3339), d.Tool.Version)}
 	s.Facts = factsOf(d)
@@ -441,7 +450,7 @@ func compareTable(r *compare.Result) htmlTable {
 			pp := r.Pairs[i-1]
 			diff = "-"
 			if d := pp.ByDiff; d != nil {
-				diff = fmt.Sprintf("%s [%s, %s]", units.NsFixed(d.Estimate), units.NsFixed(d.Lo), units.NsFixed(d.Hi))
+				diff = fmt.Sprintf("%s [%s, %s]", units.SignedNs(d.Estimate), units.SignedNs(d.Lo), units.SignedNs(d.Hi))
 			}
 			p, ks, out = stats.FormatP(pp.PAdjusted), fmt.Sprintf("%.3f", pp.KS.D), string(pp.Outcome)
 		}
@@ -449,10 +458,22 @@ func compareTable(r *compare.Result) htmlTable {
 		if run.Source != "" {
 			label += " (" + run.Source + "; order unknown, taken as independent)"
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), label, fmt.Sprint(run.Summary.Count), nsOrUnknown(float64(run.Summary.P50)),
-			nsOrUnknown(float64(tailOf(run.Summary))), nsOrUnknown(run.Summary.Mean), diff, p, ks, out})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(rank + 1), label, fmt.Sprint(run.Summary.Count), pageNs(float64(run.Summary.P50)),
+			pageNs(float64(tailOf(run.Summary))), pageNs(run.Summary.Mean), diff, p, ks, out})
 	}
 	return t
+}
+
+// pageNs writes a statistic (ns) in a table of the page as every other
+// table of it writes durations (units.Duration: "14.5µs", as the
+// statistics tables of results and histograms do), "?" for one not known
+// (-1). latlab compare's own text keeps its spelling (units.NsFixed:
+// "14.50 µs"), and so do the verdicts it writes, quoted on the page.
+func pageNs(v float64) string {
+	if v < 0 {
+		return "?"
+	}
+	return units.Duration(time.Duration(math.Round(v)))
 }
 
 // unknownLines say, as latlab compare's "?" lines do, why a pair's

@@ -16,7 +16,8 @@ import (
 type Options struct {
 	// Files are the results, read as compare reads its sides
 	// (compare.ReadInputs): result documents, cyclictest histograms and
-	// rtla timerlat hist output; a side of several runs shows its first.
+	// rtla timerlat and osnoise hist output; a side of several runs shows
+	// its first.
 	Files []string
 	Out   string // the HTML file to write
 	PNG   string // a directory to write every plot into as PNG; "" for none
@@ -61,12 +62,9 @@ func Run(_ context.Context, o Options) (*Result, error) {
 	}
 	var ri []ReportInput
 	for _, x := range in {
-		// Cyclictest and rtla timerlat histograms come as compare reads
-		// them: the page plots them from their buckets (html_hist.go).
-		// An rtla osnoise histogram has no section of its own yet.
-		if _, ok := x.Doc.Data.(*compare.Osnoise); ok {
-			return nil, badinput.Errorf("%s is an rtla osnoise histogram: latlab report does not show one yet (latlab compare reads it)", x.Label)
-		}
+		// Cyclictest and rtla timerlat and osnoise histograms come as
+		// compare reads them: the page plots them from their buckets
+		// (html_hist.go, html_osnoise.go).
 		ri = append(ri, ReportInput{Label: x.Label, Doc: x.Doc})
 	}
 	r, err := BuildReport(ri, o.Title)

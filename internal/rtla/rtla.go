@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,8 +92,14 @@ type Histogram struct {
 	// Count, Min, Avg and Max are the summary per column, nil without
 	// one (--no-summary); -1 where rtla wrote "-" (a column with no
 	// sample) or, before it did, 18446744073709551615 (~0) for its min.
-	// osnoise's avg: has two decimals (%9.2f), rounded down here.
+	// osnoise's avg: has two decimals (%9.2f), rounded down here and
+	// kept whole in AvgCents.
 	Count, Min, Avg, Max []int64
+	// AvgCents is osnoise's avg: in hundredths of the unit, as rtla
+	// wrote it (its third decimal on, if any, dropped); -1 where Avg is
+	// -1 or the value is beyond int64 in hundredths; nil for timerlat,
+	// whose avg: is whole, and without a summary.
+	AvgCents []int64
 	// All says the file has the "ALL:" section (newer rtla), whose
 	// counts were checked against the columns'.
 	All bool
@@ -278,6 +285,9 @@ func Read(r io.Reader) (*Histogram, error) {
 					h.Min = v
 				case 2:
 					h.Avg = v
+					if h.Osnoise {
+						h.AvgCents = cents(fields[1:], v)
+					}
 				case 3:
 					h.Max = v
 				}
@@ -665,6 +675,35 @@ func (h *Histogram) values(fields []string, dash, decimals bool) ([]int64, error
 		ints[i] = whole
 	}
 	return values(ints, len(h.Columns), dash)
+}
+
+// cents are osnoise's avg: fields (whole, read by values) in hundredths:
+// whole*100 and the first two decimals.
+func cents(fields []string, whole []int64) []int64 {
+	if len(fields) != len(whole) {
+		return []int64{} // no column: the single 0 or nothing
+	}
+	out := make([]int64, len(whole))
+	for i, w := range whole {
+		if w < 0 || w > (math.MaxInt64-99)/100 {
+			out[i] = -1
+			continue
+		}
+		_, frac, _ := strings.Cut(fields[i], ".")
+		frac = (frac + "00")[:2] // values checked it holds digits only
+		out[i] = w*100 + int64(frac[0]-'0')*10 + int64(frac[1]-'0')
+	}
+	return out
+}
+
+// ColumnSamples are col's samples, in range and over it; 0 when the
+// file has no such column.
+func (h *Histogram) ColumnSamples(col Column) int64 {
+	j := slices.Index(h.Columns, col)
+	if j < 0 {
+		return 0
+	}
+	return h.colRows[j] + h.Over[j] // cannot overflow: check() summed them
 }
 
 // counts parses n fields as non-negative counts.

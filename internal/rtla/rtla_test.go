@@ -376,6 +376,12 @@ func TestReadOsnoise(t *testing.T) {
 	if !slices.Equal(h.Avg, []int64{1, 2}) { // 71/48 = 1.48 and 17/6 = 2.83 (the over: row counted, not summed), rounded down
 		t.Errorf("avg %v, want [1 2]", h.Avg)
 	}
+	if !slices.Equal(h.AvgCents, []int64{148, 283}) { // as written, its decimals kept
+		t.Errorf("avg in hundredths %v, want [148 283]", h.AvgCents)
+	}
+	if n := h.ColumnSamples(Column{Noise, 3}); n != 6 || h.ColumnSamples(Column{Noise, 1}) != 0 {
+		t.Errorf("CPU 3's samples %d, want 6 (its over: row counted); CPU 1, no column: %d", n, h.ColumnSamples(Column{Noise, 1}))
+	}
 	c3, ok, err := h.CPU(Noise, 3)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
