@@ -84,7 +84,9 @@ func (o *Osnoise) Alone(label string, cpu int) (r RunSummary, h *cyclictest.Hist
 // comparison's budget), the runtime and the noise unknown (0).
 func osnoiseRun(label string, f *rtla.Histogram, cpu int, b *result.Budget) (NoiseRun, error) {
 	r := NoiseRun{Label: label, RTLA: true}
-	h, ok, err := f.CPU(rtla.Noise, cpu)
+	// Sparse (rtla.Buckets): a comparison converts every CPU it covers,
+	// and a dense conversion costs the file's whole range for each.
+	h, ok, err := f.CPUBuckets(rtla.Noise, cpu)
 	if err != nil {
 		return r, fmt.Errorf("%s: CPU-%03d: %v", label, cpu, err)
 	}
@@ -93,11 +95,12 @@ func osnoiseRun(label string, f *rtla.Histogram, cpu int, b *result.Budget) (Noi
 		r.Lengths = &stats.Summary{}
 		return r, nil
 	}
-	s, _, err := (&Cyclictest{H: h}).Values(b)
+	s, err := bucketValues(h, b)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", label, err)
 	}
-	r.Count, r.Kept = h.Samples(), h.Samples()
+	r.Count = h.InRange + h.Overflows // cannot overflow: rtla checked the column's sum
+	r.Kept = r.Count
 	if h.Overflows > 0 {
 		r.rangeNs = h.RangeUs * 1000
 	}
@@ -106,6 +109,30 @@ func osnoiseRun(label string, f *rtla.Histogram, cpu int, b *result.Budget) (Noi
 	unknownLengths(&sum)
 	r.Lengths, r.samples, r.Reconstructed = &sum, s, true
 	return r, nil
+}
+
+// bucketValues are Cyclictest.Values of a sparse column: each bucket's
+// count at its middle, then the overflows at overflowNs, sorted, charged
+// to b first.
+func bucketValues(h rtla.Buckets, b *result.Budget) ([]int64, error) {
+	if b == nil {
+		b = result.NewBudget()
+	}
+	n := h.InRange + h.Overflows
+	if err := b.Charge(n); err != nil {
+		return nil, err
+	}
+	out := make([]int64, 0, n)
+	for i, u := range h.Us {
+		v := u*1000 + 500
+		for range h.Counts[i] {
+			out = append(out, v)
+		}
+	}
+	for range h.Overflows {
+		out = append(out, overflowNs)
+	}
+	return out, nil
 }
 
 // osnoiseCPUs are the CPUs a comparison with osnoise hist sides covers:

@@ -325,6 +325,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
+		sameAsCPU(t, h)
 		for _, col := range h.Columns {
 			ct, ok, err := h.CPU(col.Context, col.CPU)
 			if !ok {
