@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,25 @@ func TestCompareTimerlat(t *testing.T) {
 	}
 	if !strings.Contains(out, "rtla timerlat histogram, Thr columns of 1 CPU pooled") || !strings.Contains(out, "not compared: its IRQ columns") {
 		t.Errorf("output:\n%s", out)
+	}
+	// The document names what the first side was read from: rtla's
+	// output, not a cyclictest histogram (its compared_kind was
+	// "cyclictest-histogram" before rtla sides had a kind of their own).
+	hist := write("c.hist", "000004 20\n000005 20\n# Histogram Overflows: 00000\n")
+	for _, c := range []struct {
+		files []string
+		kind  string
+	}{{[]string{a, b}, "rtla-timerlat-histogram"}, {[]string{a, hist}, "rtla-timerlat-histogram"}, {[]string{hist, a}, "cyclictest-histogram"}} {
+		code, out, errs := runCLI(t, append([]string{"compare", "--json"}, c.files...)...)
+		var doc struct {
+			Data struct {
+				Kind     string `json:"compared_kind"`
+				Quantity string `json:"quantity"`
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Data.Kind != c.kind || doc.Data.Quantity != "wake-up latency" {
+			t.Errorf("%v: exit %d, compared_kind %q, quantity %q, want %q: %s", c.files, code, doc.Data.Kind, doc.Data.Quantity, c.kind, errs)
+		}
 	}
 	bad := write("bad.rtla", head+"1          40         0\nover:         0         0\ncount:       41        40\n")
 	code, _, errs = runCLI(t, "compare", a, bad)
