@@ -57,6 +57,25 @@ func TestCompareTimerlat(t *testing.T) {
 		t.Errorf("exit %d: %q", code, errs)
 	}
 
+	// An --on-end action's output that landed inside the histogram (rtla's
+	// own output waits in stdio's buffer when stdout is a file; written
+	// here in rtla's layout), and an ALL: section in osnoise output, which
+	// rtla osnoise hist does not write: exit 2, one line each.
+	inside := write("inside.rtla", head+"1          40         0\ndone\n4           0        20\n5           0        20\nover:         0         0\n")
+	oall := write("all.osnoise", "# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex   CPU-000\n1          40 \nover:        0 \ncount:      40 \nmin:        1 \navg:     1.00 \nmax:        1 \nALL:        CPU\ncount:      40 \n")
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a, inside}, "inside.rtla: line 6: \"done\", neither a row"},
+		{[]string{oall, oall}, "an \"ALL:\" section, which rtla osnoise hist does not write"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"compare"}, c.files...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d: %q", c.files, code, errs)
+		}
+	}
+
 	// rtla osnoise hist: compared per CPU, its rate not; refused against
 	// a timerlat side, and by latlab report.
 	ohead := "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex   CPU-000\n"
