@@ -408,7 +408,36 @@ func Read(r io.Reader) (*Histogram, error) {
 	case part == all:
 		return nil, fmt.Errorf("the file ends before the \"ALL:\" section's %q line (cut short?)", summaryNames[allNext])
 	}
-	return h, h.check()
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return h, h.bounds()
+}
+
+// bounds checks each column's min: and max: against its rows: rtla puts
+// a latency (osnoise: a length) v in the row of index v/b*b (b the bucket
+// size, -b; timerlat_hist_update, osnoise_hist_update_multiple), so a
+// column's first row with a sample is at or below its min:, and its last
+// at or below its max: (over: or not). A row whose index was lengthened
+// by a number written before it (an action's output, Read's comment) is
+// then told, when it is the first or the last row of a column (other rows
+// would break the rows' order).
+func (h *Histogram) bounds() error {
+	if h.Min == nil || h.Max == nil {
+		return nil // --no-summary
+	}
+	for j, col := range h.Columns {
+		if h.colRows[j] == 0 {
+			continue // no sample in a row (none, or all over:)
+		}
+		if m := h.Min[j]; m >= 0 && m < h.first[j] {
+			return fmt.Errorf("column %s-%03d's \"min:\" %d is below its first row with a sample, %d, whose bucket rtla's minimum falls in: the rows were changed %s", col.Context, col.CPU, m, h.first[j], insideHint)
+		}
+		if m := h.Max[j]; m >= 0 && m < h.last[j] {
+			return fmt.Errorf("column %s-%03d's \"max:\" %d is below its last row with a sample, %d, whose bucket rtla's maximum falls in or is above: the rows were changed %s", col.Context, col.CPU, m, h.last[j], insideHint)
+		}
+	}
+	return nil
 }
 
 // columns reads the Index line's column names.

@@ -337,6 +337,11 @@ func TestActionOutput(t *testing.T) {
 		// summary, nothing else would tell Thr-001's 1 from 13.
 		{"a number joined to a row's last value, --no-summary", insert(noSummary.text(), "       20         1", "3\n"), "line 6: ends without the space that rtla writes after each value, which line 5 ends with"},
 		{"a number joined to a row's last value", insert(good, "       20         1", "3\n"), "ends without the space"},
+		// printf 3 at the start of rtla's last row "7    0    5 ...":
+		// its index, 37, still after the row before; its Thr-000 max:,
+		// 7, tells (timerlat_hist_update puts a latency in the row of
+		// its bucket, whose index is at most the latency).
+		{"a number joined to the last row's index", insert(good, "3             0        30         0        59 \n", "3"), "column Thr-000's \"max:\" 7 is below its last row with a sample, 37"},
 		{"a line between over: and count:", insert(good, "over:         0         0         0         1 \n", "done\n"), "rtla's \"count:\" line after lines it does not write"},
 		{"a line between max: and ALL:", insert(good, "max:          1         7         1         3 \n", "done\n"), "rtla's \"ALL:\" line after lines it does not write"},
 		{"a line inside ALL:", insert(good, "ALL:         IRQ       Thr\n", "done\n"), "\"done\" where rtla writes the \"ALL:\" section's \"count:\""},
