@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,10 +32,48 @@ func TestCompareTimerlat(t *testing.T) {
 	if !strings.Contains(out, "rtla timerlat histogram, Thr columns of 1 CPU pooled") || !strings.Contains(out, "not compared: its IRQ columns") {
 		t.Errorf("output:\n%s", out)
 	}
+	// The document names what the first side was read from: rtla's
+	// output, not a cyclictest histogram (its compared_kind was
+	// "cyclictest-histogram" before rtla sides had a kind of their own).
+	hist := write("c.hist", "000004 20\n000005 20\n# Histogram Overflows: 00000\n")
+	for _, c := range []struct {
+		files []string
+		kind  string
+	}{{[]string{a, b}, "rtla-timerlat-histogram"}, {[]string{a, hist}, "rtla-timerlat-histogram"}, {[]string{hist, a}, "cyclictest-histogram"}} {
+		code, out, errs := runCLI(t, append([]string{"compare", "--json"}, c.files...)...)
+		var doc struct {
+			Data struct {
+				Kind     string `json:"compared_kind"`
+				Quantity string `json:"quantity"`
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Data.Kind != c.kind || doc.Data.Quantity != "wake-up latency" {
+			t.Errorf("%v: exit %d, compared_kind %q, quantity %q, want %q: %s", c.files, code, doc.Data.Kind, doc.Data.Quantity, c.kind, errs)
+		}
+	}
 	bad := write("bad.rtla", head+"1          40         0\nover:         0         0\ncount:       41        40\n")
 	code, _, errs = runCLI(t, "compare", a, bad)
 	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "\"count:\" says 41 samples in column IRQ-000") || !strings.Contains(errs, "accepted: rtla timerlat hist or rtla osnoise hist output") {
 		t.Errorf("exit %d: %q", code, errs)
+	}
+
+	// An --on-end action's output that landed inside the histogram (rtla's
+	// own output waits in stdio's buffer when stdout is a file; written
+	// here in rtla's layout), and an ALL: section in osnoise output, which
+	// rtla osnoise hist does not write: exit 2, one line each.
+	inside := write("inside.rtla", head+"1          40         0\ndone\n4           0        20\n5           0        20\nover:         0         0\n")
+	oall := write("all.osnoise", "# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex   CPU-000\n1          40 \nover:        0 \ncount:      40 \nmin:        1 \navg:     1.00 \nmax:        1 \nALL:        CPU\ncount:      40 \n")
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a, inside}, "inside.rtla: line 6: \"done\", neither a row"},
+		{[]string{oall, oall}, "an \"ALL:\" section, which rtla osnoise hist does not write"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"compare"}, c.files...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d: %q", c.files, code, errs)
+		}
 	}
 
 	// rtla osnoise hist: compared per CPU, its rate not; refused against

@@ -557,7 +557,7 @@ func Quantity(kind string) string {
 	switch kind {
 	case probe.KindSleep.Name():
 		return "slept time"
-	case probe.KindWake.Name(), CyclictestKind:
+	case probe.KindWake.Name(), CyclictestKind, TimerlatKind:
 		return "wake-up latency"
 	case netload.KindTCPDiscard.Name():
 		return "transfer time per run"
@@ -583,7 +583,7 @@ var notMeasured = map[string]bool{
 // has no settings to differ in: against one, nothing is listed (a note
 // says what its file does not record).
 func distinguishing(d, first *result.Document) string {
-	if d.Kind == CyclictestKind || first.Kind == CyclictestKind {
+	if WakeHistogram(d.Kind) || WakeHistogram(first.Kind) {
 		return ""
 	}
 	var diff []string

@@ -62,8 +62,14 @@ func (c *Cyclictest) Values(b *result.Budget) ([]int64, bool, error) {
 	return out, false, nil
 }
 
-// isCyclictest reports whether x was read from a cyclictest histogram.
-func isCyclictest(x Input) bool { return x.Doc.Kind == CyclictestKind }
+// isCyclictest reports whether x is a histogram of wake-up latency: read
+// from a cyclictest histogram or, as one, from rtla timerlat hist output.
+func isCyclictest(x Input) bool { return WakeHistogram(x.Doc.Kind) }
+
+// WakeHistogram reports whether kind is that of a side read from a
+// histogram of wake-up latency (a cyclictest histogram, rtla timerlat hist
+// output's Thr columns), which is compared as wake results are.
+func WakeHistogram(kind string) bool { return kind == CyclictestKind || kind == TimerlatKind }
 
 // sideKind is the kind a side is compared as: a cyclictest histogram
 // measures what a wake result does, an rtla osnoise histogram what a

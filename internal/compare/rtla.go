@@ -12,6 +12,12 @@ import (
 	"github.com/latlab/latlab/internal/rtla"
 )
 
+// TimerlatKind is the kind of a side read from `rtla timerlat hist` output:
+// not a result document, but its Thr columns compared as a cyclictest
+// histogram (Cyclictest, with Timerlat set), so a comparison whose first
+// side is one says, in its compared_kind, that it read rtla's output.
+const TimerlatKind = "rtla-timerlat-histogram"
+
 // Timerlat is what a side read from `rtla timerlat hist` output keeps
 // beside the histogram it is compared as (Cyclictest.H, its Thr columns):
 // the file as read.
@@ -65,14 +71,11 @@ func readTimerlat(path string) (d *result.Document, ok bool, err error) {
 	if err != nil {
 		return nil, true, badinput.Errorf("%s: the Thr columns: %v", path, err)
 	}
-	return &result.Document{Kind: CyclictestKind, Data: &Cyclictest{H: thr, Timerlat: &Timerlat{File: h}}}, true, nil
+	return &result.Document{Kind: TimerlatKind, Data: &Cyclictest{H: thr, Timerlat: &Timerlat{File: h}}}, true, nil
 }
 
 // isTimerlat reports whether x was read from rtla timerlat hist output.
-func isTimerlat(x Input) bool {
-	c, ok := x.Doc.Data.(*Cyclictest)
-	return ok && c.Timerlat != nil
-}
+func isTimerlat(x Input) bool { return x.Doc.Kind == TimerlatKind }
 
 // histName names what a histogram side was read from.
 func histName(x Input) string {

@@ -116,7 +116,7 @@ func BuildReport(in []ReportInput, title string) (*Report, error) {
 	var kinds []string
 	for _, x := range in {
 		k := x.Doc.Kind
-		if k == compare.CyclictestKind {
+		if compare.WakeHistogram(k) {
 			k = probe.KindWake.Name() // compared with wake results, as compare does
 		}
 		if k != probe.KindSleep.Name() && k != probe.KindWake.Name() {
@@ -294,7 +294,7 @@ func comparisonSection(kind string, g []ReportInput, stem string, b *result.Budg
 		in = append(in, compare.Input{Label: x.Label, Doc: x.Doc})
 	}
 	var ser []Dist
-	hist := slices.ContainsFunc(g, func(x ReportInput) bool { return x.Doc.Kind == compare.CyclictestKind })
+	hist := slices.ContainsFunc(g, func(x ReportInput) bool { return compare.WakeHistogram(x.Doc.Kind) })
 	if hist {
 		s.Title = fmt.Sprintf("Comparison of %d runs of %s (wake results and histograms)", len(g), q)
 	}

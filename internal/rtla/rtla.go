@@ -8,7 +8,8 @@
 // with any sample (every bucket with --with-zeros: the bucket's lower bound,
 // then a count per column), the "over:" row, and unless --no-summary the
 // "count:", "min:", "avg:" and "max:" lines per column and, in newer rtla,
-// the "ALL:" section of the same per kind of latency (timerlat only). It
+// the "ALL:" section of the same per kind of latency (timerlat only: one
+// in osnoise output is refused, rtla never writing it). It
 // converts the columns of one kind, or one column, into a
 // cyclictest.Histogram, the form compare reads.
 // Bad input is a badinput.Error.
@@ -179,12 +180,30 @@ const (
 // summaryNames are the summary lines, in rtla's order.
 var summaryNames = []string{"count:", "min:", "avg:", "max:"}
 
-// Read reads rtla timerlat hist's or osnoise hist's output. Lines before its header are
-// skipped (rtla's messages, such as "Saving trace to ..." of a threshold
-// action), and so are those after the summary (the missed events, "hit
-// stop tracing", the auto-analysis, the output of --on-end actions), which
-// say whether events were missed and whether the run stopped at a
-// threshold.
+// Read reads rtla timerlat hist's or osnoise hist's output. Lines before
+// its header are skipped, and so are those after the summary, of which
+// those that say whether events were missed and whether the run stopped
+// at a threshold are noted. What rtla prints to stdout around the
+// histogram (tools/tracing/rtla/src, common.c's run_tool and
+// hist_main_loop, actions.c's actions_perform): during the run, the
+// output of --on-threshold actions (a shell,command= action's command
+// writes to the same stdout; trace and signal actions print nothing);
+// then print_stats, the histogram, and osnoise_report_missed_events;
+// then the --on-end actions' output, "timerlat hit stop tracing" (older
+// rtla: "rtla timerlat hit stop tracing", "  Saving trace to FILE") and
+// timerlat's auto-analysis ("## CPU N hit stop tracing, analyzing it ##"
+// and its lines), and last trace_events_destroy's "  Saving event
+// SYS:EVENT hist to FILE". rtla's own output goes through stdio, which
+// buffers it when stdout is a file or a pipe, and an action's command
+// writes at once: an --on-end action's output then lands before the
+// header (when the histogram fits in the buffer) or inside the histogram,
+// wherever a full buffer was written, even inside a line. So an action's
+// output that ends without a newline shares the header's line (the header
+// is read as the line's end), and a line that rtla does not write where it
+// stands inside the histogram is refused, never skipped; a row that an
+// inserted number lengthened is told by its missing trailing space (rtla
+// ends every row and summary line with one, "%9d "), and a summary line
+// after such output by where it stands.
 func Read(r io.Reader) (*Histogram, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	h := &Histogram{}
@@ -194,6 +213,30 @@ func Read(r io.Reader) (*Histogram, error) {
 	var allNames []Context
 	allNext := 0
 	sawOver := false
+	// spaced is whether the first line of values (a row, over:) ended
+	// with a space, as rtla writes them, at line spacedAt; the others
+	// must agree (a file whose trailing spaces were stripped, every
+	// line's, is read too).
+	spaced, spacedAt := false, 0
+	layout := func(lineNo int, line []byte, n int) error {
+		if n == 0 {
+			return nil // osnoise hist with no column: "over: 0", no space
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		ends := len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t')
+		if spacedAt == 0 {
+			spaced, spacedAt = ends, lineNo
+			return nil
+		}
+		if ends != spaced {
+			how := fmt.Sprintf("ends without the space that rtla writes after each value, which line %d ends with", spacedAt)
+			if ends {
+				how = fmt.Sprintf("ends with a space and line %d does not", spacedAt)
+			}
+			return fmt.Errorf("line %d: %s: its last value was changed, or something was written into it %s", lineNo, how, insideHint)
+		}
+		return nil
+	}
 	for lineNo := 1; ; lineNo++ {
 		line, long, err := cyclictest.ReadLine(br, maxLine)
 		if err != nil && err != io.EOF {
@@ -209,10 +252,12 @@ func Read(r io.Reader) (*Histogram, error) {
 		}
 		switch part {
 		case before:
+			// The header may end a line: an action's output
+			// written before it without a last newline.
 			switch {
-			case text == "# RTLA timerlat histogram":
+			case strings.HasSuffix(text, timerlatHeader):
 				part = header
-			case text == "# RTLA osnoise histogram":
+			case strings.HasSuffix(text, osnoiseHeader):
 				part = header
 				h.Osnoise = true
 			case len(fields) > 0 && fields[0] == "Index":
@@ -246,7 +291,7 @@ func Read(r io.Reader) (*Histogram, error) {
 			case strings.HasPrefix(fields[0], "IRQ-") || strings.HasPrefix(fields[0], "Thr-") || strings.HasPrefix(fields[0], "Usr-") || strings.HasPrefix(fields[0], "CPU-"):
 				return nil, fmt.Errorf("line %d: columns without an Index column (rtla --no-index): the buckets' bounds are not known (want rtla's output without --no-index)", lineNo)
 			default:
-				return nil, fmt.Errorf("line %d: neither a \"#\" header line nor the Index line", lineNo)
+				return nil, fmt.Errorf("line %d: %.40q, neither a \"#\" header line nor the Index line %s", lineNo, text, insideHint)
 			}
 		case rows:
 			switch {
@@ -256,14 +301,20 @@ func Read(r io.Reader) (*Histogram, error) {
 				if err != nil {
 					return nil, fmt.Errorf("line %d: \"over:\": %v", lineNo, err)
 				}
+				if err := layout(lineNo, line, len(h.Columns)); err != nil {
+					return nil, err
+				}
 				h.Over = v
 				part = summary
 			case fields[0][0] >= '0' && fields[0][0] <= '9':
 				if err := h.row(fields); err != nil {
 					return nil, fmt.Errorf("line %d: %v", lineNo, err)
 				}
+				if err := layout(lineNo, line, len(h.Columns)); err != nil {
+					return nil, err
+				}
 			default:
-				return nil, fmt.Errorf("line %d: neither a row (\"INDEX COUNT...\") nor the \"over:\" row", lineNo)
+				return nil, fmt.Errorf("line %d: %.40q, neither a row (\"INDEX COUNT...\") nor the \"over:\" row %s", lineNo, text, insideHint)
 			}
 		case summary:
 			switch {
@@ -272,6 +323,9 @@ func Read(r io.Reader) (*Histogram, error) {
 				v, err := h.values(fields[1:], next > 0, next == 2 && h.Osnoise)
 				if err != nil {
 					return nil, fmt.Errorf("line %d: %q: %v", lineNo, summaryNames[next], err)
+				}
+				if err := layout(lineNo, line, len(h.Columns)); err != nil {
+					return nil, err
 				}
 				switch next {
 				case 0:
@@ -292,8 +346,12 @@ func Read(r io.Reader) (*Histogram, error) {
 					h.Max = v
 				}
 				next++
+			case next == 0 && slices.Contains(summaryNames[1:], fields[0]):
+				return nil, fmt.Errorf("line %d: %q where rtla writes \"count:\": the summary is cut short", lineNo, fields[0])
 			case next > 0 && next < len(summaryNames):
-				return nil, fmt.Errorf("line %d: %q where rtla writes %q: the summary is cut short", lineNo, fields[0], summaryNames[next])
+				return nil, fmt.Errorf("line %d: %.40q where rtla writes %q: the summary is cut short %s", lineNo, text, summaryNames[next], insideHint)
+			case fields[0] == "ALL:" && h.Osnoise:
+				return nil, fmt.Errorf("line %d: %s", lineNo, osnoiseAll)
 			case fields[0] == "ALL:" && next == len(summaryNames) && !h.Osnoise:
 				for _, f := range fields[1:] {
 					c, ok := contextNamed(f)
@@ -321,6 +379,9 @@ func Read(r io.Reader) (*Histogram, error) {
 				if err != nil {
 					return nil, fmt.Errorf("line %d: \"ALL:\" %q: %v", lineNo, summaryNames[allNext], err)
 				}
+				if err := layout(lineNo, line, len(allNames)); err != nil {
+					return nil, err
+				}
 				if allNext == 0 {
 					if err := h.checkAll(allNames, v); err != nil {
 						return nil, fmt.Errorf("line %d: %v", lineNo, err)
@@ -332,7 +393,7 @@ func Read(r io.Reader) (*Histogram, error) {
 					part = after
 				}
 			default:
-				return nil, fmt.Errorf("line %d: %q where rtla writes the \"ALL:\" section's %q: the summary is cut short", lineNo, fields[0], summaryNames[allNext])
+				return nil, fmt.Errorf("line %d: %.40q where rtla writes the \"ALL:\" section's %q: the summary is cut short %s", lineNo, text, summaryNames[allNext], insideHint)
 			}
 		case after:
 			if err := h.afterLine(fields, lineNo); err != nil {
@@ -357,7 +418,36 @@ func Read(r io.Reader) (*Histogram, error) {
 	case part == all:
 		return nil, fmt.Errorf("the file ends before the \"ALL:\" section's %q line (cut short?)", summaryNames[allNext])
 	}
-	return h, h.check()
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	return h, h.bounds()
+}
+
+// bounds checks each column's min: and max: against its rows: rtla puts
+// a latency (osnoise: a length) v in the row of index v/b*b (b the bucket
+// size, -b; timerlat_hist_update, osnoise_hist_update_multiple), so a
+// column's first row with a sample is at or below its min:, and its last
+// at or below its max: (over: or not). A row whose index was lengthened
+// by a number written before it (an action's output, Read's comment) is
+// then told, when it is the first or the last row of a column (other rows
+// would break the rows' order).
+func (h *Histogram) bounds() error {
+	if h.Min == nil || h.Max == nil {
+		return nil // --no-summary
+	}
+	for j, col := range h.Columns {
+		if h.colRows[j] == 0 {
+			continue // no sample in a row (none, or all over:)
+		}
+		if m := h.Min[j]; m >= 0 && m < h.first[j] {
+			return fmt.Errorf("column %s-%03d's \"min:\" %d is below its first row with a sample, %d, whose bucket rtla's minimum falls in: the rows were changed %s", col.Context, col.CPU, m, h.first[j], insideHint)
+		}
+		if m := h.Max[j]; m >= 0 && m < h.last[j] {
+			return fmt.Errorf("column %s-%03d's \"max:\" %d is below its last row with a sample, %d, whose bucket rtla's maximum falls in or is above: the rows were changed %s", col.Context, col.CPU, m, h.last[j], insideHint)
+		}
+	}
+	return nil
 }
 
 // columns reads the Index line's column names.
@@ -459,14 +549,34 @@ func (h *Histogram) limit() int64 {
 	return maxIndexNs / 1000
 }
 
+// The header's first line, of each tool.
+const (
+	timerlatHeader = "# RTLA timerlat histogram"
+	osnoiseHeader  = "# RTLA osnoise histogram"
+)
+
+// insideHint says what most likely put a line rtla does not write inside
+// its histogram (Read's comment says how).
+const insideHint = "(an --on-end or --on-threshold action's output, written while rtla's own waited in its buffer? want rtla's output without it: send the action's elsewhere, or stdout to a terminal)"
+
+// osnoiseAll refuses an "ALL:" section in osnoise hist output.
+const osnoiseAll = "an \"ALL:\" section, which rtla osnoise hist does not write (osnoise_print_summary in osnoise_hist.c writes count:, min:, avg: and max: per CPU, and no section of all CPUs, in every version read; timerlat hist's is read): what wrote it, and so what its columns and counts are, is not known (want rtla osnoise hist's output as it writes it)"
+
 // afterLine reads a line after the histogram: a second histogram is bad
-// input, the missed events and a stop are noted, the rest skipped.
+// input, and so is a line of rtla's summary (the summary's lines, and
+// the ALL: section, follow the rows and each other without a line
+// between: one after other lines had something printed inside the
+// histogram); the missed events and a stop are noted, the rest skipped.
 func (h *Histogram) afterLine(fields []string, lineNo int) error {
 	text := strings.Join(fields, " ")
 	switch {
 	case len(fields) == 0:
-	case text == "# RTLA timerlat histogram" || text == "# RTLA osnoise histogram" || fields[0] == "Index":
+	case strings.HasSuffix(text, timerlatHeader) || strings.HasSuffix(text, osnoiseHeader) || fields[0] == "Index":
 		return fmt.Errorf("line %d: a second histogram after the first (want one rtla run per file)", lineNo)
+	case fields[0] == "ALL:" && h.Osnoise:
+		return fmt.Errorf("line %d: %s", lineNo, osnoiseAll)
+	case slices.Contains(summaryNames, fields[0]) || fields[0] == "ALL:" || fields[0] == "over:":
+		return fmt.Errorf("line %d: rtla's %q line after lines it does not write between its histogram's lines: something was printed inside the histogram %s", lineNo, fields[0], insideHint)
 	case strings.HasPrefix(text, "unknown number of events missed"):
 		h.Missed = -1
 	case strings.HasSuffix(text, "events missed, results might not be accurate") && h.Missed == 0:

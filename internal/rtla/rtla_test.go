@@ -265,6 +265,7 @@ func TestReadBad(t *testing.T) {
 		{"ALL names disagree", replace("ALL:         IRQ       Thr", "ALL:         IRQ       Usr"), "\"ALL:\" names [IRQ Usr], the columns [IRQ Thr]"},
 		{"a second histogram", good + good, "a second histogram"},
 		{"garbage in the rows", replace("\n7 ", "\nseven "), "neither a row"},
+		{"count: missing", strings.Replace(good, "count:      100       100       100       101 \n", "", 1), "\"min:\" where rtla writes \"count:\""},
 		{"min beyond 64 bits", replace("min:          0", "min:   99999999999999999999"), "more than a 64-bit count"},
 	}
 	for _, c := range cases {
@@ -274,6 +275,109 @@ func TestReadBad(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, c.err)
 			}
 		})
+	}
+}
+
+// What rtla prints to stdout around the histogram (tools/tracing/rtla/src:
+// common.c, run_tool: the --on-threshold actions during hist_main_loop,
+// then print_stats, then actions_perform(&params->end_actions), then
+// printf("%s hit stop tracing\n", ops->tracer) and ops->analyze, which is
+// timerlat_auto_analysis in timerlat_aa.c; older timerlat_hist_main and
+// osnoise_hist_main: printf("rtla timerlat hit stop tracing\n") and
+// printf("  Saving trace to %s\n", ...) after the histogram; trace.c,
+// trace_event_save_hist: "  Saving event %s:%s hist to %s\n" last). An
+// action's shell,command= writes to the same stdout at once, while rtla's
+// own output waits in stdio's buffer when stdout is a file or a pipe, so
+// an --on-end action's output can land before the header or anywhere
+// inside the histogram, even inside a line. The files are written here in
+// rtla's layout (hist.text), the actions' output being "done" (an
+// `echo done`, with its newline, or `printf done`, without).
+func TestActionOutput(t *testing.T) {
+	good := twoCPUs.text()
+	noSummary := twoCPUs
+	noSummary.summary, noSummary.all = false, false
+	insert := func(s, after, what string) string {
+		t.Helper()
+		i := strings.Index(s, after)
+		if i < 0 {
+			t.Fatalf("%q is not in the file", after)
+		}
+		return s[:i+len(after)] + what + s[i+len(after):]
+	}
+	read := []struct {
+		name, in string
+		stopped  bool
+	}{
+		{"--on-threshold output before the header", "done\ndone\n" + good, false},
+		// printf done, then rtla's "# RTLA timerlat histogram": one line
+		{"action output without its newline, on the header's line", "done" + good, false},
+		{"--on-end output, the stop and the auto-analysis after", good + "done\ntimerlat hit stop tracing\n## CPU 1 hit stop tracing, analyzing it ##\n  IRQ handler delay:                     1.30 us (0.11 %)\n  Saving event osnoise:sample_threshold hist to osnoise_sample_threshold_hist.txt\n", true},
+		{"--on-end output without its newline, on the stop's line", good + "donetimerlat hit stop tracing\n", true},
+		{"older rtla: the stop and the trace saved after", good + "rtla timerlat hit stop tracing\n  Saving trace to timerlat_trace.txt\n", true},
+		{"--no-summary, --on-end output after", noSummary.text() + "done\n", false},
+	}
+	for _, c := range read {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Read(strings.NewReader(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ct, err := h.Cyclictest(Thread)
+			if err != nil || !slices.Equal(ct.Counts, []int64{0, 6, 100, 89, 0, 0, 0, 5}) || ct.Overflows != 1 || h.Stopped != c.stopped {
+				t.Errorf("read %+v %v, stopped %v", ct, err, h.Stopped)
+			}
+		})
+	}
+	const hint = "an --on-end or --on-threshold action's output"
+	refused := []struct{ name, in, err string }{
+		{"a line inside the header", insert(good, "(us)\n", "done\n"), "\"done\", neither a \"#\" header line nor the Index line"},
+		{"a line among the rows", insert(good, "20         1 \n", "done\n"), "\"done\", neither a row"},
+		// rtla's row "1    10    5    20    1 " cut after its last
+		// digit, "3\n" written there, then the row's " \n": without the
+		// summary, nothing else would tell Thr-001's 1 from 13.
+		{"a number joined to a row's last value, --no-summary", insert(noSummary.text(), "       20         1", "3\n"), "line 6: ends without the space that rtla writes after each value, which line 5 ends with"},
+		{"a number joined to a row's last value", insert(good, "       20         1", "3\n"), "ends without the space"},
+		// printf 3 at the start of rtla's last row "7    0    5 ...":
+		// its index, 37, still after the row before; its Thr-000 max:,
+		// 7, tells (timerlat_hist_update puts a latency in the row of
+		// its bucket, whose index is at most the latency).
+		{"a number joined to the last row's index", insert(good, "3             0        30         0        59 \n", "3"), "column Thr-000's \"max:\" 7 is below its last row with a sample, 37"},
+		{"a line between over: and count:", insert(good, "over:         0         0         0         1 \n", "done\n"), "rtla's \"count:\" line after lines it does not write"},
+		{"a line between max: and ALL:", insert(good, "max:          1         7         1         3 \n", "done\n"), "rtla's \"ALL:\" line after lines it does not write"},
+		{"a line inside ALL:", insert(good, "ALL:         IRQ       Thr\n", "done\n"), "\"done\" where rtla writes the \"ALL:\" section's \"count:\""},
+		{"a line inside the summary", insert(good, "count:      100       100       100       101 \n", "done\n"), "where rtla writes \"min:\""},
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(c.in))
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want %q", err, c.err)
+			}
+			if !strings.Contains(err.Error(), hint) {
+				t.Errorf("%v: does not say what may have put it there", err)
+			}
+		})
+	}
+}
+
+// rtla osnoise hist writes no "ALL:" section (osnoise_hist.c,
+// osnoise_print_summary: count:, min:, avg:, max: per CPU; osnoise_print_stats
+// calls it and osnoise_report_missed_events, nothing else, in the versions
+// read: an early one (osnoise_hist_params, an integer avg:), one with
+// "Better report when histogram is empty", and those of the common_params
+// and for_each_monitored_cpu rewrites), unlike timerlat hist
+// (timerlat_print_stats_all): one is refused, with or without the summary
+// before it. The section is written here in timerlat's layout with a CPU
+// column.
+func TestOsnoiseAllRefused(t *testing.T) {
+	all := "ALL:        CPU\ncount:       54 \nmin:          1 \navg:       2.00 \nmax:         17 \n"
+	noSummary := quietCPUs
+	noSummary.summary = false
+	for _, in := range []string{quietCPUs.text() + all, noSummary.text() + all, quietCPUs.text() + "done\n" + all} {
+		_, err := Read(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), "an \"ALL:\" section, which rtla osnoise hist does not write") {
+			t.Errorf("got %v", err)
+		}
 	}
 }
 
@@ -320,6 +424,9 @@ func FuzzRead(f *testing.F) {
 	f.Add("x\n# RTLA timerlat histogram\n# Time unit is microseconds (us)\nIndex Thr-000\n6 1\n21 1\nover: 0\ncount: 2\nmin: 6\navg: 13\nmax: 21\ntimerlat hit stop tracing\n")
 	f.Add(quietCPUs.text())
 	f.Add("# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n")
+	f.Add("done" + twoCPUs.text() + "done\ntimerlat hit stop tracing\n")
+	f.Add(strings.Replace(twoCPUs.text(), "       20         1", "       20         13\n", 1))
+	f.Add(quietCPUs.text() + "ALL:        CPU\ncount:       54 \nmin:          1 \navg:       2.00 \nmax:         17 \n")
 	f.Fuzz(func(t *testing.T, in string) {
 		h, err := Read(strings.NewReader(in))
 		if err != nil {
