@@ -42,7 +42,9 @@ func mustExist(env *Env, l backend.Loc, lacks string) error {
 }
 
 // absentRule is the check-up's rule for a setting file the kernel lacks:
-// nothing to tune, and whether that is the default cannot be told.
+// nothing to tune, and whether that is the default cannot be told. A file
+// a tree does not show (Case.NotShown) never reaches it: the check-up's
+// generic rule not-shown comes first and judges nothing.
 func absentRule(id string) Rule {
 	return Rule{ID: id, Verdict: Default, When: "the kernel has no such file",
 		Match:     func(c *Case) bool { return c.Raw.IsAbsent() },
