@@ -71,7 +71,6 @@ func anchorOf(l backend.Loc) string {
 
 // absence is what the absence of a setting file shows.
 type absence struct {
-	loc   backend.Loc
 	lacks string // the feature, and its build option, a kernel without the file lacks
 	// missing is the file's anchor ("/sys/kernel/mm") when it is missing
 	// too: the absence then says nothing of the kernel. "" when the
@@ -84,7 +83,7 @@ type absence struct {
 // anchor is looked for. A failure to look other than the anchor's own
 // absence is an error: what the tree shows is not known.
 func absenceOf(env *Env, l backend.Loc, lacks string) (absence, error) {
-	a := absence{loc: l, lacks: lacks, host: true}
+	a := absence{lacks: lacks, host: true}
 	if f, ok := env.Backends[backend.BackendFile].(backend.Files); ok {
 		a.host = rootfs.IsHost(f.Root)
 	}
