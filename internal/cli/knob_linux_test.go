@@ -174,15 +174,56 @@ func TestKnobExportUndoTimerSlackGuard(t *testing.T) {
 }
 
 // Without --pid, timer-slack reads latlab's own slack; a kernel without
-// timerslack_ns gets a message that names the file, not an empty PID.
+// timerslack_ns gets a message that names the file, not an empty PID. A
+// tree without /proc/self does not say what the kernel has.
 func TestKnobTimerSlackNoFile(t *testing.T) {
 	root := knobTree(t)
 	code, _, errs := runCLI(t, "--root", root, "knob", "get", "timer-slack")
+	if code != 3 || errs != "latlab: /proc/self/timerslack_ns is not in this tree: /proc/self is missing too, so the tree does not say whether the kernel has no timerslack_ns (it came with Linux 4.6)\n" {
+		t.Errorf("exit %d %q", code, errs)
+	}
+	testutil.WriteTree(t, root, map[string]string{"proc/self/stat": "4242 (latlab) R 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n"})
+	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack")
 	if code != 3 || errs != "latlab: /proc/self/timerslack_ns does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)\n" {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "--root", root, "knob", "get", "timer-slack", "--pid", "999")
 	testutil.CheckBadExit(t, "--pid 999", code, errs, "no process 999 (no /proc/999/timerslack_ns)")
+}
+
+// knob get and set over a tree without a setting's file: with the
+// directory every kernel has above it, the kernel lacks the setting;
+// without, the tree does not show it and says so. Either way nothing is
+// set, with the same exit status, and nothing is journaled.
+func TestKnobAbsentFile(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		says  string
+	}{
+		{"kernel lacks", map[string]string{"sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages": "0\n"},
+			"nothing was changed: /sys/kernel/mm/ksm/run does not exist: this kernel has no kernel samepage merging (CONFIG_KSM)"},
+		{"tree does not show", nil,
+			"nothing was changed: /sys/kernel/mm/ksm/run is not in this tree: /sys/kernel/mm is missing too, so the tree does not say whether the kernel has no kernel samepage merging (CONFIG_KSM)"},
+	} {
+		root := knobTree(t)
+		testutil.WriteTree(t, root, c.files)
+		state := testutil.TempDir(t)
+		code, _, errs := runCLI(t, "--root", root, "knob", "set", "ksm", "2", "--state-dir", state)
+		if code != 3 || errs != "latlab: "+c.says+"\n" {
+			t.Errorf("%s: set: exit %d %q, want 3 %q", c.name, code, errs, c.says)
+		}
+		if _, err := os.Stat(filepath.Join(state, "journal.json")); err == nil {
+			t.Errorf("%s: a refused set wrote a journal", c.name)
+		}
+		code, out, errs := runCLI(t, "--root", root, "knob", "get", "ksm", "--json")
+		if code != 0 || !strings.Contains(out, `"value": "absent"`) {
+			t.Errorf("%s: get: exit %d %s %s", c.name, code, out, errs)
+		}
+		if notShown := strings.Contains(out, `"not_shown": "/sys/kernel/mm"`); notShown != (c.files == nil) {
+			t.Errorf("%s: get says not_shown: %v\n%s", c.name, notShown, out)
+		}
+	}
 }
 
 // knob history reads at most the journal cap, and says so.

@@ -22,6 +22,13 @@ var anyKnob = []knob.Rule{
 	{ID: "unreadable", Knob: "*", Verdict: knob.Unknown, When: "reading the value failed",
 		Match:  func(c *knob.Case) bool { return c.Err != nil },
 		Reason: func(c *knob.Case) string { return firstLine(c.Err.Error()) }},
+	// A partial --root tree (or a system without sysfs or procfs where
+	// latlab reads them) that lacks a setting file and the directory
+	// every kernel has above it does not say whether the kernel has the
+	// setting: not the kernel's default, nothing judged (knob/absence.go).
+	{ID: "not-shown", Knob: "*", Verdict: knob.Unknown, When: "the setting file and the directory every kernel has above it are both missing (a partial --root tree)",
+		Match:  func(c *knob.Case) bool { return c.Err == nil && c.NotShown != "" },
+		Reason: func(c *knob.Case) string { return c.Meaning }},
 }
 
 // firstLine is an error's first line without the empty tail a command's

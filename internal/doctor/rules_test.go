@@ -67,6 +67,9 @@ var ruleCases = []ruleCase{
 		}},
 	{rule: "unreadable", knob: "tcp-recovery", verd: knob.Unknown, reason: "does not exist on this kernel", value: "unknown",
 		linux: map[string]string{"proc/sys/net/ipv4/tcp_recovery": ""}},
+	// The default tree has no /sys/kernel/mm: it does not say whether the
+	// kernel has KSM.
+	{rule: "not-shown", knob: "ksm", verd: knob.Unknown, reason: "not in this tree: /sys/kernel/mm is missing too", value: "absent"},
 
 	{rule: "prisep-high-bits", knob: "win32-priority-separation", verd: knob.Suspicious, reason: "0x126 acts as 0x26",
 		win: setReg(prioKey, "Win32PrioritySeparation", backend.DWORD(0x126)), try: "latlab try win32-priority-separation 0x2 --probe sleep"},
@@ -333,4 +336,45 @@ func TestDisplayScalingNoneStoredNamesTheActiveMode(t *testing.T) {
 		return
 	}
 	t.Fatal("no display-scaling setting")
+}
+
+// TestAbsentSettingVerdicts: a setting file there is judged; missing
+// while the directory every kernel has above it is there, it is the
+// kernel's lack, nothing to tune; missing with that directory, the tree
+// does not show it, and nothing is judged (not the default either).
+func TestAbsentSettingVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		knob, file, anchorFile, content string
+	}{
+		{"ksm", "sys/kernel/mm/ksm/run", "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n"},
+		{"swappiness", "proc/sys/vm/swappiness", "proc/sys/vm/overcommit_memory", "60\n"},
+		{"sched-autogroup", "proc/sys/kernel/sched_autogroup_enabled", "proc/sys/kernel/ostype", "1\n"},
+	} {
+		for _, tr := range []struct {
+			name         string
+			files        map[string]string
+			verdict      knob.Verdict
+			rule, reason string
+			defaultKnown bool
+			valueAbsent  bool
+		}{
+			{"present", map[string]string{c.file: c.content, c.anchorFile: "0\n"}, knob.Default, "", "", true, false},
+			{"kernel lacks", map[string]string{c.anchorFile: "0\n"}, knob.Default, "-absent", "this kernel has no", false, true},
+			// (the default tree's /proc/sys/kernel holds version only)
+			{"tree does not show", map[string]string{"proc/sys/kernel": ""}, knob.Unknown, "not-shown", "is missing too, so the tree does not say whether the kernel has no", false, true},
+		} {
+			ss := Audit(linuxEnv(linuxTree(t, tr.files)), "linux")
+			s := find(t, ss, c.knob, "")
+			what := c.knob + ", " + tr.name
+			if s.Verdict != tr.verdict || !strings.Contains(s.Rule, tr.rule) || !strings.Contains(s.Reason, tr.reason) {
+				t.Errorf("%s: %s by %s (%q), want %s by %s saying %q", what, s.Verdict, s.Rule, s.Reason, tr.verdict, tr.rule, tr.reason)
+			}
+			if (s.IsDefault != nil) != tr.defaultKnown {
+				t.Errorf("%s: is default %v, want it known: %v", what, s.IsDefault, tr.defaultKnown)
+			}
+			if (s.Value == "absent") != tr.valueAbsent {
+				t.Errorf("%s: value %q", what, s.Value)
+			}
+		}
+	}
 }

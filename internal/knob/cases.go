@@ -48,7 +48,7 @@ func readCases(env *Env, k Knob, sel Selector) []*Case {
 }
 
 func fill(c *Case, it Item, notes []string) {
-	c.Target, c.Value, c.Meaning = it.Target, it.Value, it.Meaning
+	c.Target, c.Value, c.Meaning, c.NotShown = it.Target, it.Value, it.Meaning, it.NotShown
 	c.Raw = backend.Absent
 	if it.Raw != nil {
 		c.Raw = *it.Raw

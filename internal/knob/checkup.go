@@ -30,12 +30,15 @@ const (
 // Case is what a verdict rule looks at: one instance of a knob as read,
 // with the host facts the knobs depend on.
 type Case struct {
-	Knob     string
-	Target   string
-	Value    string        // as the reading shows it
-	Meaning  string        // the reading's decoded meaning
-	Raw      backend.Value // the stored value; absent when not stored
-	Detail   any           // the reading item's detail (decoded structure)
+	Knob    string
+	Target  string
+	Value   string        // as the reading shows it
+	Meaning string        // the reading's decoded meaning
+	Raw     backend.Value // the stored value; absent when not stored
+	// NotShown is the reading item's: the directory missing with the
+	// absent setting file, so the kernel's having it cannot be told.
+	NotShown string
+	Detail   any // the reading item's detail (decoded structure)
 	Extra    []Change
 	Warnings []string
 	Notes    []string // the reading's notes

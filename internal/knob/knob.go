@@ -109,6 +109,13 @@ type Item struct {
 	Meaning  string         `json:"meaning"`
 	Detail   any            `json:"detail,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
+	// NotShown, set when Value is "absent", is the directory every
+	// kernel has above the setting file ("/sys/kernel/mm"), missing from
+	// the tree (a partial copy under --root) or the system too: the
+	// file's absence then says nothing of the kernel, and whether it has
+	// the setting cannot be told. Empty when that directory is there
+	// and the absence is the kernel's.
+	NotShown string `json:"not_shown,omitempty"`
 	// Extra are further stored values of the same instance (all RSS
 	// keywords of an adapter) for export.
 	Extra []Change `json:"-"`

@@ -169,8 +169,10 @@ func (k busyPoll) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	r := &Reading{Knob: k.Name()}
 	if s.Poll < 0 && s.Read < 0 {
-		it := item("", busyPollLoc, pv, sysctlAbsent(busyPollLoc, busyLacks))
-		it.Value = "absent"
+		it, err := sysctlAbsentItem(env, busyPollLoc, pv, busyLacks)
+		if err != nil {
+			return nil, err
+		}
 		r.Items = append(r.Items, it)
 		return r, nil
 	}
@@ -185,7 +187,11 @@ func (k busyPoll) Get(env *Env, sel Selector) (*Reading, error) {
 		l backend.Loc
 	}{{s.Poll, busyPollLoc}, {s.Read, busyReadLoc}} {
 		if x.n < 0 {
-			r.Notes = append(r.Notes, sysctlAbsent(x.l, busyLacks))
+			a, err := absenceOf(env, x.l, busyLacks)
+			if err != nil {
+				return nil, err
+			}
+			r.Notes = append(r.Notes, a.why(sysctlName(x.l)))
 		} else {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s=%d", sysctlName(x.l), x.n))
 		}
@@ -213,7 +219,7 @@ func (k busyPoll) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 			continue
 		}
 		if x.have < 0 {
-			return nil, fmt.Errorf("nothing was changed: %s", sysctlAbsent(x.l, busyLacks))
+			return nil, sysctlAbsentError(env, x.l, busyLacks)
 		}
 		if err := p.add(env, x.l, backend.FileValue(strconv.FormatInt(*x.want, 10)+"\n")); err != nil {
 			return nil, err

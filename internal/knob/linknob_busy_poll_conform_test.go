@@ -16,7 +16,7 @@ func TestBusyPollConforms(t *testing.T) {
 	onEth0.Target = "eth0"
 	suite.RunFiles(t, suite.Files{
 		Knob:    "busy-poll",
-		Tree:    map[string]string{busyPollFile: "0\n", busyReadFile: "0\n"},
+		Tree:    map[string]string{busyPollFile: "0\n", busyReadFile: "0\n", netCoreAnchorFile: "4096\n"},
 		Explain: []string{"50", "0", "off", "poll=100", "read=50us,poll=0"},
 		Set: []suite.Set{
 			{Value: "50", Files: map[string]string{busyPollFile: "50\n", busyReadFile: "50\n"}},
@@ -35,6 +35,7 @@ func TestBusyPollConforms(t *testing.T) {
 			{Files: map[string]string{busyPollFile: "50\n", busyReadFile: "50\n"}, Rule: "busy-on", Reason: "reads spin up to 50 µs"},
 			{Files: map[string]string{busyReadFile: "50\n"}, Rule: "busy-on"},
 			{Files: map[string]string{busyPollFile: "", busyReadFile: ""}, Rule: "busy-absent", Reason: "this kernel has no busy polling"},
+			{Files: map[string]string{busyPollFile: "", busyReadFile: "", netCoreAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/net/core is missing"},
 		},
 	})
 	// From values written without a newline.

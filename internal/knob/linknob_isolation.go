@@ -65,6 +65,10 @@ type IsolationDetail struct {
 	Isolated     string `json:"isolated"`
 	NohzFull     string `json:"nohz_full"`
 	NohzFullFile bool   `json:"nohz_full_file"`
+	// NohzFullNotShown is the directory every kernel has above
+	// nohz_full, missing with it from a partial --root tree: the file's
+	// absence then says nothing of the kernel (absence.go).
+	NohzFullNotShown string `json:"nohz_full_not_shown,omitempty"`
 }
 
 func (isolation) Explain(value string, o ExplainOptions) (*Explanation, error) {
@@ -175,6 +179,10 @@ func (k isolation) Get(env *Env, sel Selector) (*Reading, error) {
 		if s != "(null)" {
 			d.NohzFull = s
 		}
+	} else if err == nil {
+		if a, err := absenceOf(env, nohzFullLoc, "CONFIG_NO_HZ_FULL"); err == nil && a.unseen() {
+			d.NohzFullNotShown = a.notShown()
+		}
 	}
 	var parts []string
 	for _, p := range isolationParams {
@@ -197,7 +205,11 @@ func isolationMeaning(d IsolationDetail) string {
 		m = append(m, "CPUs "+d.IsolCPUs+" isolated ("+strings.Join(d.IsolFlags, ", ")+")")
 	}
 	if v := d.Params["nohz_full"]; v != "" {
-		m = append(m, "tick stopped on "+v+" when one task runs")
+		s := "tick stopped on " + v + " when one task runs"
+		if d.NohzFullNotShown != "" {
+			s += ", if the kernel was built with CONFIG_NO_HZ_FULL (" + d.NohzFullNotShown + " is missing too, so the tree does not say)"
+		}
+		m = append(m, s)
 	}
 	if v := d.Params["rcu_nocbs"]; v != "" {
 		m = append(m, "RCU callbacks offloaded from "+v)
@@ -384,7 +396,7 @@ var isolationRules = []Rule{
 	{ID: "iso-nohz-ignored", Verdict: Suspicious, When: "nohz_full given but the kernel lists no tickless CPU",
 		Match: func(c *Case) bool {
 			d := isolationDetailOf(c)
-			return d.Params["nohz_full"] != "" && d.NohzFull == ""
+			return d.Params["nohz_full"] != "" && d.NohzFull == "" && d.NohzFullNotShown == ""
 		},
 		Reason: func(c *Case) string {
 			d := isolationDetailOf(c)

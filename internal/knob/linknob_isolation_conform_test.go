@@ -41,6 +41,9 @@ func TestIsolationConforms(t *testing.T) {
 			{Files: map[string]string{cmdlineFile: ""}, Rule: "iso-unreadable", Reason: "/proc/cmdline does not exist"},
 			{Files: map[string]string{cmdlineFile: "ro nohz_full=2-3\n"}, Rule: "iso-nohz-ignored", Reason: "built without CONFIG_NO_HZ_FULL, so every CPU keeps its tick"},
 			{Files: map[string]string{cmdlineFile: "ro nohz_full=2-3\n", nohzFullFile: "(null)\n"}, Rule: "iso-nohz-ignored"},
+			// A tree without /sys/devices/system/cpu does not say whether
+			// the kernel honours nohz_full.
+			{Files: map[string]string{cmdlineFile: "ro nohz_full=2-3\n", cpuDir + "online": ""}, Rule: "iso-set", Reason: "if the kernel was built with CONFIG_NO_HZ_FULL (/sys/devices/system/cpu is missing too, so the tree does not say)"},
 			{Files: map[string]string{cmdlineFile: "ro isolcpus=2-3\n", cpuDir + "isolated": "2-3\n"}, Rule: "iso-tick-kept", Reason: "still take the tick and run RCU callbacks"},
 			{Files: map[string]string{cmdlineFile: "ro isolcpus=2-3 rcu_nocbs=2-3\n"}, Rule: "iso-set"},
 			// As GRUB boots a tuned cpu-partitioning machine with

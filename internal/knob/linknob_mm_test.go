@@ -18,11 +18,13 @@ import (
 // swappiness, stat-interval, ksm) on fixture trees shaped as the kernel
 // prints the files.
 
-// mmEnv is an Env over a fixture tree holding files.
+// mmEnv is an Env over a fixture tree holding files and, as a kernel's
+// /proc and /sys do, the directories every kernel has (absence.go).
 func mmEnv(t *testing.T, files map[string]string) (*Env, string) {
 	t.Helper()
 	root := testutil.TempDir(t)
 	testutil.WriteTree(t, root, files)
+	mkAnchors(t, root)
 	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
 }
 

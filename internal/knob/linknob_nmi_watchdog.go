@@ -147,8 +147,10 @@ func (k nmiWatchdog) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	r := &Reading{Knob: k.Name()}
 	if raw[nmiWdLoc].IsAbsent() {
-		it := item("", nmiWdLoc, raw[nmiWdLoc], sysctlAbsent(nmiWdLoc, wdLacks))
-		it.Value = "absent"
+		it, err := sysctlAbsentItem(env, nmiWdLoc, raw[nmiWdLoc], wdLacks)
+		if err != nil {
+			return nil, err
+		}
 		it.Detail = s
 		r.Items = append(r.Items, it)
 		return r, nil
@@ -180,7 +182,7 @@ func (k nmiWatchdog) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		return nil, err
 	}
 	if raw[op.loc].IsAbsent() {
-		return nil, fmt.Errorf("nothing was changed: %s", sysctlAbsent(op.loc, wdLacks))
+		return nil, sysctlAbsentError(env, op.loc, wdLacks)
 	}
 	p := &Plan{Knob: k.Name(), Request: value}
 	if op.loc == nmiWdLoc && s.Watchdog == "0" {

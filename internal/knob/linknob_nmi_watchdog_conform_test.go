@@ -18,6 +18,7 @@ func TestNMIWatchdogConforms(t *testing.T) {
 		wdFile:                            "1\n",
 		"proc/sys/kernel/soft_watchdog":   "1\n",
 		"proc/sys/kernel/watchdog_thresh": "10\n",
+		kernelAnchorFile:                  "Linux\n",
 	}
 	wd := func(target, content string) suite.Place {
 		p := suite.File(wdFile, content)
@@ -49,6 +50,7 @@ func TestNMIWatchdogConforms(t *testing.T) {
 			{Files: map[string]string{nmiWdFile: "0\n", wdFile: "0\n"}, Rule: "nmi-wd-all-off", Reason: "both lockup detectors off"},
 			{Files: map[string]string{nmiWdFile: "2\n"}, Rule: "nmi-wd-other", Reason: "the kernel does not take"},
 			{Files: map[string]string{nmiWdFile: "", wdFile: "", "proc/sys/kernel/soft_watchdog": "", "proc/sys/kernel/watchdog_thresh": ""}, Rule: "nmi-wd-absent", Reason: "this kernel has no lockup detector"},
+			{Files: map[string]string{nmiWdFile: "", wdFile: "", "proc/sys/kernel/soft_watchdog": "", "proc/sys/kernel/watchdog_thresh": "", kernelAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/kernel is missing"},
 		},
 	})
 	// The original is restored byte for byte, whatever its spelling.

@@ -14,7 +14,7 @@ const (
 
 func TestNUMABalancingConforms(t *testing.T) {
 	// two NUMA nodes, balancing on
-	tree := map[string]string{"sys/devices/system/node/possible": "0\n", node0: "0-1\n", node1: "0-1\n", numaFile: "1\n"}
+	tree := map[string]string{"sys/devices/system/node/possible": "0\n", node0: "0-1\n", node1: "0-1\n", numaFile: "1\n", kernelAnchorFile: "Linux\n"}
 	suite.RunFiles(t, suite.Files{
 		Knob:    "numa-balancing",
 		Tree:    tree,
@@ -37,6 +37,7 @@ func TestNUMABalancingConforms(t *testing.T) {
 			{Files: map[string]string{"sys/devices/system/node/node2/cpulist": "0-1\n", "sys/devices/system/node/node3/cpulist": "0-1\n", numaFile: "2\n"}, Rule: "numa-other", Reason: "memory tiering"},
 			{Files: map[string]string{node0: "", node1: ""}, Rule: "numa-on"}, // nodes unknown: judged as several
 			{Files: map[string]string{numaFile: ""}, Rule: "numa-absent", Reason: "CONFIG_NUMA_BALANCING"},
+			{Files: map[string]string{numaFile: "", kernelAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/kernel is missing"},
 		},
 	})
 	// Tiering needs 5.18: an older kernel is told so before anything.

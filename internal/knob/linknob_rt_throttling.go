@@ -143,8 +143,12 @@ func (k rtThrottling) Get(env *Env, sel Selector) (*Reading, error) {
 		if !rv.IsAbsent() {
 			l = rtPeriodLoc
 		}
-		it := item("", rtRuntimeLoc, rv, sysctlAbsent(l, rtLacks))
-		it.Value = "absent"
+		a, err := absenceOf(env, l, rtLacks)
+		if err != nil {
+			return nil, err
+		}
+		it := item("", rtRuntimeLoc, rv, a.why(sysctlName(l)))
+		it.Value, it.NotShown = "absent", a.notShown()
 		r.Items = append(r.Items, it)
 		return r, nil
 	}
@@ -170,7 +174,7 @@ func (k rtThrottling) Plan(env *Env, sel Selector, value string) (*Plan, error) 
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("nothing was changed: %s", sysctlAbsent(rtRuntimeLoc, rtLacks))
+		return nil, sysctlAbsentError(env, rtRuntimeLoc, rtLacks)
 	}
 	if !periodSet {
 		want.Period = cur.Period

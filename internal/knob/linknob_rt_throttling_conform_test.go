@@ -19,7 +19,7 @@ func TestRTThrottlingConforms(t *testing.T) {
 	}
 	suite.RunFiles(t, suite.Files{
 		Knob:    "rt-throttling",
-		Tree:    map[string]string{rtRuntimeFile: "950000\n", rtPeriodFile: "1000000\n"},
+		Tree:    map[string]string{rtRuntimeFile: "950000\n", rtPeriodFile: "1000000\n", kernelAnchorFile: "Linux\n"},
 		Explain: []string{"off", "default", "500000/1000000"},
 		Set: []suite.Set{
 			{Value: "off", Files: map[string]string{rtRuntimeFile: "-1\n", rtPeriodFile: "1000000\n"}},
@@ -44,6 +44,7 @@ func TestRTThrottlingConforms(t *testing.T) {
 			{Files: map[string]string{rtRuntimeFile: "-1\n"}, Rule: "rt-off", Reason: "the risk: a runaway SCHED_FIFO thread"},
 			{Files: map[string]string{rtRuntimeFile: "500000\n"}, Rule: "rt-changed", Reason: "(50%)"},
 			{Files: map[string]string{rtRuntimeFile: "", rtPeriodFile: ""}, Rule: "rt-absent", Reason: "this kernel has no realtime bandwidth control"},
+			{Files: map[string]string{rtRuntimeFile: "", rtPeriodFile: "", kernelAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/kernel is missing"},
 		},
 	})
 	// From off, written without newlines, back to the default.

@@ -13,7 +13,7 @@ func TestSchedAutogroupConforms(t *testing.T) {
 	onCPU0.Target = "cpu0"
 	suite.RunFiles(t, suite.Files{
 		Knob:    "sched-autogroup",
-		Tree:    map[string]string{autogroupFile: "1\n"},
+		Tree:    map[string]string{autogroupFile: "1\n", kernelAnchorFile: "Linux\n"},
 		Explain: []string{"0", "1", "on", "off"},
 		Set: []suite.Set{
 			{Value: "0", Files: map[string]string{autogroupFile: "0\n"}},
@@ -32,6 +32,7 @@ func TestSchedAutogroupConforms(t *testing.T) {
 			{Files: map[string]string{autogroupFile: "0\n"}, Rule: "autogroup-off", Reason: "nice values rank them system-wide"},
 			{Files: map[string]string{autogroupFile: "7\n"}, Rule: "autogroup-other", Reason: "reads 7, a value the kernel does not take"},
 			{Files: map[string]string{autogroupFile: ""}, Rule: "autogroup-absent", Reason: "this kernel has no autogroup scheduling"},
+			{Files: map[string]string{autogroupFile: "", kernelAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/kernel is missing"},
 		},
 	})
 	// From 0 (written without a newline, as by echo -n) back on.

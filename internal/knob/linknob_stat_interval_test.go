@@ -29,6 +29,7 @@ func TestStatIntervalConforms(t *testing.T) {
 			{Files: map[string]string{statIntervalFile: "0\n"}, Rule: "stat-interval-zero", Reason: "no delay"},
 			{Files: map[string]string{statIntervalFile: "x\n"}, Rule: "stat-interval-other", Reason: "unreadable"},
 			{Files: map[string]string{statIntervalFile: ""}, Rule: "stat-interval-absent", Reason: "no vm.stat_interval"},
+			{Files: map[string]string{statIntervalFile: "", swappinessFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/vm is missing"},
 		},
 	})
 }

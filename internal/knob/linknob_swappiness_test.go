@@ -16,7 +16,7 @@ const (
 func TestSwappinessConforms(t *testing.T) {
 	suite.RunFiles(t, suite.Files{
 		Knob:    "swappiness",
-		Tree:    map[string]string{swappinessFile: "60\n", swapsFile: swapsOne},
+		Tree:    map[string]string{swappinessFile: "60\n", swapsFile: swapsOne, vmAnchorFile: "0\n"},
 		Explain: []string{"0", "10", "60", "100", "200"},
 		Set: []suite.Set{
 			{Value: "10", Files: map[string]string{swappinessFile: "10\n"}},
@@ -39,6 +39,7 @@ func TestSwappinessConforms(t *testing.T) {
 			// /proc/swaps unreadable: judged on the value
 			{Files: map[string]string{swapsFile: ""}, Rule: "swappiness-default"},
 			{Files: map[string]string{swappinessFile: ""}, Rule: "swappiness-absent", Reason: "no vm.swappiness"},
+			{Files: map[string]string{swappinessFile: "", vmAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/vm is missing"},
 			{Files: map[string]string{swappinessFile: "x\n"}, Rule: "swappiness-other", Reason: "unreadable"},
 		},
 	})

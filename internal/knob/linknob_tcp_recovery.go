@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -105,6 +106,19 @@ func sysctlGet(env *Env, name string, l backend.Loc, meaning func(string) string
 		return nil, err
 	}
 	if v.IsAbsent() {
+		// A partial tree that lacks the file's directory too does not
+		// say whether the kernel has it (absence.go).
+		what := l.String()
+		if strings.HasPrefix(l.Path, "proc/sys/") {
+			what = sysctlName(l)
+		}
+		a, err := absenceOf(env, l, what)
+		if err != nil {
+			return nil, err
+		}
+		if a.unseen() {
+			return nil, errors.New(a.why(l.String()))
+		}
 		return nil, fmt.Errorf("%s does not exist on this kernel", l)
 	}
 	return &Reading{Knob: name, Items: []Item{item("", l, v, meaning(s))}}, nil

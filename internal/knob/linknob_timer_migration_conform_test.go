@@ -16,7 +16,7 @@ func TestTimerMigrationConforms(t *testing.T) {
 	}
 	suite.RunFiles(t, suite.Files{
 		Knob:    "timer-migration",
-		Tree:    map[string]string{timerMigFile: "1\n"},
+		Tree:    map[string]string{timerMigFile: "1\n", kernelAnchorFile: "Linux\n"},
 		Explain: []string{"0", "1", "on", "off"},
 		Set: []suite.Set{
 			{Value: "0", Files: map[string]string{timerMigFile: "0\n"}},
@@ -36,6 +36,7 @@ func TestTimerMigrationConforms(t *testing.T) {
 			{Files: map[string]string{timerMigFile: "0\n"}, Rule: "timer-mig-off"},
 			{Files: map[string]string{timerMigFile: "2\n"}, Rule: "timer-mig-other", Reason: "reads 2, a value the kernel does not take"},
 			{Files: map[string]string{timerMigFile: ""}, Rule: "timer-mig-absent", Reason: "this kernel has no timer migration"},
+			{Files: map[string]string{timerMigFile: "", kernelAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /proc/sys/kernel is missing"},
 		},
 	})
 	// From 0 (written without a newline) back on.

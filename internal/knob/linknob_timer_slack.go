@@ -108,6 +108,15 @@ func (timerSlack) Get(env *Env, sel Selector) (*Reading, error) {
 	}
 	if v.IsAbsent() {
 		if sel.PID == "" {
+			// A tree without /proc/self does not say what the kernel has
+			// (absence.go).
+			a, err := absenceOf(env, l, "timerslack_ns (it came with Linux 4.6)")
+			if err != nil {
+				return nil, err
+			}
+			if a.unseen() {
+				return nil, errors.New(a.why(l.String()))
+			}
 			return nil, fmt.Errorf("%s does not exist: this kernel does not expose timer slack (timerslack_ns came with Linux 4.6)", l)
 		}
 		return nil, badinput.Errorf("no process %s (no %s)", sel.PID, l)

@@ -25,6 +25,7 @@ func TestTransparentHugepagesConforms(t *testing.T) {
 		Tree: map[string]string{
 			thpEnabledFile: "always [madvise] never\n",
 			thpDefragFile:  "always defer defer+madvise [madvise] never\n",
+			mmAnchorFile:   "0\n",
 		},
 		Explain: []string{"never", "madvise", "always", "enabled=always,defrag=defer+madvise"},
 		Set: []suite.Set{
@@ -58,7 +59,8 @@ func TestTransparentHugepagesConforms(t *testing.T) {
 				ByTarget: map[string]string{"enabled": "thp-always", "defrag": "thp-defrag-always"}},
 			{Files: map[string]string{thpDefragFile: "always [defer] defer+madvise madvise never\n"},
 				ByTarget: map[string]string{"enabled": "thp-madvise", "defrag": "thp-set"}},
-			{Files: map[string]string{thpEnabledFile: "", thpDefragFile: ""}, Rule: "thp-absent"},
+			{Files: map[string]string{thpEnabledFile: "", thpDefragFile: ""}, Rule: "thp-absent", Reason: "this kernel has no transparent huge pages"},
+			{Files: map[string]string{thpEnabledFile: "", thpDefragFile: "", mmAnchorFile: ""}, Rule: "not shown", Reason: "not in this tree: /sys/kernel/mm is missing"},
 		},
 	})
 }

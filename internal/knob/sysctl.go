@@ -66,7 +66,14 @@ func vetSysctlInt(v backend.Value, lo, hi int64) error {
 // sysctlIntMax is the largest value of a C int sysctl (INT_MAX).
 const sysctlIntMax = math.MaxInt32
 
-// sysctlAbsent is the meaning of a sysctl file this kernel lacks.
-func sysctlAbsent(l backend.Loc, lacks string) string {
-	return fmt.Sprintf("%s does not exist: this kernel has no %s", sysctlName(l), lacks)
+// sysctlAbsentItem is the reading item of an absent sysctl file, which
+// names the sysctl: "kernel.x does not exist: this kernel has no ...",
+// or that the tree does not show it (absence.go).
+func sysctlAbsentItem(env *Env, l backend.Loc, v backend.Value, lacks string) (Item, error) {
+	return absentItem(env, l, v, lacks, sysctlName(l))
+}
+
+// sysctlAbsentError refuses a plan for an absent sysctl file.
+func sysctlAbsentError(env *Env, l backend.Loc, lacks string) error {
+	return absentError(env, l, lacks, sysctlName(l))
 }

@@ -49,10 +49,12 @@ type intSysctl struct {
 type sysctlAbsence int
 
 const (
-	// absentNotPresent: an item "not present: this kernel has no ...".
+	// absentNotPresent: an item "not present: this kernel has no ..."
+	// (or that the tree does not show it: absence.go).
 	absentNotPresent sysctlAbsence = iota
 	// absentSysctlName: an item naming the sysctl ("kernel.x does not
-	// exist: this kernel has no ...").
+	// exist: this kernel has no ...", or "kernel.x is not in this tree:
+	// ...").
 	absentSysctlName
 	// absentFails: the reading fails; a plan writes without looking.
 	absentFails
@@ -104,8 +106,9 @@ func (k *intSysctl) Get(env *Env, sel Selector) (*Reading, error) {
 			return nil, err
 		}
 		if v.IsAbsent() {
-			it = item("", k.loc, v, sysctlAbsent(k.loc, k.lacks))
-			it.Value = "absent"
+			if it, err = sysctlAbsentItem(env, k.loc, v, k.lacks); err != nil {
+				return nil, err
+			}
 		} else {
 			it = item("", k.loc, v, k.meaning(s))
 		}
@@ -141,7 +144,7 @@ func (k *intSysctl) Plan(env *Env, sel Selector, value string) (*Plan, error) {
 		if v, err := env.read(k.loc); err != nil {
 			return nil, err
 		} else if v.IsAbsent() {
-			return nil, fmt.Errorf("nothing was changed: %s", sysctlAbsent(k.loc, k.lacks))
+			return nil, sysctlAbsentError(env, k.loc, k.lacks)
 		}
 	}
 	p := &Plan{Knob: k.name, Request: value}

@@ -3,6 +3,8 @@ package knob
 import (
 	"errors"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +14,9 @@ import (
 )
 
 // sysctlEnv is an Env over a tree holding files (path -> content), as a
-// kernel prints them; a "" content leaves the file out.
+// kernel prints them; a "" content leaves the file out. The tree holds
+// the directories every kernel has (anchors, absence.go), as a kernel's
+// /proc and /sys do: a file left out is one the kernel lacks.
 func sysctlEnv(t testing.TB, files map[string]string) (*Env, string) {
 	t.Helper()
 	root := testutil.TempDir(t)
@@ -23,7 +27,18 @@ func sysctlEnv(t testing.TB, files map[string]string) (*Env, string) {
 		}
 	}
 	testutil.WriteTree(t, root, fs)
+	mkAnchors(t, root)
 	return &Env{Backends: map[string]backend.Backend{backend.BackendFile: backend.Files{Root: root}}}, root
+}
+
+// mkAnchors makes the anchors' directories under root.
+func mkAnchors(t testing.TB, root string) {
+	t.Helper()
+	for _, a := range anchors {
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(a)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // sysctlWith is files with changes over it ("" deletes).

@@ -1,7 +1,6 @@
 package knob
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -13,37 +12,39 @@ import (
 // the feature), read as a plain "absent" rather than an error, and the
 // kernel release some values need.
 
-// sysItem reads one setting file as a reading item; a file this kernel
-// lacks is an item that says so (lacks names the feature and its build
-// option), never an error that stops the check-up.
+// sysItem reads one setting file as a reading item; an absent file is an
+// item that says what its absence shows (absence.go: this kernel lacks
+// the feature lacks names, with its build option, or the tree does not
+// show it), never an error that stops the check-up.
 func sysItem(env *Env, l backend.Loc, lacks string, meaning func(string) string) (Item, error) {
 	s, v, err := readText(env, l)
 	if err != nil {
 		return Item{}, err
 	}
 	if v.IsAbsent() {
-		it := item("", l, v, "not present: this kernel has no "+lacks)
-		it.Value = "absent"
-		return it, nil
+		return absentItem(env, l, v, lacks, "")
 	}
 	return item("", l, v, meaning(s)), nil
 }
 
-// mustExist refuses a plan for a setting file this kernel lacks: such a
-// file cannot be created, so there is nothing to set.
+// mustExist refuses a plan for an absent setting file: such a file
+// cannot be created, so there is nothing to set; the refusal says what
+// the absence shows.
 func mustExist(env *Env, l backend.Loc, lacks string) error {
 	v, err := env.read(l)
 	if err != nil {
 		return err
 	}
 	if v.IsAbsent() {
-		return fmt.Errorf("nothing was changed: %s does not exist: this kernel has no %s", l, lacks)
+		return absentError(env, l, lacks, l.String())
 	}
 	return nil
 }
 
 // absentRule is the check-up's rule for a setting file the kernel lacks:
-// nothing to tune, and whether that is the default cannot be told.
+// nothing to tune, and whether that is the default cannot be told. A file
+// a tree does not show (Case.NotShown) never reaches it: the check-up's
+// generic rule not-shown comes first and judges nothing.
 func absentRule(id string) Rule {
 	return Rule{ID: id, Verdict: Default, When: "the kernel has no such file",
 		Match:     func(c *Case) bool { return c.Raw.IsAbsent() },

@@ -366,6 +366,12 @@ func judge(t *testing.T, k knob.Knob, e *knob.Env) map[string]Judgement {
 			out[c.Target] = Judgement{Rule: "error", Reason: c.Err.Error()}
 			continue
 		}
+		if c.NotShown != "" {
+			// Neither the file nor the directory every kernel has above
+			// it: the check-up's generic rule "not-shown" judges nothing.
+			out[c.Target] = Judgement{Rule: "not shown", Reason: c.Meaning}
+			continue
+		}
 		out[c.Target] = Judgement{Rule: "no rule"}
 		for _, rule := range k.Checkup().Rules {
 			if rule.Match(c) {
