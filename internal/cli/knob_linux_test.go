@@ -179,7 +179,7 @@ func TestKnobExportUndoTimerSlackGuard(t *testing.T) {
 func TestKnobTimerSlackNoFile(t *testing.T) {
 	root := knobTree(t)
 	code, _, errs := runCLI(t, "--root", root, "knob", "get", "timer-slack")
-	if code != 3 || errs != "latlab: /proc/self/timerslack_ns is not in this tree: /proc/self is missing too, so the tree does not say whether the kernel has no timerslack_ns (it came with Linux 4.6)\n" {
+	if code != 3 || errs != "latlab: /proc/self/timerslack_ns is not in this tree: /proc/self is missing too, so the tree does not say whether the kernel has timerslack_ns (it came with Linux 4.6)\n" {
 		t.Errorf("exit %d %q", code, errs)
 	}
 	testutil.WriteTree(t, root, map[string]string{"proc/self/stat": "4242 (latlab) R 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n"})
@@ -204,7 +204,7 @@ func TestKnobAbsentFile(t *testing.T) {
 		{"kernel lacks", map[string]string{"sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages": "0\n"},
 			"nothing was changed: /sys/kernel/mm/ksm/run does not exist: this kernel has no kernel samepage merging (CONFIG_KSM)"},
 		{"tree does not show", nil,
-			"nothing was changed: /sys/kernel/mm/ksm/run is not in this tree: /sys/kernel/mm is missing too, so the tree does not say whether the kernel has no kernel samepage merging (CONFIG_KSM)"},
+			"nothing was changed: /sys/kernel/mm/ksm/run is not in this tree: /sys/kernel/mm is missing too, so the tree does not say whether the kernel has kernel samepage merging (CONFIG_KSM)"},
 	} {
 		root := knobTree(t)
 		testutil.WriteTree(t, root, c.files)

@@ -361,7 +361,7 @@ func TestAbsentSettingVerdicts(t *testing.T) {
 			{"present", map[string]string{c.file: c.content, c.anchorFile: "0\n"}, knob.Default, "", "", true, false},
 			{"kernel lacks", map[string]string{c.anchorFile: "0\n"}, knob.Default, "-absent", "this kernel has no", false, true},
 			// (the default tree's /proc/sys/kernel holds version only)
-			{"tree does not show", map[string]string{"proc/sys/kernel": ""}, knob.Unknown, "not-shown", "is missing too, so the tree does not say whether the kernel has no", false, true},
+			{"tree does not show", map[string]string{"proc/sys/kernel": ""}, knob.Unknown, "not-shown", "is missing too, so the tree does not say whether the kernel has", false, true},
 		} {
 			ss := Audit(linuxEnv(linuxTree(t, tr.files)), "linux")
 			s := find(t, ss, c.knob, "")

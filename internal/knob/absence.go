@@ -121,7 +121,7 @@ func (a absence) why(name string) string {
 	if name != "" {
 		where = name + " is " + where
 	}
-	return fmt.Sprintf("%s: %s is missing too, so %s not say whether the kernel has no %s", where, a.missing, who, a.lacks)
+	return fmt.Sprintf("%s: %s is missing too, so %s not say whether the kernel has %s", where, a.missing, who, a.lacks)
 }
 
 // notShown is the item's NotShown: the missing anchor, or "".

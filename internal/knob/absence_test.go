@@ -65,7 +65,7 @@ func TestAbsenceTellsTreeFromKernel(t *testing.T) {
 		}{
 			{name: "present", files: true, anchor: true},
 			{name: "kernel lacks", anchor: true, says: "this kernel has no ", lacks: true},
-			{name: "tree does not show", says: "not in this tree: /" + c.anchor + " is missing too, so the tree does not say whether the kernel has no ", notShown: "/" + c.anchor},
+			{name: "tree does not show", says: "not in this tree: /" + c.anchor + " is missing too, so the tree does not say whether the kernel has ", notShown: "/" + c.anchor},
 		} {
 			what := c.knob + ", " + tr.name
 			root := testutil.TempDir(t)
@@ -122,7 +122,7 @@ func TestAbsenceTellsTreeFromKernel(t *testing.T) {
 // file system not mounted where latlab reads it (or hidden), not a tree.
 func TestAbsenceOnTheHost(t *testing.T) {
 	a := absence{lacks: ksmLacks, missing: "/sys/kernel/mm", host: true}
-	if got, want := a.why(""), "not shown: /sys/kernel/mm is missing too, so this system does not say whether the kernel has no kernel samepage merging (CONFIG_KSM)"; got != want {
+	if got, want := a.why(""), "not shown: /sys/kernel/mm is missing too, so this system does not say whether the kernel has kernel samepage merging (CONFIG_KSM)"; got != want {
 		t.Errorf("why = %q, want %q", got, want)
 	}
 	a.missing = ""

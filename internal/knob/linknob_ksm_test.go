@@ -44,7 +44,7 @@ func TestKSMConforms(t *testing.T) {
 			{Files: map[string]string{ksmRunFile: "5\n", ksmSharingFile: "0\n"}, Rule: "ksm-other", Reason: "does not know"},
 			{Files: map[string]string{ksmRunFile: "", ksmSharingFile: "0\n"}, Rule: "ksm-absent", Reason: "this kernel has no kernel samepage merging (CONFIG_KSM)"},
 			{Files: map[string]string{ksmRunFile: "", ksmSharingFile: "", "sys/kernel/mm/ksm/pages_shared": "", "sys/kernel/mm/ksm/sleep_millisecs": "", "sys/kernel/mm/ksm/pages_to_scan": "", "sys/kernel/mm/ksm/full_scans": ""},
-				Rule: "not shown", Reason: "not in this tree: /sys/kernel/mm is missing too, so the tree does not say whether the kernel has no kernel samepage merging (CONFIG_KSM)"},
+				Rule: "not shown", Reason: "not in this tree: /sys/kernel/mm is missing too, so the tree does not say whether the kernel has kernel samepage merging (CONFIG_KSM)"},
 		},
 	})
 	// From 0 with merged pages: 2 is a change too.
