@@ -184,8 +184,8 @@ func checkRequiredFlags(c *cobra.Command) {
 
 // checkRoot refuses a --root (the tests' fixture trees) that is not a
 // directory: every read below it would fail, and each reader would then
-// report its file absent ("this kernel has no vm.swappiness"), a wrong
-// answer where the input was wrong.
+// report its file absent and not shown ("vm.swappiness is not in this
+// tree"), an answer about the tree where the input was wrong.
 func checkRoot(cmd *cobra.Command) error {
 	f := cmd.Flags().Lookup("root")
 	if f == nil || !f.Changed {

@@ -31,7 +31,7 @@ func latencyMonText(w io.Writer, res *dpcisr.Result, what string) {
 	view := res.View()
 	judged := view.Verdict != nil
 	if judged {
-		wrapTo(w, "verdict: "+view.Verdict.Text, "", "  ")
+		wrapTo(w, "verdict: "+safeText(view.Verdict.Text), "", "  ") // it quotes the report's driver names
 	} else {
 		wrapTo(w, "no verdict: the report has no 'Highest DPC routine execution time' or 'Highest ISR routine execution time' line", "", "  ")
 	}

@@ -66,6 +66,19 @@ func TestLatencyMonVerdictIsWatchs(t *testing.T) {
 	}
 }
 
+// The verdict quotes the report's driver name, which a report's author
+// wrote: a tab in it is escaped, as in every other line that quotes one,
+// not left to lay the line out.
+func TestLatencyMonVerdictEscaped(t *testing.T) {
+	lm := &dpcisr.LatencyMon{ISR: &dpcisr.LMRoutines{HighestUs: f64(2500), HighestDriver: "evil\tdriver.sys - x"}}
+	var b bytes.Buffer
+	latencyMonText(WithWidth(&b, 200), &dpcisr.Result{File: "x.txt", Report: &dpcisr.Report{Source: dpcisr.SourceLatencyMon, LatencyMon: lm}}, "utf-8, 3 lines")
+	verdict, _, _ := strings.Cut(b.String()[strings.Index(b.String(), "verdict:"):], "\n")
+	if !strings.Contains(verdict, `evil\x09driver.sys`) || strings.Contains(verdict, "\t") {
+		t.Errorf("verdict line %q: want the tab escaped", verdict)
+	}
+}
+
 // A fragment whose count lines leave buckets out: the page says that is
 // why there is no histogram, and a highest time without its driver reads
 // as such in the verdict.
