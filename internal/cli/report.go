@@ -35,7 +35,8 @@ func newReportCmd(io *IO, runF func(*ReportOptions) error) *cobra.Command {
 plots as inline SVG (histogram and cumulative distribution for sleep and wake,
 the sweep curve, the crossproc curve), its settings and the host and timer
 facts. Two or more sleep (or wake) results also get a comparison: overlaid
-plots and compare's verdicts against the first.
+plots and compare's verdicts against the first; two or more noise results,
+compare's comparison of them CPU by CPU.
 
 It also reads what latlab compare reads as sides: cyclictest histogram files
 and rtla timerlat hist output (its Thr columns). Each is shown from its 1 µs
@@ -48,8 +49,8 @@ and with wake results as latlab compare compares them.
 rtla osnoise hist output is shown the same way, per CPU and every CPU pooled:
 its noise occurrences, those in its "over:" row, the statistics of their
 lengths and rtla's own min:, avg: and max:; it records no runtime, so it has
-no rate. Beside noise results, it is compared with them as latlab compare
-compares them.
+no rate. Beside noise results or other osnoise output, it is compared with
+them as latlab compare compares them.
 
 The file loads nothing: no scripts, fonts, images or styles from anywhere
 (its Content-Security-Policy forbids every load), so it opens offline and can

@@ -211,23 +211,17 @@ func noiseComparisonSection(g []ReportInput, stem string, b *result.Budget) html
 	return s
 }
 
-// noiseGroup are the inputs a noise comparison takes, when the report
-// holds both kinds: a noise result and an rtla osnoise histogram.
+// noiseGroup are the inputs a noise comparison takes: every noise result
+// and rtla osnoise histogram, when there are two or more (before and after
+// a change), as latlab compare takes them.
 func noiseGroup(in []ReportInput) []ReportInput {
 	var g []ReportInput
-	var docs, hists bool
 	for _, x := range in {
-		switch x.Doc.Kind {
-		case probe.KindNoise.Name():
-			docs = true
-		case compare.OsnoiseKind:
-			hists = true
-		default:
-			continue
+		if x.Doc.Kind == probe.KindNoise.Name() || x.Doc.Kind == compare.OsnoiseKind {
+			g = append(g, x)
 		}
-		g = append(g, x)
 	}
-	if !docs || !hists {
+	if len(g) < 2 {
 		return nil
 	}
 	return g

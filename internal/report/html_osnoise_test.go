@@ -142,3 +142,42 @@ func TestReportOsnoiseBounded(t *testing.T) {
 		}
 	}
 }
+
+// Two runs of operating-system noise, before and after a change, get the
+// comparison latlab compare makes of them: two noise results, and two
+// rtla osnoise histograms, as a noise result beside a histogram does.
+func TestReportNoisePairCompared(t *testing.T) {
+	dir := testutil.TempDir(t)
+	before := noiseDoc(noiseRun(0, 10_000_000_000, ramp(80, 5000, 50)))
+	after := noiseDoc(noiseRun(0, 10_000_000_000, ramp(40, 2000, 20)))
+	a, b := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
+	for f, d := range map[string]*result.Document{a: before, b: after} {
+		if err := result.WriteFile(f, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, y := filepath.Join(dir, "a.osnoise"), filepath.Join(dir, "b.osnoise")
+	for _, f := range []string{x, y} {
+		if err := os.WriteFile(f, []byte(osnoise2), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a, b}, "CPU 0: after.json has fewer interruptions (4.00/s vs 8.00/s"},
+		{[]string{x, y}, "CPU 0: b.osnoise vs a.osnoise: 77 interruptions and 77 interruptions, their rate not compared"},
+	} {
+		_, page := runPage(t, tc.files...)
+		text := strings.Join(strings.Fields(pageText(t, page)), " ")
+		if !strings.Contains(text, "Comparison of 2 runs of operating-system noise") || !strings.Contains(text, tc.want) {
+			t.Errorf("%v: the page lacks the comparison (%q):\n%s", tc.files, tc.want, text)
+		}
+	}
+	// One run alone has nothing to be compared with.
+	_, page := runPage(t, a)
+	if strings.Contains(page, "Comparison of") {
+		t.Error("a comparison of one noise result")
+	}
+}

@@ -88,7 +88,7 @@ func (r *Report) Figures() []*Figure {
 // comparison (overlaid distributions and compare's verdicts) for each group
 // of two or more comparable sleep or wake results, cyclictest and rtla
 // timerlat histograms counted with the wake results, as compare counts them;
-// and when there are both noise results and rtla osnoise histograms, the
+// and for two or more noise results and rtla osnoise histograms, the
 // comparison compare makes of them all.
 func BuildReport(in []ReportInput, title string) (*Report, error) {
 	r := &Report{Title: title, Generated: time.Now().UTC().Truncate(time.Second)}
