@@ -297,6 +297,9 @@ func Read(r io.Reader) (*Histogram, error) {
 			switch {
 			case text == "":
 			case fields[0] == "over:":
+				if err := h.allOver(fields[1:]); err != nil {
+					return nil, fmt.Errorf("line %d: %v", lineNo, err)
+				}
 				v, err := h.values(fields[1:], false, false)
 				if err != nil {
 					return nil, fmt.Errorf("line %d: \"over:\": %v", lineNo, err)
@@ -759,6 +762,25 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// allOver refuses what rtla osnoise hist writes when CPUs had noise but
+// none of it fell inside the histogram's range: its header names each CPU
+// with an occurrence, but with no row written osnoise_print_stats prints
+// "over: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n" whatever the counts
+// (since Linux 6.11, "rtla/osnoise: Better report when histogram is
+// empty"). Every occurrence was then at or above the range, and the file
+// does not say how many: its 0s are not counts. Read as written, one CPU
+// would have had no noise.
+func (h *Histogram) allOver(fields []string) error {
+	if !h.Osnoise || len(h.Columns) == 0 || len(h.Index) > 0 || len(fields) != 1 || fields[0] != "0" {
+		return nil
+	}
+	cols := fmt.Sprintf("%d CPU columns", len(h.Columns))
+	if len(h.Columns) == 1 {
+		cols = "1 CPU column"
+	}
+	return fmt.Errorf("rtla osnoise hist names %s but writes no row and a single 0 on its summary lines: every noise occurrence was at or above the histogram's range (-E entries of -b; with -n the defaults span 256 ns), and rtla wrote no count of them (osnoise_print_stats prints zeros then): run it again with a range that holds the noise (-b, -E)", cols)
 }
 
 // values parses a line's values, one per column. osnoise hist with no

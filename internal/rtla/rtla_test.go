@@ -426,6 +426,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("# RTLA osnoise histogram\n# Time unit is microseconds (us)\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n")
 	f.Add("done" + twoCPUs.text() + "done\ntimerlat hit stop tracing\n")
 	f.Add(strings.Replace(twoCPUs.text(), "       20         1", "       20         13\n", 1))
+	f.Add("# RTLA osnoise histogram\n# Time unit is nanoseconds (ns)\nIndex   CPU-000\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n")
 	f.Add(quietCPUs.text() + "ALL:        CPU\ncount:       54 \nmin:          1 \navg:       2.00 \nmax:         17 \n")
 	f.Fuzz(func(t *testing.T, in string) {
 		h, err := Read(strings.NewReader(in))
@@ -548,6 +549,13 @@ func TestReadOsnoiseBad(t *testing.T) {
 		{"avg: a bare point", replace("1.48", "1."), "\"1.\" is not a number with decimals"},
 		{"no column, two values", strings.Replace(empty, "over: 0", "over: 0 0", 1), "\"over:\": 2 values where rtla osnoise hist, with no column (no CPU had noise), writes a single 0 or none"},
 		{"no column, a count", strings.Replace(empty, "count: 0", "count: 3", 1), "writes a single 0"},
+		// osnoise_print_stats with CPUs in the header but no row in range
+		// (Linux 6.11 on): a single 0 per summary line, whatever the
+		// counts; with one CPU those 0s would read as no noise.
+		{"every occurrence over the range, 2 CPUs", "# RTLA osnoise histogram\n# Time unit is nanoseconds (ns)\n# Duration:   0 00:00:10\nIndex   CPU-000   CPU-001\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n",
+			"line 5: rtla osnoise hist names 2 CPU columns but writes no row and a single 0 on its summary lines: every noise occurrence was at or above the histogram's range"},
+		{"every occurrence over the range, 1 CPU", "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex   CPU-003\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n",
+			"names 1 CPU column but writes no row"},
 		{"a second histogram", good + good, "a second histogram"},
 		{"--no-index", replace("Index   CPU-000", "   CPU-000"), "without an Index column (rtla --no-index)"},
 		{"--no-header", strings.Join(lines[4:], ""), "no \"# RTLA timerlat histogram\" or \"# RTLA osnoise histogram\" header"},
