@@ -67,7 +67,11 @@ func osnoiseSection(s htmlSection, x ReportInput, o *compare.Osnoise, stem strin
 	}
 	line := fmt.Sprintf("%s on %s %s, each an osnoise:sample_threshold event (a step of at least the tracer's threshold between two reads of the time); ",
 		count(ph.Samples(), "noise occurrence"), cpuWord, cpuset.FormatList(cpus))
-	if ph.Overflows > 0 {
+	if over := rtlaOver(f, -1); ph.Overflows > over {
+		// In ns the range may end inside its last µs, whose occurrences
+		// then count with the overflows (rtla.Histogram.Cyclictest).
+		line += fmt.Sprintf("%s at or above %d µs (lengths not known): %d in rtla's \"over:\" row and %d in the last µs, inside which the file's range of ns buckets ends", count(ph.Overflows, "occurrence"), ph.RangeUs, over, ph.Overflows-over)
+	} else if ph.Overflows > 0 {
 		line += fmt.Sprintf("%s at or above the histogram's range of %d µs (lengths not known)", count(ph.Overflows, "occurrence"), ph.RangeUs)
 	} else {
 		line += fmt.Sprintf("all within the histogram's range of %d µs (no overflow)", ph.RangeUs)
@@ -100,7 +104,7 @@ func osnoiseSection(s htmlSection, x ReportInput, o *compare.Osnoise, stem strin
 		if !ok {
 			continue // CPUs lists the file's columns
 		}
-		row := append([]string{fmt.Sprint(c)}, osnoiseCells(r, h.Overflows, h.InRange == 0)...)
+		row := append([]string{fmt.Sprint(c)}, osnoiseCells(r, rtlaOver(f, c), h.InRange == 0)...)
 		t.Rows = append(t.Rows, append(row, rtlaSummary(f, c)...))
 		unknown = unknown || len(r.Unknown) > 0
 		if len(cpus) <= maxOsnoiseSeries && h.InRange > 0 {
@@ -108,7 +112,7 @@ func osnoiseSection(s htmlSection, x ReportInput, o *compare.Osnoise, stem strin
 		}
 	}
 	if len(cpus) > 1 {
-		row := append([]string{fmt.Sprintf("all %d pooled", len(cpus))}, osnoiseCells(pooled, ph.Overflows, ph.InRange == 0)...)
+		row := append([]string{fmt.Sprintf("all %d pooled", len(cpus))}, osnoiseCells(pooled, rtlaOver(f, -1), ph.InRange == 0)...)
 		t.Rows = append(t.Rows, append(row, "-", "-", "-"))
 	}
 	s.Tables = append(s.Tables, t)
@@ -157,6 +161,19 @@ func osnoiseCells(r compare.RunSummary, over int64, all bool) []string {
 	return cells
 }
 
+// rtlaOver is cpu's "over:" as rtla wrote it, or with cpu < 0 the row's
+// sum: the table's over: column is that row, not the converted
+// overflows, which in ns also hold the µs the range ends inside.
+func rtlaOver(f *rtla.Histogram, cpu int) int64 {
+	var n int64
+	for j, col := range f.Columns {
+		if col.Context == rtla.Noise && (cpu < 0 || col.CPU == cpu) && j < len(f.Over) {
+			n += f.Over[j] // cannot overflow: the reader summed them
+		}
+	}
+	return n
+}
+
 // rtlaSummary are rtla's min:, avg: and max: of cpu's column as it wrote
 // them (avg: with its two decimals), "-" without a summary or where rtla
 // wrote "-".
@@ -170,7 +187,12 @@ func rtlaSummary(f *rtla.Histogram, cpu int) []string {
 		if j < 0 || j >= len(v) || v[j] < 0 {
 			return "-"
 		}
-		return units.Duration(time.Duration(math.Round(float64(v[j]) * scale)))
+		ns := math.Round(float64(v[j]) * scale)
+		if ns >= math.MaxInt64 {
+			// A file's word: a count of ns no duration holds (292 years).
+			return "beyond 292 years"
+		}
+		return units.Duration(time.Duration(ns))
 	}
 	avg := at(f.Avg, perUnit)
 	if f.AvgCents != nil {
@@ -193,6 +215,29 @@ func noiseComparisonSection(g []ReportInput, stem string, b *result.Budget) html
 	if err != nil {
 		s.Notes = append(s.Notes, "no statistical comparison: "+err.Error())
 		return s
+	}
+	if n := len(res.Noise); n > maxOsnoiseRows {
+		// A verdict and a table per CPU: bounded as the sections' rows
+		// are, by the CPUs with the most occurrences over the runs.
+		total := func(c compare.NoiseCPU) int64 {
+			var k int64
+			for _, r := range c.Runs {
+				k += r.Count // bounded by the inputs' counts, each checked
+			}
+			return k
+		}
+		kept := slices.Clone(res.Noise)
+		slices.SortStableFunc(kept, func(a, b compare.NoiseCPU) int { return cmp.Compare(total(b), total(a)) })
+		kept = kept[:maxOsnoiseRows]
+		slices.SortFunc(kept, func(a, b compare.NoiseCPU) int { return cmp.Compare(a.CPU, b.CPU) })
+		var cpus []int
+		for _, c := range kept {
+			cpus = append(cpus, c.CPU)
+		}
+		cut := *res
+		cut.Noise = kept
+		res = &cut
+		s.Notes = append(s.Notes, fmt.Sprintf("%d CPUs compared: the page shows the %d with the most occurrences over the runs (CPU %s); latlab compare on the same files gives every one", n, maxOsnoiseRows, cpuset.FormatList(cpus)))
 	}
 	s.Verdicts, s.Tables = compareNoiseHTML(res)
 	for _, c := range res.Noise {

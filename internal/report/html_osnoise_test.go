@@ -181,3 +181,88 @@ func TestReportNoisePairCompared(t *testing.T) {
 		t.Error("a comparison of one noise result")
 	}
 }
+
+// In ns the range may end inside its last µs, whose occurrences count
+// with the overflows; the table's over: column is still rtla's "over:"
+// row, and the line says which is which.
+func TestReportOsnoiseNsOver(t *testing.T) {
+	const ns = "# RTLA osnoise histogram\n# Time unit is nanoseconds (ns)\n# Duration:   0 00:00:10\n" +
+		"Index   CPU-000\n" +
+		"1500          4 \n" +
+		"2000          3 \n" +
+		"2500          2 \n" +
+		"over:         5 \n" +
+		"count:       14 \n" +
+		"min:       1500 \n" +
+		"avg:    4000.00 \n" +
+		"max:      20000 \n"
+	f := filepath.Join(testutil.TempDir(t), "ns.osnoise")
+	if err := os.WriteFile(f, []byte(ns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, page := runPage(t, f)
+	text := strings.Join(strings.Fields(pageText(t, page)), " ")
+	for _, w := range []string{
+		`10 occurrences at or above 2 µs (lengths not known): 5 in rtla's "over:" row and 5 in the last µs`, // the rows at 2000 and 2500 ns
+		"0 14 5 ",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the page lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+// A comparison of many CPUs is bounded as a section's rows are: a
+// verdict and a table for each of the 64 CPUs with the most occurrences,
+// and a note naming them (two copies of a 4,096-CPU file made a page of
+// 3.6 MB, six of 10 MB).
+func TestReportNoiseComparisonBounded(t *testing.T) {
+	const cpus = 200
+	var b strings.Builder
+	b.WriteString("# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\nIndex")
+	for c := range cpus {
+		fmt.Fprintf(&b, "   CPU-%03d", c)
+	}
+	for _, r := range []int{3, 7} {
+		fmt.Fprintf(&b, "\n%-6d", r)
+		for c := range cpus {
+			fmt.Fprintf(&b, "%9d ", 1+c/10) // the last CPUs have the most
+		}
+	}
+	b.WriteString("\nover: ")
+	for range cpus {
+		b.WriteString("        0 ")
+	}
+	b.WriteString("\n")
+	dir := testutil.TempDir(t)
+	x, y := filepath.Join(dir, "a.osnoise"), filepath.Join(dir, "b.osnoise")
+	for _, f := range []string{x, y} {
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, page := runPage(t, x, y)
+	text := strings.Join(strings.Fields(pageText(t, page)), " ")
+	if n := strings.Count(text, ": interruptions over"); n != maxOsnoiseRows {
+		t.Errorf("%d CPU tables in the comparison, want %d", n, maxOsnoiseRows)
+	}
+	if w := "200 CPUs compared: the page shows the 64 with the most occurrences over the runs (CPU 130-133,140-199)"; !strings.Contains(text, w) {
+		t.Errorf("the page lacks %q:\n%.3000s", w, text)
+	}
+}
+
+// rtla's max: is the file's word: one beyond what a duration holds is
+// said so, not wrapped to a negative time.
+func TestReportOsnoiseHugeMax(t *testing.T) {
+	const huge = "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:10\n" +
+		"Index   CPU-000\n1             2 \nover:         1 \ncount:        3 \nmin:          1 \navg:       2.00 \nmax:   9223372036854775807 \n"
+	f := filepath.Join(testutil.TempDir(t), "huge.osnoise")
+	if err := os.WriteFile(f, []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, page := runPage(t, f)
+	text := pageText(t, page)
+	if !strings.Contains(text, "beyond 292 years") || strings.Contains(text, "-9223372036") {
+		t.Errorf("rtla max: beyond a duration:\n%s", text)
+	}
+}
