@@ -107,15 +107,23 @@ func (a absence) unseen() bool { return a.missing != "" }
 // the meaning of a reading ("not present: this kernel has no ...").
 func (a absence) why(name string) string {
 	if !a.unseen() {
-		if name == "" {
-			return "not present: this kernel has no " + a.lacks
+		// A --root tree may hold the anchor and still leave the file out
+		// (node_exporter's fixture keeps /sys/kernel/mm/ksm alone): there
+		// the kernel's lacking it is likely, not shown.
+		tail := ""
+		if !a.host {
+			tail = ", or the tree's copy left the file out"
 		}
-		return name + " does not exist: this kernel has no " + a.lacks
+		if name == "" {
+			return "not present: this kernel has no " + a.lacks + tail
+		}
+		return name + " does not exist: this kernel has no " + a.lacks + tail
 	}
 	where, who := "not in this tree", "the tree does"
 	if a.host {
 		// The machine's own: the file system is not mounted where latlab
-		// reads it, or a container hides it.
+		// reads it, or a container hides it (or, for the network anchors,
+		// the kernel has no networking or IPv4: cautious, never false).
 		where, who = "not shown", "this system does"
 	}
 	if name != "" {
