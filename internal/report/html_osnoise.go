@@ -195,7 +195,9 @@ func rtlaSummary(f *rtla.Histogram, cpu int) []string {
 		return units.Duration(time.Duration(ns))
 	}
 	avg := at(f.Avg, perUnit)
-	if f.AvgCents != nil {
+	// In hundredths when they fit (rtla.cents gives -1 past int64): a
+	// value too large for them is still rtla's, not a "-".
+	if j >= 0 && j < len(f.AvgCents) && f.AvgCents[j] >= 0 {
 		avg = at(f.AvgCents, perUnit/100)
 	}
 	return []string{at(f.Min, perUnit), avg, at(f.Max, perUnit)}
