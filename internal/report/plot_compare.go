@@ -200,14 +200,9 @@ func HistogramPlot(title, quantity string, ss []Dist, format string) ([]byte, er
 			x0, x1 := (lo+float64(b)*w)/div, (lo+float64(b+1)*w)/div
 			xy = append(xy, plotter.XY{X: x0, Y: y}, plotter.XY{X: x1, Y: y})
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addSeriesLine(p, xy, i, s.Name); err != nil {
 			return nil, err
 		}
-		l.Color = paletteColor(i)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(s.Name, l)
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.08
 	return renderReportPlot(p, format)
@@ -326,15 +321,24 @@ func addCDFLines(p *plot.Plot, ss []Dist, x func(int64) float64) error {
 		if last := x(s.Sorted[n-1]); xy[len(xy)-1].X < last {
 			xy = append(xy, plotter.XY{X: last, Y: 100})
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addSeriesLine(p, xy, i, s.Name); err != nil {
 			return err
 		}
-		l.Color = paletteColor(i)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(s.Name, l)
 	}
+	return nil
+}
+
+// addSeriesLine adds series i's line, in its palette colour, to the plot
+// and its legend.
+func addSeriesLine(p *plot.Plot, xy plotter.XYs, i int, name string) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color = paletteColor(i)
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
 	return nil
 }
 
@@ -362,14 +366,9 @@ func addBucketCDF(p *plot.Plot, i int, s Dist, x func(int64) float64) error {
 		prev, drawn = 100*float64(cum)/float64(n), cum
 	}
 	if len(xy) > 0 {
-		l, err := plotter.NewLine(xy)
-		if err != nil {
+		if err := addSeriesLine(p, xy, i, s.Name); err != nil {
 			return err
 		}
-		l.Color = paletteColor(i)
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(s.Name, l)
 	}
 	if b.Over == 0 {
 		return nil
